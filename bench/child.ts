@@ -1,0 +1,40 @@
+// One measured job in its own process, so peak RSS is per system and per N; prints one JSON line.
+import { runPeerChat } from "./peer-langgraph.js";
+import { runFloorChat, runFloorHistory, runFloorPages } from "./floor.js";
+import { runForkpointChat, runForkpointHistory, runForkpointPages, runForkpointTools } from "./forkpoint.js";
+
+export interface Job {
+  kind: "chat" | "history" | "pages" | "tools";
+  system: "peer" | "forkpoint" | "floor";
+  n?: number; // chat turns, history messages, tool invocations
+  users?: number;
+  total?: number;
+  samples?: number;
+  reps?: number; // repetitions of each single operation inside the run
+}
+
+async function run(job: Job): Promise<unknown> {
+  const reps = job.reps ?? 5;
+  const key = `${job.kind}:${job.system}`;
+  switch (key) {
+    case "chat:peer": return runPeerChat(job.n!, reps);
+    case "chat:floor": return runFloorChat(job.n!, reps);
+    case "chat:forkpoint": return runForkpointChat(job.n!, reps);
+    case "history:floor": return runFloorHistory(job.n!, reps);
+    case "history:forkpoint": return runForkpointHistory(job.n!, reps);
+    case "pages:floor": return runFloorPages(job.users!, job.total!, job.samples!);
+    case "pages:forkpoint": return runForkpointPages(job.users!, job.total!, job.samples!);
+    case "tools:forkpoint": return runForkpointTools(job.n!);
+    default: throw new Error(`no such job: ${key}`);
+  }
+}
+
+const job = JSON.parse(process.argv[2] ?? "{}") as Job;
+try {
+  const result = await run(job);
+  const maxRssMB = process.resourceUsage().maxRSS / 1024;
+  process.stdout.write(JSON.stringify({ ok: true, result, maxRssMB }) + "\n");
+} catch (e) {
+  process.stdout.write(JSON.stringify({ ok: false, error: String((e as Error)?.stack ?? e) }) + "\n");
+  process.exitCode = 1;
+}

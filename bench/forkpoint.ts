@@ -1,0 +1,211 @@
+// forkpoint through its public API (DESIGN.md §3): chat, history read, many-users pages, tool rollback.
+import Database from "better-sqlite3";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { rng, type PageFigures } from "./floor.js";
+import { content, dbBytes, emptyChat, firstLastMedians, median, now, percentile, tempDir, timeMedian, type ChatFigures } from "./util.js";
+
+// Loose local views of the API, so this file runs against whatever the engine exports today.
+interface Msg { id: string; position: number }
+interface Cp { id: string }
+interface Page { items: unknown[]; nextCursor: string | null }
+interface Session {
+  id: string;
+  append(m: unknown): Promise<Msg[]>;
+  checkpoint(o: { name: string }): Promise<Cp>;
+  restore(id: string): Promise<{ history: unknown[] }>;
+  history(): Promise<unknown[]>;
+  rollback(id: string): Promise<{ undone: unknown[] }>;
+  edit(id: string, m: unknown): Promise<unknown>;
+  recordToolCall(c: unknown): Promise<unknown>;
+}
+interface Fp {
+  createSession(o: { userId: string; title: string }): Promise<Session>;
+  listCheckpoints(o: { userId: string; limit: number; cursor?: string | null }): Promise<Page>;
+  close(): Promise<void>;
+}
+interface Api {
+  openForkpoint(o: { path: string; tools?: unknown[] }): Fp;
+  defineTool?(t: unknown): unknown;
+}
+
+const INDEX = fileURLToPath(new URL("../src/index.ts", import.meta.url));
+
+export function forkpointAvailable(): boolean {
+  return existsSync(INDEX);
+}
+
+async function api(): Promise<Api> {
+  if (!forkpointAvailable()) throw new Error("src/index.ts does not exist yet");
+  return (await import("../src/index.js")) as unknown as Api;
+}
+
+/** Run one figure; if the API for it is missing or throws, record "not available" instead of crashing. */
+async function figure(notes: string[], label: string, fn: () => Promise<number>): Promise<number | null> {
+  try {
+    return await fn();
+  } catch (e) {
+    notes.push(`${label}: not available (${(e as Error).message.split("\n")[0]})`);
+    return null;
+  }
+}
+
+/** WAL-checkpoint the file through a second connection, then measure file + WAL. */
+function sizeAfterWalCheckpoint(file: string): number {
+  const db = new Database(file);
+  try {
+    db.pragma("wal_checkpoint(TRUNCATE)");
+  } finally {
+    db.close();
+  }
+  return dbBytes(file);
+}
+
+export async function runForkpointChat(n: number, reps = 5): Promise<ChatFigures> {
+  const { openForkpoint } = await api();
+  const fig = emptyChat(n);
+  const { dir, cleanup } = tempDir("fp");
+  const file = join(dir, "forkpoint.db");
+  const fp = openForkpoint({ path: file });
+  try {
+    const s = await fp.createSession({ userId: "user-1", title: "bench chat" });
+    const cps: string[] = [];
+    const mid = Math.floor(n / 2);
+    let midMessage: Msg | undefined;
+    const turnMs: number[] = [];
+    const t0 = now();
+    for (let i = 0; i < n; i++) {
+      const ts = now();
+      const msgs = await s.append([
+        { role: "user", content: content(i, "user") },
+        { role: "assistant", content: content(i, "assistant") },
+      ]);
+      const cp = await s.checkpoint({ name: "turn-" + i });
+      turnMs.push(now() - ts);
+      cps.push(cp.id);
+      if (i === mid) midMessage = msgs[0];
+    }
+    fig.totalMs = now() - t0;
+    Object.assign(fig, firstLastMedians(turnMs));
+    fig.dbBytes = sizeAfterWalCheckpoint(file);
+
+    const latest = cps[cps.length - 1]!;
+    fig.readLatestMs = await figure(fig.notes, "restore(latest)", () => timeMedian(reps, async () => {
+      const r = await s.restore(latest);
+      if (r.history.length !== 2 * n) throw new Error(`restore returned ${r.history.length} messages, expected ${2 * n}`);
+    }));
+    fig.historyMs = await figure(fig.notes, "history()", () => timeMedian(reps, async () => {
+      const h = await s.history();
+      if (h.length !== 2 * n) throw new Error(`history returned ${h.length} messages, expected ${2 * n}`);
+    }));
+    fig.list10Ms = await figure(fig.notes, "listCheckpoints(limit 10)", () => timeMedian(reps, async () => {
+      const p = await fp.listCheckpoints({ userId: "user-1", limit: 10 });
+      if (p.items.length !== Math.min(10, n)) throw new Error(`listCheckpoints returned ${p.items.length} items`);
+    }));
+    fig.rollbackMs = await figure(fig.notes, "rollback(middle)", () => timeMedian(reps, () => s.rollback(cps[mid]!)));
+    fig.editMs = await figure(fig.notes, "edit(middle message)", () => timeMedian(reps, () => {
+      if (!midMessage?.id) throw new Error("append() returned no message ids");
+      return s.edit(midMessage.id, { role: "user", content: content(-1, "user") });
+    }));
+    return fig;
+  } finally {
+    await fp.close();
+    cleanup();
+  }
+}
+
+/** Reading a history of `count` messages through s.history() (appended 200 at a time). */
+export async function runForkpointHistory(count: number, reps: number): Promise<{ count: number; ms: number }> {
+  const { openForkpoint } = await api();
+  const { dir, cleanup } = tempDir("fp-hist");
+  const fp = openForkpoint({ path: join(dir, "forkpoint.db") });
+  try {
+    const s = await fp.createSession({ userId: "user-1", title: "bench history" });
+    for (let p = 1; p <= count; p += 200) {
+      const batch = [];
+      for (let q = p; q < p + 200 && q <= count; q++) {
+        const role = q % 2 ? "user" : "assistant";
+        batch.push({ role, content: content(q >> 1, role) });
+      }
+      await s.append(batch);
+    }
+    await s.history(); // warm, like the floor
+    const ms = await timeMedian(reps, async () => {
+      const h = await s.history();
+      if (h.length !== count) throw new Error(`history returned ${h.length} messages, expected ${count}`);
+    });
+    return { count, ms };
+  } finally {
+    await fp.close();
+    cleanup();
+  }
+}
+
+/** Many users: `total` checkpoints round-robin over `users` sessions; pages of 50 and the next page. */
+export async function runForkpointPages(users: number, total: number, samples: number): Promise<PageFigures> {
+  const { openForkpoint } = await api();
+  const { dir, cleanup } = tempDir("fp-pages");
+  const file = join(dir, "forkpoint.db");
+  const fp = openForkpoint({ path: file });
+  try {
+    const t0 = now();
+    const sessions: Session[] = [];
+    for (let u = 0; u < users; u++) {
+      const s = await fp.createSession({ userId: `user-${u}`, title: `session ${u}` });
+      await s.append({ role: "user", content: content(u, "user") });
+      sessions.push(s);
+    }
+    const perUser = Math.ceil(total / users);
+    for (let k = 0; k < perUser; k++) for (const s of sessions) await s.checkpoint({ name: `cp-${k}` });
+    const buildMs = now() - t0;
+    const size = sizeAfterWalCheckpoint(file);
+    const rand = rng(42);
+    const p1: number[] = [], p2: number[] = [];
+    for (let i = 0; i < samples + 20; i++) {
+      const userId = `user-${Math.floor(rand() * users)}`;
+      let t = now();
+      const first = await fp.listCheckpoints({ userId, limit: 50 });
+      const a = now() - t;
+      t = now();
+      const second = await fp.listCheckpoints({ userId, limit: 50, cursor: first.nextCursor });
+      const b = now() - t;
+      if (first.items.length !== 50 || second.items.length !== Math.min(50, perUser - 50)) {
+        throw new Error(`pages of ${first.items.length} and ${second.items.length} items`);
+      }
+      if (i >= 20) { p1.push(a); p2.push(b); }
+    }
+    return { users, checkpoints: users * perUser, buildMs, dbBytes: size, samples,
+      page1: { medianMs: median(p1), p99Ms: percentile(p1, 99) }, page2: { medianMs: median(p2), p99Ms: percentile(p2, 99) } };
+  } finally {
+    await fp.close();
+    cleanup();
+  }
+}
+
+export interface ToolFigures { invocations: number; recordMsPerCall: number; rollbackMs: number; undone: number; msPerUndone: number }
+
+/** Record `count` noop invocations after a checkpoint, then roll back over all of them. */
+export async function runForkpointTools(count: number): Promise<ToolFigures> {
+  const { openForkpoint, defineTool } = await api();
+  if (typeof defineTool !== "function") throw new Error("defineTool is not exported");
+  const { dir, cleanup } = tempDir("fp-tools");
+  const noop = defineTool({ name: "noop", run: async (a: unknown) => a, undo: async () => {} });
+  const fp = openForkpoint({ path: join(dir, "forkpoint.db"), tools: [noop] });
+  try {
+    const s = await fp.createSession({ userId: "user-1", title: "bench tools" });
+    await s.append({ role: "user", content: content(0, "user") });
+    const cp = await s.checkpoint({ name: "before tools" });
+    let t = now();
+    for (let i = 0; i < count; i++) await s.recordToolCall({ tool: "noop", args: { i }, result: { i } });
+    const recordMs = now() - t;
+    t = now();
+    const r = await s.rollback(cp.id);
+    const rollbackMs = now() - t;
+    const undone = r.undone.length;
+    return { invocations: count, recordMsPerCall: recordMs / count, rollbackMs, undone, msPerUndone: undone ? rollbackMs / undone : NaN };
+  } finally {
+    await fp.close();
+    cleanup();
+  }
+}

@@ -1,0 +1,87 @@
+// Peer: LangGraph's SqliteSaver doing the chat the LangGraph way (whole message list in every checkpoint).
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import { uuid6, type Checkpoint } from "@langchain/langgraph-checkpoint";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { join } from "node:path";
+import { content, dbBytes, emptyChat, firstLastMedians, now, tempDir, timeMedian, type ChatFigures } from "./util.js";
+
+interface Msg { role: string; content: string }
+
+/** A checkpoint as LangGraph's Pregel loop writes it after `step`: the messages channel holds the whole list. */
+function makeCheckpoint(step: number, messages: Msg[]): Checkpoint {
+  return {
+    v: 4,
+    id: uuid6(step),
+    ts: new Date().toISOString(),
+    channel_values: { messages },
+    channel_versions: { __start__: step + 1, messages: step + 1 },
+    versions_seen: { __input__: {}, agent: { messages: step } },
+  };
+}
+
+export async function runPeerChat(n: number, reps = 5): Promise<ChatFigures> {
+  const fig = emptyChat(n);
+  const { dir, cleanup } = tempDir("peer");
+  const file = join(dir, "langgraph.db");
+  const saver = SqliteSaver.fromConnString(file);
+  try {
+    const thread: RunnableConfig = { configurable: { thread_id: "thread-1", checkpoint_ns: "" } };
+    let config: RunnableConfig = thread;
+    let messages: Msg[] = [];
+    const configs: RunnableConfig[] = [];
+    const turnMs: number[] = [];
+    const t0 = now();
+    for (let i = 0; i < n; i++) {
+      const ts = now();
+      // The add-messages reducer yields a new list each step; the saver serializes all of it.
+      messages = messages.concat([
+        { role: "user", content: content(i, "user") },
+        { role: "assistant", content: content(i, "assistant") },
+      ]);
+      config = await saver.put(config, makeCheckpoint(i, messages), { source: "loop", step: i, parents: {} });
+      configs.push(config);
+      turnMs.push(now() - ts);
+    }
+    fig.totalMs = now() - t0;
+    Object.assign(fig, firstLastMedians(turnMs));
+
+    saver.db.pragma("wal_checkpoint(TRUNCATE)");
+    fig.dbBytes = dbBytes(file);
+
+    // Latest checkpoint with its history (the history lives inside the checkpoint).
+    fig.readLatestMs = await timeMedian(reps, async () => {
+      const t = await saver.getTuple(thread);
+      if (!t || (t.checkpoint.channel_values.messages as Msg[]).length !== 2 * n) throw new Error("peer: bad latest");
+    });
+    fig.notes.push("peer history = the latest checkpoint's messages channel (same as read latest)");
+
+    fig.list10Ms = await timeMedian(reps, async () => {
+      let count = 0;
+      for await (const _ of saver.list(thread, { limit: 10 })) count++;
+      if (count !== Math.min(10, n)) throw new Error("peer: bad list");
+    });
+
+    // Rollback to the middle = LangGraph's fork: read the middle checkpoint, put a new one from it.
+    const mid = configs[Math.floor(n / 2)]!;
+    let step = n;
+    fig.rollbackMs = await timeMedian(reps, async () => {
+      const t = await saver.getTuple(mid);
+      if (!t) throw new Error("peer: no middle checkpoint");
+      const msgs = t.checkpoint.channel_values.messages as Msg[];
+      await saver.put(mid, makeCheckpoint(step++, msgs), { source: "update", step, parents: {} });
+    });
+
+    // Edit = fork just before the middle user message with a replaced message (updateState on that checkpoint).
+    const before = configs[Math.floor(n / 2) - 1] ?? configs[0]!;
+    fig.editMs = await timeMedian(reps, async () => {
+      const t = await saver.getTuple(before);
+      if (!t) throw new Error("peer: no checkpoint before the middle");
+      const msgs = (t.checkpoint.channel_values.messages as Msg[]).concat([{ role: "user", content: content(-1, "user") }]);
+      await saver.put(before, makeCheckpoint(step++, msgs), { source: "update", step, parents: {} });
+    });
+    return fig;
+  } finally {
+    saver.db.close();
+    cleanup();
+  }
+}

@@ -1,0 +1,34 @@
+// What each mode runs: chat sizes and repeat counts per system, and the other scenarios' sizes.
+export type System = "peer" | "forkpoint" | "floor";
+
+export interface Plan {
+  mode: "quick" | "full";
+  chat: { system: System; n: number; runs: number }[];
+  history: { n: number; runs: number; reps: number };
+  pages: { users: number; total: number; samples: number };
+  tools: { n: number; runs: number };
+  peerSkipped: number[]; // chat sizes where the peer is not run (quadratic cost)
+}
+
+export function makePlan(quick: boolean): Plan {
+  const sizes = quick
+    ? { peer: [[100, 2], [1000, 2]], engine: [[100, 2], [1000, 2], [3000, 1], [10_000, 1]] }
+    : { peer: [[100, 3], [1000, 3], [3000, 3]], engine: [[100, 3], [1000, 3], [3000, 3], [10_000, 3], [100_000, 2]] };
+  const chat: Plan["chat"] = [];
+  const all = [...new Set([...sizes.peer, ...sizes.engine].map(([n]) => n!))].sort((a, b) => a - b);
+  for (const n of all) {
+    const peer = sizes.peer.find(([m]) => m === n);
+    const engine = sizes.engine.find(([m]) => m === n);
+    // Interleave the systems at each size so machine drift hits them alike.
+    if (peer) chat.push({ system: "peer", n, runs: peer[1]! });
+    if (engine) chat.push({ system: "forkpoint", n, runs: engine[1]! }, { system: "floor", n, runs: engine[1]! });
+  }
+  return {
+    mode: quick ? "quick" : "full",
+    chat,
+    history: { n: 20_000, runs: 1, reps: quick ? 10 : 20 },
+    pages: quick ? { users: 1_000, total: 100_000, samples: 200 } : { users: 10_000, total: 1_000_000, samples: 500 },
+    tools: { n: 1_000, runs: quick ? 2 : 3 },
+    peerSkipped: all.filter((n) => !sizes.peer.some(([m]) => m === n)),
+  };
+}

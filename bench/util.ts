@@ -1,0 +1,91 @@
+// Shared helpers for the benchmark: temp dirs, timing, statistics, message payloads, file sizes.
+import { mkdtempSync, rmSync, statSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** A fresh temp directory and a cleanup function that removes it. */
+export function tempDir(prefix: string): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), `forkpoint-bench-${prefix}-`));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Milliseconds since an arbitrary origin, sub-microsecond resolution. */
+export function now(): number {
+  return Number(process.hrtime.bigint()) / 1e6;
+}
+
+export function median(xs: readonly number[]): number {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** Nearest-rank percentile, p in [0, 100]. */
+export function percentile(xs: readonly number[], p: number): number {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const rank = Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1));
+  return s[rank]!;
+}
+
+/** Medians of the per-turn times over the first and the last 10% of turns (at least one turn each). */
+export function firstLastMedians(turnMs: readonly number[]): { firstMs: number; lastMs: number } {
+  const k = Math.max(1, Math.floor(turnMs.length / 10));
+  return { firstMs: median(turnMs.slice(0, k)), lastMs: median(turnMs.slice(turnMs.length - k)) };
+}
+
+/** ~200 bytes of message content for turn i (distinct per turn, so nothing dedupes it away). */
+export function content(i: number, role: "user" | "assistant"): string {
+  const head = `${role} turn ${i}: `;
+  const filler = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam, quis nostrud exercitation ullamco laboris nisi ut aliquip.";
+  return (head + filler).slice(0, 200);
+}
+
+/** Size in bytes of a SQLite database file plus its WAL (the caller checkpoints the WAL first). */
+export function dbBytes(file: string): number {
+  let total = 0;
+  for (const f of [file, `${file}-wal`]) if (existsSync(f)) total += statSync(f).size;
+  return total;
+}
+
+/** Time an async function once, in ms. */
+export async function timeOnce(fn: () => unknown): Promise<number> {
+  const t0 = now();
+  await fn();
+  return now() - t0;
+}
+
+/** Median time of `reps` calls of fn, in ms. */
+export async function timeMedian(reps: number, fn: (i: number) => unknown): Promise<number> {
+  const xs: number[] = [];
+  for (let i = 0; i < reps; i++) {
+    const t0 = now();
+    await fn(i);
+    xs.push(now() - t0);
+  }
+  return median(xs);
+}
+
+/** Figures of one chat run (one system, one N). A figure a system cannot produce is null. */
+export interface ChatFigures {
+  n: number;
+  totalMs: number;
+  firstMs: number;
+  lastMs: number;
+  dbBytes: number;
+  readLatestMs: number | null;
+  historyMs: number | null;
+  list10Ms: number | null;
+  rollbackMs: number | null;
+  editMs: number | null;
+  writeTxMs: number | null;
+  notes: string[];
+}
+
+export function emptyChat(n: number): ChatFigures {
+  return {
+    n, totalMs: NaN, firstMs: NaN, lastMs: NaN, dbBytes: NaN, readLatestMs: null, historyMs: null,
+    list10Ms: null, rollbackMs: null, editMs: null, writeTxMs: null, notes: [],
+  };
+}

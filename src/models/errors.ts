@@ -1,0 +1,117 @@
+// The typed errors of the public API: one class per failure kind, each with a stable `code`.
+
+/** Base class of every error forkpoint throws on purpose. `code` is stable across versions. */
+export class ForkpointError extends Error {
+  /** A stable machine-readable code, e.g. `NOT_FOUND`. */
+  readonly code: string;
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** An id that does not exist, or that belongs to another user (the two are indistinguishable). */
+export class NotFoundError extends ForkpointError {
+  /** What kind of thing was looked up: "session", "checkpoint", "branch", "message", "tool". */
+  readonly kind: string;
+  readonly id: string;
+  constructor(kind: string, id: string) {
+    super("NOT_FOUND", `${kind} not found: ${JSON.stringify(id)}`);
+    this.kind = kind;
+    this.id = id;
+  }
+}
+
+/** Input that does not fit the contract; `field` names the offending part (a dotted path). */
+export class ValidationError extends ForkpointError {
+  readonly field: string;
+  constructor(field: string, message: string, code = "VALIDATION_ERROR") {
+    super(code, `${field}: ${message}`);
+    this.field = field;
+  }
+}
+
+/** A payload over a documented size or depth limit (see `Limits`). */
+export class PayloadTooLargeError extends ValidationError {
+  readonly limit: number;
+  constructor(field: string, message: string, limit: number) {
+    super(field, message, "PAYLOAD_TOO_LARGE");
+    this.limit = limit;
+  }
+}
+
+/** Stored data whose checksum or hash chain does not match: corruption or tampering. */
+export class IntegrityError extends ForkpointError {
+  constructor(message: string) {
+    super("INTEGRITY_ERROR", message);
+  }
+}
+
+/** The operation conflicts with what is stored (ids that already exist, a checkpoint in use, a move under way). */
+export class ConflictError extends ForkpointError {
+  constructor(message: string, code = "CONFLICT") {
+    super(code, message);
+  }
+}
+
+/** The database cannot be used: not a forkpoint/SQLite file, written by a newer version, read-only, or closed. */
+export class DatabaseError extends ForkpointError {
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+  }
+}
+
+/** What a move had done when it stopped: shared by the undo and replay failures. */
+export interface MoveFailureDetail {
+  /** Invocations undone by this attempt before it stopped. */
+  undone: unknown[];
+  /** Invocations replayed by this attempt before it stopped. */
+  replayed: unknown[];
+  /** The invocation(s) whose handler threw, with the error message. */
+  failed: unknown[];
+}
+
+/** An `undo` handler threw during a move under the `stop` policy. Nothing else changed; call the move again to continue. */
+export class ToolUndoError extends ForkpointError implements MoveFailureDetail {
+  readonly invocationId: string;
+  readonly tool: string;
+  readonly undone: unknown[];
+  readonly replayed: unknown[];
+  readonly failed: unknown[];
+  constructor(invocationId: string, tool: string, detail: MoveFailureDetail, cause: unknown) {
+    super("UNDO_FAILED", `undo of ${tool} invocation ${invocationId} failed: ${errorText(cause)}`, { cause });
+    this.invocationId = invocationId;
+    this.tool = tool;
+    this.undone = detail.undone;
+    this.replayed = detail.replayed;
+    this.failed = detail.failed;
+  }
+}
+
+/** A `run` handler threw while replaying an invocation during a move under the `stop` policy. */
+export class ToolReplayError extends ForkpointError implements MoveFailureDetail {
+  readonly invocationId: string;
+  readonly tool: string;
+  readonly undone: unknown[];
+  readonly replayed: unknown[];
+  readonly failed: unknown[];
+  constructor(invocationId: string, tool: string, detail: MoveFailureDetail, cause: unknown) {
+    super("REPLAY_FAILED", `replay of ${tool} invocation ${invocationId} failed: ${errorText(cause)}`, { cause });
+    this.invocationId = invocationId;
+    this.tool = tool;
+    this.undone = detail.undone;
+    this.replayed = detail.replayed;
+    this.failed = detail.failed;
+  }
+}
+
+/** A readable one-line message for anything thrown. */
+export function errorText(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  try {
+    return String(error);
+  } catch {
+    return "unprintable error";
+  }
+}

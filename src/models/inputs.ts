@@ -1,0 +1,107 @@
+// Runtime checks of what callers pass to the public API, compiled once; types are inferred from them.
+import { z } from "zod";
+import { ValidationError } from "./errors.js";
+import { DEFAULT_LIMITS } from "./limits.js";
+import { parseDuration } from "./duration.js";
+
+const MAX = DEFAULT_LIMITS.maxStringField;
+const name = () => z.string().trim().min(1, "must not be empty").max(MAX, `must be at most ${MAX} characters`);
+/** JSON payloads are checked in depth by `toJsonText`; here only their outer shape. */
+const jsonObject = z.custom<Record<string, unknown>>(
+  (v) => typeof v === "object" && v !== null && !Array.isArray(v),
+  "must be a JSON object",
+);
+const anything = z.custom<unknown>(() => true);
+const date = z.union([z.date(), z.string(), z.number()]).transform((v, ctx) => {
+  const d = v instanceof Date ? v : new Date(v);
+  if (Number.isNaN(d.getTime())) {
+    ctx.addIssue({ code: "custom", message: "must be a valid date" });
+    return z.NEVER;
+  }
+  return d;
+});
+const duration = z.union([z.number(), z.string()]).transform((v, ctx) => {
+  try {
+    return parseDuration(v);
+  } catch (e) {
+    ctx.addIssue({ code: "custom", message: (e as Error).message });
+    return z.NEVER;
+  }
+});
+
+export const idSchema = name();
+export const userScope = z.strictObject({ userId: name() });
+export const createSessionInput = z.strictObject({
+  userId: name(),
+  title: name().optional(),
+  metadata: jsonObject.optional(),
+});
+export const listSessionsInput = z.strictObject({
+  userId: name(),
+  limit: z.number().int().min(1).max(1000).optional(),
+  cursor: z.string().nullable().optional(),
+});
+export const listCheckpointsInput = z.strictObject({
+  userId: name(),
+  sessionId: name().optional(),
+  name: name().optional(),
+  since: date.optional(),
+  until: date.optional(),
+  auto: z.boolean().optional(),
+  limit: z.number().int().min(1).max(1000).optional(),
+  cursor: z.string().nullable().optional(),
+});
+export const messageInput = z.strictObject({
+  role: name(),
+  content: anything,
+  clientId: name().optional(),
+  metadata: jsonObject.optional(),
+});
+export const checkpointInput = z.strictObject({
+  name: name().optional(),
+  metadata: jsonObject.optional(),
+  expiresIn: duration.optional(),
+});
+export const historyInput = z.strictObject({ branchId: name().optional() });
+export const moveOptions = z.strictObject({
+  onUndoError: z.enum(["stop", "continue"]).optional(),
+  refuseIrreversible: z.boolean().optional(),
+  scope: z.enum(["conversation", "files", "both"]).optional(),
+});
+export const recordToolCallInput = z.strictObject({
+  tool: name(),
+  args: anything,
+  result: anything.optional(),
+  error: z.union([z.string(), z.strictObject({ message: z.string(), name: z.string().optional() })]).optional(),
+  callId: name().optional(),
+});
+export const planInput = z.union([
+  z.strictObject({ checkpointId: name() }),
+  z.strictObject({ branchId: name() }),
+  z.strictObject({ messageId: name() }),
+]);
+export const autoCheckpointPolicy = z.strictObject({
+  everyMessages: z.number().int().min(1).optional(),
+  afterToolCalls: z.boolean().optional(),
+});
+
+export type CreateSessionInput = z.input<typeof createSessionInput>;
+export type ListSessionsInput = z.input<typeof listSessionsInput>;
+export type ListCheckpointsInput = z.input<typeof listCheckpointsInput>;
+export type CheckpointInput = z.input<typeof checkpointInput>;
+export type MoveOptions = z.input<typeof moveOptions>;
+export type RecordToolCallInput = z.input<typeof recordToolCallInput>;
+export type PlanTarget = z.input<typeof planInput>;
+export type AutoCheckpointPolicy = z.input<typeof autoCheckpointPolicy>;
+
+/** Parses `value` with `schema`, or throws a `ValidationError` naming the first offending field under `where`. */
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const path = issue && issue.path.length > 0 ? `${where}.${issue.path.map(String).join(".")}` : where;
+  let message = issue?.message ?? "is invalid";
+  if (issue?.code === "unrecognized_keys") message = `unknown option(s): ${issue.keys.join(", ")}`;
+  if (issue?.code === "invalid_type" && value === undefined) message = "is required";
+  throw new ValidationError(path, message);
+}

@@ -1,0 +1,213 @@
+// The plain-data shapes the public API returns. All times are `Date` objects.
+import type { JsonObject, JsonValue } from "./json.js";
+
+/** One page of a listing, newest first. Pass `nextCursor` back as `cursor` for the next page; null on the last page. */
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+/** A user's conversation: the external session. */
+export interface SessionInfo {
+  id: string;
+  userId: string;
+  title: string | null;
+  metadata: JsonObject | null;
+  /** The internal session (branch) that is current: where `append` writes and where the world is. */
+  currentBranchId: string;
+  /** Set when the session was seeded by `handoff` from another session's checkpoint. */
+  origin: { sessionId: string; checkpointId: string } | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** An internal session: one linear run of entries, forked from its parent at `forkPosition`. */
+export interface Branch {
+  id: string;
+  sessionId: string;
+  /** The internal session it forked from; null for the root. */
+  parentId: string | null;
+  /** The checkpoint it was forked at (rollback), if any. */
+  forkCheckpointId: string | null;
+  /** The lineage position it starts after (0 for the root). */
+  forkPosition: number;
+  name: string | null;
+  /** Why it exists: "root", "rollback", "edit" or "handoff". */
+  reason: BranchReason;
+  /** The position of its last entry (its lineage's length). */
+  head: number;
+  /** True for the session's current branch. */
+  current: boolean;
+  createdAt: Date;
+}
+export type BranchReason = "root" | "rollback" | "edit";
+
+/** A branch in `branches()`'s tree view: the branch with its children. */
+export interface BranchTreeNode extends Branch {
+  children: BranchTreeNode[];
+}
+
+/** A chat message recorded on a branch. */
+export interface Message {
+  id: string;
+  branchId: string;
+  /** Its position in the branch's lineage (positions count every entry: messages, state changes, tool calls). */
+  position: number;
+  role: string;
+  content: JsonValue;
+  /** An id the caller chose (e.g. the chat UI's own id), if given. */
+  clientId: string | null;
+  metadata: JsonObject | null;
+  createdAt: Date;
+}
+
+/** What `append` takes. */
+export interface MessageInput {
+  role: string;
+  content: JsonValue;
+  clientId?: string;
+  metadata?: JsonObject;
+}
+
+/** Status of a tool invocation: `running` until it completes (or forever, if the process died while it ran). */
+export type ToolStatus = "running" | "succeeded" | "failed";
+
+/** An error recorded for a failed tool call. */
+export interface ToolErrorInfo {
+  message: string;
+  name?: string;
+}
+
+/** A tool call on the track. */
+export interface ToolInvocation {
+  id: string;
+  branchId: string;
+  position: number;
+  tool: string;
+  args: JsonValue;
+  status: ToolStatus;
+  result: JsonValue | null;
+  error: ToolErrorInfo | null;
+  /** The framework's own id for the call, when recorded with one. */
+  callId: string | null;
+  /** True when its effect is in the world now (it ran, or was replayed, and has not been undone). */
+  applied: boolean;
+  createdAt: Date;
+  completedAt: Date | null;
+}
+
+/** A change of the session state document. */
+export interface StateChange {
+  id: string;
+  branchId: string;
+  position: number;
+  createdAt: Date;
+}
+
+/** Any entry of a branch's log, tagged with its kind. */
+export type Entry =
+  | ({ kind: "message" } & Message)
+  | ({ kind: "tool" } & ToolInvocation)
+  | ({ kind: "state" } & StateChange);
+
+/** A named, immutable point in a session: a branch and a position. */
+export interface Checkpoint {
+  id: string;
+  sessionId: string;
+  branchId: string;
+  position: number;
+  name: string | null;
+  /** True for checkpoints made by the automatic policy. */
+  auto: boolean;
+  metadata: JsonObject | null;
+  userId: string;
+  /** SHA-256 over the checkpoint's fields, its state and the hash chain of its history. */
+  checksum: string;
+  createdAt: Date;
+  expiresAt: Date | null;
+}
+
+/** What `restore` returns: a checkpoint materialized, after its checksum was verified. */
+export interface RestoredCheckpoint {
+  checkpoint: Checkpoint;
+  state: JsonValue;
+  history: Message[];
+  toolTrack: ToolInvocation[];
+}
+
+/** A tool step that threw during a move. */
+export interface FailedStep {
+  invocation: ToolInvocation;
+  /** "undo" or "replay". */
+  step: "undo" | "replay";
+  error: string;
+}
+
+/** What a move (rollback, edit, switch) did to the world, or, for `plan`, would do. */
+export interface MoveResult {
+  /** The branch that is current after the move. */
+  branch: Branch;
+  /** Invocations undone, in the order undone (newest application first). */
+  undone: ToolInvocation[];
+  /** Invocations replayed, oldest first. */
+  replayed: ToolInvocation[];
+  /** Irreversible invocations the move passed: their effect stays in the world. */
+  skipped: ToolInvocation[];
+  /** Steps whose handler threw (only with `onUndoError: "continue"`). */
+  failed: FailedStep[];
+  /** Invocations whose outcome is unknown (left `running` by a crash): never undone or replayed automatically. */
+  unknown: ToolInvocation[];
+}
+
+/** What a move would do: the same fields as `MoveResult`, computed without doing anything. */
+export interface MovePlan extends Omit<MoveResult, "branch"> {
+  /** The branch the move would make current (for a rollback or edit: a description of the new branch). */
+  branch: PlannedBranch;
+  /** Entries of the current lineage that the move leaves behind (they stay on their branch). */
+  leftBehind: Entry[];
+}
+
+/** The target of a planned move. */
+export interface PlannedBranch {
+  /** The existing branch (switch), or null for the branch a rollback/edit would create. */
+  id: string | null;
+  parentId: string | null;
+  forkPosition: number;
+  /** The lineage position the world would be at. */
+  position: number;
+}
+
+/** Result of `edit`: the new branch and the new message, plus what moved in the world. */
+export interface EditResult extends MoveResult {
+  message: Message;
+}
+
+/** The `< 2/3 >` versions of a message. */
+export interface Versions {
+  /** 0-based place of the queried message in `versions`. */
+  index: number;
+  count: number;
+  versions: { branchId: string; message: Message }[];
+}
+
+/** Difference between two checkpoints. */
+export interface CheckpointDiff {
+  state: {
+    added: { path: string[]; value: JsonValue }[];
+    removed: { path: string[]; value: JsonValue }[];
+    changed: { path: string[]; from: JsonValue; to: JsonValue }[];
+  };
+  messages: { common: number; onlyA: Message[]; onlyB: Message[] };
+  tools: { common: number; onlyA: ToolInvocation[]; onlyB: ToolInvocation[] };
+}
+
+/** One event of a session's timeline. */
+export interface TimelineItem {
+  kind: "message" | "state" | "tool" | "checkpoint" | "branch" | "switch";
+  /** The id of the entry, checkpoint or branch. */
+  id: string;
+  branchId: string;
+  at: Date;
+  /** A short human-readable description. */
+  summary: string;
+}

@@ -1,0 +1,57 @@
+// Opens the SQLite file: WAL, foreign keys, a busy timeout, then the migrations.
+import Database from "better-sqlite3";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { DatabaseError } from "../models/errors.js";
+import { applyMigrations } from "./migrate.js";
+
+/** How each commit reaches the disk: "normal" (WAL + synchronous=NORMAL, the default) or "full" (an fsync per commit). */
+export type Durability = "normal" | "full";
+
+export interface OpenDatabaseOptions {
+  path: string;
+  durability: Durability;
+  /** How long a writer waits for another process's lock before failing, in ms. */
+  busyTimeoutMs: number;
+  readonly: boolean;
+}
+
+/** drizzle/ ships beside dist/ and src/, two levels up from this file in both. */
+const MIGRATIONS_FOLDER = fileURLToPath(new URL("../../drizzle", import.meta.url));
+
+export function openDatabase(options: OpenDatabaseOptions): Database.Database {
+  let db: Database.Database;
+  try {
+    if (options.readonly && options.path !== ":memory:" && !existsSync(options.path)) {
+      throw new Error(`no database at ${options.path}`);
+    }
+    db = new Database(options.path, { timeout: options.busyTimeoutMs, readonly: options.readonly });
+  } catch (cause) {
+    throw new DatabaseError("CANNOT_OPEN", `cannot open database ${options.path}: ${(cause as Error).message}`, { cause });
+  }
+  try {
+    // Reading the schema is the first thing that touches the file: a non-SQLite file fails here.
+    db.prepare("SELECT count(*) FROM sqlite_master").get();
+    if (!options.readonly) {
+      if (options.path !== ":memory:") db.pragma("journal_mode = WAL");
+      db.pragma(`synchronous = ${options.durability === "full" ? "FULL" : "NORMAL"}`);
+    }
+    db.pragma("foreign_keys = ON");
+    if (options.readonly) assertMigrated(db);
+    else applyMigrations(db, MIGRATIONS_FOLDER);
+    return db;
+  } catch (cause) {
+    db.close();
+    if (cause instanceof DatabaseError) throw cause;
+    throw new DatabaseError(
+      "NOT_A_DATABASE",
+      `cannot use ${options.path} as a forkpoint database: ${(cause as Error).message}`,
+      { cause },
+    );
+  }
+}
+
+function assertMigrated(db: Database.Database): void {
+  const row = db.prepare("SELECT name FROM sqlite_master WHERE type='table' AND name='entries'").get();
+  if (!row) throw new DatabaseError("NOT_A_DATABASE", "the database has no forkpoint schema and is opened read-only");
+}

@@ -1,0 +1,201 @@
+// The database schema (drizzle). drizzle-kit generates the migrations in drizzle/ from this file.
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+/** External sessions: a user's conversation. `current_branch_id` is its only mutable pointer (like git's HEAD). */
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    seq: integer("seq").primaryKey({ autoIncrement: true }),
+    id: text("id").notNull(),
+    userId: text("user_id").notNull(),
+    title: text("title"),
+    metadata: text("metadata"),
+    currentBranchId: text("current_branch_id").notNull(),
+    originSessionId: text("origin_session_id"),
+    originCheckpointId: text("origin_checkpoint_id"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [uniqueIndex("sessions_id").on(t.id), index("sessions_user_seq").on(t.userId, t.seq)],
+);
+
+/** Internal sessions (branches): a parent pointer and a fork position; no history is copied. */
+export const branches = sqliteTable(
+  "branches",
+  {
+    seq: integer("seq").primaryKey({ autoIncrement: true }),
+    id: text("id").notNull(),
+    sessionId: text("session_id")
+      .notNull()
+      .references(() => sessions.id),
+    parentId: text("parent_id"),
+    forkCheckpointId: text("fork_checkpoint_id"),
+    forkPosition: integer("fork_position").notNull(),
+    /** The entry at `fork_position` in the parent's lineage (null at position 0): the new branch's base. */
+    forkEntryId: text("fork_entry_id"),
+    name: text("name"),
+    reason: text("reason").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("branches_id").on(t.id),
+    index("branches_session").on(t.sessionId),
+    index("branches_fork_entry").on(t.forkEntryId),
+  ],
+);
+
+/** The append-only log of every branch: messages, state changes and tool invocations, hash-chained. */
+export const entries = sqliteTable(
+  "entries",
+  {
+    seq: integer("seq").primaryKey({ autoIncrement: true }),
+    id: text("id").notNull(),
+    branchId: text("branch_id")
+      .notNull()
+      .references(() => branches.id),
+    position: integer("position").notNull(),
+    /** "message" | "state" | "tool" */
+    kind: text("kind").notNull(),
+    role: text("role"),
+    /** JSON text: a message's content, or a tool invocation's args. */
+    content: text("content"),
+    tool: text("tool"),
+    callId: text("call_id"),
+    clientId: text("client_id"),
+    metadata: text("metadata"),
+    /** The state snapshot in effect after this entry (null: the empty state `{}`). */
+    stateId: integer("state_id"),
+    /** Number of messages in the lineage up to and including this entry. */
+    msgCount: integer("msg_count").notNull(),
+    /** SHA-256 chain: hash(previous entry's hash, this entry's fields). */
+    hash: text("hash").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("entries_id").on(t.id), uniqueIndex("entries_branch_position").on(t.branchId, t.position)],
+);
+
+/** A tool invocation's completion: written once, when it ends. No row means it is still running (or died running). */
+export const toolResults = sqliteTable("tool_results", {
+  entryId: text("entry_id")
+    .primaryKey()
+    .references(() => entries.id),
+  /** "succeeded" | "failed" */
+  status: text("status").notNull(),
+  result: text("result"),
+  error: text("error"),
+  hash: text("hash").notNull(),
+  completedAt: integer("completed_at").notNull(),
+});
+
+/** Content-addressed state documents: identical states are stored once. */
+export const stateSnapshots = sqliteTable(
+  "state_snapshots",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    hash: text("hash").notNull(),
+    body: text("body").notNull(),
+  },
+  (t) => [uniqueIndex("state_snapshots_hash").on(t.hash)],
+);
+
+/** Checkpoints: immutable named points (branch + position); their content is the lineage, materialized on read. */
+export const checkpoints = sqliteTable(
+  "checkpoints",
+  {
+    seq: integer("seq").primaryKey({ autoIncrement: true }),
+    id: text("id").notNull(),
+    sessionId: text("session_id")
+      .notNull()
+      .references(() => sessions.id),
+    branchId: text("branch_id")
+      .notNull()
+      .references(() => branches.id),
+    position: integer("position").notNull(),
+    name: text("name"),
+    auto: integer("auto", { mode: "boolean" }).notNull(),
+    metadata: text("metadata"),
+    userId: text("user_id").notNull(),
+    stateId: integer("state_id"),
+    /** Hash of the entry chain up to `position`. */
+    headHash: text("head_hash").notNull(),
+    checksum: text("checksum").notNull(),
+    createdAt: integer("created_at").notNull(),
+    expiresAt: integer("expires_at"),
+  },
+  (t) => [
+    uniqueIndex("checkpoints_id").on(t.id),
+    index("checkpoints_user_seq").on(t.userId, t.seq),
+    index("checkpoints_user_session_seq").on(t.userId, t.sessionId, t.seq),
+    index("checkpoints_branch_position").on(t.branchId, t.position),
+    index("checkpoints_expires").on(t.expiresAt).where(sql`expires_at IS NOT NULL`),
+  ],
+);
+
+/** Session events that are not entries (branch created, switch, checkpoint deleted, moves): the timeline's other half. */
+export const events = sqliteTable(
+  "events",
+  {
+    seq: integer("seq").primaryKey({ autoIncrement: true }),
+    sessionId: text("session_id").notNull(),
+    kind: text("kind").notNull(),
+    refId: text("ref_id").notNull(),
+    branchId: text("branch_id").notNull(),
+    detail: text("detail"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("events_session_seq").on(t.sessionId, t.seq)],
+);
+
+/** The world: which invocations' effects are applied now, with the result of their latest application. */
+export const applied = sqliteTable(
+  "applied",
+  {
+    entryId: text("entry_id")
+      .primaryKey()
+      .references(() => entries.id),
+    sessionId: text("session_id").notNull(),
+    result: text("result"),
+    /** Order of application: undo runs in reverse of it. */
+    appliedSeq: integer("applied_seq").notNull(),
+    appliedAt: integer("applied_at").notNull(),
+  },
+  (t) => [index("applied_session_seq").on(t.sessionId, t.appliedSeq)],
+);
+
+/** The move journal: one row per rollback/edit/switch that moves the world. */
+export const moves = sqliteTable(
+  "moves",
+  {
+    seq: integer("seq").primaryKey({ autoIncrement: true }),
+    id: text("id").notNull(),
+    sessionId: text("session_id").notNull(),
+    /** "rollback" | "edit" | "switch" */
+    kind: text("kind").notNull(),
+    /** JSON: everything needed to finish the move after a crash (target, new branch id, edited message, options). */
+    spec: text("spec").notNull(),
+    /** "running" | "done" | "failed" */
+    status: text("status").notNull(),
+    pid: integer("pid").notNull(),
+    createdAt: integer("created_at").notNull(),
+    finishedAt: integer("finished_at"),
+  },
+  (t) => [uniqueIndex("moves_id").on(t.id), index("moves_status").on(t.status)],
+);
+
+/** The steps of a move, in order. */
+export const moveSteps = sqliteTable(
+  "move_steps",
+  {
+    moveId: text("move_id").notNull(),
+    idx: integer("idx").notNull(),
+    /** "undo" | "replay" */
+    op: text("op").notNull(),
+    entryId: text("entry_id").notNull(),
+    /** "pending" | "running" | "done" | "failed" | "unknown" */
+    status: text("status").notNull(),
+    result: text("result"),
+    error: text("error"),
+  },
+  (t) => [primaryKey({ columns: [t.moveId, t.idx] })],
+);

@@ -1,0 +1,315 @@
+// The SQLite implementation of `Store`: prepared statements over better-sqlite3, one connection per process.
+import type Database from "better-sqlite3";
+import { DatabaseError } from "../models/errors.js";
+import { openDatabase, type OpenDatabaseOptions } from "./open-database.js";
+import type {
+  BranchRow, CheckpointFilter, CheckpointRow, EntryKind, EntryRow, EventRow, LineageSegment, MoveRow,
+  MoveStepRow, MoveStepStatus, NewCheckpoint, NewEntry, SessionRow, Store, TimelineRow, ToolResultRow, ToolRow,
+} from "./store.js";
+
+const SESSION_COLS = `seq, id, user_id AS userId, title, metadata, current_branch_id AS currentBranchId,
+  origin_session_id AS originSessionId, origin_checkpoint_id AS originCheckpointId, created_at AS createdAt, updated_at AS updatedAt`;
+const BRANCH_COLS = `id, session_id AS sessionId, parent_id AS parentId, fork_checkpoint_id AS forkCheckpointId,
+  fork_position AS forkPosition, fork_entry_id AS forkEntryId, name, reason, created_at AS createdAt`;
+const ENTRY_COLS = `e.seq, e.id, e.branch_id AS branchId, e.position, e.kind, e.role, e.content, e.tool, e.call_id AS callId,
+  e.client_id AS clientId, e.metadata, e.state_id AS stateId, e.msg_count AS msgCount, e.hash, e.created_at AS createdAt`;
+const TOOL_COLS = `${ENTRY_COLS}, r.status, r.result, r.error, r.hash AS resultHash, r.completed_at AS completedAt,
+  a.result AS appliedResult, a.applied_seq AS appliedSeq`;
+const TOOL_JOIN = `entries e LEFT JOIN tool_results r ON r.entry_id = e.id LEFT JOIN applied a ON a.entry_id = e.id`;
+const CHECKPOINT_COLS = `seq, id, session_id AS sessionId, branch_id AS branchId, position, name, auto, metadata,
+  user_id AS userId, state_id AS stateId, head_hash AS headHash, checksum, created_at AS createdAt, expires_at AS expiresAt`;
+const MOVE_COLS = `id, session_id AS sessionId, kind, spec, status, pid, created_at AS createdAt, finished_at AS finishedAt`;
+const STEP_COLS = `move_id AS moveId, idx, op, entry_id AS entryId, status, result, error`;
+
+/** Translates driver errors into the typed errors of the API. */
+function translate(error: unknown): unknown {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== "string" || !code.startsWith("SQLITE_")) return error;
+  if (code.startsWith("SQLITE_READONLY")) return new DatabaseError("READ_ONLY", "the database is read-only: writes are refused", { cause: error });
+  if (code.startsWith("SQLITE_BUSY")) return new DatabaseError("BUSY", "the database stayed locked by another writer past the busy timeout", { cause: error });
+  if (code === "SQLITE_CORRUPT" || code === "SQLITE_NOTADB") return new DatabaseError("CORRUPT", `the database file is damaged: ${(error as Error).message}`, { cause: error });
+  return error;
+}
+
+export class SqliteStore implements Store {
+  readonly db: Database.Database;
+  #closed = false;
+  #s: Record<string, Database.Statement>;
+
+  constructor(options: OpenDatabaseOptions) {
+    this.db = openDatabase(options);
+    const p = (sql: string) => this.db.prepare(sql);
+    this.#s = {
+      begin: p("BEGIN IMMEDIATE"),
+      beginRead: p("BEGIN"),
+      commit: p("COMMIT"),
+      rollback: p("ROLLBACK"),
+      insertSession: p(`INSERT INTO sessions (id, user_id, title, metadata, current_branch_id, origin_session_id, origin_checkpoint_id, created_at, updated_at)
+        VALUES (@id, @userId, @title, @metadata, @currentBranchId, @originSessionId, @originCheckpointId, @createdAt, @updatedAt)`),
+      getSession: p(`SELECT ${SESSION_COLS} FROM sessions WHERE id = ?`),
+      listSessions: p(`SELECT ${SESSION_COLS} FROM sessions WHERE user_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`),
+      setCurrent: p(`UPDATE sessions SET current_branch_id = ?, updated_at = ? WHERE id = ?`),
+      touch: p(`UPDATE sessions SET updated_at = ? WHERE id = ?`),
+      insertBranch: p(`INSERT INTO branches (id, session_id, parent_id, fork_checkpoint_id, fork_position, fork_entry_id, name, reason, created_at)
+        VALUES (@id, @sessionId, @parentId, @forkCheckpointId, @forkPosition, @forkEntryId, @name, @reason, @createdAt)`),
+      getBranch: p(`SELECT ${BRANCH_COLS} FROM branches WHERE id = ?`),
+      listBranches: p(`SELECT ${BRANCH_COLS} FROM branches WHERE session_id = ? ORDER BY seq`),
+      forkedAt: p(`SELECT ${BRANCH_COLS} FROM branches WHERE fork_entry_id = ? ORDER BY seq`),
+      forkedAtZero: p(`SELECT ${BRANCH_COLS} FROM branches WHERE session_id = ? AND fork_position = 0 ORDER BY seq`),
+      countForkedFrom: p(`SELECT count(*) AS n FROM branches WHERE fork_checkpoint_id = ?`),
+      insertEntry: p(`INSERT INTO entries (id, branch_id, position, kind, role, content, tool, call_id, client_id, metadata, state_id, msg_count, hash, created_at)
+        VALUES (@id, @branchId, @position, @kind, @role, @content, @tool, @callId, @clientId, @metadata, @stateId, @msgCount, @hash, @createdAt)`),
+      getEntry: p(`SELECT ${ENTRY_COLS} FROM entries e WHERE e.id = ?`),
+      lastOwn: p(`SELECT ${ENTRY_COLS} FROM entries e WHERE e.branch_id = ? ORDER BY e.position DESC LIMIT 1`),
+      ownAt: p(`SELECT ${ENTRY_COLS} FROM entries e WHERE e.branch_id = ? AND e.position = ?`),
+      lineage: p(`WITH RECURSIVE lin(id, parent_id, fork_position, up_to, depth) AS (
+          SELECT id, parent_id, fork_position, ?, 0 FROM branches WHERE id = ?
+          UNION ALL
+          SELECT b.id, b.parent_id, b.fork_position, MIN(lin.up_to, lin.fork_position), lin.depth + 1
+          FROM branches b JOIN lin ON b.id = lin.parent_id)
+        SELECT id AS branchId, fork_position AS after, up_to AS upTo FROM lin ORDER BY depth DESC`),
+      segment: p(`SELECT ${ENTRY_COLS} FROM entries e WHERE e.branch_id = ? AND e.position > ? AND e.position <= ? ORDER BY e.position`),
+      segmentKind: p(`SELECT ${ENTRY_COLS} FROM entries e WHERE e.branch_id = ? AND e.position > ? AND e.position <= ? AND e.kind = ? ORDER BY e.position`),
+      segmentTools: p(`SELECT ${TOOL_COLS} FROM ${TOOL_JOIN} WHERE e.branch_id = ? AND e.position > ? AND e.position <= ? AND e.kind = 'tool' ORDER BY e.position`),
+      getTool: p(`SELECT ${TOOL_COLS} FROM ${TOOL_JOIN} WHERE e.id = ? AND e.kind = 'tool'`),
+      branchHeads: p(`SELECT b.id AS id, (SELECT max(position) FROM entries WHERE branch_id = b.id) AS head FROM branches b WHERE b.session_id = ?`),
+      insertToolResult: p(`INSERT INTO tool_results (entry_id, status, result, error, hash, completed_at) VALUES (@entryId, @status, @result, @error, @hash, @completedAt)`),
+      snapshotId: p(`SELECT id FROM state_snapshots WHERE hash = ?`),
+      insertSnapshot: p(`INSERT INTO state_snapshots (hash, body) VALUES (?, ?)`),
+      getSnapshot: p(`SELECT hash, body FROM state_snapshots WHERE id = ?`),
+      insertCheckpoint: p(`INSERT INTO checkpoints (id, session_id, branch_id, position, name, auto, metadata, user_id, state_id, head_hash, checksum, created_at, expires_at)
+        VALUES (@id, @sessionId, @branchId, @position, @name, @auto, @metadata, @userId, @stateId, @headHash, @checksum, @createdAt, @expiresAt)`),
+      getCheckpoint: p(`SELECT ${CHECKPOINT_COLS} FROM checkpoints WHERE id = ?`),
+      deleteCheckpoint: p(`DELETE FROM checkpoints WHERE id = ?`),
+      insertEvent: p(`INSERT INTO events (session_id, kind, ref_id, branch_id, detail, created_at) VALUES (@sessionId, @kind, @refId, @branchId, @detail, @createdAt)`),
+      timeline: p(`SELECT * FROM (
+          SELECT 'entry' AS source, e.kind AS kind, e.id AS refId, e.branch_id AS branchId, coalesce(e.role, e.tool) AS detail, e.created_at AS createdAt, e.seq AS seq
+            FROM entries e JOIN branches b ON b.id = e.branch_id WHERE b.session_id = @sessionId
+          UNION ALL
+          SELECT 'checkpoint', 'checkpoint', id, branch_id, name, created_at, seq FROM checkpoints WHERE session_id = @sessionId
+          UNION ALL
+          SELECT 'event', kind, ref_id, branch_id, detail, created_at, seq FROM events WHERE session_id = @sessionId)
+        WHERE createdAt < @at OR (createdAt = @at AND (source < @source OR (source = @source AND seq < @seq)))
+        ORDER BY createdAt DESC, source DESC, seq DESC LIMIT @limit`),
+      appliedTools: p(`SELECT ${TOOL_COLS} FROM applied a JOIN entries e ON e.id = a.entry_id LEFT JOIN tool_results r ON r.entry_id = e.id
+        WHERE a.session_id = ? ORDER BY a.applied_seq DESC`),
+      markApplied: p(`INSERT OR REPLACE INTO applied (entry_id, session_id, result, applied_seq, applied_at)
+        VALUES (?, ?, ?, (SELECT coalesce(max(applied_seq), 0) + 1 FROM applied), ?)`),
+      unmarkApplied: p(`DELETE FROM applied WHERE entry_id = ?`),
+      insertMove: p(`INSERT INTO moves (id, session_id, kind, spec, status, pid, created_at, finished_at) VALUES (@id, @sessionId, @kind, @spec, @status, @pid, @createdAt, @finishedAt)`),
+      getMove: p(`SELECT ${MOVE_COLS} FROM moves WHERE id = ?`),
+      runningMoves: p(`SELECT ${MOVE_COLS} FROM moves WHERE status = 'running' ORDER BY seq`),
+      runningMovesOf: p(`SELECT ${MOVE_COLS} FROM moves WHERE status = 'running' AND session_id = ? ORDER BY seq`),
+      finishMove: p(`UPDATE moves SET status = ?, finished_at = ? WHERE id = ?`),
+      insertStep: p(`INSERT INTO move_steps (move_id, idx, op, entry_id, status, result, error) VALUES (@moveId, @idx, @op, @entryId, @status, @result, @error)`),
+      steps: p(`SELECT ${STEP_COLS} FROM move_steps WHERE move_id = ? ORDER BY idx`),
+      setStep: p(`UPDATE move_steps SET status = ?, result = ?, error = ? WHERE move_id = ? AND idx = ?`),
+    };
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  #unit<T>(begin: Database.Statement, fn: () => T): T {
+    if (this.#closed) throw new DatabaseError("CLOSED", "the forkpoint database is closed");
+    if (this.db.inTransaction) return fn();
+    try {
+      begin.run();
+    } catch (error) {
+      throw translate(error);
+    }
+    try {
+      const value = fn();
+      this.#s.commit!.run();
+      return value;
+    } catch (error) {
+      if (this.db.inTransaction) this.#s.rollback!.run();
+      throw translate(error);
+    }
+  }
+
+  async write<T>(fn: () => T): Promise<T> {
+    return this.#unit(this.#s.begin!, fn);
+  }
+
+  async read<T>(fn: () => T): Promise<T> {
+    return this.#unit(this.#s.beginRead!, fn);
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.db.close();
+  }
+
+  insertSession(row: Omit<SessionRow, "seq">): void {
+    this.#s.insertSession!.run(row);
+  }
+  getSession(id: string): SessionRow | undefined {
+    return this.#s.getSession!.get(id) as SessionRow | undefined;
+  }
+  listSessions(userId: string, beforeSeq: number | undefined, limit: number): SessionRow[] {
+    return this.#s.listSessions!.all(userId, beforeSeq ?? Number.MAX_SAFE_INTEGER, limit) as SessionRow[];
+  }
+  setCurrentBranch(sessionId: string, branchId: string, at: number): void {
+    this.#s.setCurrent!.run(branchId, at, sessionId);
+  }
+  touchSession(sessionId: string, at: number): void {
+    this.#s.touch!.run(at, sessionId);
+  }
+
+  insertBranch(row: BranchRow): void {
+    this.#s.insertBranch!.run(row);
+  }
+  getBranch(id: string): BranchRow | undefined {
+    return this.#s.getBranch!.get(id) as BranchRow | undefined;
+  }
+  listBranches(sessionId: string): BranchRow[] {
+    return this.#s.listBranches!.all(sessionId) as BranchRow[];
+  }
+  branchesForkedAt(sessionId: string, forkEntryId: string | null): BranchRow[] {
+    return (forkEntryId === null ? this.#s.forkedAtZero!.all(sessionId) : this.#s.forkedAt!.all(forkEntryId)) as BranchRow[];
+  }
+  countBranchesForkedFrom(checkpointId: string): number {
+    return (this.#s.countForkedFrom!.get(checkpointId) as { n: number }).n;
+  }
+
+  insertEntry(row: NewEntry): void {
+    this.#s.insertEntry!.run(row);
+  }
+  getEntry(id: string): EntryRow | undefined {
+    return this.#s.getEntry!.get(id) as EntryRow | undefined;
+  }
+  lastOwnEntry(branchId: string): EntryRow | undefined {
+    return this.#s.lastOwn!.get(branchId) as EntryRow | undefined;
+  }
+  ownEntryAt(branchId: string, position: number): EntryRow | undefined {
+    return this.#s.ownAt!.get(branchId, position) as EntryRow | undefined;
+  }
+  lineage(branchId: string, upTo?: number): LineageSegment[] {
+    return this.#s.lineage!.all(upTo ?? Number.MAX_SAFE_INTEGER, branchId) as LineageSegment[];
+  }
+  segmentEntries(segment: LineageSegment, kind?: EntryKind): EntryRow[] {
+    if (segment.upTo <= segment.after) return [];
+    return (kind
+      ? this.#s.segmentKind!.all(segment.branchId, segment.after, segment.upTo, kind)
+      : this.#s.segment!.all(segment.branchId, segment.after, segment.upTo)) as EntryRow[];
+  }
+  segmentTools(segment: LineageSegment): ToolRow[] {
+    if (segment.upTo <= segment.after) return [];
+    return this.#s.segmentTools!.all(segment.branchId, segment.after, segment.upTo) as ToolRow[];
+  }
+  getTool(entryId: string): ToolRow | undefined {
+    return this.#s.getTool!.get(entryId) as ToolRow | undefined;
+  }
+  branchHeads(sessionId: string): Map<string, number> {
+    const rows = this.#s.branchHeads!.all(sessionId) as { id: string; head: number | null }[];
+    return new Map(rows.map((r) => [r.id, r.head ?? 0]));
+  }
+
+  insertToolResult(row: ToolResultRow): void {
+    this.#s.insertToolResult!.run(row);
+  }
+
+  snapshotId(hash: string): number | undefined {
+    return (this.#s.snapshotId!.get(hash) as { id: number } | undefined)?.id;
+  }
+  insertSnapshot(hash: string, body: string): number {
+    return Number(this.#s.insertSnapshot!.run(hash, body).lastInsertRowid);
+  }
+  getSnapshot(id: number): { hash: string; body: string } | undefined {
+    return this.#s.getSnapshot!.get(id) as { hash: string; body: string } | undefined;
+  }
+
+  insertCheckpoint(row: NewCheckpoint): void {
+    this.#s.insertCheckpoint!.run({ ...row, auto: row.auto ? 1 : 0 });
+  }
+  getCheckpoint(id: string): CheckpointRow | undefined {
+    const row = this.#s.getCheckpoint!.get(id) as CheckpointRow | undefined;
+    if (row) row.auto = Boolean(row.auto);
+    return row;
+  }
+  listCheckpoints(f: CheckpointFilter): CheckpointRow[] {
+    // Built per filter combination; better-sqlite3 caches nothing, so keep the common cases' text stable.
+    const where = ["user_id = @userId", "seq < @beforeSeq", "(expires_at IS NULL OR expires_at > @now)"];
+    if (f.sessionId !== undefined) where.push("session_id = @sessionId");
+    if (f.name !== undefined) where.push("name = @name");
+    if (f.since !== undefined) where.push("created_at >= @since");
+    if (f.until !== undefined) where.push("created_at <= @until");
+    if (f.auto !== undefined) where.push("auto = @auto");
+    const sql = `SELECT ${CHECKPOINT_COLS} FROM checkpoints WHERE ${where.join(" AND ")} ORDER BY seq DESC LIMIT @limit`;
+    const rows = this.#cached(sql).all({
+      ...f,
+      auto: f.auto === undefined ? undefined : f.auto ? 1 : 0,
+      beforeSeq: f.beforeSeq ?? Number.MAX_SAFE_INTEGER,
+    }) as CheckpointRow[];
+    for (const row of rows) row.auto = Boolean(row.auto);
+    return rows;
+  }
+  deleteCheckpoint(id: string): void {
+    this.#s.deleteCheckpoint!.run(id);
+  }
+
+  insertEvent(row: Omit<EventRow, "seq">): void {
+    this.#s.insertEvent!.run(row);
+  }
+  timeline(sessionId: string, before: { createdAt: number; seq: number; source: string } | undefined, limit: number): TimelineRow[] {
+    return this.#s.timeline!.all({
+      sessionId,
+      at: before?.createdAt ?? Number.MAX_SAFE_INTEGER,
+      source: before?.source ?? "~",
+      seq: before?.seq ?? Number.MAX_SAFE_INTEGER,
+      limit,
+    }) as TimelineRow[];
+  }
+
+  appliedTools(sessionId: string): ToolRow[] {
+    return this.#s.appliedTools!.all(sessionId) as ToolRow[];
+  }
+  markApplied(entryId: string, sessionId: string, result: string | null, at: number): void {
+    this.#s.markApplied!.run(entryId, sessionId, result, at);
+  }
+  unmarkApplied(entryId: string): void {
+    this.#s.unmarkApplied!.run(entryId);
+  }
+
+  insertMove(row: MoveRow): void {
+    this.#s.insertMove!.run(row);
+  }
+  getMove(id: string): MoveRow | undefined {
+    return this.#s.getMove!.get(id) as MoveRow | undefined;
+  }
+  runningMoves(sessionId?: string): MoveRow[] {
+    return (sessionId === undefined ? this.#s.runningMoves!.all() : this.#s.runningMovesOf!.all(sessionId)) as MoveRow[];
+  }
+  finishMove(id: string, status: "done" | "failed", at: number): void {
+    this.#s.finishMove!.run(status, at, id);
+  }
+  insertMoveSteps(rows: MoveStepRow[]): void {
+    for (const row of rows) this.#s.insertStep!.run(row);
+  }
+  moveSteps(moveId: string): MoveStepRow[] {
+    return this.#s.steps!.all(moveId) as MoveStepRow[];
+  }
+  setMoveStep(moveId: string, idx: number, status: MoveStepStatus, result: string | null, error: string | null): void {
+    this.#s.setStep!.run(status, result, error, moveId, idx);
+  }
+
+  dump(): string {
+    const tables = this.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all() as { name: string }[];
+    const out: Record<string, unknown[]> = {};
+    for (const { name } of tables) out[name] = this.db.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).all();
+    return JSON.stringify(out);
+  }
+
+  #statements = new Map<string, Database.Statement>();
+  #cached(sql: string): Database.Statement {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+}

@@ -1,0 +1,222 @@
+// The store interface the engine talks to. Rows hold JSON as text; the engine parses and validates.
+// Methods are synchronous and run inside `read` / `write` units of work, which the store makes atomic.
+
+export interface SessionRow {
+  seq: number;
+  id: string;
+  userId: string;
+  title: string | null;
+  metadata: string | null;
+  currentBranchId: string;
+  originSessionId: string | null;
+  originCheckpointId: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface BranchRow {
+  id: string;
+  sessionId: string;
+  parentId: string | null;
+  forkCheckpointId: string | null;
+  forkPosition: number;
+  forkEntryId: string | null;
+  name: string | null;
+  reason: string;
+  createdAt: number;
+}
+
+export type EntryKind = "message" | "state" | "tool";
+
+export interface EntryRow {
+  seq: number;
+  id: string;
+  branchId: string;
+  position: number;
+  kind: EntryKind;
+  role: string | null;
+  content: string | null;
+  tool: string | null;
+  callId: string | null;
+  clientId: string | null;
+  metadata: string | null;
+  stateId: number | null;
+  msgCount: number;
+  hash: string;
+  createdAt: number;
+}
+
+/** An entry to insert (its `seq` is assigned by the store). */
+export type NewEntry = Omit<EntryRow, "seq">;
+
+/** A tool entry joined with its completion and whether it is applied in the world. */
+export interface ToolRow extends EntryRow {
+  status: "succeeded" | "failed" | null;
+  result: string | null;
+  error: string | null;
+  resultHash: string | null;
+  completedAt: number | null;
+  /** Non-null when applied: the result of its latest application. */
+  appliedResult: string | null;
+  appliedSeq: number | null;
+}
+
+export interface ToolResultRow {
+  entryId: string;
+  status: "succeeded" | "failed";
+  result: string | null;
+  error: string | null;
+  hash: string;
+  completedAt: number;
+}
+
+export interface CheckpointRow {
+  seq: number;
+  id: string;
+  sessionId: string;
+  branchId: string;
+  position: number;
+  name: string | null;
+  auto: boolean;
+  metadata: string | null;
+  userId: string;
+  stateId: number | null;
+  headHash: string;
+  checksum: string;
+  createdAt: number;
+  expiresAt: number | null;
+}
+export type NewCheckpoint = Omit<CheckpointRow, "seq">;
+
+export interface CheckpointFilter {
+  userId: string;
+  sessionId?: string;
+  name?: string;
+  since?: number;
+  until?: number;
+  auto?: boolean;
+  /** Only rows with seq below this (keyset pagination). */
+  beforeSeq?: number;
+  /** Hide checkpoints expired at this time. */
+  now: number;
+  limit: number;
+}
+
+export interface EventRow {
+  seq: number;
+  sessionId: string;
+  kind: string;
+  refId: string;
+  branchId: string;
+  detail: string | null;
+  createdAt: number;
+}
+
+/** A piece of a lineage: entries of `branchId` with `after < position <= upTo`. Root first. */
+export interface LineageSegment {
+  branchId: string;
+  after: number;
+  upTo: number;
+}
+
+export interface MoveRow {
+  id: string;
+  sessionId: string;
+  kind: string;
+  spec: string;
+  status: "running" | "done" | "failed";
+  pid: number;
+  createdAt: number;
+  finishedAt: number | null;
+}
+
+export type MoveStepStatus = "pending" | "running" | "done" | "failed" | "unknown";
+export interface MoveStepRow {
+  moveId: string;
+  idx: number;
+  op: "undo" | "replay";
+  entryId: string;
+  status: MoveStepStatus;
+  result: string | null;
+  error: string | null;
+}
+
+/** A position-ordered timeline row: an entry or an event. */
+export interface TimelineRow {
+  source: "entry" | "event";
+  kind: string;
+  refId: string;
+  branchId: string;
+  detail: string | null;
+  createdAt: number;
+  seq: number;
+}
+
+export interface Store {
+  /** Runs `fn` in a write transaction that takes the database lock up front (BEGIN IMMEDIATE). */
+  write<T>(fn: () => T): Promise<T>;
+  /** Runs `fn` in a read transaction: one consistent snapshot. */
+  read<T>(fn: () => T): Promise<T>;
+  close(): void;
+  readonly closed: boolean;
+
+  insertSession(row: Omit<SessionRow, "seq">): void;
+  getSession(id: string): SessionRow | undefined;
+  listSessions(userId: string, beforeSeq: number | undefined, limit: number): SessionRow[];
+  setCurrentBranch(sessionId: string, branchId: string, at: number): void;
+  touchSession(sessionId: string, at: number): void;
+
+  insertBranch(row: BranchRow): void;
+  getBranch(id: string): BranchRow | undefined;
+  listBranches(sessionId: string): BranchRow[];
+  /** Branches whose base is `forkEntryId` (null: branches of the session starting at position 0). */
+  branchesForkedAt(sessionId: string, forkEntryId: string | null): BranchRow[];
+  /** Number of branches that fork at this checkpoint. */
+  countBranchesForkedFrom(checkpointId: string): number;
+
+  insertEntry(row: NewEntry): void;
+  getEntry(id: string): EntryRow | undefined;
+  /** The branch's own entry with the highest position. */
+  lastOwnEntry(branchId: string): EntryRow | undefined;
+  ownEntryAt(branchId: string, position: number): EntryRow | undefined;
+  /** Lineage of `branchId` up to `upTo` (or its head when undefined), as segments, root first. */
+  lineage(branchId: string, upTo?: number): LineageSegment[];
+  /** Entries of one segment, in position order; optionally one kind only. */
+  segmentEntries(segment: LineageSegment, kind?: EntryKind): EntryRow[];
+  /** Tool entries of one segment with completion and applied status. */
+  segmentTools(segment: LineageSegment): ToolRow[];
+  getTool(entryId: string): ToolRow | undefined;
+  /** Number of entries of each branch of a session: their heads. */
+  branchHeads(sessionId: string): Map<string, number>;
+
+  insertToolResult(row: ToolResultRow): void;
+
+  snapshotId(hash: string): number | undefined;
+  insertSnapshot(hash: string, body: string): number;
+  getSnapshot(id: number): { hash: string; body: string } | undefined;
+
+  insertCheckpoint(row: NewCheckpoint): void;
+  getCheckpoint(id: string): CheckpointRow | undefined;
+  listCheckpoints(filter: CheckpointFilter): CheckpointRow[];
+  deleteCheckpoint(id: string): void;
+
+  insertEvent(row: Omit<EventRow, "seq">): void;
+  /** Entries and events of a session, newest first, below `(createdAt, seq)` of the cursor. */
+  timeline(sessionId: string, before: { createdAt: number; seq: number; source: string } | undefined, limit: number): TimelineRow[];
+
+  /** Applied invocations of a session, newest application first. */
+  appliedTools(sessionId: string): ToolRow[];
+  markApplied(entryId: string, sessionId: string, result: string | null, at: number): void;
+  unmarkApplied(entryId: string): void;
+
+  insertMove(row: MoveRow): void;
+  getMove(id: string): MoveRow | undefined;
+  runningMoves(sessionId?: string): MoveRow[];
+  finishMove(id: string, status: "done" | "failed", at: number): void;
+  insertMoveSteps(rows: MoveStepRow[]): void;
+  moveSteps(moveId: string): MoveStepRow[];
+  setMoveStep(moveId: string, idx: number, status: MoveStepStatus, result: string | null, error: string | null): void;
+
+  /** Every row of every table, for integrity checks and tests ("the database is unchanged"). */
+  dump(): string;
+}
