@@ -70,6 +70,7 @@ CREATE TABLE `entries` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `entries_id` ON `entries` (`id`);--> statement-breakpoint
 CREATE UNIQUE INDEX `entries_branch_position` ON `entries` (`branch_id`,`position`);--> statement-breakpoint
+CREATE INDEX `entries_branch_tools` ON `entries` (`branch_id`,`position`) WHERE kind = 'tool';--> statement-breakpoint
 CREATE TABLE `events` (
 	`seq` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`session_id` text NOT NULL,

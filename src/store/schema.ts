@@ -72,7 +72,12 @@ export const entries = sqliteTable(
     hash: text("hash").notNull(),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [uniqueIndex("entries_id").on(t.id), uniqueIndex("entries_branch_position").on(t.branchId, t.position)],
+  (t) => [
+    uniqueIndex("entries_id").on(t.id),
+    uniqueIndex("entries_branch_position").on(t.branchId, t.position),
+    // Tool calls are few among many messages: moves find them without scanning the log.
+    index("entries_branch_tools").on(t.branchId, t.position).where(sql`kind = 'tool'`),
+  ],
 );
 
 /** A tool invocation's completion: written once, when it ends. No row means it is still running (or died running). */

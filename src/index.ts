@@ -1,0 +1,18 @@
+// The public API of forkpoint, and nothing else.
+export { openForkpoint, Forkpoint, type ForkpointOptions, type ForkpointEvent } from "./sessions/forkpoint.js";
+export { SessionHandle } from "./sessions/session-handle.js";
+export { branchTree } from "./sessions/branches.js";
+export type { RecoveryReport } from "./sessions/recovery.js";
+export type { StateUpdate } from "./sessions/state.js";
+export { defineTool, type ToolDefinition, type ToolContext } from "./tools/define-tool.js";
+export {
+  ForkpointError, NotFoundError, ValidationError, PayloadTooLargeError, IntegrityError, ConflictError,
+  DatabaseError, ToolUndoError, ToolReplayError,
+} from "./models/errors.js";
+export { DEFAULT_LIMITS, type Limits } from "./models/limits.js";
+export type { JsonValue, JsonObject } from "./models/json.js";
+export type {
+  CheckpointInput, CreateSessionInput, ListCheckpointsInput, ListSessionsInput, MoveOptions, PlanTarget, RecordToolCallInput,
+  AutoCheckpointPolicy,
+} from "./models/inputs.js";
+export type * from "./models/types.js";

@@ -1,0 +1,24 @@
+// branches: the session's internal sessions, as a flat list and as a tree.
+import type { Branch, BranchTreeNode } from "../models/types.js";
+import type { EngineContext, SessionRef } from "./context.js";
+import { ownedSession } from "./ownership.js";
+import { toBranch } from "./rows.js";
+
+export async function listBranches(ctx: EngineContext, ref: SessionRef): Promise<Branch[]> {
+  return ctx.store.read(() => {
+    const session = ownedSession(ctx.store, ref.id, ref.userId);
+    const heads = ctx.store.branchHeads(session.id);
+    return ctx.store.listBranches(session.id).map((b) => toBranch(b, Math.max(heads.get(b.id) ?? 0, b.forkPosition), session.currentBranchId));
+  });
+}
+
+/** Nests a flat branch list by `parentId`, in creation order; returns the roots. */
+export function branchTree(branches: Branch[]): BranchTreeNode[] {
+  const nodes = new Map(branches.map((b) => [b.id, { ...b, children: [] as BranchTreeNode[] }]));
+  const roots: BranchTreeNode[] = [];
+  for (const node of nodes.values()) {
+    const parent = node.parentId ? nodes.get(node.parentId) : undefined;
+    (parent ? parent.children : roots).push(node);
+  }
+  return roots;
+}

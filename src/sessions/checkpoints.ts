@@ -1,0 +1,99 @@
+// checkpoint, restore (checksum verified) and deleteCheckpoint.
+import { ConflictError, IntegrityError } from "../models/errors.js";
+import { checkpointInput, parseInput, type CheckpointInput } from "../models/inputs.js";
+import { toJsonText } from "../models/json.js";
+import type { Checkpoint, RestoredCheckpoint } from "../models/types.js";
+import type { CheckpointRow, EntryRow, Store, ToolRow } from "../store/store.js";
+import type { EngineContext, SessionRef } from "./context.js";
+import { GENESIS_HASH, checkpointChecksum, entryHash, sha256, toolResultHash } from "./integrity.js";
+import { headOf, lineageEntries, lineageTools } from "./lineage.js";
+import { writeCheckpoint } from "./log-writer.js";
+import { ownedSession, sessionCheckpoint } from "./ownership.js";
+import { toCheckpoint, toMessage, toToolInvocation } from "./rows.js";
+import { readState } from "./state.js";
+
+export async function createCheckpoint(ctx: EngineContext, ref: SessionRef, input: CheckpointInput = {}): Promise<Checkpoint> {
+  const o = parseInput(checkpointInput, input, "checkpoint");
+  const metadata = o.metadata === undefined ? null : toJsonText(o.metadata, "checkpoint.metadata", ctx.limits);
+  const cp = await ctx.store.write(() => {
+    const session = ownedSession(ctx.store, ref.id, ref.userId);
+    const branch = ctx.store.getBranch(session.currentBranchId)!;
+    const now = ctx.now();
+    const row = writeCheckpoint(ctx, session, branch.id, headOf(ctx.store, branch), {
+      name: o.name ?? null,
+      auto: false,
+      metadata,
+      expiresAt: o.expiresIn === undefined ? null : now + o.expiresIn,
+    });
+    return toCheckpoint(row);
+  });
+  ctx.events.emit("checkpoint", cp);
+  return cp;
+}
+
+/** Recomputes the hash chain of `entries` (a whole lineage from position 1) and the checkpoint's checksum. */
+export function verifyCheckpoint(store: Store, cp: CheckpointRow, entries: EntryRow[], tools: ToolRow[]): void {
+  let hash = GENESIS_HASH;
+  const snapshotHashes = new Map<number, string>();
+  const stateHash = (id: number): string => {
+    let h = snapshotHashes.get(id);
+    if (h === undefined) {
+      const snap = store.getSnapshot(id);
+      if (!snap) throw new IntegrityError(`state snapshot ${id} is missing`);
+      if (sha256(snap.body) !== snap.hash) throw new IntegrityError(`state snapshot ${id} does not match its hash`);
+      h = snap.hash;
+      snapshotHashes.set(id, h);
+    }
+    return h;
+  };
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]!;
+    if (e.position !== i + 1) throw new IntegrityError(`checkpoint ${cp.id}: history has a gap at position ${i + 1}`);
+    const expected = entryHash(hash, e, e.kind === "state" && e.stateId !== null ? stateHash(e.stateId) : null);
+    if (expected !== e.hash) throw new IntegrityError(`checkpoint ${cp.id}: entry ${e.id} at position ${e.position} does not match its hash`);
+    hash = e.hash;
+  }
+  if (entries.length !== cp.position || hash !== cp.headHash) {
+    throw new IntegrityError(`checkpoint ${cp.id}: its history does not match the recorded hash chain`);
+  }
+  for (const t of tools) {
+    if (t.status === null) continue;
+    const expected = toolResultHash(t.hash, {
+      entryId: t.id, status: t.status, result: t.result, error: t.error, completedAt: t.completedAt!,
+    });
+    if (expected !== t.resultHash) throw new IntegrityError(`checkpoint ${cp.id}: the result of tool call ${t.id} does not match its hash`);
+  }
+  const last = entries[entries.length - 1];
+  const stateId = last ? last.stateId : null;
+  if (stateId !== cp.stateId) throw new IntegrityError(`checkpoint ${cp.id}: its state does not match its history`);
+  const expected = checkpointChecksum(cp, stateId === null ? sha256("{}") : stateHash(stateId));
+  if (expected !== cp.checksum) throw new IntegrityError(`checkpoint ${cp.id}: checksum mismatch`);
+}
+
+export async function restore(ctx: EngineContext, ref: SessionRef, checkpointId: string): Promise<RestoredCheckpoint> {
+  return ctx.store.read(() => {
+    const session = ownedSession(ctx.store, ref.id, ref.userId);
+    const cp = sessionCheckpoint(ctx.store, session, checkpointId, ctx.now());
+    const entries = lineageEntries(ctx.store, cp.branchId, cp.position);
+    const tools = lineageTools(ctx.store, cp.branchId, cp.position);
+    verifyCheckpoint(ctx.store, cp, entries, tools);
+    return {
+      checkpoint: toCheckpoint(cp),
+      state: readState(ctx.store, cp.stateId),
+      history: entries.filter((e) => e.kind === "message").map(toMessage),
+      toolTrack: tools.map(toToolInvocation),
+    };
+  });
+}
+
+export async function deleteCheckpoint(ctx: EngineContext, ref: SessionRef, checkpointId: string): Promise<void> {
+  await ctx.store.write(() => {
+    const session = ownedSession(ctx.store, ref.id, ref.userId);
+    const cp = sessionCheckpoint(ctx.store, session, checkpointId, ctx.now());
+    if (ctx.store.countBranchesForkedFrom(cp.id) > 0) {
+      throw new ConflictError(`checkpoint ${cp.id} is where a branch forks from; it cannot be deleted`, "CHECKPOINT_IN_USE");
+    }
+    ctx.store.deleteCheckpoint(cp.id);
+    ctx.store.insertEvent({ sessionId: session.id, kind: "checkpoint-deleted", refId: cp.id, branchId: cp.branchId, detail: cp.name, createdAt: ctx.now() });
+  });
+}

@@ -1,0 +1,48 @@
+// diff: two checkpoints compared — state paths, the shared message and tool prefixes, and each side's rest.
+import { isDeepStrictEqual } from "node:util";
+import type { JsonValue } from "../models/json.js";
+import type { CheckpointDiff } from "../models/types.js";
+import type { EngineContext, SessionRef } from "./context.js";
+import { lineageEntries, lineageTools } from "./lineage.js";
+import { ownedSession, sessionCheckpoint } from "./ownership.js";
+import { toMessage, toToolInvocation } from "./rows.js";
+import { readState } from "./state.js";
+
+const isObject = (v: JsonValue): v is { [k: string]: JsonValue } => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Paths are arrays of object keys; arrays compare as whole values; a non-object state changes at `[]`. */
+export function diffState(a: JsonValue, b: JsonValue, path: string[] = [], out: CheckpointDiff["state"] = { added: [], removed: [], changed: [] }): CheckpointDiff["state"] {
+  if (!isObject(a) || !isObject(b)) {
+    if (!isDeepStrictEqual(a, b)) out.changed.push({ path, from: a, to: b });
+    return out;
+  }
+  for (const key of Object.keys(a)) {
+    if (!(key in b)) out.removed.push({ path: [...path, key], value: a[key]! });
+    else diffState(a[key]!, b[key]!, [...path, key], out);
+  }
+  for (const key of Object.keys(b)) if (!(key in a)) out.added.push({ path: [...path, key], value: b[key]! });
+  return out;
+}
+
+function splitByPrefix<T extends { id: string }>(a: T[], b: T[]): { common: number; onlyA: T[]; onlyB: T[] } {
+  let common = 0;
+  while (common < a.length && common < b.length && a[common]!.id === b[common]!.id) common++;
+  return { common, onlyA: a.slice(common), onlyB: b.slice(common) };
+}
+
+export async function diff(ctx: EngineContext, ref: SessionRef, checkpointA: string, checkpointB: string): Promise<CheckpointDiff> {
+  return ctx.store.read(() => {
+    const session = ownedSession(ctx.store, ref.id, ref.userId);
+    const [a, b] = [checkpointA, checkpointB].map((id) => sessionCheckpoint(ctx.store, session, id, ctx.now())) as [
+      ReturnType<typeof sessionCheckpoint>,
+      ReturnType<typeof sessionCheckpoint>,
+    ];
+    const messages = (cp: typeof a) => lineageEntries(ctx.store, cp.branchId, cp.position, "message").map(toMessage);
+    const tools = (cp: typeof a) => lineageTools(ctx.store, cp.branchId, cp.position).map(toToolInvocation);
+    return {
+      state: diffState(readState(ctx.store, a.stateId), readState(ctx.store, b.stateId)),
+      messages: splitByPrefix(messages(a), messages(b)),
+      tools: splitByPrefix(tools(a), tools(b)),
+    };
+  });
+}

@@ -1,0 +1,37 @@
+// edit: a new version of a message — a branch forked just before it, with the new message appended.
+import { newId } from "../models/ids.js";
+import type { MoveOptions } from "../models/inputs.js";
+import type { EditResult, MessageInput } from "../models/types.js";
+import { messageFields } from "./append.js";
+import type { EngineContext, SessionRef } from "./context.js";
+import { entryAt } from "./lineage.js";
+import { performMove } from "./move.js";
+import { sessionMessage } from "./ownership.js";
+
+export async function edit(ctx: EngineContext, ref: SessionRef, messageId: string, next: MessageInput, options?: MoveOptions): Promise<EditResult> {
+  const fields = messageFields(ctx, next, "message");
+  const outcome = await performMove(ctx, ref, options, (session) => {
+    const original = sessionMessage(ctx.store, session, messageId);
+    const branch = ctx.store.getBranch(original.branchId)!;
+    const forkPosition = original.position - 1;
+    return {
+      kind: "edit",
+      sessionId: session.id,
+      userId: session.userId,
+      target: { branchId: branch.id, position: forkPosition },
+      newBranch: {
+        id: newId("br"),
+        sessionId: session.id,
+        parentId: branch.id,
+        forkCheckpointId: null,
+        forkPosition,
+        forkEntryId: entryAt(ctx.store, branch, forkPosition)?.id ?? null,
+        name: null,
+        reason: "edit",
+        createdAt: 0,
+      },
+      edit: { id: newId("msg"), fields },
+    };
+  });
+  return { ...outcome, message: outcome.message! };
+}

@@ -1,0 +1,174 @@
+// openForkpoint and the Forkpoint object: the database, the tools, per-user listings and recovery.
+import { EventEmitter } from "node:events";
+import { z } from "zod";
+import { DatabaseError } from "../models/errors.js";
+import { newId } from "../models/ids.js";
+import { autoCheckpointPolicy, createSessionInput, idSchema, parseInput, userScope, type CreateSessionInput, type ListCheckpointsInput, type ListSessionsInput } from "../models/inputs.js";
+import { toJsonText } from "../models/json.js";
+import { DEFAULT_LIMITS, type Limits } from "../models/limits.js";
+import type { Checkpoint, Page, SessionInfo } from "../models/types.js";
+import { SqliteStore } from "../store/sqlite-store.js";
+import type { ToolDefinition } from "../tools/define-tool.js";
+import { ToolRegistry } from "../tools/registry.js";
+import { keyedLock, monotonicClock, type EngineContext } from "./context.js";
+import { listCheckpoints, listSessions } from "./listing.js";
+import { ownedSession } from "./ownership.js";
+import { recoverMoves, type RecoveryReport } from "./recovery.js";
+import { SessionHandle } from "./session-handle.js";
+
+/** Options of `openForkpoint`. */
+export interface ForkpointOptions {
+  /** SQLite file (created if absent); ":memory:" for a private in-memory database. Default "./forkpoint.db". */
+  path?: string;
+  /** Tools that `invoke` runs and moves undo/replay, from `defineTool`. */
+  tools?: ToolDefinition[];
+  /** Automatic checkpoints; none unless given. */
+  autoCheckpoint?: { everyMessages?: number; afterToolCalls?: boolean };
+  /** "normal" (WAL, synchronous=NORMAL: the default) or "full" (an fsync per commit). */
+  durability?: "normal" | "full";
+  /** How long a write waits for another process's lock, in ms. Default 15,000. */
+  busyTimeoutMs?: number;
+  /** Open read-only: reads work, writes throw `DatabaseError` (code `READ_ONLY`). */
+  readonly?: boolean;
+  /** Size limits (see `Limits`). */
+  limits?: Partial<Limits>;
+  /** Resume interrupted moves when opening (default true). */
+  recover?: boolean;
+}
+
+const openOptions = z.strictObject({
+  path: z.string().min(1).optional(),
+  tools: z.array(z.custom<ToolDefinition>()).optional(),
+  autoCheckpoint: autoCheckpointPolicy.optional(),
+  durability: z.enum(["normal", "full"]).optional(),
+  busyTimeoutMs: z.number().int().min(0).optional(),
+  readonly: z.boolean().optional(),
+  limits: z.strictObject({
+    maxPayloadBytes: z.number().int().positive().optional(),
+    maxDepth: z.number().int().positive().optional(),
+    maxStringField: z.number().int().positive().optional(),
+    maxBatch: z.number().int().positive().optional(),
+  }).optional(),
+  recover: z.boolean().optional(),
+});
+
+/** Events: "checkpoint", "rollback", "edit", "switch", "tool", "undo", "replay", "recovery". */
+export type ForkpointEvent = "checkpoint" | "rollback" | "edit" | "switch" | "tool" | "undo" | "replay" | "recovery";
+
+/** An open forkpoint database. Create with `openForkpoint`. */
+export class Forkpoint {
+  readonly #ctx: EngineContext;
+  readonly #store: SqliteStore;
+  readonly #ready: Promise<void>;
+  #recovery: Promise<RecoveryReport> | null = null;
+
+  /** @internal use `openForkpoint` */
+  constructor(options: ForkpointOptions = {}) {
+    const o = parseInput(openOptions, options, "openForkpoint");
+    const tools = new ToolRegistry(o.tools ?? []);
+    this.#store = new SqliteStore({
+      path: o.path ?? "./forkpoint.db",
+      durability: o.durability ?? "normal",
+      busyTimeoutMs: o.busyTimeoutMs ?? 15_000,
+      readonly: o.readonly ?? false,
+    });
+    const events = new EventEmitter();
+    this.#ctx = {
+      store: this.#store,
+      limits: { ...DEFAULT_LIMITS, ...o.limits },
+      tools,
+      autoCheckpoint: o.autoCheckpoint ?? {},
+      events,
+      now: monotonicClock(),
+      withSessionLock: keyedLock(),
+    };
+    if ((o.recover ?? true) && !o.readonly) {
+      this.#recovery = recoverMoves(this.#ctx).then((report) => {
+        if (report.resumed.length + report.failed.length > 0) events.emit("recovery", report);
+        return report;
+      });
+      this.#ready = this.#recovery.then(() => undefined, () => undefined);
+    } else {
+      this.#ready = Promise.resolve();
+    }
+  }
+
+  #guard = async (): Promise<void> => {
+    await this.#ready;
+    if (this.#store.closed) throw new DatabaseError("CLOSED", "the forkpoint database is closed");
+  };
+
+  /** Resolves once interrupted moves found at open have been resumed. */
+  get ready(): Promise<void> {
+    return this.#ready;
+  }
+
+  /** Creates a session (and its root branch) owned by `userId`. */
+  async createSession(input: CreateSessionInput): Promise<SessionHandle> {
+    await this.#guard();
+    const o = parseInput(createSessionInput, input, "createSession");
+    const metadata = o.metadata === undefined ? null : toJsonText(o.metadata, "createSession.metadata", this.#ctx.limits);
+    const ctx = this.#ctx;
+    const id = newId("ses");
+    await ctx.store.write(() => {
+      const now = ctx.now();
+      const branchId = newId("br");
+      ctx.store.insertSession({ id, userId: o.userId, title: o.title ?? null, metadata, currentBranchId: branchId, originSessionId: null, originCheckpointId: null, createdAt: now, updatedAt: now });
+      ctx.store.insertBranch({ id: branchId, sessionId: id, parentId: null, forkCheckpointId: null, forkPosition: 0, forkEntryId: null, name: null, reason: "root", createdAt: now });
+    });
+    return new SessionHandle(ctx, { id, userId: o.userId }, this.#guard);
+  }
+
+  /** A handle on an existing session of `userId`; unknown ids and other users' sessions are `NotFoundError`. */
+  async getSession(sessionId: string, scope: { userId: string }): Promise<SessionHandle> {
+    await this.#guard();
+    const id = parseInput(idSchema, sessionId, "sessionId");
+    const { userId } = parseInput(userScope, scope, "scope");
+    await this.#ctx.store.read(() => ownedSession(this.#ctx.store, id, userId));
+    return new SessionHandle(this.#ctx, { id, userId }, this.#guard);
+  }
+
+  /** A user's sessions, newest first. */
+  async listSessions(input: ListSessionsInput): Promise<Page<SessionInfo>> {
+    await this.#guard();
+    return listSessions(this.#ctx, input);
+  }
+
+  /** A user's checkpoints across sessions, newest first; filter by session, name, time window, auto. */
+  async listCheckpoints(input: ListCheckpointsInput): Promise<Page<Checkpoint>> {
+    await this.#guard();
+    return listCheckpoints(this.#ctx, input);
+  }
+
+  /** Finishes moves interrupted by a crash (runs at open too); reports what it resumed and what must wait. */
+  async recover(): Promise<RecoveryReport> {
+    await this.#guard();
+    return recoverMoves(this.#ctx);
+  }
+
+  /** Subscribes to an event. */
+  on(event: ForkpointEvent, listener: (payload: any) => void): this {
+    this.#ctx.events.on(event, listener);
+    return this;
+  }
+
+  /** Unsubscribes a listener. */
+  off(event: ForkpointEvent, listener: (payload: any) => void): this {
+    this.#ctx.events.off(event, listener);
+    return this;
+  }
+
+  /** Closes the database after interrupted moves have been resumed. Idempotent. */
+  async close(): Promise<void> {
+    await this.#ready;
+    this.#store.close();
+  }
+}
+
+/**
+ * Opens (creating if needed) a forkpoint database and applies its migrations.
+ * @example const fp = openForkpoint({ path: "./forkpoint.db", tools: [writeFile] });
+ */
+export function openForkpoint(options: ForkpointOptions = {}): Forkpoint {
+  return new Forkpoint(options);
+}

@@ -1,0 +1,25 @@
+// history and toolTrack: a branch's lineage read in one walk over its ancestry.
+import { historyInput, parseInput } from "../models/inputs.js";
+import type { Message, ToolInvocation } from "../models/types.js";
+import type { EngineContext, SessionRef } from "./context.js";
+import { branchOf, lineageEntries, lineageTools } from "./lineage.js";
+import { ownedSession } from "./ownership.js";
+import { toMessage, toToolInvocation } from "./rows.js";
+
+export async function history(ctx: EngineContext, ref: SessionRef, options: { branchId?: string } = {}): Promise<Message[]> {
+  const o = parseInput(historyInput, options, "history");
+  return ctx.store.read(() => {
+    const session = ownedSession(ctx.store, ref.id, ref.userId);
+    const branch = branchOf(ctx.store, session, o.branchId ?? session.currentBranchId);
+    return lineageEntries(ctx.store, branch.id, undefined, "message").map(toMessage);
+  });
+}
+
+export async function toolTrack(ctx: EngineContext, ref: SessionRef, options: { branchId?: string } = {}): Promise<ToolInvocation[]> {
+  const o = parseInput(historyInput, options, "toolTrack");
+  return ctx.store.read(() => {
+    const session = ownedSession(ctx.store, ref.id, ref.userId);
+    const branch = branchOf(ctx.store, session, o.branchId ?? session.currentBranchId);
+    return lineageTools(ctx.store, branch.id).map(toToolInvocation);
+  });
+}

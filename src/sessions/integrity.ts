@@ -1,0 +1,46 @@
+// Hashes: the entry chain (as git chains commits), content-addressed state, and checkpoint checksums.
+import { createHash } from "node:crypto";
+import { createRequire } from "node:module";
+
+// canonicalize 2.x is CommonJS (3.x+ needs Node 22); its typings do not fit NodeNext's default import.
+const canonicalize = createRequire(import.meta.url)("canonicalize") as (value: unknown) => string | undefined;
+import type { CheckpointRow, EntryRow, ToolResultRow } from "../store/store.js";
+
+export const GENESIS_HASH = "0".repeat(64);
+
+export function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+/** Canonical JSON text (RFC 8785): the same value always gives the same text, whatever its key order. */
+export function canonicalJson(value: unknown): string {
+  return canonicalize(value) ?? "null";
+}
+
+/** The state document `{}`, which every session starts with. */
+export const EMPTY_STATE_TEXT = "{}";
+export const EMPTY_STATE_HASH = sha256(EMPTY_STATE_TEXT);
+
+type HashedEntryFields = Pick<
+  EntryRow,
+  "id" | "branchId" | "position" | "kind" | "role" | "content" | "tool" | "callId" | "clientId" | "metadata" | "createdAt"
+>;
+
+/** Hash of an entry chained to the previous one; `stateHash` is the state snapshot it sets (state entries only). */
+export function entryHash(previousHash: string, e: HashedEntryFields, stateHash: string | null): string {
+  return sha256(
+    JSON.stringify([previousHash, e.id, e.branchId, e.position, e.kind, e.role, e.content, e.tool, e.callId, e.clientId, e.metadata, stateHash, e.createdAt]),
+  );
+}
+
+/** Hash of a tool invocation's completion, bound to the invocation's own hash. */
+export function toolResultHash(invocationHash: string, r: Omit<ToolResultRow, "hash">): string {
+  return sha256(JSON.stringify([invocationHash, r.entryId, r.status, r.result, r.error, r.completedAt]));
+}
+
+/** A checkpoint's checksum covers its fields, its state and the hash of its history. */
+export function checkpointChecksum(c: Omit<CheckpointRow, "seq" | "checksum" | "stateId">, stateHash: string): string {
+  return sha256(
+    JSON.stringify([c.id, c.sessionId, c.branchId, c.position, c.name, c.auto, c.metadata, c.userId, stateHash, c.headHash, c.createdAt, c.expiresAt]),
+  );
+}

@@ -1,0 +1,96 @@
+// The two writes everything else is built from: chaining a new entry onto a head, and taking a checkpoint at a head.
+// Both run inside a caller's write transaction.
+import { newId, type IdKind } from "../models/ids.js";
+import type { CheckpointRow, EntryKind, EntryRow, Store } from "../store/store.js";
+import type { EngineContext } from "./context.js";
+import { EMPTY_STATE_HASH, checkpointChecksum, entryHash } from "./integrity.js";
+import { headOfEntry, type Head } from "./lineage.js";
+
+export interface EntryFields {
+  kind: EntryKind;
+  role?: string | null;
+  content?: string | null;
+  tool?: string | null;
+  callId?: string | null;
+  clientId?: string | null;
+  metadata?: string | null;
+  /** For state entries: the new snapshot's id and hash. */
+  state?: { id: number; hash: string };
+}
+
+const ID_KIND: Record<EntryKind, IdKind> = { message: "msg", state: "st", tool: "tc" };
+
+/** Appends one entry after `head` on `branchId`; returns the stored row. */
+export function writeEntry(ctx: EngineContext, branchId: string, head: Head, fields: EntryFields, id = newId(ID_KIND[fields.kind])): EntryRow {
+  const row = {
+    id,
+    branchId,
+    position: head.position + 1,
+    kind: fields.kind,
+    role: fields.role ?? null,
+    content: fields.content ?? null,
+    tool: fields.tool ?? null,
+    callId: fields.callId ?? null,
+    clientId: fields.clientId ?? null,
+    metadata: fields.metadata ?? null,
+    stateId: fields.state ? fields.state.id : head.stateId,
+    msgCount: head.msgCount + (fields.kind === "message" ? 1 : 0),
+    hash: "",
+    createdAt: ctx.now(),
+  };
+  row.hash = entryHash(head.hash, row, fields.state ? fields.state.hash : null);
+  ctx.store.insertEntry(row);
+  return { ...row, seq: 0 };
+}
+
+/** The head after `entry`. */
+export const headAfter = headOfEntry;
+
+export function stateHashOf(store: Store, stateId: number | null): string {
+  if (stateId === null) return EMPTY_STATE_HASH;
+  return store.getSnapshot(stateId)!.hash;
+}
+
+export interface CheckpointFields {
+  name: string | null;
+  auto: boolean;
+  metadata: string | null;
+  expiresAt: number | null;
+}
+
+/** Records a checkpoint at `head` of `branchId`: O(1), nothing of the history is copied. */
+export function writeCheckpoint(
+  ctx: EngineContext,
+  session: { id: string; userId: string },
+  branchId: string,
+  head: Head,
+  fields: CheckpointFields,
+): CheckpointRow {
+  const base = {
+    id: newId("cp"),
+    sessionId: session.id,
+    branchId,
+    position: head.position,
+    name: fields.name,
+    auto: fields.auto,
+    metadata: fields.metadata,
+    userId: session.userId,
+    headHash: head.hash,
+    createdAt: ctx.now(),
+    expiresAt: fields.expiresAt,
+  };
+  const row = { ...base, stateId: head.stateId, checksum: checkpointChecksum(base, stateHashOf(ctx.store, head.stateId)) };
+  ctx.store.insertCheckpoint(row);
+  return { ...row, seq: 0 };
+}
+
+/** Applies the `everyMessages` policy after `entry`: a checkpoint when the message count reaches a multiple of N. */
+export function autoCheckpointAfterMessage(
+  ctx: EngineContext,
+  session: { id: string; userId: string },
+  entry: EntryRow,
+): CheckpointRow | undefined {
+  const every = ctx.autoCheckpoint.everyMessages;
+  if (!every || entry.kind !== "message" || entry.msgCount % every !== 0) return undefined;
+  return writeCheckpoint(ctx, session, entry.branchId, headOfEntry(entry), { name: null, auto: true, metadata: null, expiresAt: null });
+}

@@ -1,0 +1,48 @@
+// Works out a move from the database: the world's position, the target's lineage, and the steps between them.
+import type { Entry, ToolInvocation } from "../models/types.js";
+import type { SessionRow, ToolRow } from "../store/store.js";
+import { planSteps, type StepPlan } from "../tools/plan-steps.js";
+import type { EngineContext } from "./context.js";
+import { commonPrefix, headOf, lineageEntries, lineageTools } from "./lineage.js";
+import { toEntry, toToolInvocation } from "./rows.js";
+
+/** Where a move goes: a position on a branch's lineage. */
+export interface MoveTarget {
+  branchId: string;
+  position: number;
+}
+
+export interface ComputedPlan {
+  steps: StepPlan<ToolInvocation>;
+  /** Length of the lineage prefix the world and the target share. */
+  common: number;
+  worldBranchId: string;
+  worldPosition: number;
+}
+
+/** Runs inside a read or write unit of work. */
+export function computePlan(ctx: EngineContext, session: SessionRow, target: MoveTarget): ComputedPlan {
+  const store = ctx.store;
+  const worldBranch = store.getBranch(session.currentBranchId)!;
+  const worldPosition = headOf(store, worldBranch).position;
+  const common = commonPrefix(store.lineage(worldBranch.id), store.lineage(target.branchId, target.position), worldPosition, target.position);
+  const targetTools = lineageTools(store, target.branchId, target.position).map(toToolInvocation);
+  const worldRest = lineageTools(store, worldBranch.id).filter((t) => t.position > common);
+  const divergent = [...worldRest.map(toToolInvocation), ...targetTools.filter((t) => t.position > common)];
+  const applied = store.appliedTools(session.id).map(withAppliedResult).map(toToolInvocation);
+  const steps = planSteps(applied, targetTools, divergent, (tool) => ctx.tools.isReversible(tool));
+  return { steps, common, worldBranchId: worldBranch.id, worldPosition };
+}
+
+/** An applied invocation carries the result of its latest application (a replay may have changed it). */
+function withAppliedResult(row: ToolRow): ToolRow {
+  return row.appliedResult === null ? row : { ...row, result: row.appliedResult };
+}
+
+/** The world lineage's entries after the shared prefix: what a move leaves behind. */
+export function leftBehind(ctx: EngineContext, plan: ComputedPlan): Entry[] {
+  const tools = new Map(lineageTools(ctx.store, plan.worldBranchId).map((t) => [t.id, t]));
+  return lineageEntries(ctx.store, plan.worldBranchId)
+    .filter((e) => e.position > plan.common)
+    .map((e) => toEntry(tools.get(e.id) ?? e));
+}

@@ -1,0 +1,182 @@
+// Moving the world: journal the steps, run each undo/replay once, then make the target current.
+// Used by rollback, edit and switchBranch, and by crash recovery to finish a journaled move.
+import { ConflictError, ToolReplayError, ToolUndoError, errorText } from "../models/errors.js";
+import { newId } from "../models/ids.js";
+import { moveOptions, parseInput, type MoveOptions } from "../models/inputs.js";
+import { toJsonText } from "../models/json.js";
+import type { Branch, FailedStep, Message, MoveResult, ToolInvocation } from "../models/types.js";
+import type { BranchRow, MoveStepRow, SessionRow } from "../store/store.js";
+import type { EngineContext, SessionRef } from "./context.js";
+import { headOf, headOfEntry } from "./lineage.js";
+import { autoCheckpointAfterMessage, writeEntry, type EntryFields } from "./log-writer.js";
+import { computePlan, type MoveTarget } from "./move-plan.js";
+import { ownedSession } from "./ownership.js";
+import { toBranch, toMessage, toToolInvocation } from "./rows.js";
+
+/** Everything needed to finish a move, persisted with its journal so a crash can be resumed. */
+export interface MoveSpec {
+  kind: "rollback" | "edit" | "switch";
+  sessionId: string;
+  userId: string;
+  target: MoveTarget;
+  /** The branch a rollback or edit creates once the world has moved (id chosen up front). */
+  newBranch: BranchRow | null;
+  /** The edited message, appended on the new branch. */
+  edit: { id: string; fields: EntryFields } | null;
+  onError: "stop" | "continue";
+  skipped: string[];
+  unknown: string[];
+}
+
+export type MoveOutcome = MoveResult & { message?: Message };
+
+/** Moves currently executing in this process (recovery must not resume them). */
+export const inflightMoves = new Set<string>();
+
+export async function performMove(
+  ctx: EngineContext,
+  ref: SessionRef,
+  options: MoveOptions | undefined,
+  prepare: (session: SessionRow) => Omit<MoveSpec, "onError" | "skipped" | "unknown">,
+): Promise<MoveOutcome> {
+  const o = parseInput(moveOptions, options ?? {}, "options");
+  return ctx.withSessionLock(ref.id, async () => {
+    const { spec, plan } = await ctx.store.read(() => {
+      const session = ownedSession(ctx.store, ref.id, ref.userId);
+      const base = prepare(session);
+      const computed = computePlan(ctx, session, base.target);
+      const spec: MoveSpec = {
+        ...base,
+        onError: o.onUndoError ?? "stop",
+        skipped: computed.steps.skipped.map((t) => t.id),
+        unknown: computed.steps.unknown.map((t) => t.id),
+      };
+      return { spec, plan: computed.steps };
+    });
+    if (o.refuseIrreversible && plan.skipped.length > 0) {
+      throw new ConflictError(
+        `the move passes ${plan.skipped.length} irreversible tool call(s) (${plan.skipped.map((t) => `${t.tool} ${t.id}`).join(", ")}) and refuseIrreversible is set`,
+        "IRREVERSIBLE",
+      );
+    }
+    const steps: MoveStepRow[] = [
+      ...plan.undo.map((t) => ({ op: "undo" as const, entryId: t.id })),
+      ...plan.replay.map((t) => ({ op: "replay" as const, entryId: t.id })),
+    ].map((s, idx) => ({ moveId: "", idx, ...s, status: "pending" as const, result: null, error: null }));
+    if (steps.length === 0) return finishMove(ctx, spec, null);
+    const moveId = newId("mv");
+    await ctx.store.write(() => {
+      ownedSession(ctx.store, ref.id, ref.userId);
+      ctx.store.insertMove({ id: moveId, sessionId: ref.id, kind: spec.kind, spec: JSON.stringify(spec), status: "running", pid: process.pid, createdAt: ctx.now(), finishedAt: null });
+      ctx.store.insertMoveSteps(steps.map((s) => ({ ...s, moveId })));
+    });
+    return runJournaledMove(ctx, moveId, spec);
+  });
+}
+
+/** Runs the pending steps of a journaled move in order, then finishes it. Throws under the `stop` policy. */
+export async function runJournaledMove(ctx: EngineContext, moveId: string, spec: MoveSpec): Promise<MoveOutcome> {
+  inflightMoves.add(moveId);
+  try {
+    const steps = await ctx.store.read(() => ctx.store.moveSteps(moveId));
+    for (const step of steps) {
+      if (step.status !== "pending") continue;
+      const failure = await runStep(ctx, spec, step);
+      if (failure && spec.onError === "stop") {
+        const report = await ctx.store.write(() => {
+          ctx.store.finishMove(moveId, "failed", ctx.now());
+          return journalReport(ctx, moveId);
+        });
+        const detail = { undone: report.undone, replayed: report.replayed, failed: report.failed };
+        throw step.op === "undo"
+          ? new ToolUndoError(step.entryId, failure.tool, detail, failure.cause)
+          : new ToolReplayError(step.entryId, failure.tool, detail, failure.cause);
+      }
+    }
+    return await finishMove(ctx, spec, moveId);
+  } finally {
+    inflightMoves.delete(moveId);
+  }
+}
+
+async function runStep(ctx: EngineContext, spec: MoveSpec, step: MoveStepRow): Promise<{ tool: string; cause: unknown } | null> {
+  const row = await ctx.store.write(() => {
+    ctx.store.setMoveStep(step.moveId, step.idx, "running", null, null);
+    return ctx.store.getTool(step.entryId)!;
+  });
+  const invocation = toToolInvocation(row);
+  const handlerCtx = { sessionId: spec.sessionId, userId: spec.userId, invocationId: row.id, replay: step.op === "replay" };
+  let resultText: string | null = null;
+  try {
+    const tool = ctx.tools.get(invocation.tool);
+    if (step.op === "undo") {
+      const result = row.appliedResult === null ? invocation.result : (JSON.parse(row.appliedResult) as unknown);
+      await tool.undo!({ args: invocation.args, result }, handlerCtx);
+    } else {
+      const value = await tool.run(invocation.args, handlerCtx);
+      resultText = toJsonText(value === undefined ? null : value, `${invocation.tool} result`, ctx.limits);
+    }
+  } catch (cause) {
+    await ctx.store.write(() => ctx.store.setMoveStep(step.moveId, step.idx, "failed", null, JSON.stringify({ message: errorText(cause) })));
+    return { tool: invocation.tool, cause };
+  }
+  await ctx.store.write(() => {
+    ctx.store.setMoveStep(step.moveId, step.idx, "done", resultText, null);
+    if (step.op === "undo") ctx.store.unmarkApplied(row.id);
+    else ctx.store.markApplied(row.id, spec.sessionId, resultText, ctx.now());
+  });
+  ctx.events.emit(step.op === "undo" ? "undo" : "replay", { ...invocation, applied: step.op === "replay" });
+  return null;
+}
+
+/** What the journal says a move did; runs inside a unit of work. */
+function journalReport(ctx: EngineContext, moveId: string | null): Pick<MoveResult, "undone" | "replayed" | "failed" | "unknown"> {
+  const out = { undone: [] as ToolInvocation[], replayed: [] as ToolInvocation[], failed: [] as FailedStep[], unknown: [] as ToolInvocation[] };
+  if (moveId === null) return out;
+  for (const step of ctx.store.moveSteps(moveId)) {
+    const invocation = toToolInvocation(ctx.store.getTool(step.entryId)!);
+    if (step.status === "done") (step.op === "undo" ? out.undone : out.replayed).push(invocation);
+    else if (step.status === "failed") out.failed.push({ invocation, step: step.op, error: (JSON.parse(step.error ?? "{}") as { message?: string }).message ?? "failed" });
+    else if (step.status === "unknown") out.unknown.push(invocation);
+  }
+  return out;
+}
+
+/** Creates the new branch (and edited message), makes the target current, closes the journal: one transaction. */
+async function finishMove(ctx: EngineContext, spec: MoveSpec, moveId: string | null): Promise<MoveOutcome> {
+  const outcome = await ctx.store.write(() => {
+    const store = ctx.store;
+    const now = ctx.now();
+    let branchRow = spec.newBranch ?? store.getBranch(spec.target.branchId)!;
+    let message: Message | undefined;
+    if (spec.newBranch) {
+      branchRow = { ...spec.newBranch, createdAt: now };
+      store.insertBranch(branchRow);
+      store.insertEvent({ sessionId: spec.sessionId, kind: "branch", refId: branchRow.id, branchId: branchRow.id, detail: `${branchRow.reason} at position ${branchRow.forkPosition}`, createdAt: now });
+      if (spec.edit) {
+        const base = headOfEntry(branchRow.forkEntryId ? store.getEntry(branchRow.forkEntryId) : undefined);
+        const row = writeEntry(ctx, branchRow.id, base, spec.edit.fields, spec.edit.id);
+        message = toMessage(row);
+        autoCheckpointAfterMessage(ctx, { id: spec.sessionId, userId: spec.userId }, row);
+      }
+    } else {
+      store.insertEvent({ sessionId: spec.sessionId, kind: "switch", refId: branchRow.id, branchId: branchRow.id, detail: `switched to branch ${branchRow.id}`, createdAt: now });
+    }
+    store.setCurrentBranch(spec.sessionId, branchRow.id, now);
+    if (moveId) store.finishMove(moveId, "done", now);
+    const report = journalReport(ctx, moveId);
+    const byId = (id: string) => toToolInvocation(store.getTool(id)!);
+    const branch: Branch = toBranch(branchRow, headOf(store, branchRow).position, branchRow.id);
+    return {
+      branch,
+      undone: report.undone,
+      replayed: report.replayed,
+      skipped: spec.skipped.map(byId),
+      failed: report.failed,
+      unknown: [...spec.unknown.map(byId), ...report.unknown],
+      ...(message ? { message } : {}),
+    };
+  });
+  ctx.events.emit(spec.kind, outcome);
+  return outcome;
+}

@@ -1,0 +1,28 @@
+// Every read and write is scoped to one user: another user's ids look exactly like unknown ids.
+import { NotFoundError } from "../models/errors.js";
+import type { CheckpointRow, EntryRow, SessionRow, Store } from "../store/store.js";
+
+export function ownedSession(store: Store, sessionId: string, userId: string): SessionRow {
+  const row = store.getSession(sessionId);
+  if (!row || row.userId !== userId) throw new NotFoundError("session", sessionId);
+  return row;
+}
+
+/** A live checkpoint of this session; expired ones and other sessions' are not found. */
+export function sessionCheckpoint(store: Store, session: SessionRow, checkpointId: string, now: number): CheckpointRow {
+  const row = store.getCheckpoint(checkpointId);
+  if (!row || row.sessionId !== session.id || (row.expiresAt !== null && row.expiresAt <= now)) {
+    throw new NotFoundError("checkpoint", checkpointId);
+  }
+  return row;
+}
+
+/** A message entry on one of this session's branches. */
+export function sessionMessage(store: Store, session: SessionRow, messageId: string): EntryRow {
+  const entry = store.getEntry(messageId);
+  if (entry && entry.kind === "message") {
+    const branch = store.getBranch(entry.branchId);
+    if (branch && branch.sessionId === session.id) return entry;
+  }
+  throw new NotFoundError("message", messageId);
+}

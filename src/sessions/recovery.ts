@@ -1,0 +1,59 @@
+// After a crash mid-move: finish journaled moves exactly once. A step that was running is reported unknown, never re-run.
+import type { MoveResult } from "../models/types.js";
+import type { EngineContext } from "./context.js";
+import { inflightMoves, runJournaledMove, type MoveSpec } from "./move.js";
+
+function isAlive(pid: number): boolean {
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+export interface RecoveryReport {
+  /** Moves finished now, with what each did (interrupted steps appear in `unknown`). */
+  resumed: MoveResult[];
+  /** Moves left for later: their process is alive, or a tool they need is not registered. */
+  waiting: { moveId: string; reason: string }[];
+  /** Moves whose resumed steps failed again (their error). */
+  failed: { moveId: string; error: Error }[];
+}
+
+export async function recoverMoves(ctx: EngineContext): Promise<RecoveryReport> {
+  const report: RecoveryReport = { resumed: [], waiting: [], failed: [] };
+  const moves = await ctx.store.read(() => ctx.store.runningMoves());
+  for (const move of moves) {
+    if (inflightMoves.has(move.id)) continue;
+    if (isAlive(move.pid)) {
+      report.waiting.push({ moveId: move.id, reason: `process ${move.pid} that started it is still running` });
+      continue;
+    }
+    const spec = JSON.parse(move.spec) as MoveSpec;
+    const missing = await ctx.store.read(() =>
+      ctx.store
+        .moveSteps(move.id)
+        .filter((s) => s.status === "pending")
+        .map((s) => ctx.store.getTool(s.entryId)!.tool as string)
+        .filter((name) => !ctx.tools.find(name)),
+    );
+    if (missing.length > 0) {
+      report.waiting.push({ moveId: move.id, reason: `tool(s) not registered: ${[...new Set(missing)].join(", ")}` });
+      continue;
+    }
+    try {
+      const result = await ctx.withSessionLock(spec.sessionId, async () => {
+        await ctx.store.write(() => {
+          for (const s of ctx.store.moveSteps(move.id)) if (s.status === "running") ctx.store.setMoveStep(move.id, s.idx, "unknown", null, null);
+        });
+        return runJournaledMove(ctx, move.id, spec);
+      });
+      report.resumed.push(result);
+    } catch (error) {
+      report.failed.push({ moveId: move.id, error: error as Error });
+    }
+  }
+  return report;
+}

@@ -1,0 +1,33 @@
+// rollback: a new branch forked at a checkpoint becomes current; the original is untouched; the world follows.
+import { newId } from "../models/ids.js";
+import type { MoveOptions } from "../models/inputs.js";
+import type { MoveResult } from "../models/types.js";
+import type { EngineContext, SessionRef } from "./context.js";
+import { entryAt } from "./lineage.js";
+import { performMove } from "./move.js";
+import { sessionCheckpoint } from "./ownership.js";
+
+export async function rollback(ctx: EngineContext, ref: SessionRef, checkpointId: string, options?: MoveOptions): Promise<MoveResult> {
+  return performMove(ctx, ref, options, (session) => {
+    const cp = sessionCheckpoint(ctx.store, session, checkpointId, ctx.now());
+    const from = ctx.store.getBranch(cp.branchId)!;
+    return {
+      kind: "rollback",
+      sessionId: session.id,
+      userId: session.userId,
+      target: { branchId: cp.branchId, position: cp.position },
+      newBranch: {
+        id: newId("br"),
+        sessionId: session.id,
+        parentId: cp.branchId,
+        forkCheckpointId: cp.id,
+        forkPosition: cp.position,
+        forkEntryId: entryAt(ctx.store, from, cp.position)?.id ?? null,
+        name: null,
+        reason: "rollback",
+        createdAt: 0,
+      },
+      edit: null,
+    };
+  });
+}

@@ -1,0 +1,147 @@
+// SessionHandle: one user's session, with every per-session verb of the public API.
+import { idSchema, parseInput, type CheckpointInput, type MoveOptions, type PlanTarget, type RecordToolCallInput } from "../models/inputs.js";
+import type { JsonValue } from "../models/json.js";
+import type {
+  Branch, Checkpoint, CheckpointDiff, EditResult, Message, MessageInput, MovePlan, MoveResult, Page,
+  RestoredCheckpoint, SessionInfo, TimelineItem, ToolInvocation, Versions,
+} from "../models/types.js";
+import { append } from "./append.js";
+import { listBranches } from "./branches.js";
+import { createCheckpoint, deleteCheckpoint, restore } from "./checkpoints.js";
+import type { EngineContext, SessionRef } from "./context.js";
+import { diff } from "./diff.js";
+import { edit } from "./edit.js";
+import { history, toolTrack } from "./history.js";
+import { ownedSession } from "./ownership.js";
+import { plan } from "./plan.js";
+import { rollback } from "./rollback.js";
+import { toSessionInfo } from "./rows.js";
+import { getState, setState, type StateUpdate } from "./state.js";
+import { switchBranch } from "./switch-branch.js";
+import { timeline } from "./timeline.js";
+import { invoke, recordToolCall } from "./tool-calls.js";
+import { versions } from "./versions.js";
+
+const id = (value: unknown, field: string): string => parseInput(idSchema, value, field);
+
+/**
+ * A handle on one session, scoped to its owner. Get one from `fp.createSession` or `fp.getSession`.
+ * Every method is async and reads or writes the database in one transaction.
+ */
+export class SessionHandle {
+  readonly id: string;
+  readonly userId: string;
+  readonly #ctx: EngineContext;
+  readonly #ready: () => Promise<void>;
+
+  /** @internal */
+  constructor(ctx: EngineContext, ref: SessionRef, ready: () => Promise<void>) {
+    this.#ctx = ctx;
+    this.id = ref.id;
+    this.userId = ref.userId;
+    this.#ready = ready;
+  }
+
+  async #run<T>(fn: (ctx: EngineContext, ref: SessionRef) => Promise<T>): Promise<T> {
+    await this.#ready();
+    return fn(this.#ctx, { id: this.id, userId: this.userId });
+  }
+
+  /** The session's id, owner, title, metadata, current branch and times. */
+  info(): Promise<SessionInfo> {
+    return this.#run((ctx, ref) => ctx.store.read(() => toSessionInfo(ownedSession(ctx.store, ref.id, ref.userId))));
+  }
+
+  /**
+   * Appends one message or several (one transaction) to the current branch.
+   * @example await s.append({ role: "user", content: "hi" })
+   */
+  append(messages: MessageInput | MessageInput[]): Promise<Message[]> {
+    return this.#run((ctx, ref) => append(ctx, ref, messages));
+  }
+
+  /** The messages of the current branch's lineage (or of `branchId`'s), oldest first. */
+  history(options?: { branchId?: string }): Promise<Message[]> {
+    return this.#run((ctx, ref) => history(ctx, ref, options));
+  }
+
+  /** The current state document (`{}` for a new session). */
+  getState(): Promise<JsonValue> {
+    return this.#run((ctx, ref) => getState(ctx, ref));
+  }
+
+  /** Replaces the state, or applies `(previous) => next` atomically. Returns the new state. */
+  setState(next: StateUpdate): Promise<JsonValue> {
+    return this.#run((ctx, ref) => setState(ctx, ref, next));
+  }
+
+  /** Runs a registered tool, journaling it first; resolves to its result, or rejects with its error after recording it. */
+  invoke(tool: string, args: JsonValue): Promise<any> {
+    return this.#run((ctx, ref) => invoke(ctx, ref, id(tool, "tool"), args));
+  }
+
+  /** Records a call some framework already ran, so its registered `undo` can reverse it later. */
+  recordToolCall(call: RecordToolCallInput): Promise<ToolInvocation> {
+    return this.#run((ctx, ref) => recordToolCall(ctx, ref, call));
+  }
+
+  /** The tool invocations of the current lineage (or `branchId`'s), in order, with status. */
+  toolTrack(options?: { branchId?: string }): Promise<ToolInvocation[]> {
+    return this.#run((ctx, ref) => toolTrack(ctx, ref, options));
+  }
+
+  /** Marks the current position: O(1), nothing is copied. */
+  checkpoint(options?: CheckpointInput): Promise<Checkpoint> {
+    return this.#run((ctx, ref) => createCheckpoint(ctx, ref, options));
+  }
+
+  /** Reads a checkpoint (state, history, tool track) after verifying its checksum. Read-only. */
+  restore(checkpointId: string): Promise<RestoredCheckpoint> {
+    return this.#run((ctx, ref) => restore(ctx, ref, id(checkpointId, "checkpointId")));
+  }
+
+  /** Deletes a checkpoint; one a branch forks from is refused (`ConflictError`, code `CHECKPOINT_IN_USE`). */
+  deleteCheckpoint(checkpointId: string): Promise<void> {
+    return this.#run((ctx, ref) => deleteCheckpoint(ctx, ref, id(checkpointId, "checkpointId")));
+  }
+
+  /** What a rollback (`{ checkpointId }`), switch (`{ branchId }`) or edit (`{ messageId }`) would do, without doing it. */
+  plan(target: PlanTarget): Promise<MovePlan> {
+    return this.#run((ctx, ref) => plan(ctx, ref, target));
+  }
+
+  /** Forks a new branch at the checkpoint and makes it current; undoes (or replays) tool effects to match. */
+  rollback(checkpointId: string, options?: MoveOptions): Promise<MoveResult> {
+    return this.#run((ctx, ref) => rollback(ctx, ref, id(checkpointId, "checkpointId"), options));
+  }
+
+  /** A new version of a message: a branch forked just before it, with `next` appended, made current. */
+  edit(messageId: string, next: MessageInput, options?: MoveOptions): Promise<EditResult> {
+    return this.#run((ctx, ref) => edit(ctx, ref, id(messageId, "messageId"), next, options));
+  }
+
+  /** The `< i/n >` versions of a message across branches, in creation order. */
+  versions(messageId: string): Promise<Versions> {
+    return this.#run((ctx, ref) => versions(ctx, ref, id(messageId, "messageId")));
+  }
+
+  /** The session's branches (internal sessions), in creation order; see `branchTree` for nesting. */
+  branches(): Promise<Branch[]> {
+    return this.#run((ctx, ref) => listBranches(ctx, ref));
+  }
+
+  /** Makes another branch current; the world moves to its head. */
+  switchBranch(branchId: string, options?: MoveOptions): Promise<MoveResult> {
+    return this.#run((ctx, ref) => switchBranch(ctx, ref, id(branchId, "branchId"), options));
+  }
+
+  /** Compares two checkpoints: state paths, shared message/tool prefix, each side's rest. */
+  diff(checkpointA: string, checkpointB: string): Promise<CheckpointDiff> {
+    return this.#run((ctx, ref) => diff(ctx, ref, id(checkpointA, "checkpointA"), id(checkpointB, "checkpointB")));
+  }
+
+  /** Everything that happened in the session across branches, newest first, paginated. */
+  timeline(options?: { limit?: number; cursor?: string | null }): Promise<Page<TimelineItem>> {
+    return this.#run((ctx, ref) => timeline(ctx, ref, options));
+  }
+}

@@ -1,0 +1,52 @@
+// getState / setState: the session state document; each change is a log entry pointing at a content-addressed snapshot.
+import { ValidationError } from "../models/errors.js";
+import { toJsonText, type JsonValue } from "../models/json.js";
+import type { Store } from "../store/store.js";
+import type { EngineContext, SessionRef } from "./context.js";
+import { canonicalJson, sha256 } from "./integrity.js";
+import { headOf } from "./lineage.js";
+import { writeEntry } from "./log-writer.js";
+import { ownedSession } from "./ownership.js";
+
+/** The state document with snapshot id `stateId` (null: `{}`). */
+export function readState(store: Store, stateId: number | null): JsonValue {
+  if (stateId === null) return {};
+  return JSON.parse(store.getSnapshot(stateId)!.body) as JsonValue;
+}
+
+/** Stores `value` once by its canonical hash; returns the snapshot's id and hash. */
+export function storeSnapshot(store: Store, value: JsonValue): { id: number; hash: string } {
+  const text = canonicalJson(value);
+  const hash = sha256(text);
+  const id = store.snapshotId(hash) ?? store.insertSnapshot(hash, text);
+  return { id, hash };
+}
+
+export async function getState(ctx: EngineContext, ref: SessionRef): Promise<JsonValue> {
+  return ctx.store.read(() => {
+    const session = ownedSession(ctx.store, ref.id, ref.userId);
+    return readState(ctx.store, headOf(ctx.store, ctx.store.getBranch(session.currentBranchId)!).stateId);
+  });
+}
+
+export type StateUpdate = JsonValue | ((previous: JsonValue) => JsonValue);
+
+/** Sets the state (or applies an updater to it atomically); returns the new state. */
+export async function setState(ctx: EngineContext, ref: SessionRef, next: StateUpdate): Promise<JsonValue> {
+  if (typeof next !== "function") toJsonText(next, "state", ctx.limits);
+  return ctx.store.write(() => {
+    const session = ownedSession(ctx.store, ref.id, ref.userId);
+    const branch = ctx.store.getBranch(session.currentBranchId)!;
+    const head = headOf(ctx.store, branch);
+    let value = next as JsonValue;
+    if (typeof next === "function") {
+      value = next(readState(ctx.store, head.stateId));
+      if (value instanceof Promise) throw new ValidationError("state", "an updater function must return the new state synchronously");
+      toJsonText(value, "state", ctx.limits);
+    }
+    const snapshot = storeSnapshot(ctx.store, value);
+    writeEntry(ctx, branch.id, head, { kind: "state", state: snapshot });
+    ctx.store.touchSession(session.id, ctx.now());
+    return JSON.parse(canonicalJson(value)) as JsonValue;
+  });
+}

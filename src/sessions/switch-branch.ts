@@ -1,0 +1,20 @@
+// switchBranch: make another branch current; the world moves to its head.
+import type { MoveOptions } from "../models/inputs.js";
+import type { MoveResult } from "../models/types.js";
+import type { EngineContext, SessionRef } from "./context.js";
+import { branchOf, headOf } from "./lineage.js";
+import { performMove } from "./move.js";
+
+export async function switchBranch(ctx: EngineContext, ref: SessionRef, branchId: string, options?: MoveOptions): Promise<MoveResult> {
+  return performMove(ctx, ref, options, (session) => {
+    const branch = branchOf(ctx.store, session, branchId);
+    return {
+      kind: "switch",
+      sessionId: session.id,
+      userId: session.userId,
+      target: { branchId: branch.id, position: headOf(ctx.store, branch).position },
+      newBranch: null,
+      edit: null,
+    };
+  });
+}

@@ -1,0 +1,45 @@
+// timeline: everything that happened in a session, across branches, newest first.
+import { z } from "zod";
+import { parseInput } from "../models/inputs.js";
+import type { Page, TimelineItem } from "../models/types.js";
+import type { EngineContext, SessionRef } from "./context.js";
+import { decodeCursor, encodeCursor } from "./cursor.js";
+import { ownedSession } from "./ownership.js";
+
+const timelineInput = z.strictObject({
+  limit: z.number().int().min(1).max(1000).optional(),
+  cursor: z.string().nullable().optional(),
+});
+
+function summary(kind: string, detail: string | null): string {
+  switch (kind) {
+    case "message": return `${detail} message`;
+    case "tool": return `called ${detail}`;
+    case "state": return "state changed";
+    case "checkpoint": return detail ? `checkpoint "${detail}"` : "checkpoint";
+    default: return detail ?? kind;
+  }
+}
+
+export async function timeline(ctx: EngineContext, ref: SessionRef, options: z.input<typeof timelineInput> = {}): Promise<Page<TimelineItem>> {
+  const o = parseInput(timelineInput, options, "timeline");
+  const limit = o.limit ?? 50;
+  const before = o.cursor ? decodeCursor<[number, string, number]>(o.cursor, ["number", "string", "number"]) : undefined;
+  const rows = await ctx.store.read(() => {
+    ownedSession(ctx.store, ref.id, ref.userId);
+    return ctx.store.timeline(ref.id, before && { createdAt: before[0], source: before[1], seq: before[2] }, limit + 1);
+  });
+  const more = rows.length > limit;
+  const items = more ? rows.slice(0, limit) : rows;
+  const last = items[items.length - 1];
+  return {
+    items: items.map((r) => ({
+      kind: r.kind as TimelineItem["kind"],
+      id: r.refId,
+      branchId: r.branchId,
+      at: new Date(r.createdAt),
+      summary: summary(r.kind, r.detail),
+    })),
+    nextCursor: more && last ? encodeCursor([last.createdAt, last.source, last.seq]) : null,
+  };
+}

@@ -1,0 +1,82 @@
+// invoke and recordToolCall: journal the call first, run it, then complete it once (and mark its effect applied).
+import { errorText } from "../models/errors.js";
+import { parseInput, recordToolCallInput, type RecordToolCallInput } from "../models/inputs.js";
+import { toJsonText, type JsonValue } from "../models/json.js";
+import type { Checkpoint, ToolInvocation } from "../models/types.js";
+import type { EntryRow, SessionRow } from "../store/store.js";
+import type { EngineContext, SessionRef } from "./context.js";
+import { toolResultHash } from "./integrity.js";
+import { headOf } from "./lineage.js";
+import { writeCheckpoint, writeEntry } from "./log-writer.js";
+import { ownedSession } from "./ownership.js";
+import { toCheckpoint, toToolInvocation } from "./rows.js";
+
+/** Writes a tool call onto the current branch (status running until completed). */
+function journalCall(ctx: EngineContext, session: SessionRow, tool: string, argsText: string, callId: string | null): EntryRow {
+  const branch = ctx.store.getBranch(session.currentBranchId)!;
+  const row = writeEntry(ctx, branch.id, headOf(ctx.store, branch), { kind: "tool", tool, content: argsText, callId });
+  ctx.store.touchSession(session.id, ctx.now());
+  return row;
+}
+
+/** Completes a call once; a succeeded call's effect joins the world's applied set. */
+function completeCall(
+  ctx: EngineContext,
+  session: SessionRow,
+  entry: EntryRow,
+  outcome: { result: string | null; error: string | null },
+): Checkpoint | undefined {
+  const status = outcome.error === null ? "succeeded" : "failed";
+  const completion = { entryId: entry.id, status, result: outcome.result, error: outcome.error, completedAt: ctx.now() } as const;
+  ctx.store.insertToolResult({ ...completion, hash: toolResultHash(entry.hash, completion) });
+  if (status === "succeeded") ctx.store.markApplied(entry.id, session.id, outcome.result, completion.completedAt);
+  if (!ctx.autoCheckpoint.afterToolCalls) return undefined;
+  const branch = ctx.store.getBranch(entry.branchId)!;
+  return toCheckpoint(writeCheckpoint(ctx, session, branch.id, headOf(ctx.store, branch), { name: null, auto: true, metadata: null, expiresAt: null }));
+}
+
+const errorJson = (error: unknown): string =>
+  JSON.stringify({ message: errorText(error), ...(error instanceof Error ? { name: error.name } : {}) });
+
+async function emitCompleted(ctx: EngineContext, entryId: string, checkpoint: Checkpoint | undefined): Promise<ToolInvocation> {
+  const invocation = toToolInvocation((await ctx.store.read(() => ctx.store.getTool(entryId)))!);
+  ctx.events.emit("tool", invocation);
+  if (checkpoint) ctx.events.emit("checkpoint", checkpoint);
+  return invocation;
+}
+
+export async function invoke(ctx: EngineContext, ref: SessionRef, name: string, args: JsonValue): Promise<unknown> {
+  const tool = ctx.tools.get(name);
+  const argsText = toJsonText(args, "args", ctx.limits);
+  const { session, entry } = await ctx.store.write(() => {
+    const session = ownedSession(ctx.store, ref.id, ref.userId);
+    return { session, entry: journalCall(ctx, session, name, argsText, null) };
+  });
+  const handlerCtx = { sessionId: session.id, userId: session.userId, invocationId: entry.id, replay: false };
+  let value: unknown;
+  let resultText: string;
+  try {
+    value = await tool.run(JSON.parse(argsText) as JsonValue, handlerCtx);
+    resultText = toJsonText(value === undefined ? null : value, `${name} result`, ctx.limits);
+  } catch (error) {
+    const cp = await ctx.store.write(() => completeCall(ctx, session, entry, { result: null, error: errorJson(error) }));
+    await emitCompleted(ctx, entry.id, cp);
+    throw error;
+  }
+  const cp = await ctx.store.write(() => completeCall(ctx, session, entry, { result: resultText, error: null }));
+  await emitCompleted(ctx, entry.id, cp);
+  return value;
+}
+
+export async function recordToolCall(ctx: EngineContext, ref: SessionRef, input: RecordToolCallInput): Promise<ToolInvocation> {
+  const o = parseInput(recordToolCallInput, input, "toolCall");
+  const argsText = toJsonText(o.args, "toolCall.args", ctx.limits);
+  const resultText = o.error === undefined ? toJsonText(o.result === undefined ? null : o.result, "toolCall.result", ctx.limits) : null;
+  const error = o.error === undefined ? null : JSON.stringify(typeof o.error === "string" ? { message: o.error } : o.error);
+  const { entry, cp } = await ctx.store.write(() => {
+    const session = ownedSession(ctx.store, ref.id, ref.userId);
+    const entry = journalCall(ctx, session, o.tool, argsText, o.callId ?? null);
+    return { entry, cp: completeCall(ctx, session, entry, { result: resultText, error }) };
+  });
+  return emitCompleted(ctx, entry.id, cp);
+}

@@ -1,0 +1,53 @@
+// Decides what a move does to the world: which applied invocations to undo (LIFO) and which to replay (oldest first).
+// Pure: it works on what is applied and on the target lineage, so a half-done move recomputes to exactly the rest.
+
+/** The facts about an invocation that the plan needs. */
+export interface PlannedInvocation {
+  id: string;
+  tool: string;
+  status: "running" | "succeeded" | "failed";
+  applied: boolean;
+}
+
+export interface StepPlan<T extends PlannedInvocation> {
+  /** Applied invocations off the target lineage, newest application first. */
+  undo: T[];
+  /** Succeeded, unapplied invocations of the target lineage, oldest first. */
+  replay: T[];
+  /** Irreversible invocations passed by the move: left applied, never replayed. */
+  skipped: T[];
+  /** Invocations left `running` by a crash on either side of the move: never touched automatically. */
+  unknown: T[];
+}
+
+/**
+ * @param applied the world's applied invocations, newest application first
+ * @param target the target lineage's invocations, in position order
+ * @param divergent invocations of both lineages after their common prefix (for `unknown`)
+ * @param isReversible whether a tool has a registered `undo`
+ */
+export function planSteps<T extends PlannedInvocation>(
+  applied: T[],
+  target: T[],
+  divergent: T[],
+  isReversible: (tool: string) => boolean,
+): StepPlan<T> {
+  const onTarget = new Set(target.map((t) => t.id));
+  const plan: StepPlan<T> = { undo: [], replay: [], skipped: [], unknown: [] };
+  for (const inv of applied) {
+    if (onTarget.has(inv.id)) continue;
+    (isReversible(inv.tool) ? plan.undo : plan.skipped).push(inv);
+  }
+  for (const inv of target) {
+    if (inv.status !== "succeeded" || inv.applied) continue;
+    (isReversible(inv.tool) ? plan.replay : plan.skipped).push(inv);
+  }
+  const seen = new Set<string>();
+  for (const inv of divergent) {
+    if (inv.status === "running" && !seen.has(inv.id)) {
+      seen.add(inv.id);
+      plan.unknown.push(inv);
+    }
+  }
+  return plan;
+}

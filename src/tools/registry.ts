@@ -1,0 +1,37 @@
+// The tools an open forkpoint knows by name.
+import { ConflictError, NotFoundError, ValidationError } from "../models/errors.js";
+import type { ToolDefinition } from "./define-tool.js";
+
+export class ToolRegistry {
+  readonly #tools = new Map<string, ToolDefinition>();
+
+  constructor(tools: readonly ToolDefinition[] = []) {
+    if (!Array.isArray(tools)) throw new ValidationError("tools", "must be an array of tool definitions");
+    for (const tool of tools) this.add(tool);
+  }
+
+  add(tool: ToolDefinition): void {
+    if (typeof tool?.name !== "string" || typeof tool.run !== "function") {
+      throw new ValidationError("tools", "each tool must come from defineTool({ name, run, undo? })");
+    }
+    if (this.#tools.has(tool.name)) throw new ConflictError(`two tools are named ${JSON.stringify(tool.name)}`);
+    this.#tools.set(tool.name, tool);
+  }
+
+  /** The tool, or undefined when none is registered under that name. */
+  find(name: string): ToolDefinition | undefined {
+    return this.#tools.get(name);
+  }
+
+  /** The tool, or a `NotFoundError`. */
+  get(name: string): ToolDefinition {
+    const tool = this.#tools.get(name);
+    if (!tool) throw new NotFoundError("tool", name);
+    return tool;
+  }
+
+  /** True when the named tool is registered and has an `undo`. */
+  isReversible(name: string): boolean {
+    return typeof this.#tools.get(name)?.undo === "function";
+  }
+}
