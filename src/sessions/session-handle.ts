@@ -1,5 +1,5 @@
 // SessionHandle: one user's session, with every per-session verb of the public API.
-import { idSchema, parseInput, type CheckpointInput, type MoveOptions, type PlanTarget, type RecordToolCallInput } from "../models/inputs.js";
+import { idSchema, parseInput, type CheckpointInput, type ListCheckpointsInput, type MoveOptions, type PlanTarget, type RecordToolCallInput } from "../models/inputs.js";
 import type { JsonValue } from "../models/json.js";
 import type {
   Branch, Checkpoint, CheckpointDiff, EditResult, Message, MessageInput, MovePlan, MoveResult, Page,
@@ -20,6 +20,7 @@ import { getState, setState, type StateUpdate } from "./state.js";
 import { switchBranch } from "./switch-branch.js";
 import { timeline } from "./timeline.js";
 import { invoke, recordToolCall } from "./tool-calls.js";
+import { listCheckpoints } from "./listing.js";
 import { versions } from "./versions.js";
 
 const id = (value: unknown, field: string): string => parseInput(idSchema, value, field);
@@ -98,6 +99,11 @@ export class SessionHandle {
   /** Reads a checkpoint (state, history, tool track) after verifying its checksum. Read-only. */
   restore(checkpointId: string): Promise<RestoredCheckpoint> {
     return this.#run((ctx, ref) => restore(ctx, ref, id(checkpointId, "checkpointId")));
+  }
+
+  /** This session's checkpoints, newest first (the per-user listing filtered to this session). */
+  listCheckpoints(filter: Omit<ListCheckpointsInput, "userId" | "sessionId"> = {}): Promise<Page<Checkpoint>> {
+    return this.#run((ctx, ref) => listCheckpoints(ctx, { ...filter, userId: ref.userId, sessionId: ref.id }));
   }
 
   /** Deletes a checkpoint; one a branch forks from is refused (`ConflictError`, code `CHECKPOINT_IN_USE`). */
