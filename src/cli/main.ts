@@ -1,0 +1,96 @@
+#!/usr/bin/env node
+// The `forkpoint` command: inspect a database from the shell (sessions, history, branches, checkpoints, rollback).
+import { Command, InvalidArgumentError } from "commander";
+import { formatDistanceToNow } from "date-fns";
+import { pathToFileURL } from "node:url";
+import { ForkpointError, branchTree, openForkpoint, type BranchTreeNode, type Forkpoint } from "../index.js";
+
+const positiveInt = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("must be a positive integer");
+  return n;
+};
+const ago = (d: Date) => formatDistanceToNow(d, { addSuffix: true });
+
+/** Builds the program; `out` receives each printed line (tests capture it). */
+export function buildProgram(out: (line: string) => void = console.log): Command {
+  const program = new Command("forkpoint")
+    .description("A git-like tree of chat and agent sessions, on SQLite")
+    .option("-d, --db <path>", "database file", "./forkpoint.db")
+    .option("--json", "print JSON instead of text");
+
+  const withDb = async <T>(fn: (fp: Forkpoint, json: boolean) => Promise<T>): Promise<T> => {
+    const { db, json } = program.opts<{ db: string; json?: boolean }>();
+    const fp = openForkpoint({ path: db });
+    try {
+      return await fn(fp, Boolean(json));
+    } finally {
+      await fp.close();
+    }
+  };
+  const print = (json: boolean, value: unknown, text: () => string[]) => {
+    if (json) out(JSON.stringify(value, null, 2));
+    else for (const line of text()) out(line);
+  };
+
+  program.command("sessions").description("list a user's sessions, newest first")
+    .requiredOption("-u, --user <userId>", "owner").option("-n, --limit <n>", "how many", positiveInt, 20)
+    .action((o: { user: string; limit: number }) => withDb(async (fp, json) => {
+      const page = await fp.listSessions({ userId: o.user, limit: o.limit });
+      print(json, page, () => page.items.map((s) => `${s.id}  ${s.title ?? "(untitled)"}  updated ${ago(s.updatedAt)}`));
+    }));
+
+  program.command("history").description("messages of a session's current branch (or --branch)")
+    .argument("<sessionId>").requiredOption("-u, --user <userId>", "owner").option("-b, --branch <branchId>", "another branch")
+    .action((sessionId: string, o: { user: string; branch?: string }) => withDb(async (fp, json) => {
+      const s = await fp.getSession(sessionId, { userId: o.user });
+      const messages = await s.history(o.branch ? { branchId: o.branch } : {});
+      print(json, messages, () => messages.map((m) => `${String(m.position).padStart(4)}  ${m.role.padEnd(10)} ${typeof m.content === "string" ? m.content : JSON.stringify(m.content)}`));
+    }));
+
+  program.command("branches").description("a session's branches as a tree")
+    .argument("<sessionId>").requiredOption("-u, --user <userId>", "owner")
+    .action((sessionId: string, o: { user: string }) => withDb(async (fp, json) => {
+      const tree = branchTree(await (await fp.getSession(sessionId, { userId: o.user })).branches());
+      const lines: string[] = [];
+      const walk = (nodes: BranchTreeNode[], indent: string) => {
+        for (const n of nodes) {
+          lines.push(`${indent}${n.id}  ${n.reason} at ${n.forkPosition}, head ${n.head}${n.current ? "  *current" : ""}`);
+          walk(n.children, indent + "  ");
+        }
+      };
+      walk(tree, "");
+      print(json, tree, () => lines);
+    }));
+
+  program.command("checkpoints").description("a user's checkpoints, newest first")
+    .requiredOption("-u, --user <userId>", "owner").option("-s, --session <sessionId>", "one session only")
+    .option("--name <name>", "with this name").option("-n, --limit <n>", "how many", positiveInt, 20)
+    .action((o: { user: string; session?: string; name?: string; limit: number }) => withDb(async (fp, json) => {
+      const page = await fp.listCheckpoints({ userId: o.user, limit: o.limit, ...(o.session ? { sessionId: o.session } : {}), ...(o.name ? { name: o.name } : {}) });
+      print(json, page, () => page.items.map((c) => `${c.id}  ${c.name ?? (c.auto ? "(auto)" : "(unnamed)")}  position ${c.position}  ${ago(c.createdAt)}`));
+    }));
+
+  program.command("rollback").description("roll a session back to a checkpoint (a new branch; nothing is lost)")
+    .argument("<sessionId>").argument("<checkpointId>").requiredOption("-u, --user <userId>", "owner")
+    .action((sessionId: string, checkpointId: string, o: { user: string }) => withDb(async (fp, json) => {
+      const r = await (await fp.getSession(sessionId, { userId: o.user })).rollback(checkpointId);
+      print(json, r, () => [`now on branch ${r.branch.id} at position ${r.branch.forkPosition}`, `undone ${r.undone.length}, skipped ${r.skipped.length}, unknown ${r.unknown.length}`]);
+    }));
+
+  return program;
+}
+
+/** Runs the CLI; typed errors print their code and message and exit 1. */
+export async function main(argv: string[] = process.argv): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (error) {
+    if (error instanceof ForkpointError) {
+      console.error(`error ${error.code}: ${error.message}`);
+      process.exitCode = 1;
+    } else throw error;
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await main();
