@@ -1,0 +1,28 @@
+// The README's `ts` examples, run in order as one program against the real package source.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+
+const root = resolve(import.meta.dirname, "..");
+// Inside the project (ignored by git) so that `--import tsx` resolves from node_modules.
+mkdirSync(join(root, ".tmp"), { recursive: true });
+const dir = mkdtempSync(join(root, ".tmp", "readme-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("README examples", () => {
+  it("run as written and print what the comments say", () => {
+    const readme = readFileSync(join(root, "README.md"), "utf8");
+    const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    expect(blocks.length).toBeGreaterThanOrEqual(5);
+    const program = blocks.join("\n").replaceAll(`from "forkpoint"`, `from ${JSON.stringify(join(root, "src/index.ts"))}`);
+    const file = join(dir, "readme-example.ts");
+    writeFileSync(file, program);
+    const out = execFileSync(process.execPath, ["--import", "tsx", file], { cwd: dir, encoding: "utf8" });
+    expect(out).toContain("{ city: 'Lisbon', month: 'May' }");
+    expect(out).toContain("< 2/2 >");
+    expect(out).toContain("[ 'write_file' ] false");
+    expect(out).toContain("ok: true");
+    expect(out.split("\n")).toContain("3");
+  });
+});
