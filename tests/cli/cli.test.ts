@@ -1,0 +1,66 @@
+// The forkpoint CLI over a real database: listings, history, branches and rollback, in text and JSON.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildProgram, main } from "../../src/cli/main.js";
+import { openForkpoint } from "../../src/index.js";
+
+const dir = mkdtempSync(join(tmpdir(), "forkpoint-cli-"));
+const db = join(dir, "cli.db");
+let sessionId = "";
+let checkpointId = "";
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+beforeAll(async () => {
+  const fp = openForkpoint({ path: db });
+  const s = await fp.createSession({ userId: "ann", title: "CLI test" });
+  await s.append([{ role: "user", content: "hello" }, { role: "assistant", content: { parts: ["hi"] } }]);
+  checkpointId = (await s.checkpoint({ name: "greeted" })).id;
+  await s.append({ role: "user", content: "more" });
+  sessionId = s.id;
+  await fp.close();
+});
+
+async function cli(...args: string[]): Promise<string[]> {
+  const lines: string[] = [];
+  await buildProgram((l) => lines.push(l)).parseAsync(["node", "forkpoint", "--db", db, ...args]);
+  return lines;
+}
+
+describe("forkpoint CLI", () => {
+  it("lists a user's sessions and checkpoints", async () => {
+    expect((await cli("sessions", "-u", "ann")).join("\n")).toContain("CLI test");
+    expect((await cli("checkpoints", "-u", "ann", "--name", "greeted"))[0]).toContain(checkpointId);
+    expect(await cli("sessions", "-u", "nobody")).toEqual([]);
+  });
+
+  it("prints history, rolls back, and shows the new branch in the tree", async () => {
+    expect(await cli("history", sessionId, "-u", "ann")).toHaveLength(3);
+    const rolled = await cli("rollback", sessionId, checkpointId, "-u", "ann");
+    expect(rolled[0]).toMatch(/now on branch br_\S+ at position 2/);
+    expect(await cli("history", sessionId, "-u", "ann")).toHaveLength(2);
+    const tree = await cli("branches", sessionId, "-u", "ann");
+    expect(tree).toHaveLength(2);
+    expect(tree[1]).toMatch(/^\s+br_\S+\s+rollback at 2, head 2\s+\*current$/);
+  });
+
+  it("prints JSON with --json", async () => {
+    const page = JSON.parse((await cli("--json", "checkpoints", "-u", "ann")).join("\n"));
+    expect(page.items[0].id).toBe(checkpointId);
+    expect(page.nextCursor).toBeNull();
+  });
+
+  it("reports typed errors with their code and exit code 1", async () => {
+    const errors: string[] = [];
+    const original = console.error;
+    console.error = (line: string) => errors.push(line);
+    try {
+      await main(["node", "forkpoint", "--db", db, "history", sessionId, "-u", "mallory"]);
+    } finally {
+      console.error = original;
+    }
+    expect(errors[0]).toBe(`error NOT_FOUND: session not found: "${sessionId}"`);
+    expect(process.exitCode).toBe(1);
+    process.exitCode = 0;
+  });
+});
