@@ -47,7 +47,6 @@ CREATE TABLE `checkpoints` (
 CREATE UNIQUE INDEX `checkpoints_id` ON `checkpoints` (`id`);--> statement-breakpoint
 CREATE INDEX `checkpoints_user_seq` ON `checkpoints` (`user_id`,`seq`);--> statement-breakpoint
 CREATE INDEX `checkpoints_user_session_seq` ON `checkpoints` (`user_id`,`session_id`,`seq`);--> statement-breakpoint
-CREATE INDEX `checkpoints_branch_position` ON `checkpoints` (`branch_id`,`position`);--> statement-breakpoint
 CREATE INDEX `checkpoints_expires` ON `checkpoints` (`expires_at`) WHERE expires_at IS NOT NULL;--> statement-breakpoint
 CREATE TABLE `entries` (
 	`seq` integer PRIMARY KEY AUTOINCREMENT NOT NULL,

@@ -40,7 +40,6 @@ export async function append(ctx: EngineContext, ref: SessionRef, input: Message
       const auto = autoCheckpointAfterMessage(ctx, session, row);
       if (auto) checkpoints.push(toCheckpoint(auto));
     }
-    if (out.length > 0) ctx.store.touchSession(session.id, ctx.now());
     return out;
   });
   for (const cp of checkpoints) ctx.events.emit("checkpoint", cp);

@@ -41,7 +41,8 @@ export async function performMove(
 ): Promise<MoveOutcome> {
   const o = parseInput(moveOptions, options ?? {}, "options");
   return ctx.withSessionLock(ref.id, async () => {
-    const { spec, plan } = await ctx.store.read(() => {
+    // One write transaction plans the move and, when no tool has to run, finishes it too.
+    const planned = await ctx.store.write(() => {
       const session = ownedSession(ctx.store, ref.id, ref.userId);
       const base = prepare(session);
       const computed = computePlan(ctx, session, base.target);
@@ -51,8 +52,16 @@ export async function performMove(
         skipped: computed.steps.skipped.map((t) => t.id),
         unknown: computed.steps.unknown.map((t) => t.id),
       };
-      return { spec, plan: computed.steps };
+      const plan = computed.steps;
+      if (o.refuseIrreversible && plan.skipped.length > 0) return { spec, plan, done: null };
+      const done = plan.undo.length + plan.replay.length === 0 ? finishMoveTx(ctx, spec, null) : null;
+      return { spec, plan, done };
     });
+    const { spec, plan, done } = planned;
+    if (done) {
+      ctx.events.emit(spec.kind, done);
+      return done;
+    }
     if (o.refuseIrreversible && plan.skipped.length > 0) {
       throw new ConflictError(
         `the move passes ${plan.skipped.length} irreversible tool call(s) (${plan.skipped.map((t) => `${t.tool} ${t.id}`).join(", ")}) and refuseIrreversible is set`,
@@ -63,7 +72,6 @@ export async function performMove(
       ...plan.undo.map((t) => ({ op: "undo" as const, entryId: t.id })),
       ...plan.replay.map((t) => ({ op: "replay" as const, entryId: t.id })),
     ].map((s, idx) => ({ moveId: "", idx, ...s, status: "pending" as const, result: null, error: null }));
-    if (steps.length === 0) return finishMove(ctx, spec, null);
     const moveId = newId("mv");
     await ctx.store.write(() => {
       ownedSession(ctx.store, ref.id, ref.userId);
@@ -144,39 +152,42 @@ function journalReport(ctx: EngineContext, moveId: string | null): Pick<MoveResu
 
 /** Creates the new branch (and edited message), makes the target current, closes the journal: one transaction. */
 async function finishMove(ctx: EngineContext, spec: MoveSpec, moveId: string | null): Promise<MoveOutcome> {
-  const outcome = await ctx.store.write(() => {
-    const store = ctx.store;
-    const now = ctx.now();
-    let branchRow = spec.newBranch ?? store.getBranch(spec.target.branchId)!;
-    let message: Message | undefined;
-    if (spec.newBranch) {
-      branchRow = { ...spec.newBranch, createdAt: now };
-      store.insertBranch(branchRow);
-      store.insertEvent({ sessionId: spec.sessionId, kind: "branch", refId: branchRow.id, branchId: branchRow.id, detail: `${branchRow.reason} at position ${branchRow.forkPosition}`, createdAt: now });
-      if (spec.edit) {
-        const base = headOfEntry(branchRow.forkEntryId ? store.getEntry(branchRow.forkEntryId) : undefined);
-        const row = writeEntry(ctx, branchRow.id, base, spec.edit.fields, spec.edit.id);
-        message = toMessage(row);
-        autoCheckpointAfterMessage(ctx, { id: spec.sessionId, userId: spec.userId }, row);
-      }
-    } else {
-      store.insertEvent({ sessionId: spec.sessionId, kind: "switch", refId: branchRow.id, branchId: branchRow.id, detail: `switched to branch ${branchRow.id}`, createdAt: now });
-    }
-    store.setCurrentBranch(spec.sessionId, branchRow.id, now);
-    if (moveId) store.finishMove(moveId, "done", now);
-    const report = journalReport(ctx, moveId);
-    const byId = (id: string) => toToolInvocation(store.getTool(id)!);
-    const branch: Branch = toBranch(branchRow, headOf(store, branchRow).position, branchRow.id);
-    return {
-      branch,
-      undone: report.undone,
-      replayed: report.replayed,
-      skipped: spec.skipped.map(byId),
-      failed: report.failed,
-      unknown: [...spec.unknown.map(byId), ...report.unknown],
-      ...(message ? { message } : {}),
-    };
-  });
+  const outcome = await ctx.store.write(() => finishMoveTx(ctx, spec, moveId));
   ctx.events.emit(spec.kind, outcome);
   return outcome;
+}
+
+/** The body of `finishMove`, inside the caller's write transaction. */
+function finishMoveTx(ctx: EngineContext, spec: MoveSpec, moveId: string | null): MoveOutcome {
+  const store = ctx.store;
+  const now = ctx.now();
+  let branchRow = spec.newBranch ?? store.getBranch(spec.target.branchId)!;
+  let message: Message | undefined;
+  if (spec.newBranch) {
+    branchRow = { ...spec.newBranch, createdAt: now };
+    store.insertBranch(branchRow);
+    store.insertEvent({ sessionId: spec.sessionId, kind: "branch", refId: branchRow.id, branchId: branchRow.id, detail: `${branchRow.reason} at position ${branchRow.forkPosition}`, createdAt: now });
+    if (spec.edit) {
+      const base = headOfEntry(branchRow.forkEntryId ? store.getEntry(branchRow.forkEntryId) : undefined);
+      const row = writeEntry(ctx, branchRow.id, base, spec.edit.fields, spec.edit.id);
+      message = toMessage(row);
+      autoCheckpointAfterMessage(ctx, { id: spec.sessionId, userId: spec.userId }, row);
+    }
+  } else {
+    store.insertEvent({ sessionId: spec.sessionId, kind: "switch", refId: branchRow.id, branchId: branchRow.id, detail: `switched to branch ${branchRow.id}`, createdAt: now });
+  }
+  store.setCurrentBranch(spec.sessionId, branchRow.id, now);
+  if (moveId) store.finishMove(moveId, "done", now);
+  const report = journalReport(ctx, moveId);
+  const byId = (id: string) => toToolInvocation(store.getTool(id)!);
+  const branch: Branch = toBranch(branchRow, headOf(store, branchRow).position, branchRow.id);
+  return {
+    branch,
+    undone: report.undone,
+    replayed: report.replayed,
+    skipped: spec.skipped.map(byId),
+    failed: report.failed,
+    unknown: [...spec.unknown.map(byId), ...report.unknown],
+    ...(message ? { message } : {}),
+  };
 }

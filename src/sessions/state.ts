@@ -46,7 +46,6 @@ export async function setState(ctx: EngineContext, ref: SessionRef, next: StateU
     }
     const snapshot = storeSnapshot(ctx.store, value);
     writeEntry(ctx, branch.id, head, { kind: "state", state: snapshot });
-    ctx.store.touchSession(session.id, ctx.now());
     return JSON.parse(canonicalJson(value)) as JsonValue;
   });
 }

@@ -15,7 +15,6 @@ import { toCheckpoint, toToolInvocation } from "./rows.js";
 function journalCall(ctx: EngineContext, session: SessionRow, tool: string, argsText: string, callId: string | null): EntryRow {
   const branch = ctx.store.getBranch(session.currentBranchId)!;
   const row = writeEntry(ctx, branch.id, headOf(ctx.store, branch), { kind: "tool", tool, content: argsText, callId });
-  ctx.store.touchSession(session.id, ctx.now());
   return row;
 }
 

@@ -132,7 +132,6 @@ export const checkpoints = sqliteTable(
     uniqueIndex("checkpoints_id").on(t.id),
     index("checkpoints_user_seq").on(t.userId, t.seq),
     index("checkpoints_user_session_seq").on(t.userId, t.sessionId, t.seq),
-    index("checkpoints_branch_position").on(t.branchId, t.position),
     index("checkpoints_expires").on(t.expiresAt).where(sql`expires_at IS NOT NULL`),
   ],
 );

@@ -7,8 +7,10 @@ import type {
   MoveStepRow, MoveStepStatus, NewCheckpoint, NewEntry, SessionRow, Store, TimelineRow, ToolResultRow, ToolRow,
 } from "./store.js";
 
+// updatedAt: the later of the last move and the last entry of the current branch (appends do not rewrite the session row).
 const SESSION_COLS = `seq, id, user_id AS userId, title, metadata, current_branch_id AS currentBranchId,
-  origin_session_id AS originSessionId, origin_checkpoint_id AS originCheckpointId, created_at AS createdAt, updated_at AS updatedAt`;
+  origin_session_id AS originSessionId, origin_checkpoint_id AS originCheckpointId, created_at AS createdAt,
+  max(updated_at, coalesce((SELECT created_at FROM entries WHERE branch_id = current_branch_id ORDER BY position DESC LIMIT 1), 0)) AS updatedAt`;
 const BRANCH_COLS = `id, session_id AS sessionId, parent_id AS parentId, fork_checkpoint_id AS forkCheckpointId,
   fork_position AS forkPosition, fork_entry_id AS forkEntryId, name, reason, created_at AS createdAt`;
 const ENTRY_COLS = `e.seq, e.id, e.branch_id AS branchId, e.position, e.kind, e.role, e.content, e.tool, e.call_id AS callId,
