@@ -106,6 +106,7 @@ CREATE TABLE `moves` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `moves_id` ON `moves` (`id`);--> statement-breakpoint
 CREATE INDEX `moves_status` ON `moves` (`status`);--> statement-breakpoint
+CREATE INDEX `moves_session` ON `moves` (`session_id`);--> statement-breakpoint
 CREATE TABLE `sessions` (
 	`seq` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`id` text NOT NULL,

@@ -15,7 +15,7 @@ export interface EngineContext {
   tools: ToolRegistry;
   autoCheckpoint: AutoCheckpointSettings;
   events: EventEmitter;
-  /** Milliseconds since the epoch; never goes backwards within a process. */
+  /** Milliseconds since the epoch (fractional: µs resolution); strictly increasing within a process. */
   now(): number;
   /** Serializes world moves per session within this process. */
   withSessionLock<T>(sessionId: string, fn: () => Promise<T>): Promise<T>;
@@ -27,12 +27,16 @@ export interface SessionRef {
   userId: string;
 }
 
-/** A clock that never goes backwards (wall clocks can), so time-ordered listings stay ordered. */
+/**
+ * Milliseconds since the epoch with microsecond resolution, strictly increasing within the process, so
+ * that events of one millisecond keep their order in the timeline. It drifts from the wall clock by at most
+ * 1 µs per call made within the same microsecond.
+ */
 export function monotonicClock(): () => number {
   let last = 0;
   return () => {
-    const now = Date.now();
-    last = now > last ? now : last;
+    const now = Math.round((performance.timeOrigin + performance.now()) * 1000) / 1000;
+    last = now > last ? now : Math.round((last + 0.001) * 1000) / 1000;
     return last;
   };
 }

@@ -13,7 +13,7 @@ export function decodeCursor<T extends (string | number)[]>(cursor: string, shap
   } catch {
     key = undefined;
   }
-  const ok = Array.isArray(key) && key.length === shape.length && key.every((v, i) => typeof v === shape[i] && (typeof v !== "number" || Number.isSafeInteger(v)));
+  const ok = Array.isArray(key) && key.length === shape.length && key.every((v, i) => typeof v === shape[i] && (typeof v !== "number" || Number.isFinite(v)));
   if (!ok) throw new ValidationError("cursor", "is not a cursor this listing returned");
   return key as T;
 }

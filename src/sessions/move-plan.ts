@@ -30,7 +30,8 @@ export function computePlan(ctx: EngineContext, session: SessionRow, target: Mov
   const worldRest = lineageTools(store, worldBranch.id).filter((t) => t.position > common);
   const divergent = [...worldRest.map(toToolInvocation), ...targetTools.filter((t) => t.position > common)];
   const applied = store.appliedTools(session.id).map(withAppliedResult).map(toToolInvocation);
-  const steps = planSteps(applied, targetTools, divergent, (tool) => ctx.tools.isReversible(tool));
+  const uncertain = new Set(store.uncertainInvocations(session.id));
+  const steps = planSteps(applied, targetTools, divergent, (tool) => ctx.tools.isReversible(tool), uncertain);
   return { steps, common, worldBranchId: worldBranch.id, worldPosition };
 }
 

@@ -3,7 +3,7 @@ import Database from "better-sqlite3";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { DatabaseError } from "../models/errors.js";
-import { applyMigrations } from "./migrate.js";
+import { applyMigrations, assertNotNewer } from "./migrate.js";
 
 /** How each commit reaches the disk: "normal" (WAL + synchronous=NORMAL, the default) or "full" (an fsync per commit). */
 export type Durability = "normal" | "full";
@@ -37,7 +37,7 @@ export function openDatabase(options: OpenDatabaseOptions): Database.Database {
       db.pragma(`synchronous = ${options.durability === "full" ? "FULL" : "NORMAL"}`);
     }
     db.pragma("foreign_keys = ON");
-    if (options.readonly) assertMigrated(db);
+    if (options.readonly) assertMigrated(db, MIGRATIONS_FOLDER);
     else applyMigrations(db, MIGRATIONS_FOLDER);
     return db;
   } catch (cause) {
@@ -51,7 +51,9 @@ export function openDatabase(options: OpenDatabaseOptions): Database.Database {
   }
 }
 
-function assertMigrated(db: Database.Database): void {
+/** Read-only opens cannot migrate: the schema must be exactly one this version knows. */
+function assertMigrated(db: Database.Database, migrationsFolder: string): void {
   const row = db.prepare("SELECT name FROM sqlite_master WHERE type='table' AND name='entries'").get();
   if (!row) throw new DatabaseError("NOT_A_DATABASE", "the database has no forkpoint schema and is opened read-only");
+  assertNotNewer(db, migrationsFolder);
 }

@@ -184,7 +184,7 @@ export const moves = sqliteTable(
     createdAt: integer("created_at").notNull(),
     finishedAt: integer("finished_at"),
   },
-  (t) => [uniqueIndex("moves_id").on(t.id), index("moves_status").on(t.status)],
+  (t) => [uniqueIndex("moves_id").on(t.id), index("moves_status").on(t.status), index("moves_session").on(t.sessionId)],
 );
 
 /** The steps of a move, in order. */

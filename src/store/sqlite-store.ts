@@ -104,6 +104,7 @@ export class SqliteStore implements Store {
       runningMovesOf: p(`SELECT ${MOVE_COLS} FROM moves WHERE status = 'running' AND session_id = ? ORDER BY seq`),
       finishMove: p(`UPDATE moves SET status = ?, finished_at = ? WHERE id = ?`),
       insertStep: p(`INSERT INTO move_steps (move_id, idx, op, entry_id, status, result, error) VALUES (@moveId, @idx, @op, @entryId, @status, @result, @error)`),
+      uncertain: p(`SELECT DISTINCT s.entry_id AS id FROM move_steps s JOIN moves m ON m.id = s.move_id WHERE m.session_id = ? AND s.status = 'unknown'`),
       steps: p(`SELECT ${STEP_COLS} FROM move_steps WHERE move_id = ? ORDER BY idx`),
       setStep: p(`UPDATE move_steps SET status = ?, result = ?, error = ? WHERE move_id = ? AND idx = ?`),
     };
@@ -238,7 +239,8 @@ export class SqliteStore implements Store {
     if (f.sessionId !== undefined) where.push("session_id = @sessionId");
     if (f.name !== undefined) where.push("name = @name");
     if (f.since !== undefined) where.push("created_at >= @since");
-    if (f.until !== undefined) where.push("created_at <= @until");
+    // Times are stored with µs resolution; `until` is inclusive to the millisecond a Date can express.
+    if (f.until !== undefined) where.push("created_at < @until + 1");
     if (f.auto !== undefined) where.push("auto = @auto");
     const sql = `SELECT ${CHECKPOINT_COLS} FROM checkpoints WHERE ${where.join(" AND ")} ORDER BY seq DESC LIMIT @limit`;
     const rows = this.#cached(sql).all({
@@ -276,6 +278,9 @@ export class SqliteStore implements Store {
     this.#s.unmarkApplied!.run(entryId);
   }
 
+  uncertainInvocations(sessionId: string): string[] {
+    return (this.#s.uncertain!.all(sessionId) as { id: string }[]).map((r) => r.id);
+  }
   insertMove(row: MoveRow): void {
     this.#s.insertMove!.run(row);
   }

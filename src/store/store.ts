@@ -209,6 +209,8 @@ export interface Store {
   markApplied(entryId: string, sessionId: string, result: string | null, at: number): void;
   unmarkApplied(entryId: string): void;
 
+  /** Invocations of a session whose move step was interrupted by a crash (status "unknown"). */
+  uncertainInvocations(sessionId: string): string[];
   insertMove(row: MoveRow): void;
   getMove(id: string): MoveRow | undefined;
   runningMoves(sessionId?: string): MoveRow[];

@@ -25,29 +25,39 @@ export interface StepPlan<T extends PlannedInvocation> {
  * @param target the target lineage's invocations, in position order
  * @param divergent invocations of both lineages after their common prefix (for `unknown`)
  * @param isReversible whether a tool has a registered `undo`
+ * @param uncertain invocations whose undo/replay step was interrupted by a crash: their effect may or may not
+ *   be in the world, so no later move touches them automatically (reported as unknown when passed)
  */
 export function planSteps<T extends PlannedInvocation>(
   applied: T[],
   target: T[],
   divergent: T[],
   isReversible: (tool: string) => boolean,
+  uncertain: ReadonlySet<string> = new Set(),
 ): StepPlan<T> {
   const onTarget = new Set(target.map((t) => t.id));
+  const passed = new Set(divergent.map((t) => t.id));
   const plan: StepPlan<T> = { undo: [], replay: [], skipped: [], unknown: [] };
+  const unknown = new Set<string>();
+  const markUnknown = (inv: T) => {
+    if (!unknown.has(inv.id)) {
+      unknown.add(inv.id);
+      plan.unknown.push(inv);
+    }
+  };
   for (const inv of applied) {
     if (onTarget.has(inv.id)) continue;
-    (isReversible(inv.tool) ? plan.undo : plan.skipped).push(inv);
+    if (uncertain.has(inv.id)) markUnknown(inv);
+    else if (isReversible(inv.tool)) plan.undo.push(inv);
+    // An irreversible effect stays in the world; only a move that passes its call reports it.
+    else if (passed.has(inv.id)) plan.skipped.push(inv);
   }
   for (const inv of target) {
     if (inv.status !== "succeeded" || inv.applied) continue;
-    (isReversible(inv.tool) ? plan.replay : plan.skipped).push(inv);
+    if (uncertain.has(inv.id)) markUnknown(inv);
+    else if (isReversible(inv.tool)) plan.replay.push(inv);
+    else if (passed.has(inv.id)) plan.skipped.push(inv);
   }
-  const seen = new Set<string>();
-  for (const inv of divergent) {
-    if (inv.status === "running" && !seen.has(inv.id)) {
-      seen.add(inv.id);
-      plan.unknown.push(inv);
-    }
-  }
+  for (const inv of divergent) if (inv.status === "running" || uncertain.has(inv.id)) markUnknown(inv);
   return plan;
 }
