@@ -1,0 +1,109 @@
+// Structural sharing: each message is stored once, checkpoints copy nothing, rollback adds O(1) rows, size is linear.
+import fs from "node:fs";
+import { describe, expect, it } from "vitest";
+import type { Forkpoint, SessionHandle } from "../../src/index.js";
+import { countRows, rowDelta, tempDatabases, withRawDatabase } from "../helpers.js";
+
+const dbs = tempDatabases();
+
+/** `messages` messages in batches of `per`, with a checkpoint after each batch. Returns the checkpoints' ids. */
+async function fill(s: SessionHandle, messages: number, per: number): Promise<string[]> {
+  const checkpoints: string[] = [];
+  for (let done = 0; done < messages; done += per) {
+    await s.append(Array.from({ length: per }, (_, i) => ({ role: (done + i) % 2 ? "assistant" : "user", content: `message number ${done + i} of the conversation` })));
+    checkpoints.push((await s.checkpoint({ name: `after ${done + per}` })).id);
+  }
+  return checkpoints;
+}
+
+/** Rows that one rollback adds, per table, on a session with `messages` messages. */
+async function rollbackDelta(fp: Forkpoint, file: string, messages: number): Promise<Record<string, number>> {
+  const s = await fp.createSession({ userId: "alice" });
+  const cps = await fill(s, messages, Math.min(10, messages));
+  const before = countRows(file);
+  await s.rollback(cps[Math.floor(cps.length / 2)]!);
+  return rowDelta(before, countRows(file));
+}
+
+function fileSize(file: string): number {
+  return fs.statSync(file).size + (fs.existsSync(`${file}-wal`) ? fs.statSync(`${file}-wal`).size : 0);
+}
+
+describe("structural sharing", () => {
+  it("after 10,000 messages and 1,000 checkpoints on one session, each message is stored once and checkpoints only add checkpoint rows", async () => {
+    const { fp, path } = dbs.open();
+    const s = await fp.createSession({ userId: "alice" });
+    const empty = countRows(path);
+    const cps = await fill(s, 10_000, 10);
+    expect(cps).toHaveLength(1_000);
+
+    const delta = rowDelta(empty, countRows(path));
+    expect(delta.entries).toBe(10_000);
+    expect(delta.checkpoints).toBe(1_000);
+    expect(delta.branches).toBe(0);
+    expect(delta.state_snapshots).toBe(0);
+    // nothing else grows with the number of messages or checkpoints
+    const others = Object.entries(delta).filter(([t]) => t !== "entries" && t !== "checkpoints");
+    expect(others.reduce((sum, [, n]) => sum + n, 0)).toBe(0);
+
+    withRawDatabase(path, (db) => {
+      const kinds = db.prepare(`SELECT kind, count(*) AS n FROM entries GROUP BY kind`).all();
+      expect(kinds).toEqual([{ kind: "message", n: 10_000 }]);
+      // every message's content is held by exactly one row
+      const dup = db.prepare(`SELECT count(*) AS n FROM (SELECT content FROM entries GROUP BY content HAVING count(*) > 1)`).get() as { n: number };
+      expect(dup.n).toBe(0);
+    });
+
+    const history = await s.history();
+    expect(history).toHaveLength(10_000);
+    expect(history.every((m, i) => m.position === i + 1)).toBe(true);
+    const mid = await s.restore(cps[499]!);
+    expect(mid.history).toHaveLength(5_000);
+    expect(mid.history[4_999]!.content).toBe("message number 4999 of the conversation");
+  });
+
+  it("a rollback adds the same number of rows at 10 messages as at 10,000 messages, and no entries", async () => {
+    const small = dbs.open();
+    const large = dbs.open();
+    const atTen = await rollbackDelta(small.fp, small.path, 10);
+    const atTenThousand = await rollbackDelta(large.fp, large.path, 10_000);
+    expect(atTenThousand).toEqual(atTen);
+    expect(atTen.entries).toBe(0);
+    expect(atTen.checkpoints).toBe(0);
+    expect(atTen.branches).toBe(1);
+  });
+
+  it("an edit adds one entry and one branch whatever the history length", async () => {
+    const { fp, path } = dbs.open();
+    const s = await fp.createSession({ userId: "alice" });
+    await fill(s, 5_000, 1_000);
+    const history = await s.history();
+    const before = countRows(path);
+    await s.edit(history[4_000]!.id, { role: "user", content: "edited" });
+    const delta = rowDelta(before, countRows(path));
+    expect(delta).toMatchObject({ entries: 1, branches: 1, checkpoints: 0 });
+  });
+
+  it("identical state documents are stored once", async () => {
+    const { fp, path } = dbs.open();
+    const s = await fp.createSession({ userId: "alice" });
+    for (let i = 0; i < 20; i++) await s.setState({ mode: i % 2 ? "a" : "b", list: [1, 2, 3] });
+    await s.setState({ list: [1, 2, 3], mode: "a" }); // same document, other key order
+    expect(countRows(path).state_snapshots).toBe(2);
+  });
+
+  it("grows the database file linearly: 10x the messages and checkpoints is about 10x the bytes, not 100x", async () => {
+    const sizeAfter = async (messages: number) => {
+      const { fp, path } = dbs.open();
+      const s = await fp.createSession({ userId: "alice" });
+      await fill(s, messages, 10);
+      await fp.close(); // folds the WAL into the main file
+      return fileSize(path);
+    };
+    const small = await sizeAfter(1_000);
+    const large = await sizeAfter(10_000);
+    const ratio = large / small;
+    expect(ratio).toBeGreaterThan(5);
+    expect(ratio).toBeLessThan(15);
+  });
+});

@@ -1,0 +1,365 @@
+// Process-level crashes: a real child process is SIGKILLed in the middle of a tool run and in the middle of a
+// move; the parent reopens the same SQLite file with the tools registered and checks what the journal did.
+import { spawn, type ChildProcess } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { openForkpoint, type Forkpoint, type RecoveryReport, type ToolInvocation } from "../../src/index.js";
+import { blockTool, readLog, readOrNull, tempDir, writeFileTool, type ToolCallRecord } from "../fixtures/file-tools.js";
+import { ids, rows } from "../fixtures/harness.js";
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const USER = "carol";
+const opened: Forkpoint[] = [];
+const children: ChildProcess[] = [];
+
+afterEach(async () => {
+  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  for (const fp of opened.splice(0)) await fp.close().catch(() => undefined);
+});
+
+function open(dbPath: string, tools: ReturnType<typeof writeFileTool | typeof blockTool>[], recover = true): Forkpoint {
+  const fp = openForkpoint({ path: dbPath, tools, recover });
+  opened.push(fp);
+  return fp;
+}
+
+async function closeAll(): Promise<void> {
+  for (const fp of opened.splice(0)) await fp.close();
+}
+
+interface Child {
+  proc: ChildProcess;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  output: () => string;
+}
+
+function startChild(script: string, args: string[]): Child {
+  const proc = spawn(process.execPath, ["--import", "tsx", path.join(repoRoot, "tests/fixtures", script), ...args], {
+    cwd: repoRoot,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(proc);
+  let out = "";
+  proc.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+  proc.stderr!.on("data", (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    proc.on("exit", (code, signal) => resolve({ code, signal })),
+  );
+  return { proc, exited, output: () => out };
+}
+
+/** Polls until `ready()` holds; fails if the child exits first (or after a generous safety limit). */
+async function waitUntil(child: Child, ready: () => boolean, what: string): Promise<void> {
+  let gone = false;
+  void child.exited.then(() => (gone = true));
+  for (let i = 0; i < 6_000; i++) {
+    if (ready()) return;
+    if (gone) throw new Error(`child exited before ${what}:\n${child.output()}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new Error(`gave up waiting for ${what}:\n${child.output()}`);
+}
+
+async function kill(child: Child): Promise<void> {
+  child.proc.kill("SIGKILL");
+  const { signal } = await child.exited; // reaped: its pid is no longer alive
+  expect(signal).toBe("SIGKILL");
+}
+
+describe("a child killed while a tool runs", () => {
+  it("leaves the invocation running; a later rollback reports it unknown and does not undo it", async () => {
+    const dir = tempDir("forkpoint-crash-");
+    const dbPath = path.join(dir, "forkpoint.db");
+    const f = path.join(dir, "f.txt");
+    const marker = path.join(dir, "block.marker");
+    const calls: ToolCallRecord[] = [];
+    const tools = () => [writeFileTool({ calls }), blockTool({ calls })];
+
+    let fp = open(dbPath, tools());
+    const s0 = await fp.createSession({ userId: USER });
+    await s0.append({ role: "user", content: "write then block" });
+    const cp0 = await s0.checkpoint({ name: "before tools" });
+    await s0.invoke("write_file", { path: f, text: "F" });
+    const root = (await s0.info()).currentBranchId;
+    await closeAll();
+
+    const child = startChild("crash-invoke.ts", [dbPath, s0.id, USER, marker]);
+    await waitUntil(child, () => fs.existsSync(marker), "the tool started");
+    await kill(child);
+    const childPid = readOrNull(marker);
+
+    fp = open(dbPath, tools());
+    await fp.ready;
+    const s = await fp.getSession(s0.id, { userId: USER });
+    const track = await s.toolTrack();
+    expect(track.map((t) => [t.tool, t.status, t.applied])).toEqual([
+      ["write_file", "succeeded", true],
+      ["block", "running", false],
+    ]);
+    const [write, block] = track as [ToolInvocation, ToolInvocation];
+    expect(block.completedAt).toBeNull();
+    expect(block.result).toBeNull();
+    expect(block.args).toEqual({ marker });
+
+    const plan = await s.plan({ checkpointId: cp0.id });
+    expect(ids(plan.undone)).toEqual([write.id]);
+    expect(ids(plan.unknown)).toEqual([block.id]);
+
+    const moved = await s.rollback(cp0.id);
+    expect(ids(moved.undone)).toEqual([write.id]);
+    expect(ids(moved.unknown)).toEqual([block.id]);
+    expect(ids(moved.replayed)).toEqual([]);
+    expect(readOrNull(f)).toBeNull();
+    expect(fs.existsSync(`${marker}.undone`)).toBe(false);
+
+    // going back does not replay it either (it is still reported unknown)
+    const back = await s.switchBranch(root);
+    expect(ids(back.replayed)).toEqual([write.id]);
+    expect(ids(back.unknown)).toEqual([block.id]);
+    expect(readOrNull(f)).toBe("F");
+    expect(calls.filter((c) => c.tool === "block")).toEqual([]);
+    expect(readOrNull(marker)).toBe(childPid); // never run again
+    expect((await s.toolTrack())[1]!.status).toBe("running"); // and its record never changed
+  });
+});
+
+const N = 30;
+
+interface Setup {
+  dir: string;
+  dbPath: string;
+  logFile: string;
+  files: string[];
+  original: (string | null)[];
+  sessionId: string;
+  root: string;
+  cp0: string;
+  track: ToolInvocation[];
+}
+
+/** N write_file calls over N files (half of which existed before), after a checkpoint. */
+async function setUpManyWrites(): Promise<Setup> {
+  const dir = tempDir("forkpoint-crash-");
+  const dbPath = path.join(dir, "forkpoint.db");
+  const logFile = path.join(dir, "calls.jsonl");
+  const files = Array.from({ length: N }, (_, i) => path.join(dir, `f${String(i).padStart(2, "0")}.txt`));
+  const original = files.map((_, i) => (i % 2 === 0 ? `original ${i}` : null));
+  files.forEach((file, i) => {
+    if (original[i] !== null) fs.writeFileSync(file, original[i]!);
+  });
+  const fp = open(dbPath, [writeFileTool({ logFile }), blockTool()]);
+  const s = await fp.createSession({ userId: USER });
+  await s.append({ role: "user", content: "write thirty files" });
+  const cp0 = await s.checkpoint({ name: "before" });
+  for (let i = 0; i < N; i++) await s.invoke("write_file", { path: files[i]!, text: `new ${i}` });
+  const track = await s.toolTrack();
+  const root = (await s.info()).currentBranchId;
+  await closeAll();
+  return { dir, dbPath, logFile, files, original, sessionId: s.id, root, cp0: cp0.id, track };
+}
+
+const undoLines = (logFile: string): ToolCallRecord[] => readLog(logFile).filter((c) => c.op === "undo");
+
+/** Starts the rollback in a child, kills it once `killAfter` undos are logged, and checks the move was interrupted. */
+async function killMidRollback(setup: Setup, killAfter: number): Promise<{ childPid: number }> {
+  const child = startChild("crash-rollback.ts", [setup.dbPath, setup.sessionId, USER, "rollback", setup.cp0, setup.logFile, "40"]);
+  await waitUntil(child, () => undoLines(setup.logFile).length >= killAfter, `${killAfter} undos`);
+  await kill(child);
+  const moves = rows<{ status: string; pid: number }>(setup.dbPath, "SELECT status, pid FROM moves");
+  expect(moves).toEqual([{ status: "running", pid: child.proc.pid }]);
+  expect(undoLines(setup.logFile).length).toBeLessThan(N + 1);
+  return { childPid: child.proc.pid! };
+}
+
+/** Reopens with the tools registered and returns the recovery report, from `open` (event) or an explicit `recover()`. */
+async function reopenAndRecover(setup: Setup, mode: "open" | "explicit"): Promise<{ fp: Forkpoint; report: RecoveryReport }> {
+  const tools = [writeFileTool({ logFile: setup.logFile }), blockTool()];
+  if (mode === "explicit") {
+    const fp = open(setup.dbPath, tools, false);
+    return { fp, report: await fp.recover() };
+  }
+  const fp = open(setup.dbPath, tools);
+  let report: RecoveryReport = { resumed: [], waiting: [], failed: [] };
+  fp.on("recovery", (r: RecoveryReport) => (report = r));
+  await fp.ready;
+  return { fp, report };
+}
+
+describe("a child killed in the middle of a rollback", () => {
+  for (const { killAfter, mode } of [
+    { killAfter: 1, mode: "open" as const },
+    { killAfter: 12, mode: "explicit" as const },
+    { killAfter: N, mode: "open" as const },
+  ]) {
+    it(`finishes the move exactly once after reopening (killed after ${killAfter} undo(s), recovery on ${mode})`, async () => {
+      const setup = await setUpManyWrites();
+      const all = ids(setup.track);
+      const { childPid } = await killMidRollback(setup, killAfter);
+      const byChild = undoLines(setup.logFile);
+
+      const { fp, report } = await reopenAndRecover(setup, mode);
+      expect(report.waiting).toEqual([]);
+      expect(report.failed).toEqual([]);
+      expect(report.resumed).toHaveLength(1);
+      const result = report.resumed[0]!;
+
+      // every invocation is undone (by the child or now) or reported unknown: at most one, the step running at the kill
+      expect(result.unknown.length).toBeLessThanOrEqual(1);
+      expect([...ids(result.undone), ...ids(result.unknown)].sort()).toEqual([...all].sort());
+      expect(ids(result.undone)).toEqual(all.filter((id) => !ids(result.unknown).includes(id)).reverse());
+      expect(result.replayed).toEqual([]);
+      expect(result.failed).toEqual([]);
+
+      // the log: each undone invocation undone exactly once; the unknown one never re-run by the parent
+      const log = undoLines(setup.logFile);
+      const count = (id: string) => log.filter((c) => c.invocationId === id).length;
+      for (const id of ids(result.undone)) expect(count(id), `undo count of ${id}`).toBe(1);
+      for (const inv of result.unknown) {
+        expect(count(inv.id)).toBeLessThanOrEqual(1);
+        expect(log.filter((c) => c.invocationId === inv.id && c.pid !== childPid)).toEqual([]);
+      }
+      expect(log.slice(0, byChild.length)).toEqual(byChild);
+      expect(log.slice(byChild.length).every((c) => c.pid === process.pid)).toBe(true);
+      expect(byChild.length).toBeGreaterThanOrEqual(killAfter);
+
+      // the files are where the target position says (the unknown step's file may be either way)
+      const unknownIds = new Set(ids(result.unknown));
+      setup.track.forEach((inv, i) => {
+        if (!unknownIds.has(inv.id)) expect(readOrNull(setup.files[i]!), setup.files[i]).toBe(setup.original[i]);
+      });
+
+      // the new branch exists once and is current
+      const s = await fp.getSession(setup.sessionId, { userId: USER });
+      const branches = await s.branches();
+      expect(branches).toHaveLength(2);
+      const info = await s.info();
+      expect(info.currentBranchId).toBe(result.branch.id);
+      expect(result.branch).toMatchObject({ parentId: setup.root, forkCheckpointId: setup.cp0 });
+      expect(await s.toolTrack()).toEqual([]);
+      expect(rows<{ status: string }>(setup.dbPath, "SELECT status FROM moves")).toEqual([{ status: "done" }]);
+      await closeAll();
+
+      // reopening again does nothing more
+      const again = open(setup.dbPath, [writeFileTool({ logFile: setup.logFile }), blockTool()]);
+      let recoveredAgain = false;
+      again.on("recovery", () => (recoveredAgain = true));
+      await again.ready;
+      expect(recoveredAgain).toBe(false);
+      expect(await again.recover()).toEqual({ resumed: [], waiting: [], failed: [] });
+      expect(undoLines(setup.logFile)).toEqual(log);
+      const s2 = await again.getSession(setup.sessionId, { userId: USER });
+      expect((await s2.branches()).map((b) => b.id)).toEqual(branches.map((b) => b.id));
+      expect((await s2.info()).currentBranchId).toBe(result.branch.id);
+    });
+  }
+
+  it("waits while the moving process lives or a tool is missing, and resumes once reopened with the tools", async () => {
+    const setup = await setUpManyWrites();
+    const child = startChild("crash-rollback.ts", [setup.dbPath, setup.sessionId, USER, "rollback", setup.cp0, setup.logFile, "40"]);
+    await waitUntil(child, () => undoLines(setup.logFile).length >= 3, "3 undos");
+    // another process looks while the move is under way: it must not touch it
+    const peer = open(setup.dbPath, [writeFileTool({ logFile: setup.logFile }), blockTool()], false);
+    const whileAlive = await peer.recover();
+    expect(whileAlive.resumed).toEqual([]);
+    expect(whileAlive.waiting).toHaveLength(1);
+    expect(whileAlive.waiting[0]!.reason).toContain(String(child.proc.pid));
+    await closeAll();
+    await kill(child);
+    const byChild = undoLines(setup.logFile);
+
+    // reopened without the tools: nothing can be resumed, nothing is touched
+    const bare = open(setup.dbPath, []);
+    await bare.ready;
+    const noTools = await bare.recover();
+    expect(noTools.resumed).toEqual([]);
+    expect(noTools.waiting).toHaveLength(1);
+    expect(noTools.waiting[0]!.reason).toContain("write_file");
+    expect(rows<{ status: string }>(setup.dbPath, "SELECT status FROM moves")).toEqual([{ status: "running" }]);
+    const s0 = await bare.getSession(setup.sessionId, { userId: USER });
+    expect((await s0.info()).currentBranchId).toBe(setup.root);
+    await closeAll();
+    expect(undoLines(setup.logFile)).toEqual(byChild);
+
+    // reopened with the tools: resumed once
+    const { report } = await reopenAndRecover(setup, "open");
+    expect(report.resumed).toHaveLength(1);
+    const result = report.resumed[0]!;
+    expect([...ids(result.undone), ...ids(result.unknown)].sort()).toEqual(ids(setup.track).sort());
+    const log = undoLines(setup.logFile);
+    for (const id of ids(result.undone)) expect(log.filter((c) => c.invocationId === id)).toHaveLength(1);
+  });
+
+  // Design: a step running at the crash "is reported as unknown, never repeated silently" (nothing compensated twice).
+  // The kill lands while the 5th undo sleeps after restoring its file, so that step is `running` and its effect happened.
+  it("the step running at the kill (unknown) is not compensated again by a later move", async () => {
+    const setup = await setUpManyWrites();
+    await killMidRollback(setup, 5);
+    const { fp, report } = await reopenAndRecover(setup, "explicit");
+    const result = report.resumed[0]!;
+    // killed while the 5th undo slept after doing its work: that step was running
+    expect(ids(result.unknown)).toHaveLength(1);
+    const unknownId = result.unknown[0]!.id;
+    const countOf = () => undoLines(setup.logFile).filter((c) => c.invocationId === unknownId).length;
+    const before = countOf();
+    expect(before).toBeLessThanOrEqual(1);
+
+    // the world is at the checkpoint: moving to the same checkpoint again must not undo it a second time
+    const s = await fp.getSession(setup.sessionId, { userId: USER });
+    const plan = await s.plan({ checkpointId: setup.cp0 });
+    expect(ids(plan.undone)).not.toContain(unknownId);
+    const moved = await s.rollback(setup.cp0);
+    expect(ids(moved.undone)).not.toContain(unknownId);
+    expect(countOf()).toBe(before);
+  });
+});
+
+describe("a child killed in the middle of a switch that replays", () => {
+  it("resumes the replays exactly once and leaves the files at the target branch's head", async () => {
+    const setup = await setUpManyWrites();
+    // move away first (in this process): everything undone, the world at the checkpoint on a new branch
+    let fp = open(setup.dbPath, [writeFileTool({ logFile: setup.logFile }), blockTool()]);
+    let s = await fp.getSession(setup.sessionId, { userId: USER });
+    const away = await s.rollback(setup.cp0);
+    expect(away.undone).toHaveLength(N);
+    await closeAll();
+    const replays = () => readLog(setup.logFile).filter((c) => c.op === "run" && c.replay);
+
+    const child = startChild("crash-rollback.ts", [setup.dbPath, setup.sessionId, USER, "switch", setup.root, setup.logFile, "40"]);
+    await waitUntil(child, () => replays().length >= 10, "10 replays");
+    await kill(child);
+    expect(rows<{ status: string }>(setup.dbPath, "SELECT status FROM moves ORDER BY seq").map((m) => m.status)).toEqual(["done", "running"]);
+
+    const recovered = await reopenAndRecover(setup, "open");
+    fp = recovered.fp;
+    expect(recovered.report.resumed).toHaveLength(1);
+    const result = recovered.report.resumed[0]!;
+    const all = ids(setup.track);
+    expect(result.unknown.length).toBeLessThanOrEqual(1);
+    expect([...ids(result.replayed), ...ids(result.unknown)].sort()).toEqual([...all].sort());
+    expect(ids(result.replayed)).toEqual(all.filter((id) => !ids(result.unknown).includes(id)));
+    expect(result.undone).toEqual([]);
+
+    const log = replays();
+    for (const id of ids(result.replayed)) expect(log.filter((c) => c.invocationId === id), id).toHaveLength(1);
+    for (const id of ids(result.unknown)) expect(log.filter((c) => c.invocationId === id && c.pid === process.pid)).toEqual([]);
+    const unknownIds = new Set(ids(result.unknown));
+    setup.track.forEach((inv, i) => {
+      if (!unknownIds.has(inv.id)) expect(readOrNull(setup.files[i]!), setup.files[i]).toBe(`new ${i}`);
+    });
+
+    s = await fp.getSession(setup.sessionId, { userId: USER });
+    expect((await s.info()).currentBranchId).toBe(setup.root);
+    expect(result.branch.id).toBe(setup.root);
+    expect(await s.branches()).toHaveLength(2);
+    const track = await s.toolTrack();
+    expect(track.filter((t) => !unknownIds.has(t.id)).every((t) => t.applied)).toBe(true);
+    await closeAll();
+
+    const again = open(setup.dbPath, [writeFileTool({ logFile: setup.logFile }), blockTool()]);
+    await again.ready;
+    expect(await again.recover()).toEqual({ resumed: [], waiting: [], failed: [] });
+    expect(replays()).toEqual(log);
+  });
+});
