@@ -72,15 +72,15 @@ export interface MoveFailureDetail {
   failed: unknown[];
 }
 
-/** An `undo` handler threw during a move under the `stop` policy. Nothing else changed; call the move again to continue. */
-export class ToolUndoError extends ForkpointError implements MoveFailureDetail {
+/** A tool handler threw during a move under the `stop` policy: what the move had done, and which call failed. */
+export abstract class ToolMoveError extends ForkpointError implements MoveFailureDetail {
   readonly invocationId: string;
   readonly tool: string;
   readonly undone: unknown[];
   readonly replayed: unknown[];
   readonly failed: unknown[];
-  constructor(invocationId: string, tool: string, detail: MoveFailureDetail, cause: unknown) {
-    super("UNDO_FAILED", `undo of ${tool} invocation ${invocationId} failed: ${errorText(cause)}`, { cause });
+  constructor(code: string, step: string, invocationId: string, tool: string, detail: MoveFailureDetail, cause: unknown) {
+    super(code, `${step} of ${tool} invocation ${invocationId} failed: ${errorText(cause)}`, { cause });
     this.invocationId = invocationId;
     this.tool = tool;
     this.undone = detail.undone;
@@ -89,20 +89,17 @@ export class ToolUndoError extends ForkpointError implements MoveFailureDetail {
   }
 }
 
-/** A `run` handler threw while replaying an invocation during a move under the `stop` policy. */
-export class ToolReplayError extends ForkpointError implements MoveFailureDetail {
-  readonly invocationId: string;
-  readonly tool: string;
-  readonly undone: unknown[];
-  readonly replayed: unknown[];
-  readonly failed: unknown[];
+/** An `undo` handler threw during a move under the `stop` policy. Nothing else changed; call the move again to continue. */
+export class ToolUndoError extends ToolMoveError {
   constructor(invocationId: string, tool: string, detail: MoveFailureDetail, cause: unknown) {
-    super("REPLAY_FAILED", `replay of ${tool} invocation ${invocationId} failed: ${errorText(cause)}`, { cause });
-    this.invocationId = invocationId;
-    this.tool = tool;
-    this.undone = detail.undone;
-    this.replayed = detail.replayed;
-    this.failed = detail.failed;
+    super("UNDO_FAILED", "undo", invocationId, tool, detail, cause);
+  }
+}
+
+/** A `run` handler threw while replaying an invocation during a move under the `stop` policy. */
+export class ToolReplayError extends ToolMoveError {
+  constructor(invocationId: string, tool: string, detail: MoveFailureDetail, cause: unknown) {
+    super("REPLAY_FAILED", "replay", invocationId, tool, detail, cause);
   }
 }
 
