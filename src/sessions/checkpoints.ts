@@ -6,7 +6,7 @@ import type { Checkpoint, RestoredCheckpoint } from "../models/types.js";
 import type { CheckpointRow, EntryRow, Store, ToolRow } from "../store/store.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { GENESIS_HASH, checkpointChecksum, entryHash, sha256, toolResultHash } from "./integrity.js";
-import { headOf, lineageEntries, lineageTools } from "./lineage.js";
+import { entryAt, headOf, lineageEntries, lineageTools } from "./lineage.js";
 import { writeCheckpoint } from "./log-writer.js";
 import { ownedSession, sessionCheckpoint } from "./ownership.js";
 import { toCheckpoint, toMessage, toToolInvocation } from "./rows.js";
@@ -70,13 +70,45 @@ export function verifyCheckpoint(store: Store, cp: CheckpointRow, entries: Entry
   if (expected !== cp.checksum) throw new IntegrityError(`checkpoint ${cp.id}: checksum mismatch`);
 }
 
+/**
+ * The O(1) part of `verifyCheckpoint`, for moves that must not read the whole history: the checkpoint's own
+ * checksum, its state snapshot, and the entry it points at (hash chained to its predecessor).
+ */
+export function verifyCheckpointAnchor(store: Store, cp: CheckpointRow): void {
+  const branch = store.getBranch(cp.branchId);
+  if (!branch) throw new IntegrityError(`checkpoint ${cp.id}: its branch is missing`);
+  let stateHash = sha256("{}");
+  if (cp.stateId !== null) {
+    const snap = store.getSnapshot(cp.stateId);
+    if (!snap || sha256(snap.body) !== snap.hash) throw new IntegrityError(`checkpoint ${cp.id}: its state snapshot does not match its hash`);
+    stateHash = snap.hash;
+  }
+  if (checkpointChecksum(cp, stateHash) !== cp.checksum) throw new IntegrityError(`checkpoint ${cp.id}: checksum mismatch`);
+  const anchor = entryAt(store, branch, cp.position);
+  if (!anchor) {
+    if (cp.position !== 0 || cp.headHash !== GENESIS_HASH) throw new IntegrityError(`checkpoint ${cp.id}: the entry it points at is missing`);
+    return;
+  }
+  const previous = entryAt(store, branch, cp.position - 1);
+  const anchorStateHash = anchor.kind === "state" && anchor.stateId !== null ? store.getSnapshot(anchor.stateId)?.hash ?? null : null;
+  if (anchor.hash !== cp.headHash || anchor.stateId !== cp.stateId || entryHash(previous?.hash ?? GENESIS_HASH, anchor, anchorStateHash) !== anchor.hash) {
+    throw new IntegrityError(`checkpoint ${cp.id}: the entry it points at does not match its hash`);
+  }
+}
+
+/** Reads a checkpoint's lineage and verifies it in full; returns what it read. */
+export function readVerified(store: Store, cp: CheckpointRow): { entries: EntryRow[]; tools: ToolRow[] } {
+  const entries = lineageEntries(store, cp.branchId, cp.position);
+  const tools = lineageTools(store, cp.branchId, cp.position);
+  verifyCheckpoint(store, cp, entries, tools);
+  return { entries, tools };
+}
+
 export async function restore(ctx: EngineContext, ref: SessionRef, checkpointId: string): Promise<RestoredCheckpoint> {
   return ctx.store.read(() => {
     const session = ownedSession(ctx.store, ref.id, ref.userId);
     const cp = sessionCheckpoint(ctx.store, session, checkpointId, ctx.now());
-    const entries = lineageEntries(ctx.store, cp.branchId, cp.position);
-    const tools = lineageTools(ctx.store, cp.branchId, cp.position);
-    verifyCheckpoint(ctx.store, cp, entries, tools);
+    const { entries, tools } = readVerified(ctx.store, cp);
     return {
       checkpoint: toCheckpoint(cp),
       state: readState(ctx.store, cp.stateId),

@@ -3,7 +3,7 @@ import { isDeepStrictEqual } from "node:util";
 import type { JsonValue } from "../models/json.js";
 import type { CheckpointDiff } from "../models/types.js";
 import type { EngineContext, SessionRef } from "./context.js";
-import { lineageEntries, lineageTools } from "./lineage.js";
+import { readVerified } from "./checkpoints.js";
 import { ownedSession, sessionCheckpoint } from "./ownership.js";
 import { toMessage, toToolInvocation } from "./rows.js";
 import { readState } from "./state.js";
@@ -37,12 +37,13 @@ export async function diff(ctx: EngineContext, ref: SessionRef, checkpointA: str
       ReturnType<typeof sessionCheckpoint>,
       ReturnType<typeof sessionCheckpoint>,
     ];
-    const messages = (cp: typeof a) => lineageEntries(ctx.store, cp.branchId, cp.position, "message").map(toMessage);
-    const tools = (cp: typeof a) => lineageTools(ctx.store, cp.branchId, cp.position).map(toToolInvocation);
+    // Both sides are read in full anyway, so both are verified like a restore.
+    const [ra, rb] = [readVerified(ctx.store, a), readVerified(ctx.store, b)];
+    const messages = (r: typeof ra) => r.entries.filter((e) => e.kind === "message").map(toMessage);
     return {
       state: diffState(readState(ctx.store, a.stateId), readState(ctx.store, b.stateId)),
-      messages: splitByPrefix(messages(a), messages(b)),
-      tools: splitByPrefix(tools(a), tools(b)),
+      messages: splitByPrefix(messages(ra), messages(rb)),
+      tools: splitByPrefix(ra.tools.map(toToolInvocation), rb.tools.map(toToolInvocation)),
     };
   });
 }

@@ -3,6 +3,7 @@ import { newId } from "../models/ids.js";
 import type { MoveOptions } from "../models/inputs.js";
 import type { MoveResult } from "../models/types.js";
 import type { EngineContext, SessionRef } from "./context.js";
+import { verifyCheckpointAnchor } from "./checkpoints.js";
 import { entryAt } from "./lineage.js";
 import { performMove } from "./move.js";
 import { sessionCheckpoint } from "./ownership.js";
@@ -10,6 +11,7 @@ import { sessionCheckpoint } from "./ownership.js";
 export async function rollback(ctx: EngineContext, ref: SessionRef, checkpointId: string, options?: MoveOptions): Promise<MoveResult> {
   return performMove(ctx, ref, options, (session) => {
     const cp = sessionCheckpoint(ctx.store, session, checkpointId, ctx.now());
+    verifyCheckpointAnchor(ctx.store, cp);
     const from = ctx.store.getBranch(cp.branchId)!;
     return {
       kind: "rollback",
