@@ -1,0 +1,352 @@
+// Corruption and environment (DESIGN §6.4 and the reliability issue): bytes flipped in stored rows make `restore`
+// throw IntegrityError; a truncated or non-SQLite file fails at open with a DatabaseError; a read-only database
+// reads but refuses writes with READ_ONLY; a database migrated by a newer version is refused, byte-for-byte unchanged.
+import Database from "better-sqlite3";
+import { spawnSync } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DatabaseError, IntegrityError, defineTool, openForkpoint, type Forkpoint } from "../../src/index.js";
+import { dumpDatabase, makeTempDir, rejectionOf, removeDir, thrownBy, withRawDatabase } from "../helpers.js";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const USER = "erin";
+const dirs: string[] = [];
+const opened: Forkpoint[] = [];
+afterAll(async () => {
+  for (const fp of opened) await fp.close().catch(() => undefined);
+  for (const dir of dirs) {
+    fs.chmodSync(dir, 0o700);
+    removeDir(dir);
+  }
+});
+
+const undone: string[] = [];
+const note = defineTool<{ x: number }, { ok: boolean }>({
+  name: "note",
+  run: () => ({ ok: true }),
+  undo: ({ args }) => void undone.push(String(args.x)),
+});
+
+function open(file: string, extra: { readonly?: boolean } = {}): Forkpoint {
+  const fp = openForkpoint({ path: file, tools: [note], ...extra });
+  opened.push(fp);
+  return fp;
+}
+
+function freshDir(): string {
+  const dir = makeTempDir("forkpoint-corrupt-");
+  dirs.push(dir);
+  return dir;
+}
+
+const sha = (file: string) => createHash("sha256").update(fs.readFileSync(file)).digest("hex");
+
+/** A real database with two branches, messages, state, a recorded tool call and three checkpoints. */
+interface Base {
+  file: string;
+  sessionId: string;
+  rootBranch: string;
+  branch2: string;
+  msgs: Record<"m1" | "m2" | "m3" | "m4", string>;
+  tool: string;
+  cp: Record<"A" | "B" | "C", string>;
+}
+let base: Base;
+
+beforeAll(async () => {
+  const file = path.join(freshDir(), "base.db");
+  const fp = openForkpoint({ path: file, tools: [note] });
+  const s = await fp.createSession({ userId: USER, title: "to be damaged" });
+  const rootBranch = (await s.info()).currentBranchId;
+  const [m1, m2] = await s.append([
+    { role: "user", content: "hello there" },
+    { role: "assistant", content: { parts: [{ type: "text", text: "general kenobi" }] }, metadata: { model: "m" } },
+  ]);
+  await s.setState({ step: "one", n: 1 });
+  const tool = await s.recordToolCall({ tool: "note", args: { x: 1 }, result: { ok: true } });
+  const cpA = await s.checkpoint({ name: "alpha", metadata: { k: "v" } });
+  const [m3] = await s.append({ role: "user", content: "more words" });
+  await s.setState({ step: "two", n: 2 });
+  const cpB = await s.checkpoint({ name: "bravo" });
+  const { branch } = await s.rollback(cpA.id);
+  const [m4] = await s.append({ role: "user", content: "another way" });
+  const cpC = await s.checkpoint({ name: "charlie" });
+  await fp.close();
+  expect(fs.existsSync(`${file}-wal`)).toBe(false);
+  base = {
+    file, sessionId: s.id, rootBranch, branch2: branch.id,
+    msgs: { m1: m1!.id, m2: m2!.id, m3: m3!.id, m4: m4!.id }, tool: tool.id, cp: { A: cpA.id, B: cpB.id, C: cpC.id },
+  };
+});
+
+/** A copy of the base database in a fresh directory. */
+function copyOfBase(): string {
+  const file = path.join(freshDir(), "copy.db");
+  fs.copyFileSync(base.file, file);
+  return file;
+}
+
+/** `text` with one character's low bit flipped (at the first letter or digit at or after `from`). */
+function flip(text: string, from = 0): string {
+  let i = from;
+  while (i < text.length && !/[A-Za-z0-9]/.test(text[i]!)) i++;
+  if (i >= text.length) throw new Error(`nothing to flip in ${text}`);
+  return text.slice(0, i) + String.fromCharCode(text.charCodeAt(i) ^ 1) + text.slice(i + 1);
+}
+
+type Tamper = (db: Database.Database, b: Base) => void;
+const get = (db: Database.Database, sql: string, ...params: unknown[]) => db.prepare(sql).get(...params) as Record<string, any>;
+function flipColumn(table: string, column: string, key: string, id: (b: Base) => string | number, from = 0): Tamper {
+  return (db, b) => {
+    const row = get(db, `SELECT ${column} AS v FROM ${table} WHERE ${key} = ?`, id(b));
+    const value = typeof row.v === "number" ? row.v + 1 : flip(String(row.v), from);
+    const changed = db.prepare(`UPDATE ${table} SET ${column} = ? WHERE ${key} = ?`).run(value, id(b)).changes;
+    expect(changed).toBe(1);
+  };
+}
+const stateIdOf = (db: Database.Database, b: Base, n: number) =>
+  get(db, `SELECT id FROM state_snapshots WHERE body = ?`, JSON.stringify({ n, step: n === 1 ? "one" : "two" })).id as number;
+
+/** Each case: a tampering, the checkpoints it must break, and those it must leave restorable. */
+const CASES: { name: string; tamper: Tamper; broken: ("A" | "B" | "C")[]; intact: ("A" | "B" | "C")[] }[] = [
+  { name: "entries.content of a message (a letter flipped)", tamper: flipColumn("entries", "content", "id", (b) => b.msgs.m1), broken: ["A", "B", "C"], intact: [] },
+  { name: "entries.content of a message (made invalid JSON)", tamper: (db, b) => void db.prepare(`UPDATE entries SET content = '#' || substr(content, 2) WHERE id = ?`).run(b.msgs.m2), broken: ["A", "B", "C"], intact: [] },
+  { name: "entries.role", tamper: flipColumn("entries", "role", "id", (b) => b.msgs.m2), broken: ["A", "B", "C"], intact: [] },
+  { name: "entries.hash", tamper: flipColumn("entries", "hash", "id", (b) => b.msgs.m1), broken: ["A", "B", "C"], intact: [] },
+  { name: "entries.metadata", tamper: flipColumn("entries", "metadata", "id", (b) => b.msgs.m2), broken: ["A", "B", "C"], intact: [] },
+  { name: "entries.created_at", tamper: flipColumn("entries", "created_at", "id", (b) => b.msgs.m1), broken: ["A", "B", "C"], intact: [] },
+  { name: "entries.content of a tool call (its args)", tamper: flipColumn("entries", "content", "id", (b) => b.tool, 2), broken: ["A", "B", "C"], intact: [] },
+  { name: "entries.state_id (pointed at another snapshot)", tamper: (db, b) => void db.prepare(`UPDATE entries SET state_id = ? WHERE state_id = ? AND kind = 'state'`).run(stateIdOf(db, b, 2), stateIdOf(db, b, 1)), broken: ["A", "C"], intact: [] },
+  { name: "a message after checkpoint A on the root (m3)", tamper: flipColumn("entries", "content", "id", (b) => b.msgs.m3), broken: ["B"], intact: ["A", "C"] },
+  { name: "a message of the second branch (m4)", tamper: flipColumn("entries", "content", "id", (b) => b.msgs.m4), broken: ["C"], intact: ["A", "B"] },
+  { name: "tool_results.result", tamper: flipColumn("tool_results", "result", "entry_id", (b) => b.tool, 2), broken: ["A", "B", "C"], intact: [] },
+  { name: "tool_results.status", tamper: (db, b) => void db.prepare(`UPDATE tool_results SET status = 'failed' WHERE entry_id = ?`).run(b.tool), broken: ["A", "B", "C"], intact: [] },
+  { name: "tool_results.completed_at", tamper: flipColumn("tool_results", "completed_at", "entry_id", (b) => b.tool), broken: ["A", "B", "C"], intact: [] },
+  { name: "state_snapshots.body", tamper: (db, b) => void db.prepare(`UPDATE state_snapshots SET body = replace(body, '"one"', '"onf"') WHERE id = ?`).run(stateIdOf(db, b, 1)), broken: ["A", "C"], intact: [] },
+  { name: "state_snapshots.hash", tamper: (db, b) => void db.prepare(`UPDATE state_snapshots SET hash = '0' || substr(hash, 2) WHERE id = ?`).run(stateIdOf(db, b, 2)), broken: ["B"], intact: ["A", "C"] },
+  ...(["name", "metadata", "position", "head_hash", "checksum", "created_at", "user_id"] as const).map((column) => ({
+    name: `checkpoints.${column}`,
+    tamper: flipColumn("checkpoints", column, "id", (b) => b.cp.A),
+    broken: ["A" as const],
+    intact: ["B" as const, "C" as const],
+  })),
+  { name: "checkpoints.state_id", tamper: (db, b) => void db.prepare(`UPDATE checkpoints SET state_id = ? WHERE id = ?`).run(stateIdOf(db, b, 2), b.cp.A), broken: ["A"], intact: ["B", "C"] },
+  { name: "checkpoints.branch_id (moved to the other branch)", tamper: (db, b) => void db.prepare(`UPDATE checkpoints SET branch_id = ? WHERE id = ?`).run(b.branch2, b.cp.A), broken: ["A"], intact: ["B", "C"] },
+  { name: "checkpoints.expires_at (set)", tamper: (db, b) => void db.prepare(`UPDATE checkpoints SET expires_at = 9e15 WHERE id = ?`).run(b.cp.B), broken: ["B"], intact: ["A", "C"] },
+];
+
+describe("bytes flipped in stored rows", () => {
+  it("an untouched copy restores every checkpoint (the control)", async () => {
+    const fp = open(copyOfBase());
+    const s = await fp.getSession(base.sessionId, { userId: USER });
+    for (const id of Object.values(base.cp)) await s.restore(id);
+    expect((await s.restore(base.cp.A)).state).toEqual({ step: "one", n: 1 });
+  });
+
+  for (const c of CASES) {
+    it(`${c.name}: restore throws IntegrityError for ${c.broken.join(", ")}`, async () => {
+      const file = copyOfBase();
+      withRawDatabase(file, (db) => c.tamper(db, base));
+      const fp = open(file);
+      const s = await fp.getSession(base.sessionId, { userId: USER });
+      for (const k of c.broken) {
+        const e = await rejectionOf(s.restore(base.cp[k]));
+        expect(e, `checkpoint ${k}: ${e?.message}`).toBeInstanceOf(IntegrityError);
+        expect(e.code).toBe("INTEGRITY_ERROR");
+        expect(e.message.length).toBeGreaterThan(10);
+      }
+      for (const k of c.intact) await s.restore(base.cp[k]);
+    });
+  }
+});
+
+// DESIGN §6.4: "a mismatch is an error, never silent data". A rollback to a checkpoint materializes the
+// checkpoint (the new branch starts with its history and state), and diff reads two checkpoints' contents:
+// a damaged checkpoint must not silently become the base of a new branch or of a comparison.
+// diff reads both lineages in full and verifies them like restore. rollback stays O(1) in the history
+// length, so it verifies the checkpoint's own checksum, its state and the entry it points at, not the
+// whole chain: damage deep in the history is caught by restore, diff and every read that verifies.
+describe("a damaged checkpoint is refused by rollback (its own checksum and anchor) and by diff (in full)", () => {
+  for (const c of CASES.filter((x) => x.name.startsWith("checkpoints.") && x.broken.includes("A"))) {
+    it(`${c.name}: rollback and diff throw IntegrityError, and the refused rollback changes nothing`, async () => {
+      const file = copyOfBase();
+      withRawDatabase(file, (db) => c.tamper(db, base));
+      const fp = open(file);
+      const s = await fp.getSession(base.sessionId, { userId: USER });
+      const outcome = async (call: () => Promise<unknown>) => {
+        try {
+          await call();
+          return "resolved";
+        } catch (error) {
+          return (error as Error).name;
+        }
+      };
+      const before = dumpDatabase(file);
+      const rollback = await outcome(() => s.rollback(base.cp.A));
+      const rolledBack = dumpDatabase(file);
+      const diff = await outcome(() => s.diff(base.cp.A, base.cp.B));
+      expect({ rollback, diff }).toEqual({ rollback: "IntegrityError", diff: "IntegrityError" });
+      expect(rolledBack).toEqual(before);
+    });
+  }
+
+  it(`${CASES[0]!.name}: diff throws IntegrityError`, async () => {
+    const file = copyOfBase();
+    withRawDatabase(file, (db) => CASES[0]!.tamper(db, base));
+    const s = await open(file).getSession(base.sessionId, { userId: USER });
+    await expect(s.diff(base.cp.A, base.cp.B)).rejects.toBeInstanceOf(IntegrityError);
+  });
+});
+
+function expectClearOpenError(e: unknown, file: string): void {
+  expect(e).toBeInstanceOf(DatabaseError);
+  expect((e as Error).name).toBe("DatabaseError");
+  expect(e).not.toBeInstanceOf(Database.SqliteError);
+  expect(["NOT_A_DATABASE", "CORRUPT"]).toContain((e as DatabaseError).code);
+  expect((e as Error).message).toContain(file);
+}
+
+describe("damaged files fail at open with a DatabaseError", () => {
+  it("a real database truncated to half its size", () => {
+    const file = copyOfBase();
+    // make it big enough that half of it is missing real pages
+    withRawDatabase(file, (db) => db.exec(`CREATE TABLE IF NOT EXISTS padding (x); INSERT INTO padding SELECT randomblob(1000) FROM (SELECT 1 UNION ALL SELECT 2) , (SELECT value FROM json_each('[${Array(60).fill(0).join(",")}]'));`));
+    withRawDatabase(file, (db) => db.pragma("wal_checkpoint(TRUNCATE)"));
+    const size = fs.statSync(file).size;
+    expect(size).toBeGreaterThan(64 * 1024);
+    fs.truncateSync(file, Math.floor(size / 2));
+    const before = sha(file);
+    expectClearOpenError(thrownBy(() => openForkpoint({ path: file })), file);
+    expectClearOpenError(thrownBy(() => openForkpoint({ path: file, readonly: true })), file);
+    expect(sha(file)).toBe(before);
+  });
+
+  it("a file of random bytes", () => {
+    const file = path.join(freshDir(), "random.db");
+    fs.writeFileSync(file, randomBytes(64 * 1024));
+    const before = sha(file);
+    const e = thrownBy(() => openForkpoint({ path: file }));
+    expectClearOpenError(e, file);
+    expect((e as DatabaseError).code).toBe("NOT_A_DATABASE");
+    expectClearOpenError(thrownBy(() => openForkpoint({ path: file, readonly: true })), file);
+    expect(sha(file)).toBe(before);
+  });
+});
+
+describe("a read-only database", () => {
+  it("with `readonly: true`: reads work, every write is refused with READ_ONLY, nothing changes", async () => {
+    const file = copyOfBase();
+    const before = dumpDatabase(file);
+    const fp = open(file, { readonly: true });
+    const s = await fp.getSession(base.sessionId, { userId: USER });
+    expect((await s.history()).map((m) => m.id)).toEqual([base.msgs.m1, base.msgs.m2, base.msgs.m4]);
+    expect(await s.getState()).toEqual({ step: "one", n: 1 });
+    expect((await s.restore(base.cp.B)).history).toHaveLength(3);
+    expect(await s.branches()).toHaveLength(2);
+    expect((await fp.listSessions({ userId: USER })).items).toHaveLength(1);
+    expect((await fp.listCheckpoints({ userId: USER })).items).toHaveLength(3);
+    expect(await s.toolTrack()).toHaveLength(1);
+    await s.plan({ checkpointId: base.cp.B });
+
+    const writes: [string, () => Promise<unknown>][] = [
+      ["createSession", () => fp.createSession({ userId: USER })],
+      ["append", () => s.append({ role: "user", content: "no" })],
+      ["setState", () => s.setState({ no: true })],
+      ["setState(updater)", () => s.setState(() => ({ no: true }))],
+      ["checkpoint", () => s.checkpoint({ name: "no" })],
+      ["invoke", () => s.invoke("note", { x: 2 })],
+      ["recordToolCall", () => s.recordToolCall({ tool: "note", args: { x: 3 }, result: { ok: true } })],
+      ["rollback", () => s.rollback(base.cp.B)],
+      ["switchBranch", () => s.switchBranch(base.rootBranch)],
+      ["edit", () => s.edit(base.msgs.m1, { role: "user", content: "edited" })],
+      ["deleteCheckpoint", () => s.deleteCheckpoint(base.cp.B)],
+    ];
+    for (const [name, write] of writes) {
+      const e = await rejectionOf(write);
+      expect(e, name).toBeInstanceOf(DatabaseError);
+      expect(e.code, name).toBe("READ_ONLY");
+      expect(e.message, name).toMatch(/read-only/);
+    }
+    expect(undone).toEqual([]);
+    await fp.close();
+    expect(dumpDatabase(file)).toEqual(before);
+  });
+
+  it("with file mode 0444 (opened normally, by a user who cannot write it): reads work, writes are READ_ONLY", () => {
+    const dir = freshDir();
+    const file = path.join(dir, "locked.db");
+    fs.copyFileSync(base.file, file);
+    fs.chmodSync(file, 0o444);
+    fs.chmodSync(dir, 0o777); // SQLite may create the -wal/-shm files beside it
+    const before = sha(file);
+    // root ignores file modes: run the probe as an unprivileged user then.
+    const asRoot = process.getuid?.() === 0;
+    const probe = `
+      const { openForkpoint } = await import(${JSON.stringify(path.join(ROOT, "src/index.ts"))});
+      const [file, sessionId, userId, cp] = ${JSON.stringify([file, base.sessionId, USER, base.cp.B])};
+      const out = { writes: {} };
+      const fp = openForkpoint({ path: file });
+      const s = await fp.getSession(sessionId, { userId });
+      out.history = (await s.history()).length;
+      out.state = await s.getState();
+      out.restored = (await s.restore(cp)).history.length;
+      const writes = {
+        append: () => s.append({ role: "user", content: "no" }),
+        setState: () => s.setState({ no: true }),
+        checkpoint: () => s.checkpoint(),
+        createSession: () => fp.createSession({ userId }),
+        recordToolCall: () => s.recordToolCall({ tool: "note", args: {}, result: null }),
+      };
+      for (const [name, write] of Object.entries(writes)) {
+        try { await write(); out.writes[name] = "written"; }
+        catch (e) { out.writes[name] = { name: e.name, code: e.code, message: e.message }; }
+      }
+      await fp.close();
+      console.log(JSON.stringify(out));
+    `;
+    const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", probe], {
+      cwd: ROOT,
+      encoding: "utf8",
+      ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout.trim().split("\n").pop()!) as {
+      history: number; state: unknown; restored: number; writes: Record<string, { name: string; code: string; message: string } | "written">;
+    };
+    expect(out.history).toBe(3);
+    expect(out.state).toEqual({ step: "one", n: 1 });
+    expect(out.restored).toBe(3);
+    for (const [name, result] of Object.entries(out.writes)) {
+      expect(result, name).toMatchObject({ name: "DatabaseError", code: "READ_ONLY" });
+      expect((result as { message: string }).message, name).toMatch(/read-only/);
+    }
+    expect(Object.keys(out.writes)).toHaveLength(5);
+    expect(sha(file)).toBe(before);
+  });
+});
+
+describe("a database written by a newer schema version", () => {
+  it("is refused with SCHEMA_TOO_NEW (read-write and read-only) and left byte-for-byte unchanged", () => {
+    const file = copyOfBase();
+    withRawDatabase(file, (db) => {
+      const last = get(db, `SELECT max(created_at) AS at FROM __drizzle_migrations`).at as number;
+      db.prepare(`INSERT INTO __drizzle_migrations (hash, created_at) VALUES ('from-the-future', ?)`).run(Number(last) + 86_400_000);
+      db.exec(`CREATE TABLE future_things (id INTEGER PRIMARY KEY, x TEXT)`);
+      db.pragma("wal_checkpoint(TRUNCATE)");
+    });
+    const before = sha(file);
+    const dumped = dumpDatabase(file);
+    for (const readonly of [false, true]) {
+      const e = thrownBy(() => openForkpoint({ path: file, readonly }));
+      expect(e).toBeInstanceOf(DatabaseError);
+      expect(e.code).toBe("SCHEMA_TOO_NEW");
+      expect(e.message).toMatch(/newer/);
+      expect(sha(file)).toBe(before);
+    }
+    expect(dumpDatabase(file)).toEqual(dumped);
+    expect(sha(file)).toBe(before);
+  });
+});
