@@ -1,0 +1,45 @@
+// Checkpoint expiry: `expiresIn` takes ms or "30s" / "15m" / "2h" / "7d"; an expired checkpoint is gone from reads.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { NotFoundError, ValidationError, openForkpoint, type Forkpoint } from "../../src/index.js";
+
+let dir: string;
+let fp: Forkpoint;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "forkpoint-expiry-"));
+  fp = openForkpoint({ path: join(dir, "db.sqlite") });
+});
+afterEach(async () => {
+  await fp.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("checkpoint expiry", () => {
+  it("sets expiresAt from a duration string or milliseconds", async () => {
+    const s = await fp.createSession({ userId: "u" });
+    for (const [input, ms] of [["30s", 30_000], ["15m", 900_000], ["2h", 7_200_000], ["7d", 604_800_000], [1234, 1234]] as const) {
+      const cp = await s.checkpoint({ expiresIn: input });
+      expect(cp.expiresAt!.getTime() - cp.createdAt.getTime()).toBeGreaterThanOrEqual(ms - 1);
+      expect(cp.expiresAt!.getTime() - cp.createdAt.getTime()).toBeLessThanOrEqual(ms + 1);
+    }
+    expect((await s.checkpoint()).expiresAt).toBeNull();
+  });
+
+  it("refuses durations that are not positive", async () => {
+    const s = await fp.createSession({ userId: "u" });
+    for (const bad of ["soon", "-5m", 0, -1, "", Number.NaN]) {
+      await expect(s.checkpoint({ expiresIn: bad as string })).rejects.toBeInstanceOf(ValidationError);
+    }
+  });
+
+  it("hides an expired checkpoint from listings, restore and rollback", async () => {
+    const s = await fp.createSession({ userId: "u" });
+    const cp = await s.checkpoint({ name: "short", expiresIn: 1 });
+    await new Promise((r) => setTimeout(r, 5));
+    expect((await fp.listCheckpoints({ userId: "u" })).items).toEqual([]);
+    await expect(s.restore(cp.id)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(s.rollback(cp.id)).rejects.toBeInstanceOf(NotFoundError);
+  });
+});
