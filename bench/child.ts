@@ -1,10 +1,7 @@
 // One measured job in its own process, so peak RSS is per system and per N; prints one JSON line.
-import { runPeerChat } from "./peer-langgraph.js";
-import { runFloorChat, runFloorHistory, runFloorPages } from "./floor.js";
-import { runForkpointChat, runForkpointHistory, runForkpointPages, runForkpointTools } from "./forkpoint.js";
 
 export interface Job {
-  kind: "chat" | "history" | "pages" | "tools";
+  kind: "chat" | "history" | "pages" | "tools" | "baseline";
   system: "peer" | "forkpoint" | "floor";
   n?: number; // chat turns, history messages, tool invocations
   users?: number;
@@ -16,6 +13,12 @@ export interface Job {
 async function run(job: Job): Promise<unknown> {
   const reps = job.reps ?? 5;
   const key = `${job.kind}:${job.system}`;
+  // Load only the system under test, so another system's modules don't count in this process's RSS.
+  const { runPeerChat } = job.system === "peer" ? await import("./peer-langgraph.js") : ({} as never);
+  const { runFloorChat, runFloorHistory, runFloorPages } = job.system === "floor" ? await import("./floor.js") : ({} as never);
+  const { runForkpointChat, runForkpointHistory, runForkpointPages, runForkpointTools } =
+    job.system === "forkpoint" ? await import("./forkpoint.js") : ({} as never);
+  if (job.kind === "baseline") return {};
   switch (key) {
     case "chat:peer": return runPeerChat(job.n!, reps);
     case "chat:floor": return runFloorChat(job.n!, reps);

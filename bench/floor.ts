@@ -1,7 +1,7 @@
 // Floor: raw better-sqlite3 (WAL, synchronous=NORMAL) doing the same database work with no engine logic.
 import Database from "better-sqlite3";
 import { join } from "node:path";
-import { content, dbBytes, emptyChat, firstLastMedians, median, now, percentile, tempDir, timeMedian, type ChatFigures } from "./util.js";
+import { content, dbBytes, emptyChat, firstLastMedians, median, opReps, peakRssMB, now, percentile, tempDir, timeMedian, type ChatFigures } from "./util.js";
 
 const SCHEMA = `
 CREATE TABLE messages (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, branch_id TEXT NOT NULL,
@@ -61,15 +61,16 @@ export async function runFloorChat(n: number, reps = 5): Promise<ChatFigures> {
     }
     fig.totalMs = now() - t0;
     Object.assign(fig, firstLastMedians(turnMs));
+    fig.turnsRssMB = peakRssMB();
     db.pragma("wal_checkpoint(TRUNCATE)");
     fig.dbBytes = dbBytes(file);
 
     const latest = db.prepare("SELECT * FROM checkpoints WHERE user_id = ? ORDER BY seq DESC LIMIT 1");
-    fig.readLatestMs = await timeMedian(reps, () => {
+    fig.readLatestMs = await timeMedian(opReps(n, reps), () => {
       const cp = latest.get("user-1") as { position: number };
       if (readHistory(db, branch, cp.position).length !== 2 * n) throw new Error("floor: bad history");
     });
-    fig.historyMs = await timeMedian(reps, () => readHistory(db, branch));
+    fig.historyMs = await timeMedian(opReps(n, reps), () => readHistory(db, branch));
     const list = db.prepare("SELECT * FROM checkpoints WHERE user_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?");
     fig.list10Ms = await timeMedian(reps, () => list.all("user-1", Number.MAX_SAFE_INTEGER, 10));
 

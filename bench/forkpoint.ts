@@ -4,7 +4,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { rng, type PageFigures } from "./floor.js";
-import { content, dbBytes, emptyChat, firstLastMedians, median, now, percentile, tempDir, timeMedian, type ChatFigures } from "./util.js";
+import { content, dbBytes, emptyChat, firstLastMedians, median, opReps, peakRssMB, now, percentile, tempDir, timeMedian, type ChatFigures } from "./util.js";
 
 // Loose local views of the API, so this file runs against whatever the engine exports today.
 interface Msg { id: string; position: number }
@@ -88,14 +88,15 @@ export async function runForkpointChat(n: number, reps = 5): Promise<ChatFigures
     }
     fig.totalMs = now() - t0;
     Object.assign(fig, firstLastMedians(turnMs));
+    fig.turnsRssMB = peakRssMB();
     fig.dbBytes = sizeAfterWalCheckpoint(file);
 
     const latest = cps[cps.length - 1]!;
-    fig.readLatestMs = await figure(fig.notes, "restore(latest)", () => timeMedian(reps, async () => {
+    fig.readLatestMs = await figure(fig.notes, "restore(latest)", () => timeMedian(opReps(n, reps), async () => {
       const r = await s.restore(latest);
       if (r.history.length !== 2 * n) throw new Error(`restore returned ${r.history.length} messages, expected ${2 * n}`);
     }));
-    fig.historyMs = await figure(fig.notes, "history()", () => timeMedian(reps, async () => {
+    fig.historyMs = await figure(fig.notes, "history()", () => timeMedian(opReps(n, reps), async () => {
       const h = await s.history();
       if (h.length !== 2 * n) throw new Error(`history returned ${h.length} messages, expected ${2 * n}`);
     }));

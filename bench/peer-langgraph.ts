@@ -3,7 +3,7 @@ import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { uuid6, type Checkpoint } from "@langchain/langgraph-checkpoint";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { join } from "node:path";
-import { content, dbBytes, emptyChat, firstLastMedians, now, tempDir, timeMedian, type ChatFigures } from "./util.js";
+import { content, dbBytes, emptyChat, firstLastMedians, peakRssMB, now, tempDir, timeMedian, type ChatFigures } from "./util.js";
 
 interface Msg { role: string; content: string }
 
@@ -44,6 +44,7 @@ export async function runPeerChat(n: number, reps = 5): Promise<ChatFigures> {
     }
     fig.totalMs = now() - t0;
     Object.assign(fig, firstLastMedians(turnMs));
+    fig.turnsRssMB = peakRssMB();
 
     saver.db.pragma("wal_checkpoint(TRUNCATE)");
     fig.dbBytes = dbBytes(file);

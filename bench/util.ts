@@ -30,9 +30,17 @@ export function percentile(xs: readonly number[], p: number): number {
 }
 
 /** Medians of the per-turn times over the first and the last 10% of turns (at least one turn each). */
-export function firstLastMedians(turnMs: readonly number[]): { firstMs: number; lastMs: number } {
+/** Peak RSS of this process so far, in MB. */
+export function peakRssMB(): number {
+  return process.resourceUsage().maxRSS / 1024;
+}
+
+export function firstLastMedians(turnMs: readonly number[]): { firstMs: number; lastMs: number; meanTurnMs: number; p99TurnMs: number } {
   const k = Math.max(1, Math.floor(turnMs.length / 10));
-  return { firstMs: median(turnMs.slice(0, k)), lastMs: median(turnMs.slice(turnMs.length - k)) };
+  return {
+    firstMs: median(turnMs.slice(0, k)), lastMs: median(turnMs.slice(turnMs.length - k)),
+    meanTurnMs: turnMs.reduce((a, b) => a + b, 0) / turnMs.length, p99TurnMs: percentile(turnMs, 99),
+  };
 }
 
 /** ~200 bytes of message content for turn i (distinct per turn, so nothing dedupes it away). */
@@ -73,6 +81,8 @@ export interface ChatFigures {
   totalMs: number;
   firstMs: number;
   lastMs: number;
+  meanTurnMs: number;
+  p99TurnMs: number;
   dbBytes: number;
   readLatestMs: number | null;
   historyMs: number | null;
@@ -80,12 +90,19 @@ export interface ChatFigures {
   rollbackMs: number | null;
   editMs: number | null;
   writeTxMs: number | null;
+  /** Peak RSS (MB) of the process at the end of the turns, before the reads materialize whole histories. */
+  turnsRssMB: number;
   notes: string[];
 }
 
 export function emptyChat(n: number): ChatFigures {
   return {
-    n, totalMs: NaN, firstMs: NaN, lastMs: NaN, dbBytes: NaN, readLatestMs: null, historyMs: null,
-    list10Ms: null, rollbackMs: null, editMs: null, writeTxMs: null, notes: [],
+    n, totalMs: NaN, firstMs: NaN, lastMs: NaN, meanTurnMs: NaN, p99TurnMs: NaN, dbBytes: NaN, readLatestMs: null, historyMs: null,
+    list10Ms: null, rollbackMs: null, editMs: null, writeTxMs: null, turnsRssMB: NaN, notes: [],
   };
+}
+
+/** Repetitions of each single read/rollback/edit: fewer when each one materializes a huge history. */
+export function opReps(n: number, reps: number): number {
+  return n >= 100_000 ? Math.min(reps, 3) : reps;
 }

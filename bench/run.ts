@@ -1,0 +1,139 @@
+// Entry point (`npm run bench [-- --quick] [--only peer,floor]`): runs every job in a child process, prints, writes JSON.
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Job } from "./child.js";
+import { forkpointAvailable } from "./forkpoint.js";
+import { makePlan, type System } from "./plan.js";
+import { aggregateChat, evaluateTargets, formatTables, formatTargets, type Results } from "./report.js";
+import { median, now, type ChatFigures } from "./util.js";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const args = process.argv.slice(2);
+const quick = args.includes("--quick");
+const onlyArg = args[args.indexOf("--only") + 1];
+let systems: System[] = args.includes("--only") && onlyArg ? (onlyArg.split(",") as System[]) : ["peer", "forkpoint", "floor"];
+if (systems.includes("forkpoint") && !forkpointAvailable()) {
+  console.log("forkpoint: src/index.ts does not exist yet; running the peer and the floor only");
+  systems = systems.filter((s) => s !== "forkpoint");
+}
+const plan = makePlan(quick);
+const t0 = now();
+const log = (s: string) => process.stderr.write(`[${((now() - t0) / 1000).toFixed(1).padStart(6)}s] ${s}\n`);
+
+/** Run one job in a fresh Node process (tsx loader); returns its result and peak RSS in MB. */
+function child<T>(job: Job): { result: T; rssMB: number } {
+  const p = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "bench/child.ts"), JSON.stringify(job)], {
+    cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 64 << 20,
+  });
+  const line = p.stdout.trim().split("\n").pop() ?? "";
+  let msg: { ok: boolean; result?: T; maxRssMB?: number; error?: string };
+  try {
+    msg = JSON.parse(line);
+  } catch {
+    throw new Error(`${job.kind} ${job.system}: child exited with ${p.status ?? p.signal} and no result`);
+  }
+  if (!msg.ok) throw new Error(`${job.kind} ${job.system}: ${msg.error}`);
+  return { result: msg.result!, rssMB: msg.maxRssMB! };
+}
+
+const results: Results = { chat: { peer: {}, forkpoint: {}, floor: {} }, history: {}, pages: {}, tools: null, baselineRssMB: null, errors: [] };
+function attempt(label: string, fn: () => void) {
+  try {
+    fn();
+  } catch (e) {
+    results.errors.push((e as Error).message);
+    log(`${label}: FAILED (${(e as Error).message.split("\n")[0]})`);
+  }
+}
+
+console.log(`forkpoint benchmark, ${plan.mode} mode: ${os.cpus()[0]?.model ?? "?"} ×${os.cpus().length}, Node ${process.version}`);
+for (const n of plan.peerSkipped) if (systems.includes("peer") && n > 3000) {
+  console.log(`peer skipped at N=${n.toLocaleString("en-US")}: SqliteSaver stores the whole message list in every checkpoint, so its cost grows quadratically`);
+}
+
+attempt("baseline", () => {
+  results.baselineRssMB = child<object>({ kind: "baseline", system: "floor" }).rssMB;
+});
+
+// Chat: at each N the systems' runs alternate (peer, forkpoint, floor, peer, ...), so load on the machine hits them alike.
+const sizes = [...new Set(plan.chat.map((c) => c.n))];
+for (const n of sizes) {
+  const here = plan.chat.filter((c) => c.n === n && systems.includes(c.system));
+  const runs = new Map<System, { fig: ChatFigures; rssMB: number }[]>(here.map((c) => [c.system, []]));
+  for (let i = 0; i < Math.max(0, ...here.map((c) => c.runs)); i++) {
+    for (const { system, runs: total } of here) {
+      if (i >= total || !runs.has(system)) continue;
+      attempt(`chat ${system} N=${n}`, () => {
+        try {
+          const r = child<ChatFigures>({ kind: "chat", system, n });
+          runs.get(system)!.push({ fig: r.result, rssMB: r.rssMB });
+          log(`chat ${system.padEnd(9)} N=${String(n).padEnd(6)} run ${i + 1}/${total}: total ${r.result.totalMs.toFixed(0)} ms, RSS ${r.rssMB.toFixed(0)} MB`);
+        } catch (e) {
+          runs.delete(system); // one failure drops the system at this N
+          throw e;
+        }
+      });
+    }
+  }
+  for (const [system, rs] of runs) if (rs.length) results.chat[system][n] = aggregateChat(rs);
+}
+
+// History read: alternate the two systems' runs, then take medians.
+const engines = (["forkpoint", "floor"] as const).filter((s) => systems.includes(s));
+const hist = new Map<string, { ms: number[]; rss: number }>(engines.map((s) => [s, { ms: [], rss: 0 }]));
+for (let i = 0; i < plan.history.runs; i++) {
+  for (const system of engines) {
+    attempt(`history ${system}`, () => {
+      const r = child<{ count: number; ms: number }>({ kind: "history", system, n: plan.history.n, reps: plan.history.reps });
+      const h = hist.get(system)!;
+      h.ms.push(r.result.ms);
+      h.rss = Math.max(h.rss, r.rssMB);
+      log(`history ${system}: ${r.result.ms.toFixed(2)} ms`);
+    });
+  }
+}
+for (const [system, h] of hist) if (h.ms.length) results.history[system as System] = { count: plan.history.n, ms: median(h.ms), peakRssMB: h.rss };
+
+for (const system of engines) {
+  attempt(`pages ${system}`, () => {
+    const r = child<NonNullable<Results["pages"]["floor"]>>({ kind: "pages", system, ...plan.pages });
+    results.pages[system] = { ...r.result, peakRssMB: r.rssMB };
+    log(`pages ${system}: built in ${(r.result.buildMs / 1000).toFixed(1)} s, page 1 median ${r.result.page1.medianMs.toFixed(3)} ms`);
+  });
+}
+if (systems.includes("forkpoint")) {
+  attempt("tools forkpoint", () => {
+    const rs: NonNullable<Results["tools"]>[] = [];
+    for (let i = 0; i < plan.tools.runs; i++) rs.push(child<NonNullable<Results["tools"]>>({ kind: "tools", system: "forkpoint", n: plan.tools.n }).result);
+    const pick = (k: "recordMsPerCall" | "rollbackMs" | "undone" | "msPerUndone") => median(rs.map((r) => r[k]));
+    results.tools = { invocations: plan.tools.n, runs: rs.length, recordMsPerCall: pick("recordMsPerCall"), rollbackMs: pick("rollbackMs"), undone: pick("undone"), msPerUndone: pick("msPerUndone") };
+    log(`tools forkpoint: ${results.tools.msPerUndone.toFixed(3)} ms per undone invocation`);
+  });
+}
+
+const targets = evaluateTargets(results);
+console.log(formatTables(results, systems.includes("peer") ? plan.peerSkipped : []));
+console.log(formatTargets(targets));
+console.log(`\nwall time ${((now() - t0) / 1000).toFixed(1)} s`);
+
+function version(pkg: string): string | null {
+  try {
+    return (JSON.parse(readFileSync(join(ROOT, pkg === "forkpoint" ? "" : `node_modules/${pkg}`, "package.json"), "utf8")) as { version: string }).version;
+  } catch {
+    return null;
+  }
+}
+const packages = Object.fromEntries(["forkpoint", "better-sqlite3", "drizzle-orm", "@langchain/langgraph-checkpoint-sqlite",
+  "@langchain/langgraph-checkpoint", "@langchain/core", "tsx"].map((p) => [p, version(p)]));
+const cpus = os.cpus();
+const doc = {
+  date: new Date().toISOString(), mode: plan.mode, systems, wallMs: now() - t0,
+  machine: { cpuModel: cpus[0]?.model ?? null, cpus: cpus.length, totalmemBytes: os.totalmem(), platform: os.platform(), release: os.release(), arch: os.arch() },
+  node: process.version, packages, plan, results, targets,
+};
+mkdirSync(join(ROOT, "bench/results"), { recursive: true });
+writeFileSync(join(ROOT, "bench/results/latest.json"), JSON.stringify(doc, null, 2) + "\n");
+console.log("wrote bench/results/latest.json");
