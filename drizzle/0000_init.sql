@@ -24,7 +24,6 @@ CREATE TABLE `branches` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `branches_id` ON `branches` (`id`);--> statement-breakpoint
 CREATE INDEX `branches_session` ON `branches` (`session_id`);--> statement-breakpoint
-CREATE INDEX `branches_fork_entry` ON `branches` (`fork_entry_id`);--> statement-breakpoint
 CREATE TABLE `checkpoints` (
 	`seq` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`id` text NOT NULL,
@@ -116,6 +115,7 @@ CREATE TABLE `sessions` (
 	`current_branch_id` text NOT NULL,
 	`origin_session_id` text,
 	`origin_checkpoint_id` text,
+	`has_tools` integer DEFAULT false NOT NULL,
 	`created_at` integer NOT NULL,
 	`updated_at` integer NOT NULL
 );

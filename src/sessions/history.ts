@@ -2,7 +2,7 @@
 import { historyInput, parseInput } from "../models/inputs.js";
 import type { Message, ToolInvocation } from "../models/types.js";
 import type { EngineContext, SessionRef } from "./context.js";
-import { branchOf, lineageEntries, lineageTools } from "./lineage.js";
+import { branchOf, lineageMessages, lineageTools } from "./lineage.js";
 import { ownedSession } from "./ownership.js";
 import { toMessage, toToolInvocation } from "./rows.js";
 
@@ -11,7 +11,7 @@ export async function history(ctx: EngineContext, ref: SessionRef, options: { br
   return ctx.store.read(() => {
     const session = ownedSession(ctx.store, ref.id, ref.userId);
     const branch = branchOf(ctx.store, session, o.branchId ?? session.currentBranchId);
-    return lineageEntries(ctx.store, branch.id, undefined, "message").map(toMessage);
+    return lineageMessages(ctx.store, branch.id).map(toMessage);
   });
 }
 

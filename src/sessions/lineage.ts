@@ -1,6 +1,6 @@
 // Reading a branch's lineage: its head, the entry at a position, and its entries (one walk over the ancestry).
 import { NotFoundError } from "../models/errors.js";
-import type { BranchRow, EntryKind, EntryRow, LineageSegment, SessionRow, Store, ToolRow } from "../store/store.js";
+import type { BranchRow, EntryRow, LineageSegment, MessageRow, SessionRow, Store, ToolRow } from "../store/store.js";
 import { GENESIS_HASH } from "./integrity.js";
 
 /** The last entry of a lineage, or what a branch with no entries starts from. */
@@ -36,10 +36,19 @@ export function entryAt(store: Store, branch: BranchRow, position: number): Entr
 }
 
 /** Entries of a lineage in position order, up to `upTo` (the head when undefined). */
-export function lineageEntries(store: Store, branchId: string, upTo?: number, kind?: EntryKind): EntryRow[] {
+export function lineageEntries(store: Store, branchId: string, upTo?: number): EntryRow[] {
   const out: EntryRow[] = [];
   for (const segment of store.lineage(branchId, upTo)) {
-    for (const row of store.segmentEntries(segment, kind)) out.push(row);
+    for (const row of store.segmentEntries(segment)) out.push(row);
+  }
+  return out;
+}
+
+/** Messages of a lineage in position order (only the columns a message needs). */
+export function lineageMessages(store: Store, branchId: string, upTo?: number): MessageRow[] {
+  const out: MessageRow[] = [];
+  for (const segment of store.lineage(branchId, upTo)) {
+    for (const row of store.segmentMessages(segment)) out.push(row);
   }
   return out;
 }

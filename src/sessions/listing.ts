@@ -17,7 +17,7 @@ export async function listSessions(ctx: EngineContext, input: ListSessionsInput)
   const o = parseInput(listSessionsInput, input, "listSessions");
   const limit = o.limit ?? DEFAULT_LIMIT;
   const before = o.cursor ? decodeCursor<[number]>(o.cursor, ["number"])[0] : undefined;
-  const rows = await ctx.store.read(() => ctx.store.listSessions(o.userId, before, limit + 1));
+  const rows = await ctx.store.query(() => ctx.store.listSessions(o.userId, before, limit + 1));
   return page(rows, limit, toSessionInfo);
 }
 
@@ -25,7 +25,7 @@ export async function listCheckpoints(ctx: EngineContext, input: ListCheckpoints
   const o = parseInput(listCheckpointsInput, input, "listCheckpoints");
   const limit = o.limit ?? DEFAULT_LIMIT;
   const before = o.cursor ? decodeCursor<[number]>(o.cursor, ["number"])[0] : undefined;
-  const rows = await ctx.store.read(() =>
+  const rows = await ctx.store.query(() =>
     ctx.store.listCheckpoints({
       userId: o.userId,
       sessionId: o.sessionId,

@@ -30,6 +30,8 @@ export interface MoveSpec {
 
 export type MoveOutcome = MoveResult & { message?: Message };
 
+const NOTHING_TO_MOVE = { steps: { undo: [], replay: [], skipped: [], unknown: [] } } as const;
+
 /** Moves currently executing in this process (recovery must not resume them). */
 export const inflightMoves = new Set<string>();
 
@@ -45,7 +47,8 @@ export async function performMove(
     const planned = await ctx.store.write(() => {
       const session = ownedSession(ctx.store, ref.id, ref.userId);
       const base = prepare(session);
-      const computed = computePlan(ctx, session, base.target);
+      // A session that never recorded a tool call has no world to move: skip reading the lineages.
+      const computed = session.hasTools ? computePlan(ctx, session, base.target) : NOTHING_TO_MOVE;
       const spec: MoveSpec = {
         ...base,
         onError: o.onUndoError ?? "stop",
@@ -166,7 +169,6 @@ function finishMoveTx(ctx: EngineContext, spec: MoveSpec, moveId: string | null)
   if (spec.newBranch) {
     branchRow = { ...spec.newBranch, createdAt: now };
     store.insertBranch(branchRow);
-    store.insertEvent({ sessionId: spec.sessionId, kind: "branch", refId: branchRow.id, branchId: branchRow.id, detail: `${branchRow.reason} at position ${branchRow.forkPosition}`, createdAt: now });
     if (spec.edit) {
       const base = headOfEntry(branchRow.forkEntryId ? store.getEntry(branchRow.forkEntryId) : undefined);
       const row = writeEntry(ctx, branchRow.id, base, spec.edit.fields, spec.edit.id);

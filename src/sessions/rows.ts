@@ -1,7 +1,7 @@
 // Turns stored rows into the plain objects of the public API.
 import type { JsonObject, JsonValue } from "../models/json.js";
 import type { Branch, BranchReason, Checkpoint, Entry, Message, SessionInfo, StateChange, ToolErrorInfo, ToolInvocation } from "../models/types.js";
-import type { BranchRow, CheckpointRow, EntryRow, SessionRow, ToolRow } from "../store/store.js";
+import type { BranchRow, CheckpointRow, EntryRow, MessageRow, SessionRow, ToolRow } from "../store/store.js";
 
 const parse = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 
@@ -33,7 +33,7 @@ export function toBranch(row: BranchRow, head: number, currentId: string): Branc
   };
 }
 
-export function toMessage(row: EntryRow): Message {
+export function toMessage(row: MessageRow): Message {
   return {
     id: row.id,
     branchId: row.branchId,

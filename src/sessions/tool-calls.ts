@@ -15,6 +15,7 @@ import { toCheckpoint, toToolInvocation } from "./rows.js";
 function journalCall(ctx: EngineContext, session: SessionRow, tool: string, argsText: string, callId: string | null): EntryRow {
   const branch = ctx.store.getBranch(session.currentBranchId)!;
   const row = writeEntry(ctx, branch.id, headOf(ctx.store, branch), { kind: "tool", tool, content: argsText, callId });
+  if (!session.hasTools) ctx.store.markHasTools(session.id);
   return row;
 }
 

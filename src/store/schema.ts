@@ -14,6 +14,8 @@ export const sessions = sqliteTable(
     currentBranchId: text("current_branch_id").notNull(),
     originSessionId: text("origin_session_id"),
     originCheckpointId: text("origin_checkpoint_id"),
+    /** Set once the session records its first tool call: moves of a session without tools skip the world. */
+    hasTools: integer("has_tools", { mode: "boolean" }).notNull().default(false),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },
@@ -38,11 +40,7 @@ export const branches = sqliteTable(
     reason: text("reason").notNull(),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [
-    uniqueIndex("branches_id").on(t.id),
-    index("branches_session").on(t.sessionId),
-    index("branches_fork_entry").on(t.forkEntryId),
-  ],
+  (t) => [uniqueIndex("branches_id").on(t.id), index("branches_session").on(t.sessionId)],
 );
 
 /** The append-only log of every branch: messages, state changes and tool invocations, hash-chained. */

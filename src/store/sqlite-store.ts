@@ -3,13 +3,13 @@ import type Database from "better-sqlite3";
 import { DatabaseError } from "../models/errors.js";
 import { openDatabase, type OpenDatabaseOptions } from "./open-database.js";
 import type {
-  BranchRow, CheckpointFilter, CheckpointRow, EntryKind, EntryRow, EventRow, LineageSegment, MoveRow,
+  BranchRow, CheckpointFilter, MessageRow, CheckpointRow, EntryRow, EventRow, LineageSegment, MoveRow,
   MoveStepRow, MoveStepStatus, NewCheckpoint, NewEntry, SessionRow, Store, TimelineRow, ToolResultRow, ToolRow,
 } from "./store.js";
 
 // updatedAt: the later of the last move and the last entry of the current branch (appends do not rewrite the session row).
 const SESSION_COLS = `seq, id, user_id AS userId, title, metadata, current_branch_id AS currentBranchId,
-  origin_session_id AS originSessionId, origin_checkpoint_id AS originCheckpointId, created_at AS createdAt,
+  origin_session_id AS originSessionId, origin_checkpoint_id AS originCheckpointId, has_tools AS hasTools, created_at AS createdAt,
   max(updated_at, coalesce((SELECT created_at FROM entries WHERE branch_id = current_branch_id ORDER BY position DESC LIMIT 1), 0)) AS updatedAt`;
 const BRANCH_COLS = `id, session_id AS sessionId, parent_id AS parentId, fork_checkpoint_id AS forkCheckpointId,
   fork_position AS forkPosition, fork_entry_id AS forkEntryId, name, reason, created_at AS createdAt`;
@@ -50,13 +50,14 @@ export class SqliteStore implements Store {
         VALUES (@id, @userId, @title, @metadata, @currentBranchId, @originSessionId, @originCheckpointId, @createdAt, @updatedAt)`),
       getSession: p(`SELECT ${SESSION_COLS} FROM sessions WHERE id = ?`),
       listSessions: p(`SELECT ${SESSION_COLS} FROM sessions WHERE user_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`),
+      markHasTools: p(`UPDATE sessions SET has_tools = 1 WHERE id = ? AND has_tools = 0`),
       setCurrent: p(`UPDATE sessions SET current_branch_id = ?, updated_at = ? WHERE id = ?`),
       touch: p(`UPDATE sessions SET updated_at = ? WHERE id = ?`),
       insertBranch: p(`INSERT INTO branches (id, session_id, parent_id, fork_checkpoint_id, fork_position, fork_entry_id, name, reason, created_at)
         VALUES (@id, @sessionId, @parentId, @forkCheckpointId, @forkPosition, @forkEntryId, @name, @reason, @createdAt)`),
       getBranch: p(`SELECT ${BRANCH_COLS} FROM branches WHERE id = ?`),
       listBranches: p(`SELECT ${BRANCH_COLS} FROM branches WHERE session_id = ? ORDER BY seq`),
-      forkedAt: p(`SELECT ${BRANCH_COLS} FROM branches WHERE fork_entry_id = ? ORDER BY seq`),
+      forkedAt: p(`SELECT ${BRANCH_COLS} FROM branches WHERE session_id = ? AND fork_entry_id = ? ORDER BY seq`),
       forkedAtZero: p(`SELECT ${BRANCH_COLS} FROM branches WHERE session_id = ? AND fork_position = 0 ORDER BY seq`),
       countForkedFrom: p(`SELECT count(*) AS n FROM branches WHERE fork_checkpoint_id = ?`),
       insertEntry: p(`INSERT INTO entries (id, branch_id, position, kind, role, content, tool, call_id, client_id, metadata, state_id, msg_count, hash, created_at)
@@ -71,7 +72,8 @@ export class SqliteStore implements Store {
           FROM branches b JOIN lin ON b.id = lin.parent_id)
         SELECT id AS branchId, fork_position AS after, up_to AS upTo FROM lin ORDER BY depth DESC`),
       segment: p(`SELECT ${ENTRY_COLS} FROM entries e WHERE e.branch_id = ? AND e.position > ? AND e.position <= ? ORDER BY e.position`),
-      segmentKind: p(`SELECT ${ENTRY_COLS} FROM entries e WHERE e.branch_id = ? AND e.position > ? AND e.position <= ? AND e.kind = ? ORDER BY e.position`),
+      segmentMessages: p(`SELECT id, branch_id AS branchId, position, role, content, client_id AS clientId, metadata, created_at AS createdAt
+        FROM entries WHERE branch_id = ? AND position > ? AND position <= ? AND kind = 'message' ORDER BY position`),
       segmentTools: p(`SELECT ${TOOL_COLS} FROM ${TOOL_JOIN} WHERE e.branch_id = ? AND e.position > ? AND e.position <= ? AND e.kind = 'tool' ORDER BY e.position`),
       getTool: p(`SELECT ${TOOL_COLS} FROM ${TOOL_JOIN} WHERE e.id = ? AND e.kind = 'tool'`),
       branchHeads: p(`SELECT b.id AS id, (SELECT max(position) FROM entries WHERE branch_id = b.id) AS head FROM branches b WHERE b.session_id = ?`),
@@ -89,6 +91,8 @@ export class SqliteStore implements Store {
             FROM entries e JOIN branches b ON b.id = e.branch_id WHERE b.session_id = @sessionId
           UNION ALL
           SELECT 'checkpoint', 'checkpoint', id, branch_id, name, created_at, seq FROM checkpoints WHERE session_id = @sessionId
+          UNION ALL
+          SELECT 'branch', 'branch', id, id, reason || ' at position ' || fork_position, created_at, seq FROM branches WHERE session_id = @sessionId AND parent_id IS NOT NULL
           UNION ALL
           SELECT 'event', kind, ref_id, branch_id, detail, created_at, seq FROM events WHERE session_id = @sessionId)
         WHERE createdAt < @at OR (createdAt = @at AND (source < @source OR (source = @source AND seq < @seq)))
@@ -140,6 +144,15 @@ export class SqliteStore implements Store {
     return this.#unit(this.#s.beginRead!, fn);
   }
 
+  async query<T>(fn: () => T): Promise<T> {
+    if (this.#closed) throw new DatabaseError("CLOSED", "the forkpoint database is closed");
+    try {
+      return fn();
+    } catch (error) {
+      throw translate(error);
+    }
+  }
+
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
@@ -154,6 +167,9 @@ export class SqliteStore implements Store {
   }
   listSessions(userId: string, beforeSeq: number | undefined, limit: number): SessionRow[] {
     return this.#s.listSessions!.all(userId, beforeSeq ?? Number.MAX_SAFE_INTEGER, limit) as SessionRow[];
+  }
+  markHasTools(sessionId: string): void {
+    this.#s.markHasTools!.run(sessionId);
   }
   setCurrentBranch(sessionId: string, branchId: string, at: number): void {
     this.#s.setCurrent!.run(branchId, at, sessionId);
@@ -172,7 +188,7 @@ export class SqliteStore implements Store {
     return this.#s.listBranches!.all(sessionId) as BranchRow[];
   }
   branchesForkedAt(sessionId: string, forkEntryId: string | null): BranchRow[] {
-    return (forkEntryId === null ? this.#s.forkedAtZero!.all(sessionId) : this.#s.forkedAt!.all(forkEntryId)) as BranchRow[];
+    return (forkEntryId === null ? this.#s.forkedAtZero!.all(sessionId) : this.#s.forkedAt!.all(sessionId, forkEntryId)) as BranchRow[];
   }
   countBranchesForkedFrom(checkpointId: string): number {
     return (this.#s.countForkedFrom!.get(checkpointId) as { n: number }).n;
@@ -193,11 +209,13 @@ export class SqliteStore implements Store {
   lineage(branchId: string, upTo?: number): LineageSegment[] {
     return this.#s.lineage!.all(upTo ?? Number.MAX_SAFE_INTEGER, branchId) as LineageSegment[];
   }
-  segmentEntries(segment: LineageSegment, kind?: EntryKind): EntryRow[] {
+  segmentEntries(segment: LineageSegment): EntryRow[] {
     if (segment.upTo <= segment.after) return [];
-    return (kind
-      ? this.#s.segmentKind!.all(segment.branchId, segment.after, segment.upTo, kind)
-      : this.#s.segment!.all(segment.branchId, segment.after, segment.upTo)) as EntryRow[];
+    return this.#s.segment!.all(segment.branchId, segment.after, segment.upTo) as EntryRow[];
+  }
+  segmentMessages(segment: LineageSegment): MessageRow[] {
+    if (segment.upTo <= segment.after) return [];
+    return this.#s.segmentMessages!.all(segment.branchId, segment.after, segment.upTo) as MessageRow[];
   }
   segmentTools(segment: LineageSegment): ToolRow[] {
     if (segment.upTo <= segment.after) return [];

@@ -10,6 +10,7 @@ export interface SessionRow {
   currentBranchId: string;
   originSessionId: string | null;
   originCheckpointId: string | null;
+  hasTools: boolean;
   createdAt: number;
   updatedAt: number;
 }
@@ -45,6 +46,9 @@ export interface EntryRow {
   hash: string;
   createdAt: number;
 }
+
+/** The columns a message needs: what history reads. */
+export type MessageRow = Pick<EntryRow, "id" | "branchId" | "position" | "role" | "content" | "clientId" | "metadata" | "createdAt">;
 
 /** An entry to insert (its `seq` is assigned by the store). */
 export type NewEntry = Omit<EntryRow, "seq">;
@@ -157,10 +161,14 @@ export interface Store {
   write<T>(fn: () => T): Promise<T>;
   /** Runs `fn` in a read transaction: one consistent snapshot. */
   read<T>(fn: () => T): Promise<T>;
+  /** Runs `fn`, a single-statement read, without a transaction (one statement is its own snapshot). */
+  query<T>(fn: () => T): Promise<T>;
   close(): void;
   readonly closed: boolean;
 
-  insertSession(row: Omit<SessionRow, "seq">): void;
+  insertSession(row: Omit<SessionRow, "seq" | "hasTools">): void;
+  /** Records that the session has tool calls (once). */
+  markHasTools(sessionId: string): void;
   getSession(id: string): SessionRow | undefined;
   listSessions(userId: string, beforeSeq: number | undefined, limit: number): SessionRow[];
   setCurrentBranch(sessionId: string, branchId: string, at: number): void;
@@ -181,8 +189,10 @@ export interface Store {
   ownEntryAt(branchId: string, position: number): EntryRow | undefined;
   /** Lineage of `branchId` up to `upTo` (or its head when undefined), as segments, root first. */
   lineage(branchId: string, upTo?: number): LineageSegment[];
-  /** Entries of one segment, in position order; optionally one kind only. */
-  segmentEntries(segment: LineageSegment, kind?: EntryKind): EntryRow[];
+  /** Entries of one segment, in position order. */
+  segmentEntries(segment: LineageSegment): EntryRow[];
+  /** Messages of one segment, in position order, with only the columns a message needs. */
+  segmentMessages(segment: LineageSegment): MessageRow[];
   /** Tool entries of one segment with completion and applied status. */
   segmentTools(segment: LineageSegment): ToolRow[];
   getTool(entryId: string): ToolRow | undefined;
