@@ -3,7 +3,7 @@ import { ConflictError, IntegrityError } from "../models/errors.js";
 import { checkpointInput, parseInput, type CheckpointInput } from "../models/inputs.js";
 import { toJsonText } from "../models/json.js";
 import type { Checkpoint, RestoredCheckpoint } from "../models/types.js";
-import type { CheckpointRow, EntryRow, Store, ToolRow } from "../store/store.js";
+import type { BranchRow, CheckpointRow, EntryRow, Store, ToolRow } from "../store/store.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { GENESIS_HASH, checkpointChecksum, entryHash, sha256, toolResultHash } from "./integrity.js";
 import { entryAt, headOf, lineageEntries, lineageTools } from "./lineage.js";
@@ -74,7 +74,7 @@ export function verifyCheckpoint(store: Store, cp: CheckpointRow, entries: Entry
  * The O(1) part of `verifyCheckpoint`, for moves that must not read the whole history: the checkpoint's own
  * checksum, its state snapshot, and the entry it points at (hash chained to its predecessor).
  */
-export function verifyCheckpointAnchor(store: Store, cp: CheckpointRow): void {
+export function verifyCheckpointAnchor(store: Store, cp: CheckpointRow): { branch: BranchRow; anchor: EntryRow | undefined } {
   const branch = store.getBranch(cp.branchId);
   if (!branch) throw new IntegrityError(`checkpoint ${cp.id}: its branch is missing`);
   let stateHash = sha256("{}");
@@ -87,13 +87,14 @@ export function verifyCheckpointAnchor(store: Store, cp: CheckpointRow): void {
   const anchor = entryAt(store, branch, cp.position);
   if (!anchor) {
     if (cp.position !== 0 || cp.headHash !== GENESIS_HASH) throw new IntegrityError(`checkpoint ${cp.id}: the entry it points at is missing`);
-    return;
+    return { branch, anchor };
   }
   const previous = entryAt(store, branch, cp.position - 1);
   const anchorStateHash = anchor.kind === "state" && anchor.stateId !== null ? store.getSnapshot(anchor.stateId)?.hash ?? null : null;
   if (anchor.hash !== cp.headHash || anchor.stateId !== cp.stateId || entryHash(previous?.hash ?? GENESIS_HASH, anchor, anchorStateHash) !== anchor.hash) {
     throw new IntegrityError(`checkpoint ${cp.id}: the entry it points at does not match its hash`);
   }
+  return { branch, anchor };
 }
 
 /** Reads a checkpoint's lineage and verifies it in full; returns what it read. */

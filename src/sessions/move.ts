@@ -7,7 +7,7 @@ import { toJsonText } from "../models/json.js";
 import type { Branch, FailedStep, Message, MoveResult, ToolInvocation } from "../models/types.js";
 import type { BranchRow, MoveStepRow, SessionRow } from "../store/store.js";
 import type { EngineContext, SessionRef } from "./context.js";
-import { headOf, headOfEntry } from "./lineage.js";
+import { headOfEntry } from "./lineage.js";
 import { autoCheckpointAfterMessage, writeEntry, type EntryFields } from "./log-writer.js";
 import { computePlan, type MoveTarget } from "./move-plan.js";
 import { ownedSession } from "./ownership.js";
@@ -166,6 +166,8 @@ function finishMoveTx(ctx: EngineContext, spec: MoveSpec, moveId: string | null)
   const now = ctx.now();
   let branchRow = spec.newBranch ?? store.getBranch(spec.target.branchId)!;
   let message: Message | undefined;
+  // A new branch's head is its fork position (or the edited message); an existing one's is looked up.
+  let head = spec.newBranch ? spec.newBranch.forkPosition : spec.target.position;
   if (spec.newBranch) {
     branchRow = { ...spec.newBranch, createdAt: now };
     store.insertBranch(branchRow);
@@ -173,6 +175,7 @@ function finishMoveTx(ctx: EngineContext, spec: MoveSpec, moveId: string | null)
       const base = headOfEntry(branchRow.forkEntryId ? store.getEntry(branchRow.forkEntryId) : undefined);
       const row = writeEntry(ctx, branchRow.id, base, spec.edit.fields, spec.edit.id);
       message = toMessage(row);
+      head = row.position;
       autoCheckpointAfterMessage(ctx, { id: spec.sessionId, userId: spec.userId }, row);
     }
   } else {
@@ -182,7 +185,7 @@ function finishMoveTx(ctx: EngineContext, spec: MoveSpec, moveId: string | null)
   if (moveId) store.finishMove(moveId, "done", now);
   const report = journalReport(ctx, moveId);
   const byId = (id: string) => toToolInvocation(store.getTool(id)!);
-  const branch: Branch = toBranch(branchRow, headOf(store, branchRow).position, branchRow.id);
+  const branch: Branch = toBranch(branchRow, head, branchRow.id);
   return {
     branch,
     undone: report.undone,

@@ -4,15 +4,13 @@ import type { MoveOptions } from "../models/inputs.js";
 import type { MoveResult } from "../models/types.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { verifyCheckpointAnchor } from "./checkpoints.js";
-import { entryAt } from "./lineage.js";
 import { performMove } from "./move.js";
 import { sessionCheckpoint } from "./ownership.js";
 
 export async function rollback(ctx: EngineContext, ref: SessionRef, checkpointId: string, options?: MoveOptions): Promise<MoveResult> {
   return performMove(ctx, ref, options, (session) => {
     const cp = sessionCheckpoint(ctx.store, session, checkpointId, ctx.now());
-    verifyCheckpointAnchor(ctx.store, cp);
-    const from = ctx.store.getBranch(cp.branchId)!;
+    const { anchor } = verifyCheckpointAnchor(ctx.store, cp);
     return {
       kind: "rollback",
       sessionId: session.id,
@@ -24,7 +22,7 @@ export async function rollback(ctx: EngineContext, ref: SessionRef, checkpointId
         parentId: cp.branchId,
         forkCheckpointId: cp.id,
         forkPosition: cp.position,
-        forkEntryId: entryAt(ctx.store, from, cp.position)?.id ?? null,
+        forkEntryId: anchor?.id ?? null,
         name: null,
         reason: "rollback",
         createdAt: 0,

@@ -23,6 +23,14 @@ const CHECKPOINT_COLS = `seq, id, session_id AS sessionId, branch_id AS branchId
 const MOVE_COLS = `id, session_id AS sessionId, kind, spec, status, pid, created_at AS createdAt, finished_at AS finishedAt`;
 const STEP_COLS = `move_id AS moveId, idx, op, entry_id AS entryId, status, result, error`;
 
+type MessageTuple = [string, string, number, string, string, string | null, string | null, number];
+const CHECKPOINT_TUPLE = `seq, id, session_id, branch_id, position, name, auto, metadata, user_id, state_id, head_hash, checksum, created_at, expires_at`;
+type CheckpointTuple = [number, string, string, string, number, string | null, number, string | null, string, number | null, string, string, number, number | null];
+const checkpointFromTuple = (t: CheckpointTuple): CheckpointRow => ({
+  seq: t[0], id: t[1], sessionId: t[2], branchId: t[3], position: t[4], name: t[5], auto: t[6] === 1, metadata: t[7],
+  userId: t[8], stateId: t[9], headHash: t[10], checksum: t[11], createdAt: t[12], expiresAt: t[13],
+});
+
 /** Translates driver errors into the typed errors of the API. */
 function translate(error: unknown): unknown {
   const code = (error as { code?: unknown }).code;
@@ -72,8 +80,9 @@ export class SqliteStore implements Store {
           FROM branches b JOIN lin ON b.id = lin.parent_id)
         SELECT id AS branchId, fork_position AS after, up_to AS upTo FROM lin ORDER BY depth DESC`),
       segment: p(`SELECT ${ENTRY_COLS} FROM entries e WHERE e.branch_id = ? AND e.position > ? AND e.position <= ? ORDER BY e.position`),
-      segmentMessages: p(`SELECT id, branch_id AS branchId, position, role, content, client_id AS clientId, metadata, created_at AS createdAt
-        FROM entries WHERE branch_id = ? AND position > ? AND position <= ? AND kind = 'message' ORDER BY position`),
+      // Raw (array) rows: better-sqlite3 builds objects with dynamic keys slowly; the hot reads map by position.
+      segmentMessages: p(`SELECT id, branch_id, position, role, content, client_id, metadata, created_at
+        FROM entries WHERE branch_id = ? AND position > ? AND position <= ? AND kind = 'message' ORDER BY position`).raw(true),
       segmentTools: p(`SELECT ${TOOL_COLS} FROM ${TOOL_JOIN} WHERE e.branch_id = ? AND e.position > ? AND e.position <= ? AND e.kind = 'tool' ORDER BY e.position`),
       getTool: p(`SELECT ${TOOL_COLS} FROM ${TOOL_JOIN} WHERE e.id = ? AND e.kind = 'tool'`),
       branchHeads: p(`SELECT b.id AS id, (SELECT max(position) FROM entries WHERE branch_id = b.id) AS head FROM branches b WHERE b.session_id = ?`),
@@ -215,7 +224,13 @@ export class SqliteStore implements Store {
   }
   segmentMessages(segment: LineageSegment): MessageRow[] {
     if (segment.upTo <= segment.after) return [];
-    return this.#s.segmentMessages!.all(segment.branchId, segment.after, segment.upTo) as MessageRow[];
+    const rows = this.#s.segmentMessages!.all(segment.branchId, segment.after, segment.upTo) as MessageTuple[];
+    const out: MessageRow[] = new Array(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i]!;
+      out[i] = { id: r[0], branchId: r[1], position: r[2], role: r[3], content: r[4], clientId: r[5], metadata: r[6], createdAt: r[7] };
+    }
+    return out;
   }
   segmentTools(segment: LineageSegment): ToolRow[] {
     if (segment.upTo <= segment.after) return [];
@@ -260,14 +275,13 @@ export class SqliteStore implements Store {
     // Times are stored with µs resolution; `until` is inclusive to the millisecond a Date can express.
     if (f.until !== undefined) where.push("created_at < @until + 1");
     if (f.auto !== undefined) where.push("auto = @auto");
-    const sql = `SELECT ${CHECKPOINT_COLS} FROM checkpoints WHERE ${where.join(" AND ")} ORDER BY seq DESC LIMIT @limit`;
-    const rows = this.#cached(sql).all({
+    const sql = `SELECT ${CHECKPOINT_TUPLE} FROM checkpoints WHERE ${where.join(" AND ")} ORDER BY seq DESC LIMIT @limit`;
+    const tuples = this.#cached(sql).all({
       ...f,
       auto: f.auto === undefined ? undefined : f.auto ? 1 : 0,
       beforeSeq: f.beforeSeq ?? Number.MAX_SAFE_INTEGER,
-    }) as CheckpointRow[];
-    for (const row of rows) row.auto = Boolean(row.auto);
-    return rows;
+    }) as CheckpointTuple[];
+    return tuples.map(checkpointFromTuple);
   }
   deleteCheckpoint(id: string): void {
     this.#s.deleteCheckpoint!.run(id);
@@ -332,7 +346,7 @@ export class SqliteStore implements Store {
   #cached(sql: string): Database.Statement {
     let statement = this.#statements.get(sql);
     if (!statement) {
-      statement = this.db.prepare(sql);
+      statement = this.db.prepare(sql).raw(true);
       this.#statements.set(sql, statement);
     }
     return statement;
