@@ -11,8 +11,7 @@ import { sessionMessage } from "./ownership.js";
 export async function edit(ctx: EngineContext, ref: SessionRef, messageId: string, next: MessageInput, options?: MoveOptions): Promise<EditResult> {
   const fields = messageFields(ctx, next, "message");
   const outcome = await performMove(ctx, ref, options, (session) => {
-    const original = sessionMessage(ctx.store, session, messageId);
-    const branch = ctx.store.getBranch(original.branchId)!;
+    const { message: original, branch } = sessionMessage(ctx.store, session, messageId);
     const forkPosition = original.position - 1;
     return {
       kind: "edit",

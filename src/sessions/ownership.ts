@@ -1,6 +1,6 @@
 // Every read and write is scoped to one user: another user's ids look exactly like unknown ids.
 import { NotFoundError } from "../models/errors.js";
-import type { CheckpointRow, EntryRow, SessionRow, Store } from "../store/store.js";
+import type { BranchRow, CheckpointRow, EntryRow, SessionRow, Store } from "../store/store.js";
 
 export function ownedSession(store: Store, sessionId: string, userId: string): SessionRow {
   const row = store.getSession(sessionId);
@@ -17,12 +17,12 @@ export function sessionCheckpoint(store: Store, session: SessionRow, checkpointI
   return row;
 }
 
-/** A message entry on one of this session's branches. */
-export function sessionMessage(store: Store, session: SessionRow, messageId: string): EntryRow {
+/** A message entry on one of this session's branches, with its branch. */
+export function sessionMessage(store: Store, session: SessionRow, messageId: string): { message: EntryRow; branch: BranchRow } {
   const entry = store.getEntry(messageId);
   if (entry && entry.kind === "message") {
     const branch = store.getBranch(entry.branchId);
-    if (branch && branch.sessionId === session.id) return entry;
+    if (branch && branch.sessionId === session.id) return { message: entry, branch };
   }
   throw new NotFoundError("message", messageId);
 }

@@ -20,7 +20,7 @@ export async function plan(ctx: EngineContext, ref: SessionRef, target: PlanTarg
       const position = headOf(store, b).position;
       branch = { id: b.id, parentId: b.parentId, forkPosition: b.forkPosition, position };
     } else {
-      const m = sessionMessage(store, session, t.messageId);
+      const { message: m } = sessionMessage(store, session, t.messageId);
       branch = { id: null, parentId: m.branchId, forkPosition: m.position - 1, position: m.position - 1 };
     }
     const computed = computePlan(ctx, session, { branchId: branch.id ?? branch.parentId!, position: branch.position });

@@ -50,7 +50,12 @@ export class SessionHandle {
 
   /** The session's id, owner, title, metadata, current branch and times. */
   info(): Promise<SessionInfo> {
-    return this.#run((ctx, ref) => ctx.store.read(() => toSessionInfo(ownedSession(ctx.store, ref.id, ref.userId))));
+    return this.#run((ctx, ref) =>
+      ctx.store.read(() => {
+        ownedSession(ctx.store, ref.id, ref.userId);
+        return toSessionInfo(ctx.store.getSessionInfo(ref.id)!);
+      }),
+    );
   }
 
   /**

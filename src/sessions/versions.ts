@@ -10,10 +10,10 @@ export async function versions(ctx: EngineContext, ref: SessionRef, messageId: s
   return ctx.store.read(() => {
     const store = ctx.store;
     const session = ownedSession(store, ref.id, ref.userId);
-    const message = sessionMessage(store, session, messageId);
+    const { message, branch } = sessionMessage(store, session, messageId);
     const position = message.position;
     // Entry ids identify a whole prefix, so siblings are the children of the entry just before this one.
-    const anchor = entryAt(store, store.getBranch(message.branchId)!, position - 1);
+    const anchor = entryAt(store, branch, position - 1);
     const candidates: (EntryRow | undefined)[] = [];
     if (anchor) candidates.push(store.ownEntryAt(anchor.branchId, position));
     for (const b of store.branchesForkedAt(session.id, anchor ? anchor.id : null)) candidates.push(store.ownEntryAt(b.id, position));

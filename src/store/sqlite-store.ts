@@ -7,9 +7,12 @@ import type {
   MoveStepRow, MoveStepStatus, NewCheckpoint, NewEntry, SessionRow, Store, TimelineRow, ToolResultRow, ToolRow,
 } from "./store.js";
 
-// updatedAt: the later of the last move and the last entry of the current branch (appends do not rewrite the session row).
-const SESSION_COLS = `seq, id, user_id AS userId, title, metadata, current_branch_id AS currentBranchId,
-  origin_session_id AS originSessionId, origin_checkpoint_id AS originCheckpointId, has_tools AS hasTools, created_at AS createdAt,
+const SESSION_BASE_COLS = `seq, id, user_id AS userId, title, metadata, current_branch_id AS currentBranchId,
+  origin_session_id AS originSessionId, origin_checkpoint_id AS originCheckpointId, has_tools AS hasTools, created_at AS createdAt`;
+/** For the hot path (ownership checks): `updatedAt` as stored, the time of the last move. */
+const SESSION_COLS = `${SESSION_BASE_COLS}, updated_at AS updatedAt`;
+/** For what users see: the later of the last move and the last entry of the current branch (appends do not rewrite the session row). */
+const SESSION_INFO_COLS = `${SESSION_BASE_COLS},
   max(updated_at, coalesce((SELECT created_at FROM entries WHERE branch_id = current_branch_id ORDER BY position DESC LIMIT 1), 0)) AS updatedAt`;
 const BRANCH_COLS = `id, session_id AS sessionId, parent_id AS parentId, fork_checkpoint_id AS forkCheckpointId,
   fork_position AS forkPosition, fork_entry_id AS forkEntryId, name, reason, created_at AS createdAt`;
@@ -57,7 +60,8 @@ export class SqliteStore implements Store {
       insertSession: p(`INSERT INTO sessions (id, user_id, title, metadata, current_branch_id, origin_session_id, origin_checkpoint_id, created_at, updated_at)
         VALUES (@id, @userId, @title, @metadata, @currentBranchId, @originSessionId, @originCheckpointId, @createdAt, @updatedAt)`),
       getSession: p(`SELECT ${SESSION_COLS} FROM sessions WHERE id = ?`),
-      listSessions: p(`SELECT ${SESSION_COLS} FROM sessions WHERE user_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`),
+      getSessionInfo: p(`SELECT ${SESSION_INFO_COLS} FROM sessions WHERE id = ?`),
+      listSessions: p(`SELECT ${SESSION_INFO_COLS} FROM sessions WHERE user_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`),
       markHasTools: p(`UPDATE sessions SET has_tools = 1 WHERE id = ? AND has_tools = 0`),
       setCurrent: p(`UPDATE sessions SET current_branch_id = ?, updated_at = ? WHERE id = ?`),
       touch: p(`UPDATE sessions SET updated_at = ? WHERE id = ?`),
@@ -173,6 +177,9 @@ export class SqliteStore implements Store {
   }
   getSession(id: string): SessionRow | undefined {
     return this.#s.getSession!.get(id) as SessionRow | undefined;
+  }
+  getSessionInfo(id: string): SessionRow | undefined {
+    return this.#s.getSessionInfo!.get(id) as SessionRow | undefined;
   }
   listSessions(userId: string, beforeSeq: number | undefined, limit: number): SessionRow[] {
     return this.#s.listSessions!.all(userId, beforeSeq ?? Number.MAX_SAFE_INTEGER, limit) as SessionRow[];

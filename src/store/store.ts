@@ -169,7 +169,10 @@ export interface Store {
   insertSession(row: Omit<SessionRow, "seq" | "hasTools">): void;
   /** Records that the session has tool calls (once). */
   markHasTools(sessionId: string): void;
+  /** The session row; `updatedAt` is the time of its last move (cheap: for ownership checks). */
   getSession(id: string): SessionRow | undefined;
+  /** The session row with `updatedAt` also counting the current branch's last entry (what `info()` shows). */
+  getSessionInfo(id: string): SessionRow | undefined;
   listSessions(userId: string, beforeSeq: number | undefined, limit: number): SessionRow[];
   setCurrentBranch(sessionId: string, branchId: string, at: number): void;
   touchSession(sessionId: string, at: number): void;
