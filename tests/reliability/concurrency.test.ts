@@ -3,14 +3,13 @@
 // operation is present, positions are gapless, no updater's increment is lost, no BUSY reaches a caller, and every
 // checkpoint restores at the end with the state and messages its taker saw.
 import Database from "better-sqlite3";
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { openForkpoint, type Checkpoint } from "../../src/index.js";
 import { tempDatabases } from "../helpers.js";
+import { startWorker } from "../fixtures/workers.js";
 
 const dbs = tempDatabases();
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const WORKER = fileURLToPath(new URL("../fixtures/mixed-ops-worker.ts", import.meta.url));
 const SEED = Number(process.env.FORKPOINT_CONCURRENCY_SEED ?? 424_242);
 
@@ -20,24 +19,6 @@ interface Report {
   setStates: number;
   checkpoints: { id: string; mine: number; appended: number }[];
   restores: number;
-}
-
-function startWorker(args: string[]) {
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, ["--import", "tsx", WORKER, ...args], { cwd: ROOT, stdio: "pipe" });
-  let stdout = "";
-  let stderr = "";
-  let markReady: () => void = () => undefined;
-  const ready = new Promise<void>((resolve) => (markReady = resolve));
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-    stdout += chunk;
-    if (stdout.includes("ready\n")) markReady();
-  });
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.on("close", (code) => resolve({ code, stdout, stderr })),
-  );
-  void done.then(() => markReady());
-  return { child, ready, done };
 }
 
 describe("4 processes x 500 mixed operations on the same session", () => {
@@ -50,7 +31,7 @@ describe("4 processes x 500 mixed operations on the same session", () => {
     await fp.close();
 
     const workers = Array.from({ length: WORKERS }, (_, w) =>
-      startWorker([path, session.id, "alice", `w${w}`, String(OPS), String(SEED + w * 101)]),
+      startWorker(WORKER, [path, session.id, "alice", `w${w}`, String(OPS), String(SEED + w * 101)]),
     );
     await Promise.all(workers.map((w) => w.ready));
     for (const w of workers) w.child.stdin.end("go\n");

@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { openForkpoint, type Checkpoint, type Message, type RecoveryReport, type ToolInvocation } from "../../src/index.js";
 import { readLog, writeFileTool } from "../fixtures/file-tools.js";
 import { makeTempDir, removeDir } from "../helpers.js";
+import { prng } from "../fixtures/prng.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const WORKER = path.join(ROOT, "tests/fixtures/crash-loop-worker.ts");
@@ -28,16 +29,6 @@ afterAll(() => {
   for (const dir of dirs) removeDir(dir);
 });
 
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 interface Lane {

@@ -1,35 +1,12 @@
 // Several processes write one database file at once: writes serialize, none is lost, positions stay gapless (DESIGN §6.6).
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { openForkpoint } from "../../src/index.js";
 import { tempDatabases } from "../helpers.js";
+import { startWorker } from "../fixtures/workers.js";
 
 const dbs = tempDatabases();
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const WORKER = fileURLToPath(new URL("../fixtures/append-worker.ts", import.meta.url));
-
-interface WorkerRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function startWorker(args: string[]): { child: ChildProcessWithoutNullStreams; ready: Promise<void>; done: Promise<WorkerRun> } {
-  const child = spawn(process.execPath, ["--import", "tsx", WORKER, ...args], { cwd: ROOT, stdio: "pipe" });
-  let stdout = "";
-  let stderr = "";
-  let markReady: () => void = () => undefined;
-  const ready = new Promise<void>((resolve) => (markReady = resolve));
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-    stdout += chunk;
-    if (stdout.includes("ready\n")) markReady();
-  });
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-  const done = new Promise<WorkerRun>((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
-  void done.then(() => markReady()); // a worker that dies before "ready" must not hang the test
-  return { child, ready, done };
-}
 
 describe("several processes appending to the same session", () => {
   it("4 processes x 200 messages: 800 messages, positions 1..800 gapless, every worker's messages in order, no errors, all checkpoints restore", async () => {
@@ -41,7 +18,7 @@ describe("several processes appending to the same session", () => {
     await fp.close();
 
     const workers = Array.from({ length: WORKERS }, (_, w) =>
-      startWorker([path, session.id, "alice", `w${w}`, String(PER_WORKER), String(CHECKPOINT_EVERY)]),
+      startWorker(WORKER, [path, session.id, "alice", `w${w}`, String(PER_WORKER), String(CHECKPOINT_EVERY)]),
     );
     await Promise.all(workers.map((w) => w.ready));
     for (const w of workers) w.child.stdin.end("go\n"); // all start appending at once
