@@ -140,10 +140,13 @@ export class Forkpoint {
     return listCheckpoints(this.#ctx, input);
   }
 
-  /** Finishes moves interrupted by a crash (runs at open too); reports what it resumed and what must wait. */
+  /**
+   * Finishes moves interrupted by a crash (this also runs at open), and lists tool calls a crash left running.
+   * Reports what it resumed, what must wait, and the calls whose outcome is unknown.
+   */
   async recover(): Promise<RecoveryReport> {
     await this.#guard();
-    return recoverMoves(this.#ctx);
+    return recoverMoves(this.#ctx, { listUnknown: true });
   }
 
   /** Subscribes to an event. */

@@ -1,5 +1,7 @@
 // After a crash mid-move: finish journaled moves exactly once. A step that was running is reported unknown, never re-run.
-import type { MoveResult } from "../models/types.js";
+import type { MoveResult, ToolInvocation } from "../models/types.js";
+import { toToolInvocation } from "./rows.js";
+import { inflightInvocations } from "./tool-calls.js";
 import type { EngineContext } from "./context.js";
 import { inflightMoves, runJournaledMove, type MoveSpec } from "./move.js";
 
@@ -20,10 +22,20 @@ export interface RecoveryReport {
   waiting: { moveId: string; reason: string }[];
   /** Moves whose resumed steps failed again (their error). */
   failed: { moveId: string; error: Error }[];
+  /**
+   * Tool calls that never completed: their process died while the tool ran, so whether the effect happened is
+   * unknown (moves never undo or replay them). Only `fp.recover()` lists them (opening does not scan for them);
+   * a call still running in another live process also appears here.
+   */
+  unknown: ToolInvocation[];
 }
 
-export async function recoverMoves(ctx: EngineContext): Promise<RecoveryReport> {
-  const report: RecoveryReport = { resumed: [], waiting: [], failed: [] };
+export async function recoverMoves(ctx: EngineContext, options: { listUnknown?: boolean } = {}): Promise<RecoveryReport> {
+  const report: RecoveryReport = { resumed: [], waiting: [], failed: [], unknown: [] };
+  if (options.listUnknown) {
+    const running = await ctx.store.query(() => ctx.store.runningTools());
+    report.unknown = running.filter((t) => !inflightInvocations.has(t.id)).map(toToolInvocation);
+  }
   const moves = await ctx.store.read(() => ctx.store.runningMoves());
   for (const move of moves) {
     if (inflightMoves.has(move.id)) continue;

@@ -45,6 +45,9 @@ async function emitCompleted(ctx: EngineContext, entryId: string, checkpoint: Ch
   return invocation;
 }
 
+/** Invocations whose handler is running in this process now (recovery must not call them unknown). */
+export const inflightInvocations = new Set<string>();
+
 export async function invoke(ctx: EngineContext, ref: SessionRef, name: string, args: JsonValue): Promise<unknown> {
   const tool = ctx.tools.get(name);
   const argsText = toJsonText(args, "args", ctx.limits);
@@ -55,6 +58,7 @@ export async function invoke(ctx: EngineContext, ref: SessionRef, name: string, 
   const handlerCtx = { sessionId: session.id, userId: session.userId, invocationId: entry.id, replay: false };
   let value: unknown;
   let resultText: string;
+  inflightInvocations.add(entry.id);
   try {
     value = await tool.run(JSON.parse(argsText) as JsonValue, handlerCtx);
     resultText = toJsonText(value === undefined ? null : value, `${name} result`, ctx.limits);
@@ -62,6 +66,8 @@ export async function invoke(ctx: EngineContext, ref: SessionRef, name: string, 
     const cp = await ctx.store.write(() => completeCall(ctx, session, entry, { result: null, error: errorJson(error) }));
     await emitCompleted(ctx, entry.id, cp);
     throw error;
+  } finally {
+    inflightInvocations.delete(entry.id);
   }
   const cp = await ctx.store.write(() => completeCall(ctx, session, entry, { result: resultText, error: null }));
   await emitCompleted(ctx, entry.id, cp);

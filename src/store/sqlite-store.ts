@@ -88,6 +88,7 @@ export class SqliteStore implements Store {
       segmentMessages: p(`SELECT id, branch_id, position, role, content, client_id, metadata, created_at
         FROM entries WHERE branch_id = ? AND position > ? AND position <= ? AND kind = 'message' ORDER BY position`).raw(true),
       segmentTools: p(`SELECT ${TOOL_COLS} FROM ${TOOL_JOIN} WHERE e.branch_id = ? AND e.position > ? AND e.position <= ? AND e.kind = 'tool' ORDER BY e.position`),
+      runningTools: p(`SELECT ${TOOL_COLS} FROM ${TOOL_JOIN} WHERE e.kind = 'tool' AND r.entry_id IS NULL ORDER BY e.seq`),
       getTool: p(`SELECT ${TOOL_COLS} FROM ${TOOL_JOIN} WHERE e.id = ? AND e.kind = 'tool'`),
       branchHeads: p(`SELECT b.id AS id, (SELECT max(position) FROM entries WHERE branch_id = b.id) AS head FROM branches b WHERE b.session_id = ?`),
       insertToolResult: p(`INSERT INTO tool_results (entry_id, status, result, error, hash, completed_at) VALUES (@entryId, @status, @result, @error, @hash, @completedAt)`),
@@ -242,6 +243,9 @@ export class SqliteStore implements Store {
   segmentTools(segment: LineageSegment): ToolRow[] {
     if (segment.upTo <= segment.after) return [];
     return this.#s.segmentTools!.all(segment.branchId, segment.after, segment.upTo) as ToolRow[];
+  }
+  runningTools(): ToolRow[] {
+    return this.#s.runningTools!.all() as ToolRow[];
   }
   getTool(entryId: string): ToolRow | undefined {
     return this.#s.getTool!.get(entryId) as ToolRow | undefined;

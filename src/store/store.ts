@@ -199,6 +199,8 @@ export interface Store {
   /** Tool entries of one segment with completion and applied status. */
   segmentTools(segment: LineageSegment): ToolRow[];
   getTool(entryId: string): ToolRow | undefined;
+  /** Tool invocations with no completion (running, or left running by a crash), in the whole database. */
+  runningTools(): ToolRow[];
   /** Number of entries of each branch of a session: their heads. */
   branchHeads(sessionId: string): Map<string, number>;
 

@@ -116,7 +116,10 @@ async function verifyLane(lane: Lane, stats: Stats): Promise<void> {
       for (const m of r.resumed) stats.unknownSteps += m.unknown.length;
     }
     // Recovery finished everything: a second pass finds nothing, and the journal has nothing running or pending.
-    expect(await fp.recover()).toEqual({ resumed: [], waiting: [], failed: [] });
+    const again = await fp.recover();
+    expect({ ...again, unknown: [] }).toEqual({ resumed: [], waiting: [], failed: [], unknown: [] });
+    // What it does list: calls a kill left running (never completed), reported unknown rather than forgotten.
+    for (const t of again.unknown) expect([t.status, t.completedAt, t.applied]).toEqual(["running", null, false]);
     const journal = raw(lane.dbPath, (db) => ({
       moves: db.prepare(`SELECT status, count(*) AS n FROM moves GROUP BY status`).all() as { status: string; n: number }[],
       openSteps: (db.prepare(`SELECT count(*) AS n FROM move_steps WHERE status IN ('pending', 'running')`).get() as { n: number }).n,

@@ -98,6 +98,8 @@ describe("a child killed while a tool runs", () => {
       ["write_file", "succeeded", true],
       ["block", "running", false],
     ]);
+    // An explicit recover() lists the call the crash left running: its outcome is unknown.
+    expect((await fp.recover()).unknown.map((t) => [t.tool, t.id])).toEqual([["block", track[1]!.id]]);
     const [write, block] = track as [ToolInvocation, ToolInvocation];
     expect(block.completedAt).toBeNull();
     expect(block.result).toBeNull();
@@ -181,7 +183,7 @@ async function reopenAndRecover(setup: Setup, mode: "open" | "explicit"): Promis
     return { fp, report: await fp.recover() };
   }
   const fp = open(setup.dbPath, tools);
-  let report: RecoveryReport = { resumed: [], waiting: [], failed: [] };
+  let report: RecoveryReport = { resumed: [], waiting: [], failed: [], unknown: [] };
   fp.on("recovery", (r: RecoveryReport) => (report = r));
   await fp.ready;
   return { fp, report };
@@ -247,7 +249,7 @@ describe("a child killed in the middle of a rollback", () => {
       again.on("recovery", () => (recoveredAgain = true));
       await again.ready;
       expect(recoveredAgain).toBe(false);
-      expect(await again.recover()).toEqual({ resumed: [], waiting: [], failed: [] });
+      expect(await again.recover()).toEqual({ resumed: [], waiting: [], failed: [], unknown: [] });
       expect(undoLines(setup.logFile)).toEqual(log);
       const s2 = await again.getSession(setup.sessionId, { userId: USER });
       expect((await s2.branches()).map((b) => b.id)).toEqual(branches.map((b) => b.id));
@@ -359,7 +361,7 @@ describe("a child killed in the middle of a switch that replays", () => {
 
     const again = open(setup.dbPath, [writeFileTool({ logFile: setup.logFile }), blockTool()]);
     await again.ready;
-    expect(await again.recover()).toEqual({ resumed: [], waiting: [], failed: [] });
+    expect(await again.recover()).toEqual({ resumed: [], waiting: [], failed: [], unknown: [] });
     expect(replays()).toEqual(log);
   });
 });
