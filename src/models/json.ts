@@ -80,3 +80,22 @@ export function toJsonText(value: unknown, field: string, limits: Pick<Limits, "
   }
   return text;
 }
+
+/**
+ * JSON text of what a tool returned. A tool's effect has happened once it returns, so a result that is not
+ * plain JSON is not an error: it is stored as JSON.stringify would write it (a Date becomes its ISO string),
+ * or as null when even that fails (a cycle, a BigInt) or it is over the payload limit.
+ */
+export function resultAsJson(value: unknown, limits: Pick<Limits, "maxDepth" | "maxPayloadBytes">): string {
+  if (value === undefined) return "null";
+  try {
+    return toJsonText(value, "result", limits);
+  } catch {
+    try {
+      const text = JSON.stringify(value);
+      return text === undefined || Buffer.byteLength(text, "utf8") > limits.maxPayloadBytes ? "null" : text;
+    } catch {
+      return "null";
+    }
+  }
+}

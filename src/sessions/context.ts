@@ -17,8 +17,11 @@ export interface EngineContext {
   events: EventEmitter;
   /** Milliseconds since the epoch (fractional: µs resolution); strictly increasing within a process. */
   now(): number;
-  /** Serializes world moves per session within this process. */
-  withSessionLock<T>(sessionId: string, fn: () => Promise<T>): Promise<T>;
+  /**
+   * Per-session coordination within this process: moves take the session exclusively; tool calls share it,
+   * so a move never starts while a call is running and no call starts while a move is running.
+   */
+  withSessionLock<T>(sessionId: string, fn: () => Promise<T>, mode?: "exclusive" | "shared"): Promise<T>;
 }
 
 /** A session as the engine addresses it: its id and the user every call is scoped to. */
@@ -41,18 +44,45 @@ export function monotonicClock(): () => number {
   };
 }
 
-/** A per-key async mutex. */
-export function keyedLock(): <T>(key: string, fn: () => Promise<T>) => Promise<T> {
-  const tails = new Map<string, Promise<unknown>>();
-  return async <T>(key: string, fn: () => Promise<T>): Promise<T> => {
-    const previous = tails.get(key) ?? Promise.resolve();
-    const run = previous.then(fn, fn);
-    const tail = run.catch(() => undefined);
-    tails.set(key, tail);
+/** One key's readers-writer lock: exclusive holders run alone, in order; shared holders run together between them. */
+class ReadersWriterLock {
+  /** Resolves when the last queued exclusive holder is done. */
+  tail: Promise<void> = Promise.resolve();
+  readonly shared = new Set<Promise<unknown>>();
+  holders = 0;
+}
+
+/** A per-key readers-writer lock (keys are forgotten when idle). */
+export function keyedLock(): <T>(key: string, fn: () => Promise<T>, mode?: "exclusive" | "shared") => Promise<T> {
+  const locks = new Map<string, ReadersWriterLock>();
+  return async <T>(key: string, fn: () => Promise<T>, mode: "exclusive" | "shared" = "exclusive"): Promise<T> => {
+    let lock = locks.get(key);
+    if (!lock) locks.set(key, (lock = new ReadersWriterLock()));
+    lock.holders++;
     try {
-      return await run;
+      if (mode === "shared") {
+        const run = lock.tail.then(fn);
+        const settled = run.catch(() => undefined);
+        lock.shared.add(settled);
+        try {
+          return await run;
+        } finally {
+          lock.shared.delete(settled);
+        }
+      }
+      // Wait for the exclusive holder before us and for the shared holders already started (not later ones:
+      // they queue behind us).
+      const before = [lock.tail, ...lock.shared];
+      let release!: () => void;
+      lock.tail = new Promise<void>((resolve) => (release = resolve));
+      await Promise.all(before);
+      try {
+        return await fn();
+      } finally {
+        release();
+      }
     } finally {
-      if (tails.get(key) === tail) tails.delete(key);
+      if (--lock.holders === 0) locks.delete(key);
     }
   };
 }

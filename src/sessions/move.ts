@@ -3,7 +3,7 @@
 import { ConflictError, ToolReplayError, ToolUndoError, errorText } from "../models/errors.js";
 import { newId } from "../models/ids.js";
 import { moveOptions, parseInput, type MoveOptions } from "../models/inputs.js";
-import { toJsonText } from "../models/json.js";
+import { resultAsJson } from "../models/json.js";
 import type { Branch, FailedStep, Message, MoveResult, ToolInvocation } from "../models/types.js";
 import type { BranchRow, MoveStepRow, SessionRow } from "../store/store.js";
 import type { EngineContext, SessionRef } from "./context.js";
@@ -43,46 +43,56 @@ export async function performMove(
 ): Promise<MoveOutcome> {
   const o = parseInput(moveOptions, options ?? {}, "options");
   return ctx.withSessionLock(ref.id, async () => {
-    // One write transaction plans the move and, when no tool has to run, finishes it too.
+    // One write transaction plans the move and either finishes it (no tool has to run) or journals its steps,
+    // so no other process can plan a move of this session in between.
     const planned = await ctx.store.write(() => {
       const session = ownedSession(ctx.store, ref.id, ref.userId);
+      if (session.hasTools) refuseConcurrentMove(ctx, session.id);
       const base = prepare(session);
       // A session that never recorded a tool call has no world to move: skip reading the lineages.
       const computed = session.hasTools ? computePlan(ctx, session, base.target) : NOTHING_TO_MOVE;
+      const plan = computed.steps;
       const spec: MoveSpec = {
         ...base,
         onError: o.onUndoError ?? "stop",
-        skipped: computed.steps.skipped.map((t) => t.id),
-        unknown: computed.steps.unknown.map((t) => t.id),
+        skipped: plan.skipped.map((t) => t.id),
+        unknown: plan.unknown.map((t) => t.id),
       };
-      const plan = computed.steps;
-      if (o.refuseIrreversible && plan.skipped.length > 0) return { spec, plan, done: null };
-      const done = plan.undo.length + plan.replay.length === 0 ? finishMoveTx(ctx, spec, null) : null;
-      return { spec, plan, done };
+      if (o.refuseIrreversible && plan.skipped.length > 0) return { spec, plan, done: null, moveId: null };
+      if (plan.undo.length + plan.replay.length === 0) return { spec, plan, done: finishMoveTx(ctx, spec, null), moveId: null };
+      const moveId = newId("mv");
+      ctx.store.insertMove({ id: moveId, sessionId: session.id, kind: spec.kind, spec: JSON.stringify(spec), status: "running", pid: process.pid, createdAt: ctx.now(), finishedAt: null });
+      ctx.store.insertMoveSteps(
+        [...plan.undo.map((t) => ({ op: "undo" as const, entryId: t.id })), ...plan.replay.map((t) => ({ op: "replay" as const, entryId: t.id }))].map(
+          (step, idx) => ({ moveId, idx, ...step, status: "pending" as const, result: null, error: null }),
+        ),
+      );
+      return { spec, plan, done: null, moveId };
     });
-    const { spec, plan, done } = planned;
+    const { spec, plan, done, moveId } = planned;
     if (done) {
       ctx.events.emit(spec.kind, done);
       return done;
     }
-    if (o.refuseIrreversible && plan.skipped.length > 0) {
+    if (moveId === null) {
       throw new ConflictError(
         `the move passes ${plan.skipped.length} irreversible tool call(s) (${plan.skipped.map((t) => `${t.tool} ${t.id}`).join(", ")}) and refuseIrreversible is set`,
         "IRREVERSIBLE",
       );
     }
-    const steps: MoveStepRow[] = [
-      ...plan.undo.map((t) => ({ op: "undo" as const, entryId: t.id })),
-      ...plan.replay.map((t) => ({ op: "replay" as const, entryId: t.id })),
-    ].map((s, idx) => ({ moveId: "", idx, ...s, status: "pending" as const, result: null, error: null }));
-    const moveId = newId("mv");
-    await ctx.store.write(() => {
-      ownedSession(ctx.store, ref.id, ref.userId);
-      ctx.store.insertMove({ id: moveId, sessionId: ref.id, kind: spec.kind, spec: JSON.stringify(spec), status: "running", pid: process.pid, createdAt: ctx.now(), finishedAt: null });
-      ctx.store.insertMoveSteps(steps.map((s) => ({ ...s, moveId })));
-    });
     return runJournaledMove(ctx, moveId, spec);
   });
+}
+
+/** Another process is moving this session's world (or died doing it): moving it again now could compensate twice. */
+function refuseConcurrentMove(ctx: EngineContext, sessionId: string): void {
+  const running = ctx.store.runningMoves(sessionId);
+  if (running.length === 0) return;
+  throw new ConflictError(
+    `a move of this session is under way (${running.map((m) => `${m.id}, process ${m.pid}`).join("; ")}); ` +
+      "try again when it ends, or call fp.recover() if its process died",
+    "MOVE_IN_PROGRESS",
+  );
 }
 
 /** Runs the pending steps of a journaled move in order, then finishes it. Throws under the `stop` policy. */
@@ -124,8 +134,7 @@ async function runStep(ctx: EngineContext, spec: MoveSpec, step: MoveStepRow): P
       const result = row.appliedResult === null ? invocation.result : (JSON.parse(row.appliedResult) as unknown);
       await tool.undo!({ args: invocation.args, result }, handlerCtx);
     } else {
-      const value = await tool.run(invocation.args, handlerCtx);
-      resultText = toJsonText(value === undefined ? null : value, `${invocation.tool} result`, ctx.limits);
+      resultText = resultAsJson(await tool.run(invocation.args, handlerCtx), ctx.limits);
     }
   } catch (cause) {
     await ctx.store.write(() => ctx.store.setMoveStep(step.moveId, step.idx, "failed", null, JSON.stringify({ message: errorText(cause) })));

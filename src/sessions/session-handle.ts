@@ -81,8 +81,11 @@ export class SessionHandle {
     return this.#run((ctx, ref) => setState(ctx, ref, next));
   }
 
-  /** Runs a registered tool, journaling it first; resolves to its result, or rejects with its error after recording it. */
-  invoke(tool: string, args: JsonValue): Promise<any> {
+  /**
+   * Runs a registered tool (args default to `{}`), journaling it first; resolves to its result, or rejects with
+   * its error after recording it. A result that is not plain JSON is recorded as JSON.stringify writes it.
+   */
+  invoke(tool: string, args: JsonValue = {}): Promise<any> {
     return this.#run((ctx, ref) => invoke(ctx, ref, id(tool, "tool"), args));
   }
 

@@ -1,7 +1,8 @@
 // invoke and recordToolCall: journal the call first, run it, then complete it once (and mark its effect applied).
 import { errorText } from "../models/errors.js";
 import { parseInput, recordToolCallInput, type RecordToolCallInput } from "../models/inputs.js";
-import { toJsonText, type JsonValue } from "../models/json.js";
+import { resultAsJson, toJsonText, type JsonValue } from "../models/json.js";
+import type { ToolDefinition } from "../tools/define-tool.js";
 import type { Checkpoint, ToolInvocation } from "../models/types.js";
 import type { EntryRow, SessionRow } from "../store/store.js";
 import type { EngineContext, SessionRef } from "./context.js";
@@ -51,17 +52,21 @@ export const inflightInvocations = new Set<string>();
 export async function invoke(ctx: EngineContext, ref: SessionRef, name: string, args: JsonValue): Promise<unknown> {
   const tool = ctx.tools.get(name);
   const argsText = toJsonText(args, "args", ctx.limits);
+  // Shared with other calls, exclusive of moves: the world is never moved under a running tool.
+  return ctx.withSessionLock(ref.id, () => journalRunComplete(ctx, ref, tool, argsText), "shared");
+}
+
+async function journalRunComplete(ctx: EngineContext, ref: SessionRef, tool: ToolDefinition, argsText: string): Promise<unknown> {
+  const name = tool.name;
   const { session, entry } = await ctx.store.write(() => {
     const session = ownedSession(ctx.store, ref.id, ref.userId);
     return { session, entry: journalCall(ctx, session, name, argsText, null) };
   });
   const handlerCtx = { sessionId: session.id, userId: session.userId, invocationId: entry.id, replay: false };
   let value: unknown;
-  let resultText: string;
   inflightInvocations.add(entry.id);
   try {
     value = await tool.run(JSON.parse(argsText) as JsonValue, handlerCtx);
-    resultText = toJsonText(value === undefined ? null : value, `${name} result`, ctx.limits);
   } catch (error) {
     const cp = await ctx.store.write(() => completeCall(ctx, session, entry, { result: null, error: errorJson(error) }));
     await emitCompleted(ctx, entry.id, cp);
@@ -69,6 +74,8 @@ export async function invoke(ctx: EngineContext, ref: SessionRef, name: string, 
   } finally {
     inflightInvocations.delete(entry.id);
   }
+  // Once `run` has returned, its effect is in the world: the call succeeded whatever its result looks like.
+  const resultText = resultAsJson(value, ctx.limits);
   const cp = await ctx.store.write(() => completeCall(ctx, session, entry, { result: resultText, error: null }));
   await emitCompleted(ctx, entry.id, cp);
   return value;
@@ -79,10 +86,15 @@ export async function recordToolCall(ctx: EngineContext, ref: SessionRef, input:
   const argsText = toJsonText(o.args, "toolCall.args", ctx.limits);
   const resultText = o.error === undefined ? toJsonText(o.result === undefined ? null : o.result, "toolCall.result", ctx.limits) : null;
   const error = o.error === undefined ? null : JSON.stringify(typeof o.error === "string" ? { message: o.error } : o.error);
-  const { entry, cp } = await ctx.store.write(() => {
-    const session = ownedSession(ctx.store, ref.id, ref.userId);
-    const entry = journalCall(ctx, session, o.tool, argsText, o.callId ?? null);
-    return { entry, cp: completeCall(ctx, session, entry, { result: resultText, error }) };
-  });
+  const { entry, cp } = await ctx.withSessionLock(
+    ref.id,
+    () =>
+      ctx.store.write(() => {
+        const session = ownedSession(ctx.store, ref.id, ref.userId);
+        const entry = journalCall(ctx, session, o.tool, argsText, o.callId ?? null);
+        return { entry, cp: completeCall(ctx, session, entry, { result: resultText, error }) };
+      }),
+    "shared",
+  );
   return emitCompleted(ctx, entry.id, cp);
 }
