@@ -15,6 +15,7 @@ import { listCheckpoints, listSessions } from "./listing.js";
 import { ownedSession } from "./ownership.js";
 import { recoverMoves, type RecoveryReport } from "./recovery.js";
 import { SessionHandle } from "./session-handle.js";
+import { verify, type VerifyReport } from "./verify.js";
 
 /** Options of `openForkpoint`. */
 export interface ForkpointOptions {
@@ -147,6 +148,15 @@ export class Forkpoint {
   async recover(): Promise<RecoveryReport> {
     await this.#guard();
     return recoverMoves(this.#ctx, { listUnknown: true });
+  }
+
+  /**
+   * Recomputes every hash chain, tool completion, state snapshot and checkpoint checksum of one session or
+   * of the whole database (like `git fsck`). An operator call: not scoped to a user.
+   */
+  async verify(input: { sessionId?: string } = {}): Promise<VerifyReport> {
+    await this.#guard();
+    return verify(this.#ctx, input);
   }
 
   /** Subscribes to an event. */

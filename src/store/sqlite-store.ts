@@ -99,6 +99,8 @@ export class SqliteStore implements Store {
         VALUES (@id, @sessionId, @branchId, @position, @name, @auto, @metadata, @userId, @stateId, @headHash, @checksum, @createdAt, @expiresAt)`),
       getCheckpoint: p(`SELECT ${CHECKPOINT_COLS} FROM checkpoints WHERE id = ?`),
       deleteCheckpoint: p(`DELETE FROM checkpoints WHERE id = ?`),
+      sessionCheckpoints: p(`SELECT ${CHECKPOINT_COLS} FROM checkpoints WHERE session_id = ? ORDER BY seq`),
+      allSessionIds: p(`SELECT id FROM sessions ORDER BY seq`).pluck(),
       insertEvent: p(`INSERT INTO events (session_id, kind, ref_id, branch_id, detail, created_at) VALUES (@sessionId, @kind, @refId, @branchId, @detail, @createdAt)`),
       timeline: p(`SELECT * FROM (
           SELECT 'entry' AS source, e.kind AS kind, e.id AS refId, e.branch_id AS branchId, coalesce(e.role, e.tool) AS detail, e.created_at AS createdAt, e.seq AS seq
@@ -296,6 +298,14 @@ export class SqliteStore implements Store {
   }
   deleteCheckpoint(id: string): void {
     this.#s.deleteCheckpoint!.run(id);
+  }
+  sessionCheckpoints(sessionId: string): CheckpointRow[] {
+    const rows = this.#s.sessionCheckpoints!.all(sessionId) as CheckpointRow[];
+    for (const row of rows) row.auto = Boolean(row.auto);
+    return rows;
+  }
+  allSessionIds(): string[] {
+    return this.#s.allSessionIds!.all() as string[];
   }
 
   insertEvent(row: Omit<EventRow, "seq">): void {

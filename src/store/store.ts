@@ -214,6 +214,10 @@ export interface Store {
   getCheckpoint(id: string): CheckpointRow | undefined;
   listCheckpoints(filter: CheckpointFilter): CheckpointRow[];
   deleteCheckpoint(id: string): void;
+  /** Every checkpoint of a session, in creation order (expired ones included). */
+  sessionCheckpoints(sessionId: string): CheckpointRow[];
+  /** Ids of every session, in creation order. */
+  allSessionIds(): string[];
 
   insertEvent(row: Omit<EventRow, "seq">): void;
   /** Entries and events of a session, newest first, below `(createdAt, seq)` of the cursor. */

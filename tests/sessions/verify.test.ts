@@ -1,0 +1,80 @@
+// fp.verify: recomputes every chain, completion, snapshot and checksum, and reports each problem instead of throwing.
+import Database from "better-sqlite3";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { NotFoundError, ValidationError, defineTool, openForkpoint, type Forkpoint } from "../../src/index.js";
+
+let dir: string;
+let file: string;
+let fp: Forkpoint;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "forkpoint-verify-"));
+  file = join(dir, "db.sqlite");
+});
+afterEach(async () => {
+  await fp?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Two sessions; the first with a rollback branch, state, a tool call and checkpoints. */
+async function build() {
+  fp = openForkpoint({ path: file, tools: [defineTool({ name: "t", run: async () => ({ ok: true }), undo: async () => {} })] });
+  const a = await fp.createSession({ userId: "ann" });
+  const [m1] = await a.append([{ role: "user", content: "one" }, { role: "assistant", content: "two" }]);
+  await a.setState({ step: 1 });
+  const cp = await a.checkpoint({ name: "cp" });
+  await a.invoke("t", { x: 1 });
+  await a.rollback(cp.id);
+  const [m3] = await a.append({ role: "user", content: "three" });
+  const b = await fp.createSession({ userId: "bob" });
+  await b.append({ role: "user", content: "hello" });
+  return { a, b, m1: m1!, m3: m3!, cp };
+}
+
+const tamper = (sql: string, ...params: unknown[]) => {
+  const db = new Database(file);
+  db.prepare(sql).run(...params);
+  db.close();
+};
+
+describe("fp.verify", () => {
+  it("finds nothing wrong in an intact database, for one session or all", async () => {
+    const { a } = await build();
+    expect(await fp.verify()).toEqual({ ok: true, sessions: 2, problems: [] });
+    expect(await fp.verify({ sessionId: a.id })).toEqual({ ok: true, sessions: 1, problems: [] });
+  });
+
+  it("reports each damaged row with its kind and id, and keeps going", async () => {
+    const { a, b, m1, m3, cp } = await build();
+    tamper(`UPDATE entries SET content = '"ONE"' WHERE id = ?`, m1.id);
+    tamper(`UPDATE entries SET role = 'system' WHERE id = ?`, m3.id);
+    tamper(`UPDATE tool_results SET result = '{"ok":false}'`);
+    tamper(`UPDATE checkpoints SET name = 'renamed' WHERE id = ?`, cp.id);
+    tamper(`UPDATE state_snapshots SET body = '{"step":2}'`);
+    const report = await fp.verify();
+    expect(report.ok).toBe(false);
+    const found = report.problems.map((p) => [p.kind, p.id]);
+    expect(found).toEqual(expect.arrayContaining([["entry", m1.id], ["entry", m3.id], ["checkpoint", cp.id]]));
+    expect(found.some(([kind]) => kind === "tool-result")).toBe(true);
+    expect(found.some(([kind]) => kind === "state")).toBe(true);
+    // The other session is intact.
+    expect(await fp.verify({ sessionId: b.id })).toEqual({ ok: true, sessions: 1, problems: [] });
+    expect((await fp.verify({ sessionId: a.id })).problems.length).toBe(report.problems.length);
+  });
+
+  it("reports a gap in a branch's log", async () => {
+    const { m1 } = await build();
+    tamper(`DELETE FROM entries WHERE id = (SELECT id FROM entries WHERE position = 2 AND branch_id = (SELECT branch_id FROM entries WHERE id = ?))`, m1.id);
+    const report = await fp.verify();
+    expect(report.problems.some((p) => p.kind === "branch" && p.detail.includes("gap"))).toBe(true);
+  });
+
+  it("refuses an unknown session id and bad input", async () => {
+    await build();
+    await expect(fp.verify({ sessionId: "ses_nope" })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(fp.verify({ sessionId: "" })).rejects.toBeInstanceOf(ValidationError);
+    await expect(fp.verify({ nope: 1 } as never)).rejects.toBeInstanceOf(ValidationError);
+  });
+});
