@@ -4,8 +4,8 @@ import { messageInput, parseInput } from "../models/inputs.js";
 import { toJsonText } from "../models/json.js";
 import type { Checkpoint, Message, MessageInput } from "../models/types.js";
 import type { EngineContext, SessionRef } from "./context.js";
-import { autoCheckpointAfterMessage, headAfter, writeEntry, type EntryFields } from "./log-writer.js";
-import { headOf } from "./lineage.js";
+import { autoCheckpointAfterMessage, writeEntry, type EntryFields } from "./log-writer.js";
+import { headOf, headOfEntry } from "./lineage.js";
 import { ownedSession } from "./ownership.js";
 import { toCheckpoint, toMessage } from "./rows.js";
 
@@ -35,7 +35,7 @@ export async function append(ctx: EngineContext, ref: SessionRef, input: Message
     const out: Message[] = [];
     for (const f of fields) {
       const row = writeEntry(ctx, branch.id, head, f);
-      head = headAfter(row);
+      head = headOfEntry(row);
       out.push(toMessage(row));
       const auto = autoCheckpointAfterMessage(ctx, session, row);
       if (auto) checkpoints.push(toCheckpoint(auto));

@@ -43,9 +43,6 @@ export function writeEntry(ctx: EngineContext, branchId: string, head: Head, fie
   return { ...row, seq: 0 };
 }
 
-/** The head after `entry`. */
-export const headAfter = headOfEntry;
-
 export function stateHashOf(store: Store, stateId: number | null): string {
   if (stateId === null) return EMPTY_STATE_HASH;
   return store.getSnapshot(stateId)!.hash;

@@ -64,7 +64,6 @@ export class SqliteStore implements Store {
       listSessions: p(`SELECT ${SESSION_INFO_COLS} FROM sessions WHERE user_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`),
       markHasTools: p(`UPDATE sessions SET has_tools = 1 WHERE id = ? AND has_tools = 0`),
       setCurrent: p(`UPDATE sessions SET current_branch_id = ?, updated_at = ? WHERE id = ?`),
-      touch: p(`UPDATE sessions SET updated_at = ? WHERE id = ?`),
       insertBranch: p(`INSERT INTO branches (id, session_id, parent_id, fork_checkpoint_id, fork_position, fork_entry_id, name, reason, created_at)
         VALUES (@id, @sessionId, @parentId, @forkCheckpointId, @forkPosition, @forkEntryId, @name, @reason, @createdAt)`),
       getBranch: p(`SELECT ${BRANCH_COLS} FROM branches WHERE id = ?`),
@@ -119,7 +118,6 @@ export class SqliteStore implements Store {
         VALUES (?, ?, ?, (SELECT coalesce(max(applied_seq), 0) + 1 FROM applied), ?)`),
       unmarkApplied: p(`DELETE FROM applied WHERE entry_id = ?`),
       insertMove: p(`INSERT INTO moves (id, session_id, kind, spec, status, pid, created_at, finished_at) VALUES (@id, @sessionId, @kind, @spec, @status, @pid, @createdAt, @finishedAt)`),
-      getMove: p(`SELECT ${MOVE_COLS} FROM moves WHERE id = ?`),
       runningMoves: p(`SELECT ${MOVE_COLS} FROM moves WHERE status = 'running' ORDER BY seq`),
       runningMovesOf: p(`SELECT ${MOVE_COLS} FROM moves WHERE status = 'running' AND session_id = ? ORDER BY seq`),
       finishMove: p(`UPDATE moves SET status = ?, finished_at = ? WHERE id = ?`),
@@ -192,9 +190,6 @@ export class SqliteStore implements Store {
   }
   setCurrentBranch(sessionId: string, branchId: string, at: number): void {
     this.#s.setCurrent!.run(branchId, at, sessionId);
-  }
-  touchSession(sessionId: string, at: number): void {
-    this.#s.touch!.run(at, sessionId);
   }
 
   insertBranch(row: BranchRow): void {
@@ -336,9 +331,6 @@ export class SqliteStore implements Store {
   }
   insertMove(row: MoveRow): void {
     this.#s.insertMove!.run(row);
-  }
-  getMove(id: string): MoveRow | undefined {
-    return this.#s.getMove!.get(id) as MoveRow | undefined;
   }
   runningMoves(sessionId?: string): MoveRow[] {
     return (sessionId === undefined ? this.#s.runningMoves!.all() : this.#s.runningMovesOf!.all(sessionId)) as MoveRow[];

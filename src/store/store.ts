@@ -175,7 +175,6 @@ export interface Store {
   getSessionInfo(id: string): SessionRow | undefined;
   listSessions(userId: string, beforeSeq: number | undefined, limit: number): SessionRow[];
   setCurrentBranch(sessionId: string, branchId: string, at: number): void;
-  touchSession(sessionId: string, at: number): void;
 
   insertBranch(row: BranchRow): void;
   getBranch(id: string): BranchRow | undefined;
@@ -231,7 +230,6 @@ export interface Store {
   /** Invocations of a session whose move step was interrupted by a crash (status "unknown"). */
   uncertainInvocations(sessionId: string): string[];
   insertMove(row: MoveRow): void;
-  getMove(id: string): MoveRow | undefined;
   runningMoves(sessionId?: string): MoveRow[];
   finishMove(id: string, status: "done" | "failed", at: number): void;
   insertMoveSteps(rows: MoveStepRow[]): void;
