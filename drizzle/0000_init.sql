@@ -61,7 +61,7 @@ CREATE TABLE `entries` (
 	`metadata` text,
 	`state_id` integer,
 	`msg_count` integer NOT NULL,
-	`hash` text NOT NULL,
+	`hash` blob NOT NULL,
 	`created_at` integer NOT NULL,
 	FOREIGN KEY (`branch_id`) REFERENCES `branches`(`id`) ON UPDATE no action ON DELETE no action
 );

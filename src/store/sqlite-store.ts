@@ -17,7 +17,7 @@ const SESSION_INFO_COLS = `${SESSION_BASE_COLS},
 const BRANCH_COLS = `id, session_id AS sessionId, parent_id AS parentId, fork_checkpoint_id AS forkCheckpointId,
   fork_position AS forkPosition, fork_entry_id AS forkEntryId, name, reason, created_at AS createdAt`;
 const ENTRY_COLS = `e.seq, e.id, e.branch_id AS branchId, e.position, e.kind, e.role, e.content, e.tool, e.call_id AS callId,
-  e.client_id AS clientId, e.metadata, e.state_id AS stateId, e.msg_count AS msgCount, e.hash, e.created_at AS createdAt`;
+  e.client_id AS clientId, e.metadata, e.state_id AS stateId, e.msg_count AS msgCount, lower(hex(e.hash)) AS hash, e.created_at AS createdAt`;
 const TOOL_COLS = `${ENTRY_COLS}, r.status, r.result, r.error, r.hash AS resultHash, r.completed_at AS completedAt,
   a.result AS appliedResult, a.applied_seq AS appliedSeq`;
 const TOOL_JOIN = `entries e LEFT JOIN tool_results r ON r.entry_id = e.id LEFT JOIN applied a ON a.entry_id = e.id`;
@@ -209,7 +209,8 @@ export class SqliteStore implements Store {
   }
 
   insertEntry(row: NewEntry): void {
-    this.#s.insertEntry!.run(row);
+    // Hashes are hex strings to the engine and 32-byte blobs on disk.
+    this.#s.insertEntry!.run({ ...row, hash: Buffer.from(row.hash, "hex") });
   }
   getEntry(id: string): EntryRow | undefined {
     return this.#s.getEntry!.get(id) as EntryRow | undefined;
