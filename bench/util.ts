@@ -65,6 +65,15 @@ export async function timeOnce(fn: () => unknown): Promise<number> {
 }
 
 /** Median time of `reps` calls of fn, in ms. */
+/** Repetitions of a sub-millisecond operation (rollback, edit, one write, a short listing), the same for every system. */
+export const SMALL_OP_REPS = 21;
+
+/** `timeMedian` after a few untimed calls, so every system is measured with its code paths warm (JIT, caches). */
+export async function timeWarmMedian(reps: number, fn: (i: number) => unknown, warmup = 3): Promise<number> {
+  for (let i = 0; i < warmup; i++) await fn(reps + i);
+  return timeMedian(reps, fn);
+}
+
 export async function timeMedian(reps: number, fn: (i: number) => unknown): Promise<number> {
   const xs: number[] = [];
   for (let i = 0; i < reps; i++) {

@@ -11,7 +11,7 @@ export async function history(ctx: EngineContext, ref: SessionRef, options: { br
   return ctx.store.read(() => {
     const session = ownedSession(ctx.store, ref.id, ref.userId);
     const branch = branchOf(ctx.store, session, o.branchId ?? session.currentBranchId);
-    return lineageMessages(ctx.store, branch.id).map(toMessage);
+    return lineageMessages(ctx.store, branch.id, toMessage);
   });
 }
 

@@ -44,12 +44,10 @@ export function lineageEntries(store: Store, branchId: string, upTo?: number): E
   return out;
 }
 
-/** Messages of a lineage in position order (only the columns a message needs). */
-export function lineageMessages(store: Store, branchId: string, upTo?: number): MessageRow[] {
-  const out: MessageRow[] = [];
-  for (const segment of store.lineage(branchId, upTo)) {
-    for (const row of store.segmentMessages(segment)) out.push(row);
-  }
+/** Messages of a lineage in position order, each built by `map`. */
+export function lineageMessages<T>(store: Store, branchId: string, map: (row: MessageRow) => T, upTo?: number): T[] {
+  const out: T[] = [];
+  for (const segment of store.lineage(branchId, upTo)) store.segmentMessages(segment, map, out);
   return out;
 }
 

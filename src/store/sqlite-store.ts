@@ -228,15 +228,21 @@ export class SqliteStore implements Store {
     if (segment.upTo <= segment.after) return [];
     return this.#s.segment!.all(segment.branchId, segment.after, segment.upTo) as EntryRow[];
   }
-  segmentMessages(segment: LineageSegment): MessageRow[] {
-    if (segment.upTo <= segment.after) return [];
-    const rows = this.#s.segmentMessages!.all(segment.branchId, segment.after, segment.upTo) as MessageTuple[];
-    const out: MessageRow[] = new Array(rows.length);
-    for (let i = 0; i < rows.length; i++) {
-      const r = rows[i]!;
-      out[i] = { id: r[0], branchId: r[1], position: r[2], role: r[3], content: r[4], clientId: r[5], metadata: r[6], createdAt: r[7] };
+  segmentMessages<T>(segment: LineageSegment, map: (row: MessageRow) => T, out: T[]): void {
+    if (segment.upTo <= segment.after) return;
+    // One reused row object: `map` copies what it needs, so each message costs one allocation.
+    const row: MessageRow = { id: "", branchId: "", position: 0, role: "", content: "", clientId: null, metadata: null, createdAt: 0 };
+    for (const r of this.#s.segmentMessages!.all(segment.branchId, segment.after, segment.upTo) as MessageTuple[]) {
+      row.id = r[0];
+      row.branchId = r[1];
+      row.position = r[2];
+      row.role = r[3];
+      row.content = r[4];
+      row.clientId = r[5];
+      row.metadata = r[6];
+      row.createdAt = r[7];
+      out.push(map(row));
     }
-    return out;
   }
   segmentTools(segment: LineageSegment): ToolRow[] {
     if (segment.upTo <= segment.after) return [];

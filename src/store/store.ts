@@ -193,8 +193,11 @@ export interface Store {
   lineage(branchId: string, upTo?: number): LineageSegment[];
   /** Entries of one segment, in position order. */
   segmentEntries(segment: LineageSegment): EntryRow[];
-  /** Messages of one segment, in position order, with only the columns a message needs. */
-  segmentMessages(segment: LineageSegment): MessageRow[];
+  /**
+   * Messages of one segment, in position order, with only the columns a message needs, each passed through
+   * `map` (so a long history builds one object per message) and appended to `out`.
+   */
+  segmentMessages<T>(segment: LineageSegment, map: (row: MessageRow) => T, out: T[]): void;
   /** Tool entries of one segment with completion and applied status. */
   segmentTools(segment: LineageSegment): ToolRow[];
   getTool(entryId: string): ToolRow | undefined;
