@@ -203,7 +203,7 @@ export interface CheckpointDiff {
 
 /** One event of a session's timeline. */
 export interface TimelineItem {
-  kind: "message" | "state" | "tool" | "checkpoint" | "branch" | "switch" | "checkpoint-deleted";
+  kind: "message" | "state" | "tool" | "checkpoint" | "branch" | "switch" | "checkpoint-deleted" | "handoff";
   /** The id of the entry, checkpoint or branch. */
   id: string;
   branchId: string;

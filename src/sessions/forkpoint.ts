@@ -2,15 +2,14 @@
 import { EventEmitter } from "node:events";
 import { z } from "zod";
 import { DatabaseError } from "../models/errors.js";
-import { newId } from "../models/ids.js";
-import { autoCheckpointPolicy, createSessionInput, idSchema, parseInput, userScope, type CreateSessionInput, type ListCheckpointsInput, type ListSessionsInput } from "../models/inputs.js";
-import { toJsonText } from "../models/json.js";
+import { autoCheckpointPolicy, idSchema, parseInput, userScope, type CreateSessionInput, type ListCheckpointsInput, type ListSessionsInput } from "../models/inputs.js";
 import { DEFAULT_LIMITS, type Limits } from "../models/limits.js";
 import type { Checkpoint, Page, SessionInfo } from "../models/types.js";
 import { SqliteStore } from "../store/sqlite-store.js";
 import type { ToolDefinition } from "../tools/define-tool.js";
 import { ToolRegistry } from "../tools/registry.js";
 import { keyedLock, monotonicClock, type EngineContext } from "./context.js";
+import { createSession } from "./create-session.js";
 import { listCheckpoints, listSessions } from "./listing.js";
 import { ownedSession } from "./ownership.js";
 import { recoverMoves, type RecoveryReport } from "./recovery.js";
@@ -53,8 +52,8 @@ const openOptions = z.strictObject({
   recover: z.boolean().optional(),
 });
 
-/** Events: "checkpoint", "rollback", "edit", "switch", "tool", "undo", "replay", "recovery". */
-export type ForkpointEvent = "checkpoint" | "rollback" | "edit" | "switch" | "tool" | "undo" | "replay" | "recovery";
+/** Events: "checkpoint", "rollback", "edit", "switch", "tool", "undo", "replay", "handoff", "recovery". */
+export type ForkpointEvent = "checkpoint" | "rollback" | "edit" | "switch" | "tool" | "undo" | "replay" | "handoff" | "recovery";
 
 /** An open forkpoint database. Create with `openForkpoint`. */
 export class Forkpoint {
@@ -107,17 +106,7 @@ export class Forkpoint {
   /** Creates a session (and its root branch) owned by `userId`. */
   async createSession(input: CreateSessionInput): Promise<SessionHandle> {
     await this.#guard();
-    const o = parseInput(createSessionInput, input, "createSession");
-    const metadata = o.metadata === undefined ? null : toJsonText(o.metadata, "createSession.metadata", this.#ctx.limits);
-    const ctx = this.#ctx;
-    const id = newId("ses");
-    await ctx.store.write(() => {
-      const now = ctx.now();
-      const branchId = newId("br");
-      ctx.store.insertSession({ id, userId: o.userId, title: o.title ?? null, metadata, currentBranchId: branchId, originSessionId: null, originCheckpointId: null, createdAt: now, updatedAt: now });
-      ctx.store.insertBranch({ id: branchId, sessionId: id, parentId: null, forkCheckpointId: null, forkPosition: 0, forkEntryId: null, name: null, reason: "root", createdAt: now });
-    });
-    return new SessionHandle(ctx, { id, userId: o.userId }, this.#guard);
+    return new SessionHandle(this.#ctx, await createSession(this.#ctx, input), this.#guard);
   }
 
   /** A handle on an existing session of `userId`; unknown ids and other users' sessions are `NotFoundError`. */

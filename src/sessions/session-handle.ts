@@ -1,5 +1,5 @@
 // SessionHandle: one user's session, with every per-session verb of the public API.
-import { idSchema, parseInput, type CheckpointInput, type ListCheckpointsInput, type MoveOptions, type PlanTarget, type RecordToolCallInput } from "../models/inputs.js";
+import { idSchema, parseInput, type CheckpointInput, type CreateSessionInput, type ListCheckpointsInput, type MoveOptions, type PlanTarget, type RecordToolCallInput } from "../models/inputs.js";
 import type { JsonValue } from "../models/json.js";
 import type {
   Branch, Checkpoint, CheckpointDiff, EditResult, Message, MessageInput, MovePlan, MoveResult, Page,
@@ -11,6 +11,7 @@ import { createCheckpoint, deleteCheckpoint, restore } from "./checkpoints.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { diff } from "./diff.js";
 import { edit } from "./edit.js";
+import { handoff } from "./handoff.js";
 import { history, toolTrack } from "./history.js";
 import { ownedSession } from "./ownership.js";
 import { plan } from "./plan.js";
@@ -152,6 +153,15 @@ export class SessionHandle {
   /** Compares two checkpoints: state paths, shared message/tool prefix, each side's rest. */
   diff(checkpointA: string, checkpointB: string): Promise<CheckpointDiff> {
     return this.#run((ctx, ref) => diff(ctx, ref, id(checkpointA, "checkpointA"), id(checkpointB, "checkpointB")));
+  }
+
+  /**
+   * Seeds a new session (for another user or agent) from a checkpoint: its history and state, not its tool
+   * calls. The new session's `info().origin` links back here, and this session's timeline shows the handoff.
+   */
+  async handoff(checkpointId: string, target: CreateSessionInput): Promise<SessionHandle> {
+    const created = await this.#run((ctx, ref) => handoff(ctx, ref, id(checkpointId, "checkpointId"), target));
+    return new SessionHandle(this.#ctx, created, this.#ready);
   }
 
   /** Everything that happened in the session across branches, newest first, paginated. */

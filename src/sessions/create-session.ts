@@ -1,0 +1,34 @@
+// createSession: an external session and its root branch, owned by one user (also used to seed a handoff).
+import { newId } from "../models/ids.js";
+import { createSessionInput, parseInput, type CreateSessionInput } from "../models/inputs.js";
+import { toJsonText } from "../models/json.js";
+import type { EngineContext, SessionRef } from "./context.js";
+
+/** Writes a session row and its root branch inside the caller's write transaction. */
+export function writeNewSession(
+  ctx: EngineContext,
+  fields: { userId: string; title: string | null; metadata: string | null; origin?: { sessionId: string; checkpointId: string } },
+): { id: string; branchId: string } {
+  const now = ctx.now();
+  const id = newId("ses");
+  const branchId = newId("br");
+  ctx.store.insertSession({
+    id, userId: fields.userId, title: fields.title, metadata: fields.metadata, currentBranchId: branchId,
+    originSessionId: fields.origin?.sessionId ?? null, originCheckpointId: fields.origin?.checkpointId ?? null,
+    createdAt: now, updatedAt: now,
+  });
+  ctx.store.insertBranch({ id: branchId, sessionId: id, parentId: null, forkCheckpointId: null, forkPosition: 0, forkEntryId: null, name: null, reason: "root", createdAt: now });
+  return { id, branchId };
+}
+
+/** Validates `createSession`-shaped input (also a handoff's target) before any write. */
+export function newSessionFields(ctx: EngineContext, input: CreateSessionInput, where: string): { userId: string; title: string | null; metadata: string | null } {
+  const o = parseInput(createSessionInput, input, where);
+  return { userId: o.userId, title: o.title ?? null, metadata: o.metadata === undefined ? null : toJsonText(o.metadata, `${where}.metadata`, ctx.limits) };
+}
+
+export async function createSession(ctx: EngineContext, input: CreateSessionInput): Promise<SessionRef> {
+  const fields = newSessionFields(ctx, input, "createSession");
+  const { id } = await ctx.store.write(() => writeNewSession(ctx, fields));
+  return { id, userId: fields.userId };
+}

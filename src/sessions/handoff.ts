@@ -1,0 +1,31 @@
+// handoff: seed a new session (another agent or user) from a checkpoint, keeping a link to its origin.
+// It copies the checkpoint's history and state, not its tool calls: nothing is applied in the new session.
+import type { CreateSessionInput } from "../models/inputs.js";
+import { readVerified } from "./checkpoints.js";
+import type { EngineContext, SessionRef } from "./context.js";
+import { newSessionFields, writeNewSession } from "./create-session.js";
+import { stateHashOf, writeEntry } from "./log-writer.js";
+import { headOfEntry } from "./lineage.js";
+import { ownedSession, sessionCheckpoint } from "./ownership.js";
+
+export async function handoff(ctx: EngineContext, ref: SessionRef, checkpointId: string, target: CreateSessionInput): Promise<SessionRef> {
+  const fields = newSessionFields(ctx, target, "handoff");
+  const created = await ctx.store.write(() => {
+    const store = ctx.store;
+    const source = ownedSession(store, ref.id, ref.userId);
+    const cp = sessionCheckpoint(store, source, checkpointId, ctx.now());
+    const { entries } = readVerified(store, cp);
+    const { id, branchId } = writeNewSession(ctx, { ...fields, origin: { sessionId: source.id, checkpointId: cp.id } });
+    let head = headOfEntry(undefined);
+    for (const e of entries) {
+      if (e.kind !== "message") continue;
+      head = headOfEntry(writeEntry(ctx, branchId, head, { kind: "message", role: e.role, content: e.content, clientId: e.clientId, metadata: e.metadata }));
+    }
+    // The state document is content-addressed: the new session points at the same snapshot.
+    if (cp.stateId !== null) writeEntry(ctx, branchId, head, { kind: "state", state: { id: cp.stateId, hash: stateHashOf(store, cp.stateId) } });
+    store.insertEvent({ sessionId: source.id, kind: "handoff", refId: id, branchId: cp.branchId, detail: `checkpoint ${cp.id} handed off to session ${id}`, createdAt: ctx.now() });
+    return { id, userId: fields.userId };
+  });
+  ctx.events.emit("handoff", { from: { sessionId: ref.id, checkpointId }, to: created });
+  return created;
+}
