@@ -1,6 +1,6 @@
 // Moving the world: journal the steps, run each undo/replay once, then make the target current.
 // Used by rollback, edit and switchBranch, and by crash recovery to finish a journaled move.
-import { ConflictError, ToolReplayError, ToolUndoError, errorText } from "../models/errors.js";
+import { ConflictError, ToolReplayError, ToolUndoError, ValidationError, errorText } from "../models/errors.js";
 import { newId } from "../models/ids.js";
 import { moveOptions, parseInput, type MoveOptions } from "../models/inputs.js";
 import { resultAsJson } from "../models/json.js";
@@ -42,6 +42,10 @@ export async function performMove(
   prepare: (session: SessionRow) => Omit<MoveSpec, "onError" | "skipped" | "unknown">,
 ): Promise<MoveOutcome> {
   const o = parseInput(moveOptions, options ?? {}, "options");
+  if (o.scope !== undefined && o.scope !== "conversation") {
+    // Workspaces (attachWorkspace) do not exist yet: refuse rather than move only the conversation silently.
+    throw new ValidationError("options.scope", `"${o.scope}" needs an attached workspace, which this version does not support yet; use "conversation"`);
+  }
   return ctx.withSessionLock(ref.id, async () => {
     // One write transaction plans the move and either finishes it (no tool has to run) or journals its steps,
     // so no other process can plan a move of this session in between.

@@ -47,6 +47,7 @@ const rows: Row[] = [
   ["plan: unknown message", () => s.plan({ messageId: "msg_nope" }), NotFoundError, "NOT_FOUND", "msg_nope"],
   ["rollback: bad policy", () => s.rollback(cpId, { onUndoError: "ignore" } as never), ValidationError, "VALIDATION_ERROR", "options.onUndoError"],
   ["rollback: bad scope", () => s.rollback(cpId, { scope: "world" } as never), ValidationError, "VALIDATION_ERROR", "options.scope"],
+  ["rollback: files scope without a workspace", () => s.rollback(cpId, { scope: "both" }), ValidationError, "VALIDATION_ERROR", "workspace"],
   ["deleteCheckpoint: unknown id", () => s.deleteCheckpoint("cp_nope"), NotFoundError, "NOT_FOUND", "cp_nope"],
   ["deleteCheckpoint: a checkpoint a branch forks from", () => s.deleteCheckpoint(cpId), ConflictError, "CHECKPOINT_IN_USE", "a branch forks from"],
   ["deleteCheckpoint: not a string", () => s.deleteCheckpoint(7 as never), ValidationError, "VALIDATION_ERROR", "checkpointId"],
