@@ -5,7 +5,7 @@ import { toJsonText } from "../models/json.js";
 import type { Checkpoint, RestoredCheckpoint } from "../models/types.js";
 import type { BranchRow, CheckpointRow, EntryRow, Store, ToolRow } from "../store/store.js";
 import type { EngineContext, SessionRef } from "./context.js";
-import { GENESIS_HASH, checkpointChecksum, entryHash, sha256, toolResultHash } from "./integrity.js";
+import { EMPTY_STATE_HASH, GENESIS_HASH, checkpointChecksum, entryHash, snapshotIntact, toolResultIntact } from "./integrity.js";
 import { entryAt, headOf, lineageEntries, lineageTools } from "./lineage.js";
 import { writeCheckpoint } from "./log-writer.js";
 import { ownedSession, sessionCheckpoint } from "./ownership.js";
@@ -40,7 +40,7 @@ export function verifyCheckpoint(store: Store, cp: CheckpointRow, entries: Entry
     if (h === undefined) {
       const snap = store.getSnapshot(id);
       if (!snap) throw new IntegrityError(`state snapshot ${id} is missing`);
-      if (sha256(snap.body) !== snap.hash) throw new IntegrityError(`state snapshot ${id} does not match its hash`);
+      if (!snapshotIntact(snap)) throw new IntegrityError(`state snapshot ${id} does not match its hash`);
       h = snap.hash;
       snapshotHashes.set(id, h);
     }
@@ -57,16 +57,12 @@ export function verifyCheckpoint(store: Store, cp: CheckpointRow, entries: Entry
     throw new IntegrityError(`checkpoint ${cp.id}: its history does not match the recorded hash chain`);
   }
   for (const t of tools) {
-    if (t.status === null) continue;
-    const expected = toolResultHash(t.hash, {
-      entryId: t.id, status: t.status, result: t.result, error: t.error, completedAt: t.completedAt!,
-    });
-    if (expected !== t.resultHash) throw new IntegrityError(`checkpoint ${cp.id}: the result of tool call ${t.id} does not match its hash`);
+    if (!toolResultIntact(t)) throw new IntegrityError(`checkpoint ${cp.id}: the result of tool call ${t.id} does not match its hash`);
   }
   const last = entries[entries.length - 1];
   const stateId = last ? last.stateId : null;
   if (stateId !== cp.stateId) throw new IntegrityError(`checkpoint ${cp.id}: its state does not match its history`);
-  const expected = checkpointChecksum(cp, stateId === null ? sha256("{}") : stateHash(stateId));
+  const expected = checkpointChecksum(cp, stateId === null ? EMPTY_STATE_HASH : stateHash(stateId));
   if (expected !== cp.checksum) throw new IntegrityError(`checkpoint ${cp.id}: checksum mismatch`);
 }
 
@@ -77,10 +73,10 @@ export function verifyCheckpoint(store: Store, cp: CheckpointRow, entries: Entry
 export function verifyCheckpointAnchor(store: Store, cp: CheckpointRow): { branch: BranchRow; anchor: EntryRow | undefined } {
   const branch = store.getBranch(cp.branchId);
   if (!branch) throw new IntegrityError(`checkpoint ${cp.id}: its branch is missing`);
-  let stateHash = sha256("{}");
+  let stateHash = EMPTY_STATE_HASH;
   if (cp.stateId !== null) {
     const snap = store.getSnapshot(cp.stateId);
-    if (!snap || sha256(snap.body) !== snap.hash) throw new IntegrityError(`checkpoint ${cp.id}: its state snapshot does not match its hash`);
+    if (!snap || !snapshotIntact(snap)) throw new IntegrityError(`checkpoint ${cp.id}: its state snapshot does not match its hash`);
     stateHash = snap.hash;
   }
   if (checkpointChecksum(cp, stateHash) !== cp.checksum) throw new IntegrityError(`checkpoint ${cp.id}: checksum mismatch`);

@@ -4,7 +4,7 @@ import { createRequire } from "node:module";
 
 // canonicalize 2.x is CommonJS (3.x+ needs Node 22); its typings do not fit NodeNext's default import.
 const canonicalize = createRequire(import.meta.url)("canonicalize") as (value: unknown) => string | undefined;
-import type { CheckpointRow, EntryRow, ToolResultRow } from "../store/store.js";
+import type { CheckpointRow, EntryRow, ToolResultRow, ToolRow } from "../store/store.js";
 
 export const GENESIS_HASH = "0".repeat(64);
 
@@ -36,6 +36,18 @@ export function entryHash(previousHash: string, e: HashedEntryFields, stateHash:
 /** Hash of a tool invocation's completion, bound to the invocation's own hash. */
 export function toolResultHash(invocationHash: string, r: Omit<ToolResultRow, "hash">): string {
   return sha256(JSON.stringify([invocationHash, r.entryId, r.status, r.result, r.error, r.completedAt]));
+}
+
+/** True when a stored state snapshot's body still hashes to its address. */
+export function snapshotIntact(snapshot: { hash: string; body: string }): boolean {
+  return sha256(snapshot.body) === snapshot.hash;
+}
+
+/** True when a tool call's completion (if any) still matches the hash binding it to the call. */
+export function toolResultIntact(t: ToolRow): boolean {
+  if (t.status === null) return true;
+  const completion = { entryId: t.id, status: t.status, result: t.result, error: t.error, completedAt: t.completedAt! };
+  return toolResultHash(t.hash, completion) === t.resultHash;
 }
 
 /** A checkpoint's checksum covers its fields, its state and the hash of its history. */

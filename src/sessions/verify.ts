@@ -6,7 +6,7 @@ import { idSchema, parseInput } from "../models/inputs.js";
 import type { Store } from "../store/store.js";
 import { verifyCheckpointAnchor } from "./checkpoints.js";
 import type { EngineContext } from "./context.js";
-import { GENESIS_HASH, entryHash, sha256, toolResultHash } from "./integrity.js";
+import { GENESIS_HASH, entryHash, snapshotIntact, toolResultIntact } from "./integrity.js";
 
 /** One thing `verify` found wrong. */
 export interface VerifyProblem {
@@ -46,7 +46,7 @@ function snapshotHash(store: Store, id: number, problems: VerifyProblem[], seen:
   const snap = store.getSnapshot(id);
   let hash: string | null = null;
   if (!snap) problems.push({ kind: "state", id: String(id), detail: "state snapshot is missing" });
-  else if (sha256(snap.body) !== snap.hash) problems.push({ kind: "state", id: String(id), detail: "state snapshot does not match its hash" });
+  else if (!snapshotIntact(snap)) problems.push({ kind: "state", id: String(id), detail: "state snapshot does not match its hash" });
   else hash = snap.hash;
   seen.set(id, hash);
   return hash;
@@ -73,9 +73,7 @@ function verifySession(store: Store, sessionId: string, problems: VerifyProblem[
       previous = e.hash;
     }
     for (const t of store.segmentTools(segment)) {
-      if (t.status === null) continue;
-      const completion = { entryId: t.id, status: t.status, result: t.result, error: t.error, completedAt: t.completedAt! };
-      if (toolResultHash(t.hash, completion) !== t.resultHash) problems.push({ kind: "tool-result", id: t.id, detail: "tool call's completion does not match its hash" });
+      if (!toolResultIntact(t)) problems.push({ kind: "tool-result", id: t.id, detail: "tool call's completion does not match its hash" });
     }
   }
   for (const cp of store.sessionCheckpoints(sessionId)) {
