@@ -6,7 +6,7 @@ import { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from
 export const sessions = sqliteTable(
   "sessions",
   {
-    seq: integer("seq").primaryKey({ autoIncrement: true }),
+    seq: integer("seq").primaryKey(),
     id: text("id").notNull(),
     userId: text("user_id").notNull(),
     title: text("title"),
@@ -26,7 +26,7 @@ export const sessions = sqliteTable(
 export const branches = sqliteTable(
   "branches",
   {
-    seq: integer("seq").primaryKey({ autoIncrement: true }),
+    seq: integer("seq").primaryKey(),
     id: text("id").notNull(),
     sessionId: text("session_id")
       .notNull()
@@ -47,7 +47,7 @@ export const branches = sqliteTable(
 export const entries = sqliteTable(
   "entries",
   {
-    seq: integer("seq").primaryKey({ autoIncrement: true }),
+    seq: integer("seq").primaryKey(),
     id: text("id").notNull(),
     branchId: text("branch_id")
       .notNull()
@@ -106,7 +106,7 @@ export const stateSnapshots = sqliteTable(
 export const checkpoints = sqliteTable(
   "checkpoints",
   {
-    seq: integer("seq").primaryKey({ autoIncrement: true }),
+    seq: integer("seq").primaryKey(),
     id: text("id").notNull(),
     sessionId: text("session_id")
       .notNull()
