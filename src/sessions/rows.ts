@@ -1,7 +1,7 @@
 // Turns stored rows into the plain objects of the public API.
 import type { JsonObject, JsonValue } from "../models/json.js";
 import type { Branch, BranchReason, Checkpoint, Entry, Message, SessionInfo, StateChange, ToolErrorInfo, ToolInvocation } from "../models/types.js";
-import type { BranchRow, CheckpointRow, EntryRow, MessageRow, SessionRow, ToolRow } from "../store/store.js";
+import type { BranchRow, EntryRow, ListedCheckpoint, MessageRow, SessionRow, ToolRow } from "../store/store.js";
 
 const parse = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 
@@ -74,7 +74,7 @@ export function toEntry(row: EntryRow | ToolRow): Entry {
   return { kind: "state", ...toStateChange(row) };
 }
 
-export function toCheckpoint(row: CheckpointRow): Checkpoint {
+export function toCheckpoint(row: ListedCheckpoint): Checkpoint {
   return {
     id: row.id,
     sessionId: row.sessionId,

@@ -27,7 +27,7 @@ export async function timeline(ctx: EngineContext, ref: SessionRef, options: z.i
   const before = o.cursor ? decodeCursor<[number, string, number]>(o.cursor, ["number", "string", "number"]) : undefined;
   const rows = await ctx.store.read(() => {
     ownedSession(ctx.store, ref.id, ref.userId);
-    return ctx.store.timeline(ref.id, before && { createdAt: before[0], source: before[1], seq: before[2] }, limit + 1);
+    return ctx.store.timeline(ref.userId, ref.id, before && { createdAt: before[0], source: before[1], seq: before[2] }, limit + 1);
   });
   const more = rows.length > limit;
   const items = more ? rows.slice(0, limit) : rows;

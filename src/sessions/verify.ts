@@ -36,6 +36,12 @@ export async function verify(ctx: EngineContext, input: { sessionId?: string } =
     const problems: VerifyProblem[] = [];
     const snapshots = new Map<number, string | null>();
     for (const sessionId of sessionIds) verifySession(store, sessionId, problems, snapshots);
+    if (o.sessionId === undefined) {
+      // Checkpoints are found through their owner and session: one whose owner or session was changed is an orphan.
+      for (const id of store.orphanCheckpointIds()) {
+        problems.push({ kind: "checkpoint", id, detail: "checkpoint belongs to no session of its user" });
+      }
+    }
     return { ok: problems.length === 0, sessions: sessionIds.length, problems };
   });
 }
@@ -76,7 +82,7 @@ function verifySession(store: Store, sessionId: string, problems: VerifyProblem[
       if (!toolResultIntact(t)) problems.push({ kind: "tool-result", id: t.id, detail: "tool call's completion does not match its hash" });
     }
   }
-  for (const cp of store.sessionCheckpoints(sessionId)) {
+  for (const cp of store.sessionCheckpoints(store.getSession(sessionId)!.userId, sessionId)) {
     try {
       verifyCheckpointAnchor(store, cp);
     } catch (error) {

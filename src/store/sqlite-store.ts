@@ -4,7 +4,7 @@ import { DatabaseError } from "../models/errors.js";
 import { openDatabase, type OpenDatabaseOptions } from "./open-database.js";
 import type {
   BranchRow, CheckpointFilter, MessageRow, CheckpointRow, EntryRow, EventRow, LineageSegment, MoveRow,
-  MoveStepRow, MoveStepStatus, NewCheckpoint, NewEntry, SessionRow, Store, TimelineRow, ToolResultRow, ToolRow,
+  MoveStepRow, MoveStepStatus, NewCheckpoint, ListedCheckpoint, NewEntry, SessionRow, Store, TimelineRow, ToolResultRow, ToolRow,
 } from "./store.js";
 
 const SESSION_BASE_COLS = `seq, id, user_id AS userId, title, metadata, current_branch_id AS currentBranchId,
@@ -27,11 +27,12 @@ const MOVE_COLS = `id, session_id AS sessionId, kind, spec, status, pid, created
 const STEP_COLS = `move_id AS moveId, idx, op, entry_id AS entryId, status, result, error`;
 
 type MessageTuple = [string, string, number, string, string, string | null, string | null, number];
-const CHECKPOINT_TUPLE = `seq, id, session_id, branch_id, position, name, auto, metadata, user_id, state_id, head_hash, checksum, created_at, expires_at`;
-type CheckpointTuple = [number, string, string, string, number, string | null, number, string | null, string, number | null, string, string, number, number | null];
-const checkpointFromTuple = (t: CheckpointTuple): CheckpointRow => ({
+/** The columns of the covering index `checkpoints_user_listing`, so a listing never reads the table. */
+const LISTED_TUPLE = `seq, id, session_id, branch_id, position, name, auto, metadata, user_id, checksum, created_at, expires_at`;
+type ListedTuple = [number, string, string, string, number, string | null, number, string | null, string, string, number, number | null];
+const listedFromTuple = (t: ListedTuple): ListedCheckpoint => ({
   seq: t[0], id: t[1], sessionId: t[2], branchId: t[3], position: t[4], name: t[5], auto: t[6] === 1, metadata: t[7],
-  userId: t[8], stateId: t[9], headHash: t[10], checksum: t[11], createdAt: t[12], expiresAt: t[13],
+  userId: t[8], checksum: t[9], createdAt: t[10], expiresAt: t[11],
 });
 
 /** Translates driver errors into the typed errors of the API. */
@@ -98,14 +99,17 @@ export class SqliteStore implements Store {
         VALUES (@id, @sessionId, @branchId, @position, @name, @auto, @metadata, @userId, @stateId, @headHash, @checksum, @createdAt, @expiresAt)`),
       getCheckpoint: p(`SELECT ${CHECKPOINT_COLS} FROM checkpoints WHERE id = ?`),
       deleteCheckpoint: p(`DELETE FROM checkpoints WHERE id = ?`),
-      sessionCheckpoints: p(`SELECT ${CHECKPOINT_COLS} FROM checkpoints WHERE session_id = ? ORDER BY seq`),
+      sessionCheckpoints: p(`SELECT ${CHECKPOINT_COLS} FROM checkpoints INDEXED BY checkpoints_user_session_seq WHERE user_id = ? AND session_id = ? ORDER BY seq`),
+      orphanCheckpoints: p(`SELECT c.id FROM checkpoints c WHERE NOT EXISTS
+        (SELECT 1 FROM sessions s WHERE s.id = c.session_id AND s.user_id = c.user_id) ORDER BY c.seq`).pluck(),
       allSessionIds: p(`SELECT id FROM sessions ORDER BY seq`).pluck(),
       insertEvent: p(`INSERT INTO events (session_id, kind, ref_id, branch_id, detail, created_at) VALUES (@sessionId, @kind, @refId, @branchId, @detail, @createdAt)`),
       timeline: p(`SELECT * FROM (
           SELECT 'entry' AS source, e.kind AS kind, e.id AS refId, e.branch_id AS branchId, coalesce(e.role, e.tool) AS detail, e.created_at AS createdAt, e.seq AS seq
             FROM entries e JOIN branches b ON b.id = e.branch_id WHERE b.session_id = @sessionId
           UNION ALL
-          SELECT 'checkpoint', 'checkpoint', id, branch_id, name, created_at, seq FROM checkpoints WHERE session_id = @sessionId
+          SELECT 'checkpoint', 'checkpoint', id, branch_id, name, created_at, seq FROM checkpoints INDEXED BY checkpoints_user_session_seq
+            WHERE user_id = @userId AND session_id = @sessionId
           UNION ALL
           SELECT 'branch', 'branch', id, id, reason || ' at position ' || fork_position, created_at, seq FROM branches WHERE session_id = @sessionId AND parent_id IS NOT NULL
           UNION ALL
@@ -281,7 +285,7 @@ export class SqliteStore implements Store {
     if (row) row.auto = Boolean(row.auto);
     return row;
   }
-  listCheckpoints(f: CheckpointFilter): CheckpointRow[] {
+  listCheckpoints(f: CheckpointFilter): ListedCheckpoint[] {
     // Built per filter combination; better-sqlite3 caches nothing, so keep the common cases' text stable.
     const where = ["user_id = @userId", "seq < @beforeSeq", "(expires_at IS NULL OR expires_at > @now)"];
     if (f.sessionId !== undefined) where.push("session_id = @sessionId");
@@ -290,21 +294,26 @@ export class SqliteStore implements Store {
     // Times are stored with µs resolution; `until` is inclusive to the millisecond a Date can express.
     if (f.until !== undefined) where.push("created_at < @until + 1");
     if (f.auto !== undefined) where.push("auto = @auto");
-    const sql = `SELECT ${CHECKPOINT_TUPLE} FROM checkpoints WHERE ${where.join(" AND ")} ORDER BY seq DESC LIMIT @limit`;
+    // One session's checkpoints: its own index reads O(page); the covering index would scan all of the user's.
+    const from = f.sessionId !== undefined ? "checkpoints INDEXED BY checkpoints_user_session_seq" : "checkpoints";
+    const sql = `SELECT ${LISTED_TUPLE} FROM ${from} WHERE ${where.join(" AND ")} ORDER BY seq DESC LIMIT @limit`;
     const tuples = this.#cached(sql).all({
       ...f,
       auto: f.auto === undefined ? undefined : f.auto ? 1 : 0,
       beforeSeq: f.beforeSeq ?? Number.MAX_SAFE_INTEGER,
-    }) as CheckpointTuple[];
-    return tuples.map(checkpointFromTuple);
+    }) as ListedTuple[];
+    return tuples.map(listedFromTuple);
   }
   deleteCheckpoint(id: string): void {
     this.#s.deleteCheckpoint!.run(id);
   }
-  sessionCheckpoints(sessionId: string): CheckpointRow[] {
-    const rows = this.#s.sessionCheckpoints!.all(sessionId) as CheckpointRow[];
+  sessionCheckpoints(userId: string, sessionId: string): CheckpointRow[] {
+    const rows = this.#s.sessionCheckpoints!.all(userId, sessionId) as CheckpointRow[];
     for (const row of rows) row.auto = Boolean(row.auto);
     return rows;
+  }
+  orphanCheckpointIds(): string[] {
+    return this.#s.orphanCheckpoints!.all() as string[];
   }
   allSessionIds(): string[] {
     return this.#s.allSessionIds!.all() as string[];
@@ -313,8 +322,9 @@ export class SqliteStore implements Store {
   insertEvent(row: Omit<EventRow, "seq">): void {
     this.#s.insertEvent!.run(row);
   }
-  timeline(sessionId: string, before: { createdAt: number; seq: number; source: string } | undefined, limit: number): TimelineRow[] {
+  timeline(userId: string, sessionId: string, before: { createdAt: number; seq: number; source: string } | undefined, limit: number): TimelineRow[] {
     return this.#s.timeline!.all({
+      userId,
       sessionId,
       at: before?.createdAt ?? Number.MAX_SAFE_INTEGER,
       source: before?.source ?? "~",

@@ -91,6 +91,8 @@ export interface CheckpointRow {
   expiresAt: number | null;
 }
 export type NewCheckpoint = Omit<CheckpointRow, "seq">;
+/** What a listing reads (from the covering index alone): every field but the state and head hash. */
+export type ListedCheckpoint = Omit<CheckpointRow, "stateId" | "headHash">;
 
 export interface CheckpointFilter {
   userId: string;
@@ -214,16 +216,18 @@ export interface Store {
 
   insertCheckpoint(row: NewCheckpoint): void;
   getCheckpoint(id: string): CheckpointRow | undefined;
-  listCheckpoints(filter: CheckpointFilter): CheckpointRow[];
+  listCheckpoints(filter: CheckpointFilter): ListedCheckpoint[];
   deleteCheckpoint(id: string): void;
   /** Every checkpoint of a session, in creation order (expired ones included). */
-  sessionCheckpoints(sessionId: string): CheckpointRow[];
+  sessionCheckpoints(userId: string, sessionId: string): CheckpointRow[];
+  /** Ids of checkpoints whose (user, session) matches no session: only tampering makes them. A full scan. */
+  orphanCheckpointIds(): string[];
   /** Ids of every session, in creation order. */
   allSessionIds(): string[];
 
   insertEvent(row: Omit<EventRow, "seq">): void;
   /** Entries and events of a session, newest first, below `(createdAt, seq)` of the cursor. */
-  timeline(sessionId: string, before: { createdAt: number; seq: number; source: string } | undefined, limit: number): TimelineRow[];
+  timeline(userId: string, sessionId: string, before: { createdAt: number; seq: number; source: string } | undefined, limit: number): TimelineRow[];
 
   /** Applied invocations of a session, newest application first. */
   appliedTools(sessionId: string): ToolRow[];

@@ -64,6 +64,14 @@ describe("fp.verify", () => {
     expect((await fp.verify({ sessionId: a.id })).problems.length).toBe(report.problems.length);
   });
 
+  it("reports a checkpoint moved to another user as an orphan, in a whole-database verify", async () => {
+    const { cp } = await build();
+    tamper(`UPDATE checkpoints SET user_id = 'mallory' WHERE id = ?`, cp.id);
+    const report = await fp.verify();
+    expect(report.ok).toBe(false);
+    expect(report.problems).toContainEqual({ kind: "checkpoint", id: cp.id, detail: "checkpoint belongs to no session of its user" });
+  });
+
   it("reports a gap in a branch's log", async () => {
     const { m1 } = await build();
     tamper(`DELETE FROM entries WHERE id = (SELECT id FROM entries WHERE position = 2 AND branch_id = (SELECT branch_id FROM entries WHERE id = ?))`, m1.id);

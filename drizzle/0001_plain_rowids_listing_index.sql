@@ -1,24 +1,4 @@
 PRAGMA foreign_keys=OFF;--> statement-breakpoint
-CREATE TABLE `__new_branches` (
-	`seq` integer PRIMARY KEY NOT NULL,
-	`id` text NOT NULL,
-	`session_id` text NOT NULL,
-	`parent_id` text,
-	`fork_checkpoint_id` text,
-	`fork_position` integer NOT NULL,
-	`fork_entry_id` text,
-	`name` text,
-	`reason` text NOT NULL,
-	`created_at` integer NOT NULL,
-	FOREIGN KEY (`session_id`) REFERENCES `sessions`(`id`) ON UPDATE no action ON DELETE no action
-);
---> statement-breakpoint
-INSERT INTO `__new_branches`("seq", "id", "session_id", "parent_id", "fork_checkpoint_id", "fork_position", "fork_entry_id", "name", "reason", "created_at") SELECT "seq", "id", "session_id", "parent_id", "fork_checkpoint_id", "fork_position", "fork_entry_id", "name", "reason", "created_at" FROM `branches`;--> statement-breakpoint
-DROP TABLE `branches`;--> statement-breakpoint
-ALTER TABLE `__new_branches` RENAME TO `branches`;--> statement-breakpoint
-PRAGMA foreign_keys=ON;--> statement-breakpoint
-CREATE UNIQUE INDEX `branches_id` ON `branches` (`id`);--> statement-breakpoint
-CREATE INDEX `branches_session` ON `branches` (`session_id`);--> statement-breakpoint
 CREATE TABLE `__new_checkpoints` (
 	`seq` integer PRIMARY KEY NOT NULL,
 	`id` text NOT NULL,
@@ -41,10 +21,30 @@ CREATE TABLE `__new_checkpoints` (
 INSERT INTO `__new_checkpoints`("seq", "id", "session_id", "branch_id", "position", "name", "auto", "metadata", "user_id", "state_id", "head_hash", "checksum", "created_at", "expires_at") SELECT "seq", "id", "session_id", "branch_id", "position", "name", "auto", "metadata", "user_id", "state_id", "head_hash", "checksum", "created_at", "expires_at" FROM `checkpoints`;--> statement-breakpoint
 DROP TABLE `checkpoints`;--> statement-breakpoint
 ALTER TABLE `__new_checkpoints` RENAME TO `checkpoints`;--> statement-breakpoint
+PRAGMA foreign_keys=ON;--> statement-breakpoint
 CREATE UNIQUE INDEX `checkpoints_id` ON `checkpoints` (`id`);--> statement-breakpoint
-CREATE INDEX `checkpoints_user_seq` ON `checkpoints` (`user_id`,`seq`);--> statement-breakpoint
+CREATE INDEX `checkpoints_user_listing` ON `checkpoints` (`user_id`,`seq`,`id`,`session_id`,`branch_id`,`position`,`name`,`auto`,`metadata`,`checksum`,`created_at`,`expires_at`);--> statement-breakpoint
 CREATE INDEX `checkpoints_user_session_seq` ON `checkpoints` (`user_id`,`session_id`,`seq`);--> statement-breakpoint
 CREATE INDEX `checkpoints_expires` ON `checkpoints` (`expires_at`) WHERE expires_at IS NOT NULL;--> statement-breakpoint
+CREATE TABLE `__new_branches` (
+	`seq` integer PRIMARY KEY NOT NULL,
+	`id` text NOT NULL,
+	`session_id` text NOT NULL,
+	`parent_id` text,
+	`fork_checkpoint_id` text,
+	`fork_position` integer NOT NULL,
+	`fork_entry_id` text,
+	`name` text,
+	`reason` text NOT NULL,
+	`created_at` integer NOT NULL,
+	FOREIGN KEY (`session_id`) REFERENCES `sessions`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+INSERT INTO `__new_branches`("seq", "id", "session_id", "parent_id", "fork_checkpoint_id", "fork_position", "fork_entry_id", "name", "reason", "created_at") SELECT "seq", "id", "session_id", "parent_id", "fork_checkpoint_id", "fork_position", "fork_entry_id", "name", "reason", "created_at" FROM `branches`;--> statement-breakpoint
+DROP TABLE `branches`;--> statement-breakpoint
+ALTER TABLE `__new_branches` RENAME TO `branches`;--> statement-breakpoint
+CREATE UNIQUE INDEX `branches_id` ON `branches` (`id`);--> statement-breakpoint
+CREATE INDEX `branches_session` ON `branches` (`session_id`);--> statement-breakpoint
 CREATE TABLE `__new_entries` (
 	`seq` integer PRIMARY KEY NOT NULL,
 	`id` text NOT NULL,
