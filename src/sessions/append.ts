@@ -5,8 +5,8 @@ import { toJsonText } from "../models/json.js";
 import type { Checkpoint, Message, MessageInput } from "../models/types.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { autoCheckpointAfterMessage, writeEntry, type EntryFields } from "./log-writer.js";
-import { headOf, headOfEntry } from "./lineage.js";
-import { ownedSession } from "./ownership.js";
+import { headOfEntry } from "./lineage.js";
+import { ownedCurrent } from "./ownership.js";
 import { toCheckpoint, toMessage } from "./rows.js";
 
 /** Validates messages into entry fields before any write, so bad input leaves nothing behind. */
@@ -29,9 +29,9 @@ export async function append(ctx: EngineContext, ref: SessionRef, input: Message
   const fields = list.map((m, i) => messageFields(ctx, m, Array.isArray(input) ? `messages[${i}]` : "message"));
   const checkpoints: Checkpoint[] = [];
   const messages = await ctx.store.write(() => {
-    const session = ownedSession(ctx.store, ref.id, ref.userId);
-    const branch = ctx.store.getBranch(session.currentBranchId)!;
-    let head = headOf(ctx.store, branch);
+    const current = ownedCurrent(ctx.store, ref.id, ref.userId);
+    const { session, branch } = current;
+    let head = current.head;
     const out: Message[] = [];
     for (const f of fields) {
       const row = writeEntry(ctx, branch.id, head, f);

@@ -6,9 +6,9 @@ import type { Checkpoint, RestoredCheckpoint } from "../models/types.js";
 import type { BranchRow, CheckpointRow, EntryRow, Store, ToolRow } from "../store/store.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { EMPTY_STATE_HASH, GENESIS_HASH, checkpointChecksum, entryHash, snapshotIntact, toolResultIntact } from "./integrity.js";
-import { entryAt, headOf, lineageEntries, lineageTools } from "./lineage.js";
+import { entryAt, lineageEntries, lineageTools } from "./lineage.js";
 import { writeCheckpoint } from "./log-writer.js";
-import { ownedSession, sessionCheckpoint } from "./ownership.js";
+import { ownedCurrent, ownedSession, sessionCheckpoint } from "./ownership.js";
 import { toCheckpoint, toMessage, toToolInvocation } from "./rows.js";
 import { readState } from "./state.js";
 
@@ -16,10 +16,9 @@ export async function createCheckpoint(ctx: EngineContext, ref: SessionRef, inpu
   const o = parseInput(checkpointInput, input, "checkpoint");
   const metadata = o.metadata === undefined ? null : toJsonText(o.metadata, "checkpoint.metadata", ctx.limits);
   const cp = await ctx.store.write(() => {
-    const session = ownedSession(ctx.store, ref.id, ref.userId);
-    const branch = ctx.store.getBranch(session.currentBranchId)!;
+    const { session, branch, head } = ownedCurrent(ctx.store, ref.id, ref.userId);
     const now = ctx.now();
-    const row = writeCheckpoint(ctx, session, branch.id, headOf(ctx.store, branch), {
+    const row = writeCheckpoint(ctx, session, branch.id, head, {
       name: o.name ?? null,
       auto: false,
       metadata,

@@ -1,6 +1,6 @@
 // Reading a branch's lineage: its head, the entry at a position, and its entries (one walk over the ancestry).
 import { NotFoundError } from "../models/errors.js";
-import type { BranchRow, EntryRow, LineageSegment, MessageRow, SessionRow, Store, ToolRow } from "../store/store.js";
+import type { BranchRow, EntryRow, HeadRow, LineageSegment, MessageRow, SessionRow, Store, ToolRow } from "../store/store.js";
 import { GENESIS_HASH } from "./integrity.js";
 
 /** The last entry of a lineage, or what a branch with no entries starts from. */
@@ -14,14 +14,18 @@ export interface Head {
 
 const GENESIS: Head = { entryId: null, position: 0, hash: GENESIS_HASH, stateId: null, msgCount: 0 };
 
-export function headOfEntry(entry: EntryRow | undefined): Head {
+export function headOfEntry(entry: HeadRow | undefined): Head {
   if (!entry) return GENESIS;
   return { entryId: entry.id, position: entry.position, hash: entry.hash, stateId: entry.stateId, msgCount: entry.msgCount };
 }
 
 /** The head of a branch: its last own entry, or its fork entry when it has none yet. O(1) index lookups. */
 export function headOf(store: Store, branch: BranchRow): Head {
-  const last = store.lastOwnEntry(branch.id);
+  return headAfter(store, branch, store.lastOwnEntry(branch.id));
+}
+
+/** The head of `branch` given its last own entry (read already, e.g. by `store.currentOf`). */
+export function headAfter(store: Store, branch: BranchRow, last: HeadRow | undefined): Head {
   if (last) return headOfEntry(last);
   return headOfEntry(branch.forkEntryId ? store.getEntry(branch.forkEntryId) : undefined);
 }

@@ -1,11 +1,19 @@
 // Every read and write is scoped to one user: another user's ids look exactly like unknown ids.
 import { NotFoundError } from "../models/errors.js";
 import type { BranchRow, CheckpointRow, EntryRow, SessionRow, Store } from "../store/store.js";
+import { headAfter, type Head } from "./lineage.js";
 
 export function ownedSession(store: Store, sessionId: string, userId: string): SessionRow {
   const row = store.getSession(sessionId);
   if (!row || row.userId !== userId) throw new NotFoundError("session", sessionId);
   return row;
+}
+
+/** The user's session with its current branch and that branch's head: one lookup, where every write starts. */
+export function ownedCurrent(store: Store, sessionId: string, userId: string): { session: SessionRow; branch: BranchRow; head: Head } {
+  const row = store.currentOf(sessionId);
+  if (!row || row.session.userId !== userId) throw new NotFoundError("session", sessionId);
+  return { session: row.session, branch: row.branch, head: headAfter(store, row.branch, row.last) };
 }
 
 /** A live checkpoint of this session; expired ones and other sessions' are not found. */

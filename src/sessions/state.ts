@@ -4,9 +4,8 @@ import { toJsonText, type JsonValue } from "../models/json.js";
 import type { Store } from "../store/store.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { canonicalJson, sha256 } from "./integrity.js";
-import { headOf } from "./lineage.js";
 import { writeEntry } from "./log-writer.js";
-import { ownedSession } from "./ownership.js";
+import { ownedCurrent } from "./ownership.js";
 
 /** The state document with snapshot id `stateId` (null: `{}`). */
 export function readState(store: Store, stateId: number | null): JsonValue {
@@ -24,8 +23,7 @@ export function storeSnapshot(store: Store, value: JsonValue): { id: number; has
 
 export async function getState(ctx: EngineContext, ref: SessionRef): Promise<JsonValue> {
   return ctx.store.read(() => {
-    const session = ownedSession(ctx.store, ref.id, ref.userId);
-    return readState(ctx.store, headOf(ctx.store, ctx.store.getBranch(session.currentBranchId)!).stateId);
+    return readState(ctx.store, ownedCurrent(ctx.store, ref.id, ref.userId).head.stateId);
   });
 }
 
@@ -35,9 +33,7 @@ export type StateUpdate = JsonValue | ((previous: JsonValue) => JsonValue);
 export async function setState(ctx: EngineContext, ref: SessionRef, next: StateUpdate): Promise<JsonValue> {
   if (typeof next !== "function") toJsonText(next, "state", ctx.limits);
   return ctx.store.write(() => {
-    const session = ownedSession(ctx.store, ref.id, ref.userId);
-    const branch = ctx.store.getBranch(session.currentBranchId)!;
-    const head = headOf(ctx.store, branch);
+    const { branch, head } = ownedCurrent(ctx.store, ref.id, ref.userId);
     let value = next as JsonValue;
     if (typeof next === "function") {
       value = next(readState(ctx.store, head.stateId));

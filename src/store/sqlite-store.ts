@@ -4,7 +4,7 @@ import { DatabaseError } from "../models/errors.js";
 import { openDatabase, type OpenDatabaseOptions } from "./open-database.js";
 import type {
   BranchRow, CheckpointFilter, MessageRow, CheckpointRow, EntryRow, EventRow, LineageSegment, MoveRow,
-  MoveStepRow, MoveStepStatus, NewCheckpoint, ListedCheckpoint, NewEntry, SessionRow, Store, TimelineRow, ToolResultRow, ToolRow,
+  MoveStepRow, MoveStepStatus, NewCheckpoint, ListedCheckpoint, HeadRow, CurrentRow, NewEntry, SessionRow, Store, TimelineRow, ToolResultRow, ToolRow,
 } from "./store.js";
 
 const SESSION_BASE_COLS = `seq, id, user_id AS userId, title, metadata, current_branch_id AS currentBranchId,
@@ -33,6 +33,18 @@ type ListedTuple = [number, string, string, string, number, string | null, numbe
 const listedFromTuple = (t: ListedTuple): ListedCheckpoint => ({
   seq: t[0], id: t[1], sessionId: t[2], branchId: t[3], position: t[4], name: t[5], auto: t[6] === 1, metadata: t[7],
   userId: t[8], checksum: t[9], createdAt: t[10], expiresAt: t[11],
+});
+
+const HEAD_COLS = `e.id, e.position, e.hash, e.state_id, e.msg_count`;
+type HeadTuple = [string, number, Buffer, number | null, number];
+type CurrentTuple = [
+  number, string, string, string | null, string | null, string, string | null, string | null, number, number, number,
+  string, string | null, string | null, number, string | null, string | null, string, number,
+  string | null, number, Buffer, number | null, number,
+];
+const headFromTuple = (t: HeadTuple | CurrentTuple, at: number): HeadRow => ({
+  id: t[at] as string, position: t[at + 1] as number, hash: (t[at + 2] as Buffer).toString("hex"),
+  stateId: t[at + 3] as number | null, msgCount: t[at + 4] as number,
 });
 
 /** Translates driver errors into the typed errors of the API. */
@@ -75,7 +87,14 @@ export class SqliteStore implements Store {
       insertEntry: p(`INSERT INTO entries (id, branch_id, position, kind, role, content, tool, call_id, client_id, metadata, state_id, msg_count, hash, created_at)
         VALUES (@id, @branchId, @position, @kind, @role, @content, @tool, @callId, @clientId, @metadata, @stateId, @msgCount, @hash, @createdAt)`),
       getEntry: p(`SELECT ${ENTRY_COLS} FROM entries e WHERE e.id = ?`),
-      lastOwn: p(`SELECT ${ENTRY_COLS} FROM entries e WHERE e.branch_id = ? ORDER BY e.position DESC LIMIT 1`),
+      lastOwn: p(`SELECT ${HEAD_COLS} FROM entries e WHERE e.branch_id = ? ORDER BY e.position DESC LIMIT 1`).raw(),
+      currentOf: p(`SELECT s.seq, s.id, s.user_id, s.title, s.metadata, s.current_branch_id, s.origin_session_id, s.origin_checkpoint_id,
+          s.has_tools, s.created_at, s.updated_at,
+          b.session_id, b.parent_id, b.fork_checkpoint_id, b.fork_position, b.fork_entry_id, b.name, b.reason, b.created_at,
+          ${HEAD_COLS}
+        FROM sessions s JOIN branches b ON b.id = s.current_branch_id
+        LEFT JOIN entries e ON e.branch_id = b.id AND e.position = (SELECT max(position) FROM entries WHERE branch_id = b.id)
+        WHERE s.id = ?`).raw(),
       ownAt: p(`SELECT ${ENTRY_COLS} FROM entries e WHERE e.branch_id = ? AND e.position = ?`),
       lineage: p(`WITH RECURSIVE lin(id, parent_id, fork_position, up_to, depth) AS (
           SELECT id, parent_id, fork_position, ?, 0 FROM branches WHERE id = ?
@@ -219,8 +238,24 @@ export class SqliteStore implements Store {
   getEntry(id: string): EntryRow | undefined {
     return this.#s.getEntry!.get(id) as EntryRow | undefined;
   }
-  lastOwnEntry(branchId: string): EntryRow | undefined {
-    return this.#s.lastOwn!.get(branchId) as EntryRow | undefined;
+  lastOwnEntry(branchId: string): HeadRow | undefined {
+    const t = this.#s.lastOwn!.get(branchId) as HeadTuple | undefined;
+    return t && headFromTuple(t, 0);
+  }
+  currentOf(sessionId: string): CurrentRow | undefined {
+    const t = this.#s.currentOf!.get(sessionId) as CurrentTuple | undefined;
+    if (!t) return undefined;
+    return {
+      session: {
+        seq: t[0], id: t[1], userId: t[2], title: t[3], metadata: t[4], currentBranchId: t[5], originSessionId: t[6],
+        originCheckpointId: t[7], hasTools: t[8] === 1, createdAt: t[9], updatedAt: t[10],
+      },
+      branch: {
+        id: t[5], sessionId: t[11], parentId: t[12], forkCheckpointId: t[13], forkPosition: t[14], forkEntryId: t[15],
+        name: t[16], reason: t[17], createdAt: t[18],
+      },
+      last: t[19] === null ? undefined : headFromTuple(t as unknown as HeadTuple, 19),
+    };
   }
   ownEntryAt(branchId: string, position: number): EntryRow | undefined {
     return this.#s.ownAt!.get(branchId, position) as EntryRow | undefined;

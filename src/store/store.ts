@@ -47,6 +47,16 @@ export interface EntryRow {
   createdAt: number;
 }
 
+/** What a lineage's head needs of its last entry (no content: heads are read on every write). */
+export type HeadRow = Pick<EntryRow, "id" | "position" | "hash" | "stateId" | "msgCount">;
+
+/** A session, its current branch and that branch's last own entry: where every write to a session starts. */
+export interface CurrentRow {
+  session: SessionRow;
+  branch: BranchRow;
+  last: HeadRow | undefined;
+}
+
 /** The columns a message needs: what history reads. */
 export type MessageRow = Pick<EntryRow, "id" | "branchId" | "position" | "role" | "content" | "clientId" | "metadata" | "createdAt">;
 
@@ -189,7 +199,9 @@ export interface Store {
   insertEntry(row: NewEntry): void;
   getEntry(id: string): EntryRow | undefined;
   /** The branch's own entry with the highest position. */
-  lastOwnEntry(branchId: string): EntryRow | undefined;
+  lastOwnEntry(branchId: string): HeadRow | undefined;
+  /** The session with its current branch and head entry, in one lookup. */
+  currentOf(sessionId: string): CurrentRow | undefined;
   ownEntryAt(branchId: string, position: number): EntryRow | undefined;
   /** Lineage of `branchId` up to `upTo` (or its head when undefined), as segments, root first. */
   lineage(branchId: string, upTo?: number): LineageSegment[];
