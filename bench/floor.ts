@@ -1,7 +1,7 @@
 // Floor: raw better-sqlite3 (WAL, synchronous=NORMAL) doing the same database work with no engine logic.
 import Database from "better-sqlite3";
 import { join } from "node:path";
-import { content, dbBytes, emptyChat, firstLastMedians, median, opReps, peakRssMB, now, percentile, tempDir, timeMedian, timeWarmMedian, SMALL_OP_REPS, type ChatFigures } from "./util.js";
+import { content, dbBytes, emptyChat, firstLastMedians, median, opReps, peakRssMB, now, percentile, tempDir, timeMedian, timeSmallOp, type ChatFigures } from "./util.js";
 
 const SCHEMA = `
 CREATE TABLE messages (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, branch_id TEXT NOT NULL,
@@ -72,7 +72,7 @@ export async function runFloorChat(n: number, reps = 5): Promise<ChatFigures> {
     });
     fig.historyMs = await timeMedian(opReps(n, reps), () => readHistory(db, branch));
     const list = db.prepare("SELECT * FROM checkpoints WHERE user_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?");
-    fig.list10Ms = await timeWarmMedian(SMALL_OP_REPS, () => list.all("user-1", Number.MAX_SAFE_INTEGER, 10));
+    fig.list10Ms = (await timeSmallOp(() => list.all("user-1", Number.MAX_SAFE_INTEGER, 10))).warmMs;
 
     // Rollback / edit floors: one write transaction each (a branch row; a branch row plus the new message).
     const insBranch = db.prepare("INSERT INTO branches VALUES (?, ?, ?, ?, ?)");
@@ -82,9 +82,9 @@ export async function runFloorChat(n: number, reps = 5): Promise<ChatFigures> {
       insBranch.run(b, session, branch, n - 1, Date.now());
       insMsg.run(id("ms"), b, n, "user", JSON.stringify(content(-1, "user")), Date.now());
     });
-    fig.rollbackMs = await timeWarmMedian(SMALL_OP_REPS, () => rollback());
-    fig.editMs = await timeWarmMedian(SMALL_OP_REPS, () => edit());
-    fig.writeTxMs = await timeWarmMedian(SMALL_OP_REPS, () => rollback());
+    ({ warmMs: fig.rollbackMs, coldMs: fig.rollbackColdMs } = await timeSmallOp(() => rollback()));
+    ({ warmMs: fig.editMs, coldMs: fig.editColdMs } = await timeSmallOp(() => edit()));
+    fig.writeTxMs = (await timeSmallOp(() => rollback())).warmMs;
     return fig;
   } finally {
     db.close();

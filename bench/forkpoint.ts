@@ -4,7 +4,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { rng, type PageFigures } from "./floor.js";
-import { content, dbBytes, emptyChat, firstLastMedians, median, opReps, peakRssMB, now, percentile, tempDir, timeMedian, timeWarmMedian, SMALL_OP_REPS, type ChatFigures } from "./util.js";
+import { content, dbBytes, emptyChat, firstLastMedians, median, opReps, peakRssMB, now, percentile, tempDir, timeMedian, timeSmallOp, type ChatFigures } from "./util.js";
 
 // Loose local views of the API, so this file runs against whatever the engine exports today.
 interface Msg { id: string; position: number }
@@ -100,15 +100,22 @@ export async function runForkpointChat(n: number, reps = 5): Promise<ChatFigures
       const h = await s.history();
       if (h.length !== 2 * n) throw new Error(`history returned ${h.length} messages, expected ${2 * n}`);
     }));
-    fig.list10Ms = await figure(fig.notes, "listCheckpoints(limit 10)", () => timeWarmMedian(SMALL_OP_REPS, async () => {
+    fig.list10Ms = await figure(fig.notes, "listCheckpoints(limit 10)", async () => (await timeSmallOp(async () => {
       const p = await fp.listCheckpoints({ userId: "user-1", limit: 10 });
       if (p.items.length !== Math.min(10, n)) throw new Error(`listCheckpoints returned ${p.items.length} items`);
-    }));
-    fig.rollbackMs = await figure(fig.notes, "rollback(middle)", () => timeWarmMedian(SMALL_OP_REPS, () => s.rollback(cps[mid]!)));
-    fig.editMs = await figure(fig.notes, "edit(middle message)", () => timeWarmMedian(SMALL_OP_REPS, () => {
+    })).warmMs);
+    fig.rollbackMs = await figure(fig.notes, "rollback(middle)", async () => {
+      const t = await timeSmallOp(() => s.rollback(cps[mid]!));
+      fig.rollbackColdMs = t.coldMs;
+      return t.warmMs;
+    });
+    fig.editMs = await figure(fig.notes, "edit(middle message)", async () => {
       if (!midMessage?.id) throw new Error("append() returned no message ids");
-      return s.edit(midMessage.id, { role: "user", content: content(-1, "user") });
-    }));
+      const id = midMessage.id;
+      const t = await timeSmallOp(() => s.edit(id, { role: "user", content: content(-1, "user") }));
+      fig.editColdMs = t.coldMs;
+      return t.warmMs;
+    });
     return fig;
   } finally {
     await fp.close();

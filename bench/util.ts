@@ -29,12 +29,12 @@ export function percentile(xs: readonly number[], p: number): number {
   return s[rank]!;
 }
 
-/** Medians of the per-turn times over the first and the last 10% of turns (at least one turn each). */
 /** Peak RSS of this process so far, in MB. */
 export function peakRssMB(): number {
   return process.resourceUsage().maxRSS / 1024;
 }
 
+/** Medians of the per-turn times over the first and the last 10% of turns (at least one turn each). */
 export function firstLastMedians(turnMs: readonly number[]): { firstMs: number; lastMs: number; meanTurnMs: number; p99TurnMs: number } {
   const k = Math.max(1, Math.floor(turnMs.length / 10));
   return {
@@ -64,9 +64,19 @@ export async function timeOnce(fn: () => unknown): Promise<number> {
   return now() - t0;
 }
 
-/** Median time of `reps` calls of fn, in ms. */
-/** Repetitions of a sub-millisecond operation (rollback, edit, one write, a short listing), the same for every system. */
-export const SMALL_OP_REPS = 21;
+/**
+ * How sub-millisecond operations (rollback, edit, one write transaction, a short listing) are timed, the same for
+ * every system: the median of the first `cold` calls of that code path (V8 still interpreting it), then, after
+ * `warmup` more untimed calls, the median of `warm` calls (optimized: what a long-running server sees).
+ */
+export const SMALL_OP = { cold: 21, warmup: 50, warm: 51 } as const;
+
+/** Times a sub-millisecond operation as `SMALL_OP` says. */
+export async function timeSmallOp(fn: (i: number) => unknown): Promise<{ coldMs: number; warmMs: number }> {
+  const coldMs = await timeMedian(SMALL_OP.cold, fn);
+  const warmMs = await timeWarmMedian(SMALL_OP.warm, (i) => fn(SMALL_OP.cold + i), SMALL_OP.warmup);
+  return { coldMs, warmMs };
+}
 
 /** `timeMedian` after a few untimed calls, so every system is measured with its code paths warm (JIT, caches). */
 export async function timeWarmMedian(reps: number, fn: (i: number) => unknown, warmup = 3): Promise<number> {
@@ -74,6 +84,7 @@ export async function timeWarmMedian(reps: number, fn: (i: number) => unknown, w
   return timeMedian(reps, fn);
 }
 
+/** Median time of `reps` calls of fn, in ms. */
 export async function timeMedian(reps: number, fn: (i: number) => unknown): Promise<number> {
   const xs: number[] = [];
   for (let i = 0; i < reps; i++) {
@@ -96,8 +107,11 @@ export interface ChatFigures {
   readLatestMs: number | null;
   historyMs: number | null;
   list10Ms: number | null;
+  /** Steady state (see SMALL_OP); the `Cold` figures are the first calls. */
   rollbackMs: number | null;
+  rollbackColdMs: number | null;
   editMs: number | null;
+  editColdMs: number | null;
   writeTxMs: number | null;
   /** Peak RSS (MB) of the process at the end of the turns, before the reads materialize whole histories. */
   turnsRssMB: number;
@@ -107,7 +121,7 @@ export interface ChatFigures {
 export function emptyChat(n: number): ChatFigures {
   return {
     n, totalMs: NaN, firstMs: NaN, lastMs: NaN, meanTurnMs: NaN, p99TurnMs: NaN, dbBytes: NaN, readLatestMs: null, historyMs: null,
-    list10Ms: null, rollbackMs: null, editMs: null, writeTxMs: null, turnsRssMB: NaN, notes: [],
+    list10Ms: null, rollbackMs: null, rollbackColdMs: null, editMs: null, editColdMs: null, writeTxMs: null, turnsRssMB: NaN, notes: [],
   };
 }
 

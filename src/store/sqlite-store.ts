@@ -26,7 +26,7 @@ const CHECKPOINT_COLS = `seq, id, session_id AS sessionId, branch_id AS branchId
 const MOVE_COLS = `id, session_id AS sessionId, kind, spec, status, pid, created_at AS createdAt, finished_at AS finishedAt`;
 const STEP_COLS = `move_id AS moveId, idx, op, entry_id AS entryId, status, result, error`;
 
-type MessageTuple = [string, string, number, string, string, string | null, string | null, number];
+type MessageTuple = [string, number, string, string, string | null, string | null, number];
 /** The columns of the covering index `checkpoints_user_listing`, so a listing never reads the table. */
 const LISTED_TUPLE = `seq, id, session_id, branch_id, position, name, auto, metadata, user_id, checksum, created_at, expires_at`;
 type ListedTuple = [number, string, string, string, number, string | null, number, string | null, string, string, number, number | null];
@@ -104,7 +104,7 @@ export class SqliteStore implements Store {
         SELECT id AS branchId, fork_position AS after, up_to AS upTo FROM lin ORDER BY depth DESC`),
       segment: p(`SELECT ${ENTRY_COLS} FROM entries e WHERE e.branch_id = ? AND e.position > ? AND e.position <= ? ORDER BY e.position`),
       // Raw (array) rows: better-sqlite3 builds objects with dynamic keys slowly; the hot reads map by position.
-      segmentMessages: p(`SELECT id, branch_id, position, role, content, client_id, metadata, created_at
+      segmentMessages: p(`SELECT id, position, role, content, client_id, metadata, created_at
         FROM entries WHERE branch_id = ? AND position > ? AND position <= ? AND kind = 'message' ORDER BY position`).raw(true),
       segmentTools: p(`SELECT ${TOOL_COLS} FROM ${TOOL_JOIN} WHERE e.branch_id = ? AND e.position > ? AND e.position <= ? AND e.kind = 'tool' ORDER BY e.position`),
       runningTools: p(`SELECT ${TOOL_COLS} FROM ${TOOL_JOIN} WHERE e.kind = 'tool' AND r.entry_id IS NULL ORDER BY e.seq`),
@@ -270,16 +270,16 @@ export class SqliteStore implements Store {
   segmentMessages<T>(segment: LineageSegment, map: (row: MessageRow) => T, out: T[]): void {
     if (segment.upTo <= segment.after) return;
     // One reused row object: `map` copies what it needs, so each message costs one allocation.
-    const row: MessageRow = { id: "", branchId: "", position: 0, role: "", content: "", clientId: null, metadata: null, createdAt: 0 };
+    // The segment's branch is every row's branch: not read per row.
+    const row: MessageRow = { id: "", branchId: segment.branchId, position: 0, role: "", content: "", clientId: null, metadata: null, createdAt: 0 };
     for (const r of this.#s.segmentMessages!.all(segment.branchId, segment.after, segment.upTo) as MessageTuple[]) {
       row.id = r[0];
-      row.branchId = r[1];
-      row.position = r[2];
-      row.role = r[3];
-      row.content = r[4];
-      row.clientId = r[5];
-      row.metadata = r[6];
-      row.createdAt = r[7];
+      row.position = r[1];
+      row.role = r[2];
+      row.content = r[3];
+      row.clientId = r[4];
+      row.metadata = r[5];
+      row.createdAt = r[6];
       out.push(map(row));
     }
   }
