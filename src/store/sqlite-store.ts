@@ -35,15 +35,16 @@ const listedFromTuple = (t: ListedTuple): ListedCheckpoint => ({
   userId: t[8], checksum: t[9], createdAt: t[10], expiresAt: t[11],
 });
 
-const HEAD_COLS = `e.id, e.position, e.hash, e.state_id, e.msg_count`;
-type HeadTuple = [string, number, Buffer, number | null, number];
+// Hashes cross as hex text both ways (hex() / unhex() in SQL): no Buffer per row on the hot path.
+const HEAD_COLS = `e.id, e.position, lower(hex(e.hash)), e.state_id, e.msg_count`;
+type HeadTuple = [string, number, string, number | null, number];
 type CurrentTuple = [
   number, string, string, string | null, string | null, string, string | null, string | null, number, number, number,
   string, string | null, string | null, number, string | null, string | null, string, number,
-  string | null, number, Buffer, number | null, number,
+  string | null, number, string, number | null, number,
 ];
 const headFromTuple = (t: HeadTuple | CurrentTuple, at: number): HeadRow => ({
-  id: t[at] as string, position: t[at + 1] as number, hash: (t[at + 2] as Buffer).toString("hex"),
+  id: t[at] as string, position: t[at + 1] as number, hash: t[at + 2] as string,
   stateId: t[at + 3] as number | null, msgCount: t[at + 4] as number,
 });
 
@@ -85,7 +86,7 @@ export class SqliteStore implements Store {
       forkedAtZero: p(`SELECT ${BRANCH_COLS} FROM branches WHERE session_id = ? AND fork_position = 0 ORDER BY seq`),
       countForkedFrom: p(`SELECT count(*) AS n FROM branches WHERE fork_checkpoint_id = ?`),
       insertEntry: p(`INSERT INTO entries (id, branch_id, position, kind, role, content, tool, call_id, client_id, metadata, state_id, msg_count, hash, created_at)
-        VALUES (@id, @branchId, @position, @kind, @role, @content, @tool, @callId, @clientId, @metadata, @stateId, @msgCount, @hash, @createdAt)`),
+        VALUES (@id, @branchId, @position, @kind, @role, @content, @tool, @callId, @clientId, @metadata, @stateId, @msgCount, unhex(@hash), @createdAt)`),
       getEntry: p(`SELECT ${ENTRY_COLS} FROM entries e WHERE e.id = ?`),
       lastOwn: p(`SELECT ${HEAD_COLS} FROM entries e WHERE e.branch_id = ? ORDER BY e.position DESC LIMIT 1`).raw(),
       currentOf: p(`SELECT s.seq, s.id, s.user_id, s.title, s.metadata, s.current_branch_id, s.origin_session_id, s.origin_checkpoint_id,
@@ -233,7 +234,7 @@ export class SqliteStore implements Store {
 
   insertEntry(row: NewEntry): void {
     // Hashes are hex strings to the engine and 32-byte blobs on disk.
-    this.#s.insertEntry!.run({ ...row, hash: Buffer.from(row.hash, "hex") });
+    this.#s.insertEntry!.run(row);
   }
   getEntry(id: string): EntryRow | undefined {
     return this.#s.getEntry!.get(id) as EntryRow | undefined;
