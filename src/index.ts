@@ -18,3 +18,6 @@ export type {
   AutoCheckpointPolicy,
 } from "./models/inputs.js";
 export type * from "./models/types.js";
+export type {
+  SessionExport, ExportedBranch, ExportedEntry, ExportedCompletion, ExportedState, ExportedCheckpoint, ExportedEvent,
+} from "./models/session-export.js";

@@ -4,12 +4,15 @@ import { z } from "zod";
 import { DatabaseError } from "../models/errors.js";
 import { autoCheckpointPolicy, idSchema, parseInput, userScope, type CreateSessionInput, type ListCheckpointsInput, type ListSessionsInput } from "../models/inputs.js";
 import { DEFAULT_LIMITS, type Limits } from "../models/limits.js";
+import type { SessionExport } from "../models/session-export.js";
 import type { Checkpoint, Page, SessionInfo } from "../models/types.js";
 import { SqliteStore } from "../store/sqlite-store.js";
 import type { ToolDefinition } from "../tools/define-tool.js";
 import { ToolRegistry } from "../tools/registry.js";
 import { keyedLock, monotonicClock, type EngineContext } from "./context.js";
 import { createSession } from "./create-session.js";
+import { exportSession } from "./export-session.js";
+import { importSession } from "./import-session.js";
 import { listCheckpoints, listSessions } from "./listing.js";
 import { ownedSession } from "./ownership.js";
 import { recoverMoves, type RecoveryReport } from "./recovery.js";
@@ -128,6 +131,27 @@ export class Forkpoint {
   async listCheckpoints(input: ListCheckpointsInput): Promise<Page<Checkpoint>> {
     await this.#guard();
     return listCheckpoints(this.#ctx, input);
+  }
+
+  /**
+   * The whole session (branches, messages, state changes, tool calls with their completions, states, checkpoints,
+   * timeline events) as one JSON document, verified first. Deterministic: the same session gives the same document
+   * and `JSON.stringify` gives the same bytes. The owner, the applied set and the move journal are not included.
+   * @example const doc = await fp.exportSession(s.id, { userId: "alice" });
+   */
+  async exportSession(sessionId: string, scope: { userId: string }): Promise<SessionExport> {
+    await this.#guard();
+    return exportSession(this.#ctx, sessionId, scope);
+  }
+
+  /**
+   * Writes an exported session back, ids and times kept, owned by `userId`. The document's links and hashes are
+   * checked; an id that already exists refuses the whole import (`ConflictError`). Nothing of it is applied.
+   * @example const copy = await other.importSession(doc, { userId: "alice" });
+   */
+  async importSession(document: SessionExport, scope: { userId: string }): Promise<SessionHandle> {
+    await this.#guard();
+    return new SessionHandle(this.#ctx, await importSession(this.#ctx, document, scope), this.#guard);
   }
 
   /**

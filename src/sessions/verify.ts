@@ -58,6 +58,13 @@ function snapshotHash(store: Store, id: number, problems: VerifyProblem[], seen:
   return hash;
 }
 
+/** The problems of one session (reads only; runs inside the caller's unit of work). */
+export function verifySessionProblems(store: Store, sessionId: string): VerifyProblem[] {
+  const problems: VerifyProblem[] = [];
+  verifySession(store, sessionId, problems, new Map());
+  return problems;
+}
+
 function verifySession(store: Store, sessionId: string, problems: VerifyProblem[], snapshots: Map<number, string | null>): void {
   // Each branch's own entries chain from its fork entry: every entry is checked once, however deep the tree.
   for (const branch of store.listBranches(sessionId)) {

@@ -123,6 +123,8 @@ export class SqliteStore implements Store {
       orphanCheckpoints: p(`SELECT c.id FROM checkpoints c WHERE NOT EXISTS
         (SELECT 1 FROM sessions s WHERE s.id = c.session_id AND s.user_id = c.user_id) ORDER BY c.seq`).pluck(),
       allSessionIds: p(`SELECT id FROM sessions ORDER BY seq`).pluck(),
+      sessionEvents: p(`SELECT seq, session_id AS sessionId, kind, ref_id AS refId, branch_id AS branchId, detail, created_at AS createdAt
+        FROM events WHERE session_id = ? ORDER BY seq`),
       insertEvent: p(`INSERT INTO events (session_id, kind, ref_id, branch_id, detail, created_at) VALUES (@sessionId, @kind, @refId, @branchId, @detail, @createdAt)`),
       timeline: p(`SELECT * FROM (
           SELECT 'entry' AS source, e.kind AS kind, e.id AS refId, e.branch_id AS branchId, coalesce(e.role, e.tool) AS detail, e.created_at AS createdAt, e.seq AS seq
@@ -357,6 +359,9 @@ export class SqliteStore implements Store {
 
   insertEvent(row: Omit<EventRow, "seq">): void {
     this.#s.insertEvent!.run(row);
+  }
+  sessionEvents(sessionId: string): EventRow[] {
+    return this.#s.sessionEvents!.all(sessionId) as EventRow[];
   }
   timeline(userId: string, sessionId: string, before: { createdAt: number; seq: number; source: string } | undefined, limit: number): TimelineRow[] {
     return this.#s.timeline!.all({

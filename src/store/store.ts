@@ -238,6 +238,8 @@ export interface Store {
   allSessionIds(): string[];
 
   insertEvent(row: Omit<EventRow, "seq">): void;
+  /** The session's events (not entries), in the order they happened. */
+  sessionEvents(sessionId: string): EventRow[];
   /** Entries and events of a session, newest first, below `(createdAt, seq)` of the cursor. */
   timeline(userId: string, sessionId: string, before: { createdAt: number; seq: number; source: string } | undefined, limit: number): TimelineRow[];
 

@@ -1,0 +1,89 @@
+// exportSession: one session's whole tree (branches, entries, tool completions, states, checkpoints, events) as a
+// deterministic JSON document. Read in one transaction, verified like `verify` first: a damaged session is not exported.
+import { IntegrityError, NotFoundError } from "../models/errors.js";
+import { idSchema, parseInput, userScope } from "../models/inputs.js";
+import type { JsonObject, JsonValue } from "../models/json.js";
+import {
+  EXPORT_FORMAT, EXPORT_VERSION, type ExportedBranch, type ExportedCheckpoint, type ExportedEntry, type ExportedState, type SessionExport,
+} from "../models/session-export.js";
+import type { Store, ToolRow } from "../store/store.js";
+import type { EngineContext } from "./context.js";
+import { ownedSession } from "./ownership.js";
+import { verifySessionProblems } from "./verify.js";
+
+const parse = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
+
+export async function exportSession(ctx: EngineContext, sessionId: unknown, scope: unknown): Promise<SessionExport> {
+  const id = parseInput(idSchema, sessionId, "sessionId");
+  const { userId } = parseInput(userScope, scope, "exportSession");
+  return ctx.store.read(() => {
+    const store = ctx.store;
+    const session = ownedSession(store, id, userId);
+    const problems = verifySessionProblems(store, session.id);
+    if (problems.length > 0) {
+      throw new IntegrityError(`session ${session.id} is damaged (${problems[0]!.kind} ${problems[0]!.id}: ${problems[0]!.detail}); fp.verify() lists every problem`);
+    }
+    const branches = store.listBranches(session.id);
+    const stateIds = new Set<number>();
+    const entries: ExportedEntry[] = [];
+    for (const branch of branches) {
+      const segment = { branchId: branch.id, after: branch.forkPosition, upTo: Number.MAX_SAFE_INTEGER };
+      const tools = new Map(store.segmentTools(segment).map((t) => [t.id, t]));
+      for (const e of store.segmentEntries(segment)) {
+        if (e.kind === "state" && e.stateId !== null) stateIds.add(e.stateId);
+        entries.push({
+          id: e.id, branchId: e.branchId, position: e.position, kind: e.kind, role: e.role,
+          content: parse<JsonValue>(e.content), tool: e.tool, callId: e.callId, clientId: e.clientId,
+          metadata: parse<JsonObject>(e.metadata), state: e.kind === "state" ? stateHash(store, e.stateId) : null,
+          createdAt: e.createdAt, hash: e.hash, completion: e.kind === "tool" ? completionOf(tools.get(e.id)) : null,
+        });
+      }
+    }
+    const checkpoints: ExportedCheckpoint[] = store.sessionCheckpoints(session.userId, session.id).map((c) => {
+      if (c.stateId !== null) stateIds.add(c.stateId);
+      return {
+        id: c.id, branchId: c.branchId, position: c.position, name: c.name, auto: c.auto, metadata: parse<JsonObject>(c.metadata),
+        state: c.stateId === null ? null : stateHash(store, c.stateId), headHash: c.headHash, createdAt: c.createdAt, expiresAt: c.expiresAt,
+      };
+    });
+    const states: ExportedState[] = [...stateIds]
+      .map((sid) => store.getSnapshot(sid)!)
+      .map((s) => ({ hash: s.hash, value: JSON.parse(s.body) as JsonValue }))
+      .sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0));
+    return {
+      format: EXPORT_FORMAT,
+      version: EXPORT_VERSION,
+      session: {
+        id: session.id, title: session.title, metadata: parse<JsonObject>(session.metadata), currentBranchId: session.currentBranchId,
+        origin: session.originSessionId && session.originCheckpointId ? { sessionId: session.originSessionId, checkpointId: session.originCheckpointId } : null,
+        createdAt: session.createdAt, updatedAt: session.updatedAt,
+      },
+      branches: branches.map((b) => ({
+        id: b.id, parentId: b.parentId, forkCheckpointId: b.forkCheckpointId, forkPosition: b.forkPosition,
+        forkEntryId: b.forkEntryId, name: b.name, reason: b.reason as ExportedBranch["reason"], createdAt: b.createdAt,
+      })),
+      entries,
+      states,
+      checkpoints,
+      events: store.sessionEvents(session.id).map((e) => ({ kind: e.kind, refId: e.refId, branchId: e.branchId, detail: e.detail, createdAt: e.createdAt })),
+    };
+  });
+}
+
+function stateHash(store: Store, stateId: number | null): string | null {
+  if (stateId === null) return null;
+  const snapshot = store.getSnapshot(stateId);
+  if (!snapshot) throw new NotFoundError("state snapshot", String(stateId));
+  return snapshot.hash;
+}
+
+function completionOf(t: ToolRow | undefined): ExportedEntry["completion"] {
+  if (!t || t.status === null) return null;
+  return {
+    status: t.status,
+    result: t.status === "succeeded" ? parse<JsonValue>(t.result) : null,
+    error: t.status === "failed" ? parse<JsonValue>(t.error) : null,
+    completedAt: t.completedAt!,
+    hash: t.resultHash!,
+  };
+}
