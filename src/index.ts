@@ -5,6 +5,7 @@ export { branchTree } from "./sessions/branches.js";
 export { checkpointTools, type AgentTool } from "./sessions/agent-tools.js";
 export type { RecoveryReport } from "./sessions/recovery.js";
 export type { VerifyProblem, VerifyReport } from "./sessions/verify.js";
+export type { PruneReport } from "./sessions/prune.js";
 export type { StateUpdate } from "./sessions/state.js";
 export { defineTool, type ToolDefinition, type ToolContext } from "./tools/define-tool.js";
 export {

@@ -15,6 +15,7 @@ import { exportSession } from "./export-session.js";
 import { importSession } from "./import-session.js";
 import { listCheckpoints, listSessions } from "./listing.js";
 import { ownedSession } from "./ownership.js";
+import { prune, type PruneReport } from "./prune.js";
 import { recoverMoves, type RecoveryReport } from "./recovery.js";
 import { SessionHandle } from "./session-handle.js";
 import { verify, type VerifyReport } from "./verify.js";
@@ -55,8 +56,8 @@ const openOptions = z.strictObject({
   recover: z.boolean().optional(),
 });
 
-/** Events: "checkpoint", "rollback", "edit", "switch", "tool", "undo", "replay", "handoff", "recovery". */
-export type ForkpointEvent = "checkpoint" | "rollback" | "edit" | "switch" | "tool" | "undo" | "replay" | "handoff" | "recovery";
+/** Events: "checkpoint", "rollback", "edit", "switch", "tool", "undo", "replay", "handoff", "recovery", "prune". */
+export type ForkpointEvent = "checkpoint" | "rollback" | "edit" | "switch" | "tool" | "undo" | "replay" | "handoff" | "recovery" | "prune";
 
 /** An open forkpoint database. Create with `openForkpoint`. */
 export class Forkpoint {
@@ -170,6 +171,17 @@ export class Forkpoint {
   async verify(input: { sessionId?: string } = {}): Promise<VerifyReport> {
     await this.#guard();
     return verify(this.#ctx, input);
+  }
+
+  /**
+   * Drops what no read reaches any more: expired checkpoints (of one session, or all), state documents nothing points
+   * at, journals of finished moves; then rebuilds the file to give the space back (`vacuum: false` skips that).
+   * An operator call: not scoped to a user. Emits "prune" with the report.
+   * @example const { checkpoints, bytesBefore, bytesAfter } = await fp.prune();
+   */
+  async prune(input: { sessionId?: string; vacuum?: boolean } = {}): Promise<PruneReport> {
+    await this.#guard();
+    return prune(this.#ctx, input);
   }
 
   /** Subscribes to an event. */

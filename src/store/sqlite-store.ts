@@ -1,5 +1,6 @@
 // The SQLite implementation of `Store`: prepared statements over better-sqlite3, one connection per process.
 import type Database from "better-sqlite3";
+import { existsSync, statSync } from "node:fs";
 import { DatabaseError } from "../models/errors.js";
 import { openDatabase, type OpenDatabaseOptions } from "./open-database.js";
 import type {
@@ -119,6 +120,17 @@ export class SqliteStore implements Store {
         VALUES (@id, @sessionId, @branchId, @position, @name, @auto, @metadata, @userId, @stateId, @headHash, @checksum, @createdAt, @expiresAt)`),
       getCheckpoint: p(`SELECT ${CHECKPOINT_COLS} FROM checkpoints WHERE id = ?`),
       deleteCheckpoint: p(`DELETE FROM checkpoints WHERE id = ?`),
+      deleteExpired: p(`DELETE FROM checkpoints WHERE expires_at IS NOT NULL AND expires_at <= @now
+          AND (@sessionId IS NULL OR session_id = @sessionId)
+          AND NOT EXISTS (SELECT 1 FROM branches b WHERE b.fork_checkpoint_id = checkpoints.id)
+        RETURNING ${CHECKPOINT_COLS}`),
+      deleteUnreferencedSnapshots: p(`DELETE FROM state_snapshots
+        WHERE id NOT IN (SELECT state_id FROM entries WHERE state_id IS NOT NULL)
+          AND id NOT IN (SELECT state_id FROM checkpoints WHERE state_id IS NOT NULL)`),
+      finishedMoves: p(`SELECT id FROM moves m WHERE m.status <> 'running' AND (@sessionId IS NULL OR m.session_id = @sessionId)
+          AND NOT EXISTS (SELECT 1 FROM move_steps s WHERE s.move_id = m.id AND s.status = 'unknown')`).pluck(),
+      deleteMoveSteps: p(`DELETE FROM move_steps WHERE move_id = ?`),
+      deleteMove: p(`DELETE FROM moves WHERE id = ?`),
       sessionCheckpoints: p(`SELECT ${CHECKPOINT_COLS} FROM checkpoints INDEXED BY checkpoints_user_session_seq WHERE user_id = ? AND session_id = ? ORDER BY seq`),
       orphanCheckpoints: p(`SELECT c.id FROM checkpoints c WHERE NOT EXISTS
         (SELECT 1 FROM sessions s WHERE s.id = c.session_id AND s.user_id = c.user_id) ORDER BY c.seq`).pluck(),
@@ -344,6 +356,36 @@ export class SqliteStore implements Store {
   }
   deleteCheckpoint(id: string): void {
     this.#s.deleteCheckpoint!.run(id);
+  }
+  deleteExpiredCheckpoints(now: number, sessionId?: string): CheckpointRow[] {
+    const rows = this.#s.deleteExpired!.all({ now, sessionId: sessionId ?? null }) as CheckpointRow[];
+    for (const row of rows) row.auto = Boolean(row.auto);
+    return rows;
+  }
+  deleteUnreferencedSnapshots(): number {
+    return this.#s.deleteUnreferencedSnapshots!.run().changes;
+  }
+  deleteFinishedMoves(sessionId?: string): number {
+    const ids = this.#s.finishedMoves!.all({ sessionId: sessionId ?? null }) as string[];
+    for (const id of ids) {
+      this.#s.deleteMoveSteps!.run(id);
+      this.#s.deleteMove!.run(id);
+    }
+    return ids.length;
+  }
+  vacuum(): void {
+    if (this.#closed) throw new DatabaseError("CLOSED", "the forkpoint database is closed");
+    try {
+      this.db.exec("VACUUM");
+      if (!this.db.memory) this.db.pragma("wal_checkpoint(TRUNCATE)");
+    } catch (error) {
+      throw translate(error);
+    }
+  }
+  sizeBytes(): number {
+    if (this.db.memory) return (this.db.pragma("page_count", { simple: true }) as number) * (this.db.pragma("page_size", { simple: true }) as number);
+    const wal = `${this.db.name}-wal`;
+    return statSync(this.db.name).size + (existsSync(wal) ? statSync(wal).size : 0);
   }
   sessionCheckpoints(userId: string, sessionId: string): CheckpointRow[] {
     const rows = this.#s.sessionCheckpoints!.all(userId, sessionId) as CheckpointRow[];

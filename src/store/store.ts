@@ -257,6 +257,20 @@ export interface Store {
   moveSteps(moveId: string): MoveStepRow[];
   setMoveStep(moveId: string, idx: number, status: MoveStepStatus, result: string | null, error: string | null): void;
 
+  /**
+   * Deletes checkpoints expired at `now` (of one session, or all), except those a branch forks from (they stay
+   * invisible). Returns the deleted rows.
+   */
+  deleteExpiredCheckpoints(now: number, sessionId?: string): CheckpointRow[];
+  /** Deletes state snapshots no entry or checkpoint points at; returns how many. */
+  deleteUnreferencedSnapshots(): number;
+  /** Deletes finished moves (and their steps) of one session or all, keeping any with a step of unknown outcome. */
+  deleteFinishedMoves(sessionId?: string): number;
+  /** Rebuilds the file without free pages (SQLite VACUUM), then truncates the WAL; outside any unit of work. */
+  vacuum(): void;
+  /** Bytes the database takes: its pages, plus the WAL file for a file database. */
+  sizeBytes(): number;
+
   /** Every row of every table, for integrity checks and tests ("the database is unchanged"). */
   dump(): string;
 }
