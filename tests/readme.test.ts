@@ -23,6 +23,7 @@ describe("README examples", () => {
     expect(out).toContain("< 2/2 >");
     expect(out).toContain("[ 'write_file' ] false");
     expect(out).toContain("ok: true");
+    expect(out.split("\n")).toContain("true");
     expect(out.split("\n")).toContain("3");
   });
 });

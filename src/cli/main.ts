@@ -1,9 +1,11 @@
 #!/usr/bin/env node
-// The `forkpoint` command: inspect a database from the shell (sessions, history, branches, checkpoints, rollback).
+// The `forkpoint` command: inspect and maintain a database from the shell (sessions, history, branches, checkpoints,
+// rollback, export/import, verify, prune).
 import { Command, InvalidArgumentError } from "commander";
 import { formatDistanceToNow } from "date-fns";
 import { pathToFileURL } from "node:url";
-import { ForkpointError, branchTree, openForkpoint, type BranchTreeNode, type Forkpoint } from "../index.js";
+import { readFileSync, writeFileSync } from "node:fs";
+import { ForkpointError, ValidationError, branchTree, openForkpoint, type BranchTreeNode, type Forkpoint, type SessionExport } from "../index.js";
 
 const positiveInt = (value: string): number => {
   const n = Number(value);
@@ -76,6 +78,48 @@ export function buildProgram(out: (line: string) => void = console.log): Command
     .action((sessionId: string, checkpointId: string, o: { user: string }) => withDb(async (fp, json) => {
       const r = await (await fp.getSession(sessionId, { userId: o.user })).rollback(checkpointId);
       print(json, r, () => [`now on branch ${r.branch.id} at position ${r.branch.forkPosition}`, `undone ${r.undone.length}, skipped ${r.skipped.length}, unknown ${r.unknown.length}`]);
+    }));
+
+  program.command("export").description("write a session as one JSON document (to --out, or standard output)")
+    .argument("<sessionId>").requiredOption("-u, --user <userId>", "owner").option("-o, --out <file>", "file to write")
+    .action((sessionId: string, o: { user: string; out?: string }) => withDb(async (fp) => {
+      const text = JSON.stringify(await fp.exportSession(sessionId, { userId: o.user }));
+      if (o.out) writeFileSync(o.out, text);
+      else out(text);
+    }));
+
+  program.command("import").description("write an exported session into this database, owned by --user")
+    .argument("<file>").requiredOption("-u, --user <userId>", "new owner")
+    .action((file: string, o: { user: string }) => withDb(async (fp, json) => {
+      let doc: unknown;
+      try {
+        doc = JSON.parse(readFileSync(file, "utf8"));
+      } catch (cause) {
+        throw new ValidationError("file", `cannot read a JSON document from ${file}: ${(cause as Error).message}`);
+      }
+      const s = await fp.importSession(doc as SessionExport, { userId: o.user });
+      print(json, { sessionId: s.id, userId: s.userId }, () => [`imported session ${s.id} for ${s.userId}`]);
+    }));
+
+  program.command("verify").description("recompute every hash of the database (or one session), like git fsck")
+    .option("-s, --session <sessionId>", "one session only")
+    .action((o: { session?: string }) => withDb(async (fp, json) => {
+      const report = await fp.verify(o.session ? { sessionId: o.session } : {});
+      print(json, report, () => [
+        report.ok ? `ok: ${report.sessions} session(s) verified` : `${report.problems.length} problem(s) in ${report.sessions} session(s)`,
+        ...report.problems.map((p) => `  ${p.kind} ${p.id}: ${p.detail}`),
+      ]);
+      if (!report.ok) process.exitCode = 1;
+    }));
+
+  program.command("prune").description("delete expired checkpoints and unreferenced data, then vacuum")
+    .option("-s, --session <sessionId>", "one session's checkpoints and journals only").option("--no-vacuum", "do not rebuild the file")
+    .action((o: { session?: string; vacuum: boolean }) => withDb(async (fp, json) => {
+      const r = await fp.prune({ ...(o.session ? { sessionId: o.session } : {}), vacuum: o.vacuum });
+      print(json, r, () => [
+        `deleted ${r.checkpoints} expired checkpoint(s), ${r.snapshots} unreferenced state(s), ${r.moves} finished move journal(s)`,
+        `size ${(r.bytesBefore / 1024).toFixed(0)} KiB -> ${(r.bytesAfter / 1024).toFixed(0)} KiB`,
+      ]);
     }));
 
   return program;

@@ -1,5 +1,5 @@
-// The forkpoint CLI over a real database: listings, history, branches and rollback, in text and JSON.
-import { mkdtempSync, rmSync } from "node:fs";
+// The forkpoint CLI over a real database: listings, history, branches, rollback, export/import, verify and prune.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -62,5 +62,32 @@ describe("forkpoint CLI", () => {
     expect(errors[0]).toBe(`error NOT_FOUND: session not found: "${sessionId}"`);
     expect(process.exitCode).toBe(1);
     process.exitCode = 0;
+  });
+
+  it("exports a session to a file and imports it into another database for another user", async () => {
+    const file = join(dir, "export.json");
+    expect(await cli("export", sessionId, "-u", "ann", "--out", file)).toEqual([]);
+    const printed = (await cli("export", sessionId, "-u", "ann")).join("");
+    expect(readFileSync(file, "utf8")).toBe(printed);
+    const other = join(dir, "other.db");
+    const lines: string[] = [];
+    await buildProgram((l) => lines.push(l)).parseAsync(["node", "forkpoint", "--db", other, "import", file, "-u", "bea"]);
+    expect(lines).toEqual([`imported session ${sessionId} for bea`]);
+    const fp = openForkpoint({ path: other });
+    try {
+      const copy = await fp.getSession(sessionId, { userId: "bea" });
+      expect((await copy.history()).map((m) => m.content)).toEqual(["hello", { parts: ["hi"] }]);
+    } finally {
+      await fp.close();
+    }
+    writeFileSync(join(dir, "broken.json"), "{ not json");
+    await expect(cli("import", join(dir, "broken.json"), "-u", "bea")).rejects.toMatchObject({ code: "VALIDATION_ERROR", field: "file" });
+  });
+
+  it("verifies and prunes the database", async () => {
+    expect(await cli("verify")).toEqual(["ok: 1 session(s) verified"]);
+    const report = JSON.parse((await cli("--json", "prune", "--no-vacuum")).join("\n"));
+    expect(report).toMatchObject({ checkpoints: 0, snapshots: 0, moves: 0 });
+    expect((await cli("prune"))[0]).toBe("deleted 0 expired checkpoint(s), 0 unreferenced state(s), 0 finished move journal(s)");
   });
 });
