@@ -11,6 +11,7 @@ import { headOfEntry } from "./lineage.js";
 import { autoCheckpointAfterMessage, writeEntry, type EntryFields } from "./log-writer.js";
 import { computePlan, type MoveTarget } from "./move-plan.js";
 import { ownedSession } from "./ownership.js";
+import { SELF_START } from "./process-identity.js";
 import { toBranch, toMessage, toToolInvocation } from "./rows.js";
 
 /** Everything needed to finish a move, persisted with its journal so a crash can be resumed. */
@@ -65,7 +66,7 @@ export async function performMove(
       if (o.refuseIrreversible && plan.skipped.length > 0) return { spec, plan, done: null, moveId: null };
       if (plan.undo.length + plan.replay.length === 0) return { spec, plan, done: finishMoveTx(ctx, spec, null), moveId: null };
       const moveId = newId("mv");
-      ctx.store.insertMove({ id: moveId, sessionId: session.id, kind: spec.kind, spec: JSON.stringify(spec), status: "running", pid: process.pid, createdAt: ctx.now(), finishedAt: null });
+      ctx.store.insertMove({ id: moveId, sessionId: session.id, kind: spec.kind, spec: JSON.stringify(spec), status: "running", pid: process.pid, pidStart: SELF_START, createdAt: ctx.now(), finishedAt: null });
       ctx.store.insertMoveSteps(
         [...plan.undo.map((t) => ({ op: "undo" as const, entryId: t.id })), ...plan.replay.map((t) => ({ op: "replay" as const, entryId: t.id }))].map(
           (step, idx) => ({ moveId, idx, ...step, status: "pending" as const, result: null, error: null }),

@@ -4,16 +4,7 @@ import { toToolInvocation } from "./rows.js";
 import { inflightInvocations } from "./tool-calls.js";
 import type { EngineContext } from "./context.js";
 import { inflightMoves, runJournaledMove, type MoveSpec } from "./move.js";
-
-function isAlive(pid: number): boolean {
-  if (pid === process.pid) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
+import { isAlive } from "./process-identity.js";
 
 export interface RecoveryReport {
   /** Moves finished now, with what each did (interrupted steps appear in `unknown`). */
@@ -39,7 +30,7 @@ export async function recoverMoves(ctx: EngineContext, options: { listUnknown?: 
   const moves = await ctx.store.read(() => ctx.store.runningMoves());
   for (const move of moves) {
     if (inflightMoves.has(move.id)) continue;
-    if (isAlive(move.pid)) {
+    if (isAlive(move.pid, move.pidStart)) {
       report.waiting.push({ moveId: move.id, reason: `process ${move.pid} that started it is still running` });
       continue;
     }

@@ -183,6 +183,8 @@ export const moves = sqliteTable(
     /** "running" | "done" | "failed" */
     status: text("status").notNull(),
     pid: integer("pid").notNull(),
+    /** The journaling process's boot id and start time (Linux), so a reused pid is not taken for it. */
+    pidStart: text("pid_start"),
     createdAt: integer("created_at").notNull(),
     finishedAt: integer("finished_at"),
   },

@@ -24,7 +24,7 @@ const TOOL_COLS = `${ENTRY_COLS}, r.status, r.result, r.error, r.hash AS resultH
 const TOOL_JOIN = `entries e LEFT JOIN tool_results r ON r.entry_id = e.id LEFT JOIN applied a ON a.entry_id = e.id`;
 const CHECKPOINT_COLS = `seq, id, session_id AS sessionId, branch_id AS branchId, position, name, auto, metadata,
   user_id AS userId, state_id AS stateId, head_hash AS headHash, checksum, created_at AS createdAt, expires_at AS expiresAt`;
-const MOVE_COLS = `id, session_id AS sessionId, kind, spec, status, pid, created_at AS createdAt, finished_at AS finishedAt`;
+const MOVE_COLS = `id, session_id AS sessionId, kind, spec, status, pid, pid_start AS pidStart, created_at AS createdAt, finished_at AS finishedAt`;
 const STEP_COLS = `move_id AS moveId, idx, op, entry_id AS entryId, status, result, error`;
 
 type MessageTuple = [string, number, string, string, string | null, string | null, number];
@@ -155,7 +155,8 @@ export class SqliteStore implements Store {
       markApplied: p(`INSERT OR REPLACE INTO applied (entry_id, session_id, result, applied_seq, applied_at)
         VALUES (?, ?, ?, (SELECT coalesce(max(applied_seq), 0) + 1 FROM applied), ?)`),
       unmarkApplied: p(`DELETE FROM applied WHERE entry_id = ?`),
-      insertMove: p(`INSERT INTO moves (id, session_id, kind, spec, status, pid, created_at, finished_at) VALUES (@id, @sessionId, @kind, @spec, @status, @pid, @createdAt, @finishedAt)`),
+      insertMove: p(`INSERT INTO moves (id, session_id, kind, spec, status, pid, pid_start, created_at, finished_at)
+        VALUES (@id, @sessionId, @kind, @spec, @status, @pid, @pidStart, @createdAt, @finishedAt)`),
       runningMoves: p(`SELECT ${MOVE_COLS} FROM moves WHERE status = 'running' ORDER BY seq`),
       runningMovesOf: p(`SELECT ${MOVE_COLS} FROM moves WHERE status = 'running' AND session_id = ? ORDER BY seq`),
       finishMove: p(`UPDATE moves SET status = ?, finished_at = ? WHERE id = ?`),

@@ -142,6 +142,8 @@ export interface MoveRow {
   spec: string;
   status: "running" | "done" | "failed";
   pid: number;
+  /** See `processStart`: null where the platform cannot tell. */
+  pidStart: string | null;
   createdAt: number;
   finishedAt: number | null;
 }

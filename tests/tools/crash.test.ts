@@ -8,6 +8,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { openForkpoint, type Forkpoint, type RecoveryReport, type ToolInvocation } from "../../src/index.js";
 import { blockTool, readLog, readOrNull, tempDir, writeFileTool, type ToolCallRecord } from "../fixtures/file-tools.js";
 import { ids, rows } from "../fixtures/harness.js";
+import { processStart } from "../../src/sessions/process-identity.js";
+import { withRawDatabase } from "../helpers.js";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const USER = "carol";
@@ -291,6 +293,32 @@ describe("a child killed in the middle of a rollback", () => {
     expect([...ids(result.undone), ...ids(result.unknown)].sort()).toEqual(ids(setup.track).sort());
     const log = undoLines(setup.logFile);
     for (const id of ids(result.undone)) expect(log.filter((c) => c.invocationId === id)).toHaveLength(1);
+  });
+
+  // After a crash the dead process's pid may be handed to an unrelated process: where /proc tells process start times
+  // apart, that process is not taken for the mover, and the move is resumed rather than left waiting forever.
+  it.skipIf(processStart(process.pid) === null)("resumes a move whose pid now belongs to another process (pid reuse)", async () => {
+    const setup = await setUpManyWrites();
+    const { childPid } = await killMidRollback(setup, 2);
+    const recorded = rows<{ pid_start: string }>(setup.dbPath, "SELECT pid_start FROM moves")[0]!.pid_start;
+    expect(recorded).toMatch(/^[0-9a-f-]+:\d+$/);
+    expect(recorded).not.toBe(processStart(process.pid));
+    const sleeper = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60_000)"], { stdio: "ignore" });
+    children.push(sleeper);
+    await new Promise((r) => sleeper.once("spawn", r));
+    const reuse = (start: string) => withRawDatabase(setup.dbPath, (db) => db.prepare("UPDATE moves SET pid = ?, pid_start = ?").run(sleeper.pid, start));
+
+    // The control: the journal names the live sleeper itself, so the move waits for it.
+    reuse(processStart(sleeper.pid!)!);
+    const waiting = await open(setup.dbPath, [writeFileTool({ logFile: setup.logFile }), blockTool()], false).recover();
+    expect([waiting.resumed.length, waiting.waiting.length]).toEqual([0, 1]);
+    await closeAll();
+
+    // The dead child's identity under the sleeper's pid: a reused pid, so the move is resumed.
+    reuse(recorded);
+    const { report } = await reopenAndRecover(setup, "explicit");
+    expect([report.resumed.length, report.waiting.length]).toEqual([1, 0]);
+    expect(childPid).not.toBe(sleeper.pid);
   });
 
   // Design: a step running at the crash "is reported as unknown, never repeated silently" (nothing compensated twice).

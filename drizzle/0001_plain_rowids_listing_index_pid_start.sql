@@ -88,4 +88,5 @@ INSERT INTO `__new_sessions`("seq", "id", "user_id", "title", "metadata", "curre
 DROP TABLE `sessions`;--> statement-breakpoint
 ALTER TABLE `__new_sessions` RENAME TO `sessions`;--> statement-breakpoint
 CREATE UNIQUE INDEX `sessions_id` ON `sessions` (`id`);--> statement-breakpoint
-CREATE INDEX `sessions_user_seq` ON `sessions` (`user_id`,`seq`);
+CREATE INDEX `sessions_user_seq` ON `sessions` (`user_id`,`seq`);--> statement-breakpoint
+ALTER TABLE `moves` ADD `pid_start` text;
