@@ -69,6 +69,8 @@ export interface ExportedCheckpoint {
   headHash: string;
   createdAt: number;
   expiresAt: number | null;
+  /** The checkpoint's checksum as if no one owned it (the owner is not exported); checked on import. */
+  checksum: string;
 }
 
 /** A timeline event that is not an entry (a switch, a deleted checkpoint, a handoff). */
@@ -105,7 +107,8 @@ export interface SessionExport {
 }
 
 const MAX = DEFAULT_LIMITS.maxStringField;
-const text = z.string().min(1).max(MAX);
+// Stricter than the API, which trims: exported text is already trimmed, and trimming here would change hashed values.
+const text = z.string().min(1).max(MAX).refine((s) => s.trim() === s, "must not start or end with whitespace");
 const id = text;
 const time = z.number().finite();
 const hash = z.string().regex(/^[0-9a-f]{64}$/, "must be a SHA-256 hash (64 lowercase hex digits)");
@@ -171,6 +174,7 @@ export const sessionExportSchema = z.strictObject({
     headHash: hash,
     createdAt: time,
     expiresAt: time.nullable(),
+    checksum: hash,
   })),
-  events: z.array(z.strictObject({ kind: text, refId: id, branchId: id, detail: z.string().nullable(), createdAt: time })),
+  events: z.array(z.strictObject({ kind: text, refId: id, branchId: id, detail: z.string().max(4 * MAX).nullable(), createdAt: time })),
 });

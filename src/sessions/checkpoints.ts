@@ -118,8 +118,9 @@ export async function deleteCheckpoint(ctx: EngineContext, ref: SessionRef, chec
   await ctx.store.write(() => {
     const session = ownedSession(ctx.store, ref.id, ref.userId);
     const cp = sessionCheckpoint(ctx.store, session, checkpointId, ctx.now());
-    if (ctx.store.countBranchesForkedFrom(cp.id) > 0) {
-      throw new ConflictError(`checkpoint ${cp.id} is where a branch forks from; it cannot be deleted`, "CHECKPOINT_IN_USE");
+    // A journaled rollback to it (still undoing tools, maybe in another process) creates its branch only at the end.
+    if (ctx.store.countBranchesForkedFrom(cp.id) > 0 || ctx.store.isMovingFrom(cp.id)) {
+      throw new ConflictError(`checkpoint ${cp.id} is where a branch forks from (or a running rollback goes to); it cannot be deleted`, "CHECKPOINT_IN_USE");
     }
     ctx.store.deleteCheckpoint(cp.id);
     ctx.store.insertEvent({ sessionId: session.id, kind: "checkpoint-deleted", refId: cp.id, branchId: cp.branchId, detail: cp.name, createdAt: ctx.now() });

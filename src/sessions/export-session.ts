@@ -8,6 +8,7 @@ import {
 } from "../models/session-export.js";
 import type { Store, ToolRow } from "../store/store.js";
 import type { EngineContext } from "./context.js";
+import { EMPTY_STATE_HASH, portableChecksum } from "./integrity.js";
 import { ownedSession } from "./ownership.js";
 import { verifySessionProblems } from "./verify.js";
 
@@ -39,11 +40,16 @@ export async function exportSession(ctx: EngineContext, sessionId: unknown, scop
         });
       }
     }
-    const checkpoints: ExportedCheckpoint[] = store.sessionCheckpoints(session.userId, session.id).map((c) => {
+    // Expired checkpoints are gone from every read, but a branch forking from one keeps it (as prune does).
+    const now = ctx.now();
+    const forkedFrom = new Set(branches.map((b) => b.forkCheckpointId));
+    const live = store.sessionCheckpoints(session.userId, session.id).filter((c) => c.expiresAt === null || c.expiresAt > now || forkedFrom.has(c.id));
+    const checkpoints: ExportedCheckpoint[] = live.map((c) => {
       if (c.stateId !== null) stateIds.add(c.stateId);
+      const state = c.stateId === null ? null : stateHash(store, c.stateId);
       return {
         id: c.id, branchId: c.branchId, position: c.position, name: c.name, auto: c.auto, metadata: parse<JsonObject>(c.metadata),
-        state: c.stateId === null ? null : stateHash(store, c.stateId), headHash: c.headHash, createdAt: c.createdAt, expiresAt: c.expiresAt,
+        state, headHash: c.headHash, createdAt: c.createdAt, expiresAt: c.expiresAt, checksum: portableChecksum(c, state ?? EMPTY_STATE_HASH),
       };
     });
     const states: ExportedState[] = [...stateIds]

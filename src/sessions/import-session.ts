@@ -1,13 +1,14 @@
 // importSession: a session export written back, ids and times kept, owned by the given user, in one transaction.
-// The document is untrusted: its links are checked, every hash is recomputed, and any id already in the database
-// refuses the whole import. The world is not imported: nothing of the new session is applied.
+// The document is untrusted: its links are checked, every hash and checksum is recomputed, and any id already in the
+// database refuses the whole import. The world is not imported: nothing of the new session is applied, and its tool
+// calls (which ran elsewhere, or were written by whoever made the document) are never replayed here.
 import { ConflictError, IntegrityError, ValidationError } from "../models/errors.js";
 import { parseInput, userScope } from "../models/inputs.js";
 import { toJsonText } from "../models/json.js";
 import { sessionExportSchema, type ExportedEntry, type SessionExport } from "../models/session-export.js";
 import type { BranchRow, EntryRow, Store } from "../store/store.js";
 import type { EngineContext, SessionRef } from "./context.js";
-import { EMPTY_STATE_HASH, canonicalJson, checkpointChecksum, entryHash, sha256, toolResultHash } from "./integrity.js";
+import { EMPTY_STATE_HASH, canonicalJson, checkpointChecksum, entryHash, portableChecksum, sha256, toolResultHash } from "./integrity.js";
 import { entryAt, headOfEntry, type Head } from "./lineage.js";
 
 const NO_STATE: Head = headOfEntry(undefined);
@@ -51,6 +52,7 @@ export async function importSession(ctx: EngineContext, document: unknown, scope
   const sessionMetadata = doc.session.metadata === null ? null : text(doc.session.metadata, "document.session.metadata");
   const checkpointMetadata = doc.checkpoints.map((c, i) => (c.metadata === null ? null : text(c.metadata, `document.checkpoints[${i}].metadata`)));
   checkUniqueIds(doc);
+  checkBranchLinks(doc);
 
   return ctx.store.write(() => {
     const store = ctx.store;
@@ -104,7 +106,10 @@ export async function importSession(ctx: EngineContext, document: unknown, scope
       for (const e of (byBranch.get(b.id) ?? []).sort((x, y) => x.doc.position - y.doc.position)) {
         if (e.doc.position !== head.position + 1) throw new ValidationError(`${e.field}.position`, `expected position ${head.position + 1} on branch ${b.id}`);
         head = headOfEntry(writeImportedEntry(store, head, e, stateOf(e.doc.state, `${e.field}.state`)));
-        if (e.doc.kind === "tool") hasTools = true;
+        if (e.doc.kind === "tool") {
+          hasTools = true;
+          store.insertImportedCall(e.doc.id, s.id);
+        }
       }
       byBranch.delete(b.id);
     });
@@ -127,13 +132,10 @@ export async function importSession(ctx: EngineContext, document: unknown, scope
         id: c.id, sessionId: s.id, branchId: c.branchId, position: c.position, name: c.name, auto: c.auto,
         metadata: checkpointMetadata[i]!, userId, headHash: c.headHash, createdAt: c.createdAt, expiresAt: c.expiresAt,
       };
-      // The checksum covers the owner: it is computed anew for the importing user.
-      store.insertCheckpoint({ ...base, stateId: head.stateId, checksum: checkpointChecksum(base, state?.hash ?? EMPTY_STATE_HASH) });
-    });
-    doc.branches.forEach((b, i) => {
-      if (b.forkCheckpointId !== null && !doc.checkpoints.some((c) => c.id === b.forkCheckpointId)) {
-        throw new ValidationError(`document.branches[${i}].forkCheckpointId`, `checkpoint ${b.forkCheckpointId} is not among the document's checkpoints`);
-      }
+      const stateHash = state?.hash ?? EMPTY_STATE_HASH;
+      if (portableChecksum(base, stateHash) !== c.checksum) throw new IntegrityError(`checkpoint ${c.id} of the document does not match its checksum`);
+      // The stored checksum covers the owner: it is computed anew for the importing user.
+      store.insertCheckpoint({ ...base, stateId: head.stateId, checksum: checkpointChecksum(base, stateHash) });
     });
     for (const e of doc.events) store.insertEvent({ sessionId: s.id, ...e });
     return { id: s.id, userId };
@@ -159,6 +161,24 @@ function writeImportedEntry(store: Store, head: Head, e: PreparedEntry, state: {
     store.insertToolResult({ ...completion, hash: c.hash });
   }
   return { ...row, seq: 0 };
+}
+
+/** Each branch is what it says: the root has no parent; a rollback's branch forks at its checkpoint; an edit's at none. */
+function checkBranchLinks(doc: SessionExport): void {
+  const checkpoints = new Map(doc.checkpoints.map((c) => [c.id, c]));
+  doc.branches.forEach((b, i) => {
+    const field = `document.branches[${i}]`;
+    if ((b.reason === "root") !== (b.parentId === null)) throw new ValidationError(`${field}.reason`, "only the root branch has no parent, and it is the only \"root\"");
+    if ((b.reason === "rollback") !== (b.forkCheckpointId !== null)) {
+      throw new ValidationError(`${field}.forkCheckpointId`, "a rollback's branch, and only it, forks at a checkpoint");
+    }
+    if (b.forkCheckpointId === null) return;
+    const cp = checkpoints.get(b.forkCheckpointId);
+    if (!cp) throw new ValidationError(`${field}.forkCheckpointId`, `checkpoint ${b.forkCheckpointId} is not among the document's checkpoints`);
+    if (cp.branchId !== b.parentId || cp.position !== b.forkPosition) {
+      throw new ValidationError(`${field}.forkCheckpointId`, `checkpoint ${cp.id} is not at the branch's fork point (its parent, position ${b.forkPosition})`);
+    }
+  });
 }
 
 /** Ids must be unique within the document (the database would refuse them half-way otherwise). */

@@ -50,6 +50,11 @@ export function toolResultIntact(t: ToolRow): boolean {
   return toolResultHash(t.hash, completion) === t.resultHash;
 }
 
+/** A checkpoint's checksum as if no one owned it: what an export carries, since the owner is not exported. */
+export function portableChecksum(c: Omit<CheckpointRow, "seq" | "checksum" | "stateId">, stateHash: string): string {
+  return checkpointChecksum({ ...c, userId: "" }, stateHash);
+}
+
 /** A checkpoint's checksum covers its fields, its state and the hash of its history. */
 export function checkpointChecksum(c: Omit<CheckpointRow, "seq" | "checksum" | "stateId">, stateHash: string): string {
   return sha256(

@@ -31,7 +31,7 @@ export function computePlan(ctx: EngineContext, session: SessionRow, target: Mov
   const divergent = [...worldRest.map(toToolInvocation), ...targetTools.filter((t) => t.position > common)];
   const applied = store.appliedTools(session.id).map(withAppliedResult).map(toToolInvocation);
   const uncertain = new Set(store.uncertainInvocations(session.id));
-  const steps = planSteps(applied, targetTools, divergent, (tool) => ctx.tools.isReversible(tool), uncertain);
+  const steps = planSteps(applied, targetTools, divergent, (tool) => ctx.tools.isReversible(tool), uncertain, store.importedCalls(session.id));
   return { steps, common, worldBranchId: worldBranch.id, worldPosition };
 }
 

@@ -1,7 +1,7 @@
-// prune: an operator call that drops what no read can reach any more (expired checkpoints, state documents nothing
-// points at, the journals of finished moves) and gives the space back to the file system (VACUUM).
+// prune: an operator call that drops what no read can reach any more (expired checkpoints no branch forks from,
+// state documents nothing points at, the journals of finished moves) and gives the space back (VACUUM).
 import { z } from "zod";
-import { NotFoundError } from "../models/errors.js";
+import { DatabaseError, NotFoundError } from "../models/errors.js";
 import { idSchema, parseInput } from "../models/inputs.js";
 import type { EngineContext } from "./context.js";
 
@@ -13,6 +13,11 @@ export interface PruneReport {
   snapshots: number;
   /** Journals of finished moves (a move with a step of unknown outcome keeps its journal). */
   moves: number;
+  /**
+   * Whether the file was rebuilt. False when `vacuum: false`, or when another connection kept the database busy
+   * past the busy timeout (the deletions above are committed either way; prune again later to reclaim the space).
+   */
+  vacuumed: boolean;
   /** Bytes of the database (file and WAL) before and after. */
   bytesBefore: number;
   bytesAfter: number;
@@ -34,8 +39,17 @@ export async function prune(ctx: EngineContext, input: z.input<typeof pruneInput
     const checkpoints = store.deleteExpiredCheckpoints(ctx.now(), o.sessionId);
     return { checkpoints: checkpoints.length, snapshots: store.deleteUnreferencedSnapshots(), moves: store.deleteFinishedMoves(o.sessionId) };
   });
-  if (o.vacuum ?? true) await ctx.store.query(() => ctx.store.vacuum());
-  const report: PruneReport = { ...removed, bytesBefore, bytesAfter: await ctx.store.query(() => ctx.store.sizeBytes()) };
+  let vacuumed = false;
+  if (o.vacuum ?? true) {
+    try {
+      // VACUUM rewrites the whole file: other connections' writes wait for it (or it waits for them).
+      await ctx.store.query(() => ctx.store.vacuum());
+      vacuumed = true;
+    } catch (error) {
+      if (!(error instanceof DatabaseError && error.code === "BUSY")) throw error;
+    }
+  }
+  const report: PruneReport = { ...removed, vacuumed, bytesBefore, bytesAfter: await ctx.store.query(() => ctx.store.sizeBytes()) };
   ctx.events.emit("prune", report);
   return report;
 }

@@ -36,11 +36,9 @@ export async function verify(ctx: EngineContext, input: { sessionId?: string } =
     const problems: VerifyProblem[] = [];
     const snapshots = new Map<number, string | null>();
     for (const sessionId of sessionIds) verifySession(store, sessionId, problems, snapshots);
-    if (o.sessionId === undefined) {
-      // Checkpoints are found through their owner and session: one whose owner or session was changed is an orphan.
-      for (const id of store.orphanCheckpointIds()) {
-        problems.push({ kind: "checkpoint", id, detail: "checkpoint belongs to no session of its user" });
-      }
+    // Checkpoints are found through their owner and session: one whose owner or session was changed is an orphan.
+    for (const id of store.orphanCheckpointIds(o.sessionId)) {
+      problems.push({ kind: "checkpoint", id, detail: "checkpoint belongs to no session of its user" });
     }
     return { ok: problems.length === 0, sessions: sessionIds.length, problems };
   });
@@ -72,6 +70,9 @@ function verifySession(store: Store, sessionId: string, problems: VerifyProblem[
     if (branch.forkEntryId && !base) {
       problems.push({ kind: "branch", id: branch.id, detail: `its fork entry ${branch.forkEntryId} is missing` });
       continue;
+    }
+    if (branch.forkCheckpointId && !store.getCheckpoint(branch.forkCheckpointId)) {
+      problems.push({ kind: "branch", id: branch.id, detail: `the checkpoint it forks from (${branch.forkCheckpointId}) is missing` });
     }
     let previous = base?.hash ?? GENESIS_HASH;
     let position = branch.forkPosition;

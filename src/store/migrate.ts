@@ -23,33 +23,42 @@ export function assertNotNewer(db: Database.Database, migrationsFolder: string):
   checkNotNewer(db, latestKnown);
 }
 
+/** The last migration applied (its folder time), or 0 for a database without forkpoint's history table. */
+function lastApplied(db: Database.Database): number {
+  const table = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(TABLE);
+  if (!table) return 0;
+  const last = db.prepare(`SELECT created_at AS at FROM ${TABLE} ORDER BY created_at DESC LIMIT 1`).get() as { at: number } | undefined;
+  return last ? Number(last.at) : 0;
+}
+
 /**
  * Brings the schema up to date; refuses a database that a newer forkpoint has migrated further.
+ * An up-to-date database is only read (no write lock: opening never waits for another process's writes).
  * drizzle-kit rebuilds a changed SQLite table (create new, copy, drop old, rename), which SQLite only allows with
  * foreign keys off, and that pragma is ignored inside a transaction: so they are switched off around it, and
- * `foreign_key_check` must come back clean before the commit.
+ * `foreign_key_check` must find no more broken links after the migrations than before them.
  */
 export function applyMigrations(db: Database.Database, migrationsFolder: string): void {
   const migrations = readMigrationFiles({ migrationsFolder });
   const latestKnown = migrations.reduce((max, m) => Math.max(max, m.folderMillis), 0);
+  if (lastApplied(db) === latestKnown && latestKnown > 0) return;
   const foreignKeys = db.pragma("foreign_keys", { simple: true }) === 1;
   db.pragma("foreign_keys = OFF");
   db.exec("BEGIN IMMEDIATE");
   try {
     // The same table drizzle's own migrator keeps, so drizzle-kit tooling reads our history.
     db.exec(`CREATE TABLE IF NOT EXISTS ${TABLE} (id INTEGER PRIMARY KEY, hash text NOT NULL, created_at numeric)`);
-    const lastApplied = checkNotNewer(db, latestKnown);
+    const applied = checkNotNewer(db, latestKnown);
     const record = db.prepare(`INSERT INTO ${TABLE} (hash, created_at) VALUES (?, ?)`);
-    let applied = 0;
-    for (const migration of migrations) {
-      if (migration.folderMillis <= lastApplied) continue;
+    const pending = migrations.filter((m) => m.folderMillis > applied);
+    const brokenBefore = pending.length > 0 ? (db.pragma("foreign_key_check") as unknown[]).length : 0;
+    for (const migration of pending) {
       for (const statement of migration.sql) if (statement.trim()) db.exec(statement);
       record.run(migration.hash, migration.folderMillis);
-      applied++;
     }
-    if (applied > 0) {
-      const broken = db.pragma("foreign_key_check") as unknown[];
-      if (broken.length > 0) throw new Error(`migrating left ${broken.length} rows whose foreign keys point nowhere`);
+    if (pending.length > 0) {
+      const broken = (db.pragma("foreign_key_check") as unknown[]).length;
+      if (broken > brokenBefore) throw new Error(`migrating left ${broken - brokenBefore} more rows whose foreign keys point nowhere`);
     }
     db.exec("COMMIT");
   } catch (error) {

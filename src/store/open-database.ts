@@ -43,6 +43,10 @@ export function openDatabase(options: OpenDatabaseOptions): Database.Database {
   } catch (cause) {
     db.close();
     if (cause instanceof DatabaseError) throw cause;
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === "string" && code.startsWith("SQLITE_BUSY")) {
+      throw new DatabaseError("BUSY", `cannot open ${options.path}: another process kept it locked past the busy timeout`, { cause });
+    }
     throw new DatabaseError(
       "NOT_A_DATABASE",
       `cannot use ${options.path} as a forkpoint database: ${(cause as Error).message}`,

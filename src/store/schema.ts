@@ -153,6 +153,21 @@ export const events = sqliteTable(
   (t) => [index("events_session_seq").on(t.sessionId, t.seq)],
 );
 
+/**
+ * Tool calls written by `importSession`: they ran in another world (or were written by whoever made the document),
+ * so no move of this database ever replays them.
+ */
+export const importedCalls = sqliteTable(
+  "imported_calls",
+  {
+    entryId: text("entry_id")
+      .primaryKey()
+      .references(() => entries.id),
+    sessionId: text("session_id").notNull(),
+  },
+  (t) => [index("imported_calls_session").on(t.sessionId)],
+);
+
 /** The world: which invocations' effects are applied now, with the result of their latest application. */
 export const applied = sqliteTable(
   "applied",

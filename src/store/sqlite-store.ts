@@ -116,13 +116,18 @@ export class SqliteStore implements Store {
       snapshotId: p(`SELECT id FROM state_snapshots WHERE hash = ?`),
       insertSnapshot: p(`INSERT INTO state_snapshots (hash, body) VALUES (?, ?)`),
       getSnapshot: p(`SELECT hash, body FROM state_snapshots WHERE id = ?`),
-      insertCheckpoint: p(`INSERT INTO checkpoints (id, session_id, branch_id, position, name, auto, metadata, user_id, state_id, head_hash, checksum, created_at, expires_at)
-        VALUES (@id, @sessionId, @branchId, @position, @name, @auto, @metadata, @userId, @stateId, @headHash, @checksum, @createdAt, @expiresAt)`),
+      // Checkpoints can be deleted, and a plain rowid would then hand a deleted newest seq to the next checkpoint,
+      // which would show up on a later page of a listing begun before. Their seq is the creation time in µs (never
+      // below the largest seq + 1): it only grows, without AUTOINCREMENT's extra page write per insert.
+      insertCheckpoint: p(`INSERT INTO checkpoints (seq, id, session_id, branch_id, position, name, auto, metadata, user_id, state_id, head_hash, checksum, created_at, expires_at)
+        VALUES (max(CAST(round(@createdAt * 1000) AS INTEGER), coalesce((SELECT max(seq) FROM checkpoints), 0) + 1),
+          @id, @sessionId, @branchId, @position, @name, @auto, @metadata, @userId, @stateId, @headHash, @checksum, @createdAt, @expiresAt)`),
       getCheckpoint: p(`SELECT ${CHECKPOINT_COLS} FROM checkpoints WHERE id = ?`),
       deleteCheckpoint: p(`DELETE FROM checkpoints WHERE id = ?`),
       deleteExpired: p(`DELETE FROM checkpoints WHERE expires_at IS NOT NULL AND expires_at <= @now
           AND (@sessionId IS NULL OR session_id = @sessionId)
           AND NOT EXISTS (SELECT 1 FROM branches b WHERE b.fork_checkpoint_id = checkpoints.id)
+          AND NOT EXISTS (SELECT 1 FROM moves m WHERE m.status = 'running' AND json_extract(m.spec, '$.newBranch.forkCheckpointId') = checkpoints.id)
         RETURNING ${CHECKPOINT_COLS}`),
       deleteUnreferencedSnapshots: p(`DELETE FROM state_snapshots
         WHERE id NOT IN (SELECT state_id FROM entries WHERE state_id IS NOT NULL)
@@ -132,8 +137,11 @@ export class SqliteStore implements Store {
       deleteMoveSteps: p(`DELETE FROM move_steps WHERE move_id = ?`),
       deleteMove: p(`DELETE FROM moves WHERE id = ?`),
       sessionCheckpoints: p(`SELECT ${CHECKPOINT_COLS} FROM checkpoints INDEXED BY checkpoints_user_session_seq WHERE user_id = ? AND session_id = ? ORDER BY seq`),
-      orphanCheckpoints: p(`SELECT c.id FROM checkpoints c WHERE NOT EXISTS
+      orphanCheckpoints: p(`SELECT c.id FROM checkpoints c WHERE (@sessionId IS NULL OR c.session_id = @sessionId) AND NOT EXISTS
         (SELECT 1 FROM sessions s WHERE s.id = c.session_id AND s.user_id = c.user_id) ORDER BY c.seq`).pluck(),
+      movingFrom: p(`SELECT 1 FROM moves WHERE status = 'running' AND json_extract(spec, '$.newBranch.forkCheckpointId') = ?`).pluck(),
+      insertImportedCall: p(`INSERT INTO imported_calls (entry_id, session_id) VALUES (?, ?)`),
+      importedCalls: p(`SELECT entry_id FROM imported_calls WHERE session_id = ?`).pluck(),
       allSessionIds: p(`SELECT id FROM sessions ORDER BY seq`).pluck(),
       sessionEvents: p(`SELECT seq, session_id AS sessionId, kind, ref_id AS refId, branch_id AS branchId, detail, created_at AS createdAt
         FROM events WHERE session_id = ? ORDER BY seq`),
@@ -393,8 +401,17 @@ export class SqliteStore implements Store {
     for (const row of rows) row.auto = Boolean(row.auto);
     return rows;
   }
-  orphanCheckpointIds(): string[] {
-    return this.#s.orphanCheckpoints!.all() as string[];
+  orphanCheckpointIds(sessionId?: string): string[] {
+    return this.#s.orphanCheckpoints!.all({ sessionId: sessionId ?? null }) as string[];
+  }
+  isMovingFrom(checkpointId: string): boolean {
+    return this.#s.movingFrom!.get(checkpointId) !== undefined;
+  }
+  insertImportedCall(entryId: string, sessionId: string): void {
+    this.#s.insertImportedCall!.run(entryId, sessionId);
+  }
+  importedCalls(sessionId: string): Set<string> {
+    return new Set(this.#s.importedCalls!.all(sessionId) as string[]);
   }
   allSessionIds(): string[] {
     return this.#s.allSessionIds!.all() as string[];

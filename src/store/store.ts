@@ -234,8 +234,14 @@ export interface Store {
   deleteCheckpoint(id: string): void;
   /** Every checkpoint of a session, in creation order (expired ones included). */
   sessionCheckpoints(userId: string, sessionId: string): CheckpointRow[];
-  /** Ids of checkpoints whose (user, session) matches no session: only tampering makes them. A full scan. */
-  orphanCheckpointIds(): string[];
+  /** Ids of checkpoints (of one session, or all) whose (user, session) matches no session: only tampering makes them. A full scan. */
+  orphanCheckpointIds(sessionId?: string): string[];
+  /** True while a journaled move (still running) will create a branch forking at this checkpoint. */
+  isMovingFrom(checkpointId: string): boolean;
+  /** Records that a tool call came in through `importSession` (never replayed here). */
+  insertImportedCall(entryId: string, sessionId: string): void;
+  /** The session's imported tool calls. */
+  importedCalls(sessionId: string): Set<string>;
   /** Ids of every session, in creation order. */
   allSessionIds(): string[];
 
@@ -260,8 +266,8 @@ export interface Store {
   setMoveStep(moveId: string, idx: number, status: MoveStepStatus, result: string | null, error: string | null): void;
 
   /**
-   * Deletes checkpoints expired at `now` (of one session, or all), except those a branch forks from (they stay
-   * invisible). Returns the deleted rows.
+   * Deletes checkpoints expired at `now` (of one session, or all), except those a branch forks from, or will once a
+   * running move finishes (they stay invisible). Returns the deleted rows.
    */
   deleteExpiredCheckpoints(now: number, sessionId?: string): CheckpointRow[];
   /** Deletes state snapshots no entry or checkpoint points at; returns how many. */

@@ -14,7 +14,7 @@ export interface StepPlan<T extends PlannedInvocation> {
   undo: T[];
   /** Succeeded, unapplied invocations of the target lineage, oldest first. */
   replay: T[];
-  /** Irreversible invocations passed by the move: left applied, never replayed. */
+  /** Irreversible (or imported) invocations passed by the move: left as they are, never replayed. */
   skipped: T[];
   /** Invocations left `running` by a crash on either side of the move: never touched automatically. */
   unknown: T[];
@@ -27,6 +27,7 @@ export interface StepPlan<T extends PlannedInvocation> {
  * @param isReversible whether a tool has a registered `undo`
  * @param uncertain invocations whose undo/replay step was interrupted by a crash: their effect may or may not
  *   be in the world, so no later move touches them automatically (reported as unknown when passed)
+ * @param foreign invocations that never ran in this world (imported): never replayed, reported as skipped when passed
  */
 export function planSteps<T extends PlannedInvocation>(
   applied: T[],
@@ -34,6 +35,7 @@ export function planSteps<T extends PlannedInvocation>(
   divergent: T[],
   isReversible: (tool: string) => boolean,
   uncertain: ReadonlySet<string> = new Set(),
+  foreign: ReadonlySet<string> = new Set(),
 ): StepPlan<T> {
   const onTarget = new Set(target.map((t) => t.id));
   const passed = new Set(divergent.map((t) => t.id));
@@ -55,7 +57,7 @@ export function planSteps<T extends PlannedInvocation>(
   for (const inv of target) {
     if (inv.status !== "succeeded" || inv.applied) continue;
     if (uncertain.has(inv.id)) markUnknown(inv);
-    else if (isReversible(inv.tool)) plan.replay.push(inv);
+    else if (isReversible(inv.tool) && !foreign.has(inv.id)) plan.replay.push(inv);
     else if (passed.has(inv.id)) plan.skipped.push(inv);
   }
   for (const inv of divergent) if (inv.status === "running" || uncertain.has(inv.id)) markUnknown(inv);

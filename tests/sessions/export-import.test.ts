@@ -130,7 +130,7 @@ describe("importSession", () => {
     expect(await other.verify()).toMatchObject({ ok: true });
   });
 
-  it("imports nothing applied: moving the copy runs no tool", async () => {
+  it("imports nothing applied, and never replays an imported call: moves of the copy run no tool", async () => {
     const s = await richSession();
     const doc = await fp.exportSession(s.id, { userId: "alice" });
     fs.writeFileSync(files.a, "untouched");
@@ -139,7 +139,28 @@ describe("importSession", () => {
     const cp = (await copy.listCheckpoints({ name: "start" })).items[0]!;
     const moved = await copy.rollback(cp.id);
     expect([moved.undone, moved.replayed]).toEqual([[], []]);
+    // The root branch holds the write_file call: in the source, switching there replays it; in the copy, never.
+    const root = (await copy.branches()).find((b) => b.parentId === null)!;
+    expect((await copy.plan({ branchId: root.id })).replayed).toEqual([]);
+    const switched = await copy.switchBranch(root.id);
+    expect(switched.replayed).toEqual([]);
+    expect(switched.skipped.map((t) => t.tool)).toEqual(["write_file"]);
     expect(readOrNull(files.a)).toBe("untouched");
+    const back = await s.switchBranch(root.id);
+    expect(back.replayed.map((t) => t.tool)).toEqual(["write_file"]);
+  });
+
+  it("leaves expired checkpoints out of the export, but keeps one a branch forks from", async () => {
+    const s = await fp.createSession({ userId: "alice" });
+    await s.append({ role: "user", content: "hi" });
+    await s.checkpoint({ name: "gone", expiresIn: 1 });
+    const forked = await s.checkpoint({ name: "forked", expiresIn: 400 });
+    await s.rollback(forked.id);
+    await new Promise((r) => setTimeout(r, 450));
+    const doc = await fp.exportSession(s.id, { userId: "alice" });
+    expect(doc.checkpoints.map((c) => c.name)).toEqual(["forked"]);
+    const copy = await open("target.db").importSession(doc, { userId: "bob" });
+    expect((await copy.branches()).length).toBe(2);
   });
 
   it("refuses a document whose ids already exist, whole, leaving the database unchanged (ConflictError)", async () => {
@@ -169,7 +190,12 @@ describe("importSession", () => {
     ["a checkpoint's head", (d) => void (d.checkpoints[0]!.headHash = "0".repeat(64)), IntegrityError],
     ["the format tag", (d) => void ((d as { format: string }).format = "other"), ValidationError, "document.format"],
     ["an unknown field", (d) => void ((d.session as Record<string, unknown>).owner = "x"), ValidationError, "document.session"],
-    ["a branch whose parent is missing", (d) => void (d.branches[1]!.parentId = "br_missing"), ValidationError, "document.branches[1].parentId"],
+    ["a branch whose parent is missing", (d) => void (d.branches[2]!.parentId = "br_missing"), ValidationError, "document.branches[2].parentId"],
+    ["a checkpoint renamed", (d) => void (d.checkpoints[0]!.name = "forged"), IntegrityError],
+    ["a checkpoint's expiry removed", (d) => void (d.checkpoints.find((c) => c.expiresAt !== null)!.expiresAt = null), IntegrityError],
+    ["a child branch called the root", (d) => void (d.branches[2]!.reason = "root"), ValidationError, "document.branches[2].reason"],
+    ["a rollback's branch moved off its checkpoint", (d) => void (d.branches[1]!.forkCheckpointId = d.checkpoints[1]!.id), ValidationError, "document.branches[1].forkCheckpointId"],
+    ["a role padded with spaces", (d) => void (d.entries.find((e) => e.kind === "message")!.role = " user"), ValidationError],
     ["a gap in a branch's positions", (d) => void d.entries.splice(1, 1), ValidationError],
     ["an entry on no branch", (d) => void d.entries.push({ ...d.entries[0]!, id: "msg_stray", branchId: "br_missing" }), ValidationError, "document.entries"],
     ["a current branch that is not there", (d) => void (d.session.currentBranchId = "br_missing"), ValidationError, "document.session.currentBranchId"],

@@ -120,4 +120,12 @@ describe("prune", () => {
       await mem.close();
     }
   });
+
+  it("reports whether it rebuilt the file", async () => {
+    const s = await fp.createSession({ userId: "u" });
+    await s.checkpoint({ expiresIn: 1 });
+    await sleep(5);
+    expect(await fp.prune({ vacuum: false })).toMatchObject({ checkpoints: 1, vacuumed: false });
+    expect((await fp.prune()).vacuumed).toBe(true);
+  });
 });

@@ -70,6 +70,16 @@ describe("fp.verify", () => {
     const report = await fp.verify();
     expect(report.ok).toBe(false);
     expect(report.problems).toContainEqual({ kind: "checkpoint", id: cp.id, detail: "checkpoint belongs to no session of its user" });
+    const one = await fp.verify({ sessionId: cp.sessionId });
+    expect(one.problems).toContainEqual({ kind: "checkpoint", id: cp.id, detail: "checkpoint belongs to no session of its user" });
+  });
+
+  it("reports a branch whose fork checkpoint is missing", async () => {
+    const { a, cp } = await build();
+    const branch = (await a.branches()).find((b) => b.forkCheckpointId === cp.id)!;
+    tamper(`DELETE FROM checkpoints WHERE id = ?`, cp.id);
+    const report = await fp.verify({ sessionId: a.id });
+    expect(report.problems).toContainEqual({ kind: "branch", id: branch.id, detail: `the checkpoint it forks from (${cp.id}) is missing` });
   });
 
   it("reports a gap in a branch's log", async () => {

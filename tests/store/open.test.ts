@@ -1,4 +1,5 @@
 // Opening a database: WAL and foreign keys, ":memory:", bad files, newer schemas, read-only mode, reopening.
+import Database from "better-sqlite3";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -94,6 +95,38 @@ describe("opening a file database", () => {
     expect(e).toBeInstanceOf(ValidationError);
     expect(e.message).toContain("colour");
     expect(fs.existsSync(file)).toBe(false);
+  });
+});
+
+describe("opening while another process writes", () => {
+  it("an up-to-date database opens and reads without waiting for the writer (opening takes no write lock)", async () => {
+    const file = dbs.path();
+    const { id } = await seeded(file);
+    const writer = new Database(file);
+    try {
+      writer.exec("BEGIN IMMEDIATE");
+      const { fp } = dbs.open({ path: file, busyTimeoutMs: 50 });
+      expect((await (await fp.getSession(id, { userId: "alice" })).history()).length).toBeGreaterThan(0);
+    } finally {
+      writer.exec("ROLLBACK");
+      writer.close();
+    }
+  });
+
+  it("a database that needs migrating, locked past the busy timeout: DatabaseError BUSY (not NOT_A_DATABASE)", () => {
+    const file = dbs.path();
+    const writer = new Database(file);
+    try {
+      writer.pragma("journal_mode = WAL");
+      writer.exec("CREATE TABLE unrelated (x)");
+      writer.exec("BEGIN IMMEDIATE");
+      const e = thrownBy(() => openForkpoint({ path: file, busyTimeoutMs: 50 }));
+      expect(e).toBeInstanceOf(DatabaseError);
+      expect(e.code).toBe("BUSY");
+    } finally {
+      writer.exec("ROLLBACK");
+      writer.close();
+    }
   });
 });
 

@@ -1,3 +1,10 @@
+CREATE TABLE `imported_calls` (
+	`entry_id` text PRIMARY KEY NOT NULL,
+	`session_id` text NOT NULL,
+	FOREIGN KEY (`entry_id`) REFERENCES `entries`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `imported_calls_session` ON `imported_calls` (`session_id`);--> statement-breakpoint
 PRAGMA foreign_keys=OFF;--> statement-breakpoint
 CREATE TABLE `__new_checkpoints` (
 	`seq` integer PRIMARY KEY NOT NULL,
