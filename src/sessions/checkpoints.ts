@@ -79,12 +79,14 @@ export function verifyCheckpointAnchor(store: Store, cp: CheckpointRow): { branc
     stateHash = snap.hash;
   }
   if (checkpointChecksum(cp, stateHash) !== cp.checksum) throw new IntegrityError(`checkpoint ${cp.id}: checksum mismatch`);
-  const anchor = entryAt(store, branch, cp.position);
+  // Usually both the anchor and the entry before it are the branch's own: one read for the two.
+  const own = cp.position - 1 > branch.forkPosition ? store.ownEntriesBetween(branch.id, cp.position - 1, cp.position) : null;
+  const anchor = own ? own.find((e) => e.position === cp.position) : entryAt(store, branch, cp.position);
   if (!anchor) {
     if (cp.position !== 0 || cp.headHash !== GENESIS_HASH) throw new IntegrityError(`checkpoint ${cp.id}: the entry it points at is missing`);
     return { branch, anchor };
   }
-  const previous = entryAt(store, branch, cp.position - 1);
+  const previous = own ? own.find((e) => e.position === cp.position - 1) : entryAt(store, branch, cp.position - 1);
   const anchorStateHash = anchor.kind === "state" && anchor.stateId !== null ? store.getSnapshot(anchor.stateId)?.hash ?? null : null;
   if (anchor.hash !== cp.headHash || anchor.stateId !== cp.stateId || entryHash(previous?.hash ?? GENESIS_HASH, anchor, anchorStateHash) !== anchor.hash) {
     throw new IntegrityError(`checkpoint ${cp.id}: the entry it points at does not match its hash`);
