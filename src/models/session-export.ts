@@ -110,7 +110,8 @@ const MAX = DEFAULT_LIMITS.maxStringField;
 // Stricter than the API, which trims: exported text is already trimmed, and trimming here would change hashed values.
 const text = z.string().min(1).max(MAX).refine((s) => s.trim() === s, "must not start or end with whitespace");
 const id = text;
-const time = z.number().finite();
+/** Milliseconds since the epoch, within what a `Date` can hold. */
+const time = z.number().min(0).max(8.64e15);
 const hash = z.string().regex(/^[0-9a-f]{64}$/, "must be a SHA-256 hash (64 lowercase hex digits)");
 const position = z.number().int().min(0);
 /** JSON payloads are checked in depth (size, depth, plain JSON) when the importer serializes them. */

@@ -135,9 +135,12 @@ export async function importSession(ctx: EngineContext, document: unknown, scope
       const stateHash = state?.hash ?? EMPTY_STATE_HASH;
       if (portableChecksum(base, stateHash) !== c.checksum) throw new IntegrityError(`checkpoint ${c.id} of the document does not match its checksum`);
       // The stored checksum covers the owner: it is computed anew for the importing user.
-      store.insertCheckpoint({ ...base, stateId: head.stateId, checksum: checkpointChecksum(base, stateHash) });
+      store.insertCheckpoint({ ...base, stateId: head.stateId, checksum: checkpointChecksum(base, stateHash) }, ctx.now());
     });
-    for (const e of doc.events) store.insertEvent({ sessionId: s.id, ...e });
+    doc.events.forEach((e, i) => {
+      if (!inserted.has(e.branchId)) throw new ValidationError(`document.events[${i}].branchId`, `branch ${e.branchId} is not among the document's branches`);
+      store.insertEvent({ sessionId: s.id, ...e });
+    });
     return { id: s.id, userId };
   });
 }

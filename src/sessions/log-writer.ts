@@ -77,7 +77,7 @@ export function writeCheckpoint(
     expiresAt: fields.expiresAt,
   };
   const row = { ...base, stateId: head.stateId, checksum: checkpointChecksum(base, stateHashOf(ctx.store, head.stateId)) };
-  ctx.store.insertCheckpoint(row);
+  ctx.store.insertCheckpoint(row, base.createdAt);
   return { ...row, seq: 0 };
 }
 

@@ -41,7 +41,9 @@ function lastApplied(db: Database.Database): number {
 export function applyMigrations(db: Database.Database, migrationsFolder: string): void {
   const migrations = readMigrationFiles({ migrationsFolder });
   const latestKnown = migrations.reduce((max, m) => Math.max(max, m.folderMillis), 0);
-  if (lastApplied(db) === latestKnown && latestKnown > 0) return;
+  const last = lastApplied(db);
+  if (last > latestKnown) checkNotNewer(db, latestKnown); // throws SCHEMA_TOO_NEW without waiting for a write lock
+  if (last === latestKnown && latestKnown > 0) return;
   const foreignKeys = db.pragma("foreign_keys", { simple: true }) === 1;
   db.pragma("foreign_keys = OFF");
   db.exec("BEGIN IMMEDIATE");

@@ -118,10 +118,11 @@ export class SqliteStore implements Store {
       insertSnapshot: p(`INSERT INTO state_snapshots (hash, body) VALUES (?, ?)`),
       getSnapshot: p(`SELECT hash, body FROM state_snapshots WHERE id = ?`),
       // Checkpoints can be deleted, and a plain rowid would then hand a deleted newest seq to the next checkpoint,
-      // which would show up on a later page of a listing begun before. Their seq is the creation time in µs (never
-      // below the largest seq + 1): it only grows, without AUTOINCREMENT's extra page write per insert.
+      // which would show up on a later page of a listing begun before. Their seq is the insertion time in µs (never
+      // below the largest seq + 1): it only grows, without AUTOINCREMENT's extra page write per insert. The insertion
+      // time, not `created_at`: an imported checkpoint keeps its old creation time, which must not steer the order.
       insertCheckpoint: p(`INSERT INTO checkpoints (seq, id, session_id, branch_id, position, name, auto, metadata, user_id, state_id, head_hash, checksum, created_at, expires_at)
-        VALUES (max(CAST(round(@createdAt * 1000) AS INTEGER), coalesce((SELECT max(seq) FROM checkpoints), 0) + 1),
+        VALUES (max(CAST(round(@insertedAt * 1000) AS INTEGER), coalesce((SELECT max(seq) FROM checkpoints), 0) + 1),
           @id, @sessionId, @branchId, @position, @name, @auto, @metadata, @userId, @stateId, @headHash, @checksum, @createdAt, @expiresAt)`),
       getCheckpoint: p(`SELECT ${CHECKPOINT_COLS} FROM checkpoints WHERE id = ?`),
       deleteCheckpoint: p(`DELETE FROM checkpoints WHERE id = ?`),
@@ -340,8 +341,8 @@ export class SqliteStore implements Store {
     return this.#s.getSnapshot!.get(id) as { hash: string; body: string } | undefined;
   }
 
-  insertCheckpoint(row: NewCheckpoint): void {
-    this.#s.insertCheckpoint!.run({ ...row, auto: row.auto ? 1 : 0 });
+  insertCheckpoint(row: NewCheckpoint, insertedAt: number): void {
+    this.#s.insertCheckpoint!.run({ ...row, auto: row.auto ? 1 : 0, insertedAt });
   }
   getCheckpoint(id: string): CheckpointRow | undefined {
     const row = this.#s.getCheckpoint!.get(id) as CheckpointRow | undefined;

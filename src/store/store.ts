@@ -230,7 +230,8 @@ export interface Store {
   insertSnapshot(hash: string, body: string): number;
   getSnapshot(id: number): { hash: string; body: string } | undefined;
 
-  insertCheckpoint(row: NewCheckpoint): void;
+  /** Inserts a checkpoint; `insertedAt` (ms, now) orders it among the others, whatever its `createdAt`. */
+  insertCheckpoint(row: NewCheckpoint, insertedAt: number): void;
   getCheckpoint(id: string): CheckpointRow | undefined;
   listCheckpoints(filter: CheckpointFilter): ListedCheckpoint[];
   deleteCheckpoint(id: string): void;

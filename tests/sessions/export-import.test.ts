@@ -195,6 +195,8 @@ describe("importSession", () => {
     ["a checkpoint's expiry removed", (d) => void (d.checkpoints.find((c) => c.expiresAt !== null)!.expiresAt = null), IntegrityError],
     ["a child branch called the root", (d) => void (d.branches[2]!.reason = "root"), ValidationError, "document.branches[2].reason"],
     ["a rollback's branch moved off its checkpoint", (d) => void (d.branches[1]!.forkCheckpointId = d.checkpoints[1]!.id), ValidationError, "document.branches[1].forkCheckpointId"],
+    ["a time beyond what a Date holds", (d) => void (d.checkpoints[0]!.createdAt = 1e300), ValidationError],
+    ["an event on a branch of another session", (d) => void d.events.push({ kind: "switch", refId: "br_x", branchId: "br_elsewhere", detail: null, createdAt: 1 }), ValidationError],
     ["a role padded with spaces", (d) => void (d.entries.find((e) => e.kind === "message")!.role = " user"), ValidationError],
     ["a gap in a branch's positions", (d) => void d.entries.splice(1, 1), ValidationError],
     ["an entry on no branch", (d) => void d.entries.push({ ...d.entries[0]!, id: "msg_stray", branchId: "br_missing" }), ValidationError, "document.entries"],
@@ -218,6 +220,24 @@ describe("importSession", () => {
       expect(dumpDatabase(file)).toEqual(before);
     });
   }
+
+  it("orders imported checkpoints by when they were imported: a listing begun before stays newest first", async () => {
+    const s = await richSession();
+    const doc = await fp.exportSession(s.id, { userId: "alice" });
+    const other = open("target.db");
+    const bob = await other.createSession({ userId: "bob" });
+    await bob.checkpoint({ name: "b1" });
+    const b2 = await bob.checkpoint({ name: "b2" });
+    const first = await other.listCheckpoints({ userId: "bob", limit: 1 });
+    expect(first.items.map((c) => c.name)).toEqual(["b2"]);
+    await bob.deleteCheckpoint(b2.id);
+    await other.importSession(doc, { userId: "bob" }); // its checkpoints were created long before b2
+    const second = await other.listCheckpoints({ userId: "bob", cursor: first.nextCursor });
+    expect(second.items.map((c) => c.name)).toEqual(["b1"]);
+    const all = (await other.listCheckpoints({ userId: "bob" })).items.map((c) => c.name);
+    expect(all.slice(-1)).toEqual(["b1"]);
+    expect(all).toHaveLength(4);
+  });
 
   it("validates its scope", async () => {
     const s = await richSession();

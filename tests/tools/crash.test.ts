@@ -301,7 +301,7 @@ describe("a child killed in the middle of a rollback", () => {
     const setup = await setUpManyWrites();
     const { childPid } = await killMidRollback(setup, 2);
     const recorded = rows<{ pid_start: string }>(setup.dbPath, "SELECT pid_start FROM moves")[0]!.pid_start;
-    expect(recorded).toMatch(/^[0-9a-f-]+:\d+$/);
+    expect(recorded).toMatch(/^[0-9a-f-]+:\d+#\d+$/);
     expect(recorded).not.toBe(processStart(process.pid));
     const sleeper = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60_000)"], { stdio: "ignore" });
     children.push(sleeper);
