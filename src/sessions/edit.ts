@@ -4,7 +4,7 @@ import type { MoveOptions } from "../models/inputs.js";
 import type { EditResult, MessageInput } from "../models/types.js";
 import { messageFields } from "./append.js";
 import type { EngineContext, SessionRef } from "./context.js";
-import { entryAt } from "./lineage.js";
+import { entryAt, headOfEntry } from "./lineage.js";
 import { performMove } from "./move.js";
 import { sessionMessage } from "./ownership.js";
 
@@ -13,6 +13,7 @@ export async function edit(ctx: EngineContext, ref: SessionRef, messageId: strin
   const outcome = await performMove(ctx, ref, options, (session) => {
     const { message: original, branch } = sessionMessage(ctx.store, session, messageId);
     const forkPosition = original.position - 1;
+    const forkEntry = entryAt(ctx.store, branch, forkPosition);
     return {
       kind: "edit",
       sessionId: session.id,
@@ -24,12 +25,12 @@ export async function edit(ctx: EngineContext, ref: SessionRef, messageId: strin
         parentId: branch.id,
         forkCheckpointId: null,
         forkPosition,
-        forkEntryId: entryAt(ctx.store, branch, forkPosition)?.id ?? null,
+        forkEntryId: forkEntry?.id ?? null,
         name: null,
         reason: "edit",
         createdAt: 0,
       },
-      edit: { id: newId("msg"), fields },
+      edit: { id: newId("msg"), fields, base: headOfEntry(forkEntry) },
     };
   });
   return { ...outcome, message: outcome.message! };

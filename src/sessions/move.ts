@@ -7,7 +7,7 @@ import { resultAsJson } from "../models/json.js";
 import type { Branch, FailedStep, Message, MoveResult, ToolInvocation } from "../models/types.js";
 import type { BranchRow, MoveStepRow, SessionRow } from "../store/store.js";
 import type { EngineContext, SessionRef } from "./context.js";
-import { headOfEntry } from "./lineage.js";
+import { headOfEntry, type Head } from "./lineage.js";
 import { autoCheckpointAfterMessage, writeEntry, type EntryFields } from "./log-writer.js";
 import { computePlan, type MoveTarget } from "./move-plan.js";
 import { ownedSession } from "./ownership.js";
@@ -22,8 +22,8 @@ export interface MoveSpec {
   target: MoveTarget;
   /** The branch a rollback or edit creates once the world has moved (id chosen up front). */
   newBranch: BranchRow | null;
-  /** The edited message, appended on the new branch. */
-  edit: { id: string; fields: EntryFields } | null;
+  /** The edited message, appended on the new branch after `base` (the fork entry's head; read again when absent). */
+  edit: { id: string; fields: EntryFields; base?: Head } | null;
   onError: "stop" | "continue";
   skipped: string[];
   unknown: string[];
@@ -186,7 +186,7 @@ function finishMoveTx(ctx: EngineContext, spec: MoveSpec, moveId: string | null)
     branchRow = { ...spec.newBranch, createdAt: now };
     store.insertBranch(branchRow);
     if (spec.edit) {
-      const base = headOfEntry(branchRow.forkEntryId ? store.getEntry(branchRow.forkEntryId) : undefined);
+      const base = spec.edit.base ?? headOfEntry(branchRow.forkEntryId ? store.getEntry(branchRow.forkEntryId) : undefined);
       const row = writeEntry(ctx, branchRow.id, base, spec.edit.fields, spec.edit.id);
       message = toMessage(row);
       head = row.position;
