@@ -26,7 +26,7 @@ export function makePlan(quick: boolean): Plan {
   return {
     mode: quick ? "quick" : "full",
     chat,
-    history: { n: 20_000, runs: quick ? 1 : 3, reps: quick ? 10 : 20 },
+    history: { n: 20_000, runs: quick ? 1 : 5, reps: quick ? 10 : 20 },
     pages: quick ? { users: 1_000, total: 100_000, samples: 200 } : { users: 10_000, total: 1_000_000, samples: 500 },
     tools: { n: 1_000, runs: quick ? 2 : 3 },
     peerSkipped: all.filter((n) => !sizes.peer.some(([m]) => m === n)),
