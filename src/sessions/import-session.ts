@@ -29,7 +29,8 @@ export async function importSession(ctx: EngineContext, document: unknown, scope
   const text = (value: unknown, field: string) => toJsonText(value, field, ctx.limits);
   const entries: PreparedEntry[] = doc.entries.map((e, i) => {
     const field = `document.entries[${i}]`;
-    if ((e.kind === "state") !== (e.content === null)) throw new ValidationError(`${field}.content`, e.kind === "state" ? "a state entry has no content" : "is required for a message or a tool call");
+    // A message's content (or a call's args) may be JSON null itself; only a state entry has none at all.
+    if (e.kind === "state" && e.content !== null) throw new ValidationError(`${field}.content`, "a state entry has no content");
     if ((e.kind === "state") !== (e.state !== null)) throw new ValidationError(`${field}.state`, e.kind === "state" ? "is required for a state entry" : "only a state entry sets the state");
     if ((e.kind === "message") !== (e.role !== null)) throw new ValidationError(`${field}.role`, e.kind === "message" ? "is required for a message" : "only a message has a role");
     if ((e.kind === "tool") !== (e.tool !== null)) throw new ValidationError(`${field}.tool`, e.kind === "tool" ? "is required for a tool call" : "only a tool call names a tool");
@@ -38,7 +39,7 @@ export async function importSession(ctx: EngineContext, document: unknown, scope
     return {
       doc: e,
       field,
-      content: e.content === null ? null : text(e.content, `${field}.content`),
+      content: e.kind === "state" ? null : text(e.content, `${field}.content`),
       metadata: e.metadata === null ? null : text(e.metadata, `${field}.metadata`),
       result: c === null || c.status !== "succeeded" ? null : text(c.result, `${field}.completion.result`),
       error: c === null || c.status !== "failed" ? null : text(c.error, `${field}.completion.error`),

@@ -41,6 +41,7 @@ async function richSession(): Promise<SessionHandle> {
   const [first] = await s.append([
     { role: "user", content: "plan Lisbon", clientId: "c1", metadata: { lang: "en" } },
     { role: "assistant", content: { parts: ["sure", 1, null, { deep: [true] }] } },
+    { role: "tool", content: null },
   ]);
   await s.setState({ city: "Lisbon", days: 3 });
   const start = await s.checkpoint({ name: "start", metadata: { by: "test" } });
