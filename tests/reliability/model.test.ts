@@ -400,6 +400,8 @@ async function execute(fp: Forkpoint, model: Model, c: Cmd, runTag: string): Pro
 describe("model-based: forkpoint behaves like the naive reference model", () => {
   let dir: string;
   let fp: Forkpoint;
+  /** Every session of every sequence is exported and imported here: the round trip must be exact. */
+  let copies: Forkpoint;
   let sequence = 0;
 
   beforeAll(async () => {
@@ -409,8 +411,10 @@ describe("model-based: forkpoint behaves like the naive reference model", () => 
       lastTool = inv;
     });
     await fp.ready;
+    copies = openForkpoint({ path: ":memory:" });
   });
   afterAll(async () => {
+    await copies?.close();
     await fp?.close();
     if (dir) removeDir(dir);
   });
@@ -432,6 +436,13 @@ describe("model-based: forkpoint behaves like the naive reference model", () => 
               throw error;
             }
             await compare(fp, model, `after step ${i + 1} ${describeCmd(c)}`);
+          }
+          for (const s of model.sessions) {
+            const doc = await fp.exportSession(s.handle.id, { userId: s.handle.userId });
+            const copy = await copies.importSession(doc, { userId: s.handle.userId });
+            expect(JSON.stringify(await copies.exportSession(copy.id, { userId: copy.userId })), "export of the imported copy").toBe(JSON.stringify(doc));
+            expect(await copy.history(), "history of the imported copy").toEqual(await s.handle.history());
+            expect(await copy.getState(), "state of the imported copy").toEqual(await s.handle.getState());
           }
         }),
         { seed: SEED, numRuns: RUNS, endOnFailure: false },
