@@ -68,6 +68,9 @@ export const moveOptions = z.strictObject({
   refuseIrreversible: z.boolean().optional(),
   scope: z.enum(["conversation", "files", "both"]).optional(),
 });
+export const attachWorkspaceInput = z.strictObject({
+  exclude: z.array(name()).max(1000).optional(),
+});
 export const recordToolCallInput = z.strictObject({
   tool: name(),
   args: anything,

@@ -157,6 +157,26 @@ export interface MoveResult {
   failed: FailedStep[];
   /** Invocations whose outcome is unknown (left `running` by a crash): never undone or replayed automatically. */
   unknown: ToolInvocation[];
+  /** With `scope: "files"` or `"both"`: the workspace files written and deleted to match the target. */
+  files?: { written: string[]; deleted: string[] };
+}
+
+/** A session's attached workspace (`attachWorkspace`). */
+export interface WorkspaceInfo {
+  /** Absolute path of the directory. */
+  dir: string;
+  /** .gitignore-style patterns left out of snapshots. */
+  exclude: string[];
+  /** Files in the snapshot just taken. */
+  files: number;
+}
+
+/** What `diffFiles` returns: paths relative to the workspace, and a unified diff from the checkpoint to the target. */
+export interface FilesDiff {
+  added: string[];
+  modified: string[];
+  deleted: string[];
+  patch: string;
 }
 
 /** What a move would do: the same fields as `MoveResult`, computed without doing anything. */

@@ -3,7 +3,7 @@ import { ConflictError, IntegrityError } from "../models/errors.js";
 import { checkpointInput, parseInput, type CheckpointInput } from "../models/inputs.js";
 import { toJsonText } from "../models/json.js";
 import type { Checkpoint, RestoredCheckpoint } from "../models/types.js";
-import type { BranchRow, CheckpointRow, EntryRow, Store, ToolRow } from "../store/store.js";
+import type { BranchRow, CheckpointRow, EntryRow, Store, ToolRow, WorkspaceRow } from "../store/store.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { EMPTY_STATE_HASH, GENESIS_HASH, checkpointChecksum, entryHash, snapshotIntact, toolResultIntact } from "./integrity.js";
 import { entryAt, lineageEntries, lineageTools } from "./lineage.js";
@@ -11,23 +11,39 @@ import { writeCheckpoint } from "./log-writer.js";
 import { ownedCurrent, ownedSession, sessionCheckpoint } from "./ownership.js";
 import { toCheckpoint, toMessage, toToolInvocation } from "./rows.js";
 import { readState } from "./state.js";
+import { saveSnapshot, takeSnapshot, type TakenSnapshot } from "./workspace.js";
 
 export async function createCheckpoint(ctx: EngineContext, ref: SessionRef, input: CheckpointInput = {}): Promise<Checkpoint> {
   const o = parseInput(checkpointInput, input, "checkpoint");
   const metadata = o.metadata === undefined ? null : toJsonText(o.metadata, "checkpoint.metadata", ctx.limits);
-  const cp = await ctx.store.write(() => {
-    const { session, branch, head } = ownedCurrent(ctx.store, ref.id, ref.userId);
-    const now = ctx.now();
-    const row = writeCheckpoint(ctx, session, branch.id, head, {
-      name: o.name ?? null,
-      auto: false,
-      metadata,
-      expiresAt: o.expiresIn === undefined ? null : now + o.expiresIn,
+  // A session with a workspace: its files are read outside the transaction, then stored with the checkpoint.
+  let files: TakenSnapshot | null = null;
+  for (;;) {
+    const out = await ctx.store.write((): { cp: Checkpoint } | { scan: WorkspaceRow } => {
+      const { session, branch, head } = ownedCurrent(ctx.store, ref.id, ref.userId);
+      const ws = session.hasWorkspace ? ctx.store.getWorkspace(session.id) : undefined;
+      if (ws && (!files || files.dir !== ws.dir || files.exclude !== ws.exclude)) return { scan: ws };
+      const now = ctx.now();
+      const row = writeCheckpoint(ctx, session, branch.id, head, {
+        name: o.name ?? null,
+        auto: false,
+        metadata,
+        expiresAt: o.expiresIn === undefined ? null : now + o.expiresIn,
+      });
+      if (ws && files) {
+        const manifestId = saveSnapshot(ctx.store, files.files);
+        ctx.store.insertCheckpointFiles(row.id, manifestId);
+        ctx.store.setWorkspaceManifest(session.id, manifestId, now);
+      }
+      return { cp: toCheckpoint(row) };
     });
-    return toCheckpoint(row);
-  });
-  ctx.events.emit("checkpoint", cp);
-  return cp;
+    if ("scan" in out) {
+      files = takeSnapshot(ctx, out.scan);
+      continue;
+    }
+    ctx.events.emit("checkpoint", out.cp);
+    return out.cp;
+  }
 }
 
 /** Recomputes the hash chain of `entries` (a whole lineage from position 1) and the checkpoint's checksum. */

@@ -1,6 +1,6 @@
 // Moving the world: journal the steps, run each undo/replay once, then make the target current.
 // Used by rollback, edit and switchBranch, and by crash recovery to finish a journaled move.
-import { ConflictError, ToolReplayError, ToolUndoError, ValidationError, errorText } from "../models/errors.js";
+import { ConflictError, ToolReplayError, ToolUndoError, errorText } from "../models/errors.js";
 import { newId } from "../models/ids.js";
 import { moveOptions, parseInput, type MoveOptions } from "../models/inputs.js";
 import { resultAsJson } from "../models/json.js";
@@ -10,7 +10,8 @@ import type { EngineContext, SessionRef } from "./context.js";
 import { headOfEntry, type Head } from "./lineage.js";
 import { autoCheckpointAfterMessage, writeEntry, type EntryFields } from "./log-writer.js";
 import { computePlan, type MoveTarget } from "./move-plan.js";
-import { ownedSession } from "./ownership.js";
+import { ownedCurrent, ownedSession } from "./ownership.js";
+import { checkNoDrift, noteWorkspace, restoreFiles, targetFiles, workspaceOf } from "./workspace.js";
 import { SELF_START } from "./process-identity.js";
 import { toBranch, toMessage, toToolInvocation } from "./rows.js";
 
@@ -43,15 +44,53 @@ export async function performMove(
   prepare: (session: SessionRow) => Omit<MoveSpec, "onError" | "skipped" | "unknown">,
 ): Promise<MoveOutcome> {
   const o = parseInput(moveOptions, options ?? {}, "options");
-  if (o.scope !== undefined && o.scope !== "conversation") {
-    // Workspaces (attachWorkspace) do not exist yet: refuse rather than move only the conversation silently.
-    throw new ValidationError("options.scope", `"${o.scope}" needs an attached workspace, which this version does not support yet; use "conversation"`);
-  }
+  const scope = o.scope ?? "conversation";
   return ctx.withSessionLock(ref.id, async () => {
+    if (scope === "conversation") {
+      const seen = { workspace: false };
+      const outcome = await moveConversation(ctx, ref, o, prepare, seen);
+      // Tools undone or replayed may have changed the workspace: that is forkpoint's doing, not drift.
+      if (seen.workspace) await noteWorkspace(ctx, ref.id);
+      return outcome;
+    }
+    // Files first checked, then the conversation moved (if asked), then the files written: drift changes nothing.
+    const { ws, manifestId, kind } = await ctx.store.read(() => {
+      const session = ownedSession(ctx.store, ref.id, ref.userId);
+      const ws = workspaceOf(ctx.store, session.id, "options.scope");
+      const base = prepare(session);
+      return { ws, kind: base.kind, manifestId: targetFiles(ctx.store, base.target, base.newBranch?.forkCheckpointId ?? null) };
+    });
+    checkNoDrift(ctx, ws);
+    const outcome = scope === "both" ? await moveConversation(ctx, ref, o, prepare, { workspace: true }) : await stayingPut(ctx, ref);
+    const files = await restoreFiles(ctx, ref.id, manifestId);
+    const result = { ...outcome, files };
+    if (scope === "files") ctx.events.emit(kind, result);
+    return result;
+  });
+}
+
+/** A files-only move: the conversation stays where it is. */
+async function stayingPut(ctx: EngineContext, ref: SessionRef): Promise<MoveOutcome> {
+  return ctx.store.read(() => {
+    const { branch, head } = ownedCurrent(ctx.store, ref.id, ref.userId);
+    return { branch: toBranch(branch, head.position, branch.id), undone: [], replayed: [], skipped: [], failed: [], unknown: [] };
+  });
+}
+
+/** The conversation part of a move (the caller holds the session's lock). */
+async function moveConversation(
+  ctx: EngineContext,
+  ref: SessionRef,
+  o: { onUndoError?: "stop" | "continue"; refuseIrreversible?: boolean },
+  prepare: (session: SessionRow) => Omit<MoveSpec, "onError" | "skipped" | "unknown">,
+  seen: { workspace: boolean },
+): Promise<MoveOutcome> {
+  {
     // One write transaction plans the move and either finishes it (no tool has to run) or journals its steps,
     // so no other process can plan a move of this session in between.
     const planned = await ctx.store.write(() => {
       const session = ownedSession(ctx.store, ref.id, ref.userId);
+      seen.workspace = Boolean(session.hasWorkspace);
       if (session.hasTools) refuseConcurrentMove(ctx, session.id);
       const base = prepare(session);
       // A session that never recorded a tool call has no world to move: skip reading the lineages.
@@ -86,7 +125,7 @@ export async function performMove(
       );
     }
     return runJournaledMove(ctx, moveId, spec);
-  });
+  }
 }
 
 /** Another process is moving this session's world (or died doing it): moving it again now could compensate twice. */

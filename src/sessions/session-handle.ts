@@ -2,7 +2,7 @@
 import { idSchema, parseInput, type CheckpointInput, type CreateSessionInput, type ListCheckpointsInput, type MoveOptions, type PlanTarget, type RecordToolCallInput } from "../models/inputs.js";
 import type { JsonValue } from "../models/json.js";
 import type {
-  Branch, Checkpoint, CheckpointDiff, EditResult, Message, MessageInput, MovePlan, MoveResult, Page,
+  Branch, Checkpoint, CheckpointDiff, EditResult, FilesDiff, Message, MessageInput, MovePlan, MoveResult, Page, WorkspaceInfo,
   RestoredCheckpoint, SessionInfo, TimelineItem, ToolInvocation, Versions,
 } from "../models/types.js";
 import { append } from "./append.js";
@@ -12,6 +12,7 @@ import type { EngineContext, SessionRef } from "./context.js";
 import { diff } from "./diff.js";
 import { edit } from "./edit.js";
 import { handoff } from "./handoff.js";
+import { attachWorkspace, diffFiles } from "./workspace.js";
 import { history, toolTrack } from "./history.js";
 import { ownedSession } from "./ownership.js";
 import { plan } from "./plan.js";
@@ -118,6 +119,24 @@ export class SessionHandle {
   /** Deletes a checkpoint; one a branch forks from is refused (`ConflictError`, code `CHECKPOINT_IN_USE`). */
   deleteCheckpoint(checkpointId: string): Promise<void> {
     return this.#run((ctx, ref) => deleteCheckpoint(ctx, ref, id(checkpointId, "checkpointId")));
+  }
+
+  /**
+   * Attaches a directory: from now on each `checkpoint()` captures its files (each content stored once), `diffFiles`
+   * compares them, and moves with `scope: "files"` or `"both"` make the directory match the target again.
+   * `exclude` takes .gitignore-style patterns; the database's own files are always left out.
+   * @example await s.attachWorkspace("./project", { exclude: ["node_modules/", "*.log"] })
+   */
+  attachWorkspace(dir: string, options?: { exclude?: string[] }): Promise<WorkspaceInfo> {
+    return this.#run((ctx, ref) => attachWorkspace(ctx, ref, dir, options ?? {}));
+  }
+
+  /**
+   * The workspace files' changes from a checkpoint to `"disk"` (the directory now) or to another checkpoint:
+   * `{ added, modified, deleted, patch }` with a unified diff (binary files named, not shown).
+   */
+  diffFiles(checkpointId: string, target: "disk" | string = "disk"): Promise<FilesDiff> {
+    return this.#run((ctx, ref) => diffFiles(ctx, ref, checkpointId, target));
   }
 
   /** What a rollback (`{ checkpointId }`), switch (`{ branchId }`) or edit (`{ messageId }`) would do, without doing it. */

@@ -7,6 +7,7 @@ import type { Store } from "../store/store.js";
 import { verifyCheckpointAnchor } from "./checkpoints.js";
 import type { EngineContext } from "./context.js";
 import { GENESIS_HASH, entryHash, snapshotIntact, toolResultIntact } from "./integrity.js";
+import { checkpointFilesProblems } from "./workspace.js";
 
 /** One thing `verify` found wrong. */
 export interface VerifyProblem {
@@ -91,6 +92,7 @@ function verifySession(store: Store, sessionId: string, problems: VerifyProblem[
     }
   }
   for (const cp of store.sessionCheckpoints(store.getSession(sessionId)!.userId, sessionId)) {
+    for (const detail of checkpointFilesProblems(store, cp.id)) problems.push({ kind: "checkpoint", id: cp.id, detail });
     try {
       verifyCheckpointAnchor(store, cp);
     } catch (error) {

@@ -16,6 +16,8 @@ export const sessions = sqliteTable(
     originCheckpointId: text("origin_checkpoint_id"),
     /** Set once the session records its first tool call: moves of a session without tools skip the world. */
     hasTools: integer("has_tools", { mode: "boolean" }).notNull().default(false),
+    /** Set by attachWorkspace: checkpoints of a session without one skip looking for its files. */
+    hasWorkspace: integer("has_workspace", { mode: "boolean" }).notNull().default(false),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },
@@ -222,3 +224,41 @@ export const moveSteps = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.moveId, t.idx] })],
 );
+
+/** A session's workspace: a directory whose files checkpoints capture and moves with scope "files"/"both" restore. */
+export const workspaces = sqliteTable("workspaces", {
+  sessionId: text("session_id")
+    .primaryKey()
+    .references(() => sessions.id),
+  dir: text("dir").notNull(),
+  /** JSON array of .gitignore-style patterns left out of snapshots. */
+  exclude: text("exclude").notNull(),
+  /** The files as forkpoint last saw or wrote them (attach, checkpoint, restore, tool call): what drift is measured from. */
+  manifestId: integer("manifest_id").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+/** File contents, addressed by their SHA-256: stored once however many snapshots hold them. */
+export const fileBlobs = sqliteTable("file_blobs", {
+  hash: text("hash").primaryKey(),
+  content: blob("content", { mode: "buffer" }).notNull(),
+});
+
+/** A snapshot of a workspace: canonical JSON `{ path: blob hash }`, addressed by its own hash. */
+export const fileManifests = sqliteTable(
+  "file_manifests",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    hash: text("hash").notNull(),
+    body: text("body").notNull(),
+  },
+  (t) => [uniqueIndex("file_manifests_hash").on(t.hash)],
+);
+
+/** The workspace files a checkpoint captured. */
+export const checkpointFiles = sqliteTable("checkpoint_files", {
+  checkpointId: text("checkpoint_id")
+    .primaryKey()
+    .references(() => checkpoints.id),
+  manifestId: integer("manifest_id").notNull(),
+});

@@ -1,15 +1,16 @@
 // The SQLite implementation of `Store`: prepared statements over better-sqlite3, one connection per process.
 import type Database from "better-sqlite3";
 import { existsSync, statSync } from "node:fs";
+import { resolve } from "node:path";
 import { DatabaseError } from "../models/errors.js";
 import { openDatabase, type OpenDatabaseOptions } from "./open-database.js";
 import type {
   BranchRow, CheckpointFilter, MessageRow, CheckpointRow, EntryRow, EventRow, LineageSegment, MoveRow,
-  MoveStepRow, MoveStepStatus, NewCheckpoint, ListedCheckpoint, HeadRow, CurrentRow, NewEntry, SessionRow, Store, TimelineRow, ToolResultRow, ToolRow,
+  MoveStepRow, MoveStepStatus, NewCheckpoint, ListedCheckpoint, HeadRow, CurrentRow, WorkspaceRow, NewEntry, SessionRow, Store, TimelineRow, ToolResultRow, ToolRow,
 } from "./store.js";
 
 const SESSION_BASE_COLS = `seq, id, user_id AS userId, title, metadata, current_branch_id AS currentBranchId,
-  origin_session_id AS originSessionId, origin_checkpoint_id AS originCheckpointId, has_tools AS hasTools, created_at AS createdAt`;
+  origin_session_id AS originSessionId, origin_checkpoint_id AS originCheckpointId, has_tools AS hasTools, has_workspace AS hasWorkspace, created_at AS createdAt`;
 /** For the hot path (ownership checks): `updatedAt` as stored, the time of the last move. */
 const SESSION_COLS = `${SESSION_BASE_COLS}, updated_at AS updatedAt`;
 /** For what users see: the later of the last move and the last entry of the current branch (appends do not rewrite the session row). */
@@ -42,7 +43,7 @@ type HeadTuple = [string, number, string, number | null, number];
 type CurrentTuple = [
   number, string, string, string | null, string | null, string, string | null, string | null, number, number, number,
   string, string | null, string | null, number, string | null, string | null, string, number,
-  string | null, number, string, number | null, number,
+  string | null, number, string, number | null, number, number,
 ];
 const headFromTuple = (t: HeadTuple | CurrentTuple, at: number): HeadRow => ({
   id: t[at] as string, position: t[at + 1] as number, hash: t[at + 2] as string,
@@ -78,6 +79,20 @@ export class SqliteStore implements Store {
       getSessionInfo: p(`SELECT ${SESSION_INFO_COLS} FROM sessions WHERE id = ?`),
       listSessions: p(`SELECT ${SESSION_INFO_COLS} FROM sessions WHERE user_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`),
       markHasTools: p(`UPDATE sessions SET has_tools = 1 WHERE id = ? AND has_tools = 0`),
+      markHasWorkspace: p(`UPDATE sessions SET has_workspace = 1 WHERE id = ? AND has_workspace = 0`),
+      getWorkspace: p(`SELECT session_id AS sessionId, dir, exclude, manifest_id AS manifestId, updated_at AS updatedAt FROM workspaces WHERE session_id = ?`),
+      putWorkspace: p(`INSERT INTO workspaces (session_id, dir, exclude, manifest_id, updated_at) VALUES (@sessionId, @dir, @exclude, @manifestId, @updatedAt)
+        ON CONFLICT (session_id) DO UPDATE SET dir = excluded.dir, exclude = excluded.exclude, manifest_id = excluded.manifest_id, updated_at = excluded.updated_at`),
+      setWorkspaceManifest: p(`UPDATE workspaces SET manifest_id = ?, updated_at = ? WHERE session_id = ?`),
+      insertBlob: p(`INSERT INTO file_blobs (hash, content) VALUES (?, ?) ON CONFLICT (hash) DO NOTHING`),
+      getBlob: p(`SELECT content FROM file_blobs WHERE hash = ?`).pluck(),
+      manifestId: p(`SELECT id FROM file_manifests WHERE hash = ?`).pluck(),
+      insertManifest: p(`INSERT INTO file_manifests (hash, body) VALUES (?, ?)`),
+      getManifest: p(`SELECT hash, body FROM file_manifests WHERE id = ?`),
+      insertCheckpointFiles: p(`INSERT INTO checkpoint_files (checkpoint_id, manifest_id) VALUES (?, ?)`),
+      checkpointManifest: p(`SELECT manifest_id FROM checkpoint_files WHERE checkpoint_id = ?`).pluck(),
+      lastCheckpointFiles: p(`SELECT f.manifest_id FROM checkpoints c JOIN checkpoint_files f ON f.checkpoint_id = c.id
+        WHERE c.branch_id = ? AND c.position >= ? AND c.position <= ? ORDER BY c.position DESC, c.seq DESC LIMIT 1`).pluck(),
       setCurrent: p(`UPDATE sessions SET current_branch_id = ?, updated_at = ? WHERE id = ?`),
       insertBranch: p(`INSERT INTO branches (id, session_id, parent_id, fork_checkpoint_id, fork_position, fork_entry_id, name, reason, created_at)
         VALUES (@id, @sessionId, @parentId, @forkCheckpointId, @forkPosition, @forkEntryId, @name, @reason, @createdAt)`),
@@ -93,7 +108,7 @@ export class SqliteStore implements Store {
       currentOf: p(`SELECT s.seq, s.id, s.user_id, s.title, s.metadata, s.current_branch_id, s.origin_session_id, s.origin_checkpoint_id,
           s.has_tools, s.created_at, s.updated_at,
           b.session_id, b.parent_id, b.fork_checkpoint_id, b.fork_position, b.fork_entry_id, b.name, b.reason, b.created_at,
-          ${HEAD_COLS}
+          ${HEAD_COLS}, s.has_workspace
         FROM sessions s JOIN branches b ON b.id = s.current_branch_id
         LEFT JOIN entries e ON e.branch_id = b.id AND e.position = (SELECT max(position) FROM entries WHERE branch_id = b.id)
         WHERE s.id = ?`).raw(),
@@ -237,6 +252,40 @@ export class SqliteStore implements Store {
   markHasTools(sessionId: string): void {
     this.#s.markHasTools!.run(sessionId);
   }
+  getWorkspace(sessionId: string): WorkspaceRow | undefined {
+    return this.#s.getWorkspace!.get(sessionId) as WorkspaceRow | undefined;
+  }
+  putWorkspace(row: WorkspaceRow): void {
+    this.#s.putWorkspace!.run(row);
+    this.#s.markHasWorkspace!.run(row.sessionId);
+  }
+  setWorkspaceManifest(sessionId: string, manifestId: number, at: number): void {
+    this.#s.setWorkspaceManifest!.run(manifestId, at, sessionId);
+  }
+  insertBlob(hash: string, content: Buffer): void {
+    this.#s.insertBlob!.run(hash, content);
+  }
+  getBlob(hash: string): Buffer | undefined {
+    return this.#s.getBlob!.get(hash) as Buffer | undefined;
+  }
+  manifestId(hash: string): number | undefined {
+    return this.#s.manifestId!.get(hash) as number | undefined;
+  }
+  insertManifest(hash: string, body: string): number {
+    return Number(this.#s.insertManifest!.run(hash, body).lastInsertRowid);
+  }
+  getManifest(id: number): { hash: string; body: string } | undefined {
+    return this.#s.getManifest!.get(id) as { hash: string; body: string } | undefined;
+  }
+  insertCheckpointFiles(checkpointId: string, manifestId: number): void {
+    this.#s.insertCheckpointFiles!.run(checkpointId, manifestId);
+  }
+  checkpointManifest(checkpointId: string): number | undefined {
+    return this.#s.checkpointManifest!.get(checkpointId) as number | undefined;
+  }
+  lastCheckpointFiles(branchId: string, from: number, upTo: number): number | undefined {
+    return this.#s.lastCheckpointFiles!.get(branchId, from, upTo) as number | undefined;
+  }
   setCurrentBranch(sessionId: string, branchId: string, at: number): void {
     this.#s.setCurrent!.run(branchId, at, sessionId);
   }
@@ -274,7 +323,7 @@ export class SqliteStore implements Store {
     return {
       session: {
         seq: t[0], id: t[1], userId: t[2], title: t[3], metadata: t[4], currentBranchId: t[5], originSessionId: t[6],
-        originCheckpointId: t[7], hasTools: t[8] === 1, createdAt: t[9], updatedAt: t[10],
+        originCheckpointId: t[7], hasTools: t[8] === 1, hasWorkspace: t[24] === 1, createdAt: t[9], updatedAt: t[10],
       },
       branch: {
         id: t[5], sessionId: t[11], parentId: t[12], forkCheckpointId: t[13], forkPosition: t[14], forkEntryId: t[15],
@@ -395,6 +444,11 @@ export class SqliteStore implements Store {
     } catch (error) {
       throw translate(error);
     }
+  }
+  databaseFiles(): string[] {
+    if (this.db.memory) return [];
+    const main = resolve(this.db.name);
+    return [main, `${main}-wal`, `${main}-shm`, `${main}-journal`];
   }
   sizeBytes(): number {
     if (this.db.memory) return (this.db.pragma("page_count", { simple: true }) as number) * (this.db.pragma("page_size", { simple: true }) as number);

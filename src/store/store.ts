@@ -11,6 +11,7 @@ export interface SessionRow {
   originSessionId: string | null;
   originCheckpointId: string | null;
   hasTools: boolean;
+  hasWorkspace: boolean;
   createdAt: number;
   updatedAt: number;
 }
@@ -45,6 +46,17 @@ export interface EntryRow {
   msgCount: number;
   hash: string;
   createdAt: number;
+}
+
+/** A session's attached workspace. */
+export interface WorkspaceRow {
+  sessionId: string;
+  dir: string;
+  /** JSON array of .gitignore-style patterns. */
+  exclude: string;
+  /** The files as forkpoint last saw or wrote them. */
+  manifestId: number;
+  updatedAt: number;
 }
 
 /** What a lineage's head needs of its last entry (no content: heads are read on every write). */
@@ -180,7 +192,23 @@ export interface Store {
   close(): void;
   readonly closed: boolean;
 
-  insertSession(row: Omit<SessionRow, "seq" | "hasTools">): void;
+  insertSession(row: Omit<SessionRow, "seq" | "hasTools" | "hasWorkspace">): void;
+  getWorkspace(sessionId: string): WorkspaceRow | undefined;
+  /** Attaches (or re-attaches) the session's workspace, and marks the session as having one. */
+  putWorkspace(row: WorkspaceRow): void;
+  /** Records the files as forkpoint last saw or wrote them. */
+  setWorkspaceManifest(sessionId: string, manifestId: number, at: number): void;
+  /** Stores a file's content under its hash (once). */
+  insertBlob(hash: string, content: Buffer): void;
+  getBlob(hash: string): Buffer | undefined;
+  manifestId(hash: string): number | undefined;
+  insertManifest(hash: string, body: string): number;
+  getManifest(id: number): { hash: string; body: string } | undefined;
+  insertCheckpointFiles(checkpointId: string, manifestId: number): void;
+  /** The manifest of the files a checkpoint captured (none when it was taken without a workspace). */
+  checkpointManifest(checkpointId: string): number | undefined;
+  /** The files of the newest checkpoint with files on `branchId` with `from <= position <= upTo`. */
+  lastCheckpointFiles(branchId: string, from: number, upTo: number): number | undefined;
   /** Records that the session has tool calls (once). */
   markHasTools(sessionId: string): void;
   /** The session row; `updatedAt` is the time of its last move (cheap: for ownership checks). */
@@ -279,6 +307,8 @@ export interface Store {
   deleteFinishedMoves(sessionId?: string): number;
   /** Rebuilds the file without free pages (SQLite VACUUM), then truncates the WAL; outside any unit of work. */
   vacuum(): void;
+  /** Absolute paths of the database's own files (none in memory): a workspace never snapshots them. */
+  databaseFiles(): string[];
   /** Bytes the database takes: its pages, plus the WAL file for a file database. */
   sizeBytes(): number;
 

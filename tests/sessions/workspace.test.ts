@@ -1,0 +1,214 @@
+// Workspaces on real directories: checkpoints capture files, diffFiles compares them, moves with scope "files" /
+// "both" restore them, and files changed outside forkpoint (drift) are never overwritten.
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  ConflictError, IntegrityError, NotFoundError, PayloadTooLargeError, ValidationError, defineTool, openForkpoint, type Forkpoint, type SessionHandle,
+} from "../../src/index.js";
+import { countRows, dumpDatabase, makeTempDir, rejectionOf, removeDir, withRawDatabase } from "../helpers.js";
+
+let dir: string;
+let ws: string;
+let dbFile: string;
+let fp: Forkpoint;
+
+const write = (rel: string, text: string | Buffer) => {
+  const full = path.join(ws, rel);
+  fs.mkdirSync(path.dirname(full), { recursive: true });
+  fs.writeFileSync(full, text);
+};
+const read = (rel: string) => (fs.existsSync(path.join(ws, rel)) ? fs.readFileSync(path.join(ws, rel), "utf8") : null);
+/** Every file under the workspace (but the database's), relative, sorted, with its text. */
+const tree = () => {
+  const out: Record<string, string> = {};
+  const walk = (at: string) => {
+    for (const e of fs.readdirSync(at, { withFileTypes: true })) {
+      const full = path.join(at, e.name);
+      if (e.isDirectory()) walk(full);
+      else if (!full.startsWith(dbFile)) out[path.relative(ws, full).split(path.sep).join("/")] = fs.readFileSync(full, "utf8");
+    }
+  };
+  walk(ws);
+  return out;
+};
+
+const writeTool = defineTool<{ rel: string; text: string }, { previous: string | null }>({
+  name: "write_file",
+  run: async ({ rel, text }) => {
+    const previous = read(rel);
+    write(rel, text);
+    return { previous };
+  },
+  undo: async ({ args, result }) => {
+    if (result.previous === null) fs.rmSync(path.join(ws, args.rel), { force: true });
+    else write(args.rel, result.previous);
+  },
+});
+
+beforeEach(() => {
+  dir = makeTempDir("forkpoint-ws-");
+  ws = path.join(dir, "project");
+  fs.mkdirSync(ws);
+  // The database lives inside the workspace on purpose: its own files must never be captured.
+  dbFile = path.join(ws, "forkpoint.db");
+  fp = openForkpoint({ path: dbFile, tools: [writeTool] });
+});
+afterEach(async () => {
+  await fp.close();
+  removeDir(dir);
+});
+
+async function attached(): Promise<SessionHandle> {
+  write("README.md", "hello\n");
+  write("src/app.ts", "export const a = 1;\n");
+  write("debug.log", "noise");
+  write("node_modules/x/index.js", "module");
+  const s = await fp.createSession({ userId: "u" });
+  const info = await s.attachWorkspace(ws, { exclude: ["*.log", "node_modules/"] });
+  expect(info).toEqual({ dir: ws, exclude: ["*.log", "node_modules/"], files: 2 });
+  return s;
+}
+
+describe("attachWorkspace and diffFiles", () => {
+  it("checkpoints capture the files; diffFiles lists and patches the changes to the disk or another checkpoint", async () => {
+    const s = await attached();
+    await s.append({ role: "user", content: "edit the app" });
+    const cp1 = await s.checkpoint({ name: "before" });
+    write("src/app.ts", "export const a = 2;\n");
+    write("src/new.ts", "new\n");
+    fs.rmSync(path.join(ws, "README.md"));
+    write("debug.log", "more noise");
+    const d = await s.diffFiles(cp1.id, "disk");
+    expect([d.added, d.modified, d.deleted]).toEqual([["src/new.ts"], ["src/app.ts"], ["README.md"]]);
+    expect(d.patch).toContain("--- a/src/app.ts\n+++ b/src/app.ts");
+    expect(d.patch).toContain("-export const a = 1;\n+export const a = 2;");
+    expect(d.patch).toContain("--- /dev/null\n+++ b/src/new.ts");
+    expect(d.patch).toContain("--- a/README.md\n+++ /dev/null");
+    const cp2 = await s.checkpoint({ name: "after" });
+    expect(await s.diffFiles(cp1.id, cp2.id)).toEqual(d);
+    expect(await s.diffFiles(cp2.id)).toEqual({ added: [], modified: [], deleted: [], patch: "" });
+  });
+
+  it("stores each content once, and names binary files in the patch", async () => {
+    const s = await attached();
+    const cp1 = await s.checkpoint();
+    const blobs = countRows(dbFile).file_blobs;
+    await s.checkpoint();
+    await s.checkpoint();
+    expect(countRows(dbFile).file_blobs).toBe(blobs);
+    write("img.bin", Buffer.from([0, 1, 2, 3]));
+    expect((await s.diffFiles(cp1.id)).patch).toBe("Binary files /dev/null and b/img.bin differ\n");
+  });
+
+  it("refuses bad input and checkpoints without files, leaving the database unchanged", async () => {
+    const s = await attached();
+    const bare = await fp.createSession({ userId: "u" });
+    const noFiles = await bare.checkpoint();
+    const before = dumpDatabase(dbFile);
+    expect((await rejectionOf(s.attachWorkspace(path.join(ws, "README.md")))).field).toBe("dir");
+    expect((await rejectionOf(s.attachWorkspace(path.join(dir, "missing")))).field).toBe("dir");
+    expect((await rejectionOf(s.attachWorkspace(ws, { exclude: [""] }))).field).toBe("options.exclude.0");
+    expect(await rejectionOf(s.attachWorkspace(ws, { globs: [] } as never))).toBeInstanceOf(ValidationError);
+    expect((await rejectionOf(bare.diffFiles(noFiles.id))).field).toBe("diffFiles"); // no workspace yet
+    expect(await rejectionOf(s.diffFiles("cp_nope"))).toBeInstanceOf(NotFoundError);
+    expect(await rejectionOf(s.diffFiles(noFiles.id))).toBeInstanceOf(NotFoundError); // another session's
+    expect(dumpDatabase(dbFile)).toEqual(before);
+    await bare.attachWorkspace(ws);
+    expect((await rejectionOf(bare.diffFiles(noFiles.id))).field).toBe("checkpointId");
+  });
+
+  it("refuses a checkpoint with a file over the size limit (PayloadTooLargeError)", async () => {
+    await fp.close();
+    fp = openForkpoint({ path: dbFile, limits: { maxPayloadBytes: 1000 } });
+    const s = await fp.createSession({ userId: "u" });
+    write("small.txt", "ok");
+    await s.attachWorkspace(ws);
+    write("big.txt", "x".repeat(5000));
+    const e = await rejectionOf(s.checkpoint());
+    expect(e).toBeInstanceOf(PayloadTooLargeError);
+    expect(e.field).toBe("workspace file big.txt");
+  });
+});
+
+describe("moves with a scope", () => {
+  it("scope 'files' restores the checkpoint's files and leaves the conversation where it is", async () => {
+    const s = await attached();
+    await s.append({ role: "user", content: "one" });
+    const cp = await s.checkpoint({ name: "one" });
+    const files = tree();
+    await s.append({ role: "user", content: "two" });
+    write("src/app.ts", "changed");
+    write("src/deep/new.ts", "new");
+    fs.rmSync(path.join(ws, "README.md"));
+    await s.checkpoint({ name: "two" });
+    const history = await s.history();
+    const r = await s.rollback(cp.id, { scope: "files" });
+    expect(r.files).toEqual({ written: ["README.md", "src/app.ts"], deleted: ["src/deep/new.ts"] });
+    expect([r.undone, r.replayed]).toEqual([[], []]);
+    expect(await s.history()).toEqual(history);
+    expect(tree()).toEqual({ ...files, "debug.log": "noise", "node_modules/x/index.js": "module" });
+  });
+
+  it("never overwrites files changed outside forkpoint since it last saw them (WORKSPACE_DRIFT); a checkpoint keeps them", async () => {
+    const s = await attached();
+    const cp = await s.checkpoint({ name: "start" });
+    write("src/app.ts", "hand edit");
+    const before = dumpDatabase(dbFile);
+    const e = await rejectionOf(s.rollback(cp.id, { scope: "both" }));
+    expect(e).toBeInstanceOf(ConflictError);
+    expect(e.code).toBe("WORKSPACE_DRIFT");
+    expect(e.message).toContain("src/app.ts");
+    expect(read("src/app.ts")).toBe("hand edit");
+    expect(dumpDatabase(dbFile)).toEqual(before);
+    write("debug.log", "excluded files are not drift");
+    const kept = await s.checkpoint({ name: "hand edit kept" });
+    await s.rollback(cp.id, { scope: "files" });
+    expect(read("src/app.ts")).toBe("export const a = 1;\n");
+    await s.rollback(kept.id, { scope: "files" });
+    expect(read("src/app.ts")).toBe("hand edit");
+  });
+
+  it("scope 'both' moves the conversation, undoes tools, and restores the files; a tool's writes are not drift", async () => {
+    const s = await attached();
+    await s.append({ role: "user", content: "start" });
+    const cp = await s.checkpoint({ name: "start" });
+    await s.invoke("write_file", { rel: "src/app.ts", text: "by the tool" });
+    await s.append({ role: "assistant", content: "done" });
+    const r = await s.rollback(cp.id, { scope: "both" });
+    expect(r.undone.map((t) => t.tool)).toEqual(["write_file"]);
+    expect(r.files).toEqual({ written: [], deleted: [] }); // the undo already put the file back
+    expect((await s.history()).map((m) => m.content)).toEqual(["start"]);
+    expect(read("src/app.ts")).toBe("export const a = 1;\n");
+    // Back to the branch with the tool call, files and all: replayed, then matched to that lineage's newest snapshot.
+    await s.checkpoint({ name: "on the new branch" });
+    const root = (await s.branches()).find((b) => b.parentId === null)!;
+    const back = await s.switchBranch(root.id, { scope: "both" });
+    expect(back.replayed.map((t) => t.tool)).toEqual(["write_file"]);
+    expect(read("src/app.ts")).toBe("export const a = 1;\n"); // the root's newest snapshot is "start"
+  });
+
+  it("refuses scope 'files' without a workspace, or without any snapshot on the target's lineage", async () => {
+    const s = await fp.createSession({ userId: "u" });
+    const early = await s.checkpoint();
+    expect((await rejectionOf(s.rollback(early.id, { scope: "files" }))).field).toBe("options.scope");
+    write("a.txt", "a");
+    await s.attachWorkspace(ws);
+    const e = await rejectionOf(s.rollback(early.id, { scope: "files" }));
+    expect(e).toBeInstanceOf(ValidationError);
+    expect(e.message).toContain("no checkpoint");
+    expect(read("a.txt")).toBe("a");
+  });
+
+  it("never writes damaged stored content: verify reports it and the restore throws IntegrityError", async () => {
+    const s = await attached();
+    const cp = await s.checkpoint({ name: "start" });
+    write("src/app.ts", "changed");
+    await s.checkpoint({ name: "changed" });
+    withRawDatabase(dbFile, (db) => db.prepare(`UPDATE file_blobs SET content = X'00' WHERE content = CAST('export const a = 1;' || char(10) AS BLOB)`).run());
+    const report = await fp.verify({ sessionId: s.id });
+    expect(report.problems).toContainEqual({ kind: "checkpoint", id: cp.id, detail: "its file src/app.ts is missing or does not match its hash" });
+    expect(await rejectionOf(s.rollback(cp.id, { scope: "files" }))).toBeInstanceOf(IntegrityError);
+    expect(read("src/app.ts")).toBe("changed");
+  });
+});
