@@ -24,6 +24,8 @@ describe("README examples", () => {
     expect(out).toContain("[ 'write_file' ] false");
     expect(out).toContain("ok: true");
     expect(out.split("\n")).toContain("true");
+    expect(out).toContain("[ 'plan.md' ]");
+    expect(readFileSync(join(dir, "project", "plan.md"), "utf8")).toBe("draft 1\n");
     expect(out.split("\n")).toContain("3");
   });
 });
