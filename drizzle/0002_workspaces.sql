@@ -1,6 +1,8 @@
 CREATE TABLE `checkpoint_files` (
 	`checkpoint_id` text PRIMARY KEY NOT NULL,
 	`manifest_id` integer NOT NULL,
+	`dir` text NOT NULL,
+	`exclude` text NOT NULL,
 	FOREIGN KEY (`checkpoint_id`) REFERENCES `checkpoints`(`id`) ON UPDATE no action ON DELETE no action
 );
 --> statement-breakpoint

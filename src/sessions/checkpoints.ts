@@ -32,7 +32,7 @@ export async function createCheckpoint(ctx: EngineContext, ref: SessionRef, inpu
       });
       if (ws && files) {
         const manifestId = saveSnapshot(ctx.store, files.files);
-        ctx.store.insertCheckpointFiles(row.id, manifestId);
+        ctx.store.insertCheckpointFiles({ checkpointId: row.id, manifestId, dir: files.dir, exclude: files.exclude });
         ctx.store.setWorkspaceManifest(session.id, manifestId, now);
       }
       return { cp: toCheckpoint(row) };

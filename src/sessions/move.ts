@@ -1,6 +1,6 @@
 // Moving the world: journal the steps, run each undo/replay once, then make the target current.
 // Used by rollback, edit and switchBranch, and by crash recovery to finish a journaled move.
-import { ConflictError, ToolReplayError, ToolUndoError, errorText } from "../models/errors.js";
+import { ConflictError, ToolReplayError, ToolUndoError, ValidationError, errorText } from "../models/errors.js";
 import { newId } from "../models/ids.js";
 import { moveOptions, parseInput, type MoveOptions } from "../models/inputs.js";
 import { resultAsJson } from "../models/json.js";
@@ -11,7 +11,7 @@ import { headOfEntry, type Head } from "./lineage.js";
 import { autoCheckpointAfterMessage, writeEntry, type EntryFields } from "./log-writer.js";
 import { computePlan, type MoveTarget } from "./move-plan.js";
 import { ownedCurrent, ownedSession } from "./ownership.js";
-import { checkNoDrift, noteWorkspace, restoreFiles, targetFiles, workspaceOf } from "./workspace.js";
+import { absorbChanges, filesBefore, prepareRestore, restoreFiles, targetFiles, workspaceOf } from "./workspace.js";
 import { SELF_START } from "./process-identity.js";
 import { toBranch, toMessage, toToolInvocation } from "./rows.js";
 
@@ -46,26 +46,23 @@ export async function performMove(
   const o = parseInput(moveOptions, options ?? {}, "options");
   const scope = o.scope ?? "conversation";
   return ctx.withSessionLock(ref.id, async () => {
-    if (scope === "conversation") {
-      const seen = { workspace: false };
-      const outcome = await moveConversation(ctx, ref, o, prepare, seen);
-      // Tools undone or replayed may have changed the workspace: that is forkpoint's doing, not drift.
-      if (seen.workspace) await noteWorkspace(ctx, ref.id);
-      return outcome;
-    }
-    // Files first checked, then the conversation moved (if asked), then the files written: drift changes nothing.
-    const { ws, manifestId, kind } = await ctx.store.read(() => {
+    if (scope === "conversation") return moveConversation(ctx, ref, o, prepare);
+    // Everything the files need is checked first (drift, contents, links in the way), so a refused move changes
+    // nothing. Then the files are restored to the target's snapshot, then the conversation moves: tools replayed
+    // after that snapshot bring their effects back on top of it, and tools undone find what they wrote.
+    const { ws, manifestId } = await ctx.store.read(() => {
       const session = ownedSession(ctx.store, ref.id, ref.userId);
       const ws = workspaceOf(ctx.store, session.id, "options.scope");
       const base = prepare(session);
-      return { ws, kind: base.kind, manifestId: targetFiles(ctx.store, base.target, base.newBranch?.forkCheckpointId ?? null) };
+      if (scope === "files" && base.kind === "edit") {
+        throw new ValidationError("options.scope", 'an edit adds a message: use scope "both" (or "conversation")');
+      }
+      return { ws, manifestId: targetFiles(ctx.store, ws, base.target, base.newBranch?.forkCheckpointId ?? null) };
     });
-    checkNoDrift(ctx, ws);
-    const outcome = scope === "both" ? await moveConversation(ctx, ref, o, prepare, { workspace: true }) : await stayingPut(ctx, ref);
-    const files = await restoreFiles(ctx, ref.id, manifestId);
-    const result = { ...outcome, files };
-    if (scope === "files") ctx.events.emit(kind, result);
-    return result;
+    const prepared = await prepareRestore(ctx, ws, manifestId);
+    const files = await restoreFiles(ctx, ref.id, prepared);
+    const outcome = scope === "both" ? await moveConversation(ctx, ref, o, prepare) : await stayingPut(ctx, ref);
+    return { ...outcome, files };
   });
 }
 
@@ -83,14 +80,12 @@ async function moveConversation(
   ref: SessionRef,
   o: { onUndoError?: "stop" | "continue"; refuseIrreversible?: boolean },
   prepare: (session: SessionRow) => Omit<MoveSpec, "onError" | "skipped" | "unknown">,
-  seen: { workspace: boolean },
 ): Promise<MoveOutcome> {
   {
     // One write transaction plans the move and either finishes it (no tool has to run) or journals its steps,
     // so no other process can plan a move of this session in between.
     const planned = await ctx.store.write(() => {
       const session = ownedSession(ctx.store, ref.id, ref.userId);
-      seen.workspace = Boolean(session.hasWorkspace);
       if (session.hasTools) refuseConcurrentMove(ctx, session.id);
       const base = prepare(session);
       // A session that never recorded a tool call has no world to move: skip reading the lineages.
@@ -111,7 +106,7 @@ async function moveConversation(
           (step, idx) => ({ moveId, idx, ...step, status: "pending" as const, result: null, error: null }),
         ),
       );
-      return { spec, plan, done: null, moveId };
+      return { spec, plan, done: null, moveId, hasWorkspace: session.hasWorkspace };
     });
     const { spec, plan, done, moveId } = planned;
     if (done) {
@@ -124,7 +119,13 @@ async function moveConversation(
         "IRREVERSIBLE",
       );
     }
-    return runJournaledMove(ctx, moveId, spec);
+    // Tools undone or replayed change the workspace's files: forkpoint's own doing, not drift.
+    const before = planned.hasWorkspace ? filesBefore(ctx, await ctx.store.read(() => ctx.store.getWorkspace(ref.id))) : null;
+    try {
+      return await runJournaledMove(ctx, moveId, spec);
+    } finally {
+      await absorbChanges(ctx, ref.id, before);
+    }
   }
 }
 

@@ -13,6 +13,8 @@ export interface PruneReport {
   snapshots: number;
   /** Journals of finished moves (a move with a step of unknown outcome keeps its journal). */
   moves: number;
+  /** Workspace file snapshots and contents no checkpoint or workspace holds any more. */
+  files: number;
   /**
    * Whether the file was rebuilt. False when `vacuum: false`, or when another connection kept the database busy
    * past the busy timeout (the deletions above are committed either way; prune again later to reclaim the space).
@@ -37,7 +39,12 @@ export async function prune(ctx: EngineContext, input: z.input<typeof pruneInput
     const store = ctx.store;
     if (o.sessionId !== undefined && !store.getSession(o.sessionId)) throw new NotFoundError("session", o.sessionId);
     const checkpoints = store.deleteExpiredCheckpoints(ctx.now(), o.sessionId);
-    return { checkpoints: checkpoints.length, snapshots: store.deleteUnreferencedSnapshots(), moves: store.deleteFinishedMoves(o.sessionId) };
+    return {
+      checkpoints: checkpoints.length,
+      snapshots: store.deleteUnreferencedSnapshots(),
+      moves: store.deleteFinishedMoves(o.sessionId),
+      files: store.deleteUnreferencedFiles(),
+    };
   });
   let vacuumed = false;
   if (o.vacuum ?? true) {

@@ -11,7 +11,7 @@ import { headOf } from "./lineage.js";
 import { writeCheckpoint, writeEntry } from "./log-writer.js";
 import { ownedSession } from "./ownership.js";
 import { toCheckpoint, toToolInvocation } from "./rows.js";
-import { noteWorkspace } from "./workspace.js";
+import { absorbChanges, filesBefore } from "./workspace.js";
 
 /** Writes a tool call onto the current branch (status running until completed). */
 function journalCall(ctx: EngineContext, session: SessionRow, tool: string, argsText: string, callId: string | null): EntryRow {
@@ -64,13 +64,15 @@ async function journalRunComplete(ctx: EngineContext, ref: SessionRef, tool: Too
     return { session, entry: journalCall(ctx, session, name, argsText, null) };
   });
   const handlerCtx = { sessionId: session.id, userId: session.userId, invocationId: entry.id, replay: false };
+  // The workspace's files before the tool runs: what it changes becomes known to forkpoint (not drift).
+  const before = session.hasWorkspace ? filesBefore(ctx, await ctx.store.read(() => ctx.store.getWorkspace(session.id))) : null;
   let value: unknown;
   inflightInvocations.add(entry.id);
   try {
     value = await tool.run(JSON.parse(argsText) as JsonValue, handlerCtx);
   } catch (error) {
     const cp = await ctx.store.write(() => completeCall(ctx, session, entry, { result: null, error: errorJson(error) }));
-    if (session.hasWorkspace) await noteWorkspace(ctx, session.id);
+    await absorbChanges(ctx, session.id, before);
     await emitCompleted(ctx, entry.id, cp);
     throw error;
   } finally {
@@ -79,8 +81,7 @@ async function journalRunComplete(ctx: EngineContext, ref: SessionRef, tool: Too
   // Once `run` has returned, its effect is in the world: the call succeeded whatever its result looks like.
   const resultText = resultAsJson(value, ctx.limits);
   const cp = await ctx.store.write(() => completeCall(ctx, session, entry, { result: resultText, error: null }));
-  // What a tool did to the workspace's files is forkpoint's own doing, not drift.
-  if (session.hasWorkspace) await noteWorkspace(ctx, session.id);
+  await absorbChanges(ctx, session.id, before);
   await emitCompleted(ctx, entry.id, cp);
   return value;
 }
@@ -90,16 +91,16 @@ export async function recordToolCall(ctx: EngineContext, ref: SessionRef, input:
   const argsText = toJsonText(o.args, "toolCall.args", ctx.limits);
   const resultText = o.error === undefined ? toJsonText(o.result === undefined ? null : o.result, "toolCall.result", ctx.limits) : null;
   const error = o.error === undefined ? null : JSON.stringify(typeof o.error === "string" ? { message: o.error } : o.error);
-  const { entry, cp, hasWorkspace } = await ctx.withSessionLock(
+  const { entry, cp } = await ctx.withSessionLock(
     ref.id,
     () =>
       ctx.store.write(() => {
         const session = ownedSession(ctx.store, ref.id, ref.userId);
         const entry = journalCall(ctx, session, o.tool, argsText, o.callId ?? null);
-        return { entry, cp: completeCall(ctx, session, entry, { result: resultText, error }), hasWorkspace: session.hasWorkspace };
+        return { entry, cp: completeCall(ctx, session, entry, { result: resultText, error }) };
       }),
     "shared",
   );
-  if (hasWorkspace) await noteWorkspace(ctx, ref.id);
+  // A call run elsewhere changed files forkpoint never saw before and after: they stay drift until a checkpoint.
   return emitCompleted(ctx, entry.id, cp);
 }

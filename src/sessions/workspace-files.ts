@@ -1,7 +1,7 @@
 // The file-system side of workspaces: reading a directory into a snapshot (path → SHA-256 of its content), making the
 // directory match a snapshot again, and the unified diff between two snapshots.
 import { createHash } from "node:crypto";
-import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { createTwoFilesPatch } from "diff";
 import ignore from "ignore";
@@ -66,7 +66,46 @@ export function changedPaths(a: Record<string, string>, b: Record<string, string
   return [...paths].filter((p) => a[p] !== b[p]).sort();
 }
 
-/** Makes `dir` hold exactly `target`'s files (of those `current`, a fresh scan, holds): writes and deletes. */
+/**
+ * Why `paths` cannot be written under `dir` (a symbolic link, or a file where a directory must be, anywhere on the
+ * way), or null. Writing through a link could change a file outside the workspace.
+ */
+export function assertRestorable(dir: string, paths: readonly string[]): string | null {
+  const seen = new Map<string, "dir" | "file" | "link" | "none">();
+  const kind = (full: string) => {
+    let k = seen.get(full);
+    if (k === undefined) {
+      try {
+        const st = lstatSync(full);
+        k = st.isSymbolicLink() ? "link" : st.isDirectory() ? "dir" : "file";
+      } catch {
+        k = "none";
+      }
+      seen.set(full, k);
+    }
+    return k;
+  };
+  for (const path of paths) {
+    const parts = path.split("/");
+    if (parts.some((p) => p === "" || p === "." || p === "..")) return `${path} is not a plain relative path`;
+    let at = dir;
+    for (let i = 0; i < parts.length; i++) {
+      at = join(at, parts[i]!);
+      const k = kind(at);
+      if (k === "none") break;
+      if (k === "link") return `${relative(dir, at)} is a symbolic link`;
+      if (i < parts.length - 1 && k !== "dir") return `${relative(dir, at)} is a file where ${path} needs a directory`;
+      if (i === parts.length - 1 && k === "dir") return `${path} is a directory`;
+    }
+  }
+  return null;
+}
+
+/**
+ * Makes `dir` hold exactly `target`'s files (of those `current`, a fresh scan, holds): deletes first (so a name that
+ * differs only in case on a case-insensitive file system is not deleted after being written), then writes each file
+ * to a temporary name and renames it into place. Check `assertRestorable` first.
+ */
 export function restoreWorkspace(
   dir: string,
   current: Snapshot,
@@ -75,17 +114,19 @@ export function restoreWorkspace(
 ): { written: string[]; deleted: string[] } {
   const written: string[] = [];
   const deleted: string[] = [];
-  for (const [path, hash] of Object.entries(target)) {
-    if (current.get(path)?.hash === hash) continue;
-    const full = join(dir, ...path.split("/"));
-    mkdirSync(dirname(full), { recursive: true });
-    writeFileSync(full, content(hash));
-    written.push(path);
-  }
   for (const path of current.keys()) {
     if (path in target) continue;
     rmSync(join(dir, ...path.split("/")), { force: true });
     deleted.push(path);
+  }
+  for (const [path, hash] of Object.entries(target)) {
+    if (current.get(path)?.hash === hash) continue;
+    const full = join(dir, ...path.split("/"));
+    mkdirSync(dirname(full), { recursive: true });
+    const temp = `${full}.forkpoint-${process.pid}.tmp`;
+    writeFileSync(temp, content(hash));
+    renameSync(temp, full);
+    written.push(path);
   }
   return { written, deleted };
 }

@@ -261,4 +261,7 @@ export const checkpointFiles = sqliteTable("checkpoint_files", {
     .primaryKey()
     .references(() => checkpoints.id),
   manifestId: integer("manifest_id").notNull(),
+  /** The directory and exclude list the files were read under: a snapshot is only restored to the same. */
+  dir: text("dir").notNull(),
+  exclude: text("exclude").notNull(),
 });

@@ -6,7 +6,7 @@ import { DatabaseError } from "../models/errors.js";
 import { openDatabase, type OpenDatabaseOptions } from "./open-database.js";
 import type {
   BranchRow, CheckpointFilter, MessageRow, CheckpointRow, EntryRow, EventRow, LineageSegment, MoveRow,
-  MoveStepRow, MoveStepStatus, NewCheckpoint, ListedCheckpoint, HeadRow, CurrentRow, WorkspaceRow, NewEntry, SessionRow, Store, TimelineRow, ToolResultRow, ToolRow,
+  MoveStepRow, MoveStepStatus, NewCheckpoint, ListedCheckpoint, HeadRow, CurrentRow, WorkspaceRow, CheckpointFilesRow, NewEntry, SessionRow, Store, TimelineRow, ToolResultRow, ToolRow,
 } from "./store.js";
 
 const SESSION_BASE_COLS = `seq, id, user_id AS userId, title, metadata, current_branch_id AS currentBranchId,
@@ -89,10 +89,14 @@ export class SqliteStore implements Store {
       manifestId: p(`SELECT id FROM file_manifests WHERE hash = ?`).pluck(),
       insertManifest: p(`INSERT INTO file_manifests (hash, body) VALUES (?, ?)`),
       getManifest: p(`SELECT hash, body FROM file_manifests WHERE id = ?`),
-      insertCheckpointFiles: p(`INSERT INTO checkpoint_files (checkpoint_id, manifest_id) VALUES (?, ?)`),
-      checkpointManifest: p(`SELECT manifest_id FROM checkpoint_files WHERE checkpoint_id = ?`).pluck(),
-      lastCheckpointFiles: p(`SELECT f.manifest_id FROM checkpoints c JOIN checkpoint_files f ON f.checkpoint_id = c.id
-        WHERE c.branch_id = ? AND c.position >= ? AND c.position <= ? ORDER BY c.position DESC, c.seq DESC LIMIT 1`).pluck(),
+      insertCheckpointFiles: p(`INSERT INTO checkpoint_files (checkpoint_id, manifest_id, dir, exclude) VALUES (@checkpointId, @manifestId, @dir, @exclude)`),
+      checkpointManifest: p(`SELECT manifest_id AS manifestId, dir, exclude FROM checkpoint_files WHERE checkpoint_id = ?`),
+      deleteCheckpointFiles: p(`DELETE FROM checkpoint_files WHERE checkpoint_id = ?`),
+      deleteUnreferencedManifests: p(`DELETE FROM file_manifests WHERE id NOT IN (SELECT manifest_id FROM checkpoint_files)
+        AND id NOT IN (SELECT manifest_id FROM workspaces)`),
+      deleteUnreferencedBlobs: p(`DELETE FROM file_blobs WHERE hash NOT IN (SELECT j.value FROM file_manifests m, json_each(m.body) j)`),
+      lastCheckpointFiles: p(`SELECT f.manifest_id AS manifestId, f.dir, f.exclude FROM checkpoints c JOIN checkpoint_files f ON f.checkpoint_id = c.id
+        WHERE c.branch_id = ? AND c.position >= ? AND c.position <= ? ORDER BY c.position DESC, c.seq DESC LIMIT 1`),
       setCurrent: p(`UPDATE sessions SET current_branch_id = ?, updated_at = ? WHERE id = ?`),
       insertBranch: p(`INSERT INTO branches (id, session_id, parent_id, fork_checkpoint_id, fork_position, fork_entry_id, name, reason, created_at)
         VALUES (@id, @sessionId, @parentId, @forkCheckpointId, @forkPosition, @forkEntryId, @name, @reason, @createdAt)`),
@@ -141,6 +145,10 @@ export class SqliteStore implements Store {
           @id, @sessionId, @branchId, @position, @name, @auto, @metadata, @userId, @stateId, @headHash, @checksum, @createdAt, @expiresAt)`),
       getCheckpoint: p(`SELECT ${CHECKPOINT_COLS} FROM checkpoints WHERE id = ?`),
       deleteCheckpoint: p(`DELETE FROM checkpoints WHERE id = ?`),
+      expiredIds: p(`SELECT id FROM checkpoints WHERE expires_at IS NOT NULL AND expires_at <= @now
+          AND (@sessionId IS NULL OR session_id = @sessionId)
+          AND NOT EXISTS (SELECT 1 FROM branches b WHERE b.fork_checkpoint_id = checkpoints.id)
+          AND NOT EXISTS (SELECT 1 FROM moves m WHERE m.status = 'running' AND json_extract(m.spec, '$.newBranch.forkCheckpointId') = checkpoints.id)`).pluck(),
       deleteExpired: p(`DELETE FROM checkpoints WHERE expires_at IS NOT NULL AND expires_at <= @now
           AND (@sessionId IS NULL OR session_id = @sessionId)
           AND NOT EXISTS (SELECT 1 FROM branches b WHERE b.fork_checkpoint_id = checkpoints.id)
@@ -277,14 +285,18 @@ export class SqliteStore implements Store {
   getManifest(id: number): { hash: string; body: string } | undefined {
     return this.#s.getManifest!.get(id) as { hash: string; body: string } | undefined;
   }
-  insertCheckpointFiles(checkpointId: string, manifestId: number): void {
-    this.#s.insertCheckpointFiles!.run(checkpointId, manifestId);
+  insertCheckpointFiles(row: CheckpointFilesRow & { checkpointId: string }): void {
+    this.#s.insertCheckpointFiles!.run(row);
   }
-  checkpointManifest(checkpointId: string): number | undefined {
-    return this.#s.checkpointManifest!.get(checkpointId) as number | undefined;
+  checkpointManifest(checkpointId: string): CheckpointFilesRow | undefined {
+    return this.#s.checkpointManifest!.get(checkpointId) as CheckpointFilesRow | undefined;
   }
-  lastCheckpointFiles(branchId: string, from: number, upTo: number): number | undefined {
-    return this.#s.lastCheckpointFiles!.get(branchId, from, upTo) as number | undefined;
+  lastCheckpointFiles(branchId: string, from: number, upTo: number): CheckpointFilesRow | undefined {
+    return this.#s.lastCheckpointFiles!.get(branchId, from, upTo) as CheckpointFilesRow | undefined;
+  }
+  deleteUnreferencedFiles(): number {
+    const manifests = this.#s.deleteUnreferencedManifests!.run().changes;
+    return manifests + this.#s.deleteUnreferencedBlobs!.run().changes;
   }
   setCurrentBranch(sessionId: string, branchId: string, at: number): void {
     this.#s.setCurrent!.run(branchId, at, sessionId);
@@ -418,9 +430,11 @@ export class SqliteStore implements Store {
     return tuples.map(listedFromTuple);
   }
   deleteCheckpoint(id: string): void {
+    this.#s.deleteCheckpointFiles!.run(id);
     this.#s.deleteCheckpoint!.run(id);
   }
   deleteExpiredCheckpoints(now: number, sessionId?: string): CheckpointRow[] {
+    for (const id of this.#s.expiredIds!.all({ now, sessionId: sessionId ?? null }) as string[]) this.#s.deleteCheckpointFiles!.run(id);
     const rows = this.#s.deleteExpired!.all({ now, sessionId: sessionId ?? null }) as CheckpointRow[];
     for (const row of rows) row.auto = Boolean(row.auto);
     return rows;

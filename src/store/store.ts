@@ -59,6 +59,13 @@ export interface WorkspaceRow {
   updatedAt: number;
 }
 
+/** The files a checkpoint captured, and the directory and exclude list they were read under. */
+export interface CheckpointFilesRow {
+  manifestId: number;
+  dir: string;
+  exclude: string;
+}
+
 /** What a lineage's head needs of its last entry (no content: heads are read on every write). */
 export type HeadRow = Pick<EntryRow, "id" | "position" | "hash" | "stateId" | "msgCount">;
 
@@ -204,11 +211,13 @@ export interface Store {
   manifestId(hash: string): number | undefined;
   insertManifest(hash: string, body: string): number;
   getManifest(id: number): { hash: string; body: string } | undefined;
-  insertCheckpointFiles(checkpointId: string, manifestId: number): void;
-  /** The manifest of the files a checkpoint captured (none when it was taken without a workspace). */
-  checkpointManifest(checkpointId: string): number | undefined;
+  insertCheckpointFiles(row: CheckpointFilesRow & { checkpointId: string }): void;
+  /** The files a checkpoint captured (none when it was taken without a workspace). */
+  checkpointManifest(checkpointId: string): CheckpointFilesRow | undefined;
   /** The files of the newest checkpoint with files on `branchId` with `from <= position <= upTo`. */
-  lastCheckpointFiles(branchId: string, from: number, upTo: number): number | undefined;
+  lastCheckpointFiles(branchId: string, from: number, upTo: number): CheckpointFilesRow | undefined;
+  /** Deletes file manifests no checkpoint or workspace holds, and contents no manifest holds; returns how many. */
+  deleteUnreferencedFiles(): number;
   /** Records that the session has tool calls (once). */
   markHasTools(sessionId: string): void;
   /** The session row; `updatedAt` is the time of its last move (cheap: for ownership checks). */

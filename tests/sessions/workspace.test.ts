@@ -177,15 +177,19 @@ describe("moves with a scope", () => {
     await s.append({ role: "assistant", content: "done" });
     const r = await s.rollback(cp.id, { scope: "both" });
     expect(r.undone.map((t) => t.tool)).toEqual(["write_file"]);
-    expect(r.files).toEqual({ written: [], deleted: [] }); // the undo already put the file back
+    expect(r.files).toEqual({ written: ["src/app.ts"], deleted: [] }); // files first, then the undo (same content)
     expect((await s.history()).map((m) => m.content)).toEqual(["start"]);
     expect(read("src/app.ts")).toBe("export const a = 1;\n");
-    // Back to the branch with the tool call, files and all: replayed, then matched to that lineage's newest snapshot.
+    // Back to the branch with the tool call: files set to that lineage's newest snapshot ("start"), then the call
+    // made after it is replayed on top: the directory matches the branch's head.
     await s.checkpoint({ name: "on the new branch" });
     const root = (await s.branches()).find((b) => b.parentId === null)!;
     const back = await s.switchBranch(root.id, { scope: "both" });
     expect(back.replayed.map((t) => t.tool)).toEqual(["write_file"]);
-    expect(read("src/app.ts")).toBe("export const a = 1;\n"); // the root's newest snapshot is "start"
+    expect(read("src/app.ts")).toBe("by the tool");
+    // The replay's write is forkpoint's own: no drift for the next move.
+    await s.rollback(cp.id, { scope: "files" });
+    expect(read("src/app.ts")).toBe("export const a = 1;\n");
   });
 
   it("refuses scope 'files' without a workspace, or without any snapshot on the target's lineage", async () => {
@@ -210,5 +214,90 @@ describe("moves with a scope", () => {
     expect(report.problems).toContainEqual({ kind: "checkpoint", id: cp.id, detail: "its file src/app.ts is missing or does not match its hash" });
     expect(await rejectionOf(s.rollback(cp.id, { scope: "files" }))).toBeInstanceOf(IntegrityError);
     expect(read("src/app.ts")).toBe("changed");
+  });
+
+  it("restores a snapshot only to the directory and exclude list it was read under", async () => {
+    const s = await attached();
+    const cp = await s.checkpoint({ name: "project" });
+    const other = path.join(dir, "thesis");
+    fs.mkdirSync(other);
+    fs.writeFileSync(path.join(other, "thesis.tex"), "chapter 1");
+    await s.attachWorkspace(other);
+    const e = await rejectionOf(s.rollback(cp.id, { scope: "files" }));
+    expect(e).toBeInstanceOf(ValidationError);
+    expect(fs.readFileSync(path.join(other, "thesis.tex"), "utf8")).toBe("chapter 1");
+    expect(await rejectionOf(s.diffFiles(cp.id))).toBeInstanceOf(ValidationError);
+  });
+
+  it("never writes through a symbolic link, and refuses before changing anything", async () => {
+    const s = await attached();
+    const cp = await s.checkpoint({ name: "start" });
+    const outside = path.join(dir, "outside.txt");
+    fs.writeFileSync(outside, "precious");
+    await s.invoke("write_file", { rel: "src/app.ts", text: "x" }); // forkpoint's own change
+    fs.rmSync(path.join(ws, "src"), { recursive: true });
+    fs.symlinkSync(dir, path.join(ws, "src")); // hand-made: src/ now leads outside
+    const e = await rejectionOf(s.rollback(cp.id, { scope: "files" }));
+    expect(e).toBeInstanceOf(ConflictError);
+    expect(fs.readFileSync(outside, "utf8")).toBe("precious");
+    expect(read("README.md")).toBe("hello\n");
+  });
+
+  it("a hand edit stays drift even after a tool call or a move that did not touch it", async () => {
+    const s = await attached();
+    const cp = await s.checkpoint({ name: "start" });
+    write("README.md", "hand edit");
+    await s.invoke("write_file", { rel: "src/app.ts", text: "by the tool" });
+    await s.rollback(cp.id); // conversation only: undoes the tool's write
+    const e = await rejectionOf(s.rollback(cp.id, { scope: "files" }));
+    expect(e.code).toBe("WORKSPACE_DRIFT");
+    expect(e.message).toContain("README.md");
+    expect(e.message).not.toContain("src/app.ts");
+    expect(read("README.md")).toBe("hand edit");
+  });
+
+  it("checks every stored content before moving anything: a damaged one leaves conversation and files as they were", async () => {
+    const s = await attached();
+    await s.append({ role: "user", content: "one" });
+    const cp = await s.checkpoint({ name: "start" });
+    write("src/app.ts", "changed");
+    await s.append({ role: "user", content: "two" });
+    await s.checkpoint({ name: "changed" });
+    withRawDatabase(dbFile, (db) => db.prepare(`UPDATE file_blobs SET content = X'00' WHERE content = CAST('hello' || char(10) AS BLOB)`).run());
+    const branches = (await s.branches()).length;
+    expect(await rejectionOf(s.rollback(cp.id, { scope: "both" }))).toBeInstanceOf(IntegrityError);
+    expect((await s.branches()).length).toBe(branches);
+    expect((await s.history()).map((m) => m.content)).toEqual(["one", "two"]);
+    expect(read("src/app.ts")).toBe("changed");
+  });
+
+  it("deleting and pruning checkpoints with files works, and prune drops contents nothing holds", async () => {
+    const s = await attached();
+    const a = await s.checkpoint({ name: "a" });
+    write("big.txt", "only in b");
+    const b = await s.checkpoint({ name: "b", expiresIn: 1 });
+    fs.rmSync(path.join(ws, "big.txt"));
+    await s.checkpoint({ name: "c" });
+    await s.deleteCheckpoint(a.id);
+    await new Promise((r) => setTimeout(r, 5));
+    const report = await fp.prune({ vacuum: false });
+    expect(report.checkpoints).toBe(1);
+    expect(report.files).toBeGreaterThan(0);
+    withRawDatabase(dbFile, (db) => {
+      expect(db.prepare(`SELECT count(*) AS n FROM file_blobs WHERE content = CAST('only in b' AS BLOB)`).get()).toEqual({ n: 0 });
+    });
+    expect(await fp.verify()).toMatchObject({ ok: true });
+    void b;
+  });
+
+  it("a tool call still resolves to its result when the files cannot be read afterwards", async () => {
+    await fp.close();
+    const grow = defineTool<{ n: number }, { n: number }>({ name: "grow", run: async ({ n }) => (write("big.txt", "x".repeat(n)), { n }), undo: async () => {} });
+    fp = openForkpoint({ path: dbFile, tools: [grow], limits: { maxPayloadBytes: 100 } });
+    const s = await fp.createSession({ userId: "u" });
+    write("a.txt", "a");
+    await s.attachWorkspace(ws);
+    expect(await s.invoke("grow", { n: 500 })).toEqual({ n: 500 }); // big.txt is now over the limit: not absorbed
+    expect((await s.toolTrack()).map((t) => t.status)).toEqual(["succeeded"]);
   });
 });
