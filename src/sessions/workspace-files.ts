@@ -102,9 +102,11 @@ export function assertRestorable(dir: string, paths: readonly string[]): string 
 }
 
 /**
- * Makes `dir` hold exactly `target`'s files (of those `current`, a fresh scan, holds): deletes first (so a name that
- * differs only in case on a case-insensitive file system is not deleted after being written), then writes each file
- * to a temporary name and renames it into place. Check `assertRestorable` first.
+ * Makes `dir` hold exactly `target`'s files (of those `current`, a fresh scan, holds). Every new content is first
+ * written beside its place under a temporary name: if one fails (disk full, permissions), the temporary files are
+ * removed and the directory is as it was. Then deletes (first, so a name that differs only in case on a
+ * case-insensitive file system is not deleted after being written), then renames into place.
+ * Check `assertRestorable` first.
  */
 export function restoreWorkspace(
   dir: string,
@@ -112,23 +114,28 @@ export function restoreWorkspace(
   target: Record<string, string>,
   content: (hash: string) => Buffer,
 ): { written: string[]; deleted: string[] } {
-  const written: string[] = [];
+  const staged: { path: string; full: string; temp: string }[] = [];
+  try {
+    for (const [path, hash] of Object.entries(target)) {
+      if (current.get(path)?.hash === hash) continue;
+      const full = join(dir, ...path.split("/"));
+      mkdirSync(dirname(full), { recursive: true });
+      const temp = `${full}.forkpoint-${process.pid}.tmp`;
+      writeFileSync(temp, content(hash));
+      staged.push({ path, full, temp });
+    }
+  } catch (error) {
+    for (const s of staged) rmSync(s.temp, { force: true });
+    throw error;
+  }
   const deleted: string[] = [];
   for (const path of current.keys()) {
     if (path in target) continue;
     rmSync(join(dir, ...path.split("/")), { force: true });
     deleted.push(path);
   }
-  for (const [path, hash] of Object.entries(target)) {
-    if (current.get(path)?.hash === hash) continue;
-    const full = join(dir, ...path.split("/"));
-    mkdirSync(dirname(full), { recursive: true });
-    const temp = `${full}.forkpoint-${process.pid}.tmp`;
-    writeFileSync(temp, content(hash));
-    renameSync(temp, full);
-    written.push(path);
-  }
-  return { written, deleted };
+  for (const s of staged) renameSync(s.temp, s.full);
+  return { written: staged.map((s) => s.path), deleted };
 }
 
 /** A unified diff of the files that differ between two manifests (binary files are named, not shown). */
