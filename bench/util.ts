@@ -79,7 +79,7 @@ export async function timeSmallOp(fn: (i: number) => unknown): Promise<{ coldMs:
 }
 
 /** `timeMedian` after a few untimed calls, so every system is measured with its code paths warm (JIT, caches). */
-export async function timeWarmMedian(reps: number, fn: (i: number) => unknown, warmup = 3): Promise<number> {
+export async function timeWarmMedian(reps: number, fn: (i: number) => unknown, warmup: number): Promise<number> {
   for (let i = 0; i < warmup; i++) await fn(reps + i);
   return timeMedian(reps, fn);
 }

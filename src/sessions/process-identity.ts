@@ -29,8 +29,11 @@ export function processStart(pid: number): string | null {
   return procStat(pid)?.start ?? null;
 }
 
+/** This process's "<boot id>:<start time>" ("" where /proc cannot tell). */
+const SELF_PROCESS = processStart(process.pid) ?? "";
+
 /** This thread's identity, recorded with each move it journals: "<boot id>:<start time>#<thread id>". */
-export const SELF_START = ((start) => (start === null ? `#${threadId}` : `${start}#${threadId}`))(processStart(process.pid));
+export const SELF_START = `${SELF_PROCESS}#${threadId}`;
 
 /**
  * True when the thread that recorded (`pid`, `start`) may still run. This thread counts as dead (its running moves
@@ -42,7 +45,7 @@ export function isAlive(pid: number, start: string | null): boolean {
   if (pid === process.pid) {
     if (start === null || start === SELF_START) return false;
     // Same pid, same process start, another thread: a live worker. Another start: an earlier process with our pid.
-    return processPart === (processStart(process.pid) ?? "") && thread !== String(threadId);
+    return processPart === SELF_PROCESS && thread !== String(threadId);
   }
   try {
     process.kill(pid, 0);

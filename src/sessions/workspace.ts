@@ -232,13 +232,13 @@ export function checkpointFilesProblems(store: Store, checkpointId: string): str
   const files = store.checkpointManifest(checkpointId);
   if (!files) return [];
   const manifest = store.getManifest(files.manifestId);
-  if (!manifest || manifestOf(JSON.parse(manifest.body) as Record<string, string>).hash !== manifest.hash) {
-    return ["its file manifest is missing or does not match its hash"];
-  }
+  const paths = manifest ? (JSON.parse(manifest.body) as Record<string, string>) : null;
+  if (!manifest || !paths || manifestOf(paths).hash !== manifest.hash) return ["its file manifest is missing or does not match its hash"];
+  const blob = blobOf(store);
   const problems: string[] = [];
-  for (const [path, hash] of Object.entries(JSON.parse(manifest.body) as Record<string, string>)) {
+  for (const [path, hash] of Object.entries(paths)) {
     try {
-      blobOf(store)(hash);
+      blob(hash);
     } catch {
       problems.push(`its file ${path} is missing or does not match its hash`);
     }

@@ -5,30 +5,30 @@ import { DatabaseError } from "../models/errors.js";
 
 const TABLE = "__drizzle_migrations";
 
-function checkNotNewer(db: Database.Database, latestKnown: number): number {
-  const last = db.prepare(`SELECT created_at AS at FROM ${TABLE} ORDER BY created_at DESC LIMIT 1`).get() as { at: number } | undefined;
-  const lastApplied = last ? Number(last.at) : 0;
-  if (lastApplied > latestKnown) {
-    throw new DatabaseError(
-      "SCHEMA_TOO_NEW",
-      "this database was written by a newer version of forkpoint (its schema is ahead of this one); refusing to open it",
-    );
-  }
-  return lastApplied;
-}
-
-/** Throws `SCHEMA_TOO_NEW` when a newer forkpoint has migrated the database past what this version knows. */
-export function assertNotNewer(db: Database.Database, migrationsFolder: string): void {
-  const latestKnown = readMigrationFiles({ migrationsFolder }).reduce((max, m) => Math.max(max, m.folderMillis), 0);
-  checkNotNewer(db, latestKnown);
-}
-
 /** The last migration applied (its folder time), or 0 for a database without forkpoint's history table. */
 function lastApplied(db: Database.Database): number {
   const table = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(TABLE);
   if (!table) return 0;
   const last = db.prepare(`SELECT created_at AS at FROM ${TABLE} ORDER BY created_at DESC LIMIT 1`).get() as { at: number } | undefined;
   return last ? Number(last.at) : 0;
+}
+
+/** Returns the last migration applied; throws `SCHEMA_TOO_NEW` when it is one this version does not know. */
+function checkNotNewer(db: Database.Database, latestKnown: number): number {
+  const last = lastApplied(db);
+  if (last > latestKnown) {
+    throw new DatabaseError(
+      "SCHEMA_TOO_NEW",
+      "this database was written by a newer version of forkpoint (its schema is ahead of this one); refusing to open it",
+    );
+  }
+  return last;
+}
+
+/** Throws `SCHEMA_TOO_NEW` when a newer forkpoint has migrated the database past what this version knows. */
+export function assertNotNewer(db: Database.Database, migrationsFolder: string): void {
+  const latestKnown = readMigrationFiles({ migrationsFolder }).reduce((max, m) => Math.max(max, m.folderMillis), 0);
+  checkNotNewer(db, latestKnown);
 }
 
 /**
@@ -41,9 +41,8 @@ function lastApplied(db: Database.Database): number {
 export function applyMigrations(db: Database.Database, migrationsFolder: string): void {
   const migrations = readMigrationFiles({ migrationsFolder });
   const latestKnown = migrations.reduce((max, m) => Math.max(max, m.folderMillis), 0);
-  const last = lastApplied(db);
-  if (last > latestKnown) checkNotNewer(db, latestKnown); // throws SCHEMA_TOO_NEW without waiting for a write lock
-  if (last === latestKnown && latestKnown > 0) return;
+  // Read first: a newer schema is refused, and an up-to-date one opened, without waiting for a write lock.
+  if (checkNotNewer(db, latestKnown) === latestKnown && latestKnown > 0) return;
   const foreignKeys = db.pragma("foreign_keys", { simple: true }) === 1;
   db.pragma("foreign_keys = OFF");
   db.exec("BEGIN IMMEDIATE");

@@ -50,6 +50,11 @@ const headFromTuple = (t: HeadTuple | CurrentTuple, at: number): HeadRow => ({
   stateId: t[at + 3] as number | null, msgCount: t[at + 4] as number,
 });
 
+/** Checkpoints expired at @now (of @sessionId, or all) that no branch forks from and no running rollback goes to. */
+const EXPIRED_UNUSED = `expires_at IS NOT NULL AND expires_at <= @now AND (@sessionId IS NULL OR session_id = @sessionId)
+  AND NOT EXISTS (SELECT 1 FROM branches b WHERE b.fork_checkpoint_id = checkpoints.id)
+  AND NOT EXISTS (SELECT 1 FROM moves m WHERE m.status = 'running' AND json_extract(m.spec, '$.newBranch.forkCheckpointId') = checkpoints.id)`;
+
 /** Translates driver errors into the typed errors of the API. */
 function translate(error: unknown): unknown {
   const code = (error as { code?: unknown }).code;
@@ -145,15 +150,8 @@ export class SqliteStore implements Store {
           @id, @sessionId, @branchId, @position, @name, @auto, @metadata, @userId, @stateId, @headHash, @checksum, @createdAt, @expiresAt)`),
       getCheckpoint: p(`SELECT ${CHECKPOINT_COLS} FROM checkpoints WHERE id = ?`),
       deleteCheckpoint: p(`DELETE FROM checkpoints WHERE id = ?`),
-      expiredIds: p(`SELECT id FROM checkpoints WHERE expires_at IS NOT NULL AND expires_at <= @now
-          AND (@sessionId IS NULL OR session_id = @sessionId)
-          AND NOT EXISTS (SELECT 1 FROM branches b WHERE b.fork_checkpoint_id = checkpoints.id)
-          AND NOT EXISTS (SELECT 1 FROM moves m WHERE m.status = 'running' AND json_extract(m.spec, '$.newBranch.forkCheckpointId') = checkpoints.id)`).pluck(),
-      deleteExpired: p(`DELETE FROM checkpoints WHERE expires_at IS NOT NULL AND expires_at <= @now
-          AND (@sessionId IS NULL OR session_id = @sessionId)
-          AND NOT EXISTS (SELECT 1 FROM branches b WHERE b.fork_checkpoint_id = checkpoints.id)
-          AND NOT EXISTS (SELECT 1 FROM moves m WHERE m.status = 'running' AND json_extract(m.spec, '$.newBranch.forkCheckpointId') = checkpoints.id)
-        RETURNING ${CHECKPOINT_COLS}`),
+      deleteExpiredFiles: p(`DELETE FROM checkpoint_files WHERE checkpoint_id IN (SELECT id FROM checkpoints WHERE ${EXPIRED_UNUSED})`),
+      deleteExpired: p(`DELETE FROM checkpoints WHERE ${EXPIRED_UNUSED} RETURNING ${CHECKPOINT_COLS}`),
       deleteUnreferencedSnapshots: p(`DELETE FROM state_snapshots
         WHERE id NOT IN (SELECT state_id FROM entries WHERE state_id IS NOT NULL)
           AND id NOT IN (SELECT state_id FROM checkpoints WHERE state_id IS NOT NULL)`),
@@ -434,7 +432,7 @@ export class SqliteStore implements Store {
     this.#s.deleteCheckpoint!.run(id);
   }
   deleteExpiredCheckpoints(now: number, sessionId?: string): CheckpointRow[] {
-    for (const id of this.#s.expiredIds!.all({ now, sessionId: sessionId ?? null }) as string[]) this.#s.deleteCheckpointFiles!.run(id);
+    this.#s.deleteExpiredFiles!.run({ now, sessionId: sessionId ?? null });
     const rows = this.#s.deleteExpired!.all({ now, sessionId: sessionId ?? null }) as CheckpointRow[];
     for (const row of rows) row.auto = Boolean(row.auto);
     return rows;
