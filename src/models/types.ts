@@ -197,6 +197,12 @@ export interface PlannedBranch {
   position: number;
 }
 
+/** Result of `turn`: the messages appended and the checkpoint taken after them, in one transaction. */
+export interface Turn {
+  messages: Message[];
+  checkpoint: Checkpoint;
+}
+
 /** Result of `edit`: the new branch and the new message, plus what moved in the world. */
 export interface EditResult extends MoveResult {
   message: Message;

@@ -1,13 +1,13 @@
-// append: add one or many messages to the current branch, in one transaction.
+// append: add one or many messages to the current branch, in one transaction; turn: the same, then a checkpoint.
 import { ValidationError } from "../models/errors.js";
+import type { CheckpointInput } from "../models/inputs.js";
 import { messageInput, parseInput } from "../models/inputs.js";
 import { toJsonText } from "../models/json.js";
-import type { Checkpoint, Message, MessageInput } from "../models/types.js";
+import type { Message, MessageInput, Turn } from "../models/types.js";
+import { checkpointAfter } from "./checkpoints.js";
 import type { EngineContext, SessionRef } from "./context.js";
-import { autoCheckpointAfterMessage, writeEntry, type EntryFields } from "./log-writer.js";
-import { headOfEntry } from "./lineage.js";
+import { writeMessages, type EntryFields } from "./log-writer.js";
 import { ownedCurrent } from "./ownership.js";
-import { toCheckpoint, toMessage } from "./rows.js";
 
 /** Validates messages into entry fields before any write, so bad input leaves nothing behind. */
 export function messageFields(ctx: EngineContext, input: unknown, field: string): EntryFields {
@@ -21,27 +21,25 @@ export function messageFields(ctx: EngineContext, input: unknown, field: string)
   };
 }
 
-export async function append(ctx: EngineContext, ref: SessionRef, input: MessageInput | MessageInput[]): Promise<Message[]> {
+/** One message or an array of them, validated into entry fields (at most `maxBatch`). */
+function batchFields(ctx: EngineContext, input: MessageInput | MessageInput[]): EntryFields[] {
   const list: unknown[] = Array.isArray(input) ? input : [input];
   if (list.length > ctx.limits.maxBatch) {
     throw new ValidationError("messages", `at most ${ctx.limits.maxBatch} messages per append (got ${list.length})`);
   }
-  const fields = list.map((m, i) => messageFields(ctx, m, Array.isArray(input) ? `messages[${i}]` : "message"));
-  const checkpoints: Checkpoint[] = [];
-  const messages = await ctx.store.write(() => {
-    const current = ownedCurrent(ctx.store, ref.id, ref.userId);
-    const { session, branch } = current;
-    let head = current.head;
-    const out: Message[] = [];
-    for (const f of fields) {
-      const row = writeEntry(ctx, branch.id, head, f);
-      head = headOfEntry(row);
-      out.push(toMessage(row));
-      const auto = autoCheckpointAfterMessage(ctx, session, row);
-      if (auto) checkpoints.push(toCheckpoint(auto));
-    }
-    return out;
+  return list.map((m, i) => messageFields(ctx, m, Array.isArray(input) ? `messages[${i}]` : "message"));
+}
+
+export async function append(ctx: EngineContext, ref: SessionRef, input: MessageInput | MessageInput[]): Promise<Message[]> {
+  const fields = batchFields(ctx, input);
+  const written = await ctx.store.write(() => {
+    const { session, branch, head } = ownedCurrent(ctx.store, ref.id, ref.userId);
+    return writeMessages(ctx, session, branch.id, head, fields);
   });
-  for (const cp of checkpoints) ctx.events.emit("checkpoint", cp);
-  return messages;
+  for (const cp of written.checkpoints) ctx.events.emit("checkpoint", cp);
+  return written.messages;
+}
+
+export async function turn(ctx: EngineContext, ref: SessionRef, input: MessageInput | MessageInput[], checkpoint?: CheckpointInput): Promise<Turn> {
+  return checkpointAfter(ctx, ref, batchFields(ctx, input), checkpoint);
 }

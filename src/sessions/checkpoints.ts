@@ -2,29 +2,43 @@
 import { ConflictError, IntegrityError } from "../models/errors.js";
 import { checkpointInput, parseInput, type CheckpointInput } from "../models/inputs.js";
 import { toJsonText } from "../models/json.js";
-import type { Checkpoint, RestoredCheckpoint } from "../models/types.js";
+import type { Checkpoint, Message, RestoredCheckpoint } from "../models/types.js";
 import type { BranchRow, CheckpointRow, EntryRow, Store, ToolRow, WorkspaceRow } from "../store/store.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { EMPTY_STATE_HASH, GENESIS_HASH, checkpointChecksum, entryHash, snapshotIntact, toolResultIntact } from "./integrity.js";
 import { entryAt, lineageEntries, lineageTools } from "./lineage.js";
-import { writeCheckpoint } from "./log-writer.js";
+import { writeCheckpoint, writeMessages, type EntryFields } from "./log-writer.js";
 import { ownedCurrent, ownedSession, sessionCheckpoint } from "./ownership.js";
 import { toCheckpoint, toMessage, toToolInvocation } from "./rows.js";
 import { readState } from "./state.js";
 import { saveSnapshot, takeSnapshot, type TakenSnapshot } from "./workspace.js";
 
 export async function createCheckpoint(ctx: EngineContext, ref: SessionRef, input: CheckpointInput = {}): Promise<Checkpoint> {
+  return (await checkpointAfter(ctx, ref, [], input)).checkpoint;
+}
+
+/**
+ * Appends `messages` (already validated; may be none), then records a checkpoint after them: one transaction,
+ * so a crash leaves either all of it or nothing. Auto checkpoints the messages trigger come first, in order.
+ */
+export async function checkpointAfter(
+  ctx: EngineContext,
+  ref: SessionRef,
+  messages: EntryFields[],
+  input: CheckpointInput = {},
+): Promise<{ messages: Message[]; checkpoint: Checkpoint }> {
   const o = parseInput(checkpointInput, input, "checkpoint");
   const metadata = o.metadata === undefined ? null : toJsonText(o.metadata, "checkpoint.metadata", ctx.limits);
   // A session with a workspace: its files are read outside the transaction, then stored with the checkpoint.
   let files: TakenSnapshot | null = null;
   for (;;) {
-    const out = await ctx.store.write((): { cp: Checkpoint } | { scan: WorkspaceRow } => {
-      const { session, branch, head } = ownedCurrent(ctx.store, ref.id, ref.userId);
+    const out = await ctx.store.write((): { done: { messages: Message[]; checkpoint: Checkpoint; auto: Checkpoint[] } } | { scan: WorkspaceRow } => {
+      const { session, branch, head: start } = ownedCurrent(ctx.store, ref.id, ref.userId);
       const ws = session.hasWorkspace ? ctx.store.getWorkspace(session.id) : undefined;
       if (ws && (!files || files.dir !== ws.dir || files.exclude !== ws.exclude)) return { scan: ws };
+      const written = writeMessages(ctx, session, branch.id, start, messages);
       const now = ctx.now();
-      const row = writeCheckpoint(ctx, session, branch.id, head, {
+      const row = writeCheckpoint(ctx, session, branch.id, written.head, {
         name: o.name ?? null,
         auto: false,
         metadata,
@@ -35,14 +49,15 @@ export async function createCheckpoint(ctx: EngineContext, ref: SessionRef, inpu
         ctx.store.insertCheckpointFiles({ checkpointId: row.id, manifestId, dir: files.dir, exclude: files.exclude });
         ctx.store.setWorkspaceManifest(session.id, manifestId, now);
       }
-      return { cp: toCheckpoint(row) };
+      return { done: { messages: written.messages, checkpoint: toCheckpoint(row), auto: written.checkpoints } };
     });
     if ("scan" in out) {
       files = takeSnapshot(ctx, out.scan);
       continue;
     }
-    ctx.events.emit("checkpoint", out.cp);
-    return out.cp;
+    for (const cp of out.done.auto) ctx.events.emit("checkpoint", cp);
+    ctx.events.emit("checkpoint", out.done.checkpoint);
+    return { messages: out.done.messages, checkpoint: out.done.checkpoint };
   }
 }
 

@@ -1,10 +1,12 @@
 // The two writes everything else is built from: chaining a new entry onto a head, and taking a checkpoint at a head.
 // Both run inside a caller's write transaction.
 import { newId, type IdKind } from "../models/ids.js";
+import type { Checkpoint, Message } from "../models/types.js";
 import type { CheckpointRow, EntryKind, EntryRow, Store } from "../store/store.js";
 import type { EngineContext } from "./context.js";
 import { EMPTY_STATE_HASH, checkpointChecksum, entryHash } from "./integrity.js";
 import { headOfEntry, type Head } from "./lineage.js";
+import { toCheckpoint, toMessage } from "./rows.js";
 
 export interface EntryFields {
   kind: EntryKind;
@@ -79,6 +81,26 @@ export function writeCheckpoint(
   const row = { ...base, stateId: head.stateId, checksum: checkpointChecksum(base, stateHashOf(ctx.store, head.stateId)) };
   ctx.store.insertCheckpoint(row, base.createdAt);
   return { ...row, seq: 0 };
+}
+
+/** Appends message entries after `head`, each followed by the auto checkpoint the policy asks for. */
+export function writeMessages(
+  ctx: EngineContext,
+  session: { id: string; userId: string },
+  branchId: string,
+  head: Head,
+  fields: EntryFields[],
+): { head: Head; messages: Message[]; checkpoints: Checkpoint[] } {
+  const messages: Message[] = [];
+  const checkpoints: Checkpoint[] = [];
+  for (const f of fields) {
+    const row = writeEntry(ctx, branchId, head, f);
+    head = headOfEntry(row);
+    messages.push(toMessage(row));
+    const auto = autoCheckpointAfterMessage(ctx, session, row);
+    if (auto) checkpoints.push(toCheckpoint(auto));
+  }
+  return { head, messages, checkpoints };
 }
 
 /** Applies the `everyMessages` policy after `entry`: a checkpoint when the message count reaches a multiple of N. */

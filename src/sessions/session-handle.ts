@@ -3,9 +3,9 @@ import { idSchema, parseInput, type CheckpointInput, type CreateSessionInput, ty
 import type { JsonValue } from "../models/json.js";
 import type {
   Branch, Checkpoint, CheckpointDiff, EditResult, FilesDiff, Message, MessageInput, MovePlan, MoveResult, Page, WorkspaceInfo,
-  RestoredCheckpoint, SessionInfo, TimelineItem, ToolInvocation, Versions,
+  RestoredCheckpoint, SessionInfo, TimelineItem, ToolInvocation, Turn, Versions,
 } from "../models/types.js";
-import { append } from "./append.js";
+import { append, turn } from "./append.js";
 import { listBranches } from "./branches.js";
 import { createCheckpoint, deleteCheckpoint, restore } from "./checkpoints.js";
 import type { EngineContext, SessionRef } from "./context.js";
@@ -66,6 +66,15 @@ export class SessionHandle {
    */
   append(messages: MessageInput | MessageInput[]): Promise<Message[]> {
     return this.#run((ctx, ref) => append(ctx, ref, messages));
+  }
+
+  /**
+   * Appends messages and takes a checkpoint after them, in one transaction: a chat turn that lands whole or
+   * not at all, and one commit instead of two.
+   * @example const { messages, checkpoint } = await s.turn([question, answer], { name: "turn 3" })
+   */
+  turn(messages: MessageInput | MessageInput[], checkpoint?: CheckpointInput): Promise<Turn> {
+    return this.#run((ctx, ref) => turn(ctx, ref, messages, checkpoint));
   }
 
   /** The messages of the current branch's lineage (or of `branchId`'s), oldest first. */
