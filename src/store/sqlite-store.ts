@@ -3,6 +3,7 @@ import type Database from "better-sqlite3";
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { DatabaseError } from "../models/errors.js";
+import { prepare, type Statement } from "./object-rows.js";
 import { openDatabase, type OpenDatabaseOptions } from "./open-database.js";
 import type {
   BranchRow, CheckpointFilter, MessageRow, CheckpointRow, EntryRow, EventRow, LineageSegment, MoveRow,
@@ -68,11 +69,11 @@ function translate(error: unknown): unknown {
 export class SqliteStore implements Store {
   readonly db: Database.Database;
   #closed = false;
-  #s: Record<string, Database.Statement>;
+  #s: Record<string, Statement>;
 
   constructor(options: OpenDatabaseOptions) {
     this.db = openDatabase(options);
-    const p = (sql: string) => this.db.prepare(sql);
+    const p = (sql: string) => prepare(this.db, sql);
     this.#s = {
       begin: p("BEGIN IMMEDIATE"),
       beginRead: p("BEGIN"),
@@ -130,9 +131,9 @@ export class SqliteStore implements Store {
           FROM branches b JOIN lin ON b.id = lin.parent_id)
         SELECT id AS branchId, fork_position AS after, up_to AS upTo FROM lin ORDER BY depth DESC`),
       segment: p(`SELECT ${ENTRY_COLS} FROM entries e WHERE e.branch_id = ? AND e.position > ? AND e.position <= ? ORDER BY e.position`),
-      // Raw (array) rows: better-sqlite3 builds objects with dynamic keys slowly; the hot reads map by position.
+      // Raw (array) rows for the longest read (a whole history): mapped by position, no intermediate object.
       segmentMessages: p(`SELECT id, position, role, content, client_id, metadata, created_at
-        FROM entries WHERE branch_id = ? AND position > ? AND position <= ? AND kind = 'message' ORDER BY position`).raw(true),
+        FROM entries WHERE branch_id = ? AND position > ? AND position <= ? AND kind = 'message' ORDER BY position`).raw(),
       segmentTools: p(`SELECT ${TOOL_COLS} FROM ${TOOL_JOIN} WHERE e.branch_id = ? AND e.position > ? AND e.position <= ? AND e.kind = 'tool' ORDER BY e.position`),
       runningTools: p(`SELECT ${TOOL_COLS} FROM ${TOOL_JOIN} WHERE e.kind = 'tool' AND r.entry_id IS NULL ORDER BY e.seq`),
       getTool: p(`SELECT ${TOOL_COLS} FROM ${TOOL_JOIN} WHERE e.id = ? AND e.kind = 'tool'`),
@@ -202,7 +203,7 @@ export class SqliteStore implements Store {
     return this.#closed;
   }
 
-  #unit<T>(begin: Database.Statement, fn: () => T): T {
+  #unit<T>(begin: Statement, fn: () => T): T {
     if (this.#closed) throw new DatabaseError("CLOSED", "the forkpoint database is closed");
     if (this.db.inTransaction) return fn();
     try {
