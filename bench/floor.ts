@@ -33,7 +33,7 @@ function readHistory(db: Database.Database, branch: string, upTo = Number.MAX_SA
   return rows.map((r) => ({ id: r.id, position: r.position, role: r.role, content: JSON.parse(r.content) as unknown, createdAt: r.created_at }));
 }
 
-/** Chat: per turn one transaction appending two messages and one inserting a checkpoint row. */
+/** Chat: per turn one transaction appending two messages and inserting a checkpoint row (as forkpoint's `turn`). */
 export async function runFloorChat(n: number, reps = 5): Promise<ChatFigures> {
   const fig = emptyChat(n);
   const { dir, cleanup } = tempDir("floor");
@@ -44,19 +44,16 @@ export async function runFloorChat(n: number, reps = 5): Promise<ChatFigures> {
     db.prepare("INSERT INTO branches VALUES (?, ?, NULL, NULL, ?)").run(branch, session, Date.now());
     const insMsg = db.prepare("INSERT INTO messages (id, branch_id, position, role, content, created_at) VALUES (?, ?, ?, ?, ?, ?)");
     const insCp = db.prepare("INSERT INTO checkpoints (id, user_id, session_id, branch_id, position, name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)");
-    const append = db.transaction((pos: number, i: number) => {
+    const turn = db.transaction((pos: number, i: number) => {
       insMsg.run(id("ms"), branch, pos, "user", JSON.stringify(content(i, "user")), Date.now());
       insMsg.run(id("ms"), branch, pos + 1, "assistant", JSON.stringify(content(i, "assistant")), Date.now());
-    });
-    const checkpoint = db.transaction((pos: number, i: number) => {
-      insCp.run(id("cp"), "user-1", session, branch, pos, `turn-${i}`, Date.now());
+      insCp.run(id("cp"), "user-1", session, branch, pos + 1, `turn-${i}`, Date.now());
     });
     const turnMs: number[] = [];
     const t0 = now();
     for (let i = 0; i < n; i++) {
       const ts = now();
-      append(2 * i + 1, i);
-      checkpoint(2 * i + 2, i);
+      turn(2 * i + 1, i);
       turnMs.push(now() - ts);
     }
     fig.totalMs = now() - t0;

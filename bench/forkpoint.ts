@@ -13,6 +13,7 @@ interface Page { items: unknown[]; nextCursor: string | null }
 interface Session {
   id: string;
   append(m: unknown): Promise<Msg[]>;
+  turn(m: unknown, cp: { name: string }): Promise<{ messages: Msg[]; checkpoint: Cp }>;
   checkpoint(o: { name: string }): Promise<Cp>;
   restore(id: string): Promise<{ history: unknown[] }>;
   history(): Promise<unknown[]>;
@@ -77,14 +78,14 @@ export async function runForkpointChat(n: number, reps = 5): Promise<ChatFigures
     const t0 = now();
     for (let i = 0; i < n; i++) {
       const ts = now();
-      const msgs = await s.append([
+      // A chat turn: the user's message and the reply, then a checkpoint, in one transaction (as the peer's one put).
+      const t = await s.turn([
         { role: "user", content: content(i, "user") },
         { role: "assistant", content: content(i, "assistant") },
-      ]);
-      const cp = await s.checkpoint({ name: "turn-" + i });
+      ], { name: "turn-" + i });
       turnMs.push(now() - ts);
-      cps.push(cp.id);
-      if (i === mid) midMessage = msgs[0];
+      cps.push(t.checkpoint.id);
+      if (i === mid) midMessage = t.messages[0];
     }
     fig.totalMs = now() - t0;
     Object.assign(fig, firstLastMedians(turnMs));
