@@ -1,5 +1,5 @@
 // Hashes: the entry chain (as git chains commits), content-addressed state, and checkpoint checksums.
-import { createHash } from "node:crypto";
+import * as crypto from "node:crypto";
 import { createRequire } from "node:module";
 
 // canonicalize 2.x is CommonJS (3.x+ needs Node 22); its typings do not fit NodeNext's default import.
@@ -8,9 +8,11 @@ import type { CheckpointRow, EntryRow, ToolResultRow, ToolRow } from "../store/s
 
 export const GENESIS_HASH = "0".repeat(64);
 
-export function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
-}
+/** SHA-256 in hex. `crypto.hash` (Node 20.12+) is the one-shot form, about twice as fast on short texts as a Hash object. */
+export const sha256: (data: string | Buffer) => string =
+  typeof crypto.hash === "function"
+    ? (data) => crypto.hash("sha256", data, "hex")
+    : (data) => crypto.createHash("sha256").update(data).digest("hex");
 
 /** Canonical JSON text (RFC 8785): the same value always gives the same text, whatever its key order. */
 export function canonicalJson(value: unknown): string {

@@ -1,11 +1,11 @@
 // The file-system side of workspaces: reading a directory into a snapshot (path → SHA-256 of its content), making the
 // directory match a snapshot again, and the unified diff between two snapshots.
-import { createHash } from "node:crypto";
 import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { createTwoFilesPatch } from "diff";
 import ignore from "ignore";
 import { PayloadTooLargeError } from "../models/errors.js";
+import { sha256 } from "./integrity.js";
 
 /** One file of a snapshot. */
 export interface SnapshotFile {
@@ -22,8 +22,6 @@ export interface Manifest {
   body: string;
   hash: string;
 }
-
-const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
 
 /**
  * Reads every regular file under `dir` that `exclude` (.gitignore patterns) and `skip` (absolute paths, e.g. the

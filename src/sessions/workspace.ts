@@ -3,13 +3,13 @@
 // Files changed outside forkpoint since it last saw them (drift) are never overwritten: the move is refused with a
 // ConflictError. What forkpoint "last saw" moves only with its own doing: attach, checkpoints, restores, and the
 // paths a tool call or a move's undo/replay changed (compared before and after), never a hand edit made before them.
-import { createHash } from "node:crypto";
 import { realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { ConflictError, IntegrityError, ValidationError } from "../models/errors.js";
 import { attachWorkspaceInput, idSchema, parseInput } from "../models/inputs.js";
 import type { FilesDiff, WorkspaceInfo } from "../models/types.js";
 import type { CheckpointFilesRow, Store, WorkspaceRow } from "../store/store.js";
+import { sha256 } from "./integrity.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { ownedSession, sessionCheckpoint } from "./ownership.js";
 import { assertRestorable, changedPaths, filesPatch, manifestOf, restoreWorkspace, scanWorkspace, type Snapshot } from "./workspace-files.js";
@@ -52,7 +52,7 @@ function manifestFiles(store: Store, manifestId: number): Record<string, string>
 /** A stored file content, checked against its address: a damaged blob is never written or shown. */
 const blobOf = (store: Store) => (hash: string): Buffer => {
   const content = store.getBlob(hash);
-  if (!content || createHash("sha256").update(content).digest("hex") !== hash) {
+  if (!content || sha256(content) !== hash) {
     throw new IntegrityError(`stored file content ${hash} is missing or does not match its hash`);
   }
   return content;
