@@ -1,5 +1,5 @@
 // Crash loop (DESIGN §6.1, §6.2, §6.4 and the move journal): a child process does real operations on one session
-// (append, setState, checkpoint, invoke of a real file tool with undo, recordToolCall, rollback, edit, switch) and
+// (append, turn, setState, checkpoint, invoke of a real file tool with undo, recordToolCall, rollback, edit, switch) and
 // is SIGKILLed at seeded random moments, more than 50 times in all. After every kill the parent reopens the same
 // file with the tools (recovery runs) and checks: every acknowledged operation is there, no operation is half
 // there, every checkpoint restores with its checksum intact, no move is left running, and no tool effect was
@@ -48,6 +48,8 @@ interface Stats {
   resumedMoves: number;
   unknownSteps: number;
   checkpointsRestored: number;
+  /** Turns (messages + checkpoint) found in the database at the last check. */
+  turns: number;
 }
 
 function readAcks(file: string): Ack[] {
@@ -161,6 +163,15 @@ async function verifyLane(lane: Lane, stats: Stats): Promise<void> {
           expect(got.map((m) => m.content), where).toEqual(a.ids.map((_: string, i: number) => ({ batch: a.batch, i, k: a.k })));
           break;
         }
+        case "turn": {
+          const h = await history(a.branchId);
+          const at = h.findIndex((m) => m.id === a.ids[0]);
+          expect(h.slice(at, at + a.k).map((m) => m.id), where).toEqual(a.ids);
+          const restored = await s.restore(a.checkpointId);
+          expect(restored.checkpoint.position, where).toBe(a.position);
+          expect(restored.history.at(-1)?.id, where).toBe(a.ids.at(-1));
+          break;
+        }
         case "setState": {
           const bodies = raw(lane.dbPath, (db) =>
             (db.prepare(`SELECT s.body FROM entries e JOIN state_snapshots s ON s.id = e.state_id WHERE e.branch_id = ? AND e.kind = 'state'`)
@@ -234,6 +245,15 @@ async function verifyLane(lane: Lane, stats: Stats): Promise<void> {
       expect(span.hi - span.lo + 1, `branch ${span.id}`).toBe(span.n);
     }
 
+    // A turn's messages and its checkpoint landed together or not at all (acknowledged or not).
+    const turnCheckpoints = raw(lane.dbPath, (db) =>
+      new Map((db.prepare(`SELECT name, position FROM checkpoints WHERE json_extract(metadata, '$.turn') IS NOT NULL`).all() as
+        { name: string; position: number }[]).map((r) => [r.name, r.position])),
+    );
+    const turnBatches = new Set(shape.contents.filter((c) => (c as { turn?: boolean }).turn).map((c) => c.batch));
+    expect([...turnBatches].sort()).toEqual([...turnCheckpoints.keys()].sort());
+    stats.turns = turnBatches.size;
+
     // 3. Every checkpoint (acknowledged or not) restores with its checksum intact.
     const all: Checkpoint[] = [];
     let cursor: string | null = null;
@@ -290,7 +310,7 @@ async function runLane(laneNo: number): Promise<Stats> {
   await setup.close();
   const lane: Lane = { lane: laneNo, dir, dbPath, ackFile: path.join(dir, "acks.jsonl"), logFile, sessionId: session.id };
   const rand = prng(SEED + laneNo * 7_919);
-  const stats: Stats = { kills: 0, acks: 0, resumedMoves: 0, unknownSteps: 0, checkpointsRestored: 0 };
+  const stats: Stats = { kills: 0, acks: 0, resumedMoves: 0, unknownSteps: 0, checkpointsRestored: 0, turns: 0 };
   for (let run = 0; run < KILLS_PER_LANE; run++) {
     await runAndKill(lane, run, rand);
     stats.kills += 1;
@@ -309,12 +329,14 @@ describe("a child doing real operations, SIGKILLed again and again", () => {
         resumedMoves: sum.resumedMoves + r.resumedMoves,
         unknownSteps: sum.unknownSteps + r.unknownSteps,
         checkpointsRestored: sum.checkpointsRestored + r.checkpointsRestored,
+        turns: sum.turns + r.turns,
       }),
-      { kills: 0, acks: 0, resumedMoves: 0, unknownSteps: 0, checkpointsRestored: 0 },
+      { kills: 0, acks: 0, resumedMoves: 0, unknownSteps: 0, checkpointsRestored: 0, turns: 0 },
     );
     console.log(`crash loop (seed ${SEED}): ${JSON.stringify(total)}`);
     expect(total.kills).toBeGreaterThanOrEqual(50);
     // the children did real work between kills (not just start-up)
     expect(total.acks).toBeGreaterThan(total.kills);
+    expect(total.turns).toBeGreaterThan(0);
   }, 240_000);
 });
