@@ -1,7 +1,9 @@
 // turn: messages and a checkpoint after them, in one transaction.
+import fs from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ValidationError, type Checkpoint } from "../../src/index.js";
-import { dumpDatabase, rejectionOf, rowDelta, countRows, tempDatabases, withRawDatabase } from "../helpers.js";
+import { countRows, dumpDatabase, makeTempDir, rejectionOf, removeDir, rowDelta, tempDatabases, withRawDatabase } from "../helpers.js";
 
 const dbs = tempDatabases();
 
@@ -77,5 +79,21 @@ describe("turn", () => {
     withRawDatabase(path, (db) => db.exec(`DROP TRIGGER refuse_checkpoints`));
     const t = await s.turn({ role: "user", content: "again" }, { name: "t" });
     expect(t.checkpoint.position).toBe(2);
+  });
+
+  it("captures an attached workspace's files with its checkpoint, like checkpoint()", async () => {
+    const dir = makeTempDir("forkpoint-turn-ws-");
+    try {
+      const { fp } = dbs.open();
+      const s = await fp.createSession({ userId: "alice" });
+      fs.writeFileSync(path.join(dir, "plan.md"), "one\n");
+      await s.attachWorkspace(dir);
+      const t = await s.turn({ role: "user", content: "wrote the plan" }, { name: "t" });
+      expect(await s.diffFiles(t.checkpoint.id, "disk")).toEqual({ added: [], modified: [], deleted: [], patch: "" });
+      fs.writeFileSync(path.join(dir, "plan.md"), "two\n");
+      expect((await s.diffFiles(t.checkpoint.id, "disk")).modified).toEqual(["plan.md"]);
+    } finally {
+      removeDir(dir);
+    }
   });
 });
