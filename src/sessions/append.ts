@@ -1,5 +1,5 @@
 // append: add one or many messages to the current branch, in one transaction; turn: the same, then a checkpoint.
-import { ValidationError } from "../models/errors.js";
+import { PayloadTooLargeError } from "../models/errors.js";
 import type { CheckpointInput } from "../models/inputs.js";
 import { messageInput, parseInput } from "../models/inputs.js";
 import { toJsonText } from "../models/json.js";
@@ -25,7 +25,7 @@ export function messageFields(ctx: EngineContext, input: unknown, field: string)
 function batchFields(ctx: EngineContext, input: MessageInput | MessageInput[]): EntryFields[] {
   const list: unknown[] = Array.isArray(input) ? input : [input];
   if (list.length > ctx.limits.maxBatch) {
-    throw new ValidationError("messages", `at most ${ctx.limits.maxBatch} messages per append (got ${list.length})`);
+    throw new PayloadTooLargeError("messages", `at most ${ctx.limits.maxBatch} messages per call (got ${list.length})`, ctx.limits.maxBatch);
   }
   return list.map((m, i) => messageFields(ctx, m, Array.isArray(input) ? `messages[${i}]` : "message"));
 }

@@ -2,7 +2,7 @@
 import { ConflictError, IntegrityError } from "../models/errors.js";
 import { checkpointInput, parseInput, type CheckpointInput } from "../models/inputs.js";
 import { toJsonText } from "../models/json.js";
-import type { Checkpoint, Message, RestoredCheckpoint } from "../models/types.js";
+import type { Checkpoint, Message, RestoredCheckpoint, Turn } from "../models/types.js";
 import type { BranchRow, CheckpointRow, EntryRow, Store, ToolRow, WorkspaceRow } from "../store/store.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { EMPTY_STATE_HASH, GENESIS_HASH, checkpointChecksum, entryHash, snapshotIntact, toolResultIntact } from "./integrity.js";
@@ -26,7 +26,7 @@ export async function checkpointAfter(
   ref: SessionRef,
   messages: EntryFields[],
   input: CheckpointInput = {},
-): Promise<{ messages: Message[]; checkpoint: Checkpoint }> {
+): Promise<Turn> {
   const o = parseInput(checkpointInput, input, "checkpoint");
   const metadata = o.metadata === undefined ? null : toJsonText(o.metadata, "checkpoint.metadata", ctx.limits);
   // A session with a workspace: its files are read outside the transaction, then stored with the checkpoint.
@@ -35,6 +35,7 @@ export async function checkpointAfter(
     const out = await ctx.store.write((): { done: { messages: Message[]; checkpoint: Checkpoint; auto: Checkpoint[] } } | { scan: WorkspaceRow } => {
       const { session, branch, head: start } = ownedCurrent(ctx.store, ref.id, ref.userId);
       const ws = session.hasWorkspace ? ctx.store.getWorkspace(session.id) : undefined;
+      // The scan request must stay before any write: returning commits this transaction.
       if (ws && (!files || files.dir !== ws.dir || files.exclude !== ws.exclude)) return { scan: ws };
       const written = writeMessages(ctx, session, branch.id, start, messages);
       const now = ctx.now();

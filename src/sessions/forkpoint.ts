@@ -184,7 +184,11 @@ export class Forkpoint {
     return prune(this.#ctx, input);
   }
 
-  /** Subscribes to an event. */
+  /**
+   * Subscribes to an event. Listeners run synchronously once the change is committed, as Node's EventEmitter runs
+   * them: one that throws makes the call that emitted reject although its change is stored, so catch inside
+   * listeners rather than retrying the call.
+   */
   on(event: ForkpointEvent, listener: (payload: any) => void): this {
     this.#ctx.events.on(event, listener);
     return this;

@@ -70,7 +70,8 @@ export class SessionHandle {
 
   /**
    * Appends messages and takes a checkpoint after them, in one transaction: a chat turn that lands whole or
-   * not at all, and one commit instead of two.
+   * not at all, and one commit instead of two. With no messages it is `checkpoint()`. An `everyMessages` policy
+   * still adds its automatic checkpoints, even one at the same position as the turn's own.
    * @example const { messages, checkpoint } = await s.turn([question, answer], { name: "turn 3" })
    */
   turn(messages: MessageInput | MessageInput[], checkpoint?: CheckpointInput): Promise<Turn> {
@@ -131,7 +132,7 @@ export class SessionHandle {
   }
 
   /**
-   * Attaches a directory: from now on each `checkpoint()` captures its files (each content stored once), `diffFiles`
+   * Attaches a directory: from now on each `checkpoint()` (and `turn()`) captures its files (each content stored once), `diffFiles`
    * compares them, and moves with `scope: "files"` or `"both"` make the directory match the target again.
    * `exclude` takes .gitignore-style patterns; the database's own files are always left out.
    * @example await s.attachWorkspace("./project", { exclude: ["node_modules/", "*.log"] })

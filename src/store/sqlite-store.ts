@@ -3,7 +3,7 @@ import type Database from "better-sqlite3";
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { DatabaseError } from "../models/errors.js";
-import { prepare, type Statement } from "./object-rows.js";
+import { prepare, type RowMode, type Statement } from "./object-rows.js";
 import { openDatabase, type OpenDatabaseOptions } from "./open-database.js";
 import type {
   BranchRow, CheckpointFilter, MessageRow, CheckpointRow, EntryRow, EventRow, LineageSegment, MoveRow,
@@ -73,7 +73,7 @@ export class SqliteStore implements Store {
 
   constructor(options: OpenDatabaseOptions) {
     this.db = openDatabase(options);
-    const p = (sql: string) => prepare(this.db, sql);
+    const p = (sql: string, mode?: RowMode) => prepare(this.db, sql, mode);
     this.#s = {
       begin: p("BEGIN IMMEDIATE"),
       beginRead: p("BEGIN"),
@@ -91,8 +91,8 @@ export class SqliteStore implements Store {
         ON CONFLICT (session_id) DO UPDATE SET dir = excluded.dir, exclude = excluded.exclude, manifest_id = excluded.manifest_id, updated_at = excluded.updated_at`),
       setWorkspaceManifest: p(`UPDATE workspaces SET manifest_id = ?, updated_at = ? WHERE session_id = ?`),
       insertBlob: p(`INSERT INTO file_blobs (hash, content) VALUES (?, ?) ON CONFLICT (hash) DO NOTHING`),
-      getBlob: p(`SELECT content FROM file_blobs WHERE hash = ?`).pluck(),
-      manifestId: p(`SELECT id FROM file_manifests WHERE hash = ?`).pluck(),
+      getBlob: p(`SELECT content FROM file_blobs WHERE hash = ?`, "pluck"),
+      manifestId: p(`SELECT id FROM file_manifests WHERE hash = ?`, "pluck"),
       insertManifest: p(`INSERT INTO file_manifests (hash, body) VALUES (?, ?)`),
       getManifest: p(`SELECT hash, body FROM file_manifests WHERE id = ?`),
       insertCheckpointFiles: p(`INSERT INTO checkpoint_files (checkpoint_id, manifest_id, dir, exclude) VALUES (@checkpointId, @manifestId, @dir, @exclude)`),
@@ -114,14 +114,14 @@ export class SqliteStore implements Store {
       insertEntry: p(`INSERT INTO entries (id, branch_id, position, kind, role, content, tool, call_id, client_id, metadata, state_id, msg_count, hash, created_at)
         VALUES (@id, @branchId, @position, @kind, @role, @content, @tool, @callId, @clientId, @metadata, @stateId, @msgCount, unhex(@hash), @createdAt)`),
       getEntry: p(`SELECT ${ENTRY_COLS} FROM entries e WHERE e.id = ?`),
-      lastOwn: p(`SELECT ${HEAD_COLS} FROM entries e WHERE e.branch_id = ? ORDER BY e.position DESC LIMIT 1`).raw(),
+      lastOwn: p(`SELECT ${HEAD_COLS} FROM entries e WHERE e.branch_id = ? ORDER BY e.position DESC LIMIT 1`, "raw"),
       currentOf: p(`SELECT s.seq, s.id, s.user_id, s.title, s.metadata, s.current_branch_id, s.origin_session_id, s.origin_checkpoint_id,
           s.has_tools, s.created_at, s.updated_at,
           b.session_id, b.parent_id, b.fork_checkpoint_id, b.fork_position, b.fork_entry_id, b.name, b.reason, b.created_at,
           ${HEAD_COLS}, s.has_workspace
         FROM sessions s JOIN branches b ON b.id = s.current_branch_id
         LEFT JOIN entries e ON e.branch_id = b.id AND e.position = (SELECT max(position) FROM entries WHERE branch_id = b.id)
-        WHERE s.id = ?`).raw(),
+        WHERE s.id = ?`, "raw"),
       ownAt: p(`SELECT ${ENTRY_COLS} FROM entries e WHERE e.branch_id = ? AND e.position = ?`),
       ownBetween: p(`SELECT ${ENTRY_COLS} FROM entries e WHERE e.branch_id = ? AND e.position BETWEEN ? AND ? ORDER BY e.position`),
       lineage: p(`WITH RECURSIVE lin(id, parent_id, fork_position, up_to, depth) AS (
@@ -133,7 +133,7 @@ export class SqliteStore implements Store {
       segment: p(`SELECT ${ENTRY_COLS} FROM entries e WHERE e.branch_id = ? AND e.position > ? AND e.position <= ? ORDER BY e.position`),
       // Raw (array) rows for the longest read (a whole history): mapped by position, no intermediate object.
       segmentMessages: p(`SELECT id, position, role, content, client_id, metadata, created_at
-        FROM entries WHERE branch_id = ? AND position > ? AND position <= ? AND kind = 'message' ORDER BY position`).raw(),
+        FROM entries WHERE branch_id = ? AND position > ? AND position <= ? AND kind = 'message' ORDER BY position`, "raw"),
       segmentTools: p(`SELECT ${TOOL_COLS} FROM ${TOOL_JOIN} WHERE e.branch_id = ? AND e.position > ? AND e.position <= ? AND e.kind = 'tool' ORDER BY e.position`),
       runningTools: p(`SELECT ${TOOL_COLS} FROM ${TOOL_JOIN} WHERE e.kind = 'tool' AND r.entry_id IS NULL ORDER BY e.seq`),
       getTool: p(`SELECT ${TOOL_COLS} FROM ${TOOL_JOIN} WHERE e.id = ? AND e.kind = 'tool'`),
@@ -157,16 +157,16 @@ export class SqliteStore implements Store {
         WHERE id NOT IN (SELECT state_id FROM entries WHERE state_id IS NOT NULL)
           AND id NOT IN (SELECT state_id FROM checkpoints WHERE state_id IS NOT NULL)`),
       finishedMoves: p(`SELECT id FROM moves m WHERE m.status <> 'running' AND (@sessionId IS NULL OR m.session_id = @sessionId)
-          AND NOT EXISTS (SELECT 1 FROM move_steps s WHERE s.move_id = m.id AND s.status = 'unknown')`).pluck(),
+          AND NOT EXISTS (SELECT 1 FROM move_steps s WHERE s.move_id = m.id AND s.status = 'unknown')`, "pluck"),
       deleteMoveSteps: p(`DELETE FROM move_steps WHERE move_id = ?`),
       deleteMove: p(`DELETE FROM moves WHERE id = ?`),
       sessionCheckpoints: p(`SELECT ${CHECKPOINT_COLS} FROM checkpoints INDEXED BY checkpoints_user_session_seq WHERE user_id = ? AND session_id = ? ORDER BY seq`),
       orphanCheckpoints: p(`SELECT c.id FROM checkpoints c WHERE (@sessionId IS NULL OR c.session_id = @sessionId) AND NOT EXISTS
-        (SELECT 1 FROM sessions s WHERE s.id = c.session_id AND s.user_id = c.user_id) ORDER BY c.seq`).pluck(),
-      movingFrom: p(`SELECT 1 FROM moves WHERE status = 'running' AND json_extract(spec, '$.newBranch.forkCheckpointId') = ?`).pluck(),
+        (SELECT 1 FROM sessions s WHERE s.id = c.session_id AND s.user_id = c.user_id) ORDER BY c.seq`, "pluck"),
+      movingFrom: p(`SELECT 1 FROM moves WHERE status = 'running' AND json_extract(spec, '$.newBranch.forkCheckpointId') = ?`, "pluck"),
       insertImportedCall: p(`INSERT INTO imported_calls (entry_id, session_id) VALUES (?, ?)`),
-      importedCalls: p(`SELECT entry_id FROM imported_calls WHERE session_id = ?`).pluck(),
-      allSessionIds: p(`SELECT id FROM sessions ORDER BY seq`).pluck(),
+      importedCalls: p(`SELECT entry_id FROM imported_calls WHERE session_id = ?`, "pluck"),
+      allSessionIds: p(`SELECT id FROM sessions ORDER BY seq`, "pluck"),
       sessionEvents: p(`SELECT seq, session_id AS sessionId, kind, ref_id AS refId, branch_id AS branchId, detail, created_at AS createdAt
         FROM events WHERE session_id = ? ORDER BY seq`),
       insertEvent: p(`INSERT INTO events (session_id, kind, ref_id, branch_id, detail, created_at) VALUES (@sessionId, @kind, @refId, @branchId, @detail, @createdAt)`),

@@ -164,9 +164,14 @@ async function verifyLane(lane: Lane, stats: Stats): Promise<void> {
           break;
         }
         case "turn": {
+          expect(branches.has(a.branchId), where).toBe(true);
           const h = await history(a.branchId);
           const at = h.findIndex((m) => m.id === a.ids[0]);
-          expect(h.slice(at, at + a.k).map((m) => m.id), where).toEqual(a.ids);
+          expect(at, where).toBeGreaterThanOrEqual(0);
+          const got = h.slice(at, at + a.k);
+          expect(got.map((m) => m.id), where).toEqual(a.ids);
+          expect(got.map((m) => m.content), where).toEqual(a.ids.map((_: string, i: number) => ({ batch: a.batch, i, k: a.k, turn: true })));
+          expect(got.at(-1)!.position, where).toBe(a.position);
           const restored = await s.restore(a.checkpointId);
           expect(restored.checkpoint.position, where).toBe(a.position);
           expect(restored.history.at(-1)?.id, where).toBe(a.ids.at(-1));
@@ -246,12 +251,17 @@ async function verifyLane(lane: Lane, stats: Stats): Promise<void> {
     }
 
     // A turn's messages and its checkpoint landed together or not at all (acknowledged or not).
-    const turnCheckpoints = raw(lane.dbPath, (db) =>
-      new Map((db.prepare(`SELECT name, position FROM checkpoints WHERE json_extract(metadata, '$.turn') IS NOT NULL`).all() as
+    // Each turn checkpoint sits right after the last message of its batch.
+    const turns = raw(lane.dbPath, (db) => ({
+      checkpoints: new Map((db.prepare(`SELECT name, position FROM checkpoints WHERE json_extract(metadata, '$.turn') IS NOT NULL`).all() as
         { name: string; position: number }[]).map((r) => [r.name, r.position])),
-    );
+      lastMessages: new Map((db.prepare(`SELECT json_extract(content, '$.batch') AS batch, max(position) AS position FROM entries
+        WHERE kind = 'message' AND json_extract(content, '$.turn') = 1 GROUP BY batch`).all() as
+        { batch: string; position: number }[]).map((r) => [r.batch, r.position])),
+    }));
     const turnBatches = new Set(shape.contents.filter((c) => (c as { turn?: boolean }).turn).map((c) => c.batch));
-    expect([...turnBatches].sort()).toEqual([...turnCheckpoints.keys()].sort());
+    expect([...turnBatches].sort()).toEqual([...turns.checkpoints.keys()].sort());
+    expect(new Map([...turns.checkpoints].sort())).toEqual(new Map([...turns.lastMessages].sort()));
     stats.turns = turnBatches.size;
 
     // 3. Every checkpoint (acknowledged or not) restores with its checksum intact.

@@ -138,3 +138,19 @@ describe("deeply nested state", () => {
     expect(await s.getState()).toEqual({ kept: 1 });
   });
 });
+
+describe("the batch limit", () => {
+  it("more messages in one append or turn than maxBatch: PAYLOAD_TOO_LARGE on `messages`, and the database is unchanged", async () => {
+    const { fp, path } = dbs.open({ limits: { maxBatch: 3 } });
+    const s = await fp.createSession({ userId: "alice" });
+    const four = Array.from({ length: 4 }, (_, i) => ({ role: "user", content: `m${i}` }));
+    const before = dumpDatabase(path);
+    for (const call of [() => s.append(four), () => s.turn(four, { name: "t" })]) {
+      const error = await rejectionOf(call);
+      expect(error).toBeInstanceOf(PayloadTooLargeError);
+      expect(error).toMatchObject({ code: "PAYLOAD_TOO_LARGE", field: "messages", limit: 3 });
+    }
+    expect(dumpDatabase(path)).toEqual(before);
+    expect(await s.append(four.slice(0, 3))).toHaveLength(3);
+  });
+});

@@ -62,6 +62,7 @@ describe("turn", () => {
     expect(badOptions.message).toContain("checkpoint.expiresIn");
     const unknownKey = await rejectionOf(s.turn({ role: "user", content: "ok" }, { label: "t" } as never));
     expect(unknownKey).toBeInstanceOf(ValidationError);
+    expect(unknownKey.message).toMatch(/checkpoint.*label/);
     expect(dumpDatabase(path)).toEqual(before);
   });
 
@@ -84,11 +85,16 @@ describe("turn", () => {
   it("captures an attached workspace's files with its checkpoint, like checkpoint()", async () => {
     const dir = makeTempDir("forkpoint-turn-ws-");
     try {
-      const { fp } = dbs.open();
+      const { fp, path: file } = dbs.open();
       const s = await fp.createSession({ userId: "alice" });
       fs.writeFileSync(path.join(dir, "plan.md"), "one\n");
       await s.attachWorkspace(dir);
+      const before = countRows(file);
       const t = await s.turn({ role: "user", content: "wrote the plan" }, { name: "t" });
+      // The files are read outside the transaction, which is then run again: the message is written once.
+      expect((await s.history()).map((m) => m.id)).toEqual([t.messages[0]!.id]);
+      const delta = rowDelta(before, countRows(file));
+      expect(delta).toMatchObject({ entries: 1, checkpoints: 1, checkpoint_files: 1 });
       expect(await s.diffFiles(t.checkpoint.id, "disk")).toEqual({ added: [], modified: [], deleted: [], patch: "" });
       fs.writeFileSync(path.join(dir, "plan.md"), "two\n");
       expect((await s.diffFiles(t.checkpoint.id, "disk")).modified).toEqual(["plan.md"]);
