@@ -1,5 +1,5 @@
-// The two writes everything else is built from: chaining a new entry onto a head, and taking a checkpoint at a head.
-// Both run inside a caller's write transaction.
+// The writes everything else is built from: chaining entries onto a head (messages with their automatic checkpoints),
+// and taking a checkpoint at a head. All run inside a caller's write transaction.
 import { newId, type IdKind } from "../models/ids.js";
 import type { Checkpoint, Message } from "../models/types.js";
 import type { CheckpointRow, EntryKind, EntryRow, Store } from "../store/store.js";
