@@ -58,6 +58,23 @@ attempt("baseline", () => {
   results.baselineRssMB = child<object>({ kind: "baseline", system: "floor" }).rssMB;
 });
 
+// History read first, on a quiet machine: run right after the 100,000-turn chats (which leave hundreds of MB written),
+// both systems' reads were slower and bimodal (floor 35 or 60 ms); run alone they were steady. Runs alternate; medians.
+const engines = (["forkpoint", "floor"] as const).filter((s) => systems.includes(s));
+const hist = new Map<string, { ms: number[]; rss: number }>(engines.map((s) => [s, { ms: [], rss: 0 }]));
+for (let i = 0; i < plan.history.runs; i++) {
+  for (const system of engines) {
+    attempt(`history ${system}`, () => {
+      const r = child<{ count: number; ms: number }>({ kind: "history", system, n: plan.history.n, reps: plan.history.reps });
+      const h = hist.get(system)!;
+      h.ms.push(r.result.ms);
+      h.rss = Math.max(h.rss, r.rssMB);
+      log(`history ${system}: ${r.result.ms.toFixed(2)} ms`);
+    });
+  }
+}
+for (const [system, h] of hist) if (h.ms.length) results.history[system as System] = { count: plan.history.n, ms: median(h.ms), peakRssMB: h.rss };
+
 // Chat: at each N the systems' runs alternate (peer, forkpoint, floor, peer, ...), so load on the machine hits them alike.
 const sizes = [...new Set(plan.chat.map((c) => c.n))];
 for (const n of sizes) {
@@ -80,22 +97,6 @@ for (const n of sizes) {
   }
   for (const [system, rs] of runs) if (rs.length) results.chat[system][n] = aggregateChat(rs);
 }
-
-// History read: alternate the two systems' runs, then take medians.
-const engines = (["forkpoint", "floor"] as const).filter((s) => systems.includes(s));
-const hist = new Map<string, { ms: number[]; rss: number }>(engines.map((s) => [s, { ms: [], rss: 0 }]));
-for (let i = 0; i < plan.history.runs; i++) {
-  for (const system of engines) {
-    attempt(`history ${system}`, () => {
-      const r = child<{ count: number; ms: number }>({ kind: "history", system, n: plan.history.n, reps: plan.history.reps });
-      const h = hist.get(system)!;
-      h.ms.push(r.result.ms);
-      h.rss = Math.max(h.rss, r.rssMB);
-      log(`history ${system}: ${r.result.ms.toFixed(2)} ms`);
-    });
-  }
-}
-for (const [system, h] of hist) if (h.ms.length) results.history[system as System] = { count: plan.history.n, ms: median(h.ms), peakRssMB: h.rss };
 
 for (const system of engines) {
   attempt(`pages ${system}`, () => {
