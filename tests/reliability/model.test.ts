@@ -9,7 +9,7 @@ import * as path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defineTool, openForkpoint, type Forkpoint, type SessionHandle } from "../../src/index.js";
-import type { JsonValue, MoveResult, ToolInvocation } from "../../src/index.js";
+import type { Checkpoint, JsonValue, MoveResult, ToolInvocation } from "../../src/index.js";
 import { makeTempDir, removeDir } from "../helpers.js";
 
 const SEED = Number.parseInt(process.env.FORKPOINT_SEED ?? "20250607", 10);
@@ -26,6 +26,7 @@ type Cmd =
   | { op: "append"; s: number; messages: { role: string; content: Content }[] }
   | { op: "setState"; s: number; value: JsonValue }
   | { op: "checkpoint"; s: number; name: string | null }
+  | { op: "turn"; s: number; messages: { role: string; content: Content }[]; name: string | null }
   | { op: "restore"; s: number; cp: number }
   | { op: "rollback"; s: number; cp: number }
   | { op: "edit"; s: number; msg: number; content: Content }
@@ -40,6 +41,7 @@ function describeCmd(c: Cmd): string {
     case "append": return `append(s${c.s}, ${c.messages.map((m) => `${m.role}:${show(m.content)}`).join(", ")})`;
     case "setState": return `setState(s${c.s}, ${show(c.value)})`;
     case "checkpoint": return `checkpoint(s${c.s}${c.name === null ? "" : `, ${show(c.name)}`})`;
+    case "turn": return `turn(s${c.s}, ${c.messages.map((m) => `${m.role}:${show(m.content)}`).join(", ")}${c.name === null ? "" : `; ${show(c.name)}`})`;
     case "restore": return `restore(s${c.s}, cp#${c.cp})`;
     case "rollback": return `rollback(s${c.s}, cp#${c.cp})`;
     case "edit": return `edit(s${c.s}, msg#${c.msg}, ${show(c.content)})`;
@@ -78,6 +80,7 @@ const cmdArb: fc.Arbitrary<Cmd> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ op: fc.constant("append" as const), s: idx, messages: fc.array(fc.record({ role, content }), { minLength: 1, maxLength: 3 }) }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant("setState" as const), s: idx, value: stateValue }) },
   { weight: 3, arbitrary: fc.record({ op: fc.constant("checkpoint" as const), s: idx, name: fc.option(fc.constantFrom("before", "after"), { nil: null }) }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant("turn" as const), s: idx, messages: fc.array(fc.record({ role, content }), { minLength: 0, maxLength: 2 }), name: fc.option(fc.constantFrom("before", "after"), { nil: null }) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("restore" as const), s: idx, cp: idx }) },
   { weight: 4, arbitrary: fc.record({ op: fc.constant("rollback" as const), s: idx, cp: idx }) },
   { weight: 3, arbitrary: fc.record({ op: fc.constant("edit" as const), s: idx, msg: idx, content }) },
@@ -262,6 +265,15 @@ async function compare(fp: Forkpoint, model: Model, step: string): Promise<void>
 
 let lastTool: ToolInvocation | null = null;
 
+/** A checkpoint just taken at the head of `branch` (by checkpoint or turn): checks what it says, then models it. */
+function recordCheckpoint(model: Model, s: MSession, branch: MBranch, cp: Checkpoint, name: string | null): void {
+  const mcp: MCheckpoint = { id: cp.id, sessionId: s.id, branchId: branch.id, position: branch.entries.length, name, entries: copy(branch.entries) };
+  expect({ branchId: cp.branchId, position: cp.position, name: cp.name, sessionId: cp.sessionId, auto: cp.auto, userId: cp.userId })
+    .toEqual({ branchId: mcp.branchId, position: mcp.position, name: mcp.name, sessionId: s.id, auto: false, userId: s.user });
+  s.checkpoints.push(mcp);
+  model.checkpointsByUser.set(s.user, [...(model.checkpointsByUser.get(s.user) ?? []), mcp]);
+}
+
 async function execute(fp: Forkpoint, model: Model, c: Cmd, runTag: string): Promise<void> {
   if (c.op === "create") {
     const user = `${runTag}-u${c.user}`;
@@ -275,14 +287,18 @@ async function execute(fp: Forkpoint, model: Model, c: Cmd, runTag: string): Pro
   const s = model.sessions[c.s % model.sessions.length]!;
   const branch = currentBranch(s);
   switch (c.op) {
-    case "append": {
-      const written = await s.handle.append(c.messages.map((m) => ({ role: m.role, content: m.content })));
+    case "append":
+    case "turn": {
+      const messages = c.messages.map((m) => ({ role: m.role, content: m.content }));
+      const turn = c.op === "turn" ? await s.handle.turn(messages, c.name === null ? {} : { name: c.name }) : null;
+      const written = turn ? turn.messages : await s.handle.append(messages);
       expect(written.length).toBe(c.messages.length);
       c.messages.forEach((m, i) => {
         const entry = { kind: "message" as const, id: written[i]!.id, branchId: branch.id, position: branch.entries.length + 1, role: m.role, content: copy(m.content) };
         branch.entries.push(entry);
         s.messages.push(entry);
       });
+      if (turn && c.op === "turn") recordCheckpoint(model, s, branch, turn.checkpoint, c.name);
       return;
     }
     case "setState": {
@@ -292,12 +308,7 @@ async function execute(fp: Forkpoint, model: Model, c: Cmd, runTag: string): Pro
       return;
     }
     case "checkpoint": {
-      const cp = await s.handle.checkpoint(c.name === null ? {} : { name: c.name });
-      const mcp: MCheckpoint = { id: cp.id, sessionId: s.id, branchId: branch.id, position: branch.entries.length, name: c.name, entries: copy(branch.entries) };
-      expect({ branchId: cp.branchId, position: cp.position, name: cp.name, sessionId: cp.sessionId, auto: cp.auto, userId: cp.userId })
-        .toEqual({ branchId: mcp.branchId, position: mcp.position, name: mcp.name, sessionId: s.id, auto: false, userId: s.user });
-      s.checkpoints.push(mcp);
-      model.checkpointsByUser.set(s.user, [...(model.checkpointsByUser.get(s.user) ?? []), mcp]);
+      recordCheckpoint(model, s, branch, await s.handle.checkpoint(c.name === null ? {} : { name: c.name }), c.name);
       return;
     }
     case "restore": {
