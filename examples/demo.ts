@@ -36,10 +36,12 @@ await chat.append([
 ]);
 await chat.setState({ city: "Lisbon", month: "May" });
 const planned = await chat.checkpoint({ name: "destination chosen" });
-const [askDays] = await chat.append({ role: "user", content: "Five days, on a budget." });
-await chat.append({ role: "assistant", content: "Here is a 5-day budget plan…" });
 await chat.setState((s) => ({ ...(s as object), days: 5 }));
-const fiveDays = await chat.checkpoint({ name: "five-day plan" });
+// A turn: the question, the answer and a checkpoint after them, in one transaction.
+const { messages: [askDays], checkpoint: fiveDays } = await chat.turn(
+  [{ role: "user", content: "Five days, on a budget." }, { role: "assistant", content: "Here is a 5-day budget plan…" }],
+  { name: "five-day plan" },
+);
 show("history length", (await chat.history()).length);
 
 const back = await chat.rollback(planned.id);
