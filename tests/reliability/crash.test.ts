@@ -146,6 +146,18 @@ async function verifyLane(lane: Lane, stats: Stats): Promise<void> {
       return t;
     };
 
+    /** An acknowledged batch of messages (append or turn): on its branch, in order, with the contents written. */
+    const ackedBatch = async (a: Ack, where: string, extra: object) => {
+      expect(branches.has(a.branchId), where).toBe(true);
+      const h = await history(a.branchId);
+      const at = h.findIndex((m) => m.id === a.ids[0]);
+      expect(at, where).toBeGreaterThanOrEqual(0);
+      const got = h.slice(at, at + a.k);
+      expect(got.map((m) => m.id), where).toEqual(a.ids);
+      expect(got.map((m) => m.content), where).toEqual(a.ids.map((_: string, i: number) => ({ batch: a.batch, i, k: a.k, ...extra })));
+      return got;
+    };
+
     // 1. Every acknowledged operation is there.
     const acks = readAcks(lane.ackFile);
     stats.acks = acks.length;
@@ -153,24 +165,12 @@ async function verifyLane(lane: Lane, stats: Stats): Promise<void> {
       const where = `${a.op} ${a.run}: ${JSON.stringify(a).slice(0, 300)}`;
       switch (a.op) {
         case "append": {
-          expect(branches.has(a.branchId), where).toBe(true);
-          const h = await history(a.branchId);
-          const at = h.findIndex((m) => m.id === a.ids[0]);
-          expect(at, where).toBeGreaterThanOrEqual(0);
-          const got = h.slice(at, at + a.k);
-          expect(got.map((m) => m.id), where).toEqual(a.ids);
+          const got = await ackedBatch(a, where, {});
           expect(got.map((m) => m.position), where).toEqual(a.positions);
-          expect(got.map((m) => m.content), where).toEqual(a.ids.map((_: string, i: number) => ({ batch: a.batch, i, k: a.k })));
           break;
         }
         case "turn": {
-          expect(branches.has(a.branchId), where).toBe(true);
-          const h = await history(a.branchId);
-          const at = h.findIndex((m) => m.id === a.ids[0]);
-          expect(at, where).toBeGreaterThanOrEqual(0);
-          const got = h.slice(at, at + a.k);
-          expect(got.map((m) => m.id), where).toEqual(a.ids);
-          expect(got.map((m) => m.content), where).toEqual(a.ids.map((_: string, i: number) => ({ batch: a.batch, i, k: a.k, turn: true })));
+          const got = await ackedBatch(a, where, { turn: true });
           expect(got.at(-1)!.position, where).toBe(a.position);
           const restored = await s.restore(a.checkpointId);
           expect(restored.checkpoint.position, where).toBe(a.position);
