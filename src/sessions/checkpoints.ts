@@ -2,7 +2,7 @@
 import { ConflictError, IntegrityError } from "../models/errors.js";
 import { checkpointInput, parseInput, type CheckpointInput } from "../models/inputs.js";
 import { toJsonText } from "../models/json.js";
-import type { Checkpoint, Message, RestoredCheckpoint, Turn } from "../models/types.js";
+import type { Checkpoint, RestoredCheckpoint, Turn } from "../models/types.js";
 import type { BranchRow, CheckpointRow, EntryRow, Store, ToolRow, WorkspaceRow } from "../store/store.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { EMPTY_STATE_HASH, GENESIS_HASH, checkpointChecksum, entryHash, snapshotIntact, toolResultIntact } from "./integrity.js";
@@ -32,7 +32,7 @@ export async function checkpointAfter(
   // A session with a workspace: its files are read outside the transaction, then stored with the checkpoint.
   let files: TakenSnapshot | null = null;
   for (;;) {
-    const out = await ctx.store.write((): { done: { messages: Message[]; checkpoint: Checkpoint; auto: Checkpoint[] } } | { scan: WorkspaceRow } => {
+    const out = await ctx.store.write((): (Turn & { auto: Checkpoint[] }) | { scan: WorkspaceRow } => {
       const { session, branch, head: start } = ownedCurrent(ctx.store, ref.id, ref.userId);
       const ws = session.hasWorkspace ? ctx.store.getWorkspace(session.id) : undefined;
       // The scan request must stay before any write: returning commits this transaction.
@@ -50,15 +50,15 @@ export async function checkpointAfter(
         ctx.store.insertCheckpointFiles({ checkpointId: row.id, manifestId, dir: files.dir, exclude: files.exclude });
         ctx.store.setWorkspaceManifest(session.id, manifestId, now);
       }
-      return { done: { messages: written.messages, checkpoint: toCheckpoint(row), auto: written.checkpoints } };
+      return { messages: written.messages, checkpoint: toCheckpoint(row), auto: written.checkpoints };
     });
     if ("scan" in out) {
       files = takeSnapshot(ctx, out.scan);
       continue;
     }
-    for (const cp of out.done.auto) ctx.events.emit("checkpoint", cp);
-    ctx.events.emit("checkpoint", out.done.checkpoint);
-    return { messages: out.done.messages, checkpoint: out.done.checkpoint };
+    const { auto, ...turn } = out;
+    for (const cp of [...auto, turn.checkpoint]) ctx.events.emit("checkpoint", cp);
+    return turn;
   }
 }
 
