@@ -203,7 +203,7 @@ export class Forkpoint {
   /** Closes the database after interrupted moves have been resumed. Idempotent. */
   async close(): Promise<void> {
     await this.#ready;
-    this.#store.close();
+    await this.#store.close();
   }
 }
 

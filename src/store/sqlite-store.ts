@@ -5,6 +5,7 @@ import { resolve } from "node:path";
 import { DatabaseError } from "../models/errors.js";
 import { prepare, type RowMode, type Statement } from "./object-rows.js";
 import { openDatabase, type OpenDatabaseOptions } from "./open-database.js";
+import { WalCheckpointer } from "./wal-checkpointer.js";
 import type {
   BranchRow, CheckpointFilter, MessageRow, CheckpointRow, EntryRow, EventRow, LineageSegment, MoveRow,
   MoveStepRow, MoveStepStatus, NewCheckpoint, ListedCheckpoint, HeadRow, CurrentRow, WorkspaceRow, CheckpointFilesRow, NewEntry, SessionRow, Store, TimelineRow, ToolResultRow, ToolRow,
@@ -66,13 +67,32 @@ function translate(error: unknown): unknown {
   return error;
 }
 
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Folds the WAL into the file and empties it. A checkpoint already running (the worker's) makes TRUNCATE give up
+ * at once rather than wait, so it is retried for up to a second: the worker's checkpoints take milliseconds.
+ */
+function truncateWal(db: Database.Database): void {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const [result] = db.pragma("wal_checkpoint(TRUNCATE)") as { busy: number }[];
+    if (!result?.busy) return;
+    Atomics.wait(pause, 0, 0, 5);
+  }
+}
+
 export class SqliteStore implements Store {
   readonly db: Database.Database;
   #closed = false;
   #s: Record<string, Statement>;
+  /** Checkpoints the WAL on a worker thread; absent for read-only and in-memory databases. */
+  readonly checkpointer: WalCheckpointer | undefined;
 
   constructor(options: OpenDatabaseOptions) {
     this.db = openDatabase(options);
+    if (!options.readonly && options.path !== ":memory:") {
+      this.checkpointer = new WalCheckpointer(this.db, { everyWrites: 32, startAfterWrites: 256 });
+    }
     const p = (sql: string, mode?: RowMode) => prepare(this.db, sql, mode);
     this.#s = {
       begin: p("BEGIN IMMEDIATE"),
@@ -222,7 +242,9 @@ export class SqliteStore implements Store {
   }
 
   async write<T>(fn: () => T): Promise<T> {
-    return this.#unit(this.#s.begin!, fn);
+    const value = this.#unit(this.#s.begin!, fn);
+    this.checkpointer?.committed();
+    return value;
   }
 
   async read<T>(fn: () => T): Promise<T> {
@@ -238,10 +260,18 @@ export class SqliteStore implements Store {
     }
   }
 
-  close(): void {
-    if (this.#closed) return;
+  /** Synchronous unless the checkpoint worker runs: its connection closes first, so the writer's close folds the WAL back. */
+  close(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
     this.#closed = true;
-    this.db.close();
+    const stopping = this.checkpointer?.close();
+    if (!stopping) {
+      this.db.close();
+      return Promise.resolve();
+    }
+    return stopping.then(() => {
+      this.db.close();
+    });
   }
 
   insertSession(row: Omit<SessionRow, "seq">): void {
@@ -453,7 +483,7 @@ export class SqliteStore implements Store {
     if (this.#closed) throw new DatabaseError("CLOSED", "the forkpoint database is closed");
     try {
       this.db.exec("VACUUM");
-      if (!this.db.memory) this.db.pragma("wal_checkpoint(TRUNCATE)");
+      if (!this.db.memory) truncateWal(this.db);
     } catch (error) {
       throw translate(error);
     }

@@ -196,7 +196,7 @@ export interface Store {
   read<T>(fn: () => T): Promise<T>;
   /** Runs `fn`, a single-statement read, without a transaction (one statement is its own snapshot). */
   query<T>(fn: () => T): Promise<T>;
-  close(): void;
+  close(): Promise<void>;
   readonly closed: boolean;
 
   insertSession(row: Omit<SessionRow, "seq" | "hasTools" | "hasWorkspace">): void;

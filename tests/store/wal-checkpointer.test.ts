@@ -1,0 +1,95 @@
+// The WAL checkpoint worker: it copies the log into the database file off the writing thread, closing folds the
+// WAL back, a process that never closes still exits, and the writer checkpoints itself again if the worker stops.
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { openForkpoint } from "../../src/index.js";
+import { SqliteStore } from "../../src/store/sqlite-store.js";
+import { tempDatabases } from "../helpers.js";
+
+const dbs = tempDatabases();
+const UNCLOSED = fileURLToPath(new URL("../fixtures/unclosed-writer.ts", import.meta.url));
+
+function openStore(file: string): SqliteStore {
+  const store = new SqliteStore({ path: file, durability: "normal", busyTimeoutMs: 1_000, readonly: false });
+  store.db.exec("CREATE TABLE IF NOT EXISTS filler (x BLOB)");
+  return store;
+}
+
+async function writeFiller(store: SqliteStore, count: number): Promise<void> {
+  const insert = store.db.prepare("INSERT INTO filler VALUES (randomblob(3000))");
+  for (let i = 0; i < count; i++) await store.write(() => insert.run());
+}
+
+/** Waits for the worker's replies (messages between threads), failing after a generous bound rather than hanging. */
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !check(); i++) await new Promise((r) => setTimeout(r, 20));
+  expect(check()).toBe(true);
+}
+
+describe("WAL checkpoints on a worker thread", () => {
+  it("starts only after the first 256 writes; then the worker copies frames and the writer's own threshold is raised", async () => {
+    const store = openStore(dbs.path());
+    try {
+      await writeFiller(store, 255);
+      expect(store.checkpointer!.framesCopied).toBe(0);
+      expect(store.db.pragma("wal_autocheckpoint", { simple: true })).toBe(1000);
+      await writeFiller(store, 64);
+      expect(store.db.pragma("wal_autocheckpoint", { simple: true })).toBe(8000);
+      await until(() => store.checkpointer!.framesCopied > 0);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("closing stops the worker first, so the writer's close folds the WAL into the file and removes it", async () => {
+    const file = dbs.path();
+    const store = openStore(file);
+    await writeFiller(store, 400);
+    await until(() => store.checkpointer!.framesCopied > 0);
+    await writeFiller(store, 5);
+    expect(fs.existsSync(`${file}-wal`)).toBe(true);
+    await store.close();
+    expect(fs.existsSync(`${file}-wal`)).toBe(false);
+    expect(store.closed).toBe(true);
+    const reopened = openStore(file);
+    try {
+      expect(reopened.db.prepare("SELECT count(*) FROM filler").pluck().get()).toBe(405);
+    } finally {
+      await reopened.close();
+    }
+  });
+
+  it("if the worker stops, the writer checkpoints itself again as SQLite does by default", async () => {
+    const store = openStore(dbs.path());
+    try {
+      await writeFiller(store, 300);
+      expect(store.db.pragma("wal_autocheckpoint", { simple: true })).toBe(8000);
+      await store.checkpointer!.close();
+      expect(store.db.pragma("wal_autocheckpoint", { simple: true })).toBe(1000);
+      const before = store.checkpointer!.framesCopied;
+      await writeFiller(store, 100);
+      expect(store.checkpointer!.framesCopied).toBe(before);
+      expect(store.db.prepare("SELECT count(*) FROM filler").pluck().get()).toBe(400);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("a process that never closes its database still exits once its work is done, and its writes are all there", async () => {
+    const file = dbs.path();
+    const run = spawnSync(process.execPath, ["--import", "tsx", UNCLOSED, file, "400"], { encoding: "utf8", timeout: 60_000 });
+    expect(run.error).toBeUndefined();
+    expect(run.status).toBe(0);
+    const sessionId = run.stdout.trim();
+    const fp = openForkpoint({ path: file });
+    try {
+      const s = await fp.getSession(sessionId, { userId: "alice" });
+      expect(await s.history()).toHaveLength(800);
+      expect((await fp.listCheckpoints({ userId: "alice", limit: 1 })).items[0]!.name).toBe("t399");
+    } finally {
+      await fp.close();
+    }
+  });
+});
