@@ -14,6 +14,8 @@ export interface OpenDatabaseOptions {
   /** How long a writer waits for another process's lock before failing, in ms. */
   busyTimeoutMs: number;
   readonly: boolean;
+  /** Fold the WAL into the file on a worker thread instead of in the committing call (see `WalCheckpointer`). */
+  walWorker?: boolean;
 }
 
 /** drizzle/ ships beside dist/ and src/, two levels up from this file in both. */

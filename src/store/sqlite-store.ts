@@ -85,12 +85,12 @@ export class SqliteStore implements Store {
   readonly db: Database.Database;
   #closed = false;
   #s: Record<string, Statement>;
-  /** Checkpoints the WAL on a worker thread; absent for read-only and in-memory databases. */
+  /** Checkpoints the WAL on a worker thread when asked to (`walWorker`); never for read-only and in-memory databases. */
   readonly checkpointer: WalCheckpointer | undefined;
 
   constructor(options: OpenDatabaseOptions) {
     this.db = openDatabase(options);
-    if (!options.readonly && options.path !== ":memory:") {
+    if (options.walWorker && !options.readonly && options.path !== ":memory:") {
       this.checkpointer = new WalCheckpointer(this.db, { everyWrites: 32, startAfterWrites: 256 });
     }
     const p = (sql: string, mode?: RowMode) => prepare(this.db, sql, mode);

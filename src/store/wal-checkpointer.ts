@@ -1,5 +1,5 @@
-// Runs SQLite's WAL checkpoints (copying the log into the database file, with two fsyncs) on a worker thread,
-// so a commit never stalls for them: they were the p99 of every write, a few ms every hundred or so turns.
+// Runs SQLite's WAL checkpoints (copying the log into the database file, with two fsyncs) on a worker thread when
+// a database is opened with `walWorker`: commits then never stall for them (otherwise a few ms every hundred or so turns).
 import type Database from "better-sqlite3";
 import { once } from "node:events";
 import { createRequire } from "node:module";

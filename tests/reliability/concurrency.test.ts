@@ -22,7 +22,7 @@ interface Report {
 }
 
 describe("4 processes x 500 mixed operations on the same session", () => {
-  it("loses nothing: positions gapless, no lost update, no BUSY, every checkpoint restorable", async () => {
+  it("loses nothing: positions gapless, no lost update, no BUSY, every checkpoint restorable (two of them with walWorker)", async () => {
     const WORKERS = 4;
     const OPS = 500;
     const { fp, path } = dbs.open();
@@ -31,7 +31,7 @@ describe("4 processes x 500 mixed operations on the same session", () => {
     await fp.close();
 
     const workers = Array.from({ length: WORKERS }, (_, w) =>
-      startWorker(WORKER, [path, session.id, "alice", `w${w}`, String(OPS), String(SEED + w * 101)]),
+      startWorker(WORKER, [path, session.id, "alice", `w${w}`, String(OPS), String(SEED + w * 101), w % 2 ? "wal-worker" : "inline"]),
     );
     await Promise.all(workers.map((w) => w.ready));
     for (const w of workers) w.child.stdin.end("go\n");

@@ -1,18 +1,19 @@
-// The WAL checkpoint worker: it copies the log into the database file off the writing thread, closing folds the
-// WAL back, a process that never closes still exits, and the writer checkpoints itself again if the worker stops.
+// The WAL checkpoint worker (`walWorker`): off by default; it copies the log into the database file off the writing
+// thread, closing folds the WAL back, a process exits whether it closes or not, and the writer checkpoints itself
+// again if the worker stops.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { openForkpoint } from "../../src/index.js";
 import { SqliteStore } from "../../src/store/sqlite-store.js";
-import { tempDatabases } from "../helpers.js";
+import { tempDatabases, thrownBy } from "../helpers.js";
 
 const dbs = tempDatabases();
-const UNCLOSED = fileURLToPath(new URL("../fixtures/unclosed-writer.ts", import.meta.url));
+const WRITER = fileURLToPath(new URL("../fixtures/wal-worker-writer.ts", import.meta.url));
 
-function openStore(file: string): SqliteStore {
-  const store = new SqliteStore({ path: file, durability: "normal", busyTimeoutMs: 1_000, readonly: false });
+function openStore(file: string, walWorker = true): SqliteStore {
+  const store = new SqliteStore({ path: file, durability: "normal", busyTimeoutMs: 1_000, readonly: false, walWorker });
   store.db.exec("CREATE TABLE IF NOT EXISTS filler (x BLOB)");
   return store;
 }
@@ -29,6 +30,18 @@ async function until(check: () => boolean): Promise<void> {
 }
 
 describe("WAL checkpoints on a worker thread", () => {
+  it("is off unless asked for: a database opened without walWorker checkpoints in the writer, as SQLite does", async () => {
+    const store = openStore(dbs.path(), false);
+    try {
+      await writeFiller(store, 300);
+      expect(store.checkpointer).toBeUndefined();
+      expect(store.db.pragma("wal_autocheckpoint", { simple: true })).toBe(1000);
+    } finally {
+      await store.close();
+    }
+    expect(thrownBy(() => openForkpoint({ path: dbs.path(), walWorker: "yes" as never }))).toMatchObject({ code: "VALIDATION_ERROR" });
+  });
+
   it("starts only after the first 256 writes; then the worker copies frames and the writer's own threshold is raised", async () => {
     const store = openStore(dbs.path());
     try {
@@ -77,11 +90,13 @@ describe("WAL checkpoints on a worker thread", () => {
     }
   });
 
-  it("a process that never closes its database still exits once its work is done, and its writes are all there", async () => {
+  it.each(["close", "leave-open"])("a process that ends with %s exits by itself with code 0 once its work is done, and its writes are all there", async (ending) => {
     const file = dbs.path();
-    const run = spawnSync(process.execPath, ["--import", "tsx", UNCLOSED, file, "400"], { encoding: "utf8", timeout: 60_000 });
+    const run = spawnSync(process.execPath, ["--import", "tsx", WRITER, file, "400", ending], { encoding: "utf8", timeout: 60_000 });
     expect(run.error).toBeUndefined();
+    expect(run.stderr).toBe("");
     expect(run.status).toBe(0);
+    if (ending === "close") expect(fs.existsSync(`${file}-wal`)).toBe(false);
     const sessionId = run.stdout.trim();
     const fp = openForkpoint({ path: file });
     try {
