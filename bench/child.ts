@@ -8,6 +8,7 @@ export interface Job {
   total?: number;
   samples?: number;
   reps?: number; // repetitions of each single operation inside the run
+  walWorker?: boolean; // forkpoint's opt-in WAL checkpoint worker
 }
 
 async function run(job: Job): Promise<unknown> {
@@ -22,7 +23,7 @@ async function run(job: Job): Promise<unknown> {
   switch (key) {
     case "chat:peer": return runPeerChat(job.n!, reps);
     case "chat:floor": return runFloorChat(job.n!, reps);
-    case "chat:forkpoint": return runForkpointChat(job.n!, reps);
+    case "chat:forkpoint": return runForkpointChat(job.n!, reps, job.walWorker ?? false);
     case "history:floor": return runFloorHistory(job.n!, reps);
     case "history:forkpoint": return runForkpointHistory(job.n!, reps);
     case "pages:floor": return runFloorPages(job.users!, job.total!, job.samples!);

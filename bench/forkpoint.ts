@@ -27,7 +27,7 @@ interface Fp {
   close(): Promise<void>;
 }
 interface Api {
-  openForkpoint(o: { path: string; tools?: unknown[] }): Fp;
+  openForkpoint(o: { path: string; tools?: unknown[]; walWorker?: boolean }): Fp;
   defineTool?(t: unknown): unknown;
 }
 
@@ -63,12 +63,12 @@ function sizeAfterWalCheckpoint(file: string): number {
   return dbBytes(file);
 }
 
-export async function runForkpointChat(n: number, reps = 5): Promise<ChatFigures> {
+export async function runForkpointChat(n: number, reps = 5, walWorker = false): Promise<ChatFigures> {
   const { openForkpoint } = await api();
   const fig = emptyChat(n);
   const { dir, cleanup } = tempDir("fp");
   const file = join(dir, "forkpoint.db");
-  const fp = openForkpoint({ path: file });
+  const fp = openForkpoint({ path: file, walWorker });
   try {
     const s = await fp.createSession({ userId: "user-1", title: "bench chat" });
     const cps: string[] = [];

@@ -11,6 +11,8 @@ export interface Results {
   history: Partial<Record<System, { count: number; ms: number; peakRssMB: number }>>;
   pages: Partial<Record<System, PageFigures & { peakRssMB: number }>>;
   tools: (ToolFigures & { runs: number }) | null;
+  /** forkpoint's chat with `walWorker: true`, by N (not a separate system: an option of the same engine). */
+  walWorker: Record<number, ChatAgg>;
   baselineRssMB: number | null;
   errors: string[];
 }
@@ -101,6 +103,16 @@ export function formatTables(r: Results, peerSkipped: number[]): string {
     const t = r.tools;
     out.push("", `Tools: rollback over ${t.invocations} recorded noop invocations (median of ${t.runs} runs)`,
       `  rollback ${ms(t.rollbackMs)} ms, undone ${t.undone}, ${ms(t.msPerUndone)} ms per undone invocation (journal included); recordToolCall ${ms(t.recordMsPerCall)} ms per call`);
+  }
+  const walSizes = Object.keys(r.walWorker).map(Number).sort((a, b) => a - b);
+  if (walSizes.length) {
+    out.push("", "forkpoint with walWorker: true (opt-in: WAL checkpoints on a worker thread) beside its default, same N",
+      `  ${"N".padEnd(9)} ${"total default → worker (ms)".padEnd(30)} ${"p99 turn (ms)".padEnd(18)} ${"mean turn (ms)".padEnd(18)} RSS while writing (MB)`);
+    for (const n of walSizes) {
+      const w = r.walWorker[n]!, d = r.chat.forkpoint[n];
+      const pair = (f: (a: ChatAgg) => number | null, fmt: (x: number | null) => string) => `${d ? fmt(f(d)) : "-"} → ${fmt(f(w))}`;
+      out.push(`  ${n.toLocaleString("en-US").padEnd(9)} ${pair((a) => a.totalMs, ms).padEnd(30)} ${pair((a) => a.p99TurnMs, ms).padEnd(18)} ${pair((a) => a.meanTurnMs, ms).padEnd(18)} ${pair((a) => a.turnsRssMB, (x) => (x === null ? "-" : x.toFixed(0)))}`);
+    }
   }
   for (const e of r.errors) out.push("", `ERROR: ${e}`);
   return out.join("\n");

@@ -39,7 +39,7 @@ function child<T>(job: Job): { result: T; rssMB: number } {
   return { result: msg.result!, rssMB: msg.maxRssMB! };
 }
 
-const results: Results = { chat: { peer: {}, forkpoint: {}, floor: {} }, history: {}, pages: {}, tools: null, baselineRssMB: null, errors: [] };
+const results: Results = { chat: { peer: {}, forkpoint: {}, floor: {} }, history: {}, pages: {}, tools: null, walWorker: {}, baselineRssMB: null, errors: [] };
 function attempt(label: string, fn: () => void) {
   try {
     fn();
@@ -96,6 +96,21 @@ for (const n of sizes) {
     }
   }
   for (const [system, rs] of runs) if (rs.length) results.chat[system][n] = aggregateChat(rs);
+}
+
+// The opt-in WAL worker, after the default chats so the comparison at each N is with runs already made.
+if (systems.includes("forkpoint")) {
+  for (const { n, runs: total } of plan.walWorker) {
+    attempt(`chat forkpoint+walWorker N=${n}`, () => {
+      const rs: { fig: ChatFigures; rssMB: number }[] = [];
+      for (let i = 0; i < total; i++) {
+        const r = child<ChatFigures>({ kind: "chat", system: "forkpoint", n, walWorker: true });
+        rs.push({ fig: r.result, rssMB: r.rssMB });
+        log(`chat fp+walWorker N=${String(n).padEnd(6)} run ${i + 1}/${total}: total ${r.result.totalMs.toFixed(0)} ms, RSS ${r.rssMB.toFixed(0)} MB`);
+      }
+      results.walWorker[n] = aggregateChat(rs);
+    });
+  }
 }
 
 for (const system of engines) {
