@@ -27,5 +27,6 @@ describe("README examples", () => {
     expect(out).toContain("[ 'plan.md' ]");
     expect(readFileSync(join(dir, "project", "plan.md"), "utf8")).toBe("draft 1\n");
     expect(out.split("\n")).toContain("3");
+    expect(out.split("\n")).toContain("3 4 Booked a hotel!");
   });
 });

@@ -42,6 +42,20 @@ export function buildProgram(out: (line: string) => void = console.log): Command
       print(json, page, () => page.items.map((s) => `${s.id}  ${s.title ?? "(untitled)"}  updated ${ago(s.updatedAt)}`));
     }));
 
+  program.command("summary").description("a session at a glance: branches, head, last message, checkpoints, tool calls")
+    .argument("<sessionId>").requiredOption("-u, --user <userId>", "owner")
+    .action((sessionId: string, o: { user: string }) => withDb(async (fp, json) => {
+      const sum = await (await fp.getSession(sessionId, { userId: o.user })).summary();
+      const t = sum.toolCalls;
+      print(json, sum, () => [
+        `${sum.session.id}  ${sum.session.title ?? "(untitled)"}  updated ${ago(sum.session.updatedAt)}`,
+        `branches     ${sum.branches}; current ${sum.currentBranch.id} at position ${sum.currentBranch.position}, ${sum.currentBranch.messages} messages`,
+        `last message ${sum.lastMessage ? `${sum.lastMessage.role}: ${typeof sum.lastMessage.content === "string" ? sum.lastMessage.content : JSON.stringify(sum.lastMessage.content)}` : "(none)"}`,
+        `checkpoints  ${sum.checkpoints}${sum.latestCheckpoint ? `; latest ${sum.latestCheckpoint.id} ${sum.latestCheckpoint.name ?? "(unnamed)"} ${ago(sum.latestCheckpoint.createdAt)}` : ""}`,
+        `tool calls   ${t.total} (${t.succeeded} succeeded, ${t.failed} failed, ${t.running} running; ${t.applied} applied)`,
+      ]);
+    }));
+
   program.command("history").description("messages of a session's current branch (or --branch)")
     .argument("<sessionId>").requiredOption("-u, --user <userId>", "owner").option("-b, --branch <branchId>", "another branch")
     .action((sessionId: string, o: { user: string; branch?: string }) => withDb(async (fp, json) => {

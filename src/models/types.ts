@@ -21,6 +21,24 @@ export interface SessionInfo {
   updatedAt: Date;
 }
 
+/** `s.summary()`: a session at a glance, for a list row or a status line. */
+export interface SessionSummary {
+  /** The same as `s.info()`. */
+  session: SessionInfo;
+  /** Internal sessions (branches) in the session's tree, the root included. */
+  branches: number;
+  /** The current branch: its head position (entries of its lineage) and how many of those are messages. */
+  currentBranch: { id: string; position: number; messages: number };
+  /** The newest message of the current lineage (what `history()` ends with); null before the first. */
+  lastMessage: Message | null;
+  /** Checkpoints of the session on every branch, automatic ones included, not expired (what listings show). */
+  checkpoints: number;
+  /** The newest of those; null when there is none. */
+  latestCheckpoint: Checkpoint | null;
+  /** Tool calls on the current lineage (what `toolTrack()` returns), by status, and how many are applied now. */
+  toolCalls: { total: number; running: number; succeeded: number; failed: number; applied: number };
+}
+
 /** An internal session: one linear run of entries, forked from its parent at `forkPosition`. */
 export interface Branch {
   id: string;

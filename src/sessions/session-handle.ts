@@ -3,7 +3,7 @@ import { idSchema, parseInput, type CheckpointInput, type CreateSessionInput, ty
 import type { JsonValue } from "../models/json.js";
 import type {
   Branch, Checkpoint, CheckpointDiff, EditResult, FilesDiff, Message, MessageInput, MovePlan, MoveResult, Page, WorkspaceInfo,
-  RestoredCheckpoint, SessionInfo, TimelineItem, ToolInvocation, Turn, Versions,
+  RestoredCheckpoint, SessionInfo, SessionSummary, TimelineItem, ToolInvocation, Turn, Versions,
 } from "../models/types.js";
 import { append, turn } from "./append.js";
 import { listBranches } from "./branches.js";
@@ -19,6 +19,7 @@ import { plan } from "./plan.js";
 import { rollback } from "./rollback.js";
 import { toSessionInfo } from "./rows.js";
 import { getState, setState, type StateUpdate } from "./state.js";
+import { summary } from "./summary.js";
 import { switchBranch } from "./switch-branch.js";
 import { timeline } from "./timeline.js";
 import { invoke, recordToolCall } from "./tool-calls.js";
@@ -58,6 +59,15 @@ export class SessionHandle {
         return toSessionInfo(ctx.store.getSessionInfo(ref.id)!);
       }),
     );
+  }
+
+  /**
+   * The session at a glance: its info, how many branches and checkpoints it has, the current branch's head and
+   * message count, its newest message and newest checkpoint, and its tool calls by status.
+   * @example const { currentBranch, lastMessage, checkpoints } = await s.summary()
+   */
+  summary(): Promise<SessionSummary> {
+    return this.#run((ctx, ref) => summary(ctx, ref));
   }
 
   /**

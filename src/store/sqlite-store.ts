@@ -154,6 +154,9 @@ export class SqliteStore implements Store {
       // Raw (array) rows for the longest read (a whole history): mapped by position, no intermediate object.
       segmentMessages: p(`SELECT id, position, role, content, client_id, metadata, created_at
         FROM entries WHERE branch_id = ? AND position > ? AND position <= ? AND kind = 'message' ORDER BY position`, "raw"),
+      lastSegmentMessage: p(`SELECT id, position, role, content, client_id, metadata, created_at
+        FROM entries WHERE branch_id = ? AND position > ? AND position <= ? AND kind = 'message' ORDER BY position DESC LIMIT 1`, "raw"),
+      countCheckpoints: p(`SELECT count(*) FROM checkpoints WHERE user_id = ? AND session_id = ? AND (expires_at IS NULL OR expires_at > ?)`, "pluck"),
       segmentTools: p(`SELECT ${TOOL_COLS} FROM ${TOOL_JOIN} WHERE e.branch_id = ? AND e.position > ? AND e.position <= ? AND e.kind = 'tool' ORDER BY e.position`),
       runningTools: p(`SELECT ${TOOL_COLS} FROM ${TOOL_JOIN} WHERE e.kind = 'tool' AND r.entry_id IS NULL ORDER BY e.seq`),
       getTool: p(`SELECT ${TOOL_COLS} FROM ${TOOL_JOIN} WHERE e.id = ? AND e.kind = 'tool'`),
@@ -385,6 +388,14 @@ export class SqliteStore implements Store {
   segmentEntries(segment: LineageSegment): EntryRow[] {
     if (segment.upTo <= segment.after) return [];
     return this.#s.segment!.all(segment.branchId, segment.after, segment.upTo) as EntryRow[];
+  }
+  lastSegmentMessage(segment: LineageSegment): MessageRow | undefined {
+    if (segment.upTo <= segment.after) return undefined;
+    const r = this.#s.lastSegmentMessage!.get(segment.branchId, segment.after, segment.upTo) as MessageTuple | undefined;
+    return r && { id: r[0], branchId: segment.branchId, position: r[1], role: r[2], content: r[3], clientId: r[4], metadata: r[5], createdAt: r[6] };
+  }
+  countCheckpoints(userId: string, sessionId: string, now: number): number {
+    return this.#s.countCheckpoints!.get(userId, sessionId, now) as number;
   }
   segmentMessages<T>(segment: LineageSegment, map: (row: MessageRow) => T, out: T[]): void {
     if (segment.upTo <= segment.after) return;

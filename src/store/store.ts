@@ -255,6 +255,10 @@ export interface Store {
   segmentMessages<T>(segment: LineageSegment, map: (row: MessageRow) => T, out: T[]): void;
   /** Tool entries of one segment with completion and applied status. */
   segmentTools(segment: LineageSegment): ToolRow[];
+  /** The segment's newest message, if it has any (walks the branch's positions backwards). */
+  lastSegmentMessage(segment: LineageSegment): MessageRow | undefined;
+  /** How many checkpoints the session has that have not expired at `now` (what listings show). */
+  countCheckpoints(userId: string, sessionId: string, now: number): number;
   getTool(entryId: string): ToolRow | undefined;
   /** Tool invocations with no completion (running, or left running by a crash), in the whole database. */
   runningTools(): ToolRow[];

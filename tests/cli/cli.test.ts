@@ -34,6 +34,17 @@ describe("forkpoint CLI", () => {
     expect(await cli("sessions", "-u", "nobody")).toEqual([]);
   });
 
+  it("summarizes a session, as text and as JSON", async () => {
+    const text = await cli("summary", sessionId, "-u", "ann");
+    expect(text[0]).toMatch(new RegExp(`^${sessionId}  CLI test  updated `));
+    expect(text[1]).toMatch(/^branches\s+1; current br_\S+ at position 3, 3 messages$/);
+    expect(text[2]).toBe("last message user: more");
+    expect(text[3]).toMatch(new RegExp(`^checkpoints\\s+1; latest ${checkpointId} greeted `));
+    expect(text[4]).toBe("tool calls   0 (0 succeeded, 0 failed, 0 running; 0 applied)");
+    const json = JSON.parse((await cli("--json", "summary", sessionId, "-u", "ann")).join("\n"));
+    expect(json).toMatchObject({ branches: 1, checkpoints: 1, currentBranch: { position: 3, messages: 3 }, lastMessage: { content: "more" } });
+  });
+
   it("prints history, rolls back, and shows the new branch in the tree", async () => {
     expect(await cli("history", sessionId, "-u", "ann")).toHaveLength(3);
     const rolled = await cli("rollback", sessionId, checkpointId, "-u", "ann");

@@ -1,0 +1,36 @@
+// `s.summary()`: a session at a glance (a list row, a status line, the CLI), read in one transaction with index
+// lookups, except the tool counts, which walk the current lineage's tool calls.
+import type { SessionSummary } from "../models/types.js";
+import type { EngineContext, SessionRef } from "./context.js";
+import { headOf, lineageTools } from "./lineage.js";
+import { ownedSession } from "./ownership.js";
+import { toCheckpoint, toMessage, toSessionInfo } from "./rows.js";
+
+export async function summary(ctx: EngineContext, ref: SessionRef): Promise<SessionSummary> {
+  return ctx.store.read(() => {
+    const session = ownedSession(ctx.store, ref.id, ref.userId);
+    const store = ctx.store;
+    const branch = store.getBranch(session.currentBranchId)!;
+    const head = headOf(store, branch);
+    const segments = store.lineage(branch.id);
+    let lastMessage = undefined;
+    for (let i = segments.length - 1; i >= 0 && !lastMessage; i--) lastMessage = store.lastSegmentMessage(segments[i]!);
+    const now = Date.now();
+    const [latest] = store.listCheckpoints({ userId: ref.userId, sessionId: ref.id, now, limit: 1 });
+    const toolCalls = { total: 0, running: 0, succeeded: 0, failed: 0, applied: 0 };
+    for (const tool of lineageTools(store, branch.id)) {
+      toolCalls.total++;
+      toolCalls[tool.status ?? "running"]++;
+      if (tool.appliedSeq !== null) toolCalls.applied++;
+    }
+    return {
+      session: toSessionInfo(store.getSessionInfo(ref.id)!),
+      branches: store.listBranches(ref.id).length,
+      currentBranch: { id: branch.id, position: head.position, messages: head.msgCount },
+      lastMessage: lastMessage ? toMessage(lastMessage) : null,
+      checkpoints: store.countCheckpoints(ref.userId, ref.id, now),
+      latestCheckpoint: latest ? toCheckpoint(latest) : null,
+      toolCalls,
+    };
+  });
+}
