@@ -30,6 +30,11 @@ export function buildProgram(out: (line: string) => void = console.log): Command
       await fp.close();
     }
   };
+  /** A status line shows the start of a message, on one line. */
+  const oneLine = (text: string) => {
+    const flat = text.replace(/\s+/g, " ");
+    return flat.length > 120 ? `${flat.slice(0, 119)}…` : flat;
+  };
   const print = (json: boolean, value: unknown, text: () => string[]) => {
     if (json) out(JSON.stringify(value, null, 2));
     else for (const line of text()) out(line);
@@ -50,7 +55,7 @@ export function buildProgram(out: (line: string) => void = console.log): Command
       print(json, sum, () => [
         `${sum.session.id}  ${sum.session.title ?? "(untitled)"}  updated ${ago(sum.session.updatedAt)}`,
         `branches     ${sum.branches}; current ${sum.currentBranch.id} at position ${sum.currentBranch.position}, ${sum.currentBranch.messages} messages`,
-        `last message ${sum.lastMessage ? `${sum.lastMessage.role}: ${typeof sum.lastMessage.content === "string" ? sum.lastMessage.content : JSON.stringify(sum.lastMessage.content)}` : "(none)"}`,
+        `last message ${sum.lastMessage ? `${sum.lastMessage.role}: ${oneLine(typeof sum.lastMessage.content === "string" ? sum.lastMessage.content : JSON.stringify(sum.lastMessage.content))}` : "(none)"}`,
         `checkpoints  ${sum.checkpoints}${sum.latestCheckpoint ? `; latest ${sum.latestCheckpoint.id} ${sum.latestCheckpoint.name ?? "(unnamed)"} ${ago(sum.latestCheckpoint.createdAt)}` : ""}`,
         `tool calls   ${t.total} (${t.succeeded} succeeded, ${t.failed} failed, ${t.running} running; ${t.applied} applied)`,
       ]);

@@ -40,8 +40,9 @@ export interface ForkpointOptions {
   recover?: boolean;
   /**
    * Fold SQLite's write-ahead log into the database file on a worker thread (default false). Without it, about
-   * every hundred commits one stalls for that copy and its two fsyncs (2–4 ms here); with it, commits never do.
-   * For write-heavy processes: the worker costs 16–25 MB of RSS and starts only after the process's first 256 writes.
+   * every hundred commits one stalls for that copy and its two fsyncs (2–4 ms here); with it, a commit does so
+   * only if the worker falls 8,000 pages behind or stops. For write-heavy processes: the worker costs 9–16 MB of
+   * RSS and starts after this handle's first 256 write transactions.
    */
   walWorker?: boolean;
 }

@@ -1,5 +1,5 @@
 // `s.summary()`: a session at a glance (a list row, a status line, the CLI), read in one transaction with index
-// lookups, except the tool counts, which walk the current lineage's tool calls.
+// lookups and counts, except the tool counts, which walk the current lineage's tool calls.
 import type { SessionSummary } from "../models/types.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { headOf, lineageTools } from "./lineage.js";
@@ -15,7 +15,7 @@ export async function summary(ctx: EngineContext, ref: SessionRef): Promise<Sess
     const segments = store.lineage(branch.id);
     let lastMessage = undefined;
     for (let i = segments.length - 1; i >= 0 && !lastMessage; i--) lastMessage = store.lastSegmentMessage(segments[i]!);
-    const now = Date.now();
+    const now = ctx.now();
     const [latest] = store.listCheckpoints({ userId: ref.userId, sessionId: ref.id, now, limit: 1 });
     const toolCalls = { total: 0, running: 0, succeeded: 0, failed: 0, applied: 0 };
     for (const tool of lineageTools(store, branch.id)) {
@@ -25,7 +25,7 @@ export async function summary(ctx: EngineContext, ref: SessionRef): Promise<Sess
     }
     return {
       session: toSessionInfo(store.getSessionInfo(ref.id)!),
-      branches: store.listBranches(ref.id).length,
+      branches: store.countBranches(ref.id),
       currentBranch: { id: branch.id, position: head.position, messages: head.msgCount },
       lastMessage: lastMessage ? toMessage(lastMessage) : null,
       checkpoints: store.countCheckpoints(ref.userId, ref.id, now),

@@ -70,13 +70,15 @@ function translate(error: unknown): unknown {
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
 /**
- * Folds the WAL into the file and empties it. A checkpoint already running (the worker's) makes TRUNCATE give up
- * at once rather than wait, so it is retried for up to a second: the worker's checkpoints take milliseconds.
+ * Folds the WAL into the file and empties it. A checkpoint already running (the `walWorker`'s) makes TRUNCATE give
+ * up at once rather than wait, so it is retried for up to a second: the worker's checkpoints take milliseconds.
+ * A reader in another process makes each attempt wait the busy timeout first, so the bound is time, not attempts.
  */
 function truncateWal(db: Database.Database): void {
-  for (let attempt = 0; attempt < 200; attempt++) {
+  const deadline = Date.now() + 1_000;
+  for (;;) {
     const [result] = db.pragma("wal_checkpoint(TRUNCATE)") as { busy: number }[];
-    if (!result?.busy) return;
+    if (!result?.busy || Date.now() >= deadline) return;
     Atomics.wait(pause, 0, 0, 5);
   }
 }
@@ -84,6 +86,7 @@ function truncateWal(db: Database.Database): void {
 export class SqliteStore implements Store {
   readonly db: Database.Database;
   #closed = false;
+  #closing: Promise<void> | undefined;
   #s: Record<string, Statement>;
   /** Checkpoints the WAL on a worker thread when asked to (`walWorker`); never for read-only and in-memory databases. */
   readonly checkpointer: WalCheckpointer | undefined;
@@ -156,6 +159,7 @@ export class SqliteStore implements Store {
         FROM entries WHERE branch_id = ? AND position > ? AND position <= ? AND kind = 'message' ORDER BY position`, "raw"),
       lastSegmentMessage: p(`SELECT id, position, role, content, client_id, metadata, created_at
         FROM entries WHERE branch_id = ? AND position > ? AND position <= ? AND kind = 'message' ORDER BY position DESC LIMIT 1`, "raw"),
+      countBranches: p(`SELECT count(*) FROM branches WHERE session_id = ?`, "pluck"),
       countCheckpoints: p(`SELECT count(*) FROM checkpoints WHERE user_id = ? AND session_id = ? AND (expires_at IS NULL OR expires_at > ?)`, "pluck"),
       segmentTools: p(`SELECT ${TOOL_COLS} FROM ${TOOL_JOIN} WHERE e.branch_id = ? AND e.position > ? AND e.position <= ? AND e.kind = 'tool' ORDER BY e.position`),
       runningTools: p(`SELECT ${TOOL_COLS} FROM ${TOOL_JOIN} WHERE e.kind = 'tool' AND r.entry_id IS NULL ORDER BY e.seq`),
@@ -265,16 +269,12 @@ export class SqliteStore implements Store {
 
   /** Synchronous unless the checkpoint worker runs: its connection closes first, so the writer's close folds the WAL back. */
   close(): Promise<void> {
-    if (this.#closed) return Promise.resolve();
+    if (this.#closing) return this.#closing;
     this.#closed = true;
     const stopping = this.checkpointer?.close();
-    if (!stopping) {
-      this.db.close();
-      return Promise.resolve();
-    }
-    return stopping.then(() => {
-      this.db.close();
-    });
+    if (!stopping) this.db.close();
+    this.#closing = stopping ? stopping.finally(() => this.db.close()) : Promise.resolve();
+    return this.#closing;
   }
 
   insertSession(row: Omit<SessionRow, "seq">): void {
@@ -393,6 +393,9 @@ export class SqliteStore implements Store {
     if (segment.upTo <= segment.after) return undefined;
     const r = this.#s.lastSegmentMessage!.get(segment.branchId, segment.after, segment.upTo) as MessageTuple | undefined;
     return r && { id: r[0], branchId: segment.branchId, position: r[1], role: r[2], content: r[3], clientId: r[4], metadata: r[5], createdAt: r[6] };
+  }
+  countBranches(sessionId: string): number {
+    return this.#s.countBranches!.get(sessionId) as number;
   }
   countCheckpoints(userId: string, sessionId: string, now: number): number {
     return this.#s.countCheckpoints!.get(userId, sessionId, now) as number;

@@ -257,6 +257,8 @@ export interface Store {
   segmentTools(segment: LineageSegment): ToolRow[];
   /** The segment's newest message, if it has any (walks the branch's positions backwards). */
   lastSegmentMessage(segment: LineageSegment): MessageRow | undefined;
+  /** How many branches the session has, the root included. */
+  countBranches(sessionId: string): number;
   /** How many checkpoints the session has that have not expired at `now` (what listings show). */
   countCheckpoints(userId: string, sessionId: string, now: number): number;
   getTool(entryId: string): ToolRow | undefined;

@@ -4,6 +4,7 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
 import { openForkpoint } from "../../src/index.js";
 import { SqliteStore } from "../../src/store/sqlite-store.js";
@@ -23,6 +24,14 @@ async function writeFiller(store: SqliteStore, count: number): Promise<void> {
   for (let i = 0; i < count; i++) await store.write(() => insert.run());
 }
 
+/** The id the next worker thread gets: ids count every thread this process has started, ours included. */
+async function nextThreadId(): Promise<number> {
+  const probe = new Worker("", { eval: true });
+  const id = probe.threadId;
+  await new Promise((done) => probe.once("exit", done));
+  return id + 1;
+}
+
 /** Waits for the worker's replies (messages between threads), failing after a generous bound rather than hanging. */
 async function until(check: () => boolean): Promise<void> {
   for (let i = 0; i < 500 && !check(); i++) await new Promise((r) => setTimeout(r, 20));
@@ -40,6 +49,20 @@ describe("WAL checkpoints on a worker thread", () => {
       await store.close();
     }
     expect(thrownBy(() => openForkpoint({ path: dbs.path(), walWorker: "yes" as never }))).toMatchObject({ code: "VALIDATION_ERROR" });
+  });
+
+  it("openForkpoint starts no thread by default, and one with walWorker: true", async () => {
+    const threadsStarted = async (options: { walWorker?: boolean }) => {
+      const before = await nextThreadId();
+      const fp = openForkpoint({ path: dbs.path(), ...options });
+      const s = await fp.createSession({ userId: "alice" });
+      for (let i = 0; i < 300; i++) await s.append({ role: "user", content: `m${i}` });
+      await fp.close();
+      return (await nextThreadId()) - before - 1; // minus the second probe itself
+    };
+    expect(await threadsStarted({})).toBe(0);
+    expect(await threadsStarted({ walWorker: false })).toBe(0);
+    expect(await threadsStarted({ walWorker: true })).toBe(1);
   });
 
   it("starts only after the first 256 writes; then the worker copies frames and the writer's own threshold is raised", async () => {
@@ -72,6 +95,46 @@ describe("WAL checkpoints on a worker thread", () => {
     } finally {
       await reopened.close();
     }
+  });
+
+  it("a worker that cannot open the database falls back to the writer's own checkpoints; closing still closes", async () => {
+    const file = dbs.path();
+    const store = openStore(file);
+    await writeFiller(store, 200);
+    // The writer keeps its open (unlinked) file; the worker, opening by path, finds nothing there.
+    fs.rmSync(file);
+    await writeFiller(store, 60);
+    await until(() => !store.checkpointer!.running);
+    expect(store.db.pragma("wal_autocheckpoint", { simple: true })).toBe(1000);
+    await writeFiller(store, 40);
+    expect(store.checkpointer!.framesCopied).toBe(0);
+    expect(store.db.prepare("SELECT count(*) FROM filler").pluck().get()).toBe(300);
+    await store.close();
+    expect(store.db.open).toBe(false);
+  });
+
+  it("closing while a worker that cannot open the database is starting resolves, and closes the database", async () => {
+    const file = dbs.path();
+    const store = openStore(file);
+    await writeFiller(store, 255);
+    fs.rmSync(file);
+    await writeFiller(store, 1); // the 256th write starts the worker, whose open will fail
+    expect(store.checkpointer!.running).toBe(true);
+    await store.close();
+    expect(store.db.open).toBe(false);
+  });
+
+  it("closing right after the worker starts, twice, resolves once the database is closed", async () => {
+    const file = dbs.path();
+    const store = openStore(file);
+    await writeFiller(store, 256);
+    expect(store.checkpointer!.running).toBe(true);
+    const first = store.close();
+    const second = store.close();
+    await second;
+    expect(store.db.open).toBe(false);
+    expect(fs.existsSync(`${file}-wal`)).toBe(false);
+    await first;
   });
 
   it("if the worker stops, the writer checkpoints itself again as SQLite does by default", async () => {
