@@ -53,8 +53,8 @@ export function buildProgram(out: (line: string) => void = console.log): Command
       const sum = await (await fp.getSession(sessionId, { userId: o.user })).summary();
       const t = sum.toolCalls;
       print(json, sum, () => [
-        `${sum.session.id}  ${sum.session.title ?? "(untitled)"}  updated ${ago(sum.session.updatedAt)}`,
-        `branches     ${sum.branches}; current ${sum.currentBranch.id} at position ${sum.currentBranch.position}, ${sum.currentBranch.messages} messages`,
+        `${sum.id}  ${sum.title ?? "(untitled)"}  updated ${ago(sum.updatedAt)}`,
+        `branches     ${sum.branches}; current ${sum.currentBranchId} at position ${sum.position}, ${sum.messages} messages`,
         `last message ${sum.lastMessage ? `${sum.lastMessage.role}: ${oneLine(typeof sum.lastMessage.content === "string" ? sum.lastMessage.content : JSON.stringify(sum.lastMessage.content))}` : "(none)"}`,
         `checkpoints  ${sum.checkpoints}${sum.latestCheckpoint ? `; latest ${sum.latestCheckpoint.id} ${sum.latestCheckpoint.name ?? "(unnamed)"} ${ago(sum.latestCheckpoint.createdAt)}` : ""}`,
         `tool calls   ${t.total} (${t.succeeded} succeeded, ${t.failed} failed, ${t.running} running; ${t.applied} applied)`,

@@ -21,14 +21,14 @@ export interface SessionInfo {
   updatedAt: Date;
 }
 
-/** `s.summary()`: a session at a glance, for a list row or a status line. */
-export interface SessionSummary {
-  /** The same as `s.info()`. */
-  session: SessionInfo;
+/** `s.summary()`: a session at a glance, for a list row or a status line: what `s.info()` returns, and counts. */
+export interface SessionSummary extends SessionInfo {
   /** Internal sessions (branches) in the session's tree, the root included. */
   branches: number;
-  /** The current branch: its head position (entries of its lineage) and how many of those are messages. */
-  currentBranch: { id: string; position: number; messages: number };
+  /** Messages of the current branch's lineage: how many `history()` returns. */
+  messages: number;
+  /** The current branch's head: the position of its lineage's last entry (messages, state changes, tool calls). */
+  position: number;
   /** The newest message of the current lineage (what `history()` ends with); null before the first. */
   lastMessage: Message | null;
   /** Checkpoints of the session on every branch, automatic ones included, not expired (what listings show). */

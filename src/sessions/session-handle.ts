@@ -64,7 +64,7 @@ export class SessionHandle {
   /**
    * The session at a glance: its info, how many branches and checkpoints it has, the current branch's head and
    * message count, its newest message and newest checkpoint, and its tool calls by status.
-   * @example const { currentBranch, lastMessage, checkpoints } = await s.summary()
+   * @example const { messages, branches, lastMessage, checkpoints } = await s.summary()
    */
   summary(): Promise<SessionSummary> {
     return this.#run((ctx, ref) => summary(ctx, ref));

@@ -24,9 +24,10 @@ export async function summary(ctx: EngineContext, ref: SessionRef): Promise<Sess
       if (tool.appliedSeq !== null) toolCalls.applied++;
     }
     return {
-      session: toSessionInfo(store.getSessionInfo(ref.id)!),
+      ...toSessionInfo(store.getSessionInfo(ref.id)!),
       branches: store.countBranches(ref.id),
-      currentBranch: { id: branch.id, position: head.position, messages: head.msgCount },
+      messages: head.msgCount,
+      position: head.position,
       lastMessage: lastMessage ? toMessage(lastMessage) : null,
       checkpoints: store.countCheckpoints(ref.userId, ref.id, now),
       latestCheckpoint: latest ? toCheckpoint(latest) : null,

@@ -42,7 +42,7 @@ describe("forkpoint CLI", () => {
     expect(text[3]).toMatch(new RegExp(`^checkpoints\\s+1; latest ${checkpointId} greeted `));
     expect(text[4]).toBe("tool calls   0 (0 succeeded, 0 failed, 0 running; 0 applied)");
     const json = JSON.parse((await cli("--json", "summary", sessionId, "-u", "ann")).join("\n"));
-    expect(json).toMatchObject({ branches: 1, checkpoints: 1, currentBranch: { position: 3, messages: 3 }, lastMessage: { content: "more" } });
+    expect(json).toMatchObject({ branches: 1, checkpoints: 1, position: 3, messages: 3, lastMessage: { content: "more" } });
   });
 
   it("prints history, rolls back, and shows the new branch in the tree", async () => {
