@@ -97,7 +97,7 @@ export class Forkpoint {
     };
     if ((o.recover ?? true) && !o.readonly) {
       this.#recovery = recoverMoves(this.#ctx).then((report) => {
-        if (report.resumed.length + report.failed.length > 0) events.emit("recovery", report);
+        if (report.resumed.length + report.failed.length + report.workspaces.length > 0) events.emit("recovery", report);
         return report;
       });
       this.#ready = this.#recovery.then(() => undefined, () => undefined);
@@ -165,8 +165,8 @@ export class Forkpoint {
   }
 
   /**
-   * Finishes moves interrupted by a crash (this also runs at open), and lists tool calls a crash left running.
-   * Reports what it resumed, what must wait, and the calls whose outcome is unknown.
+   * Finishes moves and workspace restores interrupted by a crash (this also runs at open), and lists tool calls a
+   * crash left running. Reports what it resumed, what must wait, and the calls whose outcome is unknown.
    */
   async recover(): Promise<RecoveryReport> {
     await this.#guard();

@@ -5,6 +5,7 @@ import { inflightInvocations } from "./tool-calls.js";
 import type { EngineContext } from "./context.js";
 import { inflightMoves, runJournaledMove, type MoveSpec } from "./move.js";
 import { isAlive } from "./process-identity.js";
+import { recoverWorkspaces, type WorkspaceRecovery } from "./workspace-recovery.js";
 
 export interface RecoveryReport {
   /** Moves finished now, with what each did (interrupted steps appear in `unknown`). */
@@ -19,10 +20,15 @@ export interface RecoveryReport {
    * a call still running in another live process also appears here.
    */
   unknown: ToolInvocation[];
+  /**
+   * Workspace restores a crash interrupted (moves with scope "files" or "both"), finished first: each directory
+   * then holds the move's target files, or is left as it is when someone changed it since ("drift").
+   */
+  workspaces: WorkspaceRecovery[];
 }
 
 export async function recoverMoves(ctx: EngineContext, options: { listUnknown?: boolean } = {}): Promise<RecoveryReport> {
-  const report: RecoveryReport = { resumed: [], waiting: [], failed: [], unknown: [] };
+  const report: RecoveryReport = { resumed: [], waiting: [], failed: [], unknown: [], workspaces: await recoverWorkspaces(ctx) };
   if (options.listUnknown) {
     const running = await ctx.store.query(() => ctx.store.runningTools());
     report.unknown = running.filter((t) => !inflightInvocations.has(t.id)).map(toToolInvocation);

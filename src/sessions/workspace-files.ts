@@ -1,7 +1,7 @@
 // The file-system side of workspaces: reading a directory into a snapshot (path → SHA-256 of its content), making the
 // directory match a snapshot again, and the unified diff between two snapshots.
 import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join, relative, sep } from "node:path";
+import { basename, dirname, join, relative, sep } from "node:path";
 import { createTwoFilesPatch } from "diff";
 import ignore from "ignore";
 import { PayloadTooLargeError } from "../models/errors.js";
@@ -99,6 +99,40 @@ export function assertRestorable(dir: string, paths: readonly string[]): string 
   return null;
 }
 
+/** Restores stage each file beside its destination (`<file>.forkpoint-<pid>.tmp`), then rename it into place. */
+const STAGED_SUFFIX = ".forkpoint-";
+const STAGED = /^\.forkpoint-\d+\.tmp$/;
+
+/**
+ * Removes the files a restore staged beside `paths` and never renamed into place (its process died): they are
+ * forkpoint's own leftovers, not the user's files. Returns what it removed (paths relative to `dir`).
+ */
+export function removeStaged(dir: string, paths: string[]): string[] {
+  const byFolder = new Map<string, Set<string>>();
+  for (const path of paths) {
+    const full = join(dir, ...path.split("/"));
+    const names = byFolder.get(dirname(full)) ?? new Set<string>();
+    names.add(basename(full));
+    byFolder.set(dirname(full), names);
+  }
+  const removed: string[] = [];
+  for (const [folder, names] of byFolder) {
+    let found: string[];
+    try {
+      found = readdirSync(folder);
+    } catch {
+      continue; // no such folder: nothing was staged there
+    }
+    for (const name of found) {
+      const at = name.lastIndexOf(STAGED_SUFFIX);
+      if (at <= 0 || !names.has(name.slice(0, at)) || !STAGED.test(name.slice(at))) continue;
+      rmSync(join(folder, name), { force: true });
+      removed.push(relative(dir, join(folder, name)).split(sep).join("/"));
+    }
+  }
+  return removed;
+}
+
 /**
  * Makes `dir` hold exactly `target`'s files (of those `current`, a fresh scan, holds). Every new content is first
  * written beside its place under a temporary name: if one fails (disk full, permissions), the temporary files are
@@ -118,7 +152,7 @@ export function restoreWorkspace(
       if (current.get(path)?.hash === hash) continue;
       const full = join(dir, ...path.split("/"));
       mkdirSync(dirname(full), { recursive: true });
-      const temp = `${full}.forkpoint-${process.pid}.tmp`;
+      const temp = `${full}${STAGED_SUFFIX}${process.pid}.tmp`;
       writeFileSync(temp, content(hash));
       staged.push({ path, full, temp });
     }

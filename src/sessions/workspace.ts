@@ -12,6 +12,7 @@ import type { CheckpointFilesRow, Store, WorkspaceRow } from "../store/store.js"
 import { sha256 } from "./integrity.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { ownedSession, sessionCheckpoint } from "./ownership.js";
+import { SELF_START } from "./process-identity.js";
 import { assertRestorable, changedPaths, filesPatch, manifestOf, restoreWorkspace, scanWorkspace, type Snapshot } from "./workspace-files.js";
 
 /** A snapshot read from disk for a workspace, with the configuration it was read under. */
@@ -45,12 +46,12 @@ export function saveSnapshot(store: Store, snapshot: Snapshot): number {
   return saveManifest(store, manifestOf(snapshot).files, new Map([...snapshot.values()].map((f) => [f.hash, f.content])));
 }
 
-function manifestFiles(store: Store, manifestId: number): Record<string, string> {
+export function manifestFiles(store: Store, manifestId: number): Record<string, string> {
   return JSON.parse(store.getManifest(manifestId)!.body) as Record<string, string>;
 }
 
 /** A stored file content, checked against its address: a damaged blob is never written or shown. */
-const blobOf = (store: Store) => (hash: string): Buffer => {
+export const blobOf = (store: Store) => (hash: string): Buffer => {
   const content = store.getBlob(hash);
   if (!content || sha256(content) !== hash) {
     throw new IntegrityError(`stored file content ${hash} is missing or does not match its hash`);
@@ -181,12 +182,24 @@ export interface PreparedRestore {
   contents: Map<string, Buffer>;
 }
 
-/** Makes the workspace hold the prepared target's files and records it as what forkpoint last wrote. */
+/**
+ * Makes the workspace hold the prepared target's files and records it as what forkpoint last wrote. The restore is
+ * journaled first: a crash halfway leaves each file at its old or its new version, and recovery finishes it.
+ */
 export async function restoreFiles(ctx: EngineContext, sessionId: string, p: PreparedRestore): Promise<{ written: string[]; deleted: string[] }> {
   const current = takeSnapshot(ctx, p.ws).files;
+  const journal: RestoreJournal = { manifestId: p.manifestId, pid: process.pid, pidStart: SELF_START };
+  await ctx.store.write(() => ctx.store.setWorkspaceRestoring(sessionId, JSON.stringify(journal)));
   const changed = restoreWorkspace(p.ws.dir, current, p.target, (hash) => p.contents.get(hash)!);
   await ctx.store.write(() => ctx.store.setWorkspaceManifest(sessionId, p.manifestId, ctx.now()));
   return changed;
+}
+
+/** What `workspaces.restoring` holds while a restore runs: its target, and the thread that writes it. */
+export interface RestoreJournal {
+  manifestId: number;
+  pid: number;
+  pidStart: string;
 }
 
 /** The workspace's files before forkpoint's own doing (a tool call, a move), or null without a workspace. */

@@ -235,6 +235,11 @@ export const workspaces = sqliteTable("workspaces", {
   exclude: text("exclude").notNull(),
   /** The files as forkpoint last saw or wrote them (attach, checkpoint, restore, tool call): what drift is measured from. */
   manifestId: integer("manifest_id").notNull(),
+  /**
+   * Set while a move rewrites the directory, cleared with the new `manifest_id`: JSON `{ manifestId, pid, pidStart }`,
+   * the target and who writes it. Found set after a crash, the restore is finished on recovery.
+   */
+  restoring: text("restoring"),
   updatedAt: integer("updated_at").notNull(),
 });
 

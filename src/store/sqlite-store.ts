@@ -28,6 +28,7 @@ const TOOL_JOIN = `entries e LEFT JOIN tool_results r ON r.entry_id = e.id LEFT 
 const CHECKPOINT_COLS = `seq, id, session_id AS sessionId, branch_id AS branchId, position, name, auto, metadata,
   user_id AS userId, state_id AS stateId, head_hash AS headHash, checksum, created_at AS createdAt, expires_at AS expiresAt`;
 const MOVE_COLS = `id, session_id AS sessionId, kind, spec, status, pid, pid_start AS pidStart, created_at AS createdAt, finished_at AS finishedAt`;
+const WORKSPACE_COLS = `session_id AS sessionId, dir, exclude, manifest_id AS manifestId, restoring, updated_at AS updatedAt`;
 const STEP_COLS = `move_id AS moveId, idx, op, entry_id AS entryId, status, result, error`;
 
 type MessageTuple = [string, number, string, string, string | null, string | null, number];
@@ -109,10 +110,13 @@ export class SqliteStore implements Store {
       listSessions: p(`SELECT ${SESSION_INFO_COLS} FROM sessions WHERE user_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`),
       markHasTools: p(`UPDATE sessions SET has_tools = 1 WHERE id = ? AND has_tools = 0`),
       markHasWorkspace: p(`UPDATE sessions SET has_workspace = 1 WHERE id = ? AND has_workspace = 0`),
-      getWorkspace: p(`SELECT session_id AS sessionId, dir, exclude, manifest_id AS manifestId, updated_at AS updatedAt FROM workspaces WHERE session_id = ?`),
+      getWorkspace: p(`SELECT ${WORKSPACE_COLS} FROM workspaces WHERE session_id = ?`),
+      restoringWorkspaces: p(`SELECT ${WORKSPACE_COLS} FROM workspaces WHERE restoring IS NOT NULL`),
       putWorkspace: p(`INSERT INTO workspaces (session_id, dir, exclude, manifest_id, updated_at) VALUES (@sessionId, @dir, @exclude, @manifestId, @updatedAt)
-        ON CONFLICT (session_id) DO UPDATE SET dir = excluded.dir, exclude = excluded.exclude, manifest_id = excluded.manifest_id, updated_at = excluded.updated_at`),
-      setWorkspaceManifest: p(`UPDATE workspaces SET manifest_id = ?, updated_at = ? WHERE session_id = ?`),
+        ON CONFLICT (session_id) DO UPDATE SET dir = excluded.dir, exclude = excluded.exclude, manifest_id = excluded.manifest_id,
+          restoring = NULL, updated_at = excluded.updated_at`),
+      setWorkspaceManifest: p(`UPDATE workspaces SET manifest_id = ?, restoring = NULL, updated_at = ? WHERE session_id = ?`),
+      setWorkspaceRestoring: p(`UPDATE workspaces SET restoring = ? WHERE session_id = ?`),
       insertBlob: p(`INSERT INTO file_blobs (hash, content) VALUES (?, ?) ON CONFLICT (hash) DO NOTHING`),
       getBlob: p(`SELECT content FROM file_blobs WHERE hash = ?`, "pluck"),
       manifestId: p(`SELECT id FROM file_manifests WHERE hash = ?`, "pluck"),
@@ -122,7 +126,8 @@ export class SqliteStore implements Store {
       checkpointManifest: p(`SELECT manifest_id AS manifestId, dir, exclude FROM checkpoint_files WHERE checkpoint_id = ?`),
       deleteCheckpointFiles: p(`DELETE FROM checkpoint_files WHERE checkpoint_id = ?`),
       deleteUnreferencedManifests: p(`DELETE FROM file_manifests WHERE id NOT IN (SELECT manifest_id FROM checkpoint_files)
-        AND id NOT IN (SELECT manifest_id FROM workspaces)`),
+        AND id NOT IN (SELECT manifest_id FROM workspaces)
+        AND id NOT IN (SELECT json_extract(restoring, '$.manifestId') FROM workspaces WHERE restoring IS NOT NULL)`),
       deleteUnreferencedBlobs: p(`DELETE FROM file_blobs WHERE hash NOT IN (SELECT j.value FROM file_manifests m, json_each(m.body) j)`),
       lastCheckpointFiles: p(`SELECT f.manifest_id AS manifestId, f.dir, f.exclude FROM checkpoints c JOIN checkpoint_files f ON f.checkpoint_id = c.id
         WHERE c.branch_id = ? AND c.position >= ? AND c.position <= ? ORDER BY c.position DESC, c.seq DESC LIMIT 1`),
@@ -298,6 +303,12 @@ export class SqliteStore implements Store {
   putWorkspace(row: WorkspaceRow): void {
     this.#s.putWorkspace!.run(row);
     this.#s.markHasWorkspace!.run(row.sessionId);
+  }
+  setWorkspaceRestoring(sessionId: string, restoring: string | null): void {
+    this.#s.setWorkspaceRestoring!.run(restoring, sessionId);
+  }
+  restoringWorkspaces(): WorkspaceRow[] {
+    return this.#s.restoringWorkspaces!.all() as WorkspaceRow[];
   }
   setWorkspaceManifest(sessionId: string, manifestId: number, at: number): void {
     this.#s.setWorkspaceManifest!.run(manifestId, at, sessionId);

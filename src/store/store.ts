@@ -56,6 +56,8 @@ export interface WorkspaceRow {
   exclude: string;
   /** The files as forkpoint last saw or wrote them. */
   manifestId: number;
+  /** While a move rewrites the directory: JSON `{ manifestId, pid, pidStart }` (see the schema). */
+  restoring?: string | null;
   updatedAt: number;
 }
 
@@ -205,6 +207,10 @@ export interface Store {
   putWorkspace(row: WorkspaceRow): void;
   /** Records the files as forkpoint last saw or wrote them. */
   setWorkspaceManifest(sessionId: string, manifestId: number, at: number): void;
+  /** Journals (or clears, with null) a restore of the workspace's directory in progress. */
+  setWorkspaceRestoring(sessionId: string, restoring: string | null): void;
+  /** Workspaces whose directory a move was rewriting when its process stopped (or still is). */
+  restoringWorkspaces(): WorkspaceRow[];
   /** Stores a file's content under its hash (once). */
   insertBlob(hash: string, content: Buffer): void;
   getBlob(hash: string): Buffer | undefined;

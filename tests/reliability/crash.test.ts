@@ -119,7 +119,7 @@ async function verifyLane(lane: Lane, stats: Stats): Promise<void> {
     }
     // Recovery finished everything: a second pass finds nothing, and the journal has nothing running or pending.
     const again = await fp.recover();
-    expect({ ...again, unknown: [] }).toEqual({ resumed: [], waiting: [], failed: [], unknown: [] });
+    expect({ ...again, unknown: [] }).toEqual({ resumed: [], waiting: [], failed: [], unknown: [], workspaces: [] });
     // What it does list: calls a kill left running (never completed), reported unknown rather than forgotten.
     for (const t of again.unknown) expect([t.status, t.completedAt, t.applied]).toEqual(["running", null, false]);
     const journal = raw(lane.dbPath, (db) => ({

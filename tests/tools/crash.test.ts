@@ -185,7 +185,7 @@ async function reopenAndRecover(setup: Setup, mode: "open" | "explicit"): Promis
     return { fp, report: await fp.recover() };
   }
   const fp = open(setup.dbPath, tools);
-  let report: RecoveryReport = { resumed: [], waiting: [], failed: [], unknown: [] };
+  let report: RecoveryReport = { resumed: [], waiting: [], failed: [], unknown: [], workspaces: [] };
   fp.on("recovery", (r: RecoveryReport) => (report = r));
   await fp.ready;
   return { fp, report };
@@ -251,7 +251,7 @@ describe("a child killed in the middle of a rollback", () => {
       again.on("recovery", () => (recoveredAgain = true));
       await again.ready;
       expect(recoveredAgain).toBe(false);
-      expect(await again.recover()).toEqual({ resumed: [], waiting: [], failed: [], unknown: [] });
+      expect(await again.recover()).toEqual({ resumed: [], waiting: [], failed: [], unknown: [], workspaces: [] });
       expect(undoLines(setup.logFile)).toEqual(log);
       const s2 = await again.getSession(setup.sessionId, { userId: USER });
       expect((await s2.branches()).map((b) => b.id)).toEqual(branches.map((b) => b.id));
@@ -389,7 +389,7 @@ describe("a child killed in the middle of a switch that replays", () => {
 
     const again = open(setup.dbPath, [writeFileTool({ logFile: setup.logFile }), blockTool()]);
     await again.ready;
-    expect(await again.recover()).toEqual({ resumed: [], waiting: [], failed: [], unknown: [] });
+    expect(await again.recover()).toEqual({ resumed: [], waiting: [], failed: [], unknown: [], workspaces: [] });
     expect(replays()).toEqual(log);
   });
 });
