@@ -11,7 +11,7 @@ import { headOfEntry, type Head } from "./lineage.js";
 import { autoCheckpointAfterMessage, writeEntry, type EntryFields } from "./log-writer.js";
 import { computePlan, type MoveTarget } from "./move-plan.js";
 import { ownedCurrent, ownedSession } from "./ownership.js";
-import { absorbChanges, filesBefore, prepareRestore, restoreFiles, targetFiles, workspaceOf } from "./workspace.js";
+import { absorbChanges, endRestore, filesBefore, prepareRestore, restoreFiles, targetFiles, workspaceOf } from "./workspace.js";
 import { SELF_START } from "./process-identity.js";
 import { toBranch, toMessage, toToolInvocation } from "./rows.js";
 
@@ -50,19 +50,26 @@ export async function performMove(
     // Everything the files need is checked first (drift, contents, links in the way), so a refused move changes
     // nothing. Then the files are restored to the target's snapshot, then the conversation moves: tools replayed
     // after that snapshot bring their effects back on top of it, and tools undone find what they wrote.
-    const { ws, manifestId } = await ctx.store.read(() => {
-      const session = ownedSession(ctx.store, ref.id, ref.userId);
+    const { ws, manifestId, from } = await ctx.store.read(() => {
+      const { session, branch, head } = ownedCurrent(ctx.store, ref.id, ref.userId);
       const ws = workspaceOf(ctx.store, session.id, "options.scope");
       const base = prepare(session);
       if (scope === "files" && base.kind === "edit") {
         throw new ValidationError("options.scope", 'an edit adds a message: use scope "both" (or "conversation")');
       }
-      return { ws, manifestId: targetFiles(ctx.store, ws, base.target, base.newBranch?.forkCheckpointId ?? null) };
+      const manifestId = targetFiles(ctx.store, ws, base.target, base.newBranch?.forkCheckpointId ?? null);
+      return { ws, manifestId, from: { fromBranchId: branch.id, fromHead: head.position } };
     });
     const prepared = await prepareRestore(ctx, ws, manifestId);
-    const files = await restoreFiles(ctx, ref.id, prepared);
-    const outcome = scope === "both" ? await moveConversation(ctx, ref, o, prepare) : await stayingPut(ctx, ref);
-    return { ...outcome, files };
+    const files = await restoreFiles(ctx, ref.id, prepared, { scope, ...from });
+    if (scope === "files") return { ...(await stayingPut(ctx, ref)), files };
+    // The journal stays until the conversation has moved (or the move failed, leaving the files restored, as before):
+    // a crash in between is told apart by recovery from the session's current branch and head.
+    try {
+      return { ...(await moveConversation(ctx, ref, o, prepare)), files };
+    } finally {
+      await endRestore(ctx, ref.id);
+    }
   });
 }
 

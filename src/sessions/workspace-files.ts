@@ -101,13 +101,14 @@ export function assertRestorable(dir: string, paths: readonly string[]): string 
 
 /** Restores stage each file beside its destination (`<file>.forkpoint-<pid>.tmp`), then rename it into place. */
 const STAGED_SUFFIX = ".forkpoint-";
-const STAGED = /^\.forkpoint-\d+\.tmp$/;
 
 /**
- * Removes the files a restore staged beside `paths` and never renamed into place (its process died): they are
- * forkpoint's own leftovers, not the user's files. Returns what it removed (paths relative to `dir`).
+ * Removes the files that restores run by `pids` staged beside `paths` and never renamed into place (their process
+ * died): forkpoint's own leftovers. A name that is itself one of `tracked` is the user's file, and is kept.
+ * Returns what it removed (paths relative to `dir`).
  */
-export function removeStaged(dir: string, paths: string[]): string[] {
+export function removeStaged(dir: string, paths: string[], pids: readonly number[], tracked: ReadonlySet<string>): string[] {
+  const suffixes = new Set(pids.map((pid) => `${STAGED_SUFFIX}${pid}.tmp`));
   const byFolder = new Map<string, Set<string>>();
   for (const path of paths) {
     const full = join(dir, ...path.split("/"));
@@ -125,9 +126,11 @@ export function removeStaged(dir: string, paths: string[]): string[] {
     }
     for (const name of found) {
       const at = name.lastIndexOf(STAGED_SUFFIX);
-      if (at <= 0 || !names.has(name.slice(0, at)) || !STAGED.test(name.slice(at))) continue;
+      if (at <= 0 || !names.has(name.slice(0, at)) || !suffixes.has(name.slice(at))) continue;
+      const path = relative(dir, join(folder, name)).split(sep).join("/");
+      if (tracked.has(path)) continue;
       rmSync(join(folder, name), { force: true });
-      removed.push(relative(dir, join(folder, name)).split(sep).join("/"));
+      removed.push(path);
     }
   }
   return removed;
@@ -161,12 +164,18 @@ export function restoreWorkspace(
     throw error;
   }
   const deleted: string[] = [];
-  for (const path of current.keys()) {
-    if (path in target) continue;
-    rmSync(join(dir, ...path.split("/")), { force: true });
-    deleted.push(path);
+  let renamed = 0;
+  try {
+    for (const path of current.keys()) {
+      if (path in target) continue;
+      rmSync(join(dir, ...path.split("/")), { force: true });
+      deleted.push(path);
+    }
+    for (; renamed < staged.length; renamed++) renameSync(staged[renamed]!.temp, staged[renamed]!.full);
+  } catch (error) {
+    for (const s of staged.slice(renamed)) rmSync(s.temp, { force: true });
+    throw error;
   }
-  for (const s of staged) renameSync(s.temp, s.full);
   return { written: staged.map((s) => s.path), deleted };
 }
 

@@ -1,77 +1,105 @@
-// After a crash in the middle of a workspace restore (a move with scope "files" or "both"): finish it. The restore
-// was journaled before any file moved, and it leaves every file at its old or its new version; a file that is at
-// neither (or missing where neither version lacks it) was changed by someone else, and is left as drift.
+// After a crash in the middle of a workspace restore (a move with scope "files" or "both"): finish it, or for a
+// "both" move whose conversation never moved, put the old files back. The restore was journaled before any file
+// moved, and it leaves every file at its old or its new version; a file at neither (or missing where neither version
+// lacks it), or a link or folder in the way, was put there by someone else: then nothing is written ("drift").
 import type { EngineContext } from "./context.js";
-import { isAlive } from "./process-identity.js";
+import { ownedCurrent } from "./ownership.js";
+import { SELF_START, isAlive } from "./process-identity.js";
 import { blobOf, manifestFiles, takeSnapshot, type RestoreJournal } from "./workspace.js";
-import { removeStaged, restoreWorkspace, type Snapshot } from "./workspace-files.js";
+import { assertRestorable, removeStaged, restoreWorkspace, type Snapshot } from "./workspace-files.js";
 
 /** What recovery did with one interrupted workspace restore. */
 export interface WorkspaceRecovery {
   sessionId: string;
   dir: string;
   /**
-   * "completed": the directory now holds the restore's target. "drift": files changed by someone else since the
-   * crash; nothing was written, the journal is cleared, and the next move reports them (`WORKSPACE_DRIFT`).
-   * "waiting": the process writing it still runs.
+   * "completed": the directory now holds the move's target files. "restored": a "both" move crashed before its
+   * conversation moved, so the directory holds its files from before the move again. "drift": something in the
+   * directory was changed by someone else since; nothing was written, the journal is cleared, and the next move
+   * reports it (`WORKSPACE_DRIFT`). "waiting": another live process is writing it. "failed": it could not be
+   * finished now (`detail` says why); the journal stays, so a later `fp.recover()` tries again.
    */
-  outcome: "completed" | "drift" | "waiting";
-  /** The paths at neither version ("drift"), or the leftover staged files removed ("completed"). */
+  outcome: "completed" | "restored" | "drift" | "waiting" | "failed";
+  /** The paths at neither version ("drift"), or the staged leftovers removed. */
   paths: string[];
+  /** Why, for "drift" caused by a link or folder in the way, "waiting" and "failed". */
+  detail: string | null;
 }
 
 export async function recoverWorkspaces(ctx: EngineContext): Promise<WorkspaceRecovery[]> {
   const rows = await ctx.store.read(() => ctx.store.restoringWorkspaces());
   const done: WorkspaceRecovery[] = [];
   for (const row of rows) {
+    const at = { sessionId: row.sessionId, dir: row.dir };
     const journal = JSON.parse(row.restoring!) as RestoreJournal;
     if (isAlive(journal.pid, journal.pidStart)) {
-      done.push({ sessionId: row.sessionId, dir: row.dir, outcome: "waiting", paths: [] });
+      done.push({ ...at, outcome: "waiting", paths: [], detail: `process ${journal.pid} is restoring it` });
       continue;
     }
-    const result = await ctx.withSessionLock(row.sessionId, () => finishRestore(ctx, row.sessionId));
-    if (result) done.push(result);
+    try {
+      const result = await ctx.withSessionLock(row.sessionId, () => finishRestore(ctx, row.sessionId, row.restoring!));
+      if (result) done.push({ ...at, ...result });
+    } catch (error) {
+      done.push({ ...at, outcome: "failed", paths: [], detail: (error as Error).message });
+    }
   }
   return done;
 }
 
-async function finishRestore(ctx: EngineContext, sessionId: string): Promise<WorkspaceRecovery | null> {
-  const read = await ctx.store.read(() => {
-    const ws = ctx.store.getWorkspace(sessionId);
-    if (!ws?.restoring) return null; // finished meanwhile
-    const journal = JSON.parse(ws.restoring) as RestoreJournal;
-    const target = manifestFiles(ctx.store, journal.manifestId);
+type Outcome = Pick<WorkspaceRecovery, "outcome" | "paths" | "detail">;
+
+async function finishRestore(ctx: EngineContext, sessionId: string, seen: string): Promise<Outcome | null> {
+  const journal = JSON.parse(seen) as RestoreJournal;
+  // Taken over in one write: of several processes recovering at once, one goes on; the others find it alive.
+  const mine: RestoreJournal = { ...journal, pid: process.pid, pidStart: SELF_START, pids: [...new Set([...journal.pids, process.pid])] };
+  const read = await ctx.store.write(() => {
+    if (!ctx.store.claimWorkspaceRestore(sessionId, seen, JSON.stringify(mine))) return null;
+    const ws = ctx.store.getWorkspace(sessionId)!;
+    const session = ctx.store.getSession(sessionId)!;
+    const { branch, head } = ownedCurrent(ctx.store, sessionId, session.userId);
+    // "both": the conversation moved (or a journaled move of it will be resumed) → finish; otherwise go back.
+    const moved = branch.id !== journal.fromBranchId || head.position !== journal.fromHead || ctx.store.runningMoves(sessionId).length > 0;
+    const goal = journal.scope === "both" && !moved ? journal.fromManifestId : journal.manifestId;
+    const target = manifestFiles(ctx.store, goal);
     const blob = blobOf(ctx.store);
     const contents = new Map([...new Set(Object.values(target))].map((hash) => [hash, blob(hash)] as const));
-    return { ws, journal, known: manifestFiles(ctx.store, ws.manifestId), target, contents };
+    const versions = [manifestFiles(ctx.store, journal.fromManifestId), manifestFiles(ctx.store, journal.manifestId)] as const;
+    return { ws, goal, target, contents, versions, back: goal !== journal.manifestId };
   });
   if (!read) return null;
-  const { ws, journal, known, target, contents } = read;
-  const removed = removeStaged(ws.dir, Object.keys(target));
-  let disk: Snapshot | null = null;
+  const { ws, goal, target, contents, versions, back } = read;
+  const tracked = new Set([...Object.keys(versions[0]), ...Object.keys(versions[1])]);
+  const removed = removeStaged(ws.dir, [...tracked], mine.pids, tracked);
+  const drift = async (paths: string[], detail: string | null): Promise<Outcome> => {
+    await ctx.store.write(() => ctx.store.setWorkspaceRestoring(sessionId, null));
+    return { outcome: "drift", paths, detail };
+  };
+  let disk: Snapshot;
   try {
     disk = takeSnapshot(ctx, ws).files;
-  } catch {
-    // Unreadable now (gone, a file over the size limit): nothing can be told apart, so nothing is written.
+  } catch (error) {
+    return drift([], `the directory cannot be read: ${(error as Error).message}`);
   }
-  const foreign = disk ? foreignPaths(known, target, disk) : [];
-  if (!disk || foreign.length > 0) {
-    await ctx.store.write(() => ctx.store.setWorkspaceRestoring(sessionId, null));
-    return { sessionId, dir: ws.dir, outcome: "drift", paths: foreign };
-  }
+  const foreign = foreignPaths(versions[0], versions[1], disk);
+  if (foreign.length > 0) return drift(foreign, null);
+  const blocked = assertRestorable(ws.dir, Object.keys(target));
+  if (blocked) return drift([], blocked);
   restoreWorkspace(ws.dir, disk, target, (hash) => contents.get(hash)!);
-  await ctx.store.write(() => ctx.store.setWorkspaceManifest(sessionId, journal.manifestId, ctx.now()));
-  return { sessionId, dir: ws.dir, outcome: "completed", paths: removed };
+  await ctx.store.write(() => {
+    ctx.store.setWorkspaceManifest(sessionId, goal, ctx.now());
+    ctx.store.setWorkspaceRestoring(sessionId, null);
+  });
+  return { outcome: back ? "restored" : "completed", paths: removed, detail: null };
 }
 
 /** Paths the interrupted restore cannot explain: at neither version, or missing though both versions have them. */
-function foreignPaths(known: Record<string, string>, target: Record<string, string>, disk: Snapshot): string[] {
+function foreignPaths(before: Record<string, string>, after: Record<string, string>, disk: Snapshot): string[] {
   const foreign: string[] = [];
   for (const [path, file] of disk) {
-    if (file.hash !== known[path] && file.hash !== target[path]) foreign.push(path);
+    if (file.hash !== before[path] && file.hash !== after[path]) foreign.push(path);
   }
-  for (const path of new Set([...Object.keys(known), ...Object.keys(target)])) {
-    if (!disk.has(path) && path in known && path in target) foreign.push(path);
+  for (const path of Object.keys(before)) {
+    if (!disk.has(path) && path in after) foreign.push(path);
   }
   return foreign.sort();
 }

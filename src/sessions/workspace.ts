@@ -75,10 +75,16 @@ export async function attachWorkspace(ctx: EngineContext, ref: SessionRef, dirIn
   const dir = realDir(given);
   if (!dir) throw new ValidationError("dir", `${resolve(given)} is not a directory`);
   const exclude = JSON.stringify(o.exclude ?? []);
-  await ctx.store.read(() => ownedSession(ctx.store, ref.id, ref.userId));
+  const pending = await ctx.store.read(() => {
+    ownedSession(ctx.store, ref.id, ref.userId);
+    return ctx.store.getWorkspace(ref.id);
+  });
+  if (pending) assertNoRestorePending(pending);
   const taken = takeSnapshot(ctx, { dir, exclude });
   await ctx.store.write(() => {
     ownedSession(ctx.store, ref.id, ref.userId);
+    const ws = ctx.store.getWorkspace(ref.id);
+    if (ws) assertNoRestorePending(ws);
     ctx.store.putWorkspace({ sessionId: ref.id, dir, exclude, manifestId: saveSnapshot(ctx.store, taken.files), updatedAt: ctx.now() });
   });
   return { dir, exclude: o.exclude ?? [], files: taken.files.size };
@@ -154,6 +160,7 @@ export function targetFiles(store: Store, ws: WorkspaceRow, target: { branchId: 
  * last saw them), every content present and intact, no symbolic link or file in the way of a path to write.
  */
 export async function prepareRestore(ctx: EngineContext, ws: WorkspaceRow, manifestId: number): Promise<PreparedRestore> {
+  assertNoRestorePending(ws);
   const disk = takeSnapshot(ctx, ws).files;
   const { known, target, contents } = await ctx.store.read(() => {
     const target = manifestFiles(ctx.store, manifestId);
@@ -184,22 +191,70 @@ export interface PreparedRestore {
 
 /**
  * Makes the workspace hold the prepared target's files and records it as what forkpoint last wrote. The restore is
- * journaled first: a crash halfway leaves each file at its old or its new version, and recovery finishes it.
+ * journaled first: a crash halfway leaves each file at its old or its new version, and recovery finishes it (or,
+ * for scope "both" when the conversation never moved, puts the old version back). A "files" restore clears the
+ * journal here; a "both" move clears it with `endRestore` once the conversation has moved.
  */
-export async function restoreFiles(ctx: EngineContext, sessionId: string, p: PreparedRestore): Promise<{ written: string[]; deleted: string[] }> {
+export async function restoreFiles(
+  ctx: EngineContext,
+  sessionId: string,
+  p: PreparedRestore,
+  move: Pick<RestoreJournal, "scope" | "fromBranchId" | "fromHead">,
+): Promise<{ written: string[]; deleted: string[] }> {
   const current = takeSnapshot(ctx, p.ws).files;
-  const journal: RestoreJournal = { manifestId: p.manifestId, pid: process.pid, pidStart: SELF_START };
+  const journal: RestoreJournal = { ...move, manifestId: p.manifestId, fromManifestId: p.ws.manifestId, pid: process.pid, pidStart: SELF_START, pids: [process.pid] };
   await ctx.store.write(() => ctx.store.setWorkspaceRestoring(sessionId, JSON.stringify(journal)));
-  const changed = restoreWorkspace(p.ws.dir, current, p.target, (hash) => p.contents.get(hash)!);
-  await ctx.store.write(() => ctx.store.setWorkspaceManifest(sessionId, p.manifestId, ctx.now()));
+  let changed: { written: string[]; deleted: string[] };
+  try {
+    changed = restoreWorkspace(p.ws.dir, current, p.target, (hash) => p.contents.get(hash)!);
+  } catch (error) {
+    // Failed before any file moved (staging): nothing to finish, so no journal. Otherwise recovery finishes it.
+    if (unchangedSince(ctx, p.ws, current)) await endRestore(ctx, sessionId);
+    throw error;
+  }
+  await ctx.store.write(() => {
+    ctx.store.setWorkspaceManifest(sessionId, p.manifestId, ctx.now());
+    if (move.scope === "files") ctx.store.setWorkspaceRestoring(sessionId, null);
+  });
   return changed;
 }
 
-/** What `workspaces.restoring` holds while a restore runs: its target, and the thread that writes it. */
+/** Clears the restore journal: the move it belonged to is over (done, or refused with nothing moved). */
+export async function endRestore(ctx: EngineContext, sessionId: string): Promise<void> {
+  await ctx.store.write(() => ctx.store.setWorkspaceRestoring(sessionId, null));
+}
+
+function unchangedSince(ctx: EngineContext, ws: WorkspaceRow, before: Snapshot): boolean {
+  try {
+    return changedPaths(manifestOf(before).files, manifestOf(takeSnapshot(ctx, ws).files).files).length === 0;
+  } catch {
+    return false;
+  }
+}
+
+/** What `workspaces.restoring` holds while a restore runs. */
 export interface RestoreJournal {
+  /** The files being written, and those the directory held before. */
   manifestId: number;
+  fromManifestId: number;
+  /** "both": the conversation moves after the files; recovery checks whether it did. */
+  scope: "files" | "both";
+  fromBranchId: string;
+  fromHead: number;
+  /** The thread writing it now, and every process that staged files for it (their leftovers carry the pid). */
   pid: number;
   pidStart: string;
+  pids: number[];
+}
+
+/** A ConflictError while a restore of the workspace is interrupted or running: recovery must finish it first. */
+export function assertNoRestorePending(ws: WorkspaceRow): void {
+  if (ws.restoring) {
+    throw new ConflictError(
+      `a restore of the workspace ${ws.dir} was interrupted or is running: fp.recover() finishes it (opening the database does too)`,
+      "MOVE_IN_PROGRESS",
+    );
+  }
 }
 
 /** The workspace's files before forkpoint's own doing (a tool call, a move), or null without a workspace. */

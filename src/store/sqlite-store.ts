@@ -115,8 +115,9 @@ export class SqliteStore implements Store {
       putWorkspace: p(`INSERT INTO workspaces (session_id, dir, exclude, manifest_id, updated_at) VALUES (@sessionId, @dir, @exclude, @manifestId, @updatedAt)
         ON CONFLICT (session_id) DO UPDATE SET dir = excluded.dir, exclude = excluded.exclude, manifest_id = excluded.manifest_id,
           restoring = NULL, updated_at = excluded.updated_at`),
-      setWorkspaceManifest: p(`UPDATE workspaces SET manifest_id = ?, restoring = NULL, updated_at = ? WHERE session_id = ?`),
+      setWorkspaceManifest: p(`UPDATE workspaces SET manifest_id = ?, updated_at = ? WHERE session_id = ?`),
       setWorkspaceRestoring: p(`UPDATE workspaces SET restoring = ? WHERE session_id = ?`),
+      claimWorkspaceRestore: p(`UPDATE workspaces SET restoring = ? WHERE session_id = ? AND restoring = ?`),
       insertBlob: p(`INSERT INTO file_blobs (hash, content) VALUES (?, ?) ON CONFLICT (hash) DO NOTHING`),
       getBlob: p(`SELECT content FROM file_blobs WHERE hash = ?`, "pluck"),
       manifestId: p(`SELECT id FROM file_manifests WHERE hash = ?`, "pluck"),
@@ -306,6 +307,9 @@ export class SqliteStore implements Store {
   }
   setWorkspaceRestoring(sessionId: string, restoring: string | null): void {
     this.#s.setWorkspaceRestoring!.run(restoring, sessionId);
+  }
+  claimWorkspaceRestore(sessionId: string, expected: string, next: string): boolean {
+    return this.#s.claimWorkspaceRestore!.run(next, sessionId, expected).changes === 1;
   }
   restoringWorkspaces(): WorkspaceRow[] {
     return this.#s.restoringWorkspaces!.all() as WorkspaceRow[];

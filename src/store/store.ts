@@ -209,6 +209,8 @@ export interface Store {
   setWorkspaceManifest(sessionId: string, manifestId: number, at: number): void;
   /** Journals (or clears, with null) a restore of the workspace's directory in progress. */
   setWorkspaceRestoring(sessionId: string, restoring: string | null): void;
+  /** Replaces the restore journal only if it still is `expected` (one process takes an interrupted restore over). */
+  claimWorkspaceRestore(sessionId: string, expected: string, next: string): boolean;
   /** Workspaces whose directory a move was rewriting when its process stopped (or still is). */
   restoringWorkspaces(): WorkspaceRow[];
   /** Stores a file's content under its hash (once). */
