@@ -31,6 +31,8 @@ const MOVE_COLS = `id, session_id AS sessionId, kind, spec, status, pid, pid_sta
 const WORKSPACE_COLS = `session_id AS sessionId, dir, exclude, manifest_id AS manifestId, restoring, updated_at AS updatedAt`;
 const STEP_COLS = `move_id AS moveId, idx, op, entry_id AS entryId, status, result, error`;
 
+type EntryTuple = [number, string, number, EntryRow["kind"], string | null, string | null, string | null, string | null, string | null,
+  string | null, number | null, number, string, number];
 type MessageTuple = [string, number, string, string, string | null, string | null, number];
 /** The columns of the covering index `checkpoints_user_listing`, so a listing never reads the table. */
 const LISTED_TUPLE = `seq, id, session_id, branch_id, position, name, auto, metadata, user_id, checksum, created_at, expires_at`;
@@ -159,7 +161,9 @@ export class SqliteStore implements Store {
           SELECT b.id, b.parent_id, b.fork_position, MIN(lin.up_to, lin.fork_position), lin.depth + 1
           FROM branches b JOIN lin ON b.id = lin.parent_id)
         SELECT id AS branchId, fork_position AS after, up_to AS upTo FROM lin ORDER BY depth DESC`),
-      segment: p(`SELECT ${ENTRY_COLS} FROM entries e WHERE e.branch_id = ? AND e.position > ? AND e.position <= ? ORDER BY e.position`),
+      // Raw rows without the branch (the segment's): the longest reads (restore, verify, export) build one object each.
+      segment: p(`SELECT e.seq, e.id, e.position, e.kind, e.role, e.content, e.tool, e.call_id, e.client_id, e.metadata, e.state_id,
+        e.msg_count, lower(hex(e.hash)), e.created_at FROM entries e WHERE e.branch_id = ? AND e.position > ? AND e.position <= ? ORDER BY e.position`, "raw"),
       // Raw (array) rows for the longest read (a whole history): mapped by position, no intermediate object.
       segmentMessages: p(`SELECT id, position, role, content, client_id, metadata, created_at
         FROM entries WHERE branch_id = ? AND position > ? AND position <= ? AND kind = 'message' ORDER BY position`, "raw"),
@@ -402,7 +406,11 @@ export class SqliteStore implements Store {
   }
   segmentEntries(segment: LineageSegment): EntryRow[] {
     if (segment.upTo <= segment.after) return [];
-    return this.#s.segment!.all(segment.branchId, segment.after, segment.upTo) as EntryRow[];
+    const branchId = segment.branchId;
+    return (this.#s.segment!.all(branchId, segment.after, segment.upTo) as EntryTuple[]).map((t) => ({
+      seq: t[0], id: t[1], branchId, position: t[2], kind: t[3], role: t[4], content: t[5], tool: t[6], callId: t[7], clientId: t[8],
+      metadata: t[9], stateId: t[10], msgCount: t[11], hash: t[12], createdAt: t[13],
+    }));
   }
   lastSegmentMessage(segment: LineageSegment): MessageRow | undefined {
     if (segment.upTo <= segment.after) return undefined;
