@@ -2,10 +2,18 @@
 // directory match a snapshot again, and the unified diff between two snapshots.
 import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, sep } from "node:path";
-import { createTwoFilesPatch } from "diff";
-import ignore from "ignore";
+import { createRequire } from "node:module";
 import { PayloadTooLargeError } from "../models/errors.js";
 import { sha256 } from "./integrity.js";
+
+// Loaded on first use: only sessions with a workspace need them, and every process would otherwise pay for them
+// (ignore alone adds about 6 MB of RSS when loaded).
+const load = createRequire(import.meta.url);
+let ignoreFactory: typeof import("ignore") | undefined;
+let diffModule: typeof import("diff") | undefined;
+const ignore = () => (ignoreFactory ??= load("ignore") as typeof import("ignore"))();
+const textPatch = (from: string, to: string, before: string, after: string): string =>
+  (diffModule ??= load("diff") as typeof import("diff")).createTwoFilesPatch(from, to, before, after, "", "", { context: 3 });
 
 /** One file of a snapshot. */
 export interface SnapshotFile {
@@ -188,7 +196,7 @@ export function filesPatch(a: Record<string, string>, b: Record<string, string>,
     const from = a[path] === undefined ? "/dev/null" : `a/${path}`;
     const to = b[path] === undefined ? "/dev/null" : `b/${path}`;
     if (before.includes(0) || after.includes(0)) patch += `Binary files ${from} and ${to} differ\n`;
-    else patch += createTwoFilesPatch(from, to, before.toString("utf8"), after.toString("utf8"), "", "", { context: 3 });
+    else patch += textPatch(from, to, before.toString("utf8"), after.toString("utf8"));
   }
   return patch;
 }
