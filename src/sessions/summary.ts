@@ -1,19 +1,18 @@
 // `s.summary()`: a session at a glance (a list row, a status line, the CLI), read in one transaction with index
 // lookups and counts, except the tool counts, which walk the current lineage's tool calls.
 import type { SessionSummary } from "../models/types.js";
+import type { MessageRow } from "../store/store.js";
 import type { EngineContext, SessionRef } from "./context.js";
-import { headOf, lineageTools } from "./lineage.js";
-import { ownedSession } from "./ownership.js";
+import { lineageTools } from "./lineage.js";
+import { ownedCurrent } from "./ownership.js";
 import { toCheckpoint, toMessage, toSessionInfo } from "./rows.js";
 
 export async function summary(ctx: EngineContext, ref: SessionRef): Promise<SessionSummary> {
   return ctx.store.read(() => {
-    const session = ownedSession(ctx.store, ref.id, ref.userId);
     const store = ctx.store;
-    const branch = store.getBranch(session.currentBranchId)!;
-    const head = headOf(store, branch);
+    const { branch, head } = ownedCurrent(store, ref.id, ref.userId);
     const segments = store.lineage(branch.id);
-    let lastMessage = undefined;
+    let lastMessage: MessageRow | undefined;
     for (let i = segments.length - 1; i >= 0 && !lastMessage; i--) lastMessage = store.lastSegmentMessage(segments[i]!);
     const now = ctx.now();
     const [latest] = store.listCheckpoints({ userId: ref.userId, sessionId: ref.id, now, limit: 1 });

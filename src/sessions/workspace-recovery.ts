@@ -3,7 +3,7 @@
 // moved, and it leaves every file at its old or its new version; a file at neither (or missing where neither version
 // lacks it), or a link or folder in the way, was put there by someone else: then nothing is written ("drift").
 import type { EngineContext } from "./context.js";
-import { ownedCurrent } from "./ownership.js";
+import { headAfter } from "./lineage.js";
 import { SELF_START, isAlive } from "./process-identity.js";
 import { blobOf, manifestFiles, takeSnapshot, type RestoreJournal } from "./workspace.js";
 import { assertRestorable, removeStaged, restoreWorkspace, type Snapshot } from "./workspace-files.js";
@@ -55,8 +55,9 @@ async function finishRestore(ctx: EngineContext, sessionId: string, seen: string
   const read = await ctx.store.write(() => {
     if (!ctx.store.claimWorkspaceRestore(sessionId, seen, JSON.stringify(mine))) return null;
     const ws = ctx.store.getWorkspace(sessionId)!;
-    const session = ctx.store.getSession(sessionId)!;
-    const { branch, head } = ownedCurrent(ctx.store, sessionId, session.userId);
+    const current = ctx.store.currentOf(sessionId)!;
+    const branch = current.branch;
+    const head = headAfter(ctx.store, branch, current.last);
     // "both": the conversation moved (or a journaled move of it will be resumed) → finish; otherwise go back.
     const moved = branch.id !== journal.fromBranchId || head.position !== journal.fromHead || ctx.store.runningMoves(sessionId).length > 0;
     const goal = journal.scope === "both" && !moved ? journal.fromManifestId : journal.manifestId;
