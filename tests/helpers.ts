@@ -119,3 +119,17 @@ export function withIdMasked(text: string, id: string): string {
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Every file under `root` but those whose path starts with `skipPrefix` (a database's), by relative "/" path, with its text. */
+export function filesUnder(root: string, skipPrefix: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (at: string) => {
+    for (const e of fs.readdirSync(at, { withFileTypes: true })) {
+      const full = path.join(at, e.name);
+      if (e.isDirectory()) walk(full);
+      else if (!full.startsWith(skipPrefix)) out[path.relative(root, full).split(path.sep).join("/")] = fs.readFileSync(full, "utf8");
+    }
+  };
+  walk(root);
+  return out;
+}

@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConflictError, openForkpoint, type Checkpoint, type Forkpoint, type SessionHandle } from "../../src/index.js";
 import { processStart } from "../../src/sessions/process-identity.js";
-import { makeTempDir, rejectionOf, removeDir, withRawDatabase } from "../helpers.js";
+import { filesUnder, makeTempDir, rejectionOf, removeDir, withRawDatabase } from "../helpers.js";
 
 const WORKER = fileURLToPath(new URL("../fixtures/workspace-restore-worker.ts", import.meta.url));
 const RECOVER = fileURLToPath(new URL("../fixtures/recover-once.ts", import.meta.url));
@@ -22,19 +22,8 @@ const write = (rel: string, text: string) => {
   fs.mkdirSync(path.dirname(path.join(ws, rel)), { recursive: true });
   fs.writeFileSync(path.join(ws, rel), text);
 };
-/** Every file under the workspace but the database's, relative and sorted, with its text. */
-const tree = () => {
-  const out: Record<string, string> = {};
-  const walk = (at: string) => {
-    for (const e of fs.readdirSync(at, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      const full = path.join(at, e.name);
-      if (e.isDirectory()) walk(full);
-      else if (!full.startsWith(dbFile)) out[path.relative(ws, full).split(path.sep).join("/")] = fs.readFileSync(full, "utf8");
-    }
-  };
-  walk(ws);
-  return out;
-};
+/** Every file under the workspace but the database's, with its text. */
+const tree = () => filesUnder(ws, dbFile);
 const journalOf = (sessionId: string) =>
   withRawDatabase(dbFile, (db) => db.prepare("SELECT restoring FROM workspaces WHERE session_id = ?").pluck().get(sessionId)) as string | null;
 /**
@@ -86,6 +75,14 @@ function halfRestoredToA(pid: number): void {
   fs.rmSync(path.join(ws, "d.txt"));
 }
 
+/** Checkpoints A and B, then a restore B → A by a process that died halfway (not journaled yet: tests do that). */
+async function crashedHalfwayToA(): Promise<{ s: SessionHandle; a: Checkpoint; b: Checkpoint; pid: number }> {
+  const versions = await twoVersions();
+  const pid = deadPid();
+  halfRestoredToA(pid);
+  return { ...versions, pid };
+}
+
 async function reopen(): Promise<Forkpoint> {
   await fp.close();
   fp = openForkpoint({ path: dbFile, recover: false });
@@ -102,9 +99,7 @@ describe("workspace restore interrupted by a crash", () => {
   });
 
   it("is finished on recovery: every file at the target, leftover staged files removed, no drift afterwards", async () => {
-    const { s, a, b } = await twoVersions();
-    const pid = deadPid();
-    halfRestoredToA(pid);
+    const { s, a, b, pid } = await crashedHalfwayToA();
     journalRestore(s.id, a, pid, null);
     const report = await (await reopen()).recover();
     expect(report.workspaces).toEqual([{ sessionId: s.id, dir: fs.realpathSync(ws), outcome: "completed", paths: [`sub/c.txt.forkpoint-${pid}.tmp`], detail: null }]);
@@ -117,9 +112,7 @@ describe("workspace restore interrupted by a crash", () => {
   });
 
   it("opening the database runs it too, and reports it in the recovery event", async () => {
-    const { s, a } = await twoVersions();
-    const pid = deadPid();
-    halfRestoredToA(pid);
+    const { s, a, pid } = await crashedHalfwayToA();
     journalRestore(s.id, a, pid, null);
     await fp.close();
     fp = openForkpoint({ path: dbFile });
@@ -132,9 +125,7 @@ describe("workspace restore interrupted by a crash", () => {
   });
 
   it("a file changed by someone else since the crash leaves the directory as it is, reported as drift", async () => {
-    const { s, a, b } = await twoVersions();
-    const pid = deadPid();
-    halfRestoredToA(pid);
+    const { s, a, b, pid } = await crashedHalfwayToA();
     write("b.txt", "edited by hand");
     fs.rmSync(path.join(ws, "a.txt")); // in both versions: no restore deletes it
     journalRestore(s.id, a, pid, null);
@@ -148,9 +139,7 @@ describe("workspace restore interrupted by a crash", () => {
   });
 
   it("a link or a folder in the way of a target path is drift: nothing is written through it or over it", async () => {
-    const { s, a } = await twoVersions();
-    const pid = deadPid();
-    halfRestoredToA(pid);
+    const { s, a, pid } = await crashedHalfwayToA();
     fs.rmSync(path.join(ws, `sub/c.txt.forkpoint-${pid}.tmp`));
     const outside = path.join(dir, "outside");
     fs.mkdirSync(outside);
@@ -164,9 +153,7 @@ describe("workspace restore interrupted by a crash", () => {
   });
 
   it("removes only what the journaled process staged: a user's file named like a staged one is kept", async () => {
-    const { s, a } = await twoVersions();
-    const pid = deadPid();
-    halfRestoredToA(pid);
+    const { s, a, pid } = await crashedHalfwayToA();
     write("sub/c.txt.forkpoint-1.tmp", "mine");
     write("b.txt.forkpoint-2.tmp", "mine too");
     journalRestore(s.id, a, pid, null);
@@ -181,9 +168,7 @@ describe("workspace restore interrupted by a crash", () => {
   });
 
   it('a "both" move that crashed before its conversation moved gets its old files back', async () => {
-    const { s, a } = await twoVersions();
-    const pid = deadPid();
-    halfRestoredToA(pid);
+    const { s, a, pid } = await crashedHalfwayToA();
     journalRestore(s.id, a, pid, null, "both");
     const report = await (await reopen()).recover();
     expect(report.workspaces).toMatchObject([{ outcome: "restored", paths: [`sub/c.txt.forkpoint-${pid}.tmp`] }]);
@@ -192,9 +177,7 @@ describe("workspace restore interrupted by a crash", () => {
   });
 
   it('a "both" move that crashed after its conversation moved gets its files finished', async () => {
-    const { s, a } = await twoVersions();
-    const pid = deadPid();
-    halfRestoredToA(pid);
+    const { s, a, pid } = await crashedHalfwayToA();
     journalRestore(s.id, a, pid, null, "both");
     await s.rollback(a.id); // the conversation moved (scope "conversation" leaves the files alone)
     const report = await (await reopen()).recover();
@@ -203,9 +186,7 @@ describe("workspace restore interrupted by a crash", () => {
   });
 
   it("a restore that cannot be finished now is reported failed and kept for a later recover(); moves wait for it", async () => {
-    const { s, a, b } = await twoVersions();
-    const pid = deadPid();
-    halfRestoredToA(pid);
+    const { s, a, b, pid } = await crashedHalfwayToA();
     journalRestore(s.id, a, pid, null);
     withRawDatabase(dbFile, (db) => db.prepare("UPDATE file_blobs SET content = ? WHERE content = ?").run(Buffer.from("damaged"), Buffer.from("C1")));
     const again = await reopen();

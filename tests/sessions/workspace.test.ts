@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   ConflictError, IntegrityError, NotFoundError, PayloadTooLargeError, ValidationError, defineTool, openForkpoint, type Forkpoint, type SessionHandle,
 } from "../../src/index.js";
-import { countRows, dumpDatabase, makeTempDir, rejectionOf, removeDir, withRawDatabase } from "../helpers.js";
+import { countRows, dumpDatabase, filesUnder, makeTempDir, rejectionOf, removeDir, withRawDatabase } from "../helpers.js";
 
 let dir: string;
 let ws: string;
@@ -19,19 +19,8 @@ const write = (rel: string, text: string | Buffer) => {
   fs.writeFileSync(full, text);
 };
 const read = (rel: string) => (fs.existsSync(path.join(ws, rel)) ? fs.readFileSync(path.join(ws, rel), "utf8") : null);
-/** Every file under the workspace (but the database's), relative, sorted, with its text. */
-const tree = () => {
-  const out: Record<string, string> = {};
-  const walk = (at: string) => {
-    for (const e of fs.readdirSync(at, { withFileTypes: true })) {
-      const full = path.join(at, e.name);
-      if (e.isDirectory()) walk(full);
-      else if (!full.startsWith(dbFile)) out[path.relative(ws, full).split(path.sep).join("/")] = fs.readFileSync(full, "utf8");
-    }
-  };
-  walk(ws);
-  return out;
-};
+/** Every file under the workspace but the database's, with its text. */
+const tree = () => filesUnder(ws, dbFile);
 
 const writeTool = defineTool<{ rel: string; text: string }, { previous: string | null }>({
   name: "write_file",
