@@ -156,6 +156,9 @@ export async function deleteCheckpoint(ctx: EngineContext, ref: SessionRef, chec
     if (ctx.store.countBranchesForkedFrom(cp.id) > 0 || ctx.store.isMovingFrom(cp.id)) {
       throw new ConflictError(`checkpoint ${cp.id} is where a branch forks from (or a running rollback goes to); it cannot be deleted`, "CHECKPOINT_IN_USE");
     }
+    if (ctx.store.langgraph.usesFpCheckpoint(cp.id)) {
+      throw new ConflictError(`checkpoint ${cp.id} holds a LangGraph checkpoint of ForkpointSaver; delete the thread instead`, "CHECKPOINT_IN_USE");
+    }
     ctx.store.deleteCheckpoint(cp.id);
     ctx.store.insertEvent({ sessionId: session.id, kind: "checkpoint-deleted", refId: cp.id, branchId: cp.branchId, detail: cp.name, createdAt: ctx.now() });
   });

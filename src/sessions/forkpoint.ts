@@ -11,6 +11,7 @@ import type { ToolDefinition } from "../tools/define-tool.js";
 import { ToolRegistry } from "../tools/registry.js";
 import { keyedLock, monotonicClock, type EngineContext } from "./context.js";
 import { createSession } from "./create-session.js";
+import { deleteSession } from "./delete-session.js";
 import { exportSession } from "./export-session.js";
 import { importSession } from "./import-session.js";
 import { listCheckpoints, listSessions } from "./listing.js";
@@ -67,6 +68,21 @@ const openOptions = z.strictObject({
 /** Events: "checkpoint", "rollback", "edit", "switch", "tool", "undo", "replay", "handoff", "recovery", "prune". */
 export type ForkpointEvent = "checkpoint" | "rollback" | "edit" | "switch" | "tool" | "undo" | "replay" | "handoff" | "recovery" | "prune";
 
+/** What integrations in this package (the LangGraph saver) reach through a `Forkpoint`: not public API. */
+export interface EngineAccess {
+  ctx: EngineContext;
+  /** Waits for recovery at open; throws once closed. */
+  guard: () => Promise<void>;
+}
+const engines = new WeakMap<Forkpoint, EngineAccess>();
+
+/** @internal The engine behind a `Forkpoint` (for `forkpoint/langgraph`). */
+export function engineOf(fp: Forkpoint): EngineAccess {
+  const access = engines.get(fp);
+  if (!access) throw new TypeError("expected a Forkpoint from openForkpoint()");
+  return access;
+}
+
 /** An open forkpoint database. Create with `openForkpoint`. */
 export class Forkpoint {
   readonly #ctx: EngineContext;
@@ -104,6 +120,7 @@ export class Forkpoint {
     } else {
       this.#ready = Promise.resolve();
     }
+    engines.set(this, { ctx: this.#ctx, guard: this.#guard });
   }
 
   #guard = async (): Promise<void> => {
@@ -129,6 +146,20 @@ export class Forkpoint {
     const { userId } = parseInput(userScope, scope, "scope");
     await this.#ctx.store.read(() => ownedSession(this.#ctx.store, id, userId));
     return new SessionHandle(this.#ctx, { id, userId }, this.#guard);
+  }
+
+  /**
+   * Deletes a session of `userId` and everything it recorded: branches, messages, state changes, tool calls,
+   * checkpoints, journals and timeline events (and, for a LangGraph thread, its saver rows). Other sessions handed off
+   * from it keep their copy. State documents and file contents it alone used are reclaimed by `prune`.
+   * A session with a move in progress is a `ConflictError` (`MOVE_IN_PROGRESS`).
+   * @example await fp.deleteSession(s.id, { userId: "alice" });
+   */
+  async deleteSession(sessionId: string, scope: { userId: string }): Promise<void> {
+    await this.#guard();
+    const id = parseInput(idSchema, sessionId, "sessionId");
+    const { userId } = parseInput(userScope, scope, "scope");
+    await deleteSession(this.#ctx, { id, userId });
   }
 
   /** A user's sessions, newest first. */

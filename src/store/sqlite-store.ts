@@ -6,6 +6,7 @@ import { DatabaseError } from "../models/errors.js";
 import { prepare, type RowMode, type Statement } from "./object-rows.js";
 import { openDatabase, type OpenDatabaseOptions } from "./open-database.js";
 import { WalCheckpointer } from "./wal-checkpointer.js";
+import { LangGraphTables } from "./langgraph-tables.js";
 import type {
   BranchRow, CheckpointFilter, MessageRow, CheckpointRow, EntryRow, EventRow, LineageSegment, MoveRow,
   MoveStepRow, MoveStepStatus, NewCheckpoint, ListedCheckpoint, HeadRow, CurrentRow, WorkspaceRow, CheckpointFilesRow, NewEntry, SessionRow, Store, TimelineRow, ToolResultRow, ToolRow,
@@ -93,12 +94,14 @@ export class SqliteStore implements Store {
   #s: Record<string, Statement>;
   /** Checkpoints the WAL on a worker thread when asked to (`walWorker`); never for read-only and in-memory databases. */
   readonly checkpointer: WalCheckpointer | undefined;
+  readonly langgraph: LangGraphTables;
 
   constructor(options: OpenDatabaseOptions) {
     this.db = openDatabase(options);
     if (options.walWorker && !options.readonly && options.path !== ":memory:") {
       this.checkpointer = new WalCheckpointer(this.db, { everyWrites: 32, startAfterWrites: 256 });
     }
+    this.langgraph = new LangGraphTables(this.db);
     const p = (sql: string, mode?: RowMode) => prepare(this.db, sql, mode);
     this.#s = {
       begin: p("BEGIN IMMEDIATE"),
@@ -515,6 +518,27 @@ export class SqliteStore implements Store {
       this.#s.deleteMove!.run(id);
     }
     return ids.length;
+  }
+  deleteSession(sessionId: string): void {
+    this.langgraph.deleteThreadRows(sessionId);
+    // Children before parents (foreign keys are on).
+    const entriesOf = `SELECT e.id FROM entries e JOIN branches b ON b.id = e.branch_id WHERE b.session_id = ?`;
+    for (const sql of [
+      `DELETE FROM checkpoint_files WHERE checkpoint_id IN (SELECT id FROM checkpoints WHERE session_id = ?)`,
+      `DELETE FROM tool_results WHERE entry_id IN (${entriesOf})`,
+      `DELETE FROM applied WHERE session_id = ?`,
+      `DELETE FROM imported_calls WHERE session_id = ?`,
+      `DELETE FROM move_steps WHERE move_id IN (SELECT id FROM moves WHERE session_id = ?)`,
+      `DELETE FROM moves WHERE session_id = ?`,
+      `DELETE FROM events WHERE session_id = ?`,
+      `DELETE FROM workspaces WHERE session_id = ?`,
+      `DELETE FROM checkpoints WHERE session_id = ?`,
+      `DELETE FROM entries WHERE branch_id IN (SELECT id FROM branches WHERE session_id = ?)`,
+      `DELETE FROM branches WHERE session_id = ?`,
+      `DELETE FROM sessions WHERE id = ?`,
+    ]) {
+      this.db.prepare(sql).run(sessionId);
+    }
   }
   vacuum(): void {
     if (this.#closed) throw new DatabaseError("CLOSED", "the forkpoint database is closed");

@@ -1,5 +1,6 @@
 // The store interface the engine talks to. Rows hold JSON as text; the engine parses and validates.
 // Methods are synchronous and run inside `read` / `write` units of work, which the store makes atomic.
+import type { LangGraphTables } from "./langgraph-tables.js";
 
 export interface SessionRow {
   seq: number;
@@ -191,7 +192,12 @@ export interface TimelineRow {
   seq: number;
 }
 
+/** The tables behind `ForkpointSaver` (structurally: another store implements the same methods). */
+export type LangGraphStore = Omit<LangGraphTables, never>;
+
 export interface Store {
+  /** `ForkpointSaver`'s tables: LangGraph threads, checkpoints, channel values and pending writes. */
+  readonly langgraph: LangGraphStore;
   /** Runs `fn` in a write transaction that takes the database lock up front (BEGIN IMMEDIATE). */
   write<T>(fn: () => T): Promise<T>;
   /** Runs `fn` in a read transaction: one consistent snapshot. */
@@ -328,6 +334,11 @@ export interface Store {
   deleteUnreferencedSnapshots(): number;
   /** Deletes finished moves (and their steps) of one session or all, keeping any with a step of unknown outcome. */
   deleteFinishedMoves(sessionId?: string): number;
+  /**
+   * Deletes a session and everything it recorded (branches, entries, checkpoints, tool results, journals, events, its
+   * workspace record and LangGraph rows). Shared state documents and file contents are left to `prune`.
+   */
+  deleteSession(sessionId: string): void;
   /** Rebuilds the file without free pages (SQLite VACUUM), then truncates the WAL; outside any unit of work. */
   vacuum(): void;
   /** Absolute paths of the database's own files (none in memory): a workspace never snapshots them. */

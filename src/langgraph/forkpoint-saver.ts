@@ -1,0 +1,395 @@
+// ForkpointSaver: LangGraph.js's checkpointer interface on a forkpoint database. Each thread (and namespace) is a
+// forkpoint session of one user; each LangGraph checkpoint is a forkpoint checkpoint; the messages channel is the
+// session's messages, appended once each (not rewritten whole at every step, as other savers do); a put from an older
+// checkpoint (time travel, a fork) is a rollback, or an edit when the messages differ, so the session's tree holds
+// every version. Other channels are stored once per version, pending writes beside them.
+import type { RunnableConfig } from "@langchain/core/runnables";
+import {
+  BaseCheckpointSaver, TASKS, WRITES_IDX_MAP, compareWritesSortKeys, maxChannelVersion, writesSortKey,
+  type ChannelVersions, type Checkpoint, type CheckpointListOptions, type CheckpointMetadata, type CheckpointPendingWrite,
+  type CheckpointTuple, type PendingWrite, type SerializerProtocol,
+} from "@langchain/langgraph-checkpoint";
+import { ConflictError, NotFoundError, ValidationError } from "../models/errors.js";
+import { toJsonText, type JsonValue } from "../models/json.js";
+import type { MessageInput } from "../models/types.js";
+import type { LgCheckpointRow, LgThreadRow, LgWriteRow } from "../store/langgraph-tables.js";
+import type { Store } from "../store/store.js";
+import { messageFields } from "../sessions/append.js";
+import { restore } from "../sessions/checkpoints.js";
+import type { EngineContext, SessionRef } from "../sessions/context.js";
+import { canonicalJson } from "../sessions/integrity.js";
+import { writeNewSession } from "../sessions/create-session.js";
+import { deleteSession } from "../sessions/delete-session.js";
+import { edit } from "../sessions/edit.js";
+import { engineOf, type Forkpoint } from "../sessions/forkpoint.js";
+import { headOfEntry, lineageMessages, type Head } from "../sessions/lineage.js";
+import { writeCheckpoint, writeMessages } from "../sessions/log-writer.js";
+import { ownedCurrent } from "../sessions/ownership.js";
+import { rollback } from "../sessions/rollback.js";
+import { toCheckpoint, toMessage } from "../sessions/rows.js";
+import { fromMessage, toMessageInput } from "./messages.js";
+
+/** Options of `ForkpointSaver`. */
+export interface ForkpointSaverOptions {
+  /** The user who owns the threads this saver writes and the only one whose threads it reads. Default "langgraph". */
+  userId?: string;
+  /** The channel kept as the session's messages (an array channel, as `MessagesAnnotation` has). Default "messages". */
+  messagesChannel?: string;
+  /** LangGraph's serializer for channel values and metadata. Default: LangGraph's own (`JsonPlusSerializer`). */
+  serde?: SerializerProtocol;
+}
+
+const utf8 = new TextDecoder();
+
+/** The lineage point a thread's branch is at, and the items of the messages channel mirrored up to it. */
+interface MirrorCache {
+  headHash: string;
+  items: readonly unknown[];
+}
+
+/** Where a put lands: the session's head (after any fork), and how the messages channel is stored. */
+interface Landing {
+  branchId: string;
+  head: Head;
+  append: MessageInput[];
+  /** The messages channel's version that the session's messages are at this checkpoint (null: none). */
+  messagesVersion: string | null;
+  /** The items now mirrored (for the cache); null when the channel did not change or is stored as a value. */
+  mirrored: readonly unknown[] | null;
+  /** The new list could not be kept as messages (it drops some from the end): it is stored as a value. */
+  asValue: boolean;
+}
+
+/** Versions are compared as their JSON: 1 and "1" are different versions. */
+const versionKey = (v: unknown): string => JSON.stringify(v);
+
+/**
+ * A LangGraph.js checkpointer (`BaseCheckpointSaver`) that stores threads as forkpoint sessions.
+ * @example
+ * const saver = new ForkpointSaver(fp, { userId: "alice" });
+ * const graph = workflow.compile({ checkpointer: saver });
+ * await graph.invoke({ messages: [{ role: "user", content: "hi" }] }, { configurable: { thread_id: "t1" } });
+ */
+export class ForkpointSaver extends BaseCheckpointSaver {
+  readonly #fp: Forkpoint;
+  readonly #userId: string;
+  readonly #messages: string;
+  readonly #cache = new Map<string, MirrorCache>();
+
+  constructor(fp: Forkpoint, options: ForkpointSaverOptions = {}) {
+    super(options.serde);
+    engineOf(fp);
+    if (options.userId !== undefined && (typeof options.userId !== "string" || options.userId.trim() === "")) {
+      throw new ValidationError("options.userId", "must be a non-empty string");
+    }
+    if (options.messagesChannel !== undefined && (typeof options.messagesChannel !== "string" || options.messagesChannel === "")) {
+      throw new ValidationError("options.messagesChannel", "must be a non-empty string");
+    }
+    this.#fp = fp;
+    this.#userId = options.userId ?? "langgraph";
+    this.#messages = options.messagesChannel ?? "messages";
+  }
+
+  async #engine(): Promise<EngineContext> {
+    const { ctx, guard } = engineOf(this.#fp);
+    await guard();
+    return ctx;
+  }
+
+  /**
+   * Channel versions are a counter plus a random fraction (3.8415…, then 4.2207…): still increasing, but a fork that
+   * writes a channel again never reuses a version that holds another value on another branch.
+   */
+  override getNextVersion(current: number | undefined): number {
+    const n = typeof current === "number" && Number.isFinite(current) ? Math.floor(current) : 0;
+    return n + 1 + (Math.random() * 0.998 + 0.001);
+  }
+
+  override async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    const c = config.configurable ?? {};
+    if (c.thread_id === undefined || c.thread_id === null) return undefined;
+    const threadId = String(c.thread_id);
+    const ns = typeof c.checkpoint_ns === "string" ? c.checkpoint_ns : "";
+    const checkpointId = typeof c.checkpoint_id === "string" && c.checkpoint_id !== "" ? c.checkpoint_id : undefined;
+    const ctx = await this.#engine();
+    const found = await ctx.store.read(() => {
+      const thread = ctx.store.langgraph.getThread(this.#userId, threadId, ns);
+      const row = thread && ctx.store.langgraph.getCheckpoint(thread.sessionId, checkpointId);
+      return row && { thread, row };
+    });
+    return found && this.#tuple(ctx, threadId, ns, found.row, checkpointId === undefined);
+  }
+
+  override async *list(config: RunnableConfig, options: CheckpointListOptions = {}): AsyncGenerator<CheckpointTuple> {
+    const c = config.configurable ?? {};
+    const metadata = Object.entries(options.filter ?? {})
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]): [string, string] => [k, JSON.stringify(v)]);
+    const ctx = await this.#engine();
+    const rows = await ctx.store.read(() =>
+      ctx.store.langgraph.listCheckpoints({
+        userId: this.#userId,
+        threadId: c.thread_id === undefined || c.thread_id === null ? undefined : String(c.thread_id),
+        checkpointNs: typeof c.checkpoint_ns === "string" ? c.checkpoint_ns : undefined,
+        before: options.before?.configurable?.checkpoint_id,
+        metadata,
+        limit: options.limit,
+      }),
+    );
+    for (const row of rows) yield await this.#tuple(ctx, row.threadId, row.checkpointNs, row, false);
+  }
+
+  override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
+    if (!config.configurable) throw new ValidationError("config.configurable", "is missing: it must hold thread_id");
+    const c = config.configurable;
+    if (c.thread_id === undefined || c.thread_id === null || c.thread_id === "") {
+      throw new ValidationError("config.configurable.thread_id", "is missing");
+    }
+    if (typeof checkpoint?.id !== "string" || checkpoint.id === "") throw new ValidationError("checkpoint.id", "must be a non-empty string");
+    const threadId = String(c.thread_id);
+    const ns = typeof c.checkpoint_ns === "string" ? c.checkpoint_ns : "";
+    const parentId = typeof c.checkpoint_id === "string" && c.checkpoint_id !== "" ? c.checkpoint_id : null;
+
+    // Everything is serialized before the first write: a value the serializer refuses leaves nothing behind.
+    const { channel_values: values = {}, ...skeleton } = checkpoint;
+    const [type, body] = await this.serde.dumpsTyped(skeleton);
+    const [metadataType, metadataBody] = await this.serde.dumpsTyped(metadata ?? {});
+    const blobs: { channel: string; version: string; type: string; value: Buffer }[] = [];
+    let items: unknown[] | null = null;
+    let messagesVersion: string | null = null;
+    for (const [channel, version] of Object.entries(newVersions ?? {})) {
+      if (!(channel in values)) continue;
+      const value = (values as Record<string, unknown>)[channel];
+      if (channel === this.#messages && Array.isArray(value)) {
+        items = value;
+        messagesVersion = versionKey(version);
+        continue;
+      }
+      const [t, v] = await this.serde.dumpsTyped(value);
+      blobs.push({ channel, version: versionKey(version), type: t, value: Buffer.from(v) });
+    }
+
+    const ctx = await this.#engine();
+    const thread = await this.#thread(ctx, threadId, ns);
+    const ref: SessionRef = { id: thread.sessionId, userId: this.#userId };
+    for (;;) {
+      const landing = await this.#land(ctx, ref, thread, parentId, items, messagesVersion);
+      if (landing.asValue) {
+        // The messages could not be kept as messages (a shorter list than its parent's): stored as a value instead.
+        const [t, v] = await this.serde.dumpsTyped(items);
+        blobs.push({ channel: this.#messages, version: messagesVersion!, type: t, value: Buffer.from(v) });
+      }
+      const fields = landing.append.map((m, i) => messageFields(ctx, m, `checkpoint.channel_values.${this.#messages}[${i}]`));
+      const cpMetadata = toJsonText({ langgraph: { threadId, checkpointNs: ns, checkpointId: checkpoint.id, ...scalars(metadata) } }, "metadata", ctx.limits);
+      const written = await ctx.store.write(() => {
+        const { session, branch, head } = ownedCurrent(ctx.store, ref.id, ref.userId);
+        // Another writer moved the thread since it was read: land again.
+        if (branch.id !== landing.branchId || head.hash !== landing.head.hash) return undefined;
+        if (ctx.store.langgraph.getCheckpoint(ref.id, checkpoint.id)) {
+          throw new ConflictError(`thread ${threadId} already has a checkpoint ${checkpoint.id}`, "CHECKPOINT_EXISTS");
+        }
+        const msgs = writeMessages(ctx, session, branch.id, head, fields);
+        const row = writeCheckpoint(ctx, session, branch.id, msgs.head, { name: null, auto: false, metadata: cpMetadata, expiresAt: null });
+        for (const b of blobs) ctx.store.langgraph.insertBlob({ sessionId: ref.id, ...b });
+        ctx.store.langgraph.insertCheckpoint({
+          sessionId: ref.id, checkpointId: checkpoint.id, parentCheckpointId: parentId, fpCheckpointId: row.id,
+          type, checkpoint: Buffer.from(body), metadataType, metadata: Buffer.from(metadataBody),
+          messagesVersion: landing.messagesVersion,
+        });
+        return { checkpoints: [...msgs.checkpoints, toCheckpoint(row)], headHash: msgs.head.hash };
+      });
+      if (!written) continue;
+      if (landing.mirrored) this.#cache.set(ref.id, { headHash: written.headHash, items: landing.mirrored });
+      for (const cp of written.checkpoints) ctx.events.emit("checkpoint", cp);
+      return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
+    }
+  }
+
+  override async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath = ""): Promise<void> {
+    const c = config.configurable ?? {};
+    if (c.thread_id === undefined || c.thread_id === null || c.thread_id === "") throw new ValidationError("config.configurable.thread_id", "is missing");
+    if (typeof c.checkpoint_id !== "string" || c.checkpoint_id === "") throw new ValidationError("config.configurable.checkpoint_id", "is missing");
+    if (typeof taskId !== "string") throw new ValidationError("taskId", "must be a string");
+    if (!Array.isArray(writes)) throw new ValidationError("writes", "must be an array of [channel, value]");
+    const threadId = String(c.thread_id);
+    const ns = typeof c.checkpoint_ns === "string" ? c.checkpoint_ns : "";
+    const checkpointId = c.checkpoint_id;
+    const rows: Omit<LgWriteRow, "sessionId">[] = [];
+    for (const [i, [channel, value]] of writes.entries()) {
+      const [type, body] = await this.serde.dumpsTyped(value);
+      rows.push({ checkpointId, taskId, idx: WRITES_IDX_MAP[channel] ?? i, channel, type, value: Buffer.from(body), taskPath });
+    }
+    // Special writes (errors, interrupts) replace an earlier one of the task; regular ones are written once.
+    const special = writes.every(([channel]) => channel in WRITES_IDX_MAP);
+    const ctx = await this.#engine();
+    await ctx.store.write(() => {
+      const thread = ctx.store.langgraph.getThread(this.#userId, threadId, ns);
+      if (!thread || !ctx.store.langgraph.getCheckpoint(thread.sessionId, checkpointId)) throw new NotFoundError("checkpoint", checkpointId);
+      ctx.store.langgraph.insertWrites(rows.map((r) => ({ sessionId: thread.sessionId, ...r })), special);
+    });
+  }
+
+  /** Deletes every namespace of the thread: its sessions, with all they recorded, and its saver rows. */
+  override async deleteThread(threadId: string): Promise<void> {
+    if (typeof threadId !== "string" && typeof threadId !== "number") throw new ValidationError("threadId", "must be a string");
+    const ctx = await this.#engine();
+    const sessions = await ctx.store.read(() => ctx.store.langgraph.threadSessions(this.#userId, String(threadId)));
+    for (const id of sessions) {
+      this.#cache.delete(id);
+      await deleteSession(ctx, { id, userId: this.#userId });
+    }
+  }
+
+  /** The thread's session, created with an empty start checkpoint the first time. */
+  async #thread(ctx: EngineContext, threadId: string, ns: string): Promise<LgThreadRow> {
+    const store = ctx.store;
+    const existing = await store.read(() => store.langgraph.getThread(this.#userId, threadId, ns));
+    if (existing) return existing;
+    return store.write(() => {
+      const again = store.langgraph.getThread(this.#userId, threadId, ns);
+      if (again) return again;
+      const title = ns === "" ? threadId : `${threadId} (${ns})`;
+      const { id, branchId } = writeNewSession(ctx, {
+        userId: this.#userId,
+        title: title.length > 512 ? title.slice(0, 512) : title,
+        metadata: toJsonText({ langgraph: { threadId, checkpointNs: ns } }, "metadata", ctx.limits),
+      });
+      const start = writeCheckpoint(ctx, { id, userId: this.#userId }, branchId, headOfEntry(undefined), {
+        name: "langgraph:start", auto: false, metadata: null, expiresAt: null,
+      });
+      const row = { userId: this.#userId, threadId, checkpointNs: ns, sessionId: id, startCheckpointId: start.id };
+      store.langgraph.insertThread(row);
+      return row;
+    });
+  }
+
+  /**
+   * Moves the thread's session to the parent checkpoint (a rollback when it is elsewhere; to the empty start without
+   * one), then works out which messages to append, forking with an edit where the new list departs from the old one.
+   */
+  async #land(
+    ctx: EngineContext,
+    ref: SessionRef,
+    thread: LgThreadRow,
+    parentId: string | null,
+    items: unknown[] | null,
+    messagesVersion: string | null,
+  ): Promise<Landing> {
+    const store = ctx.store;
+    const at = await store.read(() => {
+      const parent = parentId === null ? undefined : store.langgraph.getCheckpoint(ref.id, parentId);
+      const target = store.getCheckpoint(parent ? parent.fpCheckpointId : thread.startCheckpointId)!;
+      const { branch, head } = ownedCurrent(store, ref.id, ref.userId);
+      return { parent, target, here: head.position === target.position && head.hash === target.headHash, branch, head };
+    });
+    let { branch, head } = at;
+    if (!at.here) {
+      branch = { ...branch, id: (await rollback(ctx, ref, at.target.id)).branch.id };
+      head = await store.read(() => ownedCurrent(store, ref.id, ref.userId).head);
+    }
+    // The messages channel unchanged: the parent's messages (none at the start) are this checkpoint's.
+    if (items === null) {
+      return { branchId: branch.id, head, append: [], messagesVersion: at.parent?.messagesVersion ?? null, mirrored: null, asValue: false };
+    }
+    // The same objects as the last put (LangGraph keeps them in its channel): only the new ones are serialized.
+    const cached = this.#cache.get(ref.id);
+    let common = 0;
+    let old: { id: string; item: string }[] | null = null;
+    if (cached && cached.headHash === head.hash && cached.items.length <= items.length && cached.items.every((x, i) => x === items[i])) {
+      common = cached.items.length;
+    } else {
+      const serialized = await Promise.all(items.map((x) => this.#serializeItem(x)));
+      old = await store.read(() =>
+        lineageMessages(store, branch.id, toMessage, head.position).map((m) => ({ id: m.id, item: canonicalJson(fromMessage(m)) })),
+      );
+      while (common < old.length && common < items.length && old[common]!.item === canonicalJson(serialized[common])) common++;
+      if (common < old.length) {
+        // A list that drops messages from the end cannot be a fork of messages: it is stored as a value.
+        if (common === items.length) return { branchId: branch.id, head, append: [], messagesVersion: null, mirrored: null, asValue: true };
+        await edit(ctx, ref, old[common]!.id, toMessageInput(serialized[common]!));
+        const now = await store.read(() => ownedCurrent(store, ref.id, ref.userId));
+        branch = now.branch;
+        head = now.head;
+        common++;
+      }
+      return { branchId: branch.id, head, append: serialized.slice(common).map(toMessageInput), messagesVersion, mirrored: items.slice(), asValue: false };
+    }
+    const fresh = await Promise.all(items.slice(common).map((x) => this.#serializeItem(x)));
+    return { branchId: branch.id, head, append: fresh.map(toMessageInput), messagesVersion, mirrored: items.slice(), asValue: false };
+  }
+
+  async #serializeItem(item: unknown): Promise<JsonValue> {
+    const [type, body] = await this.serde.dumpsTyped(item);
+    if (type !== "json") return { __lg_type: type, base64: Buffer.from(body).toString("base64") };
+    return JSON.parse(utf8.decode(body)) as JsonValue;
+  }
+
+  async #deserializeItem(item: JsonValue): Promise<unknown> {
+    if (typeof item === "object" && item !== null && !Array.isArray(item) && typeof item.__lg_type === "string" && typeof item.base64 === "string") {
+      return this.serde.loadsTyped(item.__lg_type, Buffer.from(item.base64, "base64"));
+    }
+    return this.serde.loadsTyped("json", JSON.stringify(item));
+  }
+
+  /** Rebuilds a stored checkpoint: its channel values from the messages and the blobs, its pending writes. */
+  async #tuple(ctx: EngineContext, threadId: string, ns: string, row: LgCheckpointRow, latest: boolean): Promise<CheckpointTuple> {
+    const store = ctx.store;
+    const skeleton = (await this.serde.loadsTyped(row.type, row.checkpoint)) as Omit<Checkpoint, "channel_values">;
+    const metadata = (await this.serde.loadsTyped(row.metadataType, row.metadata)) as CheckpointMetadata;
+    const versions = skeleton.channel_versions ?? {};
+    const { blobs, writes, sends } = await store.read(() => ({
+      blobs: Object.entries(versions)
+        .filter(([ch, v]) => !(ch === this.#messages && row.messagesVersion === versionKey(v)))
+        .map(([ch, v]) => [ch, store.langgraph.getBlob(row.sessionId, ch, versionKey(v))] as const),
+      writes: sortedWrites(store, row.sessionId, row.checkpointId),
+      sends: (skeleton.v ?? 4) < 4 && row.parentCheckpointId !== null
+        ? sortedWrites(store, row.sessionId, row.parentCheckpointId).filter((w) => w.channel === TASKS)
+        : [],
+    }));
+    const values: Record<string, unknown> = {};
+    for (const [ch, blob] of blobs) if (blob) values[ch] = await this.serde.loadsTyped(blob.type, blob.value);
+    if (row.messagesVersion !== null && versionKey(versions[this.#messages]) === row.messagesVersion) {
+      const restored = await restore(ctx, { id: row.sessionId, userId: this.#userId }, row.fpCheckpointId);
+      const items = await Promise.all(restored.history.map((m) => this.#deserializeItem(fromMessage(m))));
+      values[this.#messages] = items;
+      // LangGraph goes on from the latest checkpoint with these very objects: the next put finds them cached.
+      if (latest) this.#cache.set(row.sessionId, { headHash: store.getCheckpoint(row.fpCheckpointId)!.headHash, items });
+    }
+    const checkpoint = { ...skeleton, channel_values: values } as Checkpoint;
+    if (sends.length > 0) {
+      // Checkpoints before format 4 kept the sends of the step before them as writes of their parent.
+      checkpoint.channel_values[TASKS] = await Promise.all(sends.map((w) => this.serde.loadsTyped(w.type, w.value)));
+      const all = Object.values(checkpoint.channel_versions);
+      checkpoint.channel_versions = { ...checkpoint.channel_versions, [TASKS]: all.length > 0 ? maxChannelVersion(...all) : this.getNextVersion(undefined) };
+    }
+    const pendingWrites: CheckpointPendingWrite[] = await Promise.all(
+      writes.map(async (w): Promise<CheckpointPendingWrite> => [w.taskId, w.channel, await this.serde.loadsTyped(w.type, w.value)]),
+    );
+    const tuple: CheckpointTuple = {
+      config: { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: row.checkpointId } },
+      checkpoint,
+      metadata,
+      pendingWrites,
+    };
+    if (row.parentCheckpointId !== null) {
+      tuple.parentConfig = { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: row.parentCheckpointId } };
+    }
+    return tuple;
+  }
+}
+
+/** A checkpoint's pending writes in the order LangGraph applies them: (task path, task id, index). */
+function sortedWrites(store: Store, sessionId: string, checkpointId: string): LgWriteRow[] {
+  return store.langgraph
+    .writesOf(sessionId, checkpointId)
+    .sort((a, b) => compareWritesSortKeys(writesSortKey(a.taskPath, a.taskId, a.idx), writesSortKey(b.taskPath, b.taskId, b.idx)));
+}
+
+/** The scalar fields of LangGraph's metadata (`source`, `step`, …), for the forkpoint checkpoint's own metadata. */
+function scalars(metadata: CheckpointMetadata | undefined): Record<string, string | number | boolean> {
+  const out: Record<string, string | number | boolean> = {};
+  for (const [k, v] of Object.entries(metadata ?? {})) {
+    if (typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v))) out[k] = v;
+  }
+  return out;
+}

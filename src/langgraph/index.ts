@@ -1,0 +1,2 @@
+// forkpoint/langgraph: the LangGraph.js checkpointer on a forkpoint database.
+export { ForkpointSaver, type ForkpointSaverOptions } from "./forkpoint-saver.js";

@@ -1,0 +1,18 @@
+// deleteSession: a session and everything it recorded, gone in one transaction (a user's "delete this chat").
+import { ConflictError } from "../models/errors.js";
+import type { EngineContext, SessionRef } from "./context.js";
+import { ownedSession } from "./ownership.js";
+
+export async function deleteSession(ctx: EngineContext, ref: SessionRef): Promise<void> {
+  // Exclusive: no tool call or move of this process is running on it while it goes.
+  await ctx.withSessionLock(ref.id, () =>
+    ctx.store.write(() => {
+      ownedSession(ctx.store, ref.id, ref.userId);
+      // Another process's move (or an interrupted one) still has steps to record against it.
+      if (ctx.store.runningMoves(ref.id).length > 0 || ctx.store.getWorkspace(ref.id)?.restoring) {
+        throw new ConflictError(`session ${ref.id} has a move in progress; let it finish (or run fp.recover()) first`, "MOVE_IN_PROGRESS");
+      }
+      ctx.store.deleteSession(ref.id);
+    }),
+  );
+}

@@ -1,0 +1,162 @@
+// The tables behind `ForkpointSaver` (LangGraph's checkpointer interface): threads, LangGraph checkpoints, channel
+// values by version and pending writes. Everything is keyed by the forkpoint session a thread maps to.
+import type Database from "better-sqlite3";
+import { prepare, type Statement } from "./object-rows.js";
+
+/** A LangGraph thread (one namespace of it) of a user, and the session it lives in. */
+export interface LgThreadRow {
+  userId: string;
+  threadId: string;
+  checkpointNs: string;
+  sessionId: string;
+  startCheckpointId: string;
+}
+
+/** A LangGraph checkpoint as stored: serialized without its channel values. */
+export interface LgCheckpointRow {
+  sessionId: string;
+  checkpointId: string;
+  parentCheckpointId: string | null;
+  fpCheckpointId: string;
+  type: string;
+  checkpoint: Buffer;
+  metadataType: string;
+  metadata: Buffer;
+  messagesVersion: string | null;
+}
+
+/** A listed checkpoint, with the thread it belongs to. */
+export type LgListedRow = LgCheckpointRow & { threadId: string; checkpointNs: string };
+
+/** A serialized value of one channel at one version. */
+export interface LgBlobRow {
+  sessionId: string;
+  channel: string;
+  version: string;
+  type: string;
+  value: Buffer;
+}
+
+/** One pending write. */
+export interface LgWriteRow {
+  sessionId: string;
+  checkpointId: string;
+  taskId: string;
+  idx: number;
+  channel: string;
+  type: string;
+  value: Buffer;
+  taskPath: string;
+}
+
+/** What `list` filters on. `metadata`: top-level keys whose JSON must equal the given JSON text. */
+export interface LgListFilter {
+  userId: string;
+  threadId?: string;
+  checkpointNs?: string;
+  before?: string;
+  metadata: [key: string, json: string][];
+  limit?: number;
+}
+
+const CP_COLS = `c.session_id AS sessionId, c.checkpoint_id AS checkpointId, c.parent_checkpoint_id AS parentCheckpointId,
+  c.fp_checkpoint_id AS fpCheckpointId, c.type, c.checkpoint, c.metadata_type AS metadataType, c.metadata, c.messages_version AS messagesVersion`;
+
+export class LangGraphTables {
+  readonly #db: Database.Database;
+  readonly #s: Record<string, Statement>;
+
+  constructor(db: Database.Database) {
+    this.#db = db;
+    const p = (sql: string) => prepare(db, sql);
+    this.#s = {
+      getThread: p(`SELECT user_id AS userId, thread_id AS threadId, checkpoint_ns AS checkpointNs, session_id AS sessionId,
+        start_checkpoint_id AS startCheckpointId FROM lg_threads WHERE user_id = ? AND thread_id = ? AND checkpoint_ns = ?`),
+      insertThread: p(`INSERT INTO lg_threads (user_id, thread_id, checkpoint_ns, session_id, start_checkpoint_id)
+        VALUES (@userId, @threadId, @checkpointNs, @sessionId, @startCheckpointId)`),
+      threadSessions: p(`SELECT session_id AS sessionId FROM lg_threads WHERE user_id = ? AND thread_id = ?`),
+      sessionThread: p(`SELECT 1 AS one FROM lg_threads WHERE session_id = ?`),
+      getCheckpoint: p(`SELECT ${CP_COLS} FROM lg_checkpoints c WHERE c.session_id = ? AND c.checkpoint_id = ?`),
+      latestCheckpoint: p(`SELECT ${CP_COLS} FROM lg_checkpoints c WHERE c.session_id = ? ORDER BY c.checkpoint_id DESC LIMIT 1`),
+      insertCheckpoint: p(`INSERT INTO lg_checkpoints (session_id, checkpoint_id, parent_checkpoint_id, fp_checkpoint_id, type, checkpoint,
+        metadata_type, metadata, messages_version) VALUES (@sessionId, @checkpointId, @parentCheckpointId, @fpCheckpointId, @type, @checkpoint,
+        @metadataType, @metadata, @messagesVersion)`),
+      usesFpCheckpoint: p(`SELECT 1 AS one FROM lg_checkpoints WHERE fp_checkpoint_id = ? LIMIT 1`),
+      insertBlob: p(`INSERT OR IGNORE INTO lg_blobs (session_id, channel, version, type, value) VALUES (@sessionId, @channel, @version, @type, @value)`),
+      getBlob: p(`SELECT session_id AS sessionId, channel, version, type, value FROM lg_blobs WHERE session_id = ? AND channel = ? AND version = ?`),
+      insertWrite: p(`INSERT OR IGNORE INTO lg_writes (session_id, checkpoint_id, task_id, idx, channel, type, value, task_path)
+        VALUES (@sessionId, @checkpointId, @taskId, @idx, @channel, @type, @value, @taskPath)`),
+      replaceWrite: p(`INSERT OR REPLACE INTO lg_writes (session_id, checkpoint_id, task_id, idx, channel, type, value, task_path)
+        VALUES (@sessionId, @checkpointId, @taskId, @idx, @channel, @type, @value, @taskPath)`),
+      writesOf: p(`SELECT session_id AS sessionId, checkpoint_id AS checkpointId, task_id AS taskId, idx, channel, type, value,
+        task_path AS taskPath FROM lg_writes WHERE session_id = ? AND checkpoint_id = ?`),
+      deleteWrites: p(`DELETE FROM lg_writes WHERE session_id = ?`),
+      deleteBlobs: p(`DELETE FROM lg_blobs WHERE session_id = ?`),
+      deleteCheckpoints: p(`DELETE FROM lg_checkpoints WHERE session_id = ?`),
+      deleteThread: p(`DELETE FROM lg_threads WHERE session_id = ?`),
+    };
+  }
+
+  getThread(userId: string, threadId: string, checkpointNs: string): LgThreadRow | undefined {
+    return this.#s.getThread!.get(userId, threadId, checkpointNs) as LgThreadRow | undefined;
+  }
+  insertThread(row: LgThreadRow): void {
+    this.#s.insertThread!.run(row);
+  }
+  /** The sessions of every namespace of a user's thread. */
+  threadSessions(userId: string, threadId: string): string[] {
+    return (this.#s.threadSessions!.all(userId, threadId) as { sessionId: string }[]).map((r) => r.sessionId);
+  }
+  /** True when the session holds a LangGraph thread. */
+  isThreadSession(sessionId: string): boolean {
+    return this.#s.sessionThread!.get(sessionId) !== undefined;
+  }
+  /** The checkpoint with this id, or the thread's newest (ids are time-ordered uuid6) when `checkpointId` is absent. */
+  getCheckpoint(sessionId: string, checkpointId?: string): LgCheckpointRow | undefined {
+    const row = checkpointId === undefined ? this.#s.latestCheckpoint!.get(sessionId) : this.#s.getCheckpoint!.get(sessionId, checkpointId);
+    return row as LgCheckpointRow | undefined;
+  }
+  insertCheckpoint(row: LgCheckpointRow): void {
+    this.#s.insertCheckpoint!.run(row);
+  }
+  /** True when a LangGraph checkpoint is stored in this forkpoint checkpoint. */
+  usesFpCheckpoint(fpCheckpointId: string): boolean {
+    return this.#s.usesFpCheckpoint!.get(fpCheckpointId) !== undefined;
+  }
+  /** A user's checkpoints matching `filter`, newest id first. */
+  listCheckpoints(filter: LgListFilter): LgListedRow[] {
+    const where = ["t.user_id = ?"];
+    const args: unknown[] = [filter.userId];
+    if (filter.threadId !== undefined) (where.push("t.thread_id = ?"), args.push(filter.threadId));
+    if (filter.checkpointNs !== undefined) (where.push("t.checkpoint_ns = ?"), args.push(filter.checkpointNs));
+    if (filter.before !== undefined) (where.push("c.checkpoint_id < ?"), args.push(filter.before));
+    for (const [key, json] of filter.metadata) {
+      // Metadata serialized as JSON is matched in SQL; `->` gives a value's minified JSON text.
+      where.push(`c.metadata_type = 'json' AND (CAST(c.metadata AS TEXT) -> ?) IS json(?)`);
+      args.push(`$.${JSON.stringify(key)}`, json);
+    }
+    const limit = filter.limit === undefined ? "" : ` LIMIT ${Math.max(0, Math.floor(filter.limit))}`;
+    const sql = `SELECT ${CP_COLS}, t.thread_id AS threadId, t.checkpoint_ns AS checkpointNs
+      FROM lg_checkpoints c JOIN lg_threads t ON t.session_id = c.session_id
+      WHERE ${where.join(" AND ")} ORDER BY c.checkpoint_id DESC${limit}`;
+    return this.#db.prepare(sql).all(...args) as LgListedRow[];
+  }
+  insertBlob(row: LgBlobRow): void {
+    this.#s.insertBlob!.run(row);
+  }
+  getBlob(sessionId: string, channel: string, version: string): LgBlobRow | undefined {
+    return this.#s.getBlob!.get(sessionId, channel, version) as LgBlobRow | undefined;
+  }
+  /** Stores writes; `replace` overwrites earlier ones at the same (task, idx), as LangGraph's special writes do. */
+  insertWrites(rows: LgWriteRow[], replace: boolean): void {
+    const stmt = replace ? this.#s.replaceWrite! : this.#s.insertWrite!;
+    for (const row of rows) stmt.run(row);
+  }
+  writesOf(sessionId: string, checkpointId: string): LgWriteRow[] {
+    return this.#s.writesOf!.all(sessionId, checkpointId) as LgWriteRow[];
+  }
+  /** Deletes the thread's LangGraph rows (its session is deleted by the caller). */
+  deleteThreadRows(sessionId: string): void {
+    for (const s of ["deleteWrites", "deleteBlobs", "deleteCheckpoints", "deleteThread"]) this.#s[s]!.run(sessionId);
+  }
+}

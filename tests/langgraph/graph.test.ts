@@ -1,0 +1,185 @@
+// ForkpointSaver under a real LangGraph.js graph: threads become sessions, messages are kept once each, time travel
+// forks a branch (message versions), interrupts resume, threads survive a reopen and are deleted whole.
+import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { Annotation, Command, END, INTERRUPT, MessagesAnnotation, START, StateGraph, interrupt } from "@langchain/langgraph";
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import { ConflictError, NotFoundError, ValidationError } from "../../src/index.js";
+import { ForkpointSaver } from "../../src/langgraph/index.js";
+import { tempDatabases } from "../helpers.js";
+
+const dbs = tempDatabases();
+
+/** A chat graph whose bot answers "echo: <last message>". */
+function echoGraph(saver: ForkpointSaver) {
+  return new StateGraph(MessagesAnnotation)
+    .addNode("bot", (state) => ({ messages: [new AIMessage(`echo: ${String(state.messages.at(-1)!.content)}`)] }))
+    .addEdge(START, "bot")
+    .addEdge("bot", END)
+    .compile({ checkpointer: saver });
+}
+
+const texts = (messages: BaseMessage[]) => messages.map((m) => `${m.getType()}:${String(m.content)}`);
+const thread = (id: string, checkpointId?: string) => ({ configurable: { thread_id: id, ...(checkpointId ? { checkpoint_id: checkpointId } : {}) } });
+
+describe("ForkpointSaver with a LangGraph graph", () => {
+  it("keeps a thread as a forkpoint session: its messages, once each, and a checkpoint per step", async () => {
+    const { fp, path } = dbs.open();
+    const graph = echoGraph(new ForkpointSaver(fp, { userId: "alice" }));
+    await graph.invoke({ messages: [new HumanMessage("hi")] }, thread("t1"));
+    const out = await graph.invoke({ messages: [new HumanMessage("book a hotel")] }, thread("t1"));
+    expect(texts(out.messages)).toEqual(["human:hi", "ai:echo: hi", "human:book a hotel", "ai:echo: book a hotel"]);
+
+    const { items: [info] } = await fp.listSessions({ userId: "alice" });
+    expect(info!.title).toBe("t1");
+    const s = await fp.getSession(info!.id, { userId: "alice" });
+    const history = await s.history();
+    expect(history.map((m) => [m.role, m.content])).toEqual([
+      ["user", "hi"], ["assistant", "echo: hi"], ["user", "book a hotel"], ["assistant", "echo: book a hotel"],
+    ]);
+    // The message's own id (LangChain's) is its client id.
+    expect(history[0]!.clientId).toBe(out.messages[0]!.id);
+    // Each invoke puts three checkpoints (input, step -1; loop, steps 0 and 1), plus the thread's empty start.
+    const cps = await fp.listCheckpoints({ userId: "alice", sessionId: s.id, limit: 100 });
+    expect(cps.items).toHaveLength(7);
+    expect(cps.items[0]!.metadata).toMatchObject({ langgraph: { threadId: "t1", source: "loop", step: 4 } });
+
+    // Messages are stored as entries once: no channel value holds the list, and there are exactly four messages.
+    const raw = new Database(path, { readonly: true });
+    try {
+      expect(raw.prepare("SELECT count(*) AS n FROM lg_blobs WHERE channel = 'messages'").get()).toEqual({ n: 0 });
+      expect(raw.prepare("SELECT count(*) AS n FROM entries WHERE kind = 'message'").get()).toEqual({ n: 4 });
+    } finally {
+      raw.close();
+    }
+  });
+
+  it("goes on from where it was after the database is reopened", async () => {
+    const path = dbs.path();
+    const first = dbs.open({ path }).fp;
+    await echoGraph(new ForkpointSaver(first)).invoke({ messages: [new HumanMessage("one")] }, thread("t"));
+    await first.close();
+
+    const { fp } = dbs.open({ path });
+    const graph = echoGraph(new ForkpointSaver(fp));
+    expect(texts((await graph.getState(thread("t"))).values.messages)).toEqual(["human:one", "ai:echo: one"]);
+    const out = await graph.invoke({ messages: [new HumanMessage("two")] }, thread("t"));
+    expect(texts(out.messages)).toEqual(["human:one", "ai:echo: one", "human:two", "ai:echo: two"]);
+    const { items: [info] } = await fp.listSessions({ userId: "langgraph" });
+    const s = await fp.getSession(info!.id, { userId: "langgraph" });
+    expect((await s.history()).map((m) => m.content)).toEqual(["one", "echo: one", "two", "echo: two"]);
+    expect(await fp.verify()).toMatchObject({ ok: true });
+  });
+
+  it("time travel forks a branch: the old answer and the new one are two versions of that message", async () => {
+    const { fp } = dbs.open();
+    const graph = echoGraph(new ForkpointSaver(fp, { userId: "alice" }));
+    await graph.invoke({ messages: [new HumanMessage("hi")] }, thread("t"));
+    await graph.invoke({ messages: [new HumanMessage("plan a trip")] }, thread("t"));
+
+    // Back to the end of the first turn, and a different second question from there.
+    const past = [];
+    for await (const snap of graph.getStateHistory(thread("t"))) past.push(snap);
+    const afterFirst = past.find((p) => p.values.messages?.length === 2 && p.next.length === 0)!;
+    const forked = await graph.invoke({ messages: [new HumanMessage("plan a party")] }, afterFirst.config);
+    expect(texts(forked.messages)).toEqual(["human:hi", "ai:echo: hi", "human:plan a party", "ai:echo: plan a party"]);
+    // LangGraph now reads the fork as the thread's latest state.
+    expect(texts((await graph.getState(thread("t"))).values.messages).at(-1)).toBe("ai:echo: plan a party");
+
+    const { items: [info] } = await fp.listSessions({ userId: "alice" });
+    const s = await fp.getSession(info!.id, { userId: "alice" });
+    const history = await s.history();
+    expect(history.map((m) => m.content)).toEqual(["hi", "echo: hi", "plan a party", "echo: plan a party"]);
+    const versions = await s.versions(history[2]!.id);
+    expect(versions.count).toBe(2);
+    expect(versions.versions.map((v) => v.message.content)).toEqual(["plan a trip", "plan a party"]);
+    expect(versions.index).toBe(1);
+    // The first branch is untouched.
+    expect((await s.branches()).length).toBeGreaterThanOrEqual(2);
+    const old = await graph.getState(thread("t", past[0]!.config.configurable!.checkpoint_id));
+    expect(texts(old.values.messages).at(-1)).toBe("ai:echo: plan a trip");
+  });
+
+  it("a state update at an old checkpoint forks there: the messages are that checkpoint's, not the latest's", async () => {
+    const { fp } = dbs.open();
+    const State = Annotation.Root({ ...MessagesAnnotation.spec, mood: Annotation<string>() });
+    const graph = new StateGraph(State)
+      .addNode("bot", (state) => ({ messages: [new AIMessage(`echo: ${String(state.messages.at(-1)!.content)}`)], mood: "busy" }))
+      .addEdge(START, "bot")
+      .addEdge("bot", END)
+      .compile({ checkpointer: new ForkpointSaver(fp) });
+    await graph.invoke({ messages: [new HumanMessage("one")] }, thread("u"));
+    await graph.invoke({ messages: [new HumanMessage("two")] }, thread("u"));
+    const past = [];
+    for await (const snap of graph.getStateHistory(thread("u"))) past.push(snap);
+    const afterFirst = past.find((p) => p.values.messages?.length === 2 && p.next.length === 0)!;
+
+    await graph.updateState(afterFirst.config, { mood: "calm" });
+    const now = await graph.getState(thread("u"));
+    expect(texts(now.values.messages)).toEqual(["human:one", "ai:echo: one"]);
+    expect(now.values.mood).toBe("calm");
+    const { items: [info] } = await fp.listSessions({ userId: "langgraph" });
+    const s = await fp.getSession(info!.id, { userId: "langgraph" });
+    expect((await s.history()).map((m) => m.content)).toEqual(["one", "echo: one"]);
+    // Going on from there appends to the fork.
+    const out = await graph.invoke({ messages: [new HumanMessage("three")] }, thread("u"));
+    expect(texts(out.messages)).toEqual(["human:one", "ai:echo: one", "human:three", "ai:echo: three"]);
+    expect((await s.history()).map((m) => m.content)).toEqual(["one", "echo: one", "three", "echo: three"]);
+  });
+
+  it("an interrupt is stored as a pending write and the graph resumes from it", async () => {
+    const { fp } = dbs.open();
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode("ask", () => {
+        const answer = interrupt("approve?") as string;
+        return { messages: [new AIMessage(`approved: ${answer}`)] };
+      })
+      .addEdge(START, "ask")
+      .addEdge("ask", END)
+      .compile({ checkpointer: new ForkpointSaver(fp) });
+    const first = await graph.invoke({ messages: [new HumanMessage("go")] }, thread("i"));
+    expect((first as Record<string, { value: unknown }[]>)[INTERRUPT]?.[0]?.value).toBe("approve?");
+    const state = await graph.getState(thread("i"));
+    expect(state.next).toEqual(["ask"]);
+    const done = await graph.invoke(new Command({ resume: "yes" }), thread("i"));
+    expect(texts(done.messages)).toEqual(["human:go", "ai:approved: yes"]);
+  });
+
+  it("reads only the saver's own user's threads, and deletes a thread with everything it recorded", async () => {
+    const { fp } = dbs.open();
+    const alice = echoGraph(new ForkpointSaver(fp, { userId: "alice" }));
+    const bob = echoGraph(new ForkpointSaver(fp, { userId: "bob" }));
+    await alice.invoke({ messages: [new HumanMessage("secret")] }, thread("shared-id"));
+    expect((await bob.getState(thread("shared-id"))).values).toEqual({});
+    await bob.invoke({ messages: [new HumanMessage("mine")] }, thread("shared-id"));
+    expect(texts((await alice.getState(thread("shared-id"))).values.messages)[0]).toBe("human:secret");
+
+    const { items: [info] } = await fp.listSessions({ userId: "alice" });
+    await new ForkpointSaver(fp, { userId: "alice" }).deleteThread("shared-id");
+    await expect(fp.getSession(info!.id, { userId: "alice" })).rejects.toBeInstanceOf(NotFoundError);
+    expect((await alice.getState(thread("shared-id"))).values).toEqual({});
+    expect(texts((await bob.getState(thread("shared-id"))).values.messages)[0]).toBe("human:mine");
+    expect(await fp.verify()).toMatchObject({ ok: true });
+  });
+
+  it("refuses bad input with typed errors and a forkpoint checkpoint holding a LangGraph one cannot be deleted", async () => {
+    const { fp } = dbs.open();
+    const saver = new ForkpointSaver(fp);
+    const cp = { v: 4, id: "1", ts: new Date().toISOString(), channel_values: {}, channel_versions: {}, versions_seen: {} };
+    const meta = { source: "input" as const, step: -1, parents: {} };
+    await expect(saver.put({}, cp, meta, {})).rejects.toBeInstanceOf(ValidationError);
+    await expect(saver.put({ configurable: { checkpoint_ns: "" } }, cp, meta, {})).rejects.toBeInstanceOf(ValidationError);
+    await expect(saver.putWrites({ configurable: { thread_id: "x" } }, [["a", 1]], "task")).rejects.toBeInstanceOf(ValidationError);
+    await expect(saver.putWrites({ configurable: { thread_id: "x", checkpoint_id: "nope" } }, [["a", 1]], "task")).rejects.toBeInstanceOf(NotFoundError);
+    expect(() => new ForkpointSaver(fp, { userId: " " })).toThrow(ValidationError);
+
+    const config = await saver.put({ configurable: { thread_id: "x" } }, cp, meta, {});
+    await expect(saver.put({ configurable: { thread_id: "x" } }, cp, meta, {})).rejects.toMatchObject({ code: "CHECKPOINT_EXISTS" });
+    const { items: [info] } = await fp.listSessions({ userId: "langgraph" });
+    const s = await fp.getSession(info!.id, { userId: "langgraph" });
+    const { items } = await fp.listCheckpoints({ userId: "langgraph", sessionId: s.id });
+    const held = items.find((c) => c.name !== "langgraph:start")!;
+    await expect(s.deleteCheckpoint(held.id)).rejects.toBeInstanceOf(ConflictError);
+    expect((await saver.getTuple(config))?.checkpoint.id).toBe("1");
+  });
+});
