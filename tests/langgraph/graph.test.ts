@@ -138,7 +138,7 @@ describe("ForkpointSaver with a LangGraph graph", () => {
       .addEdge("ask", END)
       .compile({ checkpointer: new ForkpointSaver(fp) });
     const first = await graph.invoke({ messages: [new HumanMessage("go")] }, thread("i"));
-    expect((first as Record<string, { value: unknown }[]>)[INTERRUPT]?.[0]?.value).toBe("approve?");
+    expect((first as unknown as Record<string, { value: unknown }[]>)[INTERRUPT]?.[0]?.value).toBe("approve?");
     const state = await graph.getState(thread("i"));
     expect(state.next).toEqual(["ask"]);
     const done = await graph.invoke(new Command({ resume: "yes" }), thread("i"));
