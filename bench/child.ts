@@ -2,7 +2,7 @@
 
 export interface Job {
   kind: "chat" | "history" | "pages" | "tools" | "baseline";
-  system: "peer" | "forkpoint" | "floor";
+  system: "peer" | "saver" | "forkpoint" | "floor";
   n?: number; // chat turns, history messages, tool invocations
   users?: number;
   total?: number;
@@ -16,12 +16,14 @@ async function run(job: Job): Promise<unknown> {
   const key = `${job.kind}:${job.system}`;
   // Load only the system under test, so another system's modules don't count in this process's RSS.
   const { runPeerChat } = job.system === "peer" ? await import("./peer-langgraph.js") : ({} as never);
+  const { runForkpointSaverChat } = job.system === "saver" ? await import("./saver-forkpoint.js") : ({} as never);
   const { runFloorChat, runFloorHistory, runFloorPages } = job.system === "floor" ? await import("./floor.js") : ({} as never);
   const { runForkpointChat, runForkpointHistory, runForkpointPages, runForkpointTools } =
     job.system === "forkpoint" ? await import("./forkpoint.js") : ({} as never);
   if (job.kind === "baseline") return {};
   switch (key) {
     case "chat:peer": return runPeerChat(job.n!, reps);
+    case "chat:saver": return runForkpointSaverChat(job.n!, reps);
     case "chat:floor": return runFloorChat(job.n!, reps);
     case "chat:forkpoint": return runForkpointChat(job.n!, reps, job.walWorker ?? false);
     case "history:floor": return runFloorHistory(job.n!, reps);

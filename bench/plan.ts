@@ -1,5 +1,6 @@
 // What each mode runs: chat sizes and repeat counts per system, and the other scenarios' sizes.
-export type System = "peer" | "forkpoint" | "floor";
+/** "saver": forkpoint's LangGraph checkpointer (`forkpoint/langgraph`) doing the peer's puts. */
+export type System = "peer" | "saver" | "forkpoint" | "floor";
 
 export interface Plan {
   mode: "quick" | "full";
@@ -22,7 +23,7 @@ export function makePlan(quick: boolean): Plan {
     const peer = sizes.peer.find(([m]) => m === n);
     const engine = sizes.engine.find(([m]) => m === n);
     // Interleave the systems at each size so machine drift hits them alike.
-    if (peer) chat.push({ system: "peer", n, runs: peer[1]! });
+    if (peer) chat.push({ system: "peer", n, runs: peer[1]! }, { system: "saver", n, runs: peer[1]! });
     if (engine) chat.push({ system: "forkpoint", n, runs: engine[1]! }, { system: "floor", n, runs: engine[1]! });
   }
   return {

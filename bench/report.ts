@@ -62,23 +62,24 @@ export function formatTables(r: Results, peerSkipped: number[]): string {
     ["peak RSS, run (MB)", (a) => a.peakRssMB * 1048576, mb],
   ];
   for (const n of sizes) {
-    const peer = r.chat.peer[n], fp = r.chat.forkpoint[n], floor = r.chat.floor[n];
-    const runs = [peer, fp, floor].filter(Boolean).map((a) => a!.runs);
+    const peer = r.chat.peer[n], saver = r.chat.saver?.[n], fp = r.chat.forkpoint[n], floor = r.chat.floor[n];
+    const runs = [peer, saver, fp, floor].filter(Boolean).map((a) => a!.runs);
     out.push("", `Chat, N = ${n.toLocaleString("en-US")} turns (median of ${[...new Set(runs)].join("/")} run(s) per system)`);
     if (peerSkipped.includes(n)) {
       out.push(n <= 3000 ? "  (peer not run at this size in quick mode)"
         : "  (peer skipped at this size: SqliteSaver rewrites the whole message list on every put, so its cost grows quadratically)");
     }
-    out.push(`  ${"figure".padEnd(22)}${pad("peer", 11)}${pad("forkpoint", 11)}${pad("floor", 11)}${pad("peer/fp", 9)}${pad("fp/floor", 9)}`);
+    out.push(`  ${"figure".padEnd(22)}${pad("peer", 11)}${pad("fp saver", 11)}${pad("forkpoint", 11)}${pad("floor", 11)}${pad("peer/svr", 9)}${pad("peer/fp", 9)}${pad("fp/floor", 9)}`);
     for (const [label, get, fmt] of rows) {
       const v = (a: ChatAgg | undefined) => (a ? get(a) : null);
-      const [p, f, l] = [v(peer), v(fp), v(floor)];
+      const [p, sv, f, l] = [v(peer), v(saver), v(fp), v(floor)];
       const isRatio = label.startsWith("last /");
       const floorOnly = label.startsWith("one write tx");
-      out.push(`  ${label.padEnd(22)}${pad(peer && !floorOnly ? fmt(p) : "-", 11)}${pad(fp && !floorOnly ? fmt(f) : "-", 11)}${pad(floor ? fmt(l) : "-", 11)}` +
-        `${pad(isRatio ? "" : ratio(p, f), 9)}${pad(isRatio ? "" : ratio(f, l), 9)}`);
+      out.push(`  ${label.padEnd(22)}${pad(peer && !floorOnly ? fmt(p) : "-", 11)}${pad(saver && !floorOnly ? fmt(sv) : "-", 11)}` +
+        `${pad(fp && !floorOnly ? fmt(f) : "-", 11)}${pad(floor ? fmt(l) : "-", 11)}` +
+        `${pad(isRatio ? "" : ratio(p, sv), 9)}${pad(isRatio ? "" : ratio(p, f), 9)}${pad(isRatio ? "" : ratio(f, l), 9)}`);
     }
-    for (const a of [fp, peer, floor]) for (const note of a?.notes ?? []) out.push(`  note: ${note}`);
+    for (const a of [fp, peer, saver, floor]) for (const note of a?.notes ?? []) out.push(`  note: ${note}`);
   }
   if (sizes.length) {
     out.push("", "  RSS \"turns\" = peak while writing the turns; \"run\" = whole process, including reads that materialize the",

@@ -14,10 +14,10 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
 const onlyArg = args[args.indexOf("--only") + 1];
-let systems: System[] = args.includes("--only") && onlyArg ? (onlyArg.split(",") as System[]) : ["peer", "forkpoint", "floor"];
+let systems: System[] = args.includes("--only") && onlyArg ? (onlyArg.split(",") as System[]) : ["peer", "saver", "forkpoint", "floor"];
 if (systems.includes("forkpoint") && !forkpointAvailable()) {
   console.log("forkpoint: src/index.ts does not exist yet; running the peer and the floor only");
-  systems = systems.filter((s) => s !== "forkpoint");
+  systems = systems.filter((s) => s !== "forkpoint" && s !== "saver");
 }
 const plan = makePlan(quick);
 const t0 = now();
@@ -39,7 +39,7 @@ function child<T>(job: Job): { result: T; rssMB: number } {
   return { result: msg.result!, rssMB: msg.maxRssMB! };
 }
 
-const results: Results = { chat: { peer: {}, forkpoint: {}, floor: {} }, history: {}, pages: {}, tools: null, walWorker: {}, baselineRssMB: null, errors: [] };
+const results: Results = { chat: { peer: {}, saver: {}, forkpoint: {}, floor: {} }, history: {}, pages: {}, tools: null, walWorker: {}, baselineRssMB: null, errors: [] };
 function attempt(label: string, fn: () => void) {
   try {
     fn();
@@ -143,7 +143,7 @@ function version(pkg: string): string | null {
   }
 }
 const packages = Object.fromEntries(["forkpoint", "better-sqlite3", "drizzle-orm", "@langchain/langgraph-checkpoint-sqlite",
-  "@langchain/langgraph-checkpoint", "@langchain/core", "tsx"].map((p) => [p, version(p)]));
+  "@langchain/langgraph-checkpoint", "@langchain/langgraph", "@langchain/core", "tsx"].map((p) => [p, version(p)]));
 const cpus = os.cpus();
 const doc = {
   date: new Date().toISOString(), mode: plan.mode, systems, wallMs: now() - t0,

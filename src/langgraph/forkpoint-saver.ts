@@ -298,7 +298,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     if (cached && cached.headHash === head.hash && cached.items.length <= items.length && cached.items.every((x, i) => x === items[i])) {
       common = cached.items.length;
     } else {
-      const serialized = await Promise.all(items.map((x) => this.#serializeItem(x)));
+      const serialized = await this.#serializeItems(items);
       old = await store.read(() =>
         lineageMessages(store, branch.id, toMessage, head.position).map((m) => ({ id: m.id, item: canonicalJson(fromMessage(m)) })),
       );
@@ -314,21 +314,26 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       }
       return { branchId: branch.id, head, append: serialized.slice(common).map(toMessageInput), messagesVersion, mirrored: items.slice(), asValue: false };
     }
-    const fresh = await Promise.all(items.slice(common).map((x) => this.#serializeItem(x)));
+    const fresh = await this.#serializeItems(items.slice(common));
     return { branchId: branch.id, head, append: fresh.map(toMessageInput), messagesVersion, mirrored: items.slice(), asValue: false };
   }
 
-  async #serializeItem(item: unknown): Promise<JsonValue> {
-    const [type, body] = await this.serde.dumpsTyped(item);
-    if (type !== "json") return { __lg_type: type, base64: Buffer.from(body).toString("base64") };
-    return JSON.parse(utf8.decode(body)) as JsonValue;
+  /** The items as LangGraph's serializer writes them: one call for the whole list (per item only for binary ones). */
+  async #serializeItems(items: readonly unknown[]): Promise<JsonValue[]> {
+    if (items.length === 0) return [];
+    const [type, body] = await this.serde.dumpsTyped(items);
+    if (type === "json") return JSON.parse(utf8.decode(body)) as JsonValue[];
+    return Promise.all(items.map(async (item) => {
+      const [t, b] = await this.serde.dumpsTyped(item);
+      return t === "json" ? (JSON.parse(utf8.decode(b)) as JsonValue) : { __lg_type: t, base64: Buffer.from(b).toString("base64") };
+    }));
   }
 
-  async #deserializeItem(item: JsonValue): Promise<unknown> {
-    if (typeof item === "object" && item !== null && !Array.isArray(item) && typeof item.__lg_type === "string" && typeof item.base64 === "string") {
-      return this.serde.loadsTyped(item.__lg_type, Buffer.from(item.base64, "base64"));
-    }
-    return this.serde.loadsTyped("json", JSON.stringify(item));
+  async #deserializeItems(items: JsonValue[]): Promise<unknown[]> {
+    const binary = (x: JsonValue): x is { __lg_type: string; base64: string } =>
+      typeof x === "object" && x !== null && !Array.isArray(x) && typeof x.__lg_type === "string" && typeof x.base64 === "string";
+    if (!items.some(binary)) return (await this.serde.loadsTyped("json", JSON.stringify(items))) as unknown[];
+    return Promise.all(items.map((x) => (binary(x) ? this.serde.loadsTyped(x.__lg_type, Buffer.from(x.base64, "base64")) : this.serde.loadsTyped("json", JSON.stringify(x)))));
   }
 
   /** Rebuilds a stored checkpoint: its channel values from the messages and the blobs, its pending writes. */
@@ -350,7 +355,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     for (const [ch, blob] of blobs) if (blob) values[ch] = await this.serde.loadsTyped(blob.type, blob.value);
     if (row.messagesVersion !== null && versionKey(versions[this.#messages]) === row.messagesVersion) {
       const restored = await restore(ctx, { id: row.sessionId, userId: this.#userId }, row.fpCheckpointId);
-      const items = await Promise.all(restored.history.map((m) => this.#deserializeItem(fromMessage(m))));
+      const items = await this.#deserializeItems(restored.history.map(fromMessage));
       values[this.#messages] = items;
       // LangGraph goes on from the latest checkpoint with these very objects: the next put finds them cached.
       if (latest) this.#cache.set(row.sessionId, { headHash: store.getCheckpoint(row.fpCheckpointId)!.headHash, items });
