@@ -15,7 +15,9 @@ describe("README examples", () => {
     const readme = readFileSync(join(root, "README.md"), "utf8");
     const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
     expect(blocks.length).toBeGreaterThanOrEqual(5);
-    const program = blocks.join("\n").replaceAll(`from "forkpoint"`, `from ${JSON.stringify(join(root, "src/index.ts"))}`);
+    const program = blocks.join("\n")
+      .replaceAll(`from "forkpoint"`, `from ${JSON.stringify(join(root, "src/index.ts"))}`)
+      .replaceAll(`from "forkpoint/langgraph"`, `from ${JSON.stringify(join(root, "src/langgraph/index.ts"))}`);
     const file = join(dir, "readme-example.ts");
     writeFileSync(file, program);
     const out = execFileSync(process.execPath, ["--import", "tsx", file], { cwd: dir, encoding: "utf8" });
@@ -28,5 +30,6 @@ describe("README examples", () => {
     expect(readFileSync(join(dir, "project", "plan.md"), "utf8")).toBe("draft 1\n");
     expect(out.split("\n")).toContain("3");
     expect(out.split("\n")).toContain("3 4 Booked a hotel!");
+    expect(out.split("\n")).toContain("user: hi | assistant: echo: hi | user: book Lisbon | assistant: echo: book Lisbon");
   });
 });
