@@ -23,7 +23,7 @@ import { deleteSession } from "../sessions/delete-session.js";
 import { edit } from "../sessions/edit.js";
 import { engineOf, type Forkpoint } from "../sessions/forkpoint.js";
 import { headOfEntry, lineageMessages, type Head } from "../sessions/lineage.js";
-import { writeCheckpoint, writeMessages } from "../sessions/log-writer.js";
+import { writeCheckpoint, writeMessages, type EntryFields } from "../sessions/log-writer.js";
 import { ownedCurrent } from "../sessions/ownership.js";
 import { rollback } from "../sessions/rollback.js";
 import { toCheckpoint, toMessage } from "../sessions/rows.js";
@@ -51,7 +51,8 @@ interface MirrorCache {
 interface Landing {
   branchId: string;
   head: Head;
-  append: MessageInput[];
+  /** The messages to append, validated. */
+  fields: EntryFields[];
   /** The messages channel's version that the session's messages are at this checkpoint (null: none). */
   messagesVersion: string | null;
   /** The items now mirrored (for the cache); null when the channel did not change or is stored as a value. */
@@ -170,17 +171,17 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     }
 
     const ctx = await this.#engine();
+    const cpMetadata = toJsonText({ langgraph: { ...scalars(metadata), threadId, checkpointNs: ns, checkpointId: checkpoint.id } }, "metadata", ctx.limits);
     const thread = await this.#thread(ctx, threadId, ns);
     const ref: SessionRef = { id: thread.sessionId, userId: this.#userId };
     for (;;) {
       const landing = await this.#land(ctx, ref, thread, parentId, items, messagesVersion);
-      if (landing.asValue) {
+      if (landing.asValue && !blobs.some((b) => b.channel === this.#messages)) {
         // The messages could not be kept as messages (a shorter list than its parent's): stored as a value instead.
         const [t, v] = await this.serde.dumpsTyped(items);
         blobs.push({ channel: this.#messages, version: messagesVersion!, type: t, value: Buffer.from(v) });
       }
-      const fields = landing.append.map((m, i) => messageFields(ctx, m, `checkpoint.channel_values.${this.#messages}[${i}]`));
-      const cpMetadata = toJsonText({ langgraph: { threadId, checkpointNs: ns, checkpointId: checkpoint.id, ...scalars(metadata) } }, "metadata", ctx.limits);
+      const fields = landing.fields;
       const written = await ctx.store.write(() => {
         const { session, branch, head } = ownedCurrent(ctx.store, ref.id, ref.userId);
         // Another writer moved the thread since it was read: land again.
@@ -264,8 +265,9 @@ export class ForkpointSaver extends BaseCheckpointSaver {
   }
 
   /**
-   * Moves the thread's session to the parent checkpoint (a rollback when it is elsewhere; to the empty start without
-   * one), then works out which messages to append, forking with an edit where the new list departs from the old one.
+   * Works out where a put lands and which messages it appends, comparing the new list with the messages at the parent
+   * checkpoint (none at the empty start); validates them; only then moves the session: an edit where the new list
+   * departs from the old one (both versions stay), else a rollback when the parent is not the session's head.
    */
   async #land(
     ctx: EngineContext,
@@ -279,43 +281,48 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     const at = await store.read(() => {
       const parent = parentId === null ? undefined : store.langgraph.getCheckpoint(ref.id, parentId);
       const target = store.getCheckpoint(parent ? parent.fpCheckpointId : thread.startCheckpointId)!;
-      const { branch, head } = ownedCurrent(store, ref.id, ref.userId);
-      return { parent, target, here: head.position === target.position && head.hash === target.headHash, branch, head };
+      const { head } = ownedCurrent(store, ref.id, ref.userId);
+      return { parent, target, here: head.position === target.position && head.hash === target.headHash };
     });
-    let { branch, head } = at;
-    if (!at.here) {
-      branch = { ...branch, id: (await rollback(ctx, ref, at.target.id)).branch.id };
-      head = await store.read(() => ownedCurrent(store, ref.id, ref.userId).head);
-    }
-    // The messages channel unchanged: the parent's messages (none at the start) are this checkpoint's.
+    const { parent, target } = at;
+    let append: MessageInput[] = [];
+    let editAt: string | null = null;
+    let outcome: Pick<Landing, "messagesVersion" | "mirrored" | "asValue">;
     if (items === null) {
-      return { branchId: branch.id, head, append: [], messagesVersion: at.parent?.messagesVersion ?? null, mirrored: null, asValue: false };
-    }
-    // The same objects as the last put (LangGraph keeps them in its channel): only the new ones are serialized.
-    const cached = this.#cache.get(ref.id);
-    let common = 0;
-    let old: { id: string; item: string }[] | null = null;
-    if (cached && cached.headHash === head.hash && cached.items.length <= items.length && cached.items.every((x, i) => x === items[i])) {
-      common = cached.items.length;
+      // The messages channel unchanged: the parent's messages (none at the start) are this checkpoint's.
+      outcome = { messagesVersion: parent?.messagesVersion ?? null, mirrored: null, asValue: false };
     } else {
-      const serialized = await this.#serializeItems(items);
-      old = await store.read(() =>
-        lineageMessages(store, branch.id, toMessage, head.position).map((m) => ({ id: m.id, item: canonicalJson(fromMessage(m)) })),
-      );
-      while (common < old.length && common < items.length && old[common]!.item === canonicalJson(serialized[common])) common++;
-      if (common < old.length) {
-        // A list that drops messages from the end cannot be a fork of messages: it is stored as a value.
-        if (common === items.length) return { branchId: branch.id, head, append: [], messagesVersion: null, mirrored: null, asValue: true };
-        await edit(ctx, ref, old[common]!.id, toMessageInput(serialized[common]!));
-        const now = await store.read(() => ownedCurrent(store, ref.id, ref.userId));
-        branch = now.branch;
-        head = now.head;
-        common++;
+      const cached = this.#cache.get(ref.id);
+      if (cached && cached.headHash === target.headHash && cached.items.length <= items.length && cached.items.every((x, i) => x === items[i])) {
+        // The same objects as the last put (LangGraph keeps them in its channel): only the new ones are serialized.
+        append = (await this.#serializeItems(items.slice(cached.items.length))).map(toMessageInput);
+        outcome = { messagesVersion, mirrored: items.slice(), asValue: false };
+      } else {
+        const serialized = await this.#serializeItems(items);
+        const old = await store.read(() => lineageMessages(store, target.branchId, toMessage, target.position));
+        let common = 0;
+        while (common < old.length && common < items.length && canonicalJson(fromMessage(old[common]!)) === canonicalJson(serialized[common])) common++;
+        if (common < old.length && common === items.length) {
+          // A list that drops messages from the end cannot be a fork of messages: it is stored as a value.
+          outcome = { messagesVersion: null, mirrored: null, asValue: true };
+        } else {
+          if (common < old.length) editAt = old[common]!.id;
+          append = serialized.slice(common).map(toMessageInput);
+          outcome = { messagesVersion, mirrored: items.slice(), asValue: false };
+        }
       }
-      return { branchId: branch.id, head, append: serialized.slice(common).map(toMessageInput), messagesVersion, mirrored: items.slice(), asValue: false };
     }
-    const fresh = await this.#serializeItems(items.slice(common));
-    return { branchId: branch.id, head, append: fresh.map(toMessageInput), messagesVersion, mirrored: items.slice(), asValue: false };
+    // Every message is checked before the session moves: a refused one leaves the database as it was.
+    const fields = append.map((m, i) => messageFields(ctx, m, `checkpoint.channel_values.${this.#messages}[${items!.length - append.length + i}]`));
+    if (editAt !== null) {
+      // The edit forks just before the first message that differs, on the parent's lineage, and writes the new one.
+      await edit(ctx, ref, editAt, append[0]!);
+      fields.shift();
+    } else if (!at.here) {
+      await rollback(ctx, ref, target.id);
+    }
+    const { branch, head } = await store.read(() => ownedCurrent(store, ref.id, ref.userId));
+    return { branchId: branch.id, head, fields, ...outcome };
   }
 
   /** The items as LangGraph's serializer writes them: one call for the whole list (per item only for binary ones). */

@@ -4,9 +4,9 @@ import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messa
 import { Annotation, Command, END, INTERRUPT, MessagesAnnotation, START, StateGraph, interrupt } from "@langchain/langgraph";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { ConflictError, NotFoundError, ValidationError } from "../../src/index.js";
+import { ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } from "../../src/index.js";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
-import { tempDatabases } from "../helpers.js";
+import { dumpDatabase, tempDatabases } from "../helpers.js";
 
 const dbs = tempDatabases();
 
@@ -94,8 +94,8 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     expect(versions.count).toBe(2);
     expect(versions.versions.map((v) => v.message.content)).toEqual(["plan a trip", "plan a party"]);
     expect(versions.index).toBe(1);
-    // The first branch is untouched.
-    expect((await s.branches()).length).toBeGreaterThanOrEqual(2);
+    // One new branch, forked at the end of the first turn; the first branch is untouched.
+    expect((await s.branches()).length).toBe(2);
     const old = await graph.getState(thread("t", past[0]!.config.configurable!.checkpoint_id));
     expect(texts(old.values.messages).at(-1)).toBe("ai:echo: plan a trip");
   });
@@ -181,5 +181,22 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     const held = items.find((c) => c.name !== "langgraph:start")!;
     await expect(s.deleteCheckpoint(held.id)).rejects.toBeInstanceOf(ConflictError);
     expect((await saver.getTuple(config))?.checkpoint.id).toBe("1");
+  });
+
+  it("a message over the limits is refused before anything is written, even from an old checkpoint", async () => {
+    const { fp, path } = dbs.open({ limits: { maxPayloadBytes: 1_000 } });
+    const saver = new ForkpointSaver(fp);
+    const msgs = [{ role: "user", content: "a" }, { role: "assistant", content: "b" }];
+    const put = (parent: string | undefined, id: string, messages: unknown[], step: number) =>
+      saver.put({ configurable: { thread_id: "t", ...(parent ? { checkpoint_id: parent } : {}) } },
+        { v: 4, id, ts: new Date().toISOString(), channel_values: { messages }, channel_versions: { messages: step }, versions_seen: {} },
+        { source: "loop", step, parents: {} }, { messages: step });
+    await put(undefined, "01", msgs.slice(0, 1), 1);
+    await put("01", "02", msgs, 2);
+    const before = dumpDatabase(path);
+    // From the first checkpoint (a fork), with a different second message that is too large.
+    const error = await put("01", "03", [msgs[0], { role: "assistant", content: "x".repeat(2_000) }], 3).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PayloadTooLargeError);
+    expect(dumpDatabase(path)).toEqual(before);
   });
 });
