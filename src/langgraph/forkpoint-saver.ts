@@ -15,9 +15,11 @@ import type { MessageInput } from "../models/types.js";
 import type { LgCheckpointRow, LgThreadRow, LgWriteRow } from "../store/langgraph-tables.js";
 import type { Store } from "../store/store.js";
 import { messageFields } from "../sessions/append.js";
-import { restore } from "../sessions/checkpoints.js";
+import { readVerified, verifyCheckpointAnchor } from "../sessions/checkpoints.js";
+import { GENESIS_HASH } from "../sessions/integrity.js";
 import type { EngineContext, SessionRef } from "../sessions/context.js";
 import { canonicalJson } from "../sessions/integrity.js";
+import type { EntryRow } from "../store/store.js";
 import { writeNewSession } from "../sessions/create-session.js";
 import { deleteSession } from "../sessions/delete-session.js";
 import { edit } from "../sessions/edit.js";
@@ -137,7 +139,9 @@ export class ForkpointSaver extends BaseCheckpointSaver {
         limit: options.limit,
       }),
     );
-    for (const row of rows) yield await this.#tuple(ctx, row.threadId, row.checkpointNs, row, false);
+    // Checkpoints of one lineage share its verified history: read and verified once, not once per checkpoint.
+    const lineages = new Map<string, EntryRow[]>();
+    for (const row of rows) yield await this.#tuple(ctx, row.threadId, row.checkpointNs, row, false, lineages);
   }
 
   override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
@@ -343,8 +347,35 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     return Promise.all(items.map((x) => (binary(x) ? this.serde.loadsTyped(x.__lg_type, Buffer.from(x.base64, "base64")) : this.serde.loadsTyped("json", JSON.stringify(x)))));
   }
 
+  /**
+   * The messages of the checkpoint's lineage, its hash chain and checksum verified (as `restore` does). A checkpoint
+   * that lies on a lineage already verified (an older one on the same branch) is checked in O(1): its checksum, and
+   * that it points at an entry of that verified chain.
+   */
+  #verifiedMessages(store: Store, row: LgCheckpointRow, lineages: Map<string, EntryRow[]>): ReturnType<typeof toMessage>[] {
+    const cp = store.getCheckpoint(row.fpCheckpointId);
+    if (!cp || cp.sessionId !== row.sessionId) throw new NotFoundError("checkpoint", row.fpCheckpointId);
+    const known = lineages.get(row.sessionId);
+    let entries: EntryRow[];
+    if (known && cp.position <= known.length && (cp.position === 0 ? GENESIS_HASH : known[cp.position - 1]!.hash) === cp.headHash) {
+      verifyCheckpointAnchor(store, cp);
+      entries = known.slice(0, cp.position);
+    } else {
+      entries = readVerified(store, cp).entries;
+      if (!known || entries.length > known.length) lineages.set(row.sessionId, entries);
+    }
+    return entries.filter((e) => e.kind === "message").map(toMessage);
+  }
+
   /** Rebuilds a stored checkpoint: its channel values from the messages and the blobs, its pending writes. */
-  async #tuple(ctx: EngineContext, threadId: string, ns: string, row: LgCheckpointRow, latest: boolean): Promise<CheckpointTuple> {
+  async #tuple(
+    ctx: EngineContext,
+    threadId: string,
+    ns: string,
+    row: LgCheckpointRow,
+    latest: boolean,
+    lineages = new Map<string, EntryRow[]>(),
+  ): Promise<CheckpointTuple> {
     const store = ctx.store;
     const skeleton = (await this.serde.loadsTyped(row.type, row.checkpoint)) as Omit<Checkpoint, "channel_values">;
     const metadata = (await this.serde.loadsTyped(row.metadataType, row.metadata)) as CheckpointMetadata;
@@ -361,8 +392,8 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     const values: Record<string, unknown> = {};
     for (const [ch, blob] of blobs) if (blob) values[ch] = await this.serde.loadsTyped(blob.type, blob.value);
     if (row.messagesVersion !== null && versionKey(versions[this.#messages]) === row.messagesVersion) {
-      const restored = await restore(ctx, { id: row.sessionId, userId: this.#userId }, row.fpCheckpointId);
-      const items = await this.#deserializeItems(restored.history.map(fromMessage));
+      const history = await store.read(() => this.#verifiedMessages(store, row, lineages));
+      const items = await this.#deserializeItems(history.map(fromMessage));
       values[this.#messages] = items;
       // LangGraph goes on from the latest checkpoint with these very objects: the next put finds them cached.
       if (latest) this.#cache.set(row.sessionId, { headHash: store.getCheckpoint(row.fpCheckpointId)!.headHash, items });

@@ -4,9 +4,9 @@ import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messa
 import { Annotation, Command, END, INTERRUPT, MessagesAnnotation, START, StateGraph, interrupt } from "@langchain/langgraph";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } from "../../src/index.js";
+import { ConflictError, IntegrityError, NotFoundError, PayloadTooLargeError, ValidationError } from "../../src/index.js";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
-import { dumpDatabase, tempDatabases } from "../helpers.js";
+import { dumpDatabase, tempDatabases, withRawDatabase } from "../helpers.js";
 
 const dbs = tempDatabases();
 
@@ -198,5 +198,27 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     const error = await put("01", "03", [msgs[0], { role: "assistant", content: "x".repeat(2_000) }], 3).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PayloadTooLargeError);
     expect(dumpDatabase(path)).toEqual(before);
+  });
+
+  it("verifies what it reads: a changed message or a changed older checkpoint is an IntegrityError, in getTuple and list", async () => {
+    const { fp, path } = dbs.open();
+    const graph = echoGraph(new ForkpointSaver(fp));
+    await graph.invoke({ messages: [new HumanMessage("one")] }, thread("v"));
+    await graph.invoke({ messages: [new HumanMessage("two")] }, thread("v"));
+    const history = async () => {
+      const all = [];
+      for await (const snap of graph.getStateHistory(thread("v"))) all.push(snap);
+      return all;
+    };
+    expect((await history()).length).toBe(6);
+
+    // An older checkpoint's checksum (checked on the shared lineage, not re-read in full).
+    withRawDatabase(path, (db) => db.prepare(`UPDATE checkpoints SET checksum = 'x' WHERE seq = (SELECT seq FROM checkpoints WHERE name IS NULL ORDER BY seq LIMIT 1 OFFSET 1)`).run());
+    await expect(history()).rejects.toBeInstanceOf(IntegrityError);
+    expect(texts((await graph.getState(thread("v"))).values.messages)).toHaveLength(4);
+
+    // A message's text: the latest checkpoint's whole chain is checked.
+    withRawDatabase(path, (db) => db.prepare(`UPDATE entries SET content = '"evil"' WHERE kind = 'message' AND position = 1`).run());
+    await expect(graph.getState(thread("v"))).rejects.toBeInstanceOf(IntegrityError);
   });
 });
