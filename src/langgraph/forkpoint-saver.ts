@@ -80,8 +80,13 @@ export class ForkpointSaver extends BaseCheckpointSaver {
   readonly #cache = new Map<string, MirrorCache>();
 
   constructor(fp: Forkpoint, options: ForkpointSaverOptions = {}) {
-    super(options.serde);
-    engineOf(fp);
+    super(options?.serde);
+    try {
+      engineOf(fp);
+    } catch {
+      throw new ValidationError("fp", "must be a Forkpoint from openForkpoint()");
+    }
+    if (options === null || typeof options !== "object") throw new ValidationError("options", "must be an object");
     if (options.userId !== undefined && (typeof options.userId !== "string" || options.userId.trim() === "")) {
       throw new ValidationError("options.userId", "must be a non-empty string");
     }
@@ -109,6 +114,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
   }
 
   override async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    if (config === null || typeof config !== "object") throw new ValidationError("config", "must be a RunnableConfig object");
     const c = config.configurable ?? {};
     if (c.thread_id === undefined || c.thread_id === null) return undefined;
     const threadId = String(c.thread_id);
@@ -124,6 +130,11 @@ export class ForkpointSaver extends BaseCheckpointSaver {
   }
 
   override async *list(config: RunnableConfig, options: CheckpointListOptions = {}): AsyncGenerator<CheckpointTuple> {
+    if (config === null || typeof config !== "object") throw new ValidationError("config", "must be a RunnableConfig object");
+    if (options === null || typeof options !== "object") throw new ValidationError("options", "must be an object");
+    if (options.limit !== undefined && (typeof options.limit !== "number" || !Number.isFinite(options.limit) || options.limit < 0)) {
+      throw new ValidationError("options.limit", "must be a finite number, 0 or more");
+    }
     const c = config.configurable ?? {};
     const metadata = Object.entries(options.filter ?? {})
       .filter(([, v]) => v !== undefined)
@@ -145,12 +156,18 @@ export class ForkpointSaver extends BaseCheckpointSaver {
   }
 
   override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
-    if (!config.configurable) throw new ValidationError("config.configurable", "is missing: it must hold thread_id");
+    if (!config?.configurable) throw new ValidationError("config.configurable", "is missing: it must hold thread_id");
     const c = config.configurable;
     if (c.thread_id === undefined || c.thread_id === null || c.thread_id === "") {
       throw new ValidationError("config.configurable.thread_id", "is missing");
     }
     if (typeof checkpoint?.id !== "string" || checkpoint.id === "") throw new ValidationError("checkpoint.id", "must be a non-empty string");
+    if (checkpoint.channel_values !== undefined && (typeof checkpoint.channel_values !== "object" || checkpoint.channel_values === null)) {
+      throw new ValidationError("checkpoint.channel_values", "must be an object");
+    }
+    if (newVersions !== undefined && newVersions !== null && (typeof newVersions !== "object" || Array.isArray(newVersions))) {
+      throw new ValidationError("newVersions", "must be an object of channel versions");
+    }
     const threadId = String(c.thread_id);
     const ns = typeof c.checkpoint_ns === "string" ? c.checkpoint_ns : "";
     const parentId = typeof c.checkpoint_id === "string" && c.checkpoint_id !== "" ? c.checkpoint_id : null;
@@ -176,10 +193,15 @@ export class ForkpointSaver extends BaseCheckpointSaver {
 
     const ctx = await this.#engine();
     const cpMetadata = toJsonText({ langgraph: { ...scalars(metadata), threadId, checkpointNs: ns, checkpointId: checkpoint.id } }, "metadata", ctx.limits);
-    const thread = await this.#thread(ctx, threadId, ns);
+    let thread = await ctx.store.read(() => ctx.store.langgraph.getThread(this.#userId, threadId, ns));
+    if (!thread) {
+      // A new thread's messages are all new: checked before its session is created, so a refused put writes nothing.
+      if (items) (await this.#serializeItems(items)).forEach((x, i) => messageFields(ctx, toMessageInput(x), `checkpoint.channel_values.${this.#messages}[${i}]`));
+      thread = await this.#thread(ctx, threadId, ns);
+    }
     const ref: SessionRef = { id: thread.sessionId, userId: this.#userId };
     for (;;) {
-      const landing = await this.#land(ctx, ref, thread, parentId, items, messagesVersion);
+      const landing = await this.#land(ctx, ref, thread, parentId, checkpoint.id, items, messagesVersion);
       if (landing.asValue && !blobs.some((b) => b.channel === this.#messages)) {
         // The messages could not be kept as messages (a shorter list than its parent's): stored as a value instead.
         const [t, v] = await this.serde.dumpsTyped(items);
@@ -211,11 +233,14 @@ export class ForkpointSaver extends BaseCheckpointSaver {
   }
 
   override async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath = ""): Promise<void> {
-    const c = config.configurable ?? {};
+    const c = config?.configurable ?? {};
     if (c.thread_id === undefined || c.thread_id === null || c.thread_id === "") throw new ValidationError("config.configurable.thread_id", "is missing");
     if (typeof c.checkpoint_id !== "string" || c.checkpoint_id === "") throw new ValidationError("config.configurable.checkpoint_id", "is missing");
     if (typeof taskId !== "string") throw new ValidationError("taskId", "must be a string");
-    if (!Array.isArray(writes)) throw new ValidationError("writes", "must be an array of [channel, value]");
+    if (typeof taskPath !== "string") throw new ValidationError("taskPath", "must be a string");
+    if (!Array.isArray(writes) || !writes.every((w) => Array.isArray(w) && typeof w[0] === "string")) {
+      throw new ValidationError("writes", "must be an array of [channel, value] pairs");
+    }
     const threadId = String(c.thread_id);
     const ns = typeof c.checkpoint_ns === "string" ? c.checkpoint_ns : "";
     const checkpointId = c.checkpoint_id;
@@ -227,11 +252,10 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     // Special writes (errors, interrupts) replace an earlier one of the task; regular ones are written once.
     const special = writes.every(([channel]) => channel in WRITES_IDX_MAP);
     const ctx = await this.#engine();
-    await ctx.store.write(() => {
-      const thread = ctx.store.langgraph.getThread(this.#userId, threadId, ns);
-      if (!thread || !ctx.store.langgraph.getCheckpoint(thread.sessionId, checkpointId)) throw new NotFoundError("checkpoint", checkpointId);
-      ctx.store.langgraph.insertWrites(rows.map((r) => ({ sessionId: thread.sessionId, ...r })), special);
-    });
+    // LangGraph sends a step's writes without waiting for the put of their checkpoint (puts are queued one after
+    // another): writes may come first, so they are keyed by the checkpoint's id, not tied to a stored row.
+    const thread = await this.#thread(ctx, threadId, ns);
+    await ctx.store.write(() => ctx.store.langgraph.insertWrites(rows.map((r) => ({ sessionId: thread.sessionId, ...r })), special));
   }
 
   /** Deletes every namespace of the thread: its sessions, with all they recorded, and its saver rows. */
@@ -278,11 +302,15 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     ref: SessionRef,
     thread: LgThreadRow,
     parentId: string | null,
+    checkpointId: string,
     items: unknown[] | null,
     messagesVersion: string | null,
   ): Promise<Landing> {
     const store = ctx.store;
     const at = await store.read(() => {
+      if (store.langgraph.getCheckpoint(ref.id, checkpointId)) {
+        throw new ConflictError(`thread ${thread.threadId} already has a checkpoint ${checkpointId}`, "CHECKPOINT_EXISTS");
+      }
       const parent = parentId === null ? undefined : store.langgraph.getCheckpoint(ref.id, parentId);
       const target = store.getCheckpoint(parent ? parent.fpCheckpointId : thread.startCheckpointId)!;
       const { head } = ownedCurrent(store, ref.id, ref.userId);

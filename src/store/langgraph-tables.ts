@@ -81,7 +81,8 @@ export class LangGraphTables {
       insertCheckpoint: p(`INSERT INTO lg_checkpoints (session_id, checkpoint_id, parent_checkpoint_id, fp_checkpoint_id, type, checkpoint,
         metadata_type, metadata, messages_version) VALUES (@sessionId, @checkpointId, @parentCheckpointId, @fpCheckpointId, @type, @checkpoint,
         @metadataType, @metadata, @messagesVersion)`),
-      usesFpCheckpoint: p(`SELECT 1 AS one FROM lg_checkpoints WHERE fp_checkpoint_id = ? LIMIT 1`),
+      usesFpCheckpoint: p(`SELECT 1 AS one FROM lg_checkpoints WHERE fp_checkpoint_id = @id
+        UNION ALL SELECT 1 FROM lg_threads WHERE start_checkpoint_id = @id LIMIT 1`),
       insertBlob: p(`INSERT OR IGNORE INTO lg_blobs (session_id, channel, version, type, value) VALUES (@sessionId, @channel, @version, @type, @value)`),
       getBlob: p(`SELECT session_id AS sessionId, channel, version, type, value FROM lg_blobs WHERE session_id = ? AND channel = ? AND version = ?`),
       insertWrite: p(`INSERT OR IGNORE INTO lg_writes (session_id, checkpoint_id, task_id, idx, channel, type, value, task_path)
@@ -119,9 +120,9 @@ export class LangGraphTables {
   insertCheckpoint(row: LgCheckpointRow): void {
     this.#s.insertCheckpoint!.run(row);
   }
-  /** True when a LangGraph checkpoint is stored in this forkpoint checkpoint. */
+  /** True when a LangGraph checkpoint is stored in this forkpoint checkpoint, or it is a thread's empty start. */
   usesFpCheckpoint(fpCheckpointId: string): boolean {
-    return this.#s.usesFpCheckpoint!.get(fpCheckpointId) !== undefined;
+    return this.#s.usesFpCheckpoint!.get({ id: fpCheckpointId }) !== undefined;
   }
   /** A user's checkpoints matching `filter`, newest id first. */
   listCheckpoints(filter: LgListFilter): LgListedRow[] {

@@ -2,7 +2,10 @@
 // forks a branch (message versions), interrupts resume, threads survive a reopen and are deleted whole.
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { Annotation, Command, END, INTERRUPT, MessagesAnnotation, START, StateGraph, interrupt } from "@langchain/langgraph";
+import { JsonPlusSerializer, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import Database from "better-sqlite3";
+import { promisify } from "node:util";
+import { gunzip, gzip } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { ConflictError, IntegrityError, NotFoundError, PayloadTooLargeError, ValidationError } from "../../src/index.js";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
@@ -170,7 +173,11 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     await expect(saver.put({}, cp, meta, {})).rejects.toBeInstanceOf(ValidationError);
     await expect(saver.put({ configurable: { checkpoint_ns: "" } }, cp, meta, {})).rejects.toBeInstanceOf(ValidationError);
     await expect(saver.putWrites({ configurable: { thread_id: "x" } }, [["a", 1]], "task")).rejects.toBeInstanceOf(ValidationError);
-    await expect(saver.putWrites({ configurable: { thread_id: "x", checkpoint_id: "nope" } }, [["a", 1]], "task")).rejects.toBeInstanceOf(NotFoundError);
+    await expect(saver.putWrites({ configurable: { thread_id: "x", checkpoint_id: "c" } }, [null as never], "task")).rejects.toBeInstanceOf(ValidationError);
+    await expect(saver.putWrites({ configurable: { thread_id: "x", checkpoint_id: "c" } }, [["a", 1]], "task", 5 as never)).rejects.toBeInstanceOf(ValidationError);
+    await expect(saver.getTuple(null as never)).rejects.toBeInstanceOf(ValidationError);
+    await expect(saver.list({}, { limit: Number.NaN }).next()).rejects.toBeInstanceOf(ValidationError);
+    expect(() => new ForkpointSaver({} as never)).toThrow(ValidationError);
     expect(() => new ForkpointSaver(fp, { userId: " " })).toThrow(ValidationError);
 
     const config = await saver.put({ configurable: { thread_id: "x" } }, cp, meta, {});
@@ -220,5 +227,48 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     // A message's text: the latest checkpoint's whole chain is checked.
     withRawDatabase(path, (db) => db.prepare(`UPDATE entries SET content = '"evil"' WHERE kind = 'message' AND position = 1`).run());
     await expect(graph.getState(thread("v"))).rejects.toBeInstanceOf(IntegrityError);
+  });
+
+  it("takes a step's writes before its checkpoint's put has run (LangGraph queues puts; a slow serializer shows it)", async () => {
+    const { fp } = dbs.open();
+    const inner = new JsonPlusSerializer();
+    const gz: SerializerProtocol = {
+      async dumpsTyped(v) {
+        const [t, b] = await inner.dumpsTyped(v);
+        return [`gz:${t}`, new Uint8Array(await promisify(gzip)(b))];
+      },
+      async loadsTyped(t, b) {
+        return inner.loadsTyped(t.slice(3), await promisify(gunzip)(typeof b === "string" ? Buffer.from(b) : b));
+      },
+    };
+    const graph = echoGraph(new ForkpointSaver(fp, { serde: gz }));
+    await graph.invoke({ messages: [new HumanMessage("one")] }, thread("gz"));
+    const out = await graph.invoke({ messages: [new HumanMessage("two")] }, thread("gz"));
+    expect(texts(out.messages)).toEqual(["human:one", "ai:echo: one", "human:two", "ai:echo: two"]);
+    expect(texts((await graph.getState(thread("gz"))).values.messages)).toHaveLength(4);
+  });
+
+  it("a refused put writes nothing: an oversized first message of a new thread, a checkpoint id already stored", async () => {
+    const { fp, path } = dbs.open({ limits: { maxPayloadBytes: 1_000 } });
+    const saver = new ForkpointSaver(fp);
+    const put = (parent: string | undefined, id: string, messages: unknown[], step: number) =>
+      saver.put({ configurable: { thread_id: "t", ...(parent ? { checkpoint_id: parent } : {}) } },
+        { v: 4, id, ts: new Date().toISOString(), channel_values: { messages }, channel_versions: { messages: step }, versions_seen: {} },
+        { source: "loop", step, parents: {} }, { messages: step });
+    const empty = dumpDatabase(path);
+    expect(await put(undefined, "01", [{ role: "user", content: "x".repeat(2_000) }], 1).catch((e: unknown) => e)).toBeInstanceOf(PayloadTooLargeError);
+    expect(dumpDatabase(path)).toEqual(empty);
+
+    await put(undefined, "01", [{ role: "user", content: "a" }], 1);
+    await put("01", "02", [{ role: "user", content: "a" }, { role: "assistant", content: "b" }], 2);
+    const before = dumpDatabase(path);
+    // From the first checkpoint (which would fork) and with other messages (which would edit): refused first.
+    expect(await put("01", "02", [{ role: "user", content: "c" }], 3).catch((e: unknown) => e)).toMatchObject({ code: "CHECKPOINT_EXISTS" });
+    expect(dumpDatabase(path)).toEqual(before);
+    // The thread's empty start (where puts without a parent fork from) cannot be deleted either.
+    const { items: [info] } = await fp.listSessions({ userId: "langgraph" });
+    const s = await fp.getSession(info!.id, { userId: "langgraph" });
+    const start = (await fp.listCheckpoints({ userId: "langgraph", name: "langgraph:start" })).items[0]!;
+    expect(await s.deleteCheckpoint(start.id).catch((e: unknown) => e)).toMatchObject({ code: "CHECKPOINT_IN_USE" });
   });
 });
