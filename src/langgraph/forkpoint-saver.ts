@@ -47,7 +47,27 @@ const utf8 = new TextDecoder();
 interface MirrorCache {
   headHash: string;
   items: readonly unknown[];
+  /** Each item's own field values when it was stored (`shallowValues`), to notice a field reassigned in place. */
+  fields: unknown[][];
 }
+
+/**
+ * An item's own field values (and a LangChain message's `lc_kwargs`, which its serialization reads). Comparing them
+ * by identity notices a node that reassigns a stored message's field in place (`m.content = redact(m.content)`),
+ * for the cost of a pointer walk, not a serialization. A change deep inside a field's own object is not noticed.
+ */
+function shallowValues(item: unknown): unknown[] {
+  if (typeof item !== "object" || item === null) return [item];
+  const values = Object.values(item);
+  const kwargs = (item as { lc_kwargs?: unknown }).lc_kwargs;
+  if (typeof kwargs === "object" && kwargs !== null) values.push(...Object.values(kwargs));
+  return values;
+}
+
+const sameValues = (a: unknown[], b: unknown[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** The cache entry for `items` as stored at `headHash`. */
+const mirrorOf = (headHash: string, items: readonly unknown[]): MirrorCache => ({ headHash, items, fields: items.map(shallowValues) });
 
 /** Where a put lands: the session's head (after any fork), and how the messages channel is stored. */
 interface Landing {
@@ -226,7 +246,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
         return { checkpoints: [...msgs.checkpoints, toCheckpoint(row)], headHash: msgs.head.hash };
       });
       if (!written) continue;
-      if (landing.mirrored) this.#cache.set(ref.id, { headHash: written.headHash, items: landing.mirrored });
+      if (landing.mirrored) this.#cache.set(ref.id, mirrorOf(written.headHash, landing.mirrored));
       for (const cp of written.checkpoints) ctx.events.emit("checkpoint", cp);
       return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
     }
@@ -325,7 +345,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       outcome = { messagesVersion: parent?.messagesVersion ?? null, mirrored: null, asValue: false };
     } else {
       const cached = this.#cache.get(ref.id);
-      if (cached && cached.headHash === target.headHash && cached.items.length <= items.length && cached.items.every((x, i) => x === items[i])) {
+      if (cached && cached.headHash === target.headHash && cached.items.length <= items.length && cached.items.every((x, i) => x === items[i] && sameValues(cached.fields[i]!, shallowValues(x)))) {
         // The same objects as the last put (LangGraph keeps them in its channel): only the new ones are serialized.
         append = (await this.#serializeItems(items.slice(cached.items.length))).map(toMessageInput);
         outcome = { messagesVersion, mirrored: items.slice(), asValue: false };
@@ -424,7 +444,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       const items = await this.#deserializeItems(history.map(fromMessage));
       values[this.#messages] = items;
       // LangGraph goes on from the latest checkpoint with these very objects: the next put finds them cached.
-      if (latest) this.#cache.set(row.sessionId, { headHash: store.getCheckpoint(row.fpCheckpointId)!.headHash, items });
+      if (latest) this.#cache.set(row.sessionId, mirrorOf(store.getCheckpoint(row.fpCheckpointId)!.headHash, items));
     }
     const checkpoint = { ...skeleton, channel_values: values } as Checkpoint;
     if (sends.length > 0) {
