@@ -271,4 +271,26 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     const start = (await fp.listCheckpoints({ userId: "langgraph", name: "langgraph:start" })).items[0]!;
     expect(await s.deleteCheckpoint(start.id).catch((e: unknown) => e)).toMatchObject({ code: "CHECKPOINT_IN_USE" });
   });
+
+  it("a node that rewrites a stored message in place (a redaction) is kept: the new text is a new version of it", async () => {
+    const { fp } = dbs.open();
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode("redact", (state) => {
+        if (state.messages.at(-1)!.content === "thanks") {
+          for (const m of state.messages) if (typeof m.content === "string") m.content = m.content.replace(/\d{4}-\d{4}/g, "[card]");
+        }
+        return { messages: [new AIMessage("noted")] };
+      })
+      .addEdge(START, "redact")
+      .addEdge("redact", END)
+      .compile({ checkpointer: new ForkpointSaver(fp) });
+    for (const text of ["hello", "my card 1234-5678", "thanks"]) await graph.invoke({ messages: [new HumanMessage(text)] }, thread("r"));
+    const expected = ["hello", "noted", "my card [card]", "noted", "thanks", "noted"];
+    expect((await graph.getState(thread("r"))).values.messages.map((m: BaseMessage) => m.content)).toEqual(expected);
+    const { items: [info] } = await fp.listSessions({ userId: "langgraph" });
+    const s = await fp.getSession(info!.id, { userId: "langgraph" });
+    const history = await s.history();
+    expect(history.map((m) => m.content)).toEqual(expected);
+    expect((await s.versions(history[2]!.id)).versions.map((v) => v.message.content)).toEqual(["my card 1234-5678", "my card [card]"]);
+  });
 });
