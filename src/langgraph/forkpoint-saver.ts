@@ -10,16 +10,15 @@ import {
   type CheckpointTuple, type PendingWrite, type SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
 import { ConflictError, NotFoundError, ValidationError } from "../models/errors.js";
+import { langGraphSaverOptions, parseInput } from "../models/inputs.js";
 import { toJsonText, type JsonValue } from "../models/json.js";
 import type { MessageInput } from "../models/types.js";
 import type { LgCheckpointRow, LgThreadRow, LgWriteRow } from "../store/langgraph-tables.js";
-import type { Store } from "../store/store.js";
+import type { EntryRow, Store } from "../store/store.js";
 import { messageFields } from "../sessions/append.js";
 import { readVerified, verifyCheckpointAnchor } from "../sessions/checkpoints.js";
-import { GENESIS_HASH } from "../sessions/integrity.js";
 import type { EngineContext, SessionRef } from "../sessions/context.js";
-import { canonicalJson } from "../sessions/integrity.js";
-import type { EntryRow } from "../store/store.js";
+import { GENESIS_HASH, canonicalJson } from "../sessions/integrity.js";
 import { writeNewSession } from "../sessions/create-session.js";
 import { deleteSession } from "../sessions/delete-session.js";
 import { edit } from "../sessions/edit.js";
@@ -66,8 +65,8 @@ function shallowValues(item: unknown): unknown[] {
 
 const sameValues = (a: unknown[], b: unknown[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
-/** The cache entry for `items` as stored at `headHash`. */
-const mirrorOf = (headHash: string, items: readonly unknown[]): MirrorCache => ({ headHash, items, fields: items.map(shallowValues) });
+/** `items` with their field values, as the cache keeps them. */
+const mirrorOf = (items: readonly unknown[]): Omit<MirrorCache, "headHash"> => ({ items, fields: items.map(shallowValues) });
 
 /** Where a put lands: the session's head (after any fork), and how the messages channel is stored. */
 interface Landing {
@@ -77,8 +76,8 @@ interface Landing {
   fields: EntryFields[];
   /** The messages channel's version that the session's messages are at this checkpoint (null: none). */
   messagesVersion: string | null;
-  /** The items now mirrored (for the cache); null when the channel did not change or is stored as a value. */
-  mirrored: readonly unknown[] | null;
+  /** The items now mirrored and their field values (for the cache); null when the channel did not change or is stored as a value. */
+  mirrored: Omit<MirrorCache, "headHash"> | null;
   /** The new list could not be kept as messages (it drops some from the end): it is stored as a value. */
   asValue: boolean;
 }
@@ -106,16 +105,10 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     } catch {
       throw new ValidationError("fp", "must be a Forkpoint from openForkpoint()");
     }
-    if (options === null || typeof options !== "object") throw new ValidationError("options", "must be an object");
-    if (options.userId !== undefined && (typeof options.userId !== "string" || options.userId.trim() === "")) {
-      throw new ValidationError("options.userId", "must be a non-empty string");
-    }
-    if (options.messagesChannel !== undefined && (typeof options.messagesChannel !== "string" || options.messagesChannel === "")) {
-      throw new ValidationError("options.messagesChannel", "must be a non-empty string");
-    }
+    const o = parseInput(langGraphSaverOptions, options, "options");
     this.#fp = fp;
-    this.#userId = options.userId ?? "langgraph";
-    this.#messages = options.messagesChannel ?? "messages";
+    this.#userId = o.userId ?? "langgraph";
+    this.#messages = o.messagesChannel ?? "messages";
   }
 
   async #engine(): Promise<EngineContext> {
@@ -135,11 +128,8 @@ export class ForkpointSaver extends BaseCheckpointSaver {
 
   override async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
     if (config === null || typeof config !== "object") throw new ValidationError("config", "must be a RunnableConfig object");
-    const c = config.configurable ?? {};
-    if (c.thread_id === undefined || c.thread_id === null) return undefined;
-    const threadId = String(c.thread_id);
-    const ns = typeof c.checkpoint_ns === "string" ? c.checkpoint_ns : "";
-    const checkpointId = typeof c.checkpoint_id === "string" && c.checkpoint_id !== "" ? c.checkpoint_id : undefined;
+    const { threadId, ns = "", checkpointId } = threadConfig(config);
+    if (threadId === undefined) return undefined;
     const ctx = await this.#engine();
     const found = await ctx.store.read(() => {
       const thread = ctx.store.langgraph.getThread(this.#userId, threadId, ns);
@@ -155,7 +145,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     if (options.limit !== undefined && (typeof options.limit !== "number" || !Number.isFinite(options.limit) || options.limit < 0)) {
       throw new ValidationError("options.limit", "must be a finite number, 0 or more");
     }
-    const c = config.configurable ?? {};
+    const { threadId, ns } = threadConfig(config);
     const metadata = Object.entries(options.filter ?? {})
       .filter(([, v]) => v !== undefined)
       .map(([k, v]): [string, string] => [k, JSON.stringify(v)]);
@@ -163,8 +153,8 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     const rows = await ctx.store.read(() =>
       ctx.store.langgraph.listCheckpoints({
         userId: this.#userId,
-        threadId: c.thread_id === undefined || c.thread_id === null ? undefined : String(c.thread_id),
-        checkpointNs: typeof c.checkpoint_ns === "string" ? c.checkpoint_ns : undefined,
+        threadId,
+        checkpointNs: ns,
         before: options.before?.configurable?.checkpoint_id,
         metadata,
         limit: options.limit,
@@ -177,10 +167,8 @@ export class ForkpointSaver extends BaseCheckpointSaver {
 
   override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
     if (!config?.configurable) throw new ValidationError("config.configurable", "is missing: it must hold thread_id");
-    const c = config.configurable;
-    if (c.thread_id === undefined || c.thread_id === null || c.thread_id === "") {
-      throw new ValidationError("config.configurable.thread_id", "is missing");
-    }
+    const { threadId, ns = "", checkpointId: parentId = null } = threadConfig(config);
+    if (threadId === undefined || threadId === "") throw new ValidationError("config.configurable.thread_id", "is missing");
     if (typeof checkpoint?.id !== "string" || checkpoint.id === "") throw new ValidationError("checkpoint.id", "must be a non-empty string");
     if (checkpoint.channel_values !== undefined && (typeof checkpoint.channel_values !== "object" || checkpoint.channel_values === null)) {
       throw new ValidationError("checkpoint.channel_values", "must be an object");
@@ -188,9 +176,6 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     if (newVersions !== undefined && newVersions !== null && (typeof newVersions !== "object" || Array.isArray(newVersions))) {
       throw new ValidationError("newVersions", "must be an object of channel versions");
     }
-    const threadId = String(c.thread_id);
-    const ns = typeof c.checkpoint_ns === "string" ? c.checkpoint_ns : "";
-    const parentId = typeof c.checkpoint_id === "string" && c.checkpoint_id !== "" ? c.checkpoint_id : null;
 
     // Everything is serialized before the first write: a value the serializer refuses leaves nothing behind.
     const { channel_values: values = {}, ...skeleton } = checkpoint;
@@ -213,11 +198,11 @@ export class ForkpointSaver extends BaseCheckpointSaver {
 
     const ctx = await this.#engine();
     const cpMetadata = toJsonText({ langgraph: { ...scalars(metadata), threadId, checkpointNs: ns, checkpointId: checkpoint.id } }, "metadata", ctx.limits);
-    let thread = await ctx.store.read(() => ctx.store.langgraph.getThread(this.#userId, threadId, ns));
+    let thread = await this.#findThread(ctx, threadId, ns);
     if (!thread) {
       // A new thread's messages are all new: checked before its session is created, so a refused put writes nothing.
-      if (items) (await this.#serializeItems(items)).forEach((x, i) => messageFields(ctx, toMessageInput(x), `checkpoint.channel_values.${this.#messages}[${i}]`));
-      thread = await this.#thread(ctx, threadId, ns);
+      if (items) this.#validate(ctx, (await this.#serializeItems(items)).map(toMessageInput), 0);
+      thread = await this.#createThread(ctx, threadId, ns);
     }
     const ref: SessionRef = { id: thread.sessionId, userId: this.#userId };
     for (;;) {
@@ -246,24 +231,21 @@ export class ForkpointSaver extends BaseCheckpointSaver {
         return { checkpoints: [...msgs.checkpoints, toCheckpoint(row)], headHash: msgs.head.hash };
       });
       if (!written) continue;
-      if (landing.mirrored) this.#cache.set(ref.id, mirrorOf(written.headHash, landing.mirrored));
+      if (landing.mirrored) this.#cache.set(ref.id, { ...landing.mirrored, headHash: written.headHash });
       for (const cp of written.checkpoints) ctx.events.emit("checkpoint", cp);
       return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
     }
   }
 
   override async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath = ""): Promise<void> {
-    const c = config?.configurable ?? {};
-    if (c.thread_id === undefined || c.thread_id === null || c.thread_id === "") throw new ValidationError("config.configurable.thread_id", "is missing");
-    if (typeof c.checkpoint_id !== "string" || c.checkpoint_id === "") throw new ValidationError("config.configurable.checkpoint_id", "is missing");
+    const { threadId, ns = "", checkpointId } = threadConfig(config ?? {});
+    if (threadId === undefined || threadId === "") throw new ValidationError("config.configurable.thread_id", "is missing");
+    if (checkpointId === undefined) throw new ValidationError("config.configurable.checkpoint_id", "is missing");
     if (typeof taskId !== "string") throw new ValidationError("taskId", "must be a string");
     if (typeof taskPath !== "string") throw new ValidationError("taskPath", "must be a string");
     if (!Array.isArray(writes) || !writes.every((w) => Array.isArray(w) && typeof w[0] === "string")) {
       throw new ValidationError("writes", "must be an array of [channel, value] pairs");
     }
-    const threadId = String(c.thread_id);
-    const ns = typeof c.checkpoint_ns === "string" ? c.checkpoint_ns : "";
-    const checkpointId = c.checkpoint_id;
     const rows: Omit<LgWriteRow, "sessionId">[] = [];
     for (const [i, [channel, value]] of writes.entries()) {
       const [type, body] = await this.serde.dumpsTyped(value);
@@ -274,7 +256,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     const ctx = await this.#engine();
     // LangGraph sends a step's writes without waiting for the put of their checkpoint (puts are queued one after
     // another): writes may come first, so they are keyed by the checkpoint's id, not tied to a stored row.
-    const thread = await this.#thread(ctx, threadId, ns);
+    const thread = (await this.#findThread(ctx, threadId, ns)) ?? (await this.#createThread(ctx, threadId, ns));
     await ctx.store.write(() => ctx.store.langgraph.insertWrites(rows.map((r) => ({ sessionId: thread.sessionId, ...r })), special));
   }
 
@@ -289,11 +271,13 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     }
   }
 
-  /** The thread's session, created with an empty start checkpoint the first time. */
-  async #thread(ctx: EngineContext, threadId: string, ns: string): Promise<LgThreadRow> {
+  #findThread(ctx: EngineContext, threadId: string, ns: string): Promise<LgThreadRow | undefined> {
+    return ctx.store.read(() => ctx.store.langgraph.getThread(this.#userId, threadId, ns));
+  }
+
+  /** The thread's session with its empty start checkpoint (or the one another writer created meanwhile). */
+  #createThread(ctx: EngineContext, threadId: string, ns: string): Promise<LgThreadRow> {
     const store = ctx.store;
-    const existing = await store.read(() => store.langgraph.getThread(this.#userId, threadId, ns));
-    if (existing) return existing;
     return store.write(() => {
       const again = store.langgraph.getThread(this.#userId, threadId, ns);
       if (again) return again;
@@ -347,8 +331,9 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       const cached = this.#cache.get(ref.id);
       if (cached && cached.headHash === target.headHash && cached.items.length <= items.length && cached.items.every((x, i) => x === items[i] && sameValues(cached.fields[i]!, shallowValues(x)))) {
         // The same objects as the last put (LangGraph keeps them in its channel): only the new ones are serialized.
-        append = (await this.#serializeItems(items.slice(cached.items.length))).map(toMessageInput);
-        outcome = { messagesVersion, mirrored: items.slice(), asValue: false };
+        const added = items.slice(cached.items.length);
+        append = (await this.#serializeItems(added)).map(toMessageInput);
+        outcome = { messagesVersion, mirrored: { items: items.slice(), fields: [...cached.fields, ...added.map(shallowValues)] }, asValue: false };
       } else {
         const serialized = await this.#serializeItems(items);
         const old = await store.read(() => lineageMessages(store, target.branchId, toMessage, target.position));
@@ -360,12 +345,12 @@ export class ForkpointSaver extends BaseCheckpointSaver {
         } else {
           if (common < old.length) editAt = old[common]!.id;
           append = serialized.slice(common).map(toMessageInput);
-          outcome = { messagesVersion, mirrored: items.slice(), asValue: false };
+          outcome = { messagesVersion, mirrored: mirrorOf(items.slice()), asValue: false };
         }
       }
     }
     // Every message is checked before the session moves: a refused one leaves the database as it was.
-    const fields = append.map((m, i) => messageFields(ctx, m, `checkpoint.channel_values.${this.#messages}[${items!.length - append.length + i}]`));
+    const fields = this.#validate(ctx, append, items === null ? 0 : items.length - append.length);
     if (editAt !== null) {
       // The edit forks just before the first message that differs, on the parent's lineage, and writes the new one.
       await edit(ctx, ref, editAt, append[0]!);
@@ -375,6 +360,11 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     }
     const { branch, head } = await store.read(() => ownedCurrent(store, ref.id, ref.userId));
     return { branchId: branch.id, head, fields, ...outcome };
+  }
+
+  /** The messages as entry fields, each checked against the limits; `offset` is the first one's index in the channel. */
+  #validate(ctx: EngineContext, messages: MessageInput[], offset: number): EntryFields[] {
+    return messages.map((m, i) => messageFields(ctx, m, `checkpoint.channel_values.${this.#messages}[${offset + i}]`));
   }
 
   /** The items as LangGraph's serializer writes them: one call for the whole list (per item only for binary ones). */
@@ -400,7 +390,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
    * that lies on a lineage already verified (an older one on the same branch) is checked in O(1): its checksum, and
    * that it points at an entry of that verified chain.
    */
-  #verifiedMessages(store: Store, row: LgCheckpointRow, lineages: Map<string, EntryRow[]>): ReturnType<typeof toMessage>[] {
+  #verifiedMessages(store: Store, row: LgCheckpointRow, lineages: Map<string, EntryRow[]>): { messages: ReturnType<typeof toMessage>[]; headHash: string } {
     const cp = store.getCheckpoint(row.fpCheckpointId);
     if (!cp || cp.sessionId !== row.sessionId) throw new NotFoundError("checkpoint", row.fpCheckpointId);
     const known = lineages.get(row.sessionId);
@@ -412,7 +402,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       entries = readVerified(store, cp).entries;
       if (!known || entries.length > known.length) lineages.set(row.sessionId, entries);
     }
-    return entries.filter((e) => e.kind === "message").map(toMessage);
+    return { messages: entries.filter((e) => e.kind === "message").map(toMessage), headHash: cp.headHash };
   }
 
   /** Rebuilds a stored checkpoint: its channel values from the messages and the blobs, its pending writes. */
@@ -440,11 +430,11 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     const values: Record<string, unknown> = {};
     for (const [ch, blob] of blobs) if (blob) values[ch] = await this.serde.loadsTyped(blob.type, blob.value);
     if (row.messagesVersion !== null && versionKey(versions[this.#messages]) === row.messagesVersion) {
-      const history = await store.read(() => this.#verifiedMessages(store, row, lineages));
-      const items = await this.#deserializeItems(history.map(fromMessage));
+      const { messages, headHash } = await store.read(() => this.#verifiedMessages(store, row, lineages));
+      const items = await this.#deserializeItems(messages.map(fromMessage));
       values[this.#messages] = items;
       // LangGraph goes on from the latest checkpoint with these very objects: the next put finds them cached.
-      if (latest) this.#cache.set(row.sessionId, mirrorOf(store.getCheckpoint(row.fpCheckpointId)!.headHash, items));
+      if (latest) this.#cache.set(row.sessionId, { ...mirrorOf(items), headHash });
     }
     const checkpoint = { ...skeleton, channel_values: values } as Checkpoint;
     if (sends.length > 0) {
@@ -467,6 +457,16 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     }
     return tuple;
   }
+}
+
+/** What a LangGraph config names: thread, namespace (undefined when absent) and checkpoint (undefined when empty). */
+function threadConfig(config: RunnableConfig): { threadId?: string; ns?: string; checkpointId?: string } {
+  const c = config.configurable ?? {};
+  return {
+    threadId: c.thread_id === undefined || c.thread_id === null ? undefined : String(c.thread_id),
+    ns: typeof c.checkpoint_ns === "string" ? c.checkpoint_ns : undefined,
+    checkpointId: typeof c.checkpoint_id === "string" && c.checkpoint_id !== "" ? c.checkpoint_id : undefined,
+  };
 }
 
 /** A checkpoint's pending writes in the order LangGraph applies them: (task path, task id, index). */

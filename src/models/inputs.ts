@@ -83,6 +83,12 @@ export const planInput = z.union([
   z.strictObject({ branchId: name() }),
   z.strictObject({ messageId: name() }),
 ]);
+/** `new ForkpointSaver(fp, options)` (other keys are LangGraph's business and ignored). */
+export const langGraphSaverOptions = z.object({
+  userId: name().optional(),
+  messagesChannel: z.string().min(1, "must not be empty").optional(),
+  serde: anything.optional(),
+});
 export const autoCheckpointPolicy = z.strictObject({
   everyMessages: z.number().int().min(1).optional(),
   afterToolCalls: z.boolean().optional(),
