@@ -31,10 +31,11 @@ interface Api {
   defineTool?(t: unknown): unknown;
 }
 
-const INDEX = fileURLToPath(new URL("../src/index.ts", import.meta.url));
+// Beside the sources (tsx) or in .bench-build/ (compiled by bench/compile.ts).
+const INDEX = ["../src/index.ts", "../src/index.js"].map((f) => fileURLToPath(new URL(f, import.meta.url)));
 
 export function forkpointAvailable(): boolean {
-  return existsSync(INDEX);
+  return INDEX.some((f) => existsSync(f));
 }
 
 async function api(): Promise<Api> {

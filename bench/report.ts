@@ -5,7 +5,7 @@ import type { System } from "./plan.js";
 import { median, type ChatFigures } from "./util.js";
 
 export interface ChatAgg extends ChatFigures { runs: number; peakRssMB: number }
-/** baselineRssMB: peak RSS of a child that only loads Node and the tsx loader (included in every RSS figure). */
+/** baselineRssMB: peak RSS of a child that only starts Node (compiled JavaScript, no loader; included in every RSS figure). */
 export interface Results {
   chat: Record<System, Record<number, ChatAgg>>;
   history: Partial<Record<System, { count: number; ms: number; peakRssMB: number }>>;
@@ -83,7 +83,7 @@ export function formatTables(r: Results, peerSkipped: number[]): string {
   }
   if (sizes.length) {
     out.push("", "  RSS \"turns\" = peak while writing the turns; \"run\" = whole process, including reads that materialize the",
-      `  entire history several times. Both include the Node + tsx loader baseline of ${r.baselineRssMB?.toFixed(0) ?? "n/a"} MB.`);
+      `  entire history several times. Both include the bare Node baseline of ${r.baselineRssMB?.toFixed(0) ?? "n/a"} MB.`);
   }
   const h = r.history;
   if (h.floor || h.forkpoint) {
@@ -159,7 +159,7 @@ export function evaluateTargets(r: Results): Target[] {
   }
   const rss = fp[100_000]?.turnsRssMB, a = fp[100_000], b = floor[100_000];
   add("peak RSS during the N=100,000 chat < 200 MB", rss == null ? null : rss < 200, rss == null || !a ? "N=100,000 not run"
-    : `${rss.toFixed(0)} MB while writing (floor ${b?.turnsRssMB.toFixed(0) ?? "n/a"} MB); whole run with 200,000-message reads ${a.peakRssMB.toFixed(0)} MB (floor ${b?.peakRssMB.toFixed(0) ?? "n/a"} MB); Node+tsx baseline ${r.baselineRssMB?.toFixed(0) ?? "n/a"} MB`);
+    : `${rss.toFixed(0)} MB while writing (floor ${b?.turnsRssMB.toFixed(0) ?? "n/a"} MB); whole run with 200,000-message reads ${a.peakRssMB.toFixed(0)} MB (floor ${b?.peakRssMB.toFixed(0) ?? "n/a"} MB); Node baseline ${r.baselineRssMB?.toFixed(0) ?? "n/a"} MB`);
   return t;
 }
 

@@ -5,6 +5,7 @@ import os from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Job } from "./child.js";
+import { compileBench } from "./compile.js";
 import { forkpointAvailable } from "./forkpoint.js";
 import { makePlan, type System } from "./plan.js";
 import { aggregateChat, evaluateTargets, formatTables, formatTargets, type Results } from "./report.js";
@@ -23,9 +24,11 @@ const plan = makePlan(quick);
 const t0 = now();
 const log = (s: string) => process.stderr.write(`[${((now() - t0) / 1000).toFixed(1).padStart(6)}s] ${s}\n`);
 
-/** Run one job in a fresh Node process (tsx loader); returns its result and peak RSS in MB. */
+const BUILD = await compileBench(ROOT);
+
+/** Run one job in a fresh Node process, on the compiled JavaScript (no loader); returns its result and peak RSS in MB. */
 function child<T>(job: Job): { result: T; rssMB: number } {
-  const p = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "bench/child.ts"), JSON.stringify(job)], {
+  const p = spawnSync(process.execPath, [join(BUILD, "bench/child.js"), JSON.stringify(job)], {
     cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 64 << 20,
   });
   const line = p.stdout.trim().split("\n").pop() ?? "";
@@ -143,7 +146,7 @@ function version(pkg: string): string | null {
   }
 }
 const packages = Object.fromEntries(["forkpoint", "better-sqlite3", "drizzle-orm", "@langchain/langgraph-checkpoint-sqlite",
-  "@langchain/langgraph-checkpoint", "@langchain/langgraph", "@langchain/core", "tsx"].map((p) => [p, version(p)]));
+  "@langchain/langgraph-checkpoint", "@langchain/langgraph", "@langchain/core", "esbuild"].map((p) => [p, version(p)]));
 const cpus = os.cpus();
 const doc = {
   date: new Date().toISOString(), mode: plan.mode, systems, wallMs: now() - t0,
