@@ -3,7 +3,7 @@ import { ConflictError, IntegrityError } from "../models/errors.js";
 import { checkpointInput, parseInput, type CheckpointInput } from "../models/inputs.js";
 import { toJsonText } from "../models/json.js";
 import type { Checkpoint, RestoredCheckpoint, Turn } from "../models/types.js";
-import type { BranchRow, CheckpointRow, EntryRow, Store, ToolRow, WorkspaceRow } from "../store/store.js";
+import type { BranchRow, CheckpointAnchorRow, CheckpointRow, EntryRow, Store, ToolRow, WorkspaceRow } from "../store/store.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { EMPTY_STATE_HASH, GENESIS_HASH, checkpointChecksum, entryHash, snapshotIntact, toolResultIntact } from "./integrity.js";
 import { entryAt, lineageEntries, lineageTools } from "./lineage.js";
@@ -99,10 +99,15 @@ export function verifyCheckpoint(store: Store, cp: CheckpointRow, entries: Entry
 
 /**
  * The O(1) part of `verifyCheckpoint`, for moves that must not read the whole history: the checkpoint's own
- * checksum, its state snapshot, and the entry it points at (hash chained to its predecessor).
+ * checksum, its state snapshot, and the entry it points at (hash chained to its predecessor). `read` is what
+ * `store.checkpointAnchor` already returned for it (rollback); without it, the parts are read here.
  */
-export function verifyCheckpointAnchor(store: Store, cp: CheckpointRow): { branch: BranchRow; anchor: EntryRow | undefined } {
-  const branch = store.getBranch(cp.branchId);
+export function verifyCheckpointAnchor(
+  store: Store,
+  cp: CheckpointRow,
+  read?: Omit<CheckpointAnchorRow, "checkpoint">,
+): { branch: BranchRow; anchor: EntryRow | undefined } {
+  const branch = read?.branch ?? store.getBranch(cp.branchId);
   if (!branch) throw new IntegrityError(`checkpoint ${cp.id}: its branch is missing`);
   let stateHash = EMPTY_STATE_HASH;
   if (cp.stateId !== null) {
@@ -111,16 +116,26 @@ export function verifyCheckpointAnchor(store: Store, cp: CheckpointRow): { branc
     stateHash = snap.hash;
   }
   if (checkpointChecksum(cp, stateHash) !== cp.checksum) throw new IntegrityError(`checkpoint ${cp.id}: checksum mismatch`);
-  // Usually both the anchor and the entry before it are the branch's own: one read for the two.
-  const own = cp.position - 1 > branch.forkPosition ? store.ownEntriesBetween(branch.id, cp.position - 1, cp.position) : null;
-  const anchor = own ? own.find((e) => e.position === cp.position) : entryAt(store, branch, cp.position);
+  // Usually both the anchor and the entry before it are the branch's own: one read for the two (or none, given `read`).
+  let anchor: EntryRow | undefined;
+  let previousHash: string | undefined;
+  if (cp.position - 1 > branch.forkPosition) {
+    if (read) ({ anchor, previousHash } = read);
+    else {
+      const own = store.ownEntriesBetween(branch.id, cp.position - 1, cp.position);
+      anchor = own.find((e) => e.position === cp.position);
+      previousHash = own.find((e) => e.position === cp.position - 1)?.hash;
+    }
+  } else {
+    anchor = entryAt(store, branch, cp.position);
+    previousHash = entryAt(store, branch, cp.position - 1)?.hash;
+  }
   if (!anchor) {
     if (cp.position !== 0 || cp.headHash !== GENESIS_HASH) throw new IntegrityError(`checkpoint ${cp.id}: the entry it points at is missing`);
     return { branch, anchor };
   }
-  const previous = own ? own.find((e) => e.position === cp.position - 1) : entryAt(store, branch, cp.position - 1);
   const anchorStateHash = anchor.kind === "state" && anchor.stateId !== null ? store.getSnapshot(anchor.stateId)?.hash ?? null : null;
-  if (anchor.hash !== cp.headHash || anchor.stateId !== cp.stateId || entryHash(previous?.hash ?? GENESIS_HASH, anchor, anchorStateHash) !== anchor.hash) {
+  if (anchor.hash !== cp.headHash || anchor.stateId !== cp.stateId || entryHash(previousHash ?? GENESIS_HASH, anchor, anchorStateHash) !== anchor.hash) {
     throw new IntegrityError(`checkpoint ${cp.id}: the entry it points at does not match its hash`);
   }
   return { branch, anchor };

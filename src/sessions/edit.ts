@@ -11,9 +11,9 @@ import { sessionMessage } from "./ownership.js";
 export async function edit(ctx: EngineContext, ref: SessionRef, messageId: string, next: MessageInput, options?: MoveOptions): Promise<EditResult> {
   const fields = messageFields(ctx, next, "message");
   const outcome = await performMove(ctx, ref, options, (session) => {
-    const { message: original, branch } = sessionMessage(ctx.store, session, messageId);
+    const { message: original, branch, base } = sessionMessage(ctx.store, session, messageId);
     const forkPosition = original.position - 1;
-    const forkEntry = entryAt(ctx.store, branch, forkPosition);
+    const forkEntry = base ?? entryAt(ctx.store, branch, forkPosition);
     return {
       kind: "edit",
       sessionId: session.id,

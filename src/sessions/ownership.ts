@@ -1,6 +1,6 @@
 // Every read and write is scoped to one user: another user's ids look exactly like unknown ids.
 import { NotFoundError } from "../models/errors.js";
-import type { BranchRow, CheckpointRow, EntryRow, SessionRow, Store } from "../store/store.js";
+import type { BranchRow, CheckpointAnchorRow, CheckpointRow, EntryRow, HeadRow, SessionRow, Store } from "../store/store.js";
 import { headAfter, type Head } from "./lineage.js";
 
 export function ownedSession(store: Store, sessionId: string, userId: string): SessionRow {
@@ -25,12 +25,22 @@ export function sessionCheckpoint(store: Store, session: SessionRow, checkpointI
   return row;
 }
 
-/** A message entry on one of this session's branches, with its branch. */
-export function sessionMessage(store: Store, session: SessionRow, messageId: string): { message: EntryRow; branch: BranchRow } {
-  const entry = store.getEntry(messageId);
-  if (entry && entry.kind === "message") {
-    const branch = store.getBranch(entry.branchId);
-    if (branch && branch.sessionId === session.id) return { message: entry, branch };
+/** `sessionCheckpoint` with the checkpoint's branch and anchor entries, read in the same lookup (for a rollback). */
+export function sessionCheckpointAnchor(store: Store, session: SessionRow, checkpointId: string, now: number): CheckpointAnchorRow {
+  const row = store.checkpointAnchor(checkpointId);
+  const cp = row?.checkpoint;
+  if (!row || !cp || cp.sessionId !== session.id || (cp.expiresAt !== null && cp.expiresAt <= now)) {
+    throw new NotFoundError("checkpoint", checkpointId);
   }
+  return row;
+}
+
+/**
+ * A message entry on one of this session's branches, with its branch and, when the entry before it is the branch's
+ * own, that entry's head (`base`; undefined otherwise: read it through the lineage).
+ */
+export function sessionMessage(store: Store, session: SessionRow, messageId: string): { message: EntryRow; branch: BranchRow; base: HeadRow | undefined } {
+  const row = store.entryWithBase(messageId);
+  if (row && row.entry.kind === "message" && row.branch.sessionId === session.id) return { message: row.entry, branch: row.branch, base: row.base };
   throw new NotFoundError("message", messageId);
 }

@@ -5,12 +5,12 @@ import type { MoveResult } from "../models/types.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { verifyCheckpointAnchor } from "./checkpoints.js";
 import { performMove } from "./move.js";
-import { sessionCheckpoint } from "./ownership.js";
+import { sessionCheckpointAnchor } from "./ownership.js";
 
 export async function rollback(ctx: EngineContext, ref: SessionRef, checkpointId: string, options?: MoveOptions): Promise<MoveResult> {
   return performMove(ctx, ref, options, (session) => {
-    const cp = sessionCheckpoint(ctx.store, session, checkpointId, ctx.now());
-    const { anchor } = verifyCheckpointAnchor(ctx.store, cp);
+    const { checkpoint: cp, ...read } = sessionCheckpointAnchor(ctx.store, session, checkpointId, ctx.now());
+    const { anchor } = verifyCheckpointAnchor(ctx.store, cp, read);
     return {
       kind: "rollback",
       sessionId: session.id,

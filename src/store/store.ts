@@ -79,6 +79,25 @@ export interface CurrentRow {
   last: HeadRow | undefined;
 }
 
+/**
+ * A checkpoint with its branch and that branch's own entries at the checkpoint's position (`anchor`) and the one
+ * before it (`previousHash`): what a rollback verifies, read in one lookup. Both are absent when the position
+ * is not after the branch's fork position + 1 (the caller then reads them through the lineage).
+ */
+export interface CheckpointAnchorRow {
+  checkpoint: CheckpointRow;
+  branch: BranchRow;
+  anchor: EntryRow | undefined;
+  previousHash: string | undefined;
+}
+
+/** A message entry with its branch and the head of the branch's own entry before it (absent at the fork). */
+export interface EntryBaseRow {
+  entry: EntryRow;
+  branch: BranchRow;
+  base: HeadRow | undefined;
+}
+
 /** The columns a message needs: what history reads. */
 export type MessageRow = Pick<EntryRow, "id" | "branchId" | "position" | "role" | "content" | "clientId" | "metadata" | "createdAt">;
 
@@ -251,6 +270,8 @@ export interface Store {
 
   insertEntry(row: NewEntry): void;
   getEntry(id: string): EntryRow | undefined;
+  /** An entry with its branch and the head before it, in one lookup (what an edit forks from). */
+  entryWithBase(id: string): EntryBaseRow | undefined;
   /** The branch's own entry with the highest position. */
   lastOwnEntry(branchId: string): HeadRow | undefined;
   /** The session with its current branch and head entry, in one lookup. */
@@ -290,6 +311,8 @@ export interface Store {
   /** Inserts a checkpoint; `insertedAt` (ms, now) orders it among the others, whatever its `createdAt`. */
   insertCheckpoint(row: NewCheckpoint, insertedAt: number): void;
   getCheckpoint(id: string): CheckpointRow | undefined;
+  /** A checkpoint with its branch and anchor entries, in one lookup (what a rollback verifies). */
+  checkpointAnchor(id: string): CheckpointAnchorRow | undefined;
   listCheckpoints(filter: CheckpointFilter): ListedCheckpoint[];
   deleteCheckpoint(id: string): void;
   /** Every checkpoint of a session, in creation order (expired ones included). */
