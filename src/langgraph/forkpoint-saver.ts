@@ -16,7 +16,7 @@ import type { MessageInput } from "../models/types.js";
 import type { LgCheckpointRow, LgThreadRow, LgWriteRow } from "../store/langgraph-tables.js";
 import type { EntryRow, Store } from "../store/store.js";
 import { messageFields } from "../sessions/append.js";
-import { readVerified, verifyCheckpointAnchor } from "../sessions/checkpoints.js";
+import { readVerified, readVerifiedAfter, verifyCheckpointAnchor, type VerifiedLineage } from "../sessions/checkpoints.js";
 import type { EngineContext, SessionRef } from "../sessions/context.js";
 import { GENESIS_HASH, canonicalJson } from "../sessions/integrity.js";
 import { writeNewSession } from "../sessions/create-session.js";
@@ -41,6 +41,23 @@ export interface ForkpointSaverOptions {
 }
 
 const utf8 = new TextDecoder();
+
+/**
+ * A thread's lineage as `getTuple` last read it verified, with its messages as serialized item texts: the next read
+ * of that checkpoint, or of one after it (the next step's), reads, hashes and converts only the new entries (entries
+ * never change), then parses the whole list once. The checkpoint's own checksum is verified on every read.
+ */
+interface VerifiedItems {
+  lineage: VerifiedLineage;
+  texts: string[];
+  /** Some item is stored in a non-JSON serializer's form (`{ __lg_type, base64 }`): the texts are revived one by one. */
+  binary: boolean;
+}
+
+/** At most this many messages are kept across all threads' `VerifiedItems` (the least recently read go first). */
+const MAX_VERIFIED_ITEMS = 200_000;
+const isBinaryItem = (x: JsonValue): x is { __lg_type: string; base64: string } =>
+  typeof x === "object" && x !== null && !Array.isArray(x) && typeof x.__lg_type === "string" && typeof x.base64 === "string";
 
 /** The lineage point a thread's branch is at, and the items of the messages channel mirrored up to it. */
 interface MirrorCache {
@@ -97,6 +114,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
   readonly #userId: string;
   readonly #messages: string;
   readonly #cache = new Map<string, MirrorCache>();
+  readonly #verified = new Map<string, VerifiedItems>();
 
   constructor(fp: Forkpoint, options: ForkpointSaverOptions = {}) {
     super(options?.serde);
@@ -267,6 +285,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     const sessions = await ctx.store.read(() => ctx.store.langgraph.threadSessions(this.#userId, String(threadId)));
     for (const id of sessions) {
       this.#cache.delete(id);
+      this.#verified.delete(id);
       await deleteSession(ctx, { id, userId: this.#userId });
     }
   }
@@ -379,10 +398,48 @@ export class ForkpointSaver extends BaseCheckpointSaver {
   }
 
   async #deserializeItems(items: JsonValue[]): Promise<unknown[]> {
-    const binary = (x: JsonValue): x is { __lg_type: string; base64: string } =>
-      typeof x === "object" && x !== null && !Array.isArray(x) && typeof x.__lg_type === "string" && typeof x.base64 === "string";
-    if (!items.some(binary)) return (await this.serde.loadsTyped("json", JSON.stringify(items))) as unknown[];
-    return Promise.all(items.map((x) => (binary(x) ? this.serde.loadsTyped(x.__lg_type, Buffer.from(x.base64, "base64")) : this.serde.loadsTyped("json", JSON.stringify(x)))));
+    if (!items.some(isBinaryItem)) return (await this.serde.loadsTyped("json", JSON.stringify(items))) as unknown[];
+    return Promise.all(items.map((x) => (isBinaryItem(x) ? this.serde.loadsTyped(x.__lg_type, Buffer.from(x.base64, "base64")) : this.serde.loadsTyped("json", JSON.stringify(x)))));
+  }
+
+  /**
+   * The messages channel of a checkpoint (for `getTuple`), verified as `restore` verifies, except that the entries
+   * the thread's `VerifiedItems` already hold (verified before, by this saver) are taken from there.
+   */
+  async #readItems(store: Store, row: LgCheckpointRow): Promise<{ items: unknown[]; headHash: string }> {
+    const known = this.#verified.get(row.sessionId);
+    const read = await store.read(() => {
+      const cp = store.getCheckpoint(row.fpCheckpointId);
+      if (!cp || cp.sessionId !== row.sessionId) throw new NotFoundError("checkpoint", row.fpCheckpointId);
+      return { headHash: cp.headHash, ...readVerifiedAfter(store, cp, known?.lineage) };
+    });
+    const sharedMessages = read.shared === 0 ? 0 : read.lineage.entries[read.shared - 1]!.msgCount;
+    const texts = known ? known.texts.slice(0, sharedMessages) : [];
+    let binary = known !== undefined && sharedMessages > 0 && known.binary;
+    for (let i = read.shared; i < read.lineage.entries.length; i++) {
+      const e = read.lineage.entries[i]!;
+      if (e.kind !== "message") continue;
+      const item = fromMessage(toMessage(e));
+      binary ||= isBinaryItem(item);
+      texts.push(JSON.stringify(item));
+    }
+    this.#remember(row.sessionId, { lineage: read.lineage, texts, binary });
+    const items = binary
+      ? await this.#deserializeItems(texts.map((t) => JSON.parse(t) as JsonValue))
+      : ((await this.serde.loadsTyped("json", `[${texts.join(",")}]`)) as unknown[]);
+    return { items, headHash: read.headHash };
+  }
+
+  #remember(sessionId: string, v: VerifiedItems): void {
+    this.#verified.delete(sessionId);
+    this.#verified.set(sessionId, v);
+    let total = 0;
+    for (const x of this.#verified.values()) total += x.texts.length;
+    for (const [id, x] of this.#verified) {
+      if (total <= MAX_VERIFIED_ITEMS || id === sessionId) break;
+      this.#verified.delete(id);
+      total -= x.texts.length;
+    }
   }
 
   /**
@@ -412,7 +469,8 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     ns: string,
     row: LgCheckpointRow,
     latest: boolean,
-    lineages = new Map<string, EntryRow[]>(),
+    /** For `list`: lineages its checkpoints share within the call. Without it (`getTuple`), the saver's `VerifiedItems`. */
+    lineages?: Map<string, EntryRow[]>,
   ): Promise<CheckpointTuple> {
     const store = ctx.store;
     const skeleton = (await this.serde.loadsTyped(row.type, row.checkpoint)) as Omit<Checkpoint, "channel_values">;
@@ -430,8 +488,12 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     const values: Record<string, unknown> = {};
     for (const [ch, blob] of blobs) if (blob) values[ch] = await this.serde.loadsTyped(blob.type, blob.value);
     if (row.messagesVersion !== null && versionKey(versions[this.#messages]) === row.messagesVersion) {
-      const { messages, headHash } = await store.read(() => this.#verifiedMessages(store, row, lineages));
-      const items = await this.#deserializeItems(messages.map(fromMessage));
+      let items: unknown[], headHash: string;
+      if (lineages) {
+        const read = await store.read(() => this.#verifiedMessages(store, row, lineages));
+        ({ headHash } = read);
+        items = await this.#deserializeItems(read.messages.map(fromMessage));
+      } else ({ items, headHash } = await this.#readItems(store, row));
       values[this.#messages] = items;
       // LangGraph goes on from the latest checkpoint with these very objects: the next put finds them cached.
       if (latest) this.#cache.set(row.sessionId, { ...mirrorOf(items), headHash });

@@ -3,10 +3,10 @@ import { ConflictError, IntegrityError } from "../models/errors.js";
 import { checkpointInput, parseInput, type CheckpointInput } from "../models/inputs.js";
 import { toJsonText } from "../models/json.js";
 import type { Checkpoint, RestoredCheckpoint, Turn } from "../models/types.js";
-import type { BranchRow, CheckpointAnchorRow, CheckpointRow, EntryRow, Store, ToolRow, WorkspaceRow } from "../store/store.js";
+import type { BranchRow, CheckpointAnchorRow, CheckpointRow, EntryRow, LineageSegment, Store, ToolRow, WorkspaceRow } from "../store/store.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { EMPTY_STATE_HASH, GENESIS_HASH, checkpointChecksum, entryHash, snapshotIntact, toolResultIntact } from "./integrity.js";
-import { entryAt, lineageEntries, lineageTools } from "./lineage.js";
+import { commonPrefix, entryAt, lineageEntries, lineageTools } from "./lineage.js";
 import { writeCheckpoint, writeMessages, type EntryFields } from "./log-writer.js";
 import { ownedCurrent, ownedSession, sessionCheckpoint } from "./ownership.js";
 import { toCheckpoint, toMessage, toToolInvocation } from "./rows.js";
@@ -62,9 +62,20 @@ export async function checkpointAfter(
   }
 }
 
-/** Recomputes the hash chain of `entries` (a whole lineage from position 1) and the checkpoint's checksum. */
-export function verifyCheckpoint(store: Store, cp: CheckpointRow, entries: EntryRow[], tools: ToolRow[]): void {
-  let hash = GENESIS_HASH;
+/** Where a verified chain ends: what the entries after it are chained onto. */
+export interface ChainStart {
+  position: number;
+  hash: string;
+  stateId: number | null;
+}
+const GENESIS_START: ChainStart = { position: 0, hash: GENESIS_HASH, stateId: null };
+
+/**
+ * Recomputes the hash chain of `entries` and the checkpoint's checksum. `entries` are the lineage's positions after
+ * `start` (a prefix the caller verified before; by default the whole lineage from position 1).
+ */
+export function verifyCheckpoint(store: Store, cp: CheckpointRow, entries: EntryRow[], tools: ToolRow[], start = GENESIS_START): void {
+  let hash = start.hash;
   const snapshotHashes = new Map<number, string>();
   const stateHash = (id: number): string => {
     let h = snapshotHashes.get(id);
@@ -79,19 +90,19 @@ export function verifyCheckpoint(store: Store, cp: CheckpointRow, entries: Entry
   };
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i]!;
-    if (e.position !== i + 1) throw new IntegrityError(`checkpoint ${cp.id}: history has a gap at position ${i + 1}`);
+    if (e.position !== start.position + i + 1) throw new IntegrityError(`checkpoint ${cp.id}: history has a gap at position ${start.position + i + 1}`);
     const expected = entryHash(hash, e, e.kind === "state" && e.stateId !== null ? stateHash(e.stateId) : null);
     if (expected !== e.hash) throw new IntegrityError(`checkpoint ${cp.id}: entry ${e.id} at position ${e.position} does not match its hash`);
     hash = e.hash;
   }
-  if (entries.length !== cp.position || hash !== cp.headHash) {
+  if (start.position + entries.length !== cp.position || hash !== cp.headHash) {
     throw new IntegrityError(`checkpoint ${cp.id}: its history does not match the recorded hash chain`);
   }
   for (const t of tools) {
     if (!toolResultIntact(t)) throw new IntegrityError(`checkpoint ${cp.id}: the result of tool call ${t.id} does not match its hash`);
   }
   const last = entries[entries.length - 1];
-  const stateId = last ? last.stateId : null;
+  const stateId = last ? last.stateId : start.stateId;
   if (stateId !== cp.stateId) throw new IntegrityError(`checkpoint ${cp.id}: its state does not match its history`);
   const expected = checkpointChecksum(cp, stateId === null ? EMPTY_STATE_HASH : stateHash(stateId));
   if (expected !== cp.checksum) throw new IntegrityError(`checkpoint ${cp.id}: checksum mismatch`);
@@ -147,6 +158,32 @@ export function readVerified(store: Store, cp: CheckpointRow): { entries: EntryR
   const tools = lineageTools(store, cp.branchId, cp.position);
   verifyCheckpoint(store, cp, entries, tools);
   return { entries, tools };
+}
+
+/** What a caller keeps of a lineage it read verified: its segments and its entries. */
+export interface VerifiedLineage {
+  segments: LineageSegment[];
+  entries: EntryRow[];
+}
+
+/**
+ * `readVerified` for a caller that keeps what it verified before (`known`): entries are immutable, so those both
+ * lineages share are neither read nor hashed again; the rest are read and chained onto the shared prefix's last
+ * hash, and the checkpoint's checksum, head hash and state are checked as always. A row changed on disk after it
+ * was verified is not returned (the verified one is), and is caught by every full read (`restore`, `verify`, a
+ * new process). Returns how many leading entries were known, and the checkpoint's lineage.
+ */
+export function readVerifiedAfter(store: Store, cp: CheckpointRow, known?: VerifiedLineage): { shared: number; lineage: VerifiedLineage } {
+  const segments = store.lineage(cp.branchId, cp.position);
+  const shared = known ? commonPrefix(known.segments, segments, known.entries.length, cp.position) : 0;
+  const fresh: EntryRow[] = [];
+  for (const seg of segments) {
+    if (seg.upTo > shared) for (const row of store.segmentEntries({ ...seg, after: Math.max(seg.after, shared) })) fresh.push(row);
+  }
+  const last = shared > 0 ? known!.entries[shared - 1]! : undefined;
+  const start = last ? { position: shared, hash: last.hash, stateId: last.stateId } : GENESIS_START;
+  verifyCheckpoint(store, cp, fresh, lineageTools(store, cp.branchId, cp.position), start);
+  return { shared, lineage: { segments, entries: shared > 0 ? known!.entries.slice(0, shared).concat(fresh) : fresh } };
 }
 
 export async function restore(ctx: EngineContext, ref: SessionRef, checkpointId: string): Promise<RestoredCheckpoint> {

@@ -224,9 +224,36 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     await expect(history()).rejects.toBeInstanceOf(IntegrityError);
     expect(texts((await graph.getState(thread("v"))).values.messages)).toHaveLength(4);
 
-    // A message's text: the latest checkpoint's whole chain is checked.
+    // A message's text. This saver verified the thread's chain when it read it, and keeps it: it goes on returning
+    // what it verified, never the changed text. A saver that has not read it yet checks the whole chain.
     withRawDatabase(path, (db) => db.prepare(`UPDATE entries SET content = '"evil"' WHERE kind = 'message' AND position = 1`).run());
-    await expect(graph.getState(thread("v"))).rejects.toBeInstanceOf(IntegrityError);
+    expect(texts((await graph.getState(thread("v"))).values.messages)).toEqual(["human:one", "ai:echo: one", "human:two", "ai:echo: two"]);
+    await expect(echoGraph(new ForkpointSaver(fp)).getState(thread("v"))).rejects.toBeInstanceOf(IntegrityError);
+    await expect(echoGraph(new ForkpointSaver(dbs.open({ path }).fp)).getState(thread("v"))).rejects.toBeInstanceOf(IntegrityError);
+  });
+
+  it("reads a thread's next checkpoint verified on top of what it verified before, across forks, as a fresh saver reads it", async () => {
+    const { fp, path } = dbs.open();
+    const saver = new ForkpointSaver(fp);
+    const graph = echoGraph(saver);
+    const values = async (g: ReturnType<typeof echoGraph>, config = thread("w")) => texts((await g.getState(config)).values.messages);
+    for (const word of ["one", "two", "three"]) {
+      await graph.invoke({ messages: [new HumanMessage(word)] }, thread("w"));
+      expect(await values(graph)).toEqual(await values(echoGraph(new ForkpointSaver(fp))));
+    }
+    // Back to after "one", then on from there: a fork whose lineage shares only a prefix with the one read last.
+    const history = [];
+    for await (const snap of graph.getStateHistory(thread("w"))) history.push(snap);
+    const afterOne = history.find((h) => texts(h.values.messages).join() === "human:one,ai:echo: one")!;
+    expect(await values(graph, afterOne.config)).toEqual(["human:one", "ai:echo: one"]);
+    await graph.invoke({ messages: [new HumanMessage("uno")] }, afterOne.config);
+    const expected = ["human:one", "ai:echo: one", "human:uno", "ai:echo: uno"];
+    expect(await values(graph)).toEqual(expected);
+    expect(await values(echoGraph(new ForkpointSaver(fp)))).toEqual(expected);
+    // Messages written since the last read are verified when first read: one damaged in between is caught.
+    await graph.invoke({ messages: [new HumanMessage("dos")] }, thread("w"));
+    withRawDatabase(path, (db) => db.prepare(`UPDATE entries SET content = '"evil"' WHERE seq = (SELECT max(seq) FROM entries WHERE kind = 'message')`).run());
+    await expect(graph.getState(thread("w"))).rejects.toBeInstanceOf(IntegrityError);
   });
 
   it("takes a step's writes before its checkpoint's put has run (LangGraph queues puts; a slow serializer shows it)", async () => {
