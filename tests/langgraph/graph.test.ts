@@ -236,7 +236,8 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     const { fp, path } = dbs.open();
     const saver = new ForkpointSaver(fp);
     const graph = echoGraph(saver);
-    const values = async (g: ReturnType<typeof echoGraph>, config = thread("w")) => texts((await g.getState(config)).values.messages);
+    const values = async (g: ReturnType<typeof echoGraph>, config: Parameters<typeof graph.getState>[0] = thread("w")) =>
+      texts((await g.getState(config)).values.messages);
     for (const word of ["one", "two", "three"]) {
       await graph.invoke({ messages: [new HumanMessage(word)] }, thread("w"));
       expect(await values(graph)).toEqual(await values(echoGraph(new ForkpointSaver(fp))));
