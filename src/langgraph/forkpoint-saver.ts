@@ -14,11 +14,11 @@ import { langGraphSaverOptions, parseInput } from "../models/inputs.js";
 import { toJsonText, type JsonValue } from "../models/json.js";
 import type { MessageInput } from "../models/types.js";
 import type { LgCheckpointRow, LgThreadRow, LgWriteRow } from "../store/langgraph-tables.js";
-import type { EntryRow, Store } from "../store/store.js";
+import type { Store } from "../store/store.js";
 import { messageFields } from "../sessions/append.js";
-import { readVerified, readVerifiedAfter, verifyCheckpointAnchor, type VerifiedLineage } from "../sessions/checkpoints.js";
+import { readVerifiedAfter, type VerifiedLineage } from "../sessions/checkpoints.js";
 import type { EngineContext, SessionRef } from "../sessions/context.js";
-import { GENESIS_HASH, canonicalJson } from "../sessions/integrity.js";
+import { canonicalJson } from "../sessions/integrity.js";
 import { writeNewSession } from "../sessions/create-session.js";
 import { deleteSession } from "../sessions/delete-session.js";
 import { edit } from "../sessions/edit.js";
@@ -154,7 +154,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       const row = thread && ctx.store.langgraph.getCheckpoint(thread.sessionId, checkpointId);
       return row && { thread, row };
     });
-    return found && this.#tuple(ctx, threadId, ns, found.row, checkpointId === undefined);
+    return found && this.#tuple(ctx, threadId, ns, found.row, true);
   }
 
   override async *list(config: RunnableConfig, options: CheckpointListOptions = {}): AsyncGenerator<CheckpointTuple> {
@@ -178,9 +178,8 @@ export class ForkpointSaver extends BaseCheckpointSaver {
         limit: options.limit,
       }),
     );
-    // Checkpoints of one lineage share its verified history: read and verified once, not once per checkpoint.
-    const lineages = new Map<string, EntryRow[]>();
-    for (const row of rows) yield await this.#tuple(ctx, row.threadId, row.checkpointNs, row, false, lineages);
+    // Checkpoints of one lineage share its verified history (`VerifiedItems`): read and verified once, not once each.
+    for (const row of rows) yield await this.#tuple(ctx, row.threadId, row.checkpointNs, row, false);
   }
 
   override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
@@ -423,7 +422,9 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       binary ||= isBinaryItem(item);
       texts.push(JSON.stringify(item));
     }
-    this.#remember(row.sessionId, { lineage: read.lineage, texts, binary });
+    // An older checkpoint of the lineage kept (`list` walks back along it) leaves it as it is.
+    const within = known !== undefined && read.shared === read.lineage.entries.length && read.shared <= known.lineage.entries.length;
+    this.#remember(row.sessionId, within ? known : { lineage: read.lineage, texts, binary });
     const items = binary
       ? await this.#deserializeItems(texts.map((t) => JSON.parse(t) as JsonValue))
       : ((await this.serde.loadsTyped("json", `[${texts.join(",")}]`)) as unknown[]);
@@ -442,35 +443,14 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     }
   }
 
-  /**
-   * The messages of the checkpoint's lineage, its hash chain and checksum verified (as `restore` does). A checkpoint
-   * that lies on a lineage already verified (an older one on the same branch) is checked in O(1): its checksum, and
-   * that it points at an entry of that verified chain.
-   */
-  #verifiedMessages(store: Store, row: LgCheckpointRow, lineages: Map<string, EntryRow[]>): { messages: ReturnType<typeof toMessage>[]; headHash: string } {
-    const cp = store.getCheckpoint(row.fpCheckpointId);
-    if (!cp || cp.sessionId !== row.sessionId) throw new NotFoundError("checkpoint", row.fpCheckpointId);
-    const known = lineages.get(row.sessionId);
-    let entries: EntryRow[];
-    if (known && cp.position <= known.length && (cp.position === 0 ? GENESIS_HASH : known[cp.position - 1]!.hash) === cp.headHash) {
-      verifyCheckpointAnchor(store, cp);
-      entries = known.slice(0, cp.position);
-    } else {
-      entries = readVerified(store, cp).entries;
-      if (!known || entries.length > known.length) lineages.set(row.sessionId, entries);
-    }
-    return { messages: entries.filter((e) => e.kind === "message").map(toMessage), headHash: cp.headHash };
-  }
-
   /** Rebuilds a stored checkpoint: its channel values from the messages and the blobs, its pending writes. */
   async #tuple(
     ctx: EngineContext,
     threadId: string,
     ns: string,
     row: LgCheckpointRow,
-    latest: boolean,
-    /** For `list`: lineages its checkpoints share within the call. Without it (`getTuple`), the saver's `VerifiedItems`. */
-    lineages?: Map<string, EntryRow[]>,
+    /** `getTuple`'s read: LangGraph goes on from this checkpoint (the latest, or an older one to fork from). */
+    mirror: boolean,
   ): Promise<CheckpointTuple> {
     const store = ctx.store;
     const skeleton = (await this.serde.loadsTyped(row.type, row.checkpoint)) as Omit<Checkpoint, "channel_values">;
@@ -488,15 +468,10 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     const values: Record<string, unknown> = {};
     for (const [ch, blob] of blobs) if (blob) values[ch] = await this.serde.loadsTyped(blob.type, blob.value);
     if (row.messagesVersion !== null && versionKey(versions[this.#messages]) === row.messagesVersion) {
-      let items: unknown[], headHash: string;
-      if (lineages) {
-        const read = await store.read(() => this.#verifiedMessages(store, row, lineages));
-        ({ headHash } = read);
-        items = await this.#deserializeItems(read.messages.map(fromMessage));
-      } else ({ items, headHash } = await this.#readItems(store, row));
+      const { items, headHash } = await this.#readItems(store, row);
       values[this.#messages] = items;
-      // LangGraph goes on from the latest checkpoint with these very objects: the next put finds them cached.
-      if (latest) this.#cache.set(row.sessionId, { ...mirrorOf(items), headHash });
+      // LangGraph goes on from the checkpoint it read with these very objects: the next put finds them cached.
+      if (mirror) this.#cache.set(row.sessionId, { ...mirrorOf(items), headHash });
     }
     const checkpoint = { ...skeleton, channel_values: values } as Checkpoint;
     if (sends.length > 0) {
