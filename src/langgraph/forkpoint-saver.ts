@@ -14,7 +14,7 @@ import { langGraphSaverOptions, parseInput } from "../models/inputs.js";
 import { toJsonText, type JsonValue } from "../models/json.js";
 import type { MessageInput } from "../models/types.js";
 import type { LgCheckpointRow, LgThreadRow, LgWriteRow } from "../store/langgraph-tables.js";
-import type { Store } from "../store/store.js";
+import type { EntryRow, LineageSegment, Store } from "../store/store.js";
 import { messageFields } from "../sessions/append.js";
 import { readVerifiedAfter, type VerifiedLineage } from "../sessions/checkpoints.js";
 import type { EngineContext, SessionRef } from "../sessions/context.js";
@@ -58,6 +58,23 @@ interface VerifiedItems {
 const MAX_VERIFIED_ITEMS = 200_000;
 const isBinaryItem = (x: JsonValue): x is { __lg_type: string; base64: string } =>
   typeof x === "object" && x !== null && !Array.isArray(x) && typeof x.__lg_type === "string" && typeof x.base64 === "string";
+
+const EMPTY_ITEMS: VerifiedItems = { lineage: { segments: [], entries: [] }, texts: [], binary: false };
+
+/** `known`'s first `shared` entries (all when undefined) followed by `rows`: the lineage `segments` describe. */
+function grow(known: VerifiedItems | undefined, shared: number, segments: LineageSegment[], rows: EntryRow[]): VerifiedItems {
+  const kept = known ? known.lineage.entries.slice(0, shared) : [];
+  const sharedMessages = kept.length === 0 ? 0 : kept[kept.length - 1]!.msgCount;
+  const texts = known ? known.texts.slice(0, sharedMessages) : [];
+  let binary = known !== undefined && sharedMessages > 0 && known.binary;
+  for (const e of rows) {
+    if (e.kind !== "message") continue;
+    const item = fromMessage(toMessage(e));
+    binary ||= isBinaryItem(item);
+    texts.push(JSON.stringify(item));
+  }
+  return { lineage: { segments, entries: kept.concat(rows) }, texts, binary };
+}
 
 /** The lineage point a thread's branch is at, and the items of the messages channel mirrored up to it. */
 interface MirrorCache {
@@ -245,9 +262,10 @@ export class ForkpointSaver extends BaseCheckpointSaver {
           type, checkpoint: Buffer.from(body), metadataType, metadata: Buffer.from(metadataBody),
           messagesVersion: landing.messagesVersion,
         });
-        return { checkpoints: [...msgs.checkpoints, toCheckpoint(row)], headHash: msgs.head.hash };
+        return { checkpoints: [...msgs.checkpoints, toCheckpoint(row)], headHash: msgs.head.hash, verified: this.#written(ctx.store, ref.id, branch.id, head, msgs.head) };
       });
       if (!written) continue;
+      if (written.verified) this.#remember(ref.id, written.verified);
       if (landing.mirrored) this.#cache.set(ref.id, { ...landing.mirrored, headHash: written.headHash });
       for (const cp of written.checkpoints) ctx.events.emit("checkpoint", cp);
       return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
@@ -412,23 +430,26 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       if (!cp || cp.sessionId !== row.sessionId) throw new NotFoundError("checkpoint", row.fpCheckpointId);
       return { headHash: cp.headHash, ...readVerifiedAfter(store, cp, known?.lineage) };
     });
-    const sharedMessages = read.shared === 0 ? 0 : read.lineage.entries[read.shared - 1]!.msgCount;
-    const texts = known ? known.texts.slice(0, sharedMessages) : [];
-    let binary = known !== undefined && sharedMessages > 0 && known.binary;
-    for (let i = read.shared; i < read.lineage.entries.length; i++) {
-      const e = read.lineage.entries[i]!;
-      if (e.kind !== "message") continue;
-      const item = fromMessage(toMessage(e));
-      binary ||= isBinaryItem(item);
-      texts.push(JSON.stringify(item));
-    }
+    const grown = grow(known, read.shared, read.lineage.segments, read.lineage.entries.slice(read.shared));
     // An older checkpoint of the lineage kept (`list` walks back along it) leaves it as it is.
     const within = known !== undefined && read.shared === read.lineage.entries.length && read.shared <= known.lineage.entries.length;
-    this.#remember(row.sessionId, within ? known : { lineage: read.lineage, texts, binary });
-    const items = binary
-      ? await this.#deserializeItems(texts.map((t) => JSON.parse(t) as JsonValue))
-      : ((await this.serde.loadsTyped("json", `[${texts.join(",")}]`)) as unknown[]);
+    this.#remember(row.sessionId, within ? known : grown);
+    const items = grown.binary
+      ? await this.#deserializeItems(grown.texts.map((t) => JSON.parse(t) as JsonValue))
+      : ((await this.serde.loadsTyped("json", `[${grown.texts.join(",")}]`)) as unknown[]);
     return { items, headHash: read.headHash };
+  }
+
+  /**
+   * The thread's `VerifiedItems` with the entries a put just wrote after `from` (in its transaction: they are what
+   * this saver hashed), when they continue the lineage it holds; undefined otherwise (the next read catches up).
+   */
+  #written(store: Store, sessionId: string, branchId: string, from: Head, to: Head): VerifiedItems | undefined {
+    const known = this.#verified.get(sessionId) ?? (from.position === 0 ? EMPTY_ITEMS : undefined);
+    const held = known?.lineage.entries;
+    if (!known || held!.length !== from.position || (from.position > 0 && held![from.position - 1]!.hash !== from.hash)) return undefined;
+    const rows = to.position > from.position ? store.ownEntriesBetween(branchId, from.position + 1, to.position) : [];
+    return grow(known, from.position, store.lineage(branchId, to.position), rows);
   }
 
   #remember(sessionId: string, v: VerifiedItems): void {

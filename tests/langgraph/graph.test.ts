@@ -251,10 +251,21 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     const expected = ["human:one", "ai:echo: one", "human:uno", "ai:echo: uno"];
     expect(await values(graph)).toEqual(expected);
     expect(await values(echoGraph(new ForkpointSaver(fp)))).toEqual(expected);
-    // Messages written since the last read are verified when first read: one damaged in between is caught.
+    // What this saver wrote it keeps as verified (it hashed it): damaged on disk afterwards, it is not returned, and
+    // another saver, which reads the chain in full, refuses it.
     await graph.invoke({ messages: [new HumanMessage("dos")] }, thread("w"));
     withRawDatabase(path, (db) => db.prepare(`UPDATE entries SET content = '"evil"' WHERE seq = (SELECT max(seq) FROM entries WHERE kind = 'message')`).run());
-    await expect(graph.getState(thread("w"))).rejects.toBeInstanceOf(IntegrityError);
+    expect(await values(graph)).toEqual([...expected, "human:dos", "ai:echo: dos"]);
+    await expect(values(echoGraph(new ForkpointSaver(fp)))).rejects.toBeInstanceOf(IntegrityError);
+  });
+
+  it("catches damage to messages another saver (or process) wrote since this saver last read the thread", async () => {
+    const { fp, path } = dbs.open();
+    const reader = echoGraph(new ForkpointSaver(fp));
+    await reader.invoke({ messages: [new HumanMessage("one")] }, thread("x"));
+    await echoGraph(new ForkpointSaver(fp)).invoke({ messages: [new HumanMessage("two")] }, thread("x"));
+    withRawDatabase(path, (db) => db.prepare(`UPDATE entries SET content = '"evil"' WHERE seq = (SELECT max(seq) FROM entries WHERE kind = 'message')`).run());
+    await expect(reader.getState(thread("x"))).rejects.toBeInstanceOf(IntegrityError);
   });
 
   it("takes a step's writes before its checkpoint's put has run (LangGraph queues puts; a slow serializer shows it)", async () => {
