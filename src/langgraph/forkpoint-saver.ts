@@ -180,7 +180,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     if (options.limit !== undefined && (typeof options.limit !== "number" || !Number.isFinite(options.limit) || options.limit < 0)) {
       throw new ValidationError("options.limit", "must be a finite number, 0 or more");
     }
-    const { threadId, ns } = threadConfig(config);
+    const { threadId, ns, checkpointId } = threadConfig(config);
     const metadata = Object.entries(options.filter ?? {})
       .filter(([, v]) => v !== undefined)
       .map(([k, v]): [string, string] => [k, JSON.stringify(v)]);
@@ -190,6 +190,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
         userId: this.#userId,
         threadId,
         checkpointNs: ns,
+        checkpointId,
         before: options.before?.configurable?.checkpoint_id,
         metadata,
         limit: options.limit,

@@ -54,6 +54,8 @@ export interface LgListFilter {
   userId: string;
   threadId?: string;
   checkpointNs?: string;
+  /** Only this checkpoint (a config that names one, as MemorySaver reads it). */
+  checkpointId?: string;
   before?: string;
   metadata: [key: string, json: string][];
   limit?: number;
@@ -130,6 +132,7 @@ export class LangGraphTables {
     const args: unknown[] = [filter.userId];
     if (filter.threadId !== undefined) (where.push("t.thread_id = ?"), args.push(filter.threadId));
     if (filter.checkpointNs !== undefined) (where.push("t.checkpoint_ns = ?"), args.push(filter.checkpointNs));
+    if (filter.checkpointId !== undefined) (where.push("c.checkpoint_id = ?"), args.push(filter.checkpointId));
     if (filter.before !== undefined) (where.push("c.checkpoint_id < ?"), args.push(filter.before));
     for (const [key, json] of filter.metadata) {
       // Metadata serialized as JSON is matched in SQL; `->` gives a value's minified JSON text.

@@ -165,6 +165,20 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     expect(await fp.verify()).toMatchObject({ ok: true });
   });
 
+  it("lists only the checkpoint a config names (as MemorySaver does), else the thread's, newest first", async () => {
+    const { fp } = dbs.open();
+    const saver = new ForkpointSaver(fp);
+    const graph = echoGraph(saver);
+    await graph.invoke({ messages: [new HumanMessage("one")] }, thread("l"));
+    const all = [];
+    for await (const t of saver.list(thread("l"))) all.push(t.config.configurable?.checkpoint_id as string);
+    expect(all.length).toBeGreaterThan(2);
+    expect([...all].sort().reverse()).toEqual(all);
+    const named = [];
+    for await (const t of saver.list(thread("l", all[1]))) named.push(t.config.configurable?.checkpoint_id);
+    expect(named).toEqual([all[1]]);
+  });
+
   it("refuses bad input with typed errors and a forkpoint checkpoint holding a LangGraph one cannot be deleted", async () => {
     const { fp } = dbs.open();
     const saver = new ForkpointSaver(fp);
