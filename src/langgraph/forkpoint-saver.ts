@@ -20,7 +20,7 @@ import { readVerifiedAfter, type VerifiedLineage } from "../sessions/checkpoints
 import type { EngineContext, SessionRef } from "../sessions/context.js";
 import { canonicalJson } from "../sessions/integrity.js";
 import { writeNewSession } from "../sessions/create-session.js";
-import { deleteSession } from "../sessions/delete-session.js";
+import { deleteSessions } from "../sessions/delete-session.js";
 import { edit } from "../sessions/edit.js";
 import { engineOf, type Forkpoint } from "../sessions/forkpoint.js";
 import { headOfEntry, lineageMessages, type Head } from "../sessions/lineage.js";
@@ -301,10 +301,11 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     if (typeof threadId !== "string" && typeof threadId !== "number") throw new ValidationError("threadId", "must be a string");
     const ctx = await this.#engine();
     const sessions = await ctx.store.read(() => ctx.store.langgraph.threadSessions(this.#userId, String(threadId)));
+    // One transaction for all its namespaces: a refused one (a move in progress) leaves the whole thread.
+    await deleteSessions(ctx, sessions.map((id) => ({ id, userId: this.#userId })));
     for (const id of sessions) {
       this.#cache.delete(id);
       this.#verified.delete(id);
-      await deleteSession(ctx, { id, userId: this.#userId });
     }
   }
 

@@ -4,15 +4,25 @@ import type { EngineContext, SessionRef } from "./context.js";
 import { ownedSession } from "./ownership.js";
 
 export async function deleteSession(ctx: EngineContext, ref: SessionRef): Promise<void> {
-  // Exclusive: no tool call or move of this process is running on it while it goes.
-  await ctx.withSessionLock(ref.id, () =>
-    ctx.store.write(() => {
-      ownedSession(ctx.store, ref.id, ref.userId);
-      // Another process's move (or an interrupted one) still has steps to record against it.
-      if (ctx.store.runningMoves(ref.id).length > 0 || ctx.store.getWorkspace(ref.id)?.restoring) {
-        throw new ConflictError(`session ${ref.id} has a move in progress; let it finish (or run fp.recover()) first`, "MOVE_IN_PROGRESS");
-      }
-      ctx.store.deleteSession(ref.id);
-    }),
-  );
+  await deleteSessions(ctx, [ref]);
+}
+
+/** Several sessions (a LangGraph thread's namespaces) in one transaction: all go, or none if one cannot. */
+export async function deleteSessions(ctx: EngineContext, refs: SessionRef[]): Promise<void> {
+  // Exclusive: no tool call or move of this process is running on any of them while they go. Taken in id order.
+  const sorted = [...refs].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const locked = (i: number): Promise<void> =>
+    i < sorted.length
+      ? ctx.withSessionLock(sorted[i]!.id, () => locked(i + 1))
+      : ctx.store.write(() => {
+          for (const ref of sorted) {
+            ownedSession(ctx.store, ref.id, ref.userId);
+            // Another process's move (or an interrupted one) still has steps to record against it.
+            if (ctx.store.runningMoves(ref.id).length > 0 || ctx.store.getWorkspace(ref.id)?.restoring) {
+              throw new ConflictError(`session ${ref.id} has a move in progress; let it finish (or run fp.recover()) first`, "MOVE_IN_PROGRESS");
+            }
+            ctx.store.deleteSession(ref.id);
+          }
+        });
+  await locked(0);
 }

@@ -165,6 +165,27 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     expect(await fp.verify()).toMatchObject({ ok: true });
   });
 
+  it("deletes a thread's namespaces in one transaction: one that cannot go (a move in progress) keeps them all", async () => {
+    const { fp, path } = dbs.open();
+    const saver = new ForkpointSaver(fp);
+    const cp = (id: string) => ({ v: 4, id, ts: new Date().toISOString(), channel_values: {}, channel_versions: {}, versions_seen: {} });
+    const meta = { source: "input" as const, step: -1, parents: {} };
+    await saver.put({ configurable: { thread_id: "d", checkpoint_ns: "" } }, cp("1"), meta, {});
+    await saver.put({ configurable: { thread_id: "d", checkpoint_ns: "child:1" } }, cp("2"), meta, {});
+    const sessions = async () => (await fp.listSessions({ userId: "langgraph" })).items.map((i) => i.id).sort();
+    const [a, b] = await sessions();
+    withRawDatabase(path, (db) => db.prepare(`INSERT INTO moves (id, session_id, kind, spec, status, pid, pid_start, created_at)
+      VALUES ('mv_stuck', ?, 'rollback', '{}', 'running', 1, NULL, 0)`).run(b));
+    const before = dumpDatabase(path);
+    await expect(saver.deleteThread("d")).rejects.toMatchObject({ code: "MOVE_IN_PROGRESS" });
+    expect(dumpDatabase(path)).toEqual(before);
+    expect(await sessions()).toEqual([a, b]);
+    withRawDatabase(path, (db) => db.prepare(`DELETE FROM moves WHERE id = 'mv_stuck'`).run());
+    await saver.deleteThread("d");
+    expect(await sessions()).toEqual([]);
+    expect(await saver.getTuple({ configurable: { thread_id: "d", checkpoint_ns: "child:1" } })).toBeUndefined();
+  });
+
   it("lists only the checkpoint a config names (as MemorySaver does), else the thread's, newest first", async () => {
     const { fp } = dbs.open();
     const saver = new ForkpointSaver(fp);
