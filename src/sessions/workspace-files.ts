@@ -109,6 +109,17 @@ export function assertRestorable(dir: string, paths: readonly string[]): string 
 
 /** Restores stage each file beside its destination (`<file>.forkpoint-<pid>.tmp`), then rename it into place. */
 const STAGED_SUFFIX = ".forkpoint-";
+/** The longest file name most file systems take, in bytes. */
+const MAX_NAME_BYTES = 255;
+
+/**
+ * The name a restore by `pid` stages `name` under: `<name>.forkpoint-<pid>.tmp`, or, when that would be too long a
+ * file name, `.forkpoint-<pid>-<16 hex of the name's SHA-256>.tmp`.
+ */
+function stagedName(name: string, pid: number): string {
+  const long = `${name}${STAGED_SUFFIX}${pid}.tmp`;
+  return Buffer.byteLength(long) <= MAX_NAME_BYTES ? long : `${STAGED_SUFFIX}${pid}-${sha256(name).slice(0, 16)}.tmp`;
+}
 
 /**
  * Removes the files that restores run by `pids` staged beside `paths` and never renamed into place (their process
@@ -116,7 +127,6 @@ const STAGED_SUFFIX = ".forkpoint-";
  * Returns what it removed (paths relative to `dir`).
  */
 export function removeStaged(dir: string, paths: string[], pids: readonly number[], tracked: ReadonlySet<string>): string[] {
-  const suffixes = new Set(pids.map((pid) => `${STAGED_SUFFIX}${pid}.tmp`));
   const byFolder = new Map<string, Set<string>>();
   for (const path of paths) {
     const full = join(dir, ...path.split("/"));
@@ -126,15 +136,14 @@ export function removeStaged(dir: string, paths: string[], pids: readonly number
   }
   const removed: string[] = [];
   for (const [folder, names] of byFolder) {
-    let found: string[];
+    let found: Set<string>;
     try {
-      found = readdirSync(folder);
+      found = new Set(readdirSync(folder));
     } catch {
       continue; // no such folder: nothing was staged there
     }
-    for (const name of found) {
-      const at = name.lastIndexOf(STAGED_SUFFIX);
-      if (at <= 0 || !names.has(name.slice(0, at)) || !suffixes.has(name.slice(at))) continue;
+    for (const name of [...names].flatMap((n) => pids.map((pid) => stagedName(n, pid)))) {
+      if (!found.has(name)) continue;
       const path = relative(dir, join(folder, name)).split(sep).join("/");
       if (tracked.has(path)) continue;
       rmSync(join(folder, name), { force: true });
@@ -163,7 +172,7 @@ export function restoreWorkspace(
       if (current.get(path)?.hash === hash) continue;
       const full = join(dir, ...path.split("/"));
       mkdirSync(dirname(full), { recursive: true });
-      const temp = `${full}${STAGED_SUFFIX}${process.pid}.tmp`;
+      const temp = join(dirname(full), stagedName(basename(full), process.pid));
       writeFileSync(temp, content(hash));
       staged.push({ path, full, temp });
     }

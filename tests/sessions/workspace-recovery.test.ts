@@ -3,6 +3,7 @@
 // the process writing them still runs. The crash state is built on real files and a real database; the last test
 // kills real child processes in the middle of restores.
 import { spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -96,6 +97,19 @@ describe("workspace restore interrupted by a crash", () => {
     await s.rollback(a.id, { scope: "files" });
     expect(journalOf(s.id)).toBeNull();
     expect(tree()).toEqual({ "a.txt": "A1", "b.txt": "B", "sub/c.txt": "C1" });
+  });
+
+  it("removes a leftover staged under the short name a long file name gets", async () => {
+    const long = "l".repeat(250) + ".txt";
+    write(long, "L1");
+    const { s, a, pid } = await crashedHalfwayToA();
+    const staged = `.forkpoint-${pid}-${createHash("sha256").update(long).digest("hex").slice(0, 16)}.tmp`;
+    write(staged, "L1");
+    journalRestore(s.id, a, pid, null);
+    const report = await (await reopen()).recover();
+    expect(report.workspaces[0]).toMatchObject({ outcome: "completed", paths: expect.arrayContaining([staged, `sub/c.txt.forkpoint-${pid}.tmp`]) });
+    expect(fs.existsSync(path.join(ws, staged))).toBe(false);
+    expect(tree()).toEqual({ "a.txt": "A1", "b.txt": "B", "sub/c.txt": "C1", [long]: "L1" });
   });
 
   it("is finished on recovery: every file at the target, leftover staged files removed, no drift afterwards", async () => {

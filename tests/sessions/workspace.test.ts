@@ -139,6 +139,19 @@ describe("moves with a scope", () => {
     expect(tree()).toEqual({ ...files, "debug.log": "noise", "node_modules/x/index.js": "module" });
   });
 
+  it("restores a file whose name is near the file system's 255-byte limit (staged under a short name)", async () => {
+    const s = await attached();
+    const long = `src/${"n".repeat(250)}.ts`;
+    write(long, "first");
+    const cp = await s.checkpoint({ name: "first" });
+    write(long, "second");
+    await s.checkpoint({ name: "second" });
+    const r = await s.rollback(cp.id, { scope: "files" });
+    expect(r.files).toEqual({ written: [long], deleted: [] });
+    expect(read(long)).toBe("first");
+    expect(fs.readdirSync(path.join(ws, "src")).sort()).toEqual(["app.ts", "n".repeat(250) + ".ts"]);
+  });
+
   it("never overwrites files changed outside forkpoint since it last saw them (WORKSPACE_DRIFT); a checkpoint keeps them", async () => {
     const s = await attached();
     const cp = await s.checkpoint({ name: "start" });
