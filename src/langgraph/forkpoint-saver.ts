@@ -59,21 +59,24 @@ const MAX_VERIFIED_ITEMS = 200_000;
 const isBinaryItem = (x: JsonValue): x is { __lg_type: string; base64: string } =>
   typeof x === "object" && x !== null && !Array.isArray(x) && typeof x.__lg_type === "string" && typeof x.base64 === "string";
 
-const EMPTY_ITEMS: VerifiedItems = { lineage: { segments: [], entries: [] }, texts: [], binary: false };
-
-/** `known`'s first `shared` entries (all when undefined) followed by `rows`: the lineage `segments` describe. */
-function grow(known: VerifiedItems | undefined, shared: number, segments: LineageSegment[], rows: EntryRow[]): VerifiedItems {
-  const kept = known ? known.lineage.entries.slice(0, shared) : [];
-  const sharedMessages = kept.length === 0 ? 0 : kept[kept.length - 1]!.msgCount;
-  const texts = known ? known.texts.slice(0, sharedMessages) : [];
-  let binary = known !== undefined && sharedMessages > 0 && known.binary;
+/** Appends `rows` to `items` (its entries, and the texts of the messages among them). */
+function append(items: VerifiedItems, rows: EntryRow[]): VerifiedItems {
   for (const e of rows) {
+    items.lineage.entries.push(e);
     if (e.kind !== "message") continue;
     const item = fromMessage(toMessage(e));
-    binary ||= isBinaryItem(item);
-    texts.push(JSON.stringify(item));
+    items.binary ||= isBinaryItem(item);
+    items.texts.push(JSON.stringify(item));
   }
-  return { lineage: { segments, entries: kept.concat(rows) }, texts, binary };
+  return items;
+}
+
+/** A new `VerifiedItems`: `known`'s first `shared` entries (none when undefined), then `rows`; `segments` describe it. */
+function grow(known: VerifiedItems | undefined, shared: number, segments: LineageSegment[], rows: EntryRow[]): VerifiedItems {
+  const entries = known ? known.lineage.entries.slice(0, shared) : [];
+  const sharedMessages = entries.length === 0 ? 0 : entries[entries.length - 1]!.msgCount;
+  const texts = known ? known.texts.slice(0, sharedMessages) : [];
+  return append({ lineage: { segments, entries }, texts, binary: known !== undefined && sharedMessages > 0 && known.binary }, rows);
 }
 
 /** The lineage point a thread's branch is at, and the items of the messages channel mirrored up to it. */
@@ -263,7 +266,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
           type, checkpoint: Buffer.from(body), metadataType, metadata: Buffer.from(metadataBody),
           messagesVersion: landing.messagesVersion,
         });
-        return { checkpoints: [...msgs.checkpoints, toCheckpoint(row)], headHash: msgs.head.hash, verified: this.#written(ctx.store, ref.id, branch.id, head, msgs.head) };
+        return { checkpoints: [...msgs.checkpoints, toCheckpoint(row)], headHash: msgs.head.hash, verified: this.#written(ctx.store, ref.id, branch.id, head, msgs.rows) };
       });
       if (!written) continue;
       if (written.verified) this.#remember(ref.id, written.verified);
@@ -443,15 +446,21 @@ export class ForkpointSaver extends BaseCheckpointSaver {
   }
 
   /**
-   * The thread's `VerifiedItems` with the entries a put just wrote after `from` (in its transaction: they are what
-   * this saver hashed), when they continue the lineage it holds; undefined otherwise (the next read catches up).
+   * The thread's `VerifiedItems` with the entries a put just wrote after `from` (`rows`, in its transaction: what this
+   * saver hashed), when they continue the lineage it holds; undefined otherwise (the next read catches up). Appends
+   * in place: whoever holds it only ever reads a prefix, cut by the lineage it describes.
    */
-  #written(store: Store, sessionId: string, branchId: string, from: Head, to: Head): VerifiedItems | undefined {
-    const known = this.#verified.get(sessionId) ?? (from.position === 0 ? EMPTY_ITEMS : undefined);
-    const held = known?.lineage.entries;
-    if (!known || held!.length !== from.position || (from.position > 0 && held![from.position - 1]!.hash !== from.hash)) return undefined;
-    const rows = to.position > from.position ? store.ownEntriesBetween(branchId, from.position + 1, to.position) : [];
-    return grow(known, from.position, store.lineage(branchId, to.position), rows);
+  #written(store: Store, sessionId: string, branchId: string, from: Head, rows: EntryRow[]): VerifiedItems | undefined {
+    const known = this.#verified.get(sessionId);
+    if (!known) return from.position === 0 ? grow(undefined, 0, store.lineage(branchId, rows.length), rows) : undefined;
+    const held = known.lineage.entries;
+    if (held.length !== from.position || (from.position > 0 && held[from.position - 1]!.hash !== from.hash)) return undefined;
+    if (rows.length === 0) return known;
+    const to = from.position + rows.length;
+    const segments = known.lineage.segments;
+    const last = segments[segments.length - 1];
+    known.lineage.segments = last?.branchId === branchId ? [...segments.slice(0, -1), { ...last, upTo: to }] : store.lineage(branchId, to);
+    return append(known, rows);
   }
 
   #remember(sessionId: string, v: VerifiedItems): void {

@@ -90,17 +90,19 @@ export function writeMessages(
   branchId: string,
   head: Head,
   fields: EntryFields[],
-): { head: Head; messages: Message[]; checkpoints: Checkpoint[] } {
+): { head: Head; messages: Message[]; checkpoints: Checkpoint[]; rows: EntryRow[] } {
   const messages: Message[] = [];
   const checkpoints: Checkpoint[] = [];
+  const rows: EntryRow[] = [];
   for (const f of fields) {
     const row = writeEntry(ctx, branchId, head, f);
     head = headOfEntry(row);
+    rows.push(row);
     messages.push(toMessage(row));
     const auto = autoCheckpointAfterMessage(ctx, session, row);
     if (auto) checkpoints.push(toCheckpoint(auto));
   }
-  return { head, messages, checkpoints };
+  return { head, messages, checkpoints, rows };
 }
 
 /** Applies the `everyMessages` policy after `entry`: a checkpoint when the message count reaches a multiple of N. */
