@@ -54,15 +54,18 @@ interface VerifiedItems {
   binary: boolean;
 }
 
-/** At most this many messages are kept across all threads' `VerifiedItems` (the least recently read go first). */
+/**
+ * At most this many messages are kept across all threads' `VerifiedItems` (the least recently used go first): each
+ * as its item's JSON text, plus 3 fields of its entry (hash, state, message count).
+ */
 const MAX_VERIFIED_ITEMS = 200_000;
 const isBinaryItem = (x: JsonValue): x is { __lg_type: string; base64: string } =>
   typeof x === "object" && x !== null && !Array.isArray(x) && typeof x.__lg_type === "string" && typeof x.base64 === "string";
 
-/** Appends `rows` to `items` (its entries, and the texts of the messages among them). */
+/** Appends `rows` to `items`: their chain links, and the texts of the messages among them. */
 function append(items: VerifiedItems, rows: EntryRow[]): VerifiedItems {
   for (const e of rows) {
-    items.lineage.entries.push(e);
+    items.lineage.links.push({ hash: e.hash, stateId: e.stateId, msgCount: e.msgCount });
     if (e.kind !== "message") continue;
     const item = fromMessage(toMessage(e));
     items.binary ||= isBinaryItem(item);
@@ -73,10 +76,10 @@ function append(items: VerifiedItems, rows: EntryRow[]): VerifiedItems {
 
 /** A new `VerifiedItems`: `known`'s first `shared` entries (none when undefined), then `rows`; `segments` describe it. */
 function grow(known: VerifiedItems | undefined, shared: number, segments: LineageSegment[], rows: EntryRow[]): VerifiedItems {
-  const entries = known ? known.lineage.entries.slice(0, shared) : [];
-  const sharedMessages = entries.length === 0 ? 0 : entries[entries.length - 1]!.msgCount;
+  const links = known ? known.lineage.links.slice(0, shared) : [];
+  const sharedMessages = links.length === 0 ? 0 : links[links.length - 1]!.msgCount;
   const texts = known ? known.texts.slice(0, sharedMessages) : [];
-  return append({ lineage: { segments, entries }, texts, binary: known !== undefined && sharedMessages > 0 && known.binary }, rows);
+  return append({ lineage: { segments, links }, texts, binary: known !== undefined && sharedMessages > 0 && known.binary }, rows);
 }
 
 /** The lineage point a thread's branch is at, and the items of the messages channel mirrored up to it. */
@@ -243,37 +246,45 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       thread = await this.#createThread(ctx, threadId, ns);
     }
     const ref: SessionRef = { id: thread.sessionId, userId: this.#userId };
-    for (;;) {
-      const landing = await this.#land(ctx, ref, thread, parentId, checkpoint.id, items, messagesVersion);
-      if (landing.asValue && !blobs.some((b) => b.channel === this.#messages)) {
-        // The messages could not be kept as messages (a shorter list than its parent's): stored as a value instead.
-        const [t, v] = await this.serde.dumpsTyped(items);
-        blobs.push({ channel: this.#messages, version: messagesVersion!, type: t, value: Buffer.from(v) });
-      }
-      const fields = landing.fields;
-      const written = await ctx.store.write(() => {
-        const { session, branch, head } = ownedCurrent(ctx.store, ref.id, ref.userId);
-        // Another writer moved the thread since it was read: land again.
-        if (branch.id !== landing.branchId || head.hash !== landing.head.hash) return undefined;
-        if (ctx.store.langgraph.getCheckpoint(ref.id, checkpoint.id)) {
-          throw new ConflictError(`thread ${threadId} already has a checkpoint ${checkpoint.id}`, "CHECKPOINT_EXISTS");
+    // Puts to one thread land one at a time in this process (savers sharing this Forkpoint too): two landing at once
+    // would each move the thread away from the other's landing, over and over.
+    return ctx.withSessionLock(`langgraph-put:${ref.id}`, async () => {
+      for (;;) {
+        const landing = await this.#land(ctx, ref, thread, parentId, checkpoint.id, items, messagesVersion);
+        if (landing.asValue && !blobs.some((b) => b.channel === this.#messages)) {
+          // The messages could not be kept as messages (a shorter list than its parent's): stored as a value instead.
+          const [t, v] = await this.serde.dumpsTyped(items);
+          blobs.push({ channel: this.#messages, version: messagesVersion!, type: t, value: Buffer.from(v) });
         }
-        const msgs = writeMessages(ctx, session, branch.id, head, fields);
-        const row = writeCheckpoint(ctx, session, branch.id, msgs.head, { name: null, auto: false, metadata: cpMetadata, expiresAt: null });
-        for (const b of blobs) ctx.store.langgraph.insertBlob({ sessionId: ref.id, ...b });
-        ctx.store.langgraph.insertCheckpoint({
-          sessionId: ref.id, checkpointId: checkpoint.id, parentCheckpointId: parentId, fpCheckpointId: row.id,
-          type, checkpoint: Buffer.from(body), metadataType, metadata: Buffer.from(metadataBody),
-          messagesVersion: landing.messagesVersion,
+        const fields = landing.fields;
+        const written = await ctx.store.write(() => {
+          const { session, branch, head } = ownedCurrent(ctx.store, ref.id, ref.userId);
+          // Another writer moved the thread since it was read: land again.
+          if (branch.id !== landing.branchId || head.hash !== landing.head.hash) return undefined;
+          if (ctx.store.langgraph.getCheckpoint(ref.id, checkpoint.id)) {
+            throw new ConflictError(`thread ${threadId} already has a checkpoint ${checkpoint.id}`, "CHECKPOINT_EXISTS");
+          }
+          const msgs = writeMessages(ctx, session, branch.id, head, fields);
+          const row = writeCheckpoint(ctx, session, branch.id, msgs.head, { name: null, auto: false, metadata: cpMetadata, expiresAt: null });
+          for (const b of blobs) ctx.store.langgraph.insertBlob({ sessionId: ref.id, ...b });
+          ctx.store.langgraph.insertCheckpoint({
+            sessionId: ref.id, checkpointId: checkpoint.id, parentCheckpointId: parentId, fpCheckpointId: row.id,
+            type, checkpoint: Buffer.from(body), metadataType, metadata: Buffer.from(metadataBody),
+            messagesVersion: landing.messagesVersion,
+          });
+          // The lineage's segments, when the saver's kept lineage cannot simply be extended (a new thread, a new branch).
+          const last = this.#verified.get(ref.id)?.lineage.segments.at(-1);
+          const segments = msgs.rows.length > 0 && last?.branchId !== branch.id ? ctx.store.lineage(branch.id, msgs.head.position) : null;
+          return { checkpoints: [...msgs.checkpoints, toCheckpoint(row)], headHash: msgs.head.hash, from: head, wrote: { segments, rows: msgs.rows } };
         });
-        return { checkpoints: [...msgs.checkpoints, toCheckpoint(row)], headHash: msgs.head.hash, verified: this.#written(ctx.store, ref.id, branch.id, head, msgs.rows) };
-      });
-      if (!written) continue;
-      if (written.verified) this.#remember(ref.id, written.verified);
-      if (landing.mirrored) this.#cache.set(ref.id, { ...landing.mirrored, headHash: written.headHash });
-      for (const cp of written.checkpoints) ctx.events.emit("checkpoint", cp);
-      return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
-    }
+        if (!written) continue;
+        // Only now: a transaction that failed to commit must leave nothing behind in the saver either.
+        this.#written(ref.id, written.from, written.wrote);
+        if (landing.mirrored) this.#cache.set(ref.id, { ...landing.mirrored, headHash: written.headHash });
+        for (const cp of written.checkpoints) ctx.events.emit("checkpoint", cp);
+        return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
+      }
+    });
   }
 
   override async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath = ""): Promise<void> {
@@ -305,7 +316,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     const ctx = await this.#engine();
     const sessions = await ctx.store.read(() => ctx.store.langgraph.threadSessions(this.#userId, String(threadId)));
     // One transaction for all its namespaces: a refused one (a move in progress) leaves the whole thread.
-    await deleteSessions(ctx, sessions.map((id) => ({ id, userId: this.#userId })));
+    await deleteSessions(ctx, sessions.map((id) => ({ id, userId: this.#userId })), "skip");
     for (const id of sessions) {
       this.#cache.delete(id);
       this.#verified.delete(id);
@@ -435,9 +446,9 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       if (!cp || cp.sessionId !== row.sessionId) throw new NotFoundError("checkpoint", row.fpCheckpointId);
       return { headHash: cp.headHash, ...readVerifiedAfter(store, cp, known?.lineage) };
     });
-    const grown = grow(known, read.shared, read.lineage.segments, read.lineage.entries.slice(read.shared));
+    const grown = grow(known, read.shared, read.segments, read.fresh);
     // An older checkpoint of the lineage kept (`list` walks back along it) leaves it as it is.
-    const within = known !== undefined && read.shared === read.lineage.entries.length && read.shared <= known.lineage.entries.length;
+    const within = known !== undefined && read.fresh.length === 0 && read.shared <= known.lineage.links.length;
     this.#remember(row.sessionId, within ? known : grown);
     const items = grown.binary
       ? await this.#deserializeItems(grown.texts.map((t) => JSON.parse(t) as JsonValue))
@@ -446,21 +457,27 @@ export class ForkpointSaver extends BaseCheckpointSaver {
   }
 
   /**
-   * The thread's `VerifiedItems` with the entries a put just wrote after `from` (`rows`, in its transaction: what this
-   * saver hashed), when they continue the lineage it holds; undefined otherwise (the next read catches up). Appends
-   * in place: whoever holds it only ever reads a prefix, cut by the lineage it describes.
+   * After a put's transaction committed: the thread's `VerifiedItems` with the entries it wrote after `from` (what this
+   * saver hashed), when they continue the lineage it holds; otherwise left for the next read to catch up. Appends in
+   * place: whoever holds it only ever reads a prefix, cut by the lineage it describes.
    */
-  #written(store: Store, sessionId: string, branchId: string, from: Head, rows: EntryRow[]): VerifiedItems | undefined {
+  #written(sessionId: string, from: Head, wrote: { segments: LineageSegment[] | null; rows: EntryRow[] }): void {
     const known = this.#verified.get(sessionId);
-    if (!known) return from.position === 0 ? grow(undefined, 0, store.lineage(branchId, rows.length), rows) : undefined;
-    const held = known.lineage.entries;
-    if (held.length !== from.position || (from.position > 0 && held[from.position - 1]!.hash !== from.hash)) return undefined;
-    if (rows.length === 0) return known;
-    const to = from.position + rows.length;
-    const segments = known.lineage.segments;
-    const last = segments[segments.length - 1];
-    known.lineage.segments = last?.branchId === branchId ? [...segments.slice(0, -1), { ...last, upTo: to }] : store.lineage(branchId, to);
-    return append(known, rows);
+    if (!known) {
+      if (from.position === 0 && wrote.segments) this.#remember(sessionId, grow(undefined, 0, wrote.segments, wrote.rows));
+      return;
+    }
+    const links = known.lineage.links;
+    if (links.length !== from.position || (from.position > 0 && links[from.position - 1]!.hash !== from.hash)) return;
+    if (wrote.rows.length > 0) {
+      const last = known.lineage.segments.at(-1);
+      const to = from.position + wrote.rows.length;
+      if (last?.branchId === wrote.rows[0]!.branchId) known.lineage.segments = [...known.lineage.segments.slice(0, -1), { ...last, upTo: to }];
+      else if (wrote.segments) known.lineage.segments = wrote.segments;
+      else return;
+      append(known, wrote.rows);
+    }
+    this.#remember(sessionId, known);
   }
 
   #remember(sessionId: string, v: VerifiedItems): void {

@@ -160,30 +160,33 @@ export function readVerified(store: Store, cp: CheckpointRow): { entries: EntryR
   return { entries, tools };
 }
 
-/** What a caller keeps of a lineage it read verified: its segments and its entries. */
+/** What a verified chain needs of each entry to go on from it. */
+export type ChainLink = Pick<EntryRow, "hash" | "stateId" | "msgCount">;
+
+/** What a caller keeps of a lineage it read verified: its segments and, per entry, its chain link. */
 export interface VerifiedLineage {
   segments: LineageSegment[];
-  entries: EntryRow[];
+  links: ChainLink[];
 }
 
 /**
  * `readVerified` for a caller that keeps what it verified before (`known`): entries are immutable, so those both
- * lineages share are neither read nor hashed again; the rest are read and chained onto the shared prefix's last
- * hash, and the checkpoint's checksum, head hash and state are checked as always. A row changed on disk after it
- * was verified is not returned (the verified one is), and is caught by every full read (`restore`, `verify`, a
- * new process). Returns how many leading entries were known, and the checkpoint's lineage.
+ * lineages share are neither read nor hashed again; the rest (`fresh`) are read and chained onto the shared
+ * prefix's last hash, and the checkpoint's checksum, head hash and state are checked as always. A row changed on
+ * disk after it was verified is not read again, and is caught by every full read (`restore`, `verify`, a new
+ * process). Returns how many leading entries were known, the entries after them, and the lineage's segments.
  */
-export function readVerifiedAfter(store: Store, cp: CheckpointRow, known?: VerifiedLineage): { shared: number; lineage: VerifiedLineage } {
+export function readVerifiedAfter(store: Store, cp: CheckpointRow, known?: VerifiedLineage): { shared: number; fresh: EntryRow[]; segments: LineageSegment[] } {
   const segments = store.lineage(cp.branchId, cp.position);
-  const shared = known ? commonPrefix(known.segments, segments, known.entries.length, cp.position) : 0;
+  const shared = known ? commonPrefix(known.segments, segments, known.links.length, cp.position) : 0;
   const fresh: EntryRow[] = [];
   for (const seg of segments) {
     if (seg.upTo > shared) for (const row of store.segmentEntries({ ...seg, after: Math.max(seg.after, shared) })) fresh.push(row);
   }
-  const last = shared > 0 ? known!.entries[shared - 1]! : undefined;
+  const last = shared > 0 ? known!.links[shared - 1]! : undefined;
   const start = last ? { position: shared, hash: last.hash, stateId: last.stateId } : GENESIS_START;
   verifyCheckpoint(store, cp, fresh, lineageTools(store, cp.branchId, cp.position), start);
-  return { shared, lineage: { segments, entries: shared > 0 ? known!.entries.slice(0, shared).concat(fresh) : fresh } };
+  return { shared, fresh, segments };
 }
 
 export async function restore(ctx: EngineContext, ref: SessionRef, checkpointId: string): Promise<RestoredCheckpoint> {

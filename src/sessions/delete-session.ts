@@ -7,8 +7,11 @@ export async function deleteSession(ctx: EngineContext, ref: SessionRef): Promis
   await deleteSessions(ctx, [ref]);
 }
 
-/** Several sessions (a LangGraph thread's namespaces) in one transaction: all go, or none if one cannot. */
-export async function deleteSessions(ctx: EngineContext, refs: SessionRef[]): Promise<void> {
+/**
+ * Several sessions (a LangGraph thread's namespaces) in one transaction: all go, or none if one cannot. With
+ * `gone: "skip"`, one already deleted (by a concurrent call) is passed over instead of being a `NotFoundError`.
+ */
+export async function deleteSessions(ctx: EngineContext, refs: SessionRef[], gone: "throw" | "skip" = "throw"): Promise<void> {
   // Exclusive: no tool call or move of this process is running on any of them while they go. Taken in id order.
   const sorted = [...refs].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const locked = (i: number): Promise<void> =>
@@ -16,6 +19,7 @@ export async function deleteSessions(ctx: EngineContext, refs: SessionRef[]): Pr
       ? ctx.withSessionLock(sorted[i]!.id, () => locked(i + 1))
       : ctx.store.write(() => {
           for (const ref of sorted) {
+            if (gone === "skip" && ctx.store.getSession(ref.id) === undefined) continue;
             ownedSession(ctx.store, ref.id, ref.userId);
             // Another process's move (or an interrupted one) still has steps to record against it.
             if (ctx.store.runningMoves(ref.id).length > 0 || ctx.store.getWorkspace(ref.id)?.restoring) {

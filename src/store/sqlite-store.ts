@@ -218,8 +218,10 @@ export class SqliteStore implements Store {
         VALUES (max(CAST(round(? * 1000) AS INTEGER), coalesce((SELECT max(seq) FROM checkpoints), 0) + 1),
           ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       getCheckpoint: p(`SELECT ${CHECKPOINT_COLS} FROM checkpoints WHERE id = ?`),
-      checkpointAnchor: p(`SELECT ${select("c", CHECKPOINT_FIELDS)}, ${select("b", BRANCH_FIELDS)}, ${select("a", ENTRY_FIELDS)}, lower(hex(p.hash))
-        FROM checkpoints c JOIN branches b ON b.id = c.branch_id
+      // LEFT JOIN branches: a checkpoint whose branch is gone is damage (IntegrityError), not an unknown checkpoint.
+      checkpointAnchor: p(`SELECT ${select("c", CHECKPOINT_FIELDS)}, ${select("b", BRANCH_FIELDS)}, ${select("a", ENTRY_FIELDS)},
+          CASE WHEN p.seq IS NULL THEN NULL ELSE lower(hex(p.hash)) END
+        FROM checkpoints c LEFT JOIN branches b ON b.id = c.branch_id
         LEFT JOIN entries a ON c.position - 1 > b.fork_position AND a.branch_id = c.branch_id AND a.position = c.position
         LEFT JOIN entries p ON c.position - 1 > b.fork_position AND p.branch_id = c.branch_id AND p.position = c.position - 1
         WHERE c.id = ?`, "raw"),
@@ -525,7 +527,7 @@ export class SqliteStore implements Store {
     const checkpoint = slice<CheckpointRow>(t, 0, CHECKPOINT_FIELDS)!;
     checkpoint.auto = Boolean(checkpoint.auto);
     const b = CHECKPOINT_FIELDS.length, a = b + BRANCH_FIELDS.length, p = a + ENTRY_FIELDS.length;
-    return { checkpoint, branch: slice(t, b, BRANCH_FIELDS)!, anchor: slice(t, a, ENTRY_FIELDS), previousHash: (t[p] as string | null) ?? undefined };
+    return { checkpoint, branch: slice(t, b, BRANCH_FIELDS), anchor: slice(t, a, ENTRY_FIELDS), previousHash: (t[p] as string | null) ?? undefined };
   }
   listCheckpoints(f: CheckpointFilter): ListedCheckpoint[] {
     // Built per filter combination; better-sqlite3 caches nothing, so keep the common cases' text stable.

@@ -86,7 +86,8 @@ export interface CurrentRow {
  */
 export interface CheckpointAnchorRow {
   checkpoint: CheckpointRow;
-  branch: BranchRow;
+  /** Undefined only when the branch row is missing (damage). */
+  branch: BranchRow | undefined;
   anchor: EntryRow | undefined;
   previousHash: string | undefined;
 }

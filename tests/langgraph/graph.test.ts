@@ -4,11 +4,13 @@ import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messa
 import { Annotation, Command, END, INTERRUPT, MessagesAnnotation, START, StateGraph, interrupt } from "@langchain/langgraph";
 import { JsonPlusSerializer, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import Database from "better-sqlite3";
+import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { gunzip, gzip } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { ConflictError, IntegrityError, NotFoundError, PayloadTooLargeError, ValidationError } from "../../src/index.js";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
+import { startWorker } from "../fixtures/workers.js";
 import { dumpDatabase, tempDatabases, withRawDatabase } from "../helpers.js";
 
 const dbs = tempDatabases();
@@ -185,6 +187,31 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     expect(await sessions()).toEqual([]);
     expect(await saver.getTuple({ configurable: { thread_id: "d", checkpoint_ns: "child:1" } })).toBeUndefined();
   });
+
+  it("two deleteThread calls on one thread at once both resolve (as MemorySaver's do)", async () => {
+    const { fp } = dbs.open();
+    const saver = new ForkpointSaver(fp);
+    await echoGraph(saver).invoke({ messages: [new HumanMessage("one")] }, thread("dd"));
+    await expect(Promise.all([saver.deleteThread("dd"), new ForkpointSaver(fp).deleteThread("dd")])).resolves.toEqual([undefined, undefined]);
+    expect((await fp.listSessions({ userId: "langgraph" })).items).toEqual([]);
+  });
+
+  it("two savers on one Forkpoint putting to the same thread at once both finish (puts to a thread land one at a time)", async () => {
+    const path = dbs.path();
+    const run = startWorker(fileURLToPath(new URL("../fixtures/two-savers-worker.ts", import.meta.url)), [path]);
+    // Before puts were serialized, each undid the other's landing forever, starving the event loop: kill, don't hang.
+    const timer = setTimeout(() => run.child.kill("SIGKILL"), 30_000);
+    const { code, stdout, stderr } = await run.done;
+    clearTimeout(timer);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+    const lines = stdout.trim().split("\n");
+    expect(lines.at(-1)).toBe("done");
+    const answers = lines.slice(0, 2).map((l) => JSON.parse(l) as string[]);
+    // Each invoke sees its own turn answered; the later one goes on from the earlier one's turn or forks beside it.
+    for (const [i, text] of ["p", "q"].entries()) expect(answers[i]!.slice(-2)).toEqual([text, `echo: ${text}`]);
+    const fp = dbs.open({ path }).fp;
+    expect(await fp.verify()).toMatchObject({ ok: true });
+  }, 60_000);
 
   it("lists only the checkpoint a config names (as MemorySaver does), else the thread's, newest first", async () => {
     const { fp } = dbs.open();

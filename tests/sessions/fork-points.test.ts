@@ -65,6 +65,22 @@ describe("rollback forks at the checkpoint's entry, read in one lookup or throug
   });
 });
 
+describe("rollback to a checkpoint whose branch row is gone", () => {
+  it("is damage (IntegrityError), not an unknown checkpoint, and changes nothing", async () => {
+    const { fp, path, s, cp } = await tree();
+    const { branchId } = await s.restore(cp.atN4.id).then((r) => r.checkpoint);
+    await fp.close();
+    withRawDatabase(path, (db) => {
+      db.pragma("foreign_keys = OFF");
+      expect(db.prepare("DELETE FROM branches WHERE id = ?").run(branchId).changes).toBe(1);
+    });
+    const before = dumpDatabase(path);
+    const again = await dbs.open({ path }).fp.getSession(s.id, { userId: "ann" });
+    await expect(again.rollback(cp.atN4.id)).rejects.toBeInstanceOf(IntegrityError);
+    expect(dumpDatabase(path)).toEqual(before);
+  });
+});
+
 describe("edit forks just before the message, read in one lookup or through the lineage", () => {
   // m3 and n3 are already two versions of position 3 (n3's branch forks after m2).
   it.each([
