@@ -14,9 +14,9 @@ import { langGraphSaverOptions, parseInput } from "../models/inputs.js";
 import { toJsonText, type JsonValue } from "../models/json.js";
 import type { MessageInput } from "../models/types.js";
 import type { LgCheckpointRow, LgThreadRow, LgWriteRow } from "../store/langgraph-tables.js";
-import type { EntryRow, LineageSegment, Store } from "../store/store.js";
+import type { Store } from "../store/store.js";
 import { messageFields } from "../sessions/append.js";
-import { readVerifiedAfter, type VerifiedLineage } from "../sessions/checkpoints.js";
+import { readVerifiedAfter } from "../sessions/checkpoints.js";
 import type { EngineContext, SessionRef } from "../sessions/context.js";
 import { canonicalJson } from "../sessions/integrity.js";
 import { writeNewSession } from "../sessions/create-session.js";
@@ -29,6 +29,7 @@ import { ownedCurrent } from "../sessions/ownership.js";
 import { rollback } from "../sessions/rollback.js";
 import { toCheckpoint, toMessage } from "../sessions/rows.js";
 import { fromMessage, toMessageInput } from "./messages.js";
+import { VerifiedItemsCache, isBinaryItem } from "./verified-items.js";
 
 /** Options of `ForkpointSaver`. */
 export interface ForkpointSaverOptions {
@@ -41,46 +42,6 @@ export interface ForkpointSaverOptions {
 }
 
 const utf8 = new TextDecoder();
-
-/**
- * A thread's lineage as `getTuple` last read it verified, with its messages as serialized item texts: the next read
- * of that checkpoint, or of one after it (the next step's), reads, hashes and converts only the new entries (entries
- * never change), then parses the whole list once. The checkpoint's own checksum is verified on every read.
- */
-interface VerifiedItems {
-  lineage: VerifiedLineage;
-  texts: string[];
-  /** Some item is stored in a non-JSON serializer's form (`{ __lg_type, base64 }`): the texts are revived one by one. */
-  binary: boolean;
-}
-
-/**
- * At most this many messages are kept across all threads' `VerifiedItems` (the least recently used go first): each
- * as its item's JSON text, plus 3 fields of its entry (hash, state, message count).
- */
-const MAX_VERIFIED_ITEMS = 200_000;
-const isBinaryItem = (x: JsonValue): x is { __lg_type: string; base64: string } =>
-  typeof x === "object" && x !== null && !Array.isArray(x) && typeof x.__lg_type === "string" && typeof x.base64 === "string";
-
-/** Appends `rows` to `items`: their chain links, and the texts of the messages among them. */
-function append(items: VerifiedItems, rows: EntryRow[]): VerifiedItems {
-  for (const e of rows) {
-    items.lineage.links.push({ hash: e.hash, stateId: e.stateId, msgCount: e.msgCount });
-    if (e.kind !== "message") continue;
-    const item = fromMessage(toMessage(e));
-    items.binary ||= isBinaryItem(item);
-    items.texts.push(JSON.stringify(item));
-  }
-  return items;
-}
-
-/** A new `VerifiedItems`: `known`'s first `shared` entries (none when undefined), then `rows`; `segments` describe it. */
-function grow(known: VerifiedItems | undefined, shared: number, segments: LineageSegment[], rows: EntryRow[]): VerifiedItems {
-  const links = known ? known.lineage.links.slice(0, shared) : [];
-  const sharedMessages = links.length === 0 ? 0 : links[links.length - 1]!.msgCount;
-  const texts = known ? known.texts.slice(0, sharedMessages) : [];
-  return append({ lineage: { segments, links }, texts, binary: known !== undefined && sharedMessages > 0 && known.binary }, rows);
-}
 
 /** The lineage point a thread's branch is at, and the items of the messages channel mirrored up to it. */
 interface MirrorCache {
@@ -137,7 +98,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
   readonly #userId: string;
   readonly #messages: string;
   readonly #cache = new Map<string, MirrorCache>();
-  readonly #verified = new Map<string, VerifiedItems>();
+  readonly #verified = new VerifiedItemsCache();
 
   constructor(fp: Forkpoint, options: ForkpointSaverOptions = {}) {
     super(options?.serde);
@@ -279,7 +240,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
         });
         if (!written) continue;
         // Only now: a transaction that failed to commit must leave nothing behind in the saver either.
-        this.#written(ref.id, written.from, written.wrote);
+        this.#verified.written(ref.id, written.from, written.wrote);
         if (landing.mirrored) this.#cache.set(ref.id, { ...landing.mirrored, headHash: written.headHash });
         for (const cp of written.checkpoints) ctx.events.emit("checkpoint", cp);
         return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
@@ -446,50 +407,11 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       if (!cp || cp.sessionId !== row.sessionId) throw new NotFoundError("checkpoint", row.fpCheckpointId);
       return { headHash: cp.headHash, ...readVerifiedAfter(store, cp, known?.lineage) };
     });
-    const grown = grow(known, read.shared, read.segments, read.fresh);
-    // An older checkpoint of the lineage kept (`list` walks back along it) leaves it as it is.
-    const within = known !== undefined && read.fresh.length === 0 && read.shared <= known.lineage.links.length;
-    this.#remember(row.sessionId, within ? known : grown);
+    const grown = this.#verified.read(row.sessionId, known, read);
     const items = grown.binary
       ? await this.#deserializeItems(grown.texts.map((t) => JSON.parse(t) as JsonValue))
       : ((await this.serde.loadsTyped("json", `[${grown.texts.join(",")}]`)) as unknown[]);
     return { items, headHash: read.headHash };
-  }
-
-  /**
-   * After a put's transaction committed: the thread's `VerifiedItems` with the entries it wrote after `from` (what this
-   * saver hashed), when they continue the lineage it holds; otherwise left for the next read to catch up. Appends in
-   * place: whoever holds it only ever reads a prefix, cut by the lineage it describes.
-   */
-  #written(sessionId: string, from: Head, wrote: { segments: LineageSegment[] | null; rows: EntryRow[] }): void {
-    const known = this.#verified.get(sessionId);
-    if (!known) {
-      if (from.position === 0 && wrote.segments) this.#remember(sessionId, grow(undefined, 0, wrote.segments, wrote.rows));
-      return;
-    }
-    const links = known.lineage.links;
-    if (links.length !== from.position || (from.position > 0 && links[from.position - 1]!.hash !== from.hash)) return;
-    if (wrote.rows.length > 0) {
-      const last = known.lineage.segments.at(-1);
-      const to = from.position + wrote.rows.length;
-      if (last?.branchId === wrote.rows[0]!.branchId) known.lineage.segments = [...known.lineage.segments.slice(0, -1), { ...last, upTo: to }];
-      else if (wrote.segments) known.lineage.segments = wrote.segments;
-      else return;
-      append(known, wrote.rows);
-    }
-    this.#remember(sessionId, known);
-  }
-
-  #remember(sessionId: string, v: VerifiedItems): void {
-    this.#verified.delete(sessionId);
-    this.#verified.set(sessionId, v);
-    let total = 0;
-    for (const x of this.#verified.values()) total += x.texts.length;
-    for (const [id, x] of this.#verified) {
-      if (total <= MAX_VERIFIED_ITEMS || id === sessionId) break;
-      this.#verified.delete(id);
-      total -= x.texts.length;
-    }
   }
 
   /** Rebuilds a stored checkpoint: its channel values from the messages and the blobs, its pending writes. */
