@@ -155,7 +155,9 @@ export function evaluateTargets(r: Results): Target[] {
     add(`${op === "rollbackMs" ? "rollback" : "edit"} without tools ≤5× one floor write tx at every N (steady state)`,
       qs.length === 0 || qs.some((q) => q.q == null) ? null : qs.every((q) => q.q! <= 5),
       (qs.map((q) => `N=${q.n}: ${f2(q.q)}×`).join(", ") || "no forkpoint runs") +
-        (qs.length ? `; first 21 calls: ${qs.map((q) => `${f2(q.c)}×`).join(", ")}` : ""));
+        (qs.length ? `; first 21 calls: ${qs.map((q) => `${f2(q.c)}×`).join(", ")}` : "") +
+        // For scale: the floor doing the edit's own work (a branch row and a message row) in its one transaction.
+        (op === "editMs" && qs.length ? `; against the floor's own edit transaction: ${Object.values(fp).map((a) => `${f2(x(a.editMs, floor[a.n]?.editMs))}×`).join(", ")}` : ""));
   }
   const rss = fp[100_000]?.turnsRssMB, a = fp[100_000], b = floor[100_000];
   add("peak RSS during the N=100,000 chat < 200 MB", rss == null ? null : rss < 200, rss == null || !a ? "N=100,000 not run"
