@@ -111,14 +111,14 @@ export function verifyCheckpoint(store: Store, cp: CheckpointRow, entries: Entry
 /**
  * The O(1) part of `verifyCheckpoint`, for moves that must not read the whole history: the checkpoint's own
  * checksum, its state snapshot, and the entry it points at (hash chained to its predecessor). `read` is what
- * `store.checkpointAnchor` already returned for it (rollback); without it, the parts are read here.
+ * `store.checkpointAnchor` returned for it.
  */
 export function verifyCheckpointAnchor(
   store: Store,
   cp: CheckpointRow,
-  read?: Omit<CheckpointAnchorRow, "checkpoint">,
+  read: Omit<CheckpointAnchorRow, "checkpoint">,
 ): { branch: BranchRow; anchor: EntryRow | undefined } {
-  const branch = read?.branch ?? store.getBranch(cp.branchId);
+  const branch = read.branch;
   if (!branch) throw new IntegrityError(`checkpoint ${cp.id}: its branch is missing`);
   let stateHash = EMPTY_STATE_HASH;
   if (cp.stateId !== null) {
@@ -127,20 +127,10 @@ export function verifyCheckpointAnchor(
     stateHash = snap.hash;
   }
   if (checkpointChecksum(cp, stateHash) !== cp.checksum) throw new IntegrityError(`checkpoint ${cp.id}: checksum mismatch`);
-  // Usually both the anchor and the entry before it are the branch's own: one read for the two (or none, given `read`).
-  let anchor: EntryRow | undefined;
-  let previousHash: string | undefined;
-  if (cp.position - 1 > branch.forkPosition) {
-    if (read) ({ anchor, previousHash } = read);
-    else {
-      const own = store.ownEntriesBetween(branch.id, cp.position - 1, cp.position);
-      anchor = own.find((e) => e.position === cp.position);
-      previousHash = own.find((e) => e.position === cp.position - 1)?.hash;
-    }
-  } else {
-    anchor = entryAt(store, branch, cp.position);
-    previousHash = entryAt(store, branch, cp.position - 1)?.hash;
-  }
+  // Usually both the anchor and the entry before it are the branch's own, and came with `read`; else the lineage has them.
+  const own = cp.position - 1 > branch.forkPosition;
+  const anchor = own ? read.anchor : entryAt(store, branch, cp.position);
+  const previousHash = own ? read.previousHash : entryAt(store, branch, cp.position - 1)?.hash;
   if (!anchor) {
     if (cp.position !== 0 || cp.headHash !== GENESIS_HASH) throw new IntegrityError(`checkpoint ${cp.id}: the entry it points at is missing`);
     return { branch, anchor };

@@ -94,7 +94,7 @@ function verifySession(store: Store, sessionId: string, problems: VerifyProblem[
   for (const cp of store.sessionCheckpoints(store.getSession(sessionId)!.userId, sessionId)) {
     for (const detail of checkpointFilesProblems(store, cp.id)) problems.push({ kind: "checkpoint", id: cp.id, detail });
     try {
-      verifyCheckpointAnchor(store, cp);
+      verifyCheckpointAnchor(store, cp, store.checkpointAnchor(cp.id)!);
     } catch (error) {
       if (!(error instanceof ForkpointError)) throw error;
       problems.push({ kind: "checkpoint", id: cp.id, detail: errorText(error) });

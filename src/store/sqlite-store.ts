@@ -185,7 +185,6 @@ export class SqliteStore implements Store {
         LEFT JOIN entries e ON e.branch_id = b.id AND e.position = (SELECT max(position) FROM entries WHERE branch_id = b.id)
         WHERE s.id = ?`, "raw"),
       ownAt: p(`SELECT ${ENTRY_COLS} FROM entries e WHERE e.branch_id = ? AND e.position = ?`),
-      ownBetween: p(`SELECT ${ENTRY_COLS} FROM entries e WHERE e.branch_id = ? AND e.position BETWEEN ? AND ? ORDER BY e.position`),
       lineage: p(`WITH RECURSIVE lin(id, parent_id, fork_position, up_to, depth) AS (
           SELECT id, parent_id, fork_position, ?, 0 FROM branches WHERE id = ?
           UNION ALL
@@ -441,9 +440,6 @@ export class SqliteStore implements Store {
   }
   ownEntryAt(branchId: string, position: number): EntryRow | undefined {
     return this.#s.ownAt!.get(branchId, position) as EntryRow | undefined;
-  }
-  ownEntriesBetween(branchId: string, from: number, to: number): EntryRow[] {
-    return this.#s.ownBetween!.all(branchId, from, to) as EntryRow[];
   }
   lineage(branchId: string, upTo?: number): LineageSegment[] {
     return this.#s.lineage!.all(upTo ?? Number.MAX_SAFE_INTEGER, branchId) as LineageSegment[];

@@ -278,8 +278,6 @@ export interface Store {
   /** The session with its current branch and head entry, in one lookup. */
   currentOf(sessionId: string): CurrentRow | undefined;
   ownEntryAt(branchId: string, position: number): EntryRow | undefined;
-  /** The branch's own entries with `from <= position <= to`, in position order. */
-  ownEntriesBetween(branchId: string, from: number, to: number): EntryRow[];
   /** Lineage of `branchId` up to `upTo` (or its head when undefined), as segments, root first. */
   lineage(branchId: string, upTo?: number): LineageSegment[];
   /** Entries of one segment, in position order. */
