@@ -19,15 +19,40 @@ const SESSION_COLS = `${SESSION_BASE_COLS}, updated_at AS updatedAt`;
 /** For what users see: the later of the last move and the last entry of the current branch (appends do not rewrite the session row). */
 const SESSION_INFO_COLS = `${SESSION_BASE_COLS},
   max(updated_at, coalesce((SELECT created_at FROM entries WHERE branch_id = current_branch_id ORDER BY position DESC LIMIT 1), 0)) AS updatedAt`;
-const BRANCH_COLS = `id, session_id AS sessionId, parent_id AS parentId, fork_checkpoint_id AS forkCheckpointId,
-  fork_position AS forkPosition, fork_entry_id AS forkEntryId, name, reason, created_at AS createdAt`;
-const ENTRY_COLS = `e.seq, e.id, e.branch_id AS branchId, e.position, e.kind, e.role, e.content, e.tool, e.call_id AS callId,
-  e.client_id AS clientId, e.metadata, e.state_id AS stateId, e.msg_count AS msgCount, lower(hex(e.hash)) AS hash, e.created_at AS createdAt`;
+
+/**
+ * The columns of the tables read most, each with the key it has in a row object. `$` stands for the table's alias:
+ * `named` gives the columns as a row object's (one table), `select` as a raw tuple's (joins whose tables share
+ * column names read one tuple, each table's slice copied into its own object by `slice`).
+ */
+type Columns = readonly (readonly [sql: string, key: string])[];
+const ENTRY_FIELDS: Columns = [["$.seq", "seq"], ["$.id", "id"], ["$.branch_id", "branchId"], ["$.position", "position"], ["$.kind", "kind"],
+  ["$.role", "role"], ["$.content", "content"], ["$.tool", "tool"], ["$.call_id", "callId"], ["$.client_id", "clientId"], ["$.metadata", "metadata"],
+  ["$.state_id", "stateId"], ["$.msg_count", "msgCount"], ["lower(hex($.hash))", "hash"], ["$.created_at", "createdAt"]];
+const BRANCH_FIELDS: Columns = [["$.id", "id"], ["$.session_id", "sessionId"], ["$.parent_id", "parentId"], ["$.fork_checkpoint_id", "forkCheckpointId"],
+  ["$.fork_position", "forkPosition"], ["$.fork_entry_id", "forkEntryId"], ["$.name", "name"], ["$.reason", "reason"], ["$.created_at", "createdAt"]];
+const CHECKPOINT_FIELDS: Columns = [["$.seq", "seq"], ["$.id", "id"], ["$.session_id", "sessionId"], ["$.branch_id", "branchId"], ["$.position", "position"],
+  ["$.name", "name"], ["$.auto", "auto"], ["$.metadata", "metadata"], ["$.user_id", "userId"], ["$.state_id", "stateId"], ["$.head_hash", "headHash"],
+  ["$.checksum", "checksum"], ["$.created_at", "createdAt"], ["$.expires_at", "expiresAt"]];
+const HEAD_FIELDS: Columns = [["$.id", "id"], ["$.position", "position"], ["lower(hex($.hash))", "hash"], ["$.state_id", "stateId"], ["$.msg_count", "msgCount"]];
+/** `$.col` as `alias.col`, or as `col` when the alias is "" (one table, no alias). */
+const qualify = (column: string, alias: string) => (alias ? column.replaceAll("$", alias) : column.replaceAll("$.", ""));
+const select = (alias: string, cols: Columns) => cols.map(([c]) => qualify(c, alias)).join(", ");
+const named = (alias: string, cols: Columns) => cols.map(([c, key]) => `${qualify(c, alias)} AS ${key}`).join(", ");
+/** The object of `cols` from `tuple[at…]`; undefined when its first column is null (a LEFT JOIN that found nothing). */
+function slice<T>(tuple: unknown[], at: number, cols: Columns): T | undefined {
+  if (tuple[at] === null) return undefined;
+  const row: Record<string, unknown> = {};
+  for (let i = 0; i < cols.length; i++) row[cols[i]![1]] = tuple[at + i];
+  return row as T;
+}
+
+const BRANCH_COLS = named("", BRANCH_FIELDS);
+const ENTRY_COLS = named("e", ENTRY_FIELDS);
 const TOOL_COLS = `${ENTRY_COLS}, r.status, r.result, r.error, r.hash AS resultHash, r.completed_at AS completedAt,
   a.result AS appliedResult, a.applied_seq AS appliedSeq`;
 const TOOL_JOIN = `entries e LEFT JOIN tool_results r ON r.entry_id = e.id LEFT JOIN applied a ON a.entry_id = e.id`;
-const CHECKPOINT_COLS = `seq, id, session_id AS sessionId, branch_id AS branchId, position, name, auto, metadata,
-  user_id AS userId, state_id AS stateId, head_hash AS headHash, checksum, created_at AS createdAt, expires_at AS expiresAt`;
+const CHECKPOINT_COLS = named("", CHECKPOINT_FIELDS);
 const MOVE_COLS = `id, session_id AS sessionId, kind, spec, status, pid, pid_start AS pidStart, created_at AS createdAt, finished_at AS finishedAt`;
 const WORKSPACE_COLS = `session_id AS sessionId, dir, exclude, manifest_id AS manifestId, restoring, updated_at AS updatedAt`;
 const STEP_COLS = `move_id AS moveId, idx, op, entry_id AS entryId, status, result, error`;
@@ -44,7 +69,7 @@ const listedFromTuple = (t: ListedTuple): ListedCheckpoint => ({
 });
 
 // Hashes cross as hex text both ways (hex() / unhex() in SQL): no Buffer per row on the hot path.
-const HEAD_COLS = `e.id, e.position, lower(hex(e.hash)), e.state_id, e.msg_count`;
+const HEAD_COLS = select("e", HEAD_FIELDS);
 type HeadTuple = [string, number, string, number | null, number];
 type CurrentTuple = [
   number, string, string, string | null, string | null, string, string | null, string | null, number, number, number,
@@ -55,29 +80,6 @@ const headFromTuple = (t: HeadTuple | CurrentTuple, at: number): HeadRow => ({
   id: t[at] as string, position: t[at + 1] as number, hash: t[at + 2] as string,
   stateId: t[at + 3] as number | null, msgCount: t[at + 4] as number,
 });
-
-/**
- * Column lists for joins whose tables share column names: read as one raw tuple, each table's slice copied into
- * its own object. `$` stands for the table's alias.
- */
-type Columns = readonly (readonly [sql: string, key: string])[];
-const ENTRY_FIELDS: Columns = [["$.seq", "seq"], ["$.id", "id"], ["$.branch_id", "branchId"], ["$.position", "position"], ["$.kind", "kind"],
-  ["$.role", "role"], ["$.content", "content"], ["$.tool", "tool"], ["$.call_id", "callId"], ["$.client_id", "clientId"], ["$.metadata", "metadata"],
-  ["$.state_id", "stateId"], ["$.msg_count", "msgCount"], ["lower(hex($.hash))", "hash"], ["$.created_at", "createdAt"]];
-const BRANCH_FIELDS: Columns = [["$.id", "id"], ["$.session_id", "sessionId"], ["$.parent_id", "parentId"], ["$.fork_checkpoint_id", "forkCheckpointId"],
-  ["$.fork_position", "forkPosition"], ["$.fork_entry_id", "forkEntryId"], ["$.name", "name"], ["$.reason", "reason"], ["$.created_at", "createdAt"]];
-const CHECKPOINT_FIELDS: Columns = [["$.seq", "seq"], ["$.id", "id"], ["$.session_id", "sessionId"], ["$.branch_id", "branchId"], ["$.position", "position"],
-  ["$.name", "name"], ["$.auto", "auto"], ["$.metadata", "metadata"], ["$.user_id", "userId"], ["$.state_id", "stateId"], ["$.head_hash", "headHash"],
-  ["$.checksum", "checksum"], ["$.created_at", "createdAt"], ["$.expires_at", "expiresAt"]];
-const HEAD_FIELDS: Columns = [["$.id", "id"], ["$.position", "position"], ["lower(hex($.hash))", "hash"], ["$.state_id", "stateId"], ["$.msg_count", "msgCount"]];
-const select = (alias: string, cols: Columns) => cols.map(([c]) => c.replaceAll("$", alias)).join(", ");
-/** The object of `cols` from `tuple[at…]`; undefined when its first column is null (a LEFT JOIN that found nothing). */
-function slice<T>(tuple: unknown[], at: number, cols: Columns): T | undefined {
-  if (tuple[at] === null) return undefined;
-  const row: Record<string, unknown> = {};
-  for (let i = 0; i < cols.length; i++) row[cols[i]![1]] = tuple[at + i];
-  return row as T;
-}
 
 /** Checkpoints expired at @now (of @sessionId, or all) that no branch forks from and no running rollback goes to. */
 const EXPIRED_UNUSED = `expires_at IS NOT NULL AND expires_at <= @now AND (@sessionId IS NULL OR session_id = @sessionId)
