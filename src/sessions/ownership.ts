@@ -18,21 +18,19 @@ export function ownedCurrent(store: Store, sessionId: string, userId: string): {
 
 /** A live checkpoint of this session; expired ones and other sessions' are not found. */
 export function sessionCheckpoint(store: Store, session: SessionRow, checkpointId: string, now: number): CheckpointRow {
-  const row = store.getCheckpoint(checkpointId);
-  if (!row || row.sessionId !== session.id || (row.expiresAt !== null && row.expiresAt <= now)) {
-    throw new NotFoundError("checkpoint", checkpointId);
-  }
-  return row;
+  return live(store.getCheckpoint(checkpointId), session, checkpointId, now);
 }
 
 /** `sessionCheckpoint` with the checkpoint's branch and anchor entries, read in the same lookup (for a rollback). */
 export function sessionCheckpointAnchor(store: Store, session: SessionRow, checkpointId: string, now: number): CheckpointAnchorRow {
   const row = store.checkpointAnchor(checkpointId);
-  const cp = row?.checkpoint;
-  if (!row || !cp || cp.sessionId !== session.id || (cp.expiresAt !== null && cp.expiresAt <= now)) {
-    throw new NotFoundError("checkpoint", checkpointId);
-  }
-  return row;
+  live(row?.checkpoint, session, checkpointId, now);
+  return row!;
+}
+
+function live(cp: CheckpointRow | undefined, session: SessionRow, checkpointId: string, now: number): CheckpointRow {
+  if (!cp || cp.sessionId !== session.id || (cp.expiresAt !== null && cp.expiresAt <= now)) throw new NotFoundError("checkpoint", checkpointId);
+  return cp;
 }
 
 /**
