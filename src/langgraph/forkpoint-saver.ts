@@ -330,8 +330,8 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       }
       const parent = parentId === null ? undefined : store.langgraph.getCheckpoint(ref.id, parentId);
       const target = store.getCheckpoint(parent ? parent.fpCheckpointId : thread.startCheckpointId)!;
-      const { head } = ownedCurrent(store, ref.id, ref.userId);
-      return { parent, target, here: head.position === target.position && head.hash === target.headHash };
+      const { branch, head } = ownedCurrent(store, ref.id, ref.userId);
+      return { parent, target, branch, head, here: head.position === target.position && head.hash === target.headHash };
     });
     const { parent, target } = at;
     let append: MessageInput[] = [];
@@ -364,13 +364,15 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     }
     // Every message is checked before the session moves: a refused one leaves the database as it was.
     const fields = this.#validate(ctx, append, items === null ? 0 : items.length - append.length);
+    if (editAt === null && at.here) return { branchId: at.branch.id, head: at.head, fields, ...outcome };
     if (editAt !== null) {
       // The edit forks just before the first message that differs, on the parent's lineage, and writes the new one.
       await edit(ctx, ref, editAt, append[0]!);
       fields.shift();
-    } else if (!at.here) {
+    } else {
       await rollback(ctx, ref, target.id);
     }
+    // Where the move left the session (the write checks it again, and lands anew if another writer moved it since).
     const { branch, head } = await store.read(() => ownedCurrent(store, ref.id, ref.userId));
     return { branchId: branch.id, head, fields, ...outcome };
   }
