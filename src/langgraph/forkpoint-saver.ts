@@ -12,9 +12,9 @@ import {
 import { ConflictError, NotFoundError, ValidationError } from "../models/errors.js";
 import { langGraphSaverOptions, parseInput } from "../models/inputs.js";
 import { toJsonText, type JsonValue } from "../models/json.js";
-import type { MessageInput } from "../models/types.js";
+import type { Checkpoint as CheckpointInfo, MessageInput } from "../models/types.js";
 import type { LgCheckpointRow, LgThreadRow, LgWriteRow } from "../store/langgraph-tables.js";
-import type { Store } from "../store/store.js";
+import type { EntryRow, LineageSegment, SessionRow, Store } from "../store/store.js";
 import { messageFields } from "../sessions/append.js";
 import { readVerifiedAfter } from "../sessions/checkpoints.js";
 import type { EngineContext, SessionRef } from "../sessions/context.js";
@@ -29,6 +29,7 @@ import { ownedCurrent } from "../sessions/ownership.js";
 import { rollback } from "../sessions/rollback.js";
 import { toCheckpoint, toMessage } from "../sessions/rows.js";
 import { fromMessage, toMessageInput } from "./messages.js";
+import { MirrorCache, extendsMirror, fieldsOf, mirrorOf, type Mirror } from "./mirror-cache.js";
 import { VerifiedItemsCache, isBinaryItem } from "./verified-items.js";
 
 /** Options of `ForkpointSaver`. */
@@ -43,32 +44,6 @@ export interface ForkpointSaverOptions {
 
 const utf8 = new TextDecoder();
 
-/** The lineage point a thread's branch is at, and the items of the messages channel mirrored up to it. */
-interface MirrorCache {
-  headHash: string;
-  items: readonly unknown[];
-  /** Each item's own field values when it was stored (`shallowValues`), to notice a field reassigned in place. */
-  fields: unknown[][];
-}
-
-/**
- * An item's own field values (and a LangChain message's `lc_kwargs`, which its serialization reads). Comparing them
- * by identity notices a node that reassigns a stored message's field in place (`m.content = redact(m.content)`),
- * for the cost of a pointer walk, not a serialization. A change deep inside a field's own object is not noticed.
- */
-function shallowValues(item: unknown): unknown[] {
-  if (typeof item !== "object" || item === null) return [item];
-  const values = Object.values(item);
-  const kwargs = (item as { lc_kwargs?: unknown }).lc_kwargs;
-  if (typeof kwargs === "object" && kwargs !== null) values.push(...Object.values(kwargs));
-  return values;
-}
-
-const sameValues = (a: unknown[], b: unknown[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
-
-/** `items` with their field values, as the cache keeps them. */
-const mirrorOf = (items: readonly unknown[]): Omit<MirrorCache, "headHash"> => ({ items, fields: items.map(shallowValues) });
-
 /** Where a put lands: the session's head (after any fork), and how the messages channel is stored. */
 interface Landing {
   branchId: string;
@@ -78,10 +53,38 @@ interface Landing {
   /** The messages channel's version that the session's messages are at this checkpoint (null: none). */
   messagesVersion: string | null;
   /** The items now mirrored and their field values (for the cache); null when the channel did not change or is stored as a value. */
-  mirrored: Omit<MirrorCache, "headHash"> | null;
+  mirrored: Omit<Mirror, "headHash"> | null;
   /** The new list could not be kept as messages (it drops some from the end): it is stored as a value. */
   asValue: boolean;
 }
+
+/** A put, serialized and checked, before it lands. */
+interface PreparedPut {
+  threadId: string;
+  ns: string;
+  parentId: string | null;
+  checkpointId: string;
+  /** The messages channel's new list (null: the channel did not change). */
+  items: unknown[] | null;
+  messagesVersion: string | null;
+  /** Channel values other than the messages, by version. */
+  blobs: { channel: string; version: string; type: string; value: Buffer }[];
+  /** The forkpoint checkpoint's own metadata (JSON). */
+  cpMetadata: string;
+  /** The saver row's serialized checkpoint (without channel values) and metadata. */
+  lg: Pick<LgCheckpointRow, "type" | "checkpoint" | "metadataType" | "metadata">;
+}
+
+/** What a put's transaction wrote, for what the saver keeps and the events. */
+interface Written {
+  checkpoints: CheckpointInfo[];
+  headHash: string;
+  from: Head;
+  wrote: { segments: LineageSegment[] | null; rows: EntryRow[] };
+}
+
+/** How many threads' sessions a saver remembers for its one-transaction put. */
+const MAX_KNOWN_THREADS = 100_000;
 
 /** Versions are compared as their JSON: 1 and "1" are different versions. */
 const versionKey = (v: unknown): string => JSON.stringify(v);
@@ -97,7 +100,9 @@ export class ForkpointSaver extends BaseCheckpointSaver {
   readonly #fp: Forkpoint;
   readonly #userId: string;
   readonly #messages: string;
-  readonly #cache = new Map<string, MirrorCache>();
+  readonly #cache = new MirrorCache();
+  /** The session of each thread this saver has put to (`ns` NUL `threadId`): where a put tries its one-transaction path. */
+  readonly #sessions = new Map<string, string>();
   readonly #verified = new VerifiedItemsCache();
 
   constructor(fp: Forkpoint, options: ForkpointSaverOptions = {}) {
@@ -138,7 +143,9 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       const row = thread && ctx.store.langgraph.getCheckpoint(thread.sessionId, checkpointId);
       return row && { thread, row };
     });
-    return found && this.#tuple(ctx, threadId, ns, found.row, true);
+    if (!found) return undefined;
+    this.#remember(`${ns}\0${threadId}`, found.thread.sessionId);
+    return this.#tuple(ctx, threadId, ns, found.row, true);
   }
 
   override async *list(config: RunnableConfig, options: CheckpointListOptions = {}): AsyncGenerator<CheckpointTuple> {
@@ -200,12 +207,23 @@ export class ForkpointSaver extends BaseCheckpointSaver {
 
     const ctx = await this.#engine();
     const cpMetadata = toJsonText({ langgraph: { ...scalars(metadata), threadId, checkpointNs: ns, checkpointId: checkpoint.id } }, "metadata", ctx.limits);
+    const put: PreparedPut = {
+      threadId, ns, parentId, checkpointId: checkpoint.id, items, messagesVersion, blobs, cpMetadata,
+      lg: { type, checkpoint: Buffer.from(body), metadataType, metadata: Buffer.from(metadataBody) },
+    };
+    const key = `${ns}\0${threadId}`;
+    const known = this.#sessions.get(key);
+    if (known !== undefined) {
+      const done = await ctx.withSessionLock(`langgraph-put:${known}`, () => this.#putAtHead(ctx, known, put));
+      if (done) return done;
+    }
     let thread = await this.#findThread(ctx, threadId, ns);
     if (!thread) {
       // A new thread's messages are all new: checked before its session is created, so a refused put writes nothing.
       if (items) this.#validate(ctx, (await this.#serializeItems(items)).map(toMessageInput), 0);
       thread = await this.#createThread(ctx, threadId, ns);
     }
+    this.#remember(key, thread.sessionId);
     const ref: SessionRef = { id: thread.sessionId, userId: this.#userId };
     // Puts to one thread land one at a time in this process (savers sharing this Forkpoint too): two landing at once
     // would each move the thread away from the other's landing, over and over.
@@ -217,7 +235,6 @@ export class ForkpointSaver extends BaseCheckpointSaver {
           const [t, v] = await this.serde.dumpsTyped(items);
           blobs.push({ channel: this.#messages, version: messagesVersion!, type: t, value: Buffer.from(v) });
         }
-        const fields = landing.fields;
         const written = await ctx.store.write(() => {
           const { session, branch, head } = ownedCurrent(ctx.store, ref.id, ref.userId);
           // Another writer moved the thread since it was read: land again.
@@ -225,27 +242,70 @@ export class ForkpointSaver extends BaseCheckpointSaver {
           if (ctx.store.langgraph.getCheckpoint(ref.id, checkpoint.id)) {
             throw new ConflictError(`thread ${threadId} already has a checkpoint ${checkpoint.id}`, "CHECKPOINT_EXISTS");
           }
-          const msgs = writeMessages(ctx, session, branch.id, head, fields);
-          const row = writeCheckpoint(ctx, session, branch.id, msgs.head, { name: null, auto: false, metadata: cpMetadata, expiresAt: null });
-          for (const b of blobs) ctx.store.langgraph.insertBlob({ sessionId: ref.id, ...b });
-          ctx.store.langgraph.insertCheckpoint({
-            sessionId: ref.id, checkpointId: checkpoint.id, parentCheckpointId: parentId, fpCheckpointId: row.id,
-            type, checkpoint: Buffer.from(body), metadataType, metadata: Buffer.from(metadataBody),
-            messagesVersion: landing.messagesVersion,
-          });
-          // The lineage's segments, when the saver's kept lineage cannot simply be extended (a new thread, a new branch).
-          const last = this.#verified.get(ref.id)?.lineage.segments.at(-1);
-          const segments = msgs.rows.length > 0 && last?.branchId !== branch.id ? ctx.store.lineage(branch.id, msgs.head.position) : null;
-          return { checkpoints: [...msgs.checkpoints, toCheckpoint(row)], headHash: msgs.head.hash, from: head, wrote: { segments, rows: msgs.rows } };
+          return this.#write(ctx, session, branch.id, head, landing.fields, put, landing.messagesVersion);
         });
-        if (!written) continue;
-        // Only now: a transaction that failed to commit must leave nothing behind in the saver either.
-        this.#verified.written(ref.id, written.from, written.wrote);
-        if (landing.mirrored) this.#cache.set(ref.id, { ...landing.mirrored, headHash: written.headHash });
-        for (const cp of written.checkpoints) ctx.events.emit("checkpoint", cp);
-        return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
+        if (written) return this.#landed(ctx, ref.id, put, written, landing.mirrored);
       }
     });
+  }
+
+  /**
+   * The common put, in one write transaction: the thread's session is known, its head is the parent checkpoint, and
+   * the new list begins with the items this saver mirrored there (the same objects): only the new ones are written.
+   * Returns null, having written nothing, when any of that is not so (the general path then lands the put).
+   */
+  async #putAtHead(ctx: EngineContext, sessionId: string, put: PreparedPut): Promise<RunnableConfig | null> {
+    const store = ctx.store;
+    const cached = put.items === null ? undefined : this.#cache.get(sessionId);
+    if (put.items !== null && (!cached || !extendsMirror(cached, put.items))) return null;
+    const added = cached ? put.items!.slice(cached.items.length) : [];
+    const append = (await this.#serializeItems(added)).map(toMessageInput);
+    const written = await store.write(() => {
+      const thread = store.langgraph.getThread(this.#userId, put.threadId, put.ns);
+      if (thread?.sessionId !== sessionId) return null;
+      if (store.langgraph.getCheckpoint(sessionId, put.checkpointId)) {
+        throw new ConflictError(`thread ${put.threadId} already has a checkpoint ${put.checkpointId}`, "CHECKPOINT_EXISTS");
+      }
+      const parent = put.parentId === null ? undefined : store.langgraph.getCheckpoint(sessionId, put.parentId);
+      const target = store.getCheckpoint(parent ? parent.fpCheckpointId : thread.startCheckpointId)!;
+      const { session, branch, head } = ownedCurrent(store, sessionId, this.#userId);
+      if (head.position !== target.position || head.hash !== target.headHash || (cached && cached.headHash !== head.hash)) return null;
+      const fields = this.#validate(ctx, append, cached ? cached.items.length : 0);
+      return this.#write(ctx, session, branch.id, head, fields, put, cached ? put.messagesVersion : (parent?.messagesVersion ?? null));
+    });
+    if (!written) return null;
+    const mirrored = cached ? { items: put.items!.slice(), fields: [...cached.fields, ...added.map(fieldsOf)] } : null;
+    return this.#landed(ctx, sessionId, put, written, mirrored);
+  }
+
+  /** The put's rows after `head` of `branchId` (in the caller's write transaction); what the saver keeps of them. */
+  #write(ctx: EngineContext, session: SessionRow, branchId: string, head: Head, fields: EntryFields[], put: PreparedPut, messagesVersion: string | null): Written {
+    const store = ctx.store;
+    const msgs = writeMessages(ctx, session, branchId, head, fields);
+    const row = writeCheckpoint(ctx, session, branchId, msgs.head, { name: null, auto: false, metadata: put.cpMetadata, expiresAt: null });
+    for (const b of put.blobs) store.langgraph.insertBlob({ sessionId: session.id, ...b });
+    store.langgraph.insertCheckpoint({
+      sessionId: session.id, checkpointId: put.checkpointId, parentCheckpointId: put.parentId, fpCheckpointId: row.id, ...put.lg, messagesVersion,
+    });
+    // The lineage's segments, when the saver's kept lineage cannot simply be extended (a new thread, a new branch).
+    const last = this.#verified.get(session.id)?.lineage.segments.at(-1);
+    const segments = msgs.rows.length > 0 && last?.branchId !== branchId ? store.lineage(branchId, msgs.head.position) : null;
+    return { checkpoints: [...msgs.checkpoints, toCheckpoint(row)], headHash: msgs.head.hash, from: head, wrote: { segments, rows: msgs.rows } };
+  }
+
+  /** After the put's transaction committed (not before: a failed commit leaves nothing behind in the saver either). */
+  #landed(ctx: EngineContext, sessionId: string, put: PreparedPut, written: Written, mirrored: Omit<Mirror, "headHash"> | null): RunnableConfig {
+    this.#verified.written(sessionId, written.from, written.wrote);
+    if (mirrored) this.#cache.set(sessionId, { ...mirrored, headHash: written.headHash });
+    for (const cp of written.checkpoints) ctx.events.emit("checkpoint", cp);
+    return { configurable: { thread_id: put.threadId, checkpoint_ns: put.ns, checkpoint_id: put.checkpointId } };
+  }
+
+  /** Remembers which session a thread is (most recent last; the oldest are forgotten past `MAX_KNOWN_THREADS`). */
+  #remember(key: string, sessionId: string): void {
+    this.#sessions.delete(key);
+    this.#sessions.set(key, sessionId);
+    if (this.#sessions.size > MAX_KNOWN_THREADS) this.#sessions.delete(this.#sessions.keys().next().value!);
   }
 
   override async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath = ""): Promise<void> {
@@ -282,6 +342,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       this.#cache.delete(id);
       this.#verified.delete(id);
     }
+    for (const [key, id] of this.#sessions) if (sessions.includes(id)) this.#sessions.delete(key);
   }
 
   #findThread(ctx: EngineContext, threadId: string, ns: string): Promise<LgThreadRow | undefined> {
@@ -342,11 +403,11 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       outcome = { messagesVersion: parent?.messagesVersion ?? null, mirrored: null, asValue: false };
     } else {
       const cached = this.#cache.get(ref.id);
-      if (cached && cached.headHash === target.headHash && cached.items.length <= items.length && cached.items.every((x, i) => x === items[i] && sameValues(cached.fields[i]!, shallowValues(x)))) {
+      if (cached && cached.headHash === target.headHash && extendsMirror(cached, items)) {
         // The same objects as the last put (LangGraph keeps them in its channel): only the new ones are serialized.
         const added = items.slice(cached.items.length);
         append = (await this.#serializeItems(added)).map(toMessageInput);
-        outcome = { messagesVersion, mirrored: { items: items.slice(), fields: [...cached.fields, ...added.map(shallowValues)] }, asValue: false };
+        outcome = { messagesVersion, mirrored: { items: items.slice(), fields: [...cached.fields, ...added.map(fieldsOf)] }, asValue: false };
       } else {
         const serialized = await this.#serializeItems(items);
         const old = await store.read(() => lineageMessages(store, target.branchId, toMessage, target.position));

@@ -43,6 +43,9 @@ function grow(known: VerifiedItems | undefined, shared: number, segments: Lineag
 
 export class VerifiedItemsCache {
   readonly #items = new Map<string, VerifiedItems>();
+  /** How many texts each thread's items had when last remembered (they grow in place), and their sum. */
+  readonly #sizes = new Map<string, number>();
+  #total = 0;
 
   /** `maxMessages`: how many messages all threads together may keep (each as a text, plus 3 fields of its entry). */
   constructor(readonly maxMessages = 200_000) {}
@@ -53,6 +56,8 @@ export class VerifiedItemsCache {
 
   delete(sessionId: string): void {
     this.#items.delete(sessionId);
+    this.#total -= this.#sizes.get(sessionId) ?? 0;
+    this.#sizes.delete(sessionId);
   }
 
   /**
@@ -92,14 +97,13 @@ export class VerifiedItemsCache {
   }
 
   #remember(sessionId: string, v: VerifiedItems): void {
-    this.#items.delete(sessionId);
+    this.delete(sessionId);
     this.#items.set(sessionId, v);
-    let total = 0;
-    for (const x of this.#items.values()) total += x.texts.length;
-    for (const [id, x] of this.#items) {
-      if (total <= this.maxMessages || id === sessionId) break;
-      this.#items.delete(id);
-      total -= x.texts.length;
+    this.#sizes.set(sessionId, v.texts.length);
+    this.#total += v.texts.length;
+    for (const id of this.#items.keys()) {
+      if (this.#total <= this.maxMessages || id === sessionId) break;
+      this.delete(id);
     }
   }
 }

@@ -373,6 +373,38 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     expect(await s.deleteCheckpoint(start.id).catch((e: unknown) => e)).toMatchObject({ code: "CHECKPOINT_IN_USE" });
   });
 
+  it("a put from the saver's last checkpoint lands right after another saver moved the thread, or deleted it", async () => {
+    const { fp } = dbs.open();
+    const [a, b] = [new ForkpointSaver(fp), new ForkpointSaver(fp)];
+    /** `step` null: a checkpoint that leaves the messages channel as its parent has it. */
+    const put = (saver: ForkpointSaver, parent: string | undefined, id: string, messages: unknown[], step: number | null) =>
+      saver.put({ configurable: { thread_id: "t", checkpoint_ns: "", ...(parent ? { checkpoint_id: parent } : {}) } },
+        { v: 4, id, ts: new Date().toISOString(), channel_values: { messages }, channel_versions: { messages: step ?? 0 }, versions_seen: {} },
+        { source: "loop", step: step ?? 0, parents: {} }, step === null ? {} : { messages: step });
+    const read = async (saver: ForkpointSaver, id: string) =>
+      (await saver.getTuple({ configurable: { thread_id: "t", checkpoint_ns: "", checkpoint_id: id } }))!.checkpoint.channel_values.messages;
+    const [one, two, three] = ["one", "two", "three"].map((content) => ({ role: "user", content }));
+    await put(a, undefined, "01", [one], 1);
+    await put(a, "01", "02", [one, two], 2);
+    // b forks from the first checkpoint: the thread's head is no longer a's last checkpoint.
+    await put(b, "01", "03", [...((await read(b, "01")) as unknown[]), { role: "assistant", content: "other" }], 3);
+    await put(a, "02", "04", [one, two, three], 4);
+    expect(await read(new ForkpointSaver(fp), "04")).toEqual([one, two, three]);
+    expect(await read(new ForkpointSaver(fp), "03")).toEqual([one, { role: "assistant", content: "other" }]);
+    expect(await put(a, "04", "04", [one, two, three, one], 5).catch((e: unknown) => e)).toMatchObject({ code: "CHECKPOINT_EXISTS" });
+    // b deletes the thread and starts it again (a new session); a goes on from b's checkpoint.
+    await b.deleteThread("t");
+    await put(b, undefined, "05", [three], 6);
+    await put(a, "05", "06", [three], null);
+    await put(a, "06", "07", [three, one], 7);
+    expect(await read(new ForkpointSaver(fp), "07")).toEqual([three, one]);
+    expect(await a.getTuple({ configurable: { thread_id: "t", checkpoint_ns: "", checkpoint_id: "04" } })).toBeUndefined();
+    const sessions = (await fp.listSessions({ userId: "langgraph" })).items;
+    expect(sessions).toHaveLength(1);
+    expect((await (await fp.getSession(sessions[0]!.id, { userId: "langgraph" })).history()).map((m) => m.content)).toEqual(["three", "one"]);
+    expect(await fp.verify()).toMatchObject({ ok: true });
+  });
+
   it("a node that rewrites a stored message in place (a redaction) is kept: the new text is a new version of it", async () => {
     const { fp } = dbs.open();
     const graph = new StateGraph(MessagesAnnotation)

@@ -1,0 +1,51 @@
+// The saver's mirrored message lists: a list extends the mirror only with the same objects and field values, and the
+// size bound evicts the least recently used thread.
+import { describe, expect, it } from "vitest";
+import { MirrorCache, extendsMirror, mirrorOf } from "../../src/langgraph/mirror-cache.js";
+
+const msg = (content: string) => ({ role: "user", content });
+
+describe("extendsMirror", () => {
+  it("holds for the same objects followed by new ones, and not for a copy, a reassigned field or a shorter list", () => {
+    const a = msg("a"), b = msg("b");
+    const mirror = mirrorOf([a, b]);
+    expect(extendsMirror(mirror, [a, b])).toBe(true);
+    expect(extendsMirror(mirror, [a, b, msg("c")])).toBe(true);
+    expect(extendsMirror(mirror, [a])).toBe(false);
+    expect(extendsMirror(mirror, [a, msg("b")])).toBe(false);
+    b.content = "redacted";
+    expect(extendsMirror(mirror, [a, b])).toBe(false);
+  });
+
+  it("notices a field added to a stored item, a change in a LangChain message's lc_kwargs, and a primitive item replaced", () => {
+    const lc = { content: "x", lc_kwargs: { content: "x" } };
+    const plain = msg("p");
+    const mirror = mirrorOf([lc, plain, "text"]);
+    expect(extendsMirror(mirror, [lc, plain, "text"])).toBe(true);
+    lc.lc_kwargs.content = "y";
+    expect(extendsMirror(mirror, [lc, plain, "text"])).toBe(false);
+    lc.lc_kwargs.content = "x";
+    (plain as Record<string, unknown>).name = "n";
+    expect(extendsMirror(mirror, [lc, plain, "text"])).toBe(false);
+    delete (plain as Record<string, unknown>).name;
+    expect(extendsMirror(mirror, [lc, plain, "other"])).toBe(false);
+    expect(extendsMirror(mirror, [lc, plain, "text"])).toBe(true);
+  });
+});
+
+describe("MirrorCache", () => {
+  it("keeps at most maxItems across threads, dropping the least recently set first, never the one just set", () => {
+    const c = new MirrorCache(4);
+    c.set("s1", { headHash: "h1", ...mirrorOf([msg("a"), msg("b")]) });
+    c.set("s2", { headHash: "h2", ...mirrorOf([msg("c")]) });
+    c.set("s1", { headHash: "h1b", ...mirrorOf([msg("a"), msg("b"), msg("d")]) }); // s1 is now the most recent: 4 items
+    expect([c.get("s1")?.headHash, c.get("s2")?.headHash]).toEqual(["h1b", "h2"]);
+    c.set("s3", { headHash: "h3", ...mirrorOf([msg("e")]) }); // 5 items: s2 (least recent) goes
+    expect([c.get("s1")?.headHash, c.get("s2"), c.get("s3")?.headHash]).toEqual(["h1b", undefined, "h3"]);
+    c.set("s4", { headHash: "h4", ...mirrorOf([1, 2, 3, 4, 5]) }); // larger than the bound alone: kept, the others go
+    expect([c.get("s1"), c.get("s3"), c.get("s4")?.headHash]).toEqual([undefined, undefined, "h4"]);
+    c.delete("s4");
+    c.set("s5", { headHash: "h5", ...mirrorOf([1, 2, 3]) });
+    expect(c.get("s5")?.headHash).toBe("h5");
+  });
+});
