@@ -89,6 +89,19 @@ export async function runFloorChat(n: number, reps = 5): Promise<ChatFigures> {
   }
 }
 
+/**
+ * The floor's one write transaction (a branch row, as its rollback writes) on a floor database of its own in `dir`: for
+ * timing it in another system's process, alternately with that system's operation (`timeSmallOpPaired`).
+ */
+export function floorWriteTx(dir: string): { tx: () => void; close: () => void } {
+  const db = open(join(dir, "floor-tx.db"));
+  const session = id("se"), branch = id("br");
+  const insBranch = db.prepare("INSERT INTO branches VALUES (?, ?, ?, ?, ?)");
+  insBranch.run(branch, session, null, null, Date.now());
+  const tx = db.transaction(() => insBranch.run(id("br"), session, branch, 1, Date.now()));
+  return { tx: () => void tx(), close: () => db.close() };
+}
+
 /** Reading a history of `count` messages: one select ordered by position via the index, plus JSON.parse. */
 export async function runFloorHistory(count: number, reps: number): Promise<{ count: number; ms: number }> {
   const { dir, cleanup } = tempDir("floor-hist");

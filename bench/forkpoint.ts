@@ -3,7 +3,7 @@ import Database from "better-sqlite3";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { rng, type PageFigures } from "./floor.js";
+import { floorWriteTx, rng, type PageFigures } from "./floor.js";
 import { content, dbBytes, emptyChat, firstLastMedians, median, opReps, peakRssMB, now, percentile, tempDir, timeMedian, timeSmallOp, type ChatFigures } from "./util.js";
 
 // Loose local views of the API, so this file runs against whatever the engine exports today.
@@ -106,18 +106,27 @@ export async function runForkpointChat(n: number, reps = 5, walWorker = false): 
       const p = await fp.listCheckpoints({ userId: "user-1", limit: 10 });
       if (p.items.length !== Math.min(10, n)) throw new Error(`listCheckpoints returned ${p.items.length} items`);
     })).warmMs);
-    fig.rollbackMs = await figure(fig.notes, "rollback(middle)", async () => {
-      const t = await timeSmallOp(() => s.rollback(cps[mid]!));
-      fig.rollbackColdMs = t.coldMs;
-      return t.warmMs;
-    });
-    fig.editMs = await figure(fig.notes, "edit(middle message)", async () => {
-      if (!midMessage?.id) throw new Error("append() returned no message ids");
-      const id = midMessage.id;
-      const t = await timeSmallOp(() => s.edit(id, { role: "user", content: content(-1, "user") }));
-      fig.editColdMs = t.coldMs;
-      return t.warmMs;
-    });
+    // Each followed at once by the floor's one write transaction, timed the same way in this process: the ratio the
+    // target asks for, without the drift of the machine between this process and the floor's, minutes apart.
+    const floorTx = floorWriteTx(dir);
+    try {
+      fig.rollbackMs = await figure(fig.notes, "rollback(middle)", async () => {
+        const t = await timeSmallOp(() => s.rollback(cps[mid]!));
+        fig.rollbackColdMs = t.coldMs;
+        fig.rollbackFloorMs = (await timeSmallOp(floorTx.tx)).warmMs;
+        return t.warmMs;
+      });
+      fig.editMs = await figure(fig.notes, "edit(middle message)", async () => {
+        if (!midMessage?.id) throw new Error("append() returned no message ids");
+        const id = midMessage.id;
+        const t = await timeSmallOp(() => s.edit(id, { role: "user", content: content(-1, "user") }));
+        fig.editColdMs = t.coldMs;
+        fig.editFloorMs = (await timeSmallOp(floorTx.tx)).warmMs;
+        return t.warmMs;
+      });
+    } finally {
+      floorTx.close();
+    }
     return fig;
   } finally {
     await fp.close();

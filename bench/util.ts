@@ -113,6 +113,12 @@ export interface ChatFigures {
   editMs: number | null;
   editColdMs: number | null;
   writeTxMs: number | null;
+  /**
+   * forkpoint only: the floor's one write transaction (`floorWriteTx`), timed in the same process right after its
+   * rollback (resp. edit), the same way (steady state).
+   */
+  rollbackFloorMs: number | null;
+  editFloorMs: number | null;
   /** Peak RSS (MB) of the process at the end of the turns, before the reads materialize whole histories. */
   turnsRssMB: number;
   notes: string[];
@@ -121,7 +127,8 @@ export interface ChatFigures {
 export function emptyChat(n: number): ChatFigures {
   return {
     n, totalMs: NaN, firstMs: NaN, lastMs: NaN, meanTurnMs: NaN, p99TurnMs: NaN, dbBytes: NaN, readLatestMs: null, historyMs: null,
-    list10Ms: null, rollbackMs: null, rollbackColdMs: null, editMs: null, editColdMs: null, writeTxMs: null, turnsRssMB: NaN, notes: [],
+    list10Ms: null, rollbackMs: null, rollbackColdMs: null, editMs: null, editColdMs: null, writeTxMs: null,
+    rollbackFloorMs: null, editFloorMs: null, turnsRssMB: NaN, notes: [],
   };
 }
 
