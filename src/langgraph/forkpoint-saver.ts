@@ -259,7 +259,13 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     const cached = put.items === null ? undefined : this.#cache.get(sessionId);
     if (put.items !== null && (!cached || !extendsMirror(cached, put.items))) return null;
     const added = cached ? put.items!.slice(cached.items.length) : [];
-    const append = (await this.#serializeItems(added)).map(toMessageInput);
+    let append: MessageInput[];
+    try {
+      append = (await this.#serializeItems(added)).map(toMessageInput);
+    } catch {
+      // Refused items: the general path reports it, after the checks that come first there (a taken checkpoint id).
+      return null;
+    }
     const written = await store.write(() => {
       const thread = store.langgraph.getThread(this.#userId, put.threadId, put.ns);
       if (thread?.sessionId !== sessionId) return null;
@@ -274,6 +280,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       return this.#write(ctx, session, branch.id, head, fields, put, cached ? put.messagesVersion : (parent?.messagesVersion ?? null));
     });
     if (!written) return null;
+    this.#remember(`${put.ns}\0${put.threadId}`, sessionId);
     const mirrored = cached ? { items: put.items!.slice(), fields: [...cached.fields, ...added.map(fieldsOf)] } : null;
     return this.#landed(ctx, sessionId, put, written, mirrored);
   }
@@ -447,7 +454,14 @@ export class ForkpointSaver extends BaseCheckpointSaver {
   async #serializeItems(items: readonly unknown[]): Promise<JsonValue[]> {
     if (items.length === 0) return [];
     const [type, body] = await this.serde.dumpsTyped(items);
-    if (type === "json") return JSON.parse(utf8.decode(body)) as JsonValue[];
+    if (type === "json") {
+      const list = JSON.parse(utf8.decode(body)) as JsonValue;
+      // LangGraph's serializer gives a string ("[unable to serialize, …]") for a value it cannot write.
+      if (!Array.isArray(list) || list.length !== items.length) {
+        throw new ValidationError(`checkpoint.channel_values.${this.#messages}`, `cannot be serialized by the saver's serializer (it wrote ${JSON.stringify(list).slice(0, 80)})`);
+      }
+      return list;
+    }
     return Promise.all(items.map(async (item) => {
       const [t, b] = await this.serde.dumpsTyped(item);
       return t === "json" ? (JSON.parse(utf8.decode(b)) as JsonValue) : { __lg_type: t, base64: Buffer.from(b).toString("base64") };
@@ -505,7 +519,8 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       const { items, headHash } = await this.#readItems(store, row);
       values[this.#messages] = items;
       // LangGraph goes on from the checkpoint it read with these very objects: the next put finds them cached.
-      if (mirror) this.#cache.set(row.sessionId, { ...mirrorOf(items), headHash });
+      // A copy: LangGraph's own array may be pushed to in place, which must read as new items, not as the mirror's.
+      if (mirror) this.#cache.set(row.sessionId, { ...mirrorOf(items.slice()), headHash });
     }
     const checkpoint = { ...skeleton, channel_values: values } as Checkpoint;
     if (sends.length > 0) {

@@ -49,32 +49,37 @@ export function extendsMirror(mirror: Omit<Mirror, "headHash">, items: readonly 
 }
 
 export class MirrorCache {
-  readonly #mirrors = new Map<string, Mirror>();
+  /** Each thread's mirror with its size when set (counted once: the total cannot drift), least recently used first. */
+  readonly #mirrors = new Map<string, { mirror: Mirror; size: number }>();
   #total = 0;
 
   /** `maxItems`: how many items all threads together may keep (each with its field values). */
   constructor(readonly maxItems = 200_000) {}
 
+  /** The thread's mirror, now the most recently used. */
   get(sessionId: string): Mirror | undefined {
-    return this.#mirrors.get(sessionId);
+    const kept = this.#mirrors.get(sessionId);
+    if (!kept) return undefined;
+    this.#mirrors.delete(sessionId);
+    this.#mirrors.set(sessionId, kept);
+    return kept.mirror;
   }
 
   delete(sessionId: string): void {
-    const m = this.#mirrors.get(sessionId);
-    if (!m) return;
+    const kept = this.#mirrors.get(sessionId);
+    if (!kept) return;
     this.#mirrors.delete(sessionId);
-    this.#total -= m.items.length;
+    this.#total -= kept.size;
   }
 
   /** Keeps `mirror` as the thread's, most recently used; evicts the least recently used others past the bound. */
   set(sessionId: string, mirror: Mirror): void {
     this.delete(sessionId);
-    this.#mirrors.set(sessionId, mirror);
+    this.#mirrors.set(sessionId, { mirror, size: mirror.items.length });
     this.#total += mirror.items.length;
-    for (const [id, m] of this.#mirrors) {
+    for (const id of this.#mirrors.keys()) {
       if (this.#total <= this.maxItems || id === sessionId) break;
-      this.#mirrors.delete(id);
-      this.#total -= m.items.length;
+      this.delete(id);
     }
   }
 }

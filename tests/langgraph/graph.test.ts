@@ -405,6 +405,44 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     expect(await fp.verify()).toMatchObject({ ok: true });
   });
 
+  it("a node that pushes into the messages it was given (after an interrupt) has the pushed message stored too", async () => {
+    const { fp } = dbs.open();
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode("ask", (state) => {
+        const answer = interrupt("?");
+        state.messages.push(new AIMessage("note pushed in place"));
+        return { messages: [new AIMessage(`got ${String(answer)}`)] };
+      })
+      .addEdge(START, "ask")
+      .addEdge("ask", END)
+      .compile({ checkpointer: new ForkpointSaver(fp) });
+    await graph.invoke({ messages: [new HumanMessage("hi")] }, thread("p"));
+    const out = await graph.invoke(new Command({ resume: "yes" }), thread("p"));
+    expect(out.messages.map((m: BaseMessage) => m.content)).toEqual(["hi", "note pushed in place", "got yes"]);
+    const { items: [info] } = await fp.listSessions({ userId: "langgraph" });
+    const s = await fp.getSession(info!.id, { userId: "langgraph" });
+    expect((await s.history()).map((m) => m.content)).toEqual(["hi", "note pushed in place", "got yes"]);
+  });
+
+  it("a list its serializer cannot write is a ValidationError, after a taken checkpoint id is refused", async () => {
+    const { fp, path } = dbs.open();
+    const saver = new ForkpointSaver(fp);
+    const put = (parent: string | undefined, id: string, messages: unknown[], step: number) =>
+      saver.put({ configurable: { thread_id: "b", ...(parent ? { checkpoint_id: parent } : {}) } },
+        { v: 4, id, ts: new Date().toISOString(), channel_values: { messages }, channel_versions: { messages: step }, versions_seen: {} },
+        { source: "loop", step, parents: {} }, { messages: step });
+    const [one, two] = [{ role: "user", content: "one" }, { role: "user", content: "two" }];
+    await put(undefined, "01", [one], 1);
+    await put("01", "02", [one, two], 2);
+    const before = dumpDatabase(path);
+    const bad = { role: "user", content: 1n };
+    expect(await put("02", "02", [one, two, bad], 3).catch((e: unknown) => e)).toMatchObject({ code: "CHECKPOINT_EXISTS" });
+    const refused = await put("02", "03", [one, two, bad], 3).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ValidationError);
+    expect(refused).toMatchObject({ field: "checkpoint.channel_values.messages" });
+    expect(dumpDatabase(path)).toEqual(before);
+  });
+
   it("a node that rewrites a stored message in place (a redaction) is kept: the new text is a new version of it", async () => {
     const { fp } = dbs.open();
     const graph = new StateGraph(MessagesAnnotation)
