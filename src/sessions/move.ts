@@ -43,7 +43,8 @@ export async function performMove(
   options: MoveOptions | undefined,
   prepare: (session: SessionRow) => Omit<MoveSpec, "onError" | "skipped" | "unknown">,
 ): Promise<MoveOutcome> {
-  const o = parseInput(moveOptions, options ?? {}, "options");
+  // No options (the usual call) is the defaults: nothing to validate.
+  const o: MoveOptions = options === undefined || options === null ? {} : parseInput(moveOptions, options, "options");
   const scope = o.scope ?? "conversation";
   return ctx.withSessionLock(ref.id, async () => {
     if (scope === "conversation") return moveConversation(ctx, ref, o, prepare);
