@@ -5,7 +5,7 @@
 // every version. Other channels are stored once per version, pending writes beside them.
 import type { RunnableConfig } from "@langchain/core/runnables";
 import {
-  BaseCheckpointSaver, TASKS, WRITES_IDX_MAP, compareWritesSortKeys, maxChannelVersion, writesSortKey,
+  BaseCheckpointSaver, JsonPlusSerializer, TASKS, WRITES_IDX_MAP, compareWritesSortKeys, maxChannelVersion, writesSortKey,
   type ChannelVersions, type Checkpoint, type CheckpointListOptions, type CheckpointMetadata, type CheckpointPendingWrite,
   type CheckpointTuple, type PendingWrite, type SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
@@ -104,6 +104,8 @@ export class ForkpointSaver extends BaseCheckpointSaver {
   /** The session of each thread this saver has put to (`ns` NUL `threadId`): where a put tries its one-transaction path. */
   readonly #sessions = new Map<string, string>();
   readonly #verified = new VerifiedItemsCache();
+  /** The serializer is LangGraph's `JsonPlusSerializer` itself (not a subclass): plain JSON reads back as JSON.parse. */
+  readonly #plainSerde: boolean;
 
   constructor(fp: Forkpoint, options: ForkpointSaverOptions = {}) {
     super(options?.serde);
@@ -116,6 +118,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     this.#fp = fp;
     this.#userId = o.userId ?? "langgraph";
     this.#messages = o.messagesChannel ?? "messages";
+    this.#plainSerde = Object.getPrototypeOf(this.serde) === JsonPlusSerializer.prototype;
   }
 
   async #engine(): Promise<EngineContext> {
@@ -485,9 +488,13 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       return { headHash: cp.headHash, ...readVerifiedAfter(store, cp, known?.lineage) };
     });
     const grown = this.#verified.read(row.sessionId, known, read);
+    const list = `[${grown.texts.join(",")}]`;
     const items = grown.binary
       ? await this.#deserializeItems(grown.texts.map((t) => JSON.parse(t) as JsonValue))
-      : ((await this.serde.loadsTyped("json", `[${grown.texts.join(",")}]`)) as unknown[]);
+      : grown.plain && this.#plainSerde
+        // What LangGraph's own serializer would give back (`isPlainText`), without its walk of every value.
+        ? (JSON.parse(list) as unknown[])
+        : ((await this.serde.loadsTyped("json", list)) as unknown[]);
     return { items, headHash: read.headHash };
   }
 

@@ -15,7 +15,17 @@ export interface VerifiedItems {
   texts: string[];
   /** Some item is stored in a non-JSON serializer's form (`{ __lg_type, base64 }`): the texts are revived one by one. */
   binary: boolean;
+  /** Every text is plain JSON (`isPlainText`): LangGraph's JSON serializer would give back exactly what JSON.parse does. */
+  plain: boolean;
 }
+
+/**
+ * Whether LangGraph's `JsonPlusSerializer` reads `text` (compact JSON, as JSON.stringify writes it) back as JSON.parse
+ * does: its reviver only turns objects with an `lc` key into something else, and copies the rest key by key (where a
+ * `__proto__` key would set a prototype instead). `"lc":` appears in such a text only as that key: inside a string
+ * every quote is escaped.
+ */
+export const isPlainText = (text: string): boolean => !text.includes('"lc":') && !text.includes('"__proto__":');
 
 /** An item a non-JSON serializer wrote, kept as its type and base64 bytes. */
 export const isBinaryItem = (x: JsonValue): x is { __lg_type: string; base64: string } =>
@@ -28,7 +38,9 @@ function append(items: VerifiedItems, rows: EntryRow[]): VerifiedItems {
     if (e.kind !== "message") continue;
     const item = fromMessage(toMessage(e));
     items.binary ||= isBinaryItem(item);
-    items.texts.push(JSON.stringify(item));
+    const text = JSON.stringify(item);
+    items.plain &&= isPlainText(text);
+    items.texts.push(text);
   }
   return items;
 }
@@ -38,7 +50,9 @@ function grow(known: VerifiedItems | undefined, shared: number, segments: Lineag
   const links = known ? known.lineage.links.slice(0, shared) : [];
   const sharedMessages = links.length === 0 ? 0 : links[links.length - 1]!.msgCount;
   const texts = known ? known.texts.slice(0, sharedMessages) : [];
-  return append({ lineage: { segments, links }, texts, binary: known !== undefined && sharedMessages > 0 && known.binary }, rows);
+  const kept = known !== undefined && sharedMessages > 0;
+  // Flags of the whole kept list, which only err on the safe side for its prefix (revived one by one, or by the serializer).
+  return append({ lineage: { segments, links }, texts, binary: kept && known.binary, plain: !kept || known.plain }, rows);
 }
 
 export class VerifiedItemsCache {

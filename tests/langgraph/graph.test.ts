@@ -424,6 +424,26 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     expect((await s.history()).map((m) => m.content)).toEqual(["hi", "note pushed in place", "got yes"]);
   });
 
+  it("gives back what LangGraph's serializer wrote: a Set inside a message, and plain messages, from this saver and a fresh one", async () => {
+    const { fp } = dbs.open();
+    const saver = new ForkpointSaver(fp);
+    const put = (parent: string | undefined, id: string, messages: unknown[], step: number) =>
+      saver.put({ configurable: { thread_id: "s", ...(parent ? { checkpoint_id: parent } : {}) } },
+        { v: 4, id, ts: new Date().toISOString(), channel_values: { messages }, channel_versions: { messages: step }, versions_seen: {} },
+        { source: "loop", step, parents: {} }, { messages: step });
+    const plain = [{ role: "user", content: "one" }, { role: "assistant", content: { text: 'a "lc": 1 string' } }];
+    await put(undefined, "01", plain, 1);
+    const tagged = { role: "user", content: "two", tags: new Set(["a", "b"]) };
+    await put("01", "02", [...plain, tagged], 2);
+    for (const reader of [saver, new ForkpointSaver(fp)]) {
+      const read = async (id: string) => (await reader.getTuple({ configurable: { thread_id: "s", checkpoint_id: id } }))!.checkpoint.channel_values.messages as unknown[];
+      expect(await read("01")).toStrictEqual(plain);
+      const [, , third] = await read("02");
+      expect((third as { tags: unknown }).tags).toBeInstanceOf(Set);
+      expect([...(third as { tags: Set<string> }).tags]).toEqual(["a", "b"]);
+    }
+  });
+
   it("a list its serializer cannot write is a ValidationError, after a taken checkpoint id is refused", async () => {
     const { fp, path } = dbs.open();
     const saver = new ForkpointSaver(fp);

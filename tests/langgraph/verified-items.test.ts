@@ -1,7 +1,8 @@
 // The saver's kept lineages: a put extends one in place, a read of an older point keeps it, and the size bound evicts
 // the least recently used thread.
 import { describe, expect, it } from "vitest";
-import { VerifiedItemsCache } from "../../src/langgraph/verified-items.js";
+import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
+import { VerifiedItemsCache, isPlainText } from "../../src/langgraph/verified-items.js";
 import type { EntryRow } from "../../src/store/store.js";
 
 const row = (branchId: string, position: number, text: string): EntryRow => ({
@@ -40,5 +41,29 @@ describe("VerifiedItemsCache", () => {
     c.read("s1", c.get("s1"), { shared: 2, segments: segments("b1", 2), fresh: [] }); // s1 is now the most recent
     c.written("s3", start, { segments: segments("b3", 1), rows: [row("b3", 1, "y")] });
     expect([texts(c, "s1"), texts(c, "s2"), texts(c, "s3")]).toEqual([["a", "b"], undefined, ["y"]]);
+  });
+});
+
+describe("isPlainText", () => {
+  const serde = new JsonPlusSerializer();
+  const values: unknown[] = [
+    { role: "user", content: "hi" },
+    { role: "assistant", content: [{ type: "text", text: 'says "lc": 1 in a string' }] },
+    { role: "user", content: { nested: [1, 2.5, -0, null, true, "é\u2028"], empty: {} } },
+    { lc: 2, type: "undefined" },
+    { role: "user", content: "x", extra: { lc: 2, type: "constructor", id: ["Set"], method: null, args: [[1, 2]], kwargs: {} } },
+    JSON.parse('{"__proto__": {"polluted": 1}, "role": "user"}'),
+    { lc: 1, type: "constructor", id: ["langchain_core", "messages", "HumanMessage"], kwargs: { content: "hi" } },
+  ];
+
+  it("is true only for texts LangGraph's serializer reads back exactly as JSON.parse does", async () => {
+    const verdicts: boolean[] = [];
+    for (const v of values) {
+      const text = JSON.stringify(v);
+      verdicts.push(isPlainText(text));
+      if (isPlainText(text)) expect(await serde.loadsTyped("json", text)).toStrictEqual(JSON.parse(text));
+    }
+    // The lc records and the __proto__ key go to the serializer; a string that mentions "lc": does not (its quotes are escaped).
+    expect(verdicts).toEqual([true, true, true, false, false, false, false]);
   });
 });
