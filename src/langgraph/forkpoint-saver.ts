@@ -104,8 +104,6 @@ export class ForkpointSaver extends BaseCheckpointSaver {
   /** The session of each thread this saver has put to (`ns` NUL `threadId`): where a put tries its one-transaction path. */
   readonly #sessions = new Map<string, string>();
   readonly #verified = new VerifiedItemsCache();
-  /** The serializer is LangGraph's `JsonPlusSerializer` itself (not a subclass): plain JSON reads back as JSON.parse. */
-  readonly #plainSerde: boolean;
 
   constructor(fp: Forkpoint, options: ForkpointSaverOptions = {}) {
     super(options?.serde);
@@ -118,7 +116,6 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     this.#fp = fp;
     this.#userId = o.userId ?? "langgraph";
     this.#messages = o.messagesChannel ?? "messages";
-    this.#plainSerde = Object.getPrototypeOf(this.serde) === JsonPlusSerializer.prototype;
   }
 
   async #engine(): Promise<EngineContext> {
@@ -491,8 +488,8 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     const list = `[${grown.texts.join(",")}]`;
     const items = grown.binary
       ? await this.#deserializeItems(grown.texts.map((t) => JSON.parse(t) as JsonValue))
-      : grown.plain && this.#plainSerde
-        // What LangGraph's own serializer would give back (`isPlainText`), without its walk of every value.
+      : grown.plain && Object.getPrototypeOf(this.serde) === JsonPlusSerializer.prototype
+        // What LangGraph's own serializer (not a subclass) would give back (`isPlainText`), without its walk of every value.
         ? (JSON.parse(list) as unknown[])
         : ((await this.serde.loadsTyped("json", list)) as unknown[]);
     return { items, headHash: read.headHash };

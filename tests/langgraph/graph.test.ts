@@ -442,6 +442,16 @@ describe("ForkpointSaver with a LangGraph graph", () => {
       expect((third as { tags: unknown }).tags).toBeInstanceOf(Set);
       expect([...(third as { tags: Set<string> }).tags]).toEqual(["a", "b"]);
     }
+    // A subclass of LangGraph's serializer may read differently: plain lists go through it too.
+    class Shouting extends JsonPlusSerializer {
+      override async loadsTyped(type: string, data: Uint8Array | string): Promise<unknown> {
+        const value = await super.loadsTyped(type, data);
+        return type === "json" ? JSON.parse(JSON.stringify(value).replaceAll("one", "ONE")) : value;
+      }
+    }
+    const shouting = new ForkpointSaver(fp, { serde: new Shouting() });
+    const latest = await shouting.getTuple({ configurable: { thread_id: "s", checkpoint_id: "01" } });
+    expect((latest!.checkpoint.channel_values.messages as { content: unknown }[])[0]!.content).toBe("ONE");
   });
 
   it("a list its serializer cannot write is a ValidationError, after a taken checkpoint id is refused", async () => {
