@@ -90,8 +90,8 @@ export async function runFloorChat(n: number, reps = 5): Promise<ChatFigures> {
 }
 
 /**
- * The floor's one write transaction (a branch row, as its rollback writes) on a floor database of its own in `dir`: for
- * timing it in another system's process, alternately with that system's operation (`timeSmallOpPaired`).
+ * The floor's one write transaction (a branch row, as its rollback writes) on a fresh floor database of its own in
+ * `dir`: for timing it in another system's process, right after that system's operation.
  */
 export function floorWriteTx(dir: string): { tx: () => void; close: () => void } {
   const db = open(join(dir, "floor-tx.db"));

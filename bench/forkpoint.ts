@@ -114,6 +114,7 @@ export async function runForkpointChat(n: number, reps = 5, walWorker = false): 
         const t = await timeSmallOp(() => s.rollback(cps[mid]!));
         fig.rollbackColdMs = t.coldMs;
         fig.rollbackFloorMs = (await timeSmallOp(floorTx.tx)).warmMs;
+        fig.rollbackVsFloor = t.warmMs / fig.rollbackFloorMs;
         return t.warmMs;
       });
       fig.editMs = await figure(fig.notes, "edit(middle message)", async () => {
@@ -122,6 +123,7 @@ export async function runForkpointChat(n: number, reps = 5, walWorker = false): 
         const t = await timeSmallOp(() => s.edit(id, { role: "user", content: content(-1, "user") }));
         fig.editColdMs = t.coldMs;
         fig.editFloorMs = (await timeSmallOp(floorTx.tx)).warmMs;
+        fig.editVsFloor = t.warmMs / fig.editFloorMs;
         return t.warmMs;
       });
     } finally {

@@ -18,7 +18,7 @@ export interface Results {
 }
 export interface Target { name: string; status: "MET" | "MISSED" | "NOT MEASURED"; detail: string }
 
-const CHAT_KEYS = ["totalMs", "firstMs", "lastMs", "meanTurnMs", "p99TurnMs", "dbBytes", "readLatestMs", "historyMs", "list10Ms", "rollbackMs", "rollbackColdMs", "editMs", "editColdMs", "writeTxMs", "rollbackFloorMs", "editFloorMs"] as const;
+const CHAT_KEYS = ["totalMs", "firstMs", "lastMs", "meanTurnMs", "p99TurnMs", "dbBytes", "readLatestMs", "historyMs", "list10Ms", "rollbackMs", "rollbackColdMs", "editMs", "editColdMs", "writeTxMs", "rollbackFloorMs", "editFloorMs", "rollbackVsFloor", "editVsFloor"] as const;
 
 /** Median of each figure across runs (null when a figure was unavailable in every run). */
 export function aggregateChat(runs: { fig: ChatFigures; rssMB: number }[]): ChatAgg {
@@ -154,9 +154,11 @@ export function evaluateTargets(r: Results): Target[] {
 
   // Against the floor's write transaction timed right after the operation in forkpoint's process; the floor process's
   // own figure, timed minutes apart in another process, is printed beside it.
-  for (const [op, cold, paired] of [["rollbackMs", "rollbackColdMs", "rollbackFloorMs"], ["editMs", "editColdMs", "editFloorMs"]] as const) {
+  // The ratio is taken within each run, then the median across runs: a ratio of medians could pair figures of
+  // different runs, which is the drift this avoids.
+  for (const [op, cold, paired] of [["rollbackMs", "rollbackColdMs", "rollbackVsFloor"], ["editMs", "editColdMs", "editVsFloor"]] as const) {
     const qs = Object.values(fp).map((a) => ({
-      n: a.n, q: x(a[op], a[paired]), c: x(a[cold], floor[a.n]?.writeTxMs), apart: x(a[op], floor[a.n]?.writeTxMs),
+      n: a.n, q: a[paired], c: x(a[cold], floor[a.n]?.writeTxMs), apart: x(a[op], floor[a.n]?.writeTxMs),
     }));
     add(`${op === "rollbackMs" ? "rollback" : "edit"} without tools ≤5× one floor write tx at every N (steady state)`,
       qs.length === 0 || qs.some((q) => q.q == null) ? null : qs.every((q) => q.q! <= 5),

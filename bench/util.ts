@@ -119,6 +119,9 @@ export interface ChatFigures {
    */
   rollbackFloorMs: number | null;
   editFloorMs: number | null;
+  /** This run's steady-state rollback (resp. edit) over the floor transaction timed right after it: the target's ratio. */
+  rollbackVsFloor: number | null;
+  editVsFloor: number | null;
   /** Peak RSS (MB) of the process at the end of the turns, before the reads materialize whole histories. */
   turnsRssMB: number;
   notes: string[];
@@ -128,7 +131,7 @@ export function emptyChat(n: number): ChatFigures {
   return {
     n, totalMs: NaN, firstMs: NaN, lastMs: NaN, meanTurnMs: NaN, p99TurnMs: NaN, dbBytes: NaN, readLatestMs: null, historyMs: null,
     list10Ms: null, rollbackMs: null, rollbackColdMs: null, editMs: null, editColdMs: null, writeTxMs: null,
-    rollbackFloorMs: null, editFloorMs: null, turnsRssMB: NaN, notes: [],
+    rollbackFloorMs: null, editFloorMs: null, rollbackVsFloor: null, editVsFloor: null, turnsRssMB: NaN, notes: [],
   };
 }
 

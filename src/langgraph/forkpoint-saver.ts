@@ -86,6 +86,14 @@ interface Written {
 /** How many threads' sessions a saver remembers for its one-transaction put. */
 const MAX_KNOWN_THREADS = 100_000;
 
+const JSON_PLUS = JsonPlusSerializer.prototype as unknown as { loadsTyped: unknown; _loads: unknown };
+
+/** LangGraph's `JsonPlusSerializer` reading as it was written: not a subclass, and no method of it replaced. */
+function isOwnJsonSerializer(serde: SerializerProtocol): boolean {
+  const s = serde as unknown as { loadsTyped: unknown; _loads?: unknown };
+  return Object.getPrototypeOf(serde) === JsonPlusSerializer.prototype && s.loadsTyped === JSON_PLUS.loadsTyped && s._loads === JSON_PLUS._loads;
+}
+
 /** Versions are compared as their JSON: 1 and "1" are different versions. */
 const versionKey = (v: unknown): string => JSON.stringify(v);
 
@@ -488,8 +496,8 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     const list = `[${grown.texts.join(",")}]`;
     const items = grown.binary
       ? await this.#deserializeItems(grown.texts.map((t) => JSON.parse(t) as JsonValue))
-      : grown.plain && Object.getPrototypeOf(this.serde) === JsonPlusSerializer.prototype
-        // What LangGraph's own serializer (not a subclass) would give back (`isPlainText`), without its walk of every value.
+      : grown.plain && isOwnJsonSerializer(this.serde)
+        // What LangGraph's own serializer would give back (`isPlainText`), without its walk of every value.
         ? (JSON.parse(list) as unknown[])
         : ((await this.serde.loadsTyped("json", list)) as unknown[]);
     return { items, headHash: read.headHash };

@@ -449,9 +449,17 @@ describe("ForkpointSaver with a LangGraph graph", () => {
         return type === "json" ? JSON.parse(JSON.stringify(value).replaceAll("one", "ONE")) : value;
       }
     }
-    const shouting = new ForkpointSaver(fp, { serde: new Shouting() });
-    const latest = await shouting.getTuple({ configurable: { thread_id: "s", checkpoint_id: "01" } });
-    expect((latest!.checkpoint.channel_values.messages as { content: unknown }[])[0]!.content).toBe("ONE");
+    // So may LangGraph's own serializer with a method replaced on the instance.
+    const patched = new JsonPlusSerializer();
+    const loads = patched.loadsTyped.bind(patched);
+    patched.loadsTyped = async (type, data) => {
+      const value: unknown = await loads(type, data);
+      return type === "json" ? JSON.parse(JSON.stringify(value).replaceAll("one", "ONE")) : value;
+    };
+    for (const serde of [new Shouting(), patched]) {
+      const latest = await new ForkpointSaver(fp, { serde }).getTuple({ configurable: { thread_id: "s", checkpoint_id: "01" } });
+      expect((latest!.checkpoint.channel_values.messages as { content: unknown }[])[0]!.content).toBe("ONE");
+    }
   });
 
   it("a list its serializer cannot write is a ValidationError, after a taken checkpoint id is refused", async () => {
