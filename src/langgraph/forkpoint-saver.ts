@@ -31,6 +31,7 @@ import { toCheckpoint, toMessage } from "../sessions/rows.js";
 import { fromMessage, toMessageInput } from "./messages.js";
 import { MirrorCache, extendsMirror, fieldsOf, mirrorOf, type Mirror } from "./mirror-cache.js";
 import { VerifiedItemsCache, isBinaryItem } from "./verified-items.js";
+import { WeightedLru } from "./weighted-lru.js";
 
 /** Options of `ForkpointSaver`. */
 export interface ForkpointSaverOptions {
@@ -94,6 +95,9 @@ function isOwnJsonSerializer(serde: SerializerProtocol): boolean {
   return Object.getPrototypeOf(serde) === JsonPlusSerializer.prototype && s.loadsTyped === JSON_PLUS.loadsTyped && s._loads === JSON_PLUS._loads;
 }
 
+/** A thread's key in the saver's session map (a clash through a NUL in a name only costs a put its fast path). */
+const threadKey = (threadId: string, ns: string): string => `${ns}\0${threadId}`;
+
 /** Versions are compared as their JSON: 1 and "1" are different versions. */
 const versionKey = (v: unknown): string => JSON.stringify(v);
 
@@ -109,8 +113,8 @@ export class ForkpointSaver extends BaseCheckpointSaver {
   readonly #userId: string;
   readonly #messages: string;
   readonly #cache = new MirrorCache();
-  /** The session of each thread this saver has put to (`ns` NUL `threadId`): where a put tries its one-transaction path. */
-  readonly #sessions = new Map<string, string>();
+  /** The session of each thread this saver has read or put to (`threadKey`): where a put tries its one-transaction path. */
+  readonly #sessions = new WeightedLru<string>(MAX_KNOWN_THREADS);
   readonly #verified = new VerifiedItemsCache();
 
   constructor(fp: Forkpoint, options: ForkpointSaverOptions = {}) {
@@ -152,7 +156,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       return row && { thread, row };
     });
     if (!found) return undefined;
-    this.#remember(`${ns}\0${threadId}`, found.thread.sessionId);
+    this.#sessions.set(threadKey(threadId, ns), found.thread.sessionId, 1);
     return this.#tuple(ctx, threadId, ns, found.row, true);
   }
 
@@ -219,7 +223,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       threadId, ns, parentId, checkpointId: checkpoint.id, items, messagesVersion, blobs, cpMetadata,
       lg: { type, checkpoint: Buffer.from(body), metadataType, metadata: Buffer.from(metadataBody) },
     };
-    const key = `${ns}\0${threadId}`;
+    const key = threadKey(threadId, ns);
     const known = this.#sessions.get(key);
     if (known !== undefined) {
       const done = await ctx.withSessionLock(`langgraph-put:${known}`, () => this.#putAtHead(ctx, known, put));
@@ -231,7 +235,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       if (items) this.#validate(ctx, (await this.#serializeItems(items)).map(toMessageInput), 0);
       thread = await this.#createThread(ctx, threadId, ns);
     }
-    this.#remember(key, thread.sessionId);
+    this.#sessions.set(key, thread.sessionId, 1);
     const ref: SessionRef = { id: thread.sessionId, userId: this.#userId };
     // Puts to one thread land one at a time in this process (savers sharing this Forkpoint too): two landing at once
     // would each move the thread away from the other's landing, over and over.
@@ -247,9 +251,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
           const { session, branch, head } = ownedCurrent(ctx.store, ref.id, ref.userId);
           // Another writer moved the thread since it was read: land again.
           if (branch.id !== landing.branchId || head.hash !== landing.head.hash) return undefined;
-          if (ctx.store.langgraph.getCheckpoint(ref.id, checkpoint.id)) {
-            throw new ConflictError(`thread ${threadId} already has a checkpoint ${checkpoint.id}`, "CHECKPOINT_EXISTS");
-          }
+          refuseTakenId(ctx.store, ref.id, threadId, checkpoint.id);
           return this.#write(ctx, session, branch.id, head, landing.fields, put, landing.messagesVersion);
         });
         if (written) return this.#landed(ctx, ref.id, put, written, landing.mirrored);
@@ -277,9 +279,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     const written = await store.write(() => {
       const thread = store.langgraph.getThread(this.#userId, put.threadId, put.ns);
       if (thread?.sessionId !== sessionId) return null;
-      if (store.langgraph.getCheckpoint(sessionId, put.checkpointId)) {
-        throw new ConflictError(`thread ${put.threadId} already has a checkpoint ${put.checkpointId}`, "CHECKPOINT_EXISTS");
-      }
+      refuseTakenId(store, sessionId, put.threadId, put.checkpointId);
       const parent = put.parentId === null ? undefined : store.langgraph.getCheckpoint(sessionId, put.parentId);
       const target = store.getCheckpoint(parent ? parent.fpCheckpointId : thread.startCheckpointId)!;
       const { session, branch, head } = ownedCurrent(store, sessionId, this.#userId);
@@ -288,7 +288,6 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       return this.#write(ctx, session, branch.id, head, fields, put, cached ? put.messagesVersion : (parent?.messagesVersion ?? null));
     });
     if (!written) return null;
-    this.#remember(`${put.ns}\0${put.threadId}`, sessionId);
     const mirrored = cached ? { items: put.items!.slice(), fields: [...cached.fields, ...added.map(fieldsOf)] } : null;
     return this.#landed(ctx, sessionId, put, written, mirrored);
   }
@@ -314,13 +313,6 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     if (mirrored) this.#cache.set(sessionId, { ...mirrored, headHash: written.headHash });
     for (const cp of written.checkpoints) ctx.events.emit("checkpoint", cp);
     return { configurable: { thread_id: put.threadId, checkpoint_ns: put.ns, checkpoint_id: put.checkpointId } };
-  }
-
-  /** Remembers which session a thread is (most recent last; the oldest are forgotten past `MAX_KNOWN_THREADS`). */
-  #remember(key: string, sessionId: string): void {
-    this.#sessions.delete(key);
-    this.#sessions.set(key, sessionId);
-    if (this.#sessions.size > MAX_KNOWN_THREADS) this.#sessions.delete(this.#sessions.keys().next().value!);
   }
 
   override async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath = ""): Promise<void> {
@@ -357,7 +349,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       this.#cache.delete(id);
       this.#verified.delete(id);
     }
-    for (const [key, id] of this.#sessions) if (sessions.includes(id)) this.#sessions.delete(key);
+    for (const [key, id] of [...this.#sessions.entries()]) if (sessions.includes(id)) this.#sessions.delete(key);
   }
 
   #findThread(ctx: EngineContext, threadId: string, ns: string): Promise<LgThreadRow | undefined> {
@@ -401,9 +393,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
   ): Promise<Landing> {
     const store = ctx.store;
     const at = await store.read(() => {
-      if (store.langgraph.getCheckpoint(ref.id, checkpointId)) {
-        throw new ConflictError(`thread ${thread.threadId} already has a checkpoint ${checkpointId}`, "CHECKPOINT_EXISTS");
-      }
+      refuseTakenId(store, ref.id, thread.threadId, checkpointId);
       const parent = parentId === null ? undefined : store.langgraph.getCheckpoint(ref.id, parentId);
       const target = store.getCheckpoint(parent ? parent.fpCheckpointId : thread.startCheckpointId)!;
       const { branch, head } = ownedCurrent(store, ref.id, ref.userId);
@@ -565,6 +555,13 @@ function threadConfig(config: RunnableConfig): { threadId?: string; ns?: string;
     ns: typeof c.checkpoint_ns === "string" ? c.checkpoint_ns : undefined,
     checkpointId: typeof c.checkpoint_id === "string" && c.checkpoint_id !== "" ? c.checkpoint_id : undefined,
   };
+}
+
+/** A LangGraph checkpoint id is written once per thread. */
+function refuseTakenId(store: Store, sessionId: string, threadId: string, checkpointId: string): void {
+  if (store.langgraph.getCheckpoint(sessionId, checkpointId)) {
+    throw new ConflictError(`thread ${threadId} already has a checkpoint ${checkpointId}`, "CHECKPOINT_EXISTS");
+  }
 }
 
 /** A checkpoint's pending writes in the order LangGraph applies them: (task path, task id, index). */

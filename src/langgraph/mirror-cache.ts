@@ -1,6 +1,7 @@
 // What a ForkpointSaver remembers of the messages channel it last stored or read for each thread: the very item objects
 // and their field values, so that the next put (LangGraph hands back the same objects, plus the new ones) serializes
 // only the new items. Bounded; the least recently used threads go first.
+import { WeightedLru } from "./weighted-lru.js";
 
 /** The lineage point a thread's branch is at, and the items of the messages channel mirrored up to it. */
 export interface Mirror {
@@ -48,38 +49,14 @@ export function extendsMirror(mirror: Omit<Mirror, "headHash">, items: readonly 
   return true;
 }
 
-export class MirrorCache {
-  /** Each thread's mirror with its size when set (counted once: the total cannot drift), least recently used first. */
-  readonly #mirrors = new Map<string, { mirror: Mirror; size: number }>();
-  #total = 0;
-
+/** Each thread's mirror, weighed by its items; `get` renews it. */
+export class MirrorCache extends WeightedLru<Mirror> {
   /** `maxItems`: how many items all threads together may keep (each with its field values). */
-  constructor(readonly maxItems = 200_000) {}
-
-  /** The thread's mirror, now the most recently used. */
-  get(sessionId: string): Mirror | undefined {
-    const kept = this.#mirrors.get(sessionId);
-    if (!kept) return undefined;
-    this.#mirrors.delete(sessionId);
-    this.#mirrors.set(sessionId, kept);
-    return kept.mirror;
+  constructor(maxItems = 200_000) {
+    super(maxItems);
   }
 
-  delete(sessionId: string): void {
-    const kept = this.#mirrors.get(sessionId);
-    if (!kept) return;
-    this.#mirrors.delete(sessionId);
-    this.#total -= kept.size;
-  }
-
-  /** Keeps `mirror` as the thread's, most recently used; evicts the least recently used others past the bound. */
-  set(sessionId: string, mirror: Mirror): void {
-    this.delete(sessionId);
-    this.#mirrors.set(sessionId, { mirror, size: mirror.items.length });
-    this.#total += mirror.items.length;
-    for (const id of this.#mirrors.keys()) {
-      if (this.#total <= this.maxItems || id === sessionId) break;
-      this.delete(id);
-    }
+  override set(sessionId: string, mirror: Mirror): void {
+    super.set(sessionId, mirror, mirror.items.length);
   }
 }

@@ -8,6 +8,7 @@ import type { Head } from "../sessions/lineage.js";
 import { toMessage } from "../sessions/rows.js";
 import type { EntryRow, LineageSegment } from "../store/store.js";
 import { fromMessage } from "./messages.js";
+import { WeightedLru } from "./weighted-lru.js";
 
 /** A thread's verified lineage and the texts of the messages on it. */
 export interface VerifiedItems {
@@ -56,22 +57,20 @@ function grow(known: VerifiedItems | undefined, shared: number, segments: Lineag
 }
 
 export class VerifiedItemsCache {
-  readonly #items = new Map<string, VerifiedItems>();
-  /** How many texts each thread's items had when last remembered (they grow in place), and their sum. */
-  readonly #sizes = new Map<string, number>();
-  #total = 0;
+  /** Weighed by their texts when last remembered (they grow in place, and are remembered again then). */
+  readonly #items: WeightedLru<VerifiedItems>;
 
   /** `maxMessages`: how many messages all threads together may keep (each as a text, plus 3 fields of its entry). */
-  constructor(readonly maxMessages = 200_000) {}
+  constructor(readonly maxMessages = 200_000) {
+    this.#items = new WeightedLru(maxMessages);
+  }
 
   get(sessionId: string): VerifiedItems | undefined {
-    return this.#items.get(sessionId);
+    return this.#items.peek(sessionId);
   }
 
   delete(sessionId: string): void {
     this.#items.delete(sessionId);
-    this.#total -= this.#sizes.get(sessionId) ?? 0;
-    this.#sizes.delete(sessionId);
   }
 
   /**
@@ -92,7 +91,7 @@ export class VerifiedItemsCache {
    * reads a prefix of it, cut by the lineage it described then.
    */
   written(sessionId: string, from: Head, wrote: { segments: LineageSegment[] | null; rows: EntryRow[] }): void {
-    const known = this.#items.get(sessionId);
+    const known = this.#items.peek(sessionId);
     if (!known) {
       if (from.position === 0 && wrote.segments) this.#remember(sessionId, grow(undefined, 0, wrote.segments, wrote.rows));
       return;
@@ -111,13 +110,6 @@ export class VerifiedItemsCache {
   }
 
   #remember(sessionId: string, v: VerifiedItems): void {
-    this.delete(sessionId);
-    this.#items.set(sessionId, v);
-    this.#sizes.set(sessionId, v.texts.length);
-    this.#total += v.texts.length;
-    for (const id of this.#items.keys()) {
-      if (this.#total <= this.maxMessages || id === sessionId) break;
-      this.delete(id);
-    }
+    this.#items.set(sessionId, v, v.texts.length);
   }
 }
