@@ -2,7 +2,7 @@
 
 export interface Job {
   kind: "chat" | "history" | "pages" | "tools" | "baseline";
-  system: "peer" | "saver" | "forkpoint" | "floor";
+  system: "peer" | "saver" | "forkpoint" | "sql" | "floor";
   n?: number; // chat turns, history messages, tool invocations
   users?: number;
   total?: number;
@@ -17,6 +17,7 @@ async function run(job: Job): Promise<unknown> {
   // Load only the system under test, so another system's modules don't count in this process's RSS.
   const { runPeerChat } = job.system === "peer" ? await import("./peer-langgraph.js") : ({} as never);
   const { runForkpointSaverChat } = job.system === "saver" ? await import("./saver-forkpoint.js") : ({} as never);
+  const { runSqlFloorChat } = job.system === "sql" ? await import("./sql-floor.js") : ({} as never);
   const { runFloorChat, runFloorHistory, runFloorPages } = job.system === "floor" ? await import("./floor.js") : ({} as never);
   const { runForkpointChat, runForkpointHistory, runForkpointPages, runForkpointTools } =
     job.system === "forkpoint" ? await import("./forkpoint.js") : ({} as never);
@@ -25,6 +26,7 @@ async function run(job: Job): Promise<unknown> {
     case "chat:peer": return runPeerChat(job.n!, reps);
     case "chat:saver": return runForkpointSaverChat(job.n!, reps);
     case "chat:floor": return runFloorChat(job.n!, reps);
+    case "chat:sql": return runSqlFloorChat(job.n!);
     case "chat:forkpoint": return runForkpointChat(job.n!, reps, job.walWorker ?? false);
     case "history:floor": return runFloorHistory(job.n!, reps);
     case "history:forkpoint": return runForkpointHistory(job.n!, reps);

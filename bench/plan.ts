@@ -1,6 +1,9 @@
 // What each mode runs: chat sizes and repeat counts per system, and the other scenarios' sizes.
-/** "saver": forkpoint's LangGraph checkpointer (`forkpoint/langgraph`) doing the peer's puts. */
-export type System = "peer" | "saver" | "forkpoint" | "floor";
+/**
+ * "saver": forkpoint's LangGraph checkpointer (`forkpoint/langgraph`) doing the peer's puts. "sql": forkpoint's schema
+ * and statements through raw better-sqlite3, with no engine JavaScript (bench/sql-floor.ts).
+ */
+export type System = "peer" | "saver" | "forkpoint" | "sql" | "floor";
 
 export interface Plan {
   mode: "quick" | "full";
@@ -25,6 +28,8 @@ export function makePlan(quick: boolean): Plan {
     // Interleave the systems at each size so machine drift hits them alike.
     if (peer) chat.push({ system: "peer", n, runs: peer[1]! }, { system: "saver", n, runs: peer[1]! });
     if (engine) chat.push({ system: "forkpoint", n, runs: engine[1]! }, { system: "floor", n, runs: engine[1]! });
+    // forkpoint's SQL alone: a bound for the peer ratios (its 100,000 turns would add 15 s and tell nothing new).
+    if (engine && n <= 10_000) chat.push({ system: "sql", n, runs: engine[1]! });
   }
   return {
     mode: quick ? "quick" : "full",

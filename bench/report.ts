@@ -64,24 +64,27 @@ export function formatTables(r: Results, peerSkipped: number[]): string {
     ["peak RSS, run (MB)", (a) => a.peakRssMB * 1048576, mb],
   ];
   for (const n of sizes) {
-    const peer = r.chat.peer[n], saver = r.chat.saver?.[n], fp = r.chat.forkpoint[n], floor = r.chat.floor[n];
-    const runs = [peer, saver, fp, floor].filter(Boolean).map((a) => a!.runs);
+    const peer = r.chat.peer[n], saver = r.chat.saver?.[n], fp = r.chat.forkpoint[n], sql = r.chat.sql?.[n], floor = r.chat.floor[n];
+    const runs = [peer, saver, fp, sql, floor].filter(Boolean).map((a) => a!.runs);
     out.push("", `Chat, N = ${n.toLocaleString("en-US")} turns (median of ${[...new Set(runs)].join("/")} run(s) per system)`);
     if (peerSkipped.includes(n)) {
       out.push(n <= 3000 ? "  (peer not run at this size in quick mode)"
         : "  (peer skipped at this size: SqliteSaver rewrites the whole message list on every put, so its cost grows quadratically)");
     }
-    out.push(`  ${"figure".padEnd(22)}${pad("peer", 11)}${pad("fp saver", 11)}${pad("forkpoint", 11)}${pad("floor", 11)}${pad("peer/svr", 9)}${pad("peer/fp", 9)}${pad("fp/floor", 9)}`);
+    out.push(`  ${"figure".padEnd(22)}${pad("peer", 11)}${pad("fp saver", 11)}${pad("forkpoint", 11)}${pad("fp SQL", 11)}${pad("floor", 11)}` +
+      `${pad("peer/svr", 9)}${pad("peer/fp", 9)}${pad("fp/SQL", 9)}${pad("fp/floor", 9)}`);
     for (const [label, get, fmt] of rows) {
       const v = (a: ChatAgg | undefined) => (a ? get(a) : null);
-      const [p, sv, f, l] = [v(peer), v(saver), v(fp), v(floor)];
+      const [p, sv, f, q, l] = [v(peer), v(saver), v(fp), v(sql), v(floor)];
       const isRatio = label.startsWith("last /");
       const floorOnly = label.startsWith("one write tx");
+      // forkpoint's SQL alone is only the chat's writes: its other figures are not measured, not missing.
+      const sqlCell = sql && !floorOnly && q != null && !Number.isNaN(q) ? fmt(q) : "-";
       out.push(`  ${label.padEnd(22)}${pad(peer && !floorOnly ? fmt(p) : "-", 11)}${pad(saver && !floorOnly ? fmt(sv) : "-", 11)}` +
-        `${pad(fp && !floorOnly ? fmt(f) : "-", 11)}${pad(floor ? fmt(l) : "-", 11)}` +
-        `${pad(isRatio ? "" : ratio(p, sv), 9)}${pad(isRatio ? "" : ratio(p, f), 9)}${pad(isRatio ? "" : ratio(f, l), 9)}`);
+        `${pad(fp && !floorOnly ? fmt(f) : "-", 11)}${pad(sqlCell, 11)}${pad(floor ? fmt(l) : "-", 11)}` +
+        `${pad(isRatio ? "" : ratio(p, sv), 9)}${pad(isRatio ? "" : ratio(p, f), 9)}${pad(isRatio ? "" : ratio(f, q), 9)}${pad(isRatio ? "" : ratio(f, l), 9)}`);
     }
-    for (const a of [fp, peer, saver, floor]) for (const note of a?.notes ?? []) out.push(`  note: ${note}`);
+    for (const a of [fp, peer, saver, sql, floor]) for (const note of a?.notes ?? []) out.push(`  note: ${note}`);
   }
   if (sizes.length) {
     out.push("", "  RSS \"turns\" = peak while writing the turns; \"run\" = whole process, including reads that materialize the",
@@ -128,10 +131,15 @@ export function evaluateTargets(r: Results): Target[] {
   const x = (a: number | null | undefined, b: number | null | undefined) =>
     a == null || b == null || !Number.isFinite(a) || !Number.isFinite(b) || b === 0 ? null : a / b;
   const f2 = (v: number | null) => (v == null ? "n/a" : v.toFixed(2));
-  const { peer, forkpoint: fp, floor } = r.chat;
+  const { peer, forkpoint: fp, floor, sql } = r.chat;
 
   const s1 = x(peer[1000]?.totalMs, fp[1000]?.totalMs), z1 = x(peer[1000]?.dbBytes, fp[1000]?.dbBytes);
-  const floorRef = (n: number) => { const q = x(peer[n]?.totalMs, floor[n]?.totalMs); return q == null ? "" : ` (the floor itself: peer/floor = ${f2(q)}×)`; };
+  // For scale: how far the bare floor gets, and forkpoint's own SQL with no engine JavaScript (the bound its schema sets).
+  const floorRef = (n: number) => {
+    const q = x(peer[n]?.totalMs, floor[n]?.totalMs), s = x(peer[n]?.totalMs, sql?.[n]?.totalMs);
+    const parts = [q == null ? "" : `the floor itself: peer/floor = ${f2(q)}×`, s == null ? "" : `forkpoint's SQL alone: peer/SQL = ${f2(s)}×`].filter(Boolean);
+    return parts.length ? ` (${parts.join("; ")})` : "";
+  };
   add("N=1,000: forkpoint ≥20× faster than SqliteSaver", s1 == null ? null : s1 >= 20, `peer/fp total = ${f2(s1)}×${floorRef(1000)}`);
   add("N=1,000: forkpoint db ≥50× smaller than SqliteSaver", z1 == null ? null : z1 >= 50, `peer/fp size = ${f2(z1)}×`);
   const s3 = x(peer[3000]?.totalMs, fp[3000]?.totalMs);

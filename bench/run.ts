@@ -15,10 +15,10 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
 const onlyArg = args[args.indexOf("--only") + 1];
-let systems: System[] = args.includes("--only") && onlyArg ? (onlyArg.split(",") as System[]) : ["peer", "saver", "forkpoint", "floor"];
+let systems: System[] = args.includes("--only") && onlyArg ? (onlyArg.split(",") as System[]) : ["peer", "saver", "forkpoint", "sql", "floor"];
 if (systems.includes("forkpoint") && !forkpointAvailable()) {
   console.log("forkpoint: src/index.ts does not exist yet; running the peer and the floor only");
-  systems = systems.filter((s) => s !== "forkpoint" && s !== "saver");
+  systems = systems.filter((s) => s !== "forkpoint" && s !== "saver" && s !== "sql");
 }
 const plan = makePlan(quick);
 const t0 = now();
@@ -42,7 +42,7 @@ function child<T>(job: Job): { result: T; rssMB: number } {
   return { result: msg.result!, rssMB: msg.maxRssMB! };
 }
 
-const results: Results = { chat: { peer: {}, saver: {}, forkpoint: {}, floor: {} }, history: {}, pages: {}, tools: null, walWorker: {}, baselineRssMB: null, errors: [] };
+const results: Results = { chat: { peer: {}, saver: {}, forkpoint: {}, sql: {}, floor: {} }, history: {}, pages: {}, tools: null, walWorker: {}, baselineRssMB: null, errors: [] };
 function attempt(label: string, fn: () => void) {
   try {
     fn();
