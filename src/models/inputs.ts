@@ -20,7 +20,8 @@ const date = z.union([z.date(), z.string(), z.number()]).transform((v, ctx) => {
   }
   return d;
 });
-const duration = z.union([z.number(), z.string()]).transform((v, ctx) => {
+// Any value reaches parseDuration, so NaN, "" and wrong types get its message, not zod's generic one.
+const duration = anything.transform((v, ctx) => {
   try {
     return parseDuration(v);
   } catch (e) {
@@ -71,18 +72,20 @@ export const moveOptions = z.strictObject({
 export const attachWorkspaceInput = z.strictObject({
   exclude: z.array(name()).max(1000).optional(),
 });
-export const recordToolCallInput = z.strictObject({
-  tool: name(),
-  args: anything,
-  result: anything.optional(),
-  error: z.union([z.string(), z.strictObject({ message: z.string(), name: z.string().optional() })]).optional(),
-  callId: name().optional(),
-});
-export const planInput = z.union([
-  z.strictObject({ checkpointId: name() }),
-  z.strictObject({ branchId: name() }),
-  z.strictObject({ messageId: name() }),
-]);
+export const recordToolCallInput = z
+  .strictObject({
+    tool: name(),
+    args: anything,
+    result: anything.optional(),
+    error: z.union([z.string(), z.strictObject({ message: z.string(), name: z.string().optional() })]).optional(),
+    callId: name().optional(),
+  })
+  // A call either returned or failed: both would drop one of them silently.
+  .refine((c) => c.result === undefined || c.error === undefined, { message: "has both a result and an error: give one", path: ["error"] });
+export const planInput = z.union(
+  [z.strictObject({ checkpointId: name() }), z.strictObject({ branchId: name() }), z.strictObject({ messageId: name() })],
+  { error: "must be one of { checkpointId }, { branchId } or { messageId }" },
+);
 /** `new ForkpointSaver(fp, options)` (other keys are LangGraph's business and ignored). */
 export const langGraphSaverOptions = z.object({
   userId: name().optional(),
@@ -111,6 +114,16 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where
   const path = issue && issue.path.length > 0 ? `${where}.${issue.path.map(String).join(".")}` : where;
   let message = issue?.message ?? "is invalid";
   if (issue?.code === "unrecognized_keys") message = `unknown option(s): ${issue.keys.join(", ")}`;
-  if (issue?.code === "invalid_type" && value === undefined) message = "is required";
+  if (issue?.code === "invalid_type" && valueAt(value, issue.path) === undefined) message = "is required";
   throw new ValidationError(path, message);
+}
+
+/** The part of `value` at `path` (undefined where the path leads nowhere). */
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let v = value;
+  for (const key of path) {
+    if (typeof v !== "object" || v === null) return undefined;
+    v = (v as Record<PropertyKey, unknown>)[key];
+  }
+  return v;
 }

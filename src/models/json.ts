@@ -69,7 +69,8 @@ export function assertJson(value: unknown, field: string, limits: Pick<Limits, "
 
 /** Validates `value` as JSON within the limits and returns its JSON text. */
 export function toJsonText(value: unknown, field: string, limits: Pick<Limits, "maxDepth" | "maxPayloadBytes">): string {
-  assertJson(value, field, limits);
+  // A string (most message contents) is JSON as it is: no walk, and none of its allocations.
+  if (typeof value !== "string") assertJson(value, field, limits);
   const text = JSON.stringify(value);
   // String length is a lower bound of the UTF-8 size; only measure bytes when it might matter.
   if (text.length * 3 > limits.maxPayloadBytes) {

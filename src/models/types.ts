@@ -50,7 +50,7 @@ export interface Branch {
   /** The lineage position it starts after (0 for the root). */
   forkPosition: number;
   name: string | null;
-  /** Why it exists: "root", "rollback", "edit" or "handoff". */
+  /** Why it exists: "root" (a session's first branch, a handed-off session's too), "rollback" or "edit". */
   reason: BranchReason;
   /** The position of its last entry (its lineage's length). */
   head: number;

@@ -66,7 +66,11 @@ const openOptions = z.strictObject({
 });
 
 /** Events: "checkpoint", "rollback", "edit", "switch", "tool", "undo", "replay", "handoff", "recovery", "prune". */
-export type ForkpointEvent = "checkpoint" | "rollback" | "edit" | "switch" | "tool" | "undo" | "replay" | "handoff" | "recovery" | "prune";
+const EVENTS = ["checkpoint", "rollback", "edit", "switch", "tool", "undo", "replay", "handoff", "recovery", "prune"] as const;
+export type ForkpointEvent = (typeof EVENTS)[number];
+/** A misspelt event name would never fire: refused, naming the ones there are. */
+const eventName = z.enum(EVENTS, { error: `must be one of ${EVENTS.map((e) => `"${e}"`).join(", ")}` });
+const listenerFn = z.custom<(payload: unknown) => void>((v) => typeof v === "function", "must be a function");
 
 /** What integrations in this package (the LangGraph saver) reach through a `Forkpoint`: not public API. */
 export interface EngineAccess {
@@ -230,13 +234,13 @@ export class Forkpoint {
    * listeners rather than retrying the call.
    */
   on(event: ForkpointEvent, listener: (payload: any) => void): this {
-    this.#ctx.events.on(event, listener);
+    this.#ctx.events.on(parseInput(eventName, event, "event"), parseInput(listenerFn, listener, "listener"));
     return this;
   }
 
   /** Unsubscribes a listener. */
   off(event: ForkpointEvent, listener: (payload: any) => void): this {
-    this.#ctx.events.off(event, listener);
+    this.#ctx.events.off(parseInput(eventName, event, "event"), parseInput(listenerFn, listener, "listener"));
     return this;
   }
 

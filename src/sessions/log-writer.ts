@@ -24,7 +24,8 @@ const ID_KIND: Record<EntryKind, IdKind> = { message: "msg", state: "st", tool: 
 
 /** Appends one entry after `head` on `branchId`; returns the stored row. */
 export function writeEntry(ctx: EngineContext, branchId: string, head: Head, fields: EntryFields, id = newId(ID_KIND[fields.kind])): EntryRow {
-  const row = {
+  const row: EntryRow = {
+    seq: 0,
     id,
     branchId,
     position: head.position + 1,
@@ -42,7 +43,7 @@ export function writeEntry(ctx: EngineContext, branchId: string, head: Head, fie
   };
   row.hash = entryHash(head.hash, row, fields.state ? fields.state.hash : null);
   ctx.store.insertEntry(row);
-  return { ...row, seq: 0 };
+  return row;
 }
 
 export function stateHashOf(store: Store, stateId: number | null): string {
@@ -65,7 +66,8 @@ export function writeCheckpoint(
   head: Head,
   fields: CheckpointFields,
 ): CheckpointRow {
-  const base = {
+  const row: CheckpointRow = {
+    seq: 0,
     id: newId("cp"),
     sessionId: session.id,
     branchId,
@@ -77,10 +79,12 @@ export function writeCheckpoint(
     headHash: head.hash,
     createdAt: ctx.now(),
     expiresAt: fields.expiresAt,
+    stateId: head.stateId,
+    checksum: "",
   };
-  const row = { ...base, stateId: head.stateId, checksum: checkpointChecksum(base, stateHashOf(ctx.store, head.stateId)) };
-  ctx.store.insertCheckpoint(row, base.createdAt);
-  return { ...row, seq: 0 };
+  row.checksum = checkpointChecksum(row, stateHashOf(ctx.store, head.stateId));
+  ctx.store.insertCheckpoint(row, row.createdAt);
+  return row;
 }
 
 /** Appends message entries after `head`, each followed by the auto checkpoint the policy asks for. */

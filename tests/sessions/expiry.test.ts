@@ -34,6 +34,24 @@ describe("checkpoint expiry", () => {
     }
   });
 
+  it("refuses a duration whose expiry a Date could not hold, and keeps the longest accepted one round-trippable", async () => {
+    const s = await fp.createSession({ userId: "u" });
+    const e = await s.checkpoint({ expiresIn: 1e20 }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ValidationError);
+    expect((e as Error).message).toContain("checkpoint.expiresIn");
+    expect((await s.summary()).checkpoints).toBe(0);
+    const far = await s.checkpoint({ name: "far", expiresIn: 1000 * 365.25 * 24 * 3600 * 1000 });
+    expect(Number.isNaN(far.expiresAt!.getTime())).toBe(false);
+    const doc = await fp.exportSession(s.id, { userId: "u" });
+    const other = openForkpoint({ path: ":memory:" });
+    try {
+      const copy = await other.importSession(doc, { userId: "u" });
+      expect(JSON.stringify(await other.exportSession(copy.id, { userId: "u" }))).toBe(JSON.stringify(doc));
+    } finally {
+      await other.close();
+    }
+  });
+
   it("hides an expired checkpoint from listings, restore and rollback", async () => {
     const s = await fp.createSession({ userId: "u" });
     const cp = await s.checkpoint({ name: "short", expiresIn: 1 });
