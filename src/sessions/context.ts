@@ -72,10 +72,11 @@ export function keyedLock(): <T>(key: string, fn: () => Promise<T>, mode?: "excl
       }
       // Wait for the exclusive holder before us and for the shared holders already started (not later ones:
       // they queue behind us).
-      const before = [lock.tail, ...lock.shared];
+      // Alone on this key (the usual case): nothing to wait for.
+      const before = lock.holders === 1 ? null : [lock.tail, ...lock.shared];
       let release!: () => void;
       lock.tail = new Promise<void>((resolve) => (release = resolve));
-      await Promise.all(before);
+      if (before) await Promise.all(before);
       try {
         return await fn();
       } finally {

@@ -33,5 +33,6 @@ export async function edit(ctx: EngineContext, ref: SessionRef, messageId: strin
       edit: { id: newId("msg"), fields, base: headOfEntry(forkEntry) },
     };
   });
-  return { ...outcome, message: outcome.message! };
+  // An edit's outcome always carries its message (finishMoveTx writes it).
+  return outcome as EditResult;
 }

@@ -99,12 +99,12 @@ async function moveConversation(
       // A session that never recorded a tool call has no world to move: skip reading the lineages.
       const computed = session.hasTools ? computePlan(ctx, session, base.target) : NOTHING_TO_MOVE;
       const plan = computed.steps;
-      const spec: MoveSpec = {
-        ...base,
+      // `base` is this call's own fresh object: completed in place rather than copied.
+      const spec: MoveSpec = Object.assign(base, {
         onError: o.onUndoError ?? "stop",
         skipped: plan.skipped.map((t) => t.id),
         unknown: plan.unknown.map((t) => t.id),
-      };
+      });
       if (o.refuseIrreversible && plan.skipped.length > 0) return { spec, plan, done: null, moveId: null };
       if (plan.undo.length + plan.replay.length === 0) return { spec, plan, done: finishMoveTx(ctx, spec, null), moveId: null };
       const moveId = newId("mv");
@@ -231,7 +231,8 @@ function finishMoveTx(ctx: EngineContext, spec: MoveSpec, moveId: string | null)
   // A new branch's head is its fork position (or the edited message); an existing one's is looked up.
   let head = spec.newBranch ? spec.newBranch.forkPosition : spec.target.position;
   if (spec.newBranch) {
-    branchRow = { ...spec.newBranch, createdAt: now };
+    branchRow = spec.newBranch;
+    branchRow.createdAt = now;
     store.insertBranch(branchRow);
     if (spec.edit) {
       const base = spec.edit.base ?? headOfEntry(branchRow.forkEntryId ? store.getEntry(branchRow.forkEntryId) : undefined);

@@ -9,7 +9,8 @@ import { sessionCheckpointAnchor } from "./ownership.js";
 
 export async function rollback(ctx: EngineContext, ref: SessionRef, checkpointId: string, options?: MoveOptions): Promise<MoveResult> {
   return performMove(ctx, ref, options, (session) => {
-    const { checkpoint: cp, ...read } = sessionCheckpointAnchor(ctx.store, session, checkpointId, ctx.now());
+    const read = sessionCheckpointAnchor(ctx.store, session, checkpointId, ctx.now());
+    const cp = read.checkpoint;
     const { anchor } = verifyCheckpointAnchor(ctx.store, cp, read);
     return {
       kind: "rollback",
