@@ -32,7 +32,7 @@ export async function checkpointAfter(
   // A session with a workspace: its files are read outside the transaction, then stored with the checkpoint.
   let files: TakenSnapshot | null = null;
   for (;;) {
-    const out = await ctx.store.write((): (Turn & { auto: Checkpoint[] }) | { scan: WorkspaceRow } => {
+    const out = await ctx.store.write((): { turn: Turn; auto: Checkpoint[] } | { scan: WorkspaceRow } => {
       const { session, branch, head: start } = ownedCurrent(ctx.store, ref.id, ref.userId);
       const ws = session.hasWorkspace ? ctx.store.getWorkspace(session.id) : undefined;
       // The scan request must stay before any write: returning commits this transaction.
@@ -50,15 +50,15 @@ export async function checkpointAfter(
         ctx.store.insertCheckpointFiles({ checkpointId: row.id, manifestId, dir: files.dir, exclude: files.exclude });
         ctx.store.setWorkspaceManifest(session.id, manifestId, now);
       }
-      return { messages: written.messages, checkpoint: toCheckpoint(row), auto: written.checkpoints };
+      return { turn: { messages: written.messages, checkpoint: toCheckpoint(row) }, auto: written.checkpoints };
     });
     if ("scan" in out) {
       files = takeSnapshot(ctx, out.scan);
       continue;
     }
-    const { auto, ...turn } = out;
-    for (const cp of [...auto, turn.checkpoint]) ctx.events.emit("checkpoint", cp);
-    return turn;
+    for (const cp of out.auto) ctx.events.emit("checkpoint", cp);
+    ctx.events.emit("checkpoint", out.turn.checkpoint);
+    return out.turn;
   }
 }
 
