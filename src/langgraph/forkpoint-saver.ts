@@ -288,7 +288,9 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       return this.#write(ctx, session, branch.id, head, fields, put, cached ? put.messagesVersion : (parent?.messagesVersion ?? null));
     });
     if (!written) return null;
-    const mirrored = cached ? { items: put.items!.slice(), fields: [...cached.fields, ...added.map(fieldsOf)] } : null;
+    // The write committed: the cached field lists grow in place (copying them made every put O(thread)).
+    if (cached) for (const item of added) cached.fields.push(fieldsOf(item));
+    const mirrored = cached ? { items: put.items!.slice(), fields: cached.fields } : null;
     return this.#landed(ctx, sessionId, put, written, mirrored);
   }
 
