@@ -1,7 +1,7 @@
 // One measured job in its own process, so peak RSS is per system and per N; prints one JSON line.
 
 export interface Job {
-  kind: "chat" | "history" | "pages" | "tools" | "baseline";
+  kind: "chat" | "history" | "pages" | "tools" | "graph" | "baseline";
   system: "peer" | "saver" | "forkpoint" | "sql" | "floor";
   n?: number; // chat turns, history messages, tool invocations
   users?: number;
@@ -14,6 +14,7 @@ export interface Job {
 async function run(job: Job): Promise<unknown> {
   const reps = job.reps ?? 5;
   const key = `${job.kind}:${job.system}`;
+  if (job.kind === "graph") return (await import("./graph-langgraph.js")).runGraphChat(job.n!, job.system as "peer" | "saver");
   // Load only the system under test, so another system's modules don't count in this process's RSS.
   const { runPeerChat } = job.system === "peer" ? await import("./peer-langgraph.js") : ({} as never);
   const { runForkpointSaverChat } = job.system === "saver" ? await import("./saver-forkpoint.js") : ({} as never);

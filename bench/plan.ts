@@ -11,6 +11,8 @@ export interface Plan {
   history: { n: number; runs: number; reps: number };
   pages: { users: number; total: number; samples: number };
   tools: { n: number; runs: number };
+  /** A real LangGraph graph (LangChain messages) on SqliteSaver and on ForkpointSaver: invokes per thread, and runs. */
+  graph: { n: number; runs: number }[];
   /** Chat sizes (and runs) for forkpoint with its opt-in `walWorker`, beside its default run at the same size. */
   walWorker: { n: number; runs: number }[];
   peerSkipped: number[]; // chat sizes where the peer is not run (quadratic cost)
@@ -38,6 +40,7 @@ export function makePlan(quick: boolean): Plan {
     pages: quick ? { users: 1_000, total: 100_000, samples: 200 } : { users: 10_000, total: 1_000_000, samples: 500 },
     tools: { n: 1_000, runs: quick ? 2 : 3 },
     walWorker: quick ? [{ n: 10_000, runs: 1 }] : [{ n: 10_000, runs: 3 }, { n: 100_000, runs: 1 }],
+    graph: quick ? [{ n: 100, runs: 1 }] : [{ n: 100, runs: 2 }, { n: 500, runs: 1 }],
     peerSkipped: all.filter((n) => !sizes.peer.some(([m]) => m === n)),
   };
 }

@@ -1,5 +1,6 @@
 // Aggregates runs into medians, prints the tables, and evaluates the targets of issue 4.
 import type { PageFigures } from "./floor.js";
+import type { GraphFigures } from "./graph-langgraph.js";
 import type { ToolFigures } from "./forkpoint.js";
 import type { System } from "./plan.js";
 import { median, type ChatFigures } from "./util.js";
@@ -13,9 +14,12 @@ export interface Results {
   tools: (ToolFigures & { runs: number }) | null;
   /** forkpoint's chat with `walWorker: true`, by N (not a separate system: an option of the same engine). */
   walWorker: Record<number, ChatAgg>;
+  /** A real LangGraph graph per checkpointer (no target: for LangGraph users), by invokes per thread. */
+  graph: Record<number, Partial<Record<"peer" | "saver", GraphAgg>>>;
   baselineRssMB: number | null;
   errors: string[];
 }
+export interface GraphAgg extends GraphFigures { runs: number }
 export interface Target { name: string; status: "MET" | "MISSED" | "NOT MEASURED"; detail: string }
 
 const CHAT_KEYS = ["totalMs", "firstMs", "lastMs", "meanTurnMs", "p99TurnMs", "dbBytes", "readLatestMs", "historyMs", "list10Ms", "rollbackMs", "rollbackColdMs", "editMs", "editColdMs", "writeTxMs", "rollbackFloorMs", "editFloorMs", "rollbackVsFloor", "editVsFloor"] as const;
@@ -31,6 +35,13 @@ export function aggregateChat(runs: { fig: ChatFigures; rssMB: number }[]): Chat
   }
   agg.notes = [...new Set(runs.flatMap((r) => r.fig.notes))];
   return agg;
+}
+
+/** Median of each figure across runs; peak RSS is the largest. */
+export function aggregateGraph(runs: GraphFigures[]): GraphAgg {
+  const pick = (k: "totalMs" | "firstMs" | "lastMs" | "getStateMs") => median(runs.map((r) => r[k]));
+  return { n: runs[0]!.n, runs: runs.length, totalMs: pick("totalMs"), firstMs: pick("firstMs"), lastMs: pick("lastMs"),
+    getStateMs: pick("getStateMs"), peakRssMB: Math.max(...runs.map((r) => r.peakRssMB)) };
 }
 
 const ms = (x: number | null | undefined) => x == null || !Number.isFinite(x) ? "n/a" : x >= 100 ? x.toFixed(0) : x >= 1 ? x.toFixed(2) : x.toFixed(3);
@@ -118,6 +129,18 @@ export function formatTables(r: Results, peerSkipped: number[]): string {
       const w = r.walWorker[n]!, d = r.chat.forkpoint[n];
       const pair = (f: (a: ChatAgg) => number | null, fmt: (x: number | null) => string) => `${d ? fmt(f(d)) : "-"} → ${fmt(f(w))}`;
       out.push(`  ${n.toLocaleString("en-US").padEnd(9)} ${pair((a) => a.totalMs, ms).padEnd(30)} ${pair((a) => a.p99TurnMs, ms).padEnd(18)} ${pair((a) => a.meanTurnMs, ms).padEnd(18)} ${pair((a) => a.turnsRssMB, (x) => (x === null ? "-" : x.toFixed(0)))}`);
+    }
+  }
+  const graphSizes = Object.keys(r.graph ?? {}).map(Number).sort((a, b) => a - b);
+  if (graphSizes.length) {
+    out.push("", "A real LangGraph graph: StateGraph(MessagesAnnotation), one node answering, LangChain messages, one invoke per turn",
+      `  ${"invokes".padEnd(9)} ${"".padEnd(14)} ${pad("total (ms)", 11)} ${pad("first 10%", 11)} ${pad("last 10%", 11)} ${pad("getState", 11)} ${pad("runs", 5)}`);
+    for (const n of graphSizes) {
+      const g = r.graph[n]!;
+      for (const [label, a] of [["SqliteSaver", g.peer], ["ForkpointSaver", g.saver]] as const) {
+        if (a) out.push(`  ${n.toLocaleString("en-US").padEnd(9)} ${label.padEnd(14)} ${pad(ms(a.totalMs), 11)} ${pad(ms(a.firstMs), 11)} ${pad(ms(a.lastMs), 11)} ${pad(ms(a.getStateMs), 11)} ${pad(String(a.runs), 5)}`);
+      }
+      if (g.peer && g.saver) out.push(`  ${"".padEnd(9)} ${"SqliteSaver / ForkpointSaver, total:".padEnd(14)} ${ratio(g.peer.totalMs, g.saver.totalMs)}`);
     }
   }
   for (const e of r.errors) out.push("", `ERROR: ${e}`);

@@ -8,7 +8,8 @@ import type { Job } from "./child.js";
 import { compileBench } from "./compile.js";
 import { forkpointAvailable } from "./forkpoint.js";
 import { makePlan, type System } from "./plan.js";
-import { aggregateChat, evaluateTargets, formatTables, formatTargets, type Results } from "./report.js";
+import type { GraphFigures } from "./graph-langgraph.js";
+import { aggregateChat, aggregateGraph, evaluateTargets, formatTables, formatTargets, type Results } from "./report.js";
 import { median, now, type ChatFigures } from "./util.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -42,7 +43,7 @@ function child<T>(job: Job): { result: T; rssMB: number } {
   return { result: msg.result!, rssMB: msg.maxRssMB! };
 }
 
-const results: Results = { chat: { peer: {}, saver: {}, forkpoint: {}, sql: {}, floor: {} }, history: {}, pages: {}, tools: null, walWorker: {}, baselineRssMB: null, errors: [] };
+const results: Results = { chat: { peer: {}, saver: {}, forkpoint: {}, sql: {}, floor: {} }, history: {}, pages: {}, tools: null, walWorker: {}, graph: {}, baselineRssMB: null, errors: [] };
 function attempt(label: string, fn: () => void) {
   try {
     fn();
@@ -114,6 +115,22 @@ if (systems.includes("forkpoint")) {
       results.walWorker[n] = aggregateChat(rs);
     });
   }
+}
+
+// A real LangGraph graph on both checkpointers, runs alternating.
+const graphSystems = (["peer", "saver"] as const).filter((s) => systems.includes(s));
+for (const { n, runs: total } of graphSystems.length ? plan.graph : []) {
+  const rs = new Map<"peer" | "saver", GraphFigures[]>(graphSystems.map((s) => [s, []]));
+  for (let i = 0; i < total; i++) {
+    for (const system of graphSystems) {
+      attempt(`graph ${system} N=${n}`, () => {
+        const r = child<GraphFigures>({ kind: "graph", system, n });
+        rs.get(system)!.push({ ...r.result, peakRssMB: r.rssMB });
+        log(`graph ${system.padEnd(5)} N=${String(n).padEnd(4)} run ${i + 1}/${total}: total ${r.result.totalMs.toFixed(0)} ms`);
+      });
+    }
+  }
+  results.graph[n] = Object.fromEntries([...rs].filter(([, v]) => v.length).map(([s, v]) => [s, aggregateGraph(v)]));
 }
 
 for (const system of engines) {
