@@ -30,6 +30,7 @@ import { rollback } from "../sessions/rollback.js";
 import { toCheckpoint, toMessage } from "../sessions/rows.js";
 import { fromMessage, toMessageInput } from "./messages.js";
 import { MirrorCache, extendsMirror, fieldsOf, mirrorOf, type Mirror } from "./mirror-cache.js";
+import { revivalOf, revive, type Revival } from "./revived-items.js";
 import { VerifiedItemsCache, isBinaryItem } from "./verified-items.js";
 import { WeightedLru } from "./weighted-lru.js";
 
@@ -86,6 +87,8 @@ interface Written {
 
 /** How many threads' sessions a saver remembers for its one-transaction put. */
 const MAX_KNOWN_THREADS = 100_000;
+/** How many stored items' revivals a saver keeps (each about its item's size again), least recently used out first. */
+const MAX_REVIVALS = 200_000;
 
 const JSON_PLUS = JsonPlusSerializer.prototype as unknown as { loadsTyped: unknown; _loads: unknown };
 
@@ -116,6 +119,8 @@ export class ForkpointSaver extends BaseCheckpointSaver {
   /** The session of each thread this saver has read or put to (`threadKey`): where a put tries its one-transaction path. */
   readonly #sessions = new WeightedLru<string>(MAX_KNOWN_THREADS);
   readonly #verified = new VerifiedItemsCache();
+  /** By stored text: how to rebuild that item without the serializer, or null when it cannot be (`revived-items.ts`). */
+  readonly #revivals = new WeightedLru<Revival | null>(MAX_REVIVALS);
 
   constructor(fp: Forkpoint, options: ForkpointSaverOptions = {}) {
     super(options?.serde);
@@ -486,13 +491,48 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     });
     const grown = this.#verified.read(row.sessionId, known, read);
     const list = `[${grown.texts.join(",")}]`;
+    const own = isOwnJsonSerializer(this.serde);
     const items = grown.binary
       ? await this.#deserializeItems(grown.texts.map((t) => JSON.parse(t) as JsonValue))
-      : grown.plain && isOwnJsonSerializer(this.serde)
+      : grown.plain && own
         // What LangGraph's own serializer would give back (`isPlainText`), without its walk of every value.
         ? (JSON.parse(list) as unknown[])
-        : ((await this.serde.loadsTyped("json", list)) as unknown[]);
+        : own
+          ? await this.#reviveItems(grown.texts)
+          : ((await this.serde.loadsTyped("json", list)) as unknown[]);
     return { items, headHash: read.headHash };
+  }
+
+  /**
+   * The items stored as `texts`, as LangGraph's own serializer revives them, fresh objects each time: a text revived
+   * before is rebuilt from its revival (`revived-items.ts`); the rest go through the serializer, in one call, and
+   * their revivals are taken for the next read.
+   */
+  async #reviveItems(texts: readonly string[]): Promise<unknown[]> {
+    const items: unknown[] = new Array(texts.length);
+    const missing: number[] = [];
+    for (let i = 0; i < texts.length; i++) {
+      const r = this.#revivals.get(texts[i]!);
+      if (!r) missing.push(i);
+      else {
+        try {
+          items[i] = revive(r);
+        } catch {
+          this.#revivals.set(texts[i]!, null, 1);
+          missing.push(i);
+        }
+      }
+    }
+    if (missing.length === 0) return items;
+    const loaded = (await this.serde.loadsTyped("json", `[${missing.map((i) => texts[i]).join(",")}]`)) as unknown[];
+    for (let k = 0; k < missing.length; k++) {
+      const i = missing[k]!, text = texts[i]!;
+      if (this.#revivals.peek(text) === undefined) {
+        this.#revivals.set(text, await revivalOf(loaded[k], text, async (x) => (await this.#serializeItems([x]))[0]!), 1);
+      }
+      items[i] = loaded[k];
+    }
+    return items;
   }
 
   /** Rebuilds a stored checkpoint: its channel values from the messages and the blobs, its pending writes. */
