@@ -79,6 +79,13 @@ describe("revivalOf / revive", () => {
     }
     const s = new Shouting({ content: "hello" });
     expect(await revivalOf(s, await textOf(s), serialize)).toBeNull();
+    // A message holding another LangChain object: the serializer revives the inner one as a class instance, which a
+    // copy of the arguments could not give back.
+    const outer = new AIMessage({ content: "x", additional_kwargs: { inner: new HumanMessage("y") as never } });
+    const outerText = await textOf(outer);
+    const outerLoaded = await loaded(outerText);
+    expect((outerLoaded as AIMessage).additional_kwargs.inner).toBeInstanceOf(HumanMessage);
+    expect(await revivalOf(outerLoaded, outerText, serialize)).toBeNull();
     // The same class built from a copy of what it was built with: kept (control).
     expect(await revivalOf(new HumanMessage("hello"), await textOf(new HumanMessage("hello")), serialize)).not.toBeNull();
   });
