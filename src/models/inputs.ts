@@ -20,8 +20,9 @@ const date = z.union([z.date(), z.string(), z.number()]).transform((v, ctx) => {
   }
   return d;
 });
-// Any value reaches parseDuration, so NaN, "" and wrong types get its message, not zod's generic one.
-const duration = anything.transform((v, ctx) => {
+// Any value reaches parseDuration, so NaN, "" and wrong types get its message, not zod's generic one; the declared
+// input type stays what the API takes.
+const duration = z.custom<number | string>(() => true).transform((v, ctx) => {
   try {
     return parseDuration(v);
   } catch (e) {
@@ -80,8 +81,12 @@ export const recordToolCallInput = z
     error: z.union([z.string(), z.strictObject({ message: z.string(), name: z.string().optional() })]).optional(),
     callId: name().optional(),
   })
-  // A call either returned or failed: both would drop one of them silently.
-  .refine((c) => c.result === undefined || c.error === undefined, { message: "has both a result and an error: give one", path: ["error"] });
+  // A call either returned or failed: both would drop one of them silently. A failed call's result may be given as
+  // null, as toolTrack() reports one.
+  .refine((c) => c.result === undefined || c.result === null || c.error === undefined, {
+    message: "has both a result and an error: give one (a failed call's result is null)",
+    path: ["error"],
+  });
 export const planInput = z.union(
   [z.strictObject({ checkpointId: name() }), z.strictObject({ branchId: name() }), z.strictObject({ messageId: name() })],
   { error: "must be one of { checkpointId }, { branchId } or { messageId }" },

@@ -34,6 +34,12 @@ describe("checkpoint expiry", () => {
     }
   });
 
+  it("takes a number or a string, in its type as at run time", async () => {
+    const s = await fp.createSession({ userId: "u" });
+    // @ts-expect-error an object is not a duration (npm run lint fails if the type lets it through)
+    await expect(s.checkpoint({ expiresIn: { ms: 5 } })).rejects.toBeInstanceOf(ValidationError);
+  });
+
   it("refuses a duration whose expiry a Date could not hold, and keeps the longest accepted one round-trippable", async () => {
     const s = await fp.createSession({ userId: "u" });
     const e = await s.checkpoint({ expiresIn: 1e20 }).catch((x: unknown) => x);

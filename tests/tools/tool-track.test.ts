@@ -130,6 +130,16 @@ describe("recordToolCall", () => {
     expect(readOrNull(f)).toBe("untouched");
     expect(successfulUndos(w.calls).size).toBe(0);
   });
+
+  it("a failed call can be recorded in the shape toolTrack reports it (result null beside the error)", async () => {
+    w = await openWorld();
+    const inv = await w.s.recordToolCall({ tool: "write_file", args: { path: w.file("x"), text: "x" }, result: null, error: { message: "disk full", name: "IOError" } });
+    expect(inv).toMatchObject({ status: "failed", result: null, error: { message: "disk full", name: "IOError" } });
+    const [again] = (await w.s.toolTrack()).slice(-1);
+    const { tool, args, result, error } = again!;
+    const copy = await w.s.recordToolCall({ tool, args, result, error: error! });
+    expect(copy).toMatchObject({ status: "failed", result: null, error: { message: "disk full", name: "IOError" } });
+  });
 });
 
 describe("autoCheckpoint afterToolCalls", () => {
