@@ -1,7 +1,7 @@
 // Floor: raw better-sqlite3 (WAL, synchronous=NORMAL) doing the same database work with no engine logic.
 import Database from "better-sqlite3";
 import { join } from "node:path";
-import { content, dbBytes, emptyChat, firstLastMedians, median, opReps, peakRssMB, now, percentile, tempDir, timeMedian, timeSmallOp, type ChatFigures } from "./util.js";
+import { content, dbBytes, emptyChat, median, opReps, peakRssMB, now, percentile, tempDir, timeMedian, timeSmallOp, timeSyncTurns, type ChatFigures } from "./util.js";
 
 const SCHEMA = `
 CREATE TABLE messages (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, branch_id TEXT NOT NULL,
@@ -49,15 +49,7 @@ export async function runFloorChat(n: number, reps = 5): Promise<ChatFigures> {
       insMsg.run(id("ms"), branch, pos + 1, "assistant", JSON.stringify(content(i, "assistant")), Date.now());
       insCp.run(id("cp"), "user-1", session, branch, pos + 1, `turn-${i}`, Date.now());
     });
-    const turnMs: number[] = [];
-    const t0 = now();
-    for (let i = 0; i < n; i++) {
-      const ts = now();
-      turn(2 * i + 1, i);
-      turnMs.push(now() - ts);
-    }
-    fig.totalMs = now() - t0;
-    Object.assign(fig, firstLastMedians(turnMs));
+    Object.assign(fig, timeSyncTurns(n, (i) => turn(2 * i + 1, i)));
     fig.turnsRssMB = peakRssMB();
     db.pragma("wal_checkpoint(TRUNCATE)");
     fig.dbBytes = dbBytes(file);

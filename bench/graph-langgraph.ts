@@ -8,7 +8,7 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { join } from "node:path";
 import { openForkpoint } from "../src/index.js";
 import { ForkpointSaver } from "../src/langgraph/index.js";
-import { median, now, peakRssMB, tempDir } from "./util.js";
+import { firstLastMedians, now, peakRssMB, tempDir } from "./util.js";
 
 export interface GraphFigures {
   n: number;
@@ -42,13 +42,13 @@ export async function runGraphChat(n: number, system: "peer" | "saver"): Promise
       times.push(now() - t);
     }
     const totalMs = now() - t0;
-    const k = Math.max(1, Math.floor(n / 10));
+    const { firstMs, lastMs } = firstLastMedians(times);
     const t = now();
     const state = await graph.getState(thread);
     const getStateMs = now() - t;
     const count = (state.values as { messages: unknown[] }).messages.length;
     if (count !== 2 * n) throw new Error(`graph ${system}: ${count} messages in the state, expected ${2 * n}`);
-    return { n, totalMs, firstMs: median(times.slice(0, k)), lastMs: median(times.slice(-k)), getStateMs, peakRssMB: peakRssMB() };
+    return { n, totalMs, firstMs, lastMs, getStateMs, peakRssMB: peakRssMB() };
   } finally {
     if (fp) await fp.close();
     else (saver as SqliteSaver).db.close();

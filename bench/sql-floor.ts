@@ -6,7 +6,7 @@ import Database from "better-sqlite3";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { openForkpoint } from "../src/index.js";
-import { content, dbBytes, emptyChat, firstLastMedians, now, peakRssMB, tempDir, type ChatFigures } from "./util.js";
+import { content, dbBytes, emptyChat, peakRssMB, tempDir, timeSyncTurns, type ChatFigures } from "./util.js";
 
 // The same statements as SqliteStore's currentOf, insertEntry and insertCheckpoint (src/store/sqlite-store.ts).
 const CURRENT = `SELECT s.seq, s.id, s.user_id, s.title, s.metadata, s.current_branch_id, s.origin_session_id, s.origin_checkpoint_id,
@@ -61,15 +61,7 @@ export async function runSqlFloorChat(n: number): Promise<ChatFigures> {
         insertEntry.run(id("msg"), branchId, pos + 2, "message", "assistant", JSON.stringify(content(i, "assistant")), null, null, null, null, null, pos + 2, hex(3 * i + 1), t);
         insertCheckpoint.run(t, id("cp"), session.id, branchId, pos + 2, `turn-${i}`, 0, null, "user-1", null, hex(3 * i + 2), hex(3 * i), t, null);
       });
-      const turnMs: number[] = [];
-      const t0 = now();
-      for (let i = 0; i < n; i++) {
-        const ts = now();
-        turn(i);
-        turnMs.push(now() - ts);
-      }
-      fig.totalMs = now() - t0;
-      Object.assign(fig, firstLastMedians(turnMs));
+      Object.assign(fig, timeSyncTurns(n, turn));
       fig.turnsRssMB = peakRssMB();
       db.pragma("wal_checkpoint(TRUNCATE)");
       fig.dbBytes = dbBytes(file);

@@ -43,6 +43,18 @@ export function firstLastMedians(turnMs: readonly number[]): { firstMs: number; 
   };
 }
 
+/** Runs `turn(0)` … `turn(n - 1)` (synchronous: the floors' raw transactions), timing each and the whole. */
+export function timeSyncTurns(n: number, turn: (i: number) => void): { totalMs: number } & ReturnType<typeof firstLastMedians> {
+  const turnMs: number[] = [];
+  const t0 = now();
+  for (let i = 0; i < n; i++) {
+    const ts = now();
+    turn(i);
+    turnMs.push(now() - ts);
+  }
+  return { totalMs: now() - t0, ...firstLastMedians(turnMs) };
+}
+
 /** ~200 bytes of message content for turn i (distinct per turn, so nothing dedupes it away). */
 export function content(i: number, role: "user" | "assistant"): string {
   const head = `${role} turn ${i}: `;

@@ -1,7 +1,5 @@
 // Rebuilding LangChain messages without load(): a revival is kept only when its rebuild serializes back to the stored
 // text, every rebuild is a fresh object, and the saver hands out what LangGraph's own serializer would.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { JsonPlusSerializer, uuid6, type Checkpoint } from "@langchain/langgraph-checkpoint";
@@ -9,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openForkpoint, type Forkpoint } from "../../src/index.js";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
 import { revivalOf, revive } from "../../src/langgraph/revived-items.js";
+import { makeTempDir, removeDir } from "../helpers.js";
 
 const serde = new JsonPlusSerializer();
 const utf8 = new TextDecoder();
@@ -95,12 +94,12 @@ describe("ForkpointSaver reads LangChain messages through their revivals", () =>
   let dir: string;
   let fp: Forkpoint;
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), "fp-revive-"));
+    dir = makeTempDir("fp-revive-");
     fp = openForkpoint({ path: join(dir, "db.sqlite") });
   });
   afterEach(async () => {
     await fp.close();
-    rmSync(dir, { recursive: true, force: true });
+    removeDir(dir);
   });
 
   const checkpoint = (step: number, list: BaseMessage[]): Checkpoint => ({
