@@ -293,9 +293,15 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       return this.#write(ctx, session, branch.id, head, fields, put, cached ? put.messagesVersion : (parent?.messagesVersion ?? null));
     });
     if (!written) return null;
-    // The write committed: the cached field lists grow in place (copying them made every put O(thread)).
-    if (cached) for (const item of added) cached.fields.push(fieldsOf(item));
-    const mirrored = cached ? { items: put.items!.slice(), fields: cached.fields } : null;
+    // The write committed: the mirror (the saver's own arrays, never LangGraph's) grows in place; copying it made every
+    // put O(thread).
+    if (cached) {
+      for (const item of added) {
+        cached.items.push(item);
+        cached.fields.push(fieldsOf(item));
+      }
+    }
+    const mirrored = cached ? { items: cached.items, fields: cached.fields } : null;
     return this.#landed(ctx, sessionId, put, written, mirrored);
   }
 
@@ -431,7 +437,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
         } else {
           if (common < old.length) editAt = old[common]!.id;
           append = serialized.slice(common).map(toMessageInput);
-          outcome = { messagesVersion, mirrored: mirrorOf(items.slice()), asValue: false };
+          outcome = { messagesVersion, mirrored: mirrorOf(items), asValue: false };
         }
       }
     }
@@ -563,8 +569,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       const { items, headHash } = await this.#readItems(store, row);
       values[this.#messages] = items;
       // LangGraph goes on from the checkpoint it read with these very objects: the next put finds them cached.
-      // A copy: LangGraph's own array may be pushed to in place, which must read as new items, not as the mirror's.
-      if (mirror) this.#cache.set(row.sessionId, { ...mirrorOf(items.slice()), headHash });
+      if (mirror) this.#cache.set(row.sessionId, { ...mirrorOf(items), headHash });
     }
     const checkpoint = { ...skeleton, channel_values: values } as Checkpoint;
     if (sends.length > 0) {

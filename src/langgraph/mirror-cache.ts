@@ -6,7 +6,8 @@ import { WeightedLru } from "./weighted-lru.js";
 /** The lineage point a thread's branch is at, and the items of the messages channel mirrored up to it. */
 export interface Mirror {
   headHash: string;
-  items: readonly unknown[];
+  /** The saver's own copy (LangGraph's array may be pushed to in place, which must read as new items); grown in place. */
+  items: unknown[];
   /** Each item's own field values when it was stored (`fieldsOf`), to notice a field reassigned in place. */
   fields: unknown[][];
 }
@@ -38,8 +39,11 @@ function sameFields(item: unknown, stored: unknown[]): boolean {
   return i === stored.length;
 }
 
-/** `items` with their field values, as the cache keeps them. */
-export const mirrorOf = (items: readonly unknown[]): Omit<Mirror, "headHash"> => ({ items, fields: items.map(fieldsOf) });
+/** A copy of `items` with their field values, as the cache keeps them. */
+export function mirrorOf(items: readonly unknown[]): Omit<Mirror, "headHash"> {
+  const own = items.slice();
+  return { items: own, fields: own.map(fieldsOf) };
+}
 
 /** Whether `items` begins with the mirrored items, the same objects with the same field values. */
 export function extendsMirror(mirror: Omit<Mirror, "headHash">, items: readonly unknown[]): boolean {

@@ -48,6 +48,17 @@ describe("MirrorCache", () => {
     expect(c.get("s5")?.headHash).toBe("h5");
   });
 
+  it("keeps its own copy of the items: the caller's array pushed to later reads as new items, not as mirrored ones", () => {
+    const a = msg("a"), b = msg("b");
+    const theirs = [a];
+    const mirror = mirrorOf(theirs);
+    theirs.push(b);
+    expect(mirror.items).toEqual([a]);
+    expect(mirror.items).not.toBe(theirs);
+    expect(extendsMirror(mirror, theirs)).toBe(true);
+    expect(theirs.slice(mirror.items.length)).toEqual([b]);
+  });
+
   it("counts a mirror as large as it was when set, though its array grows later; get makes a thread the most recent", () => {
     const c = new MirrorCache(4);
     const grown = [1, 2];
