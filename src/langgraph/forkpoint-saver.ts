@@ -9,7 +9,7 @@ import {
   type ChannelVersions, type Checkpoint, type CheckpointListOptions, type CheckpointMetadata, type CheckpointPendingWrite,
   type CheckpointTuple, type PendingWrite, type SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
-import { ConflictError, NotFoundError, ValidationError } from "../models/errors.js";
+import { ConflictError, DatabaseError, NotFoundError, ValidationError } from "../models/errors.js";
 import { langGraphSaverOptions, parseInput } from "../models/inputs.js";
 import { toJsonText, type JsonValue } from "../models/json.js";
 import type { Checkpoint as CheckpointInfo, MessageInput } from "../models/types.js";
@@ -245,7 +245,8 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     // Puts to one thread land one at a time in this process (savers sharing this Forkpoint too): two landing at once
     // would each move the thread away from the other's landing, over and over.
     return ctx.withSessionLock(`langgraph-put:${ref.id}`, async () => {
-      for (;;) {
+      const deadline = Date.now() + ctx.store.busyTimeoutMs;
+      for (let attempt = 1; ; attempt++) {
         const landing = await this.#land(ctx, ref, thread, parentId, checkpoint.id, items, messagesVersion);
         if (landing.asValue && !blobs.some((b) => b.channel === this.#messages)) {
           // The messages could not be kept as messages (a shorter list than its parent's): stored as a value instead.
@@ -260,6 +261,10 @@ export class ForkpointSaver extends BaseCheckpointSaver {
           return this.#write(ctx, session, branch.id, head, landing.fields, put, landing.messagesVersion);
         });
         if (written) return this.#landed(ctx, ref.id, put, written, landing.mirrored);
+        // Each lost attempt is another writer's committed put: the thread is busy, as a lock held past the timeout is.
+        if (Date.now() >= deadline) {
+          throw new DatabaseError("BUSY", `thread ${threadId}: other processes kept moving it for longer than the busy timeout (${attempt} attempts to put ${checkpoint.id})`);
+        }
       }
     });
   }

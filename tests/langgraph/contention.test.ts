@@ -1,0 +1,69 @@
+// ForkpointSaver when another connection (another process, as far as SQLite knows) keeps moving the thread between a
+// put's landing and its write: the put lands again, but for no longer than the busy timeout, then fails as BUSY.
+import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
+import { describe, expect, it } from "vitest";
+import { DatabaseError } from "../../src/index.js";
+import { ForkpointSaver } from "../../src/langgraph/index.js";
+import { dumpDatabase, tempDatabases } from "../helpers.js";
+
+const dbs = tempDatabases();
+
+const config = (parent?: string) => ({ configurable: { thread_id: "t", checkpoint_ns: "", ...(parent ? { checkpoint_id: parent } : {}) } });
+const put = (saver: ForkpointSaver, parent: string | undefined, id: string, messages: unknown[], step: number) =>
+  saver.put(config(parent),
+    { v: 4, id, ts: new Date().toISOString(), channel_values: { messages }, channel_versions: { messages: step }, versions_seen: {} },
+    { source: "loop", step, parents: {} }, { messages: step });
+const [one, two, theirs] = ["one", "two", "theirs"].map((content) => ({ role: "user", content }));
+
+/** A serializer that, the first time it writes a list of messages, lets `meanwhile` run first (another writer's put). */
+class InterleavingSerializer extends JsonPlusSerializer {
+  constructor(private meanwhile: (() => Promise<unknown>) | null) {
+    super();
+  }
+
+  override async dumpsTyped(value: unknown): Promise<[string, Uint8Array]> {
+    if (Array.isArray(value) && this.meanwhile) {
+      const run = this.meanwhile;
+      this.meanwhile = null;
+      await run();
+    }
+    return super.dumpsTyped(value);
+  }
+}
+
+/** The thread "t" with one checkpoint "01", written through a second connection to the same file. */
+async function threadOnOtherConnection(path: string): Promise<ForkpointSaver> {
+  const other = new ForkpointSaver(dbs.open({ path }).fp);
+  await put(other, undefined, "01", [one], 1);
+  return other;
+}
+
+describe("ForkpointSaver under another writer", () => {
+  it("lands again when another connection moved the thread between its landing and its write", async () => {
+    const { fp, path } = dbs.open();
+    const other = await threadOnOtherConnection(path);
+    const saver = new ForkpointSaver(fp, { serde: new InterleavingSerializer(() => put(other, "01", "02", [one, theirs], 2)) });
+    await put(saver, "01", "03", [one, two], 3);
+    const read = async (id: string) => (await new ForkpointSaver(fp).getTuple(config(id)))!.checkpoint.channel_values.messages;
+    expect(await read("03")).toEqual([one, two]);
+    expect(await read("02")).toEqual([one, theirs]);
+    expect(await fp.verify()).toMatchObject({ ok: true });
+  });
+
+  it("fails as BUSY once the thread kept moving past the busy timeout, and writes nothing", async () => {
+    const { fp, path } = dbs.open({ busyTimeoutMs: 0 });
+    const other = await threadOnOtherConnection(path);
+    let before: Awaited<ReturnType<typeof dumpDatabase>> | undefined;
+    const saver = new ForkpointSaver(fp, {
+      serde: new InterleavingSerializer(async () => {
+        await put(other, "01", "02", [one, theirs], 2);
+        before = dumpDatabase(path);
+      }),
+    });
+    const error = await put(saver, "01", "03", [one, two], 3).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DatabaseError);
+    expect(error).toMatchObject({ code: "BUSY", message: expect.stringMatching(/thread t: .*busy timeout.*03/) });
+    expect(dumpDatabase(path)).toEqual(before);
+    expect(await new ForkpointSaver(fp).getTuple(config("03"))).toBeUndefined();
+  });
+});
