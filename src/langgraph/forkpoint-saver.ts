@@ -279,6 +279,8 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     const cached = put.items === null ? undefined : this.#cache.get(sessionId);
     if (put.items !== null && (!cached || !extendsMirror(cached, put.items))) return null;
     const added = cached ? put.items!.slice(cached.items.length) : [];
+    // Taken as the serializer is about to read them: a node may change an item while this put awaits its write.
+    const addedFields = added.map(fieldsOf);
     let append: MessageInput[];
     try {
       append = (await this.#serializeItems(added)).map(toMessageInput);
@@ -301,9 +303,9 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     // The write committed: the mirror (the saver's own arrays, never LangGraph's) grows in place; copying it made every
     // put O(thread).
     if (cached) {
-      for (const item of added) {
-        cached.items.push(item);
-        cached.fields.push(fieldsOf(item));
+      for (let i = 0; i < added.length; i++) {
+        cached.items.push(added[i]);
+        cached.fields.push(addedFields[i]!);
       }
     }
     const mirrored = cached ? { items: cached.items, fields: cached.fields } : null;
@@ -429,9 +431,11 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       if (cached && cached.headHash === target.headHash && extendsMirror(cached, items)) {
         // The same objects as the last put (LangGraph keeps them in its channel): only the new ones are serialized.
         const added = items.slice(cached.items.length);
+        const fields = [...cached.fields, ...added.map(fieldsOf)];
         append = (await this.#serializeItems(added)).map(toMessageInput);
-        outcome = { messagesVersion, mirrored: { items: items.slice(), fields: [...cached.fields, ...added.map(fieldsOf)] }, asValue: false };
+        outcome = { messagesVersion, mirrored: { items: [...cached.items, ...added], fields }, asValue: false };
       } else {
+        const mirrored = mirrorOf(items);
         const serialized = await this.#serializeItems(items);
         const old = await store.read(() => lineageMessages(store, target.branchId, toMessage, target.position));
         let common = 0;
@@ -442,7 +446,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
         } else {
           if (common < old.length) editAt = old[common]!.id;
           append = serialized.slice(common).map(toMessageInput);
-          outcome = { messagesVersion, mirrored: mirrorOf(items), asValue: false };
+          outcome = { messagesVersion, mirrored, asValue: false };
         }
       }
     }

@@ -1,8 +1,10 @@
-// ForkpointSaver when another connection (another process, as far as SQLite knows) keeps moving the thread between a
-// put's landing and its write: the put lands again, but for no longer than the busy timeout, then fails as BUSY.
+// ForkpointSaver when something else acts while a put is under way: another connection (another process, as far as
+// SQLite knows) moving the thread between the put's landing and its write (the put lands again, for no longer than the
+// busy timeout, then fails as BUSY); a node pushing to or rewriting the messages while the put awaits its write (the
+// next put still stores what the first did not).
 import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
 import { describe, expect, it } from "vitest";
-import { DatabaseError } from "../../src/index.js";
+import { DatabaseError, type Forkpoint } from "../../src/index.js";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
 import { dumpDatabase, tempDatabases } from "../helpers.js";
 
@@ -65,5 +67,51 @@ describe("ForkpointSaver under another writer", () => {
     expect(error).toMatchObject({ code: "BUSY", message: expect.stringMatching(/thread t: .*busy timeout.*03/) });
     expect(dumpDatabase(path)).toEqual(before);
     expect(await new ForkpointSaver(fp).getTuple(config("03"))).toBeUndefined();
+  });
+});
+
+/** A serializer that, once armed, runs `after` right after it has written a list: a node acting while a put awaits. */
+class ActingSerializer extends JsonPlusSerializer {
+  after: (() => void) | null = null;
+
+  override async dumpsTyped(value: unknown): Promise<[string, Uint8Array]> {
+    const out = await super.dumpsTyped(value);
+    if (Array.isArray(value) && this.after) {
+      const run = this.after;
+      this.after = null;
+      run();
+    }
+    return out;
+  }
+}
+
+describe("ForkpointSaver while a node acts during a put", () => {
+  const read = async (fp: Forkpoint, id: string) =>
+    (await new ForkpointSaver(fp).getTuple(config(id)))!.checkpoint.channel_values.messages;
+  const [a, b, c, d] = ["a", "b", "c", "d"].map((content) => ({ role: "user", content }));
+
+  it("a message pushed into the list while its put was being written is stored by the next put", async () => {
+    const { fp } = dbs.open();
+    const serde = new ActingSerializer();
+    const saver = new ForkpointSaver(fp, { serde });
+    await put(saver, undefined, "01", [a], 1);
+    const list = [a, b];
+    serde.after = () => list.push(c);
+    await put(saver, "01", "02", list, 2);
+    await put(saver, "02", "03", [...list, d], 3);
+    expect(await read(fp, "03")).toEqual([a, b, c, d]);
+  });
+
+  it("a message rewritten while its put was being written is stored as a new version by the next put", async () => {
+    const { fp } = dbs.open();
+    const serde = new ActingSerializer();
+    const saver = new ForkpointSaver(fp, { serde });
+    const mine = { role: "user", content: "mine" };
+    await put(saver, undefined, "01", [a], 1);
+    serde.after = () => { mine.content = "rewritten"; };
+    await put(saver, "01", "02", [a, mine], 2);
+    expect(await read(fp, "02")).toEqual([a, { role: "user", content: "mine" }]);
+    await put(saver, "02", "03", [a, mine, c], 3);
+    expect(await read(fp, "03")).toEqual([a, { role: "user", content: "rewritten" }, c]);
   });
 });
