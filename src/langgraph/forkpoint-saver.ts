@@ -205,6 +205,10 @@ export class ForkpointSaver extends BaseCheckpointSaver {
 
     // Everything is serialized before the first write: a value the serializer refuses leaves nothing behind.
     const { channel_values: values = {}, ...skeleton } = checkpoint;
+    // The list as it is when put is called, before any await: LangGraph's next step may push to this very array
+    // while the put is under way, and what it pushes belongs to the next checkpoint.
+    const list = (values as Record<string, unknown>)[this.#messages];
+    const listNow = Array.isArray(list) ? list.slice() : undefined;
     const [type, body] = await this.serde.dumpsTyped(skeleton);
     const [metadataType, metadataBody] = await this.serde.dumpsTyped(metadata ?? {});
     const blobs: { channel: string; version: string; type: string; value: Buffer }[] = [];
@@ -213,8 +217,8 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     for (const [channel, version] of Object.entries(newVersions ?? {})) {
       if (!(channel in values)) continue;
       const value = (values as Record<string, unknown>)[channel];
-      if (channel === this.#messages && Array.isArray(value)) {
-        items = value;
+      if (channel === this.#messages && listNow !== undefined) {
+        items = listNow;
         messagesVersion = versionKey(version);
         continue;
       }

@@ -70,13 +70,17 @@ describe("ForkpointSaver under another writer", () => {
   });
 });
 
-/** A serializer that, once armed, runs `after` right after it has written a list: a node acting while a put awaits. */
+/**
+ * A serializer that, once armed, runs `after` right after it has written a list (or, with `anyValue`, anything: the
+ * put's first await): a node acting while a put is under way.
+ */
 class ActingSerializer extends JsonPlusSerializer {
   after: (() => void) | null = null;
+  anyValue = false;
 
   override async dumpsTyped(value: unknown): Promise<[string, Uint8Array]> {
     const out = await super.dumpsTyped(value);
-    if (Array.isArray(value) && this.after) {
+    if ((this.anyValue || Array.isArray(value)) && this.after) {
       const run = this.after;
       this.after = null;
       run();
@@ -98,6 +102,20 @@ describe("ForkpointSaver while a node acts during a put", () => {
     const list = [a, b];
     serde.after = () => list.push(c);
     await put(saver, "01", "02", list, 2);
+    await put(saver, "02", "03", [...list, d], 3);
+    expect(await read(fp, "03")).toEqual([a, b, c, d]);
+  });
+
+  it("a message pushed into the list just after the put was called belongs to the next checkpoint, not to this one", async () => {
+    const { fp } = dbs.open();
+    const serde = new ActingSerializer();
+    const saver = new ForkpointSaver(fp, { serde });
+    await put(saver, undefined, "01", [a], 1);
+    const list = [a, b];
+    serde.anyValue = true;
+    serde.after = () => list.push(c);
+    await put(saver, "01", "02", list, 2);
+    expect(await read(fp, "02")).toEqual([a, b]);
     await put(saver, "02", "03", [...list, d], 3);
     expect(await read(fp, "03")).toEqual([a, b, c, d]);
   });
