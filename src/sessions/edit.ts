@@ -2,37 +2,42 @@
 import { newId } from "../models/ids.js";
 import type { MoveOptions } from "../models/inputs.js";
 import type { EditResult, MessageInput } from "../models/types.js";
+import type { SessionRow } from "../store/store.js";
 import { messageFields } from "./append.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { entryAt, headOfEntry } from "./lineage.js";
-import { performMove } from "./move.js";
+import type { EntryFields } from "./log-writer.js";
+import { performMove, type BaseMoveSpec } from "./move.js";
 import { sessionMessage } from "./ownership.js";
 
 export async function edit(ctx: EngineContext, ref: SessionRef, messageId: string, next: MessageInput, options?: MoveOptions): Promise<EditResult> {
   const fields = messageFields(ctx, next, "message");
-  const outcome = await performMove(ctx, ref, options, (session) => {
-    const { message: original, branch, base } = sessionMessage(ctx.store, session, messageId);
-    const forkPosition = original.position - 1;
-    const forkEntry = base ?? entryAt(ctx.store, branch, forkPosition);
-    return {
-      kind: "edit",
-      sessionId: session.id,
-      userId: session.userId,
-      target: { branchId: branch.id, position: forkPosition },
-      newBranch: {
-        id: newId("br"),
-        sessionId: session.id,
-        parentId: branch.id,
-        forkCheckpointId: null,
-        forkPosition,
-        forkEntryId: forkEntry?.id ?? null,
-        name: null,
-        reason: "edit",
-        createdAt: 0,
-      },
-      edit: { id: newId("msg"), fields, base: headOfEntry(forkEntry) },
-    };
-  });
+  const outcome = await performMove(ctx, ref, options, (session) => editSpec(ctx, session, messageId, fields));
   // An edit's outcome always carries its message (finishMoveTx writes it).
   return outcome as EditResult;
+}
+
+/** An edit's move (its message already validated), read in the caller's transaction. */
+export function editSpec(ctx: EngineContext, session: SessionRow, messageId: string, fields: EntryFields): BaseMoveSpec {
+  const { message: original, branch, base } = sessionMessage(ctx.store, session, messageId);
+  const forkPosition = original.position - 1;
+  const forkEntry = base ?? entryAt(ctx.store, branch, forkPosition);
+  return {
+    kind: "edit",
+    sessionId: session.id,
+    userId: session.userId,
+    target: { branchId: branch.id, position: forkPosition },
+    newBranch: {
+      id: newId("br"),
+      sessionId: session.id,
+      parentId: branch.id,
+      forkCheckpointId: null,
+      forkPosition,
+      forkEntryId: forkEntry?.id ?? null,
+      name: null,
+      reason: "edit",
+      createdAt: 0,
+    },
+    edit: { id: newId("msg"), fields, base: headOfEntry(forkEntry) },
+  };
 }

@@ -32,6 +32,9 @@ export interface MoveSpec {
 
 export type MoveOutcome = MoveResult & { message?: Message };
 
+/** A move as rollback, edit and switch build it (the policies are added by `performMove`). */
+export type BaseMoveSpec = Omit<MoveSpec, "onError" | "skipped" | "unknown">;
+
 const NOTHING_TO_MOVE = { steps: { undo: [], replay: [], skipped: [], unknown: [] } } as const;
 
 /** Moves currently executing in this process (recovery must not resume them). */
@@ -41,7 +44,7 @@ export async function performMove(
   ctx: EngineContext,
   ref: SessionRef,
   options: MoveOptions | undefined,
-  prepare: (session: SessionRow) => Omit<MoveSpec, "onError" | "skipped" | "unknown">,
+  prepare: (session: SessionRow) => BaseMoveSpec,
 ): Promise<MoveOutcome> {
   // No options (the usual call) is the defaults: nothing to validate.
   const o: MoveOptions = options === undefined || options === null ? {} : parseInput(moveOptions, options, "options");
@@ -87,7 +90,7 @@ async function moveConversation(
   ctx: EngineContext,
   ref: SessionRef,
   o: { onUndoError?: "stop" | "continue"; refuseIrreversible?: boolean },
-  prepare: (session: SessionRow) => Omit<MoveSpec, "onError" | "skipped" | "unknown">,
+  prepare: (session: SessionRow) => BaseMoveSpec,
 ): Promise<MoveOutcome> {
   {
     // One write transaction plans the move and either finishes it (no tool has to run) or journals its steps,
@@ -135,6 +138,16 @@ async function moveConversation(
       await absorbChanges(ctx, ref.id, before);
     }
   }
+}
+
+/**
+ * A move of a session that never recorded a tool call (no world to move), made whole in the caller's write
+ * transaction, so that the caller can write on the new branch before any other writer sees it. The caller emits
+ * the move's event once the transaction has committed.
+ */
+export function moveWithoutToolsTx(ctx: EngineContext, session: SessionRow, base: BaseMoveSpec): MoveOutcome {
+  if (session.hasTools) throw new Error(`moveWithoutToolsTx: session ${session.id} has tool calls: its world must move first`);
+  return finishMoveTx(ctx, Object.assign(base, { onError: "stop" as const, skipped: [], unknown: [] }), null);
 }
 
 /** Another process is moving this session's world (or died doing it): moving it again now could compensate twice. */

@@ -2,33 +2,37 @@
 import { newId } from "../models/ids.js";
 import type { MoveOptions } from "../models/inputs.js";
 import type { MoveResult } from "../models/types.js";
+import type { SessionRow } from "../store/store.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { verifyCheckpointAnchor } from "./checkpoints.js";
-import { performMove } from "./move.js";
+import { performMove, type BaseMoveSpec } from "./move.js";
 import { sessionCheckpointAnchor } from "./ownership.js";
 
 export async function rollback(ctx: EngineContext, ref: SessionRef, checkpointId: string, options?: MoveOptions): Promise<MoveResult> {
-  return performMove(ctx, ref, options, (session) => {
-    const read = sessionCheckpointAnchor(ctx.store, session, checkpointId, ctx.now());
-    const cp = read.checkpoint;
-    const { anchor } = verifyCheckpointAnchor(ctx.store, cp, read);
-    return {
-      kind: "rollback",
+  return performMove(ctx, ref, options, (session) => rollbackSpec(ctx, session, checkpointId));
+}
+
+/** A rollback's move, read and checked in the caller's transaction: the checkpoint's checksum and anchor verified. */
+export function rollbackSpec(ctx: EngineContext, session: SessionRow, checkpointId: string): BaseMoveSpec {
+  const read = sessionCheckpointAnchor(ctx.store, session, checkpointId, ctx.now());
+  const cp = read.checkpoint;
+  const { anchor } = verifyCheckpointAnchor(ctx.store, cp, read);
+  return {
+    kind: "rollback",
+    sessionId: session.id,
+    userId: session.userId,
+    target: { branchId: cp.branchId, position: cp.position },
+    newBranch: {
+      id: newId("br"),
       sessionId: session.id,
-      userId: session.userId,
-      target: { branchId: cp.branchId, position: cp.position },
-      newBranch: {
-        id: newId("br"),
-        sessionId: session.id,
-        parentId: cp.branchId,
-        forkCheckpointId: cp.id,
-        forkPosition: cp.position,
-        forkEntryId: anchor?.id ?? null,
-        name: null,
-        reason: "rollback",
-        createdAt: 0,
-      },
-      edit: null,
-    };
-  });
+      parentId: cp.branchId,
+      forkCheckpointId: cp.id,
+      forkPosition: cp.position,
+      forkEntryId: anchor?.id ?? null,
+      name: null,
+      reason: "rollback",
+      createdAt: 0,
+    },
+    edit: null,
+  };
 }
