@@ -9,12 +9,12 @@ import {
   type ChannelVersions, type Checkpoint, type CheckpointListOptions, type CheckpointMetadata, type CheckpointPendingWrite,
   type CheckpointTuple, type PendingWrite, type SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
-import { ConflictError, DatabaseError, NotFoundError, ValidationError } from "../models/errors.js";
+import { ConflictError, NotFoundError, ValidationError } from "../models/errors.js";
 import { langGraphSaverOptions, parseInput } from "../models/inputs.js";
 import { toJsonText, type JsonValue } from "../models/json.js";
 import type { Checkpoint as CheckpointInfo, MessageInput } from "../models/types.js";
 import type { LgCheckpointRow, LgThreadRow, LgWriteRow } from "../store/langgraph-tables.js";
-import type { EntryRow, LineageSegment, SessionRow, Store } from "../store/store.js";
+import type { CheckpointRow, EntryRow, LineageSegment, SessionRow, Store } from "../store/store.js";
 import { messageFields } from "../sessions/append.js";
 import { readVerifiedAfter } from "../sessions/checkpoints.js";
 import type { EngineContext, SessionRef } from "../sessions/context.js";
@@ -46,11 +46,14 @@ export interface ForkpointSaverOptions {
 
 const utf8 = new TextDecoder();
 
-/** Where a put lands: the session's head (after any fork), and how the messages channel is stored. */
+/** Where a put lands (the checkpoint it goes on from, and the message where its list departs), and what it writes. */
 interface Landing {
-  branchId: string;
-  head: Head;
-  /** The messages to append, validated. */
+  /** The forkpoint checkpoint of the put's parent (the thread's empty start when it has none). */
+  target: CheckpointRow;
+  /** The first stored message the new list departs from: the put is an edit of it. Null: it extends the target's. */
+  editAt: string | null;
+  /** The messages to append (the first one replaces `editAt`'s), as given and as validated entry fields. */
+  append: MessageInput[];
   fields: EntryFields[];
   /** The messages channel's version that the session's messages are at this checkpoint (null: none). */
   messagesVersion: string | null;
@@ -84,6 +87,9 @@ interface Written {
   from: Head;
   wrote: { segments: LineageSegment[] | null; rows: EntryRow[] };
 }
+
+/** `#writeAtHead`'s answer when the put goes on from elsewhere than the session's head, or edits a message. */
+const FORK = Symbol("fork");
 
 /** How many threads' sessions a saver remembers for its one-transaction put. */
 const MAX_KNOWN_THREADS = 100_000;
@@ -246,30 +252,18 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     }
     this.#sessions.set(key, thread.sessionId, 1);
     const ref: SessionRef = { id: thread.sessionId, userId: this.#userId };
-    // Puts to one thread land one at a time in this process (savers sharing this Forkpoint too): two landing at once
-    // would each move the thread away from the other's landing, over and over.
+    // Puts to one thread land one at a time in this process (savers sharing this Forkpoint too), each in the order
+    // LangGraph made them; across processes, each put's rows are written in one transaction with the fork they need.
     return ctx.withSessionLock(`langgraph-put:${ref.id}`, async () => {
-      const deadline = Date.now() + ctx.store.busyTimeoutMs;
-      for (let attempt = 1; ; attempt++) {
-        const landing = await this.#land(ctx, ref, thread, parentId, checkpoint.id, items, messagesVersion);
-        if (landing.asValue && !blobs.some((b) => b.channel === this.#messages)) {
-          // The messages could not be kept as messages (a shorter list than its parent's): stored as a value instead.
-          const [t, v] = await this.serde.dumpsTyped(items);
-          blobs.push({ channel: this.#messages, version: messagesVersion!, type: t, value: Buffer.from(v) });
-        }
-        const written = await ctx.store.write(() => {
-          const { session, branch, head } = ownedCurrent(ctx.store, ref.id, ref.userId);
-          // Another writer moved the thread since it was read: land again.
-          if (branch.id !== landing.branchId || head.hash !== landing.head.hash) return undefined;
-          refuseTakenId(ctx.store, ref.id, threadId, checkpoint.id);
-          return this.#write(ctx, session, branch.id, head, landing.fields, put, landing.messagesVersion);
-        });
-        if (written) return this.#landed(ctx, ref.id, put, written, landing.mirrored);
-        // Each lost attempt is another writer's committed put: the thread is busy, as a lock held past the timeout is.
-        if (Date.now() >= deadline) {
-          throw new DatabaseError("BUSY", `thread ${threadId}: other processes kept moving it for longer than the busy timeout (${attempt} attempts to put ${checkpoint.id})`);
-        }
+      const landing = await this.#land(ctx, ref, thread, parentId, checkpoint.id, items, messagesVersion);
+      if (landing.asValue && !blobs.some((b) => b.channel === this.#messages)) {
+        // The messages could not be kept as messages (a shorter list than its parent's): stored as a value instead.
+        const [t, v] = await this.serde.dumpsTyped(items);
+        blobs.push({ channel: this.#messages, version: messagesVersion!, type: t, value: Buffer.from(v) });
       }
+      const atHead = await ctx.store.write(() => this.#writeAtHead(ctx, ref, put, landing));
+      const written = atHead === FORK ? await this.#forkAndWrite(ctx, ref, put, landing) : atHead;
+      return this.#landed(ctx, ref.id, put, written, landing.mirrored);
     });
   }
 
@@ -403,8 +397,9 @@ export class ForkpointSaver extends BaseCheckpointSaver {
 
   /**
    * Works out where a put lands and which messages it appends, comparing the new list with the messages at the parent
-   * checkpoint (none at the empty start); validates them; only then moves the session: an edit where the new list
-   * departs from the old one (both versions stay), else a rollback when the parent is not the session's head.
+   * checkpoint (none at the empty start), and validates them. Nothing moves here: `#writeLanding` forks the session
+   * (an edit where the new list departs from the old one, else a rollback when the parent is not the head) in the
+   * transaction that writes the put. What this reads cannot change meanwhile: a checkpoint's lineage is immutable.
    */
   async #land(
     ctx: EngineContext,
@@ -416,14 +411,11 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     messagesVersion: string | null,
   ): Promise<Landing> {
     const store = ctx.store;
-    const at = await store.read(() => {
+    const { parent, target } = await store.read(() => {
       refuseTakenId(store, ref.id, thread.threadId, checkpointId);
       const parent = parentId === null ? undefined : store.langgraph.getCheckpoint(ref.id, parentId);
-      const target = store.getCheckpoint(parent ? parent.fpCheckpointId : thread.startCheckpointId)!;
-      const { branch, head } = ownedCurrent(store, ref.id, ref.userId);
-      return { parent, target, branch, head, here: head.position === target.position && head.hash === target.headHash };
+      return { parent, target: store.getCheckpoint(parent ? parent.fpCheckpointId : thread.startCheckpointId)! };
     });
-    const { parent, target } = at;
     let append: MessageInput[] = [];
     let editAt: string | null = null;
     let outcome: Pick<Landing, "messagesVersion" | "mirrored" | "asValue">;
@@ -456,17 +448,37 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     }
     // Every message is checked before the session moves: a refused one leaves the database as it was.
     const fields = this.#validate(ctx, append, items === null ? 0 : items.length - append.length);
-    if (editAt === null && at.here) return { branchId: at.branch.id, head: at.head, fields, ...outcome };
-    if (editAt !== null) {
-      // The edit forks just before the first message that differs, on the parent's lineage, and writes the new one.
-      await edit(ctx, ref, editAt, append[0]!);
-      fields.shift();
-    } else {
-      await rollback(ctx, ref, target.id);
-    }
-    // Where the move left the session (the write checks it again, and lands anew if another writer moved it since).
-    const { branch, head } = await store.read(() => ownedCurrent(store, ref.id, ref.userId));
-    return { branchId: branch.id, head, fields, ...outcome };
+    return { target, editAt, append, fields, ...outcome };
+  }
+
+  /**
+   * The put's rows at the session's head, in the caller's write transaction, when the head is where the put goes on
+   * from; else `FORK` (written nothing): the put needs a rollback or an edit first.
+   */
+  #writeAtHead(ctx: EngineContext, ref: SessionRef, put: PreparedPut, landing: Landing): Written | typeof FORK {
+    refuseTakenId(ctx.store, ref.id, put.threadId, put.checkpointId);
+    const { session, branch, head } = ownedCurrent(ctx.store, ref.id, ref.userId);
+    const { target } = landing;
+    if (landing.editAt !== null || head.position !== target.position || head.hash !== target.headHash) return FORK;
+    return this.#write(ctx, session, branch.id, head, landing.fields, put, landing.messagesVersion);
+  }
+
+  /**
+   * The fork a put needs (an edit where its list departs from the stored one, else a rollback to its parent), with
+   * the put's rows written in the transaction that finishes the move: no other writer (another process) can move the
+   * thread between them. A session that recorded tool calls moves its world first, as any move does.
+   */
+  async #forkAndWrite(ctx: EngineContext, ref: SessionRef, put: PreparedPut, landing: Landing): Promise<Written> {
+    let written: Written | undefined;
+    const within = () => {
+      refuseTakenId(ctx.store, ref.id, put.threadId, put.checkpointId);
+      const { session, branch, head } = ownedCurrent(ctx.store, ref.id, ref.userId);
+      const fields = landing.editAt === null ? landing.fields : landing.fields.slice(1);
+      written = this.#write(ctx, session, branch.id, head, fields, put, landing.messagesVersion);
+    };
+    if (landing.editAt === null) await rollback(ctx, ref, landing.target.id, undefined, within);
+    else await edit(ctx, ref, landing.editAt, landing.append[0]!, undefined, within);
+    return written!;
   }
 
   /** The messages as entry fields, each checked against the limits; `offset` is the first one's index in the channel. */

@@ -7,18 +7,20 @@ import { messageFields } from "./append.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { entryAt, headOfEntry } from "./lineage.js";
 import type { EntryFields } from "./log-writer.js";
-import { performMove, type BaseMoveSpec } from "./move.js";
+import { performMove, type BaseMoveSpec, type WithinMove } from "./move.js";
 import { sessionMessage } from "./ownership.js";
 
-export async function edit(ctx: EngineContext, ref: SessionRef, messageId: string, next: MessageInput, options?: MoveOptions): Promise<EditResult> {
+export async function edit(
+  ctx: EngineContext, ref: SessionRef, messageId: string, next: MessageInput, options?: MoveOptions, within?: WithinMove,
+): Promise<EditResult> {
   const fields = messageFields(ctx, next, "message");
-  const outcome = await performMove(ctx, ref, options, (session) => editSpec(ctx, session, messageId, fields));
+  const outcome = await performMove(ctx, ref, options, (session) => editSpec(ctx, session, messageId, fields), within);
   // An edit's outcome always carries its message (finishMoveTx writes it).
   return outcome as EditResult;
 }
 
-/** An edit's move (its message already validated), read in the caller's transaction. */
-export function editSpec(ctx: EngineContext, session: SessionRow, messageId: string, fields: EntryFields): BaseMoveSpec {
+/** An edit's move (its message already validated), read in the move's transaction. */
+function editSpec(ctx: EngineContext, session: SessionRow, messageId: string, fields: EntryFields): BaseMoveSpec {
   const { message: original, branch, base } = sessionMessage(ctx.store, session, messageId);
   const forkPosition = original.position - 1;
   const forkEntry = base ?? entryAt(ctx.store, branch, forkPosition);

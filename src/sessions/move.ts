@@ -35,6 +35,12 @@ export type MoveOutcome = MoveResult & { message?: Message };
 /** A move as rollback, edit and switch build it (the policies are added by `performMove`). */
 export type BaseMoveSpec = Omit<MoveSpec, "onError" | "skipped" | "unknown">;
 
+/**
+ * Runs in the transaction that finishes a move, after the session is on its target: what the caller writes there
+ * lands with the move, with no other writer in between (ForkpointSaver's put after a fork). Throwing undoes the finish.
+ */
+export type WithinMove = (outcome: MoveOutcome) => void;
+
 const NOTHING_TO_MOVE = { steps: { undo: [], replay: [], skipped: [], unknown: [] } } as const;
 
 /** Moves currently executing in this process (recovery must not resume them). */
@@ -45,12 +51,13 @@ export async function performMove(
   ref: SessionRef,
   options: MoveOptions | undefined,
   prepare: (session: SessionRow) => BaseMoveSpec,
+  within?: WithinMove,
 ): Promise<MoveOutcome> {
   // No options (the usual call) is the defaults: nothing to validate.
   const o: MoveOptions = options === undefined || options === null ? {} : parseInput(moveOptions, options, "options");
   const scope = o.scope ?? "conversation";
   return ctx.withSessionLock(ref.id, async () => {
-    if (scope === "conversation") return moveConversation(ctx, ref, o, prepare);
+    if (scope === "conversation") return moveConversation(ctx, ref, o, prepare, within);
     // Everything the files need is checked first (drift, contents, links in the way), so a refused move changes
     // nothing. Then the files are restored to the target's snapshot, then the conversation moves: tools replayed
     // after that snapshot bring their effects back on top of it, and tools undone find what they wrote.
@@ -70,7 +77,7 @@ export async function performMove(
     // The journal stays until the conversation has moved (or the move failed, leaving the files restored, as before):
     // a crash in between is told apart by recovery from the session's current branch and head.
     try {
-      return { ...(await moveConversation(ctx, ref, o, prepare)), files };
+      return { ...(await moveConversation(ctx, ref, o, prepare, within)), files };
     } finally {
       await endRestore(ctx, ref.id);
     }
@@ -91,6 +98,7 @@ async function moveConversation(
   ref: SessionRef,
   o: { onUndoError?: "stop" | "continue"; refuseIrreversible?: boolean },
   prepare: (session: SessionRow) => BaseMoveSpec,
+  within?: WithinMove,
 ): Promise<MoveOutcome> {
   {
     // One write transaction plans the move and either finishes it (no tool has to run) or journals its steps,
@@ -109,7 +117,7 @@ async function moveConversation(
         unknown: plan.unknown.map((t) => t.id),
       });
       if (o.refuseIrreversible && plan.skipped.length > 0) return { spec, plan, done: null, moveId: null };
-      if (plan.undo.length + plan.replay.length === 0) return { spec, plan, done: finishMoveTx(ctx, spec, null), moveId: null };
+      if (plan.undo.length + plan.replay.length === 0) return { spec, plan, done: finishMoveTx(ctx, spec, null, within), moveId: null };
       const moveId = newId("mv");
       ctx.store.insertMove({ id: moveId, sessionId: session.id, kind: spec.kind, spec: JSON.stringify(spec), status: "running", pid: process.pid, pidStart: SELF_START, createdAt: ctx.now(), finishedAt: null });
       ctx.store.insertMoveSteps(
@@ -133,21 +141,11 @@ async function moveConversation(
     // Tools undone or replayed change the workspace's files: forkpoint's own doing, not drift.
     const before = planned.hasWorkspace ? filesBefore(ctx, await ctx.store.read(() => ctx.store.getWorkspace(ref.id))) : null;
     try {
-      return await runJournaledMove(ctx, moveId, spec);
+      return await runJournaledMove(ctx, moveId, spec, within);
     } finally {
       await absorbChanges(ctx, ref.id, before);
     }
   }
-}
-
-/**
- * A move of a session that never recorded a tool call (no world to move), made whole in the caller's write
- * transaction, so that the caller can write on the new branch before any other writer sees it. The caller emits
- * the move's event once the transaction has committed.
- */
-export function moveWithoutToolsTx(ctx: EngineContext, session: SessionRow, base: BaseMoveSpec): MoveOutcome {
-  if (session.hasTools) throw new Error(`moveWithoutToolsTx: session ${session.id} has tool calls: its world must move first`);
-  return finishMoveTx(ctx, Object.assign(base, { onError: "stop" as const, skipped: [], unknown: [] }), null);
 }
 
 /** Another process is moving this session's world (or died doing it): moving it again now could compensate twice. */
@@ -162,7 +160,7 @@ function refuseConcurrentMove(ctx: EngineContext, sessionId: string): void {
 }
 
 /** Runs the pending steps of a journaled move in order, then finishes it. Throws under the `stop` policy. */
-export async function runJournaledMove(ctx: EngineContext, moveId: string, spec: MoveSpec): Promise<MoveOutcome> {
+export async function runJournaledMove(ctx: EngineContext, moveId: string, spec: MoveSpec, within?: WithinMove): Promise<MoveOutcome> {
   inflightMoves.add(moveId);
   try {
     const steps = await ctx.store.read(() => ctx.store.moveSteps(moveId));
@@ -180,7 +178,7 @@ export async function runJournaledMove(ctx: EngineContext, moveId: string, spec:
           : new ToolReplayError(step.entryId, failure.tool, detail, failure.cause);
       }
     }
-    return await finishMove(ctx, spec, moveId);
+    return await finishMove(ctx, spec, moveId, within);
   } finally {
     inflightMoves.delete(moveId);
   }
@@ -229,14 +227,14 @@ function journalReport(ctx: EngineContext, moveId: string | null): Pick<MoveResu
 }
 
 /** Creates the new branch (and edited message), makes the target current, closes the journal: one transaction. */
-async function finishMove(ctx: EngineContext, spec: MoveSpec, moveId: string | null): Promise<MoveOutcome> {
-  const outcome = await ctx.store.write(() => finishMoveTx(ctx, spec, moveId));
+async function finishMove(ctx: EngineContext, spec: MoveSpec, moveId: string | null, within?: WithinMove): Promise<MoveOutcome> {
+  const outcome = await ctx.store.write(() => finishMoveTx(ctx, spec, moveId, within));
   ctx.events.emit(spec.kind, outcome);
   return outcome;
 }
 
 /** The body of `finishMove`, inside the caller's write transaction. */
-function finishMoveTx(ctx: EngineContext, spec: MoveSpec, moveId: string | null): MoveOutcome {
+function finishMoveTx(ctx: EngineContext, spec: MoveSpec, moveId: string | null, within?: WithinMove): MoveOutcome {
   const store = ctx.store;
   const now = ctx.now();
   let branchRow = spec.newBranch ?? store.getBranch(spec.target.branchId)!;
@@ -262,7 +260,7 @@ function finishMoveTx(ctx: EngineContext, spec: MoveSpec, moveId: string | null)
   const report = journalReport(ctx, moveId);
   const byId = (id: string) => toToolInvocation(store.getTool(id)!);
   const branch: Branch = toBranch(branchRow, head, branchRow.id);
-  return {
+  const outcome: MoveOutcome = {
     branch,
     undone: report.undone,
     replayed: report.replayed,
@@ -271,4 +269,6 @@ function finishMoveTx(ctx: EngineContext, spec: MoveSpec, moveId: string | null)
     unknown: [...spec.unknown.map(byId), ...report.unknown],
     ...(message ? { message } : {}),
   };
+  within?.(outcome);
+  return outcome;
 }

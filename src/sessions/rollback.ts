@@ -5,15 +5,15 @@ import type { MoveResult } from "../models/types.js";
 import type { SessionRow } from "../store/store.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { verifyCheckpointAnchor } from "./checkpoints.js";
-import { performMove, type BaseMoveSpec } from "./move.js";
+import { performMove, type BaseMoveSpec, type WithinMove } from "./move.js";
 import { sessionCheckpointAnchor } from "./ownership.js";
 
-export async function rollback(ctx: EngineContext, ref: SessionRef, checkpointId: string, options?: MoveOptions): Promise<MoveResult> {
-  return performMove(ctx, ref, options, (session) => rollbackSpec(ctx, session, checkpointId));
+export async function rollback(ctx: EngineContext, ref: SessionRef, checkpointId: string, options?: MoveOptions, within?: WithinMove): Promise<MoveResult> {
+  return performMove(ctx, ref, options, (session) => rollbackSpec(ctx, session, checkpointId), within);
 }
 
-/** A rollback's move, read and checked in the caller's transaction: the checkpoint's checksum and anchor verified. */
-export function rollbackSpec(ctx: EngineContext, session: SessionRow, checkpointId: string): BaseMoveSpec {
+/** A rollback's move, read and checked in the move's transaction: the checkpoint's checksum and anchor verified. */
+function rollbackSpec(ctx: EngineContext, session: SessionRow, checkpointId: string): BaseMoveSpec {
   const read = sessionCheckpointAnchor(ctx.store, session, checkpointId, ctx.now());
   const cp = read.checkpoint;
   const { anchor } = verifyCheckpointAnchor(ctx.store, cp, read);

@@ -120,11 +120,9 @@ export class SqliteStore implements Store {
   /** Checkpoints the WAL on a worker thread when asked to (`walWorker`); never for read-only and in-memory databases. */
   readonly checkpointer: WalCheckpointer | undefined;
   readonly langgraph: LangGraphTables;
-  readonly busyTimeoutMs: number;
 
   constructor(options: OpenDatabaseOptions) {
     this.db = openDatabase(options);
-    this.busyTimeoutMs = options.busyTimeoutMs;
     if (options.walWorker && !options.readonly && options.path !== ":memory:") {
       this.checkpointer = new WalCheckpointer(this.db, { everyWrites: 32, startAfterWrites: 256 });
     }

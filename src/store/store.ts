@@ -226,8 +226,6 @@ export interface Store {
   query<T>(fn: () => T): Promise<T>;
   close(): Promise<void>;
   readonly closed: boolean;
-  /** How long a writer waits for other writers (the database lock, or a record they keep moving), in ms. */
-  readonly busyTimeoutMs: number;
 
   insertSession(row: Omit<SessionRow, "seq" | "hasTools" | "hasWorkspace">): void;
   getWorkspace(sessionId: string): WorkspaceRow | undefined;

@@ -1,12 +1,13 @@
 // ForkpointSaver when something else acts while a put is under way: another connection (another process, as far as
-// SQLite knows) moving the thread between the put's landing and its write (the put lands again, for no longer than the
-// busy timeout, then fails as BUSY); a node pushing to or rewriting the messages while the put awaits its write (the
-// next put still stores what the first did not).
+// SQLite knows) moving the thread while the put works out where it lands (the put's fork and rows are one transaction);
+// a node pushing to or rewriting the messages while the put awaits its write (the next put stores what it did not).
 import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
 import { describe, expect, it } from "vitest";
-import { DatabaseError, type Forkpoint } from "../../src/index.js";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { defineTool, type Forkpoint } from "../../src/index.js";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
-import { dumpDatabase, tempDatabases } from "../helpers.js";
+import { makeTempDir, removeDir, tempDatabases } from "../helpers.js";
 
 const dbs = tempDatabases();
 
@@ -33,6 +34,9 @@ class InterleavingSerializer extends JsonPlusSerializer {
   }
 }
 
+/** Checkpoint `id`'s messages, read by a new saver (nothing kept from the writes). */
+const read = async (fp: Forkpoint, id: string) => (await new ForkpointSaver(fp).getTuple(config(id)))!.checkpoint.channel_values.messages;
+
 /** The thread "t" with one checkpoint "01", written through a second connection to the same file. */
 async function threadOnOtherConnection(path: string): Promise<ForkpointSaver> {
   const other = new ForkpointSaver(dbs.open({ path }).fp);
@@ -41,32 +45,70 @@ async function threadOnOtherConnection(path: string): Promise<ForkpointSaver> {
 }
 
 describe("ForkpointSaver under another writer", () => {
-  it("lands again when another connection moved the thread between its landing and its write", async () => {
+  it("forks where its parent is when another connection moved the thread while the put was being prepared", async () => {
     const { fp, path } = dbs.open();
     const other = await threadOnOtherConnection(path);
     const saver = new ForkpointSaver(fp, { serde: new InterleavingSerializer(() => put(other, "01", "02", [one, theirs], 2)) });
     await put(saver, "01", "03", [one, two], 3);
-    const read = async (id: string) => (await new ForkpointSaver(fp).getTuple(config(id)))!.checkpoint.channel_values.messages;
-    expect(await read("03")).toEqual([one, two]);
-    expect(await read("02")).toEqual([one, theirs]);
+    expect(await read(fp, "03")).toEqual([one, two]);
+    expect(await read(fp, "02")).toEqual([one, theirs]);
     expect(await fp.verify()).toMatchObject({ ok: true });
   });
 
-  it("fails as BUSY once the thread kept moving past the busy timeout, and writes nothing", async () => {
-    const { fp, path } = dbs.open({ busyTimeoutMs: 0 });
-    const other = await threadOnOtherConnection(path);
-    let before: Awaited<ReturnType<typeof dumpDatabase>> | undefined;
-    const saver = new ForkpointSaver(fp, {
-      serde: new InterleavingSerializer(async () => {
-        await put(other, "01", "02", [one, theirs], 2);
-        before = dumpDatabase(path);
-      }),
-    });
-    const error = await put(saver, "01", "03", [one, two], 3).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(DatabaseError);
-    expect(error).toMatchObject({ code: "BUSY", message: expect.stringMatching(/thread t: .*busy timeout.*03/) });
-    expect(dumpDatabase(path)).toEqual(before);
-    expect(await new ForkpointSaver(fp).getTuple(config("03"))).toBeUndefined();
+  it("two connections forking the same thread at once each store exactly their own list, on their own branch", async () => {
+    const listA = [one, { role: "user", content: "A" }];
+    const listB = [one, two, { role: "user", content: "B" }];
+    // B's put starts `ticks` microtasks after A's, so that across the runs it lands at every point of A's.
+    for (let ticks = 0; ticks <= 12; ticks++) {
+      const path = dbs.path();
+      const a = new ForkpointSaver(dbs.open({ path }).fp);
+      const b = new ForkpointSaver(dbs.open({ path }).fp);
+      await put(a, undefined, "01", [one], 1);
+      await put(a, "01", "02", [one, two], 2);
+      await put(a, "02", "03", [one, two, { role: "user", content: "three" }], 3);
+      let later = Promise.resolve();
+      for (let i = 0; i < ticks; i++) later = later.then(() => undefined);
+      await Promise.all([put(a, "01", "0A", listA, 4), later.then(() => put(b, "02", "0B", listB, 5))]);
+      const { fp } = dbs.open({ path });
+      expect([await read(fp, "0A"), await read(fp, "0B")]).toEqual([listA, listB]);
+      const { items: [info] } = await fp.listSessions({ userId: "langgraph" });
+      // The root and one fork each: no put landed twice.
+      expect(await (await fp.getSession(info!.id, { userId: "langgraph" })).branches()).toHaveLength(3);
+      expect(await fp.verify()).toMatchObject({ ok: true });
+    }
+  });
+
+  it("a fork of a thread whose session recorded tool calls undoes them, then lands the put with the fork", async () => {
+    const dir = makeTempDir();
+    try {
+      const file = join(dir, "note.txt");
+      const note = defineTool({
+        name: "note",
+        run: async ({ text }: { text: string }) => {
+          writeFileSync(file, text);
+          return { text };
+        },
+        undo: async () => rmSync(file, { force: true }),
+      });
+      const { fp } = dbs.open({ tools: [note] });
+      const saver = new ForkpointSaver(fp);
+      await put(saver, undefined, "01", [one], 1);
+      await put(saver, "01", "02", [one, two], 2);
+      const { items: [info] } = await fp.listSessions({ userId: "langgraph" });
+      const s = await fp.getSession(info!.id, { userId: "langgraph" });
+      await s.invoke("note", { text: "written after 02" });
+      expect(readFileSync(file, "utf8")).toBe("written after 02");
+      const undone: unknown[] = [];
+      fp.on("rollback", (r) => undone.push(...(r as { undone: unknown[] }).undone));
+      await put(saver, "01", "03", [one, theirs], 3);
+      expect(existsSync(file)).toBe(false);
+      expect(undone).toHaveLength(1);
+      expect(await read(fp, "03")).toEqual([one, theirs]);
+      expect(await read(fp, "02")).toEqual([one, two]);
+      expect(await fp.verify()).toMatchObject({ ok: true });
+    } finally {
+      removeDir(dir);
+    }
   });
 });
 
@@ -90,8 +132,6 @@ class ActingSerializer extends JsonPlusSerializer {
 }
 
 describe("ForkpointSaver while a node acts during a put", () => {
-  const read = async (fp: Forkpoint, id: string) =>
-    (await new ForkpointSaver(fp).getTuple(config(id)))!.checkpoint.channel_values.messages;
   const [a, b, c, d] = ["a", "b", "c", "d"].map((content) => ({ role: "user", content }));
 
   it("a message pushed into the list while its put was being written is stored by the next put", async () => {
