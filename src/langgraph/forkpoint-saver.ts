@@ -25,7 +25,7 @@ import { edit } from "../sessions/edit.js";
 import { engineOf, type Forkpoint } from "../sessions/forkpoint.js";
 import { headOfEntry, lineageMessages, type Head } from "../sessions/lineage.js";
 import { writeCheckpoint, writeMessages, type EntryFields } from "../sessions/log-writer.js";
-import { ownedCurrent } from "../sessions/ownership.js";
+import { ownedCurrent, ownedSession } from "../sessions/ownership.js";
 import { rollback } from "../sessions/rollback.js";
 import { toCheckpoint, toMessage } from "../sessions/rows.js";
 import { fromMessage, toMessageInput } from "./messages.js";
@@ -168,7 +168,17 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     });
     if (!found) return undefined;
     this.#sessions.set(threadKey(threadId, ns), found.thread.sessionId, 1);
-    return this.#tuple(ctx, threadId, ns, found.row, true);
+    return this.#tupleIfThere(ctx, threadId, ns, found.row, true);
+  }
+
+  /** `#tuple`, or undefined when the thread was deleted (another saver's `deleteThread`) while it was being read. */
+  async #tupleIfThere(ctx: EngineContext, threadId: string, ns: string, row: LgCheckpointRow, mirror: boolean): Promise<CheckpointTuple | undefined> {
+    try {
+      return await this.#tuple(ctx, threadId, ns, row, mirror);
+    } catch (error) {
+      if (error instanceof NotFoundError && error.kind === "checkpoint" && error.id === row.checkpointId) return undefined;
+      throw error;
+    }
   }
 
   override async *list(config: RunnableConfig, options: CheckpointListOptions = {}): AsyncGenerator<CheckpointTuple> {
@@ -194,7 +204,10 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       }),
     );
     // Checkpoints of one lineage share its verified history (`VerifiedItems`): read and verified once, not once each.
-    for (const row of rows) yield await this.#tuple(ctx, row.threadId, row.checkpointNs, row, false);
+    for (const row of rows) {
+      const tuple = await this.#tupleIfThere(ctx, row.threadId, row.checkpointNs, row, false);
+      if (tuple) yield tuple;
+    }
   }
 
   override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
@@ -244,18 +257,36 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       const done = await ctx.withSessionLock(`langgraph-put:${known}`, () => this.#putAtHead(ctx, known, put));
       if (done) return done;
     }
-    let thread = await this.#findThread(ctx, threadId, ns);
-    if (!thread) {
-      // A new thread's messages are all new: checked before its session is created, so a refused put writes nothing.
-      if (items) this.#validate(ctx, (await this.#serializeItems(items)).map(toMessageInput), 0);
-      thread = await this.#createThread(ctx, threadId, ns);
+    for (let attempt = 1; ; attempt++) {
+      const thread = await this.#threadFor(ctx, threadId, ns, items);
+      this.#sessions.set(key, thread.sessionId, 1);
+      try {
+        return await this.#putGeneral(ctx, thread, put);
+      } catch (error) {
+        // Another saver (or process) deleted the thread meanwhile: the put goes to the thread started anew, as a put
+        // after the deletion would. (Twice at most: a thread deleted again and again is somebody else's loop.)
+        if (attempt < 3 && error instanceof NotFoundError && error.kind === "session" && error.id === thread.sessionId) continue;
+        throw error;
+      }
     }
-    this.#sessions.set(key, thread.sessionId, 1);
+  }
+
+  /** The thread's row, created when there is none (its messages checked first: a refused put creates nothing). */
+  async #threadFor(ctx: EngineContext, threadId: string, ns: string, items: unknown[] | null): Promise<LgThreadRow> {
+    const thread = await this.#findThread(ctx, threadId, ns);
+    if (thread) return thread;
+    if (items) this.#validate(ctx, (await this.#serializeItems(items)).map(toMessageInput), 0);
+    return this.#createThread(ctx, threadId, ns);
+  }
+
+  /** A put that the one-transaction path did not take: it reads the thread first, and forks it when it must. */
+  async #putGeneral(ctx: EngineContext, thread: LgThreadRow, put: PreparedPut): Promise<RunnableConfig> {
     const ref: SessionRef = { id: thread.sessionId, userId: this.#userId };
+    const { parentId, checkpointId, items, messagesVersion, blobs } = put;
     // Puts to one thread land one at a time in this process (savers sharing this Forkpoint too), each in the order
     // LangGraph made them; across processes, each put's rows are written in one transaction with the fork they need.
     return ctx.withSessionLock(`langgraph-put:${ref.id}`, async () => {
-      const landing = await this.#land(ctx, ref, thread, parentId, checkpoint.id, items, messagesVersion);
+      const landing = await this.#land(ctx, ref, thread, parentId, checkpointId, items, messagesVersion);
       if (landing.asValue && !blobs.some((b) => b.channel === this.#messages)) {
         // The messages could not be kept as messages (a shorter list than its parent's): stored as a value instead.
         const [t, v] = await this.serde.dumpsTyped(items);
@@ -352,8 +383,11 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     const ctx = await this.#engine();
     // LangGraph sends a step's writes without waiting for the put of their checkpoint (puts are queued one after
     // another): writes may come first, so they are keyed by the checkpoint's id, not tied to a stored row.
-    const thread = (await this.#findThread(ctx, threadId, ns)) ?? (await this.#createThread(ctx, threadId, ns));
-    await ctx.store.write(() => ctx.store.langgraph.insertWrites(rows.map((r) => ({ sessionId: thread.sessionId, ...r })), special));
+    // One transaction: a deleteThread in between would leave the writes behind a thread that no longer exists.
+    await ctx.store.write(() => {
+      const thread = this.#threadTx(ctx, threadId, ns);
+      ctx.store.langgraph.insertWrites(rows.map((r) => ({ sessionId: thread.sessionId, ...r })), special);
+    });
   }
 
   /** Deletes every namespace of the thread: its sessions, with all they recorded, and its saver rows. */
@@ -376,23 +410,26 @@ export class ForkpointSaver extends BaseCheckpointSaver {
 
   /** The thread's session with its empty start checkpoint (or the one another writer created meanwhile). */
   #createThread(ctx: EngineContext, threadId: string, ns: string): Promise<LgThreadRow> {
+    return ctx.store.write(() => this.#threadTx(ctx, threadId, ns));
+  }
+
+  /** The thread's row, created with its session and empty start checkpoint when there is none (in the caller's write). */
+  #threadTx(ctx: EngineContext, threadId: string, ns: string): LgThreadRow {
     const store = ctx.store;
-    return store.write(() => {
-      const again = store.langgraph.getThread(this.#userId, threadId, ns);
-      if (again) return again;
-      const title = ns === "" ? threadId : `${threadId} (${ns})`;
-      const { id, branchId } = writeNewSession(ctx, {
-        userId: this.#userId,
-        title: title.length > 512 ? title.slice(0, 512) : title,
-        metadata: toJsonText({ langgraph: { threadId, checkpointNs: ns } }, "metadata", ctx.limits),
-      });
-      const start = writeCheckpoint(ctx, { id, userId: this.#userId }, branchId, headOfEntry(undefined), {
-        name: "langgraph:start", auto: false, metadata: null, expiresAt: null,
-      });
-      const row = { userId: this.#userId, threadId, checkpointNs: ns, sessionId: id, startCheckpointId: start.id };
-      store.langgraph.insertThread(row);
-      return row;
+    const again = store.langgraph.getThread(this.#userId, threadId, ns);
+    if (again) return again;
+    const title = ns === "" ? threadId : `${threadId} (${ns})`;
+    const { id, branchId } = writeNewSession(ctx, {
+      userId: this.#userId,
+      title: title.length > 512 ? title.slice(0, 512) : title,
+      metadata: toJsonText({ langgraph: { threadId, checkpointNs: ns } }, "metadata", ctx.limits),
     });
+    const start = writeCheckpoint(ctx, { id, userId: this.#userId }, branchId, headOfEntry(undefined), {
+      name: "langgraph:start", auto: false, metadata: null, expiresAt: null,
+    });
+    const row = { userId: this.#userId, threadId, checkpointNs: ns, sessionId: id, startCheckpointId: start.id };
+    store.langgraph.insertThread(row);
+    return row;
   }
 
   /**
@@ -412,6 +449,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
   ): Promise<Landing> {
     const store = ctx.store;
     const { parent, target } = await store.read(() => {
+      ownedSession(store, ref.id, ref.userId);
       refuseTakenId(store, ref.id, thread.threadId, checkpointId);
       const parent = parentId === null ? undefined : store.langgraph.getCheckpoint(ref.id, parentId);
       return { parent, target: store.getCheckpoint(parent ? parent.fpCheckpointId : thread.startCheckpointId)! };
@@ -516,6 +554,8 @@ export class ForkpointSaver extends BaseCheckpointSaver {
   async #readItems(store: Store, row: LgCheckpointRow): Promise<{ items: unknown[]; headHash: string }> {
     const known = this.#verified.get(row.sessionId);
     const read = await store.read(() => {
+      // Read apart from the row (after an await): the thread may have been deleted since.
+      if (!store.langgraph.getCheckpoint(row.sessionId, row.checkpointId)) throw new NotFoundError("checkpoint", row.checkpointId);
       const cp = store.getCheckpoint(row.fpCheckpointId);
       if (!cp || cp.sessionId !== row.sessionId) throw new NotFoundError("checkpoint", row.fpCheckpointId);
       return { headHash: cp.headHash, ...readVerifiedAfter(store, cp, known?.lineage) };
@@ -579,15 +619,19 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     const skeleton = (await this.serde.loadsTyped(row.type, row.checkpoint)) as Omit<Checkpoint, "channel_values">;
     const metadata = (await this.serde.loadsTyped(row.metadataType, row.metadata)) as CheckpointMetadata;
     const versions = skeleton.channel_versions ?? {};
-    const { blobs, writes, sends } = await store.read(() => ({
-      blobs: Object.entries(versions)
-        .filter(([ch, v]) => !(ch === this.#messages && row.messagesVersion === versionKey(v)))
-        .map(([ch, v]) => [ch, store.langgraph.getBlob(row.sessionId, ch, versionKey(v))] as const),
-      writes: sortedWrites(store, row.sessionId, row.checkpointId),
-      sends: (skeleton.v ?? 4) < 4 && row.parentCheckpointId !== null
-        ? sortedWrites(store, row.sessionId, row.parentCheckpointId).filter((w) => w.channel === TASKS)
-        : [],
-    }));
+    const { blobs, writes, sends } = await store.read(() => {
+      // Read apart from the row (after an await): the thread may have been deleted since.
+      if (!store.langgraph.getCheckpoint(row.sessionId, row.checkpointId)) throw new NotFoundError("checkpoint", row.checkpointId);
+      return {
+        blobs: Object.entries(versions)
+          .filter(([ch, v]) => !(ch === this.#messages && row.messagesVersion === versionKey(v)))
+          .map(([ch, v]) => [ch, store.langgraph.getBlob(row.sessionId, ch, versionKey(v))] as const),
+        writes: sortedWrites(store, row.sessionId, row.checkpointId),
+        sends: (skeleton.v ?? 4) < 4 && row.parentCheckpointId !== null
+          ? sortedWrites(store, row.sessionId, row.parentCheckpointId).filter((w) => w.channel === TASKS)
+          : [],
+      };
+    });
     const values: Record<string, unknown> = {};
     for (const [ch, blob] of blobs) if (blob) values[ch] = await this.serde.loadsTyped(blob.type, blob.value);
     if (row.messagesVersion !== null && versionKey(versions[this.#messages]) === row.messagesVersion) {

@@ -2,6 +2,7 @@
 // SQLite knows) moving the thread while the put works out where it lands (the put's fork and rows are one transaction);
 // a node pushing to or rewriting the messages while the put awaits its write (the next put stores what it did not).
 import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
+import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -171,5 +172,65 @@ describe("ForkpointSaver while a node acts during a put", () => {
     expect(await read(fp, "02")).toEqual([a, { role: "user", content: "mine" }]);
     await put(saver, "02", "03", [a, mine, c], 3);
     expect(await read(fp, "03")).toEqual([a, { role: "user", content: "rewritten" }, c]);
+  });
+});
+
+/** A serializer that, once armed, runs `before` (awaited) the next time it reads a value back: a read under way. */
+class ReadingSerializer extends JsonPlusSerializer {
+  before: (() => Promise<unknown>) | null = null;
+
+  override async loadsTyped(type: string, data: Uint8Array | string): Promise<unknown> {
+    if (this.before) {
+      const run = this.before;
+      this.before = null;
+      await run();
+    }
+    return super.loadsTyped(type, data);
+  }
+}
+
+describe("ForkpointSaver while another saver deletes the thread", () => {
+  it("a put that was under way goes to the thread started anew", async () => {
+    const { fp } = dbs.open();
+    const other = new ForkpointSaver(fp);
+    await put(other, undefined, "01", [one], 1);
+    // A saver that does not know the thread yet takes the general path, which reads the thread before writing.
+    const saver = new ForkpointSaver(fp, { serde: new InterleavingSerializer(() => other.deleteThread("t")) });
+    await put(saver, "01", "02", [one, two], 2);
+    expect(await read(fp, "02")).toEqual([one, two]);
+    expect(await new ForkpointSaver(fp).getTuple(config("01"))).toBeUndefined();
+    expect((await fp.listSessions({ userId: "langgraph" })).items).toHaveLength(1);
+  });
+
+  it("a read that was under way finds nothing (getTuple undefined, list without it), not an error", async () => {
+    const { fp } = dbs.open();
+    const other = new ForkpointSaver(fp);
+    await put(other, undefined, "01", [one], 1);
+    await put(other, "01", "02", [one, two], 2);
+    const serde = new ReadingSerializer();
+    const saver = new ForkpointSaver(fp, { serde });
+    serde.before = () => other.deleteThread("t");
+    expect(await saver.getTuple(config("02"))).toBeUndefined();
+    await put(other, undefined, "03", [two], 3);
+    serde.before = () => other.deleteThread("t");
+    const listed: unknown[] = [];
+    for await (const t of saver.list(config())) listed.push(t);
+    expect(listed).toEqual([]);
+  });
+
+  it("pending writes put while the thread is deleted belong to the thread started anew: a later delete leaves none", async () => {
+    const { fp, path } = dbs.open();
+    const other = new ForkpointSaver(fp);
+    await put(other, undefined, "01", [one], 1);
+    const saver = new ForkpointSaver(fp, { serde: new InterleavingSerializer(() => other.deleteThread("t")) });
+    await saver.putWrites(config("01"), [["messages", [two]]], "task-1");
+    expect((await fp.listSessions({ userId: "langgraph" })).items).toHaveLength(1);
+    await other.deleteThread("t");
+    const raw = new Database(path, { readonly: true });
+    try {
+      expect(raw.prepare("SELECT count(*) AS n FROM lg_writes").get()).toEqual({ n: 0 });
+    } finally {
+      raw.close();
+    }
   });
 });
