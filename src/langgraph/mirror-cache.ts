@@ -8,35 +8,68 @@ export interface Mirror {
   headHash: string;
   /** The saver's own copy (LangGraph's array may be pushed to in place, which must read as new items); grown in place. */
   items: unknown[];
-  /** Each item's own field values when it was stored (`fieldsOf`), to notice a field reassigned in place. */
+  /** Each item's field values, nested ones too, when it was stored (`fieldsOf`), to notice a change made in place. */
   fields: unknown[][];
 }
 
+/** Ends a nested object's or array's values in a field list, so that its shape is compared too. */
+const END = Symbol("end of a nested value");
+/** How deep nested plain objects and arrays are followed; deeper values are compared by identity only. */
+const MAX_DEPTH = 8;
+
+/** Plain objects and arrays: what a node may change inside a message (its content blocks, tool calls, metadata). */
+function isNested(value: unknown): value is Record<string, unknown> | unknown[] {
+  if (typeof value !== "object" || value === null) return false;
+  if (Array.isArray(value)) return true;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+function pushValue(v: unknown, out: unknown[], depth: number): void {
+  out.push(v);
+  if (depth < MAX_DEPTH && isNested(v)) pushFields(v, out, depth + 1);
+}
+
+function pushFields(o: Record<string, unknown> | unknown[], out: unknown[], depth: number): void {
+  if (Array.isArray(o)) for (let j = 0; j < o.length; j++) pushValue(o[j], out, depth);
+  else for (const k in o) pushValue(o[k], out, depth);
+  out.push(END);
+}
+
+/** Whether `v` is `stored[i]` (and its nested values the ones after it); the index after them, or -1. */
+function matchValue(v: unknown, stored: unknown[], i: number, depth: number): number {
+  if (stored[i] !== v) return -1;
+  return depth < MAX_DEPTH && isNested(v) ? matchFields(v, stored, i + 1, depth + 1) : i + 1;
+}
+
+/** Whether `o`'s fields are `stored` from index `i` on (as `pushFields` wrote them); the index after them, or -1. */
+function matchFields(o: Record<string, unknown> | unknown[], stored: unknown[], i: number, depth: number): number {
+  if (Array.isArray(o)) {
+    for (let j = 0; j < o.length && i >= 0; j++) i = matchValue(o[j], stored, i, depth);
+  } else {
+    for (const k in o) if ((i = matchValue(o[k], stored, i, depth)) < 0) return -1;
+  }
+  return i >= 0 && stored[i] === END ? i + 1 : -1;
+}
+
 /**
- * An item's own enumerable field values (and a LangChain message's `lc_kwargs`, which its serialization reads).
- * Comparing them by identity notices a node that reassigns a stored message's field in place
- * (`m.content = redact(m.content)`), for the cost of a pointer walk, not a serialization. A change deep inside a
- * field's own object is not noticed.
+ * An item's field values, and those of the plain objects and arrays inside it (a LangChain message's `lc_kwargs`,
+ * content blocks, tool calls), in order, each nested one closed by a marker. Comparing them by identity notices a
+ * node that changes a stored message in place (`m.content = redact(m.content)`, `block.text = …`) for the cost of a
+ * pointer walk, not a serialization. A key renamed to hold the same value, or a change inside a class instance that
+ * is not a plain object (a Date, a Map), is not noticed.
  */
 export function fieldsOf(item: unknown): unknown[] {
   if (typeof item !== "object" || item === null) return [item];
   const out: unknown[] = [];
-  const o = item as Record<string, unknown>;
-  for (const k in o) out.push(o[k]);
-  const kwargs = o.lc_kwargs as Record<string, unknown> | null | undefined;
-  if (typeof kwargs === "object" && kwargs !== null) for (const k in kwargs) out.push(kwargs[k]);
+  pushFields(item as Record<string, unknown>, out, 1);
   return out;
 }
 
 /** Whether `item`'s fields are still `stored` (`fieldsOf(item)` then), compared without building the list again. */
 function sameFields(item: unknown, stored: unknown[]): boolean {
   if (typeof item !== "object" || item === null) return stored.length === 1 && stored[0] === item;
-  let i = 0;
-  const o = item as Record<string, unknown>;
-  for (const k in o) if (stored[i++] !== o[k]) return false;
-  const kwargs = o.lc_kwargs as Record<string, unknown> | null | undefined;
-  if (typeof kwargs === "object" && kwargs !== null) for (const k in kwargs) if (stored[i++] !== kwargs[k]) return false;
-  return i === stored.length;
+  return matchFields(item as Record<string, unknown>, stored, 0, 1) === stored.length;
 }
 
 /** A copy of `items` with their field values, as the cache keeps them. */

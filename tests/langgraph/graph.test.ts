@@ -502,4 +502,27 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     expect(history.map((m) => m.content)).toEqual(expected);
     expect((await s.versions(history[2]!.id)).versions.map((v) => v.message.content)).toEqual(["my card 1234-5678", "my card [card]"]);
   });
+
+  it("a rewrite deep inside a stored message (a content block's text) is kept too, as a new version", async () => {
+    const { fp } = dbs.open();
+    const text = (m: BaseMessage) => (m.content as { text: string }[])[0]!.text ?? m.content;
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode("redact", (state) => {
+        if (text(state.messages.at(-1)!) === "thanks") {
+          for (const m of state.messages) {
+            if (Array.isArray(m.content)) for (const b of m.content as { text: string }[]) b.text = b.text.replace(/\d{4}-\d{4}/g, "[card]");
+          }
+        }
+        return { messages: [new AIMessage({ content: [{ type: "text", text: "noted" }] })] };
+      })
+      .addEdge(START, "redact")
+      .addEdge("redact", END)
+      .compile({ checkpointer: new ForkpointSaver(fp) });
+    for (const said of ["hello", "my card 1234-5678", "thanks"]) {
+      await graph.invoke({ messages: [new HumanMessage({ content: [{ type: "text", text: said }] })] }, thread("d"));
+    }
+    const expected = ["hello", "noted", "my card [card]", "noted", "thanks", "noted"];
+    const fresh = await new ForkpointSaver(fp).getTuple(thread("d"));
+    expect((fresh!.checkpoint.channel_values.messages as BaseMessage[]).map(text)).toEqual(expected);
+  });
 });

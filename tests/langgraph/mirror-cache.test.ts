@@ -1,5 +1,5 @@
-// The saver's mirrored message lists: a list extends the mirror only with the same objects and field values, and the
-// size bound evicts the least recently used thread.
+// The saver's mirrored message lists: a list extends the mirror only with the same objects and field values (nested
+// plain objects and arrays too), and the size bound evicts the least recently used thread.
 import { describe, expect, it } from "vitest";
 import { MirrorCache, extendsMirror, mirrorOf } from "../../src/langgraph/mirror-cache.js";
 
@@ -30,6 +30,45 @@ describe("extendsMirror", () => {
     delete (plain as Record<string, unknown>).name;
     expect(extendsMirror(mirror, [lc, plain, "other"])).toBe(false);
     expect(extendsMirror(mirror, [lc, plain, "text"])).toBe(true);
+  });
+});
+
+describe("extendsMirror, inside the items", () => {
+  it("notices a change in nested plain objects and arrays: a content block's text, a tool call's args, an element added or removed", () => {
+    const m = {
+      role: "assistant",
+      content: [{ type: "text", text: "card 1234-5678" }],
+      tool_calls: [{ name: "search", args: { q: "lisbon", tags: ["a"] } }],
+    };
+    const mirror = mirrorOf([m]);
+    const changes: [string, () => void, () => void][] = [
+      ["block text", () => (m.content[0]!.text = "card [card]"), () => (m.content[0]!.text = "card 1234-5678")],
+      ["tool args", () => (m.tool_calls[0]!.args.q = "porto"), () => (m.tool_calls[0]!.args.q = "lisbon")],
+      ["element added", () => m.tool_calls[0]!.args.tags.push("b"), () => m.tool_calls[0]!.args.tags.pop()],
+      ["block removed", () => m.content.pop(), () => m.content.push({ type: "text", text: "card 1234-5678" })],
+    ];
+    for (const [what, change, undo] of changes) {
+      change();
+      expect(extendsMirror(mirror, [m]), what).toBe(false);
+      undo();
+    }
+    // Put back to equal values: the first block is a new object now, the rest are the same ones.
+    expect(extendsMirror(mirror, [m])).toBe(false);
+    expect(extendsMirror(mirrorOf([m]), [m])).toBe(true);
+  });
+
+  it("follows nesting only so deep, and compares what is not a plain object or array (a Date) by identity", () => {
+    let deep: Record<string, unknown> = { leaf: "x" };
+    const bottom = deep;
+    for (let i = 0; i < 20; i++) deep = { down: deep };
+    const when = new Date(0);
+    const item = { deep, when };
+    const mirror = mirrorOf([item]);
+    bottom.leaf = "y";
+    when.setTime(1);
+    expect(extendsMirror(mirror, [item])).toBe(true);
+    item.when = new Date(1);
+    expect(extendsMirror(mirror, [item])).toBe(false);
   });
 });
 
