@@ -71,6 +71,8 @@ interface PreparedPut {
   checkpointId: string;
   /** The messages channel's new list (null: the channel did not change). */
   items: unknown[] | null;
+  /** The whole list's field values and serialization, taken as put was called (when its new items alone were not). */
+  whole: { mirrored: Omit<Mirror, "headHash">; serialized: Promise<JsonValue[]> } | null;
   messagesVersion: string | null;
   /** Channel values other than the messages, by version. */
   blobs: { channel: string; version: string; type: string; value: Buffer }[];
@@ -86,6 +88,16 @@ interface Written {
   headHash: string;
   from: Head;
   wrote: { segments: LineageSegment[] | null; rows: EntryRow[] };
+}
+
+/** A put's new messages (those after the thread's mirror), taken as the put was called. */
+interface NewItems {
+  /** The mirror they extend: if the thread's mirror is another one by the time the put lands, they are taken again. */
+  mirror: Mirror;
+  added: unknown[];
+  fields: unknown[][];
+  /** Their serialization; null when the serializer refused one (the general path reports it). */
+  serialized: Promise<JsonValue[] | null>;
 }
 
 /** `#writeAtHead`'s answer when the put goes on from elsewhere than the session's head, or edits a message. */
@@ -222,43 +234,48 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       throw new ValidationError("newVersions", "must be an object of channel versions");
     }
 
-    // Everything is serialized before the first write: a value the serializer refuses leaves nothing behind.
+    // Everything is serialized before the first write: a value the serializer refuses leaves nothing behind. And as
+    // put is called, before any await (LangGraph's serializer works synchronously): LangGraph's next step may change
+    // these very values while the put is under way, and what it changes belongs to the next checkpoint.
     const { channel_values: values = {}, ...skeleton } = checkpoint;
-    // The list as it is when put is called, before any await: LangGraph's next step may push to this very array
-    // while the put is under way, and what it pushes belongs to the next checkpoint.
     const list = (values as Record<string, unknown>)[this.#messages];
-    const listNow = Array.isArray(list) ? list.slice() : undefined;
-    const [type, body] = await this.serde.dumpsTyped(skeleton);
-    const [metadataType, metadataBody] = await this.serde.dumpsTyped(metadata ?? {});
-    const blobs: { channel: string; version: string; type: string; value: Buffer }[] = [];
     let items: unknown[] | null = null;
     let messagesVersion: string | null = null;
+    const serializing: Promise<[string, Uint8Array]>[] = [this.serde.dumpsTyped(skeleton), this.serde.dumpsTyped(metadata ?? {})];
+    const channels: [string, string][] = [];
     for (const [channel, version] of Object.entries(newVersions ?? {})) {
       if (!(channel in values)) continue;
-      const value = (values as Record<string, unknown>)[channel];
-      if (channel === this.#messages && listNow !== undefined) {
-        items = listNow;
+      if (channel === this.#messages && Array.isArray(list)) {
+        items = list.slice();
         messagesVersion = versionKey(version);
         continue;
       }
-      const [t, v] = await this.serde.dumpsTyped(value);
-      blobs.push({ channel, version: versionKey(version), type: t, value: Buffer.from(v) });
+      serializing.push(this.serde.dumpsTyped((values as Record<string, unknown>)[channel]));
+      channels.push([channel, versionKey(version)]);
     }
+    const key = threadKey(threadId, ns);
+    const known = this.#sessions.get(key);
+    const early = known === undefined || items === null ? undefined : this.#serializeNew(known, items);
+    const whole = items === null || early ? null : { mirrored: mirrorOf(items), serialized: this.#serializeItems(items) };
+    // Awaited by the path that needs it; a put that fails before then must not leave it rejected and unheard.
+    whole?.serialized.catch(() => undefined);
+    const [skeletonText, metadataText, ...channelTexts] = await Promise.all(serializing);
+    const [type, body] = skeletonText!;
+    const [metadataType, metadataBody] = metadataText!;
+    const blobs = channels.map(([channel, version], i) => ({ channel, version, type: channelTexts[i]![0], value: Buffer.from(channelTexts[i]![1]) }));
 
     const ctx = await this.#engine();
     const cpMetadata = toJsonText({ langgraph: { ...scalars(metadata), threadId, checkpointNs: ns, checkpointId: checkpoint.id } }, "metadata", ctx.limits);
     const put: PreparedPut = {
-      threadId, ns, parentId, checkpointId: checkpoint.id, items, messagesVersion, blobs, cpMetadata,
+      threadId, ns, parentId, checkpointId: checkpoint.id, items, whole, messagesVersion, blobs, cpMetadata,
       lg: { type, checkpoint: Buffer.from(body), metadataType, metadata: Buffer.from(metadataBody) },
     };
-    const key = threadKey(threadId, ns);
-    const known = this.#sessions.get(key);
     if (known !== undefined) {
-      const done = await ctx.withSessionLock(`langgraph-put:${known}`, () => this.#putAtHead(ctx, known, put));
+      const done = await ctx.withSessionLock(`langgraph-put:${known}`, () => this.#putAtHead(ctx, known, put, early));
       if (done) return done;
     }
     for (let attempt = 1; ; attempt++) {
-      const thread = await this.#threadFor(ctx, threadId, ns, items);
+      const thread = await this.#threadFor(ctx, threadId, ns, put);
       this.#sessions.set(key, thread.sessionId, 1);
       try {
         return await this.#putGeneral(ctx, thread, put);
@@ -272,10 +289,10 @@ export class ForkpointSaver extends BaseCheckpointSaver {
   }
 
   /** The thread's row, created when there is none (its messages checked first: a refused put creates nothing). */
-  async #threadFor(ctx: EngineContext, threadId: string, ns: string, items: unknown[] | null): Promise<LgThreadRow> {
+  async #threadFor(ctx: EngineContext, threadId: string, ns: string, put: PreparedPut): Promise<LgThreadRow> {
     const thread = await this.#findThread(ctx, threadId, ns);
     if (thread) return thread;
-    if (items) this.#validate(ctx, (await this.#serializeItems(items)).map(toMessageInput), 0);
+    if (put.items) this.#validate(ctx, (await (put.whole?.serialized ?? this.#serializeItems(put.items))).map(toMessageInput), 0);
     return this.#createThread(ctx, threadId, ns);
   }
 
@@ -286,7 +303,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     // Puts to one thread land one at a time in this process (savers sharing this Forkpoint too), each in the order
     // LangGraph made them; across processes, each put's rows are written in one transaction with the fork they need.
     return ctx.withSessionLock(`langgraph-put:${ref.id}`, async () => {
-      const landing = await this.#land(ctx, ref, thread, parentId, checkpointId, items, messagesVersion);
+      const landing = await this.#land(ctx, ref, thread, parentId, checkpointId, items, put.whole, messagesVersion);
       if (landing.asValue && !blobs.some((b) => b.channel === this.#messages)) {
         // The messages could not be kept as messages (a shorter list than its parent's): stored as a value instead.
         const [t, v] = await this.serde.dumpsTyped(items);
@@ -299,24 +316,34 @@ export class ForkpointSaver extends BaseCheckpointSaver {
   }
 
   /**
+   * The items of `items` after the thread's mirror (when `items` begins with it), with their field values and their
+   * serialization, both taken now: the serializer works synchronously, so they are what the items are at this call.
+   */
+  #serializeNew(sessionId: string, items: unknown[]): NewItems | undefined {
+    const mirror = this.#cache.get(sessionId);
+    if (!mirror || !extendsMirror(mirror, items)) return undefined;
+    const added = items.slice(mirror.items.length);
+    const fields = added.map(fieldsOf);
+    return { mirror, added, fields, serialized: this.#serializeItems(added).catch(() => null) };
+  }
+
+  /**
    * The common put, in one write transaction: the thread's session is known, its head is the parent checkpoint, and
    * the new list begins with the items this saver mirrored there (the same objects): only the new ones are written.
    * Returns null, having written nothing, when any of that is not so (the general path then lands the put).
    */
-  async #putAtHead(ctx: EngineContext, sessionId: string, put: PreparedPut): Promise<RunnableConfig | null> {
+  async #putAtHead(ctx: EngineContext, sessionId: string, put: PreparedPut, early: NewItems | undefined): Promise<RunnableConfig | null> {
     const store = ctx.store;
     const cached = put.items === null ? undefined : this.#cache.get(sessionId);
-    if (put.items !== null && (!cached || !extendsMirror(cached, put.items))) return null;
-    const added = cached ? put.items!.slice(cached.items.length) : [];
-    // Taken as the serializer is about to read them: a node may change an item while this put awaits its write.
-    const addedFields = added.map(fieldsOf);
-    let append: MessageInput[];
-    try {
-      append = (await this.#serializeItems(added)).map(toMessageInput);
-    } catch {
-      // Refused items: the general path reports it, after the checks that come first there (a taken checkpoint id).
-      return null;
-    }
+    // The new items as serialized when put was called, if the thread's mirror is still the one they extend.
+    const news = put.items === null ? undefined : early?.mirror === cached ? early : cached && this.#serializeNew(sessionId, put.items);
+    if (put.items !== null && !news) return null;
+    const added = news?.added ?? [];
+    const addedFields = news?.fields ?? [];
+    const serialized = news ? await news.serialized : [];
+    // Refused items: the general path reports it, after the checks that come first there (a taken checkpoint id).
+    if (serialized === null) return null;
+    const append = serialized.map(toMessageInput);
     const written = await store.write(() => {
       const thread = store.langgraph.getThread(this.#userId, put.threadId, put.ns);
       if (thread?.sessionId !== sessionId) return null;
@@ -445,6 +472,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     parentId: string | null,
     checkpointId: string,
     items: unknown[] | null,
+    whole: PreparedPut["whole"],
     messagesVersion: string | null,
   ): Promise<Landing> {
     const store = ctx.store;
@@ -469,8 +497,9 @@ export class ForkpointSaver extends BaseCheckpointSaver {
         append = (await this.#serializeItems(added)).map(toMessageInput);
         outcome = { messagesVersion, mirrored: { items: [...cached.items, ...added], fields }, asValue: false };
       } else {
-        const mirrored = mirrorOf(items);
-        const serialized = await this.#serializeItems(items);
+        // As put was called, when it took them then.
+        const mirrored = whole?.mirrored ?? mirrorOf(items);
+        const serialized = await (whole?.serialized ?? this.#serializeItems(items));
         const old = await store.read(() => lineageMessages(store, target.branchId, toMessage, target.position));
         let common = 0;
         while (common < old.length && common < items.length && canonicalJson(fromMessage(old[common]!)) === canonicalJson(serialized[common])) common++;

@@ -161,6 +161,41 @@ describe("ForkpointSaver while a node acts during a put", () => {
     expect(await read(fp, "03")).toEqual([a, b, c, d]);
   });
 
+  it("a new message rewritten just after the put was called is stored as it was at the call; the rewrite, by the next put", async () => {
+    const { fp } = dbs.open();
+    const serde = new ActingSerializer();
+    const saver = new ForkpointSaver(fp, { serde });
+    const mine = { role: "user", content: "mine" };
+    const state = { n: 1 };
+    const putState = (parent: string, id: string, messages: unknown[], step: number) =>
+      saver.put(config(parent),
+        { v: 4, id, ts: "", channel_values: { messages, state }, channel_versions: { messages: step, state: step }, versions_seen: {} },
+        { source: "loop", step, parents: {} }, { messages: step, state: step });
+    await put(saver, undefined, "01", [a], 1);
+    serde.anyValue = true;
+    serde.after = () => {
+      mine.content = "rewritten";
+      state.n = 2;
+    };
+    await putState("01", "02", [a, mine], 2);
+    const at02 = (await new ForkpointSaver(fp).getTuple(config("02")))!.checkpoint.channel_values;
+    expect(at02).toEqual({ messages: [a, { role: "user", content: "mine" }], state: { n: 1 } });
+    await putState("02", "03", [a, mine, c], 3);
+    expect(await read(fp, "03")).toEqual([a, { role: "user", content: "rewritten" }, c]);
+  });
+
+  it("the same on the general path (a saver that does not know the thread yet): the list is taken as it was at the call", async () => {
+    const { fp } = dbs.open();
+    await put(new ForkpointSaver(fp), undefined, "01", [a], 1);
+    const serde = new ActingSerializer();
+    const saver = new ForkpointSaver(fp, { serde });
+    const mine = { role: "user", content: "mine" };
+    serde.anyValue = true;
+    serde.after = () => { mine.content = "rewritten"; };
+    await put(saver, "01", "02", [a, mine], 2);
+    expect(await read(fp, "02")).toEqual([a, { role: "user", content: "mine" }]);
+  });
+
   it("a message rewritten while its put was being written is stored as a new version by the next put", async () => {
     const { fp } = dbs.open();
     const serde = new ActingSerializer();
