@@ -5,7 +5,7 @@
 // every version. Other channels are stored once per version, pending writes beside them.
 import type { RunnableConfig } from "@langchain/core/runnables";
 import {
-  BaseCheckpointSaver, JsonPlusSerializer, TASKS, WRITES_IDX_MAP, compareWritesSortKeys, maxChannelVersion, writesSortKey,
+  BaseCheckpointSaver, JsonPlusSerializer, TASKS, WRITES_IDX_MAP, compareWritesSortKeys, getCheckpointId, maxChannelVersion, writesSortKey,
   type ChannelVersions, type Checkpoint, type CheckpointListOptions, type CheckpointMetadata, type CheckpointPendingWrite,
   type CheckpointTuple, type PendingWrite, type SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
@@ -692,13 +692,17 @@ export class ForkpointSaver extends BaseCheckpointSaver {
   }
 }
 
-/** What a LangGraph config names: thread, namespace (undefined when absent) and checkpoint (undefined when empty). */
+/**
+ * What a LangGraph config names: thread, namespace (undefined when absent) and checkpoint (undefined when empty; named
+ * by `checkpoint_id`, or by the older `thread_ts`, as LangGraph's `getCheckpointId` reads it).
+ */
 function threadConfig(config: RunnableConfig): { threadId?: string; ns?: string; checkpointId?: string } {
   const c = config.configurable ?? {};
+  const checkpointId = getCheckpointId(config);
   return {
     threadId: c.thread_id === undefined || c.thread_id === null ? undefined : String(c.thread_id),
     ns: typeof c.checkpoint_ns === "string" ? c.checkpoint_ns : undefined,
-    checkpointId: typeof c.checkpoint_id === "string" && c.checkpoint_id !== "" ? c.checkpoint_id : undefined,
+    checkpointId: typeof checkpointId === "string" && checkpointId !== "" ? checkpointId : undefined,
   };
 }
 

@@ -225,6 +225,12 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     const named = [];
     for await (const t of saver.list(thread("l", all[1]))) named.push(t.config.configurable?.checkpoint_id);
     expect(named).toEqual([all[1]]);
+    // The older `thread_ts` names a checkpoint too, as LangGraph's getCheckpointId reads a config.
+    const legacy = { configurable: { thread_id: "l", thread_ts: all[1] } };
+    expect((await saver.getTuple(legacy))?.config.configurable?.checkpoint_id).toBe(all[1]);
+    const viaTs = [];
+    for await (const t of saver.list(legacy)) viaTs.push(t.config.configurable?.checkpoint_id);
+    expect(viaTs).toEqual([all[1]]);
   });
 
   it("refuses bad input with typed errors and a forkpoint checkpoint holding a LangGraph one cannot be deleted", async () => {
