@@ -135,30 +135,21 @@ class ActingSerializer extends JsonPlusSerializer {
 describe("ForkpointSaver while a node acts during a put", () => {
   const [a, b, c, d] = ["a", "b", "c", "d"].map((content) => ({ role: "user", content }));
 
-  it("a message pushed into the list while its put was being written is stored by the next put", async () => {
-    const { fp } = dbs.open();
-    const serde = new ActingSerializer();
-    const saver = new ForkpointSaver(fp, { serde });
-    await put(saver, undefined, "01", [a], 1);
-    const list = [a, b];
-    serde.after = () => list.push(c);
-    await put(saver, "01", "02", list, 2);
-    await put(saver, "02", "03", [...list, d], 3);
-    expect(await read(fp, "03")).toEqual([a, b, c, d]);
-  });
-
-  it("a message pushed into the list just after the put was called belongs to the next checkpoint, not to this one", async () => {
-    const { fp } = dbs.open();
-    const serde = new ActingSerializer();
-    const saver = new ForkpointSaver(fp, { serde });
-    await put(saver, undefined, "01", [a], 1);
-    const list = [a, b];
-    serde.anyValue = true;
-    serde.after = () => list.push(c);
-    await put(saver, "01", "02", list, 2);
-    expect(await read(fp, "02")).toEqual([a, b]);
-    await put(saver, "02", "03", [...list, d], 3);
-    expect(await read(fp, "03")).toEqual([a, b, c, d]);
+  it("a message pushed into the list while the put is under way belongs to the next checkpoint, and is stored by it", async () => {
+    // Pushed right after the serializer wrote the list's new items, or right after the put's first await.
+    for (const anyValue of [false, true]) {
+      const { fp } = dbs.open();
+      const serde = new ActingSerializer();
+      const saver = new ForkpointSaver(fp, { serde });
+      await put(saver, undefined, "01", [a], 1);
+      const list = [a, b];
+      serde.anyValue = anyValue;
+      serde.after = () => list.push(c);
+      await put(saver, "01", "02", list, 2);
+      expect(await read(fp, "02")).toEqual([a, b]);
+      await put(saver, "02", "03", [...list, d], 3);
+      expect(await read(fp, "03")).toEqual([a, b, c, d]);
+    }
   });
 
   it("a new message rewritten just after the put was called is stored as it was at the call; the rewrite, by the next put", async () => {
