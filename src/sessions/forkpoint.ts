@@ -18,7 +18,7 @@ import { listCheckpoints, listSessions } from "./listing.js";
 import { ownedSession } from "./ownership.js";
 import { prune, type PruneReport } from "./prune.js";
 import { recoverMoves, type RecoveryReport } from "./recovery.js";
-import { SessionHandle } from "./session-handle.js";
+import { SessionHandle, type WhenReady } from "./session-handle.js";
 import { verify, type VerifyReport } from "./verify.js";
 
 /** Options of `openForkpoint`. */
@@ -121,8 +121,10 @@ export class Forkpoint {
         return report;
       });
       this.#ready = this.#recovery.then(() => undefined, () => undefined);
+      void this.#ready.then(() => (this.#settled = true));
     } else {
       this.#ready = Promise.resolve();
+      this.#settled = true;
     }
     engines.set(this, { ctx: this.#ctx, guard: this.#guard });
   }
@@ -132,24 +134,37 @@ export class Forkpoint {
     if (this.#store.closed) throw new DatabaseError("CLOSED", "the forkpoint database is closed");
   };
 
+  /** Whether recovery at open has finished: calls then start at once. */
+  #settled = false;
+
+  /** `fn` at once when ready (so its inputs are taken as the call is made), else after the guard. */
+  #whenReady: WhenReady = <T>(fn: () => Promise<T>): Promise<T> => {
+    if (!this.#settled || this.#store.closed) return this.#guard().then(fn);
+    try {
+      return fn();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
+
   /** Resolves once interrupted moves found at open have been resumed. */
   get ready(): Promise<void> {
     return this.#ready;
   }
 
   /** Creates a session (and its root branch) owned by `userId`. */
-  async createSession(input: CreateSessionInput): Promise<SessionHandle> {
-    await this.#guard();
-    return new SessionHandle(this.#ctx, await createSession(this.#ctx, input), this.#guard);
+  createSession(input: CreateSessionInput): Promise<SessionHandle> {
+    return this.#whenReady(async () => new SessionHandle(this.#ctx, await createSession(this.#ctx, input), this.#whenReady));
   }
 
   /** A handle on an existing session of `userId`; unknown ids and other users' sessions are `NotFoundError`. */
-  async getSession(sessionId: string, scope: { userId: string }): Promise<SessionHandle> {
-    await this.#guard();
-    const id = parseInput(idSchema, sessionId, "sessionId");
-    const { userId } = parseInput(userScope, scope, "scope");
-    await this.#ctx.store.read(() => ownedSession(this.#ctx.store, id, userId));
-    return new SessionHandle(this.#ctx, { id, userId }, this.#guard);
+  getSession(sessionId: string, scope: { userId: string }): Promise<SessionHandle> {
+    return this.#whenReady(async () => {
+      const id = parseInput(idSchema, sessionId, "sessionId");
+      const { userId } = parseInput(userScope, scope, "scope");
+      await this.#ctx.store.read(() => ownedSession(this.#ctx.store, id, userId));
+      return new SessionHandle(this.#ctx, { id, userId }, this.#whenReady);
+    });
   }
 
   /**
@@ -159,23 +174,22 @@ export class Forkpoint {
    * A session with a move in progress is a `ConflictError` (`MOVE_IN_PROGRESS`).
    * @example await fp.deleteSession(s.id, { userId: "alice" });
    */
-  async deleteSession(sessionId: string, scope: { userId: string }): Promise<void> {
-    await this.#guard();
-    const id = parseInput(idSchema, sessionId, "sessionId");
-    const { userId } = parseInput(userScope, scope, "scope");
-    await deleteSession(this.#ctx, { id, userId });
+  deleteSession(sessionId: string, scope: { userId: string }): Promise<void> {
+    return this.#whenReady(async () => {
+      const id = parseInput(idSchema, sessionId, "sessionId");
+      const { userId } = parseInput(userScope, scope, "scope");
+      await deleteSession(this.#ctx, { id, userId });
+    });
   }
 
   /** A user's sessions, newest first. */
-  async listSessions(input: ListSessionsInput): Promise<Page<SessionInfo>> {
-    await this.#guard();
-    return listSessions(this.#ctx, input);
+  listSessions(input: ListSessionsInput): Promise<Page<SessionInfo>> {
+    return this.#whenReady(() => listSessions(this.#ctx, input));
   }
 
   /** A user's checkpoints across sessions, newest first; filter by session, name, time window, auto. */
-  async listCheckpoints(input: ListCheckpointsInput): Promise<Page<Checkpoint>> {
-    await this.#guard();
-    return listCheckpoints(this.#ctx, input);
+  listCheckpoints(input: ListCheckpointsInput): Promise<Page<Checkpoint>> {
+    return this.#whenReady(() => listCheckpoints(this.#ctx, input));
   }
 
   /**
@@ -184,9 +198,8 @@ export class Forkpoint {
    * and `JSON.stringify` gives the same bytes. The owner, the applied set and the move journal are not included.
    * @example const doc = await fp.exportSession(s.id, { userId: "alice" });
    */
-  async exportSession(sessionId: string, scope: { userId: string }): Promise<SessionExport> {
-    await this.#guard();
-    return exportSession(this.#ctx, sessionId, scope);
+  exportSession(sessionId: string, scope: { userId: string }): Promise<SessionExport> {
+    return this.#whenReady(() => exportSession(this.#ctx, sessionId, scope));
   }
 
   /**
@@ -194,9 +207,8 @@ export class Forkpoint {
    * checked; an id that already exists refuses the whole import (`ConflictError`). Nothing of it is applied.
    * @example const copy = await other.importSession(doc, { userId: "alice" });
    */
-  async importSession(document: SessionExport, scope: { userId: string }): Promise<SessionHandle> {
-    await this.#guard();
-    return new SessionHandle(this.#ctx, await importSession(this.#ctx, document, scope), this.#guard);
+  importSession(document: SessionExport, scope: { userId: string }): Promise<SessionHandle> {
+    return this.#whenReady(async () => new SessionHandle(this.#ctx, await importSession(this.#ctx, document, scope), this.#whenReady));
   }
 
   /**
@@ -212,9 +224,8 @@ export class Forkpoint {
    * Recomputes every hash chain, tool completion, state snapshot and checkpoint checksum of one session or
    * of the whole database (like `git fsck`). An operator call: not scoped to a user.
    */
-  async verify(input: { sessionId?: string } = {}): Promise<VerifyReport> {
-    await this.#guard();
-    return verify(this.#ctx, input);
+  verify(input: { sessionId?: string } = {}): Promise<VerifyReport> {
+    return this.#whenReady(() => verify(this.#ctx, input));
   }
 
   /**
@@ -223,9 +234,8 @@ export class Forkpoint {
    * An operator call: not scoped to a user. Emits "prune" with the report.
    * @example const { checkpoints, bytesBefore, bytesAfter } = await fp.prune();
    */
-  async prune(input: { sessionId?: string; vacuum?: boolean } = {}): Promise<PruneReport> {
-    await this.#guard();
-    return prune(this.#ctx, input);
+  prune(input: { sessionId?: string; vacuum?: boolean } = {}): Promise<PruneReport> {
+    return this.#whenReady(() => prune(this.#ctx, input));
   }
 
   /**

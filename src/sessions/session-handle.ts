@@ -29,6 +29,12 @@ import { versions } from "./versions.js";
 const id = (value: unknown, field: string): string => parseInput(idSchema, value, field);
 
 /**
+ * Runs a call once the database is ready: at once (its inputs validated and serialized as the call is made, so a
+ * caller changing them afterwards changes nothing) unless recovery at open is still under way.
+ */
+export type WhenReady = <T>(fn: () => Promise<T>) => Promise<T>;
+
+/**
  * A handle on one session, scoped to its owner. Get one from `fp.createSession` or `fp.getSession`.
  * Every method is async and reads or writes the database in one transaction.
  */
@@ -36,19 +42,18 @@ export class SessionHandle {
   readonly id: string;
   readonly userId: string;
   readonly #ctx: EngineContext;
-  readonly #ready: () => Promise<void>;
+  readonly #whenReady: WhenReady;
 
   /** @internal */
-  constructor(ctx: EngineContext, ref: SessionRef, ready: () => Promise<void>) {
+  constructor(ctx: EngineContext, ref: SessionRef, whenReady: WhenReady) {
     this.#ctx = ctx;
     this.id = ref.id;
     this.userId = ref.userId;
-    this.#ready = ready;
+    this.#whenReady = whenReady;
   }
 
-  async #run<T>(fn: (ctx: EngineContext, ref: SessionRef) => Promise<T>): Promise<T> {
-    await this.#ready();
-    return fn(this.#ctx, { id: this.id, userId: this.userId });
+  #run<T>(fn: (ctx: EngineContext, ref: SessionRef) => Promise<T>): Promise<T> {
+    return this.#whenReady(() => fn(this.#ctx, { id: this.id, userId: this.userId }));
   }
 
   /** The session's id, owner, title, metadata, current branch and times. */
@@ -200,7 +205,7 @@ export class SessionHandle {
    */
   async handoff(checkpointId: string, target: CreateSessionInput): Promise<SessionHandle> {
     const created = await this.#run((ctx, ref) => handoff(ctx, ref, id(checkpointId, "checkpointId"), target));
-    return new SessionHandle(this.#ctx, created, this.#ready);
+    return new SessionHandle(this.#ctx, created, this.#whenReady);
   }
 
   /** Everything that happened in the session across branches, newest first, paginated. */
