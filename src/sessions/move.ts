@@ -120,6 +120,8 @@ async function moveConversation(
       if (plan.undo.length + plan.replay.length === 0) return { spec, plan, done: finishMoveTx(ctx, spec, null, within), moveId: null };
       const moveId = newId("mv");
       ctx.store.insertMove({ id: moveId, sessionId: session.id, kind: spec.kind, spec: JSON.stringify(spec), status: "running", pid: process.pid, pidStart: SELF_START, createdAt: ctx.now(), finishedAt: null });
+      // In the journaling transaction: another handle of this thread recovering next must not take it as a dead one's.
+      inflightMoves.add(moveId);
       ctx.store.insertMoveSteps(
         [...plan.undo.map((t) => ({ op: "undo" as const, entryId: t.id })), ...plan.replay.map((t) => ({ op: "replay" as const, entryId: t.id }))].map(
           (step, idx) => ({ moveId, idx, ...step, status: "pending" as const, result: null, error: null }),
@@ -139,7 +141,14 @@ async function moveConversation(
       );
     }
     // Tools undone or replayed change the workspace's files: forkpoint's own doing, not drift.
-    const before = planned.hasWorkspace ? filesBefore(ctx, await ctx.store.read(() => ctx.store.getWorkspace(ref.id))) : null;
+    let before: ReturnType<typeof filesBefore> | null;
+    try {
+      before = planned.hasWorkspace ? filesBefore(ctx, await ctx.store.read(() => ctx.store.getWorkspace(ref.id))) : null;
+    } catch (error) {
+      // Not run here after all: recovery (in this process too) finishes it.
+      inflightMoves.delete(moveId);
+      throw error;
+    }
     try {
       return await runJournaledMove(ctx, moveId, spec, within);
     } finally {

@@ -1,10 +1,11 @@
 // After a crash mid-move: finish journaled moves exactly once. A step that was running is reported unknown, never re-run.
 import type { MoveResult, ToolInvocation } from "../models/types.js";
+import type { MoveRow } from "../store/store.js";
 import { toToolInvocation } from "./rows.js";
 import { inflightInvocations } from "./tool-calls.js";
 import type { EngineContext } from "./context.js";
 import { inflightMoves, runJournaledMove, type MoveSpec } from "./move.js";
-import { isAlive } from "./process-identity.js";
+import { SELF_START, isAlive } from "./process-identity.js";
 import { recoverWorkspaces, type WorkspaceRecovery } from "./workspace-recovery.js";
 
 export interface RecoveryReport {
@@ -25,6 +26,26 @@ export interface RecoveryReport {
    * then holds the move's target files, or is left as it is when someone changed it since ("drift").
    */
   workspaces: WorkspaceRecovery[];
+}
+
+/**
+ * Takes the interrupted move over from its dead owner, in one transaction: its steps left running are marked unknown
+ * and this thread owns it. False when another recoverer (another process, or another handle of this one) took it
+ * first: only one finishes it, and no step is run twice.
+ */
+async function claim(ctx: EngineContext, move: MoveRow): Promise<boolean> {
+  try {
+    return await ctx.store.write(() => {
+      if (inflightMoves.has(move.id) || !ctx.store.claimMove(move.id, move, { pid: process.pid, pidStart: SELF_START })) return false;
+      for (const s of ctx.store.moveSteps(move.id)) if (s.status === "running") ctx.store.setMoveStep(move.id, s.idx, "unknown", null, null);
+      // In the claiming transaction: another handle of this thread reading the move next must see it is taken.
+      inflightMoves.add(move.id);
+      return true;
+    });
+  } catch (error) {
+    inflightMoves.delete(move.id);
+    throw error;
+  }
 }
 
 export async function recoverMoves(ctx: EngineContext, options: { listUnknown?: boolean } = {}): Promise<RecoveryReport> {
@@ -54,12 +75,10 @@ export async function recoverMoves(ctx: EngineContext, options: { listUnknown?: 
     }
     try {
       const result = await ctx.withSessionLock(spec.sessionId, async () => {
-        await ctx.store.write(() => {
-          for (const s of ctx.store.moveSteps(move.id)) if (s.status === "running") ctx.store.setMoveStep(move.id, s.idx, "unknown", null, null);
-        });
+        if (!(await claim(ctx, move))) return null;
         return runJournaledMove(ctx, move.id, spec);
       });
-      report.resumed.push(result);
+      if (result) report.resumed.push(result);
     } catch (error) {
       report.failed.push({ moveId: move.id, error: error as Error });
     }

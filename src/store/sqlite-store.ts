@@ -267,6 +267,7 @@ export class SqliteStore implements Store {
         VALUES (@id, @sessionId, @kind, @spec, @status, @pid, @pidStart, @createdAt, @finishedAt)`),
       runningMoves: p(`SELECT ${MOVE_COLS} FROM moves WHERE status = 'running' ORDER BY seq`),
       runningMovesOf: p(`SELECT ${MOVE_COLS} FROM moves WHERE status = 'running' AND session_id = ? ORDER BY seq`),
+      claimMove: p(`UPDATE moves SET pid = ?, pid_start = ? WHERE id = ? AND status = 'running' AND pid = ? AND pid_start IS ?`),
       finishMove: p(`UPDATE moves SET status = ?, finished_at = ? WHERE id = ?`),
       insertStep: p(`INSERT INTO move_steps (move_id, idx, op, entry_id, status, result, error) VALUES (@moveId, @idx, @op, @entryId, @status, @result, @error)`),
       uncertain: p(`SELECT DISTINCT s.entry_id AS id FROM move_steps s JOIN moves m ON m.id = s.move_id WHERE m.session_id = ? AND s.status = 'unknown'`),
@@ -663,6 +664,9 @@ export class SqliteStore implements Store {
   }
   runningMoves(sessionId?: string): MoveRow[] {
     return (sessionId === undefined ? this.#s.runningMoves!.all() : this.#s.runningMovesOf!.all(sessionId)) as MoveRow[];
+  }
+  claimMove(id: string, owner: Pick<MoveRow, "pid" | "pidStart">, by: Pick<MoveRow, "pid" | "pidStart">): boolean {
+    return this.#s.claimMove!.run(by.pid, by.pidStart, id, owner.pid, owner.pidStart).changes === 1;
   }
   finishMove(id: string, status: "done" | "failed", at: number): void {
     this.#s.finishMove!.run(status, at, id);

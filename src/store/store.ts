@@ -342,6 +342,8 @@ export interface Store {
   uncertainInvocations(sessionId: string): string[];
   insertMove(row: MoveRow): void;
   runningMoves(sessionId?: string): MoveRow[];
+  /** Takes a running move over from the (dead) owner it was read with: false when someone else took it first. */
+  claimMove(id: string, owner: Pick<MoveRow, "pid" | "pidStart">, by: Pick<MoveRow, "pid" | "pidStart">): boolean;
   finishMove(id: string, status: "done" | "failed", at: number): void;
   insertMoveSteps(rows: MoveStepRow[]): void;
   moveSteps(moveId: string): MoveStepRow[];

@@ -259,6 +259,26 @@ describe("a child killed in the middle of a rollback", () => {
     });
   }
 
+  it("is finished once when two handles recover it at the same time, then recover() again on both", async () => {
+    const setup = await setUpManyWrites();
+    await killMidRollback(setup, 2);
+    const tools = () => [writeFileTool({ logFile: setup.logFile }), blockTool()];
+    const [a, b] = [open(setup.dbPath, tools()), open(setup.dbPath, tools())];
+    const reports: RecoveryReport[] = [];
+    for (const fp of [a, b]) fp.on("recovery", (r: RecoveryReport) => reports.push(r));
+    await Promise.all([a.ready, b.ready]);
+    reports.push(...(await Promise.all([a.recover(), b.recover()])));
+    expect(reports.flatMap((r) => r.failed)).toEqual([]);
+    expect(reports.flatMap((r) => r.resumed)).toHaveLength(1);
+    // each invocation undone at most once, by the child or by the one recoverer
+    const log = undoLines(setup.logFile);
+    expect(new Set(log.map((c) => c.invocationId)).size).toBe(log.length);
+    const s = await a.getSession(setup.sessionId, { userId: USER });
+    expect(await s.branches()).toHaveLength(2);
+    expect(rows<{ status: string }>(setup.dbPath, "SELECT status FROM moves")).toEqual([{ status: "done" }]);
+    expect(await a.verify()).toMatchObject({ ok: true });
+  });
+
   it("waits while the moving process lives or a tool is missing, and resumes once reopened with the tools", async () => {
     const setup = await setUpManyWrites();
     const child = startChild("crash-rollback.ts", [setup.dbPath, setup.sessionId, USER, "rollback", setup.cp0, setup.logFile, "40"]);
