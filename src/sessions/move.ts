@@ -157,8 +157,11 @@ async function moveConversation(
   }
 }
 
-/** Another process is moving this session's world (or died doing it): moving it again now could compensate twice. */
-function refuseConcurrentMove(ctx: EngineContext, sessionId: string): void {
+/**
+ * Another process (or handle) is moving this session's world, or died doing it: moving it again now could compensate
+ * twice, and a tool call journaled now would land on the branch being left, outside the move's plan.
+ */
+export function refuseConcurrentMove(ctx: EngineContext, sessionId: string): void {
   const running = ctx.store.runningMoves(sessionId);
   if (running.length === 0) return;
   throw new ConflictError(

@@ -11,14 +11,22 @@ import { headOf } from "./lineage.js";
 import { writeCheckpoint, writeEntry } from "./log-writer.js";
 import { ownedSession } from "./ownership.js";
 import { toCheckpoint, toToolInvocation } from "./rows.js";
+import { refuseConcurrentMove } from "./move.js";
 import { absorbChanges, filesBefore } from "./workspace.js";
 
 /** Writes a tool call onto the current branch (status running until completed). */
 function journalCall(ctx: EngineContext, session: SessionRow, tool: string, argsText: string, callId: string | null): EntryRow {
+  if (session.hasTools) refuseConcurrentMove(ctx, session.id);
   const branch = ctx.store.getBranch(session.currentBranchId)!;
   const row = writeEntry(ctx, branch.id, headOf(ctx.store, branch), { kind: "tool", tool, content: argsText, callId });
   if (!session.hasTools) ctx.store.markHasTools(session.id);
   return row;
+}
+
+/** A completed call as the caller and the "tool" event see it, and the automatic checkpoint after it (if any). */
+interface Completed {
+  invocation: ToolInvocation;
+  checkpoint: Checkpoint | undefined;
 }
 
 /** Completes a call once; a succeeded call's effect joins the world's applied set. */
@@ -27,21 +35,24 @@ function completeCall(
   session: SessionRow,
   entry: EntryRow,
   outcome: { result: string | null; error: string | null },
-): Checkpoint | undefined {
+): Completed {
+  // The session may have been deleted (by another process) while the tool ran.
+  ownedSession(ctx.store, session.id, session.userId);
   const status = outcome.error === null ? "succeeded" : "failed";
   const completion = { entryId: entry.id, status, result: outcome.result, error: outcome.error, completedAt: ctx.now() } as const;
   ctx.store.insertToolResult({ ...completion, hash: toolResultHash(entry.hash, completion) });
   if (status === "succeeded") ctx.store.markApplied(entry.id, session.id, outcome.result, completion.completedAt);
-  if (!ctx.autoCheckpoint.afterToolCalls) return undefined;
+  const invocation = toToolInvocation(ctx.store.getTool(entry.id)!);
+  if (!ctx.autoCheckpoint.afterToolCalls) return { invocation, checkpoint: undefined };
   const branch = ctx.store.getBranch(entry.branchId)!;
-  return toCheckpoint(writeCheckpoint(ctx, session, branch.id, headOf(ctx.store, branch), { name: null, auto: true, metadata: null, expiresAt: null }));
+  const checkpoint = toCheckpoint(writeCheckpoint(ctx, session, branch.id, headOf(ctx.store, branch), { name: null, auto: true, metadata: null, expiresAt: null }));
+  return { invocation, checkpoint };
 }
 
 const errorJson = (error: unknown): string =>
   JSON.stringify({ message: errorText(error), ...(error instanceof Error ? { name: error.name } : {}) });
 
-async function emitCompleted(ctx: EngineContext, entryId: string, checkpoint: Checkpoint | undefined): Promise<ToolInvocation> {
-  const invocation = toToolInvocation((await ctx.store.read(() => ctx.store.getTool(entryId)))!);
+function emitCompleted(ctx: EngineContext, { invocation, checkpoint }: Completed): ToolInvocation {
   ctx.events.emit("tool", invocation);
   if (checkpoint) ctx.events.emit("checkpoint", checkpoint);
   return invocation;
@@ -71,18 +82,18 @@ async function journalRunComplete(ctx: EngineContext, ref: SessionRef, tool: Too
   try {
     value = await tool.run(JSON.parse(argsText) as JsonValue, handlerCtx);
   } catch (error) {
-    const cp = await ctx.store.write(() => completeCall(ctx, session, entry, { result: null, error: errorJson(error) }));
+    const completed = await ctx.store.write(() => completeCall(ctx, session, entry, { result: null, error: errorJson(error) }));
     await absorbChanges(ctx, session.id, before);
-    await emitCompleted(ctx, entry.id, cp);
+    emitCompleted(ctx, completed);
     throw error;
   } finally {
     inflightInvocations.delete(entry.id);
   }
   // Once `run` has returned, its effect is in the world: the call succeeded whatever its result looks like.
   const resultText = resultAsJson(value, ctx.limits);
-  const cp = await ctx.store.write(() => completeCall(ctx, session, entry, { result: resultText, error: null }));
+  const completed = await ctx.store.write(() => completeCall(ctx, session, entry, { result: resultText, error: null }));
   await absorbChanges(ctx, session.id, before);
-  await emitCompleted(ctx, entry.id, cp);
+  emitCompleted(ctx, completed);
   return value;
 }
 
@@ -91,16 +102,16 @@ export async function recordToolCall(ctx: EngineContext, ref: SessionRef, input:
   const argsText = toJsonText(o.args, "toolCall.args", ctx.limits);
   const resultText = o.error === undefined ? toJsonText(o.result === undefined ? null : o.result, "toolCall.result", ctx.limits) : null;
   const error = o.error === undefined ? null : JSON.stringify(typeof o.error === "string" ? { message: o.error } : o.error);
-  const { entry, cp } = await ctx.withSessionLock(
+  const completed = await ctx.withSessionLock(
     ref.id,
     () =>
       ctx.store.write(() => {
         const session = ownedSession(ctx.store, ref.id, ref.userId);
         const entry = journalCall(ctx, session, o.tool, argsText, o.callId ?? null);
-        return { entry, cp: completeCall(ctx, session, entry, { result: resultText, error }) };
+        return completeCall(ctx, session, entry, { result: resultText, error });
       }),
     "shared",
   );
   // A call run elsewhere changed files forkpoint never saw before and after: they stay drift until a checkpoint.
-  return emitCompleted(ctx, entry.id, cp);
+  return emitCompleted(ctx, completed);
 }

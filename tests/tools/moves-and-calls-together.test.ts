@@ -107,6 +107,35 @@ describe("two openers of one file moving one session at once", () => {
   });
 });
 
+describe("two openers of one file: a tool call and a move or a delete at once", () => {
+  it("a call made while the other opener's move runs its undos is refused (MOVE_IN_PROGRESS), not journaled on the branch being left", async () => {
+    const first = open();
+    const s1 = await first.createSession({ userId: "u" });
+    const cp = await s1.checkpoint();
+    await s1.invoke("set", { key: "x", delay: 30 });
+    const s2 = await open().getSession(s1.id, { userId: "u" });
+    const [moved, called] = await Promise.allSettled([s1.rollback(cp.id), sleep(10).then(() => s2.invoke("set", { key: "during" }))]);
+    expect(moved.status).toBe("fulfilled");
+    expect((called as PromiseRejectedResult).reason).toMatchObject({ code: "MOVE_IN_PROGRESS" });
+    expect(world.has("during")).toBe(false);
+    await expectWorldMatchesLineage(s1);
+    expect(await first.verify()).toMatchObject({ ok: true });
+  });
+
+  it("a call whose session the other opener deleted while the tool ran fails with NotFoundError (not a raw SQLite error)", async () => {
+    const first = open();
+    const s1 = await first.createSession({ userId: "u" });
+    const second = open();
+    const [called, deleted] = await Promise.allSettled([
+      s1.invoke("set", { key: "y", delay: 30 }),
+      sleep(10).then(() => second.deleteSession(s1.id, { userId: "u" })),
+    ]);
+    expect(deleted.status).toBe("fulfilled");
+    expect((called as PromiseRejectedResult).reason).toMatchObject({ name: "NotFoundError", code: "NOT_FOUND" });
+    expect(await first.verify()).toMatchObject({ ok: true, sessions: 0 });
+  });
+});
+
 describe("tool results that are not plain JSON", () => {
   it("a call whose run returned a Date succeeded: recorded as JSON writes it, applied, and undone by a rollback", async () => {
     const s = await open().createSession({ userId: "u" });
