@@ -95,7 +95,8 @@ export function checkpointTools(session: SessionHandle): AgentTool[] {
               deleted.push(cp.id);
             } catch (error) {
               if (error instanceof ForkpointError && error.code === "CHECKPOINT_IN_USE") kept.push(cp.id);
-              else throw error;
+              // Already deleted by someone else (another agent cleaning up at the same time): nothing left to do.
+              else if (!(error instanceof ForkpointError && error.code === "NOT_FOUND")) throw error;
             }
           }
           cursor = page.nextCursor;

@@ -74,6 +74,22 @@ describe("checkpointTools", () => {
     expect((await s.listCheckpoints({ auto: true })).items.map((c) => c.id)).toEqual([autos[0]!.id, autos[1]!.id, autos[5]!.id]);
   });
 
+  it("cleanup run by two agents at once on two openers: both succeed, and together they delete each checkpoint once", async () => {
+    for (let i = 0; i < 10; i++) await s.append({ role: "user", content: `m${i}` });
+    const other = openForkpoint({ path: join(dir, "db.sqlite") });
+    try {
+      const theirs = checkpointTools(await other.getSession(s.id, { userId: "agent-user" })).find((t) => t.name === "cleanup_auto_checkpoints")!;
+      const [mine, their] = await Promise.all([call("cleanup_auto_checkpoints", { keepLatest: 2 }), theirs.handler({ keepLatest: 2 })]);
+      expect([mine.ok, their.ok]).toEqual([true, true]);
+      const deleted = [...(mine.deleted as string[]), ...(their.deleted as string[])];
+      expect(deleted).toHaveLength(8);
+      expect(new Set(deleted).size).toBe(8);
+      expect((await s.listCheckpoints({ auto: true })).items).toHaveLength(2);
+    } finally {
+      await other.close();
+    }
+  });
+
   it("answers bad input and unknown ids with { ok: false, error } instead of throwing", async () => {
     expect(await call("rollback", {})).toMatchObject({ ok: false, error: { code: "VALIDATION_ERROR" } });
     expect(await call("create_checkpoint", { name: 5 })).toMatchObject({ ok: false, error: { code: "VALIDATION_ERROR" } });
