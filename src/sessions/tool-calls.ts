@@ -7,7 +7,7 @@ import type { Checkpoint, ToolInvocation } from "../models/types.js";
 import type { EntryRow, SessionRow } from "../store/store.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { toolResultHash } from "./integrity.js";
-import { headOf } from "./lineage.js";
+import { headOf, headOfEntry } from "./lineage.js";
 import { writeCheckpoint, writeEntry } from "./log-writer.js";
 import { ownedSession } from "./ownership.js";
 import { toCheckpoint, toToolInvocation } from "./rows.js";
@@ -44,8 +44,9 @@ function completeCall(
   if (status === "succeeded") ctx.store.markApplied(entry.id, session.id, outcome.result, completion.completedAt);
   const invocation = toToolInvocation(ctx.store.getTool(entry.id)!);
   if (!ctx.autoCheckpoint.afterToolCalls) return { invocation, checkpoint: undefined };
-  const branch = ctx.store.getBranch(entry.branchId)!;
-  const checkpoint = toCheckpoint(writeCheckpoint(ctx, session, branch.id, headOf(ctx.store, branch), { name: null, auto: true, metadata: null, expiresAt: null }));
+  // Right after the call, not at the branch's head now: what was written while the tool ran came after it.
+  const at = headOfEntry(entry);
+  const checkpoint = toCheckpoint(writeCheckpoint(ctx, session, entry.branchId, at, { name: null, auto: true, metadata: null, expiresAt: null }));
   return { invocation, checkpoint };
 }
 

@@ -1,9 +1,12 @@
 // invoke, recordToolCall, toolTrack and automatic checkpoints, with real file-writing tools.
 import * as fs from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { NotFoundError } from "../../src/index.js";
+import { NotFoundError, defineTool } from "../../src/index.js";
 import { ExplodeError, readOrNull } from "../fixtures/file-tools.js";
 import { ids, openWorld, successfulUndos, type World } from "../fixtures/harness.js";
+import { tempDatabases } from "../helpers.js";
+
+const dbs = tempDatabases();
 
 let w: World;
 afterEach(async () => {
@@ -175,6 +178,32 @@ describe("autoCheckpoint afterToolCalls", () => {
     expect(moved.undone.map((t) => t.position)).toEqual([3, 2]);
     expect(readOrNull(a)).toBe("A");
     expect(readOrNull(b)).toBeNull();
+  });
+
+  it("is taken right after the call, not at the head when the call ends: what was written while the tool ran comes after it", async () => {
+    let release: () => void = () => undefined;
+    let entered: () => void = () => undefined;
+    const running = new Promise<void>((r) => (entered = r));
+    const gate = defineTool({
+      name: "gate",
+      run: () => new Promise<string>((r) => { release = () => r("ok"); entered(); }),
+      undo: async () => {},
+    });
+    const { fp } = dbs.open({ tools: [gate], autoCheckpoint: { afterToolCalls: true } });
+    const s = await fp.createSession({ userId: "alice" });
+    await s.append({ role: "user", content: "hi" });
+    const call = s.invoke("gate", {});
+    await running; // journaled, and its tool running
+    await s.append({ role: "assistant", content: "written while the tool ran" });
+    await s.setState({ during: true });
+    release();
+    await call;
+    const [cp] = (await fp.listCheckpoints({ userId: "alice", auto: true })).items;
+    expect(cp!.position).toBe((await s.toolTrack())[0]!.position);
+    const restored = await s.restore(cp!.id);
+    expect(restored.history.map((m) => m.content)).toEqual(["hi"]);
+    expect(restored.state).toEqual({});
+    expect(restored.toolTrack.map((t) => t.status)).toEqual(["succeeded"]);
   });
 
   it("is off unless asked: tool calls alone create no checkpoint", async () => {
