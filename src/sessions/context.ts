@@ -50,6 +50,8 @@ class ReadersWriterLock {
   tail: Promise<void> = Promise.resolve();
   readonly shared = new Set<Promise<unknown>>();
   holders = 0;
+  /** Exclusive holders running or queued: while there are none, a shared holder starts at once. */
+  exclusive = 0;
 }
 
 /** A per-key readers-writer lock (keys are forgotten when idle). */
@@ -61,7 +63,8 @@ export function keyedLock(): <T>(key: string, fn: () => Promise<T>, mode?: "excl
     lock.holders++;
     try {
       if (mode === "shared") {
-        const run = lock.tail.then(fn);
+        // Started at once when no exclusive holder runs or waits, so that calls start in the order they were made.
+        const run = lock.exclusive === 0 ? fn() : lock.tail.then(fn);
         const settled = run.catch(() => undefined);
         lock.shared.add(settled);
         try {
@@ -76,10 +79,12 @@ export function keyedLock(): <T>(key: string, fn: () => Promise<T>, mode?: "excl
       const before = lock.holders === 1 ? null : [lock.tail, ...lock.shared];
       let release!: () => void;
       lock.tail = new Promise<void>((resolve) => (release = resolve));
-      if (before) await Promise.all(before);
+      lock.exclusive++;
       try {
+        if (before) await Promise.all(before);
         return await fn();
       } finally {
+        lock.exclusive--;
         release();
       }
     } finally {

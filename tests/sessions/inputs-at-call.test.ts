@@ -1,5 +1,5 @@
 // What a call stores is its input as it was when the call was made: a caller changing the objects it passed right
-// after calling (without awaiting) changes nothing.
+// after calling (without awaiting) changes nothing; and calls made without awaiting commit in the order made.
 import { describe, expect, it } from "vitest";
 import { defineTool } from "../../src/index.js";
 import { tempDatabases } from "../helpers.js";
@@ -60,5 +60,23 @@ describe("inputs are taken as the call is made", () => {
     created.title = "changed";
     expect((await (await creating).info()).title).toBe("second");
     expect(await fp.verify()).toMatchObject({ ok: true });
+  });
+
+  it("calls made one after another without awaiting commit in the order they were made, tool calls too", async () => {
+    const echo = defineTool({ name: "echo", run: async (args: unknown) => args, undo: async () => {} });
+    const { fp } = dbs.open({ tools: [echo] });
+    const s = await fp.createSession({ userId: "u" });
+    const calls = [
+      s.recordToolCall({ tool: "echo", args: { n: 1 }, result: null }),
+      s.append({ role: "user", content: "two" }),
+      s.invoke("echo", { n: 3 }),
+      s.checkpoint({ name: "four" }),
+      s.append({ role: "user", content: "five" }),
+    ];
+    await Promise.all(calls);
+    const track = await s.toolTrack();
+    const history = await s.history();
+    const [cp] = (await s.listCheckpoints({ name: "four" })).items;
+    expect([track[0]!.position, history[0]!.position, track[1]!.position, cp!.position, history[1]!.position]).toEqual([1, 2, 3, 3, 4]);
   });
 });
