@@ -63,7 +63,7 @@ describe("inputs are taken as the call is made", () => {
   });
 
   it("calls made one after another without awaiting commit in the order they were made, tool calls too", async () => {
-    const echo = defineTool({ name: "echo", run: async (args: unknown) => args, undo: async () => {} });
+    const echo = defineTool({ name: "echo", run: async (args: { n: number }) => args, undo: async () => {} });
     const { fp } = dbs.open({ tools: [echo] });
     const s = await fp.createSession({ userId: "u" });
     const calls = [
