@@ -3,8 +3,8 @@
 // rollback, export/import, verify, prune).
 import { Command, InvalidArgumentError } from "commander";
 import { formatDistanceToNow } from "date-fns";
-import { pathToFileURL } from "node:url";
-import { readFileSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { ForkpointError, ValidationError, branchTree, openForkpoint, type BranchTreeNode, type Forkpoint, type SessionExport } from "../index.js";
 
 const positiveInt = (value: string): number => {
@@ -103,8 +103,12 @@ export function buildProgram(out: (line: string) => void = console.log): Command
     .argument("<sessionId>").requiredOption("-u, --user <userId>", "owner").option("-o, --out <file>", "file to write")
     .action((sessionId: string, o: { user: string; out?: string }) => withDb(async (fp) => {
       const text = JSON.stringify(await fp.exportSession(sessionId, { userId: o.user }));
-      if (o.out) writeFileSync(o.out, text);
-      else out(text);
+      if (!o.out) return out(text);
+      try {
+        writeFileSync(o.out, text);
+      } catch (cause) {
+        throw new ValidationError("out", `cannot write ${o.out}: ${(cause as Error).message}`);
+      }
     }));
 
   program.command("import").description("write an exported session into this database, owned by --user")
@@ -144,16 +148,25 @@ export function buildProgram(out: (line: string) => void = console.log): Command
   return program;
 }
 
-/** Runs the CLI; typed errors print their code and message and exit 1. */
+/** Runs the CLI; errors print one line (typed ones with their code) and exit 1; FORKPOINT_DEBUG=1 adds the stack. */
 export async function main(argv: string[] = process.argv): Promise<void> {
   try {
     await buildProgram().parseAsync(argv);
   } catch (error) {
-    if (error instanceof ForkpointError) {
-      console.error(`error ${error.code}: ${error.message}`);
-      process.exitCode = 1;
-    } else throw error;
+    if (error instanceof ForkpointError) console.error(`error ${error.code}: ${error.message}`);
+    else console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
+    if (process.env.FORKPOINT_DEBUG && error instanceof Error) console.error(error.stack);
+    process.exitCode = 1;
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await main();
+/** Whether this file is the program being run: npm installs the command as a symlink to it, so paths are compared real. */
+function isMain(): boolean {
+  try {
+    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url);
+  } catch {
+    return false;
+  }
+}
+
+if (isMain()) await main();

@@ -1,7 +1,9 @@
 // The forkpoint CLI over a real database: listings, history, branches, rollback, export/import, verify and prune.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildProgram, main } from "../../src/cli/main.js";
 import { openForkpoint } from "../../src/index.js";
@@ -100,5 +102,35 @@ describe("forkpoint CLI", () => {
     const report = JSON.parse((await cli("--json", "prune", "--no-vacuum")).join("\n"));
     expect(report).toMatchObject({ checkpoints: 0, snapshots: 0, moves: 0 });
     expect((await cli("prune"))[0]).toBe("deleted 0 expired checkpoint(s), 0 unreferenced state(s), 0 finished move journal(s)");
+  });
+
+  it("an export to a path it cannot write is a typed error, and nothing is written", async () => {
+    const out = join(dir, "no-such-dir", "doc.json");
+    await expect(cli("export", sessionId, "-u", "ann", "--out", out)).rejects.toMatchObject({ code: "VALIDATION_ERROR", field: "out" });
+  });
+});
+
+describe("the forkpoint command as npm installs it (a symlink to the program)", () => {
+  const repo = fileURLToPath(new URL("../..", import.meta.url));
+  const run = (...args: string[]) => {
+    const link = join(dir, "bin-forkpoint.ts");
+    if (!existsSync(link)) symlinkSync(join(repo, "src/cli/main.ts"), link);
+    return spawnSync(process.execPath, ["--import", "tsx", link, "--db", db, ...args], { cwd: repo, encoding: "utf8" });
+  };
+
+  it("runs: help, a listing, and an unknown command (one line of error, exit 1)", () => {
+    const help = run("--help");
+    expect([help.status, help.stdout]).toEqual([0, expect.stringContaining("Usage: forkpoint")]);
+    const listed = run("sessions", "-u", "ann");
+    expect([listed.status, listed.stdout]).toEqual([0, expect.stringContaining("CLI test")]);
+    const bogus = run("bogus");
+    expect(bogus.status).toBe(1);
+    expect(bogus.stderr.trim().split("\n")).toEqual(["error: unknown command 'bogus'"]);
+  });
+
+  it("an export to a path it cannot write: one line of error, exit 1, no stack", () => {
+    const failed = run("export", sessionId, "-u", "ann", "--out", join(dir, "no-such-dir", "doc.json"));
+    expect(failed.status).toBe(1);
+    expect(failed.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^error VALIDATION_ERROR: out: cannot write .*no-such-dir/)]);
   });
 });
