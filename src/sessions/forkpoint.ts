@@ -115,7 +115,9 @@ export class Forkpoint {
       now: monotonicClock(),
       withSessionLock: keyedLock(),
     };
-    if ((o.recover ?? true) && !o.readonly) {
+    // Nothing a crash interrupted (the usual open): ready at once, so the first calls take their inputs as made.
+    const interrupted = (o.recover ?? true) && !o.readonly && (this.#store.runningMoves().length > 0 || this.#store.restoringWorkspaces().length > 0);
+    if (interrupted) {
       this.#recovery = recoverMoves(this.#ctx).then((report) => {
         if (report.resumed.length + report.failed.length + report.workspaces.length > 0) events.emit("recovery", report);
         return report;

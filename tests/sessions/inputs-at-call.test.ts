@@ -79,4 +79,13 @@ describe("inputs are taken as the call is made", () => {
     const [cp] = (await s.listCheckpoints({ name: "four" })).items;
     expect([track[0]!.position, history[0]!.position, track[1]!.position, cp!.position, history[1]!.position]).toEqual([1, 2, 3, 3, 4]);
   });
+
+  it("calls made right after openForkpoint (nothing to recover) take their inputs as made too", async () => {
+    const { path } = dbs.open();
+    const fp = dbs.open({ path }).fp;
+    const input = { userId: "u", title: "as made" };
+    const creating = fp.createSession(input);
+    input.title = "changed";
+    expect((await (await creating).info()).title).toBe("as made");
+  });
 });
