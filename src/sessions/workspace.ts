@@ -47,7 +47,9 @@ export function saveSnapshot(store: Store, snapshot: Snapshot): number {
 }
 
 export function manifestFiles(store: Store, manifestId: number): Record<string, string> {
-  return JSON.parse(store.getManifest(manifestId)!.body) as Record<string, string>;
+  const manifest = store.getManifest(manifestId);
+  if (!manifest) throw new IntegrityError(`the workspace snapshot ${manifestId} is missing from the database`);
+  return JSON.parse(manifest.body) as Record<string, string>;
 }
 
 /** A stored file content, checked against its address: a damaged blob is never written or shown. */
@@ -203,7 +205,20 @@ export async function restoreFiles(
 ): Promise<{ written: string[]; deleted: string[] }> {
   const current = takeSnapshot(ctx, p.ws).files;
   const journal: RestoreJournal = { ...move, manifestId: p.manifestId, fromManifestId: p.ws.manifestId, pid: process.pid, pidStart: SELF_START, pids: [process.pid] };
-  await ctx.store.write(() => ctx.store.setWorkspaceRestoring(sessionId, JSON.stringify(journal)));
+  await ctx.store.write(() => {
+    // Another process (or handle) may have restored, re-attached or pruned since `prepareRestore` checked: the
+    // journal is written only onto the workspace that was checked, and no other restore can start once it is.
+    const now = ctx.store.getWorkspace(sessionId);
+    if (now?.restoring) {
+      throw new ConflictError(`the workspace ${p.ws.dir} is being restored by another move; try again when it ends`, "MOVE_IN_PROGRESS");
+    }
+    if (!now || now.manifestId !== p.ws.manifestId || now.dir !== p.ws.dir || now.exclude !== p.ws.exclude) {
+      throw new ConflictError(`the workspace ${p.ws.dir} changed (another process moved or re-attached it) since this move checked it; move again`, "WORKSPACE_DRIFT");
+    }
+    // The target's snapshot, stored again if a prune took it since it was read (otherwise its id, unchanged).
+    journal.manifestId = saveManifest(ctx.store, p.target, p.contents);
+    ctx.store.setWorkspaceRestoring(sessionId, JSON.stringify(journal));
+  });
   let changed: { written: string[]; deleted: string[] };
   try {
     changed = restoreWorkspace(p.ws.dir, current, p.target, (hash) => p.contents.get(hash)!);
@@ -213,7 +228,7 @@ export async function restoreFiles(
     throw error;
   }
   await ctx.store.write(() => {
-    ctx.store.setWorkspaceManifest(sessionId, p.manifestId, ctx.now());
+    ctx.store.setWorkspaceManifest(sessionId, journal.manifestId, ctx.now());
     if (move.scope === "files") ctx.store.setWorkspaceRestoring(sessionId, null);
   });
   return changed;

@@ -303,3 +303,55 @@ describe("moves with a scope", () => {
     expect((await s.toolTrack()).map((t) => t.status)).toEqual(["succeeded"]);
   });
 });
+
+describe("two openers of one file moving one workspace", () => {
+  it("two files rollbacks at once: one restores, the other is refused, and the directory is the one restored", async () => {
+    const s1 = await attached();
+    write("a.txt", "0");
+    const cp0 = await s1.checkpoint({ name: "cp0" });
+    write("a.txt", "1");
+    write("x.txt", "x");
+    const cp1 = await s1.checkpoint({ name: "cp1" });
+    write("a.txt", "2");
+    await s1.checkpoint({ name: "cp2" });
+    const other = openForkpoint({ path: dbFile, tools: [writeTool] });
+    try {
+      const s2 = await other.getSession(s1.id, { userId: "u" });
+      const [first, second] = await Promise.allSettled([s1.rollback(cp0.id, { scope: "files" }), s2.rollback(cp1.id, { scope: "files" })]);
+      expect(first.status).toBe("fulfilled");
+      expect((second as PromiseRejectedResult).reason).toBeInstanceOf(ConflictError);
+      expect([read("a.txt"), read("x.txt")]).toEqual(["0", null]);
+      // What forkpoint recorded is what the directory holds: the next move finds no drift.
+      expect((await s1.diffFiles(cp0.id, "disk")).modified).toEqual([]);
+      await s2.rollback(cp1.id, { scope: "files" });
+      expect([read("a.txt"), read("x.txt")]).toEqual(["1", "x"]);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("a files rollback to a checkpoint that another opener deletes and prunes meanwhile still leaves a workspace that moves", async () => {
+    for (let ticks = 0; ticks <= 4; ticks++) {
+      const s1 = await fp.createSession({ userId: "u" });
+      write("a.txt", "0");
+      await s1.attachWorkspace(ws);
+      write("a.txt", "X");
+      const cpX = await s1.checkpoint({ name: "X" });
+      write("a.txt", "Y");
+      const cpY = await s1.checkpoint({ name: "Y" });
+      const other = openForkpoint({ path: dbFile });
+      try {
+        const s2 = await other.getSession(s1.id, { userId: "u" });
+        const moving = s1.rollback(cpX.id, { scope: "files" });
+        for (let i = 0; i < ticks; i++) await Promise.resolve();
+        await Promise.all([s2.deleteCheckpoint(cpX.id), other.prune({ vacuum: false })]);
+        await moving;
+        expect(read("a.txt")).toBe("X");
+        await s1.rollback(cpY.id, { scope: "files" });
+        expect(read("a.txt")).toBe("Y");
+      } finally {
+        await other.close();
+      }
+    }
+  });
+});
