@@ -85,14 +85,19 @@ describe("a tool call and a move on one session at the same time", () => {
   });
 });
 
+/** A session with a checkpoint, then a call of `set` (its undo takes `delay` ms), seen through two openers of the file. */
+async function calledOnTwoOpeners(delay: number) {
+  const first = open();
+  const s1 = await first.createSession({ userId: "u" });
+  const cp = await s1.checkpoint();
+  await s1.invoke("set", { key: "x", delay });
+  const s2 = await open().getSession(s1.id, { userId: "u" });
+  return { first, s1, cp, s2 };
+}
+
 describe("two openers of one file moving one session at once", () => {
   it("undo each call once: the second move is refused while the first is under way", async () => {
-    const first = open();
-    const s1 = await first.createSession({ userId: "u" });
-    const cp = await s1.checkpoint();
-    await s1.invoke("set", { key: "x", delay: 20 });
-    const second = open();
-    const s2 = await second.getSession(s1.id, { userId: "u" });
+    const { s1, cp, s2 } = await calledOnTwoOpeners(20);
     const outcomes = await Promise.allSettled([s1.rollback(cp.id), sleep(5).then(() => s2.rollback(cp.id))]);
     expect(log.filter((l) => l === "undo x")).toHaveLength(1);
     expect(outcomes[0].status).toBe("fulfilled");
@@ -109,11 +114,7 @@ describe("two openers of one file moving one session at once", () => {
 
 describe("two openers of one file: a tool call and a move or a delete at once", () => {
   it("a call made while the other opener's move runs its undos is refused (MOVE_IN_PROGRESS), not journaled on the branch being left", async () => {
-    const first = open();
-    const s1 = await first.createSession({ userId: "u" });
-    const cp = await s1.checkpoint();
-    await s1.invoke("set", { key: "x", delay: 30 });
-    const s2 = await open().getSession(s1.id, { userId: "u" });
+    const { first, s1, cp, s2 } = await calledOnTwoOpeners(30);
     const [moved, called] = await Promise.allSettled([s1.rollback(cp.id), sleep(10).then(() => s2.invoke("set", { key: "during" }))]);
     expect(moved.status).toBe("fulfilled");
     expect((called as PromiseRejectedResult).reason).toMatchObject({ code: "MOVE_IN_PROGRESS" });
