@@ -240,7 +240,16 @@ function journalReport(ctx: EngineContext, moveId: string | null): Pick<MoveResu
 
 /** Creates the new branch (and edited message), makes the target current, closes the journal: one transaction. */
 async function finishMove(ctx: EngineContext, spec: MoveSpec, moveId: string | null, within?: WithinMove): Promise<MoveOutcome> {
-  const outcome = await ctx.store.write(() => finishMoveTx(ctx, spec, moveId, within));
+  let outcome: MoveOutcome;
+  try {
+    outcome = await ctx.store.write(() => finishMoveTx(ctx, spec, moveId, within));
+  } catch (error) {
+    if (!within) throw error;
+    // What the caller wanted written with the move was refused; the move's tools have run, so the move itself still
+    // finishes (its journal closed, the session on its target), and then the caller hears why its part was not.
+    ctx.events.emit(spec.kind, await ctx.store.write(() => finishMoveTx(ctx, spec, moveId)));
+    throw error;
+  }
   ctx.events.emit(spec.kind, outcome);
   return outcome;
 }

@@ -113,6 +113,42 @@ describe("ForkpointSaver under another writer", () => {
   });
 });
 
+describe("ForkpointSaver when its checkpoint id is taken while its fork runs tools", () => {
+  it("the fork still finishes (its tools ran) and the put is refused: the session is not left with a move running", async () => {
+    const dir = makeTempDir();
+    try {
+      const path = join(dir, "forkpoint.db");
+      const other = new Database(path);
+      const note = defineTool({
+        name: "note",
+        run: async () => ({ ok: true }),
+        // Another process puts the very checkpoint id while this one's fork undoes the call (its row, as it writes it).
+        undo: async () => {
+          other.prepare(`INSERT INTO lg_checkpoints SELECT session_id, '03', parent_checkpoint_id, fp_checkpoint_id, type, checkpoint,
+            metadata_type, metadata, messages_version FROM lg_checkpoints WHERE checkpoint_id = '02'`).run();
+        },
+      });
+      const { fp } = dbs.open({ path, tools: [note] });
+      const saver = new ForkpointSaver(fp);
+      await put(saver, undefined, "01", [one], 1);
+      await put(saver, "01", "02", [one, two], 2);
+      const { items: [info] } = await fp.listSessions({ userId: "langgraph" });
+      const s = await fp.getSession(info!.id, { userId: "langgraph" });
+      await s.invoke("note", {});
+      const before = (await s.info()).currentBranchId;
+      expect(await put(saver, "01", "03", [one, theirs], 3).catch((e: unknown) => e)).toMatchObject({ code: "CHECKPOINT_EXISTS" });
+      expect(other.prepare("SELECT status FROM moves").all()).toEqual([{ status: "done" }]);
+      expect((await s.info()).currentBranchId).not.toBe(before);
+      other.close();
+      // The session moves again: no move is left running.
+      await put(saver, "02", "04", [one, two, theirs], 4);
+      expect(await read(fp, "04")).toEqual([one, two, theirs]);
+    } finally {
+      removeDir(dir);
+    }
+  });
+});
+
 /**
  * A serializer that, once armed, runs `after` right after it has written a list (or, with `anyValue`, anything: the
  * put's first await): a node acting while a put is under way.
