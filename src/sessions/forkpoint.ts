@@ -142,6 +142,9 @@ export class Forkpoint {
   /** `fn` at once when ready (so its inputs are taken as the call is made), else after the guard. */
   #whenReady: WhenReady = <T>(fn: () => Promise<T>): Promise<T> => {
     if (!this.#settled || this.#store.closed) return this.#guard().then(fn);
+    // Made from inside a transaction (a setState updater calling the API): it runs once that one has committed, as
+    // its own, not joined to it.
+    if (this.#store.db.inTransaction) return Promise.resolve().then(fn);
     try {
       return fn();
     } catch (error) {

@@ -88,4 +88,26 @@ describe("inputs are taken as the call is made", () => {
     input.title = "changed";
     expect((await (await creating).info()).title).toBe("as made");
   });
+
+  it("a call made from inside a setState updater runs after its transaction, as its own", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    let inner: Promise<unknown> = Promise.resolve();
+    const state = await s.setState((previous) => {
+      inner = s.append({ role: "user", content: "from the updater" });
+      return { ...(previous as object), n: 1 };
+    });
+    expect(state).toEqual({ n: 1 });
+    await inner;
+    // The updater throws: its own change is refused, the call it made is not.
+    const refused = await s.setState(() => {
+      inner = s.append({ role: "user", content: "still stored" });
+      throw new Error("no");
+    }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(Error);
+    await inner;
+    expect((await s.history()).map((m) => m.content)).toEqual(["from the updater", "still stored"]);
+    expect(await s.getState()).toEqual({ n: 1 });
+    expect(await fp.verify()).toMatchObject({ ok: true });
+  });
 });
