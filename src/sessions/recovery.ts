@@ -79,6 +79,7 @@ export async function recoverMoves(ctx: EngineContext, options: { listUnknown?: 
         return runJournaledMove(ctx, move.id, spec);
       });
       if (result) report.resumed.push(result);
+      else report.waiting.push({ moveId: move.id, reason: "another recoverer (a process, or another handle of this one) is finishing it" });
     } catch (error) {
       report.failed.push({ moveId: move.id, error: error as Error });
     }

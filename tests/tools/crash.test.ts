@@ -270,6 +270,8 @@ describe("a child killed in the middle of a rollback", () => {
     reports.push(...(await Promise.all([a.recover(), b.recover()])));
     expect(reports.flatMap((r) => r.failed)).toEqual([]);
     expect(reports.flatMap((r) => r.resumed)).toHaveLength(1);
+    // One that found it taken says so (or, reading after it was done, found nothing to do).
+    for (const r of reports) if (r.resumed.length === 0) expect(r.waiting.every((w) => /another recoverer/.test(w.reason))).toBe(true);
     // each invocation undone at most once, by the child or by the one recoverer
     const log = undoLines(setup.logFile);
     expect(new Set(log.map((c) => c.invocationId)).size).toBe(log.length);
