@@ -29,7 +29,7 @@ import { ownedCurrent, ownedSession } from "../sessions/ownership.js";
 import { rollback } from "../sessions/rollback.js";
 import { toCheckpoint, toMessage } from "../sessions/rows.js";
 import { fromMessage, toMessageInput } from "./messages.js";
-import { MirrorCache, extendsMirror, fieldsOf, mirrorOf, type Mirror } from "./mirror-cache.js";
+import { MirrorCache, extendsMirror, fieldsOf, mirrorOf, type Mirror, type MirrorItems } from "./mirror-cache.js";
 import { revivalOf, revive, type Revival } from "./revived-items.js";
 import { VerifiedItemsCache, isBinaryItem } from "./verified-items.js";
 import { WeightedLru } from "./weighted-lru.js";
@@ -58,7 +58,7 @@ interface Landing {
   /** The messages channel's version that the session's messages are at this checkpoint (null: none). */
   messagesVersion: string | null;
   /** The items now mirrored and their field values (for the cache); null when the channel did not change or is stored as a value. */
-  mirrored: Omit<Mirror, "headHash"> | null;
+  mirrored: MirrorItems | null;
   /** The new list could not be kept as messages (it drops some from the end): it is stored as a value. */
   asValue: boolean;
 }
@@ -71,8 +71,10 @@ interface PreparedPut {
   checkpointId: string;
   /** The messages channel's new list (null: the channel did not change). */
   items: unknown[] | null;
+  /** The items after the mirror, taken as put was called, when it goes on from the mirrored checkpoint. */
+  early: NewItems | undefined;
   /** The whole list's field values and serialization, taken as put was called (when its new items alone were not). */
-  whole: { mirrored: Omit<Mirror, "headHash">; serialized: Promise<JsonValue[]> } | null;
+  whole: { mirrored: MirrorItems; serialized: Promise<JsonValue[]> } | null;
   messagesVersion: string | null;
   /** Channel values other than the messages, by version. */
   blobs: { channel: string; version: string; type: string; value: Buffer }[];
@@ -255,7 +257,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     }
     const key = threadKey(threadId, ns);
     const known = this.#sessions.get(key);
-    const early = known === undefined || items === null ? undefined : this.#serializeNew(known, items);
+    const early = known === undefined || items === null ? undefined : this.#serializeNew(known, items, parentId);
     const whole = items === null || early ? null : { mirrored: mirrorOf(items), serialized: this.#serializeItems(items) };
     // Awaited by the path that needs it; a put that fails before then must not leave it rejected and unheard.
     whole?.serialized.catch(() => undefined);
@@ -267,11 +269,11 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     const ctx = await this.#engine();
     const cpMetadata = toJsonText({ langgraph: { ...scalars(metadata), threadId, checkpointNs: ns, checkpointId: checkpoint.id } }, "metadata", ctx.limits);
     const put: PreparedPut = {
-      threadId, ns, parentId, checkpointId: checkpoint.id, items, whole, messagesVersion, blobs, cpMetadata,
+      threadId, ns, parentId, checkpointId: checkpoint.id, items, early, whole, messagesVersion, blobs, cpMetadata,
       lg: { type, checkpoint: Buffer.from(body), metadataType, metadata: Buffer.from(metadataBody) },
     };
     if (known !== undefined) {
-      const done = await ctx.withSessionLock(`langgraph-put:${known}`, () => this.#putAtHead(ctx, known, put, early));
+      const done = await ctx.withSessionLock(`langgraph-put:${known}`, () => this.#putAtHead(ctx, known, put));
       if (done) return done;
     }
     for (let attempt = 1; ; attempt++) {
@@ -303,7 +305,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     // Puts to one thread land one at a time in this process (savers sharing this Forkpoint too), each in the order
     // LangGraph made them; across processes, each put's rows are written in one transaction with the fork they need.
     return ctx.withSessionLock(`langgraph-put:${ref.id}`, async () => {
-      const landing = await this.#land(ctx, ref, thread, parentId, checkpointId, items, put.whole, messagesVersion);
+      const landing = await this.#land(ctx, ref, thread, parentId, checkpointId, items, put, messagesVersion);
       if (landing.asValue && !blobs.some((b) => b.channel === this.#messages)) {
         // The messages could not be kept as messages (a shorter list than its parent's): stored as a value instead.
         const [t, v] = await this.serde.dumpsTyped(items);
@@ -319,9 +321,9 @@ export class ForkpointSaver extends BaseCheckpointSaver {
    * The items of `items` after the thread's mirror (when `items` begins with it), with their field values and their
    * serialization, both taken now: the serializer works synchronously, so they are what the items are at this call.
    */
-  #serializeNew(sessionId: string, items: unknown[]): NewItems | undefined {
+  #serializeNew(sessionId: string, items: unknown[], parentId: string | null): NewItems | undefined {
     const mirror = this.#cache.get(sessionId);
-    if (!mirror || !extendsMirror(mirror, items)) return undefined;
+    if (!mirror || mirror.checkpointId !== parentId || !extendsMirror(mirror, items)) return undefined;
     const added = items.slice(mirror.items.length);
     const fields = added.map(fieldsOf);
     return { mirror, added, fields, serialized: this.#serializeItems(added).catch(() => null) };
@@ -332,11 +334,12 @@ export class ForkpointSaver extends BaseCheckpointSaver {
    * the new list begins with the items this saver mirrored there (the same objects): only the new ones are written.
    * Returns null, having written nothing, when any of that is not so (the general path then lands the put).
    */
-  async #putAtHead(ctx: EngineContext, sessionId: string, put: PreparedPut, early: NewItems | undefined): Promise<RunnableConfig | null> {
+  async #putAtHead(ctx: EngineContext, sessionId: string, put: PreparedPut): Promise<RunnableConfig | null> {
+    const { early } = put;
     const store = ctx.store;
     const cached = put.items === null ? undefined : this.#cache.get(sessionId);
     // The new items as serialized when put was called, if the thread's mirror is still the one they extend.
-    const news = put.items === null ? undefined : early?.mirror === cached ? early : cached && this.#serializeNew(sessionId, put.items);
+    const news = put.items === null ? undefined : early && early.mirror === cached ? early : cached && this.#serializeNew(sessionId, put.items, put.parentId);
     if (put.items !== null && !news) return null;
     const added = news?.added ?? [];
     const addedFields = news?.fields ?? [];
@@ -384,9 +387,14 @@ export class ForkpointSaver extends BaseCheckpointSaver {
   }
 
   /** After the put's transaction committed (not before: a failed commit leaves nothing behind in the saver either). */
-  #landed(ctx: EngineContext, sessionId: string, put: PreparedPut, written: Written, mirrored: Omit<Mirror, "headHash"> | null): RunnableConfig {
+  #landed(ctx: EngineContext, sessionId: string, put: PreparedPut, written: Written, mirrored: MirrorItems | null): RunnableConfig {
     this.#verified.written(sessionId, written.from, written.wrote);
-    if (mirrored) this.#cache.set(sessionId, { ...mirrored, headHash: written.headHash });
+    if (mirrored) this.#cache.set(sessionId, { ...mirrored, headHash: written.headHash, checkpointId: put.checkpointId });
+    else if (put.items === null) {
+      // The messages did not change: the mirror still holds at the new checkpoint, which the next put goes on from.
+      const kept = this.#cache.get(sessionId);
+      if (kept && kept.headHash === written.headHash) kept.checkpointId = put.checkpointId;
+    }
     for (const cp of written.checkpoints) ctx.events.emit("checkpoint", cp);
     return { configurable: { thread_id: put.threadId, checkpoint_ns: put.ns, checkpoint_id: put.checkpointId } };
   }
@@ -472,7 +480,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     parentId: string | null,
     checkpointId: string,
     items: unknown[] | null,
-    whole: PreparedPut["whole"],
+    taken: Pick<PreparedPut, "early" | "whole">,
     messagesVersion: string | null,
   ): Promise<Landing> {
     const store = ctx.store;
@@ -492,14 +500,19 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       const cached = this.#cache.get(ref.id);
       if (cached && cached.headHash === target.headHash && extendsMirror(cached, items)) {
         // The same objects as the last put (LangGraph keeps them in its channel): only the new ones are serialized.
-        const added = items.slice(cached.items.length);
-        const fields = [...cached.fields, ...added.map(fieldsOf)];
-        append = (await this.#serializeItems(added)).map(toMessageInput);
-        outcome = { messagesVersion, mirrored: { items: [...cached.items, ...added], fields }, asValue: false };
+        // As put was called, when it took them then: the new items alone, or the whole list.
+        const n = cached.items.length;
+        const { early, whole } = taken;
+        const added = items.slice(n);
+        const fields = early?.mirror === cached ? early.fields : whole ? whole.mirrored.fields.slice(n) : added.map(fieldsOf);
+        const serialized = early?.mirror === cached ? await early.serialized : whole ? (await whole.serialized).slice(n) : await this.#serializeItems(added);
+        // The serializer refused an item when put was called: serialized again, it says which.
+        append = (serialized ?? (await this.#serializeItems(added))).map(toMessageInput);
+        outcome = { messagesVersion, mirrored: { items: [...cached.items, ...added], fields: [...cached.fields, ...fields] }, asValue: false };
       } else {
         // As put was called, when it took them then.
-        const mirrored = whole?.mirrored ?? mirrorOf(items);
-        const serialized = await (whole?.serialized ?? this.#serializeItems(items));
+        const mirrored = taken.whole?.mirrored ?? mirrorOf(items);
+        const serialized = await (taken.whole?.serialized ?? this.#serializeItems(items));
         const old = await store.read(() => lineageMessages(store, target.branchId, toMessage, target.position));
         let common = 0;
         while (common < old.length && common < items.length && canonicalJson(fromMessage(old[common]!)) === canonicalJson(serialized[common])) common++;
@@ -667,7 +680,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       const { items, headHash } = await this.#readItems(store, row);
       values[this.#messages] = items;
       // LangGraph goes on from the checkpoint it read with these very objects: the next put finds them cached.
-      if (mirror) this.#cache.set(row.sessionId, { ...mirrorOf(items), headHash });
+      if (mirror) this.#cache.set(row.sessionId, { ...mirrorOf(items), headHash, checkpointId: row.checkpointId });
     }
     const checkpoint = { ...skeleton, channel_values: values } as Checkpoint;
     if (sends.length > 0) {

@@ -6,11 +6,16 @@ import { WeightedLru } from "./weighted-lru.js";
 /** The lineage point a thread's branch is at, and the items of the messages channel mirrored up to it. */
 export interface Mirror {
   headHash: string;
+  /** The LangGraph checkpoint the saver last wrote or read at that point: a put from it goes on from the mirror. */
+  checkpointId: string;
   /** The saver's own copy (LangGraph's array may be pushed to in place, which must read as new items); grown in place. */
   items: unknown[];
   /** Each item's field values, nested ones too, when it was stored (`fieldsOf`), to notice a change made in place. */
   fields: unknown[][];
 }
+
+/** What the cache keeps of a list: the items and their field values (without where they are). */
+export type MirrorItems = Pick<Mirror, "items" | "fields">;
 
 /** Ends a nested object's or array's values in a field list, so that its shape is compared too. */
 const END = Symbol("end of a nested value");
@@ -73,13 +78,13 @@ function sameFields(item: unknown, stored: unknown[]): boolean {
 }
 
 /** A copy of `items` with their field values, as the cache keeps them. */
-export function mirrorOf(items: readonly unknown[]): Omit<Mirror, "headHash"> {
+export function mirrorOf(items: readonly unknown[]): MirrorItems {
   const own = items.slice();
   return { items: own, fields: own.map(fieldsOf) };
 }
 
 /** Whether `items` begins with the mirrored items, the same objects with the same field values. */
-export function extendsMirror(mirror: Omit<Mirror, "headHash">, items: readonly unknown[]): boolean {
+export function extendsMirror(mirror: MirrorItems, items: readonly unknown[]): boolean {
   const old = mirror.items;
   if (old.length > items.length) return false;
   for (let i = 0; i < old.length; i++) if (old[i] !== items[i] || !sameFields(items[i], mirror.fields[i]!)) return false;

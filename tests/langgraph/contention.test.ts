@@ -223,6 +223,20 @@ describe("ForkpointSaver while a node acts during a put", () => {
     expect(await read(fp, "02")).toEqual([a, { role: "user", content: "mine" }]);
   });
 
+  it("the same for a put from an older checkpoint by a saver that knows the thread (a fork)", async () => {
+    const { fp } = dbs.open();
+    const serde = new ActingSerializer();
+    const saver = new ForkpointSaver(fp, { serde });
+    const mine = { role: "user", content: "mine" };
+    await put(saver, undefined, "01", [a], 1);
+    await put(saver, "01", "02", [a, b], 2);
+    serde.anyValue = true;
+    serde.after = () => { mine.content = "rewritten"; };
+    await put(saver, "01", "03", [a, b, mine], 3);
+    expect(await read(fp, "03")).toEqual([a, b, { role: "user", content: "mine" }]);
+    expect(await read(fp, "02")).toEqual([a, b]);
+  });
+
   it("a message rewritten while its put was being written is stored as a new version by the next put", async () => {
     const { fp } = dbs.open();
     const serde = new ActingSerializer();

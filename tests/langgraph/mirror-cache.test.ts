@@ -75,15 +75,15 @@ describe("extendsMirror, inside the items", () => {
 describe("MirrorCache", () => {
   it("keeps at most maxItems across threads, dropping the least recently used first, never the one just set", () => {
     const c = new MirrorCache(4);
-    c.set("s1", { headHash: "h1", ...mirrorOf([msg("a"), msg("b")]) });
-    c.set("s2", { headHash: "h2", ...mirrorOf([msg("c")]) });
-    c.set("s1", { headHash: "h1b", ...mirrorOf([msg("a"), msg("b"), msg("d")]) }); // s1 is now the most recent: 4 items
-    c.set("s3", { headHash: "h3", ...mirrorOf([msg("e")]) }); // 5 items: s2 (least recent) goes
+    c.set("s1", { headHash: "h1", checkpointId: "c", ...mirrorOf([msg("a"), msg("b")]) });
+    c.set("s2", { headHash: "h2", checkpointId: "c", ...mirrorOf([msg("c")]) });
+    c.set("s1", { headHash: "h1b", checkpointId: "c", ...mirrorOf([msg("a"), msg("b"), msg("d")]) }); // s1 is now the most recent: 4 items
+    c.set("s3", { headHash: "h3", checkpointId: "c", ...mirrorOf([msg("e")]) }); // 5 items: s2 (least recent) goes
     expect([c.get("s2"), c.get("s1")?.headHash, c.get("s3")?.headHash]).toEqual([undefined, "h1b", "h3"]);
-    c.set("s4", { headHash: "h4", ...mirrorOf([1, 2, 3, 4, 5]) }); // larger than the bound alone: kept, the others go
+    c.set("s4", { headHash: "h4", checkpointId: "c", ...mirrorOf([1, 2, 3, 4, 5]) }); // larger than the bound alone: kept, the others go
     expect([c.get("s1"), c.get("s3"), c.get("s4")?.headHash]).toEqual([undefined, undefined, "h4"]);
     c.delete("s4");
-    c.set("s5", { headHash: "h5", ...mirrorOf([1, 2, 3]) });
+    c.set("s5", { headHash: "h5", checkpointId: "c", ...mirrorOf([1, 2, 3]) });
     expect(c.get("s5")?.headHash).toBe("h5");
   });
 
@@ -101,13 +101,13 @@ describe("MirrorCache", () => {
   it("counts a mirror as large as it was when set, though its array grows later; get makes a thread the most recent", () => {
     const c = new MirrorCache(4);
     const grown = [1, 2];
-    c.set("g", { headHash: "g", ...mirrorOf(grown) });
+    c.set("g", { headHash: "g", checkpointId: "c", ...mirrorOf(grown) });
     grown.push(3, 4, 5);
     c.delete("g");
-    c.set("s1", { headHash: "h1", ...mirrorOf([1, 2, 3]) });
-    c.set("s2", { headHash: "h2", ...mirrorOf([1]) });
+    c.set("s1", { headHash: "h1", checkpointId: "c", ...mirrorOf([1, 2, 3]) });
+    c.set("s2", { headHash: "h2", checkpointId: "c", ...mirrorOf([1]) });
     expect(c.get("s1")?.headHash).toBe("h1"); // s1 is now the most recent: s2 goes first
-    c.set("s3", { headHash: "h3", ...mirrorOf([1]) });
+    c.set("s3", { headHash: "h3", checkpointId: "c", ...mirrorOf([1]) });
     expect([c.get("s1")?.headHash, c.get("s2"), c.get("s3")?.headHash]).toEqual(["h1", undefined, "h3"]);
   });
 });
