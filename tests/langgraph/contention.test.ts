@@ -168,6 +168,17 @@ class ActingSerializer extends JsonPlusSerializer {
   }
 }
 
+/** A saver whose serializer, once armed, rewrites `mine` in place: right after the put's first await, or its list's. */
+function rewritingSaver(fp: Forkpoint) {
+  const serde = new ActingSerializer();
+  const mine = { role: "user", content: "mine" };
+  const arm = (anyValue: boolean) => {
+    serde.anyValue = anyValue;
+    serde.after = () => { mine.content = "rewritten"; };
+  };
+  return { saver: new ForkpointSaver(fp, { serde }), mine, arm };
+}
+
 describe("ForkpointSaver while a node acts during a put", () => {
   const [a, b, c, d] = ["a", "b", "c", "d"].map((content) => ({ role: "user", content }));
 
@@ -214,24 +225,18 @@ describe("ForkpointSaver while a node acts during a put", () => {
   it("the same on the general path (a saver that does not know the thread yet): the list is taken as it was at the call", async () => {
     const { fp } = dbs.open();
     await put(new ForkpointSaver(fp), undefined, "01", [a], 1);
-    const serde = new ActingSerializer();
-    const saver = new ForkpointSaver(fp, { serde });
-    const mine = { role: "user", content: "mine" };
-    serde.anyValue = true;
-    serde.after = () => { mine.content = "rewritten"; };
+    const { saver, mine, arm } = rewritingSaver(fp);
+    arm(true);
     await put(saver, "01", "02", [a, mine], 2);
     expect(await read(fp, "02")).toEqual([a, { role: "user", content: "mine" }]);
   });
 
   it("the same for a put from an older checkpoint by a saver that knows the thread (a fork)", async () => {
     const { fp } = dbs.open();
-    const serde = new ActingSerializer();
-    const saver = new ForkpointSaver(fp, { serde });
-    const mine = { role: "user", content: "mine" };
+    const { saver, mine, arm } = rewritingSaver(fp);
     await put(saver, undefined, "01", [a], 1);
     await put(saver, "01", "02", [a, b], 2);
-    serde.anyValue = true;
-    serde.after = () => { mine.content = "rewritten"; };
+    arm(true);
     await put(saver, "01", "03", [a, b, mine], 3);
     expect(await read(fp, "03")).toEqual([a, b, { role: "user", content: "mine" }]);
     expect(await read(fp, "02")).toEqual([a, b]);
@@ -239,11 +244,9 @@ describe("ForkpointSaver while a node acts during a put", () => {
 
   it("a message rewritten while its put was being written is stored as a new version by the next put", async () => {
     const { fp } = dbs.open();
-    const serde = new ActingSerializer();
-    const saver = new ForkpointSaver(fp, { serde });
-    const mine = { role: "user", content: "mine" };
+    const { saver, mine, arm } = rewritingSaver(fp);
     await put(saver, undefined, "01", [a], 1);
-    serde.after = () => { mine.content = "rewritten"; };
+    arm(false);
     await put(saver, "01", "02", [a, mine], 2);
     expect(await read(fp, "02")).toEqual([a, { role: "user", content: "mine" }]);
     await put(saver, "02", "03", [a, mine, c], 3);
