@@ -37,7 +37,8 @@ export type BaseMoveSpec = Omit<MoveSpec, "onError" | "skipped" | "unknown">;
 
 /**
  * Runs in the transaction that finishes a move, after the session is on its target: what the caller writes there
- * lands with the move, with no other writer in between (ForkpointSaver's put after a fork). Throwing undoes the finish.
+ * lands with the move, with no other writer in between (ForkpointSaver's put after a fork). Throwing undoes the move
+ * when no tool ran; after tools ran, the move still finishes without it, and the error is thrown after.
  */
 export type WithinMove = (outcome: MoveOutcome) => void;
 

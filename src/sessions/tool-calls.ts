@@ -36,8 +36,6 @@ function completeCall(
   entry: EntryRow,
   outcome: { result: string | null; error: string | null },
 ): Completed {
-  // The session may have been deleted (by another process) while the tool ran.
-  ownedSession(ctx.store, session.id, session.userId);
   const status = outcome.error === null ? "succeeded" : "failed";
   const completion = { entryId: entry.id, status, result: outcome.result, error: outcome.error, completedAt: ctx.now() } as const;
   ctx.store.insertToolResult({ ...completion, hash: toolResultHash(entry.hash, completion) });
@@ -78,23 +76,27 @@ async function journalRunComplete(ctx: EngineContext, ref: SessionRef, tool: Too
   const handlerCtx = { sessionId: session.id, userId: session.userId, invocationId: entry.id, replay: false };
   // The workspace's files before the tool runs: what it changes becomes known to forkpoint (not drift).
   const before = session.hasWorkspace ? filesBefore(ctx, await ctx.store.read(() => ctx.store.getWorkspace(session.id))) : null;
+  const complete = async (outcome: { result: string | null; error: string | null }): Promise<void> => {
+    const completed = await ctx.store.write(() => {
+      // The session may have been deleted (by another process) while the tool ran.
+      ownedSession(ctx.store, session.id, session.userId);
+      return completeCall(ctx, session, entry, outcome);
+    });
+    await absorbChanges(ctx, session.id, before);
+    emitCompleted(ctx, completed);
+  };
   let value: unknown;
   inflightInvocations.add(entry.id);
   try {
     value = await tool.run(JSON.parse(argsText) as JsonValue, handlerCtx);
   } catch (error) {
-    const completed = await ctx.store.write(() => completeCall(ctx, session, entry, { result: null, error: errorJson(error) }));
-    await absorbChanges(ctx, session.id, before);
-    emitCompleted(ctx, completed);
+    await complete({ result: null, error: errorJson(error) });
     throw error;
   } finally {
     inflightInvocations.delete(entry.id);
   }
   // Once `run` has returned, its effect is in the world: the call succeeded whatever its result looks like.
-  const resultText = resultAsJson(value, ctx.limits);
-  const completed = await ctx.store.write(() => completeCall(ctx, session, entry, { result: resultText, error: null }));
-  await absorbChanges(ctx, session.id, before);
-  emitCompleted(ctx, completed);
+  await complete({ result: resultAsJson(value, ctx.limits), error: null });
   return value;
 }
 
