@@ -301,11 +301,11 @@ export class ForkpointSaver extends BaseCheckpointSaver {
   /** A put that the one-transaction path did not take: it reads the thread first, and forks it when it must. */
   async #putGeneral(ctx: EngineContext, thread: LgThreadRow, put: PreparedPut): Promise<RunnableConfig> {
     const ref: SessionRef = { id: thread.sessionId, userId: this.#userId };
-    const { parentId, checkpointId, items, messagesVersion, blobs } = put;
+    const { items, messagesVersion, blobs } = put;
     // Puts to one thread land one at a time in this process (savers sharing this Forkpoint too), each in the order
     // LangGraph made them; across processes, each put's rows are written in one transaction with the fork they need.
     return ctx.withSessionLock(`langgraph-put:${ref.id}`, async () => {
-      const landing = await this.#land(ctx, ref, thread, parentId, checkpointId, items, put, messagesVersion);
+      const landing = await this.#land(ctx, ref, thread, put);
       if (landing.asValue && !blobs.some((b) => b.channel === this.#messages)) {
         // The messages could not be kept as messages (a shorter list than its parent's): stored as a value instead.
         const [t, v] = await this.serde.dumpsTyped(items);
@@ -469,20 +469,12 @@ export class ForkpointSaver extends BaseCheckpointSaver {
 
   /**
    * Works out where a put lands and which messages it appends, comparing the new list with the messages at the parent
-   * checkpoint (none at the empty start), and validates them. Nothing moves here: `#writeLanding` forks the session
+   * checkpoint (none at the empty start), and validates them. Nothing moves here: `#forkAndWrite` forks the session
    * (an edit where the new list departs from the old one, else a rollback when the parent is not the head) in the
    * transaction that writes the put. What this reads cannot change meanwhile: a checkpoint's lineage is immutable.
    */
-  async #land(
-    ctx: EngineContext,
-    ref: SessionRef,
-    thread: LgThreadRow,
-    parentId: string | null,
-    checkpointId: string,
-    items: unknown[] | null,
-    taken: Pick<PreparedPut, "early" | "whole">,
-    messagesVersion: string | null,
-  ): Promise<Landing> {
+  async #land(ctx: EngineContext, ref: SessionRef, thread: LgThreadRow, put: PreparedPut): Promise<Landing> {
+    const { parentId, checkpointId, items, messagesVersion } = put;
     const store = ctx.store;
     const { parent, target } = await store.read(() => {
       ownedSession(store, ref.id, ref.userId);
@@ -502,17 +494,19 @@ export class ForkpointSaver extends BaseCheckpointSaver {
         // The same objects as the last put (LangGraph keeps them in its channel): only the new ones are serialized.
         // As put was called, when it took them then: the new items alone, or the whole list.
         const n = cached.items.length;
-        const { early, whole } = taken;
         const added = items.slice(n);
-        const fields = early?.mirror === cached ? early.fields : whole ? whole.mirrored.fields.slice(n) : added.map(fieldsOf);
-        const serialized = early?.mirror === cached ? await early.serialized : whole ? (await whole.serialized).slice(n) : await this.#serializeItems(added);
-        // The serializer refused an item when put was called: serialized again, it says which.
-        append = (serialized ?? (await this.#serializeItems(added))).map(toMessageInput);
+        const { early, whole } = put;
+        const taken = early?.mirror === cached ? { fields: early.fields, serialized: await early.serialized }
+          : whole ? { fields: whole.mirrored.fields.slice(n), serialized: (await whole.serialized).slice(n) }
+          : null;
+        // Not taken then, or refused by the serializer then (serialized again, it says which).
+        append = (taken?.serialized ?? (await this.#serializeItems(added))).map(toMessageInput);
+        const fields = taken?.fields ?? added.map(fieldsOf);
         outcome = { messagesVersion, mirrored: { items: [...cached.items, ...added], fields: [...cached.fields, ...fields] }, asValue: false };
       } else {
         // As put was called, when it took them then.
-        const mirrored = taken.whole?.mirrored ?? mirrorOf(items);
-        const serialized = await (taken.whole?.serialized ?? this.#serializeItems(items));
+        const mirrored = put.whole?.mirrored ?? mirrorOf(items);
+        const serialized = await (put.whole?.serialized ?? this.#serializeItems(items));
         const old = await store.read(() => lineageMessages(store, target.branchId, toMessage, target.position));
         let common = 0;
         while (common < old.length && common < items.length && canonicalJson(fromMessage(old[common]!)) === canonicalJson(serialized[common])) common++;
