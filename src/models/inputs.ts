@@ -69,6 +69,8 @@ export const moveOptions = z.strictObject({
   onUndoError: z.enum(["stop", "continue"]).optional(),
   refuseIrreversible: z.boolean().optional(),
   scope: z.enum(["conversation", "files", "both"]).optional(),
+  /** With scope "files" or "both": files changed outside forkpoint are saved in a checkpoint, then overwritten. */
+  force: z.boolean().optional(),
 });
 export const attachWorkspaceInput = z.strictObject({
   exclude: z.array(name()).max(1000).optional(),

@@ -177,6 +177,15 @@ export interface MoveResult {
   unknown: ToolInvocation[];
   /** With `scope: "files"` or `"both"`: the workspace files written and deleted to match the target. */
   files?: { written: string[]; deleted: string[] };
+  /** With `force: true`, when files had changed outside forkpoint: the checkpoint they were saved in before the move. */
+  savedDrift?: SavedDrift;
+}
+
+/** Files a forced move found changed outside forkpoint, and the checkpoint (on the branch left) that holds them. */
+export interface SavedDrift {
+  checkpointId: string;
+  /** The paths added, modified or deleted since forkpoint last saw the directory. */
+  files: string[];
 }
 
 /** A session's attached workspace (`attachWorkspace`). */

@@ -11,7 +11,8 @@ import { headOfEntry, type Head } from "./lineage.js";
 import { autoCheckpointAfterMessage, writeEntry, type EntryFields } from "./log-writer.js";
 import { computePlan, type MoveTarget } from "./move-plan.js";
 import { ownedCurrent, ownedSession } from "./ownership.js";
-import { absorbChanges, endRestore, filesBefore, prepareRestore, restoreFiles, targetFiles, workspaceOf } from "./workspace.js";
+import { absorbChanges, endRestore, filesBefore, restoreFiles, targetFiles, workspaceOf } from "./workspace.js";
+import { prepareMoveRestore } from "./workspace-force.js";
 import { SELF_START } from "./process-identity.js";
 import { toBranch, toMessage, toToolInvocation } from "./rows.js";
 
@@ -57,12 +58,13 @@ export async function performMove(
   // No options (the usual call) is the defaults: nothing to validate.
   const o: MoveOptions = options === undefined || options === null ? {} : parseInput(moveOptions, options, "options");
   const scope = o.scope ?? "conversation";
+  if (o.force && scope === "conversation") throw new ValidationError("options.force", 'applies to the workspace: use scope "files" or "both"');
   return ctx.withSessionLock(ref.id, async () => {
     if (scope === "conversation") return moveConversation(ctx, ref, o, prepare, within);
     // Everything the files need is checked first (drift, contents, links in the way), so a refused move changes
     // nothing. Then the files are restored to the target's snapshot, then the conversation moves: tools replayed
     // after that snapshot bring their effects back on top of it, and tools undone find what they wrote.
-    const { ws, manifestId, from } = await ctx.store.read(() => {
+    const { ws, manifestId, from, kind } = await ctx.store.read(() => {
       const { session, branch, head } = ownedCurrent(ctx.store, ref.id, ref.userId);
       const ws = workspaceOf(ctx.store, session.id, "options.scope");
       const base = prepare(session);
@@ -70,15 +72,16 @@ export async function performMove(
         throw new ValidationError("options.scope", 'an edit adds a message: use scope "both" (or "conversation")');
       }
       const manifestId = targetFiles(ctx.store, ws, base.target, base.newBranch?.forkCheckpointId ?? null);
-      return { ws, manifestId, from: { fromBranchId: branch.id, fromHead: head.position } };
+      return { ws, manifestId, from: { fromBranchId: branch.id, fromHead: head.position }, kind: base.kind };
     });
-    const prepared = await prepareRestore(ctx, ws, manifestId);
+    const { prepared, savedDrift } = await prepareMoveRestore(ctx, ref, ws, manifestId, o.force ? { move: kind } : null);
+    const saved = savedDrift ? { savedDrift } : {};
     const files = await restoreFiles(ctx, ref.id, prepared, { scope, ...from });
-    if (scope === "files") return { ...(await stayingPut(ctx, ref)), files };
+    if (scope === "files") return { ...(await stayingPut(ctx, ref)), files, ...saved };
     // The journal stays until the conversation has moved (or the move failed, leaving the files restored, as before):
     // a crash in between is told apart by recovery from the session's current branch and head.
     try {
-      return { ...(await moveConversation(ctx, ref, o, prepare, within)), files };
+      return { ...(await moveConversation(ctx, ref, o, prepare, within)), files, ...saved };
     } finally {
       await endRestore(ctx, ref.id);
     }

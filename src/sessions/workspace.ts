@@ -160,8 +160,10 @@ export function targetFiles(store: Store, ws: WorkspaceRow, target: { branchId: 
 /**
  * Everything a restore needs, checked before anything moves: no drift (files changed outside forkpoint since it
  * last saw them), every content present and intact, no symbolic link or file in the way of a path to write.
+ * With `allowDrift`, drift is reported in `drifted` instead of refused (a forced move saves it first); everything
+ * else is still checked, so a forced move that cannot be done is refused before it saves anything.
  */
-export async function prepareRestore(ctx: EngineContext, ws: WorkspaceRow, manifestId: number): Promise<PreparedRestore> {
+export async function prepareRestore(ctx: EngineContext, ws: WorkspaceRow, manifestId: number, allowDrift = false): Promise<PreparedRestore> {
   assertNoRestorePending(ws);
   const disk = takeSnapshot(ctx, ws).files;
   const { known, target, contents } = await ctx.store.read(() => {
@@ -172,7 +174,7 @@ export async function prepareRestore(ctx: EngineContext, ws: WorkspaceRow, manif
     return { known: manifestFiles(ctx.store, ws.manifestId), target, contents };
   });
   const drifted = changedPaths(known, manifestOf(disk).files);
-  if (drifted.length > 0) {
+  if (drifted.length > 0 && !allowDrift) {
     const shown = drifted.slice(0, 10).join(", ") + (drifted.length > 10 ? `, and ${drifted.length - 10} more` : "");
     throw new ConflictError(
       `the workspace ${ws.dir} changed outside forkpoint since it last saw it (${shown}); take a checkpoint to keep those changes, then move`,
@@ -181,7 +183,7 @@ export async function prepareRestore(ctx: EngineContext, ws: WorkspaceRow, manif
   }
   const blocked = assertRestorable(ws.dir, Object.keys(target));
   if (blocked) throw new ConflictError(`cannot restore the workspace ${ws.dir}: ${blocked}`, "WORKSPACE_DRIFT");
-  return { ws, manifestId, target, contents };
+  return { ws, manifestId, target, contents, drifted };
 }
 
 export interface PreparedRestore {
@@ -189,6 +191,8 @@ export interface PreparedRestore {
   manifestId: number;
   target: Record<string, string>;
   contents: Map<string, Buffer>;
+  /** Paths changed outside forkpoint (added, modified or deleted): none unless `allowDrift` was given. */
+  drifted: string[];
 }
 
 /**

@@ -1,0 +1,39 @@
+// Forced workspace moves (`force: true`): files changed outside forkpoint (drift) are saved in a checkpoint of their
+// own on the current branch, then the move overwrites them, as `git checkout --force` does but with nothing lost.
+import type { SavedDrift } from "../models/types.js";
+import type { WorkspaceRow } from "../store/store.js";
+import { createCheckpoint } from "./checkpoints.js";
+import type { EngineContext, SessionRef } from "./context.js";
+import { prepareRestore, workspaceOf, type PreparedRestore } from "./workspace.js";
+
+/** The name of the checkpoint a forced move saves drift in: `forced: drift before rollback` (or switch, edit). */
+export const savedDriftName = (move: string): string => `forced: drift before ${move}`;
+
+/**
+ * The restore of a move, checked (see `prepareRestore`). Without `force`, drift is refused (`WORKSPACE_DRIFT`). With
+ * it, the directory as it is now is first saved in a checkpoint (not automatic) named `savedDriftName(move)` with
+ * metadata `{ forkpoint: "saved-drift", move, drifted: [paths] }`, which also makes it what forkpoint last saw; the
+ * restore is then checked again against that. Everything else that would refuse the move (a damaged content, a link
+ * or file in the way) is checked before anything is saved.
+ * Crash safety: the checkpoint commits in one transaction before the restore journal is written, so a crash in
+ * between leaves the directory as it was and saved; one after it is a journaled restore like any other, whose
+ * "before" is the saved drift.
+ */
+export async function prepareMoveRestore(
+  ctx: EngineContext,
+  ref: SessionRef,
+  ws: WorkspaceRow,
+  manifestId: number,
+  force: { move: string } | null,
+): Promise<{ prepared: PreparedRestore; savedDrift: SavedDrift | null }> {
+  const first = await prepareRestore(ctx, ws, manifestId, force !== null);
+  if (!force || first.drifted.length === 0) return { prepared: first, savedDrift: null };
+  const drifted = first.drifted;
+  const checkpoint = await createCheckpoint(ctx, ref, {
+    name: savedDriftName(force.move),
+    metadata: { forkpoint: "saved-drift", move: force.move, drifted },
+  });
+  // A change made after the checkpoint read the directory is drift again: refused, so it is not lost either.
+  const saved = await ctx.store.read(() => workspaceOf(ctx.store, ref.id, "options.scope"));
+  return { prepared: await prepareRestore(ctx, saved, manifestId), savedDrift: { checkpointId: checkpoint.id, files: drifted } };
+}
