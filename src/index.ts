@@ -10,7 +10,7 @@ export type { StateUpdate } from "./sessions/state.js";
 export { defineTool, type ToolDefinition, type ToolContext } from "./tools/define-tool.js";
 export {
   ForkpointError, NotFoundError, ValidationError, PayloadTooLargeError, IntegrityError, ConflictError,
-  DatabaseError, ToolUndoError, ToolReplayError,
+  DatabaseError, ToolUndoError, ToolReplayError, ToolTimeoutError,
 } from "./models/errors.js";
 export { DEFAULT_LIMITS, type Limits } from "./models/limits.js";
 export type { JsonValue, JsonObject } from "./models/json.js";

@@ -103,6 +103,22 @@ export class ToolReplayError extends ToolMoveError {
   }
 }
 
+/** A tool handler did not finish within its tool's `timeoutMs`: its signal was aborted and the engine stopped waiting. */
+export class ToolTimeoutError extends ForkpointError {
+  readonly tool: string;
+  readonly invocationId: string;
+  /** Which handler: "run" (a call), "undo" or "replay" (a move's step). */
+  readonly step: "run" | "undo" | "replay";
+  readonly timeoutMs: number;
+  constructor(tool: string, invocationId: string, step: "run" | "undo" | "replay", timeoutMs: number) {
+    super("TOOL_TIMEOUT", `the ${step} handler of tool ${JSON.stringify(tool)} (invocation ${invocationId}) did not finish within ${timeoutMs} ms`);
+    this.tool = tool;
+    this.invocationId = invocationId;
+    this.step = step;
+    this.timeoutMs = timeoutMs;
+  }
+}
+
 /** A readable one-line message for anything thrown. */
 export function errorText(error: unknown): string {
   if (error instanceof Error) return error.message;

@@ -69,6 +69,8 @@ export const moveOptions = z.strictObject({
   onUndoError: z.enum(["stop", "continue"]).optional(),
   refuseIrreversible: z.boolean().optional(),
   scope: z.enum(["conversation", "files", "both"]).optional(),
+  /** Calls to undo or replay whose tool is not registered here: refuse the move (default) or leave them as they are. */
+  unregistered: z.enum(["refuse", "leave"]).optional(),
   /** With scope "files" or "both": files changed outside forkpoint are saved in a checkpoint, then overwritten. */
   force: z.boolean().optional(),
 });

@@ -171,6 +171,11 @@ export interface MoveResult {
   replayed: ToolInvocation[];
   /** Irreversible invocations the move passed: their effect stays in the world. */
   skipped: ToolInvocation[];
+  /**
+   * Reversible invocations the move had to undo or replay whose tool is not registered here with an undo (only with
+   * `unregistered: "leave"`; otherwise the move is refused): left as they are, applied or not.
+   */
+  unregistered: ToolInvocation[];
   /** Steps whose handler threw (only with `onUndoError: "continue"`). */
   failed: FailedStep[];
   /** Invocations whose outcome is unknown (left `running` by a crash): never undone or replayed automatically. */

@@ -3,6 +3,7 @@ import type { EventEmitter } from "node:events";
 import type { Limits } from "../models/limits.js";
 import type { Store } from "../store/store.js";
 import type { ToolRegistry } from "../tools/registry.js";
+import { reentrantCall, servedHandler } from "../tools/handler-scope.js";
 
 export interface AutoCheckpointSettings {
   everyMessages?: number;
@@ -19,9 +20,35 @@ export interface EngineContext {
   now(): number;
   /**
    * Per-session coordination within this process: moves take the session exclusively; tool calls share it,
-   * so a move never starts while a call is running and no call starts while a move is running.
+   * so a move never starts while a call is running and no call starts while a move is running. Made from inside a
+   * tool handler of the same session, a call that would wait for that handler is refused (`REENTRANT_CALL`, naming
+   * `call`); a tool call from inside a call's `run` joins the running call.
    */
-  withSessionLock<T>(sessionId: string, fn: () => Promise<T>, mode?: "exclusive" | "shared"): Promise<T>;
+  withSessionLock<T>(sessionId: string, fn: () => Promise<T>, mode?: "exclusive" | "shared", call?: string): Promise<T>;
+  /** Aborted when the forkpoint closes: tool handlers' signals follow it, and no new handler starts. */
+  closing: AbortSignal;
+  /** Registers an operation that runs tool handlers: closing waits for it to record how its handlers ended. */
+  track<T>(operation: Promise<T>): Promise<T>;
+}
+
+/** The closing signal and the operations a close waits for (see `EngineContext.closing` and `track`). */
+export function engineLifecycle(): Pick<EngineContext, "closing" | "track"> & { shutdown(reason: unknown): Promise<void> } {
+  const controller = new AbortController();
+  const running = new Set<Promise<unknown>>();
+  return {
+    closing: controller.signal,
+    track<T>(operation: Promise<T>): Promise<T> {
+      const settled = operation.then(() => undefined, () => undefined);
+      running.add(settled);
+      void settled.then(() => running.delete(settled));
+      return operation;
+    },
+    /** Aborts every handler's signal, then waits until the operations running them have recorded the outcome. */
+    async shutdown(reason: unknown): Promise<void> {
+      if (!controller.signal.aborted) controller.abort(reason);
+      while (running.size > 0) await Promise.all(running);
+    },
+  };
 }
 
 /** A session as the engine addresses it: its id and the user every call is scoped to. */
@@ -52,25 +79,37 @@ class ReadersWriterLock {
   holders = 0;
   /** Exclusive holders running or queued: while there are none, a shared holder starts at once. */
   exclusive = 0;
+  /** Shared holders started from inside a running call's handler (not queued): an exclusive holder waits for them too. */
+  readonly joined = new Set<Promise<unknown>>();
 }
 
-/** A per-key readers-writer lock (keys are forgotten when idle). */
-export function keyedLock(): <T>(key: string, fn: () => Promise<T>, mode?: "exclusive" | "shared") => Promise<T> {
+/**
+ * A per-key readers-writer lock (keys are forgotten when idle). A key is a session id where tool handlers are
+ * concerned: from inside a handler of that session, an exclusive request (or any request, inside a move's handler)
+ * would wait for the handler that awaits it, so it is refused at once; a shared one inside a call's handler joins it.
+ */
+export function keyedLock(): <T>(key: string, fn: () => Promise<T>, mode?: "exclusive" | "shared", call?: string) => Promise<T> {
   const locks = new Map<string, ReadersWriterLock>();
-  return async <T>(key: string, fn: () => Promise<T>, mode: "exclusive" | "shared" = "exclusive"): Promise<T> => {
+  return async <T>(key: string, fn: () => Promise<T>, mode: "exclusive" | "shared" = "exclusive", call?: string): Promise<T> => {
+    const handler = servedHandler(key);
+    const joins = handler?.mode === "call" && mode === "shared";
+    if (handler && !joins) throw reentrantCall(call ?? (mode === "shared" ? "a tool call" : "a move"), key, handler);
     let lock = locks.get(key);
     if (!lock) locks.set(key, (lock = new ReadersWriterLock()));
     lock.holders++;
     try {
       if (mode === "shared") {
-        // Started at once when no exclusive holder runs or waits, so that calls start in the order they were made.
-        const run = lock.exclusive === 0 ? fn() : lock.tail.then(fn);
+        // Started at once when no exclusive holder runs or waits, so that calls start in the order they were made; a
+        // call's handler's own call starts at once even then (a move queued meanwhile waits for the handler, which waits for it).
+        const run = lock.exclusive === 0 || joins ? fn() : lock.tail.then(fn);
         const settled = run.catch(() => undefined);
         lock.shared.add(settled);
+        if (joins) lock.joined.add(settled);
         try {
           return await run;
         } finally {
           lock.shared.delete(settled);
+          lock.joined.delete(settled);
         }
       }
       // Wait for the exclusive holder before us and for the shared holders already started (not later ones:
@@ -82,6 +121,8 @@ export function keyedLock(): <T>(key: string, fn: () => Promise<T>, mode?: "excl
       lock.exclusive++;
       try {
         if (before) await Promise.all(before);
+        // Calls a handler of a call we waited for started without queueing (it may not have awaited them).
+        while (lock.joined.size > 0) await Promise.all(lock.joined);
         return await fn();
       } finally {
         lock.exclusive--;

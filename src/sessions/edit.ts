@@ -14,7 +14,7 @@ export async function edit(
   ctx: EngineContext, ref: SessionRef, messageId: string, next: MessageInput, options?: MoveOptions, within?: WithinMove,
 ): Promise<EditResult> {
   const fields = messageFields(ctx, next, "message");
-  const outcome = await performMove(ctx, ref, options, (session) => editSpec(ctx, session, messageId, fields), within);
+  const outcome = await performMove(ctx, ref, "edit", options, (session) => editSpec(ctx, session, messageId, fields), within);
   // An edit's outcome always carries its message (finishMoveTx writes it).
   return outcome as EditResult;
 }

@@ -9,7 +9,8 @@ import type { Checkpoint, Page, SessionInfo } from "../models/types.js";
 import { SqliteStore } from "../store/sqlite-store.js";
 import type { ToolDefinition } from "../tools/define-tool.js";
 import { ToolRegistry } from "../tools/registry.js";
-import { keyedLock, monotonicClock, type EngineContext } from "./context.js";
+import { engineLifecycle, keyedLock, monotonicClock, type EngineContext } from "./context.js";
+import { insideHandler } from "../tools/handler-scope.js";
 import { createSession } from "./create-session.js";
 import { deleteSession } from "./delete-session.js";
 import { exportSession } from "./export-session.js";
@@ -93,6 +94,7 @@ export class Forkpoint {
   readonly #store: SqliteStore;
   readonly #ready: Promise<void>;
   #recovery: Promise<RecoveryReport> | null = null;
+  readonly #lifecycle = engineLifecycle();
 
   /** @internal use `openForkpoint` */
   constructor(options: ForkpointOptions = {}) {
@@ -114,6 +116,8 @@ export class Forkpoint {
       events,
       now: monotonicClock(),
       withSessionLock: keyedLock(),
+      closing: this.#lifecycle.closing,
+      track: this.#lifecycle.track,
     };
     // Nothing a crash interrupted (the usual open): ready at once, so the first calls take their inputs as made.
     const interrupted = (o.recover ?? true) && !o.readonly && (this.#store.runningMoves().length > 0 || this.#store.restoringWorkspaces().length > 0);
@@ -141,7 +145,8 @@ export class Forkpoint {
 
   /** `fn` at once when ready (so its inputs are taken as the call is made), else after the guard. */
   #whenReady: WhenReady = <T>(fn: () => Promise<T>): Promise<T> => {
-    if (!this.#settled || this.#store.closed) return this.#guard().then(fn);
+    // From inside a tool handler (recovery at open runs some), waiting for recovery could be waiting on itself.
+    if ((!this.#settled && !insideHandler()) || this.#store.closed) return this.#guard().then(fn);
     // Made from inside a transaction (a setState updater calling the API): it runs once that one has committed, as
     // its own, not joined to it.
     if (this.#store.db.inTransaction) return Promise.resolve().then(fn);
@@ -259,9 +264,15 @@ export class Forkpoint {
     return this;
   }
 
-  /** Closes the database after interrupted moves have been resumed. Idempotent. */
+  /**
+   * Closes the database after interrupted moves have been resumed. Running tool handlers' signals are aborted first
+   * and the engine stops waiting for them: their calls and move steps are recorded as failed. Idempotent.
+   */
   async close(): Promise<void> {
+    const closed = new DatabaseError("CLOSED", "the forkpoint database was closed while the tool ran");
+    await this.#lifecycle.shutdown(closed);
     await this.#ready;
+    await this.#lifecycle.shutdown(closed);
     await this.#store.close();
   }
 }

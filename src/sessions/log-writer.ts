@@ -14,6 +14,8 @@ export interface EntryFields {
   content?: string | null;
   tool?: string | null;
   callId?: string | null;
+  /** For tool entries: whether the tool had an `undo` when journaled (null: not known). */
+  reversible?: boolean | null;
   clientId?: string | null;
   metadata?: string | null;
   /** For state entries: the new snapshot's id and hash. */
@@ -34,6 +36,7 @@ export function writeEntry(ctx: EngineContext, branchId: string, head: Head, fie
     content: fields.content ?? null,
     tool: fields.tool ?? null,
     callId: fields.callId ?? null,
+    reversible: fields.reversible ?? null,
     clientId: fields.clientId ?? null,
     metadata: fields.metadata ?? null,
     stateId: fields.state ? fields.state.id : head.stateId,

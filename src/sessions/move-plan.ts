@@ -1,7 +1,7 @@
 // Works out a move from the database: the world's position, the target's lineage, and the steps between them.
 import type { Entry, ToolInvocation } from "../models/types.js";
 import type { SessionRow, ToolRow } from "../store/store.js";
-import { planSteps, type StepPlan } from "../tools/plan-steps.js";
+import { planSteps, type Handling, type StepPlan } from "../tools/plan-steps.js";
 import type { EngineContext } from "./context.js";
 import { commonPrefix, headOf, lineageEntries, lineageTools } from "./lineage.js";
 import { toEntry, toToolInvocation } from "./rows.js";
@@ -26,13 +26,28 @@ export function computePlan(ctx: EngineContext, session: SessionRow, target: Mov
   const worldBranch = store.getBranch(session.currentBranchId)!;
   const worldPosition = headOf(store, worldBranch).position;
   const common = commonPrefix(store.lineage(worldBranch.id), store.lineage(target.branchId, target.position), worldPosition, target.position);
-  const targetTools = lineageTools(store, target.branchId, target.position).map(toToolInvocation);
+  const targetRows = lineageTools(store, target.branchId, target.position);
   const worldRest = lineageTools(store, worldBranch.id).filter((t) => t.position > common);
+  const appliedRows = store.appliedTools(session.id);
+  const recorded = new Map<string, boolean | null>();
+  for (const rows of [targetRows, appliedRows]) for (const row of rows) recorded.set(row.id, row.reversible);
+  const targetTools = targetRows.map(toToolInvocation);
   const divergent = [...worldRest.map(toToolInvocation), ...targetTools.filter((t) => t.position > common)];
-  const applied = store.appliedTools(session.id).map(withAppliedResult).map(toToolInvocation);
+  const applied = appliedRows.map(withAppliedResult).map(toToolInvocation);
   const uncertain = new Set(store.uncertainInvocations(session.id));
-  const steps = planSteps(applied, targetTools, divergent, (tool) => ctx.tools.isReversible(tool), uncertain, store.importedCalls(session.id));
+  const handling = (inv: ToolInvocation) => handlingOf(ctx, inv.tool, recorded.get(inv.id) ?? null);
+  const steps = planSteps(applied, targetTools, divergent, handling, uncertain, store.importedCalls(session.id));
   return { steps, common, worldBranchId: worldBranch.id, worldPosition };
+}
+
+/**
+ * A call recorded without an undo stays irreversible; one recorded with an undo needs it registered here
+ * ("unregistered" otherwise); one of unknown kind (recorded before this was kept) is what its tool is here now.
+ */
+function handlingOf(ctx: EngineContext, tool: string, reversible: boolean | null): Handling {
+  if (reversible === false) return "irreversible";
+  if (ctx.tools.isReversible(tool)) return "reversible";
+  return reversible === true ? "unregistered" : "irreversible";
 }
 
 /** An applied invocation carries the result of its latest application (a replay may have changed it). */

@@ -6,6 +6,7 @@ import { moveOptions, parseInput, type MoveOptions } from "../models/inputs.js";
 import { resultAsJson } from "../models/json.js";
 import type { Branch, FailedStep, Message, MoveResult, ToolInvocation } from "../models/types.js";
 import type { BranchRow, MoveStepRow, SessionRow } from "../store/store.js";
+import { runHandler } from "../tools/run-handler.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { headOfEntry, type Head } from "./lineage.js";
 import { autoCheckpointAfterMessage, writeEntry, type EntryFields } from "./log-writer.js";
@@ -28,13 +29,15 @@ export interface MoveSpec {
   edit: { id: string; fields: EntryFields; base?: Head } | null;
   onError: "stop" | "continue";
   skipped: string[];
+  /** Calls left as they are because their tool is not registered (absent in journals written before it was kept). */
+  unregistered?: string[];
   unknown: string[];
 }
 
 export type MoveOutcome = MoveResult & { message?: Message };
 
 /** A move as rollback, edit and switch build it (the policies are added by `performMove`). */
-export type BaseMoveSpec = Omit<MoveSpec, "onError" | "skipped" | "unknown">;
+export type BaseMoveSpec = Omit<MoveSpec, "onError" | "skipped" | "unregistered" | "unknown">;
 
 /**
  * Runs in the transaction that finishes a move, after the session is on its target: what the caller writes there
@@ -43,7 +46,7 @@ export type BaseMoveSpec = Omit<MoveSpec, "onError" | "skipped" | "unknown">;
  */
 export type WithinMove = (outcome: MoveOutcome) => void;
 
-const NOTHING_TO_MOVE = { steps: { undo: [], replay: [], skipped: [], unknown: [] } } as const;
+const NOTHING_TO_MOVE = { steps: { undo: [], replay: [], skipped: [], unregistered: [], unknown: [] } } as const;
 
 /** Moves currently executing in this process (recovery must not resume them). */
 export const inflightMoves = new Set<string>();
@@ -51,6 +54,7 @@ export const inflightMoves = new Set<string>();
 export async function performMove(
   ctx: EngineContext,
   ref: SessionRef,
+  verb: MoveSpec["kind"],
   options: MoveOptions | undefined,
   prepare: (session: SessionRow) => BaseMoveSpec,
   within?: WithinMove,
@@ -59,7 +63,7 @@ export async function performMove(
   const o: MoveOptions = options === undefined || options === null ? {} : parseInput(moveOptions, options, "options");
   const scope = o.scope ?? "conversation";
   if (o.force && scope === "conversation") throw new ValidationError("options.force", 'applies to the workspace: use scope "files" or "both"');
-  return ctx.withSessionLock(ref.id, async () => {
+  return ctx.track(ctx.withSessionLock(ref.id, async () => {
     if (scope === "conversation") return moveConversation(ctx, ref, o, prepare, within);
     // Everything the files need is checked first (drift, contents, links in the way), so a refused move changes
     // nothing. Then the files are restored to the target's snapshot, then the conversation moves: tools replayed
@@ -71,6 +75,8 @@ export async function performMove(
       if (scope === "files" && base.kind === "edit") {
         throw new ValidationError("options.scope", 'an edit adds a message: use scope "both" (or "conversation")');
       }
+      // The conversation's refusals come before any file moves.
+      if (scope === "both" && session.hasTools) refuseMove(computePlan(ctx, session, base.target).steps, o);
       const manifestId = targetFiles(ctx.store, ws, base.target, base.newBranch?.forkCheckpointId ?? null);
       return { ws, manifestId, from: { fromBranchId: branch.id, fromHead: head.position }, kind: base.kind };
     });
@@ -85,14 +91,36 @@ export async function performMove(
     } finally {
       await endRestore(ctx, ref.id);
     }
-  });
+  }, "exclusive", verb));
+}
+
+/**
+ * Refuses a move before anything moves: one that must undo or replay calls whose tool is not registered here (unless
+ * told to leave them), or one that passes irreversible calls when told to refuse those.
+ */
+function refuseMove(plan: { readonly unregistered: readonly ToolInvocation[]; readonly skipped: readonly ToolInvocation[] }, o: MoveOptions): void {
+  const calls = (list: readonly ToolInvocation[]) => list.map((t) => `${t.tool} ${t.id}`).join(", ");
+  if (plan.unregistered.length > 0 && o.unregistered !== "leave") {
+    const tools = [...new Set(plan.unregistered.map((t) => JSON.stringify(t.tool)))].join(", ");
+    throw new ConflictError(
+      `the move must undo or replay ${plan.unregistered.length} call(s) of tool(s) not registered here with an undo: ${tools} ` +
+        `(${calls(plan.unregistered)}); register them in openForkpoint({ tools }), or pass { unregistered: "leave" } to leave those calls as they are`,
+      "TOOL_NOT_REGISTERED",
+    );
+  }
+  if (o.refuseIrreversible && plan.skipped.length > 0) {
+    throw new ConflictError(
+      `the move passes ${plan.skipped.length} irreversible tool call(s) (${calls(plan.skipped)}) and refuseIrreversible is set`,
+      "IRREVERSIBLE",
+    );
+  }
 }
 
 /** A files-only move: the conversation stays where it is. */
 async function stayingPut(ctx: EngineContext, ref: SessionRef): Promise<MoveOutcome> {
   return ctx.store.read(() => {
     const { branch, head } = ownedCurrent(ctx.store, ref.id, ref.userId);
-    return { branch: toBranch(branch, head.position, branch.id), undone: [], replayed: [], skipped: [], failed: [], unknown: [] };
+    return { branch: toBranch(branch, head.position, branch.id), undone: [], replayed: [], skipped: [], unregistered: [], failed: [], unknown: [] };
   });
 }
 
@@ -100,7 +128,7 @@ async function stayingPut(ctx: EngineContext, ref: SessionRef): Promise<MoveOutc
 async function moveConversation(
   ctx: EngineContext,
   ref: SessionRef,
-  o: { onUndoError?: "stop" | "continue"; refuseIrreversible?: boolean },
+  o: MoveOptions,
   prepare: (session: SessionRow) => BaseMoveSpec,
   within?: WithinMove,
 ): Promise<MoveOutcome> {
@@ -114,13 +142,15 @@ async function moveConversation(
       // A session that never recorded a tool call has no world to move: skip reading the lineages.
       const computed = session.hasTools ? computePlan(ctx, session, base.target) : NOTHING_TO_MOVE;
       const plan = computed.steps;
+      // Thrown in the planning transaction: nothing is written.
+      refuseMove(plan, o);
       // `base` is this call's own fresh object: completed in place rather than copied.
       const spec: MoveSpec = Object.assign(base, {
         onError: o.onUndoError ?? "stop",
         skipped: plan.skipped.map((t) => t.id),
+        unregistered: plan.unregistered.map((t) => t.id),
         unknown: plan.unknown.map((t) => t.id),
       });
-      if (o.refuseIrreversible && plan.skipped.length > 0) return { spec, plan, done: null, moveId: null };
       if (plan.undo.length + plan.replay.length === 0) return { spec, plan, done: finishMoveTx(ctx, spec, null, within), moveId: null };
       const moveId = newId("mv");
       ctx.store.insertMove({ id: moveId, sessionId: session.id, kind: spec.kind, spec: JSON.stringify(spec), status: "running", pid: process.pid, pidStart: SELF_START, createdAt: ctx.now(), finishedAt: null });
@@ -133,16 +163,10 @@ async function moveConversation(
       );
       return { spec, plan, done: null, moveId, hasWorkspace: session.hasWorkspace };
     });
-    const { spec, plan, done, moveId } = planned;
+    const { spec, done, moveId } = planned;
     if (done) {
       ctx.events.emit(spec.kind, done);
       return done;
-    }
-    if (moveId === null) {
-      throw new ConflictError(
-        `the move passes ${plan.skipped.length} irreversible tool call(s) (${plan.skipped.map((t) => `${t.tool} ${t.id}`).join(", ")}) and refuseIrreversible is set`,
-        "IRREVERSIBLE",
-      );
     }
     // Tools undone or replayed change the workspace's files: forkpoint's own doing, not drift.
     let before: ReturnType<typeof filesBefore> | null;
@@ -183,7 +207,8 @@ export async function runJournaledMove(ctx: EngineContext, moveId: string, spec:
     for (const step of steps) {
       if (step.status !== "pending") continue;
       const failure = await runStep(ctx, spec, step);
-      if (failure && spec.onError === "stop") {
+      // Closing stops a move as the stop policy does: no step starts after it, and calling the move again continues.
+      if (failure && (spec.onError === "stop" || ctx.closing.aborted)) {
         const report = await ctx.store.write(() => {
           ctx.store.finishMove(moveId, "failed", ctx.now());
           return journalReport(ctx, moveId);
@@ -206,15 +231,19 @@ async function runStep(ctx: EngineContext, spec: MoveSpec, step: MoveStepRow): P
     return ctx.store.getTool(step.entryId)!;
   });
   const invocation = toToolInvocation(row);
-  const handlerCtx = { sessionId: spec.sessionId, userId: spec.userId, invocationId: row.id, replay: step.op === "replay" };
   let resultText: string | null = null;
   try {
     const tool = ctx.tools.get(invocation.tool);
+    const undo = tool.undo;
+    if (!undo) throw new ConflictError(`tool ${JSON.stringify(tool.name)} has no undo here: its call is neither undone nor replayed`, "TOOL_NOT_REGISTERED");
+    const call = { tool, step: step.op, sessionId: spec.sessionId, invocationId: row.id, mode: "move", during: spec.kind, closing: ctx.closing } as const;
+    const handlerCtx = (signal: AbortSignal) => ({ sessionId: spec.sessionId, userId: spec.userId, invocationId: row.id, replay: step.op === "replay", signal });
+    // A timed-out handler is a failed step; whatever it returns later is not recorded.
     if (step.op === "undo") {
       const result = row.appliedResult === null ? invocation.result : (JSON.parse(row.appliedResult) as unknown);
-      await tool.undo!({ args: invocation.args, result }, handlerCtx);
+      await runHandler(call, (signal) => undo({ args: invocation.args, result }, handlerCtx(signal)));
     } else {
-      resultText = resultAsJson(await tool.run(invocation.args, handlerCtx), ctx.limits);
+      resultText = resultAsJson(await runHandler(call, (signal) => tool.run(invocation.args, handlerCtx(signal))), ctx.limits);
     }
   } catch (cause) {
     await ctx.store.write(() => ctx.store.setMoveStep(step.moveId, step.idx, "failed", null, JSON.stringify({ message: errorText(cause) })));
@@ -290,6 +319,7 @@ function finishMoveTx(ctx: EngineContext, spec: MoveSpec, moveId: string | null,
     undone: report.undone,
     replayed: report.replayed,
     skipped: spec.skipped.map(byId),
+    unregistered: (spec.unregistered ?? []).map(byId),
     failed: report.failed,
     unknown: [...spec.unknown.map(byId), ...report.unknown],
     ...(message ? { message } : {}),

@@ -29,6 +29,7 @@ export async function plan(ctx: EngineContext, ref: SessionRef, target: PlanTarg
       undone: computed.steps.undo,
       replayed: computed.steps.replay,
       skipped: computed.steps.skipped,
+      unregistered: computed.steps.unregistered,
       failed: [],
       unknown: computed.steps.unknown,
       leftBehind: leftBehind(ctx, computed),

@@ -56,6 +56,8 @@ export async function recoverMoves(ctx: EngineContext, options: { listUnknown?: 
   }
   const moves = await ctx.store.read(() => ctx.store.runningMoves());
   for (const move of moves) {
+    // Closing: the rest wait for the next open.
+    if (ctx.closing.aborted) break;
     if (inflightMoves.has(move.id)) continue;
     if (isAlive(move.pid, move.pidStart)) {
       report.waiting.push({ moveId: move.id, reason: `process ${move.pid} that started it is still running` });
@@ -67,10 +69,10 @@ export async function recoverMoves(ctx: EngineContext, options: { listUnknown?: 
         .moveSteps(move.id)
         .filter((s) => s.status === "pending")
         .map((s) => ctx.store.getTool(s.entryId)!.tool as string)
-        .filter((name) => !ctx.tools.find(name)),
+        .filter((name) => !ctx.tools.isReversible(name)),
     );
     if (missing.length > 0) {
-      report.waiting.push({ moveId: move.id, reason: `tool(s) not registered: ${[...new Set(missing)].join(", ")}` });
+      report.waiting.push({ moveId: move.id, reason: `tool(s) not registered here with an undo (TOOL_NOT_REGISTERED): ${[...new Set(missing)].join(", ")}` });
       continue;
     }
     try {

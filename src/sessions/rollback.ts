@@ -9,7 +9,7 @@ import { performMove, type BaseMoveSpec, type WithinMove } from "./move.js";
 import { sessionCheckpointAnchor } from "./ownership.js";
 
 export async function rollback(ctx: EngineContext, ref: SessionRef, checkpointId: string, options?: MoveOptions, within?: WithinMove): Promise<MoveResult> {
-  return performMove(ctx, ref, options, (session) => rollbackSpec(ctx, session, checkpointId), within);
+  return performMove(ctx, ref, "rollback", options, (session) => rollbackSpec(ctx, session, checkpointId), within);
 }
 
 /** A rollback's move, read and checked in the move's transaction: the checkpoint's checksum and anchor verified. */

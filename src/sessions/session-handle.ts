@@ -24,6 +24,7 @@ import { switchBranch } from "./switch-branch.js";
 import { timeline } from "./timeline.js";
 import { invoke, recordToolCall } from "./tool-calls.js";
 import { listCheckpoints } from "./listing.js";
+import { refuseInsideMove } from "../tools/handler-scope.js";
 import { versions } from "./versions.js";
 
 const id = (value: unknown, field: string): string => parseInput(idSchema, value, field);
@@ -53,7 +54,11 @@ export class SessionHandle {
   }
 
   #run<T>(fn: (ctx: EngineContext, ref: SessionRef) => Promise<T>): Promise<T> {
-    return this.#whenReady(() => fn(this.#ctx, { id: this.id, userId: this.userId }));
+    return this.#whenReady(() => {
+      // From inside an undo or replay of this session's move: refused, the session being between two positions.
+      refuseInsideMove(this.id);
+      return fn(this.#ctx, { id: this.id, userId: this.userId });
+    });
   }
 
   /** The session's id, owner, title, metadata, current branch and times. */

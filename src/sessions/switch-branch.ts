@@ -6,7 +6,7 @@ import { branchOf, headOf } from "./lineage.js";
 import { performMove } from "./move.js";
 
 export async function switchBranch(ctx: EngineContext, ref: SessionRef, branchId: string, options?: MoveOptions): Promise<MoveResult> {
-  return performMove(ctx, ref, options, (session) => {
+  return performMove(ctx, ref, "switch", options, (session) => {
     const branch = branchOf(ctx.store, session, branchId);
     return {
       kind: "switch",

@@ -3,6 +3,7 @@ import { errorText } from "../models/errors.js";
 import { parseInput, recordToolCallInput, type RecordToolCallInput } from "../models/inputs.js";
 import { resultAsJson, toJsonText, type JsonValue } from "../models/json.js";
 import type { ToolDefinition } from "../tools/define-tool.js";
+import { runHandler } from "../tools/run-handler.js";
 import type { Checkpoint, ToolInvocation } from "../models/types.js";
 import type { EntryRow, SessionRow } from "../store/store.js";
 import type { EngineContext, SessionRef } from "./context.js";
@@ -14,11 +15,16 @@ import { toCheckpoint, toToolInvocation } from "./rows.js";
 import { refuseConcurrentMove } from "./move.js";
 import { absorbChanges, filesBefore } from "./workspace.js";
 
-/** Writes a tool call onto the current branch (status running until completed). */
-function journalCall(ctx: EngineContext, session: SessionRow, tool: string, argsText: string, callId: string | null): EntryRow {
+/**
+ * Writes a tool call onto the current branch (status running until completed), with whether its tool had an `undo`
+ * here (null: not known, for a recorded call of a tool not registered here).
+ */
+function journalCall(
+  ctx: EngineContext, session: SessionRow, tool: string, argsText: string, callId: string | null, reversible: boolean | null,
+): EntryRow {
   if (session.hasTools) refuseConcurrentMove(ctx, session.id);
   const branch = ctx.store.getBranch(session.currentBranchId)!;
-  const row = writeEntry(ctx, branch.id, headOf(ctx.store, branch), { kind: "tool", tool, content: argsText, callId });
+  const row = writeEntry(ctx, branch.id, headOf(ctx.store, branch), { kind: "tool", tool, content: argsText, callId, reversible });
   if (!session.hasTools) ctx.store.markHasTools(session.id);
   return row;
 }
@@ -64,16 +70,17 @@ export async function invoke(ctx: EngineContext, ref: SessionRef, name: string, 
   const tool = ctx.tools.get(name);
   const argsText = toJsonText(args, "args", ctx.limits);
   // Shared with other calls, exclusive of moves: the world is never moved under a running tool.
-  return ctx.withSessionLock(ref.id, () => journalRunComplete(ctx, ref, tool, argsText), "shared");
+  return ctx.track(ctx.withSessionLock(ref.id, () => journalRunComplete(ctx, ref, tool, argsText), "shared", `invoke(${JSON.stringify(name)})`));
 }
 
 async function journalRunComplete(ctx: EngineContext, ref: SessionRef, tool: ToolDefinition, argsText: string): Promise<unknown> {
   const name = tool.name;
+  // Closing: the call is not journaled (its handler would not be started).
+  if (ctx.closing.aborted) throw ctx.closing.reason;
   const { session, entry } = await ctx.store.write(() => {
     const session = ownedSession(ctx.store, ref.id, ref.userId);
-    return { session, entry: journalCall(ctx, session, name, argsText, null) };
+    return { session, entry: journalCall(ctx, session, name, argsText, null, typeof tool.undo === "function") };
   });
-  const handlerCtx = { sessionId: session.id, userId: session.userId, invocationId: entry.id, replay: false };
   // The workspace's files before the tool runs: what it changes becomes known to forkpoint (not drift).
   const before = session.hasWorkspace ? filesBefore(ctx, await ctx.store.read(() => ctx.store.getWorkspace(session.id))) : null;
   const complete = async (outcome: { result: string | null; error: string | null }): Promise<void> => {
@@ -88,7 +95,12 @@ async function journalRunComplete(ctx: EngineContext, ref: SessionRef, tool: Too
   let value: unknown;
   inflightInvocations.add(entry.id);
   try {
-    value = await tool.run(JSON.parse(argsText) as JsonValue, handlerCtx);
+    const args = JSON.parse(argsText) as JsonValue;
+    const handlerCall = { tool, step: "run", sessionId: session.id, invocationId: entry.id, mode: "call", closing: ctx.closing } as const;
+    // A timed-out run is a failed call: its late result is never recorded.
+    value = await runHandler(handlerCall, (signal) =>
+      tool.run(args, { sessionId: session.id, userId: session.userId, invocationId: entry.id, replay: false, signal }),
+    );
   } catch (error) {
     await complete({ result: null, error: errorJson(error) });
     throw error;
@@ -110,10 +122,13 @@ export async function recordToolCall(ctx: EngineContext, ref: SessionRef, input:
     () =>
       ctx.store.write(() => {
         const session = ownedSession(ctx.store, ref.id, ref.userId);
-        const entry = journalCall(ctx, session, o.tool, argsText, o.callId ?? null);
+        // Reversible when recorded with a registered undo; unknown when the tool is not registered here.
+        const known = ctx.tools.find(o.tool);
+        const entry = journalCall(ctx, session, o.tool, argsText, o.callId ?? null, known ? typeof known.undo === "function" : null);
         return completeCall(ctx, session, entry, { result: resultText, error });
       }),
     "shared",
+    "recordToolCall",
   );
   // A call run elsewhere changed files forkpoint never saw before and after: they stay drift until a checkpoint.
   return emitCompleted(ctx, completed);

@@ -62,6 +62,8 @@ export const entries = sqliteTable(
     content: text("content"),
     tool: text("tool"),
     callId: text("call_id"),
+    /** Tool entries: 1 when the tool had an `undo` when journaled, 0 when it had none, null when not known. */
+    reversible: integer("reversible", { mode: "boolean" }),
     clientId: text("client_id"),
     metadata: text("metadata"),
     /** The state snapshot in effect after this entry (null: the empty state `{}`). */

@@ -39,6 +39,12 @@ const HEAD_FIELDS: Columns = [["$.id", "id"], ["$.position", "position"], ["lowe
 const qualify = (column: string, alias: string) => (alias ? column.replaceAll("$", alias) : column.replaceAll("$.", ""));
 const select = (alias: string, cols: Columns) => cols.map(([c]) => qualify(c, alias)).join(", ");
 const named = (alias: string, cols: Columns) => cols.map(([c, key]) => `${qualify(c, alias)} AS ${key}`).join(", ");
+/** Tool rows as read, their `reversible` (0, 1 or null in SQLite) made a boolean in place. */
+function toolRows(rows: unknown[]): ToolRow[] {
+  for (const row of rows as { reversible: unknown }[]) if (row.reversible !== null) row.reversible = row.reversible === 1;
+  return rows as ToolRow[];
+}
+
 /** The object of `cols` from `tuple[at…]`; undefined when its first column is null (a LEFT JOIN that found nothing). */
 function slice<T>(tuple: unknown[], at: number, cols: Columns): T | undefined {
   if (tuple[at] === null) return undefined;
@@ -49,7 +55,7 @@ function slice<T>(tuple: unknown[], at: number, cols: Columns): T | undefined {
 
 const BRANCH_COLS = named("", BRANCH_FIELDS);
 const ENTRY_COLS = named("e", ENTRY_FIELDS);
-const TOOL_COLS = `${ENTRY_COLS}, r.status, r.result, r.error, r.hash AS resultHash, r.completed_at AS completedAt,
+const TOOL_COLS = `${ENTRY_COLS}, e.reversible, r.status, r.result, r.error, r.hash AS resultHash, r.completed_at AS completedAt,
   a.result AS appliedResult, a.applied_seq AS appliedSeq`;
 const TOOL_JOIN = `entries e LEFT JOIN tool_results r ON r.entry_id = e.id LEFT JOIN applied a ON a.entry_id = e.id`;
 const CHECKPOINT_COLS = named("", CHECKPOINT_FIELDS);
@@ -171,8 +177,8 @@ export class SqliteStore implements Store {
       forkedAt: p(`SELECT ${BRANCH_COLS} FROM branches WHERE session_id = ? AND fork_entry_id = ? ORDER BY seq`),
       forkedAtZero: p(`SELECT ${BRANCH_COLS} FROM branches WHERE session_id = ? AND fork_position = 0 ORDER BY seq`),
       countForkedFrom: p(`SELECT count(*) AS n FROM branches WHERE fork_checkpoint_id = ?`),
-      insertEntry: p(`INSERT INTO entries (id, branch_id, position, kind, role, content, tool, call_id, client_id, metadata, state_id, msg_count, hash, created_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, unhex(?), ?)`),
+      insertEntry: p(`INSERT INTO entries (id, branch_id, position, kind, role, content, tool, call_id, client_id, metadata, state_id, msg_count, hash, created_at, reversible)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, unhex(?), ?, ?)`),
       getEntry: p(`SELECT ${ENTRY_COLS} FROM entries e WHERE e.id = ?`),
       entryWithBase: p(`SELECT ${select("e", ENTRY_FIELDS)}, ${select("b", BRANCH_FIELDS)}, ${select("f", HEAD_FIELDS)}
         FROM entries e JOIN branches b ON b.id = e.branch_id
@@ -411,7 +417,8 @@ export class SqliteStore implements Store {
 
   insertEntry(r: NewEntry): void {
     // Hashes are hex strings to the engine and 32-byte blobs on disk.
-    this.#s.insertEntry!.run(r.id, r.branchId, r.position, r.kind, r.role, r.content, r.tool, r.callId, r.clientId, r.metadata, r.stateId, r.msgCount, r.hash, r.createdAt);
+    const reversible = r.reversible === undefined || r.reversible === null ? null : r.reversible ? 1 : 0;
+    this.#s.insertEntry!.run(r.id, r.branchId, r.position, r.kind, r.role, r.content, r.tool, r.callId, r.clientId, r.metadata, r.stateId, r.msgCount, r.hash, r.createdAt, reversible);
   }
   getEntry(id: string): EntryRow | undefined {
     return this.#s.getEntry!.get(id) as EntryRow | undefined;
@@ -484,13 +491,14 @@ export class SqliteStore implements Store {
   }
   segmentTools(segment: LineageSegment): ToolRow[] {
     if (segment.upTo <= segment.after) return [];
-    return this.#s.segmentTools!.all(segment.branchId, segment.after, segment.upTo) as ToolRow[];
+    return toolRows(this.#s.segmentTools!.all(segment.branchId, segment.after, segment.upTo));
   }
   runningTools(): ToolRow[] {
-    return this.#s.runningTools!.all() as ToolRow[];
+    return toolRows(this.#s.runningTools!.all());
   }
   getTool(entryId: string): ToolRow | undefined {
-    return this.#s.getTool!.get(entryId) as ToolRow | undefined;
+    const row = this.#s.getTool!.get(entryId);
+    return row === undefined ? undefined : toolRows([row])[0];
   }
   branchHeads(sessionId: string): Map<string, number> {
     const rows = this.#s.branchHeads!.all(sessionId) as { id: string; head: number | null }[];
@@ -647,7 +655,7 @@ export class SqliteStore implements Store {
   }
 
   appliedTools(sessionId: string): ToolRow[] {
-    return this.#s.appliedTools!.all(sessionId) as ToolRow[];
+    return toolRows(this.#s.appliedTools!.all(sessionId));
   }
   markApplied(entryId: string, sessionId: string, result: string | null, at: number): void {
     this.#s.markApplied!.run(entryId, sessionId, result, at);

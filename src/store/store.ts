@@ -47,6 +47,12 @@ export interface EntryRow {
   msgCount: number;
   hash: string;
   createdAt: number;
+  /**
+   * Tool entries: whether the tool had an `undo` when the call was journaled; null when not known (recorded before
+   * this was kept, imported, or a recorded call of a tool not registered). Written with the entry; not hashed.
+   * Read only with a tool's other fields (`ToolRow`).
+   */
+  reversible?: boolean | null;
 }
 
 /** A session's attached workspace. */
@@ -107,6 +113,7 @@ export type NewEntry = Omit<EntryRow, "seq">;
 
 /** A tool entry joined with its completion and whether it is applied in the world. */
 export interface ToolRow extends EntryRow {
+  reversible: boolean | null;
   status: "succeeded" | "failed" | null;
   result: string | null;
   error: string | null;

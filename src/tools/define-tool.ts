@@ -10,7 +10,15 @@ export interface ToolContext {
   invocationId: string;
   /** True when `run` is called to replay a recorded invocation during a move. */
   replay: boolean;
+  /**
+   * Aborted when the tool's `timeoutMs` elapses or the forkpoint is closed: the engine has stopped waiting (the call
+   * or step is recorded as failed) and nothing the handler returns afterwards is recorded. Pass it on to what you await.
+   */
+  signal: AbortSignal;
 }
+
+/** setTimeout's limit: a longer delay would fire at once. */
+const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /** A tool forkpoint can run, record, undo and replay. */
 export interface ToolDefinition<Args extends JsonValue = any, Result extends JsonValue | void = any> {
@@ -21,12 +29,23 @@ export interface ToolDefinition<Args extends JsonValue = any, Result extends Jso
   run: (args: Args, ctx: ToolContext) => Promise<Result> | Result;
   /** Reverses the work, given the recorded args and the result of the latest application. Absent: irreversible. */
   undo?: (recorded: { args: Args; result: Result }, ctx: ToolContext) => Promise<void> | void;
+  /**
+   * Time limit of each `run`, `undo` and replay, in ms (default: none). On expiry the handler's signal aborts and it
+   * fails with a `ToolTimeoutError` (code `TOOL_TIMEOUT`): a failed call for `invoke`, a failed step for a move.
+   */
+  timeoutMs?: number;
 }
 
 /** Defines a tool; checks its shape once so mistakes show at startup, not mid-rollback. */
 export function defineTool<Args extends JsonValue = any, Result extends JsonValue | void = any>(
   definition: ToolDefinition<Args, Result>,
 ): ToolDefinition<Args, Result> {
+  checkTool(definition);
+  return Object.freeze({ ...definition });
+}
+
+/** Throws a `ValidationError` naming what is wrong with a tool definition. */
+export function checkTool(definition: ToolDefinition): void {
   if (typeof definition !== "object" || definition === null) throw new ValidationError("tool", "must be an object");
   if (typeof definition.name !== "string" || definition.name.trim() === "") {
     throw new ValidationError("tool.name", "must be a non-empty string");
@@ -35,5 +54,8 @@ export function defineTool<Args extends JsonValue = any, Result extends JsonValu
   if (definition.undo !== undefined && typeof definition.undo !== "function") {
     throw new ValidationError(`tool ${definition.name}.undo`, "must be a function when given");
   }
-  return Object.freeze({ ...definition });
+  const t = definition.timeoutMs;
+  if (t !== undefined && !(Number.isSafeInteger(t) && t > 0 && t <= MAX_TIMEOUT_MS)) {
+    throw new ValidationError(`tool ${definition.name}.timeoutMs`, `must be a positive integer of at most ${MAX_TIMEOUT_MS} (ms) when given`);
+  }
 }

@@ -9,6 +9,12 @@ export interface PlannedInvocation {
   applied: boolean;
 }
 
+/**
+ * What this opener can do with an invocation: undo and replay it ("reversible"), nothing ("irreversible": its tool had
+ * no undo), or nothing although its tool had an undo when it ran ("unregistered": that tool is not registered here).
+ */
+export type Handling = "reversible" | "irreversible" | "unregistered";
+
 export interface StepPlan<T extends PlannedInvocation> {
   /** Applied invocations off the target lineage, newest application first. */
   undo: T[];
@@ -16,6 +22,8 @@ export interface StepPlan<T extends PlannedInvocation> {
   replay: T[];
   /** Irreversible (or imported) invocations passed by the move: left as they are, never replayed. */
   skipped: T[];
+  /** Reversible invocations the move must undo or replay, of tools not registered here with an undo. */
+  unregistered: T[];
   /** Invocations left `running` by a crash on either side of the move: never touched automatically. */
   unknown: T[];
 }
@@ -24,7 +32,7 @@ export interface StepPlan<T extends PlannedInvocation> {
  * @param applied the world's applied invocations, newest application first
  * @param target the target lineage's invocations, in position order
  * @param divergent invocations of both lineages after their common prefix (for `unknown`)
- * @param isReversible whether a tool has a registered `undo`
+ * @param handling what this opener can do with an invocation
  * @param uncertain invocations whose undo/replay step was interrupted by a crash: their effect may or may not
  *   be in the world, so no later move touches them automatically (reported as unknown when passed)
  * @param foreign invocations that never ran in this world (imported): never replayed, reported as skipped when passed
@@ -33,13 +41,13 @@ export function planSteps<T extends PlannedInvocation>(
   applied: T[],
   target: T[],
   divergent: T[],
-  isReversible: (tool: string) => boolean,
+  handling: (inv: T) => Handling,
   uncertain: ReadonlySet<string> = new Set(),
   foreign: ReadonlySet<string> = new Set(),
 ): StepPlan<T> {
   const onTarget = new Set(target.map((t) => t.id));
   const passed = new Set(divergent.map((t) => t.id));
-  const plan: StepPlan<T> = { undo: [], replay: [], skipped: [], unknown: [] };
+  const plan: StepPlan<T> = { undo: [], replay: [], skipped: [], unregistered: [], unknown: [] };
   const unknown = new Set<string>();
   const markUnknown = (inv: T) => {
     if (!unknown.has(inv.id)) {
@@ -49,15 +57,23 @@ export function planSteps<T extends PlannedInvocation>(
   };
   for (const inv of applied) {
     if (onTarget.has(inv.id)) continue;
-    if (uncertain.has(inv.id)) markUnknown(inv);
-    else if (isReversible(inv.tool)) plan.undo.push(inv);
+    if (uncertain.has(inv.id)) {
+      markUnknown(inv);
+      continue;
+    }
+    const h = handling(inv);
+    if (h === "reversible") plan.undo.push(inv);
+    // Its undo exists, only not here: the move must undo it, whether or not it passes the call.
+    else if (h === "unregistered") plan.unregistered.push(inv);
     // An irreversible effect stays in the world; only a move that passes its call reports it.
     else if (passed.has(inv.id)) plan.skipped.push(inv);
   }
   for (const inv of target) {
     if (inv.status !== "succeeded" || inv.applied) continue;
+    const h = uncertain.has(inv.id) || foreign.has(inv.id) ? null : handling(inv);
     if (uncertain.has(inv.id)) markUnknown(inv);
-    else if (isReversible(inv.tool) && !foreign.has(inv.id)) plan.replay.push(inv);
+    else if (h === "reversible") plan.replay.push(inv);
+    else if (h === "unregistered") plan.unregistered.push(inv);
     else if (passed.has(inv.id)) plan.skipped.push(inv);
   }
   for (const inv of divergent) if (inv.status === "running" || uncertain.has(inv.id)) markUnknown(inv);

@@ -1,6 +1,6 @@
 // The tools an open forkpoint knows by name.
 import { ConflictError, NotFoundError, ValidationError } from "../models/errors.js";
-import type { ToolDefinition } from "./define-tool.js";
+import { checkTool, type ToolDefinition } from "./define-tool.js";
 
 export class ToolRegistry {
   readonly #tools = new Map<string, ToolDefinition>();
@@ -14,6 +14,8 @@ export class ToolRegistry {
     if (typeof tool?.name !== "string" || typeof tool.run !== "function") {
       throw new ValidationError("tools", "each tool must come from defineTool({ name, run, undo? })");
     }
+    // A plain object (not from defineTool) gets the same checks, its time limit included.
+    checkTool(tool);
     if (this.#tools.has(tool.name)) throw new ConflictError(`two tools are named ${JSON.stringify(tool.name)}`);
     this.#tools.set(tool.name, tool);
   }

@@ -1,0 +1,53 @@
+// Calls a tool handler with its AbortSignal, and stops waiting for it on its time limit or when forkpoint closes.
+import { ToolTimeoutError } from "../models/errors.js";
+import type { ToolDefinition } from "./define-tool.js";
+import { serveHandler } from "./handler-scope.js";
+
+export interface HandlerCall {
+  tool: ToolDefinition;
+  step: "run" | "undo" | "replay";
+  sessionId: string;
+  invocationId: string;
+  /** "call" for `invoke`'s run (the session held shared), "move" for a move's undo or replay (held exclusively). */
+  mode: "call" | "move";
+  /** What a move is doing, for error messages ("rollback", "edit", "switch"). */
+  during?: string;
+  /** Aborted when the forkpoint closes. */
+  closing: AbortSignal;
+}
+
+/**
+ * Runs `handler(signal)` and settles with it, unless its signal aborts first (the tool's `timeoutMs` elapsed, or the
+ * forkpoint closed): then it rejects with the abort's reason at once, whether or not the handler heeds the signal,
+ * and whatever the handler does later is ignored. Rejects before calling the handler when forkpoint is already closing.
+ */
+export async function runHandler<T>(call: HandlerCall, handler: (signal: AbortSignal) => Promise<T> | T): Promise<T> {
+  if (call.closing.aborted) throw call.closing.reason;
+  const controller = new AbortController();
+  const { signal } = controller;
+  const onClose = () => controller.abort(call.closing.reason);
+  call.closing.addEventListener("abort", onClose, { once: true });
+  const timeoutMs = call.tool.timeoutMs;
+  const timer =
+    timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => controller.abort(new ToolTimeoutError(call.tool.name, call.invocationId, call.step, timeoutMs)), timeoutMs);
+  const aborted = new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
+  const served = {
+    mode: call.mode,
+    description: `the ${call.step} handler of tool ${JSON.stringify(call.tool.name)} (invocation ${call.invocationId})${call.during ? ` during a ${call.during}` : ""}`,
+    live: true,
+  };
+  // A synchronous throw becomes a rejection; the handler runs in a context that knows which session it serves.
+  const work = serveHandler(call.sessionId, served, () => new Promise<T>((resolve) => resolve(handler(signal))));
+  // The loser of the race must not surface as an unhandled rejection.
+  work.catch(() => undefined);
+  aborted.catch(() => undefined);
+  try {
+    return await Promise.race([work, aborted]);
+  } finally {
+    served.live = false;
+    if (timer) clearTimeout(timer);
+    call.closing.removeEventListener("abort", onClose);
+  }
+}
