@@ -22,3 +22,9 @@ export type * from "./models/types.js";
 export type {
   SessionExport, ExportedBranch, ExportedEntry, ExportedCompletion, ExportedState, ExportedCheckpoint, ExportedEvent,
 } from "./models/session-export.js";
+export { AbortedError } from "./models/errors.js";
+export type { LongCallOptions, Progress } from "./models/progress.js";
+export type { VerifyOptions } from "./sessions/verify.js";
+export type { PruneOptions } from "./sessions/prune.js";
+export type { ExportOptions } from "./sessions/export-session.js";
+export type { ImportOptions } from "./sessions/import-session.js";

@@ -62,6 +62,14 @@ export class DatabaseError extends ForkpointError {
   }
 }
 
+/** A long call (verify, exportSession, importSession, prune) stopped because its `signal` was aborted. */
+export class AbortedError extends ForkpointError {
+  /** `cause` is the signal's reason (an `AbortError` DOMException unless the caller gave one). */
+  constructor(reason: unknown) {
+    super("ABORTED", `the call was aborted: ${errorText(reason)}`, { cause: reason });
+  }
+}
+
 /** What a move had done when it stopped: shared by the undo and replay failures. */
 export interface MoveFailureDetail {
   /** Invocations undone by this attempt before it stopped. */

@@ -1,8 +1,10 @@
 // exportSession: one session's whole tree (branches, entries, tool completions, states, checkpoints, events) as a
-// deterministic JSON document. Read in one transaction, verified like `verify` first: a damaged session is not exported.
+// deterministic JSON document. Verified like `verify` as it is read: a damaged session is not exported.
+import { z } from "zod";
 import { IntegrityError, NotFoundError } from "../models/errors.js";
 import { idSchema, parseInput, userScope } from "../models/inputs.js";
 import type { JsonObject, JsonValue } from "../models/json.js";
+import { longCallFields, type LongCallOptions } from "../models/progress.js";
 import {
   EXPORT_FORMAT, EXPORT_VERSION, type ExportedBranch, type ExportedCheckpoint, type ExportedEntry, type ExportedState, type SessionExport,
 } from "../models/session-export.js";
@@ -10,40 +12,63 @@ import type { Store, ToolRow } from "../store/store.js";
 import type { EngineContext } from "./context.js";
 import { EMPTY_STATE_HASH, portableChecksum } from "./integrity.js";
 import { ownedSession } from "./ownership.js";
-import { verifySessionProblems } from "./verify.js";
+import { LongCall, runSlices } from "./long-call.js";
+import { sessionSlices, sessionWork, type SessionCheck } from "./verify.js";
 
 const parse = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 
+const exportScope = z.strictObject({ ...userScope.shape, ...longCallFields });
+
+/** The scope of `exportSession`: the owner, and the long-call options. */
+export type ExportOptions = { userId: string } & LongCallOptions;
+
+/**
+ * Progress is counted in log entries and checkpoints, as `verify` counts them: the session's tree is listed in one read
+ * transaction (branches with their heads, checkpoints, events), then its entries are read and verified in chunks,
+ * one read transaction each. Entries never change and a completion is written once, so the document is the session
+ * as it was when the call started (a completion written meanwhile may be in it); a session deleted meanwhile is a
+ * `NotFoundError`. An abort rejects with `AbortedError`.
+ */
 export async function exportSession(ctx: EngineContext, sessionId: unknown, scope: unknown): Promise<SessionExport> {
   const id = parseInput(idSchema, sessionId, "sessionId");
-  const { userId } = parseInput(userScope, scope, "exportSession");
-  return ctx.store.read(() => {
-    const store = ctx.store;
-    const session = ownedSession(store, id, userId);
-    const problems = verifySessionProblems(store, session.id);
-    if (problems.length > 0) {
-      throw new IntegrityError(`session ${session.id} is damaged (${problems[0]!.kind} ${problems[0]!.id}: ${problems[0]!.detail}); fp.verify() lists every problem`);
-    }
-    const branches = store.listBranches(session.id);
-    const stateIds = new Set<number>();
-    const entries: ExportedEntry[] = [];
-    for (const branch of branches) {
-      const segment = { branchId: branch.id, after: branch.forkPosition, upTo: Number.MAX_SAFE_INTEGER };
-      const tools = new Map(store.segmentTools(segment).map((t) => [t.id, t]));
-      for (const e of store.segmentEntries(segment)) {
+  const o = parseInput(exportScope, scope, "exportSession");
+  const call = new LongCall(o);
+  const { session, work, events } = await ctx.store.read(() => {
+    const session = ownedSession(ctx.store, id, o.userId);
+    return { session, work: sessionWork(ctx.store, session.id), events: ctx.store.sessionEvents(session.id) };
+  });
+  call.start(work.units);
+  const stateIds = new Set<number>();
+  const entries: ExportedEntry[] = [];
+  const check: SessionCheck = {
+    problems: [],
+    snapshots: new Map(),
+    onChunk: (chunk) => {
+      const tools = new Map(chunk.tools.map((t) => [t.id, t]));
+      for (const e of chunk.entries) {
         if (e.kind === "state" && e.stateId !== null) stateIds.add(e.stateId);
         entries.push({
           id: e.id, branchId: e.branchId, position: e.position, kind: e.kind, role: e.role,
           content: parse<JsonValue>(e.content), tool: e.tool, callId: e.callId, clientId: e.clientId,
-          metadata: parse<JsonObject>(e.metadata), state: e.kind === "state" ? stateHash(store, e.stateId) : null,
+          metadata: parse<JsonObject>(e.metadata), state: e.kind === "state" ? stateHash(ctx.store, e.stateId) : null,
           createdAt: e.createdAt, hash: e.hash, completion: e.kind === "tool" ? completionOf(tools.get(e.id)) : null,
         });
       }
-    }
+    },
+  };
+  await runSlices(call, sessionSlices(ctx.store, work, check), (fn) => ctx.store.read(fn));
+  const problems = check.problems;
+  if (problems.length > 0) {
+    throw new IntegrityError(`session ${session.id} is damaged (${problems[0]!.kind} ${problems[0]!.id}: ${problems[0]!.detail}); fp.verify() lists every problem`);
+  }
+  const branches = work.branches.map((b) => b.branch);
+  const doc = await ctx.store.read((): SessionExport => {
+    const store = ctx.store;
+    ownedSession(store, session.id, o.userId); // deleted meanwhile: what was read of it is not a whole session
     // Expired checkpoints are gone from every read, but a branch forking from one keeps it (as prune does).
     const now = ctx.now();
     const forkedFrom = new Set(branches.map((b) => b.forkCheckpointId));
-    const live = store.sessionCheckpoints(session.userId, session.id).filter((c) => c.expiresAt === null || c.expiresAt > now || forkedFrom.has(c.id));
+    const live = work.checkpoints.filter((c) => c.expiresAt === null || c.expiresAt > now || forkedFrom.has(c.id));
     const checkpoints: ExportedCheckpoint[] = live.map((c) => {
       if (c.stateId !== null) stateIds.add(c.stateId);
       const state = c.stateId === null ? null : stateHash(store, c.stateId);
@@ -71,9 +96,11 @@ export async function exportSession(ctx: EngineContext, sessionId: unknown, scop
       entries,
       states,
       checkpoints,
-      events: store.sessionEvents(session.id).map((e) => ({ kind: e.kind, refId: e.refId, branchId: e.branchId, detail: e.detail, createdAt: e.createdAt })),
+      events: events.map((e) => ({ kind: e.kind, refId: e.refId, branchId: e.branchId, detail: e.detail, createdAt: e.createdAt })),
     };
   });
+  call.finish();
+  return doc;
 }
 
 function stateHash(store: Store, stateId: number | null): string | null {

@@ -13,14 +13,14 @@ import { engineLifecycle, keyedLock, monotonicClock, type EngineContext } from "
 import { insideHandler } from "../tools/handler-scope.js";
 import { createSession } from "./create-session.js";
 import { deleteSession } from "./delete-session.js";
-import { exportSession } from "./export-session.js";
-import { importSession } from "./import-session.js";
+import { exportSession, type ExportOptions } from "./export-session.js";
+import { importSession, type ImportOptions } from "./import-session.js";
 import { listCheckpoints, listSessions } from "./listing.js";
 import { ownedSession } from "./ownership.js";
-import { prune, type PruneReport } from "./prune.js";
+import { prune, type PruneOptions, type PruneReport } from "./prune.js";
 import { recoverMoves, type RecoveryReport } from "./recovery.js";
 import { SessionHandle, type WhenReady } from "./session-handle.js";
-import { verify, type VerifyReport } from "./verify.js";
+import { verify, type VerifyOptions, type VerifyReport } from "./verify.js";
 
 /** Options of `openForkpoint`. */
 export interface ForkpointOptions {
@@ -206,18 +206,21 @@ export class Forkpoint {
    * The whole session (branches, messages, state changes, tool calls with their completions, states, checkpoints,
    * timeline events) as one JSON document, verified first. Deterministic: the same session gives the same document
    * and `JSON.stringify` gives the same bytes. The owner, the applied set and the move journal are not included.
+   * Takes `signal` and `onProgress` (units: entries and checkpoints); an abort is an `AbortedError`.
    * @example const doc = await fp.exportSession(s.id, { userId: "alice" });
    */
-  exportSession(sessionId: string, scope: { userId: string }): Promise<SessionExport> {
+  exportSession(sessionId: string, scope: ExportOptions): Promise<SessionExport> {
     return this.#whenReady(() => exportSession(this.#ctx, sessionId, scope));
   }
 
   /**
    * Writes an exported session back, ids and times kept, owned by `userId`. The document's links and hashes are
    * checked; an id that already exists refuses the whole import (`ConflictError`). Nothing of it is applied.
+   * Takes `signal` and `onProgress` (units: the document's entries, states and checkpoints); an abort before the final
+   * write is an `AbortedError` and writes nothing.
    * @example const copy = await other.importSession(doc, { userId: "alice" });
    */
-  importSession(document: SessionExport, scope: { userId: string }): Promise<SessionHandle> {
+  importSession(document: SessionExport, scope: ImportOptions): Promise<SessionHandle> {
     return this.#whenReady(async () => new SessionHandle(this.#ctx, await importSession(this.#ctx, document, scope), this.#whenReady));
   }
 
@@ -232,19 +235,21 @@ export class Forkpoint {
 
   /**
    * Recomputes every hash chain, tool completion, state snapshot and checkpoint checksum of one session or
-   * of the whole database (like `git fsck`). An operator call: not scoped to a user.
+   * of the whole database (like `git fsck`). An operator call: not scoped to a user. Takes `signal` and `onProgress`
+   * (units: entries and checkpoints); an abort is an `AbortedError`.
    */
-  verify(input: { sessionId?: string } = {}): Promise<VerifyReport> {
+  verify(input: VerifyOptions = {}): Promise<VerifyReport> {
     return this.#whenReady(() => verify(this.#ctx, input));
   }
 
   /**
    * Drops what no read reaches any more: expired checkpoints (of one session, or all), state documents nothing points
    * at, journals of finished moves; then rebuilds the file to give the space back (`vacuum: false` skips that).
-   * An operator call: not scoped to a user. Emits "prune" with the report.
+   * An operator call: not scoped to a user. Emits "prune" with the report. Takes `signal` and `onProgress` (units:
+   * steps, one transaction each); an abort is an `AbortedError`, and the steps done before it stay done.
    * @example const { checkpoints, bytesBefore, bytesAfter } = await fp.prune();
    */
-  prune(input: { sessionId?: string; vacuum?: boolean } = {}): Promise<PruneReport> {
+  prune(input: PruneOptions = {}): Promise<PruneReport> {
     return this.#whenReady(() => prune(this.#ctx, input));
   }
 

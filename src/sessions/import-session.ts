@@ -2,18 +2,28 @@
 // The document is untrusted: its links are checked, every hash and checksum is recomputed, and any id already in the
 // database refuses the whole import. The world is not imported: nothing of the new session is applied, and its tool
 // calls (which ran elsewhere, or were written by whoever made the document) are never replayed here.
+import { z } from "zod";
 import { ConflictError, IntegrityError, ValidationError } from "../models/errors.js";
 import { parseInput, userScope } from "../models/inputs.js";
 import { toJsonText } from "../models/json.js";
-import { sessionExportSchema, type ExportedEntry, type SessionExport } from "../models/session-export.js";
-import type { BranchRow, EntryRow, Store } from "../store/store.js";
+import { longCallFields, type LongCallOptions } from "../models/progress.js";
+import { sessionExportSchema, type ExportedBranch, type ExportedCheckpoint, type ExportedEntry, type SessionExport } from "../models/session-export.js";
+import type { BranchRow, Store } from "../store/store.js";
 import type { EngineContext, SessionRef } from "./context.js";
-import { EMPTY_STATE_HASH, canonicalJson, checkpointChecksum, entryHash, portableChecksum, sha256, toolResultHash } from "./integrity.js";
-import { entryAt, headOfEntry, type Head } from "./lineage.js";
+import { EMPTY_STATE_HASH, GENESIS_HASH, canonicalJson, checkpointChecksum, entryHash, portableChecksum, sha256, toolResultHash } from "./integrity.js";
+import { CHUNK_UNITS, LongCall, runSlices, type Slice } from "./long-call.js";
 
-const NO_STATE: Head = headOfEntry(undefined);
+/** A lineage position as the document gives it: what the entries after it are chained onto. */
+interface DocHead {
+  position: number;
+  hash: string;
+  /** The state in effect there (null before the first state change). */
+  stateHash: string | null;
+  msgCount: number;
+}
+const GENESIS: DocHead = { position: 0, hash: GENESIS_HASH, stateHash: null, msgCount: 0 };
 
-/** Payload texts serialized (and size-checked) before the transaction, as the stored columns hold them. */
+/** Payload texts serialized (and size-checked) as the call is made, as the stored columns hold them. */
 interface PreparedEntry {
   doc: ExportedEntry;
   field: string;
@@ -21,11 +31,25 @@ interface PreparedEntry {
   metadata: string | null;
   result: string | null;
   error: string | null;
+  /** The lineage position this entry makes (set once its hash is checked). */
+  head?: DocHead;
 }
 
+const importScope = z.strictObject({ ...userScope.shape, ...longCallFields });
+
+/** The scope of `importSession`: the new owner, and the long-call options. */
+export type ImportOptions = { userId: string } & LongCallOptions;
+
+/**
+ * Progress is counted in the document's entries, states and checkpoints. What reads the caller's document runs as the
+ * call is made (its shape, and every payload serialized); the checks of every link, hash and checksum then run in
+ * chunks, yielding between them, with no transaction open; the session is written at the end in one transaction, so
+ * an abort (checked up to then) or any refusal leaves the database exactly as it was.
+ */
 export async function importSession(ctx: EngineContext, document: unknown, scope: unknown): Promise<SessionRef> {
   const doc = parseInput(sessionExportSchema, document, "document") as SessionExport;
-  const { userId } = parseInput(userScope, scope, "importSession");
+  const { userId, ...options } = parseInput(importScope, scope, "importSession");
+  const call = new LongCall(options);
   const text = (value: unknown, field: string) => toJsonText(value, field, ctx.limits);
   const entries: PreparedEntry[] = doc.entries.map((e, i) => {
     const field = `document.entries[${i}]`;
@@ -45,126 +69,218 @@ export async function importSession(ctx: EngineContext, document: unknown, scope
       error: c === null || c.status !== "failed" ? null : text(c.error, `${field}.completion.error`),
     };
   });
-  const states = doc.states.map((s, i) => {
-    const body = canonicalJson(JSON.parse(text(s.value, `document.states[${i}].value`)));
-    if (sha256(body) !== s.hash) throw new IntegrityError(`state ${s.hash} of the document does not match its hash`);
-    return { hash: s.hash, body };
-  });
+  const stateTexts = doc.states.map((s, i) => ({ hash: s.hash, text: text(s.value, `document.states[${i}].value`) }));
   const sessionMetadata = doc.session.metadata === null ? null : text(doc.session.metadata, "document.session.metadata");
   const checkpointMetadata = doc.checkpoints.map((c, i) => (c.metadata === null ? null : text(c.metadata, `document.checkpoints[${i}].metadata`)));
   checkUniqueIds(doc);
   checkBranchLinks(doc);
+  if (!doc.branches.some((b) => b.id === doc.session.currentBranchId)) {
+    throw new ValidationError("document.session.currentBranchId", `branch ${doc.session.currentBranchId} is not among the document's branches`);
+  }
 
-  return ctx.store.write(() => {
+  call.start(entries.length + doc.states.length + doc.checkpoints.length);
+  // Refused before the long checks, and again when writing (another call may import the same ids meanwhile).
+  await ctx.store.read(() => refuseExistingIds(ctx.store, doc));
+  await call.pause();
+  const checked = new DocumentCheck(doc, entries, stateTexts, checkpointMetadata);
+  await runSlices(call, checked.slices(), async (fn) => fn());
+  call.check();
+
+  const ref = await ctx.store.write(() => {
     const store = ctx.store;
     refuseExistingIds(store, doc);
     const stateIds = new Map<string, number>();
-    for (const s of states) stateIds.set(s.hash, store.snapshotId(s.hash) ?? store.insertSnapshot(s.hash, s.body));
-    const stateOf = (hash: string | null, field: string): { id: number; hash: string } | null => {
-      if (hash === null) return null;
-      const id = stateIds.get(hash);
-      if (id === undefined) throw new ValidationError(field, `state ${hash} is not among the document's states`);
-      return { id, hash };
-    };
-
+    for (const [hash, body] of checked.stateBodies) stateIds.set(hash, store.snapshotId(hash) ?? store.insertSnapshot(hash, body));
+    const stateIdOf = (hash: string | null) => (hash === null ? null : stateIds.get(hash)!);
     const s = doc.session;
     store.insertSession({
       id: s.id, userId, title: s.title, metadata: sessionMetadata, currentBranchId: s.currentBranchId,
       originSessionId: s.origin?.sessionId ?? null, originCheckpointId: s.origin?.checkpointId ?? null,
       createdAt: s.createdAt, updatedAt: s.updatedAt,
     });
-    if (!doc.branches.some((b) => b.id === s.currentBranchId)) {
-      throw new ValidationError("document.session.currentBranchId", `branch ${s.currentBranchId} is not among the document's branches`);
-    }
-
-    const byBranch = new Map<string, PreparedEntry[]>();
-    for (const e of entries) {
-      const list = byBranch.get(e.doc.branchId);
-      if (list) list.push(e);
-      else byBranch.set(e.doc.branchId, [e]);
-    }
-    const inserted = new Map<string, BranchRow>();
     let hasTools = false;
-    doc.branches.forEach((b, i) => {
-      const field = `document.branches[${i}]`;
-      const parent = b.parentId === null ? null : inserted.get(b.parentId);
-      if (i === 0 ? b.parentId !== null : !parent) {
-        throw new ValidationError(`${field}.parentId`, i === 0 ? "the first branch must be the root (no parent)" : "must name a branch listed before it");
-      }
+    for (const b of doc.branches) {
       const row: BranchRow = { ...b, sessionId: s.id };
-      let base: Head = NO_STATE;
-      if (parent) {
-        const anchor = entryAt(store, parent, b.forkPosition);
-        if (b.forkPosition > 0 && !anchor) throw new ValidationError(`${field}.forkPosition`, `its parent's lineage has no entry at position ${b.forkPosition}`);
-        if ((anchor?.id ?? null) !== b.forkEntryId) throw new ValidationError(`${field}.forkEntryId`, `is not the entry at position ${b.forkPosition} of its parent's lineage`);
-        base = headOfEntry(anchor);
-      } else if (b.forkPosition !== 0 || b.forkEntryId !== null) {
-        throw new ValidationError(`${field}.forkPosition`, "the root branch starts at position 0");
-      }
       store.insertBranch(row);
-      inserted.set(b.id, row);
-      let head = base;
-      for (const e of (byBranch.get(b.id) ?? []).sort((x, y) => x.doc.position - y.doc.position)) {
-        if (e.doc.position !== head.position + 1) throw new ValidationError(`${e.field}.position`, `expected position ${head.position + 1} on branch ${b.id}`);
-        head = headOfEntry(writeImportedEntry(store, head, e, stateOf(e.doc.state, `${e.field}.state`)));
-        if (e.doc.kind === "tool") {
+      for (const e of checked.ownEntries(b.id)) {
+        const d = e.doc;
+        store.insertEntry({
+          id: d.id, branchId: d.branchId, position: d.position, kind: d.kind, role: d.role, content: e.content, tool: d.tool,
+          callId: d.callId, clientId: d.clientId, metadata: e.metadata, stateId: stateIdOf(e.head!.stateHash),
+          msgCount: e.head!.msgCount, hash: d.hash, createdAt: d.createdAt,
+        });
+        const c = d.completion;
+        if (c) store.insertToolResult({ entryId: d.id, status: c.status, result: e.result, error: e.error, completedAt: c.completedAt, hash: c.hash });
+        if (d.kind === "tool") {
           hasTools = true;
-          store.insertImportedCall(e.doc.id, s.id);
+          store.insertImportedCall(d.id, s.id);
         }
       }
-      byBranch.delete(b.id);
-    });
-    const stray = byBranch.keys().next();
-    if (!stray.done) throw new ValidationError("document.entries", `entries name branch ${stray.value}, which is not among the document's branches`);
+    }
     if (hasTools) store.markHasTools(s.id);
-
     doc.checkpoints.forEach((c, i) => {
-      const field = `document.checkpoints[${i}]`;
-      const branch = inserted.get(c.branchId);
-      if (!branch) throw new ValidationError(`${field}.branchId`, `branch ${c.branchId} is not among the document's branches`);
-      const anchor = entryAt(store, branch, c.position);
-      if (c.position > 0 && !anchor) throw new ValidationError(`${field}.position`, `branch ${c.branchId} has no entry at position ${c.position}`);
-      const head = headOfEntry(anchor);
-      const state = stateOf(c.state, `${field}.state`);
-      if (head.hash !== c.headHash || (state?.id ?? null) !== head.stateId) {
-        throw new IntegrityError(`checkpoint ${c.id} of the document does not match the history it points at`);
-      }
-      const base = {
-        id: c.id, sessionId: s.id, branchId: c.branchId, position: c.position, name: c.name, auto: c.auto,
-        metadata: checkpointMetadata[i]!, userId, headHash: c.headHash, createdAt: c.createdAt, expiresAt: c.expiresAt,
-      };
-      const stateHash = state?.hash ?? EMPTY_STATE_HASH;
-      if (portableChecksum(base, stateHash) !== c.checksum) throw new IntegrityError(`checkpoint ${c.id} of the document does not match its checksum`);
+      const base = checked.checkpointBase(c, i, s.id, userId);
       // The stored checksum covers the owner: it is computed anew for the importing user.
-      store.insertCheckpoint({ ...base, stateId: head.stateId, checksum: checkpointChecksum(base, stateHash) }, ctx.now());
+      store.insertCheckpoint({ ...base, stateId: stateIdOf(c.state), checksum: checkpointChecksum(base, c.state ?? EMPTY_STATE_HASH) }, ctx.now());
     });
-    doc.events.forEach((e, i) => {
-      if (!inserted.has(e.branchId)) throw new ValidationError(`document.events[${i}].branchId`, `branch ${e.branchId} is not among the document's branches`);
-      store.insertEvent({ sessionId: s.id, ...e });
-    });
+    for (const e of doc.events) store.insertEvent({ sessionId: s.id, ...e });
     return { id: s.id, userId };
   });
+  call.finish();
+  return ref;
 }
 
-/** Inserts one entry after `head`, checking that the document's hashes are the ones its fields give. */
-function writeImportedEntry(store: Store, head: Head, e: PreparedEntry, state: { id: number; hash: string } | null): EntryRow {
-  const d = e.doc;
-  const row = {
-    id: d.id, branchId: d.branchId, position: d.position, kind: d.kind, role: d.role, content: e.content, tool: d.tool,
-    callId: d.callId, clientId: d.clientId, metadata: e.metadata, stateId: state ? state.id : head.stateId,
-    msgCount: head.msgCount + (d.kind === "message" ? 1 : 0), hash: d.hash, createdAt: d.createdAt,
-  };
-  if (entryHash(head.hash, row, state ? state.hash : null) !== d.hash) {
-    throw new IntegrityError(`entry ${d.id} of the document does not match its hash`);
+/**
+ * The checks of a document that need no database: every link, hash and checksum, recomputed from the document alone
+ * (a branch's lineage is its parent's, listed before it, up to its fork position, then its own entries). Runs as
+ * slices (see `runSlices`); what it computes (state bodies, each entry's head) is what the write stores.
+ */
+class DocumentCheck {
+  readonly stateBodies = new Map<string, string>();
+  readonly #doc: SessionExport;
+  readonly #stateTexts: { hash: string; text: string }[];
+  readonly #checkpointMetadata: (string | null)[];
+  /** Branches checked so far (a branch's parent must be listed, so checked, before it). */
+  readonly #branches = new Map<string, ExportedBranch>();
+  readonly #byBranch = new Map<string, PreparedEntry[]>();
+  /** Own entries by branch and position, once checked. */
+  readonly #at = new Map<string, Map<number, PreparedEntry>>();
+
+  constructor(doc: SessionExport, entries: PreparedEntry[], stateTexts: { hash: string; text: string }[], checkpointMetadata: (string | null)[]) {
+    this.#doc = doc;
+    this.#stateTexts = stateTexts;
+    this.#checkpointMetadata = checkpointMetadata;
+    for (const e of entries) {
+      const list = this.#byBranch.get(e.doc.branchId);
+      if (list) list.push(e);
+      else this.#byBranch.set(e.doc.branchId, [e]);
+    }
+    for (const list of this.#byBranch.values()) list.sort((x, y) => x.doc.position - y.doc.position);
   }
-  store.insertEntry(row);
-  const c = d.completion;
-  if (c) {
-    const completion = { entryId: d.id, status: c.status, result: e.result, error: e.error, completedAt: c.completedAt };
-    if (toolResultHash(d.hash, completion) !== c.hash) throw new IntegrityError(`the completion of tool call ${d.id} of the document does not match its hash`);
-    store.insertToolResult({ ...completion, hash: c.hash });
+
+  /** A branch's own entries in position order. */
+  ownEntries(branchId: string): PreparedEntry[] {
+    return this.#byBranch.get(branchId) ?? [];
   }
-  return { ...row, seq: 0 };
+
+  /** A checkpoint as stored, but for its state id and checksum. */
+  checkpointBase(c: ExportedCheckpoint, i: number, sessionId: string, userId: string) {
+    return {
+      id: c.id, sessionId, branchId: c.branchId, position: c.position, name: c.name, auto: c.auto,
+      metadata: this.#checkpointMetadata[i]!, userId, headHash: c.headHash, createdAt: c.createdAt, expiresAt: c.expiresAt,
+    };
+  }
+
+  *slices(): Generator<Slice> {
+    const doc = this.#doc;
+    for (const s of this.#stateTexts) {
+      yield {
+        units: 1,
+        run: () => {
+          const body = canonicalJson(JSON.parse(s.text));
+          if (sha256(body) !== s.hash) throw new IntegrityError(`state ${s.hash} of the document does not match its hash`);
+          this.stateBodies.set(s.hash, body);
+        },
+      };
+    }
+    for (const [i, b] of doc.branches.entries()) {
+      let head = GENESIS;
+      yield { units: 0, run: () => void (head = this.#branchBase(b, i)) };
+      const own = this.ownEntries(b.id);
+      for (let from = 0; from < own.length; from += CHUNK_UNITS) {
+        const chunk = own.slice(from, from + CHUNK_UNITS);
+        yield { units: chunk.length, run: () => void (head = this.#checkEntries(b, head, chunk)) };
+      }
+    }
+    yield {
+      units: 0,
+      run: () => {
+        const stray = [...this.#byBranch.keys()].find((id) => !this.#branches.has(id));
+        if (stray !== undefined) throw new ValidationError("document.entries", `entries name branch ${stray}, which is not among the document's branches`);
+      },
+    };
+    for (const [i, c] of doc.checkpoints.entries()) yield { units: 1, run: () => this.#checkCheckpoint(c, i) };
+    yield {
+      units: 0,
+      run: () =>
+        doc.events.forEach((e, i) => {
+          if (!this.#branches.has(e.branchId)) throw new ValidationError(`document.events[${i}].branchId`, `branch ${e.branchId} is not among the document's branches`);
+        }),
+    };
+  }
+
+  /** The entry at `position` of a checked branch's lineage (undefined at position 0). */
+  #entryAt(branch: ExportedBranch, position: number): PreparedEntry | undefined {
+    let b: ExportedBranch | undefined = branch;
+    while (b && position > 0) {
+      if (position > b.forkPosition) return this.#at.get(b.id)?.get(position);
+      b = b.parentId === null ? undefined : this.#branches.get(b.parentId);
+    }
+    return undefined;
+  }
+
+  #stateOf(hash: string | null, field: string): string | null {
+    if (hash !== null && !this.stateBodies.has(hash)) throw new ValidationError(field, `state ${hash} is not among the document's states`);
+    return hash;
+  }
+
+  /** Checks where a branch starts; returns the head its first entry chains onto. */
+  #branchBase(b: ExportedBranch, i: number): DocHead {
+    const field = `document.branches[${i}]`;
+    const parent = b.parentId === null ? undefined : this.#branches.get(b.parentId);
+    if (i === 0 ? b.parentId !== null : !parent) {
+      throw new ValidationError(`${field}.parentId`, i === 0 ? "the first branch must be the root (no parent)" : "must name a branch listed before it");
+    }
+    let base = GENESIS;
+    if (parent) {
+      const anchor = this.#entryAt(parent, b.forkPosition);
+      if (b.forkPosition > 0 && !anchor) throw new ValidationError(`${field}.forkPosition`, `its parent's lineage has no entry at position ${b.forkPosition}`);
+      if ((anchor?.doc.id ?? null) !== b.forkEntryId) throw new ValidationError(`${field}.forkEntryId`, `is not the entry at position ${b.forkPosition} of its parent's lineage`);
+      base = anchor?.head ?? GENESIS;
+    } else if (b.forkPosition !== 0 || b.forkEntryId !== null) {
+      throw new ValidationError(`${field}.forkPosition`, "the root branch starts at position 0");
+    }
+    this.#branches.set(b.id, b);
+    this.#at.set(b.id, new Map());
+    return base;
+  }
+
+  /** Checks a run of a branch's own entries after `head` (positions, hashes, completions); returns the new head. */
+  #checkEntries(b: ExportedBranch, head: DocHead, chunk: PreparedEntry[]): DocHead {
+    const at = this.#at.get(b.id)!;
+    for (const e of chunk) {
+      const d = e.doc;
+      if (d.position !== head.position + 1) throw new ValidationError(`${e.field}.position`, `expected position ${head.position + 1} on branch ${b.id}`);
+      const state = this.#stateOf(d.state, `${e.field}.state`);
+      if (entryHash(head.hash, { ...d, content: e.content, metadata: e.metadata }, state) !== d.hash) {
+        throw new IntegrityError(`entry ${d.id} of the document does not match its hash`);
+      }
+      const c = d.completion;
+      if (c && toolResultHash(d.hash, { entryId: d.id, status: c.status, result: e.result, error: e.error, completedAt: c.completedAt }) !== c.hash) {
+        throw new IntegrityError(`the completion of tool call ${d.id} of the document does not match its hash`);
+      }
+      head = { position: d.position, hash: d.hash, stateHash: state ?? head.stateHash, msgCount: head.msgCount + (d.kind === "message" ? 1 : 0) };
+      e.head = head;
+      at.set(d.position, e);
+    }
+    return head;
+  }
+
+  #checkCheckpoint(c: ExportedCheckpoint, i: number): void {
+    const field = `document.checkpoints[${i}]`;
+    const branch = this.#branches.get(c.branchId);
+    if (!branch) throw new ValidationError(`${field}.branchId`, `branch ${c.branchId} is not among the document's branches`);
+    const anchor = this.#entryAt(branch, c.position);
+    if (c.position > 0 && !anchor) throw new ValidationError(`${field}.position`, `branch ${c.branchId} has no entry at position ${c.position}`);
+    const head = anchor?.head ?? GENESIS;
+    const state = this.#stateOf(c.state, `${field}.state`);
+    if (head.hash !== c.headHash || state !== head.stateHash) {
+      throw new IntegrityError(`checkpoint ${c.id} of the document does not match the history it points at`);
+    }
+    if (portableChecksum(this.checkpointBase(c, i, this.#doc.session.id, ""), state ?? EMPTY_STATE_HASH) !== c.checksum) {
+      throw new IntegrityError(`checkpoint ${c.id} of the document does not match its checksum`);
+    }
+  }
 }
 
 /** Each branch is what it says: the root has no parent; a rollback's branch forks at its checkpoint; an edit's at none. */

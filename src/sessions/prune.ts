@@ -1,9 +1,12 @@
 // prune: an operator call that drops what no read can reach any more (expired checkpoints no branch forks from,
-// state documents nothing points at, the journals of finished moves) and gives the space back (VACUUM).
+// state documents nothing points at, the journals of finished moves) and gives the space back (VACUUM). It takes a
+// signal and reports progress (see `LongCall`).
 import { z } from "zod";
 import { DatabaseError, NotFoundError } from "../models/errors.js";
 import { idSchema, parseInput } from "../models/inputs.js";
+import { longCallFields, type LongCallOptions } from "../models/progress.js";
 import type { EngineContext } from "./context.js";
+import { LongCall } from "./long-call.js";
 
 /** What `prune` removed, and the database size before and after. */
 export interface PruneReport {
@@ -30,33 +33,54 @@ const pruneInput = z.strictObject({
   sessionId: idSchema.optional(),
   /** Rebuild the file to release free pages (default true). */
   vacuum: z.boolean().optional(),
+  ...longCallFields,
 });
 
-export async function prune(ctx: EngineContext, input: z.input<typeof pruneInput> = {}): Promise<PruneReport> {
+/** Options of `prune`: one session (default: all), whether to vacuum, and the long-call options. */
+export type PruneOptions = { sessionId?: string; vacuum?: boolean } & LongCallOptions;
+
+/**
+ * Progress is counted in steps, each one write transaction (a single bulk statement each, the fastest way SQLite
+ * deletes): expired checkpoints, finished move journals, unreferenced state documents, unreferenced workspace files,
+ * then the vacuum when asked for. Between steps the call yields and checks its signal: an abort rejects with
+ * `AbortedError`, and the steps already committed stay (each leaves the database consistent: it only drops what no
+ * read reaches); the vacuum, once started, runs to its end.
+ */
+export async function prune(ctx: EngineContext, input: PruneOptions = {}): Promise<PruneReport> {
   const o = parseInput(pruneInput, input, "prune");
-  const bytesBefore = await ctx.store.query(() => ctx.store.sizeBytes());
-  const removed = await ctx.store.write(() => {
-    const store = ctx.store;
-    if (o.sessionId !== undefined && !store.getSession(o.sessionId)) throw new NotFoundError("session", o.sessionId);
-    const checkpoints = store.deleteExpiredCheckpoints(ctx.now(), o.sessionId);
-    return {
-      checkpoints: checkpoints.length,
-      snapshots: store.deleteUnreferencedSnapshots(),
-      moves: store.deleteFinishedMoves(o.sessionId),
-      files: store.deleteUnreferencedFiles(),
-    };
-  });
+  const call = new LongCall(o);
+  const vacuum = o.vacuum ?? true;
+  const store = ctx.store;
+  const bytesBefore = await store.query(() => store.sizeBytes());
+  const removed = { checkpoints: 0, snapshots: 0, moves: 0, files: 0 };
+  const steps: (() => void)[] = [
+    () => {
+      if (o.sessionId !== undefined && !store.getSession(o.sessionId)) throw new NotFoundError("session", o.sessionId);
+      removed.checkpoints = store.deleteExpiredCheckpoints(ctx.now(), o.sessionId).length;
+    },
+    () => void (removed.moves = store.deleteFinishedMoves(o.sessionId)),
+    () => void (removed.snapshots = store.deleteUnreferencedSnapshots()),
+    () => void (removed.files = store.deleteUnreferencedFiles()),
+  ];
+  call.start(steps.length + (vacuum ? 1 : 0));
+  for (const [i, step] of steps.entries()) {
+    if (i > 0) await call.pause();
+    await store.write(step);
+    call.advance(1);
+  }
   let vacuumed = false;
-  if (o.vacuum ?? true) {
+  if (vacuum) {
+    await call.pause();
     try {
       // VACUUM rewrites the whole file: other connections' writes wait for it (or it waits for them).
-      await ctx.store.query(() => ctx.store.vacuum());
+      await store.query(() => store.vacuum());
       vacuumed = true;
     } catch (error) {
       if (!(error instanceof DatabaseError && error.code === "BUSY")) throw error;
     }
   }
-  const report: PruneReport = { ...removed, vacuumed, bytesBefore, bytesAfter: await ctx.store.query(() => ctx.store.sizeBytes()) };
+  const report: PruneReport = { ...removed, vacuumed, bytesBefore, bytesAfter: await store.query(() => store.sizeBytes()) };
+  call.finish();
   ctx.events.emit("prune", report);
   return report;
 }

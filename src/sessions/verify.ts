@@ -3,9 +3,11 @@
 import { z } from "zod";
 import { ForkpointError, NotFoundError, errorText } from "../models/errors.js";
 import { idSchema, parseInput } from "../models/inputs.js";
-import type { Store } from "../store/store.js";
+import { longCallFields, type LongCallOptions } from "../models/progress.js";
+import type { BranchRow, CheckpointRow, EntryRow, Store, ToolRow } from "../store/store.js";
 import { verifyCheckpointAnchor } from "./checkpoints.js";
 import type { EngineContext } from "./context.js";
+import { CHUNK_UNITS, LongCall, runSlices, type Slice } from "./long-call.js";
 import { GENESIS_HASH, entryHash, snapshotIntact, toolResultIntact } from "./integrity.js";
 import { checkpointFilesProblems } from "./workspace.js";
 
@@ -26,23 +28,146 @@ export interface VerifyReport {
   problems: VerifyProblem[];
 }
 
-const verifyInput = z.strictObject({ sessionId: idSchema.optional() });
+const verifyInput = z.strictObject({ sessionId: idSchema.optional(), ...longCallFields });
 
-export async function verify(ctx: EngineContext, input: { sessionId?: string } = {}): Promise<VerifyReport> {
+/** Options of `verify`: one session (default: the whole database), and the long-call options. */
+export type VerifyOptions = { sessionId?: string } & LongCallOptions;
+
+/**
+ * Progress is counted in log entries and checkpoints of the sessions in scope, as they are when the call starts;
+ * each chunk of them is read in its own read transaction. Entries never change and a tool call's completion is
+ * written once, so the chunks check one history: the one counted at the start (what is added later is not checked;
+ * a session deleted meanwhile is skipped). An abort rejects with `AbortedError`; nothing is written either way.
+ */
+export async function verify(ctx: EngineContext, input: VerifyOptions = {}): Promise<VerifyReport> {
   const o = parseInput(verifyInput, input, "verify");
-  return ctx.store.read(() => {
+  const call = new LongCall(o);
+  const work = await ctx.store.read(() => {
     const store = ctx.store;
     if (o.sessionId !== undefined && !store.getSession(o.sessionId)) throw new NotFoundError("session", o.sessionId);
-    const sessionIds = o.sessionId !== undefined ? [o.sessionId] : store.allSessionIds();
-    const problems: VerifyProblem[] = [];
-    const snapshots = new Map<number, string | null>();
-    for (const sessionId of sessionIds) verifySession(store, sessionId, problems, snapshots);
-    // Checkpoints are found through their owner and session: one whose owner or session was changed is an orphan.
-    for (const id of store.orphanCheckpointIds(o.sessionId)) {
-      problems.push({ kind: "checkpoint", id, detail: "checkpoint belongs to no session of its user" });
-    }
-    return { ok: problems.length === 0, sessions: sessionIds.length, problems };
+    return (o.sessionId !== undefined ? [o.sessionId] : store.allSessionIds()).map((id) => sessionWork(store, id));
   });
+  call.start(work.reduce((n, w) => n + w.units, 0));
+  const check: SessionCheck = { problems: [], snapshots: new Map() };
+  const slices = function* () {
+    for (const w of work) yield* sessionSlices(ctx.store, w, check);
+  };
+  await runSlices(call, slices(), (fn) => ctx.store.read(fn));
+  await ctx.store.read(() => {
+    // Checkpoints are found through their owner and session: one whose owner or session was changed is an orphan.
+    for (const id of ctx.store.orphanCheckpointIds(o.sessionId)) {
+      check.problems.push({ kind: "checkpoint", id, detail: "checkpoint belongs to no session of its user" });
+    }
+  });
+  call.finish();
+  return { ok: check.problems.length === 0, sessions: work.length, problems: check.problems };
+}
+
+/** One session's log and checkpoints as counted when a long call starts. */
+export interface SessionWork {
+  sessionId: string;
+  userId: string;
+  /** Each branch with the position its own entries are checked up to. */
+  branches: { branch: BranchRow; upTo: number }[];
+  checkpoints: CheckpointRow[];
+  /** Entries plus checkpoints. */
+  units: number;
+}
+
+/** Counts a session's work (inside the caller's read). */
+export function sessionWork(store: Store, sessionId: string): SessionWork {
+  const session = store.getSession(sessionId)!;
+  const heads = store.branchHeads(sessionId);
+  const branches = store.listBranches(sessionId).map((branch) => ({ branch, upTo: Math.max(branch.forkPosition, heads.get(branch.id) ?? 0) }));
+  const checkpoints = store.sessionCheckpoints(session.userId, sessionId);
+  const units = branches.reduce((n, b) => n + b.upTo - b.branch.forkPosition, checkpoints.length);
+  return { sessionId, userId: session.userId, branches, checkpoints, units };
+}
+
+/** A chunk of a branch's own entries, with their tool calls, as read. */
+export interface LogChunk {
+  branch: BranchRow;
+  entries: EntryRow[];
+  tools: ToolRow[];
+}
+
+/** What checking sessions accumulates; `onChunk` sees each chunk of a log as read (export builds its document so). */
+export interface SessionCheck {
+  problems: VerifyProblem[];
+  snapshots: Map<number, string | null>;
+  onChunk?: (chunk: LogChunk) => void;
+}
+
+/**
+ * The checks of one session as slices (see `runSlices`): each branch's own entries chained from its fork entry in
+ * chunks (every entry is checked once, however deep the tree), then each checkpoint. A session deleted meanwhile is
+ * left alone from then on; a checkpoint deleted meanwhile is not checked.
+ */
+export function* sessionSlices(store: Store, work: SessionWork, check: SessionCheck): Generator<Slice> {
+  const problems = check.problems;
+  let gone = false;
+  const alive = () => !gone && !(gone = store.getSession(work.sessionId) === undefined);
+  for (const { branch, upTo } of work.branches) {
+    let previous = GENESIS_HASH;
+    let position = branch.forkPosition;
+    let broken = false;
+    yield {
+      units: 0,
+      run: () => {
+        if (!alive()) return;
+        const base = branch.forkEntryId ? store.getEntry(branch.forkEntryId) : undefined;
+        if (branch.forkEntryId && !base) {
+          problems.push({ kind: "branch", id: branch.id, detail: `its fork entry ${branch.forkEntryId} is missing` });
+          broken = true;
+          return;
+        }
+        if (branch.forkCheckpointId && !store.getCheckpoint(branch.forkCheckpointId)) {
+          problems.push({ kind: "branch", id: branch.id, detail: `the checkpoint it forks from (${branch.forkCheckpointId}) is missing` });
+        }
+        previous = base?.hash ?? GENESIS_HASH;
+      },
+    };
+    for (let after = branch.forkPosition; after < upTo; after += CHUNK_UNITS) {
+      const segment = { branchId: branch.id, after, upTo: Math.min(upTo, after + CHUNK_UNITS) };
+      yield {
+        units: segment.upTo - after,
+        run: () => {
+          if (broken || !alive()) return;
+          const entries = store.segmentEntries(segment);
+          for (const e of entries) {
+            if (e.position !== ++position) {
+              problems.push({ kind: "branch", id: branch.id, detail: `its log has a gap before position ${e.position}` });
+              position = e.position;
+            }
+            const stateHash = e.kind === "state" && e.stateId !== null ? snapshotHash(store, e.stateId, problems, check.snapshots) : null;
+            if (entryHash(previous, e, stateHash) !== e.hash) problems.push({ kind: "entry", id: e.id, detail: `entry at position ${e.position} does not match its hash` });
+            previous = e.hash;
+          }
+          const tools = store.segmentTools(segment);
+          for (const t of tools) {
+            if (!toolResultIntact(t)) problems.push({ kind: "tool-result", id: t.id, detail: "tool call's completion does not match its hash" });
+          }
+          check.onChunk?.({ branch, entries, tools });
+        },
+      };
+    }
+  }
+  for (const counted of work.checkpoints) {
+    yield {
+      units: 1,
+      run: () => {
+        const cp = alive() ? store.getCheckpoint(counted.id) : undefined;
+        if (!cp) return;
+        for (const detail of checkpointFilesProblems(store, cp.id)) problems.push({ kind: "checkpoint", id: cp.id, detail });
+        try {
+          verifyCheckpointAnchor(store, cp, store.checkpointAnchor(cp.id)!);
+        } catch (error) {
+          if (!(error instanceof ForkpointError)) throw error;
+          problems.push({ kind: "checkpoint", id: cp.id, detail: errorText(error) });
+        }
+      },
+    };
+  }
 }
 
 /** The snapshot's hash when its body matches it, else null (reported once). */
@@ -55,49 +180,4 @@ function snapshotHash(store: Store, id: number, problems: VerifyProblem[], seen:
   else hash = snap.hash;
   seen.set(id, hash);
   return hash;
-}
-
-/** The problems of one session (reads only; runs inside the caller's unit of work). */
-export function verifySessionProblems(store: Store, sessionId: string): VerifyProblem[] {
-  const problems: VerifyProblem[] = [];
-  verifySession(store, sessionId, problems, new Map());
-  return problems;
-}
-
-function verifySession(store: Store, sessionId: string, problems: VerifyProblem[], snapshots: Map<number, string | null>): void {
-  // Each branch's own entries chain from its fork entry: every entry is checked once, however deep the tree.
-  for (const branch of store.listBranches(sessionId)) {
-    const base = branch.forkEntryId ? store.getEntry(branch.forkEntryId) : undefined;
-    if (branch.forkEntryId && !base) {
-      problems.push({ kind: "branch", id: branch.id, detail: `its fork entry ${branch.forkEntryId} is missing` });
-      continue;
-    }
-    if (branch.forkCheckpointId && !store.getCheckpoint(branch.forkCheckpointId)) {
-      problems.push({ kind: "branch", id: branch.id, detail: `the checkpoint it forks from (${branch.forkCheckpointId}) is missing` });
-    }
-    let previous = base?.hash ?? GENESIS_HASH;
-    let position = branch.forkPosition;
-    const segment = { branchId: branch.id, after: branch.forkPosition, upTo: Number.MAX_SAFE_INTEGER };
-    for (const e of store.segmentEntries(segment)) {
-      if (e.position !== ++position) {
-        problems.push({ kind: "branch", id: branch.id, detail: `its log has a gap before position ${e.position}` });
-        position = e.position;
-      }
-      const stateHash = e.kind === "state" && e.stateId !== null ? snapshotHash(store, e.stateId, problems, snapshots) : null;
-      if (entryHash(previous, e, stateHash) !== e.hash) problems.push({ kind: "entry", id: e.id, detail: `entry at position ${e.position} does not match its hash` });
-      previous = e.hash;
-    }
-    for (const t of store.segmentTools(segment)) {
-      if (!toolResultIntact(t)) problems.push({ kind: "tool-result", id: t.id, detail: "tool call's completion does not match its hash" });
-    }
-  }
-  for (const cp of store.sessionCheckpoints(store.getSession(sessionId)!.userId, sessionId)) {
-    for (const detail of checkpointFilesProblems(store, cp.id)) problems.push({ kind: "checkpoint", id: cp.id, detail });
-    try {
-      verifyCheckpointAnchor(store, cp, store.checkpointAnchor(cp.id)!);
-    } catch (error) {
-      if (!(error instanceof ForkpointError)) throw error;
-      problems.push({ kind: "checkpoint", id: cp.id, detail: errorText(error) });
-    }
-  }
 }

@@ -1,0 +1,87 @@
+// The running side of a long operator call: abort checks, yielding to the event loop between chunks of work (the
+// database calls are synchronous, so a timer's abort lands only there), and progress reported at a bounded rate.
+import { setImmediate as nextTurn } from "node:timers/promises";
+import { AbortedError } from "../models/errors.js";
+import type { LongCallOptions } from "../models/progress.js";
+
+/** Units of work done between two yields to the event loop (one read or write transaction each, where chunked). */
+export const CHUNK_UNITS = 1000;
+
+export class LongCall {
+  readonly #signal: AbortSignal | undefined;
+  readonly #onProgress: LongCallOptions["onProgress"];
+  #total = 0;
+  #done = 0;
+  #reported = -1;
+  #step = 1;
+
+  /** Throws `AbortedError` at once when the signal is already aborted. */
+  constructor(options: LongCallOptions) {
+    this.#signal = options.signal;
+    this.#onProgress = options.onProgress;
+    this.check();
+  }
+
+  /** Throws `AbortedError` when the signal has been aborted. */
+  check(): void {
+    if (this.#signal?.aborted) throw new AbortedError(this.#signal.reason);
+  }
+
+  /** Fixes the number of units (counted before the work starts) and reports `{ done: 0, total }`. */
+  start(total: number): void {
+    this.#total = total;
+    // About every 1%: at most ~100 calls whatever the size.
+    this.#step = Math.max(1, Math.ceil(total / 100));
+    this.#report(0);
+  }
+
+  /** Counts `n` units done (never past `total`); reports when another ~1% is done, never the last one (`finish` does). */
+  advance(n: number): void {
+    this.#done = Math.min(this.#total, this.#done + n);
+    if (this.#done < this.#total && this.#done - this.#reported >= this.#step) this.#report(this.#done);
+  }
+
+  /** Lets timers and I/O run (an abort among them), then checks the signal. Call between chunks, outside transactions. */
+  async pause(): Promise<void> {
+    await nextTurn();
+    this.check();
+  }
+
+  /** Reports `done === total`: the call's work is over (and, for writes, committed). */
+  finish(): void {
+    this.#done = this.#total;
+    if (this.#reported !== this.#total) this.#report(this.#total);
+  }
+
+  #report(done: number): void {
+    this.#reported = done;
+    this.#onProgress?.({ done, total: this.#total });
+  }
+}
+
+/** A piece of a long call's work, run inside the chunk's transaction; `units` is what it counts for (0 for a check). */
+export interface Slice {
+  units: number;
+  run: () => void;
+}
+
+/**
+ * Runs `slices` in chunks of about `CHUNK_UNITS` units, each chunk as one `unit` (a read transaction, or a plain call),
+ * yielding to the event loop and checking the signal between chunks. Progress is reported after each chunk.
+ */
+export async function runSlices(call: LongCall, slices: Iterable<Slice>, unit: (fn: () => void) => Promise<void>): Promise<void> {
+  const it = slices[Symbol.iterator]();
+  let next = it.next();
+  while (!next.done) {
+    let used = 0;
+    await unit(() => {
+      while (!next.done && (used === 0 || used + next.value.units <= CHUNK_UNITS)) {
+        next.value.run();
+        used += next.value.units;
+        next = it.next();
+      }
+    });
+    call.advance(used);
+    if (!next.done) await call.pause();
+  }
+}
