@@ -1,9 +1,15 @@
 // A move by an opener that lacks a reversible tool's definition: refused (TOOL_NOT_REGISTERED) before anything moves,
 // or, with { unregistered: "leave" }, those calls reported apart and left as they are; never counted as skipped.
+import { spawn } from "node:child_process";
 import * as path from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { ConflictError, defineTool, openForkpoint, type Forkpoint, type ToolDefinition, type ToolInvocation } from "../../src/index.js";
-import { readOrNull, sendEmailTool, tempDir, writeFileTool } from "../fixtures/file-tools.js";
+import {
+  ConflictError, defineTool, openForkpoint, type Forkpoint, type RecoveryReport, type ToolDefinition, type ToolInvocation,
+} from "../../src/index.js";
+import {
+  appendLineTool, readLog, readOrNull, sendEmailTool, tempDir, writeFileTool, type WriteArgs, type WriteResult,
+} from "../fixtures/file-tools.js";
 import { dumpDb, ids } from "../fixtures/harness.js";
 import { rejectionOf, withRawDatabase } from "../helpers.js";
 
@@ -200,5 +206,83 @@ describe("a move by an opener without a reversible tool's definition", () => {
     expect(error.code).toBe("TOOL_NOT_REGISTERED");
     expect(readOrNull(path.join(ws, "notes.txt"))).toBe("v2");
     expect(dumpDb(w.dbPath)).toEqual(before);
+  });
+});
+
+describe("a leaving move interrupted by a crash", () => {
+  const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+  /** cp0, append_line, write a, write b by a full opener; then a child without append_line killed in its first undo. */
+  async function crashedMidMove() {
+    const dir = tempDir("forkpoint-unregistered-crash-");
+    const dbPath = path.join(dir, "forkpoint.db");
+    const logFile = path.join(dir, "calls.jsonl");
+    const [lines, a, b] = ["lines.txt", "a.txt", "b.txt"].map((f) => path.join(dir, f)) as [string, string, string];
+    const full = open(dbPath, [writeFileTool(), appendLineTool()]);
+    const s = await full.createSession({ userId: USER });
+    const cp0 = await s.checkpoint();
+    await s.invoke("append_line", { path: lines, line: "one" });
+    await s.invoke("write_file", { path: a, text: "A" });
+    await s.invoke("write_file", { path: b, text: "B" });
+    const track = (await s.toolTrack()) as [ToolInvocation, ToolInvocation, ToolInvocation];
+    await full.close();
+
+    const child = spawn(process.execPath, ["--import", "tsx", path.join(repoRoot, "tests/fixtures/crash-leave-move.ts"), dbPath, s.id, USER, cp0.id, logFile], {
+      cwd: repoRoot,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
+    child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
+    const exited = new Promise((resolve) => child.on("exit", resolve));
+    // The first undo (of b) has done its work and sleeps: the move is journaled, its first step running.
+    while (readLog(logFile).filter((c) => c.op === "undo").length === 0) {
+      if (child.exitCode !== null) throw new Error(`child exited early:\n${output}`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    child.kill("SIGKILL");
+    await exited;
+    return { dbPath, sessionId: s.id, track, lines, a, b };
+  }
+
+  it("is resumed with the same unregistered calls, and a handler calling back during recovery at open is refused, not hung", async () => {
+    const c = await crashedMidMove();
+    const seen: unknown[] = [];
+    let fp!: Forkpoint;
+    // write_file whose undo also tries to note itself on its own session (through a fresh handle) before undoing.
+    const base = writeFileTool();
+    const noting = defineTool<WriteArgs, WriteResult>({
+      name: "write_file",
+      run: (args, ctx) => base.run(args, ctx),
+      undo: async (recorded, ctx) => {
+        const s = await fp.getSession(ctx.sessionId, { userId: ctx.userId });
+        seen.push(await s.append({ role: "note", content: "undoing" }).then((m) => m, (e: unknown) => e));
+        await base.undo!(recorded, ctx);
+      },
+    });
+    fp = open(c.dbPath, [noting]);
+    let report: RecoveryReport | undefined;
+    fp.on("recovery", (r: RecoveryReport) => (report = r));
+    await fp.ready;
+
+    expect(report!.resumed).toHaveLength(1);
+    const resumed = report!.resumed[0]!;
+    expect(ids(resumed.unregistered)).toEqual([c.track[0].id]);
+    expect(ids(resumed.unknown)).toEqual([c.track[2].id]); // the step the crash interrupted
+    expect(ids(resumed.undone)).toEqual([c.track[1].id]);
+    expect(resumed.skipped).toEqual([]);
+    expect(seen).toHaveLength(1);
+    expect((seen[0] as ConflictError).code).toBe("REENTRANT_CALL");
+    expect([readOrNull(c.lines), readOrNull(c.a), readOrNull(c.b)]).toEqual(["one\n", null, null]);
+  });
+
+  it("waits, naming TOOL_NOT_REGISTERED, when the reopening opener lacks a tool a pending step needs", async () => {
+    const c = await crashedMidMove();
+    const bare = openForkpoint({ path: c.dbPath, recover: false });
+    opened.push(bare);
+    const report = await bare.recover();
+    expect(report.resumed).toEqual([]);
+    expect(report.waiting).toHaveLength(1);
+    expect(report.waiting[0]!.reason).toMatch(/TOOL_NOT_REGISTERED.*write_file/);
   });
 });
