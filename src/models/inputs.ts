@@ -3,11 +3,21 @@ import { z } from "zod";
 import { ValidationError } from "./errors.js";
 import { DEFAULT_LIMITS } from "./limits.js";
 import { parseDuration } from "./duration.js";
+import type { JsonObjectInput } from "./json.js";
+import { MALFORMED_TEXT_MESSAGE, escapeLoneSurrogates, isWellFormed } from "./strings.js";
 
 const MAX = DEFAULT_LIMITS.maxStringField;
-const name = () => z.string().trim().min(1, "must not be empty").max(MAX, `must be at most ${MAX} characters`);
+/** The issue param that makes `parseInput` throw code `MALFORMED_TEXT` instead of `VALIDATION_ERROR`. */
+const MALFORMED = "MALFORMED_TEXT";
+/** Any string the API takes: well-formed Unicode only (see strings.ts), checked before anything else about it. */
+const text = () => z.string().refine(isWellFormed, malformedIssue);
+/** What a check adds for malformed text, so that `parseInput` reports it with its own code. */
+export const malformedIssue = { message: MALFORMED_TEXT_MESSAGE, params: { code: MALFORMED } } as const;
+/** A string schema that takes well-formed text only (what every text field of the API and of an export uses). */
+export const wellFormedText = text;
+const name = () => text().trim().min(1, "must not be empty").max(MAX, `must be at most ${MAX} characters`);
 /** JSON payloads are checked in depth by `toJsonText`; here only their outer shape. */
-const jsonObject = z.custom<Record<string, unknown>>(
+const jsonObject = z.custom<JsonObjectInput>(
   (v) => typeof v === "object" && v !== null && !Array.isArray(v),
   "must be a JSON object",
 );
@@ -31,6 +41,8 @@ const duration = z.custom<number | string>(() => true).transform((v, ctx) => {
   }
 });
 
+/** A listing's `cursor`: its own decoder checks it in full; here its text and a bound on its length. */
+export const cursor = text().max(1024, "is not a cursor this listing returned");
 export const idSchema = name();
 export const userScope = z.strictObject({ userId: name() });
 export const createSessionInput = z.strictObject({
@@ -41,7 +53,7 @@ export const createSessionInput = z.strictObject({
 export const listSessionsInput = z.strictObject({
   userId: name(),
   limit: z.number().int().min(1).max(1000).optional(),
-  cursor: z.string().nullable().optional(),
+  cursor: cursor.nullable().optional(),
 });
 export const listCheckpointsInput = z.strictObject({
   userId: name(),
@@ -51,7 +63,7 @@ export const listCheckpointsInput = z.strictObject({
   until: date.optional(),
   auto: z.boolean().optional(),
   limit: z.number().int().min(1).max(1000).optional(),
-  cursor: z.string().nullable().optional(),
+  cursor: cursor.nullable().optional(),
 });
 export const messageInput = z.strictObject({
   role: name(),
@@ -82,7 +94,7 @@ export const recordToolCallInput = z
     tool: name(),
     args: anything,
     result: anything.optional(),
-    error: z.union([z.string(), z.strictObject({ message: z.string(), name: z.string().optional() })]).optional(),
+    error: z.union([text(), z.strictObject({ message: text(), name: text().optional() })]).optional(),
     callId: name().optional(),
   })
   // A call either returned or failed: both would drop one of them silently. A failed call's result may be given as
@@ -98,7 +110,7 @@ export const planInput = z.union(
 /** `new ForkpointSaver(fp, options)` (other keys are LangGraph's business and ignored). */
 export const langGraphSaverOptions = z.object({
   userId: name().optional(),
-  messagesChannel: z.string().min(1, "must not be empty").optional(),
+  messagesChannel: text().min(1, "must not be empty").optional(),
   serde: anything.optional(),
 });
 export const autoCheckpointPolicy = z.strictObject({
@@ -119,12 +131,34 @@ export type AutoCheckpointPolicy = z.input<typeof autoCheckpointPolicy>;
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
+  // Malformed text is reported as such even from inside a union (whose own issue would only say "none matched").
+  const malformed = findMalformed(parsed.error.issues, []);
+  if (malformed) throw new ValidationError(pathOf(where, malformed.path), MALFORMED_TEXT_MESSAGE, MALFORMED);
   const issue = parsed.error.issues[0];
-  const path = issue && issue.path.length > 0 ? `${where}.${issue.path.map(String).join(".")}` : where;
+  const path = issue ? pathOf(where, issue.path) : where;
   let message = issue?.message ?? "is invalid";
-  if (issue?.code === "unrecognized_keys") message = `unknown option(s): ${issue.keys.join(", ")}`;
+  if (issue?.code === "unrecognized_keys") message = `unknown option(s): ${issue.keys.map(escapeLoneSurrogates).join(", ")}`;
   if (issue?.code === "invalid_type" && valueAt(value, issue.path) === undefined) message = "is required";
   throw new ValidationError(path, message);
+}
+
+function pathOf(where: string, path: readonly PropertyKey[]): string {
+  return path.length > 0 ? `${where}.${path.map((key) => escapeLoneSurrogates(String(key))).join(".")}` : where;
+}
+
+/** The first malformed-text issue among `issues` and the branches of their unions, with its full path. */
+function findMalformed(issues: readonly z.core.$ZodIssue[], prefix: readonly PropertyKey[]): { path: PropertyKey[] } | undefined {
+  for (const issue of issues) {
+    const path = [...prefix, ...issue.path];
+    if (issue.code === "custom" && issue.params?.code === MALFORMED) return { path };
+    if (issue.code === "invalid_union") {
+      for (const branch of issue.errors) {
+        const found = findMalformed(branch, path);
+        if (found) return found;
+      }
+    }
+  }
+  return undefined;
 }
 
 /** The part of `value` at `path` (undefined where the path leads nowhere). */

@@ -1,11 +1,21 @@
 // Checks that a value is plain JSON (no functions, symbols, BigInt, NaN, cycles, class instances) and serializes it.
 import { PayloadTooLargeError, ValidationError } from "./errors.js";
 import type { Limits } from "./limits.js";
+import { MALFORMED_TEXT_MESSAGE, assertWellFormed, escapeLoneSurrogates, isWellFormed, toWellFormed } from "./strings.js";
 
 /** Any JSON value: what messages, state, metadata, tool args and results may hold. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 /** A JSON object. */
 export type JsonObject = { [key: string]: JsonValue };
+
+/**
+ * What the API takes where a JSON value goes in (message content, state, tool args): any value at compile time
+ * that could be JSON, so a framework's own interfaces (an AI SDK `UIMessage`'s parts, a LangChain message), which
+ * have no index signature, and readonly arrays pass without a cast. Each call checks the value in depth at run time.
+ */
+export type JsonInput = null | boolean | number | string | readonly unknown[] | object;
+/** What the API takes where a JSON object goes in (metadata): checked to be a plain JSON object at run time. */
+export type JsonObjectInput = object;
 
 function isPlainObject(value: object): boolean {
   const proto = Object.getPrototypeOf(value);
@@ -31,6 +41,8 @@ export function assertJson(value: unknown, field: string, limits: Pick<Limits, "
   const visit = (node: unknown, path: string, depth: number): void => {
     switch (typeof node) {
       case "string":
+        assertWellFormed(node, path);
+        return;
       case "boolean":
         return;
       case "number":
@@ -56,6 +68,7 @@ export function assertJson(value: unknown, field: string, limits: Pick<Limits, "
     } else {
       if (!isPlainObject(node)) throw new ValidationError(path, `${describe(node)} is not a plain JSON object`);
       for (const key of Object.keys(node)) {
+        if (!isWellFormed(key)) throw new ValidationError(`${path}.${escapeLoneSurrogates(key)}`, `its key ${MALFORMED_TEXT_MESSAGE}`, "MALFORMED_TEXT");
         const item = (node as Record<string, unknown>)[key];
         if (item !== undefined) visit(item, `${path}.${key}`, depth + 1);
       }
@@ -67,10 +80,45 @@ export function assertJson(value: unknown, field: string, limits: Pick<Limits, "
   visit(value, field, 0);
 }
 
+/**
+ * The path (keys and indexes) of the first string or object key in `value` that holds a lone surrogate; undefined
+ * when there is none. Only text is looked at: the other checks of `assertJson` are not made here.
+ */
+export function loneSurrogatePath(value: unknown): (string | number)[] | undefined {
+  // Iterative, so that no nesting depth overflows the stack; each step knows its parent to rebuild the path found.
+  type Step = { node: unknown; key: string | number; parent: Step | undefined };
+  const pathTo = (step: Step | undefined, last?: string): (string | number)[] => {
+    const path: (string | number)[] = last === undefined ? [] : [last];
+    for (let s = step; s?.parent; s = s.parent) path.unshift(s.key);
+    return path;
+  };
+  const seen = new Set<object>();
+  const stack: Step[] = [{ node: value, key: "", parent: undefined }];
+  for (let step = stack.pop(); step; step = stack.pop()) {
+    const node = step.node;
+    if (typeof node === "string") {
+      if (!isWellFormed(node)) return pathTo(step);
+      continue;
+    }
+    if (typeof node !== "object" || node === null || seen.has(node)) continue;
+    seen.add(node);
+    // Pushed in reverse, so the first offending part in document order is found first.
+    if (Array.isArray(node)) {
+      for (let i = node.length - 1; i >= 0; i--) stack.push({ node: node[i], key: i, parent: step });
+      continue;
+    }
+    const keys = Object.keys(node);
+    for (const key of keys) if (!isWellFormed(key)) return pathTo(step, escapeLoneSurrogates(key));
+    for (let i = keys.length - 1; i >= 0; i--) stack.push({ node: (node as Record<string, unknown>)[keys[i]!], key: keys[i]!, parent: step });
+  }
+  return undefined;
+}
+
 /** Validates `value` as JSON within the limits and returns its JSON text. */
 export function toJsonText(value: unknown, field: string, limits: Pick<Limits, "maxDepth" | "maxPayloadBytes">): string {
-  // A string (most message contents) is JSON as it is: no walk, and none of its allocations.
-  if (typeof value !== "string") assertJson(value, field, limits);
+  // A string (most message contents) is JSON as it is: no walk, and none of its allocations; only its text is checked.
+  if (typeof value === "string") assertWellFormed(value, field);
+  else assertJson(value, field, limits);
   const text = JSON.stringify(value);
   // String length is a lower bound of the UTF-8 size; only measure bytes when it might matter.
   if (text.length * 3 > limits.maxPayloadBytes) {
@@ -85,7 +133,8 @@ export function toJsonText(value: unknown, field: string, limits: Pick<Limits, "
 /**
  * JSON text of what a tool returned. A tool's effect has happened once it returns, so a result that is not
  * plain JSON is not an error: it is stored as JSON.stringify would write it (a Date becomes its ISO string),
- * or as null when even that fails (a cycle, a BigInt) or it is over the payload limit.
+ * with each lone surrogate (in a string or a key) replaced by U+FFFD, or as null when even that fails (a cycle, a
+ * BigInt) or it is over the payload limit.
  */
 export function resultAsJson(value: unknown, limits: Pick<Limits, "maxDepth" | "maxPayloadBytes">): string {
   if (value === undefined) return "null";
@@ -93,10 +142,29 @@ export function resultAsJson(value: unknown, limits: Pick<Limits, "maxDepth" | "
     return toJsonText(value, "result", limits);
   } catch {
     try {
-      const text = JSON.stringify(value);
+      const text = wellFormedJsonText(JSON.stringify(value));
       return text === undefined || Buffer.byteLength(text, "utf8") > limits.maxPayloadBytes ? "null" : text;
     } catch {
       return "null";
     }
   }
+}
+
+// JSON.stringify writes a lone surrogate as a `\udXXX` escape (and a pair as the character itself), so JSON text
+// without such an escape holds none; one that has one may still be a literal backslash, which the repair leaves be.
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
+/** JSON text (as JSON.stringify writes it) whose strings and keys hold lone surrogates, with them replaced by U+FFFD. */
+export function wellFormedJsonText<T extends string | undefined>(text: T): T {
+  if (text === undefined || !SURROGATE_ESCAPE.test(text)) return text;
+  return JSON.stringify(JSON.parse(text, repairText)) as T;
+}
+
+/** A JSON.parse reviver replacing lone surrogates in strings and object keys (keys that then collide: the last wins). */
+function repairText(_key: string, value: unknown): unknown {
+  if (typeof value === "string") return toWellFormed(value);
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+  const keys = Object.keys(value);
+  if (keys.every(isWellFormed)) return value;
+  return Object.fromEntries(keys.map((k) => [toWellFormed(k), (value as Record<string, unknown>)[k]]));
 }

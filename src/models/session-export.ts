@@ -2,7 +2,8 @@
 // Times are milliseconds since the epoch with microsecond resolution, exactly as stored; JSON payloads are values.
 import { z } from "zod";
 import { DEFAULT_LIMITS } from "./limits.js";
-import type { JsonObject, JsonValue } from "./json.js";
+import { malformedIssue, wellFormedText } from "./inputs.js";
+import { loneSurrogatePath, type JsonObject, type JsonValue } from "./json.js";
 
 /** The `format` tag of a forkpoint session export. */
 export const EXPORT_FORMAT = "forkpoint.session";
@@ -108,15 +109,26 @@ export interface SessionExport {
 
 const MAX = DEFAULT_LIMITS.maxStringField;
 // Stricter than the API, which trims: exported text is already trimmed, and trimming here would change hashed values.
-const text = z.string().min(1).max(MAX).refine((s) => s.trim() === s, "must not start or end with whitespace");
+// Every string of a document is well-formed text (strings.ts), hashes recomputed or not: a lone surrogate is stored
+// as other bytes than those hashed.
+const text = wellFormedText().min(1).max(MAX).refine((s) => s.trim() === s, "must not start or end with whitespace");
 const id = text;
 /** Milliseconds since the epoch, within what a `Date` can hold. */
 const time = z.number().min(0).max(8.64e15);
 const hash = z.string().regex(/^[0-9a-f]{64}$/, "must be a SHA-256 hash (64 lowercase hex digits)");
 const position = z.number().int().min(0);
-/** JSON payloads are checked in depth (size, depth, plain JSON) when the importer serializes them. */
-const json = z.custom<JsonValue>((v) => v !== undefined, "must be a JSON value");
-const jsonObject = z.custom<JsonObject>((v) => typeof v === "object" && v !== null && !Array.isArray(v), "must be a JSON object");
+/**
+ * JSON payloads are checked in depth (size, depth, plain JSON) when the importer serializes them; their text here,
+ * since not every payload is serialized (a failed call's result is not).
+ */
+const wellFormedJson = (value: unknown, ctx: z.core.$RefinementCtx): void => {
+  const path = loneSurrogatePath(value);
+  if (path) ctx.addIssue({ code: "custom", ...malformedIssue, path });
+};
+const json = z.custom<JsonValue>((v) => v !== undefined, "must be a JSON value").superRefine(wellFormedJson);
+const jsonObject = z
+  .custom<JsonObject>((v) => typeof v === "object" && v !== null && !Array.isArray(v), "must be a JSON object")
+  .superRefine(wellFormedJson);
 
 /** The runtime check of a `SessionExport` (shape only; the importer checks ids, links and hashes). */
 export const sessionExportSchema = z.strictObject({
@@ -177,5 +189,5 @@ export const sessionExportSchema = z.strictObject({
     expiresAt: time.nullable(),
     checksum: hash,
   })),
-  events: z.array(z.strictObject({ kind: text, refId: id, branchId: id, detail: z.string().max(4 * MAX).nullable(), createdAt: time })),
+  events: z.array(z.strictObject({ kind: text, refId: id, branchId: id, detail: wellFormedText().max(4 * MAX).nullable(), createdAt: time })),
 });

@@ -4,15 +4,37 @@ import { ValidationError } from "./errors.js";
 // A lone surrogate (half of a UTF-16 pair) cannot be encoded as UTF-8: a database stores it as other bytes,
 // and every hash computed over the original no longer matches what is read back.
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, "g");
+/** Any surrogate at all: most text has none, and a test for one is cheaper than the pairing regex. */
+const ANY_SURROGATE = /[\ud800-\udfff]/;
 
-/** Whether `text` holds only whole characters (String.prototype.isWellFormed, for runtimes and libs without it). */
-export function isWellFormed(text: string): boolean {
-  return !LONE_SURROGATE.test(text);
-}
+// ES2024's String.prototype.isWellFormed / toWellFormed (Node 20+), typed here since the project's lib is ES2023.
+type Es2024String = { isWellFormed?: (this: string) => boolean; toWellFormed?: (this: string) => string };
+const nativeIsWellFormed = (String.prototype as Es2024String).isWellFormed;
+const nativeToWellFormed = (String.prototype as Es2024String).toWellFormed;
+
+/** Whether `text` holds only whole characters (String.prototype.isWellFormed where the runtime has it). */
+export const isWellFormed: (text: string) => boolean = nativeIsWellFormed
+  ? (text) => nativeIsWellFormed.call(text)
+  : (text) => !ANY_SURROGATE.test(text) || !LONE_SURROGATE.test(text);
+
+/** `text` with each lone surrogate replaced by U+FFFD (String.prototype.toWellFormed where the runtime has it). */
+export const toWellFormed: (text: string) => string = nativeToWellFormed
+  ? (text) => nativeToWellFormed.call(text)
+  : (text) => text.replace(LONE_SURROGATES, "\ufffd");
+
+/** The message every `MALFORMED_TEXT` error carries after its field. */
+export const MALFORMED_TEXT_MESSAGE = "holds a lone surrogate (half of a UTF-16 pair), which cannot be stored as text";
 
 /** Throws a `ValidationError` (code `MALFORMED_TEXT`) naming `field` when `text` holds a lone surrogate. */
 export function assertWellFormed(text: string, field: string): void {
-  if (!isWellFormed(text)) {
-    throw new ValidationError(field, "holds a lone surrogate (half of a UTF-16 pair), which cannot be stored as text", "MALFORMED_TEXT");
-  }
+  if (!isWellFormed(text)) throw new ValidationError(field, MALFORMED_TEXT_MESSAGE, "MALFORMED_TEXT");
+}
+
+/**
+ * `text` fit to quote in an error's field path: lone surrogates written as `\uXXXX` escapes, so that the error
+ * itself holds only well-formed text (a log line or a JSON response carrying it stays valid).
+ */
+export function escapeLoneSurrogates(text: string): string {
+  return isWellFormed(text) ? text : text.replace(LONE_SURROGATES, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
 }

@@ -1,7 +1,7 @@
 // invoke and recordToolCall: journal the call first, run it, then complete it once (and mark its effect applied).
 import { errorText } from "../models/errors.js";
 import { parseInput, recordToolCallInput, type RecordToolCallInput } from "../models/inputs.js";
-import { resultAsJson, toJsonText, type JsonValue } from "../models/json.js";
+import { resultAsJson, toJsonText, wellFormedJsonText, type JsonValue } from "../models/json.js";
 import type { ToolDefinition } from "../tools/define-tool.js";
 import { runHandler } from "../tools/run-handler.js";
 import type { Checkpoint, ToolInvocation } from "../models/types.js";
@@ -54,8 +54,9 @@ function completeCall(
   return { invocation, checkpoint };
 }
 
+// A thrown message is what the tool made, like its result: lone surrogates in it become U+FFFD (see resultAsJson).
 const errorJson = (error: unknown): string =>
-  JSON.stringify({ message: errorText(error), ...(error instanceof Error ? { name: error.name } : {}) });
+  wellFormedJsonText(JSON.stringify({ message: errorText(error), ...(error instanceof Error ? { name: error.name } : {}) }));
 
 function emitCompleted(ctx: EngineContext, { invocation, checkpoint }: Completed): ToolInvocation {
   ctx.events.emit("tool", invocation);

@@ -1,0 +1,325 @@
+// Lone surrogates: every string that crosses the API is refused with MALFORMED_TEXT naming the field (nothing written),
+// well-formed astral text round-trips exactly, and a tool's own output is stored with U+FFFD in their place.
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  ValidationError, defineTool, openForkpoint, type Forkpoint, type SessionExport, type SessionHandle,
+} from "../../src/index.js";
+import { EMPTY_STATE_HASH, GENESIS_HASH, canonicalJson, entryHash, portableChecksum, sha256, toolResultHash } from "../../src/sessions/integrity.js";
+import { isWellFormed } from "../../src/models/strings.js";
+import { dumpDatabase, makeTempDir, rejectionOf, removeDir, tempDatabases } from "../helpers.js";
+
+/** Half of a pair, and each half of an emoji cut in two. */
+const LONE = [["a high surrogate", "\ud800"], ["an emoji's first half", "😀".slice(0, 1)], ["an emoji's second half", "😀".slice(1)]] as const;
+/** How an error's field path writes a lone surrogate that is an object key. */
+const escaped = (lone: string) => `\\u${lone.charCodeAt(0).toString(16)}`;
+const bad = <T>(value: unknown) => value as T;
+
+let dir: string;
+let file: string;
+let fp: Forkpoint;
+let s: SessionHandle;
+let ids: { checkpoint: string; message: string; branch: string };
+
+beforeAll(async () => {
+  dir = makeTempDir("forkpoint-hostile-");
+  file = path.join(dir, "hostile.db");
+  fp = openForkpoint({ path: file, tools: [defineTool({ name: "echo", run: (args) => args })] });
+  s = await fp.createSession({ userId: "alice", title: "main" });
+  const [m] = await s.append([{ role: "user", content: "hello" }, { role: "assistant", content: "hi" }]);
+  await s.setState({ step: 1 });
+  const cp = await s.checkpoint({ name: "cp" });
+  ids = { checkpoint: cp.id, message: m!.id, branch: (await s.info()).currentBranchId };
+});
+
+afterAll(async () => {
+  await fp.close();
+  removeDir(dir);
+});
+
+/** Each call that takes a string, with the lone surrogate placed in it, and the field the error must name. */
+const cases: { what: string; call: (lone: string) => Promise<unknown>; field: (lone: string) => string }[] = [
+  // sessions
+  { what: "createSession userId", call: (x) => fp.createSession({ userId: `al${x}ice` }), field: () => "createSession.userId" },
+  { what: "createSession title", call: (x) => fp.createSession({ userId: "alice", title: x }), field: () => "createSession.title" },
+  { what: "createSession metadata value", call: (x) => fp.createSession({ userId: "alice", metadata: { note: [x] } }), field: () => "createSession.metadata.note[0]" },
+  { what: "createSession metadata key", call: (x) => fp.createSession({ userId: "alice", metadata: { [x]: 1 } }), field: (x) => `createSession.metadata.${escaped(x)}` },
+  { what: "getSession id", call: (x) => fp.getSession(x, { userId: "alice" }), field: () => "sessionId" },
+  { what: "getSession userId", call: (x) => fp.getSession(s.id, { userId: x }), field: () => "scope.userId" },
+  { what: "handoff target userId", call: (x) => s.handoff(ids.checkpoint, { userId: x }), field: () => "handoff.userId" },
+  { what: "handoff target title", call: (x) => s.handoff(ids.checkpoint, { userId: "bob", title: x }), field: () => "handoff.title" },
+  // messages
+  { what: "append role", call: (x) => s.append({ role: x, content: "x" }), field: () => "message.role" },
+  { what: "append clientId", call: (x) => s.append({ role: "user", content: "x", clientId: `c-${x}` }), field: () => "message.clientId" },
+  { what: "append string content", call: (x) => s.append({ role: "user", content: `say ${x}` }), field: () => "message.content" },
+  { what: "append content parts", call: (x) => s.append({ role: "user", content: [{ type: "text", text: x }] }), field: () => "message.content[0].text" },
+  { what: "append content key", call: (x) => s.append({ role: "user", content: { [x]: "v" } }), field: (x) => `message.content.${escaped(x)}` },
+  { what: "append metadata value", call: (x) => s.append({ role: "user", content: "x", metadata: { tag: x } }), field: () => "message.metadata.tag" },
+  { what: "append metadata key", call: (x) => s.append({ role: "user", content: "x", metadata: { [x]: true } }), field: (x) => `message.metadata.${escaped(x)}` },
+  {
+    what: "append batch whose second message is malformed (the first is not stored either)",
+    call: (x) => s.append([{ role: "user", content: "fine" }, { role: "assistant", content: x }]),
+    field: () => "messages[1].content",
+  },
+  { what: "turn message", call: (x) => s.turn([{ role: "user", content: x }], { name: "t" }), field: () => "messages[0].content" },
+  { what: "turn checkpoint name", call: (x) => s.turn([{ role: "user", content: "ok" }], { name: x }), field: () => "checkpoint.name" },
+  { what: "edit content", call: (x) => s.edit(ids.message, { role: "user", content: { text: x } }), field: () => "message.content.text" },
+  { what: "edit role", call: (x) => s.edit(ids.message, { role: x, content: "x" }), field: () => "message.role" },
+  { what: "edit message id", call: (x) => s.edit(x, { role: "user", content: "x" }), field: () => "messageId" },
+  // state
+  { what: "setState string", call: (x) => s.setState(x), field: () => "state" },
+  { what: "setState nested value", call: (x) => s.setState({ a: { b: [1, x] } }), field: () => "state.a.b[1]" },
+  { what: "setState key", call: (x) => s.setState({ [x]: 1 }), field: (x) => `state.${escaped(x)}` },
+  { what: "setState updater result", call: (x) => s.setState(() => ({ note: x })), field: () => "state.note" },
+  // checkpoints
+  { what: "checkpoint name", call: (x) => s.checkpoint({ name: x }), field: () => "checkpoint.name" },
+  { what: "checkpoint metadata", call: (x) => s.checkpoint({ metadata: { by: x } }), field: () => "checkpoint.metadata.by" },
+  { what: "restore id", call: (x) => s.restore(x), field: () => "checkpointId" },
+  { what: "rollback id", call: (x) => s.rollback(x), field: () => "checkpointId" },
+  { what: "deleteCheckpoint id", call: (x) => s.deleteCheckpoint(x), field: () => "checkpointId" },
+  { what: "diff id", call: (x) => s.diff(ids.checkpoint, x), field: () => "checkpointB" },
+  { what: "plan target", call: (x) => s.plan({ checkpointId: x }), field: () => "plan.checkpointId" },
+  // branches and versions
+  { what: "switchBranch id", call: (x) => s.switchBranch(x), field: () => "branchId" },
+  { what: "history branchId", call: (x) => s.history({ branchId: x }), field: () => "history.branchId" },
+  { what: "toolTrack branchId", call: (x) => s.toolTrack({ branchId: x }), field: () => "toolTrack.branchId" },
+  { what: "versions message id", call: (x) => s.versions(x), field: () => "messageId" },
+  // tools
+  { what: "invoke tool name", call: (x) => s.invoke(`echo${x}`), field: () => "tool" },
+  { what: "invoke args", call: (x) => s.invoke("echo", { text: x }), field: () => "args.text" },
+  { what: "invoke args key", call: (x) => s.invoke("echo", { [x]: 1 }), field: (x) => `args.${escaped(x)}` },
+  { what: "recordToolCall tool", call: (x) => s.recordToolCall({ tool: x, args: {} }), field: () => "toolCall.tool" },
+  { what: "recordToolCall callId", call: (x) => s.recordToolCall({ tool: "t", args: {}, callId: x }), field: () => "toolCall.callId" },
+  { what: "recordToolCall args", call: (x) => s.recordToolCall({ tool: "t", args: { q: x } }), field: () => "toolCall.args.q" },
+  { what: "recordToolCall result", call: (x) => s.recordToolCall({ tool: "t", args: {}, result: [x] }), field: () => "toolCall.result[0]" },
+  { what: "recordToolCall error text", call: (x) => s.recordToolCall({ tool: "t", args: {}, error: x }), field: () => "toolCall.error" },
+  { what: "recordToolCall error message", call: (x) => s.recordToolCall({ tool: "t", args: {}, error: { message: x } }), field: () => "toolCall.error.message" },
+  // listings
+  { what: "listSessions userId", call: (x) => fp.listSessions({ userId: x }), field: () => "listSessions.userId" },
+  { what: "listSessions cursor", call: (x) => fp.listSessions({ userId: "alice", cursor: x }), field: () => "listSessions.cursor" },
+  { what: "listCheckpoints userId", call: (x) => fp.listCheckpoints({ userId: x }), field: () => "listCheckpoints.userId" },
+  { what: "listCheckpoints name", call: (x) => fp.listCheckpoints({ userId: "alice", name: x }), field: () => "listCheckpoints.name" },
+  { what: "listCheckpoints sessionId", call: (x) => fp.listCheckpoints({ userId: "alice", sessionId: x }), field: () => "listCheckpoints.sessionId" },
+  { what: "listCheckpoints cursor", call: (x) => fp.listCheckpoints({ userId: "alice", cursor: x }), field: () => "listCheckpoints.cursor" },
+  { what: "a session's listCheckpoints name", call: (x) => s.listCheckpoints({ name: x }), field: () => "listCheckpoints.name" },
+  { what: "timeline cursor", call: (x) => s.timeline({ cursor: x }), field: () => "timeline.cursor" },
+  // operator calls and transfer
+  { what: "exportSession id", call: (x) => fp.exportSession(x, { userId: "alice" }), field: () => "sessionId" },
+  { what: "exportSession userId", call: (x) => fp.exportSession(s.id, { userId: x }), field: () => "exportSession.userId" },
+  { what: "verify sessionId", call: (x) => fp.verify({ sessionId: x }), field: () => "verify.sessionId" },
+];
+
+describe("a lone surrogate in any string crossing the API is refused, naming the field, and nothing is written", () => {
+  for (const c of cases) {
+    for (const [kind, lone] of LONE) {
+      it(`${c.what}: ${kind}`, async () => {
+        const before = dumpDatabase(file);
+        const e = await rejectionOf(() => c.call(lone));
+        expect(e).toBeInstanceOf(ValidationError);
+        expect(e.code).toBe("MALFORMED_TEXT");
+        expect(e.field).toBe(c.field(lone));
+        expect(e.message).toContain("lone surrogate");
+        // The error itself holds only well-formed text (it may be logged or sent as JSON).
+        expect(isWellFormed(e.message)).toBe(true);
+        expect(isWellFormed(e.field)).toBe(true);
+        expect(dumpDatabase(file)).toEqual(before);
+      });
+    }
+  }
+
+  it("importSession's userId", async () => {
+    const doc = await fp.exportSession(s.id, { userId: "alice" });
+    const e = await rejectionOf(() => tempFp().importSession(doc, { userId: "b\ud800" }));
+    expect(e).toMatchObject({ code: "MALFORMED_TEXT", field: "importSession.userId" });
+  });
+
+  it("attachWorkspace's exclude patterns", async () => {
+    const ws = makeTempDir("forkpoint-hostile-ws-");
+    try {
+      const before = dumpDatabase(file);
+      const e = await rejectionOf(() => s.attachWorkspace(ws, { exclude: ["*.log", "\udc00"] }));
+      expect(e).toMatchObject({ code: "MALFORMED_TEXT", field: "options.exclude.1" });
+      expect(dumpDatabase(file)).toEqual(before);
+    } finally {
+      removeDir(ws);
+    }
+  });
+
+  it("the session is intact after all of it: verify is ok and the calls of the same shapes succeed", async () => {
+    expect((await fp.verify()).ok).toBe(true);
+    expect((await s.history()).map((m) => m.content)).toEqual(["hello", "hi"]);
+    expect((await fp.listSessions({ userId: "alice" })).items.map((x) => x.id)).toEqual([s.id]);
+  });
+});
+
+const dbs = tempDatabases();
+function tempFp(options: Parameters<typeof dbs.open>[0] = {}): Forkpoint {
+  return dbs.open(options).fp;
+}
+
+/** Astral characters, an emoji ZWJ sequence, combining marks, U+FFFD itself and the highest code point. */
+const ASTRAL = ["😀", "𝄞 clef", "👩‍👩‍👧 family", "e\u0301", "\ufffd", "\u{10FFFF}", "日本語", "🇵🇹"];
+
+describe("well-formed text, astral characters included, round-trips exactly", () => {
+  it("through every field, verify, restore, export and import", async () => {
+    const fp1 = tempFp({ tools: [defineTool({ name: "echo😀", run: (args) => ({ echoed: args }) })] });
+    const user = `user ${ASTRAL[0]}`;
+    const s1 = await fp1.createSession({ userId: user, title: ASTRAL.join(" "), metadata: { [ASTRAL[2]!]: ASTRAL } });
+    const [m] = await s1.append({ role: `role ${ASTRAL[1]}`, content: { parts: ASTRAL, [ASTRAL[5]!]: ASTRAL[7]! }, clientId: `c ${ASTRAL[6]}`, metadata: { [ASTRAL[3]!]: ASTRAL[4]! } });
+    await s1.setState({ [ASTRAL[0]!]: ASTRAL });
+    const result = await s1.invoke("echo😀", { text: ASTRAL[2]! });
+    expect(result).toEqual({ echoed: { text: ASTRAL[2] } });
+    await s1.recordToolCall({ tool: `framework ${ASTRAL[0]}`, args: { q: ASTRAL[1]! }, result: ASTRAL[3]!, callId: `call ${ASTRAL[7]}` });
+    const cp = await s1.checkpoint({ name: `cp ${ASTRAL[0]}`, metadata: { note: ASTRAL[5]! } });
+
+    const info = await s1.info();
+    expect(info.userId).toBe(user);
+    expect(info.title).toBe(ASTRAL.join(" "));
+    expect(info.metadata).toEqual({ [ASTRAL[2]!]: ASTRAL });
+    const [read] = await s1.history();
+    expect(read).toMatchObject({ id: m!.id, role: `role ${ASTRAL[1]}`, content: { parts: ASTRAL, [ASTRAL[5]!]: ASTRAL[7] }, clientId: `c ${ASTRAL[6]}` });
+    expect(await s1.getState()).toEqual({ [ASTRAL[0]!]: ASTRAL });
+    const track = await s1.toolTrack();
+    expect(track.map((t) => [t.tool, t.args, t.result, t.callId])).toEqual([
+      ["echo😀", { text: ASTRAL[2] }, { echoed: { text: ASTRAL[2] } }, null],
+      [`framework ${ASTRAL[0]}`, { q: ASTRAL[1] }, ASTRAL[3], `call ${ASTRAL[7]}`],
+    ]);
+    expect((await fp1.listCheckpoints({ userId: user, name: `cp ${ASTRAL[0]}` })).items.map((c) => c.id)).toEqual([cp.id]);
+    expect((await s1.restore(cp.id)).state).toEqual({ [ASTRAL[0]!]: ASTRAL });
+    expect(await fp1.verify()).toMatchObject({ ok: true, problems: [] });
+
+    const doc = await fp1.exportSession(s1.id, { userId: user });
+    const fp2 = tempFp();
+    const copy = await fp2.importSession(JSON.parse(JSON.stringify(doc)), { userId: user });
+    expect(await fp2.exportSession(copy.id, { userId: user })).toEqual(doc);
+    expect(await copy.history()).toEqual(await s1.history());
+    expect(await fp2.verify()).toMatchObject({ ok: true, problems: [] });
+  });
+});
+
+describe("a tool's own output holding a lone surrogate is stored with U+FFFD, and the session keeps working", () => {
+  it("a result (string, nested, key) and a thrown message; restore, rollback, verify and export keep working", async () => {
+    const undone: unknown[] = [];
+    const lone = "😀".slice(0, 1);
+    const tool = defineTool({
+      name: "leaky",
+      run: () => ({ text: `half ${lone}`, list: ["\udc00", "whole 😀"], [`k${lone}`]: "\\ud800 is only text" }),
+      undo: ({ result }) => {
+        undone.push(result);
+      },
+    });
+    const thrower = defineTool({ name: "thrower", run: (): null => { throw new Error(`broken ${lone}`); } });
+    const fp1 = tempFp({ tools: [tool, thrower] });
+    const s1 = await fp1.createSession({ userId: "alice" });
+    const before = await s1.checkpoint({ name: "before" });
+    await s1.invoke("leaky");
+    await expect(s1.invoke("thrower")).rejects.toThrow("broken");
+    const repaired = { text: "half \ufffd", list: ["\ufffd", "whole 😀"], "k\ufffd": "\\ud800 is only text" };
+    const [call, failed] = await s1.toolTrack();
+    expect(call!.result).toEqual(repaired);
+    expect(failed!.error).toEqual({ message: "broken \ufffd", name: "Error" });
+
+    const after = await s1.checkpoint({ name: "after" });
+    expect((await s1.restore(after.id)).toolTrack.map((t) => t.result)).toEqual([repaired, null]);
+    expect(await fp1.verify()).toMatchObject({ ok: true, problems: [] });
+
+    const doc = await fp1.exportSession(s1.id, { userId: "alice" });
+    const copy = await tempFp().importSession(JSON.parse(JSON.stringify(doc)), { userId: "alice" });
+    expect((await copy.toolTrack())[0]!.result).toEqual(repaired);
+
+    const moved = await s1.rollback(before.id);
+    expect(moved.undone.map((t) => t.tool)).toEqual(["leaky"]);
+    expect(undone).toEqual([repaired]);
+    expect(await fp1.verify()).toMatchObject({ ok: true, problems: [] });
+  });
+});
+
+/** Recomputes every hash and checksum of a one-branch export, as whoever crafts a document can. */
+function rehash(doc: SessionExport): SessionExport {
+  const states = doc.states.map((st) => ({ ...st, hash: sha256(canonicalJson(st.value)) }));
+  const stateHashes = new Map(doc.states.map((st, i) => [st.hash, states[i]!.hash]));
+  let previous = GENESIS_HASH;
+  const hashAt = new Map<number, string>();
+  const entries = doc.entries.map((e) => {
+    const state = e.state === null ? null : stateHashes.get(e.state)!;
+    const row = {
+      ...e, content: e.kind === "state" ? null : JSON.stringify(e.content), metadata: e.metadata === null ? null : JSON.stringify(e.metadata),
+    };
+    const hash = entryHash(previous, row, state);
+    previous = hash;
+    hashAt.set(e.position, hash);
+    const c = e.completion;
+    const completion = c && {
+      ...c,
+      hash: toolResultHash(hash, {
+        entryId: e.id, status: c.status, completedAt: c.completedAt,
+        result: c.status === "succeeded" ? JSON.stringify(c.result) : null, error: c.status === "failed" ? JSON.stringify(c.error) : null,
+      }),
+    };
+    return { ...e, state, hash, completion };
+  });
+  const checkpoints = doc.checkpoints.map((c) => {
+    const state = c.state === null ? null : stateHashes.get(c.state)!;
+    const headHash = c.position === 0 ? GENESIS_HASH : hashAt.get(c.position)!;
+    const base = {
+      id: c.id, sessionId: doc.session.id, branchId: c.branchId, position: c.position, name: c.name, auto: c.auto,
+      metadata: c.metadata === null ? null : JSON.stringify(c.metadata), userId: "", headHash, createdAt: c.createdAt, expiresAt: c.expiresAt,
+    };
+    return { ...c, state, headHash, checksum: portableChecksum(base, state ?? EMPTY_STATE_HASH) };
+  });
+  return { ...doc, states, entries, checkpoints };
+}
+
+describe("importSession refuses a document holding a lone surrogate, even with its hashes recomputed", () => {
+  let doc: SessionExport;
+  beforeAll(async () => {
+    const source = openForkpoint({ path: path.join(dir, "source.db"), tools: [defineTool({ name: "echo", run: (args) => args })] });
+    const s1 = await source.createSession({ userId: "alice", title: "t", metadata: { m: 1 } });
+    await s1.append({ role: "user", content: { text: "hello" }, clientId: "c1", metadata: { k: "v" } });
+    await s1.setState({ step: "one" });
+    await s1.invoke("echo", { say: "hi" });
+    await s1.checkpoint({ name: "cp", metadata: { by: "me" } });
+    doc = JSON.parse(JSON.stringify(await source.exportSession(s1.id, { userId: "alice" })));
+    await source.close();
+  });
+
+  const crafted: { what: string; edit: (d: SessionExport) => void; field: string }[] = [
+    { what: "a message's role", edit: (d) => (d.entries[0]!.role = "us\ud800er"), field: "document.entries.0.role" },
+    { what: "a message's content", edit: (d) => (d.entries[0]!.content = { text: "\udc00" }), field: "document.entries.0.content.text" },
+    { what: "a message's clientId", edit: (d) => (d.entries[0]!.clientId = "c\ud800"), field: "document.entries.0.clientId" },
+    { what: "a message's metadata key", edit: (d) => (d.entries[0]!.metadata = { ["\ud83d"]: "v" }), field: "document.entries.0.metadata.\\ud83d" },
+    { what: "a state document", edit: (d) => (d.states[0]!.value = { step: "\ud800" }), field: "document.states.0.value.step" },
+    { what: "a tool call's args", edit: (d) => (d.entries[2]!.content = { say: "\ude00" }), field: "document.entries.2.content.say" },
+    { what: "a tool call's result", edit: (d) => (d.entries[2]!.completion!.result = { say: "\ud800" }), field: "document.entries.2.completion.result.say" },
+    { what: "a tool's name", edit: (d) => (d.entries[2]!.tool = "ec\ud800ho"), field: "document.entries.2.tool" },
+    { what: "a checkpoint's name", edit: (d) => (d.checkpoints[0]!.name = "\ud800"), field: "document.checkpoints.0.name" },
+    { what: "a checkpoint's metadata", edit: (d) => (d.checkpoints[0]!.metadata = { by: "\udc00" }), field: "document.checkpoints.0.metadata.by" },
+    { what: "the session's title", edit: (d) => (d.session.title = "t\ud800"), field: "document.session.title" },
+    { what: "the session's metadata", edit: (d) => (d.session.metadata = { m: ["\ud800"] }), field: "document.session.metadata.m.0" },
+  ];
+
+  it("the rehash is sound: a well-formed change with recomputed hashes is imported", async () => {
+    const d = structuredClone(doc);
+    d.entries[0]!.role = "assistant 😀";
+    d.states[0]!.value = { step: "two 😀" };
+    const fixed = rehash(d);
+    const target = dbs.open();
+    const copy = await target.fp.importSession(fixed, { userId: "alice" });
+    expect((await copy.history())[0]!.role).toBe("assistant 😀");
+    expect(await target.fp.verify()).toMatchObject({ ok: true, problems: [] });
+  });
+
+  for (const c of crafted) {
+    it(c.what, async () => {
+      const d = structuredClone(doc);
+      c.edit(d);
+      const fresh = dbs.open();
+      const before = dumpDatabase(fresh.path);
+      const e = await rejectionOf(() => fresh.fp.importSession(rehash(d), { userId: "alice" }));
+      expect(e).toBeInstanceOf(ValidationError);
+      expect(e).toMatchObject({ code: "MALFORMED_TEXT", field: c.field });
+      expect(dumpDatabase(fresh.path)).toEqual(before);
+      expect(await fresh.fp.verify()).toMatchObject({ ok: true, problems: [] });
+    });
+  }
+});
