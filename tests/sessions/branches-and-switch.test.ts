@@ -87,6 +87,7 @@ describe("switchBranch", () => {
       undone: [],
       replayed: [],
       skipped: [],
+      unregistered: [],
       failed: [],
       unknown: [],
     });

@@ -28,6 +28,7 @@ describe("rollback", () => {
       undone: [],
       replayed: [],
       skipped: [],
+      unregistered: [],
       failed: [],
       unknown: [],
     });
