@@ -237,7 +237,7 @@ async function runStep(ctx: EngineContext, spec: MoveSpec, step: MoveStepRow): P
     const undo = tool.undo;
     if (!undo) throw new ConflictError(`tool ${JSON.stringify(tool.name)} has no undo here: its call is neither undone nor replayed`, "TOOL_NOT_REGISTERED");
     const call = { tool, step: step.op, sessionId: spec.sessionId, invocationId: row.id, mode: "move", during: spec.kind, closing: ctx.closing } as const;
-    const handlerCtx = (signal: AbortSignal) => ({ sessionId: spec.sessionId, userId: spec.userId, invocationId: row.id, replay: step.op === "replay", signal });
+    const handlerCtx = (signal: AbortSignal) => ({ sessionId: spec.sessionId, userId: spec.userId, invocationId: row.id, callId: invocation.callId, replay: step.op === "replay", signal });
     // A timed-out handler is a failed step; whatever it returns later is not recorded.
     if (step.op === "undo") {
       const result = row.appliedResult === null ? invocation.result : (JSON.parse(row.appliedResult) as unknown);

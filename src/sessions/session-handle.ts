@@ -35,6 +35,15 @@ const id = (value: unknown, field: string): string => parseInput(idSchema, value
  */
 export type WhenReady = <T>(fn: () => Promise<T>) => Promise<T>;
 
+/** @internal The engine behind a handle, for this package's adapters (forkpoint/ai, forkpoint/openai-agents). */
+export interface SessionEngine {
+  ctx: EngineContext;
+  /** Runs an engine call as the handle's own calls run. */
+  run: <T>(fn: (ctx: EngineContext, ref: SessionRef) => Promise<T>) => Promise<T>;
+}
+/** @internal */
+export let sessionEngine: (s: SessionHandle) => SessionEngine;
+
 /**
  * A handle on one session, scoped to its owner. Get one from `fp.createSession` or `fp.getSession`.
  * Every method is async and reads or writes the database in one transaction.
@@ -44,6 +53,10 @@ export class SessionHandle {
   readonly userId: string;
   readonly #ctx: EngineContext;
   readonly #whenReady: WhenReady;
+
+  static {
+    sessionEngine = (s) => ({ ctx: s.#ctx, run: (fn) => s.#run(fn) });
+  }
 
   /** @internal */
   constructor(ctx: EngineContext, ref: SessionRef, whenReady: WhenReady) {

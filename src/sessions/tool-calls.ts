@@ -1,5 +1,5 @@
 // invoke and recordToolCall: journal the call first, run it, then complete it once (and mark its effect applied).
-import { errorText } from "../models/errors.js";
+import { ConflictError, errorText } from "../models/errors.js";
 import { parseInput, recordToolCallInput, type RecordToolCallInput } from "../models/inputs.js";
 import { resultAsJson, toJsonText, wellFormedJsonText, type JsonValue } from "../models/json.js";
 import type { ToolDefinition } from "../tools/define-tool.js";
@@ -67,20 +67,30 @@ function emitCompleted(ctx: EngineContext, { invocation, checkpoint }: Completed
 /** Invocations whose handler is running in this process now (recovery must not call them unknown). */
 export const inflightInvocations = new Set<string>();
 
-export async function invoke(ctx: EngineContext, ref: SessionRef, name: string, args: JsonValue): Promise<unknown> {
+/** How an adapter's call is made: the framework's call id, and the branch the call must still be on (else refused). */
+export interface CallOptions {
+  callId?: string | null;
+  onBranch?: string;
+}
+
+export async function invoke(ctx: EngineContext, ref: SessionRef, name: string, args: JsonValue, call: CallOptions = {}): Promise<unknown> {
   const tool = ctx.tools.get(name);
   const argsText = toJsonText(args, "args", ctx.limits);
   // Shared with other calls, exclusive of moves: the world is never moved under a running tool.
-  return ctx.track(ctx.withSessionLock(ref.id, () => journalRunComplete(ctx, ref, tool, argsText), "shared", `invoke(${JSON.stringify(name)})`));
+  return ctx.track(ctx.withSessionLock(ref.id, () => journalRunComplete(ctx, ref, tool, argsText, call), "shared", `invoke(${JSON.stringify(name)})`));
 }
 
-async function journalRunComplete(ctx: EngineContext, ref: SessionRef, tool: ToolDefinition, argsText: string): Promise<unknown> {
+async function journalRunComplete(ctx: EngineContext, ref: SessionRef, tool: ToolDefinition, argsText: string, call: CallOptions): Promise<unknown> {
   const name = tool.name;
   // Closing: the call is not journaled (its handler would not be started).
   if (ctx.closing.aborted) throw ctx.closing.reason;
   const { session, entry } = await ctx.store.write(() => {
     const session = ownedSession(ctx.store, ref.id, ref.userId);
-    return { session, entry: journalCall(ctx, session, name, argsText, null, typeof tool.undo === "function") };
+    // Checked where the call is journaled: a move that finished while this call waited is seen.
+    if (call.onBranch !== undefined && session.currentBranchId !== call.onBranch) {
+      throw new ConflictError(`session ${JSON.stringify(session.id)} moved to another branch since this call's loop began: ${JSON.stringify(name)} not run`, "SESSION_MOVED");
+    }
+    return { session, entry: journalCall(ctx, session, name, argsText, call.callId ?? null, typeof tool.undo === "function") };
   });
   // The workspace's files before the tool runs: what it changes becomes known to forkpoint (not drift).
   const before = session.hasWorkspace ? filesBefore(ctx, await ctx.store.read(() => ctx.store.getWorkspace(session.id))) : null;
@@ -100,7 +110,7 @@ async function journalRunComplete(ctx: EngineContext, ref: SessionRef, tool: Too
     const handlerCall = { tool, step: "run", sessionId: session.id, invocationId: entry.id, mode: "call", closing: ctx.closing } as const;
     // A timed-out run is a failed call: its late result is never recorded.
     value = await runHandler(handlerCall, (signal) =>
-      tool.run(args, { sessionId: session.id, userId: session.userId, invocationId: entry.id, replay: false, signal }),
+      tool.run(args, { sessionId: session.id, userId: session.userId, invocationId: entry.id, callId: entry.callId, replay: false, signal }),
     );
   } catch (error) {
     await complete({ result: null, error: errorJson(error) });

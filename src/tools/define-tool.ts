@@ -8,6 +8,8 @@ export interface ToolContext {
   userId: string;
   /** The id of the invocation on the track. */
   invocationId: string;
+  /** The call id a framework gave the call (the AI SDK's `toolCallId`), as recorded; null when none was given. */
+  callId?: string | null;
   /** True when `run` is called to replay a recorded invocation during a move. */
   replay: boolean;
   /**
