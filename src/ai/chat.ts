@@ -1,0 +1,101 @@
+// saveChat / loadChat: the AI SDK's UIMessage[] (and ModelMessage[]) as a session's history, one message each.
+import type { ModelMessage, UIMessage } from "ai";
+import { ValidationError } from "../models/errors.js";
+import type { JsonObject, JsonValue } from "../models/json.js";
+import type { Message, MessageInput } from "../models/types.js";
+import type { SessionHandle } from "../sessions/session-handle.js";
+import { decodeValue, encodeValue } from "./message-codec.js";
+import { syncHistory, type SaveResult } from "./sync-history.js";
+
+/** The forkpoint metadata key that holds a UIMessage's own `metadata` (any JSON type). */
+const UI_METADATA = "uiMetadata";
+/** The forkpoint metadata key that holds a ModelMessage's `providerOptions`. */
+const PROVIDER_OPTIONS = "providerOptions";
+
+function record(value: unknown, field: string): Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new ValidationError(field, "must be a message object");
+  return value as Record<string, unknown>;
+}
+
+function list(messages: unknown, where: string): unknown[] {
+  if (!Array.isArray(messages)) throw new ValidationError(where, "must be an array of messages");
+  return messages;
+}
+
+function uiInput(value: unknown, i: number): MessageInput {
+  const m = record(value, `messages[${i}]`);
+  if (typeof m.id !== "string") throw new ValidationError(`messages[${i}].id`, "must be a string");
+  if (typeof m.role !== "string") throw new ValidationError(`messages[${i}].role`, "must be a string");
+  if (!Array.isArray(m.parts)) throw new ValidationError(`messages[${i}].parts`, "must be an array of parts");
+  return {
+    role: m.role,
+    content: encodeValue(m.parts),
+    // An empty id (a message the client has not named yet) is stored without one; loadChat gives it forkpoint's.
+    ...(m.id !== "" ? { clientId: m.id } : {}),
+    ...(m.metadata !== undefined ? { metadata: { [UI_METADATA]: encodeValue(m.metadata) } } : {}),
+  };
+}
+
+/** A stored message's parts: its content when saved by saveChat; a plain-text message's text as one text part. */
+function parts(content: JsonValue): unknown[] {
+  if (typeof content === "string") return [{ type: "text", text: content }];
+  const decoded: unknown = decodeValue(content);
+  return Array.isArray(decoded) ? decoded : [{ type: "text", text: JSON.stringify(content) }];
+}
+
+function metadataOf(metadata: JsonObject | null, key: string): { found: boolean; value: unknown } {
+  return metadata !== null && key in metadata ? { found: true, value: decodeValue(metadata[key]!) } : { found: false, value: undefined };
+}
+
+function toUiMessage(m: Message): UIMessage {
+  const meta = metadataOf(m.metadata, UI_METADATA);
+  return {
+    id: m.clientId ?? m.id,
+    role: m.role as UIMessage["role"],
+    ...(meta.found ? { metadata: meta.value } : {}),
+    parts: parts(m.content) as UIMessage["parts"],
+  };
+}
+
+/**
+ * Stores the chat's whole `UIMessage[]` as the session's current history, as the AI SDK's persistence guide calls it
+ * (after each response, with every message): one forkpoint message per UIMessage (its id as `clientId`, its parts as
+ * content with binary data as base64, its `metadata` kept). Unchanged messages are not written again; new ones are
+ * appended; a changed earlier message (a regenerated answer, an edited question) becomes a new version (`< 2/2 >`),
+ * and a list that stops short of the history (a regenerate request) forks before what it lacks: nothing is overwritten.
+ * Call it with the request's messages before the agent loop too, so a regenerate's or edit's tool calls land on the
+ * new branch (saved only after, the fork would undo them).
+ * @example await saveChat(s, [...messages, responseMessage])
+ */
+export function saveChat<M extends UIMessage<any, any, any>>(s: SessionHandle, messages: readonly M[]): Promise<SaveResult> {
+  const inputs = list(messages, "messages").map(uiInput);
+  return syncHistory(s, inputs);
+}
+
+/** The session's current history as `UIMessage[]`, exactly as saved (binary data back as Uint8Array). */
+export async function loadChat<M extends UIMessage<any, any, any> = UIMessage>(s: SessionHandle): Promise<M[]> {
+  return (await s.history()).map(toUiMessage) as M[];
+}
+
+function modelInput(value: unknown, i: number): MessageInput {
+  const m = record(value, `messages[${i}]`);
+  if (typeof m.role !== "string") throw new ValidationError(`messages[${i}].role`, "must be a string");
+  return {
+    role: m.role,
+    content: encodeValue(m.content),
+    ...(m.providerOptions !== undefined ? { metadata: { [PROVIDER_OPTIONS]: encodeValue(m.providerOptions) } } : {}),
+  };
+}
+
+/** `saveChat` for the AI SDK's `ModelMessage[]` (a `generateText` loop's `messages`, with `response.messages` added). */
+export function saveModelMessages(s: SessionHandle, messages: readonly ModelMessage[]): Promise<SaveResult> {
+  return syncHistory(s, list(messages, "messages").map(modelInput));
+}
+
+/** The session's current history as `ModelMessage[]`, exactly as saved. */
+export async function loadModelMessages(s: SessionHandle): Promise<ModelMessage[]> {
+  return (await s.history()).map((m) => {
+    const options = metadataOf(m.metadata, PROVIDER_OPTIONS);
+    return { role: m.role, content: decodeValue(m.content), ...(options.found ? { providerOptions: options.value } : {}) } as ModelMessage;
+  });
+}

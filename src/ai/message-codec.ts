@@ -1,0 +1,40 @@
+// AI SDK message values as JSON and back: binary data (Uint8Array, ArrayBuffer) as base64, URLs as their href.
+import type { JsonValue } from "../models/json.js";
+
+/**
+ * The tag of an encoded value. An app's own object that has this key is wrapped ({ $fp: "object", value }), so
+ * decoding gives back exactly what was encoded.
+ */
+const TAG = "$fp";
+
+function isPlainObject(value: object): boolean {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/** `value` with its binary data and URLs made JSON; anything else non-JSON is left for forkpoint to refuse by path. */
+export function encodeValue(value: unknown): JsonValue {
+  if (value instanceof Uint8Array) return { [TAG]: "bytes", base64: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("base64") };
+  if (value instanceof ArrayBuffer) return { [TAG]: "bytes", base64: Buffer.from(value).toString("base64") };
+  if (value instanceof URL) return { [TAG]: "url", href: value.href };
+  if (Array.isArray(value)) return value.map(encodeValue);
+  if (typeof value === "object" && value !== null && isPlainObject(value)) {
+    const out: Record<string, JsonValue> = {};
+    for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = encodeValue(v);
+    return TAG in out ? { [TAG]: "object", value: out } : out;
+  }
+  return value as JsonValue;
+}
+
+/** The inverse of `encodeValue`: base64 back to a Uint8Array (an ArrayBuffer comes back as one too), hrefs to URLs. */
+export function decodeValue(value: JsonValue): any {
+  if (Array.isArray(value)) return value.map(decodeValue);
+  if (typeof value !== "object" || value === null) return value;
+  const tag = value[TAG];
+  if (tag === "bytes" && typeof value.base64 === "string") return new Uint8Array(Buffer.from(value.base64, "base64"));
+  if (tag === "url" && typeof value.href === "string") return new URL(value.href);
+  const inner = tag === "object" && typeof value.value === "object" && value.value !== null && !Array.isArray(value.value) ? value.value : value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(inner)) out[k] = decodeValue(v);
+  return out;
+}

@@ -1,0 +1,27 @@
+// A scripted AI SDK model (MockLanguageModelV3 from ai/test): each generate step answers with the next scripted content.
+import { MockLanguageModelV3 } from "ai/test";
+
+type LanguageModelV3Content = Awaited<ReturnType<MockLanguageModelV3["doGenerate"]>>["content"][number];
+
+const usage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 1, text: 1, reasoning: undefined },
+};
+
+/** A tool call the model makes: `input` is JSON-encoded as models send it. */
+export const call = (toolCallId: string, toolName: string, input: unknown): LanguageModelV3Content => ({
+  type: "tool-call", toolCallId, toolName, input: JSON.stringify(input),
+});
+export const text = (t: string): LanguageModelV3Content => ({ type: "text", text: t });
+
+/** Answers step i with `steps[i]` (tool calls finish the step with "tool-calls", so the loop runs them and goes on). */
+export function scriptedModel(steps: LanguageModelV3Content[][]): MockLanguageModelV3 {
+  let i = 0;
+  return new MockLanguageModelV3({
+    doGenerate: async () => {
+      const content = steps[i++] ?? [text("(no more steps)")];
+      const calls = content.some((c) => c.type === "tool-call");
+      return { content, finishReason: { unified: calls ? "tool-calls" : "stop", raw: undefined }, usage, warnings: [] };
+    },
+  });
+}

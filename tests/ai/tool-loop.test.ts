@@ -1,0 +1,173 @@
+// forkpoint/ai tools: a multi-step generateText loop (the AI SDK's mock model) writes real files through undoableTools;
+// a rollback undoes them, a switch back replays them with the recorded toolCallId, a move mid-loop stops the loop.
+import { generateText, stepCountIs, tool } from "ai";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { ConflictError, openForkpoint } from "../../src/index.js";
+import { aiToolDefinitions, undoableTools } from "../../src/ai/index.js";
+import { makeTempDir, removeDir, tempDatabases } from "../helpers.js";
+import { call, scriptedModel, text } from "./mock-model.js";
+
+const dbs = tempDatabases();
+
+/** An AI SDK tool writing a real file under `dir`, and its undo; `seen` records each execute's toolCallId. */
+function fileTools(dir: string) {
+  const seen: string[] = [];
+  const tools = {
+    write_file: tool({
+      description: "Write a file",
+      inputSchema: z.object({ path: z.string(), text: z.string() }),
+      execute: async ({ path, text }, { toolCallId }) => {
+        seen.push(toolCallId);
+        writeFileSync(join(dir, path), text);
+        return { written: path };
+      },
+    }),
+    shout: tool({
+      description: "Irreversible: prints",
+      inputSchema: z.object({ words: z.string() }),
+      execute: async ({ words }) => words.toUpperCase(),
+    }),
+  };
+  const undos = { write_file: async ({ args }: { args: { path: string } }) => rmSync(join(dir, args.path)) };
+  return { tools, undos, seen };
+}
+
+describe("undoableTools in a generateText loop", () => {
+  it("journals each call with the AI SDK's toolCallId, undoes on rollback and replays on switch back", async () => {
+    const dir = makeTempDir();
+    try {
+      const { fp } = dbs.open();
+      const s = await fp.createSession({ userId: "u" });
+      const { tools, undos, seen } = fileTools(dir);
+      const before = await s.checkpoint({ name: "before" });
+      const model = scriptedModel([
+        [call("call-a", "write_file", { path: "a.txt", text: "A" })],
+        [call("call-b", "write_file", { path: "b.txt", text: "B" }), call("call-s", "shout", { words: "hi" })],
+        [text("done")],
+      ]);
+      const result = await generateText({ model, tools: undoableTools(s, tools, undos), prompt: "write two files", stopWhen: stepCountIs(5) });
+      expect(result.text).toBe("done");
+      expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("A");
+      expect(readFileSync(join(dir, "b.txt"), "utf8")).toBe("B");
+
+      const track = await s.toolTrack();
+      expect(track.map((t) => [t.tool, t.callId, t.status])).toEqual([
+        ["write_file", "call-a", "succeeded"], ["write_file", "call-b", "succeeded"], ["shout", "call-s", "succeeded"],
+      ]);
+      expect(track[0]!.args).toEqual({ path: "a.txt", text: "A" });
+      expect(track[2]!.result).toBe("HI");
+      const loopBranch = (await s.info()).currentBranchId;
+
+      const back = await s.rollback(before.id);
+      expect(back.undone.map((t) => t.callId)).toEqual(["call-b", "call-a"]);
+      expect(back.skipped.map((t) => t.tool)).toEqual(["shout"]);
+      expect(existsSync(join(dir, "a.txt")) || existsSync(join(dir, "b.txt"))).toBe(false);
+
+      const again = await s.switchBranch(loopBranch);
+      expect(again.replayed.map((t) => t.callId)).toEqual(["call-a", "call-b"]);
+      expect(readFileSync(join(dir, "b.txt"), "utf8")).toBe("B");
+      // The replay called the tool's own execute with the recorded toolCallId.
+      expect(seen).toEqual(["call-a", "call-b", "call-a", "call-b"]);
+    } finally {
+      removeDir(dir);
+    }
+  });
+
+  it("refuses the loop's further calls once a rollback moved the session, and aborts the loop's signal", async () => {
+    const dir = makeTempDir();
+    try {
+      const { fp } = dbs.open();
+      const s = await fp.createSession({ userId: "u" });
+      const { tools, undos } = fileTools(dir);
+      const start = await s.checkpoint({ name: "start" });
+      const abortController = new AbortController();
+      // The app's stop button: a rollback while the loop runs, here between the model's first and second steps.
+      let step = 0;
+      const model = scriptedModel([]);
+      const scripted = scriptedModel([
+        [call("c1", "write_file", { path: "one.txt", text: "1" })],
+        [call("c2", "write_file", { path: "two.txt", text: "2" })],
+        [text("done")],
+      ]);
+      model.doGenerate = async (options) => {
+        if (step++ === 1) await s.rollback(start.id);
+        return scripted.doGenerate(options);
+      };
+      const wrapped = undoableTools(s, tools, undos, { abortController });
+      const loop = generateText({ model, tools: wrapped, prompt: "go", stopWhen: stepCountIs(5), abortSignal: abortController.signal });
+      await expect(loop).rejects.toThrow();
+      expect(abortController.signal.aborted).toBe(true);
+      expect(abortController.signal.reason).toBeInstanceOf(ConflictError);
+      expect((abortController.signal.reason as ConflictError).code).toBe("SESSION_MOVED");
+      // one.txt was undone by the rollback; two.txt was never written, and the new branch has no call on it.
+      expect(existsSync(join(dir, "one.txt"))).toBe(false);
+      expect(existsSync(join(dir, "two.txt"))).toBe(false);
+      expect(await s.toolTrack()).toEqual([]);
+    } finally {
+      removeDir(dir);
+    }
+  });
+
+  it("refuses a call made after a move even without an abort controller, writing nothing on the new branch", async () => {
+    const dir = makeTempDir();
+    try {
+      const { fp } = dbs.open();
+      const s = await fp.createSession({ userId: "u" });
+      const { tools, undos } = fileTools(dir);
+      const start = await s.checkpoint();
+      const wrapped = undoableTools(s, tools, undos);
+      await s.append({ role: "user", content: "hi" });
+      await s.rollback(start.id);
+      const execute = wrapped.write_file.execute!;
+      const refused = await Promise.resolve(execute({ path: "late.txt", text: "x" }, { toolCallId: "late", messages: [] })).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(ConflictError);
+      expect((refused as ConflictError).code).toBe("SESSION_MOVED");
+      expect(existsSync(join(dir, "late.txt"))).toBe(false);
+      expect(await s.toolTrack()).toEqual([]);
+      // Tools wrapped after the move work on the new branch.
+      await undoableTools(s, tools, undos).write_file.execute!({ path: "ok.txt", text: "y" }, { toolCallId: "ok", messages: [] });
+      expect((await s.toolTrack()).map((t) => t.callId)).toEqual(["ok"]);
+    } finally {
+      removeDir(dir);
+    }
+  });
+
+  it("aiToolDefinitions lets a new opener undo the calls before any undoableTools call (one definition per tool)", async () => {
+    const dir = makeTempDir();
+    try {
+      const path = dbs.path();
+      const { tools, undos } = fileTools(dir);
+      const fp1 = dbs.track(openForkpoint({ path }));
+      const s1 = await fp1.createSession({ userId: "u" });
+      const cp = await s1.checkpoint();
+      await generateText({
+        model: scriptedModel([[call("k1", "write_file", { path: "k.txt", text: "K" })], [text("ok")]]),
+        tools: undoableTools(s1, tools, undos), prompt: "go", stopWhen: stepCountIs(3),
+      });
+      await fp1.close();
+      const fp2 = dbs.track(openForkpoint({ path, tools: aiToolDefinitions(tools, undos) }));
+      const s2 = await fp2.getSession(s1.id, { userId: "u" });
+      const r = await s2.rollback(cp.id);
+      expect(r.undone.map((t) => t.callId)).toEqual(["k1"]);
+      expect(existsSync(join(dir, "k.txt"))).toBe(false);
+    } finally {
+      removeDir(dir);
+    }
+  });
+
+  it("refuses an undo for a tool the ToolSet lacks, and a name taken by a defineTool tool", async () => {
+    const dir = makeTempDir();
+    try {
+      const { tools, undos } = fileTools(dir);
+      const { fp } = dbs.open({ tools: [{ name: "write_file", run: () => null }] });
+      const s = await fp.createSession({ userId: "u" });
+      expect(() => undoableTools(s, tools, { ...undos, writ_file: async () => {} } as never)).toThrow(/names no tool/);
+      expect(() => undoableTools(s, tools, undos)).toThrow(expect.objectContaining({ code: "TOOL_NAME_TAKEN" }));
+    } finally {
+      removeDir(dir);
+    }
+  });
+});
