@@ -7,24 +7,24 @@ import { toCheckpoint, toSessionInfo } from "./rows.js";
 
 const DEFAULT_LIMIT = 20;
 
-function page<T, R extends { seq: number }>(rows: R[], limit: number, map: (r: R) => T): Page<T> {
+function page<T, R extends { seq: number }>(kind: "sessions" | "checkpoints", rows: R[], limit: number, map: (r: R) => T): Page<T> {
   const more = rows.length > limit;
   const items = more ? rows.slice(0, limit) : rows;
-  return { items: items.map(map), nextCursor: more ? encodeCursor([items[items.length - 1]!.seq]) : null };
+  return { items: items.map(map), nextCursor: more ? encodeCursor(kind, [items[items.length - 1]!.seq]) : null };
 }
 
 export async function listSessions(ctx: EngineContext, input: ListSessionsInput): Promise<Page<SessionInfo>> {
   const o = parseInput(listSessionsInput, input, "listSessions");
   const limit = o.limit ?? DEFAULT_LIMIT;
-  const before = o.cursor ? decodeCursor<[number]>(o.cursor, ["number"])[0] : undefined;
+  const before = o.cursor == null ? undefined : decodeCursor("sessions", o.cursor)[0];
   const rows = await ctx.store.query(() => ctx.store.listSessions(o.userId, before, limit + 1));
-  return page(rows, limit, toSessionInfo);
+  return page("sessions", rows, limit, toSessionInfo);
 }
 
 export async function listCheckpoints(ctx: EngineContext, input: ListCheckpointsInput): Promise<Page<Checkpoint>> {
   const o = parseInput(listCheckpointsInput, input, "listCheckpoints");
   const limit = o.limit ?? DEFAULT_LIMIT;
-  const before = o.cursor ? decodeCursor<[number]>(o.cursor, ["number"])[0] : undefined;
+  const before = o.cursor == null ? undefined : decodeCursor("checkpoints", o.cursor)[0];
   const rows = await ctx.store.query(() =>
     ctx.store.listCheckpoints({
       userId: o.userId,
@@ -38,5 +38,5 @@ export async function listCheckpoints(ctx: EngineContext, input: ListCheckpoints
       limit: limit + 1,
     }),
   );
-  return page(rows, limit, toCheckpoint);
+  return page("checkpoints", rows, limit, toCheckpoint);
 }

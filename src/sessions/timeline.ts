@@ -1,6 +1,6 @@
 // timeline: everything that happened in a session, across branches, newest first.
 import { z } from "zod";
-import { parseInput } from "../models/inputs.js";
+import { cursor, parseInput } from "../models/inputs.js";
 import type { Page, TimelineItem } from "../models/types.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
@@ -8,7 +8,7 @@ import { ownedSession } from "./ownership.js";
 
 const timelineInput = z.strictObject({
   limit: z.number().int().min(1).max(1000).optional(),
-  cursor: z.string().nullable().optional(),
+  cursor: cursor.nullable().optional(),
 });
 
 function summary(kind: string, detail: string | null): string {
@@ -24,7 +24,7 @@ function summary(kind: string, detail: string | null): string {
 export async function timeline(ctx: EngineContext, ref: SessionRef, options: z.input<typeof timelineInput> = {}): Promise<Page<TimelineItem>> {
   const o = parseInput(timelineInput, options, "timeline");
   const limit = o.limit ?? 50;
-  const before = o.cursor ? decodeCursor<[number, string, number]>(o.cursor, ["number", "string", "number"]) : undefined;
+  const before = o.cursor == null ? undefined : decodeCursor("timeline", o.cursor);
   const rows = await ctx.store.read(() => {
     ownedSession(ctx.store, ref.id, ref.userId);
     return ctx.store.timeline(ref.userId, ref.id, before && { createdAt: before[0], source: before[1], seq: before[2] }, limit + 1);
@@ -40,6 +40,6 @@ export async function timeline(ctx: EngineContext, ref: SessionRef, options: z.i
       at: new Date(r.createdAt),
       summary: summary(r.kind, r.detail),
     })),
-    nextCursor: more && last ? encodeCursor([last.createdAt, last.source, last.seq]) : null,
+    nextCursor: more && last ? encodeCursor("timeline", [last.createdAt, last.source, last.seq]) : null,
   };
 }
