@@ -2,9 +2,9 @@
 // The `forkpoint` command: inspect and maintain a database from the shell (sessions, history, branches, checkpoints,
 // rollback, export/import, verify, prune).
 import { Command, InvalidArgumentError } from "commander";
-import { formatDistanceToNow } from "date-fns";
 import { fileURLToPath } from "node:url";
 import { readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { relativeTime } from "./output.js";
 import { ForkpointError, ValidationError, branchTree, openForkpoint, type BranchTreeNode, type Forkpoint, type SessionExport } from "../index.js";
 
 const positiveInt = (value: string): number => {
@@ -12,7 +12,7 @@ const positiveInt = (value: string): number => {
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("must be a positive integer");
   return n;
 };
-const ago = (d: Date) => formatDistanceToNow(d, { addSuffix: true });
+const ago = (d: Date) => relativeTime(d);
 
 /** Builds the program; `out` receives each printed line (tests capture it). */
 export function buildProgram(out: (line: string) => void = console.log): Command {
