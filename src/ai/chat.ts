@@ -67,9 +67,8 @@ function toUiMessage(m: Message): UIMessage {
  * new branch (saved only after, the fork would undo them).
  * @example await saveChat(s, [...messages, responseMessage])
  */
-export function saveChat<M extends UIMessage<any, any, any>>(s: SessionHandle, messages: readonly M[]): Promise<SaveResult> {
-  const inputs = list(messages, "messages").map(uiInput);
-  return syncHistory(s, inputs);
+export async function saveChat<M extends UIMessage<any, any, any>>(s: SessionHandle, messages: readonly M[]): Promise<SaveResult> {
+  return syncHistory(s, list(messages, "messages").map(uiInput));
 }
 
 /** The session's current history as `UIMessage[]`, exactly as saved (binary data back as Uint8Array). */
@@ -88,7 +87,7 @@ function modelInput(value: unknown, i: number): MessageInput {
 }
 
 /** `saveChat` for the AI SDK's `ModelMessage[]` (a `generateText` loop's `messages`, with `response.messages` added). */
-export function saveModelMessages(s: SessionHandle, messages: readonly ModelMessage[]): Promise<SaveResult> {
+export async function saveModelMessages(s: SessionHandle, messages: readonly ModelMessage[]): Promise<SaveResult> {
   return syncHistory(s, list(messages, "messages").map(modelInput));
 }
 

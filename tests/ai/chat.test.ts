@@ -1,0 +1,168 @@
+// forkpoint/ai messages: UIMessage[] (and ModelMessage[]) round-trip through a session, binary data included; a
+// regenerated answer or an edited question becomes a version (< 2/2 >), never an overwrite.
+import { convertToModelMessages, generateText, stepCountIs, tool, type ModelMessage, type UIMessage } from "ai";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { ValidationError } from "../../src/index.js";
+import { aiCheckpointTools, loadChat, loadModelMessages, saveChat, saveModelMessages, undoableTools } from "../../src/ai/index.js";
+import { dumpDatabase, tempDatabases } from "../helpers.js";
+import { call, scriptedModel, text } from "./mock-model.js";
+
+const dbs = tempDatabases();
+
+type Meta = { createdAt: number; model?: string };
+type ChatMessage = UIMessage<Meta | string, { chart: { png: Uint8Array; title: string } }>;
+
+const user = (id: string, t: string): ChatMessage => ({ id, role: "user", parts: [{ type: "text", text: t }] });
+const assistant = (id: string, t: string): ChatMessage => ({ id, role: "assistant", parts: [{ type: "text", text: t }], metadata: { createdAt: 1, model: "m" } });
+
+async function session() {
+  const { fp, path } = dbs.open();
+  return { s: await fp.createSession({ userId: "u" }), path };
+}
+
+describe("saveChat / loadChat", () => {
+  it("round-trips UIMessage[] exactly: parts of every kind, binary data, metadata of any JSON type", async () => {
+    const { s } = await session();
+    const png = new Uint8Array([137, 80, 78, 71, 0, 255, 13, 10]);
+    const messages: ChatMessage[] = [
+      { id: "sys", role: "system", parts: [{ type: "text", text: "Be brief." }], metadata: "a plain string" },
+      {
+        id: "u1", role: "user", metadata: { createdAt: 42 },
+        parts: [
+          { type: "text", text: "What is in this picture?" },
+          { type: "file", mediaType: "image/png", filename: "x.png", url: `data:image/png;base64,${Buffer.from(png).toString("base64")}` },
+        ],
+      },
+      {
+        id: "a1", role: "assistant",
+        parts: [
+          { type: "step-start" },
+          { type: "reasoning", text: "Looking", state: "done" },
+          { type: "dynamic-tool", toolName: "lookup", toolCallId: "tc1", state: "output-available", input: { q: "png" }, output: { hits: [1, 2] } },
+          { type: "data-chart", id: "d1", data: { png, title: "chart" } },
+          { type: "text", text: "A chart.", state: "done" },
+        ],
+      },
+    ];
+    const saved = await saveChat(s, messages);
+    expect(saved).toEqual({ kept: 0, forked: null, appended: 3 });
+    expect((await s.history()).map((m) => m.clientId)).toEqual(["sys", "u1", "a1"]);
+
+    const loaded = await loadChat<ChatMessage>(s);
+    expect(loaded).toEqual(messages);
+    const chart = loaded[2]!.parts[3] as { data: { png: Uint8Array } };
+    expect(chart.data.png).toBeInstanceOf(Uint8Array);
+    expect([...chart.data.png]).toEqual([...png]);
+    // Stored as JSON the database can hold: base64, not a byte-per-key object.
+    expect(JSON.stringify((await s.history())[2]!.content)).toContain(Buffer.from(png).toString("base64"));
+  });
+
+  it("keeps the unchanged prefix as it is and appends only the new messages", async () => {
+    const { s } = await session();
+    await saveChat(s, [user("u1", "hi"), assistant("a1", "hello")]);
+    const before = await s.history();
+    const r = await saveChat(s, [user("u1", "hi"), assistant("a1", "hello"), user("u2", "more"), assistant("a2", "sure")]);
+    expect(r).toEqual({ kept: 2, forked: null, appended: 2 });
+    const after = await s.history();
+    expect(after.slice(0, 2)).toEqual(before);
+    expect(await s.branches()).toHaveLength(1);
+    // Saving the same list again writes nothing.
+    expect(await saveChat(s, await loadChat(s))).toEqual({ kept: 4, forked: null, appended: 0 });
+  });
+
+  it("a regenerated answer becomes a new version of it, the old one kept", async () => {
+    const { s } = await session();
+    await saveChat(s, [user("u1", "hi"), assistant("a1", "hello")]);
+    const old = (await s.history())[1]!;
+    // The regenerate request carries the messages without the answer; the response adds the new answer.
+    expect(await saveChat(s, [user("u1", "hi")])).toEqual({ kept: 1, forked: "truncate", appended: 0 });
+    expect((await loadChat(s)).map((m) => m.id)).toEqual(["u1"]);
+    expect(await saveChat(s, [user("u1", "hi"), assistant("a1b", "hey there")])).toEqual({ kept: 1, forked: null, appended: 1 });
+    const answer = (await s.history())[1]!;
+    const v = await s.versions(answer.id);
+    expect([v.index + 1, v.count]).toEqual([2, 2]);
+    expect(v.versions[0]!.message.id).toBe(old.id);
+    // Saved only after the response (no truncating save first): the changed answer is an edit, a version too.
+    expect(await saveChat(s, [user("u1", "hi"), assistant("a1c", "third")])).toEqual({ kept: 1, forked: "edit", appended: 0 });
+    const third = await s.versions((await s.history())[1]!.id);
+    expect([third.index + 1, third.count]).toEqual([3, 3]);
+  });
+
+  it("an edited earlier question forks before it; the old branch with its answers stays in the tree", async () => {
+    const { s } = await session();
+    const first = [user("u1", "trip to Rome"), assistant("a1", "ok"), user("u2", "in May"), assistant("a2", "booked")];
+    await saveChat(s, first);
+    const oldBranch = (await s.info()).currentBranchId;
+    const r = await saveChat(s, [user("u1", "trip to Lisbon"), assistant("a1x", "ok, Lisbon")]);
+    expect(r).toEqual({ kept: 0, forked: "edit", appended: 1 });
+    expect((await loadChat(s)).map((m) => (m.parts[0] as { text: string }).text)).toEqual(["trip to Lisbon", "ok, Lisbon"]);
+    const v = await s.versions((await s.history())[0]!.id);
+    expect([v.index + 1, v.count]).toEqual([2, 2]);
+    expect((await s.history({ branchId: oldBranch })).map((m) => m.clientId)).toEqual(["u1", "a1", "u2", "a2"]);
+  });
+
+  it("refuses what is not a UIMessage list with a ValidationError and writes nothing", async () => {
+    const { s, path } = await session();
+    await saveChat(s, [user("u1", "hi")]);
+    const dump = dumpDatabase(path);
+    await expect(saveChat(s, "hi" as never)).rejects.toBeInstanceOf(ValidationError);
+    await expect(saveChat(s, [user("u1", "hi"), { id: "x", role: "user" } as never])).rejects.toThrow(/messages\[1\]\.parts/);
+    const bad = await saveChat(s, [user("u1", "hi"), { id: "f", role: "user", parts: [{ type: "data-x", data: () => 1 }] } as never]).catch((e: unknown) => e);
+    expect(bad).toBeInstanceOf(ValidationError);
+    expect(dumpDatabase(path)).toEqual(dump);
+  });
+});
+
+describe("saveModelMessages / loadModelMessages", () => {
+  it("round-trip a generateText loop's messages, image bytes included", async () => {
+    const { s } = await session();
+    const image = new Uint8Array([1, 2, 3, 250]);
+    const prompt: ModelMessage[] = [
+      { role: "user", content: "hello" },
+      { role: "user", content: [{ type: "text", text: "look" }, { type: "image", image, mediaType: "image/png" }], providerOptions: { x: { y: 1 } } },
+    ];
+    const result = await generateText({
+      model: scriptedModel([[call("t1", "echo", { v: "a" })], [text("seen")]]),
+      tools: { echo: tool({ inputSchema: z.object({ v: z.string() }), execute: async ({ v }) => v }) },
+      messages: prompt, stopWhen: stepCountIs(3),
+    });
+    const all = [...prompt, ...result.response.messages];
+    await saveModelMessages(s, all);
+    const loaded = await loadModelMessages(s);
+    expect(loaded).toEqual(all);
+    expect((loaded[1]!.content as Array<{ image?: unknown }>)[1]!.image).toBeInstanceOf(Uint8Array);
+    // The loaded list goes straight back to the model.
+    const next = await generateText({ model: scriptedModel([[text("again")]]), messages: loaded });
+    expect(next.text).toBe("again");
+  });
+});
+
+describe("UIMessages from a real loop, with the checkpoint tools", () => {
+  it("a model's own rollback (aiCheckpointTools) undoes its calls and its loop goes on from the new branch", async () => {
+    const { s } = await session();
+    const files = new Map<string, string>();
+    const tools = undoableTools(s, {
+      put: tool({ inputSchema: z.object({ k: z.string(), v: z.string() }), execute: async ({ k, v }) => (files.set(k, v), "ok") }),
+    }, { put: async ({ args }) => void files.delete(args.k) });
+    const cp = await s.checkpoint({ name: "clean" });
+    const model = scriptedModel([
+      [call("p1", "put", { k: "a", v: "1" })],
+      [call("r1", "rollback", { checkpointId: cp.id })],
+      [call("p2", "put", { k: "b", v: "2" })],
+      [text("done")],
+    ]);
+    const result = await generateText({ model, tools: { ...tools, ...aiCheckpointTools(s) }, prompt: "go", stopWhen: stepCountIs(6) });
+    expect(result.text).toBe("done");
+    expect(result.steps[1]!.toolResults[0]!.output).toMatchObject({ ok: true, undone: [{ tool: "put" }] });
+    expect(result.steps[2]!.toolResults[0]!.output).toBe("ok");
+    expect([...files]).toEqual([["b", "2"]]);
+    expect((await s.toolTrack()).map((t) => t.callId)).toEqual(["p2"]);
+
+    // The conversation as the UI sees it, saved on the branch the loop ended on.
+    const ui: UIMessage[] = [user("u1", "go"), { id: "a1", role: "assistant", parts: [{ type: "text", text: result.text }] }];
+    await saveChat(s, ui);
+    expect(await loadChat(s)).toEqual(ui);
+    expect(await convertToModelMessages(ui)).toHaveLength(2);
+  });
+});
