@@ -11,7 +11,11 @@ export interface Progress {
 export interface LongCallOptions {
   /** Aborting it rejects the call with `AbortedError` (code `ABORTED`, the signal's reason as `cause`). */
   signal?: AbortSignal;
-  /** Called with `{ done: 0, total }` first, then at most about every 1% of `total`, and last with `done === total`. */
+  /**
+   * Called with `{ done: 0, total }` first, then at most about every 1% of `total`, and last with `done === total`.
+   * It runs synchronously: one that throws rejects the call with its error (for import, a throw from the last call
+   * comes after the session was written).
+   */
   onProgress?: (progress: Progress) => void;
 }
 

@@ -1,7 +1,7 @@
 // Workspaces: a directory attached to a session. Checkpoints capture its files (content-addressed, stored once);
 // diffFiles compares them; moves with scope "files" or "both" make the directory match the target again.
 // Files changed outside forkpoint since it last saw them (drift) are never overwritten: the move is refused with a
-// ConflictError. What forkpoint "last saw" moves only with its own doing: attach, checkpoints, restores, and the
+// ConflictError, or, when forced, they are saved in a checkpoint first (workspace-force.ts). What forkpoint "last saw" moves only with its own doing: attach, checkpoints, restores, and the
 // paths a tool call or a move's undo/replay changed (compared before and after), never a hand edit made before them.
 import { realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
