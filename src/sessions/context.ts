@@ -93,7 +93,7 @@ export function keyedLock(): <T>(key: string, fn: () => Promise<T>, mode?: "excl
   return async <T>(key: string, fn: () => Promise<T>, mode: "exclusive" | "shared" = "exclusive", call?: string): Promise<T> => {
     const handler = servedHandler(key);
     const joins = handler?.mode === "call" && mode === "shared";
-    if (handler && !joins) throw reentrantCall(call ?? (mode === "shared" ? "a tool call" : "a move"), key, handler);
+    if (handler && !joins) throw reentrantCall(call ?? (mode === "shared" ? "a tool call" : "a move or deleteSession"), key, handler);
     let lock = locks.get(key);
     if (!lock) locks.set(key, (lock = new ReadersWriterLock()));
     lock.holders++;
