@@ -13,7 +13,7 @@ export {
   DatabaseError, ToolUndoError, ToolReplayError, ToolTimeoutError,
 } from "./models/errors.js";
 export { DEFAULT_LIMITS, type Limits } from "./models/limits.js";
-export type { JsonValue, JsonObject } from "./models/json.js";
+export type { JsonValue, JsonObject, JsonInput, JsonObjectInput } from "./models/json.js";
 export type {
   CheckpointInput, CreateSessionInput, ListCheckpointsInput, ListSessionsInput, MoveOptions, PlanTarget, RecordToolCallInput,
   AutoCheckpointPolicy,

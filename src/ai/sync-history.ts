@@ -12,7 +12,7 @@ export interface SaveResult {
   appended: number;
 }
 
-const comparable = (m: Pick<Message, "role" | "content"> & { clientId?: string | null; metadata?: unknown }) => ({
+const comparable = (m: Pick<MessageInput, "role" | "content"> & { clientId?: string | null; metadata?: unknown }) => ({
   role: m.role, content: m.content, clientId: m.clientId ?? null, metadata: m.metadata ?? null,
 });
 

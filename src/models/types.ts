@@ -1,5 +1,5 @@
 // The plain-data shapes the public API returns. All times are `Date` objects.
-import type { JsonObject, JsonValue } from "./json.js";
+import type { JsonInput, JsonObject, JsonObjectInput, JsonValue } from "./json.js";
 
 /** One page of a listing, newest first. Pass `nextCursor` back as `cursor` for the next page; null on the last page. */
 export interface Page<T> {
@@ -79,12 +79,15 @@ export interface Message {
   createdAt: Date;
 }
 
-/** What `append` takes. */
+/**
+ * What `append`, `turn` and `edit` take. `content` and `metadata` accept a framework's own types (interfaces without
+ * an index signature, readonly arrays) as they are; they are checked to be plain JSON when the call is made.
+ */
 export interface MessageInput {
   role: string;
-  content: JsonValue;
+  content: JsonInput;
   clientId?: string;
-  metadata?: JsonObject;
+  metadata?: JsonObjectInput;
 }
 
 /** Status of a tool invocation: `running` until it completes (or forever, if the process died while it ran). */

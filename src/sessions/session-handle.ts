@@ -1,6 +1,6 @@
 // SessionHandle: one user's session, with every per-session verb of the public API.
 import { idSchema, parseInput, type CheckpointInput, type CreateSessionInput, type ListCheckpointsInput, type MoveOptions, type PlanTarget, type RecordToolCallInput } from "../models/inputs.js";
-import type { JsonValue } from "../models/json.js";
+import type { JsonInput, JsonValue } from "../models/json.js";
 import type {
   Branch, Checkpoint, CheckpointDiff, EditResult, FilesDiff, Message, MessageInput, MovePlan, MoveResult, Page, WorkspaceInfo,
   RestoredCheckpoint, SessionInfo, SessionSummary, TimelineItem, ToolInvocation, Turn, Versions,
@@ -130,7 +130,7 @@ export class SessionHandle {
    * Runs a registered tool (args default to `{}`), journaling it first; resolves to its result, or rejects with
    * its error after recording it. A result that is not plain JSON is recorded as JSON.stringify writes it.
    */
-  invoke(tool: string, args: JsonValue = {}): Promise<any> {
+  invoke(tool: string, args: JsonInput = {}): Promise<any> {
     return this.#run((ctx, ref) => invoke(ctx, ref, id(tool, "tool"), args));
   }
 

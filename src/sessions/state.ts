@@ -1,6 +1,6 @@
 // getState / setState: the session state document; each change is a log entry pointing at a content-addressed snapshot.
 import { ValidationError } from "../models/errors.js";
-import { toJsonText, type JsonValue } from "../models/json.js";
+import { toJsonText, type JsonInput, type JsonValue } from "../models/json.js";
 import type { Store } from "../store/store.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { canonicalJson, sha256 } from "./integrity.js";
@@ -27,7 +27,8 @@ export async function getState(ctx: EngineContext, ref: SessionRef): Promise<Jso
   });
 }
 
-export type StateUpdate = JsonValue | ((previous: JsonValue) => JsonValue);
+/** The new state (any JSON, a framework's own interfaces too: checked at run time), or a function of the previous one. */
+export type StateUpdate = JsonInput | ((previous: JsonValue) => JsonInput);
 
 /** Sets the state (or applies an updater to it atomically); returns the new state. */
 export async function setState(ctx: EngineContext, ref: SessionRef, next: StateUpdate): Promise<JsonValue> {

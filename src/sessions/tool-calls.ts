@@ -1,7 +1,7 @@
 // invoke and recordToolCall: journal the call first, run it, then complete it once (and mark its effect applied).
 import { ConflictError, errorText } from "../models/errors.js";
 import { parseInput, recordToolCallInput, type RecordToolCallInput } from "../models/inputs.js";
-import { resultAsJson, toJsonText, wellFormedJsonText, type JsonValue } from "../models/json.js";
+import { resultAsJson, toJsonText, wellFormedJsonText, type JsonInput, type JsonValue } from "../models/json.js";
 import type { ToolDefinition } from "../tools/define-tool.js";
 import { runHandler } from "../tools/run-handler.js";
 import type { Checkpoint, ToolInvocation } from "../models/types.js";
@@ -73,7 +73,7 @@ export interface CallOptions {
   onBranch?: string;
 }
 
-export async function invoke(ctx: EngineContext, ref: SessionRef, name: string, args: JsonValue, call: CallOptions = {}): Promise<unknown> {
+export async function invoke(ctx: EngineContext, ref: SessionRef, name: string, args: JsonInput, call: CallOptions = {}): Promise<unknown> {
   const tool = ctx.tools.get(name);
   const argsText = toJsonText(args, "args", ctx.limits);
   // Shared with other calls, exclusive of moves: the world is never moved under a running tool.
