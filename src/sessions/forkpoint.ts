@@ -16,6 +16,8 @@ import { deleteSession } from "./delete-session.js";
 import { exportSession, type ExportOptions } from "./export-session.js";
 import { importSession, type ImportOptions } from "./import-session.js";
 import { listCheckpoints, listSessions } from "./listing.js";
+import { getCheckpoint } from "./get-checkpoint.js";
+import { listAllSessions, listUsers, type ListAllSessionsInput, type ListUsersInput, type UserInfo } from "./list-users.js";
 import { ownedSession } from "./ownership.js";
 import { prune, type PruneOptions, type PruneReport } from "./prune.js";
 import { recoverMoves, type RecoveryReport } from "./recovery.js";
@@ -192,9 +194,33 @@ export class Forkpoint {
     });
   }
 
-  /** A user's sessions, newest first. */
-  listSessions(input: ListSessionsInput): Promise<Page<SessionInfo>> {
-    return this.#whenReady(() => listSessions(this.#ctx, input));
+  /**
+   * A user's sessions, newest first. With `{ all: true }` instead of a `userId`: every user's sessions, an operator
+   * listing (not scoped to a user, like `verify` and `prune`).
+   * @example await fp.listSessions({ all: true, limit: 50 });
+   */
+  listSessions(input: ListSessionsInput | ListAllSessionsInput): Promise<Page<SessionInfo>> {
+    return this.#whenReady(() =>
+      typeof input === "object" && input !== null && "all" in input ? listAllSessions(this.#ctx, input) : listSessions(this.#ctx, input as ListSessionsInput),
+    );
+  }
+
+  /**
+   * The users that own sessions, by id, each with how many sessions and when one was last updated. An operator
+   * listing: not scoped to a user.
+   * @example const { items, nextCursor } = await fp.listUsers({ limit: 100 });
+   */
+  listUsers(input: ListUsersInput = {}): Promise<Page<UserInfo>> {
+    return this.#whenReady(() => listUsers(this.#ctx, input));
+  }
+
+  /**
+   * One checkpoint of `userId`, by its id alone, as listings show it; unknown ids, expired checkpoints and other
+   * users' are `NotFoundError`. Its `sessionId` leads to the session (`getSession`, then `restore`).
+   * @example const cp = await fp.getCheckpoint(id, { userId: "alice" });
+   */
+  getCheckpoint(checkpointId: string, scope: { userId: string }): Promise<Checkpoint> {
+    return this.#whenReady(() => getCheckpoint(this.#ctx, checkpointId, scope));
   }
 
   /** A user's checkpoints across sessions, newest first; filter by session, name, time window, auto. */

@@ -9,7 +9,7 @@ import { WalCheckpointer } from "./wal-checkpointer.js";
 import { LangGraphTables } from "./langgraph-tables.js";
 import type {
   BranchRow, CheckpointAnchorRow, CheckpointFilter, EntryBaseRow, MessageRow, CheckpointRow, EntryRow, EventRow, LineageSegment, MoveRow,
-  MoveStepRow, MoveStepStatus, NewCheckpoint, ListedCheckpoint, HeadRow, CurrentRow, WorkspaceRow, CheckpointFilesRow, NewEntry, SessionRow, Store, TimelineRow, ToolResultRow, ToolRow,
+  MoveStepRow, MoveStepStatus, NewCheckpoint, ListedCheckpoint, HeadRow, CurrentRow, WorkspaceRow, CheckpointFilesRow, NewEntry, SessionRow, Store, TimelineRow, ToolResultRow, ToolRow, UserRow,
 } from "./store.js";
 
 const SESSION_BASE_COLS = `seq, id, user_id AS userId, title, metadata, current_branch_id AS currentBranchId,
@@ -704,5 +704,19 @@ export class SqliteStore implements Store {
       this.#statements.set(sql, statement);
     }
     return statement;
+  }
+
+  #operator: Partial<Record<"allSessions" | "users", Statement>> = {};
+  listAllSessions(beforeSeq: number | undefined, limit: number): SessionRow[] {
+    this.#operator.allSessions ??= prepare(this.db, `SELECT ${SESSION_INFO_COLS} FROM sessions WHERE seq < ? ORDER BY seq DESC LIMIT ?`);
+    return this.#operator.allSessions.all(beforeSeq ?? Number.MAX_SAFE_INTEGER, limit) as SessionRow[];
+  }
+  listUsers(afterUserId: string | undefined, limit: number): UserRow[] {
+    // GROUP BY over the (user_id, seq) index: a page reads only its users' sessions. A session's updatedAt counts its
+    // current branch's last entry, as info() does.
+    this.#operator.users ??= prepare(this.db, `SELECT user_id AS userId, count(*) AS sessions,
+        max(max(updated_at, coalesce((SELECT created_at FROM entries WHERE branch_id = current_branch_id ORDER BY position DESC LIMIT 1), 0))) AS updatedAt
+      FROM sessions WHERE user_id > ? GROUP BY user_id ORDER BY user_id LIMIT ?`);
+    return this.#operator.users.all(afterUserId ?? "", limit) as UserRow[];
   }
 }

@@ -379,4 +379,16 @@ export interface Store {
 
   /** Every row of every table, for integrity checks and tests ("the database is unchanged"). */
   dump(): string;
+
+  /** Every user's sessions, newest first (an operator listing, not scoped to a user). */
+  listAllSessions(beforeSeq: number | undefined, limit: number): SessionRow[];
+  /** The users that own sessions, by id after `afterUserId`, with how many sessions and when one was last updated. */
+  listUsers(afterUserId: string | undefined, limit: number): UserRow[];
+}
+
+/** A user as the operator listing shows one. */
+export interface UserRow {
+  userId: string;
+  sessions: number;
+  updatedAt: number;
 }

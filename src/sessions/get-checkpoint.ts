@@ -1,0 +1,24 @@
+// fp.getCheckpoint: one checkpoint of a user, by id alone (its session is found from it), as listings show it.
+import { NotFoundError } from "../models/errors.js";
+import { idSchema, parseInput, userScope } from "../models/inputs.js";
+import type { Checkpoint } from "../models/types.js";
+import type { EngineContext } from "./context.js";
+import { ownedSession, sessionCheckpoint } from "./ownership.js";
+import { toCheckpoint } from "./rows.js";
+
+export async function getCheckpoint(ctx: EngineContext, checkpointId: string, scope: { userId: string }): Promise<Checkpoint> {
+  const id = parseInput(idSchema, checkpointId, "checkpointId");
+  const { userId } = parseInput(userScope, scope, "scope");
+  return ctx.store.read(() => {
+    const row = ctx.store.getCheckpoint(id);
+    // Another user's checkpoint, and one whose session is gone, look like an unknown id.
+    if (!row || row.userId !== userId) throw new NotFoundError("checkpoint", id);
+    let session;
+    try {
+      session = ownedSession(ctx.store, row.sessionId, userId);
+    } catch {
+      throw new NotFoundError("checkpoint", id);
+    }
+    return toCheckpoint(sessionCheckpoint(ctx.store, session, id, ctx.now()));
+  });
+}
