@@ -1,4 +1,4 @@
-// AI SDK message values as JSON and back: binary data (Uint8Array, ArrayBuffer) as base64, URLs as their href.
+// Framework message values as JSON and back: binary data (Uint8Array, ArrayBuffer) as base64, URLs as their href.
 import type { JsonValue } from "../models/json.js";
 
 /**

@@ -4,7 +4,7 @@ import { ValidationError } from "../models/errors.js";
 import type { JsonObject, JsonValue } from "../models/json.js";
 import type { Message, MessageInput } from "../models/types.js";
 import type { SessionHandle } from "../sessions/session-handle.js";
-import { decodeValue, encodeValue } from "./message-codec.js";
+import { decodeValue, encodeValue } from "../adapters/json-codec.js";
 import { syncHistory, type SaveResult } from "./sync-history.js";
 
 /** The forkpoint metadata key that holds a UIMessage's own `metadata` (any JSON type). */

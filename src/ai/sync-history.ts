@@ -1,7 +1,7 @@
 // Makes a session's history equal a list the app holds: the unchanged prefix kept, a changed message an edit, the rest appended.
 import { isDeepStrictEqual } from "node:util";
 import type { Message, MessageInput } from "../models/types.js";
-import { forkBefore } from "../sessions/fork-before.js";
+import { forkAfter } from "../sessions/fork-after.js";
 import { sessionEngine, type SessionHandle } from "../sessions/session-handle.js";
 
 /** What `saveChat` did: how many stored messages it kept as they were, whether it forked a new branch, how many it appended. */
@@ -18,8 +18,8 @@ const comparable = (m: Pick<MessageInput, "role" | "content"> & { clientId?: str
 
 /**
  * Brings the current branch to `inputs`: the longest unchanged prefix stays; the first changed message becomes a new
- * version (an edit: a branch forked before it); a list shorter than the history forks before the first message it
- * lacks (the old branch stays in the tree); the messages after that are appended in one transaction.
+ * version (an edit: a branch forked before it); a list shorter than the history forks right after its last message
+ * (the old branch stays in the tree; tool calls made after that message are undone); the messages after that are appended in one transaction.
  */
 export async function syncHistory(s: SessionHandle, inputs: MessageInput[]): Promise<SaveResult> {
   const history = await s.history();
@@ -34,7 +34,9 @@ export async function syncHistory(s: SessionHandle, inputs: MessageInput[]): Pro
       forked = "edit";
       from = kept + 1;
     } else {
-      await sessionEngine(s).run((ctx, ref) => forkBefore(ctx, ref, differing.id));
+      // Right after the last message kept: tool calls made after it (the dropped answer's) are undone too.
+      const lastKept = kept > 0 ? history[kept - 1]!.id : null;
+      await sessionEngine(s).run((ctx, ref) => forkAfter(ctx, ref, lastKept));
       forked = "truncate";
     }
   }

@@ -1,28 +1,28 @@
-// forkBefore: a new branch forked just before a message (or at the session's start), made current; the world follows.
-// What the adapters' non-destructive pops and clears are (a rollback to a position no checkpoint marks).
+// forkAfter: a new branch forked right after a message (or at the session's start), made current; the world follows.
+// What the adapters' non-destructive pops and clears are (a rollback to a position no checkpoint marks): what came
+// after that message (later messages, tool calls, state changes) stays on the old branch and its effects are undone.
 import { newId } from "../models/ids.js";
 import type { MoveOptions } from "../models/inputs.js";
 import type { MoveResult } from "../models/types.js";
 import type { SessionRow } from "../store/store.js";
 import type { EngineContext, SessionRef } from "./context.js";
-import { entryAt } from "./lineage.js";
 import { performMove, type BaseMoveSpec } from "./move.js";
 import { sessionMessage } from "./ownership.js";
 
-/** Forks before `messageId` (on that message's lineage), or at position 0 of the current branch when null. */
-export async function forkBefore(ctx: EngineContext, ref: SessionRef, messageId: string | null, options?: MoveOptions): Promise<MoveResult> {
+/** Forks right after `messageId` (on that message's lineage), or at position 0 of the current branch when null. */
+export async function forkAfter(ctx: EngineContext, ref: SessionRef, messageId: string | null, options?: MoveOptions): Promise<MoveResult> {
   return performMove(ctx, ref, "rollback", options, (session) => forkSpec(ctx, session, messageId));
 }
 
 function forkSpec(ctx: EngineContext, session: SessionRow, messageId: string | null): BaseMoveSpec {
   let branch = ctx.store.getBranch(session.currentBranchId)!;
   let forkPosition = 0;
-  let forkEntry: { id: string } | undefined;
+  let forkEntryId: string | null = null;
   if (messageId !== null) {
     const found = sessionMessage(ctx.store, session, messageId);
     branch = found.branch;
-    forkPosition = found.message.position - 1;
-    forkEntry = found.base ?? entryAt(ctx.store, branch, forkPosition);
+    forkPosition = found.message.position;
+    forkEntryId = found.message.id;
   }
   return {
     kind: "rollback",
@@ -35,7 +35,7 @@ function forkSpec(ctx: EngineContext, session: SessionRow, messageId: string | n
       parentId: branch.id,
       forkCheckpointId: null,
       forkPosition,
-      forkEntryId: forkEntry?.id ?? null,
+      forkEntryId,
       name: null,
       reason: "rollback",
       createdAt: 0,

@@ -1,0 +1,91 @@
+// undoableAgentTools: @openai/agents function tools whose calls are journaled on a session's track, undone and replayed.
+import { RunContext, type FunctionTool, type Tool } from "@openai/agents";
+import { bindFrameworkTools, invokeFramework, type FrameworkBinding } from "../adapters/framework-tools.js";
+import { guardLoop, stopLoop } from "../adapters/loop-guard.js";
+import { ValidationError } from "../models/errors.js";
+import type { JsonValue } from "../models/json.js";
+import type { SessionHandle } from "../sessions/session-handle.js";
+import type { ToolContext } from "../tools/define-tool.js";
+
+/** Reverses one call of a tool, given its recorded (parsed) input and the result of its latest application. */
+export type AgentToolUndo = (recorded: { args: any; result: any }, ctx: ToolContext) => Promise<void> | void;
+
+export interface UndoableAgentToolsOptions {
+  /** Pass its `signal` to `run(agent, input, { signal })`: aborted when the session moves (see undoableTools in forkpoint/ai). */
+  abortController?: AbortController;
+}
+
+type Invoke = FunctionTool["invoke"];
+interface LiveCall {
+  runContext: Parameters<Invoke>[0];
+  input: string;
+  details: Parameters<Invoke>[2];
+}
+
+const parse = (input: string): { ok: true; args: JsonValue } | { ok: false } => {
+  try {
+    return { ok: true, args: JSON.parse(input) as JsonValue };
+  } catch {
+    return { ok: false };
+  }
+};
+
+/**
+ * Wraps Agents SDK function tools (from `tool({ name, parameters, execute })`) for one session, as `undoableTools`
+ * does for the AI SDK: each call is journaled (its `callId` as forkpoint's) before it runs, undone by `undos[name]` and
+ * replayed by the tool itself (`invoke` with the recorded arguments and call id, in a fresh `RunContext`). A tool
+ * without an undo is irreversible; other kinds of tools (hosted, computer, ...) pass through unchanged. Once the
+ * session is on another branch than when they were wrapped, calls are refused (`ConflictError` `SESSION_MOVED`).
+ * A tool's `errorFunction` turns a thrown error into a result the model sees: such a call is recorded with that result.
+ * @example new Agent({ name: "coder", tools: undoableAgentTools(s, [writeFile], { write_file: ({ args }) => rm(args.path) }) })
+ */
+export function undoableAgentTools<T extends Tool<any>[]>(
+  s: SessionHandle, tools: T, undos: Record<string, AgentToolUndo> = {}, options: UndoableAgentToolsOptions = {},
+): T {
+  if (!Array.isArray(tools)) throw new ValidationError("undoableAgentTools", "expects an array of Agents SDK tools");
+  const functions = new Map<string, FunctionTool<any, any, any>>();
+  for (const t of tools) if (t?.type === "function") functions.set(t.name, t as FunctionTool<any, any, any>);
+  for (const [name, undo] of Object.entries(undos)) {
+    if (!functions.has(name)) throw new ValidationError(`undoableAgentTools.undos.${name}`, "names no function tool of the list");
+    if (typeof undo !== "function") throw new ValidationError(`undoableAgentTools.undos.${name}`, "must be a function");
+  }
+  const bindings: Record<string, FrameworkBinding> = {};
+  for (const [name, t] of functions) {
+    const original = t.invoke.bind(t);
+    const undo = undos[name];
+    bindings[name] = {
+      run: (args, ctx, live) => {
+        if (live) {
+          const l = live as LiveCall;
+          return original(l.runContext, l.input, l.details);
+        }
+        const input = JSON.stringify(args);
+        const callId = ctx.callId ?? ctx.invocationId;
+        return original(new RunContext(), input, { toolCall: { type: "function_call", callId, name, arguments: input }, signal: ctx.signal });
+      },
+      ...(undo ? { undo } : {}),
+    };
+  }
+  bindFrameworkTools(s, bindings, "undoableAgentTools");
+  const guard = guardLoop(s, options.abortController);
+  return tools.map((t) => {
+    if (t?.type !== "function") return t;
+    const original = t.invoke.bind(t);
+    const invoke: Invoke = async (runContext, input, details) => {
+      const parsed = parse(input);
+      // Input that is not JSON reaches the tool's own parser, which reports it to the model: nothing runs to journal.
+      if (!parsed.ok) return original(runContext, input, details);
+      const onBranch = await guard.branch;
+      const callId = details?.toolCall?.callId;
+      const live: LiveCall = { runContext, input, details };
+      try {
+        if (callId === undefined) throw new ValidationError(`tool ${t.name}`, "was called without a toolCall.callId");
+        return await invokeFramework(s, t.name, parsed.args, { callId, onBranch, options: live });
+      } catch (error) {
+        stopLoop(guard, error);
+        throw error;
+      }
+    };
+    return { ...t, invoke };
+  }) as T;
+}
