@@ -17,7 +17,9 @@ describe("README examples", () => {
     expect(blocks.length).toBeGreaterThanOrEqual(5);
     const program = blocks.join("\n")
       .replaceAll(`from "forkpoint"`, `from ${JSON.stringify(join(root, "src/index.ts"))}`)
-      .replaceAll(`from "forkpoint/langgraph"`, `from ${JSON.stringify(join(root, "src/langgraph/index.ts"))}`);
+      .replaceAll(`from "forkpoint/langgraph"`, `from ${JSON.stringify(join(root, "src/langgraph/index.ts"))}`)
+      .replaceAll(`from "forkpoint/ai"`, `from ${JSON.stringify(join(root, "src/ai/index.ts"))}`)
+      .replaceAll(`from "forkpoint/openai-agents"`, `from ${JSON.stringify(join(root, "src/openai-agents/index.ts"))}`);
     const file = join(dir, "readme-example.ts");
     writeFileSync(file, program);
     const out = execFileSync(process.execPath, ["--import", "tsx", file], { cwd: dir, encoding: "utf8" });
@@ -31,5 +33,11 @@ describe("README examples", () => {
     expect(out.split("\n")).toContain("3");
     expect(out.split("\n")).toContain("3 4 Booked a hotel!");
     expect(out.split("\n")).toContain("user: hi | assistant: echo: hi | user: book Lisbon | assistant: echo: book Lisbon");
+    expect(out.split("\n")).toContain("remember to buy milk | Saved todo.md.");
+    expect(out).toContain("todo.md after rollback: false");
+    expect(out).toContain("todo.md after switch: buy milk");
+    expect(out).toContain("Planned day 1. day 1: Alfama");
+    expect(out).toContain("user, function_call, function_call_result, assistant");
+    expect(out).toContain("plan.txt after clear: false");
   });
 });
