@@ -29,6 +29,9 @@ describe("README examples", () => {
     expect(out).toContain("ok: true");
     expect(out.split("\n")).toContain("true");
     expect(out).toContain("[ 'plan.md' ]");
+    expect(out).toContain("true TOOL_TIMEOUT");
+    expect(out.split("\n")).toContain("TOOL_NOT_REGISTERED");
+    expect(out).toContain("[ 'write_file', 'write_file' ]");
     expect(readFileSync(join(dir, "project", "plan.md"), "utf8")).toBe("draft 1\n");
     expect(out.split("\n")).toContain("3");
     expect(out.split("\n")).toContain("3 4 Booked a hotel!");
