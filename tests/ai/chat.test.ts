@@ -89,6 +89,32 @@ describe("saveChat / loadChat", () => {
     expect([third.index + 1, third.count]).toEqual([3, 3]);
   });
 
+  it("a regenerate saved before and after its loop undoes the old answer's tool calls and keeps the new ones", async () => {
+    const { s } = await session();
+    const notes = new Map<string, string>();
+    const appTools = {
+      note: tool({ inputSchema: z.object({ k: z.string(), v: z.string() }), execute: async ({ k, v }) => (notes.set(k, v), "noted") }),
+    };
+    const ask = user("u1", "note something");
+    // As a route handler does per request: save the request's messages, wrap the tools for this loop, run, save.
+    const loop = async (id: string, v: string) => {
+      await saveChat(s, [ask]);
+      const tools = undoableTools(s, appTools, { note: async ({ args }) => void notes.delete(args.k) });
+      const r = await generateText({ model: scriptedModel([[call(id, "note", { k: "x", v })], [text(`noted ${v}`)]]), tools, prompt: "go", stopWhen: stepCountIs(3) });
+      await saveChat(s, [ask, assistant(`a-${id}`, r.text)]);
+    };
+    await loop("n1", "first");
+    expect([...notes]).toEqual([["x", "first"]]);
+    // Regenerate: the request's messages (without the answer) fork first, undoing the old answer's call.
+    await loop("n2", "second");
+    expect([...notes]).toEqual([["x", "second"]]);
+    expect((await s.toolTrack()).map((t) => t.callId)).toEqual(["n2"]);
+    // The old answer and its call stay on the branch the regenerate left.
+    const old = (await s.branches()).find((b) => !b.current && b.parentId === null)!;
+    expect((await s.history({ branchId: old.id })).map((m) => m.clientId)).toEqual(["u1", "a-n1"]);
+    expect((await s.toolTrack({ branchId: old.id })).map((t) => t.callId)).toEqual(["n1"]);
+  });
+
   it("an edited earlier question forks before it; the old branch with its answers stays in the tree", async () => {
     const { s } = await session();
     const first = [user("u1", "trip to Rome"), assistant("a1", "ok"), user("u2", "in May"), assistant("a2", "booked")];

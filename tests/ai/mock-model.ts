@@ -1,7 +1,9 @@
 // A scripted AI SDK model (MockLanguageModelV3 from ai/test): each generate step answers with the next scripted content.
+import { simulateReadableStream } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 
 type LanguageModelV3Content = Awaited<ReturnType<MockLanguageModelV3["doGenerate"]>>["content"][number];
+type StreamPart = Awaited<ReturnType<MockLanguageModelV3["doStream"]>>["stream"] extends ReadableStream<infer P> ? P : never;
 
 const usage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
@@ -22,6 +24,29 @@ export function scriptedModel(steps: LanguageModelV3Content[][]): MockLanguageMo
       const content = steps[i++] ?? [text("(no more steps)")];
       const calls = content.some((c) => c.type === "tool-call");
       return { content, finishReason: { unified: calls ? "tool-calls" : "stop", raw: undefined }, usage, warnings: [] };
+    },
+  });
+}
+
+/** The streaming twin of `scriptedModel`: each stream step sends the next scripted content as stream parts. */
+export function scriptedStreamModel(steps: LanguageModelV3Content[][], beforeStep?: (step: number) => Promise<void>): MockLanguageModelV3 {
+  let i = 0;
+  return new MockLanguageModelV3({
+    doStream: async () => {
+      const step = i++;
+      await beforeStep?.(step);
+      const content = steps[step] ?? [text("(no more steps)")];
+      const calls = content.some((c) => c.type === "tool-call");
+      const chunks = content.flatMap((c, n): StreamPart[] =>
+        c.type === "text"
+          ? [{ type: "text-start" as const, id: `t${n}` }, { type: "text-delta" as const, id: `t${n}`, delta: c.text }, { type: "text-end" as const, id: `t${n}` }]
+          : [c as StreamPart],
+      );
+      return {
+        stream: simulateReadableStream<StreamPart>({
+          chunks: [...chunks, { type: "finish" as const, finishReason: { unified: calls ? "tool-calls" as const : "stop" as const, raw: undefined }, usage }],
+        }),
+      };
     },
   });
 }

@@ -1,6 +1,6 @@
 // forkpoint/ai tools: a multi-step generateText loop (the AI SDK's mock model) writes real files through undoableTools;
 // a rollback undoes them, a switch back replays them with the recorded toolCallId, a move mid-loop stops the loop.
-import { generateText, stepCountIs, tool } from "ai";
+import { generateText, stepCountIs, streamText, tool } from "ai";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -8,7 +8,7 @@ import { z } from "zod";
 import { ConflictError, openForkpoint } from "../../src/index.js";
 import { aiToolDefinitions, undoableTools } from "../../src/ai/index.js";
 import { makeTempDir, removeDir, tempDatabases } from "../helpers.js";
-import { call, scriptedModel, text } from "./mock-model.js";
+import { call, scriptedModel, scriptedStreamModel, text } from "./mock-model.js";
 
 const dbs = tempDatabases();
 
@@ -105,6 +105,41 @@ describe("undoableTools in a generateText loop", () => {
       // one.txt was undone by the rollback; two.txt was never written, and the new branch has no call on it.
       expect(existsSync(join(dir, "one.txt"))).toBe(false);
       expect(existsSync(join(dir, "two.txt"))).toBe(false);
+      expect(await s.toolTrack()).toEqual([]);
+    } finally {
+      removeDir(dir);
+    }
+  });
+
+  it("stops a streamText loop the same way: the stream ends, nothing is written on the new branch", async () => {
+    const dir = makeTempDir();
+    try {
+      const { fp } = dbs.open();
+      const s = await fp.createSession({ userId: "u" });
+      const { tools, undos } = fileTools(dir);
+      const start = await s.checkpoint();
+      const abortController = new AbortController();
+      const model = scriptedStreamModel([
+        [call("s1", "write_file", { path: "one.txt", text: "1" })],
+        [call("s2", "write_file", { path: "two.txt", text: "2" })],
+        [text("done")],
+      ], async (step) => {
+        if (step === 1) await s.rollback(start.id);
+      });
+      const result = streamText({
+        model, tools: undoableTools(s, tools, undos, { abortController }), prompt: "go", stopWhen: stepCountIs(5),
+        abortSignal: abortController.signal,
+      });
+      let finished = true;
+      try {
+        for await (const _part of result.fullStream) void _part;
+        await result.text;
+      } catch {
+        finished = false;
+      }
+      expect(abortController.signal.aborted).toBe(true);
+      expect(finished && (await result.steps).length === 3).toBe(false);
+      expect(existsSync(join(dir, "one.txt")) || existsSync(join(dir, "two.txt"))).toBe(false);
       expect(await s.toolTrack()).toEqual([]);
     } finally {
       removeDir(dir);
