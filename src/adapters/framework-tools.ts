@@ -55,7 +55,7 @@ export function frameworkTool(name: string, binding: FrameworkBinding): ToolDefi
  * Binds framework tools to a session and makes sure its opener knows them (registering them on first use): moves of
  * that session then undo and replay their calls with these very functions.
  */
-export function bindFrameworkTools(s: SessionHandle, bindings: Record<string, FrameworkBinding>, where: string): EngineContext {
+export function bindFrameworkTools(s: SessionHandle, bindings: Record<string, FrameworkBinding>, where: string): void {
   if (!(s instanceof SessionHandle)) throw new ValidationError(where, "expects a session handle (from fp.createSession or fp.getSession) first");
   const { ctx } = sessionEngine(s);
   for (const [name, binding] of Object.entries(bindings)) {
@@ -74,7 +74,6 @@ export function bindFrameworkTools(s: SessionHandle, bindings: Record<string, Fr
     ownDispatcher(ctx, name, d).bySession.set(s.id, binding);
     d.latest = binding;
   }
-  return ctx;
 }
 
 function ownDispatcher(ctx: EngineContext, name: string, d: Dispatcher): Dispatcher {

@@ -170,6 +170,27 @@ describe("undoableTools in a generateText loop", () => {
     }
   });
 
+  it("each session's moves use the functions that session wrapped, not the latest wrapper's", async () => {
+    const [dirA, dirB] = [makeTempDir(), makeTempDir()];
+    try {
+      const { fp } = dbs.open();
+      const [a, b] = [await fp.createSession({ userId: "u" }), await fp.createSession({ userId: "u" })];
+      const [cpA, cpB] = [await a.checkpoint(), await b.checkpoint()];
+      const [toolsA, toolsB] = [fileTools(dirA), fileTools(dirB)];
+      const wrappedA = undoableTools(a, toolsA.tools, toolsA.undos);
+      const wrappedB = undoableTools(b, toolsB.tools, toolsB.undos);
+      await wrappedA.write_file.execute!({ path: "f.txt", text: "a" }, { toolCallId: "ca", messages: [] });
+      await wrappedB.write_file.execute!({ path: "f.txt", text: "b" }, { toolCallId: "cb", messages: [] });
+      await a.rollback(cpA.id);
+      expect([existsSync(join(dirA, "f.txt")), existsSync(join(dirB, "f.txt"))]).toEqual([false, true]);
+      await b.rollback(cpB.id);
+      expect(existsSync(join(dirB, "f.txt"))).toBe(false);
+    } finally {
+      removeDir(dirA);
+      removeDir(dirB);
+    }
+  });
+
   it("aiToolDefinitions lets a new opener undo the calls before any undoableTools call (one definition per tool)", async () => {
     const dir = makeTempDir();
     try {
