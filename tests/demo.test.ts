@@ -1,6 +1,7 @@
-// `npm start` runs the demo: it must work on a new database file and again on the same file.
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+// The demo (`npm start`, `forkpoint demo`): it must work on a new database file and again on the same file, and leave
+// a database every command can be tried on.
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -24,5 +25,24 @@ describe("the demo", () => {
     const second = runDemo();
     expect(second).toContain("Done.");
     expect(readdirSync(join(dir, "files"))).toEqual([]);
+  });
+
+  it("npm start runs the CLI's demo from the TypeScript source (no build), and the commands it suggests run", () => {
+    const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+    expect(pkg.scripts.start).toBe("tsx src/cli/main.ts demo");
+    const db = join(dir, "start.db");
+    const out = execFileSync(process.execPath, ["--import", "tsx", join(root, "src/cli/main.ts"), "--db", db, "demo", "--files", join(dir, "start-files")], {
+      cwd: root,
+      encoding: "utf8",
+    });
+    const suggested = out.split("\n").filter((l) => l.startsWith("  npx tsx src/cli/main.ts "));
+    expect(suggested.length).toBeGreaterThanOrEqual(10);
+    for (const line of suggested) {
+      const args = line.trim().split(/\s+/).slice(3);
+      const r = spawnSync(process.execPath, ["--import", "tsx", join(root, "src/cli/main.ts"), ...args], { cwd: root, encoding: "utf8" });
+      expect([line, r.status, r.stderr]).toEqual([line, 0, ""]);
+    }
+    // The suggested switch replayed the agent's files, and the suggested rollback undid them again.
+    expect(readdirSync(join(dir, "start-files"))).toEqual([]);
   });
 });

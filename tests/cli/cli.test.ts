@@ -1,136 +1,253 @@
-// The forkpoint CLI over a real database: listings, history, branches, rollback, export/import, verify and prune.
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+// Every forkpoint command through the installed binary, as text and as --json, over a real database file.
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildProgram, main } from "../../src/cli/main.js";
 import { openForkpoint } from "../../src/index.js";
+import { installCli, type Installed } from "./binary.js";
 
-const dir = mkdtempSync(join(tmpdir(), "forkpoint-cli-"));
-const db = join(dir, "cli.db");
-let sessionId = "";
-let checkpointId = "";
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let cli: Installed;
+let db = "";
+const ids = { session: "", greeted: "", later: "", hello: "", more: "", bobSession: "" };
+const ISO = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/;
+
 beforeAll(async () => {
+  cli = await installCli();
+  db = join(cli.dir, "cli.db");
   const fp = openForkpoint({ path: db });
   const s = await fp.createSession({ userId: "ann", title: "CLI test" });
-  await s.append([{ role: "user", content: "hello" }, { role: "assistant", content: { parts: ["hi"] } }]);
-  checkpointId = (await s.checkpoint({ name: "greeted" })).id;
-  await s.append({ role: "user", content: "more" });
-  sessionId = s.id;
+  const [hello] = await s.append([{ role: "user", content: "hello" }, { role: "assistant", content: { parts: ["hi"] } }]);
+  await s.setState({ city: "Lisbon" });
+  ids.greeted = (await s.checkpoint({ name: "greeted" })).id;
+  const [more] = await s.append({ role: "user", content: "more" });
+  await s.setState({ city: "Porto", days: 3 });
+  await s.recordToolCall({ tool: "search", args: { q: "hotels" }, result: ["a"] });
+  ids.later = (await s.checkpoint({ name: "later" })).id;
+  Object.assign(ids, { session: s.id, hello: hello!.id, more: more!.id });
+  ids.bobSession = (await fp.createSession({ userId: "bob", title: "Bob's" })).id;
   await fp.close();
 });
+afterAll(() => cli.remove());
 
-async function cli(...args: string[]): Promise<string[]> {
-  const lines: string[] = [];
-  await buildProgram((l) => lines.push(l)).parseAsync(["node", "forkpoint", "--db", db, ...args]);
-  return lines;
+/** Runs the command on the test database; fails the test on a non-zero exit unless `status` says otherwise. */
+function run(args: string[], { status = 0, input }: { status?: number; input?: string } = {}) {
+  const r = cli.run(["--db", db, ...args], { input });
+  expect({ status: r.status, stderr: r.stderr }).toEqual({ status, stderr: status === 0 ? "" : expect.any(String) });
+  return r;
 }
+const lines = (args: string[]) => run(args).stdout.trimEnd().split("\n");
+const json = (args: string[]) => JSON.parse(run(["--json", ...args]).stdout);
 
-describe("forkpoint CLI", () => {
-  it("lists a user's sessions and checkpoints", async () => {
-    expect((await cli("sessions", "-u", "ann")).join("\n")).toContain("CLI test");
-    expect((await cli("checkpoints", "-u", "ann", "--name", "greeted"))[0]).toContain(checkpointId);
-    expect(await cli("sessions", "-u", "nobody")).toEqual([]);
+describe("listings", () => {
+  it("sessions: a user's, as an aligned table with a header and ISO times when piped; JSON is the page", () => {
+    const text = lines(["sessions", "-u", "ann"]);
+    expect(text[0]).toMatch(/^ID\s+TITLE\s+UPDATED$/);
+    expect(text[1]).toMatch(new RegExp(`^${ids.session}\\s+CLI test\\s+${ISO.source}$`));
+    expect(text[0]!.indexOf("TITLE")).toBe(text[1]!.indexOf("CLI test"));
+    expect(json(["sessions", "-u", "ann"])).toMatchObject({ items: [{ id: ids.session, userId: "ann", title: "CLI test" }], nextCursor: null });
+    expect(lines(["sessions", "-u", "nobody"])).toEqual(["no sessions"]);
   });
 
-  it("summarizes a session, as text and as JSON", async () => {
-    const text = await cli("summary", sessionId, "-u", "ann");
-    expect(text[0]).toMatch(new RegExp(`^${sessionId}  CLI test  updated `));
-    expect(text[1]).toMatch(/^branches\s+1; current br_\S+ at position 3, 3 messages$/);
-    expect(text[2]).toBe("last message user: more");
-    expect(text[3]).toMatch(new RegExp(`^checkpoints\\s+1; latest ${checkpointId} greeted `));
-    expect(text[4]).toBe("tool calls   0 (0 succeeded, 0 failed, 0 running; 0 applied)");
-    const json = JSON.parse((await cli("--json", "summary", sessionId, "-u", "ann")).join("\n"));
-    expect(json).toMatchObject({ branches: 1, checkpoints: 1, position: 3, messages: 3, lastMessage: { content: "more" } });
+  it("sessions --all and users: every user's, for operators", () => {
+    const all = lines(["sessions", "--all"]);
+    expect(all[0]).toMatch(/^ID\s+USER\s+TITLE\s+UPDATED$/);
+    expect(all.slice(1).map((l) => l.split(/\s+/).slice(0, 2))).toEqual([[ids.bobSession, "bob"], [ids.session, "ann"]]);
+    const page = json(["sessions", "--all", "-n", "1"]);
+    expect(page.items.map((s: { id: string }) => s.id)).toEqual([ids.bobSession]);
+    expect(json(["sessions", "--all", "-n", "1", "--cursor", page.nextCursor]).items.map((s: { id: string }) => s.id)).toEqual([ids.session]);
+    expect(lines(["users"])).toEqual([expect.stringMatching(/^USER\s+SESSIONS\s+UPDATED$/), expect.stringMatching(/^ann\s+1\s+/), expect.stringMatching(/^bob\s+1\s+/)]);
+    expect(json(["users", "-n", "1"])).toMatchObject({ items: [{ userId: "ann", sessions: 1 }], nextCursor: expect.any(String) });
   });
 
-  it("prints history, rolls back, and shows the new branch in the tree", async () => {
-    expect(await cli("history", sessionId, "-u", "ann")).toHaveLength(3);
-    const rolled = await cli("rollback", sessionId, checkpointId, "-u", "ann");
-    expect(rolled[0]).toMatch(/now on branch br_\S+ at position 2/);
-    expect(await cli("history", sessionId, "-u", "ann")).toHaveLength(2);
-    const tree = await cli("branches", sessionId, "-u", "ann");
-    expect(tree).toHaveLength(2);
-    expect(tree[1]).toMatch(/^\s+br_\S+\s+rollback at 2, head 2\s+\*current$/);
+  it("checkpoints: filtered by name, session and auto; paged with -n and --cursor", () => {
+    const text = lines(["checkpoints", "-u", "ann", "--name", "greeted"]);
+    expect(text[0]).toMatch(/^ID\s+NAME\s+SESSION\s+BRANCH\s+POS\s+CREATED\s+EXPIRES$/);
+    expect(text[1]).toMatch(new RegExp(`^${ids.greeted}\\s+greeted\\s+${ids.session}\\s+br_\\S+\\s+3\\s+${ISO.source}\\s+-$`));
+    const first = json(["checkpoints", "-u", "ann", "-s", ids.session, "--no-auto", "-n", "1"]);
+    expect(first.items.map((c: { id: string }) => c.id)).toEqual([ids.later]);
+    const second = json(["checkpoints", "-u", "ann", "-n", "1", "--cursor", first.nextCursor]);
+    expect(second).toMatchObject({ items: [{ id: ids.greeted }], nextCursor: null });
+    expect(json(["checkpoints", "-u", "ann", "--auto"]).items).toEqual([]);
+    expect(json(["checkpoints", "-u", "ann", "--since", "2000-01-01"]).items).toHaveLength(2);
   });
 
-  it("prints JSON with --json", async () => {
-    const page = JSON.parse((await cli("--json", "checkpoints", "-u", "ann")).join("\n"));
-    expect(page.items[0].id).toBe(checkpointId);
-    expect(page.nextCursor).toBeNull();
+  it("history: the latest -n messages oldest first, and --cursor goes further back", () => {
+    const text = lines(["history", ids.session, "-u", "ann"]);
+    expect(text).toEqual([
+      expect.stringMatching(/^POS\s+ROLE\s+CONTENT\s+ID$/),
+      expect.stringMatching(new RegExp(`^1\\s+user\\s+hello\\s+${ids.hello}$`)),
+      expect.stringMatching(/^2\s+assistant\s+\{"parts":\["hi"\]\}\s+msg_\S+$/),
+      expect.stringMatching(new RegExp(`^4\\s+user\\s+more\\s+${ids.more}$`)),
+    ]);
+    const last = json(["history", ids.session, "-u", "ann", "-n", "2"]);
+    expect(last.items.map((m: { content: unknown }) => m.content)).toEqual([{ parts: ["hi"] }, "more"]);
+    const earlier = json(["history", ids.session, "-u", "ann", "-n", "2", "--cursor", last.nextCursor]);
+    expect(earlier).toMatchObject({ items: [{ content: "hello", position: 1 }], nextCursor: null });
+    expect(lines(["history", ids.session, "-u", "ann", "-n", "1"]).at(-1)).toMatch(/^next page: --cursor \S+$/);
+    const bad = run(["history", ids.session, "-u", "ann", "--cursor", "nonsense"], { status: 1 });
+    expect(bad.stderr).toMatch(/^error: --cursor nonsense is not a cursor that history printed\n$/);
   });
 
-  it("reports typed errors with their code and exit code 1", async () => {
-    const errors: string[] = [];
-    const original = console.error;
-    console.error = (line: string) => errors.push(line);
-    try {
-      await main(["node", "forkpoint", "--db", db, "history", sessionId, "-u", "mallory"]);
-    } finally {
-      console.error = original;
-    }
-    expect(errors[0]).toBe(`error NOT_FOUND: session not found: "${sessionId}"`);
-    expect(process.exitCode).toBe(1);
-    process.exitCode = 0;
-  });
-
-  it("exports a session to a file and imports it into another database for another user", async () => {
-    const file = join(dir, "export.json");
-    expect(await cli("export", sessionId, "-u", "ann", "--out", file)).toEqual([]);
-    const printed = (await cli("export", sessionId, "-u", "ann")).join("");
-    expect(readFileSync(file, "utf8")).toBe(printed);
-    const other = join(dir, "other.db");
-    const lines: string[] = [];
-    await buildProgram((l) => lines.push(l)).parseAsync(["node", "forkpoint", "--db", other, "import", file, "-u", "bea"]);
-    expect(lines).toEqual([`imported session ${sessionId} for bea`]);
-    const fp = openForkpoint({ path: other });
-    try {
-      const copy = await fp.getSession(sessionId, { userId: "bea" });
-      expect((await copy.history()).map((m) => m.content)).toEqual(["hello", { parts: ["hi"] }]);
-    } finally {
-      await fp.close();
-    }
-    writeFileSync(join(dir, "broken.json"), "{ not json");
-    await expect(cli("import", join(dir, "broken.json"), "-u", "bea")).rejects.toMatchObject({ code: "VALIDATION_ERROR", field: "file" });
-  });
-
-  it("verifies and prunes the database", async () => {
-    expect(await cli("verify")).toEqual(["ok: 1 session(s) verified"]);
-    const report = JSON.parse((await cli("--json", "prune", "--no-vacuum")).join("\n"));
-    expect(report).toMatchObject({ checkpoints: 0, snapshots: 0, moves: 0 });
-    expect((await cli("prune"))[0]).toBe("deleted 0 expired checkpoint(s), 0 unreferenced state(s), 0 finished move journal(s)");
-  });
-
-  it("an export to a path it cannot write is a typed error, and nothing is written", async () => {
-    const out = join(dir, "no-such-dir", "doc.json");
-    await expect(cli("export", sessionId, "-u", "ann", "--out", out)).rejects.toMatchObject({ code: "VALIDATION_ERROR", field: "out" });
+  it("timeline: newest first, paged", () => {
+    const text = lines(["timeline", ids.session, "-u", "ann", "-n", "3"]);
+    expect(text[0]).toMatch(/^AT\s+KIND\s+BRANCH\s+ID\s+SUMMARY$/);
+    expect(text[1]).toMatch(new RegExp(`^${ISO.source}\\s+checkpoint\\s+br_\\S+\\s+${ids.later}\\s+checkpoint "later"$`));
+    expect(text.at(-1)).toMatch(/^next page: --cursor \S+$/);
+    const page = json(["timeline", ids.session, "-u", "ann", "-n", "3"]);
+    expect(page.items.map((e: { kind: string }) => e.kind)).toEqual(["checkpoint", "tool", "state"]);
+    expect(json(["timeline", ids.session, "-u", "ann", "--cursor", page.nextCursor]).items[0].kind).toBe("message");
   });
 });
 
-describe("the forkpoint command as npm installs it (a symlink to the program)", () => {
-  const repo = fileURLToPath(new URL("../..", import.meta.url));
-  const run = (...args: string[]) => {
-    const link = join(dir, "bin-forkpoint.ts");
-    if (!existsSync(link)) symlinkSync(join(repo, "src/cli/main.ts"), link);
-    return spawnSync(process.execPath, ["--import", "tsx", link, "--db", db, ...args], { cwd: repo, encoding: "utf8" });
-  };
-
-  it("runs: help, a listing, and an unknown command (one line of error, exit 1)", () => {
-    const help = run("--help");
-    expect([help.status, help.stdout]).toEqual([0, expect.stringContaining("Usage: forkpoint")]);
-    const listed = run("sessions", "-u", "ann");
-    expect([listed.status, listed.stdout]).toEqual([0, expect.stringContaining("CLI test")]);
-    const bogus = run("bogus");
-    expect(bogus.status).toBe(1);
-    expect(bogus.stderr.trim().split("\n")).toEqual(["error: unknown command 'bogus'"]);
+describe("reading one session", () => {
+  it("summary", () => {
+    const text = lines(["summary", ids.session, "-u", "ann"]);
+    expect(text[0]).toMatch(new RegExp(`^${ids.session}  CLI test  updated ${ISO.source}$`));
+    expect(text[2]).toBe("last message user: more");
+    expect(text[4]).toBe("tool calls   1 (1 succeeded, 0 failed, 0 running; 1 applied)");
+    expect(json(["summary", ids.session, "-u", "ann"])).toMatchObject({ branches: 1, checkpoints: 2, messages: 3 });
   });
 
-  it("an export to a path it cannot write: one line of error, exit 1, no stack", () => {
-    const failed = run("export", sessionId, "-u", "ann", "--out", join(dir, "no-such-dir", "doc.json"));
-    expect(failed.status).toBe(1);
-    expect(failed.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^error VALIDATION_ERROR: out: cannot write .*no-such-dir/)]);
+  it("show: a checkpoint restored, by its id alone", () => {
+    const text = lines(["show", ids.later, "-u", "ann"]);
+    expect(text.slice(0, 5)).toEqual([
+      `checkpoint ${ids.later} "later"`,
+      expect.stringMatching(new RegExp(`^session    ${ids.session}, branch br_\\S+, position 6$`)),
+      expect.stringMatching(/^created    /),
+      expect.stringMatching(/^checksum   [0-9a-f]{64} \(verified\)$/),
+      `state      {"city":"Porto","days":3}`,
+    ]);
+    expect(text).toContain("history (3 messages)");
+    expect(text).toContain("tool track (1 calls)");
+    expect(text.at(-1)).toMatch(/^6\s+search\s+succeeded\s+yes\s+\{"q":"hotels"\}$/);
+    expect(json(["show", ids.greeted, "-u", "ann"])).toMatchObject({ checkpoint: { id: ids.greeted }, state: { city: "Lisbon" }, history: [{}, {}], toolTrack: [] });
+    expect(run(["show", ids.greeted, "-u", "bob"], { status: 1 }).stderr).toBe(`error NOT_FOUND: checkpoint not found: "${ids.greeted}"\n`);
+  });
+
+  it("diff: state paths, messages and tool calls of two checkpoints", () => {
+    const text = lines(["diff", ids.session, ids.greeted, ids.later, "-u", "ann"]);
+    expect(text).toEqual([
+      "state: 1 added, 0 removed, 1 changed",
+      "  + days: 3",
+      "  ~ city: Lisbon -> Porto",
+      `messages: 2 in common, 0 only in ${ids.greeted}, 1 only in ${ids.later}`,
+      "  B    4  user: more",
+      `tool calls: 0 in common, 0 only in ${ids.greeted}, 1 only in ${ids.later}`,
+      `  B    6  search {"q":"hotels"} (succeeded)`,
+    ]);
+    expect(json(["diff", ids.session, ids.greeted, ids.later, "-u", "ann"]).state).toEqual({ added: [{ path: ["days"], value: 3 }], removed: [], changed: [{ path: ["city"], from: "Lisbon", to: "Porto" }] });
+  });
+
+  it("export to standard output and to a file, byte for byte the same", () => {
+    const printed = run(["export", ids.session, "-u", "ann"]).stdout;
+    const file = join(cli.dir, "export.json");
+    expect(run(["export", ids.session, "-u", "ann", "--out", file]).stdout).toBe("");
+    expect(`${readFileSync(file, "utf8")}\n`).toBe(printed);
+    const failed = run(["export", ids.session, "-u", "ann", "--out", join(cli.dir, "no-such-dir", "doc.json")], { status: 1 });
+    expect(failed.stderr).toMatch(/^error VALIDATION_ERROR: out: cannot write .*no-such-dir.*\n$/);
+  });
+
+  it("verify, as text and JSON", () => {
+    expect(lines(["verify"])).toEqual(["ok: 2 session(s) verified"]);
+    expect(json(["verify", "-s", ids.session])).toMatchObject({ ok: true, sessions: 1, problems: [] });
+  });
+});
+
+describe("import", () => {
+  it("from a file or from standard input, into a database it creates; a bad document creates nothing", () => {
+    const doc = run(["export", ids.session, "-u", "ann"]).stdout;
+    const copy = join(cli.dir, "copy.db");
+    const fromStdin = cli.run(["--db", copy, "import", "-", "-u", "cy"], { input: doc });
+    expect([fromStdin.status, fromStdin.stdout, fromStdin.stderr]).toEqual([0, `imported session ${ids.session} for cy\n`, ""]);
+    expect(JSON.parse(cli.run(["--db", copy, "--json", "history", ids.session, "-u", "cy"]).stdout).items).toHaveLength(3);
+    const again = cli.run(["--db", copy, "--json", "import", "-", "-u", "cy"], { input: doc });
+    expect([again.status, again.stderr]).toEqual([1, expect.stringMatching(/^error CONFLICT: /)]);
+    const fresh = join(cli.dir, "fresh.db");
+    const bad = cli.run(["--db", fresh, "import", "-", "-u", "cy"], { input: "{ not json" });
+    expect([bad.status, bad.stderr]).toEqual([1, expect.stringMatching(/^error VALIDATION_ERROR: file: cannot read a JSON document from standard input: /)]);
+    expect(existsSync(fresh)).toBe(false);
+    const file = join(cli.dir, "doc.json");
+    run(["export", ids.session, "-u", "ann", "-o", file]);
+    expect(JSON.parse(cli.run(["--db", fresh, "--json", "import", file, "-u", "dee"]).stdout)).toEqual({ sessionId: ids.session, userId: "dee" });
+  });
+});
+
+describe("moves and edits", () => {
+  /** A fresh copy of the test session in its own database, so moves do not disturb the other tests. */
+  function copyDb(name: string): string {
+    const file = join(cli.dir, name);
+    cli.run(["--db", file, "import", "-", "-u", "ann"], { input: run(["export", ids.session, "-u", "ann"]).stdout });
+    return file;
+  }
+
+  it("plan and rollback --dry-run tell the same; rollback makes a branch the tree then shows", () => {
+    const file = copyDb("moves.db");
+    const at = (args: string[]) => cli.run(["--db", file, ...args]);
+    const plan = at(["plan", ids.session, "--checkpoint", ids.greeted, "-u", "ann"]).stdout.trimEnd().split("\n");
+    expect(plan).toEqual([
+      expect.stringMatching(/^would create a branch from br_\S+ at position 3$/),
+      "left behind   3 entries (1 messages, 1 tool calls, 1 state changes)",
+    ]);
+    const dry = JSON.parse(at(["--json", "rollback", ids.session, ids.greeted, "-u", "ann", "--dry-run"]).stdout);
+    expect(dry).toEqual(JSON.parse(at(["--json", "plan", ids.session, "-c", ids.greeted, "-u", "ann"]).stdout));
+    expect(dry.leftBehind).toHaveLength(3);
+    const rolled = at(["rollback", ids.session, ids.greeted, "-u", "ann"]);
+    expect([rolled.status, rolled.stdout]).toEqual([0, expect.stringMatching(/^now on branch br_\S+ at position 3\n$/)]);
+    const tree = at(["tree", ids.session, "-u", "ann"]).stdout.trimEnd().split("\n");
+    expect(tree).toEqual([
+      expect.stringMatching(/^br_\S+  root, head 6$/),
+      expect.stringMatching(new RegExp(`^└── br_\\S+  rollback at 3 from checkpoint ${ids.greeted}, head 3  \\* current$`)),
+    ]);
+    const json = JSON.parse(at(["--json", "tree", ids.session, "-u", "ann"]).stdout);
+    expect(json).toMatchObject([{ reason: "root", current: false, children: [{ reason: "rollback", current: true, forkCheckpointId: ids.greeted, children: [] }] }]);
+    const root = json[0].id;
+    const switched = JSON.parse(at(["--json", "switch", ids.session, root, "-u", "ann"]).stdout);
+    expect(switched).toMatchObject({ branch: { id: root, current: true }, undone: [], replayed: [] });
+    expect(at(["switch", ids.session, root, "-u", "ann"]).stdout).toBe(`now on branch ${root} at position 6\n`);
+  });
+
+  it("edit makes a version, keeping the role; versions shows the < 2/2 > picker", () => {
+    const file = copyDb("edits.db");
+    const at = (args: string[]) => cli.run(["--db", file, ...args]);
+    const edited = at(["edit", ids.session, ids.more, "less", "-u", "ann"]);
+    expect(edited.stdout).toMatch(/^new message msg_\S+ at position 4: user: less\nnow on branch br_\S+ at position 4\n$/);
+    const versions = at(["versions", ids.session, ids.more, "-u", "ann"]).stdout.trimEnd().split("\n");
+    expect(versions).toEqual([
+      "< 1/2 >",
+      expect.stringMatching(/^#\s+BRANCH\s+MESSAGE\s+ROLE\s+CONTENT$/),
+      expect.stringMatching(new RegExp(`^\\*1\\s+br_\\S+\\s+${ids.more}\\s+user\\s+more$`)),
+      expect.stringMatching(/^ 2\s+br_\S+\s+msg_\S+\s+user\s+less$/),
+    ]);
+    const json = JSON.parse(at(["--json", "edit", ids.session, ids.more, '{"parts":["x"]}', "--json-content", "--role", "assistant", "-u", "ann"]).stdout);
+    expect(json.message).toMatchObject({ role: "assistant", content: { parts: ["x"] }, position: 4 });
+    expect(JSON.parse(at(["--json", "versions", ids.session, json.message.id, "-u", "ann"]).stdout)).toMatchObject({ index: 2, count: 3 });
+    expect(at(["edit", ids.session, ids.more, "{", "--json-content", "-u", "ann"]).status).toBe(2);
+  });
+
+  it("delete: a checkpoint, then the whole session", () => {
+    const file = copyDb("delete.db");
+    const at = (args: string[]) => cli.run(["--db", file, ...args]);
+    expect(at(["delete", ids.session, ids.greeted, "-u", "ann"]).stdout).toBe(`deleted checkpoint ${ids.greeted} of session ${ids.session}\n`);
+    expect(JSON.parse(at(["--json", "checkpoints", "-u", "ann"]).stdout).items.map((c: { id: string }) => c.id)).toEqual([ids.later]);
+    expect(JSON.parse(at(["--json", "delete", ids.session, "-u", "ann"]).stdout)).toEqual({ deleted: { sessionId: ids.session } });
+    expect(at(["sessions", "-u", "ann"]).stdout).toBe("no sessions\n");
+    const again = at(["delete", ids.session, "-u", "ann"]);
+    expect([again.status, again.stderr]).toEqual([1, `error NOT_FOUND: session not found: "${ids.session}"\n`]);
+  });
+});
+
+describe("maintenance", () => {
+  it("prune and recover, as text and JSON", () => {
+    const file = join(cli.dir, "maint.db");
+    cli.run(["--db", file, "import", "-", "-u", "ann"], { input: run(["export", ids.session, "-u", "ann"]).stdout });
+    const at = (args: string[]) => cli.run(["--db", file, ...args]);
+    expect(at(["prune"]).stdout.split("\n")[0]).toBe("deleted 0 expired checkpoint(s), 0 unreferenced state(s), 0 finished move journal(s)");
+    expect(JSON.parse(at(["--json", "prune", "--no-vacuum"]).stdout)).toMatchObject({ checkpoints: 0, snapshots: 0, moves: 0 });
+    expect(at(["recover"]).stdout).toBe("resumed 0 move(s), 0 waiting, 0 failed; 0 workspace restore(s); 0 call(s) of unknown outcome\n");
+    expect(JSON.parse(at(["--json", "recover"]).stdout)).toEqual({ resumed: [], waiting: [], failed: [], unknown: [], workspaces: [] });
+  });
+
+  it("ui is not yet available: one line, exit 1", () => {
+    const r = run(["ui"], { status: 1 });
+    expect(r.stderr).toBe("error: ui is not yet available in this version of forkpoint\n");
   });
 });

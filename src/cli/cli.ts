@@ -1,0 +1,69 @@
+// What every command shares: the global options, where output goes, and the CLI's own failure type.
+import type { Command } from "commander";
+import { createOutput, type Output } from "./output.js";
+
+/** The program's global options (`--db`, `--json`, `--tools`), as parsed. */
+export interface GlobalOptions {
+  db?: string;
+  json?: boolean;
+  tools?: string;
+}
+
+/** Where the CLI writes, and what it knows of its surroundings (tests run it in a child process, as users do). */
+export interface Io {
+  /** One line on standard output. */
+  out: (line: string) => void;
+  stdoutIsTTY: boolean;
+  stderr: NodeJS.WriteStream;
+  stdin: NodeJS.ReadableStream;
+  env: NodeJS.ProcessEnv;
+}
+
+export function processIo(): Io {
+  return {
+    out: (line) => process.stdout.write(`${line}\n`),
+    stdoutIsTTY: Boolean(process.stdout.isTTY),
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+  };
+}
+
+/** A failure the CLI itself reports (a missing database, a tools module that does not load): one line, exit 1. */
+export class CliError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "CliError";
+  }
+}
+
+/** The context each command's action runs in. */
+export class Cli {
+  readonly #program: Command;
+  readonly io: Io;
+  #output: Output | undefined;
+
+  constructor(program: Command, io: Io) {
+    this.#program = program;
+    this.io = io;
+  }
+
+  get options(): GlobalOptions {
+    return this.#program.opts<GlobalOptions>();
+  }
+
+  /** `--db`, else `FORKPOINT_DB`, else ./forkpoint.db. */
+  get dbPath(): string {
+    return this.options.db ?? (this.io.env.FORKPOINT_DB || "./forkpoint.db");
+  }
+
+  get out(): Output {
+    this.#output ??= createOutput({ json: Boolean(this.options.json), write: this.io.out, tty: this.io.stdoutIsTTY, env: this.io.env });
+    return this.#output;
+  }
+
+  /** A usage error (exit 2), reported as commander reports its own. */
+  usage(message: string): never {
+    this.#program.error(`error: ${message}`, { exitCode: 2, code: "forkpoint.usage" });
+  }
+}

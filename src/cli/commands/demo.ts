@@ -1,0 +1,55 @@
+// `forkpoint demo`: writes the demo (a chat, an agent loop with tools) to a database, so every command can be tried.
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Command } from "commander";
+import type { Cli } from "../cli.js";
+import { writeFile } from "../demo/tools.js";
+import { runDemo } from "../demo/scenario.js";
+import { withForkpoint } from "../open.js";
+import { examples } from "../options.js";
+
+/** How the user runs this program: `forkpoint` once installed, or through tsx from a clone (`npm start`). */
+function invocation(cli: Cli): string {
+  const script = process.argv[1] ?? "";
+  const self = script.endsWith(".ts") ? `npx tsx ${relative(process.cwd(), script) || script}` : "forkpoint";
+  return cli.options.db || cli.io.env.FORKPOINT_DB ? `${self} --db ${cli.dbPath}` : self;
+}
+
+export function demoCommand(program: Command, cli: Cli): void {
+  const command = program.command("demo").description("write a demo (a chat with edits and rollbacks, an agent loop with tools) to the database, creating it")
+    .option("--files <dir>", "where the demo's tool writes files (default: forkpoint-demo-files beside the database)");
+  examples(command, ["forkpoint demo", "forkpoint --db /tmp/demo.db demo"]);
+  command.action((o: { files?: string }) => {
+    const workspace = resolve(o.files ?? join(dirname(resolve(cli.dbPath)), "forkpoint-demo-files"));
+    return withForkpoint(cli, "create", async (fp) => {
+      const { out } = cli;
+      const narrative: string[] = [];
+      const ids = await runDemo(fp, workspace, (l) => narrative.push(l));
+      const fp_ = invocation(cli);
+      const tools = fileURLToPath(new URL(`../demo/tools${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url));
+      const { sessionId: chat, checkpointIds: [cpA, cpB], editedMessageId } = ids.chat;
+      const { sessionId: agent, startCheckpointId, filesBranchId } = ids.agent;
+      out.print({ database: resolve(cli.dbPath), workspace, tools, ...ids }, () => [
+        `forkpoint demo — database ${resolve(cli.dbPath)}`,
+        "",
+        ...narrative,
+        "",
+        "Now try:",
+        `  ${fp_} sessions -u demo`,
+        `  ${fp_} tree ${chat} -u demo`,
+        `  ${fp_} history ${chat} -u demo`,
+        `  ${fp_} versions ${chat} ${editedMessageId} -u demo`,
+        `  ${fp_} diff ${chat} ${cpA} ${cpB} -u demo`,
+        `  ${fp_} show ${cpB} -u demo`,
+        `  ${fp_} timeline ${agent} -u demo`,
+        `  ${fp_} plan ${agent} --branch ${filesBranchId} -u demo`,
+        `  ${fp_} switch ${agent} ${filesBranchId} -u demo --tools ${tools}`,
+        `  ${fp_} rollback ${agent} ${startCheckpointId} -u demo --tools ${tools}`,
+        `  ${fp_} users`,
+        `  ${fp_} verify`,
+        "",
+        "Done. Run it again to add more sessions to the same database.",
+      ]);
+    }, [writeFile]);
+  });
+}

@@ -1,0 +1,32 @@
+// `forkpoint export <session>`: the session's whole tree as one JSON document, to a file or standard output.
+import { writeFileSync } from "node:fs";
+import type { Command } from "commander";
+import { ValidationError } from "../../index.js";
+import type { Cli } from "../cli.js";
+import { withForkpoint } from "../open.js";
+import { examples, withUser } from "../options.js";
+import { progressReporter } from "../progress.js";
+
+export function exportCommand(program: Command, cli: Cli): void {
+  const command = program.command("export").description("write a session's whole tree as one JSON document (to --out, or standard output)")
+    .argument("<session>", "session id").option("-o, --out <file>", "the file to write");
+  withUser(command);
+  examples(command, ["forkpoint export s_abc -u alice --out trip.json", "forkpoint export s_abc -u alice | forkpoint --db other.db import - -u bob"]);
+  command.action((sessionId: string, o: { user: string; out?: string }) =>
+    withForkpoint(cli, "read", async (fp) => {
+      const progress = progressReporter("export", cli.io.stderr);
+      let text: string;
+      try {
+        text = JSON.stringify(await fp.exportSession(sessionId, { userId: o.user, onProgress: progress.onProgress }));
+      } finally {
+        progress.stop();
+      }
+      if (!o.out) return cli.io.out(text);
+      try {
+        writeFileSync(o.out, text);
+      } catch (cause) {
+        throw new ValidationError("out", `cannot write ${o.out}: ${(cause as Error).message}`);
+      }
+    }),
+  );
+}

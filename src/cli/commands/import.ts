@@ -1,0 +1,33 @@
+// `forkpoint import <file|->`: an exported session written into this database (created if needed), for a new owner.
+import { readFileSync } from "node:fs";
+import { text } from "node:stream/consumers";
+import type { Command } from "commander";
+import { ValidationError, type SessionExport } from "../../index.js";
+import type { Cli } from "../cli.js";
+import { withForkpoint } from "../open.js";
+import { examples } from "../options.js";
+import { progressReporter } from "../progress.js";
+
+export function importCommand(program: Command, cli: Cli): void {
+  const command = program.command("import").description("write an exported session into this database (created if absent), owned by --user")
+    .argument("<file>", "the exported JSON document, or - for standard input").requiredOption("-u, --user <userId>", "the new owner");
+  examples(command, ["forkpoint --db copy.db import trip.json -u alice", "cat trip.json | forkpoint import - -u bob"]);
+  command.action(async (file: string, o: { user: string }) => {
+    // Read and parsed before the database is opened: a bad document creates no file.
+    let doc: unknown;
+    try {
+      doc = JSON.parse(file === "-" ? await text(cli.io.stdin) : readFileSync(file, "utf8"));
+    } catch (cause) {
+      throw new ValidationError("file", `cannot read a JSON document from ${file === "-" ? "standard input" : file}: ${(cause as Error).message}`);
+    }
+    await withForkpoint(cli, "create", async (fp) => {
+      const progress = progressReporter("import", cli.io.stderr);
+      try {
+        const s = await fp.importSession(doc as SessionExport, { userId: o.user, onProgress: progress.onProgress });
+        cli.out.print({ sessionId: s.id, userId: s.userId }, () => [`imported session ${s.id} for ${s.userId}`]);
+      } finally {
+        progress.stop();
+      }
+    });
+  });
+}

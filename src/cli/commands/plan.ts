@@ -1,0 +1,28 @@
+// `forkpoint plan <session>`: what a rollback, switch or edit would do (entries left behind, tool calls), doing nothing.
+import type { Command } from "commander";
+import type { PlanTarget } from "../../index.js";
+import type { Cli } from "../cli.js";
+import { planLines } from "../moves.js";
+import { withForkpoint } from "../open.js";
+import { examples, withUser } from "../options.js";
+
+export function planCommand(program: Command, cli: Cli): void {
+  const command = program.command("plan").description("what a move would do, without doing it: to a checkpoint, a branch or before a message")
+    .argument("<session>", "session id")
+    .option("-c, --checkpoint <id>", "a rollback to this checkpoint").option("-b, --branch <id>", "a switch to this branch")
+    .option("-m, --message <id>", "an edit of this message");
+  withUser(command);
+  examples(command, ["forkpoint plan s_abc --checkpoint cp_xyz -u alice", "forkpoint plan s_abc --branch br_xyz -u alice --tools ./my-tools.js"]);
+  command.action((sessionId: string, o: { user: string; checkpoint?: string; branch?: string; message?: string }) => {
+    const targets: PlanTarget[] = [
+      ...(o.checkpoint ? [{ checkpointId: o.checkpoint }] : []),
+      ...(o.branch ? [{ branchId: o.branch }] : []),
+      ...(o.message ? [{ messageId: o.message }] : []),
+    ];
+    if (targets.length !== 1) cli.usage("give one of --checkpoint, --branch or --message");
+    return withForkpoint(cli, "read", async (fp) => {
+      const plan = await (await fp.getSession(sessionId, { userId: o.user })).plan(targets[0]!);
+      cli.out.print(plan, () => planLines(cli.out, plan));
+    });
+  });
+}

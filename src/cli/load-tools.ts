@@ -1,0 +1,31 @@
+// `--tools ./my-tools.js`: the tool definitions a module exports, so CLI moves can undo and replay their calls.
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { ToolDefinition } from "../index.js";
+import { CliError } from "./cli.js";
+
+const isTool = (value: unknown): value is ToolDefinition =>
+  typeof value === "object" && value !== null && typeof (value as ToolDefinition).name === "string" && typeof (value as ToolDefinition).run === "function";
+
+/**
+ * Imports the module and takes its tools: a default export that is an array of definitions (or one definition),
+ * and every named export that is one. A module that exports none is an error: moves would refuse anyway.
+ */
+export async function loadTools(spec: string): Promise<ToolDefinition[]> {
+  let module: Record<string, unknown>;
+  try {
+    module = (await import(pathToFileURL(resolve(spec)).href)) as Record<string, unknown>;
+  } catch (cause) {
+    throw new CliError(`cannot load --tools ${spec}: ${(cause as Error).message}`, { cause });
+  }
+  const found = new Set<ToolDefinition>();
+  const take = (value: unknown) => {
+    if (Array.isArray(value)) for (const v of value) take(v);
+    else if (isTool(value)) found.add(value);
+  };
+  for (const value of Object.values(module)) take(value);
+  if (found.size === 0) {
+    throw new CliError(`--tools ${spec} exports no tool definitions (export defineTool results, or a default array of them)`);
+  }
+  return [...found];
+}

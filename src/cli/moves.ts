@@ -1,0 +1,93 @@
+// What the moving commands (rollback, switch, edit) share: their options, the tools check, and how results print.
+import type { Command } from "commander";
+import { ConflictError, type MoveOptions, type MovePlan, type MoveResult, type PlanTarget, type SessionHandle, type ToolInvocation } from "../index.js";
+import { CliError, type Cli } from "./cli.js";
+import { inline, type Output } from "./output.js";
+
+export interface MoveFlags {
+  continueOnError?: boolean;
+  refuseIrreversible?: boolean;
+  leaveUnregistered?: boolean;
+  scope?: "conversation" | "files" | "both";
+  force?: boolean;
+}
+
+export const withMoveOptions = (command: Command) =>
+  command
+    .option("--continue-on-error", "keep going when an undo or replay throws, and report every failure")
+    .option("--refuse-irreversible", "refuse the move if it passes tool calls that cannot be undone")
+    .option("--leave-unregistered", "move the conversation anyway, leaving calls whose tools are not loaded as they are")
+    .option("--scope <scope>", "conversation, files or both (with an attached workspace)")
+    .option("--force", "with --scope files|both: save files changed outside forkpoint in a checkpoint, then overwrite them");
+
+export function moveOptions(cli: Cli, o: MoveFlags): MoveOptions {
+  if (o.scope !== undefined && !["conversation", "files", "both"].includes(o.scope)) cli.usage(`--scope must be conversation, files or both, not ${JSON.stringify(o.scope)}`);
+  return {
+    ...(o.continueOnError ? { onUndoError: "continue" as const } : {}),
+    ...(o.refuseIrreversible ? { refuseIrreversible: true } : {}),
+    ...(o.leaveUnregistered ? { unregistered: "leave" as const } : {}),
+    ...(o.scope ? { scope: o.scope } : {}),
+    ...(o.force ? { force: true } : {}),
+  };
+}
+
+const calls = (list: readonly ToolInvocation[]) => list.map((t) => `${t.tool} ${t.id}`).join(", ");
+
+function toolsRefusal(cli: Cli, verb: string, unregistered: readonly ToolInvocation[]): CliError {
+  const tools = [...new Set(unregistered.map((t) => t.tool))].join(", ");
+  const loaded = cli.options.tools;
+  return new CliError(
+    `this ${verb} must undo or replay ${unregistered.length} reversible tool call(s) (${calls(unregistered)}) whose tool(s) ` +
+      (loaded ? `${tools} --tools ${loaded} does not define with an undo` : `${tools} are not loaded`) +
+      `: pass --tools ./my-tools.js (a module exporting their defineTool definitions), or --leave-unregistered to leave those calls as they are`,
+  );
+}
+
+/**
+ * Runs a move after checking its plan: a move that must undo or replay calls whose tools this command has not loaded
+ * is refused here with a message naming --tools (the engine refuses it too, as TOOL_NOT_REGISTERED).
+ */
+export async function guardedMove<R>(cli: Cli, s: SessionHandle, verb: string, target: PlanTarget, flags: MoveFlags, move: () => Promise<R>): Promise<R> {
+  if (!flags.leaveUnregistered) {
+    const plan = await s.plan(target);
+    if (plan.unregistered.length > 0) throw toolsRefusal(cli, verb, plan.unregistered);
+  }
+  try {
+    return await move();
+  } catch (error) {
+    if (error instanceof ConflictError && error.code === "TOOL_NOT_REGISTERED") throw new CliError(`${error.message} (the CLI loads tools with --tools ./my-tools.js)`, { cause: error });
+    throw error;
+  }
+}
+
+const toolLine = (t: ToolInvocation) => `${inline(t.tool)} ${t.id} ${inline(t.args, 60)}`;
+
+/** The tool calls a move (or a plan) undid, replayed, skipped, left or failed, one line each. */
+function toolLines(out: Output, r: Omit<MoveResult, "branch">, planned: boolean): string[] {
+  const group = (label: string, list: readonly ToolInvocation[]) => (list.length === 0 ? [] : [`${label.padEnd(14)}${list.length}`, ...list.map((t) => `  ${toolLine(t)}`)]);
+  return [
+    ...group(planned ? "would undo" : "undone", r.undone),
+    ...group(planned ? "would replay" : "replayed", r.replayed),
+    ...group("irreversible", r.skipped).map((l, i) => (i === 0 ? out.c.yellow(l) : l)),
+    ...group("unregistered", r.unregistered).map((l, i) => (i === 0 ? out.c.yellow(l) : l)),
+    ...group("unknown", r.unknown).map((l, i) => (i === 0 ? out.c.yellow(l) : l)),
+    ...(r.failed.length === 0 ? [] : [out.c.red(`failed        ${r.failed.length}`), ...r.failed.map((f) => `  ${f.step} ${toolLine(f.invocation)}: ${inline(f.error)}`)]),
+    ...(r.files ? [`files         ${r.files.written.length} written, ${r.files.deleted.length} deleted`] : []),
+    ...(r.savedDrift ? [`saved drift   ${r.savedDrift.files.length} file(s) in checkpoint ${r.savedDrift.checkpointId}`] : []),
+  ];
+}
+
+export function moveResultLines(out: Output, r: MoveResult): string[] {
+  return [`now on branch ${r.branch.id} at position ${r.branch.head}`, ...toolLines(out, r, false)];
+}
+
+export function planLines(out: Output, plan: MovePlan): string[] {
+  const b = plan.branch;
+  const counts = { message: 0, tool: 0, state: 0 };
+  for (const e of plan.leftBehind) counts[e.kind]++;
+  return [
+    b.id ? `would switch to branch ${b.id} at position ${b.position}` : `would create a branch from ${b.parentId} at position ${b.forkPosition}`,
+    `left behind   ${plan.leftBehind.length} entries (${counts.message} messages, ${counts.tool} tool calls, ${counts.state} state changes)`,
+    ...toolLines(out, plan, true),
+  ];
+}

@@ -1,0 +1,30 @@
+// Opening the database for a command: reads open it read-only and never create it; only import and demo create one.
+import { existsSync } from "node:fs";
+import { openForkpoint, type Forkpoint, type ToolDefinition } from "../index.js";
+import { CliError, type Cli } from "./cli.js";
+import { loadTools } from "./load-tools.js";
+
+type Mode =
+  /** Read-only: a missing file is an error, and nothing is written (not even recovery). */
+  | "read"
+  /** Writable, but the file must exist already. */
+  | "write"
+  /** Writable, created when absent (import, demo). */
+  | "create";
+
+const missing = (path: string) => new CliError(`no database at ${path} (give --db or FORKPOINT_DB; only import and demo create one)`);
+
+/** Opens the database in `mode` with the `--tools` module's tools, runs `fn`, and closes it. */
+export async function withForkpoint<T>(cli: Cli, mode: Mode, fn: (fp: Forkpoint) => Promise<T>, extraTools: ToolDefinition[] = []): Promise<T> {
+  const path = cli.dbPath;
+  // Checked first for every mode but "create": the engine refuses a read-only open of a missing file too, but a
+  // writable open would create it.
+  if (mode !== "create" && path !== ":memory:" && !existsSync(path)) throw missing(path);
+  const tools = [...extraTools, ...(cli.options.tools ? await loadTools(cli.options.tools) : [])];
+  const fp = openForkpoint({ path, readonly: mode === "read", ...(tools.length > 0 ? { tools } : {}) });
+  try {
+    return await fn(fp);
+  } finally {
+    await fp.close();
+  }
+}

@@ -1,0 +1,35 @@
+// Option parsers and the options several commands share (the owner, paging).
+import { InvalidArgumentError, type Command } from "commander";
+
+export function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("must be a positive integer");
+  return n;
+}
+
+/** A time: an ISO 8601 date or date-time (what `date` and the JSON output print). */
+export function isoTime(value: string): Date {
+  const date = new Date(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(date.getTime())) throw new InvalidArgumentError("must be an ISO 8601 date or time, e.g. 2025-05-01T12:00:00Z");
+  return date;
+}
+
+export const DEFAULT_LIMIT = 20;
+
+/** `-u, --user <userId>`: every session-scoped command reads as the session's owner. */
+export const withUser = (command: Command) => command.requiredOption("-u, --user <userId>", "the owner (reads are scoped to one user)");
+
+/** `-n, --limit` and `--cursor` on a listing. */
+export const withPaging = (command: Command) =>
+  command
+    .option("-n, --limit <n>", `how many (default ${DEFAULT_LIMIT})`, positiveInt, DEFAULT_LIMIT)
+    .option("--cursor <cursor>", "the next page: the cursor the previous page printed");
+
+export interface PagingOptions {
+  limit: number;
+  cursor?: string;
+}
+
+/** Help text: examples, printed after the options. */
+export const examples = (command: Command, lines: string[]) =>
+  command.addHelpText("after", `\nExamples:\n${lines.map((l) => `  $ ${l}`).join("\n")}\n`);
