@@ -1,6 +1,8 @@
 // Makes a session's history equal a list the app holds: the unchanged prefix kept, a changed message an edit, the rest appended.
 import { isDeepStrictEqual } from "node:util";
-import type { Message, MessageInput } from "../models/types.js";
+import type { MessageInput } from "../models/types.js";
+import { PayloadTooLargeError } from "../models/errors.js";
+import { messageFields } from "../sessions/append.js";
 import { forkAfter } from "../sessions/fork-after.js";
 import { sessionEngine, type SessionHandle } from "../sessions/session-handle.js";
 
@@ -25,6 +27,13 @@ export async function syncHistory(s: SessionHandle, inputs: MessageInput[]): Pro
   const history = await s.history();
   let kept = 0;
   while (kept < history.length && kept < inputs.length && isDeepStrictEqual(comparable(history[kept]!), comparable(inputs[kept]!))) kept++;
+  // Everything to be written is checked before the first write: a bad message leaves the history as it was.
+  const { ctx } = sessionEngine(s);
+  for (let i = kept; i < inputs.length; i++) messageFields(ctx, inputs[i], `messages[${i}]`);
+  const appending = inputs.length - kept - (kept < history.length && kept < inputs.length ? 1 : 0);
+  if (appending > ctx.limits.maxBatch) {
+    throw new PayloadTooLargeError("messages", `at most ${ctx.limits.maxBatch} new messages per save (got ${appending})`, ctx.limits.maxBatch);
+  }
   let forked: SaveResult["forked"] = null;
   let from = kept;
   if (kept < history.length) {

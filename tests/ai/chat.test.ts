@@ -136,6 +136,9 @@ describe("saveChat / loadChat", () => {
     await expect(saveChat(s, [user("u1", "hi"), { id: "x", role: "user" } as never])).rejects.toThrow(/messages\[1\]\.parts/);
     const bad = await saveChat(s, [user("u1", "hi"), { id: "f", role: "user", parts: [{ type: "data-x", data: () => 1 }] } as never]).catch((e: unknown) => e);
     expect(bad).toBeInstanceOf(ValidationError);
+    // A changed message followed by a bad one: refused before the edit, so no branch is made.
+    const late = await saveChat(s, [user("u1", "changed"), { id: "f", role: "user", parts: [{ type: "text", text: "\ud800" }] }]).catch((e: unknown) => e);
+    expect(late).toBeInstanceOf(ValidationError);
     expect(dumpDatabase(path)).toEqual(dump);
   });
 });
