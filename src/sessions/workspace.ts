@@ -158,8 +158,9 @@ export function targetFiles(store: Store, ws: WorkspaceRow, target: { branchId: 
 }
 
 /**
- * Everything a restore needs, checked before anything moves: no drift (files changed outside forkpoint since it
- * last saw them), every content present and intact, no symbolic link or file in the way of a path to write.
+ * Everything a restore needs, checked before anything moves: no move of the session running its tools, no drift
+ * (files changed outside forkpoint since it last saw them), every content present and intact, no symbolic link or
+ * file in the way of a path to write.
  * With `allowDrift`, drift is reported in `drifted` instead of refused (a forced move saves it first); everything
  * else is still checked, so a forced move that cannot be done is refused before it saves anything.
  */
@@ -167,6 +168,7 @@ export async function prepareRestore(ctx: EngineContext, ws: WorkspaceRow, manif
   assertNoRestorePending(ws);
   const disk = takeSnapshot(ctx, ws).files;
   const { known, target, contents } = await ctx.store.read(() => {
+    assertNoMoveRunning(ctx.store, ws);
     const target = manifestFiles(ctx.store, manifestId);
     const blob = blobOf(ctx.store);
     const contents = new Map<string, Buffer>();
@@ -216,6 +218,7 @@ export async function restoreFiles(
     if (now?.restoring) {
       throw new ConflictError(`the workspace ${p.ws.dir} is being restored by another move; try again when it ends`, "MOVE_IN_PROGRESS");
     }
+    assertNoMoveRunning(ctx.store, p.ws);
     if (!now || now.manifestId !== p.ws.manifestId || now.dir !== p.ws.dir || now.exclude !== p.ws.exclude) {
       throw new ConflictError(`the workspace ${p.ws.dir} changed (another process moved or re-attached it) since this move checked it; move again`, "WORKSPACE_DRIFT");
     }
@@ -274,6 +277,20 @@ export function assertNoRestorePending(ws: WorkspaceRow): void {
       "MOVE_IN_PROGRESS",
     );
   }
+}
+
+/**
+ * A ConflictError while a move of the session's world runs its tools (in any process): their undo and replay handlers
+ * change these files, and a restore under them would overwrite what they do, or be taken for drift.
+ */
+function assertNoMoveRunning(store: Store, ws: WorkspaceRow): void {
+  const running = store.runningMoves(ws.sessionId);
+  if (running.length === 0) return;
+  throw new ConflictError(
+    `a move of this session is under way (${running.map((m) => `${m.id}, process ${m.pid}`).join("; ")}) and its tools change the workspace ${ws.dir}; ` +
+      "try again when it ends, or call fp.recover() if its process died",
+    "MOVE_IN_PROGRESS",
+  );
 }
 
 /** The workspace's files before forkpoint's own doing (a tool call, a move), or null without a workspace. */

@@ -161,6 +161,60 @@ describe("force: true", () => {
   });
 });
 
+describe("a forced move that cannot finish", () => {
+  /** A tool whose undo waits for `release()` (and signals `entered`), or throws while `failing` is set. */
+  function gatedNote() {
+    let release!: () => void;
+    let entered!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const inUndo = new Promise<void>((r) => (entered = r));
+    const state = { failing: false, gated: false };
+    const tool = defineTool<{ rel: string; text: string }, null>({
+      name: "gated",
+      run: async ({ rel, text }) => (write(rel, text), null),
+      undo: async ({ args }) => {
+        if (state.failing) throw new Error("undo refused");
+        if (state.gated) {
+          entered();
+          await gate;
+        }
+        fs.rmSync(path.join(ws, args.rel), { force: true });
+      },
+    });
+    return { tool, release, inUndo, state };
+  }
+
+  it("while another opener's move runs its tools, is refused before it saves or overwrites anything", async () => {
+    const g = gatedNote();
+    await fp.close();
+    fp = openForkpoint({ path: dbFile, tools: [note, g.tool] });
+    const other = openForkpoint({ path: dbFile, tools: [note, g.tool] });
+    try {
+      const { s, a } = await drifted();
+      await s.invoke("gated", { rel: "tool.txt", text: "by a tool\n" });
+      g.state.gated = true;
+      const moving = s.rollback(a.id); // conversation only: its undo is now running, in this opener
+      await g.inUndo;
+      const before = dumpDatabase(dbFile);
+      const files = tree();
+      const same = await other.getSession(s.id, { userId: "alice" });
+      for (const scope of ["files", "both"] as const) {
+        const e = await rejectionOf(same.rollback(a.id, { scope, force: true }));
+        expect(e).toBeInstanceOf(ConflictError);
+        expect(e.code).toBe("MOVE_IN_PROGRESS");
+        expect(e.savedDrift).toBeUndefined();
+      }
+      expect(dumpDatabase(dbFile)).toEqual(before);
+      expect(tree()).toEqual(files);
+      g.release();
+      expect((await moving).undone.map((t) => t.tool)).toEqual(["gated"]);
+    } finally {
+      g.release();
+      await other.close();
+    }
+  });
+});
+
 describe("a crash during a forced move", () => {
   async function crashAt(s: SessionHandle, a: Checkpoint, scope: "files" | "both", at: "saved" | "restoring"): Promise<void> {
     await fp.close();
