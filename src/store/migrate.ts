@@ -1,7 +1,7 @@
 // Applies drizzle-kit's migrations under an exclusive write lock, so processes opening one file at once cannot race.
 import type Database from "better-sqlite3";
-import { readMigrationFiles } from "drizzle-orm/migrator";
 import { DatabaseError } from "../models/errors.js";
+import { MIGRATIONS, type EmbeddedMigration } from "./migrations.generated.js";
 
 const TABLE = "__drizzle_migrations";
 
@@ -26,21 +26,24 @@ function checkNotNewer(db: Database.Database, latestKnown: number): number {
 }
 
 /** Throws `SCHEMA_TOO_NEW` when a newer forkpoint has migrated the database past what this version knows. */
-export function assertNotNewer(db: Database.Database, migrationsFolder: string): void {
-  const latestKnown = readMigrationFiles({ migrationsFolder }).reduce((max, m) => Math.max(max, m.folderMillis), 0);
-  checkNotNewer(db, latestKnown);
+export function assertNotNewer(db: Database.Database, migrations: readonly EmbeddedMigration[] = MIGRATIONS): void {
+  checkNotNewer(db, latestOf(migrations));
+}
+
+function latestOf(migrations: readonly EmbeddedMigration[]): number {
+  return migrations.reduce((max, m) => Math.max(max, m.folderMillis), 0);
 }
 
 /**
- * Brings the schema up to date; refuses a database that a newer forkpoint has migrated further.
+ * Brings the schema up to date; refuses a database that a newer forkpoint has migrated further. The migrations are
+ * drizzle/'s, embedded in the code (see migrations.generated.ts), so a bundled build needs no folder beside it.
  * An up-to-date database is only read (no write lock: opening never waits for another process's writes).
  * drizzle-kit rebuilds a changed SQLite table (create new, copy, drop old, rename), which SQLite only allows with
  * foreign keys off, and that pragma is ignored inside a transaction: so they are switched off around it, and
  * `foreign_key_check` must find no more broken links after the migrations than before them.
  */
-export function applyMigrations(db: Database.Database, migrationsFolder: string): void {
-  const migrations = readMigrationFiles({ migrationsFolder });
-  const latestKnown = migrations.reduce((max, m) => Math.max(max, m.folderMillis), 0);
+export function applyMigrations(db: Database.Database, migrations: readonly EmbeddedMigration[] = MIGRATIONS): void {
+  const latestKnown = latestOf(migrations);
   // Read first: a newer schema is refused, and an up-to-date one opened, without waiting for a write lock.
   if (checkNotNewer(db, latestKnown) === latestKnown && latestKnown > 0) return;
   const foreignKeys = db.pragma("foreign_keys", { simple: true }) === 1;

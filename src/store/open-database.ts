@@ -1,7 +1,6 @@
 // Opens the SQLite file: WAL, foreign keys, a busy timeout, then the migrations.
 import Database from "better-sqlite3";
 import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { DatabaseError } from "../models/errors.js";
 import { applyMigrations, assertNotNewer } from "./migrate.js";
 
@@ -17,9 +16,6 @@ export interface OpenDatabaseOptions {
   /** Fold the WAL into the file on a worker thread instead of in the committing call (see `WalCheckpointer`). */
   walWorker?: boolean;
 }
-
-/** drizzle/ ships beside dist/ and src/, two levels up from this file in both. */
-const MIGRATIONS_FOLDER = fileURLToPath(new URL("../../drizzle", import.meta.url));
 
 export function openDatabase(options: OpenDatabaseOptions): Database.Database {
   let db: Database.Database;
@@ -39,8 +35,8 @@ export function openDatabase(options: OpenDatabaseOptions): Database.Database {
       db.pragma(`synchronous = ${options.durability === "full" ? "FULL" : "NORMAL"}`);
     }
     db.pragma("foreign_keys = ON");
-    if (options.readonly) assertMigrated(db, MIGRATIONS_FOLDER);
-    else applyMigrations(db, MIGRATIONS_FOLDER);
+    if (options.readonly) assertMigrated(db);
+    else applyMigrations(db);
     return db;
   } catch (cause) {
     db.close();
@@ -58,8 +54,8 @@ export function openDatabase(options: OpenDatabaseOptions): Database.Database {
 }
 
 /** Read-only opens cannot migrate: the schema must be exactly one this version knows. */
-function assertMigrated(db: Database.Database, migrationsFolder: string): void {
+function assertMigrated(db: Database.Database): void {
   const row = db.prepare("SELECT name FROM sqlite_master WHERE type='table' AND name='entries'").get();
   if (!row) throw new DatabaseError("NOT_A_DATABASE", "the database has no forkpoint schema and is opened read-only");
-  assertNotNewer(db, migrationsFolder);
+  assertNotNewer(db);
 }

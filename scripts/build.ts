@@ -1,0 +1,45 @@
+// Builds dist/: tsc's JavaScript, and one declaration bundle per public entry holding the public API and nothing else.
+import { execFileSync } from "node:child_process";
+import { readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { rollup } from "rollup";
+import { dts } from "rollup-plugin-dts";
+
+const root = resolve(import.meta.dirname, "..");
+const dist = join(root, "dist");
+/** tsc's per-file declarations: they follow every import, internal ones too, so they are bundled and not shipped. */
+const types = join(root, "build", "types");
+
+type Exports = Record<string, string | { types?: string }>;
+
+/** The `types` file of each public entry in package.json's `exports`, relative to dist/ without extension. */
+function publicEntries(): Record<string, string> {
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { exports: Exports };
+  const entries: Record<string, string> = {};
+  for (const target of Object.values(pkg.exports)) {
+    if (typeof target === "string" || !target.types) continue;
+    const name = relative(dist, join(root, target.types)).replace(/\.d\.ts$/, "");
+    entries[name] = join(types, `${name}.d.ts`);
+  }
+  return entries;
+}
+
+rmSync(dist, { recursive: true, force: true });
+rmSync(types, { recursive: true, force: true });
+const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
+execFileSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], { stdio: "inherit" });
+
+const bundle = await rollup({
+  input: publicEntries(),
+  plugins: [dts({ tsconfig: join(root, "tsconfig.build.json") })],
+  // Packages (dependencies, optional peers, node:*) stay imports: their own types serve them.
+  external: (id) => !id.startsWith(".") && !isAbsolute(id),
+  onwarn(warning) {
+    // A warning here is a declaration that may not be portable to consumers: fail rather than ship it.
+    throw new Error(`declaration bundle: ${warning.message}`);
+  },
+});
+await bundle.write({ dir: dist, format: "es", entryFileNames: "[name].d.ts", chunkFileNames: (chunk) => `types/${chunk.name.replace(/\.d$/, "")}-[hash].d.ts` });
+await bundle.close();
+rmSync(dirname(types), { recursive: true, force: true });
