@@ -1,0 +1,91 @@
+// The CLI is safe to point at anything: reads never create a database, and stored text cannot drive the terminal.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openForkpoint } from "../../src/index.js";
+import { escapeText } from "../../src/cli/output.js";
+import { dumpDatabase } from "../helpers.js";
+import { installCli, type Installed } from "./binary.js";
+
+let cli: Installed;
+beforeAll(async () => {
+  cli = await installCli();
+});
+afterAll(() => cli.remove());
+
+describe("reads never create a database", () => {
+  const commands = [
+    ["sessions", "-u", "ann"], ["sessions", "--all"], ["users"], ["summary", "s_x", "-u", "ann"], ["tree", "s_x", "-u", "ann"],
+    ["history", "s_x", "-u", "ann"], ["checkpoints", "-u", "ann"], ["show", "cp_x", "-u", "ann"], ["diff", "s_x", "cp_a", "cp_b", "-u", "ann"],
+    ["timeline", "s_x", "-u", "ann"], ["versions", "s_x", "m_x", "-u", "ann"], ["plan", "s_x", "-c", "cp_x", "-u", "ann"],
+    ["rollback", "s_x", "cp_x", "-u", "ann", "--dry-run"], ["export", "s_x", "-u", "ann"], ["verify"],
+    // Writes to a file that is not there fail the same way: only import and demo create one.
+    ["rollback", "s_x", "cp_x", "-u", "ann"], ["switch", "s_x", "br_x", "-u", "ann"], ["edit", "s_x", "m_x", "hi", "-u", "ann"],
+    ["delete", "s_x", "-u", "ann"], ["prune"], ["recover"],
+  ];
+  it.each(commands)("%s: one line on stderr, exit 1, and no file", (...args) => {
+    const db = join(cli.dir, `typo-${args[0]}.db`);
+    const r = cli.run(["--db", db, ...args]);
+    expect([r.status, r.stdout, r.stderr]).toEqual([1, "", `error: no database at ${db} (give --db or FORKPOINT_DB; only import and demo create one)\n`]);
+    expect(existsSync(db)).toBe(false);
+    expect(existsSync(`${db}-wal`)).toBe(false);
+  });
+
+  it("a read leaves an existing database byte for byte as it was", async () => {
+    const db = join(cli.dir, "kept.db");
+    const fp = openForkpoint({ path: db });
+    const s = await fp.createSession({ userId: "ann" });
+    await s.append({ role: "user", content: "hi" });
+    await fp.close();
+    const before = dumpDatabase(db);
+    for (const args of [["sessions", "-u", "ann"], ["history", s.id, "-u", "ann"], ["verify"], ["users"]]) expect(cli.run(["--db", db, ...args]).status).toBe(0);
+    expect(dumpDatabase(db)).toEqual(before);
+  });
+});
+
+describe("stored text cannot drive the operator's terminal", () => {
+  const hostile = "\x1b]0;pwned\x07 then \x1b[2J cleared\r\u009b31m \u202egnp.exe";
+  let db = "";
+  let sessionId = "";
+  let checkpointId = "";
+  beforeAll(async () => {
+    db = join(cli.dir, "hostile.db");
+    const fp = openForkpoint({ path: db });
+    const s = await fp.createSession({ userId: "ann", title: `title ${hostile}` });
+    await s.append([{ role: "user", content: hostile }, { role: `role\x1b[31m`, content: { text: hostile } }]);
+    await s.recordToolCall({ tool: "fetch", args: { url: hostile }, error: hostile });
+    checkpointId = (await s.checkpoint({ name: `name ${hostile}` })).id;
+    await s.append({ role: "user", content: `after ${hostile}` });
+    sessionId = s.id;
+    await fp.close();
+  });
+
+  it.each([
+    ["sessions", "-u", "ann"], ["sessions", "--all"], ["history"], ["summary"], ["show"], ["timeline"], ["checkpoints", "-u", "ann"], ["diff"], ["versions"], ["tree"],
+  ])("%s prints control characters as visible escapes", (command, ...rest) => {
+    const args = {
+      history: ["history", sessionId, "-u", "ann"], summary: ["summary", sessionId, "-u", "ann"], show: ["show", checkpointId, "-u", "ann"],
+      timeline: ["timeline", sessionId, "-u", "ann"], diff: ["diff", sessionId, checkpointId, checkpointId, "-u", "ann"],
+      versions: ["versions", sessionId, "MSG", "-u", "ann"], tree: ["tree", sessionId, "-u", "ann"],
+    }[command as "history"] ?? [command!, ...rest];
+    if (command === "versions") {
+      const history = JSON.parse(cli.run(["--db", db, "--json", "history", sessionId, "-u", "ann"]).stdout);
+      args[2] = history.items[0].id;
+    }
+    const r = cli.run(["--db", db, ...args]);
+    expect(r.status).toBe(0);
+    // Nothing a terminal acts on: no C0 control but the newlines ending lines, no DEL, C1 or bidi override.
+    expect(r.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+    if (["history", "show", "summary", "sessions"].includes(command!)) expect(r.stdout).toContain("\\x1b]0;pwned\\x07 then \\x1b[2J cleared");
+  });
+
+  it("--json stays exact", () => {
+    const page = JSON.parse(cli.run(["--db", db, "--json", "history", sessionId, "-u", "ann"]).stdout);
+    expect(page.items[0].content).toBe(hostile);
+    expect(page.items[1]).toMatchObject({ role: "role\x1b[31m", content: { text: hostile } });
+  });
+
+  it("escapeText names each character", () => {
+    expect(escapeText("a\x1b[2Jb\x07\n\t\u009b\u202e\u2067\x7fé😀")).toBe("a\\x1b[2Jb\\x07\\n\\t\\x9b\\u202e\\u2067\\x7fé😀");
+  });
+});
