@@ -1,9 +1,15 @@
 // The typed errors of the public API: one class per failure kind, each with a stable `code`.
+import type { SavedDrift } from "./types.js";
 
 /** Base class of every error forkpoint throws on purpose. `code` is stable across versions. */
 export class ForkpointError extends Error {
   /** A stable machine-readable code, e.g. `NOT_FOUND`. */
   readonly code: string;
+  /**
+   * Set on an error of a forced workspace move (`force: true`) thrown after it saved the files changed outside
+   * forkpoint: the checkpoint that holds them (nothing is lost; the move itself did not finish).
+   */
+  declare savedDrift?: SavedDrift;
   constructor(code: string, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;

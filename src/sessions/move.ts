@@ -13,7 +13,7 @@ import { autoCheckpointAfterMessage, writeEntry, type EntryFields } from "./log-
 import { computePlan, type MoveTarget } from "./move-plan.js";
 import { ownedCurrent, ownedSession } from "./ownership.js";
 import { absorbChanges, endRestore, filesBefore, restoreFiles, targetFiles, workspaceOf } from "./workspace.js";
-import { prepareMoveRestore } from "./workspace-force.js";
+import { prepareMoveRestore, reportSavedDrift } from "./workspace-force.js";
 import { SELF_START } from "./process-identity.js";
 import { toBranch, toMessage, toToolInvocation } from "./rows.js";
 
@@ -82,12 +82,13 @@ export async function performMove(
     });
     const { prepared, savedDrift } = await prepareMoveRestore(ctx, ref, ws, manifestId, o.force ? { move: kind } : null);
     const saved = savedDrift ? { savedDrift } : {};
-    const files = await restoreFiles(ctx, ref.id, prepared, { scope, ...from });
-    if (scope === "files") return { ...(await stayingPut(ctx, ref)), files, ...saved };
+    // Whatever fails from here on says where the drift was saved.
+    const files = await reportSavedDrift(savedDrift, restoreFiles(ctx, ref.id, prepared, { scope, ...from }));
+    if (scope === "files") return { ...(await reportSavedDrift(savedDrift, stayingPut(ctx, ref))), files, ...saved };
     // The journal stays until the conversation has moved (or the move failed, leaving the files restored, as before):
     // a crash in between is told apart by recovery from the session's current branch and head.
     try {
-      return { ...(await moveConversation(ctx, ref, o, prepare, within)), files, ...saved };
+      return { ...(await reportSavedDrift(savedDrift, moveConversation(ctx, ref, o, prepare, within))), files, ...saved };
     } finally {
       await endRestore(ctx, ref.id);
     }

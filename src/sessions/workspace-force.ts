@@ -33,7 +33,21 @@ export async function prepareMoveRestore(
     name: savedDriftName(force.move),
     metadata: { forkpoint: "saved-drift", move: force.move, drifted },
   });
+  const savedDrift = { checkpointId: checkpoint.id, files: drifted };
   // A change made after the checkpoint read the directory is drift again: refused, so it is not lost either.
-  const saved = await ctx.store.read(() => workspaceOf(ctx.store, ref.id, "options.scope"));
-  return { prepared: await prepareRestore(ctx, saved, manifestId), savedDrift: { checkpointId: checkpoint.id, files: drifted } };
+  const saved = await reportSavedDrift(savedDrift, ctx.store.read(() => workspaceOf(ctx.store, ref.id, "options.scope")));
+  return { prepared: await reportSavedDrift(savedDrift, prepareRestore(ctx, saved, manifestId)), savedDrift };
+}
+
+/**
+ * `work`, a step of a forced move after its drift was saved: when it fails, its error carries `savedDrift`, so the
+ * caller learns where the files it had changed are kept (the move stops; its checkpoint stays).
+ */
+export async function reportSavedDrift<T>(savedDrift: SavedDrift | null, work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (savedDrift && error instanceof Error) Object.assign(error, { savedDrift });
+    throw error;
+  }
 }

@@ -213,6 +213,29 @@ describe("a forced move that cannot finish", () => {
       await other.close();
     }
   });
+
+  it("when an undo fails (stop policy), the error says where the drift was saved; calling it again finishes", async () => {
+    const g = gatedNote();
+    await fp.close();
+    fp = openForkpoint({ path: dbFile, tools: [note, g.tool] });
+    const { s, a } = await drifted();
+    await s.invoke("gated", { rel: "tool.txt", text: "by a tool\n" });
+    write("a.txt", DRIFTED["a.txt"]);
+    g.state.failing = true;
+    const e = await rejectionOf(s.rollback(a.id, { scope: "both", force: true }));
+    expect(e).toMatchObject({ code: "UNDO_FAILED", tool: "gated" });
+    expect(e.savedDrift).toEqual({ checkpointId: expect.any(String), files: ["a.txt", "b.txt", "new.txt"] });
+    const saved = (await s.restore(e.savedDrift.checkpointId)).checkpoint;
+    expect([saved.name, saved.metadata]).toEqual(["forced: drift before rollback", { forkpoint: "saved-drift", move: "rollback", drifted: ["a.txt", "b.txt", "new.txt"] }]);
+    expect(await s.diffFiles(saved.id, a.id)).toMatchObject({ added: ["b.txt"], modified: ["a.txt"], deleted: ["new.txt", "tool.txt"] });
+
+    // The files were restored before the undo failed; the same call goes on from there, with nothing more to save.
+    g.state.failing = false;
+    const again = await s.rollback(a.id, { scope: "both", force: true });
+    expect(again.savedDrift).toBeUndefined();
+    expect(again.undone.map((t) => t.tool)).toEqual(["gated"]);
+    expect(tree()).toEqual(VERSION_A);
+  });
 });
 
 describe("a crash during a forced move", () => {
