@@ -19,13 +19,16 @@ interface Dispatcher {
   /** The binding each session's wrapped tools gave, and the latest one (for a session that bound none in this process). */
   bySession: Map<string, FrameworkBinding>;
   latest: FrameworkBinding;
-  /** The framework's options of each live call being journaled and run, by call id. */
+  /** The framework's options of each live call being journaled and run, by session and call id. */
   live: Map<string, unknown>;
 }
 
 const dispatchers = new WeakMap<ToolDefinition, Dispatcher>();
 /** Dispatchers by engine and name, so a live call finds where to leave its options. */
 const byEngine = new WeakMap<EngineContext, Map<string, Dispatcher>>();
+
+/** Call ids are a model's: two sessions' loops may use the same ones at once. */
+const liveKey = (sessionId: string, callId: string): string => `${sessionId}\u0000${callId}`;
 
 function bindingFor(d: Dispatcher, sessionId: string): FrameworkBinding {
   return d.bySession.get(sessionId) ?? d.latest;
@@ -38,7 +41,7 @@ function bindingFor(d: Dispatcher, sessionId: string): FrameworkBinding {
 export function frameworkTool(name: string, binding: FrameworkBinding): ToolDefinition {
   const d: Dispatcher = { name, bySession: new Map(), latest: binding, live: new Map() };
   const run = (args: JsonValue, ctx: ToolContext): any => {
-    const live = !ctx.replay && ctx.callId ? d.live.get(ctx.callId) : undefined;
+    const live = !ctx.replay && ctx.callId ? d.live.get(liveKey(ctx.sessionId, ctx.callId)) : undefined;
     return bindingFor(d, ctx.sessionId).run(args, ctx, live);
   };
   const undo = async (recorded: { args: JsonValue; result: JsonValue }, ctx: ToolContext) => {
@@ -89,10 +92,11 @@ export async function invokeFramework(
 ): Promise<unknown> {
   const engine = sessionEngine(s);
   const d = byEngine.get(engine.ctx)?.get(name);
-  d?.live.set(call.callId, call.options);
+  const key = liveKey(s.id, call.callId);
+  d?.live.set(key, call.options);
   try {
     return await engine.run((ctx, ref) => invoke(ctx, ref, name, args as JsonValue, { callId: call.callId, onBranch: call.onBranch }));
   } finally {
-    d?.live.delete(call.callId);
+    d?.live.delete(key);
   }
 }

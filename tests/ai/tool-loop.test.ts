@@ -191,6 +191,19 @@ describe("undoableTools in a generateText loop", () => {
     }
   });
 
+  it("hands each live call the AI SDK's own options, even when two sessions' models use the same call id", async () => {
+    const { fp } = dbs.open();
+    const [a, b] = [await fp.createSession({ userId: "u" }), await fp.createSession({ userId: "u" })];
+    const seen: unknown[] = [];
+    const probe = { probe: tool({ inputSchema: z.object({}), execute: async (_input, options) => (seen.push(options.experimental_context), "ok") }) };
+    const [wa, wb] = [undoableTools(a, probe), undoableTools(b, probe)];
+    await Promise.all([
+      wa.probe.execute!({}, { toolCallId: "call_0", messages: [], experimental_context: "from a" }),
+      wb.probe.execute!({}, { toolCallId: "call_0", messages: [], experimental_context: "from b" }),
+    ]);
+    expect(seen.sort()).toEqual(["from a", "from b"]);
+  });
+
   it("aiToolDefinitions lets a new opener undo the calls before any undoableTools call (one definition per tool)", async () => {
     const dir = makeTempDir();
     try {
