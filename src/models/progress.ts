@@ -12,7 +12,8 @@ export interface LongCallOptions {
   /** Aborting it rejects the call with `AbortedError` (code `ABORTED`, the signal's reason as `cause`). */
   signal?: AbortSignal;
   /**
-   * Called with `{ done: 0, total }` first, then at most about every 1% of `total`, and last with `done === total`.
+   * Called with `{ done: 0, total }` first, then at most about every 1% of `total`, and last with `done === total`
+   * (when `total` is 0, the one call `{ done: 0, total: 0 }` is that last one, made once the work is over).
    * It runs synchronously: one that throws rejects the call with its error (for import, a throw from the last call
    * comes after the session was written).
    */

@@ -27,12 +27,15 @@ export class LongCall {
     if (this.#signal?.aborted) throw new AbortedError(this.#signal.reason);
   }
 
-  /** Fixes the number of units (counted before the work starts) and reports `{ done: 0, total }`. */
+  /**
+   * Fixes the number of units (counted before the work starts) and reports `{ done: 0, total }`. With nothing to
+   * count, that report is also the last one (`done === total`): `finish` makes it, once the work is over.
+   */
   start(total: number): void {
     this.#total = total;
     // About every 1%: at most ~100 calls whatever the size.
     this.#step = Math.max(1, Math.ceil(total / 100));
-    this.#report(0);
+    if (total > 0) this.#report(0);
   }
 
   /** Counts `n` units done (never past `total`); reports when another ~1% is done, never the last one (`finish` does). */

@@ -115,6 +115,28 @@ describe("progress", () => {
     expect(await target.fp.verify()).toMatchObject({ ok: true });
   });
 
+  it("with nothing to count (an empty session or database), the one report { done: 0, total: 0 } comes at the end", async () => {
+    const { fp, path } = dbs.open();
+    const empty = await fp.createSession({ userId: "alice" });
+    const target = dbs.open();
+    const storedAtReport: number[] = [];
+    const doc = await fp.exportSession(empty.id, { userId: "alice" });
+    await target.fp.importSession(doc, {
+      userId: "carol",
+      onProgress: (p) => {
+        expect(p).toEqual({ done: 0, total: 0 });
+        storedAtReport.push(count(target.path, "SELECT count(*) FROM sessions"));
+      },
+    });
+    // Reported once, after the write (as for any import), not before it as its start.
+    expect(storedAtReport).toEqual([1]);
+    const seen: Progress[][] = [[], []];
+    await fp.exportSession(empty.id, { userId: "alice", onProgress: (p) => seen[0]!.push(p) });
+    await dbs.open().fp.verify({ onProgress: (p) => seen[1]!.push(p) });
+    expect(seen).toEqual([[{ done: 0, total: 0 }], [{ done: 0, total: 0 }]]);
+    expect(count(path, "SELECT count(*) FROM sessions")).toBe(1);
+  });
+
   it("prune counts its steps (four, and the vacuum)", async () => {
     const { fp } = await build(10);
     await new Promise((r) => setTimeout(r, 5)); // the 1 ms checkpoint has expired
