@@ -2,6 +2,7 @@
 import type { Command } from "commander";
 import type { Cli } from "../cli.js";
 import { withForkpoint } from "../open.js";
+import { inline } from "../output.js";
 import { examples, withUser } from "../options.js";
 
 export function deleteCommand(program: Command, cli: Cli): void {
@@ -13,10 +14,10 @@ export function deleteCommand(program: Command, cli: Cli): void {
     withForkpoint(cli, "write", async (fp) => {
       if (checkpointId) {
         await (await fp.getSession(sessionId, { userId: o.user })).deleteCheckpoint(checkpointId);
-        return cli.out.print({ deleted: { checkpointId, sessionId } }, () => [`deleted checkpoint ${checkpointId} of session ${sessionId}`]);
+        return cli.out.print({ deleted: { checkpointId, sessionId } }, () => [`deleted checkpoint ${inline(checkpointId)} of session ${inline(sessionId)}`]);
       }
       await fp.deleteSession(sessionId, { userId: o.user });
-      cli.out.print({ deleted: { sessionId } }, () => [`deleted session ${sessionId} (run prune to reclaim its space)`]);
+      cli.out.print({ deleted: { sessionId } }, () => [`deleted session ${inline(sessionId)} (run prune to reclaim its space)`]);
     }),
   );
 }

@@ -25,10 +25,10 @@ export function diffCommand(program: Command, cli: Cli): void {
         ...s.added.map((x) => c.green(`  + ${path(x.path)}: ${inline(x.value, 100)}`)),
         ...s.removed.map((x) => c.red(`  - ${path(x.path)}: ${inline(x.value, 100)}`)),
         ...s.changed.map((x) => c.yellow(`  ~ ${path(x.path)}: ${inline(x.from, 50)} -> ${inline(x.to, 50)}`)),
-        `messages: ${d.messages.common} in common, ${d.messages.onlyA.length} only in ${a}, ${d.messages.onlyB.length} only in ${b}`,
+        `messages: ${d.messages.common} in common, ${d.messages.onlyA.length} only in ${inline(a)}, ${d.messages.onlyB.length} only in ${inline(b)}`,
         ...d.messages.onlyA.map((m) => c.red(message("A", m))),
         ...d.messages.onlyB.map((m) => c.green(message("B", m))),
-        `tool calls: ${d.tools.common} in common, ${d.tools.onlyA.length} only in ${a}, ${d.tools.onlyB.length} only in ${b}`,
+        `tool calls: ${d.tools.common} in common, ${d.tools.onlyA.length} only in ${inline(a)}, ${d.tools.onlyB.length} only in ${inline(b)}`,
         ...d.tools.onlyA.map((t) => c.red(tool("A", t))),
         ...d.tools.onlyB.map((t) => c.green(tool("B", t))),
       ]);
