@@ -51,11 +51,16 @@ export async function prune(ctx: EngineContext, input: PruneOptions = {}): Promi
   const call = new LongCall(o);
   const vacuum = o.vacuum ?? true;
   const store = ctx.store;
+  const known = (sessionId: string) => {
+    if (!store.getSession(sessionId)) throw new NotFoundError("session", sessionId);
+  };
+  // An unknown session is refused before any progress, as verify refuses it; checked again where it is pruned.
+  if (o.sessionId !== undefined) await store.read(() => known(o.sessionId!));
   const bytesBefore = await store.query(() => store.sizeBytes());
   const removed = { checkpoints: 0, snapshots: 0, moves: 0, files: 0 };
   const steps: (() => void)[] = [
     () => {
-      if (o.sessionId !== undefined && !store.getSession(o.sessionId)) throw new NotFoundError("session", o.sessionId);
+      if (o.sessionId !== undefined) known(o.sessionId);
       removed.checkpoints = store.deleteExpiredCheckpoints(ctx.now(), o.sessionId).length;
     },
     () => void (removed.moves = store.deleteFinishedMoves(o.sessionId)),

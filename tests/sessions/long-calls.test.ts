@@ -3,7 +3,7 @@
 // during the call rejects with AbortedError (code ABORTED, the signal's reason as cause), writing nothing for import
 // and leaving a consistent database for prune.
 import { describe, expect, it } from "vitest";
-import { AbortedError, ValidationError, defineTool, type Forkpoint, type Progress, type SessionHandle } from "../../src/index.js";
+import { AbortedError, NotFoundError, ValidationError, defineTool, type Forkpoint, type Progress, type SessionHandle } from "../../src/index.js";
 import { dumpDatabase, rejectionOf, tempDatabases, withRawDatabase } from "../helpers.js";
 
 const dbs = tempDatabases();
@@ -249,6 +249,17 @@ describe("validation", () => {
       const e = await rejectionOf(call);
       expect(e).toBeInstanceOf(ValidationError);
       expect(e.field).toBe(field);
+    }
+    expect(dumpDatabase(path)).toEqual(before);
+  });
+
+  it("an unknown session is refused before any progress is reported, as verify refuses it", async () => {
+    const { fp, path } = await build(10);
+    const before = dumpDatabase(path);
+    for (const call of [(onProgress: (p: Progress) => void) => fp.prune({ sessionId: "ses_unknown", onProgress }), (onProgress: (p: Progress) => void) => fp.verify({ sessionId: "ses_unknown", onProgress })]) {
+      const seen: Progress[] = [];
+      expect(await rejectionOf(call((p) => seen.push(p)))).toBeInstanceOf(NotFoundError);
+      expect(seen).toEqual([]);
     }
     expect(dumpDatabase(path)).toEqual(before);
   });
