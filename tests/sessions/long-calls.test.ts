@@ -3,7 +3,7 @@
 // during the call rejects with AbortedError (code ABORTED, the signal's reason as cause), writing nothing for import
 // and leaving a consistent database for prune.
 import { describe, expect, it } from "vitest";
-import { AbortedError, NotFoundError, ValidationError, defineTool, type Forkpoint, type Progress, type SessionHandle } from "../../src/index.js";
+import { AbortedError, NotFoundError, ValidationError, defineTool, openForkpoint, type Forkpoint, type Progress, type SessionHandle } from "../../src/index.js";
 import { dumpDatabase, rejectionOf, tempDatabases, withRawDatabase } from "../helpers.js";
 
 const dbs = tempDatabases();
@@ -146,6 +146,50 @@ describe("progress", () => {
     const without = recorder();
     await fp.prune({ vacuum: false, onProgress: without.onProgress });
     expectFinished(without.seen, 4);
+  });
+});
+
+describe("writes during a chunked call", () => {
+  it("an export is the session as it was when the call started, whatever another opener writes between its chunks", async () => {
+    const { fp, path, s } = await build(5000);
+    const cp = await s.checkpoint({ name: "fork here" });
+    const before = JSON.stringify(await fp.exportSession(s.id, { userId: "alice" }));
+    const other = dbs.track(openForkpoint({ path, tools: [tool] }));
+    const same = await other.getSession(s.id, { userId: "alice" });
+    const writes: string[] = [];
+    let writing: Promise<void> | undefined;
+    let reports = 0;
+    const doc = await fp.exportSession(s.id, {
+      userId: "alice",
+      onProgress: (p) => {
+        reports++;
+        // Started at the first chunk's report: the writes land while the export yields between its chunks.
+        writing ??= p.done > 0 ? writeMeanwhile() : undefined;
+      },
+    });
+    async function writeMeanwhile() {
+      await same.append([{ role: "user", content: "late" }, { role: "assistant", content: "later" }]);
+      writes.push("append");
+      await same.invoke("t", { n: 2 });
+      writes.push("tool");
+      const late = await same.checkpoint({ name: "late" });
+      writes.push("checkpoint");
+      await same.rollback(cp.id);
+      writes.push("rollback");
+      await same.deleteCheckpoint(late.id);
+      await same.setState({ late: true });
+      writes.push("state");
+    }
+    expect(reports).toBeGreaterThan(3);
+    // Every write landed before the export's last chunk was read.
+    expect(writes).toEqual(["append", "tool", "checkpoint", "rollback", "state"]);
+    await writing;
+    expect(JSON.stringify(doc)).toBe(before);
+    // It imports (every link, hash and checksum agrees), and the session moved on meanwhile.
+    const target = dbs.open();
+    await target.fp.importSession(doc, { userId: "carol" });
+    expect(await target.fp.verify()).toMatchObject({ ok: true });
+    expect(JSON.stringify(await fp.exportSession(s.id, { userId: "alice" }))).not.toBe(before);
   });
 });
 
