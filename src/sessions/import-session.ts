@@ -78,9 +78,10 @@ export async function importSession(ctx: EngineContext, document: unknown, scope
     throw new ValidationError("document.session.currentBranchId", `branch ${doc.session.currentBranchId} is not among the document's branches`);
   }
 
-  call.start(entries.length + doc.states.length + doc.checkpoints.length);
-  // Refused before the long checks, and again when writing (another call may import the same ids meanwhile).
+  // Refused before the long checks (and before any progress), and again when writing (another call may import the
+  // same ids meanwhile).
   await ctx.store.read(() => refuseExistingIds(ctx.store, doc));
+  call.start(entries.length + doc.states.length + doc.checkpoints.length);
   await call.pause();
   const checked = new DocumentCheck(doc, entries, stateTexts, checkpointMetadata);
   await runSlices(call, checked.slices(), async (fn) => fn());

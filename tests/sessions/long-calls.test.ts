@@ -3,7 +3,7 @@
 // during the call rejects with AbortedError (code ABORTED, the signal's reason as cause), writing nothing for import
 // and leaving a consistent database for prune.
 import { describe, expect, it } from "vitest";
-import { AbortedError, NotFoundError, ValidationError, defineTool, openForkpoint, type Forkpoint, type Progress, type SessionHandle } from "../../src/index.js";
+import { AbortedError, ConflictError, NotFoundError, ValidationError, defineTool, openForkpoint, type Forkpoint, type Progress, type SessionHandle } from "../../src/index.js";
 import { dumpDatabase, rejectionOf, tempDatabases, withRawDatabase } from "../helpers.js";
 
 const dbs = tempDatabases();
@@ -305,6 +305,17 @@ describe("validation", () => {
       expect(await rejectionOf(call((p) => seen.push(p)))).toBeInstanceOf(NotFoundError);
       expect(seen).toEqual([]);
     }
+    expect(dumpDatabase(path)).toEqual(before);
+  });
+
+  it("an import of ids that already exist is refused before any progress is reported", async () => {
+    const { fp, path, s } = await build(10);
+    const doc = await fp.exportSession(s.id, { userId: "alice" });
+    const before = dumpDatabase(path);
+    const seen: Progress[] = [];
+    const e = await rejectionOf(fp.importSession(doc, { userId: "carol", onProgress: (p) => seen.push(p) }));
+    expect(e).toBeInstanceOf(ConflictError);
+    expect(seen).toEqual([]);
     expect(dumpDatabase(path)).toEqual(before);
   });
 });
