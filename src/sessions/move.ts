@@ -206,24 +206,35 @@ export async function runJournaledMove(ctx: EngineContext, moveId: string, spec:
   try {
     const steps = await ctx.store.read(() => ctx.store.moveSteps(moveId));
     for (const step of steps) {
+      // A step that failed before a crash, under "stop": the process died before recording the stop it causes.
+      if (step.status === "failed" && spec.onError === "stop") throw await stopMove(ctx, moveId, step, await journaledFailure(ctx, step));
       if (step.status !== "pending") continue;
       const failure = await runStep(ctx, spec, step);
       // Closing stops a move as the stop policy does: no step starts after it, and calling the move again continues.
-      if (failure && (spec.onError === "stop" || ctx.closing.aborted)) {
-        const report = await ctx.store.write(() => {
-          ctx.store.finishMove(moveId, "failed", ctx.now());
-          return journalReport(ctx, moveId);
-        });
-        const detail = { undone: report.undone, replayed: report.replayed, failed: report.failed };
-        throw step.op === "undo"
-          ? new ToolUndoError(step.entryId, failure.tool, detail, failure.cause)
-          : new ToolReplayError(step.entryId, failure.tool, detail, failure.cause);
-      }
+      if (failure && (spec.onError === "stop" || ctx.closing.aborted)) throw await stopMove(ctx, moveId, step, failure);
     }
     return await finishMove(ctx, spec, moveId, within);
   } finally {
     inflightMoves.delete(moveId);
   }
+}
+
+/** Records that a move stopped at `step`, and returns the error naming it (what was undone or replayed before it). */
+async function stopMove(ctx: EngineContext, moveId: string, step: MoveStepRow, failure: { tool: string; cause: unknown }): Promise<Error> {
+  const report = await ctx.store.write(() => {
+    ctx.store.finishMove(moveId, "failed", ctx.now());
+    return journalReport(ctx, moveId);
+  });
+  const detail = { undone: report.undone, replayed: report.replayed, failed: report.failed };
+  return step.op === "undo"
+    ? new ToolUndoError(step.entryId, failure.tool, detail, failure.cause)
+    : new ToolReplayError(step.entryId, failure.tool, detail, failure.cause);
+}
+
+/** A failed step's tool and error as its journal recorded them. */
+async function journaledFailure(ctx: EngineContext, step: MoveStepRow): Promise<{ tool: string; cause: unknown }> {
+  const message = (JSON.parse(step.error ?? "{}") as { message?: string }).message ?? "failed";
+  return { tool: (await ctx.store.read(() => ctx.store.getTool(step.entryId)!)).tool as string, cause: new Error(message) };
 }
 
 async function runStep(ctx: EngineContext, spec: MoveSpec, step: MoveStepRow): Promise<{ tool: string; cause: unknown } | null> {

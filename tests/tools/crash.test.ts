@@ -5,11 +5,13 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { openForkpoint, type Forkpoint, type RecoveryReport, type ToolInvocation } from "../../src/index.js";
-import { blockTool, readLog, readOrNull, tempDir, writeFileTool, type ToolCallRecord } from "../fixtures/file-tools.js";
+import { ToolUndoError, openForkpoint, type Forkpoint, type RecoveryReport, type ToolInvocation } from "../../src/index.js";
+import {
+  blockTool, flakyWriteTool, readLog, readOrNull, tempDir, writeFileTool, type FlakyControl, type ToolCallRecord,
+} from "../fixtures/file-tools.js";
 import { ids, rows } from "../fixtures/harness.js";
 import { processStart } from "../../src/sessions/process-identity.js";
-import { withRawDatabase } from "../helpers.js";
+import { rejectionOf, withRawDatabase } from "../helpers.js";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const USER = "carol";
@@ -21,7 +23,7 @@ afterEach(async () => {
   for (const fp of opened.splice(0)) await fp.close().catch(() => undefined);
 });
 
-function open(dbPath: string, tools: ReturnType<typeof writeFileTool | typeof blockTool>[], recover = true): Forkpoint {
+function open(dbPath: string, tools: ReturnType<typeof writeFileTool | typeof blockTool | typeof flakyWriteTool>[], recover = true): Forkpoint {
   const fp = openForkpoint({ path: dbPath, tools, recover });
   opened.push(fp);
   return fp;
@@ -248,7 +250,9 @@ describe("a child killed in the middle of a rollback", () => {
       // reopening again does nothing more
       const again = open(setup.dbPath, [writeFileTool({ logFile: setup.logFile }), blockTool()]);
       let recoveredAgain = false;
-      again.on("recovery", () => (recoveredAgain = true));
+      again.on("recovery", () => {
+        recoveredAgain = true;
+      });
       await again.ready;
       expect(recoveredAgain).toBe(false);
       expect(await again.recover()).toEqual({ resumed: [], waiting: [], failed: [], unknown: [], workspaces: [] });
@@ -265,7 +269,7 @@ describe("a child killed in the middle of a rollback", () => {
     const tools = () => [writeFileTool({ logFile: setup.logFile }), blockTool()];
     const [a, b] = [open(setup.dbPath, tools()), open(setup.dbPath, tools())];
     const reports: RecoveryReport[] = [];
-    for (const fp of [a, b]) fp.on("recovery", (r: RecoveryReport) => reports.push(r));
+    for (const fp of [a, b]) fp.on("recovery", (r: RecoveryReport) => void reports.push(r));
     await Promise.all([a.ready, b.ready]);
     reports.push(...(await Promise.all([a.recover(), b.recover()])));
     expect(reports.flatMap((r) => r.failed)).toEqual([]);
@@ -413,5 +417,44 @@ describe("a child killed in the middle of a switch that replays", () => {
     await again.ready;
     expect(await again.recover()).toEqual({ resumed: [], waiting: [], failed: [], unknown: [], workspaces: [] });
     expect(replays()).toEqual(log);
+  });
+});
+
+describe("a crash between a failed step and the stop it causes", () => {
+  // The failed step and the move's stop are two writes: a process dying between them leaves the move running with a
+  // failed step. Under "stop" the move must stay stopped: resuming it past that step would finish a move whose undo
+  // failed (a new current branch whose world still holds the call's effect).
+  it("recovery stops the move again instead of finishing it past the failed step", async () => {
+    const dir = tempDir("forkpoint-crash-");
+    const dbPath = path.join(dir, "forkpoint.db");
+    const [a, b] = [path.join(dir, "a.txt"), path.join(dir, "b.txt")];
+    const control: FlakyControl = {};
+    const first = open(dbPath, [writeFileTool(), flakyWriteTool({ control })]);
+    const s = await first.createSession({ userId: USER });
+    const cp0 = await s.checkpoint();
+    await s.invoke("flaky_write", { path: a, text: "A" });
+    await s.invoke("write_file", { path: b, text: "B" });
+    const root = (await s.info()).currentBranchId;
+    control.failUndo = true;
+    expect(await rejectionOf(s.rollback(cp0.id))).toBeInstanceOf(ToolUndoError);
+    await closeAll();
+    // As the journal stands when the process died after recording the failed step: the move still running, owned by
+    // a thread that is gone (this one, with nothing in flight).
+    withRawDatabase(dbPath, (db) => db.prepare(`UPDATE moves SET status = 'running', finished_at = NULL, pid = ?, pid_start = NULL`).run(process.pid));
+
+    const fp = open(dbPath, [writeFileTool(), flakyWriteTool({ control })], false);
+    const report = await fp.recover();
+    expect(report.resumed).toEqual([]);
+    expect(report.failed).toHaveLength(1);
+    expect(report.failed[0]!.error).toBeInstanceOf(ToolUndoError);
+    expect(rows(dbPath, `SELECT status FROM moves`)).toEqual([{ status: "failed" }]);
+    const again = await fp.getSession(s.id, { userId: USER });
+    expect((await again.info()).currentBranchId).toBe(root);
+    expect([readOrNull(a), readOrNull(b)]).toEqual(["A", null]);
+    // Calling the move again continues from there once the undo works.
+    control.failUndo = false;
+    const moved = await again.rollback(cp0.id);
+    expect(moved.undone.map((t) => t.tool)).toEqual(["flaky_write"]);
+    expect(readOrNull(a)).toBeNull();
   });
 });

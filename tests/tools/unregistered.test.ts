@@ -262,7 +262,9 @@ describe("a leaving move interrupted by a crash", () => {
     });
     fp = open(c.dbPath, [noting]);
     let report: RecoveryReport | undefined;
-    fp.on("recovery", (r: RecoveryReport) => (report = r));
+    fp.on("recovery", (r: RecoveryReport) => {
+      report = r;
+    });
     await fp.ready;
 
     expect(report!.resumed).toHaveLength(1);
