@@ -1,5 +1,7 @@
 // The public API of forkpoint, and nothing else.
-export { openForkpoint, Forkpoint, type ForkpointOptions, type ForkpointEvent } from "./sessions/forkpoint.js";
+export { openForkpoint, Forkpoint, type ForkpointOptions } from "./sessions/forkpoint.js";
+export type { ForkpointEvent, ForkpointEvents, ForkpointListener } from "./sessions/events.js";
+export type { ForkpointLogger } from "./models/logger.js";
 export { SessionHandle } from "./sessions/session-handle.js";
 export { branchTree } from "./sessions/branches.js";
 export { checkpointTools, type AgentTool } from "./sessions/agent-tools.js";

@@ -1,7 +1,7 @@
 // openForkpoint and the Forkpoint object: the database, the tools, per-user listings and recovery.
-import { EventEmitter } from "node:events";
 import { z } from "zod";
 import { DatabaseError } from "../models/errors.js";
+import { loggerSchema, resilientLogger, type ForkpointLogger } from "../models/logger.js";
 import { autoCheckpointPolicy, idSchema, parseInput, userScope, type CreateSessionInput, type ListCheckpointsInput, type ListSessionsInput } from "../models/inputs.js";
 import { DEFAULT_LIMITS, type Limits } from "../models/limits.js";
 import type { SessionExport } from "../models/session-export.js";
@@ -23,6 +23,15 @@ import { prune, type PruneOptions, type PruneReport } from "./prune.js";
 import { recoverMoves, type RecoveryReport } from "./recovery.js";
 import { SessionHandle, type WhenReady } from "./session-handle.js";
 import { verify, type VerifyOptions, type VerifyReport } from "./verify.js";
+import { EVENT_NAMES, ListenerSafeEmitter, type ForkpointEvent, type ForkpointListener } from "./events.js";
+
+// Where the consumer's lib has no `Symbol.asyncDispose` (ES2022 without @types/node), `Forkpoint`'s declaration still
+// compiles; @types/node and lib "esnext.disposable" declare the same.
+declare global {
+  interface SymbolConstructor {
+    readonly asyncDispose: unique symbol;
+  }
+}
 
 /** Options of `openForkpoint`. */
 export interface ForkpointOptions {
@@ -49,6 +58,11 @@ export interface ForkpointOptions {
    * RSS and starts after this handle's first 256 write transactions.
    */
   walWorker?: boolean;
+  /**
+   * Where warnings and errors that no call can throw go (default `console`): a listener that throws, recovery at open
+   * that fails or leaves moves waiting.
+   */
+  logger?: ForkpointLogger;
 }
 
 const openOptions = z.strictObject({
@@ -66,13 +80,11 @@ const openOptions = z.strictObject({
   }).optional(),
   recover: z.boolean().optional(),
   walWorker: z.boolean().optional(),
+  logger: loggerSchema.optional(),
 });
 
-/** Events: "checkpoint", "rollback", "edit", "switch", "tool", "undo", "replay", "handoff", "recovery", "prune". */
-const EVENTS = ["checkpoint", "rollback", "edit", "switch", "tool", "undo", "replay", "handoff", "recovery", "prune"] as const;
-export type ForkpointEvent = (typeof EVENTS)[number];
 /** A misspelt event name would never fire: refused, naming the ones there are. */
-const eventName = z.enum(EVENTS, { error: `must be one of ${EVENTS.map((e) => `"${e}"`).join(", ")}` });
+const eventName = z.enum(EVENT_NAMES as [ForkpointEvent, ...ForkpointEvent[]], { error: `must be one of ${EVENT_NAMES.map((e) => `"${e}"`).join(", ")}` });
 const listenerFn = z.custom<(payload: unknown) => void>((v) => typeof v === "function", "must be a function");
 
 /** What integrations in this package (the LangGraph saver) reach through a `Forkpoint`: not public API. */
@@ -109,7 +121,8 @@ export class Forkpoint {
       readonly: o.readonly ?? false,
       walWorker: o.walWorker ?? false,
     });
-    const events = new EventEmitter();
+    const logger = resilientLogger(o.logger ?? console);
+    const events = new ListenerSafeEmitter(logger);
     this.#ctx = {
       store: this.#store,
       limits: { ...DEFAULT_LIMITS, ...o.limits },
@@ -125,10 +138,19 @@ export class Forkpoint {
     const interrupted = (o.recover ?? true) && !o.readonly && (this.#store.runningMoves().length > 0 || this.#store.restoringWorkspaces().length > 0);
     if (interrupted) {
       this.#recovery = recoverMoves(this.#ctx).then((report) => {
+        for (const { moveId, error } of report.failed) logger.error(`forkpoint: resuming interrupted move ${moveId} at open failed`, error);
+        // A move waiting for its live owner is no news; one waiting for tools this opener lacks waits until someone acts.
+        for (const { moveId, reason } of report.waiting) {
+          if (reason.includes("TOOL_NOT_REGISTERED")) logger.warn(`forkpoint: interrupted move ${moveId} left for later: ${reason}`);
+        }
         if (report.resumed.length + report.failed.length + report.workspaces.length > 0) events.emit("recovery", report);
         return report;
       });
-      this.#ready = this.#recovery.then(() => undefined, () => undefined);
+      // Calls wait for recovery but do not fail with it (they are not what failed): the logger hears why it did.
+      this.#ready = this.#recovery.then(
+        () => undefined,
+        (error: unknown) => logger.error("forkpoint: recovering interrupted moves at open failed; fp.recover() retries", error),
+      );
       void this.#ready.then(() => (this.#settled = true));
     } else {
       this.#ready = Promise.resolve();
@@ -280,17 +302,18 @@ export class Forkpoint {
   }
 
   /**
-   * Subscribes to an event. Listeners run synchronously once the change is committed, as Node's EventEmitter runs
-   * them: one that throws makes the call that emitted reject although its change is stored, so catch inside
-   * listeners rather than retrying the call.
+   * Subscribes to an event; the payload is typed per event (`ForkpointEvents`). Listeners run synchronously once the
+   * change is committed. One that throws (or an async one that rejects) is reported to the `logger` and the others
+   * still run: the call that emitted resolves, since its change is stored.
+   * @example fp.on("rollback", (move) => console.log(move.branch.id, move.undone.length));
    */
-  on(event: ForkpointEvent, listener: (payload: any) => void): this {
+  on<E extends ForkpointEvent>(event: E, listener: ForkpointListener<E>): this {
     this.#ctx.events.on(parseInput(eventName, event, "event"), parseInput(listenerFn, listener, "listener"));
     return this;
   }
 
   /** Unsubscribes a listener. */
-  off(event: ForkpointEvent, listener: (payload: any) => void): this {
+  off<E extends ForkpointEvent>(event: E, listener: ForkpointListener<E>): this {
     this.#ctx.events.off(parseInput(eventName, event, "event"), parseInput(listenerFn, listener, "listener"));
     return this;
   }
@@ -305,6 +328,11 @@ export class Forkpoint {
     await this.#ready;
     await this.#lifecycle.shutdown(closed);
     await this.#store.close();
+  }
+
+  /** `await using fp = openForkpoint(...)` closes the database when the block ends, as `close()` does. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
   }
 }
 

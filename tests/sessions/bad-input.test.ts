@@ -128,7 +128,7 @@ const rows: Row[] = [
   { what: "recordToolCall with both a result and an error", call: () => s.recordToolCall({ tool: "t", args: {}, result: 1, error: "boom" }), error: V, code: "VALIDATION_ERROR", names: "toolCall.error" },
   { what: "plan with no target", call: () => s.plan(bad({})), error: V, code: "VALIDATION_ERROR", names: "{ checkpointId }" },
   { what: "append without content says it is required", call: () => s.append(bad({ role: "user" })), error: V, code: "VALIDATION_ERROR", names: "message.content: is required" },
-  { what: "on() with an unknown event name", call: async () => fp.on(bad("checkpointed"), () => {}), error: V, code: "VALIDATION_ERROR", names: '"checkpoint"' },
+  { what: "on() with an unknown event name", call: async () => fp.on(bad<"checkpoint">("checkpointed"), () => {}), error: V, code: "VALIDATION_ERROR", names: '"checkpoint"' },
   { what: "on() with a listener that is not a function", call: async () => fp.on("checkpoint", bad("not a function")), error: V, code: "VALIDATION_ERROR", names: "listener" },
   { what: "restore of an unknown checkpoint", call: () => s.restore(unknownId("cp")), error: NotFoundError, code: "NOT_FOUND", names: unknownId("cp") },
   { what: "restore of another session's checkpoint", call: () => s.restore(ids.otherCheckpoint), error: NotFoundError, code: "NOT_FOUND", names: () => ids.otherCheckpoint },
