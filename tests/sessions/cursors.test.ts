@@ -159,3 +159,55 @@ describe("a forged or damaged cursor is a ValidationError on field cursor, and n
     });
   }
 });
+
+describe("the users listing's cursor is checked in full like the others", () => {
+  it("a genuine one pages every user once, astral and maximal ids included", async () => {
+    const longest = "😀".repeat(512);
+    for (const userId of ["zed", longest, "ünïcode", "x y"]) await fp.createSession({ userId });
+    const users = await allPages((cursor) => fp.listUsers({ limit: 1, cursor }));
+    expect(users.map((u) => u.userId)).toEqual(["alice", "x y", "zed", "ünïcode", longest]);
+  });
+
+  // A users cursor holds a user id: text the API would refuse as a userId is refused as a cursor too.
+  const forged: [string, unknown][] = [
+    ["a lone surrogate as the id", ["u", "a\ud800"]],
+    ["an empty id", ["u", ""]],
+    ["an id with surrounding spaces", ["u", " alice "]],
+    ["an id longer than any userId", ["u", "x".repeat(513)]],
+    ["a very long id", ["u", "x".repeat(100_000)]],
+    ["a number as the id", ["u", 5]],
+    ["an extra key", ["u", "alice", "bob"]],
+    ["a sessions cursor", ["s", 5]],
+  ];
+  for (const [what, value] of forged) {
+    it(what, async () => {
+      const e = await rejectionOf(() => fp.listUsers({ cursor: token(value) }));
+      expect(e).toBeInstanceOf(ValidationError);
+      expect(e).toMatchObject({ code: "VALIDATION_ERROR", field: "cursor" });
+    });
+  }
+
+  it("a users cursor pages no other listing", async () => {
+    const users = (await fp.listUsers({ limit: 1 })).nextCursor!;
+    for (const call of [() => fp.listSessions({ userId: "alice", cursor: users }), () => s.timeline({ cursor: users })]) {
+      expect(await rejectionOf(call)).toMatchObject({ code: "VALIDATION_ERROR", field: "cursor" });
+    }
+  });
+});
+
+describe("only the exact text a listing wrote is a cursor", () => {
+  // Same key, other JSON text: a hand-made token, not one forkpoint wrote.
+  const respelt: [string, string][] = [
+    ["spaces in its JSON", ' [ "s", 3 ]'],
+    ["an exponent", '["s",3e0]'],
+    ["a negative zero time", '["t",-0,"entry",3]'],
+    ["an escaped tag", '["\\u0073",3]'],
+  ];
+  for (const [what, json] of respelt) {
+    it(what, async () => {
+      const cursor = Buffer.from(json).toString("base64url");
+      const call = json.includes('"t"') ? () => s.timeline({ cursor }) : () => fp.listSessions({ userId: "alice", cursor });
+      expect(await rejectionOf(call)).toMatchObject({ code: "VALIDATION_ERROR", field: "cursor" });
+    });
+  }
+});
