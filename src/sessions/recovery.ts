@@ -76,10 +76,14 @@ export async function recoverMoves(ctx: EngineContext, options: { listUnknown?: 
       continue;
     }
     try {
-      const result = await ctx.withSessionLock(spec.sessionId, async () => {
-        if (!(await claim(ctx, move))) return null;
-        return runJournaledMove(ctx, move.id, spec);
-      });
+      // Tracked as a move is: closing waits until the handlers it runs have their outcome recorded (for `fp.recover()`
+      // too, which nothing else waits for), so the move is never left running by a live thread.
+      const result = await ctx.track(
+        ctx.withSessionLock(spec.sessionId, async () => {
+          if (!(await claim(ctx, move))) return null;
+          return runJournaledMove(ctx, move.id, spec);
+        }),
+      );
       if (result) report.resumed.push(result);
       else report.waiting.push({ moveId: move.id, reason: "another recoverer (a process, or another handle of this one) is finishing it" });
     } catch (error) {

@@ -8,8 +8,8 @@ import {
   type Forkpoint, type ToolDefinition,
 } from "../../src/index.js";
 import { readOrNull, tempDir, writeFileTool, type WriteArgs, type WriteResult } from "../fixtures/file-tools.js";
-import { dumpDb } from "../fixtures/harness.js";
-import { rejectionOf, thrownBy } from "../helpers.js";
+import { dumpDb, rows } from "../fixtures/harness.js";
+import { rejectionOf, thrownBy, withRawDatabase } from "../helpers.js";
 
 const USER = "fay";
 const opened: Forkpoint[] = [];
@@ -219,6 +219,36 @@ describe("closing the forkpoint", () => {
     await new Promise((r) => setImmediate(r));
     await fp.close();
     expect((await outcome).code).toBe("CLOSED");
+  });
+
+  it("waits for a recover() running a handler, which stops its move as the stop policy does", async () => {
+    const control = { hangUndo: false };
+    const signals: AbortSignal[] = [];
+    const { dir, dbPath, fp } = world([hangingWrite(control, signals)]);
+    const s = await fp.createSession({ userId: USER });
+    const cp = await s.checkpoint();
+    await s.invoke("slow_write", { path: path.join(dir, "a.txt"), text: "A" });
+    control.hangUndo = true;
+    // A move journaled, then left with its step pending by a thread that is gone (made from one its undo's time limit stopped).
+    expect(await rejectionOf(s.rollback(cp.id))).toBeInstanceOf(ToolUndoError);
+    await fp.close();
+    withRawDatabase(dbPath, (db) => {
+      db.prepare(`UPDATE moves SET status = 'running', finished_at = NULL, pid = ?, pid_start = NULL`).run(process.pid);
+      db.prepare(`UPDATE move_steps SET status = 'pending', error = NULL`).run();
+    });
+
+    const reopened = openForkpoint({ path: dbPath, tools: [hangingWrite(control, signals, 60_000)], recover: false });
+    opened.push(reopened);
+    const recovering = reopened.recover();
+    while (signals.length < 3) await new Promise((r) => setTimeout(r, 1));
+    await reopened.close();
+    // Its outcome was recorded before the database closed: the move stopped, not left running by a live thread.
+    const report = await recovering;
+    expect(report.failed).toHaveLength(1);
+    expect(report.failed[0]!.error).toBeInstanceOf(ToolUndoError);
+    expect((report.failed[0]!.error as ToolUndoError).cause).toMatchObject({ code: "CLOSED" });
+    expect(rows(dbPath, `SELECT status FROM moves`)).toEqual([{ status: "failed" }]);
+    expect(rows(dbPath, `SELECT status FROM move_steps`)).toEqual([{ status: "failed" }]);
   });
 
   it("stops a move at its running step, as the stop policy does, even under continue", async () => {
