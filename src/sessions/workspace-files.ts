@@ -3,7 +3,8 @@
 import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, sep } from "node:path";
 import { createRequire } from "node:module";
-import { PayloadTooLargeError } from "../models/errors.js";
+import { isUtf8 } from "node:buffer";
+import { PayloadTooLargeError, ValidationError } from "../models/errors.js";
 import { sha256 } from "./integrity.js";
 
 // Loaded on first use: only sessions with a workspace need them, and every process would otherwise pay for them
@@ -39,12 +40,14 @@ export function scanWorkspace(dir: string, exclude: readonly string[], skip: Rea
   const ig = ignore().add([...exclude]);
   const found: [string, SnapshotFile][] = [];
   const walk = (at: string) => {
-    for (const entry of readdirSync(at, { withFileTypes: true })) {
-      const full = join(at, entry.name);
+    // Names read as bytes: one that is not UTF-8 (shown with U+FFFD) may be excluded, else it is refused by name.
+    for (const entry of readdirSync(at, { withFileTypes: true, encoding: "buffer" })) {
+      const full = join(at, entry.name.toString());
       const rel = relative(dir, full).split(sep).join("/");
       if (entry.isDirectory()) {
-        if (!ig.ignores(`${rel}/`)) walk(full);
+        if (!ig.ignores(`${rel}/`)) walk(textName(entry.name, rel, full));
       } else if (entry.isFile() && !skip.has(full) && !ig.ignores(rel)) {
+        textName(entry.name, rel, full);
         const size = lstatSync(full).size;
         if (size > maxBytes) throw new PayloadTooLargeError(`workspace file ${rel}`, `is ${size} bytes, over the limit of ${maxBytes}; exclude it`, maxBytes);
         const content = readFileSync(full);
@@ -55,6 +58,12 @@ export function scanWorkspace(dir: string, exclude: readonly string[], skip: Rea
   walk(dir);
   found.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return new Map(found);
+}
+
+/** `full`, when the name it ends with is UTF-8; else a MALFORMED_TEXT error: a manifest stores paths as text. */
+function textName(name: Buffer, rel: string, full: string): string {
+  if (isUtf8(name)) return full;
+  throw new ValidationError(`workspace file ${rel}`, "has a name that is not UTF-8, which cannot be stored as text: rename or exclude it", "MALFORMED_TEXT");
 }
 
 /** The manifest of a snapshot (or of `{ path: hash }` already known). */

@@ -1,7 +1,8 @@
 // Lone surrogates: every string that crosses the API is refused with MALFORMED_TEXT naming the field (nothing written),
 // well-formed astral text round-trips exactly, and a tool's own output is stored with U+FFFD in their place.
+import fs from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   ValidationError, defineTool, openForkpoint, type Forkpoint, type SessionExport, type SessionHandle,
 } from "../../src/index.js";
@@ -322,4 +323,75 @@ describe("importSession refuses a document holding a lone surrogate, even with i
       expect(await fresh.fp.verify()).toMatchObject({ ok: true, problems: [] });
     });
   }
+});
+
+/** Creates `name` (raw bytes, not UTF-8) under `dir`; false where the file system refuses such a name (APFS). */
+function writeRawName(dir: string, name: Buffer, content: string, directory = false): boolean {
+  const full = Buffer.concat([Buffer.from(`${dir}/`), name]);
+  try {
+    if (directory) {
+      fs.mkdirSync(full);
+      fs.writeFileSync(Buffer.concat([full, Buffer.from("/inside.txt")]), content);
+    } else fs.writeFileSync(full, content);
+    return true;
+  } catch {
+    return false;
+  }
+}
+const NOT_UTF8 = Buffer.concat([Buffer.from("bad-"), Buffer.from([0xff, 0xfe]), Buffer.from(".txt")]);
+/** How forkpoint names such a file in an error: each invalid byte as U+FFFD. */
+const SHOWN = "bad-\ufffd\ufffd.txt";
+
+describe("a workspace file whose name is not UTF-8 is refused by name (it cannot be stored as text), or excluded", () => {
+  let ws: string;
+  let raw = true;
+  beforeEach(() => {
+    ws = makeTempDir("forkpoint-hostile-names-");
+    fs.writeFileSync(path.join(ws, "ok.txt"), "ok");
+    // A real name holding U+FFFD itself is well-formed text, and stays an ordinary file.
+    fs.writeFileSync(path.join(ws, "real \ufffd.txt"), "fffd");
+    raw = writeRawName(ws, NOT_UTF8, "bad");
+  });
+  afterEach(() => removeDir(ws));
+
+  it("attachWorkspace: MALFORMED_TEXT naming the file, nothing written", async (t) => {
+    if (!raw) t.skip();
+    const { fp: fp1, path: db } = dbs.open();
+    const s1 = await fp1.createSession({ userId: "alice" });
+    const before = dumpDatabase(db);
+    const e = await rejectionOf(() => s1.attachWorkspace(ws));
+    expect(e).toBeInstanceOf(ValidationError);
+    expect(e).toMatchObject({ code: "MALFORMED_TEXT", field: `workspace file ${SHOWN}` });
+    expect(e.message).toContain("exclude");
+    expect(dumpDatabase(db)).toEqual(before);
+  });
+
+  it("a directory so named, and such a file appearing after attach: the checkpoint is refused the same way", async (t) => {
+    if (!raw) t.skip();
+    fs.rmSync(Buffer.concat([Buffer.from(`${ws}/`), NOT_UTF8]));
+    const { fp: fp1, path: db } = dbs.open();
+    const s1 = await fp1.createSession({ userId: "alice" });
+    await s1.attachWorkspace(ws);
+    expect(writeRawName(ws, Buffer.from([0x64, 0x69, 0x72, 0xc3]), "x", true)).toBe(true);
+    const before = dumpDatabase(db);
+    const e = await rejectionOf(() => s1.checkpoint({ name: "c" }));
+    expect(e).toMatchObject({ code: "MALFORMED_TEXT", field: "workspace file dir\ufffd" });
+    expect(dumpDatabase(db)).toEqual(before);
+  });
+
+  it("excluded, it is left alone: checkpoints, a files rollback, verify and export work", async (t) => {
+    if (!raw) t.skip();
+    const { fp: fp1 } = dbs.open();
+    const s1 = await fp1.createSession({ userId: "alice" });
+    expect(await s1.attachWorkspace(ws, { exclude: ["bad-*"] })).toMatchObject({ files: 2 });
+    const cp = await s1.checkpoint({ name: "c" });
+    fs.writeFileSync(path.join(ws, "real \ufffd.txt"), "changed");
+    expect((await s1.diffFiles(cp.id)).modified).toEqual(["real \ufffd.txt"]);
+    await s1.checkpoint({ name: "changed" });
+    await s1.rollback(cp.id, { scope: "files" });
+    expect(fs.readFileSync(path.join(ws, "real \ufffd.txt"), "utf8")).toBe("fffd");
+    expect(fs.readFileSync(Buffer.concat([Buffer.from(`${ws}/`), NOT_UTF8]), "utf8")).toBe("bad");
+    expect(await fp1.verify()).toMatchObject({ ok: true, problems: [] });
+    await fp1.exportSession(s1.id, { userId: "alice" });
+  });
 });
