@@ -44,6 +44,8 @@ const duration = z.custom<number | string>(() => true).transform((v, ctx) => {
 /** A listing's `cursor`: well-formed text here; the listing's decoder checks the rest. */
 export const cursor = text();
 export const idSchema = name();
+/** A directory path: taken exactly as given (a name may begin or end with a space), as long as Linux's PATH_MAX. */
+export const directoryPath = text().min(1, "must not be empty").max(4096, "must be at most 4096 characters");
 export const userScope = z.strictObject({ userId: name() });
 export const createSessionInput = z.strictObject({
   userId: name(),

@@ -6,7 +6,7 @@
 import { realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { ConflictError, IntegrityError, ValidationError } from "../models/errors.js";
-import { attachWorkspaceInput, idSchema, parseInput } from "../models/inputs.js";
+import { attachWorkspaceInput, directoryPath, idSchema, parseInput } from "../models/inputs.js";
 import type { FilesDiff, WorkspaceInfo } from "../models/types.js";
 import type { CheckpointFilesRow, Store, WorkspaceRow } from "../store/store.js";
 import { sha256 } from "./integrity.js";
@@ -72,7 +72,7 @@ function realDir(dir: string): string | null {
 }
 
 export async function attachWorkspace(ctx: EngineContext, ref: SessionRef, dirInput: unknown, options: unknown = {}): Promise<WorkspaceInfo> {
-  const given = parseInput(idSchema, dirInput, "dir");
+  const given = parseInput(directoryPath, dirInput, "dir");
   const o = parseInput(attachWorkspaceInput, options, "options");
   const dir = realDir(given);
   if (!dir) throw new ValidationError("dir", `${resolve(given)} is not a directory`);

@@ -395,3 +395,37 @@ describe("a workspace file whose name is not UTF-8 is refused by name (it cannot
     await fp1.exportSession(s1.id, { userId: "alice" });
   });
 });
+
+describe("attachWorkspace takes its directory path exactly as given", () => {
+  it("a name ending in a space is that directory, not its trimmed twin", async () => {
+    const root = makeTempDir("forkpoint-hostile-dir-");
+    try {
+      fs.mkdirSync(path.join(root, "data"));
+      fs.mkdirSync(path.join(root, "data "));
+      fs.writeFileSync(path.join(root, "data ", "mine.txt"), "mine");
+      const s1 = await tempFp().createSession({ userId: "alice" });
+      const ws = await s1.attachWorkspace(path.join(root, "data "));
+      expect(ws).toMatchObject({ dir: fs.realpathSync(path.join(root, "data ")), files: 1 });
+    } finally {
+      removeDir(root);
+    }
+  });
+
+  it("a path longer than 512 characters (a deep tree) is a path like any other", async () => {
+    const root = makeTempDir("forkpoint-hostile-dir-");
+    try {
+      const deep = path.join(root, ...Array.from({ length: 12 }, (_, i) => `${i}`.padEnd(60, "x")));
+      fs.mkdirSync(deep, { recursive: true });
+      expect(deep.length).toBeGreaterThan(512);
+      const s1 = await tempFp().createSession({ userId: "alice" });
+      expect(await s1.attachWorkspace(deep)).toMatchObject({ dir: fs.realpathSync(deep), files: 0 });
+    } finally {
+      removeDir(root);
+    }
+  });
+
+  it("an empty path is refused", async () => {
+    const s1 = await tempFp().createSession({ userId: "alice" });
+    expect(await rejectionOf(() => s1.attachWorkspace(""))).toMatchObject({ code: "VALIDATION_ERROR", field: "dir" });
+  });
+});
