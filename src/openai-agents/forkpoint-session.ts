@@ -63,8 +63,8 @@ export class ForkpointSession implements Session {
 
   /**
    * Removes the last item: a new branch forked right after the item before it becomes current (the old branch keeps
-   * it), so tool calls made between the two are undone with it. A non-streamed run saves its input with its output,
-   * after its tool calls: popping back to (and including) a run's input item undoes the run's calls.
+   * it), so tool calls made between the two are undone with it. The Runner saves a run's input once its first turn's
+   * tool calls have run: popping a run's items back to and including its input undoes them.
    * `undefined` when there is no item.
    */
   async popItem(): Promise<AgentInputItem | undefined> {

@@ -1,5 +1,5 @@
-// A scripted Agents SDK model (its `Model` interface): each turn answers with the next scripted output items.
-import { Usage, type Model, type ModelRequest, type ModelResponse } from "@openai/agents";
+// A scripted Agents SDK model (its `Model` interface): each turn answers with the next scripted output items, streamed or not.
+import { Usage, type Model, type ModelRequest, type ModelResponse, type StreamEvent } from "@openai/agents";
 
 type Output = ModelResponse["output"];
 
@@ -23,8 +23,9 @@ export class ScriptedModel implements Model {
     return { usage: new Usage(), output: this.turns[turn] ?? [reply("(no more turns)")] };
   }
 
-  // eslint-disable-next-line require-yield
-  async *getStreamedResponse(): AsyncIterable<never> {
-    throw new Error("not streamed in these tests");
+  /** Streams each turn as one `response_done` event holding the scripted output. */
+  async *getStreamedResponse(request: ModelRequest): AsyncIterable<StreamEvent> {
+    const { output } = await this.getResponse(request);
+    yield { type: "response_done", response: { id: `resp_${this.#turn}`, usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, output: output as never } };
   }
 }

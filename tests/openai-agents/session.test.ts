@@ -120,6 +120,27 @@ describe("ForkpointSession", () => {
     expect((await s.rollback(start.id)).undone).toEqual([]);
   });
 
+  it("a streamed run works the same: its input is saved after its calls, so popping the input undoes them", async () => {
+    const { dir, s, memory } = await setup();
+    const model = new ScriptedModel([[functionCall("sc-1", "write_file", { path: "s.txt", text: "S" })], [reply("ok")]]);
+    const agent = new Agent({ name: "w", model, tools: undoableAgentTools(s, [writeFileTool(dir)], {
+      write_file: ({ args }) => rmSync(join(dir, (args as { path: string }).path)),
+    }) });
+    const streamed = await new Runner().run(agent, "stream it", { session: memory, stream: true });
+    for await (const _event of streamed) void _event;
+    await streamed.completed;
+    expect(streamed.finalOutput).toBe("ok");
+    const [input] = await s.history();
+    const [call] = await s.toolTrack();
+    expect(call!.position).toBeLessThan(input!.position);
+    while ((await memory.getItems()).length > 1) await memory.popItem();
+    const [saved] = await memory.getItems();
+    expect(saved).toMatchObject(user("stream it"));
+    expect(readFileSync(join(dir, "s.txt"), "utf8")).toBe("S");
+    expect(await memory.popItem()).toEqual(saved);
+    expect(existsSync(join(dir, "s.txt"))).toBe(false);
+  });
+
   it("a rollback during a run refuses the run's further tool calls and aborts its signal", async () => {
     const { dir, s, memory } = await setup();
     const start = await s.checkpoint();
