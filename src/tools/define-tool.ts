@@ -1,5 +1,6 @@
 // Tool definitions: a `run` handler and, for reversible tools, an `undo` that receives the recorded args and result.
 import { ValidationError } from "../models/errors.js";
+import { idSchema, parseInput } from "../models/inputs.js";
 import type { JsonValue } from "../models/json.js";
 
 /** What a handler learns about the call it serves. */
@@ -51,6 +52,10 @@ export function checkTool(definition: ToolDefinition): void {
   if (typeof definition !== "object" || definition === null) throw new ValidationError("tool", "must be an object");
   if (typeof definition.name !== "string" || definition.name.trim() === "") {
     throw new ValidationError("tool.name", "must be a non-empty string");
+  }
+  // Calls name a tool as the API parses a name (well-formed, trimmed, at most 512): one that parse changes is unreachable.
+  if (parseInput(idSchema, definition.name, "tool.name") !== definition.name) {
+    throw new ValidationError("tool.name", "must not start or end with whitespace");
   }
   if (typeof definition.run !== "function") throw new ValidationError(`tool ${definition.name}.run`, "must be a function");
   if (definition.undo !== undefined && typeof definition.undo !== "function") {

@@ -429,3 +429,28 @@ describe("attachWorkspace takes its directory path exactly as given", () => {
     expect(await rejectionOf(() => s1.attachWorkspace(""))).toMatchObject({ code: "VALIDATION_ERROR", field: "dir" });
   });
 });
+
+describe("defineTool refuses a name no call could reach (calls take names as the API parses them)", () => {
+  const names: [string, string, string][] = [
+    ["a lone surrogate", "wr\ud800ite", "MALFORMED_TEXT"],
+    ["surrounding spaces", " write ", "VALIDATION_ERROR"],
+    ["a trailing newline", "write\n", "VALIDATION_ERROR"],
+    ["more than 512 characters", "w".repeat(513), "VALIDATION_ERROR"],
+  ];
+  for (const [what, name, code] of names) {
+    it(what, async () => {
+      const e = await rejectionOf(async () => defineTool({ name, run: () => 1 }));
+      expect(e).toBeInstanceOf(ValidationError);
+      expect(e).toMatchObject({ code, field: "tool.name" });
+      expect(isWellFormed(e.message)).toBe(true);
+      // A plain object given to openForkpoint gets the same check.
+      expect(await rejectionOf(async () => openForkpoint({ path: ":memory:", tools: [{ name, run: () => 1 }] }))).toMatchObject({ code, field: "tool.name" });
+    });
+  }
+
+  it("a name of 512 astral characters, the longest a call takes, is defined and invoked", async () => {
+    const name = "😀".repeat(512);
+    const s1 = await tempFp({ tools: [defineTool({ name, run: () => "ran" })] }).createSession({ userId: "alice" });
+    expect(await s1.invoke(name)).toBe("ran");
+  });
+});
