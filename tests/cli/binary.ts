@@ -30,8 +30,16 @@ export interface Installed {
 export async function installCli(): Promise<Installed> {
   const dir = mkdtempSync(join(tmpdir(), "forkpoint-bin-"));
   const pkg = join(dir, "package");
+  // Only the files the command reaches (and the demo's tools module), found by a bundling pass that writes nothing:
+  // the adapters' sources are not the CLI's business.
+  const entries = ["src/cli/main.ts", "src/cli/demo/tools.ts"];
+  const { metafile } = await build({
+    entryPoints: entries, absWorkingDir: repo, bundle: true, write: false, metafile: true, packages: "external",
+    format: "esm", platform: "node", target: "node20", logLevel: "silent", outdir: "unused",
+  });
+  const reached = Object.keys(metafile.inputs).filter((f) => f.startsWith("src/") && tsFiles(join(repo, "src")).includes(join(repo, f)));
   await build({
-    entryPoints: tsFiles(join(repo, "src")).map((f) => relative(repo, f)),
+    entryPoints: reached,
     absWorkingDir: repo,
     outdir: join(pkg, "dist"),
     outbase: "src",

@@ -246,6 +246,23 @@ describe("maintenance", () => {
     expect(JSON.parse(at(["--json", "recover"]).stdout)).toEqual({ resumed: [], waiting: [], failed: [], unknown: [], workspaces: [] });
   });
 
+  it("demo creates a database every command can be tried on; --json gives its ids", () => {
+    const file = join(cli.dir, "demo", "demo.db");
+    const missing = cli.run(["--db", file, "demo"]);
+    expect(missing.status).toBe(1); // its directory does not exist: nothing is created
+    const dir = join(cli.dir, "demo-here");
+    const r = cli.run(["--db", join(dir, "..", "demo.db"), "--json", "demo", "--files", join(cli.dir, "demo-files")]);
+    expect(r.status).toBe(0);
+    const ids = JSON.parse(r.stdout);
+    expect(ids).toMatchObject({ userId: "demo", chat: { sessionId: expect.stringMatching(/^ses_/), checkpointIds: [expect.any(String), expect.any(String)] } });
+    expect(ids.tools).toMatch(/demo[/\\]tools\.js$/);
+    const at = (args: string[]) => cli.run(["--db", join(cli.dir, "demo.db"), ...args]);
+    expect(at(["verify"]).stdout).toBe("ok: 2 session(s) verified\n");
+    expect(at(["versions", ids.chat.sessionId, ids.chat.editedMessageId, "-u", "demo"]).stdout).toMatch(/^< 2\/2 >\n/);
+    const replayed = JSON.parse(at(["--json", "--tools", ids.tools, "switch", ids.agent.sessionId, ids.agent.filesBranchId, "-u", "demo"]).stdout);
+    expect(replayed.replayed).toHaveLength(3);
+  });
+
   it("ui is not yet available: one line, exit 1", () => {
     const r = run(["ui"], { status: 1 });
     expect(r.stderr).toBe("error: ui is not yet available in this version of forkpoint\n");
