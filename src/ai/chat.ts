@@ -62,7 +62,8 @@ function toUiMessage(m: Message): UIMessage {
  * (after each response, with every message): one forkpoint message per UIMessage (its id as `clientId`, its parts as
  * content with binary data as base64, its `metadata` kept). Unchanged messages are not written again; new ones are
  * appended; a changed earlier message (a regenerated answer, an edited question) becomes a new version (`< 2/2 >`),
- * and a list that stops short of the history (a regenerate request) forks before what it lacks: nothing is overwritten.
+ * and a list that stops short of the history (a regenerate request) forks right after its last message, undoing tool
+ * calls made after it: nothing is overwritten.
  * Call it with the request's messages before the agent loop too, so a regenerate's or edit's tool calls land on the
  * new branch (saved only after, the fork would undo them).
  * @example await saveChat(s, [...messages, responseMessage])
