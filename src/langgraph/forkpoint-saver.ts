@@ -10,33 +10,40 @@ import {
   type CheckpointTuple, type PendingWrite, type SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
 import { ConflictError, NotFoundError, ValidationError } from "../models/errors.js";
-import { langGraphSaverOptions, parseInput } from "../models/inputs.js";
+import { idSchema, langGraphSaverOptions, parseInput } from "../models/inputs.js";
+import { assertWellFormed } from "../models/strings.js";
 import { toJsonText, type JsonValue } from "../models/json.js";
 import type { Checkpoint as CheckpointInfo, MessageInput } from "../models/types.js";
 import type { LgCheckpointRow, LgThreadRow, LgWriteRow } from "../store/langgraph-tables.js";
-import type { CheckpointRow, EntryRow, LineageSegment, SessionRow, Store } from "../store/store.js";
+import type { BranchRow, EntryRow, LineageSegment, SessionRow, Store } from "../store/store.js";
 import { messageFields } from "../sessions/append.js";
-import { readVerifiedAfter } from "../sessions/checkpoints.js";
+import { readVerifiedAfter, type VerifiedLineage } from "../sessions/checkpoints.js";
 import type { EngineContext, SessionRef } from "../sessions/context.js";
 import { canonicalJson } from "../sessions/integrity.js";
 import { writeNewSession } from "../sessions/create-session.js";
 import { deleteSessions } from "../sessions/delete-session.js";
 import { edit } from "../sessions/edit.js";
 import { engineOf, type Forkpoint } from "../sessions/forkpoint.js";
-import { headOfEntry, lineageMessages, type Head } from "../sessions/lineage.js";
+import { headOf, headOfEntry, lineageMessages, type Head } from "../sessions/lineage.js";
 import { writeCheckpoint, writeMessages, type EntryFields } from "../sessions/log-writer.js";
-import { ownedCurrent, ownedSession } from "../sessions/ownership.js";
+import { ownedCurrent, ownedSession, sessionCheckpoint } from "../sessions/ownership.js";
 import { rollback } from "../sessions/rollback.js";
+import { forkAtPoint, readVerifiedPoint, type LineagePoint } from "../sessions/langgraph-bridge.js";
+import type { SessionHandle } from "../sessions/session-handle.js";
 import { toCheckpoint, toMessage } from "../sessions/rows.js";
 import { fromMessage, toMessageInput } from "./messages.js";
 import { MirrorCache, extendsMirror, fieldsOf, mirrorOf, type Mirror, type MirrorItems } from "./mirror-cache.js";
 import { revivalOf, revive, type Revival } from "./revived-items.js";
 import { VerifiedItemsCache, isBinaryItem } from "./verified-items.js";
 import { WeightedLru } from "./weighted-lru.js";
+import { checkpointAt, resolveSynthesized, type PointCheckpoint, type Synthesized } from "./thread-head.js";
 
 /** Options of `ForkpointSaver`. */
 export interface ForkpointSaverOptions {
-  /** The user who owns the threads this saver writes and the only one whose threads it reads. Default "langgraph". */
+  /**
+   * The user whose threads a run reads and writes when its config names none (`configurable.userId`, or
+   * `configurable.user_id`). Default "langgraph".
+   */
   userId?: string;
   /** The channel kept as the session's messages (an array channel, as `MessagesAnnotation` has). Default "messages". */
   messagesChannel?: string;
@@ -48,8 +55,8 @@ const utf8 = new TextDecoder();
 
 /** Where a put lands (the checkpoint it goes on from, and the message where its list departs), and what it writes. */
 interface Landing {
-  /** The forkpoint checkpoint of the put's parent (the thread's empty start when it has none). */
-  target: CheckpointRow;
+  /** Where the put's parent sits (the thread's empty start when it has none). */
+  target: Target;
   /** The first stored message the new list departs from: the put is an edit of it. Null: it extends the target's. */
   editAt: string | null;
   /** The messages to append (the first one replaces `editAt`'s), as given and as validated entry fields. */
@@ -63,8 +70,24 @@ interface Landing {
   asValue: boolean;
 }
 
+/** The point a put goes on from, and the forkpoint checkpoint there, if the parent is stored (null: synthesized). */
+interface Target {
+  fpCheckpointId: string | null;
+  branchId: string;
+  position: number;
+  headHash: string;
+}
+
+/** A put's parent: where it sits, and the messages channel's version there. */
+interface ParentAt {
+  target: Target;
+  messagesVersion: string | null;
+}
+
 /** A put, serialized and checked, before it lands. */
 interface PreparedPut {
+  /** The user whose thread it is (from the run's config, else the saver's). */
+  userId: string;
   threadId: string;
   ns: string;
   parentId: string | null;
@@ -102,6 +125,9 @@ interface NewItems {
   serialized: Promise<JsonValue[] | null>;
 }
 
+/** What names a thread: its user, id and namespace. */
+type ThreadName = Pick<LgThreadRow, "userId" | "threadId" | "checkpointNs">;
+
 /** `#writeAtHead`'s answer when the put goes on from elsewhere than the session's head, or edits a message. */
 const FORK = Symbol("fork");
 
@@ -119,7 +145,7 @@ function isOwnJsonSerializer(serde: SerializerProtocol): boolean {
 }
 
 /** A thread's key in the saver's session map (a clash through a NUL in a name only costs a put its fast path). */
-const threadKey = (threadId: string, ns: string): string => `${ns}\0${threadId}`;
+const threadKey = (userId: string, threadId: string, ns: string): string => `${userId}\0${ns}\0${threadId}`;
 
 /** Versions are compared as their JSON: 1 and "1" are different versions. */
 const versionKey = (v: unknown): string => JSON.stringify(v);
@@ -170,29 +196,128 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     return n + 1 + (Math.random() * 0.998 + 0.001);
   }
 
+  /**
+   * The user a run's config names (`configurable.userId`, or `configurable.user_id`), else the saver's: one saver
+   * serves many users, each with their own threads (alice's "t1" and bob's "t1" are two sessions).
+   */
+  #userOf(config: RunnableConfig | undefined): string {
+    const c = (config?.configurable ?? {}) as Record<string, unknown>;
+    const [camel, snake] = [c.userId ?? undefined, c.user_id ?? undefined];
+    if (camel !== undefined && snake !== undefined && camel !== snake) {
+      throw new ValidationError("config.configurable.user_id", "differs from config.configurable.userId");
+    }
+    if (camel === undefined && snake === undefined) return this.#userId;
+    return parseInput(idSchema, camel ?? snake, camel !== undefined ? "config.configurable.userId" : "config.configurable.user_id");
+  }
+
+  /**
+   * A checkpoint of a thread: the one `checkpoint_id` names (stored, or synthesized at a point), or without one the
+   * thread's head, which is its session's current position (`thread-head.ts`): a forkpoint move or append on the
+   * session is what the graph goes on from.
+   */
   override async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
     if (config === null || typeof config !== "object") throw new ValidationError("config", "must be a RunnableConfig object");
     const { threadId, ns = "", checkpointId } = threadConfig(config);
     if (threadId === undefined) return undefined;
+    const userId = this.#userOf(config);
     const ctx = await this.#engine();
     const found = await ctx.store.read(() => {
-      const thread = ctx.store.langgraph.getThread(this.#userId, threadId, ns);
-      const row = thread && ctx.store.langgraph.getCheckpoint(thread.sessionId, checkpointId);
-      return row && { thread, row };
+      const thread = ctx.store.langgraph.getThread(userId, threadId, ns);
+      const at = thread && this.#checkpointOf(ctx.store, thread, checkpointId);
+      return at && { thread, at };
     });
     if (!found) return undefined;
-    this.#sessions.set(threadKey(threadId, ns), found.thread.sessionId, 1);
-    return this.#tupleIfThere(ctx, threadId, ns, found.row, true);
+    this.#sessions.set(threadKey(userId, threadId, ns), found.thread.sessionId, 1);
+    return this.#pointTuple(ctx, found.thread, found.at, true);
+  }
+
+  /** The checkpoint `checkpointId` names in the thread (stored or synthesized), or the thread's head (in a read). */
+  #checkpointOf(store: Store, thread: LgThreadRow, checkpointId: string | undefined): PointCheckpoint | undefined {
+    const current = this.#currentBranch(store, thread);
+    if (checkpointId === undefined) {
+      const { head } = ownedCurrent(store, thread.sessionId, thread.userId);
+      return checkpointAt(store, thread.sessionId, current, head.position);
+    }
+    const row = store.langgraph.getCheckpoint(thread.sessionId, checkpointId);
+    if (row) return { kind: "stored", row };
+    const synth = resolveSynthesized(store, thread.sessionId, checkpointId, current);
+    return synth && { kind: "synthesized", synth };
+  }
+
+  #currentBranch(store: Store, thread: LgThreadRow): BranchRow {
+    const session = ownedSession(store, thread.sessionId, thread.userId);
+    return store.getBranch(session.currentBranchId)!;
+  }
+
+  /** The tuple of a stored or synthesized checkpoint; undefined when the thread was deleted meanwhile. */
+  #pointTuple(ctx: EngineContext, thread: LgThreadRow, at: PointCheckpoint, mirror: boolean): Promise<CheckpointTuple | undefined> {
+    return at.kind === "stored"
+      ? this.#tupleIfThere(ctx, thread, at.row, mirror)
+      : this.#synthesizedTuple(ctx, thread, at.synth, mirror);
+  }
+
+  /**
+   * The checkpoint synthesized at a point (`thread-head.ts`): its base's channel values, with the messages channel
+   * the session's messages there (a new version when they differ from the base's); the writes made since under its id.
+   */
+  async #synthesizedTuple(ctx: EngineContext, thread: LgThreadRow, synth: Synthesized, mirror: boolean): Promise<CheckpointTuple | undefined> {
+    const sessionId = thread.sessionId;
+    const base = synth.base ? await this.#tupleIfThere(ctx, thread, synth.base, false) : undefined;
+    if (synth.base && !base) return undefined;
+    let read: { items: unknown[]; headHash: string };
+    try {
+      read = await this.#readItemsAt(ctx.store, sessionId, synth.point);
+    } catch (error) {
+      if (error instanceof NotFoundError && error.kind === "session" && error.id === sessionId) return undefined;
+      throw error;
+    }
+    const values: Record<string, unknown> = { ...(base?.checkpoint.channel_values ?? {}) };
+    const versions: ChannelVersions = { ...(base?.checkpoint.channel_versions ?? {}) };
+    if (synth.messagesVersion === undefined) {
+      delete values[this.#messages];
+      delete versions[this.#messages];
+    } else {
+      values[this.#messages] = read.items;
+      versions[this.#messages] = synth.messagesVersion;
+    }
+    const checkpoint: Checkpoint = {
+      v: 4,
+      versions_seen: {},
+      ...base?.checkpoint,
+      id: synth.id,
+      ts: synth.at > 0 ? new Date(synth.at).toISOString() : (base?.checkpoint.ts ?? new Date(0).toISOString()),
+      channel_values: values,
+      channel_versions: versions,
+    };
+    const step = typeof base?.metadata?.step === "number" ? base.metadata.step : -1;
+    const metadata = { ...base?.metadata, source: "update", step: step + 1, parents: base?.metadata?.parents ?? {} } as CheckpointMetadata;
+    const writes = await ctx.store.read(() => sortedWrites(ctx.store, sessionId, synth.id));
+    const pendingWrites: CheckpointPendingWrite[] = await Promise.all(
+      writes.map(async (w): Promise<CheckpointPendingWrite> => [w.taskId, w.channel, await this.serde.loadsTyped(w.type, w.value)]),
+    );
+    if (mirror && synth.messagesVersion !== undefined) {
+      this.#cache.set(sessionId, { ...mirrorOf(read.items), headHash: read.headHash, checkpointId: synth.id });
+    }
+    const tuple: CheckpointTuple = { config: this.#config(thread, synth.id), checkpoint, metadata, pendingWrites };
+    if (base) tuple.parentConfig = base.config;
+    return tuple;
   }
 
   /** `#tuple`, or undefined when the thread was deleted (another saver's `deleteThread`) while it was being read. */
-  async #tupleIfThere(ctx: EngineContext, threadId: string, ns: string, row: LgCheckpointRow, mirror: boolean): Promise<CheckpointTuple | undefined> {
+  async #tupleIfThere(ctx: EngineContext, thread: ThreadName, row: LgCheckpointRow, mirror: boolean): Promise<CheckpointTuple | undefined> {
     try {
-      return await this.#tuple(ctx, threadId, ns, row, mirror);
+      return await this.#tuple(ctx, thread, row, mirror);
     } catch (error) {
       if (error instanceof NotFoundError && error.kind === "checkpoint" && error.id === row.checkpointId) return undefined;
       throw error;
     }
+  }
+
+  /** The config of a thread's checkpoint, naming the thread's user when it is not the saver's default. */
+  #config(thread: Pick<LgThreadRow, "userId" | "threadId" | "checkpointNs">, checkpointId: string): RunnableConfig {
+    const configurable: Record<string, unknown> = { thread_id: thread.threadId, checkpoint_ns: thread.checkpointNs, checkpoint_id: checkpointId };
+    if (thread.userId !== this.#userId) configurable.userId = thread.userId;
+    return { configurable };
   }
 
   override async *list(config: RunnableConfig, options: CheckpointListOptions = {}): AsyncGenerator<CheckpointTuple> {
@@ -202,13 +327,14 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       throw new ValidationError("options.limit", "must be a finite number, 0 or more");
     }
     const { threadId, ns, checkpointId } = threadConfig(config);
+    const userId = this.#userOf(config);
     const metadata = Object.entries(options.filter ?? {})
       .filter(([, v]) => v !== undefined)
       .map(([k, v]): [string, string] => [k, JSON.stringify(v)]);
     const ctx = await this.#engine();
     const rows = await ctx.store.read(() =>
       ctx.store.langgraph.listCheckpoints({
-        userId: this.#userId,
+        userId,
         threadId,
         checkpointNs: ns,
         checkpointId,
@@ -219,7 +345,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     );
     // Checkpoints of one lineage share its verified history (`VerifiedItems`): read and verified once, not once each.
     for (const row of rows) {
-      const tuple = await this.#tupleIfThere(ctx, row.threadId, row.checkpointNs, row, false);
+      const tuple = await this.#tupleIfThere(ctx, { userId, threadId: row.threadId, checkpointNs: row.checkpointNs }, row, false);
       if (tuple) yield tuple;
     }
   }
@@ -229,6 +355,12 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     const { threadId, ns = "", checkpointId: parentId = null } = threadConfig(config);
     if (threadId === undefined || threadId === "") throw new ValidationError("config.configurable.thread_id", "is missing");
     if (typeof checkpoint?.id !== "string" || checkpoint.id === "") throw new ValidationError("checkpoint.id", "must be a non-empty string");
+    assertWellFormed(threadId, "config.configurable.thread_id");
+    assertWellFormed(ns, "config.configurable.checkpoint_ns");
+    if (parentId !== null) assertWellFormed(parentId, "config.configurable.checkpoint_id");
+    assertWellFormed(checkpoint.id, "checkpoint.id");
+    for (const channel of Object.keys(newVersions ?? {})) assertWellFormed(channel, "newVersions");
+    const userId = this.#userOf(config);
     if (checkpoint.channel_values !== undefined && (typeof checkpoint.channel_values !== "object" || checkpoint.channel_values === null)) {
       throw new ValidationError("checkpoint.channel_values", "must be an object");
     }
@@ -255,7 +387,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       serializing.push(this.serde.dumpsTyped((values as Record<string, unknown>)[channel]));
       channels.push([channel, versionKey(version)]);
     }
-    const key = threadKey(threadId, ns);
+    const key = threadKey(userId, threadId, ns);
     const known = this.#sessions.get(key);
     const early = known === undefined || items === null ? undefined : this.#serializeNew(known, items, parentId);
     const whole = items === null || early ? null : { mirrored: mirrorOf(items), serialized: this.#serializeItems(items) };
@@ -269,7 +401,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     const ctx = await this.#engine();
     const cpMetadata = toJsonText({ langgraph: { ...scalars(metadata), threadId, checkpointNs: ns, checkpointId: checkpoint.id } }, "metadata", ctx.limits);
     const put: PreparedPut = {
-      threadId, ns, parentId, checkpointId: checkpoint.id, items, early, whole, messagesVersion, blobs, cpMetadata,
+      userId, threadId, ns, parentId, checkpointId: checkpoint.id, items, early, whole, messagesVersion, blobs, cpMetadata,
       lg: { type, checkpoint: Buffer.from(body), metadataType, metadata: Buffer.from(metadataBody) },
     };
     if (known !== undefined) {
@@ -292,15 +424,15 @@ export class ForkpointSaver extends BaseCheckpointSaver {
 
   /** The thread's row, created when there is none (its messages checked first: a refused put creates nothing). */
   async #threadFor(ctx: EngineContext, threadId: string, ns: string, put: PreparedPut): Promise<LgThreadRow> {
-    const thread = await this.#findThread(ctx, threadId, ns);
+    const thread = await this.#findThread(ctx, put.userId, threadId, ns);
     if (thread) return thread;
     if (put.items) this.#validate(ctx, (await (put.whole?.serialized ?? this.#serializeItems(put.items))).map(toMessageInput), 0);
-    return this.#createThread(ctx, threadId, ns);
+    return this.#createThread(ctx, put.userId, threadId, ns);
   }
 
   /** A put that the one-transaction path did not take: it reads the thread first, and forks it when it must. */
   async #putGeneral(ctx: EngineContext, thread: LgThreadRow, put: PreparedPut): Promise<RunnableConfig> {
-    const ref: SessionRef = { id: thread.sessionId, userId: this.#userId };
+    const ref: SessionRef = { id: thread.sessionId, userId: put.userId };
     const { items, messagesVersion, blobs } = put;
     // Puts to one thread land one at a time in this process (savers sharing this Forkpoint too), each in the order
     // LangGraph made them; across processes, each put's rows are written in one transaction with the fork they need.
@@ -348,15 +480,14 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     if (serialized === null) return null;
     const append = serialized.map(toMessageInput);
     const written = await store.write(() => {
-      const thread = store.langgraph.getThread(this.#userId, put.threadId, put.ns);
+      const thread = store.langgraph.getThread(put.userId, put.threadId, put.ns);
       if (thread?.sessionId !== sessionId) return null;
       refuseTakenId(store, sessionId, put.threadId, put.checkpointId);
-      const parent = put.parentId === null ? undefined : store.langgraph.getCheckpoint(sessionId, put.parentId);
-      const target = store.getCheckpoint(parent ? parent.fpCheckpointId : thread.startCheckpointId)!;
-      const { session, branch, head } = ownedCurrent(store, sessionId, this.#userId);
+      const { session, branch, head } = ownedCurrent(store, sessionId, put.userId);
+      const { target, messagesVersion } = parentAt(store, thread, put.parentId, branch);
       if (head.position !== target.position || head.hash !== target.headHash || (cached && cached.headHash !== head.hash)) return null;
       const fields = this.#validate(ctx, append, cached ? cached.items.length : 0);
-      return this.#write(ctx, session, branch.id, head, fields, put, cached ? put.messagesVersion : (parent?.messagesVersion ?? null));
+      return this.#write(ctx, session, branch.id, head, fields, put, cached ? put.messagesVersion : messagesVersion);
     });
     if (!written) return null;
     // The write committed: the mirror (the saver's own arrays, never LangGraph's) grows in place; copying it made every
@@ -375,7 +506,8 @@ export class ForkpointSaver extends BaseCheckpointSaver {
   #write(ctx: EngineContext, session: SessionRow, branchId: string, head: Head, fields: EntryFields[], put: PreparedPut, messagesVersion: string | null): Written {
     const store = ctx.store;
     const msgs = writeMessages(ctx, session, branchId, head, fields);
-    const row = writeCheckpoint(ctx, session, branchId, msgs.head, { name: null, auto: false, metadata: put.cpMetadata, expiresAt: null });
+    // LangGraph's per-step checkpoints are automatic: `listCheckpoints({ auto: false })` lists only a user's own.
+    const row = writeCheckpoint(ctx, session, branchId, msgs.head, { name: null, auto: true, metadata: put.cpMetadata, expiresAt: null });
     for (const b of put.blobs) store.langgraph.insertBlob({ sessionId: session.id, ...b });
     store.langgraph.insertCheckpoint({
       sessionId: session.id, checkpointId: put.checkpointId, parentCheckpointId: put.parentId, fpCheckpointId: row.id, ...put.lg, messagesVersion,
@@ -405,11 +537,18 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     if (checkpointId === undefined) throw new ValidationError("config.configurable.checkpoint_id", "is missing");
     if (typeof taskId !== "string") throw new ValidationError("taskId", "must be a string");
     if (typeof taskPath !== "string") throw new ValidationError("taskPath", "must be a string");
+    const userId = this.#userOf(config);
+    assertWellFormed(threadId, "config.configurable.thread_id");
+    assertWellFormed(ns, "config.configurable.checkpoint_ns");
+    assertWellFormed(checkpointId, "config.configurable.checkpoint_id");
+    assertWellFormed(taskId, "taskId");
+    assertWellFormed(taskPath, "taskPath");
     if (!Array.isArray(writes) || !writes.every((w) => Array.isArray(w) && typeof w[0] === "string")) {
       throw new ValidationError("writes", "must be an array of [channel, value] pairs");
     }
     const rows: Omit<LgWriteRow, "sessionId">[] = [];
     for (const [i, [channel, value]] of writes.entries()) {
+      assertWellFormed(channel, `writes[${i}][0]`);
       const [type, body] = await this.serde.dumpsTyped(value);
       rows.push({ checkpointId, taskId, idx: WRITES_IDX_MAP[channel] ?? i, channel, type, value: Buffer.from(body), taskPath });
     }
@@ -420,18 +559,22 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     // another): writes may come first, so they are keyed by the checkpoint's id, not tied to a stored row.
     // One transaction: a deleteThread in between would leave the writes behind a thread that no longer exists.
     await ctx.store.write(() => {
-      const thread = this.#threadTx(ctx, threadId, ns);
+      const thread = this.#threadTx(ctx, userId, threadId, ns);
       ctx.store.langgraph.insertWrites(rows.map((r) => ({ sessionId: thread.sessionId, ...r })), special);
     });
   }
 
-  /** Deletes every namespace of the thread: its sessions, with all they recorded, and its saver rows. */
-  override async deleteThread(threadId: string): Promise<void> {
+  /**
+   * Deletes every namespace of the thread: its sessions, with all they recorded, and its saver rows. The thread is
+   * `options.userId`'s (default: the saver's user).
+   */
+  override async deleteThread(threadId: string, options?: { userId?: string }): Promise<void> {
     if (typeof threadId !== "string" && typeof threadId !== "number") throw new ValidationError("threadId", "must be a string");
+    const userId = this.#userIn(options);
     const ctx = await this.#engine();
-    const sessions = await ctx.store.read(() => ctx.store.langgraph.threadSessions(this.#userId, String(threadId)));
+    const sessions = await ctx.store.read(() => ctx.store.langgraph.threadSessions(userId, String(threadId)));
     // One transaction for all its namespaces: a refused one (a move in progress) leaves the whole thread.
-    await deleteSessions(ctx, sessions.map((id) => ({ id, userId: this.#userId })), "skip");
+    await deleteSessions(ctx, sessions.map((id) => ({ id, userId })), "skip");
     for (const id of sessions) {
       this.#cache.delete(id);
       this.#verified.delete(id);
@@ -439,30 +582,99 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     for (const [key, id] of [...this.#sessions.entries()]) if (sessions.includes(id)) this.#sessions.delete(key);
   }
 
-  #findThread(ctx: EngineContext, threadId: string, ns: string): Promise<LgThreadRow | undefined> {
-    return ctx.store.read(() => ctx.store.langgraph.getThread(this.#userId, threadId, ns));
+  /**
+   * The forkpoint session a thread lives in, as `fp.getSession` gives it: its moves, appends and state changes are
+   * what the graph goes on from. `NotFoundError` (kind "thread") when the user has no such thread.
+   * @example const s = await saver.sessionFor("t1", { userId: "alice" }); await s.rollback(cp.id);
+   */
+  async sessionFor(threadId: string, options?: { userId?: string; checkpointNs?: string }): Promise<SessionHandle> {
+    const id = parseInput(idSchema, threadId, "threadId");
+    const userId = this.#userIn(options);
+    const ns = options?.checkpointNs ?? "";
+    if (typeof ns !== "string") throw new ValidationError("options.checkpointNs", "must be a string");
+    const ctx = await this.#engine();
+    const thread = await this.#findThread(ctx, userId, id, ns);
+    if (!thread) throw new NotFoundError("thread", id);
+    return this.#fp.getSession(thread.sessionId, { userId });
+  }
+
+  /**
+   * A LangGraph config (`{ configurable: { thread_id, checkpoint_ns, checkpoint_id } }`) to invoke a graph from:
+   * `{ branchId }`, that branch's head; `{ checkpointId }`, a LangGraph checkpoint's own config, or for a forkpoint
+   * checkpoint of a thread's session (a user's own), a checkpoint at its position that LangGraph resumes from (a
+   * synthesized one where no LangGraph checkpoint sits: `thread-head.ts`). Invoked away from the thread's head, the
+   * graph forks there, as LangGraph's time travel does. `NotFoundError` for ids that are not the user's threads'.
+   * @example await graph.invoke(null, await saver.configFor({ checkpointId: cp.id }, { userId: "alice" }));
+   */
+  async configFor(target: { branchId: string } | { checkpointId: string }, options?: { userId?: string }): Promise<RunnableConfig> {
+    if (target === null || typeof target !== "object") throw new ValidationError("target", "must be { branchId } or { checkpointId }");
+    const userId = this.#userIn(options);
+    const ctx = await this.#engine();
+    const store = ctx.store;
+    const found = await store.read((): { thread: LgThreadRow; at: PointCheckpoint | undefined } => {
+      if ("branchId" in target) {
+        const branchId = parseInput(idSchema, target.branchId, "target.branchId");
+        const branch = store.getBranch(branchId);
+        const thread = branch && store.langgraph.threadOfSession(branch.sessionId);
+        if (!branch || !thread || thread.userId !== userId) throw new NotFoundError("branch", branchId);
+        ownedSession(store, thread.sessionId, userId);
+        return { thread, at: checkpointAt(store, thread.sessionId, branch, headOf(store, branch).position) };
+      }
+      const checkpointId = parseInput(idSchema, (target as { checkpointId: unknown }).checkpointId, "target.checkpointId");
+      const cp = store.getCheckpoint(checkpointId);
+      const thread = cp && cp.userId === userId ? store.langgraph.threadOfSession(cp.sessionId) : undefined;
+      if (cp && thread && thread.userId === userId) {
+        sessionCheckpoint(store, ownedSession(store, cp.sessionId, userId), checkpointId, ctx.now());
+        const lg = store.langgraph.checkpointInFp(cp.id);
+        if (lg) return { thread, at: { kind: "stored", row: lg } };
+        return { thread, at: checkpointAt(store, cp.sessionId, store.getBranch(cp.branchId)!, cp.position, "point") };
+      }
+      // A LangGraph checkpoint id: unique within a thread, so looked up among the user's threads.
+      const rows = store.langgraph.listCheckpoints({ userId, checkpointId, metadata: [] });
+      if (rows.length === 0) throw new NotFoundError("checkpoint", checkpointId);
+      if (rows.length > 1) throw new ConflictError(`LangGraph checkpoint ${checkpointId} is in several threads: name its forkpoint checkpoint instead`, "AMBIGUOUS_CHECKPOINT");
+      return { thread: store.langgraph.threadOfSession(rows[0]!.sessionId)!, at: { kind: "stored", row: rows[0]! } };
+    });
+    const { thread, at } = found;
+    if (!at) {
+      // An empty start (nothing written on that branch yet): the thread itself.
+      const { checkpoint_id: _none, ...configurable } = this.#config(thread, "").configurable!;
+      return { configurable };
+    }
+    return this.#config(thread, at.kind === "stored" ? at.row.checkpointId : at.synth.id);
+  }
+
+  /** The user an options object names, else the saver's. */
+  #userIn(options: { userId?: string } | undefined): string {
+    if (options !== undefined && (options === null || typeof options !== "object")) throw new ValidationError("options", "must be an object");
+    return options?.userId === undefined ? this.#userId : parseInput(idSchema, options.userId, "options.userId");
+  }
+
+  #findThread(ctx: EngineContext, userId: string, threadId: string, ns: string): Promise<LgThreadRow | undefined> {
+    return ctx.store.read(() => ctx.store.langgraph.getThread(userId, threadId, ns));
   }
 
   /** The thread's session with its empty start checkpoint (or the one another writer created meanwhile). */
-  #createThread(ctx: EngineContext, threadId: string, ns: string): Promise<LgThreadRow> {
-    return ctx.store.write(() => this.#threadTx(ctx, threadId, ns));
+  #createThread(ctx: EngineContext, userId: string, threadId: string, ns: string): Promise<LgThreadRow> {
+    return ctx.store.write(() => this.#threadTx(ctx, userId, threadId, ns));
   }
 
   /** The thread's row, created with its session and empty start checkpoint when there is none (in the caller's write). */
-  #threadTx(ctx: EngineContext, threadId: string, ns: string): LgThreadRow {
+  #threadTx(ctx: EngineContext, userId: string, threadId: string, ns: string): LgThreadRow {
     const store = ctx.store;
-    const again = store.langgraph.getThread(this.#userId, threadId, ns);
+    const again = store.langgraph.getThread(userId, threadId, ns);
     if (again) return again;
     const title = ns === "" ? threadId : `${threadId} (${ns})`;
     const { id, branchId } = writeNewSession(ctx, {
-      userId: this.#userId,
+      userId,
       title: title.length > 512 ? title.slice(0, 512) : title,
       metadata: toJsonText({ langgraph: { threadId, checkpointNs: ns } }, "metadata", ctx.limits),
     });
-    const start = writeCheckpoint(ctx, { id, userId: this.#userId }, branchId, headOfEntry(undefined), {
-      name: "langgraph:start", auto: false, metadata: null, expiresAt: null,
+    // Automatic, as LangGraph's own are: a user's listing of their own checkpoints (`auto: false`) leaves it out.
+    const start = writeCheckpoint(ctx, { id, userId }, branchId, headOfEntry(undefined), {
+      name: "langgraph:start", auto: true, metadata: null, expiresAt: null,
     });
-    const row = { userId: this.#userId, threadId, checkpointNs: ns, sessionId: id, startCheckpointId: start.id };
+    const row = { userId, threadId, checkpointNs: ns, sessionId: id, startCheckpointId: start.id };
     store.langgraph.insertThread(row);
     return row;
   }
@@ -476,18 +688,18 @@ export class ForkpointSaver extends BaseCheckpointSaver {
   async #land(ctx: EngineContext, ref: SessionRef, thread: LgThreadRow, put: PreparedPut): Promise<Landing> {
     const { parentId, checkpointId, items, messagesVersion } = put;
     const store = ctx.store;
-    const { parent, target } = await store.read(() => {
-      ownedSession(store, ref.id, ref.userId);
+    const parent = await store.read(() => {
+      const session = ownedSession(store, ref.id, ref.userId);
       refuseTakenId(store, ref.id, thread.threadId, checkpointId);
-      const parent = parentId === null ? undefined : store.langgraph.getCheckpoint(ref.id, parentId);
-      return { parent, target: store.getCheckpoint(parent ? parent.fpCheckpointId : thread.startCheckpointId)! };
+      return parentAt(store, thread, parentId, store.getBranch(session.currentBranchId)!);
     });
+    const target = parent.target;
     let append: MessageInput[] = [];
     let editAt: string | null = null;
     let outcome: Pick<Landing, "messagesVersion" | "mirrored" | "asValue">;
     if (items === null) {
       // The messages channel unchanged: the parent's messages (none at the start) are this checkpoint's.
-      outcome = { messagesVersion: parent?.messagesVersion ?? null, mirrored: null, asValue: false };
+      outcome = { messagesVersion: parent.messagesVersion, mirrored: null, asValue: false };
     } else {
       const cached = this.#cache.get(ref.id);
       if (cached && cached.headHash === target.headHash && extendsMirror(cached, items)) {
@@ -550,8 +762,11 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       const fields = landing.editAt === null ? landing.fields : landing.fields.slice(1);
       written = this.#write(ctx, session, branch.id, head, fields, put, landing.messagesVersion);
     };
-    if (landing.editAt === null) await rollback(ctx, ref, landing.target.id, undefined, within);
-    else await edit(ctx, ref, landing.editAt, landing.append[0]!, undefined, within);
+    const { target } = landing;
+    if (landing.editAt !== null) await edit(ctx, ref, landing.editAt, landing.append[0]!, undefined, within);
+    else if (target.fpCheckpointId !== null) await rollback(ctx, ref, target.fpCheckpointId, undefined, within);
+    // A synthesized parent (a position no checkpoint marks): a fork right there.
+    else await forkAtPoint(ctx, ref, { branchId: target.branchId, position: target.position, hash: target.headHash }, within);
     return written!;
   }
 
@@ -587,16 +802,33 @@ export class ForkpointSaver extends BaseCheckpointSaver {
    * The messages channel of a checkpoint (for `getTuple`), verified as `restore` verifies, except that the entries
    * the thread's `VerifiedItems` already hold (verified before, by this saver) are taken from there.
    */
-  async #readItems(store: Store, row: LgCheckpointRow): Promise<{ items: unknown[]; headHash: string }> {
-    const known = this.#verified.get(row.sessionId);
-    const read = await store.read(() => {
+  #readItems(store: Store, row: LgCheckpointRow): Promise<{ items: unknown[]; headHash: string }> {
+    return this.#readItemsWith(store, row.sessionId, (known) => {
       // Read apart from the row (after an await): the thread may have been deleted since.
       if (!store.langgraph.getCheckpoint(row.sessionId, row.checkpointId)) throw new NotFoundError("checkpoint", row.checkpointId);
       const cp = store.getCheckpoint(row.fpCheckpointId);
       if (!cp || cp.sessionId !== row.sessionId) throw new NotFoundError("checkpoint", row.fpCheckpointId);
-      return { headHash: cp.headHash, ...readVerifiedAfter(store, cp, known?.lineage) };
+      return { headHash: cp.headHash, ...readVerifiedAfter(store, cp, known) };
     });
-    const grown = this.#verified.read(row.sessionId, known, read);
+  }
+
+  /** The messages channel at a point no LangGraph checkpoint marks (a synthesized one's), its chain verified. */
+  #readItemsAt(store: Store, sessionId: string, point: LineagePoint): Promise<{ items: unknown[]; headHash: string }> {
+    return this.#readItemsWith(store, sessionId, (known) => {
+      // Read apart from the head (after an await): the thread may have been deleted since.
+      if (!store.langgraph.threadOfSession(sessionId)) throw new NotFoundError("session", sessionId);
+      return { headHash: point.hash, ...readVerifiedPoint(store, point, known) };
+    });
+  }
+
+  async #readItemsWith(
+    store: Store,
+    sessionId: string,
+    verifiedRead: (known: VerifiedLineage | undefined) => { headHash: string; shared: number; fresh: EntryRow[]; segments: LineageSegment[] },
+  ): Promise<{ items: unknown[]; headHash: string }> {
+    const known = this.#verified.get(sessionId);
+    const read = await store.read(() => verifiedRead(known?.lineage));
+    const grown = this.#verified.read(sessionId, known, read);
     const list = `[${grown.texts.join(",")}]`;
     const own = isOwnJsonSerializer(this.serde);
     const items = grown.binary
@@ -645,8 +877,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
   /** Rebuilds a stored checkpoint: its channel values from the messages and the blobs, its pending writes. */
   async #tuple(
     ctx: EngineContext,
-    threadId: string,
-    ns: string,
+    thread: ThreadName,
     row: LgCheckpointRow,
     /** `getTuple`'s read: LangGraph goes on from this checkpoint (the latest, or an older one to fork from). */
     mirror: boolean,
@@ -686,15 +917,8 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     const pendingWrites: CheckpointPendingWrite[] = await Promise.all(
       writes.map(async (w): Promise<CheckpointPendingWrite> => [w.taskId, w.channel, await this.serde.loadsTyped(w.type, w.value)]),
     );
-    const tuple: CheckpointTuple = {
-      config: { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: row.checkpointId } },
-      checkpoint,
-      metadata,
-      pendingWrites,
-    };
-    if (row.parentCheckpointId !== null) {
-      tuple.parentConfig = { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: row.parentCheckpointId } };
-    }
+    const tuple: CheckpointTuple = { config: this.#config(thread, row.checkpointId), checkpoint, metadata, pendingWrites };
+    if (row.parentCheckpointId !== null) tuple.parentConfig = this.#config(thread, row.parentCheckpointId);
     return tuple;
   }
 }
@@ -712,6 +936,28 @@ function threadConfig(config: RunnableConfig): { threadId?: string; ns?: string;
     checkpointId: typeof checkpointId === "string" && checkpointId !== "" ? checkpointId : undefined,
   };
 }
+
+/**
+ * Where a put's parent sits, in a unit of work: a stored checkpoint's forkpoint checkpoint, a synthesized one's point
+ * (`current`: the session's current branch, where it is looked for first), or the thread's empty start when the put
+ * has no parent (or one the thread does not know).
+ */
+function parentAt(store: Store, thread: LgThreadRow, parentId: string | null, current: BranchRow): ParentAt {
+  if (parentId !== null) {
+    const row = store.langgraph.getCheckpoint(thread.sessionId, parentId);
+    if (row) return { target: targetOf(store.getCheckpoint(row.fpCheckpointId)!), messagesVersion: row.messagesVersion };
+    const synth = resolveSynthesized(store, thread.sessionId, parentId, current);
+    if (synth) {
+      const { branchId, position, hash } = synth.point;
+      const messagesVersion = synth.messagesVersion === undefined ? null : versionKey(synth.messagesVersion);
+      return { target: { fpCheckpointId: null, branchId, position, headHash: hash }, messagesVersion };
+    }
+  }
+  return { target: targetOf(store.getCheckpoint(thread.startCheckpointId)!), messagesVersion: null };
+}
+
+const targetOf = (cp: { id: string; branchId: string; position: number; headHash: string }): Target =>
+  ({ fpCheckpointId: cp.id, branchId: cp.branchId, position: cp.position, headHash: cp.headHash });
 
 /** A LangGraph checkpoint id is written once per thread. */
 function refuseTakenId(store: Store, sessionId: string, threadId: string, checkpointId: string): void {

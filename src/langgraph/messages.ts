@@ -1,6 +1,8 @@
 // How items of a LangGraph messages channel become forkpoint messages and back, exactly. An item arrives serialized
 // (LangGraph's serializer: LangChain messages as `{ lc, type: "constructor", id, kwargs }`); what chat UIs read of it
-// (role, text, the message's own id) goes into the message's fields, the rest into `metadata.langgraph`.
+// (role, text, the message's own id) goes into the message's fields, the rest into `metadata.langgraph`. A message
+// written through forkpoint itself (`s.append`, `s.edit`) has no `metadata.langgraph`: the graph reads it as the
+// LangChain message of its role.
 import type { JsonObject, JsonValue } from "../models/json.js";
 import type { Message, MessageInput } from "../models/types.js";
 
@@ -16,6 +18,17 @@ const ROLES: Record<string, string> = {
   ToolMessageChunk: "tool",
   FunctionMessage: "function",
   FunctionMessageChunk: "function",
+};
+
+/**
+ * The LangChain message a forkpoint message of each role is in the graph, with the fields LangChain's own
+ * serialization writes for it (so the graph's next put gives back the very same item).
+ */
+const CLASSES: Record<string, { cls: string; fields: JsonObject }> = {
+  user: { cls: "HumanMessage", fields: {} },
+  assistant: { cls: "AIMessage", fields: { tool_calls: [], invalid_tool_calls: [] } },
+  system: { cls: "SystemMessage", fields: {} },
+  tool: { cls: "ToolMessage", fields: {} },
 };
 
 /** Roles and client ids are names: trimmed, non-empty, at most this long (see `Limits.maxStringField`'s default). */
@@ -41,17 +54,32 @@ export function toMessageInput(item: JsonValue): MessageInput {
     if (isName(rest.id)) input.clientId = rest.id;
     return input;
   }
-  // A plain `{ role, content }` (what many graphs keep) is stored as is.
+  // A plain `{ role, content }` (what many graphs keep) is stored as is, marked as the graph's own plain item.
   if (isObject(item) && Object.keys(item).length === 2 && isName(item.role) && "content" in item) {
-    return { role: item.role, content: item.content! };
+    return { role: item.role, content: item.content!, metadata: { langgraph: "plain" } };
   }
   return { role: "langgraph", content: item, metadata: { langgraph: "value" } };
 }
 
-/** The serialized item a forkpoint message stores. */
-export function fromMessage(m: Pick<Message, "role" | "content" | "metadata">): JsonValue {
+/**
+ * The serialized item a forkpoint message is in the graph's messages channel: the item it stores, or, for a message
+ * written through forkpoint (no `metadata.langgraph`), the LangChain message of its role (user: HumanMessage,
+ * assistant: AIMessage, system: SystemMessage, tool: ToolMessage, its `tool_call_id` from `metadata.tool_call_id`)
+ * with its content and, as its id, its client id or else its forkpoint id. Other roles, or content LangChain does not
+ * take (neither text nor a list of parts), are a plain `{ role, content }`.
+ */
+export function fromMessage(m: Pick<Message, "role" | "content" | "metadata"> & Partial<Pick<Message, "id" | "clientId">>): JsonValue {
   const lg = m.metadata?.langgraph;
   if (lg === "value") return m.content;
   if (isObject(lg) && isObject(lg.kwargs)) return { ...lg, kwargs: { content: m.content, ...lg.kwargs } };
-  return { role: m.role, content: m.content };
+  const lc = CLASSES[m.role];
+  if (lg !== undefined || !lc || (typeof m.content !== "string" && !Array.isArray(m.content))) return { role: m.role, content: m.content };
+  const kwargs: JsonObject = { content: m.content, ...lc.fields, additional_kwargs: {}, response_metadata: {} };
+  const id = m.clientId ?? m.id;
+  if (id !== undefined && id !== null) kwargs.id = id;
+  if (m.role === "tool") {
+    const callId = m.metadata?.tool_call_id;
+    kwargs.tool_call_id = typeof callId === "string" ? callId : "";
+  }
+  return { lc: 1, type: "constructor", id: ["langchain_core", "messages", lc.cls], kwargs };
 }

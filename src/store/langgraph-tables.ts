@@ -25,6 +25,19 @@ export interface LgCheckpointRow {
   messagesVersion: string | null;
 }
 
+/**
+ * Where a LangGraph checkpoint sits in its session's tree: its forkpoint checkpoint's branch, position and head hash,
+ * and LangGraph's `source` (as the forkpoint checkpoint's metadata keeps it).
+ */
+export interface LgPointRow {
+  checkpointId: string;
+  fpCheckpointId: string;
+  branchId: string;
+  position: number;
+  headHash: string;
+  source: string | null;
+}
+
 /** A listed checkpoint, with the thread it belongs to. */
 export type LgListedRow = LgCheckpointRow & { threadId: string; checkpointNs: string };
 
@@ -78,6 +91,18 @@ export class LangGraphTables {
         VALUES (@userId, @threadId, @checkpointNs, @sessionId, @startCheckpointId)`),
       threadSessions: p(`SELECT session_id AS sessionId FROM lg_threads WHERE user_id = ? AND thread_id = ?`),
       sessionThread: p(`SELECT 1 AS one FROM lg_threads WHERE session_id = ?`),
+      threadOfSession: p(`SELECT user_id AS userId, thread_id AS threadId, checkpoint_ns AS checkpointNs, session_id AS sessionId,
+        start_checkpoint_id AS startCheckpointId FROM lg_threads WHERE session_id = ?`),
+      points: p(`SELECT c.checkpoint_id AS checkpointId, c.fp_checkpoint_id AS fpCheckpointId, f.branch_id AS branchId, f.position,
+        f.head_hash AS headHash, f.metadata ->> '$.langgraph.source' AS source
+        FROM lg_checkpoints c JOIN checkpoints f ON f.id = c.fp_checkpoint_id WHERE c.session_id = ?`),
+      point: p(`SELECT c.checkpoint_id AS checkpointId, c.fp_checkpoint_id AS fpCheckpointId, f.branch_id AS branchId, f.position,
+        f.head_hash AS headHash, f.metadata ->> '$.langgraph.source' AS source
+        FROM lg_checkpoints c JOIN checkpoints f ON f.id = c.fp_checkpoint_id WHERE c.session_id = ? AND c.checkpoint_id = ?`),
+      latestPoint: p(`SELECT c.checkpoint_id AS checkpointId, c.fp_checkpoint_id AS fpCheckpointId, f.branch_id AS branchId, f.position,
+        f.head_hash AS headHash, f.metadata ->> '$.langgraph.source' AS source
+        FROM lg_checkpoints c JOIN checkpoints f ON f.id = c.fp_checkpoint_id WHERE c.session_id = ? ORDER BY c.checkpoint_id DESC LIMIT 1`),
+      byFpCheckpoint: p(`SELECT ${CP_COLS} FROM lg_checkpoints c WHERE c.fp_checkpoint_id = ? ORDER BY c.checkpoint_id DESC LIMIT 1`),
       getCheckpoint: p(`SELECT ${CP_COLS} FROM lg_checkpoints c WHERE c.session_id = ? AND c.checkpoint_id = ?`),
       latestCheckpoint: p(`SELECT ${CP_COLS} FROM lg_checkpoints c WHERE c.session_id = ? ORDER BY c.checkpoint_id DESC LIMIT 1`),
       insertCheckpoint: p(`INSERT INTO lg_checkpoints (session_id, checkpoint_id, parent_checkpoint_id, fp_checkpoint_id, type, checkpoint,
@@ -113,6 +138,26 @@ export class LangGraphTables {
   /** True when the session holds a LangGraph thread. */
   isThreadSession(sessionId: string): boolean {
     return this.#s.sessionThread!.get(sessionId) !== undefined;
+  }
+  /** The thread (namespace) a session holds, if it holds one. */
+  threadOfSession(sessionId: string): LgThreadRow | undefined {
+    return this.#s.threadOfSession!.get(sessionId) as LgThreadRow | undefined;
+  }
+  /** Where each of the session's LangGraph checkpoints sits in its tree (one row per checkpoint, in no order). */
+  pointsOf(sessionId: string): LgPointRow[] {
+    return this.#s.points!.all(sessionId) as LgPointRow[];
+  }
+  /** Where one LangGraph checkpoint of the session sits in its tree. */
+  pointOf(sessionId: string, checkpointId: string): LgPointRow | undefined {
+    return this.#s.point!.get(sessionId, checkpointId) as LgPointRow | undefined;
+  }
+  /** Where the session's newest LangGraph checkpoint (by id: LangGraph's are time-ordered) sits in its tree. */
+  latestPoint(sessionId: string): LgPointRow | undefined {
+    return this.#s.latestPoint!.get(sessionId) as LgPointRow | undefined;
+  }
+  /** The LangGraph checkpoint stored in this forkpoint checkpoint (the newest, should there be several). */
+  checkpointInFp(fpCheckpointId: string): LgCheckpointRow | undefined {
+    return this.#s.byFpCheckpoint!.get(fpCheckpointId) as LgCheckpointRow | undefined;
   }
   /** The checkpoint with this id, or the thread's newest (ids are time-ordered uuid6) when `checkpointId` is absent. */
   getCheckpoint(sessionId: string, checkpointId?: string): LgCheckpointRow | undefined {

@@ -100,7 +100,9 @@ describe("ForkpointSaver under another writer", () => {
       await s.invoke("note", { text: "written after 02" });
       expect(readFileSync(file, "utf8")).toBe("written after 02");
       const undone: unknown[] = [];
-      fp.on("rollback", (r) => undone.push(...(r as { undone: unknown[] }).undone));
+      fp.on("rollback", (r) => {
+        undone.push(...(r as { undone: unknown[] }).undone);
+      });
       await put(saver, "01", "03", [one, theirs], 3);
       expect(existsSync(file)).toBe(false);
       expect(undone).toHaveLength(1);

@@ -5,9 +5,10 @@ import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
 import { VerifiedItemsCache, isPlainText } from "../../src/langgraph/verified-items.js";
 import type { EntryRow } from "../../src/store/store.js";
 
+/** A plain `{ role, content }` item the saver stored (marked as the graph's own, not a message written through forkpoint). */
 const row = (branchId: string, position: number, text: string): EntryRow => ({
   seq: 0, id: `msg_${branchId}_${position}`, branchId, position, kind: "message", role: "user", content: JSON.stringify(text),
-  tool: null, callId: null, clientId: null, metadata: null, stateId: null, msgCount: position, hash: `h${branchId}${position}`, createdAt: 0,
+  tool: null, callId: null, clientId: null, metadata: JSON.stringify({ langgraph: "plain" }), stateId: null, msgCount: position, hash: `h${branchId}${position}`, createdAt: 0,
 });
 const segments = (branchId: string, upTo: number) => [{ branchId, after: 0, upTo }];
 const texts = (c: VerifiedItemsCache, id: string) => c.get(id)?.texts.map((t) => (JSON.parse(t) as { content: string }).content);

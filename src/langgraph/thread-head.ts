@@ -1,0 +1,161 @@
+// Where a LangGraph thread stands in its session's tree. A thread's head is its session's current position: the
+// LangGraph checkpoint sitting exactly there, or else a checkpoint ForkpointSaver synthesizes at that position (after
+// a forkpoint rollback to a user's own checkpoint, an edit, a switch, an append or a state change).
+//
+// A synthesized checkpoint's id is a UUID (LangGraph derives task ids from checkpoint ids as UUID namespaces) of
+// version 8 ("custom"): its first 12 bytes are SHA-256 of (session, the point's hash-chain value, the id of the
+// LangGraph checkpoint it is based on), its last 4 the point's position. It never changes, and it names its point:
+// the position narrows the search to one entry per branch, the hash picks the point and its base.
+import type { LgCheckpointRow, LgPointRow } from "../store/langgraph-tables.js";
+import type { BranchRow, LineageSegment, Store } from "../store/store.js";
+import { GENESIS_HASH, sha256 } from "../sessions/integrity.js";
+import type { LineagePoint } from "../sessions/langgraph-bridge.js";
+import { entryAt } from "../sessions/lineage.js";
+
+/** A checkpoint synthesized at a point: the LangGraph checkpoint it is based on, with the point's messages. */
+export interface Synthesized {
+  id: string;
+  point: LineagePoint;
+  /** The latest LangGraph checkpoint on the point's lineage at or before it (undefined: none, an empty start). */
+  base: LgCheckpointRow | undefined;
+  /** The messages channel's version (a number): the base's, or a new one when the messages differ from the base's. */
+  messagesVersion: number | string | undefined;
+  /** When the point's entry was written (ms; 0 at position 0): the checkpoint's `ts`. */
+  at: number;
+}
+
+/** The checkpoint a thread has at a point: a stored LangGraph checkpoint, or a synthesized one. */
+export type PointCheckpoint = { kind: "stored"; row: LgCheckpointRow } | { kind: "synthesized"; synth: Synthesized };
+
+const SYNTHESIZED_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/** The id of the checkpoint synthesized at `point` on top of `baseId` (null: no base). */
+export function synthesizedId(sessionId: string, point: LineagePoint, baseId: string | null): string {
+  const h = sha256(`forkpoint head\0${sessionId}\0${point.hash}\0${baseId ?? ""}`).slice(0, 24).split("");
+  h[12] = "8"; // version 8
+  h[16] = "89ab"[parseInt(h[16]!, 16) & 3]!; // the RFC 4122 variant
+  const hex = h.join("") + point.position.toString(16).padStart(8, "0");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** The position a synthesized id names, or undefined when the id is not one. */
+export function synthesizedPosition(id: string): number | undefined {
+  return SYNTHESIZED_ID.test(id) ? parseInt(id.slice(-8), 16) : undefined;
+}
+
+/** Newest first (LangGraph's ids are time-ordered), those LangGraph made before taking an input after the others. */
+function preferred(points: LgPointRow[]): LgPointRow | undefined {
+  let best: LgPointRow | undefined;
+  for (const p of points) {
+    if (!best) best = p;
+    else if ((p.source === "input") !== (best.source === "input")) best = p.source === "input" ? best : p;
+    else if (p.checkpointId > best.checkpointId) best = p;
+  }
+  return best;
+}
+
+/** Every LangGraph checkpoint on the lineage (`segments`) at or before `position`. */
+function onLineage(points: LgPointRow[], segments: LineageSegment[], position: number): LgPointRow[] {
+  const cut = new Map(segments.map((s) => [s.branchId, Math.min(s.upTo, position)]));
+  return points.filter((p) => p.position <= (cut.get(p.branchId) ?? -1));
+}
+
+/**
+ * The base of a point, among the LangGraph checkpoints on its lineage at or before it: one at the highest position
+ * (at one position, not an input checkpoint, whose pending input the point's messages already hold or leave out;
+ * then the newest).
+ */
+function baseAmong(on: LgPointRow[]): LgPointRow | undefined {
+  const top = Math.max(-1, ...on.map((p) => p.position));
+  return preferred(on.filter((p) => p.position === top));
+}
+
+/** The messages channel's version at a point: the base's when the point has the base's messages, else a new one. */
+function messagesVersionAt(store: Store, point: LineagePoint & { msgCount: number }, base: LgCheckpointRow | undefined, basePoint: LgPointRow | undefined): number | string | undefined {
+  const baseVersion = base?.messagesVersion == null ? undefined : (JSON.parse(base.messagesVersion) as number | string);
+  if (base && basePoint && base.messagesVersion !== null) {
+    const branch = store.getBranch(basePoint.branchId);
+    const count = branch ? (entryAt(store, branch, basePoint.position)?.msgCount ?? 0) : -1;
+    if (count === point.msgCount) return baseVersion;
+  } else if (!base && point.msgCount === 0) return undefined;
+  // Above the base's (LangGraph sees the channel changed); the fraction, from the point, as `getNextVersion` has one.
+  const n = typeof baseVersion === "number" && Number.isFinite(baseVersion) ? Math.floor(baseVersion) : 0;
+  return n + 1 + (parseInt(point.hash.slice(0, 8), 16) / 2 ** 32) * 0.998 + 0.001;
+}
+
+function synthesize(store: Store, sessionId: string, point: LineagePoint & { msgCount: number; at: number }, basePoint: LgPointRow | undefined): Synthesized {
+  const base = basePoint && store.langgraph.getCheckpoint(sessionId, basePoint.checkpointId);
+  return {
+    id: synthesizedId(sessionId, point, basePoint?.checkpointId ?? null),
+    point: { branchId: point.branchId, position: point.position, hash: point.hash },
+    base,
+    messagesVersion: messagesVersionAt(store, point, base, basePoint),
+    at: point.at,
+  };
+}
+
+/** What a point needs of its entry: the hash chain there, the messages so far, and when it was written. */
+function pointOf(store: Store, branch: BranchRow, position: number): LineagePoint & { msgCount: number; at: number } {
+  const e = entryAt(store, branch, position);
+  return { branchId: branch.id, position, hash: e?.hash ?? GENESIS_HASH, msgCount: e?.msgCount ?? 0, at: e?.createdAt ?? 0 };
+}
+
+/**
+ * The checkpoint a thread has at `position` of `branch`. As its head (`head`: the session's current branch and
+ * position): the newest LangGraph checkpoint written there on that branch, as LangGraph reads its latest; else, at a
+ * branch's fork point, the LangGraph checkpoint it was forked from (a rollback to it); else one at the same point on
+ * another branch (a rollback to a user's checkpoint there), not one taken before an input there; else a synthesized
+ * one. As a point (`configFor` a user's checkpoint): one at that point, not one taken before an input, else a
+ * synthesized one. Undefined for an empty start (position 0, no LangGraph checkpoint under it).
+ */
+export function checkpointAt(store: Store, sessionId: string, branch: BranchRow, position: number, as: "head" | "point" = "head"): PointCheckpoint | undefined {
+  const latest = as === "head" ? store.langgraph.latestPoint(sessionId) : undefined;
+  // The usual case: the graph wrote last, and the session is where it left it.
+  if (latest && latest.branchId === branch.id && latest.position === position) return stored(store, sessionId, latest);
+  const point = pointOf(store, branch, position);
+  const points = store.langgraph.pointsOf(sessionId);
+  const here = points.filter((p) => p.headHash === point.hash);
+  const own = as === "head" ? preferredNewest(here.filter((p) => p.branchId === branch.id && p.position === position)) : undefined;
+  if (own) return stored(store, sessionId, own);
+  const forkedFrom = as === "head" && position === branch.forkPosition && branch.forkCheckpointId !== null ? here.find((p) => p.fpCheckpointId === branch.forkCheckpointId) : undefined;
+  const there = forkedFrom ?? preferred(here);
+  if (there) return stored(store, sessionId, there);
+  const base = baseAmong(onLineage(points, store.lineage(branch.id, position), position));
+  if (!base && position === 0) return undefined;
+  return { kind: "synthesized", synth: synthesize(store, sessionId, point, base) };
+}
+
+/** The newest of them (what LangGraph itself reads as latest). */
+function preferredNewest(points: LgPointRow[]): LgPointRow | undefined {
+  return points.reduce<LgPointRow | undefined>((best, p) => (!best || p.checkpointId > best.checkpointId ? p : best), undefined);
+}
+
+function stored(store: Store, sessionId: string, p: LgPointRow): PointCheckpoint | undefined {
+  const row = store.langgraph.getCheckpoint(sessionId, p.checkpointId);
+  return row && { kind: "stored", row };
+}
+
+/**
+ * The synthesized checkpoint `id` names in the session, or undefined. Tried first on `hint` (the session's current
+ * branch: the usual case is a put going on from the head it read), then on every branch that reaches the position,
+ * each with the base its point has now and, should LangGraph have written at or before the point since, every
+ * earlier one.
+ */
+export function resolveSynthesized(store: Store, sessionId: string, id: string, hint?: BranchRow): Synthesized | undefined {
+  const position = synthesizedPosition(id);
+  if (position === undefined) return undefined;
+  const heads = store.branchHeads(sessionId);
+  const branches = store.listBranches(sessionId).filter((b) => b.id !== hint?.id);
+  const points = store.langgraph.pointsOf(sessionId);
+  for (const branch of hint ? [hint, ...branches] : branches) {
+    if (Math.max(heads.get(branch.id) ?? 0, branch.forkPosition) < position) continue;
+    const point = pointOf(store, branch, position);
+    const on = onLineage(points, store.lineage(branch.id, position), position);
+    const now = baseAmong(on);
+    for (const base of [now, ...on.filter((p) => p !== now)]) {
+      if (synthesizedId(sessionId, point, base?.checkpointId ?? null) === id) return synthesize(store, sessionId, point, base);
+      if (!base) break;
+    }
+  }
+  return undefined;
+}

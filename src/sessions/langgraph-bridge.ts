@@ -1,0 +1,83 @@
+// Engine entry points for ForkpointSaver's two-way bridge: a verified read of a lineage up to any point of it (a
+// thread's head, where no checkpoint need sit), and a fork at such a point (LangGraph going on from a synthesized
+// checkpoint after the session moved elsewhere).
+import { IntegrityError } from "../models/errors.js";
+import { newId } from "../models/ids.js";
+import type { MoveResult } from "../models/types.js";
+import type { EntryRow, LineageSegment, SessionRow, Store } from "../store/store.js";
+import type { VerifiedLineage } from "./checkpoints.js";
+import type { EngineContext, SessionRef } from "./context.js";
+import { GENESIS_HASH, entryHash, snapshotIntact } from "./integrity.js";
+import { commonPrefix, entryAt } from "./lineage.js";
+import { performMove, type BaseMoveSpec, type WithinMove } from "./move.js";
+
+/** A point of a session's tree: a position of a branch's lineage, and the hash chain's value there. */
+export interface LineagePoint {
+  branchId: string;
+  position: number;
+  hash: string;
+}
+
+/**
+ * `readVerifiedAfter` for a point no checkpoint marks: the entries after what `known` shares with the lineage are
+ * read and chained onto the shared prefix, and the chain must end at the point's hash. (Without a checkpoint there is
+ * no checksum to check: the last entry is checked against the hash it records, as every entry is.)
+ */
+export function readVerifiedPoint(store: Store, point: LineagePoint, known?: VerifiedLineage): { shared: number; fresh: EntryRow[]; segments: LineageSegment[] } {
+  const segments = store.lineage(point.branchId, point.position);
+  const shared = known ? commonPrefix(known.segments, segments, known.links.length, point.position) : 0;
+  const fresh: EntryRow[] = [];
+  for (const seg of segments) {
+    if (seg.upTo > shared) for (const row of store.segmentEntries({ ...seg, after: Math.max(seg.after, shared) })) fresh.push(row);
+  }
+  let hash = shared > 0 ? known!.links[shared - 1]!.hash : GENESIS_HASH;
+  for (let i = 0; i < fresh.length; i++) {
+    const e = fresh[i]!;
+    if (e.position !== shared + i + 1) throw new IntegrityError(`branch ${point.branchId}: history has a gap at position ${shared + i + 1}`);
+    let stateHash: string | null = null;
+    if (e.kind === "state" && e.stateId !== null) {
+      const snap = store.getSnapshot(e.stateId);
+      if (!snap || !snapshotIntact(snap)) throw new IntegrityError(`state snapshot ${e.stateId} does not match its hash`);
+      stateHash = snap.hash;
+    }
+    if (entryHash(hash, e, stateHash) !== e.hash) throw new IntegrityError(`branch ${point.branchId}: entry ${e.id} at position ${e.position} does not match its hash`);
+    hash = e.hash;
+  }
+  if (shared + fresh.length !== point.position || hash !== point.hash) {
+    throw new IntegrityError(`branch ${point.branchId}: its history does not match the recorded hash chain at position ${point.position}`);
+  }
+  return { shared, fresh, segments };
+}
+
+/**
+ * A new branch forked at `point` (after its entry; at the start for position 0), made current, the world moved there
+ * as a rollback moves it; `within` writes in the transaction that finishes the move (see `WithinMove`).
+ */
+export function forkAtPoint(ctx: EngineContext, ref: SessionRef, point: LineagePoint, within?: WithinMove): Promise<MoveResult> {
+  return performMove(ctx, ref, "rollback", undefined, (session) => forkSpec(ctx.store, session, point), within);
+}
+
+function forkSpec(store: Store, session: SessionRow, point: LineagePoint): BaseMoveSpec {
+  const branch = store.getBranch(point.branchId);
+  if (!branch || branch.sessionId !== session.id) throw new IntegrityError(`branch ${point.branchId} is not in session ${session.id}`);
+  const entry = entryAt(store, branch, point.position);
+  if ((entry?.hash ?? GENESIS_HASH) !== point.hash) throw new IntegrityError(`branch ${point.branchId}: position ${point.position} is not the point forked at`);
+  return {
+    kind: "rollback",
+    sessionId: session.id,
+    userId: session.userId,
+    target: { branchId: branch.id, position: point.position },
+    newBranch: {
+      id: newId("br"),
+      sessionId: session.id,
+      parentId: branch.id,
+      forkCheckpointId: null,
+      forkPosition: point.position,
+      forkEntryId: entry?.id ?? null,
+      name: null,
+      reason: "rollback",
+      createdAt: 0,
+    },
+    edit: null,
+  };
+}

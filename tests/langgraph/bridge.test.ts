@@ -1,0 +1,194 @@
+// The two-way bridge: a LangGraph thread's head is its forkpoint session's current position. A rollback, an edit, a
+// `< 2/3 >` switch, an append or a state change made through forkpoint is what the next `graph.invoke` goes on from,
+// and the session stays on the branch it was moved to.
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { describe, expect, it } from "vitest";
+import type { Forkpoint, SessionHandle } from "../../src/index.js";
+import { ForkpointSaver } from "../../src/langgraph/index.js";
+import { tempDatabases } from "../helpers.js";
+
+const dbs = tempDatabases();
+
+/** A chat graph whose bot answers "echo: <last message>". */
+function echoGraph(saver: ForkpointSaver) {
+  return new StateGraph(MessagesAnnotation)
+    .addNode("bot", (state) => ({ messages: [new AIMessage(`echo: ${String(state.messages.at(-1)!.content)}`)] }))
+    .addEdge(START, "bot")
+    .addEdge("bot", END)
+    .compile({ checkpointer: saver });
+}
+
+const texts = (messages: BaseMessage[]) => messages.map((m) => `${m.getType()}:${String(m.content)}`);
+const thread = (id: string) => ({ configurable: { thread_id: id } });
+const say = (text: string) => ({ messages: [new HumanMessage(text)] });
+
+/** Two turns on thread "t" (hi, plan a trip), and the thread's session. */
+async function twoTurns(fp: Forkpoint, userId = "alice") {
+  const saver = new ForkpointSaver(fp, { userId });
+  const graph = echoGraph(saver);
+  await graph.invoke(say("hi"), thread("t"));
+  await graph.invoke(say("plan a trip"), thread("t"));
+  const s = await saver.sessionFor("t", { userId });
+  return { saver, graph, s };
+}
+
+/** The forkpoint checkpoint holding the LangGraph checkpoint of this step. */
+async function stepCheckpoint(fp: Forkpoint, s: SessionHandle, step: number) {
+  const { items } = await fp.listCheckpoints({ userId: s.userId, sessionId: s.id, limit: 100 });
+  return items.find((c) => (c.metadata as { langgraph?: { step?: number } } | null)?.langgraph?.step === step)!;
+}
+
+const contents = async (s: SessionHandle) => (await s.history()).map((m) => m.content);
+
+describe("a LangGraph thread goes on from its forkpoint session's current position", () => {
+  it("a forkpoint rollback to a LangGraph checkpoint: the graph continues from there, on the rollback's branch", async () => {
+    const { fp } = dbs.open();
+    const { graph, s } = await twoTurns(fp);
+    const endOfFirst = await stepCheckpoint(fp, s, 1);
+    const { branch } = await s.rollback(endOfFirst.id);
+    expect(texts((await graph.getState(thread("t"))).values.messages)).toEqual(["human:hi", "ai:echo: hi"]);
+
+    const out = await graph.invoke(say("plan a party"), thread("t"));
+    expect(texts(out.messages)).toEqual(["human:hi", "ai:echo: hi", "human:plan a party", "ai:echo: plan a party"]);
+    expect((await s.info()).currentBranchId).toBe(branch.id);
+    expect(await contents(s)).toEqual(["hi", "echo: hi", "plan a party", "echo: plan a party"]);
+    // No fork back: the first branch and the rollback's, nothing else.
+    expect(await s.branches()).toHaveLength(2);
+    expect(await fp.verify()).toMatchObject({ ok: true });
+  });
+
+  it("a rollback to the thread's very first LangGraph checkpoint replays its input there, as LangGraph's time travel does", async () => {
+    const { fp } = dbs.open();
+    const { graph, s } = await twoTurns(fp);
+    const { branch } = await s.rollback((await stepCheckpoint(fp, s, -1)).id);
+    const out = await graph.invoke(null, thread("t"));
+    expect(texts(out.messages)).toEqual(["human:hi", "ai:echo: hi"]);
+    expect((await s.info()).currentBranchId).toBe(branch.id);
+    expect(await s.branches()).toHaveLength(2);
+  });
+
+  it("a rollback to a user's own checkpoint: the graph continues from its position", async () => {
+    const { fp } = dbs.open();
+    const saver = new ForkpointSaver(fp, { userId: "alice" });
+    const graph = echoGraph(saver);
+    await graph.invoke(say("hi"), thread("t"));
+    const s = await saver.sessionFor("t", { userId: "alice" });
+    const mine = await s.checkpoint({ name: "after hi" });
+    await graph.invoke(say("plan a trip"), thread("t"));
+
+    const { branch } = await s.rollback(mine.id);
+    expect(texts((await graph.getState(thread("t"))).values.messages)).toEqual(["human:hi", "ai:echo: hi"]);
+    const out = await graph.invoke(say("plan a party"), thread("t"));
+    expect(texts(out.messages)).toEqual(["human:hi", "ai:echo: hi", "human:plan a party", "ai:echo: plan a party"]);
+    expect((await s.info()).currentBranchId).toBe(branch.id);
+    expect(await s.branches()).toHaveLength(2);
+  });
+
+  it("an edit of a user message: the graph reads the edited message and goes on after it, on the edit's branch", async () => {
+    const { fp } = dbs.open();
+    const { graph, s } = await twoTurns(fp);
+    const question = (await s.history())[2]!;
+    const { branch } = await s.edit(question.id, { role: "user", content: "plan a party" });
+
+    const now = await graph.getState(thread("t"));
+    expect(texts(now.values.messages)).toEqual(["human:hi", "ai:echo: hi", "human:plan a party"]);
+    expect(now.values.messages[2]).toBeInstanceOf(HumanMessage);
+    // Nothing is pending at the edited point: invoking without input changes nothing, and does not move the session.
+    expect(texts((await graph.invoke(null, thread("t"))).messages)).toEqual(["human:hi", "ai:echo: hi", "human:plan a party"]);
+    const out = await graph.invoke(say("with a cake"), thread("t"));
+    expect(texts(out.messages)).toEqual(["human:hi", "ai:echo: hi", "human:plan a party", "human:with a cake", "ai:echo: with a cake"]);
+    expect((await s.info()).currentBranchId).toBe(branch.id);
+    expect(await contents(s)).toEqual(["hi", "echo: hi", "plan a party", "with a cake", "echo: with a cake"]);
+    expect((await s.versions(question.id)).count).toBe(2);
+    expect(await s.branches()).toHaveLength(2);
+  });
+
+  it("a switch back to the first version (< 1/2 >): the graph goes on from that branch's head, on that branch", async () => {
+    const { fp } = dbs.open();
+    const { graph, s } = await twoTurns(fp);
+    const first = (await s.info()).currentBranchId;
+    const question = (await s.history())[2]!;
+    await s.edit(question.id, { role: "user", content: "plan a party" });
+    await graph.invoke(say("with a cake"), thread("t"));
+
+    await s.switchBranch(first);
+    expect(texts((await graph.getState(thread("t"))).values.messages)).toEqual(["human:hi", "ai:echo: hi", "human:plan a trip", "ai:echo: plan a trip"]);
+    const out = await graph.invoke(say("to Rome"), thread("t"));
+    expect(texts(out.messages).slice(-2)).toEqual(["human:to Rome", "ai:echo: to Rome"]);
+    expect((await s.info()).currentBranchId).toBe(first);
+    expect(await contents(s)).toEqual(["hi", "echo: hi", "plan a trip", "echo: plan a trip", "to Rome", "echo: to Rome"]);
+    expect(await s.branches()).toHaveLength(2);
+  });
+
+  it("messages appended through forkpoint are LangChain messages of the graph's channel, and the graph goes on after them", async () => {
+    const { fp } = dbs.open();
+    const { graph, s } = await twoTurns(fp);
+    await s.append([
+      { role: "system", content: "be brief" },
+      { role: "assistant", content: "anything else?" },
+      { role: "tool", content: "42", metadata: { tool_call_id: "call_1" } },
+      { role: "user", content: "from the app", clientId: "ui-7" },
+    ]);
+    const messages = (await graph.getState(thread("t"))).values.messages as BaseMessage[];
+    const [system, assistant, tool, user] = messages.slice(4);
+    expect(system).toBeInstanceOf(SystemMessage);
+    expect(assistant).toBeInstanceOf(AIMessage);
+    expect(tool).toBeInstanceOf(ToolMessage);
+    expect((tool as ToolMessage).tool_call_id).toBe("call_1");
+    expect(user).toBeInstanceOf(HumanMessage);
+    expect(user!.content).toBe("from the app");
+    expect(user!.id).toBe("ui-7");
+
+    // Invoked without input: nothing is pending, the state is the session's, and the session stays where it is.
+    const branch = (await s.info()).currentBranchId;
+    const same = await graph.invoke(null, thread("t"));
+    expect(texts(same.messages).at(-1)).toBe("human:from the app");
+    const out = await graph.invoke(say("next"), thread("t"));
+    expect(texts(out.messages).slice(-3)).toEqual(["human:from the app", "human:next", "ai:echo: next"]);
+    expect((await s.info()).currentBranchId).toBe(branch);
+    expect(await s.branches()).toHaveLength(1);
+    expect((await contents(s)).slice(-4)).toEqual(["42", "from the app", "next", "echo: next"]);
+    // Read back by a fresh saver (the messages are not stored again): the same list.
+    const fresh = echoGraph(new ForkpointSaver(fp, { userId: "alice" }));
+    expect(texts((await fresh.getState(thread("t"))).values.messages)).toEqual(texts(out.messages));
+    expect(await fp.verify()).toMatchObject({ ok: true });
+  });
+
+  it("a state change is forkpoint's own (not a channel): the graph goes on, and the session keeps it, on its branch", async () => {
+    const { fp } = dbs.open();
+    const { graph, s } = await twoTurns(fp);
+    await s.setState({ budget: 500 });
+    const out = await graph.invoke(say("cheaper"), thread("t"));
+    expect(texts(out.messages).slice(-2)).toEqual(["human:cheaper", "ai:echo: cheaper"]);
+    expect(out).not.toHaveProperty("budget");
+    expect(await s.getState()).toEqual({ budget: 500 });
+    expect(await s.branches()).toHaveLength(1);
+  });
+
+  it("the head's synthesized checkpoint has one id, which names it for any saver, also after a reopen", async () => {
+    const path = dbs.path();
+    const first = dbs.open({ path }).fp;
+    const { saver, s } = await twoTurns(first);
+    await s.append({ role: "user", content: "typed elsewhere" });
+    const a = await saver.getTuple(thread("t"));
+    const b = await new ForkpointSaver(first, { userId: "alice" }).getTuple(thread("t"));
+    const id = a!.config.configurable!.checkpoint_id as string;
+    expect(b!.config.configurable!.checkpoint_id).toBe(id);
+    expect(a!.metadata).toMatchObject({ source: "update" });
+    // Its parent is the LangGraph checkpoint it descends from: the end of the second turn.
+    const endOfSecond = (await stepCheckpoint(first, s, 4)).metadata as { langgraph: { checkpointId: string } };
+    expect(a!.parentConfig!.configurable!.checkpoint_id).toBe(endOfSecond.langgraph.checkpointId);
+    await first.close();
+
+    const { fp } = dbs.open({ path });
+    const saver2 = new ForkpointSaver(fp, { userId: "alice" });
+    const named = await saver2.getTuple({ configurable: { thread_id: "t", checkpoint_id: id } });
+    expect(texts(named!.checkpoint.channel_values.messages as BaseMessage[]).at(-1)).toBe("human:typed elsewhere");
+    // A graph given that config goes on from it, at the session's head: no fork.
+    const out = await echoGraph(saver2).invoke(null, { configurable: { thread_id: "t", checkpoint_id: id } });
+    expect(texts(out.messages).at(-1)).toBe("human:typed elsewhere");
+    const s2 = await saver2.sessionFor("t", { userId: "alice" });
+    expect(await s2.branches()).toHaveLength(1);
+  });
+});
