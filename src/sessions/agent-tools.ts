@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { ForkpointError, errorText } from "../models/errors.js";
 import type { JsonValue } from "../models/json.js";
+import { toWellFormed } from "../models/strings.js";
 import type { Checkpoint, MoveResult } from "../models/types.js";
 import type { SessionHandle } from "./session-handle.js";
 
@@ -37,7 +38,8 @@ function agentTool<S extends z.ZodType>(name: string, description: string, schem
         return { ok: true, ...(await run(parsed.data)) };
       } catch (error) {
         const code = error instanceof ForkpointError ? error.code : "TOOL_ERROR";
-        return { ok: false, error: { code, message: errorText(error) } };
+        // A tool's own error text may hold lone surrogates; the output goes back to a model and onto the track.
+        return { ok: false, error: { code, message: toWellFormed(errorText(error)) } };
       }
     },
   };

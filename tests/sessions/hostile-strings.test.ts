@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
-  ValidationError, defineTool, openForkpoint, type Forkpoint, type SessionExport, type SessionHandle,
+  ValidationError, checkpointTools, defineTool, openForkpoint, type Forkpoint, type SessionExport, type SessionHandle,
 } from "../../src/index.js";
 import { EMPTY_STATE_HASH, GENESIS_HASH, canonicalJson, entryHash, portableChecksum, sha256, toolResultHash } from "../../src/sessions/integrity.js";
 import { isWellFormed } from "../../src/models/strings.js";
@@ -452,5 +452,20 @@ describe("defineTool refuses a name no call could reach (calls take names as the
     const name = "😀".repeat(512);
     const s1 = await tempFp({ tools: [defineTool({ name, run: () => "ran" })] }).createSession({ userId: "alice" });
     expect(await s1.invoke(name)).toBe("ran");
+  });
+});
+
+describe("checkpointTools' outputs are well-formed, so an agent loop can record them", () => {
+  it("an undo's error with a lone surrogate comes out with U+FFFD", async () => {
+    const broken = defineTool({ name: "broken", run: () => 1, undo: () => { throw new Error("undo broke \ud800"); } });
+    const s1 = await tempFp({ tools: [broken] }).createSession({ userId: "alice" });
+    const cp = await s1.checkpoint({ name: "c" });
+    await s1.invoke("broken");
+    const tools = Object.fromEntries(checkpointTools(s1).map((t) => [t.name, t]));
+    const failed = await tools.rollback!.handler({ checkpointId: cp.id });
+    expect(failed).toMatchObject({ ok: false, error: { code: "UNDO_FAILED" } });
+    expect(JSON.stringify(failed)).toContain("undo broke \ufffd");
+    // What a loop does with a tool's output: record it on the session.
+    await s1.recordToolCall({ tool: "rollback", args: { checkpointId: cp.id }, result: failed });
   });
 });
