@@ -276,9 +276,9 @@ export class Forkpoint {
    * Finishes moves and workspace restores interrupted by a crash (this also runs at open), and lists tool calls a
    * crash left running. Reports what it resumed, what must wait, and the calls whose outcome is unknown.
    */
-  async recover(): Promise<RecoveryReport> {
-    await this.#guard();
-    return recoverMoves(this.#ctx, { listUnknown: true });
+  recover(): Promise<RecoveryReport> {
+    // As every call: from a handler that recovery at open runs, waiting for that recovery would wait on itself.
+    return this.#whenReady(() => recoverMoves(this.#ctx, { listUnknown: true }));
   }
 
   /**

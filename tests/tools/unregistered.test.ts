@@ -278,6 +278,33 @@ describe("a leaving move interrupted by a crash", () => {
     expect([readOrNull(c.lines), readOrNull(c.a), readOrNull(c.b)]).toEqual(["one\n", null, null]);
   });
 
+  it("fp.recover() from a handler that recovery at open runs does not wait for that recovery", async () => {
+    const c = await crashedMidMove();
+    const seen: unknown[] = [];
+    let fp!: Forkpoint;
+    const base = writeFileTool();
+    const recovering = defineTool<WriteArgs, WriteResult>({
+      name: "write_file",
+      // Bounds the wait on itself this test is about: a hang is a timed-out (failed) step, not a stuck test.
+      timeoutMs: 10_000,
+      run: (args, ctx) => base.run(args, ctx),
+      undo: async (recorded, ctx) => {
+        seen.push(await fp.recover());
+        await base.undo!(recorded, ctx);
+      },
+    });
+    fp = open(c.dbPath, [recovering]);
+    let report: RecoveryReport | undefined;
+    fp.on("recovery", (r: RecoveryReport) => {
+      report = r;
+    });
+    await fp.ready;
+    // The move being recovered is left to the recovery that runs it.
+    expect(seen).toEqual([{ resumed: [], waiting: [], failed: [], unknown: [], workspaces: [] }]);
+    expect(report!.failed).toEqual([]);
+    expect(ids(report!.resumed[0]!.undone)).toEqual([c.track[1].id]);
+  });
+
   it("waits, naming TOOL_NOT_REGISTERED, when the reopening opener lacks a tool a pending step needs", async () => {
     const c = await crashedMidMove();
     const bare = openForkpoint({ path: c.dbPath, recover: false });
