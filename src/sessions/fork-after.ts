@@ -37,7 +37,9 @@ function forkSpec(ctx: EngineContext, session: SessionRow, messageId: string | n
       forkPosition,
       forkEntryId,
       name: null,
-      reason: "rollback",
+      // Forked at no checkpoint, as an edit's branch is (an edit that removes instead of replacing): exports and
+      // imports tell a rollback's branch by the checkpoint it forks at.
+      reason: "edit",
       createdAt: 0,
     },
     edit: null,

@@ -32,7 +32,7 @@ async function setup() {
   dirs.push(dir);
   const { fp, path } = dbs.open();
   const s = await fp.createSession({ userId: "u" });
-  return { dir, s, path, memory: new ForkpointSession(s) };
+  return { dir, fp, s, path, memory: new ForkpointSession(s) };
 }
 
 const user = (content: string): AgentInputItem => ({ role: "user", content });
@@ -73,6 +73,21 @@ describe("ForkpointSession", () => {
     // The old branches are still there to switch back to.
     await s.switchBranch(first);
     expect(await memory.getItems()).toHaveLength(3);
+  });
+
+  it("a session popped and cleared exports, verifies and imports like any other", async () => {
+    const { fp, s, memory } = await setup();
+    await memory.addItems([user("a"), user("b")]);
+    await memory.popItem();
+    await memory.clearSession();
+    const shape = (branches: { reason: string; forkCheckpointId: string | null; forkPosition: number }[]) =>
+      branches.map((b) => [b.reason, b.forkCheckpointId, b.forkPosition]);
+    const source = shape(await s.branches());
+    expect(source).toEqual([["root", null, 0], ["edit", null, 1], ["edit", null, 0]]);
+    const other = dbs.open().fp;
+    const copy = await other.importSession(await fp.exportSession(s.id, { userId: "u" }), { userId: "u" });
+    expect(shape(await copy.branches())).toEqual(source);
+    expect((await other.verify()).ok).toBe(true);
   });
 
   it("an Agent run by a Runner keeps its conversation in the session and its file writes undoable", async () => {
