@@ -1,0 +1,67 @@
+// Lone surrogates (half of a UTF-16 pair) through ForkpointSaver: refused with the engine's rule (ValidationError, code
+// MALFORMED_TEXT) before anything is written, so the hash chain stays whole and the thread resumes after a reopen.
+import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { describe, expect, it } from "vitest";
+import { ValidationError } from "../../src/index.js";
+import { ForkpointSaver } from "../../src/langgraph/index.js";
+import { dumpDatabase, tempDatabases } from "../helpers.js";
+
+const dbs = tempDatabases();
+
+function echoGraph(saver: ForkpointSaver) {
+  return new StateGraph(MessagesAnnotation)
+    .addNode("bot", (state) => ({ messages: [new AIMessage(`echo: ${String(state.messages.at(-1)!.content)}`)] }))
+    .addEdge(START, "bot")
+    .addEdge("bot", END)
+    .compile({ checkpointer: saver });
+}
+
+const texts = (messages: BaseMessage[]) => messages.map((m) => `${m.getType()}:${String(m.content)}`);
+const thread = { configurable: { thread_id: "t" } };
+
+describe("ForkpointSaver and lone surrogates", () => {
+  it("a message id with a lone surrogate: the put is refused (MALFORMED_TEXT), and the thread resumes after a reopen", async () => {
+    const path = dbs.path();
+    const first = dbs.open({ path }).fp;
+    const saver = new ForkpointSaver(first);
+    await echoGraph(saver).invoke({ messages: [new HumanMessage("one")] }, thread);
+    const tuple = (await saver.getTuple(thread))!;
+    const before = dumpDatabase(path);
+    const bad = new HumanMessage({ content: "two", id: "\ud800" });
+    const messages = [...(tuple.checkpoint.channel_values.messages as BaseMessage[]), bad];
+    const refused = await saver
+      .put(tuple.config, { ...tuple.checkpoint, id: "1f000000-0000-6000-8000-000000000001", channel_values: { messages } }, { source: "loop", step: 9, parents: {} }, { messages: 99 })
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ValidationError);
+    expect(refused).toMatchObject({ code: "MALFORMED_TEXT" });
+    expect(dumpDatabase(path)).toEqual(before);
+    // Through a graph as well: its put is refused, and nothing of it is stored.
+    await expect(echoGraph(saver).invoke({ messages: [bad] }, thread)).rejects.toMatchObject({ code: "MALFORMED_TEXT" });
+    await first.close();
+
+    const { fp } = dbs.open({ path });
+    expect(await fp.verify()).toMatchObject({ ok: true });
+    const graph = echoGraph(new ForkpointSaver(fp));
+    const out = await graph.invoke({ messages: [new HumanMessage("three")] }, thread);
+    expect(texts(out.messages)).toEqual(["human:one", "ai:echo: one", "human:three", "ai:echo: three"]);
+  });
+
+  it("refuses lone surrogates in the ids the saver stores as text: thread, namespace, checkpoint, task, channel", async () => {
+    const { fp, path } = dbs.open();
+    const saver = new ForkpointSaver(fp);
+    const cp = (id: string) => ({ v: 4, id, ts: new Date().toISOString(), channel_values: {}, channel_versions: {}, versions_seen: {} });
+    const meta = { source: "input" as const, step: -1, parents: {} };
+    const before = dumpDatabase(path);
+    const refusals = [
+      saver.put({ configurable: { thread_id: "a\ud800" } }, cp("1"), meta, {}),
+      saver.put({ configurable: { thread_id: "a", checkpoint_ns: "\udc00" } }, cp("1"), meta, {}),
+      saver.put({ configurable: { thread_id: "a" } }, cp("x\ud800"), meta, {}),
+      saver.put({ configurable: { thread_id: "a" } }, { ...cp("1"), channel_values: { "c\ud800": 1 } }, meta, { "c\ud800": 1 }),
+      saver.putWrites({ configurable: { thread_id: "a", checkpoint_id: "1" } }, [["c", 1]], "task\ud800"),
+      saver.putWrites({ configurable: { thread_id: "a", checkpoint_id: "1" } }, [["c\ud800", 1]], "task"),
+    ];
+    for (const r of refusals) await expect(r).rejects.toMatchObject({ code: "MALFORMED_TEXT" });
+    expect(dumpDatabase(path)).toEqual(before);
+  });
+});
