@@ -1,9 +1,10 @@
 // Hashes: the entry chain (as git chains commits), content-addressed state, and checkpoint checksums.
 import * as crypto from "node:crypto";
-import { createRequire } from "node:module";
+import canonicalizeModule from "canonicalize";
 
-// canonicalize 2.x is CommonJS (3.x+ needs Node 22); its typings do not fit NodeNext's default import.
-const canonicalize = createRequire(import.meta.url)("canonicalize") as (value: unknown) => string | undefined;
+// canonicalize 2.x is CommonJS (3.x+ needs Node 22): its default import is the function, though its typings say
+// otherwise under NodeNext. A static import, so bundlers carry it (a createRequire call they cannot follow).
+const canonicalize = canonicalizeModule as unknown as (value: unknown) => string | undefined;
 import type { CheckpointRow, EntryRow, ToolResultRow, ToolRow } from "../store/store.js";
 
 export const GENESIS_HASH = "0".repeat(64);
