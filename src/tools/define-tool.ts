@@ -35,6 +35,10 @@ export interface ToolDefinition<Args extends JsonValue = any, Result extends Jso
   /**
    * Time limit of each `run`, `undo` and replay, in ms (default: none). On expiry the handler's signal aborts and it
    * fails with a `ToolTimeoutError` (code `TOOL_TIMEOUT`): a failed call for `invoke`, a failed step for a move.
+   * The engine stops waiting; the handler stops only if it heeds its signal. What a timed-out `run` still does is
+   * not undone by any move (its call is failed, and failed calls are never undone); an `undo` that finishes after its
+   * time limit leaves its call applied, so the next move runs that undo again: make undos safe to repeat. A call the
+   * handler makes through forkpoint (`s.invoke`) has its own signal and time limit, and a move waits for it.
    */
   timeoutMs?: number;
 }
