@@ -1,4 +1,4 @@
-// Framework message values as JSON and back: binary data (Uint8Array, ArrayBuffer) as base64, URLs as their href.
+// Framework message values as JSON and back: binary data (Uint8Array, Buffer, ArrayBuffer) as base64, URLs as their href.
 import type { JsonValue } from "../models/json.js";
 
 /**
@@ -14,8 +14,10 @@ function isPlainObject(value: object): boolean {
 
 /** `value` with its binary data and URLs made JSON; anything else non-JSON is left for forkpoint to refuse by path. */
 export function encodeValue(value: unknown): JsonValue {
+  // The kind of binary value is kept, so each comes back as it went in (a Node Buffer as a Buffer).
+  if (Buffer.isBuffer(value)) return { [TAG]: "bytes", base64: value.toString("base64"), as: "Buffer" };
   if (value instanceof Uint8Array) return { [TAG]: "bytes", base64: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("base64") };
-  if (value instanceof ArrayBuffer) return { [TAG]: "bytes", base64: Buffer.from(value).toString("base64") };
+  if (value instanceof ArrayBuffer) return { [TAG]: "bytes", base64: Buffer.from(value).toString("base64"), as: "ArrayBuffer" };
   if (value instanceof URL) return { [TAG]: "url", href: value.href };
   if (Array.isArray(value)) return value.map(encodeValue);
   if (typeof value === "object" && value !== null && isPlainObject(value)) {
@@ -26,12 +28,17 @@ export function encodeValue(value: unknown): JsonValue {
   return value as JsonValue;
 }
 
-/** The inverse of `encodeValue`: base64 back to a Uint8Array (an ArrayBuffer comes back as one too), hrefs to URLs. */
+/** The inverse of `encodeValue`: base64 back to the Uint8Array, Buffer or ArrayBuffer it was, hrefs to URLs. */
 export function decodeValue(value: JsonValue): any {
   if (Array.isArray(value)) return value.map(decodeValue);
   if (typeof value !== "object" || value === null) return value;
   const tag = value[TAG];
-  if (tag === "bytes" && typeof value.base64 === "string") return new Uint8Array(Buffer.from(value.base64, "base64"));
+  if (tag === "bytes" && typeof value.base64 === "string") {
+    const bytes = Buffer.from(value.base64, "base64");
+    if (value.as === "Buffer") return bytes;
+    const copy = new Uint8Array(bytes);
+    return value.as === "ArrayBuffer" ? copy.buffer : copy;
+  }
   if (tag === "url" && typeof value.href === "string") return new URL(value.href);
   const inner = tag === "object" && typeof value.value === "object" && value.value !== null && !Array.isArray(value.value) ? value.value : value;
   const out: Record<string, unknown> = {};

@@ -72,7 +72,7 @@ export async function saveChat<M extends UIMessage<any, any, any>>(s: SessionHan
   return syncHistory(s, list(messages, "messages").map(uiInput));
 }
 
-/** The session's current history as `UIMessage[]`, exactly as saved (binary data back as Uint8Array). */
+/** The session's current history as `UIMessage[]`, exactly as saved (binary data back as the Uint8Array, Buffer or ArrayBuffer it was). */
 export async function loadChat<M extends UIMessage<any, any, any> = UIMessage>(s: SessionHandle): Promise<M[]> {
   return (await s.history()).map(toUiMessage) as M[];
 }
