@@ -1,6 +1,7 @@
 // A move by an opener that lacks a reversible tool's definition: refused (TOOL_NOT_REGISTERED) before anything moves,
 // or, with { unregistered: "leave" }, those calls reported apart and left as they are; never counted as skipped.
 import { spawn } from "node:child_process";
+import * as fs from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
@@ -10,7 +11,7 @@ import {
 import {
   appendLineTool, readLog, readOrNull, sendEmailTool, tempDir, writeFileTool, type WriteArgs, type WriteResult,
 } from "../fixtures/file-tools.js";
-import { dumpDb, ids } from "../fixtures/harness.js";
+import { dumpDb, ids, rows } from "../fixtures/harness.js";
 import { rejectionOf, withRawDatabase } from "../helpers.js";
 
 const USER = "dora";
@@ -162,6 +163,22 @@ describe("a move by an opener without a reversible tool's definition", () => {
     const moved = await s.rollback(w.cp0.id);
     expect(ids(moved.skipped)).toEqual([w.track[2].id, w.track[1].id, w.track[0].id]); // newest application first
     expect(moved.unregistered).toEqual([]);
+  });
+
+  it("a database written before reversibility was kept moves without the tool as it did then (skipped)", async () => {
+    const dir = tempDir("forkpoint-unregistered-");
+    const dbPath = path.join(dir, "forkpoint.db");
+    fs.copyFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), "../fixtures/databases/schema-0000.db"), dbPath);
+    const fp = open(dbPath, []);
+    const [alice] = (await fp.listSessions({ userId: "alice" })).items;
+    const s = await fp.getSession(alice!.id, { userId: "alice" });
+    const afterTool = (await s.listCheckpoints()).items.find((c) => c.name === "after tool")!;
+    // Its note call (undone there, recorded with no reversibility) would be replayed where note is registered.
+    expect(rows(dbPath, `SELECT reversible FROM entries WHERE kind = 'tool'`)).toEqual([{ reversible: null }]);
+    const moved = await s.rollback(afterTool.id);
+    expect(moved.skipped.map((t) => t.tool)).toEqual(["note"]);
+    expect(moved.unregistered).toEqual([]);
+    expect(await fp.verify()).toMatchObject({ ok: true });
   });
 
   it("recordToolCall of a tool not registered here is of unknown kind: undone where the tool is registered later", async () => {
