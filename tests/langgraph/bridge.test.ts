@@ -2,7 +2,10 @@
 // `< 2/3 >` switch, an append or a state change made through forkpoint is what the next `graph.invoke` goes on from,
 // and the session stays on the branch it was moved to.
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { Command, END, MessagesAnnotation, START, StateGraph, interrupt } from "@langchain/langgraph";
+import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
+import { fromMessage } from "../../src/langgraph/messages.js";
+import { canonicalJson } from "../../src/sessions/integrity.js";
 import { describe, expect, it } from "vitest";
 import type { Forkpoint, SessionHandle } from "../../src/index.js";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
@@ -190,5 +193,52 @@ describe("a LangGraph thread goes on from its forkpoint session's current positi
     expect(texts(out.messages).at(-1)).toBe("human:typed elsewhere");
     const s2 = await saver2.sessionFor("t", { userId: "alice" });
     expect(await s2.branches()).toHaveLength(1);
+  });
+
+  it("an interrupted graph still resumes after a message appended through forkpoint (its writes kept under the head's id)", async () => {
+    const { fp } = dbs.open();
+    const saver = new ForkpointSaver(fp);
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode("ask", () => {
+        const answer = interrupt("approve?") as string;
+        return { messages: [new AIMessage(`approved: ${answer}`)] };
+      })
+      .addEdge(START, "ask")
+      .addEdge("ask", END)
+      .compile({ checkpointer: saver });
+    await graph.invoke(say("go"), thread("i"));
+    const s = await saver.sessionFor("i");
+    await s.append({ role: "user", content: "note: urgent" });
+    const waiting = await graph.getState(thread("i"));
+    expect(waiting.next).toEqual(["ask"]);
+    expect(texts(waiting.values.messages)).toEqual(["human:go", "human:note: urgent"]);
+    // The node runs again from the head and interrupts there; its interrupt is stored under the head's id.
+    await graph.invoke(null, thread("i"));
+    expect((await graph.getState(thread("i"))).tasks[0]?.interrupts[0]?.value).toBe("approve?");
+    const done = await graph.invoke(new Command({ resume: "yes" }), thread("i"));
+    expect(texts(done.messages)).toEqual(["human:go", "human:note: urgent", "ai:approved: yes"]);
+    expect(await s.branches()).toHaveLength(1);
+  });
+});
+
+describe("forkpoint messages in the graph", () => {
+  it("are LangChain's own serialization of their class: the graph's next put gives back the very same item", async () => {
+    const serde = new JsonPlusSerializer();
+    const cases = [
+      { id: "msg_1", role: "user", content: "hi", metadata: {} },
+      { id: "msg_2", role: "assistant", content: [{ type: "text", text: "parts" }], clientId: "c2", metadata: {} },
+      { id: "msg_3", role: "system", content: "be brief", metadata: {} },
+      { id: "msg_4", role: "tool", content: "42", metadata: { tool_call_id: "call_1" } },
+    ];
+    for (const m of cases) {
+      const item = fromMessage(m);
+      const revived = await serde.loadsTyped("json", JSON.stringify(item));
+      const [, again] = await serde.dumpsTyped(revived);
+      expect(canonicalJson(JSON.parse(new TextDecoder().decode(again)))).toBe(canonicalJson(item));
+    }
+    // Other roles, and content LangChain does not take, stay plain; so do the graph's own plain items.
+    expect(fromMessage({ role: "planner", content: "x", metadata: {} })).toEqual({ role: "planner", content: "x" });
+    expect(fromMessage({ role: "user", content: { a: 1 }, metadata: {} })).toEqual({ role: "user", content: { a: 1 } });
+    expect(fromMessage({ role: "user", content: "x", metadata: { langgraph: "plain" } })).toEqual({ role: "user", content: "x" });
   });
 });
