@@ -1,6 +1,7 @@
 // What every engine operation needs: the store, limits, tools, policies, the event emitter and a clock.
 import type { EventEmitter } from "node:events";
 import type { Limits } from "../models/limits.js";
+import type { ForkpointLogger } from "../models/logger.js";
 import type { Store } from "../store/store.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { reentrantCall, servedHandler } from "../tools/handler-scope.js";
@@ -16,6 +17,8 @@ export interface EngineContext {
   tools: ToolRegistry;
   autoCheckpoint: AutoCheckpointSettings;
   events: EventEmitter;
+  /** `openForkpoint`'s logger: for what no call can throw. */
+  logger: Required<ForkpointLogger>;
   /** Milliseconds since the epoch (fractional: µs resolution); strictly increasing within a process. */
   now(): number;
   /**

@@ -60,7 +60,7 @@ export interface ForkpointOptions {
   walWorker?: boolean;
   /**
    * Where warnings and errors that no call can throw go (default `console`): a listener that throws, recovery at open
-   * that fails or leaves moves waiting.
+   * that fails or leaves moves waiting for tools, a WAL worker that stops, a workspace scan after a move that fails.
    */
   logger?: ForkpointLogger;
 }
@@ -114,14 +114,15 @@ export class Forkpoint {
   constructor(options: ForkpointOptions = {}) {
     const o = parseInput(openOptions, options, "openForkpoint");
     const tools = new ToolRegistry(o.tools ?? []);
+    const logger = resilientLogger(o.logger ?? console);
     this.#store = new SqliteStore({
       path: o.path ?? "./forkpoint.db",
       durability: o.durability ?? "normal",
       busyTimeoutMs: o.busyTimeoutMs ?? 15_000,
       readonly: o.readonly ?? false,
       walWorker: o.walWorker ?? false,
+      onWarning: logger.warn,
     });
-    const logger = resilientLogger(o.logger ?? console);
     const events = new ListenerSafeEmitter(logger);
     this.#ctx = {
       store: this.#store,
@@ -129,6 +130,7 @@ export class Forkpoint {
       tools,
       autoCheckpoint: o.autoCheckpoint ?? {},
       events,
+      logger,
       now: monotonicClock(),
       withSessionLock: keyedLock(),
       closing: this.#lifecycle.closing,

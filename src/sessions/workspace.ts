@@ -326,8 +326,9 @@ export async function absorbChanges(ctx: EngineContext, sessionId: string, befor
       const contents = new Map(touched.flatMap((path) => (after.has(path) ? [[after.get(path)!.hash, after.get(path)!.content] as const] : [])));
       ctx.store.setWorkspaceManifest(sessionId, saveManifest(ctx.store, known, contents), ctx.now());
     });
-  } catch {
+  } catch (error) {
     // The tool call or move itself succeeded; its file changes then count as drift until the next checkpoint.
+    ctx.logger.warn(`forkpoint: scanning the workspace of session ${sessionId} after a tool ran failed; its changes count as drift`, error);
   }
 }
 

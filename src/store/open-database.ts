@@ -15,6 +15,8 @@ export interface OpenDatabaseOptions {
   readonly: boolean;
   /** Fold the WAL into the file on a worker thread instead of in the committing call (see `WalCheckpointer`). */
   walWorker?: boolean;
+  /** Told what a server wants in its logs but no call can throw (a WAL worker that stopped). */
+  onWarning?: (message: string, cause: unknown) => void;
 }
 
 export function openDatabase(options: OpenDatabaseOptions): Database.Database {

@@ -130,7 +130,7 @@ export class SqliteStore implements Store {
   constructor(options: OpenDatabaseOptions) {
     this.db = openDatabase(options);
     if (options.walWorker && !options.readonly && options.path !== ":memory:") {
-      this.checkpointer = new WalCheckpointer(this.db, { everyWrites: 32, startAfterWrites: 256 });
+      this.checkpointer = new WalCheckpointer(this.db, { everyWrites: 32, startAfterWrites: 256, onFailure: options.onWarning });
     }
     this.langgraph = new LangGraphTables(this.db);
     const p = (sql: string, mode?: RowMode) => prepare(this.db, sql, mode);

@@ -47,6 +47,8 @@ export interface WalCheckpointerOptions {
   everyWrites: number;
   /** Write transactions (on this handle) before the worker starts: short-lived processes never pay for it. */
   startAfterWrites: number;
+  /** Told once if the worker fails or stops by itself (not when closed): a server wants that in its logs. */
+  onFailure?: (message: string, cause: unknown) => void;
 }
 
 /** Owned by the store: told of each committed write, asks the worker to checkpoint every `everyWrites` of them. */
@@ -79,8 +81,8 @@ export class WalCheckpointer {
     if (n < this.#options.startAfterWrites || n % this.#options.everyWrites !== 0) return;
     try {
       (this.#worker ??= this.#start()).postMessage("checkpoint");
-    } catch {
-      this.#fallBack();
+    } catch (error) {
+      this.#fallBack(error);
     }
   }
 
@@ -88,8 +90,8 @@ export class WalCheckpointer {
     // No execArgv: the worker is plain CommonJS and needs none of the parent's loaders (tsx, test runners).
     const worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [], workerData: { path: this.#path, driver: driverPath } });
     worker.on("message", (copied: number) => (this.framesCopied += copied));
-    worker.on("error", () => this.#fallBack());
-    worker.on("exit", () => this.#fallBack());
+    worker.on("error", (error) => this.#fallBack(error));
+    worker.on("exit", (code) => this.#fallBack(new Error(`the WAL checkpoint worker exited (code ${code})`)));
     // The worker must never keep alive a process that forgot to close its database. After the listeners:
     // adding a "message" listener refs the worker's port again.
     worker.unref();
@@ -98,7 +100,9 @@ export class WalCheckpointer {
   }
 
   /** Without a worker the writer checkpoints itself again, as SQLite does by default. */
-  #fallBack(): void {
+  #fallBack(cause: unknown): void {
+    // "exit" follows "error", and closing stops it on purpose: only the first unexpected stop is news.
+    if (!this.#stopped) this.#options.onFailure?.("forkpoint: the WAL checkpoint worker stopped; the writer checkpoints itself again", cause);
     this.#stopped = true;
     this.#worker = undefined;
     if (this.#db.open) this.#db.pragma(`wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT}`);

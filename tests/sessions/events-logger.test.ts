@@ -114,6 +114,37 @@ describe("the logger option", () => {
   });
 });
 
+describe("warnings from background work", () => {
+  it("a WAL worker that stops (here: it cannot open the file) is logged once", async () => {
+    const { logger, lines } = recordingLogger();
+    const file = dbs.path();
+    const { fp } = dbs.open({ path: file, walWorker: true, logger });
+    const s = await fp.createSession({ userId: "alice" });
+    // The writer keeps its open (unlinked) file; the worker, started after 256 writes, finds nothing at the path.
+    fs.rmSync(file);
+    for (let i = 0; i < 300; i++) await s.append({ role: "user", content: `m${i}` });
+    await vi.waitFor(() => expect(lines).toHaveLength(1), { timeout: 10_000 });
+    expect(lines[0]).toMatchObject({ level: "warn", message: expect.stringContaining("WAL checkpoint worker stopped") });
+    expect(await s.history()).toHaveLength(300);
+  });
+
+  it("a workspace scan that fails after a tool ran is logged (the call succeeded; its changes count as drift)", async () => {
+    const { logger, lines } = recordingLogger();
+    const { fp } = dbs.open({ logger, limits: { maxPayloadBytes: 1_000 }, tools: [
+      defineTool<{ file: string }, null>({ name: "write_big", run: ({ file }) => (fs.writeFileSync(file, "x".repeat(2_000)), null) }),
+    ] });
+    const dir = tempDir("forkpoint-logger-ws-");
+    try {
+      const s = await fp.createSession({ userId: "alice" });
+      await s.attachWorkspace(dir);
+      await expect(s.invoke("write_big", { file: path.join(dir, "big.txt") })).resolves.toBeNull();
+      expect(lines).toEqual([{ level: "warn", message: expect.stringContaining("scanning the workspace"), detail: expect.objectContaining({ code: "PAYLOAD_TOO_LARGE" }) }]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("recovery at open", () => {
   const dirs: string[] = [];
   const opened: Forkpoint[] = [];
