@@ -224,7 +224,7 @@ describe("a LangGraph thread goes on from its forkpoint session's current positi
 describe("forkpoint messages in the graph", () => {
   it("are LangChain's own serialization of their class: the graph's next put gives back the very same item", async () => {
     const serde = new JsonPlusSerializer();
-    const cases = [
+    const cases: Parameters<typeof fromMessage>[0][] = [
       { id: "msg_1", role: "user", content: "hi", metadata: {} },
       { id: "msg_2", role: "assistant", content: [{ type: "text", text: "parts" }], clientId: "c2", metadata: {} },
       { id: "msg_3", role: "system", content: "be brief", metadata: {} },
