@@ -79,10 +79,15 @@ export async function recoverMoves(ctx: EngineContext, options: { listUnknown?: 
       // Tracked as a move is: closing waits until the handlers it runs have their outcome recorded (for `fp.recover()`
       // too, which nothing else waits for), so the move is never left running by a live thread.
       const result = await ctx.track(
-        ctx.withSessionLock(spec.sessionId, async () => {
-          if (!(await claim(ctx, move))) return null;
-          return runJournaledMove(ctx, move.id, spec);
-        }),
+        ctx.withSessionLock(
+          spec.sessionId,
+          async () => {
+            if (!(await claim(ctx, move))) return null;
+            return runJournaledMove(ctx, move.id, spec);
+          },
+          "exclusive",
+          "recover",
+        ),
       );
       if (result) report.resumed.push(result);
       else report.waiting.push({ moveId: move.id, reason: "another recoverer (a process, or another handle of this one) is finishing it" });

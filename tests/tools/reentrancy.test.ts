@@ -4,11 +4,11 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  ConflictError, ToolUndoError, defineTool, openForkpoint, type Forkpoint, type SessionHandle, type ToolDefinition,
+  ConflictError, ToolUndoError, defineTool, openForkpoint, type Forkpoint, type RecoveryReport, type SessionHandle, type ToolDefinition,
 } from "../../src/index.js";
 import { readOrNull, tempDir, writeFileTool } from "../fixtures/file-tools.js";
 import { dumpDb, ids } from "../fixtures/harness.js";
-import { rejectionOf } from "../helpers.js";
+import { rejectionOf, withRawDatabase } from "../helpers.js";
 
 const USER = "erin";
 const opened: Forkpoint[] = [];
@@ -167,6 +167,33 @@ describe("a run that calls back into its own session", () => {
     const s = (hooks.s = await fp.createSession({ userId: USER }));
     expect(await s.invoke("self_call")).toEqual({ outcome: "REENTRANT_CALL" });
     expect((await s.info()).id).toBe(s.id);
+  });
+
+  it("fp.recover() of a move of its own session is refused, naming recover", async () => {
+    const hooks: Hooks = {};
+    let fp!: Forkpoint;
+    let dbPath = "";
+    const control = { failUndo: true };
+    const flaky = defineTool({ name: "flaky", run: () => null, undo: () => {
+      if (control.failUndo) throw new Error("cannot undo yet");
+    } });
+    let report: RecoveryReport | undefined;
+    ({ fp, dbPath } = world([
+      flaky,
+      selfCalling(async () => {
+        // The stopped move as a thread that died mid-move leaves it.
+        withRawDatabase(dbPath, (db) => db.prepare(`UPDATE moves SET status = 'running', finished_at = NULL, pid = ?, pid_start = NULL`).run(process.pid));
+        report = await fp.recover();
+      }, hooks),
+    ]));
+    const s = (hooks.s = await fp.createSession({ userId: USER }));
+    const cp = await s.checkpoint();
+    await s.invoke("flaky");
+    expect(await rejectionOf(s.rollback(cp.id))).toBeInstanceOf(ToolUndoError);
+    expect(await s.invoke("self_call")).toEqual({ outcome: "ok" });
+    expect(report!.failed).toHaveLength(1);
+    expect(report!.failed[0]!.error).toMatchObject({ code: "REENTRANT_CALL" });
+    expect(report!.failed[0]!.error.message).toMatch(/^recover on session .* from inside the run handler of tool "self_call"/);
   });
 
   it("appends and invokes on its own session run, landing on the current branch after the call", async () => {
