@@ -5,8 +5,8 @@
 // every version. Other channels are stored once per version, pending writes beside them.
 import type { RunnableConfig } from "@langchain/core/runnables";
 import {
-  BaseCheckpointSaver, JsonPlusSerializer, TASKS, WRITES_IDX_MAP, compareWritesSortKeys, getCheckpointId, maxChannelVersion, writesSortKey,
-  type ChannelVersions, type Checkpoint, type CheckpointListOptions, type CheckpointMetadata, type CheckpointPendingWrite,
+  BaseCheckpointSaver, WRITES_IDX_MAP,
+  type ChannelVersions, type Checkpoint, type CheckpointListOptions, type CheckpointMetadata,
   type CheckpointTuple, type PendingWrite, type SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
 import { ConflictError, NotFoundError, ValidationError } from "../models/errors.js";
@@ -17,7 +17,6 @@ import type { Checkpoint as CheckpointInfo, MessageInput } from "../models/types
 import type { LgCheckpointRow, LgThreadRow, LgWriteRow } from "../store/langgraph-tables.js";
 import type { BranchRow, EntryRow, LineageSegment, SessionRow, Store } from "../store/store.js";
 import { messageFields } from "../sessions/append.js";
-import { readVerifiedAfter, type VerifiedLineage } from "../sessions/checkpoints.js";
 import type { EngineContext, SessionRef } from "../sessions/context.js";
 import { canonicalJson } from "../sessions/integrity.js";
 import { writeNewSession } from "../sessions/create-session.js";
@@ -28,15 +27,16 @@ import { headOf, headOfEntry, lineageMessages, type Head } from "../sessions/lin
 import { writeCheckpoint, writeMessages, type EntryFields } from "../sessions/log-writer.js";
 import { ownedCurrent, ownedSession, sessionCheckpoint } from "../sessions/ownership.js";
 import { rollback } from "../sessions/rollback.js";
-import { forkAtPoint, readVerifiedPoint, type LineagePoint } from "../sessions/langgraph-bridge.js";
+import { forkAtPoint } from "../sessions/langgraph-bridge.js";
 import type { SessionHandle } from "../sessions/session-handle.js";
 import { toCheckpoint, toMessage } from "../sessions/rows.js";
 import { fromMessage, toMessageInput } from "./messages.js";
 import { MirrorCache, extendsMirror, fieldsOf, mirrorOf, type Mirror, type MirrorItems } from "./mirror-cache.js";
-import { revivalOf, revive, type Revival } from "./revived-items.js";
-import { VerifiedItemsCache, isBinaryItem } from "./verified-items.js";
+import { VerifiedItemsCache } from "./verified-items.js";
 import { WeightedLru } from "./weighted-lru.js";
-import { checkpointAt, resolveSynthesized, type PointCheckpoint, type Synthesized } from "./thread-head.js";
+import { CheckpointReader } from "./checkpoint-reader.js";
+import { configOf, serializeItems, threadConfig, versionKey, type SaverParts } from "./saver-parts.js";
+import { checkpointAt, resolveSynthesized, type PointCheckpoint } from "./thread-head.js";
 
 /** Options of `ForkpointSaver`. */
 export interface ForkpointSaverOptions {
@@ -51,7 +51,6 @@ export interface ForkpointSaverOptions {
   serde?: SerializerProtocol;
 }
 
-const utf8 = new TextDecoder();
 
 /** Where a put lands (the checkpoint it goes on from, and the message where its list departs), and what it writes. */
 interface Landing {
@@ -125,30 +124,16 @@ interface NewItems {
   serialized: Promise<JsonValue[] | null>;
 }
 
-/** What names a thread: its user, id and namespace. */
-type ThreadName = Pick<LgThreadRow, "userId" | "threadId" | "checkpointNs">;
 
 /** `#writeAtHead`'s answer when the put goes on from elsewhere than the session's head, or edits a message. */
 const FORK = Symbol("fork");
 
 /** How many threads' sessions a saver remembers for its one-transaction put. */
 const MAX_KNOWN_THREADS = 100_000;
-/** How many stored items' revivals a saver keeps (each about its item's size again), least recently used out first. */
-const MAX_REVIVALS = 200_000;
-
-const JSON_PLUS = JsonPlusSerializer.prototype as unknown as { loadsTyped: unknown; _loads: unknown };
-
-/** LangGraph's `JsonPlusSerializer` reading as it was written: not a subclass, and no method of it replaced. */
-function isOwnJsonSerializer(serde: SerializerProtocol): boolean {
-  const s = serde as unknown as { loadsTyped: unknown; _loads?: unknown };
-  return Object.getPrototypeOf(serde) === JsonPlusSerializer.prototype && s.loadsTyped === JSON_PLUS.loadsTyped && s._loads === JSON_PLUS._loads;
-}
 
 /** A thread's key in the saver's session map (a clash through a NUL in a name only costs a put its fast path). */
 const threadKey = (userId: string, threadId: string, ns: string): string => `${userId}\0${ns}\0${threadId}`;
 
-/** Versions are compared as their JSON: 1 and "1" are different versions. */
-const versionKey = (v: unknown): string => JSON.stringify(v);
 
 /**
  * A LangGraph.js checkpointer (`BaseCheckpointSaver`) that stores threads as forkpoint sessions.
@@ -162,11 +147,11 @@ export class ForkpointSaver extends BaseCheckpointSaver {
   readonly #userId: string;
   readonly #messages: string;
   readonly #cache = new MirrorCache();
+  readonly #parts: SaverParts;
+  readonly #reader: CheckpointReader;
   /** The session of each thread this saver has read or put to (`threadKey`): where a put tries its one-transaction path. */
   readonly #sessions = new WeightedLru<string>(MAX_KNOWN_THREADS);
   readonly #verified = new VerifiedItemsCache();
-  /** By stored text: how to rebuild that item without the serializer, or null when it cannot be (`revived-items.ts`). */
-  readonly #revivals = new WeightedLru<Revival | null>(MAX_REVIVALS);
 
   constructor(fp: Forkpoint, options: ForkpointSaverOptions = {}) {
     super(options?.serde);
@@ -179,6 +164,11 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     this.#fp = fp;
     this.#userId = o.userId ?? "langgraph";
     this.#messages = o.messagesChannel ?? "messages";
+    this.#parts = {
+      serde: this.serde, messages: this.#messages, defaultUserId: this.#userId, cache: this.#cache, verified: this.#verified,
+      nextVersion: (v) => this.getNextVersion(v),
+    };
+    this.#reader = new CheckpointReader(this.#parts);
   }
 
   async #engine(): Promise<EngineContext> {
@@ -228,7 +218,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     });
     if (!found) return undefined;
     this.#sessions.set(threadKey(userId, threadId, ns), found.thread.sessionId, 1);
-    return this.#pointTuple(ctx, found.thread, found.at, true);
+    return this.#reader.pointTuple(ctx, found.thread, found.at, true);
   }
 
   /** The checkpoint `checkpointId` names in the thread (stored or synthesized), or the thread's head (in a read). */
@@ -247,77 +237,6 @@ export class ForkpointSaver extends BaseCheckpointSaver {
   #currentBranch(store: Store, thread: LgThreadRow): BranchRow {
     const session = ownedSession(store, thread.sessionId, thread.userId);
     return store.getBranch(session.currentBranchId)!;
-  }
-
-  /** The tuple of a stored or synthesized checkpoint; undefined when the thread was deleted meanwhile. */
-  #pointTuple(ctx: EngineContext, thread: LgThreadRow, at: PointCheckpoint, mirror: boolean): Promise<CheckpointTuple | undefined> {
-    return at.kind === "stored"
-      ? this.#tupleIfThere(ctx, thread, at.row, mirror)
-      : this.#synthesizedTuple(ctx, thread, at.synth, mirror);
-  }
-
-  /**
-   * The checkpoint synthesized at a point (`thread-head.ts`): its base's channel values, with the messages channel
-   * the session's messages there (a new version when they differ from the base's); the writes made since under its id.
-   */
-  async #synthesizedTuple(ctx: EngineContext, thread: LgThreadRow, synth: Synthesized, mirror: boolean): Promise<CheckpointTuple | undefined> {
-    const sessionId = thread.sessionId;
-    const base = synth.base ? await this.#tupleIfThere(ctx, thread, synth.base, false) : undefined;
-    if (synth.base && !base) return undefined;
-    let read: { items: unknown[]; headHash: string };
-    try {
-      read = await this.#readItemsAt(ctx.store, sessionId, synth.point);
-    } catch (error) {
-      if (error instanceof NotFoundError && error.kind === "session" && error.id === sessionId) return undefined;
-      throw error;
-    }
-    const values: Record<string, unknown> = { ...(base?.checkpoint.channel_values ?? {}) };
-    const versions: ChannelVersions = { ...(base?.checkpoint.channel_versions ?? {}) };
-    if (synth.messagesVersion === undefined) {
-      delete values[this.#messages];
-      delete versions[this.#messages];
-    } else {
-      values[this.#messages] = read.items;
-      versions[this.#messages] = synth.messagesVersion;
-    }
-    const checkpoint: Checkpoint = {
-      v: 4,
-      versions_seen: {},
-      ...base?.checkpoint,
-      id: synth.id,
-      ts: synth.at > 0 ? new Date(synth.at).toISOString() : (base?.checkpoint.ts ?? new Date(0).toISOString()),
-      channel_values: values,
-      channel_versions: versions,
-    };
-    const step = typeof base?.metadata?.step === "number" ? base.metadata.step : -1;
-    const metadata = { ...base?.metadata, source: "update", step: step + 1, parents: base?.metadata?.parents ?? {} } as CheckpointMetadata;
-    const writes = await ctx.store.read(() => sortedWrites(ctx.store, sessionId, synth.id));
-    const pendingWrites: CheckpointPendingWrite[] = await Promise.all(
-      writes.map(async (w): Promise<CheckpointPendingWrite> => [w.taskId, w.channel, await this.serde.loadsTyped(w.type, w.value)]),
-    );
-    if (mirror && synth.messagesVersion !== undefined) {
-      this.#cache.set(sessionId, { ...mirrorOf(read.items), headHash: read.headHash, checkpointId: synth.id });
-    }
-    const tuple: CheckpointTuple = { config: this.#config(thread, synth.id), checkpoint, metadata, pendingWrites };
-    if (base) tuple.parentConfig = base.config;
-    return tuple;
-  }
-
-  /** `#tuple`, or undefined when the thread was deleted (another saver's `deleteThread`) while it was being read. */
-  async #tupleIfThere(ctx: EngineContext, thread: ThreadName, row: LgCheckpointRow, mirror: boolean): Promise<CheckpointTuple | undefined> {
-    try {
-      return await this.#tuple(ctx, thread, row, mirror);
-    } catch (error) {
-      if (error instanceof NotFoundError && error.kind === "checkpoint" && error.id === row.checkpointId) return undefined;
-      throw error;
-    }
-  }
-
-  /** The config of a thread's checkpoint, naming the thread's user when it is not the saver's default. */
-  #config(thread: Pick<LgThreadRow, "userId" | "threadId" | "checkpointNs">, checkpointId: string): RunnableConfig {
-    const configurable: Record<string, unknown> = { thread_id: thread.threadId, checkpoint_ns: thread.checkpointNs, checkpoint_id: checkpointId };
-    if (thread.userId !== this.#userId) configurable.userId = thread.userId;
-    return { configurable };
   }
 
   override async *list(config: RunnableConfig, options: CheckpointListOptions = {}): AsyncGenerator<CheckpointTuple> {
@@ -345,7 +264,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     );
     // Checkpoints of one lineage share its verified history (`VerifiedItems`): read and verified once, not once each.
     for (const row of rows) {
-      const tuple = await this.#tupleIfThere(ctx, { userId, threadId: row.threadId, checkpointNs: row.checkpointNs }, row, false);
+      const tuple = await this.#reader.tupleIfThere(ctx, { userId, threadId: row.threadId, checkpointNs: row.checkpointNs }, row, false);
       if (tuple) yield tuple;
     }
   }
@@ -390,7 +309,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     const key = threadKey(userId, threadId, ns);
     const known = this.#sessions.get(key);
     const early = known === undefined || items === null ? undefined : this.#serializeNew(known, items, parentId);
-    const whole = items === null || early ? null : { mirrored: mirrorOf(items), serialized: this.#serializeItems(items) };
+    const whole = items === null || early ? null : { mirrored: mirrorOf(items), serialized: serializeItems(this.#parts, items) };
     // Awaited by the path that needs it; a put that fails before then must not leave it rejected and unheard.
     whole?.serialized.catch(() => undefined);
     const [skeletonText, metadataText, ...channelTexts] = await Promise.all(serializing);
@@ -426,7 +345,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
   async #threadFor(ctx: EngineContext, threadId: string, ns: string, put: PreparedPut): Promise<LgThreadRow> {
     const thread = await this.#findThread(ctx, put.userId, threadId, ns);
     if (thread) return thread;
-    if (put.items) this.#validate(ctx, (await (put.whole?.serialized ?? this.#serializeItems(put.items))).map(toMessageInput), 0);
+    if (put.items) this.#validate(ctx, (await (put.whole?.serialized ?? serializeItems(this.#parts, put.items))).map(toMessageInput), 0);
     return this.#createThread(ctx, put.userId, threadId, ns);
   }
 
@@ -458,7 +377,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     if (!mirror || mirror.checkpointId !== parentId || !extendsMirror(mirror, items)) return undefined;
     const added = items.slice(mirror.items.length);
     const fields = added.map(fieldsOf);
-    return { mirror, added, fields, serialized: this.#serializeItems(added).catch(() => null) };
+    return { mirror, added, fields, serialized: serializeItems(this.#parts, added).catch(() => null) };
   }
 
   /**
@@ -638,10 +557,10 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     const { thread, at } = found;
     if (!at) {
       // An empty start (nothing written on that branch yet): the thread itself.
-      const { checkpoint_id: _none, ...configurable } = this.#config(thread, "").configurable!;
+      const { checkpoint_id: _none, ...configurable } = configOf(this.#parts, thread, "").configurable!;
       return { configurable };
     }
-    return this.#config(thread, at.kind === "stored" ? at.row.checkpointId : at.synth.id);
+    return configOf(this.#parts, thread, at.kind === "stored" ? at.row.checkpointId : at.synth.id);
   }
 
   /** The user an options object names, else the saver's. */
@@ -712,13 +631,13 @@ export class ForkpointSaver extends BaseCheckpointSaver {
           : whole ? { fields: whole.mirrored.fields.slice(n), serialized: (await whole.serialized).slice(n) }
           : null;
         // Not taken then, or refused by the serializer then (serialized again, it says which).
-        append = (taken?.serialized ?? (await this.#serializeItems(added))).map(toMessageInput);
+        append = (taken?.serialized ?? (await serializeItems(this.#parts, added))).map(toMessageInput);
         const fields = taken?.fields ?? added.map(fieldsOf);
         outcome = { messagesVersion, mirrored: { items: [...cached.items, ...added], fields: [...cached.fields, ...fields] }, asValue: false };
       } else {
         // As put was called, when it took them then.
         const mirrored = put.whole?.mirrored ?? mirrorOf(items);
-        const serialized = await (put.whole?.serialized ?? this.#serializeItems(items));
+        const serialized = await (put.whole?.serialized ?? serializeItems(this.#parts, items));
         const old = await store.read(() => lineageMessages(store, target.branchId, toMessage, target.position));
         let common = 0;
         while (common < old.length && common < items.length && canonicalJson(fromMessage(old[common]!)) === canonicalJson(serialized[common])) common++;
@@ -775,166 +694,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     return messages.map((m, i) => messageFields(ctx, m, `checkpoint.channel_values.${this.#messages}[${offset + i}]`));
   }
 
-  /** The items as LangGraph's serializer writes them: one call for the whole list (per item only for binary ones). */
-  async #serializeItems(items: readonly unknown[]): Promise<JsonValue[]> {
-    if (items.length === 0) return [];
-    const [type, body] = await this.serde.dumpsTyped(items);
-    if (type === "json") {
-      const list = JSON.parse(utf8.decode(body)) as JsonValue;
-      // LangGraph's serializer gives a string ("[unable to serialize, …]") for a value it cannot write.
-      if (!Array.isArray(list) || list.length !== items.length) {
-        throw new ValidationError(`checkpoint.channel_values.${this.#messages}`, `cannot be serialized by the saver's serializer (it wrote ${JSON.stringify(list).slice(0, 80)})`);
-      }
-      return list;
-    }
-    return Promise.all(items.map(async (item) => {
-      const [t, b] = await this.serde.dumpsTyped(item);
-      return t === "json" ? (JSON.parse(utf8.decode(b)) as JsonValue) : { __lg_type: t, base64: Buffer.from(b).toString("base64") };
-    }));
-  }
 
-  async #deserializeItems(items: JsonValue[]): Promise<unknown[]> {
-    if (!items.some(isBinaryItem)) return (await this.serde.loadsTyped("json", JSON.stringify(items))) as unknown[];
-    return Promise.all(items.map((x) => (isBinaryItem(x) ? this.serde.loadsTyped(x.__lg_type, Buffer.from(x.base64, "base64")) : this.serde.loadsTyped("json", JSON.stringify(x)))));
-  }
-
-  /**
-   * The messages channel of a checkpoint (for `getTuple`), verified as `restore` verifies, except that the entries
-   * the thread's `VerifiedItems` already hold (verified before, by this saver) are taken from there.
-   */
-  #readItems(store: Store, row: LgCheckpointRow): Promise<{ items: unknown[]; headHash: string }> {
-    return this.#readItemsWith(store, row.sessionId, (known) => {
-      // Read apart from the row (after an await): the thread may have been deleted since.
-      if (!store.langgraph.getCheckpoint(row.sessionId, row.checkpointId)) throw new NotFoundError("checkpoint", row.checkpointId);
-      const cp = store.getCheckpoint(row.fpCheckpointId);
-      if (!cp || cp.sessionId !== row.sessionId) throw new NotFoundError("checkpoint", row.fpCheckpointId);
-      return { headHash: cp.headHash, ...readVerifiedAfter(store, cp, known) };
-    });
-  }
-
-  /** The messages channel at a point no LangGraph checkpoint marks (a synthesized one's), its chain verified. */
-  #readItemsAt(store: Store, sessionId: string, point: LineagePoint): Promise<{ items: unknown[]; headHash: string }> {
-    return this.#readItemsWith(store, sessionId, (known) => {
-      // Read apart from the head (after an await): the thread may have been deleted since.
-      if (!store.langgraph.threadOfSession(sessionId)) throw new NotFoundError("session", sessionId);
-      return { headHash: point.hash, ...readVerifiedPoint(store, point, known) };
-    });
-  }
-
-  async #readItemsWith(
-    store: Store,
-    sessionId: string,
-    verifiedRead: (known: VerifiedLineage | undefined) => { headHash: string; shared: number; fresh: EntryRow[]; segments: LineageSegment[] },
-  ): Promise<{ items: unknown[]; headHash: string }> {
-    const known = this.#verified.get(sessionId);
-    const read = await store.read(() => verifiedRead(known?.lineage));
-    const grown = this.#verified.read(sessionId, known, read);
-    const list = `[${grown.texts.join(",")}]`;
-    const own = isOwnJsonSerializer(this.serde);
-    const items = grown.binary
-      ? await this.#deserializeItems(grown.texts.map((t) => JSON.parse(t) as JsonValue))
-      : grown.plain && own
-        // What LangGraph's own serializer would give back (`isPlainText`), without its walk of every value.
-        ? (JSON.parse(list) as unknown[])
-        : own
-          ? await this.#reviveItems(grown.texts)
-          : ((await this.serde.loadsTyped("json", list)) as unknown[]);
-    return { items, headHash: read.headHash };
-  }
-
-  /**
-   * The items stored as `texts`, as LangGraph's own serializer revives them, fresh objects each time: a text revived
-   * before is rebuilt from its revival (`revived-items.ts`); the rest go through the serializer, in one call, and
-   * their revivals are taken for the next read.
-   */
-  async #reviveItems(texts: readonly string[]): Promise<unknown[]> {
-    const items: unknown[] = new Array(texts.length);
-    const missing: number[] = [];
-    for (let i = 0; i < texts.length; i++) {
-      const r = this.#revivals.get(texts[i]!);
-      if (!r) missing.push(i);
-      else {
-        try {
-          items[i] = revive(r);
-        } catch {
-          this.#revivals.set(texts[i]!, null, 1);
-          missing.push(i);
-        }
-      }
-    }
-    if (missing.length === 0) return items;
-    const loaded = (await this.serde.loadsTyped("json", `[${missing.map((i) => texts[i]).join(",")}]`)) as unknown[];
-    for (let k = 0; k < missing.length; k++) {
-      const i = missing[k]!, text = texts[i]!;
-      if (this.#revivals.peek(text) === undefined) {
-        this.#revivals.set(text, await revivalOf(loaded[k], text, async (x) => (await this.#serializeItems([x]))[0]!), 1);
-      }
-      items[i] = loaded[k];
-    }
-    return items;
-  }
-
-  /** Rebuilds a stored checkpoint: its channel values from the messages and the blobs, its pending writes. */
-  async #tuple(
-    ctx: EngineContext,
-    thread: ThreadName,
-    row: LgCheckpointRow,
-    /** `getTuple`'s read: LangGraph goes on from this checkpoint (the latest, or an older one to fork from). */
-    mirror: boolean,
-  ): Promise<CheckpointTuple> {
-    const store = ctx.store;
-    const skeleton = (await this.serde.loadsTyped(row.type, row.checkpoint)) as Omit<Checkpoint, "channel_values">;
-    const metadata = (await this.serde.loadsTyped(row.metadataType, row.metadata)) as CheckpointMetadata;
-    const versions = skeleton.channel_versions ?? {};
-    const { blobs, writes, sends } = await store.read(() => {
-      // Read apart from the row (after an await): the thread may have been deleted since.
-      if (!store.langgraph.getCheckpoint(row.sessionId, row.checkpointId)) throw new NotFoundError("checkpoint", row.checkpointId);
-      return {
-        blobs: Object.entries(versions)
-          .filter(([ch, v]) => !(ch === this.#messages && row.messagesVersion === versionKey(v)))
-          .map(([ch, v]) => [ch, store.langgraph.getBlob(row.sessionId, ch, versionKey(v))] as const),
-        writes: sortedWrites(store, row.sessionId, row.checkpointId),
-        sends: (skeleton.v ?? 4) < 4 && row.parentCheckpointId !== null
-          ? sortedWrites(store, row.sessionId, row.parentCheckpointId).filter((w) => w.channel === TASKS)
-          : [],
-      };
-    });
-    const values: Record<string, unknown> = {};
-    for (const [ch, blob] of blobs) if (blob) values[ch] = await this.serde.loadsTyped(blob.type, blob.value);
-    if (row.messagesVersion !== null && versionKey(versions[this.#messages]) === row.messagesVersion) {
-      const { items, headHash } = await this.#readItems(store, row);
-      values[this.#messages] = items;
-      // LangGraph goes on from the checkpoint it read with these very objects: the next put finds them cached.
-      if (mirror) this.#cache.set(row.sessionId, { ...mirrorOf(items), headHash, checkpointId: row.checkpointId });
-    }
-    const checkpoint = { ...skeleton, channel_values: values } as Checkpoint;
-    if (sends.length > 0) {
-      // Checkpoints before format 4 kept the sends of the step before them as writes of their parent.
-      checkpoint.channel_values[TASKS] = await Promise.all(sends.map((w) => this.serde.loadsTyped(w.type, w.value)));
-      const all = Object.values(checkpoint.channel_versions);
-      checkpoint.channel_versions = { ...checkpoint.channel_versions, [TASKS]: all.length > 0 ? maxChannelVersion(...all) : this.getNextVersion(undefined) };
-    }
-    const pendingWrites: CheckpointPendingWrite[] = await Promise.all(
-      writes.map(async (w): Promise<CheckpointPendingWrite> => [w.taskId, w.channel, await this.serde.loadsTyped(w.type, w.value)]),
-    );
-    const tuple: CheckpointTuple = { config: this.#config(thread, row.checkpointId), checkpoint, metadata, pendingWrites };
-    if (row.parentCheckpointId !== null) tuple.parentConfig = this.#config(thread, row.parentCheckpointId);
-    return tuple;
-  }
-}
-
-/**
- * What a LangGraph config names: thread, namespace (undefined when absent) and checkpoint (undefined when empty; named
- * by `checkpoint_id`, or by the older `thread_ts`, as LangGraph's `getCheckpointId` reads it).
- */
-function threadConfig(config: RunnableConfig): { threadId?: string; ns?: string; checkpointId?: string } {
-  const c = config.configurable ?? {};
-  const checkpointId = getCheckpointId(config);
-  return {
-    threadId: c.thread_id === undefined || c.thread_id === null ? undefined : String(c.thread_id),
-    ns: typeof c.checkpoint_ns === "string" ? c.checkpoint_ns : undefined,
-    checkpointId: typeof checkpointId === "string" && checkpointId !== "" ? checkpointId : undefined,
-  };
 }
 
 /**
@@ -964,13 +724,6 @@ function refuseTakenId(store: Store, sessionId: string, threadId: string, checkp
   if (store.langgraph.getCheckpoint(sessionId, checkpointId)) {
     throw new ConflictError(`thread ${threadId} already has a checkpoint ${checkpointId}`, "CHECKPOINT_EXISTS");
   }
-}
-
-/** A checkpoint's pending writes in the order LangGraph applies them: (task path, task id, index). */
-function sortedWrites(store: Store, sessionId: string, checkpointId: string): LgWriteRow[] {
-  return store.langgraph
-    .writesOf(sessionId, checkpointId)
-    .sort((a, b) => compareWritesSortKeys(writesSortKey(a.taskPath, a.taskId, a.idx), writesSortKey(b.taskPath, b.taskId, b.idx)));
 }
 
 /** The scalar fields of LangGraph's metadata (`source`, `step`, …), for the forkpoint checkpoint's own metadata. */

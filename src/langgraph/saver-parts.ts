@@ -1,0 +1,79 @@
+// What ForkpointSaver's parts (its reading back, its put planning and writing) share: the saver's settings and
+// caches, and the small helpers each of them needs (configs, versions, pending writes, serializing a list).
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { compareWritesSortKeys, getCheckpointId, writesSortKey, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
+import { ValidationError } from "../models/errors.js";
+import type { JsonValue } from "../models/json.js";
+import type { LgThreadRow, LgWriteRow } from "../store/langgraph-tables.js";
+import type { Store } from "../store/store.js";
+import type { MirrorCache } from "./mirror-cache.js";
+import type { VerifiedItemsCache } from "./verified-items.js";
+
+/** The saver's settings and per-thread caches, as its parts see them. */
+export interface SaverParts {
+  serde: SerializerProtocol;
+  /** The channel kept as the session's messages. */
+  messages: string;
+  /** The user of runs whose config names none. */
+  defaultUserId: string;
+  /** Each thread's messages as last stored or read (`mirror-cache.ts`). */
+  cache: MirrorCache;
+  /** Each thread's verified lineage and message texts (`verified-items.ts`). */
+  verified: VerifiedItemsCache;
+  /** The saver's `getNextVersion`. */
+  nextVersion: (current: number | undefined) => number;
+}
+
+/** What names a thread: its user, id and namespace. */
+export type ThreadName = Pick<LgThreadRow, "userId" | "threadId" | "checkpointNs">;
+
+const utf8 = new TextDecoder();
+
+/** Versions are compared as their JSON: 1 and "1" are different versions. */
+export const versionKey = (v: unknown): string => JSON.stringify(v);
+
+/** The config of a thread's checkpoint, naming the thread's user when it is not the saver's default. */
+export function configOf(parts: SaverParts, thread: ThreadName, checkpointId: string): RunnableConfig {
+  const configurable: Record<string, unknown> = { thread_id: thread.threadId, checkpoint_ns: thread.checkpointNs, checkpoint_id: checkpointId };
+  if (thread.userId !== parts.defaultUserId) configurable.userId = thread.userId;
+  return { configurable };
+}
+
+/**
+ * What a LangGraph config names: thread, namespace (undefined when absent) and checkpoint (undefined when empty; named
+ * by `checkpoint_id`, or by the older `thread_ts`, as LangGraph's `getCheckpointId` reads it).
+ */
+export function threadConfig(config: RunnableConfig): { threadId?: string; ns?: string; checkpointId?: string } {
+  const c = config.configurable ?? {};
+  const checkpointId = getCheckpointId(config);
+  return {
+    threadId: c.thread_id === undefined || c.thread_id === null ? undefined : String(c.thread_id),
+    ns: typeof c.checkpoint_ns === "string" ? c.checkpoint_ns : undefined,
+    checkpointId: typeof checkpointId === "string" && checkpointId !== "" ? checkpointId : undefined,
+  };
+}
+
+/** A checkpoint's pending writes in the order LangGraph applies them: (task path, task id, index). */
+export function sortedWrites(store: Store, sessionId: string, checkpointId: string): LgWriteRow[] {
+  return store.langgraph
+    .writesOf(sessionId, checkpointId)
+    .sort((a, b) => compareWritesSortKeys(writesSortKey(a.taskPath, a.taskId, a.idx), writesSortKey(b.taskPath, b.taskId, b.idx)));
+}
+
+/** The items as LangGraph's serializer writes them: one call for the whole list (per item only for binary ones). */
+export async function serializeItems(parts: SaverParts, items: readonly unknown[]): Promise<JsonValue[]> {
+  if (items.length === 0) return [];
+  const [type, body] = await parts.serde.dumpsTyped(items);
+  if (type === "json") {
+    const list = JSON.parse(utf8.decode(body)) as JsonValue;
+    // LangGraph's serializer gives a string ("[unable to serialize, …]") for a value it cannot write.
+    if (!Array.isArray(list) || list.length !== items.length) {
+      throw new ValidationError(`checkpoint.channel_values.${parts.messages}`, `cannot be serialized by the saver's serializer (it wrote ${JSON.stringify(list).slice(0, 80)})`);
+    }
+    return list;
+  }
+  return Promise.all(items.map(async (item) => {
+    const [t, b] = await parts.serde.dumpsTyped(item);
+    return t === "json" ? (JSON.parse(utf8.decode(b)) as JsonValue) : { __lg_type: t, base64: Buffer.from(b).toString("base64") };
+  }));
+}
