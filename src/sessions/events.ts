@@ -1,6 +1,7 @@
 // The events a Forkpoint emits, typed per name, and the emitter that keeps a listener's throw from failing the call.
 import { EventEmitter } from "node:events";
 import type { ForkpointLogger } from "../models/logger.js";
+import { outsideHandlers } from "../tools/handler-scope.js";
 import type { Checkpoint, Message, MoveResult, ToolInvocation } from "../models/types.js";
 import type { PruneReport } from "./prune.js";
 import type { RecoveryReport } from "./recovery.js";
@@ -56,7 +57,8 @@ export class ListenerSafeEmitter extends EventEmitter {
     const failed = (error: unknown) => this.#logger.error(`forkpoint: a "${String(event)}" listener failed (the change it reports is stored)`, error);
     for (const listener of listeners) {
       try {
-        const result: unknown = Reflect.apply(listener, this, args);
+        // A listener is not the tool handler whose nested call may have emitted the event (see outsideHandlers).
+        const result: unknown = outsideHandlers(() => Reflect.apply(listener, this, args));
         if (result instanceof Promise) result.catch(failed);
       } catch (error) {
         failed(error);

@@ -21,6 +21,16 @@ export function serveHandler<T>(sessionId: string, handler: ServedHandler, fn: (
   return scope.run(inner, fn);
 }
 
+const NO_HANDLER: ReadonlyMap<string, ServedHandler> = new Map();
+
+/**
+ * Runs `fn` as code that serves no handler: an event listener, which is not the handler whose call emitted the
+ * event and which nothing awaits, so its calls queue as anyone's would instead of being refused.
+ */
+export function outsideHandlers<T>(fn: () => T): T {
+  return scope.getStore() === undefined ? fn() : scope.run(NO_HANDLER, fn);
+}
+
 /** The handler the current context serves for `sessionId`, while the engine still waits for it. */
 export function servedHandler(sessionId: string): ServedHandler | undefined {
   const handler = scope.getStore()?.get(sessionId);

@@ -4,7 +4,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  ConflictError, ToolUndoError, defineTool, openForkpoint, type Forkpoint, type RecoveryReport, type SessionHandle, type ToolDefinition,
+  ConflictError, ToolUndoError, defineTool, openForkpoint, type Forkpoint, type MoveResult, type RecoveryReport, type SessionHandle, type ToolDefinition,
+  type ToolInvocation,
 } from "../../src/index.js";
 import { readOrNull, tempDir, writeFileTool } from "../fixtures/file-tools.js";
 import { dumpDb, ids } from "../fixtures/harness.js";
@@ -217,6 +218,27 @@ describe("a run that calls back into its own session", () => {
     const moved = await s.rollback(cp.id);
     expect(ids(moved.undone)).toEqual([track[0]!.id, track[1]!.id]);
     expect(readOrNull(path.join(dir, "inner.txt"))).toBeNull();
+  });
+
+  it("an event listener's move, on an event its nested call emits, waits for the call instead of being refused", async () => {
+    const hooks: Hooks = {};
+    const failing = defineTool({ name: "failing", undo: () => {}, run: (): null => {
+      throw new Error("no luck");
+    } });
+    const { fp } = world([failing, selfCalling((s) => s.invoke("failing"), hooks)]);
+    const s = (hooks.s = await fp.createSession({ userId: USER }));
+    const cp = await s.checkpoint();
+    // An app's auto-heal: a failed call rolls the session back. The listener is not the handler: nothing awaits it.
+    const healing: Promise<MoveResult>[] = [];
+    fp.on("tool", (t: ToolInvocation) => {
+      if (t.status === "failed") healing.push(s.rollback(cp.id));
+    });
+    expect(await s.invoke("self_call")).toEqual({ outcome: "error" });
+    expect(healing).toHaveLength(1);
+    const moved = await healing[0]!;
+    // It ran once the call had completed: the call is on the branch it left, and undone.
+    expect(moved.undone.map((t) => t.tool)).toEqual(["self_call"]);
+    expect((await s.info()).currentBranchId).toBe(moved.branch.id);
   });
 
   it("its own invoke joins the running call even when a move was queued meanwhile (no deadlock)", async () => {
