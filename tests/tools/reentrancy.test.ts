@@ -220,6 +220,34 @@ describe("a run that calls back into its own session", () => {
     expect(readOrNull(path.join(dir, "inner.txt"))).toBeNull();
   });
 
+  it("a move its run leaves in a timer runs once the call is done: the handler's context outlives it, not its refusals", async () => {
+    const hooks: Hooks = {};
+    const target = { cp: "" };
+    let later!: Promise<MoveResult>;
+    let fired!: () => void;
+    const timerFired = new Promise<void>((r) => (fired = r));
+    const { fp } = world([
+      defineTool({
+        name: "schedules",
+        undo: () => {},
+        run: () => {
+          // AsyncLocalStorage carries the run's context into the timer; the run has returned by the time it fires.
+          setTimeout(() => {
+            later = hooks.s!.rollback(target.cp);
+            fired();
+          });
+          return null;
+        },
+      }),
+    ]);
+    const s = (hooks.s = await fp.createSession({ userId: USER }));
+    target.cp = (await s.checkpoint()).id;
+    await s.invoke("schedules");
+    await timerFired;
+    const moved = await later;
+    expect(moved.undone.map((t) => t.tool)).toEqual(["schedules"]);
+  });
+
   it("an event listener's move, on an event its nested call emits, waits for the call instead of being refused", async () => {
     const hooks: Hooks = {};
     const failing = defineTool({ name: "failing", undo: () => {}, run: (): null => {
