@@ -2,39 +2,33 @@
 // forkpoint session of one user; each LangGraph checkpoint is a forkpoint checkpoint; the messages channel is the
 // session's messages, appended once each (not rewritten whole at every step, as other savers do); a put from an older
 // checkpoint (time travel, a fork) is a rollback, or an edit when the messages differ, so the session's tree holds
-// every version. Other channels are stored once per version, pending writes beside them.
+// every version. Other channels are stored once per version, pending writes beside them. Both ways: a thread's head is
+// its session's current position (`thread-head.ts`). This class takes LangGraph's calls; its parts read checkpoints
+// back (`checkpoint-reader.ts`), plan puts (`put-plan.ts`) and write them (`put-writer.ts`).
 import type { RunnableConfig } from "@langchain/core/runnables";
 import {
   BaseCheckpointSaver, WRITES_IDX_MAP,
-  type ChannelVersions, type Checkpoint, type CheckpointListOptions, type CheckpointMetadata,
-  type CheckpointTuple, type PendingWrite, type SerializerProtocol,
+  type ChannelVersions, type Checkpoint, type CheckpointListOptions, type CheckpointMetadata, type CheckpointTuple, type PendingWrite,
+  type SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
 import { ConflictError, NotFoundError, ValidationError } from "../models/errors.js";
 import { idSchema, langGraphSaverOptions, parseInput } from "../models/inputs.js";
 import { assertWellFormed } from "../models/strings.js";
-import { toJsonText, type JsonValue } from "../models/json.js";
-import type { Checkpoint as CheckpointInfo, MessageInput } from "../models/types.js";
-import type { LgCheckpointRow, LgThreadRow, LgWriteRow } from "../store/langgraph-tables.js";
-import type { BranchRow, EntryRow, LineageSegment, SessionRow, Store } from "../store/store.js";
-import { messageFields } from "../sessions/append.js";
-import type { EngineContext, SessionRef } from "../sessions/context.js";
-import { canonicalJson } from "../sessions/integrity.js";
-import { writeNewSession } from "../sessions/create-session.js";
+import { toJsonText } from "../models/json.js";
+import type { LgThreadRow, LgWriteRow } from "../store/langgraph-tables.js";
+import type { BranchRow, Store } from "../store/store.js";
+import type { EngineContext } from "../sessions/context.js";
 import { deleteSessions } from "../sessions/delete-session.js";
-import { edit } from "../sessions/edit.js";
 import { engineOf, type Forkpoint } from "../sessions/forkpoint.js";
-import { headOf, headOfEntry, lineageMessages, type Head } from "../sessions/lineage.js";
-import { writeCheckpoint, writeMessages, type EntryFields } from "../sessions/log-writer.js";
+import { headOf } from "../sessions/lineage.js";
 import { ownedCurrent, ownedSession, sessionCheckpoint } from "../sessions/ownership.js";
-import { rollback } from "../sessions/rollback.js";
-import { forkAtPoint } from "../sessions/langgraph-bridge.js";
 import type { SessionHandle } from "../sessions/session-handle.js";
-import { toCheckpoint, toMessage } from "../sessions/rows.js";
-import { fromMessage, toMessageInput } from "./messages.js";
-import { MirrorCache, extendsMirror, fieldsOf, mirrorOf, type Mirror, type MirrorItems } from "./mirror-cache.js";
+import { MirrorCache, mirrorOf } from "./mirror-cache.js";
 import { VerifiedItemsCache } from "./verified-items.js";
 import { WeightedLru } from "./weighted-lru.js";
 import { CheckpointReader } from "./checkpoint-reader.js";
+import { serializeNew, type PreparedPut } from "./put-plan.js";
+import { PutWriter } from "./put-writer.js";
 import { configOf, serializeItems, threadConfig, versionKey, type SaverParts } from "./saver-parts.js";
 import { checkpointAt, resolveSynthesized, type PointCheckpoint } from "./thread-head.js";
 
@@ -51,89 +45,11 @@ export interface ForkpointSaverOptions {
   serde?: SerializerProtocol;
 }
 
-
-/** Where a put lands (the checkpoint it goes on from, and the message where its list departs), and what it writes. */
-interface Landing {
-  /** Where the put's parent sits (the thread's empty start when it has none). */
-  target: Target;
-  /** The first stored message the new list departs from: the put is an edit of it. Null: it extends the target's. */
-  editAt: string | null;
-  /** The messages to append (the first one replaces `editAt`'s), as given and as validated entry fields. */
-  append: MessageInput[];
-  fields: EntryFields[];
-  /** The messages channel's version that the session's messages are at this checkpoint (null: none). */
-  messagesVersion: string | null;
-  /** The items now mirrored and their field values (for the cache); null when the channel did not change or is stored as a value. */
-  mirrored: MirrorItems | null;
-  /** The new list could not be kept as messages (it drops some from the end): it is stored as a value. */
-  asValue: boolean;
-}
-
-/** The point a put goes on from, and the forkpoint checkpoint there, if the parent is stored (null: synthesized). */
-interface Target {
-  fpCheckpointId: string | null;
-  branchId: string;
-  position: number;
-  headHash: string;
-}
-
-/** A put's parent: where it sits, and the messages channel's version there. */
-interface ParentAt {
-  target: Target;
-  messagesVersion: string | null;
-}
-
-/** A put, serialized and checked, before it lands. */
-interface PreparedPut {
-  /** The user whose thread it is (from the run's config, else the saver's). */
-  userId: string;
-  threadId: string;
-  ns: string;
-  parentId: string | null;
-  checkpointId: string;
-  /** The messages channel's new list (null: the channel did not change). */
-  items: unknown[] | null;
-  /** The items after the mirror, taken as put was called, when it goes on from the mirrored checkpoint. */
-  early: NewItems | undefined;
-  /** The whole list's field values and serialization, taken as put was called (when its new items alone were not). */
-  whole: { mirrored: MirrorItems; serialized: Promise<JsonValue[]> } | null;
-  messagesVersion: string | null;
-  /** Channel values other than the messages, by version. */
-  blobs: { channel: string; version: string; type: string; value: Buffer }[];
-  /** The forkpoint checkpoint's own metadata (JSON). */
-  cpMetadata: string;
-  /** The saver row's serialized checkpoint (without channel values) and metadata. */
-  lg: Pick<LgCheckpointRow, "type" | "checkpoint" | "metadataType" | "metadata">;
-}
-
-/** What a put's transaction wrote, for what the saver keeps and the events. */
-interface Written {
-  checkpoints: CheckpointInfo[];
-  headHash: string;
-  from: Head;
-  wrote: { segments: LineageSegment[] | null; rows: EntryRow[] };
-}
-
-/** A put's new messages (those after the thread's mirror), taken as the put was called. */
-interface NewItems {
-  /** The mirror they extend: if the thread's mirror is another one by the time the put lands, they are taken again. */
-  mirror: Mirror;
-  added: unknown[];
-  fields: unknown[][];
-  /** Their serialization; null when the serializer refused one (the general path reports it). */
-  serialized: Promise<JsonValue[] | null>;
-}
-
-
-/** `#writeAtHead`'s answer when the put goes on from elsewhere than the session's head, or edits a message. */
-const FORK = Symbol("fork");
-
 /** How many threads' sessions a saver remembers for its one-transaction put. */
 const MAX_KNOWN_THREADS = 100_000;
 
 /** A thread's key in the saver's session map (a clash through a NUL in a name only costs a put its fast path). */
 const threadKey = (userId: string, threadId: string, ns: string): string => `${userId}\0${ns}\0${threadId}`;
-
 
 /**
  * A LangGraph.js checkpointer (`BaseCheckpointSaver`) that stores threads as forkpoint sessions.
@@ -149,6 +65,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
   readonly #cache = new MirrorCache();
   readonly #parts: SaverParts;
   readonly #reader: CheckpointReader;
+  readonly #writer: PutWriter;
   /** The session of each thread this saver has read or put to (`threadKey`): where a put tries its one-transaction path. */
   readonly #sessions = new WeightedLru<string>(MAX_KNOWN_THREADS);
   readonly #verified = new VerifiedItemsCache();
@@ -169,6 +86,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       nextVersion: (v) => this.getNextVersion(v),
     };
     this.#reader = new CheckpointReader(this.#parts);
+    this.#writer = new PutWriter(this.#parts);
   }
 
   async #engine(): Promise<EngineContext> {
@@ -308,7 +226,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     }
     const key = threadKey(userId, threadId, ns);
     const known = this.#sessions.get(key);
-    const early = known === undefined || items === null ? undefined : this.#serializeNew(known, items, parentId);
+    const early = known === undefined || items === null ? undefined : serializeNew(this.#parts, known, items, parentId);
     const whole = items === null || early ? null : { mirrored: mirrorOf(items), serialized: serializeItems(this.#parts, items) };
     // Awaited by the path that needs it; a put that fails before then must not leave it rejected and unheard.
     whole?.serialized.catch(() => undefined);
@@ -324,14 +242,14 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       lg: { type, checkpoint: Buffer.from(body), metadataType, metadata: Buffer.from(metadataBody) },
     };
     if (known !== undefined) {
-      const done = await ctx.withSessionLock(`langgraph-put:${known}`, () => this.#putAtHead(ctx, known, put));
+      const done = await ctx.withSessionLock(`langgraph-put:${known}`, () => this.#writer.putAtHead(ctx, known, put));
       if (done) return done;
     }
     for (let attempt = 1; ; attempt++) {
-      const thread = await this.#threadFor(ctx, threadId, ns, put);
+      const thread = await this.#writer.threadFor(ctx, threadId, ns, put);
       this.#sessions.set(key, thread.sessionId, 1);
       try {
-        return await this.#putGeneral(ctx, thread, put);
+        return await this.#writer.putGeneral(ctx, thread, put);
       } catch (error) {
         // Another saver (or process) deleted the thread meanwhile: the put goes to the thread started anew, as a put
         // after the deletion would. (Twice at most: a thread deleted again and again is somebody else's loop.)
@@ -339,115 +257,6 @@ export class ForkpointSaver extends BaseCheckpointSaver {
         throw error;
       }
     }
-  }
-
-  /** The thread's row, created when there is none (its messages checked first: a refused put creates nothing). */
-  async #threadFor(ctx: EngineContext, threadId: string, ns: string, put: PreparedPut): Promise<LgThreadRow> {
-    const thread = await this.#findThread(ctx, put.userId, threadId, ns);
-    if (thread) return thread;
-    if (put.items) this.#validate(ctx, (await (put.whole?.serialized ?? serializeItems(this.#parts, put.items))).map(toMessageInput), 0);
-    return this.#createThread(ctx, put.userId, threadId, ns);
-  }
-
-  /** A put that the one-transaction path did not take: it reads the thread first, and forks it when it must. */
-  async #putGeneral(ctx: EngineContext, thread: LgThreadRow, put: PreparedPut): Promise<RunnableConfig> {
-    const ref: SessionRef = { id: thread.sessionId, userId: put.userId };
-    const { items, messagesVersion, blobs } = put;
-    // Puts to one thread land one at a time in this process (savers sharing this Forkpoint too), each in the order
-    // LangGraph made them; across processes, each put's rows are written in one transaction with the fork they need.
-    return ctx.withSessionLock(`langgraph-put:${ref.id}`, async () => {
-      const landing = await this.#land(ctx, ref, thread, put);
-      if (landing.asValue && !blobs.some((b) => b.channel === this.#messages)) {
-        // The messages could not be kept as messages (a shorter list than its parent's): stored as a value instead.
-        const [t, v] = await this.serde.dumpsTyped(items);
-        blobs.push({ channel: this.#messages, version: messagesVersion!, type: t, value: Buffer.from(v) });
-      }
-      const atHead = await ctx.store.write(() => this.#writeAtHead(ctx, ref, put, landing));
-      const written = atHead === FORK ? await this.#forkAndWrite(ctx, ref, put, landing) : atHead;
-      return this.#landed(ctx, ref.id, put, written, landing.mirrored);
-    });
-  }
-
-  /**
-   * The items of `items` after the thread's mirror (when `items` begins with it), with their field values and their
-   * serialization, both taken now: the serializer works synchronously, so they are what the items are at this call.
-   */
-  #serializeNew(sessionId: string, items: unknown[], parentId: string | null): NewItems | undefined {
-    const mirror = this.#cache.get(sessionId);
-    if (!mirror || mirror.checkpointId !== parentId || !extendsMirror(mirror, items)) return undefined;
-    const added = items.slice(mirror.items.length);
-    const fields = added.map(fieldsOf);
-    return { mirror, added, fields, serialized: serializeItems(this.#parts, added).catch(() => null) };
-  }
-
-  /**
-   * The common put, in one write transaction: the thread's session is known, its head is the parent checkpoint, and
-   * the new list begins with the items this saver mirrored there (the same objects): only the new ones are written.
-   * Returns null, having written nothing, when any of that is not so (the general path then lands the put).
-   */
-  async #putAtHead(ctx: EngineContext, sessionId: string, put: PreparedPut): Promise<RunnableConfig | null> {
-    const { early } = put;
-    const store = ctx.store;
-    const cached = put.items === null ? undefined : this.#cache.get(sessionId);
-    // The new items as serialized when put was called, if the thread's mirror is still the one they extend.
-    const news = put.items === null ? undefined : early && early.mirror === cached ? early : cached && this.#serializeNew(sessionId, put.items, put.parentId);
-    if (put.items !== null && !news) return null;
-    const added = news?.added ?? [];
-    const addedFields = news?.fields ?? [];
-    const serialized = news ? await news.serialized : [];
-    // Refused items: the general path reports it, after the checks that come first there (a taken checkpoint id).
-    if (serialized === null) return null;
-    const append = serialized.map(toMessageInput);
-    const written = await store.write(() => {
-      const thread = store.langgraph.getThread(put.userId, put.threadId, put.ns);
-      if (thread?.sessionId !== sessionId) return null;
-      refuseTakenId(store, sessionId, put.threadId, put.checkpointId);
-      const { session, branch, head } = ownedCurrent(store, sessionId, put.userId);
-      const { target, messagesVersion } = parentAt(store, thread, put.parentId, branch);
-      if (head.position !== target.position || head.hash !== target.headHash || (cached && cached.headHash !== head.hash)) return null;
-      const fields = this.#validate(ctx, append, cached ? cached.items.length : 0);
-      return this.#write(ctx, session, branch.id, head, fields, put, cached ? put.messagesVersion : messagesVersion);
-    });
-    if (!written) return null;
-    // The write committed: the mirror (the saver's own arrays, never LangGraph's) grows in place; copying it made every
-    // put O(thread).
-    if (cached) {
-      for (let i = 0; i < added.length; i++) {
-        cached.items.push(added[i]);
-        cached.fields.push(addedFields[i]!);
-      }
-    }
-    const mirrored = cached ? { items: cached.items, fields: cached.fields } : null;
-    return this.#landed(ctx, sessionId, put, written, mirrored);
-  }
-
-  /** The put's rows after `head` of `branchId` (in the caller's write transaction); what the saver keeps of them. */
-  #write(ctx: EngineContext, session: SessionRow, branchId: string, head: Head, fields: EntryFields[], put: PreparedPut, messagesVersion: string | null): Written {
-    const store = ctx.store;
-    const msgs = writeMessages(ctx, session, branchId, head, fields);
-    // LangGraph's per-step checkpoints are automatic: `listCheckpoints({ auto: false })` lists only a user's own.
-    const row = writeCheckpoint(ctx, session, branchId, msgs.head, { name: null, auto: true, metadata: put.cpMetadata, expiresAt: null });
-    for (const b of put.blobs) store.langgraph.insertBlob({ sessionId: session.id, ...b });
-    store.langgraph.insertCheckpoint({
-      sessionId: session.id, checkpointId: put.checkpointId, parentCheckpointId: put.parentId, fpCheckpointId: row.id, ...put.lg, messagesVersion,
-    });
-    // The lineage's segments, when the saver's kept lineage cannot simply be extended (a new thread, a new branch).
-    const last = this.#verified.get(session.id)?.lineage.segments.at(-1);
-    const segments = msgs.rows.length > 0 && last?.branchId !== branchId ? store.lineage(branchId, msgs.head.position) : null;
-    return { checkpoints: [...msgs.checkpoints, toCheckpoint(row)], headHash: msgs.head.hash, from: head, wrote: { segments, rows: msgs.rows } };
-  }
-
-  /** After the put's transaction committed (not before: a failed commit leaves nothing behind in the saver either). */
-  #landed(ctx: EngineContext, sessionId: string, put: PreparedPut, written: Written, mirrored: MirrorItems | null): RunnableConfig {
-    this.#verified.written(sessionId, written.from, written.wrote);
-    if (mirrored) this.#cache.set(sessionId, { ...mirrored, headHash: written.headHash, checkpointId: put.checkpointId });
-    else if (put.items === null) {
-      // The messages did not change: the mirror still holds at the new checkpoint, which the next put goes on from.
-      const kept = this.#cache.get(sessionId);
-      if (kept && kept.headHash === written.headHash) kept.checkpointId = put.checkpointId;
-    }
-    for (const cp of written.checkpoints) ctx.events.emit("checkpoint", cp);
-    return { configurable: { thread_id: put.threadId, checkpoint_ns: put.ns, checkpoint_id: put.checkpointId } };
   }
 
   override async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath = ""): Promise<void> {
@@ -478,7 +287,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     // another): writes may come first, so they are keyed by the checkpoint's id, not tied to a stored row.
     // One transaction: a deleteThread in between would leave the writes behind a thread that no longer exists.
     await ctx.store.write(() => {
-      const thread = this.#threadTx(ctx, userId, threadId, ns);
+      const thread = this.#writer.threadTx(ctx, userId, threadId, ns);
       ctx.store.langgraph.insertWrites(rows.map((r) => ({ sessionId: thread.sessionId, ...r })), special);
     });
   }
@@ -512,7 +321,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     const ns = options?.checkpointNs ?? "";
     if (typeof ns !== "string") throw new ValidationError("options.checkpointNs", "must be a string");
     const ctx = await this.#engine();
-    const thread = await this.#findThread(ctx, userId, id, ns);
+    const thread = await this.#writer.findThread(ctx, userId, id, ns);
     if (!thread) throw new NotFoundError("thread", id);
     return this.#fp.getSession(thread.sessionId, { userId });
   }
@@ -569,161 +378,6 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     return options?.userId === undefined ? this.#userId : parseInput(idSchema, options.userId, "options.userId");
   }
 
-  #findThread(ctx: EngineContext, userId: string, threadId: string, ns: string): Promise<LgThreadRow | undefined> {
-    return ctx.store.read(() => ctx.store.langgraph.getThread(userId, threadId, ns));
-  }
-
-  /** The thread's session with its empty start checkpoint (or the one another writer created meanwhile). */
-  #createThread(ctx: EngineContext, userId: string, threadId: string, ns: string): Promise<LgThreadRow> {
-    return ctx.store.write(() => this.#threadTx(ctx, userId, threadId, ns));
-  }
-
-  /** The thread's row, created with its session and empty start checkpoint when there is none (in the caller's write). */
-  #threadTx(ctx: EngineContext, userId: string, threadId: string, ns: string): LgThreadRow {
-    const store = ctx.store;
-    const again = store.langgraph.getThread(userId, threadId, ns);
-    if (again) return again;
-    const title = ns === "" ? threadId : `${threadId} (${ns})`;
-    const { id, branchId } = writeNewSession(ctx, {
-      userId,
-      title: title.length > 512 ? title.slice(0, 512) : title,
-      metadata: toJsonText({ langgraph: { threadId, checkpointNs: ns } }, "metadata", ctx.limits),
-    });
-    // Automatic, as LangGraph's own are: a user's listing of their own checkpoints (`auto: false`) leaves it out.
-    const start = writeCheckpoint(ctx, { id, userId }, branchId, headOfEntry(undefined), {
-      name: "langgraph:start", auto: true, metadata: null, expiresAt: null,
-    });
-    const row = { userId, threadId, checkpointNs: ns, sessionId: id, startCheckpointId: start.id };
-    store.langgraph.insertThread(row);
-    return row;
-  }
-
-  /**
-   * Works out where a put lands and which messages it appends, comparing the new list with the messages at the parent
-   * checkpoint (none at the empty start), and validates them. Nothing moves here: `#forkAndWrite` forks the session
-   * (an edit where the new list departs from the old one, else a rollback when the parent is not the head) in the
-   * transaction that writes the put. What this reads cannot change meanwhile: a checkpoint's lineage is immutable.
-   */
-  async #land(ctx: EngineContext, ref: SessionRef, thread: LgThreadRow, put: PreparedPut): Promise<Landing> {
-    const { parentId, checkpointId, items, messagesVersion } = put;
-    const store = ctx.store;
-    const parent = await store.read(() => {
-      const session = ownedSession(store, ref.id, ref.userId);
-      refuseTakenId(store, ref.id, thread.threadId, checkpointId);
-      return parentAt(store, thread, parentId, store.getBranch(session.currentBranchId)!);
-    });
-    const target = parent.target;
-    let append: MessageInput[] = [];
-    let editAt: string | null = null;
-    let outcome: Pick<Landing, "messagesVersion" | "mirrored" | "asValue">;
-    if (items === null) {
-      // The messages channel unchanged: the parent's messages (none at the start) are this checkpoint's.
-      outcome = { messagesVersion: parent.messagesVersion, mirrored: null, asValue: false };
-    } else {
-      const cached = this.#cache.get(ref.id);
-      if (cached && cached.headHash === target.headHash && extendsMirror(cached, items)) {
-        // The same objects as the last put (LangGraph keeps them in its channel): only the new ones are serialized.
-        // As put was called, when it took them then: the new items alone, or the whole list.
-        const n = cached.items.length;
-        const added = items.slice(n);
-        const { early, whole } = put;
-        const taken = early?.mirror === cached ? { fields: early.fields, serialized: await early.serialized }
-          : whole ? { fields: whole.mirrored.fields.slice(n), serialized: (await whole.serialized).slice(n) }
-          : null;
-        // Not taken then, or refused by the serializer then (serialized again, it says which).
-        append = (taken?.serialized ?? (await serializeItems(this.#parts, added))).map(toMessageInput);
-        const fields = taken?.fields ?? added.map(fieldsOf);
-        outcome = { messagesVersion, mirrored: { items: [...cached.items, ...added], fields: [...cached.fields, ...fields] }, asValue: false };
-      } else {
-        // As put was called, when it took them then.
-        const mirrored = put.whole?.mirrored ?? mirrorOf(items);
-        const serialized = await (put.whole?.serialized ?? serializeItems(this.#parts, items));
-        const old = await store.read(() => lineageMessages(store, target.branchId, toMessage, target.position));
-        let common = 0;
-        while (common < old.length && common < items.length && canonicalJson(fromMessage(old[common]!)) === canonicalJson(serialized[common])) common++;
-        if (common < old.length && common === items.length) {
-          // A list that drops messages from the end cannot be a fork of messages: it is stored as a value.
-          outcome = { messagesVersion: null, mirrored: null, asValue: true };
-        } else {
-          if (common < old.length) editAt = old[common]!.id;
-          append = serialized.slice(common).map(toMessageInput);
-          outcome = { messagesVersion, mirrored, asValue: false };
-        }
-      }
-    }
-    // Every message is checked before the session moves: a refused one leaves the database as it was.
-    const fields = this.#validate(ctx, append, items === null ? 0 : items.length - append.length);
-    return { target, editAt, append, fields, ...outcome };
-  }
-
-  /**
-   * The put's rows at the session's head, in the caller's write transaction, when the head is where the put goes on
-   * from; else `FORK` (written nothing): the put needs a rollback or an edit first.
-   */
-  #writeAtHead(ctx: EngineContext, ref: SessionRef, put: PreparedPut, landing: Landing): Written | typeof FORK {
-    refuseTakenId(ctx.store, ref.id, put.threadId, put.checkpointId);
-    const { session, branch, head } = ownedCurrent(ctx.store, ref.id, ref.userId);
-    const { target } = landing;
-    if (landing.editAt !== null || head.position !== target.position || head.hash !== target.headHash) return FORK;
-    return this.#write(ctx, session, branch.id, head, landing.fields, put, landing.messagesVersion);
-  }
-
-  /**
-   * The fork a put needs (an edit where its list departs from the stored one, else a rollback to its parent), with
-   * the put's rows written in the transaction that finishes the move: no other writer (another process) can move the
-   * thread between them. A session that recorded tool calls moves its world first, as any move does.
-   */
-  async #forkAndWrite(ctx: EngineContext, ref: SessionRef, put: PreparedPut, landing: Landing): Promise<Written> {
-    let written: Written | undefined;
-    const within = () => {
-      refuseTakenId(ctx.store, ref.id, put.threadId, put.checkpointId);
-      const { session, branch, head } = ownedCurrent(ctx.store, ref.id, ref.userId);
-      const fields = landing.editAt === null ? landing.fields : landing.fields.slice(1);
-      written = this.#write(ctx, session, branch.id, head, fields, put, landing.messagesVersion);
-    };
-    const { target } = landing;
-    if (landing.editAt !== null) await edit(ctx, ref, landing.editAt, landing.append[0]!, undefined, within);
-    else if (target.fpCheckpointId !== null) await rollback(ctx, ref, target.fpCheckpointId, undefined, within);
-    // A synthesized parent (a position no checkpoint marks): a fork right there.
-    else await forkAtPoint(ctx, ref, { branchId: target.branchId, position: target.position, hash: target.headHash }, within);
-    return written!;
-  }
-
-  /** The messages as entry fields, each checked against the limits; `offset` is the first one's index in the channel. */
-  #validate(ctx: EngineContext, messages: MessageInput[], offset: number): EntryFields[] {
-    return messages.map((m, i) => messageFields(ctx, m, `checkpoint.channel_values.${this.#messages}[${offset + i}]`));
-  }
-
-
-}
-
-/**
- * Where a put's parent sits, in a unit of work: a stored checkpoint's forkpoint checkpoint, a synthesized one's point
- * (`current`: the session's current branch, where it is looked for first), or the thread's empty start when the put
- * has no parent (or one the thread does not know).
- */
-function parentAt(store: Store, thread: LgThreadRow, parentId: string | null, current: BranchRow): ParentAt {
-  if (parentId !== null) {
-    const row = store.langgraph.getCheckpoint(thread.sessionId, parentId);
-    if (row) return { target: targetOf(store.getCheckpoint(row.fpCheckpointId)!), messagesVersion: row.messagesVersion };
-    const synth = resolveSynthesized(store, thread.sessionId, parentId, current);
-    if (synth) {
-      const { branchId, position, hash } = synth.point;
-      const messagesVersion = synth.messagesVersion === undefined ? null : versionKey(synth.messagesVersion);
-      return { target: { fpCheckpointId: null, branchId, position, headHash: hash }, messagesVersion };
-    }
-  }
-  return { target: targetOf(store.getCheckpoint(thread.startCheckpointId)!), messagesVersion: null };
-}
-
-const targetOf = (cp: { id: string; branchId: string; position: number; headHash: string }): Target =>
-  ({ fpCheckpointId: cp.id, branchId: cp.branchId, position: cp.position, headHash: cp.headHash });
-
-/** A LangGraph checkpoint id is written once per thread. */
-function refuseTakenId(store: Store, sessionId: string, threadId: string, checkpointId: string): void {
-  if (store.langgraph.getCheckpoint(sessionId, checkpointId)) {
-    throw new ConflictError(`thread ${threadId} already has a checkpoint ${checkpointId}`, "CHECKPOINT_EXISTS");
-  }
 }
 
 /** The scalar fields of LangGraph's metadata (`source`, `step`, …), for the forkpoint checkpoint's own metadata. */

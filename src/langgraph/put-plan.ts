@@ -1,0 +1,187 @@
+// ForkpointSaver's put planning: where a put goes on from (a stored parent's forkpoint checkpoint, a synthesized
+// one's point, or the thread's empty start), and what it writes there: the messages its list appends, or the stored
+// message where it departs (an edit), each checked before anything moves.
+import { ConflictError } from "../models/errors.js";
+import type { JsonValue } from "../models/json.js";
+import type { MessageInput } from "../models/types.js";
+import type { LgCheckpointRow, LgThreadRow } from "../store/langgraph-tables.js";
+import type { BranchRow, Store } from "../store/store.js";
+import { messageFields } from "../sessions/append.js";
+import type { EngineContext, SessionRef } from "../sessions/context.js";
+import { canonicalJson } from "../sessions/integrity.js";
+import { lineageMessages } from "../sessions/lineage.js";
+import type { EntryFields } from "../sessions/log-writer.js";
+import { ownedSession } from "../sessions/ownership.js";
+import { toMessage } from "../sessions/rows.js";
+import { fromMessage, toMessageInput } from "./messages.js";
+import { extendsMirror, fieldsOf, mirrorOf, type Mirror, type MirrorItems } from "./mirror-cache.js";
+import { serializeItems, versionKey, type SaverParts } from "./saver-parts.js";
+import { resolveSynthesized } from "./thread-head.js";
+
+/** Where a put lands (the checkpoint it goes on from, and the message where its list departs), and what it writes. */
+export interface Landing {
+  /** Where the put's parent sits (the thread's empty start when it has none). */
+  target: Target;
+  /** The first stored message the new list departs from: the put is an edit of it. Null: it extends the target's. */
+  editAt: string | null;
+  /** The messages to append (the first one replaces `editAt`'s), as given and as validated entry fields. */
+  append: MessageInput[];
+  fields: EntryFields[];
+  /** The messages channel's version that the session's messages are at this checkpoint (null: none). */
+  messagesVersion: string | null;
+  /** The items now mirrored and their field values (for the cache); null when the channel did not change or is stored as a value. */
+  mirrored: MirrorItems | null;
+  /** The new list could not be kept as messages (it drops some from the end): it is stored as a value. */
+  asValue: boolean;
+}
+
+/** The point a put goes on from, and the forkpoint checkpoint there, if the parent is stored (null: synthesized). */
+export interface Target {
+  fpCheckpointId: string | null;
+  branchId: string;
+  position: number;
+  headHash: string;
+}
+
+/** A put's parent: where it sits, and the messages channel's version there. */
+export interface ParentAt {
+  target: Target;
+  messagesVersion: string | null;
+}
+
+/** A put, serialized and checked, before it lands. */
+export interface PreparedPut {
+  /** The user whose thread it is (from the run's config, else the saver's). */
+  userId: string;
+  threadId: string;
+  ns: string;
+  parentId: string | null;
+  checkpointId: string;
+  /** The messages channel's new list (null: the channel did not change). */
+  items: unknown[] | null;
+  /** The items after the mirror, taken as put was called, when it goes on from the mirrored checkpoint. */
+  early: NewItems | undefined;
+  /** The whole list's field values and serialization, taken as put was called (when its new items alone were not). */
+  whole: { mirrored: MirrorItems; serialized: Promise<JsonValue[]> } | null;
+  messagesVersion: string | null;
+  /** Channel values other than the messages, by version. */
+  blobs: { channel: string; version: string; type: string; value: Buffer }[];
+  /** The forkpoint checkpoint's own metadata (JSON). */
+  cpMetadata: string;
+  /** The saver row's serialized checkpoint (without channel values) and metadata. */
+  lg: Pick<LgCheckpointRow, "type" | "checkpoint" | "metadataType" | "metadata">;
+}
+
+/** A put's new messages (those after the thread's mirror), taken as the put was called. */
+export interface NewItems {
+  /** The mirror they extend: if the thread's mirror is another one by the time the put lands, they are taken again. */
+  mirror: Mirror;
+  added: unknown[];
+  fields: unknown[][];
+  /** Their serialization; null when the serializer refused one (the general path reports it). */
+  serialized: Promise<JsonValue[] | null>;
+}
+
+/**
+ * Works out where a put lands and which messages it appends, comparing the new list with the messages at the parent
+ * checkpoint (none at the empty start), and validates them. Nothing moves here: `PutWriter.forkAndWrite` forks the session
+ * (an edit where the new list departs from the old one, else a rollback when the parent is not the head) in the
+ * transaction that writes the put. What this reads cannot change meanwhile: a checkpoint's lineage is immutable.
+ */
+export async function land(parts: SaverParts, ctx: EngineContext, ref: SessionRef, thread: LgThreadRow, put: PreparedPut): Promise<Landing> {
+  const { parentId, checkpointId, items, messagesVersion } = put;
+  const store = ctx.store;
+  const parent = await store.read(() => {
+    const session = ownedSession(store, ref.id, ref.userId);
+    refuseTakenId(store, ref.id, thread.threadId, checkpointId);
+    return parentAt(store, thread, parentId, store.getBranch(session.currentBranchId)!);
+  });
+  const target = parent.target;
+  let append: MessageInput[] = [];
+  let editAt: string | null = null;
+  let outcome: Pick<Landing, "messagesVersion" | "mirrored" | "asValue">;
+  if (items === null) {
+    // The messages channel unchanged: the parent's messages (none at the start) are this checkpoint's.
+    outcome = { messagesVersion: parent.messagesVersion, mirrored: null, asValue: false };
+  } else {
+    const cached = parts.cache.get(ref.id);
+    if (cached && cached.headHash === target.headHash && extendsMirror(cached, items)) {
+      // The same objects as the last put (LangGraph keeps them in its channel): only the new ones are serialized.
+      // As put was called, when it took them then: the new items alone, or the whole list.
+      const n = cached.items.length;
+      const added = items.slice(n);
+      const { early, whole } = put;
+      const taken = early?.mirror === cached ? { fields: early.fields, serialized: await early.serialized }
+        : whole ? { fields: whole.mirrored.fields.slice(n), serialized: (await whole.serialized).slice(n) }
+        : null;
+      // Not taken then, or refused by the serializer then (serialized again, it says which).
+      append = (taken?.serialized ?? (await serializeItems(parts, added))).map(toMessageInput);
+      const fields = taken?.fields ?? added.map(fieldsOf);
+      outcome = { messagesVersion, mirrored: { items: [...cached.items, ...added], fields: [...cached.fields, ...fields] }, asValue: false };
+    } else {
+      // As put was called, when it took them then.
+      const mirrored = put.whole?.mirrored ?? mirrorOf(items);
+      const serialized = await (put.whole?.serialized ?? serializeItems(parts, items));
+      const old = await store.read(() => lineageMessages(store, target.branchId, toMessage, target.position));
+      let common = 0;
+      while (common < old.length && common < items.length && canonicalJson(fromMessage(old[common]!)) === canonicalJson(serialized[common])) common++;
+      if (common < old.length && common === items.length) {
+        // A list that drops messages from the end cannot be a fork of messages: it is stored as a value.
+        outcome = { messagesVersion: null, mirrored: null, asValue: true };
+      } else {
+        if (common < old.length) editAt = old[common]!.id;
+        append = serialized.slice(common).map(toMessageInput);
+        outcome = { messagesVersion, mirrored, asValue: false };
+      }
+    }
+  }
+  // Every message is checked before the session moves: a refused one leaves the database as it was.
+  const fields = validateMessages(parts, ctx, append, items === null ? 0 : items.length - append.length);
+  return { target, editAt, append, fields, ...outcome };
+}
+
+/**
+ * The items of `items` after the thread's mirror (when `items` begins with it), with their field values and their
+ * serialization, both taken now: the serializer works synchronously, so they are what the items are at this call.
+ */
+export function serializeNew(parts: SaverParts, sessionId: string, items: unknown[], parentId: string | null): NewItems | undefined {
+  const mirror = parts.cache.get(sessionId);
+  if (!mirror || mirror.checkpointId !== parentId || !extendsMirror(mirror, items)) return undefined;
+  const added = items.slice(mirror.items.length);
+  const fields = added.map(fieldsOf);
+  return { mirror, added, fields, serialized: serializeItems(parts, added).catch(() => null) };
+}
+
+/** The messages as entry fields, each checked against the limits; `offset` is the first one's index in the channel. */
+export function validateMessages(parts: SaverParts, ctx: EngineContext, messages: MessageInput[], offset: number): EntryFields[] {
+  return messages.map((m, i) => messageFields(ctx, m, `checkpoint.channel_values.${parts.messages}[${offset + i}]`));
+}
+
+/**
+ * Where a put's parent sits, in a unit of work: a stored checkpoint's forkpoint checkpoint, a synthesized one's point
+ * (`current`: the session's current branch, where it is looked for first), or the thread's empty start when the put
+ * has no parent (or one the thread does not know).
+ */
+export function parentAt(store: Store, thread: LgThreadRow, parentId: string | null, current: BranchRow): ParentAt {
+  if (parentId !== null) {
+    const row = store.langgraph.getCheckpoint(thread.sessionId, parentId);
+    if (row) return { target: targetOf(store.getCheckpoint(row.fpCheckpointId)!), messagesVersion: row.messagesVersion };
+    const synth = resolveSynthesized(store, thread.sessionId, parentId, current);
+    if (synth) {
+      const { branchId, position, hash } = synth.point;
+      const messagesVersion = synth.messagesVersion === undefined ? null : versionKey(synth.messagesVersion);
+      return { target: { fpCheckpointId: null, branchId, position, headHash: hash }, messagesVersion };
+    }
+  }
+  return { target: targetOf(store.getCheckpoint(thread.startCheckpointId)!), messagesVersion: null };
+}
+
+const targetOf = (cp: { id: string; branchId: string; position: number; headHash: string }): Target =>
+  ({ fpCheckpointId: cp.id, branchId: cp.branchId, position: cp.position, headHash: cp.headHash });
+
+/** A LangGraph checkpoint id is written once per thread. */
+export function refuseTakenId(store: Store, sessionId: string, threadId: string, checkpointId: string): void {
+  if (store.langgraph.getCheckpoint(sessionId, checkpointId)) {
+    throw new ConflictError(`thread ${threadId} already has a checkpoint ${checkpointId}`, "CHECKPOINT_EXISTS");
+  }
+}

@@ -1,0 +1,200 @@
+// ForkpointSaver's writing: a put's rows (its messages, the forkpoint checkpoint, the LangGraph row and blobs) written
+// at the session's head in one transaction, or in the transaction that finishes the fork the put needs; the thread's
+// session created on its first put; what the saver keeps of it once it committed.
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { toJsonText } from "../models/json.js";
+import type { Checkpoint as CheckpointInfo } from "../models/types.js";
+import type { LgThreadRow } from "../store/langgraph-tables.js";
+import type { EntryRow, LineageSegment, SessionRow } from "../store/store.js";
+import type { EngineContext, SessionRef } from "../sessions/context.js";
+import { writeNewSession } from "../sessions/create-session.js";
+import { edit } from "../sessions/edit.js";
+import { forkAtPoint } from "../sessions/langgraph-bridge.js";
+import { headOfEntry, type Head } from "../sessions/lineage.js";
+import { writeCheckpoint, writeMessages, type EntryFields } from "../sessions/log-writer.js";
+import { ownedCurrent } from "../sessions/ownership.js";
+import { rollback } from "../sessions/rollback.js";
+import { toCheckpoint } from "../sessions/rows.js";
+import { toMessageInput } from "./messages.js";
+import type { MirrorItems } from "./mirror-cache.js";
+import { land, parentAt, refuseTakenId, serializeNew, validateMessages, type Landing, type PreparedPut } from "./put-plan.js";
+import { serializeItems, type SaverParts } from "./saver-parts.js";
+
+/** What a put's transaction wrote, for what the saver keeps and the events. */
+export interface Written {
+  checkpoints: CheckpointInfo[];
+  headHash: string;
+  from: Head;
+  wrote: { segments: LineageSegment[] | null; rows: EntryRow[] };
+}
+
+/** `writeAtHead`'s answer when the put goes on from elsewhere than the session's head, or edits a message. */
+const FORK = Symbol("fork");
+
+/** Lands puts and creates threads, for one saver. */
+export class PutWriter {
+  readonly #parts: SaverParts;
+
+  constructor(parts: SaverParts) {
+    this.#parts = parts;
+  }
+
+  /**
+   * The common put, in one write transaction: the thread's session is known, its head is the parent checkpoint, and
+   * the new list begins with the items this saver mirrored there (the same objects): only the new ones are written.
+   * Returns null, having written nothing, when any of that is not so (the general path then lands the put).
+   */
+  async putAtHead(ctx: EngineContext, sessionId: string, put: PreparedPut): Promise<RunnableConfig | null> {
+    const { early } = put;
+    const store = ctx.store;
+    const cached = put.items === null ? undefined : this.#parts.cache.get(sessionId);
+    // The new items as serialized when put was called, if the thread's mirror is still the one they extend.
+    const news = put.items === null ? undefined : early && early.mirror === cached ? early : cached && serializeNew(this.#parts, sessionId, put.items, put.parentId);
+    if (put.items !== null && !news) return null;
+    const added = news?.added ?? [];
+    const addedFields = news?.fields ?? [];
+    const serialized = news ? await news.serialized : [];
+    // Refused items: the general path reports it, after the checks that come first there (a taken checkpoint id).
+    if (serialized === null) return null;
+    const append = serialized.map(toMessageInput);
+    const written = await store.write(() => {
+      const thread = store.langgraph.getThread(put.userId, put.threadId, put.ns);
+      if (thread?.sessionId !== sessionId) return null;
+      refuseTakenId(store, sessionId, put.threadId, put.checkpointId);
+      const { session, branch, head } = ownedCurrent(store, sessionId, put.userId);
+      const { target, messagesVersion } = parentAt(store, thread, put.parentId, branch);
+      if (head.position !== target.position || head.hash !== target.headHash || (cached && cached.headHash !== head.hash)) return null;
+      const fields = validateMessages(this.#parts, ctx, append, cached ? cached.items.length : 0);
+      return this.write(ctx, session, branch.id, head, fields, put, cached ? put.messagesVersion : messagesVersion);
+    });
+    if (!written) return null;
+    // The write committed: the mirror (the saver's own arrays, never LangGraph's) grows in place; copying it made every
+    // put O(thread).
+    if (cached) {
+      for (let i = 0; i < added.length; i++) {
+        cached.items.push(added[i]);
+        cached.fields.push(addedFields[i]!);
+      }
+    }
+    const mirrored = cached ? { items: cached.items, fields: cached.fields } : null;
+    return this.landed(ctx, sessionId, put, written, mirrored);
+  }
+
+  /** A put that the one-transaction path did not take: it reads the thread first, and forks it when it must. */
+  async putGeneral(ctx: EngineContext, thread: LgThreadRow, put: PreparedPut): Promise<RunnableConfig> {
+    const ref: SessionRef = { id: thread.sessionId, userId: put.userId };
+    const { items, messagesVersion, blobs } = put;
+    // Puts to one thread land one at a time in this process (savers sharing this Forkpoint too), each in the order
+    // LangGraph made them; across processes, each put's rows are written in one transaction with the fork they need.
+    return ctx.withSessionLock(`langgraph-put:${ref.id}`, async () => {
+      const landing = await land(this.#parts, ctx, ref, thread, put);
+      if (landing.asValue && !blobs.some((b) => b.channel === this.#parts.messages)) {
+        // The messages could not be kept as messages (a shorter list than its parent's): stored as a value instead.
+        const [t, v] = await this.#parts.serde.dumpsTyped(items);
+        blobs.push({ channel: this.#parts.messages, version: messagesVersion!, type: t, value: Buffer.from(v) });
+      }
+      const atHead = await ctx.store.write(() => this.writeAtHead(ctx, ref, put, landing));
+      const written = atHead === FORK ? await this.forkAndWrite(ctx, ref, put, landing) : atHead;
+      return this.landed(ctx, ref.id, put, written, landing.mirrored);
+    });
+  }
+
+  /** The thread's row, created when there is none (its messages checked first: a refused put creates nothing). */
+  async threadFor(ctx: EngineContext, threadId: string, ns: string, put: PreparedPut): Promise<LgThreadRow> {
+    const thread = await this.findThread(ctx, put.userId, threadId, ns);
+    if (thread) return thread;
+    if (put.items) validateMessages(this.#parts, ctx, (await (put.whole?.serialized ?? serializeItems(this.#parts, put.items))).map(toMessageInput), 0);
+    return this.createThread(ctx, put.userId, threadId, ns);
+  }
+
+  findThread(ctx: EngineContext, userId: string, threadId: string, ns: string): Promise<LgThreadRow | undefined> {
+    return ctx.store.read(() => ctx.store.langgraph.getThread(userId, threadId, ns));
+  }
+
+  /** The thread's session with its empty start checkpoint (or the one another writer created meanwhile). */
+  createThread(ctx: EngineContext, userId: string, threadId: string, ns: string): Promise<LgThreadRow> {
+    return ctx.store.write(() => this.threadTx(ctx, userId, threadId, ns));
+  }
+
+  /** The thread's row, created with its session and empty start checkpoint when there is none (in the caller's write). */
+  threadTx(ctx: EngineContext, userId: string, threadId: string, ns: string): LgThreadRow {
+    const store = ctx.store;
+    const again = store.langgraph.getThread(userId, threadId, ns);
+    if (again) return again;
+    const title = ns === "" ? threadId : `${threadId} (${ns})`;
+    const { id, branchId } = writeNewSession(ctx, {
+      userId,
+      title: title.length > 512 ? title.slice(0, 512) : title,
+      metadata: toJsonText({ langgraph: { threadId, checkpointNs: ns } }, "metadata", ctx.limits),
+    });
+    // Automatic, as LangGraph's own are: a user's listing of their own checkpoints (`auto: false`) leaves it out.
+    const start = writeCheckpoint(ctx, { id, userId }, branchId, headOfEntry(undefined), {
+      name: "langgraph:start", auto: true, metadata: null, expiresAt: null,
+    });
+    const row = { userId, threadId, checkpointNs: ns, sessionId: id, startCheckpointId: start.id };
+    store.langgraph.insertThread(row);
+    return row;
+  }
+
+  /**
+   * The put's rows at the session's head, in the caller's write transaction, when the head is where the put goes on
+   * from; else `FORK` (written nothing): the put needs a rollback or an edit first.
+   */
+  writeAtHead(ctx: EngineContext, ref: SessionRef, put: PreparedPut, landing: Landing): Written | typeof FORK {
+    refuseTakenId(ctx.store, ref.id, put.threadId, put.checkpointId);
+    const { session, branch, head } = ownedCurrent(ctx.store, ref.id, ref.userId);
+    const { target } = landing;
+    if (landing.editAt !== null || head.position !== target.position || head.hash !== target.headHash) return FORK;
+    return this.write(ctx, session, branch.id, head, landing.fields, put, landing.messagesVersion);
+  }
+
+  /**
+   * The fork a put needs (an edit where its list departs from the stored one, else a rollback to its parent), with
+   * the put's rows written in the transaction that finishes the move: no other writer (another process) can move the
+   * thread between them. A session that recorded tool calls moves its world first, as any move does.
+   */
+  async forkAndWrite(ctx: EngineContext, ref: SessionRef, put: PreparedPut, landing: Landing): Promise<Written> {
+    let written: Written | undefined;
+    const within = () => {
+      refuseTakenId(ctx.store, ref.id, put.threadId, put.checkpointId);
+      const { session, branch, head } = ownedCurrent(ctx.store, ref.id, ref.userId);
+      const fields = landing.editAt === null ? landing.fields : landing.fields.slice(1);
+      written = this.write(ctx, session, branch.id, head, fields, put, landing.messagesVersion);
+    };
+    const { target } = landing;
+    if (landing.editAt !== null) await edit(ctx, ref, landing.editAt, landing.append[0]!, undefined, within);
+    else if (target.fpCheckpointId !== null) await rollback(ctx, ref, target.fpCheckpointId, undefined, within);
+    // A synthesized parent (a position no checkpoint marks): a fork right there.
+    else await forkAtPoint(ctx, ref, { branchId: target.branchId, position: target.position, hash: target.headHash }, within);
+    return written!;
+  }
+
+  /** The put's rows after `head` of `branchId` (in the caller's write transaction); what the saver keeps of them. */
+  write(ctx: EngineContext, session: SessionRow, branchId: string, head: Head, fields: EntryFields[], put: PreparedPut, messagesVersion: string | null): Written {
+    const store = ctx.store;
+    const msgs = writeMessages(ctx, session, branchId, head, fields);
+    // LangGraph's per-step checkpoints are automatic: `listCheckpoints({ auto: false })` lists only a user's own.
+    const row = writeCheckpoint(ctx, session, branchId, msgs.head, { name: null, auto: true, metadata: put.cpMetadata, expiresAt: null });
+    for (const b of put.blobs) store.langgraph.insertBlob({ sessionId: session.id, ...b });
+    store.langgraph.insertCheckpoint({
+      sessionId: session.id, checkpointId: put.checkpointId, parentCheckpointId: put.parentId, fpCheckpointId: row.id, ...put.lg, messagesVersion,
+    });
+    // The lineage's segments, when the saver's kept lineage cannot simply be extended (a new thread, a new branch).
+    const last = this.#parts.verified.get(session.id)?.lineage.segments.at(-1);
+    const segments = msgs.rows.length > 0 && last?.branchId !== branchId ? store.lineage(branchId, msgs.head.position) : null;
+    return { checkpoints: [...msgs.checkpoints, toCheckpoint(row)], headHash: msgs.head.hash, from: head, wrote: { segments, rows: msgs.rows } };
+  }
+
+  /** After the put's transaction committed (not before: a failed commit leaves nothing behind in the saver either). */
+  landed(ctx: EngineContext, sessionId: string, put: PreparedPut, written: Written, mirrored: MirrorItems | null): RunnableConfig {
+    this.#parts.verified.written(sessionId, written.from, written.wrote);
+    if (mirrored) this.#parts.cache.set(sessionId, { ...mirrored, headHash: written.headHash, checkpointId: put.checkpointId });
+    else if (put.items === null) {
+      // The messages did not change: the mirror still holds at the new checkpoint, which the next put goes on from.
+      const kept = this.#parts.cache.get(sessionId);
+      if (kept && kept.headHash === written.headHash) kept.checkpointId = put.checkpointId;
+    }
+    for (const cp of written.checkpoints) ctx.events.emit("checkpoint", cp);
+    return { configurable: { thread_id: put.threadId, checkpoint_ns: put.ns, checkpoint_id: put.checkpointId } };
+  }
+}
