@@ -16,7 +16,7 @@ import { idSchema, langGraphSaverOptions, parseInput } from "../models/inputs.js
 import { assertWellFormed } from "../models/strings.js";
 import { toJsonText } from "../models/json.js";
 import type { LgThreadRow, LgWriteRow } from "../store/langgraph-tables.js";
-import type { BranchRow, Store } from "../store/store.js";
+import type { Store } from "../store/store.js";
 import type { EngineContext } from "../sessions/context.js";
 import { deleteSessions } from "../sessions/delete-session.js";
 import { engineOf, type Forkpoint } from "../sessions/forkpoint.js";
@@ -141,20 +141,15 @@ export class ForkpointSaver extends BaseCheckpointSaver {
 
   /** The checkpoint `checkpointId` names in the thread (stored or synthesized), or the thread's head (in a read). */
   #checkpointOf(store: Store, thread: LgThreadRow, checkpointId: string | undefined): PointCheckpoint | undefined {
-    const current = this.#currentBranch(store, thread);
     if (checkpointId === undefined) {
-      const { head } = ownedCurrent(store, thread.sessionId, thread.userId);
-      return checkpointAt(store, thread.sessionId, current, head.position);
+      const { branch, head } = ownedCurrent(store, thread.sessionId, thread.userId);
+      return checkpointAt(store, thread.sessionId, branch, head.position);
     }
     const row = store.langgraph.getCheckpoint(thread.sessionId, checkpointId);
     if (row) return { kind: "stored", row };
+    const current = store.getBranch(ownedSession(store, thread.sessionId, thread.userId).currentBranchId);
     const synth = resolveSynthesized(store, thread.sessionId, checkpointId, current);
     return synth && { kind: "synthesized", synth };
-  }
-
-  #currentBranch(store: Store, thread: LgThreadRow): BranchRow {
-    const session = ownedSession(store, thread.sessionId, thread.userId);
-    return store.getBranch(session.currentBranchId)!;
   }
 
   override async *list(config: RunnableConfig, options: CheckpointListOptions = {}): AsyncGenerator<CheckpointTuple> {

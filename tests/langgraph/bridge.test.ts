@@ -158,6 +158,16 @@ describe("a LangGraph thread goes on from its forkpoint session's current positi
     expect(await fp.verify()).toMatchObject({ ok: true });
   });
 
+  it("LangGraph's updateState on the head after a forkpoint append goes on from it, on the same branch", async () => {
+    const { fp } = dbs.open();
+    const { graph, s } = await twoTurns(fp);
+    await s.append({ role: "user", content: "typed in the app" });
+    await graph.updateState(thread("t"), { messages: [new AIMessage("noted")] });
+    expect(texts((await graph.getState(thread("t"))).values.messages).slice(-2)).toEqual(["human:typed in the app", "ai:noted"]);
+    expect((await contents(s)).slice(-2)).toEqual(["typed in the app", "noted"]);
+    expect(await s.branches()).toHaveLength(1);
+  });
+
   it("a state change is forkpoint's own (not a channel): the graph goes on, and the session keeps it, on its branch", async () => {
     const { fp } = dbs.open();
     const { graph, s } = await twoTurns(fp);
