@@ -3,8 +3,9 @@
 // and the session stays on the branch it was moved to.
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { Command, END, MessagesAnnotation, START, StateGraph, interrupt } from "@langchain/langgraph";
-import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
+import { JsonPlusSerializer, uuid5 } from "@langchain/langgraph-checkpoint";
 import { fromMessage } from "../../src/langgraph/messages.js";
+import { synthesizedId, synthesizedPosition } from "../../src/langgraph/thread-head.js";
 import { canonicalJson } from "../../src/sessions/integrity.js";
 import { describe, expect, it } from "vitest";
 import type { Forkpoint, SessionHandle } from "../../src/index.js";
@@ -158,6 +159,19 @@ describe("a LangGraph thread goes on from its forkpoint session's current positi
     expect(await fp.verify()).toMatchObject({ ok: true });
   });
 
+  it("a rollback made through another handle on the database (another process) is where the graph goes on", async () => {
+    const path = dbs.path();
+    const { fp } = dbs.open({ path });
+    const { graph, s } = await twoTurns(fp);
+    const other = dbs.open({ path }).fp;
+    const theirs = await new ForkpointSaver(other, { userId: "alice" }).sessionFor("t", { userId: "alice" });
+    const { branch } = await theirs.rollback((await stepCheckpoint(other, theirs, 1)).id);
+    const out = await graph.invoke(say("plan a party"), thread("t"));
+    expect(texts(out.messages)).toEqual(["human:hi", "ai:echo: hi", "human:plan a party", "ai:echo: plan a party"]);
+    expect((await s.info()).currentBranchId).toBe(branch.id);
+    expect(await s.branches()).toHaveLength(2);
+  });
+
   it("LangGraph's updateState on the head after a forkpoint append goes on from it, on the same branch", async () => {
     const { fp } = dbs.open();
     const { graph, s } = await twoTurns(fp);
@@ -228,6 +242,21 @@ describe("a LangGraph thread goes on from its forkpoint session's current positi
     const done = await graph.invoke(new Command({ resume: "yes" }), thread("i"));
     expect(texts(done.messages)).toEqual(["human:go", "human:note: urgent", "ai:approved: yes"]);
     expect(await s.branches()).toHaveLength(1);
+  });
+});
+
+describe("a synthesized checkpoint's id", () => {
+  it("is a version-8 UUID LangGraph can derive task ids from, naming its position, one per point and base", () => {
+    const point = { branchId: "br_1", position: 1234, hash: "ab".repeat(32) };
+    const id = synthesizedId("ses_1", point, "1f0-base");
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(uuid5("task", id)).toMatch(/^[0-9a-f-]{36}$/);
+    expect(synthesizedPosition(id)).toBe(1234);
+    expect(synthesizedId("ses_1", point, "1f0-base")).toBe(id);
+    expect(synthesizedId("ses_1", point, "1f0-other")).not.toBe(id);
+    expect(synthesizedId("ses_2", point, "1f0-base")).not.toBe(id);
+    // LangGraph's own ids (version 6) are never read as synthesized ones.
+    expect(synthesizedPosition("1f0c8a2e-3b4d-6e5f-8000-0123456789ab")).toBeUndefined();
   });
 });
 
