@@ -43,15 +43,12 @@ export function synthesizedPosition(id: string): number | undefined {
   return SYNTHESIZED_ID.test(id) ? parseInt(id.slice(-8), 16) : undefined;
 }
 
-/** Newest first (LangGraph's ids are time-ordered), those LangGraph made before taking an input after the others. */
-function preferred(points: LgPointRow[]): LgPointRow | undefined {
-  let best: LgPointRow | undefined;
-  for (const p of points) {
-    if (!best) best = p;
-    else if ((p.source === "input") !== (best.source === "input")) best = p.source === "input" ? best : p;
-    else if (p.checkpointId > best.checkpointId) best = p;
-  }
-  return best;
+/** An input checkpoint holds an input the graph has not taken yet (LangGraph takes it in the step after it). */
+const settled = (p: LgPointRow): boolean => p.source !== "input";
+
+/** The newest of them (LangGraph's ids are time-ordered): what LangGraph itself reads as latest. */
+function newest(points: LgPointRow[]): LgPointRow | undefined {
+  return points.reduce<LgPointRow | undefined>((best, p) => (!best || p.checkpointId > best.checkpointId ? p : best), undefined);
 }
 
 /** Every LangGraph checkpoint on the lineage (`segments`) at or before `position`. */
@@ -61,13 +58,14 @@ function onLineage(points: LgPointRow[], segments: LineageSegment[], position: n
 }
 
 /**
- * The base of a point, among the LangGraph checkpoints on its lineage at or before it: one at the highest position
- * (at one position, not an input checkpoint, whose pending input the point's messages already hold or leave out;
- * then the newest).
+ * The base of a point, among the LangGraph checkpoints on its lineage at or before it: the latest (highest position,
+ * then newest) that is not an input checkpoint, whose pending input came after the point or is among its messages
+ * already (its other channels are its parent's); an input checkpoint only when there is nothing else.
  */
 function baseAmong(on: LgPointRow[]): LgPointRow | undefined {
-  const top = Math.max(-1, ...on.map((p) => p.position));
-  return preferred(on.filter((p) => p.position === top));
+  const pool = on.some(settled) ? on.filter(settled) : on;
+  const top = Math.max(-1, ...pool.map((p) => p.position));
+  return newest(pool.filter((p) => p.position === top));
 }
 
 /** The messages channel's version at a point: the base's when the point has the base's messages, else a new one. */
@@ -104,9 +102,10 @@ function pointOf(store: Store, branch: BranchRow, position: number): LineagePoin
  * The checkpoint a thread has at `position` of `branch`. As its head (`head`: the session's current branch and
  * position): the newest LangGraph checkpoint written there on that branch, as LangGraph reads its latest; else, at a
  * branch's fork point, the LangGraph checkpoint it was forked from (a rollback to it); else one at the same point on
- * another branch (a rollback to a user's checkpoint there), not one taken before an input there; else a synthesized
- * one. As a point (`configFor` a user's checkpoint): one at that point, not one taken before an input, else a
- * synthesized one. Undefined for an empty start (position 0, no LangGraph checkpoint under it).
+ * another branch (a rollback to a user's checkpoint there) that is not an input checkpoint (its pending input came
+ * after that point); else a synthesized one. As a point (`configFor` a user's checkpoint): one at that point that is
+ * not an input checkpoint, else a synthesized one. Undefined for the thread's empty start (position 0, nothing but
+ * an input checkpoint there).
  */
 export function checkpointAt(store: Store, sessionId: string, branch: BranchRow, position: number, as: "head" | "point" = "head"): PointCheckpoint | undefined {
   const latest = as === "head" ? store.langgraph.latestPoint(sessionId) : undefined;
@@ -115,19 +114,15 @@ export function checkpointAt(store: Store, sessionId: string, branch: BranchRow,
   const point = pointOf(store, branch, position);
   const points = store.langgraph.pointsOf(sessionId);
   const here = points.filter((p) => p.headHash === point.hash);
-  const own = as === "head" ? preferredNewest(here.filter((p) => p.branchId === branch.id && p.position === position)) : undefined;
+  const own = as === "head" ? newest(here.filter((p) => p.branchId === branch.id && p.position === position)) : undefined;
   if (own) return stored(store, sessionId, own);
   const forkedFrom = as === "head" && position === branch.forkPosition && branch.forkCheckpointId !== null ? here.find((p) => p.fpCheckpointId === branch.forkCheckpointId) : undefined;
-  const there = forkedFrom ?? preferred(here);
+  const there = forkedFrom ?? newest(here.filter(settled));
   if (there) return stored(store, sessionId, there);
   const base = baseAmong(onLineage(points, store.lineage(branch.id, position), position));
-  if (!base && position === 0) return undefined;
+  // The thread's empty start: LangGraph starts the thread anew there.
+  if (position === 0 && (!base || !settled(base))) return undefined;
   return { kind: "synthesized", synth: synthesize(store, sessionId, point, base) };
-}
-
-/** The newest of them (what LangGraph itself reads as latest). */
-function preferredNewest(points: LgPointRow[]): LgPointRow | undefined {
-  return points.reduce<LgPointRow | undefined>((best, p) => (!best || p.checkpointId > best.checkpointId ? p : best), undefined);
 }
 
 function stored(store: Store, sessionId: string, p: LgPointRow): PointCheckpoint | undefined {

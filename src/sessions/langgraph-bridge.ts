@@ -75,7 +75,9 @@ function forkSpec(store: Store, session: SessionRow, point: LineagePoint): BaseM
       forkPosition: point.position,
       forkEntryId: entry?.id ?? null,
       name: null,
-      reason: "rollback",
+      // Forked at no checkpoint, as an edit's branch is: exports and imports tell a rollback's branch by the
+      // checkpoint it forks at (see fork-after.ts).
+      reason: "edit",
       createdAt: 0,
     },
     edit: null,

@@ -55,7 +55,10 @@ describe("ForkpointSaver's API", () => {
 
     // The user's own: invoked with it, the graph forks there (LangGraph's time travel), from the state at that position.
     const config = await saver.configFor({ checkpointId: mine.id }, { userId: "alice" });
-    expect(texts((await graph.getState(config)).values.messages)).toEqual(["human:hi", "ai:echo: hi", "human:and you?"]);
+    const there = await graph.getState(config);
+    expect(texts(there.values.messages)).toEqual(["human:hi", "ai:echo: hi", "human:and you?"]);
+    // Settled: the next input ("plan a trip", taken after the checkpoint) is not pending there.
+    expect(there.next).toEqual([]);
     const forked = await graph.invoke(say("plan a party"), config);
     expect(texts(forked.messages)).toEqual(["human:hi", "ai:echo: hi", "human:and you?", "human:plan a party", "ai:echo: plan a party"]);
     expect((await s.history()).map((m) => m.content)).toEqual(["hi", "echo: hi", "and you?", "plan a party", "echo: plan a party"]);
@@ -66,6 +69,11 @@ describe("ForkpointSaver's API", () => {
     const first = branches.find((b) => !b.current)!;
     const head = await saver.configFor({ branchId: first.id });
     expect(texts((await graph.getState(head)).values.messages).at(-1)).toBe("ai:echo: plan a trip");
+
+    // The fork at a position no checkpoint marks exports and imports whole.
+    const elsewhere = dbs.open().fp;
+    const copy = await elsewhere.importSession(await fp.exportSession(s.id, { userId: "alice" }), { userId: "carol" });
+    expect((await copy.history()).map((m) => m.content)).toEqual(["hi", "echo: hi", "and you?", "plan a party", "echo: plan a party"]);
 
     // Other users' ids, and unknown ones, are not found.
     await expect(saver.configFor({ checkpointId: mine.id }, { userId: "bob" })).rejects.toBeInstanceOf(NotFoundError);
