@@ -19,9 +19,26 @@ export interface Io {
   env: NodeJS.ProcessEnv;
 }
 
+/**
+ * Lets a reader that stops early (`| head -1`) end the output quietly, as `git log | head` does: a write to a closed
+ * pipe is an EPIPE error event, which unhandled would print a stack. Later writes to the stream are skipped.
+ */
+function quietOnBrokenPipe(stream: NodeJS.WriteStream): () => boolean {
+  let broken = false;
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+    broken = true;
+  });
+  return () => broken;
+}
+
 export function processIo(): Io {
+  const stdoutBroken = quietOnBrokenPipe(process.stdout);
+  quietOnBrokenPipe(process.stderr);
   return {
-    out: (line) => process.stdout.write(`${line}\n`),
+    out: (line) => {
+      if (!stdoutBroken()) process.stdout.write(`${line}\n`);
+    },
     stdoutIsTTY: Boolean(process.stdout.isTTY),
     stderr: process.stderr,
     stdin: process.stdin,

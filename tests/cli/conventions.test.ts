@@ -1,5 +1,6 @@
 // Shell conventions: --version, exit codes, FORKPOINT_DB, help with examples, colour and times on a terminal only,
 // progress on stderr only on a terminal.
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -42,6 +43,14 @@ describe("conventions", () => {
     expect(cli.run([]).status).toBe(2); // no command: the help, on stderr
     const missing = cli.run(["--db", db, "history", "ses_nope", "-u", "ann"]);
     expect([missing.status, missing.stderr]).toEqual([1, `error NOT_FOUND: session not found: "ses_nope"\n`]);
+  });
+
+  it("a reader that stops early (| head -1) ends the command quietly: no EPIPE stack, exit 0", () => {
+    // Every line is its own write: once head has gone, the next one meets a closed pipe.
+    for (const args of [["history", sessionId, "-u", "ann", "-n", "50"], ["timeline", sessionId, "-u", "ann", "-n", "50"], ["--help"]]) {
+      const r = spawnSync("bash", ["-c", `set -o pipefail; "$0" "$@" | head -1`, process.execPath, cli.bin, "--db", db, ...args], { encoding: "utf8" });
+      expect([args[0], r.status, r.stdout.split("\n").length, r.stderr]).toEqual([args[0], 0, 2, ""]);
+    }
   });
 
   it("FORKPOINT_DB is the database when --db is absent; --db wins", () => {
