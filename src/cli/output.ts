@@ -20,10 +20,32 @@ export function escapeText(text: string): string {
   });
 }
 
+/**
+ * What a terminal acts on that JSON.stringify leaves raw (it escapes only C0 controls): written as `\uXXXX` escapes,
+ * which a JSON parser reads back as the same characters. Outside strings JSON has only ASCII, so the whole text can
+ * be scanned.
+ */
+const UNSAFE_IN_JSON = /[\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** `value` as JSON that is exact (it parses back to `value`) and safe to print on a terminal. */
+export function terminalSafeJson(value: unknown, indent?: number): string {
+  return (JSON.stringify(value, null, indent) ?? "null").replace(UNSAFE_IN_JSON, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+let graphemes: Intl.Segmenter | undefined;
+
 /** A stored JSON value as one escaped line: strings as they are, anything else as compact JSON. */
 export function inline(value: unknown, max = 0): string {
   const text = escapeText(typeof value === "string" ? value : JSON.stringify(value) ?? "null");
-  return max > 0 && text.length > max ? `${text.slice(0, max - 1)}…` : text;
+  if (max <= 0 || text.length <= max) return text;
+  // Cut between user-perceived characters: slicing UTF-16 units could leave half an emoji (printed as U+FFFD).
+  graphemes ??= new Intl.Segmenter("en", { granularity: "grapheme" });
+  let kept = "";
+  for (const { segment } of graphemes.segment(text)) {
+    if (kept.length + segment.length > max - 1) break;
+    kept += segment;
+  }
+  return `${kept}…`;
 }
 
 const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
@@ -87,7 +109,7 @@ export function createOutput(o: OutputOptions): Output {
     line: (text = "") => o.write(text),
     time: (date) => (date === null ? "-" : o.tty ? relativeTime(date) : date.toISOString()),
     print(value, text) {
-      if (o.json) o.write(JSON.stringify(value, null, 2));
+      if (o.json) o.write(terminalSafeJson(value, 2));
       else for (const line of text()) o.write(line);
     },
     table(head, rows) {

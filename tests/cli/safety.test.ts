@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openForkpoint } from "../../src/index.js";
-import { escapeText } from "../../src/cli/output.js";
+import { escapeText, inline } from "../../src/cli/output.js";
 import { dumpDatabase } from "../helpers.js";
 import { installCli, type Installed } from "./binary.js";
 
@@ -83,6 +83,26 @@ describe("stored text cannot drive the operator's terminal", () => {
     const page = JSON.parse(cli.run(["--db", db, "--json", "history", sessionId, "-u", "ann"]).stdout);
     expect(page.items[0].content).toBe(hostile);
     expect(page.items[1]).toMatchObject({ role: "role\x1b[31m", content: { text: hostile } });
+  });
+
+  it("--json and export escape, as JSON allows, what a terminal would act on (C1, DEL, bidi); the values are the same", () => {
+    const actedOn = /[\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+    const printed = cli.run(["--db", db, "--json", "history", sessionId, "-u", "ann"]).stdout;
+    expect(printed).not.toMatch(actedOn);
+    expect(printed).toContain("\\u202egnp.exe");
+    expect(JSON.parse(printed).items[0].content).toBe(hostile);
+    const exported = cli.run(["--db", db, "export", sessionId, "-u", "ann"]);
+    expect([exported.status, exported.stdout]).toEqual([0, expect.not.stringMatching(actedOn)]);
+    const copy = join(cli.dir, "hostile-copy.db");
+    expect(cli.run(["--db", copy, "import", "-", "-u", "bo"], { input: exported.stdout }).status).toBe(0);
+    expect(JSON.parse(cli.run(["--db", copy, "--json", "history", sessionId, "-u", "bo"]).stdout).items[0].content).toBe(hostile);
+  });
+
+  it("a shortened value never splits a character: no lone surrogate", () => {
+    const shortened = inline(`${"a".repeat(98)}😀😀😀`, 100);
+    expect(Buffer.from(shortened).toString()).toBe(shortened); // UTF-8 would turn a lone surrogate into U+FFFD
+    expect(shortened).toBe(`${"a".repeat(98)}…`);
+    expect(inline("👨‍👩‍👧👨‍👩‍👧", 10)).toBe("👨‍👩‍👧…"); // a family is one character of 8 UTF-16 units
   });
 
   it("escapeText names each character", () => {

@@ -5,6 +5,7 @@ import { ValidationError } from "../../index.js";
 import type { Cli } from "../cli.js";
 import { withForkpoint } from "../open.js";
 import { examples, withUser } from "../options.js";
+import { terminalSafeJson } from "../output.js";
 import { progressReporter } from "../progress.js";
 
 export function exportCommand(program: Command, cli: Cli): void {
@@ -17,7 +18,7 @@ export function exportCommand(program: Command, cli: Cli): void {
       const progress = progressReporter("export", cli.io.stderr);
       let text: string;
       try {
-        text = JSON.stringify(await fp.exportSession(sessionId, { userId: o.user, onProgress: progress.onProgress }));
+        text = terminalSafeJson(await fp.exportSession(sessionId, { userId: o.user, onProgress: progress.onProgress }));
       } finally {
         progress.stop();
       }
