@@ -2,7 +2,7 @@
 // `< 2/3 >` switch, an append or a state change made through forkpoint is what the next `graph.invoke` goes on from,
 // and the session stays on the branch it was moved to.
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { Command, END, MessagesAnnotation, START, StateGraph, interrupt } from "@langchain/langgraph";
+import { Command } from "@langchain/langgraph";
 import { JsonPlusSerializer, uuid5 } from "@langchain/langgraph-checkpoint";
 import { fromMessage } from "../../src/langgraph/messages.js";
 import { synthesizedId, synthesizedPosition } from "../../src/langgraph/thread-head.js";
@@ -11,21 +11,11 @@ import { describe, expect, it } from "vitest";
 import type { Forkpoint, SessionHandle } from "../../src/index.js";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
 import { tempDatabases } from "../helpers.js";
+import { approvalGraph, echoGraph, texts, say } from "./helpers.js";
 
 const dbs = tempDatabases();
 
-/** A chat graph whose bot answers "echo: <last message>". */
-function echoGraph(saver: ForkpointSaver) {
-  return new StateGraph(MessagesAnnotation)
-    .addNode("bot", (state) => ({ messages: [new AIMessage(`echo: ${String(state.messages.at(-1)!.content)}`)] }))
-    .addEdge(START, "bot")
-    .addEdge("bot", END)
-    .compile({ checkpointer: saver });
-}
-
-const texts = (messages: BaseMessage[]) => messages.map((m) => `${m.getType()}:${String(m.content)}`);
 const thread = (id: string) => ({ configurable: { thread_id: id } });
-const say = (text: string) => ({ messages: [new HumanMessage(text)] });
 
 /** Two turns on thread "t" (hi, plan a trip), and the thread's session. */
 async function twoTurns(fp: Forkpoint, userId = "alice") {
@@ -222,14 +212,7 @@ describe("a LangGraph thread goes on from its forkpoint session's current positi
   it("an interrupted graph still resumes after a message appended through forkpoint (its writes kept under the head's id)", async () => {
     const { fp } = dbs.open();
     const saver = new ForkpointSaver(fp);
-    const graph = new StateGraph(MessagesAnnotation)
-      .addNode("ask", () => {
-        const answer = interrupt("approve?") as string;
-        return { messages: [new AIMessage(`approved: ${answer}`)] };
-      })
-      .addEdge(START, "ask")
-      .addEdge("ask", END)
-      .compile({ checkpointer: saver });
+    const graph = approvalGraph(saver);
     await graph.invoke(say("go"), thread("i"));
     const s = await saver.sessionFor("i");
     await s.append({ role: "user", content: "note: urgent" });

@@ -12,19 +12,10 @@ import { ConflictError, IntegrityError, NotFoundError, PayloadTooLargeError, Val
 import { ForkpointSaver } from "../../src/langgraph/index.js";
 import { startWorker } from "../fixtures/workers.js";
 import { dumpDatabase, tempDatabases, withRawDatabase } from "../helpers.js";
+import { approvalGraph, echoGraph, texts } from "./helpers.js";
 
 const dbs = tempDatabases();
 
-/** A chat graph whose bot answers "echo: <last message>". */
-function echoGraph(saver: ForkpointSaver) {
-  return new StateGraph(MessagesAnnotation)
-    .addNode("bot", (state) => ({ messages: [new AIMessage(`echo: ${String(state.messages.at(-1)!.content)}`)] }))
-    .addEdge(START, "bot")
-    .addEdge("bot", END)
-    .compile({ checkpointer: saver });
-}
-
-const texts = (messages: BaseMessage[]) => messages.map((m) => `${m.getType()}:${String(m.content)}`);
 const thread = (id: string, checkpointId?: string) => ({ configurable: { thread_id: id, ...(checkpointId ? { checkpoint_id: checkpointId } : {}) } });
 
 describe("ForkpointSaver with a LangGraph graph", () => {
@@ -134,14 +125,7 @@ describe("ForkpointSaver with a LangGraph graph", () => {
 
   it("an interrupt is stored as a pending write and the graph resumes from it", async () => {
     const { fp } = dbs.open();
-    const graph = new StateGraph(MessagesAnnotation)
-      .addNode("ask", () => {
-        const answer = interrupt("approve?") as string;
-        return { messages: [new AIMessage(`approved: ${answer}`)] };
-      })
-      .addEdge(START, "ask")
-      .addEdge("ask", END)
-      .compile({ checkpointer: new ForkpointSaver(fp) });
+    const graph = approvalGraph(new ForkpointSaver(fp));
     const first = await graph.invoke({ messages: [new HumanMessage("go")] }, thread("i"));
     expect((first as unknown as Record<string, { value: unknown }[]>)[INTERRUPT]?.[0]?.value).toBe("approve?");
     const state = await graph.getState(thread("i"));

@@ -1,23 +1,14 @@
 // Lone surrogates (half of a UTF-16 pair) through ForkpointSaver: refused with the engine's rule (ValidationError, code
 // MALFORMED_TEXT) before anything is written, so the hash chain stays whole and the thread resumes after a reopen.
-import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
-import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "../../src/index.js";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
 import { dumpDatabase, tempDatabases } from "../helpers.js";
+import { echoGraph, texts } from "./helpers.js";
 
 const dbs = tempDatabases();
 
-function echoGraph(saver: ForkpointSaver) {
-  return new StateGraph(MessagesAnnotation)
-    .addNode("bot", (state) => ({ messages: [new AIMessage(`echo: ${String(state.messages.at(-1)!.content)}`)] }))
-    .addEdge(START, "bot")
-    .addEdge("bot", END)
-    .compile({ checkpointer: saver });
-}
-
-const texts = (messages: BaseMessage[]) => messages.map((m) => `${m.getType()}:${String(m.content)}`);
 const thread = { configurable: { thread_id: "t" } };
 
 describe("ForkpointSaver and lone surrogates", () => {

@@ -1,25 +1,14 @@
 // ForkpointSaver's own API beside LangGraph's: sessionFor and configFor map between threads and sessions without
 // scanning, one saver serves many users (the user read from each run's config), and LangGraph's per-step
 // checkpoints are automatic, so a user's own checkpoint listing leaves them out.
-import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
-import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { NotFoundError, ValidationError } from "../../src/index.js";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
 import { tempDatabases } from "../helpers.js";
+import { echoGraph, texts, say } from "./helpers.js";
 
 const dbs = tempDatabases();
 
-function echoGraph(saver: ForkpointSaver) {
-  return new StateGraph(MessagesAnnotation)
-    .addNode("bot", (state) => ({ messages: [new AIMessage(`echo: ${String(state.messages.at(-1)!.content)}`)] }))
-    .addEdge(START, "bot")
-    .addEdge("bot", END)
-    .compile({ checkpointer: saver });
-}
-
-const texts = (messages: BaseMessage[]) => messages.map((m) => `${m.getType()}:${String(m.content)}`);
-const say = (text: string) => ({ messages: [new HumanMessage(text)] });
 const as = (userId: string, threadId: string, key = "userId") => ({ configurable: { thread_id: threadId, [key]: userId } });
 
 describe("ForkpointSaver's API", () => {
