@@ -3,7 +3,8 @@
 import { readFileSync, realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError } from "commander";
-import { ForkpointError } from "../index.js";
+// The error classes only: the engine itself loads when a command opens a database, so --help stays quick.
+import { ForkpointError } from "../models/errors.js";
 import { Cli, CliError, processIo, type Io } from "./cli.js";
 import { escapeText } from "./output.js";
 import { checkpointsCommand } from "./commands/checkpoints.js";

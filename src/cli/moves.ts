@@ -1,6 +1,7 @@
 // What the moving commands (rollback, switch, edit) share: their options, the tools check, and how results print.
 import type { Command } from "commander";
-import { ConflictError, type MoveOptions, type MovePlan, type MoveResult, type PlanTarget, type SessionHandle, type ToolInvocation } from "../index.js";
+import type { MoveOptions, MovePlan, MoveResult, PlanTarget, SessionHandle, ToolInvocation } from "../index.js";
+import { ConflictError } from "../models/errors.js";
 import { CliError, type Cli } from "./cli.js";
 import { inline, type Output } from "./output.js";
 

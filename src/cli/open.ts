@@ -1,6 +1,6 @@
 // Opening the database for a command: reads open it read-only and never create it; only import and demo create one.
 import { existsSync } from "node:fs";
-import { openForkpoint, type Forkpoint, type ToolDefinition } from "../index.js";
+import type { Forkpoint, ToolDefinition } from "../index.js";
 import { CliError, type Cli } from "./cli.js";
 import { loadTools } from "./load-tools.js";
 
@@ -21,6 +21,8 @@ export async function withForkpoint<T>(cli: Cli, mode: Mode, fn: (fp: Forkpoint)
   // writable open would create it.
   if (mode !== "create" && path !== ":memory:" && !existsSync(path)) throw missing(path);
   const tools = [...extraTools, ...(cli.options.tools ? await loadTools(cli.options.tools) : [])];
+  // Loaded here, not at startup: the engine (driver, schemas, drizzle) is most of what `forkpoint --help` would load.
+  const { openForkpoint } = await import("../index.js");
   const fp = openForkpoint({ path, readonly: mode === "read", ...(tools.length > 0 ? { tools } : {}) });
   try {
     return await fn(fp);

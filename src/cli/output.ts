@@ -1,6 +1,11 @@
 // How the CLI prints: stored text with its control characters escaped, aligned tables, colour on a TTY, times.
-import Table from "cli-table3";
+import { createRequire } from "node:module";
+import type CliTable from "cli-table3";
 import picocolors from "picocolors";
+
+// cli-table3 (CommonJS, with string-width's tables) is required by the first table, not at startup: --help needs none.
+const require = createRequire(import.meta.url);
+let Table: typeof CliTable | undefined;
 
 /**
  * Characters that a terminal acts on rather than shows: C0 controls (ESC, BEL, CR, …), DEL, C1 controls (a lone
@@ -113,6 +118,7 @@ export function createOutput(o: OutputOptions): Output {
       else for (const line of text()) o.write(line);
     },
     table(head, rows) {
+      Table ??= require("cli-table3") as typeof CliTable;
       const table = new Table({
         head: head.map((h) => c.bold(h)),
         chars: {

@@ -1,5 +1,6 @@
 // Progress of long calls (verify, export, import, prune) on standard error: a bar on a terminal, nothing otherwise.
-import { SingleBar } from "cli-progress";
+import { createRequire } from "node:module";
+import type { SingleBar } from "cli-progress";
 import type { Progress } from "../index.js";
 
 export interface ProgressReporter {
@@ -15,7 +16,9 @@ export function progressReporter(label: string, stream: NodeJS.WriteStream): Pro
   return {
     onProgress: ({ done, total }) => {
       if (!bar) {
-        bar = new SingleBar({ stream, format: `${label} [{bar}] {percentage}% {value}/{total}`, clearOnComplete: true, hideCursor: true });
+        // Required on a terminal only, when the first progress comes: piped runs and --help never load it.
+        const { SingleBar: Bar } = createRequire(import.meta.url)("cli-progress") as typeof import("cli-progress");
+        bar = new Bar({ stream, format: `${label} [{bar}] {percentage}% {value}/{total}`, clearOnComplete: true, hideCursor: true });
         bar.start(total, done);
       } else bar.update(done);
     },

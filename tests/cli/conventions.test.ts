@@ -1,7 +1,7 @@
 // Shell conventions: --version, exit codes, FORKPOINT_DB, help with examples, colour and times on a terminal only,
 // progress on stderr only on a terminal.
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openForkpoint } from "../../src/index.js";
@@ -50,6 +50,29 @@ describe("conventions", () => {
     for (const args of [["history", sessionId, "-u", "ann", "-n", "50"], ["timeline", sessionId, "-u", "ann", "-n", "50"], ["--help"]]) {
       const r = spawnSync("bash", ["-c", `set -o pipefail; "$0" "$@" | head -1`, process.execPath, cli.bin, "--db", db, ...args], { encoding: "utf8" });
       expect([args[0], r.status, r.stdout.split("\n").length, r.stderr]).toEqual([args[0], 0, 2, ""]);
+    }
+  });
+
+  it("--help and --version load no engine: not the library, the database driver, drizzle or zod", () => {
+    // A module hook that records every module the process loads (no timing: what is loaded is what costs).
+    const hooks = join(cli.dir, "record-hooks.mjs");
+    writeFileSync(hooks, `import { appendFileSync } from "node:fs";
+export async function resolve(specifier, context, next) {
+  const r = await next(specifier, context);
+  appendFileSync(process.env.LOADED_LOG, r.url + "\\n");
+  return r;
+}
+`);
+    const register = join(cli.dir, "record.mjs");
+    writeFileSync(register, `import { register } from "node:module"; register(${JSON.stringify(`file://${hooks}`)});\n`);
+    for (const args of [["--help"], ["--version"], ["history", "--help"]]) {
+      const log = join(cli.dir, `loaded-${args[0]}.log`);
+      writeFileSync(log, "");
+      const r = spawnSync(process.execPath, ["--import", register, cli.bin, ...args], { encoding: "utf8", env: { PATH: process.env.PATH, LOADED_LOG: log } });
+      expect(r.status).toBe(0);
+      const loaded = readFileSync(log, "utf8").split("\n").filter(Boolean);
+      expect(loaded).toContainEqual(expect.stringMatching(/\/dist\/cli\/main\.js$/));
+      expect([args[0], loaded.filter((url) => /\/dist\/index\.js$|\/dist\/(sessions|store|tools)\/|better-sqlite3|drizzle-orm|\/zod\//.test(url))]).toEqual([args[0], []]);
     }
   });
 

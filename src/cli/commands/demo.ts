@@ -3,7 +3,6 @@ import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
 import type { Cli } from "../cli.js";
-import { writeFile } from "../demo/tools.js";
 import { runDemo } from "../demo/scenario.js";
 import { withForkpoint } from "../open.js";
 import { examples } from "../options.js";
@@ -19,7 +18,9 @@ export function demoCommand(program: Command, cli: Cli): void {
   const command = program.command("demo").description("write a demo (a chat with edits and rollbacks, an agent loop with tools) to the database, creating it")
     .option("--files <dir>", "where the demo's tool writes files (default: forkpoint-demo-files beside the database)");
   examples(command, ["forkpoint demo", "forkpoint --db /tmp/demo.db demo"]);
-  command.action((o: { files?: string }) => {
+  command.action(async (o: { files?: string }) => {
+    // The demo's tool is a defineTool result: loading it loads the engine, which --help does not need.
+    const { writeFile } = await import("../demo/tools.js");
     const workspace = resolve(o.files ?? join(dirname(resolve(cli.dbPath)), "forkpoint-demo-files"));
     return withForkpoint(cli, "create", async (fp) => {
       const { out } = cli;

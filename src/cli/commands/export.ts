@@ -1,7 +1,7 @@
 // `forkpoint export <session>`: the session's whole tree as one JSON document, to a file or standard output.
 import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
-import { ValidationError } from "../../index.js";
+import { ValidationError } from "../../models/errors.js";
 import type { Cli } from "../cli.js";
 import { withForkpoint } from "../open.js";
 import { examples, withUser } from "../options.js";

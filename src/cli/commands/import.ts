@@ -2,7 +2,8 @@
 import { readFileSync } from "node:fs";
 import { text } from "node:stream/consumers";
 import type { Command } from "commander";
-import { ValidationError, type SessionExport } from "../../index.js";
+import type { SessionExport } from "../../index.js";
+import { ValidationError } from "../../models/errors.js";
 import type { Cli } from "../cli.js";
 import { withForkpoint } from "../open.js";
 import { examples } from "../options.js";

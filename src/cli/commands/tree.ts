@@ -1,6 +1,6 @@
 // `forkpoint tree <session>`: the session's branches drawn as a tree, the current one and fork checkpoints marked.
 import type { Command } from "commander";
-import { branchTree, type BranchTreeNode } from "../../index.js";
+import type { BranchTreeNode } from "../../index.js";
 import type { Cli } from "../cli.js";
 import { withForkpoint } from "../open.js";
 import { escapeText } from "../output.js";
@@ -13,6 +13,7 @@ export function treeCommand(program: Command, cli: Cli): void {
   examples(command, ["forkpoint tree s_abc -u alice", "forkpoint --json tree s_abc -u alice"]);
   command.action((sessionId: string, o: { user: string }) =>
     withForkpoint(cli, "read", async (fp) => {
+      const { branchTree } = await import("../../index.js");
       const tree = branchTree(await (await fp.getSession(sessionId, { userId: o.user })).branches());
       const { c } = cli.out;
       const describe = (n: BranchTreeNode) => {
