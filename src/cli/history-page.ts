@@ -2,7 +2,7 @@
 // The engine's history() returns the whole lineage; the CLI pages it here (a later engine history({ limit, before })
 // can replace this without changing what the command prints).
 import type { Message, Page } from "../index.js";
-import { CliError } from "./cli.js";
+import { ValidationError } from "../models/errors.js";
 
 const TAG = "h";
 
@@ -19,7 +19,7 @@ export function decodeHistoryCursor(cursor: string): number {
     key = undefined;
   }
   if (!(Array.isArray(key) && key.length === 2 && key[0] === TAG && Number.isSafeInteger(key[1]) && (key[1] as number) > 0)) {
-    throw new CliError(`--cursor ${cursor} is not a cursor that history printed`);
+    throw new ValidationError("cursor", "is not a cursor that history printed");
   }
   return key[1] as number;
 }
