@@ -1,4 +1,5 @@
 // `--tools ./my-tools.js`: the tool definitions a module exports, so CLI moves can undo and replay their calls.
+import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ToolDefinition } from "../index.js";
@@ -12,10 +13,18 @@ const isTool = (value: unknown): value is ToolDefinition =>
  * and every named export that is one. A module that exports none is an error: moves would refuse anyway.
  */
 export async function loadTools(spec: string): Promise<ToolDefinition[]> {
+  const path = resolve(spec);
+  // The common mistakes get a sentence saying what to do; Node's own messages name paths inside forkpoint.
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (!stat) throw new CliError(`cannot load --tools ${spec}: no such file`);
+  if (stat.isDirectory()) throw new CliError(`cannot load --tools ${spec}: a directory, not a module file`);
   let module: Record<string, unknown>;
   try {
-    module = (await import(pathToFileURL(resolve(spec)).href)) as Record<string, unknown>;
+    module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
   } catch (cause) {
+    if ((cause as NodeJS.ErrnoException).code === "ERR_UNKNOWN_FILE_EXTENSION" && /\.[cm]?tsx?$/.test(path)) {
+      throw new CliError(`cannot load --tools ${spec}: a TypeScript file; compile it to JavaScript, or run forkpoint with node --import tsx`, { cause });
+    }
     throw new CliError(`cannot load --tools ${spec}: ${(cause as Error).message}`, { cause });
   }
   const found = new Set<ToolDefinition>();

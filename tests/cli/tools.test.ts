@@ -78,7 +78,14 @@ describe("--tools", () => {
   it("a module that does not load, or exports no tools, is one line and exit 1", async () => {
     const { db, sessionId, checkpointId } = await seeded("bad-module");
     const missing = cli.run(["--db", db, "--tools", join(cli.dir, "nope.mjs"), "rollback", sessionId, checkpointId, "-u", "ann"]);
-    expect([missing.status, missing.stderr]).toEqual([1, expect.stringMatching(/^error: cannot load --tools .*nope\.mjs: .*\n$/)]);
+    expect([missing.status, missing.stderr]).toEqual([1, `error: cannot load --tools ${join(cli.dir, "nope.mjs")}: no such file\n`]);
+    // A TypeScript module under plain node: say what to do, not Node's "Unknown file extension" and our own paths.
+    const ts = join(cli.dir, "my-tools.ts");
+    writeFileSync(ts, "export const n: number = 1;\n");
+    const typed = cli.run(["--db", db, "--tools", ts, "rollback", sessionId, checkpointId, "-u", "ann"]);
+    expect([typed.status, typed.stderr]).toEqual([1, `error: cannot load --tools ${ts}: a TypeScript file; compile it to JavaScript, or run forkpoint with node --import tsx\n`]);
+    const directory = cli.run(["--db", db, "--tools", cli.dir, "rollback", sessionId, checkpointId, "-u", "ann"]);
+    expect([directory.status, directory.stderr]).toEqual([1, `error: cannot load --tools ${cli.dir}: a directory, not a module file\n`]);
     const empty = join(cli.dir, "empty.mjs");
     writeFileSync(empty, "export const answer = 42;\n");
     const none = cli.run(["--db", db, "--tools", empty, "rollback", sessionId, checkpointId, "-u", "ann"]);
