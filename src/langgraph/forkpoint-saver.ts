@@ -30,7 +30,7 @@ import { CheckpointReader } from "./checkpoint-reader.js";
 import { serializeNew, type PreparedPut } from "./put-plan.js";
 import { PutWriter } from "./put-writer.js";
 import { configOf, serializeItems, threadConfig, versionKey, type SaverParts } from "./saver-parts.js";
-import { checkpointAt, resolveSynthesized, type PointCheckpoint } from "./thread-head.js";
+import { checkpointAt, pendingAtMovedHead, resolveSynthesized, type PointCheckpoint } from "./thread-head.js";
 
 /** Options of `ForkpointSaver`. */
 export interface ForkpointSaverOptions {
@@ -132,11 +132,15 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     const found = await ctx.store.read(() => {
       const thread = ctx.store.langgraph.getThread(userId, threadId, ns);
       const at = thread && this.#checkpointOf(ctx.store, thread, checkpointId);
-      return at && { thread, at };
+      const id = at && (at.kind === "stored" ? at.row.checkpointId : at.synth.id);
+      // A head the session was moved back to, after the graph went on from it: that continuation is undone there.
+      return at && { thread, at, undone: at.moved === true && ctx.store.langgraph.hasChild(thread.sessionId, id!) };
     });
     if (!found) return undefined;
     this.#sessions.set(threadKey(userId, threadId, ns), found.thread.sessionId, 1);
-    return this.#reader.pointTuple(ctx, found.thread, found.at, true);
+    const tuple = await this.#reader.pointTuple(ctx, found.thread, found.at, true);
+    if (tuple?.pendingWrites && found.undone) tuple.pendingWrites = pendingAtMovedHead(tuple.pendingWrites);
+    return tuple;
   }
 
   /** The checkpoint `checkpointId` names in the thread (stored or synthesized), or the thread's head (in a read). */

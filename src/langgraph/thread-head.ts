@@ -6,6 +6,7 @@
 // version 8 ("custom"): its first 12 bytes are SHA-256 of (session, the point's hash-chain value, the id of the
 // LangGraph checkpoint it is based on), its last 4 the point's position. It never changes, and it names its point:
 // the position narrows the search to one entry per branch, the hash picks the point and its base.
+import { RESUME, WRITES_IDX_MAP, type CheckpointPendingWrite } from "@langchain/langgraph-checkpoint";
 import type { LgCheckpointRow, LgPointRow } from "../store/langgraph-tables.js";
 import type { BranchRow, LineageSegment, Store } from "../store/store.js";
 import { GENESIS_HASH, sha256 } from "../sessions/integrity.js";
@@ -25,7 +26,20 @@ export interface Synthesized {
 }
 
 /** The checkpoint a thread has at a point: a stored LangGraph checkpoint, or a synthesized one. */
-export type PointCheckpoint = { kind: "stored"; row: LgCheckpointRow } | { kind: "synthesized"; synth: Synthesized };
+export type PointCheckpoint = ({ kind: "stored"; row: LgCheckpointRow } | { kind: "synthesized"; synth: Synthesized }) & {
+  /** A head the session was moved to (not where the graph left it): what the graph did after it is undone there. */
+  moved?: boolean;
+};
+
+/**
+ * The pending writes a thread shows at a head the session was moved back to, when the graph went on from that
+ * checkpoint before: its interrupts and errors (what the graph was waiting on there), not the results of tasks that
+ * ran in the continuation the move left, nor the resume values that continuation was given. Kept, those would make
+ * the graph skip its tasks and bring back the results the rollback undid.
+ */
+export function pendingAtMovedHead(writes: CheckpointPendingWrite[]): CheckpointPendingWrite[] {
+  return writes.filter(([, channel]) => channel in WRITES_IDX_MAP && channel !== RESUME);
+}
 
 const SYNTHESIZED_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -110,24 +124,25 @@ function pointOf(store: Store, branch: BranchRow, position: number): LineagePoin
 export function checkpointAt(store: Store, sessionId: string, branch: BranchRow, position: number, as: "head" | "point" = "head"): PointCheckpoint | undefined {
   const latest = as === "head" ? store.langgraph.latestPoint(sessionId) : undefined;
   // The usual case: the graph wrote last, and the session is where it left it.
-  if (latest && latest.branchId === branch.id && latest.position === position) return stored(store, sessionId, latest);
+  if (latest && latest.branchId === branch.id && latest.position === position) return stored(store, sessionId, latest, false);
   const point = pointOf(store, branch, position);
   const points = store.langgraph.pointsOf(sessionId);
   const here = points.filter((p) => p.headHash === point.hash);
+  const moved = as === "head";
   const own = as === "head" ? newest(here.filter((p) => p.branchId === branch.id && p.position === position)) : undefined;
-  if (own) return stored(store, sessionId, own);
+  if (own) return stored(store, sessionId, own, moved);
   const forkedFrom = as === "head" && position === branch.forkPosition && branch.forkCheckpointId !== null ? here.find((p) => p.fpCheckpointId === branch.forkCheckpointId) : undefined;
   const there = forkedFrom ?? newest(here.filter(settled));
-  if (there) return stored(store, sessionId, there);
+  if (there) return stored(store, sessionId, there, moved);
   const base = baseAmong(onLineage(points, store.lineage(branch.id, position), position));
   // The thread's empty start: LangGraph starts the thread anew there.
   if (position === 0 && (!base || !settled(base))) return undefined;
-  return { kind: "synthesized", synth: synthesize(store, sessionId, point, base) };
+  return { kind: "synthesized", synth: synthesize(store, sessionId, point, base), moved };
 }
 
-function stored(store: Store, sessionId: string, p: LgPointRow): PointCheckpoint | undefined {
+function stored(store: Store, sessionId: string, p: LgPointRow, moved: boolean): PointCheckpoint | undefined {
   const row = store.langgraph.getCheckpoint(sessionId, p.checkpointId);
-  return row && { kind: "stored", row };
+  return row && { kind: "stored", row, moved };
 }
 
 /**

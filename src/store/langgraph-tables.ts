@@ -105,6 +105,7 @@ export class LangGraphTables {
       byFpCheckpoint: p(`SELECT ${CP_COLS} FROM lg_checkpoints c WHERE c.fp_checkpoint_id = ? ORDER BY c.checkpoint_id DESC LIMIT 1`),
       getCheckpoint: p(`SELECT ${CP_COLS} FROM lg_checkpoints c WHERE c.session_id = ? AND c.checkpoint_id = ?`),
       latestCheckpoint: p(`SELECT ${CP_COLS} FROM lg_checkpoints c WHERE c.session_id = ? ORDER BY c.checkpoint_id DESC LIMIT 1`),
+      hasChild: p(`SELECT 1 AS one FROM lg_checkpoints WHERE session_id = ? AND parent_checkpoint_id = ? LIMIT 1`),
       insertCheckpoint: p(`INSERT INTO lg_checkpoints (session_id, checkpoint_id, parent_checkpoint_id, fp_checkpoint_id, type, checkpoint,
         metadata_type, metadata, messages_version) VALUES (@sessionId, @checkpointId, @parentCheckpointId, @fpCheckpointId, @type, @checkpoint,
         @metadataType, @metadata, @messagesVersion)`),
@@ -201,6 +202,11 @@ export class LangGraphTables {
     const stmt = replace ? this.#s.replaceWrite! : this.#s.insertWrite!;
     for (const row of rows) stmt.run(row);
   }
+  /** Whether the graph went on from this checkpoint (some checkpoint of the session names it as its parent). */
+  hasChild(sessionId: string, checkpointId: string): boolean {
+    return this.#s.hasChild!.get(sessionId, checkpointId) !== undefined;
+  }
+
   writesOf(sessionId: string, checkpointId: string): LgWriteRow[] {
     return this.#s.writesOf!.all(sessionId, checkpointId) as LgWriteRow[];
   }

@@ -226,6 +226,45 @@ describe("a LangGraph thread goes on from its forkpoint session's current positi
     expect(texts(done.messages)).toEqual(["human:go", "human:note: urgent", "ai:approved: yes"]);
     expect(await s.branches()).toHaveLength(1);
   });
+  it("a rollback to a checkpoint taken while the graph waited at an interrupt: it waits there again, its answer undone", async () => {
+    const { fp } = dbs.open();
+    const saver = new ForkpointSaver(fp);
+    const graph = approvalGraph(saver);
+    await graph.invoke(say("go"), thread("i"));
+    const s = await saver.sessionFor("i");
+    const waiting = await s.checkpoint({ name: "waiting for approval" });
+    await graph.invoke(new Command({ resume: "yes" }), thread("i"));
+    const { branch } = await s.rollback(waiting.id);
+
+    const state = await graph.getState(thread("i"));
+    expect(texts(state.values.messages)).toEqual(["human:go"]);
+    expect(state.next).toEqual(["ask"]);
+    expect(state.tasks[0]?.interrupts[0]?.value).toBe("approve?");
+    const out = await graph.invoke(new Command({ resume: "no" }), thread("i"));
+    expect(texts(out.messages)).toEqual(["human:go", "ai:approved: no"]);
+    expect(await contents(s)).toEqual(["go", "approved: no"]);
+    expect((await s.info()).currentBranchId).toBe(branch.id);
+    expect(await s.branches()).toHaveLength(2);
+  });
+
+  it("the same for a rollback to the LangGraph checkpoint the interrupt was pending at; its own config still replays", async () => {
+    const { fp } = dbs.open();
+    const saver = new ForkpointSaver(fp);
+    const graph = approvalGraph(saver);
+    await graph.invoke(say("go"), thread("i"));
+    const atInterrupt = (await graph.getState(thread("i"))).config;
+    await graph.invoke(new Command({ resume: "yes" }), thread("i"));
+    const s = await saver.sessionFor("i");
+    await s.rollback((await stepCheckpoint(fp, s, 0)).id);
+
+    expect(texts((await graph.getState(thread("i"))).values.messages)).toEqual(["human:go"]);
+    // Named by its id, the checkpoint reads as LangGraph's time travel reads it (MemorySaver alike): with its results.
+    expect((await graph.getState(atInterrupt)).tasks[0]?.result).toBeDefined();
+    const out = await graph.invoke(new Command({ resume: "later" }), thread("i"));
+    expect(texts(out.messages)).toEqual(["human:go", "ai:approved: later"]);
+    expect(await contents(s)).toEqual(["go", "approved: later"]);
+    expect(await s.branches()).toHaveLength(2);
+  });
 });
 
 describe("a synthesized checkpoint's id", () => {
