@@ -1,5 +1,5 @@
 // The CLI is safe to point at anything: reads never create a database, and stored text cannot drive the terminal.
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openForkpoint } from "../../src/index.js";
@@ -40,6 +40,42 @@ describe("reads never create a database", () => {
     const before = dumpDatabase(db);
     for (const args of [["sessions", "-u", "ann"], ["history", s.id, "-u", "ann"], ["verify"], ["users"]]) expect(cli.run(["--db", db, ...args]).status).toBe(0);
     expect(dumpDatabase(db)).toEqual(before);
+  });
+});
+
+describe("reads leave the files as they found them", () => {
+  it("a database at rest keeps no -wal or -shm beside it, and its file is untouched", async () => {
+    const dir = join(cli.dir, "at-rest");
+    mkdirSync(dir);
+    const db = join(dir, "rest.db");
+    const fp = openForkpoint({ path: db });
+    const s = await fp.createSession({ userId: "ann" });
+    await s.append({ role: "user", content: "hi" });
+    const cp = await s.checkpoint({ name: "one" });
+    await fp.close(); // the last connection's close folds the WAL in and removes both files
+    expect(readdirSync(dir)).toEqual(["rest.db"]);
+    const bytes = readFileSync(db);
+    const { mtimeMs } = statSync(db);
+    for (const args of [
+      ["sessions", "-u", "ann"], ["users"], ["history", s.id, "-u", "ann"], ["show", cp.id, "-u", "ann"], ["timeline", s.id, "-u", "ann"],
+      ["export", s.id, "-u", "ann"], ["verify"], ["rollback", s.id, cp.id, "-u", "ann", "--dry-run"], ["history", "ses_nope", "-u", "ann"],
+    ]) {
+      cli.run(["--db", db, ...args]);
+      expect([args[0], readdirSync(dir)]).toEqual([args[0], ["rest.db"]]);
+    }
+    expect(statSync(db).mtimeMs).toBe(mtimeMs);
+    expect(readFileSync(db).equals(bytes)).toBe(true);
+  });
+
+  it("while another connection has the database open, a read leaves its -wal and -shm to it", async () => {
+    const db = join(cli.dir, "busy.db");
+    const fp = openForkpoint({ path: db });
+    const s = await fp.createSession({ userId: "ann" });
+    expect(cli.run(["--db", db, "history", s.id, "-u", "ann"]).status).toBe(0);
+    expect([existsSync(`${db}-wal`), existsSync(`${db}-shm`)]).toEqual([true, true]);
+    await s.append({ role: "user", content: "still writing" });
+    expect(JSON.parse(cli.run(["--db", db, "--json", "history", s.id, "-u", "ann"]).stdout).items).toHaveLength(1);
+    await fp.close();
   });
 });
 
