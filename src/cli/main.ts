@@ -37,7 +37,9 @@ const version = (JSON.parse(readFileSync(new URL("../../package.json", import.me
 export function buildProgram(io: Io = processIo()): Command {
   const program = new Command("forkpoint");
   // Set before the commands are added, so every subcommand inherits them: errors throw instead of exiting.
-  program.exitOverride().configureOutput({ writeErr: (text) => io.stderr.write(text) });
+  // Commander's errors quote the command line (an unknown command, a bad option value): escaped line by line, as the
+  // CLI's own errors are, so that a pasted id cannot drive the terminal and help text keeps its lines.
+  program.exitOverride().configureOutput({ writeErr: (text) => io.stderr.write(text.split("\n").map(escapeText).join("\n")) });
   program
     .description("A git-like tree of chat and agent sessions, on SQLite")
     .version(version, "-V, --version")

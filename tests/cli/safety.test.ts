@@ -141,6 +141,17 @@ describe("stored text cannot drive the operator's terminal", () => {
     expect(inline("👨‍👩‍👧👨‍👩‍👧", 10)).toBe("👨‍👩‍👧…"); // a family is one character of 8 UTF-16 units
   });
 
+  it("usage errors quote the command line escaped too (an id pasted from anywhere)", () => {
+    for (const args of [["bo\x1b]0;pwned\x07gus"], ["--db", db, "sessions", "-u", "ann", "-n", "\x1b[2J"]]) {
+      const r = cli.run(args);
+      expect(r.status).toBe(2);
+      expect(r.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+      expect(r.stderr).toMatch(/\\x1b/);
+    }
+    // Help printed on standard error (no command) keeps its lines.
+    expect(cli.run([]).stderr).toMatch(/^Usage: forkpoint \[options\] \[command\]\n\n/);
+  });
+
   it("escapeText names each character", () => {
     expect(escapeText("a\x1b[2Jb\x07\n\t\u009b\u202e\u2067\x7fé😀")).toBe("a\\x1b[2Jb\\x07\\n\\t\\x9b\\u202e\\u2067\\x7fé😀");
   });
