@@ -105,8 +105,8 @@ function cellText(cell: Cell): string {
 }
 
 export function createOutput(o: OutputOptions): Output {
-  // https://no-color.org: any non-empty value turns colour off.
-  const colour = o.tty && !o.env.NO_COLOR;
+  // https://no-color.org: any non-empty value turns colour off; TERM=dumb declares a terminal without escapes.
+  const colour = o.tty && !o.env.NO_COLOR && o.env.TERM !== "dumb";
   const c = picocolors.createColors(colour);
   const out: Output = {
     json: o.json,

@@ -112,6 +112,9 @@ export async function resolve(specifier, context, next) {
     expect(tty.output).toMatch(/(seconds?|minutes?|hours?) ago|now/);
     const plain = runInTerminal([process.execPath, cli.bin, "--db", db, "sessions", "-u", "ann"], { NO_COLOR: "1" });
     expect(plain.output).not.toContain("\x1b[1m");
+    // A terminal that declares it cannot (TERM=dumb: Emacs shells, some CI logs) gets none either, as git does.
+    const dumb = runInTerminal([process.execPath, cli.bin, "--db", db, "sessions", "-u", "ann"], { TERM: "dumb" });
+    expect([dumb.status, dumb.output]).toEqual([0, expect.not.stringContaining("\x1b[1m")]);
     const verify = runInTerminal([process.execPath, cli.bin, "--db", db, "verify"]);
     expect(verify.status).toBe(0);
     expect(verify.output).toMatch(/verify \[[^\]]*\] \d+% \d+\/\d+/);
