@@ -5,12 +5,13 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { toJsonText } from "../models/json.js";
 import type { Checkpoint as CheckpointInfo } from "../models/types.js";
 import type { LgThreadRow } from "../store/langgraph-tables.js";
-import type { EntryRow, LineageSegment, SessionRow } from "../store/store.js";
+import type { BranchRow, EntryRow, LineageSegment, SessionRow, Store } from "../store/store.js";
 import type { EngineContext, SessionRef } from "../sessions/context.js";
 import { writeNewSession } from "../sessions/create-session.js";
 import { edit } from "../sessions/edit.js";
 import { forkAtPoint } from "../sessions/langgraph-bridge.js";
-import { headOfEntry, type Head } from "../sessions/lineage.js";
+import { GENESIS_HASH } from "../sessions/integrity.js";
+import { entryAt, headOfEntry, type Head } from "../sessions/lineage.js";
 import { writeCheckpoint, writeMessages, type EntryFields } from "../sessions/log-writer.js";
 import { ownedCurrent } from "../sessions/ownership.js";
 import { rollback } from "../sessions/rollback.js";
@@ -144,7 +145,7 @@ export class PutWriter {
     refuseTakenId(ctx.store, ref.id, put.threadId, put.checkpointId);
     const { session, branch, head } = ownedCurrent(ctx.store, ref.id, ref.userId);
     const { target } = landing;
-    if (landing.editAt !== null || head.position !== target.position || head.hash !== target.headHash) return FORK;
+    if (landing.editAt !== null || !continuesAtHead(ctx.store, branch, head, target)) return FORK;
     return this.write(ctx, session, branch.id, head, landing.fields, put, landing.messagesVersion);
   }
 
@@ -197,4 +198,15 @@ export class PutWriter {
     for (const cp of written.checkpoints) ctx.events.emit("checkpoint", cp);
     return { configurable: { thread_id: put.threadId, checkpoint_ns: put.ns, checkpoint_id: put.checkpointId } };
   }
+}
+
+/**
+ * Whether a put from `target` lands at the session's head: the head is the target, or what came after the target on
+ * the current lineage is tool calls and state changes only, which the step's own nodes recorded (a tool that journals
+ * its call through the thread's session) and which the step goes on after, not away from.
+ */
+function continuesAtHead(store: Store, branch: BranchRow, head: Head, target: { position: number; headHash: string }): boolean {
+  if (head.position <= target.position) return head.position === target.position && head.hash === target.headHash;
+  const at = entryAt(store, branch, target.position);
+  return (at?.hash ?? GENESIS_HASH) === target.headHash && (at?.msgCount ?? 0) === head.msgCount;
 }

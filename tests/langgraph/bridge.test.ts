@@ -2,15 +2,20 @@
 // `< 2/3 >` switch, an append or a state change made through forkpoint is what the next `graph.invoke` goes on from,
 // and the session stays on the branch it was moved to.
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { Command } from "@langchain/langgraph";
+import { tool } from "@langchain/core/tools";
+import { Command, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { ToolNode, toolsCondition } from "@langchain/langgraph/prebuilt";
+import { readdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
 import { JsonPlusSerializer, uuid5 } from "@langchain/langgraph-checkpoint";
 import { fromMessage } from "../../src/langgraph/messages.js";
 import { synthesizedId, synthesizedPosition } from "../../src/langgraph/thread-head.js";
 import { canonicalJson } from "../../src/sessions/integrity.js";
 import { describe, expect, it } from "vitest";
-import type { Forkpoint, SessionHandle } from "../../src/index.js";
+import { defineTool, type Forkpoint, type SessionHandle } from "../../src/index.js";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
-import { tempDatabases } from "../helpers.js";
+import { makeTempDir, removeDir, tempDatabases } from "../helpers.js";
 import { approvalGraph, echoGraph, texts, say } from "./helpers.js";
 
 const dbs = tempDatabases();
@@ -264,6 +269,53 @@ describe("a LangGraph thread goes on from its forkpoint session's current positi
     expect(texts(out.messages)).toEqual(["human:go", "ai:approved: later"]);
     expect(await contents(s)).toEqual(["go", "approved: later"]);
     expect(await s.branches()).toHaveLength(2);
+  });
+});
+
+describe("a tool-calling graph whose tools journal their calls on the thread's session", () => {
+  it("keeps each step on its branch (no fork undoing the call), and a rollback undoes exactly the calls after it", async () => {
+    const dir = makeTempDir();
+    try {
+      const writeFile = defineTool({
+        name: "write_file",
+        run: async ({ name, text }: { name: string; text: string }) => (writeFileSync(join(dir, name), text), "ok"),
+        undo: async ({ args }: { args: { name: string; text: string } }) => rmSync(join(dir, args.name)),
+      });
+      const { fp } = dbs.open({ tools: [writeFile] });
+      const saver = new ForkpointSaver(fp);
+      const lcTool = tool(async (args, config) => String(await (await saver.sessionFor(config.configurable.thread_id)).invoke("write_file", args)), {
+        name: "write_file", description: "writes a file", schema: z.object({ name: z.string(), text: z.string() }),
+      });
+      // A scripted model: a tool call, then its answer, per turn.
+      const replies = [
+        new AIMessage({ content: "", tool_calls: [{ id: "c1", name: "write_file", args: { name: "a.txt", text: "A" } }] }), new AIMessage("wrote a"),
+        new AIMessage({ content: "", tool_calls: [{ id: "c2", name: "write_file", args: { name: "b.txt", text: "B" } }] }), new AIMessage("wrote b"),
+        new AIMessage("nothing to write"),
+      ];
+      const graph = new StateGraph(MessagesAnnotation)
+        .addNode("agent", () => ({ messages: [replies.shift()!] }))
+        .addNode("tools", new ToolNode([lcTool]))
+        .addEdge(START, "agent").addConditionalEdges("agent", toolsCondition).addEdge("tools", "agent")
+        .compile({ checkpointer: saver });
+      await graph.invoke(say("write a"), thread("r"));
+      const s = await saver.sessionFor("r");
+      const afterA = await s.checkpoint({ name: "after a" });
+      await graph.invoke(say("write b"), thread("r"));
+      expect(readdirSync(dir).sort()).toEqual(["a.txt", "b.txt"]);
+      expect((await s.toolTrack()).map((t) => t.args)).toEqual([{ name: "a.txt", text: "A" }, { name: "b.txt", text: "B" }]);
+      expect(await s.branches()).toHaveLength(1);
+
+      const { undone } = await s.rollback(afterA.id);
+      expect(undone).toHaveLength(1);
+      expect(readdirSync(dir)).toEqual(["a.txt"]);
+      const out = await graph.invoke(say("nothing"), thread("r"));
+      expect(texts(out.messages)).toEqual(["human:write a", "ai:", "tool:ok", "ai:wrote a", "human:nothing", "ai:nothing to write"]);
+      expect(await s.branches()).toHaveLength(2);
+      expect(await s.toolTrack()).toHaveLength(1);
+      expect(readdirSync(dir)).toEqual(["a.txt"]);
+    } finally {
+      removeDir(dir);
+    }
   });
 });
 
