@@ -1,5 +1,6 @@
 // Every forkpoint command through the installed binary, as text and as --json, over a real database file.
-import { existsSync, readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openForkpoint } from "../../src/index.js";
@@ -262,6 +263,18 @@ describe("maintenance", () => {
     expect(at(["versions", ids.chat.sessionId, ids.chat.editedMessageId, "-u", "demo"]).stdout).toMatch(/^< 2\/2 >\n/);
     const replayed = JSON.parse(at(["--json", "--tools", ids.tools, "switch", ids.agent.sessionId, ids.agent.filesBranchId, "-u", "demo"]).stdout);
     expect(replayed.replayed).toHaveLength(3);
+  });
+
+  it("demo's suggested commands run as printed, quoting a path a shell would split", () => {
+    const dir = join(cli.dir, "my demo's dir");
+    mkdirSync(dir);
+    const r = cli.run(["--db", join(dir, "d.db"), "demo", "--files", join(dir, "files")]);
+    const suggested = r.stdout.split("\n").filter((l) => l.startsWith("  forkpoint "));
+    expect(suggested.length).toBeGreaterThanOrEqual(10);
+    for (const line of suggested) {
+      const s = spawnSync("sh", ["-c", `forkpoint() { "${process.execPath}" "${cli.bin}" "$@"; }\n${line}`], { encoding: "utf8" });
+      expect([line, s.status, s.stderr]).toEqual([line, 0, ""]);
+    }
   });
 
   it("ui is not yet available: one line, exit 1", () => {

@@ -7,11 +7,14 @@ import { runDemo } from "../demo/scenario.js";
 import { withForkpoint } from "../open.js";
 import { examples } from "../options.js";
 
+/** `arg` as a POSIX shell reads it back: as it is when plain, else in single quotes (a path with a space, a quote). */
+const shellArg = (arg: string) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`);
+
 /** How the user runs this program: `forkpoint` once installed, or through tsx from a clone (`npm start`). */
 function invocation(cli: Cli): string {
   const script = process.argv[1] ?? "";
-  const self = script.endsWith(".ts") ? `npx tsx ${relative(process.cwd(), script) || script}` : "forkpoint";
-  return cli.options.db || cli.io.env.FORKPOINT_DB ? `${self} --db ${cli.dbPath}` : self;
+  const self = script.endsWith(".ts") ? `npx tsx ${shellArg(relative(process.cwd(), script) || script)}` : "forkpoint";
+  return cli.options.db || cli.io.env.FORKPOINT_DB ? `${self} --db ${shellArg(cli.dbPath)}` : self;
 }
 
 export function demoCommand(program: Command, cli: Cli): void {
@@ -27,10 +30,11 @@ export function demoCommand(program: Command, cli: Cli): void {
       const narrative: string[] = [];
       const ids = await runDemo(fp, workspace, (l) => narrative.push(l));
       const fp_ = invocation(cli);
-      const tools = fileURLToPath(new URL(`../demo/tools${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url));
+      const toolsPath = fileURLToPath(new URL(`../demo/tools${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url));
       const { sessionId: chat, checkpointIds: [cpA, cpB], editedMessageId } = ids.chat;
       const { sessionId: agent, startCheckpointId, filesBranchId } = ids.agent;
-      out.print({ database: resolve(cli.dbPath), workspace, tools, ...ids }, () => [
+      const tools = shellArg(toolsPath);
+      out.print({ database: resolve(cli.dbPath), workspace, tools: toolsPath, ...ids }, () => [
         `forkpoint demo — database ${resolve(cli.dbPath)}`,
         "",
         ...narrative,
