@@ -1,11 +1,12 @@
 // saveChat / loadChat: the AI SDK's UIMessage[] (and ModelMessage[]) as a session's history, one message each.
 import type { ModelMessage, UIMessage } from "ai";
+import { isDeepStrictEqual } from "node:util";
 import { ValidationError } from "../models/errors.js";
 import type { JsonObject, JsonValue } from "../models/json.js";
 import type { Message, MessageInput } from "../models/types.js";
 import type { SessionHandle } from "../sessions/session-handle.js";
 import { decodeValue, encodeValue } from "../adapters/json-codec.js";
-import { syncHistory, type SaveResult } from "./sync-history.js";
+import { storedMessages, syncHistory, type SaveResult, type StoredMessage } from "./sync-history.js";
 
 /** The forkpoint metadata key that holds a UIMessage's own `metadata` (any JSON type). */
 const UI_METADATA = "uiMetadata";
@@ -47,14 +48,36 @@ function metadataOf(metadata: JsonObject | null, key: string): { found: boolean;
   return metadata !== null && key in metadata ? { found: true, value: decodeValue(metadata[key]!) } : { found: false, value: undefined };
 }
 
-function toUiMessage(m: Message): UIMessage {
-  const meta = metadataOf(m.metadata, UI_METADATA);
+function toUiMessage({ first, latest }: StoredMessage): UIMessage {
+  const meta = metadataOf(latest.metadata, UI_METADATA);
   return {
-    id: m.clientId ?? m.id,
-    role: m.role as UIMessage["role"],
+    // The id the app gave it, or (saved unnamed) the id of the entry it began as, which stays as it goes on.
+    id: latest.clientId ?? first.clientId ?? first.id,
+    role: latest.role as UIMessage["role"],
     ...(meta.found ? { metadata: meta.value } : {}),
-    parts: parts(m.content) as UIMessage["parts"],
+    parts: parts(latest.content) as UIMessage["parts"],
   };
+}
+
+const isToolPart = (p: unknown): p is { type: string; toolCallId: string } =>
+  typeof p === "object" && p !== null && !Array.isArray(p) && typeof (p as { type?: unknown }).type === "string" &&
+  ((p as { type: string }).type.startsWith("tool-") || (p as { type: string }).type === "dynamic-tool") &&
+  typeof (p as { toolCallId?: unknown }).toolCallId === "string";
+
+/**
+ * Whether `next` is the stored answer gone on: both assistant messages, `next`'s parts begin with the stored ones,
+ * where a tool part may have moved on to a later state (its output added by the client, an approval answered).
+ * The AI SDK continues the last assistant message this way (same message, more parts) after a client-side tool's
+ * output or a tool approval; an edit or a regenerated answer differs in its parts instead.
+ */
+function continuesAnswer(stored: Message, next: MessageInput): boolean {
+  if (stored.role !== "assistant" || next.role !== "assistant") return false;
+  if (!Array.isArray(stored.content) || !Array.isArray(next.content) || next.content.length < stored.content.length) return false;
+  return stored.content.every((part, i) => {
+    const later = (next.content as JsonValue[])[i];
+    if (isDeepStrictEqual(part, later)) return true;
+    return isToolPart(part) && isToolPart(later) && part.type === later.type && part.toolCallId === later.toolCallId;
+  });
 }
 
 /**
@@ -69,12 +92,12 @@ function toUiMessage(m: Message): UIMessage {
  * @example await saveChat(s, [...messages, responseMessage])
  */
 export async function saveChat<M extends UIMessage<any, any, any>>(s: SessionHandle, messages: readonly M[]): Promise<SaveResult> {
-  return syncHistory(s, list(messages, "messages").map(uiInput));
+  return syncHistory(s, list(messages, "messages").map(uiInput), { continues: continuesAnswer });
 }
 
 /** The session's current history as `UIMessage[]`, exactly as saved (binary data back as the Uint8Array, Buffer or ArrayBuffer it was). */
 export async function loadChat<M extends UIMessage<any, any, any> = UIMessage>(s: SessionHandle): Promise<M[]> {
-  return (await s.history()).map(toUiMessage) as M[];
+  return storedMessages(await s.history()).map(toUiMessage) as M[];
 }
 
 function modelInput(value: unknown, i: number): MessageInput {

@@ -1,6 +1,7 @@
 // Makes a session's history equal a list the app holds: the unchanged prefix kept, a changed message an edit, the rest appended.
 import { isDeepStrictEqual } from "node:util";
-import type { MessageInput } from "../models/types.js";
+import type { JsonObject } from "../models/json.js";
+import type { Message, MessageInput } from "../models/types.js";
 import { PayloadTooLargeError } from "../models/errors.js";
 import { messageFields } from "../sessions/append.js";
 import { forkAfter } from "../sessions/fork-after.js";
@@ -11,45 +12,90 @@ export interface SaveResult {
   kept: number;
   /** "edit": a changed message became a new version; "truncate": the list ended before the history did; null: neither. */
   forked: "edit" | "truncate" | null;
+  /** True when the last stored message went on (more parts of the same answer) and its longer form was appended after it. */
+  continued: boolean;
   appended: number;
 }
 
-const comparable = (m: Pick<MessageInput, "role" | "content"> & { clientId?: string | null; metadata?: unknown }) => ({
-  role: m.role, content: m.content, clientId: m.clientId ?? null, metadata: m.metadata ?? null,
+/**
+ * The forkpoint metadata key of a message that is a later form of the message before it (the id of that entry):
+ * entries are never rewritten, so an answer that grows across requests is stored again, whole, and read as one.
+ */
+export const CONTINUES = "continues";
+
+/** One message of the app's list as stored: the entry it began as and its latest form (the same entry unless it went on). */
+export interface StoredMessage {
+  first: Message;
+  latest: Message;
+}
+
+/** Groups a history's entries into the app's messages: an entry marked as continuing the one before replaces it. */
+export function storedMessages(history: Message[]): StoredMessage[] {
+  const out: StoredMessage[] = [];
+  for (const m of history) {
+    const last = out.at(-1);
+    if (last && m.metadata?.[CONTINUES] === last.latest.id) last.latest = m;
+    else out.push({ first: m, latest: m });
+  }
+  return out;
+}
+
+/** A message's own metadata, without the continuation mark. */
+function ownMetadata(metadata: unknown): JsonObject | null {
+  if (typeof metadata !== "object" || metadata === null) return null;
+  const { [CONTINUES]: _mark, ...rest } = metadata as JsonObject;
+  return Object.keys(rest).length > 0 ? rest : null;
+}
+
+/**
+ * Role, content and metadata: what makes a message the same. Ids are left out: a client names the answers it
+ * receives itself unless the server sends ids (`generateMessageId`), and a list whose ids changed is the same chat;
+ * treating it as edited would fork and undo every tool call after the first renamed message.
+ */
+const comparable = (m: { role: string; content: unknown; metadata?: unknown }) => ({
+  role: m.role, content: m.content, metadata: ownMetadata(m.metadata),
 });
+
+export interface SyncOptions {
+  /** Whether `next` is a later form of the stored last message `stored` (an answer continued by a later request). */
+  continues?: (stored: Message, next: MessageInput) => boolean;
+}
 
 /**
  * Brings the current branch to `inputs`: the longest unchanged prefix stays; the first changed message becomes a new
- * version (an edit: a branch forked before it); a list shorter than the history forks right after its last message
- * (the old branch stays in the tree; tool calls made after that message are undone); the messages after that are appended in one transaction.
+ * version (an edit: a branch forked before it) unless it is the last stored message going on (`options.continues`),
+ * which is appended again in its longer form, nothing undone; a list shorter than the history forks right after its
+ * last message (the old branch stays in the tree; tool calls made after that message are undone); the messages after
+ * that are appended in one transaction.
  */
-export async function syncHistory(s: SessionHandle, inputs: MessageInput[]): Promise<SaveResult> {
-  const history = await s.history();
+export async function syncHistory(s: SessionHandle, inputs: MessageInput[], options: SyncOptions = {}): Promise<SaveResult> {
+  const stored = storedMessages(await s.history());
   let kept = 0;
-  while (kept < history.length && kept < inputs.length && isDeepStrictEqual(comparable(history[kept]!), comparable(inputs[kept]!))) kept++;
+  while (kept < stored.length && kept < inputs.length && isDeepStrictEqual(comparable(stored[kept]!.latest), comparable(inputs[kept]!))) kept++;
   // Everything to be written is checked before the first write: a bad message leaves the history as it was.
   const { ctx } = sessionEngine(s);
   for (let i = kept; i < inputs.length; i++) messageFields(ctx, inputs[i], `messages[${i}]`);
-  const appending = inputs.length - kept - (kept < history.length && kept < inputs.length ? 1 : 0);
+  const changed = kept < stored.length && kept < inputs.length;
+  const continued = changed && kept === stored.length - 1 && options.continues?.(stored[kept]!.latest, inputs[kept]!) === true;
+  const appending = inputs.length - kept - (changed && !continued ? 1 : 0);
   if (appending > ctx.limits.maxBatch) {
     throw new PayloadTooLargeError("messages", `at most ${ctx.limits.maxBatch} new messages per save (got ${appending})`, ctx.limits.maxBatch);
   }
   let forked: SaveResult["forked"] = null;
-  let from = kept;
-  if (kept < history.length) {
-    const differing = history[kept]!;
-    if (kept < inputs.length) {
-      await s.edit(differing.id, inputs[kept]!);
-      forked = "edit";
-      from = kept + 1;
-    } else {
-      // Right after the last message kept: tool calls made after it (the dropped answer's) are undone too.
-      const lastKept = kept > 0 ? history[kept - 1]!.id : null;
-      await sessionEngine(s).run((ctx, ref) => forkAfter(ctx, ref, lastKept));
-      forked = "truncate";
-    }
+  const rest = inputs.slice(kept);
+  if (continued) {
+    const next = rest[0]!;
+    rest[0] = { ...next, metadata: { ...(next.metadata ?? {}), [CONTINUES]: stored[kept]!.latest.id } };
+  } else if (changed) {
+    // Before the message's first form: its later forms and the tool calls between them go with it.
+    await s.edit(stored[kept]!.first.id, rest.shift()!);
+    forked = "edit";
+  } else if (kept < stored.length) {
+    // Right after the last message kept: tool calls made after it (the dropped answer's) are undone too.
+    const lastKept = kept > 0 ? stored[kept - 1]!.latest.id : null;
+    await sessionEngine(s).run((ctx, ref) => forkAfter(ctx, ref, lastKept));
+    forked = "truncate";
   }
-  const rest = inputs.slice(from);
   if (rest.length > 0) await s.append(rest);
-  return { kept, forked, appended: rest.length };
+  return { kept, forked, continued, appended: rest.length };
 }

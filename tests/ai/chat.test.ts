@@ -46,7 +46,7 @@ describe("saveChat / loadChat", () => {
       },
     ];
     const saved = await saveChat(s, messages);
-    expect(saved).toEqual({ kept: 0, forked: null, appended: 3 });
+    expect(saved).toEqual({ kept: 0, forked: null, continued: false, appended: 3 });
     expect((await s.history()).map((m) => m.clientId)).toEqual(["sys", "u1", "a1"]);
 
     const loaded = await loadChat<ChatMessage>(s);
@@ -63,12 +63,12 @@ describe("saveChat / loadChat", () => {
     await saveChat(s, [user("u1", "hi"), assistant("a1", "hello")]);
     const before = await s.history();
     const r = await saveChat(s, [user("u1", "hi"), assistant("a1", "hello"), user("u2", "more"), assistant("a2", "sure")]);
-    expect(r).toEqual({ kept: 2, forked: null, appended: 2 });
+    expect(r).toEqual({ kept: 2, forked: null, continued: false, appended: 2 });
     const after = await s.history();
     expect(after.slice(0, 2)).toEqual(before);
     expect(await s.branches()).toHaveLength(1);
     // Saving the same list again writes nothing.
-    expect(await saveChat(s, await loadChat(s))).toEqual({ kept: 4, forked: null, appended: 0 });
+    expect(await saveChat(s, await loadChat(s))).toEqual({ kept: 4, forked: null, continued: false, appended: 0 });
   });
 
   it("a regenerated answer becomes a new version of it, the old one kept", async () => {
@@ -76,15 +76,15 @@ describe("saveChat / loadChat", () => {
     await saveChat(s, [user("u1", "hi"), assistant("a1", "hello")]);
     const old = (await s.history())[1]!;
     // The regenerate request carries the messages without the answer; the response adds the new answer.
-    expect(await saveChat(s, [user("u1", "hi")])).toEqual({ kept: 1, forked: "truncate", appended: 0 });
+    expect(await saveChat(s, [user("u1", "hi")])).toEqual({ kept: 1, forked: "truncate", continued: false, appended: 0 });
     expect((await loadChat(s)).map((m) => m.id)).toEqual(["u1"]);
-    expect(await saveChat(s, [user("u1", "hi"), assistant("a1b", "hey there")])).toEqual({ kept: 1, forked: null, appended: 1 });
+    expect(await saveChat(s, [user("u1", "hi"), assistant("a1b", "hey there")])).toEqual({ kept: 1, forked: null, continued: false, appended: 1 });
     const answer = (await s.history())[1]!;
     const v = await s.versions(answer.id);
     expect([v.index + 1, v.count]).toEqual([2, 2]);
     expect(v.versions[0]!.message.id).toBe(old.id);
     // Saved only after the response (no truncating save first): the changed answer is an edit, a version too.
-    expect(await saveChat(s, [user("u1", "hi"), assistant("a1c", "third")])).toEqual({ kept: 1, forked: "edit", appended: 0 });
+    expect(await saveChat(s, [user("u1", "hi"), assistant("a1c", "third")])).toEqual({ kept: 1, forked: "edit", continued: false, appended: 0 });
     const third = await s.versions((await s.history())[1]!.id);
     expect([third.index + 1, third.count]).toEqual([3, 3]);
   });
@@ -121,7 +121,7 @@ describe("saveChat / loadChat", () => {
     await saveChat(s, first);
     const oldBranch = (await s.info()).currentBranchId;
     const r = await saveChat(s, [user("u1", "trip to Lisbon"), assistant("a1x", "ok, Lisbon")]);
-    expect(r).toEqual({ kept: 0, forked: "edit", appended: 1 });
+    expect(r).toEqual({ kept: 0, forked: "edit", continued: false, appended: 1 });
     expect((await loadChat(s)).map((m) => (m.parts[0] as { text: string }).text)).toEqual(["trip to Lisbon", "ok, Lisbon"]);
     const v = await s.versions((await s.history())[0]!.id);
     expect([v.index + 1, v.count]).toEqual([2, 2]);
