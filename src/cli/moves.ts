@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import type { MoveOptions, MovePlan, MoveResult, PlanTarget, SessionHandle, ToolInvocation } from "../index.js";
 import { ConflictError } from "../models/errors.js";
 import { CliError, type Cli } from "./cli.js";
-import { inline, type Output } from "./output.js";
+import { escapeText, inline, type Output } from "./output.js";
 
 export interface MoveFlags {
   continueOnError?: boolean;
@@ -32,7 +32,7 @@ export function moveOptions(cli: Cli, o: MoveFlags): MoveOptions {
   };
 }
 
-const calls = (list: readonly ToolInvocation[]) => list.map((t) => `${t.tool} ${t.id}`).join(", ");
+const calls = (list: readonly ToolInvocation[]) => list.map((t) => `${t.tool} ${t.id}`).join(", "); // escaped with the whole message
 
 function toolsRefusal(cli: Cli, verb: string, unregistered: readonly ToolInvocation[]): CliError {
   const tools = [...new Set(unregistered.map((t) => t.tool))].join(", ");
@@ -61,7 +61,7 @@ export async function guardedMove<R>(cli: Cli, s: SessionHandle, verb: string, t
   }
 }
 
-const toolLine = (t: ToolInvocation) => `${inline(t.tool)} ${t.id} ${inline(t.args, 60)}`;
+const toolLine = (t: ToolInvocation) => `${inline(t.tool)} ${escapeText(t.id)} ${inline(t.args, 60)}`;
 
 /** The tool calls a move (or a plan) undid, replayed, skipped, left or failed, one line each. */
 function toolLines(out: Output, r: Omit<MoveResult, "branch">, planned: boolean): string[] {
@@ -74,12 +74,12 @@ function toolLines(out: Output, r: Omit<MoveResult, "branch">, planned: boolean)
     ...group("unknown", r.unknown).map((l, i) => (i === 0 ? out.c.yellow(l) : l)),
     ...(r.failed.length === 0 ? [] : [out.c.red(`failed        ${r.failed.length}`), ...r.failed.map((f) => `  ${f.step} ${toolLine(f.invocation)}: ${inline(f.error)}`)]),
     ...(r.files ? [`files         ${r.files.written.length} written, ${r.files.deleted.length} deleted`] : []),
-    ...(r.savedDrift ? [`saved drift   ${r.savedDrift.files.length} file(s) in checkpoint ${r.savedDrift.checkpointId}`] : []),
+    ...(r.savedDrift ? [`saved drift   ${r.savedDrift.files.length} file(s) in checkpoint ${escapeText(r.savedDrift.checkpointId)}`] : []),
   ];
 }
 
 export function moveResultLines(out: Output, r: MoveResult): string[] {
-  return [`now on branch ${r.branch.id} at position ${r.branch.head}`, ...toolLines(out, r, false)];
+  return [`now on branch ${escapeText(r.branch.id)} at position ${r.branch.head}`, ...toolLines(out, r, false)];
 }
 
 export function planLines(out: Output, plan: MovePlan): string[] {
@@ -87,7 +87,7 @@ export function planLines(out: Output, plan: MovePlan): string[] {
   const counts = { message: 0, tool: 0, state: 0 };
   for (const e of plan.leftBehind) counts[e.kind]++;
   return [
-    b.id ? `would switch to branch ${b.id} at position ${b.position}` : `would create a branch from ${b.parentId} at position ${b.forkPosition}`,
+    b.id ? `would switch to branch ${escapeText(b.id)} at position ${b.position}` : `would create a branch from ${escapeText(String(b.parentId))} at position ${b.forkPosition}`,
     `left behind   ${plan.leftBehind.length} entries (${counts.message} messages, ${counts.tool} tool calls, ${counts.state} state changes)`,
     ...toolLines(out, plan, true),
   ];

@@ -1,6 +1,7 @@
 // The CLI is safe to point at anything: reads never create a database, and stored text cannot drive the terminal.
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openForkpoint } from "../../src/index.js";
 import { escapeText, inline } from "../../src/cli/output.js";
@@ -139,6 +140,33 @@ describe("stored text cannot drive the operator's terminal", () => {
     expect(Buffer.from(shortened).toString()).toBe(shortened); // UTF-8 would turn a lone surrogate into U+FFFD
     expect(shortened).toBe(`${"a".repeat(98)}…`);
     expect(inline("👨‍👩‍👧👨‍👩‍👧", 10)).toBe("👨‍👩‍👧…"); // a family is one character of 8 UTF-16 units
+  });
+
+  it("ids are escaped too: an imported document chooses its own", async () => {
+    // Import keeps a document's ids (any text, hashed with the rest): written here straight into a copy's rows.
+    const file = join(cli.dir, "hostile-ids.db");
+    const fp = openForkpoint({ path: file });
+    const s = await fp.createSession({ userId: "ann", title: "ids" });
+    await s.append({ role: "user", content: "hi" });
+    const cp = await s.checkpoint({ name: "one" });
+    await s.recordToolCall({ tool: "fetch", args: {}, result: null });
+    await fp.close();
+    const raw = new Database(file);
+    raw.pragma("foreign_keys = OFF");
+    const branch = `br\x1b[2J\u202e`;
+    const checkpoint = `cp\x1b]0;pwned\x07`;
+    const was = (raw.prepare("SELECT current_branch_id AS id FROM sessions").get() as { id: string }).id;
+    for (const [table, column] of [["branches", "id"], ["entries", "branch_id"], ["sessions", "current_branch_id"], ["checkpoints", "branch_id"], ["events", "branch_id"]]) {
+      raw.prepare(`UPDATE ${table} SET ${column} = ? WHERE ${column} = ?`).run(branch, was);
+    }
+    raw.prepare("UPDATE checkpoints SET id = ? WHERE id = ?").run(checkpoint, cp.id);
+    raw.prepare("UPDATE events SET ref_id = ? WHERE ref_id = ?").run(checkpoint, cp.id);
+    raw.close();
+    for (const args of [["summary", s.id], ["tree", s.id], ["checkpoints"], ["timeline", s.id], ["history", s.id], ["plan", s.id, "-b", branch]]) {
+      const r = cli.run(["--db", file, ...args, "-u", "ann"]);
+      expect([args[0], r.status]).toEqual([args[0], 0]);
+      expect([args[0], r.stdout]).toEqual([args[0], expect.not.stringMatching(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/)]);
+    }
   });
 
   it("usage errors quote the command line escaped too (an id pasted from anywhere)", () => {

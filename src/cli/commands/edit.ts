@@ -32,7 +32,7 @@ export function editCommand(program: Command, cli: Cli): void {
       const versions = await s.versions(messageId);
       const role = o.role ?? versions.versions[versions.index]!.message.role;
       const r = await guardedMove(cli, s, "edit", { messageId }, o, () => s.edit(messageId, { role, content }, options));
-      cli.out.print(r, () => [`new message ${r.message.id} at position ${r.message.position}: ${inline(r.message.role)}: ${inline(r.message.content, 100)}`, ...moveResultLines(cli.out, r)]);
+      cli.out.print(r, () => [`new message ${inline(r.message.id)} at position ${r.message.position}: ${inline(r.message.role)}: ${inline(r.message.content, 100)}`, ...moveResultLines(cli.out, r)]);
     });
   });
 }

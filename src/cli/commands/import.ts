@@ -7,6 +7,7 @@ import { ValidationError } from "../../models/errors.js";
 import type { Cli } from "../cli.js";
 import { withForkpoint } from "../open.js";
 import { examples } from "../options.js";
+import { escapeText } from "../output.js";
 import { progressReporter } from "../progress.js";
 
 export function importCommand(program: Command, cli: Cli): void {
@@ -25,7 +26,7 @@ export function importCommand(program: Command, cli: Cli): void {
       const progress = progressReporter("import", cli.io.stderr);
       try {
         const s = await fp.importSession(doc as SessionExport, { userId: o.user, onProgress: progress.onProgress });
-        cli.out.print({ sessionId: s.id, userId: s.userId }, () => [`imported session ${s.id} for ${s.userId}`]);
+        cli.out.print({ sessionId: s.id, userId: s.userId }, () => [`imported session ${escapeText(s.id)} for ${escapeText(s.userId)}`]);
       } finally {
         progress.stop();
       }

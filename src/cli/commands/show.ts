@@ -16,8 +16,8 @@ export function showCommand(program: Command, cli: Cli): void {
       const restored = await (await fp.getSession(cp.sessionId, { userId: o.user })).restore(cp.id);
       const { out } = cli;
       out.print(restored, () => [
-        `checkpoint ${cp.id}${cp.name ? ` "${escapeText(cp.name)}"` : ""}${cp.auto ? " (auto)" : ""}`,
-        `session    ${cp.sessionId}, branch ${cp.branchId}, position ${cp.position}`,
+        `checkpoint ${escapeText(cp.id)}${cp.name ? ` "${escapeText(cp.name)}"` : ""}${cp.auto ? " (auto)" : ""}`,
+        `session    ${escapeText(cp.sessionId)}, branch ${escapeText(cp.branchId)}, position ${cp.position}`,
         `created    ${out.time(cp.createdAt)}${cp.expiresAt ? `, expires ${out.time(cp.expiresAt)}` : ""}`,
         `checksum   ${cp.checksum} (verified)`,
         `state      ${inline(restored.state)}`,

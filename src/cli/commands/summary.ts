@@ -16,10 +16,10 @@ export function summaryCommand(program: Command, cli: Cli): void {
       const { out } = cli;
       const t = sum.toolCalls;
       out.print(sum, () => [
-        `${sum.id}  ${escapeText(sum.title ?? "(untitled)")}  updated ${out.time(sum.updatedAt)}`,
-        `branches     ${sum.branches}; current ${sum.currentBranchId} at position ${sum.position}, ${sum.messages} messages`,
+        `${escapeText(sum.id)}  ${escapeText(sum.title ?? "(untitled)")}  updated ${out.time(sum.updatedAt)}`,
+        `branches     ${sum.branches}; current ${escapeText(sum.currentBranchId)} at position ${sum.position}, ${sum.messages} messages`,
         `last message ${sum.lastMessage ? `${inline(sum.lastMessage.role)}: ${inline(sum.lastMessage.content, 120)}` : "(none)"}`,
-        `checkpoints  ${sum.checkpoints}${sum.latestCheckpoint ? `; latest ${sum.latestCheckpoint.id} ${inline(sum.latestCheckpoint.name ?? "(unnamed)")} ${out.time(sum.latestCheckpoint.createdAt)}` : ""}`,
+        `checkpoints  ${sum.checkpoints}${sum.latestCheckpoint ? `; latest ${escapeText(sum.latestCheckpoint.id)} ${inline(sum.latestCheckpoint.name ?? "(unnamed)")} ${out.time(sum.latestCheckpoint.createdAt)}` : ""}`,
         `tool calls   ${t.total} (${t.succeeded} succeeded, ${t.failed} failed, ${t.running} running; ${t.applied} applied)`,
       ]);
     }),

@@ -17,9 +17,10 @@ export function treeCommand(program: Command, cli: Cli): void {
       const tree = branchTree(await (await fp.getSession(sessionId, { userId: o.user })).branches());
       const { c } = cli.out;
       const describe = (n: BranchTreeNode) => {
-        const origin = n.reason === "root" ? "root" : `${n.reason} at ${n.forkPosition}${n.forkCheckpointId ? ` from checkpoint ${c.cyan(n.forkCheckpointId)}` : ""}`;
+        const origin = n.reason === "root" ? "root" : `${n.reason} at ${n.forkPosition}${n.forkCheckpointId ? ` from checkpoint ${c.cyan(escapeText(n.forkCheckpointId))}` : ""}`;
         const name = n.name ? ` "${escapeText(n.name)}"` : "";
-        return `${n.current ? c.green(c.bold(n.id)) : n.id}${name}  ${origin}, head ${n.head}${n.current ? c.green("  * current") : ""}`;
+        const id = escapeText(n.id);
+        return `${n.current ? c.green(c.bold(id)) : id}${name}  ${origin}, head ${n.head}${n.current ? c.green("  * current") : ""}`;
       };
       const lines: string[] = [];
       const walk = (nodes: BranchTreeNode[], prefix: string, top: boolean) => {

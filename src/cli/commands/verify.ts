@@ -22,7 +22,7 @@ export function verifyCommand(program: Command, cli: Cli): void {
       const { c } = cli.out;
       cli.out.print(report, () => [
         report.ok ? c.green(`ok: ${report.sessions} session(s) verified`) : c.red(`${report.problems.length} problem(s) in ${report.sessions} session(s)`),
-        ...report.problems.map((p) => `  ${p.kind} ${p.id}: ${escapeText(p.detail)}`),
+        ...report.problems.map((p) => `  ${p.kind} ${escapeText(p.id)}: ${escapeText(p.detail)}`),
       ]);
       if (!report.ok) process.exitCode = 1;
     }),
