@@ -16,9 +16,13 @@ export interface FrameworkBinding {
 
 interface Dispatcher {
   name: string;
-  /** The binding each session's wrapped tools gave, and the latest one (for a session that bound none in this process). */
+  /** The binding each session's wrapped tools gave in this process. */
   bySession: Map<string, FrameworkBinding>;
-  latest: FrameworkBinding;
+  /**
+   * The binding given to `openForkpoint({ tools })` (aiToolDefinitions), for sessions that bound none here; null when
+   * the tool was registered by wrapping: another session's functions may close over that session's world.
+   */
+  general: FrameworkBinding | null;
   /** The framework's options of each live call being journaled and run, by session and call id. */
   live: Map<string, unknown>;
 }
@@ -31,15 +35,22 @@ const byEngine = new WeakMap<EngineContext, Map<string, Dispatcher>>();
 const liveKey = (sessionId: string, callId: string): string => `${sessionId}\u0000${callId}`;
 
 function bindingFor(d: Dispatcher, sessionId: string): FrameworkBinding {
-  return d.bySession.get(sessionId) ?? d.latest;
+  const binding = d.bySession.get(sessionId) ?? d.general;
+  if (binding) return binding;
+  throw new ConflictError(
+    `tool ${JSON.stringify(d.name)} is bound for no call of session ${JSON.stringify(sessionId)} here: wrap its tools for it ` +
+      `(undoableTools / undoableAgentTools) or give their definitions to openForkpoint({ tools })`,
+    "TOOL_NOT_REGISTERED",
+  );
 }
 
 /**
- * A forkpoint tool that routes to the binding of the session it serves. Reversible or not is fixed by the first
- * binding (the registry reads it when a call is journaled): a later binding of the same name must agree.
+ * A forkpoint tool that routes to the binding of the session it serves (`general`, when given, serves the sessions
+ * that bound none). Reversible or not is fixed by the first binding (the registry reads it when a call is
+ * journaled): a later binding of the same name must agree.
  */
-export function frameworkTool(name: string, binding: FrameworkBinding): ToolDefinition {
-  const d: Dispatcher = { name, bySession: new Map(), latest: binding, live: new Map() };
+export function frameworkTool(name: string, binding: FrameworkBinding, general: boolean): ToolDefinition {
+  const d: Dispatcher = { name, bySession: new Map(), general: general ? binding : null, live: new Map() };
   const run = (args: JsonValue, ctx: ToolContext): any => {
     const live = !ctx.replay && ctx.callId ? d.live.get(liveKey(ctx.sessionId, ctx.callId)) : undefined;
     return bindingFor(d, ctx.sessionId).run(args, ctx, live);
@@ -64,7 +75,7 @@ export function bindFrameworkTools(s: SessionHandle, bindings: Record<string, Fr
   for (const [name, binding] of Object.entries(bindings)) {
     const known = ctx.tools.find(name);
     if (!known) {
-      const definition = frameworkTool(name, binding);
+      const definition = frameworkTool(name, binding, false);
       ctx.tools.add(definition);
       ownDispatcher(ctx, name, dispatchers.get(definition)!).bySession.set(s.id, binding);
       continue;
@@ -75,7 +86,6 @@ export function bindFrameworkTools(s: SessionHandle, bindings: Record<string, Fr
       throw new ConflictError(`tool ${JSON.stringify(name)} is registered ${known.undo ? "with" : "without"} an undo: bind it the same way`, "TOOL_UNDO_MISMATCH");
     }
     ownDispatcher(ctx, name, d).bySession.set(s.id, binding);
-    d.latest = binding;
   }
 }
 

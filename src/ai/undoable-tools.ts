@@ -98,5 +98,5 @@ export function undoableTools<TOOLS extends ToolSet>(
  * call in this process (recovery at open, a rollback from another handle) can then undo and replay them too.
  */
 export function aiToolDefinitions<TOOLS extends ToolSet>(tools: TOOLS, undos: AiToolUndos<TOOLS> = {}): ToolDefinition[] {
-  return Object.entries(bindings(tools, undos as Record<string, unknown>, "aiToolDefinitions")).map(([name, b]) => frameworkTool(name, b));
+  return Object.entries(bindings(tools, undos as Record<string, unknown>, "aiToolDefinitions")).map(([name, b]) => frameworkTool(name, b, true));
 }
