@@ -1,0 +1,45 @@
+// forkpoint/ai tools at their edges: a client-side tool, a tool that throws, two calls sharing one toolCallId in a
+// step; undo receives the recorded args and result, replay the recorded toolCallId.
+import { generateText, stepCountIs, tool } from "ai";
+import { expect, it } from "vitest";
+import { z } from "zod";
+import { undoableTools } from "../../src/ai/index.js";
+import { tempDatabases } from "../helpers.js";
+import { call, scriptedModel, text } from "./mock-model.js";
+
+const dbs = tempDatabases();
+
+it("one step with a client-side tool, a throwing tool and a repeated call id: each is journaled, undone and replayed as it ran", async () => {
+  const { fp } = dbs.open();
+  const s = await fp.createSession({ userId: "u" });
+  const cp = await s.checkpoint();
+  const log: string[] = [];
+  const appTools = {
+    put: tool({ inputSchema: z.object({ k: z.string() }), execute: async ({ k }, { toolCallId }) => (log.push(`put ${k} ${toolCallId}`), { at: k, n: [1] }) }),
+    boom: tool({ inputSchema: z.object({}), execute: async (): Promise<string> => { throw new Error("boom!"); } }),
+    ask_user: tool({ inputSchema: z.object({ q: z.string() }) }),
+  };
+  const tools = undoableTools(s, appTools, {
+    put: ({ args, result }) => void log.push(`undo ${args.k} ${JSON.stringify(result)}`),
+    boom: () => void log.push("undo boom"),
+  });
+  expect(tools.ask_user).toBe(appTools.ask_user);
+  const r = await generateText({
+    model: scriptedModel([[call("x1", "put", { k: "a" }), call("x1", "put", { k: "b" }), call("b1", "boom", {}), call("c1", "ask_user", { q: "?" })], [text("end")]]),
+    tools, prompt: "go", stopWhen: stepCountIs(4),
+  });
+  // The loop stops at the client-side call; the throw is the model's tool-error, recorded as failed.
+  expect(r.steps[0]!.content.filter((c) => c.type === "tool-error").map((c) => String((c as { error: unknown }).error))).toEqual(["Error: boom!"]);
+  expect((await s.toolTrack()).map((t) => [t.tool, t.callId, t.status, t.args, t.result])).toEqual([
+    ["put", "x1", "succeeded", { k: "a" }, { at: "a", n: [1] }],
+    ["put", "x1", "succeeded", { k: "b" }, { at: "b", n: [1] }],
+    ["boom", "b1", "failed", {}, null],
+  ]);
+  const loop = (await s.info()).currentBranchId;
+  const back = await s.rollback(cp.id);
+  expect(back.undone.map((t) => t.args)).toEqual([{ k: "b" }, { k: "a" }]);
+  const again = await s.switchBranch(loop);
+  expect(again.replayed.map((t) => t.args)).toEqual([{ k: "a" }, { k: "b" }]);
+  // A failed call is never undone nor replayed.
+  expect(log).toEqual(['put a x1', 'put b x1', 'undo b {"at":"b","n":[1]}', 'undo a {"at":"a","n":[1]}', 'put a x1', 'put b x1']);
+});
