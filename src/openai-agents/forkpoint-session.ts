@@ -62,6 +62,15 @@ export class ForkpointSession implements Session {
   }
 
   /**
+   * The Runner's compaction (a `compaction` item, then the items it keeps): appended on the current branch, as the
+   * SDK allows for stores that treat the leading compaction item as where history starts (the Runner reads from the
+   * latest one). Without this the Runner would clear the session, a move that undoes every tool call before it.
+   */
+  async replaceHistoryWithCompaction(items: AgentInputItem[]): Promise<void> {
+    await this.addItems(items);
+  }
+
+  /**
    * Removes the last item: a new branch forked right after the item before it becomes current (the old branch keeps
    * it), so tool calls made between the two are undone with it. The Runner saves a run's input once its first turn's
    * tool calls have run: popping a run's items back to and including its input undoes them.
