@@ -58,6 +58,33 @@ describe("saveChat / loadChat", () => {
     expect(JSON.stringify((await s.history())[2]!.content)).toContain(Buffer.from(png).toString("base64"));
   });
 
+  it("round-trips metadata of every JSON type and tool parts in every state, and saving them again writes nothing", async () => {
+    const { s } = await session();
+    const metas: unknown[] = [0, false, "", null, [], [1, "two", null], { nested: { $fp: "bytes", base64: "not really" } }, { createdAt: 1.5 }];
+    const states: UIMessage["parts"] = [
+      { type: "tool-search", toolCallId: "t1", state: "input-streaming", input: undefined },
+      { type: "tool-search", toolCallId: "t2", state: "input-streaming", input: { q: "par" } },
+      { type: "tool-search", toolCallId: "t3", state: "input-available", input: { q: "full" }, callProviderMetadata: { p: { x: 1 } } },
+      { type: "tool-search", toolCallId: "t4", state: "output-available", input: { q: "x" }, output: [{ hit: 1 }], preliminary: true },
+      { type: "tool-search", toolCallId: "t5", state: "output-error", input: { q: "x" }, errorText: "boom" },
+      { type: "tool-delete", toolCallId: "t6", state: "approval-requested", input: { id: 1 }, approval: { id: "ap1" } },
+      { type: "tool-delete", toolCallId: "t7", state: "approval-responded", input: { id: 1 }, approval: { id: "ap2", approved: false, reason: "no" } },
+      { type: "tool-delete", toolCallId: "t8", state: "output-denied", input: { id: 1 }, approval: { id: "ap3", approved: false } },
+      { type: "dynamic-tool", toolName: "mcp_x", toolCallId: "t9", state: "output-error", input: {}, errorText: "e" },
+      { type: "file", mediaType: "application/pdf", url: "data:application/pdf;base64,JVBERi0=" },
+      { type: "source-url", sourceId: "s1", url: "https://x.test" },
+    ];
+    const messages: UIMessage[] = [
+      ...metas.map((metadata, i): UIMessage => ({ id: `m${i}`, role: "user", metadata, parts: [{ type: "text", text: `m${i}` }] })),
+      { id: "a", role: "assistant", parts: states },
+    ];
+    await saveChat(s, messages);
+    const loaded = await loadChat(s);
+    expect(loaded).toEqual(messages);
+    expect(loaded.map((m) => m.metadata)).toStrictEqual([...metas, undefined]);
+    expect(await saveChat(s, loaded)).toEqual({ kept: messages.length, forked: null, continued: false, appended: 0 });
+  });
+
   it("keeps the unchanged prefix as it is and appends only the new messages", async () => {
     const { s } = await session();
     await saveChat(s, [user("u1", "hi"), assistant("a1", "hello")]);
