@@ -23,18 +23,11 @@ export async function withForkpoint<T>(cli: Cli, mode: Mode, fn: (fp: Forkpoint)
   const tools = [...extraTools, ...(cli.options.tools ? await loadTools(cli.options.tools) : [])];
   // Loaded here, not at startup: the engine (driver, schemas, drizzle) is most of what `forkpoint --help` would load.
   const { openForkpoint } = await import("../index.js");
-  const { hasWalFiles, releaseWalFiles } = await import("../store/wal-files.js");
-  // A read-only connection cannot remove the -wal and -shm files it creates: for a database at rest (none beside it)
-  // they are removed after the read, which leaves the directory as the read found it.
-  const atRest = mode === "read" && path !== ":memory:" && !hasWalFiles(path);
+  // A read-only open leaves a database at rest as it found it (its close gives back the -wal and -shm files).
+  const fp = openForkpoint({ path, readonly: mode === "read", ...(tools.length > 0 ? { tools } : {}) });
   try {
-    const fp = openForkpoint({ path, readonly: mode === "read", ...(tools.length > 0 ? { tools } : {}) });
-    try {
-      return await fn(fp);
-    } finally {
-      await fp.close();
-    }
+    return await fn(fp);
   } finally {
-    if (atRest) releaseWalFiles(path);
+    await fp.close();
   }
 }

@@ -7,6 +7,7 @@ import { prepare, type RowMode, type Statement } from "./object-rows.js";
 import { openDatabase, type OpenDatabaseOptions } from "./open-database.js";
 import { WalCheckpointer } from "./wal-checkpointer.js";
 import { LangGraphTables } from "./langgraph-tables.js";
+import { hasWalFiles, releaseWalFiles } from "./wal-files.js";
 import type {
   BranchRow, CheckpointAnchorRow, CheckpointFilter, EntryBaseRow, MessageRow, CheckpointRow, EntryRow, EventRow, LineageSegment, MoveRow,
   MoveStepRow, MoveStepStatus, NewCheckpoint, ListedCheckpoint, HeadRow, CurrentRow, WorkspaceRow, CheckpointFilesRow, NewEntry, SessionRow, Store, TimelineRow, ToolResultRow, ToolRow, UserRow,
@@ -127,8 +128,13 @@ export class SqliteStore implements Store {
   readonly checkpointer: WalCheckpointer | undefined;
   readonly langgraph: LangGraphTables;
 
+  /** A read-only open of a database at rest (no -wal or -shm beside it): its close gives those files back. */
+  readonly #releaseWalFiles: (() => void) | undefined;
+
   constructor(options: OpenDatabaseOptions) {
+    const atRest = options.readonly && options.path !== ":memory:" && !hasWalFiles(options.path);
     this.db = openDatabase(options);
+    if (atRest) this.#releaseWalFiles = () => releaseWalFiles(options.path);
     if (options.walWorker && !options.readonly && options.path !== ":memory:") {
       this.checkpointer = new WalCheckpointer(this.db, { everyWrites: 32, startAfterWrites: 256, onFailure: options.onWarning });
     }
@@ -328,7 +334,10 @@ export class SqliteStore implements Store {
     if (this.#closing) return this.#closing;
     this.#closed = true;
     const stopping = this.checkpointer?.close();
-    if (!stopping) this.db.close();
+    if (!stopping) {
+      this.db.close();
+      this.#releaseWalFiles?.();
+    }
     this.#closing = stopping ? stopping.finally(() => this.db.close()) : Promise.resolve();
     return this.#closing;
   }

@@ -225,6 +225,32 @@ describe("read-only mode", () => {
     await fp.close();
     expect(dumpDatabase(file)).toEqual(before);
   });
+
+  it("leaves a database at rest as it found it: no -wal or -shm file stays behind a read", async () => {
+    const file = dbs.path();
+    await seeded(file);
+    const listing = () => fs.readdirSync(path.dirname(file)).filter((f) => f.startsWith(path.basename(file))).sort();
+    const before = listing();
+    expect(before).toEqual([path.basename(file)]);
+    const fp = openForkpoint({ path: file, readonly: true });
+    expect((await fp.listSessions({ userId: "alice" })).items).toHaveLength(1);
+    await fp.close();
+    expect(listing()).toEqual(before);
+  });
+
+  it("leaves another connection's -wal and -shm files in place", async () => {
+    const file = dbs.path();
+    const seed = await seeded(file);
+    const writer = openForkpoint({ path: file });
+    await (await writer.getSession(seed.id, { userId: "alice" })).append({ role: "user", content: "still open" });
+    const reader = openForkpoint({ path: file, readonly: true });
+    expect((await reader.listSessions({ userId: "alice" })).items).toHaveLength(1);
+    await reader.close();
+    expect(fs.existsSync(`${file}-wal`)).toBe(true);
+    const s = await writer.getSession(seed.id, { userId: "alice" });
+    expect((await s.history()).at(-1)!.content).toBe("still open");
+    await writer.close();
+  });
 });
 
 describe("after close", () => {
