@@ -25,12 +25,46 @@ export interface UndoableToolsOptions {
 
 type Execute = (input: unknown, options: ToolExecutionOptions) => unknown;
 
+/** What a live call hands its binding: the AI SDK's options, and where a streaming execute's outputs go as they come. */
+interface LiveCall {
+  options: ToolExecutionOptions;
+  onOutput?: (output: unknown) => void;
+}
+
 /** The tool's final output: an `execute` that streams preliminary outputs (an async iterable) ends with it. */
-async function finalOutput(value: unknown): Promise<unknown> {
+async function finalOutput(value: unknown, onOutput?: (output: unknown) => void): Promise<unknown> {
   if (value === null || typeof value !== "object" || !(Symbol.asyncIterator in value)) return value;
   let last: unknown;
-  for await (const item of value as AsyncIterable<unknown>) last = item;
+  for await (const item of value as AsyncIterable<unknown>) {
+    onOutput?.(item);
+    last = item;
+  }
   return last;
+}
+
+/** An `async function*` execute: the AI SDK streams its outputs as preliminary results, so the wrapper must too. */
+const streams = (execute: unknown): boolean => Object.prototype.toString.call(execute) === "[object AsyncGeneratorFunction]";
+
+/** Runs `call` (which reports outputs through the callback it is given), yielding each output as it comes. */
+async function* relay(call: (onOutput: (output: unknown) => void) => Promise<unknown>): AsyncGenerator<unknown> {
+  const queue: unknown[] = [];
+  let wake: (() => void) | null = null;
+  let finished = false;
+  const running = call((output) => {
+    queue.push(output);
+    wake?.();
+  }).finally(() => {
+    finished = true;
+    wake?.();
+  });
+  running.catch(() => undefined); // rethrown below, once the outputs before the failure are out
+  for (;;) {
+    while (queue.length > 0) yield queue.shift();
+    if (finished) break;
+    await new Promise<void>((resolve) => (wake = resolve));
+    wake = null;
+  }
+  await running;
 }
 
 function bindings(tools: ToolSet, undos: Record<string, unknown>, where: string): Record<string, FrameworkBinding> {
@@ -47,8 +81,11 @@ function bindings(tools: ToolSet, undos: Record<string, unknown>, where: string)
     if (typeof execute !== "function") continue;
     const undo = undos[name] as FrameworkBinding["undo"];
     out[name] = {
-      run: (args, ctx, live) =>
-        finalOutput(execute(args, (live as ToolExecutionOptions | undefined) ?? { toolCallId: ctx.callId ?? ctx.invocationId, messages: [], abortSignal: ctx.signal })),
+      run: (args, ctx, live) => {
+        const call = live as LiveCall | undefined;
+        const options = call?.options ?? { toolCallId: ctx.callId ?? ctx.invocationId, messages: [], abortSignal: ctx.signal };
+        return finalOutput(execute(args, options), call?.onOutput);
+      },
       ...(undo ? { undo } : {}),
     };
   }
@@ -77,17 +114,21 @@ export function undoableTools<TOOLS extends ToolSet>(
       wrapped[name] = t;
       continue;
     }
+    const journaled = async (input: unknown, callOptions: ToolExecutionOptions, onOutput?: (output: unknown) => void) => {
+      const onBranch = await guard.branch;
+      const live: LiveCall = { options: callOptions, ...(onOutput ? { onOutput } : {}) };
+      try {
+        return await invokeFramework(s, name, input, { callId: callOptions.toolCallId, onBranch, options: live });
+      } catch (error) {
+        stopLoop(guard, error);
+        throw error;
+      }
+    };
     wrapped[name] = {
       ...t,
-      execute: async (input: unknown, callOptions: ToolExecutionOptions) => {
-        const onBranch = await guard.branch;
-        try {
-          return await invokeFramework(s, name, input, { callId: callOptions.toolCallId, onBranch, options: callOptions });
-        } catch (error) {
-          stopLoop(guard, error);
-          throw error;
-        }
-      },
+      execute: streams(t.execute)
+        ? (input: unknown, callOptions: ToolExecutionOptions) => relay((onOutput) => journaled(input, callOptions, onOutput))
+        : (input: unknown, callOptions: ToolExecutionOptions) => journaled(input, callOptions),
     };
   }
   return wrapped as TOOLS;

@@ -1,11 +1,11 @@
 // forkpoint/ai tools at their edges: a client-side tool, a tool that throws, two calls sharing one toolCallId in a
 // step; undo receives the recorded args and result, replay the recorded toolCallId.
-import { generateText, stepCountIs, tool } from "ai";
+import { generateText, stepCountIs, streamText, tool } from "ai";
 import { expect, it } from "vitest";
 import { z } from "zod";
 import { undoableTools } from "../../src/ai/index.js";
 import { tempDatabases } from "../helpers.js";
-import { call, scriptedModel, text } from "./mock-model.js";
+import { call, scriptedModel, scriptedStreamModel, text } from "./mock-model.js";
 
 const dbs = tempDatabases();
 
@@ -42,4 +42,28 @@ it("one step with a client-side tool, a throwing tool and a repeated call id: ea
   expect(again.replayed.map((t) => t.args)).toEqual([{ k: "a" }, { k: "b" }]);
   // A failed call is never undone nor replayed.
   expect(log).toEqual(['put a x1', 'put b x1', 'undo b {"at":"b","n":[1]}', 'undo a {"at":"a","n":[1]}', 'put a x1', 'put b x1']);
+});
+
+it("a tool that streams preliminary outputs still streams them wrapped; its final output is what is recorded", async () => {
+  const { fp } = dbs.open();
+  const s = await fp.createSession({ userId: "u" });
+  const progress = {
+    fetch_report: tool({
+      inputSchema: z.object({ id: z.string() }),
+      execute: async function* ({ id }) {
+        yield { status: "loading" as const };
+        yield { status: "done" as const, id };
+      },
+    }),
+  };
+  const outputs = async (tools: typeof progress) => {
+    const result = streamText({ model: scriptedStreamModel([[call("r1", "fetch_report", { id: "q3" })], [text("ok")]]), tools, prompt: "go", stopWhen: stepCountIs(3) });
+    const seen: unknown[] = [];
+    for await (const part of result.fullStream) if (part.type === "tool-result") seen.push([part.output, part.preliminary ?? false]);
+    return seen;
+  };
+  const plain = await outputs(progress);
+  expect(plain).toEqual([[{ status: "loading" }, true], [{ status: "done", id: "q3" }, true], [{ status: "done", id: "q3" }, false]]);
+  expect(await outputs(undoableTools(s, progress))).toEqual(plain);
+  expect((await s.toolTrack()).map((t) => t.result)).toEqual([{ status: "done", id: "q3" }]);
 });
