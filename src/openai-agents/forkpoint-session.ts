@@ -5,6 +5,7 @@ import { ValidationError } from "../models/errors.js";
 import type { JsonObject } from "../models/json.js";
 import type { MoveOptions } from "../models/inputs.js";
 import type { Message, MessageInput } from "../models/types.js";
+import { selfMove } from "../adapters/loop-guard.js";
 import { forkAfter } from "../sessions/fork-after.js";
 import { SessionHandle, sessionEngine } from "../sessions/session-handle.js";
 
@@ -81,7 +82,7 @@ export class ForkpointSession implements Session {
     const last = history.at(-1);
     if (!last) return undefined;
     const previous = history.at(-2);
-    await sessionEngine(this.#s).run((ctx, ref) => forkAfter(ctx, ref, previous?.id ?? null, this.#moveOptions));
+    await this.#fork(previous?.id ?? null);
     return toItem(last);
   }
 
@@ -89,6 +90,14 @@ export class ForkpointSession implements Session {
   async clearSession(): Promise<void> {
     const [history, track] = await Promise.all([this.#s.history(), this.#s.toolTrack()]);
     if (history.length === 0 && track.length === 0) return;
-    await sessionEngine(this.#s).run((ctx, ref) => forkAfter(ctx, ref, null, this.#moveOptions));
+    await this.#fork(null);
+  }
+
+  /**
+   * The conversation's own move (made between runs, as the Runner never pops or clears): the session's wrapped
+   * tools go on from the new branch, so the same Agent runs again, where an outside rollback or switch stops them.
+   */
+  async #fork(after: string | null): Promise<void> {
+    await selfMove(this.#s.id, () => sessionEngine(this.#s).run((ctx, ref) => forkAfter(ctx, ref, after, this.#moveOptions)));
   }
 }

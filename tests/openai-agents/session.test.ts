@@ -156,6 +156,28 @@ describe("ForkpointSession", () => {
     expect(existsSync(join(dir, "s.txt"))).toBe(false);
   });
 
+  it("the same Agent runs again after popItem and clearSession: its tools go on from the new branch", async () => {
+    const { dir, s, memory } = await setup();
+    const model = new ScriptedModel([
+      [functionCall("c1", "write_file", { path: "a.txt", text: "A" })], [reply("wrote a")],
+      [functionCall("c2", "write_file", { path: "b.txt", text: "B" })], [reply("wrote b")],
+      [functionCall("c3", "write_file", { path: "c.txt", text: "C" })], [reply("wrote c")],
+    ]);
+    const agent = new Agent({ name: "w", model, tools: undoableAgentTools(s, [writeFileTool(dir)], {
+      write_file: ({ args }) => rmSync(join(dir, (args as { path: string }).path)),
+    }) });
+    const runner = new Runner();
+    await runner.run(agent, "write a", { session: memory });
+    // "Undo the last answer": pop it, then ask again with the same agent.
+    await memory.popItem();
+    expect((await runner.run(agent, "write b", { session: memory })).finalOutput).toBe("wrote b");
+    expect((await s.toolTrack()).map((t) => t.callId)).toEqual(["c1", "c2"]);
+    await memory.clearSession();
+    expect((await runner.run(agent, "write c", { session: memory })).finalOutput).toBe("wrote c");
+    expect([existsSync(join(dir, "a.txt")), existsSync(join(dir, "b.txt")), readFileSync(join(dir, "c.txt"), "utf8")]).toEqual([false, false, "C"]);
+    expect((await s.toolTrack()).map((t) => t.callId)).toEqual(["c3"]);
+  });
+
   it("a rollback during a run refuses the run's further tool calls and aborts its signal", async () => {
     const { dir, s, memory } = await setup();
     const start = await s.checkpoint();
