@@ -22,6 +22,27 @@ interface LiveCall {
   details: Parameters<Invoke>[2];
 }
 
+/**
+ * What the SDK's default `errorFunction` makes of a throw inside the tool's own invoke (agents-core tool.ts): the
+ * only sign a wrapper gets that the call failed. Such a call is recorded as failed (never undone nor replayed); the
+ * model still gets the text.
+ */
+const DEFAULT_ERROR_TEXT = "An error occurred while running the tool. Please try again. Error: ";
+
+/** A call the tool reported as failed through its default error text. */
+class ReportedToolError extends Error {
+  override readonly name = "ToolError";
+  constructor(readonly output: string) {
+    super(output.slice(DEFAULT_ERROR_TEXT.length));
+  }
+}
+
+async function failedAsThrown(output: Promise<unknown>): Promise<unknown> {
+  const value = await output;
+  if (typeof value === "string" && value.startsWith(DEFAULT_ERROR_TEXT)) throw new ReportedToolError(value);
+  return value;
+}
+
 const parse = (input: string): { ok: true; args: JsonValue } | { ok: false } => {
   try {
     return { ok: true, args: JSON.parse(input) as JsonValue };
@@ -36,7 +57,8 @@ const parse = (input: string): { ok: true; args: JsonValue } | { ok: false } => 
  * replayed by the tool itself (`invoke` with the recorded arguments and call id, in a fresh `RunContext`). A tool
  * without an undo is irreversible; other kinds of tools (hosted, computer, ...) pass through unchanged. Once the
  * session is on another branch than when they were wrapped, calls are refused (`ConflictError` `SESSION_MOVED`).
- * A tool's `errorFunction` turns a thrown error into a result the model sees: such a call is recorded with that result.
+ * A throw the SDK's default `errorFunction` turns into text for the model is recorded as a failed call; a custom
+ * `errorFunction`'s result cannot be told from a success, and is recorded as one.
  * @example new Agent({ name: "coder", tools: undoableAgentTools(s, [writeFile], { write_file: ({ args }) => rm(args.path) }) })
  */
 export function undoableAgentTools<T extends Tool<any>[]>(
@@ -57,11 +79,11 @@ export function undoableAgentTools<T extends Tool<any>[]>(
       run: (args, ctx, live) => {
         if (live) {
           const l = live as LiveCall;
-          return original(l.runContext, l.input, l.details);
+          return failedAsThrown(original(l.runContext, l.input, l.details));
         }
         const input = JSON.stringify(args);
         const callId = ctx.callId ?? ctx.invocationId;
-        return original(new RunContext(), input, { toolCall: { type: "function_call", callId, name, arguments: input }, signal: ctx.signal });
+        return failedAsThrown(original(new RunContext(), input, { toolCall: { type: "function_call", callId, name, arguments: input }, signal: ctx.signal }));
       },
       ...(undo ? { undo } : {}),
     };
@@ -82,6 +104,8 @@ export function undoableAgentTools<T extends Tool<any>[]>(
         if (callId === undefined) throw new ValidationError(`tool ${t.name}`, "was called without a toolCall.callId");
         return await invokeFramework(s, t.name, parsed.args, { callId, onBranch, options: live });
       } catch (error) {
+        // Recorded as failed; the model sees what the tool made of its error, as it would unwrapped.
+        if (error instanceof ReportedToolError) return error.output;
         stopLoop(guard, error);
         throw error;
       }

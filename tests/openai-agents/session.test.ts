@@ -198,6 +198,22 @@ describe("ForkpointSession", () => {
     expect(await s.toolTrack()).toEqual([]);
   });
 
+  it("a tool that throws is recorded as failed (the model still sees the SDK's error text), so no move undoes it", async () => {
+    const { dir, s, memory } = await setup();
+    const start = await s.checkpoint();
+    const model = new ScriptedModel([[functionCall("bad", "write_file", { path: "no/such/dir/a.txt", text: "A" })], [reply("could not")]]);
+    const agent = new Agent({ name: "w", model, tools: undoableAgentTools(s, [writeFileTool(dir)], {
+      write_file: ({ args }) => rmSync(join(dir, (args as { path: string }).path)),
+    }) });
+    const run = await new Runner().run(agent, "write", { session: memory });
+    expect(run.finalOutput).toBe("could not");
+    expect(JSON.stringify(model.requests[1]!.input)).toContain("An error occurred while running the tool");
+    const [call] = await s.toolTrack();
+    expect([call!.status, call!.error?.message]).toEqual(["failed", expect.stringContaining("ENOENT")]);
+    const back = await s.rollback(start.id);
+    expect(back.undone).toEqual([]);
+  });
+
   it("refuses bad input with a ValidationError and writes nothing", async () => {
     const { s, memory, path } = await setup();
     await memory.addItems([user("hi")]);
