@@ -5,6 +5,7 @@ import type { EditResult, MessageInput } from "../models/types.js";
 import type { SessionRow } from "../store/store.js";
 import { messageFields } from "./append.js";
 import type { EngineContext, SessionRef } from "./context.js";
+import { forkedBranch } from "./forked-branch.js";
 import { entryAt, headOfEntry } from "./lineage.js";
 import type { EntryFields } from "./log-writer.js";
 import { performMove, type BaseMoveSpec, type WithinMove } from "./move.js";
@@ -29,17 +30,7 @@ function editSpec(ctx: EngineContext, session: SessionRow, messageId: string, fi
     sessionId: session.id,
     userId: session.userId,
     target: { branchId: branch.id, position: forkPosition },
-    newBranch: {
-      id: newId("br"),
-      sessionId: session.id,
-      parentId: branch.id,
-      forkCheckpointId: null,
-      forkPosition,
-      forkEntryId: forkEntry?.id ?? null,
-      name: null,
-      reason: "edit",
-      createdAt: 0,
-    },
+    newBranch: forkedBranch(session.id, { parentId: branch.id, position: forkPosition, entryId: forkEntry?.id ?? null }),
     edit: { id: newId("msg"), fields, base: headOfEntry(forkEntry) },
   };
 }

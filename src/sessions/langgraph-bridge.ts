@@ -2,11 +2,11 @@
 // thread's head, where no checkpoint need sit), and a fork at such a point (LangGraph going on from a synthesized
 // checkpoint after the session moved elsewhere).
 import { IntegrityError } from "../models/errors.js";
-import { newId } from "../models/ids.js";
 import type { MoveResult } from "../models/types.js";
 import type { EntryRow, LineageSegment, SessionRow, Store } from "../store/store.js";
 import type { VerifiedLineage } from "./checkpoints.js";
 import type { EngineContext, SessionRef } from "./context.js";
+import { forkedBranch } from "./forked-branch.js";
 import { GENESIS_HASH, entryHash, snapshotIntact } from "./integrity.js";
 import { commonPrefix, entryAt } from "./lineage.js";
 import { performMove, type BaseMoveSpec, type WithinMove } from "./move.js";
@@ -67,19 +67,7 @@ function forkSpec(store: Store, session: SessionRow, point: LineagePoint): BaseM
     sessionId: session.id,
     userId: session.userId,
     target: { branchId: branch.id, position: point.position },
-    newBranch: {
-      id: newId("br"),
-      sessionId: session.id,
-      parentId: branch.id,
-      forkCheckpointId: null,
-      forkPosition: point.position,
-      forkEntryId: entry?.id ?? null,
-      name: null,
-      // Forked at no checkpoint, as an edit's branch is: exports and imports tell a rollback's branch by the
-      // checkpoint it forks at (see fork-after.ts).
-      reason: "edit",
-      createdAt: 0,
-    },
+    newBranch: forkedBranch(session.id, { parentId: branch.id, position: point.position, entryId: entry?.id ?? null }),
     edit: null,
   };
 }

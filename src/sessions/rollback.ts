@@ -1,10 +1,10 @@
 // rollback: a new branch forked at a checkpoint becomes current; the original is untouched; the world follows.
-import { newId } from "../models/ids.js";
 import type { MoveOptions } from "../models/inputs.js";
 import type { MoveResult } from "../models/types.js";
 import type { SessionRow } from "../store/store.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { verifyCheckpointAnchor } from "./checkpoints.js";
+import { forkedBranch } from "./forked-branch.js";
 import { performMove, type BaseMoveSpec, type WithinMove } from "./move.js";
 import { sessionCheckpointAnchor } from "./ownership.js";
 
@@ -22,17 +22,7 @@ function rollbackSpec(ctx: EngineContext, session: SessionRow, checkpointId: str
     sessionId: session.id,
     userId: session.userId,
     target: { branchId: cp.branchId, position: cp.position },
-    newBranch: {
-      id: newId("br"),
-      sessionId: session.id,
-      parentId: cp.branchId,
-      forkCheckpointId: cp.id,
-      forkPosition: cp.position,
-      forkEntryId: anchor?.id ?? null,
-      name: null,
-      reason: "rollback",
-      createdAt: 0,
-    },
+    newBranch: forkedBranch(session.id, { parentId: cp.branchId, position: cp.position, entryId: anchor?.id ?? null, checkpointId: cp.id }),
     edit: null,
   };
 }
