@@ -12,7 +12,7 @@ export type { StateUpdate } from "./sessions/state.js";
 export { defineTool, type ToolDefinition, type ToolContext } from "./tools/define-tool.js";
 export {
   ForkpointError, NotFoundError, ValidationError, PayloadTooLargeError, IntegrityError, ConflictError,
-  DatabaseError, ToolUndoError, ToolReplayError, ToolTimeoutError,
+  DatabaseError, ToolUndoError, ToolReplayError, ToolTimeoutError, AbortedError,
 } from "./models/errors.js";
 export { DEFAULT_LIMITS, type Limits } from "./models/limits.js";
 export type { JsonValue, JsonObject, JsonInput, JsonObjectInput } from "./models/json.js";
@@ -24,7 +24,6 @@ export type * from "./models/types.js";
 export type {
   SessionExport, ExportedBranch, ExportedEntry, ExportedCompletion, ExportedState, ExportedCheckpoint, ExportedEvent,
 } from "./models/session-export.js";
-export { AbortedError } from "./models/errors.js";
 export type { LongCallOptions, Progress } from "./models/progress.js";
 export type { VerifyOptions } from "./sessions/verify.js";
 export type { PruneOptions } from "./sessions/prune.js";
