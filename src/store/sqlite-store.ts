@@ -1,4 +1,5 @@
 // The SQLite implementation of `Store`: prepared statements over better-sqlite3, one connection per process.
+// Over 450 lines as one class holding every area's statements; the store-port issue (17) splits it by area.
 import type Database from "better-sqlite3";
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
