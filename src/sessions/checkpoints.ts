@@ -159,6 +159,17 @@ export interface VerifiedLineage {
   links: ChainLink[];
 }
 
+/** The lineage up to `position` of `branchId`: how many leading entries `known` already holds, and the entries after them. */
+export function readAfterKnown(store: Store, branchId: string, position: number, known?: VerifiedLineage): { shared: number; fresh: EntryRow[]; segments: LineageSegment[] } {
+  const segments = store.lineage(branchId, position);
+  const shared = known ? commonPrefix(known.segments, segments, known.links.length, position) : 0;
+  const fresh: EntryRow[] = [];
+  for (const seg of segments) {
+    if (seg.upTo > shared) for (const row of store.segmentEntries({ ...seg, after: Math.max(seg.after, shared) })) fresh.push(row);
+  }
+  return { shared, fresh, segments };
+}
+
 /**
  * `readVerified` for a caller that keeps what it verified before (`known`): entries are immutable, so those both
  * lineages share are neither read nor hashed again; the rest (`fresh`) are read and chained onto the shared
@@ -167,12 +178,7 @@ export interface VerifiedLineage {
  * process). Returns how many leading entries were known, the entries after them, and the lineage's segments.
  */
 export function readVerifiedAfter(store: Store, cp: CheckpointRow, known?: VerifiedLineage): { shared: number; fresh: EntryRow[]; segments: LineageSegment[] } {
-  const segments = store.lineage(cp.branchId, cp.position);
-  const shared = known ? commonPrefix(known.segments, segments, known.links.length, cp.position) : 0;
-  const fresh: EntryRow[] = [];
-  for (const seg of segments) {
-    if (seg.upTo > shared) for (const row of store.segmentEntries({ ...seg, after: Math.max(seg.after, shared) })) fresh.push(row);
-  }
+  const { shared, fresh, segments } = readAfterKnown(store, cp.branchId, cp.position, known);
   const last = shared > 0 ? known!.links[shared - 1]! : undefined;
   const start = last ? { position: shared, hash: last.hash, stateId: last.stateId } : GENESIS_START;
   verifyCheckpoint(store, cp, fresh, lineageTools(store, cp.branchId, cp.position), start);

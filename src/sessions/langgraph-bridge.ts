@@ -4,11 +4,11 @@
 import { IntegrityError } from "../models/errors.js";
 import type { MoveResult } from "../models/types.js";
 import type { EntryRow, LineageSegment, SessionRow, Store } from "../store/store.js";
-import type { VerifiedLineage } from "./checkpoints.js";
+import { readAfterKnown, type VerifiedLineage } from "./checkpoints.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { forkedBranch } from "./forked-branch.js";
 import { GENESIS_HASH, entryHash, snapshotIntact } from "./integrity.js";
-import { commonPrefix, entryAt } from "./lineage.js";
+import { entryAt } from "./lineage.js";
 import { performMove, type BaseMoveSpec, type WithinMove } from "./move.js";
 
 /** A point of a session's tree: a position of a branch's lineage, and the hash chain's value there. */
@@ -24,12 +24,7 @@ export interface LineagePoint {
  * no checksum to check: the last entry is checked against the hash it records, as every entry is.)
  */
 export function readVerifiedPoint(store: Store, point: LineagePoint, known?: VerifiedLineage): { shared: number; fresh: EntryRow[]; segments: LineageSegment[] } {
-  const segments = store.lineage(point.branchId, point.position);
-  const shared = known ? commonPrefix(known.segments, segments, known.links.length, point.position) : 0;
-  const fresh: EntryRow[] = [];
-  for (const seg of segments) {
-    if (seg.upTo > shared) for (const row of store.segmentEntries({ ...seg, after: Math.max(seg.after, shared) })) fresh.push(row);
-  }
+  const { shared, fresh, segments } = readAfterKnown(store, point.branchId, point.position, known);
   let hash = shared > 0 ? known!.links[shared - 1]!.hash : GENESIS_HASH;
   for (let i = 0; i < fresh.length; i++) {
     const e = fresh[i]!;
