@@ -7,10 +7,6 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
-    coverage: {
-      provider: "v8",
-      include: ["src/**/*.ts"],
-      reporter: ["text-summary", "text"],
-    },
+    coverage: { provider: "v8", include: ["src/**/*.ts"], reporter: ["text-summary", "text"] },
   },
 });

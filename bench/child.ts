@@ -24,17 +24,28 @@ async function run(job: Job): Promise<unknown> {
     job.system === "forkpoint" ? await import("./forkpoint.js") : ({} as never);
   if (job.kind === "baseline") return {};
   switch (key) {
-    case "chat:peer": return runPeerChat(job.n!, reps);
-    case "chat:saver": return runForkpointSaverChat(job.n!, reps);
-    case "chat:floor": return runFloorChat(job.n!, reps);
-    case "chat:sql": return runSqlFloorChat(job.n!);
-    case "chat:forkpoint": return runForkpointChat(job.n!, reps, job.walWorker ?? false);
-    case "history:floor": return runFloorHistory(job.n!, reps);
-    case "history:forkpoint": return runForkpointHistory(job.n!, reps);
-    case "pages:floor": return runFloorPages(job.users!, job.total!, job.samples!);
-    case "pages:forkpoint": return runForkpointPages(job.users!, job.total!, job.samples!);
-    case "tools:forkpoint": return runForkpointTools(job.n!);
-    default: throw new Error(`no such job: ${key}`);
+    case "chat:peer":
+      return runPeerChat(job.n!, reps);
+    case "chat:saver":
+      return runForkpointSaverChat(job.n!, reps);
+    case "chat:floor":
+      return runFloorChat(job.n!, reps);
+    case "chat:sql":
+      return runSqlFloorChat(job.n!);
+    case "chat:forkpoint":
+      return runForkpointChat(job.n!, reps, job.walWorker ?? false);
+    case "history:floor":
+      return runFloorHistory(job.n!, reps);
+    case "history:forkpoint":
+      return runForkpointHistory(job.n!, reps);
+    case "pages:floor":
+      return runFloorPages(job.users!, job.total!, job.samples!);
+    case "pages:forkpoint":
+      return runForkpointPages(job.users!, job.total!, job.samples!);
+    case "tools:forkpoint":
+      return runForkpointTools(job.n!);
+    default:
+      throw new Error(`no such job: ${key}`);
   }
 }
 

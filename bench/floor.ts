@@ -1,7 +1,21 @@
 // Floor: raw better-sqlite3 (WAL, synchronous=NORMAL) doing the same database work with no engine logic.
 import Database from "better-sqlite3";
 import { join } from "node:path";
-import { content, dbBytes, emptyChat, median, opReps, peakRssMB, now, percentile, tempDir, timeMedian, timeSmallOp, timeSyncTurns, type ChatFigures } from "./util.js";
+import {
+  content,
+  dbBytes,
+  emptyChat,
+  median,
+  opReps,
+  peakRssMB,
+  now,
+  percentile,
+  tempDir,
+  timeMedian,
+  timeSmallOp,
+  timeSyncTurns,
+  type ChatFigures,
+} from "./util.js";
 
 const SCHEMA = `
 CREATE TABLE messages (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, branch_id TEXT NOT NULL,
@@ -28,9 +42,16 @@ function id(prefix: string): string {
 }
 
 function readHistory(db: Database.Database, branch: string, upTo = Number.MAX_SAFE_INTEGER) {
-  const rows = db.prepare("SELECT id, position, role, content, created_at FROM messages WHERE branch_id = ? AND position <= ? ORDER BY position")
+  const rows = db
+    .prepare("SELECT id, position, role, content, created_at FROM messages WHERE branch_id = ? AND position <= ? ORDER BY position")
     .all(branch, upTo) as { id: string; position: number; role: string; content: string; created_at: number }[];
-  return rows.map((r) => ({ id: r.id, position: r.position, role: r.role, content: JSON.parse(r.content) as unknown, createdAt: r.created_at }));
+  return rows.map((r) => ({
+    id: r.id,
+    position: r.position,
+    role: r.role,
+    content: JSON.parse(r.content) as unknown,
+    createdAt: r.created_at,
+  }));
 }
 
 /** Chat: per turn one transaction appending two messages and inserting a checkpoint row (as forkpoint's `turn`). */
@@ -40,16 +61,22 @@ export async function runFloorChat(n: number, reps = 5): Promise<ChatFigures> {
   const file = join(dir, "floor.db");
   const db = open(file);
   try {
-    const branch = id("br"), session = id("se");
+    const branch = id("br"),
+      session = id("se");
     db.prepare("INSERT INTO branches VALUES (?, ?, NULL, NULL, ?)").run(branch, session, Date.now());
     const insMsg = db.prepare("INSERT INTO messages (id, branch_id, position, role, content, created_at) VALUES (?, ?, ?, ?, ?, ?)");
-    const insCp = db.prepare("INSERT INTO checkpoints (id, user_id, session_id, branch_id, position, name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    const insCp = db.prepare(
+      "INSERT INTO checkpoints (id, user_id, session_id, branch_id, position, name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    );
     const turn = db.transaction((pos: number, i: number) => {
       insMsg.run(id("ms"), branch, pos, "user", JSON.stringify(content(i, "user")), Date.now());
       insMsg.run(id("ms"), branch, pos + 1, "assistant", JSON.stringify(content(i, "assistant")), Date.now());
       insCp.run(id("cp"), "user-1", session, branch, pos + 1, `turn-${i}`, Date.now());
     });
-    Object.assign(fig, timeSyncTurns(n, (i) => turn(2 * i + 1, i)));
+    Object.assign(
+      fig,
+      timeSyncTurns(n, (i) => turn(2 * i + 1, i)),
+    );
     fig.turnsRssMB = peakRssMB();
     db.pragma("wal_checkpoint(TRUNCATE)");
     fig.dbBytes = dbBytes(file);
@@ -87,7 +114,8 @@ export async function runFloorChat(n: number, reps = 5): Promise<ChatFigures> {
  */
 export function floorWriteTx(dir: string): { tx: () => void; close: () => void } {
   const db = open(join(dir, "floor-tx.db"));
-  const session = id("se"), branch = id("br");
+  const session = id("se"),
+    branch = id("br");
   const insBranch = db.prepare("INSERT INTO branches VALUES (?, ?, ?, ?, ?)");
   insBranch.run(branch, session, null, null, Date.now());
   const tx = db.transaction(() => insBranch.run(id("br"), session, branch, 1, Date.now()));
@@ -117,8 +145,15 @@ export async function runFloorHistory(count: number, reps: number): Promise<{ co
   }
 }
 
-export interface PageFigures { users: number; checkpoints: number; buildMs: number; dbBytes: number;
-  page1: { medianMs: number; p99Ms: number }; page2: { medianMs: number; p99Ms: number }; samples: number }
+export interface PageFigures {
+  users: number;
+  checkpoints: number;
+  buildMs: number;
+  dbBytes: number;
+  page1: { medianMs: number; p99Ms: number };
+  page2: { medianMs: number; p99Ms: number };
+  samples: number;
+}
 
 /** A deterministic PRNG (mulberry32) so every system samples the same users. */
 export function rng(seed: number): () => number {
@@ -136,7 +171,9 @@ export async function runFloorPages(users: number, total: number, samples: numbe
   const file = join(dir, "floor.db");
   const db = open(file);
   try {
-    const ins = db.prepare("INSERT INTO checkpoints (id, user_id, session_id, branch_id, position, name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    const ins = db.prepare(
+      "INSERT INTO checkpoints (id, user_id, session_id, branch_id, position, name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    );
     const t0 = now();
     const perUser = Math.ceil(total / users);
     const batch = db.transaction((k: number) => {
@@ -148,7 +185,8 @@ export async function runFloorPages(users: number, total: number, samples: numbe
     const size = dbBytes(file);
     const page = db.prepare("SELECT * FROM checkpoints WHERE user_id = ? AND seq < ? ORDER BY seq DESC LIMIT 50");
     const rand = rng(42);
-    const p1: number[] = [], p2: number[] = [];
+    const p1: number[] = [],
+      p2: number[] = [];
     for (let i = 0; i < samples + 20; i++) {
       const user = `user-${Math.floor(rand() * users)}`;
       let t = now();
@@ -158,10 +196,20 @@ export async function runFloorPages(users: number, total: number, samples: numbe
       const second = page.all(user, first[first.length - 1]!.seq) as unknown[];
       const b = now() - t;
       if (first.length !== 50 || second.length !== Math.min(50, perUser - 50)) throw new Error("floor: bad page");
-      if (i >= 20) { p1.push(a); p2.push(b); } // the first 20 warm up
+      if (i >= 20) {
+        p1.push(a);
+        p2.push(b);
+      } // the first 20 warm up
     }
-    return { users, checkpoints: users * perUser, buildMs, dbBytes: size, samples,
-      page1: { medianMs: median(p1), p99Ms: percentile(p1, 99) }, page2: { medianMs: median(p2), p99Ms: percentile(p2, 99) } };
+    return {
+      users,
+      checkpoints: users * perUser,
+      buildMs,
+      dbBytes: size,
+      samples,
+      page1: { medianMs: median(p1), p99Ms: percentile(p1, 99) },
+      page2: { medianMs: median(p2), p99Ms: percentile(p2, 99) },
+    };
   } finally {
     db.close();
     cleanup();

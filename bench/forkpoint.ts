@@ -4,12 +4,34 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { floorWriteTx, rng, type PageFigures } from "./floor.js";
-import { content, dbBytes, emptyChat, firstLastMedians, median, opReps, peakRssMB, now, percentile, tempDir, timeMedian, timeSmallOp, type ChatFigures } from "./util.js";
+import {
+  content,
+  dbBytes,
+  emptyChat,
+  firstLastMedians,
+  median,
+  opReps,
+  peakRssMB,
+  now,
+  percentile,
+  tempDir,
+  timeMedian,
+  timeSmallOp,
+  type ChatFigures,
+} from "./util.js";
 
 // Loose local views of the API, so this file runs against whatever the engine exports today.
-interface Msg { id: string; position: number }
-interface Cp { id: string }
-interface Page { items: unknown[]; nextCursor: string | null }
+interface Msg {
+  id: string;
+  position: number;
+}
+interface Cp {
+  id: string;
+}
+interface Page {
+  items: unknown[];
+  nextCursor: string | null;
+}
 interface Session {
   id: string;
   append(m: unknown): Promise<Msg[]>;
@@ -80,10 +102,13 @@ export async function runForkpointChat(n: number, reps = 5, walWorker = false): 
     for (let i = 0; i < n; i++) {
       const ts = now();
       // A chat turn: the user's message and the reply, then a checkpoint, in one transaction (as the peer's one put).
-      const t = await s.turn([
-        { role: "user", content: content(i, "user") },
-        { role: "assistant", content: content(i, "assistant") },
-      ], { name: "turn-" + i });
+      const t = await s.turn(
+        [
+          { role: "user", content: content(i, "user") },
+          { role: "assistant", content: content(i, "assistant") },
+        ],
+        { name: "turn-" + i },
+      );
       turnMs.push(now() - ts);
       cps.push(t.checkpoint.id);
       if (i === mid) midMessage = t.messages[0];
@@ -94,18 +119,29 @@ export async function runForkpointChat(n: number, reps = 5, walWorker = false): 
     fig.dbBytes = sizeAfterWalCheckpoint(file);
 
     const latest = cps[cps.length - 1]!;
-    fig.readLatestMs = await figure(fig.notes, "restore(latest)", () => timeMedian(opReps(n, reps), async () => {
-      const r = await s.restore(latest);
-      if (r.history.length !== 2 * n) throw new Error(`restore returned ${r.history.length} messages, expected ${2 * n}`);
-    }));
-    fig.historyMs = await figure(fig.notes, "history()", () => timeMedian(opReps(n, reps), async () => {
-      const h = await s.history();
-      if (h.length !== 2 * n) throw new Error(`history returned ${h.length} messages, expected ${2 * n}`);
-    }));
-    fig.list10Ms = await figure(fig.notes, "listCheckpoints(limit 10)", async () => (await timeSmallOp(async () => {
-      const p = await fp.listCheckpoints({ userId: "user-1", limit: 10 });
-      if (p.items.length !== Math.min(10, n)) throw new Error(`listCheckpoints returned ${p.items.length} items`);
-    })).warmMs);
+    fig.readLatestMs = await figure(fig.notes, "restore(latest)", () =>
+      timeMedian(opReps(n, reps), async () => {
+        const r = await s.restore(latest);
+        if (r.history.length !== 2 * n) throw new Error(`restore returned ${r.history.length} messages, expected ${2 * n}`);
+      }),
+    );
+    fig.historyMs = await figure(fig.notes, "history()", () =>
+      timeMedian(opReps(n, reps), async () => {
+        const h = await s.history();
+        if (h.length !== 2 * n) throw new Error(`history returned ${h.length} messages, expected ${2 * n}`);
+      }),
+    );
+    fig.list10Ms = await figure(
+      fig.notes,
+      "listCheckpoints(limit 10)",
+      async () =>
+        (
+          await timeSmallOp(async () => {
+            const p = await fp.listCheckpoints({ userId: "user-1", limit: 10 });
+            if (p.items.length !== Math.min(10, n)) throw new Error(`listCheckpoints returned ${p.items.length} items`);
+          })
+        ).warmMs,
+    );
     // Each followed at once by the floor's one write transaction, timed the same way in this process: the ratio the
     // target asks for, without the drift of the machine between this process and the floor's, minutes apart.
     const floorTx = floorWriteTx(dir);
@@ -187,7 +223,8 @@ export async function runForkpointPages(users: number, total: number, samples: n
     const size = sizeAfterWalCheckpoint(file);
     fp = openForkpoint({ path: file });
     const rand = rng(42);
-    const p1: number[] = [], p2: number[] = [];
+    const p1: number[] = [],
+      p2: number[] = [];
     for (let i = 0; i < samples + 20; i++) {
       const userId = `user-${Math.floor(rand() * users)}`;
       let t = now();
@@ -199,10 +236,20 @@ export async function runForkpointPages(users: number, total: number, samples: n
       if (first.items.length !== 50 || second.items.length !== Math.min(50, perUser - 50)) {
         throw new Error(`pages of ${first.items.length} and ${second.items.length} items`);
       }
-      if (i >= 20) { p1.push(a); p2.push(b); }
+      if (i >= 20) {
+        p1.push(a);
+        p2.push(b);
+      }
     }
-    return { users, checkpoints: users * perUser, buildMs, dbBytes: size, samples,
-      page1: { medianMs: median(p1), p99Ms: percentile(p1, 99) }, page2: { medianMs: median(p2), p99Ms: percentile(p2, 99) } };
+    return {
+      users,
+      checkpoints: users * perUser,
+      buildMs,
+      dbBytes: size,
+      samples,
+      page1: { medianMs: median(p1), p99Ms: percentile(p1, 99) },
+      page2: { medianMs: median(p2), p99Ms: percentile(p2, 99) },
+    };
   } finally {
     await builder.close();
     await fp?.close();
@@ -210,7 +257,13 @@ export async function runForkpointPages(users: number, total: number, samples: n
   }
 }
 
-export interface ToolFigures { invocations: number; recordMsPerCall: number; rollbackMs: number; undone: number; msPerUndone: number }
+export interface ToolFigures {
+  invocations: number;
+  recordMsPerCall: number;
+  rollbackMs: number;
+  undone: number;
+  msPerUndone: number;
+}
 
 /** Record `count` noop invocations after a checkpoint, then roll back over all of them. */
 export async function runForkpointTools(count: number): Promise<ToolFigures> {

@@ -16,7 +16,9 @@ const PRELOAD = 1_000;
 const graphOf = (saver: ForkpointSaver) =>
   new StateGraph(MessagesAnnotation)
     .addNode("bot", (s) => ({ messages: [new AIMessage(`echo: ${String(s.messages.at(-1)!.content)}`)] }))
-    .addEdge(START, "bot").addEdge("bot", END).compile({ checkpointer: saver });
+    .addEdge(START, "bot")
+    .addEdge("bot", END)
+    .compile({ checkpointer: saver });
 
 async function run(mode: "shared" | "per-user" | "per-request"): Promise<number> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "fp-bench-"));
@@ -47,5 +49,7 @@ async function run(mode: "shared" | "per-user" | "per-request"): Promise<number>
 }
 
 for (const mode of ["shared", "per-user", "per-request"] as const) {
-  console.log(`${mode}: ${(await run(mode)).toFixed(1)} ms per invoke (${INVOKES} invokes, ${USERS.length} users, ${PRELOAD}+ messages each)`);
+  console.log(
+    `${mode}: ${(await run(mode)).toFixed(1)} ms per invoke (${INVOKES} invokes, ${USERS.length} users, ${PRELOAD}+ messages each)`,
+  );
 }

@@ -6,7 +6,10 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { join } from "node:path";
 import { content, dbBytes, emptyChat, firstLastMedians, peakRssMB, now, tempDir, timeMedian, type ChatFigures } from "./util.js";
 
-interface Msg { role: string; content: string }
+interface Msg {
+  role: string;
+  content: string;
+}
 
 /** A checkpoint as LangGraph's Pregel loop writes it after `step`: the messages channel holds the whole list. */
 function makeCheckpoint(step: number, messages: Msg[]): Checkpoint {
@@ -40,7 +43,12 @@ export async function runPeerChat(n: number, reps = 5): Promise<ChatFigures> {
 }
 
 /** The chat through a LangGraph checkpointer: one put per turn with the whole list, as the Pregel loop does. */
-export async function runSaverChat(n: number, reps: number, name: string, open: (dir: string) => Promise<OpenedSaver>): Promise<ChatFigures> {
+export async function runSaverChat(
+  n: number,
+  reps: number,
+  name: string,
+  open: (dir: string) => Promise<OpenedSaver>,
+): Promise<ChatFigures> {
   const fig = emptyChat(n);
   const { dir, cleanup } = tempDir(name);
   const { saver, file, flush, close } = await open(dir);

@@ -20,8 +20,32 @@ export interface Plan {
 
 export function makePlan(quick: boolean): Plan {
   const sizes = quick
-    ? { peer: [[100, 2], [1000, 2]], engine: [[100, 2], [1000, 2], [3000, 1], [10_000, 1]] }
-    : { peer: [[100, 3], [1000, 3], [3000, 2]], engine: [[100, 3], [1000, 3], [3000, 3], [10_000, 3], [100_000, 1]] };
+    ? {
+        peer: [
+          [100, 2],
+          [1000, 2],
+        ],
+        engine: [
+          [100, 2],
+          [1000, 2],
+          [3000, 1],
+          [10_000, 1],
+        ],
+      }
+    : {
+        peer: [
+          [100, 3],
+          [1000, 3],
+          [3000, 2],
+        ],
+        engine: [
+          [100, 3],
+          [1000, 3],
+          [3000, 3],
+          [10_000, 3],
+          [100_000, 1],
+        ],
+      };
   const chat: Plan["chat"] = [];
   const all = [...new Set([...sizes.peer, ...sizes.engine].map(([n]) => n!))].sort((a, b) => a - b);
   for (const n of all) {
@@ -39,8 +63,18 @@ export function makePlan(quick: boolean): Plan {
     history: { n: 20_000, runs: quick ? 1 : 5, reps: quick ? 10 : 20 },
     pages: quick ? { users: 1_000, total: 100_000, samples: 200 } : { users: 10_000, total: 1_000_000, samples: 500 },
     tools: { n: 1_000, runs: quick ? 2 : 3 },
-    walWorker: quick ? [{ n: 10_000, runs: 1 }] : [{ n: 10_000, runs: 3 }, { n: 100_000, runs: 1 }],
-    graph: quick ? [{ n: 100, runs: 1 }] : [{ n: 100, runs: 2 }, { n: 500, runs: 1 }],
+    walWorker: quick
+      ? [{ n: 10_000, runs: 1 }]
+      : [
+          { n: 10_000, runs: 3 },
+          { n: 100_000, runs: 1 },
+        ],
+    graph: quick
+      ? [{ n: 100, runs: 1 }]
+      : [
+          { n: 100, runs: 2 },
+          { n: 500, runs: 1 },
+        ],
     peerSkipped: all.filter((n) => !sizes.peer.some(([m]) => m === n)),
   };
 }

@@ -5,7 +5,10 @@ import type { ToolFigures } from "./forkpoint.js";
 import type { System } from "./plan.js";
 import { median, type ChatFigures } from "./util.js";
 
-export interface ChatAgg extends ChatFigures { runs: number; peakRssMB: number }
+export interface ChatAgg extends ChatFigures {
+  runs: number;
+  peakRssMB: number;
+}
 /** baselineRssMB: peak RSS of a child that only starts Node (compiled JavaScript, no loader; included in every RSS figure). */
 export interface Results {
   chat: Record<System, Record<number, ChatAgg>>;
@@ -19,16 +22,45 @@ export interface Results {
   baselineRssMB: number | null;
   errors: string[];
 }
-export interface GraphAgg extends GraphFigures { runs: number }
-export interface Target { name: string; status: "MET" | "MISSED" | "NOT MEASURED"; detail: string }
+export interface GraphAgg extends GraphFigures {
+  runs: number;
+}
+export interface Target {
+  name: string;
+  status: "MET" | "MISSED" | "NOT MEASURED";
+  detail: string;
+}
 
-const CHAT_KEYS = ["totalMs", "firstMs", "lastMs", "meanTurnMs", "p99TurnMs", "dbBytes", "readLatestMs", "historyMs", "list10Ms", "rollbackMs", "rollbackColdMs", "editMs", "editColdMs", "writeTxMs", "rollbackFloorMs", "editFloorMs", "rollbackVsFloor", "editVsFloor"] as const;
+const CHAT_KEYS = [
+  "totalMs",
+  "firstMs",
+  "lastMs",
+  "meanTurnMs",
+  "p99TurnMs",
+  "dbBytes",
+  "readLatestMs",
+  "historyMs",
+  "list10Ms",
+  "rollbackMs",
+  "rollbackColdMs",
+  "editMs",
+  "editColdMs",
+  "writeTxMs",
+  "rollbackFloorMs",
+  "editFloorMs",
+  "rollbackVsFloor",
+  "editVsFloor",
+] as const;
 
 /** Median of each figure across runs (null when a figure was unavailable in every run). */
 export function aggregateChat(runs: { fig: ChatFigures; rssMB: number }[]): ChatAgg {
   const first = runs[0]!.fig;
-  const agg = { ...first, runs: runs.length, peakRssMB: Math.max(...runs.map((r) => r.rssMB)),
-    turnsRssMB: Math.max(...runs.map((r) => r.fig.turnsRssMB)) } as ChatAgg;
+  const agg = {
+    ...first,
+    runs: runs.length,
+    peakRssMB: Math.max(...runs.map((r) => r.rssMB)),
+    turnsRssMB: Math.max(...runs.map((r) => r.fig.turnsRssMB)),
+  } as ChatAgg;
   for (const k of CHAT_KEYS) {
     const xs = runs.map((r) => r.fig[k]).filter((x): x is number => typeof x === "number" && Number.isFinite(x));
     (agg as unknown as Record<string, number | null>)[k] = xs.length ? median(xs) : null;
@@ -40,12 +72,20 @@ export function aggregateChat(runs: { fig: ChatFigures; rssMB: number }[]): Chat
 /** Median of each figure across runs; peak RSS is the largest. */
 export function aggregateGraph(runs: GraphFigures[]): GraphAgg {
   const pick = (k: "totalMs" | "firstMs" | "lastMs" | "getStateMs") => median(runs.map((r) => r[k]));
-  return { n: runs[0]!.n, runs: runs.length, totalMs: pick("totalMs"), firstMs: pick("firstMs"), lastMs: pick("lastMs"),
-    getStateMs: pick("getStateMs"), peakRssMB: Math.max(...runs.map((r) => r.peakRssMB)) };
+  return {
+    n: runs[0]!.n,
+    runs: runs.length,
+    totalMs: pick("totalMs"),
+    firstMs: pick("firstMs"),
+    lastMs: pick("lastMs"),
+    getStateMs: pick("getStateMs"),
+    peakRssMB: Math.max(...runs.map((r) => r.peakRssMB)),
+  };
 }
 
-const ms = (x: number | null | undefined) => x == null || !Number.isFinite(x) ? "n/a" : x >= 100 ? x.toFixed(0) : x >= 1 ? x.toFixed(2) : x.toFixed(3);
-const mb = (x: number | null | undefined) => x == null || !Number.isFinite(x) ? "n/a" : (x / 1048576).toFixed(x < 10485760 ? 2 : 1);
+const ms = (x: number | null | undefined) =>
+  x == null || !Number.isFinite(x) ? "n/a" : x >= 100 ? x.toFixed(0) : x >= 1 ? x.toFixed(2) : x.toFixed(3);
+const mb = (x: number | null | undefined) => (x == null || !Number.isFinite(x) ? "n/a" : (x / 1048576).toFixed(x < 10485760 ? 2 : 1));
 const ratio = (a: number | null | undefined, b: number | null | undefined) =>
   a == null || b == null || !Number.isFinite(a) || !Number.isFinite(b) || b === 0 ? "" : `${(a / b).toFixed(a / b >= 10 ? 0 : 2)}×`;
 const pad = (s: string, w: number) => s.padStart(w);
@@ -75,15 +115,24 @@ export function formatTables(r: Results, peerSkipped: number[]): string {
     ["peak RSS, run (MB)", (a) => a.peakRssMB * 1048576, mb],
   ];
   for (const n of sizes) {
-    const peer = r.chat.peer[n], saver = r.chat.saver?.[n], fp = r.chat.forkpoint[n], sql = r.chat.sql?.[n], floor = r.chat.floor[n];
+    const peer = r.chat.peer[n],
+      saver = r.chat.saver?.[n],
+      fp = r.chat.forkpoint[n],
+      sql = r.chat.sql?.[n],
+      floor = r.chat.floor[n];
     const runs = [peer, saver, fp, sql, floor].filter(Boolean).map((a) => a!.runs);
     out.push("", `Chat, N = ${n.toLocaleString("en-US")} turns (median of ${[...new Set(runs)].join("/")} run(s) per system)`);
     if (peerSkipped.includes(n)) {
-      out.push(n <= 3000 ? "  (peer not run at this size in quick mode)"
-        : "  (peer skipped at this size: SqliteSaver rewrites the whole message list on every put, so its cost grows quadratically)");
+      out.push(
+        n <= 3000
+          ? "  (peer not run at this size in quick mode)"
+          : "  (peer skipped at this size: SqliteSaver rewrites the whole message list on every put, so its cost grows quadratically)",
+      );
     }
-    out.push(`  ${"figure".padEnd(22)}${pad("peer", 11)}${pad("fp saver", 11)}${pad("forkpoint", 11)}${pad("fp SQL", 11)}${pad("floor", 11)}` +
-      `${pad("peer/svr", 9)}${pad("peer/fp", 9)}${pad("fp/SQL", 9)}${pad("fp/floor", 9)}`);
+    out.push(
+      `  ${"figure".padEnd(22)}${pad("peer", 11)}${pad("fp saver", 11)}${pad("forkpoint", 11)}${pad("fp SQL", 11)}${pad("floor", 11)}` +
+        `${pad("peer/svr", 9)}${pad("peer/fp", 9)}${pad("fp/SQL", 9)}${pad("fp/floor", 9)}`,
+    );
     for (const [label, get, fmt] of rows) {
       const v = (a: ChatAgg | undefined) => (a ? get(a) : null);
       const [p, sv, f, q, l] = [v(peer), v(saver), v(fp), v(sql), v(floor)];
@@ -91,56 +140,101 @@ export function formatTables(r: Results, peerSkipped: number[]): string {
       const floorOnly = label.startsWith("one write tx");
       // forkpoint's SQL alone is only the chat's writes: its other figures are not measured, not missing.
       const sqlCell = sql && !floorOnly && q != null && !Number.isNaN(q) ? fmt(q) : "-";
-      out.push(`  ${label.padEnd(22)}${pad(peer && !floorOnly ? fmt(p) : "-", 11)}${pad(saver && !floorOnly ? fmt(sv) : "-", 11)}` +
-        `${pad(fp && !floorOnly ? fmt(f) : "-", 11)}${pad(sqlCell, 11)}${pad(floor ? fmt(l) : "-", 11)}` +
-        `${pad(isRatio ? "" : ratio(p, sv), 9)}${pad(isRatio ? "" : ratio(p, f), 9)}${pad(isRatio ? "" : ratio(f, q), 9)}${pad(isRatio ? "" : ratio(f, l), 9)}`);
+      out.push(
+        `  ${label.padEnd(22)}${pad(peer && !floorOnly ? fmt(p) : "-", 11)}${pad(saver && !floorOnly ? fmt(sv) : "-", 11)}` +
+          `${pad(fp && !floorOnly ? fmt(f) : "-", 11)}${pad(sqlCell, 11)}${pad(floor ? fmt(l) : "-", 11)}` +
+          `${pad(isRatio ? "" : ratio(p, sv), 9)}${pad(isRatio ? "" : ratio(p, f), 9)}${pad(isRatio ? "" : ratio(f, q), 9)}${pad(isRatio ? "" : ratio(f, l), 9)}`,
+      );
     }
     for (const a of [fp, peer, saver, sql, floor]) for (const note of a?.notes ?? []) out.push(`  note: ${note}`);
   }
   if (sizes.length) {
-    out.push("", "  RSS \"turns\" = peak while writing the turns; \"run\" = whole process, including reads that materialize the",
-      `  entire history several times. Both include the bare Node baseline of ${r.baselineRssMB?.toFixed(0) ?? "n/a"} MB.`);
+    out.push(
+      "",
+      '  RSS "turns" = peak while writing the turns; "run" = whole process, including reads that materialize the',
+      `  entire history several times. Both include the bare Node baseline of ${r.baselineRssMB?.toFixed(0) ?? "n/a"} MB.`,
+    );
   }
   const h = r.history;
   if (h.floor || h.forkpoint) {
-    out.push("", `History read, ${(h.floor ?? h.forkpoint)!.count.toLocaleString("en-US")} messages (median)`,
-      `  forkpoint ${ms(h.forkpoint?.ms)} ms   floor ${ms(h.floor?.ms)} ms   fp/floor ${ratio(h.forkpoint?.ms, h.floor?.ms) || "n/a"}`);
+    out.push(
+      "",
+      `History read, ${(h.floor ?? h.forkpoint)!.count.toLocaleString("en-US")} messages (median)`,
+      `  forkpoint ${ms(h.forkpoint?.ms)} ms   floor ${ms(h.floor?.ms)} ms   fp/floor ${ratio(h.forkpoint?.ms, h.floor?.ms) || "n/a"}`,
+    );
   }
   const pg = r.pages;
   if (pg.floor || pg.forkpoint) {
     const any = (pg.floor ?? pg.forkpoint)!;
-    out.push("", `Many users: ${any.users.toLocaleString("en-US")} users, ${any.checkpoints.toLocaleString("en-US")} checkpoints, ${any.samples} sampled users`);
-    for (const [label, get] of [["page 1", (p: PageFigures) => p.page1], ["page 2", (p: PageFigures) => p.page2]] as const) {
-      const f = pg.forkpoint ? get(pg.forkpoint) : undefined, l = pg.floor ? get(pg.floor) : undefined;
-      out.push(`  ${label}: forkpoint median ${ms(f?.medianMs)} ms, p99 ${ms(f?.p99Ms)} ms | floor median ${ms(l?.medianMs)} ms, p99 ${ms(l?.p99Ms)} ms | fp/floor ${ratio(f?.medianMs, l?.medianMs) || "n/a"} (p99 ${ratio(f?.p99Ms, l?.p99Ms) || "n/a"})`);
+    out.push(
+      "",
+      `Many users: ${any.users.toLocaleString("en-US")} users, ${any.checkpoints.toLocaleString("en-US")} checkpoints, ${any.samples} sampled users`,
+    );
+    for (const [label, get] of [
+      ["page 1", (p: PageFigures) => p.page1],
+      ["page 2", (p: PageFigures) => p.page2],
+    ] as const) {
+      const f = pg.forkpoint ? get(pg.forkpoint) : undefined,
+        l = pg.floor ? get(pg.floor) : undefined;
+      out.push(
+        `  ${label}: forkpoint median ${ms(f?.medianMs)} ms, p99 ${ms(f?.p99Ms)} ms | floor median ${ms(l?.medianMs)} ms, p99 ${ms(l?.p99Ms)} ms | fp/floor ${ratio(f?.medianMs, l?.medianMs) || "n/a"} (p99 ${ratio(f?.p99Ms, l?.p99Ms) || "n/a"})`,
+      );
     }
-    out.push(`  build: forkpoint ${ms(pg.forkpoint?.buildMs)} ms, ${mb(pg.forkpoint?.dbBytes)} MB | floor ${ms(pg.floor?.buildMs)} ms, ${mb(pg.floor?.dbBytes)} MB`);
+    out.push(
+      `  build: forkpoint ${ms(pg.forkpoint?.buildMs)} ms, ${mb(pg.forkpoint?.dbBytes)} MB | floor ${ms(pg.floor?.buildMs)} ms, ${mb(pg.floor?.dbBytes)} MB`,
+    );
   }
   if (r.tools) {
     const t = r.tools;
-    out.push("", `Tools: rollback over ${t.invocations} recorded noop invocations (median of ${t.runs} runs)`,
-      `  rollback ${ms(t.rollbackMs)} ms, undone ${t.undone}, ${ms(t.msPerUndone)} ms per undone invocation (journal included); recordToolCall ${ms(t.recordMsPerCall)} ms per call`);
+    out.push(
+      "",
+      `Tools: rollback over ${t.invocations} recorded noop invocations (median of ${t.runs} runs)`,
+      `  rollback ${ms(t.rollbackMs)} ms, undone ${t.undone}, ${ms(t.msPerUndone)} ms per undone invocation (journal included); recordToolCall ${ms(t.recordMsPerCall)} ms per call`,
+    );
   }
-  const walSizes = Object.keys(r.walWorker).map(Number).sort((a, b) => a - b);
+  const walSizes = Object.keys(r.walWorker)
+    .map(Number)
+    .sort((a, b) => a - b);
   if (walSizes.length) {
-    out.push("", "forkpoint with walWorker: true (opt-in: WAL checkpoints on a worker thread) beside its default, same N",
-      `  ${"N".padEnd(9)} ${"total default → worker (ms)".padEnd(30)} ${"p99 turn (ms)".padEnd(18)} ${"mean turn (ms)".padEnd(18)} RSS while writing (MB)`);
+    out.push(
+      "",
+      "forkpoint with walWorker: true (opt-in: WAL checkpoints on a worker thread) beside its default, same N",
+      `  ${"N".padEnd(9)} ${"total default → worker (ms)".padEnd(30)} ${"p99 turn (ms)".padEnd(18)} ${"mean turn (ms)".padEnd(18)} RSS while writing (MB)`,
+    );
     for (const n of walSizes) {
-      const w = r.walWorker[n]!, d = r.chat.forkpoint[n];
+      const w = r.walWorker[n]!,
+        d = r.chat.forkpoint[n];
       const pair = (f: (a: ChatAgg) => number | null, fmt: (x: number | null) => string) => `${d ? fmt(f(d)) : "-"} → ${fmt(f(w))}`;
-      out.push(`  ${n.toLocaleString("en-US").padEnd(9)} ${pair((a) => a.totalMs, ms).padEnd(30)} ${pair((a) => a.p99TurnMs, ms).padEnd(18)} ${pair((a) => a.meanTurnMs, ms).padEnd(18)} ${pair((a) => a.turnsRssMB, (x) => (x === null ? "-" : x.toFixed(0)))}`);
+      out.push(
+        `  ${n.toLocaleString("en-US").padEnd(9)} ${pair((a) => a.totalMs, ms).padEnd(30)} ${pair((a) => a.p99TurnMs, ms).padEnd(18)} ${pair((a) => a.meanTurnMs, ms).padEnd(18)} ${pair(
+          (a) => a.turnsRssMB,
+          (x) => (x === null ? "-" : x.toFixed(0)),
+        )}`,
+      );
     }
   }
-  const graphSizes = Object.keys(r.graph ?? {}).map(Number).sort((a, b) => a - b);
+  const graphSizes = Object.keys(r.graph ?? {})
+    .map(Number)
+    .sort((a, b) => a - b);
   if (graphSizes.length) {
-    out.push("", "A real LangGraph graph: StateGraph(MessagesAnnotation), one node answering, LangChain messages, one invoke per turn",
-      `  ${"invokes".padEnd(9)} ${"".padEnd(14)} ${pad("total (ms)", 11)} ${pad("first 10%", 11)} ${pad("last 10%", 11)} ${pad("getState", 11)} ${pad("runs", 5)}`);
+    out.push(
+      "",
+      "A real LangGraph graph: StateGraph(MessagesAnnotation), one node answering, LangChain messages, one invoke per turn",
+      `  ${"invokes".padEnd(9)} ${"".padEnd(14)} ${pad("total (ms)", 11)} ${pad("first 10%", 11)} ${pad("last 10%", 11)} ${pad("getState", 11)} ${pad("runs", 5)}`,
+    );
     for (const n of graphSizes) {
       const g = r.graph[n]!;
-      for (const [label, a] of [["SqliteSaver", g.peer], ["ForkpointSaver", g.saver]] as const) {
-        if (a) out.push(`  ${n.toLocaleString("en-US").padEnd(9)} ${label.padEnd(14)} ${pad(ms(a.totalMs), 11)} ${pad(ms(a.firstMs), 11)} ${pad(ms(a.lastMs), 11)} ${pad(ms(a.getStateMs), 11)} ${pad(String(a.runs), 5)}`);
+      for (const [label, a] of [
+        ["SqliteSaver", g.peer],
+        ["ForkpointSaver", g.saver],
+      ] as const) {
+        if (a)
+          out.push(
+            `  ${n.toLocaleString("en-US").padEnd(9)} ${label.padEnd(14)} ${pad(ms(a.totalMs), 11)} ${pad(ms(a.firstMs), 11)} ${pad(ms(a.lastMs), 11)} ${pad(ms(a.getStateMs), 11)} ${pad(String(a.runs), 5)}`,
+          );
       }
-      if (g.peer && g.saver) out.push(`  ${"".padEnd(9)} ${"SqliteSaver / ForkpointSaver, total:".padEnd(14)} ${ratio(g.peer.totalMs, g.saver.totalMs)}`);
+      if (g.peer && g.saver)
+        out.push(`  ${"".padEnd(9)} ${"SqliteSaver / ForkpointSaver, total:".padEnd(14)} ${ratio(g.peer.totalMs, g.saver.totalMs)}`);
     }
   }
   for (const e of r.errors) out.push("", `ERROR: ${e}`);
@@ -156,11 +250,16 @@ export function evaluateTargets(r: Results): Target[] {
   const f2 = (v: number | null) => (v == null ? "n/a" : v.toFixed(2));
   const { peer, forkpoint: fp, floor, sql } = r.chat;
 
-  const s1 = x(peer[1000]?.totalMs, fp[1000]?.totalMs), z1 = x(peer[1000]?.dbBytes, fp[1000]?.dbBytes);
+  const s1 = x(peer[1000]?.totalMs, fp[1000]?.totalMs),
+    z1 = x(peer[1000]?.dbBytes, fp[1000]?.dbBytes);
   // For scale: how far the bare floor gets, and forkpoint's own SQL with no engine JavaScript (the bound its schema sets).
   const floorRef = (n: number) => {
-    const q = x(peer[n]?.totalMs, floor[n]?.totalMs), s = x(peer[n]?.totalMs, sql?.[n]?.totalMs);
-    const parts = [q == null ? "" : `the floor itself: peer/floor = ${f2(q)}×`, s == null ? "" : `forkpoint's SQL alone: peer/SQL = ${f2(s)}×`].filter(Boolean);
+    const q = x(peer[n]?.totalMs, floor[n]?.totalMs),
+      s = x(peer[n]?.totalMs, sql?.[n]?.totalMs);
+    const parts = [
+      q == null ? "" : `the floor itself: peer/floor = ${f2(q)}×`,
+      s == null ? "" : `forkpoint's SQL alone: peer/SQL = ${f2(s)}×`,
+    ].filter(Boolean);
     return parts.length ? ` (${parts.join("; ")})` : "";
   };
   add("N=1,000: forkpoint ≥20× faster than SqliteSaver", s1 == null ? null : s1 >= 20, `peer/fp total = ${f2(s1)}×${floorRef(1000)}`);
@@ -169,9 +268,11 @@ export function evaluateTargets(r: Results): Target[] {
   add("N=3,000: forkpoint ≥100× faster than SqliteSaver", s3 == null ? null : s3 >= 100, `peer/fp total = ${f2(s3)}×${floorRef(3000)}`);
 
   const flat = Object.values(fp).map((a) => ({ n: a.n, q: x(a.lastMs, a.firstMs) }));
-  add("flat cost: last-10% turn median ≤1.5× first-10% at every N",
+  add(
+    "flat cost: last-10% turn median ≤1.5× first-10% at every N",
     flat.length === 0 || flat.some((f) => f.q == null) ? null : flat.every((f) => f.q! <= 1.5),
-    flat.map((f) => `N=${f.n}: ${f2(f.q)}`).join(", ") || "no forkpoint runs");
+    flat.map((f) => `N=${f.n}: ${f2(f.q)}`).join(", ") || "no forkpoint runs",
+  );
 
   const c10 = x(fp[10_000]?.totalMs, floor[10_000]?.totalMs);
   add("chat at N=10,000 ≤3× floor", c10 == null ? null : c10 <= 3, `fp/floor total = ${f2(c10)}×`);
@@ -180,28 +281,50 @@ export function evaluateTargets(r: Results): Target[] {
   const p1 = x(r.pages.forkpoint?.page1.medianMs, r.pages.floor?.page1.medianMs);
   const p2 = x(r.pages.forkpoint?.page2.medianMs, r.pages.floor?.page2.medianMs);
   const users = r.pages.floor?.checkpoints ?? r.pages.forkpoint?.checkpoints;
-  add(`page of 50 and next page among ${users?.toLocaleString("en-US") ?? "?"} checkpoints ≤2× floor (medians)`,
-    p1 == null || p2 == null ? null : p1 <= 2 && p2 <= 2, `page 1 ${f2(p1)}×, page 2 ${f2(p2)}×`);
+  add(
+    `page of 50 and next page among ${users?.toLocaleString("en-US") ?? "?"} checkpoints ≤2× floor (medians)`,
+    p1 == null || p2 == null ? null : p1 <= 2 && p2 <= 2,
+    `page 1 ${f2(p1)}×, page 2 ${f2(p2)}×`,
+  );
 
   // Against the floor's write transaction timed right after the operation in forkpoint's process; the floor process's
   // own figure, timed minutes apart in another process, is printed beside it.
   // The ratio is taken within each run, then the median across runs: a ratio of medians could pair figures of
   // different runs, which is the drift this avoids.
-  for (const [op, cold, paired] of [["rollbackMs", "rollbackColdMs", "rollbackVsFloor"], ["editMs", "editColdMs", "editVsFloor"]] as const) {
+  for (const [op, cold, paired] of [
+    ["rollbackMs", "rollbackColdMs", "rollbackVsFloor"],
+    ["editMs", "editColdMs", "editVsFloor"],
+  ] as const) {
     const qs = Object.values(fp).map((a) => ({
-      n: a.n, q: a[paired], c: x(a[cold], floor[a.n]?.writeTxMs), apart: x(a[op], floor[a.n]?.writeTxMs),
+      n: a.n,
+      q: a[paired],
+      c: x(a[cold], floor[a.n]?.writeTxMs),
+      apart: x(a[op], floor[a.n]?.writeTxMs),
     }));
-    add(`${op === "rollbackMs" ? "rollback" : "edit"} without tools ≤5× one floor write tx at every N (steady state)`,
+    add(
+      `${op === "rollbackMs" ? "rollback" : "edit"} without tools ≤5× one floor write tx at every N (steady state)`,
       qs.length === 0 || qs.some((q) => q.q == null) ? null : qs.every((q) => q.q! <= 5),
       (qs.map((q) => `N=${q.n}: ${f2(q.q)}×`).join(", ") || "no forkpoint runs") +
         (qs.length ? `; against the floor process's write tx instead: ${qs.map((q) => `${f2(q.apart)}×`).join(", ")}` : "") +
         (qs.length ? `; first 21 calls: ${qs.map((q) => `${f2(q.c)}×`).join(", ")}` : "") +
         // For scale: the floor doing the edit's own work (a branch row and a message row) in its one transaction.
-        (op === "editMs" && qs.length ? `; against the floor's own edit transaction: ${Object.values(fp).map((a) => `${f2(x(a.editMs, floor[a.n]?.editMs))}×`).join(", ")}` : ""));
+        (op === "editMs" && qs.length
+          ? `; against the floor's own edit transaction: ${Object.values(fp)
+              .map((a) => `${f2(x(a.editMs, floor[a.n]?.editMs))}×`)
+              .join(", ")}`
+          : ""),
+    );
   }
-  const rss = fp[100_000]?.turnsRssMB, a = fp[100_000], b = floor[100_000];
-  add("peak RSS during the N=100,000 chat < 200 MB", rss == null ? null : rss < 200, rss == null || !a ? "N=100,000 not run"
-    : `${rss.toFixed(0)} MB while writing (floor ${b?.turnsRssMB.toFixed(0) ?? "n/a"} MB); whole run with 200,000-message reads ${a.peakRssMB.toFixed(0)} MB (floor ${b?.peakRssMB.toFixed(0) ?? "n/a"} MB); Node baseline ${r.baselineRssMB?.toFixed(0) ?? "n/a"} MB`);
+  const rss = fp[100_000]?.turnsRssMB,
+    a = fp[100_000],
+    b = floor[100_000];
+  add(
+    "peak RSS during the N=100,000 chat < 200 MB",
+    rss == null ? null : rss < 200,
+    rss == null || !a
+      ? "N=100,000 not run"
+      : `${rss.toFixed(0)} MB while writing (floor ${b?.turnsRssMB.toFixed(0) ?? "n/a"} MB); whole run with 200,000-message reads ${a.peakRssMB.toFixed(0)} MB (floor ${b?.peakRssMB.toFixed(0) ?? "n/a"} MB); Node baseline ${r.baselineRssMB?.toFixed(0) ?? "n/a"} MB`,
+  );
   return t;
 }
 

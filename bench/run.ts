@@ -16,7 +16,8 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
 const onlyArg = args[args.indexOf("--only") + 1];
-let systems: System[] = args.includes("--only") && onlyArg ? (onlyArg.split(",") as System[]) : ["peer", "saver", "forkpoint", "sql", "floor"];
+let systems: System[] =
+  args.includes("--only") && onlyArg ? (onlyArg.split(",") as System[]) : ["peer", "saver", "forkpoint", "sql", "floor"];
 if (systems.includes("forkpoint") && !forkpointAvailable()) {
   console.log("forkpoint: src/index.ts does not exist yet; running the peer and the floor only");
   systems = systems.filter((s) => s !== "forkpoint" && s !== "saver" && s !== "sql");
@@ -30,7 +31,10 @@ const BUILD = await compileBench(ROOT);
 /** Run one job in a fresh Node process, on the compiled JavaScript (no loader); returns its result and peak RSS in MB. */
 function child<T>(job: Job): { result: T; rssMB: number } {
   const p = spawnSync(process.execPath, [join(BUILD, "bench/child.js"), JSON.stringify(job)], {
-    cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 64 << 20,
+    cwd: ROOT,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+    maxBuffer: 64 << 20,
   });
   const line = p.stdout.trim().split("\n").pop() ?? "";
   let msg: { ok: boolean; result?: T; maxRssMB?: number; error?: string };
@@ -43,7 +47,16 @@ function child<T>(job: Job): { result: T; rssMB: number } {
   return { result: msg.result!, rssMB: msg.maxRssMB! };
 }
 
-const results: Results = { chat: { peer: {}, saver: {}, forkpoint: {}, sql: {}, floor: {} }, history: {}, pages: {}, tools: null, walWorker: {}, graph: {}, baselineRssMB: null, errors: [] };
+const results: Results = {
+  chat: { peer: {}, saver: {}, forkpoint: {}, sql: {}, floor: {} },
+  history: {},
+  pages: {},
+  tools: null,
+  walWorker: {},
+  graph: {},
+  baselineRssMB: null,
+  errors: [],
+};
 function attempt(label: string, fn: () => void) {
   try {
     fn();
@@ -54,9 +67,12 @@ function attempt(label: string, fn: () => void) {
 }
 
 console.log(`forkpoint benchmark, ${plan.mode} mode: ${os.cpus()[0]?.model ?? "?"} ×${os.cpus().length}, Node ${process.version}`);
-for (const n of plan.peerSkipped) if (systems.includes("peer") && n > 3000) {
-  console.log(`peer skipped at N=${n.toLocaleString("en-US")}: SqliteSaver stores the whole message list in every checkpoint, so its cost grows quadratically`);
-}
+for (const n of plan.peerSkipped)
+  if (systems.includes("peer") && n > 3000) {
+    console.log(
+      `peer skipped at N=${n.toLocaleString("en-US")}: SqliteSaver stores the whole message list in every checkpoint, so its cost grows quadratically`,
+    );
+  }
 
 attempt("baseline", () => {
   results.baselineRssMB = child<object>({ kind: "baseline", system: "floor" }).rssMB;
@@ -77,7 +93,8 @@ for (let i = 0; i < plan.history.runs; i++) {
     });
   }
 }
-for (const [system, h] of hist) if (h.ms.length) results.history[system as System] = { count: plan.history.n, ms: median(h.ms), peakRssMB: h.rss };
+for (const [system, h] of hist)
+  if (h.ms.length) results.history[system as System] = { count: plan.history.n, ms: median(h.ms), peakRssMB: h.rss };
 
 // Chat: at each N the systems' runs alternate (peer, forkpoint, floor, peer, ...), so load on the machine hits them alike.
 const sizes = [...new Set(plan.chat.map((c) => c.n))];
@@ -91,7 +108,9 @@ for (const n of sizes) {
         try {
           const r = child<ChatFigures>({ kind: "chat", system, n });
           runs.get(system)!.push({ fig: r.result, rssMB: r.rssMB });
-          log(`chat ${system.padEnd(9)} N=${String(n).padEnd(6)} run ${i + 1}/${total}: total ${r.result.totalMs.toFixed(0)} ms, RSS ${r.rssMB.toFixed(0)} MB`);
+          log(
+            `chat ${system.padEnd(9)} N=${String(n).padEnd(6)} run ${i + 1}/${total}: total ${r.result.totalMs.toFixed(0)} ms, RSS ${r.rssMB.toFixed(0)} MB`,
+          );
         } catch (e) {
           runs.delete(system); // one failure drops the system at this N
           throw e;
@@ -110,7 +129,9 @@ if (systems.includes("forkpoint")) {
       for (let i = 0; i < total; i++) {
         const r = child<ChatFigures>({ kind: "chat", system: "forkpoint", n, walWorker: true });
         rs.push({ fig: r.result, rssMB: r.rssMB });
-        log(`chat fp+walWorker N=${String(n).padEnd(6)} run ${i + 1}/${total}: total ${r.result.totalMs.toFixed(0)} ms, RSS ${r.rssMB.toFixed(0)} MB`);
+        log(
+          `chat fp+walWorker N=${String(n).padEnd(6)} run ${i + 1}/${total}: total ${r.result.totalMs.toFixed(0)} ms, RSS ${r.rssMB.toFixed(0)} MB`,
+        );
       }
       results.walWorker[n] = aggregateChat(rs);
     });
@@ -143,9 +164,17 @@ for (const system of engines) {
 if (systems.includes("forkpoint")) {
   attempt("tools forkpoint", () => {
     const rs: NonNullable<Results["tools"]>[] = [];
-    for (let i = 0; i < plan.tools.runs; i++) rs.push(child<NonNullable<Results["tools"]>>({ kind: "tools", system: "forkpoint", n: plan.tools.n }).result);
+    for (let i = 0; i < plan.tools.runs; i++)
+      rs.push(child<NonNullable<Results["tools"]>>({ kind: "tools", system: "forkpoint", n: plan.tools.n }).result);
     const pick = (k: "recordMsPerCall" | "rollbackMs" | "undone" | "msPerUndone") => median(rs.map((r) => r[k]));
-    results.tools = { invocations: plan.tools.n, runs: rs.length, recordMsPerCall: pick("recordMsPerCall"), rollbackMs: pick("rollbackMs"), undone: pick("undone"), msPerUndone: pick("msPerUndone") };
+    results.tools = {
+      invocations: plan.tools.n,
+      runs: rs.length,
+      recordMsPerCall: pick("recordMsPerCall"),
+      rollbackMs: pick("rollbackMs"),
+      undone: pick("undone"),
+      msPerUndone: pick("msPerUndone"),
+    };
     log(`tools forkpoint: ${results.tools.msPerUndone.toFixed(3)} ms per undone invocation`);
   });
 }
@@ -157,18 +186,44 @@ console.log(`\nwall time ${((now() - t0) / 1000).toFixed(1)} s`);
 
 function version(pkg: string): string | null {
   try {
-    return (JSON.parse(readFileSync(join(ROOT, pkg === "forkpoint" ? "" : `node_modules/${pkg}`, "package.json"), "utf8")) as { version: string }).version;
+    return (
+      JSON.parse(readFileSync(join(ROOT, pkg === "forkpoint" ? "" : `node_modules/${pkg}`, "package.json"), "utf8")) as { version: string }
+    ).version;
   } catch {
     return null;
   }
 }
-const packages = Object.fromEntries(["forkpoint", "better-sqlite3", "drizzle-orm", "@langchain/langgraph-checkpoint-sqlite",
-  "@langchain/langgraph-checkpoint", "@langchain/langgraph", "@langchain/core", "esbuild"].map((p) => [p, version(p)]));
+const packages = Object.fromEntries(
+  [
+    "forkpoint",
+    "better-sqlite3",
+    "drizzle-orm",
+    "@langchain/langgraph-checkpoint-sqlite",
+    "@langchain/langgraph-checkpoint",
+    "@langchain/langgraph",
+    "@langchain/core",
+    "esbuild",
+  ].map((p) => [p, version(p)]),
+);
 const cpus = os.cpus();
 const doc = {
-  date: new Date().toISOString(), mode: plan.mode, systems, wallMs: now() - t0,
-  machine: { cpuModel: cpus[0]?.model ?? null, cpus: cpus.length, totalmemBytes: os.totalmem(), platform: os.platform(), release: os.release(), arch: os.arch() },
-  node: process.version, packages, plan, results, targets,
+  date: new Date().toISOString(),
+  mode: plan.mode,
+  systems,
+  wallMs: now() - t0,
+  machine: {
+    cpuModel: cpus[0]?.model ?? null,
+    cpus: cpus.length,
+    totalmemBytes: os.totalmem(),
+    platform: os.platform(),
+    release: os.release(),
+    arch: os.arch(),
+  },
+  node: process.version,
+  packages,
+  plan,
+  results,
+  targets,
 };
 mkdirSync(join(ROOT, "bench/results"), { recursive: true });
 writeFileSync(join(ROOT, "bench/results/latest.json"), JSON.stringify(doc, null, 2) + "\n");

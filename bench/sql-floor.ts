@@ -52,14 +52,59 @@ export async function runSqlFloorChat(n: number): Promise<ChatFigures> {
       const current = db.prepare(CURRENT).raw();
       const insertEntry = db.prepare(INSERT_ENTRY);
       const insertCheckpoint = db.prepare(INSERT_CHECKPOINT);
-      const branchId = (db.prepare("SELECT current_branch_id FROM sessions WHERE id = ?").pluck().get(session.id)) as string;
+      const branchId = db.prepare("SELECT current_branch_id FROM sessions WHERE id = ?").pluck().get(session.id) as string;
       const turn = db.transaction((i: number) => {
         const row = current.get(session.id) as unknown[];
         const pos = (row[HEAD_POSITION] as number | null) ?? 0;
         const t = Date.now();
-        insertEntry.run(id("msg"), branchId, pos + 1, "message", "user", JSON.stringify(content(i, "user")), null, null, null, null, null, pos + 1, hex(3 * i), t);
-        insertEntry.run(id("msg"), branchId, pos + 2, "message", "assistant", JSON.stringify(content(i, "assistant")), null, null, null, null, null, pos + 2, hex(3 * i + 1), t);
-        insertCheckpoint.run(t, id("cp"), session.id, branchId, pos + 2, `turn-${i}`, 0, null, "user-1", null, hex(3 * i + 2), hex(3 * i), t, null);
+        insertEntry.run(
+          id("msg"),
+          branchId,
+          pos + 1,
+          "message",
+          "user",
+          JSON.stringify(content(i, "user")),
+          null,
+          null,
+          null,
+          null,
+          null,
+          pos + 1,
+          hex(3 * i),
+          t,
+        );
+        insertEntry.run(
+          id("msg"),
+          branchId,
+          pos + 2,
+          "message",
+          "assistant",
+          JSON.stringify(content(i, "assistant")),
+          null,
+          null,
+          null,
+          null,
+          null,
+          pos + 2,
+          hex(3 * i + 1),
+          t,
+        );
+        insertCheckpoint.run(
+          t,
+          id("cp"),
+          session.id,
+          branchId,
+          pos + 2,
+          `turn-${i}`,
+          0,
+          null,
+          "user-1",
+          null,
+          hex(3 * i + 2),
+          hex(3 * i),
+          t,
+          null,
+        );
       });
       Object.assign(fig, timeSyncTurns(n, turn));
       fig.turnsRssMB = peakRssMB();

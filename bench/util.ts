@@ -38,8 +38,10 @@ export function peakRssMB(): number {
 export function firstLastMedians(turnMs: readonly number[]): { firstMs: number; lastMs: number; meanTurnMs: number; p99TurnMs: number } {
   const k = Math.max(1, Math.floor(turnMs.length / 10));
   return {
-    firstMs: median(turnMs.slice(0, k)), lastMs: median(turnMs.slice(turnMs.length - k)),
-    meanTurnMs: turnMs.reduce((a, b) => a + b, 0) / turnMs.length, p99TurnMs: percentile(turnMs, 99),
+    firstMs: median(turnMs.slice(0, k)),
+    lastMs: median(turnMs.slice(turnMs.length - k)),
+    meanTurnMs: turnMs.reduce((a, b) => a + b, 0) / turnMs.length,
+    p99TurnMs: percentile(turnMs, 99),
   };
 }
 
@@ -58,7 +60,8 @@ export function timeSyncTurns(n: number, turn: (i: number) => void): { totalMs: 
 /** ~200 bytes of message content for turn i (distinct per turn, so nothing dedupes it away). */
 export function content(i: number, role: "user" | "assistant"): string {
   const head = `${role} turn ${i}: `;
-  const filler = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam, quis nostrud exercitation ullamco laboris nisi ut aliquip.";
+  const filler =
+    "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam, quis nostrud exercitation ullamco laboris nisi ut aliquip.";
   return (head + filler).slice(0, 200);
 }
 
@@ -141,9 +144,27 @@ export interface ChatFigures {
 
 export function emptyChat(n: number): ChatFigures {
   return {
-    n, totalMs: NaN, firstMs: NaN, lastMs: NaN, meanTurnMs: NaN, p99TurnMs: NaN, dbBytes: NaN, readLatestMs: null, historyMs: null,
-    list10Ms: null, rollbackMs: null, rollbackColdMs: null, editMs: null, editColdMs: null, writeTxMs: null,
-    rollbackFloorMs: null, editFloorMs: null, rollbackVsFloor: null, editVsFloor: null, turnsRssMB: NaN, notes: [],
+    n,
+    totalMs: NaN,
+    firstMs: NaN,
+    lastMs: NaN,
+    meanTurnMs: NaN,
+    p99TurnMs: NaN,
+    dbBytes: NaN,
+    readLatestMs: null,
+    historyMs: null,
+    list10Ms: null,
+    rollbackMs: null,
+    rollbackColdMs: null,
+    editMs: null,
+    editColdMs: null,
+    writeTxMs: null,
+    rollbackFloorMs: null,
+    editFloorMs: null,
+    rollbackVsFloor: null,
+    editVsFloor: null,
+    turnsRssMB: NaN,
+    notes: [],
   };
 }
 

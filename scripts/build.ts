@@ -40,6 +40,11 @@ const bundle = await rollup({
     throw new Error(`declaration bundle: ${warning.message}`);
   },
 });
-await bundle.write({ dir: dist, format: "es", entryFileNames: "[name].d.ts", chunkFileNames: (chunk) => `types/${chunk.name.replace(/\.d$/, "")}-[hash].d.ts` });
+await bundle.write({
+  dir: dist,
+  format: "es",
+  entryFileNames: "[name].d.ts",
+  chunkFileNames: (chunk) => `types/${chunk.name.replace(/\.d$/, "")}-[hash].d.ts`,
+});
 await bundle.close();
 rmSync(dirname(types), { recursive: true, force: true });

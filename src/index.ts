@@ -11,18 +11,39 @@ export type { PruneReport } from "./sessions/prune.js";
 export type { StateUpdate } from "./sessions/state.js";
 export { defineTool, type ToolDefinition, type ToolContext } from "./tools/define-tool.js";
 export {
-  ForkpointError, NotFoundError, ValidationError, PayloadTooLargeError, IntegrityError, ConflictError,
-  DatabaseError, ToolUndoError, ToolReplayError, ToolTimeoutError, AbortedError,
+  ForkpointError,
+  NotFoundError,
+  ValidationError,
+  PayloadTooLargeError,
+  IntegrityError,
+  ConflictError,
+  DatabaseError,
+  ToolUndoError,
+  ToolReplayError,
+  ToolTimeoutError,
+  AbortedError,
 } from "./models/errors.js";
 export { DEFAULT_LIMITS, type Limits } from "./models/limits.js";
 export type { JsonValue, JsonObject, JsonInput, JsonObjectInput } from "./models/json.js";
 export type {
-  CheckpointInput, CreateSessionInput, ListCheckpointsInput, ListSessionsInput, MoveOptions, PlanTarget, RecordToolCallInput,
+  CheckpointInput,
+  CreateSessionInput,
+  ListCheckpointsInput,
+  ListSessionsInput,
+  MoveOptions,
+  PlanTarget,
+  RecordToolCallInput,
   AutoCheckpointPolicy,
 } from "./models/inputs.js";
 export type * from "./models/types.js";
 export type {
-  SessionExport, ExportedBranch, ExportedEntry, ExportedCompletion, ExportedState, ExportedCheckpoint, ExportedEvent,
+  SessionExport,
+  ExportedBranch,
+  ExportedEntry,
+  ExportedCompletion,
+  ExportedState,
+  ExportedCheckpoint,
+  ExportedEvent,
 } from "./models/session-export.js";
 export type { LongCallOptions, Progress } from "./models/progress.js";
 export type { VerifyOptions } from "./sessions/verify.js";

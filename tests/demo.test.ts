@@ -31,10 +31,11 @@ describe("the demo", () => {
     const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
     expect(pkg.scripts.start).toBe("tsx src/cli/main.ts demo");
     const db = join(dir, "start.db");
-    const out = execFileSync(process.execPath, ["--import", "tsx", join(root, "src/cli/main.ts"), "--db", db, "demo", "--files", join(dir, "start-files")], {
-      cwd: root,
-      encoding: "utf8",
-    });
+    const out = execFileSync(
+      process.execPath,
+      ["--import", "tsx", join(root, "src/cli/main.ts"), "--db", db, "demo", "--files", join(dir, "start-files")],
+      { cwd: root, encoding: "utf8" },
+    );
     const suggested = out.split("\n").filter((l) => l.startsWith("  npx tsx src/cli/main.ts "));
     expect(suggested.length).toBeGreaterThanOrEqual(10);
     for (const line of suggested) {

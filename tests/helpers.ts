@@ -55,9 +55,9 @@ export type Dump = Record<string, unknown[]>;
 export function dumpDatabase(file: string): Dump {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
-    const tables = db
-      .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
-      .all() as { name: string }[];
+    const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all() as {
+      name: string;
+    }[];
     const out: Dump = {};
     for (const { name } of tables) out[name] = db.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).all();
     return out;

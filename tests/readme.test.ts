@@ -15,7 +15,8 @@ describe("README examples", () => {
     const readme = readFileSync(join(root, "README.md"), "utf8");
     const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
     expect(blocks.length).toBeGreaterThanOrEqual(5);
-    const program = blocks.join("\n")
+    const program = blocks
+      .join("\n")
       .replaceAll(`from "forkpoint"`, `from ${JSON.stringify(join(root, "src/index.ts"))}`)
       .replaceAll(`from "forkpoint/langgraph"`, `from ${JSON.stringify(join(root, "src/langgraph/index.ts"))}`)
       .replaceAll(`from "forkpoint/ai"`, `from ${JSON.stringify(join(root, "src/ai/index.ts"))}`)

@@ -57,7 +57,11 @@ export function frameworkTool(name: string, binding: FrameworkBinding, general: 
   };
   const undo = async (recorded: { args: JsonValue; result: JsonValue }, ctx: ToolContext) => {
     const own = bindingFor(d, ctx.sessionId).undo;
-    if (!own) throw new ConflictError(`tool ${JSON.stringify(name)} is bound without an undo for session ${JSON.stringify(ctx.sessionId)}`, "TOOL_NOT_REGISTERED");
+    if (!own)
+      throw new ConflictError(
+        `tool ${JSON.stringify(name)} is bound without an undo for session ${JSON.stringify(ctx.sessionId)}`,
+        "TOOL_NOT_REGISTERED",
+      );
     await own(recorded, ctx);
   };
   const definition = defineTool(binding.undo ? { name, run, undo } : { name, run });
@@ -70,7 +74,8 @@ export function frameworkTool(name: string, binding: FrameworkBinding, general: 
  * that session then undo and replay their calls with these very functions.
  */
 export function bindFrameworkTools(s: SessionHandle, bindings: Record<string, FrameworkBinding>, where: string): void {
-  if (!(s instanceof SessionHandle)) throw new ValidationError(where, "expects a session handle (from fp.createSession or fp.getSession) first");
+  if (!(s instanceof SessionHandle))
+    throw new ValidationError(where, "expects a session handle (from fp.createSession or fp.getSession) first");
   const { ctx } = sessionEngine(s);
   for (const [name, binding] of Object.entries(bindings)) {
     const known = ctx.tools.find(name);
@@ -81,9 +86,16 @@ export function bindFrameworkTools(s: SessionHandle, bindings: Record<string, Fr
       continue;
     }
     const d = dispatchers.get(known);
-    if (!d) throw new ConflictError(`a tool named ${JSON.stringify(name)} is already registered with defineTool: give the framework tool another name`, "TOOL_NAME_TAKEN");
+    if (!d)
+      throw new ConflictError(
+        `a tool named ${JSON.stringify(name)} is already registered with defineTool: give the framework tool another name`,
+        "TOOL_NAME_TAKEN",
+      );
     if ((typeof known.undo === "function") !== (typeof binding.undo === "function")) {
-      throw new ConflictError(`tool ${JSON.stringify(name)} is registered ${known.undo ? "with" : "without"} an undo: bind it the same way`, "TOOL_UNDO_MISMATCH");
+      throw new ConflictError(
+        `tool ${JSON.stringify(name)} is registered ${known.undo ? "with" : "without"} an undo: bind it the same way`,
+        "TOOL_UNDO_MISMATCH",
+      );
     }
     ownDispatcher(ctx, name, d).bySession.set(s.id, binding);
   }
@@ -98,7 +110,10 @@ function ownDispatcher(ctx: EngineContext, name: string, d: Dispatcher): Dispatc
 
 /** Journals the call (with the framework's call id) on `onBranch`, runs the live binding with `options`, records the result. */
 export async function invokeFramework(
-  s: SessionHandle, name: string, args: unknown, call: { callId: string; onBranch: string; options: unknown },
+  s: SessionHandle,
+  name: string,
+  args: unknown,
+  call: { callId: string; onBranch: string; options: unknown },
 ): Promise<unknown> {
   const engine = sessionEngine(s);
   const d = byEngine.get(engine.ctx)?.get(name);

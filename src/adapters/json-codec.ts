@@ -16,7 +16,8 @@ function isPlainObject(value: object): boolean {
 export function encodeValue(value: unknown): JsonValue {
   // The kind of binary value is kept, so each comes back as it went in (a Node Buffer as a Buffer).
   if (Buffer.isBuffer(value)) return { [TAG]: "bytes", base64: value.toString("base64"), as: "Buffer" };
-  if (value instanceof Uint8Array) return { [TAG]: "bytes", base64: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("base64") };
+  if (value instanceof Uint8Array)
+    return { [TAG]: "bytes", base64: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("base64") };
   if (value instanceof ArrayBuffer) return { [TAG]: "bytes", base64: Buffer.from(value).toString("base64"), as: "ArrayBuffer" };
   if (value instanceof URL) return { [TAG]: "url", href: value.href };
   if (Array.isArray(value)) return value.map(encodeValue);
@@ -40,7 +41,8 @@ export function decodeValue(value: JsonValue): any {
     return value.as === "ArrayBuffer" ? copy.buffer : copy;
   }
   if (tag === "url" && typeof value.href === "string") return new URL(value.href);
-  const inner = tag === "object" && typeof value.value === "object" && value.value !== null && !Array.isArray(value.value) ? value.value : value;
+  const inner =
+    tag === "object" && typeof value.value === "object" && value.value !== null && !Array.isArray(value.value) ? value.value : value;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(inner)) out[k] = decodeValue(v);
   return out;

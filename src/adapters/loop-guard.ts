@@ -33,7 +33,10 @@ function watch(ctx: EngineContext): Map<string, Set<WeakRef<LoopGuard>>> {
       const guard = ref.deref();
       if (!guard) continue;
       if (follow) guard.branch = Promise.resolve(outcome.branch.id);
-      else guard.abortController?.abort(new ConflictError(`session ${JSON.stringify(outcome.branch.sessionId)} moved: the agent loop is stopped`, "SESSION_MOVED"));
+      else
+        guard.abortController?.abort(
+          new ConflictError(`session ${JSON.stringify(outcome.branch.sessionId)} moved: the agent loop is stopped`, "SESSION_MOVED"),
+        );
     }
     if (!follow) table.delete(outcome.branch.sessionId);
   };

@@ -60,7 +60,10 @@ function toUiMessage({ first, latest }: StoredMessage): UIMessage {
 }
 
 const isToolPart = (p: unknown): p is { type: string; toolCallId: string } =>
-  typeof p === "object" && p !== null && !Array.isArray(p) && typeof (p as { type?: unknown }).type === "string" &&
+  typeof p === "object" &&
+  p !== null &&
+  !Array.isArray(p) &&
+  typeof (p as { type?: unknown }).type === "string" &&
   ((p as { type: string }).type.startsWith("tool-") || (p as { type: string }).type === "dynamic-tool") &&
   typeof (p as { toolCallId?: unknown }).toolCallId === "string";
 

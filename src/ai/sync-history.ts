@@ -53,7 +53,9 @@ function ownMetadata(metadata: unknown): JsonObject | null {
  * treating it as edited would fork and undo every tool call after the first renamed message.
  */
 const comparable = (m: { role: string; content: unknown; metadata?: unknown }) => ({
-  role: m.role, content: m.content, metadata: ownMetadata(m.metadata),
+  role: m.role,
+  content: m.content,
+  metadata: ownMetadata(m.metadata),
 });
 
 export interface SyncOptions {
@@ -71,7 +73,8 @@ export interface SyncOptions {
 export async function syncHistory(s: SessionHandle, inputs: MessageInput[], options: SyncOptions = {}): Promise<SaveResult> {
   const stored = storedMessages(await s.history());
   let kept = 0;
-  while (kept < stored.length && kept < inputs.length && isDeepStrictEqual(comparable(stored[kept]!.latest), comparable(inputs[kept]!))) kept++;
+  while (kept < stored.length && kept < inputs.length && isDeepStrictEqual(comparable(stored[kept]!.latest), comparable(inputs[kept]!)))
+    kept++;
   // Everything to be written is checked before the first write: a bad message leaves the history as it was.
   const { ctx } = sessionEngine(s);
   for (let i = kept; i < inputs.length; i++) messageFields(ctx, inputs[i], `messages[${i}]`);
@@ -79,7 +82,11 @@ export async function syncHistory(s: SessionHandle, inputs: MessageInput[], opti
   const continued = changed && kept === stored.length - 1 && options.continues?.(stored[kept]!.latest, inputs[kept]!) === true;
   const appending = inputs.length - kept - (changed && !continued ? 1 : 0);
   if (appending > ctx.limits.maxBatch) {
-    throw new PayloadTooLargeError("messages", `at most ${ctx.limits.maxBatch} new messages per save (got ${appending})`, ctx.limits.maxBatch);
+    throw new PayloadTooLargeError(
+      "messages",
+      `at most ${ctx.limits.maxBatch} new messages per save (got ${appending})`,
+      ctx.limits.maxBatch,
+    );
   }
   let forked: SaveResult["forked"] = null;
   const rest = inputs.slice(kept);

@@ -69,7 +69,8 @@ async function* relay(call: (onOutput: (output: unknown) => void) => Promise<unk
 
 function bindings(tools: ToolSet, undos: Record<string, unknown>, where: string): Record<string, FrameworkBinding> {
   if (typeof tools !== "object" || tools === null) throw new ValidationError(where, "expects an AI SDK ToolSet ({ name: tool({ ... }) })");
-  if (typeof undos !== "object" || undos === null) throw new ValidationError(`${where}.undos`, "must be an object of undo functions by tool name");
+  if (typeof undos !== "object" || undos === null)
+    throw new ValidationError(`${where}.undos`, "must be an object of undo functions by tool name");
   for (const [name, undo] of Object.entries(undos)) {
     if (!(name in tools)) throw new ValidationError(`${where}.undos.${name}`, "names no tool of the ToolSet");
     if (undo !== undefined && typeof undo !== "function") throw new ValidationError(`${where}.undos.${name}`, "must be a function");
@@ -103,7 +104,10 @@ function bindings(tools: ToolSet, undos: Record<string, unknown>, where: string)
  * @example const tools = undoableTools(s, { write_file: writeFile }, { write_file: async ({ args }) => rm(args.path) })
  */
 export function undoableTools<TOOLS extends ToolSet>(
-  s: SessionHandle, tools: TOOLS, undos: AiToolUndos<TOOLS> = {}, options: UndoableToolsOptions = {},
+  s: SessionHandle,
+  tools: TOOLS,
+  undos: AiToolUndos<TOOLS> = {},
+  options: UndoableToolsOptions = {},
 ): TOOLS {
   const bound = bindings(tools, undos as Record<string, unknown>, "undoableTools");
   bindFrameworkTools(s, bound, "undoableTools");
@@ -139,5 +143,7 @@ export function undoableTools<TOOLS extends ToolSet>(
  * call in this process (recovery at open, a rollback from another handle) can then undo and replay them too.
  */
 export function aiToolDefinitions<TOOLS extends ToolSet>(tools: TOOLS, undos: AiToolUndos<TOOLS> = {}): ToolDefinition[] {
-  return Object.entries(bindings(tools, undos as Record<string, unknown>, "aiToolDefinitions")).map(([name, b]) => frameworkTool(name, b, true));
+  return Object.entries(bindings(tools, undos as Record<string, unknown>, "aiToolDefinitions")).map(([name, b]) =>
+    frameworkTool(name, b, true),
+  );
 }

@@ -6,7 +6,10 @@ import type { ToolDefinition } from "../index.js";
 import { CliError } from "./cli.js";
 
 const isTool = (value: unknown): value is ToolDefinition =>
-  typeof value === "object" && value !== null && typeof (value as ToolDefinition).name === "string" && typeof (value as ToolDefinition).run === "function";
+  typeof value === "object" &&
+  value !== null &&
+  typeof (value as ToolDefinition).name === "string" &&
+  typeof (value as ToolDefinition).run === "function";
 
 /**
  * Imports the module and takes its tools: a default export that is an array of definitions (or one definition),
@@ -23,7 +26,10 @@ export async function loadTools(spec: string): Promise<ToolDefinition[]> {
     module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
   } catch (cause) {
     if ((cause as NodeJS.ErrnoException).code === "ERR_UNKNOWN_FILE_EXTENSION" && /\.[cm]?tsx?$/.test(path)) {
-      throw new CliError(`cannot load --tools ${spec}: a TypeScript file; compile it to JavaScript, or run forkpoint with node --import tsx`, { cause });
+      throw new CliError(
+        `cannot load --tools ${spec}: a TypeScript file; compile it to JavaScript, or run forkpoint with node --import tsx`,
+        { cause },
+      );
     }
     throw new CliError(`cannot load --tools ${spec}: ${(cause as Error).message}`, { cause });
   }

@@ -47,7 +47,9 @@ export function buildProgram(io: Io = processIo()): Command {
     .option("--json", "print JSON instead of text (values exact; characters a terminal acts on as \\u escapes)")
     .option("--tools <module>", "a module exporting defineTool definitions: moves undo and replay their calls")
     .showSuggestionAfterError()
-    .addHelpText("after", `
+    .addHelpText(
+      "after",
+      `
 Reads open the database read-only and never create it; only import and demo do.
 Exit codes: 0 ok, 1 failure, 2 usage error.
 
@@ -57,13 +59,34 @@ Examples:
   $ forkpoint tree s_abc -u alice
   $ FORKPOINT_DB=app.db forkpoint --json history s_abc -u alice -n 10
   $ forkpoint rollback s_abc cp_xyz -u alice --tools ./my-tools.js
-`);
+`,
+    );
   const cli = new Cli(program, io);
   for (const add of [
-    sessionsCommand, usersCommand, summaryCommand, treeCommand, historyCommand, checkpointsCommand, showCommand, diffCommand,
-    timelineCommand, versionsCommand, planCommand, rollbackCommand, switchCommand, editCommand, deleteCommand, exportCommand,
-    importCommand, verifyCommand, pruneCommand, recoverCommand, demoCommand, uiCommand,
-  ]) add(program, cli);
+    sessionsCommand,
+    usersCommand,
+    summaryCommand,
+    treeCommand,
+    historyCommand,
+    checkpointsCommand,
+    showCommand,
+    diffCommand,
+    timelineCommand,
+    versionsCommand,
+    planCommand,
+    rollbackCommand,
+    switchCommand,
+    editCommand,
+    deleteCommand,
+    exportCommand,
+    importCommand,
+    verifyCommand,
+    pruneCommand,
+    recoverCommand,
+    demoCommand,
+    uiCommand,
+  ])
+    add(program, cli);
   return program;
 }
 
@@ -77,7 +100,10 @@ export async function main(argv: string[] = process.argv, io: Io = processIo()):
       process.exitCode = error.exitCode === 0 ? 0 : 2;
       return;
     }
-    const line = error instanceof ForkpointError ? `error ${error.code}: ${error.message}` : `error: ${error instanceof Error ? error.message : String(error)}`;
+    const line =
+      error instanceof ForkpointError
+        ? `error ${error.code}: ${error.message}`
+        : `error: ${error instanceof Error ? error.message : String(error)}`;
     // Messages can quote stored text (a tool's error, an id): escaped like everything the CLI prints.
     io.stderr.write(`${escapeText(line)}\n`);
     if (io.env.FORKPOINT_DEBUG && error instanceof Error && !(error instanceof CliError)) io.stderr.write(`${error.stack}\n`);

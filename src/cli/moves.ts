@@ -22,7 +22,8 @@ export const withMoveOptions = (command: Command) =>
     .option("--force", "with --scope files|both: save files changed outside forkpoint in a checkpoint, then overwrite them");
 
 export function moveOptions(cli: Cli, o: MoveFlags): MoveOptions {
-  if (o.scope !== undefined && !["conversation", "files", "both"].includes(o.scope)) cli.usage(`--scope must be conversation, files or both, not ${JSON.stringify(o.scope)}`);
+  if (o.scope !== undefined && !["conversation", "files", "both"].includes(o.scope))
+    cli.usage(`--scope must be conversation, files or both, not ${JSON.stringify(o.scope)}`);
   return {
     ...(o.continueOnError ? { onUndoError: "continue" as const } : {}),
     ...(o.refuseIrreversible ? { refuseIrreversible: true } : {}),
@@ -48,7 +49,14 @@ function toolsRefusal(cli: Cli, verb: string, unregistered: readonly ToolInvocat
  * Runs a move after checking its plan: a move that must undo or replay calls whose tools this command has not loaded
  * is refused here with a message naming --tools (the engine refuses it too, as TOOL_NOT_REGISTERED).
  */
-export async function guardedMove<R>(cli: Cli, s: SessionHandle, verb: string, target: PlanTarget, flags: MoveFlags, move: () => Promise<R>): Promise<R> {
+export async function guardedMove<R>(
+  cli: Cli,
+  s: SessionHandle,
+  verb: string,
+  target: PlanTarget,
+  flags: MoveFlags,
+  move: () => Promise<R>,
+): Promise<R> {
   if (!flags.leaveUnregistered) {
     const plan = await s.plan(target);
     if (plan.unregistered.length > 0) throw toolsRefusal(cli, verb, plan.unregistered);
@@ -56,7 +64,8 @@ export async function guardedMove<R>(cli: Cli, s: SessionHandle, verb: string, t
   try {
     return await move();
   } catch (error) {
-    if (error instanceof ConflictError && error.code === "TOOL_NOT_REGISTERED") throw new CliError(`${error.message} (the CLI loads tools with --tools ./my-tools.js)`, { cause: error });
+    if (error instanceof ConflictError && error.code === "TOOL_NOT_REGISTERED")
+      throw new CliError(`${error.message} (the CLI loads tools with --tools ./my-tools.js)`, { cause: error });
     throw error;
   }
 }
@@ -65,14 +74,20 @@ const toolLine = (t: ToolInvocation) => `${inline(t.tool)} ${escapeText(t.id)} $
 
 /** The tool calls a move (or a plan) undid, replayed, skipped, left or failed, one line each. */
 function toolLines(out: Output, r: Omit<MoveResult, "branch">, planned: boolean): string[] {
-  const group = (label: string, list: readonly ToolInvocation[]) => (list.length === 0 ? [] : [`${label.padEnd(14)}${list.length}`, ...list.map((t) => `  ${toolLine(t)}`)]);
+  const group = (label: string, list: readonly ToolInvocation[]) =>
+    list.length === 0 ? [] : [`${label.padEnd(14)}${list.length}`, ...list.map((t) => `  ${toolLine(t)}`)];
   return [
     ...group(planned ? "would undo" : "undone", r.undone),
     ...group(planned ? "would replay" : "replayed", r.replayed),
     ...group("irreversible", r.skipped).map((l, i) => (i === 0 ? out.c.yellow(l) : l)),
     ...group("unregistered", r.unregistered).map((l, i) => (i === 0 ? out.c.yellow(l) : l)),
     ...group("unknown", r.unknown).map((l, i) => (i === 0 ? out.c.yellow(l) : l)),
-    ...(r.failed.length === 0 ? [] : [out.c.red(`failed        ${r.failed.length}`), ...r.failed.map((f) => `  ${f.step} ${toolLine(f.invocation)}: ${inline(f.error)}`)]),
+    ...(r.failed.length === 0
+      ? []
+      : [
+          out.c.red(`failed        ${r.failed.length}`),
+          ...r.failed.map((f) => `  ${f.step} ${toolLine(f.invocation)}: ${inline(f.error)}`),
+        ]),
     ...(r.files ? [`files         ${r.files.written.length} written, ${r.files.deleted.length} deleted`] : []),
     ...(r.savedDrift ? [`saved drift   ${r.savedDrift.files.length} file(s) in checkpoint ${escapeText(r.savedDrift.checkpointId)}`] : []),
   ];
@@ -87,7 +102,9 @@ export function planLines(out: Output, plan: MovePlan): string[] {
   const counts = { message: 0, tool: 0, state: 0 };
   for (const e of plan.leftBehind) counts[e.kind]++;
   return [
-    b.id ? `would switch to branch ${escapeText(b.id)} at position ${b.position}` : `would create a branch from ${escapeText(String(b.parentId))} at position ${b.forkPosition}`,
+    b.id
+      ? `would switch to branch ${escapeText(b.id)} at position ${b.position}`
+      : `would create a branch from ${escapeText(String(b.parentId))} at position ${b.forkPosition}`,
     `left behind   ${plan.leftBehind.length} entries (${counts.message} messages, ${counts.tool} tool calls, ${counts.state} state changes)`,
     ...toolLines(out, plan, true),
   ];

@@ -15,7 +15,12 @@ type Mode =
 const missing = (path: string) => new CliError(`no database at ${path} (give --db or FORKPOINT_DB; only import and demo create one)`);
 
 /** Opens the database in `mode` with the `--tools` module's tools, runs `fn`, and closes it. */
-export async function withForkpoint<T>(cli: Cli, mode: Mode, fn: (fp: Forkpoint) => Promise<T>, extraTools: ToolDefinition[] = []): Promise<T> {
+export async function withForkpoint<T>(
+  cli: Cli,
+  mode: Mode,
+  fn: (fp: Forkpoint) => Promise<T>,
+  extraTools: ToolDefinition[] = [],
+): Promise<T> {
   const path = cli.dbPath;
   // Checked first for every mode but "create": the engine refuses a read-only open of a missing file too, but a
   // writable open would create it.

@@ -10,7 +10,8 @@ export function positiveInt(value: string): number {
 /** A time: an ISO 8601 date or date-time (what `date` and the JSON output print). */
 export function isoTime(value: string): Date {
   const date = new Date(value);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(date.getTime())) throw new InvalidArgumentError("must be an ISO 8601 date or time, e.g. 2025-05-01T12:00:00Z");
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(date.getTime()))
+    throw new InvalidArgumentError("must be an ISO 8601 date or time, e.g. 2025-05-01T12:00:00Z");
   return date;
 }
 

@@ -34,14 +34,17 @@ const UNSAFE_IN_JSON = /[\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u206
 
 /** `value` as JSON that is exact (it parses back to `value`) and safe to print on a terminal. */
 export function terminalSafeJson(value: unknown, indent?: number): string {
-  return (JSON.stringify(value, null, indent) ?? "null").replace(UNSAFE_IN_JSON, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return (JSON.stringify(value, null, indent) ?? "null").replace(
+    UNSAFE_IN_JSON,
+    (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 let graphemes: Intl.Segmenter | undefined;
 
 /** A stored JSON value as one escaped line: strings as they are, anything else as compact JSON. */
 export function inline(value: unknown, max = 0): string {
-  const text = escapeText(typeof value === "string" ? value : JSON.stringify(value) ?? "null");
+  const text = escapeText(typeof value === "string" ? value : (JSON.stringify(value) ?? "null"));
   if (max <= 0 || text.length <= max) return text;
   // Cut between user-perceived characters: slicing UTF-16 units could leave half an emoji (printed as U+FFFD).
   graphemes ??= new Intl.Segmenter("en", { granularity: "grapheme" });
@@ -54,8 +57,13 @@ export function inline(value: unknown, max = 0): string {
 }
 
 const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
-  ["year", 365 * 24 * 3600_000], ["month", 30 * 24 * 3600_000], ["week", 7 * 24 * 3600_000], ["day", 24 * 3600_000],
-  ["hour", 3600_000], ["minute", 60_000], ["second", 1000],
+  ["year", 365 * 24 * 3600_000],
+  ["month", 30 * 24 * 3600_000],
+  ["week", 7 * 24 * 3600_000],
+  ["day", 24 * 3600_000],
+  ["hour", 3600_000],
+  ["minute", 60_000],
+  ["second", 1000],
 ];
 const relative = new Intl.RelativeTimeFormat("en", { numeric: "auto" });
 
@@ -122,13 +130,29 @@ export function createOutput(o: OutputOptions): Output {
       const table = new Table({
         head: head.map((h) => c.bold(h)),
         chars: {
-          top: "", "top-mid": "", "top-left": "", "top-right": "", bottom: "", "bottom-mid": "", "bottom-left": "",
-          "bottom-right": "", left: "", "left-mid": "", mid: "", "mid-mid": "", right: "", "right-mid": "", middle: "  ",
+          top: "",
+          "top-mid": "",
+          "top-left": "",
+          "top-right": "",
+          bottom: "",
+          "bottom-mid": "",
+          "bottom-left": "",
+          "bottom-right": "",
+          left: "",
+          "left-mid": "",
+          mid: "",
+          "mid-mid": "",
+          right: "",
+          "right-mid": "",
+          middle: "  ",
         },
         style: { head: [], border: [], "padding-left": 0, "padding-right": 0 },
       });
       for (const row of rows) table.push(row.map(cellText));
-      return table.toString().split("\n").map((l) => l.trimEnd());
+      return table
+        .toString()
+        .split("\n")
+        .map((l) => l.trimEnd());
     },
   };
   return out;

@@ -2,8 +2,15 @@
 // messages (verified as `restore` verifies, on top of what the saver verified before), or a checkpoint synthesized at
 // a point of the session's tree (`thread-head.ts`), with the pending writes made under its id.
 import {
-  JsonPlusSerializer, TASKS, maxChannelVersion,
-  type ChannelVersions, type Checkpoint, type CheckpointMetadata, type CheckpointPendingWrite, type CheckpointTuple, type SerializerProtocol,
+  JsonPlusSerializer,
+  TASKS,
+  maxChannelVersion,
+  type ChannelVersions,
+  type Checkpoint,
+  type CheckpointMetadata,
+  type CheckpointPendingWrite,
+  type CheckpointTuple,
+  type SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
 import { NotFoundError } from "../models/errors.js";
 import type { JsonValue } from "../models/json.js";
@@ -27,7 +34,9 @@ const JSON_PLUS = JsonPlusSerializer.prototype as unknown as { loadsTyped: unkno
 /** LangGraph's `JsonPlusSerializer` reading as it was written: not a subclass, and no method of it replaced. */
 function isOwnJsonSerializer(serde: SerializerProtocol): boolean {
   const s = serde as unknown as { loadsTyped: unknown; _loads?: unknown };
-  return Object.getPrototypeOf(serde) === JsonPlusSerializer.prototype && s.loadsTyped === JSON_PLUS.loadsTyped && s._loads === JSON_PLUS._loads;
+  return (
+    Object.getPrototypeOf(serde) === JsonPlusSerializer.prototype && s.loadsTyped === JSON_PLUS.loadsTyped && s._loads === JSON_PLUS._loads
+  );
 }
 
 /** Reads a thread's checkpoints back as LangGraph's tuples. */
@@ -42,16 +51,19 @@ export class CheckpointReader {
 
   /** The tuple of a stored or synthesized checkpoint; undefined when the thread was deleted meanwhile. */
   pointTuple(ctx: EngineContext, thread: LgThreadRow, at: PointCheckpoint, mirror: boolean): Promise<CheckpointTuple | undefined> {
-    return at.kind === "stored"
-      ? this.tupleIfThere(ctx, thread, at.row, mirror)
-      : this.synthesizedTuple(ctx, thread, at.synth, mirror);
+    return at.kind === "stored" ? this.tupleIfThere(ctx, thread, at.row, mirror) : this.synthesizedTuple(ctx, thread, at.synth, mirror);
   }
 
   /**
    * The checkpoint synthesized at a point (`thread-head.ts`): its base's channel values, with the messages channel
    * the session's messages there (a new version when they differ from the base's); the writes made since under its id.
    */
-  async synthesizedTuple(ctx: EngineContext, thread: LgThreadRow, synth: Synthesized, mirror: boolean): Promise<CheckpointTuple | undefined> {
+  async synthesizedTuple(
+    ctx: EngineContext,
+    thread: LgThreadRow,
+    synth: Synthesized,
+    mirror: boolean,
+  ): Promise<CheckpointTuple | undefined> {
     const sessionId = thread.sessionId;
     const base = synth.base ? await this.tupleIfThere(ctx, thread, synth.base, false) : undefined;
     if (synth.base && !base) return undefined;
@@ -104,11 +116,15 @@ export class CheckpointReader {
     }
   }
 
-
-
   async deserializeItems(items: JsonValue[]): Promise<unknown[]> {
     if (!items.some(isBinaryItem)) return (await this.#parts.serde.loadsTyped("json", JSON.stringify(items))) as unknown[];
-    return Promise.all(items.map((x) => (isBinaryItem(x) ? this.#parts.serde.loadsTyped(x.__lg_type, Buffer.from(x.base64, "base64")) : this.#parts.serde.loadsTyped("json", JSON.stringify(x)))));
+    return Promise.all(
+      items.map((x) =>
+        isBinaryItem(x)
+          ? this.#parts.serde.loadsTyped(x.__lg_type, Buffer.from(x.base64, "base64"))
+          : this.#parts.serde.loadsTyped("json", JSON.stringify(x)),
+      ),
+    );
   }
 
   /**
@@ -137,7 +153,12 @@ export class CheckpointReader {
   async readItemsWith(
     store: Store,
     sessionId: string,
-    verifiedRead: (known: VerifiedLineage | undefined) => { headHash: string; shared: number; fresh: EntryRow[]; segments: LineageSegment[] },
+    verifiedRead: (known: VerifiedLineage | undefined) => {
+      headHash: string;
+      shared: number;
+      fresh: EntryRow[];
+      segments: LineageSegment[];
+    },
   ): Promise<{ items: unknown[]; headHash: string }> {
     const known = this.#parts.verified.get(sessionId);
     const read = await store.read(() => verifiedRead(known?.lineage));
@@ -147,8 +168,8 @@ export class CheckpointReader {
     const items = grown.binary
       ? await this.deserializeItems(grown.texts.map((t) => JSON.parse(t) as JsonValue))
       : grown.plain && own
-        // What LangGraph's own serializer would give back (`isPlainText`), without its walk of every value.
-        ? (JSON.parse(list) as unknown[])
+        ? // What LangGraph's own serializer would give back (`isPlainText`), without its walk of every value.
+          (JSON.parse(list) as unknown[])
         : own
           ? await this.reviveItems(grown.texts)
           : ((await this.#parts.serde.loadsTyped("json", list)) as unknown[]);
@@ -178,7 +199,8 @@ export class CheckpointReader {
     if (missing.length === 0) return items;
     const loaded = (await this.#parts.serde.loadsTyped("json", `[${missing.map((i) => texts[i]).join(",")}]`)) as unknown[];
     for (let k = 0; k < missing.length; k++) {
-      const i = missing[k]!, text = texts[i]!;
+      const i = missing[k]!,
+        text = texts[i]!;
       if (this.#revivals.peek(text) === undefined) {
         this.#revivals.set(text, await revivalOf(loaded[k], text, async (x) => (await serializeItems(this.#parts, [x]))[0]!), 1);
       }
@@ -207,9 +229,10 @@ export class CheckpointReader {
           .filter(([ch, v]) => !(ch === this.#parts.messages && row.messagesVersion === versionKey(v)))
           .map(([ch, v]) => [ch, store.langgraph.getBlob(row.sessionId, ch, versionKey(v))] as const),
         writes: sortedWrites(store, row.sessionId, row.checkpointId),
-        sends: (skeleton.v ?? 4) < 4 && row.parentCheckpointId !== null
-          ? sortedWrites(store, row.sessionId, row.parentCheckpointId).filter((w) => w.channel === TASKS)
-          : [],
+        sends:
+          (skeleton.v ?? 4) < 4 && row.parentCheckpointId !== null
+            ? sortedWrites(store, row.sessionId, row.parentCheckpointId).filter((w) => w.channel === TASKS)
+            : [],
       };
     });
     const values: Record<string, unknown> = {};
@@ -225,7 +248,10 @@ export class CheckpointReader {
       // Checkpoints before format 4 kept the sends of the step before them as writes of their parent.
       checkpoint.channel_values[TASKS] = await Promise.all(sends.map((w) => this.#parts.serde.loadsTyped(w.type, w.value)));
       const all = Object.values(checkpoint.channel_versions);
-      checkpoint.channel_versions = { ...checkpoint.channel_versions, [TASKS]: all.length > 0 ? maxChannelVersion(...all) : this.#parts.nextVersion(undefined) };
+      checkpoint.channel_versions = {
+        ...checkpoint.channel_versions,
+        [TASKS]: all.length > 0 ? maxChannelVersion(...all) : this.#parts.nextVersion(undefined),
+      };
     }
     const pendingWrites: CheckpointPendingWrite[] = await Promise.all(
       writes.map(async (w): Promise<CheckpointPendingWrite> => [w.taskId, w.channel, await this.#parts.serde.loadsTyped(w.type, w.value)]),

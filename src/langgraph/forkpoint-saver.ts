@@ -7,8 +7,14 @@
 // back (`checkpoint-reader.ts`), plan puts (`put-plan.ts`) and write them (`put-writer.ts`).
 import type { RunnableConfig } from "@langchain/core/runnables";
 import {
-  BaseCheckpointSaver, WRITES_IDX_MAP,
-  type ChannelVersions, type Checkpoint, type CheckpointListOptions, type CheckpointMetadata, type CheckpointTuple, type PendingWrite,
+  BaseCheckpointSaver,
+  WRITES_IDX_MAP,
+  type ChannelVersions,
+  type Checkpoint,
+  type CheckpointListOptions,
+  type CheckpointMetadata,
+  type CheckpointTuple,
+  type PendingWrite,
   type SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
 import { ConflictError, NotFoundError, ValidationError } from "../models/errors.js";
@@ -82,7 +88,11 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     this.#userId = o.userId ?? "langgraph";
     this.#messages = o.messagesChannel ?? "messages";
     this.#parts = {
-      serde: this.serde, messages: this.#messages, defaultUserId: this.#userId, cache: this.#cache, verified: this.#verified,
+      serde: this.serde,
+      messages: this.#messages,
+      defaultUserId: this.#userId,
+      cache: this.#cache,
+      verified: this.#verified,
       nextVersion: (v) => this.getNextVersion(v),
     };
     this.#reader = new CheckpointReader(this.#parts);
@@ -186,11 +196,17 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     }
   }
 
-  override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
+  override async put(
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    newVersions: ChannelVersions,
+  ): Promise<RunnableConfig> {
     if (!config?.configurable) throw new ValidationError("config.configurable", "is missing: it must hold thread_id");
     const { threadId, ns = "", checkpointId: parentId = null } = threadConfig(config);
     if (threadId === undefined || threadId === "") throw new ValidationError("config.configurable.thread_id", "is missing");
-    if (typeof checkpoint?.id !== "string" || checkpoint.id === "") throw new ValidationError("checkpoint.id", "must be a non-empty string");
+    if (typeof checkpoint?.id !== "string" || checkpoint.id === "")
+      throw new ValidationError("checkpoint.id", "must be a non-empty string");
     assertWellFormed(threadId, "config.configurable.thread_id");
     assertWellFormed(ns, "config.configurable.checkpoint_ns");
     if (parentId !== null) assertWellFormed(parentId, "config.configurable.checkpoint_id");
@@ -232,12 +248,31 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     const [skeletonText, metadataText, ...channelTexts] = await Promise.all(serializing);
     const [type, body] = skeletonText!;
     const [metadataType, metadataBody] = metadataText!;
-    const blobs = channels.map(([channel, version], i) => ({ channel, version, type: channelTexts[i]![0], value: Buffer.from(channelTexts[i]![1]) }));
+    const blobs = channels.map(([channel, version], i) => ({
+      channel,
+      version,
+      type: channelTexts[i]![0],
+      value: Buffer.from(channelTexts[i]![1]),
+    }));
 
     const ctx = await this.#engine();
-    const cpMetadata = toJsonText({ langgraph: { ...scalars(metadata), threadId, checkpointNs: ns, checkpointId: checkpoint.id } }, "metadata", ctx.limits);
+    const cpMetadata = toJsonText(
+      { langgraph: { ...scalars(metadata), threadId, checkpointNs: ns, checkpointId: checkpoint.id } },
+      "metadata",
+      ctx.limits,
+    );
     const put: PreparedPut = {
-      userId, threadId, ns, parentId, checkpointId: checkpoint.id, items, early, whole, messagesVersion, blobs, cpMetadata,
+      userId,
+      threadId,
+      ns,
+      parentId,
+      checkpointId: checkpoint.id,
+      items,
+      early,
+      whole,
+      messagesVersion,
+      blobs,
+      cpMetadata,
       lg: { type, checkpoint: Buffer.from(body), metadataType, metadata: Buffer.from(metadataBody) },
     };
     if (known !== undefined) {
@@ -287,7 +322,10 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     // One transaction: a deleteThread in between would leave the writes behind a thread that no longer exists.
     await ctx.store.write(() => {
       const thread = this.#writer.threadTx(ctx, userId, threadId, ns);
-      ctx.store.langgraph.insertWrites(rows.map((r) => ({ sessionId: thread.sessionId, ...r })), special);
+      ctx.store.langgraph.insertWrites(
+        rows.map((r) => ({ sessionId: thread.sessionId, ...r })),
+        special,
+      );
     });
   }
 
@@ -301,7 +339,11 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     const ctx = await this.#engine();
     const sessions = await ctx.store.read(() => ctx.store.langgraph.threadSessions(userId, String(threadId)));
     // One transaction for all its namespaces: a refused one (a move in progress) leaves the whole thread.
-    await deleteSessions(ctx, sessions.map((id) => ({ id, userId })), "skip");
+    await deleteSessions(
+      ctx,
+      sessions.map((id) => ({ id, userId })),
+      "skip",
+    );
     for (const id of sessions) {
       this.#cache.delete(id);
       this.#verified.delete(id);
@@ -359,7 +401,11 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       // A LangGraph checkpoint id: unique within a thread, so looked up among the user's threads.
       const rows = store.langgraph.listCheckpoints({ userId, checkpointId, metadata: [] });
       if (rows.length === 0) throw new NotFoundError("checkpoint", checkpointId);
-      if (rows.length > 1) throw new ConflictError(`LangGraph checkpoint ${checkpointId} is in several threads: name its forkpoint checkpoint instead`, "AMBIGUOUS_CHECKPOINT");
+      if (rows.length > 1)
+        throw new ConflictError(
+          `LangGraph checkpoint ${checkpointId} is in several threads: name its forkpoint checkpoint instead`,
+          "AMBIGUOUS_CHECKPOINT",
+        );
       return { thread: store.langgraph.threadOfSession(rows[0]!.sessionId)!, at: { kind: "stored", row: rows[0]! } };
     });
     const { thread, at } = found;
@@ -373,10 +419,10 @@ export class ForkpointSaver extends BaseCheckpointSaver {
 
   /** The user an options object names, else the saver's. */
   #userIn(options: { userId?: string } | undefined): string {
-    if (options !== undefined && (options === null || typeof options !== "object")) throw new ValidationError("options", "must be an object");
+    if (options !== undefined && (options === null || typeof options !== "object"))
+      throw new ValidationError("options", "must be an object");
     return options?.userId === undefined ? this.#userId : parseInput(idSchema, options.userId, "options.userId");
   }
-
 }
 
 /** The scalar fields of LangGraph's metadata (`source`, `step`, …), for the forkpoint checkpoint's own metadata. */

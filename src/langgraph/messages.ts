@@ -38,9 +38,11 @@ const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !==
 
 /** A serialized LangChain message: its class path in `id`, its fields in `kwargs`. */
 function lcMessage(item: JsonValue): { cls: string; kwargs: JsonObject } | undefined {
-  if (!isObject(item) || item.lc !== 1 || item.type !== "constructor" || !Array.isArray(item.id) || !isObject(item.kwargs)) return undefined;
+  if (!isObject(item) || item.lc !== 1 || item.type !== "constructor" || !Array.isArray(item.id) || !isObject(item.kwargs))
+    return undefined;
   const cls = item.id[item.id.length - 1];
-  if (typeof cls !== "string" || !cls.endsWith("Message") && !cls.endsWith("MessageChunk") || !("content" in item.kwargs)) return undefined;
+  if (typeof cls !== "string" || (!cls.endsWith("Message") && !cls.endsWith("MessageChunk")) || !("content" in item.kwargs))
+    return undefined;
   return { cls, kwargs: item.kwargs };
 }
 
@@ -49,7 +51,8 @@ export function toMessageInput(item: JsonValue): MessageInput {
   const lc = lcMessage(item);
   if (lc) {
     const { content, ...rest } = lc.kwargs;
-    const role = lc.cls.startsWith("ChatMessage") && isName(rest.role) ? rest.role : ROLES[lc.cls] ?? lc.cls.replace(/(Chunk)?$/, "").toLowerCase();
+    const role =
+      lc.cls.startsWith("ChatMessage") && isName(rest.role) ? rest.role : (ROLES[lc.cls] ?? lc.cls.replace(/(Chunk)?$/, "").toLowerCase());
     const input: MessageInput = { role, content: content!, metadata: { langgraph: { ...(item as JsonObject), kwargs: rest } } };
     if (isName(rest.id)) input.clientId = rest.id;
     return input;

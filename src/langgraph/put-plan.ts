@@ -88,7 +88,13 @@ export interface NewItems {
  * (an edit where the new list departs from the old one, else a rollback when the parent is not the head) in the
  * transaction that writes the put. What this reads cannot change meanwhile: a checkpoint's lineage is immutable.
  */
-export async function land(parts: SaverParts, ctx: EngineContext, ref: SessionRef, thread: LgThreadRow, put: PreparedPut): Promise<Landing> {
+export async function land(
+  parts: SaverParts,
+  ctx: EngineContext,
+  ref: SessionRef,
+  thread: LgThreadRow,
+  put: PreparedPut,
+): Promise<Landing> {
   const { parentId, checkpointId, items, messagesVersion } = put;
   const store = ctx.store;
   const parent = await store.read(() => {
@@ -111,20 +117,28 @@ export async function land(parts: SaverParts, ctx: EngineContext, ref: SessionRe
       const n = cached.items.length;
       const added = items.slice(n);
       const { early, whole } = put;
-      const taken = early?.mirror === cached ? { fields: early.fields, serialized: await early.serialized }
-        : whole ? { fields: whole.mirrored.fields.slice(n), serialized: (await whole.serialized).slice(n) }
-        : null;
+      const taken =
+        early?.mirror === cached
+          ? { fields: early.fields, serialized: await early.serialized }
+          : whole
+            ? { fields: whole.mirrored.fields.slice(n), serialized: (await whole.serialized).slice(n) }
+            : null;
       // Not taken then, or refused by the serializer then (serialized again, it says which).
       append = (taken?.serialized ?? (await serializeItems(parts, added))).map(toMessageInput);
       const fields = taken?.fields ?? added.map(fieldsOf);
-      outcome = { messagesVersion, mirrored: { items: [...cached.items, ...added], fields: [...cached.fields, ...fields] }, asValue: false };
+      outcome = {
+        messagesVersion,
+        mirrored: { items: [...cached.items, ...added], fields: [...cached.fields, ...fields] },
+        asValue: false,
+      };
     } else {
       // As put was called, when it took them then.
       const mirrored = put.whole?.mirrored ?? mirrorOf(items);
       const serialized = await (put.whole?.serialized ?? serializeItems(parts, items));
       const old = await store.read(() => lineageMessages(store, target.branchId, toMessage, target.position));
       let common = 0;
-      while (common < old.length && common < items.length && canonicalJson(fromMessage(old[common]!)) === canonicalJson(serialized[common])) common++;
+      while (common < old.length && common < items.length && canonicalJson(fromMessage(old[common]!)) === canonicalJson(serialized[common]))
+        common++;
       if (common < old.length && common === items.length) {
         // A list that drops messages from the end cannot be a fork of messages: it is stored as a value.
         outcome = { messagesVersion: null, mirrored: null, asValue: true };
@@ -176,8 +190,12 @@ export function parentAt(store: Store, thread: LgThreadRow, parentId: string | n
   return { target: targetOf(store.getCheckpoint(thread.startCheckpointId)!), messagesVersion: null };
 }
 
-const targetOf = (cp: { id: string; branchId: string; position: number; headHash: string }): Target =>
-  ({ fpCheckpointId: cp.id, branchId: cp.branchId, position: cp.position, headHash: cp.headHash });
+const targetOf = (cp: { id: string; branchId: string; position: number; headHash: string }): Target => ({
+  fpCheckpointId: cp.id,
+  branchId: cp.branchId,
+  position: cp.position,
+  headHash: cp.headHash,
+});
 
 /** A LangGraph checkpoint id is written once per thread. */
 export function refuseTakenId(store: Store, sessionId: string, threadId: string, checkpointId: string): void {

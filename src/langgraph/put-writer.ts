@@ -50,7 +50,12 @@ export class PutWriter {
     const store = ctx.store;
     const cached = put.items === null ? undefined : this.#parts.cache.get(sessionId);
     // The new items as serialized when put was called, if the thread's mirror is still the one they extend.
-    const news = put.items === null ? undefined : early && early.mirror === cached ? early : cached && serializeNew(this.#parts, sessionId, put.items, put.parentId);
+    const news =
+      put.items === null
+        ? undefined
+        : early && early.mirror === cached
+          ? early
+          : cached && serializeNew(this.#parts, sessionId, put.items, put.parentId);
     if (put.items !== null && !news) return null;
     const added = news?.added ?? [];
     const addedFields = news?.fields ?? [];
@@ -104,7 +109,8 @@ export class PutWriter {
   async threadFor(ctx: EngineContext, threadId: string, ns: string, put: PreparedPut): Promise<LgThreadRow> {
     const thread = await this.findThread(ctx, put.userId, threadId, ns);
     if (thread) return thread;
-    if (put.items) validateMessages(this.#parts, ctx, (await (put.whole?.serialized ?? serializeItems(this.#parts, put.items))).map(toMessageInput), 0);
+    if (put.items)
+      validateMessages(this.#parts, ctx, (await (put.whole?.serialized ?? serializeItems(this.#parts, put.items))).map(toMessageInput), 0);
     return this.createThread(ctx, put.userId, threadId, ns);
   }
 
@@ -130,7 +136,10 @@ export class PutWriter {
     });
     // Automatic, as LangGraph's own are: a user's listing of their own checkpoints (`auto: false`) leaves it out.
     const start = writeCheckpoint(ctx, { id, userId }, branchId, headOfEntry(undefined), {
-      name: "langgraph:start", auto: true, metadata: null, expiresAt: null,
+      name: "langgraph:start",
+      auto: true,
+      metadata: null,
+      expiresAt: null,
     });
     const row = { userId, threadId, checkpointNs: ns, sessionId: id, startCheckpointId: start.id };
     store.langgraph.insertThread(row);
@@ -171,19 +180,37 @@ export class PutWriter {
   }
 
   /** The put's rows after `head` of `branchId` (in the caller's write transaction); what the saver keeps of them. */
-  write(ctx: EngineContext, session: SessionRow, branchId: string, head: Head, fields: EntryFields[], put: PreparedPut, messagesVersion: string | null): Written {
+  write(
+    ctx: EngineContext,
+    session: SessionRow,
+    branchId: string,
+    head: Head,
+    fields: EntryFields[],
+    put: PreparedPut,
+    messagesVersion: string | null,
+  ): Written {
     const store = ctx.store;
     const msgs = writeMessages(ctx, session, branchId, head, fields);
     // LangGraph's per-step checkpoints are automatic: `listCheckpoints({ auto: false })` lists only a user's own.
     const row = writeCheckpoint(ctx, session, branchId, msgs.head, { name: null, auto: true, metadata: put.cpMetadata, expiresAt: null });
     for (const b of put.blobs) store.langgraph.insertBlob({ sessionId: session.id, ...b });
     store.langgraph.insertCheckpoint({
-      sessionId: session.id, checkpointId: put.checkpointId, parentCheckpointId: put.parentId, fpCheckpointId: row.id, ...put.lg, messagesVersion,
+      sessionId: session.id,
+      checkpointId: put.checkpointId,
+      parentCheckpointId: put.parentId,
+      fpCheckpointId: row.id,
+      ...put.lg,
+      messagesVersion,
     });
     // The lineage's segments, when the saver's kept lineage cannot simply be extended (a new thread, a new branch).
     const last = this.#parts.verified.get(session.id)?.lineage.segments.at(-1);
     const segments = msgs.rows.length > 0 && last?.branchId !== branchId ? store.lineage(branchId, msgs.head.position) : null;
-    return { checkpoints: [...msgs.checkpoints, toCheckpoint(row)], headHash: msgs.head.hash, from: head, wrote: { segments, rows: msgs.rows } };
+    return {
+      checkpoints: [...msgs.checkpoints, toCheckpoint(row)],
+      headHash: msgs.head.hash,
+      from: head,
+      wrote: { segments, rows: msgs.rows },
+    };
   }
 
   /** After the put's transaction committed (not before: a failed commit leaves nothing behind in the saver either). */

@@ -34,7 +34,11 @@ export const versionKey = (v: unknown): string => JSON.stringify(v);
 
 /** The config of a thread's checkpoint, naming the thread's user when it is not the saver's default. */
 export function configOf(parts: SaverParts, thread: ThreadName, checkpointId: string): RunnableConfig {
-  const configurable: Record<string, unknown> = { thread_id: thread.threadId, checkpoint_ns: thread.checkpointNs, checkpoint_id: checkpointId };
+  const configurable: Record<string, unknown> = {
+    thread_id: thread.threadId,
+    checkpoint_ns: thread.checkpointNs,
+    checkpoint_id: checkpointId,
+  };
   if (thread.userId !== parts.defaultUserId) configurable.userId = thread.userId;
   return { configurable };
 }
@@ -68,12 +72,17 @@ export async function serializeItems(parts: SaverParts, items: readonly unknown[
     const list = JSON.parse(utf8.decode(body)) as JsonValue;
     // LangGraph's serializer gives a string ("[unable to serialize, …]") for a value it cannot write.
     if (!Array.isArray(list) || list.length !== items.length) {
-      throw new ValidationError(`checkpoint.channel_values.${parts.messages}`, `cannot be serialized by the saver's serializer (it wrote ${JSON.stringify(list).slice(0, 80)})`);
+      throw new ValidationError(
+        `checkpoint.channel_values.${parts.messages}`,
+        `cannot be serialized by the saver's serializer (it wrote ${JSON.stringify(list).slice(0, 80)})`,
+      );
     }
     return list;
   }
-  return Promise.all(items.map(async (item) => {
-    const [t, b] = await parts.serde.dumpsTyped(item);
-    return t === "json" ? (JSON.parse(utf8.decode(b)) as JsonValue) : { __lg_type: t, base64: Buffer.from(b).toString("base64") };
-  }));
+  return Promise.all(
+    items.map(async (item) => {
+      const [t, b] = await parts.serde.dumpsTyped(item);
+      return t === "json" ? (JSON.parse(utf8.decode(b)) as JsonValue) : { __lg_type: t, base64: Buffer.from(b).toString("base64") };
+    }),
+  );
 }

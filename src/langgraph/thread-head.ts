@@ -45,7 +45,9 @@ const SYNTHESIZED_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-
 
 /** The id of the checkpoint synthesized at `point` on top of `baseId` (null: no base). */
 export function synthesizedId(sessionId: string, point: LineagePoint, baseId: string | null): string {
-  const h = sha256(`forkpoint head\0${sessionId}\0${point.hash}\0${baseId ?? ""}`).slice(0, 24).split("");
+  const h = sha256(`forkpoint head\0${sessionId}\0${point.hash}\0${baseId ?? ""}`)
+    .slice(0, 24)
+    .split("");
   h[12] = "8"; // version 8
   h[16] = "89ab"[parseInt(h[16]!, 16) & 3]!; // the RFC 4122 variant
   const hex = h.join("") + point.position.toString(16).padStart(8, "0");
@@ -83,7 +85,12 @@ function baseAmong(on: LgPointRow[]): LgPointRow | undefined {
 }
 
 /** The messages channel's version at a point: the base's when the point has the base's messages, else a new one. */
-function messagesVersionAt(store: Store, point: LineagePoint & { msgCount: number }, base: LgCheckpointRow | undefined, basePoint: LgPointRow | undefined): number | string | undefined {
+function messagesVersionAt(
+  store: Store,
+  point: LineagePoint & { msgCount: number },
+  base: LgCheckpointRow | undefined,
+  basePoint: LgPointRow | undefined,
+): number | string | undefined {
   const baseVersion = base?.messagesVersion == null ? undefined : (JSON.parse(base.messagesVersion) as number | string);
   if (base && basePoint && base.messagesVersion !== null) {
     const branch = store.getBranch(basePoint.branchId);
@@ -95,7 +102,12 @@ function messagesVersionAt(store: Store, point: LineagePoint & { msgCount: numbe
   return n + 1 + (parseInt(point.hash.slice(0, 8), 16) / 2 ** 32) * 0.998 + 0.001;
 }
 
-function synthesize(store: Store, sessionId: string, point: LineagePoint & { msgCount: number; at: number }, basePoint: LgPointRow | undefined): Synthesized {
+function synthesize(
+  store: Store,
+  sessionId: string,
+  point: LineagePoint & { msgCount: number; at: number },
+  basePoint: LgPointRow | undefined,
+): Synthesized {
   const base = basePoint && store.langgraph.getCheckpoint(sessionId, basePoint.checkpointId);
   return {
     id: synthesizedId(sessionId, point, basePoint?.checkpointId ?? null),
@@ -121,7 +133,13 @@ function pointOf(store: Store, branch: BranchRow, position: number): LineagePoin
  * not an input checkpoint, else a synthesized one. Undefined for the thread's empty start (position 0, nothing but
  * an input checkpoint there).
  */
-export function checkpointAt(store: Store, sessionId: string, branch: BranchRow, position: number, as: "head" | "point" = "head"): PointCheckpoint | undefined {
+export function checkpointAt(
+  store: Store,
+  sessionId: string,
+  branch: BranchRow,
+  position: number,
+  as: "head" | "point" = "head",
+): PointCheckpoint | undefined {
   const latest = as === "head" ? store.langgraph.latestPoint(sessionId) : undefined;
   // The usual case: the graph wrote last, and the session is where it left it.
   if (latest && latest.branchId === branch.id && latest.position === position) return stored(store, sessionId, latest, false);
@@ -131,7 +149,10 @@ export function checkpointAt(store: Store, sessionId: string, branch: BranchRow,
   const moved = as === "head";
   const own = as === "head" ? newest(here.filter((p) => p.branchId === branch.id && p.position === position)) : undefined;
   if (own) return stored(store, sessionId, own, moved);
-  const forkedFrom = as === "head" && position === branch.forkPosition && branch.forkCheckpointId !== null ? here.find((p) => p.fpCheckpointId === branch.forkCheckpointId) : undefined;
+  const forkedFrom =
+    as === "head" && position === branch.forkPosition && branch.forkCheckpointId !== null
+      ? here.find((p) => p.fpCheckpointId === branch.forkCheckpointId)
+      : undefined;
   const there = forkedFrom ?? newest(here.filter(settled));
   if (there) return stored(store, sessionId, there, moved);
   const base = baseAmong(onLineage(points, store.lineage(branch.id, position), position));

@@ -77,7 +77,11 @@ export class VerifiedItemsCache {
    * After a verified read of a checkpoint (`readVerifiedAfter` given `known`): its items, which it keeps, unless the
    * checkpoint is an older point of the lineage already kept (`list` walks back along it), which stays as it is.
    */
-  read(sessionId: string, known: VerifiedItems | undefined, read: { shared: number; segments: LineageSegment[]; fresh: EntryRow[] }): VerifiedItems {
+  read(
+    sessionId: string,
+    known: VerifiedItems | undefined,
+    read: { shared: number; segments: LineageSegment[]; fresh: EntryRow[] },
+  ): VerifiedItems {
     const grown = grow(known, read.shared, read.segments, read.fresh);
     const within = known !== undefined && read.fresh.length === 0 && read.shared <= known.lineage.links.length;
     this.#remember(sessionId, within ? known : grown);
@@ -101,7 +105,8 @@ export class VerifiedItemsCache {
     if (wrote.rows.length > 0) {
       const last = known.lineage.segments.at(-1);
       const to = from.position + wrote.rows.length;
-      if (last?.branchId === wrote.rows[0]!.branchId) known.lineage.segments = [...known.lineage.segments.slice(0, -1), { ...last, upTo: to }];
+      if (last?.branchId === wrote.rows[0]!.branchId)
+        known.lineage.segments = [...known.lineage.segments.slice(0, -1), { ...last, upTo: to }];
       else if (wrote.segments) known.lineage.segments = wrote.segments;
       else return;
       append(known, wrote.rows);

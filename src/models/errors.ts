@@ -125,7 +125,10 @@ export class ToolTimeoutError extends ForkpointError {
   readonly step: "run" | "undo" | "replay";
   readonly timeoutMs: number;
   constructor(tool: string, invocationId: string, step: "run" | "undo" | "replay", timeoutMs: number) {
-    super("TOOL_TIMEOUT", `the ${step} handler of tool ${JSON.stringify(tool)} (invocation ${invocationId}) did not finish within ${timeoutMs} ms`);
+    super(
+      "TOOL_TIMEOUT",
+      `the ${step} handler of tool ${JSON.stringify(tool)} (invocation ${invocationId}) did not finish within ${timeoutMs} ms`,
+    );
     this.tool = tool;
     this.invocationId = invocationId;
     this.step = step;

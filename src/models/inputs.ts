@@ -17,10 +17,7 @@ export const malformedIssue = { message: MALFORMED_TEXT_MESSAGE, params: { code:
 export const wellFormedText = text;
 const name = () => text().trim().min(1, "must not be empty").max(MAX, `must be at most ${MAX} characters`);
 /** JSON payloads are checked in depth by `toJsonText`; here only their outer shape. */
-const jsonObject = z.custom<JsonObjectInput>(
-  (v) => typeof v === "object" && v !== null && !Array.isArray(v),
-  "must be a JSON object",
-);
+const jsonObject = z.custom<JsonObjectInput>((v) => typeof v === "object" && v !== null && !Array.isArray(v), "must be a JSON object");
 const anything = z.custom<unknown>(() => true);
 const date = z.union([z.date(), z.string(), z.number()]).transform((v, ctx) => {
   const d = v instanceof Date ? v : new Date(v);
@@ -32,14 +29,16 @@ const date = z.union([z.date(), z.string(), z.number()]).transform((v, ctx) => {
 });
 // Any value reaches parseDuration, so NaN, "" and wrong types get its message, not zod's generic one; the declared
 // input type stays what the API takes.
-const duration = z.custom<number | string>(() => true).transform((v, ctx) => {
-  try {
-    return parseDuration(v);
-  } catch (e) {
-    ctx.addIssue({ code: "custom", message: (e as Error).message });
-    return z.NEVER;
-  }
-});
+const duration = z
+  .custom<number | string>(() => true)
+  .transform((v, ctx) => {
+    try {
+      return parseDuration(v);
+    } catch (e) {
+      ctx.addIssue({ code: "custom", message: (e as Error).message });
+      return z.NEVER;
+    }
+  });
 
 /** A listing's `cursor`: well-formed text here; the listing's decoder checks the rest. */
 export const cursor = text();
@@ -47,11 +46,7 @@ export const idSchema = name();
 /** A directory path: taken exactly as given (a name may begin or end with a space), as long as Linux's PATH_MAX. */
 export const directoryPath = text().min(1, "must not be empty").max(4096, "must be at most 4096 characters");
 export const userScope = z.strictObject({ userId: name() });
-export const createSessionInput = z.strictObject({
-  userId: name(),
-  title: name().optional(),
-  metadata: jsonObject.optional(),
-});
+export const createSessionInput = z.strictObject({ userId: name(), title: name().optional(), metadata: jsonObject.optional() });
 export const listSessionsInput = z.strictObject({
   userId: name(),
   limit: z.number().int().min(1).max(1000).optional(),
@@ -73,11 +68,7 @@ export const messageInput = z.strictObject({
   clientId: name().optional(),
   metadata: jsonObject.optional(),
 });
-export const checkpointInput = z.strictObject({
-  name: name().optional(),
-  metadata: jsonObject.optional(),
-  expiresIn: duration.optional(),
-});
+export const checkpointInput = z.strictObject({ name: name().optional(), metadata: jsonObject.optional(), expiresIn: duration.optional() });
 export const historyInput = z.strictObject({ branchId: name().optional() });
 export const moveOptions = z.strictObject({
   onUndoError: z.enum(["stop", "continue"]).optional(),
@@ -88,9 +79,7 @@ export const moveOptions = z.strictObject({
   /** With scope "files" or "both": files changed outside forkpoint are saved in a checkpoint, then overwritten. */
   force: z.boolean().optional(),
 });
-export const attachWorkspaceInput = z.strictObject({
-  exclude: z.array(name()).max(1000).optional(),
-});
+export const attachWorkspaceInput = z.strictObject({ exclude: z.array(name()).max(1000).optional() });
 export const recordToolCallInput = z
   .strictObject({
     tool: name(),

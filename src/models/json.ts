@@ -68,7 +68,8 @@ export function assertJson(value: unknown, field: string, limits: Pick<Limits, "
     } else {
       if (!isPlainObject(node)) throw new ValidationError(path, `${describe(node)} is not a plain JSON object`);
       for (const key of Object.keys(node)) {
-        if (!isWellFormed(key)) throw new ValidationError(`${path}.${escapeLoneSurrogates(key)}`, `its key ${MALFORMED_TEXT_MESSAGE}`, "MALFORMED_TEXT");
+        if (!isWellFormed(key))
+          throw new ValidationError(`${path}.${escapeLoneSurrogates(key)}`, `its key ${MALFORMED_TEXT_MESSAGE}`, "MALFORMED_TEXT");
         const item = (node as Record<string, unknown>)[key];
         if (item !== undefined) visit(item, `${path}.${key}`, depth + 1);
       }
@@ -109,7 +110,8 @@ export function loneSurrogatePath(value: unknown): (string | number)[] | undefin
     }
     const keys = Object.keys(node);
     for (const key of keys) if (!isWellFormed(key)) return pathTo(step, escapeLoneSurrogates(key));
-    for (let i = keys.length - 1; i >= 0; i--) stack.push({ node: (node as Record<string, unknown>)[keys[i]!], key: keys[i]!, parent: step });
+    for (let i = keys.length - 1; i >= 0; i--)
+      stack.push({ node: (node as Record<string, unknown>)[keys[i]!], key: keys[i]!, parent: step });
   }
   return undefined;
 }

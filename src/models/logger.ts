@@ -12,7 +12,8 @@ export interface ForkpointLogger {
 
 export const loggerSchema = z.custom<ForkpointLogger>(
   (v) =>
-    typeof v === "object" && v !== null &&
+    typeof v === "object" &&
+    v !== null &&
     typeof (v as ForkpointLogger).warn === "function" &&
     ((v as ForkpointLogger).error === undefined || typeof (v as ForkpointLogger).error === "function"),
   "must be an object with a warn(message, detail) function (and optionally error)",

@@ -111,7 +111,10 @@ const MAX = DEFAULT_LIMITS.maxStringField;
 // Stricter than the API, which trims: exported text is already trimmed, and trimming here would change hashed values.
 // Every string of a document is well-formed text (strings.ts), hashes recomputed or not: a lone surrogate is stored
 // as other bytes than those hashed.
-const text = wellFormedText().min(1).max(MAX).refine((s) => s.trim() === s, "must not start or end with whitespace");
+const text = wellFormedText()
+  .min(1)
+  .max(MAX)
+  .refine((s) => s.trim() === s, "must not start or end with whitespace");
 const id = text;
 /** Milliseconds since the epoch, within what a `Date` can hold. */
 const time = z.number().min(0).max(8.64e15);
@@ -143,51 +146,65 @@ export const sessionExportSchema = z.strictObject({
     createdAt: time,
     updatedAt: time,
   }),
-  branches: z.array(z.strictObject({
-    id,
-    parentId: id.nullable(),
-    forkCheckpointId: id.nullable(),
-    forkPosition: position,
-    forkEntryId: id.nullable(),
-    name: text.nullable(),
-    reason: z.enum(["root", "rollback", "edit"]),
-    createdAt: time,
-  })).min(1, "must hold at least the root branch"),
-  entries: z.array(z.strictObject({
-    id,
-    branchId: id,
-    position: position.min(1),
-    kind: z.enum(["message", "state", "tool"]),
-    role: text.nullable(),
-    content: json.nullable(),
-    tool: text.nullable(),
-    callId: text.nullable(),
-    clientId: text.nullable(),
-    metadata: jsonObject.nullable(),
-    state: hash.nullable(),
-    createdAt: time,
-    hash,
-    completion: z.strictObject({
-      status: z.enum(["succeeded", "failed"]),
-      result: json.nullable(),
-      error: json.nullable(),
-      completedAt: time,
+  branches: z
+    .array(
+      z.strictObject({
+        id,
+        parentId: id.nullable(),
+        forkCheckpointId: id.nullable(),
+        forkPosition: position,
+        forkEntryId: id.nullable(),
+        name: text.nullable(),
+        reason: z.enum(["root", "rollback", "edit"]),
+        createdAt: time,
+      }),
+    )
+    .min(1, "must hold at least the root branch"),
+  entries: z.array(
+    z.strictObject({
+      id,
+      branchId: id,
+      position: position.min(1),
+      kind: z.enum(["message", "state", "tool"]),
+      role: text.nullable(),
+      content: json.nullable(),
+      tool: text.nullable(),
+      callId: text.nullable(),
+      clientId: text.nullable(),
+      metadata: jsonObject.nullable(),
+      state: hash.nullable(),
+      createdAt: time,
       hash,
-    }).nullable(),
-  })),
+      completion: z
+        .strictObject({ status: z.enum(["succeeded", "failed"]), result: json.nullable(), error: json.nullable(), completedAt: time, hash })
+        .nullable(),
+    }),
+  ),
   states: z.array(z.strictObject({ hash, value: json })),
-  checkpoints: z.array(z.strictObject({
-    id,
-    branchId: id,
-    position,
-    name: text.nullable(),
-    auto: z.boolean(),
-    metadata: jsonObject.nullable(),
-    state: hash.nullable(),
-    headHash: hash,
-    createdAt: time,
-    expiresAt: time.nullable(),
-    checksum: hash,
-  })),
-  events: z.array(z.strictObject({ kind: text, refId: id, branchId: id, detail: wellFormedText().max(4 * MAX).nullable(), createdAt: time })),
+  checkpoints: z.array(
+    z.strictObject({
+      id,
+      branchId: id,
+      position,
+      name: text.nullable(),
+      auto: z.boolean(),
+      metadata: jsonObject.nullable(),
+      state: hash.nullable(),
+      headHash: hash,
+      createdAt: time,
+      expiresAt: time.nullable(),
+      checksum: hash,
+    }),
+  ),
+  events: z.array(
+    z.strictObject({
+      kind: text,
+      refId: id,
+      branchId: id,
+      detail: wellFormedText()
+        .max(4 * MAX)
+        .nullable(),
+      createdAt: time,
+    }),
+  ),
 });

@@ -126,10 +126,7 @@ export interface StateChange {
 }
 
 /** Any entry of a branch's log, tagged with its kind. */
-export type Entry =
-  | ({ kind: "message" } & Message)
-  | ({ kind: "tool" } & ToolInvocation)
-  | ({ kind: "state" } & StateChange);
+export type Entry = ({ kind: "message" } & Message) | ({ kind: "tool" } & ToolInvocation) | ({ kind: "state" } & StateChange);
 
 /** A named, immutable point in a session: a branch and a position. */
 export interface Checkpoint {

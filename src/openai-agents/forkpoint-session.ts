@@ -37,7 +37,8 @@ export class ForkpointSession implements Session {
   readonly #moveOptions: MoveOptions | undefined;
 
   constructor(session: SessionHandle, options: { moveOptions?: MoveOptions } = {}) {
-    if (!(session instanceof SessionHandle)) throw new ValidationError("ForkpointSession", "expects a session handle (from fp.createSession or fp.getSession)");
+    if (!(session instanceof SessionHandle))
+      throw new ValidationError("ForkpointSession", "expects a session handle (from fp.createSession or fp.getSession)");
     this.#s = session;
     this.#moveOptions = options.moveOptions;
   }
@@ -49,7 +50,8 @@ export class ForkpointSession implements Session {
 
   /** The current branch's items, oldest first; with `limit`, the last `limit` of them. */
   async getItems(limit?: number): Promise<AgentInputItem[]> {
-    if (limit !== undefined && !(Number.isInteger(limit) && limit >= 0)) throw new ValidationError("limit", "must be a non-negative integer");
+    if (limit !== undefined && !(Number.isInteger(limit) && limit >= 0))
+      throw new ValidationError("limit", "must be a non-negative integer");
     const history = await this.#s.history();
     const kept = limit === undefined ? history : limit === 0 ? [] : history.slice(-limit);
     return kept.map(toItem);

@@ -62,7 +62,10 @@ const parse = (input: string): { ok: true; args: JsonValue } | { ok: false } => 
  * @example new Agent({ name: "coder", tools: undoableAgentTools(s, [writeFile], { write_file: ({ args }) => rm(args.path) }) })
  */
 export function undoableAgentTools<T extends Tool<any>[]>(
-  s: SessionHandle, tools: T, undos: Record<string, AgentToolUndo> = {}, options: UndoableAgentToolsOptions = {},
+  s: SessionHandle,
+  tools: T,
+  undos: Record<string, AgentToolUndo> = {},
+  options: UndoableAgentToolsOptions = {},
 ): T {
   if (!Array.isArray(tools)) throw new ValidationError("undoableAgentTools", "expects an array of Agents SDK tools");
   const functions = new Map<string, FunctionTool<any, any, any>>();
@@ -83,7 +86,9 @@ export function undoableAgentTools<T extends Tool<any>[]>(
         }
         const input = JSON.stringify(args);
         const callId = ctx.callId ?? ctx.invocationId;
-        return failedAsThrown(original(new RunContext(), input, { toolCall: { type: "function_call", callId, name, arguments: input }, signal: ctx.signal }));
+        return failedAsThrown(
+          original(new RunContext(), input, { toolCall: { type: "function_call", callId, name, arguments: input }, signal: ctx.signal }),
+        );
       },
       ...(undo ? { undo } : {}),
     };

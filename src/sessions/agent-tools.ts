@@ -21,12 +21,22 @@ export interface AgentTool {
 export type AgentToolOutput = { [key: string]: JsonValue } & { ok: boolean };
 
 const checkpointJson = (c: Checkpoint) => ({
-  id: c.id, name: c.name, position: c.position, branchId: c.branchId, auto: c.auto,
-  createdAt: c.createdAt.toISOString(), expiresAt: c.expiresAt ? c.expiresAt.toISOString() : null,
+  id: c.id,
+  name: c.name,
+  position: c.position,
+  branchId: c.branchId,
+  auto: c.auto,
+  createdAt: c.createdAt.toISOString(),
+  expiresAt: c.expiresAt ? c.expiresAt.toISOString() : null,
 });
 const callsJson = (list: MoveResult["undone"]) => list.map((t) => ({ id: t.id, tool: t.tool }));
 
-function agentTool<S extends z.ZodType>(name: string, description: string, schema: S, run: (input: z.output<S>) => Promise<Record<string, JsonValue>>): AgentTool {
+function agentTool<S extends z.ZodType>(
+  name: string,
+  description: string,
+  schema: S,
+  run: (input: z.output<S>) => Promise<Record<string, JsonValue>>,
+): AgentTool {
   return {
     name,
     description,
@@ -49,10 +59,15 @@ function agentTool<S extends z.ZodType>(name: string, description: string, schem
 export function checkpointTools(session: SessionHandle): AgentTool[] {
   const id = z.string().min(1).describe("A checkpoint id, as returned by create_checkpoint or list_checkpoints");
   return [
-    agentTool("create_checkpoint", "Save a named checkpoint of the conversation, its state and tool calls, to return to later.",
+    agentTool(
+      "create_checkpoint",
+      "Save a named checkpoint of the conversation, its state and tool calls, to return to later.",
       z.object({ name: z.string().min(1).max(200).optional().describe("A short label, e.g. 'before booking'") }),
-      async ({ name }) => ({ checkpoint: checkpointJson(await session.checkpoint(name ? { name } : {})) })),
-    agentTool("list_checkpoints", "List this session's checkpoints, newest first.",
+      async ({ name }) => ({ checkpoint: checkpointJson(await session.checkpoint(name ? { name } : {})) }),
+    ),
+    agentTool(
+      "list_checkpoints",
+      "List this session's checkpoints, newest first.",
       z.object({
         name: z.string().min(1).optional(),
         auto: z.boolean().optional().describe("Only automatic (true) or only manual (false) checkpoints"),
@@ -62,26 +77,45 @@ export function checkpointTools(session: SessionHandle): AgentTool[] {
       async (o) => {
         const page = await session.listCheckpoints(o);
         return { checkpoints: page.items.map(checkpointJson), nextCursor: page.nextCursor };
-      }),
-    agentTool("rollback", "Go back to a checkpoint: the conversation continues from there on a new branch and tool side effects after it are undone.",
+      },
+    ),
+    agentTool(
+      "rollback",
+      "Go back to a checkpoint: the conversation continues from there on a new branch and tool side effects after it are undone.",
       z.object({ checkpointId: id }),
       async ({ checkpointId }) => {
         const r = await session.rollback(checkpointId);
-        return { branchId: r.branch.id, undone: callsJson(r.undone), replayed: callsJson(r.replayed), skipped: callsJson(r.skipped),
-          failed: r.failed.map((f) => ({ id: f.invocation.id, tool: f.invocation.tool, error: f.error })), unknown: callsJson(r.unknown) };
-      }),
-    agentTool("delete_checkpoint", "Delete a checkpoint that is no longer needed.", z.object({ checkpointId: id }),
+        return {
+          branchId: r.branch.id,
+          undone: callsJson(r.undone),
+          replayed: callsJson(r.replayed),
+          skipped: callsJson(r.skipped),
+          failed: r.failed.map((f) => ({ id: f.invocation.id, tool: f.invocation.tool, error: f.error })),
+          unknown: callsJson(r.unknown),
+        };
+      },
+    ),
+    agentTool(
+      "delete_checkpoint",
+      "Delete a checkpoint that is no longer needed.",
+      z.object({ checkpointId: id }),
       async ({ checkpointId }) => {
         await session.deleteCheckpoint(checkpointId);
         return { deleted: checkpointId };
-      }),
-    agentTool("checkpoint_info", "Describe a checkpoint: when it was taken, how many messages and tool calls it holds, and its state.",
+      },
+    ),
+    agentTool(
+      "checkpoint_info",
+      "Describe a checkpoint: when it was taken, how many messages and tool calls it holds, and its state.",
       z.object({ checkpointId: id }),
       async ({ checkpointId }) => {
         const r = await session.restore(checkpointId);
         return { checkpoint: checkpointJson(r.checkpoint), messages: r.history.length, toolCalls: r.toolTrack.length, state: r.state };
-      }),
-    agentTool("cleanup_auto_checkpoints", "Delete automatic checkpoints, keeping the newest few and any a branch starts from.",
+      },
+    ),
+    agentTool(
+      "cleanup_auto_checkpoints",
+      "Delete automatic checkpoints, keeping the newest few and any a branch starts from.",
       z.object({ keepLatest: z.number().int().min(0).max(1000).default(5) }),
       async ({ keepLatest }) => {
         const deleted: string[] = [];
@@ -91,7 +125,10 @@ export function checkpointTools(session: SessionHandle): AgentTool[] {
         do {
           const page = await session.listCheckpoints({ auto: true, limit: 100, cursor: cursor ?? undefined });
           for (const cp of page.items) {
-            if (seen++ < keepLatest) { kept.push(cp.id); continue; }
+            if (seen++ < keepLatest) {
+              kept.push(cp.id);
+              continue;
+            }
             try {
               await session.deleteCheckpoint(cp.id);
               deleted.push(cp.id);
@@ -104,6 +141,7 @@ export function checkpointTools(session: SessionHandle): AgentTool[] {
           cursor = page.nextCursor;
         } while (cursor);
         return { deleted, kept };
-      }),
+      },
+    ),
   ];
 }

@@ -25,7 +25,11 @@ export function messageFields(ctx: EngineContext, input: unknown, field: string)
 function batchFields(ctx: EngineContext, input: MessageInput | MessageInput[]): EntryFields[] {
   const list: unknown[] = Array.isArray(input) ? input : [input];
   if (list.length > ctx.limits.maxBatch) {
-    throw new PayloadTooLargeError("messages", `at most ${ctx.limits.maxBatch} messages per call (got ${list.length})`, ctx.limits.maxBatch);
+    throw new PayloadTooLargeError(
+      "messages",
+      `at most ${ctx.limits.maxBatch} messages per call (got ${list.length})`,
+      ctx.limits.maxBatch,
+    );
   }
   return list.map((m, i) => messageFields(ctx, m, Array.isArray(input) ? `messages[${i}]` : "message"));
 }
@@ -40,6 +44,11 @@ export async function append(ctx: EngineContext, ref: SessionRef, input: Message
   return written.messages;
 }
 
-export async function turn(ctx: EngineContext, ref: SessionRef, input: MessageInput | MessageInput[], checkpoint?: CheckpointInput): Promise<Turn> {
+export async function turn(
+  ctx: EngineContext,
+  ref: SessionRef,
+  input: MessageInput | MessageInput[],
+  checkpoint?: CheckpointInput,
+): Promise<Turn> {
   return checkpointAfter(ctx, ref, batchFields(ctx, input), checkpoint);
 }

@@ -8,7 +8,9 @@ export async function listBranches(ctx: EngineContext, ref: SessionRef): Promise
   return ctx.store.read(() => {
     const session = ownedSession(ctx.store, ref.id, ref.userId);
     const heads = ctx.store.branchHeads(session.id);
-    return ctx.store.listBranches(session.id).map((b) => toBranch(b, Math.max(heads.get(b.id) ?? 0, b.forkPosition), session.currentBranchId));
+    return ctx.store
+      .listBranches(session.id)
+      .map((b) => toBranch(b, Math.max(heads.get(b.id) ?? 0, b.forkPosition), session.currentBranchId));
   });
 }
 

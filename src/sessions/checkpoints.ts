@@ -3,7 +3,16 @@ import { ConflictError, IntegrityError } from "../models/errors.js";
 import { checkpointInput, parseInput, type CheckpointInput } from "../models/inputs.js";
 import { toJsonText } from "../models/json.js";
 import type { Checkpoint, RestoredCheckpoint, Turn } from "../models/types.js";
-import type { BranchRow, CheckpointAnchorRow, CheckpointRow, EntryRow, LineageSegment, Store, ToolRow, WorkspaceRow } from "../store/store.js";
+import type {
+  BranchRow,
+  CheckpointAnchorRow,
+  CheckpointRow,
+  EntryRow,
+  LineageSegment,
+  Store,
+  ToolRow,
+  WorkspaceRow,
+} from "../store/store.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { EMPTY_STATE_HASH, GENESIS_HASH, checkpointChecksum, entryHash, snapshotIntact, toolResultIntact } from "./integrity.js";
 import { commonPrefix, entryAt, lineageEntries, lineageTools } from "./lineage.js";
@@ -90,9 +99,11 @@ export function verifyCheckpoint(store: Store, cp: CheckpointRow, entries: Entry
   };
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i]!;
-    if (e.position !== start.position + i + 1) throw new IntegrityError(`checkpoint ${cp.id}: history has a gap at position ${start.position + i + 1}`);
+    if (e.position !== start.position + i + 1)
+      throw new IntegrityError(`checkpoint ${cp.id}: history has a gap at position ${start.position + i + 1}`);
     const expected = entryHash(hash, e, e.kind === "state" && e.stateId !== null ? stateHash(e.stateId) : null);
-    if (expected !== e.hash) throw new IntegrityError(`checkpoint ${cp.id}: entry ${e.id} at position ${e.position} does not match its hash`);
+    if (expected !== e.hash)
+      throw new IntegrityError(`checkpoint ${cp.id}: entry ${e.id} at position ${e.position} does not match its hash`);
     hash = e.hash;
   }
   if (start.position + entries.length !== cp.position || hash !== cp.headHash) {
@@ -132,11 +143,16 @@ export function verifyCheckpointAnchor(
   const anchor = own ? read.anchor : entryAt(store, branch, cp.position);
   const previousHash = own ? read.previousHash : entryAt(store, branch, cp.position - 1)?.hash;
   if (!anchor) {
-    if (cp.position !== 0 || cp.headHash !== GENESIS_HASH) throw new IntegrityError(`checkpoint ${cp.id}: the entry it points at is missing`);
+    if (cp.position !== 0 || cp.headHash !== GENESIS_HASH)
+      throw new IntegrityError(`checkpoint ${cp.id}: the entry it points at is missing`);
     return { branch, anchor };
   }
-  const anchorStateHash = anchor.kind === "state" && anchor.stateId !== null ? store.getSnapshot(anchor.stateId)?.hash ?? null : null;
-  if (anchor.hash !== cp.headHash || anchor.stateId !== cp.stateId || entryHash(previousHash ?? GENESIS_HASH, anchor, anchorStateHash) !== anchor.hash) {
+  const anchorStateHash = anchor.kind === "state" && anchor.stateId !== null ? (store.getSnapshot(anchor.stateId)?.hash ?? null) : null;
+  if (
+    anchor.hash !== cp.headHash ||
+    anchor.stateId !== cp.stateId ||
+    entryHash(previousHash ?? GENESIS_HASH, anchor, anchorStateHash) !== anchor.hash
+  ) {
     throw new IntegrityError(`checkpoint ${cp.id}: the entry it points at does not match its hash`);
   }
   return { branch, anchor };
@@ -160,7 +176,12 @@ export interface VerifiedLineage {
 }
 
 /** The lineage up to `position` of `branchId`: how many leading entries `known` already holds, and the entries after them. */
-export function readAfterKnown(store: Store, branchId: string, position: number, known?: VerifiedLineage): { shared: number; fresh: EntryRow[]; segments: LineageSegment[] } {
+export function readAfterKnown(
+  store: Store,
+  branchId: string,
+  position: number,
+  known?: VerifiedLineage,
+): { shared: number; fresh: EntryRow[]; segments: LineageSegment[] } {
   const segments = store.lineage(branchId, position);
   const shared = known ? commonPrefix(known.segments, segments, known.links.length, position) : 0;
   const fresh: EntryRow[] = [];
@@ -177,7 +198,11 @@ export function readAfterKnown(store: Store, branchId: string, position: number,
  * disk after it was verified is not read again, and is caught by every full read (`restore`, `verify`, a new
  * process). Returns how many leading entries were known, the entries after them, and the lineage's segments.
  */
-export function readVerifiedAfter(store: Store, cp: CheckpointRow, known?: VerifiedLineage): { shared: number; fresh: EntryRow[]; segments: LineageSegment[] } {
+export function readVerifiedAfter(
+  store: Store,
+  cp: CheckpointRow,
+  known?: VerifiedLineage,
+): { shared: number; fresh: EntryRow[]; segments: LineageSegment[] } {
   const { shared, fresh, segments } = readAfterKnown(store, cp.branchId, cp.position, known);
   const last = shared > 0 ? known!.links[shared - 1]! : undefined;
   const start = last ? { position: shared, hash: last.hash, stateId: last.stateId } : GENESIS_START;
@@ -205,12 +230,25 @@ export async function deleteCheckpoint(ctx: EngineContext, ref: SessionRef, chec
     const cp = sessionCheckpoint(ctx.store, session, checkpointId, ctx.now());
     // A journaled rollback to it (still undoing tools, maybe in another process) creates its branch only at the end.
     if (ctx.store.countBranchesForkedFrom(cp.id) > 0 || ctx.store.isMovingFrom(cp.id)) {
-      throw new ConflictError(`checkpoint ${cp.id} is where a branch forks from (or a running rollback goes to); it cannot be deleted`, "CHECKPOINT_IN_USE");
+      throw new ConflictError(
+        `checkpoint ${cp.id} is where a branch forks from (or a running rollback goes to); it cannot be deleted`,
+        "CHECKPOINT_IN_USE",
+      );
     }
     if (ctx.store.langgraph.usesFpCheckpoint(cp.id)) {
-      throw new ConflictError(`checkpoint ${cp.id} holds a LangGraph checkpoint of ForkpointSaver; delete the thread instead`, "CHECKPOINT_IN_USE");
+      throw new ConflictError(
+        `checkpoint ${cp.id} holds a LangGraph checkpoint of ForkpointSaver; delete the thread instead`,
+        "CHECKPOINT_IN_USE",
+      );
     }
     ctx.store.deleteCheckpoint(cp.id);
-    ctx.store.insertEvent({ sessionId: session.id, kind: "checkpoint-deleted", refId: cp.id, branchId: cp.branchId, detail: cp.name, createdAt: ctx.now() });
+    ctx.store.insertEvent({
+      sessionId: session.id,
+      kind: "checkpoint-deleted",
+      refId: cp.id,
+      branchId: cp.branchId,
+      detail: cp.name,
+      createdAt: ctx.now(),
+    });
   });
 }

@@ -41,7 +41,10 @@ export function engineLifecycle(): Pick<EngineContext, "closing" | "track"> & { 
   return {
     closing: controller.signal,
     track<T>(operation: Promise<T>): Promise<T> {
-      const settled = operation.then(() => undefined, () => undefined);
+      const settled = operation.then(
+        () => undefined,
+        () => undefined,
+      );
       running.add(settled);
       void settled.then(() => running.delete(settled));
       return operation;

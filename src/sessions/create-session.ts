@@ -13,18 +13,42 @@ export function writeNewSession(
   const id = newId("ses");
   const branchId = newId("br");
   ctx.store.insertSession({
-    id, userId: fields.userId, title: fields.title, metadata: fields.metadata, currentBranchId: branchId,
-    originSessionId: fields.origin?.sessionId ?? null, originCheckpointId: fields.origin?.checkpointId ?? null,
-    createdAt: now, updatedAt: now,
+    id,
+    userId: fields.userId,
+    title: fields.title,
+    metadata: fields.metadata,
+    currentBranchId: branchId,
+    originSessionId: fields.origin?.sessionId ?? null,
+    originCheckpointId: fields.origin?.checkpointId ?? null,
+    createdAt: now,
+    updatedAt: now,
   });
-  ctx.store.insertBranch({ id: branchId, sessionId: id, parentId: null, forkCheckpointId: null, forkPosition: 0, forkEntryId: null, name: null, reason: "root", createdAt: now });
+  ctx.store.insertBranch({
+    id: branchId,
+    sessionId: id,
+    parentId: null,
+    forkCheckpointId: null,
+    forkPosition: 0,
+    forkEntryId: null,
+    name: null,
+    reason: "root",
+    createdAt: now,
+  });
   return { id, branchId };
 }
 
 /** Validates `createSession`-shaped input (also a handoff's target) before any write. */
-export function newSessionFields(ctx: EngineContext, input: CreateSessionInput, where: string): { userId: string; title: string | null; metadata: string | null } {
+export function newSessionFields(
+  ctx: EngineContext,
+  input: CreateSessionInput,
+  where: string,
+): { userId: string; title: string | null; metadata: string | null } {
   const o = parseInput(createSessionInput, input, where);
-  return { userId: o.userId, title: o.title ?? null, metadata: o.metadata === undefined ? null : toJsonText(o.metadata, `${where}.metadata`, ctx.limits) };
+  return {
+    userId: o.userId,
+    title: o.title ?? null,
+    metadata: o.metadata === undefined ? null : toJsonText(o.metadata, `${where}.metadata`, ctx.limits),
+  };
 }
 
 export async function createSession(ctx: EngineContext, input: CreateSessionInput): Promise<SessionRef> {

@@ -23,7 +23,10 @@ export async function deleteSessions(ctx: EngineContext, refs: SessionRef[], gon
             ownedSession(ctx.store, ref.id, ref.userId);
             // Another process's move (or an interrupted one) still has steps to record against it.
             if (ctx.store.runningMoves(ref.id).length > 0 || ctx.store.getWorkspace(ref.id)?.restoring) {
-              throw new ConflictError(`session ${ref.id} has a move in progress; let it finish (or run fp.recover()) first`, "MOVE_IN_PROGRESS");
+              throw new ConflictError(
+                `session ${ref.id} has a move in progress; let it finish (or run fp.recover()) first`,
+                "MOVE_IN_PROGRESS",
+              );
             }
             ctx.store.deleteSession(ref.id);
           }

@@ -11,7 +11,12 @@ import { readState } from "./state.js";
 const isObject = (v: JsonValue): v is { [k: string]: JsonValue } => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Paths are arrays of object keys; arrays compare as whole values; a non-object state changes at `[]`. */
-export function diffState(a: JsonValue, b: JsonValue, path: string[] = [], out: CheckpointDiff["state"] = { added: [], removed: [], changed: [] }): CheckpointDiff["state"] {
+export function diffState(
+  a: JsonValue,
+  b: JsonValue,
+  path: string[] = [],
+  out: CheckpointDiff["state"] = { added: [], removed: [], changed: [] },
+): CheckpointDiff["state"] {
   if (!isObject(a) || !isObject(b)) {
     if (!isDeepStrictEqual(a, b)) out.changed.push({ path, from: a, to: b });
     return out;

@@ -12,7 +12,12 @@ import { performMove, type BaseMoveSpec, type WithinMove } from "./move.js";
 import { sessionMessage } from "./ownership.js";
 
 export async function edit(
-  ctx: EngineContext, ref: SessionRef, messageId: string, next: MessageInput, options?: MoveOptions, within?: WithinMove,
+  ctx: EngineContext,
+  ref: SessionRef,
+  messageId: string,
+  next: MessageInput,
+  options?: MoveOptions,
+  within?: WithinMove,
 ): Promise<EditResult> {
   const fields = messageFields(ctx, next, "message");
   const outcome = await performMove(ctx, ref, "edit", options, (session) => editSpec(ctx, session, messageId, fields), within);

@@ -36,7 +36,16 @@ export type ForkpointListener<E extends ForkpointEvent> = (payload: ForkpointEve
 
 /** Every event name once (a key missing here does not compile). */
 const NAMES: Record<ForkpointEvent, true> = {
-  checkpoint: true, rollback: true, edit: true, switch: true, tool: true, undo: true, replay: true, handoff: true, recovery: true, prune: true,
+  checkpoint: true,
+  rollback: true,
+  edit: true,
+  switch: true,
+  tool: true,
+  undo: true,
+  replay: true,
+  handoff: true,
+  recovery: true,
+  prune: true,
 };
 export const EVENT_NAMES = Object.keys(NAMES) as ForkpointEvent[];
 
@@ -54,7 +63,8 @@ export class ListenerSafeEmitter extends EventEmitter {
 
   override emit(event: string | symbol, ...args: unknown[]): boolean {
     const listeners = this.rawListeners(event);
-    const failed = (error: unknown) => this.#logger.error(`forkpoint: a "${String(event)}" listener failed (the change it reports is stored)`, error);
+    const failed = (error: unknown) =>
+      this.#logger.error(`forkpoint: a "${String(event)}" listener failed (the change it reports is stored)`, error);
     for (const listener of listeners) {
       try {
         // A listener is not the tool handler whose nested call may have emitted the event (see outsideHandlers).

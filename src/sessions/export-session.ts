@@ -6,7 +6,13 @@ import { idSchema, parseInput, userScope } from "../models/inputs.js";
 import type { JsonObject, JsonValue } from "../models/json.js";
 import { longCallFields, type LongCallOptions } from "../models/progress.js";
 import {
-  EXPORT_FORMAT, EXPORT_VERSION, type ExportedBranch, type ExportedCheckpoint, type ExportedEntry, type ExportedState, type SessionExport,
+  EXPORT_FORMAT,
+  EXPORT_VERSION,
+  type ExportedBranch,
+  type ExportedCheckpoint,
+  type ExportedEntry,
+  type ExportedState,
+  type SessionExport,
 } from "../models/session-export.js";
 import type { Store, ToolRow } from "../store/store.js";
 import type { EngineContext } from "./context.js";
@@ -48,10 +54,20 @@ export async function exportSession(ctx: EngineContext, sessionId: unknown, scop
       for (const e of chunk.entries) {
         if (e.kind === "state" && e.stateId !== null) stateIds.add(e.stateId);
         entries.push({
-          id: e.id, branchId: e.branchId, position: e.position, kind: e.kind, role: e.role,
-          content: parse<JsonValue>(e.content), tool: e.tool, callId: e.callId, clientId: e.clientId,
-          metadata: parse<JsonObject>(e.metadata), state: e.kind === "state" ? stateHash(ctx.store, e.stateId) : null,
-          createdAt: e.createdAt, hash: e.hash, completion: e.kind === "tool" ? completionOf(tools.get(e.id)) : null,
+          id: e.id,
+          branchId: e.branchId,
+          position: e.position,
+          kind: e.kind,
+          role: e.role,
+          content: parse<JsonValue>(e.content),
+          tool: e.tool,
+          callId: e.callId,
+          clientId: e.clientId,
+          metadata: parse<JsonObject>(e.metadata),
+          state: e.kind === "state" ? stateHash(ctx.store, e.stateId) : null,
+          createdAt: e.createdAt,
+          hash: e.hash,
+          completion: e.kind === "tool" ? completionOf(tools.get(e.id)) : null,
         });
       }
     },
@@ -59,7 +75,9 @@ export async function exportSession(ctx: EngineContext, sessionId: unknown, scop
   await runSlices(call, sessionSlices(ctx.store, work, check), (fn) => ctx.store.read(fn));
   const problems = check.problems;
   if (problems.length > 0) {
-    throw new IntegrityError(`session ${session.id} is damaged (${problems[0]!.kind} ${problems[0]!.id}: ${problems[0]!.detail}); fp.verify() lists every problem`);
+    throw new IntegrityError(
+      `session ${session.id} is damaged (${problems[0]!.kind} ${problems[0]!.id}: ${problems[0]!.detail}); fp.verify() lists every problem`,
+    );
   }
   const branches = work.branches.map((b) => b.branch);
   const doc = await ctx.store.read((): SessionExport => {
@@ -73,8 +91,17 @@ export async function exportSession(ctx: EngineContext, sessionId: unknown, scop
       if (c.stateId !== null) stateIds.add(c.stateId);
       const state = c.stateId === null ? null : stateHash(store, c.stateId);
       return {
-        id: c.id, branchId: c.branchId, position: c.position, name: c.name, auto: c.auto, metadata: parse<JsonObject>(c.metadata),
-        state, headHash: c.headHash, createdAt: c.createdAt, expiresAt: c.expiresAt, checksum: portableChecksum(c, state ?? EMPTY_STATE_HASH),
+        id: c.id,
+        branchId: c.branchId,
+        position: c.position,
+        name: c.name,
+        auto: c.auto,
+        metadata: parse<JsonObject>(c.metadata),
+        state,
+        headHash: c.headHash,
+        createdAt: c.createdAt,
+        expiresAt: c.expiresAt,
+        checksum: portableChecksum(c, state ?? EMPTY_STATE_HASH),
       };
     });
     const states: ExportedState[] = [...stateIds]
@@ -85,13 +112,26 @@ export async function exportSession(ctx: EngineContext, sessionId: unknown, scop
       format: EXPORT_FORMAT,
       version: EXPORT_VERSION,
       session: {
-        id: session.id, title: session.title, metadata: parse<JsonObject>(session.metadata), currentBranchId: session.currentBranchId,
-        origin: session.originSessionId && session.originCheckpointId ? { sessionId: session.originSessionId, checkpointId: session.originCheckpointId } : null,
-        createdAt: session.createdAt, updatedAt: session.updatedAt,
+        id: session.id,
+        title: session.title,
+        metadata: parse<JsonObject>(session.metadata),
+        currentBranchId: session.currentBranchId,
+        origin:
+          session.originSessionId && session.originCheckpointId
+            ? { sessionId: session.originSessionId, checkpointId: session.originCheckpointId }
+            : null,
+        createdAt: session.createdAt,
+        updatedAt: session.updatedAt,
       },
       branches: branches.map((b) => ({
-        id: b.id, parentId: b.parentId, forkCheckpointId: b.forkCheckpointId, forkPosition: b.forkPosition,
-        forkEntryId: b.forkEntryId, name: b.name, reason: b.reason as ExportedBranch["reason"], createdAt: b.createdAt,
+        id: b.id,
+        parentId: b.parentId,
+        forkCheckpointId: b.forkCheckpointId,
+        forkPosition: b.forkPosition,
+        forkEntryId: b.forkEntryId,
+        name: b.name,
+        reason: b.reason as ExportedBranch["reason"],
+        createdAt: b.createdAt,
       })),
       entries,
       states,

@@ -2,7 +2,15 @@
 import { z } from "zod";
 import { DatabaseError } from "../models/errors.js";
 import { loggerSchema, resilientLogger, type ForkpointLogger } from "../models/logger.js";
-import { autoCheckpointPolicy, idSchema, parseInput, userScope, type CreateSessionInput, type ListCheckpointsInput, type ListSessionsInput } from "../models/inputs.js";
+import {
+  autoCheckpointPolicy,
+  idSchema,
+  parseInput,
+  userScope,
+  type CreateSessionInput,
+  type ListCheckpointsInput,
+  type ListSessionsInput,
+} from "../models/inputs.js";
 import { DEFAULT_LIMITS, type Limits } from "../models/limits.js";
 import type { SessionExport } from "../models/session-export.js";
 import type { Checkpoint, Page, SessionInfo } from "../models/types.js";
@@ -72,19 +80,23 @@ const openOptions = z.strictObject({
   durability: z.enum(["normal", "full"]).optional(),
   busyTimeoutMs: z.number().int().min(0).optional(),
   readonly: z.boolean().optional(),
-  limits: z.strictObject({
-    maxPayloadBytes: z.number().int().positive().optional(),
-    maxDepth: z.number().int().positive().optional(),
-    maxStringField: z.number().int().positive().optional(),
-    maxBatch: z.number().int().positive().optional(),
-  }).optional(),
+  limits: z
+    .strictObject({
+      maxPayloadBytes: z.number().int().positive().optional(),
+      maxDepth: z.number().int().positive().optional(),
+      maxStringField: z.number().int().positive().optional(),
+      maxBatch: z.number().int().positive().optional(),
+    })
+    .optional(),
   recover: z.boolean().optional(),
   walWorker: z.boolean().optional(),
   logger: loggerSchema.optional(),
 });
 
 /** A misspelt event name would never fire: refused, naming the ones there are. */
-const eventName = z.enum(EVENT_NAMES as [ForkpointEvent, ...ForkpointEvent[]], { error: `must be one of ${EVENT_NAMES.map((e) => `"${e}"`).join(", ")}` });
+const eventName = z.enum(EVENT_NAMES as [ForkpointEvent, ...ForkpointEvent[]], {
+  error: `must be one of ${EVENT_NAMES.map((e) => `"${e}"`).join(", ")}`,
+});
 const listenerFn = z.custom<(payload: unknown) => void>((v) => typeof v === "function", "must be a function");
 
 /** What integrations in this package (the LangGraph saver) reach through a `Forkpoint`: not public API. */
@@ -137,7 +149,8 @@ export class Forkpoint {
       track: this.#lifecycle.track,
     };
     // Nothing a crash interrupted (the usual open): ready at once, so the first calls take their inputs as made.
-    const interrupted = (o.recover ?? true) && !o.readonly && (this.#store.runningMoves().length > 0 || this.#store.restoringWorkspaces().length > 0);
+    const interrupted =
+      (o.recover ?? true) && !o.readonly && (this.#store.runningMoves().length > 0 || this.#store.restoringWorkspaces().length > 0);
     if (interrupted) {
       this.#recovery = recoverMoves(this.#ctx).then((report) => {
         for (const { moveId, error } of report.failed) logger.error(`forkpoint: resuming interrupted move ${moveId} at open failed`, error);
@@ -225,7 +238,9 @@ export class Forkpoint {
    */
   listSessions(input: ListSessionsInput | ListAllSessionsInput): Promise<Page<SessionInfo>> {
     return this.#whenReady(() =>
-      typeof input === "object" && input !== null && "all" in input ? listAllSessions(this.#ctx, input) : listSessions(this.#ctx, input as ListSessionsInput),
+      typeof input === "object" && input !== null && "all" in input
+        ? listAllSessions(this.#ctx, input)
+        : listSessions(this.#ctx, input as ListSessionsInput),
     );
   }
 

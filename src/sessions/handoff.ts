@@ -19,11 +19,21 @@ export async function handoff(ctx: EngineContext, ref: SessionRef, checkpointId:
     let head = headOfEntry(undefined);
     for (const e of entries) {
       if (e.kind !== "message") continue;
-      head = headOfEntry(writeEntry(ctx, branchId, head, { kind: "message", role: e.role, content: e.content, clientId: e.clientId, metadata: e.metadata }));
+      head = headOfEntry(
+        writeEntry(ctx, branchId, head, { kind: "message", role: e.role, content: e.content, clientId: e.clientId, metadata: e.metadata }),
+      );
     }
     // The state document is content-addressed: the new session points at the same snapshot.
-    if (cp.stateId !== null) writeEntry(ctx, branchId, head, { kind: "state", state: { id: cp.stateId, hash: stateHashOf(store, cp.stateId) } });
-    store.insertEvent({ sessionId: source.id, kind: "handoff", refId: id, branchId: cp.branchId, detail: `checkpoint ${cp.id} handed off to session ${id}`, createdAt: ctx.now() });
+    if (cp.stateId !== null)
+      writeEntry(ctx, branchId, head, { kind: "state", state: { id: cp.stateId, hash: stateHashOf(store, cp.stateId) } });
+    store.insertEvent({
+      sessionId: source.id,
+      kind: "handoff",
+      refId: id,
+      branchId: cp.branchId,
+      detail: `checkpoint ${cp.id} handed off to session ${id}`,
+      createdAt: ctx.now(),
+    });
     return { id, userId: fields.userId };
   });
   ctx.events.emit("handoff", { from: { sessionId: ref.id, checkpointId }, to: created });

@@ -7,10 +7,25 @@ import { ConflictError, IntegrityError, ValidationError } from "../models/errors
 import { parseInput, userScope } from "../models/inputs.js";
 import { toJsonText } from "../models/json.js";
 import { longCallFields, type LongCallOptions } from "../models/progress.js";
-import { sessionExportSchema, type ExportedBranch, type ExportedCheckpoint, type ExportedEntry, type SessionExport } from "../models/session-export.js";
+import {
+  sessionExportSchema,
+  type ExportedBranch,
+  type ExportedCheckpoint,
+  type ExportedEntry,
+  type SessionExport,
+} from "../models/session-export.js";
 import type { BranchRow, Store } from "../store/store.js";
 import type { EngineContext, SessionRef } from "./context.js";
-import { EMPTY_STATE_HASH, GENESIS_HASH, canonicalJson, checkpointChecksum, entryHash, portableChecksum, sha256, toolResultHash } from "./integrity.js";
+import {
+  EMPTY_STATE_HASH,
+  GENESIS_HASH,
+  canonicalJson,
+  checkpointChecksum,
+  entryHash,
+  portableChecksum,
+  sha256,
+  toolResultHash,
+} from "./integrity.js";
 import { CHUNK_UNITS, LongCall, runSlices, type Slice } from "./long-call.js";
 
 /** A lineage position as the document gives it: what the entries after it are chained onto. */
@@ -55,9 +70,15 @@ export async function importSession(ctx: EngineContext, document: unknown, scope
     const field = `document.entries[${i}]`;
     // A message's content (or a call's args) may be JSON null itself; only a state entry has none at all.
     if (e.kind === "state" && e.content !== null) throw new ValidationError(`${field}.content`, "a state entry has no content");
-    if ((e.kind === "state") !== (e.state !== null)) throw new ValidationError(`${field}.state`, e.kind === "state" ? "is required for a state entry" : "only a state entry sets the state");
-    if ((e.kind === "message") !== (e.role !== null)) throw new ValidationError(`${field}.role`, e.kind === "message" ? "is required for a message" : "only a message has a role");
-    if ((e.kind === "tool") !== (e.tool !== null)) throw new ValidationError(`${field}.tool`, e.kind === "tool" ? "is required for a tool call" : "only a tool call names a tool");
+    if ((e.kind === "state") !== (e.state !== null))
+      throw new ValidationError(
+        `${field}.state`,
+        e.kind === "state" ? "is required for a state entry" : "only a state entry sets the state",
+      );
+    if ((e.kind === "message") !== (e.role !== null))
+      throw new ValidationError(`${field}.role`, e.kind === "message" ? "is required for a message" : "only a message has a role");
+    if ((e.kind === "tool") !== (e.tool !== null))
+      throw new ValidationError(`${field}.tool`, e.kind === "tool" ? "is required for a tool call" : "only a tool call names a tool");
     if (e.kind !== "tool" && e.completion !== null) throw new ValidationError(`${field}.completion`, "only a tool call has a completion");
     const c = e.completion;
     return {
@@ -71,11 +92,16 @@ export async function importSession(ctx: EngineContext, document: unknown, scope
   });
   const stateTexts = doc.states.map((s, i) => ({ hash: s.hash, text: text(s.value, `document.states[${i}].value`) }));
   const sessionMetadata = doc.session.metadata === null ? null : text(doc.session.metadata, "document.session.metadata");
-  const checkpointMetadata = doc.checkpoints.map((c, i) => (c.metadata === null ? null : text(c.metadata, `document.checkpoints[${i}].metadata`)));
+  const checkpointMetadata = doc.checkpoints.map((c, i) =>
+    c.metadata === null ? null : text(c.metadata, `document.checkpoints[${i}].metadata`),
+  );
   checkUniqueIds(doc);
   checkBranchLinks(doc);
   if (!doc.branches.some((b) => b.id === doc.session.currentBranchId)) {
-    throw new ValidationError("document.session.currentBranchId", `branch ${doc.session.currentBranchId} is not among the document's branches`);
+    throw new ValidationError(
+      "document.session.currentBranchId",
+      `branch ${doc.session.currentBranchId} is not among the document's branches`,
+    );
   }
 
   // Refused before the long checks (and before any progress), and again when writing (another call may import the
@@ -95,9 +121,15 @@ export async function importSession(ctx: EngineContext, document: unknown, scope
     const stateIdOf = (hash: string | null) => (hash === null ? null : stateIds.get(hash)!);
     const s = doc.session;
     store.insertSession({
-      id: s.id, userId, title: s.title, metadata: sessionMetadata, currentBranchId: s.currentBranchId,
-      originSessionId: s.origin?.sessionId ?? null, originCheckpointId: s.origin?.checkpointId ?? null,
-      createdAt: s.createdAt, updatedAt: s.updatedAt,
+      id: s.id,
+      userId,
+      title: s.title,
+      metadata: sessionMetadata,
+      currentBranchId: s.currentBranchId,
+      originSessionId: s.origin?.sessionId ?? null,
+      originCheckpointId: s.origin?.checkpointId ?? null,
+      createdAt: s.createdAt,
+      updatedAt: s.updatedAt,
     });
     let hasTools = false;
     for (const b of doc.branches) {
@@ -106,12 +138,31 @@ export async function importSession(ctx: EngineContext, document: unknown, scope
       for (const e of checked.ownEntries(b.id)) {
         const d = e.doc;
         store.insertEntry({
-          id: d.id, branchId: d.branchId, position: d.position, kind: d.kind, role: d.role, content: e.content, tool: d.tool,
-          callId: d.callId, clientId: d.clientId, metadata: e.metadata, stateId: stateIdOf(e.head!.stateHash),
-          msgCount: e.head!.msgCount, hash: d.hash, createdAt: d.createdAt,
+          id: d.id,
+          branchId: d.branchId,
+          position: d.position,
+          kind: d.kind,
+          role: d.role,
+          content: e.content,
+          tool: d.tool,
+          callId: d.callId,
+          clientId: d.clientId,
+          metadata: e.metadata,
+          stateId: stateIdOf(e.head!.stateHash),
+          msgCount: e.head!.msgCount,
+          hash: d.hash,
+          createdAt: d.createdAt,
         });
         const c = d.completion;
-        if (c) store.insertToolResult({ entryId: d.id, status: c.status, result: e.result, error: e.error, completedAt: c.completedAt, hash: c.hash });
+        if (c)
+          store.insertToolResult({
+            entryId: d.id,
+            status: c.status,
+            result: e.result,
+            error: e.error,
+            completedAt: c.completedAt,
+            hash: c.hash,
+          });
         if (d.kind === "tool") {
           hasTools = true;
           store.insertImportedCall(d.id, s.id);
@@ -122,7 +173,10 @@ export async function importSession(ctx: EngineContext, document: unknown, scope
     doc.checkpoints.forEach((c, i) => {
       const base = checked.checkpointBase(c, i, s.id, userId);
       // The stored checksum covers the owner: it is computed anew for the importing user.
-      store.insertCheckpoint({ ...base, stateId: stateIdOf(c.state), checksum: checkpointChecksum(base, c.state ?? EMPTY_STATE_HASH) }, ctx.now());
+      store.insertCheckpoint(
+        { ...base, stateId: stateIdOf(c.state), checksum: checkpointChecksum(base, c.state ?? EMPTY_STATE_HASH) },
+        ctx.now(),
+      );
     });
     for (const e of doc.events) store.insertEvent({ sessionId: s.id, ...e });
     return { id: s.id, userId };
@@ -147,7 +201,12 @@ class DocumentCheck {
   /** Own entries by branch and position, once checked. */
   readonly #at = new Map<string, Map<number, PreparedEntry>>();
 
-  constructor(doc: SessionExport, entries: PreparedEntry[], stateTexts: { hash: string; text: string }[], checkpointMetadata: (string | null)[]) {
+  constructor(
+    doc: SessionExport,
+    entries: PreparedEntry[],
+    stateTexts: { hash: string; text: string }[],
+    checkpointMetadata: (string | null)[],
+  ) {
     this.#doc = doc;
     this.#stateTexts = stateTexts;
     this.#checkpointMetadata = checkpointMetadata;
@@ -167,8 +226,17 @@ class DocumentCheck {
   /** A checkpoint as stored, but for its state id and checksum. */
   checkpointBase(c: ExportedCheckpoint, i: number, sessionId: string, userId: string) {
     return {
-      id: c.id, sessionId, branchId: c.branchId, position: c.position, name: c.name, auto: c.auto,
-      metadata: this.#checkpointMetadata[i]!, userId, headHash: c.headHash, createdAt: c.createdAt, expiresAt: c.expiresAt,
+      id: c.id,
+      sessionId,
+      branchId: c.branchId,
+      position: c.position,
+      name: c.name,
+      auto: c.auto,
+      metadata: this.#checkpointMetadata[i]!,
+      userId,
+      headHash: c.headHash,
+      createdAt: c.createdAt,
+      expiresAt: c.expiresAt,
     };
   }
 
@@ -197,7 +265,8 @@ class DocumentCheck {
       units: 0,
       run: () => {
         const stray = [...this.#byBranch.keys()].find((id) => !this.#branches.has(id));
-        if (stray !== undefined) throw new ValidationError("document.entries", `entries name branch ${stray}, which is not among the document's branches`);
+        if (stray !== undefined)
+          throw new ValidationError("document.entries", `entries name branch ${stray}, which is not among the document's branches`);
       },
     };
     for (const [i, c] of doc.checkpoints.entries()) yield { units: 1, run: () => this.#checkCheckpoint(c, i) };
@@ -205,7 +274,8 @@ class DocumentCheck {
       units: 0,
       run: () =>
         doc.events.forEach((e, i) => {
-          if (!this.#branches.has(e.branchId)) throw new ValidationError(`document.events[${i}].branchId`, `branch ${e.branchId} is not among the document's branches`);
+          if (!this.#branches.has(e.branchId))
+            throw new ValidationError(`document.events[${i}].branchId`, `branch ${e.branchId} is not among the document's branches`);
         }),
     };
   }
@@ -230,13 +300,18 @@ class DocumentCheck {
     const field = `document.branches[${i}]`;
     const parent = b.parentId === null ? undefined : this.#branches.get(b.parentId);
     if (i === 0 ? b.parentId !== null : !parent) {
-      throw new ValidationError(`${field}.parentId`, i === 0 ? "the first branch must be the root (no parent)" : "must name a branch listed before it");
+      throw new ValidationError(
+        `${field}.parentId`,
+        i === 0 ? "the first branch must be the root (no parent)" : "must name a branch listed before it",
+      );
     }
     let base = GENESIS;
     if (parent) {
       const anchor = this.#entryAt(parent, b.forkPosition);
-      if (b.forkPosition > 0 && !anchor) throw new ValidationError(`${field}.forkPosition`, `its parent's lineage has no entry at position ${b.forkPosition}`);
-      if ((anchor?.doc.id ?? null) !== b.forkEntryId) throw new ValidationError(`${field}.forkEntryId`, `is not the entry at position ${b.forkPosition} of its parent's lineage`);
+      if (b.forkPosition > 0 && !anchor)
+        throw new ValidationError(`${field}.forkPosition`, `its parent's lineage has no entry at position ${b.forkPosition}`);
+      if ((anchor?.doc.id ?? null) !== b.forkEntryId)
+        throw new ValidationError(`${field}.forkEntryId`, `is not the entry at position ${b.forkPosition} of its parent's lineage`);
       base = anchor?.head ?? GENESIS;
     } else if (b.forkPosition !== 0 || b.forkEntryId !== null) {
       throw new ValidationError(`${field}.forkPosition`, "the root branch starts at position 0");
@@ -251,16 +326,25 @@ class DocumentCheck {
     const at = this.#at.get(b.id)!;
     for (const e of chunk) {
       const d = e.doc;
-      if (d.position !== head.position + 1) throw new ValidationError(`${e.field}.position`, `expected position ${head.position + 1} on branch ${b.id}`);
+      if (d.position !== head.position + 1)
+        throw new ValidationError(`${e.field}.position`, `expected position ${head.position + 1} on branch ${b.id}`);
       const state = this.#stateOf(d.state, `${e.field}.state`);
       if (entryHash(head.hash, { ...d, content: e.content, metadata: e.metadata }, state) !== d.hash) {
         throw new IntegrityError(`entry ${d.id} of the document does not match its hash`);
       }
       const c = d.completion;
-      if (c && toolResultHash(d.hash, { entryId: d.id, status: c.status, result: e.result, error: e.error, completedAt: c.completedAt }) !== c.hash) {
+      if (
+        c &&
+        toolResultHash(d.hash, { entryId: d.id, status: c.status, result: e.result, error: e.error, completedAt: c.completedAt }) !== c.hash
+      ) {
         throw new IntegrityError(`the completion of tool call ${d.id} of the document does not match its hash`);
       }
-      head = { position: d.position, hash: d.hash, stateHash: state ?? head.stateHash, msgCount: head.msgCount + (d.kind === "message" ? 1 : 0) };
+      head = {
+        position: d.position,
+        hash: d.hash,
+        stateHash: state ?? head.stateHash,
+        msgCount: head.msgCount + (d.kind === "message" ? 1 : 0),
+      };
       e.head = head;
       at.set(d.position, e);
     }
@@ -272,7 +356,8 @@ class DocumentCheck {
     const branch = this.#branches.get(c.branchId);
     if (!branch) throw new ValidationError(`${field}.branchId`, `branch ${c.branchId} is not among the document's branches`);
     const anchor = this.#entryAt(branch, c.position);
-    if (c.position > 0 && !anchor) throw new ValidationError(`${field}.position`, `branch ${c.branchId} has no entry at position ${c.position}`);
+    if (c.position > 0 && !anchor)
+      throw new ValidationError(`${field}.position`, `branch ${c.branchId} has no entry at position ${c.position}`);
     const head = anchor?.head ?? GENESIS;
     const state = this.#stateOf(c.state, `${field}.state`);
     if (head.hash !== c.headHash || state !== head.stateHash) {
@@ -289,22 +374,31 @@ function checkBranchLinks(doc: SessionExport): void {
   const checkpoints = new Map(doc.checkpoints.map((c) => [c.id, c]));
   doc.branches.forEach((b, i) => {
     const field = `document.branches[${i}]`;
-    if ((b.reason === "root") !== (b.parentId === null)) throw new ValidationError(`${field}.reason`, "only the root branch has no parent, and it is the only \"root\"");
+    if ((b.reason === "root") !== (b.parentId === null))
+      throw new ValidationError(`${field}.reason`, 'only the root branch has no parent, and it is the only "root"');
     if ((b.reason === "rollback") !== (b.forkCheckpointId !== null)) {
       throw new ValidationError(`${field}.forkCheckpointId`, "a rollback's branch, and only it, forks at a checkpoint");
     }
     if (b.forkCheckpointId === null) return;
     const cp = checkpoints.get(b.forkCheckpointId);
-    if (!cp) throw new ValidationError(`${field}.forkCheckpointId`, `checkpoint ${b.forkCheckpointId} is not among the document's checkpoints`);
+    if (!cp)
+      throw new ValidationError(`${field}.forkCheckpointId`, `checkpoint ${b.forkCheckpointId} is not among the document's checkpoints`);
     if (cp.branchId !== b.parentId || cp.position !== b.forkPosition) {
-      throw new ValidationError(`${field}.forkCheckpointId`, `checkpoint ${cp.id} is not at the branch's fork point (its parent, position ${b.forkPosition})`);
+      throw new ValidationError(
+        `${field}.forkCheckpointId`,
+        `checkpoint ${cp.id} is not at the branch's fork point (its parent, position ${b.forkPosition})`,
+      );
     }
   });
 }
 
 /** Ids must be unique within the document (the database would refuse them half-way otherwise). */
 function checkUniqueIds(doc: SessionExport): void {
-  for (const [list, field] of [[doc.branches, "branches"], [doc.entries, "entries"], [doc.checkpoints, "checkpoints"]] as const) {
+  for (const [list, field] of [
+    [doc.branches, "branches"],
+    [doc.entries, "entries"],
+    [doc.checkpoints, "checkpoints"],
+  ] as const) {
     const seen = new Set<string>();
     list.forEach((x, i) => {
       if (seen.has(x.id)) throw new ValidationError(`document.${field}[${i}].id`, `id ${x.id} appears twice in the document`);

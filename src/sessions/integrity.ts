@@ -32,7 +32,21 @@ type HashedEntryFields = Pick<
 /** Hash of an entry chained to the previous one; `stateHash` is the state snapshot it sets (state entries only). */
 export function entryHash(previousHash: string, e: HashedEntryFields, stateHash: string | null): string {
   return sha256(
-    JSON.stringify([previousHash, e.id, e.branchId, e.position, e.kind, e.role, e.content, e.tool, e.callId, e.clientId, e.metadata, stateHash, e.createdAt]),
+    JSON.stringify([
+      previousHash,
+      e.id,
+      e.branchId,
+      e.position,
+      e.kind,
+      e.role,
+      e.content,
+      e.tool,
+      e.callId,
+      e.clientId,
+      e.metadata,
+      stateHash,
+      e.createdAt,
+    ]),
   );
 }
 
@@ -61,6 +75,19 @@ export function portableChecksum(c: Omit<CheckpointRow, "seq" | "checksum" | "st
 /** A checkpoint's checksum covers its fields, its state and the hash of its history. */
 export function checkpointChecksum(c: Omit<CheckpointRow, "seq" | "checksum" | "stateId">, stateHash: string): string {
   return sha256(
-    JSON.stringify([c.id, c.sessionId, c.branchId, c.position, c.name, c.auto, c.metadata, c.userId, stateHash, c.headHash, c.createdAt, c.expiresAt]),
+    JSON.stringify([
+      c.id,
+      c.sessionId,
+      c.branchId,
+      c.position,
+      c.name,
+      c.auto,
+      c.metadata,
+      c.userId,
+      stateHash,
+      c.headHash,
+      c.createdAt,
+      c.expiresAt,
+    ]),
   );
 }

@@ -23,19 +23,25 @@ export interface LineagePoint {
  * read and chained onto the shared prefix, and the chain must end at the point's hash. (Without a checkpoint there is
  * no checksum to check: the last entry is checked against the hash it records, as every entry is.)
  */
-export function readVerifiedPoint(store: Store, point: LineagePoint, known?: VerifiedLineage): { shared: number; fresh: EntryRow[]; segments: LineageSegment[] } {
+export function readVerifiedPoint(
+  store: Store,
+  point: LineagePoint,
+  known?: VerifiedLineage,
+): { shared: number; fresh: EntryRow[]; segments: LineageSegment[] } {
   const { shared, fresh, segments } = readAfterKnown(store, point.branchId, point.position, known);
   let hash = shared > 0 ? known!.links[shared - 1]!.hash : GENESIS_HASH;
   for (let i = 0; i < fresh.length; i++) {
     const e = fresh[i]!;
-    if (e.position !== shared + i + 1) throw new IntegrityError(`branch ${point.branchId}: history has a gap at position ${shared + i + 1}`);
+    if (e.position !== shared + i + 1)
+      throw new IntegrityError(`branch ${point.branchId}: history has a gap at position ${shared + i + 1}`);
     let stateHash: string | null = null;
     if (e.kind === "state" && e.stateId !== null) {
       const snap = store.getSnapshot(e.stateId);
       if (!snap || !snapshotIntact(snap)) throw new IntegrityError(`state snapshot ${e.stateId} does not match its hash`);
       stateHash = snap.hash;
     }
-    if (entryHash(hash, e, stateHash) !== e.hash) throw new IntegrityError(`branch ${point.branchId}: entry ${e.id} at position ${e.position} does not match its hash`);
+    if (entryHash(hash, e, stateHash) !== e.hash)
+      throw new IntegrityError(`branch ${point.branchId}: entry ${e.id} at position ${e.position} does not match its hash`);
     hash = e.hash;
   }
   if (shared + fresh.length !== point.position || hash !== point.hash) {
@@ -56,7 +62,8 @@ function forkSpec(store: Store, session: SessionRow, point: LineagePoint): BaseM
   const branch = store.getBranch(point.branchId);
   if (!branch || branch.sessionId !== session.id) throw new IntegrityError(`branch ${point.branchId} is not in session ${session.id}`);
   const entry = entryAt(store, branch, point.position);
-  if ((entry?.hash ?? GENESIS_HASH) !== point.hash) throw new IntegrityError(`branch ${point.branchId}: position ${point.position} is not the point forked at`);
+  if ((entry?.hash ?? GENESIS_HASH) !== point.hash)
+    throw new IntegrityError(`branch ${point.branchId}: position ${point.position} is not the point forked at`);
   return {
     kind: "rollback",
     sessionId: session.id,

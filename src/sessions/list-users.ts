@@ -16,10 +16,7 @@ export interface UserInfo {
 }
 
 const DEFAULT_LIMIT = 20;
-const pageInput = z.strictObject({
-  limit: z.number().int().min(1).max(1000).optional(),
-  cursor: cursor.nullable().optional(),
-});
+const pageInput = z.strictObject({ limit: z.number().int().min(1).max(1000).optional(), cursor: cursor.nullable().optional() });
 export const listAllSessionsInput = pageInput.extend({ all: z.literal(true) });
 export type ListAllSessionsInput = z.input<typeof listAllSessionsInput>;
 export type ListUsersInput = z.input<typeof pageInput>;

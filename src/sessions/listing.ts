@@ -1,5 +1,11 @@
 // Per-user listings: sessions and checkpoints, newest first, keyset-paginated.
-import { listCheckpointsInput, listSessionsInput, parseInput, type ListCheckpointsInput, type ListSessionsInput } from "../models/inputs.js";
+import {
+  listCheckpointsInput,
+  listSessionsInput,
+  parseInput,
+  type ListCheckpointsInput,
+  type ListSessionsInput,
+} from "../models/inputs.js";
 import type { Checkpoint, Page, SessionInfo } from "../models/types.js";
 import type { EngineContext } from "./context.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";

@@ -25,7 +25,13 @@ export interface EntryFields {
 const ID_KIND: Record<EntryKind, IdKind> = { message: "msg", state: "st", tool: "tc" };
 
 /** Appends one entry after `head` on `branchId`; returns the stored row. */
-export function writeEntry(ctx: EngineContext, branchId: string, head: Head, fields: EntryFields, id = newId(ID_KIND[fields.kind])): EntryRow {
+export function writeEntry(
+  ctx: EngineContext,
+  branchId: string,
+  head: Head,
+  fields: EntryFields,
+  id = newId(ID_KIND[fields.kind]),
+): EntryRow {
   const row: EntryRow = {
     seq: 0,
     id,

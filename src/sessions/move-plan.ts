@@ -25,7 +25,12 @@ export function computePlan(ctx: EngineContext, session: SessionRow, target: Mov
   const store = ctx.store;
   const worldBranch = store.getBranch(session.currentBranchId)!;
   const worldPosition = headOf(store, worldBranch).position;
-  const common = commonPrefix(store.lineage(worldBranch.id), store.lineage(target.branchId, target.position), worldPosition, target.position);
+  const common = commonPrefix(
+    store.lineage(worldBranch.id),
+    store.lineage(target.branchId, target.position),
+    worldPosition,
+    target.position,
+  );
   const targetRows = lineageTools(store, target.branchId, target.position);
   const worldRest = lineageTools(store, worldBranch.id).filter((t) => t.position > common);
   const appliedRows = store.appliedTools(session.id);

@@ -62,44 +62,55 @@ export async function performMove(
   // No options (the usual call) is the defaults: nothing to validate.
   const o: MoveOptions = options === undefined || options === null ? {} : parseInput(moveOptions, options, "options");
   const scope = o.scope ?? "conversation";
-  if (o.force && scope === "conversation") throw new ValidationError("options.force", 'applies to the workspace: use scope "files" or "both"');
-  return ctx.track(ctx.withSessionLock(ref.id, async () => {
-    if (scope === "conversation") return moveConversation(ctx, ref, o, prepare, within);
-    // Everything the files need is checked first (drift, contents, links in the way), so a refused move changes
-    // nothing. Then the files are restored to the target's snapshot, then the conversation moves: tools replayed
-    // after that snapshot bring their effects back on top of it, and tools undone find what they wrote.
-    const { ws, manifestId, from, kind } = await ctx.store.read(() => {
-      const { session, branch, head } = ownedCurrent(ctx.store, ref.id, ref.userId);
-      const ws = workspaceOf(ctx.store, session.id, "options.scope");
-      const base = prepare(session);
-      if (scope === "files" && base.kind === "edit") {
-        throw new ValidationError("options.scope", 'an edit adds a message: use scope "both" (or "conversation")');
-      }
-      // The conversation's refusals come before any file moves.
-      if (scope === "both" && session.hasTools) refuseMove(computePlan(ctx, session, base.target).steps, o);
-      const manifestId = targetFiles(ctx.store, ws, base.target, base.newBranch?.forkCheckpointId ?? null);
-      return { ws, manifestId, from: { fromBranchId: branch.id, fromHead: head.position }, kind: base.kind };
-    });
-    const { prepared, savedDrift } = await prepareMoveRestore(ctx, ref, ws, manifestId, o.force ? { move: kind } : null);
-    const saved = savedDrift ? { savedDrift } : {};
-    // Whatever fails from here on says where the drift was saved.
-    const files = await reportSavedDrift(savedDrift, restoreFiles(ctx, ref.id, prepared, { scope, ...from }));
-    if (scope === "files") return { ...(await reportSavedDrift(savedDrift, stayingPut(ctx, ref))), files, ...saved };
-    // The journal stays until the conversation has moved (or the move failed, leaving the files restored, as before):
-    // a crash in between is told apart by recovery from the session's current branch and head.
-    try {
-      return { ...(await reportSavedDrift(savedDrift, moveConversation(ctx, ref, o, prepare, within))), files, ...saved };
-    } finally {
-      await endRestore(ctx, ref.id);
-    }
-  }, "exclusive", verb));
+  if (o.force && scope === "conversation")
+    throw new ValidationError("options.force", 'applies to the workspace: use scope "files" or "both"');
+  return ctx.track(
+    ctx.withSessionLock(
+      ref.id,
+      async () => {
+        if (scope === "conversation") return moveConversation(ctx, ref, o, prepare, within);
+        // Everything the files need is checked first (drift, contents, links in the way), so a refused move changes
+        // nothing. Then the files are restored to the target's snapshot, then the conversation moves: tools replayed
+        // after that snapshot bring their effects back on top of it, and tools undone find what they wrote.
+        const { ws, manifestId, from, kind } = await ctx.store.read(() => {
+          const { session, branch, head } = ownedCurrent(ctx.store, ref.id, ref.userId);
+          const ws = workspaceOf(ctx.store, session.id, "options.scope");
+          const base = prepare(session);
+          if (scope === "files" && base.kind === "edit") {
+            throw new ValidationError("options.scope", 'an edit adds a message: use scope "both" (or "conversation")');
+          }
+          // The conversation's refusals come before any file moves.
+          if (scope === "both" && session.hasTools) refuseMove(computePlan(ctx, session, base.target).steps, o);
+          const manifestId = targetFiles(ctx.store, ws, base.target, base.newBranch?.forkCheckpointId ?? null);
+          return { ws, manifestId, from: { fromBranchId: branch.id, fromHead: head.position }, kind: base.kind };
+        });
+        const { prepared, savedDrift } = await prepareMoveRestore(ctx, ref, ws, manifestId, o.force ? { move: kind } : null);
+        const saved = savedDrift ? { savedDrift } : {};
+        // Whatever fails from here on says where the drift was saved.
+        const files = await reportSavedDrift(savedDrift, restoreFiles(ctx, ref.id, prepared, { scope, ...from }));
+        if (scope === "files") return { ...(await reportSavedDrift(savedDrift, stayingPut(ctx, ref))), files, ...saved };
+        // The journal stays until the conversation has moved (or the move failed, leaving the files restored, as before):
+        // a crash in between is told apart by recovery from the session's current branch and head.
+        try {
+          return { ...(await reportSavedDrift(savedDrift, moveConversation(ctx, ref, o, prepare, within))), files, ...saved };
+        } finally {
+          await endRestore(ctx, ref.id);
+        }
+      },
+      "exclusive",
+      verb,
+    ),
+  );
 }
 
 /**
  * Refuses a move before anything moves: one that must undo or replay calls whose tool is not registered here (unless
  * told to leave them), or one that passes irreversible calls when told to refuse those.
  */
-function refuseMove(plan: { readonly unregistered: readonly ToolInvocation[]; readonly skipped: readonly ToolInvocation[] }, o: MoveOptions): void {
+function refuseMove(
+  plan: { readonly unregistered: readonly ToolInvocation[]; readonly skipped: readonly ToolInvocation[] },
+  o: MoveOptions,
+): void {
   const calls = (list: readonly ToolInvocation[]) => list.map((t) => `${t.tool} ${t.id}`).join(", ");
   if (plan.unregistered.length > 0 && o.unregistered !== "leave") {
     const tools = [...new Set(plan.unregistered.map((t) => JSON.stringify(t.tool)))].join(", ");
@@ -121,7 +132,15 @@ function refuseMove(plan: { readonly unregistered: readonly ToolInvocation[]; re
 async function stayingPut(ctx: EngineContext, ref: SessionRef): Promise<MoveOutcome> {
   return ctx.store.read(() => {
     const { branch, head } = ownedCurrent(ctx.store, ref.id, ref.userId);
-    return { branch: toBranch(branch, head.position, branch.id), undone: [], replayed: [], skipped: [], unregistered: [], failed: [], unknown: [] };
+    return {
+      branch: toBranch(branch, head.position, branch.id),
+      undone: [],
+      replayed: [],
+      skipped: [],
+      unregistered: [],
+      failed: [],
+      unknown: [],
+    };
   });
 }
 
@@ -154,13 +173,24 @@ async function moveConversation(
       });
       if (plan.undo.length + plan.replay.length === 0) return { spec, plan, done: finishMoveTx(ctx, spec, null, within), moveId: null };
       const moveId = newId("mv");
-      ctx.store.insertMove({ id: moveId, sessionId: session.id, kind: spec.kind, spec: JSON.stringify(spec), status: "running", pid: process.pid, pidStart: SELF_START, createdAt: ctx.now(), finishedAt: null });
+      ctx.store.insertMove({
+        id: moveId,
+        sessionId: session.id,
+        kind: spec.kind,
+        spec: JSON.stringify(spec),
+        status: "running",
+        pid: process.pid,
+        pidStart: SELF_START,
+        createdAt: ctx.now(),
+        finishedAt: null,
+      });
       // In the journaling transaction: another handle of this thread recovering next must not take it as a dead one's.
       inflightMoves.add(moveId);
       ctx.store.insertMoveSteps(
-        [...plan.undo.map((t) => ({ op: "undo" as const, entryId: t.id })), ...plan.replay.map((t) => ({ op: "replay" as const, entryId: t.id }))].map(
-          (step, idx) => ({ moveId, idx, ...step, status: "pending" as const, result: null, error: null }),
-        ),
+        [
+          ...plan.undo.map((t) => ({ op: "undo" as const, entryId: t.id })),
+          ...plan.replay.map((t) => ({ op: "replay" as const, entryId: t.id })),
+        ].map((step, idx) => ({ moveId, idx, ...step, status: "pending" as const, result: null, error: null })),
       );
       return { spec, plan, done: null, moveId, hasWorkspace: session.hasWorkspace };
     });
@@ -247,9 +277,28 @@ async function runStep(ctx: EngineContext, spec: MoveSpec, step: MoveStepRow): P
   try {
     const tool = ctx.tools.get(invocation.tool);
     const undo = tool.undo;
-    if (!undo) throw new ConflictError(`tool ${JSON.stringify(tool.name)} has no undo here: its call is neither undone nor replayed`, "TOOL_NOT_REGISTERED");
-    const call = { tool, step: step.op, sessionId: spec.sessionId, invocationId: row.id, mode: "move", during: spec.kind, closing: ctx.closing } as const;
-    const handlerCtx = (signal: AbortSignal) => ({ sessionId: spec.sessionId, userId: spec.userId, invocationId: row.id, callId: invocation.callId, replay: step.op === "replay", signal });
+    if (!undo)
+      throw new ConflictError(
+        `tool ${JSON.stringify(tool.name)} has no undo here: its call is neither undone nor replayed`,
+        "TOOL_NOT_REGISTERED",
+      );
+    const call = {
+      tool,
+      step: step.op,
+      sessionId: spec.sessionId,
+      invocationId: row.id,
+      mode: "move",
+      during: spec.kind,
+      closing: ctx.closing,
+    } as const;
+    const handlerCtx = (signal: AbortSignal) => ({
+      sessionId: spec.sessionId,
+      userId: spec.userId,
+      invocationId: row.id,
+      callId: invocation.callId,
+      replay: step.op === "replay",
+      signal,
+    });
     // A timed-out handler is a failed step; whatever it returns later is not recorded.
     if (step.op === "undo") {
       const result = row.appliedResult === null ? invocation.result : (JSON.parse(row.appliedResult) as unknown);
@@ -258,7 +307,9 @@ async function runStep(ctx: EngineContext, spec: MoveSpec, step: MoveStepRow): P
       resultText = resultAsJson(await runHandler(call, (signal) => tool.run(invocation.args, handlerCtx(signal))), ctx.limits);
     }
   } catch (cause) {
-    await ctx.store.write(() => ctx.store.setMoveStep(step.moveId, step.idx, "failed", null, JSON.stringify({ message: errorText(cause) })));
+    await ctx.store.write(() =>
+      ctx.store.setMoveStep(step.moveId, step.idx, "failed", null, JSON.stringify({ message: errorText(cause) })),
+    );
     return { tool: invocation.tool, cause };
   }
   await ctx.store.write(() => {
@@ -272,12 +323,18 @@ async function runStep(ctx: EngineContext, spec: MoveSpec, step: MoveStepRow): P
 
 /** What the journal says a move did; runs inside a unit of work. */
 function journalReport(ctx: EngineContext, moveId: string | null): Pick<MoveResult, "undone" | "replayed" | "failed" | "unknown"> {
-  const out = { undone: [] as ToolInvocation[], replayed: [] as ToolInvocation[], failed: [] as FailedStep[], unknown: [] as ToolInvocation[] };
+  const out = {
+    undone: [] as ToolInvocation[],
+    replayed: [] as ToolInvocation[],
+    failed: [] as FailedStep[],
+    unknown: [] as ToolInvocation[],
+  };
   if (moveId === null) return out;
   for (const step of ctx.store.moveSteps(moveId)) {
     const invocation = toToolInvocation(ctx.store.getTool(step.entryId)!);
     if (step.status === "done") (step.op === "undo" ? out.undone : out.replayed).push(invocation);
-    else if (step.status === "failed") out.failed.push({ invocation, step: step.op, error: (JSON.parse(step.error ?? "{}") as { message?: string }).message ?? "failed" });
+    else if (step.status === "failed")
+      out.failed.push({ invocation, step: step.op, error: (JSON.parse(step.error ?? "{}") as { message?: string }).message ?? "failed" });
     else if (step.status === "unknown") out.unknown.push(invocation);
   }
   return out;
@@ -319,7 +376,14 @@ function finishMoveTx(ctx: EngineContext, spec: MoveSpec, moveId: string | null,
       autoCheckpointAfterMessage(ctx, { id: spec.sessionId, userId: spec.userId }, row);
     }
   } else {
-    store.insertEvent({ sessionId: spec.sessionId, kind: "switch", refId: branchRow.id, branchId: branchRow.id, detail: `switched to branch ${branchRow.id}`, createdAt: now });
+    store.insertEvent({
+      sessionId: spec.sessionId,
+      kind: "switch",
+      refId: branchRow.id,
+      branchId: branchRow.id,
+      detail: `switched to branch ${branchRow.id}`,
+      createdAt: now,
+    });
   }
   store.setCurrentBranch(spec.sessionId, branchRow.id, now);
   if (moveId) store.finishMove(moveId, "done", now);

@@ -29,7 +29,8 @@ export function sessionCheckpointAnchor(store: Store, session: SessionRow, check
 }
 
 function live(cp: CheckpointRow | undefined, session: SessionRow, checkpointId: string, now: number): CheckpointRow {
-  if (!cp || cp.sessionId !== session.id || (cp.expiresAt !== null && cp.expiresAt <= now)) throw new NotFoundError("checkpoint", checkpointId);
+  if (!cp || cp.sessionId !== session.id || (cp.expiresAt !== null && cp.expiresAt <= now))
+    throw new NotFoundError("checkpoint", checkpointId);
   return cp;
 }
 
@@ -37,8 +38,13 @@ function live(cp: CheckpointRow | undefined, session: SessionRow, checkpointId: 
  * A message entry on one of this session's branches, with its branch and, when the entry before it is the branch's
  * own, that entry's head (`base`; undefined otherwise: read it through the lineage).
  */
-export function sessionMessage(store: Store, session: SessionRow, messageId: string): { message: EntryRow; branch: BranchRow; base: HeadRow | undefined } {
+export function sessionMessage(
+  store: Store,
+  session: SessionRow,
+  messageId: string,
+): { message: EntryRow; branch: BranchRow; base: HeadRow | undefined } {
   const row = store.entryWithBase(messageId);
-  if (row && row.entry.kind === "message" && row.branch.sessionId === session.id) return { message: row.entry, branch: row.branch, base: row.base };
+  if (row && row.entry.kind === "message" && row.branch.sessionId === session.id)
+    return { message: row.entry, branch: row.branch, base: row.base };
   throw new NotFoundError("message", messageId);
 }

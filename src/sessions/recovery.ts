@@ -37,7 +37,8 @@ async function claim(ctx: EngineContext, move: MoveRow): Promise<boolean> {
   try {
     return await ctx.store.write(() => {
       if (inflightMoves.has(move.id) || !ctx.store.claimMove(move.id, move, { pid: process.pid, pidStart: SELF_START })) return false;
-      for (const s of ctx.store.moveSteps(move.id)) if (s.status === "running") ctx.store.setMoveStep(move.id, s.idx, "unknown", null, null);
+      for (const s of ctx.store.moveSteps(move.id))
+        if (s.status === "running") ctx.store.setMoveStep(move.id, s.idx, "unknown", null, null);
       // In the claiming transaction: another handle of this thread reading the move next must see it is taken.
       inflightMoves.add(move.id);
       return true;
@@ -72,7 +73,10 @@ export async function recoverMoves(ctx: EngineContext, options: { listUnknown?: 
         .filter((name) => !ctx.tools.isReversible(name)),
     );
     if (missing.length > 0) {
-      report.waiting.push({ moveId: move.id, reason: `tool(s) not registered here with an undo (TOOL_NOT_REGISTERED): ${[...new Set(missing)].join(", ")}` });
+      report.waiting.push({
+        moveId: move.id,
+        reason: `tool(s) not registered here with an undo (TOOL_NOT_REGISTERED): ${[...new Set(missing)].join(", ")}`,
+      });
       continue;
     }
     try {

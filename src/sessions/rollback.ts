@@ -8,7 +8,13 @@ import { forkedBranch } from "./forked-branch.js";
 import { performMove, type BaseMoveSpec, type WithinMove } from "./move.js";
 import { sessionCheckpointAnchor } from "./ownership.js";
 
-export async function rollback(ctx: EngineContext, ref: SessionRef, checkpointId: string, options?: MoveOptions, within?: WithinMove): Promise<MoveResult> {
+export async function rollback(
+  ctx: EngineContext,
+  ref: SessionRef,
+  checkpointId: string,
+  options?: MoveOptions,
+  within?: WithinMove,
+): Promise<MoveResult> {
   return performMove(ctx, ref, "rollback", options, (session) => rollbackSpec(ctx, session, checkpointId), within);
 }
 

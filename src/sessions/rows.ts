@@ -1,6 +1,16 @@
 // Turns stored rows into the plain objects of the public API.
 import type { JsonObject, JsonValue } from "../models/json.js";
-import type { Branch, BranchReason, Checkpoint, Entry, Message, SessionInfo, StateChange, ToolErrorInfo, ToolInvocation } from "../models/types.js";
+import type {
+  Branch,
+  BranchReason,
+  Checkpoint,
+  Entry,
+  Message,
+  SessionInfo,
+  StateChange,
+  ToolErrorInfo,
+  ToolInvocation,
+} from "../models/types.js";
 import type { BranchRow, EntryRow, ListedCheckpoint, MessageRow, SessionRow, ToolRow } from "../store/store.js";
 
 const parse = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));

@@ -1,9 +1,34 @@
 // SessionHandle: one user's session, with every per-session verb of the public API.
-import { idSchema, parseInput, type CheckpointInput, type CreateSessionInput, type ListCheckpointsInput, type MoveOptions, type PlanTarget, type RecordToolCallInput } from "../models/inputs.js";
+import {
+  idSchema,
+  parseInput,
+  type CheckpointInput,
+  type CreateSessionInput,
+  type ListCheckpointsInput,
+  type MoveOptions,
+  type PlanTarget,
+  type RecordToolCallInput,
+} from "../models/inputs.js";
 import type { JsonInput, JsonValue } from "../models/json.js";
 import type {
-  Branch, Checkpoint, CheckpointDiff, EditResult, FilesDiff, Message, MessageInput, MovePlan, MoveResult, Page, WorkspaceInfo,
-  RestoredCheckpoint, SessionInfo, SessionSummary, TimelineItem, ToolInvocation, Turn, Versions,
+  Branch,
+  Checkpoint,
+  CheckpointDiff,
+  EditResult,
+  FilesDiff,
+  Message,
+  MessageInput,
+  MovePlan,
+  MoveResult,
+  Page,
+  WorkspaceInfo,
+  RestoredCheckpoint,
+  SessionInfo,
+  SessionSummary,
+  TimelineItem,
+  ToolInvocation,
+  Turn,
+  Versions,
 } from "../models/types.js";
 import { append, turn } from "./append.js";
 import { listBranches } from "./branches.js";

@@ -6,22 +6,28 @@ import type { EngineContext, SessionRef } from "./context.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 import { ownedSession } from "./ownership.js";
 
-const timelineInput = z.strictObject({
-  limit: z.number().int().min(1).max(1000).optional(),
-  cursor: cursor.nullable().optional(),
-});
+const timelineInput = z.strictObject({ limit: z.number().int().min(1).max(1000).optional(), cursor: cursor.nullable().optional() });
 
 function summary(kind: string, detail: string | null): string {
   switch (kind) {
-    case "message": return `${detail} message`;
-    case "tool": return `called ${detail}`;
-    case "state": return "state changed";
-    case "checkpoint": return detail ? `checkpoint "${detail}"` : "checkpoint";
-    default: return detail ?? kind;
+    case "message":
+      return `${detail} message`;
+    case "tool":
+      return `called ${detail}`;
+    case "state":
+      return "state changed";
+    case "checkpoint":
+      return detail ? `checkpoint "${detail}"` : "checkpoint";
+    default:
+      return detail ?? kind;
   }
 }
 
-export async function timeline(ctx: EngineContext, ref: SessionRef, options: z.input<typeof timelineInput> = {}): Promise<Page<TimelineItem>> {
+export async function timeline(
+  ctx: EngineContext,
+  ref: SessionRef,
+  options: z.input<typeof timelineInput> = {},
+): Promise<Page<TimelineItem>> {
   const o = parseInput(timelineInput, options, "timeline");
   const limit = o.limit ?? 50;
   const before = o.cursor == null ? undefined : decodeCursor("timeline", o.cursor);

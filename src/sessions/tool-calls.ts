@@ -20,7 +20,12 @@ import { absorbChanges, filesBefore } from "./workspace.js";
  * here (null: not known, for a recorded call of a tool not registered here).
  */
 function journalCall(
-  ctx: EngineContext, session: SessionRow, tool: string, argsText: string, callId: string | null, reversible: boolean | null,
+  ctx: EngineContext,
+  session: SessionRow,
+  tool: string,
+  argsText: string,
+  callId: string | null,
+  reversible: boolean | null,
 ): EntryRow {
   if (session.hasTools) refuseConcurrentMove(ctx, session.id);
   const branch = ctx.store.getBranch(session.currentBranchId)!;
@@ -50,7 +55,9 @@ function completeCall(
   if (!ctx.autoCheckpoint.afterToolCalls) return { invocation, checkpoint: undefined };
   // Right after the call, not at the branch's head now: what was written while the tool ran came after it.
   const at = headOfEntry(entry);
-  const checkpoint = toCheckpoint(writeCheckpoint(ctx, session, entry.branchId, at, { name: null, auto: true, metadata: null, expiresAt: null }));
+  const checkpoint = toCheckpoint(
+    writeCheckpoint(ctx, session, entry.branchId, at, { name: null, auto: true, metadata: null, expiresAt: null }),
+  );
   return { invocation, checkpoint };
 }
 
@@ -77,10 +84,18 @@ export async function invoke(ctx: EngineContext, ref: SessionRef, name: string, 
   const tool = ctx.tools.get(name);
   const argsText = toJsonText(args, "args", ctx.limits);
   // Shared with other calls, exclusive of moves: the world is never moved under a running tool.
-  return ctx.track(ctx.withSessionLock(ref.id, () => journalRunComplete(ctx, ref, tool, argsText, call), "shared", `invoke(${JSON.stringify(name)})`));
+  return ctx.track(
+    ctx.withSessionLock(ref.id, () => journalRunComplete(ctx, ref, tool, argsText, call), "shared", `invoke(${JSON.stringify(name)})`),
+  );
 }
 
-async function journalRunComplete(ctx: EngineContext, ref: SessionRef, tool: ToolDefinition, argsText: string, call: CallOptions): Promise<unknown> {
+async function journalRunComplete(
+  ctx: EngineContext,
+  ref: SessionRef,
+  tool: ToolDefinition,
+  argsText: string,
+  call: CallOptions,
+): Promise<unknown> {
   const name = tool.name;
   // Closing: the call is not journaled (its handler would not be started).
   if (ctx.closing.aborted) throw ctx.closing.reason;
@@ -88,7 +103,10 @@ async function journalRunComplete(ctx: EngineContext, ref: SessionRef, tool: Too
     const session = ownedSession(ctx.store, ref.id, ref.userId);
     // Checked where the call is journaled: a move that finished while this call waited is seen.
     if (call.onBranch !== undefined && session.currentBranchId !== call.onBranch) {
-      throw new ConflictError(`session ${JSON.stringify(session.id)} moved to another branch since this call's loop began: ${JSON.stringify(name)} not run`, "SESSION_MOVED");
+      throw new ConflictError(
+        `session ${JSON.stringify(session.id)} moved to another branch since this call's loop began: ${JSON.stringify(name)} not run`,
+        "SESSION_MOVED",
+      );
     }
     return { session, entry: journalCall(ctx, session, name, argsText, call.callId ?? null, typeof tool.undo === "function") };
   });
@@ -110,7 +128,14 @@ async function journalRunComplete(ctx: EngineContext, ref: SessionRef, tool: Too
     const handlerCall = { tool, step: "run", sessionId: session.id, invocationId: entry.id, mode: "call", closing: ctx.closing } as const;
     // A timed-out run is a failed call: its late result is never recorded.
     value = await runHandler(handlerCall, (signal) =>
-      tool.run(args, { sessionId: session.id, userId: session.userId, invocationId: entry.id, callId: entry.callId, replay: false, signal }),
+      tool.run(args, {
+        sessionId: session.id,
+        userId: session.userId,
+        invocationId: entry.id,
+        callId: entry.callId,
+        replay: false,
+        signal,
+      }),
     );
   } catch (error) {
     await complete({ result: null, error: errorJson(error) });

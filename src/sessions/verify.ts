@@ -78,7 +78,9 @@ export interface SessionWork {
 export function sessionWork(store: Store, sessionId: string): SessionWork {
   const session = store.getSession(sessionId)!;
   const heads = store.branchHeads(sessionId);
-  const branches = store.listBranches(sessionId).map((branch) => ({ branch, upTo: Math.max(branch.forkPosition, heads.get(branch.id) ?? 0) }));
+  const branches = store
+    .listBranches(sessionId)
+    .map((branch) => ({ branch, upTo: Math.max(branch.forkPosition, heads.get(branch.id) ?? 0) }));
   const checkpoints = store.sessionCheckpoints(session.userId, sessionId);
   const units = branches.reduce((n, b) => n + b.upTo - b.branch.forkPosition, checkpoints.length);
   return { sessionId, userId: session.userId, branches, checkpoints, units };
@@ -140,12 +142,14 @@ export function* sessionSlices(store: Store, work: SessionWork, check: SessionCh
               position = e.position;
             }
             const stateHash = e.kind === "state" && e.stateId !== null ? snapshotHash(store, e.stateId, problems, check.snapshots) : null;
-            if (entryHash(previous, e, stateHash) !== e.hash) problems.push({ kind: "entry", id: e.id, detail: `entry at position ${e.position} does not match its hash` });
+            if (entryHash(previous, e, stateHash) !== e.hash)
+              problems.push({ kind: "entry", id: e.id, detail: `entry at position ${e.position} does not match its hash` });
             previous = e.hash;
           }
           const tools = store.segmentTools(segment);
           for (const t of tools) {
-            if (!toolResultIntact(t)) problems.push({ kind: "tool-result", id: t.id, detail: "tool call's completion does not match its hash" });
+            if (!toolResultIntact(t))
+              problems.push({ kind: "tool-result", id: t.id, detail: "tool call's completion does not match its hash" });
           }
           check.onChunk?.({ branch, entries, tools });
         },

@@ -49,7 +49,8 @@ export function scanWorkspace(dir: string, exclude: readonly string[], skip: Rea
       } else if (entry.isFile() && !skip.has(full) && !ig.ignores(rel)) {
         textName(entry.name, rel, full);
         const size = lstatSync(full).size;
-        if (size > maxBytes) throw new PayloadTooLargeError(`workspace file ${rel}`, `is ${size} bytes, over the limit of ${maxBytes}; exclude it`, maxBytes);
+        if (size > maxBytes)
+          throw new PayloadTooLargeError(`workspace file ${rel}`, `is ${size} bytes, over the limit of ${maxBytes}; exclude it`, maxBytes);
         const content = readFileSync(full);
         found.push([rel, { hash: sha256(content), content }]);
       }
@@ -63,7 +64,11 @@ export function scanWorkspace(dir: string, exclude: readonly string[], skip: Rea
 /** `full`, when the name it ends with is UTF-8; else a MALFORMED_TEXT error: a manifest stores paths as text. */
 function textName(name: Buffer, rel: string, full: string): string {
   if (isUtf8(name)) return full;
-  throw new ValidationError(`workspace file ${rel}`, "has a name that is not UTF-8, which cannot be stored as text: rename or exclude it", "MALFORMED_TEXT");
+  throw new ValidationError(
+    `workspace file ${rel}`,
+    "has a name that is not UTF-8, which cannot be stored as text: rename or exclude it",
+    "MALFORMED_TEXT",
+  );
 }
 
 /** The manifest of a snapshot (or of `{ path: hash }` already known). */

@@ -35,7 +35,10 @@ export async function prepareMoveRestore(
   });
   const savedDrift = { checkpointId: checkpoint.id, files: drifted };
   // A change made after the checkpoint read the directory is drift again: refused, so it is not lost either.
-  const saved = await reportSavedDrift(savedDrift, ctx.store.read(() => workspaceOf(ctx.store, ref.id, "options.scope")));
+  const saved = await reportSavedDrift(
+    savedDrift,
+    ctx.store.read(() => workspaceOf(ctx.store, ref.id, "options.scope")),
+  );
   return { prepared: await reportSavedDrift(savedDrift, prepareRestore(ctx, saved, manifestId)), savedDrift };
 }
 

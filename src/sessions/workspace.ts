@@ -13,7 +13,15 @@ import { sha256 } from "./integrity.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { ownedSession, sessionCheckpoint } from "./ownership.js";
 import { SELF_START } from "./process-identity.js";
-import { assertRestorable, changedPaths, filesPatch, manifestOf, restoreWorkspace, scanWorkspace, type Snapshot } from "./workspace-files.js";
+import {
+  assertRestorable,
+  changedPaths,
+  filesPatch,
+  manifestOf,
+  restoreWorkspace,
+  scanWorkspace,
+  type Snapshot,
+} from "./workspace-files.js";
 
 /** A snapshot read from disk for a workspace, with the configuration it was read under. */
 export interface TakenSnapshot {
@@ -53,13 +61,15 @@ export function manifestFiles(store: Store, manifestId: number): Record<string, 
 }
 
 /** A stored file content, checked against its address: a damaged blob is never written or shown. */
-export const blobOf = (store: Store) => (hash: string): Buffer => {
-  const content = store.getBlob(hash);
-  if (!content || sha256(content) !== hash) {
-    throw new IntegrityError(`stored file content ${hash} is missing or does not match its hash`);
-  }
-  return content;
-};
+export const blobOf =
+  (store: Store) =>
+  (hash: string): Buffer => {
+    const content = store.getBlob(hash);
+    if (!content || sha256(content) !== hash) {
+      throw new IntegrityError(`stored file content ${hash} is missing or does not match its hash`);
+    }
+    return content;
+  };
 
 /** The real path of a directory, so the database's own files are recognized however the path was spelled. */
 function realDir(dir: string): string | null {
@@ -71,7 +81,12 @@ function realDir(dir: string): string | null {
   }
 }
 
-export async function attachWorkspace(ctx: EngineContext, ref: SessionRef, dirInput: unknown, options: unknown = {}): Promise<WorkspaceInfo> {
+export async function attachWorkspace(
+  ctx: EngineContext,
+  ref: SessionRef,
+  dirInput: unknown,
+  options: unknown = {},
+): Promise<WorkspaceInfo> {
   const given = parseInput(directoryPath, dirInput, "dir");
   const o = parseInput(attachWorkspaceInput, options, "options");
   const dir = realDir(given);
@@ -102,7 +117,10 @@ export function workspaceOf(store: Store, sessionId: string, what: string): Work
 /** A snapshot is only ever compared with or restored to the directory and exclude list it was read under. */
 function sameConfig(files: CheckpointFilesRow, ws: WorkspaceRow, field: string, what: string): CheckpointFilesRow {
   if (files.dir !== ws.dir || files.exclude !== ws.exclude) {
-    throw new ValidationError(field, `${what} captured ${files.dir} with exclude ${files.exclude}; the workspace is now ${ws.dir} with exclude ${ws.exclude}`);
+    throw new ValidationError(
+      field,
+      `${what} captured ${files.dir} with exclude ${files.exclude}; the workspace is now ${ws.dir} with exclude ${ws.exclude}`,
+    );
   }
   return files;
 }
@@ -121,8 +139,17 @@ export async function diffFiles(ctx: EngineContext, ref: SessionRef, checkpointI
     const session = ownedSession(ctx.store, ref.id, ref.userId);
     const ws = workspaceOf(ctx.store, session.id, "diffFiles");
     const fromRow = checkpointFiles(ctx.store, sessionCheckpoint(ctx.store, session, checkpointId, ctx.now()).id, "checkpointId");
-    const from = manifestFiles(ctx.store, (target === "disk" ? sameConfig(fromRow, ws, "checkpointId", `checkpoint ${checkpointId}`) : fromRow).manifestId);
-    const to = target === "disk" ? null : manifestFiles(ctx.store, checkpointFiles(ctx.store, sessionCheckpoint(ctx.store, session, target, ctx.now()).id, "target").manifestId);
+    const from = manifestFiles(
+      ctx.store,
+      (target === "disk" ? sameConfig(fromRow, ws, "checkpointId", `checkpoint ${checkpointId}`) : fromRow).manifestId,
+    );
+    const to =
+      target === "disk"
+        ? null
+        : manifestFiles(
+            ctx.store,
+            checkpointFiles(ctx.store, sessionCheckpoint(ctx.store, session, target, ctx.now()).id, "target").manifestId,
+          );
     return { ws, from, to };
   });
   const disk = to === null ? takeSnapshot(ctx, ws).files : null;
@@ -146,7 +173,12 @@ export async function diffFiles(ctx: EngineContext, ref: SessionRef, checkpointI
  * checkpoint with files on the target lineage at or before the target position. Read under the current workspace
  * configuration only.
  */
-export function targetFiles(store: Store, ws: WorkspaceRow, target: { branchId: string; position: number }, checkpointId: string | null): number {
+export function targetFiles(
+  store: Store,
+  ws: WorkspaceRow,
+  target: { branchId: string; position: number },
+  checkpointId: string | null,
+): number {
   let found = checkpointId ? store.checkpointManifest(checkpointId) : undefined;
   const segments = store.lineage(target.branchId, target.position);
   for (let i = segments.length - 1; i >= 0 && !found; i--) {
@@ -164,7 +196,12 @@ export function targetFiles(store: Store, ws: WorkspaceRow, target: { branchId: 
  * With `allowDrift`, drift is reported in `drifted` instead of refused (a forced move saves it first); everything
  * else is still checked, so a forced move that cannot be done is refused before it saves anything.
  */
-export async function prepareRestore(ctx: EngineContext, ws: WorkspaceRow, manifestId: number, allowDrift = false): Promise<PreparedRestore> {
+export async function prepareRestore(
+  ctx: EngineContext,
+  ws: WorkspaceRow,
+  manifestId: number,
+  allowDrift = false,
+): Promise<PreparedRestore> {
   assertNoRestorePending(ws);
   const disk = takeSnapshot(ctx, ws).files;
   const { known, target, contents } = await ctx.store.read(() => {
@@ -210,7 +247,14 @@ export async function restoreFiles(
   move: Pick<RestoreJournal, "scope" | "fromBranchId" | "fromHead">,
 ): Promise<{ written: string[]; deleted: string[] }> {
   const current = takeSnapshot(ctx, p.ws).files;
-  const journal: RestoreJournal = { ...move, manifestId: p.manifestId, fromManifestId: p.ws.manifestId, pid: process.pid, pidStart: SELF_START, pids: [process.pid] };
+  const journal: RestoreJournal = {
+    ...move,
+    manifestId: p.manifestId,
+    fromManifestId: p.ws.manifestId,
+    pid: process.pid,
+    pidStart: SELF_START,
+    pids: [process.pid],
+  };
   await ctx.store.write(() => {
     // Another process (or handle) may have restored, re-attached or pruned since `prepareRestore` checked: the
     // journal is written only onto the workspace that was checked, and no other restore can start once it is.
@@ -220,7 +264,10 @@ export async function restoreFiles(
     }
     assertNoMoveRunning(ctx.store, p.ws);
     if (!now || now.manifestId !== p.ws.manifestId || now.dir !== p.ws.dir || now.exclude !== p.ws.exclude) {
-      throw new ConflictError(`the workspace ${p.ws.dir} changed (another process moved or re-attached it) since this move checked it; move again`, "WORKSPACE_DRIFT");
+      throw new ConflictError(
+        `the workspace ${p.ws.dir} changed (another process moved or re-attached it) since this move checked it; move again`,
+        "WORKSPACE_DRIFT",
+      );
     }
     // The target's snapshot, stored again if a prune took it since it was read (otherwise its id, unchanged).
     journal.manifestId = saveManifest(ctx.store, p.target, p.contents);
@@ -323,7 +370,9 @@ export async function absorbChanges(ctx: EngineContext, sessionId: string, befor
         if (file) known[path] = file.hash;
         else delete known[path];
       }
-      const contents = new Map(touched.flatMap((path) => (after.has(path) ? [[after.get(path)!.hash, after.get(path)!.content] as const] : [])));
+      const contents = new Map(
+        touched.flatMap((path) => (after.has(path) ? [[after.get(path)!.hash, after.get(path)!.content] as const] : [])),
+      );
       ctx.store.setWorkspaceManifest(sessionId, saveManifest(ctx.store, known, contents), ctx.now());
     });
   } catch (error) {

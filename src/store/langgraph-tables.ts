@@ -111,8 +111,12 @@ export class LangGraphTables {
         @metadataType, @metadata, @messagesVersion)`),
       usesFpCheckpoint: p(`SELECT 1 AS one FROM lg_checkpoints WHERE fp_checkpoint_id = @id
         UNION ALL SELECT 1 FROM lg_threads WHERE start_checkpoint_id = @id LIMIT 1`),
-      insertBlob: p(`INSERT OR IGNORE INTO lg_blobs (session_id, channel, version, type, value) VALUES (@sessionId, @channel, @version, @type, @value)`),
-      getBlob: p(`SELECT session_id AS sessionId, channel, version, type, value FROM lg_blobs WHERE session_id = ? AND channel = ? AND version = ?`),
+      insertBlob: p(
+        `INSERT OR IGNORE INTO lg_blobs (session_id, channel, version, type, value) VALUES (@sessionId, @channel, @version, @type, @value)`,
+      ),
+      getBlob: p(
+        `SELECT session_id AS sessionId, channel, version, type, value FROM lg_blobs WHERE session_id = ? AND channel = ? AND version = ?`,
+      ),
       insertWrite: p(`INSERT OR IGNORE INTO lg_writes (session_id, checkpoint_id, task_id, idx, channel, type, value, task_path)
         VALUES (@sessionId, @checkpointId, @taskId, @idx, @channel, @type, @value, @taskPath)`),
       replaceWrite: p(`INSERT OR REPLACE INTO lg_writes (session_id, checkpoint_id, task_id, idx, channel, type, value, task_path)

@@ -47,11 +47,7 @@ export function openDatabase(options: OpenDatabaseOptions): Database.Database {
     if (typeof code === "string" && code.startsWith("SQLITE_BUSY")) {
       throw new DatabaseError("BUSY", `cannot open ${options.path}: another process kept it locked past the busy timeout`, { cause });
     }
-    throw new DatabaseError(
-      "NOT_A_DATABASE",
-      `cannot use ${options.path} as a forkpoint database: ${(cause as Error).message}`,
-      { cause },
-    );
+    throw new DatabaseError("NOT_A_DATABASE", `cannot use ${options.path} as a forkpoint database: ${(cause as Error).message}`, { cause });
   }
 }
 

@@ -78,7 +78,9 @@ export const entries = sqliteTable(
     uniqueIndex("entries_id").on(t.id),
     uniqueIndex("entries_branch_position").on(t.branchId, t.position),
     // Tool calls are few among many messages: moves find them without scanning the log.
-    index("entries_branch_tools").on(t.branchId, t.position).where(sql`kind = 'tool'`),
+    index("entries_branch_tools")
+      .on(t.branchId, t.position)
+      .where(sql`kind = 'tool'`),
   ],
 );
 
@@ -98,11 +100,7 @@ export const toolResults = sqliteTable("tool_results", {
 /** Content-addressed state documents: identical states are stored once. */
 export const stateSnapshots = sqliteTable(
   "state_snapshots",
-  {
-    id: integer("id").primaryKey({ autoIncrement: true }),
-    hash: text("hash").notNull(),
-    body: text("body").notNull(),
-  },
+  { id: integer("id").primaryKey({ autoIncrement: true }), hash: text("hash").notNull(), body: text("body").notNull() },
   (t) => [uniqueIndex("state_snapshots_hash").on(t.hash)],
 );
 
@@ -135,10 +133,23 @@ export const checkpoints = sqliteTable(
     // Covering: one user's page of checkpoints is read from adjacent index pages alone, never from table rows
     // scattered among every other user's (2-3x faster at a million checkpoints; the table stays the write order).
     index("checkpoints_user_listing").on(
-      t.userId, t.seq, t.id, t.sessionId, t.branchId, t.position, t.name, t.auto, t.metadata, t.checksum, t.createdAt, t.expiresAt,
+      t.userId,
+      t.seq,
+      t.id,
+      t.sessionId,
+      t.branchId,
+      t.position,
+      t.name,
+      t.auto,
+      t.metadata,
+      t.checksum,
+      t.createdAt,
+      t.expiresAt,
     ),
     index("checkpoints_user_session_seq").on(t.userId, t.sessionId, t.seq),
-    index("checkpoints_expires").on(t.expiresAt).where(sql`expires_at IS NOT NULL`),
+    index("checkpoints_expires")
+      .on(t.expiresAt)
+      .where(sql`expires_at IS NOT NULL`),
   ],
 );
 
@@ -254,11 +265,7 @@ export const fileBlobs = sqliteTable("file_blobs", {
 /** A snapshot of a workspace: canonical JSON `{ path: blob hash }`, addressed by its own hash. */
 export const fileManifests = sqliteTable(
   "file_manifests",
-  {
-    id: integer("id").primaryKey({ autoIncrement: true }),
-    hash: text("hash").notNull(),
-    body: text("body").notNull(),
-  },
+  { id: integer("id").primaryKey({ autoIncrement: true }), hash: text("hash").notNull(), body: text("body").notNull() },
   (t) => [uniqueIndex("file_manifests_hash").on(t.hash)],
 );
 

@@ -338,7 +338,12 @@ export interface Store {
   /** The session's events (not entries), in the order they happened. */
   sessionEvents(sessionId: string): EventRow[];
   /** Entries and events of a session, newest first, below `(createdAt, seq)` of the cursor. */
-  timeline(userId: string, sessionId: string, before: { createdAt: number; seq: number; source: string } | undefined, limit: number): TimelineRow[];
+  timeline(
+    userId: string,
+    sessionId: string,
+    before: { createdAt: number; seq: number; source: string } | undefined,
+    limit: number,
+  ): TimelineRow[];
 
   /** Applied invocations of a session, newest application first. */
   appliedTools(sessionId: string): ToolRow[];

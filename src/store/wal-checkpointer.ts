@@ -102,7 +102,8 @@ export class WalCheckpointer {
   /** Without a worker the writer checkpoints itself again, as SQLite does by default. */
   #fallBack(cause: unknown): void {
     // "exit" follows "error", and closing stops it on purpose: only the first unexpected stop is news.
-    if (!this.#stopped) this.#options.onFailure?.("forkpoint: the WAL checkpoint worker stopped; the writer checkpoints itself again", cause);
+    if (!this.#stopped)
+      this.#options.onFailure?.("forkpoint: the WAL checkpoint worker stopped; the writer checkpoints itself again", cause);
     this.#stopped = true;
     this.#worker = undefined;
     if (this.#db.open) this.#db.pragma(`wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT}`);

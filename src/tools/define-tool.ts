@@ -67,6 +67,9 @@ export function checkTool(definition: ToolDefinition): void {
   }
   const t = definition.timeoutMs;
   if (t !== undefined && !(Number.isSafeInteger(t) && t > 0 && t <= MAX_TIMEOUT_MS)) {
-    throw new ValidationError(`tool ${definition.name}.timeoutMs`, `must be a positive integer of at most ${MAX_TIMEOUT_MS} (ms) when given`);
+    throw new ValidationError(
+      `tool ${definition.name}.timeoutMs`,
+      `must be a positive integer of at most ${MAX_TIMEOUT_MS} (ms) when given`,
+    );
   }
 }

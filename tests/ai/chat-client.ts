@@ -19,7 +19,10 @@ export class TestChat<M extends UIMessage = UIMessage> extends AbstractChat<M> {
     super({
       ...rest,
       state: new ArrayState<M>(messages ?? []),
-      transport: new DefaultChatTransport<M>({ api: "http://app.test/api/chat", fetch: async (input, reqInit) => route(new Request(input, reqInit)) }),
+      transport: new DefaultChatTransport<M>({
+        api: "http://app.test/api/chat",
+        fetch: async (input, reqInit) => route(new Request(input, reqInit)),
+      }),
     });
   }
 }

@@ -14,7 +14,12 @@ type Meta = { createdAt: number; model?: string };
 type ChatMessage = UIMessage<Meta | string, { chart: { png: Uint8Array; title: string } }>;
 
 const user = (id: string, t: string): ChatMessage => ({ id, role: "user", parts: [{ type: "text", text: t }] });
-const assistant = (id: string, t: string): ChatMessage => ({ id, role: "assistant", parts: [{ type: "text", text: t }], metadata: { createdAt: 1, model: "m" } });
+const assistant = (id: string, t: string): ChatMessage => ({
+  id,
+  role: "assistant",
+  parts: [{ type: "text", text: t }],
+  metadata: { createdAt: 1, model: "m" },
+});
 
 async function session() {
   const { fp, path } = dbs.open();
@@ -28,18 +33,28 @@ describe("saveChat / loadChat", () => {
     const messages: ChatMessage[] = [
       { id: "sys", role: "system", parts: [{ type: "text", text: "Be brief." }], metadata: "a plain string" },
       {
-        id: "u1", role: "user", metadata: { createdAt: 42 },
+        id: "u1",
+        role: "user",
+        metadata: { createdAt: 42 },
         parts: [
           { type: "text", text: "What is in this picture?" },
           { type: "file", mediaType: "image/png", filename: "x.png", url: `data:image/png;base64,${Buffer.from(png).toString("base64")}` },
         ],
       },
       {
-        id: "a1", role: "assistant",
+        id: "a1",
+        role: "assistant",
         parts: [
           { type: "step-start" },
           { type: "reasoning", text: "Looking", state: "done" },
-          { type: "dynamic-tool", toolName: "lookup", toolCallId: "tc1", state: "output-available", input: { q: "png" }, output: { hits: [1, 2] } },
+          {
+            type: "dynamic-tool",
+            toolName: "lookup",
+            toolCallId: "tc1",
+            state: "output-available",
+            input: { q: "png" },
+            output: { hits: [1, 2] },
+          },
           { type: "data-chart", id: "d1", data: { png, title: "chart" } },
           { type: "text", text: "A chart.", state: "done" },
         ],
@@ -60,7 +75,16 @@ describe("saveChat / loadChat", () => {
 
   it("round-trips metadata of every JSON type and tool parts in every state, and saving them again writes nothing", async () => {
     const { s } = await session();
-    const metas: unknown[] = [0, false, "", null, [], [1, "two", null], { nested: { $fp: "bytes", base64: "not really" } }, { createdAt: 1.5 }];
+    const metas: unknown[] = [
+      0,
+      false,
+      "",
+      null,
+      [],
+      [1, "two", null],
+      { nested: { $fp: "bytes", base64: "not really" } },
+      { createdAt: 1.5 },
+    ];
     const states: UIMessage["parts"] = [
       { type: "tool-search", toolCallId: "t1", state: "input-streaming", input: undefined },
       { type: "tool-search", toolCallId: "t2", state: "input-streaming", input: { q: "par" } },
@@ -68,7 +92,13 @@ describe("saveChat / loadChat", () => {
       { type: "tool-search", toolCallId: "t4", state: "output-available", input: { q: "x" }, output: [{ hit: 1 }], preliminary: true },
       { type: "tool-search", toolCallId: "t5", state: "output-error", input: { q: "x" }, errorText: "boom" },
       { type: "tool-delete", toolCallId: "t6", state: "approval-requested", input: { id: 1 }, approval: { id: "ap1" } },
-      { type: "tool-delete", toolCallId: "t7", state: "approval-responded", input: { id: 1 }, approval: { id: "ap2", approved: false, reason: "no" } },
+      {
+        type: "tool-delete",
+        toolCallId: "t7",
+        state: "approval-responded",
+        input: { id: 1 },
+        approval: { id: "ap2", approved: false, reason: "no" },
+      },
       { type: "tool-delete", toolCallId: "t8", state: "output-denied", input: { id: 1 }, approval: { id: "ap3", approved: false } },
       { type: "dynamic-tool", toolName: "mcp_x", toolCallId: "t9", state: "output-error", input: {}, errorText: "e" },
       { type: "file", mediaType: "application/pdf", url: "data:application/pdf;base64,JVBERi0=" },
@@ -105,13 +135,23 @@ describe("saveChat / loadChat", () => {
     // The regenerate request carries the messages without the answer; the response adds the new answer.
     expect(await saveChat(s, [user("u1", "hi")])).toEqual({ kept: 1, forked: "truncate", continued: false, appended: 0 });
     expect((await loadChat(s)).map((m) => m.id)).toEqual(["u1"]);
-    expect(await saveChat(s, [user("u1", "hi"), assistant("a1b", "hey there")])).toEqual({ kept: 1, forked: null, continued: false, appended: 1 });
+    expect(await saveChat(s, [user("u1", "hi"), assistant("a1b", "hey there")])).toEqual({
+      kept: 1,
+      forked: null,
+      continued: false,
+      appended: 1,
+    });
     const answer = (await s.history())[1]!;
     const v = await s.versions(answer.id);
     expect([v.index + 1, v.count]).toEqual([2, 2]);
     expect(v.versions[0]!.message.id).toBe(old.id);
     // Saved only after the response (no truncating save first): the changed answer is an edit, a version too.
-    expect(await saveChat(s, [user("u1", "hi"), assistant("a1c", "third")])).toEqual({ kept: 1, forked: "edit", continued: false, appended: 0 });
+    expect(await saveChat(s, [user("u1", "hi"), assistant("a1c", "third")])).toEqual({
+      kept: 1,
+      forked: "edit",
+      continued: false,
+      appended: 0,
+    });
     const third = await s.versions((await s.history())[1]!.id);
     expect([third.index + 1, third.count]).toEqual([3, 3]);
   });
@@ -127,7 +167,12 @@ describe("saveChat / loadChat", () => {
     const loop = async (id: string, v: string) => {
       await saveChat(s, [ask]);
       const tools = undoableTools(s, appTools, { note: async ({ args }) => void notes.delete(args.k) });
-      const r = await generateText({ model: scriptedModel([[call(id, "note", { k: "x", v })], [text(`noted ${v}`)]]), tools, prompt: "go", stopWhen: stepCountIs(3) });
+      const r = await generateText({
+        model: scriptedModel([[call(id, "note", { k: "x", v })], [text(`noted ${v}`)]]),
+        tools,
+        prompt: "go",
+        stopWhen: stepCountIs(3),
+      });
       await saveChat(s, [ask, assistant(`a-${id}`, r.text)]);
     };
     await loop("n1", "first");
@@ -161,10 +206,14 @@ describe("saveChat / loadChat", () => {
     const dump = dumpDatabase(path);
     await expect(saveChat(s, "hi" as never)).rejects.toBeInstanceOf(ValidationError);
     await expect(saveChat(s, [user("u1", "hi"), { id: "x", role: "user" } as never])).rejects.toThrow(/messages\[1\]\.parts/);
-    const bad = await saveChat(s, [user("u1", "hi"), { id: "f", role: "user", parts: [{ type: "data-x", data: () => 1 }] } as never]).catch((e: unknown) => e);
+    const bad = await saveChat(s, [user("u1", "hi"), { id: "f", role: "user", parts: [{ type: "data-x", data: () => 1 }] } as never]).catch(
+      (e: unknown) => e,
+    );
     expect(bad).toBeInstanceOf(ValidationError);
     // A changed message followed by a bad one: refused before the edit, so no branch is made.
-    const late = await saveChat(s, [user("u1", "changed"), { id: "f", role: "user", parts: [{ type: "text", text: "\ud800" }] }]).catch((e: unknown) => e);
+    const late = await saveChat(s, [user("u1", "changed"), { id: "f", role: "user", parts: [{ type: "text", text: "\ud800" }] }]).catch(
+      (e: unknown) => e,
+    );
     expect(late).toBeInstanceOf(ValidationError);
     expect(dumpDatabase(path)).toEqual(dump);
   });
@@ -176,12 +225,20 @@ describe("saveModelMessages / loadModelMessages", () => {
     const image = new Uint8Array([1, 2, 3, 250]);
     const prompt: ModelMessage[] = [
       { role: "user", content: "hello" },
-      { role: "user", content: [{ type: "text", text: "look" }, { type: "image", image, mediaType: "image/png" }], providerOptions: { x: { y: 1 } } },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "look" },
+          { type: "image", image, mediaType: "image/png" },
+        ],
+        providerOptions: { x: { y: 1 } },
+      },
     ];
     const result = await generateText({
       model: scriptedModel([[call("t1", "echo", { v: "a" })], [text("seen")]]),
       tools: { echo: tool({ inputSchema: z.object({ v: z.string() }), execute: async ({ v }) => v }) },
-      messages: prompt, stopWhen: stepCountIs(3),
+      messages: prompt,
+      stopWhen: stepCountIs(3),
     });
     const all = [...prompt, ...result.response.messages];
     await saveModelMessages(s, all);
@@ -198,9 +255,11 @@ describe("UIMessages from a real loop, with the checkpoint tools", () => {
   it("a model's own rollback (aiCheckpointTools) undoes its calls and its loop goes on from the new branch", async () => {
     const { s } = await session();
     const files = new Map<string, string>();
-    const tools = undoableTools(s, {
-      put: tool({ inputSchema: z.object({ k: z.string(), v: z.string() }), execute: async ({ k, v }) => (files.set(k, v), "ok") }),
-    }, { put: async ({ args }) => void files.delete(args.k) });
+    const tools = undoableTools(
+      s,
+      { put: tool({ inputSchema: z.object({ k: z.string(), v: z.string() }), execute: async ({ k, v }) => (files.set(k, v), "ok") }) },
+      { put: async ({ args }) => void files.delete(args.k) },
+    );
     const cp = await s.checkpoint({ name: "clean" });
     const model = scriptedModel([
       [call("p1", "put", { k: "a", v: "1" })],

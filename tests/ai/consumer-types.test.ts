@@ -2,12 +2,27 @@
 // types (typed UIMessages, ModelMessage[], ToolSets, Agents sessions and tools) without a cast.
 import { Agent, Runner, tool as agentTool, type AgentInputItem, type Session } from "@openai/agents";
 import {
-  convertToModelMessages, generateText, stepCountIs, streamText, tool, type InferUITools, type ModelMessage, type UIMessage,
+  convertToModelMessages,
+  generateText,
+  stepCountIs,
+  streamText,
+  tool,
+  type InferUITools,
+  type ModelMessage,
+  type UIMessage,
 } from "ai";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import type { SessionHandle } from "../../src/index.js";
-import { aiCheckpointTools, loadChat, loadModelMessages, saveChat, saveModelMessages, undoableTools, type SaveResult } from "../../src/ai/index.js";
+import {
+  aiCheckpointTools,
+  loadChat,
+  loadModelMessages,
+  saveChat,
+  saveModelMessages,
+  undoableTools,
+  type SaveResult,
+} from "../../src/ai/index.js";
 import { ForkpointSession, undoableAgentTools } from "../../src/openai-agents/index.js";
 import { tempDatabases } from "../helpers.js";
 import { ScriptedModel, reply } from "../openai-agents/fake-model.js";
@@ -37,7 +52,12 @@ async function chatRoute(s: SessionHandle, messages: ChatMessage[]): Promise<Res
     }),
     ...aiCheckpointTools(s),
   };
-  const result = streamText({ model: scriptedStreamModel([[text("hi")]]), tools, messages: await convertToModelMessages(messages), stopWhen: stepCountIs(3) });
+  const result = streamText({
+    model: scriptedStreamModel([[text("hi")]]),
+    tools,
+    messages: await convertToModelMessages(messages),
+    stopWhen: stepCountIs(3),
+  });
   return result.toUIMessageStreamResponse<ChatMessage>({
     originalMessages: messages,
     onFinish: async ({ messages: all }) => void (await saveChat(s, all)),
@@ -66,9 +86,11 @@ describe("a strict consumer's types", () => {
     const memory: Session = new ForkpointSession(t);
     const items: AgentInputItem[] = await memory.getItems(2);
     expect(items).toHaveLength(2);
-    const agentTools = undoableAgentTools(t, [agentTool({ name: "noop", description: "n", parameters: z.object({}), execute: async () => "ok" })], {
-      noop: () => undefined,
-    });
+    const agentTools = undoableAgentTools(
+      t,
+      [agentTool({ name: "noop", description: "n", parameters: z.object({}), execute: async () => "ok" })],
+      { noop: () => undefined },
+    );
     const agent = new Agent({ name: "a", tools: agentTools, model: new ScriptedModel([[reply("done")]]) });
     const run = await new Runner({ tracingDisabled: true }).run(agent, "hi", { session: memory });
     expect(run.finalOutput).toBe("done");

@@ -7,7 +7,12 @@ const roundTrip = (value: unknown) => decodeValue(JSON.parse(JSON.stringify(enco
 
 describe("json codec", () => {
   it("keeps each kind of binary value, and URLs", () => {
-    const back = roundTrip({ u8: new Uint8Array([0, 255]), buf: Buffer.from("hi"), ab: new Uint8Array([7, 8]).buffer, url: new URL("https://x.test/a?b=1") });
+    const back = roundTrip({
+      u8: new Uint8Array([0, 255]),
+      buf: Buffer.from("hi"),
+      ab: new Uint8Array([7, 8]).buffer,
+      url: new URL("https://x.test/a?b=1"),
+    });
     expect(back.u8).toBeInstanceOf(Uint8Array);
     expect(Buffer.isBuffer(back.u8)).toBe(false);
     expect([...back.u8]).toEqual([0, 255]);
@@ -18,7 +23,11 @@ describe("json codec", () => {
   });
 
   it("gives back an app's object that has the codec's tag key exactly", () => {
-    const tricky = [{ $fp: "bytes", base64: "AAAA" }, { $fp: "object", value: { a: 1 } }, { $fp: 3, nested: { $fp: "url", href: "x" } }];
+    const tricky = [
+      { $fp: "bytes", base64: "AAAA" },
+      { $fp: "object", value: { a: 1 } },
+      { $fp: 3, nested: { $fp: "url", href: "x" } },
+    ];
     expect(roundTrip(tricky)).toEqual(tricky);
   });
 

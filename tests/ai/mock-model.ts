@@ -12,7 +12,10 @@ const usage = {
 
 /** A tool call the model makes: `input` is JSON-encoded as models send it. */
 export const call = (toolCallId: string, toolName: string, input: unknown): LanguageModelV3Content => ({
-  type: "tool-call", toolCallId, toolName, input: JSON.stringify(input),
+  type: "tool-call",
+  toolCallId,
+  toolName,
+  input: JSON.stringify(input),
 });
 export const text = (t: string): LanguageModelV3Content => ({ type: "text", text: t });
 
@@ -39,12 +42,23 @@ export function scriptedStreamModel(steps: LanguageModelV3Content[][], beforeSte
       const calls = content.some((c) => c.type === "tool-call");
       const chunks = content.flatMap((c, n): StreamPart[] =>
         c.type === "text"
-          ? [{ type: "text-start" as const, id: `t${n}` }, { type: "text-delta" as const, id: `t${n}`, delta: c.text }, { type: "text-end" as const, id: `t${n}` }]
+          ? [
+              { type: "text-start" as const, id: `t${n}` },
+              { type: "text-delta" as const, id: `t${n}`, delta: c.text },
+              { type: "text-end" as const, id: `t${n}` },
+            ]
           : [c as StreamPart],
       );
       return {
         stream: simulateReadableStream<StreamPart>({
-          chunks: [...chunks, { type: "finish" as const, finishReason: { unified: calls ? "tool-calls" as const : "stop" as const, raw: undefined }, usage }],
+          chunks: [
+            ...chunks,
+            {
+              type: "finish" as const,
+              finishReason: { unified: calls ? ("tool-calls" as const) : ("stop" as const), raw: undefined },
+              usage,
+            },
+          ],
         }),
       };
     },

@@ -1,8 +1,14 @@
 // The AI SDK's "chatbot message persistence" flow end to end: its own chat client (AbstractChat over
 // DefaultChatTransport) talking to a route handler written as the guide writes it, saveChat before and in onFinish.
 import {
-  convertToModelMessages, lastAssistantMessageIsCompleteWithApprovalResponses, lastAssistantMessageIsCompleteWithToolCalls,
-  stepCountIs, streamText, tool, type ChatInit, type UIMessage,
+  convertToModelMessages,
+  lastAssistantMessageIsCompleteWithApprovalResponses,
+  lastAssistantMessageIsCompleteWithToolCalls,
+  stepCountIs,
+  streamText,
+  tool,
+  type ChatInit,
+  type UIMessage,
 } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -21,7 +27,11 @@ function app(fp: Forkpoint, steps: Step[], routeOptions: { generateMessageId?: (
   const world = new Map<string, string>();
   const appTools = {
     put: tool({ inputSchema: z.object({ k: z.string() }), execute: async ({ k }) => (world.set(k, "v"), `put ${k}`) }),
-    guarded_put: tool({ inputSchema: z.object({ k: z.string() }), needsApproval: true, execute: async ({ k }) => (world.set(k, "v"), `put ${k}`) }),
+    guarded_put: tool({
+      inputSchema: z.object({ k: z.string() }),
+      needsApproval: true,
+      execute: async ({ k }) => (world.set(k, "v"), `put ${k}`),
+    }),
     confirm: tool({ inputSchema: z.object({ q: z.string() }), outputSchema: z.string() }),
   };
   const model = scriptedStreamModel(steps);
@@ -30,7 +40,10 @@ function app(fp: Forkpoint, steps: Step[], routeOptions: { generateMessageId?: (
     const { messages, id } = (await req.json()) as { messages: UIMessage[]; id: string };
     const s = await fp.getSession(id, { userId: "u" });
     saves.push(await saveChat(s, messages));
-    const tools = undoableTools(s, appTools, { put: ({ args }) => void world.delete(args.k), guarded_put: ({ args }) => void world.delete(args.k) });
+    const tools = undoableTools(s, appTools, {
+      put: ({ args }) => void world.delete(args.k),
+      guarded_put: ({ args }) => void world.delete(args.k),
+    });
     const result = streamText({ model, tools, messages: await convertToModelMessages(messages), stopWhen: stepCountIs(5) });
     return result.toUIMessageStreamResponse({
       originalMessages: messages,
@@ -78,8 +91,11 @@ describe("the AI SDK's chat client and the guide's route handler", () => {
     expect(client.lastMessage!.parts.at(-1)).toMatchObject({ type: "tool-confirm", state: "input-available" });
     await client.addToolOutput({ tool: "confirm", toolCallId: "c1", output: "yes" });
     await settled(client);
-    expect(client.lastMessage!.parts.filter((p) => p.type.startsWith("tool-")).map((p) => (p as { state: string }).state))
-      .toEqual(["output-available", "output-available", "output-available"]);
+    expect(client.lastMessage!.parts.filter((p) => p.type.startsWith("tool-")).map((p) => (p as { state: string }).state)).toEqual([
+      "output-available",
+      "output-available",
+      "output-available",
+    ]);
     // One branch, both puts in the world and on the track: the answer grew, nothing was forked or undone.
     expect(await s.branches()).toHaveLength(1);
     expect([...world.keys()]).toEqual(["a", "b"]);
@@ -96,11 +112,12 @@ describe("the AI SDK's chat client and the guide's route handler", () => {
   it("an approved tool runs in the continuation and stays applied; a regenerate then undoes it", async () => {
     const { fp } = dbs.open();
     const s = await fp.createSession({ userId: "u" });
-    const { chat, world } = app(fp, [
-      [call("g1", "guarded_put", { k: "a" })],
-      [text("put a after approval")],
-      [text("regenerated")],
-    ], { generateMessageId: (() => { let n = 0; return () => `srv-${++n}`; })() });
+    const { chat, world } = app(fp, [[call("g1", "guarded_put", { k: "a" })], [text("put a after approval")], [text("regenerated")]], {
+      generateMessageId: (() => {
+        let n = 0;
+        return () => `srv-${++n}`;
+      })(),
+    });
     const client = chat(s.id, { sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses });
     await client.sendMessage({ text: "put a" });
     const request = client.lastMessage!.parts.find((p) => p.type === "tool-guarded_put") as { approval: { id: string } };

@@ -15,8 +15,16 @@ it("one step with a client-side tool, a throwing tool and a repeated call id: ea
   const cp = await s.checkpoint();
   const log: string[] = [];
   const appTools = {
-    put: tool({ inputSchema: z.object({ k: z.string() }), execute: async ({ k }, { toolCallId }) => (log.push(`put ${k} ${toolCallId}`), { at: k, n: [1] }) }),
-    boom: tool({ inputSchema: z.object({}), execute: async (): Promise<string> => { throw new Error("boom!"); } }),
+    put: tool({
+      inputSchema: z.object({ k: z.string() }),
+      execute: async ({ k }, { toolCallId }) => (log.push(`put ${k} ${toolCallId}`), { at: k, n: [1] }),
+    }),
+    boom: tool({
+      inputSchema: z.object({}),
+      execute: async (): Promise<string> => {
+        throw new Error("boom!");
+      },
+    }),
     ask_user: tool({ inputSchema: z.object({ q: z.string() }) }),
   };
   const tools = undoableTools(s, appTools, {
@@ -25,11 +33,18 @@ it("one step with a client-side tool, a throwing tool and a repeated call id: ea
   });
   expect(tools.ask_user).toBe(appTools.ask_user);
   const r = await generateText({
-    model: scriptedModel([[call("x1", "put", { k: "a" }), call("x1", "put", { k: "b" }), call("b1", "boom", {}), call("c1", "ask_user", { q: "?" })], [text("end")]]),
-    tools, prompt: "go", stopWhen: stepCountIs(4),
+    model: scriptedModel([
+      [call("x1", "put", { k: "a" }), call("x1", "put", { k: "b" }), call("b1", "boom", {}), call("c1", "ask_user", { q: "?" })],
+      [text("end")],
+    ]),
+    tools,
+    prompt: "go",
+    stopWhen: stepCountIs(4),
   });
   // The loop stops at the client-side call; the throw is the model's tool-error, recorded as failed.
-  expect(r.steps[0]!.content.filter((c) => c.type === "tool-error").map((c) => String((c as { error: unknown }).error))).toEqual(["Error: boom!"]);
+  expect(r.steps[0]!.content.filter((c) => c.type === "tool-error").map((c) => String((c as { error: unknown }).error))).toEqual([
+    "Error: boom!",
+  ]);
   expect((await s.toolTrack()).map((t) => [t.tool, t.callId, t.status, t.args, t.result])).toEqual([
     ["put", "x1", "succeeded", { k: "a" }, { at: "a", n: [1] }],
     ["put", "x1", "succeeded", { k: "b" }, { at: "b", n: [1] }],
@@ -41,7 +56,7 @@ it("one step with a client-side tool, a throwing tool and a repeated call id: ea
   const again = await s.switchBranch(loop);
   expect(again.replayed.map((t) => t.args)).toEqual([{ k: "a" }, { k: "b" }]);
   // A failed call is never undone nor replayed.
-  expect(log).toEqual(['put a x1', 'put b x1', 'undo b {"at":"b","n":[1]}', 'undo a {"at":"a","n":[1]}', 'put a x1', 'put b x1']);
+  expect(log).toEqual(["put a x1", "put b x1", 'undo b {"at":"b","n":[1]}', 'undo a {"at":"a","n":[1]}', "put a x1", "put b x1"]);
 });
 
 it("a tool that streams preliminary outputs still streams them wrapped; its final output is what is recorded", async () => {
@@ -57,13 +72,22 @@ it("a tool that streams preliminary outputs still streams them wrapped; its fina
     }),
   };
   const outputs = async (tools: typeof progress) => {
-    const result = streamText({ model: scriptedStreamModel([[call("r1", "fetch_report", { id: "q3" })], [text("ok")]]), tools, prompt: "go", stopWhen: stepCountIs(3) });
+    const result = streamText({
+      model: scriptedStreamModel([[call("r1", "fetch_report", { id: "q3" })], [text("ok")]]),
+      tools,
+      prompt: "go",
+      stopWhen: stepCountIs(3),
+    });
     const seen: unknown[] = [];
     for await (const part of result.fullStream) if (part.type === "tool-result") seen.push([part.output, part.preliminary ?? false]);
     return seen;
   };
   const plain = await outputs(progress);
-  expect(plain).toEqual([[{ status: "loading" }, true], [{ status: "done", id: "q3" }, true], [{ status: "done", id: "q3" }, false]]);
+  expect(plain).toEqual([
+    [{ status: "loading" }, true],
+    [{ status: "done", id: "q3" }, true],
+    [{ status: "done", id: "q3" }, false],
+  ]);
   expect(await outputs(undoableTools(s, progress))).toEqual(plain);
   expect((await s.toolTrack()).map((t) => t.result)).toEqual([{ status: "done", id: "q3" }]);
 });

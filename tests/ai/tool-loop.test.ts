@@ -48,14 +48,21 @@ describe("undoableTools in a generateText loop", () => {
         [call("call-b", "write_file", { path: "b.txt", text: "B" }), call("call-s", "shout", { words: "hi" })],
         [text("done")],
       ]);
-      const result = await generateText({ model, tools: undoableTools(s, tools, undos), prompt: "write two files", stopWhen: stepCountIs(5) });
+      const result = await generateText({
+        model,
+        tools: undoableTools(s, tools, undos),
+        prompt: "write two files",
+        stopWhen: stepCountIs(5),
+      });
       expect(result.text).toBe("done");
       expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("A");
       expect(readFileSync(join(dir, "b.txt"), "utf8")).toBe("B");
 
       const track = await s.toolTrack();
       expect(track.map((t) => [t.tool, t.callId, t.status])).toEqual([
-        ["write_file", "call-a", "succeeded"], ["write_file", "call-b", "succeeded"], ["shout", "call-s", "succeeded"],
+        ["write_file", "call-a", "succeeded"],
+        ["write_file", "call-b", "succeeded"],
+        ["shout", "call-s", "succeeded"],
       ]);
       expect(track[0]!.args).toEqual({ path: "a.txt", text: "A" });
       expect(track[2]!.result).toBe("HI");
@@ -119,15 +126,21 @@ describe("undoableTools in a generateText loop", () => {
       const { tools, undos } = fileTools(dir);
       const start = await s.checkpoint();
       const abortController = new AbortController();
-      const model = scriptedStreamModel([
-        [call("s1", "write_file", { path: "one.txt", text: "1" })],
-        [call("s2", "write_file", { path: "two.txt", text: "2" })],
-        [text("done")],
-      ], async (step) => {
-        if (step === 1) await s.rollback(start.id);
-      });
+      const model = scriptedStreamModel(
+        [
+          [call("s1", "write_file", { path: "one.txt", text: "1" })],
+          [call("s2", "write_file", { path: "two.txt", text: "2" })],
+          [text("done")],
+        ],
+        async (step) => {
+          if (step === 1) await s.rollback(start.id);
+        },
+      );
       const result = streamText({
-        model, tools: undoableTools(s, tools, undos, { abortController }), prompt: "go", stopWhen: stepCountIs(5),
+        model,
+        tools: undoableTools(s, tools, undos, { abortController }),
+        prompt: "go",
+        stopWhen: stepCountIs(5),
         abortSignal: abortController.signal,
       });
       let finished = true;
@@ -157,7 +170,9 @@ describe("undoableTools in a generateText loop", () => {
       await s.append({ role: "user", content: "hi" });
       await s.rollback(start.id);
       const execute = wrapped.write_file.execute!;
-      const refused = await Promise.resolve(execute({ path: "late.txt", text: "x" }, { toolCallId: "late", messages: [] })).catch((e: unknown) => e);
+      const refused = await Promise.resolve(execute({ path: "late.txt", text: "x" }, { toolCallId: "late", messages: [] })).catch(
+        (e: unknown) => e,
+      );
       expect(refused).toBeInstanceOf(ConflictError);
       expect((refused as ConflictError).code).toBe("SESSION_MOVED");
       expect(existsSync(join(dir, "late.txt"))).toBe(false);
@@ -195,7 +210,9 @@ describe("undoableTools in a generateText loop", () => {
     const { fp } = dbs.open();
     const [a, b] = [await fp.createSession({ userId: "u" }), await fp.createSession({ userId: "u" })];
     const seen: unknown[] = [];
-    const probe = { probe: tool({ inputSchema: z.object({}), execute: async (_input, options) => (seen.push(options.experimental_context), "ok") }) };
+    const probe = {
+      probe: tool({ inputSchema: z.object({}), execute: async (_input, options) => (seen.push(options.experimental_context), "ok") }),
+    };
     const [wa, wb] = [undoableTools(a, probe), undoableTools(b, probe)];
     await Promise.all([
       wa.probe.execute!({}, { toolCallId: "call_0", messages: [], experimental_context: "from a" }),
@@ -214,7 +231,9 @@ describe("undoableTools in a generateText loop", () => {
       const cp = await s1.checkpoint();
       await generateText({
         model: scriptedModel([[call("k1", "write_file", { path: "k.txt", text: "K" })], [text("ok")]]),
-        tools: undoableTools(s1, tools, undos), prompt: "go", stopWhen: stepCountIs(3),
+        tools: undoableTools(s1, tools, undos),
+        prompt: "go",
+        stopWhen: stepCountIs(3),
       });
       await fp1.close();
       const fp2 = dbs.track(openForkpoint({ path, tools: aiToolDefinitions(tools, undos) }));

@@ -26,7 +26,12 @@ async function callInEarlierProcess(log: string[]) {
   const c = await fp1.createSession({ userId: "u" });
   const cp = await c.checkpoint();
   const { tools, undos } = ownedTools("C", log);
-  await generateText({ model: scriptedModel([[call("kc", "put", { k: "c" })], [text("ok")]]), tools: undoableTools(c, tools, undos), prompt: "go", stopWhen: stepCountIs(3) });
+  await generateText({
+    model: scriptedModel([[call("kc", "put", { k: "c" })], [text("ok")]]),
+    tools: undoableTools(c, tools, undos),
+    prompt: "go",
+    stopWhen: stepCountIs(3),
+  });
   await fp1.close();
   return { path, sessionId: c.id, checkpointId: cp.id };
 }

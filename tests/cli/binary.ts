@@ -34,8 +34,17 @@ export async function installCli(): Promise<Installed> {
   // the adapters' sources are not the CLI's business.
   const entries = ["src/cli/main.ts", "src/cli/demo/tools.ts"];
   const { metafile } = await build({
-    entryPoints: entries, absWorkingDir: repo, bundle: true, write: false, metafile: true, packages: "external",
-    format: "esm", platform: "node", target: "node20", logLevel: "silent", outdir: "unused",
+    entryPoints: entries,
+    absWorkingDir: repo,
+    bundle: true,
+    write: false,
+    metafile: true,
+    packages: "external",
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    logLevel: "silent",
+    outdir: "unused",
   });
   const reached = Object.keys(metafile.inputs).filter((f) => f.startsWith("src/") && tsFiles(join(repo, "src")).includes(join(repo, f)));
   await build({

@@ -16,7 +16,10 @@ beforeAll(async () => {
   db = join(cli.dir, "cli.db");
   const fp = openForkpoint({ path: db });
   const s = await fp.createSession({ userId: "ann", title: "CLI test" });
-  const [hello] = await s.append([{ role: "user", content: "hello" }, { role: "assistant", content: { parts: ["hi"] } }]);
+  const [hello] = await s.append([
+    { role: "user", content: "hello" },
+    { role: "assistant", content: { parts: ["hi"] } },
+  ]);
   await s.setState({ city: "Lisbon" });
   ids.greeted = (await s.checkpoint({ name: "greeted" })).id;
   const [more] = await s.append({ role: "user", content: "more" });
@@ -44,18 +47,30 @@ describe("listings", () => {
     expect(text[0]).toMatch(/^ID\s+TITLE\s+UPDATED$/);
     expect(text[1]).toMatch(new RegExp(`^${ids.session}\\s+CLI test\\s+${ISO.source}$`));
     expect(text[0]!.indexOf("TITLE")).toBe(text[1]!.indexOf("CLI test"));
-    expect(json(["sessions", "-u", "ann"])).toMatchObject({ items: [{ id: ids.session, userId: "ann", title: "CLI test" }], nextCursor: null });
+    expect(json(["sessions", "-u", "ann"])).toMatchObject({
+      items: [{ id: ids.session, userId: "ann", title: "CLI test" }],
+      nextCursor: null,
+    });
     expect(lines(["sessions", "-u", "nobody"])).toEqual(["no sessions"]);
   });
 
   it("sessions --all and users: every user's, for operators", () => {
     const all = lines(["sessions", "--all"]);
     expect(all[0]).toMatch(/^ID\s+USER\s+TITLE\s+UPDATED$/);
-    expect(all.slice(1).map((l) => l.split(/\s+/).slice(0, 2))).toEqual([[ids.bobSession, "bob"], [ids.session, "ann"]]);
+    expect(all.slice(1).map((l) => l.split(/\s+/).slice(0, 2))).toEqual([
+      [ids.bobSession, "bob"],
+      [ids.session, "ann"],
+    ]);
     const page = json(["sessions", "--all", "-n", "1"]);
     expect(page.items.map((s: { id: string }) => s.id)).toEqual([ids.bobSession]);
-    expect(json(["sessions", "--all", "-n", "1", "--cursor", page.nextCursor]).items.map((s: { id: string }) => s.id)).toEqual([ids.session]);
-    expect(lines(["users"])).toEqual([expect.stringMatching(/^USER\s+SESSIONS\s+UPDATED$/), expect.stringMatching(/^ann\s+1\s+/), expect.stringMatching(/^bob\s+1\s+/)]);
+    expect(json(["sessions", "--all", "-n", "1", "--cursor", page.nextCursor]).items.map((s: { id: string }) => s.id)).toEqual([
+      ids.session,
+    ]);
+    expect(lines(["users"])).toEqual([
+      expect.stringMatching(/^USER\s+SESSIONS\s+UPDATED$/),
+      expect.stringMatching(/^ann\s+1\s+/),
+      expect.stringMatching(/^bob\s+1\s+/),
+    ]);
     expect(json(["users", "-n", "1"])).toMatchObject({ items: [{ userId: "ann", sessions: 1 }], nextCursor: expect.any(String) });
   });
 
@@ -121,7 +136,12 @@ describe("reading one session", () => {
     expect(text).toContain("history (3 messages)");
     expect(text).toContain("tool track (1 calls)");
     expect(text.at(-1)).toMatch(/^6\s+search\s+succeeded\s+yes\s+\{"q":"hotels"\}$/);
-    expect(json(["show", ids.greeted, "-u", "ann"])).toMatchObject({ checkpoint: { id: ids.greeted }, state: { city: "Lisbon" }, history: [{}, {}], toolTrack: [] });
+    expect(json(["show", ids.greeted, "-u", "ann"])).toMatchObject({
+      checkpoint: { id: ids.greeted },
+      state: { city: "Lisbon" },
+      history: [{}, {}],
+      toolTrack: [],
+    });
     expect(run(["show", ids.greeted, "-u", "bob"], { status: 1 }).stderr).toBe(`error NOT_FOUND: checkpoint not found: "${ids.greeted}"\n`);
   });
 
@@ -136,7 +156,11 @@ describe("reading one session", () => {
       `tool calls: 0 in common, 0 only in ${ids.greeted}, 1 only in ${ids.later}`,
       `  B    6  search {"q":"hotels"} (succeeded)`,
     ]);
-    expect(json(["diff", ids.session, ids.greeted, ids.later, "-u", "ann"]).state).toEqual({ added: [{ path: ["days"], value: 3 }], removed: [], changed: [{ path: ["city"], from: "Lisbon", to: "Porto" }] });
+    expect(json(["diff", ids.session, ids.greeted, ids.later, "-u", "ann"]).state).toEqual({
+      added: [{ path: ["days"], value: 3 }],
+      removed: [],
+      changed: [{ path: ["city"], from: "Lisbon", to: "Porto" }],
+    });
   });
 
   it("export to standard output and to a file, byte for byte the same", () => {
@@ -165,11 +189,17 @@ describe("import", () => {
     expect([again.status, again.stderr]).toEqual([1, expect.stringMatching(/^error CONFLICT: /)]);
     const fresh = join(cli.dir, "fresh.db");
     const bad = cli.run(["--db", fresh, "import", "-", "-u", "cy"], { input: "{ not json" });
-    expect([bad.status, bad.stderr]).toEqual([1, expect.stringMatching(/^error VALIDATION_ERROR: file: cannot read a JSON document from standard input: /)]);
+    expect([bad.status, bad.stderr]).toEqual([
+      1,
+      expect.stringMatching(/^error VALIDATION_ERROR: file: cannot read a JSON document from standard input: /),
+    ]);
     expect(existsSync(fresh)).toBe(false);
     const file = join(cli.dir, "doc.json");
     run(["export", ids.session, "-u", "ann", "-o", file]);
-    expect(JSON.parse(cli.run(["--db", fresh, "--json", "import", file, "-u", "dee"]).stdout)).toEqual({ sessionId: ids.session, userId: "dee" });
+    expect(JSON.parse(cli.run(["--db", fresh, "--json", "import", file, "-u", "dee"]).stdout)).toEqual({
+      sessionId: ids.session,
+      userId: "dee",
+    });
   });
 });
 
@@ -200,7 +230,9 @@ describe("moves and edits", () => {
       expect.stringMatching(new RegExp(`^└── br_\\S+  rollback at 3 from checkpoint ${ids.greeted}, head 3  \\* current$`)),
     ]);
     const json = JSON.parse(at(["--json", "tree", ids.session, "-u", "ann"]).stdout);
-    expect(json).toMatchObject([{ reason: "root", current: false, children: [{ reason: "rollback", current: true, forkCheckpointId: ids.greeted, children: [] }] }]);
+    expect(json).toMatchObject([
+      { reason: "root", current: false, children: [{ reason: "rollback", current: true, forkCheckpointId: ids.greeted, children: [] }] },
+    ]);
     const root = json[0].id;
     const switched = JSON.parse(at(["--json", "switch", ids.session, root, "-u", "ann"]).stdout);
     expect(switched).toMatchObject({ branch: { id: root, current: true }, undone: [], replayed: [] });
@@ -219,7 +251,9 @@ describe("moves and edits", () => {
       expect.stringMatching(new RegExp(`^\\*1\\s+br_\\S+\\s+${ids.more}\\s+user\\s+more$`)),
       expect.stringMatching(/^ 2\s+br_\S+\s+msg_\S+\s+user\s+less$/),
     ]);
-    const json = JSON.parse(at(["--json", "edit", ids.session, ids.more, '{"parts":["x"]}', "--json-content", "--role", "assistant", "-u", "ann"]).stdout);
+    const json = JSON.parse(
+      at(["--json", "edit", ids.session, ids.more, '{"parts":["x"]}', "--json-content", "--role", "assistant", "-u", "ann"]).stdout,
+    );
     expect(json.message).toMatchObject({ role: "assistant", content: { parts: ["x"] }, position: 4 });
     expect(JSON.parse(at(["--json", "versions", ids.session, json.message.id, "-u", "ann"]).stdout)).toMatchObject({ index: 2, count: 3 });
     expect(at(["edit", ids.session, ids.more, "{", "--json-content", "-u", "ann"]).status).toBe(2);
@@ -228,7 +262,9 @@ describe("moves and edits", () => {
   it("delete: a checkpoint, then the whole session", () => {
     const file = copyDb("delete.db");
     const at = (args: string[]) => cli.run(["--db", file, ...args]);
-    expect(at(["delete", ids.session, ids.greeted, "-u", "ann"]).stdout).toBe(`deleted checkpoint ${ids.greeted} of session ${ids.session}\n`);
+    expect(at(["delete", ids.session, ids.greeted, "-u", "ann"]).stdout).toBe(
+      `deleted checkpoint ${ids.greeted} of session ${ids.session}\n`,
+    );
     expect(JSON.parse(at(["--json", "checkpoints", "-u", "ann"]).stdout).items.map((c: { id: string }) => c.id)).toEqual([ids.later]);
     expect(JSON.parse(at(["--json", "delete", ids.session, "-u", "ann"]).stdout)).toEqual({ deleted: { sessionId: ids.session } });
     expect(at(["sessions", "-u", "ann"]).stdout).toBe("no sessions\n");
@@ -242,7 +278,9 @@ describe("maintenance", () => {
     const file = join(cli.dir, "maint.db");
     cli.run(["--db", file, "import", "-", "-u", "ann"], { input: run(["export", ids.session, "-u", "ann"]).stdout });
     const at = (args: string[]) => cli.run(["--db", file, ...args]);
-    expect(at(["prune"]).stdout.split("\n")[0]).toBe("deleted 0 expired checkpoint(s), 0 unreferenced state(s), 0 finished move journal(s)");
+    expect(at(["prune"]).stdout.split("\n")[0]).toBe(
+      "deleted 0 expired checkpoint(s), 0 unreferenced state(s), 0 finished move journal(s)",
+    );
     expect(JSON.parse(at(["--json", "prune", "--no-vacuum"]).stdout)).toMatchObject({ checkpoints: 0, snapshots: 0, moves: 0 });
     expect(at(["recover"]).stdout).toBe("resumed 0 move(s), 0 waiting, 0 failed; 0 workspace restore(s); 0 call(s) of unknown outcome\n");
     expect(JSON.parse(at(["--json", "recover"]).stdout)).toEqual({ resumed: [], waiting: [], failed: [], unknown: [], workspaces: [] });
@@ -256,12 +294,17 @@ describe("maintenance", () => {
     const r = cli.run(["--db", join(dir, "..", "demo.db"), "--json", "demo", "--files", join(cli.dir, "demo-files")]);
     expect(r.status).toBe(0);
     const ids = JSON.parse(r.stdout);
-    expect(ids).toMatchObject({ userId: "demo", chat: { sessionId: expect.stringMatching(/^ses_/), checkpointIds: [expect.any(String), expect.any(String)] } });
+    expect(ids).toMatchObject({
+      userId: "demo",
+      chat: { sessionId: expect.stringMatching(/^ses_/), checkpointIds: [expect.any(String), expect.any(String)] },
+    });
     expect(ids.tools).toMatch(/demo[/\\]tools\.js$/);
     const at = (args: string[]) => cli.run(["--db", join(cli.dir, "demo.db"), ...args]);
     expect(at(["verify"]).stdout).toBe("ok: 2 session(s) verified\n");
     expect(at(["versions", ids.chat.sessionId, ids.chat.editedMessageId, "-u", "demo"]).stdout).toMatch(/^< 2\/2 >\n/);
-    const replayed = JSON.parse(at(["--json", "--tools", ids.tools, "switch", ids.agent.sessionId, ids.agent.filesBranchId, "-u", "demo"]).stdout);
+    const replayed = JSON.parse(
+      at(["--json", "--tools", ids.tools, "switch", ids.agent.sessionId, ids.agent.filesBranchId, "-u", "demo"]).stdout,
+    );
     expect(replayed.replayed).toHaveLength(3);
   });
 

@@ -22,8 +22,30 @@ beforeAll(async () => {
 });
 afterAll(() => cli.remove());
 
-const VERBS = ["sessions", "users", "summary", "tree", "history", "checkpoints", "show", "diff", "timeline", "versions", "plan", "rollback",
-  "switch", "edit", "delete", "export", "import", "verify", "prune", "recover", "demo", "ui"];
+const VERBS = [
+  "sessions",
+  "users",
+  "summary",
+  "tree",
+  "history",
+  "checkpoints",
+  "show",
+  "diff",
+  "timeline",
+  "versions",
+  "plan",
+  "rollback",
+  "switch",
+  "edit",
+  "delete",
+  "export",
+  "import",
+  "verify",
+  "prune",
+  "recover",
+  "demo",
+  "ui",
+];
 
 describe("conventions", () => {
   it("--version prints the package's version", () => {
@@ -48,7 +70,9 @@ describe("conventions", () => {
   it("a reader that stops early (| head -1) ends the command quietly: no EPIPE stack, exit 0", () => {
     // Every line is its own write: once head has gone, the next one meets a closed pipe.
     for (const args of [["history", sessionId, "-u", "ann", "-n", "50"], ["timeline", sessionId, "-u", "ann", "-n", "50"], ["--help"]]) {
-      const r = spawnSync("bash", ["-c", `set -o pipefail; "$0" "$@" | head -1`, process.execPath, cli.bin, "--db", db, ...args], { encoding: "utf8" });
+      const r = spawnSync("bash", ["-c", `set -o pipefail; "$0" "$@" | head -1`, process.execPath, cli.bin, "--db", db, ...args], {
+        encoding: "utf8",
+      });
       expect([args[0], r.status, r.stdout.split("\n").length, r.stderr]).toEqual([args[0], 0, 2, ""]);
     }
   });
@@ -56,23 +80,32 @@ describe("conventions", () => {
   it("--help and --version load no engine: not the library, the database driver, drizzle or zod", () => {
     // A module hook that records every module the process loads (no timing: what is loaded is what costs).
     const hooks = join(cli.dir, "record-hooks.mjs");
-    writeFileSync(hooks, `import { appendFileSync } from "node:fs";
+    writeFileSync(
+      hooks,
+      `import { appendFileSync } from "node:fs";
 export async function resolve(specifier, context, next) {
   const r = await next(specifier, context);
   appendFileSync(process.env.LOADED_LOG, r.url + "\\n");
   return r;
 }
-`);
+`,
+    );
     const register = join(cli.dir, "record.mjs");
     writeFileSync(register, `import { register } from "node:module"; register(${JSON.stringify(`file://${hooks}`)});\n`);
     for (const args of [["--help"], ["--version"], ["history", "--help"]]) {
       const log = join(cli.dir, `loaded-${args[0]}.log`);
       writeFileSync(log, "");
-      const r = spawnSync(process.execPath, ["--import", register, cli.bin, ...args], { encoding: "utf8", env: { PATH: process.env.PATH, LOADED_LOG: log } });
+      const r = spawnSync(process.execPath, ["--import", register, cli.bin, ...args], {
+        encoding: "utf8",
+        env: { PATH: process.env.PATH, LOADED_LOG: log },
+      });
       expect(r.status).toBe(0);
       const loaded = readFileSync(log, "utf8").split("\n").filter(Boolean);
       expect(loaded).toContainEqual(expect.stringMatching(/\/dist\/cli\/main\.js$/));
-      expect([args[0], loaded.filter((url) => /\/dist\/index\.js$|\/dist\/(sessions|store|tools)\/|better-sqlite3|drizzle-orm|\/zod\//.test(url))]).toEqual([args[0], []]);
+      expect([
+        args[0],
+        loaded.filter((url) => /\/dist\/index\.js$|\/dist\/(sessions|store|tools)\/|better-sqlite3|drizzle-orm|\/zod\//.test(url)),
+      ]).toEqual([args[0], []]);
     }
   });
 

@@ -16,18 +16,37 @@ afterAll(() => cli.remove());
 
 describe("reads never create a database", () => {
   const commands = [
-    ["sessions", "-u", "ann"], ["sessions", "--all"], ["users"], ["summary", "s_x", "-u", "ann"], ["tree", "s_x", "-u", "ann"],
-    ["history", "s_x", "-u", "ann"], ["checkpoints", "-u", "ann"], ["show", "cp_x", "-u", "ann"], ["diff", "s_x", "cp_a", "cp_b", "-u", "ann"],
-    ["timeline", "s_x", "-u", "ann"], ["versions", "s_x", "m_x", "-u", "ann"], ["plan", "s_x", "-c", "cp_x", "-u", "ann"],
-    ["rollback", "s_x", "cp_x", "-u", "ann", "--dry-run"], ["export", "s_x", "-u", "ann"], ["verify"],
+    ["sessions", "-u", "ann"],
+    ["sessions", "--all"],
+    ["users"],
+    ["summary", "s_x", "-u", "ann"],
+    ["tree", "s_x", "-u", "ann"],
+    ["history", "s_x", "-u", "ann"],
+    ["checkpoints", "-u", "ann"],
+    ["show", "cp_x", "-u", "ann"],
+    ["diff", "s_x", "cp_a", "cp_b", "-u", "ann"],
+    ["timeline", "s_x", "-u", "ann"],
+    ["versions", "s_x", "m_x", "-u", "ann"],
+    ["plan", "s_x", "-c", "cp_x", "-u", "ann"],
+    ["rollback", "s_x", "cp_x", "-u", "ann", "--dry-run"],
+    ["export", "s_x", "-u", "ann"],
+    ["verify"],
     // Writes to a file that is not there fail the same way: only import and demo create one.
-    ["rollback", "s_x", "cp_x", "-u", "ann"], ["switch", "s_x", "br_x", "-u", "ann"], ["edit", "s_x", "m_x", "hi", "-u", "ann"],
-    ["delete", "s_x", "-u", "ann"], ["prune"], ["recover"],
+    ["rollback", "s_x", "cp_x", "-u", "ann"],
+    ["switch", "s_x", "br_x", "-u", "ann"],
+    ["edit", "s_x", "m_x", "hi", "-u", "ann"],
+    ["delete", "s_x", "-u", "ann"],
+    ["prune"],
+    ["recover"],
   ];
   it.each(commands)("%s: one line on stderr, exit 1, and no file", (...args) => {
     const db = join(cli.dir, `typo-${args[0]}.db`);
     const r = cli.run(["--db", db, ...args]);
-    expect([r.status, r.stdout, r.stderr]).toEqual([1, "", `error: no database at ${db} (give --db or FORKPOINT_DB; only import and demo create one)\n`]);
+    expect([r.status, r.stdout, r.stderr]).toEqual([
+      1,
+      "",
+      `error: no database at ${db} (give --db or FORKPOINT_DB; only import and demo create one)\n`,
+    ]);
     expect(existsSync(db)).toBe(false);
     expect(existsSync(`${db}-wal`)).toBe(false);
   });
@@ -39,7 +58,8 @@ describe("reads never create a database", () => {
     await s.append({ role: "user", content: "hi" });
     await fp.close();
     const before = dumpDatabase(db);
-    for (const args of [["sessions", "-u", "ann"], ["history", s.id, "-u", "ann"], ["verify"], ["users"]]) expect(cli.run(["--db", db, ...args]).status).toBe(0);
+    for (const args of [["sessions", "-u", "ann"], ["history", s.id, "-u", "ann"], ["verify"], ["users"]])
+      expect(cli.run(["--db", db, ...args]).status).toBe(0);
     expect(dumpDatabase(db)).toEqual(before);
   });
 });
@@ -58,8 +78,15 @@ describe("reads leave the files as they found them", () => {
     const bytes = readFileSync(db);
     const { mtimeMs } = statSync(db);
     for (const args of [
-      ["sessions", "-u", "ann"], ["users"], ["history", s.id, "-u", "ann"], ["show", cp.id, "-u", "ann"], ["timeline", s.id, "-u", "ann"],
-      ["export", s.id, "-u", "ann"], ["verify"], ["rollback", s.id, cp.id, "-u", "ann", "--dry-run"], ["history", "ses_nope", "-u", "ann"],
+      ["sessions", "-u", "ann"],
+      ["users"],
+      ["history", s.id, "-u", "ann"],
+      ["show", cp.id, "-u", "ann"],
+      ["timeline", s.id, "-u", "ann"],
+      ["export", s.id, "-u", "ann"],
+      ["verify"],
+      ["rollback", s.id, cp.id, "-u", "ann", "--dry-run"],
+      ["history", "ses_nope", "-u", "ann"],
     ]) {
       cli.run(["--db", db, ...args]);
       expect([args[0], readdirSync(dir)]).toEqual([args[0], ["rest.db"]]);
@@ -89,7 +116,10 @@ describe("stored text cannot drive the operator's terminal", () => {
     db = join(cli.dir, "hostile.db");
     const fp = openForkpoint({ path: db });
     const s = await fp.createSession({ userId: "ann", title: `title ${hostile}` });
-    await s.append([{ role: "user", content: hostile }, { role: `role\x1b[31m`, content: { text: hostile } }]);
+    await s.append([
+      { role: "user", content: hostile },
+      { role: `role\x1b[31m`, content: { text: hostile } },
+    ]);
     await s.recordToolCall({ tool: "fetch", args: { url: hostile }, error: hostile });
     checkpointId = (await s.checkpoint({ name: `name ${hostile}` })).id;
     await s.append({ role: "user", content: `after ${hostile}` });
@@ -98,12 +128,25 @@ describe("stored text cannot drive the operator's terminal", () => {
   });
 
   it.each([
-    ["sessions", "-u", "ann"], ["sessions", "--all"], ["history"], ["summary"], ["show"], ["timeline"], ["checkpoints", "-u", "ann"], ["diff"], ["versions"], ["tree"],
+    ["sessions", "-u", "ann"],
+    ["sessions", "--all"],
+    ["history"],
+    ["summary"],
+    ["show"],
+    ["timeline"],
+    ["checkpoints", "-u", "ann"],
+    ["diff"],
+    ["versions"],
+    ["tree"],
   ])("%s prints control characters as visible escapes", (command, ...rest) => {
     const args = {
-      history: ["history", sessionId, "-u", "ann"], summary: ["summary", sessionId, "-u", "ann"], show: ["show", checkpointId, "-u", "ann"],
-      timeline: ["timeline", sessionId, "-u", "ann"], diff: ["diff", sessionId, checkpointId, checkpointId, "-u", "ann"],
-      versions: ["versions", sessionId, "MSG", "-u", "ann"], tree: ["tree", sessionId, "-u", "ann"],
+      history: ["history", sessionId, "-u", "ann"],
+      summary: ["summary", sessionId, "-u", "ann"],
+      show: ["show", checkpointId, "-u", "ann"],
+      timeline: ["timeline", sessionId, "-u", "ann"],
+      diff: ["diff", sessionId, checkpointId, checkpointId, "-u", "ann"],
+      versions: ["versions", sessionId, "MSG", "-u", "ann"],
+      tree: ["tree", sessionId, "-u", "ann"],
     }[command as "history"] ?? [command!, ...rest];
     if (command === "versions") {
       const history = JSON.parse(cli.run(["--db", db, "--json", "history", sessionId, "-u", "ann"]).stdout);
@@ -113,7 +156,8 @@ describe("stored text cannot drive the operator's terminal", () => {
     expect(r.status).toBe(0);
     // Nothing a terminal acts on: no C0 control but the newlines ending lines, no DEL, C1 or bidi override.
     expect(r.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
-    if (["history", "show", "summary", "sessions"].includes(command!)) expect(r.stdout).toContain("\\x1b]0;pwned\\x07 then \\x1b[2J cleared");
+    if (["history", "show", "summary", "sessions"].includes(command!))
+      expect(r.stdout).toContain("\\x1b]0;pwned\\x07 then \\x1b[2J cleared");
   });
 
   it("--json stays exact", () => {
@@ -156,13 +200,26 @@ describe("stored text cannot drive the operator's terminal", () => {
     const branch = `br\x1b[2J\u202e`;
     const checkpoint = `cp\x1b]0;pwned\x07`;
     const was = (raw.prepare("SELECT current_branch_id AS id FROM sessions").get() as { id: string }).id;
-    for (const [table, column] of [["branches", "id"], ["entries", "branch_id"], ["sessions", "current_branch_id"], ["checkpoints", "branch_id"], ["events", "branch_id"]]) {
+    for (const [table, column] of [
+      ["branches", "id"],
+      ["entries", "branch_id"],
+      ["sessions", "current_branch_id"],
+      ["checkpoints", "branch_id"],
+      ["events", "branch_id"],
+    ]) {
       raw.prepare(`UPDATE ${table} SET ${column} = ? WHERE ${column} = ?`).run(branch, was);
     }
     raw.prepare("UPDATE checkpoints SET id = ? WHERE id = ?").run(checkpoint, cp.id);
     raw.prepare("UPDATE events SET ref_id = ? WHERE ref_id = ?").run(checkpoint, cp.id);
     raw.close();
-    for (const args of [["summary", s.id], ["tree", s.id], ["checkpoints"], ["timeline", s.id], ["history", s.id], ["plan", s.id, "-b", branch]]) {
+    for (const args of [
+      ["summary", s.id],
+      ["tree", s.id],
+      ["checkpoints"],
+      ["timeline", s.id],
+      ["history", s.id],
+      ["plan", s.id, "-b", branch],
+    ]) {
       const r = cli.run(["--db", file, ...args, "-u", "ann"]);
       expect([args[0], r.status]).toEqual([args[0], 0]);
       expect([args[0], r.stdout]).toEqual([args[0], expect.not.stringMatching(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/)]);

@@ -13,14 +13,17 @@ beforeAll(async () => {
   cli = await installCli();
   // A plain ES module, as a user would write one: a named export and a default array (the same tool twice is taken once).
   toolsModule = join(cli.dir, "my-tools.mjs");
-  writeFileSync(toolsModule, `import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+  writeFileSync(
+    toolsModule,
+    `import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 export const writeFile = {
   name: "write_file",
   run: ({ path, text }) => { const previous = existsSync(path) ? readFileSync(path, "utf8") : null; writeFileSync(path, text); return { path, previous }; },
   undo: ({ result }) => { if (result.previous === null) rmSync(result.path, { force: true }); else writeFileSync(result.path, result.previous); },
 };
 export default [writeFile];
-`);
+`,
+  );
 });
 afterAll(() => cli.remove());
 
@@ -43,7 +46,12 @@ describe("--tools", () => {
     const before = dumpDatabase(db);
     const r = cli.run(["--db", db, "rollback", sessionId, checkpointId, "-u", "ann"]);
     expect(r.status).toBe(1);
-    expect(r.stderr.split("\n")).toEqual([expect.stringMatching(/^error: this rollback must undo or replay 1 reversible tool call\(s\) \(write_file tc_\S+\) .*pass --tools \.\/my-tools\.js/), ""]);
+    expect(r.stderr.split("\n")).toEqual([
+      expect.stringMatching(
+        /^error: this rollback must undo or replay 1 reversible tool call\(s\) \(write_file tc_\S+\) .*pass --tools \.\/my-tools\.js/,
+      ),
+      "",
+    ]);
     expect(dumpDatabase(db)).toEqual(before);
     expect(readFileSync(file, "utf8")).toBe("written");
   });
@@ -83,7 +91,10 @@ describe("--tools", () => {
     const ts = join(cli.dir, "my-tools.ts");
     writeFileSync(ts, "export const n: number = 1;\n");
     const typed = cli.run(["--db", db, "--tools", ts, "rollback", sessionId, checkpointId, "-u", "ann"]);
-    expect([typed.status, typed.stderr]).toEqual([1, `error: cannot load --tools ${ts}: a TypeScript file; compile it to JavaScript, or run forkpoint with node --import tsx\n`]);
+    expect([typed.status, typed.stderr]).toEqual([
+      1,
+      `error: cannot load --tools ${ts}: a TypeScript file; compile it to JavaScript, or run forkpoint with node --import tsx\n`,
+    ]);
     const directory = cli.run(["--db", db, "--tools", cli.dir, "rollback", sessionId, checkpointId, "-u", "ann"]);
     expect([directory.status, directory.stderr]).toEqual([1, `error: cannot load --tools ${cli.dir}: a directory, not a module file\n`]);
     const empty = join(cli.dir, "empty.mjs");

@@ -112,7 +112,12 @@ describe("a LangGraph thread goes on from its forkpoint session's current positi
     await graph.invoke(say("with a cake"), thread("t"));
 
     await s.switchBranch(first);
-    expect(texts((await graph.getState(thread("t"))).values.messages)).toEqual(["human:hi", "ai:echo: hi", "human:plan a trip", "ai:echo: plan a trip"]);
+    expect(texts((await graph.getState(thread("t"))).values.messages)).toEqual([
+      "human:hi",
+      "ai:echo: hi",
+      "human:plan a trip",
+      "ai:echo: plan a trip",
+    ]);
     const out = await graph.invoke(say("to Rome"), thread("t"));
     expect(texts(out.messages).slice(-2)).toEqual(["human:to Rome", "ai:echo: to Rome"]);
     expect((await s.info()).currentBranchId).toBe(first);
@@ -283,26 +288,34 @@ describe("a tool-calling graph whose tools journal their calls on the thread's s
       });
       const { fp } = dbs.open({ tools: [writeFile] });
       const saver = new ForkpointSaver(fp);
-      const lcTool = tool(async (args, config) => String(await (await saver.sessionFor(config.configurable.thread_id)).invoke("write_file", args)), {
-        name: "write_file", description: "writes a file", schema: z.object({ name: z.string(), text: z.string() }),
-      });
+      const lcTool = tool(
+        async (args, config) => String(await (await saver.sessionFor(config.configurable.thread_id)).invoke("write_file", args)),
+        { name: "write_file", description: "writes a file", schema: z.object({ name: z.string(), text: z.string() }) },
+      );
       // A scripted model: a tool call, then its answer, per turn.
       const replies = [
-        new AIMessage({ content: "", tool_calls: [{ id: "c1", name: "write_file", args: { name: "a.txt", text: "A" } }] }), new AIMessage("wrote a"),
-        new AIMessage({ content: "", tool_calls: [{ id: "c2", name: "write_file", args: { name: "b.txt", text: "B" } }] }), new AIMessage("wrote b"),
+        new AIMessage({ content: "", tool_calls: [{ id: "c1", name: "write_file", args: { name: "a.txt", text: "A" } }] }),
+        new AIMessage("wrote a"),
+        new AIMessage({ content: "", tool_calls: [{ id: "c2", name: "write_file", args: { name: "b.txt", text: "B" } }] }),
+        new AIMessage("wrote b"),
         new AIMessage("nothing to write"),
       ];
       const graph = new StateGraph(MessagesAnnotation)
         .addNode("agent", () => ({ messages: [replies.shift()!] }))
         .addNode("tools", new ToolNode([lcTool]))
-        .addEdge(START, "agent").addConditionalEdges("agent", toolsCondition).addEdge("tools", "agent")
+        .addEdge(START, "agent")
+        .addConditionalEdges("agent", toolsCondition)
+        .addEdge("tools", "agent")
         .compile({ checkpointer: saver });
       await graph.invoke(say("write a"), thread("r"));
       const s = await saver.sessionFor("r");
       const afterA = await s.checkpoint({ name: "after a" });
       await graph.invoke(say("write b"), thread("r"));
       expect(readdirSync(dir).sort()).toEqual(["a.txt", "b.txt"]);
-      expect((await s.toolTrack()).map((t) => t.args)).toEqual([{ name: "a.txt", text: "A" }, { name: "b.txt", text: "B" }]);
+      expect((await s.toolTrack()).map((t) => t.args)).toEqual([
+        { name: "a.txt", text: "A" },
+        { name: "b.txt", text: "B" },
+      ]);
       expect(await s.branches()).toHaveLength(1);
 
       const { undone } = await s.rollback(afterA.id);

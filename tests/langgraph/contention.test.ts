@@ -14,9 +14,12 @@ const dbs = tempDatabases();
 
 const config = (parent?: string) => ({ configurable: { thread_id: "t", checkpoint_ns: "", ...(parent ? { checkpoint_id: parent } : {}) } });
 const put = (saver: ForkpointSaver, parent: string | undefined, id: string, messages: unknown[], step: number) =>
-  saver.put(config(parent),
+  saver.put(
+    config(parent),
     { v: 4, id, ts: new Date().toISOString(), channel_values: { messages }, channel_versions: { messages: step }, versions_seen: {} },
-    { source: "loop", step, parents: {} }, { messages: step });
+    { source: "loop", step, parents: {} },
+    { messages: step },
+  );
 const [one, two, theirs] = ["one", "two", "theirs"].map((content) => ({ role: "user", content }));
 
 /** A serializer that, the first time it writes a list of messages, lets `meanwhile` run first (another writer's put). */
@@ -72,7 +75,9 @@ describe("ForkpointSaver under another writer", () => {
       await Promise.all([put(a, "01", "0A", listA, 4), later.then(() => put(b, "02", "0B", listB, 5))]);
       const { fp } = dbs.open({ path });
       expect([await read(fp, "0A"), await read(fp, "0B")]).toEqual([listA, listB]);
-      const { items: [info] } = await fp.listSessions({ userId: "langgraph" });
+      const {
+        items: [info],
+      } = await fp.listSessions({ userId: "langgraph" });
       // The root and one fork each: no put landed twice.
       expect(await (await fp.getSession(info!.id, { userId: "langgraph" })).branches()).toHaveLength(3);
       expect(await fp.verify()).toMatchObject({ ok: true });
@@ -95,7 +100,9 @@ describe("ForkpointSaver under another writer", () => {
       const saver = new ForkpointSaver(fp);
       await put(saver, undefined, "01", [one], 1);
       await put(saver, "01", "02", [one, two], 2);
-      const { items: [info] } = await fp.listSessions({ userId: "langgraph" });
+      const {
+        items: [info],
+      } = await fp.listSessions({ userId: "langgraph" });
       const s = await fp.getSession(info!.id, { userId: "langgraph" });
       await s.invoke("note", { text: "written after 02" });
       expect(readFileSync(file, "utf8")).toBe("written after 02");
@@ -126,15 +133,21 @@ describe("ForkpointSaver when its checkpoint id is taken while its fork runs too
         run: async () => ({ ok: true }),
         // Another process puts the very checkpoint id while this one's fork undoes the call (its row, as it writes it).
         undo: async () => {
-          other.prepare(`INSERT INTO lg_checkpoints SELECT session_id, '03', parent_checkpoint_id, fp_checkpoint_id, type, checkpoint,
-            metadata_type, metadata, messages_version FROM lg_checkpoints WHERE checkpoint_id = '02'`).run();
+          other
+            .prepare(
+              `INSERT INTO lg_checkpoints SELECT session_id, '03', parent_checkpoint_id, fp_checkpoint_id, type, checkpoint,
+            metadata_type, metadata, messages_version FROM lg_checkpoints WHERE checkpoint_id = '02'`,
+            )
+            .run();
         },
       });
       const { fp } = dbs.open({ path, tools: [note] });
       const saver = new ForkpointSaver(fp);
       await put(saver, undefined, "01", [one], 1);
       await put(saver, "01", "02", [one, two], 2);
-      const { items: [info] } = await fp.listSessions({ userId: "langgraph" });
+      const {
+        items: [info],
+      } = await fp.listSessions({ userId: "langgraph" });
       const s = await fp.getSession(info!.id, { userId: "langgraph" });
       await s.invoke("note", {});
       const before = (await s.info()).currentBranchId;
@@ -176,7 +189,9 @@ function rewritingSaver(fp: Forkpoint) {
   const mine = { role: "user", content: "mine" };
   const arm = (anyValue: boolean) => {
     serde.anyValue = anyValue;
-    serde.after = () => { mine.content = "rewritten"; };
+    serde.after = () => {
+      mine.content = "rewritten";
+    };
   };
   return { saver: new ForkpointSaver(fp, { serde }), mine, arm };
 }
@@ -208,9 +223,12 @@ describe("ForkpointSaver while a node acts during a put", () => {
     const mine = { role: "user", content: "mine" };
     const state = { n: 1 };
     const putState = (parent: string, id: string, messages: unknown[], step: number) =>
-      saver.put(config(parent),
+      saver.put(
+        config(parent),
         { v: 4, id, ts: "", channel_values: { messages, state }, channel_versions: { messages: step, state: step }, versions_seen: {} },
-        { source: "loop", step, parents: {} }, { messages: step, state: step });
+        { source: "loop", step, parents: {} },
+        { messages: step, state: step },
+      );
     await put(saver, undefined, "01", [a], 1);
     serde.anyValue = true;
     serde.after = () => {

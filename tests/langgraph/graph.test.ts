@@ -16,7 +16,9 @@ import { approvalGraph, echoGraph, texts } from "./helpers.js";
 
 const dbs = tempDatabases();
 
-const thread = (id: string, checkpointId?: string) => ({ configurable: { thread_id: id, ...(checkpointId ? { checkpoint_id: checkpointId } : {}) } });
+const thread = (id: string, checkpointId?: string) => ({
+  configurable: { thread_id: id, ...(checkpointId ? { checkpoint_id: checkpointId } : {}) },
+});
 
 describe("ForkpointSaver with a LangGraph graph", () => {
   it("keeps a thread as a forkpoint session: its messages, once each, and a checkpoint per step", async () => {
@@ -26,12 +28,17 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     const out = await graph.invoke({ messages: [new HumanMessage("book a hotel")] }, thread("t1"));
     expect(texts(out.messages)).toEqual(["human:hi", "ai:echo: hi", "human:book a hotel", "ai:echo: book a hotel"]);
 
-    const { items: [info] } = await fp.listSessions({ userId: "alice" });
+    const {
+      items: [info],
+    } = await fp.listSessions({ userId: "alice" });
     expect(info!.title).toBe("t1");
     const s = await fp.getSession(info!.id, { userId: "alice" });
     const history = await s.history();
     expect(history.map((m) => [m.role, m.content])).toEqual([
-      ["user", "hi"], ["assistant", "echo: hi"], ["user", "book a hotel"], ["assistant", "echo: book a hotel"],
+      ["user", "hi"],
+      ["assistant", "echo: hi"],
+      ["user", "book a hotel"],
+      ["assistant", "echo: book a hotel"],
     ]);
     // The message's own id (LangChain's) is its client id.
     expect(history[0]!.clientId).toBe(out.messages[0]!.id);
@@ -61,7 +68,9 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     expect(texts((await graph.getState(thread("t"))).values.messages)).toEqual(["human:one", "ai:echo: one"]);
     const out = await graph.invoke({ messages: [new HumanMessage("two")] }, thread("t"));
     expect(texts(out.messages)).toEqual(["human:one", "ai:echo: one", "human:two", "ai:echo: two"]);
-    const { items: [info] } = await fp.listSessions({ userId: "langgraph" });
+    const {
+      items: [info],
+    } = await fp.listSessions({ userId: "langgraph" });
     const s = await fp.getSession(info!.id, { userId: "langgraph" });
     expect((await s.history()).map((m) => m.content)).toEqual(["one", "echo: one", "two", "echo: two"]);
     expect(await fp.verify()).toMatchObject({ ok: true });
@@ -82,7 +91,9 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     // LangGraph now reads the fork as the thread's latest state.
     expect(texts((await graph.getState(thread("t"))).values.messages).at(-1)).toBe("ai:echo: plan a party");
 
-    const { items: [info] } = await fp.listSessions({ userId: "alice" });
+    const {
+      items: [info],
+    } = await fp.listSessions({ userId: "alice" });
     const s = await fp.getSession(info!.id, { userId: "alice" });
     const history = await s.history();
     expect(history.map((m) => m.content)).toEqual(["hi", "echo: hi", "plan a party", "echo: plan a party"]);
@@ -114,7 +125,9 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     const now = await graph.getState(thread("u"));
     expect(texts(now.values.messages)).toEqual(["human:one", "ai:echo: one"]);
     expect(now.values.mood).toBe("calm");
-    const { items: [info] } = await fp.listSessions({ userId: "langgraph" });
+    const {
+      items: [info],
+    } = await fp.listSessions({ userId: "langgraph" });
     const s = await fp.getSession(info!.id, { userId: "langgraph" });
     expect((await s.history()).map((m) => m.content)).toEqual(["one", "echo: one"]);
     // Going on from there appends to the fork.
@@ -143,7 +156,9 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     await bob.invoke({ messages: [new HumanMessage("mine")] }, thread("shared-id"));
     expect(texts((await alice.getState(thread("shared-id"))).values.messages)[0]).toBe("human:secret");
 
-    const { items: [info] } = await fp.listSessions({ userId: "alice" });
+    const {
+      items: [info],
+    } = await fp.listSessions({ userId: "alice" });
     await new ForkpointSaver(fp, { userId: "alice" }).deleteThread("shared-id");
     await expect(fp.getSession(info!.id, { userId: "alice" })).rejects.toBeInstanceOf(NotFoundError);
     expect((await alice.getState(thread("shared-id"))).values).toEqual({});
@@ -160,8 +175,14 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     await saver.put({ configurable: { thread_id: "d", checkpoint_ns: "child:1" } }, cp("2"), meta, {});
     const sessions = async () => (await fp.listSessions({ userId: "langgraph" })).items.map((i) => i.id).sort();
     const [a, b] = await sessions();
-    withRawDatabase(path, (db) => db.prepare(`INSERT INTO moves (id, session_id, kind, spec, status, pid, pid_start, created_at)
-      VALUES ('mv_stuck', ?, 'rollback', '{}', 'running', 1, NULL, 0)`).run(b));
+    withRawDatabase(path, (db) =>
+      db
+        .prepare(
+          `INSERT INTO moves (id, session_id, kind, spec, status, pid, pid_start, created_at)
+      VALUES ('mv_stuck', ?, 'rollback', '{}', 'running', 1, NULL, 0)`,
+        )
+        .run(b),
+    );
     const before = dumpDatabase(path);
     await expect(saver.deleteThread("d")).rejects.toMatchObject({ code: "MOVE_IN_PROGRESS" });
     expect(dumpDatabase(path)).toEqual(before);
@@ -176,7 +197,10 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     const { fp } = dbs.open();
     const saver = new ForkpointSaver(fp);
     await echoGraph(saver).invoke({ messages: [new HumanMessage("one")] }, thread("dd"));
-    await expect(Promise.all([saver.deleteThread("dd"), new ForkpointSaver(fp).deleteThread("dd")])).resolves.toEqual([undefined, undefined]);
+    await expect(Promise.all([saver.deleteThread("dd"), new ForkpointSaver(fp).deleteThread("dd")])).resolves.toEqual([
+      undefined,
+      undefined,
+    ]);
     expect((await fp.listSessions({ userId: "langgraph" })).items).toEqual([]);
   });
 
@@ -225,8 +249,12 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     await expect(saver.put({}, cp, meta, {})).rejects.toBeInstanceOf(ValidationError);
     await expect(saver.put({ configurable: { checkpoint_ns: "" } }, cp, meta, {})).rejects.toBeInstanceOf(ValidationError);
     await expect(saver.putWrites({ configurable: { thread_id: "x" } }, [["a", 1]], "task")).rejects.toBeInstanceOf(ValidationError);
-    await expect(saver.putWrites({ configurable: { thread_id: "x", checkpoint_id: "c" } }, [null as never], "task")).rejects.toBeInstanceOf(ValidationError);
-    await expect(saver.putWrites({ configurable: { thread_id: "x", checkpoint_id: "c" } }, [["a", 1]], "task", 5 as never)).rejects.toBeInstanceOf(ValidationError);
+    await expect(saver.putWrites({ configurable: { thread_id: "x", checkpoint_id: "c" } }, [null as never], "task")).rejects.toBeInstanceOf(
+      ValidationError,
+    );
+    await expect(
+      saver.putWrites({ configurable: { thread_id: "x", checkpoint_id: "c" } }, [["a", 1]], "task", 5 as never),
+    ).rejects.toBeInstanceOf(ValidationError);
     await expect(saver.getTuple(null as never)).rejects.toBeInstanceOf(ValidationError);
     await expect(saver.list({}, { limit: Number.NaN }).next()).rejects.toBeInstanceOf(ValidationError);
     expect(() => new ForkpointSaver({} as never)).toThrow(ValidationError);
@@ -234,7 +262,9 @@ describe("ForkpointSaver with a LangGraph graph", () => {
 
     const config = await saver.put({ configurable: { thread_id: "x" } }, cp, meta, {});
     await expect(saver.put({ configurable: { thread_id: "x" } }, cp, meta, {})).rejects.toMatchObject({ code: "CHECKPOINT_EXISTS" });
-    const { items: [info] } = await fp.listSessions({ userId: "langgraph" });
+    const {
+      items: [info],
+    } = await fp.listSessions({ userId: "langgraph" });
     const s = await fp.getSession(info!.id, { userId: "langgraph" });
     const { items } = await fp.listCheckpoints({ userId: "langgraph", sessionId: s.id });
     const held = items.find((c) => c.name !== "langgraph:start")!;
@@ -245,11 +275,17 @@ describe("ForkpointSaver with a LangGraph graph", () => {
   it("a message over the limits is refused before anything is written, even from an old checkpoint", async () => {
     const { fp, path } = dbs.open({ limits: { maxPayloadBytes: 1_000 } });
     const saver = new ForkpointSaver(fp);
-    const msgs = [{ role: "user", content: "a" }, { role: "assistant", content: "b" }];
+    const msgs = [
+      { role: "user", content: "a" },
+      { role: "assistant", content: "b" },
+    ];
     const put = (parent: string | undefined, id: string, messages: unknown[], step: number) =>
-      saver.put({ configurable: { thread_id: "t", ...(parent ? { checkpoint_id: parent } : {}) } },
+      saver.put(
+        { configurable: { thread_id: "t", ...(parent ? { checkpoint_id: parent } : {}) } },
         { v: 4, id, ts: new Date().toISOString(), channel_values: { messages }, channel_versions: { messages: step }, versions_seen: {} },
-        { source: "loop", step, parents: {} }, { messages: step });
+        { source: "loop", step, parents: {} },
+        { messages: step },
+      );
     await put(undefined, "01", msgs.slice(0, 1), 1);
     await put("01", "02", msgs, 2);
     const before = dumpDatabase(path);
@@ -272,7 +308,13 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     expect((await history()).length).toBe(6);
 
     // An older checkpoint's checksum (checked on the shared lineage, not re-read in full).
-    withRawDatabase(path, (db) => db.prepare(`UPDATE checkpoints SET checksum = 'x' WHERE seq = (SELECT seq FROM checkpoints WHERE name IS NULL ORDER BY seq LIMIT 1 OFFSET 1)`).run());
+    withRawDatabase(path, (db) =>
+      db
+        .prepare(
+          `UPDATE checkpoints SET checksum = 'x' WHERE seq = (SELECT seq FROM checkpoints WHERE name IS NULL ORDER BY seq LIMIT 1 OFFSET 1)`,
+        )
+        .run(),
+    );
     await expect(history()).rejects.toBeInstanceOf(IntegrityError);
     expect(texts((await graph.getState(thread("v"))).values.messages)).toHaveLength(4);
 
@@ -306,7 +348,9 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     // What this saver wrote it keeps as verified (it hashed it): damaged on disk afterwards, it is not returned, and
     // another saver, which reads the chain in full, refuses it.
     await graph.invoke({ messages: [new HumanMessage("dos")] }, thread("w"));
-    withRawDatabase(path, (db) => db.prepare(`UPDATE entries SET content = '"evil"' WHERE seq = (SELECT max(seq) FROM entries WHERE kind = 'message')`).run());
+    withRawDatabase(path, (db) =>
+      db.prepare(`UPDATE entries SET content = '"evil"' WHERE seq = (SELECT max(seq) FROM entries WHERE kind = 'message')`).run(),
+    );
     expect(await values(graph)).toEqual([...expected, "human:dos", "ai:echo: dos"]);
     await expect(values(echoGraph(new ForkpointSaver(fp)))).rejects.toBeInstanceOf(IntegrityError);
   });
@@ -316,7 +360,9 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     const reader = echoGraph(new ForkpointSaver(fp));
     await reader.invoke({ messages: [new HumanMessage("one")] }, thread("x"));
     await echoGraph(new ForkpointSaver(fp)).invoke({ messages: [new HumanMessage("two")] }, thread("x"));
-    withRawDatabase(path, (db) => db.prepare(`UPDATE entries SET content = '"evil"' WHERE seq = (SELECT max(seq) FROM entries WHERE kind = 'message')`).run());
+    withRawDatabase(path, (db) =>
+      db.prepare(`UPDATE entries SET content = '"evil"' WHERE seq = (SELECT max(seq) FROM entries WHERE kind = 'message')`).run(),
+    );
     await expect(reader.getState(thread("x"))).rejects.toBeInstanceOf(IntegrityError);
   });
 
@@ -343,21 +389,38 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     const { fp, path } = dbs.open({ limits: { maxPayloadBytes: 1_000 } });
     const saver = new ForkpointSaver(fp);
     const put = (parent: string | undefined, id: string, messages: unknown[], step: number) =>
-      saver.put({ configurable: { thread_id: "t", ...(parent ? { checkpoint_id: parent } : {}) } },
+      saver.put(
+        { configurable: { thread_id: "t", ...(parent ? { checkpoint_id: parent } : {}) } },
         { v: 4, id, ts: new Date().toISOString(), channel_values: { messages }, channel_versions: { messages: step }, versions_seen: {} },
-        { source: "loop", step, parents: {} }, { messages: step });
+        { source: "loop", step, parents: {} },
+        { messages: step },
+      );
     const empty = dumpDatabase(path);
-    expect(await put(undefined, "01", [{ role: "user", content: "x".repeat(2_000) }], 1).catch((e: unknown) => e)).toBeInstanceOf(PayloadTooLargeError);
+    expect(await put(undefined, "01", [{ role: "user", content: "x".repeat(2_000) }], 1).catch((e: unknown) => e)).toBeInstanceOf(
+      PayloadTooLargeError,
+    );
     expect(dumpDatabase(path)).toEqual(empty);
 
     await put(undefined, "01", [{ role: "user", content: "a" }], 1);
-    await put("01", "02", [{ role: "user", content: "a" }, { role: "assistant", content: "b" }], 2);
+    await put(
+      "01",
+      "02",
+      [
+        { role: "user", content: "a" },
+        { role: "assistant", content: "b" },
+      ],
+      2,
+    );
     const before = dumpDatabase(path);
     // From the first checkpoint (which would fork) and with other messages (which would edit): refused first.
-    expect(await put("01", "02", [{ role: "user", content: "c" }], 3).catch((e: unknown) => e)).toMatchObject({ code: "CHECKPOINT_EXISTS" });
+    expect(await put("01", "02", [{ role: "user", content: "c" }], 3).catch((e: unknown) => e)).toMatchObject({
+      code: "CHECKPOINT_EXISTS",
+    });
     expect(dumpDatabase(path)).toEqual(before);
     // The thread's empty start (where puts without a parent fork from) cannot be deleted either.
-    const { items: [info] } = await fp.listSessions({ userId: "langgraph" });
+    const {
+      items: [info],
+    } = await fp.listSessions({ userId: "langgraph" });
     const s = await fp.getSession(info!.id, { userId: "langgraph" });
     const start = (await fp.listCheckpoints({ userId: "langgraph", name: "langgraph:start" })).items[0]!;
     expect(await s.deleteCheckpoint(start.id).catch((e: unknown) => e)).toMatchObject({ code: "CHECKPOINT_IN_USE" });
@@ -368,11 +431,22 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     const [a, b] = [new ForkpointSaver(fp), new ForkpointSaver(fp)];
     /** `step` null: a checkpoint that leaves the messages channel as its parent has it. */
     const put = (saver: ForkpointSaver, parent: string | undefined, id: string, messages: unknown[], step: number | null) =>
-      saver.put({ configurable: { thread_id: "t", checkpoint_ns: "", ...(parent ? { checkpoint_id: parent } : {}) } },
-        { v: 4, id, ts: new Date().toISOString(), channel_values: { messages }, channel_versions: { messages: step ?? 0 }, versions_seen: {} },
-        { source: "loop", step: step ?? 0, parents: {} }, step === null ? {} : { messages: step });
+      saver.put(
+        { configurable: { thread_id: "t", checkpoint_ns: "", ...(parent ? { checkpoint_id: parent } : {}) } },
+        {
+          v: 4,
+          id,
+          ts: new Date().toISOString(),
+          channel_values: { messages },
+          channel_versions: { messages: step ?? 0 },
+          versions_seen: {},
+        },
+        { source: "loop", step: step ?? 0, parents: {} },
+        step === null ? {} : { messages: step },
+      );
     const read = async (saver: ForkpointSaver, id: string) =>
-      (await saver.getTuple({ configurable: { thread_id: "t", checkpoint_ns: "", checkpoint_id: id } }))!.checkpoint.channel_values.messages;
+      (await saver.getTuple({ configurable: { thread_id: "t", checkpoint_ns: "", checkpoint_id: id } }))!.checkpoint.channel_values
+        .messages;
     const [one, two, three] = ["one", "two", "three"].map((content) => ({ role: "user", content }));
     await put(a, undefined, "01", [one], 1);
     await put(a, "01", "02", [one, two], 2);
@@ -391,7 +465,10 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     expect(await a.getTuple({ configurable: { thread_id: "t", checkpoint_ns: "", checkpoint_id: "04" } })).toBeUndefined();
     const sessions = (await fp.listSessions({ userId: "langgraph" })).items;
     expect(sessions).toHaveLength(1);
-    expect((await (await fp.getSession(sessions[0]!.id, { userId: "langgraph" })).history()).map((m) => m.content)).toEqual(["three", "one"]);
+    expect((await (await fp.getSession(sessions[0]!.id, { userId: "langgraph" })).history()).map((m) => m.content)).toEqual([
+      "three",
+      "one",
+    ]);
     expect(await fp.verify()).toMatchObject({ ok: true });
   });
 
@@ -409,7 +486,9 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     await graph.invoke({ messages: [new HumanMessage("hi")] }, thread("p"));
     const out = await graph.invoke(new Command({ resume: "yes" }), thread("p"));
     expect(out.messages.map((m: BaseMessage) => m.content)).toEqual(["hi", "note pushed in place", "got yes"]);
-    const { items: [info] } = await fp.listSessions({ userId: "langgraph" });
+    const {
+      items: [info],
+    } = await fp.listSessions({ userId: "langgraph" });
     const s = await fp.getSession(info!.id, { userId: "langgraph" });
     expect((await s.history()).map((m) => m.content)).toEqual(["hi", "note pushed in place", "got yes"]);
   });
@@ -418,15 +497,22 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     const { fp } = dbs.open();
     const saver = new ForkpointSaver(fp);
     const put = (parent: string | undefined, id: string, messages: unknown[], step: number) =>
-      saver.put({ configurable: { thread_id: "s", ...(parent ? { checkpoint_id: parent } : {}) } },
+      saver.put(
+        { configurable: { thread_id: "s", ...(parent ? { checkpoint_id: parent } : {}) } },
         { v: 4, id, ts: new Date().toISOString(), channel_values: { messages }, channel_versions: { messages: step }, versions_seen: {} },
-        { source: "loop", step, parents: {} }, { messages: step });
-    const plain = [{ role: "user", content: "one" }, { role: "assistant", content: { text: 'a "lc": 1 string' } }];
+        { source: "loop", step, parents: {} },
+        { messages: step },
+      );
+    const plain = [
+      { role: "user", content: "one" },
+      { role: "assistant", content: { text: 'a "lc": 1 string' } },
+    ];
     await put(undefined, "01", plain, 1);
     const tagged = { role: "user", content: "two", tags: new Set(["a", "b"]) };
     await put("01", "02", [...plain, tagged], 2);
     for (const reader of [saver, new ForkpointSaver(fp)]) {
-      const read = async (id: string) => (await reader.getTuple({ configurable: { thread_id: "s", checkpoint_id: id } }))!.checkpoint.channel_values.messages as unknown[];
+      const read = async (id: string) =>
+        (await reader.getTuple({ configurable: { thread_id: "s", checkpoint_id: id } }))!.checkpoint.channel_values.messages as unknown[];
       expect(await read("01")).toStrictEqual(plain);
       const [, , third] = await read("02");
       expect((third as { tags: unknown }).tags).toBeInstanceOf(Set);
@@ -456,10 +542,16 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     const { fp, path } = dbs.open();
     const saver = new ForkpointSaver(fp);
     const put = (parent: string | undefined, id: string, messages: unknown[], step: number) =>
-      saver.put({ configurable: { thread_id: "b", ...(parent ? { checkpoint_id: parent } : {}) } },
+      saver.put(
+        { configurable: { thread_id: "b", ...(parent ? { checkpoint_id: parent } : {}) } },
         { v: 4, id, ts: new Date().toISOString(), channel_values: { messages }, channel_versions: { messages: step }, versions_seen: {} },
-        { source: "loop", step, parents: {} }, { messages: step });
-    const [one, two] = [{ role: "user", content: "one" }, { role: "user", content: "two" }];
+        { source: "loop", step, parents: {} },
+        { messages: step },
+      );
+    const [one, two] = [
+      { role: "user", content: "one" },
+      { role: "user", content: "two" },
+    ];
     await put(undefined, "01", [one], 1);
     await put("01", "02", [one, two], 2);
     const before = dumpDatabase(path);
@@ -486,7 +578,9 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     for (const text of ["hello", "my card 1234-5678", "thanks"]) await graph.invoke({ messages: [new HumanMessage(text)] }, thread("r"));
     const expected = ["hello", "noted", "my card [card]", "noted", "thanks", "noted"];
     expect((await graph.getState(thread("r"))).values.messages.map((m: BaseMessage) => m.content)).toEqual(expected);
-    const { items: [info] } = await fp.listSessions({ userId: "langgraph" });
+    const {
+      items: [info],
+    } = await fp.listSessions({ userId: "langgraph" });
     const s = await fp.getSession(info!.id, { userId: "langgraph" });
     const history = await s.history();
     expect(history.map((m) => m.content)).toEqual(expected);
@@ -500,7 +594,8 @@ describe("ForkpointSaver with a LangGraph graph", () => {
       .addNode("redact", (state) => {
         if (text(state.messages.at(-1)!) === "thanks") {
           for (const m of state.messages) {
-            if (Array.isArray(m.content)) for (const b of m.content as { text: string }[]) b.text = b.text.replace(/\d{4}-\d{4}/g, "[card]");
+            if (Array.isArray(m.content))
+              for (const b of m.content as { text: string }[]) b.text = b.text.replace(/\d{4}-\d{4}/g, "[card]");
           }
         }
         return { messages: [new AIMessage({ content: [{ type: "text", text: "noted" }] })] };

@@ -22,7 +22,12 @@ describe("ForkpointSaver and lone surrogates", () => {
     const bad = new HumanMessage({ content: "two", id: "\ud800" });
     const messages = [...(tuple.checkpoint.channel_values.messages as BaseMessage[]), bad];
     const refused = await saver
-      .put(tuple.config, { ...tuple.checkpoint, id: "1f000000-0000-6000-8000-000000000001", channel_values: { messages } }, { source: "loop", step: 9, parents: {} }, { messages: 99 })
+      .put(
+        tuple.config,
+        { ...tuple.checkpoint, id: "1f000000-0000-6000-8000-000000000001", channel_values: { messages } },
+        { source: "loop", step: 9, parents: {} },
+        { messages: 99 },
+      )
       .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(ValidationError);
     expect(refused).toMatchObject({ code: "MALFORMED_TEXT" });

@@ -7,7 +7,8 @@ const msg = (content: string) => ({ role: "user", content });
 
 describe("extendsMirror", () => {
   it("holds for the same objects followed by new ones, and not for a copy, a reassigned field or a shorter list", () => {
-    const a = msg("a"), b = msg("b");
+    const a = msg("a"),
+      b = msg("b");
     const mirror = mirrorOf([a, b]);
     expect(extendsMirror(mirror, [a, b])).toBe(true);
     expect(extendsMirror(mirror, [a, b, msg("c")])).toBe(true);
@@ -88,7 +89,8 @@ describe("MirrorCache", () => {
   });
 
   it("keeps its own copy of the items: the caller's array pushed to later reads as new items, not as mirrored ones", () => {
-    const a = msg("a"), b = msg("b");
+    const a = msg("a"),
+      b = msg("b");
     const theirs = [a];
     const mirror = mirrorOf(theirs);
     theirs.push(b);

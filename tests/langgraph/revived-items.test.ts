@@ -25,7 +25,14 @@ const serialize = async (x: unknown) => JSON.parse(await textOf(x)) as never;
 
 const messages = (): BaseMessage[] => [
   new SystemMessage("be brief"),
-  new HumanMessage({ content: [{ type: "text", text: "look" }, { type: "image_url", image_url: { url: "data:," } }], id: "h1", name: "ann" }),
+  new HumanMessage({
+    content: [
+      { type: "text", text: "look" },
+      { type: "image_url", image_url: { url: "data:," } },
+    ],
+    id: "h1",
+    name: "ann",
+  }),
   new AIMessage({
     content: "calling",
     id: "a1",
@@ -44,7 +51,8 @@ describe("revivalOf / revive", () => {
       const item = await loaded(text);
       const r = await revivalOf(item, text, serialize);
       expect(r, m.constructor.name).not.toBeNull();
-      const a = revive(r!), b = revive(r!);
+      const a = revive(r!),
+        b = revive(r!);
       expect(a).toBeInstanceOf(m.constructor);
       expect(await textOf(a)).toBe(text);
       expect(a).not.toBe(b);
@@ -103,8 +111,12 @@ describe("ForkpointSaver reads LangChain messages through their revivals", () =>
   });
 
   const checkpoint = (step: number, list: BaseMessage[]): Checkpoint => ({
-    v: 4, id: uuid6(step), ts: new Date().toISOString(), channel_values: { messages: list },
-    channel_versions: { messages: step + 1 }, versions_seen: {},
+    v: 4,
+    id: uuid6(step),
+    ts: new Date().toISOString(),
+    channel_values: { messages: list },
+    channel_versions: { messages: step + 1 },
+    versions_seen: {},
   });
 
   it("every getTuple gives fresh objects equal to what the serializer revives, whether read before or not", async () => {

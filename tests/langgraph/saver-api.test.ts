@@ -39,8 +39,16 @@ describe("ForkpointSaver's API", () => {
     const latest = await saver.getTuple(as("alice", "t"));
     const lgId = latest!.config.configurable!.checkpoint_id as string;
     const { items } = await fp.listCheckpoints({ userId: "alice", sessionId: s.id, auto: true, limit: 1 });
-    expect((await saver.configFor({ checkpointId: items[0]!.id })).configurable).toEqual({ thread_id: "t", checkpoint_ns: "", checkpoint_id: lgId });
-    expect((await saver.configFor({ checkpointId: lgId })).configurable).toEqual({ thread_id: "t", checkpoint_ns: "", checkpoint_id: lgId });
+    expect((await saver.configFor({ checkpointId: items[0]!.id })).configurable).toEqual({
+      thread_id: "t",
+      checkpoint_ns: "",
+      checkpoint_id: lgId,
+    });
+    expect((await saver.configFor({ checkpointId: lgId })).configurable).toEqual({
+      thread_id: "t",
+      checkpoint_ns: "",
+      checkpoint_id: lgId,
+    });
 
     // The user's own: invoked with it, the graph forks there (LangGraph's time travel), from the state at that position.
     const config = await saver.configFor({ checkpointId: mine.id }, { userId: "alice" });
@@ -78,7 +86,12 @@ describe("ForkpointSaver's API", () => {
     await graph.invoke(say("alice's secret"), as("alice", "t1"));
     await graph.invoke(say("bob's"), as("bob", "t1", "user_id"));
     await graph.invoke(say("more"), as("alice", "t1", "user_id"));
-    expect(texts((await graph.getState(as("alice", "t1"))).values.messages)).toEqual(["human:alice's secret", "ai:echo: alice's secret", "human:more", "ai:echo: more"]);
+    expect(texts((await graph.getState(as("alice", "t1"))).values.messages)).toEqual([
+      "human:alice's secret",
+      "ai:echo: alice's secret",
+      "human:more",
+      "ai:echo: more",
+    ]);
     expect(texts((await graph.getState(as("bob", "t1"))).values.messages)).toEqual(["human:bob's", "ai:echo: bob's"]);
     // Neither is the saver's default user's thread.
     expect((await graph.getState({ configurable: { thread_id: "t1" } })).values).toEqual({});
@@ -89,7 +102,9 @@ describe("ForkpointSaver's API", () => {
     expect(listed.length).toBeGreaterThan(0);
     expect(listed.every((c) => c?.userId === "bob")).toBe(true);
 
-    await expect(graph.invoke(say("x"), { configurable: { thread_id: "t1", userId: "alice", user_id: "bob" } })).rejects.toBeInstanceOf(ValidationError);
+    await expect(graph.invoke(say("x"), { configurable: { thread_id: "t1", userId: "alice", user_id: "bob" } })).rejects.toBeInstanceOf(
+      ValidationError,
+    );
     await expect(saver.getTuple({ configurable: { thread_id: "t1", userId: "\ud800" } })).rejects.toMatchObject({ code: "MALFORMED_TEXT" });
     await saver.deleteThread("t1", { userId: "bob" });
     expect((await fp.listSessions({ userId: "bob" })).items).toHaveLength(0);

@@ -7,8 +7,14 @@ import { makeTempDir, removeDir } from "../helpers.js";
 
 // The suite calls describe/it/expect as globals (it is written for Jest and Vitest alike).
 Object.assign(globalThis, {
-  describe: vitest.describe, it: vitest.it, test: vitest.test, expect: vitest.expect,
-  beforeAll: vitest.beforeAll, afterAll: vitest.afterAll, beforeEach: vitest.beforeEach, afterEach: vitest.afterEach,
+  describe: vitest.describe,
+  it: vitest.it,
+  test: vitest.test,
+  expect: vitest.expect,
+  beforeAll: vitest.beforeAll,
+  afterAll: vitest.afterAll,
+  beforeEach: vitest.beforeEach,
+  afterEach: vitest.afterEach,
 });
 const { validate, deltaChannelHistoryTests } = await import("@langchain/langgraph-checkpoint-validation");
 

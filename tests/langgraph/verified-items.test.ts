@@ -7,8 +7,21 @@ import type { EntryRow } from "../../src/store/store.js";
 
 /** A plain `{ role, content }` item the saver stored (marked as the graph's own, not a message written through forkpoint). */
 const row = (branchId: string, position: number, text: string): EntryRow => ({
-  seq: 0, id: `msg_${branchId}_${position}`, branchId, position, kind: "message", role: "user", content: JSON.stringify(text),
-  tool: null, callId: null, clientId: null, metadata: JSON.stringify({ langgraph: "plain" }), stateId: null, msgCount: position, hash: `h${branchId}${position}`, createdAt: 0,
+  seq: 0,
+  id: `msg_${branchId}_${position}`,
+  branchId,
+  position,
+  kind: "message",
+  role: "user",
+  content: JSON.stringify(text),
+  tool: null,
+  callId: null,
+  clientId: null,
+  metadata: JSON.stringify({ langgraph: "plain" }),
+  stateId: null,
+  msgCount: position,
+  hash: `h${branchId}${position}`,
+  createdAt: 0,
 });
 const segments = (branchId: string, upTo: number) => [{ branchId, after: 0, upTo }];
 const texts = (c: VerifiedItemsCache, id: string) => c.get(id)?.texts.map((t) => (JSON.parse(t) as { content: string }).content);
@@ -16,7 +29,11 @@ const texts = (c: VerifiedItemsCache, id: string) => c.get(id)?.texts.map((t) =>
 describe("VerifiedItemsCache", () => {
   it("a put from the start keeps what it wrote, the next put from its head extends it, one from elsewhere does not", () => {
     const c = new VerifiedItemsCache();
-    c.written("s", { entryId: null, position: 0, hash: "0", stateId: null, msgCount: 0 }, { segments: segments("b", 2), rows: [row("b", 1, "a"), row("b", 2, "b")] });
+    c.written(
+      "s",
+      { entryId: null, position: 0, hash: "0", stateId: null, msgCount: 0 },
+      { segments: segments("b", 2), rows: [row("b", 1, "a"), row("b", 2, "b")] },
+    );
     c.written("s", { entryId: "x", position: 2, hash: "hb2", stateId: null, msgCount: 2 }, { segments: null, rows: [row("b", 3, "c")] });
     expect(texts(c, "s")).toEqual(["a", "b", "c"]);
     expect(c.get("s")!.lineage.segments).toEqual(segments("b", 3));
@@ -27,7 +44,11 @@ describe("VerifiedItemsCache", () => {
 
   it("a read of an older point of the kept lineage returns that prefix and keeps the whole", () => {
     const c = new VerifiedItemsCache();
-    c.written("s", { entryId: null, position: 0, hash: "0", stateId: null, msgCount: 0 }, { segments: segments("b", 3), rows: [row("b", 1, "a"), row("b", 2, "b"), row("b", 3, "c")] });
+    c.written(
+      "s",
+      { entryId: null, position: 0, hash: "0", stateId: null, msgCount: 0 },
+      { segments: segments("b", 3), rows: [row("b", 1, "a"), row("b", 2, "b"), row("b", 3, "c")] },
+    );
     const older = c.read("s", c.get("s"), { shared: 2, segments: segments("b", 2), fresh: [] });
     expect(older.texts.length).toBe(2);
     expect(texts(c, "s")).toEqual(["a", "b", "c"]);

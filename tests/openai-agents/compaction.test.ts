@@ -20,7 +20,9 @@ it("a compaction item replaces the history the Runner reads, on the same branch,
   const s = await fp.createSession({ userId: "u" });
   const memory = new ForkpointSession(s);
   const write = tool({
-    name: "write_file", description: "Write a file", parameters: z.object({ path: z.string() }),
+    name: "write_file",
+    description: "Write a file",
+    parameters: z.object({ path: z.string() }),
     execute: async ({ path }) => (writeFileSync(join(dir, path), "x"), "ok"),
   });
   const compaction: AgentInputItem = { type: "compaction", encrypted_content: "summary-of-before" };
@@ -30,7 +32,11 @@ it("a compaction item replaces the history the Runner reads, on the same branch,
     [compaction, reply("compacted")],
     [reply("still here")],
   ]);
-  const agent = new Agent({ name: "w", model, tools: undoableAgentTools(s, [write], { write_file: ({ args }) => rmSync(join(dir, args.path)) }) });
+  const agent = new Agent({
+    name: "w",
+    model,
+    tools: undoableAgentTools(s, [write], { write_file: ({ args }) => rmSync(join(dir, args.path)) }),
+  });
   const runner = new Runner({ tracingDisabled: true });
   await runner.run(agent, "write a.txt", { session: memory });
   expect((await runner.run(agent, "go on", { session: memory })).finalOutput).toBe("compacted");

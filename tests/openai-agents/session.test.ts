@@ -45,8 +45,13 @@ describe("ForkpointSession", () => {
     expect(await memory.popItem()).toBeUndefined();
     const items: AgentInputItem[] = [
       user("hi"),
-      { type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: "hello", providerData: { annotations: [] } }] },
-      { type: "function_call", callId: "c1", name: "f", arguments: "{\"a\":1}", status: "completed", providerData: { x: [1, null] } },
+      {
+        type: "message",
+        role: "assistant",
+        status: "completed",
+        content: [{ type: "output_text", text: "hello", providerData: { annotations: [] } }],
+      },
+      { type: "function_call", callId: "c1", name: "f", arguments: '{"a":1}', status: "completed", providerData: { x: [1, null] } },
       { type: "function_call_result", callId: "c1", name: "f", status: "completed", output: { type: "text", text: "ok" } },
     ];
     await memory.addItems(items);
@@ -83,7 +88,11 @@ describe("ForkpointSession", () => {
     const shape = (branches: { reason: string; forkCheckpointId: string | null; forkPosition: number }[]) =>
       branches.map((b) => [b.reason, b.forkCheckpointId, b.forkPosition]);
     const source = shape(await s.branches());
-    expect(source).toEqual([["root", null, 0], ["edit", null, 1], ["edit", null, 0]]);
+    expect(source).toEqual([
+      ["root", null, 0],
+      ["edit", null, 1],
+      ["edit", null, 0],
+    ]);
     const other = dbs.open().fp;
     const copy = await other.importSession(await fp.exportSession(s.id, { userId: "u" }), { userId: "u" });
     expect(shape(await copy.branches())).toEqual(source);
@@ -99,9 +108,12 @@ describe("ForkpointSession", () => {
       [reply("Wrote b.txt.")],
     ]);
     const start = await s.checkpoint({ name: "start" });
-    const agent = new Agent({ name: "writer", instructions: "Write files.", model, tools: undoableAgentTools(s, [writeFileTool(dir)], {
-      write_file: ({ args }) => rmSync(join(dir, (args as { path: string }).path)),
-    }) });
+    const agent = new Agent({
+      name: "writer",
+      instructions: "Write files.",
+      model,
+      tools: undoableAgentTools(s, [writeFileTool(dir)], { write_file: ({ args }) => rmSync(join(dir, (args as { path: string }).path)) }),
+    });
     const runner = new Runner();
     const r1 = await runner.run(agent, "write a", { session: memory });
     expect(r1.finalOutput).toBe("Wrote a.txt.");
@@ -111,9 +123,13 @@ describe("ForkpointSession", () => {
     // The second turn's model call saw the first turn's items, read back from the session.
     expect(JSON.stringify(model.requests[2]!.input)).toContain("Wrote a.txt.");
     const items = await memory.getItems();
-    expect(items.filter((i) => "role" in i && i.role === "user").map((i) => (i as { content: string }).content)).toEqual(["write a", "write b"]);
+    expect(items.filter((i) => "role" in i && i.role === "user").map((i) => (i as { content: string }).content)).toEqual([
+      "write a",
+      "write b",
+    ]);
     expect((await s.toolTrack()).map((t) => [t.tool, t.callId, t.args])).toEqual([
-      ["write_file", "call-1", { path: "a.txt", text: "A" }], ["write_file", "call-2", { path: "b.txt", text: "B" }],
+      ["write_file", "call-1", { path: "a.txt", text: "A" }],
+      ["write_file", "call-2", { path: "b.txt", text: "B" }],
     ]);
 
     // Popping the last run's items (back to its input) forks before them; its file write is undone with them.
@@ -138,9 +154,11 @@ describe("ForkpointSession", () => {
   it("a streamed run works the same: its input is saved after its calls, so popping the input undoes them", async () => {
     const { dir, s, memory } = await setup();
     const model = new ScriptedModel([[functionCall("sc-1", "write_file", { path: "s.txt", text: "S" })], [reply("ok")]]);
-    const agent = new Agent({ name: "w", model, tools: undoableAgentTools(s, [writeFileTool(dir)], {
-      write_file: ({ args }) => rmSync(join(dir, (args as { path: string }).path)),
-    }) });
+    const agent = new Agent({
+      name: "w",
+      model,
+      tools: undoableAgentTools(s, [writeFileTool(dir)], { write_file: ({ args }) => rmSync(join(dir, (args as { path: string }).path)) }),
+    });
     const streamed = await new Runner().run(agent, "stream it", { session: memory, stream: true });
     for await (const _event of streamed) void _event;
     await streamed.completed;
@@ -159,13 +177,18 @@ describe("ForkpointSession", () => {
   it("the same Agent runs again after popItem and clearSession: its tools go on from the new branch", async () => {
     const { dir, s, memory } = await setup();
     const model = new ScriptedModel([
-      [functionCall("c1", "write_file", { path: "a.txt", text: "A" })], [reply("wrote a")],
-      [functionCall("c2", "write_file", { path: "b.txt", text: "B" })], [reply("wrote b")],
-      [functionCall("c3", "write_file", { path: "c.txt", text: "C" })], [reply("wrote c")],
+      [functionCall("c1", "write_file", { path: "a.txt", text: "A" })],
+      [reply("wrote a")],
+      [functionCall("c2", "write_file", { path: "b.txt", text: "B" })],
+      [reply("wrote b")],
+      [functionCall("c3", "write_file", { path: "c.txt", text: "C" })],
+      [reply("wrote c")],
     ]);
-    const agent = new Agent({ name: "w", model, tools: undoableAgentTools(s, [writeFileTool(dir)], {
-      write_file: ({ args }) => rmSync(join(dir, (args as { path: string }).path)),
-    }) });
+    const agent = new Agent({
+      name: "w",
+      model,
+      tools: undoableAgentTools(s, [writeFileTool(dir)], { write_file: ({ args }) => rmSync(join(dir, (args as { path: string }).path)) }),
+    });
     const runner = new Runner();
     await runner.run(agent, "write a", { session: memory });
     // "Undo the last answer": pop it, then ask again with the same agent.
@@ -174,7 +197,11 @@ describe("ForkpointSession", () => {
     expect((await s.toolTrack()).map((t) => t.callId)).toEqual(["c1", "c2"]);
     await memory.clearSession();
     expect((await runner.run(agent, "write c", { session: memory })).finalOutput).toBe("wrote c");
-    expect([existsSync(join(dir, "a.txt")), existsSync(join(dir, "b.txt")), readFileSync(join(dir, "c.txt"), "utf8")]).toEqual([false, false, "C"]);
+    expect([existsSync(join(dir, "a.txt")), existsSync(join(dir, "b.txt")), readFileSync(join(dir, "c.txt"), "utf8")]).toEqual([
+      false,
+      false,
+      "C",
+    ]);
     expect((await s.toolTrack()).map((t) => t.callId)).toEqual(["c3"]);
   });
 
@@ -182,16 +209,26 @@ describe("ForkpointSession", () => {
     const { dir, s, memory } = await setup();
     const start = await s.checkpoint();
     const abortController = new AbortController();
-    const model = new ScriptedModel([
-      [functionCall("c1", "write_file", { path: "one.txt", text: "1" })],
-      [functionCall("c2", "write_file", { path: "two.txt", text: "2" })],
-      [reply("done")],
-    ], async (turn) => {
-      if (turn === 1) await s.rollback(start.id);
+    const model = new ScriptedModel(
+      [
+        [functionCall("c1", "write_file", { path: "one.txt", text: "1" })],
+        [functionCall("c2", "write_file", { path: "two.txt", text: "2" })],
+        [reply("done")],
+      ],
+      async (turn) => {
+        if (turn === 1) await s.rollback(start.id);
+      },
+    );
+    const agent = new Agent({
+      name: "w",
+      model,
+      tools: undoableAgentTools(
+        s,
+        [writeFileTool(dir)],
+        { write_file: ({ args }) => rmSync(join(dir, (args as { path: string }).path)) },
+        { abortController },
+      ),
     });
-    const agent = new Agent({ name: "w", model, tools: undoableAgentTools(s, [writeFileTool(dir)], {
-      write_file: ({ args }) => rmSync(join(dir, (args as { path: string }).path)),
-    }, { abortController }) });
     await expect(new Runner().run(agent, "go", { session: memory, signal: abortController.signal })).rejects.toThrow();
     expect((abortController.signal.reason as ConflictError).code).toBe("SESSION_MOVED");
     expect(existsSync(join(dir, "one.txt")) || existsSync(join(dir, "two.txt"))).toBe(false);
@@ -202,9 +239,11 @@ describe("ForkpointSession", () => {
     const { dir, s, memory } = await setup();
     const start = await s.checkpoint();
     const model = new ScriptedModel([[functionCall("bad", "write_file", { path: "no/such/dir/a.txt", text: "A" })], [reply("could not")]]);
-    const agent = new Agent({ name: "w", model, tools: undoableAgentTools(s, [writeFileTool(dir)], {
-      write_file: ({ args }) => rmSync(join(dir, (args as { path: string }).path)),
-    }) });
+    const agent = new Agent({
+      name: "w",
+      model,
+      tools: undoableAgentTools(s, [writeFileTool(dir)], { write_file: ({ args }) => rmSync(join(dir, (args as { path: string }).path)) }),
+    });
     const run = await new Runner().run(agent, "write", { session: memory });
     expect(run.finalOutput).toBe("could not");
     expect(JSON.stringify(model.requests[1]!.input)).toContain("An error occurred while running the tool");

@@ -106,7 +106,9 @@ afterAll(() => packed?.remove());
 describe("the packed tarball", () => {
   it("holds the build, README, LICENSE and package.json; no source maps without sources, no drizzle snapshots", () => {
     const { files } = packed;
-    expect(files).toEqual(expect.arrayContaining(["package.json", "README.md", "LICENSE", "dist/index.js", "dist/index.d.ts", "dist/cli/main.js"]));
+    expect(files).toEqual(
+      expect.arrayContaining(["package.json", "README.md", "LICENSE", "dist/index.js", "dist/index.d.ts", "dist/cli/main.js"]),
+    );
     expect(files.filter((f) => /(^|\/)meta\/.*_snapshot\.json$/.test(f))).toEqual([]);
     for (const map of files.filter((f) => f.endsWith(".map"))) {
       const sources = (JSON.parse(run("tar", ["-xzOf", packed.tarball, `package/${map}`])) as { sources: string[] }).sources;
@@ -151,7 +153,7 @@ describe("installed into a fresh project", () => {
     expect(run(process.execPath, ["out/main.js"], { cwd: app })).toBe("tuple none\n");
   }, 120_000);
 
-  it("require(\"forkpoint\") loads it from CommonJS (require(esm): no top-level await in what it loads)", () => {
+  it('require("forkpoint") loads it from CommonJS (require(esm): no top-level await in what it loads)', () => {
     const app = installInto(packed, join(packed.dir, "cjs"), { type: "commonjs" });
     writeFileSync(join(app, "main.js"), REQUIRE_CONSUMER);
     expect(run(process.execPath, ["main.js"], { cwd: app })).toBe("required 1 function\n");

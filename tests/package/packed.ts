@@ -48,9 +48,18 @@ export function packProject(): Packed {
   symlinkSync(join(repo, "node_modules"), join(stage, "node_modules"), "dir");
   const out = join(dir, "out");
   mkdirSync(out);
-  run("npm", ["pack", "--pack-destination", out, "--loglevel", "error"], { cwd: stage, env: { ...process.env, npm_config_offline: "true" } });
-  const tarball = join(out, readdirSync(out).find((f) => f.endsWith(".tgz"))!);
-  const files = run("tar", ["-tzf", tarball]).split("\n").filter(Boolean).map((f) => f.replace(/^package\//, ""));
+  run("npm", ["pack", "--pack-destination", out, "--loglevel", "error"], {
+    cwd: stage,
+    env: { ...process.env, npm_config_offline: "true" },
+  });
+  const tarball = join(
+    out,
+    readdirSync(out).find((f) => f.endsWith(".tgz"))!,
+  );
+  const files = run("tar", ["-tzf", tarball])
+    .split("\n")
+    .filter(Boolean)
+    .map((f) => f.replace(/^package\//, ""));
   const manifest = JSON.parse(run("tar", ["-xzOf", tarball, "package/package.json"])) as PackageJson;
   return { dir, tarball, files, manifest, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }

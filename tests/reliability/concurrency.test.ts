@@ -60,7 +60,9 @@ describe("4 processes x 500 mixed operations on the same session", () => {
     const positions = (() => {
       const db = new Database(path, { readonly: true });
       try {
-        return (db.prepare(`SELECT position FROM entries WHERE branch_id = ? ORDER BY position`).all(rootBranch) as { position: number }[]).map((r) => r.position);
+        return (
+          db.prepare(`SELECT position FROM entries WHERE branch_id = ? ORDER BY position`).all(rootBranch) as { position: number }[]
+        ).map((r) => r.position);
       } finally {
         db.close();
       }

@@ -77,8 +77,13 @@ beforeAll(async () => {
   await fp.close();
   expect(fs.existsSync(`${file}-wal`)).toBe(false);
   base = {
-    file, sessionId: s.id, rootBranch, branch2: branch.id,
-    msgs: { m1: m1!.id, m2: m2!.id, m3: m3!.id, m4: m4!.id }, tool: tool.id, cp: { A: cpA.id, B: cpB.id, C: cpC.id },
+    file,
+    sessionId: s.id,
+    rootBranch,
+    branch2: branch.id,
+    msgs: { m1: m1!.id, m2: m2!.id, m3: m3!.id, m4: m4!.id },
+    tool: tool.id,
+    cp: { A: cpA.id, B: cpB.id, C: cpC.id },
   };
 });
 
@@ -112,30 +117,104 @@ const stateIdOf = (db: Database.Database, b: Base, n: number) =>
 
 /** Each case: a tampering, the checkpoints it must break, and those it must leave restorable. */
 const CASES: { name: string; tamper: Tamper; broken: ("A" | "B" | "C")[]; intact: ("A" | "B" | "C")[] }[] = [
-  { name: "entries.content of a message (a letter flipped)", tamper: flipColumn("entries", "content", "id", (b) => b.msgs.m1), broken: ["A", "B", "C"], intact: [] },
-  { name: "entries.content of a message (made invalid JSON)", tamper: (db, b) => void db.prepare(`UPDATE entries SET content = '#' || substr(content, 2) WHERE id = ?`).run(b.msgs.m2), broken: ["A", "B", "C"], intact: [] },
+  {
+    name: "entries.content of a message (a letter flipped)",
+    tamper: flipColumn("entries", "content", "id", (b) => b.msgs.m1),
+    broken: ["A", "B", "C"],
+    intact: [],
+  },
+  {
+    name: "entries.content of a message (made invalid JSON)",
+    tamper: (db, b) => void db.prepare(`UPDATE entries SET content = '#' || substr(content, 2) WHERE id = ?`).run(b.msgs.m2),
+    broken: ["A", "B", "C"],
+    intact: [],
+  },
   { name: "entries.role", tamper: flipColumn("entries", "role", "id", (b) => b.msgs.m2), broken: ["A", "B", "C"], intact: [] },
   { name: "entries.hash", tamper: flipColumn("entries", "hash", "id", (b) => b.msgs.m1), broken: ["A", "B", "C"], intact: [] },
   { name: "entries.metadata", tamper: flipColumn("entries", "metadata", "id", (b) => b.msgs.m2), broken: ["A", "B", "C"], intact: [] },
   { name: "entries.created_at", tamper: flipColumn("entries", "created_at", "id", (b) => b.msgs.m1), broken: ["A", "B", "C"], intact: [] },
-  { name: "entries.content of a tool call (its args)", tamper: flipColumn("entries", "content", "id", (b) => b.tool, 2), broken: ["A", "B", "C"], intact: [] },
-  { name: "entries.state_id (pointed at another snapshot)", tamper: (db, b) => void db.prepare(`UPDATE entries SET state_id = ? WHERE state_id = ? AND kind = 'state'`).run(stateIdOf(db, b, 2), stateIdOf(db, b, 1)), broken: ["A", "C"], intact: [] },
-  { name: "a message after checkpoint A on the root (m3)", tamper: flipColumn("entries", "content", "id", (b) => b.msgs.m3), broken: ["B"], intact: ["A", "C"] },
-  { name: "a message of the second branch (m4)", tamper: flipColumn("entries", "content", "id", (b) => b.msgs.m4), broken: ["C"], intact: ["A", "B"] },
-  { name: "tool_results.result", tamper: flipColumn("tool_results", "result", "entry_id", (b) => b.tool, 2), broken: ["A", "B", "C"], intact: [] },
-  { name: "tool_results.status", tamper: (db, b) => void db.prepare(`UPDATE tool_results SET status = 'failed' WHERE entry_id = ?`).run(b.tool), broken: ["A", "B", "C"], intact: [] },
-  { name: "tool_results.completed_at", tamper: flipColumn("tool_results", "completed_at", "entry_id", (b) => b.tool), broken: ["A", "B", "C"], intact: [] },
-  { name: "state_snapshots.body", tamper: (db, b) => void db.prepare(`UPDATE state_snapshots SET body = replace(body, '"one"', '"onf"') WHERE id = ?`).run(stateIdOf(db, b, 1)), broken: ["A", "C"], intact: [] },
-  { name: "state_snapshots.hash", tamper: (db, b) => void db.prepare(`UPDATE state_snapshots SET hash = '0' || substr(hash, 2) WHERE id = ?`).run(stateIdOf(db, b, 2)), broken: ["B"], intact: ["A", "C"] },
+  {
+    name: "entries.content of a tool call (its args)",
+    tamper: flipColumn("entries", "content", "id", (b) => b.tool, 2),
+    broken: ["A", "B", "C"],
+    intact: [],
+  },
+  {
+    name: "entries.state_id (pointed at another snapshot)",
+    tamper: (db, b) =>
+      void db
+        .prepare(`UPDATE entries SET state_id = ? WHERE state_id = ? AND kind = 'state'`)
+        .run(stateIdOf(db, b, 2), stateIdOf(db, b, 1)),
+    broken: ["A", "C"],
+    intact: [],
+  },
+  {
+    name: "a message after checkpoint A on the root (m3)",
+    tamper: flipColumn("entries", "content", "id", (b) => b.msgs.m3),
+    broken: ["B"],
+    intact: ["A", "C"],
+  },
+  {
+    name: "a message of the second branch (m4)",
+    tamper: flipColumn("entries", "content", "id", (b) => b.msgs.m4),
+    broken: ["C"],
+    intact: ["A", "B"],
+  },
+  {
+    name: "tool_results.result",
+    tamper: flipColumn("tool_results", "result", "entry_id", (b) => b.tool, 2),
+    broken: ["A", "B", "C"],
+    intact: [],
+  },
+  {
+    name: "tool_results.status",
+    tamper: (db, b) => void db.prepare(`UPDATE tool_results SET status = 'failed' WHERE entry_id = ?`).run(b.tool),
+    broken: ["A", "B", "C"],
+    intact: [],
+  },
+  {
+    name: "tool_results.completed_at",
+    tamper: flipColumn("tool_results", "completed_at", "entry_id", (b) => b.tool),
+    broken: ["A", "B", "C"],
+    intact: [],
+  },
+  {
+    name: "state_snapshots.body",
+    tamper: (db, b) =>
+      void db.prepare(`UPDATE state_snapshots SET body = replace(body, '"one"', '"onf"') WHERE id = ?`).run(stateIdOf(db, b, 1)),
+    broken: ["A", "C"],
+    intact: [],
+  },
+  {
+    name: "state_snapshots.hash",
+    tamper: (db, b) => void db.prepare(`UPDATE state_snapshots SET hash = '0' || substr(hash, 2) WHERE id = ?`).run(stateIdOf(db, b, 2)),
+    broken: ["B"],
+    intact: ["A", "C"],
+  },
   ...(["name", "metadata", "position", "head_hash", "checksum", "created_at", "user_id"] as const).map((column) => ({
     name: `checkpoints.${column}`,
     tamper: flipColumn("checkpoints", column, "id", (b) => b.cp.A),
     broken: ["A" as const],
     intact: ["B" as const, "C" as const],
   })),
-  { name: "checkpoints.state_id", tamper: (db, b) => void db.prepare(`UPDATE checkpoints SET state_id = ? WHERE id = ?`).run(stateIdOf(db, b, 2), b.cp.A), broken: ["A"], intact: ["B", "C"] },
-  { name: "checkpoints.branch_id (moved to the other branch)", tamper: (db, b) => void db.prepare(`UPDATE checkpoints SET branch_id = ? WHERE id = ?`).run(b.branch2, b.cp.A), broken: ["A"], intact: ["B", "C"] },
-  { name: "checkpoints.expires_at (set)", tamper: (db, b) => void db.prepare(`UPDATE checkpoints SET expires_at = 9e15 WHERE id = ?`).run(b.cp.B), broken: ["B"], intact: ["A", "C"] },
+  {
+    name: "checkpoints.state_id",
+    tamper: (db, b) => void db.prepare(`UPDATE checkpoints SET state_id = ? WHERE id = ?`).run(stateIdOf(db, b, 2), b.cp.A),
+    broken: ["A"],
+    intact: ["B", "C"],
+  },
+  {
+    name: "checkpoints.branch_id (moved to the other branch)",
+    tamper: (db, b) => void db.prepare(`UPDATE checkpoints SET branch_id = ? WHERE id = ?`).run(b.branch2, b.cp.A),
+    broken: ["A"],
+    intact: ["B", "C"],
+  },
+  {
+    name: "checkpoints.expires_at (set)",
+    tamper: (db, b) => void db.prepare(`UPDATE checkpoints SET expires_at = 9e15 WHERE id = ?`).run(b.cp.B),
+    broken: ["B"],
+    intact: ["A", "C"],
+  },
 ];
 
 describe("bytes flipped in stored rows", () => {
@@ -213,14 +292,24 @@ describe("damaged files fail at open with a DatabaseError", () => {
   it("a real database truncated to half its size", () => {
     const file = copyOfBase();
     // make it big enough that half of it is missing real pages
-    withRawDatabase(file, (db) => db.exec(`CREATE TABLE IF NOT EXISTS padding (x); INSERT INTO padding SELECT randomblob(1000) FROM (SELECT 1 UNION ALL SELECT 2) , (SELECT value FROM json_each('[${Array(60).fill(0).join(",")}]'));`));
+    withRawDatabase(file, (db) =>
+      db.exec(
+        `CREATE TABLE IF NOT EXISTS padding (x); INSERT INTO padding SELECT randomblob(1000) FROM (SELECT 1 UNION ALL SELECT 2) , (SELECT value FROM json_each('[${Array(60).fill(0).join(",")}]'));`,
+      ),
+    );
     withRawDatabase(file, (db) => db.pragma("wal_checkpoint(TRUNCATE)"));
     const size = fs.statSync(file).size;
     expect(size).toBeGreaterThan(64 * 1024);
     fs.truncateSync(file, Math.floor(size / 2));
     const before = sha(file);
-    expectClearOpenError(thrownBy(() => openForkpoint({ path: file })), file);
-    expectClearOpenError(thrownBy(() => openForkpoint({ path: file, readonly: true })), file);
+    expectClearOpenError(
+      thrownBy(() => openForkpoint({ path: file })),
+      file,
+    );
+    expectClearOpenError(
+      thrownBy(() => openForkpoint({ path: file, readonly: true })),
+      file,
+    );
     expect(sha(file)).toBe(before);
   });
 
@@ -231,7 +320,10 @@ describe("damaged files fail at open with a DatabaseError", () => {
     const e = thrownBy(() => openForkpoint({ path: file }));
     expectClearOpenError(e, file);
     expect((e as DatabaseError).code).toBe("NOT_A_DATABASE");
-    expectClearOpenError(thrownBy(() => openForkpoint({ path: file, readonly: true })), file);
+    expectClearOpenError(
+      thrownBy(() => openForkpoint({ path: file, readonly: true })),
+      file,
+    );
     expect(sha(file)).toBe(before);
   });
 });
@@ -314,7 +406,10 @@ describe("a read-only database", () => {
     });
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout.trim().split("\n").pop()!) as {
-      history: number; state: unknown; restored: number; writes: Record<string, { name: string; code: string; message: string } | "written">;
+      history: number;
+      state: unknown;
+      restored: number;
+      writes: Record<string, { name: string; code: string; message: string } | "written">;
     };
     expect(out.history).toBe(3);
     expect(out.state).toEqual({ step: "one", n: 1 });

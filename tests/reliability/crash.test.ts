@@ -56,7 +56,11 @@ function readAcks(file: string): Ack[] {
   if (!fs.existsSync(file)) return [];
   const text = fs.readFileSync(file, "utf8");
   // Only complete lines count: a line is acknowledged once its newline is written.
-  return text.split("\n").slice(0, -1).filter((l) => l !== "").map((l) => JSON.parse(l) as Ack);
+  return text
+    .split("\n")
+    .slice(0, -1)
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l) as Ack);
 }
 
 function raw<T>(dbPath: string, fn: (db: Database.Database) => T): T {
@@ -73,7 +77,19 @@ async function runAndKill(lane: Lane, run: number, rand: () => number): Promise<
   const seed = Math.floor(rand() * 2 ** 31);
   const proc = spawn(
     process.execPath,
-    ["--import", "tsx", WORKER, lane.dbPath, lane.dir, lane.ackFile, lane.logFile, String(seed), lane.sessionId, USER, `L${lane.lane}R${run}`],
+    [
+      "--import",
+      "tsx",
+      WORKER,
+      lane.dbPath,
+      lane.dir,
+      lane.ackFile,
+      lane.logFile,
+      String(seed),
+      lane.sessionId,
+      USER,
+      `L${lane.lane}R${run}`,
+    ],
     { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
   );
   children.push(proc);
@@ -125,7 +141,9 @@ async function verifyLane(lane: Lane, stats: Stats): Promise<void> {
     const journal = raw(lane.dbPath, (db) => ({
       moves: db.prepare(`SELECT status, count(*) AS n FROM moves GROUP BY status`).all() as { status: string; n: number }[],
       openSteps: (db.prepare(`SELECT count(*) AS n FROM move_steps WHERE status IN ('pending', 'running')`).get() as { n: number }).n,
-      uncertain: new Set((db.prepare(`SELECT DISTINCT entry_id AS id FROM move_steps WHERE status = 'unknown'`).all() as { id: string }[]).map((r) => r.id)),
+      uncertain: new Set(
+        (db.prepare(`SELECT DISTINCT entry_id AS id FROM move_steps WHERE status = 'unknown'`).all() as { id: string }[]).map((r) => r.id),
+      ),
     }));
     expect(journal.moves.filter((m) => m.status !== "done")).toEqual([]);
     expect(journal.openSteps).toBe(0);
@@ -153,8 +171,14 @@ async function verifyLane(lane: Lane, stats: Stats): Promise<void> {
       const at = h.findIndex((m) => m.id === a.ids[0]);
       expect(at, where).toBeGreaterThanOrEqual(0);
       const got = h.slice(at, at + a.k);
-      expect(got.map((m) => m.id), where).toEqual(a.ids);
-      expect(got.map((m) => m.content), where).toEqual(a.ids.map((_: string, i: number) => ({ batch: a.batch, i, k: a.k, ...extra })));
+      expect(
+        got.map((m) => m.id),
+        where,
+      ).toEqual(a.ids);
+      expect(
+        got.map((m) => m.content),
+        where,
+      ).toEqual(a.ids.map((_: string, i: number) => ({ batch: a.batch, i, k: a.k, ...extra })));
       return got;
     };
 
@@ -166,7 +190,10 @@ async function verifyLane(lane: Lane, stats: Stats): Promise<void> {
       switch (a.op) {
         case "append": {
           const got = await ackedBatch(a, where, {});
-          expect(got.map((m) => m.position), where).toEqual(a.positions);
+          expect(
+            got.map((m) => m.position),
+            where,
+          ).toEqual(a.positions);
           break;
         }
         case "turn": {
@@ -179,8 +206,13 @@ async function verifyLane(lane: Lane, stats: Stats): Promise<void> {
         }
         case "setState": {
           const bodies = raw(lane.dbPath, (db) =>
-            (db.prepare(`SELECT s.body FROM entries e JOIN state_snapshots s ON s.id = e.state_id WHERE e.branch_id = ? AND e.kind = 'state'`)
-              .all(a.branchId) as { body: string }[]).map((r) => JSON.parse(r.body) as unknown),
+            (
+              db
+                .prepare(
+                  `SELECT s.body FROM entries e JOIN state_snapshots s ON s.id = e.state_id WHERE e.branch_id = ? AND e.kind = 'state'`,
+                )
+                .all(a.branchId) as { body: string }[]
+            ).map((r) => JSON.parse(r.body) as unknown),
           );
           expect(bodies, where).toContainEqual(a.value);
           break;
@@ -237,13 +269,20 @@ async function verifyLane(lane: Lane, stats: Stats): Promise<void> {
       contents: (db.prepare(`SELECT content FROM entries WHERE kind = 'message'`).all() as { content: string }[]).map(
         (r) => JSON.parse(r.content) as { batch: string; i: number; k: number },
       ),
-      spans: db.prepare(`SELECT b.id, b.fork_position AS fork, min(e.position) AS lo, max(e.position) AS hi, count(e.id) AS n
-        FROM branches b JOIN entries e ON e.branch_id = b.id GROUP BY b.id`).all() as { id: string; fork: number; lo: number; hi: number; n: number }[],
+      spans: db
+        .prepare(
+          `SELECT b.id, b.fork_position AS fork, min(e.position) AS lo, max(e.position) AS hi, count(e.id) AS n
+        FROM branches b JOIN entries e ON e.branch_id = b.id GROUP BY b.id`,
+        )
+        .all() as { id: string; fork: number; lo: number; hi: number; n: number }[],
     }));
     const batches = new Map<string, number[]>();
     for (const c of shape.contents) batches.set(c.batch, [...(batches.get(c.batch) ?? []), c.i]);
     for (const c of shape.contents) {
-      expect(batches.get(c.batch)!.sort((x, y) => x - y), `batch ${c.batch}`).toEqual(Array.from({ length: c.k }, (_, i) => i));
+      expect(
+        batches.get(c.batch)!.sort((x, y) => x - y),
+        `batch ${c.batch}`,
+      ).toEqual(Array.from({ length: c.k }, (_, i) => i));
     }
     for (const span of shape.spans) {
       expect(span.lo, `branch ${span.id}`).toBe(span.fork + 1);
@@ -253,11 +292,24 @@ async function verifyLane(lane: Lane, stats: Stats): Promise<void> {
     // A turn's messages and its checkpoint landed together or not at all (acknowledged or not).
     // Each turn checkpoint sits right after the last message of its batch.
     const turns = raw(lane.dbPath, (db) => ({
-      checkpoints: new Map((db.prepare(`SELECT name, position FROM checkpoints WHERE json_extract(metadata, '$.turn') IS NOT NULL`).all() as
-        { name: string; position: number }[]).map((r) => [r.name, r.position])),
-      lastMessages: new Map((db.prepare(`SELECT json_extract(content, '$.batch') AS batch, max(position) AS position FROM entries
-        WHERE kind = 'message' AND json_extract(content, '$.turn') = 1 GROUP BY batch`).all() as
-        { batch: string; position: number }[]).map((r) => [r.batch, r.position])),
+      checkpoints: new Map(
+        (
+          db.prepare(`SELECT name, position FROM checkpoints WHERE json_extract(metadata, '$.turn') IS NOT NULL`).all() as {
+            name: string;
+            position: number;
+          }[]
+        ).map((r) => [r.name, r.position]),
+      ),
+      lastMessages: new Map(
+        (
+          db
+            .prepare(
+              `SELECT json_extract(content, '$.batch') AS batch, max(position) AS position FROM entries
+        WHERE kind = 'message' AND json_extract(content, '$.turn') = 1 GROUP BY batch`,
+            )
+            .all() as { batch: string; position: number }[]
+        ).map((r) => [r.batch, r.position]),
+      ),
     }));
     const turnBatches = new Set(shape.contents.filter((c) => (c as { turn?: boolean }).turn).map((c) => c.batch));
     expect([...turnBatches].sort()).toEqual([...turns.checkpoints.keys()].sort());
@@ -282,10 +334,15 @@ async function verifyLane(lane: Lane, stats: Stats): Promise<void> {
     // 4. No effect compensated twice, none replayed twice: per invocation, the tool's log alternates run / undo
     //    (a recorded call starts applied: the framework ran it), and the applied set agrees with the log's last word,
     //    except for invocations whose step was interrupted (reported unknown) or whose run was (still "running").
-    const tools = raw(lane.dbPath, (db) =>
-      db.prepare(`SELECT e.id, e.call_id AS callId, r.status, a.entry_id IS NOT NULL AS applied
-        FROM entries e LEFT JOIN tool_results r ON r.entry_id = e.id LEFT JOIN applied a ON a.entry_id = e.id WHERE e.kind = 'tool'`)
-        .all() as { id: string; callId: string | null; status: string | null; applied: number }[],
+    const tools = raw(
+      lane.dbPath,
+      (db) =>
+        db
+          .prepare(
+            `SELECT e.id, e.call_id AS callId, r.status, a.entry_id IS NOT NULL AS applied
+        FROM entries e LEFT JOIN tool_results r ON r.entry_id = e.id LEFT JOIN applied a ON a.entry_id = e.id WHERE e.kind = 'tool'`,
+          )
+          .all() as { id: string; callId: string | null; status: string | null; applied: number }[],
     );
     const byId = new Map(tools.map((t) => [t.id, t]));
     const ops = new Map<string, string[]>();

@@ -37,8 +37,16 @@ describe("a 10 MB message", () => {
     const { fp } = dbs.open();
     const s = await fp.createSession({ userId: "alice" });
     const text = bigText(10 * 1000 * 1000);
-    const parts = { parts: [{ type: "text", text }, { type: "note", text: "after the big part" }] };
-    const [m1, m2] = await s.append([{ role: "user", content: text }, { role: "assistant", content: parts }]);
+    const parts = {
+      parts: [
+        { type: "text", text },
+        { type: "note", text: "after the big part" },
+      ],
+    };
+    const [m1, m2] = await s.append([
+      { role: "user", content: text },
+      { role: "assistant", content: parts },
+    ]);
     const history = await s.history();
     expect(history.map((m) => m.id)).toEqual([m1!.id, m2!.id]);
     expect(history[0]!.content === text).toBe(true);
@@ -60,7 +68,15 @@ describe("a 10 MB message", () => {
     const text = bigText(10 * 1000 * 1000);
     expectTooLarge(await rejectionOf(s2.append({ role: "user", content: text })), MiB);
     // in a batch, the good message before it is not written either
-    expectTooLarge(await rejectionOf(s2.append([{ role: "user", content: "fine" }, { role: "user", content: { text } }])), MiB);
+    expectTooLarge(
+      await rejectionOf(
+        s2.append([
+          { role: "user", content: "fine" },
+          { role: "user", content: { text } },
+        ]),
+      ),
+      MiB,
+    );
     expectTooLarge(await rejectionOf(s2.setState({ big: text })), MiB);
     expectTooLarge(await rejectionOf(s2.setState(() => ({ big: text }))), MiB);
     expectTooLarge(await rejectionOf(s2.recordToolCall({ tool: "t", args: { text } })), MiB);

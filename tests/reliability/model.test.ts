@@ -37,15 +37,24 @@ type Cmd =
 const show = (v: unknown) => JSON.stringify(v);
 function describeCmd(c: Cmd): string {
   switch (c.op) {
-    case "create": return `create(u${c.user})`;
-    case "append": return `append(s${c.s}, ${c.messages.map((m) => `${m.role}:${show(m.content)}`).join(", ")})`;
-    case "setState": return `setState(s${c.s}, ${show(c.value)})`;
-    case "checkpoint": return `checkpoint(s${c.s}${c.name === null ? "" : `, ${show(c.name)}`})`;
-    case "turn": return `turn(s${c.s}, ${c.messages.map((m) => `${m.role}:${show(m.content)}`).join(", ")}${c.name === null ? "" : `; ${show(c.name)}`})`;
-    case "restore": return `restore(s${c.s}, cp#${c.cp})`;
-    case "rollback": return `rollback(s${c.s}, cp#${c.cp})`;
-    case "edit": return `edit(s${c.s}, msg#${c.msg}, ${show(c.content)})`;
-    case "switch": return `switchBranch(s${c.s}, br#${c.br})`;
+    case "create":
+      return `create(u${c.user})`;
+    case "append":
+      return `append(s${c.s}, ${c.messages.map((m) => `${m.role}:${show(m.content)}`).join(", ")})`;
+    case "setState":
+      return `setState(s${c.s}, ${show(c.value)})`;
+    case "checkpoint":
+      return `checkpoint(s${c.s}${c.name === null ? "" : `, ${show(c.name)}`})`;
+    case "turn":
+      return `turn(s${c.s}, ${c.messages.map((m) => `${m.role}:${show(m.content)}`).join(", ")}${c.name === null ? "" : `; ${show(c.name)}`})`;
+    case "restore":
+      return `restore(s${c.s}, cp#${c.cp})`;
+    case "rollback":
+      return `rollback(s${c.s}, cp#${c.cp})`;
+    case "edit":
+      return `edit(s${c.s}, msg#${c.msg}, ${show(c.content)})`;
+    case "switch":
+      return `switchBranch(s${c.s}, br#${c.br})`;
     case "invoke":
     case "record":
       return `${c.op}(s${c.s}, ${c.tool}${c.tool === "set" ? ` ${c.key}=${c.value}` : ` +${c.value}`}${c.fail ? ", FAILS" : ""})`;
@@ -61,7 +70,12 @@ const content: fc.Arbitrary<Content> = fc.oneof(
 );
 const role = fc.constantFrom("user", "assistant", "system", "tool");
 const stateValue: fc.Arbitrary<JsonValue> = fc.oneof(
-  { weight: 4, arbitrary: fc.dictionary(fc.constantFrom("a", "b", "c"), fc.oneof(fc.nat({ max: 5 }), fc.constantFrom("x", "y"), fc.constant(null)), { maxKeys: 3 }) },
+  {
+    weight: 4,
+    arbitrary: fc.dictionary(fc.constantFrom("a", "b", "c"), fc.oneof(fc.nat({ max: 5 }), fc.constantFrom("x", "y"), fc.constant(null)), {
+      maxKeys: 3,
+    }),
+  },
   { weight: 1, arbitrary: fc.oneof(fc.nat({ max: 5 }), fc.constantFrom("str", true), fc.array(fc.nat({ max: 3 }), { maxLength: 3 })) },
 );
 const toolCall = (op: "invoke" | "record") =>
@@ -75,22 +89,49 @@ const toolCall = (op: "invoke" | "record") =>
     fail: fc.constantFrom(false, false, false, false, true),
   });
 
-const cmdArb: fc.Arbitrary<Cmd> = fc.oneof(
-  { weight: 1, arbitrary: fc.record({ op: fc.constant("create" as const), user: fc.nat({ max: 2 }) }) },
-  { weight: 4, arbitrary: fc.record({ op: fc.constant("append" as const), s: idx, messages: fc.array(fc.record({ role, content }), { minLength: 1, maxLength: 3 }) }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant("setState" as const), s: idx, value: stateValue }) },
-  { weight: 3, arbitrary: fc.record({ op: fc.constant("checkpoint" as const), s: idx, name: fc.option(fc.constantFrom("before", "after"), { nil: null }) }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant("turn" as const), s: idx, messages: fc.array(fc.record({ role, content }), { minLength: 0, maxLength: 2 }), name: fc.option(fc.constantFrom("before", "after"), { nil: null }) }) },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant("restore" as const), s: idx, cp: idx }) },
-  { weight: 4, arbitrary: fc.record({ op: fc.constant("rollback" as const), s: idx, cp: idx }) },
-  { weight: 3, arbitrary: fc.record({ op: fc.constant("edit" as const), s: idx, msg: idx, content }) },
-  { weight: 4, arbitrary: fc.record({ op: fc.constant("switch" as const), s: idx, br: idx }) },
-  { weight: 4, arbitrary: toolCall("invoke") as fc.Arbitrary<Cmd> },
-  { weight: 2, arbitrary: toolCall("record") as fc.Arbitrary<Cmd> },
-).map(printable);
+const cmdArb: fc.Arbitrary<Cmd> = fc
+  .oneof(
+    { weight: 1, arbitrary: fc.record({ op: fc.constant("create" as const), user: fc.nat({ max: 2 }) }) },
+    {
+      weight: 4,
+      arbitrary: fc.record({
+        op: fc.constant("append" as const),
+        s: idx,
+        messages: fc.array(fc.record({ role, content }), { minLength: 1, maxLength: 3 }),
+      }),
+    },
+    { weight: 2, arbitrary: fc.record({ op: fc.constant("setState" as const), s: idx, value: stateValue }) },
+    {
+      weight: 3,
+      arbitrary: fc.record({
+        op: fc.constant("checkpoint" as const),
+        s: idx,
+        name: fc.option(fc.constantFrom("before", "after"), { nil: null }),
+      }),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        op: fc.constant("turn" as const),
+        s: idx,
+        messages: fc.array(fc.record({ role, content }), { minLength: 0, maxLength: 2 }),
+        name: fc.option(fc.constantFrom("before", "after"), { nil: null }),
+      }),
+    },
+    { weight: 1, arbitrary: fc.record({ op: fc.constant("restore" as const), s: idx, cp: idx }) },
+    { weight: 4, arbitrary: fc.record({ op: fc.constant("rollback" as const), s: idx, cp: idx }) },
+    { weight: 3, arbitrary: fc.record({ op: fc.constant("edit" as const), s: idx, msg: idx, content }) },
+    { weight: 4, arbitrary: fc.record({ op: fc.constant("switch" as const), s: idx, br: idx }) },
+    { weight: 4, arbitrary: toolCall("invoke") as fc.Arbitrary<Cmd> },
+    { weight: 2, arbitrary: toolCall("record") as fc.Arbitrary<Cmd> },
+  )
+  .map(printable);
 
 const sequenceArb = fc
-  .tuple(fc.record({ op: fc.constant("create" as const), user: fc.nat({ max: 2 }) }).map(printable), fc.array(cmdArb, { maxLength: MAX_COMMANDS - 1, size: "max" }))
+  .tuple(
+    fc.record({ op: fc.constant("create" as const), user: fc.nat({ max: 2 }) }).map(printable),
+    fc.array(cmdArb, { maxLength: MAX_COMMANDS - 1, size: "max" }),
+  )
   .map(([first, rest]) => [first, ...rest] as Cmd[]);
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -148,10 +189,32 @@ function modelUndo(world: World, args: { key?: string }, result: JsonValue): voi
 type MEntry =
   | { kind: "message"; id: string; branchId: string; position: number; role: string; content: JsonValue }
   | { kind: "state"; branchId: string; position: number; value: JsonValue }
-  | { kind: "tool"; id: string; branchId: string; position: number; tool: string; args: JsonValue; status: "succeeded" | "failed"; result: JsonValue };
+  | {
+      kind: "tool";
+      id: string;
+      branchId: string;
+      position: number;
+      tool: string;
+      args: JsonValue;
+      status: "succeeded" | "failed";
+      result: JsonValue;
+    };
 
-interface MBranch { id: string; parentId: string | null; forkCheckpointId: string | null; forkPosition: number; entries: MEntry[] }
-interface MCheckpoint { id: string; sessionId: string; branchId: string; position: number; name: string | null; entries: MEntry[] }
+interface MBranch {
+  id: string;
+  parentId: string | null;
+  forkCheckpointId: string | null;
+  forkPosition: number;
+  entries: MEntry[];
+}
+interface MCheckpoint {
+  id: string;
+  sessionId: string;
+  branchId: string;
+  position: number;
+  name: string | null;
+  entries: MEntry[];
+}
 interface MSession {
   id: string;
   user: string;
@@ -164,7 +227,12 @@ interface MSession {
   /** The applied set, in order of application (oldest first); result = of the latest application. */
   applied: { id: string; tool: string; args: JsonValue; result: JsonValue }[];
 }
-interface Model { sessions: MSession[]; checkpointsByUser: Map<string, MCheckpoint[]>; world: World; users: string[] }
+interface Model {
+  sessions: MSession[];
+  checkpointsByUser: Map<string, MCheckpoint[]>;
+  world: World;
+  users: string[];
+}
 
 const copy = <T>(v: T): T => structuredClone(v);
 const branchOfModel = (s: MSession, id: string) => s.branches.find((b) => b.id === id)!;
@@ -185,7 +253,13 @@ function modelMove(model: Model, s: MSession, target: MEntry[]): { undone: strin
   // was written by the same branch at the same position). Irreversible calls are reported only when passed.
   const world = currentBranch(s).entries;
   let common = 0;
-  while (common < world.length && common < target.length && world[common]!.branchId === target[common]!.branchId && world[common]!.position === target[common]!.position) common++;
+  while (
+    common < world.length &&
+    common < target.length &&
+    world[common]!.branchId === target[common]!.branchId &&
+    world[common]!.position === target[common]!.position
+  )
+    common++;
   const passed = new Set([...world.slice(common), ...target.slice(common)].flatMap((e) => (e.kind === "tool" ? [e.id] : [])));
   const undone: string[] = [];
   const replayed: string[] = [];
@@ -217,16 +291,49 @@ function modelMove(model: Model, s: MSession, target: MEntry[]): { undone: strin
 // Comparison after every step.
 
 const worldObject = (w: World) => Object.fromEntries([...w.entries()].sort(([a], [b]) => a.localeCompare(b)));
-const toolView = (t: ToolInvocation) => ({ id: t.id, tool: t.tool, args: t.args, status: t.status, result: t.result, applied: t.applied, position: t.position, branchId: t.branchId });
+const toolView = (t: ToolInvocation) => ({
+  id: t.id,
+  tool: t.tool,
+  args: t.args,
+  status: t.status,
+  result: t.result,
+  applied: t.applied,
+  position: t.position,
+  branchId: t.branchId,
+});
 const modelToolView = (s: MSession, entries: MEntry[]) =>
-  entries.flatMap((e) => (e.kind === "tool" ? [{ id: e.id, tool: e.tool, args: e.args, status: e.status, result: e.result, applied: isApplied(s, e.id), position: e.position, branchId: e.branchId }] : []));
+  entries.flatMap((e) =>
+    e.kind === "tool"
+      ? [
+          {
+            id: e.id,
+            tool: e.tool,
+            args: e.args,
+            status: e.status,
+            result: e.result,
+            applied: isApplied(s, e.id),
+            position: e.position,
+            branchId: e.branchId,
+          },
+        ]
+      : [],
+  );
 const modelHistory = (entries: MEntry[]) =>
-  entries.flatMap((e) => (e.kind === "message" ? [{ id: e.id, role: e.role, content: e.content, position: e.position, branchId: e.branchId }] : []));
+  entries.flatMap((e) =>
+    e.kind === "message" ? [{ id: e.id, role: e.role, content: e.content, position: e.position, branchId: e.branchId }] : [],
+  );
 const moveIds = (r: Pick<MoveResult, "undone" | "replayed" | "skipped" | "failed" | "unknown">) => ({
-  undone: r.undone.map((t) => t.id), replayed: r.replayed.map((t) => t.id), skipped: r.skipped.map((t) => t.id), failed: r.failed.length, unknown: r.unknown.length,
+  undone: r.undone.map((t) => t.id),
+  replayed: r.replayed.map((t) => t.id),
+  skipped: r.skipped.map((t) => t.id),
+  failed: r.failed.length,
+  unknown: r.unknown.length,
 });
 
-async function allCheckpointIds(fp: Forkpoint, userId: string): Promise<{ id: string; sessionId: string; branchId: string; position: number; name: string | null }[]> {
+async function allCheckpointIds(
+  fp: Forkpoint,
+  userId: string,
+): Promise<{ id: string; sessionId: string; branchId: string; position: number; name: string | null }[]> {
   const out: { id: string; sessionId: string; branchId: string; position: number; name: string | null }[] = [];
   let cursor: string | null = null;
   for (let guard = 0; guard < 1000; guard++) {
@@ -244,17 +351,36 @@ async function compare(fp: Forkpoint, model: Model, step: string): Promise<void>
     const where = `${step}: s${i}`;
     const branch = currentBranch(s);
     expect((await s.handle.info()).currentBranchId, `${where} current branch`).toBe(s.current);
-    expect((await s.handle.history()).map((m) => ({ id: m.id, role: m.role, content: m.content, position: m.position, branchId: m.branchId })), `${where} history`)
-      .toEqual(modelHistory(branch.entries));
+    expect(
+      (await s.handle.history()).map((m) => ({ id: m.id, role: m.role, content: m.content, position: m.position, branchId: m.branchId })),
+      `${where} history`,
+    ).toEqual(modelHistory(branch.entries));
     expect(await s.handle.getState(), `${where} state`).toEqual(stateOf(branch.entries));
     expect((await s.handle.toolTrack()).map(toolView), `${where} tool track`).toEqual(modelToolView(s, branch.entries));
     expect(
-      (await s.handle.branches()).map((b) => ({ id: b.id, parentId: b.parentId, forkCheckpointId: b.forkCheckpointId, forkPosition: b.forkPosition, head: b.head, current: b.current })),
+      (await s.handle.branches()).map((b) => ({
+        id: b.id,
+        parentId: b.parentId,
+        forkCheckpointId: b.forkCheckpointId,
+        forkPosition: b.forkPosition,
+        head: b.head,
+        current: b.current,
+      })),
       `${where} branch tree`,
-    ).toEqual(s.branches.map((b) => ({ id: b.id, parentId: b.parentId, forkCheckpointId: b.forkCheckpointId, forkPosition: b.forkPosition, head: b.entries.length, current: b.id === s.current })));
+    ).toEqual(
+      s.branches.map((b) => ({
+        id: b.id,
+        parentId: b.parentId,
+        forkCheckpointId: b.forkCheckpointId,
+        forkPosition: b.forkPosition,
+        head: b.entries.length,
+        current: b.id === s.current,
+      })),
+    );
   }
   for (const user of model.users) {
-    const expected = [...(model.checkpointsByUser.get(user) ?? [])].reverse()
+    const expected = [...(model.checkpointsByUser.get(user) ?? [])]
+      .reverse()
       .map((c) => ({ id: c.id, sessionId: c.sessionId, branchId: c.branchId, position: c.position, name: c.name }));
     expect(await allCheckpointIds(fp, user), `${step}: checkpoints of ${user}`).toEqual(expected);
   }
@@ -267,9 +393,22 @@ let lastTool: ToolInvocation | null = null;
 
 /** A checkpoint just taken at the head of `branch` (by checkpoint or turn): checks what it says, then models it. */
 function recordCheckpoint(model: Model, s: MSession, branch: MBranch, cp: Checkpoint, name: string | null): void {
-  const mcp: MCheckpoint = { id: cp.id, sessionId: s.id, branchId: branch.id, position: branch.entries.length, name, entries: copy(branch.entries) };
-  expect({ branchId: cp.branchId, position: cp.position, name: cp.name, sessionId: cp.sessionId, auto: cp.auto, userId: cp.userId })
-    .toEqual({ branchId: mcp.branchId, position: mcp.position, name: mcp.name, sessionId: s.id, auto: false, userId: s.user });
+  const mcp: MCheckpoint = {
+    id: cp.id,
+    sessionId: s.id,
+    branchId: branch.id,
+    position: branch.entries.length,
+    name,
+    entries: copy(branch.entries),
+  };
+  expect({
+    branchId: cp.branchId,
+    position: cp.position,
+    name: cp.name,
+    sessionId: cp.sessionId,
+    auto: cp.auto,
+    userId: cp.userId,
+  }).toEqual({ branchId: mcp.branchId, position: mcp.position, name: mcp.name, sessionId: s.id, auto: false, userId: s.user });
   s.checkpoints.push(mcp);
   model.checkpointsByUser.set(s.user, [...(model.checkpointsByUser.get(s.user) ?? []), mcp]);
 }
@@ -279,7 +418,16 @@ async function execute(fp: Forkpoint, model: Model, c: Cmd, runTag: string): Pro
     const user = `${runTag}-u${c.user}`;
     const handle = await fp.createSession({ userId: user, title: `session ${model.sessions.length}` });
     const root = (await handle.info()).currentBranchId;
-    model.sessions.push({ id: handle.id, user, handle, branches: [{ id: root, parentId: null, forkCheckpointId: null, forkPosition: 0, entries: [] }], current: root, checkpoints: [], messages: [], applied: [] });
+    model.sessions.push({
+      id: handle.id,
+      user,
+      handle,
+      branches: [{ id: root, parentId: null, forkCheckpointId: null, forkPosition: 0, entries: [] }],
+      current: root,
+      checkpoints: [],
+      messages: [],
+      applied: [],
+    });
     if (!model.users.includes(user)) model.users.push(user);
     return;
   }
@@ -294,7 +442,14 @@ async function execute(fp: Forkpoint, model: Model, c: Cmd, runTag: string): Pro
       const written = turn ? turn.messages : await s.handle.append(messages);
       expect(written.length).toBe(c.messages.length);
       c.messages.forEach((m, i) => {
-        const entry = { kind: "message" as const, id: written[i]!.id, branchId: branch.id, position: branch.entries.length + 1, role: m.role, content: copy(m.content) };
+        const entry = {
+          kind: "message" as const,
+          id: written[i]!.id,
+          branchId: branch.id,
+          position: branch.entries.length + 1,
+          role: m.role,
+          content: copy(m.content),
+        };
         branch.entries.push(entry);
         s.messages.push(entry);
       });
@@ -317,7 +472,10 @@ async function execute(fp: Forkpoint, model: Model, c: Cmd, runTag: string): Pro
       const r = await s.handle.restore(cp.id);
       expect(r.checkpoint.id).toBe(cp.id);
       expect(r.state, "restored state").toEqual(stateOf(cp.entries));
-      expect(r.history.map((m) => ({ id: m.id, role: m.role, content: m.content, position: m.position, branchId: m.branchId })), "restored history").toEqual(modelHistory(cp.entries));
+      expect(
+        r.history.map((m) => ({ id: m.id, role: m.role, content: m.content, position: m.position, branchId: m.branchId })),
+        "restored history",
+      ).toEqual(modelHistory(cp.entries));
       expect(r.toolTrack.map(toolView), "restored tool track").toEqual(modelToolView(s, cp.entries));
       return;
     }
@@ -327,9 +485,19 @@ async function execute(fp: Forkpoint, model: Model, c: Cmd, runTag: string): Pro
       const result = await s.handle.rollback(cp.id);
       const expected = modelMove(model, s, cp.entries);
       expect(moveIds(result), "rollback result").toEqual({ ...expected, failed: 0, unknown: 0 });
-      expect({ parentId: result.branch.parentId, forkCheckpointId: result.branch.forkCheckpointId, forkPosition: result.branch.forkPosition, current: result.branch.current })
-        .toEqual({ parentId: cp.branchId, forkCheckpointId: cp.id, forkPosition: cp.position, current: true });
-      s.branches.push({ id: result.branch.id, parentId: cp.branchId, forkCheckpointId: cp.id, forkPosition: cp.position, entries: copy(cp.entries) });
+      expect({
+        parentId: result.branch.parentId,
+        forkCheckpointId: result.branch.forkCheckpointId,
+        forkPosition: result.branch.forkPosition,
+        current: result.branch.current,
+      }).toEqual({ parentId: cp.branchId, forkCheckpointId: cp.id, forkPosition: cp.position, current: true });
+      s.branches.push({
+        id: result.branch.id,
+        parentId: cp.branchId,
+        forkCheckpointId: cp.id,
+        forkPosition: cp.position,
+        entries: copy(cp.entries),
+      });
       s.current = result.branch.id;
       return;
     }
@@ -342,11 +510,26 @@ async function execute(fp: Forkpoint, model: Model, c: Cmd, runTag: string): Pro
       const result = await s.handle.edit(original.id, { role: original.role, content: c.content });
       const expected = modelMove(model, s, base);
       expect(moveIds(result), "edit result").toEqual({ ...expected, failed: 0, unknown: 0 });
-      expect({ parentId: result.branch.parentId, forkCheckpointId: result.branch.forkCheckpointId, forkPosition: result.branch.forkPosition, current: result.branch.current })
-        .toEqual({ parentId: owner.id, forkCheckpointId: null, forkPosition, current: true });
-      const message = { kind: "message" as const, id: result.message.id, branchId: result.branch.id, position: original.position, role: original.role, content: copy(c.content) };
-      expect({ role: result.message.role, content: result.message.content, position: result.message.position, branchId: result.message.branchId })
-        .toEqual({ role: message.role, content: message.content, position: message.position, branchId: message.branchId });
+      expect({
+        parentId: result.branch.parentId,
+        forkCheckpointId: result.branch.forkCheckpointId,
+        forkPosition: result.branch.forkPosition,
+        current: result.branch.current,
+      }).toEqual({ parentId: owner.id, forkCheckpointId: null, forkPosition, current: true });
+      const message = {
+        kind: "message" as const,
+        id: result.message.id,
+        branchId: result.branch.id,
+        position: original.position,
+        role: original.role,
+        content: copy(c.content),
+      };
+      expect({
+        role: result.message.role,
+        content: result.message.content,
+        position: result.message.position,
+        branchId: result.message.branchId,
+      }).toEqual({ role: message.role, content: message.content, position: message.position, branchId: message.branchId });
       s.branches.push({ id: result.branch.id, parentId: owner.id, forkCheckpointId: null, forkPosition, entries: [...base, message] });
       s.messages.push(message);
       s.current = result.branch.id;
@@ -362,7 +545,8 @@ async function execute(fp: Forkpoint, model: Model, c: Cmd, runTag: string): Pro
       return;
     }
     case "invoke": {
-      const args: { key?: string; value: number; fail: boolean } = c.tool === "set" ? { key: c.key, value: c.value, fail: c.fail } : { value: c.value, fail: c.fail };
+      const args: { key?: string; value: number; fail: boolean } =
+        c.tool === "set" ? { key: c.key, value: c.value, fail: c.fail } : { value: c.value, fail: c.fail };
       lastTool = null;
       let outcome: { ok: true; value: unknown } | { ok: false; error: unknown };
       try {
@@ -376,11 +560,29 @@ async function execute(fp: Forkpoint, model: Model, c: Cmd, runTag: string): Pro
       if (c.fail) {
         expect(outcome.ok, "invoke of a failing tool rejects").toBe(false);
         expect((outcome as { error: Error }).error.message).toBe(`${c.tool} refused`);
-        branch.entries.push({ kind: "tool", id: invocation!.id, branchId: branch.id, position, tool: c.tool, args, status: "failed", result: null });
+        branch.entries.push({
+          kind: "tool",
+          id: invocation!.id,
+          branchId: branch.id,
+          position,
+          tool: c.tool,
+          args,
+          status: "failed",
+          result: null,
+        });
       } else {
         const result = modelRun(model.world, c.tool, args);
         expect(outcome, "invoke resolves to the tool's result").toEqual({ ok: true, value: result });
-        branch.entries.push({ kind: "tool", id: invocation!.id, branchId: branch.id, position, tool: c.tool, args, status: "succeeded", result });
+        branch.entries.push({
+          kind: "tool",
+          id: invocation!.id,
+          branchId: branch.id,
+          position,
+          tool: c.tool,
+          args,
+          status: "succeeded",
+          result,
+        });
         s.applied.push({ id: invocation!.id, tool: c.tool, args, result });
       }
       return;
@@ -392,7 +594,16 @@ async function execute(fp: Forkpoint, model: Model, c: Cmd, runTag: string): Pro
       if (c.fail) {
         const inv = await s.handle.recordToolCall({ tool: c.tool, args, error: "framework error" });
         expect(inv.status).toBe("failed");
-        branch.entries.push({ kind: "tool", id: inv.id, branchId: branch.id, position, tool: c.tool, args, status: "failed", result: null });
+        branch.entries.push({
+          kind: "tool",
+          id: inv.id,
+          branchId: branch.id,
+          position,
+          tool: c.tool,
+          args,
+          status: "failed",
+          result: null,
+        });
       } else {
         const realResult = modelRun(realWorld, c.tool, args);
         const result = modelRun(model.world, c.tool, args);
@@ -451,7 +662,9 @@ describe("model-based: forkpoint behaves like the naive reference model", () => 
           for (const s of model.sessions) {
             const doc = await fp.exportSession(s.handle.id, { userId: s.handle.userId });
             const copy = await copies.importSession(doc, { userId: s.handle.userId });
-            expect(JSON.stringify(await copies.exportSession(copy.id, { userId: copy.userId })), "export of the imported copy").toBe(JSON.stringify(doc));
+            expect(JSON.stringify(await copies.exportSession(copy.id, { userId: copy.userId })), "export of the imported copy").toBe(
+              JSON.stringify(doc),
+            );
             expect(await copy.history(), "history of the imported copy").toEqual(await s.handle.history());
             expect(await copy.getState(), "state of the imported copy").toEqual(await s.handle.getState());
           }

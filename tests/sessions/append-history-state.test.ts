@@ -61,7 +61,12 @@ describe("append", () => {
       [],
       {},
       [1, "two", null, [3], { four: 4 }],
-      { parts: [{ type: "text", text: "hi" }, { type: "image", url: "https://x/y.png" }] },
+      {
+        parts: [
+          { type: "text", text: "hi" },
+          { type: "image", url: "https://x/y.png" },
+        ],
+      },
       { toolCalls: [{ id: "call_1", name: "search", arguments: { q: "flights", max: 3 } }] },
       { deep: { deeper: { deepest: [{ a: { b: { c: "d" } } }] } } },
     ];
@@ -91,7 +96,10 @@ describe("history", () => {
     const { fp } = dbs.open();
     const s = await fp.createSession({ userId: "alice" });
     const first = await s.append({ role: "user", content: "1" });
-    const rest = await s.append([{ role: "assistant", content: "2" }, { role: "user", content: "3" }]);
+    const rest = await s.append([
+      { role: "assistant", content: "2" },
+      { role: "user", content: "3" },
+    ]);
     expect(await s.history()).toEqual([...first, ...rest]);
   });
 
@@ -108,7 +116,10 @@ describe("history", () => {
     const { fp } = dbs.open();
     const s = await fp.createSession({ userId: "alice" });
     const root = (await s.info()).currentBranchId;
-    const shared = await s.append([{ role: "user", content: "1" }, { role: "assistant", content: "2" }]);
+    const shared = await s.append([
+      { role: "user", content: "1" },
+      { role: "assistant", content: "2" },
+    ]);
     const cp = await s.checkpoint();
     const onRoot = await s.append({ role: "user", content: "3 on root" });
     const { branch } = await s.rollback(cp.id);

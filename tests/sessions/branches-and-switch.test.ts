@@ -29,7 +29,10 @@ describe("branches", () => {
     const { fp } = dbs.open();
     const s = await fp.createSession({ userId: "alice" });
     const root = (await s.info()).currentBranchId;
-    const [m1, m2] = await s.append([{ role: "user", content: "1" }, { role: "assistant", content: "2" }]);
+    const [m1, m2] = await s.append([
+      { role: "user", content: "1" },
+      { role: "assistant", content: "2" },
+    ]);
     const cp1 = await s.checkpoint();
     await s.append({ role: "user", content: "3" });
 
@@ -74,7 +77,10 @@ describe("switchBranch", () => {
     const { fp } = dbs.open();
     const s = await fp.createSession({ userId: "alice" });
     const root = (await s.info()).currentBranchId;
-    await s.append([{ role: "user", content: "1" }, { role: "assistant", content: "2" }]);
+    await s.append([
+      { role: "user", content: "1" },
+      { role: "assistant", content: "2" },
+    ]);
     await s.setState({ on: "root" });
     const cp = await s.checkpoint();
     await s.append({ role: "user", content: "3 on root" });

@@ -9,7 +9,10 @@ describe("a manual checkpoint", () => {
   it("records the current branch and head position, its name and metadata, owner, checksum and creation time", async () => {
     const { fp } = dbs.open();
     const s = await fp.createSession({ userId: "alice" });
-    await s.append([{ role: "user", content: "a" }, { role: "assistant", content: "b" }]);
+    await s.append([
+      { role: "user", content: "a" },
+      { role: "assistant", content: "b" },
+    ]);
     const cp = await s.checkpoint({ name: "before booking", metadata: { reason: "test", n: 1 } });
     expect(cp).toEqual({
       id: expect.any(String),
@@ -47,7 +50,10 @@ describe("a manual checkpoint", () => {
   it("adds one checkpoint row and nothing else", async () => {
     const { fp, path } = dbs.open();
     const s = await fp.createSession({ userId: "alice" });
-    await s.append([{ role: "user", content: "a" }, { role: "user", content: "b" }]);
+    await s.append([
+      { role: "user", content: "a" },
+      { role: "user", content: "b" },
+    ]);
     const before = dumpDatabase(path);
     await s.checkpoint({ name: "x" });
     const after = dumpDatabase(path);
@@ -71,8 +77,16 @@ describe("automatic checkpoints", () => {
     const { fp } = dbs.open({ autoCheckpoint: { everyMessages: 3 } });
     const s = await fp.createSession({ userId: "alice" });
     await s.append({ role: "user", content: "1" });
-    await s.append([{ role: "assistant", content: "2" }, { role: "user", content: "3" }, { role: "assistant", content: "4" }]);
-    await s.append([{ role: "user", content: "5" }, { role: "assistant", content: "6" }, { role: "user", content: "7" }]);
+    await s.append([
+      { role: "assistant", content: "2" },
+      { role: "user", content: "3" },
+      { role: "assistant", content: "4" },
+    ]);
+    await s.append([
+      { role: "user", content: "5" },
+      { role: "assistant", content: "6" },
+      { role: "user", content: "7" },
+    ]);
     const { items } = await fp.listCheckpoints({ userId: "alice" });
     expect(items.map((c) => c.position)).toEqual([6, 3]);
     expect(items.every((c) => c.auto && c.name === null && c.sessionId === s.id)).toBe(true);
@@ -107,7 +121,10 @@ describe("restore", () => {
   it("returns { checkpoint, state, history, toolTrack } as they were at the checkpoint", async () => {
     const { fp } = dbs.open();
     const s = await fp.createSession({ userId: "alice" });
-    const msgs = await s.append([{ role: "user", content: "a" }, { role: "assistant", content: { parts: ["b"] } }]);
+    const msgs = await s.append([
+      { role: "user", content: "a" },
+      { role: "assistant", content: { parts: ["b"] } },
+    ]);
     await s.setState({ booked: false });
     const cp = await s.checkpoint({ name: "cp" });
     await s.append({ role: "user", content: "later" });
@@ -145,7 +162,10 @@ describe("restore", () => {
   it("throws IntegrityError when a message inside the checkpoint's history was altered in the file", async () => {
     const { fp, path } = dbs.open();
     const s = await fp.createSession({ userId: "alice" });
-    const [, m2] = await s.append([{ role: "user", content: "a" }, { role: "assistant", content: "b" }]);
+    const [, m2] = await s.append([
+      { role: "user", content: "a" },
+      { role: "assistant", content: "b" },
+    ]);
     const cp = await s.checkpoint();
     withRawDatabase(path, (db) => db.prepare(`UPDATE entries SET content = ? WHERE id = ?`).run(JSON.stringify("B"), m2!.id));
     const e = await rejectionOf(s.restore(cp.id));
@@ -156,7 +176,10 @@ describe("restore", () => {
   it("throws IntegrityError when a message's role was altered in the file", async () => {
     const { fp, path } = dbs.open();
     const s = await fp.createSession({ userId: "alice" });
-    const [m1] = await s.append([{ role: "user", content: "a" }, { role: "assistant", content: "b" }]);
+    const [m1] = await s.append([
+      { role: "user", content: "a" },
+      { role: "assistant", content: "b" },
+    ]);
     const cp = await s.checkpoint();
     withRawDatabase(path, (db) => db.prepare(`UPDATE entries SET role = 'system' WHERE id = ?`).run(m1!.id));
     expect(await rejectionOf(s.restore(cp.id))).toBeInstanceOf(IntegrityError);
@@ -200,7 +223,10 @@ describe("restore", () => {
   it("throws IntegrityError when an entry of the parent lineage was altered, for a checkpoint on a child branch", async () => {
     const { fp, path } = dbs.open();
     const s = await fp.createSession({ userId: "alice" });
-    const [m1] = await s.append([{ role: "user", content: "a" }, { role: "user", content: "b" }]);
+    const [m1] = await s.append([
+      { role: "user", content: "a" },
+      { role: "user", content: "b" },
+    ]);
     const fork = await s.checkpoint();
     await s.rollback(fork.id);
     await s.append({ role: "user", content: "c" });

@@ -28,7 +28,9 @@ describe("several processes appending to the same session", () => {
       expect(run.stderr, run.stderr).not.toMatch(/Error|SQLITE_BUSY|BUSY/);
       expect(run.code, run.stderr).toBe(0);
     }
-    const reports = runs.map((r) => JSON.parse(r.stdout.trim().split("\n").pop()!) as { worker: string; checkpoints: string[]; positions: number[] });
+    const reports = runs.map(
+      (r) => JSON.parse(r.stdout.trim().split("\n").pop()!) as { worker: string; checkpoints: string[]; positions: number[] },
+    );
 
     const reopened = dbs.track(openForkpoint({ path }));
     const s = await reopened.getSession(session.id, { userId: "alice" });

@@ -16,7 +16,7 @@ const token = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("b
 
 async function allPages<T>(list: (cursor: string | null) => Promise<Page<T>>): Promise<T[]> {
   const out: T[] = [];
-  for (let cursor: string | null = null; ; ) {
+  for (let cursor: string | null = null; ;) {
     const page: Page<T> = await list(cursor);
     out.push(...page.items);
     if (page.nextCursor === null) return out;
@@ -62,7 +62,12 @@ describe("genuine cursors page every listing completely", () => {
   it("a checkpoints cursor pages the same user's checkpoints whatever the filters (they never change the order)", async () => {
     const page = await s.listCheckpoints({ name: "odd", cursor: cursors.checkpoints });
     const all = await allPages((cursor) => fp.listCheckpoints({ userId: "alice", limit: 2, cursor }));
-    expect(page.items.map((c) => c.id)).toEqual(all.slice(2).filter((c) => c.name === "odd").map((c) => c.id));
+    expect(page.items.map((c) => c.id)).toEqual(
+      all
+        .slice(2)
+        .filter((c) => c.name === "odd")
+        .map((c) => c.id),
+    );
   });
 
   it("null and an omitted cursor are the first page", async () => {

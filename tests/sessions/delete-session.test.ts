@@ -37,7 +37,19 @@ describe("deleteSession", () => {
     expect((await fp.listCheckpoints({ userId: "alice" })).items.map((c) => c.name)).toEqual(["k"]);
     // Shared stores (state documents, file contents) are prune's; every per-session table is back where it was.
     const after = countRows(file);
-    for (const table of ["sessions", "branches", "entries", "checkpoints", "tool_results", "applied", "events", "moves", "move_steps", "workspaces", "checkpoint_files"]) {
+    for (const table of [
+      "sessions",
+      "branches",
+      "entries",
+      "checkpoints",
+      "tool_results",
+      "applied",
+      "events",
+      "moves",
+      "move_steps",
+      "workspaces",
+      "checkpoint_files",
+    ]) {
       expect([table, after[table]]).toEqual([table, before[table]]);
     }
     expect((await keep.history()).map((m) => m.content)).toEqual(["stay"]);
@@ -66,7 +78,10 @@ describe("deleteSession", () => {
     const s = await fp.createSession({ userId: "alice" });
     const cp = await s.checkpoint();
     withRawDatabase(file, (db) =>
-      db.prepare(`INSERT INTO moves (id, session_id, kind, spec, status, pid, created_at) VALUES ('mv_x', ?, 'rollback', ?, 'running', 1, 0)`)
+      db
+        .prepare(
+          `INSERT INTO moves (id, session_id, kind, spec, status, pid, created_at) VALUES ('mv_x', ?, 'rollback', ?, 'running', 1, 0)`,
+        )
         .run(s.id, JSON.stringify({ newBranch: { forkCheckpointId: cp.id } })),
     );
     const error = await rejectionOf(fp.deleteSession(s.id, { userId: "alice" }));

@@ -56,7 +56,10 @@ describe("diff", () => {
     const s = await fp.createSession({ userId: "alice" });
     const [m1] = await s.append({ role: "user", content: "1" });
     const fork = await s.checkpoint();
-    const rootRest = await s.append([{ role: "assistant", content: "2" }, { role: "user", content: "3" }]);
+    const rootRest = await s.append([
+      { role: "assistant", content: "2" },
+      { role: "user", content: "3" },
+    ]);
     const a = await s.checkpoint();
     await s.rollback(fork.id);
     const branchRest = await s.append({ role: "assistant", content: "2'" });
@@ -73,7 +76,10 @@ describe("diff", () => {
   it("on the same branch, an earlier checkpoint is a prefix of a later one", async () => {
     const { fp } = dbs.open();
     const s = await fp.createSession({ userId: "alice" });
-    await s.append([{ role: "user", content: "1" }, { role: "user", content: "2" }]);
+    await s.append([
+      { role: "user", content: "1" },
+      { role: "user", content: "2" },
+    ]);
     const a = await s.checkpoint();
     const later = await s.append({ role: "user", content: "3" });
     const b = await s.checkpoint();
@@ -108,7 +114,13 @@ describe("timeline", () => {
       expect(page.items[i - 1]!.at.getTime()).toBeGreaterThanOrEqual(page.items[i]!.at.getTime());
     }
     for (const item of page.items) {
-      expect(item).toEqual({ kind: item.kind, id: expect.any(String), branchId: expect.any(String), at: expect.any(Date), summary: expect.any(String) });
+      expect(item).toEqual({
+        kind: item.kind,
+        id: expect.any(String),
+        branchId: expect.any(String),
+        at: expect.any(Date),
+        summary: expect.any(String),
+      });
     }
   });
 

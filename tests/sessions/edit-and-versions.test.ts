@@ -68,11 +68,7 @@ describe("edit", () => {
 describe("versions", () => {
   it("of a message never edited is itself alone: { index: 0, count: 1 }", async () => {
     const { s, msgs } = await chat(["1", "2"]);
-    expect(await s.versions(msgs[1]!.id)).toEqual({
-      index: 0,
-      count: 1,
-      versions: [{ branchId: msgs[1]!.branchId, message: msgs[1] }],
-    });
+    expect(await s.versions(msgs[1]!.id)).toEqual({ index: 0, count: 1, versions: [{ branchId: msgs[1]!.branchId, message: msgs[1] }] });
   });
 
   it("lists the sibling versions in creation order, with index the queried message's 0-based place (< 2/3 >)", async () => {
@@ -113,7 +109,10 @@ describe("versions", () => {
   it("rollback to a checkpoint and append creates a second version at the next position", async () => {
     const { fp } = dbs.open();
     const s = await fp.createSession({ userId: "alice" });
-    await s.append([{ role: "user", content: "1" }, { role: "assistant", content: "2" }]);
+    await s.append([
+      { role: "user", content: "1" },
+      { role: "assistant", content: "2" },
+    ]);
     const cp = await s.checkpoint();
     const [m3] = await s.append({ role: "user", content: "3" });
     const { branch } = await s.rollback(cp.id);

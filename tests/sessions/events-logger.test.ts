@@ -5,8 +5,17 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, expectTypeOf, it, vi } from "vitest";
 import {
-  DatabaseError, defineTool, openForkpoint, ValidationError,
-  type Checkpoint, type Forkpoint, type ForkpointLogger, type Message, type MoveResult, type PruneReport, type RecoveryReport,
+  DatabaseError,
+  defineTool,
+  openForkpoint,
+  ValidationError,
+  type Checkpoint,
+  type Forkpoint,
+  type ForkpointLogger,
+  type Message,
+  type MoveResult,
+  type PruneReport,
+  type RecoveryReport,
 } from "../../src/index.js";
 import { appendLineTool, readLog, tempDir, writeFileTool, type WriteArgs, type WriteResult } from "../fixtures/file-tools.js";
 import { tempDatabases, thrownBy } from "../helpers.js";
@@ -130,15 +139,25 @@ describe("warnings from background work", () => {
 
   it("a workspace scan that fails after a tool ran is logged (the call succeeded; its changes count as drift)", async () => {
     const { logger, lines } = recordingLogger();
-    const { fp } = dbs.open({ logger, limits: { maxPayloadBytes: 1_000 }, tools: [
-      defineTool<{ file: string }, null>({ name: "write_big", run: ({ file }) => (fs.writeFileSync(file, "x".repeat(2_000)), null) }),
-    ] });
+    const { fp } = dbs.open({
+      logger,
+      limits: { maxPayloadBytes: 1_000 },
+      tools: [
+        defineTool<{ file: string }, null>({ name: "write_big", run: ({ file }) => (fs.writeFileSync(file, "x".repeat(2_000)), null) }),
+      ],
+    });
     const dir = tempDir("forkpoint-logger-ws-");
     try {
       const s = await fp.createSession({ userId: "alice" });
       await s.attachWorkspace(dir);
       await expect(s.invoke("write_big", { file: path.join(dir, "big.txt") })).resolves.toBeNull();
-      expect(lines).toEqual([{ level: "warn", message: expect.stringContaining("scanning the workspace"), detail: expect.objectContaining({ code: "PAYLOAD_TOO_LARGE" }) }]);
+      expect(lines).toEqual([
+        {
+          level: "warn",
+          message: expect.stringContaining("scanning the workspace"),
+          detail: expect.objectContaining({ code: "PAYLOAD_TOO_LARGE" }),
+        },
+      ]);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -165,10 +184,11 @@ describe("recovery at open", () => {
     await s.invoke("write_file", { path: path.join(dir, "a.txt"), text: "A" });
     await s.invoke("write_file", { path: path.join(dir, "b.txt"), text: "B" });
     await full.close();
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(repoRoot, "tests/fixtures/crash-leave-move.ts"), dbPath, s.id, "alice", cp0.id, logFile], {
-      cwd: repoRoot,
-      stdio: "ignore",
-    });
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", path.join(repoRoot, "tests/fixtures/crash-leave-move.ts"), dbPath, s.id, "alice", cp0.id, logFile],
+      { cwd: repoRoot, stdio: "ignore" },
+    );
     const exited = new Promise((resolve) => child.on("exit", resolve));
     while (readLog(logFile).filter((c) => c.op === "undo").length === 0) {
       if (child.exitCode !== null) throw new Error("the child exited before its first undo");
@@ -185,7 +205,9 @@ describe("recovery at open", () => {
     const first = openForkpoint({ path: dbPath, logger: bare.logger });
     opened.push(first);
     await first.ready;
-    expect(bare.lines).toEqual([{ level: "warn", message: expect.stringMatching(/left for later.*TOOL_NOT_REGISTERED.*write_file/), detail: undefined }]);
+    expect(bare.lines).toEqual([
+      { level: "warn", message: expect.stringMatching(/left for later.*TOOL_NOT_REGISTERED.*write_file/), detail: undefined },
+    ]);
     await first.close();
 
     const failing = recordingLogger();
@@ -214,7 +236,10 @@ describe("await using", () => {
       kept = fp;
       await fp.createSession({ userId: "alice" });
     }
-    const e = await kept.listSessions({ userId: "alice" }).then(() => null, (error: unknown) => error);
+    const e = await kept.listSessions({ userId: "alice" }).then(
+      () => null,
+      (error: unknown) => error,
+    );
     expect(e).toBeInstanceOf(DatabaseError);
     expect((e as DatabaseError).code).toBe("CLOSED");
   });

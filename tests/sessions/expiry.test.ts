@@ -19,7 +19,13 @@ afterEach(async () => {
 describe("checkpoint expiry", () => {
   it("sets expiresAt from a duration string or milliseconds", async () => {
     const s = await fp.createSession({ userId: "u" });
-    for (const [input, ms] of [["30s", 30_000], ["15m", 900_000], ["2h", 7_200_000], ["7d", 604_800_000], [1234, 1234]] as const) {
+    for (const [input, ms] of [
+      ["30s", 30_000],
+      ["15m", 900_000],
+      ["2h", 7_200_000],
+      ["7d", 604_800_000],
+      [1234, 1234],
+    ] as const) {
       const cp = await s.checkpoint({ expiresIn: input });
       expect(cp.expiresAt!.getTime() - cp.createdAt.getTime()).toBeGreaterThanOrEqual(ms - 1);
       expect(cp.expiresAt!.getTime() - cp.createdAt.getTime()).toBeLessThanOrEqual(ms + 1);

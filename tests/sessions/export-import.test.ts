@@ -4,7 +4,14 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
-  ConflictError, IntegrityError, NotFoundError, ValidationError, openForkpoint, type Forkpoint, type SessionExport, type SessionHandle,
+  ConflictError,
+  IntegrityError,
+  NotFoundError,
+  ValidationError,
+  openForkpoint,
+  type Forkpoint,
+  type SessionExport,
+  type SessionHandle,
 } from "../../src/index.js";
 import { fileTools, readOrNull, tempDir as toolDir } from "../fixtures/file-tools.js";
 import { dumpDatabase, makeTempDir, rejectionOf, removeDir, withRawDatabase } from "../helpers.js";
@@ -82,7 +89,10 @@ describe("exportSession", () => {
     const msg = doc.entries.find((e) => e.kind === "message" && e.position === 2)!;
     expect(msg.content).toEqual({ parts: ["sure", 1, null, { deep: [true] }] });
     const calls = doc.entries.filter((e) => e.kind === "tool");
-    expect(calls.map((c) => [c.tool, c.completion?.status])).toEqual([["write_file", "succeeded"], ["explode", "failed"]]);
+    expect(calls.map((c) => [c.tool, c.completion?.status])).toEqual([
+      ["write_file", "succeeded"],
+      ["explode", "failed"],
+    ]);
     expect(doc.states.map((x) => x.value)).toEqual(expect.arrayContaining([{ city: "Lisbon", days: 3 }, { city: "Faro" }]));
     expect(doc.checkpoints.map((c) => c.name)).toEqual(["start", "after tools", "soon gone"]);
     expect(doc.events.map((e) => e.kind)).toEqual(expect.arrayContaining(["checkpoint-deleted", "switch"]));
@@ -122,7 +132,10 @@ describe("importSession", () => {
     const bobs = (await other.listCheckpoints({ userId: "bob" })).items;
     expect(bobs.map((c) => [c.id, c.name, c.userId])).toEqual((await s.listCheckpoints()).items.map((c) => [c.id, c.name, "bob"]));
     const restored = await copy.restore(bobs.find((c) => c.name === "after tools")!.id);
-    expect(restored.toolTrack.map((t) => [t.tool, t.status, t.applied])).toEqual([["write_file", "succeeded", false], ["explode", "failed", false]]);
+    expect(restored.toolTrack.map((t) => [t.tool, t.status, t.applied])).toEqual([
+      ["write_file", "succeeded", false],
+      ["explode", "failed", false],
+    ]);
     // The copy exports to the very same document.
     expect(JSON.stringify(await other.exportSession(copy.id, { userId: "bob" }))).toBe(JSON.stringify(doc));
     // And it goes on: new writes chain onto the imported ones.
@@ -179,7 +192,9 @@ describe("importSession", () => {
     const tweaked = structuredClone(doc);
     tweaked.session.id = "ses_fresh";
     tweaked.branches = tweaked.branches.map((b) => ({ ...b }));
-    expect(await rejectionOf(other.importSession({ ...tweaked, session: { ...tweaked.session, id: lone.id } }, { userId: "bob" }))).toBeInstanceOf(ConflictError);
+    expect(
+      await rejectionOf(other.importSession({ ...tweaked, session: { ...tweaked.session, id: lone.id } }, { userId: "bob" })),
+    ).toBeInstanceOf(ConflictError);
     expect(dumpDatabase(file)).toEqual(before);
   });
 
@@ -187,21 +202,49 @@ describe("importSession", () => {
     ["a message's content", (d) => void (d.entries.find((e) => e.kind === "message")!.content = "forged"), IntegrityError],
     ["an entry's time", (d) => void (d.entries[0]!.createdAt += 1), IntegrityError],
     ["a state document", (d) => void ((d.states[0]!.value as Record<string, unknown>).city = "Rome"), IntegrityError],
-    ["a tool call's result", (d) => void (d.entries.find((e) => e.completion?.status === "succeeded")!.completion!.result = { previous: "x" }), IntegrityError],
+    [
+      "a tool call's result",
+      (d) => void (d.entries.find((e) => e.completion?.status === "succeeded")!.completion!.result = { previous: "x" }),
+      IntegrityError,
+    ],
     ["a checkpoint's head", (d) => void (d.checkpoints[0]!.headHash = "0".repeat(64)), IntegrityError],
     ["the format tag", (d) => void ((d as { format: string }).format = "other"), ValidationError, "document.format"],
     ["an unknown field", (d) => void ((d.session as Record<string, unknown>).owner = "x"), ValidationError, "document.session"],
-    ["a branch whose parent is missing", (d) => void (d.branches[2]!.parentId = "br_missing"), ValidationError, "document.branches[2].parentId"],
+    [
+      "a branch whose parent is missing",
+      (d) => void (d.branches[2]!.parentId = "br_missing"),
+      ValidationError,
+      "document.branches[2].parentId",
+    ],
     ["a checkpoint renamed", (d) => void (d.checkpoints[0]!.name = "forged"), IntegrityError],
     ["a checkpoint's expiry removed", (d) => void (d.checkpoints.find((c) => c.expiresAt !== null)!.expiresAt = null), IntegrityError],
     ["a child branch called the root", (d) => void (d.branches[2]!.reason = "root"), ValidationError, "document.branches[2].reason"],
-    ["a rollback's branch moved off its checkpoint", (d) => void (d.branches[1]!.forkCheckpointId = d.checkpoints[1]!.id), ValidationError, "document.branches[1].forkCheckpointId"],
+    [
+      "a rollback's branch moved off its checkpoint",
+      (d) => void (d.branches[1]!.forkCheckpointId = d.checkpoints[1]!.id),
+      ValidationError,
+      "document.branches[1].forkCheckpointId",
+    ],
     ["a time beyond what a Date holds", (d) => void (d.checkpoints[0]!.createdAt = 1e300), ValidationError],
-    ["an event on a branch of another session", (d) => void d.events.push({ kind: "switch", refId: "br_x", branchId: "br_elsewhere", detail: null, createdAt: 1 }), ValidationError],
+    [
+      "an event on a branch of another session",
+      (d) => void d.events.push({ kind: "switch", refId: "br_x", branchId: "br_elsewhere", detail: null, createdAt: 1 }),
+      ValidationError,
+    ],
     ["a role padded with spaces", (d) => void (d.entries.find((e) => e.kind === "message")!.role = " user"), ValidationError],
     ["a gap in a branch's positions", (d) => void d.entries.splice(1, 1), ValidationError],
-    ["an entry on no branch", (d) => void d.entries.push({ ...d.entries[0]!, id: "msg_stray", branchId: "br_missing" }), ValidationError, "document.entries"],
-    ["a current branch that is not there", (d) => void (d.session.currentBranchId = "br_missing"), ValidationError, "document.session.currentBranchId"],
+    [
+      "an entry on no branch",
+      (d) => void d.entries.push({ ...d.entries[0]!, id: "msg_stray", branchId: "br_missing" }),
+      ValidationError,
+      "document.entries",
+    ],
+    [
+      "a current branch that is not there",
+      (d) => void (d.session.currentBranchId = "br_missing"),
+      ValidationError,
+      "document.session.currentBranchId",
+    ],
     ["a duplicate entry id", (d) => void (d.entries[1]!.id = d.entries[0]!.id), ValidationError, "document.entries[1].id"],
     ["a state entry without its state", (d) => void (d.entries.find((e) => e.kind === "state")!.state = null), ValidationError],
     ["a non-JSON payload", (d) => void (d.entries[0]!.content = (() => 1) as never), ValidationError],

@@ -23,7 +23,10 @@ afterEach(async () => {
 
 async function aliceWithCheckpoint() {
   const alice = await fp.createSession({ userId: "alice", title: "Trip" });
-  await alice.append([{ role: "user", content: "plan Lisbon", clientId: "c1", metadata: { lang: "en" } }, { role: "assistant", content: { parts: ["sure"] } }]);
+  await alice.append([
+    { role: "user", content: "plan Lisbon", clientId: "c1", metadata: { lang: "en" } },
+    { role: "assistant", content: { parts: ["sure"] } },
+  ]);
   await alice.setState({ city: "Lisbon" });
   await alice.invoke("t", { k: "booked" });
   const cp = await alice.checkpoint({ name: "ready for bob" });

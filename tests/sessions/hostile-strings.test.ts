@@ -4,14 +4,32 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
-  ValidationError, checkpointTools, defineTool, openForkpoint, type Forkpoint, type SessionExport, type SessionHandle,
+  ValidationError,
+  checkpointTools,
+  defineTool,
+  openForkpoint,
+  type Forkpoint,
+  type SessionExport,
+  type SessionHandle,
 } from "../../src/index.js";
-import { EMPTY_STATE_HASH, GENESIS_HASH, canonicalJson, entryHash, portableChecksum, sha256, toolResultHash } from "../../src/sessions/integrity.js";
+import {
+  EMPTY_STATE_HASH,
+  GENESIS_HASH,
+  canonicalJson,
+  entryHash,
+  portableChecksum,
+  sha256,
+  toolResultHash,
+} from "../../src/sessions/integrity.js";
 import { isWellFormed } from "../../src/models/strings.js";
 import { dumpDatabase, makeTempDir, rejectionOf, removeDir, tempDatabases } from "../helpers.js";
 
 /** Half of a pair, and each half of an emoji cut in two. */
-const LONE = [["a high surrogate", "\ud800"], ["an emoji's first half", "😀".slice(0, 1)], ["an emoji's second half", "😀".slice(1)]] as const;
+const LONE = [
+  ["a high surrogate", "\ud800"],
+  ["an emoji's first half", "😀".slice(0, 1)],
+  ["an emoji's second half", "😀".slice(1)],
+] as const;
 /** How an error's field path writes a lone surrogate that is an object key. */
 const escaped = (lone: string) => `\\u${lone.charCodeAt(0).toString(16)}`;
 const bad = <T>(value: unknown) => value as T;
@@ -27,7 +45,10 @@ beforeAll(async () => {
   file = path.join(dir, "hostile.db");
   fp = openForkpoint({ path: file, tools: [defineTool({ name: "echo", run: (args) => args })] });
   s = await fp.createSession({ userId: "alice", title: "main" });
-  const [m] = await s.append([{ role: "user", content: "hello" }, { role: "assistant", content: "hi" }]);
+  const [m] = await s.append([
+    { role: "user", content: "hello" },
+    { role: "assistant", content: "hi" },
+  ]);
   await s.setState({ step: 1 });
   const cp = await s.checkpoint({ name: "cp" });
   ids = { checkpoint: cp.id, message: m!.id, branch: (await s.info()).currentBranchId };
@@ -43,8 +64,16 @@ const cases: { what: string; call: (lone: string) => Promise<unknown>; field: (l
   // sessions
   { what: "createSession userId", call: (x) => fp.createSession({ userId: `al${x}ice` }), field: () => "createSession.userId" },
   { what: "createSession title", call: (x) => fp.createSession({ userId: "alice", title: x }), field: () => "createSession.title" },
-  { what: "createSession metadata value", call: (x) => fp.createSession({ userId: "alice", metadata: { note: [x] } }), field: () => "createSession.metadata.note[0]" },
-  { what: "createSession metadata key", call: (x) => fp.createSession({ userId: "alice", metadata: { [x]: 1 } }), field: (x) => `createSession.metadata.${escaped(x)}` },
+  {
+    what: "createSession metadata value",
+    call: (x) => fp.createSession({ userId: "alice", metadata: { note: [x] } }),
+    field: () => "createSession.metadata.note[0]",
+  },
+  {
+    what: "createSession metadata key",
+    call: (x) => fp.createSession({ userId: "alice", metadata: { [x]: 1 } }),
+    field: (x) => `createSession.metadata.${escaped(x)}`,
+  },
   { what: "getSession id", call: (x) => fp.getSession(x, { userId: "alice" }), field: () => "sessionId" },
   { what: "getSession userId", call: (x) => fp.getSession(s.id, { userId: x }), field: () => "scope.userId" },
   { what: "handoff target userId", call: (x) => s.handoff(ids.checkpoint, { userId: x }), field: () => "handoff.userId" },
@@ -53,13 +82,33 @@ const cases: { what: string; call: (lone: string) => Promise<unknown>; field: (l
   { what: "append role", call: (x) => s.append({ role: x, content: "x" }), field: () => "message.role" },
   { what: "append clientId", call: (x) => s.append({ role: "user", content: "x", clientId: `c-${x}` }), field: () => "message.clientId" },
   { what: "append string content", call: (x) => s.append({ role: "user", content: `say ${x}` }), field: () => "message.content" },
-  { what: "append content parts", call: (x) => s.append({ role: "user", content: [{ type: "text", text: x }] }), field: () => "message.content[0].text" },
-  { what: "append content key", call: (x) => s.append({ role: "user", content: { [x]: "v" } }), field: (x) => `message.content.${escaped(x)}` },
-  { what: "append metadata value", call: (x) => s.append({ role: "user", content: "x", metadata: { tag: x } }), field: () => "message.metadata.tag" },
-  { what: "append metadata key", call: (x) => s.append({ role: "user", content: "x", metadata: { [x]: true } }), field: (x) => `message.metadata.${escaped(x)}` },
+  {
+    what: "append content parts",
+    call: (x) => s.append({ role: "user", content: [{ type: "text", text: x }] }),
+    field: () => "message.content[0].text",
+  },
+  {
+    what: "append content key",
+    call: (x) => s.append({ role: "user", content: { [x]: "v" } }),
+    field: (x) => `message.content.${escaped(x)}`,
+  },
+  {
+    what: "append metadata value",
+    call: (x) => s.append({ role: "user", content: "x", metadata: { tag: x } }),
+    field: () => "message.metadata.tag",
+  },
+  {
+    what: "append metadata key",
+    call: (x) => s.append({ role: "user", content: "x", metadata: { [x]: true } }),
+    field: (x) => `message.metadata.${escaped(x)}`,
+  },
   {
     what: "append batch whose second message is malformed (the first is not stored either)",
-    call: (x) => s.append([{ role: "user", content: "fine" }, { role: "assistant", content: x }]),
+    call: (x) =>
+      s.append([
+        { role: "user", content: "fine" },
+        { role: "assistant", content: x },
+      ]),
     field: () => "messages[1].content",
   },
   { what: "turn message", call: (x) => s.turn([{ role: "user", content: x }], { name: "t" }), field: () => "messages[0].content" },
@@ -94,14 +143,26 @@ const cases: { what: string; call: (lone: string) => Promise<unknown>; field: (l
   { what: "recordToolCall args", call: (x) => s.recordToolCall({ tool: "t", args: { q: x } }), field: () => "toolCall.args.q" },
   { what: "recordToolCall result", call: (x) => s.recordToolCall({ tool: "t", args: {}, result: [x] }), field: () => "toolCall.result[0]" },
   { what: "recordToolCall error text", call: (x) => s.recordToolCall({ tool: "t", args: {}, error: x }), field: () => "toolCall.error" },
-  { what: "recordToolCall error message", call: (x) => s.recordToolCall({ tool: "t", args: {}, error: { message: x } }), field: () => "toolCall.error.message" },
+  {
+    what: "recordToolCall error message",
+    call: (x) => s.recordToolCall({ tool: "t", args: {}, error: { message: x } }),
+    field: () => "toolCall.error.message",
+  },
   // listings
   { what: "listSessions userId", call: (x) => fp.listSessions({ userId: x }), field: () => "listSessions.userId" },
   { what: "listSessions cursor", call: (x) => fp.listSessions({ userId: "alice", cursor: x }), field: () => "listSessions.cursor" },
   { what: "listCheckpoints userId", call: (x) => fp.listCheckpoints({ userId: x }), field: () => "listCheckpoints.userId" },
   { what: "listCheckpoints name", call: (x) => fp.listCheckpoints({ userId: "alice", name: x }), field: () => "listCheckpoints.name" },
-  { what: "listCheckpoints sessionId", call: (x) => fp.listCheckpoints({ userId: "alice", sessionId: x }), field: () => "listCheckpoints.sessionId" },
-  { what: "listCheckpoints cursor", call: (x) => fp.listCheckpoints({ userId: "alice", cursor: x }), field: () => "listCheckpoints.cursor" },
+  {
+    what: "listCheckpoints sessionId",
+    call: (x) => fp.listCheckpoints({ userId: "alice", sessionId: x }),
+    field: () => "listCheckpoints.sessionId",
+  },
+  {
+    what: "listCheckpoints cursor",
+    call: (x) => fp.listCheckpoints({ userId: "alice", cursor: x }),
+    field: () => "listCheckpoints.cursor",
+  },
   { what: "a session's listCheckpoints name", call: (x) => s.listCheckpoints({ name: x }), field: () => "listCheckpoints.name" },
   { what: "timeline cursor", call: (x) => s.timeline({ cursor: x }), field: () => "timeline.cursor" },
   // operator calls and transfer
@@ -166,7 +227,12 @@ describe("well-formed text, astral characters included, round-trips exactly", ()
     const fp1 = tempFp({ tools: [defineTool({ name: "echo😀", run: (args) => ({ echoed: args }) })] });
     const user = `user ${ASTRAL[0]}`;
     const s1 = await fp1.createSession({ userId: user, title: ASTRAL.join(" "), metadata: { [ASTRAL[2]!]: ASTRAL } });
-    const [m] = await s1.append({ role: `role ${ASTRAL[1]}`, content: { parts: ASTRAL, [ASTRAL[5]!]: ASTRAL[7]! }, clientId: `c ${ASTRAL[6]}`, metadata: { [ASTRAL[3]!]: ASTRAL[4]! } });
+    const [m] = await s1.append({
+      role: `role ${ASTRAL[1]}`,
+      content: { parts: ASTRAL, [ASTRAL[5]!]: ASTRAL[7]! },
+      clientId: `c ${ASTRAL[6]}`,
+      metadata: { [ASTRAL[3]!]: ASTRAL[4]! },
+    });
     await s1.setState({ [ASTRAL[0]!]: ASTRAL });
     const result = await s1.invoke("echo😀", { text: ASTRAL[2]! });
     expect(result).toEqual({ echoed: { text: ASTRAL[2] } });
@@ -178,7 +244,12 @@ describe("well-formed text, astral characters included, round-trips exactly", ()
     expect(info.title).toBe(ASTRAL.join(" "));
     expect(info.metadata).toEqual({ [ASTRAL[2]!]: ASTRAL });
     const [read] = await s1.history();
-    expect(read).toMatchObject({ id: m!.id, role: `role ${ASTRAL[1]}`, content: { parts: ASTRAL, [ASTRAL[5]!]: ASTRAL[7] }, clientId: `c ${ASTRAL[6]}` });
+    expect(read).toMatchObject({
+      id: m!.id,
+      role: `role ${ASTRAL[1]}`,
+      content: { parts: ASTRAL, [ASTRAL[5]!]: ASTRAL[7] },
+      clientId: `c ${ASTRAL[6]}`,
+    });
     expect(await s1.getState()).toEqual({ [ASTRAL[0]!]: ASTRAL });
     const track = await s1.toolTrack();
     expect(track.map((t) => [t.tool, t.args, t.result, t.callId])).toEqual([
@@ -209,7 +280,12 @@ describe("a tool's own output holding a lone surrogate is stored with U+FFFD, an
         undone.push(result);
       },
     });
-    const thrower = defineTool({ name: "thrower", run: (): null => { throw new Error(`broken ${lone}`); } });
+    const thrower = defineTool({
+      name: "thrower",
+      run: (): null => {
+        throw new Error(`broken ${lone}`);
+      },
+    });
     const fp1 = tempFp({ tools: [tool, thrower] });
     const s1 = await fp1.createSession({ userId: "alice" });
     const before = await s1.checkpoint({ name: "before" });
@@ -244,7 +320,9 @@ function rehash(doc: SessionExport): SessionExport {
   const entries = doc.entries.map((e) => {
     const state = e.state === null ? null : stateHashes.get(e.state)!;
     const row = {
-      ...e, content: e.kind === "state" ? null : JSON.stringify(e.content), metadata: e.metadata === null ? null : JSON.stringify(e.metadata),
+      ...e,
+      content: e.kind === "state" ? null : JSON.stringify(e.content),
+      metadata: e.metadata === null ? null : JSON.stringify(e.metadata),
     };
     const hash = entryHash(previous, row, state);
     previous = hash;
@@ -253,8 +331,11 @@ function rehash(doc: SessionExport): SessionExport {
     const completion = c && {
       ...c,
       hash: toolResultHash(hash, {
-        entryId: e.id, status: c.status, completedAt: c.completedAt,
-        result: c.status === "succeeded" ? JSON.stringify(c.result) : null, error: c.status === "failed" ? JSON.stringify(c.error) : null,
+        entryId: e.id,
+        status: c.status,
+        completedAt: c.completedAt,
+        result: c.status === "succeeded" ? JSON.stringify(c.result) : null,
+        error: c.status === "failed" ? JSON.stringify(c.error) : null,
       }),
     };
     return { ...e, state, hash, completion };
@@ -263,8 +344,17 @@ function rehash(doc: SessionExport): SessionExport {
     const state = c.state === null ? null : stateHashes.get(c.state)!;
     const headHash = c.position === 0 ? GENESIS_HASH : hashAt.get(c.position)!;
     const base = {
-      id: c.id, sessionId: doc.session.id, branchId: c.branchId, position: c.position, name: c.name, auto: c.auto,
-      metadata: c.metadata === null ? null : JSON.stringify(c.metadata), userId: "", headHash, createdAt: c.createdAt, expiresAt: c.expiresAt,
+      id: c.id,
+      sessionId: doc.session.id,
+      branchId: c.branchId,
+      position: c.position,
+      name: c.name,
+      auto: c.auto,
+      metadata: c.metadata === null ? null : JSON.stringify(c.metadata),
+      userId: "",
+      headHash,
+      createdAt: c.createdAt,
+      expiresAt: c.expiresAt,
     };
     return { ...c, state, headHash, checksum: portableChecksum(base, state ?? EMPTY_STATE_HASH) };
   });
@@ -288,13 +378,25 @@ describe("importSession refuses a document holding a lone surrogate, even with i
     { what: "a message's role", edit: (d) => (d.entries[0]!.role = "us\ud800er"), field: "document.entries.0.role" },
     { what: "a message's content", edit: (d) => (d.entries[0]!.content = { text: "\udc00" }), field: "document.entries.0.content.text" },
     { what: "a message's clientId", edit: (d) => (d.entries[0]!.clientId = "c\ud800"), field: "document.entries.0.clientId" },
-    { what: "a message's metadata key", edit: (d) => (d.entries[0]!.metadata = { ["\ud83d"]: "v" }), field: "document.entries.0.metadata.\\ud83d" },
+    {
+      what: "a message's metadata key",
+      edit: (d) => (d.entries[0]!.metadata = { ["\ud83d"]: "v" }),
+      field: "document.entries.0.metadata.\\ud83d",
+    },
     { what: "a state document", edit: (d) => (d.states[0]!.value = { step: "\ud800" }), field: "document.states.0.value.step" },
     { what: "a tool call's args", edit: (d) => (d.entries[2]!.content = { say: "\ude00" }), field: "document.entries.2.content.say" },
-    { what: "a tool call's result", edit: (d) => (d.entries[2]!.completion!.result = { say: "\ud800" }), field: "document.entries.2.completion.result.say" },
+    {
+      what: "a tool call's result",
+      edit: (d) => (d.entries[2]!.completion!.result = { say: "\ud800" }),
+      field: "document.entries.2.completion.result.say",
+    },
     { what: "a tool's name", edit: (d) => (d.entries[2]!.tool = "ec\ud800ho"), field: "document.entries.2.tool" },
     { what: "a checkpoint's name", edit: (d) => (d.checkpoints[0]!.name = "\ud800"), field: "document.checkpoints.0.name" },
-    { what: "a checkpoint's metadata", edit: (d) => (d.checkpoints[0]!.metadata = { by: "\udc00" }), field: "document.checkpoints.0.metadata.by" },
+    {
+      what: "a checkpoint's metadata",
+      edit: (d) => (d.checkpoints[0]!.metadata = { by: "\udc00" }),
+      field: "document.checkpoints.0.metadata.by",
+    },
     { what: "the session's title", edit: (d) => (d.session.title = "t\ud800"), field: "document.session.title" },
     { what: "the session's metadata", edit: (d) => (d.session.metadata = { m: ["\ud800"] }), field: "document.session.metadata.m.0" },
   ];
@@ -444,7 +546,10 @@ describe("defineTool refuses a name no call could reach (calls take names as the
       expect(e).toMatchObject({ code, field: "tool.name" });
       expect(isWellFormed(e.message)).toBe(true);
       // A plain object given to openForkpoint gets the same check.
-      expect(await rejectionOf(async () => openForkpoint({ path: ":memory:", tools: [{ name, run: () => 1 }] }))).toMatchObject({ code, field: "tool.name" });
+      expect(await rejectionOf(async () => openForkpoint({ path: ":memory:", tools: [{ name, run: () => 1 }] }))).toMatchObject({
+        code,
+        field: "tool.name",
+      });
     });
   }
 
@@ -457,7 +562,13 @@ describe("defineTool refuses a name no call could reach (calls take names as the
 
 describe("checkpointTools' outputs are well-formed, so an agent loop can record them", () => {
   it("an undo's error with a lone surrogate comes out with U+FFFD", async () => {
-    const broken = defineTool({ name: "broken", run: () => 1, undo: () => { throw new Error("undo broke \ud800"); } });
+    const broken = defineTool({
+      name: "broken",
+      run: () => 1,
+      undo: () => {
+        throw new Error("undo broke \ud800");
+      },
+    });
     const s1 = await tempFp({ tools: [broken] }).createSession({ userId: "alice" });
     const cp = await s1.checkpoint({ name: "c" });
     await s1.invoke("broken");

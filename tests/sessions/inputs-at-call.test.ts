@@ -9,7 +9,11 @@ const dbs = tempDatabases();
 describe("inputs are taken as the call is made", () => {
   it("append, setState, turn, invoke, recordToolCall, edit, createSession, handoff: a change right after the call is not stored", async () => {
     const ran: unknown[] = [];
-    const echo = defineTool({ name: "echo", run: async (args: { x: number }) => (ran.push(structuredClone(args)), args), undo: async () => {} });
+    const echo = defineTool({
+      name: "echo",
+      run: async (args: { x: number }) => (ran.push(structuredClone(args)), args),
+      undo: async () => {},
+    });
     const { fp } = dbs.open({ tools: [echo] });
     const s = await fp.createSession({ userId: "u", title: "t" });
 
@@ -43,7 +47,10 @@ describe("inputs are taken as the call is made", () => {
     call.args = { x: 4 };
     call.result = "changed";
     await recorded;
-    expect((await s.toolTrack()).map((t) => [t.args, t.result])).toEqual([[{ x: 1 }, { x: 1 }], [{ x: 3 }, "ok"]]);
+    expect((await s.toolTrack()).map((t) => [t.args, t.result])).toEqual([
+      [{ x: 1 }, { x: 1 }],
+      [{ x: 3 }, "ok"],
+    ]);
 
     const next = { role: "user", content: "edited" };
     const edited = s.edit((await s.history())[0]!.id, next);
@@ -100,10 +107,12 @@ describe("inputs are taken as the call is made", () => {
     expect(state).toEqual({ n: 1 });
     await inner;
     // The updater throws: its own change is refused, the call it made is not.
-    const refused = await s.setState(() => {
-      inner = s.append({ role: "user", content: "still stored" });
-      throw new Error("no");
-    }).catch((e: unknown) => e);
+    const refused = await s
+      .setState(() => {
+        inner = s.append({ role: "user", content: "still stored" });
+        throw new Error("no");
+      })
+      .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(Error);
     await inner;
     expect((await s.history()).map((m) => m.content)).toEqual(["from the updater", "still stored"]);

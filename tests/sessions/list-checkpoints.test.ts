@@ -33,11 +33,21 @@ async function fixture() {
   };
   await track(s1.checkpoint({ name: "start" }));
   await track(s2.checkpoint({ name: "start" }));
-  await track(s1.append([{ role: "user", content: "a" }, { role: "assistant", content: "b" }])); // auto
+  await track(
+    s1.append([
+      { role: "user", content: "a" },
+      { role: "assistant", content: "b" },
+    ]),
+  ); // auto
   await bob.checkpoint({ name: "start" });
   await track(s2.checkpoint({ name: "middle" }));
   await track(s1.checkpoint());
-  await track(s2.append([{ role: "user", content: "a" }, { role: "assistant", content: "b" }])); // auto
+  await track(
+    s2.append([
+      { role: "user", content: "a" },
+      { role: "assistant", content: "b" },
+    ]),
+  ); // auto
   await track(s1.checkpoint({ name: "end" }));
   return { fp, s1, s2, bob, created };
 }
@@ -63,22 +73,42 @@ describe("listCheckpoints", () => {
   it("filters by session", async () => {
     const { fp, s2, created } = await fixture();
     const { items } = await fp.listCheckpoints({ userId: "alice", sessionId: s2.id });
-    expect(items.map((c) => c.id)).toEqual(created.filter((c) => c.sessionId === s2.id).reverse().map((c) => c.id));
+    expect(items.map((c) => c.id)).toEqual(
+      created
+        .filter((c) => c.sessionId === s2.id)
+        .reverse()
+        .map((c) => c.id),
+    );
   });
 
   it("filters by name", async () => {
     const { fp, created } = await fixture();
     const { items } = await fp.listCheckpoints({ userId: "alice", name: "start" });
     expect(items).toHaveLength(2);
-    expect(items.map((c) => c.id)).toEqual(created.filter((c) => c.name === "start").reverse().map((c) => c.id));
+    expect(items.map((c) => c.id)).toEqual(
+      created
+        .filter((c) => c.name === "start")
+        .reverse()
+        .map((c) => c.id),
+    );
   });
 
   it("filters automatic and manual checkpoints apart", async () => {
     const { fp, created } = await fixture();
     const auto = await fp.listCheckpoints({ userId: "alice", auto: true });
     const manual = await fp.listCheckpoints({ userId: "alice", auto: false });
-    expect(auto.items.map((c) => c.id)).toEqual(created.filter((c) => c.auto).reverse().map((c) => c.id));
-    expect(manual.items.map((c) => c.id)).toEqual(created.filter((c) => !c.auto).reverse().map((c) => c.id));
+    expect(auto.items.map((c) => c.id)).toEqual(
+      created
+        .filter((c) => c.auto)
+        .reverse()
+        .map((c) => c.id),
+    );
+    expect(manual.items.map((c) => c.id)).toEqual(
+      created
+        .filter((c) => !c.auto)
+        .reverse()
+        .map((c) => c.id),
+    );
     expect(auto.items).toHaveLength(2);
   });
 
@@ -99,7 +129,10 @@ describe("listCheckpoints", () => {
     const since = cps[1]!.createdAt;
     const until = cps[3]!.createdAt;
     const inWindow = (c: Checkpoint) => c.createdAt >= since && c.createdAt <= until;
-    const expected = [...cps].reverse().filter(inWindow).map((c) => c.id);
+    const expected = [...cps]
+      .reverse()
+      .filter(inWindow)
+      .map((c) => c.id);
     expect(expected).toEqual([cps[3]!.id, cps[2]!.id, cps[1]!.id]);
 
     for (const [a, b] of [

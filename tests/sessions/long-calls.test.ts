@@ -3,7 +3,17 @@
 // during the call rejects with AbortedError (code ABORTED, the signal's reason as cause), writing nothing for import
 // and leaving a consistent database for prune.
 import { describe, expect, it } from "vitest";
-import { AbortedError, ConflictError, NotFoundError, ValidationError, defineTool, openForkpoint, type Forkpoint, type Progress, type SessionHandle } from "../../src/index.js";
+import {
+  AbortedError,
+  ConflictError,
+  NotFoundError,
+  ValidationError,
+  defineTool,
+  openForkpoint,
+  type Forkpoint,
+  type Progress,
+  type SessionHandle,
+} from "../../src/index.js";
 import { dumpDatabase, rejectionOf, tempDatabases, withRawDatabase } from "../helpers.js";
 
 const dbs = tempDatabases();
@@ -33,8 +43,11 @@ const count = (file: string, sql: string): number => withRawDatabase(file, (db) 
 const units = (file: string, sessionId?: string) =>
   sessionId === undefined
     ? count(file, "SELECT (SELECT count(*) FROM entries) + (SELECT count(*) FROM checkpoints)")
-    : count(file, `SELECT (SELECT count(*) FROM entries e JOIN branches b ON b.id = e.branch_id WHERE b.session_id = '${sessionId}')
-        + (SELECT count(*) FROM checkpoints WHERE session_id = '${sessionId}')`);
+    : count(
+        file,
+        `SELECT (SELECT count(*) FROM entries e JOIN branches b ON b.id = e.branch_id WHERE b.session_id = '${sessionId}')
+        + (SELECT count(*) FROM checkpoints WHERE session_id = '${sessionId}')`,
+      );
 
 /** Records progress, checking as it goes that it starts at 0, never goes back and keeps its total. */
 function recorder() {
@@ -168,7 +181,10 @@ describe("writes during a chunked call", () => {
       },
     });
     async function writeMeanwhile() {
-      await same.append([{ role: "user", content: "late" }, { role: "assistant", content: "later" }]);
+      await same.append([
+        { role: "user", content: "late" },
+        { role: "assistant", content: "later" },
+      ]);
       writes.push("append");
       await same.invoke("t", { n: 2 });
       writes.push("tool");
@@ -204,7 +220,10 @@ describe("abort", () => {
     const progress: Progress[] = [];
     const onProgress = (p: Progress) => progress.push(p);
     expectAborted(await rejectionOf(fp.verify({ signal, onProgress })), reason);
-    expectAborted(await rejectionOf(fp.exportSession((await fp.listSessions({ userId: "bob" })).items[0]!.id, { userId: "bob", signal })), reason);
+    expectAborted(
+      await rejectionOf(fp.exportSession((await fp.listSessions({ userId: "bob" })).items[0]!.id, { userId: "bob", signal })),
+      reason,
+    );
     expectAborted(await rejectionOf(fp.importSession(doc, { userId: "alice", signal, onProgress })), reason);
     expectAborted(await rejectionOf(fp.prune({ signal, onProgress })), reason);
     expect(progress).toEqual([]);
@@ -233,7 +252,10 @@ describe("abort", () => {
     await target.fp.createSession({ userId: "dave" });
     const before = dumpDatabase(target.path);
     const a = abortingOnProgress("changed my mind");
-    expectAborted(await rejectionOf(target.fp.importSession(doc, { userId: "carol", signal: a.signal, onProgress: a.onProgress })), "changed my mind");
+    expectAborted(
+      await rejectionOf(target.fp.importSession(doc, { userId: "carol", signal: a.signal, onProgress: a.onProgress })),
+      "changed my mind",
+    );
     expect(dumpDatabase(target.path)).toEqual(before);
     await target.fp.importSession(doc, { userId: "carol" });
     expect(await target.fp.verify()).toMatchObject({ ok: true, sessions: 2 });
@@ -300,7 +322,10 @@ describe("validation", () => {
   it("an unknown session is refused before any progress is reported, as verify refuses it", async () => {
     const { fp, path } = await build(10);
     const before = dumpDatabase(path);
-    for (const call of [(onProgress: (p: Progress) => void) => fp.prune({ sessionId: "ses_unknown", onProgress }), (onProgress: (p: Progress) => void) => fp.verify({ sessionId: "ses_unknown", onProgress })]) {
+    for (const call of [
+      (onProgress: (p: Progress) => void) => fp.prune({ sessionId: "ses_unknown", onProgress }),
+      (onProgress: (p: Progress) => void) => fp.verify({ sessionId: "ses_unknown", onProgress }),
+    ]) {
       const seen: Progress[] = [];
       expect(await rejectionOf(call((p) => seen.push(p)))).toBeInstanceOf(NotFoundError);
       expect(seen).toEqual([]);

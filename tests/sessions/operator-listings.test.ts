@@ -8,12 +8,21 @@ describe("operator listings", () => {
   it("lists every user's sessions newest first, page by page", async () => {
     const { fp } = dbs.open();
     const made = [];
-    for (const userId of ["ann", "bob", "ann", "cy", "bob"]) made.push(await fp.createSession({ userId, title: `${userId} ${made.length}` }));
+    for (const userId of ["ann", "bob", "ann", "cy", "bob"])
+      made.push(await fp.createSession({ userId, title: `${userId} ${made.length}` }));
     const first = await fp.listSessions({ all: true, limit: 3 });
-    expect(first.items.map((s) => s.id)).toEqual(made.slice(2).reverse().map((s) => s.id));
+    expect(first.items.map((s) => s.id)).toEqual(
+      made
+        .slice(2)
+        .reverse()
+        .map((s) => s.id),
+    );
     expect(first.nextCursor).not.toBeNull();
     const second = await fp.listSessions({ all: true, limit: 3, cursor: first.nextCursor });
-    expect(second.items.map((s) => [s.id, s.userId])).toEqual([[made[1]!.id, "bob"], [made[0]!.id, "ann"]]);
+    expect(second.items.map((s) => [s.id, s.userId])).toEqual([
+      [made[1]!.id, "bob"],
+      [made[0]!.id, "ann"],
+    ]);
     expect(second.nextCursor).toBeNull();
     // A user's listing is unchanged.
     expect((await fp.listSessions({ userId: "cy" })).items.map((s) => s.id)).toEqual([made[3]!.id]);
@@ -25,7 +34,10 @@ describe("operator listings", () => {
     const bobs = await fp.createSession({ userId: "bob" });
     const [appended] = await bobs.append({ role: "user", content: "later" });
     const first = await fp.listUsers({ limit: 2 });
-    expect(first.items.map((u) => [u.userId, u.sessions])).toEqual([["ann", 2], ["bob", 2]]);
+    expect(first.items.map((u) => [u.userId, u.sessions])).toEqual([
+      ["ann", 2],
+      ["bob", 2],
+    ]);
     expect(first.items[1]!.updatedAt).toEqual(appended!.createdAt);
     const second = await fp.listUsers({ limit: 2, cursor: first.nextCursor });
     expect(second).toMatchObject({ items: [{ userId: "cy", sessions: 1 }], nextCursor: null });

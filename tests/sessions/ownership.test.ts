@@ -18,13 +18,19 @@ beforeAll(async () => {
   file = path.join(dir, "owners.db");
   fp = openForkpoint({ path: file });
   alice = await fp.createSession({ userId: "alice" });
-  const [am] = await alice.append([{ role: "user", content: "a1" }, { role: "assistant", content: "a2" }]);
+  const [am] = await alice.append([
+    { role: "user", content: "a1" },
+    { role: "assistant", content: "a2" },
+  ]);
   const acp = await alice.checkpoint({ name: "shared-name" });
   mine = { checkpoint: acp.id, message: am!.id, branch: (await alice.info()).currentBranchId };
 
   const b = await fp.createSession({ userId: "bob" });
   const rootBranch = (await b.info()).currentBranchId;
-  const [bm] = await b.append([{ role: "user", content: "b1" }, { role: "assistant", content: "b2" }]);
+  const [bm] = await b.append([
+    { role: "user", content: "b1" },
+    { role: "assistant", content: "b2" },
+  ]);
   const bcp = await b.checkpoint({ name: "shared-name" });
   const { branch } = await b.rollback(bcp.id);
   bob = { session: b.id, checkpoint: bcp.id, message: bm!.id, branch: branch.id, rootBranch };
@@ -75,7 +81,8 @@ const calls: [string, "session" | "checkpoint" | "message" | "branch", (id: stri
 describe("another user's id behaves exactly like an unknown id", () => {
   for (const [name, kind, call] of calls) {
     it(`${name}: NotFoundError with the same message, database unchanged`, async () => {
-      const foreignId = kind === "session" ? bob.session : kind === "checkpoint" ? bob.checkpoint : kind === "message" ? bob.message : bob.branch;
+      const foreignId =
+        kind === "session" ? bob.session : kind === "checkpoint" ? bob.checkpoint : kind === "message" ? bob.message : bob.branch;
       const prefix = { session: "ses", checkpoint: "cp", message: "msg", branch: "br" }[kind];
       await expectLikeUnknown(foreignId, prefix, call);
     });

@@ -64,7 +64,9 @@ describe("prune", () => {
     await s.rollback(start.id);
     await s.rollback(after.id);
     expect(countRows(file).moves).toBe(2);
-    withRawDatabase(file, (db) => db.prepare(`UPDATE move_steps SET status = 'unknown' WHERE move_id = (SELECT id FROM moves ORDER BY seq LIMIT 1)`).run());
+    withRawDatabase(file, (db) =>
+      db.prepare(`UPDATE move_steps SET status = 'unknown' WHERE move_id = (SELECT id FROM moves ORDER BY seq LIMIT 1)`).run(),
+    );
     const report = await fp.prune();
     expect(report.moves).toBe(1);
     const rows = countRows(file);
@@ -78,7 +80,9 @@ describe("prune", () => {
     await s.setState({ step: 1 });
     await s.checkpoint();
     await s.setState({ step: 2 });
-    withRawDatabase(file, (db) => db.prepare(`INSERT INTO state_snapshots (hash, body) VALUES ('${"ab".repeat(32)}', '{"orphan":true}')`).run());
+    withRawDatabase(file, (db) =>
+      db.prepare(`INSERT INTO state_snapshots (hash, body) VALUES ('${"ab".repeat(32)}', '{"orphan":true}')`).run(),
+    );
     expect((await fp.prune()).snapshots).toBe(1);
     expect(countRows(file).state_snapshots).toBe(2);
     expect(await s.getState()).toEqual({ step: 2 });

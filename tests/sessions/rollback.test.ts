@@ -18,7 +18,10 @@ describe("rollback", () => {
     const { fp } = dbs.open();
     const s = await fp.createSession({ userId: "alice" });
     const root = (await s.info()).currentBranchId;
-    await s.append([{ role: "user", content: "1" }, { role: "assistant", content: "2" }]);
+    await s.append([
+      { role: "user", content: "1" },
+      { role: "assistant", content: "2" },
+    ]);
     const cp = await s.checkpoint({ name: "two" });
     await s.append({ role: "user", content: "3" });
 
@@ -39,9 +42,15 @@ describe("rollback", () => {
   it("shows the history up to the checkpoint, and new messages continue from its position on the new branch", async () => {
     const { fp } = dbs.open();
     const s = await fp.createSession({ userId: "alice" });
-    const kept = await s.append([{ role: "user", content: "1" }, { role: "assistant", content: "2" }]);
+    const kept = await s.append([
+      { role: "user", content: "1" },
+      { role: "assistant", content: "2" },
+    ]);
     const cp = await s.checkpoint();
-    await s.append([{ role: "user", content: "3" }, { role: "assistant", content: "4" }]);
+    await s.append([
+      { role: "user", content: "3" },
+      { role: "assistant", content: "4" },
+    ]);
     const { branch } = await s.rollback(cp.id);
     expect(await s.history()).toEqual(kept);
     const [next] = await s.append({ role: "user", content: "3'" });
@@ -52,7 +61,10 @@ describe("rollback", () => {
     const { fp, path } = dbs.open();
     const s = await fp.createSession({ userId: "alice" });
     const root = (await s.info()).currentBranchId;
-    await s.append([{ role: "user", content: "1" }, { role: "assistant", content: "2" }]);
+    await s.append([
+      { role: "user", content: "1" },
+      { role: "assistant", content: "2" },
+    ]);
     await s.setState({ v: 1 });
     const cp = await s.checkpoint();
     await s.append({ role: "user", content: "3" });

@@ -10,7 +10,12 @@ const dbs = tempDatabases();
 async function fill(s: SessionHandle, messages: number, per: number): Promise<string[]> {
   const checkpoints: string[] = [];
   for (let done = 0; done < messages; done += per) {
-    await s.append(Array.from({ length: per }, (_, i) => ({ role: (done + i) % 2 ? "assistant" : "user", content: `message number ${done + i} of the conversation` })));
+    await s.append(
+      Array.from({ length: per }, (_, i) => ({
+        role: (done + i) % 2 ? "assistant" : "user",
+        content: `message number ${done + i} of the conversation`,
+      })),
+    );
     checkpoints.push((await s.checkpoint({ name: `after ${done + per}` })).id);
   }
   return checkpoints;
@@ -50,7 +55,9 @@ describe("structural sharing", () => {
       const kinds = db.prepare(`SELECT kind, count(*) AS n FROM entries GROUP BY kind`).all();
       expect(kinds).toEqual([{ kind: "message", n: 10_000 }]);
       // every message's content is held by exactly one row
-      const dup = db.prepare(`SELECT count(*) AS n FROM (SELECT content FROM entries GROUP BY content HAVING count(*) > 1)`).get() as { n: number };
+      const dup = db.prepare(`SELECT count(*) AS n FROM (SELECT content FROM entries GROUP BY content HAVING count(*) > 1)`).get() as {
+        n: number;
+      };
       expect(dup.n).toBe(0);
     });
 

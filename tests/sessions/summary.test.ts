@@ -42,7 +42,10 @@ describe("summary", () => {
   it("agrees with history, branches, listings and the tool track as the session moves", async () => {
     const { fp } = dbs.open({ tools: [writeFile, failing] });
     const s = await fp.createSession({ userId: "alice", title: "trip" });
-    await s.append([{ role: "user", content: "plan a trip" }, { role: "assistant", content: "where to?" }]);
+    await s.append([
+      { role: "user", content: "plan a trip" },
+      { role: "assistant", content: "where to?" },
+    ]);
     const cp = await s.checkpoint({ name: "asked" });
     await s.invoke("write_file", { name: "a.txt", text: "A" });
     await rejectionOf(s.invoke("fails", {}));

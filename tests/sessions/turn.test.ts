@@ -12,8 +12,17 @@ describe("turn", () => {
     const { fp } = dbs.open();
     const s = await fp.createSession({ userId: "alice" });
     await s.append({ role: "system", content: "be brief" });
-    const t = await s.turn([{ role: "user", content: "hi" }, { role: "assistant", content: { text: "hello" } }], { name: "turn 1", metadata: { n: 1 } });
-    expect(t.messages.map((m) => [m.position, m.role, m.content])).toEqual([[2, "user", "hi"], [3, "assistant", { text: "hello" }]]);
+    const t = await s.turn(
+      [
+        { role: "user", content: "hi" },
+        { role: "assistant", content: { text: "hello" } },
+      ],
+      { name: "turn 1", metadata: { n: 1 } },
+    );
+    expect(t.messages.map((m) => [m.position, m.role, m.content])).toEqual([
+      [2, "user", "hi"],
+      [3, "assistant", { text: "hello" }],
+    ]);
     expect(t.checkpoint).toMatchObject({ position: 3, name: "turn 1", metadata: { n: 1 }, auto: false, sessionId: s.id, userId: "alice" });
     const restored = await s.restore(t.checkpoint.id);
     expect(restored.history.map((m) => m.id)).toEqual([...(await s.history()).map((m) => m.id)]);
@@ -35,7 +44,13 @@ describe("turn", () => {
     const { fp, path } = dbs.open();
     const s = await fp.createSession({ userId: "alice" });
     const before = countRows(path);
-    await s.turn([{ role: "user", content: "a" }, { role: "assistant", content: "b" }], { name: "t" });
+    await s.turn(
+      [
+        { role: "user", content: "a" },
+        { role: "assistant", content: "b" },
+      ],
+      { name: "t" },
+    );
     const delta = rowDelta(before, countRows(path));
     expect(Object.fromEntries(Object.entries(delta).filter(([, n]) => n !== 0))).toEqual({ entries: 2, checkpoints: 1 });
   });
@@ -45,8 +60,18 @@ describe("turn", () => {
     const s = await fp.createSession({ userId: "alice" });
     const seen: Checkpoint[] = [];
     fp.on("checkpoint", (cp) => seen.push(cp));
-    const t = await s.turn([{ role: "user", content: "a" }, { role: "assistant", content: "b" }], { name: "mine" });
-    expect(seen.map((cp) => [cp.position, cp.auto])).toEqual([[1, true], [2, true], [2, false]]);
+    const t = await s.turn(
+      [
+        { role: "user", content: "a" },
+        { role: "assistant", content: "b" },
+      ],
+      { name: "mine" },
+    );
+    expect(seen.map((cp) => [cp.position, cp.auto])).toEqual([
+      [1, true],
+      [2, true],
+      [2, false],
+    ]);
     expect(seen[2]!.id).toBe(t.checkpoint.id);
   });
 
@@ -54,7 +79,15 @@ describe("turn", () => {
     const { fp, path } = dbs.open();
     const s = await fp.createSession({ userId: "alice" });
     const before = dumpDatabase(path);
-    const badMessage = await rejectionOf(s.turn([{ role: "user", content: "ok" }, { role: "", content: "x" }], { name: "t" }));
+    const badMessage = await rejectionOf(
+      s.turn(
+        [
+          { role: "user", content: "ok" },
+          { role: "", content: "x" },
+        ],
+        { name: "t" },
+      ),
+    );
     expect(badMessage).toBeInstanceOf(ValidationError);
     expect(badMessage.message).toContain("messages[1].role");
     const badOptions = await rejectionOf(s.turn({ role: "user", content: "ok" }, { name: "t", expiresIn: "soon" } as never));
@@ -71,9 +104,19 @@ describe("turn", () => {
     const s = await fp.createSession({ userId: "alice" });
     await s.append({ role: "user", content: "kept" });
     // A real failure inside the transaction, after the messages are written: SQLite refuses the checkpoint row.
-    withRawDatabase(path, (db) => db.exec(`CREATE TRIGGER refuse_checkpoints BEFORE INSERT ON checkpoints BEGIN SELECT RAISE(ABORT, 'refused'); END`));
+    withRawDatabase(path, (db) =>
+      db.exec(`CREATE TRIGGER refuse_checkpoints BEFORE INSERT ON checkpoints BEGIN SELECT RAISE(ABORT, 'refused'); END`),
+    );
     const before = dumpDatabase(path);
-    const error = await rejectionOf(s.turn([{ role: "user", content: "lost" }, { role: "assistant", content: "lost" }], { name: "t" }));
+    const error = await rejectionOf(
+      s.turn(
+        [
+          { role: "user", content: "lost" },
+          { role: "assistant", content: "lost" },
+        ],
+        { name: "t" },
+      ),
+    );
     expect(error.message).toContain("refused");
     expect(dumpDatabase(path)).toEqual(before);
     expect((await s.history()).map((m) => m.content)).toEqual(["kept"]);

@@ -22,7 +22,10 @@ afterEach(async () => {
 async function build() {
   fp = openForkpoint({ path: file, tools: [defineTool({ name: "t", run: async () => ({ ok: true }), undo: async () => {} })] });
   const a = await fp.createSession({ userId: "ann" });
-  const [m1] = await a.append([{ role: "user", content: "one" }, { role: "assistant", content: "two" }]);
+  const [m1] = await a.append([
+    { role: "user", content: "one" },
+    { role: "assistant", content: "two" },
+  ]);
   await a.setState({ step: 1 });
   const cp = await a.checkpoint({ name: "cp" });
   await a.invoke("t", { x: 1 });
@@ -56,7 +59,13 @@ describe("fp.verify", () => {
     const report = await fp.verify();
     expect(report.ok).toBe(false);
     const found = report.problems.map((p) => [p.kind, p.id]);
-    expect(found).toEqual(expect.arrayContaining([["entry", m1.id], ["entry", m3.id], ["checkpoint", cp.id]]));
+    expect(found).toEqual(
+      expect.arrayContaining([
+        ["entry", m1.id],
+        ["entry", m3.id],
+        ["checkpoint", cp.id],
+      ]),
+    );
     expect(found.some(([kind]) => kind === "tool-result")).toBe(true);
     expect(found.some(([kind]) => kind === "state")).toBe(true);
     // The other session is intact.
@@ -84,7 +93,10 @@ describe("fp.verify", () => {
 
   it("reports a gap in a branch's log", async () => {
     const { m1 } = await build();
-    tamper(`DELETE FROM entries WHERE id = (SELECT id FROM entries WHERE position = 2 AND branch_id = (SELECT branch_id FROM entries WHERE id = ?))`, m1.id);
+    tamper(
+      `DELETE FROM entries WHERE id = (SELECT id FROM entries WHERE position = 2 AND branch_id = (SELECT branch_id FROM entries WHERE id = ?))`,
+      m1.id,
+    );
     const report = await fp.verify();
     expect(report.problems.some((p) => p.kind === "branch" && p.detail.includes("gap"))).toBe(true);
   });

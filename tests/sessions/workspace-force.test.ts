@@ -6,7 +6,15 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ConflictError, ValidationError, defineTool, openForkpoint, type Checkpoint, type Forkpoint, type SessionHandle } from "../../src/index.js";
+import {
+  ConflictError,
+  ValidationError,
+  defineTool,
+  openForkpoint,
+  type Checkpoint,
+  type Forkpoint,
+  type SessionHandle,
+} from "../../src/index.js";
 import { dumpDatabase, filesUnder, makeTempDir, rejectionOf, removeDir, withRawDatabase } from "../helpers.js";
 
 const WORKER = fileURLToPath(new URL("../fixtures/forced-move-worker.ts", import.meta.url));
@@ -21,7 +29,8 @@ const write = (rel: string, text: string) => {
 };
 const tree = () => filesUnder(ws, dbFile);
 const journalOf = (sessionId: string) =>
-  withRawDatabase(dbFile, (db) => db.prepare("SELECT restoring FROM workspaces WHERE session_id = ?").pluck().get(sessionId)) as string | null;
+  withRawDatabase(dbFile, (db) => db.prepare("SELECT restoring FROM workspaces WHERE session_id = ?").pluck().get(sessionId)) as
+    string | null;
 
 const note = defineTool<{ rel: string; text: string }, null>({
   name: "note",
@@ -80,7 +89,9 @@ describe("force: true", () => {
     expect(result.savedDrift).toEqual({ checkpointId: expect.any(String), files: ["a.txt", "b.txt", "new.txt"] });
 
     // The saved checkpoint: on the branch the move left, at its head, named and tagged, not automatic.
-    const saved = (await fp.listCheckpoints({ userId: "alice", sessionId: s.id })).items.find((c) => c.id === result.savedDrift!.checkpointId)!;
+    const saved = (await fp.listCheckpoints({ userId: "alice", sessionId: s.id })).items.find(
+      (c) => c.id === result.savedDrift!.checkpointId,
+    )!;
     expect(saved).toMatchObject({ name: "forced: drift before rollback", auto: false, branchId: left, position: head });
     expect(saved.metadata).toEqual({ forkpoint: "saved-drift", move: "rollback", drifted: ["a.txt", "b.txt", "new.txt"] });
     expect((await s.restore(saved.id)).history.map((m) => m.content)).toEqual(["hi", "later"]);
@@ -141,7 +152,9 @@ describe("force: true", () => {
     const noScope = await rejectionOf(s.rollback(a.id, { force: true }));
     expect(noScope).toBeInstanceOf(ValidationError);
     expect(noScope.field).toBe("options.force");
-    expect((await rejectionOf(s.switchBranch((await s.info()).currentBranchId, { scope: "conversation", force: true }))).field).toBe("options.force");
+    expect((await rejectionOf(s.switchBranch((await s.info()).currentBranchId, { scope: "conversation", force: true }))).field).toBe(
+      "options.force",
+    );
     expect(dumpDatabase(dbFile)).toEqual(before);
     expect(tree()).toEqual(DRIFTED);
   });
@@ -226,7 +239,10 @@ describe("a forced move that cannot finish", () => {
     expect(e).toMatchObject({ code: "UNDO_FAILED", tool: "gated" });
     expect(e.savedDrift).toEqual({ checkpointId: expect.any(String), files: ["a.txt", "b.txt", "new.txt"] });
     const saved = (await s.restore(e.savedDrift.checkpointId)).checkpoint;
-    expect([saved.name, saved.metadata]).toEqual(["forced: drift before rollback", { forkpoint: "saved-drift", move: "rollback", drifted: ["a.txt", "b.txt", "new.txt"] }]);
+    expect([saved.name, saved.metadata]).toEqual([
+      "forced: drift before rollback",
+      { forkpoint: "saved-drift", move: "rollback", drifted: ["a.txt", "b.txt", "new.txt"] },
+    ]);
     expect(await s.diffFiles(saved.id, a.id)).toMatchObject({ added: ["b.txt"], modified: ["a.txt"], deleted: ["new.txt", "tool.txt"] });
 
     // The files were restored before the undo failed; the same call goes on from there, with nothing more to save.
@@ -241,7 +257,9 @@ describe("a forced move that cannot finish", () => {
 describe("a crash during a forced move", () => {
   async function crashAt(s: SessionHandle, a: Checkpoint, scope: "files" | "both", at: "saved" | "restoring"): Promise<void> {
     await fp.close();
-    const child = spawn(process.execPath, ["--import", "tsx", WORKER, dbFile, s.id, a.id, scope, at], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, ["--import", "tsx", WORKER, dbFile, s.id, a.id, scope, at], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     let out = "";
     child.stdout.on("data", (d: Buffer) => (out += d.toString()));
     const [, signal] = (await new Promise((done) => child.once("exit", (...r) => done(r)))) as [number | null, string | null];

@@ -26,7 +26,8 @@ const write = (rel: string, text: string) => {
 /** Every file under the workspace but the database's, with its text. */
 const tree = () => filesUnder(ws, dbFile);
 const journalOf = (sessionId: string) =>
-  withRawDatabase(dbFile, (db) => db.prepare("SELECT restoring FROM workspaces WHERE session_id = ?").pluck().get(sessionId)) as string | null;
+  withRawDatabase(dbFile, (db) => db.prepare("SELECT restoring FROM workspaces WHERE session_id = ?").pluck().get(sessionId)) as
+    string | null;
 /**
  * Journals a restore to `cp`'s files as if `pid` had started it and died (or still ran) before finishing, from the
  * session's current branch and head (scope "both": the conversation has not moved).
@@ -107,7 +108,10 @@ describe("workspace restore interrupted by a crash", () => {
     write(staged, "L1");
     journalRestore(s.id, a, pid, null);
     const report = await (await reopen()).recover();
-    expect(report.workspaces[0]).toMatchObject({ outcome: "completed", paths: expect.arrayContaining([staged, `sub/c.txt.forkpoint-${pid}.tmp`]) });
+    expect(report.workspaces[0]).toMatchObject({
+      outcome: "completed",
+      paths: expect.arrayContaining([staged, `sub/c.txt.forkpoint-${pid}.tmp`]),
+    });
     expect(fs.existsSync(path.join(ws, staged))).toBe(false);
     expect(tree()).toEqual({ "a.txt": "A1", "b.txt": "B", "sub/c.txt": "C1", [long]: "L1" });
   });
@@ -116,7 +120,9 @@ describe("workspace restore interrupted by a crash", () => {
     const { s, a, b, pid } = await crashedHalfwayToA();
     journalRestore(s.id, a, pid, null);
     const report = await (await reopen()).recover();
-    expect(report.workspaces).toEqual([{ sessionId: s.id, dir: fs.realpathSync(ws), outcome: "completed", paths: [`sub/c.txt.forkpoint-${pid}.tmp`], detail: null }]);
+    expect(report.workspaces).toEqual([
+      { sessionId: s.id, dir: fs.realpathSync(ws), outcome: "completed", paths: [`sub/c.txt.forkpoint-${pid}.tmp`], detail: null },
+    ]);
     expect(tree()).toEqual({ "a.txt": "A1", "b.txt": "B", "sub/c.txt": "C1" });
     expect(journalOf(s.id)).toBeNull();
     const again = await fp.getSession(s.id, { userId: "alice" });
@@ -144,7 +150,9 @@ describe("workspace restore interrupted by a crash", () => {
     fs.rmSync(path.join(ws, "a.txt")); // in both versions: no restore deletes it
     journalRestore(s.id, a, pid, null);
     const report = await (await reopen()).recover();
-    expect(report.workspaces).toEqual([{ sessionId: s.id, dir: fs.realpathSync(ws), outcome: "drift", paths: ["a.txt", "b.txt"], detail: null }]);
+    expect(report.workspaces).toEqual([
+      { sessionId: s.id, dir: fs.realpathSync(ws), outcome: "drift", paths: ["a.txt", "b.txt"], detail: null },
+    ]);
     expect(tree()).toEqual({ "b.txt": "edited by hand" }); // only forkpoint's staged leftover is gone
     expect(journalOf(s.id)).toBeNull();
     const again = await fp.getSession(s.id, { userId: "alice" });
@@ -174,7 +182,9 @@ describe("workspace restore interrupted by a crash", () => {
     await fp.close();
     // The user's look-alikes are not in the workspace's versions: excluded, so they are not drift either.
     fp = openForkpoint({ path: dbFile, recover: false });
-    await withRawDatabase(dbFile, (db) => db.prepare("UPDATE workspaces SET exclude = ?").run(JSON.stringify(["*.forkpoint-1.tmp", "*.forkpoint-2.tmp"])));
+    await withRawDatabase(dbFile, (db) =>
+      db.prepare("UPDATE workspaces SET exclude = ?").run(JSON.stringify(["*.forkpoint-1.tmp", "*.forkpoint-2.tmp"])),
+    );
     const report = await fp.recover();
     expect(report.workspaces).toMatchObject([{ outcome: "completed", paths: [`sub/c.txt.forkpoint-${pid}.tmp`] }]);
     expect(fs.readFileSync(path.join(ws, "sub/c.txt.forkpoint-1.tmp"), "utf8")).toBe("mine");
@@ -202,7 +212,9 @@ describe("workspace restore interrupted by a crash", () => {
   it("a restore that cannot be finished now is reported failed and kept for a later recover(); moves wait for it", async () => {
     const { s, a, b, pid } = await crashedHalfwayToA();
     journalRestore(s.id, a, pid, null);
-    withRawDatabase(dbFile, (db) => db.prepare("UPDATE file_blobs SET content = ? WHERE content = ?").run(Buffer.from("damaged"), Buffer.from("C1")));
+    withRawDatabase(dbFile, (db) =>
+      db.prepare("UPDATE file_blobs SET content = ? WHERE content = ?").run(Buffer.from("damaged"), Buffer.from("C1")),
+    );
     const again = await reopen();
     const report = await again.recover();
     expect(report.workspaces).toMatchObject([{ outcome: "failed", detail: expect.stringMatching(/does not match its hash/) }]);
@@ -228,7 +240,9 @@ describe("workspace restore interrupted by a crash", () => {
     });
     journalRestore(s.id, a, pid, null);
     await fp.close();
-    const recoverers = Array.from({ length: 3 }, () => spawn(process.execPath, ["--import", "tsx", RECOVER, dbFile], { stdio: ["pipe", "pipe", "inherit"] }));
+    const recoverers = Array.from({ length: 3 }, () =>
+      spawn(process.execPath, ["--import", "tsx", RECOVER, dbFile], { stdio: ["pipe", "pipe", "inherit"] }),
+    );
     const outputs = recoverers.map((child) => {
       let out = "";
       child.stdout.on("data", (d) => (out += d));
@@ -240,7 +254,9 @@ describe("workspace restore interrupted by a crash", () => {
     await Promise.all(outputs.map((o) => o.ready));
     for (const child of recoverers) child.stdin.write("go\n");
     const printed = await Promise.all(outputs.map((o) => o.done));
-    const outcomes = printed.flatMap((o) => (JSON.parse(o.trim().split("\n").pop()!) as { workspaces: { outcome: string }[] }).workspaces.map((w) => w.outcome));
+    const outcomes = printed.flatMap((o) =>
+      (JSON.parse(o.trim().split("\n").pop()!) as { workspaces: { outcome: string }[] }).workspaces.map((w) => w.outcome),
+    );
     expect(outcomes.filter((o) => o === "completed")).toHaveLength(1);
     expect(outcomes.every((o) => o === "completed" || o === "waiting")).toBe(true);
     fp = openForkpoint({ path: dbFile });
@@ -257,7 +273,9 @@ describe("workspace restore interrupted by a crash", () => {
       journalRestore(s.id, a, sleeper.pid!, processStart(sleeper.pid!));
       const before = tree();
       const report = await (await reopen()).recover();
-      expect(report.workspaces).toEqual([{ sessionId: s.id, dir: fs.realpathSync(ws), outcome: "waiting", paths: [], detail: `process ${sleeper.pid} is restoring it` }]);
+      expect(report.workspaces).toEqual([
+        { sessionId: s.id, dir: fs.realpathSync(ws), outcome: "waiting", paths: [], detail: `process ${sleeper.pid} is restoring it` },
+      ]);
       expect(tree()).toEqual(before);
       expect(journalOf(s.id)).not.toBeNull();
     } finally {
@@ -267,7 +285,8 @@ describe("workspace restore interrupted by a crash", () => {
 
   it("SIGKILL in the middle of restores: after recovery the directory is exactly one version, with no leftovers", async () => {
     // Enough files that a restore takes a while, so some kills land inside one.
-    const files = (tag: string) => Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`f/${i % 7}/${i}.txt`, `${tag}${i} `.repeat(400)]));
+    const files = (tag: string) =>
+      Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`f/${i % 7}/${i}.txt`, `${tag}${i} `.repeat(400)]));
     const versionA = files("a");
     const versionB = { ...files("b"), "only-b.txt": "B" };
     for (const [rel, text] of Object.entries(versionA)) write(rel, text);
@@ -280,12 +299,18 @@ describe("workspace restore interrupted by a crash", () => {
     await fp.close();
 
     const versionOf = withRawDatabase(dbFile, (db) => {
-      const manifest = (cp: Checkpoint) => db.prepare("SELECT manifest_id FROM checkpoint_files WHERE checkpoint_id = ?").pluck().get(cp.id) as number;
-      return new Map([[manifest(a), versionA], [manifest(b), versionB]]);
+      const manifest = (cp: Checkpoint) =>
+        db.prepare("SELECT manifest_id FROM checkpoint_files WHERE checkpoint_id = ?").pluck().get(cp.id) as number;
+      return new Map([
+        [manifest(a), versionA],
+        [manifest(b), versionB],
+      ]);
     });
     let journaledAtKill = 0;
     for (let round = 0; round < 6; round++) {
-      const child = spawn(process.execPath, ["--import", "tsx", WORKER, dbFile, s.id, a.id, b.id], { stdio: ["ignore", "pipe", "inherit"] });
+      const child = spawn(process.execPath, ["--import", "tsx", WORKER, dbFile, s.id, a.id, b.id], {
+        stdio: ["ignore", "pipe", "inherit"],
+      });
       await new Promise<void>((ready) => child.stdout.once("data", () => ready()));
       // Kill as soon as a restore is journaled (or after a while, wherever the child is then).
       for (let i = 0; i < 400 && journalOf(s.id) === null; i++) await new Promise((r) => setTimeout(r, 1));

@@ -4,7 +4,15 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
-  ConflictError, IntegrityError, NotFoundError, PayloadTooLargeError, ValidationError, defineTool, openForkpoint, type Forkpoint, type SessionHandle,
+  ConflictError,
+  IntegrityError,
+  NotFoundError,
+  PayloadTooLargeError,
+  ValidationError,
+  defineTool,
+  openForkpoint,
+  type Forkpoint,
+  type SessionHandle,
 } from "../../src/index.js";
 import { countRows, dumpDatabase, filesUnder, makeTempDir, rejectionOf, removeDir, withRawDatabase } from "../helpers.js";
 
@@ -211,9 +219,15 @@ describe("moves with a scope", () => {
     const cp = await s.checkpoint({ name: "start" });
     write("src/app.ts", "changed");
     await s.checkpoint({ name: "changed" });
-    withRawDatabase(dbFile, (db) => db.prepare(`UPDATE file_blobs SET content = X'00' WHERE content = CAST('export const a = 1;' || char(10) AS BLOB)`).run());
+    withRawDatabase(dbFile, (db) =>
+      db.prepare(`UPDATE file_blobs SET content = X'00' WHERE content = CAST('export const a = 1;' || char(10) AS BLOB)`).run(),
+    );
     const report = await fp.verify({ sessionId: s.id });
-    expect(report.problems).toContainEqual({ kind: "checkpoint", id: cp.id, detail: "its file src/app.ts is missing or does not match its hash" });
+    expect(report.problems).toContainEqual({
+      kind: "checkpoint",
+      id: cp.id,
+      detail: "its file src/app.ts is missing or does not match its hash",
+    });
     expect(await rejectionOf(s.rollback(cp.id, { scope: "files" }))).toBeInstanceOf(IntegrityError);
     expect(read("src/app.ts")).toBe("changed");
   });
@@ -265,7 +279,9 @@ describe("moves with a scope", () => {
     write("src/app.ts", "changed");
     await s.append({ role: "user", content: "two" });
     await s.checkpoint({ name: "changed" });
-    withRawDatabase(dbFile, (db) => db.prepare(`UPDATE file_blobs SET content = X'00' WHERE content = CAST('hello' || char(10) AS BLOB)`).run());
+    withRawDatabase(dbFile, (db) =>
+      db.prepare(`UPDATE file_blobs SET content = X'00' WHERE content = CAST('hello' || char(10) AS BLOB)`).run(),
+    );
     const branches = (await s.branches()).length;
     expect(await rejectionOf(s.rollback(cp.id, { scope: "both" }))).toBeInstanceOf(IntegrityError);
     expect((await s.branches()).length).toBe(branches);
@@ -294,7 +310,11 @@ describe("moves with a scope", () => {
 
   it("a tool call still resolves to its result when the files cannot be read afterwards", async () => {
     await fp.close();
-    const grow = defineTool<{ n: number }, { n: number }>({ name: "grow", run: async ({ n }) => (write("big.txt", "x".repeat(n)), { n }), undo: async () => {} });
+    const grow = defineTool<{ n: number }, { n: number }>({
+      name: "grow",
+      run: async ({ n }) => (write("big.txt", "x".repeat(n)), { n }),
+      undo: async () => {},
+    });
     fp = openForkpoint({ path: dbFile, tools: [grow], limits: { maxPayloadBytes: 100 } });
     const s = await fp.createSession({ userId: "u" });
     write("a.txt", "a");

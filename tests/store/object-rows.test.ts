@@ -56,7 +56,10 @@ describe("object rows", () => {
   });
 
   it("raw and pluck modes are chosen when preparing and stay as chosen", () => {
-    expect(prepare(db, "SELECT id, name FROM a ORDER BY id", "raw").all()).toEqual([[1, "one"], [2, null]]);
+    expect(prepare(db, "SELECT id, name FROM a ORDER BY id", "raw").all()).toEqual([
+      [1, "one"],
+      [2, null],
+    ]);
     const pluck = prepare(db, "SELECT name FROM a ORDER BY id", "pluck");
     expect(pluck.all()).toEqual(["one", null]);
     expect(pluck.get()).toBe("one");

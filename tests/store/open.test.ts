@@ -17,7 +17,10 @@ const journal = JSON.parse(fs.readFileSync(path.join(ROOT, "drizzle", "meta", "_
 async function seeded(file: string) {
   const fp = openForkpoint({ path: file });
   const s = await fp.createSession({ userId: "alice", title: "kept" });
-  const msgs = await s.append([{ role: "user", content: "1" }, { role: "assistant", content: "2" }]);
+  const msgs = await s.append([
+    { role: "user", content: "1" },
+    { role: "assistant", content: "2" },
+  ]);
   await s.setState({ saved: true });
   const cp = await s.checkpoint({ name: "cp" });
   await s.append({ role: "user", content: "3" });
@@ -36,7 +39,9 @@ describe("opening a file database", () => {
     withRawDatabase(file, (db) => {
       expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
       const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as { name: string }[]).map((t) => t.name);
-      expect(tables).toEqual(expect.arrayContaining(["sessions", "branches", "entries", "checkpoints", "state_snapshots", "__drizzle_migrations"]));
+      expect(tables).toEqual(
+        expect.arrayContaining(["sessions", "branches", "entries", "checkpoints", "state_snapshots", "__drizzle_migrations"]),
+      );
     });
   });
 
@@ -51,7 +56,9 @@ describe("opening a file database", () => {
       // foreign keys are enforced: an entry on a branch that does not exist is refused
       expect(() =>
         store.db
-          .prepare(`INSERT INTO entries (id, branch_id, position, kind, msg_count, hash, created_at) VALUES ('e', 'no-such-branch', 1, 'message', 1, 'h', 0)`)
+          .prepare(
+            `INSERT INTO entries (id, branch_id, position, kind, msg_count, hash, created_at) VALUES ('e', 'no-such-branch', 1, 'message', 1, 'h', 0)`,
+          )
           .run(),
       ).toThrow(/FOREIGN KEY/);
     } finally {
@@ -67,8 +74,8 @@ describe("opening a file database", () => {
 
   it("records every migration of drizzle/ once, and reopening applies nothing again", async () => {
     const file = dbs.path();
-    await (openForkpoint({ path: file })).close();
-    await (openForkpoint({ path: file })).close();
+    await openForkpoint({ path: file }).close();
+    await openForkpoint({ path: file }).close();
     withRawDatabase(file, (db) => {
       const rows = db.prepare(`SELECT created_at AS at FROM __drizzle_migrations ORDER BY id`).all() as { at: number }[];
       expect(rows.map((r) => Number(r.at))).toEqual(journal.entries.map((e) => e.when));
@@ -159,7 +166,9 @@ describe("refusing to open", () => {
     const file = dbs.path();
     await seeded(file);
     const newest = Math.max(...journal.entries.map((e) => e.when));
-    withRawDatabase(file, (db) => db.prepare(`INSERT INTO __drizzle_migrations (hash, created_at) VALUES ('future', ?)`).run(newest + 86_400_000));
+    withRawDatabase(file, (db) =>
+      db.prepare(`INSERT INTO __drizzle_migrations (hash, created_at) VALUES ('future', ?)`).run(newest + 86_400_000),
+    );
     const before = dumpDatabase(file);
     const e = thrownBy(() => openForkpoint({ path: file }));
     expect(e).toBeInstanceOf(DatabaseError);
@@ -171,7 +180,9 @@ describe("refusing to open", () => {
     const file = dbs.path();
     await seeded(file);
     const newest = Math.max(...journal.entries.map((e) => e.when));
-    withRawDatabase(file, (db) => db.prepare(`INSERT INTO __drizzle_migrations (hash, created_at) VALUES ('future', ?)`).run(newest + 86_400_000));
+    withRawDatabase(file, (db) =>
+      db.prepare(`INSERT INTO __drizzle_migrations (hash, created_at) VALUES ('future', ?)`).run(newest + 86_400_000),
+    );
     let e: unknown;
     try {
       dbs.track(openForkpoint({ path: file, readonly: true }));
@@ -229,7 +240,11 @@ describe("read-only mode", () => {
   it("leaves a database at rest as it found it: no -wal or -shm file stays behind a read", async () => {
     const file = dbs.path();
     await seeded(file);
-    const listing = () => fs.readdirSync(path.dirname(file)).filter((f) => f.startsWith(path.basename(file))).sort();
+    const listing = () =>
+      fs
+        .readdirSync(path.dirname(file))
+        .filter((f) => f.startsWith(path.basename(file)))
+        .sort();
     const before = listing();
     expect(before).toEqual([path.basename(file)]);
     const fp = openForkpoint({ path: file, readonly: true });

@@ -46,7 +46,11 @@ describe("schema drift", () => {
   it("the journal lists exactly the .sql files of drizzle/", () => {
     const dir = path.join(ROOT, "drizzle");
     const journal = JSON.parse(fs.readFileSync(path.join(dir, "meta", "_journal.json"), "utf8")) as { entries: { tag: string }[] };
-    const sql = fs.readdirSync(dir).filter((f) => f.endsWith(".sql")).map((f) => f.replace(/\.sql$/, "")).sort();
+    const sql = fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith(".sql"))
+      .map((f) => f.replace(/\.sql$/, ""))
+      .sort();
     expect(journal.entries.map((e) => e.tag).sort()).toEqual(sql);
   });
 });

@@ -73,7 +73,11 @@ describe("upgrading a database written by forkpoint's first schema", () => {
       try {
         expect(db.pragma("foreign_keys", { simple: true })).toBe(1);
         expect(() =>
-          db.prepare("INSERT INTO entries (id, branch_id, position, kind, msg_count, hash, created_at) VALUES ('x', 'no-such-branch', 1, 'message', 1, x'00', 0)").run(),
+          db
+            .prepare(
+              "INSERT INTO entries (id, branch_id, position, kind, msg_count, hash, created_at) VALUES ('x', 'no-such-branch', 1, 'message', 1, x'00', 0)",
+            )
+            .run(),
         ).toThrow(/FOREIGN KEY/);
       } finally {
         db.close();

@@ -153,21 +153,24 @@ describe("WAL checkpoints on a worker thread", () => {
     }
   });
 
-  it.each(["close", "leave-open"])("a process that ends with %s exits by itself with code 0 once its work is done, and its writes are all there", async (ending) => {
-    const file = dbs.path();
-    const run = spawnSync(process.execPath, ["--import", "tsx", WRITER, file, "400", ending], { encoding: "utf8", timeout: 60_000 });
-    expect(run.error).toBeUndefined();
-    expect(run.stderr).toBe("");
-    expect(run.status).toBe(0);
-    if (ending === "close") expect(fs.existsSync(`${file}-wal`)).toBe(false);
-    const sessionId = run.stdout.trim();
-    const fp = openForkpoint({ path: file });
-    try {
-      const s = await fp.getSession(sessionId, { userId: "alice" });
-      expect(await s.history()).toHaveLength(800);
-      expect((await fp.listCheckpoints({ userId: "alice", limit: 1 })).items[0]!.name).toBe("t399");
-    } finally {
-      await fp.close();
-    }
-  });
+  it.each(["close", "leave-open"])(
+    "a process that ends with %s exits by itself with code 0 once its work is done, and its writes are all there",
+    async (ending) => {
+      const file = dbs.path();
+      const run = spawnSync(process.execPath, ["--import", "tsx", WRITER, file, "400", ending], { encoding: "utf8", timeout: 60_000 });
+      expect(run.error).toBeUndefined();
+      expect(run.stderr).toBe("");
+      expect(run.status).toBe(0);
+      if (ending === "close") expect(fs.existsSync(`${file}-wal`)).toBe(false);
+      const sessionId = run.stdout.trim();
+      const fp = openForkpoint({ path: file });
+      try {
+        const s = await fp.getSession(sessionId, { userId: "alice" });
+        expect(await s.history()).toHaveLength(800);
+        expect((await fp.listCheckpoints({ userId: "alice", limit: 1 })).items[0]!.name).toBe("t399");
+      } finally {
+        await fp.close();
+      }
+    },
+  );
 });

@@ -25,7 +25,12 @@ afterEach(async () => {
 describe("checkpointTools", () => {
   it("offers six tools, each with a description and a JSON Schema object input", () => {
     expect([...tools.keys()]).toEqual([
-      "create_checkpoint", "list_checkpoints", "rollback", "delete_checkpoint", "checkpoint_info", "cleanup_auto_checkpoints",
+      "create_checkpoint",
+      "list_checkpoints",
+      "rollback",
+      "delete_checkpoint",
+      "checkpoint_info",
+      "cleanup_auto_checkpoints",
     ]);
     for (const tool of tools.values()) {
       expect(tool.description.length).toBeGreaterThan(10);
@@ -48,7 +53,11 @@ describe("checkpointTools", () => {
     expect((listed.checkpoints as { id: string }[]).map((c) => c.id)).toEqual([id]);
 
     expect(await call("checkpoint_info", { checkpointId: id })).toMatchObject({
-      ok: true, messages: 1, toolCalls: 0, state: {}, checkpoint: { id, name: "first" },
+      ok: true,
+      messages: 1,
+      toolCalls: 0,
+      state: {},
+      checkpoint: { id, name: "first" },
     });
 
     const rolled = await call("rollback", { checkpointId: id });
@@ -78,7 +87,9 @@ describe("checkpointTools", () => {
     for (let i = 0; i < 10; i++) await s.append({ role: "user", content: `m${i}` });
     const other = openForkpoint({ path: join(dir, "db.sqlite") });
     try {
-      const theirs = checkpointTools(await other.getSession(s.id, { userId: "agent-user" })).find((t) => t.name === "cleanup_auto_checkpoints")!;
+      const theirs = checkpointTools(await other.getSession(s.id, { userId: "agent-user" })).find(
+        (t) => t.name === "cleanup_auto_checkpoints",
+      )!;
       const [mine, their] = await Promise.all([call("cleanup_auto_checkpoints", { keepLatest: 2 }), theirs.handler({ keepLatest: 2 })]);
       expect([mine.ok, their.ok]).toEqual([true, true]);
       const deleted = [...(mine.deleted as string[]), ...(their.deleted as string[])];

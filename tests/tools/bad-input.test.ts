@@ -1,7 +1,16 @@
 // Bad input to the tool-track and operator calls: a typed error naming what was wrong, and the database unchanged.
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConflictError, NotFoundError, PayloadTooLargeError, ValidationError, defineTool, openForkpoint, type Forkpoint, type SessionHandle } from "../../src/index.js";
+import {
+  ConflictError,
+  NotFoundError,
+  PayloadTooLargeError,
+  ValidationError,
+  defineTool,
+  openForkpoint,
+  type Forkpoint,
+  type SessionHandle,
+} from "../../src/index.js";
 import { dumpDatabase, makeTempDir, removeDir } from "../helpers.js";
 
 let dir: string;
@@ -36,22 +45,76 @@ const rows: Row[] = [
   ["invoke: NaN in args", () => s.invoke("echo", { n: Number.NaN }), ValidationError, "VALIDATION_ERROR", "args.n"],
   ["invoke: oversized args", () => s.invoke("echo", { t: "x".repeat(2000) }), PayloadTooLargeError, "PAYLOAD_TOO_LARGE", "args"],
   ["recordToolCall: no tool", () => s.recordToolCall({ args: {} } as never), ValidationError, "VALIDATION_ERROR", "toolCall.tool"],
-  ["recordToolCall: BigInt result", () => s.recordToolCall({ tool: "echo", args: {}, result: { b: 1n } as never }), ValidationError, "VALIDATION_ERROR", "toolCall.result.b"],
-  ["recordToolCall: undefined in args array", () => s.recordToolCall({ tool: "echo", args: [1, undefined] as never }), ValidationError, "VALIDATION_ERROR", "toolCall.args[1]"],
-  ["recordToolCall: unknown option", () => s.recordToolCall({ tool: "echo", args: {}, extra: 1 } as never), ValidationError, "VALIDATION_ERROR", "extra"],
-  ["recordToolCall: error of the wrong type", () => s.recordToolCall({ tool: "echo", args: {}, error: 42 } as never), ValidationError, "VALIDATION_ERROR", "toolCall.error"],
+  [
+    "recordToolCall: BigInt result",
+    () => s.recordToolCall({ tool: "echo", args: {}, result: { b: 1n } as never }),
+    ValidationError,
+    "VALIDATION_ERROR",
+    "toolCall.result.b",
+  ],
+  [
+    "recordToolCall: undefined in args array",
+    () => s.recordToolCall({ tool: "echo", args: [1, undefined] as never }),
+    ValidationError,
+    "VALIDATION_ERROR",
+    "toolCall.args[1]",
+  ],
+  [
+    "recordToolCall: unknown option",
+    () => s.recordToolCall({ tool: "echo", args: {}, extra: 1 } as never),
+    ValidationError,
+    "VALIDATION_ERROR",
+    "extra",
+  ],
+  [
+    "recordToolCall: error of the wrong type",
+    () => s.recordToolCall({ tool: "echo", args: {}, error: 42 } as never),
+    ValidationError,
+    "VALIDATION_ERROR",
+    "toolCall.error",
+  ],
   ["toolTrack: unknown branch", () => s.toolTrack({ branchId: "br_nope" }), NotFoundError, "NOT_FOUND", "br_nope"],
   ["toolTrack: unknown option", () => s.toolTrack({ nope: 1 } as never), ValidationError, "VALIDATION_ERROR", "nope"],
   ["plan: no target", () => s.plan({} as never), ValidationError, "VALIDATION_ERROR", "plan"],
   ["plan: unknown checkpoint", () => s.plan({ checkpointId: "cp_nope" }), NotFoundError, "NOT_FOUND", "cp_nope"],
   ["plan: unknown message", () => s.plan({ messageId: "msg_nope" }), NotFoundError, "NOT_FOUND", "msg_nope"],
-  ["rollback: bad policy", () => s.rollback(cpId, { onUndoError: "ignore" } as never), ValidationError, "VALIDATION_ERROR", "options.onUndoError"],
+  [
+    "rollback: bad policy",
+    () => s.rollback(cpId, { onUndoError: "ignore" } as never),
+    ValidationError,
+    "VALIDATION_ERROR",
+    "options.onUndoError",
+  ],
   ["rollback: bad scope", () => s.rollback(cpId, { scope: "world" } as never), ValidationError, "VALIDATION_ERROR", "options.scope"],
-  ["rollback: bad unregistered policy", () => s.rollback(cpId, { unregistered: "skip" } as never), ValidationError, "VALIDATION_ERROR", "options.unregistered"],
-  ["switchBranch: unregistered null", () => s.switchBranch("br_nope", { unregistered: null } as never), ValidationError, "VALIDATION_ERROR", "options.unregistered"],
-  ["rollback: files scope without a workspace", () => s.rollback(cpId, { scope: "both" }), ValidationError, "VALIDATION_ERROR", "workspace"],
+  [
+    "rollback: bad unregistered policy",
+    () => s.rollback(cpId, { unregistered: "skip" } as never),
+    ValidationError,
+    "VALIDATION_ERROR",
+    "options.unregistered",
+  ],
+  [
+    "switchBranch: unregistered null",
+    () => s.switchBranch("br_nope", { unregistered: null } as never),
+    ValidationError,
+    "VALIDATION_ERROR",
+    "options.unregistered",
+  ],
+  [
+    "rollback: files scope without a workspace",
+    () => s.rollback(cpId, { scope: "both" }),
+    ValidationError,
+    "VALIDATION_ERROR",
+    "workspace",
+  ],
   ["deleteCheckpoint: unknown id", () => s.deleteCheckpoint("cp_nope"), NotFoundError, "NOT_FOUND", "cp_nope"],
-  ["deleteCheckpoint: a checkpoint a branch forks from", () => s.deleteCheckpoint(cpId), ConflictError, "CHECKPOINT_IN_USE", "a branch forks from"],
+  [
+    "deleteCheckpoint: a checkpoint a branch forks from",
+    () => s.deleteCheckpoint(cpId),
+    ConflictError,
+    "CHECKPOINT_IN_USE",
+    "a branch forks from",
+  ],
   ["deleteCheckpoint: not a string", () => s.deleteCheckpoint(7 as never), ValidationError, "VALIDATION_ERROR", "checkpointId"],
   ["verify: unknown session", () => fp.verify({ sessionId: "ses_nope" }), NotFoundError, "NOT_FOUND", "ses_nope"],
   ["verify: unknown option", () => fp.verify({ all: true } as never), ValidationError, "VALIDATION_ERROR", "all"],

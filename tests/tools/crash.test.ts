@@ -7,7 +7,14 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { ToolUndoError, openForkpoint, type Forkpoint, type RecoveryReport, type ToolInvocation } from "../../src/index.js";
 import {
-  blockTool, flakyWriteTool, readLog, readOrNull, tempDir, writeFileTool, type FlakyControl, type ToolCallRecord,
+  blockTool,
+  flakyWriteTool,
+  readLog,
+  readOrNull,
+  tempDir,
+  writeFileTool,
+  type FlakyControl,
+  type ToolCallRecord,
 } from "../fixtures/file-tools.js";
 import { ids, rows } from "../fixtures/harness.js";
 import { processStart } from "../../src/sessions/process-identity.js";
@@ -23,7 +30,11 @@ afterEach(async () => {
   for (const fp of opened.splice(0)) await fp.close().catch(() => undefined);
 });
 
-function open(dbPath: string, tools: ReturnType<typeof writeFileTool | typeof blockTool | typeof flakyWriteTool>[], recover = true): Forkpoint {
+function open(
+  dbPath: string,
+  tools: ReturnType<typeof writeFileTool | typeof blockTool | typeof flakyWriteTool>[],
+  recover = true,
+): Forkpoint {
   const fp = openForkpoint({ path: dbPath, tools, recover });
   opened.push(fp);
   return fp;
@@ -332,7 +343,8 @@ describe("a child killed in the middle of a rollback", () => {
     const sleeper = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60_000)"], { stdio: "ignore" });
     children.push(sleeper);
     await new Promise((r) => sleeper.once("spawn", r));
-    const reuse = (start: string) => withRawDatabase(setup.dbPath, (db) => db.prepare("UPDATE moves SET pid = ?, pid_start = ?").run(sleeper.pid, start));
+    const reuse = (start: string) =>
+      withRawDatabase(setup.dbPath, (db) => db.prepare("UPDATE moves SET pid = ?, pid_start = ?").run(sleeper.pid, start));
 
     // The control: the journal names the live sleeper itself, so the move waits for it.
     reuse(processStart(sleeper.pid!)!);
@@ -385,7 +397,10 @@ describe("a child killed in the middle of a switch that replays", () => {
     const child = startChild("crash-rollback.ts", [setup.dbPath, setup.sessionId, USER, "switch", setup.root, setup.logFile, "40"]);
     await waitUntil(child, () => replays().length >= 10, "10 replays");
     await kill(child);
-    expect(rows<{ status: string }>(setup.dbPath, "SELECT status FROM moves ORDER BY seq").map((m) => m.status)).toEqual(["done", "running"]);
+    expect(rows<{ status: string }>(setup.dbPath, "SELECT status FROM moves ORDER BY seq").map((m) => m.status)).toEqual([
+      "done",
+      "running",
+    ]);
 
     const recovered = await reopenAndRecover(setup, "open");
     fp = recovered.fp;
@@ -398,7 +413,11 @@ describe("a child killed in the middle of a switch that replays", () => {
     expect(result.undone).toEqual([]);
 
     const log = replays();
-    for (const id of ids(result.replayed)) expect(log.filter((c) => c.invocationId === id), id).toHaveLength(1);
+    for (const id of ids(result.replayed))
+      expect(
+        log.filter((c) => c.invocationId === id),
+        id,
+      ).toHaveLength(1);
     for (const id of ids(result.unknown)) expect(log.filter((c) => c.invocationId === id && c.pid === process.pid)).toEqual([]);
     const unknownIds = new Set(ids(result.unknown));
     setup.track.forEach((inv, i) => {
@@ -440,7 +459,9 @@ describe("a crash between a failed step and the stop it causes", () => {
     await closeAll();
     // As the journal stands when the process died after recording the failed step: the move still running, owned by
     // a thread that is gone (this one, with nothing in flight).
-    withRawDatabase(dbPath, (db) => db.prepare(`UPDATE moves SET status = 'running', finished_at = NULL, pid = ?, pid_start = NULL`).run(process.pid));
+    withRawDatabase(dbPath, (db) =>
+      db.prepare(`UPDATE moves SET status = 'running', finished_at = NULL, pid = ?, pid_start = NULL`).run(process.pid),
+    );
 
     const fp = open(dbPath, [writeFileTool(), flakyWriteTool({ control })], false);
     const report = await fp.recover();

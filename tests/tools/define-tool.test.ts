@@ -32,7 +32,9 @@ describe("defineTool", () => {
 
 describe("the tool registry of openForkpoint", () => {
   it("refuses two tools with one name, and things that are not tools", () => {
-    expect(() => openForkpoint({ path: ":memory:", tools: [defineTool({ name: "a", run }), defineTool({ name: "a", run })] })).toThrow(ConflictError);
+    expect(() => openForkpoint({ path: ":memory:", tools: [defineTool({ name: "a", run }), defineTool({ name: "a", run })] })).toThrow(
+      ConflictError,
+    );
     expect(() => openForkpoint({ path: ":memory:", tools: [{ name: "a" } as never] })).toThrow(ValidationError);
   });
 });

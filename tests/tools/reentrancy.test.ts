@@ -4,7 +4,15 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  ConflictError, ToolUndoError, defineTool, openForkpoint, type Forkpoint, type MoveResult, type RecoveryReport, type SessionHandle, type ToolDefinition,
+  ConflictError,
+  ToolUndoError,
+  defineTool,
+  openForkpoint,
+  type Forkpoint,
+  type MoveResult,
+  type RecoveryReport,
+  type SessionHandle,
+  type ToolDefinition,
   type ToolInvocation,
 } from "../../src/index.js";
 import { readOrNull, tempDir, writeFileTool } from "../fixtures/file-tools.js";
@@ -40,7 +48,12 @@ function callingBackOnUndo(duringUndo: () => Promise<unknown>, seen: unknown[]):
       return null;
     },
     undo: async ({ args }) => {
-      seen.push(await duringUndo().then((v) => v, (e: unknown) => e));
+      seen.push(
+        await duringUndo().then(
+          (v) => v,
+          (e: unknown) => e,
+        ),
+      );
       fs.rmSync(args.path, { force: true });
     },
   });
@@ -175,15 +188,21 @@ describe("a run that calls back into its own session", () => {
     let fp!: Forkpoint;
     let dbPath = "";
     const control = { failUndo: true };
-    const flaky = defineTool({ name: "flaky", run: () => null, undo: () => {
-      if (control.failUndo) throw new Error("cannot undo yet");
-    } });
+    const flaky = defineTool({
+      name: "flaky",
+      run: () => null,
+      undo: () => {
+        if (control.failUndo) throw new Error("cannot undo yet");
+      },
+    });
     let report: RecoveryReport | undefined;
     ({ fp, dbPath } = world([
       flaky,
       selfCalling(async () => {
         // The stopped move as a thread that died mid-move leaves it.
-        withRawDatabase(dbPath, (db) => db.prepare(`UPDATE moves SET status = 'running', finished_at = NULL, pid = ?, pid_start = NULL`).run(process.pid));
+        withRawDatabase(dbPath, (db) =>
+          db.prepare(`UPDATE moves SET status = 'running', finished_at = NULL, pid = ?, pid_start = NULL`).run(process.pid),
+        );
         report = await fp.recover();
       }, hooks),
     ]));
@@ -250,9 +269,13 @@ describe("a run that calls back into its own session", () => {
 
   it("an event listener's move, on an event its nested call emits, waits for the call instead of being refused", async () => {
     const hooks: Hooks = {};
-    const failing = defineTool({ name: "failing", undo: () => {}, run: (): null => {
-      throw new Error("no luck");
-    } });
+    const failing = defineTool({
+      name: "failing",
+      undo: () => {},
+      run: (): null => {
+        throw new Error("no luck");
+      },
+    });
     const { fp } = world([failing, selfCalling((s) => s.invoke("failing"), hooks)]);
     const s = (hooks.s = await fp.createSession({ userId: USER }));
     const cp = await s.checkpoint();

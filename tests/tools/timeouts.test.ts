@@ -4,8 +4,15 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  DatabaseError, ToolReplayError, ToolTimeoutError, ToolUndoError, ValidationError, defineTool, openForkpoint,
-  type Forkpoint, type ToolDefinition,
+  DatabaseError,
+  ToolReplayError,
+  ToolTimeoutError,
+  ToolUndoError,
+  ValidationError,
+  defineTool,
+  openForkpoint,
+  type Forkpoint,
+  type ToolDefinition,
 } from "../../src/index.js";
 import { readOrNull, tempDir, writeFileTool, type WriteArgs, type WriteResult } from "../fixtures/file-tools.js";
 import { dumpDb, rows } from "../fixtures/harness.js";

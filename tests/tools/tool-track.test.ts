@@ -116,7 +116,12 @@ describe("recordToolCall", () => {
     expect(ids(moved.undone)).toEqual([inv.id]);
     expect(readOrNull(f)).toBeNull();
     expect(w.calls).toEqual([
-      expect.objectContaining({ op: "undo", invocationId: inv.id, args: { path: f, text: "written by the framework" }, result: { previous: null } }),
+      expect.objectContaining({
+        op: "undo",
+        invocationId: inv.id,
+        args: { path: f, text: "written by the framework" },
+        result: { previous: null },
+      }),
     ]);
   });
 
@@ -136,7 +141,12 @@ describe("recordToolCall", () => {
 
   it("a failed call can be recorded in the shape toolTrack reports it (result null beside the error)", async () => {
     w = await openWorld();
-    const inv = await w.s.recordToolCall({ tool: "write_file", args: { path: w.file("x"), text: "x" }, result: null, error: { message: "disk full", name: "IOError" } });
+    const inv = await w.s.recordToolCall({
+      tool: "write_file",
+      args: { path: w.file("x"), text: "x" },
+      result: null,
+      error: { message: "disk full", name: "IOError" },
+    });
     expect(inv).toMatchObject({ status: "failed", result: null, error: { message: "disk full", name: "IOError" } });
     const [again] = (await w.s.toolTrack()).slice(-1);
     const { tool, args, result, error } = again!;
@@ -150,7 +160,10 @@ describe("autoCheckpoint afterToolCalls", () => {
     w = await openWorld({ autoCheckpoint: { afterToolCalls: true } });
     await w.s.append({ role: "user", content: "go" });
     await w.s.invoke("write_file", { path: w.file("a"), text: "A" });
-    await w.s.append([{ role: "assistant", content: "ok" }, { role: "user", content: "more" }]);
+    await w.s.append([
+      { role: "assistant", content: "ok" },
+      { role: "user", content: "more" },
+    ]);
     await w.s.invoke("append_line", { path: w.file("log"), line: "x" });
     await w.s.invoke("explode", { path: w.file("z") }).catch(() => undefined);
     await w.s.recordToolCall({ tool: "write_file", args: { path: w.file("ext"), text: "e" }, result: { previous: null } });
@@ -186,7 +199,11 @@ describe("autoCheckpoint afterToolCalls", () => {
     const running = new Promise<void>((r) => (entered = r));
     const gate = defineTool({
       name: "gate",
-      run: () => new Promise<string>((r) => { release = () => r("ok"); entered(); }),
+      run: () =>
+        new Promise<string>((r) => {
+          release = () => r("ok");
+          entered();
+        }),
       undo: async () => {},
     });
     const { fp } = dbs.open({ tools: [gate], autoCheckpoint: { afterToolCalls: true } });

@@ -32,7 +32,11 @@ describe("undo", () => {
     expect(moved.replayed).toEqual([]);
     expect(moved.skipped).toEqual([]);
     expect(moved.failed).toEqual([]);
-    expect(w.calls.map((c) => [c.op, c.invocationId])).toEqual(ids(track).reverse().map((id) => ["undo", id]));
+    expect(w.calls.map((c) => [c.op, c.invocationId])).toEqual(
+      ids(track)
+        .reverse()
+        .map((id) => ["undo", id]),
+    );
     // each undo saw its own args and the result recorded when it ran
     for (const inv of track) {
       const call = w.calls.find((c) => c.invocationId === inv.id)!;
@@ -129,7 +133,9 @@ describe("replay across branches", () => {
     expect(ids(toRoot.undone)).toEqual(ids(otherTrack).reverse());
     expect(ids(toRoot.replayed)).toEqual(ids(rootTrack));
     expect(w.calls.map((c) => [c.op, c.invocationId, c.replay])).toEqual([
-      ...ids(otherTrack).reverse().map((id) => ["undo", id, false]),
+      ...ids(otherTrack)
+        .reverse()
+        .map((id) => ["undo", id, false]),
       ...ids(rootTrack).map((id) => ["run", id, true]),
     ]);
     expect(readOrNull(a)).toBe("A on root");

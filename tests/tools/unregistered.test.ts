@@ -6,10 +6,23 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  ConflictError, defineTool, openForkpoint, type Forkpoint, type RecoveryReport, type ToolDefinition, type ToolInvocation,
+  ConflictError,
+  defineTool,
+  openForkpoint,
+  type Forkpoint,
+  type RecoveryReport,
+  type ToolDefinition,
+  type ToolInvocation,
 } from "../../src/index.js";
 import {
-  appendLineTool, readLog, readOrNull, sendEmailTool, tempDir, writeFileTool, type WriteArgs, type WriteResult,
+  appendLineTool,
+  readLog,
+  readOrNull,
+  sendEmailTool,
+  tempDir,
+  writeFileTool,
+  type WriteArgs,
+  type WriteResult,
 } from "../fixtures/file-tools.js";
 import { dumpDb, ids, rows } from "../fixtures/harness.js";
 import { rejectionOf, withRawDatabase } from "../helpers.js";
@@ -189,7 +202,10 @@ describe("a move by an opener without a reversible tool's definition", () => {
     const s = await first.createSession({ userId: USER });
     const cp0 = await s.checkpoint();
     // Some framework ran the tool; the opener recording it does not know it.
-    await writeFileTool().run({ path: a, text: "A" }, { sessionId: s.id, userId: USER, invocationId: "x", replay: false, signal: new AbortController().signal });
+    await writeFileTool().run(
+      { path: a, text: "A" },
+      { sessionId: s.id, userId: USER, invocationId: "x", replay: false, signal: new AbortController().signal },
+    );
     const recorded = await s.recordToolCall({ tool: "write_file", args: { path: a, text: "A" }, result: { previous: null } });
     const planHere = await s.plan({ checkpointId: cp0.id });
     expect(ids(planHere.skipped)).toEqual([recorded.id]);
@@ -244,10 +260,11 @@ describe("a leaving move interrupted by a crash", () => {
     const track = (await s.toolTrack()) as [ToolInvocation, ToolInvocation, ToolInvocation];
     await full.close();
 
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(repoRoot, "tests/fixtures/crash-leave-move.ts"), dbPath, s.id, USER, cp0.id, logFile], {
-      cwd: repoRoot,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", path.join(repoRoot, "tests/fixtures/crash-leave-move.ts"), dbPath, s.id, USER, cp0.id, logFile],
+      { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] },
+    );
     let output = "";
     child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
     child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
@@ -273,7 +290,12 @@ describe("a leaving move interrupted by a crash", () => {
       run: (args, ctx) => base.run(args, ctx),
       undo: async (recorded, ctx) => {
         const s = await fp.getSession(ctx.sessionId, { userId: ctx.userId });
-        seen.push(await s.append({ role: "note", content: "undoing" }).then((m) => m, (e: unknown) => e));
+        seen.push(
+          await s.append({ role: "note", content: "undoing" }).then(
+            (m) => m,
+            (e: unknown) => e,
+          ),
+        );
         await base.undo!(recorded, ctx);
       },
     });

@@ -15,10 +15,15 @@ interface Options extends PagingOptions {
 }
 
 export function checkpointsCommand(program: Command, cli: Cli): void {
-  const command = program.command("checkpoints").description("a user's checkpoints, newest first (filter by session, name, time, auto)")
-    .option("-s, --session <sessionId>", "one session only").option("--name <name>", "with this name")
-    .option("--since <time>", "created at or after (ISO 8601)", isoTime).option("--until <time>", "created before (ISO 8601)", isoTime)
-    .option("--auto", "automatic ones only").option("--no-auto", "manual ones only");
+  const command = program
+    .command("checkpoints")
+    .description("a user's checkpoints, newest first (filter by session, name, time, auto)")
+    .option("-s, --session <sessionId>", "one session only")
+    .option("--name <name>", "with this name")
+    .option("--since <time>", "created at or after (ISO 8601)", isoTime)
+    .option("--until <time>", "created before (ISO 8601)", isoTime)
+    .option("--auto", "automatic ones only")
+    .option("--no-auto", "manual ones only");
   withUser(command);
   withPaging(command);
   examples(command, [
@@ -29,13 +34,24 @@ export function checkpointsCommand(program: Command, cli: Cli): void {
   command.action((o: Options) =>
     withForkpoint(cli, "read", async (fp) => {
       const page = await fp.listCheckpoints({
-        userId: o.user, limit: o.limit, cursor: o.cursor ?? null,
-        ...(o.session ? { sessionId: o.session } : {}), ...(o.name ? { name: o.name } : {}),
-        ...(o.since ? { since: o.since } : {}), ...(o.until ? { until: o.until } : {}), ...(o.auto !== undefined ? { auto: o.auto } : {}),
+        userId: o.user,
+        limit: o.limit,
+        cursor: o.cursor ?? null,
+        ...(o.session ? { sessionId: o.session } : {}),
+        ...(o.name ? { name: o.name } : {}),
+        ...(o.since ? { since: o.since } : {}),
+        ...(o.until ? { until: o.until } : {}),
+        ...(o.auto !== undefined ? { auto: o.auto } : {}),
       });
       const { out } = cli;
       printPage(cli, page, "checkpoints", ["ID", "NAME", "SESSION", "BRANCH", "POS", "CREATED", "EXPIRES"], (cp) => [
-        cp.id, cp.name ?? (cp.auto ? "(auto)" : "(unnamed)"), cp.sessionId, cp.branchId, cp.position, out.time(cp.createdAt), cp.expiresAt ? out.time(cp.expiresAt) : null,
+        cp.id,
+        cp.name ?? (cp.auto ? "(auto)" : "(unnamed)"),
+        cp.sessionId,
+        cp.branchId,
+        cp.position,
+        out.time(cp.createdAt),
+        cp.expiresAt ? out.time(cp.expiresAt) : null,
       ]);
     }),
   );

@@ -9,16 +9,22 @@ import { examples, withUser } from "../options.js";
 const path = (p: string[]) => (p.length === 0 ? "(the whole state)" : p.map((k) => inline(k)).join("."));
 
 export function diffCommand(program: Command, cli: Cli): void {
-  const command = program.command("diff").description("compare two checkpoints of a session: state, messages, tool calls")
-    .argument("<session>", "session id").argument("<checkpointA>").argument("<checkpointB>");
+  const command = program
+    .command("diff")
+    .description("compare two checkpoints of a session: state, messages, tool calls")
+    .argument("<session>", "session id")
+    .argument("<checkpointA>")
+    .argument("<checkpointB>");
   withUser(command);
   examples(command, ["forkpoint diff s_abc cp_before cp_after -u alice"]);
   command.action((sessionId: string, a: string, b: string, o: { user: string }) =>
     withForkpoint(cli, "read", async (fp) => {
       const d = await (await fp.getSession(sessionId, { userId: o.user })).diff(a, b);
       const { c } = cli.out;
-      const message = (side: string, m: Message) => `  ${side} ${String(m.position).padStart(4)}  ${inline(m.role)}: ${inline(m.content, 100)}`;
-      const tool = (side: string, t: ToolInvocation) => `  ${side} ${String(t.position).padStart(4)}  ${inline(t.tool)} ${inline(t.args, 60)} (${t.status})`;
+      const message = (side: string, m: Message) =>
+        `  ${side} ${String(m.position).padStart(4)}  ${inline(m.role)}: ${inline(m.content, 100)}`;
+      const tool = (side: string, t: ToolInvocation) =>
+        `  ${side} ${String(t.position).padStart(4)}  ${inline(t.tool)} ${inline(t.args, 60)} (${t.status})`;
       const s = d.state;
       cli.out.print(d, () => [
         `state: ${s.added.length} added, ${s.removed.length} removed, ${s.changed.length} changed`,

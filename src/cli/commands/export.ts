@@ -9,10 +9,16 @@ import { terminalSafeJson } from "../output.js";
 import { progressReporter } from "../progress.js";
 
 export function exportCommand(program: Command, cli: Cli): void {
-  const command = program.command("export").description("write a session's whole tree as one JSON document (to --out, or standard output)")
-    .argument("<session>", "session id").option("-o, --out <file>", "the file to write");
+  const command = program
+    .command("export")
+    .description("write a session's whole tree as one JSON document (to --out, or standard output)")
+    .argument("<session>", "session id")
+    .option("-o, --out <file>", "the file to write");
   withUser(command);
-  examples(command, ["forkpoint export s_abc -u alice --out trip.json", "forkpoint export s_abc -u alice | forkpoint --db other.db import - -u bob"]);
+  examples(command, [
+    "forkpoint export s_abc -u alice --out trip.json",
+    "forkpoint export s_abc -u alice | forkpoint --db other.db import - -u bob",
+  ]);
   command.action((sessionId: string, o: { user: string; out?: string }) =>
     withForkpoint(cli, "read", async (fp) => {
       const progress = progressReporter("export", cli.io.stderr);

@@ -11,8 +11,11 @@ import { escapeText } from "../output.js";
 import { progressReporter } from "../progress.js";
 
 export function importCommand(program: Command, cli: Cli): void {
-  const command = program.command("import").description("write an exported session into this database (created if absent), owned by --user")
-    .argument("<file>", "the exported JSON document, or - for standard input").requiredOption("-u, --user <userId>", "the new owner");
+  const command = program
+    .command("import")
+    .description("write an exported session into this database (created if absent), owned by --user")
+    .argument("<file>", "the exported JSON document, or - for standard input")
+    .requiredOption("-u, --user <userId>", "the new owner");
   examples(command, ["forkpoint --db copy.db import trip.json -u alice", "cat trip.json | forkpoint import - -u bob"]);
   command.action(async (file: string, o: { user: string }) => {
     // Read and parsed before the database is opened: a bad document creates no file.
@@ -20,7 +23,10 @@ export function importCommand(program: Command, cli: Cli): void {
     try {
       doc = JSON.parse(file === "-" ? await text(cli.io.stdin) : readFileSync(file, "utf8"));
     } catch (cause) {
-      throw new ValidationError("file", `cannot read a JSON document from ${file === "-" ? "standard input" : file}: ${(cause as Error).message}`);
+      throw new ValidationError(
+        "file",
+        `cannot read a JSON document from ${file === "-" ? "standard input" : file}: ${(cause as Error).message}`,
+      );
     }
     await withForkpoint(cli, "create", async (fp) => {
       const progress = progressReporter("import", cli.io.stderr);

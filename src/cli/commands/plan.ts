@@ -7,12 +7,18 @@ import { withForkpoint } from "../open.js";
 import { examples, withUser } from "../options.js";
 
 export function planCommand(program: Command, cli: Cli): void {
-  const command = program.command("plan").description("what a move would do, without doing it: to a checkpoint, a branch or before a message")
+  const command = program
+    .command("plan")
+    .description("what a move would do, without doing it: to a checkpoint, a branch or before a message")
     .argument("<session>", "session id")
-    .option("-c, --checkpoint <id>", "a rollback to this checkpoint").option("-b, --branch <id>", "a switch to this branch")
+    .option("-c, --checkpoint <id>", "a rollback to this checkpoint")
+    .option("-b, --branch <id>", "a switch to this branch")
     .option("-m, --message <id>", "an edit of this message");
   withUser(command);
-  examples(command, ["forkpoint plan s_abc --checkpoint cp_xyz -u alice", "forkpoint plan s_abc --branch br_xyz -u alice --tools ./my-tools.js"]);
+  examples(command, [
+    "forkpoint plan s_abc --checkpoint cp_xyz -u alice",
+    "forkpoint plan s_abc --branch br_xyz -u alice --tools ./my-tools.js",
+  ]);
   command.action((sessionId: string, o: { user: string; checkpoint?: string; branch?: string; message?: string }) => {
     const targets: PlanTarget[] = [
       ...(o.checkpoint ? [{ checkpointId: o.checkpoint }] : []),

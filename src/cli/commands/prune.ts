@@ -6,8 +6,11 @@ import { examples } from "../options.js";
 import { progressReporter } from "../progress.js";
 
 export function pruneCommand(program: Command, cli: Cli): void {
-  const command = program.command("prune").description("delete expired checkpoints and unreferenced data, then give the space back (vacuum)")
-    .option("-s, --session <sessionId>", "one session's checkpoints and journals only").option("--no-vacuum", "do not rebuild the file");
+  const command = program
+    .command("prune")
+    .description("delete expired checkpoints and unreferenced data, then give the space back (vacuum)")
+    .option("-s, --session <sessionId>", "one session's checkpoints and journals only")
+    .option("--no-vacuum", "do not rebuild the file");
   examples(command, ["forkpoint prune", "forkpoint prune --no-vacuum -s s_abc"]);
   command.action((o: { session?: string; vacuum: boolean }) =>
     withForkpoint(cli, "write", async (fp) => {

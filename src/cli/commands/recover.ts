@@ -6,7 +6,9 @@ import { escapeText, inline } from "../output.js";
 import { examples } from "../options.js";
 
 export function recoverCommand(program: Command, cli: Cli): void {
-  const command = program.command("recover").description("finish moves a crash interrupted (load their tools with --tools) and list tool calls of unknown outcome");
+  const command = program
+    .command("recover")
+    .description("finish moves a crash interrupted (load their tools with --tools) and list tool calls of unknown outcome");
   examples(command, ["forkpoint recover --tools ./my-tools.js", "forkpoint --json recover"]);
   command.action(() =>
     withForkpoint(cli, "write", async (fp) => {
@@ -15,8 +17,14 @@ export function recoverCommand(program: Command, cli: Cli): void {
       const json = { ...r, failed: r.failed.map((f) => ({ moveId: f.moveId, error: f.error.message })) };
       cli.out.print(json, () => [
         `resumed ${r.resumed.length} move(s), ${r.waiting.length} waiting, ${r.failed.length} failed; ${r.workspaces.length} workspace restore(s); ${r.unknown.length} call(s) of unknown outcome`,
-        ...r.resumed.map((m) => `  resumed: now on branch ${escapeText(m.branch.id)} (${m.undone.length} undone, ${m.replayed.length} replayed)`),
-        ...r.waiting.map((w) => c.yellow(`  waiting ${escapeText(w.moveId)}: ${escapeText(w.reason)}${/TOOL_NOT_REGISTERED/.test(w.reason) ? " (load them with --tools)" : ""}`)),
+        ...r.resumed.map(
+          (m) => `  resumed: now on branch ${escapeText(m.branch.id)} (${m.undone.length} undone, ${m.replayed.length} replayed)`,
+        ),
+        ...r.waiting.map((w) =>
+          c.yellow(
+            `  waiting ${escapeText(w.moveId)}: ${escapeText(w.reason)}${/TOOL_NOT_REGISTERED/.test(w.reason) ? " (load them with --tools)" : ""}`,
+          ),
+        ),
         ...r.failed.map((f) => c.red(`  failed ${escapeText(f.moveId)}: ${escapeText(f.error.message)}`)),
         ...r.unknown.map((t) => `  unknown ${escapeText(t.id)} ${inline(t.tool)} ${inline(t.args, 60)} on ${escapeText(t.branchId)}`),
       ]);

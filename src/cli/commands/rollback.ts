@@ -6,8 +6,12 @@ import { withForkpoint } from "../open.js";
 import { examples, withUser } from "../options.js";
 
 export function rollbackCommand(program: Command, cli: Cli): void {
-  const command = program.command("rollback").description("roll a session back to a checkpoint: a new branch, nothing is lost; tool calls are undone (--tools)")
-    .argument("<session>", "session id").argument("<checkpoint>", "checkpoint id").option("--dry-run", "print what the rollback would do, and do nothing");
+  const command = program
+    .command("rollback")
+    .description("roll a session back to a checkpoint: a new branch, nothing is lost; tool calls are undone (--tools)")
+    .argument("<session>", "session id")
+    .argument("<checkpoint>", "checkpoint id")
+    .option("--dry-run", "print what the rollback would do, and do nothing");
   withUser(command);
   withMoveOptions(command);
   examples(command, [

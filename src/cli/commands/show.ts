@@ -6,7 +6,9 @@ import { escapeText, inline, Raw } from "../output.js";
 import { examples, withUser } from "../options.js";
 
 export function showCommand(program: Command, cli: Cli): void {
-  const command = program.command("show").description("a checkpoint as restored (checksum verified): state, history and tool track")
+  const command = program
+    .command("show")
+    .description("a checkpoint as restored (checksum verified): state, history and tool track")
     .argument("<checkpoint>", "checkpoint id");
   withUser(command);
   examples(command, ["forkpoint show cp_abc -u alice", "forkpoint --json show cp_abc -u alice"]);
@@ -23,12 +25,18 @@ export function showCommand(program: Command, cli: Cli): void {
         `state      ${inline(restored.state)}`,
         "",
         `history (${restored.history.length} messages)`,
-        ...out.table(["POS", "ROLE", "CONTENT"], restored.history.map((m) => [m.position, m.role, new Raw(inline(m.content, 100))])),
+        ...out.table(
+          ["POS", "ROLE", "CONTENT"],
+          restored.history.map((m) => [m.position, m.role, new Raw(inline(m.content, 100))]),
+        ),
         "",
         `tool track (${restored.toolTrack.length} calls)`,
-        ...(restored.toolTrack.length === 0 ? [] : out.table(["POS", "TOOL", "STATUS", "APPLIED", "ARGS"], restored.toolTrack.map((t) => [
-          t.position, t.tool, t.status, t.applied ? "yes" : "no", new Raw(inline(t.args, 60)),
-        ]))),
+        ...(restored.toolTrack.length === 0
+          ? []
+          : out.table(
+              ["POS", "TOOL", "STATUS", "APPLIED", "ARGS"],
+              restored.toolTrack.map((t) => [t.position, t.tool, t.status, t.applied ? "yes" : "no", new Raw(inline(t.args, 60))]),
+            )),
       ]);
     }),
   );

@@ -6,7 +6,9 @@ import { escapeText, inline } from "../output.js";
 import { examples, withUser } from "../options.js";
 
 export function summaryCommand(program: Command, cli: Cli): void {
-  const command = program.command("summary").description("a session at a glance: branches, head, last message, checkpoints, tool calls")
+  const command = program
+    .command("summary")
+    .description("a session at a glance: branches, head, last message, checkpoints, tool calls")
     .argument("<session>", "session id");
   withUser(command);
   examples(command, ["forkpoint summary s_abc -u alice"]);

@@ -6,8 +6,11 @@ import { withForkpoint } from "../open.js";
 import { examples, withUser } from "../options.js";
 
 export function switchCommand(program: Command, cli: Cli): void {
-  const command = program.command("switch").description("make another branch of a session current; tool calls are undone and replayed (--tools)")
-    .argument("<session>", "session id").argument("<branch>", "branch id");
+  const command = program
+    .command("switch")
+    .description("make another branch of a session current; tool calls are undone and replayed (--tools)")
+    .argument("<session>", "session id")
+    .argument("<branch>", "branch id");
   withUser(command);
   withMoveOptions(command);
   examples(command, ["forkpoint switch s_abc br_xyz -u alice", "forkpoint switch s_abc br_xyz -u alice --tools ./my-tools.js"]);

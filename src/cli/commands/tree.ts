@@ -7,7 +7,10 @@ import { escapeText } from "../output.js";
 import { examples, withUser } from "../options.js";
 
 export function treeCommand(program: Command, cli: Cli): void {
-  const command = program.command("tree").alias("branches").description("draw a session's branches as a tree (the current one marked, and the checkpoints they fork from)")
+  const command = program
+    .command("tree")
+    .alias("branches")
+    .description("draw a session's branches as a tree (the current one marked, and the checkpoints they fork from)")
     .argument("<session>", "session id");
   withUser(command);
   examples(command, ["forkpoint tree s_abc -u alice", "forkpoint --json tree s_abc -u alice"]);
@@ -17,7 +20,10 @@ export function treeCommand(program: Command, cli: Cli): void {
       const tree = branchTree(await (await fp.getSession(sessionId, { userId: o.user })).branches());
       const { c } = cli.out;
       const describe = (n: BranchTreeNode) => {
-        const origin = n.reason === "root" ? "root" : `${n.reason} at ${n.forkPosition}${n.forkCheckpointId ? ` from checkpoint ${c.cyan(escapeText(n.forkCheckpointId))}` : ""}`;
+        const origin =
+          n.reason === "root"
+            ? "root"
+            : `${n.reason} at ${n.forkPosition}${n.forkCheckpointId ? ` from checkpoint ${c.cyan(escapeText(n.forkCheckpointId))}` : ""}`;
         const name = n.name ? ` "${escapeText(n.name)}"` : "";
         const id = escapeText(n.id);
         return `${n.current ? c.green(c.bold(id)) : id}${name}  ${origin}, head ${n.head}${n.current ? c.green("  * current") : ""}`;

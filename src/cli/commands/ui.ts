@@ -3,7 +3,11 @@ import type { Command } from "commander";
 import { CliError, type Cli } from "../cli.js";
 
 export function uiCommand(program: Command, _cli: Cli): void {
-  program.command("ui").description("a web viewer of the session trees (not yet available)").allowUnknownOption().allowExcessArguments()
+  program
+    .command("ui")
+    .description("a web viewer of the session trees (not yet available)")
+    .allowUnknownOption()
+    .allowExcessArguments()
     .action(() => {
       throw new CliError("ui is not yet available in this version of forkpoint");
     });

@@ -7,7 +7,9 @@ import { examples } from "../options.js";
 import { progressReporter } from "../progress.js";
 
 export function verifyCommand(program: Command, cli: Cli): void {
-  const command = program.command("verify").description("recompute every hash chain and checksum (the database, or one session), like git fsck; exit 1 on problems")
+  const command = program
+    .command("verify")
+    .description("recompute every hash chain and checksum (the database, or one session), like git fsck; exit 1 on problems")
     .option("-s, --session <sessionId>", "one session only");
   examples(command, ["forkpoint verify", "forkpoint --json verify -s s_abc"]);
   command.action((o: { session?: string }) =>
@@ -21,7 +23,9 @@ export function verifyCommand(program: Command, cli: Cli): void {
       }
       const { c } = cli.out;
       cli.out.print(report, () => [
-        report.ok ? c.green(`ok: ${report.sessions} session(s) verified`) : c.red(`${report.problems.length} problem(s) in ${report.sessions} session(s)`),
+        report.ok
+          ? c.green(`ok: ${report.sessions} session(s) verified`)
+          : c.red(`${report.problems.length} problem(s) in ${report.sessions} session(s)`),
         ...report.problems.map((p) => `  ${p.kind} ${escapeText(p.id)}: ${escapeText(p.detail)}`),
       ]);
       if (!report.ok) process.exitCode = 1;

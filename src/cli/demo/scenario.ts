@@ -27,14 +27,23 @@ export async function runDemo(fp: Forkpoint, workspace: string, log: (line: stri
   const planned = await chat.checkpoint({ name: "destination chosen" });
   await chat.setState((s) => ({ ...(s as object), days: 5 }));
   // A turn: the question, the answer and a checkpoint after them, in one transaction.
-  const { messages: [askDays], checkpoint: fiveDays } = await chat.turn(
-    [{ role: "user", content: "Five days, on a budget." }, { role: "assistant", content: "Here is a 5-day budget plan…" }],
+  const {
+    messages: [askDays],
+    checkpoint: fiveDays,
+  } = await chat.turn(
+    [
+      { role: "user", content: "Five days, on a budget." },
+      { role: "assistant", content: "Here is a 5-day budget plan…" },
+    ],
     { name: "five-day plan" },
   );
   show("history length", (await chat.history()).length);
   const back = await chat.rollback(planned.id);
   show("rolled back to", `"${planned.name}" → new branch ${back.branch.id}`);
-  show("history after rollback", (await chat.history()).map((m) => m.content));
+  show(
+    "history after rollback",
+    (await chat.history()).map((m) => m.content),
+  );
   show("state after rollback", await chat.getState());
   const edited = await chat.edit(askDays!.id, { role: "user", content: "Three days, luxury please." });
   const v = await chat.versions(edited.message.id);
@@ -46,7 +55,11 @@ export async function runDemo(fp: Forkpoint, workspace: string, log: (line: stri
   log("2. An agent loop whose tool writes real files, then a rollback that undoes them");
   const agent = await fp.createSession({ userId, title: "Agent run" });
   const start = await agent.checkpoint({ name: "empty workspace" });
-  for (const [name, text] of [["notes.md", "# Notes\n"], ["plan.txt", "day 1: museum\n"], ["notes.md", "# Notes\n- pack light\n"]] as const) {
+  for (const [name, text] of [
+    ["notes.md", "# Notes\n"],
+    ["plan.txt", "day 1: museum\n"],
+    ["notes.md", "# Notes\n- pack light\n"],
+  ] as const) {
     await agent.append({ role: "assistant", content: { toolCall: "write_file", name } });
     await agent.invoke("write_file", { path: join(workspace, name), text });
   }
@@ -55,7 +68,8 @@ export async function runDemo(fp: Forkpoint, workspace: string, log: (line: stri
   const preview = await agent.plan({ checkpointId: start.id });
   show("plan of rollback", `reverts ${preview.undone.length} calls, cannot undo ${preview.skipped.length}`);
   const undone = await agent.rollback(start.id);
-  const names = (list: { args: unknown }[]) => list.map((t) => `write_file(${(t.args as { path: string }).path.slice(workspace.length + 1)})`);
+  const names = (list: { args: unknown }[]) =>
+    list.map((t) => `write_file(${(t.args as { path: string }).path.slice(workspace.length + 1)})`);
   show("undone (newest first)", names(undone.undone));
   show("files on disk now", files());
   const filesBranchId = undone.branch.parentId!;
