@@ -1,0 +1,9 @@
+// The store port: what the engine needs of a database, with no database's wording in it.
+export type * from "./checkpoints.js";
+export type * from "./entries.js";
+export type * from "./langgraph.js";
+export type * from "./moves.js";
+export type * from "./sessions.js";
+export type * from "./workspaces.js";
+export type * from "./unit.js";
+export { runAsync, runSync } from "./unit.js";

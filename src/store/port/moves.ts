@@ -1,0 +1,62 @@
+// The world: which invocations are applied, and the journal of moves (their steps) that change it.
+import type { ToolRow } from "./entries.js";
+import type { Step } from "./unit.js";
+
+/**
+ * Who runs a journaled move: a process (pid, and where the platform tells, its start) and, on stores whose owners
+ * hold leases, until when the lease holds. Every journal update is fenced by it: a taken-over move's old owner writes nothing.
+ */
+export interface Owner {
+  pid: number;
+  /** The owner's identity beyond its pid (host, boot, start time, thread): null where nothing tells. */
+  pidStart: string | null;
+}
+
+export interface MoveRow extends Owner {
+  id: string;
+  sessionId: string;
+  kind: string;
+  spec: string;
+  status: "running" | "done" | "failed";
+  /** Lease stores: the time (ms) the owner's lease runs out unless renewed; null on process-owned stores. */
+  leaseUntil: number | null;
+  createdAt: number;
+  finishedAt: number | null;
+}
+
+export type MoveStepStatus = "pending" | "running" | "done" | "failed" | "unknown";
+
+export interface MoveStepRow {
+  moveId: string;
+  idx: number;
+  op: "undo" | "replay";
+  entryId: string;
+  status: MoveStepStatus;
+  result: string | null;
+  error: string | null;
+}
+
+export interface MovesTx {
+  /** Applied invocations of a session, newest application first. */
+  appliedTools(sessionId: string): Step<ToolRow[]>;
+  /** Marks an invocation applied (again), as the session's newest application, with the result it had. */
+  markApplied(entryId: string, sessionId: string, result: string | null, at: number): Step<void>;
+  unmarkApplied(entryId: string): Step<void>;
+
+  /** Invocations of a session whose move step was interrupted by a crash (status "unknown"). */
+  uncertainInvocations(sessionId: string): Step<string[]>;
+  insertMove(row: MoveRow): Step<void>;
+  /** Running moves, of one session or all, oldest first. */
+  runningMoves(sessionId?: string): Step<MoveRow[]>;
+  /** Takes a running move over from the owner it was read with: false when someone else took it first. */
+  claimMove(id: string, owner: Owner, by: Owner, leaseUntil: number | null): Step<boolean>;
+  /** Extends the lease of a move `owner` still holds: false when it no longer does (it was taken over). */
+  renewMove(id: string, owner: Owner, leaseUntil: number): Step<boolean>;
+  finishMove(id: string, status: "done" | "failed", at: number): Step<void>;
+  insertMoveSteps(rows: MoveStepRow[]): Step<void>;
+  moveSteps(moveId: string): Step<MoveStepRow[]>;
+  /** Updates a step of a move `owner` still holds: false (and nothing written) when it no longer does. */
+  setMoveStep(owner: Owner, moveId: string, idx: number, status: MoveStepStatus, result: string | null, error: string | null): Step<boolean>;
+  /** Deletes finished moves (and their steps) of one session or all, keeping any with a step of unknown outcome. */
+  deleteFinishedMoves(sessionId?: string): Step<number>;
+}

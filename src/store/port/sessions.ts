@@ -1,0 +1,90 @@
+// Sessions, their events, the operator listings, and the marks a session carries (imported calls).
+import type { Step } from "./unit.js";
+
+export interface SessionRow {
+  seq: number;
+  id: string;
+  userId: string;
+  title: string | null;
+  metadata: string | null;
+  currentBranchId: string;
+  originSessionId: string | null;
+  originCheckpointId: string | null;
+  hasTools: boolean;
+  hasWorkspace: boolean;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type NewSession = Omit<SessionRow, "seq" | "hasTools" | "hasWorkspace">;
+
+/** A user as the operator listing shows one. */
+export interface UserRow {
+  userId: string;
+  sessions: number;
+  updatedAt: number;
+}
+
+export interface EventRow {
+  seq: number;
+  sessionId: string;
+  kind: string;
+  refId: string;
+  branchId: string;
+  detail: string | null;
+  createdAt: number;
+}
+
+/** A timeline row: an entry, a checkpoint, a branch or an event. */
+export interface TimelineRow {
+  source: "entry" | "event";
+  kind: string;
+  refId: string;
+  branchId: string;
+  detail: string | null;
+  createdAt: number;
+  seq: number;
+}
+
+/** Where a timeline page starts: below this row's sort key. */
+export interface TimelineKey {
+  createdAt: number;
+  seq: number;
+  source: string;
+}
+
+export interface SessionsTx {
+  insertSession(row: NewSession): Step<void>;
+  /** The session row; `updatedAt` is the time of its last move (cheap: for ownership checks). */
+  getSession(id: string): Step<SessionRow | undefined>;
+  /** The session row with `updatedAt` also counting the current branch's last entry (what `info()` shows). */
+  getSessionInfo(id: string): Step<SessionRow | undefined>;
+  /** A user's sessions, newest first, below `beforeSeq`. */
+  listSessions(userId: string, beforeSeq: number | undefined, limit: number): Step<SessionRow[]>;
+  setCurrentBranch(sessionId: string, branchId: string, at: number): Step<void>;
+  /** Records that the session has tool calls (once). */
+  markHasTools(sessionId: string): Step<void>;
+  /** Ids of every session, in creation order. */
+  allSessionIds(): Step<string[]>;
+  /**
+   * Deletes a session and everything it recorded (branches, entries, checkpoints, tool results, journals, events, its
+   * workspace record and LangGraph rows). Shared state documents and file contents are left to `prune`.
+   */
+  deleteSession(sessionId: string): Step<void>;
+
+  insertEvent(row: Omit<EventRow, "seq">): Step<void>;
+  /** The session's events (not entries), in the order they happened. */
+  sessionEvents(sessionId: string): Step<EventRow[]>;
+  /** Entries, checkpoints, branches and events of a session, newest first, below `before`. */
+  timeline(userId: string, sessionId: string, before: TimelineKey | undefined, limit: number): Step<TimelineRow[]>;
+
+  /** Records that a tool call came in through `importSession` (never replayed here). */
+  insertImportedCall(entryId: string, sessionId: string): Step<void>;
+  /** The session's imported tool calls. */
+  importedCalls(sessionId: string): Step<Set<string>>;
+
+  /** Every user's sessions, newest first (an operator listing, not scoped to a user). */
+  listAllSessions(beforeSeq: number | undefined, limit: number): Step<SessionRow[]>;
+  /** The users that own sessions, by id after `afterUserId`, with how many sessions and when one was last updated. */
+  listUsers(afterUserId: string | undefined, limit: number): Step<UserRow[]>;
+}
