@@ -1,4 +1,4 @@
-// drizzle-kit settings: migrations in drizzle/ are generated from src/store/schema.ts.
+// drizzle-kit settings: migrations in drizzle/sqlite/ are generated from src/store/sqlite/schema.ts.
 import { defineConfig } from "drizzle-kit";
 
-export default defineConfig({ dialect: "sqlite", schema: "./src/store/schema.ts", out: "./drizzle" });
+export default defineConfig({ dialect: "sqlite", schema: "./src/store/sqlite/schema.ts", out: "./drizzle/sqlite" });

@@ -1,4 +1,4 @@
-// Writes src/store/migrations.generated.ts from drizzle/ (the journal and its .sql files), so that every build, bundled
+// Writes src/store/sqlite/migrations.generated.ts from drizzle/sqlite/ (the journal and its .sql files), so that every build, bundled
 // ones too, carries the migrations in its code instead of reading a folder next to the installed files.
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -6,7 +6,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
 export const root = resolve(import.meta.dirname, "..");
-export const MODULE_PATH = join(root, "src", "store", "migrations.generated.ts");
+export const MODULE_PATH = join(root, "src", "store", "sqlite", "migrations.generated.ts");
 
 interface Journal {
   entries: { tag: string; when: number }[];
@@ -16,7 +16,7 @@ interface Journal {
  * The module's text for the migrations in `folder`. Each migration is drizzle's own reading of it (the statements split
  * at its breakpoints, the SHA-256 of the file, the journal time), so databases migrated before keep matching rows.
  */
-export function renderMigrationsModule(folder = join(root, "drizzle")): string {
+export function renderMigrationsModule(folder = join(root, "drizzle", "sqlite")): string {
   const journal = JSON.parse(readFileSync(join(folder, "meta", "_journal.json"), "utf8")) as Journal;
   const migrations = journal.entries.map((entry) => {
     const text = readFileSync(join(folder, `${entry.tag}.sql`), "utf8");

@@ -56,7 +56,14 @@ export interface MovesTx {
   insertMoveSteps(rows: MoveStepRow[]): Step<void>;
   moveSteps(moveId: string): Step<MoveStepRow[]>;
   /** Updates a step of a move `owner` still holds: false (and nothing written) when it no longer does. */
-  setMoveStep(owner: Owner, moveId: string, idx: number, status: MoveStepStatus, result: string | null, error: string | null): Step<boolean>;
+  setMoveStep(
+    owner: Owner,
+    moveId: string,
+    idx: number,
+    status: MoveStepStatus,
+    result: string | null,
+    error: string | null,
+  ): Step<boolean>;
   /** Deletes finished moves (and their steps) of one session or all, keeping any with a step of unknown outcome. */
   deleteFinishedMoves(sessionId?: string): Step<number>;
 }

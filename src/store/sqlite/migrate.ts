@@ -1,6 +1,6 @@
 // Applies drizzle-kit's migrations under an exclusive write lock, so processes opening one file at once cannot race.
 import type Database from "better-sqlite3";
-import { DatabaseError } from "../models/errors.js";
+import { DatabaseError } from "../../models/errors.js";
 import { MIGRATIONS, type EmbeddedMigration } from "./migrations.generated.js";
 
 const TABLE = "__drizzle_migrations";

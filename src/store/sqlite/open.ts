@@ -1,7 +1,7 @@
 // Opens the SQLite file: WAL, foreign keys, a busy timeout, then the migrations.
 import Database from "better-sqlite3";
 import { existsSync } from "node:fs";
-import { DatabaseError } from "../models/errors.js";
+import { DatabaseError } from "../../models/errors.js";
 import { applyMigrations, assertNotNewer } from "./migrate.js";
 
 /** How each commit reaches the disk: "normal" (WAL + synchronous=NORMAL, the default) or "full" (an fsync per commit). */

@@ -1,0 +1,148 @@
+// Checkpoints: inserted with a growing seq, read, listed per user, expired: SQLite's statements and the port's CheckpointsTx.
+import type Database from "better-sqlite3";
+import type { CheckpointFilter, CheckpointRow, CheckpointsTx, NewCheckpoint, Step } from "../port/index.js";
+import {
+  BRANCH_FIELDS,
+  CHECKPOINT_COLS,
+  CHECKPOINT_FIELDS,
+  ENTRY_FIELDS,
+  EXPIRED_UNUSED,
+  LISTED_TUPLE,
+  type ListedTuple,
+  listedFromTuple,
+  select,
+  slice,
+} from "./columns.js";
+import { prepare, type RowMode } from "./object-rows.js";
+
+export function checkpointsTx(db: Database.Database): CheckpointsTx {
+  const p = (sql: string, mode?: RowMode) => prepare(db, sql, mode);
+  const listings = new Map<string, Database.Statement>();
+  /** Listing statements, one per filter combination, prepared once. */
+  const cached = (sql: string): Database.Statement => {
+    let statement = listings.get(sql);
+    if (!statement) listings.set(sql, (statement = db.prepare(sql).raw(true)));
+    return statement;
+  };
+  const s = {
+    // Checkpoints can be deleted, and a plain rowid would then hand a deleted newest seq to the next checkpoint,
+    // which would show up on a later page of a listing begun before. Their seq is the insertion time in µs (never
+    // below the largest seq + 1): it only grows, without AUTOINCREMENT's extra page write per insert. The insertion
+    // time, not `created_at`: an imported checkpoint keeps its old creation time, which must not steer the order.
+    insertCheckpoint:
+      p(`INSERT INTO checkpoints (seq, id, session_id, branch_id, position, name, auto, metadata, user_id, state_id, head_hash, checksum, created_at, expires_at)
+    VALUES (max(CAST(round(? * 1000) AS INTEGER), coalesce((SELECT max(seq) FROM checkpoints), 0) + 1),
+      ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    getCheckpoint: p(`SELECT ${CHECKPOINT_COLS} FROM checkpoints WHERE id = ?`),
+    // LEFT JOIN branches: a checkpoint whose branch is gone is damage (IntegrityError), not an unknown checkpoint.
+    checkpointAnchor: p(
+      `SELECT ${select("c", CHECKPOINT_FIELDS)}, ${select("b", BRANCH_FIELDS)}, ${select("a", ENTRY_FIELDS)},
+      CASE WHEN p.seq IS NULL THEN NULL ELSE lower(hex(p.hash)) END
+    FROM checkpoints c LEFT JOIN branches b ON b.id = c.branch_id
+    LEFT JOIN entries a ON c.position - 1 > b.fork_position AND a.branch_id = c.branch_id AND a.position = c.position
+    LEFT JOIN entries p ON c.position - 1 > b.fork_position AND p.branch_id = c.branch_id AND p.position = c.position - 1
+    WHERE c.id = ?`,
+      "raw",
+    ),
+    countCheckpoints: p(
+      `SELECT count(*) FROM checkpoints WHERE user_id = ? AND session_id = ? AND (expires_at IS NULL OR expires_at > ?)`,
+      "pluck",
+    ),
+    deleteCheckpointFiles: p(`DELETE FROM checkpoint_files WHERE checkpoint_id = ?`),
+    deleteCheckpoint: p(`DELETE FROM checkpoints WHERE id = ?`),
+    sessionCheckpoints: p(
+      `SELECT ${CHECKPOINT_COLS} FROM checkpoints INDEXED BY checkpoints_user_session_seq WHERE user_id = ? AND session_id = ? ORDER BY seq`,
+    ),
+    orphanCheckpoints: p(
+      `SELECT c.id FROM checkpoints c WHERE (@sessionId IS NULL OR c.session_id = @sessionId) AND NOT EXISTS
+    (SELECT 1 FROM sessions s WHERE s.id = c.session_id AND s.user_id = c.user_id) ORDER BY c.seq`,
+      "pluck",
+    ),
+    movingFrom: p(`SELECT 1 FROM moves WHERE status = 'running' AND json_extract(spec, '$.newBranch.forkCheckpointId') = ?`, "pluck"),
+    deleteExpiredFiles: p(`DELETE FROM checkpoint_files WHERE checkpoint_id IN (SELECT id FROM checkpoints WHERE ${EXPIRED_UNUSED})`),
+    deleteExpired: p(`DELETE FROM checkpoints WHERE ${EXPIRED_UNUSED} RETURNING ${CHECKPOINT_COLS}`),
+  };
+  return {
+    *insertCheckpoint(r: NewCheckpoint, insertedAt: number) {
+      s.insertCheckpoint.run(
+        insertedAt,
+        r.id,
+        r.sessionId,
+        r.branchId,
+        r.position,
+        r.name,
+        r.auto ? 1 : 0,
+        r.metadata,
+        r.userId,
+        r.stateId,
+        r.headHash,
+        r.checksum,
+        r.createdAt,
+        r.expiresAt,
+      );
+    },
+    *getCheckpoint(id: string) {
+      const row = s.getCheckpoint.get(id) as CheckpointRow | undefined;
+      if (row) row.auto = Boolean(row.auto);
+      return row;
+    },
+    *checkpointAnchor(id: string) {
+      const t = s.checkpointAnchor.get(id) as unknown[] | undefined;
+      if (!t) return undefined;
+      const checkpoint = slice<CheckpointRow>(t, 0, CHECKPOINT_FIELDS)!;
+      checkpoint.auto = Boolean(checkpoint.auto);
+      const b = CHECKPOINT_FIELDS.length,
+        a = b + BRANCH_FIELDS.length,
+        p = a + ENTRY_FIELDS.length;
+      return {
+        checkpoint,
+        branch: slice(t, b, BRANCH_FIELDS),
+        anchor: slice(t, a, ENTRY_FIELDS),
+        previousHash: (t[p] as string | null) ?? undefined,
+      };
+    },
+    *listCheckpoints(f: CheckpointFilter) {
+      // Built per filter combination; better-sqlite3 caches nothing, so keep the common cases' text stable.
+      const where = ["user_id = @userId", "seq < @beforeSeq", "(expires_at IS NULL OR expires_at > @now)"];
+      if (f.sessionId !== undefined) where.push("session_id = @sessionId");
+      if (f.name !== undefined) where.push("name = @name");
+      if (f.since !== undefined) where.push("created_at >= @since");
+      // Times are stored with µs resolution; `until` is inclusive to the millisecond a Date can express.
+      if (f.until !== undefined) where.push("created_at < @until + 1");
+      if (f.auto !== undefined) where.push("auto = @auto");
+      // One session's checkpoints: its own index reads O(page); the covering index would scan all of the user's.
+      const from = f.sessionId !== undefined ? "checkpoints INDEXED BY checkpoints_user_session_seq" : "checkpoints";
+      const sql = `SELECT ${LISTED_TUPLE} FROM ${from} WHERE ${where.join(" AND ")} ORDER BY seq DESC LIMIT @limit`;
+      const tuples = cached(sql).all({
+        ...f,
+        auto: f.auto === undefined ? undefined : f.auto ? 1 : 0,
+        beforeSeq: f.beforeSeq ?? Number.MAX_SAFE_INTEGER,
+      }) as ListedTuple[];
+      return tuples.map(listedFromTuple);
+    },
+    *countCheckpoints(userId: string, sessionId: string, now: number) {
+      return s.countCheckpoints.get(userId, sessionId, now) as number;
+    },
+    *deleteCheckpoint(id: string) {
+      s.deleteCheckpointFiles.run(id);
+      s.deleteCheckpoint.run(id);
+    },
+    *sessionCheckpoints(userId: string, sessionId: string) {
+      const rows = s.sessionCheckpoints.all(userId, sessionId) as CheckpointRow[];
+      for (const row of rows) row.auto = Boolean(row.auto);
+      return rows;
+    },
+    *orphanCheckpointIds(sessionId?: string) {
+      return s.orphanCheckpoints.all({ sessionId: sessionId ?? null }) as string[];
+    },
+    *isMovingFrom(checkpointId: string) {
+      return s.movingFrom.get(checkpointId) !== undefined;
+    },
+    *deleteExpiredCheckpoints(now: number, sessionId?: string) {
+      s.deleteExpiredFiles.run({ now, sessionId: sessionId ?? null });
+      const rows = s.deleteExpired.all({ now, sessionId: sessionId ?? null }) as CheckpointRow[];
+      for (const row of rows) row.auto = Boolean(row.auto);
+      return rows;
+    },
+  };
+}

@@ -1,0 +1,186 @@
+// Column lists and row mappers shared by the SQLite statements of every area: rows are built from tuples.
+import type { CurrentRow, EntryRow, HeadRow, ListedCheckpoint, ToolRow } from "../port/index.js";
+
+export const SESSION_BASE_COLS = `seq, id, user_id AS userId, title, metadata, current_branch_id AS currentBranchId,
+  origin_session_id AS originSessionId, origin_checkpoint_id AS originCheckpointId, has_tools AS hasTools, has_workspace AS hasWorkspace, created_at AS createdAt`;
+/** For the hot path (ownership checks): `updatedAt` as stored, the time of the last move. */
+export const SESSION_COLS = `${SESSION_BASE_COLS}, updated_at AS updatedAt`;
+/** For what users see: the later of the last move and the last entry of the current branch (appends do not rewrite the session row). */
+export const SESSION_INFO_COLS = `${SESSION_BASE_COLS},
+  max(updated_at, coalesce((SELECT created_at FROM entries WHERE branch_id = current_branch_id ORDER BY position DESC LIMIT 1), 0)) AS updatedAt`;
+
+/**
+ * The columns of the tables read most, each with the key it has in a row object. `$` stands for the table's alias:
+ * `named` gives the columns as a row object's (one table), `select` as a raw tuple's (joins whose tables share
+ * column names read one tuple, each table's slice copied into its own object by `slice`).
+ */
+export type Columns = readonly (readonly [sql: string, key: string])[];
+export const ENTRY_FIELDS: Columns = [
+  ["$.seq", "seq"],
+  ["$.id", "id"],
+  ["$.branch_id", "branchId"],
+  ["$.position", "position"],
+  ["$.kind", "kind"],
+  ["$.role", "role"],
+  ["$.content", "content"],
+  ["$.tool", "tool"],
+  ["$.call_id", "callId"],
+  ["$.client_id", "clientId"],
+  ["$.metadata", "metadata"],
+  ["$.state_id", "stateId"],
+  ["$.msg_count", "msgCount"],
+  ["lower(hex($.hash))", "hash"],
+  ["$.created_at", "createdAt"],
+];
+export const BRANCH_FIELDS: Columns = [
+  ["$.id", "id"],
+  ["$.session_id", "sessionId"],
+  ["$.parent_id", "parentId"],
+  ["$.fork_checkpoint_id", "forkCheckpointId"],
+  ["$.fork_position", "forkPosition"],
+  ["$.fork_entry_id", "forkEntryId"],
+  ["$.name", "name"],
+  ["$.reason", "reason"],
+  ["$.created_at", "createdAt"],
+];
+export const CHECKPOINT_FIELDS: Columns = [
+  ["$.seq", "seq"],
+  ["$.id", "id"],
+  ["$.session_id", "sessionId"],
+  ["$.branch_id", "branchId"],
+  ["$.position", "position"],
+  ["$.name", "name"],
+  ["$.auto", "auto"],
+  ["$.metadata", "metadata"],
+  ["$.user_id", "userId"],
+  ["$.state_id", "stateId"],
+  ["$.head_hash", "headHash"],
+  ["$.checksum", "checksum"],
+  ["$.created_at", "createdAt"],
+  ["$.expires_at", "expiresAt"],
+];
+export const HEAD_FIELDS: Columns = [
+  ["$.id", "id"],
+  ["$.position", "position"],
+  ["lower(hex($.hash))", "hash"],
+  ["$.state_id", "stateId"],
+  ["$.msg_count", "msgCount"],
+];
+/** `$.col` as `alias.col`, or as `col` when the alias is "" (one table, no alias). */
+export const qualify = (column: string, alias: string) => (alias ? column.replaceAll("$", alias) : column.replaceAll("$.", ""));
+export const select = (alias: string, cols: Columns) => cols.map(([c]) => qualify(c, alias)).join(", ");
+export const named = (alias: string, cols: Columns) => cols.map(([c, key]) => `${qualify(c, alias)} AS ${key}`).join(", ");
+/** Tool rows as read, their `reversible` (0, 1 or null in SQLite) made a boolean in place. */
+export function toolRows(rows: unknown[]): ToolRow[] {
+  for (const row of rows as { reversible: unknown }[]) if (row.reversible !== null) row.reversible = row.reversible === 1;
+  return rows as ToolRow[];
+}
+
+/** The object of `cols` from `tuple[at…]`; undefined when its first column is null (a LEFT JOIN that found nothing). */
+export function slice<T>(tuple: unknown[], at: number, cols: Columns): T | undefined {
+  if (tuple[at] === null) return undefined;
+  const row: Record<string, unknown> = {};
+  for (let i = 0; i < cols.length; i++) row[cols[i]![1]] = tuple[at + i];
+  return row as T;
+}
+
+export const BRANCH_COLS = named("", BRANCH_FIELDS);
+export const ENTRY_COLS = named("e", ENTRY_FIELDS);
+export const TOOL_COLS = `${ENTRY_COLS}, e.reversible, r.status, r.result, r.error, r.hash AS resultHash, r.completed_at AS completedAt,
+  a.result AS appliedResult, a.applied_seq AS appliedSeq`;
+export const TOOL_JOIN = `entries e LEFT JOIN tool_results r ON r.entry_id = e.id LEFT JOIN applied a ON a.entry_id = e.id`;
+export const CHECKPOINT_COLS = named("", CHECKPOINT_FIELDS);
+export const MOVE_COLS = `id, session_id AS sessionId, kind, spec, status, pid, pid_start AS pidStart, NULL AS leaseUntil, created_at AS createdAt, finished_at AS finishedAt`;
+export const WORKSPACE_COLS = `session_id AS sessionId, dir, exclude, manifest_id AS manifestId, restoring, updated_at AS updatedAt`;
+export const STEP_COLS = `move_id AS moveId, idx, op, entry_id AS entryId, status, result, error`;
+
+export type EntryTuple = [
+  number,
+  string,
+  number,
+  EntryRow["kind"],
+  string | null,
+  string | null,
+  string | null,
+  string | null,
+  string | null,
+  string | null,
+  number | null,
+  number,
+  string,
+  number,
+];
+export type MessageTuple = [string, number, string, string, string | null, string | null, number];
+/** The columns of the covering index `checkpoints_user_listing`, so a listing never reads the table. */
+export const LISTED_TUPLE = `seq, id, session_id, branch_id, position, name, auto, metadata, user_id, checksum, created_at, expires_at`;
+export type ListedTuple = [
+  number,
+  string,
+  string,
+  string,
+  number,
+  string | null,
+  number,
+  string | null,
+  string,
+  string,
+  number,
+  number | null,
+];
+export const listedFromTuple = (t: ListedTuple): ListedCheckpoint => ({
+  seq: t[0],
+  id: t[1],
+  sessionId: t[2],
+  branchId: t[3],
+  position: t[4],
+  name: t[5],
+  auto: t[6] === 1,
+  metadata: t[7],
+  userId: t[8],
+  checksum: t[9],
+  createdAt: t[10],
+  expiresAt: t[11],
+});
+
+// Hashes cross as hex text both ways (hex() / unhex() in SQL): no Buffer per row on the hot path.
+export const HEAD_COLS = select("e", HEAD_FIELDS);
+export type HeadTuple = [string, number, string, number | null, number];
+export type CurrentTuple = [
+  number,
+  string,
+  string,
+  string | null,
+  string | null,
+  string,
+  string | null,
+  string | null,
+  number,
+  number,
+  number,
+  string,
+  string | null,
+  string | null,
+  number,
+  string | null,
+  string | null,
+  string,
+  number,
+  string | null,
+  number,
+  string,
+  number | null,
+  number,
+  number,
+];
+export const headFromTuple = (t: HeadTuple | CurrentTuple, at: number): HeadRow => ({
+  id: t[at] as string,
+  position: t[at + 1] as number,
+  hash: t[at + 2] as string,
+  stateId: t[at + 3] as number | null,
+  msgCount: t[at + 4] as number,
+});
+
+/** Checkpoints expired at @now (of @sessionId, or all) that no branch forks from and no running rollback goes to. */
+export const EXPIRED_UNUSED = `expires_at IS NOT NULL AND expires_at <= @now AND (@sessionId IS NULL OR session_id = @sessionId)
+  AND NOT EXISTS (SELECT 1 FROM branches b WHERE b.fork_checkpoint_id = checkpoints.id)
+  AND NOT EXISTS (SELECT 1 FROM moves m WHERE m.status = 'running' AND json_extract(m.spec, '$.newBranch.forkCheckpointId') = checkpoints.id)`;

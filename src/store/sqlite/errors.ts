@@ -1,0 +1,15 @@
+// better-sqlite3's errors as the typed errors of the API.
+import { DatabaseError } from "../../models/errors.js";
+
+/** Translates driver errors into the typed errors of the API; other errors pass through. */
+export function translate(error: unknown): unknown {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== "string" || !code.startsWith("SQLITE_")) return error;
+  if (code.startsWith("SQLITE_READONLY"))
+    return new DatabaseError("READ_ONLY", "the database is read-only: writes are refused", { cause: error });
+  if (code.startsWith("SQLITE_BUSY"))
+    return new DatabaseError("BUSY", "the database stayed locked by another writer past the busy timeout", { cause: error });
+  if (code === "SQLITE_CORRUPT" || code === "SQLITE_NOTADB")
+    return new DatabaseError("CORRUPT", `the database file is damaged: ${(error as Error).message}`, { cause: error });
+  return error;
+}

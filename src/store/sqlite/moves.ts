@@ -1,0 +1,89 @@
+// The applied set and the move journal: SQLite's statements and the port's MovesTx.
+import type Database from "better-sqlite3";
+import type { MoveRow, MoveStepRow, MoveStepStatus, MovesTx, Owner } from "../port/index.js";
+import { MOVE_COLS, STEP_COLS, TOOL_COLS, toolRows } from "./columns.js";
+import { prepare, type RowMode } from "./object-rows.js";
+
+export function movesTx(db: Database.Database): MovesTx {
+  const p = (sql: string, mode?: RowMode) => prepare(db, sql, mode);
+  const s = {
+    appliedTools: p(`SELECT ${TOOL_COLS} FROM applied a JOIN entries e ON e.id = a.entry_id LEFT JOIN tool_results r ON r.entry_id = e.id
+    WHERE a.session_id = ? ORDER BY a.applied_seq DESC`),
+    markApplied: p(`INSERT OR REPLACE INTO applied (entry_id, session_id, result, applied_seq, applied_at)
+    VALUES (?, ?, ?, (SELECT coalesce(max(applied_seq), 0) + 1 FROM applied), ?)`),
+    unmarkApplied: p(`DELETE FROM applied WHERE entry_id = ?`),
+    uncertain: p(
+      `SELECT DISTINCT s.entry_id AS id FROM move_steps s JOIN moves m ON m.id = s.move_id WHERE m.session_id = ? AND s.status = 'unknown'`,
+    ),
+    insertMove: p(`INSERT INTO moves (id, session_id, kind, spec, status, pid, pid_start, created_at, finished_at)
+    VALUES (@id, @sessionId, @kind, @spec, @status, @pid, @pidStart, @createdAt, @finishedAt)`),
+    runningMoves: p(`SELECT ${MOVE_COLS} FROM moves WHERE status = 'running' ORDER BY seq`),
+    runningMovesOf: p(`SELECT ${MOVE_COLS} FROM moves WHERE status = 'running' AND session_id = ? ORDER BY seq`),
+    claimMove: p(`UPDATE moves SET pid = ?, pid_start = ? WHERE id = ? AND status = 'running' AND pid = ? AND pid_start IS ?`),
+    finishMove: p(`UPDATE moves SET status = ?, finished_at = ? WHERE id = ?`),
+    insertStep: p(
+      `INSERT INTO move_steps (move_id, idx, op, entry_id, status, result, error) VALUES (@moveId, @idx, @op, @entryId, @status, @result, @error)`,
+    ),
+    steps: p(`SELECT ${STEP_COLS} FROM move_steps WHERE move_id = ? ORDER BY idx`),
+    // Fenced: a move taken over by another process is no longer its old owner's to write.
+    setStep: p(`UPDATE move_steps SET status = ?, result = ?, error = ? WHERE move_id = ? AND idx = ?
+      AND EXISTS (SELECT 1 FROM moves WHERE id = ? AND pid = ? AND pid_start IS ?)`),
+    holds: p(`SELECT 1 FROM moves WHERE id = ? AND status = 'running' AND pid = ? AND pid_start IS ?`, "pluck"),
+    finishedMoves: p(
+      `SELECT id FROM moves m WHERE m.status <> 'running' AND (@sessionId IS NULL OR m.session_id = @sessionId)
+      AND NOT EXISTS (SELECT 1 FROM move_steps s WHERE s.move_id = m.id AND s.status = 'unknown')`,
+      "pluck",
+    ),
+    deleteMoveSteps: p(`DELETE FROM move_steps WHERE move_id = ?`),
+    deleteMove: p(`DELETE FROM moves WHERE id = ?`),
+  };
+  return {
+    *appliedTools(sessionId: string) {
+      return toolRows(s.appliedTools.all(sessionId));
+    },
+    *markApplied(entryId: string, sessionId: string, result: string | null, at: number) {
+      s.markApplied.run(entryId, sessionId, result, at);
+    },
+    *unmarkApplied(entryId: string) {
+      s.unmarkApplied.run(entryId);
+    },
+
+    *uncertainInvocations(sessionId: string) {
+      return (s.uncertain.all(sessionId) as { id: string }[]).map((r) => r.id);
+    },
+    *insertMove(row: MoveRow) {
+      s.insertMove.run(row);
+    },
+    *runningMoves(sessionId?: string) {
+      return (sessionId === undefined ? s.runningMoves.all() : s.runningMovesOf.all(sessionId)) as MoveRow[];
+    },
+    *claimMove(id: string, owner: Owner, by: Owner) {
+      return s.claimMove.run(by.pid, by.pidStart, id, owner.pid, owner.pidStart).changes === 1;
+    },
+    // Owners here are processes, not leases: renewing only checks that the move is still the owner's.
+    *renewMove(id: string, owner: Owner) {
+      return s.holds.get(id, owner.pid, owner.pidStart) !== undefined;
+    },
+    *finishMove(id: string, status: "done" | "failed", at: number) {
+      s.finishMove.run(status, at, id);
+    },
+    *insertMoveSteps(rows: MoveStepRow[]) {
+      for (const row of rows) s.insertStep.run(row);
+    },
+    *moveSteps(moveId: string) {
+      return s.steps.all(moveId) as MoveStepRow[];
+    },
+    *setMoveStep(owner: Owner, moveId: string, idx: number, status: MoveStepStatus, result: string | null, error: string | null) {
+      return s.setStep.run(status, result, error, moveId, idx, moveId, owner.pid, owner.pidStart).changes === 1;
+    },
+
+    *deleteFinishedMoves(sessionId?: string) {
+      const ids = s.finishedMoves.all({ sessionId: sessionId ?? null }) as string[];
+      for (const id of ids) {
+        s.deleteMoveSteps.run(id);
+        s.deleteMove.run(id);
+      }
+      return ids.length;
+    },
+  };
+}

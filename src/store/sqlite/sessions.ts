@@ -1,0 +1,123 @@
+// Sessions, their events, the operator listings, and imported calls: SQLite's statements and the port's SessionsTx.
+import type Database from "better-sqlite3";
+import type { EventRow, SessionRow, SessionsTx, Step, TimelineRow, UserRow } from "../port/index.js";
+import { SESSION_COLS, SESSION_INFO_COLS } from "./columns.js";
+import { prepare, type RowMode } from "./object-rows.js";
+
+export function sessionsTx(db: Database.Database): SessionsTx {
+  const p = (sql: string, mode?: RowMode) => prepare(db, sql, mode);
+  const s = {
+    allSessions: p(`SELECT ${SESSION_INFO_COLS} FROM sessions WHERE seq < ? ORDER BY seq DESC LIMIT ?`),
+    // GROUP BY over the (user_id, seq) index: a page reads only its users' sessions. A session's updatedAt counts its
+    // current branch's last entry, as info() does.
+    users: p(`SELECT user_id AS userId, count(*) AS sessions,
+        max(max(updated_at, coalesce((SELECT created_at FROM entries WHERE branch_id = current_branch_id ORDER BY position DESC LIMIT 1), 0))) AS updatedAt
+      FROM sessions WHERE user_id > ? GROUP BY user_id ORDER BY user_id LIMIT ?`),
+    insertSession:
+      p(`INSERT INTO sessions (id, user_id, title, metadata, current_branch_id, origin_session_id, origin_checkpoint_id, created_at, updated_at)
+    VALUES (@id, @userId, @title, @metadata, @currentBranchId, @originSessionId, @originCheckpointId, @createdAt, @updatedAt)`),
+    getSession: p(`SELECT ${SESSION_COLS} FROM sessions WHERE id = ?`),
+    getSessionInfo: p(`SELECT ${SESSION_INFO_COLS} FROM sessions WHERE id = ?`),
+    listSessions: p(`SELECT ${SESSION_INFO_COLS} FROM sessions WHERE user_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`),
+    setCurrent: p(`UPDATE sessions SET current_branch_id = ?, updated_at = ? WHERE id = ?`),
+    markHasTools: p(`UPDATE sessions SET has_tools = 1 WHERE id = ? AND has_tools = 0`),
+    allSessionIds: p(`SELECT id FROM sessions ORDER BY seq`, "pluck"),
+    insertEvent: p(
+      `INSERT INTO events (session_id, kind, ref_id, branch_id, detail, created_at) VALUES (@sessionId, @kind, @refId, @branchId, @detail, @createdAt)`,
+    ),
+    sessionEvents: p(`SELECT seq, session_id AS sessionId, kind, ref_id AS refId, branch_id AS branchId, detail, created_at AS createdAt
+    FROM events WHERE session_id = ? ORDER BY seq`),
+    timeline: p(`SELECT * FROM (
+      SELECT 'entry' AS source, e.kind AS kind, e.id AS refId, e.branch_id AS branchId, coalesce(e.role, e.tool) AS detail, e.created_at AS createdAt, e.seq AS seq
+        FROM entries e JOIN branches b ON b.id = e.branch_id WHERE b.session_id = @sessionId
+      UNION ALL
+      SELECT 'checkpoint', 'checkpoint', id, branch_id, name, created_at, seq FROM checkpoints INDEXED BY checkpoints_user_session_seq
+        WHERE user_id = @userId AND session_id = @sessionId
+      UNION ALL
+      SELECT 'branch', 'branch', id, id, reason || ' at position ' || fork_position, created_at, seq FROM branches WHERE session_id = @sessionId AND parent_id IS NOT NULL
+      UNION ALL
+      SELECT 'event', kind, ref_id, branch_id, detail, created_at, seq FROM events WHERE session_id = @sessionId)
+    WHERE createdAt < @at OR (createdAt = @at AND (source < @source OR (source = @source AND seq < @seq)))
+    ORDER BY createdAt DESC, source DESC, seq DESC LIMIT @limit`),
+    insertImportedCall: p(`INSERT INTO imported_calls (entry_id, session_id) VALUES (?, ?)`),
+    importedCalls: p(`SELECT entry_id FROM imported_calls WHERE session_id = ?`, "pluck"),
+  };
+  return {
+    *insertSession(row: Omit<SessionRow, "seq">) {
+      s.insertSession.run(row);
+    },
+    *getSession(id: string) {
+      return s.getSession.get(id) as SessionRow | undefined;
+    },
+    *getSessionInfo(id: string) {
+      return s.getSessionInfo.get(id) as SessionRow | undefined;
+    },
+    *listSessions(userId: string, beforeSeq: number | undefined, limit: number) {
+      return s.listSessions.all(userId, beforeSeq ?? Number.MAX_SAFE_INTEGER, limit) as SessionRow[];
+    },
+    *setCurrentBranch(sessionId: string, branchId: string, at: number) {
+      s.setCurrent.run(branchId, at, sessionId);
+    },
+
+    *markHasTools(sessionId: string) {
+      s.markHasTools.run(sessionId);
+    },
+    *allSessionIds() {
+      return s.allSessionIds.all() as string[];
+    },
+
+    *deleteSession(sessionId: string) {
+      // Children before parents (foreign keys are on).
+      const entriesOf = `SELECT e.id FROM entries e JOIN branches b ON b.id = e.branch_id WHERE b.session_id = ?`;
+      for (const sql of [
+        `DELETE FROM lg_writes WHERE session_id = ?`,
+        `DELETE FROM lg_blobs WHERE session_id = ?`,
+        `DELETE FROM lg_checkpoints WHERE session_id = ?`,
+        `DELETE FROM lg_threads WHERE session_id = ?`,
+        `DELETE FROM checkpoint_files WHERE checkpoint_id IN (SELECT id FROM checkpoints WHERE session_id = ?)`,
+        `DELETE FROM tool_results WHERE entry_id IN (${entriesOf})`,
+        `DELETE FROM applied WHERE session_id = ?`,
+        `DELETE FROM imported_calls WHERE session_id = ?`,
+        `DELETE FROM move_steps WHERE move_id IN (SELECT id FROM moves WHERE session_id = ?)`,
+        `DELETE FROM moves WHERE session_id = ?`,
+        `DELETE FROM events WHERE session_id = ?`,
+        `DELETE FROM workspaces WHERE session_id = ?`,
+        `DELETE FROM checkpoints WHERE session_id = ?`,
+        `DELETE FROM entries WHERE branch_id IN (SELECT id FROM branches WHERE session_id = ?)`,
+        `DELETE FROM branches WHERE session_id = ?`,
+        `DELETE FROM sessions WHERE id = ?`,
+      ]) {
+        db.prepare(sql).run(sessionId);
+      }
+    },
+    *insertEvent(row: Omit<EventRow, "seq">) {
+      s.insertEvent.run(row);
+    },
+    *sessionEvents(sessionId: string) {
+      return s.sessionEvents.all(sessionId) as EventRow[];
+    },
+    *timeline(userId: string, sessionId: string, before: { createdAt: number; seq: number; source: string } | undefined, limit: number) {
+      return s.timeline.all({
+        userId,
+        sessionId,
+        at: before?.createdAt ?? Number.MAX_SAFE_INTEGER,
+        source: before?.source ?? "~",
+        seq: before?.seq ?? Number.MAX_SAFE_INTEGER,
+        limit,
+      }) as TimelineRow[];
+    },
+
+    *insertImportedCall(entryId: string, sessionId: string) {
+      s.insertImportedCall.run(entryId, sessionId);
+    },
+    *importedCalls(sessionId: string) {
+      return new Set(s.importedCalls.all(sessionId) as string[]);
+    },
+    *listAllSessions(beforeSeq: number | undefined, limit: number) {
+      return s.allSessions.all(beforeSeq ?? Number.MAX_SAFE_INTEGER, limit) as SessionRow[];
+    },
+    *listUsers(afterUserId: string | undefined, limit: number) {
+      return s.users.all(afterUserId ?? "", limit) as UserRow[];
+    },
+  };
+}
