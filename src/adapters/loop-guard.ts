@@ -48,7 +48,11 @@ function watch(ctx: EngineContext): Map<string, Set<WeakRef<LoopGuard>>> {
 export function guardLoop(s: SessionHandle, abortController?: AbortController): LoopGuard {
   const engine = sessionEngine(s);
   const guard: LoopGuard = {
-    branch: engine.run((ctx, ref) => ctx.store.read(() => ownedSession(ctx.store, ref.id, ref.userId).currentBranchId)),
+    branch: engine.run((ctx, ref) =>
+      ctx.store.read(function* (tx) {
+        return (yield* ownedSession(tx, ref.id, ref.userId)).currentBranchId;
+      }),
+    ),
     ...(abortController ? { abortController } : {}),
   };
   // Not awaited by anyone until the first call: a session that does not exist fails that call, not an unhandled rejection.

@@ -14,8 +14,8 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import { NotFoundError } from "../models/errors.js";
 import type { JsonValue } from "../models/json.js";
-import type { LgCheckpointRow, LgThreadRow } from "../store/langgraph-tables.js";
-import type { EntryRow, LineageSegment, Store } from "../store/store.js";
+import type { LgCheckpointRow, LgThreadRow } from "../store/port/index.js";
+import type { EntryRow, LineageSegment, Store } from "../store/port/index.js";
 import { readVerifiedAfter, type VerifiedLineage } from "../sessions/checkpoints.js";
 import type { EngineContext } from "../sessions/context.js";
 import { readVerifiedPoint, type LineagePoint } from "../sessions/langgraph-bridge.js";
@@ -94,7 +94,9 @@ export class CheckpointReader {
     };
     const step = typeof base?.metadata?.step === "number" ? base.metadata.step : -1;
     const metadata = { ...base?.metadata, source: "update", step: step + 1, parents: base?.metadata?.parents ?? {} } as CheckpointMetadata;
-    const writes = await ctx.store.read(() => sortedWrites(ctx.store, sessionId, synth.id));
+    const writes = await ctx.store.read(function* (tx) {
+      return yield* sortedWrites(tx, sessionId, synth.id);
+    });
     const pendingWrites: CheckpointPendingWrite[] = await Promise.all(
       writes.map(async (w): Promise<CheckpointPendingWrite> => [w.taskId, w.channel, await this.#parts.serde.loadsTyped(w.type, w.value)]),
     );
@@ -161,7 +163,9 @@ export class CheckpointReader {
     },
   ): Promise<{ items: unknown[]; headHash: string }> {
     const known = this.#parts.verified.get(sessionId);
-    const read = await store.read(() => verifiedRead(known?.lineage));
+    const read = await store.read(function* (tx) {
+      return verifiedRead(known?.lineage);
+    });
     const grown = this.#parts.verified.read(sessionId, known, read);
     const list = `[${grown.texts.join(",")}]`;
     const own = isOwnJsonSerializer(this.#parts.serde);
@@ -221,17 +225,17 @@ export class CheckpointReader {
     const skeleton = (await this.#parts.serde.loadsTyped(row.type, row.checkpoint)) as Omit<Checkpoint, "channel_values">;
     const metadata = (await this.#parts.serde.loadsTyped(row.metadataType, row.metadata)) as CheckpointMetadata;
     const versions = skeleton.channel_versions ?? {};
-    const { blobs, writes, sends } = await store.read(() => {
+    const { blobs, writes, sends } = await store.read(function* (tx) {
       // Read apart from the row (after an await): the thread may have been deleted since.
-      if (!store.langgraph.getCheckpoint(row.sessionId, row.checkpointId)) throw new NotFoundError("checkpoint", row.checkpointId);
+      if (!(yield* tx.langgraph.getCheckpoint(row.sessionId, row.checkpointId))) throw new NotFoundError("checkpoint", row.checkpointId);
       return {
         blobs: Object.entries(versions)
           .filter(([ch, v]) => !(ch === this.#parts.messages && row.messagesVersion === versionKey(v)))
-          .map(([ch, v]) => [ch, store.langgraph.getBlob(row.sessionId, ch, versionKey(v))] as const),
-        writes: sortedWrites(store, row.sessionId, row.checkpointId),
+          .map(([ch, v]) => [ch, yield * tx.langgraph.getBlob(row.sessionId, ch, versionKey(v))] as const),
+        writes: yield* sortedWrites(tx, row.sessionId, row.checkpointId),
         sends:
           (skeleton.v ?? 4) < 4 && row.parentCheckpointId !== null
-            ? sortedWrites(store, row.sessionId, row.parentCheckpointId).filter((w) => w.channel === TASKS)
+            ? (yield* sortedWrites(tx, row.sessionId, row.parentCheckpointId)).filter((w) => w.channel === TASKS)
             : [],
       };
     });

@@ -5,7 +5,7 @@
 // every version. Other channels are stored once per version, pending writes beside them. Both ways: a thread's head is
 // its session's current position (`thread-head.ts`). This class takes LangGraph's calls; its parts read checkpoints
 // back (`checkpoint-reader.ts`), plan puts (`put-plan.ts`) and write them (`put-writer.ts`).
-import type { RunnableConfig } from "@langchain/core/runnables";
+import type { Step, Tx, Step, Tx, RunnableConfig } from "@langchain/core/runnables";
 import {
   BaseCheckpointSaver,
   WRITES_IDX_MAP,
@@ -21,8 +21,8 @@ import { ConflictError, NotFoundError, ValidationError } from "../models/errors.
 import { idSchema, langGraphSaverOptions, parseInput } from "../models/inputs.js";
 import { assertWellFormed } from "../models/strings.js";
 import { toJsonText } from "../models/json.js";
-import type { LgThreadRow, LgWriteRow } from "../store/langgraph-tables.js";
-import type { Store } from "../store/store.js";
+import type { LgThreadRow, LgWriteRow } from "../store/port/index.js";
+import type { Store } from "../store/port/index.js";
 import type { EngineContext } from "../sessions/context.js";
 import { deleteSessions } from "../sessions/delete-session.js";
 import { engineOf, type Forkpoint } from "../sessions/forkpoint.js";
@@ -139,12 +139,12 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     if (threadId === undefined) return undefined;
     const userId = this.#userOf(config);
     const ctx = await this.#engine();
-    const found = await ctx.store.read(() => {
-      const thread = ctx.store.langgraph.getThread(userId, threadId, ns);
+    const found = await ctx.store.read(function* (tx) {
+      const thread = yield* tx.langgraph.getThread(userId, threadId, ns);
       const at = thread && this.#checkpointOf(ctx.store, thread, checkpointId);
       const id = at && (at.kind === "stored" ? at.row.checkpointId : at.synth.id);
       // A head the session was moved back to, after the graph went on from it: that continuation is undone there.
-      return at && { thread, at, undone: at.moved === true && ctx.store.langgraph.hasChild(thread.sessionId, id!) };
+      return at && { thread, at, undone: at.moved === true && (yield* tx.langgraph.hasChild(thread.sessionId, id!)) };
     });
     if (!found) return undefined;
     this.#sessions.set(threadKey(userId, threadId, ns), found.thread.sessionId, 1);
@@ -178,8 +178,8 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       .filter(([, v]) => v !== undefined)
       .map(([k, v]): [string, string] => [k, JSON.stringify(v)]);
     const ctx = await this.#engine();
-    const rows = await ctx.store.read(() =>
-      ctx.store.langgraph.listCheckpoints({
+    const rows = await ctx.store.read(function* (tx) {
+      return yield* tx.langgraph.listCheckpoints({
         userId,
         threadId,
         checkpointNs: ns,
@@ -187,8 +187,8 @@ export class ForkpointSaver extends BaseCheckpointSaver {
         before: options.before?.configurable?.checkpoint_id,
         metadata,
         limit: options.limit,
-      }),
-    );
+      });
+    });
     // Checkpoints of one lineage share its verified history (`VerifiedItems`): read and verified once, not once each.
     for (const row of rows) {
       const tuple = await this.#reader.tupleIfThere(ctx, { userId, threadId: row.threadId, checkpointNs: row.checkpointNs }, row, false);
@@ -320,9 +320,9 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     // LangGraph sends a step's writes without waiting for the put of their checkpoint (puts are queued one after
     // another): writes may come first, so they are keyed by the checkpoint's id, not tied to a stored row.
     // One transaction: a deleteThread in between would leave the writes behind a thread that no longer exists.
-    await ctx.store.write(() => {
+    await ctx.store.write({ sessionId } /*SCOPE?*/, function* (tx) {
       const thread = this.#writer.threadTx(ctx, userId, threadId, ns);
-      ctx.store.langgraph.insertWrites(
+      yield* tx.langgraph.insertWrites(
         rows.map((r) => ({ sessionId: thread.sessionId, ...r })),
         special,
       );
@@ -337,7 +337,9 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     if (typeof threadId !== "string" && typeof threadId !== "number") throw new ValidationError("threadId", "must be a string");
     const userId = this.#userIn(options);
     const ctx = await this.#engine();
-    const sessions = await ctx.store.read(() => ctx.store.langgraph.threadSessions(userId, String(threadId)));
+    const sessions = await ctx.store.read(function* (tx) {
+      return yield* tx.langgraph.threadSessions(userId, String(threadId));
+    });
     // One transaction for all its namespaces: a refused one (a move in progress) leaves the whole thread.
     await deleteSessions(
       ctx,
@@ -380,33 +382,33 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     const userId = this.#userIn(options);
     const ctx = await this.#engine();
     const store = ctx.store;
-    const found = await store.read((): { thread: LgThreadRow; at: PointCheckpoint | undefined } => {
+    const found = await store.read(function* (tx) {
       if ("branchId" in target) {
         const branchId = parseInput(idSchema, target.branchId, "target.branchId");
-        const branch = store.getBranch(branchId);
-        const thread = branch && store.langgraph.threadOfSession(branch.sessionId);
+        const branch = (yield* tx.getBranch(branchId));
+        const thread = branch && (yield* tx.langgraph.threadOfSession(branch.sessionId));
         if (!branch || !thread || thread.userId !== userId) throw new NotFoundError("branch", branchId);
         ownedSession(store, thread.sessionId, userId);
         return { thread, at: checkpointAt(store, thread.sessionId, branch, headOf(store, branch).position) };
       }
       const checkpointId = parseInput(idSchema, (target as { checkpointId: unknown }).checkpointId, "target.checkpointId");
-      const cp = store.getCheckpoint(checkpointId);
-      const thread = cp && cp.userId === userId ? store.langgraph.threadOfSession(cp.sessionId) : undefined;
+      const cp = (yield* tx.getCheckpoint(checkpointId));
+      const thread = cp && cp.userId === userId ? (yield* tx.langgraph.threadOfSession(cp.sessionId)) : undefined;
       if (cp && thread && thread.userId === userId) {
         sessionCheckpoint(store, ownedSession(store, cp.sessionId, userId), checkpointId, ctx.now());
-        const lg = store.langgraph.checkpointInFp(cp.id);
+        const lg = (yield* tx.langgraph.checkpointInFp(cp.id));
         if (lg) return { thread, at: { kind: "stored", row: lg } };
-        return { thread, at: checkpointAt(store, cp.sessionId, store.getBranch(cp.branchId)!, cp.position, "point") };
+        return { thread, at: checkpointAt(store, cp.sessionId, (yield* tx.getBranch(cp.branchId))!, cp.position, "point") };
       }
       // A LangGraph checkpoint id: unique within a thread, so looked up among the user's threads.
-      const rows = store.langgraph.listCheckpoints({ userId, checkpointId, metadata: [] });
+      const rows = (yield* tx.langgraph.listCheckpoints({ userId, checkpointId, metadata: [] }));
       if (rows.length === 0) throw new NotFoundError("checkpoint", checkpointId);
       if (rows.length > 1)
         throw new ConflictError(
           `LangGraph checkpoint ${checkpointId} is in several threads: name its forkpoint checkpoint instead`,
           "AMBIGUOUS_CHECKPOINT",
         );
-      return { thread: store.langgraph.threadOfSession(rows[0]!.sessionId)!, at: { kind: "stored", row: rows[0]! } };
+      return { thread: (yield* tx.langgraph.threadOfSession(rows[0]!.sessionId))!, at: { kind: "stored", row: rows[0]! } };
     });
     const { thread, at } = found;
     if (!at) {

@@ -2,10 +2,10 @@
 // one's point, or the thread's empty start), and what it writes there: the messages its list appends, or the stored
 // message where it departs (an edit), each checked before anything moves.
 import { ConflictError } from "../models/errors.js";
-import type { JsonValue } from "../models/json.js";
+import type { Step, Tx, JsonValue } from "../models/json.js";
 import type { MessageInput } from "../models/types.js";
-import type { LgCheckpointRow, LgThreadRow } from "../store/langgraph-tables.js";
-import type { BranchRow, Store } from "../store/store.js";
+import type { LgCheckpointRow, LgThreadRow } from "../store/port/index.js";
+import type { BranchRow, Store } from "../store/port/index.js";
 import { messageFields } from "../sessions/append.js";
 import type { EngineContext, SessionRef } from "../sessions/context.js";
 import { canonicalJson } from "../sessions/integrity.js";
@@ -97,10 +97,10 @@ export async function land(
 ): Promise<Landing> {
   const { parentId, checkpointId, items, messagesVersion } = put;
   const store = ctx.store;
-  const parent = await store.read(() => {
-    const session = ownedSession(store, ref.id, ref.userId);
-    refuseTakenId(store, ref.id, thread.threadId, checkpointId);
-    return parentAt(store, thread, parentId, store.getBranch(session.currentBranchId)!);
+  const parent = await store.read(function* (tx) {
+    const session = yield* ownedSession(tx, ref.id, ref.userId);
+    yield* refuseTakenId(tx, ref.id, thread.threadId, checkpointId);
+    return yield* parentAt(tx, thread, parentId, (yield* tx.getBranch(session.currentBranchId))!);
   });
   const target = parent.target;
   let append: MessageInput[] = [];
@@ -135,7 +135,9 @@ export async function land(
       // As put was called, when it took them then.
       const mirrored = put.whole?.mirrored ?? mirrorOf(items);
       const serialized = await (put.whole?.serialized ?? serializeItems(parts, items));
-      const old = await store.read(() => lineageMessages(store, target.branchId, toMessage, target.position));
+      const old = await store.read(function* (tx) {
+        return yield* lineageMessages(tx, target.branchId, toMessage, target.position);
+      });
       let common = 0;
       while (common < old.length && common < items.length && canonicalJson(fromMessage(old[common]!)) === canonicalJson(serialized[common]))
         common++;
@@ -176,18 +178,18 @@ export function validateMessages(parts: SaverParts, ctx: EngineContext, messages
  * (`current`: the session's current branch, where it is looked for first), or the thread's empty start when the put
  * has no parent (or one the thread does not know).
  */
-export function parentAt(store: Store, thread: LgThreadRow, parentId: string | null, current: BranchRow): ParentAt {
+export function* parentAt(tx: Tx, thread: LgThreadRow, parentId: string | null, current: BranchRow): Step<ParentAt> {
   if (parentId !== null) {
-    const row = store.langgraph.getCheckpoint(thread.sessionId, parentId);
-    if (row) return { target: targetOf(store.getCheckpoint(row.fpCheckpointId)!), messagesVersion: row.messagesVersion };
-    const synth = resolveSynthesized(store, thread.sessionId, parentId, current);
+    const row = yield* tx.langgraph.getCheckpoint(thread.sessionId, parentId);
+    if (row) return { target: targetOf((yield* tx.getCheckpoint(row.fpCheckpointId))!), messagesVersion: row.messagesVersion };
+    const synth = yield* resolveSynthesized(tx, thread.sessionId, parentId, current);
     if (synth) {
       const { branchId, position, hash } = synth.point;
       const messagesVersion = synth.messagesVersion === undefined ? null : versionKey(synth.messagesVersion);
       return { target: { fpCheckpointId: null, branchId, position, headHash: hash }, messagesVersion };
     }
   }
-  return { target: targetOf(store.getCheckpoint(thread.startCheckpointId)!), messagesVersion: null };
+  return { target: targetOf((yield* tx.getCheckpoint(thread.startCheckpointId))!), messagesVersion: null };
 }
 
 const targetOf = (cp: { id: string; branchId: string; position: number; headHash: string }): Target => ({
@@ -198,8 +200,8 @@ const targetOf = (cp: { id: string; branchId: string; position: number; headHash
 });
 
 /** A LangGraph checkpoint id is written once per thread. */
-export function refuseTakenId(store: Store, sessionId: string, threadId: string, checkpointId: string): void {
-  if (store.langgraph.getCheckpoint(sessionId, checkpointId)) {
+export function* refuseTakenId(tx: Tx, sessionId: string, threadId: string, checkpointId: string): Step<void> {
+  if (yield* tx.langgraph.getCheckpoint(sessionId, checkpointId)) {
     throw new ConflictError(`thread ${threadId} already has a checkpoint ${checkpointId}`, "CHECKPOINT_EXISTS");
   }
 }

@@ -1,11 +1,11 @@
 // ForkpointSaver's writing: a put's rows (its messages, the forkpoint checkpoint, the LangGraph row and blobs) written
 // at the session's head in one transaction, or in the transaction that finishes the fork the put needs; the thread's
 // session created on its first put; what the saver keeps of it once it committed.
-import type { RunnableConfig } from "@langchain/core/runnables";
+import type { Step, Tx, RunnableConfig } from "@langchain/core/runnables";
 import { toJsonText } from "../models/json.js";
 import type { Checkpoint as CheckpointInfo } from "../models/types.js";
-import type { LgThreadRow } from "../store/langgraph-tables.js";
-import type { BranchRow, EntryRow, LineageSegment, SessionRow, Store } from "../store/store.js";
+import type { LgThreadRow } from "../store/port/index.js";
+import type { BranchRow, EntryRow, LineageSegment, SessionRow, Store } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "../sessions/context.js";
 import { writeNewSession } from "../sessions/create-session.js";
 import { edit } from "../sessions/edit.js";
@@ -63,12 +63,12 @@ export class PutWriter {
     // Refused items: the general path reports it, after the checks that come first there (a taken checkpoint id).
     if (serialized === null) return null;
     const append = serialized.map(toMessageInput);
-    const written = await store.write(() => {
-      const thread = store.langgraph.getThread(put.userId, put.threadId, put.ns);
+    const written = await store.write({ sessionId } /*SCOPE?*/, function* (tx) {
+      const thread = yield* tx.langgraph.getThread(put.userId, put.threadId, put.ns);
       if (thread?.sessionId !== sessionId) return null;
-      refuseTakenId(store, sessionId, put.threadId, put.checkpointId);
-      const { session, branch, head } = ownedCurrent(store, sessionId, put.userId);
-      const { target, messagesVersion } = parentAt(store, thread, put.parentId, branch);
+      yield* refuseTakenId(tx, sessionId, put.threadId, put.checkpointId);
+      const { session, branch, head } = yield* ownedCurrent(tx, sessionId, put.userId);
+      const { target, messagesVersion } = yield* parentAt(tx, thread, put.parentId, branch);
       if (head.position !== target.position || head.hash !== target.headHash || (cached && cached.headHash !== head.hash)) return null;
       const fields = validateMessages(this.#parts, ctx, append, cached ? cached.items.length : 0);
       return this.write(ctx, session, branch.id, head, fields, put, cached ? put.messagesVersion : messagesVersion);
@@ -99,7 +99,9 @@ export class PutWriter {
         const [t, v] = await this.#parts.serde.dumpsTyped(items);
         blobs.push({ channel: this.#parts.messages, version: messagesVersion!, type: t, value: Buffer.from(v) });
       }
-      const atHead = await ctx.store.write(() => this.writeAtHead(ctx, ref, put, landing));
+      const atHead = await ctx.store.write({ sessionId: ref.id }, function* (tx) {
+        return this.writeAtHead(ctx, ref, put, landing);
+      });
       const written = atHead === FORK ? await this.forkAndWrite(ctx, ref, put, landing) : atHead;
       return this.landed(ctx, ref.id, put, written, landing.mirrored);
     });
@@ -115,12 +117,16 @@ export class PutWriter {
   }
 
   findThread(ctx: EngineContext, userId: string, threadId: string, ns: string): Promise<LgThreadRow | undefined> {
-    return ctx.store.read(() => ctx.store.langgraph.getThread(userId, threadId, ns));
+    return ctx.store.read(function* (tx) {
+      return yield* tx.langgraph.getThread(userId, threadId, ns);
+    });
   }
 
   /** The thread's session with its empty start checkpoint (or the one another writer created meanwhile). */
   createThread(ctx: EngineContext, userId: string, threadId: string, ns: string): Promise<LgThreadRow> {
-    return ctx.store.write(() => this.threadTx(ctx, userId, threadId, ns));
+    return ctx.store.write({ sessionId: ref.id }, function* (tx) {
+      return this.threadTx(ctx, userId, threadId, ns);
+    });
   }
 
   /** The thread's row, created with its session and empty start checkpoint when there is none (in the caller's write). */
@@ -232,8 +238,8 @@ export class PutWriter {
  * the current lineage is tool calls and state changes only, which the step's own nodes recorded (a tool that journals
  * its call through the thread's session) and which the step goes on after, not away from.
  */
-function continuesAtHead(store: Store, branch: BranchRow, head: Head, target: { position: number; headHash: string }): boolean {
+function* continuesAtHead(tx: Tx, branch: BranchRow, head: Head, target: { position: number; headHash: string }): Step<boolean> {
   if (head.position <= target.position) return head.position === target.position && head.hash === target.headHash;
-  const at = entryAt(store, branch, target.position);
+  const at = yield* entryAt(tx, branch, target.position);
   return (at?.hash ?? GENESIS_HASH) === target.headHash && (at?.msgCount ?? 0) === head.msgCount;
 }

@@ -1,11 +1,11 @@
 // What ForkpointSaver's parts (its reading back, its put planning and writing) share: the saver's settings and
 // caches, and the small helpers each of them needs (configs, versions, pending writes, serializing a list).
-import type { RunnableConfig } from "@langchain/core/runnables";
+import type { Step, Tx, RunnableConfig } from "@langchain/core/runnables";
 import { compareWritesSortKeys, getCheckpointId, writesSortKey, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import { ValidationError } from "../models/errors.js";
 import type { JsonValue } from "../models/json.js";
-import type { LgThreadRow, LgWriteRow } from "../store/langgraph-tables.js";
-import type { Store } from "../store/store.js";
+import type { LgThreadRow, LgWriteRow } from "../store/port/index.js";
+import type { Store } from "../store/port/index.js";
 import type { MirrorCache } from "./mirror-cache.js";
 import type { VerifiedItemsCache } from "./verified-items.js";
 
@@ -58,7 +58,7 @@ export function threadConfig(config: RunnableConfig): { threadId?: string; ns?: 
 }
 
 /** A checkpoint's pending writes in the order LangGraph applies them: (task path, task id, index). */
-export function sortedWrites(store: Store, sessionId: string, checkpointId: string): LgWriteRow[] {
+export function* sortedWrites(tx: Tx, sessionId: string, checkpointId: string): Step<LgWriteRow[]> {
   return store.langgraph
     .writesOf(sessionId, checkpointId)
     .sort((a, b) => compareWritesSortKeys(writesSortKey(a.taskPath, a.taskId, a.idx), writesSortKey(b.taskPath, b.taskId, b.idx)));

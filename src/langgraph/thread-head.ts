@@ -7,8 +7,8 @@
 // LangGraph checkpoint it is based on), its last 4 the point's position. It never changes, and it names its point:
 // the position narrows the search to one entry per branch, the hash picks the point and its base.
 import { RESUME, WRITES_IDX_MAP, type CheckpointPendingWrite } from "@langchain/langgraph-checkpoint";
-import type { LgCheckpointRow, LgPointRow } from "../store/langgraph-tables.js";
-import type { BranchRow, LineageSegment, Store } from "../store/store.js";
+import type { Step, Tx, LgCheckpointRow, LgPointRow } from "../store/port/index.js";
+import type { BranchRow, LineageSegment, Store } from "../store/port/index.js";
 import { GENESIS_HASH, sha256 } from "../sessions/integrity.js";
 import type { LineagePoint } from "../sessions/langgraph-bridge.js";
 import { entryAt } from "../sessions/lineage.js";
@@ -85,16 +85,16 @@ function baseAmong(on: LgPointRow[]): LgPointRow | undefined {
 }
 
 /** The messages channel's version at a point: the base's when the point has the base's messages, else a new one. */
-function messagesVersionAt(
-  store: Store,
+function* messagesVersionAt(
+  tx: Tx,
   point: LineagePoint & { msgCount: number },
   base: LgCheckpointRow | undefined,
   basePoint: LgPointRow | undefined,
-): number | string | undefined {
+): Step<number | string | undefined> {
   const baseVersion = base?.messagesVersion == null ? undefined : (JSON.parse(base.messagesVersion) as number | string);
   if (base && basePoint && base.messagesVersion !== null) {
-    const branch = store.getBranch(basePoint.branchId);
-    const count = branch ? (entryAt(store, branch, basePoint.position)?.msgCount ?? 0) : -1;
+    const branch = yield* tx.getBranch(basePoint.branchId);
+    const count = branch ? ((yield* entryAt(tx, branch, basePoint.position))?.msgCount ?? 0) : -1;
     if (count === point.msgCount) return baseVersion;
   } else if (!base && point.msgCount === 0) return undefined;
   // Above the base's (LangGraph sees the channel changed); the fraction, from the point, as `getNextVersion` has one.
@@ -102,25 +102,25 @@ function messagesVersionAt(
   return n + 1 + (parseInt(point.hash.slice(0, 8), 16) / 2 ** 32) * 0.998 + 0.001;
 }
 
-function synthesize(
-  store: Store,
+function* synthesize(
+  tx: Tx,
   sessionId: string,
   point: LineagePoint & { msgCount: number; at: number },
   basePoint: LgPointRow | undefined,
-): Synthesized {
-  const base = basePoint && store.langgraph.getCheckpoint(sessionId, basePoint.checkpointId);
+): Step<Synthesized> {
+  const base = basePoint && (yield* tx.langgraph.getCheckpoint(sessionId, basePoint.checkpointId));
   return {
     id: synthesizedId(sessionId, point, basePoint?.checkpointId ?? null),
     point: { branchId: point.branchId, position: point.position, hash: point.hash },
     base,
-    messagesVersion: messagesVersionAt(store, point, base, basePoint),
+    messagesVersion: yield* messagesVersionAt(tx, point, base, basePoint),
     at: point.at,
   };
 }
 
 /** What a point needs of its entry: the hash chain there, the messages so far, and when it was written. */
-function pointOf(store: Store, branch: BranchRow, position: number): LineagePoint & { msgCount: number; at: number } {
-  const e = entryAt(store, branch, position);
+function* pointOf(tx: Tx, branch: BranchRow, position: number): Step<LineagePoint & { msgCount: number; at: number }> {
+  const e = yield* entryAt(tx, branch, position);
   return { branchId: branch.id, position, hash: e?.hash ?? GENESIS_HASH, msgCount: e?.msgCount ?? 0, at: e?.createdAt ?? 0 };
 }
 
@@ -133,36 +133,36 @@ function pointOf(store: Store, branch: BranchRow, position: number): LineagePoin
  * not an input checkpoint, else a synthesized one. Undefined for the thread's empty start (position 0, nothing but
  * an input checkpoint there).
  */
-export function checkpointAt(
-  store: Store,
+export function* checkpointAt(
+  tx: Tx,
   sessionId: string,
   branch: BranchRow,
   position: number,
   as: "head" | "point" = "head",
-): PointCheckpoint | undefined {
-  const latest = as === "head" ? store.langgraph.latestPoint(sessionId) : undefined;
+): Step<PointCheckpoint | undefined> {
+  const latest = as === "head" ? yield* tx.langgraph.latestPoint(sessionId) : undefined;
   // The usual case: the graph wrote last, and the session is where it left it.
-  if (latest && latest.branchId === branch.id && latest.position === position) return stored(store, sessionId, latest, false);
-  const point = pointOf(store, branch, position);
-  const points = store.langgraph.pointsOf(sessionId);
+  if (latest && latest.branchId === branch.id && latest.position === position) return yield* stored(tx, sessionId, latest, false);
+  const point = yield* pointOf(tx, branch, position);
+  const points = yield* tx.langgraph.pointsOf(sessionId);
   const here = points.filter((p) => p.headHash === point.hash);
   const moved = as === "head";
   const own = as === "head" ? newest(here.filter((p) => p.branchId === branch.id && p.position === position)) : undefined;
-  if (own) return stored(store, sessionId, own, moved);
+  if (own) return yield* stored(tx, sessionId, own, moved);
   const forkedFrom =
     as === "head" && position === branch.forkPosition && branch.forkCheckpointId !== null
       ? here.find((p) => p.fpCheckpointId === branch.forkCheckpointId)
       : undefined;
   const there = forkedFrom ?? newest(here.filter(settled));
-  if (there) return stored(store, sessionId, there, moved);
-  const base = baseAmong(onLineage(points, store.lineage(branch.id, position), position));
+  if (there) return yield* stored(tx, sessionId, there, moved);
+  const base = baseAmong(onLineage(points, yield* tx.lineage(branch.id, position), position));
   // The thread's empty start: LangGraph starts the thread anew there.
   if (position === 0 && (!base || !settled(base))) return undefined;
-  return { kind: "synthesized", synth: synthesize(store, sessionId, point, base), moved };
+  return { kind: "synthesized", synth: yield* synthesize(tx, sessionId, point, base), moved };
 }
 
-function stored(store: Store, sessionId: string, p: LgPointRow, moved: boolean): PointCheckpoint | undefined {
-  const row = store.langgraph.getCheckpoint(sessionId, p.checkpointId);
+function* stored(tx: Tx, sessionId: string, p: LgPointRow, moved: boolean): Step<PointCheckpoint | undefined> {
+  const row = yield* tx.langgraph.getCheckpoint(sessionId, p.checkpointId);
   return row && { kind: "stored", row, moved };
 }
 
@@ -172,19 +172,19 @@ function stored(store: Store, sessionId: string, p: LgPointRow, moved: boolean):
  * each with the base its point has now and, should LangGraph have written at or before the point since, every
  * earlier one.
  */
-export function resolveSynthesized(store: Store, sessionId: string, id: string, hint?: BranchRow): Synthesized | undefined {
+export function* resolveSynthesized(tx: Tx, sessionId: string, id: string, hint?: BranchRow): Step<Synthesized | undefined> {
   const position = synthesizedPosition(id);
   if (position === undefined) return undefined;
-  const heads = store.branchHeads(sessionId);
-  const branches = store.listBranches(sessionId).filter((b) => b.id !== hint?.id);
-  const points = store.langgraph.pointsOf(sessionId);
+  const heads = yield* tx.branchHeads(sessionId);
+  const branches = (yield* tx.listBranches(sessionId)).filter((b) => b.id !== hint?.id);
+  const points = yield* tx.langgraph.pointsOf(sessionId);
   for (const branch of hint ? [hint, ...branches] : branches) {
     if (Math.max(heads.get(branch.id) ?? 0, branch.forkPosition) < position) continue;
-    const point = pointOf(store, branch, position);
-    const on = onLineage(points, store.lineage(branch.id, position), position);
+    const point = yield* pointOf(tx, branch, position);
+    const on = onLineage(points, yield* tx.lineage(branch.id, position), position);
     const now = baseAmong(on);
     for (const base of [now, ...on.filter((p) => p !== now)]) {
-      if (synthesizedId(sessionId, point, base?.checkpointId ?? null) === id) return synthesize(store, sessionId, point, base);
+      if (synthesizedId(sessionId, point, base?.checkpointId ?? null) === id) return yield* synthesize(tx, sessionId, point, base);
       if (!base) break;
     }
   }

@@ -6,7 +6,7 @@ import type { JsonValue } from "../models/json.js";
 import type { VerifiedLineage } from "../sessions/checkpoints.js";
 import type { Head } from "../sessions/lineage.js";
 import { toMessage } from "../sessions/rows.js";
-import type { EntryRow, LineageSegment } from "../store/store.js";
+import type { EntryRow, LineageSegment } from "../store/port/index.js";
 import { fromMessage } from "./messages.js";
 import { WeightedLru } from "./weighted-lru.js";
 

@@ -36,9 +36,9 @@ function batchFields(ctx: EngineContext, input: MessageInput | MessageInput[]): 
 
 export async function append(ctx: EngineContext, ref: SessionRef, input: MessageInput | MessageInput[]): Promise<Message[]> {
   const fields = batchFields(ctx, input);
-  const written = await ctx.store.write(() => {
-    const { session, branch, head } = ownedCurrent(ctx.store, ref.id, ref.userId);
-    return writeMessages(ctx, session, branch.id, head, fields);
+  const written = await ctx.store.write({ sessionId: ref.id }, function* (tx) {
+    const { session, branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
+    return yield* writeMessages(ctx, tx, session, branch.id, head, fields);
   });
   for (const cp of written.checkpoints) ctx.events.emit("checkpoint", cp);
   return written.messages;

@@ -5,12 +5,12 @@ import { ownedSession } from "./ownership.js";
 import { toBranch } from "./rows.js";
 
 export async function listBranches(ctx: EngineContext, ref: SessionRef): Promise<Branch[]> {
-  return ctx.store.read(() => {
-    const session = ownedSession(ctx.store, ref.id, ref.userId);
-    const heads = ctx.store.branchHeads(session.id);
-    return ctx.store
-      .listBranches(session.id)
-      .map((b) => toBranch(b, Math.max(heads.get(b.id) ?? 0, b.forkPosition), session.currentBranchId));
+  return ctx.store.read(function* (tx) {
+    const session = yield* ownedSession(tx, ref.id, ref.userId);
+    const heads = yield* tx.branchHeads(session.id);
+    return (yield* tx.listBranches(session.id)).map((b) =>
+      toBranch(b, Math.max(heads.get(b.id) ?? 0, b.forkPosition), session.currentBranchId),
+    );
   });
 }
 

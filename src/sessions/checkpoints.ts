@@ -9,10 +9,11 @@ import type {
   CheckpointRow,
   EntryRow,
   LineageSegment,
-  Store,
   ToolRow,
   WorkspaceRow,
-} from "../store/store.js";
+  Step,
+  Tx,
+} from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { EMPTY_STATE_HASH, GENESIS_HASH, checkpointChecksum, entryHash, snapshotIntact, toolResultIntact } from "./integrity.js";
 import { commonPrefix, entryAt, lineageEntries, lineageTools } from "./lineage.js";
@@ -41,23 +42,25 @@ export async function checkpointAfter(
   // A session with a workspace: its files are read outside the transaction, then stored with the checkpoint.
   let files: TakenSnapshot | null = null;
   for (;;) {
-    const out = await ctx.store.write((): { turn: Turn; auto: Checkpoint[] } | { scan: WorkspaceRow } => {
-      const { session, branch, head: start } = ownedCurrent(ctx.store, ref.id, ref.userId);
-      const ws = session.hasWorkspace ? ctx.store.getWorkspace(session.id) : undefined;
+    const out = await ctx.store.write({ sessionId: ref.id }, function* (tx): Step<
+      { turn: Turn; auto: Checkpoint[] } | { scan: WorkspaceRow }
+    > {
+      const { session, branch, head: start } = yield* ownedCurrent(tx, ref.id, ref.userId);
+      const ws = session.hasWorkspace ? yield* tx.getWorkspace(session.id) : undefined;
       // The scan request must stay before any write: returning commits this transaction.
       if (ws && (!files || files.dir !== ws.dir || files.exclude !== ws.exclude)) return { scan: ws };
-      const written = writeMessages(ctx, session, branch.id, start, messages);
+      const written = yield* writeMessages(ctx, tx, session, branch.id, start, messages);
       const now = ctx.now();
-      const row = writeCheckpoint(ctx, session, branch.id, written.head, {
+      const row = yield* writeCheckpoint(ctx, tx, session, branch.id, written.head, {
         name: o.name ?? null,
         auto: false,
         metadata,
         expiresAt: o.expiresIn === undefined ? null : now + o.expiresIn,
       });
       if (ws && files) {
-        const manifestId = saveSnapshot(ctx.store, files.files);
-        ctx.store.insertCheckpointFiles({ checkpointId: row.id, manifestId, dir: files.dir, exclude: files.exclude });
-        ctx.store.setWorkspaceManifest(session.id, manifestId, now);
+        const manifestId = yield* saveSnapshot(tx, files.files);
+        yield* tx.insertCheckpointFiles({ checkpointId: row.id, manifestId, dir: files.dir, exclude: files.exclude });
+        yield* tx.setWorkspaceManifest(session.id, manifestId, now);
       }
       return { turn: { messages: written.messages, checkpoint: toCheckpoint(row) }, auto: written.checkpoints };
     });
@@ -83,13 +86,13 @@ const GENESIS_START: ChainStart = { position: 0, hash: GENESIS_HASH, stateId: nu
  * Recomputes the hash chain of `entries` and the checkpoint's checksum. `entries` are the lineage's positions after
  * `start` (a prefix the caller verified before; by default the whole lineage from position 1).
  */
-export function verifyCheckpoint(store: Store, cp: CheckpointRow, entries: EntryRow[], tools: ToolRow[], start = GENESIS_START): void {
+export function* verifyCheckpoint(tx: Tx, cp: CheckpointRow, entries: EntryRow[], tools: ToolRow[], start = GENESIS_START): Step<void> {
   let hash = start.hash;
   const snapshotHashes = new Map<number, string>();
-  const stateHash = (id: number): string => {
+  const stateHash = function* (id: number): Step<string> {
     let h = snapshotHashes.get(id);
     if (h === undefined) {
-      const snap = store.getSnapshot(id);
+      const snap = yield* tx.getSnapshot(id);
       if (!snap) throw new IntegrityError(`state snapshot ${id} is missing`);
       if (!snapshotIntact(snap)) throw new IntegrityError(`state snapshot ${id} does not match its hash`);
       h = snap.hash;
@@ -101,7 +104,7 @@ export function verifyCheckpoint(store: Store, cp: CheckpointRow, entries: Entry
     const e = entries[i]!;
     if (e.position !== start.position + i + 1)
       throw new IntegrityError(`checkpoint ${cp.id}: history has a gap at position ${start.position + i + 1}`);
-    const expected = entryHash(hash, e, e.kind === "state" && e.stateId !== null ? stateHash(e.stateId) : null);
+    const expected = entryHash(hash, e, e.kind === "state" && e.stateId !== null ? yield* stateHash(e.stateId) : null);
     if (expected !== e.hash)
       throw new IntegrityError(`checkpoint ${cp.id}: entry ${e.id} at position ${e.position} does not match its hash`);
     hash = e.hash;
@@ -115,7 +118,7 @@ export function verifyCheckpoint(store: Store, cp: CheckpointRow, entries: Entry
   const last = entries[entries.length - 1];
   const stateId = last ? last.stateId : start.stateId;
   if (stateId !== cp.stateId) throw new IntegrityError(`checkpoint ${cp.id}: its state does not match its history`);
-  const expected = checkpointChecksum(cp, stateId === null ? EMPTY_STATE_HASH : stateHash(stateId));
+  const expected = checkpointChecksum(cp, stateId === null ? EMPTY_STATE_HASH : yield* stateHash(stateId));
   if (expected !== cp.checksum) throw new IntegrityError(`checkpoint ${cp.id}: checksum mismatch`);
 }
 
@@ -124,30 +127,31 @@ export function verifyCheckpoint(store: Store, cp: CheckpointRow, entries: Entry
  * checksum, its state snapshot, and the entry it points at (hash chained to its predecessor). `read` is what
  * `store.checkpointAnchor` returned for it.
  */
-export function verifyCheckpointAnchor(
-  store: Store,
+export function* verifyCheckpointAnchor(
+  tx: Tx,
   cp: CheckpointRow,
   read: Omit<CheckpointAnchorRow, "checkpoint">,
-): { branch: BranchRow; anchor: EntryRow | undefined } {
+): Step<{ branch: BranchRow; anchor: EntryRow | undefined }> {
   const branch = read.branch;
   if (!branch) throw new IntegrityError(`checkpoint ${cp.id}: its branch is missing`);
   let stateHash = EMPTY_STATE_HASH;
   if (cp.stateId !== null) {
-    const snap = store.getSnapshot(cp.stateId);
+    const snap = yield* tx.getSnapshot(cp.stateId);
     if (!snap || !snapshotIntact(snap)) throw new IntegrityError(`checkpoint ${cp.id}: its state snapshot does not match its hash`);
     stateHash = snap.hash;
   }
   if (checkpointChecksum(cp, stateHash) !== cp.checksum) throw new IntegrityError(`checkpoint ${cp.id}: checksum mismatch`);
   // Usually both the anchor and the entry before it are the branch's own, and came with `read`; else the lineage has them.
   const own = cp.position - 1 > branch.forkPosition;
-  const anchor = own ? read.anchor : entryAt(store, branch, cp.position);
-  const previousHash = own ? read.previousHash : entryAt(store, branch, cp.position - 1)?.hash;
+  const anchor = own ? read.anchor : yield* entryAt(tx, branch, cp.position);
+  const previousHash = own ? read.previousHash : (yield* entryAt(tx, branch, cp.position - 1))?.hash;
   if (!anchor) {
     if (cp.position !== 0 || cp.headHash !== GENESIS_HASH)
       throw new IntegrityError(`checkpoint ${cp.id}: the entry it points at is missing`);
     return { branch, anchor };
   }
-  const anchorStateHash = anchor.kind === "state" && anchor.stateId !== null ? (store.getSnapshot(anchor.stateId)?.hash ?? null) : null;
+  const anchorStateHash =
+    anchor.kind === "state" && anchor.stateId !== null ? ((yield* tx.getSnapshot(anchor.stateId))?.hash ?? null) : null;
   if (
     anchor.hash !== cp.headHash ||
     anchor.stateId !== cp.stateId ||
@@ -159,10 +163,10 @@ export function verifyCheckpointAnchor(
 }
 
 /** Reads a checkpoint's lineage and verifies it in full; returns what it read. */
-export function readVerified(store: Store, cp: CheckpointRow): { entries: EntryRow[]; tools: ToolRow[] } {
-  const entries = lineageEntries(store, cp.branchId, cp.position);
-  const tools = lineageTools(store, cp.branchId, cp.position);
-  verifyCheckpoint(store, cp, entries, tools);
+export function* readVerified(tx: Tx, cp: CheckpointRow): Step<{ entries: EntryRow[]; tools: ToolRow[] }> {
+  const entries = yield* lineageEntries(tx, cp.branchId, cp.position);
+  const tools = yield* lineageTools(tx, cp.branchId, cp.position);
+  yield* verifyCheckpoint(tx, cp, entries, tools);
   return { entries, tools };
 }
 
@@ -176,17 +180,17 @@ export interface VerifiedLineage {
 }
 
 /** The lineage up to `position` of `branchId`: how many leading entries `known` already holds, and the entries after them. */
-export function readAfterKnown(
-  store: Store,
+export function* readAfterKnown(
+  tx: Tx,
   branchId: string,
   position: number,
   known?: VerifiedLineage,
-): { shared: number; fresh: EntryRow[]; segments: LineageSegment[] } {
-  const segments = store.lineage(branchId, position);
+): Step<{ shared: number; fresh: EntryRow[]; segments: LineageSegment[] }> {
+  const segments = yield* tx.lineage(branchId, position);
   const shared = known ? commonPrefix(known.segments, segments, known.links.length, position) : 0;
   const fresh: EntryRow[] = [];
   for (const seg of segments) {
-    if (seg.upTo > shared) for (const row of store.segmentEntries({ ...seg, after: Math.max(seg.after, shared) })) fresh.push(row);
+    if (seg.upTo > shared) for (const row of yield* tx.segmentEntries({ ...seg, after: Math.max(seg.after, shared) })) fresh.push(row);
   }
   return { shared, fresh, segments };
 }
@@ -198,26 +202,26 @@ export function readAfterKnown(
  * disk after it was verified is not read again, and is caught by every full read (`restore`, `verify`, a new
  * process). Returns how many leading entries were known, the entries after them, and the lineage's segments.
  */
-export function readVerifiedAfter(
-  store: Store,
+export function* readVerifiedAfter(
+  tx: Tx,
   cp: CheckpointRow,
   known?: VerifiedLineage,
-): { shared: number; fresh: EntryRow[]; segments: LineageSegment[] } {
-  const { shared, fresh, segments } = readAfterKnown(store, cp.branchId, cp.position, known);
+): Step<{ shared: number; fresh: EntryRow[]; segments: LineageSegment[] }> {
+  const { shared, fresh, segments } = yield* readAfterKnown(tx, cp.branchId, cp.position, known);
   const last = shared > 0 ? known!.links[shared - 1]! : undefined;
   const start = last ? { position: shared, hash: last.hash, stateId: last.stateId } : GENESIS_START;
-  verifyCheckpoint(store, cp, fresh, lineageTools(store, cp.branchId, cp.position), start);
+  yield* verifyCheckpoint(tx, cp, fresh, yield* lineageTools(tx, cp.branchId, cp.position), start);
   return { shared, fresh, segments };
 }
 
 export async function restore(ctx: EngineContext, ref: SessionRef, checkpointId: string): Promise<RestoredCheckpoint> {
-  return ctx.store.read(() => {
-    const session = ownedSession(ctx.store, ref.id, ref.userId);
-    const cp = sessionCheckpoint(ctx.store, session, checkpointId, ctx.now());
-    const { entries, tools } = readVerified(ctx.store, cp);
+  return ctx.store.read(function* (tx) {
+    const session = yield* ownedSession(tx, ref.id, ref.userId);
+    const cp = yield* sessionCheckpoint(tx, session, checkpointId, ctx.now());
+    const { entries, tools } = yield* readVerified(tx, cp);
     return {
       checkpoint: toCheckpoint(cp),
-      state: readState(ctx.store, cp.stateId),
+      state: yield* readState(tx, cp.stateId),
       history: entries.filter((e) => e.kind === "message").map(toMessage),
       toolTrack: tools.map(toToolInvocation),
     };
@@ -225,24 +229,24 @@ export async function restore(ctx: EngineContext, ref: SessionRef, checkpointId:
 }
 
 export async function deleteCheckpoint(ctx: EngineContext, ref: SessionRef, checkpointId: string): Promise<void> {
-  await ctx.store.write(() => {
-    const session = ownedSession(ctx.store, ref.id, ref.userId);
-    const cp = sessionCheckpoint(ctx.store, session, checkpointId, ctx.now());
+  await ctx.store.write({ sessionId: ref.id }, function* (tx) {
+    const session = yield* ownedSession(tx, ref.id, ref.userId);
+    const cp = yield* sessionCheckpoint(tx, session, checkpointId, ctx.now());
     // A journaled rollback to it (still undoing tools, maybe in another process) creates its branch only at the end.
-    if (ctx.store.countBranchesForkedFrom(cp.id) > 0 || ctx.store.isMovingFrom(cp.id)) {
+    if ((yield* tx.countBranchesForkedFrom(cp.id)) > 0 || (yield* tx.isMovingFrom(cp.id))) {
       throw new ConflictError(
         `checkpoint ${cp.id} is where a branch forks from (or a running rollback goes to); it cannot be deleted`,
         "CHECKPOINT_IN_USE",
       );
     }
-    if (ctx.store.langgraph.usesFpCheckpoint(cp.id)) {
+    if (yield* tx.langgraph.usesFpCheckpoint(cp.id)) {
       throw new ConflictError(
         `checkpoint ${cp.id} holds a LangGraph checkpoint of ForkpointSaver; delete the thread instead`,
         "CHECKPOINT_IN_USE",
       );
     }
-    ctx.store.deleteCheckpoint(cp.id);
-    ctx.store.insertEvent({
+    yield* tx.deleteCheckpoint(cp.id);
+    yield* tx.insertEvent({
       sessionId: session.id,
       kind: "checkpoint-deleted",
       refId: cp.id,

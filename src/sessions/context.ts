@@ -2,7 +2,8 @@
 import type { EventEmitter } from "node:events";
 import type { Limits } from "../models/limits.js";
 import type { ForkpointLogger } from "../models/logger.js";
-import type { Store } from "../store/store.js";
+import type { Store } from "../store/port/index.js";
+import type { MoveOwnership } from "./ownership-lease.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { reentrantCall, servedHandler } from "../tools/handler-scope.js";
 
@@ -13,6 +14,8 @@ export interface AutoCheckpointSettings {
 
 export interface EngineContext {
   store: Store;
+  /** Who owns the moves this process journals, and when another owner's may be taken over. */
+  ownership: MoveOwnership;
   limits: Limits;
   tools: ToolRegistry;
   autoCheckpoint: AutoCheckpointSettings;

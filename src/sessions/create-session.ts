@@ -1,3 +1,4 @@
+import type { Step, Tx } from "../store/port/index.js";
 // createSession: an external session and its root branch, owned by one user (also used to seed a handoff).
 import { newId } from "../models/ids.js";
 import { createSessionInput, parseInput, type CreateSessionInput } from "../models/inputs.js";
@@ -5,14 +6,15 @@ import { toJsonText } from "../models/json.js";
 import type { EngineContext, SessionRef } from "./context.js";
 
 /** Writes a session row and its root branch inside the caller's write transaction. */
-export function writeNewSession(
+export function* writeNewSession(
   ctx: EngineContext,
+  tx: Tx,
   fields: { userId: string; title: string | null; metadata: string | null; origin?: { sessionId: string; checkpointId: string } },
-): { id: string; branchId: string } {
+  id = newId("ses"),
+): Step<{ id: string; branchId: string }> {
   const now = ctx.now();
-  const id = newId("ses");
   const branchId = newId("br");
-  ctx.store.insertSession({
+  yield* tx.insertSession({
     id,
     userId: fields.userId,
     title: fields.title,
@@ -23,7 +25,7 @@ export function writeNewSession(
     createdAt: now,
     updatedAt: now,
   });
-  ctx.store.insertBranch({
+  yield* tx.insertBranch({
     id: branchId,
     sessionId: id,
     parentId: null,
@@ -53,6 +55,9 @@ export function newSessionFields(
 
 export async function createSession(ctx: EngineContext, input: CreateSessionInput): Promise<SessionRef> {
   const fields = newSessionFields(ctx, input, "createSession");
-  const { id } = await ctx.store.write(() => writeNewSession(ctx, fields));
+  const id = newId("ses");
+  await ctx.store.write({ sessionId: id }, function* (tx) {
+    return yield* writeNewSession(ctx, tx, fields, id);
+  });
   return { id, userId: fields.userId };
 }

@@ -17,18 +17,18 @@ export async function deleteSessions(ctx: EngineContext, refs: SessionRef[], gon
   const locked = (i: number): Promise<void> =>
     i < sorted.length
       ? ctx.withSessionLock(sorted[i]!.id, () => locked(i + 1))
-      : ctx.store.write(() => {
+      : ctx.store.write({ sessionIds: sorted.map((r) => r.id) }, function* (tx) {
           for (const ref of sorted) {
-            if (gone === "skip" && ctx.store.getSession(ref.id) === undefined) continue;
-            ownedSession(ctx.store, ref.id, ref.userId);
+            if (gone === "skip" && (yield* tx.getSession(ref.id)) === undefined) continue;
+            yield* ownedSession(tx, ref.id, ref.userId);
             // Another process's move (or an interrupted one) still has steps to record against it.
-            if (ctx.store.runningMoves(ref.id).length > 0 || ctx.store.getWorkspace(ref.id)?.restoring) {
+            if ((yield* tx.runningMoves(ref.id)).length > 0 || (yield* tx.getWorkspace(ref.id))?.restoring) {
               throw new ConflictError(
                 `session ${ref.id} has a move in progress; let it finish (or run fp.recover()) first`,
                 "MOVE_IN_PROGRESS",
               );
             }
-            ctx.store.deleteSession(ref.id);
+            yield* tx.deleteSession(ref.id);
           }
         });
   await locked(0);

@@ -36,17 +36,15 @@ function splitByPrefix<T extends { id: string }>(a: T[], b: T[]): { common: numb
 }
 
 export async function diff(ctx: EngineContext, ref: SessionRef, checkpointA: string, checkpointB: string): Promise<CheckpointDiff> {
-  return ctx.store.read(() => {
-    const session = ownedSession(ctx.store, ref.id, ref.userId);
-    const [a, b] = [checkpointA, checkpointB].map((id) => sessionCheckpoint(ctx.store, session, id, ctx.now())) as [
-      ReturnType<typeof sessionCheckpoint>,
-      ReturnType<typeof sessionCheckpoint>,
-    ];
+  return ctx.store.read(function* (tx) {
+    const session = yield* ownedSession(tx, ref.id, ref.userId);
+    const a = yield* sessionCheckpoint(tx, session, checkpointA, ctx.now());
+    const b = yield* sessionCheckpoint(tx, session, checkpointB, ctx.now());
     // Both sides are read in full anyway, so both are verified like a restore.
-    const [ra, rb] = [readVerified(ctx.store, a), readVerified(ctx.store, b)];
+    const [ra, rb] = [yield* readVerified(tx, a), yield* readVerified(tx, b)];
     const messages = (r: typeof ra) => r.entries.filter((e) => e.kind === "message").map(toMessage);
     return {
-      state: diffState(readState(ctx.store, a.stateId), readState(ctx.store, b.stateId)),
+      state: diffState(yield* readState(tx, a.stateId), yield* readState(tx, b.stateId)),
       messages: splitByPrefix(messages(ra), messages(rb)),
       tools: splitByPrefix(ra.tools.map(toToolInvocation), rb.tools.map(toToolInvocation)),
     };

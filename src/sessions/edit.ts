@@ -2,7 +2,7 @@
 import { newId } from "../models/ids.js";
 import type { MoveOptions } from "../models/inputs.js";
 import type { EditResult, MessageInput } from "../models/types.js";
-import type { SessionRow } from "../store/store.js";
+import type { SessionRow, Step, Tx } from "../store/port/index.js";
 import { messageFields } from "./append.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { forkedBranch } from "./forked-branch.js";
@@ -20,16 +20,16 @@ export async function edit(
   within?: WithinMove,
 ): Promise<EditResult> {
   const fields = messageFields(ctx, next, "message");
-  const outcome = await performMove(ctx, ref, "edit", options, (session) => editSpec(ctx, session, messageId, fields), within);
+  const outcome = await performMove(ctx, ref, "edit", options, (tx, session) => editSpec(ctx, tx, session, messageId, fields), within);
   // An edit's outcome always carries its message (finishMoveTx writes it).
   return outcome as EditResult;
 }
 
 /** An edit's move (its message already validated), read in the move's transaction. */
-function editSpec(ctx: EngineContext, session: SessionRow, messageId: string, fields: EntryFields): BaseMoveSpec {
-  const { message: original, branch, base } = sessionMessage(ctx.store, session, messageId);
+function* editSpec(ctx: EngineContext, tx: Tx, session: SessionRow, messageId: string, fields: EntryFields): Step<BaseMoveSpec> {
+  const { message: original, branch, base } = yield* sessionMessage(tx, session, messageId);
   const forkPosition = original.position - 1;
-  const forkEntry = base ?? entryAt(ctx.store, branch, forkPosition);
+  const forkEntry = base ?? (yield* entryAt(tx, branch, forkPosition));
   return {
     kind: "edit",
     sessionId: session.id,

@@ -14,7 +14,7 @@ import {
   type ExportedState,
   type SessionExport,
 } from "../models/session-export.js";
-import type { Store, ToolRow } from "../store/store.js";
+import type { ToolRow, Step, Tx } from "../store/port/index.js";
 import type { EngineContext } from "./context.js";
 import { EMPTY_STATE_HASH, portableChecksum } from "./integrity.js";
 import { ownedSession } from "./ownership.js";
@@ -39,9 +39,9 @@ export async function exportSession(ctx: EngineContext, sessionId: unknown, scop
   const id = parseInput(idSchema, sessionId, "sessionId");
   const o = parseInput(exportScope, scope, "exportSession");
   const call = new LongCall(o);
-  const { session, work, events } = await ctx.store.read(() => {
-    const session = ownedSession(ctx.store, id, o.userId);
-    return { session, work: sessionWork(ctx.store, session.id), events: ctx.store.sessionEvents(session.id) };
+  const { session, work, events } = await ctx.store.read(function* (tx) {
+    const session = yield* ownedSession(tx, id, o.userId);
+    return { session, work: yield* sessionWork(tx, session.id), events: yield* tx.sessionEvents(session.id) };
   });
   call.start(work.units);
   const stateIds = new Set<number>();
@@ -49,7 +49,7 @@ export async function exportSession(ctx: EngineContext, sessionId: unknown, scop
   const check: SessionCheck = {
     problems: [],
     snapshots: new Map(),
-    onChunk: (chunk) => {
+    onChunk: function* (tx, chunk) {
       const tools = new Map(chunk.tools.map((t) => [t.id, t]));
       for (const e of chunk.entries) {
         if (e.kind === "state" && e.stateId !== null) stateIds.add(e.stateId);
@@ -64,7 +64,7 @@ export async function exportSession(ctx: EngineContext, sessionId: unknown, scop
           callId: e.callId,
           clientId: e.clientId,
           metadata: parse<JsonObject>(e.metadata),
-          state: e.kind === "state" ? stateHash(ctx.store, e.stateId) : null,
+          state: e.kind === "state" ? yield* stateHash(tx, e.stateId) : null,
           createdAt: e.createdAt,
           hash: e.hash,
           completion: e.kind === "tool" ? completionOf(tools.get(e.id)) : null,
@@ -72,7 +72,7 @@ export async function exportSession(ctx: EngineContext, sessionId: unknown, scop
       }
     },
   };
-  await runSlices(call, sessionSlices(ctx.store, work, check), (fn) => ctx.store.read(fn));
+  await runSlices(call, sessionSlices(work, check), (body) => ctx.store.read(body));
   const problems = check.problems;
   if (problems.length > 0) {
     throw new IntegrityError(
@@ -80,17 +80,17 @@ export async function exportSession(ctx: EngineContext, sessionId: unknown, scop
     );
   }
   const branches = work.branches.map((b) => b.branch);
-  const doc = await ctx.store.read((): SessionExport => {
-    const store = ctx.store;
-    ownedSession(store, session.id, o.userId); // deleted meanwhile: what was read of it is not a whole session
+  const doc = await ctx.store.read(function* (tx): Step<SessionExport> {
+    yield* ownedSession(tx, session.id, o.userId); // deleted meanwhile: what was read of it is not a whole session
     // Expired checkpoints are gone from every read, but a branch forking from one keeps it (as prune does).
     const now = ctx.now();
     const forkedFrom = new Set(branches.map((b) => b.forkCheckpointId));
     const live = work.checkpoints.filter((c) => c.expiresAt === null || c.expiresAt > now || forkedFrom.has(c.id));
-    const checkpoints: ExportedCheckpoint[] = live.map((c) => {
+    const checkpoints: ExportedCheckpoint[] = [];
+    for (const c of live) {
       if (c.stateId !== null) stateIds.add(c.stateId);
-      const state = c.stateId === null ? null : stateHash(store, c.stateId);
-      return {
+      const state = c.stateId === null ? null : yield* stateHash(tx, c.stateId);
+      checkpoints.push({
         id: c.id,
         branchId: c.branchId,
         position: c.position,
@@ -102,10 +102,11 @@ export async function exportSession(ctx: EngineContext, sessionId: unknown, scop
         createdAt: c.createdAt,
         expiresAt: c.expiresAt,
         checksum: portableChecksum(c, state ?? EMPTY_STATE_HASH),
-      };
-    });
-    const states: ExportedState[] = [...stateIds]
-      .map((sid) => store.getSnapshot(sid)!)
+      });
+    }
+    const snapshots = [];
+    for (const sid of stateIds) snapshots.push((yield* tx.getSnapshot(sid))!);
+    const states: ExportedState[] = snapshots
       .map((s) => ({ hash: s.hash, value: JSON.parse(s.body) as JsonValue }))
       .sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0));
     return {
@@ -143,9 +144,9 @@ export async function exportSession(ctx: EngineContext, sessionId: unknown, scop
   return doc;
 }
 
-function stateHash(store: Store, stateId: number | null): string | null {
+function* stateHash(tx: Tx, stateId: number | null): Step<string | null> {
   if (stateId === null) return null;
-  const snapshot = store.getSnapshot(stateId);
+  const snapshot = yield* tx.getSnapshot(stateId);
   if (!snapshot) throw new NotFoundError("state snapshot", String(stateId));
   return snapshot.hash;
 }

@@ -3,7 +3,7 @@
 // after that message (later messages, tool calls, state changes) stays on the old branch and its effects are undone.
 import type { MoveOptions } from "../models/inputs.js";
 import type { MoveResult } from "../models/types.js";
-import type { SessionRow } from "../store/store.js";
+import type { SessionRow, Step, Tx } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { forkedBranch } from "./forked-branch.js";
 import { performMove, type BaseMoveSpec } from "./move.js";
@@ -11,15 +11,15 @@ import { sessionMessage } from "./ownership.js";
 
 /** Forks right after `messageId` (on that message's lineage), or at position 0 of the current branch when null. */
 export async function forkAfter(ctx: EngineContext, ref: SessionRef, messageId: string | null, options?: MoveOptions): Promise<MoveResult> {
-  return performMove(ctx, ref, "rollback", options, (session) => forkSpec(ctx, session, messageId));
+  return performMove(ctx, ref, "rollback", options, (tx, session) => forkSpec(tx, session, messageId));
 }
 
-function forkSpec(ctx: EngineContext, session: SessionRow, messageId: string | null): BaseMoveSpec {
-  let branch = ctx.store.getBranch(session.currentBranchId)!;
+function* forkSpec(tx: Tx, session: SessionRow, messageId: string | null): Step<BaseMoveSpec> {
+  let branch = (yield* tx.getBranch(session.currentBranchId))!;
   let forkPosition = 0;
   let forkEntryId: string | null = null;
   if (messageId !== null) {
-    const found = sessionMessage(ctx.store, session, messageId);
+    const found = yield* sessionMessage(tx, session, messageId);
     branch = found.branch;
     forkPosition = found.message.position;
     forkEntryId = found.message.id;

@@ -14,7 +14,9 @@ import {
 import { DEFAULT_LIMITS, type Limits } from "../models/limits.js";
 import type { SessionExport } from "../models/session-export.js";
 import type { Checkpoint, Page, SessionInfo } from "../models/types.js";
-import { SqliteStore } from "../store/sqlite-store.js";
+import type { Step, Tx } from "../store/port/index.js";
+import { SqliteStore } from "../store/sqlite/store.js";
+import { ownershipFor } from "./ownership-lease.js";
 import type { ToolDefinition } from "../tools/define-tool.js";
 import { ToolRegistry } from "../tools/registry.js";
 import { engineLifecycle, keyedLock, monotonicClock, type EngineContext } from "./context.js";
@@ -114,6 +116,11 @@ export function engineOf(fp: Forkpoint): EngineAccess {
   return access;
 }
 
+/** Whether a crash left a move or a workspace restore unfinished: recovery at open then has work to do. */
+function* interruptedWork(tx: Tx): Step<boolean> {
+  return (yield* tx.runningMoves()).length > 0 || (yield* tx.restoringWorkspaces()).length > 0;
+}
+
 /** An open forkpoint database. Create with `openForkpoint`. */
 export class Forkpoint {
   readonly #ctx: EngineContext;
@@ -147,10 +154,10 @@ export class Forkpoint {
       withSessionLock: keyedLock(),
       closing: this.#lifecycle.closing,
       track: this.#lifecycle.track,
+      ownership: ownershipFor(this.#store.capabilities),
     };
     // Nothing a crash interrupted (the usual open): ready at once, so the first calls take their inputs as made.
-    const interrupted =
-      (o.recover ?? true) && !o.readonly && (this.#store.runningMoves().length > 0 || this.#store.restoringWorkspaces().length > 0);
+    const interrupted = (o.recover ?? true) && !o.readonly && this.#store.readNow!(interruptedWork);
     if (interrupted) {
       this.#recovery = recoverMoves(this.#ctx).then((report) => {
         for (const { moveId, error } of report.failed) logger.error(`forkpoint: resuming interrupted move ${moveId} at open failed`, error);
@@ -188,7 +195,7 @@ export class Forkpoint {
     if ((!this.#settled && !insideHandler()) || this.#store.closed) return this.#guard().then(fn);
     // Made from inside a transaction (a setState updater calling the API): it runs once that one has committed, as
     // its own, not joined to it.
-    if (this.#store.db.inTransaction) return Promise.resolve().then(fn);
+    if (this.#store.inUnit) return Promise.resolve().then(fn);
     try {
       return fn();
     } catch (error) {
@@ -211,7 +218,9 @@ export class Forkpoint {
     return this.#whenReady(async () => {
       const id = parseInput(idSchema, sessionId, "sessionId");
       const { userId } = parseInput(userScope, scope, "scope");
-      await this.#ctx.store.read(() => ownedSession(this.#ctx.store, id, userId));
+      await this.#ctx.store.read(function* (tx) {
+        return yield* ownedSession(tx, id, userId);
+      });
       return new SessionHandle(this.#ctx, { id, userId }, this.#whenReady);
     });
   }

@@ -9,16 +9,16 @@ import { toCheckpoint } from "./rows.js";
 export async function getCheckpoint(ctx: EngineContext, checkpointId: string, scope: { userId: string }): Promise<Checkpoint> {
   const id = parseInput(idSchema, checkpointId, "checkpointId");
   const { userId } = parseInput(userScope, scope, "scope");
-  return ctx.store.read(() => {
-    const row = ctx.store.getCheckpoint(id);
+  return ctx.store.read(function* (tx) {
+    const row = yield* tx.getCheckpoint(id);
     // Another user's checkpoint, and one whose session is gone, look like an unknown id.
     if (!row || row.userId !== userId) throw new NotFoundError("checkpoint", id);
     let session;
     try {
-      session = ownedSession(ctx.store, row.sessionId, userId);
+      session = yield* ownedSession(tx, row.sessionId, userId);
     } catch {
       throw new NotFoundError("checkpoint", id);
     }
-    return toCheckpoint(sessionCheckpoint(ctx.store, session, id, ctx.now()));
+    return toCheckpoint(yield* sessionCheckpoint(tx, session, id, ctx.now()));
   });
 }

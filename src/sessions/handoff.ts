@@ -10,23 +10,29 @@ import { ownedSession, sessionCheckpoint } from "./ownership.js";
 
 export async function handoff(ctx: EngineContext, ref: SessionRef, checkpointId: string, target: CreateSessionInput): Promise<SessionRef> {
   const fields = newSessionFields(ctx, target, "handoff");
-  const created = await ctx.store.write(() => {
+  const created = await ctx.store.write({ sessionId: ref.id }, function* (tx) {
     const store = ctx.store;
-    const source = ownedSession(store, ref.id, ref.userId);
-    const cp = sessionCheckpoint(store, source, checkpointId, ctx.now());
-    const { entries } = readVerified(store, cp);
-    const { id, branchId } = writeNewSession(ctx, { ...fields, origin: { sessionId: source.id, checkpointId: cp.id } });
+    const source = yield* ownedSession(tx, ref.id, ref.userId);
+    const cp = yield* sessionCheckpoint(tx, source, checkpointId, ctx.now());
+    const { entries } = yield* readVerified(tx, cp);
+    const { id, branchId } = yield* writeNewSession(ctx, tx, { ...fields, origin: { sessionId: source.id, checkpointId: cp.id } });
     let head = headOfEntry(undefined);
     for (const e of entries) {
       if (e.kind !== "message") continue;
       head = headOfEntry(
-        writeEntry(ctx, branchId, head, { kind: "message", role: e.role, content: e.content, clientId: e.clientId, metadata: e.metadata }),
+        yield* writeEntry(ctx, tx, branchId, head, {
+          kind: "message",
+          role: e.role,
+          content: e.content,
+          clientId: e.clientId,
+          metadata: e.metadata,
+        }),
       );
     }
     // The state document is content-addressed: the new session points at the same snapshot.
     if (cp.stateId !== null)
-      writeEntry(ctx, branchId, head, { kind: "state", state: { id: cp.stateId, hash: stateHashOf(store, cp.stateId) } });
-    store.insertEvent({
+      yield* writeEntry(ctx, tx, branchId, head, { kind: "state", state: { id: cp.stateId, hash: yield* stateHashOf(tx, cp.stateId) } });
+    yield* tx.insertEvent({
       sessionId: source.id,
       kind: "handoff",
       refId: id,

@@ -8,18 +8,18 @@ import { toMessage, toToolInvocation } from "./rows.js";
 
 export async function history(ctx: EngineContext, ref: SessionRef, options: { branchId?: string } = {}): Promise<Message[]> {
   const o = parseInput(historyInput, options, "history");
-  return ctx.store.read(() => {
-    const session = ownedSession(ctx.store, ref.id, ref.userId);
-    const branch = branchOf(ctx.store, session, o.branchId ?? session.currentBranchId);
-    return lineageMessages(ctx.store, branch.id, toMessage);
+  return ctx.store.read(function* (tx) {
+    const session = yield* ownedSession(tx, ref.id, ref.userId);
+    const branch = yield* branchOf(tx, session, o.branchId ?? session.currentBranchId);
+    return yield* lineageMessages(tx, branch.id, toMessage);
   });
 }
 
 export async function toolTrack(ctx: EngineContext, ref: SessionRef, options: { branchId?: string } = {}): Promise<ToolInvocation[]> {
   const o = parseInput(historyInput, options, "toolTrack");
-  return ctx.store.read(() => {
-    const session = ownedSession(ctx.store, ref.id, ref.userId);
-    const branch = branchOf(ctx.store, session, o.branchId ?? session.currentBranchId);
-    return lineageTools(ctx.store, branch.id).map(toToolInvocation);
+  return ctx.store.read(function* (tx) {
+    const session = yield* ownedSession(tx, ref.id, ref.userId);
+    const branch = yield* branchOf(tx, session, o.branchId ?? session.currentBranchId);
+    return (yield* lineageTools(tx, branch.id)).map(toToolInvocation);
   });
 }

@@ -14,7 +14,7 @@ import {
   type ExportedEntry,
   type SessionExport,
 } from "../models/session-export.js";
-import type { BranchRow, Store } from "../store/store.js";
+import type { Step, Tx, BranchRow } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import {
   EMPTY_STATE_HASH,
@@ -26,7 +26,7 @@ import {
   sha256,
   toolResultHash,
 } from "./integrity.js";
-import { CHUNK_UNITS, LongCall, runSlices, type Slice } from "./long-call.js";
+import { CHUNK_UNITS, LongCall, runSlices, withoutStore, type Slice } from "./long-call.js";
 
 /** A lineage position as the document gives it: what the entries after it are chained onto. */
 interface DocHead {
@@ -106,21 +106,22 @@ export async function importSession(ctx: EngineContext, document: unknown, scope
 
   // Refused before the long checks (and before any progress), and again when writing (another call may import the
   // same ids meanwhile).
-  await ctx.store.read(() => refuseExistingIds(ctx.store, doc));
+  await ctx.store.read(function* (tx) {
+    return yield* refuseExistingIds(tx, doc);
+  });
   call.start(entries.length + doc.states.length + doc.checkpoints.length);
   await call.pause();
   const checked = new DocumentCheck(doc, entries, stateTexts, checkpointMetadata);
-  await runSlices(call, checked.slices(), async (fn) => fn());
+  await runSlices(call, checked.slices(), withoutStore);
   call.check();
 
-  const ref = await ctx.store.write(() => {
-    const store = ctx.store;
-    refuseExistingIds(store, doc);
+  const ref = await ctx.store.write({ sessionId: doc.session.id }, function* (tx) {
+    yield* refuseExistingIds(tx, doc);
     const stateIds = new Map<string, number>();
-    for (const [hash, body] of checked.stateBodies) stateIds.set(hash, store.snapshotId(hash) ?? store.insertSnapshot(hash, body));
+    for (const [hash, body] of checked.stateBodies) stateIds.set(hash, yield* tx.putSnapshot(hash, body));
     const stateIdOf = (hash: string | null) => (hash === null ? null : stateIds.get(hash)!);
     const s = doc.session;
-    store.insertSession({
+    yield* tx.insertSession({
       id: s.id,
       userId,
       title: s.title,
@@ -134,10 +135,10 @@ export async function importSession(ctx: EngineContext, document: unknown, scope
     let hasTools = false;
     for (const b of doc.branches) {
       const row: BranchRow = { ...b, sessionId: s.id };
-      store.insertBranch(row);
+      yield* tx.insertBranch(row);
       for (const e of checked.ownEntries(b.id)) {
         const d = e.doc;
-        store.insertEntry({
+        yield* tx.insertEntry({
           id: d.id,
           branchId: d.branchId,
           position: d.position,
@@ -155,7 +156,7 @@ export async function importSession(ctx: EngineContext, document: unknown, scope
         });
         const c = d.completion;
         if (c)
-          store.insertToolResult({
+          yield* tx.insertToolResult({
             entryId: d.id,
             status: c.status,
             result: e.result,
@@ -165,20 +166,20 @@ export async function importSession(ctx: EngineContext, document: unknown, scope
           });
         if (d.kind === "tool") {
           hasTools = true;
-          store.insertImportedCall(d.id, s.id);
+          yield* tx.insertImportedCall(d.id, s.id);
         }
       }
     }
-    if (hasTools) store.markHasTools(s.id);
-    doc.checkpoints.forEach((c, i) => {
+    if (hasTools) yield* tx.markHasTools(s.id);
+    for (const [i, c] of doc.checkpoints.entries()) {
       const base = checked.checkpointBase(c, i, s.id, userId);
       // The stored checksum covers the owner: it is computed anew for the importing user.
-      store.insertCheckpoint(
+      yield* tx.insertCheckpoint(
         { ...base, stateId: stateIdOf(c.state), checksum: checkpointChecksum(base, c.state ?? EMPTY_STATE_HASH) },
         ctx.now(),
       );
-    });
-    for (const e of doc.events) store.insertEvent({ sessionId: s.id, ...e });
+    }
+    for (const e of doc.events) yield* tx.insertEvent({ sessionId: s.id, ...e });
     return { id: s.id, userId };
   });
   call.finish();
@@ -408,11 +409,10 @@ function checkUniqueIds(doc: SessionExport): void {
 }
 
 /** Import keeps ids: one that already exists in this database refuses the whole document. */
-function refuseExistingIds(store: Store, doc: SessionExport): void {
-  const taken =
-    (store.getSession(doc.session.id) && doc.session.id) ||
-    doc.branches.find((b) => store.getBranch(b.id))?.id ||
-    doc.entries.find((e) => store.getEntry(e.id))?.id ||
-    doc.checkpoints.find((c) => store.getCheckpoint(c.id))?.id;
+function* refuseExistingIds(tx: Tx, doc: SessionExport): Step<void> {
+  let taken: string | undefined = (yield* tx.getSession(doc.session.id)) ? doc.session.id : undefined;
+  for (const b of doc.branches) if (!taken && (yield* tx.getBranch(b.id))) taken = b.id;
+  for (const e of doc.entries) if (!taken && (yield* tx.getEntry(e.id))) taken = e.id;
+  for (const c of doc.checkpoints) if (!taken && (yield* tx.getCheckpoint(c.id))) taken = c.id;
   if (taken) throw new ConflictError(`cannot import: id ${taken} already exists in this database (import keeps ids)`);
 }

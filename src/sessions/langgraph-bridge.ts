@@ -3,7 +3,7 @@
 // checkpoint after the session moved elsewhere).
 import { IntegrityError } from "../models/errors.js";
 import type { MoveResult } from "../models/types.js";
-import type { EntryRow, LineageSegment, SessionRow, Store } from "../store/store.js";
+import type { EntryRow, LineageSegment, SessionRow, Step, Tx } from "../store/port/index.js";
 import { readAfterKnown, type VerifiedLineage } from "./checkpoints.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { forkedBranch } from "./forked-branch.js";
@@ -23,12 +23,12 @@ export interface LineagePoint {
  * read and chained onto the shared prefix, and the chain must end at the point's hash. (Without a checkpoint there is
  * no checksum to check: the last entry is checked against the hash it records, as every entry is.)
  */
-export function readVerifiedPoint(
-  store: Store,
+export function* readVerifiedPoint(
+  tx: Tx,
   point: LineagePoint,
   known?: VerifiedLineage,
-): { shared: number; fresh: EntryRow[]; segments: LineageSegment[] } {
-  const { shared, fresh, segments } = readAfterKnown(store, point.branchId, point.position, known);
+): Step<{ shared: number; fresh: EntryRow[]; segments: LineageSegment[] }> {
+  const { shared, fresh, segments } = yield* readAfterKnown(tx, point.branchId, point.position, known);
   let hash = shared > 0 ? known!.links[shared - 1]!.hash : GENESIS_HASH;
   for (let i = 0; i < fresh.length; i++) {
     const e = fresh[i]!;
@@ -36,7 +36,7 @@ export function readVerifiedPoint(
       throw new IntegrityError(`branch ${point.branchId}: history has a gap at position ${shared + i + 1}`);
     let stateHash: string | null = null;
     if (e.kind === "state" && e.stateId !== null) {
-      const snap = store.getSnapshot(e.stateId);
+      const snap = yield* tx.getSnapshot(e.stateId);
       if (!snap || !snapshotIntact(snap)) throw new IntegrityError(`state snapshot ${e.stateId} does not match its hash`);
       stateHash = snap.hash;
     }
@@ -55,13 +55,13 @@ export function readVerifiedPoint(
  * as a rollback moves it; `within` writes in the transaction that finishes the move (see `WithinMove`).
  */
 export function forkAtPoint(ctx: EngineContext, ref: SessionRef, point: LineagePoint, within?: WithinMove): Promise<MoveResult> {
-  return performMove(ctx, ref, "rollback", undefined, (session) => forkSpec(ctx.store, session, point), within);
+  return performMove(ctx, ref, "rollback", undefined, (tx, session) => forkSpec(tx, session, point), within);
 }
 
-function forkSpec(store: Store, session: SessionRow, point: LineagePoint): BaseMoveSpec {
-  const branch = store.getBranch(point.branchId);
+function* forkSpec(tx: Tx, session: SessionRow, point: LineagePoint): Step<BaseMoveSpec> {
+  const branch = yield* tx.getBranch(point.branchId);
   if (!branch || branch.sessionId !== session.id) throw new IntegrityError(`branch ${point.branchId} is not in session ${session.id}`);
-  const entry = entryAt(store, branch, point.position);
+  const entry = yield* entryAt(tx, branch, point.position);
   if ((entry?.hash ?? GENESIS_HASH) !== point.hash)
     throw new IntegrityError(`branch ${point.branchId}: position ${point.position} is not the point forked at`);
   return {

@@ -1,6 +1,6 @@
 // Reading a branch's lineage: its head, the entry at a position, and its entries (one walk over the ancestry).
 import { NotFoundError } from "../models/errors.js";
-import type { BranchRow, EntryRow, HeadRow, LineageSegment, MessageRow, SessionRow, Store, ToolRow } from "../store/store.js";
+import type { Step, Tx, BranchRow, EntryRow, HeadRow, LineageSegment, MessageRow, SessionRow, ToolRow } from "../store/port/index.js";
 import { GENESIS_HASH } from "./integrity.js";
 
 /** The last entry of a lineage, or what a branch with no entries starts from. */
@@ -20,46 +20,46 @@ export function headOfEntry(entry: HeadRow | undefined): Head {
 }
 
 /** The head of a branch: its last own entry, or its fork entry when it has none yet. O(1) index lookups. */
-export function headOf(store: Store, branch: BranchRow): Head {
-  return headAfter(store, branch, store.lastOwnEntry(branch.id));
+export function* headOf(tx: Tx, branch: BranchRow): Step<Head> {
+  return yield* headAfter(tx, branch, yield* tx.lastOwnEntry(branch.id));
 }
 
 /** The head of `branch` given its last own entry (read already, e.g. by `store.currentOf`). */
-export function headAfter(store: Store, branch: BranchRow, last: HeadRow | undefined): Head {
+export function* headAfter(tx: Tx, branch: BranchRow, last: HeadRow | undefined): Step<Head> {
   if (last) return headOfEntry(last);
-  return headOfEntry(branch.forkEntryId ? store.getEntry(branch.forkEntryId) : undefined);
+  return headOfEntry(branch.forkEntryId ? yield* tx.getEntry(branch.forkEntryId) : undefined);
 }
 
 /** The entry at `position` in `branch`'s lineage (undefined at position 0). */
-export function entryAt(store: Store, branch: BranchRow, position: number): EntryRow | undefined {
+export function* entryAt(tx: Tx, branch: BranchRow, position: number): Step<EntryRow | undefined> {
   if (position <= 0) return undefined;
-  if (position > branch.forkPosition) return store.ownEntryAt(branch.id, position);
-  if (position === branch.forkPosition && branch.forkEntryId) return store.getEntry(branch.forkEntryId);
-  const segment = store.lineage(branch.id, position).find((s) => s.after < position && position <= s.upTo);
-  return segment ? store.ownEntryAt(segment.branchId, position) : undefined;
+  if (position > branch.forkPosition) return yield* tx.ownEntryAt(branch.id, position);
+  if (position === branch.forkPosition && branch.forkEntryId) return yield* tx.getEntry(branch.forkEntryId);
+  const segment = (yield* tx.lineage(branch.id, position)).find((s) => s.after < position && position <= s.upTo);
+  return segment ? yield* tx.ownEntryAt(segment.branchId, position) : undefined;
 }
 
 /** Entries of a lineage in position order, up to `upTo` (the head when undefined). */
-export function lineageEntries(store: Store, branchId: string, upTo?: number): EntryRow[] {
+export function* lineageEntries(tx: Tx, branchId: string, upTo?: number): Step<EntryRow[]> {
   const out: EntryRow[] = [];
-  for (const segment of store.lineage(branchId, upTo)) {
-    for (const row of store.segmentEntries(segment)) out.push(row);
+  for (const segment of yield* tx.lineage(branchId, upTo)) {
+    for (const row of yield* tx.segmentEntries(segment)) out.push(row);
   }
   return out;
 }
 
 /** Messages of a lineage in position order, each built by `map`. */
-export function lineageMessages<T>(store: Store, branchId: string, map: (row: MessageRow) => T, upTo?: number): T[] {
+export function* lineageMessages<T>(tx: Tx, branchId: string, map: (row: MessageRow) => T, upTo?: number): Step<T[]> {
   const out: T[] = [];
-  for (const segment of store.lineage(branchId, upTo)) store.segmentMessages(segment, map, out);
+  for (const segment of yield* tx.lineage(branchId, upTo)) yield* tx.segmentMessages(segment, map, out);
   return out;
 }
 
 /** Tool invocations of a lineage with their completion and applied status, in position order. */
-export function lineageTools(store: Store, branchId: string, upTo?: number): ToolRow[] {
+export function* lineageTools(tx: Tx, branchId: string, upTo?: number): Step<ToolRow[]> {
   const out: ToolRow[] = [];
-  for (const segment of store.lineage(branchId, upTo)) {
-    for (const row of store.segmentTools(segment)) out.push(row);
+  for (const segment of yield* tx.lineage(branchId, upTo)) {
+    for (const row of yield* tx.segmentTools(segment)) out.push(row);
   }
   return out;
 }
@@ -80,8 +80,8 @@ export function commonPrefix(a: LineageSegment[], b: LineageSegment[], headA: nu
 }
 
 /** The branch, which must belong to the session; another session's or unknown id is `NotFoundError`. */
-export function branchOf(store: Store, session: SessionRow, branchId: string): BranchRow {
-  const branch = store.getBranch(branchId);
+export function* branchOf(tx: Tx, session: SessionRow, branchId: string): Step<BranchRow> {
+  const branch = yield* tx.getBranch(branchId);
   if (!branch || branch.sessionId !== session.id) throw new NotFoundError("branch", branchId);
   return branch;
 }

@@ -26,7 +26,9 @@ export async function listAllSessions(ctx: EngineContext, input: ListAllSessions
   const o = parseInput(listAllSessionsInput, input, "listSessions");
   const limit = o.limit ?? DEFAULT_LIMIT;
   const before = o.cursor == null ? undefined : decodeCursor("sessions", o.cursor)[0];
-  const rows = await ctx.store.query(() => ctx.store.listAllSessions(before, limit + 1));
+  const rows = await ctx.store.query(function* (tx) {
+    return yield* tx.listAllSessions(before, limit + 1);
+  });
   const more = rows.length > limit;
   const items = more ? rows.slice(0, limit) : rows;
   return { items: items.map(toSessionInfo), nextCursor: more ? encodeCursor("sessions", [items[items.length - 1]!.seq]) : null };
@@ -37,7 +39,9 @@ export async function listUsers(ctx: EngineContext, input: ListUsersInput): Prom
   const o = parseInput(pageInput, input, "listUsers");
   const limit = o.limit ?? DEFAULT_LIMIT;
   const after = o.cursor == null ? undefined : decodeCursor("users", o.cursor)[0];
-  const rows = await ctx.store.query(() => ctx.store.listUsers(after, limit + 1));
+  const rows = await ctx.store.query(function* (tx) {
+    return yield* tx.listUsers(after, limit + 1);
+  });
   const more = rows.length > limit;
   const items = more ? rows.slice(0, limit) : rows;
   return {

@@ -23,7 +23,9 @@ export async function listSessions(ctx: EngineContext, input: ListSessionsInput)
   const o = parseInput(listSessionsInput, input, "listSessions");
   const limit = o.limit ?? DEFAULT_LIMIT;
   const before = o.cursor == null ? undefined : decodeCursor("sessions", o.cursor)[0];
-  const rows = await ctx.store.query(() => ctx.store.listSessions(o.userId, before, limit + 1));
+  const rows = await ctx.store.query(function* (tx) {
+    return yield* tx.listSessions(o.userId, before, limit + 1);
+  });
   return page("sessions", rows, limit, toSessionInfo);
 }
 
@@ -31,8 +33,8 @@ export async function listCheckpoints(ctx: EngineContext, input: ListCheckpoints
   const o = parseInput(listCheckpointsInput, input, "listCheckpoints");
   const limit = o.limit ?? DEFAULT_LIMIT;
   const before = o.cursor == null ? undefined : decodeCursor("checkpoints", o.cursor)[0];
-  const rows = await ctx.store.query(() =>
-    ctx.store.listCheckpoints({
+  const rows = await ctx.store.query(function* (tx) {
+    return yield* tx.listCheckpoints({
       userId: o.userId,
       sessionId: o.sessionId,
       name: o.name,
@@ -42,7 +44,7 @@ export async function listCheckpoints(ctx: EngineContext, input: ListCheckpoints
       beforeSeq: before,
       now: ctx.now(),
       limit: limit + 1,
-    }),
-  );
+    });
+  });
   return page("checkpoints", rows, limit, toCheckpoint);
 }

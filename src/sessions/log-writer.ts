@@ -2,7 +2,7 @@
 // and taking a checkpoint at a head. All run inside a caller's write transaction.
 import { newId, type IdKind } from "../models/ids.js";
 import type { Checkpoint, Message } from "../models/types.js";
-import type { CheckpointRow, EntryKind, EntryRow, Store } from "../store/store.js";
+import type { CheckpointRow, EntryKind, EntryRow, Step, Tx } from "../store/port/index.js";
 import type { EngineContext } from "./context.js";
 import { EMPTY_STATE_HASH, checkpointChecksum, entryHash } from "./integrity.js";
 import { headOfEntry, type Head } from "./lineage.js";
@@ -25,13 +25,14 @@ export interface EntryFields {
 const ID_KIND: Record<EntryKind, IdKind> = { message: "msg", state: "st", tool: "tc" };
 
 /** Appends one entry after `head` on `branchId`; returns the stored row. */
-export function writeEntry(
+export function* writeEntry(
   ctx: EngineContext,
+  tx: Tx,
   branchId: string,
   head: Head,
   fields: EntryFields,
   id = newId(ID_KIND[fields.kind]),
-): EntryRow {
+): Step<EntryRow> {
   const row: EntryRow = {
     seq: 0,
     id,
@@ -51,13 +52,13 @@ export function writeEntry(
     createdAt: ctx.now(),
   };
   row.hash = entryHash(head.hash, row, fields.state ? fields.state.hash : null);
-  ctx.store.insertEntry(row);
+  yield* tx.insertEntry(row);
   return row;
 }
 
-export function stateHashOf(store: Store, stateId: number | null): string {
+export function* stateHashOf(tx: Tx, stateId: number | null): Step<string> {
   if (stateId === null) return EMPTY_STATE_HASH;
-  return store.getSnapshot(stateId)!.hash;
+  return (yield* tx.getSnapshot(stateId))!.hash;
 }
 
 export interface CheckpointFields {
@@ -68,13 +69,14 @@ export interface CheckpointFields {
 }
 
 /** Records a checkpoint at `head` of `branchId`: O(1), nothing of the history is copied. */
-export function writeCheckpoint(
+export function* writeCheckpoint(
   ctx: EngineContext,
+  tx: Tx,
   session: { id: string; userId: string },
   branchId: string,
   head: Head,
   fields: CheckpointFields,
-): CheckpointRow {
+): Step<CheckpointRow> {
   const row: CheckpointRow = {
     seq: 0,
     id: newId("cp"),
@@ -91,40 +93,47 @@ export function writeCheckpoint(
     stateId: head.stateId,
     checksum: "",
   };
-  row.checksum = checkpointChecksum(row, stateHashOf(ctx.store, head.stateId));
-  ctx.store.insertCheckpoint(row, row.createdAt);
+  row.checksum = checkpointChecksum(row, yield* stateHashOf(tx, head.stateId));
+  yield* tx.insertCheckpoint(row, row.createdAt);
   return row;
 }
 
 /** Appends message entries after `head`, each followed by the auto checkpoint the policy asks for. */
-export function writeMessages(
+export function* writeMessages(
   ctx: EngineContext,
+  tx: Tx,
   session: { id: string; userId: string },
   branchId: string,
   head: Head,
   fields: EntryFields[],
-): { head: Head; messages: Message[]; checkpoints: Checkpoint[]; rows: EntryRow[] } {
+): Step<{ head: Head; messages: Message[]; checkpoints: Checkpoint[]; rows: EntryRow[] }> {
   const messages: Message[] = [];
   const checkpoints: Checkpoint[] = [];
   const rows: EntryRow[] = [];
   for (const f of fields) {
-    const row = writeEntry(ctx, branchId, head, f);
+    const row = yield* writeEntry(ctx, tx, branchId, head, f);
     head = headOfEntry(row);
     rows.push(row);
     messages.push(toMessage(row));
-    const auto = autoCheckpointAfterMessage(ctx, session, row);
+    const auto = yield* autoCheckpointAfterMessage(ctx, tx, session, row);
     if (auto) checkpoints.push(toCheckpoint(auto));
   }
   return { head, messages, checkpoints, rows };
 }
 
 /** Applies the `everyMessages` policy after `entry`: a checkpoint when the message count reaches a multiple of N. */
-export function autoCheckpointAfterMessage(
+export function* autoCheckpointAfterMessage(
   ctx: EngineContext,
+  tx: Tx,
   session: { id: string; userId: string },
   entry: EntryRow,
-): CheckpointRow | undefined {
+): Step<CheckpointRow | undefined> {
   const every = ctx.autoCheckpoint.everyMessages;
   if (!every || entry.kind !== "message" || entry.msgCount % every !== 0) return undefined;
-  return writeCheckpoint(ctx, session, entry.branchId, headOfEntry(entry), { name: null, auto: true, metadata: null, expiresAt: null });
+  return yield* writeCheckpoint(ctx, tx, session, entry.branchId, headOfEntry(entry), {
+    name: null,
+    auto: true,
+    metadata: null,
+    expiresAt: null,
+  });
 }

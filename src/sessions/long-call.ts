@@ -1,6 +1,7 @@
 // The running side of a long operator call: abort checks, yielding to the event loop between chunks of work (the
 // database calls are synchronous, so a timer's abort lands only there), and progress reported at a bounded rate.
 import { setImmediate as nextTurn } from "node:timers/promises";
+import { runSync, type Body, type Step, type Tx } from "../store/port/index.js";
 import { AbortedError } from "../models/errors.js";
 import type { LongCallOptions } from "../models/progress.js";
 
@@ -65,21 +66,35 @@ export class LongCall {
 /** A piece of a long call's work, run inside the chunk's transaction; `units` is what it counts for (0 for a check). */
 export interface Slice {
   units: number;
-  run: () => void;
+  /** A check of the database reads through `tx` (a generator); a check of a document alone returns nothing. */
+  run: (tx: Tx) => Step<void> | void;
+}
+
+/** A handle for slices that check no database (an import's document): any use of it is a bug. */
+const NO_STORE = new Proxy({} as Tx, {
+  get(_, name) {
+    throw new Error(`a slice without a store used tx.${String(name)}`);
+  },
+});
+
+/** Runs a chunk of slices that need no database. */
+export async function withoutStore(body: Body<void>): Promise<void> {
+  runSync(body(NO_STORE));
 }
 
 /**
  * Runs `slices` in chunks of about `CHUNK_UNITS` units, each chunk as one `unit` (a read transaction, or a plain call),
  * yielding to the event loop and checking the signal between chunks. Progress is reported after each chunk.
  */
-export async function runSlices(call: LongCall, slices: Iterable<Slice>, unit: (fn: () => void) => Promise<void>): Promise<void> {
+export async function runSlices(call: LongCall, slices: Iterable<Slice>, unit: (body: Body<void>) => Promise<void>): Promise<void> {
   const it = slices[Symbol.iterator]();
   let next = it.next();
   while (!next.done) {
     let used = 0;
-    await unit(() => {
+    await unit(function* (tx) {
       while (!next.done && (used === 0 || used + next.value.units <= CHUNK_UNITS)) {
-        next.value.run();
+        const step = next.value.run(tx);
+        if (step) yield* step;
         used += next.value.units;
         next = it.next();
       }

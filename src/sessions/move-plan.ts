@@ -1,6 +1,6 @@
 // Works out a move from the database: the world's position, the target's lineage, and the steps between them.
 import type { Entry, ToolInvocation } from "../models/types.js";
-import type { SessionRow, ToolRow } from "../store/store.js";
+import type { SessionRow, ToolRow, Step, Tx } from "../store/port/index.js";
 import { planSteps, type Handling, type StepPlan } from "../tools/plan-steps.js";
 import type { EngineContext } from "./context.js";
 import { commonPrefix, headOf, lineageEntries, lineageTools } from "./lineage.js";
@@ -21,27 +21,27 @@ export interface ComputedPlan {
 }
 
 /** Runs inside a read or write unit of work. */
-export function computePlan(ctx: EngineContext, session: SessionRow, target: MoveTarget): ComputedPlan {
+export function* computePlan(ctx: EngineContext, tx: Tx, session: SessionRow, target: MoveTarget): Step<ComputedPlan> {
   const store = ctx.store;
-  const worldBranch = store.getBranch(session.currentBranchId)!;
-  const worldPosition = headOf(store, worldBranch).position;
+  const worldBranch = (yield* tx.getBranch(session.currentBranchId))!;
+  const worldPosition = (yield* headOf(tx, worldBranch)).position;
   const common = commonPrefix(
-    store.lineage(worldBranch.id),
-    store.lineage(target.branchId, target.position),
+    yield* tx.lineage(worldBranch.id),
+    yield* tx.lineage(target.branchId, target.position),
     worldPosition,
     target.position,
   );
-  const targetRows = lineageTools(store, target.branchId, target.position);
-  const worldRest = lineageTools(store, worldBranch.id).filter((t) => t.position > common);
-  const appliedRows = store.appliedTools(session.id);
+  const targetRows = yield* lineageTools(tx, target.branchId, target.position);
+  const worldRest = (yield* lineageTools(tx, worldBranch.id)).filter((t) => t.position > common);
+  const appliedRows = yield* tx.appliedTools(session.id);
   const recorded = new Map<string, boolean | null>();
   for (const rows of [targetRows, appliedRows]) for (const row of rows) recorded.set(row.id, row.reversible);
   const targetTools = targetRows.map(toToolInvocation);
   const divergent = [...worldRest.map(toToolInvocation), ...targetTools.filter((t) => t.position > common)];
   const applied = appliedRows.map(withAppliedResult).map(toToolInvocation);
-  const uncertain = new Set(store.uncertainInvocations(session.id));
+  const uncertain = new Set(yield* tx.uncertainInvocations(session.id));
   const handling = (inv: ToolInvocation) => handlingOf(ctx, inv.tool, recorded.get(inv.id) ?? null);
-  const steps = planSteps(applied, targetTools, divergent, handling, uncertain, store.importedCalls(session.id));
+  const steps = planSteps(applied, targetTools, divergent, handling, uncertain, yield* tx.importedCalls(session.id));
   return { steps, common, worldBranchId: worldBranch.id, worldPosition };
 }
 
@@ -61,9 +61,7 @@ function withAppliedResult(row: ToolRow): ToolRow {
 }
 
 /** The world lineage's entries after the shared prefix: what a move leaves behind. */
-export function leftBehind(ctx: EngineContext, plan: ComputedPlan): Entry[] {
-  const tools = new Map(lineageTools(ctx.store, plan.worldBranchId).map((t) => [t.id, t]));
-  return lineageEntries(ctx.store, plan.worldBranchId)
-    .filter((e) => e.position > plan.common)
-    .map((e) => toEntry(tools.get(e.id) ?? e));
+export function* leftBehind(ctx: EngineContext, tx: Tx, plan: ComputedPlan): Step<Entry[]> {
+  const tools = new Map((yield* lineageTools(tx, plan.worldBranchId)).map((t) => [t.id, t]));
+  return (yield* lineageEntries(tx, plan.worldBranchId)).filter((e) => e.position > plan.common).map((e) => toEntry(tools.get(e.id) ?? e));
 }

@@ -5,7 +5,7 @@ import { newId } from "../models/ids.js";
 import { moveOptions, parseInput, type MoveOptions } from "../models/inputs.js";
 import { resultAsJson } from "../models/json.js";
 import type { Branch, FailedStep, Message, MoveResult, ToolInvocation } from "../models/types.js";
-import type { BranchRow, MoveStepRow, SessionRow } from "../store/store.js";
+import type { BranchRow, MoveStepRow, SessionRow, Step, Tx } from "../store/port/index.js";
 import { runHandler } from "../tools/run-handler.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { headOfEntry, type Head } from "./lineage.js";
@@ -14,7 +14,6 @@ import { computePlan, type MoveTarget } from "./move-plan.js";
 import { ownedCurrent, ownedSession } from "./ownership.js";
 import { absorbChanges, endRestore, filesBefore, restoreFiles, targetFiles, workspaceOf } from "./workspace.js";
 import { prepareMoveRestore, reportSavedDrift } from "./workspace-force.js";
-import { SELF_START } from "./process-identity.js";
 import { toBranch, toMessage, toToolInvocation } from "./rows.js";
 
 /** Everything needed to finish a move, persisted with its journal so a crash can be resumed. */
@@ -44,7 +43,7 @@ export type BaseMoveSpec = Omit<MoveSpec, "onError" | "skipped" | "unregistered"
  * lands with the move, with no other writer in between (ForkpointSaver's put after a fork). Throwing undoes the move
  * when no tool ran; after tools ran, the move still finishes without it, and the error is thrown after.
  */
-export type WithinMove = (outcome: MoveOutcome) => void;
+export type WithinMove = (tx: Tx, outcome: MoveOutcome) => Step<void>;
 
 const NOTHING_TO_MOVE = { steps: { undo: [], replay: [], skipped: [], unregistered: [], unknown: [] } } as const;
 
@@ -56,7 +55,7 @@ export async function performMove(
   ref: SessionRef,
   verb: MoveSpec["kind"],
   options: MoveOptions | undefined,
-  prepare: (session: SessionRow) => BaseMoveSpec,
+  prepare: (tx: Tx, session: SessionRow) => Step<BaseMoveSpec>,
   within?: WithinMove,
 ): Promise<MoveOutcome> {
   // No options (the usual call) is the defaults: nothing to validate.
@@ -72,16 +71,16 @@ export async function performMove(
         // Everything the files need is checked first (drift, contents, links in the way), so a refused move changes
         // nothing. Then the files are restored to the target's snapshot, then the conversation moves: tools replayed
         // after that snapshot bring their effects back on top of it, and tools undone find what they wrote.
-        const { ws, manifestId, from, kind } = await ctx.store.read(() => {
-          const { session, branch, head } = ownedCurrent(ctx.store, ref.id, ref.userId);
-          const ws = workspaceOf(ctx.store, session.id, "options.scope");
-          const base = prepare(session);
+        const { ws, manifestId, from, kind } = await ctx.store.read(function* (tx) {
+          const { session, branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
+          const ws = yield* workspaceOf(tx, session.id, "options.scope");
+          const base = yield* prepare(tx, session);
           if (scope === "files" && base.kind === "edit") {
             throw new ValidationError("options.scope", 'an edit adds a message: use scope "both" (or "conversation")');
           }
           // The conversation's refusals come before any file moves.
-          if (scope === "both" && session.hasTools) refuseMove(computePlan(ctx, session, base.target).steps, o);
-          const manifestId = targetFiles(ctx.store, ws, base.target, base.newBranch?.forkCheckpointId ?? null);
+          if (scope === "both" && session.hasTools) refuseMove((yield* computePlan(ctx, tx, session, base.target)).steps, o);
+          const manifestId = yield* targetFiles(tx, ws, base.target, base.newBranch?.forkCheckpointId ?? null);
           return { ws, manifestId, from: { fromBranchId: branch.id, fromHead: head.position }, kind: base.kind };
         });
         const { prepared, savedDrift } = await prepareMoveRestore(ctx, ref, ws, manifestId, o.force ? { move: kind } : null);
@@ -130,8 +129,8 @@ function refuseMove(
 
 /** A files-only move: the conversation stays where it is. */
 async function stayingPut(ctx: EngineContext, ref: SessionRef): Promise<MoveOutcome> {
-  return ctx.store.read(() => {
-    const { branch, head } = ownedCurrent(ctx.store, ref.id, ref.userId);
+  return ctx.store.read(function* (tx) {
+    const { branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
     return {
       branch: toBranch(branch, head.position, branch.id),
       undone: [],
@@ -149,18 +148,18 @@ async function moveConversation(
   ctx: EngineContext,
   ref: SessionRef,
   o: MoveOptions,
-  prepare: (session: SessionRow) => BaseMoveSpec,
+  prepare: (tx: Tx, session: SessionRow) => Step<BaseMoveSpec>,
   within?: WithinMove,
 ): Promise<MoveOutcome> {
   {
     // One write transaction plans the move and either finishes it (no tool has to run) or journals its steps,
     // so no other process can plan a move of this session in between.
-    const planned = await ctx.store.write(() => {
-      const session = ownedSession(ctx.store, ref.id, ref.userId);
-      if (session.hasTools) refuseConcurrentMove(ctx, session.id);
-      const base = prepare(session);
+    const planned = await ctx.store.write({ sessionId: ref.id }, function* (tx) {
+      const session = yield* ownedSession(tx, ref.id, ref.userId);
+      if (session.hasTools) yield* refuseConcurrentMove(ctx, tx, session.id);
+      const base = yield* prepare(tx, session);
       // A session that never recorded a tool call has no world to move: skip reading the lineages.
-      const computed = session.hasTools ? computePlan(ctx, session, base.target) : NOTHING_TO_MOVE;
+      const computed = session.hasTools ? yield* computePlan(ctx, tx, session, base.target) : NOTHING_TO_MOVE;
       const plan = computed.steps;
       // Thrown in the planning transaction: nothing is written.
       refuseMove(plan, o);
@@ -171,22 +170,23 @@ async function moveConversation(
         unregistered: plan.unregistered.map((t) => t.id),
         unknown: plan.unknown.map((t) => t.id),
       });
-      if (plan.undo.length + plan.replay.length === 0) return { spec, plan, done: finishMoveTx(ctx, spec, null, within), moveId: null };
+      if (plan.undo.length + plan.replay.length === 0)
+        return { spec, plan, done: yield* finishMoveTx(ctx, tx, spec, null, within), moveId: null };
       const moveId = newId("mv");
-      ctx.store.insertMove({
+      yield* tx.insertMove({
         id: moveId,
         sessionId: session.id,
         kind: spec.kind,
         spec: JSON.stringify(spec),
         status: "running",
-        pid: process.pid,
-        pidStart: SELF_START,
+        ...ctx.ownership.self,
+        leaseUntil: ctx.ownership.leaseUntil(ctx.now()),
         createdAt: ctx.now(),
         finishedAt: null,
       });
       // In the journaling transaction: another handle of this thread recovering next must not take it as a dead one's.
       inflightMoves.add(moveId);
-      ctx.store.insertMoveSteps(
+      yield* tx.insertMoveSteps(
         [
           ...plan.undo.map((t) => ({ op: "undo" as const, entryId: t.id })),
           ...plan.replay.map((t) => ({ op: "replay" as const, entryId: t.id })),
@@ -202,7 +202,14 @@ async function moveConversation(
     // Tools undone or replayed change the workspace's files: forkpoint's own doing, not drift.
     let before: ReturnType<typeof filesBefore> | null;
     try {
-      before = planned.hasWorkspace ? filesBefore(ctx, await ctx.store.read(() => ctx.store.getWorkspace(ref.id))) : null;
+      before = planned.hasWorkspace
+        ? filesBefore(
+            ctx,
+            await ctx.store.read(function* (tx) {
+              return yield* tx.getWorkspace(ref.id);
+            }),
+          )
+        : null;
     } catch (error) {
       // Not run here after all: recovery (in this process too) finishes it.
       inflightMoves.delete(moveId);
@@ -220,8 +227,8 @@ async function moveConversation(
  * Another process (or handle) is moving this session's world, or died doing it: moving it again now could compensate
  * twice, and a tool call journaled now would land on the branch being left, outside the move's plan.
  */
-export function refuseConcurrentMove(ctx: EngineContext, sessionId: string): void {
-  const running = ctx.store.runningMoves(sessionId);
+export function* refuseConcurrentMove(ctx: EngineContext, tx: Tx, sessionId: string): Step<void> {
+  const running = yield* tx.runningMoves(sessionId);
   if (running.length === 0) return;
   throw new ConflictError(
     `a move of this session is under way (${running.map((m) => `${m.id}, process ${m.pid}`).join("; ")}); ` +
@@ -234,14 +241,17 @@ export function refuseConcurrentMove(ctx: EngineContext, sessionId: string): voi
 export async function runJournaledMove(ctx: EngineContext, moveId: string, spec: MoveSpec, within?: WithinMove): Promise<MoveOutcome> {
   inflightMoves.add(moveId);
   try {
-    const steps = await ctx.store.read(() => ctx.store.moveSteps(moveId));
+    const steps = await ctx.store.read(function* (tx) {
+      return yield* tx.moveSteps(moveId);
+    });
     for (const step of steps) {
       // A step that failed before a crash, under "stop": the process died before recording the stop it causes.
-      if (step.status === "failed" && spec.onError === "stop") throw await stopMove(ctx, moveId, step, await journaledFailure(ctx, step));
+      if (step.status === "failed" && spec.onError === "stop")
+        throw await stopMove(ctx, spec, moveId, step, await journaledFailure(ctx, step));
       if (step.status !== "pending") continue;
       const failure = await runStep(ctx, spec, step);
       // Closing stops a move as the stop policy does: no step starts after it, and calling the move again continues.
-      if (failure && (spec.onError === "stop" || ctx.closing.aborted)) throw await stopMove(ctx, moveId, step, failure);
+      if (failure && (spec.onError === "stop" || ctx.closing.aborted)) throw await stopMove(ctx, spec, moveId, step, failure);
     }
     return await finishMove(ctx, spec, moveId, within);
   } finally {
@@ -250,10 +260,16 @@ export async function runJournaledMove(ctx: EngineContext, moveId: string, spec:
 }
 
 /** Records that a move stopped at `step`, and returns the error naming it (what was undone or replayed before it). */
-async function stopMove(ctx: EngineContext, moveId: string, step: MoveStepRow, failure: { tool: string; cause: unknown }): Promise<Error> {
-  const report = await ctx.store.write(() => {
-    ctx.store.finishMove(moveId, "failed", ctx.now());
-    return journalReport(ctx, moveId);
+async function stopMove(
+  ctx: EngineContext,
+  spec: MoveSpec,
+  moveId: string,
+  step: MoveStepRow,
+  failure: { tool: string; cause: unknown },
+): Promise<Error> {
+  const report = await ctx.store.write({ sessionId: spec.sessionId }, function* (tx) {
+    yield* tx.finishMove(moveId, "failed", ctx.now());
+    return yield* journalReport(ctx, tx, moveId);
   });
   const detail = { undone: report.undone, replayed: report.replayed, failed: report.failed };
   return step.op === "undo"
@@ -264,13 +280,20 @@ async function stopMove(ctx: EngineContext, moveId: string, step: MoveStepRow, f
 /** A failed step's tool and error as its journal recorded them. */
 async function journaledFailure(ctx: EngineContext, step: MoveStepRow): Promise<{ tool: string; cause: unknown }> {
   const message = (JSON.parse(step.error ?? "{}") as { message?: string }).message ?? "failed";
-  return { tool: (await ctx.store.read(() => ctx.store.getTool(step.entryId)!)).tool as string, cause: new Error(message) };
+  return {
+    tool: (
+      await ctx.store.read(function* (tx) {
+        return (yield* tx.getTool(step.entryId))!;
+      })
+    ).tool as string,
+    cause: new Error(message),
+  };
 }
 
 async function runStep(ctx: EngineContext, spec: MoveSpec, step: MoveStepRow): Promise<{ tool: string; cause: unknown } | null> {
-  const row = await ctx.store.write(() => {
-    ctx.store.setMoveStep(step.moveId, step.idx, "running", null, null);
-    return ctx.store.getTool(step.entryId)!;
+  const row = await ctx.store.write({ sessionId: spec.sessionId }, function* (tx) {
+    fenced(yield* tx.setMoveStep(ctx.ownership.self, step.moveId, step.idx, "running", null, null));
+    return (yield* tx.getTool(step.entryId))!;
   });
   const invocation = toToolInvocation(row);
   let resultText: string | null = null;
@@ -307,22 +330,33 @@ async function runStep(ctx: EngineContext, spec: MoveSpec, step: MoveStepRow): P
       resultText = resultAsJson(await runHandler(call, (signal) => tool.run(invocation.args, handlerCtx(signal))), ctx.limits);
     }
   } catch (cause) {
-    await ctx.store.write(() =>
-      ctx.store.setMoveStep(step.moveId, step.idx, "failed", null, JSON.stringify({ message: errorText(cause) })),
-    );
+    await ctx.store.write({ sessionId: spec.sessionId }, function* (tx) {
+      fenced(
+        yield* tx.setMoveStep(ctx.ownership.self, step.moveId, step.idx, "failed", null, JSON.stringify({ message: errorText(cause) })),
+      );
+    });
     return { tool: invocation.tool, cause };
   }
-  await ctx.store.write(() => {
-    ctx.store.setMoveStep(step.moveId, step.idx, "done", resultText, null);
-    if (step.op === "undo") ctx.store.unmarkApplied(row.id);
-    else ctx.store.markApplied(row.id, spec.sessionId, resultText, ctx.now());
+  await ctx.store.write({ sessionId: spec.sessionId }, function* (tx) {
+    fenced(yield* tx.setMoveStep(ctx.ownership.self, step.moveId, step.idx, "done", resultText, null));
+    if (step.op === "undo") yield* tx.unmarkApplied(row.id);
+    else yield* tx.markApplied(row.id, spec.sessionId, resultText, ctx.now());
   });
   ctx.events.emit(step.op === "undo" ? "undo" : "replay", { ...invocation, applied: step.op === "replay" });
   return null;
 }
 
+/** A journal update that wrote nothing: another owner took the move over (its lease ran out), so this one stops. */
+function fenced(written: boolean): void {
+  if (!written) throw new ConflictError("the move was taken over by another process while this one ran a step", "MOVE_TAKEN_OVER");
+}
+
 /** What the journal says a move did; runs inside a unit of work. */
-function journalReport(ctx: EngineContext, moveId: string | null): Pick<MoveResult, "undone" | "replayed" | "failed" | "unknown"> {
+function* journalReport(
+  ctx: EngineContext,
+  tx: Tx,
+  moveId: string | null,
+): Step<Pick<MoveResult, "undone" | "replayed" | "failed" | "unknown">> {
   const out = {
     undone: [] as ToolInvocation[],
     replayed: [] as ToolInvocation[],
@@ -330,8 +364,8 @@ function journalReport(ctx: EngineContext, moveId: string | null): Pick<MoveResu
     unknown: [] as ToolInvocation[],
   };
   if (moveId === null) return out;
-  for (const step of ctx.store.moveSteps(moveId)) {
-    const invocation = toToolInvocation(ctx.store.getTool(step.entryId)!);
+  for (const step of yield* tx.moveSteps(moveId)) {
+    const invocation = toToolInvocation((yield* tx.getTool(step.entryId))!);
     if (step.status === "done") (step.op === "undo" ? out.undone : out.replayed).push(invocation);
     else if (step.status === "failed")
       out.failed.push({ invocation, step: step.op, error: (JSON.parse(step.error ?? "{}") as { message?: string }).message ?? "failed" });
@@ -344,12 +378,19 @@ function journalReport(ctx: EngineContext, moveId: string | null): Pick<MoveResu
 async function finishMove(ctx: EngineContext, spec: MoveSpec, moveId: string | null, within?: WithinMove): Promise<MoveOutcome> {
   let outcome: MoveOutcome;
   try {
-    outcome = await ctx.store.write(() => finishMoveTx(ctx, spec, moveId, within));
+    outcome = await ctx.store.write({ sessionId: spec.sessionId }, function* (tx) {
+      return yield* finishMoveTx(ctx, tx, spec, moveId, within);
+    });
   } catch (error) {
     if (!within) throw error;
     // What the caller wanted written with the move was refused; the move's tools have run, so the move itself still
     // finishes (its journal closed, the session on its target), and then the caller hears why its part was not.
-    ctx.events.emit(spec.kind, await ctx.store.write(() => finishMoveTx(ctx, spec, moveId)));
+    ctx.events.emit(
+      spec.kind,
+      await ctx.store.write({ sessionId: spec.sessionId }, function* (tx) {
+        return yield* finishMoveTx(ctx, tx, spec, moveId);
+      }),
+    );
     throw error;
   }
   ctx.events.emit(spec.kind, outcome);
@@ -357,26 +398,25 @@ async function finishMove(ctx: EngineContext, spec: MoveSpec, moveId: string | n
 }
 
 /** The body of `finishMove`, inside the caller's write transaction. */
-function finishMoveTx(ctx: EngineContext, spec: MoveSpec, moveId: string | null, within?: WithinMove): MoveOutcome {
-  const store = ctx.store;
+function* finishMoveTx(ctx: EngineContext, tx: Tx, spec: MoveSpec, moveId: string | null, within?: WithinMove): Step<MoveOutcome> {
   const now = ctx.now();
-  let branchRow = spec.newBranch ?? store.getBranch(spec.target.branchId)!;
+  let branchRow = spec.newBranch ?? (yield* tx.getBranch(spec.target.branchId))!;
   let message: Message | undefined;
   // A new branch's head is its fork position (or the edited message); an existing one's is looked up.
   let head = spec.newBranch ? spec.newBranch.forkPosition : spec.target.position;
   if (spec.newBranch) {
     branchRow = spec.newBranch;
     branchRow.createdAt = now;
-    store.insertBranch(branchRow);
+    yield* tx.insertBranch(branchRow);
     if (spec.edit) {
-      const base = spec.edit.base ?? headOfEntry(branchRow.forkEntryId ? store.getEntry(branchRow.forkEntryId) : undefined);
-      const row = writeEntry(ctx, branchRow.id, base, spec.edit.fields, spec.edit.id);
+      const base = spec.edit.base ?? headOfEntry(branchRow.forkEntryId ? yield* tx.getEntry(branchRow.forkEntryId) : undefined);
+      const row = yield* writeEntry(ctx, tx, branchRow.id, base, spec.edit.fields, spec.edit.id);
       message = toMessage(row);
       head = row.position;
-      autoCheckpointAfterMessage(ctx, { id: spec.sessionId, userId: spec.userId }, row);
+      yield* autoCheckpointAfterMessage(ctx, tx, { id: spec.sessionId, userId: spec.userId }, row);
     }
   } else {
-    store.insertEvent({
+    yield* tx.insertEvent({
       sessionId: spec.sessionId,
       kind: "switch",
       refId: branchRow.id,
@@ -385,21 +425,25 @@ function finishMoveTx(ctx: EngineContext, spec: MoveSpec, moveId: string | null,
       createdAt: now,
     });
   }
-  store.setCurrentBranch(spec.sessionId, branchRow.id, now);
-  if (moveId) store.finishMove(moveId, "done", now);
-  const report = journalReport(ctx, moveId);
-  const byId = (id: string) => toToolInvocation(store.getTool(id)!);
+  yield* tx.setCurrentBranch(spec.sessionId, branchRow.id, now);
+  if (moveId) yield* tx.finishMove(moveId, "done", now);
+  const report = yield* journalReport(ctx, tx, moveId);
+  const byIds = function* (ids: readonly string[]): Step<ToolInvocation[]> {
+    const out: ToolInvocation[] = [];
+    for (const id of ids) out.push(toToolInvocation((yield* tx.getTool(id))!));
+    return out;
+  };
   const branch: Branch = toBranch(branchRow, head, branchRow.id);
   const outcome: MoveOutcome = {
     branch,
     undone: report.undone,
     replayed: report.replayed,
-    skipped: spec.skipped.map(byId),
-    unregistered: (spec.unregistered ?? []).map(byId),
+    skipped: yield* byIds(spec.skipped),
+    unregistered: yield* byIds(spec.unregistered ?? []),
     failed: report.failed,
-    unknown: [...spec.unknown.map(byId), ...report.unknown],
+    unknown: [...(yield* byIds(spec.unknown)), ...report.unknown],
     ...(message ? { message } : {}),
   };
-  within?.(outcome);
+  if (within) yield* within(tx, outcome);
   return outcome;
 }

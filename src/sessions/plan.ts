@@ -8,22 +8,22 @@ import { ownedSession, sessionCheckpoint, sessionMessage } from "./ownership.js"
 
 export async function plan(ctx: EngineContext, ref: SessionRef, target: PlanTarget): Promise<MovePlan> {
   const t = parseInput(planInput, target, "plan");
-  return ctx.store.read(() => {
+  return ctx.store.read(function* (tx) {
     const store = ctx.store;
-    const session = ownedSession(store, ref.id, ref.userId);
+    const session = yield* ownedSession(tx, ref.id, ref.userId);
     let branch: PlannedBranch;
     if ("checkpointId" in t) {
-      const cp = sessionCheckpoint(store, session, t.checkpointId, ctx.now());
+      const cp = yield* sessionCheckpoint(tx, session, t.checkpointId, ctx.now());
       branch = { id: null, parentId: cp.branchId, forkPosition: cp.position, position: cp.position };
     } else if ("branchId" in t) {
-      const b = branchOf(store, session, t.branchId);
-      const position = headOf(store, b).position;
+      const b = yield* branchOf(tx, session, t.branchId);
+      const position = (yield* headOf(tx, b)).position;
       branch = { id: b.id, parentId: b.parentId, forkPosition: b.forkPosition, position };
     } else {
-      const { message: m } = sessionMessage(store, session, t.messageId);
+      const { message: m } = yield* sessionMessage(tx, session, t.messageId);
       branch = { id: null, parentId: m.branchId, forkPosition: m.position - 1, position: m.position - 1 };
     }
-    const computed = computePlan(ctx, session, { branchId: branch.id ?? branch.parentId!, position: branch.position });
+    const computed = yield* computePlan(ctx, tx, session, { branchId: branch.id ?? branch.parentId!, position: branch.position });
     return {
       branch,
       undone: computed.steps.undo,
@@ -32,7 +32,7 @@ export async function plan(ctx: EngineContext, ref: SessionRef, target: PlanTarg
       unregistered: computed.steps.unregistered,
       failed: [],
       unknown: computed.steps.unknown,
-      leftBehind: leftBehind(ctx, computed),
+      leftBehind: yield* leftBehind(ctx, tx, computed),
     };
   });
 }

@@ -6,6 +6,7 @@ import { DatabaseError, NotFoundError } from "../models/errors.js";
 import { idSchema, parseInput } from "../models/inputs.js";
 import { longCallFields, type LongCallOptions } from "../models/progress.js";
 import type { EngineContext } from "./context.js";
+import type { Step, Tx, WriteScope } from "../store/port/index.js";
 import { LongCall } from "./long-call.js";
 
 /** What `prune` removed, and the database size before and after. */
@@ -51,26 +52,37 @@ export async function prune(ctx: EngineContext, input: PruneOptions = {}): Promi
   const call = new LongCall(o);
   const vacuum = o.vacuum ?? true;
   const store = ctx.store;
-  const known = (sessionId: string) => {
-    if (!store.getSession(sessionId)) throw new NotFoundError("session", sessionId);
+  const known = function* (tx: Tx, sessionId: string): Step<void> {
+    if (!(yield* tx.getSession(sessionId))) throw new NotFoundError("session", sessionId);
   };
   // An unknown session is refused before any progress, as verify refuses it; checked again where it is pruned.
-  if (o.sessionId !== undefined) await store.read(() => known(o.sessionId!));
-  const bytesBefore = await store.query(() => store.sizeBytes());
+  if (o.sessionId !== undefined)
+    await store.read(function* (tx) {
+      yield* known(tx, o.sessionId!);
+    });
+  const bytesBefore = await store.sizeBytes();
   const removed = { checkpoints: 0, snapshots: 0, moves: 0, files: 0 };
-  const steps: (() => void)[] = [
-    () => {
-      if (o.sessionId !== undefined) known(o.sessionId);
-      removed.checkpoints = store.deleteExpiredCheckpoints(ctx.now(), o.sessionId).length;
+  const steps: ((tx: Tx) => Step<void>)[] = [
+    function* (tx) {
+      if (o.sessionId !== undefined) yield* known(tx, o.sessionId);
+      removed.checkpoints = (yield* tx.deleteExpiredCheckpoints(ctx.now(), o.sessionId)).length;
     },
-    () => void (removed.moves = store.deleteFinishedMoves(o.sessionId)),
-    () => void (removed.snapshots = store.deleteUnreferencedSnapshots()),
-    () => void (removed.files = store.deleteUnreferencedFiles()),
+    function* (tx) {
+      removed.moves = yield* tx.deleteFinishedMoves(o.sessionId);
+    },
+    function* (tx) {
+      removed.snapshots = yield* tx.deleteUnreferencedSnapshots();
+    },
+    function* (tx) {
+      removed.files = yield* tx.deleteUnreferencedFiles();
+    },
   ];
+  // The first step touches one session when given one; the others drop what no session reaches, across sessions.
+  const scopes: WriteScope[] = steps.map((_, i) => (i === 0 && o.sessionId !== undefined ? { sessionId: o.sessionId } : { global: true }));
   call.start(steps.length + (vacuum ? 1 : 0));
   for (const [i, step] of steps.entries()) {
     if (i > 0) await call.pause();
-    await store.write(step);
+    await store.write(scopes[i]!, step);
     call.advance(1);
   }
   let vacuumed = false;
@@ -78,13 +90,13 @@ export async function prune(ctx: EngineContext, input: PruneOptions = {}): Promi
     await call.pause();
     try {
       // VACUUM rewrites the whole file: other connections' writes wait for it (or it waits for them).
-      await store.query(() => store.vacuum());
+      await store.vacuum();
       vacuumed = true;
     } catch (error) {
       if (!(error instanceof DatabaseError && error.code === "BUSY")) throw error;
     }
   }
-  const report: PruneReport = { ...removed, vacuumed, bytesBefore, bytesAfter: await store.query(() => store.sizeBytes()) };
+  const report: PruneReport = { ...removed, vacuumed, bytesBefore, bytesAfter: await store.sizeBytes() };
   call.finish();
   ctx.events.emit("prune", report);
   return report;

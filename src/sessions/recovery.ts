@@ -1,11 +1,10 @@
 // After a crash mid-move: finish journaled moves exactly once. A step that was running is reported unknown, never re-run.
 import type { MoveResult, ToolInvocation } from "../models/types.js";
-import type { MoveRow } from "../store/store.js";
+import type { MoveRow } from "../store/port/index.js";
 import { toToolInvocation } from "./rows.js";
 import { inflightInvocations } from "./tool-calls.js";
 import type { EngineContext } from "./context.js";
 import { inflightMoves, runJournaledMove, type MoveSpec } from "./move.js";
-import { SELF_START, isAlive } from "./process-identity.js";
 import { recoverWorkspaces, type WorkspaceRecovery } from "./workspace-recovery.js";
 
 export interface RecoveryReport {
@@ -35,10 +34,11 @@ export interface RecoveryReport {
  */
 async function claim(ctx: EngineContext, move: MoveRow): Promise<boolean> {
   try {
-    return await ctx.store.write(() => {
-      if (inflightMoves.has(move.id) || !ctx.store.claimMove(move.id, move, { pid: process.pid, pidStart: SELF_START })) return false;
-      for (const s of ctx.store.moveSteps(move.id))
-        if (s.status === "running") ctx.store.setMoveStep(move.id, s.idx, "unknown", null, null);
+    return await ctx.store.write({ sessionId: move.sessionId }, function* (tx) {
+      const self = ctx.ownership.self;
+      if (inflightMoves.has(move.id) || !(yield* tx.claimMove(move.id, move, self, ctx.ownership.leaseUntil(ctx.now())))) return false;
+      for (const s of yield* tx.moveSteps(move.id))
+        if (s.status === "running") yield* tx.setMoveStep(self, move.id, s.idx, "unknown", null, null);
       // In the claiming transaction: another handle of this thread reading the move next must see it is taken.
       inflightMoves.add(move.id);
       return true;
@@ -52,26 +52,33 @@ async function claim(ctx: EngineContext, move: MoveRow): Promise<boolean> {
 export async function recoverMoves(ctx: EngineContext, options: { listUnknown?: boolean } = {}): Promise<RecoveryReport> {
   const report: RecoveryReport = { resumed: [], waiting: [], failed: [], unknown: [], workspaces: await recoverWorkspaces(ctx) };
   if (options.listUnknown) {
-    const running = await ctx.store.query(() => ctx.store.runningTools());
+    const running = await ctx.store.query(function* (tx) {
+      return yield* tx.runningTools();
+    });
     report.unknown = running.filter((t) => !inflightInvocations.has(t.id)).map(toToolInvocation);
   }
-  const moves = await ctx.store.read(() => ctx.store.runningMoves());
+  const moves = await ctx.store.read(function* (tx) {
+    return yield* tx.runningMoves();
+  });
   for (const move of moves) {
     // Closing: the rest wait for the next open.
     if (ctx.closing.aborted) break;
     if (inflightMoves.has(move.id)) continue;
-    if (isAlive(move.pid, move.pidStart)) {
-      report.waiting.push({ moveId: move.id, reason: `process ${move.pid} that started it is still running` });
+    if (ctx.ownership.mayRun(move, ctx.now())) {
+      const owner = move.leaseUntil === null ? `process ${move.pid}` : `process ${move.pid} (${move.pidStart ?? "?"}), whose lease holds,`;
+      report.waiting.push({ moveId: move.id, reason: `${owner} that started it is still running` });
       continue;
     }
     const spec = JSON.parse(move.spec) as MoveSpec;
-    const missing = await ctx.store.read(() =>
-      ctx.store
-        .moveSteps(move.id)
-        .filter((s) => s.status === "pending")
-        .map((s) => ctx.store.getTool(s.entryId)!.tool as string)
-        .filter((name) => !ctx.tools.isReversible(name)),
-    );
+    const missing = await ctx.store.read(function* (tx) {
+      const missing: string[] = [];
+      for (const s of yield* tx.moveSteps(move.id)) {
+        if (s.status !== "pending") continue;
+        const name = (yield* tx.getTool(s.entryId))!.tool as string;
+        if (!ctx.tools.isReversible(name)) missing.push(name);
+      }
+      return missing;
+    });
     if (missing.length > 0) {
       report.waiting.push({
         moveId: move.id,

@@ -1,7 +1,7 @@
 // rollback: a new branch forked at a checkpoint becomes current; the original is untouched; the world follows.
 import type { MoveOptions } from "../models/inputs.js";
 import type { MoveResult } from "../models/types.js";
-import type { SessionRow } from "../store/store.js";
+import type { SessionRow, Step, Tx } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { verifyCheckpointAnchor } from "./checkpoints.js";
 import { forkedBranch } from "./forked-branch.js";
@@ -15,14 +15,14 @@ export async function rollback(
   options?: MoveOptions,
   within?: WithinMove,
 ): Promise<MoveResult> {
-  return performMove(ctx, ref, "rollback", options, (session) => rollbackSpec(ctx, session, checkpointId), within);
+  return performMove(ctx, ref, "rollback", options, (tx, session) => rollbackSpec(ctx, tx, session, checkpointId), within);
 }
 
 /** A rollback's move, read and checked in the move's transaction: the checkpoint's checksum and anchor verified. */
-function rollbackSpec(ctx: EngineContext, session: SessionRow, checkpointId: string): BaseMoveSpec {
-  const read = sessionCheckpointAnchor(ctx.store, session, checkpointId, ctx.now());
+function* rollbackSpec(ctx: EngineContext, tx: Tx, session: SessionRow, checkpointId: string): Step<BaseMoveSpec> {
+  const read = yield* sessionCheckpointAnchor(tx, session, checkpointId, ctx.now());
   const cp = read.checkpoint;
-  const { anchor } = verifyCheckpointAnchor(ctx.store, cp, read);
+  const { anchor } = yield* verifyCheckpointAnchor(tx, cp, read);
   return {
     kind: "rollback",
     sessionId: session.id,

@@ -11,7 +11,7 @@ import type {
   ToolErrorInfo,
   ToolInvocation,
 } from "../models/types.js";
-import type { BranchRow, EntryRow, ListedCheckpoint, MessageRow, SessionRow, ToolRow } from "../store/store.js";
+import type { BranchRow, EntryRow, ListedCheckpoint, MessageRow, SessionRow, ToolRow } from "../store/port/index.js";
 
 const parse = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 

@@ -102,9 +102,9 @@ export class SessionHandle {
   /** The session's id, owner, title, metadata, current branch and times. */
   info(): Promise<SessionInfo> {
     return this.#run((ctx, ref) =>
-      ctx.store.read(() => {
-        ownedSession(ctx.store, ref.id, ref.userId);
-        return toSessionInfo(ctx.store.getSessionInfo(ref.id)!);
+      ctx.store.read(function* (tx) {
+        yield* ownedSession(tx, ref.id, ref.userId);
+        return toSessionInfo((yield* tx.getSessionInfo(ref.id))!);
       }),
     );
   }

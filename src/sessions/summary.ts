@@ -1,34 +1,34 @@
 // `s.summary()`: a session at a glance (a list row, a status line, the CLI), read in one transaction with index
 // lookups and counts, except the tool counts, which walk the current lineage's tool calls.
 import type { SessionSummary } from "../models/types.js";
-import type { MessageRow } from "../store/store.js";
+import type { MessageRow } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { lineageTools } from "./lineage.js";
 import { ownedCurrent } from "./ownership.js";
 import { toCheckpoint, toMessage, toSessionInfo } from "./rows.js";
 
 export async function summary(ctx: EngineContext, ref: SessionRef): Promise<SessionSummary> {
-  return ctx.store.read(() => {
+  return ctx.store.read(function* (tx) {
     const store = ctx.store;
-    const { branch, head } = ownedCurrent(store, ref.id, ref.userId);
-    const segments = store.lineage(branch.id);
+    const { branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
+    const segments = yield* tx.lineage(branch.id);
     let lastMessage: MessageRow | undefined;
-    for (let i = segments.length - 1; i >= 0 && !lastMessage; i--) lastMessage = store.lastSegmentMessage(segments[i]!);
+    for (let i = segments.length - 1; i >= 0 && !lastMessage; i--) lastMessage = yield* tx.lastSegmentMessage(segments[i]!);
     const now = ctx.now();
-    const [latest] = store.listCheckpoints({ userId: ref.userId, sessionId: ref.id, now, limit: 1 });
+    const [latest] = yield* tx.listCheckpoints({ userId: ref.userId, sessionId: ref.id, now, limit: 1 });
     const toolCalls = { total: 0, running: 0, succeeded: 0, failed: 0, applied: 0 };
-    for (const tool of lineageTools(store, branch.id)) {
+    for (const tool of yield* lineageTools(tx, branch.id)) {
       toolCalls.total++;
       toolCalls[tool.status ?? "running"]++;
       if (tool.appliedSeq !== null) toolCalls.applied++;
     }
     return {
-      ...toSessionInfo(store.getSessionInfo(ref.id)!),
-      branches: store.countBranches(ref.id),
+      ...toSessionInfo((yield* tx.getSessionInfo(ref.id))!),
+      branches: yield* tx.countBranches(ref.id),
       messages: head.msgCount,
       position: head.position,
       lastMessage: lastMessage ? toMessage(lastMessage) : null,
-      checkpoints: store.countCheckpoints(ref.userId, ref.id, now),
+      checkpoints: yield* tx.countCheckpoints(ref.userId, ref.id, now),
       latestCheckpoint: latest ? toCheckpoint(latest) : null,
       toolCalls,
     };

@@ -6,13 +6,13 @@ import { branchOf, headOf } from "./lineage.js";
 import { performMove } from "./move.js";
 
 export async function switchBranch(ctx: EngineContext, ref: SessionRef, branchId: string, options?: MoveOptions): Promise<MoveResult> {
-  return performMove(ctx, ref, "switch", options, (session) => {
-    const branch = branchOf(ctx.store, session, branchId);
+  return performMove(ctx, ref, "switch", options, function* (tx, session) {
+    const branch = yield* branchOf(tx, session, branchId);
     return {
       kind: "switch",
       sessionId: session.id,
       userId: session.userId,
-      target: { branchId: branch.id, position: headOf(ctx.store, branch).position },
+      target: { branchId: branch.id, position: (yield* headOf(tx, branch)).position },
       newBranch: null,
       edit: null,
     };

@@ -31,9 +31,9 @@ export async function timeline(
   const o = parseInput(timelineInput, options, "timeline");
   const limit = o.limit ?? 50;
   const before = o.cursor == null ? undefined : decodeCursor("timeline", o.cursor);
-  const rows = await ctx.store.read(() => {
-    ownedSession(ctx.store, ref.id, ref.userId);
-    return ctx.store.timeline(ref.userId, ref.id, before && { createdAt: before[0], source: before[1], seq: before[2] }, limit + 1);
+  const rows = await ctx.store.read(function* (tx) {
+    yield* ownedSession(tx, ref.id, ref.userId);
+    return yield* tx.timeline(ref.userId, ref.id, before && { createdAt: before[0], source: before[1], seq: before[2] }, limit + 1);
   });
   const more = rows.length > limit;
   const items = more ? rows.slice(0, limit) : rows;

@@ -5,7 +5,7 @@ import { resultAsJson, toJsonText, wellFormedJsonText, type JsonInput, type Json
 import type { ToolDefinition } from "../tools/define-tool.js";
 import { runHandler } from "../tools/run-handler.js";
 import type { Checkpoint, ToolInvocation } from "../models/types.js";
-import type { EntryRow, SessionRow } from "../store/store.js";
+import type { EntryRow, SessionRow, Step, Tx } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { toolResultHash } from "./integrity.js";
 import { headOf, headOfEntry } from "./lineage.js";
@@ -19,18 +19,25 @@ import { absorbChanges, filesBefore } from "./workspace.js";
  * Writes a tool call onto the current branch (status running until completed), with whether its tool had an `undo`
  * here (null: not known, for a recorded call of a tool not registered here).
  */
-function journalCall(
+function* journalCall(
   ctx: EngineContext,
+  tx: Tx,
   session: SessionRow,
   tool: string,
   argsText: string,
   callId: string | null,
   reversible: boolean | null,
-): EntryRow {
-  if (session.hasTools) refuseConcurrentMove(ctx, session.id);
-  const branch = ctx.store.getBranch(session.currentBranchId)!;
-  const row = writeEntry(ctx, branch.id, headOf(ctx.store, branch), { kind: "tool", tool, content: argsText, callId, reversible });
-  if (!session.hasTools) ctx.store.markHasTools(session.id);
+): Step<EntryRow> {
+  if (session.hasTools) yield* refuseConcurrentMove(ctx, tx, session.id);
+  const branch = (yield* tx.getBranch(session.currentBranchId))!;
+  const row = yield* writeEntry(ctx, tx, branch.id, yield* headOf(tx, branch), {
+    kind: "tool",
+    tool,
+    content: argsText,
+    callId,
+    reversible,
+  });
+  if (!session.hasTools) yield* tx.markHasTools(session.id);
   return row;
 }
 
@@ -41,22 +48,23 @@ interface Completed {
 }
 
 /** Completes a call once; a succeeded call's effect joins the world's applied set. */
-function completeCall(
+function* completeCall(
   ctx: EngineContext,
+  tx: Tx,
   session: SessionRow,
   entry: EntryRow,
   outcome: { result: string | null; error: string | null },
-): Completed {
+): Step<Completed> {
   const status = outcome.error === null ? "succeeded" : "failed";
   const completion = { entryId: entry.id, status, result: outcome.result, error: outcome.error, completedAt: ctx.now() } as const;
-  ctx.store.insertToolResult({ ...completion, hash: toolResultHash(entry.hash, completion) });
-  if (status === "succeeded") ctx.store.markApplied(entry.id, session.id, outcome.result, completion.completedAt);
-  const invocation = toToolInvocation(ctx.store.getTool(entry.id)!);
+  yield* tx.insertToolResult({ ...completion, hash: toolResultHash(entry.hash, completion) });
+  if (status === "succeeded") yield* tx.markApplied(entry.id, session.id, outcome.result, completion.completedAt);
+  const invocation = toToolInvocation((yield* tx.getTool(entry.id))!);
   if (!ctx.autoCheckpoint.afterToolCalls) return { invocation, checkpoint: undefined };
   // Right after the call, not at the branch's head now: what was written while the tool ran came after it.
   const at = headOfEntry(entry);
   const checkpoint = toCheckpoint(
-    writeCheckpoint(ctx, session, entry.branchId, at, { name: null, auto: true, metadata: null, expiresAt: null }),
+    yield* writeCheckpoint(ctx, tx, session, entry.branchId, at, { name: null, auto: true, metadata: null, expiresAt: null }),
   );
   return { invocation, checkpoint };
 }
@@ -99,8 +107,8 @@ async function journalRunComplete(
   const name = tool.name;
   // Closing: the call is not journaled (its handler would not be started).
   if (ctx.closing.aborted) throw ctx.closing.reason;
-  const { session, entry } = await ctx.store.write(() => {
-    const session = ownedSession(ctx.store, ref.id, ref.userId);
+  const { session, entry } = await ctx.store.write({ sessionId: ref.id }, function* (tx) {
+    const session = yield* ownedSession(tx, ref.id, ref.userId);
     // Checked where the call is journaled: a move that finished while this call waited is seen.
     if (call.onBranch !== undefined && session.currentBranchId !== call.onBranch) {
       throw new ConflictError(
@@ -108,15 +116,22 @@ async function journalRunComplete(
         "SESSION_MOVED",
       );
     }
-    return { session, entry: journalCall(ctx, session, name, argsText, call.callId ?? null, typeof tool.undo === "function") };
+    return { session, entry: yield* journalCall(ctx, tx, session, name, argsText, call.callId ?? null, typeof tool.undo === "function") };
   });
   // The workspace's files before the tool runs: what it changes becomes known to forkpoint (not drift).
-  const before = session.hasWorkspace ? filesBefore(ctx, await ctx.store.read(() => ctx.store.getWorkspace(session.id))) : null;
+  const before = session.hasWorkspace
+    ? filesBefore(
+        ctx,
+        await ctx.store.read(function* (tx) {
+          return yield* tx.getWorkspace(session.id);
+        }),
+      )
+    : null;
   const complete = async (outcome: { result: string | null; error: string | null }): Promise<void> => {
-    const completed = await ctx.store.write(() => {
+    const completed = await ctx.store.write({ sessionId: ref.id }, function* (tx) {
       // The session may have been deleted (by another process) while the tool ran.
-      ownedSession(ctx.store, session.id, session.userId);
-      return completeCall(ctx, session, entry, outcome);
+      yield* ownedSession(tx, session.id, session.userId);
+      return yield* completeCall(ctx, tx, session, entry, outcome);
     });
     await absorbChanges(ctx, session.id, before);
     emitCompleted(ctx, completed);
@@ -156,12 +171,20 @@ export async function recordToolCall(ctx: EngineContext, ref: SessionRef, input:
   const completed = await ctx.withSessionLock(
     ref.id,
     () =>
-      ctx.store.write(() => {
-        const session = ownedSession(ctx.store, ref.id, ref.userId);
+      ctx.store.write({ sessionId: ref.id }, function* (tx) {
+        const session = yield* ownedSession(tx, ref.id, ref.userId);
         // Reversible when recorded with a registered undo; unknown when the tool is not registered here.
         const known = ctx.tools.find(o.tool);
-        const entry = journalCall(ctx, session, o.tool, argsText, o.callId ?? null, known ? typeof known.undo === "function" : null);
-        return completeCall(ctx, session, entry, { result: resultText, error });
+        const entry = yield* journalCall(
+          ctx,
+          tx,
+          session,
+          o.tool,
+          argsText,
+          o.callId ?? null,
+          known ? typeof known.undo === "function" : null,
+        );
+        return yield* completeCall(ctx, tx, session, entry, { result: resultText, error });
       }),
     "shared",
     "recordToolCall",

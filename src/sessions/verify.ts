@@ -4,7 +4,7 @@ import { z } from "zod";
 import { ForkpointError, NotFoundError, errorText } from "../models/errors.js";
 import { idSchema, parseInput } from "../models/inputs.js";
 import { longCallFields, type LongCallOptions } from "../models/progress.js";
-import type { BranchRow, CheckpointRow, EntryRow, Store, ToolRow } from "../store/store.js";
+import type { Step, Tx, BranchRow, CheckpointRow, EntryRow, Store, ToolRow } from "../store/port/index.js";
 import { verifyCheckpointAnchor } from "./checkpoints.js";
 import type { EngineContext } from "./context.js";
 import { CHUNK_UNITS, LongCall, runSlices, type Slice } from "./long-call.js";
@@ -42,20 +42,21 @@ export type VerifyOptions = { sessionId?: string } & LongCallOptions;
 export async function verify(ctx: EngineContext, input: VerifyOptions = {}): Promise<VerifyReport> {
   const o = parseInput(verifyInput, input, "verify");
   const call = new LongCall(o);
-  const work = await ctx.store.read(() => {
-    const store = ctx.store;
-    if (o.sessionId !== undefined && !store.getSession(o.sessionId)) throw new NotFoundError("session", o.sessionId);
-    return (o.sessionId !== undefined ? [o.sessionId] : store.allSessionIds()).map((id) => sessionWork(store, id));
+  const work = await ctx.store.read(function* (tx) {
+    if (o.sessionId !== undefined && !(yield* tx.getSession(o.sessionId))) throw new NotFoundError("session", o.sessionId);
+    const work: SessionWork[] = [];
+    for (const id of o.sessionId !== undefined ? [o.sessionId] : yield* tx.allSessionIds()) work.push(yield* sessionWork(tx, id));
+    return work;
   });
   call.start(work.reduce((n, w) => n + w.units, 0));
   const check: SessionCheck = { problems: [], snapshots: new Map() };
   const slices = function* () {
-    for (const w of work) yield* sessionSlices(ctx.store, w, check);
+    for (const w of work) yield* sessionSlices(w, check);
   };
   await runSlices(call, slices(), (fn) => ctx.store.read(fn));
-  await ctx.store.read(() => {
+  await ctx.store.read(function* (tx) {
     // Checkpoints are found through their owner and session: one whose owner or session was changed is an orphan.
-    for (const id of ctx.store.orphanCheckpointIds(o.sessionId)) {
+    for (const id of yield* tx.orphanCheckpointIds(o.sessionId)) {
       check.problems.push({ kind: "checkpoint", id, detail: "checkpoint belongs to no session of its user" });
     }
   });
@@ -75,13 +76,14 @@ export interface SessionWork {
 }
 
 /** Counts a session's work (inside the caller's read). */
-export function sessionWork(store: Store, sessionId: string): SessionWork {
-  const session = store.getSession(sessionId)!;
-  const heads = store.branchHeads(sessionId);
-  const branches = store
-    .listBranches(sessionId)
-    .map((branch) => ({ branch, upTo: Math.max(branch.forkPosition, heads.get(branch.id) ?? 0) }));
-  const checkpoints = store.sessionCheckpoints(session.userId, sessionId);
+export function* sessionWork(tx: Tx, sessionId: string): Step<SessionWork> {
+  const session = (yield* tx.getSession(sessionId))!;
+  const heads = yield* tx.branchHeads(sessionId);
+  const branches = (yield* tx.listBranches(sessionId)).map((branch) => ({
+    branch,
+    upTo: Math.max(branch.forkPosition, heads.get(branch.id) ?? 0),
+  }));
+  const checkpoints = yield* tx.sessionCheckpoints(session.userId, sessionId);
   const units = branches.reduce((n, b) => n + b.upTo - b.branch.forkPosition, checkpoints.length);
   return { sessionId, userId: session.userId, branches, checkpoints, units };
 }
@@ -97,7 +99,7 @@ export interface LogChunk {
 export interface SessionCheck {
   problems: VerifyProblem[];
   snapshots: Map<number, string | null>;
-  onChunk?: (chunk: LogChunk) => void;
+  onChunk?: (tx: Tx, chunk: LogChunk) => Step<void>;
 }
 
 /**
@@ -105,25 +107,28 @@ export interface SessionCheck {
  * chunks (every entry is checked once, however deep the tree), then each checkpoint. A session deleted meanwhile is
  * left alone from then on; a checkpoint deleted meanwhile is not checked.
  */
-export function* sessionSlices(store: Store, work: SessionWork, check: SessionCheck): Generator<Slice> {
+export function* sessionSlices(work: SessionWork, check: SessionCheck): Generator<Slice> {
   const problems = check.problems;
   let gone = false;
-  const alive = () => !gone && !(gone = store.getSession(work.sessionId) === undefined);
+  const alive = function* (tx: Tx): Step<boolean> {
+    if (!gone) gone = (yield* tx.getSession(work.sessionId)) === undefined;
+    return !gone;
+  };
   for (const { branch, upTo } of work.branches) {
     let previous = GENESIS_HASH;
     let position = branch.forkPosition;
     let broken = false;
     yield {
       units: 0,
-      run: () => {
-        if (!alive()) return;
-        const base = branch.forkEntryId ? store.getEntry(branch.forkEntryId) : undefined;
+      run: function* (tx) {
+        if (!(yield* alive(tx))) return;
+        const base = branch.forkEntryId ? yield* tx.getEntry(branch.forkEntryId) : undefined;
         if (branch.forkEntryId && !base) {
           problems.push({ kind: "branch", id: branch.id, detail: `its fork entry ${branch.forkEntryId} is missing` });
           broken = true;
           return;
         }
-        if (branch.forkCheckpointId && !store.getCheckpoint(branch.forkCheckpointId)) {
+        if (branch.forkCheckpointId && !(yield* tx.getCheckpoint(branch.forkCheckpointId))) {
           problems.push({ kind: "branch", id: branch.id, detail: `the checkpoint it forks from (${branch.forkCheckpointId}) is missing` });
         }
         previous = base?.hash ?? GENESIS_HASH;
@@ -133,25 +138,26 @@ export function* sessionSlices(store: Store, work: SessionWork, check: SessionCh
       const segment = { branchId: branch.id, after, upTo: Math.min(upTo, after + CHUNK_UNITS) };
       yield {
         units: segment.upTo - after,
-        run: () => {
-          if (broken || !alive()) return;
-          const entries = store.segmentEntries(segment);
+        run: function* (tx) {
+          if (broken || !(yield* alive(tx))) return;
+          const entries = yield* tx.segmentEntries(segment);
           for (const e of entries) {
             if (e.position !== ++position) {
               problems.push({ kind: "branch", id: branch.id, detail: `its log has a gap before position ${e.position}` });
               position = e.position;
             }
-            const stateHash = e.kind === "state" && e.stateId !== null ? snapshotHash(store, e.stateId, problems, check.snapshots) : null;
+            const stateHash =
+              e.kind === "state" && e.stateId !== null ? yield* snapshotHash(tx, e.stateId, problems, check.snapshots) : null;
             if (entryHash(previous, e, stateHash) !== e.hash)
               problems.push({ kind: "entry", id: e.id, detail: `entry at position ${e.position} does not match its hash` });
             previous = e.hash;
           }
-          const tools = store.segmentTools(segment);
+          const tools = yield* tx.segmentTools(segment);
           for (const t of tools) {
             if (!toolResultIntact(t))
               problems.push({ kind: "tool-result", id: t.id, detail: "tool call's completion does not match its hash" });
           }
-          check.onChunk?.({ branch, entries, tools });
+          if (check.onChunk) yield* check.onChunk(tx, { branch, entries, tools });
         },
       };
     }
@@ -159,12 +165,12 @@ export function* sessionSlices(store: Store, work: SessionWork, check: SessionCh
   for (const counted of work.checkpoints) {
     yield {
       units: 1,
-      run: () => {
-        const cp = alive() ? store.getCheckpoint(counted.id) : undefined;
+      run: function* (tx) {
+        const cp = (yield* alive(tx)) ? yield* tx.getCheckpoint(counted.id) : undefined;
         if (!cp) return;
-        for (const detail of checkpointFilesProblems(store, cp.id)) problems.push({ kind: "checkpoint", id: cp.id, detail });
+        for (const detail of yield* checkpointFilesProblems(tx, cp.id)) problems.push({ kind: "checkpoint", id: cp.id, detail });
         try {
-          verifyCheckpointAnchor(store, cp, store.checkpointAnchor(cp.id)!);
+          yield* verifyCheckpointAnchor(tx, cp, (yield* tx.checkpointAnchor(cp.id))!);
         } catch (error) {
           if (!(error instanceof ForkpointError)) throw error;
           problems.push({ kind: "checkpoint", id: cp.id, detail: errorText(error) });
@@ -175,9 +181,9 @@ export function* sessionSlices(store: Store, work: SessionWork, check: SessionCh
 }
 
 /** The snapshot's hash when its body matches it, else null (reported once). */
-function snapshotHash(store: Store, id: number, problems: VerifyProblem[], seen: Map<number, string | null>): string | null {
+function* snapshotHash(tx: Tx, id: number, problems: VerifyProblem[], seen: Map<number, string | null>): Step<string | null> {
   if (seen.has(id)) return seen.get(id)!;
-  const snap = store.getSnapshot(id);
+  const snap = yield* tx.getSnapshot(id);
   let hash: string | null = null;
   if (!snap) problems.push({ kind: "state", id: String(id), detail: "state snapshot is missing" });
   else if (!snapshotIntact(snap)) problems.push({ kind: "state", id: String(id), detail: "state snapshot does not match its hash" });

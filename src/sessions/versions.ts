@@ -1,22 +1,23 @@
 // versions: the `< 2/3 >` siblings of a message — messages at the same position whose lineages share everything before it.
 import type { Versions } from "../models/types.js";
-import type { EntryRow } from "../store/store.js";
+import type { EntryRow } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { entryAt } from "./lineage.js";
 import { ownedSession, sessionMessage } from "./ownership.js";
 import { toMessage } from "./rows.js";
 
 export async function versions(ctx: EngineContext, ref: SessionRef, messageId: string): Promise<Versions> {
-  return ctx.store.read(() => {
+  return ctx.store.read(function* (tx) {
     const store = ctx.store;
-    const session = ownedSession(store, ref.id, ref.userId);
-    const { message, branch } = sessionMessage(store, session, messageId);
+    const session = yield* ownedSession(tx, ref.id, ref.userId);
+    const { message, branch } = yield* sessionMessage(tx, session, messageId);
     const position = message.position;
     // Entry ids identify a whole prefix, so siblings are the children of the entry just before this one.
-    const anchor = entryAt(store, branch, position - 1);
+    const anchor = yield* entryAt(tx, branch, position - 1);
     const candidates: (EntryRow | undefined)[] = [];
-    if (anchor) candidates.push(store.ownEntryAt(anchor.branchId, position));
-    for (const b of store.branchesForkedAt(session.id, anchor ? anchor.id : null)) candidates.push(store.ownEntryAt(b.id, position));
+    if (anchor) candidates.push(yield* tx.ownEntryAt(anchor.branchId, position));
+    for (const b of yield* tx.branchesForkedAt(session.id, anchor ? anchor.id : null))
+      candidates.push(yield* tx.ownEntryAt(b.id, position));
     const seen = new Set<string>();
     const siblings = candidates
       .filter((e): e is EntryRow => e !== undefined && e.kind === "message" && !seen.has(e.id) && seen.add(e.id) !== undefined)

@@ -1,7 +1,7 @@
 // Forced workspace moves (`force: true`): files changed outside forkpoint (drift) are saved in a checkpoint of their
 // own on the current branch, then the move overwrites them, as `git checkout --force` does but with nothing lost.
 import type { SavedDrift } from "../models/types.js";
-import type { WorkspaceRow } from "../store/store.js";
+import type { WorkspaceRow } from "../store/port/index.js";
 import { createCheckpoint } from "./checkpoints.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { prepareRestore, workspaceOf, type PreparedRestore } from "./workspace.js";
@@ -37,7 +37,9 @@ export async function prepareMoveRestore(
   // A change made after the checkpoint read the directory is drift again: refused, so it is not lost either.
   const saved = await reportSavedDrift(
     savedDrift,
-    ctx.store.read(() => workspaceOf(ctx.store, ref.id, "options.scope")),
+    ctx.store.read(function* (tx) {
+      return yield* workspaceOf(tx, ref.id, "options.scope");
+    }),
   );
   return { prepared: await reportSavedDrift(savedDrift, prepareRestore(ctx, saved, manifestId)), savedDrift };
 }

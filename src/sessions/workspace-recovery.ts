@@ -5,7 +5,7 @@
 import type { EngineContext } from "./context.js";
 import { headAfter } from "./lineage.js";
 import { SELF_START, isAlive } from "./process-identity.js";
-import { blobOf, manifestFiles, takeSnapshot, type RestoreJournal } from "./workspace.js";
+import { blobsOf, manifestFiles, takeSnapshot, type RestoreJournal } from "./workspace.js";
 import { assertRestorable, removeStaged, restoreWorkspace, type Snapshot } from "./workspace-files.js";
 
 /** What recovery did with one interrupted workspace restore. */
@@ -27,7 +27,9 @@ export interface WorkspaceRecovery {
 }
 
 export async function recoverWorkspaces(ctx: EngineContext): Promise<WorkspaceRecovery[]> {
-  const rows = await ctx.store.read(() => ctx.store.restoringWorkspaces());
+  const rows = await ctx.store.read(function* (tx) {
+    return yield* tx.restoringWorkspaces();
+  });
   const done: WorkspaceRecovery[] = [];
   for (const row of rows) {
     const at = { sessionId: row.sessionId, dir: row.dir };
@@ -52,19 +54,19 @@ async function finishRestore(ctx: EngineContext, sessionId: string, seen: string
   const journal = JSON.parse(seen) as RestoreJournal;
   // Taken over in one write: of several processes recovering at once, one goes on; the others find it alive.
   const mine: RestoreJournal = { ...journal, pid: process.pid, pidStart: SELF_START, pids: [...new Set([...journal.pids, process.pid])] };
-  const read = await ctx.store.write(() => {
-    if (!ctx.store.claimWorkspaceRestore(sessionId, seen, JSON.stringify(mine))) return null;
-    const ws = ctx.store.getWorkspace(sessionId)!;
-    const current = ctx.store.currentOf(sessionId)!;
+  const read = await ctx.store.write({ sessionId }, function* (tx) {
+    if (!(yield* tx.claimWorkspaceRestore(sessionId, seen, JSON.stringify(mine)))) return null;
+    const ws = (yield* tx.getWorkspace(sessionId))!;
+    const current = (yield* tx.currentOf(sessionId))!;
     const branch = current.branch;
-    const head = headAfter(ctx.store, branch, current.last);
+    const head = yield* headAfter(tx, branch, current.last);
     // "both": the conversation moved (or a journaled move of it will be resumed) → finish; otherwise go back.
-    const moved = branch.id !== journal.fromBranchId || head.position !== journal.fromHead || ctx.store.runningMoves(sessionId).length > 0;
+    const moved =
+      branch.id !== journal.fromBranchId || head.position !== journal.fromHead || (yield* tx.runningMoves(sessionId)).length > 0;
     const goal = journal.scope === "both" && !moved ? journal.fromManifestId : journal.manifestId;
-    const target = manifestFiles(ctx.store, goal);
-    const blob = blobOf(ctx.store);
-    const contents = new Map([...new Set(Object.values(target))].map((hash) => [hash, blob(hash)] as const));
-    const versions = [manifestFiles(ctx.store, journal.fromManifestId), manifestFiles(ctx.store, journal.manifestId)] as const;
+    const target = yield* manifestFiles(tx, goal);
+    const contents = yield* blobsOf(tx, Object.values(target));
+    const versions = [yield* manifestFiles(tx, journal.fromManifestId), yield* manifestFiles(tx, journal.manifestId)] as const;
     return { ws, goal, target, contents, versions, back: goal !== journal.manifestId };
   });
   if (!read) return null;
@@ -72,7 +74,9 @@ async function finishRestore(ctx: EngineContext, sessionId: string, seen: string
   const tracked = new Set([...Object.keys(versions[0]), ...Object.keys(versions[1])]);
   const removed = removeStaged(ws.dir, [...tracked], mine.pids, tracked);
   const drift = async (paths: string[], detail: string | null): Promise<Outcome> => {
-    await ctx.store.write(() => ctx.store.setWorkspaceRestoring(sessionId, null));
+    await ctx.store.write({ sessionId }, function* (tx) {
+      return yield* tx.setWorkspaceRestoring(sessionId, null);
+    });
     return { outcome: "drift", paths, detail };
   };
   let disk: Snapshot;
@@ -86,9 +90,9 @@ async function finishRestore(ctx: EngineContext, sessionId: string, seen: string
   const blocked = assertRestorable(ws.dir, Object.keys(target));
   if (blocked) return drift([], blocked);
   restoreWorkspace(ws.dir, disk, target, (hash) => contents.get(hash)!);
-  await ctx.store.write(() => {
-    ctx.store.setWorkspaceManifest(sessionId, goal, ctx.now());
-    ctx.store.setWorkspaceRestoring(sessionId, null);
+  await ctx.store.write({ sessionId }, function* (tx) {
+    yield* tx.setWorkspaceManifest(sessionId, goal, ctx.now());
+    yield* tx.setWorkspaceRestoring(sessionId, null);
   });
   return { outcome: back ? "restored" : "completed", paths: removed, detail: null };
 }

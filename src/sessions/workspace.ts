@@ -8,7 +8,7 @@ import { resolve } from "node:path";
 import { ConflictError, IntegrityError, ValidationError } from "../models/errors.js";
 import { attachWorkspaceInput, directoryPath, idSchema, parseInput } from "../models/inputs.js";
 import type { FilesDiff, WorkspaceInfo } from "../models/types.js";
-import type { CheckpointFilesRow, Store, WorkspaceRow } from "../store/store.js";
+import type { CheckpointFilesRow, Store, WorkspaceRow, Step, Tx } from "../store/port/index.js";
 import { sha256 } from "./integrity.js";
 import type { EngineContext, SessionRef } from "./context.js";
 import { ownedSession, sessionCheckpoint } from "./ownership.js";
@@ -38,38 +38,43 @@ export function takeSnapshot(ctx: EngineContext, ws: Pick<WorkspaceRow, "dir" | 
 }
 
 /** Stores a manifest (`{ path: hash }`) and the contents it needs that are new; returns its id. Inside a write unit. */
-function saveManifest(store: Store, files: Record<string, string>, contents: ReadonlyMap<string, Buffer>): number {
+function* saveManifest(tx: Tx, files: Record<string, string>, contents: ReadonlyMap<string, Buffer>): Step<number> {
   const manifest = manifestOf(files);
-  const known = store.manifestId(manifest.hash);
+  const known = yield* tx.manifestId(manifest.hash);
   if (known !== undefined) return known;
   for (const hash of new Set(Object.values(manifest.files))) {
     const content = contents.get(hash);
-    if (content) store.insertBlob(hash, content);
+    if (content) yield* tx.insertBlob(hash, content);
   }
-  return store.insertManifest(manifest.hash, manifest.body);
+  return yield* tx.putManifest(manifest.hash, manifest.body);
 }
 
 /** Stores a snapshot's contents and manifest (each once); returns the manifest id. Inside a write unit. */
-export function saveSnapshot(store: Store, snapshot: Snapshot): number {
-  return saveManifest(store, manifestOf(snapshot).files, new Map([...snapshot.values()].map((f) => [f.hash, f.content])));
+export function* saveSnapshot(tx: Tx, snapshot: Snapshot): Step<number> {
+  return yield* saveManifest(tx, manifestOf(snapshot).files, new Map([...snapshot.values()].map((f) => [f.hash, f.content])));
 }
 
-export function manifestFiles(store: Store, manifestId: number): Record<string, string> {
-  const manifest = store.getManifest(manifestId);
+export function* manifestFiles(tx: Tx, manifestId: number): Step<Record<string, string>> {
+  const manifest = yield* tx.getManifest(manifestId);
   if (!manifest) throw new IntegrityError(`the workspace snapshot ${manifestId} is missing from the database`);
   return JSON.parse(manifest.body) as Record<string, string>;
 }
 
 /** A stored file content, checked against its address: a damaged blob is never written or shown. */
-export const blobOf =
-  (store: Store) =>
-  (hash: string): Buffer => {
-    const content = store.getBlob(hash);
-    if (!content || sha256(content) !== hash) {
-      throw new IntegrityError(`stored file content ${hash} is missing or does not match its hash`);
-    }
-    return content;
-  };
+export function* blobOf(tx: Tx, hash: string): Step<Buffer> {
+  const content = yield* tx.getBlob(hash);
+  if (!content || sha256(content) !== hash) {
+    throw new IntegrityError(`stored file content ${hash} is missing or does not match its hash`);
+  }
+  return content;
+}
+
+/** The stored contents of `hashes`, each checked (see `blobOf`). */
+export function* blobsOf(tx: Tx, hashes: Iterable<string>): Step<Map<string, Buffer>> {
+  const contents = new Map<string, Buffer>();
+  for (const hash of new Set(hashes)) contents.set(hash, yield* blobOf(tx, hash));
+  return contents;
+}
 
 /** The real path of a directory, so the database's own files are recognized however the path was spelled. */
 function realDir(dir: string): string | null {
@@ -92,24 +97,24 @@ export async function attachWorkspace(
   const dir = realDir(given);
   if (!dir) throw new ValidationError("dir", `${resolve(given)} is not a directory`);
   const exclude = JSON.stringify(o.exclude ?? []);
-  const pending = await ctx.store.read(() => {
-    ownedSession(ctx.store, ref.id, ref.userId);
-    return ctx.store.getWorkspace(ref.id);
+  const pending = await ctx.store.read(function* (tx) {
+    yield* ownedSession(tx, ref.id, ref.userId);
+    return yield* tx.getWorkspace(ref.id);
   });
   if (pending) assertNoRestorePending(pending);
   const taken = takeSnapshot(ctx, { dir, exclude });
-  await ctx.store.write(() => {
-    ownedSession(ctx.store, ref.id, ref.userId);
-    const ws = ctx.store.getWorkspace(ref.id);
+  await ctx.store.write({ sessionId: ref.id }, function* (tx) {
+    yield* ownedSession(tx, ref.id, ref.userId);
+    const ws = yield* tx.getWorkspace(ref.id);
     if (ws) assertNoRestorePending(ws);
-    ctx.store.putWorkspace({ sessionId: ref.id, dir, exclude, manifestId: saveSnapshot(ctx.store, taken.files), updatedAt: ctx.now() });
+    yield* tx.putWorkspace({ sessionId: ref.id, dir, exclude, manifestId: yield* saveSnapshot(tx, taken.files), updatedAt: ctx.now() });
   });
   return { dir, exclude: o.exclude ?? [], files: taken.files.size };
 }
 
 /** The session's workspace, or a ValidationError naming what needs one. */
-export function workspaceOf(store: Store, sessionId: string, what: string): WorkspaceRow {
-  const ws = store.getWorkspace(sessionId);
+export function* workspaceOf(tx: Tx, sessionId: string, what: string): Step<WorkspaceRow> {
+  const ws = yield* tx.getWorkspace(sessionId);
   if (!ws) throw new ValidationError(what, "the session has no workspace: call attachWorkspace(dir) first");
   return ws;
 }
@@ -126,8 +131,8 @@ function sameConfig(files: CheckpointFilesRow, ws: WorkspaceRow, field: string, 
 }
 
 /** The files a checkpoint captured. */
-function checkpointFiles(store: Store, checkpointId: string, field: string): CheckpointFilesRow {
-  const files = store.checkpointManifest(checkpointId);
+function* checkpointFiles(tx: Tx, checkpointId: string, field: string): Step<CheckpointFilesRow> {
+  const files = yield* tx.checkpointManifest(checkpointId);
   if (!files) throw new ValidationError(field, `checkpoint ${checkpointId} holds no files (it was taken without a workspace)`);
   return files;
 }
@@ -135,31 +140,32 @@ function checkpointFiles(store: Store, checkpointId: string, field: string): Che
 export async function diffFiles(ctx: EngineContext, ref: SessionRef, checkpointInput: unknown, targetInput: unknown): Promise<FilesDiff> {
   const checkpointId = parseInput(idSchema, checkpointInput, "checkpointId");
   const target = parseInput(idSchema, targetInput, "target");
-  const { ws, from, to } = await ctx.store.read(() => {
-    const session = ownedSession(ctx.store, ref.id, ref.userId);
-    const ws = workspaceOf(ctx.store, session.id, "diffFiles");
-    const fromRow = checkpointFiles(ctx.store, sessionCheckpoint(ctx.store, session, checkpointId, ctx.now()).id, "checkpointId");
-    const from = manifestFiles(
-      ctx.store,
+  const { ws, from, to } = await ctx.store.read(function* (tx) {
+    const session = yield* ownedSession(tx, ref.id, ref.userId);
+    const ws = yield* workspaceOf(tx, session.id, "diffFiles");
+    const fromRow = yield* checkpointFiles(tx, (yield* sessionCheckpoint(tx, session, checkpointId, ctx.now())).id, "checkpointId");
+    const from = yield* manifestFiles(
+      tx,
       (target === "disk" ? sameConfig(fromRow, ws, "checkpointId", `checkpoint ${checkpointId}`) : fromRow).manifestId,
     );
     const to =
       target === "disk"
         ? null
-        : manifestFiles(
-            ctx.store,
-            checkpointFiles(ctx.store, sessionCheckpoint(ctx.store, session, target, ctx.now()).id, "target").manifestId,
+        : yield* manifestFiles(
+            tx,
+            (yield* checkpointFiles(tx, (yield* sessionCheckpoint(tx, session, target, ctx.now())).id, "target")).manifestId,
           );
     return { ws, from, to };
   });
   const disk = to === null ? takeSnapshot(ctx, ws).files : null;
   const toFiles = to ?? manifestOf(disk!).files;
   const diskContent = new Map([...(disk?.values() ?? [])].map((f) => [f.hash, f.content]));
-  const patch = await ctx.store.read(() => {
-    const blob = blobOf(ctx.store);
-    return filesPatch(from, toFiles, (hash) => diskContent.get(hash) ?? blob(hash));
-  });
   const paths = changedPaths(from, toFiles);
+  const needed = paths.flatMap((p) => [from[p], toFiles[p]]).filter((h): h is string => h !== undefined && !diskContent.has(h));
+  const stored = await ctx.store.read(function* (tx) {
+    return yield* blobsOf(tx, needed);
+  });
+  const patch = filesPatch(from, toFiles, (hash) => diskContent.get(hash) ?? stored.get(hash)!);
   return {
     added: paths.filter((p) => from[p] === undefined),
     modified: paths.filter((p) => from[p] !== undefined && toFiles[p] !== undefined),
@@ -173,17 +179,17 @@ export async function diffFiles(ctx: EngineContext, ref: SessionRef, checkpointI
  * checkpoint with files on the target lineage at or before the target position. Read under the current workspace
  * configuration only.
  */
-export function targetFiles(
-  store: Store,
+export function* targetFiles(
+  tx: Tx,
   ws: WorkspaceRow,
   target: { branchId: string; position: number },
   checkpointId: string | null,
-): number {
-  let found = checkpointId ? store.checkpointManifest(checkpointId) : undefined;
-  const segments = store.lineage(target.branchId, target.position);
+): Step<number> {
+  let found = checkpointId ? yield* tx.checkpointManifest(checkpointId) : undefined;
+  const segments = yield* tx.lineage(target.branchId, target.position);
   for (let i = segments.length - 1; i >= 0 && !found; i--) {
     const s = segments[i]!;
-    found = store.lastCheckpointFiles(s.branchId, s.after, s.upTo);
+    found = yield* tx.lastCheckpointFiles(s.branchId, s.after, s.upTo);
   }
   if (!found) throw new ValidationError("options.scope", "no checkpoint on the target's lineage captured the workspace's files");
   return sameConfig(found, ws, "options.scope", "the target's checkpoint").manifestId;
@@ -204,13 +210,11 @@ export async function prepareRestore(
 ): Promise<PreparedRestore> {
   assertNoRestorePending(ws);
   const disk = takeSnapshot(ctx, ws).files;
-  const { known, target, contents } = await ctx.store.read(() => {
-    assertNoMoveRunning(ctx.store, ws);
-    const target = manifestFiles(ctx.store, manifestId);
-    const blob = blobOf(ctx.store);
-    const contents = new Map<string, Buffer>();
-    for (const hash of new Set(Object.values(target))) contents.set(hash, blob(hash));
-    return { known: manifestFiles(ctx.store, ws.manifestId), target, contents };
+  const { known, target, contents } = await ctx.store.read(function* (tx) {
+    yield* assertNoMoveRunning(tx, ws);
+    const target = yield* manifestFiles(tx, manifestId);
+    const contents = yield* blobsOf(tx, Object.values(target));
+    return { known: yield* manifestFiles(tx, ws.manifestId), target, contents };
   });
   const drifted = changedPaths(known, manifestOf(disk).files);
   if (drifted.length > 0 && !allowDrift) {
@@ -255,14 +259,14 @@ export async function restoreFiles(
     pidStart: SELF_START,
     pids: [process.pid],
   };
-  await ctx.store.write(() => {
+  await ctx.store.write({ sessionId }, function* (tx) {
     // Another process (or handle) may have restored, re-attached or pruned since `prepareRestore` checked: the
     // journal is written only onto the workspace that was checked, and no other restore can start once it is.
-    const now = ctx.store.getWorkspace(sessionId);
+    const now = yield* tx.getWorkspace(sessionId);
     if (now?.restoring) {
       throw new ConflictError(`the workspace ${p.ws.dir} is being restored by another move; try again when it ends`, "MOVE_IN_PROGRESS");
     }
-    assertNoMoveRunning(ctx.store, p.ws);
+    yield* assertNoMoveRunning(tx, p.ws);
     if (!now || now.manifestId !== p.ws.manifestId || now.dir !== p.ws.dir || now.exclude !== p.ws.exclude) {
       throw new ConflictError(
         `the workspace ${p.ws.dir} changed (another process moved or re-attached it) since this move checked it; move again`,
@@ -270,8 +274,8 @@ export async function restoreFiles(
       );
     }
     // The target's snapshot, stored again if a prune took it since it was read (otherwise its id, unchanged).
-    journal.manifestId = saveManifest(ctx.store, p.target, p.contents);
-    ctx.store.setWorkspaceRestoring(sessionId, JSON.stringify(journal));
+    journal.manifestId = yield* saveManifest(tx, p.target, p.contents);
+    yield* tx.setWorkspaceRestoring(sessionId, JSON.stringify(journal));
   });
   let changed: { written: string[]; deleted: string[] };
   try {
@@ -281,16 +285,18 @@ export async function restoreFiles(
     if (unchangedSince(ctx, p.ws, current)) await endRestore(ctx, sessionId);
     throw error;
   }
-  await ctx.store.write(() => {
-    ctx.store.setWorkspaceManifest(sessionId, journal.manifestId, ctx.now());
-    if (move.scope === "files") ctx.store.setWorkspaceRestoring(sessionId, null);
+  await ctx.store.write({ sessionId }, function* (tx) {
+    yield* tx.setWorkspaceManifest(sessionId, journal.manifestId, ctx.now());
+    if (move.scope === "files") yield* tx.setWorkspaceRestoring(sessionId, null);
   });
   return changed;
 }
 
 /** Clears the restore journal: the move it belonged to is over (done, or refused with nothing moved). */
 export async function endRestore(ctx: EngineContext, sessionId: string): Promise<void> {
-  await ctx.store.write(() => ctx.store.setWorkspaceRestoring(sessionId, null));
+  await ctx.store.write({ sessionId }, function* (tx) {
+    return yield* tx.setWorkspaceRestoring(sessionId, null);
+  });
 }
 
 function unchangedSince(ctx: EngineContext, ws: WorkspaceRow, before: Snapshot): boolean {
@@ -330,8 +336,8 @@ export function assertNoRestorePending(ws: WorkspaceRow): void {
  * A ConflictError while a move of the session's world runs its tools (in any process): their undo and replay handlers
  * change these files, and a restore under them would overwrite what they do, or be taken for drift.
  */
-function assertNoMoveRunning(store: Store, ws: WorkspaceRow): void {
-  const running = store.runningMoves(ws.sessionId);
+function* assertNoMoveRunning(tx: Tx, ws: WorkspaceRow): Step<void> {
+  const running = yield* tx.runningMoves(ws.sessionId);
   if (running.length === 0) return;
   throw new ConflictError(
     `a move of this session is under way (${running.map((m) => `${m.id}, process ${m.pid}`).join("; ")}) and its tools change the workspace ${ws.dir}; ` +
@@ -357,14 +363,16 @@ export function filesBefore(ctx: EngineContext, ws: WorkspaceRow | undefined): S
 export async function absorbChanges(ctx: EngineContext, sessionId: string, before: Snapshot | null): Promise<void> {
   if (!before) return;
   try {
-    const ws = await ctx.store.read(() => ctx.store.getWorkspace(sessionId));
+    const ws = await ctx.store.read(function* (tx) {
+      return yield* tx.getWorkspace(sessionId);
+    });
     if (!ws) return;
     const after = takeSnapshot(ctx, ws).files;
     const touched = changedPaths(manifestOf(before).files, manifestOf(after).files);
     if (touched.length === 0) return;
-    await ctx.store.write(() => {
-      const current = ctx.store.getWorkspace(sessionId)!;
-      const known = manifestFiles(ctx.store, current.manifestId);
+    await ctx.store.write({ sessionId }, function* (tx) {
+      const current = (yield* tx.getWorkspace(sessionId))!;
+      const known = yield* manifestFiles(tx, current.manifestId);
       for (const path of touched) {
         const file = after.get(path);
         if (file) known[path] = file.hash;
@@ -373,7 +381,7 @@ export async function absorbChanges(ctx: EngineContext, sessionId: string, befor
       const contents = new Map(
         touched.flatMap((path) => (after.has(path) ? [[after.get(path)!.hash, after.get(path)!.content] as const] : [])),
       );
-      ctx.store.setWorkspaceManifest(sessionId, saveManifest(ctx.store, known, contents), ctx.now());
+      yield* tx.setWorkspaceManifest(sessionId, yield* saveManifest(tx, known, contents), ctx.now());
     });
   } catch (error) {
     // The tool call or move itself succeeded; its file changes then count as drift until the next checkpoint.
@@ -382,17 +390,17 @@ export async function absorbChanges(ctx: EngineContext, sessionId: string, befor
 }
 
 /** Problems with the files a checkpoint captured (for `verify`): the manifest and every content against their hashes. */
-export function checkpointFilesProblems(store: Store, checkpointId: string): string[] {
-  const files = store.checkpointManifest(checkpointId);
+export function* checkpointFilesProblems(tx: Tx, checkpointId: string): Step<string[]> {
+  const files = yield* tx.checkpointManifest(checkpointId);
   if (!files) return [];
-  const manifest = store.getManifest(files.manifestId);
+  const manifest = yield* tx.getManifest(files.manifestId);
   const paths = manifest ? (JSON.parse(manifest.body) as Record<string, string>) : null;
   if (!manifest || !paths || manifestOf(paths).hash !== manifest.hash) return ["its file manifest is missing or does not match its hash"];
-  const blob = blobOf(store);
+
   const problems: string[] = [];
   for (const [path, hash] of Object.entries(paths)) {
     try {
-      blob(hash);
+      yield* blobOf(tx, hash);
     } catch {
       problems.push(`its file ${path} is missing or does not match its hash`);
     }

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
 import { VerifiedItemsCache, isPlainText } from "../../src/langgraph/verified-items.js";
-import type { EntryRow } from "../../src/store/store.js";
+import type { EntryRow } from "../../src/store/port/index.js";
 
 /** A plain `{ role, content }` item the saver stored (marked as the graph's own, not a message written through forkpoint). */
 const row = (branchId: string, position: number, text: string): EntryRow => ({

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { readMigrationFiles } from "drizzle-orm/migrator";
 import { describe, expect, it } from "vitest";
 import { MODULE_PATH, renderMigrationsModule, root } from "../../scripts/generate-migrations.js";
-import { MIGRATIONS } from "../../src/store/migrations.generated.js";
+import { MIGRATIONS } from "../../src/store/sqlite/migrations.generated.js";
 
 describe("embedded migrations", () => {
   it("the generated module is what drizzle/ generates today (run `npm run db:generate` after changing the schema)", () => {
@@ -12,7 +12,7 @@ describe("embedded migrations", () => {
   });
 
   it("hold the statements, hashes and times drizzle's own migrator reads, so migrated databases keep matching", () => {
-    const drizzle = readMigrationFiles({ migrationsFolder: join(root, "drizzle") });
+    const drizzle = readMigrationFiles({ migrationsFolder: join(root, "drizzle", "sqlite") });
     expect(MIGRATIONS.map(({ sql, hash, folderMillis }) => ({ sql, hash, folderMillis }))).toEqual(
       drizzle.map(({ sql, hash, folderMillis }) => ({ sql, hash, folderMillis })),
     );

@@ -2,7 +2,7 @@
 import Database from "better-sqlite3";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { prepare } from "../../src/store/object-rows.js";
+import { prepare } from "../../src/store/sqlite/object-rows.js";
 import { makeTempDir, removeDir } from "../helpers.js";
 
 let dir: string;

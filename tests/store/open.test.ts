@@ -5,12 +5,12 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { DatabaseError, ForkpointError, ValidationError, openForkpoint } from "../../src/index.js";
-import { SqliteStore } from "../../src/store/sqlite-store.js";
+import { SqliteStore } from "../../src/store/sqlite/store.js";
 import { dumpDatabase, rejectionOf, tempDatabases, thrownBy, withRawDatabase } from "../helpers.js";
 
 const dbs = tempDatabases();
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const journal = JSON.parse(fs.readFileSync(path.join(ROOT, "drizzle", "meta", "_journal.json"), "utf8")) as {
+const journal = JSON.parse(fs.readFileSync(path.join(ROOT, "drizzle", "sqlite", "meta", "_journal.json"), "utf8")) as {
   entries: { when: number; tag: string }[];
 };
 

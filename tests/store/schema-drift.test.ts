@@ -27,14 +27,14 @@ describe("schema drift", () => {
   it("drizzle-kit generate against a copy of drizzle/ produces no new migration", () => {
     tmp = makeTempDir("forkpoint-drift-");
     const out = path.join(tmp, "drizzle");
-    fs.cpSync(path.join(ROOT, "drizzle"), out, { recursive: true });
+    fs.cpSync(path.join(ROOT, "drizzle", "sqlite"), out, { recursive: true });
     const before = listFiles(out);
     const journalBefore = fs.readFileSync(path.join(out, "meta", "_journal.json"), "utf8");
 
     // drizzle-kit prefixes --out with "./", so it must be relative to the working directory.
     const log = execFileSync(
       DRIZZLE_KIT,
-      ["generate", "--dialect", "sqlite", "--schema", "src/store/schema.ts", "--out", path.relative(ROOT, out)],
+      ["generate", "--dialect", "sqlite", "--schema", "src/store/sqlite/schema.ts", "--out", path.relative(ROOT, out)],
       { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] },
     );
 
@@ -44,7 +44,7 @@ describe("schema drift", () => {
   });
 
   it("the journal lists exactly the .sql files of drizzle/", () => {
-    const dir = path.join(ROOT, "drizzle");
+    const dir = path.join(ROOT, "drizzle", "sqlite");
     const journal = JSON.parse(fs.readFileSync(path.join(dir, "meta", "_journal.json"), "utf8")) as { entries: { tag: string }[] };
     const sql = fs
       .readdirSync(dir)

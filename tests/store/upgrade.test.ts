@@ -5,7 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { defineTool, openForkpoint } from "../../src/index.js";
-import { openDatabase } from "../../src/store/open-database.js";
+import { openDatabase } from "../../src/store/sqlite/open.js";
 import { makeTempDir, removeDir, withRawDatabase } from "../helpers.js";
 
 // Written through the public API at commit af5aaca (schema 0000); tests/fixtures/databases/README.md lists its content.

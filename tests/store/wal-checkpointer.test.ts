@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
 import { openForkpoint } from "../../src/index.js";
-import { SqliteStore } from "../../src/store/sqlite-store.js";
+import { SqliteStore } from "../../src/store/sqlite/store.js";
 import { tempDatabases, thrownBy } from "../helpers.js";
 
 const dbs = tempDatabases();
@@ -21,7 +21,10 @@ function openStore(file: string, walWorker = true): SqliteStore {
 
 async function writeFiller(store: SqliteStore, count: number): Promise<void> {
   const insert = store.db.prepare("INSERT INTO filler VALUES (randomblob(3000))");
-  for (let i = 0; i < count; i++) await store.write(() => insert.run());
+  for (let i = 0; i < count; i++)
+    await store.write({ global: true }, function* () {
+      insert.run();
+    });
 }
 
 /** The id the next worker thread gets: ids count every thread this process has started, ours included. */

@@ -45,6 +45,10 @@ export interface Store {
   query<T>(body: Body<T>): Promise<T>;
   close(): Promise<void>;
   readonly closed: boolean;
+  /** True while a unit of work runs on this handle and its caller is inside it (a synchronous store's body). */
+  readonly inUnit: boolean;
+  /** A synchronous store's read, run at once and returning its value; absent on asynchronous stores. */
+  readNow?<T>(body: Body<T>): T;
 
   /** Gives free space back to the file system (SQLite VACUUM); outside any unit of work. */
   vacuum(): Promise<void>;

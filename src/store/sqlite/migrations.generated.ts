@@ -10,10 +10,10 @@ export interface EmbeddedMigration {
 
 export const MIGRATIONS: readonly EmbeddedMigration[] = [
   {
-    tag: "0000_init",
-    folderMillis: 1795357587556,
-    hash: "54714fd191ae71460388229cfc533e219e69354e464a16e21011aead04b2bb61",
-    sql: [
+    "tag": "0000_init",
+    "folderMillis": 1795357587556,
+    "hash": "54714fd191ae71460388229cfc533e219e69354e464a16e21011aead04b2bb61",
+    "sql": [
       "CREATE TABLE `applied` (\n\t`entry_id` text PRIMARY KEY NOT NULL,\n\t`session_id` text NOT NULL,\n\t`result` text,\n\t`applied_seq` integer NOT NULL,\n\t`applied_at` integer NOT NULL,\n\tFOREIGN KEY (`entry_id`) REFERENCES `entries`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
       "\nCREATE INDEX `applied_session_seq` ON `applied` (`session_id`,`applied_seq`);",
       "\nCREATE TABLE `branches` (\n\t`seq` integer PRIMARY KEY AUTOINCREMENT NOT NULL,\n\t`id` text NOT NULL,\n\t`session_id` text NOT NULL,\n\t`parent_id` text,\n\t`fork_checkpoint_id` text,\n\t`fork_position` integer NOT NULL,\n\t`fork_entry_id` text,\n\t`name` text,\n\t`reason` text NOT NULL,\n\t`created_at` integer NOT NULL,\n\tFOREIGN KEY (`session_id`) REFERENCES `sessions`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
@@ -40,19 +40,19 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
       "\nCREATE INDEX `sessions_user_seq` ON `sessions` (`user_id`,`seq`);",
       "\nCREATE TABLE `state_snapshots` (\n\t`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,\n\t`hash` text NOT NULL,\n\t`body` text NOT NULL\n);\n",
       "\nCREATE UNIQUE INDEX `state_snapshots_hash` ON `state_snapshots` (`hash`);",
-      "\nCREATE TABLE `tool_results` (\n\t`entry_id` text PRIMARY KEY NOT NULL,\n\t`status` text NOT NULL,\n\t`result` text,\n\t`error` text,\n\t`hash` text NOT NULL,\n\t`completed_at` integer NOT NULL,\n\tFOREIGN KEY (`entry_id`) REFERENCES `entries`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
-    ],
+      "\nCREATE TABLE `tool_results` (\n\t`entry_id` text PRIMARY KEY NOT NULL,\n\t`status` text NOT NULL,\n\t`result` text,\n\t`error` text,\n\t`hash` text NOT NULL,\n\t`completed_at` integer NOT NULL,\n\tFOREIGN KEY (`entry_id`) REFERENCES `entries`(`id`) ON UPDATE no action ON DELETE no action\n);\n"
+    ]
   },
   {
-    tag: "0001_rowids_listing_index_imported_calls_pid_start",
-    folderMillis: 1795364198666,
-    hash: "226989d7bbbf1d6de19a6e07f4b4df17a17209f8bc1705b32279d8683bf8c4c9",
-    sql: [
+    "tag": "0001_rowids_listing_index_imported_calls_pid_start",
+    "folderMillis": 1795364198666,
+    "hash": "226989d7bbbf1d6de19a6e07f4b4df17a17209f8bc1705b32279d8683bf8c4c9",
+    "sql": [
       "CREATE TABLE `imported_calls` (\n\t`entry_id` text PRIMARY KEY NOT NULL,\n\t`session_id` text NOT NULL,\n\tFOREIGN KEY (`entry_id`) REFERENCES `entries`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
       "\nCREATE INDEX `imported_calls_session` ON `imported_calls` (`session_id`);",
       "\nPRAGMA foreign_keys=OFF;",
       "\nCREATE TABLE `__new_checkpoints` (\n\t`seq` integer PRIMARY KEY NOT NULL,\n\t`id` text NOT NULL,\n\t`session_id` text NOT NULL,\n\t`branch_id` text NOT NULL,\n\t`position` integer NOT NULL,\n\t`name` text,\n\t`auto` integer NOT NULL,\n\t`metadata` text,\n\t`user_id` text NOT NULL,\n\t`state_id` integer,\n\t`head_hash` text NOT NULL,\n\t`checksum` text NOT NULL,\n\t`created_at` integer NOT NULL,\n\t`expires_at` integer,\n\tFOREIGN KEY (`session_id`) REFERENCES `sessions`(`id`) ON UPDATE no action ON DELETE no action,\n\tFOREIGN KEY (`branch_id`) REFERENCES `branches`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
-      '\nINSERT INTO `__new_checkpoints`("seq", "id", "session_id", "branch_id", "position", "name", "auto", "metadata", "user_id", "state_id", "head_hash", "checksum", "created_at", "expires_at") SELECT "seq", "id", "session_id", "branch_id", "position", "name", "auto", "metadata", "user_id", "state_id", "head_hash", "checksum", "created_at", "expires_at" FROM `checkpoints`;',
+      "\nINSERT INTO `__new_checkpoints`(\"seq\", \"id\", \"session_id\", \"branch_id\", \"position\", \"name\", \"auto\", \"metadata\", \"user_id\", \"state_id\", \"head_hash\", \"checksum\", \"created_at\", \"expires_at\") SELECT \"seq\", \"id\", \"session_id\", \"branch_id\", \"position\", \"name\", \"auto\", \"metadata\", \"user_id\", \"state_id\", \"head_hash\", \"checksum\", \"created_at\", \"expires_at\" FROM `checkpoints`;",
       "\nDROP TABLE `checkpoints`;",
       "\nALTER TABLE `__new_checkpoints` RENAME TO `checkpoints`;",
       "\nPRAGMA foreign_keys=ON;",
@@ -61,62 +61,66 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
       "\nCREATE INDEX `checkpoints_user_session_seq` ON `checkpoints` (`user_id`,`session_id`,`seq`);",
       "\nCREATE INDEX `checkpoints_expires` ON `checkpoints` (`expires_at`) WHERE expires_at IS NOT NULL;",
       "\nCREATE TABLE `__new_branches` (\n\t`seq` integer PRIMARY KEY NOT NULL,\n\t`id` text NOT NULL,\n\t`session_id` text NOT NULL,\n\t`parent_id` text,\n\t`fork_checkpoint_id` text,\n\t`fork_position` integer NOT NULL,\n\t`fork_entry_id` text,\n\t`name` text,\n\t`reason` text NOT NULL,\n\t`created_at` integer NOT NULL,\n\tFOREIGN KEY (`session_id`) REFERENCES `sessions`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
-      '\nINSERT INTO `__new_branches`("seq", "id", "session_id", "parent_id", "fork_checkpoint_id", "fork_position", "fork_entry_id", "name", "reason", "created_at") SELECT "seq", "id", "session_id", "parent_id", "fork_checkpoint_id", "fork_position", "fork_entry_id", "name", "reason", "created_at" FROM `branches`;',
+      "\nINSERT INTO `__new_branches`(\"seq\", \"id\", \"session_id\", \"parent_id\", \"fork_checkpoint_id\", \"fork_position\", \"fork_entry_id\", \"name\", \"reason\", \"created_at\") SELECT \"seq\", \"id\", \"session_id\", \"parent_id\", \"fork_checkpoint_id\", \"fork_position\", \"fork_entry_id\", \"name\", \"reason\", \"created_at\" FROM `branches`;",
       "\nDROP TABLE `branches`;",
       "\nALTER TABLE `__new_branches` RENAME TO `branches`;",
       "\nCREATE UNIQUE INDEX `branches_id` ON `branches` (`id`);",
       "\nCREATE INDEX `branches_session` ON `branches` (`session_id`);",
       "\nCREATE TABLE `__new_entries` (\n\t`seq` integer PRIMARY KEY NOT NULL,\n\t`id` text NOT NULL,\n\t`branch_id` text NOT NULL,\n\t`position` integer NOT NULL,\n\t`kind` text NOT NULL,\n\t`role` text,\n\t`content` text,\n\t`tool` text,\n\t`call_id` text,\n\t`client_id` text,\n\t`metadata` text,\n\t`state_id` integer,\n\t`msg_count` integer NOT NULL,\n\t`hash` blob NOT NULL,\n\t`created_at` integer NOT NULL,\n\tFOREIGN KEY (`branch_id`) REFERENCES `branches`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
-      '\nINSERT INTO `__new_entries`("seq", "id", "branch_id", "position", "kind", "role", "content", "tool", "call_id", "client_id", "metadata", "state_id", "msg_count", "hash", "created_at") SELECT "seq", "id", "branch_id", "position", "kind", "role", "content", "tool", "call_id", "client_id", "metadata", "state_id", "msg_count", "hash", "created_at" FROM `entries`;',
+      "\nINSERT INTO `__new_entries`(\"seq\", \"id\", \"branch_id\", \"position\", \"kind\", \"role\", \"content\", \"tool\", \"call_id\", \"client_id\", \"metadata\", \"state_id\", \"msg_count\", \"hash\", \"created_at\") SELECT \"seq\", \"id\", \"branch_id\", \"position\", \"kind\", \"role\", \"content\", \"tool\", \"call_id\", \"client_id\", \"metadata\", \"state_id\", \"msg_count\", \"hash\", \"created_at\" FROM `entries`;",
       "\nDROP TABLE `entries`;",
       "\nALTER TABLE `__new_entries` RENAME TO `entries`;",
       "\nCREATE UNIQUE INDEX `entries_id` ON `entries` (`id`);",
       "\nCREATE UNIQUE INDEX `entries_branch_position` ON `entries` (`branch_id`,`position`);",
       "\nCREATE INDEX `entries_branch_tools` ON `entries` (`branch_id`,`position`) WHERE kind = 'tool';",
       "\nCREATE TABLE `__new_sessions` (\n\t`seq` integer PRIMARY KEY NOT NULL,\n\t`id` text NOT NULL,\n\t`user_id` text NOT NULL,\n\t`title` text,\n\t`metadata` text,\n\t`current_branch_id` text NOT NULL,\n\t`origin_session_id` text,\n\t`origin_checkpoint_id` text,\n\t`has_tools` integer DEFAULT false NOT NULL,\n\t`created_at` integer NOT NULL,\n\t`updated_at` integer NOT NULL\n);\n",
-      '\nINSERT INTO `__new_sessions`("seq", "id", "user_id", "title", "metadata", "current_branch_id", "origin_session_id", "origin_checkpoint_id", "has_tools", "created_at", "updated_at") SELECT "seq", "id", "user_id", "title", "metadata", "current_branch_id", "origin_session_id", "origin_checkpoint_id", "has_tools", "created_at", "updated_at" FROM `sessions`;',
+      "\nINSERT INTO `__new_sessions`(\"seq\", \"id\", \"user_id\", \"title\", \"metadata\", \"current_branch_id\", \"origin_session_id\", \"origin_checkpoint_id\", \"has_tools\", \"created_at\", \"updated_at\") SELECT \"seq\", \"id\", \"user_id\", \"title\", \"metadata\", \"current_branch_id\", \"origin_session_id\", \"origin_checkpoint_id\", \"has_tools\", \"created_at\", \"updated_at\" FROM `sessions`;",
       "\nDROP TABLE `sessions`;",
       "\nALTER TABLE `__new_sessions` RENAME TO `sessions`;",
       "\nCREATE UNIQUE INDEX `sessions_id` ON `sessions` (`id`);",
       "\nCREATE INDEX `sessions_user_seq` ON `sessions` (`user_id`,`seq`);",
-      "\nALTER TABLE `moves` ADD `pid_start` text;",
-    ],
+      "\nALTER TABLE `moves` ADD `pid_start` text;"
+    ]
   },
   {
-    tag: "0002_workspaces",
-    folderMillis: 1795364778164,
-    hash: "94b212ea440da3d332b97e2fd8da8a0c94449fe05e710cc107387b08f53024bf",
-    sql: [
+    "tag": "0002_workspaces",
+    "folderMillis": 1795364778164,
+    "hash": "94b212ea440da3d332b97e2fd8da8a0c94449fe05e710cc107387b08f53024bf",
+    "sql": [
       "CREATE TABLE `checkpoint_files` (\n\t`checkpoint_id` text PRIMARY KEY NOT NULL,\n\t`manifest_id` integer NOT NULL,\n\t`dir` text NOT NULL,\n\t`exclude` text NOT NULL,\n\tFOREIGN KEY (`checkpoint_id`) REFERENCES `checkpoints`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
       "\nCREATE TABLE `file_blobs` (\n\t`hash` text PRIMARY KEY NOT NULL,\n\t`content` blob NOT NULL\n);\n",
       "\nCREATE TABLE `file_manifests` (\n\t`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,\n\t`hash` text NOT NULL,\n\t`body` text NOT NULL\n);\n",
       "\nCREATE UNIQUE INDEX `file_manifests_hash` ON `file_manifests` (`hash`);",
       "\nCREATE TABLE `workspaces` (\n\t`session_id` text PRIMARY KEY NOT NULL,\n\t`dir` text NOT NULL,\n\t`exclude` text NOT NULL,\n\t`manifest_id` integer NOT NULL,\n\t`updated_at` integer NOT NULL,\n\tFOREIGN KEY (`session_id`) REFERENCES `sessions`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
-      "\nALTER TABLE `sessions` ADD `has_workspace` integer DEFAULT false NOT NULL;",
-    ],
+      "\nALTER TABLE `sessions` ADD `has_workspace` integer DEFAULT false NOT NULL;"
+    ]
   },
   {
-    tag: "0003_workspace_restore_journal",
-    folderMillis: 1795372440215,
-    hash: "21dac7f031acc9e3d2be29409277afa178043896010379a874a31b06d83a9e54",
-    sql: ["ALTER TABLE `workspaces` ADD `restoring` text;"],
+    "tag": "0003_workspace_restore_journal",
+    "folderMillis": 1795372440215,
+    "hash": "21dac7f031acc9e3d2be29409277afa178043896010379a874a31b06d83a9e54",
+    "sql": [
+      "ALTER TABLE `workspaces` ADD `restoring` text;"
+    ]
   },
   {
-    tag: "0004_langgraph_saver",
-    folderMillis: 1795375948136,
-    hash: "efde0476acaa83b2d22dc3c2904372559cbf84770c85a6c75ad9eb940a2c61f8",
-    sql: [
+    "tag": "0004_langgraph_saver",
+    "folderMillis": 1795375948136,
+    "hash": "efde0476acaa83b2d22dc3c2904372559cbf84770c85a6c75ad9eb940a2c61f8",
+    "sql": [
       "CREATE TABLE `lg_blobs` (\n\t`session_id` text NOT NULL,\n\t`channel` text NOT NULL,\n\t`version` text NOT NULL,\n\t`type` text NOT NULL,\n\t`value` blob NOT NULL,\n\tPRIMARY KEY(`session_id`, `channel`, `version`)\n);\n",
       "\nCREATE TABLE `lg_checkpoints` (\n\t`session_id` text NOT NULL,\n\t`checkpoint_id` text NOT NULL,\n\t`parent_checkpoint_id` text,\n\t`fp_checkpoint_id` text NOT NULL,\n\t`type` text NOT NULL,\n\t`checkpoint` blob NOT NULL,\n\t`metadata_type` text NOT NULL,\n\t`metadata` blob NOT NULL,\n\t`messages_version` text,\n\tPRIMARY KEY(`session_id`, `checkpoint_id`),\n\tFOREIGN KEY (`fp_checkpoint_id`) REFERENCES `checkpoints`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
       "\nCREATE TABLE `lg_threads` (\n\t`user_id` text NOT NULL,\n\t`thread_id` text NOT NULL,\n\t`checkpoint_ns` text NOT NULL,\n\t`session_id` text NOT NULL,\n\t`start_checkpoint_id` text NOT NULL,\n\tPRIMARY KEY(`user_id`, `thread_id`, `checkpoint_ns`),\n\tFOREIGN KEY (`session_id`) REFERENCES `sessions`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
       "\nCREATE UNIQUE INDEX `lg_threads_session` ON `lg_threads` (`session_id`);",
-      "\nCREATE TABLE `lg_writes` (\n\t`session_id` text NOT NULL,\n\t`checkpoint_id` text NOT NULL,\n\t`task_id` text NOT NULL,\n\t`idx` integer NOT NULL,\n\t`channel` text NOT NULL,\n\t`type` text NOT NULL,\n\t`value` blob NOT NULL,\n\t`task_path` text DEFAULT '' NOT NULL,\n\tPRIMARY KEY(`session_id`, `checkpoint_id`, `task_id`, `idx`)\n);\n",
-    ],
+      "\nCREATE TABLE `lg_writes` (\n\t`session_id` text NOT NULL,\n\t`checkpoint_id` text NOT NULL,\n\t`task_id` text NOT NULL,\n\t`idx` integer NOT NULL,\n\t`channel` text NOT NULL,\n\t`type` text NOT NULL,\n\t`value` blob NOT NULL,\n\t`task_path` text DEFAULT '' NOT NULL,\n\tPRIMARY KEY(`session_id`, `checkpoint_id`, `task_id`, `idx`)\n);\n"
+    ]
   },
   {
-    tag: "0005_invocation_reversible",
-    folderMillis: 1795506227231,
-    hash: "05ed5809cc41af49a3fde3df3c2129e80bcaf01cf5779d434537f50a9a637902",
-    sql: ["ALTER TABLE `entries` ADD `reversible` integer;"],
-  },
+    "tag": "0005_invocation_reversible",
+    "folderMillis": 1795506227231,
+    "hash": "05ed5809cc41af49a3fde3df3c2129e80bcaf01cf5779d434537f50a9a637902",
+    "sql": [
+      "ALTER TABLE `entries` ADD `reversible` integer;"
+    ]
+  }
 ];

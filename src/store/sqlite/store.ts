@@ -80,6 +80,14 @@ export class SqliteStore implements Store {
     return this.#closed;
   }
 
+  get inUnit(): boolean {
+    return this.db.inTransaction;
+  }
+
+  readNow<T>(body: Body<T>): T {
+    return this.#unit(this.#statements.beginRead, body);
+  }
+
   #open(): void {
     if (this.#closed) throw new DatabaseError("CLOSED", "the forkpoint database is closed");
   }
