@@ -50,4 +50,5 @@ export type { VerifyOptions } from "./sessions/verify.js";
 export type { PruneOptions } from "./sessions/prune.js";
 export type { ExportOptions } from "./sessions/export-session.js";
 export type { ImportOptions } from "./sessions/import-session.js";
+export type * from "./store/port/index.js";
 export type { ListAllSessionsInput, ListUsersInput, UserInfo } from "./sessions/list-users.js";

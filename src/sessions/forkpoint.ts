@@ -1,6 +1,6 @@
 // openForkpoint and the Forkpoint object: the database, the tools, per-user listings and recovery.
 import { z } from "zod";
-import { DatabaseError } from "../models/errors.js";
+import { DatabaseError, ValidationError } from "../models/errors.js";
 import { loggerSchema, resilientLogger, type ForkpointLogger } from "../models/logger.js";
 import {
   autoCheckpointPolicy,
@@ -14,7 +14,7 @@ import {
 import { DEFAULT_LIMITS, type Limits } from "../models/limits.js";
 import type { SessionExport } from "../models/session-export.js";
 import type { Checkpoint, Page, SessionInfo } from "../models/types.js";
-import type { Step, Tx } from "../store/port/index.js";
+import type { Step, Store, Tx } from "../store/port/index.js";
 import { SqliteStore } from "../store/sqlite/store.js";
 import { ownershipFor } from "./ownership-lease.js";
 import type { ToolDefinition } from "../tools/define-tool.js";
@@ -47,6 +47,8 @@ declare global {
 export interface ForkpointOptions {
   /** SQLite file (created if absent); ":memory:" for a private in-memory database. Default "./forkpoint.db". */
   path?: string;
+  /** Any store implementing the port (`forkpoint`'s `Store`), instead of the embedded SQLite file. */
+  store?: Store;
   /** Tools that `invoke` runs and moves undo/replay, from `defineTool`. */
   tools?: ToolDefinition[];
   /** Automatic checkpoints; none unless given. */
@@ -75,8 +77,18 @@ export interface ForkpointOptions {
   logger?: ForkpointLogger;
 }
 
+/** A store another package (or the caller) built: it implements the port's units of work. */
+const storeSchema = z.custom<Store>(
+  (v) =>
+    typeof v === "object" &&
+    v !== null &&
+    ["write", "read", "query", "close"].every((k) => typeof (v as Record<string, unknown>)[k] === "function"),
+  "must implement the store port (write, read, query, close, ...)",
+);
+
 const openOptions = z.strictObject({
   path: z.string().min(1).optional(),
+  store: storeSchema.optional(),
   tools: z.array(z.custom<ToolDefinition>()).optional(),
   autoCheckpoint: autoCheckpointPolicy.optional(),
   durability: z.enum(["normal", "full"]).optional(),
@@ -116,6 +128,8 @@ export function engineOf(fp: Forkpoint): EngineAccess {
   return access;
 }
 
+const EMPTY_RECOVERY: RecoveryReport = { resumed: [], waiting: [], failed: [], unknown: [], workspaces: [] };
+
 /** Whether a crash left a move or a workspace restore unfinished: recovery at open then has work to do. */
 function* interruptedWork(tx: Tx): Step<boolean> {
   return (yield* tx.runningMoves()).length > 0 || (yield* tx.restoringWorkspaces()).length > 0;
@@ -124,7 +138,7 @@ function* interruptedWork(tx: Tx): Step<boolean> {
 /** An open forkpoint database. Create with `openForkpoint`. */
 export class Forkpoint {
   readonly #ctx: EngineContext;
-  readonly #store: SqliteStore;
+  readonly #store: Store;
   readonly #ready: Promise<void>;
   #recovery: Promise<RecoveryReport> | null = null;
   readonly #lifecycle = engineLifecycle();
@@ -134,14 +148,17 @@ export class Forkpoint {
     const o = parseInput(openOptions, options, "openForkpoint");
     const tools = new ToolRegistry(o.tools ?? []);
     const logger = resilientLogger(o.logger ?? console);
-    this.#store = new SqliteStore({
-      path: o.path ?? "./forkpoint.db",
-      durability: o.durability ?? "normal",
-      busyTimeoutMs: o.busyTimeoutMs ?? 15_000,
-      readonly: o.readonly ?? false,
-      walWorker: o.walWorker ?? false,
-      onWarning: logger.warn,
-    });
+    if (o.store && o.path !== undefined) throw new ValidationError("openForkpoint", "give either path or store, not both");
+    this.#store =
+      o.store ??
+      new SqliteStore({
+        path: o.path ?? "./forkpoint.db",
+        durability: o.durability ?? "normal",
+        busyTimeoutMs: o.busyTimeoutMs ?? 15_000,
+        readonly: o.readonly ?? false,
+        walWorker: o.walWorker ?? false,
+        onWarning: logger.warn,
+      });
     const events = new ListenerSafeEmitter(logger);
     this.#ctx = {
       store: this.#store,
@@ -156,10 +173,19 @@ export class Forkpoint {
       track: this.#lifecycle.track,
       ownership: ownershipFor(this.#store.capabilities),
     };
-    // Nothing a crash interrupted (the usual open): ready at once, so the first calls take their inputs as made.
-    const interrupted = (o.recover ?? true) && !o.readonly && this.#store.readNow!(interruptedWork);
-    if (interrupted) {
-      this.#recovery = recoverMoves(this.#ctx).then((report) => {
+    // Nothing a crash interrupted (the usual open): ready at once, so the first calls take their inputs as made. A
+    // synchronous store tells at once; an asynchronous one is asked first, and calls wait for its answer.
+    const recover = (o.recover ?? true) && !o.readonly;
+    const store = this.#store;
+    const interrupted: boolean | Promise<boolean> = !recover
+      ? false
+      : store.readNow
+        ? store.readNow(interruptedWork)
+        : store.read(interruptedWork);
+    if (interrupted !== false) {
+      this.#recovery = Promise.resolve(interrupted).then(async (found) => {
+        if (!found) return EMPTY_RECOVERY;
+        const report = await recoverMoves(this.#ctx);
         for (const { moveId, error } of report.failed) logger.error(`forkpoint: resuming interrupted move ${moveId} at open failed`, error);
         // A move waiting for its live owner is no news; one waiting for tools this opener lacks waits until someone acts.
         for (const { moveId, reason } of report.waiting) {
