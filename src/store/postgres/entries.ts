@@ -228,15 +228,16 @@ export function entriesTx(sql: Sql): EntriesTx {
     },
 
     *putSnapshot(hash: string, body: string) {
-      // Writers of several sessions run at once here: the unique index decides, and a row another transaction
-      // committed during the insert is read by a second statement (a new snapshot under READ COMMITTED).
+      // Looked up first (a stored one is the common case, and ids are not drawn in vain); writers of several sessions run
+      // at once here, so the unique index decides, and a row committed meanwhile is read by a statement of its own.
+      const select = `SELECT id FROM state_snapshots WHERE hash = $1`;
+      const [known] = yield* sql.column<number>(select, [hash]);
+      if (known !== undefined) return known;
       const [id] = yield* sql.column<number>(
-        `WITH ins AS (INSERT INTO state_snapshots (hash, body) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING RETURNING id)
-        SELECT id FROM ins UNION ALL SELECT id FROM state_snapshots WHERE hash = $1 LIMIT 1`,
+        `INSERT INTO state_snapshots (hash, body) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING RETURNING id`,
         [hash, body],
       );
-      if (id !== undefined) return id;
-      return (yield* sql.column<number>(`SELECT id FROM state_snapshots WHERE hash = $1`, [hash]))[0]!;
+      return id ?? (yield* sql.column<number>(select, [hash]))[0]!;
     },
     *getSnapshot(id: number) {
       return yield* sql.one<{ hash: string; body: string }>(`SELECT hash, body FROM state_snapshots WHERE id = $1`, [id]);

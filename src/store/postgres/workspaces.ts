@@ -44,14 +44,16 @@ export function workspacesTx(sql: Sql): WorkspacesTx {
       return (yield* sql.column<number>(`SELECT id FROM file_manifests WHERE hash = $1`, [hash]))[0];
     },
     *putManifest(hash: string, body: string) {
-      // As putSnapshot: the unique index decides between servers; a row committed meanwhile is read by a second statement.
+      // Looked up first (a stored one is the common case, and ids are not drawn in vain); writers of several sessions run
+      // at once here, so the unique index decides, and a row committed meanwhile is read by a statement of its own.
+      const select = `SELECT id FROM file_manifests WHERE hash = $1`;
+      const [known] = yield* sql.column<number>(select, [hash]);
+      if (known !== undefined) return known;
       const [id] = yield* sql.column<number>(
-        `WITH ins AS (INSERT INTO file_manifests (hash, body) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING RETURNING id)
-        SELECT id FROM ins UNION ALL SELECT id FROM file_manifests WHERE hash = $1 LIMIT 1`,
+        `INSERT INTO file_manifests (hash, body) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING RETURNING id`,
         [hash, body],
       );
-      if (id !== undefined) return id;
-      return (yield* sql.column<number>(`SELECT id FROM file_manifests WHERE hash = $1`, [hash]))[0]!;
+      return id ?? (yield* sql.column<number>(select, [hash]))[0]!;
     },
     *getManifest(id: number) {
       return yield* sql.one<{ hash: string; body: string }>(`SELECT hash, body FROM file_manifests WHERE id = $1`, [id]);

@@ -66,7 +66,7 @@ describe("postgres schema drift", () => {
   });
 
   it("the store's table list is the schema's", () => {
-    const names = Object.values(schema)
+    const names = (Object.values(schema) as unknown[])
       .filter((t): t is PgTable => t instanceof PgTable)
       .map((t) => getTableConfig(t).name)
       .sort();
