@@ -1,4 +1,4 @@
-// Test runner settings: real SQLite files and child processes, so tests get generous timeouts.
+// Test runner settings: real SQLite files, a PostgreSQL server and child processes, so tests get generous timeouts.
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
@@ -7,6 +7,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // One PostgreSQL server for the run, started in the background (tests/setup/postgres.ts).
+    globalSetup: ["tests/setup/postgres.ts"],
     coverage: { provider: "v8", include: ["src/**/*.ts"], reporter: ["text-summary", "text"] },
   },
 });

@@ -1,0 +1,251 @@
+// Branches, the entry log, tool completions and state snapshots: PostgreSQL's statements and the port's EntriesTx.
+import type {
+  BranchRow,
+  EntriesTx,
+  EntryRow,
+  HeadRow,
+  LineageSegment,
+  MessageRow,
+  NewEntry,
+  SessionRow,
+  ToolResultRow,
+  ToolRow,
+} from "../port/index.js";
+import {
+  BRANCH_COLS,
+  BRANCH_FIELDS,
+  ENTRY_COLS,
+  ENTRY_FIELDS,
+  HEAD_COLS,
+  HEAD_FIELDS,
+  TOOL_COLS,
+  TOOL_JOIN,
+  headFromTuple,
+  select,
+  slice,
+} from "./columns.js";
+import type { Sql } from "./sql.js";
+
+// Positions are int4; bounds may be Number.MAX_SAFE_INTEGER (a lineage's open end), so they are bound as int8.
+const IN_SEGMENT = `branch_id = $1 AND position > $2::bigint AND position <= $3::bigint`;
+const MESSAGE_COLS = `id, position, role, content, client_id, metadata, created_at`;
+type MessageTuple = [string, number, string, string, string | null, string | null, number];
+
+const SESSION_CURRENT_FIELDS = [
+  ["seq", "seq"],
+  ["id", "id"],
+  ["userId", "userId"],
+  ["title", "title"],
+  ["metadata", "metadata"],
+  ["currentBranchId", "currentBranchId"],
+  ["originSessionId", "originSessionId"],
+  ["originCheckpointId", "originCheckpointId"],
+  ["hasTools", "hasTools"],
+  ["hasWorkspace", "hasWorkspace"],
+  ["createdAt", "createdAt"],
+  ["updatedAt", "updatedAt"],
+] as const;
+
+const CURRENT_OF = `SELECT s.seq, s.id, s.user_id, s.title, s.metadata, s.current_branch_id, s.origin_session_id, s.origin_checkpoint_id,
+    s.has_tools, s.has_workspace, s.created_at, s.updated_at, ${select("b", BRANCH_FIELDS)}, ${HEAD_COLS}
+  FROM sessions s JOIN branches b ON b.id = s.current_branch_id
+  LEFT JOIN entries e ON e.branch_id = b.id AND e.position = (SELECT max(position) FROM entries WHERE branch_id = b.id)
+  WHERE s.id = $1`;
+
+export function entriesTx(sql: Sql): EntriesTx {
+  const messageRow = (branchId: string, r: MessageTuple): MessageRow => ({
+    id: r[0],
+    branchId,
+    position: r[1],
+    role: r[2],
+    content: r[3],
+    clientId: r[4],
+    metadata: r[5],
+    createdAt: r[6],
+  });
+  return {
+    *insertBranch(r: BranchRow) {
+      yield* sql.exec(
+        `INSERT INTO branches (id, session_id, parent_id, fork_checkpoint_id, fork_position, fork_entry_id, name, reason, created_at)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        [r.id, r.sessionId, r.parentId, r.forkCheckpointId, r.forkPosition, r.forkEntryId, r.name, r.reason, r.createdAt],
+      );
+    },
+    *getBranch(id: string) {
+      return yield* sql.one<BranchRow>(`SELECT ${BRANCH_COLS} FROM branches WHERE id = $1`, [id]);
+    },
+    *listBranches(sessionId: string) {
+      return yield* sql.rows<BranchRow>(`SELECT ${BRANCH_COLS} FROM branches WHERE session_id = $1 ORDER BY seq`, [sessionId]);
+    },
+    *branchesForkedAt(sessionId: string, forkEntryId: string | null) {
+      return forkEntryId === null
+        ? yield* sql.rows<BranchRow>(`SELECT ${BRANCH_COLS} FROM branches WHERE session_id = $1 AND fork_position = 0 ORDER BY seq`, [
+            sessionId,
+          ])
+        : yield* sql.rows<BranchRow>(`SELECT ${BRANCH_COLS} FROM branches WHERE session_id = $1 AND fork_entry_id = $2 ORDER BY seq`, [
+            sessionId,
+            forkEntryId,
+          ]);
+    },
+    *countBranchesForkedFrom(checkpointId: string) {
+      return (yield* sql.column<number>(`SELECT count(*) FROM branches WHERE fork_checkpoint_id = $1`, [checkpointId]))[0]!;
+    },
+    *countBranches(sessionId: string) {
+      return (yield* sql.column<number>(`SELECT count(*) FROM branches WHERE session_id = $1`, [sessionId]))[0]!;
+    },
+    *branchHeads(sessionId: string) {
+      const rows = yield* sql.tuples<[string, number | null]>(
+        `SELECT b.id, (SELECT max(position) FROM entries WHERE branch_id = b.id) FROM branches b WHERE b.session_id = $1 ORDER BY b.seq`,
+        [sessionId],
+      );
+      return new Map(rows.map(([id, head]) => [id, head ?? 0]));
+    },
+
+    *insertEntry(r: NewEntry) {
+      // Hashes are hex strings to the engine and 32-byte values in the table.
+      yield* sql.exec(
+        `INSERT INTO entries (id, branch_id, position, kind, role, content, tool, call_id, client_id, metadata, state_id, msg_count, hash,
+          created_at, reversible)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, decode($13, 'hex'), $14, $15)`,
+        [
+          r.id,
+          r.branchId,
+          r.position,
+          r.kind,
+          r.role,
+          r.content,
+          r.tool,
+          r.callId,
+          r.clientId,
+          r.metadata,
+          r.stateId,
+          r.msgCount,
+          r.hash,
+          r.createdAt,
+          r.reversible ?? null,
+        ],
+      );
+    },
+    *getEntry(id: string) {
+      return yield* sql.one<EntryRow>(`SELECT ${ENTRY_COLS} FROM entries e WHERE e.id = $1`, [id]);
+    },
+    *entryWithBase(id: string) {
+      const [t] = yield* sql.tuples(
+        `SELECT ${select("e", ENTRY_FIELDS)}, ${select("b", BRANCH_FIELDS)}, ${select("f", HEAD_FIELDS)}
+        FROM entries e JOIN branches b ON b.id = e.branch_id
+        LEFT JOIN entries f ON e.position - 1 > b.fork_position AND f.branch_id = e.branch_id AND f.position = e.position - 1
+        WHERE e.id = $1`,
+        [id],
+      );
+      if (!t) return undefined;
+      const b = ENTRY_FIELDS.length;
+      return {
+        entry: slice<EntryRow>(t, 0, ENTRY_FIELDS)!,
+        branch: slice<BranchRow>(t, b, BRANCH_FIELDS)!,
+        base: slice<HeadRow>(t, b + BRANCH_FIELDS.length, HEAD_FIELDS),
+      };
+    },
+    *lastOwnEntry(branchId: string) {
+      const [t] = yield* sql.tuples(`SELECT ${HEAD_COLS} FROM entries e WHERE e.branch_id = $1 ORDER BY e.position DESC LIMIT 1`, [
+        branchId,
+      ]);
+      return t && headFromTuple(t, 0);
+    },
+    *currentOf(sessionId: string) {
+      const [t] = yield* sql.tuples(CURRENT_OF, [sessionId]);
+      if (!t) return undefined;
+      const s = SESSION_CURRENT_FIELDS.length;
+      return {
+        session: slice<SessionRow>(t, 0, SESSION_CURRENT_FIELDS)!,
+        branch: slice<BranchRow>(t, s, BRANCH_FIELDS)!,
+        last: slice<HeadRow>(t, s + BRANCH_FIELDS.length, HEAD_FIELDS),
+      };
+    },
+    *ownEntryAt(branchId: string, position: number) {
+      return yield* sql.one<EntryRow>(`SELECT ${ENTRY_COLS} FROM entries e WHERE e.branch_id = $1 AND e.position = $2::bigint`, [
+        branchId,
+        position,
+      ]);
+    },
+    *lineage(branchId: string, upTo?: number) {
+      return yield* sql.rows<LineageSegment>(
+        `WITH RECURSIVE lin(id, parent_id, fork_position, up_to, depth) AS (
+          SELECT id, parent_id, fork_position, $1::bigint, 0 FROM branches WHERE id = $2
+          UNION ALL
+          SELECT b.id, b.parent_id, b.fork_position, LEAST(lin.up_to, lin.fork_position), lin.depth + 1
+          FROM branches b JOIN lin ON b.id = lin.parent_id)
+        SELECT id AS "branchId", fork_position AS "after", up_to AS "upTo" FROM lin ORDER BY depth DESC`,
+        [upTo ?? Number.MAX_SAFE_INTEGER, branchId],
+      );
+    },
+    *segmentEntries(segment: LineageSegment) {
+      if (segment.upTo <= segment.after) return [];
+      return yield* sql.rows<EntryRow>(
+        `SELECT ${ENTRY_COLS} FROM entries e WHERE e.branch_id = $1 AND e.position > $2::bigint AND e.position <= $3::bigint ORDER BY e.position`,
+        [segment.branchId, segment.after, segment.upTo],
+      );
+    },
+    *segmentMessages<T>(segment: LineageSegment, map: (row: MessageRow) => T, out: T[]) {
+      if (segment.upTo <= segment.after) return;
+      const rows = yield* sql.tuples<MessageTuple>(
+        `SELECT ${MESSAGE_COLS} FROM entries WHERE ${IN_SEGMENT} AND kind = 'message' ORDER BY position`,
+        [segment.branchId, segment.after, segment.upTo],
+      );
+      for (const r of rows) out.push(map(messageRow(segment.branchId, r)));
+    },
+    *lastSegmentMessage(segment: LineageSegment) {
+      if (segment.upTo <= segment.after) return undefined;
+      const [r] = yield* sql.tuples<MessageTuple>(
+        `SELECT ${MESSAGE_COLS} FROM entries WHERE ${IN_SEGMENT} AND kind = 'message' ORDER BY position DESC LIMIT 1`,
+        [segment.branchId, segment.after, segment.upTo],
+      );
+      return r && messageRow(segment.branchId, r);
+    },
+
+    *segmentTools(segment: LineageSegment) {
+      if (segment.upTo <= segment.after) return [];
+      return yield* sql.rows<ToolRow>(
+        `SELECT ${TOOL_COLS} FROM ${TOOL_JOIN}
+        WHERE e.branch_id = $1 AND e.position > $2::bigint AND e.position <= $3::bigint AND e.kind = 'tool' ORDER BY e.position`,
+        [segment.branchId, segment.after, segment.upTo],
+      );
+    },
+    *getTool(entryId: string) {
+      return yield* sql.one<ToolRow>(`SELECT ${TOOL_COLS} FROM ${TOOL_JOIN} WHERE e.id = $1 AND e.kind = 'tool'`, [entryId]);
+    },
+    *runningTools() {
+      return yield* sql.rows<ToolRow>(`SELECT ${TOOL_COLS} FROM ${TOOL_JOIN} WHERE e.kind = 'tool' AND r.entry_id IS NULL ORDER BY e.seq`);
+    },
+    *insertToolResult(r: ToolResultRow) {
+      yield* sql.exec(`INSERT INTO tool_results (entry_id, status, result, error, hash, completed_at) VALUES ($1, $2, $3, $4, $5, $6)`, [
+        r.entryId,
+        r.status,
+        r.result,
+        r.error,
+        r.hash,
+        r.completedAt,
+      ]);
+    },
+
+    *putSnapshot(hash: string, body: string) {
+      // Looked up first (a stored one is the common case, and ids are not drawn in vain); writers of several sessions run
+      // at once here, so the unique index decides, and a row committed meanwhile is read by a statement of its own.
+      const select = `SELECT id FROM state_snapshots WHERE hash = $1`;
+      const [known] = yield* sql.column<number>(select, [hash]);
+      if (known !== undefined) return known;
+      const [id] = yield* sql.column<number>(
+        `INSERT INTO state_snapshots (hash, body) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING RETURNING id`,
+        [hash, body],
+      );
+      return id ?? (yield* sql.column<number>(select, [hash]))[0]!;
+    },
+    *getSnapshot(id: number) {
+      return yield* sql.one<{ hash: string; body: string }>(`SELECT hash, body FROM state_snapshots WHERE id = $1`, [id]);
+    },
+    *deleteUnreferencedSnapshots() {
+      return yield* sql.exec(`DELETE FROM state_snapshots s
+        WHERE NOT EXISTS (SELECT 1 FROM entries e WHERE e.state_id = s.id)
+          AND NOT EXISTS (SELECT 1 FROM checkpoints c WHERE c.state_id = s.id)`);
+    },
+  };
+}

@@ -1,0 +1,41 @@
+// node-postgres's errors as the typed errors of the API.
+import { ConflictError, DatabaseError } from "../../models/errors.js";
+
+/** Socket-level failures: the server is unreachable or the connection dropped. */
+const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "ETIMEDOUT", "EHOSTUNREACH", "EPIPE", "EAI_AGAIN"]);
+
+/** Translates driver errors into the typed errors of the API; other errors pass through. */
+export function translate(error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  const code = (error as { code?: unknown }).code;
+  const message = error.message;
+  if (typeof code === "string" && NETWORK_CODES.has(code)) {
+    return new DatabaseError("CANNOT_CONNECT", `cannot reach the PostgreSQL server: ${message}`, { cause: error });
+  }
+  if (/Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message)) {
+    return new DatabaseError("CANNOT_CONNECT", `lost the connection to the PostgreSQL server: ${message}`, { cause: error });
+  }
+  if (typeof code !== "string" || !/^[0-9A-Z]{5}$/.test(code)) return error;
+  // SQLSTATE classes: https://www.postgresql.org/docs/current/errcodes-appendix.html
+  if (code === "23505") return new ConflictError(`already exists: ${message}`, "ALREADY_EXISTS");
+  if (code === "25006") return new DatabaseError("READ_ONLY", "the database is read-only: writes are refused", { cause: error });
+  if (code === "55P03" || code === "57014" || code === "40P01" || code === "40001") {
+    return new DatabaseError("BUSY", `the database stayed locked by another writer: ${message}`, { cause: error });
+  }
+  if (code.startsWith("08") || code === "57P01" || code === "57P02" || code === "57P03" || code === "53300") {
+    return new DatabaseError("CANNOT_CONNECT", `cannot use the PostgreSQL server: ${message}`, { cause: error });
+  }
+  if (code.startsWith("28") || code === "3D000") {
+    return new DatabaseError("CANNOT_OPEN", `cannot open the PostgreSQL database: ${message}`, { cause: error });
+  }
+  if (code === "XX001" || code === "XX002") {
+    return new DatabaseError("CORRUPT", `the database is damaged: ${message}`, { cause: error });
+  }
+  return error;
+}
+
+/** Failures that a unit of work may run again from its start: nothing of it was committed. */
+export function isRetryable(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return code === "40001" || code === "40P01";
+}

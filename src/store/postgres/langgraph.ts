@@ -1,0 +1,182 @@
+// The tables behind `ForkpointSaver`: PostgreSQL's statements and the port's LangGraphTx.
+import type {
+  LangGraphTx,
+  LgBlobRow,
+  LgCheckpointRow,
+  LgListedRow,
+  LgListFilter,
+  LgPointRow,
+  LgThreadRow,
+  LgWriteRow,
+} from "../port/index.js";
+import type { Sql } from "./sql.js";
+
+const CP_COLS = `c.session_id AS "sessionId", c.checkpoint_id AS "checkpointId", c.parent_checkpoint_id AS "parentCheckpointId",
+  c.fp_checkpoint_id AS "fpCheckpointId", c.type, c.checkpoint, c.metadata_type AS "metadataType", c.metadata,
+  c.messages_version AS "messagesVersion"`;
+const THREAD_COLS = `user_id AS "userId", thread_id AS "threadId", checkpoint_ns AS "checkpointNs", session_id AS "sessionId",
+  start_checkpoint_id AS "startCheckpointId"`;
+const POINT = `SELECT c.checkpoint_id AS "checkpointId", c.fp_checkpoint_id AS "fpCheckpointId", f.branch_id AS "branchId", f.position,
+    f.head_hash AS "headHash", (f.metadata::jsonb #>> '{langgraph,source}') AS source
+  FROM lg_checkpoints c JOIN checkpoints f ON f.id = c.fp_checkpoint_id WHERE c.session_id = $1`;
+const WRITE_COLS = `session_id AS "sessionId", checkpoint_id AS "checkpointId", task_id AS "taskId", idx, channel, type, value,
+  task_path AS "taskPath"`;
+
+export function langgraphTx(sql: Sql): LangGraphTx {
+  return {
+    *getThread(userId: string, threadId: string, checkpointNs: string) {
+      return yield* sql.one<LgThreadRow>(
+        `SELECT ${THREAD_COLS} FROM lg_threads WHERE user_id = $1 AND thread_id = $2 AND checkpoint_ns = $3`,
+        [userId, threadId, checkpointNs],
+      );
+    },
+    *insertThread(r: LgThreadRow) {
+      yield* sql.exec(
+        `INSERT INTO lg_threads (user_id, thread_id, checkpoint_ns, session_id, start_checkpoint_id) VALUES ($1, $2, $3, $4, $5)`,
+        [r.userId, r.threadId, r.checkpointNs, r.sessionId, r.startCheckpointId],
+      );
+    },
+    *threadSessions(userId: string, threadId: string) {
+      return yield* sql.column<string>(`SELECT session_id FROM lg_threads WHERE user_id = $1 AND thread_id = $2 ORDER BY checkpoint_ns`, [
+        userId,
+        threadId,
+      ]);
+    },
+    *isThreadSession(sessionId: string) {
+      return (yield* sql.column(`SELECT 1 FROM lg_threads WHERE session_id = $1`, [sessionId])).length > 0;
+    },
+    *threadOfSession(sessionId: string) {
+      return yield* sql.one<LgThreadRow>(`SELECT ${THREAD_COLS} FROM lg_threads WHERE session_id = $1`, [sessionId]);
+    },
+    *pointsOf(sessionId: string) {
+      return yield* sql.rows<LgPointRow>(POINT, [sessionId]);
+    },
+    *pointOf(sessionId: string, checkpointId: string) {
+      return yield* sql.one<LgPointRow>(`${POINT} AND c.checkpoint_id = $2`, [sessionId, checkpointId]);
+    },
+    *latestPoint(sessionId: string) {
+      return yield* sql.one<LgPointRow>(`${POINT} ORDER BY c.checkpoint_id DESC LIMIT 1`, [sessionId]);
+    },
+    *checkpointInFp(fpCheckpointId: string) {
+      return yield* sql.one<LgCheckpointRow>(
+        `SELECT ${CP_COLS} FROM lg_checkpoints c WHERE c.fp_checkpoint_id = $1 ORDER BY c.checkpoint_id DESC LIMIT 1`,
+        [fpCheckpointId],
+      );
+    },
+    *getCheckpoint(sessionId: string, checkpointId?: string) {
+      return checkpointId === undefined
+        ? yield* sql.one<LgCheckpointRow>(
+            `SELECT ${CP_COLS} FROM lg_checkpoints c WHERE c.session_id = $1 ORDER BY c.checkpoint_id DESC LIMIT 1`,
+            [sessionId],
+          )
+        : yield* sql.one<LgCheckpointRow>(`SELECT ${CP_COLS} FROM lg_checkpoints c WHERE c.session_id = $1 AND c.checkpoint_id = $2`, [
+            sessionId,
+            checkpointId,
+          ]);
+    },
+    *insertCheckpoint(r: LgCheckpointRow) {
+      yield* sql.exec(
+        `INSERT INTO lg_checkpoints (session_id, checkpoint_id, parent_checkpoint_id, fp_checkpoint_id, type, checkpoint, metadata_type,
+          metadata, messages_version) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        [
+          r.sessionId,
+          r.checkpointId,
+          r.parentCheckpointId,
+          r.fpCheckpointId,
+          r.type,
+          r.checkpoint,
+          r.metadataType,
+          r.metadata,
+          r.messagesVersion,
+        ],
+      );
+    },
+    *usesFpCheckpoint(fpCheckpointId: string) {
+      const rows = yield* sql.column(
+        `SELECT 1 FROM lg_checkpoints WHERE fp_checkpoint_id = $1 UNION ALL SELECT 1 FROM lg_threads WHERE start_checkpoint_id = $1 LIMIT 1`,
+        [fpCheckpointId],
+      );
+      return rows.length > 0;
+    },
+    *listCheckpoints(filter: LgListFilter) {
+      const args: unknown[] = [filter.userId];
+      const where = ["t.user_id = $1"];
+      const add = (clause: string, ...values: unknown[]) => where.push(clause.replace(/\?/g, () => `$${args.push(values.shift())}`));
+      if (filter.threadId !== undefined) add("t.thread_id = ?", filter.threadId);
+      if (filter.checkpointNs !== undefined) add("t.checkpoint_ns = ?", filter.checkpointNs);
+      if (filter.checkpointId !== undefined) add("c.checkpoint_id = ?", filter.checkpointId);
+      if (filter.before !== undefined) add("c.checkpoint_id < ?", filter.before);
+      for (const [key, json] of filter.metadata) {
+        // Metadata serialized as JSON is matched in SQL (jsonb equality); CASE keeps other serializations from being parsed.
+        add(
+          "CASE WHEN c.metadata_type = 'json' THEN (convert_from(c.metadata, 'UTF8')::jsonb -> ?::text) = ?::jsonb ELSE false END",
+          key,
+          json,
+        );
+      }
+      const limit = filter.limit === undefined ? "" : ` LIMIT $${args.push(Math.max(0, Math.floor(filter.limit)))}`;
+      return yield* sql.rows<LgListedRow>(
+        `SELECT ${CP_COLS}, t.thread_id AS "threadId", t.checkpoint_ns AS "checkpointNs"
+        FROM lg_checkpoints c JOIN lg_threads t ON t.session_id = c.session_id
+        WHERE ${where.join(" AND ")} ORDER BY c.checkpoint_id DESC${limit}`,
+        args,
+      );
+    },
+    *insertBlob(r: LgBlobRow) {
+      yield* sql.exec(
+        `INSERT INTO lg_blobs (session_id, channel, version, type, value) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
+        [r.sessionId, r.channel, r.version, r.type, r.value],
+      );
+    },
+    *getBlob(sessionId: string, channel: string, version: string) {
+      return yield* sql.one<LgBlobRow>(
+        `SELECT session_id AS "sessionId", channel, version, type, value FROM lg_blobs WHERE session_id = $1 AND channel = $2 AND version = $3`,
+        [sessionId, channel, version],
+      );
+    },
+    *insertWrites(rows: LgWriteRow[], replace: boolean) {
+      if (rows.length === 0) return;
+      // One statement for every write. A statement may update a row only once: of writes to the same (task, idx),
+      // the last one stays, as when SQLite replaces them one by one.
+      const byKey = new Map(rows.map((r) => [JSON.stringify([r.sessionId, r.checkpointId, r.taskId, r.idx]), r]));
+      const list = replace ? [...byKey.values()] : rows;
+      yield* sql.exec(
+        `INSERT INTO lg_writes (session_id, checkpoint_id, task_id, idx, channel, type, value, task_path)
+        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::bytea[], $8::text[])
+        ON CONFLICT (session_id, checkpoint_id, task_id, idx) DO ${
+          replace
+            ? "UPDATE SET channel = excluded.channel, type = excluded.type, value = excluded.value, task_path = excluded.task_path"
+            : "NOTHING"
+        }`,
+        [
+          list.map((r) => r.sessionId),
+          list.map((r) => r.checkpointId),
+          list.map((r) => r.taskId),
+          list.map((r) => r.idx),
+          list.map((r) => r.channel),
+          list.map((r) => r.type),
+          list.map((r) => r.value),
+          list.map((r) => r.taskPath),
+        ],
+      );
+    },
+    *hasChild(sessionId: string, checkpointId: string) {
+      const rows = yield* sql.column(`SELECT 1 FROM lg_checkpoints WHERE session_id = $1 AND parent_checkpoint_id = $2 LIMIT 1`, [
+        sessionId,
+        checkpointId,
+      ]);
+      return rows.length > 0;
+    },
+    *writesOf(sessionId: string, checkpointId: string) {
+      return yield* sql.rows<LgWriteRow>(
+        `SELECT ${WRITE_COLS} FROM lg_writes WHERE session_id = $1 AND checkpoint_id = $2 ORDER BY task_id, idx`,
+        [sessionId, checkpointId],
+      );
+    },
+    *deleteThreadRows(sessionId: string) {
+      for (const table of ["lg_writes", "lg_blobs", "lg_checkpoints", "lg_threads"]) {
+        yield* sql.exec(`DELETE FROM ${table} WHERE session_id = $1`, [sessionId]);
+      }
+    },
+  };
+}

@@ -1,0 +1,24 @@
+// Advisory lock keys of a write unit's scope: a session's own key, and one key every session write shares.
+import { createHash } from "node:crypto";
+import type { WriteScope } from "../port/index.js";
+
+/** Held shared by every session write and exclusive by operator calls that cross sessions ("forkpoint" in ASCII). */
+export const GLOBAL_KEY = 0x666f726b706f696en;
+/** Held while migrating: servers that start at once migrate one after another. */
+export const MIGRATE_KEY = 0x666f726b6d696772n;
+
+/** A session's 64-bit key: the first 8 bytes of its id's SHA-256, stable across versions and servers. */
+export function sessionKey(sessionId: string): bigint {
+  return createHash("sha256").update(sessionId).digest().readBigInt64BE(0);
+}
+
+/**
+ * The statements that take `scope`'s locks, for the transaction's first round trip. Sessions are locked in key order,
+ * so two units over overlapping sessions never wait on each other crosswise. Keys are integers: inlining them is safe.
+ */
+export function lockStatements(scope: WriteScope): string[] {
+  if ("global" in scope) return [`SELECT pg_advisory_xact_lock(${GLOBAL_KEY})`];
+  const ids = "sessionId" in scope ? [scope.sessionId] : scope.sessionIds;
+  const keys = [...new Set(ids.map(sessionKey))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return [`SELECT pg_advisory_xact_lock_shared(${GLOBAL_KEY})`, ...keys.map((k) => `SELECT pg_advisory_xact_lock(${k})`)];
+}

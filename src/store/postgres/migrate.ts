@@ -1,0 +1,92 @@
+// Applies the embedded migrations under an advisory lock, so servers starting at once against one database never race.
+import type { CustomTypesConfig, Pool, PoolClient } from "pg";
+import { DatabaseError } from "../../models/errors.js";
+import { MIGRATE_KEY } from "./locks.js";
+import { MIGRATIONS, type EmbeddedMigration } from "./migrations.generated.js";
+
+/** Where drizzle's own PostgreSQL migrator keeps its history, so drizzle-kit tooling reads ours. */
+const SCHEMA = "drizzle";
+const TABLE = `${SCHEMA}.__drizzle_migrations`;
+/** float8 prints the shortest text that reads back exactly from 12 on (`extra_float_digits` 1): times round-trip. */
+const MIN_SERVER_VERSION = 120000;
+
+const latestOf = (migrations: readonly EmbeddedMigration[]) => migrations.reduce((max, m) => Math.max(max, m.folderMillis), 0);
+
+/** The last migration applied (its folder time), or 0 for a database without the history table. */
+async function lastApplied(client: PoolClient, types: CustomTypesConfig): Promise<number> {
+  const exists = await client.query<{ t: string | null }>(`SELECT to_regclass('${TABLE}')::text AS t`);
+  if (!exists.rows[0]?.t) return 0;
+  const last = await client.query<{ at: number | null }>({ text: `SELECT max(created_at) AS at FROM ${TABLE}`, types });
+  return Number(last.rows[0]?.at ?? 0);
+}
+
+/** Returns the last migration applied; throws `SCHEMA_TOO_NEW` when it is one this version does not know. */
+async function checkNotNewer(client: PoolClient, types: CustomTypesConfig, latestKnown: number): Promise<number> {
+  const last = await lastApplied(client, types);
+  if (last > latestKnown) {
+    throw new DatabaseError(
+      "SCHEMA_TOO_NEW",
+      "this database was written by a newer version of forkpoint (its schema is ahead of this one); refusing to open it",
+    );
+  }
+  return last;
+}
+
+async function checkServer(client: PoolClient): Promise<void> {
+  const { rows } = await client.query<{ v: string }>(`SELECT current_setting('server_version_num') AS v`);
+  if (Number(rows[0]?.v) < MIN_SERVER_VERSION) {
+    throw new DatabaseError("UNSUPPORTED_SERVER", `forkpoint needs PostgreSQL 12 or later (this server is ${rows[0]?.v})`);
+  }
+}
+
+/**
+ * Brings the schema up to date; refuses a database that a newer forkpoint has migrated further. An up-to-date database
+ * is only read. Otherwise one dedicated connection holds a session advisory lock while it migrates in one transaction
+ * (PostgreSQL's DDL is transactional): a second server waits, then finds the work done.
+ */
+export async function applyMigrations(
+  pool: Pool,
+  types: CustomTypesConfig,
+  migrations: readonly EmbeddedMigration[] = MIGRATIONS,
+): Promise<void> {
+  const latestKnown = latestOf(migrations);
+  const client = await pool.connect();
+  let broken: unknown;
+  try {
+    await checkServer(client);
+    if ((await checkNotNewer(client, types, latestKnown)) === latestKnown && latestKnown > 0) return;
+    await client.query(`SELECT pg_advisory_lock(${MIGRATE_KEY})`);
+    try {
+      await client.query("BEGIN");
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${SCHEMA}`);
+      await client.query(`CREATE TABLE IF NOT EXISTS ${TABLE} (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at bigint)`);
+      const applied = await checkNotNewer(client, types, latestKnown);
+      for (const migration of migrations.filter((m) => m.folderMillis > applied)) {
+        for (const statement of migration.sql) if (statement.trim()) await client.query(statement);
+        await client.query(`INSERT INTO ${TABLE} (hash, created_at) VALUES ($1, $2)`, [migration.hash, migration.folderMillis]);
+      }
+      await client.query("COMMIT");
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    } finally {
+      await client.query(`SELECT pg_advisory_unlock(${MIGRATE_KEY})`).catch((error: unknown) => (broken = error));
+    }
+  } catch (error) {
+    broken ??= error;
+    throw error;
+  } finally {
+    // A connection that failed is closed rather than pooled: it may still hold the lock or an open transaction.
+    client.release(broken instanceof Error ? broken : undefined);
+  }
+}
+
+/** Throws `SCHEMA_TOO_NEW` when a newer forkpoint has migrated the database past what this version knows. */
+export async function assertNotNewer(pool: Pool, types: CustomTypesConfig, migrations: readonly EmbeddedMigration[] = MIGRATIONS) {
+  const client = await pool.connect();
+  try {
+    await checkNotNewer(client, types, latestOf(migrations));
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,109 @@
+// The applied set and the move journal, whose owners hold leases: PostgreSQL's statements and the port's MovesTx.
+import type { MoveRow, MoveStepRow, MoveStepStatus, MovesTx, Owner, ToolRow } from "../port/index.js";
+import { MOVE_COLS, STEP_COLS, TOOL_COLS } from "./columns.js";
+import type { Sql } from "./sql.js";
+
+/** The move ($id) is still its owner's ($pid, and $pid + 1 its pid start): `IS NOT DISTINCT FROM` as SQLite's `IS`. */
+const heldBy = (id: number, pid: number) => `id = $${id} AND pid = $${pid} AND pid_start IS NOT DISTINCT FROM $${pid + 1}::text`;
+
+export function movesTx(sql: Sql): MovesTx {
+  return {
+    *appliedTools(sessionId: string) {
+      return yield* sql.rows<ToolRow>(
+        `SELECT ${TOOL_COLS} FROM applied a JOIN entries e ON e.id = a.entry_id LEFT JOIN tool_results r ON r.entry_id = e.id
+        WHERE a.session_id = $1 ORDER BY a.applied_seq DESC`,
+        [sessionId],
+      );
+    },
+    *markApplied(entryId: string, sessionId: string, result: string | null, at: number) {
+      // A re-application takes a new applied_seq: `excluded` holds the identity the proposed row drew.
+      yield* sql.exec(
+        `INSERT INTO applied (entry_id, session_id, result, applied_at) VALUES ($1, $2, $3, $4)
+        ON CONFLICT (entry_id) DO UPDATE SET session_id = excluded.session_id, result = excluded.result,
+          applied_seq = excluded.applied_seq, applied_at = excluded.applied_at`,
+        [entryId, sessionId, result, at],
+      );
+    },
+    *unmarkApplied(entryId: string) {
+      yield* sql.exec(`DELETE FROM applied WHERE entry_id = $1`, [entryId]);
+    },
+
+    *uncertainInvocations(sessionId: string) {
+      return yield* sql.column<string>(
+        `SELECT DISTINCT s.entry_id FROM move_steps s JOIN moves m ON m.id = s.move_id WHERE m.session_id = $1 AND s.status = 'unknown'`,
+        [sessionId],
+      );
+    },
+    *insertMove(r: MoveRow) {
+      yield* sql.exec(
+        `INSERT INTO moves (id, session_id, kind, spec, status, pid, pid_start, lease_until, created_at, finished_at)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+        [r.id, r.sessionId, r.kind, r.spec, r.status, r.pid, r.pidStart, r.leaseUntil, r.createdAt, r.finishedAt],
+      );
+    },
+    *runningMoves(sessionId?: string) {
+      return sessionId === undefined
+        ? yield* sql.rows<MoveRow>(`SELECT ${MOVE_COLS} FROM moves WHERE status = 'running' ORDER BY seq`)
+        : yield* sql.rows<MoveRow>(`SELECT ${MOVE_COLS} FROM moves WHERE status = 'running' AND session_id = $1 ORDER BY seq`, [sessionId]);
+    },
+    *claimMove(id: string, owner: Owner, by: Owner, leaseUntil: number | null) {
+      const changed = yield* sql.exec(
+        `UPDATE moves SET pid = $1, pid_start = $2, lease_until = $3 WHERE status = 'running' AND ${heldBy(4, 5)}`,
+        [by.pid, by.pidStart, leaseUntil, id, owner.pid, owner.pidStart],
+      );
+      return changed === 1;
+    },
+    *renewMove(id: string, owner: Owner, leaseUntil: number) {
+      const changed = yield* sql.exec(`UPDATE moves SET lease_until = $1 WHERE status = 'running' AND ${heldBy(2, 3)}`, [
+        leaseUntil,
+        id,
+        owner.pid,
+        owner.pidStart,
+      ]);
+      return changed === 1;
+    },
+    *finishMove(id: string, status: "done" | "failed", at: number) {
+      yield* sql.exec(`UPDATE moves SET status = $1, finished_at = $2 WHERE id = $3`, [status, at, id]);
+    },
+    *insertMoveSteps(rows: MoveStepRow[]) {
+      if (rows.length === 0) return;
+      // One statement for every step: columns as arrays.
+      yield* sql.exec(
+        `INSERT INTO move_steps (move_id, idx, op, entry_id, status, result, error)
+        SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])`,
+        [
+          rows.map((r) => r.moveId),
+          rows.map((r) => r.idx),
+          rows.map((r) => r.op),
+          rows.map((r) => r.entryId),
+          rows.map((r) => r.status),
+          rows.map((r) => r.result),
+          rows.map((r) => r.error),
+        ],
+      );
+    },
+    *moveSteps(moveId: string) {
+      return yield* sql.rows<MoveStepRow>(`SELECT ${STEP_COLS} FROM move_steps WHERE move_id = $1 ORDER BY idx`, [moveId]);
+    },
+    *setMoveStep(owner: Owner, moveId: string, idx: number, status: MoveStepStatus, result: string | null, error: string | null) {
+      // Fenced: a move taken over by another owner is no longer its old owner's to write.
+      const changed = yield* sql.exec(
+        `UPDATE move_steps SET status = $1, result = $2, error = $3 WHERE move_id = $4 AND idx = $5
+        AND EXISTS (SELECT 1 FROM moves WHERE ${heldBy(4, 6)})`,
+        [status, result, error, moveId, idx, owner.pid, owner.pidStart],
+      );
+      return changed === 1;
+    },
+    *deleteFinishedMoves(sessionId?: string) {
+      const [n] = yield* sql.column<number>(
+        `WITH gone AS (SELECT id FROM moves m WHERE m.status <> 'running' ${sessionId === undefined ? "" : "AND m.session_id = $1"}
+            AND NOT EXISTS (SELECT 1 FROM move_steps s WHERE s.move_id = m.id AND s.status = 'unknown')),
+          steps AS (DELETE FROM move_steps WHERE move_id IN (SELECT id FROM gone)),
+          deleted AS (DELETE FROM moves WHERE id IN (SELECT id FROM gone) RETURNING 1)
+        SELECT count(*) FROM deleted`,
+        sessionId === undefined ? [] : [sessionId],
+      );
+      return n!;
+    },
+  };
+}

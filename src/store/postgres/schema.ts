@@ -1,0 +1,351 @@
+// The PostgreSQL schema (drizzle pg-core), table by table the SQLite one's. drizzle-kit generates drizzle/postgres/ from it.
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  boolean,
+  customType,
+  doublePrecision,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  unique,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
+
+/**
+ * Text compared byte by byte, as SQLite compares it: ids, user ids and LangGraph checkpoint ids sort and page the same
+ * on both stores whatever the database's locale (and their indexes serve those orders).
+ */
+const text = customType<{ data: string; driverData: string }>({ dataType: () => 'text COLLATE "C"' });
+/** Buffers (file contents, LangGraph's serialized values, entry hashes) as they are. */
+const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => "bytea" });
+/** Times: JS numbers in ms with µs fractions. float8 round-trips a JS double exactly (they feed hash chains). */
+const time = (name: string) => doublePrecision(name);
+/** Row numbers and ids that only grow, read back as JS numbers (the store parses int8). */
+const seq = (name: string) => bigint(name, { mode: "number" });
+
+/** External sessions: a user's conversation. `current_branch_id` is its only mutable pointer (like git's HEAD). */
+export const sessions = pgTable(
+  "sessions",
+  {
+    seq: seq("seq").primaryKey().generatedByDefaultAsIdentity(),
+    id: text("id").notNull(),
+    userId: text("user_id").notNull(),
+    title: text("title"),
+    metadata: text("metadata"),
+    currentBranchId: text("current_branch_id").notNull(),
+    originSessionId: text("origin_session_id"),
+    originCheckpointId: text("origin_checkpoint_id"),
+    /** Set once the session records its first tool call: moves of a session without tools skip the world. */
+    hasTools: boolean("has_tools").notNull().default(false),
+    /** Set by attachWorkspace: checkpoints of a session without one skip looking for its files. */
+    hasWorkspace: boolean("has_workspace").notNull().default(false),
+    createdAt: time("created_at").notNull(),
+    updatedAt: time("updated_at").notNull(),
+  },
+  // A constraint, not a unique index, for every id a foreign key names: drizzle-kit adds foreign keys before indexes.
+  (t) => [unique("sessions_id").on(t.id), index("sessions_user_seq").on(t.userId, t.seq)],
+);
+
+/** Internal sessions (branches): a parent pointer and a fork position; no history is copied. */
+export const branches = pgTable(
+  "branches",
+  {
+    seq: seq("seq").primaryKey().generatedByDefaultAsIdentity(),
+    id: text("id").notNull(),
+    sessionId: text("session_id")
+      .notNull()
+      .references(() => sessions.id),
+    parentId: text("parent_id"),
+    forkCheckpointId: text("fork_checkpoint_id"),
+    forkPosition: integer("fork_position").notNull(),
+    /** The entry at `fork_position` in the parent's lineage (null at position 0): the new branch's base. */
+    forkEntryId: text("fork_entry_id"),
+    name: text("name"),
+    reason: text("reason").notNull(),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [unique("branches_id").on(t.id), index("branches_session").on(t.sessionId)],
+);
+
+/** The append-only log of every branch: messages, state changes and tool invocations, hash-chained. */
+export const entries = pgTable(
+  "entries",
+  {
+    seq: seq("seq").primaryKey().generatedByDefaultAsIdentity(),
+    id: text("id").notNull(),
+    branchId: text("branch_id")
+      .notNull()
+      .references(() => branches.id),
+    position: integer("position").notNull(),
+    /** "message" | "state" | "tool" */
+    kind: text("kind").notNull(),
+    role: text("role"),
+    /** JSON text: a message's content, or a tool invocation's args (text, not jsonb: it is hashed as written). */
+    content: text("content"),
+    tool: text("tool"),
+    callId: text("call_id"),
+    /** Tool entries: whether the tool had an `undo` when journaled; null when not known. */
+    reversible: boolean("reversible"),
+    clientId: text("client_id"),
+    metadata: text("metadata"),
+    /** The state snapshot in effect after this entry (null: the empty state `{}`). */
+    stateId: seq("state_id"),
+    /** Number of messages in the lineage up to and including this entry. */
+    msgCount: integer("msg_count").notNull(),
+    /** SHA-256 chain: hash(previous entry's hash, this entry's fields). 32 bytes, hex to the engine. */
+    hash: bytea("hash").notNull(),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [
+    unique("entries_id").on(t.id),
+    uniqueIndex("entries_branch_position").on(t.branchId, t.position),
+    // Tool calls are few among many messages: moves find them without scanning the log.
+    index("entries_branch_tools")
+      .on(t.branchId, t.position)
+      .where(sql`kind = 'tool'`),
+  ],
+);
+
+/** A tool invocation's completion: written once, when it ends. No row means it is still running (or died running). */
+export const toolResults = pgTable("tool_results", {
+  entryId: text("entry_id")
+    .primaryKey()
+    .references(() => entries.id),
+  /** "succeeded" | "failed" */
+  status: text("status").notNull(),
+  result: text("result"),
+  error: text("error"),
+  hash: text("hash").notNull(),
+  completedAt: time("completed_at").notNull(),
+});
+
+/** Content-addressed state documents: identical states are stored once. */
+export const stateSnapshots = pgTable(
+  "state_snapshots",
+  { id: seq("id").primaryKey().generatedByDefaultAsIdentity(), hash: text("hash").notNull(), body: text("body").notNull() },
+  (t) => [uniqueIndex("state_snapshots_hash").on(t.hash)],
+);
+
+/** Checkpoints: immutable named points (branch + position); their content is the lineage, materialized on read. */
+export const checkpoints = pgTable(
+  "checkpoints",
+  {
+    // An identity: it only grows (a deleted checkpoint's seq is never handed out again), across every server.
+    seq: seq("seq").primaryKey().generatedByDefaultAsIdentity(),
+    id: text("id").notNull(),
+    sessionId: text("session_id")
+      .notNull()
+      .references(() => sessions.id),
+    branchId: text("branch_id")
+      .notNull()
+      .references(() => branches.id),
+    position: integer("position").notNull(),
+    name: text("name"),
+    auto: boolean("auto").notNull(),
+    metadata: text("metadata"),
+    userId: text("user_id").notNull(),
+    stateId: seq("state_id"),
+    /** Hash of the entry chain up to `position`. */
+    headHash: text("head_hash").notNull(),
+    checksum: text("checksum").notNull(),
+    createdAt: time("created_at").notNull(),
+    expiresAt: time("expires_at"),
+  },
+  (t) => [
+    unique("checkpoints_id").on(t.id),
+    // SQLite's covers every listed column; a PostgreSQL btree entry must stay under ~2.7 kB, which a checkpoint's
+    // name and metadata do not promise: the listing reads the table by this index instead.
+    index("checkpoints_user_listing").on(t.userId, t.seq),
+    index("checkpoints_user_session_seq").on(t.userId, t.sessionId, t.seq),
+    index("checkpoints_expires")
+      .on(t.expiresAt)
+      .where(sql`expires_at IS NOT NULL`),
+  ],
+);
+
+/** Session events that are not entries (branch created, switch, checkpoint deleted, moves): the timeline's other half. */
+export const events = pgTable(
+  "events",
+  {
+    seq: seq("seq").primaryKey().generatedByDefaultAsIdentity(),
+    sessionId: text("session_id").notNull(),
+    kind: text("kind").notNull(),
+    refId: text("ref_id").notNull(),
+    branchId: text("branch_id").notNull(),
+    detail: text("detail"),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [index("events_session_seq").on(t.sessionId, t.seq)],
+);
+
+/** Tool calls written by `importSession`: they ran in another world, so no move of this database ever replays them. */
+export const importedCalls = pgTable(
+  "imported_calls",
+  {
+    entryId: text("entry_id")
+      .primaryKey()
+      .references(() => entries.id),
+    sessionId: text("session_id").notNull(),
+  },
+  (t) => [index("imported_calls_session").on(t.sessionId)],
+);
+
+/** The world: which invocations' effects are applied now, with the result of their latest application. */
+export const applied = pgTable(
+  "applied",
+  {
+    entryId: text("entry_id")
+      .primaryKey()
+      .references(() => entries.id),
+    sessionId: text("session_id").notNull(),
+    result: text("result"),
+    /** Order of application: undo runs in reverse of it. From a sequence: servers never hand out the same. */
+    appliedSeq: seq("applied_seq").notNull().generatedByDefaultAsIdentity(),
+    appliedAt: time("applied_at").notNull(),
+  },
+  (t) => [index("applied_session_seq").on(t.sessionId, t.appliedSeq)],
+);
+
+/** The move journal: one row per rollback/edit/switch that moves the world. */
+export const moves = pgTable(
+  "moves",
+  {
+    seq: seq("seq").primaryKey().generatedByDefaultAsIdentity(),
+    id: text("id").notNull(),
+    sessionId: text("session_id").notNull(),
+    /** "rollback" | "edit" | "switch" */
+    kind: text("kind").notNull(),
+    /** JSON: everything needed to finish the move after a crash (target, new branch id, edited message, options). */
+    spec: text("spec").notNull(),
+    /** "running" | "done" | "failed" */
+    status: text("status").notNull(),
+    pid: integer("pid").notNull(),
+    /** The owner's identity beyond its pid (host, boot, start time), so a reused pid is not taken for it. */
+    pidStart: text("pid_start"),
+    /** Until when the owner's lease holds (ms): past it, another server may take the move over. */
+    leaseUntil: time("lease_until"),
+    createdAt: time("created_at").notNull(),
+    finishedAt: time("finished_at"),
+  },
+  (t) => [uniqueIndex("moves_id").on(t.id), index("moves_status").on(t.status), index("moves_session").on(t.sessionId)],
+);
+
+/** The steps of a move, in order. */
+export const moveSteps = pgTable(
+  "move_steps",
+  {
+    moveId: text("move_id").notNull(),
+    idx: integer("idx").notNull(),
+    /** "undo" | "replay" */
+    op: text("op").notNull(),
+    entryId: text("entry_id").notNull(),
+    /** "pending" | "running" | "done" | "failed" | "unknown" */
+    status: text("status").notNull(),
+    result: text("result"),
+    error: text("error"),
+  },
+  (t) => [primaryKey({ columns: [t.moveId, t.idx] })],
+);
+
+/** A session's workspace: a directory whose files checkpoints capture and moves with scope "files"/"both" restore. */
+export const workspaces = pgTable("workspaces", {
+  sessionId: text("session_id")
+    .primaryKey()
+    .references(() => sessions.id),
+  dir: text("dir").notNull(),
+  /** JSON array of .gitignore-style patterns left out of snapshots. */
+  exclude: text("exclude").notNull(),
+  /** The files as forkpoint last saw or wrote them (attach, checkpoint, restore, tool call): what drift is measured from. */
+  manifestId: seq("manifest_id").notNull(),
+  /** Set while a move rewrites the directory, cleared with the new `manifest_id`: JSON `{ manifestId, pid, pidStart }`. */
+  restoring: text("restoring"),
+  updatedAt: time("updated_at").notNull(),
+});
+
+/** File contents, addressed by their SHA-256: stored once however many snapshots hold them. */
+export const fileBlobs = pgTable("file_blobs", { hash: text("hash").primaryKey(), content: bytea("content").notNull() });
+
+/** A snapshot of a workspace: canonical JSON `{ path: blob hash }`, addressed by its own hash. */
+export const fileManifests = pgTable(
+  "file_manifests",
+  { id: seq("id").primaryKey().generatedByDefaultAsIdentity(), hash: text("hash").notNull(), body: text("body").notNull() },
+  (t) => [uniqueIndex("file_manifests_hash").on(t.hash)],
+);
+
+/** The workspace files a checkpoint captured. */
+export const checkpointFiles = pgTable("checkpoint_files", {
+  checkpointId: text("checkpoint_id")
+    .primaryKey()
+    .references(() => checkpoints.id),
+  manifestId: seq("manifest_id").notNull(),
+  /** The directory and exclude list the files were read under: a snapshot is only restored to the same. */
+  dir: text("dir").notNull(),
+  exclude: text("exclude").notNull(),
+});
+
+/** LangGraph threads (`ForkpointSaver`): each (thread, namespace) of a user is one forkpoint session. */
+export const lgThreads = pgTable(
+  "lg_threads",
+  {
+    userId: text("user_id").notNull(),
+    threadId: text("thread_id").notNull(),
+    checkpointNs: text("checkpoint_ns").notNull(),
+    sessionId: text("session_id")
+      .notNull()
+      .references(() => sessions.id),
+    startCheckpointId: text("start_checkpoint_id").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.threadId, t.checkpointNs] }), uniqueIndex("lg_threads_session").on(t.sessionId)],
+);
+
+/** LangGraph checkpoints: the serialized checkpoint without its channel values. */
+export const lgCheckpoints = pgTable(
+  "lg_checkpoints",
+  {
+    sessionId: text("session_id").notNull(),
+    checkpointId: text("checkpoint_id").notNull(),
+    parentCheckpointId: text("parent_checkpoint_id"),
+    fpCheckpointId: text("fp_checkpoint_id")
+      .notNull()
+      .references(() => checkpoints.id),
+    type: text("type").notNull(),
+    checkpoint: bytea("checkpoint").notNull(),
+    metadataType: text("metadata_type").notNull(),
+    metadata: bytea("metadata").notNull(),
+    /** JSON of the messages channel's version that the forkpoint checkpoint's messages are (null: none are). */
+    messagesVersion: text("messages_version"),
+  },
+  (t) => [primaryKey({ columns: [t.sessionId, t.checkpointId] })],
+);
+
+/** LangGraph channel values other than the mirrored messages, once per (channel, version) of a thread. */
+export const lgBlobs = pgTable(
+  "lg_blobs",
+  {
+    sessionId: text("session_id").notNull(),
+    channel: text("channel").notNull(),
+    /** JSON of the version (a number or a string). */
+    version: text("version").notNull(),
+    type: text("type").notNull(),
+    value: bytea("value").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sessionId, t.channel, t.version] })],
+);
+
+/** LangGraph pending writes: what a task wrote after a checkpoint, before the next one. */
+export const lgWrites = pgTable(
+  "lg_writes",
+  {
+    sessionId: text("session_id").notNull(),
+    checkpointId: text("checkpoint_id").notNull(),
+    taskId: text("task_id").notNull(),
+    idx: integer("idx").notNull(),
+    channel: text("channel").notNull(),
+    type: text("type").notNull(),
+    value: bytea("value").notNull(),
+    taskPath: text("task_path").notNull().default(""),
+  },
+  (t) => [primaryKey({ columns: [t.sessionId, t.checkpointId, t.taskId, t.idx] })],
+);

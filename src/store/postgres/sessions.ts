@@ -1,0 +1,122 @@
+// Sessions, their events, the operator listings, and imported calls: PostgreSQL's statements and the port's SessionsTx.
+import type { EventRow, NewSession, SessionRow, SessionsTx, TimelineKey, TimelineRow, UserRow } from "../port/index.js";
+import { SESSION_COLS, SESSION_INFO_COLS, SESSION_UPDATED } from "./columns.js";
+import type { Sql } from "./sql.js";
+
+const TIMELINE = `SELECT * FROM (
+    SELECT 'entry' AS source, e.kind AS kind, e.id AS "refId", e.branch_id AS "branchId", coalesce(e.role, e.tool) AS detail,
+      e.created_at AS "createdAt", e.seq AS seq
+      FROM entries e JOIN branches b ON b.id = e.branch_id WHERE b.session_id = $2
+    UNION ALL
+    SELECT 'checkpoint', 'checkpoint', id, branch_id, name, created_at, seq FROM checkpoints WHERE user_id = $1 AND session_id = $2
+    UNION ALL
+    SELECT 'branch', 'branch', id, id, reason || ' at position ' || fork_position, created_at, seq FROM branches
+      WHERE session_id = $2 AND parent_id IS NOT NULL
+    UNION ALL
+    SELECT 'event', kind, ref_id, branch_id, detail, created_at, seq FROM events WHERE session_id = $2) t
+  WHERE "createdAt" < $3::float8 OR ("createdAt" = $3::float8
+    AND (source < $4::text COLLATE "C" OR (source = $4::text AND seq < $5::bigint)))
+  ORDER BY "createdAt" DESC, source COLLATE "C" DESC, seq DESC LIMIT $6`;
+
+/** Children before parents: the foreign keys hold at every statement. */
+const DELETE_SESSION = [
+  `DELETE FROM lg_writes WHERE session_id = $1`,
+  `DELETE FROM lg_blobs WHERE session_id = $1`,
+  `DELETE FROM lg_checkpoints WHERE session_id = $1`,
+  `DELETE FROM lg_threads WHERE session_id = $1`,
+  `DELETE FROM checkpoint_files WHERE checkpoint_id IN (SELECT id FROM checkpoints WHERE session_id = $1)`,
+  `DELETE FROM tool_results WHERE entry_id IN (SELECT e.id FROM entries e JOIN branches b ON b.id = e.branch_id WHERE b.session_id = $1)`,
+  `DELETE FROM applied WHERE session_id = $1`,
+  `DELETE FROM imported_calls WHERE session_id = $1`,
+  `DELETE FROM move_steps WHERE move_id IN (SELECT id FROM moves WHERE session_id = $1)`,
+  `DELETE FROM moves WHERE session_id = $1`,
+  `DELETE FROM events WHERE session_id = $1`,
+  `DELETE FROM workspaces WHERE session_id = $1`,
+  `DELETE FROM checkpoints WHERE session_id = $1`,
+  `DELETE FROM entries WHERE branch_id IN (SELECT id FROM branches WHERE session_id = $1)`,
+  `DELETE FROM branches WHERE session_id = $1`,
+  `DELETE FROM sessions WHERE id = $1`,
+];
+
+export function sessionsTx(sql: Sql): SessionsTx {
+  return {
+    *insertSession(r: NewSession) {
+      yield* sql.exec(
+        `INSERT INTO sessions (id, user_id, title, metadata, current_branch_id, origin_session_id, origin_checkpoint_id, created_at, updated_at)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        [r.id, r.userId, r.title, r.metadata, r.currentBranchId, r.originSessionId, r.originCheckpointId, r.createdAt, r.updatedAt],
+      );
+    },
+    *getSession(id: string) {
+      return yield* sql.one<SessionRow>(`SELECT ${SESSION_COLS} FROM sessions WHERE id = $1`, [id]);
+    },
+    *getSessionInfo(id: string) {
+      return yield* sql.one<SessionRow>(`SELECT ${SESSION_INFO_COLS} FROM sessions WHERE id = $1`, [id]);
+    },
+    *listSessions(userId: string, beforeSeq: number | undefined, limit: number) {
+      return yield* sql.rows<SessionRow>(
+        `SELECT ${SESSION_INFO_COLS} FROM sessions WHERE user_id = $1 AND seq < $2::bigint ORDER BY seq DESC LIMIT $3`,
+        [userId, beforeSeq ?? Number.MAX_SAFE_INTEGER, limit],
+      );
+    },
+    *setCurrentBranch(sessionId: string, branchId: string, at: number) {
+      yield* sql.exec(`UPDATE sessions SET current_branch_id = $1, updated_at = $2 WHERE id = $3`, [branchId, at, sessionId]);
+    },
+    *markHasTools(sessionId: string) {
+      yield* sql.exec(`UPDATE sessions SET has_tools = true WHERE id = $1 AND NOT has_tools`, [sessionId]);
+    },
+    *allSessionIds() {
+      return yield* sql.column<string>(`SELECT id FROM sessions ORDER BY seq`);
+    },
+    *deleteSession(sessionId: string) {
+      for (const statement of DELETE_SESSION) yield* sql.exec(statement, [sessionId]);
+    },
+    *insertEvent(r: Omit<EventRow, "seq">) {
+      yield* sql.exec(`INSERT INTO events (session_id, kind, ref_id, branch_id, detail, created_at) VALUES ($1, $2, $3, $4, $5, $6)`, [
+        r.sessionId,
+        r.kind,
+        r.refId,
+        r.branchId,
+        r.detail,
+        r.createdAt,
+      ]);
+    },
+    *sessionEvents(sessionId: string) {
+      return yield* sql.rows<EventRow>(
+        `SELECT seq, session_id AS "sessionId", kind, ref_id AS "refId", branch_id AS "branchId", detail, created_at AS "createdAt"
+        FROM events WHERE session_id = $1 ORDER BY seq`,
+        [sessionId],
+      );
+    },
+    *timeline(userId: string, sessionId: string, before: TimelineKey | undefined, limit: number) {
+      return yield* sql.rows<TimelineRow>(TIMELINE, [
+        userId,
+        sessionId,
+        before?.createdAt ?? Number.MAX_SAFE_INTEGER,
+        before?.source ?? "~",
+        before?.seq ?? Number.MAX_SAFE_INTEGER,
+        limit,
+      ]);
+    },
+    *insertImportedCall(entryId: string, sessionId: string) {
+      yield* sql.exec(`INSERT INTO imported_calls (entry_id, session_id) VALUES ($1, $2)`, [entryId, sessionId]);
+    },
+    *importedCalls(sessionId: string) {
+      return new Set(yield* sql.column<string>(`SELECT entry_id FROM imported_calls WHERE session_id = $1`, [sessionId]));
+    },
+    *listAllSessions(beforeSeq: number | undefined, limit: number) {
+      return yield* sql.rows<SessionRow>(`SELECT ${SESSION_INFO_COLS} FROM sessions WHERE seq < $1::bigint ORDER BY seq DESC LIMIT $2`, [
+        beforeSeq ?? Number.MAX_SAFE_INTEGER,
+        limit,
+      ]);
+    },
+    *listUsers(afterUserId: string | undefined, limit: number) {
+      // user_id is COLLATE "C": users page in byte order, as on SQLite.
+      return yield* sql.rows<UserRow>(
+        `SELECT user_id AS "userId", count(*) AS sessions, max(${SESSION_UPDATED}) AS "updatedAt"
+        FROM sessions WHERE user_id > $1 GROUP BY user_id ORDER BY user_id LIMIT $2`,
+        [afterUserId ?? "", limit],
+      );
+    },
+  };
+}

@@ -1,0 +1,216 @@
+// The PostgreSQL store: a pool shared by several servers; a write unit locks its sessions with advisory locks.
+import type { CustomTypesConfig, Pool, PoolClient } from "pg";
+import { DatabaseError } from "../../models/errors.js";
+import { runAsync, type Body, type Store, type StoreCapabilities, type Tx, type WriteScope } from "../port/index.js";
+import { checkpointsTx } from "./checkpoints.js";
+import { entriesTx } from "./entries.js";
+import { isRetryable, translate } from "./errors.js";
+import { langgraphTx } from "./langgraph.js";
+import { lockStatements } from "./locks.js";
+import { applyMigrations } from "./migrate.js";
+import { movesTx } from "./moves.js";
+import { openPostgres, type PostgresTarget } from "./open.js";
+import { sessionsTx } from "./sessions.js";
+import { Sql } from "./sql.js";
+import { MIGRATIONS_TABLE, TABLES } from "./tables.js";
+import { workspacesTx } from "./workspaces.js";
+
+const CAPABILITIES: StoreCapabilities = { ownership: "lease", local: false };
+/** Deadlocks and serialization failures roll everything back: the unit runs again from its start, this many times. */
+const RETRIES = 2;
+/**
+ * READ COMMITTED: a session's writes serialize on its advisory lock, so each statement sees every write committed
+ * before it (positions stay gapless) and no unit fails to serialize.
+ */
+const BEGIN_WRITE = "BEGIN ISOLATION LEVEL READ COMMITTED";
+const BEGIN_READ = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY";
+
+/** A connection the driver gave up on: closed rather than handed back to the pool. */
+const isConnectionLoss = (error: unknown) =>
+  error instanceof Error && (/^(08|57P0)/.test(String((error as { code?: unknown }).code)) || /Connection terminated/i.test(error.message));
+
+export class PostgresStore implements Store {
+  readonly capabilities = CAPABILITIES;
+  readonly pool: Pool;
+  readonly #owned: boolean;
+  readonly #types: CustomTypesConfig;
+  /** The schema migrated: every unit waits for it (opening is synchronous, as `openForkpoint` is). */
+  readonly #ready: Promise<void>;
+  /** One transaction handle per pooled connection, made on its first unit. */
+  readonly #txs = new WeakMap<PoolClient, Tx>();
+  #closed = false;
+  #closing: Promise<void> | undefined;
+
+  constructor(target: PostgresTarget) {
+    const { pool, owned, types } = openPostgres(target);
+    this.pool = pool;
+    this.#owned = owned;
+    this.#types = types;
+    this.#ready = applyMigrations(pool, types).catch((error: unknown) => {
+      throw translate(error);
+    });
+    // Awaited by every unit and by `ready()`; an open store nobody uses must not leave an unhandled rejection.
+    this.#ready.catch(() => undefined);
+  }
+
+  /** Opens a store and waits for its schema: rejects with the reason the database cannot be used. */
+  static async open(target: PostgresTarget): Promise<PostgresStore> {
+    const store = new PostgresStore(target);
+    try {
+      await store.ready();
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+    return store;
+  }
+
+  /** Resolves once the schema is up to date. */
+  ready(): Promise<void> {
+    return this.#ready;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Units run on their own pooled connections, never inside the caller's code: a call made from a body is its own. */
+  get inUnit(): boolean {
+    return false;
+  }
+
+  async #connect(): Promise<PoolClient> {
+    if (this.#closed) throw new DatabaseError("CLOSED", "the forkpoint database is closed");
+    await this.#ready;
+    try {
+      return await this.pool.connect();
+    } catch (error) {
+      throw translate(error);
+    }
+  }
+
+  #tx(client: PoolClient): Tx {
+    let tx = this.#txs.get(client);
+    if (!tx) {
+      const sql = new Sql(client, this.#types);
+      tx = {
+        ...sessionsTx(sql),
+        ...entriesTx(sql),
+        ...checkpointsTx(sql),
+        ...movesTx(sql),
+        ...workspacesTx(sql),
+        langgraph: langgraphTx(sql),
+      };
+      this.#txs.set(client, tx);
+    }
+    return tx;
+  }
+
+  /** Runs `body` in a transaction opened by `begin` (one round trip, its locks included); again on a deadlock. */
+  async #transaction<T>(begin: string, body: Body<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const client = await this.#connect();
+      let lost: Error | undefined;
+      try {
+        await client.query(begin);
+        try {
+          const value = await runAsync(body(this.#tx(client)));
+          await client.query("COMMIT");
+          return value;
+        } catch (error) {
+          await client.query("ROLLBACK").catch((rollback: Error) => (lost = rollback));
+          throw error;
+        }
+      } catch (error) {
+        if (isConnectionLoss(error)) lost ??= error as Error;
+        if (attempt < RETRIES && isRetryable(error)) continue;
+        throw translate(error);
+      } finally {
+        client.release(lost);
+      }
+    }
+  }
+
+  write<T>(scope: WriteScope, body: Body<T>): Promise<T> {
+    return this.#transaction([BEGIN_WRITE, ...lockStatements(scope)].join("; "), body);
+  }
+
+  read<T>(body: Body<T>): Promise<T> {
+    return this.#transaction(BEGIN_READ, body);
+  }
+
+  async query<T>(body: Body<T>): Promise<T> {
+    const client = await this.#connect();
+    let lost: Error | undefined;
+    try {
+      return await runAsync(body(this.#tx(client)));
+    } catch (error) {
+      if (isConnectionLoss(error)) lost = error as Error;
+      throw translate(error);
+    } finally {
+      client.release(lost);
+    }
+  }
+
+  /** Waits for the migration to settle; ends the pool only when the store made it. */
+  close(): Promise<void> {
+    if (this.#closing) return this.#closing;
+    this.#closed = true;
+    this.#closing = this.#ready.catch(() => undefined).then(() => (this.#owned ? this.pool.end() : undefined));
+    return this.#closing;
+  }
+
+  async vacuum(): Promise<void> {
+    // VACUUM runs outside a transaction; naming the tables leaves other applications' tables alone.
+    await this.#plain(`VACUUM ${TABLES.join(", ")}`);
+  }
+
+  databaseFiles(): string[] {
+    return [];
+  }
+
+  async sizeBytes(): Promise<number> {
+    const [row] = await this.#plain<{ bytes: number }>(
+      `SELECT coalesce(sum(pg_total_relation_size(to_regclass(t))), 0)::float8 AS bytes FROM unnest($1::text[]) t`,
+      [TABLES],
+    );
+    return row!.bytes;
+  }
+
+  /** Every table's rows, each table by its primary key, read in one snapshot. */
+  async dump(): Promise<string> {
+    const client = await this.#connect();
+    try {
+      await client.query(BEGIN_READ);
+      const out: Record<string, unknown[]> = {};
+      for (const table of [...TABLES, MIGRATIONS_TABLE]) {
+        const key = await client.query<{ name: string }>(
+          `SELECT a.attname AS name FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
+          WHERE i.indrelid = $1::regclass AND i.indisprimary ORDER BY array_position(i.indkey::int2[], a.attnum)`,
+          [table],
+        );
+        const order = key.rows.map((r) => `"${r.name}"`).join(", ");
+        out[table] = (await client.query({ text: `SELECT * FROM ${table} ORDER BY ${order}`, types: this.#types })).rows;
+      }
+      await client.query("COMMIT");
+      return JSON.stringify(out);
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw translate(error);
+    } finally {
+      client.release();
+    }
+  }
+
+  /** One statement on a pooled connection, outside any transaction. */
+  async #plain<R>(text: string, values: unknown[] = []): Promise<R[]> {
+    const client = await this.#connect();
+    try {
+      return (await client.query({ text, values, types: this.#types })).rows as R[];
+    } catch (error) {
+      throw translate(error);
+    } finally {
+      client.release();
+    }
+  }
+}

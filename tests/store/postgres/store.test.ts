@@ -1,0 +1,173 @@
+// PostgresStore on a real server: exact round-trips, leases, errors, rollback, and write units that lock sessions.
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Body, NewSession } from "../../../src/store/port/index.js";
+import { PostgresStore } from "../../../src/store/postgres/store.js";
+import { freshPgDatabase, pgServer } from "../../fixtures/postgres-database.js";
+
+const server = await pgServer();
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const session = (id: string, over: Partial<NewSession> = {}): NewSession => ({
+  id,
+  userId: "u",
+  title: null,
+  metadata: null,
+  currentBranchId: `${id}-b`,
+  originSessionId: null,
+  originCheckpointId: null,
+  createdAt: 1732640000123.456,
+  updatedAt: 1732640000123.456,
+  ...over,
+});
+
+describe.skipIf(!server)("PostgresStore", () => {
+  let store: PostgresStore, url: string;
+
+  beforeAll(async () => {
+    url = await freshPgDatabase();
+    store = await PostgresStore.open(url);
+    for (const id of ["a", "b", "c"]) await store.write({ sessionId: id }, (tx) => tx.insertSession(session(id)));
+  });
+  afterAll(async () => {
+    await store?.close();
+  });
+
+  it("reads back every JS double it stores, exactly", async () => {
+    const times = [1732640000123.456, 1732640000123.4561, 0.1 + 0.2, Number.MAX_SAFE_INTEGER + 0.5, 5e-324, 1e300, -0.000001];
+    for (let i = 0; i < 300; i++) times.push(1.7e12 + Math.random() * 1e11 + Math.floor(Math.random() * 1e6) / 1e3);
+    await store.write({ sessionId: "a" }, function* (tx) {
+      for (const [i, createdAt] of times.entries()) {
+        yield* tx.insertEvent({ sessionId: "a", kind: "t", refId: String(i), branchId: "a-b", detail: null, createdAt });
+      }
+    });
+    const events = await store.read((tx) => tx.sessionEvents("a"));
+    expect(events.map((e) => e.createdAt)).toStrictEqual(times);
+  });
+
+  it("reads int8 columns as JS numbers, above 2^32 too", async () => {
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`SELECT setval(pg_get_serial_sequence('sessions', 'seq'), $1)`, [2 ** 40]);
+    await admin.end();
+    await store.write({ sessionId: "big" }, (tx) => tx.insertSession(session("big")));
+    const row = await store.query((tx) => tx.getSession("big"));
+    expect(row?.seq).toBe(2 ** 40 + 1);
+    const count = await store.query((tx) => tx.countBranches("big"));
+    expect(count).toBe(0);
+    expect(await store.query((tx) => tx.listSessions("u", 2 ** 40 + 1, 10))).toHaveLength(3);
+  });
+
+  it("keeps a move's lease: claimed with a new one, renewed only by its holder", async () => {
+    const owner = { pid: 1, pidStart: "x" };
+    const next = { pid: 2, pidStart: null };
+    const result = await store.write({ sessionId: "a" }, function* (tx) {
+      yield* tx.insertMove({
+        id: "m",
+        sessionId: "a",
+        kind: "rollback",
+        spec: "{}",
+        status: "running",
+        ...owner,
+        leaseUntil: 1000.5,
+        createdAt: 1,
+        finishedAt: null,
+      });
+      const leased = (yield* tx.runningMoves("a"))[0]!.leaseUntil;
+      const claimed = yield* tx.claimMove("m", owner, next, 2000.25);
+      const afterClaim = (yield* tx.runningMoves("a"))[0]!;
+      const renewedByOld = yield* tx.renewMove("m", owner, 9999);
+      const renewed = yield* tx.renewMove("m", next, 3000.125);
+      return { leased, claimed, afterClaim, renewedByOld, renewed, lease: (yield* tx.runningMoves("a"))[0]!.leaseUntil };
+    });
+    expect(result).toMatchObject({ leased: 1000.5, claimed: true, renewedByOld: false, renewed: true, lease: 3000.125 });
+    expect(result.afterClaim).toMatchObject({ pid: 2, pidStart: null, leaseUntil: 2000.25 });
+  });
+
+  it("turns a unique violation into ConflictError and leaves the database as it was", async () => {
+    const before = await store.dump();
+    const failing: Body<void> = function* (tx) {
+      yield* tx.insertEvent({ sessionId: "a", kind: "x", refId: "x", branchId: "x", detail: null, createdAt: 1 });
+      yield* tx.insertSession(session("a"));
+    };
+    await expect(store.write({ sessionId: "a" }, failing)).rejects.toMatchObject({ name: "ConflictError", code: "ALREADY_EXISTS" });
+    await expect(
+      store.write({ sessionId: "a" }, function* (tx) {
+        yield* tx.insertEvent({ sessionId: "a", kind: "x", refId: "x", branchId: "x", detail: null, createdAt: 1 });
+        throw new Error("engine says no");
+      }),
+    ).rejects.toThrow("engine says no");
+    expect(await store.dump()).toBe(before);
+  });
+
+  it("refuses writes in a read unit", async () => {
+    await expect(store.read((tx) => tx.insertSession(session("r")))).rejects.toMatchObject({ code: "READ_ONLY" });
+  });
+
+  it("reports its size, vacuums, and has no files of its own", async () => {
+    expect(await store.sizeBytes()).toBeGreaterThan(0);
+    await store.vacuum();
+    expect(store.databaseFiles()).toEqual([]);
+    expect(store.capabilities).toEqual({ ownership: "lease", local: false });
+    const dump = JSON.parse(await store.dump()) as Record<string, unknown[]>;
+    expect(dump.sessions).toHaveLength(4);
+    expect(dump["drizzle.__drizzle_migrations"]).toHaveLength(1);
+  });
+
+  /** A unit that notes when its body starts and ends, holding its locks for `holdMs` in between. */
+  function timed(holdMs: number, marks: number[]): Body<void> {
+    return function* (tx) {
+      marks.push(performance.now());
+      yield* tx.getSession("a");
+      yield sleep(holdMs);
+      marks.push(performance.now());
+    };
+  }
+
+  it("serializes write units of one session: the second starts after the first commits", async () => {
+    const first: number[] = [],
+      second: number[] = [];
+    const one = store.write({ sessionId: "a" }, timed(300, first));
+    await sleep(50);
+    await Promise.all([one, store.write({ sessionId: "a" }, timed(0, second))]);
+    expect(second[0]).toBeGreaterThanOrEqual(first[1]!);
+  });
+
+  it("runs write units of different sessions at once", async () => {
+    const first: number[] = [],
+      second: number[] = [];
+    const one = store.write({ sessionId: "a" }, timed(300, first));
+    await sleep(50);
+    await Promise.all([one, store.write({ sessionId: "b" }, timed(0, second))]);
+    expect(second[1]).toBeLessThan(first[1]!);
+  });
+
+  it("locks every session of a multi-session unit, and everything for a global one", async () => {
+    const multi: number[] = [],
+      single: number[] = [],
+      global: number[] = [],
+      after: number[] = [];
+    const one = store.write({ sessionIds: ["c", "b"] }, timed(300, multi));
+    await sleep(50);
+    await Promise.all([one, store.write({ sessionId: "b" }, timed(0, single))]);
+    expect(single[0]).toBeGreaterThanOrEqual(multi[1]!);
+
+    const session = store.write({ sessionId: "c" }, timed(300, single));
+    await sleep(50);
+    const all = store.write({ global: true }, timed(300, global));
+    await sleep(50);
+    await Promise.all([session, all, store.write({ sessionId: "a" }, timed(0, after))]);
+    expect(global[0]).toBeGreaterThanOrEqual(single[3]!);
+    expect(after[0]).toBeGreaterThanOrEqual(global[1]!);
+  });
+
+  it("lets reads run beside a write unit of the same session", async () => {
+    const write: number[] = [];
+    const one = store.write({ sessionId: "a" }, timed(300, write));
+    await sleep(50);
+    await store.read((tx) => tx.getSession("a"));
+    const readDone = performance.now();
+    await one;
+    expect(readDone).toBeLessThan(write[1]!);
+  });
+});
