@@ -16,6 +16,8 @@ import type { SessionExport } from "../models/session-export.js";
 import type { Checkpoint, Page, SessionInfo } from "../models/types.js";
 import type { Step, Store, Tx } from "../store/port/index.js";
 import { SqliteStore } from "../store/sqlite/store.js";
+import { PostgresStore } from "../store/postgres/store.js";
+import type { PostgresTarget } from "../store/postgres/open.js";
 import { ownershipFor } from "./ownership-lease.js";
 import type { ToolDefinition } from "../tools/define-tool.js";
 import { ToolRegistry } from "../tools/registry.js";
@@ -49,6 +51,11 @@ export interface ForkpointOptions {
   path?: string;
   /** Any store implementing the port (`forkpoint`'s `Store`), instead of the embedded SQLite file. */
   store?: Store;
+  /**
+   * A PostgreSQL database shared by several app servers, instead of the SQLite file: a connection string, a
+   * `pg.PoolConfig`, or a `pg.Pool` (left open on close). Needs the `pg` package installed.
+   */
+  postgres?: string | object;
   /** Tools that `invoke` runs and moves undo/replay, from `defineTool`. */
   tools?: ToolDefinition[];
   /** Automatic checkpoints; none unless given. */
@@ -89,6 +96,9 @@ const storeSchema = z.custom<Store>(
 const openOptions = z.strictObject({
   path: z.string().min(1).optional(),
   store: storeSchema.optional(),
+  postgres: z
+    .union([z.string().min(1), z.custom<object>((v) => typeof v === "object" && v !== null, "must be a pg.PoolConfig or a pg.Pool")])
+    .optional(),
   tools: z.array(z.custom<ToolDefinition>()).optional(),
   autoCheckpoint: autoCheckpointPolicy.optional(),
   durability: z.enum(["normal", "full"]).optional(),
@@ -148,9 +158,11 @@ export class Forkpoint {
     const o = parseInput(openOptions, options, "openForkpoint");
     const tools = new ToolRegistry(o.tools ?? []);
     const logger = resilientLogger(o.logger ?? console);
-    if (o.store && o.path !== undefined) throw new ValidationError("openForkpoint", "give either path or store, not both");
+    if ([o.store, o.path, o.postgres].filter((v) => v !== undefined).length > 1)
+      throw new ValidationError("openForkpoint", "give one of path, postgres or store");
     this.#store =
       o.store ??
+      (o.postgres !== undefined ? new PostgresStore(o.postgres as PostgresTarget) : undefined) ??
       new SqliteStore({
         path: o.path ?? "./forkpoint.db",
         durability: o.durability ?? "normal",
