@@ -56,6 +56,12 @@ export interface ForkpointOptions {
    * `pg.PoolConfig`, or a `pg.Pool` (left open on close). Needs the `pg` package installed.
    */
   postgres?: string | object;
+  /**
+   * On a shared database, how long (ms) a move's owner holds it without renewing (renewed every third of it while a
+   * step runs); after that another server may take it over with `recover()`. Default 30 s. Unused on SQLite, where a
+   * move's owner is a process on the file's host.
+   */
+  leaseMs?: number;
   /** Tools that `invoke` runs and moves undo/replay, from `defineTool`. */
   tools?: ToolDefinition[];
   /** Automatic checkpoints; none unless given. */
@@ -96,6 +102,7 @@ const storeSchema = z.custom<Store>(
 const openOptions = z.strictObject({
   path: z.string().min(1).optional(),
   store: storeSchema.optional(),
+  leaseMs: z.number().int().min(100).optional(),
   postgres: z
     .union([z.string().min(1), z.custom<object>((v) => typeof v === "object" && v !== null, "must be a pg.PoolConfig or a pg.Pool")])
     .optional(),
@@ -183,7 +190,7 @@ export class Forkpoint {
       withSessionLock: keyedLock(),
       closing: this.#lifecycle.closing,
       track: this.#lifecycle.track,
-      ownership: ownershipFor(this.#store.capabilities),
+      ownership: ownershipFor(this.#store.capabilities, o.leaseMs),
     };
     // Nothing a crash interrupted (the usual open): ready at once, so the first calls take their inputs as made. A
     // synchronous store tells at once; an asynchronous one is asked first, and calls wait for its answer.

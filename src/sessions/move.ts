@@ -323,11 +323,16 @@ async function runStep(ctx: EngineContext, spec: MoveSpec, step: MoveStepRow): P
       signal,
     });
     // A timed-out handler is a failed step; whatever it returns later is not recorded.
-    if (step.op === "undo") {
-      const result = row.appliedResult === null ? invocation.result : (JSON.parse(row.appliedResult) as unknown);
-      await runHandler(call, (signal) => undo({ args: invocation.args, result }, handlerCtx(signal)));
-    } else {
-      resultText = resultAsJson(await runHandler(call, (signal) => tool.run(invocation.args, handlerCtx(signal))), ctx.limits);
+    const renewal = renewWhileRunning(ctx, spec.sessionId, step.moveId);
+    try {
+      if (step.op === "undo") {
+        const result = row.appliedResult === null ? invocation.result : (JSON.parse(row.appliedResult) as unknown);
+        await runHandler(call, (signal) => undo({ args: invocation.args, result }, handlerCtx(signal)));
+      } else {
+        resultText = resultAsJson(await runHandler(call, (signal) => tool.run(invocation.args, handlerCtx(signal))), ctx.limits);
+      }
+    } finally {
+      renewal.stop();
     }
   } catch (cause) {
     await ctx.store.write({ sessionId: spec.sessionId }, function* (tx) {
@@ -344,6 +349,33 @@ async function runStep(ctx: EngineContext, spec: MoveSpec, step: MoveStepRow): P
   });
   ctx.events.emit(step.op === "undo" ? "undo" : "replay", { ...invocation, applied: step.op === "replay" });
   return null;
+}
+
+/**
+ * On stores whose owners hold leases, renews this move's lease while a step's handler runs (a slow undo keeps its move),
+ * every third of the lease. A renewal that finds the move taken over stops renewing: the step's journal update is then
+ * refused (`MOVE_TAKEN_OVER`).
+ */
+function renewWhileRunning(ctx: EngineContext, sessionId: string, moveId: string): { stop(): void } {
+  const leaseMs = ctx.ownership.leaseMs;
+  if (leaseMs === null) return { stop: () => undefined };
+  let held = true;
+  const timer = setInterval(
+    () => {
+      if (!held) return;
+      ctx.store
+        .write({ sessionId }, function* (tx) {
+          return yield* tx.renewMove(moveId, ctx.ownership.self, ctx.now() + leaseMs);
+        })
+        .then(
+          (still) => void (held = still),
+          (error: unknown) => ctx.logger.warn(`forkpoint: renewing the lease of move ${moveId} failed`, error),
+        );
+    },
+    Math.max(1, Math.floor(leaseMs / 3)),
+  );
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }
 
 /** A journal update that wrote nothing: another owner took the move over (its lease ran out), so this one stops. */

@@ -51,7 +51,10 @@ describe.skipIf(!url)("forkpoint on PostgreSQL", () => {
     const sqlite = openForkpoint({ path: path.join(dir, "a.db") });
     try {
       const s = await pgFp.createSession({ userId: "u", title: "t", metadata: { n: 1 } });
-      await s.append([{ role: "user", content: { parts: [1, 2.5, "x"] } }, { role: "assistant", content: "ok" }]);
+      await s.append([
+        { role: "user", content: { parts: [1, 2.5, "x"] } },
+        { role: "assistant", content: "ok" },
+      ]);
       await s.setState({ deep: { a: [1, 2] } });
       await s.recordToolCall({ tool: "search", args: { q: "x" }, result: { hits: 3 } });
       const cp = await s.checkpoint({ name: "one", metadata: { agent_id: "p" } });
@@ -83,7 +86,8 @@ describe.skipIf(!url)("forkpoint on PostgreSQL", () => {
       const s = await a.createSession({ userId: "u" });
       const viaB = await b.getSession(s.id, { userId: "u" });
       const calls: Promise<unknown>[] = [];
-      for (let i = 0; i < 40; i++) calls.push(s.append({ role: "user", content: `a${i}` }), viaB.append({ role: "user", content: `b${i}` }));
+      for (let i = 0; i < 40; i++)
+        calls.push(s.append({ role: "user", content: `a${i}` }), viaB.append({ role: "user", content: `b${i}` }));
       await Promise.all(calls);
       const history = await s.history();
       expect(history.map((m) => m.position)).toEqual(Array.from({ length: 80 }, (_, i) => i + 1));
