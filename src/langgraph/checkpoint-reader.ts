@@ -1,6 +1,7 @@
-// ForkpointSaver's reading back: a stored LangGraph checkpoint rebuilt from its row, its blobs and the session's
-// messages (verified as `restore` verifies, on top of what the saver verified before), or a checkpoint synthesized at
-// a point of the session's tree (`thread-head.ts`), with the pending writes made under its id.
+// ForkpointSaver's reading back: LangGraph checkpoint tuples rebuilt from what a thread's session holds.
+// A stored checkpoint comes from its row, its blobs and the session's messages (verified as `restore` verifies, on top
+// of what the saver verified before); a checkpoint synthesized at a point of the session's tree (`thread-head.ts`),
+// from its base and the messages there; each with the pending writes made under its id.
 import {
   JsonPlusSerializer,
   TASKS,
@@ -14,11 +15,14 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import { NotFoundError } from "../models/errors.js";
 import type { JsonValue } from "../models/json.js";
-import type { LgCheckpointRow, LgThreadRow } from "../store/port/index.js";
-import type { EntryRow, LineageSegment, Store } from "../store/port/index.js";
-import { readVerifiedAfter, type VerifiedLineage } from "../sessions/checkpoints.js";
-import type { EngineContext } from "../sessions/context.js";
-import { readVerifiedPoint, type LineagePoint } from "../sessions/langgraph-bridge.js";
+import type { EntryRow, LgBlobRow, LgCheckpointRow, LgThreadRow, LineageSegment, Step, Store, Tx } from "../store/port/index.js";
+import {
+  readVerifiedAfter,
+  readVerifiedPoint,
+  type EngineContext,
+  type LineagePoint,
+  type VerifiedLineage,
+} from "../sessions/langgraph-bridge.js";
 import { mirrorOf } from "./mirror-cache.js";
 import { revivalOf, revive, type Revival } from "./revived-items.js";
 import { configOf, serializeItems, sortedWrites, versionKey, type SaverParts, type ThreadName } from "./saver-parts.js";
@@ -134,38 +138,35 @@ export class CheckpointReader {
    * the thread's `VerifiedItems` already hold (verified before, by this saver) are taken from there.
    */
   readItems(store: Store, row: LgCheckpointRow): Promise<{ items: unknown[]; headHash: string }> {
-    return this.readItemsWith(store, row.sessionId, (known) => {
+    return this.readItemsWith(store, row.sessionId, function* (tx, known) {
       // Read apart from the row (after an await): the thread may have been deleted since.
-      if (!store.langgraph.getCheckpoint(row.sessionId, row.checkpointId)) throw new NotFoundError("checkpoint", row.checkpointId);
-      const cp = store.getCheckpoint(row.fpCheckpointId);
+      if (!(yield* tx.langgraph.getCheckpoint(row.sessionId, row.checkpointId))) throw new NotFoundError("checkpoint", row.checkpointId);
+      const cp = yield* tx.getCheckpoint(row.fpCheckpointId);
       if (!cp || cp.sessionId !== row.sessionId) throw new NotFoundError("checkpoint", row.fpCheckpointId);
-      return { headHash: cp.headHash, ...readVerifiedAfter(store, cp, known) };
+      return { headHash: cp.headHash, ...(yield* readVerifiedAfter(tx, cp, known)) };
     });
   }
 
   /** The messages channel at a point no LangGraph checkpoint marks (a synthesized one's), its chain verified. */
   readItemsAt(store: Store, sessionId: string, point: LineagePoint): Promise<{ items: unknown[]; headHash: string }> {
-    return this.readItemsWith(store, sessionId, (known) => {
+    return this.readItemsWith(store, sessionId, function* (tx, known) {
       // Read apart from the head (after an await): the thread may have been deleted since.
-      if (!store.langgraph.threadOfSession(sessionId)) throw new NotFoundError("session", sessionId);
-      return { headHash: point.hash, ...readVerifiedPoint(store, point, known) };
+      if (!(yield* tx.langgraph.threadOfSession(sessionId))) throw new NotFoundError("session", sessionId);
+      return { headHash: point.hash, ...(yield* readVerifiedPoint(tx, point, known)) };
     });
   }
 
   async readItemsWith(
     store: Store,
     sessionId: string,
-    verifiedRead: (known: VerifiedLineage | undefined) => {
-      headHash: string;
-      shared: number;
-      fresh: EntryRow[];
-      segments: LineageSegment[];
-    },
+    /** The verified read, in a read unit: the entries after those `known` holds. */
+    verifiedRead: (
+      tx: Tx,
+      known: VerifiedLineage | undefined,
+    ) => Step<{ headHash: string; shared: number; fresh: EntryRow[]; segments: LineageSegment[] }>,
   ): Promise<{ items: unknown[]; headHash: string }> {
     const known = this.#parts.verified.get(sessionId);
-    const read = await store.read(function* (tx) {
-      return verifiedRead(known?.lineage);
-    });
+    const read = await store.read((tx) => verifiedRead(tx, known?.lineage));
     const grown = this.#parts.verified.read(sessionId, known, read);
     const list = `[${grown.texts.join(",")}]`;
     const own = isOwnJsonSerializer(this.#parts.serde);
@@ -225,13 +226,17 @@ export class CheckpointReader {
     const skeleton = (await this.#parts.serde.loadsTyped(row.type, row.checkpoint)) as Omit<Checkpoint, "channel_values">;
     const metadata = (await this.#parts.serde.loadsTyped(row.metadataType, row.metadata)) as CheckpointMetadata;
     const versions = skeleton.channel_versions ?? {};
+    const messages = this.#parts.messages;
     const { blobs, writes, sends } = await store.read(function* (tx) {
       // Read apart from the row (after an await): the thread may have been deleted since.
       if (!(yield* tx.langgraph.getCheckpoint(row.sessionId, row.checkpointId))) throw new NotFoundError("checkpoint", row.checkpointId);
+      const blobs: (readonly [string, LgBlobRow | undefined])[] = [];
+      for (const [ch, v] of Object.entries(versions)) {
+        if (ch === messages && row.messagesVersion === versionKey(v)) continue;
+        blobs.push([ch, yield* tx.langgraph.getBlob(row.sessionId, ch, versionKey(v))]);
+      }
       return {
-        blobs: Object.entries(versions)
-          .filter(([ch, v]) => !(ch === this.#parts.messages && row.messagesVersion === versionKey(v)))
-          .map(([ch, v]) => [ch, yield * tx.langgraph.getBlob(row.sessionId, ch, versionKey(v))] as const),
+        blobs,
         writes: yield* sortedWrites(tx, row.sessionId, row.checkpointId),
         sends:
           (skeleton.v ?? 4) < 4 && row.parentCheckpointId !== null

@@ -1,8 +1,8 @@
-// How items of a LangGraph messages channel become forkpoint messages and back, exactly. An item arrives serialized
-// (LangGraph's serializer: LangChain messages as `{ lc, type: "constructor", id, kwargs }`); what chat UIs read of it
-// (role, text, the message's own id) goes into the message's fields, the rest into `metadata.langgraph`. A message
-// written through forkpoint itself (`s.append`, `s.edit`) has no `metadata.langgraph`: the graph reads it as the
-// LangChain message of its role.
+// How items of a LangGraph messages channel become forkpoint messages and back, exactly.
+// An item arrives serialized (LangGraph's serializer: LangChain messages as `{ lc, type: "constructor", id, kwargs }`);
+// what chat UIs read of it (role, text, the message's own id) goes into the message's fields, the rest into
+// `metadata.langgraph`. A message written through forkpoint itself (`s.append`, `s.edit`) has no `metadata.langgraph`:
+// the graph reads it as the LangChain message of its role.
 import type { JsonObject, JsonValue } from "../models/json.js";
 import type { Message, MessageInput } from "../models/types.js";
 

@@ -1,6 +1,6 @@
-// What a ForkpointSaver remembers of the messages channel it last stored or read for each thread: the very item objects
-// and their field values, so that the next put (LangGraph hands back the same objects, plus the new ones) serializes
-// only the new items. Bounded; the least recently used threads go first.
+// What a ForkpointSaver remembers of the messages channel it last stored or read for each thread.
+// The very item objects and their field values, so that the next put (LangGraph hands back the same objects, plus the
+// new ones) serializes only the new items. Bounded; the least recently used threads go first.
 import { WeightedLru } from "./weighted-lru.js";
 
 /** The lineage point a thread's branch is at, and the items of the messages channel mirrored up to it. */

@@ -1,18 +1,20 @@
-// ForkpointSaver's put planning: where a put goes on from (a stored parent's forkpoint checkpoint, a synthesized
-// one's point, or the thread's empty start), and what it writes there: the messages its list appends, or the stored
-// message where it departs (an edit), each checked before anything moves.
+// ForkpointSaver's put planning: where a put goes on from, and what it writes there.
+// It goes on from a stored parent's forkpoint checkpoint, a synthesized one's point, or the thread's empty start; it
+// writes the messages its list appends, or departs from a stored message (an edit), each checked before anything moves.
 import { ConflictError } from "../models/errors.js";
-import type { Step, Tx, JsonValue } from "../models/json.js";
+import type { JsonValue } from "../models/json.js";
 import type { MessageInput } from "../models/types.js";
-import type { LgCheckpointRow, LgThreadRow } from "../store/port/index.js";
-import type { BranchRow, Store } from "../store/port/index.js";
-import { messageFields } from "../sessions/append.js";
-import type { EngineContext, SessionRef } from "../sessions/context.js";
-import { canonicalJson } from "../sessions/integrity.js";
-import { lineageMessages } from "../sessions/lineage.js";
-import type { EntryFields } from "../sessions/log-writer.js";
-import { ownedSession } from "../sessions/ownership.js";
-import { toMessage } from "../sessions/rows.js";
+import type { BranchRow, LgCheckpointRow, LgThreadRow, Step, Tx } from "../store/port/index.js";
+import {
+  canonicalJson,
+  lineageMessages,
+  messageFields,
+  ownedSession,
+  toMessage,
+  type EngineContext,
+  type EntryFields,
+  type SessionRef,
+} from "../sessions/langgraph-bridge.js";
 import { fromMessage, toMessageInput } from "./messages.js";
 import { extendsMirror, fieldsOf, mirrorOf, type Mirror, type MirrorItems } from "./mirror-cache.js";
 import { serializeItems, versionKey, type SaverParts } from "./saver-parts.js";

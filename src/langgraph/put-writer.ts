@@ -1,25 +1,30 @@
-// ForkpointSaver's writing: a put's rows (its messages, the forkpoint checkpoint, the LangGraph row and blobs) written
-// at the session's head in one transaction, or in the transaction that finishes the fork the put needs; the thread's
-// session created on its first put; what the saver keeps of it once it committed.
-import type { Step, Tx, RunnableConfig } from "@langchain/core/runnables";
-import { toJsonText } from "../models/json.js";
+// ForkpointSaver's writing: a put's rows landed in one transaction, and what the saver keeps of them once committed.
+// Its messages, the forkpoint checkpoint, the LangGraph row and blobs are written at the session's head in one
+// transaction, or in the transaction that finishes the fork the put needs; a thread's session is started on its first put.
+import type { RunnableConfig } from "@langchain/core/runnables";
 import type { Checkpoint as CheckpointInfo } from "../models/types.js";
-import type { LgThreadRow } from "../store/port/index.js";
-import type { BranchRow, EntryRow, LineageSegment, SessionRow, Store } from "../store/port/index.js";
-import type { EngineContext, SessionRef } from "../sessions/context.js";
-import { writeNewSession } from "../sessions/create-session.js";
-import { edit } from "../sessions/edit.js";
-import { forkAtPoint } from "../sessions/langgraph-bridge.js";
-import { GENESIS_HASH } from "../sessions/integrity.js";
-import { entryAt, headOfEntry, type Head } from "../sessions/lineage.js";
-import { writeCheckpoint, writeMessages, type EntryFields } from "../sessions/log-writer.js";
-import { ownedCurrent } from "../sessions/ownership.js";
-import { rollback } from "../sessions/rollback.js";
-import { toCheckpoint } from "../sessions/rows.js";
+import type { BranchRow, EntryRow, LgThreadRow, LineageSegment, SessionRow, Step, Tx } from "../store/port/index.js";
+import {
+  GENESIS_HASH,
+  edit,
+  entryAt,
+  forkAtPoint,
+  ownedCurrent,
+  rollback,
+  toCheckpoint,
+  writeCheckpoint,
+  writeMessages,
+  type EngineContext,
+  type EntryFields,
+  type Head,
+  type SessionRef,
+  type WithinMove,
+} from "../sessions/langgraph-bridge.js";
 import { toMessageInput } from "./messages.js";
 import type { MirrorItems } from "./mirror-cache.js";
 import { land, parentAt, refuseTakenId, serializeNew, validateMessages, type Landing, type PreparedPut } from "./put-plan.js";
 import { serializeItems, type SaverParts } from "./saver-parts.js";
+import { createThread, findThread } from "./threads.js";
 
 /** What a put's transaction wrote, for what the saver keeps and the events. */
 export interface Written {
@@ -63,15 +68,16 @@ export class PutWriter {
     // Refused items: the general path reports it, after the checks that come first there (a taken checkpoint id).
     if (serialized === null) return null;
     const append = serialized.map(toMessageInput);
-    const written = await store.write({ sessionId } /*SCOPE?*/, function* (tx) {
+    const parts = this.#parts;
+    const written = await store.write({ sessionId }, function* (tx) {
       const thread = yield* tx.langgraph.getThread(put.userId, put.threadId, put.ns);
       if (thread?.sessionId !== sessionId) return null;
       yield* refuseTakenId(tx, sessionId, put.threadId, put.checkpointId);
       const { session, branch, head } = yield* ownedCurrent(tx, sessionId, put.userId);
       const { target, messagesVersion } = yield* parentAt(tx, thread, put.parentId, branch);
       if (head.position !== target.position || head.hash !== target.headHash || (cached && cached.headHash !== head.hash)) return null;
-      const fields = validateMessages(this.#parts, ctx, append, cached ? cached.items.length : 0);
-      return this.write(ctx, session, branch.id, head, fields, put, cached ? put.messagesVersion : messagesVersion);
+      const fields = validateMessages(parts, ctx, append, cached ? cached.items.length : 0);
+      return yield* writeRows(parts, ctx, tx, session, branch.id, head, fields, put, cached ? put.messagesVersion : messagesVersion);
     });
     if (!written) return null;
     // The write committed: the mirror (the saver's own arrays, never LangGraph's) grows in place; copying it made every
@@ -99,9 +105,7 @@ export class PutWriter {
         const [t, v] = await this.#parts.serde.dumpsTyped(items);
         blobs.push({ channel: this.#parts.messages, version: messagesVersion!, type: t, value: Buffer.from(v) });
       }
-      const atHead = await ctx.store.write({ sessionId: ref.id }, function* (tx) {
-        return this.writeAtHead(ctx, ref, put, landing);
-      });
+      const atHead = await ctx.store.write({ sessionId: ref.id }, (tx) => writeAtHead(this.#parts, ctx, tx, ref, put, landing));
       const written = atHead === FORK ? await this.forkAndWrite(ctx, ref, put, landing) : atHead;
       return this.landed(ctx, ref.id, put, written, landing.mirrored);
     });
@@ -109,59 +113,11 @@ export class PutWriter {
 
   /** The thread's row, created when there is none (its messages checked first: a refused put creates nothing). */
   async threadFor(ctx: EngineContext, threadId: string, ns: string, put: PreparedPut): Promise<LgThreadRow> {
-    const thread = await this.findThread(ctx, put.userId, threadId, ns);
+    const thread = await findThread(ctx, put.userId, threadId, ns);
     if (thread) return thread;
     if (put.items)
       validateMessages(this.#parts, ctx, (await (put.whole?.serialized ?? serializeItems(this.#parts, put.items))).map(toMessageInput), 0);
-    return this.createThread(ctx, put.userId, threadId, ns);
-  }
-
-  findThread(ctx: EngineContext, userId: string, threadId: string, ns: string): Promise<LgThreadRow | undefined> {
-    return ctx.store.read(function* (tx) {
-      return yield* tx.langgraph.getThread(userId, threadId, ns);
-    });
-  }
-
-  /** The thread's session with its empty start checkpoint (or the one another writer created meanwhile). */
-  createThread(ctx: EngineContext, userId: string, threadId: string, ns: string): Promise<LgThreadRow> {
-    return ctx.store.write({ sessionId: ref.id }, function* (tx) {
-      return this.threadTx(ctx, userId, threadId, ns);
-    });
-  }
-
-  /** The thread's row, created with its session and empty start checkpoint when there is none (in the caller's write). */
-  threadTx(ctx: EngineContext, userId: string, threadId: string, ns: string): LgThreadRow {
-    const store = ctx.store;
-    const again = store.langgraph.getThread(userId, threadId, ns);
-    if (again) return again;
-    const title = ns === "" ? threadId : `${threadId} (${ns})`;
-    const { id, branchId } = writeNewSession(ctx, {
-      userId,
-      title: title.length > 512 ? title.slice(0, 512) : title,
-      metadata: toJsonText({ langgraph: { threadId, checkpointNs: ns } }, "metadata", ctx.limits),
-    });
-    // Automatic, as LangGraph's own are: a user's listing of their own checkpoints (`auto: false`) leaves it out.
-    const start = writeCheckpoint(ctx, { id, userId }, branchId, headOfEntry(undefined), {
-      name: "langgraph:start",
-      auto: true,
-      metadata: null,
-      expiresAt: null,
-    });
-    const row = { userId, threadId, checkpointNs: ns, sessionId: id, startCheckpointId: start.id };
-    store.langgraph.insertThread(row);
-    return row;
-  }
-
-  /**
-   * The put's rows at the session's head, in the caller's write transaction, when the head is where the put goes on
-   * from; else `FORK` (written nothing): the put needs a rollback or an edit first.
-   */
-  writeAtHead(ctx: EngineContext, ref: SessionRef, put: PreparedPut, landing: Landing): Written | typeof FORK {
-    refuseTakenId(ctx.store, ref.id, put.threadId, put.checkpointId);
-    const { session, branch, head } = ownedCurrent(ctx.store, ref.id, ref.userId);
-    const { target } = landing;
-    if (landing.editAt !== null || !continuesAtHead(ctx.store, branch, head, target)) return FORK;
-    return this.write(ctx, session, branch.id, head, landing.fields, put, landing.messagesVersion);
+    return createThread(ctx, put.userId, threadId, ns);
   }
 
   /**
@@ -170,12 +126,13 @@ export class PutWriter {
    * thread between them. A session that recorded tool calls moves its world first, as any move does.
    */
   async forkAndWrite(ctx: EngineContext, ref: SessionRef, put: PreparedPut, landing: Landing): Promise<Written> {
+    const parts = this.#parts;
     let written: Written | undefined;
-    const within = () => {
-      refuseTakenId(ctx.store, ref.id, put.threadId, put.checkpointId);
-      const { session, branch, head } = ownedCurrent(ctx.store, ref.id, ref.userId);
+    const within: WithinMove = function* (tx) {
+      yield* refuseTakenId(tx, ref.id, put.threadId, put.checkpointId);
+      const { session, branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
       const fields = landing.editAt === null ? landing.fields : landing.fields.slice(1);
-      written = this.write(ctx, session, branch.id, head, fields, put, landing.messagesVersion);
+      written = yield* writeRows(parts, ctx, tx, session, branch.id, head, fields, put, landing.messagesVersion);
     };
     const { target } = landing;
     if (landing.editAt !== null) await edit(ctx, ref, landing.editAt, landing.append[0]!, undefined, within);
@@ -183,40 +140,6 @@ export class PutWriter {
     // A synthesized parent (a position no checkpoint marks): a fork right there.
     else await forkAtPoint(ctx, ref, { branchId: target.branchId, position: target.position, hash: target.headHash }, within);
     return written!;
-  }
-
-  /** The put's rows after `head` of `branchId` (in the caller's write transaction); what the saver keeps of them. */
-  write(
-    ctx: EngineContext,
-    session: SessionRow,
-    branchId: string,
-    head: Head,
-    fields: EntryFields[],
-    put: PreparedPut,
-    messagesVersion: string | null,
-  ): Written {
-    const store = ctx.store;
-    const msgs = writeMessages(ctx, session, branchId, head, fields);
-    // LangGraph's per-step checkpoints are automatic: `listCheckpoints({ auto: false })` lists only a user's own.
-    const row = writeCheckpoint(ctx, session, branchId, msgs.head, { name: null, auto: true, metadata: put.cpMetadata, expiresAt: null });
-    for (const b of put.blobs) store.langgraph.insertBlob({ sessionId: session.id, ...b });
-    store.langgraph.insertCheckpoint({
-      sessionId: session.id,
-      checkpointId: put.checkpointId,
-      parentCheckpointId: put.parentId,
-      fpCheckpointId: row.id,
-      ...put.lg,
-      messagesVersion,
-    });
-    // The lineage's segments, when the saver's kept lineage cannot simply be extended (a new thread, a new branch).
-    const last = this.#parts.verified.get(session.id)?.lineage.segments.at(-1);
-    const segments = msgs.rows.length > 0 && last?.branchId !== branchId ? store.lineage(branchId, msgs.head.position) : null;
-    return {
-      checkpoints: [...msgs.checkpoints, toCheckpoint(row)],
-      headHash: msgs.head.hash,
-      from: head,
-      wrote: { segments, rows: msgs.rows },
-    };
   }
 
   /** After the put's transaction committed (not before: a failed commit leaves nothing behind in the saver either). */
@@ -231,6 +154,65 @@ export class PutWriter {
     for (const cp of written.checkpoints) ctx.events.emit("checkpoint", cp);
     return { configurable: { thread_id: put.threadId, checkpoint_ns: put.ns, checkpoint_id: put.checkpointId } };
   }
+}
+
+/**
+ * The put's rows at the session's head, in the caller's write unit, when the head is where the put goes on from; else
+ * `FORK` (written nothing): the put needs a rollback or an edit first.
+ */
+function* writeAtHead(
+  parts: SaverParts,
+  ctx: EngineContext,
+  tx: Tx,
+  ref: SessionRef,
+  put: PreparedPut,
+  landing: Landing,
+): Step<Written | typeof FORK> {
+  yield* refuseTakenId(tx, ref.id, put.threadId, put.checkpointId);
+  const { session, branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
+  const { target } = landing;
+  if (landing.editAt !== null || !(yield* continuesAtHead(tx, branch, head, target))) return FORK;
+  return yield* writeRows(parts, ctx, tx, session, branch.id, head, landing.fields, put, landing.messagesVersion);
+}
+
+/** The put's rows after `head` of `branchId` (in the caller's write unit); what the saver keeps of them. */
+function* writeRows(
+  parts: SaverParts,
+  ctx: EngineContext,
+  tx: Tx,
+  session: SessionRow,
+  branchId: string,
+  head: Head,
+  fields: EntryFields[],
+  put: PreparedPut,
+  messagesVersion: string | null,
+): Step<Written> {
+  const msgs = yield* writeMessages(ctx, tx, session, branchId, head, fields);
+  // LangGraph's per-step checkpoints are automatic: `listCheckpoints({ auto: false })` lists only a user's own.
+  const row = yield* writeCheckpoint(ctx, tx, session, branchId, msgs.head, {
+    name: null,
+    auto: true,
+    metadata: put.cpMetadata,
+    expiresAt: null,
+  });
+  for (const b of put.blobs) yield* tx.langgraph.insertBlob({ sessionId: session.id, ...b });
+  yield* tx.langgraph.insertCheckpoint({
+    sessionId: session.id,
+    checkpointId: put.checkpointId,
+    parentCheckpointId: put.parentId,
+    fpCheckpointId: row.id,
+    ...put.lg,
+    messagesVersion,
+  });
+  // The lineage's segments, when the saver's kept lineage cannot simply be extended (a new thread, a new branch).
+  const last = parts.verified.get(session.id)?.lineage.segments.at(-1);
+  const segments = msgs.rows.length > 0 && last?.branchId !== branchId ? yield* tx.lineage(branchId, msgs.head.position) : null;
+  return {
+    checkpoints: [...msgs.checkpoints, toCheckpoint(row)],
+    headHash: msgs.head.hash,
+    from: head,
+    wrote: { segments, rows: msgs.rows },
+  };
 }
 
 /**

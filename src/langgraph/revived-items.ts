@@ -1,11 +1,12 @@
-// LangChain objects (messages) rebuilt without LangChain's `load()`. Reading a thread back means reviving every stored
-// message, and `load()` costs about 25 µs a message (it resolves the class and its field aliases each time); calling
-// the class's constructor again with the arguments it was built with, parsed from their JSON text, costs about 1 µs and
-// gives a fresh object, as `load()` does. A rebuild is kept for a stored text only when what it builds serializes back to
-// exactly that text; anything else is revived by the serializer as before.
+// LangChain objects (messages) rebuilt without LangChain's `load()`: a stored item revived fast, as a fresh object.
+// Reading a thread back means reviving every stored message, and `load()` costs about 25 µs a message (it resolves the
+// class and its field aliases each time); calling the class's constructor again with the arguments it was built with,
+// parsed from their JSON text, costs about 1 µs and gives a fresh object, as `load()` does. A rebuild is kept for a
+// stored text only when what it builds serializes back to exactly that text; anything else is revived by the serializer
+// as before.
 import { assertJson, type JsonValue } from "../models/json.js";
 import { DEFAULT_LIMITS } from "../models/limits.js";
-import { canonicalJson } from "../sessions/integrity.js";
+import { canonicalJson } from "../sessions/langgraph-bridge.js";
 
 /** How to build one stored item again: its class, and the JSON text of the arguments it was built with. */
 export interface Revival {

@@ -1,13 +1,16 @@
-// What ForkpointSaver's parts (its reading back, its put planning and writing) share: the saver's settings and
-// caches, and the small helpers each of them needs (configs, versions, pending writes, serializing a list).
-import type { Step, Tx, RunnableConfig } from "@langchain/core/runnables";
+// What ForkpointSaver's parts share: the saver's settings and caches, and the small helpers each of them needs.
+// The parts: its calls (a file each), its reading back, its put planning and writing. The helpers: configs, users,
+// versions, pending writes, serializing a list.
+import type { RunnableConfig } from "@langchain/core/runnables";
 import { compareWritesSortKeys, getCheckpointId, writesSortKey, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import { ValidationError } from "../models/errors.js";
+import { idSchema, parseInput } from "../models/inputs.js";
 import type { JsonValue } from "../models/json.js";
-import type { LgThreadRow, LgWriteRow } from "../store/port/index.js";
-import type { Store } from "../store/port/index.js";
+import type { LgThreadRow, LgWriteRow, Step, Tx } from "../store/port/index.js";
+import type { EngineContext } from "../sessions/langgraph-bridge.js";
 import type { MirrorCache } from "./mirror-cache.js";
 import type { VerifiedItemsCache } from "./verified-items.js";
+import type { WeightedLru } from "./weighted-lru.js";
 
 /** The saver's settings and per-thread caches, as its parts see them. */
 export interface SaverParts {
@@ -20,8 +23,12 @@ export interface SaverParts {
   cache: MirrorCache;
   /** Each thread's verified lineage and message texts (`verified-items.ts`). */
   verified: VerifiedItemsCache;
+  /** The session of each thread the saver has read or put to (`threadKey`): where a put tries its one-transaction path. */
+  sessions: WeightedLru<string>;
   /** The saver's `getNextVersion`. */
   nextVersion: (current: number | undefined) => number;
+  /** The engine behind the saver's Forkpoint, once recovery at open is done (throws once it is closed). */
+  engine: () => Promise<EngineContext>;
 }
 
 /** What names a thread: its user, id and namespace. */
@@ -31,6 +38,9 @@ const utf8 = new TextDecoder();
 
 /** Versions are compared as their JSON: 1 and "1" are different versions. */
 export const versionKey = (v: unknown): string => JSON.stringify(v);
+
+/** A thread's key in the saver's session map (a clash through a NUL in a name only costs a put its fast path). */
+export const threadKey = (userId: string, threadId: string, ns: string): string => `${userId}\0${ns}\0${threadId}`;
 
 /** The config of a thread's checkpoint, naming the thread's user when it is not the saver's default. */
 export function configOf(parts: SaverParts, thread: ThreadName, checkpointId: string): RunnableConfig {
@@ -57,11 +67,31 @@ export function threadConfig(config: RunnableConfig): { threadId?: string; ns?: 
   };
 }
 
+/**
+ * The user a run's config names (`configurable.userId`, or `configurable.user_id`), else the saver's: one saver
+ * serves many users, each with their own threads (alice's "t1" and bob's "t1" are two sessions).
+ */
+export function userOf(parts: SaverParts, config: RunnableConfig | undefined): string {
+  const c = (config?.configurable ?? {}) as Record<string, unknown>;
+  const [camel, snake] = [c.userId ?? undefined, c.user_id ?? undefined];
+  if (camel !== undefined && snake !== undefined && camel !== snake) {
+    throw new ValidationError("config.configurable.user_id", "differs from config.configurable.userId");
+  }
+  if (camel === undefined && snake === undefined) return parts.defaultUserId;
+  return parseInput(idSchema, camel ?? snake, camel !== undefined ? "config.configurable.userId" : "config.configurable.user_id");
+}
+
+/** The user an options object names, else the saver's. */
+export function userIn(parts: SaverParts, options: { userId?: string } | undefined): string {
+  if (options !== undefined && (options === null || typeof options !== "object")) throw new ValidationError("options", "must be an object");
+  return options?.userId === undefined ? parts.defaultUserId : parseInput(idSchema, options.userId, "options.userId");
+}
+
 /** A checkpoint's pending writes in the order LangGraph applies them: (task path, task id, index). */
 export function* sortedWrites(tx: Tx, sessionId: string, checkpointId: string): Step<LgWriteRow[]> {
-  return store.langgraph
-    .writesOf(sessionId, checkpointId)
-    .sort((a, b) => compareWritesSortKeys(writesSortKey(a.taskPath, a.taskId, a.idx), writesSortKey(b.taskPath, b.taskId, b.idx)));
+  return (yield* tx.langgraph.writesOf(sessionId, checkpointId)).sort((a, b) =>
+    compareWritesSortKeys(writesSortKey(a.taskPath, a.taskId, a.idx), writesSortKey(b.taskPath, b.taskId, b.idx)),
+  );
 }
 
 /** The items as LangGraph's serializer writes them: one call for the whole list (per item only for binary ones). */

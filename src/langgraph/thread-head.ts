@@ -1,17 +1,15 @@
-// Where a LangGraph thread stands in its session's tree. A thread's head is its session's current position: the
-// LangGraph checkpoint sitting exactly there, or else a checkpoint ForkpointSaver synthesizes at that position (after
-// a forkpoint rollback to a user's own checkpoint, an edit, a switch, an append or a state change).
+// Where a LangGraph thread stands in its session's tree: its head, and the checkpoints synthesized at points of it.
+// A thread's head is its session's current position: the LangGraph checkpoint sitting exactly there, or else a
+// checkpoint ForkpointSaver synthesizes at that position (after a forkpoint rollback to a user's own checkpoint, an
+// edit, a switch, an append or a state change).
 //
 // A synthesized checkpoint's id is a UUID (LangGraph derives task ids from checkpoint ids as UUID namespaces) of
 // version 8 ("custom"): its first 12 bytes are SHA-256 of (session, the point's hash-chain value, the id of the
 // LangGraph checkpoint it is based on), its last 4 the point's position. It never changes, and it names its point:
 // the position narrows the search to one entry per branch, the hash picks the point and its base.
 import { RESUME, WRITES_IDX_MAP, type CheckpointPendingWrite } from "@langchain/langgraph-checkpoint";
-import type { Step, Tx, LgCheckpointRow, LgPointRow } from "../store/port/index.js";
-import type { BranchRow, LineageSegment, Store } from "../store/port/index.js";
-import { GENESIS_HASH, sha256 } from "../sessions/integrity.js";
-import type { LineagePoint } from "../sessions/langgraph-bridge.js";
-import { entryAt } from "../sessions/lineage.js";
+import type { BranchRow, LgCheckpointRow, LgPointRow, LineageSegment, Step, Tx } from "../store/port/index.js";
+import { GENESIS_HASH, entryAt, sha256, type LineagePoint } from "../sessions/langgraph-bridge.js";
 
 /** A checkpoint synthesized at a point: the LangGraph checkpoint it is based on, with the point's messages. */
 export interface Synthesized {

@@ -1,12 +1,10 @@
-// What a ForkpointSaver keeps of each thread it has read verified or written itself: the lineage (segments, and per
-// entry what the hash chain goes on from) and its messages as serialized item texts. A read then reads, hashes and
-// converts only the entries it does not hold (entries never change) and parses the list once. Bounded; the least
-// recently used threads go first.
+// What a ForkpointSaver keeps of each thread it has read verified or written itself, so that a read reads only what is new.
+// The lineage (segments, and per entry what the hash chain goes on from) and its messages as serialized item texts. A
+// read then reads, hashes and converts only the entries it does not hold (entries never change) and parses the list
+// once. Bounded; the least recently used threads go first.
 import type { JsonValue } from "../models/json.js";
-import type { VerifiedLineage } from "../sessions/checkpoints.js";
-import type { Head } from "../sessions/lineage.js";
-import { toMessage } from "../sessions/rows.js";
 import type { EntryRow, LineageSegment } from "../store/port/index.js";
+import { toMessage, type Head, type VerifiedLineage } from "../sessions/langgraph-bridge.js";
 import { fromMessage } from "./messages.js";
 import { WeightedLru } from "./weighted-lru.js";
 

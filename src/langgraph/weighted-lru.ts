@@ -1,5 +1,6 @@
-// A bounded map for the saver's per-thread caches: entries weigh what they hold (messages, items, or 1), and past the
-// bound the least recently used go first, never the one just set.
+// A bounded map for the saver's per-thread caches, the least recently used out first.
+// Entries weigh what they hold (messages, items, or 1), and past the bound the least recently used go first, never the
+// one just set.
 
 export class WeightedLru<V> {
   /** Each value with its weight when set (counted once: the total cannot drift), least recently used first. */

@@ -1,6 +1,7 @@
-// Engine entry points for ForkpointSaver's two-way bridge: a verified read of a lineage up to any point of it (a
-// thread's head, where no checkpoint need sit), and a fork at such a point (LangGraph going on from a synthesized
-// checkpoint after the session moved elsewhere).
+// ForkpointSaver's one entry into the engine: `src/langgraph/` imports the engine from here and nowhere else.
+// It re-exports what the saver uses of the engine (at the end of this file), and holds the saver's own entry points for
+// its two-way bridge: a verified read of a lineage up to any point of it (a thread's head, where no checkpoint need
+// sit), and a fork at such a point (LangGraph going on from a synthesized checkpoint after the session moved elsewhere).
 import { IntegrityError } from "../models/errors.js";
 import type { MoveResult } from "../models/types.js";
 import type { EntryRow, LineageSegment, SessionRow, Step, Tx } from "../store/port/index.js";
@@ -73,3 +74,21 @@ function* forkSpec(tx: Tx, session: SessionRow, point: LineagePoint): Step<BaseM
     edit: null,
   };
 }
+
+// What the saver uses of the engine besides the above: the engine behind a Forkpoint, sessions and their ownership,
+// lineage reads, the log writer, the moves a put forks with, and the row conversions and hashes its caches keep.
+export { engineOf, type Forkpoint } from "./forkpoint.js";
+export type { SessionHandle } from "./session-handle.js";
+export type { EngineContext, SessionRef } from "./context.js";
+export { messageFields } from "./append.js";
+export { readVerifiedAfter, type VerifiedLineage } from "./checkpoints.js";
+export { writeNewSession } from "./create-session.js";
+export { deleteSessions } from "./delete-session.js";
+export { edit } from "./edit.js";
+export { rollback } from "./rollback.js";
+export type { WithinMove } from "./move.js";
+export { GENESIS_HASH, canonicalJson, sha256 } from "./integrity.js";
+export { entryAt, headOf, headOfEntry, lineageMessages, type Head } from "./lineage.js";
+export { writeCheckpoint, writeMessages, type EntryFields } from "./log-writer.js";
+export { ownedCurrent, ownedSession, sessionCheckpoint } from "./ownership.js";
+export { toCheckpoint, toMessage } from "./rows.js";

@@ -1,0 +1,47 @@
+// ForkpointSaver's getTuple: the checkpoint a config names (stored, or synthesized at a point), or the thread's head.
+import type { RunnableConfig } from "@langchain/core/runnables";
+import type { CheckpointTuple } from "@langchain/langgraph-checkpoint";
+import { ValidationError } from "../models/errors.js";
+import type { LgThreadRow, Step, Tx } from "../store/port/index.js";
+import { ownedCurrent, ownedSession } from "../sessions/langgraph-bridge.js";
+import type { CheckpointReader } from "./checkpoint-reader.js";
+import { threadConfig, threadKey, userOf, type SaverParts } from "./saver-parts.js";
+import { checkpointAt, pendingAtMovedHead, resolveSynthesized, type PointCheckpoint } from "./thread-head.js";
+
+/**
+ * A checkpoint of a thread: the one `checkpoint_id` names (stored, or synthesized at a point), or without one the
+ * thread's head, which is its session's current position (`thread-head.ts`): a forkpoint move or append on the
+ * session is what the graph goes on from.
+ */
+export async function getTuple(parts: SaverParts, reader: CheckpointReader, config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+  if (config === null || typeof config !== "object") throw new ValidationError("config", "must be a RunnableConfig object");
+  const { threadId, ns = "", checkpointId } = threadConfig(config);
+  if (threadId === undefined) return undefined;
+  const userId = userOf(parts, config);
+  const ctx = await parts.engine();
+  const found = await ctx.store.read(function* (tx) {
+    const thread = yield* tx.langgraph.getThread(userId, threadId, ns);
+    const at = thread && (yield* checkpointOf(tx, thread, checkpointId));
+    const id = at && (at.kind === "stored" ? at.row.checkpointId : at.synth.id);
+    // A head the session was moved back to, after the graph went on from it: that continuation is undone there.
+    return at && { thread, at, undone: at.moved === true && (yield* tx.langgraph.hasChild(thread.sessionId, id!)) };
+  });
+  if (!found) return undefined;
+  parts.sessions.set(threadKey(userId, threadId, ns), found.thread.sessionId, 1);
+  const tuple = await reader.pointTuple(ctx, found.thread, found.at, true);
+  if (tuple?.pendingWrites && found.undone) tuple.pendingWrites = pendingAtMovedHead(tuple.pendingWrites);
+  return tuple;
+}
+
+/** The checkpoint `checkpointId` names in the thread (stored or synthesized), or the thread's head (in a read unit). */
+function* checkpointOf(tx: Tx, thread: LgThreadRow, checkpointId: string | undefined): Step<PointCheckpoint | undefined> {
+  if (checkpointId === undefined) {
+    const { branch, head } = yield* ownedCurrent(tx, thread.sessionId, thread.userId);
+    return yield* checkpointAt(tx, thread.sessionId, branch, head.position);
+  }
+  const row = yield* tx.langgraph.getCheckpoint(thread.sessionId, checkpointId);
+  if (row) return { kind: "stored", row };
+  const current = yield* tx.getBranch((yield* ownedSession(tx, thread.sessionId, thread.userId)).currentBranchId);
+  const synth = yield* resolveSynthesized(tx, thread.sessionId, checkpointId, current);
+  return synth && { kind: "synthesized", synth };
+}

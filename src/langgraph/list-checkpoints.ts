@@ -1,0 +1,42 @@
+// ForkpointSaver's list: a user's checkpoints matching a config and LangGraph's list options, newest first.
+import type { RunnableConfig } from "@langchain/core/runnables";
+import type { CheckpointListOptions, CheckpointTuple } from "@langchain/langgraph-checkpoint";
+import { ValidationError } from "../models/errors.js";
+import type { CheckpointReader } from "./checkpoint-reader.js";
+import { threadConfig, userOf, type SaverParts } from "./saver-parts.js";
+
+/** The checkpoints `config` names (a thread, a namespace, one checkpoint), filtered on metadata, before and limit. */
+export async function* listCheckpoints(
+  parts: SaverParts,
+  reader: CheckpointReader,
+  config: RunnableConfig,
+  options: CheckpointListOptions,
+): AsyncGenerator<CheckpointTuple> {
+  if (config === null || typeof config !== "object") throw new ValidationError("config", "must be a RunnableConfig object");
+  if (options === null || typeof options !== "object") throw new ValidationError("options", "must be an object");
+  if (options.limit !== undefined && (typeof options.limit !== "number" || !Number.isFinite(options.limit) || options.limit < 0)) {
+    throw new ValidationError("options.limit", "must be a finite number, 0 or more");
+  }
+  const { threadId, ns, checkpointId } = threadConfig(config);
+  const userId = userOf(parts, config);
+  const metadata = Object.entries(options.filter ?? {})
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]): [string, string] => [k, JSON.stringify(v)]);
+  const ctx = await parts.engine();
+  const rows = await ctx.store.read(function* (tx) {
+    return yield* tx.langgraph.listCheckpoints({
+      userId,
+      threadId,
+      checkpointNs: ns,
+      checkpointId,
+      before: options.before?.configurable?.checkpoint_id,
+      metadata,
+      limit: options.limit,
+    });
+  });
+  // Checkpoints of one lineage share its verified history (`VerifiedItems`): read and verified once, not once each.
+  for (const row of rows) {
+    const tuple = await reader.tupleIfThere(ctx, { userId, threadId: row.threadId, checkpointNs: row.checkpointNs }, row, false);
+    if (tuple) yield tuple;
+  }
+}

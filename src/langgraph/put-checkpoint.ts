@@ -1,0 +1,122 @@
+// ForkpointSaver's put: a checkpoint checked and serialized as put is called, then landed by `PutWriter`.
+import type { RunnableConfig } from "@langchain/core/runnables";
+import type { ChannelVersions, Checkpoint, CheckpointMetadata } from "@langchain/langgraph-checkpoint";
+import { NotFoundError, ValidationError } from "../models/errors.js";
+import { toJsonText } from "../models/json.js";
+import { assertWellFormed } from "../models/strings.js";
+import { mirrorOf } from "./mirror-cache.js";
+import { serializeNew, type PreparedPut } from "./put-plan.js";
+import type { PutWriter } from "./put-writer.js";
+import { serializeItems, threadConfig, threadKey, userOf, versionKey, type SaverParts } from "./saver-parts.js";
+
+/**
+ * Stores `checkpoint` as the next one of its thread after the config's (its parent): at the session's head in one
+ * transaction when the saver knows the thread's session and the put goes on from there, else by the general path
+ * (the thread created on its first put, the session forked when the parent is not its head).
+ */
+export async function putCheckpoint(
+  parts: SaverParts,
+  writer: PutWriter,
+  config: RunnableConfig,
+  checkpoint: Checkpoint,
+  metadata: CheckpointMetadata,
+  newVersions: ChannelVersions,
+): Promise<RunnableConfig> {
+  if (!config?.configurable) throw new ValidationError("config.configurable", "is missing: it must hold thread_id");
+  const { threadId, ns = "", checkpointId: parentId = null } = threadConfig(config);
+  if (threadId === undefined || threadId === "") throw new ValidationError("config.configurable.thread_id", "is missing");
+  if (typeof checkpoint?.id !== "string" || checkpoint.id === "") throw new ValidationError("checkpoint.id", "must be a non-empty string");
+  assertWellFormed(threadId, "config.configurable.thread_id");
+  assertWellFormed(ns, "config.configurable.checkpoint_ns");
+  if (parentId !== null) assertWellFormed(parentId, "config.configurable.checkpoint_id");
+  assertWellFormed(checkpoint.id, "checkpoint.id");
+  for (const channel of Object.keys(newVersions ?? {})) assertWellFormed(channel, "newVersions");
+  const userId = userOf(parts, config);
+  if (checkpoint.channel_values !== undefined && (typeof checkpoint.channel_values !== "object" || checkpoint.channel_values === null)) {
+    throw new ValidationError("checkpoint.channel_values", "must be an object");
+  }
+  if (newVersions !== undefined && newVersions !== null && (typeof newVersions !== "object" || Array.isArray(newVersions))) {
+    throw new ValidationError("newVersions", "must be an object of channel versions");
+  }
+
+  // Everything is serialized before the first write: a value the serializer refuses leaves nothing behind. And as
+  // put is called, before any await (LangGraph's serializer works synchronously): LangGraph's next step may change
+  // these very values while the put is under way, and what it changes belongs to the next checkpoint.
+  const { channel_values: values = {}, ...skeleton } = checkpoint;
+  const list = (values as Record<string, unknown>)[parts.messages];
+  let items: unknown[] | null = null;
+  let messagesVersion: string | null = null;
+  const serializing: Promise<[string, Uint8Array]>[] = [parts.serde.dumpsTyped(skeleton), parts.serde.dumpsTyped(metadata ?? {})];
+  const channels: [string, string][] = [];
+  for (const [channel, version] of Object.entries(newVersions ?? {})) {
+    if (!(channel in values)) continue;
+    if (channel === parts.messages && Array.isArray(list)) {
+      items = list.slice();
+      messagesVersion = versionKey(version);
+      continue;
+    }
+    serializing.push(parts.serde.dumpsTyped((values as Record<string, unknown>)[channel]));
+    channels.push([channel, versionKey(version)]);
+  }
+  const key = threadKey(userId, threadId, ns);
+  const known = parts.sessions.get(key);
+  const early = known === undefined || items === null ? undefined : serializeNew(parts, known, items, parentId);
+  const whole = items === null || early ? null : { mirrored: mirrorOf(items), serialized: serializeItems(parts, items) };
+  // Awaited by the path that needs it; a put that fails before then must not leave it rejected and unheard.
+  whole?.serialized.catch(() => undefined);
+  const [skeletonText, metadataText, ...channelTexts] = await Promise.all(serializing);
+  const [type, body] = skeletonText!;
+  const [metadataType, metadataBody] = metadataText!;
+  const blobs = channels.map(([channel, version], i) => ({
+    channel,
+    version,
+    type: channelTexts[i]![0],
+    value: Buffer.from(channelTexts[i]![1]),
+  }));
+
+  const ctx = await parts.engine();
+  const cpMetadata = toJsonText(
+    { langgraph: { ...scalars(metadata), threadId, checkpointNs: ns, checkpointId: checkpoint.id } },
+    "metadata",
+    ctx.limits,
+  );
+  const put: PreparedPut = {
+    userId,
+    threadId,
+    ns,
+    parentId,
+    checkpointId: checkpoint.id,
+    items,
+    early,
+    whole,
+    messagesVersion,
+    blobs,
+    cpMetadata,
+    lg: { type, checkpoint: Buffer.from(body), metadataType, metadata: Buffer.from(metadataBody) },
+  };
+  if (known !== undefined) {
+    const done = await ctx.withSessionLock(`langgraph-put:${known}`, () => writer.putAtHead(ctx, known, put));
+    if (done) return done;
+  }
+  for (let attempt = 1; ; attempt++) {
+    const thread = await writer.threadFor(ctx, threadId, ns, put);
+    parts.sessions.set(key, thread.sessionId, 1);
+    try {
+      return await writer.putGeneral(ctx, thread, put);
+    } catch (error) {
+      // Another saver (or process) deleted the thread meanwhile: the put goes to the thread started anew, as a put
+      // after the deletion would. (Twice at most: a thread deleted again and again is somebody else's loop.)
+      if (attempt < 3 && error instanceof NotFoundError && error.kind === "session" && error.id === thread.sessionId) continue;
+      throw error;
+    }
+  }
+}
+
+/** The scalar fields of LangGraph's metadata (`source`, `step`, …), for the forkpoint checkpoint's own metadata. */
+function scalars(metadata: CheckpointMetadata | undefined): Record<string, string | number | boolean> {
+  const out: Record<string, string | number | boolean> = {};
+  for (const [k, v] of Object.entries(metadata ?? {})) {
+    if (typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v))) out[k] = v;
+  }
+  return out;
+}

@@ -1,0 +1,75 @@
+// ForkpointSaver's putWrites: a task's pending writes, stored by the id of the checkpoint they belong to.
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { WRITES_IDX_MAP, type PendingWrite } from "@langchain/langgraph-checkpoint";
+import { ValidationError } from "../models/errors.js";
+import { newId } from "../models/ids.js";
+import { assertWellFormed } from "../models/strings.js";
+import type { LgWriteRow, WriteScope } from "../store/port/index.js";
+import { threadConfig, threadKey, userOf, type SaverParts } from "./saver-parts.js";
+import { findThread, startThread, startedElsewhere } from "./threads.js";
+
+/** Units locking the one session they expect the thread in, before one that locks everything (a thread in churn). */
+const SCOPED_ATTEMPTS = 3;
+
+/** Stores `writes` of task `taskId` at the config's checkpoint, in the thread's session (started when there is none). */
+export async function putWrites(
+  parts: SaverParts,
+  config: RunnableConfig,
+  writes: PendingWrite[],
+  taskId: string,
+  taskPath: string,
+): Promise<void> {
+  const { threadId, ns = "", checkpointId } = threadConfig(config ?? {});
+  if (threadId === undefined || threadId === "") throw new ValidationError("config.configurable.thread_id", "is missing");
+  if (checkpointId === undefined) throw new ValidationError("config.configurable.checkpoint_id", "is missing");
+  if (typeof taskId !== "string") throw new ValidationError("taskId", "must be a string");
+  if (typeof taskPath !== "string") throw new ValidationError("taskPath", "must be a string");
+  const userId = userOf(parts, config);
+  assertWellFormed(threadId, "config.configurable.thread_id");
+  assertWellFormed(ns, "config.configurable.checkpoint_ns");
+  assertWellFormed(checkpointId, "config.configurable.checkpoint_id");
+  assertWellFormed(taskId, "taskId");
+  assertWellFormed(taskPath, "taskPath");
+  if (!Array.isArray(writes) || !writes.every((w) => Array.isArray(w) && typeof w[0] === "string")) {
+    throw new ValidationError("writes", "must be an array of [channel, value] pairs");
+  }
+  const rows: Omit<LgWriteRow, "sessionId">[] = [];
+  for (const [i, [channel, value]] of writes.entries()) {
+    assertWellFormed(channel, `writes[${i}][0]`);
+    const [type, body] = await parts.serde.dumpsTyped(value);
+    rows.push({ checkpointId, taskId, idx: WRITES_IDX_MAP[channel] ?? i, channel, type, value: Buffer.from(body), taskPath });
+  }
+  // Special writes (errors, interrupts) replace an earlier one of the task; regular ones are written once.
+  const special = writes.every(([channel]) => channel in WRITES_IDX_MAP);
+  const ctx = await parts.engine();
+  // LangGraph sends a step's writes without waiting for the put of their checkpoint (puts are queued one after
+  // another): writes may come first, so they are keyed by the checkpoint's id, not tied to a stored row.
+  // One unit: a deleteThread in between would leave the writes behind a thread that no longer exists. It locks the
+  // session it writes: the thread's as the saver knows it (else as looked up), or the new one that starts the thread.
+  // Should the thread be another session by then (deleted, or started by another writer), the unit writes nothing and
+  // runs again locking that one; so does a unit whose start of the thread lost to another writer's (`startedElsewhere`).
+  let expected = parts.sessions.peek(threadKey(userId, threadId, ns)) ?? (await findThread(ctx, userId, threadId, ns))?.sessionId;
+  for (let attempt = 1; ; attempt++) {
+    const sessionId = expected ?? newId("ses");
+    const scoped = attempt <= SCOPED_ATTEMPTS;
+    const scope: WriteScope = scoped ? { sessionId } : { global: true };
+    let elsewhere: { sessionId: string | undefined } | undefined;
+    try {
+      elsewhere = await ctx.store.write(scope, function* (tx) {
+        const found = yield* tx.langgraph.getThread(userId, threadId, ns);
+        if (scoped && found?.sessionId !== expected) return { sessionId: found?.sessionId };
+        const thread = found ?? (yield* startThread(ctx, tx, userId, threadId, ns, expected === undefined ? sessionId : newId("ses")));
+        yield* tx.langgraph.insertWrites(
+          rows.map((r) => ({ sessionId: thread.sessionId, ...r })),
+          special,
+        );
+        return undefined;
+      });
+    } catch (error) {
+      if (!scoped || !startedElsewhere(error)) throw error;
+      elsewhere = { sessionId: (await findThread(ctx, userId, threadId, ns))?.sessionId };
+    }
+    if (!elsewhere) return;
+    expected = elsewhere.sessionId;
+  }
+}

@@ -1,0 +1,23 @@
+// ForkpointSaver's sessionFor: the forkpoint session a LangGraph thread lives in, as `fp.getSession` gives it.
+import { NotFoundError, ValidationError } from "../models/errors.js";
+import { idSchema, parseInput } from "../models/inputs.js";
+import type { Forkpoint, SessionHandle } from "../sessions/langgraph-bridge.js";
+import { userIn, type SaverParts } from "./saver-parts.js";
+import { findThread } from "./threads.js";
+
+/** The session of the user's thread (`options.checkpointNs`: one of its namespaces); `NotFoundError` (kind "thread") when there is none. */
+export async function sessionFor(
+  parts: SaverParts,
+  fp: Forkpoint,
+  threadId: string,
+  options: { userId?: string; checkpointNs?: string } | undefined,
+): Promise<SessionHandle> {
+  const id = parseInput(idSchema, threadId, "threadId");
+  const userId = userIn(parts, options);
+  const ns = options?.checkpointNs ?? "";
+  if (typeof ns !== "string") throw new ValidationError("options.checkpointNs", "must be a string");
+  const ctx = await parts.engine();
+  const thread = await findThread(ctx, userId, id, ns);
+  if (!thread) throw new NotFoundError("thread", id);
+  return fp.getSession(thread.sessionId, { userId });
+}
