@@ -1,14 +1,13 @@
 // The public API of forkpoint, and nothing else.
 export { openForkpoint, Forkpoint, type ForkpointOptions } from "./sessions/forkpoint.js";
-export type { ForkpointEvent, ForkpointEvents, ForkpointListener } from "./sessions/events.js";
+export type { ForkpointEvent, ForkpointEvents, ForkpointListener } from "./sessions/core/events.js";
 export type { ForkpointLogger } from "./models/logger.js";
 export { SessionHandle } from "./sessions/session-handle.js";
 export { branchTree } from "./sessions/branches.js";
 export { checkpointTools, type AgentTool } from "./sessions/agent-tools.js";
-export type { RecoveryReport } from "./sessions/recovery.js";
-export type { VerifyProblem, VerifyReport } from "./sessions/verify.js";
+export type { RecoveryReport } from "./sessions/moves/recovery.js";
+export type { VerifyReport } from "./sessions/verify.js";
 export type { PruneReport } from "./sessions/prune.js";
-export type { StateUpdate } from "./sessions/state.js";
 export { defineTool, type ToolDefinition, type ToolContext } from "./tools/define-tool.js";
 export {
   ForkpointError,
@@ -52,3 +51,5 @@ export type { ExportOptions } from "./sessions/export-session.js";
 export type { ImportOptions } from "./sessions/import-session.js";
 export type * from "./store/port/index.js";
 export type { ListAllSessionsInput, ListUsersInput, UserInfo } from "./sessions/list-users.js";
+export type { VerifyProblem } from "./sessions/maintenance/session-check.js";
+export type { StateUpdate } from "./sessions/set-state.js";

@@ -1,9 +1,10 @@
+import { invoke } from "../sessions/invoke.js";
+
 // One forkpoint tool per framework tool name: runs, undoes and replays the framework's own execute/undo, bound per session.
 import { ConflictError, ValidationError } from "../models/errors.js";
 import type { JsonValue } from "../models/json.js";
-import type { EngineContext } from "../sessions/context.js";
+import type { EngineContext } from "../sessions/core/context.js";
 import { SessionHandle, sessionEngine } from "../sessions/session-handle.js";
-import { invoke } from "../sessions/tool-calls.js";
 import { defineTool, type ToolContext, type ToolDefinition } from "../tools/define-tool.js";
 
 /** How a framework runs one of its tools: live (with the framework's own call options) or replayed by a move. */

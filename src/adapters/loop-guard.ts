@@ -2,8 +2,8 @@
 import type { EventEmitter } from "node:events";
 import { ConflictError } from "../models/errors.js";
 import type { MoveResult } from "../models/types.js";
-import type { EngineContext } from "../sessions/context.js";
-import { ownedSession } from "../sessions/ownership.js";
+import type { EngineContext } from "../sessions/core/context.js";
+import { ownedSession } from "../sessions/core/owned.js";
 import { sessionEngine, type SessionHandle } from "../sessions/session-handle.js";
 
 /** One set of wrapped tools: the branch its calls must be on, and what to abort when the session moves. */

@@ -1,13 +1,12 @@
+// append: add one or many messages to the current branch, in one transaction.
 // append: add one or many messages to the current branch, in one transaction; turn: the same, then a checkpoint.
 import { PayloadTooLargeError } from "../models/errors.js";
-import type { CheckpointInput } from "../models/inputs.js";
 import { messageInput, parseInput } from "../models/inputs.js";
 import { toJsonText } from "../models/json.js";
-import type { Message, MessageInput, Turn } from "../models/types.js";
-import { checkpointAfter } from "./checkpoints.js";
-import type { EngineContext, SessionRef } from "./context.js";
-import { writeMessages, type EntryFields } from "./log-writer.js";
-import { ownedCurrent } from "./ownership.js";
+import type { Message, MessageInput } from "../models/types.js";
+import type { EngineContext, SessionRef } from "./core/context.js";
+import { ownedCurrent } from "./core/owned.js";
+import { writeMessages, type EntryFields } from "./log/writer.js";
 
 /** Validates messages into entry fields before any write, so bad input leaves nothing behind. */
 export function messageFields(ctx: EngineContext, input: unknown, field: string): EntryFields {
@@ -22,7 +21,7 @@ export function messageFields(ctx: EngineContext, input: unknown, field: string)
 }
 
 /** One message or an array of them, validated into entry fields (at most `maxBatch`). */
-function batchFields(ctx: EngineContext, input: MessageInput | MessageInput[]): EntryFields[] {
+export function batchFields(ctx: EngineContext, input: MessageInput | MessageInput[]): EntryFields[] {
   const list: unknown[] = Array.isArray(input) ? input : [input];
   if (list.length > ctx.limits.maxBatch) {
     throw new PayloadTooLargeError(
@@ -42,13 +41,4 @@ export async function append(ctx: EngineContext, ref: SessionRef, input: Message
   });
   for (const cp of written.checkpoints) ctx.events.emit("checkpoint", cp);
   return written.messages;
-}
-
-export async function turn(
-  ctx: EngineContext,
-  ref: SessionRef,
-  input: MessageInput | MessageInput[],
-  checkpoint?: CheckpointInput,
-): Promise<Turn> {
-  return checkpointAfter(ctx, ref, batchFields(ctx, input), checkpoint);
 }

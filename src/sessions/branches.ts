@@ -1,8 +1,8 @@
 // branches: the session's internal sessions, as a flat list and as a tree.
 import type { Branch, BranchTreeNode } from "../models/types.js";
-import type { EngineContext, SessionRef } from "./context.js";
-import { ownedSession } from "./ownership.js";
-import { toBranch } from "./rows.js";
+import type { EngineContext, SessionRef } from "./core/context.js";
+import { ownedSession } from "./core/owned.js";
+import { toBranch } from "./core/rows.js";
 
 export async function listBranches(ctx: EngineContext, ref: SessionRef): Promise<Branch[]> {
   return ctx.store.read(function* (tx) {

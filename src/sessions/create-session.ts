@@ -3,7 +3,7 @@ import type { Step, Tx } from "../store/port/index.js";
 import { newId } from "../models/ids.js";
 import { createSessionInput, parseInput, type CreateSessionInput } from "../models/inputs.js";
 import { toJsonText } from "../models/json.js";
-import type { EngineContext, SessionRef } from "./context.js";
+import type { EngineContext, SessionRef } from "./core/context.js";
 
 /** Writes a session row and its root branch inside the caller's write transaction. */
 export function* writeNewSession(

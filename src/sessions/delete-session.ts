@@ -1,7 +1,7 @@
 // deleteSession: a session and everything it recorded, gone in one transaction (a user's "delete this chat").
 import { ConflictError } from "../models/errors.js";
-import type { EngineContext, SessionRef } from "./context.js";
-import { ownedSession } from "./ownership.js";
+import type { EngineContext, SessionRef } from "./core/context.js";
+import { ownedSession } from "./core/owned.js";
 
 export async function deleteSession(ctx: EngineContext, ref: SessionRef): Promise<void> {
   await deleteSessions(ctx, [ref]);

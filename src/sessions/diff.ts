@@ -1,12 +1,13 @@
+import { readVerified } from "./integrity/verified-read.js";
+
 // diff: two checkpoints compared — state paths, the shared message and tool prefixes, and each side's rest.
 import { isDeepStrictEqual } from "node:util";
 import type { JsonValue } from "../models/json.js";
 import type { CheckpointDiff } from "../models/types.js";
-import type { EngineContext, SessionRef } from "./context.js";
-import { readVerified } from "./checkpoints.js";
-import { ownedSession, sessionCheckpoint } from "./ownership.js";
-import { toMessage, toToolInvocation } from "./rows.js";
-import { readState } from "./state.js";
+import type { EngineContext, SessionRef } from "./core/context.js";
+import { ownedSession, sessionCheckpoint } from "./core/owned.js";
+import { toMessage, toToolInvocation } from "./core/rows.js";
+import { readState } from "./log/snapshots.js";
 
 const isObject = (v: JsonValue): v is { [k: string]: JsonValue } => typeof v === "object" && v !== null && !Array.isArray(v);
 

@@ -4,12 +4,12 @@ import type { MoveOptions } from "../models/inputs.js";
 import type { EditResult, MessageInput } from "../models/types.js";
 import type { SessionRow, Step, Tx } from "../store/port/index.js";
 import { messageFields } from "./append.js";
-import type { EngineContext, SessionRef } from "./context.js";
-import { forkedBranch } from "./forked-branch.js";
-import { entryAt, headOfEntry } from "./lineage.js";
-import type { EntryFields } from "./log-writer.js";
-import { performMove, type BaseMoveSpec, type WithinMove } from "./move.js";
-import { sessionMessage } from "./ownership.js";
+import type { EngineContext, SessionRef } from "./core/context.js";
+import { sessionMessage } from "./core/owned.js";
+import { entryAt, headOfEntry } from "./log/lineage.js";
+import type { EntryFields } from "./log/writer.js";
+import { forkedBranch } from "./moves/forked-branch.js";
+import { performMove, type BaseMoveSpec, type WithinMove } from "./moves/move.js";
 
 export async function edit(
   ctx: EngineContext,

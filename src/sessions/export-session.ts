@@ -1,3 +1,6 @@
+import type { SessionCheck } from "./maintenance/session-check.js";
+import { sessionSlices, sessionWork } from "./maintenance/session-check.js";
+
 // exportSession: one session's whole tree (branches, entries, tool completions, states, checkpoints, events) as a
 // deterministic JSON document. Verified like `verify` as it is read: a damaged session is not exported.
 import { z } from "zod";
@@ -14,13 +17,11 @@ import {
   type ExportedState,
   type SessionExport,
 } from "../models/session-export.js";
-import type { ToolRow, Step, Tx } from "../store/port/index.js";
-import type { EngineContext } from "./context.js";
-import { EMPTY_STATE_HASH, portableChecksum } from "./integrity.js";
-import { ownedSession } from "./ownership.js";
-import { LongCall, runSlices } from "./long-call.js";
-import { sessionSlices, sessionWork, type SessionCheck } from "./verify.js";
-
+import type { Step, ToolRow, Tx } from "../store/port/index.js";
+import type { EngineContext } from "./core/context.js";
+import { ownedSession } from "./core/owned.js";
+import { EMPTY_STATE_HASH, portableChecksum } from "./integrity/hashes.js";
+import { LongCall, runSlices } from "./maintenance/long-call.js";
 const parse = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 
 const exportScope = z.strictObject({ ...userScope.shape, ...longCallFields });

@@ -4,10 +4,10 @@
 import type { MoveOptions } from "../models/inputs.js";
 import type { MoveResult } from "../models/types.js";
 import type { SessionRow, Step, Tx } from "../store/port/index.js";
-import type { EngineContext, SessionRef } from "./context.js";
-import { forkedBranch } from "./forked-branch.js";
-import { performMove, type BaseMoveSpec } from "./move.js";
-import { sessionMessage } from "./ownership.js";
+import type { EngineContext, SessionRef } from "./core/context.js";
+import { sessionMessage } from "./core/owned.js";
+import { forkedBranch } from "./moves/forked-branch.js";
+import { performMove, type BaseMoveSpec } from "./moves/move.js";
 
 /** Forks right after `messageId` (on that message's lineage), or at position 0 of the current branch when null. */
 export async function forkAfter(ctx: EngineContext, ref: SessionRef, messageId: string | null, options?: MoveOptions): Promise<MoveResult> {

@@ -1,7 +1,9 @@
+import { listCheckpoints } from "./list-checkpoints.js";
+import { listSessions } from "./list-sessions.js";
+
 // openForkpoint and the Forkpoint object: the database, the tools, per-user listings and recovery.
 import { z } from "zod";
 import { DatabaseError, ValidationError } from "../models/errors.js";
-import { loggerSchema, resilientLogger, type ForkpointLogger } from "../models/logger.js";
 import {
   autoCheckpointPolicy,
   idSchema,
@@ -12,30 +14,30 @@ import {
   type ListSessionsInput,
 } from "../models/inputs.js";
 import { DEFAULT_LIMITS, type Limits } from "../models/limits.js";
+import { loggerSchema, resilientLogger, type ForkpointLogger } from "../models/logger.js";
 import type { SessionExport } from "../models/session-export.js";
 import type { Checkpoint, Page, SessionInfo } from "../models/types.js";
 import type { Step, Store, Tx } from "../store/port/index.js";
-import { SqliteStore } from "../store/sqlite/store.js";
-import { PostgresStore } from "../store/postgres/store.js";
 import type { PostgresTarget } from "../store/postgres/open.js";
-import { ownershipFor } from "./ownership-lease.js";
+import { PostgresStore } from "../store/postgres/store.js";
+import { SqliteStore } from "../store/sqlite/store.js";
 import type { ToolDefinition } from "../tools/define-tool.js";
-import { ToolRegistry } from "../tools/registry.js";
-import { engineLifecycle, keyedLock, monotonicClock, type EngineContext } from "./context.js";
 import { insideHandler } from "../tools/handler-scope.js";
+import { ToolRegistry } from "../tools/registry.js";
+import { engineLifecycle, keyedLock, monotonicClock, type EngineContext } from "./core/context.js";
+import { EVENT_NAMES, ListenerSafeEmitter, type ForkpointEvent, type ForkpointListener } from "./core/events.js";
+import { ownedSession } from "./core/owned.js";
 import { createSession } from "./create-session.js";
 import { deleteSession } from "./delete-session.js";
 import { exportSession, type ExportOptions } from "./export-session.js";
-import { importSession, type ImportOptions } from "./import-session.js";
-import { listCheckpoints, listSessions } from "./listing.js";
 import { getCheckpoint } from "./get-checkpoint.js";
+import { importSession, type ImportOptions } from "./import-session.js";
 import { listAllSessions, listUsers, type ListAllSessionsInput, type ListUsersInput, type UserInfo } from "./list-users.js";
-import { ownedSession } from "./ownership.js";
+import { ownershipFor } from "./moves/ownership.js";
+import { recoverMoves, type RecoveryReport } from "./moves/recovery.js";
 import { prune, type PruneOptions, type PruneReport } from "./prune.js";
-import { recoverMoves, type RecoveryReport } from "./recovery.js";
 import { SessionHandle, type WhenReady } from "./session-handle.js";
 import { verify, type VerifyOptions, type VerifyReport } from "./verify.js";
-import { EVENT_NAMES, ListenerSafeEmitter, type ForkpointEvent, type ForkpointListener } from "./events.js";
 
 // Where the consumer's lib has no `Symbol.asyncDispose` (ES2022 without @types/node), `Forkpoint`'s declaration still
 // compiles; @types/node and lib "esnext.disposable" declare the same.

@@ -2,9 +2,9 @@
 import { NotFoundError } from "../models/errors.js";
 import { idSchema, parseInput, userScope } from "../models/inputs.js";
 import type { Checkpoint } from "../models/types.js";
-import type { EngineContext } from "./context.js";
-import { ownedSession, sessionCheckpoint } from "./ownership.js";
-import { toCheckpoint } from "./rows.js";
+import type { EngineContext } from "./core/context.js";
+import { ownedSession, sessionCheckpoint } from "./core/owned.js";
+import { toCheckpoint } from "./core/rows.js";
 
 export async function getCheckpoint(ctx: EngineContext, checkpointId: string, scope: { userId: string }): Promise<Checkpoint> {
   const id = parseInput(idSchema, checkpointId, "checkpointId");

@@ -1,12 +1,13 @@
+import { readVerified } from "./integrity/verified-read.js";
+
 // handoff: seed a new session (another agent or user) from a checkpoint, keeping a link to its origin.
 // It copies the checkpoint's history and state, not its tool calls: nothing is applied in the new session.
 import type { CreateSessionInput } from "../models/inputs.js";
-import { readVerified } from "./checkpoints.js";
-import type { EngineContext, SessionRef } from "./context.js";
+import type { EngineContext, SessionRef } from "./core/context.js";
+import { ownedSession, sessionCheckpoint } from "./core/owned.js";
 import { newSessionFields, writeNewSession } from "./create-session.js";
-import { stateHashOf, writeEntry } from "./log-writer.js";
-import { headOfEntry } from "./lineage.js";
-import { ownedSession, sessionCheckpoint } from "./ownership.js";
+import { headOfEntry } from "./log/lineage.js";
+import { stateHashOf, writeEntry } from "./log/writer.js";
 
 export async function handoff(ctx: EngineContext, ref: SessionRef, checkpointId: string, target: CreateSessionInput): Promise<SessionRef> {
   const fields = newSessionFields(ctx, target, "handoff");

@@ -14,8 +14,8 @@ import {
   type ExportedEntry,
   type SessionExport,
 } from "../models/session-export.js";
-import type { Step, Tx, BranchRow } from "../store/port/index.js";
-import type { EngineContext, SessionRef } from "./context.js";
+import type { BranchRow, Step, Tx } from "../store/port/index.js";
+import type { EngineContext, SessionRef } from "./core/context.js";
 import {
   EMPTY_STATE_HASH,
   GENESIS_HASH,
@@ -25,8 +25,8 @@ import {
   portableChecksum,
   sha256,
   toolResultHash,
-} from "./integrity.js";
-import { CHUNK_UNITS, LongCall, runSlices, withoutStore, type Slice } from "./long-call.js";
+} from "./integrity/hashes.js";
+import { CHUNK_UNITS, LongCall, runSlices, withoutStore, type Slice } from "./maintenance/long-call.js";
 
 /** A lineage position as the document gives it: what the entries after it are chained onto. */
 interface DocHead {

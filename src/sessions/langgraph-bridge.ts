@@ -1,3 +1,6 @@
+import type { VerifiedLineage } from "./integrity/verified-read.js";
+import { readAfterKnown } from "./integrity/verified-read.js";
+
 // ForkpointSaver's one entry into the engine: `src/langgraph/` imports the engine from here and nowhere else.
 // It re-exports what the saver uses of the engine (at the end of this file), and holds the saver's own entry points for
 // its two-way bridge: a verified read of a lineage up to any point of it (a thread's head, where no checkpoint need
@@ -5,12 +8,11 @@
 import { IntegrityError } from "../models/errors.js";
 import type { MoveResult } from "../models/types.js";
 import type { EntryRow, LineageSegment, SessionRow, Step, Tx } from "../store/port/index.js";
-import { readAfterKnown, type VerifiedLineage } from "./checkpoints.js";
-import type { EngineContext, SessionRef } from "./context.js";
-import { forkedBranch } from "./forked-branch.js";
-import { GENESIS_HASH, entryHash, snapshotIntact } from "./integrity.js";
-import { entryAt } from "./lineage.js";
-import { performMove, type BaseMoveSpec, type WithinMove } from "./move.js";
+import type { EngineContext, SessionRef } from "./core/context.js";
+import { GENESIS_HASH, entryHash, snapshotIntact } from "./integrity/hashes.js";
+import { entryAt } from "./log/lineage.js";
+import { forkedBranch } from "./moves/forked-branch.js";
+import { performMove, type BaseMoveSpec, type WithinMove } from "./moves/move.js";
 
 /** A point of a session's tree: a position of a branch's lineage, and the hash chain's value there. */
 export interface LineagePoint {
@@ -77,18 +79,19 @@ function* forkSpec(tx: Tx, session: SessionRow, point: LineagePoint): Step<BaseM
 
 // What the saver uses of the engine besides the above: the engine behind a Forkpoint, sessions and their ownership,
 // lineage reads, the log writer, the moves a put forks with, and the row conversions and hashes its caches keep.
-export { engineOf, type Forkpoint } from "./forkpoint.js";
-export type { SessionHandle } from "./session-handle.js";
-export type { EngineContext, SessionRef } from "./context.js";
 export { messageFields } from "./append.js";
-export { readVerifiedAfter, type VerifiedLineage } from "./checkpoints.js";
+export type { EngineContext, SessionRef } from "./core/context.js";
+export { ownedCurrent, ownedSession, sessionCheckpoint } from "./core/owned.js";
+export { toCheckpoint, toMessage } from "./core/rows.js";
 export { writeNewSession } from "./create-session.js";
 export { deleteSessions } from "./delete-session.js";
 export { edit } from "./edit.js";
+export { engineOf, type Forkpoint } from "./forkpoint.js";
+export { GENESIS_HASH, canonicalJson, sha256 } from "./integrity/hashes.js";
+export { readVerifiedAfter } from "./integrity/verified-read.js";
+export type { VerifiedLineage } from "./integrity/verified-read.js";
+export { entryAt, headOf, headOfEntry, lineageMessages, type Head } from "./log/lineage.js";
+export { writeCheckpoint, writeMessages, type EntryFields } from "./log/writer.js";
+export type { WithinMove } from "./moves/move.js";
 export { rollback } from "./rollback.js";
-export type { WithinMove } from "./move.js";
-export { GENESIS_HASH, canonicalJson, sha256 } from "./integrity.js";
-export { entryAt, headOf, headOfEntry, lineageMessages, type Head } from "./lineage.js";
-export { writeCheckpoint, writeMessages, type EntryFields } from "./log-writer.js";
-export { ownedCurrent, ownedSession, sessionCheckpoint } from "./ownership.js";
-export { toCheckpoint, toMessage } from "./rows.js";
+export type { SessionHandle } from "./session-handle.js";

@@ -2,9 +2,9 @@
 import { z } from "zod";
 import { cursor, parseInput } from "../models/inputs.js";
 import type { Page, SessionInfo } from "../models/types.js";
-import type { EngineContext } from "./context.js";
-import { decodeCursor, encodeCursor } from "./cursor.js";
-import { toSessionInfo } from "./rows.js";
+import type { EngineContext } from "./core/context.js";
+import { decodeCursor, encodeCursor } from "./core/cursor.js";
+import { toSessionInfo } from "./core/rows.js";
 
 /** A user as `fp.listUsers` shows one. */
 export interface UserInfo {

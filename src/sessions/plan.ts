@@ -1,10 +1,10 @@
 // plan: what a rollback, switch or edit would do, computed without doing it.
 import { parseInput, planInput, type PlanTarget } from "../models/inputs.js";
 import type { MovePlan, PlannedBranch } from "../models/types.js";
-import type { EngineContext, SessionRef } from "./context.js";
-import { branchOf, headOf } from "./lineage.js";
-import { computePlan, leftBehind } from "./move-plan.js";
-import { ownedSession, sessionCheckpoint, sessionMessage } from "./ownership.js";
+import type { EngineContext, SessionRef } from "./core/context.js";
+import { ownedSession, sessionCheckpoint, sessionMessage } from "./core/owned.js";
+import { branchOf, headOf } from "./log/lineage.js";
+import { computePlan, leftBehind } from "./moves/move-plan.js";
 
 export async function plan(ctx: EngineContext, ref: SessionRef, target: PlanTarget): Promise<MovePlan> {
   const t = parseInput(planInput, target, "plan");

@@ -5,9 +5,9 @@ import { z } from "zod";
 import { DatabaseError, NotFoundError } from "../models/errors.js";
 import { idSchema, parseInput } from "../models/inputs.js";
 import { longCallFields, type LongCallOptions } from "../models/progress.js";
-import type { EngineContext } from "./context.js";
 import type { Step, Tx, WriteScope } from "../store/port/index.js";
-import { LongCall } from "./long-call.js";
+import type { EngineContext } from "./core/context.js";
+import { LongCall } from "./maintenance/long-call.js";
 
 /** What `prune` removed, and the database size before and after. */
 export interface PruneReport {

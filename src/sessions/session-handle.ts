@@ -1,3 +1,17 @@
+import { attachWorkspace } from "./attach-workspace.js";
+import { createCheckpoint } from "./checkpoint.js";
+import { deleteCheckpoint } from "./delete-checkpoint.js";
+import { diffFiles } from "./diff-files.js";
+import { getState } from "./get-state.js";
+import { invoke } from "./invoke.js";
+import { listCheckpoints } from "./list-checkpoints.js";
+import { recordToolCall } from "./record-tool-call.js";
+import { restore } from "./restore.js";
+import type { StateUpdate } from "./set-state.js";
+import { setState } from "./set-state.js";
+import { toolTrack } from "./tool-track.js";
+import { turn } from "./turn.js";
+
 // SessionHandle: one user's session, with every per-session verb of the public API.
 import {
   idSchema,
@@ -21,7 +35,6 @@ import type {
   MovePlan,
   MoveResult,
   Page,
-  WorkspaceInfo,
   RestoredCheckpoint,
   SessionInfo,
   SessionSummary,
@@ -29,27 +42,23 @@ import type {
   ToolInvocation,
   Turn,
   Versions,
+  WorkspaceInfo,
 } from "../models/types.js";
-import { append, turn } from "./append.js";
+import { refuseInsideMove } from "../tools/handler-scope.js";
+import { append } from "./append.js";
 import { listBranches } from "./branches.js";
-import { createCheckpoint, deleteCheckpoint, restore } from "./checkpoints.js";
-import type { EngineContext, SessionRef } from "./context.js";
+import type { EngineContext, SessionRef } from "./core/context.js";
+import { ownedSession } from "./core/owned.js";
+import { toSessionInfo } from "./core/rows.js";
 import { diff } from "./diff.js";
 import { edit } from "./edit.js";
 import { handoff } from "./handoff.js";
-import { attachWorkspace, diffFiles } from "./workspace.js";
-import { history, toolTrack } from "./history.js";
-import { ownedSession } from "./ownership.js";
+import { history } from "./history.js";
 import { plan } from "./plan.js";
 import { rollback } from "./rollback.js";
-import { toSessionInfo } from "./rows.js";
-import { getState, setState, type StateUpdate } from "./state.js";
 import { summary } from "./summary.js";
 import { switchBranch } from "./switch-branch.js";
 import { timeline } from "./timeline.js";
-import { invoke, recordToolCall } from "./tool-calls.js";
-import { listCheckpoints } from "./listing.js";
-import { refuseInsideMove } from "../tools/handler-scope.js";
 import { versions } from "./versions.js";
 
 const id = (value: unknown, field: string): string => parseInput(idSchema, value, field);

@@ -2,10 +2,10 @@
 // lookups and counts, except the tool counts, which walk the current lineage's tool calls.
 import type { SessionSummary } from "../models/types.js";
 import type { MessageRow } from "../store/port/index.js";
-import type { EngineContext, SessionRef } from "./context.js";
-import { lineageTools } from "./lineage.js";
-import { ownedCurrent } from "./ownership.js";
-import { toCheckpoint, toMessage, toSessionInfo } from "./rows.js";
+import type { EngineContext, SessionRef } from "./core/context.js";
+import { ownedCurrent } from "./core/owned.js";
+import { toCheckpoint, toMessage, toSessionInfo } from "./core/rows.js";
+import { lineageTools } from "./log/lineage.js";
 
 export async function summary(ctx: EngineContext, ref: SessionRef): Promise<SessionSummary> {
   return ctx.store.read(function* (tx) {

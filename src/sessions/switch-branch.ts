@@ -1,9 +1,9 @@
 // switchBranch: make another branch current; the world moves to its head.
 import type { MoveOptions } from "../models/inputs.js";
 import type { MoveResult } from "../models/types.js";
-import type { EngineContext, SessionRef } from "./context.js";
-import { branchOf, headOf } from "./lineage.js";
-import { performMove } from "./move.js";
+import type { EngineContext, SessionRef } from "./core/context.js";
+import { branchOf, headOf } from "./log/lineage.js";
+import { performMove } from "./moves/move.js";
 
 export async function switchBranch(ctx: EngineContext, ref: SessionRef, branchId: string, options?: MoveOptions): Promise<MoveResult> {
   return performMove(ctx, ref, "switch", options, function* (tx, session) {

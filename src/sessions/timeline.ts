@@ -2,9 +2,9 @@
 import { z } from "zod";
 import { cursor, parseInput } from "../models/inputs.js";
 import type { Page, TimelineItem } from "../models/types.js";
-import type { EngineContext, SessionRef } from "./context.js";
-import { decodeCursor, encodeCursor } from "./cursor.js";
-import { ownedSession } from "./ownership.js";
+import type { EngineContext, SessionRef } from "./core/context.js";
+import { decodeCursor, encodeCursor } from "./core/cursor.js";
+import { ownedSession } from "./core/owned.js";
 
 const timelineInput = z.strictObject({ limit: z.number().int().min(1).max(1000).optional(), cursor: cursor.nullable().optional() });
 

@@ -1,10 +1,10 @@
 // versions: the `< 2/3 >` siblings of a message — messages at the same position whose lineages share everything before it.
 import type { Versions } from "../models/types.js";
 import type { EntryRow } from "../store/port/index.js";
-import type { EngineContext, SessionRef } from "./context.js";
-import { entryAt } from "./lineage.js";
-import { ownedSession, sessionMessage } from "./ownership.js";
-import { toMessage } from "./rows.js";
+import type { EngineContext, SessionRef } from "./core/context.js";
+import { ownedSession, sessionMessage } from "./core/owned.js";
+import { toMessage } from "./core/rows.js";
+import { entryAt } from "./log/lineage.js";
 
 export async function versions(ctx: EngineContext, ref: SessionRef, messageId: string): Promise<Versions> {
   return ctx.store.read(function* (tx) {

@@ -11,7 +11,7 @@ import { z } from "zod";
 import { JsonPlusSerializer, uuid5 } from "@langchain/langgraph-checkpoint";
 import { fromMessage } from "../../src/langgraph/messages.js";
 import { synthesizedId, synthesizedPosition } from "../../src/langgraph/thread-head.js";
-import { canonicalJson } from "../../src/sessions/integrity.js";
+import { canonicalJson } from "../../src/sessions/integrity/hashes.js";
 import { describe, expect, it } from "vitest";
 import { defineTool, type Forkpoint, type SessionHandle } from "../../src/index.js";
 import { ForkpointSaver } from "../../src/langgraph/index.js";

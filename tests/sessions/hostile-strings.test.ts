@@ -20,7 +20,7 @@ import {
   portableChecksum,
   sha256,
   toolResultHash,
-} from "../../src/sessions/integrity.js";
+} from "../../src/sessions/integrity/hashes.js";
 import { isWellFormed } from "../../src/models/strings.js";
 import { dumpDatabase, makeTempDir, rejectionOf, removeDir, tempDatabases } from "../helpers.js";
 

@@ -9,7 +9,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConflictError, openForkpoint, type Checkpoint, type Forkpoint, type SessionHandle } from "../../src/index.js";
-import { processStart } from "../../src/sessions/process-identity.js";
+import { processStart } from "../../src/sessions/moves/process-identity.js";
 import { filesUnder, makeTempDir, rejectionOf, removeDir, withRawDatabase } from "../helpers.js";
 
 const WORKER = fileURLToPath(new URL("../fixtures/workspace-restore-worker.ts", import.meta.url));

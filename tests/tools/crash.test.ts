@@ -17,7 +17,7 @@ import {
   type ToolCallRecord,
 } from "../fixtures/file-tools.js";
 import { ids, rows } from "../fixtures/harness.js";
-import { processStart } from "../../src/sessions/process-identity.js";
+import { processStart } from "../../src/sessions/moves/process-identity.js";
 import { rejectionOf, withRawDatabase } from "../helpers.js";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");

@@ -2,11 +2,11 @@
 // "both" move whose conversation never moved, put the old files back. The restore was journaled before any file
 // moved, and it leaves every file at its old or its new version; a file at neither (or missing where neither version
 // lacks it), or a link or folder in the way, was put there by someone else: then nothing is written ("drift").
-import type { EngineContext } from "./context.js";
-import { headAfter } from "./lineage.js";
-import { SELF_START, isAlive } from "./process-identity.js";
+import type { EngineContext } from "../core/context.js";
+import { headAfter } from "../log/lineage.js";
+import { SELF_START, isAlive } from "../moves/process-identity.js";
+import { assertRestorable, removeStaged, restoreWorkspace, type Snapshot } from "./files.js";
 import { blobsOf, manifestFiles, takeSnapshot, type RestoreJournal } from "./workspace.js";
-import { assertRestorable, removeStaged, restoreWorkspace, type Snapshot } from "./workspace-files.js";
 
 /** What recovery did with one interrupted workspace restore. */
 export interface WorkspaceRecovery {

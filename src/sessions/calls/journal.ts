@@ -1,25 +1,24 @@
-// invoke and recordToolCall: journal the call first, run it, then complete it once (and mark its effect applied).
-import { ConflictError, errorText } from "../models/errors.js";
-import { parseInput, recordToolCallInput, type RecordToolCallInput } from "../models/inputs.js";
-import { resultAsJson, toJsonText, wellFormedJsonText, type JsonInput, type JsonValue } from "../models/json.js";
-import type { ToolDefinition } from "../tools/define-tool.js";
-import { runHandler } from "../tools/run-handler.js";
-import type { Checkpoint, ToolInvocation } from "../models/types.js";
-import type { EntryRow, SessionRow, Step, Tx } from "../store/port/index.js";
-import type { EngineContext, SessionRef } from "./context.js";
-import { toolResultHash } from "./integrity.js";
-import { headOf, headOfEntry } from "./lineage.js";
-import { writeCheckpoint, writeEntry } from "./log-writer.js";
-import { ownedSession } from "./ownership.js";
-import { toCheckpoint, toToolInvocation } from "./rows.js";
-import { refuseConcurrentMove } from "./move.js";
-import { absorbChanges, filesBefore } from "./workspace.js";
+// The call journal: a tool call is written before it runs, then completed once (and its effect marked applied).
+import { ConflictError, errorText } from "../../models/errors.js";
+import { resultAsJson, wellFormedJsonText, type JsonValue } from "../../models/json.js";
+import type { Checkpoint, ToolInvocation } from "../../models/types.js";
+import type { EntryRow, SessionRow, Step, Tx } from "../../store/port/index.js";
+import type { ToolDefinition } from "../../tools/define-tool.js";
+import { runHandler } from "../../tools/run-handler.js";
+import type { EngineContext, SessionRef } from "../core/context.js";
+import { ownedSession } from "../core/owned.js";
+import { toCheckpoint, toToolInvocation } from "../core/rows.js";
+import { toolResultHash } from "../integrity/hashes.js";
+import { headOf, headOfEntry } from "../log/lineage.js";
+import { writeCheckpoint, writeEntry } from "../log/writer.js";
+import { refuseConcurrentMove } from "../moves/move.js";
+import { absorbChanges, filesBefore } from "../workspace/workspace.js";
 
 /**
  * Writes a tool call onto the current branch (status running until completed), with whether its tool had an `undo`
  * here (null: not known, for a recorded call of a tool not registered here).
  */
-function* journalCall(
+export function* journalCall(
   ctx: EngineContext,
   tx: Tx,
   session: SessionRow,
@@ -42,13 +41,13 @@ function* journalCall(
 }
 
 /** A completed call as the caller and the "tool" event see it, and the automatic checkpoint after it (if any). */
-interface Completed {
+export interface Completed {
   invocation: ToolInvocation;
   checkpoint: Checkpoint | undefined;
 }
 
 /** Completes a call once; a succeeded call's effect joins the world's applied set. */
-function* completeCall(
+export function* completeCall(
   ctx: EngineContext,
   tx: Tx,
   session: SessionRow,
@@ -70,10 +69,10 @@ function* completeCall(
 }
 
 // A thrown message is what the tool made, like its result: lone surrogates in it become U+FFFD (see resultAsJson).
-const errorJson = (error: unknown): string =>
+export const errorJson = (error: unknown): string =>
   wellFormedJsonText(JSON.stringify({ message: errorText(error), ...(error instanceof Error ? { name: error.name } : {}) }));
 
-function emitCompleted(ctx: EngineContext, { invocation, checkpoint }: Completed): ToolInvocation {
+export function emitCompleted(ctx: EngineContext, { invocation, checkpoint }: Completed): ToolInvocation {
   ctx.events.emit("tool", invocation);
   if (checkpoint) ctx.events.emit("checkpoint", checkpoint);
   return invocation;
@@ -88,16 +87,7 @@ export interface CallOptions {
   onBranch?: string;
 }
 
-export async function invoke(ctx: EngineContext, ref: SessionRef, name: string, args: JsonInput, call: CallOptions = {}): Promise<unknown> {
-  const tool = ctx.tools.get(name);
-  const argsText = toJsonText(args, "args", ctx.limits);
-  // Shared with other calls, exclusive of moves: the world is never moved under a running tool.
-  return ctx.track(
-    ctx.withSessionLock(ref.id, () => journalRunComplete(ctx, ref, tool, argsText, call), "shared", `invoke(${JSON.stringify(name)})`),
-  );
-}
-
-async function journalRunComplete(
+export async function journalRunComplete(
   ctx: EngineContext,
   ref: SessionRef,
   tool: ToolDefinition,
@@ -161,34 +151,4 @@ async function journalRunComplete(
   // Once `run` has returned, its effect is in the world: the call succeeded whatever its result looks like.
   await complete({ result: resultAsJson(value, ctx.limits), error: null });
   return value;
-}
-
-export async function recordToolCall(ctx: EngineContext, ref: SessionRef, input: RecordToolCallInput): Promise<ToolInvocation> {
-  const o = parseInput(recordToolCallInput, input, "toolCall");
-  const argsText = toJsonText(o.args, "toolCall.args", ctx.limits);
-  const resultText = o.error === undefined ? toJsonText(o.result === undefined ? null : o.result, "toolCall.result", ctx.limits) : null;
-  const error = o.error === undefined ? null : JSON.stringify(typeof o.error === "string" ? { message: o.error } : o.error);
-  const completed = await ctx.withSessionLock(
-    ref.id,
-    () =>
-      ctx.store.write({ sessionId: ref.id }, function* (tx) {
-        const session = yield* ownedSession(tx, ref.id, ref.userId);
-        // Reversible when recorded with a registered undo; unknown when the tool is not registered here.
-        const known = ctx.tools.find(o.tool);
-        const entry = yield* journalCall(
-          ctx,
-          tx,
-          session,
-          o.tool,
-          argsText,
-          o.callId ?? null,
-          known ? typeof known.undo === "function" : null,
-        );
-        return yield* completeCall(ctx, tx, session, entry, { result: resultText, error });
-      }),
-    "shared",
-    "recordToolCall",
-  );
-  // A call run elsewhere changed files forkpoint never saw before and after: they stay drift until a checkpoint.
-  return emitCompleted(ctx, completed);
 }

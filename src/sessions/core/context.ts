@@ -1,11 +1,11 @@
 // What every engine operation needs: the store, limits, tools, policies, the event emitter and a clock.
 import type { EventEmitter } from "node:events";
-import type { Limits } from "../models/limits.js";
-import type { ForkpointLogger } from "../models/logger.js";
-import type { Store } from "../store/port/index.js";
-import type { MoveOwnership } from "./ownership-lease.js";
-import type { ToolRegistry } from "../tools/registry.js";
-import { reentrantCall, servedHandler } from "../tools/handler-scope.js";
+import type { Limits } from "../../models/limits.js";
+import type { ForkpointLogger } from "../../models/logger.js";
+import type { Store } from "../../store/port/index.js";
+import { reentrantCall, servedHandler } from "../../tools/handler-scope.js";
+import type { ToolRegistry } from "../../tools/registry.js";
+import type { MoveOwnership } from "../moves/ownership.js";
 
 export interface AutoCheckpointSettings {
   everyMessages?: number;

@@ -1,10 +1,10 @@
 // The events a Forkpoint emits, typed per name, and the emitter that keeps a listener's throw from failing the call.
 import { EventEmitter } from "node:events";
-import type { ForkpointLogger } from "../models/logger.js";
-import { outsideHandlers } from "../tools/handler-scope.js";
-import type { Checkpoint, Message, MoveResult, ToolInvocation } from "../models/types.js";
-import type { PruneReport } from "./prune.js";
-import type { RecoveryReport } from "./recovery.js";
+import type { ForkpointLogger } from "../../models/logger.js";
+import type { Checkpoint, Message, MoveResult, ToolInvocation } from "../../models/types.js";
+import { outsideHandlers } from "../../tools/handler-scope.js";
+import type { RecoveryReport } from "../moves/recovery.js";
+import type { PruneReport } from "../prune.js";
 
 /** What each event passes its listeners (`fp.on(name, (payload) => ...)`). */
 export interface ForkpointEvents {

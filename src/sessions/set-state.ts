@@ -1,31 +1,11 @@
-// getState / setState: the session state document; each change is a log entry pointing at a content-addressed snapshot.
+// setState: a new state document (or an update of the current one), recorded as an entry of the log.
 import { ValidationError } from "../models/errors.js";
 import { toJsonText, type JsonInput, type JsonValue } from "../models/json.js";
-import type { Step, Tx } from "../store/port/index.js";
-import type { EngineContext, SessionRef } from "./context.js";
-import { canonicalJson, sha256 } from "./integrity.js";
-import { writeEntry } from "./log-writer.js";
-import { ownedCurrent } from "./ownership.js";
-
-/** The state document with snapshot id `stateId` (null: `{}`). */
-export function* readState(tx: Tx, stateId: number | null): Step<JsonValue> {
-  if (stateId === null) return {};
-  return JSON.parse((yield* tx.getSnapshot(stateId))!.body) as JsonValue;
-}
-
-/** Stores `value` once by its canonical hash; returns the snapshot's id and hash. */
-export function* storeSnapshot(tx: Tx, value: JsonValue): Step<{ id: number; hash: string }> {
-  const text = canonicalJson(value);
-  const hash = sha256(text);
-  const id = yield* tx.putSnapshot(hash, text);
-  return { id, hash };
-}
-
-export async function getState(ctx: EngineContext, ref: SessionRef): Promise<JsonValue> {
-  return ctx.store.read(function* (tx) {
-    return yield* readState(tx, (yield* ownedCurrent(tx, ref.id, ref.userId)).head.stateId);
-  });
-}
+import type { EngineContext, SessionRef } from "./core/context.js";
+import { ownedCurrent } from "./core/owned.js";
+import { canonicalJson } from "./integrity/hashes.js";
+import { readState, storeSnapshot } from "./log/snapshots.js";
+import { writeEntry } from "./log/writer.js";
 
 /** The new state (any JSON, a framework's own interfaces too: checked at run time), or a function of the previous one. */
 export type StateUpdate = JsonInput | ((previous: JsonValue) => JsonInput);

@@ -1,11 +1,11 @@
 // Hashes: the entry chain (as git chains commits), content-addressed state, and checkpoint checksums.
-import * as crypto from "node:crypto";
 import canonicalizeModule from "canonicalize";
+import * as crypto from "node:crypto";
+import type { CheckpointRow, EntryRow, ToolResultRow, ToolRow } from "../../store/port/index.js";
 
 // canonicalize 2.x is CommonJS (3.x+ needs Node 22): its default import is the function, though its typings say
 // otherwise under NodeNext. A static import, so bundlers carry it (a createRequire call they cannot follow).
 const canonicalize = canonicalizeModule as unknown as (value: unknown) => string | undefined;
-import type { CheckpointRow, EntryRow, ToolResultRow, ToolRow } from "../store/port/index.js";
 
 export const GENESIS_HASH = "0".repeat(64);
 

@@ -1,10 +1,10 @@
 // Works out a move from the database: the world's position, the target's lineage, and the steps between them.
-import type { Entry, ToolInvocation } from "../models/types.js";
-import type { SessionRow, ToolRow, Step, Tx } from "../store/port/index.js";
-import { planSteps, type Handling, type StepPlan } from "../tools/plan-steps.js";
-import type { EngineContext } from "./context.js";
-import { commonPrefix, headOf, lineageEntries, lineageTools } from "./lineage.js";
-import { toEntry, toToolInvocation } from "./rows.js";
+import type { Entry, ToolInvocation } from "../../models/types.js";
+import type { SessionRow, Step, ToolRow, Tx } from "../../store/port/index.js";
+import { planSteps, type Handling, type StepPlan } from "../../tools/plan-steps.js";
+import type { EngineContext } from "../core/context.js";
+import { toEntry, toToolInvocation } from "../core/rows.js";
+import { commonPrefix, headOf, lineageEntries, lineageTools } from "../log/lineage.js";
 
 /** Where a move goes: a position on a branch's lineage. */
 export interface MoveTarget {

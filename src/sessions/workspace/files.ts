@@ -1,11 +1,11 @@
 // The file-system side of workspaces: reading a directory into a snapshot (path → SHA-256 of its content), making the
 // directory match a snapshot again, and the unified diff between two snapshots.
-import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { basename, dirname, join, relative, sep } from "node:path";
-import { createRequire } from "node:module";
 import { isUtf8 } from "node:buffer";
-import { PayloadTooLargeError, ValidationError } from "../models/errors.js";
-import { sha256 } from "./integrity.js";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { basename, dirname, join, relative, sep } from "node:path";
+import { PayloadTooLargeError, ValidationError } from "../../models/errors.js";
+import { sha256 } from "../integrity/hashes.js";
 
 // Loaded on first use: only sessions with a workspace need them, and every process would otherwise pay for them
 // (ignore alone adds about 6 MB of RSS when loaded).

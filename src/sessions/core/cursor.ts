@@ -1,7 +1,7 @@
 // Opaque keyset cursors: a base64url token of which listing made it and its last row's sort key, checked when read.
-import { ValidationError } from "../models/errors.js";
-import { idSchema } from "../models/inputs.js";
-import { DEFAULT_LIMITS } from "../models/limits.js";
+import { ValidationError } from "../../models/errors.js";
+import { idSchema } from "../../models/inputs.js";
+import { DEFAULT_LIMITS } from "../../models/limits.js";
 
 /**
  * The listings that page with cursors. Filters (a session, a name, a time window) never change a listing's order,

@@ -1,9 +1,10 @@
+import { createCheckpoint } from "../checkpoint.js";
+
 // Forced workspace moves (`force: true`): files changed outside forkpoint (drift) are saved in a checkpoint of their
 // own on the current branch, then the move overwrites them, as `git checkout --force` does but with nothing lost.
-import type { SavedDrift } from "../models/types.js";
-import type { WorkspaceRow } from "../store/port/index.js";
-import { createCheckpoint } from "./checkpoints.js";
-import type { EngineContext, SessionRef } from "./context.js";
+import type { SavedDrift } from "../../models/types.js";
+import type { WorkspaceRow } from "../../store/port/index.js";
+import type { EngineContext, SessionRef } from "../core/context.js";
 import { prepareRestore, workspaceOf, type PreparedRestore } from "./workspace.js";
 
 /** The name of the checkpoint a forced move saves drift in: `forced: drift before rollback` (or switch, edit). */

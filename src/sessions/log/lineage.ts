@@ -1,7 +1,7 @@
 // Reading a branch's lineage: its head, the entry at a position, and its entries (one walk over the ancestry).
-import { NotFoundError } from "../models/errors.js";
-import type { Step, Tx, BranchRow, EntryRow, HeadRow, LineageSegment, MessageRow, SessionRow, ToolRow } from "../store/port/index.js";
-import { GENESIS_HASH } from "./integrity.js";
+import { NotFoundError } from "../../models/errors.js";
+import type { BranchRow, EntryRow, HeadRow, LineageSegment, MessageRow, SessionRow, Step, ToolRow, Tx } from "../../store/port/index.js";
+import { GENESIS_HASH } from "../integrity/hashes.js";
 
 /** The last entry of a lineage, or what a branch with no entries starts from. */
 export interface Head {

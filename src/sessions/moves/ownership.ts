@@ -1,5 +1,5 @@
 // Who runs a journaled move: on one host a live process (pid and start time), on a shared database a renewable lease.
-import type { Owner, StoreCapabilities } from "../store/port/index.js";
+import type { Owner, StoreCapabilities } from "../../store/port/index.js";
 import { isAlive, SELF_START } from "./process-identity.js";
 
 export interface MoveOwnership {

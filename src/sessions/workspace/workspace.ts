@@ -1,27 +1,16 @@
-// Workspaces: a directory attached to a session. Checkpoints capture its files (content-addressed, stored once);
+// Workspaces: the files a session's directory holds, stored content-addressed with checkpoints, and restored by moves.
 // diffFiles compares them; moves with scope "files" or "both" make the directory match the target again.
 // Files changed outside forkpoint since it last saw them (drift) are never overwritten: the move is refused with a
 // ConflictError, or, when forced, they are saved in a checkpoint first (workspace-force.ts). What forkpoint "last saw" moves only with its own doing: attach, checkpoints, restores, and the
 // paths a tool call or a move's undo/replay changed (compared before and after), never a hand edit made before them.
 import { realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { ConflictError, IntegrityError, ValidationError } from "../models/errors.js";
-import { attachWorkspaceInput, directoryPath, idSchema, parseInput } from "../models/inputs.js";
-import type { FilesDiff, WorkspaceInfo } from "../models/types.js";
-import type { CheckpointFilesRow, Store, WorkspaceRow, Step, Tx } from "../store/port/index.js";
-import { sha256 } from "./integrity.js";
-import type { EngineContext, SessionRef } from "./context.js";
-import { ownedSession, sessionCheckpoint } from "./ownership.js";
-import { SELF_START } from "./process-identity.js";
-import {
-  assertRestorable,
-  changedPaths,
-  filesPatch,
-  manifestOf,
-  restoreWorkspace,
-  scanWorkspace,
-  type Snapshot,
-} from "./workspace-files.js";
+import { ConflictError, IntegrityError, ValidationError } from "../../models/errors.js";
+import type { CheckpointFilesRow, Step, Tx, WorkspaceRow } from "../../store/port/index.js";
+import type { EngineContext } from "../core/context.js";
+import { sha256 } from "../integrity/hashes.js";
+import { SELF_START } from "../moves/process-identity.js";
+import { assertRestorable, changedPaths, manifestOf, restoreWorkspace, scanWorkspace, type Snapshot } from "./files.js";
 
 /** A snapshot read from disk for a workspace, with the configuration it was read under. */
 export interface TakenSnapshot {
@@ -38,7 +27,7 @@ export function takeSnapshot(ctx: EngineContext, ws: Pick<WorkspaceRow, "dir" | 
 }
 
 /** Stores a manifest (`{ path: hash }`) and the contents it needs that are new; returns its id. Inside a write unit. */
-function* saveManifest(tx: Tx, files: Record<string, string>, contents: ReadonlyMap<string, Buffer>): Step<number> {
+export function* saveManifest(tx: Tx, files: Record<string, string>, contents: ReadonlyMap<string, Buffer>): Step<number> {
   const manifest = manifestOf(files);
   const known = yield* tx.manifestId(manifest.hash);
   if (known !== undefined) return known;
@@ -77,39 +66,13 @@ export function* blobsOf(tx: Tx, hashes: Iterable<string>): Step<Map<string, Buf
 }
 
 /** The real path of a directory, so the database's own files are recognized however the path was spelled. */
-function realDir(dir: string): string | null {
+export function realDir(dir: string): string | null {
   try {
     const real = realpathSync(resolve(dir));
     return statSync(real).isDirectory() ? real : null;
   } catch {
     return null;
   }
-}
-
-export async function attachWorkspace(
-  ctx: EngineContext,
-  ref: SessionRef,
-  dirInput: unknown,
-  options: unknown = {},
-): Promise<WorkspaceInfo> {
-  const given = parseInput(directoryPath, dirInput, "dir");
-  const o = parseInput(attachWorkspaceInput, options, "options");
-  const dir = realDir(given);
-  if (!dir) throw new ValidationError("dir", `${resolve(given)} is not a directory`);
-  const exclude = JSON.stringify(o.exclude ?? []);
-  const pending = await ctx.store.read(function* (tx) {
-    yield* ownedSession(tx, ref.id, ref.userId);
-    return yield* tx.getWorkspace(ref.id);
-  });
-  if (pending) assertNoRestorePending(pending);
-  const taken = takeSnapshot(ctx, { dir, exclude });
-  await ctx.store.write({ sessionId: ref.id }, function* (tx) {
-    yield* ownedSession(tx, ref.id, ref.userId);
-    const ws = yield* tx.getWorkspace(ref.id);
-    if (ws) assertNoRestorePending(ws);
-    yield* tx.putWorkspace({ sessionId: ref.id, dir, exclude, manifestId: yield* saveSnapshot(tx, taken.files), updatedAt: ctx.now() });
-  });
-  return { dir, exclude: o.exclude ?? [], files: taken.files.size };
 }
 
 /** The session's workspace, or a ValidationError naming what needs one. */
@@ -120,7 +83,7 @@ export function* workspaceOf(tx: Tx, sessionId: string, what: string): Step<Work
 }
 
 /** A snapshot is only ever compared with or restored to the directory and exclude list it was read under. */
-function sameConfig(files: CheckpointFilesRow, ws: WorkspaceRow, field: string, what: string): CheckpointFilesRow {
+export function sameConfig(files: CheckpointFilesRow, ws: WorkspaceRow, field: string, what: string): CheckpointFilesRow {
   if (files.dir !== ws.dir || files.exclude !== ws.exclude) {
     throw new ValidationError(
       field,
@@ -131,47 +94,10 @@ function sameConfig(files: CheckpointFilesRow, ws: WorkspaceRow, field: string, 
 }
 
 /** The files a checkpoint captured. */
-function* checkpointFiles(tx: Tx, checkpointId: string, field: string): Step<CheckpointFilesRow> {
+export function* checkpointFiles(tx: Tx, checkpointId: string, field: string): Step<CheckpointFilesRow> {
   const files = yield* tx.checkpointManifest(checkpointId);
   if (!files) throw new ValidationError(field, `checkpoint ${checkpointId} holds no files (it was taken without a workspace)`);
   return files;
-}
-
-export async function diffFiles(ctx: EngineContext, ref: SessionRef, checkpointInput: unknown, targetInput: unknown): Promise<FilesDiff> {
-  const checkpointId = parseInput(idSchema, checkpointInput, "checkpointId");
-  const target = parseInput(idSchema, targetInput, "target");
-  const { ws, from, to } = await ctx.store.read(function* (tx) {
-    const session = yield* ownedSession(tx, ref.id, ref.userId);
-    const ws = yield* workspaceOf(tx, session.id, "diffFiles");
-    const fromRow = yield* checkpointFiles(tx, (yield* sessionCheckpoint(tx, session, checkpointId, ctx.now())).id, "checkpointId");
-    const from = yield* manifestFiles(
-      tx,
-      (target === "disk" ? sameConfig(fromRow, ws, "checkpointId", `checkpoint ${checkpointId}`) : fromRow).manifestId,
-    );
-    const to =
-      target === "disk"
-        ? null
-        : yield* manifestFiles(
-            tx,
-            (yield* checkpointFiles(tx, (yield* sessionCheckpoint(tx, session, target, ctx.now())).id, "target")).manifestId,
-          );
-    return { ws, from, to };
-  });
-  const disk = to === null ? takeSnapshot(ctx, ws).files : null;
-  const toFiles = to ?? manifestOf(disk!).files;
-  const diskContent = new Map([...(disk?.values() ?? [])].map((f) => [f.hash, f.content]));
-  const paths = changedPaths(from, toFiles);
-  const needed = paths.flatMap((p) => [from[p], toFiles[p]]).filter((h): h is string => h !== undefined && !diskContent.has(h));
-  const stored = await ctx.store.read(function* (tx) {
-    return yield* blobsOf(tx, needed);
-  });
-  const patch = filesPatch(from, toFiles, (hash) => diskContent.get(hash) ?? stored.get(hash)!);
-  return {
-    added: paths.filter((p) => from[p] === undefined),
-    modified: paths.filter((p) => from[p] !== undefined && toFiles[p] !== undefined),
-    deleted: paths.filter((p) => toFiles[p] === undefined),
-    patch,
-  };
 }
 
 /**
@@ -299,7 +225,7 @@ export async function endRestore(ctx: EngineContext, sessionId: string): Promise
   });
 }
 
-function unchangedSince(ctx: EngineContext, ws: WorkspaceRow, before: Snapshot): boolean {
+export function unchangedSince(ctx: EngineContext, ws: WorkspaceRow, before: Snapshot): boolean {
   try {
     return changedPaths(manifestOf(before).files, manifestOf(takeSnapshot(ctx, ws).files).files).length === 0;
   } catch {
@@ -336,7 +262,7 @@ export function assertNoRestorePending(ws: WorkspaceRow): void {
  * A ConflictError while a move of the session's world runs its tools (in any process): their undo and replay handlers
  * change these files, and a restore under them would overwrite what they do, or be taken for drift.
  */
-function* assertNoMoveRunning(tx: Tx, ws: WorkspaceRow): Step<void> {
+export function* assertNoMoveRunning(tx: Tx, ws: WorkspaceRow): Step<void> {
   const running = yield* tx.runningMoves(ws.sessionId);
   if (running.length === 0) return;
   throw new ConflictError(

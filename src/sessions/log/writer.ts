@@ -1,12 +1,12 @@
 // The writes everything else is built from: chaining entries onto a head (messages with their automatic checkpoints),
 // and taking a checkpoint at a head. All run inside a caller's write transaction.
-import { newId, type IdKind } from "../models/ids.js";
-import type { Checkpoint, Message } from "../models/types.js";
-import type { CheckpointRow, EntryKind, EntryRow, Step, Tx } from "../store/port/index.js";
-import type { EngineContext } from "./context.js";
-import { EMPTY_STATE_HASH, checkpointChecksum, entryHash } from "./integrity.js";
+import { newId, type IdKind } from "../../models/ids.js";
+import type { Checkpoint, Message } from "../../models/types.js";
+import type { CheckpointRow, EntryKind, EntryRow, Step, Tx } from "../../store/port/index.js";
+import type { EngineContext } from "../core/context.js";
+import { toCheckpoint, toMessage } from "../core/rows.js";
+import { EMPTY_STATE_HASH, checkpointChecksum, entryHash } from "../integrity/hashes.js";
 import { headOfEntry, type Head } from "./lineage.js";
-import { toCheckpoint, toMessage } from "./rows.js";
 
 export interface EntryFields {
   kind: EntryKind;

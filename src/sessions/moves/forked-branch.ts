@@ -1,6 +1,6 @@
 // The branch row a move forks: its id chosen up front, its time set when the move finishes.
-import { newId } from "../models/ids.js";
-import type { BranchRow } from "../store/port/index.js";
+import { newId } from "../../models/ids.js";
+import type { BranchRow } from "../../store/port/index.js";
 
 /** Where a new branch starts: after `entryId` (null at the start) at `position` of `parentId`'s lineage. */
 export interface ForkPoint {

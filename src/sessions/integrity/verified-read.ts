@@ -1,78 +1,8 @@
-// checkpoint, restore (checksum verified) and deleteCheckpoint.
-import { ConflictError, IntegrityError } from "../models/errors.js";
-import { checkpointInput, parseInput, type CheckpointInput } from "../models/inputs.js";
-import { toJsonText } from "../models/json.js";
-import type { Checkpoint, RestoredCheckpoint, Turn } from "../models/types.js";
-import type {
-  BranchRow,
-  CheckpointAnchorRow,
-  CheckpointRow,
-  EntryRow,
-  LineageSegment,
-  ToolRow,
-  WorkspaceRow,
-  Step,
-  Tx,
-} from "../store/port/index.js";
-import type { EngineContext, SessionRef } from "./context.js";
-import { EMPTY_STATE_HASH, GENESIS_HASH, checkpointChecksum, entryHash, snapshotIntact, toolResultIntact } from "./integrity.js";
-import { commonPrefix, entryAt, lineageEntries, lineageTools } from "./lineage.js";
-import { writeCheckpoint, writeMessages, type EntryFields } from "./log-writer.js";
-import { ownedCurrent, ownedSession, sessionCheckpoint } from "./ownership.js";
-import { toCheckpoint, toMessage, toToolInvocation } from "./rows.js";
-import { readState } from "./state.js";
-import { saveSnapshot, takeSnapshot, type TakenSnapshot } from "./workspace.js";
-
-export async function createCheckpoint(ctx: EngineContext, ref: SessionRef, input: CheckpointInput = {}): Promise<Checkpoint> {
-  return (await checkpointAfter(ctx, ref, [], input)).checkpoint;
-}
-
-/**
- * Appends `messages` (already validated; may be none), then records a checkpoint after them: one transaction,
- * so a crash leaves either all of it or nothing. Auto checkpoints the messages trigger come first, in order.
- */
-export async function checkpointAfter(
-  ctx: EngineContext,
-  ref: SessionRef,
-  messages: EntryFields[],
-  input: CheckpointInput = {},
-): Promise<Turn> {
-  const o = parseInput(checkpointInput, input, "checkpoint");
-  const metadata = o.metadata === undefined ? null : toJsonText(o.metadata, "checkpoint.metadata", ctx.limits);
-  // A session with a workspace: its files are read outside the transaction, then stored with the checkpoint.
-  let files: TakenSnapshot | null = null;
-  for (;;) {
-    const out = await ctx.store.write({ sessionId: ref.id }, function* (tx): Step<
-      { turn: Turn; auto: Checkpoint[] } | { scan: WorkspaceRow }
-    > {
-      const { session, branch, head: start } = yield* ownedCurrent(tx, ref.id, ref.userId);
-      const ws = session.hasWorkspace ? yield* tx.getWorkspace(session.id) : undefined;
-      // The scan request must stay before any write: returning commits this transaction.
-      if (ws && (!files || files.dir !== ws.dir || files.exclude !== ws.exclude)) return { scan: ws };
-      const written = yield* writeMessages(ctx, tx, session, branch.id, start, messages);
-      const now = ctx.now();
-      const row = yield* writeCheckpoint(ctx, tx, session, branch.id, written.head, {
-        name: o.name ?? null,
-        auto: false,
-        metadata,
-        expiresAt: o.expiresIn === undefined ? null : now + o.expiresIn,
-      });
-      if (ws && files) {
-        const manifestId = yield* saveSnapshot(tx, files.files);
-        yield* tx.insertCheckpointFiles({ checkpointId: row.id, manifestId, dir: files.dir, exclude: files.exclude });
-        yield* tx.setWorkspaceManifest(session.id, manifestId, now);
-      }
-      return { turn: { messages: written.messages, checkpoint: toCheckpoint(row) }, auto: written.checkpoints };
-    });
-    if ("scan" in out) {
-      files = takeSnapshot(ctx, out.scan);
-      continue;
-    }
-    for (const cp of out.auto) ctx.events.emit("checkpoint", cp);
-    ctx.events.emit("checkpoint", out.turn.checkpoint);
-    return out.turn;
-  }
-}
+// Verified reads: a checkpoint's lineage read with its hash chain and checksum recomputed.
+import { IntegrityError } from "../../models/errors.js";
+import type { BranchRow, CheckpointAnchorRow, CheckpointRow, EntryRow, LineageSegment, Step, ToolRow, Tx } from "../../store/port/index.js";
+import { commonPrefix, entryAt, lineageEntries, lineageTools } from "../log/lineage.js";
+import { EMPTY_STATE_HASH, GENESIS_HASH, checkpointChecksum, entryHash, snapshotIntact, toolResultIntact } from "./hashes.js";
 
 /** Where a verified chain ends: what the entries after it are chained onto. */
 export interface ChainStart {
@@ -80,7 +10,8 @@ export interface ChainStart {
   hash: string;
   stateId: number | null;
 }
-const GENESIS_START: ChainStart = { position: 0, hash: GENESIS_HASH, stateId: null };
+
+export const GENESIS_START: ChainStart = { position: 0, hash: GENESIS_HASH, stateId: null };
 
 /**
  * Recomputes the hash chain of `entries` and the checkpoint's checksum. `entries` are the lineage's positions after
@@ -212,47 +143,4 @@ export function* readVerifiedAfter(
   const start = last ? { position: shared, hash: last.hash, stateId: last.stateId } : GENESIS_START;
   yield* verifyCheckpoint(tx, cp, fresh, yield* lineageTools(tx, cp.branchId, cp.position), start);
   return { shared, fresh, segments };
-}
-
-export async function restore(ctx: EngineContext, ref: SessionRef, checkpointId: string): Promise<RestoredCheckpoint> {
-  return ctx.store.read(function* (tx) {
-    const session = yield* ownedSession(tx, ref.id, ref.userId);
-    const cp = yield* sessionCheckpoint(tx, session, checkpointId, ctx.now());
-    const { entries, tools } = yield* readVerified(tx, cp);
-    return {
-      checkpoint: toCheckpoint(cp),
-      state: yield* readState(tx, cp.stateId),
-      history: entries.filter((e) => e.kind === "message").map(toMessage),
-      toolTrack: tools.map(toToolInvocation),
-    };
-  });
-}
-
-export async function deleteCheckpoint(ctx: EngineContext, ref: SessionRef, checkpointId: string): Promise<void> {
-  await ctx.store.write({ sessionId: ref.id }, function* (tx) {
-    const session = yield* ownedSession(tx, ref.id, ref.userId);
-    const cp = yield* sessionCheckpoint(tx, session, checkpointId, ctx.now());
-    // A journaled rollback to it (still undoing tools, maybe in another process) creates its branch only at the end.
-    if ((yield* tx.countBranchesForkedFrom(cp.id)) > 0 || (yield* tx.isMovingFrom(cp.id))) {
-      throw new ConflictError(
-        `checkpoint ${cp.id} is where a branch forks from (or a running rollback goes to); it cannot be deleted`,
-        "CHECKPOINT_IN_USE",
-      );
-    }
-    if (yield* tx.langgraph.usesFpCheckpoint(cp.id)) {
-      throw new ConflictError(
-        `checkpoint ${cp.id} holds a LangGraph checkpoint of ForkpointSaver; delete the thread instead`,
-        "CHECKPOINT_IN_USE",
-      );
-    }
-    yield* tx.deleteCheckpoint(cp.id);
-    yield* tx.insertEvent({
-      sessionId: session.id,
-      kind: "checkpoint-deleted",
-      refId: cp.id,
-      branchId: cp.branchId,
-      detail: cp.name,
-      createdAt: ctx.now(),
-    });
-  });
 }

@@ -1,20 +1,20 @@
 // Moving the world: journal the steps, run each undo/replay once, then make the target current.
 // Used by rollback, edit and switchBranch, and by crash recovery to finish a journaled move.
-import { ConflictError, ToolReplayError, ToolUndoError, ValidationError, errorText } from "../models/errors.js";
-import { newId } from "../models/ids.js";
-import { moveOptions, parseInput, type MoveOptions } from "../models/inputs.js";
-import { resultAsJson } from "../models/json.js";
-import type { Branch, FailedStep, Message, MoveResult, ToolInvocation } from "../models/types.js";
-import type { BranchRow, MoveStepRow, SessionRow, Step, Tx } from "../store/port/index.js";
-import { runHandler } from "../tools/run-handler.js";
-import type { EngineContext, SessionRef } from "./context.js";
-import { headOfEntry, type Head } from "./lineage.js";
-import { autoCheckpointAfterMessage, writeEntry, type EntryFields } from "./log-writer.js";
+import { ConflictError, ToolReplayError, ToolUndoError, ValidationError, errorText } from "../../models/errors.js";
+import { newId } from "../../models/ids.js";
+import { moveOptions, parseInput, type MoveOptions } from "../../models/inputs.js";
+import { resultAsJson } from "../../models/json.js";
+import type { Branch, FailedStep, Message, MoveResult, ToolInvocation } from "../../models/types.js";
+import type { BranchRow, MoveStepRow, SessionRow, Step, Tx } from "../../store/port/index.js";
+import { runHandler } from "../../tools/run-handler.js";
+import type { EngineContext, SessionRef } from "../core/context.js";
+import { ownedCurrent, ownedSession } from "../core/owned.js";
+import { toBranch, toMessage, toToolInvocation } from "../core/rows.js";
+import { headOfEntry, type Head } from "../log/lineage.js";
+import { autoCheckpointAfterMessage, writeEntry, type EntryFields } from "../log/writer.js";
+import { prepareMoveRestore, reportSavedDrift } from "../workspace/force.js";
+import { absorbChanges, endRestore, filesBefore, restoreFiles, targetFiles, workspaceOf } from "../workspace/workspace.js";
 import { computePlan, type MoveTarget } from "./move-plan.js";
-import { ownedCurrent, ownedSession } from "./ownership.js";
-import { absorbChanges, endRestore, filesBefore, restoreFiles, targetFiles, workspaceOf } from "./workspace.js";
-import { prepareMoveRestore, reportSavedDrift } from "./workspace-force.js";
-import { toBranch, toMessage, toToolInvocation } from "./rows.js";
 
 /** Everything needed to finish a move, persisted with its journal so a crash can be resumed. */
 export interface MoveSpec {

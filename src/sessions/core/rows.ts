@@ -1,5 +1,5 @@
 // Turns stored rows into the plain objects of the public API.
-import type { JsonObject, JsonValue } from "../models/json.js";
+import type { JsonObject, JsonValue } from "../../models/json.js";
 import type {
   Branch,
   BranchReason,
@@ -10,8 +10,8 @@ import type {
   StateChange,
   ToolErrorInfo,
   ToolInvocation,
-} from "../models/types.js";
-import type { BranchRow, EntryRow, ListedCheckpoint, MessageRow, SessionRow, ToolRow } from "../store/port/index.js";
+} from "../../models/types.js";
+import type { BranchRow, EntryRow, ListedCheckpoint, MessageRow, SessionRow, ToolRow } from "../../store/port/index.js";
 
 const parse = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 

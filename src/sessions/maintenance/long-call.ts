@@ -1,9 +1,9 @@
 // The running side of a long operator call: abort checks, yielding to the event loop between chunks of work (the
 // database calls are synchronous, so a timer's abort lands only there), and progress reported at a bounded rate.
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { runSync, type Body, type Step, type Tx } from "../store/port/index.js";
-import { AbortedError } from "../models/errors.js";
-import type { LongCallOptions } from "../models/progress.js";
+import { AbortedError } from "../../models/errors.js";
+import type { LongCallOptions } from "../../models/progress.js";
+import { runSync, type Body, type Step, type Tx } from "../../store/port/index.js";
 
 /** Units of work done between two yields to the event loop (one read or write transaction each, where chunked). */
 export const CHUNK_UNITS = 1000;

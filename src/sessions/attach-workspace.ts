@@ -1,0 +1,34 @@
+// attachWorkspace: a directory whose files checkpoints capture and moves restore.
+import { resolve } from "node:path";
+import { ValidationError } from "../models/errors.js";
+import { attachWorkspaceInput, directoryPath, parseInput } from "../models/inputs.js";
+import type { WorkspaceInfo } from "../models/types.js";
+import type { EngineContext, SessionRef } from "./core/context.js";
+import { ownedSession } from "./core/owned.js";
+import { assertNoRestorePending, realDir, saveSnapshot, takeSnapshot } from "./workspace/workspace.js";
+
+export async function attachWorkspace(
+  ctx: EngineContext,
+  ref: SessionRef,
+  dirInput: unknown,
+  options: unknown = {},
+): Promise<WorkspaceInfo> {
+  const given = parseInput(directoryPath, dirInput, "dir");
+  const o = parseInput(attachWorkspaceInput, options, "options");
+  const dir = realDir(given);
+  if (!dir) throw new ValidationError("dir", `${resolve(given)} is not a directory`);
+  const exclude = JSON.stringify(o.exclude ?? []);
+  const pending = await ctx.store.read(function* (tx) {
+    yield* ownedSession(tx, ref.id, ref.userId);
+    return yield* tx.getWorkspace(ref.id);
+  });
+  if (pending) assertNoRestorePending(pending);
+  const taken = takeSnapshot(ctx, { dir, exclude });
+  await ctx.store.write({ sessionId: ref.id }, function* (tx) {
+    yield* ownedSession(tx, ref.id, ref.userId);
+    const ws = yield* tx.getWorkspace(ref.id);
+    if (ws) assertNoRestorePending(ws);
+    yield* tx.putWorkspace({ sessionId: ref.id, dir, exclude, manifestId: yield* saveSnapshot(tx, taken.files), updatedAt: ctx.now() });
+  });
+  return { dir, exclude: o.exclude ?? [], files: taken.files.size };
+}

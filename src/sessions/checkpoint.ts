@@ -1,0 +1,61 @@
+// checkpoint: a named, immutable point at the current branch's head (after messages given with it, as turn does).
+import { checkpointInput, parseInput, type CheckpointInput } from "../models/inputs.js";
+import { toJsonText } from "../models/json.js";
+import type { Checkpoint, Turn } from "../models/types.js";
+import type { Step, WorkspaceRow } from "../store/port/index.js";
+import type { EngineContext, SessionRef } from "./core/context.js";
+import { ownedCurrent } from "./core/owned.js";
+import { toCheckpoint } from "./core/rows.js";
+import { writeCheckpoint, writeMessages, type EntryFields } from "./log/writer.js";
+import { saveSnapshot, takeSnapshot, type TakenSnapshot } from "./workspace/workspace.js";
+
+export async function createCheckpoint(ctx: EngineContext, ref: SessionRef, input: CheckpointInput = {}): Promise<Checkpoint> {
+  return (await checkpointAfter(ctx, ref, [], input)).checkpoint;
+}
+
+/**
+ * Appends `messages` (already validated; may be none), then records a checkpoint after them: one transaction,
+ * so a crash leaves either all of it or nothing. Auto checkpoints the messages trigger come first, in order.
+ */
+export async function checkpointAfter(
+  ctx: EngineContext,
+  ref: SessionRef,
+  messages: EntryFields[],
+  input: CheckpointInput = {},
+): Promise<Turn> {
+  const o = parseInput(checkpointInput, input, "checkpoint");
+  const metadata = o.metadata === undefined ? null : toJsonText(o.metadata, "checkpoint.metadata", ctx.limits);
+  // A session with a workspace: its files are read outside the transaction, then stored with the checkpoint.
+  let files: TakenSnapshot | null = null;
+  for (;;) {
+    const out = await ctx.store.write({ sessionId: ref.id }, function* (tx): Step<
+      { turn: Turn; auto: Checkpoint[] } | { scan: WorkspaceRow }
+    > {
+      const { session, branch, head: start } = yield* ownedCurrent(tx, ref.id, ref.userId);
+      const ws = session.hasWorkspace ? yield* tx.getWorkspace(session.id) : undefined;
+      // The scan request must stay before any write: returning commits this transaction.
+      if (ws && (!files || files.dir !== ws.dir || files.exclude !== ws.exclude)) return { scan: ws };
+      const written = yield* writeMessages(ctx, tx, session, branch.id, start, messages);
+      const now = ctx.now();
+      const row = yield* writeCheckpoint(ctx, tx, session, branch.id, written.head, {
+        name: o.name ?? null,
+        auto: false,
+        metadata,
+        expiresAt: o.expiresIn === undefined ? null : now + o.expiresIn,
+      });
+      if (ws && files) {
+        const manifestId = yield* saveSnapshot(tx, files.files);
+        yield* tx.insertCheckpointFiles({ checkpointId: row.id, manifestId, dir: files.dir, exclude: files.exclude });
+        yield* tx.setWorkspaceManifest(session.id, manifestId, now);
+      }
+      return { turn: { messages: written.messages, checkpoint: toCheckpoint(row) }, auto: written.checkpoints };
+    });
+    if ("scan" in out) {
+      files = takeSnapshot(ctx, out.scan);
+      continue;
+    }
+    for (const cp of out.auto) ctx.events.emit("checkpoint", cp);
+    ctx.events.emit("checkpoint", out.turn.checkpoint);
+    return out.turn;
+  }
+}

@@ -1,0 +1,16 @@
+// toolTrack: the tool invocations of a branch's lineage, with their completion and whether they are applied.
+import { historyInput, parseInput } from "../models/inputs.js";
+import type { ToolInvocation } from "../models/types.js";
+import type { EngineContext, SessionRef } from "./core/context.js";
+import { ownedSession } from "./core/owned.js";
+import { toToolInvocation } from "./core/rows.js";
+import { branchOf, lineageTools } from "./log/lineage.js";
+
+export async function toolTrack(ctx: EngineContext, ref: SessionRef, options: { branchId?: string } = {}): Promise<ToolInvocation[]> {
+  const o = parseInput(historyInput, options, "toolTrack");
+  return ctx.store.read(function* (tx) {
+    const session = yield* ownedSession(tx, ref.id, ref.userId);
+    const branch = yield* branchOf(tx, session, o.branchId ?? session.currentBranchId);
+    return (yield* lineageTools(tx, branch.id)).map(toToolInvocation);
+  });
+}
