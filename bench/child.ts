@@ -1,20 +1,28 @@
 // One measured job in its own process, so peak RSS is per system and per N; prints one JSON line.
 
 export interface Job {
-  kind: "chat" | "history" | "pages" | "tools" | "graph" | "baseline";
-  system: "peer" | "saver" | "forkpoint" | "sql" | "floor";
+  kind: "chat" | "history" | "pages" | "tools" | "graph" | "baseline" | "pgchat" | "pgprepare" | "pgwriter" | "pgverify";
+  system: "peer" | "saver" | "forkpoint" | "sql" | "floor" | "pg" | "pgpeer";
   n?: number; // chat turns, history messages, tool invocations
   users?: number;
   total?: number;
   samples?: number;
   reps?: number; // repetitions of each single operation inside the run
   walWorker?: boolean; // forkpoint's opt-in WAL checkpoint worker
+  // PostgreSQL jobs (pg-chat.ts, pg-writers.ts): the job's own database, and the writers' shape.
+  url?: string;
+  writer?: number;
+  sessions?: number;
+  turns?: number;
+  barrier?: boolean; // say "ready" on stdout and wait for a line on stdin before the timed part
+  conversations?: { id: string; userId: string }[];
 }
 
 async function run(job: Job): Promise<unknown> {
   const reps = job.reps ?? 5;
   const key = `${job.kind}:${job.system}`;
   if (job.kind === "graph") return (await import("./graph-langgraph.js")).runGraphChat(job.n!, job.system as "peer" | "saver");
+  if (job.system === "pg" || job.system === "pgpeer") return runPg(job, job.system, reps);
   // Load only the system under test, so another system's modules don't count in this process's RSS.
   const { runPeerChat } = job.system === "peer" ? await import("./peer-langgraph.js") : ({} as never);
   const { runForkpointSaverChat } = job.system === "saver" ? await import("./saver-forkpoint.js") : ({} as never);
@@ -46,6 +54,25 @@ async function run(job: Job): Promise<unknown> {
       return runForkpointTools(job.n!);
     default:
       throw new Error(`no such job: ${key}`);
+  }
+}
+
+/** The PostgreSQL jobs: only the system under test and pg are loaded (pg-systems.ts imports the one it opens). */
+async function runPg(job: Job, system: "pg" | "pgpeer", reps: number): Promise<unknown> {
+  const url = job.url!;
+  switch (job.kind) {
+    case "baseline":
+      return {};
+    case "pgchat":
+      return (await import("./pg-chat.js")).runPgChat(system, url, job.n!, reps);
+    case "pgprepare":
+      return (await import("./pg-writers.js")).runPgPrepare(system, url);
+    case "pgwriter":
+      return (await import("./pg-writers.js")).runPgWriter(system, url, job.writer!, job.sessions!, job.turns!, job.barrier ?? false);
+    case "pgverify":
+      return (await import("./pg-writers.js")).runPgVerify(system, url, job.conversations!, job.turns!);
+    default:
+      throw new Error(`no such job: ${job.kind}:${system}`);
   }
 }
 

@@ -1,27 +1,11 @@
 // Peer: LangGraph's SqliteSaver doing the chat the LangGraph way (whole message list in every checkpoint). The same
 // puts drive forkpoint's own LangGraph saver (bench/saver-forkpoint.ts), so the two savers are compared like for like.
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
-import { uuid6, type BaseCheckpointSaver, type Checkpoint } from "@langchain/langgraph-checkpoint";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { join } from "node:path";
+import { makeCheckpoint, NEW_VERSIONS, type Msg } from "./lg-checkpoint.js";
 import { content, dbBytes, emptyChat, firstLastMedians, peakRssMB, now, tempDir, timeMedian, type ChatFigures } from "./util.js";
-
-interface Msg {
-  role: string;
-  content: string;
-}
-
-/** A checkpoint as LangGraph's Pregel loop writes it after `step`: the messages channel holds the whole list. */
-function makeCheckpoint(step: number, messages: Msg[]): Checkpoint {
-  return {
-    v: 4,
-    id: uuid6(step),
-    ts: new Date().toISOString(),
-    channel_values: { messages },
-    channel_versions: { __start__: step + 1, messages: step + 1 },
-    versions_seen: { __input__: {}, agent: { messages: step } },
-  };
-}
 
 /** A saver under test: the file it writes, a way to fold its WAL into that file, and how to close it. */
 export interface OpenedSaver {
@@ -30,9 +14,6 @@ export interface OpenedSaver {
   flush(): void;
   close(): Promise<void>;
 }
-
-/** The channels a turn's checkpoint changed (what LangGraph passes as `newVersions`). */
-const NEW_VERSIONS = (step: number) => ({ __start__: step + 1, messages: step + 1 });
 
 export async function runPeerChat(n: number, reps = 5): Promise<ChatFigures> {
   return runSaverChat(n, reps, "peer", async (dir) => {

@@ -3,11 +3,14 @@
  * "saver": forkpoint's LangGraph checkpointer (`forkpoint/langgraph`) doing the peer's puts. "sql": forkpoint's schema
  * and statements through raw better-sqlite3, with no engine JavaScript (bench/sql-floor.ts).
  */
-export type System = "peer" | "saver" | "forkpoint" | "sql" | "floor";
+export type SqliteSystem = "peer" | "saver" | "forkpoint" | "sql" | "floor";
+/** "pg": forkpoint on PostgreSQL (`openForkpoint({ postgres })`); "pgpeer": LangGraph's PostgresSaver (bench/postgres.ts). */
+export type PgSystem = "pg" | "pgpeer";
+export type System = SqliteSystem | PgSystem;
 
 export interface Plan {
   mode: "quick" | "full";
-  chat: { system: System; n: number; runs: number }[];
+  chat: { system: SqliteSystem; n: number; runs: number }[];
   history: { n: number; runs: number; reps: number };
   pages: { users: number; total: number; samples: number };
   tools: { n: number; runs: number };
@@ -16,6 +19,14 @@ export interface Plan {
   /** Chat sizes (and runs) for forkpoint with its opt-in `walWorker`, beside its default run at the same size. */
   walWorker: { n: number; runs: number }[];
   peerSkipped: number[]; // chat sizes where the peer is not run (quadratic cost)
+  /** The PostgreSQL part (one server for the run, a fresh database per job): chat sizes per system, and many writers. */
+  postgres: {
+    chat: { system: PgSystem; n: number; runs: number }[];
+    /** Sizes where only forkpoint runs: PostgresSaver's put rewrites the whole list (about 2 minutes for 5,000 turns). */
+    peerSkipped: number[];
+    /** `processes` writer processes at once, each running `turns` turns on each of its `sessions` conversations. */
+    writers: { processes: number; sessions: number; turns: number; runs: number };
+  };
 }
 
 export function makePlan(quick: boolean): Plan {
@@ -46,6 +57,21 @@ export function makePlan(quick: boolean): Plan {
           [100_000, 1],
         ],
       };
+  // PostgreSQL chat: [N, forkpoint runs, PostgresSaver runs], interleaved at each size as the SQLite chats are.
+  const pgSizes: [number, number, number][] = quick
+    ? [
+        [100, 2, 2],
+        [1000, 1, 1],
+      ]
+    : [
+        [100, 3, 3],
+        [1000, 3, 3],
+        [5000, 1, 0],
+      ];
+  const pgChat = pgSizes.flatMap(([n, pg, peer]) => [
+    ...(peer ? [{ system: "pgpeer" as const, n, runs: peer }] : []),
+    { system: "pg" as const, n, runs: pg },
+  ]);
   const chat: Plan["chat"] = [];
   const all = [...new Set([...sizes.peer, ...sizes.engine].map(([n]) => n!))].sort((a, b) => a - b);
   for (const n of all) {
@@ -76,5 +102,10 @@ export function makePlan(quick: boolean): Plan {
           { n: 500, runs: 1 },
         ],
     peerSkipped: all.filter((n) => !sizes.peer.some(([m]) => m === n)),
+    postgres: {
+      chat: pgChat,
+      peerSkipped: pgSizes.filter(([, , peer]) => !peer).map(([n]) => n),
+      writers: { processes: 8, sessions: 25, turns: 20, runs: quick ? 1 : 2 },
+    },
   };
 }

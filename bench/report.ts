@@ -2,7 +2,8 @@
 import type { PageFigures } from "./floor.js";
 import type { GraphFigures } from "./graph-langgraph.js";
 import type { ToolFigures } from "./forkpoint.js";
-import type { System } from "./plan.js";
+import type { SqliteSystem, System } from "./plan.js";
+import type { PgResults } from "./postgres.js";
 import { median, type ChatFigures } from "./util.js";
 
 export interface ChatAgg extends ChatFigures {
@@ -11,7 +12,7 @@ export interface ChatAgg extends ChatFigures {
 }
 /** baselineRssMB: peak RSS of a child that only starts Node (compiled JavaScript, no loader; included in every RSS figure). */
 export interface Results {
-  chat: Record<System, Record<number, ChatAgg>>;
+  chat: Record<SqliteSystem, Record<number, ChatAgg>>;
   history: Partial<Record<System, { count: number; ms: number; peakRssMB: number }>>;
   pages: Partial<Record<System, PageFigures & { peakRssMB: number }>>;
   tools: (ToolFigures & { runs: number }) | null;
@@ -20,6 +21,8 @@ export interface Results {
   /** A real LangGraph graph per checkpointer (no target: for LangGraph users), by invokes per thread. */
   graph: Record<number, Partial<Record<"peer" | "saver", GraphAgg>>>;
   baselineRssMB: number | null;
+  /** The PostgreSQL part (issue 18): forkpoint on PostgreSQL and PostgresSaver; null when neither was selected. */
+  postgres: PgResults | null;
   errors: string[];
 }
 export interface GraphAgg extends GraphFigures {

@@ -7,20 +7,27 @@ import { fileURLToPath } from "node:url";
 import type { Job } from "./child.js";
 import { compileBench } from "./compile.js";
 import { forkpointAvailable } from "./forkpoint.js";
-import { makePlan, type System } from "./plan.js";
+import { makePlan, type PgSystem, type SqliteSystem, type System } from "./plan.js";
 import type { GraphFigures } from "./graph-langgraph.js";
+import { runPostgresPart } from "./postgres.js";
 import { aggregateChat, aggregateGraph, evaluateTargets, formatTables, formatTargets, type Results } from "./report.js";
+import { evaluatePgTargets, formatPgTables, formatPgTargets } from "./report-postgres.js";
 import { median, now, type ChatFigures } from "./util.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
 const onlyArg = args[args.indexOf("--only") + 1];
-let systems: System[] =
-  args.includes("--only") && onlyArg ? (onlyArg.split(",") as System[]) : ["peer", "saver", "forkpoint", "sql", "floor"];
-if (systems.includes("forkpoint") && !forkpointAvailable()) {
-  console.log("forkpoint: src/index.ts does not exist yet; running the peer and the floor only");
-  systems = systems.filter((s) => s !== "forkpoint" && s !== "saver" && s !== "sql");
+const ALL: System[] = ["peer", "saver", "forkpoint", "sql", "floor", "pg", "pgpeer"];
+let systems: System[] = args.includes("--only") && onlyArg ? (onlyArg.split(",") as System[]) : ALL;
+const unknown = systems.filter((s) => !ALL.includes(s));
+if (unknown.length) {
+  console.error(`unknown system(s) in --only: ${unknown.join(", ")} (known: ${ALL.join(", ")})`);
+  process.exit(2);
+}
+if (systems.some((s) => s === "forkpoint" || s === "pg") && !forkpointAvailable()) {
+  console.log("forkpoint: src/index.ts does not exist yet; running the peers and the floor only");
+  systems = systems.filter((s) => s !== "forkpoint" && s !== "saver" && s !== "sql" && s !== "pg");
 }
 const plan = makePlan(quick);
 const t0 = now();
@@ -55,6 +62,7 @@ const results: Results = {
   walWorker: {},
   graph: {},
   baselineRssMB: null,
+  postgres: null,
   errors: [],
 };
 function attempt(label: string, fn: () => void) {
@@ -100,7 +108,7 @@ for (const [system, h] of hist)
 const sizes = [...new Set(plan.chat.map((c) => c.n))];
 for (const n of sizes) {
   const here = plan.chat.filter((c) => c.n === n && systems.includes(c.system));
-  const runs = new Map<System, { fig: ChatFigures; rssMB: number }[]>(here.map((c) => [c.system, []]));
+  const runs = new Map<SqliteSystem, { fig: ChatFigures; rssMB: number }[]>(here.map((c) => [c.system, []]));
   for (let i = 0; i < Math.max(0, ...here.map((c) => c.runs)); i++) {
     for (const { system, runs: total } of here) {
       if (i >= total || !runs.has(system)) continue;
@@ -179,9 +187,25 @@ if (systems.includes("forkpoint")) {
   });
 }
 
+// PostgreSQL last: one server for the part, started here and stopped at its end (also on failure).
+const pgSystems = systems.filter((s): s is PgSystem => s === "pg" || s === "pgpeer");
+if (pgSystems.length) {
+  results.postgres = await runPostgresPart({
+    plan: plan.postgres,
+    systems: pgSystems,
+    build: BUILD,
+    root: ROOT,
+    log,
+    errors: results.errors,
+  });
+}
+
 const targets = evaluateTargets(results);
+const postgresTargets = pgSystems.length ? evaluatePgTargets(results.postgres) : [];
 console.log(formatTables(results, systems.includes("peer") ? plan.peerSkipped : []));
+console.log(formatPgTables(results.postgres));
 console.log(formatTargets(targets));
+console.log(formatPgTargets(postgresTargets));
 console.log(`\nwall time ${((now() - t0) / 1000).toFixed(1)} s`);
 
 function version(pkg: string): string | null {
@@ -199,6 +223,8 @@ const packages = Object.fromEntries(
     "better-sqlite3",
     "drizzle-orm",
     "@langchain/langgraph-checkpoint-sqlite",
+    "@langchain/langgraph-checkpoint-postgres",
+    "pg",
     "@langchain/langgraph-checkpoint",
     "@langchain/langgraph",
     "@langchain/core",
@@ -224,6 +250,7 @@ const doc = {
   plan,
   results,
   targets,
+  postgresTargets,
 };
 mkdirSync(join(ROOT, "bench/results"), { recursive: true });
 writeFileSync(join(ROOT, "bench/results/latest.json"), JSON.stringify(doc, null, 2) + "\n");
