@@ -1,5 +1,5 @@
-import type { Step, Tx } from "../store/port/index.js";
 // createSession: an external session and its root branch, owned by one user (also used to seed a handoff).
+import type { Step, Tx } from "../store/port/index.js";
 import { newId } from "../models/ids.js";
 import { createSessionInput, parseInput, type CreateSessionInput } from "../models/inputs.js";
 import { toJsonText } from "../models/json.js";

@@ -1,6 +1,5 @@
-import { readVerified } from "./integrity/verified-read.js";
-
 // diff: two checkpoints compared — state paths, the shared message and tool prefixes, and each side's rest.
+import { readVerified } from "./integrity/verified-read.js";
 import { isDeepStrictEqual } from "node:util";
 import type { JsonValue } from "../models/json.js";
 import type { CheckpointDiff } from "../models/types.js";

@@ -1,4 +1,5 @@
 // edit: a new version of a message — a branch forked just before it, with the new message appended.
+import type { BaseMoveSpec, WithinMove } from "./moves/move-spec.js";
 import { newId } from "../models/ids.js";
 import type { MoveOptions } from "../models/inputs.js";
 import type { EditResult, MessageInput } from "../models/types.js";
@@ -9,7 +10,7 @@ import { sessionMessage } from "./core/owned.js";
 import { entryAt, headOfEntry } from "./log/lineage.js";
 import type { EntryFields } from "./log/writer.js";
 import { forkedBranch } from "./moves/forked-branch.js";
-import { performMove, type BaseMoveSpec, type WithinMove } from "./moves/move.js";
+import { performMove } from "./moves/move.js";
 
 export async function edit(
   ctx: EngineContext,

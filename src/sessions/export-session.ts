@@ -1,8 +1,7 @@
-import type { SessionCheck } from "./maintenance/session-check.js";
-import { sessionSlices, sessionWork } from "./maintenance/session-check.js";
-
 // exportSession: one session's whole tree (branches, entries, tool completions, states, checkpoints, events) as a
 // deterministic JSON document. Verified like `verify` as it is read: a damaged session is not exported.
+import type { SessionCheck } from "./maintenance/session-check.js";
+import { sessionSlices, sessionWork } from "./maintenance/session-check.js";
 import { z } from "zod";
 import { IntegrityError, NotFoundError } from "../models/errors.js";
 import { idSchema, parseInput, userScope } from "../models/inputs.js";

@@ -1,13 +1,14 @@
 // forkAfter: a new branch forked right after a message (or at the session's start), made current; the world follows.
 // What the adapters' non-destructive pops and clears are (a rollback to a position no checkpoint marks): what came
 // after that message (later messages, tool calls, state changes) stays on the old branch and its effects are undone.
+import type { BaseMoveSpec } from "./moves/move-spec.js";
 import type { MoveOptions } from "../models/inputs.js";
 import type { MoveResult } from "../models/types.js";
 import type { SessionRow, Step, Tx } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { sessionMessage } from "./core/owned.js";
 import { forkedBranch } from "./moves/forked-branch.js";
-import { performMove, type BaseMoveSpec } from "./moves/move.js";
+import { performMove } from "./moves/move.js";
 
 /** Forks right after `messageId` (on that message's lineage), or at position 0 of the current branch when null. */
 export async function forkAfter(ctx: EngineContext, ref: SessionRef, messageId: string | null, options?: MoveOptions): Promise<MoveResult> {

@@ -1,7 +1,6 @@
-import { readVerified } from "./integrity/verified-read.js";
-
 // handoff: seed a new session (another agent or user) from a checkpoint, keeping a link to its origin.
 // It copies the checkpoint's history and state, not its tool calls: nothing is applied in the new session.
+import { readVerified } from "./integrity/verified-read.js";
 import type { CreateSessionInput } from "../models/inputs.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedSession, sessionCheckpoint } from "./core/owned.js";

@@ -1,10 +1,10 @@
-import type { VerifiedLineage } from "./integrity/verified-read.js";
-import { readAfterKnown } from "./integrity/verified-read.js";
-
 // ForkpointSaver's one entry into the engine: `src/langgraph/` imports the engine from here and nowhere else.
 // It re-exports what the saver uses of the engine (at the end of this file), and holds the saver's own entry points for
 // its two-way bridge: a verified read of a lineage up to any point of it (a thread's head, where no checkpoint need
 // sit), and a fork at such a point (LangGraph going on from a synthesized checkpoint after the session moved elsewhere).
+import type { VerifiedLineage } from "./integrity/verified-read.js";
+import { readAfterKnown } from "./integrity/verified-read.js";
+import type { BaseMoveSpec, WithinMove } from "./moves/move-spec.js";
 import { IntegrityError } from "../models/errors.js";
 import type { MoveResult } from "../models/types.js";
 import type { EntryRow, LineageSegment, SessionRow, Step, Tx } from "../store/port/index.js";
@@ -12,7 +12,7 @@ import type { EngineContext, SessionRef } from "./core/context.js";
 import { GENESIS_HASH, entryHash, snapshotIntact } from "./integrity/hashes.js";
 import { entryAt } from "./log/lineage.js";
 import { forkedBranch } from "./moves/forked-branch.js";
-import { performMove, type BaseMoveSpec, type WithinMove } from "./moves/move.js";
+import { performMove } from "./moves/move.js";
 
 /** A point of a session's tree: a position of a branch's lineage, and the hash chain's value there. */
 export interface LineagePoint {
@@ -92,6 +92,6 @@ export { readVerifiedAfter } from "./integrity/verified-read.js";
 export type { VerifiedLineage } from "./integrity/verified-read.js";
 export { entryAt, headOf, headOfEntry, lineageMessages, type Head } from "./log/lineage.js";
 export { writeCheckpoint, writeMessages, type EntryFields } from "./log/writer.js";
-export type { WithinMove } from "./moves/move.js";
+export type { WithinMove } from "./moves/move-spec.js";
 export { rollback } from "./rollback.js";
 export type { SessionHandle } from "./session-handle.js";

@@ -1,3 +1,4 @@
+// SessionHandle: one user's session, with every per-session verb of the public API.
 import { attachWorkspace } from "./attach-workspace.js";
 import { createCheckpoint } from "./checkpoint.js";
 import { deleteCheckpoint } from "./delete-checkpoint.js";
@@ -11,8 +12,6 @@ import type { StateUpdate } from "./set-state.js";
 import { setState } from "./set-state.js";
 import { toolTrack } from "./tool-track.js";
 import { turn } from "./turn.js";
-
-// SessionHandle: one user's session, with every per-session verb of the public API.
 import {
   idSchema,
   parseInput,

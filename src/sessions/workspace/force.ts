@@ -1,7 +1,6 @@
-import { createCheckpoint } from "../checkpoint.js";
-
 // Forced workspace moves (`force: true`): files changed outside forkpoint (drift) are saved in a checkpoint of their
 // own on the current branch, then the move overwrites them, as `git checkout --force` does but with nothing lost.
+import { createCheckpoint } from "../checkpoint.js";
 import type { SavedDrift } from "../../models/types.js";
 import type { WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext, SessionRef } from "../core/context.js";

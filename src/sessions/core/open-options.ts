@@ -1,0 +1,86 @@
+// openForkpoint's options: the store (a SQLite file, a PostgreSQL database, or any store), tools, policies, limits.
+import { z } from "zod";
+import { autoCheckpointPolicy } from "../../models/inputs.js";
+import { type Limits } from "../../models/limits.js";
+import { loggerSchema, type ForkpointLogger } from "../../models/logger.js";
+import type { Store } from "../../store/port/index.js";
+import type { ToolDefinition } from "../../tools/define-tool.js";
+
+/** Options of `openForkpoint`. */
+export interface ForkpointOptions {
+  /** SQLite file (created if absent); ":memory:" for a private in-memory database. Default "./forkpoint.db". */
+  path?: string;
+  /** Any store implementing the port (`forkpoint`'s `Store`), instead of the embedded SQLite file. */
+  store?: Store;
+  /**
+   * A PostgreSQL database shared by several app servers, instead of the SQLite file: a connection string, a
+   * `pg.PoolConfig`, or a `pg.Pool` (left open on close). Needs the `pg` package installed.
+   */
+  postgres?: string | object;
+  /**
+   * On a shared database, how long (ms) a move's owner holds it without renewing (renewed every third of it while a
+   * step runs); after that another server may take it over with `recover()`. Default 30 s. Unused on SQLite, where a
+   * move's owner is a process on the file's host.
+   */
+  leaseMs?: number;
+  /** Tools that `invoke` runs and moves undo/replay, from `defineTool`. */
+  tools?: ToolDefinition[];
+  /** Automatic checkpoints; none unless given. */
+  autoCheckpoint?: { everyMessages?: number; afterToolCalls?: boolean };
+  /** "normal" (WAL, synchronous=NORMAL: the default) or "full" (an fsync per commit). */
+  durability?: "normal" | "full";
+  /** How long a write waits for another process's lock, in ms. Default 15,000. */
+  busyTimeoutMs?: number;
+  /** Open read-only: reads work, writes throw `DatabaseError` (code `READ_ONLY`). */
+  readonly?: boolean;
+  /** Size limits (see `Limits`). */
+  limits?: Partial<Limits>;
+  /** Resume interrupted moves when opening (default true). */
+  recover?: boolean;
+  /**
+   * Fold SQLite's write-ahead log into the database file on a worker thread (default false). Without it, about
+   * every hundred commits one stalls for that copy and its two fsyncs (2–4 ms here); with it, a commit does so
+   * only if the worker falls 8,000 pages behind or stops. For write-heavy processes: the worker costs 9–16 MB of
+   * RSS and starts after this handle's first 256 write transactions.
+   */
+  walWorker?: boolean;
+  /**
+   * Where warnings and errors that no call can throw go (default `console`): a listener that throws, recovery at open
+   * that fails or leaves moves waiting for tools, a WAL worker that stops, a workspace scan after a move that fails.
+   */
+  logger?: ForkpointLogger;
+}
+
+/** A store another package (or the caller) built: it implements the port's units of work. */
+export const storeSchema = z.custom<Store>(
+  (v) =>
+    typeof v === "object" &&
+    v !== null &&
+    ["write", "read", "query", "close"].every((k) => typeof (v as Record<string, unknown>)[k] === "function"),
+  "must implement the store port (write, read, query, close, ...)",
+);
+
+export const openOptions = z.strictObject({
+  path: z.string().min(1).optional(),
+  store: storeSchema.optional(),
+  leaseMs: z.number().int().min(100).optional(),
+  postgres: z
+    .union([z.string().min(1), z.custom<object>((v) => typeof v === "object" && v !== null, "must be a pg.PoolConfig or a pg.Pool")])
+    .optional(),
+  tools: z.array(z.custom<ToolDefinition>()).optional(),
+  autoCheckpoint: autoCheckpointPolicy.optional(),
+  durability: z.enum(["normal", "full"]).optional(),
+  busyTimeoutMs: z.number().int().min(0).optional(),
+  readonly: z.boolean().optional(),
+  limits: z
+    .strictObject({
+      maxPayloadBytes: z.number().int().positive().optional(),
+      maxDepth: z.number().int().positive().optional(),
+      maxStringField: z.number().int().positive().optional(),
+      maxBatch: z.number().int().positive().optional(),
+    })
+    .optional(),
+  recover: z.boolean().optional(),
+  walWorker: z.boolean().optional(),
+  logger: loggerSchema.optional(),
+});

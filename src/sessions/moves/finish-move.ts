@@ -1,0 +1,105 @@
+// Finishing a move: the new branch (and edited message), the target made current, the journal closed, in one transaction.
+import type { Branch, FailedStep, Message, MoveResult, ToolInvocation } from "../../models/types.js";
+import type { Step, Tx } from "../../store/port/index.js";
+import type { EngineContext } from "../core/context.js";
+import { toBranch, toMessage, toToolInvocation } from "../core/rows.js";
+import { headOfEntry } from "../log/lineage.js";
+import { autoCheckpointAfterMessage, writeEntry } from "../log/writer.js";
+import type { MoveOutcome, MoveSpec, WithinMove } from "./move-spec.js";
+
+/** What the journal says a move did; runs inside a unit of work. */
+export function* journalReport(
+  ctx: EngineContext,
+  tx: Tx,
+  moveId: string | null,
+): Step<Pick<MoveResult, "undone" | "replayed" | "failed" | "unknown">> {
+  const out = {
+    undone: [] as ToolInvocation[],
+    replayed: [] as ToolInvocation[],
+    failed: [] as FailedStep[],
+    unknown: [] as ToolInvocation[],
+  };
+  if (moveId === null) return out;
+  for (const step of yield* tx.moveSteps(moveId)) {
+    const invocation = toToolInvocation((yield* tx.getTool(step.entryId))!);
+    if (step.status === "done") (step.op === "undo" ? out.undone : out.replayed).push(invocation);
+    else if (step.status === "failed")
+      out.failed.push({ invocation, step: step.op, error: (JSON.parse(step.error ?? "{}") as { message?: string }).message ?? "failed" });
+    else if (step.status === "unknown") out.unknown.push(invocation);
+  }
+  return out;
+}
+
+/** Creates the new branch (and edited message), makes the target current, closes the journal: one transaction. */
+export async function finishMove(ctx: EngineContext, spec: MoveSpec, moveId: string | null, within?: WithinMove): Promise<MoveOutcome> {
+  let outcome: MoveOutcome;
+  try {
+    outcome = await ctx.store.write({ sessionId: spec.sessionId }, function* (tx) {
+      return yield* finishMoveTx(ctx, tx, spec, moveId, within);
+    });
+  } catch (error) {
+    if (!within) throw error;
+    // What the caller wanted written with the move was refused; the move's tools have run, so the move itself still
+    // finishes (its journal closed, the session on its target), and then the caller hears why its part was not.
+    ctx.events.emit(
+      spec.kind,
+      await ctx.store.write({ sessionId: spec.sessionId }, function* (tx) {
+        return yield* finishMoveTx(ctx, tx, spec, moveId);
+      }),
+    );
+    throw error;
+  }
+  ctx.events.emit(spec.kind, outcome);
+  return outcome;
+}
+
+/** The body of `finishMove`, inside the caller's write transaction. */
+export function* finishMoveTx(ctx: EngineContext, tx: Tx, spec: MoveSpec, moveId: string | null, within?: WithinMove): Step<MoveOutcome> {
+  const now = ctx.now();
+  let branchRow = spec.newBranch ?? (yield* tx.getBranch(spec.target.branchId))!;
+  let message: Message | undefined;
+  // A new branch's head is its fork position (or the edited message); an existing one's is looked up.
+  let head = spec.newBranch ? spec.newBranch.forkPosition : spec.target.position;
+  if (spec.newBranch) {
+    branchRow = spec.newBranch;
+    branchRow.createdAt = now;
+    yield* tx.insertBranch(branchRow);
+    if (spec.edit) {
+      const base = spec.edit.base ?? headOfEntry(branchRow.forkEntryId ? yield* tx.getEntry(branchRow.forkEntryId) : undefined);
+      const row = yield* writeEntry(ctx, tx, branchRow.id, base, spec.edit.fields, spec.edit.id);
+      message = toMessage(row);
+      head = row.position;
+      yield* autoCheckpointAfterMessage(ctx, tx, { id: spec.sessionId, userId: spec.userId }, row);
+    }
+  } else {
+    yield* tx.insertEvent({
+      sessionId: spec.sessionId,
+      kind: "switch",
+      refId: branchRow.id,
+      branchId: branchRow.id,
+      detail: `switched to branch ${branchRow.id}`,
+      createdAt: now,
+    });
+  }
+  yield* tx.setCurrentBranch(spec.sessionId, branchRow.id, now);
+  if (moveId) yield* tx.finishMove(moveId, "done", now);
+  const report = yield* journalReport(ctx, tx, moveId);
+  const byIds = function* (ids: readonly string[]): Step<ToolInvocation[]> {
+    const out: ToolInvocation[] = [];
+    for (const id of ids) out.push(toToolInvocation((yield* tx.getTool(id))!));
+    return out;
+  };
+  const branch: Branch = toBranch(branchRow, head, branchRow.id);
+  const outcome: MoveOutcome = {
+    branch,
+    undone: report.undone,
+    replayed: report.replayed,
+    skipped: yield* byIds(spec.skipped),
+    unregistered: yield* byIds(spec.unregistered ?? []),
+    failed: report.failed,
+    unknown: [...(yield* byIds(spec.unknown)), ...report.unknown],
+    ...(message ? { message } : {}),
+  };
+  if (within) yield* within(tx, outcome);
+  return outcome;
+}

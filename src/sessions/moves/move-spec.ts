@@ -1,0 +1,38 @@
+// What a move is: its spec (persisted with its journal), its outcome, and the moves this process is running.
+import type { Message, MoveResult } from "../../models/types.js";
+import type { BranchRow, Step, Tx } from "../../store/port/index.js";
+import { type Head } from "../log/lineage.js";
+import { type EntryFields } from "../log/writer.js";
+import { type MoveTarget } from "./move-plan.js";
+
+/** Everything needed to finish a move, persisted with its journal so a crash can be resumed. */
+export interface MoveSpec {
+  kind: "rollback" | "edit" | "switch";
+  sessionId: string;
+  userId: string;
+  target: MoveTarget;
+  /** The branch a rollback or edit creates once the world has moved (id chosen up front). */
+  newBranch: BranchRow | null;
+  /** The edited message, appended on the new branch after `base` (the fork entry's head; read again when absent). */
+  edit: { id: string; fields: EntryFields; base?: Head } | null;
+  onError: "stop" | "continue";
+  skipped: string[];
+  /** Calls left as they are because their tool is not registered (absent in journals written before it was kept). */
+  unregistered?: string[];
+  unknown: string[];
+}
+
+export type MoveOutcome = MoveResult & { message?: Message };
+
+/** A move as rollback, edit and switch build it (the policies are added by `performMove`). */
+export type BaseMoveSpec = Omit<MoveSpec, "onError" | "skipped" | "unregistered" | "unknown">;
+
+/**
+ * Runs in the transaction that finishes a move, after the session is on its target: what the caller writes there
+ * lands with the move, with no other writer in between (ForkpointSaver's put after a fork). Throwing undoes the move
+ * when no tool ran; after tools ran, the move still finishes without it, and the error is thrown after.
+ */
+export type WithinMove = (tx: Tx, outcome: MoveOutcome) => Step<void>;
+
+/** Moves currently executing in this process (recovery must not resume them). */
+export const inflightMoves = new Set<string>();

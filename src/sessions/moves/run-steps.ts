@@ -1,0 +1,155 @@
+// Running a journaled move's steps: each undo or replay once, recorded as it starts and ends, fenced by the move's owner.
+import { ConflictError, ToolReplayError, ToolUndoError, errorText } from "../../models/errors.js";
+import { resultAsJson } from "../../models/json.js";
+import type { MoveStepRow } from "../../store/port/index.js";
+import { runHandler } from "../../tools/run-handler.js";
+import type { EngineContext } from "../core/context.js";
+import { toToolInvocation } from "../core/rows.js";
+import { finishMove, journalReport } from "./finish-move.js";
+import { inflightMoves, type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js";
+
+/** Runs the pending steps of a journaled move in order, then finishes it. Throws under the `stop` policy. */
+export async function runJournaledMove(ctx: EngineContext, moveId: string, spec: MoveSpec, within?: WithinMove): Promise<MoveOutcome> {
+  inflightMoves.add(moveId);
+  try {
+    const steps = await ctx.store.read(function* (tx) {
+      return yield* tx.moveSteps(moveId);
+    });
+    for (const step of steps) {
+      // A step that failed before a crash, under "stop": the process died before recording the stop it causes.
+      if (step.status === "failed" && spec.onError === "stop")
+        throw await stopMove(ctx, spec, moveId, step, await journaledFailure(ctx, step));
+      if (step.status !== "pending") continue;
+      const failure = await runStep(ctx, spec, step);
+      // Closing stops a move as the stop policy does: no step starts after it, and calling the move again continues.
+      if (failure && (spec.onError === "stop" || ctx.closing.aborted)) throw await stopMove(ctx, spec, moveId, step, failure);
+    }
+    return await finishMove(ctx, spec, moveId, within);
+  } finally {
+    inflightMoves.delete(moveId);
+  }
+}
+
+/** Records that a move stopped at `step`, and returns the error naming it (what was undone or replayed before it). */
+export async function stopMove(
+  ctx: EngineContext,
+  spec: MoveSpec,
+  moveId: string,
+  step: MoveStepRow,
+  failure: { tool: string; cause: unknown },
+): Promise<Error> {
+  const report = await ctx.store.write({ sessionId: spec.sessionId }, function* (tx) {
+    yield* tx.finishMove(moveId, "failed", ctx.now());
+    return yield* journalReport(ctx, tx, moveId);
+  });
+  const detail = { undone: report.undone, replayed: report.replayed, failed: report.failed };
+  return step.op === "undo"
+    ? new ToolUndoError(step.entryId, failure.tool, detail, failure.cause)
+    : new ToolReplayError(step.entryId, failure.tool, detail, failure.cause);
+}
+
+/** A failed step's tool and error as its journal recorded them. */
+export async function journaledFailure(ctx: EngineContext, step: MoveStepRow): Promise<{ tool: string; cause: unknown }> {
+  const message = (JSON.parse(step.error ?? "{}") as { message?: string }).message ?? "failed";
+  return {
+    tool: (
+      await ctx.store.read(function* (tx) {
+        return (yield* tx.getTool(step.entryId))!;
+      })
+    ).tool as string,
+    cause: new Error(message),
+  };
+}
+
+export async function runStep(ctx: EngineContext, spec: MoveSpec, step: MoveStepRow): Promise<{ tool: string; cause: unknown } | null> {
+  const row = await ctx.store.write({ sessionId: spec.sessionId }, function* (tx) {
+    fenced(yield* tx.setMoveStep(ctx.ownership.self, step.moveId, step.idx, "running", null, null));
+    return (yield* tx.getTool(step.entryId))!;
+  });
+  const invocation = toToolInvocation(row);
+  let resultText: string | null = null;
+  try {
+    const tool = ctx.tools.get(invocation.tool);
+    const undo = tool.undo;
+    if (!undo)
+      throw new ConflictError(
+        `tool ${JSON.stringify(tool.name)} has no undo here: its call is neither undone nor replayed`,
+        "TOOL_NOT_REGISTERED",
+      );
+    const call = {
+      tool,
+      step: step.op,
+      sessionId: spec.sessionId,
+      invocationId: row.id,
+      mode: "move",
+      during: spec.kind,
+      closing: ctx.closing,
+    } as const;
+    const handlerCtx = (signal: AbortSignal) => ({
+      sessionId: spec.sessionId,
+      userId: spec.userId,
+      invocationId: row.id,
+      callId: invocation.callId,
+      replay: step.op === "replay",
+      signal,
+    });
+    // A timed-out handler is a failed step; whatever it returns later is not recorded.
+    const renewal = renewWhileRunning(ctx, spec.sessionId, step.moveId);
+    try {
+      if (step.op === "undo") {
+        const result = row.appliedResult === null ? invocation.result : (JSON.parse(row.appliedResult) as unknown);
+        await runHandler(call, (signal) => undo({ args: invocation.args, result }, handlerCtx(signal)));
+      } else {
+        resultText = resultAsJson(await runHandler(call, (signal) => tool.run(invocation.args, handlerCtx(signal))), ctx.limits);
+      }
+    } finally {
+      renewal.stop();
+    }
+  } catch (cause) {
+    await ctx.store.write({ sessionId: spec.sessionId }, function* (tx) {
+      fenced(
+        yield* tx.setMoveStep(ctx.ownership.self, step.moveId, step.idx, "failed", null, JSON.stringify({ message: errorText(cause) })),
+      );
+    });
+    return { tool: invocation.tool, cause };
+  }
+  await ctx.store.write({ sessionId: spec.sessionId }, function* (tx) {
+    fenced(yield* tx.setMoveStep(ctx.ownership.self, step.moveId, step.idx, "done", resultText, null));
+    if (step.op === "undo") yield* tx.unmarkApplied(row.id);
+    else yield* tx.markApplied(row.id, spec.sessionId, resultText, ctx.now());
+  });
+  ctx.events.emit(step.op === "undo" ? "undo" : "replay", { ...invocation, applied: step.op === "replay" });
+  return null;
+}
+
+/**
+ * On stores whose owners hold leases, renews this move's lease while a step's handler runs (a slow undo keeps its move),
+ * every third of the lease. A renewal that finds the move taken over stops renewing: the step's journal update is then
+ * refused (`MOVE_TAKEN_OVER`).
+ */
+export function renewWhileRunning(ctx: EngineContext, sessionId: string, moveId: string): { stop(): void } {
+  const leaseMs = ctx.ownership.leaseMs;
+  if (leaseMs === null) return { stop: () => undefined };
+  let held = true;
+  const timer = setInterval(
+    () => {
+      if (!held) return;
+      ctx.store
+        .write({ sessionId }, function* (tx) {
+          return yield* tx.renewMove(moveId, ctx.ownership.self, ctx.now() + leaseMs);
+        })
+        .then(
+          (still) => void (held = still),
+          (error: unknown) => ctx.logger.warn(`forkpoint: renewing the lease of move ${moveId} failed`, error),
+        );
+    },
+    Math.max(1, Math.floor(leaseMs / 3)),
+  );
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
+
+/** A journal update that wrote nothing: another owner took the move over (its lease ran out), so this one stops. */
+export function fenced(written: boolean): void {
+  if (!written) throw new ConflictError("the move was taken over by another process while this one ran a step", "MOVE_TAKEN_OVER");
+}
