@@ -3,6 +3,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { freshPgDatabase, pgServer } from "./fixtures/postgres-database.js";
 
 const root = resolve(import.meta.dirname, "..");
 // Inside the project (ignored by git) so that `--import tsx` resolves from node_modules.
@@ -11,7 +12,9 @@ const dir = mkdtempSync(join(root, ".tmp", "readme-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("README examples", () => {
-  it("run as written and print what the comments say", () => {
+  it("run as written and print what the comments say", async () => {
+    // The PostgreSQL example runs on the test server; without one (and without CI) it is skipped, loudly.
+    const databaseUrl = (await pgServer()) ? await freshPgDatabase() : undefined;
     const readme = readFileSync(join(root, "README.md"), "utf8");
     const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
     expect(blocks.length).toBeGreaterThanOrEqual(5);
@@ -23,7 +26,11 @@ describe("README examples", () => {
       .replaceAll(`from "forkpoint/openai-agents"`, `from ${JSON.stringify(join(root, "src/openai-agents/index.ts"))}`);
     const file = join(dir, "readme-example.ts");
     writeFileSync(file, program);
-    const out = execFileSync(process.execPath, ["--import", "tsx", file], { cwd: dir, encoding: "utf8" });
+    const out = execFileSync(process.execPath, ["--import", "tsx", file], {
+      cwd: dir,
+      encoding: "utf8",
+      env: { ...process.env, DATABASE_URL: databaseUrl ?? "" },
+    });
     expect(out).toContain("{ city: 'Lisbon', month: 'May' }");
     expect(out).toContain("< 2/2 >");
     expect(out).toContain("[ 'write_file' ] false");
@@ -43,5 +50,6 @@ describe("README examples", () => {
     expect(out).toContain("Planned day 1. day 1: Alfama");
     expect(out).toContain("user, function_call, function_call_result, assistant");
     expect(out).toContain("plan.txt after clear: false");
+    if (databaseUrl) expect(out.split("\n")).toEqual(expect.arrayContaining(["positions 1,2", "moved 2"]));
   });
 });
