@@ -1,5 +1,5 @@
 // The public API of forkpoint, and nothing else.
-export { openForkpoint, Forkpoint, type ForkpointOptions } from "./sessions/forkpoint.js";
+export { openForkpoint, Forkpoint } from "./sessions/forkpoint.js";
 export type { ForkpointEvent, ForkpointEvents, ForkpointListener } from "./sessions/core/events.js";
 export type { ForkpointLogger } from "./models/logger.js";
 export { SessionHandle } from "./sessions/session-handle.js";
@@ -53,3 +53,4 @@ export type * from "./store/port/index.js";
 export type { ListAllSessionsInput, ListUsersInput, UserInfo } from "./sessions/list-users.js";
 export type { VerifyProblem } from "./sessions/maintenance/session-check.js";
 export type { StateUpdate } from "./sessions/set-state.js";
+export type { ForkpointOptions } from "./sessions/core/open-options.js";

@@ -1,6 +1,5 @@
-import { invoke } from "../sessions/invoke.js";
-
 // One forkpoint tool per framework tool name: runs, undoes and replays the framework's own execute/undo, bound per session.
+import { invoke } from "../sessions/invoke.js";
 import { ConflictError, ValidationError } from "../models/errors.js";
 import type { JsonValue } from "../models/json.js";
 import type { EngineContext } from "../sessions/core/context.js";
