@@ -1,5 +1,5 @@
 // Column lists and row mappers shared by the SQLite statements of every area: rows are built from tuples.
-import type { CurrentRow, EntryRow, HeadRow, ListedCheckpoint, ToolRow } from "../port/index.js";
+import type { CurrentRow, EntryRow, HeadRow, ListedCheckpoint, SessionRow, ToolRow } from "../port/index.js";
 
 export const SESSION_BASE_COLS = `seq, id, user_id AS userId, title, metadata, current_branch_id AS currentBranchId,
   origin_session_id AS originSessionId, origin_checkpoint_id AS originCheckpointId, has_tools AS hasTools, has_workspace AS hasWorkspace, created_at AS createdAt`;
@@ -70,6 +70,17 @@ export const HEAD_FIELDS: Columns = [
 export const qualify = (column: string, alias: string) => (alias ? column.replaceAll("$", alias) : column.replaceAll("$.", ""));
 export const select = (alias: string, cols: Columns) => cols.map(([c]) => qualify(c, alias)).join(", ");
 export const named = (alias: string, cols: Columns) => cols.map(([c, key]) => `${qualify(c, alias)} AS ${key}`).join(", ");
+/** A session row as read, its flags (0 or 1 in SQLite) made booleans in place, as the port's `SessionRow` has them. */
+export function sessionRow(row: unknown): SessionRow | undefined {
+  const r = row as { hasTools: unknown; hasWorkspace: unknown } | undefined;
+  if (r) {
+    r.hasTools = r.hasTools === 1;
+    r.hasWorkspace = r.hasWorkspace === 1;
+  }
+  return r as SessionRow | undefined;
+}
+export const sessionRows = (rows: unknown[]): SessionRow[] => rows.map((row) => sessionRow(row)!);
+
 /** Tool rows as read, their `reversible` (0, 1 or null in SQLite) made a boolean in place. */
 export function toolRows(rows: unknown[]): ToolRow[] {
   for (const row of rows as { reversible: unknown }[]) if (row.reversible !== null) row.reversible = row.reversible === 1;

@@ -1,7 +1,7 @@
 // Sessions, their events, the operator listings, and imported calls: SQLite's statements and the port's SessionsTx.
 import type Database from "better-sqlite3";
 import type { EventRow, SessionRow, SessionsTx, Step, TimelineRow, UserRow } from "../port/index.js";
-import { SESSION_COLS, SESSION_INFO_COLS } from "./columns.js";
+import { SESSION_COLS, SESSION_INFO_COLS, sessionRow, sessionRows } from "./columns.js";
 import { prepare, type RowMode } from "./object-rows.js";
 
 export function sessionsTx(db: Database.Database): SessionsTx {
@@ -47,13 +47,13 @@ export function sessionsTx(db: Database.Database): SessionsTx {
       s.insertSession.run(row);
     },
     *getSession(id: string) {
-      return s.getSession.get(id) as SessionRow | undefined;
+      return sessionRow(s.getSession.get(id));
     },
     *getSessionInfo(id: string) {
-      return s.getSessionInfo.get(id) as SessionRow | undefined;
+      return sessionRow(s.getSessionInfo.get(id));
     },
     *listSessions(userId: string, beforeSeq: number | undefined, limit: number) {
-      return s.listSessions.all(userId, beforeSeq ?? Number.MAX_SAFE_INTEGER, limit) as SessionRow[];
+      return sessionRows(s.listSessions.all(userId, beforeSeq ?? Number.MAX_SAFE_INTEGER, limit));
     },
     *setCurrentBranch(sessionId: string, branchId: string, at: number) {
       s.setCurrent.run(branchId, at, sessionId);
@@ -114,7 +114,7 @@ export function sessionsTx(db: Database.Database): SessionsTx {
       return new Set(s.importedCalls.all(sessionId) as string[]);
     },
     *listAllSessions(beforeSeq: number | undefined, limit: number) {
-      return s.allSessions.all(beforeSeq ?? Number.MAX_SAFE_INTEGER, limit) as SessionRow[];
+      return sessionRows(s.allSessions.all(beforeSeq ?? Number.MAX_SAFE_INTEGER, limit));
     },
     *listUsers(afterUserId: string | undefined, limit: number) {
       return s.users.all(afterUserId ?? "", limit) as UserRow[];

@@ -605,8 +605,8 @@ async function scenario(store: Store): Promise<Log> {
 
 /**
  * What may differ, made equal: SQLite's checkpoint seq is the insertion time in µs (PostgreSQL's an identity: only the
- * order is compared), applied_seq values (only their order counts), SQLite's 0/1 session flags, and SQLite's null
- * leases (process-owned moves).
+ * order is compared), applied_seq values (only their order counts), and SQLite's null leases (process-owned moves).
+ * Session flags are booleans on both.
  */
 function normalize(value: unknown, parentKey = ""): unknown {
   if (value instanceof Map) return new Map([...value].map(([k, v]) => [k, normalize(v)]));
@@ -620,7 +620,6 @@ function normalize(value: unknown, parentKey = ""): unknown {
   if (isCheckpoint) delete row.seq;
   if ("appliedSeq" in row) row.appliedSeq = row.appliedSeq === null ? null : "set";
   if ("leaseUntil" in row) delete row.leaseUntil;
-  for (const flag of ["hasTools", "hasWorkspace"]) if (flag in row) row[flag] = Boolean(row[flag]);
   for (const [k, v] of Object.entries(row)) row[k] = normalize(v, k);
   return row;
 }
