@@ -1,14 +1,47 @@
 // Test runner settings: real SQLite files, a PostgreSQL server and child processes, so tests get generous timeouts.
+// Two projects: `sqlite` runs every suite; `postgres` runs the public-API suites again with the engine on PostgreSQL
+// (FORKPOINT_TEST_STORE, read by tests/fixtures/backend.ts; tests/setup/store.ts gives it the run's server).
+// `npx vitest run --project postgres <files>` runs one of them.
 import { defineConfig } from "vitest/config";
+
+const shared = { testTimeout: 60_000, hookTimeout: 60_000, pool: "forks" } as const;
+
+/** The suites that go through the public API and so run on each store (issue 18: stores are equal citizens). */
+const PUBLIC_API = [
+  "tests/sessions/**/*.test.ts",
+  "tests/tools/**/*.test.ts",
+  "tests/ai/**/*.test.ts",
+  "tests/openai-agents/**/*.test.ts",
+  "tests/langgraph/**/*.test.ts",
+  "tests/reliability/**/*.test.ts",
+  "tests/readme.test.ts",
+];
+/** In those folders, but with no database at all (codecs, caches, process identities): the same on any store. */
+const STORE_FREE = [
+  "tests/ai/json-codec.test.ts",
+  "tests/langgraph/mirror-cache.test.ts",
+  "tests/langgraph/verified-items.test.ts",
+  "tests/sessions/process-identity.test.ts",
+];
 
 export default defineConfig({
   test: {
-    include: ["tests/**/*.test.ts"],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
-    pool: "forks",
-    // One PostgreSQL server for the run, started in the background (tests/setup/postgres.ts).
+    // One PostgreSQL server for the run, started in the background (tests/setup/postgres.ts); root only, so that the
+    // projects share it.
     globalSetup: ["tests/setup/postgres.ts"],
     coverage: { provider: "v8", include: ["src/**/*.ts"], reporter: ["text-summary", "text"] },
+    projects: [
+      { test: { ...shared, name: "sqlite", include: ["tests/**/*.test.ts"], env: { FORKPOINT_TEST_STORE: "sqlite" } } },
+      {
+        test: {
+          ...shared,
+          name: "postgres",
+          include: PUBLIC_API,
+          exclude: STORE_FREE,
+          env: { FORKPOINT_TEST_STORE: "postgres" },
+          setupFiles: ["tests/setup/store.ts"],
+        },
+      },
+    ],
   },
 });

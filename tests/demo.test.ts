@@ -1,5 +1,6 @@
 // The demo (`npm start`, `forkpoint demo`): it must work on a new database file and again on the same file, and leave
-// a database every command can be tried on.
+// a database every command can be tried on. SQLite only (not in the postgres project): the demo is the CLI's, and the
+// CLI opens a database file (`--db`).
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

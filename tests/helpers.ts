@@ -4,7 +4,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, expect } from "vitest";
-import { openForkpoint, type Forkpoint, type ForkpointOptions } from "../src/index.js";
+import type { Forkpoint, ForkpointOptions } from "../src/index.js";
+import { openForkpoint } from "./fixtures/backend.js";
 
 /** A fresh directory under the OS temp dir (the caller removes it, or uses `tempDatabases`). */
 export function makeTempDir(prefix = "forkpoint-test-"): string {
@@ -33,7 +34,10 @@ export function tempDatabases() {
       dirs.push(dir);
       return path.join(dir, name);
     },
-    /** Opens a forkpoint database (a new temp file unless `options.path` is given); closed after the test. */
+    /**
+     * Opens a forkpoint database on the store under test (tests/fixtures/backend.ts): a new temp file unless
+     * `options.path` is given (on PostgreSQL, the database that stands for that path); closed after the test.
+     */
     open(options: ForkpointOptions = {}): { fp: Forkpoint; path: string } {
       const file = options.path ?? api.path();
       const fp = openForkpoint({ ...options, path: file });

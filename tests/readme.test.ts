@@ -3,6 +3,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { onPostgres } from "./fixtures/backend.js";
 import { freshPgDatabase, pgServer } from "./fixtures/postgres-database.js";
 
 const root = resolve(import.meta.dirname, "..");
@@ -20,7 +21,11 @@ describe("README examples", () => {
     expect(blocks.length).toBeGreaterThanOrEqual(5);
     const program = blocks
       .join("\n")
-      .replaceAll(`from "forkpoint"`, `from ${JSON.stringify(join(root, "src/index.ts"))}`)
+      // On the store under test: in the postgres project, each `path` the examples open is a database of the server's.
+      .replaceAll(
+        `from "forkpoint"`,
+        `from ${JSON.stringify(join(root, onPostgres ? "tests/fixtures/forkpoint-under-test.ts" : "src/index.ts"))}`,
+      )
       .replaceAll(`from "forkpoint/langgraph"`, `from ${JSON.stringify(join(root, "src/langgraph/index.ts"))}`)
       .replaceAll(`from "forkpoint/ai"`, `from ${JSON.stringify(join(root, "src/ai/index.ts"))}`)
       .replaceAll(`from "forkpoint/openai-agents"`, `from ${JSON.stringify(join(root, "src/openai-agents/index.ts"))}`);
