@@ -1,7 +1,8 @@
 // Appending messages, reading the history of any branch, and the session state document.
 import { describe, expect, it } from "vitest";
 import type { JsonValue } from "../../src/index.js";
-import { dumpDatabase, rejectionOf, tempDatabases } from "../helpers.js";
+import { rejectionOf, tempDatabases } from "../helpers.js";
+import { dumpOf } from "../fixtures/backend.js";
 
 const dbs = tempDatabases();
 
@@ -41,9 +42,9 @@ describe("append", () => {
   it("accepts an empty array and stores nothing", async () => {
     const { fp, path } = dbs.open();
     const s = await fp.createSession({ userId: "alice" });
-    const before = dumpDatabase(path);
+    const before = await dumpOf(path);
     expect(await s.append([])).toEqual([]);
-    expect(dumpDatabase(path)).toEqual(before);
+    expect(await dumpOf(path)).toEqual(before);
   });
 
   it("stores content of any JSON shape and gives it back unchanged", async () => {
@@ -231,9 +232,9 @@ describe("state", () => {
   it("rejects an updater that returns a promise, storing nothing", async () => {
     const { fp, path } = dbs.open();
     const s = await fp.createSession({ userId: "alice" });
-    const before = dumpDatabase(path);
+    const before = await dumpOf(path);
     const e = await rejectionOf(s.setState((() => Promise.resolve({ a: 1 })) as unknown as () => JsonValue));
     expect(e.code).toBe("VALIDATION_ERROR");
-    expect(dumpDatabase(path)).toEqual(before);
+    expect(await dumpOf(path)).toEqual(before);
   });
 });

@@ -6,12 +6,12 @@ import {
   NotFoundError,
   PayloadTooLargeError,
   ValidationError,
-  openForkpoint,
   type Forkpoint,
   type JsonValue,
   type SessionHandle,
 } from "../../src/index.js";
-import { dumpDatabase, makeTempDir, rejectionOf, removeDir, unknownId } from "../helpers.js";
+import { makeTempDir, rejectionOf, removeDir, unknownId } from "../helpers.js";
+import { dumpOf, openForkpoint } from "../fixtures/backend.js";
 
 const MAX_PAYLOAD = 1000;
 
@@ -652,13 +652,13 @@ describe("bad input: a typed error naming the field, and the database unchanged"
 
   for (const row of rows) {
     it(row.what, async () => {
-      const before = dumpDatabase(file);
+      const before = await dumpOf(file);
       const e = await rejectionOf(row.call);
       expect(e).toBeInstanceOf(ForkpointError);
       expect(e).toBeInstanceOf(row.error);
       expect(e.code).toBe(row.code);
       expect(e.message).toContain(typeof row.names === "function" ? row.names() : row.names);
-      expect(dumpDatabase(file)).toEqual(before);
+      expect(await dumpOf(file)).toEqual(before);
     });
   }
 

@@ -1,7 +1,8 @@
 // The branches of a session form a tree; switchBranch makes another branch current without copying anything.
 import { describe, expect, it } from "vitest";
 import { branchTree } from "../../src/index.js";
-import { countRows, rowDelta, tempDatabases } from "../helpers.js";
+import { rowDelta, tempDatabases } from "../helpers.js";
+import { countRowsOf } from "../fixtures/backend.js";
 
 const dbs = tempDatabases();
 
@@ -115,10 +116,10 @@ describe("switchBranch", () => {
     const root = (await s.info()).currentBranchId;
     await s.append(Array.from({ length: 50 }, (_, i) => ({ role: "user", content: `m${i}` })));
     const { branch } = await s.rollback((await s.checkpoint()).id);
-    const before = countRows(path);
+    const before = await countRowsOf(path);
     await s.switchBranch(root);
     await s.switchBranch(branch.id);
-    const delta = rowDelta(before, countRows(path));
+    const delta = rowDelta(before, await countRowsOf(path));
     expect(delta).toMatchObject({ entries: 0, branches: 0, checkpoints: 0, state_snapshots: 0 });
   });
 

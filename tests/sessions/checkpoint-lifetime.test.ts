@@ -2,8 +2,9 @@
 // before a deletion stay newest first (a deleted checkpoint's place in the order is never handed to a new one).
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ConflictError, defineTool, openForkpoint, type Forkpoint } from "../../src/index.js";
+import { ConflictError, defineTool, type Forkpoint } from "../../src/index.js";
 import { makeTempDir, rejectionOf, removeDir } from "../helpers.js";
+import { openForkpoint } from "../fixtures/backend.js";
 
 let dir: string;
 let fp: Forkpoint;

@@ -1,7 +1,8 @@
 // Checkpoints (manual and automatic) and restore: a read-only, checksum-verified materialization.
 import { describe, expect, it } from "vitest";
 import { IntegrityError } from "../../src/index.js";
-import { dumpDatabase, rejectionOf, tempDatabases, withRawDatabase } from "../helpers.js";
+import { rejectionOf, tempDatabases } from "../helpers.js";
+import { dumpOf, sqlOn } from "../fixtures/backend.js";
 
 const dbs = tempDatabases();
 
@@ -54,9 +55,9 @@ describe("a manual checkpoint", () => {
       { role: "user", content: "a" },
       { role: "user", content: "b" },
     ]);
-    const before = dumpDatabase(path);
+    const before = await dumpOf(path);
     await s.checkpoint({ name: "x" });
-    const after = dumpDatabase(path);
+    const after = await dumpOf(path);
     expect(after.checkpoints!.length).toBe(before.checkpoints!.length + 1);
     expect(after.entries).toEqual(before.entries);
     expect(after.branches).toEqual(before.branches);
@@ -141,9 +142,9 @@ describe("restore", () => {
     await s.append({ role: "user", content: "a" });
     const cp = await s.checkpoint();
     await s.append({ role: "user", content: "b" });
-    const before = dumpDatabase(path);
+    const before = await dumpOf(path);
     await s.restore(cp.id);
-    expect(dumpDatabase(path)).toEqual(before);
+    expect(await dumpOf(path)).toEqual(before);
     expect((await s.history()).map((m) => m.content)).toEqual(["a", "b"]);
   });
 
@@ -167,7 +168,7 @@ describe("restore", () => {
       { role: "assistant", content: "b" },
     ]);
     const cp = await s.checkpoint();
-    withRawDatabase(path, (db) => db.prepare(`UPDATE entries SET content = ? WHERE id = ?`).run(JSON.stringify("B"), m2!.id));
+    await sqlOn(path, `UPDATE entries SET content = $1 WHERE id = $2`, [JSON.stringify("B"), m2!.id]);
     const e = await rejectionOf(s.restore(cp.id));
     expect(e).toBeInstanceOf(IntegrityError);
     expect(e.code).toBe("INTEGRITY_ERROR");
@@ -181,7 +182,7 @@ describe("restore", () => {
       { role: "assistant", content: "b" },
     ]);
     const cp = await s.checkpoint();
-    withRawDatabase(path, (db) => db.prepare(`UPDATE entries SET role = 'system' WHERE id = ?`).run(m1!.id));
+    await sqlOn(path, `UPDATE entries SET role = 'system' WHERE id = $1`, [m1!.id]);
     expect(await rejectionOf(s.restore(cp.id))).toBeInstanceOf(IntegrityError);
   });
 
@@ -191,7 +192,7 @@ describe("restore", () => {
     await s.append({ role: "user", content: "a" });
     const cp = await s.checkpoint();
     const flipped = (cp.checksum[0] === "0" ? "1" : "0") + cp.checksum.slice(1);
-    withRawDatabase(path, (db) => db.prepare(`UPDATE checkpoints SET checksum = ? WHERE id = ?`).run(flipped, cp.id));
+    await sqlOn(path, `UPDATE checkpoints SET checksum = $1 WHERE id = $2`, [flipped, cp.id]);
     const e = await rejectionOf(s.restore(cp.id));
     expect(e).toBeInstanceOf(IntegrityError);
     expect(e.code).toBe("INTEGRITY_ERROR");
@@ -203,10 +204,8 @@ describe("restore", () => {
     await s.append({ role: "user", content: "a" });
     const named = await s.checkpoint({ name: "real" });
     const withMeta = await s.checkpoint({ metadata: { k: 1 } });
-    withRawDatabase(path, (db) => {
-      db.prepare(`UPDATE checkpoints SET name = 'forged' WHERE id = ?`).run(named.id);
-      db.prepare(`UPDATE checkpoints SET metadata = '{"k":2}' WHERE id = ?`).run(withMeta.id);
-    });
+    await sqlOn(path, `UPDATE checkpoints SET name = 'forged' WHERE id = $1`, [named.id]);
+    await sqlOn(path, `UPDATE checkpoints SET metadata = '{"k":2}' WHERE id = $1`, [withMeta.id]);
     expect(await rejectionOf(s.restore(named.id))).toBeInstanceOf(IntegrityError);
     expect(await rejectionOf(s.restore(withMeta.id))).toBeInstanceOf(IntegrityError);
   });
@@ -216,7 +215,7 @@ describe("restore", () => {
     const s = await fp.createSession({ userId: "alice" });
     await s.setState({ balance: 10 });
     const cp = await s.checkpoint();
-    withRawDatabase(path, (db) => db.prepare(`UPDATE state_snapshots SET body = '{"balance":1000000}'`).run());
+    await sqlOn(path, `UPDATE state_snapshots SET body = '{"balance":1000000}'`);
     expect(await rejectionOf(s.restore(cp.id))).toBeInstanceOf(IntegrityError);
   });
 
@@ -231,7 +230,7 @@ describe("restore", () => {
     await s.rollback(fork.id);
     await s.append({ role: "user", content: "c" });
     const onChild = await s.checkpoint();
-    withRawDatabase(path, (db) => db.prepare(`UPDATE entries SET content = '"A"' WHERE id = ?`).run(m1!.id));
+    await sqlOn(path, `UPDATE entries SET content = '"A"' WHERE id = $1`, [m1!.id]);
     expect(await rejectionOf(s.restore(onChild.id))).toBeInstanceOf(IntegrityError);
   });
 
@@ -241,7 +240,7 @@ describe("restore", () => {
     await s.append({ role: "user", content: "a" });
     const early = await s.checkpoint();
     const [late] = await s.append({ role: "user", content: "b" });
-    withRawDatabase(path, (db) => db.prepare(`UPDATE entries SET content = '"tampered"' WHERE id = ?`).run(late!.id));
+    await sqlOn(path, `UPDATE entries SET content = '"tampered"' WHERE id = $1`, [late!.id]);
     expect((await s.restore(early.id)).history.map((m) => m.content)).toEqual(["a"]);
   });
 });

@@ -1,9 +1,10 @@
 // Several processes write one database file at once: writes serialize, none is lost, positions stay gapless (DESIGN §6.6).
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { openForkpoint } from "../../src/index.js";
+
 import { tempDatabases } from "../helpers.js";
 import { startWorker } from "../fixtures/workers.js";
+import { openForkpoint } from "../fixtures/backend.js";
 
 const dbs = tempDatabases();
 const WORKER = fileURLToPath(new URL("../fixtures/append-worker.ts", import.meta.url));

@@ -2,8 +2,9 @@
 // ValidationError on field "cursor"; genuine ones page every listing completely, newest first.
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ValidationError, openForkpoint, type Forkpoint, type Page, type SessionHandle } from "../../src/index.js";
-import { dumpDatabase, makeTempDir, rejectionOf, removeDir } from "../helpers.js";
+import { ValidationError, type Forkpoint, type Page, type SessionHandle } from "../../src/index.js";
+import { makeTempDir, rejectionOf, removeDir } from "../helpers.js";
+import { dumpOf, openForkpoint } from "../fixtures/backend.js";
 
 let dir: string;
 let fp: Forkpoint;
@@ -150,7 +151,7 @@ describe("a forged or damaged cursor is a ValidationError on field cursor, and n
   for (const [what, value] of garbage) {
     it(`any listing: ${what}`, async () => {
       const cursor = what.includes("inserted") ? `${cursors.sessions.slice(0, 4)}!${cursors.sessions.slice(4)}` : value;
-      const before = dumpDatabase(file);
+      const before = await dumpOf(file);
       for (const call of [
         () => fp.listSessions({ userId: "alice", cursor }),
         () => fp.listCheckpoints({ userId: "alice", cursor }),
@@ -160,7 +161,7 @@ describe("a forged or damaged cursor is a ValidationError on field cursor, and n
         expect(e).toBeInstanceOf(ValidationError);
         expect(e).toMatchObject({ code: "VALIDATION_ERROR", field: "cursor" });
       }
-      expect(dumpDatabase(file)).toEqual(before);
+      expect(await dumpOf(file)).toEqual(before);
     });
   }
 });

@@ -4,7 +4,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConflictError, NotFoundError, ValidationError } from "../../src/index.js";
 import { tempDir, writeFileTool } from "../fixtures/file-tools.js";
-import { countRows, dumpDatabase, rejectionOf, tempDatabases, withRawDatabase } from "../helpers.js";
+import { rejectionOf, tempDatabases } from "../helpers.js";
+import { countRowsOf, dumpOf, sqlOn } from "../fixtures/backend.js";
 
 const dbs = tempDatabases();
 
@@ -15,7 +16,7 @@ describe("deleteSession", () => {
     const keep = await fp.createSession({ userId: "alice", title: "keep" });
     await keep.append({ role: "user", content: "stay" });
     await keep.checkpoint({ name: "k" });
-    const before = countRows(file);
+    const before = await countRowsOf(file);
 
     const s = await fp.createSession({ userId: "alice", title: "Trip" });
     fs.writeFileSync(path.join(dir, "user.txt"), "mine");
@@ -36,7 +37,7 @@ describe("deleteSession", () => {
     expect(items.map((i) => i.id)).toEqual([keep.id]);
     expect((await fp.listCheckpoints({ userId: "alice" })).items.map((c) => c.name)).toEqual(["k"]);
     // Shared stores (state documents, file contents) are prune's; every per-session table is back where it was.
-    const after = countRows(file);
+    const after = await countRowsOf(file);
     for (const table of [
       "sessions",
       "branches",
@@ -65,24 +66,22 @@ describe("deleteSession", () => {
     const { fp, path: file } = dbs.open();
     const s = await fp.createSession({ userId: "alice" });
     await s.append({ role: "user", content: "hi" });
-    const before = dumpDatabase(file);
+    const before = await dumpOf(file);
     expect(await rejectionOf(fp.deleteSession(s.id, { userId: "bob" }))).toBeInstanceOf(NotFoundError);
     expect(await rejectionOf(fp.deleteSession("ses_ZZZZZZZZZZZZZZZZ", { userId: "alice" }))).toBeInstanceOf(NotFoundError);
     expect(await rejectionOf(fp.deleteSession("", { userId: "alice" }))).toBeInstanceOf(ValidationError);
     expect(await rejectionOf(fp.deleteSession(s.id, {} as { userId: string }))).toBeInstanceOf(ValidationError);
-    expect(dumpDatabase(file)).toEqual(before);
+    expect(await dumpOf(file)).toEqual(before);
   });
 
   it("refuses a session with a move still journaled (another process's, or a crashed one)", async () => {
     const { fp, path: file } = dbs.open();
     const s = await fp.createSession({ userId: "alice" });
     const cp = await s.checkpoint();
-    withRawDatabase(file, (db) =>
-      db
-        .prepare(
-          `INSERT INTO moves (id, session_id, kind, spec, status, pid, created_at) VALUES ('mv_x', ?, 'rollback', ?, 'running', 1, 0)`,
-        )
-        .run(s.id, JSON.stringify({ newBranch: { forkCheckpointId: cp.id } })),
+    await sqlOn(
+      file,
+      `INSERT INTO moves (id, session_id, kind, spec, status, pid, created_at) VALUES ('mv_x', $1, 'rollback', $2, 'running', 1, 0)`,
+      [s.id, JSON.stringify({ newBranch: { forkCheckpointId: cp.id } })],
     );
     const error = await rejectionOf(fp.deleteSession(s.id, { userId: "alice" }));
     expect(error).toBeInstanceOf(ConflictError);

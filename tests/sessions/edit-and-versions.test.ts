@@ -1,6 +1,7 @@
 // Editing a message makes a new version (a branch forked just before it); versions() is the `< 2/3 >` picker.
 import { describe, expect, it } from "vitest";
-import { dumpDatabase, tempDatabases, type Dump } from "../helpers.js";
+import { tempDatabases, type Dump } from "../helpers.js";
+import { dumpOf } from "../fixtures/backend.js";
 
 const dbs = tempDatabases();
 
@@ -28,10 +29,10 @@ describe("edit", () => {
 
   it("leaves the original message and its branch as they were", async () => {
     const { s, root, msgs, path } = await chat(["1", "2", "3"]);
-    const before = dumpDatabase(path);
+    const before = await dumpOf(path);
     await s.edit(msgs[1]!.id, { role: "assistant", content: "2'" });
     expect(await s.history({ branchId: root })).toEqual(msgs);
-    const after: Dump = dumpDatabase(path);
+    const after: Dump = await dumpOf(path);
     expect(after.entries!.slice(0, before.entries!.length)).toEqual(before.entries);
   });
 

@@ -8,13 +8,13 @@ import {
   IntegrityError,
   NotFoundError,
   ValidationError,
-  openForkpoint,
   type Forkpoint,
   type SessionExport,
   type SessionHandle,
 } from "../../src/index.js";
 import { fileTools, readOrNull, tempDir as toolDir } from "../fixtures/file-tools.js";
-import { dumpDatabase, makeTempDir, rejectionOf, removeDir, withRawDatabase } from "../helpers.js";
+import { makeTempDir, rejectionOf, removeDir } from "../helpers.js";
+import { dumpOf, openForkpoint, sqlOn } from "../fixtures/backend.js";
 
 let dir: string;
 let work: string;
@@ -102,7 +102,7 @@ describe("exportSession", () => {
   it("refuses to export a damaged session (IntegrityError)", async () => {
     const s = await richSession();
     await fp.close();
-    withRawDatabase(path.join(dir, "source.db"), (db) => db.prepare(`UPDATE entries SET content = '"forged"' WHERE position = 1`).run());
+    await sqlOn(path.join(dir, "source.db"), `UPDATE entries SET content = '"forged"' WHERE position = 1`);
     const again = open("source.db");
     expect(await rejectionOf(again.exportSession(s.id, { userId: "alice" }))).toBeInstanceOf(IntegrityError);
   });
@@ -181,7 +181,7 @@ describe("importSession", () => {
     const s = await richSession();
     const doc = await fp.exportSession(s.id, { userId: "alice" });
     const file = path.join(dir, "source.db");
-    const before = dumpDatabase(file);
+    const before = await dumpOf(file);
     const e = await rejectionOf(fp.importSession(doc, { userId: "bob" }));
     expect(e).toBeInstanceOf(ConflictError);
     expect(e.code).toBe("CONFLICT");
@@ -195,7 +195,7 @@ describe("importSession", () => {
     expect(
       await rejectionOf(other.importSession({ ...tweaked, session: { ...tweaked.session, id: lone.id } }, { userId: "bob" })),
     ).toBeInstanceOf(ConflictError);
-    expect(dumpDatabase(file)).toEqual(before);
+    expect(await dumpOf(file)).toEqual(before);
   });
 
   const tamperings: [string, (d: SessionExport) => void, typeof IntegrityError | typeof ValidationError, string?][] = [
@@ -257,11 +257,11 @@ describe("importSession", () => {
       const other = open("target.db");
       await other.createSession({ userId: "carol" });
       const file = path.join(dir, "target.db");
-      const before = dumpDatabase(file);
+      const before = await dumpOf(file);
       const e = await rejectionOf(other.importSession(doc, { userId: "bob" }));
       expect(e, e?.message).toBeInstanceOf(kind);
       if (field) expect(e.field).toBe(field);
-      expect(dumpDatabase(file)).toEqual(before);
+      expect(await dumpOf(file)).toEqual(before);
     });
   }
 

@@ -2,7 +2,8 @@
 // and through the lineage when they are its parent's. Both paths: the right base, and damage to it refused.
 import { describe, expect, it } from "vitest";
 import { IntegrityError } from "../../src/index.js";
-import { dumpDatabase, tempDatabases, withRawDatabase } from "../helpers.js";
+import { tempDatabases, withRawDatabase } from "../helpers.js";
+import { dumpOf, onPostgres, sqlOn } from "../fixtures/backend.js";
 
 const dbs = tempDatabases();
 
@@ -54,14 +55,12 @@ describe("rollback forks at the checkpoint's entry, read in one lookup or throug
   ] as const)("rollback to %s refuses a damaged %s (%s) and changes nothing", async (name, message, column) => {
     const { fp, path, s, m, cp } = await tree();
     await fp.close();
-    withRawDatabase(path, (db) => {
-      const set = column === "content" ? `content = '"tampered"'` : "hash = zeroblob(32)";
-      expect(db.prepare(`UPDATE entries SET ${set} WHERE id = ?`).run(m[message].id).changes).toBe(1);
-    });
-    const before = dumpDatabase(path);
+    const value = column === "content" ? '"tampered"' : Buffer.alloc(32);
+    expect(await sqlOn(path, `UPDATE entries SET ${column} = $1 WHERE id = $2 RETURNING 1`, [value, m[message].id])).toHaveLength(1);
+    const before = await dumpOf(path);
     const again = await dbs.open({ path }).fp.getSession(s.id, { userId: "ann" });
     await expect(again.rollback(cp[name].id)).rejects.toBeInstanceOf(IntegrityError);
-    expect(dumpDatabase(path)).toEqual(before);
+    expect(await dumpOf(path)).toEqual(before);
   });
 });
 
@@ -70,14 +69,22 @@ describe("rollback to a checkpoint whose branch row is gone", () => {
     const { fp, path, s, cp } = await tree();
     const { branchId } = await s.restore(cp.atN4.id).then((r) => r.checkpoint);
     await fp.close();
-    withRawDatabase(path, (db) => {
-      db.pragma("foreign_keys = OFF");
-      expect(db.prepare("DELETE FROM branches WHERE id = ?").run(branchId).changes).toBe(1);
-    });
-    const before = dumpDatabase(path);
+    // Past the foreign keys that refer to it, turned off for this connection.
+    if (onPostgres) {
+      const deleted = await sqlOn(
+        path,
+        `SET session_replication_role = replica; DELETE FROM branches WHERE id = '${branchId}' RETURNING 1`,
+      );
+      expect(deleted).toHaveLength(1);
+    } else
+      withRawDatabase(path, (db) => {
+        db.pragma("foreign_keys = OFF");
+        expect(db.prepare("DELETE FROM branches WHERE id = ?").run(branchId).changes).toBe(1);
+      });
+    const before = await dumpOf(path);
     const again = await dbs.open({ path }).fp.getSession(s.id, { userId: "ann" });
     await expect(again.rollback(cp.atN4.id)).rejects.toBeInstanceOf(IntegrityError);
-    expect(dumpDatabase(path)).toEqual(before);
+    expect(await dumpOf(path)).toEqual(before);
   });
 });
 

@@ -1,9 +1,9 @@
 // handoff: a new session for another user, seeded with a checkpoint's history and state but none of its tool calls.
-import Database from "better-sqlite3";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { IntegrityError, NotFoundError, ValidationError, defineTool, openForkpoint, type Forkpoint } from "../../src/index.js";
-import { dumpDatabase, makeTempDir, removeDir } from "../helpers.js";
+import { IntegrityError, NotFoundError, ValidationError, defineTool, type Forkpoint } from "../../src/index.js";
+import { makeTempDir, removeDir } from "../helpers.js";
+import { dumpOf, openForkpoint, sqlOn } from "../fixtures/backend.js";
 
 let dir: string;
 let file: string;
@@ -72,14 +72,12 @@ describe("handoff", () => {
   it("refuses another user's checkpoint, bad targets and a damaged checkpoint, changing nothing", async () => {
     const { alice, cp } = await aliceWithCheckpoint();
     const mallory = await fp.createSession({ userId: "mallory" });
-    const before = dumpDatabase(file);
+    const before = await dumpOf(file);
     await expect(mallory.handoff(cp.id, { userId: "mallory" })).rejects.toBeInstanceOf(NotFoundError);
     await expect(alice.handoff(cp.id, { userId: "" })).rejects.toBeInstanceOf(ValidationError);
     await expect(alice.handoff(cp.id, { userId: "bob", extra: 1 } as never)).rejects.toBeInstanceOf(ValidationError);
-    expect(dumpDatabase(file)).toEqual(before);
-    const db = new Database(file);
-    db.prepare(`UPDATE entries SET content = '"plan Porto"' WHERE content = '"plan Lisbon"'`).run();
-    db.close();
+    expect(await dumpOf(file)).toEqual(before);
+    await sqlOn(file, `UPDATE entries SET content = '"plan Porto"' WHERE content = '"plan Lisbon"'`);
     await expect(alice.handoff(cp.id, { userId: "bob" })).rejects.toBeInstanceOf(IntegrityError);
   });
 });

@@ -3,15 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import {
-  ValidationError,
-  checkpointTools,
-  defineTool,
-  openForkpoint,
-  type Forkpoint,
-  type SessionExport,
-  type SessionHandle,
-} from "../../src/index.js";
+import { ValidationError, checkpointTools, defineTool, type Forkpoint, type SessionExport, type SessionHandle } from "../../src/index.js";
 import {
   EMPTY_STATE_HASH,
   GENESIS_HASH,
@@ -22,7 +14,8 @@ import {
   toolResultHash,
 } from "../../src/sessions/integrity/hashes.js";
 import { isWellFormed } from "../../src/models/strings.js";
-import { dumpDatabase, makeTempDir, rejectionOf, removeDir, tempDatabases } from "../helpers.js";
+import { makeTempDir, rejectionOf, removeDir, tempDatabases } from "../helpers.js";
+import { dumpOf, openForkpoint } from "../fixtures/backend.js";
 
 /** Half of a pair, and each half of an emoji cut in two. */
 const LONE = [
@@ -175,7 +168,7 @@ describe("a lone surrogate in any string crossing the API is refused, naming the
   for (const c of cases) {
     for (const [kind, lone] of LONE) {
       it(`${c.what}: ${kind}`, async () => {
-        const before = dumpDatabase(file);
+        const before = await dumpOf(file);
         const e = await rejectionOf(() => c.call(lone));
         expect(e).toBeInstanceOf(ValidationError);
         expect(e.code).toBe("MALFORMED_TEXT");
@@ -184,7 +177,7 @@ describe("a lone surrogate in any string crossing the API is refused, naming the
         // The error itself holds only well-formed text (it may be logged or sent as JSON).
         expect(isWellFormed(e.message)).toBe(true);
         expect(isWellFormed(e.field)).toBe(true);
-        expect(dumpDatabase(file)).toEqual(before);
+        expect(await dumpOf(file)).toEqual(before);
       });
     }
   }
@@ -198,10 +191,10 @@ describe("a lone surrogate in any string crossing the API is refused, naming the
   it("attachWorkspace's exclude patterns", async () => {
     const ws = makeTempDir("forkpoint-hostile-ws-");
     try {
-      const before = dumpDatabase(file);
+      const before = await dumpOf(file);
       const e = await rejectionOf(() => s.attachWorkspace(ws, { exclude: ["*.log", "\udc00"] }));
       expect(e).toMatchObject({ code: "MALFORMED_TEXT", field: "options.exclude.1" });
-      expect(dumpDatabase(file)).toEqual(before);
+      expect(await dumpOf(file)).toEqual(before);
     } finally {
       removeDir(ws);
     }
@@ -417,11 +410,11 @@ describe("importSession refuses a document holding a lone surrogate, even with i
       const d = structuredClone(doc);
       c.edit(d);
       const fresh = dbs.open();
-      const before = dumpDatabase(fresh.path);
+      const before = await dumpOf(fresh.path);
       const e = await rejectionOf(() => fresh.fp.importSession(rehash(d), { userId: "alice" }));
       expect(e).toBeInstanceOf(ValidationError);
       expect(e).toMatchObject({ code: "MALFORMED_TEXT", field: c.field });
-      expect(dumpDatabase(fresh.path)).toEqual(before);
+      expect(await dumpOf(fresh.path)).toEqual(before);
       expect(await fresh.fp.verify()).toMatchObject({ ok: true, problems: [] });
     });
   }
@@ -460,12 +453,12 @@ describe("a workspace file whose name is not UTF-8 is refused by name (it cannot
     if (!raw) t.skip();
     const { fp: fp1, path: db } = dbs.open();
     const s1 = await fp1.createSession({ userId: "alice" });
-    const before = dumpDatabase(db);
+    const before = await dumpOf(db);
     const e = await rejectionOf(() => s1.attachWorkspace(ws));
     expect(e).toBeInstanceOf(ValidationError);
     expect(e).toMatchObject({ code: "MALFORMED_TEXT", field: `workspace file ${SHOWN}` });
     expect(e.message).toContain("exclude");
-    expect(dumpDatabase(db)).toEqual(before);
+    expect(await dumpOf(db)).toEqual(before);
   });
 
   it("a directory so named, and such a file appearing after attach: the checkpoint is refused the same way", async (t) => {
@@ -475,10 +468,10 @@ describe("a workspace file whose name is not UTF-8 is refused by name (it cannot
     const s1 = await fp1.createSession({ userId: "alice" });
     await s1.attachWorkspace(ws);
     expect(writeRawName(ws, Buffer.from([0x64, 0x69, 0x72, 0xc3]), "x", true)).toBe(true);
-    const before = dumpDatabase(db);
+    const before = await dumpOf(db);
     const e = await rejectionOf(() => s1.checkpoint({ name: "c" }));
     expect(e).toMatchObject({ code: "MALFORMED_TEXT", field: "workspace file dir\ufffd" });
-    expect(dumpDatabase(db)).toEqual(before);
+    expect(await dumpOf(db)).toEqual(before);
   });
 
   it("excluded, it is left alone: checkpoints, a files rollback, verify and export work", async (t) => {

@@ -1,8 +1,9 @@
 // Every call is scoped to one user: another user's ids behave exactly like unknown ids (NotFoundError, same message).
 import { beforeAll, afterAll, describe, expect, it } from "vitest";
-import { NotFoundError, openForkpoint, type Forkpoint, type SessionHandle } from "../../src/index.js";
-import { dumpDatabase, makeTempDir, rejectionOf, removeDir, unknownId, withIdMasked } from "../helpers.js";
+import { NotFoundError, type Forkpoint, type SessionHandle } from "../../src/index.js";
+import { makeTempDir, rejectionOf, removeDir, unknownId, withIdMasked } from "../helpers.js";
 import path from "node:path";
+import { dumpOf, openForkpoint } from "../fixtures/backend.js";
 
 let dir: string;
 let file: string;
@@ -47,10 +48,10 @@ afterAll(async () => {
  */
 async function expectLikeUnknown(foreignId: string, prefix: string, call: (id: string) => Promise<unknown>): Promise<void> {
   const missing = unknownId(prefix);
-  const before = dumpDatabase(file);
+  const before = await dumpOf(file);
   const foreign = await rejectionOf(call(foreignId));
   const unknown = await rejectionOf(call(missing));
-  expect(dumpDatabase(file)).toEqual(before);
+  expect(await dumpOf(file)).toEqual(before);
   expect(foreign).toBeInstanceOf(NotFoundError);
   expect(unknown).toBeInstanceOf(NotFoundError);
   expect(foreign.code).toBe("NOT_FOUND");

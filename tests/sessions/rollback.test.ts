@@ -1,6 +1,7 @@
 // Rollback: a new branch forked at a checkpoint becomes current; everything recorded before stays as it was.
 import { describe, expect, it } from "vitest";
-import { countRows, dumpDatabase, rowDelta, tempDatabases, type Dump } from "../helpers.js";
+import { rowDelta, tempDatabases, type Dump } from "../helpers.js";
+import { countRowsOf, dumpOf } from "../fixtures/backend.js";
 
 const dbs = tempDatabases();
 
@@ -70,14 +71,14 @@ describe("rollback", () => {
     await s.append({ role: "user", content: "3" });
     await s.setState({ v: 2 });
     const historyBefore = await s.history({ branchId: root });
-    const dumpBefore = dumpDatabase(path);
+    const dumpBefore = await dumpOf(path);
 
     await s.rollback(cp.id);
     await s.append({ role: "user", content: "other" });
     await s.setState({ v: 3 });
 
     expect(await s.history({ branchId: root })).toEqual(historyBefore);
-    expectOnlyAdditions(dumpBefore, dumpDatabase(path));
+    expectOnlyAdditions(dumpBefore, await dumpOf(path));
     await s.switchBranch(root);
     expect(await s.getState()).toEqual({ v: 2 });
   });
@@ -136,9 +137,9 @@ describe("rollback", () => {
     await s.append(Array.from({ length: 200 }, (_, i) => ({ role: "user", content: `m${i}` })));
     const cp = await s.checkpoint();
     await s.append(Array.from({ length: 200 }, (_, i) => ({ role: "user", content: `n${i}` })));
-    const before = countRows(path);
+    const before = await countRowsOf(path);
     await s.rollback(cp.id);
-    const delta = rowDelta(before, countRows(path));
+    const delta = rowDelta(before, await countRowsOf(path));
     expect(delta.entries).toBe(0);
     expect(delta.checkpoints).toBe(0);
     expect(delta.state_snapshots).toBe(0);

@@ -2,7 +2,8 @@
 import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { Forkpoint, SessionHandle } from "../../src/index.js";
-import { countRows, rowDelta, tempDatabases, withRawDatabase } from "../helpers.js";
+import { rowDelta, tempDatabases } from "../helpers.js";
+import { countRowsOf, onPostgres, sqlOn, storeSize } from "../fixtures/backend.js";
 
 const dbs = tempDatabases();
 
@@ -25,9 +26,9 @@ async function fill(s: SessionHandle, messages: number, per: number): Promise<st
 async function rollbackDelta(fp: Forkpoint, file: string, messages: number): Promise<Record<string, number>> {
   const s = await fp.createSession({ userId: "alice" });
   const cps = await fill(s, messages, Math.min(10, messages));
-  const before = countRows(file);
+  const before = await countRowsOf(file);
   await s.rollback(cps[Math.floor(cps.length / 2)]!);
-  return rowDelta(before, countRows(file));
+  return rowDelta(before, await countRowsOf(file));
 }
 
 function fileSize(file: string): number {
@@ -38,11 +39,11 @@ describe("structural sharing", () => {
   it("after 10,000 messages and 1,000 checkpoints on one session, each message is stored once and checkpoints only add checkpoint rows", async () => {
     const { fp, path } = dbs.open();
     const s = await fp.createSession({ userId: "alice" });
-    const empty = countRows(path);
+    const empty = await countRowsOf(path);
     const cps = await fill(s, 10_000, 10);
     expect(cps).toHaveLength(1_000);
 
-    const delta = rowDelta(empty, countRows(path));
+    const delta = rowDelta(empty, await countRowsOf(path));
     expect(delta.entries).toBe(10_000);
     expect(delta.checkpoints).toBe(1_000);
     expect(delta.branches).toBe(0);
@@ -51,15 +52,11 @@ describe("structural sharing", () => {
     const others = Object.entries(delta).filter(([t]) => t !== "entries" && t !== "checkpoints");
     expect(others.reduce((sum, [, n]) => sum + n, 0)).toBe(0);
 
-    withRawDatabase(path, (db) => {
-      const kinds = db.prepare(`SELECT kind, count(*) AS n FROM entries GROUP BY kind`).all();
-      expect(kinds).toEqual([{ kind: "message", n: 10_000 }]);
-      // every message's content is held by exactly one row
-      const dup = db.prepare(`SELECT count(*) AS n FROM (SELECT content FROM entries GROUP BY content HAVING count(*) > 1)`).get() as {
-        n: number;
-      };
-      expect(dup.n).toBe(0);
-    });
+    const kinds = await sqlOn(path, `SELECT kind, count(*) AS n FROM entries GROUP BY kind`);
+    expect(kinds).toEqual([{ kind: "message", n: 10_000 }]);
+    // every message's content is held by exactly one row
+    const dup = await sqlOn(path, `SELECT count(*) AS n FROM (SELECT content FROM entries GROUP BY content HAVING count(*) > 1) AS d`);
+    expect(dup).toEqual([{ n: 0 }]);
 
     const history = await s.history();
     expect(history).toHaveLength(10_000);
@@ -85,9 +82,9 @@ describe("structural sharing", () => {
     const s = await fp.createSession({ userId: "alice" });
     await fill(s, 5_000, 1_000);
     const history = await s.history();
-    const before = countRows(path);
+    const before = await countRowsOf(path);
     await s.edit(history[4_000]!.id, { role: "user", content: "edited" });
-    const delta = rowDelta(before, countRows(path));
+    const delta = rowDelta(before, await countRowsOf(path));
     expect(delta).toMatchObject({ entries: 1, branches: 1, checkpoints: 0 });
   });
 
@@ -96,14 +93,17 @@ describe("structural sharing", () => {
     const s = await fp.createSession({ userId: "alice" });
     for (let i = 0; i < 20; i++) await s.setState({ mode: i % 2 ? "a" : "b", list: [1, 2, 3] });
     await s.setState({ list: [1, 2, 3], mode: "a" }); // same document, other key order
-    expect(countRows(path).state_snapshots).toBe(2);
+    expect((await countRowsOf(path)).state_snapshots).toBe(2);
   });
 
   it("grows the database file linearly: 10x the messages and checkpoints is about 10x the bytes, not 100x", async () => {
     const sizeAfter = async (messages: number) => {
       const { fp, path } = dbs.open();
       const s = await fp.createSession({ userId: "alice" });
+      // PostgreSQL: what its tables and their indexes take beyond an empty database's pages.
+      const empty = onPostgres ? await storeSize(fp) : 0;
       await fill(s, messages, 10);
+      if (onPostgres) return (await storeSize(fp)) - empty;
       await fp.close(); // folds the WAL into the main file
       return fileSize(path);
     };

@@ -3,7 +3,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ValidationError, type Checkpoint } from "../../src/index.js";
-import { countRows, dumpDatabase, makeTempDir, rejectionOf, removeDir, rowDelta, tempDatabases, withRawDatabase } from "../helpers.js";
+import { makeTempDir, rejectionOf, removeDir, rowDelta, tempDatabases } from "../helpers.js";
+import { countRowsOf, dumpOf, onPostgres, sqlOn } from "../fixtures/backend.js";
 
 const dbs = tempDatabases();
 
@@ -43,7 +44,7 @@ describe("turn", () => {
   it("adds exactly the entries and one checkpoint row", async () => {
     const { fp, path } = dbs.open();
     const s = await fp.createSession({ userId: "alice" });
-    const before = countRows(path);
+    const before = await countRowsOf(path);
     await s.turn(
       [
         { role: "user", content: "a" },
@@ -51,7 +52,7 @@ describe("turn", () => {
       ],
       { name: "t" },
     );
-    const delta = rowDelta(before, countRows(path));
+    const delta = rowDelta(before, await countRowsOf(path));
     expect(Object.fromEntries(Object.entries(delta).filter(([, n]) => n !== 0))).toEqual({ entries: 2, checkpoints: 1 });
   });
 
@@ -78,7 +79,7 @@ describe("turn", () => {
   it("refuses bad messages or bad checkpoint options with a ValidationError and writes nothing", async () => {
     const { fp, path } = dbs.open();
     const s = await fp.createSession({ userId: "alice" });
-    const before = dumpDatabase(path);
+    const before = await dumpOf(path);
     const badMessage = await rejectionOf(
       s.turn(
         [
@@ -96,18 +97,22 @@ describe("turn", () => {
     const unknownKey = await rejectionOf(s.turn({ role: "user", content: "ok" }, { label: "t" } as never));
     expect(unknownKey).toBeInstanceOf(ValidationError);
     expect(unknownKey.message).toMatch(/checkpoint.*label/);
-    expect(dumpDatabase(path)).toEqual(before);
+    expect(await dumpOf(path)).toEqual(before);
   });
 
   it("is atomic: when the checkpoint cannot be written, the messages are not either", async () => {
     const { fp, path } = dbs.open();
     const s = await fp.createSession({ userId: "alice" });
     await s.append({ role: "user", content: "kept" });
-    // A real failure inside the transaction, after the messages are written: SQLite refuses the checkpoint row.
-    withRawDatabase(path, (db) =>
-      db.exec(`CREATE TRIGGER refuse_checkpoints BEFORE INSERT ON checkpoints BEGIN SELECT RAISE(ABORT, 'refused'); END`),
+    // A real failure inside the transaction, after the messages are written: the database refuses the checkpoint row.
+    await sqlOn(
+      path,
+      onPostgres
+        ? `CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$;
+          CREATE TRIGGER refuse_checkpoints BEFORE INSERT ON checkpoints FOR EACH ROW EXECUTE FUNCTION refuse()`
+        : `CREATE TRIGGER refuse_checkpoints BEFORE INSERT ON checkpoints BEGIN SELECT RAISE(ABORT, 'refused'); END`,
     );
-    const before = dumpDatabase(path);
+    const before = await dumpOf(path);
     const error = await rejectionOf(
       s.turn(
         [
@@ -118,9 +123,9 @@ describe("turn", () => {
       ),
     );
     expect(error.message).toContain("refused");
-    expect(dumpDatabase(path)).toEqual(before);
+    expect(await dumpOf(path)).toEqual(before);
     expect((await s.history()).map((m) => m.content)).toEqual(["kept"]);
-    withRawDatabase(path, (db) => db.exec(`DROP TRIGGER refuse_checkpoints`));
+    await sqlOn(path, `DROP TRIGGER refuse_checkpoints${onPostgres ? " ON checkpoints" : ""}`);
     const t = await s.turn({ role: "user", content: "again" }, { name: "t" });
     expect(t.checkpoint.position).toBe(2);
   });
@@ -132,11 +137,11 @@ describe("turn", () => {
       const s = await fp.createSession({ userId: "alice" });
       fs.writeFileSync(path.join(dir, "plan.md"), "one\n");
       await s.attachWorkspace(dir);
-      const before = countRows(file);
+      const before = await countRowsOf(file);
       const t = await s.turn({ role: "user", content: "wrote the plan" }, { name: "t" });
       // The files are read outside the transaction, which is then run again: the message is written once.
       expect((await s.history()).map((m) => m.id)).toEqual([t.messages[0]!.id]);
-      const delta = rowDelta(before, countRows(file));
+      const delta = rowDelta(before, await countRowsOf(file));
       expect(delta).toMatchObject({ entries: 1, checkpoints: 1, checkpoint_files: 1 });
       expect(await s.diffFiles(t.checkpoint.id, "disk")).toEqual({ added: [], modified: [], deleted: [], patch: "" });
       fs.writeFileSync(path.join(dir, "plan.md"), "two\n");

@@ -1,10 +1,10 @@
 // fp.verify: recomputes every chain, completion, snapshot and checksum, and reports each problem instead of throwing.
-import Database from "better-sqlite3";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { NotFoundError, ValidationError, defineTool, openForkpoint, type Forkpoint } from "../../src/index.js";
+import { NotFoundError, ValidationError, defineTool, type Forkpoint } from "../../src/index.js";
+import { openForkpoint, sqlOn } from "../fixtures/backend.js";
 
 let dir: string;
 let file: string;
@@ -36,11 +36,7 @@ async function build() {
   return { a, b, m1: m1!, m3: m3!, cp };
 }
 
-const tamper = (sql: string, ...params: unknown[]) => {
-  const db = new Database(file);
-  db.prepare(sql).run(...params);
-  db.close();
-};
+const tamper = (sql: string, ...params: unknown[]) => sqlOn(file, sql, params);
 
 describe("fp.verify", () => {
   it("finds nothing wrong in an intact database, for one session or all", async () => {
@@ -51,11 +47,11 @@ describe("fp.verify", () => {
 
   it("reports each damaged row with its kind and id, and keeps going", async () => {
     const { a, b, m1, m3, cp } = await build();
-    tamper(`UPDATE entries SET content = '"ONE"' WHERE id = ?`, m1.id);
-    tamper(`UPDATE entries SET role = 'system' WHERE id = ?`, m3.id);
-    tamper(`UPDATE tool_results SET result = '{"ok":false}'`);
-    tamper(`UPDATE checkpoints SET name = 'renamed' WHERE id = ?`, cp.id);
-    tamper(`UPDATE state_snapshots SET body = '{"step":2}'`);
+    await tamper(`UPDATE entries SET content = '"ONE"' WHERE id = $1`, m1.id);
+    await tamper(`UPDATE entries SET role = 'system' WHERE id = $1`, m3.id);
+    await tamper(`UPDATE tool_results SET result = '{"ok":false}'`);
+    await tamper(`UPDATE checkpoints SET name = 'renamed' WHERE id = $1`, cp.id);
+    await tamper(`UPDATE state_snapshots SET body = '{"step":2}'`);
     const report = await fp.verify();
     expect(report.ok).toBe(false);
     const found = report.problems.map((p) => [p.kind, p.id]);
@@ -75,7 +71,7 @@ describe("fp.verify", () => {
 
   it("reports a checkpoint moved to another user as an orphan, in a whole-database verify", async () => {
     const { cp } = await build();
-    tamper(`UPDATE checkpoints SET user_id = 'mallory' WHERE id = ?`, cp.id);
+    await tamper(`UPDATE checkpoints SET user_id = 'mallory' WHERE id = $1`, cp.id);
     const report = await fp.verify();
     expect(report.ok).toBe(false);
     expect(report.problems).toContainEqual({ kind: "checkpoint", id: cp.id, detail: "checkpoint belongs to no session of its user" });
@@ -86,15 +82,15 @@ describe("fp.verify", () => {
   it("reports a branch whose fork checkpoint is missing", async () => {
     const { a, cp } = await build();
     const branch = (await a.branches()).find((b) => b.forkCheckpointId === cp.id)!;
-    tamper(`DELETE FROM checkpoints WHERE id = ?`, cp.id);
+    await tamper(`DELETE FROM checkpoints WHERE id = $1`, cp.id);
     const report = await fp.verify({ sessionId: a.id });
     expect(report.problems).toContainEqual({ kind: "branch", id: branch.id, detail: `the checkpoint it forks from (${cp.id}) is missing` });
   });
 
   it("reports a gap in a branch's log", async () => {
     const { m1 } = await build();
-    tamper(
-      `DELETE FROM entries WHERE id = (SELECT id FROM entries WHERE position = 2 AND branch_id = (SELECT branch_id FROM entries WHERE id = ?))`,
+    await tamper(
+      `DELETE FROM entries WHERE id = (SELECT id FROM entries WHERE position = 2 AND branch_id = (SELECT branch_id FROM entries WHERE id = $1))`,
       m1.id,
     );
     const report = await fp.verify();

@@ -6,16 +6,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  ConflictError,
-  ValidationError,
-  defineTool,
-  openForkpoint,
-  type Checkpoint,
-  type Forkpoint,
-  type SessionHandle,
-} from "../../src/index.js";
-import { dumpDatabase, filesUnder, makeTempDir, rejectionOf, removeDir, withRawDatabase } from "../helpers.js";
+import { ConflictError, ValidationError, defineTool, type Checkpoint, type Forkpoint, type SessionHandle } from "../../src/index.js";
+import { filesUnder, makeTempDir, rejectionOf, removeDir } from "../helpers.js";
+import { dumpOf, openForkpoint, sqlOn } from "../fixtures/backend.js";
 
 const WORKER = fileURLToPath(new URL("../fixtures/forced-move-worker.ts", import.meta.url));
 let dir: string;
@@ -28,9 +21,8 @@ const write = (rel: string, text: string) => {
   fs.writeFileSync(path.join(ws, rel), text);
 };
 const tree = () => filesUnder(ws, dbFile);
-const journalOf = (sessionId: string) =>
-  withRawDatabase(dbFile, (db) => db.prepare("SELECT restoring FROM workspaces WHERE session_id = ?").pluck().get(sessionId)) as
-    string | null;
+const journalOf = async (sessionId: string) =>
+  (await sqlOn<{ restoring: string | null }>(dbFile, "SELECT restoring FROM workspaces WHERE session_id = $1", [sessionId]))[0]!.restoring;
 
 const note = defineTool<{ rel: string; text: string }, null>({
   name: "note",
@@ -70,12 +62,12 @@ async function drifted(): Promise<{ s: SessionHandle; a: Checkpoint }> {
 describe("force: true", () => {
   it("without force, drift is still a ConflictError that changes nothing", async () => {
     const { s, a } = await drifted();
-    const before = dumpDatabase(dbFile);
+    const before = await dumpOf(dbFile);
     const e = await rejectionOf(s.rollback(a.id, { scope: "files" }));
     expect(e).toBeInstanceOf(ConflictError);
     expect(e.code).toBe("WORKSPACE_DRIFT");
     expect(await rejectionOf(s.rollback(a.id, { scope: "files", force: false }))).toMatchObject({ code: "WORKSPACE_DRIFT" });
-    expect(dumpDatabase(dbFile)).toEqual(before);
+    expect(await dumpOf(dbFile)).toEqual(before);
     expect(tree()).toEqual(DRIFTED);
   });
 
@@ -145,7 +137,7 @@ describe("force: true", () => {
 
   it("validates force, and refuses it without a workspace scope, leaving the database unchanged", async () => {
     const { s, a } = await drifted();
-    const before = dumpDatabase(dbFile);
+    const before = await dumpOf(dbFile);
     const bad = await rejectionOf(s.rollback(a.id, { scope: "files", force: "yes" as never }));
     expect(bad).toBeInstanceOf(ValidationError);
     expect(bad.field).toBe("options.force");
@@ -155,7 +147,7 @@ describe("force: true", () => {
     expect((await rejectionOf(s.switchBranch((await s.info()).currentBranchId, { scope: "conversation", force: true }))).field).toBe(
       "options.force",
     );
-    expect(dumpDatabase(dbFile)).toEqual(before);
+    expect(await dumpOf(dbFile)).toEqual(before);
     expect(tree()).toEqual(DRIFTED);
   });
 
@@ -165,11 +157,11 @@ describe("force: true", () => {
     fs.mkdirSync(outside);
     fs.rmSync(path.join(ws, "sub"), { recursive: true });
     fs.symlinkSync(outside, path.join(ws, "sub"));
-    const before = dumpDatabase(dbFile);
+    const before = await dumpOf(dbFile);
     const e = await rejectionOf(s.rollback(a.id, { scope: "files", force: true }));
     expect(e).toMatchObject({ code: "WORKSPACE_DRIFT" });
     expect(e.message).toContain("symbolic link");
-    expect(dumpDatabase(dbFile)).toEqual(before);
+    expect(await dumpOf(dbFile)).toEqual(before);
     expect(fs.readdirSync(outside)).toEqual([]);
   });
 });
@@ -208,7 +200,7 @@ describe("a forced move that cannot finish", () => {
       g.state.gated = true;
       const moving = s.rollback(a.id); // conversation only: its undo is now running, in this opener
       await g.inUndo;
-      const before = dumpDatabase(dbFile);
+      const before = await dumpOf(dbFile);
       const files = tree();
       const same = await other.getSession(s.id, { userId: "alice" });
       for (const scope of ["files", "both"] as const) {
@@ -217,7 +209,7 @@ describe("a forced move that cannot finish", () => {
         expect(e.code).toBe("MOVE_IN_PROGRESS");
         expect(e.savedDrift).toBeUndefined();
       }
-      expect(dumpDatabase(dbFile)).toEqual(before);
+      expect(await dumpOf(dbFile)).toEqual(before);
       expect(tree()).toEqual(files);
       g.release();
       expect((await moving).undone.map((t) => t.tool)).toEqual(["gated"]);
@@ -271,7 +263,7 @@ describe("a crash during a forced move", () => {
   it("right after the drift is saved: the directory is as it was, and the saved checkpoint holds it", async () => {
     const { s, a } = await drifted();
     await crashAt(s, a, "files", "saved");
-    expect(journalOf(s.id)).toBeNull();
+    expect(await journalOf(s.id)).toBeNull();
     expect(tree()).toEqual(DRIFTED);
     fp = openForkpoint({ path: dbFile, tools: [note] });
     const again = await fp.getSession(s.id, { userId: "alice" });
@@ -288,10 +280,10 @@ describe("a crash during a forced move", () => {
     for (const scope of ["files", "both"] as const) {
       const { s, a } = await drifted();
       await crashAt(s, a, scope, "restoring");
-      expect(journalOf(s.id)).not.toBeNull();
+      expect(await journalOf(s.id)).not.toBeNull();
       fp = openForkpoint({ path: dbFile, tools: [note] });
       await fp.ready;
-      expect(journalOf(s.id)).toBeNull();
+      expect(await journalOf(s.id)).toBeNull();
       // "both" crashed before its conversation moved: the directory goes back to where the conversation is.
       expect(tree()).toEqual(scope === "files" ? VERSION_A : DRIFTED);
       const again = await fp.getSession(s.id, { userId: "alice" });

@@ -8,9 +8,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ConflictError, openForkpoint, type Checkpoint, type Forkpoint, type SessionHandle } from "../../src/index.js";
+import { ConflictError, type Checkpoint, type Forkpoint, type SessionHandle } from "../../src/index.js";
 import { processStart } from "../../src/sessions/moves/process-identity.js";
-import { filesUnder, makeTempDir, rejectionOf, removeDir, withRawDatabase } from "../helpers.js";
+import { filesUnder, makeTempDir, rejectionOf, removeDir } from "../helpers.js";
+import { openForkpoint, sqlOn } from "../fixtures/backend.js";
 
 const WORKER = fileURLToPath(new URL("../fixtures/workspace-restore-worker.ts", import.meta.url));
 const RECOVER = fileURLToPath(new URL("../fixtures/recover-once.ts", import.meta.url));
@@ -25,22 +26,27 @@ const write = (rel: string, text: string) => {
 };
 /** Every file under the workspace but the database's, with its text. */
 const tree = () => filesUnder(ws, dbFile);
-const journalOf = (sessionId: string) =>
-  withRawDatabase(dbFile, (db) => db.prepare("SELECT restoring FROM workspaces WHERE session_id = ?").pluck().get(sessionId)) as
-    string | null;
+const journalOf = async (sessionId: string) =>
+  (await sqlOn<{ restoring: string | null }>(dbFile, "SELECT restoring FROM workspaces WHERE session_id = $1", [sessionId]))[0]!.restoring;
 /**
  * Journals a restore to `cp`'s files as if `pid` had started it and died (or still ran) before finishing, from the
  * session's current branch and head (scope "both": the conversation has not moved).
  */
-const journalRestore = (sessionId: string, cp: Checkpoint, pid: number, pidStart: string | null, scope: "files" | "both" = "files") =>
-  withRawDatabase(dbFile, (db) => {
-    const manifestId = db.prepare("SELECT manifest_id FROM checkpoint_files WHERE checkpoint_id = ?").pluck().get(cp.id);
-    const fromManifestId = db.prepare("SELECT manifest_id FROM workspaces WHERE session_id = ?").pluck().get(sessionId);
-    const fromBranchId = db.prepare("SELECT current_branch_id FROM sessions WHERE id = ?").pluck().get(sessionId) as string;
-    const fromHead = db.prepare("SELECT coalesce(max(position), 0) FROM entries WHERE branch_id = ?").pluck().get(fromBranchId);
-    const journal = { manifestId, fromManifestId, scope, fromBranchId, fromHead, pid, pidStart, pids: [pid] };
-    db.prepare("UPDATE workspaces SET restoring = ? WHERE session_id = ?").run(JSON.stringify(journal), sessionId);
-  });
+const journalRestore = async (
+  sessionId: string,
+  cp: Checkpoint,
+  pid: number,
+  pidStart: string | null,
+  scope: "files" | "both" = "files",
+) => {
+  const one = async (sql: string, param: string) => Object.values((await sqlOn(dbFile, sql, [param]))[0]!)[0];
+  const manifestId = await one("SELECT manifest_id FROM checkpoint_files WHERE checkpoint_id = $1", cp.id);
+  const fromManifestId = await one("SELECT manifest_id FROM workspaces WHERE session_id = $1", sessionId);
+  const fromBranchId = (await one("SELECT current_branch_id FROM sessions WHERE id = $1", sessionId)) as string;
+  const fromHead = await one("SELECT coalesce(max(position), 0) AS head FROM entries WHERE branch_id = $1", fromBranchId);
+  const journal = { manifestId, fromManifestId, scope, fromBranchId, fromHead, pid, pidStart, pids: [pid] };
+  await sqlOn(dbFile, "UPDATE workspaces SET restoring = $1 WHERE session_id = $2", [JSON.stringify(journal), sessionId]);
+};
 const deadPid = () => spawnSync(process.execPath, ["-e", ""]).pid!;
 
 beforeEach(() => {
@@ -94,9 +100,9 @@ async function reopen(): Promise<Forkpoint> {
 describe("workspace restore interrupted by a crash", () => {
   it("a move journals the restore before touching files and clears the journal when done", async () => {
     const { s, a } = await twoVersions();
-    expect(journalOf(s.id)).toBeNull();
+    expect(await journalOf(s.id)).toBeNull();
     await s.rollback(a.id, { scope: "files" });
-    expect(journalOf(s.id)).toBeNull();
+    expect(await journalOf(s.id)).toBeNull();
     expect(tree()).toEqual({ "a.txt": "A1", "b.txt": "B", "sub/c.txt": "C1" });
   });
 
@@ -106,7 +112,7 @@ describe("workspace restore interrupted by a crash", () => {
     const { s, a, pid } = await crashedHalfwayToA();
     const staged = `.forkpoint-${pid}-${createHash("sha256").update(long).digest("hex").slice(0, 16)}.tmp`;
     write(staged, "L1");
-    journalRestore(s.id, a, pid, null);
+    await journalRestore(s.id, a, pid, null);
     const report = await (await reopen()).recover();
     expect(report.workspaces[0]).toMatchObject({
       outcome: "completed",
@@ -118,13 +124,13 @@ describe("workspace restore interrupted by a crash", () => {
 
   it("is finished on recovery: every file at the target, leftover staged files removed, no drift afterwards", async () => {
     const { s, a, b, pid } = await crashedHalfwayToA();
-    journalRestore(s.id, a, pid, null);
+    await journalRestore(s.id, a, pid, null);
     const report = await (await reopen()).recover();
     expect(report.workspaces).toEqual([
       { sessionId: s.id, dir: fs.realpathSync(ws), outcome: "completed", paths: [`sub/c.txt.forkpoint-${pid}.tmp`], detail: null },
     ]);
     expect(tree()).toEqual({ "a.txt": "A1", "b.txt": "B", "sub/c.txt": "C1" });
-    expect(journalOf(s.id)).toBeNull();
+    expect(await journalOf(s.id)).toBeNull();
     const again = await fp.getSession(s.id, { userId: "alice" });
     expect(await again.diffFiles(a.id, "disk")).toMatchObject({ added: [], modified: [], deleted: [] });
     await again.rollback(b.id, { scope: "files" }); // what forkpoint last wrote is A now: no drift
@@ -133,7 +139,7 @@ describe("workspace restore interrupted by a crash", () => {
 
   it("opening the database runs it too, and reports it in the recovery event", async () => {
     const { s, a, pid } = await crashedHalfwayToA();
-    journalRestore(s.id, a, pid, null);
+    await journalRestore(s.id, a, pid, null);
     await fp.close();
     fp = openForkpoint({ path: dbFile });
     const reports: unknown[] = [];
@@ -148,13 +154,13 @@ describe("workspace restore interrupted by a crash", () => {
     const { s, a, b, pid } = await crashedHalfwayToA();
     write("b.txt", "edited by hand");
     fs.rmSync(path.join(ws, "a.txt")); // in both versions: no restore deletes it
-    journalRestore(s.id, a, pid, null);
+    await journalRestore(s.id, a, pid, null);
     const report = await (await reopen()).recover();
     expect(report.workspaces).toEqual([
       { sessionId: s.id, dir: fs.realpathSync(ws), outcome: "drift", paths: ["a.txt", "b.txt"], detail: null },
     ]);
     expect(tree()).toEqual({ "b.txt": "edited by hand" }); // only forkpoint's staged leftover is gone
-    expect(journalOf(s.id)).toBeNull();
+    expect(await journalOf(s.id)).toBeNull();
     const again = await fp.getSession(s.id, { userId: "alice" });
     expect(await rejectionOf(again.rollback(b.id, { scope: "files" }))).toMatchObject({ code: "WORKSPACE_DRIFT" });
     expect(await rejectionOf(again.rollback(b.id, { scope: "files" }))).toBeInstanceOf(ConflictError);
@@ -167,24 +173,22 @@ describe("workspace restore interrupted by a crash", () => {
     fs.mkdirSync(outside);
     fs.rmSync(path.join(ws, "sub"), { recursive: true });
     fs.symlinkSync(outside, path.join(ws, "sub"));
-    journalRestore(s.id, a, pid, null);
+    await journalRestore(s.id, a, pid, null);
     const report = await (await reopen()).recover();
     expect(report.workspaces).toMatchObject([{ outcome: "drift", paths: [], detail: "sub is a symbolic link" }]);
     expect(fs.readdirSync(outside)).toEqual([]);
-    expect(journalOf(s.id)).toBeNull();
+    expect(await journalOf(s.id)).toBeNull();
   });
 
   it("removes only what the journaled process staged: a user's file named like a staged one is kept", async () => {
     const { s, a, pid } = await crashedHalfwayToA();
     write("sub/c.txt.forkpoint-1.tmp", "mine");
     write("b.txt.forkpoint-2.tmp", "mine too");
-    journalRestore(s.id, a, pid, null);
+    await journalRestore(s.id, a, pid, null);
     await fp.close();
     // The user's look-alikes are not in the workspace's versions: excluded, so they are not drift either.
     fp = openForkpoint({ path: dbFile, recover: false });
-    await withRawDatabase(dbFile, (db) =>
-      db.prepare("UPDATE workspaces SET exclude = ?").run(JSON.stringify(["*.forkpoint-1.tmp", "*.forkpoint-2.tmp"])),
-    );
+    await sqlOn(dbFile, "UPDATE workspaces SET exclude = $1", [JSON.stringify(["*.forkpoint-1.tmp", "*.forkpoint-2.tmp"])]);
     const report = await fp.recover();
     expect(report.workspaces).toMatchObject([{ outcome: "completed", paths: [`sub/c.txt.forkpoint-${pid}.tmp`] }]);
     expect(fs.readFileSync(path.join(ws, "sub/c.txt.forkpoint-1.tmp"), "utf8")).toBe("mine");
@@ -193,16 +197,16 @@ describe("workspace restore interrupted by a crash", () => {
 
   it('a "both" move that crashed before its conversation moved gets its old files back', async () => {
     const { s, a, pid } = await crashedHalfwayToA();
-    journalRestore(s.id, a, pid, null, "both");
+    await journalRestore(s.id, a, pid, null, "both");
     const report = await (await reopen()).recover();
     expect(report.workspaces).toMatchObject([{ outcome: "restored", paths: [`sub/c.txt.forkpoint-${pid}.tmp`] }]);
     expect(tree()).toEqual({ "a.txt": "A2", "b.txt": "B", "d.txt": "D2" });
-    expect(journalOf(s.id)).toBeNull();
+    expect(await journalOf(s.id)).toBeNull();
   });
 
   it('a "both" move that crashed after its conversation moved gets its files finished', async () => {
     const { s, a, pid } = await crashedHalfwayToA();
-    journalRestore(s.id, a, pid, null, "both");
+    await journalRestore(s.id, a, pid, null, "both");
     await s.rollback(a.id); // the conversation moved (scope "conversation" leaves the files alone)
     const report = await (await reopen()).recover();
     expect(report.workspaces).toMatchObject([{ outcome: "completed" }]);
@@ -211,14 +215,12 @@ describe("workspace restore interrupted by a crash", () => {
 
   it("a restore that cannot be finished now is reported failed and kept for a later recover(); moves wait for it", async () => {
     const { s, a, b, pid } = await crashedHalfwayToA();
-    journalRestore(s.id, a, pid, null);
-    withRawDatabase(dbFile, (db) =>
-      db.prepare("UPDATE file_blobs SET content = ? WHERE content = ?").run(Buffer.from("damaged"), Buffer.from("C1")),
-    );
+    await journalRestore(s.id, a, pid, null);
+    await sqlOn(dbFile, "UPDATE file_blobs SET content = $1 WHERE content = $2", [Buffer.from("damaged"), Buffer.from("C1")]);
     const again = await reopen();
     const report = await again.recover();
     expect(report.workspaces).toMatchObject([{ outcome: "failed", detail: expect.stringMatching(/does not match its hash/) }]);
-    expect(journalOf(s.id)).not.toBeNull();
+    expect(await journalOf(s.id)).not.toBeNull();
     const handle = await again.getSession(s.id, { userId: "alice" });
     expect(await rejectionOf(handle.rollback(b.id, { scope: "files" }))).toMatchObject({ code: "MOVE_IN_PROGRESS" });
     expect(await rejectionOf(handle.attachWorkspace(ws))).toMatchObject({ code: "MOVE_IN_PROGRESS" });
@@ -238,7 +240,7 @@ describe("workspace restore interrupted by a crash", () => {
       if (i < 100) write(rel, files[rel]!);
       else if (i < 200) write(`${rel}.forkpoint-${pid}.tmp`, files[rel]!);
     });
-    journalRestore(s.id, a, pid, null);
+    await journalRestore(s.id, a, pid, null);
     await fp.close();
     const recoverers = Array.from({ length: 3 }, () =>
       spawn(process.execPath, ["--import", "tsx", RECOVER, dbFile], { stdio: ["pipe", "pipe", "inherit"] }),
@@ -262,7 +264,7 @@ describe("workspace restore interrupted by a crash", () => {
     fp = openForkpoint({ path: dbFile });
     await fp.ready;
     expect(tree()).toEqual(files);
-    expect(journalOf(s.id)).toBeNull();
+    expect(await journalOf(s.id)).toBeNull();
   });
 
   it("waits while the process that journaled it still runs", async () => {
@@ -270,14 +272,14 @@ describe("workspace restore interrupted by a crash", () => {
     const sleeper = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"]);
     halfRestoredToA(sleeper.pid!);
     try {
-      journalRestore(s.id, a, sleeper.pid!, processStart(sleeper.pid!));
+      await journalRestore(s.id, a, sleeper.pid!, processStart(sleeper.pid!));
       const before = tree();
       const report = await (await reopen()).recover();
       expect(report.workspaces).toEqual([
         { sessionId: s.id, dir: fs.realpathSync(ws), outcome: "waiting", paths: [], detail: `process ${sleeper.pid} is restoring it` },
       ]);
       expect(tree()).toEqual(before);
-      expect(journalOf(s.id)).not.toBeNull();
+      expect(await journalOf(s.id)).not.toBeNull();
     } finally {
       sleeper.kill("SIGKILL");
     }
@@ -298,14 +300,12 @@ describe("workspace restore interrupted by a crash", () => {
     const b = await s.checkpoint({ name: "B" });
     await fp.close();
 
-    const versionOf = withRawDatabase(dbFile, (db) => {
-      const manifest = (cp: Checkpoint) =>
-        db.prepare("SELECT manifest_id FROM checkpoint_files WHERE checkpoint_id = ?").pluck().get(cp.id) as number;
-      return new Map([
-        [manifest(a), versionA],
-        [manifest(b), versionB],
-      ]);
-    });
+    const manifest = async (cp: Checkpoint) =>
+      (await sqlOn<{ id: number }>(dbFile, "SELECT manifest_id AS id FROM checkpoint_files WHERE checkpoint_id = $1", [cp.id]))[0]!.id;
+    const versionOf = new Map([
+      [await manifest(a), versionA],
+      [await manifest(b), versionB],
+    ]);
     let journaledAtKill = 0;
     for (let round = 0; round < 6; round++) {
       const child = spawn(process.execPath, ["--import", "tsx", WORKER, dbFile, s.id, a.id, b.id], {
@@ -313,10 +313,10 @@ describe("workspace restore interrupted by a crash", () => {
       });
       await new Promise<void>((ready) => child.stdout.once("data", () => ready()));
       // Kill as soon as a restore is journaled (or after a while, wherever the child is then).
-      for (let i = 0; i < 400 && journalOf(s.id) === null; i++) await new Promise((r) => setTimeout(r, 1));
+      for (let i = 0; i < 400 && (await journalOf(s.id)) === null; i++) await new Promise((r) => setTimeout(r, 1));
       child.kill("SIGKILL");
       await new Promise((done) => child.once("exit", done));
-      const journal = journalOf(s.id);
+      const journal = await journalOf(s.id);
       fp = openForkpoint({ path: dbFile, recover: false });
       const report = await fp.recover();
       if (journal !== null) {
@@ -327,7 +327,7 @@ describe("workspace restore interrupted by a crash", () => {
         expect(report.workspaces).toEqual([]);
         expect([versionA, versionB]).toContainEqual(tree());
       }
-      expect(journalOf(s.id)).toBeNull();
+      expect(await journalOf(s.id)).toBeNull();
       await fp.close();
     }
     expect(journaledAtKill).toBeGreaterThan(0);

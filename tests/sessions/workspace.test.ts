@@ -10,11 +10,11 @@ import {
   PayloadTooLargeError,
   ValidationError,
   defineTool,
-  openForkpoint,
   type Forkpoint,
   type SessionHandle,
 } from "../../src/index.js";
-import { countRows, dumpDatabase, filesUnder, makeTempDir, rejectionOf, removeDir, withRawDatabase } from "../helpers.js";
+import { filesUnder, makeTempDir, rejectionOf, removeDir } from "../helpers.js";
+import { countRowsOf, dumpOf, onPostgres, openForkpoint, sqlOn } from "../fixtures/backend.js";
 
 let dir: string;
 let ws: string;
@@ -90,10 +90,10 @@ describe("attachWorkspace and diffFiles", () => {
   it("stores each content once, and names binary files in the patch", async () => {
     const s = await attached();
     const cp1 = await s.checkpoint();
-    const blobs = countRows(dbFile).file_blobs;
+    const blobs = (await countRowsOf(dbFile)).file_blobs;
     await s.checkpoint();
     await s.checkpoint();
-    expect(countRows(dbFile).file_blobs).toBe(blobs);
+    expect((await countRowsOf(dbFile)).file_blobs).toBe(blobs);
     write("img.bin", Buffer.from([0, 1, 2, 3]));
     expect((await s.diffFiles(cp1.id)).patch).toBe("Binary files /dev/null and b/img.bin differ\n");
   });
@@ -102,7 +102,7 @@ describe("attachWorkspace and diffFiles", () => {
     const s = await attached();
     const bare = await fp.createSession({ userId: "u" });
     const noFiles = await bare.checkpoint();
-    const before = dumpDatabase(dbFile);
+    const before = await dumpOf(dbFile);
     expect((await rejectionOf(s.attachWorkspace(path.join(ws, "README.md")))).field).toBe("dir");
     expect((await rejectionOf(s.attachWorkspace(path.join(dir, "missing")))).field).toBe("dir");
     expect((await rejectionOf(s.attachWorkspace(ws, { exclude: [""] }))).field).toBe("options.exclude.0");
@@ -110,7 +110,7 @@ describe("attachWorkspace and diffFiles", () => {
     expect((await rejectionOf(bare.diffFiles(noFiles.id))).field).toBe("diffFiles"); // no workspace yet
     expect(await rejectionOf(s.diffFiles("cp_nope"))).toBeInstanceOf(NotFoundError);
     expect(await rejectionOf(s.diffFiles(noFiles.id))).toBeInstanceOf(NotFoundError); // another session's
-    expect(dumpDatabase(dbFile)).toEqual(before);
+    expect(await dumpOf(dbFile)).toEqual(before);
     await bare.attachWorkspace(ws);
     expect((await rejectionOf(bare.diffFiles(noFiles.id))).field).toBe("checkpointId");
   });
@@ -164,13 +164,13 @@ describe("moves with a scope", () => {
     const s = await attached();
     const cp = await s.checkpoint({ name: "start" });
     write("src/app.ts", "hand edit");
-    const before = dumpDatabase(dbFile);
+    const before = await dumpOf(dbFile);
     const e = await rejectionOf(s.rollback(cp.id, { scope: "both" }));
     expect(e).toBeInstanceOf(ConflictError);
     expect(e.code).toBe("WORKSPACE_DRIFT");
     expect(e.message).toContain("src/app.ts");
     expect(read("src/app.ts")).toBe("hand edit");
-    expect(dumpDatabase(dbFile)).toEqual(before);
+    expect(await dumpOf(dbFile)).toEqual(before);
     write("debug.log", "excluded files are not drift");
     const kept = await s.checkpoint({ name: "hand edit kept" });
     await s.rollback(cp.id, { scope: "files" });
@@ -219,9 +219,7 @@ describe("moves with a scope", () => {
     const cp = await s.checkpoint({ name: "start" });
     write("src/app.ts", "changed");
     await s.checkpoint({ name: "changed" });
-    withRawDatabase(dbFile, (db) =>
-      db.prepare(`UPDATE file_blobs SET content = X'00' WHERE content = CAST('export const a = 1;' || char(10) AS BLOB)`).run(),
-    );
+    await sqlOn(dbFile, `UPDATE file_blobs SET content = $1 WHERE content = $2`, [Buffer.from([0]), Buffer.from("export const a = 1;\n")]);
     const report = await fp.verify({ sessionId: s.id });
     expect(report.problems).toContainEqual({
       kind: "checkpoint",
@@ -279,9 +277,7 @@ describe("moves with a scope", () => {
     write("src/app.ts", "changed");
     await s.append({ role: "user", content: "two" });
     await s.checkpoint({ name: "changed" });
-    withRawDatabase(dbFile, (db) =>
-      db.prepare(`UPDATE file_blobs SET content = X'00' WHERE content = CAST('hello' || char(10) AS BLOB)`).run(),
-    );
+    await sqlOn(dbFile, `UPDATE file_blobs SET content = $1 WHERE content = $2`, [Buffer.from([0]), Buffer.from("hello\n")]);
     const branches = (await s.branches()).length;
     expect(await rejectionOf(s.rollback(cp.id, { scope: "both" }))).toBeInstanceOf(IntegrityError);
     expect((await s.branches()).length).toBe(branches);
@@ -301,9 +297,7 @@ describe("moves with a scope", () => {
     const report = await fp.prune({ vacuum: false });
     expect(report.checkpoints).toBe(1);
     expect(report.files).toBeGreaterThan(0);
-    withRawDatabase(dbFile, (db) => {
-      expect(db.prepare(`SELECT count(*) AS n FROM file_blobs WHERE content = CAST('only in b' AS BLOB)`).get()).toEqual({ n: 0 });
-    });
+    expect(await sqlOn(dbFile, `SELECT count(*) AS n FROM file_blobs WHERE content = $1`, [Buffer.from("only in b")])).toEqual([{ n: 0 }]);
     expect(await fp.verify()).toMatchObject({ ok: true });
     void b;
   });
@@ -337,14 +331,22 @@ describe("two openers of one file moving one workspace", () => {
     const other = openForkpoint({ path: dbFile, tools: [writeTool] });
     try {
       const s2 = await other.getSession(s1.id, { userId: "u" });
-      const [first, second] = await Promise.allSettled([s1.rollback(cp0.id, { scope: "files" }), s2.rollback(cp1.id, { scope: "files" })]);
-      expect(first.status).toBe("fulfilled");
-      expect((second as PromiseRejectedResult).reason).toBeInstanceOf(ConflictError);
-      expect([read("a.txt"), read("x.txt")]).toEqual(["0", null]);
+      const moves = [
+        { s: s1, cp: cp0, files: ["0", null] },
+        { s: s2, cp: cp1, files: ["1", "x"] },
+      ];
+      const settled = await Promise.allSettled(moves.map((m) => m.s.rollback(m.cp.id, { scope: "files" })));
+      // SQLite runs the first call's transaction at once; on PostgreSQL the two race for the session's lock.
+      const won = settled.findIndex((r) => r.status === "fulfilled");
+      expect(won).toBe(onPostgres ? won : 0);
+      const [winner, loser] = won === 0 ? moves : [moves[1]!, moves[0]!];
+      expect(settled.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
+      expect((settled[1 - won] as PromiseRejectedResult).reason).toBeInstanceOf(ConflictError);
+      expect([read("a.txt"), read("x.txt")]).toEqual(winner!.files);
       // What forkpoint recorded is what the directory holds: the next move finds no drift.
-      expect((await s1.diffFiles(cp0.id, "disk")).modified).toEqual([]);
-      await s2.rollback(cp1.id, { scope: "files" });
-      expect([read("a.txt"), read("x.txt")]).toEqual(["1", "x"]);
+      expect((await s1.diffFiles(winner!.cp.id, "disk")).modified).toEqual([]);
+      await loser!.s.rollback(loser!.cp.id, { scope: "files" });
+      expect([read("a.txt"), read("x.txt")]).toEqual(loser!.files);
     } finally {
       await other.close();
     }
