@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { checkpointTools, openForkpoint, type AgentTool, type Forkpoint, type SessionHandle } from "../../src/index.js";
+import { checkpointTools, type AgentTool, type Forkpoint, type SessionHandle } from "../../src/index.js";
+import { openForkpoint } from "../fixtures/backend.js";
 
 let dir: string;
 let fp: Forkpoint;

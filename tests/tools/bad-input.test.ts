@@ -7,11 +7,12 @@ import {
   PayloadTooLargeError,
   ValidationError,
   defineTool,
-  openForkpoint,
+  openForkpoint as openForkpointAsGiven,
   type Forkpoint,
   type SessionHandle,
 } from "../../src/index.js";
-import { dumpDatabase, makeTempDir, removeDir } from "../helpers.js";
+import { makeTempDir, removeDir } from "../helpers.js";
+import { dumpOf, openForkpoint } from "../fixtures/backend.js";
 
 let dir: string;
 let file: string;
@@ -122,7 +123,7 @@ const rows: Row[] = [
 
 describe("bad input to tool-track and operator calls", () => {
   it.each(rows)("%s", async (_label, call, errorClass, code, names) => {
-    const before = dumpDatabase(file);
+    const before = await dumpOf(file);
     const error = await call().then(
       () => undefined,
       (e: unknown) => e,
@@ -130,7 +131,7 @@ describe("bad input to tool-track and operator calls", () => {
     expect(error).toBeInstanceOf(errorClass);
     expect((error as { code: string }).code).toBe(code);
     expect((error as Error).message).toContain(names);
-    expect(dumpDatabase(file)).toEqual(before);
+    expect(await dumpOf(file)).toEqual(before);
   });
 
   it.each([
@@ -139,7 +140,8 @@ describe("bad input to tool-track and operator calls", () => {
     ["an auto-checkpoint policy of 0 messages", { path: ":memory:", autoCheckpoint: { everyMessages: 0 } }, "everyMessages"],
     ["tools that are not an array", { path: ":memory:", tools: "write_file" }, "tools"],
   ])("openForkpoint refuses %s", (_label, options, names) => {
-    expect(() => openForkpoint(options as never)).toThrow(ValidationError);
-    expect(() => openForkpoint(options as never)).toThrow(names);
+    // Its own options, as given (a SQLite option included): refused before any store is opened.
+    expect(() => openForkpointAsGiven(options as never)).toThrow(ValidationError);
+    expect(() => openForkpointAsGiven(options as never)).toThrow(names);
   });
 });

@@ -1,6 +1,7 @@
 // defineTool and the registry check tool definitions up front, so mistakes show at startup, not mid-rollback.
 import { describe, expect, it } from "vitest";
-import { ConflictError, ValidationError, defineTool, openForkpoint } from "../../src/index.js";
+import { ConflictError, ValidationError, defineTool } from "../../src/index.js";
+import { openForkpoint } from "../fixtures/backend.js";
 
 const run = async () => null;
 

@@ -2,7 +2,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ConflictError, type ToolInvocation } from "../../src/index.js";
 import { readLog, readOrNull } from "../fixtures/file-tools.js";
-import { dumpDb, ids, openWorld, type World } from "../fixtures/harness.js";
+import { ids, openWorld, type World } from "../fixtures/harness.js";
+import { dumpOf } from "../fixtures/backend.js";
 
 let w: World;
 afterEach(async () => {
@@ -69,7 +70,7 @@ describe("irreversible invocations", () => {
   it("refuseIrreversible refuses a rollback before doing anything: files and database unchanged", async () => {
     w = await openWorld();
     const { a, b, cp0, root } = await withEmail(w);
-    const before = dumpDb(w.dbPath);
+    const before = await dumpOf(w.dbPath);
     const callsBefore = w.calls.length;
 
     const error = await w.s.rollback(cp0.id, { refuseIrreversible: true }).then(
@@ -82,7 +83,7 @@ describe("irreversible invocations", () => {
     expect([readOrNull(a), readOrNull(b)]).toEqual(["A", "B"]);
     expect(readLog(w.outbox)).toHaveLength(1);
     expect(w.calls.length).toBe(callsBefore); // no handler ran
-    expect(dumpDb(w.dbPath)).toEqual(before);
+    expect(await dumpOf(w.dbPath)).toEqual(before);
     expect((await w.s.info()).currentBranchId).toBe(root);
   });
 
@@ -92,7 +93,7 @@ describe("irreversible invocations", () => {
     const other = await w.s.rollback(cp0.id);
     await w.s.switchBranch(root); // back at root's head: a, mail, b applied
     expect(readLog(w.outbox)).toHaveLength(1);
-    const before = dumpDb(w.dbPath);
+    const before = await dumpOf(w.dbPath);
     const callsBefore = w.calls.length;
 
     await expect(w.s.switchBranch(other.branch.id, { refuseIrreversible: true })).rejects.toMatchObject({
@@ -103,7 +104,7 @@ describe("irreversible invocations", () => {
       name: "ConflictError",
       code: "IRREVERSIBLE",
     });
-    expect(dumpDb(w.dbPath)).toEqual(before);
+    expect(await dumpOf(w.dbPath)).toEqual(before);
     expect(w.calls.length).toBe(callsBefore);
     expect([readOrNull(a), readOrNull(b)]).toEqual(["A", "B"]);
     expect((await w.s.info()).currentBranchId).toBe(root);

@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ConflictError, defineTool, openForkpoint, type Forkpoint, type SessionHandle, type ToolDefinition } from "../../src/index.js";
+import { ConflictError, defineTool, type Forkpoint, type SessionHandle, type ToolDefinition } from "../../src/index.js";
+import { openForkpoint } from "../fixtures/backend.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -2,7 +2,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { MovePlan, MoveResult } from "../../src/index.js";
 import { readLog, readOrNull } from "../fixtures/file-tools.js";
-import { dumpDb, ids, openWorld, type World } from "../fixtures/harness.js";
+import { ids, openWorld, type World } from "../fixtures/harness.js";
+import { dumpOf } from "../fixtures/backend.js";
 
 let w: World;
 afterEach(async () => {
@@ -37,9 +38,9 @@ describe("plan", () => {
     const root = (await w.s.info()).currentBranchId;
 
     // rollback to the start
-    const before = dumpDb(w.dbPath);
+    const before = await dumpOf(w.dbPath);
     const p1 = await w.s.plan({ checkpointId: cp0.id });
-    expect(dumpDb(w.dbPath)).toEqual(before);
+    expect(await dumpOf(w.dbPath)).toEqual(before);
     expect(w.calls.filter((x) => x.op === "undo")).toEqual([]);
     expect(p1.undone.length).toBe(3);
     expect(p1.skipped.length).toBe(1);

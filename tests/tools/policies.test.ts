@@ -61,9 +61,9 @@ describe("stop policy (default)", () => {
       [w2.id, true],
       [w3.id, false],
     ]);
-    expect(rows<{ status: string }>(w.dbPath, "SELECT status FROM moves").map((r) => r.status)).toEqual(["failed"]);
+    expect((await rows<{ status: string }>(w.dbPath, "SELECT status FROM moves")).map((r) => r.status)).toEqual(["failed"]);
     // the journal records exactly how far it got
-    expect(rows(w.dbPath, "SELECT op, entry_id AS entryId, status FROM move_steps ORDER BY idx")).toEqual([
+    expect(await rows(w.dbPath, `SELECT op, entry_id AS "entryId", status FROM move_steps ORDER BY idx`)).toEqual([
       { op: "undo", entryId: w3.id, status: "done" },
       { op: "undo", entryId: w2.id, status: "failed" },
       { op: "undo", entryId: w1.id, status: "pending" },

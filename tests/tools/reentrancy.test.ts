@@ -7,7 +7,6 @@ import {
   ConflictError,
   ToolUndoError,
   defineTool,
-  openForkpoint,
   type Forkpoint,
   type MoveResult,
   type RecoveryReport,
@@ -16,8 +15,9 @@ import {
   type ToolInvocation,
 } from "../../src/index.js";
 import { readOrNull, tempDir, writeFileTool } from "../fixtures/file-tools.js";
-import { dumpDb, ids } from "../fixtures/harness.js";
-import { rejectionOf, withRawDatabase } from "../helpers.js";
+import { ids } from "../fixtures/harness.js";
+import { rejectionOf } from "../helpers.js";
+import { dumpOf, expireLeases, openForkpoint, sqlOn } from "../fixtures/backend.js";
 
 const USER = "erin";
 const opened: Forkpoint[] = [];
@@ -100,7 +100,7 @@ describe("an undo that calls back into its own session", () => {
     await s.invoke("noisy_write", { path: path.join(dir, "n.txt") });
     await s.invoke("strict_write", { path: path.join(dir, "s.txt") });
     const root = (await s.info()).currentBranchId;
-    const rowsBefore = dumpDb(dbPath).entries!.length;
+    const rowsBefore = (await dumpOf(dbPath)).entries!.length;
 
     const error = await rejectionOf(s.rollback(cp.id));
     expect(error).toBeInstanceOf(ToolUndoError);
@@ -109,7 +109,7 @@ describe("an undo that calls back into its own session", () => {
     expect(error.cause.message).toMatch(/^a call on session .* from inside the undo handler of tool "strict_write"/);
     // Stopped before anything moved on: same branch, no entry written by the refused invoke.
     expect((await s.info()).currentBranchId).toBe(root);
-    expect(dumpDb(dbPath).entries).toHaveLength(rowsBefore);
+    expect((await dumpOf(dbPath)).entries).toHaveLength(rowsBefore);
 
     // Continuing past it: the other undo's switchBranch is refused too, and the move finishes.
     const moved = await s.rollback(cp.id, { onUndoError: "continue" });
@@ -200,9 +200,8 @@ describe("a run that calls back into its own session", () => {
       flaky,
       selfCalling(async () => {
         // The stopped move as a thread that died mid-move leaves it.
-        withRawDatabase(dbPath, (db) =>
-          db.prepare(`UPDATE moves SET status = 'running', finished_at = NULL, pid = ?, pid_start = NULL`).run(process.pid),
-        );
+        await sqlOn(dbPath, `UPDATE moves SET status = 'running', finished_at = NULL, pid = $1, pid_start = NULL`, [process.pid]);
+        await expireLeases(dbPath);
         report = await fp.recover();
       }, hooks),
     ]));

@@ -10,13 +10,13 @@ import {
   ToolUndoError,
   ValidationError,
   defineTool,
-  openForkpoint,
   type Forkpoint,
   type ToolDefinition,
 } from "../../src/index.js";
 import { readOrNull, tempDir, writeFileTool, type WriteArgs, type WriteResult } from "../fixtures/file-tools.js";
-import { dumpDb, rows } from "../fixtures/harness.js";
-import { rejectionOf, thrownBy, withRawDatabase } from "../helpers.js";
+import { rows } from "../fixtures/harness.js";
+import { rejectionOf, thrownBy } from "../helpers.js";
+import { dumpOf, expireLeases, openForkpoint, sqlOn } from "../fixtures/backend.js";
 
 const USER = "fay";
 const opened: Forkpoint[] = [];
@@ -112,11 +112,11 @@ describe("a run that times out", () => {
     const { dir, dbPath, fp } = world([defineTool({ name: "late", timeoutMs: 20, run: () => late.promise })]);
     const s = await fp.createSession({ userId: USER });
     expect((await rejectionOf(s.invoke("late"))).code).toBe("TOOL_TIMEOUT");
-    const before = dumpDb(dbPath);
+    const before = await dumpOf(dbPath);
     late.resolve({ late: true });
     await late.promise;
     await new Promise((r) => setImmediate(r));
-    expect(dumpDb(dbPath)).toEqual(before);
+    expect(await dumpOf(dbPath)).toEqual(before);
     expect((await s.toolTrack())[0]!.result).toBeNull();
     expect(fs.existsSync(dir)).toBe(true);
   });
@@ -189,22 +189,25 @@ describe("an undo that hangs", () => {
 describe("closing the forkpoint", () => {
   it("aborts a running handler's signal; the call is recorded as failed and invoke rejects", async () => {
     const sawAbort = deferred<unknown>();
+    const running = deferred<void>();
     const { dbPath, fp } = world([
       defineTool({
         name: "waits_for_abort",
         run: (_a, ctx) =>
-          new Promise<null>((_, reject) =>
+          new Promise<null>((_, reject) => {
             ctx.signal.addEventListener("abort", () => {
               sawAbort.resolve(ctx.signal.reason);
               reject(new Error("aborted by close"));
-            }),
-          ),
+            });
+            running.resolve();
+          }),
       }),
     ]);
     const s = await fp.createSession({ userId: USER });
     const started = s.invoke("waits_for_abort");
     const outcome = rejectionOf(started);
-    await new Promise((r) => setImmediate(r));
+    // Closed while the handler runs (its start is journaled first: a write, asynchronous on some stores).
+    await running.promise;
     await fp.close();
 
     const reason = await sawAbort.promise;
@@ -239,10 +242,9 @@ describe("closing the forkpoint", () => {
     // A move journaled, then left with its step pending by a thread that is gone (made from one its undo's time limit stopped).
     expect(await rejectionOf(s.rollback(cp.id))).toBeInstanceOf(ToolUndoError);
     await fp.close();
-    withRawDatabase(dbPath, (db) => {
-      db.prepare(`UPDATE moves SET status = 'running', finished_at = NULL, pid = ?, pid_start = NULL`).run(process.pid);
-      db.prepare(`UPDATE move_steps SET status = 'pending', error = NULL`).run();
-    });
+    await sqlOn(dbPath, `UPDATE moves SET status = 'running', finished_at = NULL, pid = $1, pid_start = NULL`, [process.pid]);
+    await sqlOn(dbPath, `UPDATE move_steps SET status = 'pending', error = NULL`);
+    await expireLeases(dbPath);
 
     const reopened = openForkpoint({ path: dbPath, tools: [hangingWrite(control, signals, 60_000)], recover: false });
     opened.push(reopened);
@@ -254,8 +256,8 @@ describe("closing the forkpoint", () => {
     expect(report.failed).toHaveLength(1);
     expect(report.failed[0]!.error).toBeInstanceOf(ToolUndoError);
     expect((report.failed[0]!.error as ToolUndoError).cause).toMatchObject({ code: "CLOSED" });
-    expect(rows(dbPath, `SELECT status FROM moves`)).toEqual([{ status: "failed" }]);
-    expect(rows(dbPath, `SELECT status FROM move_steps`)).toEqual([{ status: "failed" }]);
+    expect(await rows(dbPath, `SELECT status FROM moves`)).toEqual([{ status: "failed" }]);
+    expect(await rows(dbPath, `SELECT status FROM move_steps`)).toEqual([{ status: "failed" }]);
   });
 
   it("stops a move at its running step, as the stop policy does, even under continue", async () => {

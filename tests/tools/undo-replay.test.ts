@@ -193,7 +193,11 @@ describe("replay across branches", () => {
     expect(w.calls.at(-1)).toMatchObject({ op: "run", invocationId: inv!.id, replay: true, result: { previous: "changed outside" } });
     expect(readOrNull(f)).toBe("A");
     // the replay's result is in the move journal
-    const journaled = rows<{ result: string }>(w.dbPath, "SELECT result FROM move_steps WHERE op = 'replay' AND entry_id = ?", inv!.id);
+    const journaled = await rows<{ result: string }>(
+      w.dbPath,
+      "SELECT result FROM move_steps WHERE op = 'replay' AND entry_id = $1",
+      inv!.id,
+    );
     expect(journaled.map((r) => JSON.parse(r.result))).toEqual([{ previous: "changed outside" }]);
     // the recorded call itself never changes
     expect((await w.s.toolTrack())[0]!.result).toEqual({ previous: "orig" });
