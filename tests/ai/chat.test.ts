@@ -5,8 +5,9 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ValidationError } from "../../src/index.js";
 import { aiCheckpointTools, loadChat, loadModelMessages, saveChat, saveModelMessages, undoableTools } from "../../src/ai/index.js";
-import { dumpDatabase, tempDatabases } from "../helpers.js";
+import { tempDatabases } from "../helpers.js";
 import { call, scriptedModel, text } from "./mock-model.js";
+import { dumpOf } from "../fixtures/backend.js";
 
 const dbs = tempDatabases();
 
@@ -203,7 +204,7 @@ describe("saveChat / loadChat", () => {
   it("refuses what is not a UIMessage list with a ValidationError and writes nothing", async () => {
     const { s, path } = await session();
     await saveChat(s, [user("u1", "hi")]);
-    const dump = dumpDatabase(path);
+    const dump = await dumpOf(path);
     await expect(saveChat(s, "hi" as never)).rejects.toBeInstanceOf(ValidationError);
     await expect(saveChat(s, [user("u1", "hi"), { id: "x", role: "user" } as never])).rejects.toThrow(/messages\[1\]\.parts/);
     const bad = await saveChat(s, [user("u1", "hi"), { id: "f", role: "user", parts: [{ type: "data-x", data: () => 1 }] } as never]).catch(
@@ -215,7 +216,7 @@ describe("saveChat / loadChat", () => {
       (e: unknown) => e,
     );
     expect(late).toBeInstanceOf(ValidationError);
-    expect(dumpDatabase(path)).toEqual(dump);
+    expect(await dumpOf(path)).toEqual(dump);
   });
 });
 

@@ -4,11 +4,12 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
-import { openForkpoint, type RecoveryReport } from "../../src/index.js";
+import { type RecoveryReport } from "../../src/index.js";
 import { aiToolDefinitions } from "../../src/ai/index.js";
 import { startWorker } from "../fixtures/workers.js";
 import { makeTempDir, removeDir, tempDatabases } from "../helpers.js";
 import { fileTools } from "./fixtures/file-tools.js";
+import { expireLeases, openForkpoint } from "../fixtures/backend.js";
 
 const dbs = tempDatabases();
 const WORKER = fileURLToPath(new URL("./fixtures/crash-mid-rollback.ts", import.meta.url));
@@ -21,6 +22,7 @@ it("reopened with aiToolDefinitions, an interrupted rollback undoes the calls it
     await worker.ready;
     worker.child.kill("SIGKILL");
     const run = await worker.done;
+    await expireLeases(path);
     const { sessionId, checkpointId } = JSON.parse(run.stdout.split("\n")[0]!) as { sessionId: string; checkpointId: string };
     // Killed inside b.txt's undo: c.txt was undone, a.txt not yet.
     expect([existsSync(join(dir, "a.txt")), existsSync(join(dir, "b.txt")), existsSync(join(dir, "c.txt"))]).toEqual([true, true, false]);

@@ -5,10 +5,11 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ConflictError, openForkpoint } from "../../src/index.js";
+import { ConflictError } from "../../src/index.js";
 import { aiToolDefinitions, undoableTools } from "../../src/ai/index.js";
 import { makeTempDir, removeDir, tempDatabases } from "../helpers.js";
 import { call, scriptedModel, scriptedStreamModel, text } from "./mock-model.js";
+import { openForkpoint } from "../fixtures/backend.js";
 
 const dbs = tempDatabases();
 

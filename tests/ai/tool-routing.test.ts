@@ -3,10 +3,11 @@
 import { generateText, stepCountIs, tool } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { openForkpoint, ToolUndoError } from "../../src/index.js";
+import { ToolUndoError } from "../../src/index.js";
 import { aiToolDefinitions, undoableTools } from "../../src/ai/index.js";
 import { tempDatabases } from "../helpers.js";
 import { call, scriptedModel, text } from "./mock-model.js";
+import { openForkpoint } from "../fixtures/backend.js";
 
 const dbs = tempDatabases();
 

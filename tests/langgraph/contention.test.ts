@@ -2,13 +2,13 @@
 // SQLite knows) moving the thread while the put works out where it lands (the put's fork and rows are one transaction);
 // a node pushing to or rewriting the messages while the put awaits its write (the next put stores what it did not).
 import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
-import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { defineTool, type Forkpoint } from "../../src/index.js";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
 import { makeTempDir, removeDir, tempDatabases } from "../helpers.js";
+import { sqlOn } from "../fixtures/backend.js";
 
 const dbs = tempDatabases();
 
@@ -127,18 +127,16 @@ describe("ForkpointSaver when its checkpoint id is taken while its fork runs too
     const dir = makeTempDir();
     try {
       const path = join(dir, "forkpoint.db");
-      const other = new Database(path);
       const note = defineTool({
         name: "note",
         run: async () => ({ ok: true }),
         // Another process puts the very checkpoint id while this one's fork undoes the call (its row, as it writes it).
         undo: async () => {
-          other
-            .prepare(
-              `INSERT INTO lg_checkpoints SELECT session_id, '03', parent_checkpoint_id, fp_checkpoint_id, type, checkpoint,
+          await sqlOn(
+            path,
+            `INSERT INTO lg_checkpoints SELECT session_id, '03', parent_checkpoint_id, fp_checkpoint_id, type, checkpoint,
             metadata_type, metadata, messages_version FROM lg_checkpoints WHERE checkpoint_id = '02'`,
-            )
-            .run();
+          );
         },
       });
       const { fp } = dbs.open({ path, tools: [note] });
@@ -152,9 +150,8 @@ describe("ForkpointSaver when its checkpoint id is taken while its fork runs too
       await s.invoke("note", {});
       const before = (await s.info()).currentBranchId;
       expect(await put(saver, "01", "03", [one, theirs], 3).catch((e: unknown) => e)).toMatchObject({ code: "CHECKPOINT_EXISTS" });
-      expect(other.prepare("SELECT status FROM moves").all()).toEqual([{ status: "done" }]);
+      expect(await sqlOn(path, "SELECT status FROM moves")).toEqual([{ status: "done" }]);
       expect((await s.info()).currentBranchId).not.toBe(before);
-      other.close();
       // The session moves again: no move is left running.
       await put(saver, "02", "04", [one, two, theirs], 4);
       expect(await read(fp, "04")).toEqual([one, two, theirs]);
@@ -325,11 +322,6 @@ describe("ForkpointSaver while another saver deletes the thread", () => {
     await saver.putWrites(config("01"), [["messages", [two]]], "task-1");
     expect((await fp.listSessions({ userId: "langgraph" })).items).toHaveLength(1);
     await other.deleteThread("t");
-    const raw = new Database(path, { readonly: true });
-    try {
-      expect(raw.prepare("SELECT count(*) AS n FROM lg_writes").get()).toEqual({ n: 0 });
-    } finally {
-      raw.close();
-    }
+    expect(await sqlOn(path, "SELECT count(*) AS n FROM lg_writes")).toEqual([{ n: 0 }]);
   });
 });

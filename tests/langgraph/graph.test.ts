@@ -3,7 +3,6 @@
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { Annotation, Command, END, INTERRUPT, MessagesAnnotation, START, StateGraph, interrupt } from "@langchain/langgraph";
 import { JsonPlusSerializer, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
-import Database from "better-sqlite3";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { gunzip, gzip } from "node:zlib";
@@ -11,8 +10,9 @@ import { describe, expect, it } from "vitest";
 import { ConflictError, IntegrityError, NotFoundError, PayloadTooLargeError, ValidationError } from "../../src/index.js";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
 import { startWorker } from "../fixtures/workers.js";
-import { dumpDatabase, tempDatabases, withRawDatabase } from "../helpers.js";
+import { tempDatabases } from "../helpers.js";
 import { approvalGraph, echoGraph, texts } from "./helpers.js";
+import { dumpOf, sqlOn } from "../fixtures/backend.js";
 
 const dbs = tempDatabases();
 
@@ -48,13 +48,8 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     expect(cps.items[0]!.metadata).toMatchObject({ langgraph: { threadId: "t1", source: "loop", step: 4 } });
 
     // Messages are stored as entries once: no channel value holds the list, and there are exactly four messages.
-    const raw = new Database(path, { readonly: true });
-    try {
-      expect(raw.prepare("SELECT count(*) AS n FROM lg_blobs WHERE channel = 'messages'").get()).toEqual({ n: 0 });
-      expect(raw.prepare("SELECT count(*) AS n FROM entries WHERE kind = 'message'").get()).toEqual({ n: 4 });
-    } finally {
-      raw.close();
-    }
+    expect(await sqlOn(path, "SELECT count(*) AS n FROM lg_blobs WHERE channel = 'messages'")).toEqual([{ n: 0 }]);
+    expect(await sqlOn(path, "SELECT count(*) AS n FROM entries WHERE kind = 'message'")).toEqual([{ n: 4 }]);
   });
 
   it("goes on from where it was after the database is reopened", async () => {
@@ -175,19 +170,17 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     await saver.put({ configurable: { thread_id: "d", checkpoint_ns: "child:1" } }, cp("2"), meta, {});
     const sessions = async () => (await fp.listSessions({ userId: "langgraph" })).items.map((i) => i.id).sort();
     const [a, b] = await sessions();
-    withRawDatabase(path, (db) =>
-      db
-        .prepare(
-          `INSERT INTO moves (id, session_id, kind, spec, status, pid, pid_start, created_at)
-      VALUES ('mv_stuck', ?, 'rollback', '{}', 'running', 1, NULL, 0)`,
-        )
-        .run(b),
+    await sqlOn(
+      path,
+      `INSERT INTO moves (id, session_id, kind, spec, status, pid, pid_start, created_at)
+      VALUES ('mv_stuck', $1, 'rollback', '{}', 'running', 1, NULL, 0)`,
+      [b],
     );
-    const before = dumpDatabase(path);
+    const before = await dumpOf(path);
     await expect(saver.deleteThread("d")).rejects.toMatchObject({ code: "MOVE_IN_PROGRESS" });
-    expect(dumpDatabase(path)).toEqual(before);
+    expect(await dumpOf(path)).toEqual(before);
     expect(await sessions()).toEqual([a, b]);
-    withRawDatabase(path, (db) => db.prepare(`DELETE FROM moves WHERE id = 'mv_stuck'`).run());
+    await sqlOn(path, `DELETE FROM moves WHERE id = 'mv_stuck'`);
     await saver.deleteThread("d");
     expect(await sessions()).toEqual([]);
     expect(await saver.getTuple({ configurable: { thread_id: "d", checkpoint_ns: "child:1" } })).toBeUndefined();
@@ -288,11 +281,11 @@ describe("ForkpointSaver with a LangGraph graph", () => {
       );
     await put(undefined, "01", msgs.slice(0, 1), 1);
     await put("01", "02", msgs, 2);
-    const before = dumpDatabase(path);
+    const before = await dumpOf(path);
     // From the first checkpoint (a fork), with a different second message that is too large.
     const error = await put("01", "03", [msgs[0], { role: "assistant", content: "x".repeat(2_000) }], 3).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PayloadTooLargeError);
-    expect(dumpDatabase(path)).toEqual(before);
+    expect(await dumpOf(path)).toEqual(before);
   });
 
   it("verifies what it reads: a changed message or a changed older checkpoint is an IntegrityError, in getTuple and list", async () => {
@@ -308,19 +301,16 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     expect((await history()).length).toBe(6);
 
     // An older checkpoint's checksum (checked on the shared lineage, not re-read in full).
-    withRawDatabase(path, (db) =>
-      db
-        .prepare(
-          `UPDATE checkpoints SET checksum = 'x' WHERE seq = (SELECT seq FROM checkpoints WHERE name IS NULL ORDER BY seq LIMIT 1 OFFSET 1)`,
-        )
-        .run(),
+    await sqlOn(
+      path,
+      `UPDATE checkpoints SET checksum = 'x' WHERE seq = (SELECT seq FROM checkpoints WHERE name IS NULL ORDER BY seq LIMIT 1 OFFSET 1)`,
     );
     await expect(history()).rejects.toBeInstanceOf(IntegrityError);
     expect(texts((await graph.getState(thread("v"))).values.messages)).toHaveLength(4);
 
     // A message's text. This saver verified the thread's chain when it read it, and keeps it: it goes on returning
     // what it verified, never the changed text. A saver that has not read it yet checks the whole chain.
-    withRawDatabase(path, (db) => db.prepare(`UPDATE entries SET content = '"evil"' WHERE kind = 'message' AND position = 1`).run());
+    await sqlOn(path, `UPDATE entries SET content = '"evil"' WHERE kind = 'message' AND position = 1`);
     expect(texts((await graph.getState(thread("v"))).values.messages)).toEqual(["human:one", "ai:echo: one", "human:two", "ai:echo: two"]);
     await expect(echoGraph(new ForkpointSaver(fp)).getState(thread("v"))).rejects.toBeInstanceOf(IntegrityError);
     await expect(echoGraph(new ForkpointSaver(dbs.open({ path }).fp)).getState(thread("v"))).rejects.toBeInstanceOf(IntegrityError);
@@ -348,9 +338,7 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     // What this saver wrote it keeps as verified (it hashed it): damaged on disk afterwards, it is not returned, and
     // another saver, which reads the chain in full, refuses it.
     await graph.invoke({ messages: [new HumanMessage("dos")] }, thread("w"));
-    withRawDatabase(path, (db) =>
-      db.prepare(`UPDATE entries SET content = '"evil"' WHERE seq = (SELECT max(seq) FROM entries WHERE kind = 'message')`).run(),
-    );
+    await sqlOn(path, `UPDATE entries SET content = '"evil"' WHERE seq = (SELECT max(seq) FROM entries WHERE kind = 'message')`);
     expect(await values(graph)).toEqual([...expected, "human:dos", "ai:echo: dos"]);
     await expect(values(echoGraph(new ForkpointSaver(fp)))).rejects.toBeInstanceOf(IntegrityError);
   });
@@ -360,9 +348,7 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     const reader = echoGraph(new ForkpointSaver(fp));
     await reader.invoke({ messages: [new HumanMessage("one")] }, thread("x"));
     await echoGraph(new ForkpointSaver(fp)).invoke({ messages: [new HumanMessage("two")] }, thread("x"));
-    withRawDatabase(path, (db) =>
-      db.prepare(`UPDATE entries SET content = '"evil"' WHERE seq = (SELECT max(seq) FROM entries WHERE kind = 'message')`).run(),
-    );
+    await sqlOn(path, `UPDATE entries SET content = '"evil"' WHERE seq = (SELECT max(seq) FROM entries WHERE kind = 'message')`);
     await expect(reader.getState(thread("x"))).rejects.toBeInstanceOf(IntegrityError);
   });
 
@@ -395,11 +381,11 @@ describe("ForkpointSaver with a LangGraph graph", () => {
         { source: "loop", step, parents: {} },
         { messages: step },
       );
-    const empty = dumpDatabase(path);
+    const empty = await dumpOf(path);
     expect(await put(undefined, "01", [{ role: "user", content: "x".repeat(2_000) }], 1).catch((e: unknown) => e)).toBeInstanceOf(
       PayloadTooLargeError,
     );
-    expect(dumpDatabase(path)).toEqual(empty);
+    expect(await dumpOf(path)).toEqual(empty);
 
     await put(undefined, "01", [{ role: "user", content: "a" }], 1);
     await put(
@@ -411,12 +397,12 @@ describe("ForkpointSaver with a LangGraph graph", () => {
       ],
       2,
     );
-    const before = dumpDatabase(path);
+    const before = await dumpOf(path);
     // From the first checkpoint (which would fork) and with other messages (which would edit): refused first.
     expect(await put("01", "02", [{ role: "user", content: "c" }], 3).catch((e: unknown) => e)).toMatchObject({
       code: "CHECKPOINT_EXISTS",
     });
-    expect(dumpDatabase(path)).toEqual(before);
+    expect(await dumpOf(path)).toEqual(before);
     // The thread's empty start (where puts without a parent fork from) cannot be deleted either.
     const {
       items: [info],
@@ -554,13 +540,13 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     ];
     await put(undefined, "01", [one], 1);
     await put("01", "02", [one, two], 2);
-    const before = dumpDatabase(path);
+    const before = await dumpOf(path);
     const bad = { role: "user", content: 1n };
     expect(await put("02", "02", [one, two, bad], 3).catch((e: unknown) => e)).toMatchObject({ code: "CHECKPOINT_EXISTS" });
     const refused = await put("02", "03", [one, two, bad], 3).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(ValidationError);
     expect(refused).toMatchObject({ field: "checkpoint.channel_values.messages" });
-    expect(dumpDatabase(path)).toEqual(before);
+    expect(await dumpOf(path)).toEqual(before);
   });
 
   it("a node that rewrites a stored message in place (a redaction) is kept: the new text is a new version of it", async () => {

@@ -4,8 +4,9 @@ import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "../../src/index.js";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
-import { dumpDatabase, tempDatabases } from "../helpers.js";
+import { tempDatabases } from "../helpers.js";
 import { echoGraph, texts } from "./helpers.js";
+import { dumpOf } from "../fixtures/backend.js";
 
 const dbs = tempDatabases();
 
@@ -18,7 +19,7 @@ describe("ForkpointSaver and lone surrogates", () => {
     const saver = new ForkpointSaver(first);
     await echoGraph(saver).invoke({ messages: [new HumanMessage("one")] }, thread);
     const tuple = (await saver.getTuple(thread))!;
-    const before = dumpDatabase(path);
+    const before = await dumpOf(path);
     const bad = new HumanMessage({ content: "two", id: "\ud800" });
     const messages = [...(tuple.checkpoint.channel_values.messages as BaseMessage[]), bad];
     const refused = await saver
@@ -31,7 +32,7 @@ describe("ForkpointSaver and lone surrogates", () => {
       .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(ValidationError);
     expect(refused).toMatchObject({ code: "MALFORMED_TEXT" });
-    expect(dumpDatabase(path)).toEqual(before);
+    expect(await dumpOf(path)).toEqual(before);
     // Through a graph as well: its put is refused, and nothing of it is stored.
     await expect(echoGraph(saver).invoke({ messages: [bad] }, thread)).rejects.toMatchObject({ code: "MALFORMED_TEXT" });
     await first.close();
@@ -48,7 +49,7 @@ describe("ForkpointSaver and lone surrogates", () => {
     const saver = new ForkpointSaver(fp);
     const cp = (id: string) => ({ v: 4, id, ts: new Date().toISOString(), channel_values: {}, channel_versions: {}, versions_seen: {} });
     const meta = { source: "input" as const, step: -1, parents: {} };
-    const before = dumpDatabase(path);
+    const before = await dumpOf(path);
     const refusals = [
       saver.put({ configurable: { thread_id: "a\ud800" } }, cp("1"), meta, {}),
       saver.put({ configurable: { thread_id: "a", checkpoint_ns: "\udc00" } }, cp("1"), meta, {}),
@@ -58,6 +59,6 @@ describe("ForkpointSaver and lone surrogates", () => {
       saver.putWrites({ configurable: { thread_id: "a", checkpoint_id: "1" } }, [["c\ud800", 1]], "task"),
     ];
     for (const r of refusals) await expect(r).rejects.toMatchObject({ code: "MALFORMED_TEXT" });
-    expect(dumpDatabase(path)).toEqual(before);
+    expect(await dumpOf(path)).toEqual(before);
   });
 });

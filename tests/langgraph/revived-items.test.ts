@@ -4,10 +4,11 @@ import { join } from "node:path";
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { JsonPlusSerializer, uuid6, type Checkpoint } from "@langchain/langgraph-checkpoint";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openForkpoint, type Forkpoint } from "../../src/index.js";
+import { type Forkpoint } from "../../src/index.js";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
 import { revivalOf, revive } from "../../src/langgraph/revived-items.js";
 import { makeTempDir, removeDir } from "../helpers.js";
+import { openForkpoint } from "../fixtures/backend.js";
 
 const serde = new JsonPlusSerializer();
 const utf8 = new TextDecoder();

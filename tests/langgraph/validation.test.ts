@@ -1,9 +1,10 @@
 // LangGraph's own conformance suite for checkpointers (@langchain/langgraph-checkpoint-validation), run against
 // ForkpointSaver on a real database file: put, putWrites, getTuple, list and deleteThread, in both namespaces.
 import * as vitest from "vitest";
-import { openForkpoint, type Forkpoint } from "../../src/index.js";
+import { type Forkpoint } from "../../src/index.js";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
 import { makeTempDir, removeDir } from "../helpers.js";
+import { openForkpoint } from "../fixtures/backend.js";
 
 // The suite calls describe/it/expect as globals (it is written for Jest and Vitest alike).
 Object.assign(globalThis, {

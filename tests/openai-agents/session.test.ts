@@ -7,8 +7,9 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ConflictError, ValidationError } from "../../src/index.js";
 import { ForkpointSession, undoableAgentTools } from "../../src/openai-agents/index.js";
-import { dumpDatabase, makeTempDir, removeDir, tempDatabases } from "../helpers.js";
+import { makeTempDir, removeDir, tempDatabases } from "../helpers.js";
 import { ScriptedModel, functionCall, reply } from "./fake-model.js";
+import { dumpOf } from "../fixtures/backend.js";
 
 const dbs = tempDatabases();
 const dirs: string[] = [];
@@ -256,12 +257,12 @@ describe("ForkpointSession", () => {
   it("refuses bad input with a ValidationError and writes nothing", async () => {
     const { s, memory, path } = await setup();
     await memory.addItems([user("hi")]);
-    const dump = dumpDatabase(path);
+    const dump = await dumpOf(path);
     await expect(memory.addItems([{ content: "no role" } as never])).rejects.toBeInstanceOf(ValidationError);
     await expect(memory.addItems([user("ok"), { role: "user", content: () => 1 } as never])).rejects.toBeInstanceOf(ValidationError);
     await expect(memory.getItems(-1)).rejects.toBeInstanceOf(ValidationError);
     expect(() => new ForkpointSession({} as never)).toThrow(ValidationError);
     expect(() => undoableAgentTools(s, [], { nope: () => {} })).toThrow(/names no function tool/);
-    expect(dumpDatabase(path)).toEqual(dump);
+    expect(await dumpOf(path)).toEqual(dump);
   });
 });
