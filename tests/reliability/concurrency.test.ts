@@ -2,12 +2,12 @@
 // (append, setState with an updater, checkpoint, restore). Writes serialize and none is lost: every acknowledged
 // operation is present, positions are gapless, no updater's increment is lost, no BUSY reaches a caller, and every
 // checkpoint restores at the end with the state and messages its taker saw.
-import Database from "better-sqlite3";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { openForkpoint, type Checkpoint } from "../../src/index.js";
+import { type Checkpoint } from "../../src/index.js";
 import { tempDatabases } from "../helpers.js";
 import { startWorker } from "../fixtures/workers.js";
+import { openForkpoint, sqlOn } from "../fixtures/backend.js";
 
 const dbs = tempDatabases();
 const WORKER = fileURLToPath(new URL("../fixtures/mixed-ops-worker.ts", import.meta.url));
@@ -57,16 +57,9 @@ describe("4 processes x 500 mixed operations on the same session", () => {
     expect((await s.branches()).map((b) => b.id)).toEqual([rootBranch]);
 
     // every entry of the branch, any kind: positions 1..N with no gap, N = every acknowledged write
-    const positions = (() => {
-      const db = new Database(path, { readonly: true });
-      try {
-        return (
-          db.prepare(`SELECT position FROM entries WHERE branch_id = ? ORDER BY position`).all(rootBranch) as { position: number }[]
-        ).map((r) => r.position);
-      } finally {
-        db.close();
-      }
-    })();
+    const positions = (
+      await sqlOn<{ position: number }>(path, `SELECT position FROM entries WHERE branch_id = $1 ORDER BY position`, [rootBranch])
+    ).map((r) => r.position);
     expect(positions).toEqual(Array.from({ length: totalAppends + totalSetStates }, (_, i) => i + 1));
 
     // every acknowledged message, where its worker was told, in its worker's order

@@ -1,6 +1,8 @@
 // Corruption and environment (DESIGN §6.4 and the reliability issue): bytes flipped in stored rows make `restore`
 // throw IntegrityError; a truncated or non-SQLite file fails at open with a DatabaseError; a read-only database
 // reads but refuses writes with READ_ONLY; a database migrated by a newer version is refused, byte-for-byte unchanged.
+// Rows are tampered with through SQL on either store; damaged files, read-only files and a newer SQLite schema are
+// SQLite's (PostgreSQL's newer schema: tests/store/postgres/schema-drift.test.ts).
 import Database from "better-sqlite3";
 import { spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
@@ -8,8 +10,9 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DatabaseError, IntegrityError, defineTool, openForkpoint, type Forkpoint } from "../../src/index.js";
-import { dumpDatabase, makeTempDir, rejectionOf, removeDir, thrownBy, withRawDatabase } from "../helpers.js";
+import { DatabaseError, IntegrityError, defineTool, type Forkpoint } from "../../src/index.js";
+import { copyDatabase, dumpOf, onPostgres, openForkpoint, sqlOn } from "../fixtures/backend.js";
+import { makeTempDir, rejectionOf, removeDir, thrownBy, withRawDatabase } from "../helpers.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const USER = "erin";
@@ -75,7 +78,7 @@ beforeAll(async () => {
   const [m4] = await s.append({ role: "user", content: "another way" });
   const cpC = await s.checkpoint({ name: "charlie" });
   await fp.close();
-  expect(fs.existsSync(`${file}-wal`)).toBe(false);
+  if (!onPostgres) expect(fs.existsSync(`${file}-wal`)).toBe(false);
   base = {
     file,
     sessionId: s.id,
@@ -88,9 +91,9 @@ beforeAll(async () => {
 });
 
 /** A copy of the base database in a fresh directory. */
-function copyOfBase(): string {
+async function copyOfBase(): Promise<string> {
   const file = path.join(freshDir(), "copy.db");
-  fs.copyFileSync(base.file, file);
+  await copyDatabase(base.file, file);
   return file;
 }
 
@@ -102,18 +105,24 @@ function flip(text: string, from = 0): string {
   return text.slice(0, i) + String.fromCharCode(text.charCodeAt(i) ^ 1) + text.slice(i + 1);
 }
 
-type Tamper = (db: Database.Database, b: Base) => void;
-const get = (db: Database.Database, sql: string, ...params: unknown[]) => db.prepare(sql).get(...params) as Record<string, any>;
+/** SQL on the database being damaged (either store). */
+type Sql = (text: string, ...values: unknown[]) => Promise<Record<string, any>[]>;
+/** A copy of `bytes` with the first byte's low bit flipped. */
+const flipByte = (bytes: Buffer) => Buffer.concat([Buffer.from([bytes[0]! ^ 1]), bytes.subarray(1)]);
+type Tamper = (db: Sql, b: Base) => Promise<void>;
+const get = async (db: Sql, sql: string, ...params: unknown[]) => (await db(sql, ...params))[0]!;
+/** Runs `tamper` on the database at `file`. */
+const damage = (file: string, tamper: Tamper) => tamper((text, ...values) => sqlOn(file, text, values), base);
 function flipColumn(table: string, column: string, key: string, id: (b: Base) => string | number, from = 0): Tamper {
-  return (db, b) => {
-    const row = get(db, `SELECT ${column} AS v FROM ${table} WHERE ${key} = ?`, id(b));
-    const value = typeof row.v === "number" ? row.v + 1 : flip(String(row.v), from);
-    const changed = db.prepare(`UPDATE ${table} SET ${column} = ? WHERE ${key} = ?`).run(value, id(b)).changes;
-    expect(changed).toBe(1);
+  return async (db, b) => {
+    const row = await get(db, `SELECT ${column} AS v FROM ${table} WHERE ${key} = $1`, id(b));
+    const value = typeof row.v === "number" ? row.v + 1 : Buffer.isBuffer(row.v) ? flipByte(row.v) : flip(String(row.v), from);
+    const changed = await db(`UPDATE ${table} SET ${column} = $1 WHERE ${key} = $2 RETURNING 1`, value, id(b));
+    expect(changed).toHaveLength(1);
   };
 }
-const stateIdOf = (db: Database.Database, b: Base, n: number) =>
-  get(db, `SELECT id FROM state_snapshots WHERE body = ?`, JSON.stringify({ n, step: n === 1 ? "one" : "two" })).id as number;
+const stateIdOf = async (db: Sql, b: Base, n: number) =>
+  (await get(db, `SELECT id FROM state_snapshots WHERE body = $1`, JSON.stringify({ n, step: n === 1 ? "one" : "two" }))).id as number;
 
 /** Each case: a tampering, the checkpoints it must break, and those it must leave restorable. */
 const CASES: { name: string; tamper: Tamper; broken: ("A" | "B" | "C")[]; intact: ("A" | "B" | "C")[] }[] = [
@@ -125,7 +134,7 @@ const CASES: { name: string; tamper: Tamper; broken: ("A" | "B" | "C")[]; intact
   },
   {
     name: "entries.content of a message (made invalid JSON)",
-    tamper: (db, b) => void db.prepare(`UPDATE entries SET content = '#' || substr(content, 2) WHERE id = ?`).run(b.msgs.m2),
+    tamper: async (db, b) => void (await db(`UPDATE entries SET content = '#' || substr(content, 2) WHERE id = $1`, b.msgs.m2)),
     broken: ["A", "B", "C"],
     intact: [],
   },
@@ -141,10 +150,12 @@ const CASES: { name: string; tamper: Tamper; broken: ("A" | "B" | "C")[]; intact
   },
   {
     name: "entries.state_id (pointed at another snapshot)",
-    tamper: (db, b) =>
-      void db
-        .prepare(`UPDATE entries SET state_id = ? WHERE state_id = ? AND kind = 'state'`)
-        .run(stateIdOf(db, b, 2), stateIdOf(db, b, 1)),
+    tamper: async (db, b) =>
+      void (await db(
+        `UPDATE entries SET state_id = $1 WHERE state_id = $2 AND kind = 'state'`,
+        await stateIdOf(db, b, 2),
+        await stateIdOf(db, b, 1),
+      )),
     broken: ["A", "C"],
     intact: [],
   },
@@ -168,7 +179,7 @@ const CASES: { name: string; tamper: Tamper; broken: ("A" | "B" | "C")[]; intact
   },
   {
     name: "tool_results.status",
-    tamper: (db, b) => void db.prepare(`UPDATE tool_results SET status = 'failed' WHERE entry_id = ?`).run(b.tool),
+    tamper: async (db, b) => void (await db(`UPDATE tool_results SET status = 'failed' WHERE entry_id = $1`, b.tool)),
     broken: ["A", "B", "C"],
     intact: [],
   },
@@ -180,14 +191,15 @@ const CASES: { name: string; tamper: Tamper; broken: ("A" | "B" | "C")[]; intact
   },
   {
     name: "state_snapshots.body",
-    tamper: (db, b) =>
-      void db.prepare(`UPDATE state_snapshots SET body = replace(body, '"one"', '"onf"') WHERE id = ?`).run(stateIdOf(db, b, 1)),
+    tamper: async (db, b) =>
+      void (await db(`UPDATE state_snapshots SET body = replace(body, '"one"', '"onf"') WHERE id = $1`, await stateIdOf(db, b, 1))),
     broken: ["A", "C"],
     intact: [],
   },
   {
     name: "state_snapshots.hash",
-    tamper: (db, b) => void db.prepare(`UPDATE state_snapshots SET hash = '0' || substr(hash, 2) WHERE id = ?`).run(stateIdOf(db, b, 2)),
+    tamper: async (db, b) =>
+      void (await db(`UPDATE state_snapshots SET hash = '0' || substr(hash, 2) WHERE id = $1`, await stateIdOf(db, b, 2))),
     broken: ["B"],
     intact: ["A", "C"],
   },
@@ -199,19 +211,19 @@ const CASES: { name: string; tamper: Tamper; broken: ("A" | "B" | "C")[]; intact
   })),
   {
     name: "checkpoints.state_id",
-    tamper: (db, b) => void db.prepare(`UPDATE checkpoints SET state_id = ? WHERE id = ?`).run(stateIdOf(db, b, 2), b.cp.A),
+    tamper: async (db, b) => void (await db(`UPDATE checkpoints SET state_id = $1 WHERE id = $2`, await stateIdOf(db, b, 2), b.cp.A)),
     broken: ["A"],
     intact: ["B", "C"],
   },
   {
     name: "checkpoints.branch_id (moved to the other branch)",
-    tamper: (db, b) => void db.prepare(`UPDATE checkpoints SET branch_id = ? WHERE id = ?`).run(b.branch2, b.cp.A),
+    tamper: async (db, b) => void (await db(`UPDATE checkpoints SET branch_id = $1 WHERE id = $2`, b.branch2, b.cp.A)),
     broken: ["A"],
     intact: ["B", "C"],
   },
   {
     name: "checkpoints.expires_at (set)",
-    tamper: (db, b) => void db.prepare(`UPDATE checkpoints SET expires_at = 9e15 WHERE id = ?`).run(b.cp.B),
+    tamper: async (db, b) => void (await db(`UPDATE checkpoints SET expires_at = 9e15 WHERE id = $1`, b.cp.B)),
     broken: ["B"],
     intact: ["A", "C"],
   },
@@ -219,7 +231,7 @@ const CASES: { name: string; tamper: Tamper; broken: ("A" | "B" | "C")[]; intact
 
 describe("bytes flipped in stored rows", () => {
   it("an untouched copy restores every checkpoint (the control)", async () => {
-    const fp = open(copyOfBase());
+    const fp = open(await copyOfBase());
     const s = await fp.getSession(base.sessionId, { userId: USER });
     for (const id of Object.values(base.cp)) await s.restore(id);
     expect((await s.restore(base.cp.A)).state).toEqual({ step: "one", n: 1 });
@@ -227,8 +239,8 @@ describe("bytes flipped in stored rows", () => {
 
   for (const c of CASES) {
     it(`${c.name}: restore throws IntegrityError for ${c.broken.join(", ")}`, async () => {
-      const file = copyOfBase();
-      withRawDatabase(file, (db) => c.tamper(db, base));
+      const file = await copyOfBase();
+      await damage(file, c.tamper);
       const fp = open(file);
       const s = await fp.getSession(base.sessionId, { userId: USER });
       for (const k of c.broken) {
@@ -251,8 +263,8 @@ describe("bytes flipped in stored rows", () => {
 describe("a damaged checkpoint is refused by rollback (its own checksum and anchor) and by diff (in full)", () => {
   for (const c of CASES.filter((x) => x.name.startsWith("checkpoints.") && x.broken.includes("A"))) {
     it(`${c.name}: rollback and diff throw IntegrityError, and the refused rollback changes nothing`, async () => {
-      const file = copyOfBase();
-      withRawDatabase(file, (db) => c.tamper(db, base));
+      const file = await copyOfBase();
+      await damage(file, c.tamper);
       const fp = open(file);
       const s = await fp.getSession(base.sessionId, { userId: USER });
       const outcome = async (call: () => Promise<unknown>) => {
@@ -263,9 +275,9 @@ describe("a damaged checkpoint is refused by rollback (its own checksum and anch
           return (error as Error).name;
         }
       };
-      const before = dumpDatabase(file);
+      const before = await dumpOf(file);
       const rollback = await outcome(() => s.rollback(base.cp.A));
-      const rolledBack = dumpDatabase(file);
+      const rolledBack = await dumpOf(file);
       const diff = await outcome(() => s.diff(base.cp.A, base.cp.B));
       expect({ rollback, diff }).toEqual({ rollback: "IntegrityError", diff: "IntegrityError" });
       expect(rolledBack).toEqual(before);
@@ -273,8 +285,8 @@ describe("a damaged checkpoint is refused by rollback (its own checksum and anch
   }
 
   it(`${CASES[0]!.name}: diff throws IntegrityError`, async () => {
-    const file = copyOfBase();
-    withRawDatabase(file, (db) => CASES[0]!.tamper(db, base));
+    const file = await copyOfBase();
+    await damage(file, CASES[0]!.tamper);
     const s = await open(file).getSession(base.sessionId, { userId: USER });
     await expect(s.diff(base.cp.A, base.cp.B)).rejects.toBeInstanceOf(IntegrityError);
   });
@@ -288,9 +300,10 @@ function expectClearOpenError(e: unknown, file: string): void {
   expect((e as Error).message).toContain(file);
 }
 
-describe("damaged files fail at open with a DatabaseError", () => {
+describe.skipIf(onPostgres)("damaged files fail at open with a DatabaseError", () => {
   it("a real database truncated to half its size", () => {
-    const file = copyOfBase();
+    const file = path.join(freshDir(), "copy.db");
+    fs.copyFileSync(base.file, file);
     // make it big enough that half of it is missing real pages
     withRawDatabase(file, (db) =>
       db.exec(
@@ -328,10 +341,10 @@ describe("damaged files fail at open with a DatabaseError", () => {
   });
 });
 
-describe("a read-only database", () => {
+describe.skipIf(onPostgres)("a read-only database", () => {
   it("with `readonly: true`: reads work, every write is refused with READ_ONLY, nothing changes", async () => {
-    const file = copyOfBase();
-    const before = dumpDatabase(file);
+    const file = await copyOfBase();
+    const before = await dumpOf(file);
     const fp = open(file, { readonly: true });
     const s = await fp.getSession(base.sessionId, { userId: USER });
     expect((await s.history()).map((m) => m.id)).toEqual([base.msgs.m1, base.msgs.m2, base.msgs.m4]);
@@ -364,7 +377,7 @@ describe("a read-only database", () => {
     }
     expect(undone).toEqual([]);
     await fp.close();
-    expect(dumpDatabase(file)).toEqual(before);
+    expect(await dumpOf(file)).toEqual(before);
   });
 
   it("with file mode 0444 (opened normally, by a user who cannot write it): reads work, writes are READ_ONLY", () => {
@@ -423,17 +436,17 @@ describe("a read-only database", () => {
   });
 });
 
-describe("a database written by a newer schema version", () => {
-  it("is refused with SCHEMA_TOO_NEW (read-write and read-only) and left byte-for-byte unchanged", () => {
-    const file = copyOfBase();
+describe.skipIf(onPostgres)("a database written by a newer schema version", () => {
+  it("is refused with SCHEMA_TOO_NEW (read-write and read-only) and left byte-for-byte unchanged", async () => {
+    const file = await copyOfBase();
     withRawDatabase(file, (db) => {
-      const last = get(db, `SELECT max(created_at) AS at FROM __drizzle_migrations`).at as number;
+      const last = (db.prepare(`SELECT max(created_at) AS at FROM __drizzle_migrations`).get() as { at: number }).at;
       db.prepare(`INSERT INTO __drizzle_migrations (hash, created_at) VALUES ('from-the-future', ?)`).run(Number(last) + 86_400_000);
       db.exec(`CREATE TABLE future_things (id INTEGER PRIMARY KEY, x TEXT)`);
       db.pragma("wal_checkpoint(TRUNCATE)");
     });
     const before = sha(file);
-    const dumped = dumpDatabase(file);
+    const dumped = await dumpOf(file);
     for (const readonly of [false, true]) {
       const e = thrownBy(() => openForkpoint({ path: file, readonly }));
       expect(e).toBeInstanceOf(DatabaseError);
@@ -441,7 +454,7 @@ describe("a database written by a newer schema version", () => {
       expect(e.message).toMatch(/newer/);
       expect(sha(file)).toBe(before);
     }
-    expect(dumpDatabase(file)).toEqual(dumped);
+    expect(await dumpOf(file)).toEqual(dumped);
     expect(sha(file)).toBe(before);
   });
 });

@@ -2,8 +2,9 @@
 // PayloadTooLargeError under a 1 MiB one; a 100,000-message history reads back whole and in order; state nested
 // 1,000 (and 2,000) deep round-trips, 2,001 deep is refused. Every refusal leaves the database exactly as it was.
 import { describe, expect, it } from "vitest";
-import { DEFAULT_LIMITS, PayloadTooLargeError, ValidationError, openForkpoint, type JsonValue } from "../../src/index.js";
-import { dumpDatabase, rejectionOf, tempDatabases } from "../helpers.js";
+import { DEFAULT_LIMITS, PayloadTooLargeError, ValidationError, type JsonValue } from "../../src/index.js";
+import { rejectionOf, tempDatabases } from "../helpers.js";
+import { dumpOf, openForkpoint } from "../fixtures/backend.js";
 
 const dbs = tempDatabases();
 const MiB = 1024 * 1024;
@@ -64,7 +65,7 @@ describe("a 10 MB message", () => {
 
     const small = dbs.track(openForkpoint({ path, limits: { maxPayloadBytes: MiB } }));
     const s2 = await small.getSession(s.id, { userId: "alice" });
-    const before = dumpDatabase(path);
+    const before = await dumpOf(path);
     const text = bigText(10 * 1000 * 1000);
     expectTooLarge(await rejectionOf(s2.append({ role: "user", content: text })), MiB);
     // in a batch, the good message before it is not written either
@@ -81,7 +82,7 @@ describe("a 10 MB message", () => {
     expectTooLarge(await rejectionOf(s2.setState(() => ({ big: text }))), MiB);
     expectTooLarge(await rejectionOf(s2.recordToolCall({ tool: "t", args: { text } })), MiB);
     expectTooLarge(await rejectionOf(s2.recordToolCall({ tool: "t", args: {}, result: text })), MiB);
-    expect(dumpDatabase(path)).toEqual(before);
+    expect(await dumpOf(path)).toEqual(before);
     // just under the limit still works
     const fits = bigText(MiB - 2); // + 2 bytes of JSON quotes
     await s2.append({ role: "user", content: fits });
@@ -145,12 +146,12 @@ describe("deeply nested state", () => {
     const { fp, path } = dbs.open();
     const s = await fp.createSession({ userId: "alice" });
     await s.setState({ kept: 1 });
-    const before = dumpDatabase(path);
+    const before = await dumpOf(path);
     const value = nested(DEFAULT_LIMITS.maxDepth + 1);
     expectTooLarge(await rejectionOf(s.setState(value)), DEFAULT_LIMITS.maxDepth);
     expectTooLarge(await rejectionOf(s.setState(() => value)), DEFAULT_LIMITS.maxDepth);
     expectTooLarge(await rejectionOf(s.append({ role: "user", content: value })), DEFAULT_LIMITS.maxDepth);
-    expect(dumpDatabase(path)).toEqual(before);
+    expect(await dumpOf(path)).toEqual(before);
     expect(await s.getState()).toEqual({ kept: 1 });
   });
 });
@@ -160,13 +161,13 @@ describe("the batch limit", () => {
     const { fp, path } = dbs.open({ limits: { maxBatch: 3 } });
     const s = await fp.createSession({ userId: "alice" });
     const four = Array.from({ length: 4 }, (_, i) => ({ role: "user", content: `m${i}` }));
-    const before = dumpDatabase(path);
+    const before = await dumpOf(path);
     for (const call of [() => s.append(four), () => s.turn(four, { name: "t" })]) {
       const error = await rejectionOf(call);
       expect(error).toBeInstanceOf(PayloadTooLargeError);
       expect(error).toMatchObject({ code: "PAYLOAD_TOO_LARGE", field: "messages", limit: 3 });
     }
-    expect(dumpDatabase(path)).toEqual(before);
+    expect(await dumpOf(path)).toEqual(before);
     expect(await s.append(four.slice(0, 3))).toHaveLength(3);
   });
 });
