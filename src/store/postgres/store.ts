@@ -36,6 +36,8 @@ export class PostgresStore implements Store {
   readonly #types: CustomTypesConfig;
   /** The schema migrated: every unit waits for it (opening is synchronous, as `openForkpoint` is). */
   readonly #ready: Promise<void>;
+  /** Per session, the last write unit made on this handle (settled, never rejected): the next one starts after it. */
+  readonly #lastWrite = new Map<string, Promise<void>>();
   /** One transaction handle per pooled connection, made on its first unit. */
   readonly #txs = new WeakMap<PoolClient, Tx>();
   #closed = false;
@@ -131,8 +133,27 @@ export class PostgresStore implements Store {
     }
   }
 
+  /**
+   * Write units of a session commit in the order this handle was given them, as on SQLite (whose units run as they
+   * are made): calls made one after another without awaiting land in that order. Each waits for the unit of its
+   * sessions made before it, here, before it takes a connection (the session's advisory lock would serialize them
+   * anyway, in whatever order their connections reached the server).
+   */
   write<T>(scope: WriteScope, body: Body<T>): Promise<T> {
-    return this.#transaction([BEGIN_WRITE, ...lockStatements(scope)].join("; "), body);
+    const begin = [BEGIN_WRITE, ...lockStatements(scope)].join("; ");
+    if ("global" in scope) return this.#transaction(begin, body);
+    const ids = "sessionId" in scope ? [scope.sessionId] : [...new Set(scope.sessionIds)];
+    const before = ids.flatMap((id) => this.#lastWrite.get(id) ?? []);
+    const run = before.length === 0 ? this.#transaction(begin, body) : Promise.all(before).then(() => this.#transaction(begin, body));
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    for (const id of ids) this.#lastWrite.set(id, settled);
+    void settled.then(() => {
+      for (const id of ids) if (this.#lastWrite.get(id) === settled) this.#lastWrite.delete(id);
+    });
+    return run;
   }
 
   read<T>(body: Body<T>): Promise<T> {

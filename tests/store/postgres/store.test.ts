@@ -133,6 +133,30 @@ describe.skipIf(!server)("PostgresStore", () => {
     expect(second[0]).toBeGreaterThanOrEqual(first[1]!);
   });
 
+  it("commits write units of one session in the order they were made, multi-session units too", async () => {
+    const event = (sessionId: string, refId: string) => ({ sessionId, kind: "order", refId, branchId: "x", detail: null, createdAt: 1 });
+    const made = Array.from({ length: 12 }, (_, i) =>
+      i % 4 === 3
+        ? store.write({ sessionIds: ["c", "b"] }, function* (tx) {
+            yield* tx.insertEvent(event("b", String(i)));
+            yield* tx.insertEvent(event("c", String(i)));
+          })
+        : store.write({ sessionId: "b" }, (tx) => tx.insertEvent(event("b", String(i)))),
+    );
+    // One that fails keeps its place and lets the next ones go on.
+    made.push(
+      store.write({ sessionId: "b" }, () =>
+        (function* () {
+          throw new Error("refused");
+        })(),
+      ),
+    );
+    made.push(store.write({ sessionId: "b" }, (tx) => tx.insertEvent(event("b", "last"))));
+    await Promise.allSettled(made);
+    const order = (await store.read((tx) => tx.sessionEvents("b"))).filter((e) => e.kind === "order").map((e) => e.refId);
+    expect(order).toEqual([...Array.from({ length: 12 }, (_, i) => String(i)), "last"]);
+  });
+
   it("runs write units of different sessions at once", async () => {
     const first: number[] = [],
       second: number[] = [];
