@@ -19,6 +19,7 @@ import type { Step, Store, Tx } from "../store/port/index.js";
 import type { PostgresTarget } from "../store/postgres/open.js";
 import { PostgresStore } from "../store/postgres/store.js";
 import { SqliteStore } from "../store/sqlite/store.js";
+import { gatedContext } from "./core/gate.js";
 import { insideHandler } from "../tools/handler-scope.js";
 import { ToolRegistry } from "../tools/registry.js";
 import { engineLifecycle, keyedLock, monotonicClock, type EngineContext } from "./core/context.js";
@@ -100,7 +101,7 @@ export class Forkpoint {
         onWarning: logger.warn,
       });
     const events = new ListenerSafeEmitter(logger);
-    this.#ctx = {
+    const engine: EngineContext = {
       store: this.#store,
       limits: { ...DEFAULT_LIMITS, ...o.limits },
       tools,
@@ -113,6 +114,8 @@ export class Forkpoint {
       track: this.#lifecycle.track,
       ownership: ownershipFor(this.#store.capabilities, o.leaseMs),
     };
+    // From inside a tool handler (recovery at open runs some), waiting for recovery could be waiting on itself.
+    this.#ctx = gatedContext(engine, () => (this.#settled || insideHandler() ? null : this.#ready));
     // Nothing a crash interrupted (the usual open): ready at once, so the first calls take their inputs as made. A
     // synchronous store tells at once; an asynchronous one is asked first, and calls wait for its answer.
     const recover = (o.recover ?? true) && !o.readonly;
@@ -125,7 +128,7 @@ export class Forkpoint {
     if (interrupted !== false) {
       this.#recovery = Promise.resolve(interrupted).then(async (found) => {
         if (!found) return EMPTY_RECOVERY;
-        const report = await recoverMoves(this.#ctx);
+        const report = await recoverMoves(engine);
         for (const { moveId, error } of report.failed) logger.error(`forkpoint: resuming interrupted move ${moveId} at open failed`, error);
         // A move waiting for its live owner is no news; one waiting for tools this opener lacks waits until someone acts.
         for (const { moveId, reason } of report.waiting) {
@@ -155,10 +158,12 @@ export class Forkpoint {
   /** Whether recovery at open has finished: calls then start at once. */
   #settled = false;
 
-  /** `fn` at once when ready (so its inputs are taken as the call is made), else after the guard. */
+  /**
+   * `fn` at once, so that it takes its inputs as the call is made; while recovery at open runs, its units of work and
+   * session locks wait for it (the gated context).
+   */
   #whenReady: WhenReady = <T>(fn: () => Promise<T>): Promise<T> => {
-    // From inside a tool handler (recovery at open runs some), waiting for recovery could be waiting on itself.
-    if ((!this.#settled && !insideHandler()) || this.#store.closed) return this.#guard().then(fn);
+    if (this.#store.closed) return this.#guard().then(fn);
     // Made from inside a transaction (a setState updater calling the API): it runs once that one has committed, as
     // its own, not joined to it.
     if (this.#store.inUnit) return Promise.resolve().then(fn);

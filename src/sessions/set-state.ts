@@ -12,10 +12,11 @@ export type StateUpdate = JsonInput | ((previous: JsonValue) => JsonInput);
 
 /** Sets the state (or applies an updater to it atomically); returns the new state. */
 export async function setState(ctx: EngineContext, ref: SessionRef, next: StateUpdate): Promise<JsonValue> {
-  if (typeof next !== "function") toJsonText(next, "state", ctx.limits);
+  // A value is copied as the call is made: a change the caller makes after it is not what gets stored.
+  const given = typeof next === "function" ? null : (JSON.parse(toJsonText(next, "state", ctx.limits)) as JsonValue);
   return ctx.store.write({ sessionId: ref.id }, function* (tx) {
     const { branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
-    let value = next as JsonValue;
+    let value = given as JsonValue;
     if (typeof next === "function") {
       value = next(yield* readState(tx, head.stateId));
       if (value instanceof Promise) throw new ValidationError("state", "an updater function must return the new state synchronously");
