@@ -30,6 +30,7 @@ import { MirrorCache } from "./mirror-cache.js";
 import { putCheckpoint } from "./put-checkpoint.js";
 import { PutWriter } from "./put-writer.js";
 import { putWrites } from "./put-writes.js";
+import { LandingPuts } from "./landing-puts.js";
 import type { SaverParts } from "./saver-parts.js";
 import { sessionFor } from "./session-for.js";
 import { VerifiedItemsCache } from "./verified-items.js";
@@ -80,6 +81,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       cache: new MirrorCache(),
       verified: new VerifiedItemsCache(),
       sessions: new WeightedLru<string>(MAX_KNOWN_THREADS),
+      landing: new LandingPuts(),
       nextVersion: (v) => this.getNextVersion(v),
       engine: async () => {
         const { ctx, guard } = engineOf(this.#fp);

@@ -59,57 +59,61 @@ export async function putCheckpoint(
     channels.push([channel, versionKey(version)]);
   }
   const key = threadKey(userId, threadId, ns);
-  const known = parts.sessions.get(key);
-  const early = known === undefined || items === null ? undefined : serializeNew(parts, known, items, parentId);
-  const whole = items === null || early ? null : { mirrored: mirrorOf(items), serialized: serializeItems(parts, items) };
-  // Awaited by the path that needs it; a put that fails before then must not leave it rejected and unheard.
-  whole?.serialized.catch(() => undefined);
-  const [skeletonText, metadataText, ...channelTexts] = await Promise.all(serializing);
-  const [type, body] = skeletonText!;
-  const [metadataType, metadataBody] = metadataText!;
-  const blobs = channels.map(([channel, version], i) => ({
-    channel,
-    version,
-    type: channelTexts[i]![0],
-    value: Buffer.from(channelTexts[i]![1]),
-  }));
+  const land = async (): Promise<RunnableConfig> => {
+    const known = parts.sessions.get(key);
+    const early = known === undefined || items === null ? undefined : serializeNew(parts, known, items, parentId);
+    const whole = items === null || early ? null : { mirrored: mirrorOf(items), serialized: serializeItems(parts, items) };
+    // Awaited by the path that needs it; a put that fails before then must not leave it rejected and unheard.
+    whole?.serialized.catch(() => undefined);
+    const [skeletonText, metadataText, ...channelTexts] = await Promise.all(serializing);
+    const [type, body] = skeletonText!;
+    const [metadataType, metadataBody] = metadataText!;
+    const blobs = channels.map(([channel, version], i) => ({
+      channel,
+      version,
+      type: channelTexts[i]![0],
+      value: Buffer.from(channelTexts[i]![1]),
+    }));
 
-  const ctx = await parts.engine();
-  const cpMetadata = toJsonText(
-    { langgraph: { ...scalars(metadata), threadId, checkpointNs: ns, checkpointId: checkpoint.id } },
-    "metadata",
-    ctx.limits,
-  );
-  const put: PreparedPut = {
-    userId,
-    threadId,
-    ns,
-    parentId,
-    checkpointId: checkpoint.id,
-    items,
-    early,
-    whole,
-    messagesVersion,
-    blobs,
-    cpMetadata,
-    lg: { type, checkpoint: Buffer.from(body), metadataType, metadata: Buffer.from(metadataBody) },
-  };
-  if (known !== undefined) {
-    const done = await ctx.withSessionLock(`langgraph-put:${known}`, () => writer.putAtHead(ctx, known, put));
-    if (done) return done;
-  }
-  for (let attempt = 1; ; attempt++) {
-    const thread = await writer.threadFor(ctx, threadId, ns, put);
-    parts.sessions.set(key, thread.sessionId, 1);
-    try {
-      return await writer.putGeneral(ctx, thread, put);
-    } catch (error) {
-      // Another saver (or process) deleted the thread meanwhile: the put goes to the thread started anew, as a put
-      // after the deletion would. (Twice at most: a thread deleted again and again is somebody else's loop.)
-      if (attempt < 3 && error instanceof NotFoundError && error.kind === "session" && error.id === thread.sessionId) continue;
-      throw error;
+    const ctx = await parts.engine();
+    const cpMetadata = toJsonText(
+      { langgraph: { ...scalars(metadata), threadId, checkpointNs: ns, checkpointId: checkpoint.id } },
+      "metadata",
+      ctx.limits,
+    );
+    const put: PreparedPut = {
+      userId,
+      threadId,
+      ns,
+      parentId,
+      checkpointId: checkpoint.id,
+      items,
+      early,
+      whole,
+      messagesVersion,
+      blobs,
+      cpMetadata,
+      lg: { type, checkpoint: Buffer.from(body), metadataType, metadata: Buffer.from(metadataBody) },
+    };
+    if (known !== undefined) {
+      const done = await ctx.withSessionLock(`langgraph-put:${known}`, () => writer.putAtHead(ctx, known, put));
+      if (done) return done;
     }
-  }
+    for (let attempt = 1; ; attempt++) {
+      const thread = await writer.threadFor(ctx, threadId, ns, put);
+      parts.sessions.set(key, thread.sessionId, 1);
+      try {
+        return await writer.putGeneral(ctx, thread, put);
+      } catch (error) {
+        // Another saver (or process) deleted the thread meanwhile: the put goes to the thread started anew, as a put
+        // after the deletion would. (Twice at most: a thread deleted again and again is somebody else's loop.)
+        if (attempt < 3 && error instanceof NotFoundError && error.kind === "session" && error.id === thread.sessionId) continue;
+        throw error;
+      }
+    }
+  };
+  // Tracked from here (the rest runs at once up to its first await): `sessionFor` waits for the thread's puts.
+  return parts.landing.add(key, land());
 }
 
 /** The scalar fields of LangGraph's metadata (`source`, `step`, …), for the forkpoint checkpoint's own metadata. */

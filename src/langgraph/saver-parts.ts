@@ -1,6 +1,7 @@
 // What ForkpointSaver's parts share: the saver's settings and caches, and the small helpers each of them needs.
 // The parts: its calls (a file each), its reading back, its put planning and writing. The helpers: configs, users,
 // versions, pending writes, serializing a list.
+import type { LandingPuts } from "./landing-puts.js";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { compareWritesSortKeys, getCheckpointId, writesSortKey, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import { ValidationError } from "../models/errors.js";
@@ -25,6 +26,8 @@ export interface SaverParts {
   verified: VerifiedItemsCache;
   /** The session of each thread the saver has read or put to (`threadKey`): where a put tries its one-transaction path. */
   sessions: WeightedLru<string>;
+  /** Each thread's puts still landing (`sessionFor` waits for them). */
+  landing: LandingPuts;
   /** The saver's `getNextVersion`. */
   nextVersion: (current: number | undefined) => number;
   /** The engine behind the saver's Forkpoint, once recovery at open is done (throws once it is closed). */

@@ -2,7 +2,7 @@
 import { NotFoundError, ValidationError } from "../models/errors.js";
 import { idSchema, parseInput } from "../models/inputs.js";
 import type { Forkpoint, SessionHandle } from "../sessions/langgraph-bridge.js";
-import { userIn, type SaverParts } from "./saver-parts.js";
+import { threadKey, userIn, type SaverParts } from "./saver-parts.js";
 import { findThread } from "./threads.js";
 
 /** The session of the user's thread (`options.checkpointNs`: one of its namespaces); `NotFoundError` (kind "thread") when there is none. */
@@ -16,6 +16,8 @@ export async function sessionFor(
   const userId = userIn(parts, options);
   const ns = options?.checkpointNs ?? "";
   if (typeof ns !== "string") throw new ValidationError("options.checkpointNs", "must be a string");
+  // A tool of the graph's current step calls this while the previous step's put may still be landing.
+  await parts.landing.settled(threadKey(userId, id, ns));
   const ctx = await parts.engine();
   const thread = await findThread(ctx, userId, id, ns);
   if (!thread) throw new NotFoundError("thread", id);

@@ -2,7 +2,6 @@
 // `< 2/3 >` switch, an append or a state change made through forkpoint is what the next `graph.invoke` goes on from,
 // and the session stays on the branch it was moved to.
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { onPostgres } from "../fixtures/backend.js";
 import { tool } from "@langchain/core/tools";
 import { Command, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { ToolNode, toolsCondition } from "@langchain/langgraph/prebuilt";
@@ -278,8 +277,7 @@ describe("a LangGraph thread goes on from its forkpoint session's current positi
   });
 });
 
-// Known gap on PostgreSQL (issue 18, open): sessionFor inside a tool races the thread's first background save.
-describe.skipIf(onPostgres)("a tool-calling graph whose tools journal their calls on the thread's session", () => {
+describe("a tool-calling graph whose tools journal their calls on the thread's session", () => {
   it("keeps each step on its branch (no fork undoing the call), and a rollback undoes exactly the calls after it", async () => {
     const dir = makeTempDir();
     try {
