@@ -1,4 +1,5 @@
 // attachWorkspace: a directory whose files checkpoints capture and moves restore.
+import { THIS_HOST } from "./workspace/host.js";
 import { resolve } from "node:path";
 import { ValidationError } from "../models/errors.js";
 import { attachWorkspaceInput, directoryPath, parseInput } from "../models/inputs.js";
@@ -28,7 +29,14 @@ export async function attachWorkspace(
     yield* ownedSession(tx, ref.id, ref.userId);
     const ws = yield* tx.getWorkspace(ref.id);
     if (ws) assertNoRestorePending(ws);
-    yield* tx.putWorkspace({ sessionId: ref.id, dir, exclude, manifestId: yield* saveSnapshot(tx, taken.files), updatedAt: ctx.now() });
+    yield* tx.putWorkspace({
+      sessionId: ref.id,
+      dir,
+      exclude,
+      manifestId: yield* saveSnapshot(tx, taken.files),
+      updatedAt: ctx.now(),
+      host: THIS_HOST,
+    });
   });
   return { dir, exclude: o.exclude ?? [], files: taken.files.size };
 }

@@ -1,4 +1,5 @@
 // checkpoint: a named, immutable point at the current branch's head (after messages given with it, as turn does).
+import { assertLocal } from "./workspace/host.js";
 import { checkpointInput, parseInput, type CheckpointInput } from "../models/inputs.js";
 import { toJsonText } from "../models/json.js";
 import type { Checkpoint, Turn } from "../models/types.js";
@@ -33,6 +34,7 @@ export async function checkpointAfter(
     > {
       const { session, branch, head: start } = yield* ownedCurrent(tx, ref.id, ref.userId);
       const ws = session.hasWorkspace ? yield* tx.getWorkspace(session.id) : undefined;
+      if (ws) assertLocal(ws, "checkpoint");
       // The scan request must stay before any write: returning commits this transaction.
       if (ws && (!files || files.dir !== ws.dir || files.exclude !== ws.exclude)) return { scan: ws };
       const written = yield* writeMessages(ctx, tx, session, branch.id, start, messages);

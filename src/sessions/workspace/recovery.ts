@@ -2,6 +2,7 @@
 // "both" move whose conversation never moved, put the old files back. The restore was journaled before any file
 // moved, and it leaves every file at its old or its new version; a file at neither (or missing where neither version
 // lacks it), or a link or folder in the way, was put there by someone else: then nothing is written ("drift").
+import { isLocal } from "./host.js";
 import type { EngineContext } from "../core/context.js";
 import { headAfter } from "../log/lineage.js";
 import { SELF_START, isAlive } from "../moves/process-identity.js";
@@ -34,6 +35,11 @@ export async function recoverWorkspaces(ctx: EngineContext): Promise<WorkspaceRe
   for (const row of rows) {
     const at = { sessionId: row.sessionId, dir: row.dir };
     const journal = JSON.parse(row.restoring!) as RestoreJournal;
+    // Its directory is on the host that attached it: only that host finishes the restore.
+    if (!isLocal(row)) {
+      done.push({ ...at, outcome: "waiting", paths: [], detail: `its directory is on host ${JSON.stringify(row.host)}` });
+      continue;
+    }
     if (isAlive(journal.pid, journal.pidStart)) {
       done.push({ ...at, outcome: "waiting", paths: [], detail: `process ${journal.pid} is restoring it` });
       continue;

@@ -3,6 +3,7 @@
 // Files changed outside forkpoint since it last saw them (drift) are never overwritten: the move is refused with a
 // ConflictError, or, when forced, they are saved in a checkpoint first (workspace-force.ts). What forkpoint "last saw" moves only with its own doing: attach, checkpoints, restores, and the
 // paths a tool call or a move's undo/replay changed (compared before and after), never a hand edit made before them.
+import { assertLocal, isLocal } from "./host.js";
 import { realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { ConflictError, IntegrityError, ValidationError } from "../../models/errors.js";
@@ -79,6 +80,7 @@ export function realDir(dir: string): string | null {
 export function* workspaceOf(tx: Tx, sessionId: string, what: string): Step<WorkspaceRow> {
   const ws = yield* tx.getWorkspace(sessionId);
   if (!ws) throw new ValidationError(what, "the session has no workspace: call attachWorkspace(dir) first");
+  assertLocal(ws, what);
   return ws;
 }
 
@@ -274,7 +276,8 @@ export function* assertNoMoveRunning(tx: Tx, ws: WorkspaceRow): Step<void> {
 
 /** The workspace's files before forkpoint's own doing (a tool call, a move), or null without a workspace. */
 export function filesBefore(ctx: EngineContext, ws: WorkspaceRow | undefined): Snapshot | null {
-  if (!ws) return null;
+  // Another host's directory: nothing of it is read here, and what a tool changes there stays drift.
+  if (!ws || !isLocal(ws)) return null;
   try {
     return takeSnapshot(ctx, ws).files;
   } catch {

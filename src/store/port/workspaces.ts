@@ -12,6 +12,8 @@ export interface WorkspaceRow {
   /** While a move rewrites the directory: its JSON journal (see the schema). */
   restoring?: string | null;
   updatedAt: number;
+  /** The host that attached it (its directory is on that host); null for workspaces attached before hosts were recorded. */
+  host: string | null;
 }
 
 /** The files a checkpoint captured, and the directory and exclude list they were read under. */

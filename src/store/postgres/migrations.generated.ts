@@ -61,5 +61,13 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
       "\nCREATE INDEX \"sessions_user_seq\" ON \"sessions\" USING btree (\"user_id\",\"seq\");",
       "\nCREATE UNIQUE INDEX \"state_snapshots_hash\" ON \"state_snapshots\" USING btree (\"hash\");"
     ]
+  },
+  {
+    "tag": "0001_nifty_hawkeye",
+    "folderMillis": 1795731675637,
+    "hash": "f6c22818665d9c9a0acc83adff9e9b43762c0d4a23e43fbbc05ae54129c0a4d0",
+    "sql": [
+      "ALTER TABLE \"workspaces\" ADD COLUMN \"host\" text COLLATE \"C\";"
+    ]
   }
 ];

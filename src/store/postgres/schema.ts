@@ -262,6 +262,8 @@ export const workspaces = pgTable("workspaces", {
   /** Set while a move rewrites the directory, cleared with the new `manifest_id`: JSON `{ manifestId, pid, pidStart }`. */
   restoring: text("restoring"),
   updatedAt: time("updated_at").notNull(),
+  /** The host that attached it: its directory is there, so only that host snapshots or rewrites it (null: not recorded). */
+  host: text("host"),
 });
 
 /** File contents, addressed by their SHA-256: stored once however many snapshots hold them. */

@@ -12,10 +12,10 @@ export function workspacesTx(sql: Sql): WorkspacesTx {
     },
     *putWorkspace(r: WorkspaceRow) {
       yield* sql.exec(
-        `INSERT INTO workspaces (session_id, dir, exclude, manifest_id, updated_at) VALUES ($1, $2, $3, $4, $5)
+        `INSERT INTO workspaces (session_id, dir, exclude, manifest_id, updated_at, host) VALUES ($1, $2, $3, $4, $5, $6)
         ON CONFLICT (session_id) DO UPDATE SET dir = excluded.dir, exclude = excluded.exclude, manifest_id = excluded.manifest_id,
-          restoring = NULL, updated_at = excluded.updated_at`,
-        [r.sessionId, r.dir, r.exclude, r.manifestId, r.updatedAt],
+          restoring = NULL, updated_at = excluded.updated_at, host = excluded.host`,
+        [r.sessionId, r.dir, r.exclude, r.manifestId, r.updatedAt, r.host],
       );
       yield* sql.exec(`UPDATE sessions SET has_workspace = true WHERE id = $1 AND NOT has_workspace`, [r.sessionId]);
     },

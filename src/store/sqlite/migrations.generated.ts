@@ -122,5 +122,13 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     "sql": [
       "ALTER TABLE `entries` ADD `reversible` integer;"
     ]
+  },
+  {
+    "tag": "0006_mature_stature",
+    "folderMillis": 1795731674926,
+    "hash": "369f56163f961e2523f9465d4ef5e74eb9618f97467b441984c9f7f44657aef9",
+    "sql": [
+      "ALTER TABLE `workspaces` ADD `host` text;"
+    ]
   }
 ];

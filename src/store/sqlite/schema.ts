@@ -254,6 +254,8 @@ export const workspaces = sqliteTable("workspaces", {
    */
   restoring: text("restoring"),
   updatedAt: integer("updated_at").notNull(),
+  /** The host that attached it: its directory is there, so only that host snapshots or rewrites it (null: not recorded). */
+  host: text("host"),
 });
 
 /** File contents, addressed by their SHA-256: stored once however many snapshots hold them. */

@@ -9,9 +9,9 @@ export function workspacesTx(db: Database.Database): WorkspacesTx {
   const s = {
     getWorkspace: p(`SELECT ${WORKSPACE_COLS} FROM workspaces WHERE session_id = ?`),
     putWorkspace:
-      p(`INSERT INTO workspaces (session_id, dir, exclude, manifest_id, updated_at) VALUES (@sessionId, @dir, @exclude, @manifestId, @updatedAt)
+      p(`INSERT INTO workspaces (session_id, dir, exclude, manifest_id, updated_at, host) VALUES (@sessionId, @dir, @exclude, @manifestId, @updatedAt, @host)
     ON CONFLICT (session_id) DO UPDATE SET dir = excluded.dir, exclude = excluded.exclude, manifest_id = excluded.manifest_id,
-      restoring = NULL, updated_at = excluded.updated_at`),
+      restoring = NULL, updated_at = excluded.updated_at, host = excluded.host`),
     markHasWorkspace: p(`UPDATE sessions SET has_workspace = 1 WHERE id = ? AND has_workspace = 0`),
     setWorkspaceManifest: p(`UPDATE workspaces SET manifest_id = ?, updated_at = ? WHERE session_id = ?`),
     setWorkspaceRestoring: p(`UPDATE workspaces SET restoring = ? WHERE session_id = ?`),

@@ -408,9 +408,9 @@ async function scenario(store: Store): Promise<Log> {
     const m1again = yield* tx.putManifest(hex("m1"), "ignored");
     const m2 = yield* tx.putManifest(hex("m2"), JSON.stringify({ "a.txt": hex("a.txt"), "b.txt": hex("b.txt") }));
     const m3 = yield* tx.putManifest(hex("m3"), JSON.stringify({}));
-    yield* tx.putWorkspace({ sessionId: "s1", dir: "/work/x", exclude: '["node_modules"]', manifestId: m1, updatedAt: at(80) });
+    yield* tx.putWorkspace({ sessionId: "s1", dir: "/work/x", exclude: '["node_modules"]', manifestId: m1, updatedAt: at(80), host: "h1" });
     const attached = yield* tx.getWorkspace("s1");
-    yield* tx.putWorkspace({ sessionId: "s1", dir: "/work/y", exclude: "[]", manifestId: m1, updatedAt: at(81) });
+    yield* tx.putWorkspace({ sessionId: "s1", dir: "/work/y", exclude: "[]", manifestId: m1, updatedAt: at(81), host: "h1" });
     yield* tx.setWorkspaceManifest("s1", m2, at(82));
     const restoring = JSON.stringify({ manifestId: m2, pid: 1, pidStart: null });
     yield* tx.setWorkspaceRestoring("s1", restoring);

@@ -1,0 +1,1 @@
+ALTER TABLE "workspaces" ADD COLUMN "host" text COLLATE "C";
