@@ -37,7 +37,7 @@ export interface StoreCapabilities {
 
 export interface Store {
   readonly capabilities: StoreCapabilities;
-  /** Runs `body` in a write transaction holding `scope`'s lock from its start; rolls back when it throws. */
+  /** Runs `body` in a write transaction holding `scope`'s lock from its first statement on; rolls back when it throws. */
   write<T>(scope: WriteScope, body: Body<T>): Promise<T>;
   /** Runs `body` in a read transaction: one consistent snapshot. */
   read<T>(body: Body<T>): Promise<T>;

@@ -26,7 +26,7 @@ export function checkpointsTx(sql: Sql): CheckpointsTx {
     *insertCheckpoint(r: NewCheckpoint) {
       // seq is an identity: it grows in insertion order across every server and never repeats a deleted one's, so
       // `insertedAt` is not needed to order it (SQLite derives its seq from it).
-      yield* sql.exec(
+      yield* sql.later(
         `INSERT INTO checkpoints (id, session_id, branch_id, position, name, auto, metadata, user_id, state_id, head_hash, checksum,
           created_at, expires_at)
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
@@ -95,8 +95,8 @@ export function checkpointsTx(sql: Sql): CheckpointsTx {
       return n!;
     },
     *deleteCheckpoint(id: string) {
-      yield* sql.exec(`DELETE FROM checkpoint_files WHERE checkpoint_id = $1`, [id]);
-      yield* sql.exec(`DELETE FROM checkpoints WHERE id = $1`, [id]);
+      yield* sql.later(`DELETE FROM checkpoint_files WHERE checkpoint_id = $1`, [id]);
+      yield* sql.later(`DELETE FROM checkpoints WHERE id = $1`, [id]);
     },
     *sessionCheckpoints(userId: string, sessionId: string) {
       return yield* sql.rows<CheckpointRow>(

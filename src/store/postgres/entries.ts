@@ -65,7 +65,7 @@ export function entriesTx(sql: Sql): EntriesTx {
   });
   return {
     *insertBranch(r: BranchRow) {
-      yield* sql.exec(
+      yield* sql.later(
         `INSERT INTO branches (id, session_id, parent_id, fork_checkpoint_id, fork_position, fork_entry_id, name, reason, created_at)
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
         [r.id, r.sessionId, r.parentId, r.forkCheckpointId, r.forkPosition, r.forkEntryId, r.name, r.reason, r.createdAt],
@@ -103,7 +103,7 @@ export function entriesTx(sql: Sql): EntriesTx {
 
     *insertEntry(r: NewEntry) {
       // Hashes are hex strings to the engine and 32-byte values in the table.
-      yield* sql.exec(
+      yield* sql.later(
         `INSERT INTO entries (id, branch_id, position, kind, role, content, tool, call_id, client_id, metadata, state_id, msg_count, hash,
           created_at, reversible)
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, decode($13, 'hex'), $14, $15)`,
@@ -217,7 +217,7 @@ export function entriesTx(sql: Sql): EntriesTx {
       return yield* sql.rows<ToolRow>(`SELECT ${TOOL_COLS} FROM ${TOOL_JOIN} WHERE e.kind = 'tool' AND r.entry_id IS NULL ORDER BY e.seq`);
     },
     *insertToolResult(r: ToolResultRow) {
-      yield* sql.exec(`INSERT INTO tool_results (entry_id, status, result, error, hash, completed_at) VALUES ($1, $2, $3, $4, $5, $6)`, [
+      yield* sql.later(`INSERT INTO tool_results (entry_id, status, result, error, hash, completed_at) VALUES ($1, $2, $3, $4, $5, $6)`, [
         r.entryId,
         r.status,
         r.result,

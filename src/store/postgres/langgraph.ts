@@ -31,7 +31,7 @@ export function langgraphTx(sql: Sql): LangGraphTx {
       );
     },
     *insertThread(r: LgThreadRow) {
-      yield* sql.exec(
+      yield* sql.later(
         `INSERT INTO lg_threads (user_id, thread_id, checkpoint_ns, session_id, start_checkpoint_id) VALUES ($1, $2, $3, $4, $5)`,
         [r.userId, r.threadId, r.checkpointNs, r.sessionId, r.startCheckpointId],
       );
@@ -75,7 +75,7 @@ export function langgraphTx(sql: Sql): LangGraphTx {
           ]);
     },
     *insertCheckpoint(r: LgCheckpointRow) {
-      yield* sql.exec(
+      yield* sql.later(
         `INSERT INTO lg_checkpoints (session_id, checkpoint_id, parent_checkpoint_id, fp_checkpoint_id, type, checkpoint, metadata_type,
           metadata, messages_version) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
         [
@@ -123,7 +123,7 @@ export function langgraphTx(sql: Sql): LangGraphTx {
       );
     },
     *insertBlob(r: LgBlobRow) {
-      yield* sql.exec(
+      yield* sql.later(
         `INSERT INTO lg_blobs (session_id, channel, version, type, value) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
         [r.sessionId, r.channel, r.version, r.type, r.value],
       );
@@ -140,7 +140,7 @@ export function langgraphTx(sql: Sql): LangGraphTx {
       // the last one stays, as when SQLite replaces them one by one.
       const byKey = new Map(rows.map((r) => [JSON.stringify([r.sessionId, r.checkpointId, r.taskId, r.idx]), r]));
       const list = replace ? [...byKey.values()] : rows;
-      yield* sql.exec(
+      yield* sql.later(
         `INSERT INTO lg_writes (session_id, checkpoint_id, task_id, idx, channel, type, value, task_path)
         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::bytea[], $8::text[])
         ON CONFLICT (session_id, checkpoint_id, task_id, idx) DO ${
@@ -175,7 +175,7 @@ export function langgraphTx(sql: Sql): LangGraphTx {
     },
     *deleteThreadRows(sessionId: string) {
       for (const table of ["lg_writes", "lg_blobs", "lg_checkpoints", "lg_threads"]) {
-        yield* sql.exec(`DELETE FROM ${table} WHERE session_id = $1`, [sessionId]);
+        yield* sql.later(`DELETE FROM ${table} WHERE session_id = $1`, [sessionId]);
       }
     },
   };

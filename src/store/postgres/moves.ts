@@ -17,7 +17,7 @@ export function movesTx(sql: Sql): MovesTx {
     },
     *markApplied(entryId: string, sessionId: string, result: string | null, at: number) {
       // A re-application takes a new applied_seq: `excluded` holds the identity the proposed row drew.
-      yield* sql.exec(
+      yield* sql.later(
         `INSERT INTO applied (entry_id, session_id, result, applied_at) VALUES ($1, $2, $3, $4)
         ON CONFLICT (entry_id) DO UPDATE SET session_id = excluded.session_id, result = excluded.result,
           applied_seq = excluded.applied_seq, applied_at = excluded.applied_at`,
@@ -25,7 +25,7 @@ export function movesTx(sql: Sql): MovesTx {
       );
     },
     *unmarkApplied(entryId: string) {
-      yield* sql.exec(`DELETE FROM applied WHERE entry_id = $1`, [entryId]);
+      yield* sql.later(`DELETE FROM applied WHERE entry_id = $1`, [entryId]);
     },
 
     *uncertainInvocations(sessionId: string) {
@@ -35,7 +35,7 @@ export function movesTx(sql: Sql): MovesTx {
       );
     },
     *insertMove(r: MoveRow) {
-      yield* sql.exec(
+      yield* sql.later(
         `INSERT INTO moves (id, session_id, kind, spec, status, pid, pid_start, lease_until, created_at, finished_at)
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
         [r.id, r.sessionId, r.kind, r.spec, r.status, r.pid, r.pidStart, r.leaseUntil, r.createdAt, r.finishedAt],
@@ -63,12 +63,12 @@ export function movesTx(sql: Sql): MovesTx {
       return changed === 1;
     },
     *finishMove(id: string, status: "done" | "failed", at: number) {
-      yield* sql.exec(`UPDATE moves SET status = $1, finished_at = $2 WHERE id = $3`, [status, at, id]);
+      yield* sql.later(`UPDATE moves SET status = $1, finished_at = $2 WHERE id = $3`, [status, at, id]);
     },
     *insertMoveSteps(rows: MoveStepRow[]) {
       if (rows.length === 0) return;
       // One statement for every step: columns as arrays.
-      yield* sql.exec(
+      yield* sql.later(
         `INSERT INTO move_steps (move_id, idx, op, entry_id, status, result, error)
         SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])`,
         [

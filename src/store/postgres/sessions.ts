@@ -41,7 +41,7 @@ const DELETE_SESSION = [
 export function sessionsTx(sql: Sql): SessionsTx {
   return {
     *insertSession(r: NewSession) {
-      yield* sql.exec(
+      yield* sql.later(
         `INSERT INTO sessions (id, user_id, title, metadata, current_branch_id, origin_session_id, origin_checkpoint_id, created_at, updated_at)
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
         [r.id, r.userId, r.title, r.metadata, r.currentBranchId, r.originSessionId, r.originCheckpointId, r.createdAt, r.updatedAt],
@@ -60,19 +60,19 @@ export function sessionsTx(sql: Sql): SessionsTx {
       );
     },
     *setCurrentBranch(sessionId: string, branchId: string, at: number) {
-      yield* sql.exec(`UPDATE sessions SET current_branch_id = $1, updated_at = $2 WHERE id = $3`, [branchId, at, sessionId]);
+      yield* sql.later(`UPDATE sessions SET current_branch_id = $1, updated_at = $2 WHERE id = $3`, [branchId, at, sessionId]);
     },
     *markHasTools(sessionId: string) {
-      yield* sql.exec(`UPDATE sessions SET has_tools = true WHERE id = $1 AND NOT has_tools`, [sessionId]);
+      yield* sql.later(`UPDATE sessions SET has_tools = true WHERE id = $1 AND NOT has_tools`, [sessionId]);
     },
     *allSessionIds() {
       return yield* sql.column<string>(`SELECT id FROM sessions ORDER BY seq`);
     },
     *deleteSession(sessionId: string) {
-      for (const statement of DELETE_SESSION) yield* sql.exec(statement, [sessionId]);
+      for (const statement of DELETE_SESSION) yield* sql.later(statement, [sessionId]);
     },
     *insertEvent(r: Omit<EventRow, "seq">) {
-      yield* sql.exec(`INSERT INTO events (session_id, kind, ref_id, branch_id, detail, created_at) VALUES ($1, $2, $3, $4, $5, $6)`, [
+      yield* sql.later(`INSERT INTO events (session_id, kind, ref_id, branch_id, detail, created_at) VALUES ($1, $2, $3, $4, $5, $6)`, [
         r.sessionId,
         r.kind,
         r.refId,
@@ -99,7 +99,7 @@ export function sessionsTx(sql: Sql): SessionsTx {
       ]);
     },
     *insertImportedCall(entryId: string, sessionId: string) {
-      yield* sql.exec(`INSERT INTO imported_calls (entry_id, session_id) VALUES ($1, $2)`, [entryId, sessionId]);
+      yield* sql.later(`INSERT INTO imported_calls (entry_id, session_id) VALUES ($1, $2)`, [entryId, sessionId]);
     },
     *importedCalls(sessionId: string) {
       return new Set(yield* sql.column<string>(`SELECT entry_id FROM imported_calls WHERE session_id = $1`, [sessionId]));

@@ -38,8 +38,8 @@ export class PostgresStore implements Store {
   readonly #ready: Promise<void>;
   /** Per session, the last write unit made on this handle (settled, never rejected): the next one starts after it. */
   readonly #lastWrite = new Map<string, Promise<void>>();
-  /** One transaction handle per pooled connection, made on its first unit. */
-  readonly #txs = new WeakMap<PoolClient, Tx>();
+  /** One transaction handle (and its statement sender) per pooled connection, made on its first unit. */
+  readonly #units = new WeakMap<PoolClient, { sql: Sql; tx: Tx }>();
   #closed = false;
   #closing: Promise<void> | undefined;
 
@@ -91,11 +91,11 @@ export class PostgresStore implements Store {
     }
   }
 
-  #tx(client: PoolClient): Tx {
-    let tx = this.#txs.get(client);
-    if (!tx) {
+  #unit(client: PoolClient): { sql: Sql; tx: Tx } {
+    let unit = this.#units.get(client);
+    if (!unit) {
       const sql = new Sql(client, this.#types);
-      tx = {
+      const tx: Tx = {
         ...sessionsTx(sql),
         ...entriesTx(sql),
         ...checkpointsTx(sql),
@@ -103,24 +103,25 @@ export class PostgresStore implements Store {
         ...workspacesTx(sql),
         langgraph: langgraphTx(sql),
       };
-      this.#txs.set(client, tx);
+      this.#units.set(client, (unit = { sql, tx }));
     }
-    return tx;
+    return unit;
   }
 
-  /** Runs `body` in a transaction opened by `begin` (one round trip, its locks included); again on a deadlock. */
+  /** Runs `body` in a transaction opened by `begin` (sent with its first statement, locks included); again on a deadlock. */
   async #transaction<T>(begin: string, body: Body<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       const client = await this.#connect();
       let lost: Error | undefined;
+      const { sql, tx } = this.#unit(client);
+      sql.start(begin);
       try {
-        await client.query(begin);
         try {
-          const value = await runAsync(body(this.#tx(client)));
-          await client.query("COMMIT");
+          const value = await runAsync(body(tx));
+          await sql.commit();
           return value;
         } catch (error) {
-          await client.query("ROLLBACK").catch((rollback: Error) => (lost = rollback));
+          if (sql.open) await client.query("ROLLBACK").catch((rollback: Error) => (lost = rollback));
           throw error;
         }
       } catch (error) {
@@ -163,8 +164,12 @@ export class PostgresStore implements Store {
   async query<T>(body: Body<T>): Promise<T> {
     const client = await this.#connect();
     let lost: Error | undefined;
+    const { sql, tx } = this.#unit(client);
+    sql.start(null);
     try {
-      return await runAsync(body(this.#tx(client)));
+      const value = await runAsync(body(tx));
+      await runAsync(sql.flush());
+      return value;
     } catch (error) {
       if (isConnectionLoss(error)) lost = error as Error;
       throw translate(error);

@@ -11,19 +11,19 @@ export function workspacesTx(sql: Sql): WorkspacesTx {
       return yield* sql.one<WorkspaceRow>(`SELECT ${WORKSPACE_COLS} FROM workspaces WHERE session_id = $1`, [sessionId]);
     },
     *putWorkspace(r: WorkspaceRow) {
-      yield* sql.exec(
+      yield* sql.later(
         `INSERT INTO workspaces (session_id, dir, exclude, manifest_id, updated_at, host) VALUES ($1, $2, $3, $4, $5, $6)
         ON CONFLICT (session_id) DO UPDATE SET dir = excluded.dir, exclude = excluded.exclude, manifest_id = excluded.manifest_id,
           restoring = NULL, updated_at = excluded.updated_at, host = excluded.host`,
         [r.sessionId, r.dir, r.exclude, r.manifestId, r.updatedAt, r.host],
       );
-      yield* sql.exec(`UPDATE sessions SET has_workspace = true WHERE id = $1 AND NOT has_workspace`, [r.sessionId]);
+      yield* sql.later(`UPDATE sessions SET has_workspace = true WHERE id = $1 AND NOT has_workspace`, [r.sessionId]);
     },
     *setWorkspaceManifest(sessionId: string, manifestId: number, at: number) {
-      yield* sql.exec(`UPDATE workspaces SET manifest_id = $1, updated_at = $2 WHERE session_id = $3`, [manifestId, at, sessionId]);
+      yield* sql.later(`UPDATE workspaces SET manifest_id = $1, updated_at = $2 WHERE session_id = $3`, [manifestId, at, sessionId]);
     },
     *setWorkspaceRestoring(sessionId: string, restoring: string | null) {
-      yield* sql.exec(`UPDATE workspaces SET restoring = $1 WHERE session_id = $2`, [restoring, sessionId]);
+      yield* sql.later(`UPDATE workspaces SET restoring = $1 WHERE session_id = $2`, [restoring, sessionId]);
     },
     *claimWorkspaceRestore(sessionId: string, expected: string, next: string) {
       return (
@@ -35,7 +35,7 @@ export function workspacesTx(sql: Sql): WorkspacesTx {
       return yield* sql.rows<WorkspaceRow>(`SELECT ${WORKSPACE_COLS} FROM workspaces WHERE restoring IS NOT NULL ORDER BY session_id`);
     },
     *insertBlob(hash: string, content: Buffer) {
-      yield* sql.exec(`INSERT INTO file_blobs (hash, content) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING`, [hash, content]);
+      yield* sql.later(`INSERT INTO file_blobs (hash, content) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING`, [hash, content]);
     },
     *getBlob(hash: string) {
       return (yield* sql.column<Buffer>(`SELECT content FROM file_blobs WHERE hash = $1`, [hash]))[0];
@@ -59,7 +59,7 @@ export function workspacesTx(sql: Sql): WorkspacesTx {
       return yield* sql.one<{ hash: string; body: string }>(`SELECT hash, body FROM file_manifests WHERE id = $1`, [id]);
     },
     *insertCheckpointFiles(r: CheckpointFilesRow & { checkpointId: string }) {
-      yield* sql.exec(`INSERT INTO checkpoint_files (checkpoint_id, manifest_id, dir, exclude) VALUES ($1, $2, $3, $4)`, [
+      yield* sql.later(`INSERT INTO checkpoint_files (checkpoint_id, manifest_id, dir, exclude) VALUES ($1, $2, $3, $4)`, [
         r.checkpointId,
         r.manifestId,
         r.dir,
