@@ -1,5 +1,5 @@
-// Round trips are what a unit costs on a network: a chat turn on PostgreSQL is two (BEGIN with its locks and first read;
-// the writes with COMMIT), and values sent as literals come back exactly, hostile text included.
+// Round trips are what a unit costs on a network: a chat turn on PostgreSQL is four (BEGIN with its locks, the read of
+// the session's head, its inserts as one statement, COMMIT), and what the batched inserts carry comes back exactly.
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { openForkpoint } from "../../src/index.js";
@@ -31,8 +31,10 @@ describe.skipIf(!url)("round trips on PostgreSQL", () => {
         ],
         { name: "it's $3" },
       );
-      expect(sent).toHaveLength(2);
-      expect(sent[1]).toMatch(/COMMIT$/);
+      expect(sent).toHaveLength(4);
+      // The two messages as one two-row insert, the checkpoint beside it.
+      expect(sent[2]).toMatch(/^WITH w0 AS \(INSERT INTO entries .* VALUES \(\$1, .*\), \(\$16, .*\)\) INSERT INTO checkpoints /s);
+      expect(sent[3]).toBe("COMMIT");
       const [asked] = await s.history({ branchId: turn.checkpoint.branchId }).then((h) => h.slice(-2));
       expect(asked!.content).toBe(hostile);
       expect(asked!.metadata).toEqual({ n: -1.5e-7, big: 2 ** 53 - 1, t: true, nul: null, s: "$2" });

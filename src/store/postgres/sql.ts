@@ -1,9 +1,9 @@
 // Queries as steps: each yields the promise of one query on the unit's client and is resumed with its result. Round
-// trips are what a unit costs on a network: a unit's BEGIN and its writes whose results it does not read wait and
-// travel with its next statement (or its COMMIT), as one simple query with the values inlined as literals.
+// trips are what a unit costs on a network: inserts whose results the unit does not read wait, and go as one
+// prepared statement ahead of its next statement or its COMMIT.
 import { createHash } from "node:crypto";
 import type { ClientBase, CustomTypesConfig, QueryArrayResult, QueryConfig, QueryResult } from "pg";
-import type { Step } from "../port/index.js";
+import { runAsync, type Step } from "../port/index.js";
 
 /** Statement names by text: a named statement is parsed and planned once per connection, then only bound. */
 const names = new Map<string, string>();
@@ -14,33 +14,103 @@ function nameOf(text: string): string {
   return name;
 }
 
+interface Statement {
+  text: string;
+  values: unknown[];
+}
+
 /**
- * A value as the text node-postgres sends for a parameter, quoted: a literal of unknown type, so the server infers its
- * type from the statement as it does for a parameter (`NULL`; a bytea as its hex text). Undefined for other values
- * (arrays, objects), which go as parameters.
+ * Bounds on a batch: each shape is a prepared statement of its own (so their number stays small), and a statement
+ * takes at most 65,535 parameters (a big import writes thousands of rows in one unit).
  */
-function literal(client: ClientBase, value: unknown): string | undefined {
-  if (value === null || value === undefined) return "NULL";
-  if (typeof value === "string") return client.escapeLiteral(value);
-  if (typeof value === "number" || typeof value === "bigint" || typeof value === "boolean") return `'${String(value)}'`;
-  // An escape string: read the same whatever the server's standard_conforming_strings says.
-  if (Buffer.isBuffer(value)) return `E'\\\\x${value.toString("hex")}'`;
+const MAX_ROWS = 16;
+const MAX_STATEMENTS = 8;
+const MAX_PARAMETERS = 16_384;
+
+/** Statement `text` with its parameters moved up by `offset`. */
+const renumber = (text: string, offset: number) =>
+  offset === 0 ? text : text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+
+/** The table of an INSERT, if `st` is one. */
+const insertInto = (st: Statement) => /^\s*INSERT\s+INTO\s+(\w+)/i.exec(st.text)?.[1];
+
+/** An `INSERT ... VALUES (...)` ending with its one row: its text before the row, and the row. */
+function singleRow(text: string): { head: string; row: string } | undefined {
+  const at = text.search(/\bVALUES\s*\(/i);
+  if (at < 0) return undefined;
+  const open = text.indexOf("(", at);
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    if (text[i] === "(") depth++;
+    else if (text[i] === ")" && --depth === 0)
+      return text.slice(i + 1).trim() === "" ? { head: text.slice(0, open), row: text.slice(open, i + 1) } : undefined;
+  }
   return undefined;
 }
 
-/** `text` with its `$n` parameters replaced by `values` as literals (our statements hold no `$` in strings); undefined when one cannot be. */
-function inline(client: ClientBase, text: string, values: unknown[]): string | undefined {
-  const literals = values.map((v) => literal(client, v));
-  if (literals.some((l) => l === undefined)) return undefined;
-  return values.length === 0 ? text : text.replace(/\$(\d+)/g, (_, n: string) => literals[Number(n) - 1]!);
+/** Statements as one, their parameters renumbered in turn. */
+function joined(group: Statement[], join: (texts: string[]) => string): Statement {
+  const values: unknown[] = [];
+  const texts = group.map((st) => {
+    const text = renumber(st.text, values.length);
+    values.push(...st.values);
+    return text;
+  });
+  return { text: join(texts), values };
+}
+
+/**
+ * The writes that wait, in fewer statements with the same effect: consecutive inserts of one row into one table as one
+ * multi-row insert (rows, and so their identities, in the order given), then consecutive inserts into different tables
+ * as one statement (`WITH w0 AS (INSERT ...) INSERT ...`: inserts never touch one another's rows, and each table's
+ * identities still grow in the order its rows were given). Anything else goes alone, in its place.
+ */
+function batched(waiting: Statement[]): Statement[] {
+  const groups: Statement[][] = [];
+  for (const st of waiting) {
+    const last = groups[groups.length - 1];
+    if (last && last.length < MAX_ROWS && last[0]!.text === st.text && singleRow(st.text)) last.push(st);
+    else groups.push([st]);
+  }
+  const merged = groups.map((group) =>
+    group.length === 1 ? group[0]! : joined(group, (texts) => singleRow(texts[0]!)!.head + texts.map((t) => singleRow(t)!.row).join(", ")),
+  );
+  const out: Statement[] = [];
+  let run: Statement[] = [];
+  const end = () => {
+    if (run.length === 1) out.push(run[0]!);
+    if (run.length > 1)
+      out.push(
+        joined(
+          run,
+          (texts) =>
+            `WITH ${texts
+              .slice(0, -1)
+              .map((t, i) => `w${i} AS (${t})`)
+              .join(", ")} ${texts.at(-1)}`,
+        ),
+      );
+    run = [];
+  };
+  for (const st of merged) {
+    const table = insertInto(st);
+    const full = run.length === MAX_STATEMENTS || run.reduce((n, r) => n + r.values.length, st.values.length) > MAX_PARAMETERS;
+    if (table === undefined || full || run.some((r) => insertInto(r) === table)) end();
+    if (table === undefined) out.push(st);
+    else run.push(st);
+  }
+  end();
+  return out;
 }
 
 /** One unit's queries: every statement of a unit goes through the client it holds. */
 export class Sql {
   readonly #client: ClientBase;
   readonly #types: CustomTypesConfig;
-  /** Statements not sent yet (the unit's BEGIN, then writes whose results nobody reads), already inlined. */
-  #waiting: string[] = [];
+  /** The unit's BEGIN (with its lock statements), until its first statement goes. */
+  #begin: string | null = null;
+  /** Writes whose results the unit does not read, not sent yet. */
+  #waiting: Statement[] = [];
   /** Whether anything of this unit reached the server (a unit that sent nothing has nothing to commit). */
   #sent = false;
 
@@ -49,19 +119,18 @@ export class Sql {
     this.#types = types;
   }
 
-  /** Starts a unit: `begin` (with its lock statements) travels with the unit's first statement. */
+  /** Starts a unit: `begin` is sent ahead of its first statement (a unit that sends none opens no transaction). */
   start(begin: string | null): void {
-    this.#waiting = begin === null ? [] : [begin];
+    this.#begin = begin;
+    this.#waiting = [];
     this.#sent = false;
   }
 
-  /** Ends a unit: sends what still waits followed by COMMIT (nothing when the unit never reached the server). */
+  /** Ends a unit: sends what still waits, then COMMIT. */
   async commit(): Promise<void> {
-    const waiting = this.#waiting;
-    this.#waiting = [];
-    if (!this.#sent && waiting.length <= 1 && waiting.every((s) => s.startsWith("BEGIN"))) return;
-    this.#sent = true;
-    await this.#client.query([...waiting, "COMMIT"].join(";\n"));
+    if (!this.#sent && this.#waiting.length === 0) return;
+    await runAsync(this.flush());
+    await this.#client.query("COMMIT");
   }
 
   /** After a failure: whether the server holds an open transaction of this unit to roll back. */
@@ -70,36 +139,31 @@ export class Sql {
     return this.#sent;
   }
 
-  /** Sends what waits, for a unit without a transaction (`query`). */
+  /** Sends the BEGIN and the writes that wait. */
   *flush(): Step<void> {
+    if (this.#begin !== null) {
+      const begin = this.#begin;
+      this.#begin = null;
+      this.#sent = true;
+      yield this.#client.query(begin);
+    }
     if (this.#waiting.length === 0) return;
-    const text = this.#waiting.join(";\n");
+    const waiting = batched(this.#waiting);
     this.#waiting = [];
-    this.#sent = true;
-    yield this.#client.query(text);
+    for (const st of waiting) yield* this.#query<QueryResult>(st.text, st.values);
   }
 
   /** A write whose result the unit does not read: sent with the unit's next statement or its COMMIT. */
   *later(text: string, values: unknown[] = []): Step<void> {
-    const inlined = inline(this.#client, text, values);
-    if (inlined !== undefined) this.#waiting.push(inlined);
-    else yield* this.exec(text, values);
+    this.#waiting.push({ text, values });
   }
 
-  /** Runs one statement (with whatever waits ahead of it, in one round trip) and returns its result. */
+  /** Runs one prepared statement, after what waits (a statement is parsed and planned once per connection). */
   *#query<R extends QueryResult | QueryArrayResult>(text: string, values: unknown[], rowMode?: "array"): Step<R> {
+    yield* this.flush();
     this.#sent = true;
-    const inlined = this.#waiting.length === 0 ? undefined : inline(this.#client, text, values);
-    const config: QueryConfig =
-      inlined === undefined ? { name: nameOf(text), text, values, types: this.#types } : { text: "", types: this.#types };
-    if (inlined === undefined) yield* this.flush();
-    else {
-      config.text = [...this.#waiting, inlined].join(";\n");
-      this.#waiting = [];
-    }
-    const results = (yield rowMode ? this.#client.query({ ...config, rowMode }) : this.#client.query(config)) as R | R[];
-    // A simple query of several statements answers each: the last is this statement's.
-    return Array.isArray(results) ? results[results.length - 1]! : results;
+    const config: QueryConfig = { name: nameOf(text), text, values, types: this.#types };
+    return (yield rowMode ? this.#client.query({ ...config, rowMode }) : this.#client.query(config)) as R;
   }
 
   /** Rows as objects keyed by column alias. */
