@@ -15,6 +15,7 @@ export {
   ValidationError,
   PayloadTooLargeError,
   IntegrityError,
+  StateVersionError,
   ConflictError,
   DatabaseError,
   ToolUndoError,

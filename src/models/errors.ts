@@ -47,6 +47,20 @@ export class PayloadTooLargeError extends ValidationError {
   }
 }
 
+/**
+ * A stored state this opener cannot read at its `stateVersion`: newer than it (`STATE_VERSION_UNKNOWN`), with no
+ * migration step from its version (`STATE_MIGRATION_MISSING`), or a step that threw or returned no JSON
+ * (`STATE_MIGRATION_FAILED`, the step's error as `cause`).
+ */
+export class StateVersionError extends ForkpointError {
+  /** The version the state was recorded under. */
+  readonly stateVersion: number;
+  constructor(code: string, stateVersion: number, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+    this.stateVersion = stateVersion;
+  }
+}
+
 /** Stored data whose checksum or hash chain does not match: corruption or tampering. */
 export class IntegrityError extends ForkpointError {
   constructor(message: string) {

@@ -23,7 +23,7 @@ import { insideHandler } from "../tools/handler-scope.js";
 import { ToolRegistry } from "../tools/registry.js";
 import { engineLifecycle, keyedLock, monotonicClock, type EngineContext } from "./core/context.js";
 import { EVENT_NAMES, ListenerSafeEmitter, type ForkpointEvent, type ForkpointListener } from "./core/events.js";
-import { openOptions, type ForkpointOptions } from "./core/open-options.js";
+import { openOptions, stateSchemaOf, type ForkpointOptions } from "./core/open-options.js";
 import { ownedSession } from "./core/owned.js";
 import { createSession } from "./create-session.js";
 import { deleteSession } from "./delete-session.js";
@@ -84,6 +84,7 @@ export class Forkpoint {
   /** @internal use `openForkpoint` */
   constructor(options: ForkpointOptions = {}) {
     const o = parseInput(openOptions, options, "openForkpoint");
+    const stateSchema = stateSchemaOf(o.stateVersion, o.migrateState);
     const tools = new ToolRegistry(o.tools ?? []);
     const logger = resilientLogger(o.logger ?? console);
     if ([o.store, o.path, o.postgres].filter((v) => v !== undefined).length > 1)
@@ -103,6 +104,7 @@ export class Forkpoint {
     this.#ctx = {
       store: this.#store,
       limits: { ...DEFAULT_LIMITS, ...o.limits },
+      stateSchema,
       tools,
       autoCheckpoint: o.autoCheckpoint ?? {},
       events,

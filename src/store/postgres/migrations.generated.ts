@@ -61,5 +61,13 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
       "\nCREATE INDEX \"sessions_user_seq\" ON \"sessions\" USING btree (\"user_id\",\"seq\");",
       "\nCREATE UNIQUE INDEX \"state_snapshots_hash\" ON \"state_snapshots\" USING btree (\"hash\");"
     ]
+  },
+  {
+    "tag": "0001_wet_lyja",
+    "folderMillis": 1795733468050,
+    "hash": "c0b85d1e747f4fc847fd66161f8d734f2673d8b234c1909991819e5e16db81ee",
+    "sql": [
+      "ALTER TABLE \"state_snapshots\" ADD COLUMN \"version\" integer DEFAULT 1 NOT NULL;"
+    ]
   }
 ];

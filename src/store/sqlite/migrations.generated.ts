@@ -122,5 +122,13 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     "sql": [
       "ALTER TABLE `entries` ADD `reversible` integer;"
     ]
+  },
+  {
+    "tag": "0006_dry_the_watchers",
+    "folderMillis": 1795733467318,
+    "hash": "5d4227a664b12204dce4ba01b622e2782b29ce0c5e0414657e727759dd1e18ef",
+    "sql": [
+      "ALTER TABLE `state_snapshots` ADD `version` integer DEFAULT 1 NOT NULL;"
+    ]
   }
 ];
