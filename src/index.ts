@@ -16,6 +16,7 @@ export {
   PayloadTooLargeError,
   IntegrityError,
   StateVersionError,
+  AtomicRollbackError,
   ConflictError,
   DatabaseError,
   ToolUndoError,

@@ -61,6 +61,27 @@ export class StateVersionError extends ForkpointError {
   }
 }
 
+/**
+ * A guarded block (`atomic`) threw, and the rollback to its checkpoint failed too (`ATOMIC_ROLLBACK_FAILED`): `error`
+ * (also the `cause`) is what the block threw, `rollbackError` why the rollback failed, `checkpointId` where it was going.
+ */
+export class AtomicRollbackError extends ForkpointError {
+  readonly error: unknown;
+  readonly rollbackError: unknown;
+  readonly checkpointId: string;
+  constructor(error: unknown, rollbackError: unknown, checkpointId: string) {
+    super(
+      "ATOMIC_ROLLBACK_FAILED",
+      `the guarded block failed (${error instanceof Error ? error.message : String(error)}) and rolling back to checkpoint ` +
+        `${checkpointId} failed too (${rollbackError instanceof Error ? rollbackError.message : String(rollbackError)})`,
+      { cause: error },
+    );
+    this.error = error;
+    this.rollbackError = rollbackError;
+    this.checkpointId = checkpointId;
+  }
+}
+
 /** Stored data whose checksum or hash chain does not match: corruption or tampering. */
 export class IntegrityError extends ForkpointError {
   constructor(message: string) {

@@ -1,4 +1,5 @@
 // SessionHandle: one user's session, with every per-session verb of the public API.
+import { atomic, type AtomicOptions } from "./atomic.js";
 import { attachWorkspace } from "./attach-workspace.js";
 import { createCheckpoint } from "./checkpoint.js";
 import { deleteCheckpoint } from "./delete-checkpoint.js";
@@ -59,6 +60,7 @@ import { summary } from "./summary.js";
 import { switchBranch } from "./switch-branch.js";
 import { timeline } from "./timeline.js";
 import { versions } from "./versions.js";
+import { withCheckpoints, type WithCheckpointsOptions } from "./with-checkpoints.js";
 
 const id = (value: unknown, field: string): string => parseInput(idSchema, value, field);
 
@@ -257,6 +259,20 @@ export class SessionHandle {
   async handoff(checkpointId: string, target: CreateSessionInput): Promise<SessionHandle> {
     const created = await this.#run((ctx, ref) => handoff(ctx, ref, id(checkpointId, "checkpointId"), target));
     return new SessionHandle(this.#ctx, created, this.#whenReady);
+  }
+
+  /**
+   * A guarded block: a checkpoint, then `block`; if it throws, the session rolls back to the checkpoint (state,
+   * messages, tool effects) and the error is rethrown (`AtomicRollbackError` if the rollback fails too).
+   * @example await s.atomic(async () => { await s.invoke("write_file", args); await s.setState(next); })
+   */
+  atomic<T>(block: () => Promise<T> | T, options?: AtomicOptions): Promise<T> {
+    return atomic(this, block, options);
+  }
+
+  /** `fn` wrapped so that a checkpoint follows every `every`th call it completes (counted per wrapper). */
+  withCheckpoints<A extends unknown[], R>(fn: (...args: A) => R, options?: WithCheckpointsOptions): (...args: A) => Promise<Awaited<R>> {
+    return withCheckpoints((o) => this.checkpoint(o), fn, options);
   }
 
   /** Everything that happened in the session across branches, newest first, paginated. */
