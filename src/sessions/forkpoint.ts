@@ -25,6 +25,7 @@ import { engineLifecycle, keyedLock, monotonicClock, type EngineContext } from "
 import { EVENT_NAMES, ListenerSafeEmitter, type ForkpointEvent, type ForkpointListener } from "./core/events.js";
 import { openOptions, stateSchemaOf, type ForkpointOptions } from "./core/open-options.js";
 import { ownedSession } from "./core/owned.js";
+import { clone } from "./clone.js";
 import { createSession } from "./create-session.js";
 import { deleteSession } from "./delete-session.js";
 import { exportSession, type ExportOptions } from "./export-session.js";
@@ -264,6 +265,15 @@ export class Forkpoint {
    */
   importSession(document: SessionExport, scope: ImportOptions): Promise<SessionHandle> {
     return this.#whenReady(async () => new SessionHandle(this.#ctx, await importSession(this.#ctx, document, scope), this.#whenReady));
+  }
+
+  /**
+   * Copies a session (history, state, the whole branch tree, checkpoints) under new ids for the same user; nothing is
+   * applied. The source gets a checkpoint named "clone" marking what was copied; the copy's `info().origin` points at it.
+   * @example const copy = await fp.clone(s.id, { userId: "alice" });
+   */
+  clone(sessionId: string, scope: { userId: string }): Promise<SessionHandle> {
+    return this.#whenReady(async () => new SessionHandle(this.#ctx, await clone(this.#ctx, sessionId, scope), this.#whenReady));
   }
 
   /**
