@@ -60,13 +60,13 @@ export function toolResultHash(invocationHash: string, r: Omit<ToolResultRow, "h
  * written before versions existed) hashes the text alone, so old databases and exports still verify; a later version
  * is hashed with the text, so the entry chain and checkpoint checksums (which cover this hash) cover the version too.
  */
-export function stateHashOf(text: string, version: number): string {
+export function stateAddress(text: string, version: number): string {
   return version === 1 ? sha256(text) : sha256(JSON.stringify([version, text]));
 }
 
 /** True when a stored state snapshot's body (and version) still hashes to its address. */
 export function snapshotIntact(snapshot: { hash: string; body: string; version?: number }): boolean {
-  return stateHashOf(snapshot.body, snapshot.version ?? 1) === snapshot.hash;
+  return stateAddress(snapshot.body, snapshot.version ?? 1) === snapshot.hash;
 }
 
 /** True when a tool call's completion (if any) still matches the hash binding it to the call. */

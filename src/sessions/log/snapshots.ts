@@ -2,7 +2,7 @@
 import { type JsonValue } from "../../models/json.js";
 import type { Step, Tx } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
-import { canonicalJson, stateHashOf } from "../integrity/hashes.js";
+import { canonicalJson, stateAddress } from "../integrity/hashes.js";
 import { DEFAULT_STATE_SCHEMA, migrateState } from "./state-schema.js";
 
 /** The state document with snapshot id `stateId` (null: `{}`) as recorded, with the state version it was recorded under. */
@@ -26,7 +26,7 @@ export function* readState(ctx: Pick<EngineContext, "stateSchema" | "limits">, t
 export function* storeSnapshot(ctx: Pick<EngineContext, "stateSchema">, tx: Tx, value: JsonValue): Step<{ id: number; hash: string }> {
   const version = (ctx.stateSchema ?? DEFAULT_STATE_SCHEMA).version;
   const text = canonicalJson(value);
-  const hash = stateHashOf(text, version);
+  const hash = stateAddress(text, version);
   const id = yield* tx.putSnapshot(hash, text, version);
   return { id, hash };
 }

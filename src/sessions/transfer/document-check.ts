@@ -7,7 +7,7 @@ import {
   canonicalJson,
   entryHash,
   portableChecksum,
-  stateHashOf,
+  stateAddress,
   toolResultHash,
 } from "../integrity/hashes.js";
 import { CHUNK_UNITS, type Slice } from "../maintenance/long-call.js";
@@ -97,7 +97,7 @@ export class DocumentCheck {
         units: 1,
         run: () => {
           const body = canonicalJson(JSON.parse(s.text));
-          if (stateHashOf(body, s.version ?? 1) !== s.hash)
+          if (stateAddress(body, s.version ?? 1) !== s.hash)
             throw new IntegrityError(`state ${s.hash} of the document does not match its hash`);
           this.stateBodies.set(s.hash, { body, version: s.version ?? 1 });
         },

@@ -85,6 +85,6 @@ export function rewriteIds(doc: SessionExport, sessionId: string, createdAt: num
     })),
     entries,
     checkpoints,
-    events: doc.events.map((e) => ({ ...e, refId: ids.get(e.refId) ?? e.refId, branchId: to(e.branchId) })),
+    events: doc.events.map((e) => ({ ...e, refId: ids.get(e.refId) ?? e.refId, branchId: ids.get(e.branchId) ?? e.branchId })),
   };
 }
