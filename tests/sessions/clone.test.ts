@@ -28,6 +28,10 @@ describe("clone", () => {
     await s.setState({ n: 2 });
     await s.rollback(cp1.id);
     await s.append({ role: "assistant", content: "other" });
+    // Switches are timeline events naming the session's branches: the copy's name its own.
+    const here = (await s.info()).currentBranchId;
+    await s.switchBranch((await s.branches()).find((b) => b.reason === "root")!.id);
+    await s.switchBranch(here);
 
     const copy = await fp.clone(s.id, { userId: "u" });
     expect(copy.id).not.toBe(s.id);
@@ -49,6 +53,8 @@ describe("clone", () => {
     expect(copyCps.map((c) => c.id).filter((id) => srcCps.some((c) => c.id === id))).toEqual([]);
     const copyFirst = copyCps.find((c) => c.name === "first")!;
     expect((await copy.restore(copyFirst.id)).state).toEqual({ n: 1 });
+    const kinds = async (h: typeof s) => (await h.timeline({ limit: 100 })).items.map((i) => i.kind);
+    expect(await kinds(copy)).toEqual(await kinds(s));
     expect((await fp.verify()).ok).toBe(true);
 
     // Nothing is applied in the copy: moving it back to the old branch replays nothing; the source's file stays.
