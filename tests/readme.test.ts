@@ -55,6 +55,10 @@ describe("README examples", () => {
     expect(out).toContain("Planned day 1. day 1: Alfama");
     expect(out).toContain("user, function_call, function_call_result, assistant");
     expect(out).toContain("plan.txt after clear: false");
+    expect(out.split("\n").filter((l) => l === "{ todos: [ 'buy milk' ] }")).toHaveLength(2); // migrated, then rolled back
+    expect(out.split("\n")).toContain("atomic: changed my mind");
+    expect(out.split("\n")).toContain("[ 'hello' ] 1");
+    expect(out.split("\n")).toContain("true true");
     if (databaseUrl) expect(out.split("\n")).toEqual(expect.arrayContaining(["positions 1,2", "moved 2"]));
   });
 });

@@ -47,6 +47,41 @@ export class PayloadTooLargeError extends ValidationError {
   }
 }
 
+/**
+ * A stored state this opener cannot read at its `stateVersion`: newer than it (`STATE_VERSION_UNKNOWN`), with no
+ * migration step from its version (`STATE_MIGRATION_MISSING`), or a step that threw or returned no JSON
+ * (`STATE_MIGRATION_FAILED`, the step's error as `cause`).
+ */
+export class StateVersionError extends ForkpointError {
+  /** The version the state was recorded under. */
+  readonly stateVersion: number;
+  constructor(code: string, stateVersion: number, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+    this.stateVersion = stateVersion;
+  }
+}
+
+/**
+ * A guarded block (`atomic`) threw, and the rollback to its checkpoint failed too (`ATOMIC_ROLLBACK_FAILED`): `error`
+ * (also the `cause`) is what the block threw, `rollbackError` why the rollback failed, `checkpointId` where it was going.
+ */
+export class AtomicRollbackError extends ForkpointError {
+  readonly error: unknown;
+  readonly rollbackError: unknown;
+  readonly checkpointId: string;
+  constructor(error: unknown, rollbackError: unknown, checkpointId: string) {
+    super(
+      "ATOMIC_ROLLBACK_FAILED",
+      `the guarded block failed (${error instanceof Error ? error.message : String(error)}) and rolling back to checkpoint ` +
+        `${checkpointId} failed too (${rollbackError instanceof Error ? rollbackError.message : String(rollbackError)})`,
+      { cause: error },
+    );
+    this.error = error;
+    this.rollbackError = rollbackError;
+    this.checkpointId = checkpointId;
+  }
+}
+
 /** Stored data whose checksum or hash chain does not match: corruption or tampering. */
 export class IntegrityError extends ForkpointError {
   constructor(message: string) {

@@ -52,10 +52,12 @@ export interface ExportedEntry {
   completion: ExportedCompletion | null;
 }
 
-/** A state document, addressed by the hash of its canonical JSON. */
+/** A state document, addressed by the hash of its canonical JSON (and of its version, when not 1). */
 export interface ExportedState {
   hash: string;
   value: JsonValue;
+  /** The state schema version it was written under; absent for version 1 (and in exports made before versions). */
+  version?: number;
 }
 
 /** A checkpoint: a named point (branch + position) of the session. */
@@ -180,7 +182,7 @@ export const sessionExportSchema = z.strictObject({
         .nullable(),
     }),
   ),
-  states: z.array(z.strictObject({ hash, value: json })),
+  states: z.array(z.strictObject({ hash, value: json, version: z.number().int().min(1).optional() })),
   checkpoints: z.array(
     z.strictObject({
       id,

@@ -44,7 +44,7 @@ export async function diff(ctx: EngineContext, ref: SessionRef, checkpointA: str
     const [ra, rb] = [yield* readVerified(tx, a), yield* readVerified(tx, b)];
     const messages = (r: typeof ra) => r.entries.filter((e) => e.kind === "message").map(toMessage);
     return {
-      state: diffState(yield* readState(tx, a.stateId), yield* readState(tx, b.stateId)),
+      state: diffState(yield* readState(ctx, tx, a.stateId), yield* readState(ctx, tx, b.stateId)),
       messages: splitByPrefix(messages(ra), messages(rb)),
       tools: splitByPrefix(ra.tools.map(toToolInvocation), rb.tools.map(toToolInvocation)),
     };

@@ -107,7 +107,8 @@ export async function exportSession(ctx: EngineContext, sessionId: unknown, scop
     const snapshots = [];
     for (const sid of stateIds) snapshots.push((yield* tx.getSnapshot(sid))!);
     const states: ExportedState[] = snapshots
-      .map((s) => ({ hash: s.hash, value: JSON.parse(s.body) as JsonValue }))
+      // A state keeps the version it was written under (absent for 1, as exports made before versions have it).
+      .map((s) => ({ hash: s.hash, value: JSON.parse(s.body) as JsonValue, ...(s.version === 1 ? {} : { version: s.version }) }))
       .sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0));
     return {
       format: EXPORT_FORMAT,

@@ -24,8 +24,9 @@ import { insideHandler } from "../tools/handler-scope.js";
 import { ToolRegistry } from "../tools/registry.js";
 import { engineLifecycle, keyedLock, monotonicClock, type EngineContext } from "./core/context.js";
 import { EVENT_NAMES, ListenerSafeEmitter, type ForkpointEvent, type ForkpointListener } from "./core/events.js";
-import { openOptions, type ForkpointOptions } from "./core/open-options.js";
+import { openOptions, stateSchemaOf, type ForkpointOptions } from "./core/open-options.js";
 import { ownedSession } from "./core/owned.js";
+import { clone } from "./clone.js";
 import { createSession } from "./create-session.js";
 import { deleteSession } from "./delete-session.js";
 import { exportSession, type ExportOptions } from "./export-session.js";
@@ -85,6 +86,7 @@ export class Forkpoint {
   /** @internal use `openForkpoint` */
   constructor(options: ForkpointOptions = {}) {
     const o = parseInput(openOptions, options, "openForkpoint");
+    const stateSchema = stateSchemaOf(o.stateVersion, o.migrateState);
     const tools = new ToolRegistry(o.tools ?? []);
     const logger = resilientLogger(o.logger ?? console);
     if ([o.store, o.path, o.postgres].filter((v) => v !== undefined).length > 1)
@@ -104,6 +106,7 @@ export class Forkpoint {
     const engine: EngineContext = {
       store: this.#store,
       limits: { ...DEFAULT_LIMITS, ...o.limits },
+      stateSchema,
       tools,
       autoCheckpoint: o.autoCheckpoint ?? {},
       events,
@@ -267,6 +270,15 @@ export class Forkpoint {
    */
   importSession(document: SessionExport, scope: ImportOptions): Promise<SessionHandle> {
     return this.#whenReady(async () => new SessionHandle(this.#ctx, await importSession(this.#ctx, document, scope), this.#whenReady));
+  }
+
+  /**
+   * Copies a session (history, state, the whole branch tree, checkpoints) under new ids for the same user; nothing is
+   * applied. The source gets a checkpoint named "clone" marking what was copied; the copy's `info().origin` points at it.
+   * @example const copy = await fp.clone(s.id, { userId: "alice" });
+   */
+  clone(sessionId: string, scope: { userId: string }): Promise<SessionHandle> {
+    return this.#whenReady(async () => new SessionHandle(this.#ctx, await clone(this.#ctx, sessionId, scope), this.#whenReady));
   }
 
   /**

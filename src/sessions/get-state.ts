@@ -6,6 +6,6 @@ import { readState } from "./log/snapshots.js";
 
 export async function getState(ctx: EngineContext, ref: SessionRef): Promise<JsonValue> {
   return ctx.store.read(function* (tx) {
-    return yield* readState(tx, (yield* ownedCurrent(tx, ref.id, ref.userId)).head.stateId);
+    return yield* readState(ctx, tx, (yield* ownedCurrent(tx, ref.id, ref.userId)).head.stateId);
   });
 }

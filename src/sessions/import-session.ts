@@ -53,7 +53,7 @@ export async function importSession(ctx: EngineContext, document: unknown, scope
       error: c === null || c.status !== "failed" ? null : text(c.error, `${field}.completion.error`),
     };
   });
-  const stateTexts = doc.states.map((s, i) => ({ hash: s.hash, text: text(s.value, `document.states[${i}].value`) }));
+  const stateTexts = doc.states.map((s, i) => ({ hash: s.hash, text: text(s.value, `document.states[${i}].value`), version: s.version }));
   const sessionMetadata = doc.session.metadata === null ? null : text(doc.session.metadata, "document.session.metadata");
   const checkpointMetadata = doc.checkpoints.map((c, i) =>
     c.metadata === null ? null : text(c.metadata, `document.checkpoints[${i}].metadata`),
@@ -81,7 +81,7 @@ export async function importSession(ctx: EngineContext, document: unknown, scope
   const ref = await ctx.store.write({ sessionId: doc.session.id }, function* (tx) {
     yield* refuseExistingIds(tx, doc);
     const stateIds = new Map<string, number>();
-    for (const [hash, body] of checked.stateBodies) stateIds.set(hash, yield* tx.putSnapshot(hash, body));
+    for (const [hash, s] of checked.stateBodies) stateIds.set(hash, yield* tx.putSnapshot(hash, s.body, s.version));
     const stateIdOf = (hash: string | null) => (hash === null ? null : stateIds.get(hash)!);
     const s = doc.session;
     yield* tx.insertSession({

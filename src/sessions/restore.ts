@@ -13,7 +13,7 @@ export async function restore(ctx: EngineContext, ref: SessionRef, checkpointId:
     const { entries, tools } = yield* readVerified(tx, cp);
     return {
       checkpoint: toCheckpoint(cp),
-      state: yield* readState(tx, cp.stateId),
+      state: yield* readState(ctx, tx, cp.stateId),
       history: entries.filter((e) => e.kind === "message").map(toMessage),
       toolTrack: tools.map(toToolInvocation),
     };

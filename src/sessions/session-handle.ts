@@ -1,4 +1,5 @@
 // SessionHandle: one user's session, with every per-session verb of the public API.
+import { atomic, type AtomicOptions } from "./atomic.js";
 import { attachWorkspace } from "./attach-workspace.js";
 import { createCheckpoint } from "./checkpoint.js";
 import { deleteCheckpoint } from "./delete-checkpoint.js";
@@ -11,6 +12,7 @@ import { restore } from "./restore.js";
 import type { StateUpdate } from "./set-state.js";
 import { setState } from "./set-state.js";
 import { toolTrack } from "./tool-track.js";
+import { loadTracked, settleTracked, track, type TrackOptions, type Tracked } from "./track.js";
 import { turn } from "./turn.js";
 import {
   idSchema,
@@ -59,6 +61,7 @@ import { summary } from "./summary.js";
 import { switchBranch } from "./switch-branch.js";
 import { timeline } from "./timeline.js";
 import { versions } from "./versions.js";
+import { withCheckpoints, type WithCheckpointsOptions } from "./with-checkpoints.js";
 
 const id = (value: unknown, field: string): string => parseInput(idSchema, value, field);
 
@@ -105,6 +108,13 @@ export class SessionHandle {
       refuseInsideMove(this.id);
       return fn(this.#ctx, { id: this.id, userId: this.userId });
     });
+  }
+
+  /** A move's result once the objects tracked on this session have loaded the state it arrived at. */
+  async #afterMove<T>(move: Promise<T>): Promise<T> {
+    const result = await move;
+    await settleTracked(this.#ctx, this.id);
+    return result;
   }
 
   /** The session's id, owner, title, metadata, current branch and times. */
@@ -183,8 +193,11 @@ export class SessionHandle {
   }
 
   /** Reads a checkpoint (state, history, tool track) after verifying its checksum. Read-only. */
-  restore(checkpointId: string): Promise<RestoredCheckpoint> {
-    return this.#run((ctx, ref) => restore(ctx, ref, id(checkpointId, "checkpointId")));
+  async restore(checkpointId: string): Promise<RestoredCheckpoint> {
+    const restored = await this.#run((ctx, ref) => restore(ctx, ref, id(checkpointId, "checkpointId")));
+    // Read-only for the database; objects tracked on this session take the checkpoint's fields (see `track`).
+    loadTracked(this.#ctx, this.id, restored.state);
+    return restored;
   }
 
   /** This session's checkpoints, newest first (the per-user listing filtered to this session). */
@@ -222,12 +235,12 @@ export class SessionHandle {
 
   /** Forks a new branch at the checkpoint and makes it current; undoes (or replays) tool effects to match. */
   rollback(checkpointId: string, options?: MoveOptions): Promise<MoveResult> {
-    return this.#run((ctx, ref) => rollback(ctx, ref, id(checkpointId, "checkpointId"), options));
+    return this.#afterMove(this.#run((ctx, ref) => rollback(ctx, ref, id(checkpointId, "checkpointId"), options)));
   }
 
   /** A new version of a message: a branch forked just before it, with `next` appended, made current. */
   edit(messageId: string, next: MessageInput, options?: MoveOptions): Promise<EditResult> {
-    return this.#run((ctx, ref) => edit(ctx, ref, id(messageId, "messageId"), next, options));
+    return this.#afterMove(this.#run((ctx, ref) => edit(ctx, ref, id(messageId, "messageId"), next, options)));
   }
 
   /** The `< i/n >` versions of a message across branches, in creation order. */
@@ -242,7 +255,7 @@ export class SessionHandle {
 
   /** Makes another branch current; the world moves to its head. */
   switchBranch(branchId: string, options?: MoveOptions): Promise<MoveResult> {
-    return this.#run((ctx, ref) => switchBranch(ctx, ref, id(branchId, "branchId"), options));
+    return this.#afterMove(this.#run((ctx, ref) => switchBranch(ctx, ref, id(branchId, "branchId"), options)));
   }
 
   /** Compares two checkpoints: state paths, shared message/tool prefix, each side's rest. */
@@ -257,6 +270,29 @@ export class SessionHandle {
   async handoff(checkpointId: string, target: CreateSessionInput): Promise<SessionHandle> {
     const created = await this.#run((ctx, ref) => handoff(ctx, ref, id(checkpointId, "checkpointId"), target));
     return new SessionHandle(this.#ctx, created, this.#whenReady);
+  }
+
+  /**
+   * A guarded block: a checkpoint, then `block`; if it throws, the session rolls back to the checkpoint (state,
+   * messages, tool effects) and the error is rethrown (`AtomicRollbackError` if the rollback fails too).
+   * @example await s.atomic(async () => { await s.invoke("write_file", args); await s.setState(next); })
+   */
+  atomic<T>(block: () => Promise<T> | T, options?: AtomicOptions): Promise<T> {
+    return atomic(this, block, options);
+  }
+
+  /** `fn` wrapped so that a checkpoint follows every `every`th call it completes (counted per wrapper). */
+  withCheckpoints<A extends unknown[], R>(fn: (...args: A) => R, options?: WithCheckpointsOptions): (...args: A) => Promise<Awaited<R>> {
+    return withCheckpoints((o) => this.checkpoint(o), fn, options);
+  }
+
+  /**
+   * Keeps `fields` of a plain object in the session state: `save()` writes them (top-level keys of the state, or
+   * under `key`); rollbacks, edits, switches and `restore` load them back into the object; `stop()` detaches.
+   * @example const t = s.track(agent, { fields: ["memory", "callCount"] }); await t.save();
+   */
+  track<T extends object>(target: T, options: TrackOptions): Tracked<T> {
+    return track(this.#ctx, this, target, options);
   }
 
   /** Everything that happened in the session across branches, newest first, paginated. */

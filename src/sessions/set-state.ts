@@ -18,11 +18,11 @@ export async function setState(ctx: EngineContext, ref: SessionRef, next: StateU
     const { branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
     let value = given as JsonValue;
     if (typeof next === "function") {
-      value = next(yield* readState(tx, head.stateId));
+      value = next(yield* readState(ctx, tx, head.stateId));
       if (value instanceof Promise) throw new ValidationError("state", "an updater function must return the new state synchronously");
       toJsonText(value, "state", ctx.limits);
     }
-    const snapshot = yield* storeSnapshot(tx, value);
+    const snapshot = yield* storeSnapshot(ctx, tx, value);
     yield* writeEntry(ctx, tx, branch.id, head, { kind: "state", state: snapshot });
     return JSON.parse(canonicalJson(value)) as JsonValue;
   });

@@ -5,6 +5,7 @@ import type { ForkpointLogger } from "../../models/logger.js";
 import type { Store } from "../../store/port/index.js";
 import { reentrantCall, servedHandler } from "../../tools/handler-scope.js";
 import type { ToolRegistry } from "../../tools/registry.js";
+import type { StateSchema } from "../log/state-schema.js";
 import type { MoveOwnership } from "../moves/ownership.js";
 
 export interface AutoCheckpointSettings {
@@ -17,6 +18,8 @@ export interface EngineContext {
   /** Who owns the moves this process journals, and when another owner's may be taken over. */
   ownership: MoveOwnership;
   limits: Limits;
+  /** The state version new states are written under and the migrations older ones are read through (default: 1, none). */
+  stateSchema?: StateSchema;
   tools: ToolRegistry;
   autoCheckpoint: AutoCheckpointSettings;
   events: EventEmitter;

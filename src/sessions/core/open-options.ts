@@ -5,6 +5,8 @@ import { type Limits } from "../../models/limits.js";
 import { loggerSchema, type ForkpointLogger } from "../../models/logger.js";
 import type { Store } from "../../store/port/index.js";
 import type { ToolDefinition } from "../../tools/define-tool.js";
+import { ValidationError } from "../../models/errors.js";
+import type { StateMigration, StateSchema } from "../log/state-schema.js";
 
 /** Options of `openForkpoint`. */
 export interface ForkpointOptions {
@@ -49,6 +51,14 @@ export interface ForkpointOptions {
    * that fails or leaves moves waiting for tools, a WAL worker that stops, a workspace scan after a move that fails.
    */
   logger?: ForkpointLogger;
+  /**
+   * The state schema version this app writes states under (default 1). Every stored state records its version; a read
+   * of an older one (`getState`, `restore`, a move's starting state, `setState`'s `prev`) runs it through
+   * `migrateState`, and what was recorded is never rewritten. A state newer than this is a `StateVersionError`.
+   */
+  stateVersion?: number;
+  /** Key k (1 ≤ k < `stateVersion`) migrates a state of version k to k + 1; a pure, synchronous function. */
+  migrateState?: Record<number, StateMigration>;
 }
 
 /** A store another package (or the caller) built: it implements the port's units of work. */
@@ -83,4 +93,24 @@ export const openOptions = z.strictObject({
   recover: z.boolean().optional(),
   walWorker: z.boolean().optional(),
   logger: loggerSchema.optional(),
+  stateVersion: z.number().int().min(1).max(1_000_000).optional(),
+  migrateState: z
+    .record(
+      z.string().regex(/^[1-9][0-9]*$/, "keys are state versions (1, 2, ...)"),
+      z.custom<StateMigration>((v) => typeof v === "function", "must be a function"),
+    )
+    .optional(),
 });
+
+/** The state schema of parsed `stateVersion` and `migrateState`: a step must lead from a version below `stateVersion`. */
+export function stateSchemaOf(version = 1, migrate: Record<string, StateMigration> = {}): StateSchema {
+  const steps: Record<number, StateMigration> = {};
+  for (const [key, step] of Object.entries(migrate)) {
+    const from = Number(key);
+    if (from >= version) {
+      throw new ValidationError(`migrateState.${key}`, `migrates version ${from} to ${from + 1}, beyond stateVersion ${version}`);
+    }
+    steps[from] = step;
+  }
+  return { version, migrate: steps };
+}

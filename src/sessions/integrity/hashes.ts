@@ -55,9 +55,18 @@ export function toolResultHash(invocationHash: string, r: Omit<ToolResultRow, "h
   return sha256(JSON.stringify([invocationHash, r.entryId, r.status, r.result, r.error, r.completedAt]));
 }
 
-/** True when a stored state snapshot's body still hashes to its address. */
-export function snapshotIntact(snapshot: { hash: string; body: string }): boolean {
-  return sha256(snapshot.body) === snapshot.hash;
+/**
+ * The address of a state document's canonical text written under state schema `version`. Version 1 (every state
+ * written before versions existed) hashes the text alone, so old databases and exports still verify; a later version
+ * is hashed with the text, so the entry chain and checkpoint checksums (which cover this hash) cover the version too.
+ */
+export function stateAddress(text: string, version: number): string {
+  return version === 1 ? sha256(text) : sha256(JSON.stringify([version, text]));
+}
+
+/** True when a stored state snapshot's body (and version) still hashes to its address. */
+export function snapshotIntact(snapshot: { hash: string; body: string; version?: number }): boolean {
+  return stateAddress(snapshot.body, snapshot.version ?? 1) === snapshot.hash;
 }
 
 /** True when a tool call's completion (if any) still matches the hash binding it to the call. */

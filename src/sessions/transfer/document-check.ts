@@ -1,7 +1,15 @@
 // The checks of an export document that need no database: every link, hash and checksum recomputed from it.
 import { IntegrityError, ValidationError } from "../../models/errors.js";
 import { type ExportedBranch, type ExportedCheckpoint, type ExportedEntry, type SessionExport } from "../../models/session-export.js";
-import { EMPTY_STATE_HASH, GENESIS_HASH, canonicalJson, entryHash, portableChecksum, sha256, toolResultHash } from "../integrity/hashes.js";
+import {
+  EMPTY_STATE_HASH,
+  GENESIS_HASH,
+  canonicalJson,
+  entryHash,
+  portableChecksum,
+  stateAddress,
+  toolResultHash,
+} from "../integrity/hashes.js";
 import { CHUNK_UNITS, type Slice } from "../maintenance/long-call.js";
 
 /** A lineage position as the document gives it: what the entries after it are chained onto. */
@@ -33,9 +41,9 @@ export interface PreparedEntry {
  * slices (see `runSlices`); what it computes (state bodies, each entry's head) is what the write stores.
  */
 export class DocumentCheck {
-  readonly stateBodies = new Map<string, string>();
+  readonly stateBodies = new Map<string, { body: string; version: number }>();
   readonly #doc: SessionExport;
-  readonly #stateTexts: { hash: string; text: string }[];
+  readonly #stateTexts: { hash: string; text: string; version?: number }[];
   readonly #checkpointMetadata: (string | null)[];
   /** Branches checked so far (a branch's parent must be listed, so checked, before it). */
   readonly #branches = new Map<string, ExportedBranch>();
@@ -46,7 +54,7 @@ export class DocumentCheck {
   constructor(
     doc: SessionExport,
     entries: PreparedEntry[],
-    stateTexts: { hash: string; text: string }[],
+    stateTexts: { hash: string; text: string; version?: number }[],
     checkpointMetadata: (string | null)[],
   ) {
     this.#doc = doc;
@@ -89,8 +97,9 @@ export class DocumentCheck {
         units: 1,
         run: () => {
           const body = canonicalJson(JSON.parse(s.text));
-          if (sha256(body) !== s.hash) throw new IntegrityError(`state ${s.hash} of the document does not match its hash`);
-          this.stateBodies.set(s.hash, body);
+          if (stateAddress(body, s.version ?? 1) !== s.hash)
+            throw new IntegrityError(`state ${s.hash} of the document does not match its hash`);
+          this.stateBodies.set(s.hash, { body, version: s.version ?? 1 });
         },
       };
     }

@@ -95,6 +95,8 @@ export interface ToolResultRow {
 export interface SnapshotRow {
   hash: string;
   body: string;
+  /** The state schema version the body was written under (1 for states written before versions existed). */
+  version: number;
 }
 
 export interface EntriesTx {
@@ -138,8 +140,8 @@ export interface EntriesTx {
   runningTools(): Step<ToolRow[]>;
   insertToolResult(row: ToolResultRow): Step<void>;
 
-  /** The id of the snapshot stored under `hash`, stored now if it is not (content-addressed: stored once). */
-  putSnapshot(hash: string, body: string): Step<number>;
+  /** The id of the snapshot stored under `hash`, stored now (with its state version, default 1) if it is not (content-addressed: stored once). */
+  putSnapshot(hash: string, body: string, version?: number): Step<number>;
   getSnapshot(id: number): Step<SnapshotRow | undefined>;
   /** Deletes state snapshots no entry or checkpoint points at; returns how many. */
   deleteUnreferencedSnapshots(): Step<number>;

@@ -7,6 +7,7 @@ import type {
   LineageSegment,
   MessageRow,
   NewEntry,
+  SnapshotRow,
   SessionRow,
   ToolResultRow,
   ToolRow,
@@ -227,20 +228,20 @@ export function entriesTx(sql: Sql): EntriesTx {
       ]);
     },
 
-    *putSnapshot(hash: string, body: string) {
+    *putSnapshot(hash: string, body: string, version = 1) {
       // Looked up first (a stored one is the common case, and ids are not drawn in vain); writers of several sessions run
       // at once here, so the unique index decides, and a row committed meanwhile is read by a statement of its own.
       const select = `SELECT id FROM state_snapshots WHERE hash = $1`;
       const [known] = yield* sql.column<number>(select, [hash]);
       if (known !== undefined) return known;
       const [id] = yield* sql.column<number>(
-        `INSERT INTO state_snapshots (hash, body) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING RETURNING id`,
-        [hash, body],
+        `INSERT INTO state_snapshots (hash, body, version) VALUES ($1, $2, $3) ON CONFLICT (hash) DO NOTHING RETURNING id`,
+        [hash, body, version],
       );
       return id ?? (yield* sql.column<number>(select, [hash]))[0]!;
     },
     *getSnapshot(id: number) {
-      return yield* sql.one<{ hash: string; body: string }>(`SELECT hash, body FROM state_snapshots WHERE id = $1`, [id]);
+      return yield* sql.one<SnapshotRow>(`SELECT hash, body, version FROM state_snapshots WHERE id = $1`, [id]);
     },
     *deleteUnreferencedSnapshots() {
       return yield* sql.exec(`DELETE FROM state_snapshots s

@@ -69,5 +69,13 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     "sql": [
       "ALTER TABLE \"workspaces\" ADD COLUMN \"host\" text COLLATE \"C\";"
     ]
+  },
+  {
+    "tag": "0002_strong_gateway",
+    "folderMillis": 1795735127255,
+    "hash": "c0b85d1e747f4fc847fd66161f8d734f2673d8b234c1909991819e5e16db81ee",
+    "sql": [
+      "ALTER TABLE \"state_snapshots\" ADD COLUMN \"version\" integer DEFAULT 1 NOT NULL;"
+    ]
   }
 ];

@@ -121,10 +121,16 @@ export const toolResults = pgTable("tool_results", {
   completedAt: time("completed_at").notNull(),
 });
 
-/** Content-addressed state documents: identical states are stored once. */
+/** Content-addressed state documents: identical states (of the same schema version) are stored once. */
 export const stateSnapshots = pgTable(
   "state_snapshots",
-  { id: seq("id").primaryKey().generatedByDefaultAsIdentity(), hash: text("hash").notNull(), body: text("body").notNull() },
+  {
+    id: seq("id").primaryKey().generatedByDefaultAsIdentity(),
+    hash: text("hash").notNull(),
+    body: text("body").notNull(),
+    /** The state schema version the body was written under (`openForkpoint`'s `stateVersion`); 1 before versions existed. */
+    version: integer("version").notNull().default(1),
+  },
   (t) => [uniqueIndex("state_snapshots_hash").on(t.hash)],
 );
 

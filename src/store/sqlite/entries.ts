@@ -1,6 +1,16 @@
 // Branches, the entry log, tool completions and state snapshots: SQLite's statements and the port's EntriesTx.
 import type Database from "better-sqlite3";
-import type { BranchRow, EntriesTx, EntryRow, LineageSegment, MessageRow, NewEntry, Step, ToolResultRow } from "../port/index.js";
+import type {
+  BranchRow,
+  EntriesTx,
+  EntryRow,
+  LineageSegment,
+  MessageRow,
+  NewEntry,
+  SnapshotRow,
+  Step,
+  ToolResultRow,
+} from "../port/index.js";
 import {
   BRANCH_COLS,
   BRANCH_FIELDS,
@@ -92,8 +102,8 @@ export function entriesTx(db: Database.Database): EntriesTx {
       `INSERT INTO tool_results (entry_id, status, result, error, hash, completed_at) VALUES (@entryId, @status, @result, @error, @hash, @completedAt)`,
     ),
     snapshotId: p(`SELECT id FROM state_snapshots WHERE hash = ?`),
-    insertSnapshot: p(`INSERT INTO state_snapshots (hash, body) VALUES (?, ?)`),
-    getSnapshot: p(`SELECT hash, body FROM state_snapshots WHERE id = ?`),
+    insertSnapshot: p(`INSERT INTO state_snapshots (hash, body, version) VALUES (?, ?, ?)`),
+    getSnapshot: p(`SELECT hash, body, version FROM state_snapshots WHERE id = ?`),
     deleteUnreferencedSnapshots: p(`DELETE FROM state_snapshots
     WHERE id NOT IN (SELECT state_id FROM entries WHERE state_id IS NOT NULL)
       AND id NOT IN (SELECT state_id FROM checkpoints WHERE state_id IS NOT NULL)`),
@@ -276,13 +286,13 @@ export function entriesTx(db: Database.Database): EntriesTx {
       s.insertToolResult.run(row);
     },
 
-    *putSnapshot(hash: string, body: string) {
+    *putSnapshot(hash: string, body: string, version = 1) {
       // Writes are serialized on SQLite: the lookup cannot race another insert (the unique index backs it up).
       const known = s.snapshotId.get(hash) as { id: number } | undefined;
-      return known ? known.id : Number(s.insertSnapshot.run(hash, body).lastInsertRowid);
+      return known ? known.id : Number(s.insertSnapshot.run(hash, body, version).lastInsertRowid);
     },
     *getSnapshot(id: number) {
-      return s.getSnapshot.get(id) as { hash: string; body: string } | undefined;
+      return s.getSnapshot.get(id) as SnapshotRow | undefined;
     },
 
     *deleteUnreferencedSnapshots() {

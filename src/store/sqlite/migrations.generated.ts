@@ -130,5 +130,13 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     "sql": [
       "ALTER TABLE `workspaces` ADD `host` text;"
     ]
+  },
+  {
+    "tag": "0007_reflective_brood",
+    "folderMillis": 1795735124693,
+    "hash": "5d4227a664b12204dce4ba01b622e2782b29ce0c5e0414657e727759dd1e18ef",
+    "sql": [
+      "ALTER TABLE `state_snapshots` ADD `version` integer DEFAULT 1 NOT NULL;"
+    ]
   }
 ];

@@ -97,10 +97,16 @@ export const toolResults = sqliteTable("tool_results", {
   completedAt: integer("completed_at").notNull(),
 });
 
-/** Content-addressed state documents: identical states are stored once. */
+/** Content-addressed state documents: identical states (of the same schema version) are stored once. */
 export const stateSnapshots = sqliteTable(
   "state_snapshots",
-  { id: integer("id").primaryKey({ autoIncrement: true }), hash: text("hash").notNull(), body: text("body").notNull() },
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    hash: text("hash").notNull(),
+    body: text("body").notNull(),
+    /** The state schema version the body was written under (`openForkpoint`'s `stateVersion`); 1 before versions existed. */
+    version: integer("version").notNull().default(1),
+  },
   (t) => [uniqueIndex("state_snapshots_hash").on(t.hash)],
 );
 

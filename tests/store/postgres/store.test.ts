@@ -1,16 +1,12 @@
 // PostgresStore on a real server: exact round-trips, leases, errors, rollback, and write units that lock sessions.
-import { readFileSync } from "node:fs";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Body, NewSession } from "../../../src/store/port/index.js";
+import { MIGRATIONS } from "../../../src/store/postgres/migrations.generated.js";
 import { PostgresStore } from "../../../src/store/postgres/store.js";
 import { freshPgDatabase, pgServer } from "../../fixtures/postgres-database.js";
 
 const server = await pgServer();
-/** Every migration drizzle-kit generated for PostgreSQL: each is recorded once applied. */
-const migrationCount = (
-  JSON.parse(readFileSync(new URL("../../../drizzle/postgres/meta/_journal.json", import.meta.url), "utf8")) as { entries: unknown[] }
-).entries.length;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const session = (id: string, over: Partial<NewSession> = {}): NewSession => ({
@@ -116,7 +112,7 @@ describe.skipIf(!server)("PostgresStore", () => {
     expect(store.capabilities).toEqual({ ownership: "lease", local: false });
     const dump = JSON.parse(await store.dump()) as Record<string, unknown[]>;
     expect(dump.sessions).toHaveLength(4);
-    expect(dump["drizzle.__drizzle_migrations"]).toHaveLength(migrationCount);
+    expect(dump["drizzle.__drizzle_migrations"]).toHaveLength(MIGRATIONS.length);
   });
 
   /** A unit that notes when its body starts and ends, holding its locks for `holdMs` in between. */

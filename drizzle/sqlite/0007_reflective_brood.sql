@@ -1,0 +1,1 @@
+ALTER TABLE `state_snapshots` ADD `version` integer DEFAULT 1 NOT NULL;

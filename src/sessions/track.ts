@@ -1,0 +1,143 @@
+// track: fields of a plain object kept in the session state: saved on demand, loaded back after moves and restores.
+import { z } from "zod";
+import { ValidationError } from "../models/errors.js";
+import { parseInput } from "../models/inputs.js";
+import { toJsonText, type JsonObject, type JsonValue } from "../models/json.js";
+import type { MoveResult } from "../models/types.js";
+import type { EngineContext } from "./core/context.js";
+import type { StateUpdate } from "./set-state.js";
+
+export const trackOptions = z.strictObject({
+  /** The object's fields kept in the state (own properties holding JSON values). */
+  fields: z.array(z.string().min(1).max(200)).min(1).max(1000),
+  /** Keep them under this key of the state instead of at its top level. */
+  key: z.string().min(1).max(200).optional(),
+});
+
+/** Options of `track`. */
+export type TrackOptions = z.input<typeof trackOptions>;
+
+/** What a tracked object needs of its session. */
+export interface TrackTarget {
+  readonly id: string;
+  getState(): Promise<JsonValue>;
+  setState(next: StateUpdate): Promise<JsonValue>;
+}
+
+/** A tracked object: `save()` writes its fields to the state; moves and restores load them back into it. */
+export interface Tracked<T extends object> {
+  readonly target: T;
+  /** Writes the tracked fields into the session state (one `setState`; other keys are kept); returns the new state. */
+  save(): Promise<JsonValue>;
+  /** Loads the tracked fields from the session's current state into the object (moves and restores do it themselves). */
+  load(): Promise<void>;
+  /** Detaches: moves and restores no longer load into the object. */
+  stop(): void;
+}
+
+const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** A tracked object's part in loading: pending loads after a move, and loading from a state already read. */
+interface Loader {
+  apply(state: JsonValue): void;
+  pending: Promise<void> | null;
+}
+
+/** Per engine and session, the tracked objects of this process: moves anywhere in it load them. */
+const registries = new WeakMap<EngineContext, Map<string, Set<Loader>>>();
+const MOVES = ["rollback", "edit", "switch"] as const;
+
+function registry(ctx: EngineContext): Map<string, Set<Loader>> {
+  let map = registries.get(ctx);
+  if (!map) {
+    const sessions = new Map<string, Set<Loader>>();
+    registries.set(ctx, (map = sessions));
+    // One listener per engine: a finished move of a session with tracked objects loads its new state into them.
+    const onMove = (move: MoveResult) => {
+      const loaders = sessions.get(move.branch.sessionId);
+      if (!loaders) return;
+      const read = readStateOf(ctx, loaders);
+      for (const l of loaders) l.pending = read;
+    };
+    for (const name of MOVES) ctx.events.on(name, onMove);
+  }
+  return map;
+}
+
+/** The loaders are fed from one read, made through a tracker's own session (any of them: they share the session). */
+const readers = new WeakMap<Loader, () => Promise<JsonValue>>();
+function readStateOf(ctx: EngineContext, loaders: Set<Loader>): Promise<void> {
+  const first = [...loaders][0]!;
+  return readers.get(first)!()
+    .then((state) => {
+      for (const l of loaders) l.apply(state);
+    })
+    .catch((error: unknown) => ctx.logger.error("forkpoint: loading tracked objects after a move failed", error));
+}
+
+/** Waits for the loads a move of this session started (the session handle's moves resolve after them). */
+export async function settleTracked(ctx: EngineContext, sessionId: string): Promise<void> {
+  const loaders = registries.get(ctx)?.get(sessionId);
+  if (loaders) await Promise.all([...loaders].map((l) => l.pending));
+}
+
+/** Loads `state` (a restored checkpoint's) into this session's tracked objects. */
+export function loadTracked(ctx: EngineContext, sessionId: string, state: JsonValue): void {
+  for (const l of registries.get(ctx)?.get(sessionId) ?? []) l.apply(state);
+}
+
+/**
+ * Tracks `fields` of `target`. Saved, they are top-level keys of the session state (or of `state[key]`), which must
+ * then be an object (another state is replaced by one). Loaded, each field takes the state's value; a field the state
+ * lacks (a position before it was first saved) takes the value it had when tracking began.
+ */
+export function track<T extends object>(ctx: EngineContext, session: TrackTarget, target: T, options: TrackOptions): Tracked<T> {
+  if (typeof target !== "object" || target === null) throw new ValidationError("target", "must be an object");
+  const o = parseInput(trackOptions, options, "track");
+  const fields = [...new Set(o.fields)];
+  const obj = target as Record<string, unknown>;
+  // What a field is reset to where the state holds none: its value now (JSON, as any saved one).
+  const asJson = (f: string): JsonValue | undefined =>
+    obj[f] === undefined ? undefined : (JSON.parse(toJsonText(obj[f], `target.${f}`, ctx.limits)) as JsonValue);
+  const initial = new Map(fields.map((f) => [f, asJson(f)]));
+  const sessions = registry(ctx);
+  const loader: Loader = {
+    pending: null,
+    apply(state) {
+      const holder = o.key === undefined ? state : isObject(state) ? state[o.key] : undefined;
+      const saved = isObject(holder) ? holder : {};
+      for (const f of fields) obj[f] = f in saved ? structuredClone(saved[f]) : structuredClone(initial.get(f));
+    },
+  };
+  readers.set(loader, () => session.getState());
+  let loaders = sessions.get(session.id);
+  if (!loaders) sessions.set(session.id, (loaders = new Set()));
+  loaders.add(loader);
+  return {
+    target,
+    async save() {
+      // Read and checked now (before any await), so that a change made after `save()` is called is not what it saves.
+      const snapshot: JsonObject = {};
+      for (const f of fields) {
+        const value = asJson(f);
+        if (value !== undefined) snapshot[f] = value;
+      }
+      return session.setState((prev) => {
+        const base = isObject(prev) ? prev : {};
+        if (o.key === undefined) {
+          const rest = Object.fromEntries(Object.entries(base).filter(([k]) => !fields.includes(k)));
+          return { ...rest, ...snapshot };
+        }
+        return { ...base, [o.key]: snapshot };
+      });
+    },
+    async load() {
+      loader.apply(await session.getState());
+    },
+    stop() {
+      const set = sessions.get(session.id);
+      set?.delete(loader);
+      if (set?.size === 0) sessions.delete(session.id);
+    },
+  };
+}

@@ -1,0 +1,135 @@
+// Guarded blocks and periodic checkpoints: atomic rolls state, messages and tool effects back on a throw.
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { AtomicRollbackError, ValidationError, defineTool } from "../../src/index.js";
+import { makeTempDir, rejectionOf, tempDatabases } from "../helpers.js";
+
+const dbs = tempDatabases();
+const dir = makeTempDir();
+const writeFile = defineTool<{ name: string; text: string }, { path: string }>({
+  name: "write_file",
+  run: async ({ name, text }) => {
+    fs.writeFileSync(path.join(dir, name), text);
+    return { path: name };
+  },
+  undo: async ({ result }) => fs.rmSync(path.join(dir, result.path), { force: true }),
+});
+const failingUndo = defineTool<{ name: string }, { path: string }>({
+  name: "sticky",
+  run: async ({ name }) => ({ path: name }),
+  undo: async () => {
+    throw new Error("cannot undo");
+  },
+});
+
+describe("atomic", () => {
+  it("returns the block's value and keeps what it did", async () => {
+    const { fp } = dbs.open({ tools: [writeFile] });
+    const s = await fp.createSession({ userId: "u" });
+    const value = await s.atomic(async () => {
+      await s.append({ role: "user", content: "hi" });
+      await s.setState({ ok: true });
+      return 42;
+    });
+    expect(value).toBe(42);
+    expect(await s.getState()).toEqual({ ok: true });
+    expect((await s.history()).map((m) => m.content)).toEqual(["hi"]);
+    expect((await s.listCheckpoints()).items.map((c) => c.name)).toEqual(["atomic"]);
+  });
+
+  it("on a throw rolls back state, messages and tool effects, and rethrows the block's error", async () => {
+    const { fp } = dbs.open({ tools: [writeFile] });
+    const s = await fp.createSession({ userId: "u" });
+    await s.append({ role: "user", content: "before" });
+    await s.setState({ step: 1 });
+    const boom = new Error("boom");
+    const err = await rejectionOf(
+      s.atomic(
+        async () => {
+          await s.append({ role: "assistant", content: "inside" });
+          await s.setState({ step: 2 });
+          await s.invoke("write_file", { name: "atomic.txt", text: "x" });
+          expect(fs.existsSync(path.join(dir, "atomic.txt"))).toBe(true);
+          throw boom;
+        },
+        { name: "guard" },
+      ),
+    );
+    expect(err).toBe(boom);
+    expect(await s.getState()).toEqual({ step: 1 });
+    expect((await s.history()).map((m) => m.content)).toEqual(["before"]);
+    expect(fs.existsSync(path.join(dir, "atomic.txt"))).toBe(false);
+    expect(await s.toolTrack()).toEqual([]);
+    expect((await s.listCheckpoints()).items.map((c) => c.name)).toEqual(["guard"]);
+    expect((await fp.verify()).ok).toBe(true);
+  });
+
+  it("when the rollback fails too, throws an AtomicRollbackError carrying both", async () => {
+    const { fp } = dbs.open({ tools: [failingUndo] });
+    const s = await fp.createSession({ userId: "u" });
+    const boom = new Error("boom");
+    const err = await rejectionOf(
+      s.atomic(async () => {
+        await s.invoke("sticky", { name: "a" });
+        throw boom;
+      }),
+    );
+    expect(err).toBeInstanceOf(AtomicRollbackError);
+    expect(err).toMatchObject({ code: "ATOMIC_ROLLBACK_FAILED", error: boom, cause: boom });
+    expect((err as AtomicRollbackError).rollbackError).toBeInstanceOf(Error);
+    expect((err as AtomicRollbackError).checkpointId).toBe((await s.listCheckpoints()).items[0]!.id);
+  });
+
+  it("refuses bad input before checkpointing", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    expect(await rejectionOf(s.atomic("no" as never))).toBeInstanceOf(ValidationError);
+    expect(await rejectionOf(s.atomic(async () => 1, { name: "" }))).toBeInstanceOf(ValidationError);
+    expect(await rejectionOf(s.atomic(async () => 1, { bogus: 1 } as never))).toBeInstanceOf(ValidationError);
+    expect((await s.listCheckpoints()).items).toEqual([]);
+  });
+});
+
+describe("withCheckpoints", () => {
+  it("takes a checkpoint after every nth completed call, counting per wrapper", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    let n = 0;
+    const step = s.withCheckpoints(
+      async (by: number) => {
+        await s.setState({ n: (n += by) });
+        return n;
+      },
+      { every: 3, name: "tick" },
+    );
+    const other = s.withCheckpoints(async () => "x", { every: 2, name: "other" });
+    const results = [];
+    for (let i = 0; i < 7; i++) results.push(await step(1));
+    expect(results).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(await other()).toBe("x");
+    const cps = (await s.listCheckpoints()).items.reverse();
+    expect(cps.map((c) => [c.name, c.metadata])).toEqual([
+      ["tick", { calls: 3 }],
+      ["tick", { calls: 6 }],
+    ]);
+    expect((await s.restore(cps[1]!.id)).state).toEqual({ n: 6 });
+    expect(await other()).toBe("x");
+    expect((await s.listCheckpoints()).items[0]).toMatchObject({ name: "other", metadata: { calls: 2 } });
+  });
+
+  it("does not count a call that throws; validates its options", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    const step = s.withCheckpoints(async (fail: boolean) => {
+      if (fail) throw new Error("no");
+      return "ok";
+    });
+    expect(await rejectionOf(step(true))).toMatchObject({ message: "no" });
+    expect((await s.listCheckpoints()).items).toEqual([]);
+    expect(await step(false)).toBe("ok");
+    expect((await s.listCheckpoints()).items).toHaveLength(1);
+    expect(() => s.withCheckpoints(async () => 1, { every: 0 })).toThrow(ValidationError);
+    expect(() => s.withCheckpoints("no" as never)).toThrow(ValidationError);
+  });
+});

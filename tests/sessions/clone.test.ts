@@ -1,0 +1,84 @@
+// clone: the same history, state, branch tree and checkpoints under new ids; the copy verifies and applies nothing.
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { NotFoundError, ValidationError, defineTool } from "../../src/index.js";
+import { makeTempDir, rejectionOf, tempDatabases } from "../helpers.js";
+
+const dbs = tempDatabases();
+const dir = makeTempDir();
+const writeFile = defineTool<{ name: string; text: string }, { path: string }>({
+  name: "write_file",
+  run: async ({ name, text }) => {
+    fs.writeFileSync(path.join(dir, name), text);
+    return { path: name };
+  },
+  undo: async ({ result }) => fs.rmSync(path.join(dir, result.path), { force: true }),
+});
+
+describe("clone", () => {
+  it("copies the whole tree under new ids, verifies, and points back at the source", async () => {
+    const { fp } = dbs.open({ tools: [writeFile] });
+    const s = await fp.createSession({ userId: "u", title: "src" });
+    await s.append({ role: "user", content: "one" });
+    await s.setState({ n: 1 });
+    const cp1 = await s.checkpoint({ name: "first" });
+    await s.invoke("write_file", { name: "clone.txt", text: "x" });
+    await s.append({ role: "assistant", content: "two" });
+    await s.setState({ n: 2 });
+    await s.rollback(cp1.id);
+    await s.append({ role: "assistant", content: "other" });
+    // Switches are timeline events naming the session's branches: the copy's name its own.
+    const here = (await s.info()).currentBranchId;
+    await s.switchBranch((await s.branches()).find((b) => b.reason === "root")!.id);
+    await s.switchBranch(here);
+
+    const copy = await fp.clone(s.id, { userId: "u" });
+    expect(copy.id).not.toBe(s.id);
+    expect(copy.userId).toBe("u");
+    const info = await copy.info();
+    const mark = (await s.listCheckpoints()).items[0]!;
+    expect(mark).toMatchObject({ name: "clone", metadata: { cloneId: copy.id } });
+    expect(info.origin).toEqual({ sessionId: s.id, checkpointId: mark.id });
+    expect(info.title).toBe("src");
+
+    const contents = async (h: typeof s) => (await h.history()).map((m) => [m.role, m.content]);
+    expect(await contents(copy)).toEqual(await contents(s));
+    expect(await copy.getState()).toEqual(await s.getState());
+    const [srcBranches, copyBranches] = [await s.branches(), await copy.branches()];
+    expect(copyBranches.map((b) => [b.reason, b.forkPosition])).toEqual(srcBranches.map((b) => [b.reason, b.forkPosition]));
+    expect(copyBranches.map((b) => b.id).filter((id) => srcBranches.some((b) => b.id === id))).toEqual([]);
+    const [srcCps, copyCps] = [(await s.listCheckpoints()).items, (await copy.listCheckpoints()).items];
+    expect(copyCps.map((c) => c.name)).toEqual(srcCps.map((c) => c.name));
+    expect(copyCps.map((c) => c.id).filter((id) => srcCps.some((c) => c.id === id))).toEqual([]);
+    const copyFirst = copyCps.find((c) => c.name === "first")!;
+    expect((await copy.restore(copyFirst.id)).state).toEqual({ n: 1 });
+    const kinds = async (h: typeof s) => (await h.timeline({ limit: 100 })).items.map((i) => i.kind);
+    expect(await kinds(copy)).toEqual(await kinds(s));
+    expect((await fp.verify()).ok).toBe(true);
+
+    // Nothing is applied in the copy: moving it back to the old branch replays nothing; the source's file stays.
+    const old = copyBranches.find((b) => b.reason === "root")!;
+    const moved = await copy.switchBranch(old.id);
+    expect(moved).toBeDefined();
+    expect(await copy.getState()).toEqual({ n: 2 });
+    expect((await copy.toolTrack()).map((t) => [t.tool, t.applied])).toEqual([["write_file", false]]);
+    expect(fs.existsSync(path.join(dir, "clone.txt"))).toBe(false);
+    // The source is as it was (but for the mark).
+    expect(await contents(s)).toEqual([
+      ["user", "one"],
+      ["assistant", "other"],
+    ]);
+    expect((await fp.verify()).ok).toBe(true);
+  });
+
+  it("refuses another user's session and bad input, writing nothing", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    expect(await rejectionOf(fp.clone(s.id, { userId: "v" }))).toBeInstanceOf(NotFoundError);
+    expect(await rejectionOf(fp.clone(s.id, {} as never))).toBeInstanceOf(ValidationError);
+    expect(await rejectionOf(fp.clone("", { userId: "u" }))).toBeInstanceOf(ValidationError);
+    expect((await s.listCheckpoints()).items).toEqual([]);
+    expect((await fp.listSessions({ userId: "u" })).items).toHaveLength(1);
+  });
+});

@@ -1,0 +1,124 @@
+// State versions: each stored state keeps the version it was written under; reads migrate, exports and hashes keep it.
+import { describe, expect, it } from "vitest";
+import { StateVersionError, ValidationError, type JsonValue } from "../../src/index.js";
+import { rejectionOf, tempDatabases } from "../helpers.js";
+
+const dbs = tempDatabases();
+const toV2 = { 1: (s: JsonValue) => ({ ...(s as object), tags: [] }) };
+const toV3 = { ...toV2, 2: (s: JsonValue) => ({ ...(s as object), v3: true }) };
+
+describe("state versions", () => {
+  it("reads older states through the migration chain and never rewrites them", async () => {
+    const old = dbs.open();
+    const s1 = await old.fp.createSession({ userId: "u" });
+    await s1.setState({ n: 1 });
+    const cp1 = await s1.checkpoint({ name: "v1" });
+    await old.fp.close();
+
+    const { fp } = dbs.open({ path: old.path, stateVersion: 3, migrateState: toV3 });
+    const s = await fp.getSession(s1.id, { userId: "u" });
+    expect(await s.getState()).toEqual({ n: 1, tags: [], v3: true });
+    let prev: JsonValue = null;
+    expect(await s.setState((p) => ((prev = p), { ...(p as object), n: 2 }))).toEqual({ n: 2, tags: [], v3: true });
+    expect(prev).toEqual({ n: 1, tags: [], v3: true });
+    const cp3 = await s.checkpoint({ name: "v3" });
+    expect((await s.restore(cp1.id)).state).toEqual({ n: 1, tags: [], v3: true });
+    await s.rollback(cp1.id);
+    expect(await s.getState()).toEqual({ n: 1, tags: [], v3: true });
+    expect((await fp.verify()).ok).toBe(true);
+
+    // The recorded states: the old one as it was (no version in the export), the new one with its version.
+    const doc = await fp.exportSession(s.id, { userId: "u" });
+    const states = doc.states.map((st) => ({ value: st.value, version: st.version }));
+    expect(states).toContainEqual({ value: { n: 1 }, version: undefined });
+    expect(states).toContainEqual({ value: { n: 2, tags: [], v3: true }, version: 3 });
+    await fp.close();
+
+    // An opener at version 1 reads the old state but refuses the newer one.
+    const v1 = dbs.open({ path: old.path });
+    const back = await v1.fp.getSession(s1.id, { userId: "u" });
+    expect(await back.getState()).toEqual({ n: 1 });
+    const err = await rejectionOf(back.restore(cp3.id));
+    expect(err).toBeInstanceOf(StateVersionError);
+    expect(err).toMatchObject({ code: "STATE_VERSION_UNKNOWN", stateVersion: 3 });
+  });
+
+  it("an import keeps each state's version; the importing side migrates on read and the copy verifies", async () => {
+    const a = dbs.open({ stateVersion: 2, migrateState: toV2 });
+    const s = await a.fp.createSession({ userId: "u" });
+    await s.setState({ n: 1 });
+    await s.checkpoint();
+    const doc = await a.fp.exportSession(s.id, { userId: "u" });
+    expect(doc.states).toEqual([expect.objectContaining({ value: { n: 1 }, version: 2 })]);
+
+    const b = dbs.open({ stateVersion: 3, migrateState: toV3 });
+    const imported = await b.fp.importSession(doc, { userId: "v" });
+    expect(await imported.getState()).toEqual({ n: 1, v3: true });
+    expect((await b.fp.verify()).ok).toBe(true);
+
+    // A version is covered by the hash: a document claiming another version for the same body is refused.
+    const c = dbs.open({ stateVersion: 3, migrateState: toV3 });
+    const forged = structuredClone(doc);
+    forged.states[0]!.version = 3;
+    expect(await rejectionOf(c.fp.importSession(forged, { userId: "v" }))).toMatchObject({ code: "INTEGRITY_ERROR" });
+    expect((await c.fp.listSessions({ userId: "v" })).items).toEqual([]);
+  });
+
+  it("the same body under two versions is two snapshots, each verifying", async () => {
+    const p = dbs.path();
+    const one = dbs.open({ path: p });
+    const s = await one.fp.createSession({ userId: "u" });
+    await s.setState({ same: true });
+    await one.fp.close();
+    const { fp } = dbs.open({ path: p, stateVersion: 2, migrateState: { 1: (x: JsonValue) => x } });
+    const s2 = await fp.getSession(s.id, { userId: "u" });
+    await s2.setState({ same: true });
+    const doc = await fp.exportSession(s.id, { userId: "u" });
+    expect(doc.states.map((st) => st.version ?? 1).sort()).toEqual([1, 2]);
+    expect((await fp.verify()).ok).toBe(true);
+  });
+
+  it("a missing step or a failing one is a typed error; the stored state is untouched", async () => {
+    const old = dbs.open();
+    const s1 = await old.fp.createSession({ userId: "u" });
+    await s1.setState({ n: 1 });
+    await old.fp.close();
+
+    const gap = dbs.open({ path: old.path, stateVersion: 3, migrateState: { 2: toV3[2] } });
+    const s = await gap.fp.getSession(s1.id, { userId: "u" });
+    expect(await rejectionOf(s.getState())).toMatchObject({ code: "STATE_MIGRATION_MISSING", stateVersion: 1 });
+    expect(await rejectionOf(s.setState((p) => p))).toMatchObject({ code: "STATE_MIGRATION_MISSING" });
+    await gap.fp.close();
+
+    const failing = dbs.open({
+      path: old.path,
+      stateVersion: 2,
+      migrateState: {
+        1: () => {
+          throw new Error("bad step");
+        },
+      },
+    });
+    const f = await failing.fp.getSession(s1.id, { userId: "u" });
+    const err = await rejectionOf(f.getState());
+    expect(err).toMatchObject({ code: "STATE_MIGRATION_FAILED" });
+    expect(((err as Error).cause as Error).message).toBe("bad step");
+    await failing.fp.close();
+
+    const v1 = dbs.open({ path: old.path });
+    expect(await (await v1.fp.getSession(s1.id, { userId: "u" })).getState()).toEqual({ n: 1 });
+  });
+
+  it("validates the options at open", () => {
+    const bad: unknown[] = [
+      { stateVersion: 0 },
+      { stateVersion: 1.5 },
+      { stateVersion: 2, migrateState: { 2: (s: JsonValue) => s } },
+      { stateVersion: 2, migrateState: { 1: "no" } },
+      { stateVersion: 2, migrateState: { one: (s: JsonValue) => s } },
+    ];
+    for (const options of bad) {
+      expect(() => dbs.open(options as never), JSON.stringify(options)).toThrow(ValidationError);
+    }
+  });
+});
