@@ -1,6 +1,6 @@
 // Moves clicked twice: a rollback to where the session already is, or a switch to the current branch, changes nothing.
 import { describe, expect, it } from "vitest";
-import { defineTool, type MoveResult } from "../../src/index.js";
+import { defineTool, type ForkpointOptions, type MoveResult } from "../../src/index.js";
 import { tempDatabases } from "../helpers.js";
 import { countRowsOf } from "../fixtures/backend.js";
 
@@ -24,7 +24,7 @@ function world() {
   return { keys, flags, put };
 }
 
-async function chat(contents: string[], tools: ReturnType<typeof defineTool>[] = []) {
+async function chat(contents: string[], tools: NonNullable<ForkpointOptions["tools"]> = []) {
   const { fp, path } = dbs.open({ tools });
   const s = await fp.createSession({ userId: "alice" });
   const root = (await s.info()).currentBranchId;
