@@ -136,6 +136,37 @@ describe("undo and redo", () => {
     expect(redone).toEqual([forward]);
   });
 
+  it("an undo whose tool undo throws stops as a move does (ToolUndoError); the move stands until an undo succeeds", async () => {
+    const keys = new Map<string, string>();
+    let refuse = true;
+    const put = defineTool({
+      name: "put",
+      run: async ({ key, value }: { key: string; value: string }) => void keys.set(key, value),
+      undo: async ({ args }) => {
+        if (refuse) throw new Error("not now");
+        keys.delete(args.key);
+      },
+    });
+    const { s, root } = await chat(["1"], { tools: [put] });
+    const cp = await s.checkpoint();
+    await s.append({ role: "user", content: "2" });
+    const fork = await s.rollback(cp.id);
+    await s.invoke("put", { key: "b", value: "on the fork" });
+
+    await expect(s.undo()).rejects.toMatchObject({ name: "ToolUndoError", code: "UNDO_FAILED" });
+    expect((await s.info()).currentBranchId).toBe(fork.branch.id);
+    expect(keys.has("b")).toBe(true);
+    await expect(s.redo()).rejects.toMatchObject({ code: "NOTHING_TO_REDO" });
+
+    refuse = false;
+    const back = await s.undo();
+    expect(back.branch.id).toBe(root);
+    expect(back.undone.map((t) => t.tool)).toEqual(["put"]);
+    expect(keys.has("b")).toBe(false);
+    expect((await s.redo()).replayed.map((t) => t.tool)).toEqual(["put"]);
+    expect(keys.get("b")).toBe("on the fork");
+  });
+
   it("shows in the timeline", async () => {
     const { s, root } = await chat(["1"]);
     const cp = await s.checkpoint();
