@@ -124,8 +124,8 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     ]
   },
   {
-    "tag": "0006_solid_albert_cleary",
-    "folderMillis": 1795733222526,
+    "tag": "0006_move_history",
+    "folderMillis": 1795734925728,
     "hash": "82e12779305454bd30379b9f671df0dcd1b3f2f595421863f60e24972d9f23ef",
     "sql": [
       "CREATE TABLE `move_history` (\n\t`seq` integer PRIMARY KEY AUTOINCREMENT NOT NULL,\n\t`session_id` text NOT NULL,\n\t`kind` text NOT NULL,\n\t`from_branch_id` text NOT NULL,\n\t`from_position` integer NOT NULL,\n\t`to_branch_id` text NOT NULL,\n\t`to_position` integer NOT NULL,\n\t`undone_at` integer,\n\t`created_at` integer NOT NULL\n);\n",
