@@ -1,5 +1,5 @@
 // Moving the world: journal the steps, run each undo/replay once, then make the target current.
-// Used by rollback, edit and switchBranch, and by crash recovery to finish a journaled move.
+// Used by rollback, edit, switchBranch, undo and redo, and by crash recovery to finish a journaled move.
 import { ConflictError, ValidationError } from "../../models/errors.js";
 import { newId } from "../../models/ids.js";
 import { moveOptions, parseInput, type MoveOptions } from "../../models/inputs.js";
