@@ -152,7 +152,8 @@ export async function moveConversation(
       const computed = session.hasTools ? yield* computePlan(ctx, tx, session, base.target) : NOTHING_TO_MOVE;
       const plan = computed.steps;
       // Already there, world included (a second click): nothing is written, no event, nothing for undo.
-      if (base.sameAsWorld && !within && plan.undo.length + plan.replay.length === 0)
+      // Calls off the lineage left applied for want of their tool (`unregistered`) mean the world does not match.
+      if (base.sameAsWorld && !within && plan.undo.length + plan.replay.length + plan.unregistered.length === 0)
         return { spec: null, plan, done: yield* stayingHere(tx, session, plan), moveId: null };
       base.from = yield* sessionPosition(tx, session);
       // Thrown in the planning transaction: nothing is written.
