@@ -52,6 +52,9 @@ describe("README examples", () => {
     expect(out.split("\n")).toContain("remember to buy milk | Saved todo.md.");
     expect(out).toContain("todo.md after rollback: false");
     expect(out).toContain("todo.md after switch: buy milk");
+    expect(out.split("\n")).toEqual(
+      expect.arrayContaining(["twice: true", "undo: [ 'write_file' ] buy milk", "redo: true false", "NOTHING_TO_REDO"]),
+    );
     expect(out).toContain("Planned day 1. day 1: Alfama");
     expect(out).toContain("user, function_call, function_call_result, assistant");
     expect(out).toContain("plan.txt after clear: false");

@@ -261,7 +261,7 @@ export interface CheckpointDiff {
 
 /** One event of a session's timeline. */
 export interface TimelineItem {
-  kind: "message" | "state" | "tool" | "checkpoint" | "branch" | "switch" | "checkpoint-deleted" | "handoff";
+  kind: "message" | "state" | "tool" | "checkpoint" | "branch" | "switch" | "undo" | "redo" | "checkpoint-deleted" | "handoff";
   /** The id of the entry, checkpoint or branch. */
   id: string;
   branchId: string;

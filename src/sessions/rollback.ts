@@ -7,6 +7,7 @@ import type { SessionRow, Step, Tx } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { sessionCheckpointAnchor } from "./core/owned.js";
 import { forkedBranch } from "./moves/forked-branch.js";
+import { isSessionPosition } from "./moves/history.js";
 import { performMove } from "./moves/move.js";
 
 export async function rollback(
@@ -24,11 +25,14 @@ function* rollbackSpec(ctx: EngineContext, tx: Tx, session: SessionRow, checkpoi
   const read = yield* sessionCheckpointAnchor(tx, session, checkpointId, ctx.now());
   const cp = read.checkpoint;
   const { anchor } = yield* verifyCheckpointAnchor(tx, cp, read);
+  const target = { branchId: cp.branchId, position: cp.position };
   return {
     kind: "rollback",
     sessionId: session.id,
     userId: session.userId,
-    target: { branchId: cp.branchId, position: cp.position },
+    target,
+    // A rollback to where the session is (clicked twice, nothing written since) keeps its branch: no empty fork.
+    sameAsWorld: yield* isSessionPosition(tx, session, target),
     newBranch: forkedBranch(session.id, { parentId: cp.branchId, position: cp.position, entryId: anchor?.id ?? null, checkpointId: cp.id }),
     edit: null,
   };

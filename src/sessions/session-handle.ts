@@ -56,10 +56,12 @@ import { edit } from "./edit.js";
 import { handoff } from "./handoff.js";
 import { history } from "./history.js";
 import { plan } from "./plan.js";
+import { redo } from "./redo.js";
 import { rollback } from "./rollback.js";
 import { summary } from "./summary.js";
 import { switchBranch } from "./switch-branch.js";
 import { timeline } from "./timeline.js";
+import { undo } from "./undo.js";
 import { versions } from "./versions.js";
 import { withCheckpoints, type WithCheckpointsOptions } from "./with-checkpoints.js";
 
@@ -256,6 +258,16 @@ export class SessionHandle {
   /** Makes another branch current; the world moves to its head. */
   switchBranch(branchId: string, options?: MoveOptions): Promise<MoveResult> {
     return this.#afterMove(this.#run((ctx, ref) => switchBranch(ctx, ref, id(branchId, "branchId"), options)));
+  }
+
+  /** Takes the session back to where its last move (rollback, switch, edit) left from; the world follows. */
+  undo(options?: MoveOptions): Promise<MoveResult> {
+    return this.#run((ctx, ref) => undo(ctx, ref, options));
+  }
+
+  /** Does the last undone move again. */
+  redo(options?: MoveOptions): Promise<MoveResult> {
+    return this.#run((ctx, ref) => redo(ctx, ref, options));
   }
 
   /** Compares two checkpoints: state paths, shared message/tool prefix, each side's rest. */

@@ -13,6 +13,8 @@ export async function switchBranch(ctx: EngineContext, ref: SessionRef, branchId
       sessionId: session.id,
       userId: session.userId,
       target: { branchId: branch.id, position: (yield* headOf(tx, branch)).position },
+      // The current branch, world in place: nothing to do (no event, nothing for undo).
+      sameAsWorld: branch.id === session.currentBranchId,
       newBranch: null,
       edit: null,
     };

@@ -130,7 +130,10 @@ async function build(fp: Forkpoint, ops: Op[]): Promise<{ sessions: KnownSession
         break;
       case "rollback": {
         const cp = s.checkpoints[o.cp % s.checkpoints.length];
-        if (cp) s.branches.push((await s.handle.rollback(cp.id)).branch.id);
+        if (!cp) break;
+        // A rollback to where the session already is keeps its branch: only a new one is listed again.
+        const { branch } = await s.handle.rollback(cp.id);
+        if (!s.branches.includes(branch.id)) s.branches.push(branch.id);
         break;
       }
       case "edit": {

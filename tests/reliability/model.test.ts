@@ -484,9 +484,18 @@ async function execute(fp: Forkpoint, model: Model, c: Cmd, runTag: string): Pro
     case "rollback": {
       if (s.checkpoints.length === 0) return;
       const cp = s.checkpoints[c.cp % s.checkpoints.length]!;
+      const world = currentBranch(s).entries;
+      // Where the session already is (nothing written since): the rollback keeps the current branch.
+      const here =
+        world.length === cp.entries.length &&
+        world.every((e, i) => e.branchId === cp.entries[i]!.branchId && e.position === cp.entries[i]!.position);
       const result = await s.handle.rollback(cp.id);
       const expected = modelMove(model, s, cp.entries);
       expect(moveIds(result), "rollback result").toEqual({ ...expected, failed: 0, unknown: 0 });
+      if (here && expected.undone.length + expected.replayed.length === 0) {
+        expect(result.branch.id, "rollback to where the session is").toBe(s.current);
+        return;
+      }
       expect({
         parentId: result.branch.parentId,
         forkCheckpointId: result.branch.forkCheckpointId,

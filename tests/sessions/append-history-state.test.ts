@@ -223,6 +223,7 @@ describe("state", () => {
     const root = (await s.info()).currentBranchId;
     await s.setState({ where: "root" });
     const cp = await s.checkpoint();
+    await s.append({ role: "user", content: "so the rollback forks a branch" });
     await s.rollback(cp.id);
     await s.setState({ where: "branch" });
     await s.switchBranch(root);

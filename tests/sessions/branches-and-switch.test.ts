@@ -63,9 +63,13 @@ describe("branches", () => {
     const { fp } = dbs.open();
     const s = await fp.createSession({ userId: "alice" });
     await s.append({ role: "user", content: "1" });
-    const a = await s.rollback((await s.checkpoint()).id);
+    const one = await s.checkpoint();
+    await s.append({ role: "assistant", content: "left on the root" });
+    const a = await s.rollback(one.id);
     await s.append({ role: "user", content: "2" });
-    const b = await s.rollback((await s.checkpoint()).id);
+    const two = await s.checkpoint();
+    await s.append({ role: "assistant", content: "left on a" });
+    const b = await s.rollback(two.id);
     const tree = branchTree(await s.branches());
     expect(tree[0]!.children[0]!.id).toBe(a.branch.id);
     expect(tree[0]!.children[0]!.children[0]!.id).toBe(b.branch.id);

@@ -169,6 +169,7 @@ describe("importSession", () => {
     await s.append({ role: "user", content: "hi" });
     await s.checkpoint({ name: "gone", expiresIn: 1 });
     const forked = await s.checkpoint({ name: "forked", expiresIn: 400 });
+    await s.append({ role: "assistant", content: "left behind" }); // so the rollback forks a branch
     await s.rollback(forked.id);
     await new Promise((r) => setTimeout(r, 450));
     const doc = await fp.exportSession(s.id, { userId: "alice" });

@@ -28,6 +28,7 @@ describe("prune", () => {
     const live = await s.checkpoint({ name: "live" });
     const forever = await s.checkpoint({ name: "forever", expiresIn: "7d" });
     const forked = await s.checkpoint({ name: "forked", expiresIn: 600 });
+    await s.append({ role: "user", content: "so the rollback forks a branch" });
     await s.rollback(forked.id);
     for (let i = 0; i < 3; i++) await s.checkpoint({ name: `gone ${i}`, expiresIn: 1 });
     await sleep(650);

@@ -107,12 +107,14 @@ describe("rollback", () => {
     expect((await s.history()).map((m) => m.content)).toEqual(["1", "2 on b"]);
   });
 
-  it("twice to the same checkpoint creates two distinct sibling branches", async () => {
+  it("twice to the same checkpoint, with something written in between, creates two distinct sibling branches", async () => {
     const { fp } = dbs.open();
     const s = await fp.createSession({ userId: "alice" });
     await s.append({ role: "user", content: "1" });
     const cp = await s.checkpoint();
+    await s.append({ role: "assistant", content: "2" });
     const first = await s.rollback(cp.id);
+    await s.append({ role: "assistant", content: "2'" });
     const second = await s.rollback(cp.id);
     expect(second.branch.id).not.toBe(first.branch.id);
     expect(second.branch.parentId).toBe(first.branch.parentId);
@@ -153,6 +155,7 @@ describe("rollback", () => {
     await s.append({ role: "user", content: "1" });
     const cp = await s.checkpoint();
     const before = await s.restore(cp.id);
+    await s.append({ role: "assistant", content: "later" });
     const { branch } = await s.rollback(cp.id);
     await s.append({ role: "user", content: "2" });
     expect(branch.forkCheckpointId).toBe(cp.id);

@@ -26,6 +26,8 @@ async function fill(s: SessionHandle, messages: number, per: number): Promise<st
 async function rollbackDelta(fp: Forkpoint, file: string, messages: number): Promise<Record<string, number>> {
   const s = await fp.createSession({ userId: "alice" });
   const cps = await fill(s, messages, Math.min(10, messages));
+  // Past the last checkpoint, so that no rollback is to where the session already is.
+  await s.append({ role: "user", content: "after the last checkpoint" });
   const before = await countRowsOf(file);
   await s.rollback(cps[Math.floor(cps.length / 2)]!);
   return rowDelta(before, await countRowsOf(file));

@@ -206,6 +206,7 @@ describe("workspace restore interrupted by a crash", () => {
 
   it('a "both" move that crashed after its conversation moved gets its files finished', async () => {
     const { s, a, pid } = await crashedHalfwayToA();
+    await s.append({ role: "user", content: "after B" }); // so the rollback to A forks a branch
     await journalRestore(s.id, a, pid, null, "both");
     await s.rollback(a.id); // the conversation moved (scope "conversation" leaves the files alone)
     const report = await (await reopen()).recover();

@@ -223,7 +223,7 @@ describe("read-only mode", () => {
       ["append", () => s.append({ role: "user", content: "x" })],
       ["setState", () => s.setState({ x: 1 })],
       ["checkpoint", () => s.checkpoint({ name: "nope" })],
-      ["rollback", () => s.rollback(seed.cp.id)],
+      ["undo (a move back)", () => s.undo()],
       ["edit", () => s.edit(seed.msgs[0]!.id, { role: "user", content: "x" })],
       ["switchBranch", () => s.switchBranch(seed.branch.parentId!)],
       ["deleteCheckpoint", () => s.deleteCheckpoint(seed.free.id)],
@@ -233,6 +233,8 @@ describe("read-only mode", () => {
       expect(e, name).toBeInstanceOf(DatabaseError);
       expect(e.code, name).toBe("READ_ONLY");
     }
+    // A rollback to where the session already is writes nothing: read-only, it returns the current branch.
+    expect((await s.rollback(seed.cp.id)).branch.id).toBe(seed.branch.id);
     await fp.close();
     expect(dumpDatabase(file)).toEqual(before);
   });

@@ -30,6 +30,7 @@ beforeAll(async () => {
   s = await fp.createSession({ userId: "u" });
   await s.append({ role: "user", content: "hi" });
   cpId = (await s.checkpoint({ name: "cp" })).id;
+  await s.append({ role: "assistant", content: "left on the root" });
   await s.rollback(cpId); // a branch forks from it
 });
 afterAll(async () => {

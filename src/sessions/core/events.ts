@@ -20,6 +20,10 @@ export interface ForkpointEvents {
   tool: ToolInvocation;
   /** A move undid an invocation. */
   undo: ToolInvocation & { applied: false };
+  /** `s.undo()` finished: the session is back where its last move left from. */
+  undoMove: MoveResult;
+  /** `s.redo()` finished: the last undone move is done again. */
+  redoMove: MoveResult;
   /** A move replayed an invocation. */
   replay: ToolInvocation & { applied: true };
   /** A checkpoint was handed off to a new session. */
@@ -43,6 +47,8 @@ const NAMES: Record<ForkpointEvent, true> = {
   tool: true,
   undo: true,
   replay: true,
+  undoMove: true,
+  redoMove: true,
   handoff: true,
   recovery: true,
   prune: true,

@@ -5,6 +5,7 @@ import type { EngineContext } from "../core/context.js";
 import { toBranch, toMessage, toToolInvocation } from "../core/rows.js";
 import { headOfEntry } from "../log/lineage.js";
 import { autoCheckpointAfterMessage, writeEntry } from "../log/writer.js";
+import { moveEvent, recordInHistory } from "./history.js";
 import type { MoveOutcome, MoveSpec, WithinMove } from "./move-spec.js";
 
 /** What the journal says a move did; runs inside a unit of work. */
@@ -42,14 +43,14 @@ export async function finishMove(ctx: EngineContext, spec: MoveSpec, moveId: str
     // What the caller wanted written with the move was refused; the move's tools have run, so the move itself still
     // finishes (its journal closed, the session on its target), and then the caller hears why its part was not.
     ctx.events.emit(
-      spec.kind,
+      moveEvent(spec),
       await ctx.store.write({ sessionId: spec.sessionId }, function* (tx) {
         return yield* finishMoveTx(ctx, tx, spec, moveId);
       }),
     );
     throw error;
   }
-  ctx.events.emit(spec.kind, outcome);
+  ctx.events.emit(moveEvent(spec), outcome);
   return outcome;
 }
 
@@ -71,7 +72,8 @@ export function* finishMoveTx(ctx: EngineContext, tx: Tx, spec: MoveSpec, moveId
       head = row.position;
       yield* autoCheckpointAfterMessage(ctx, tx, { id: spec.sessionId, userId: spec.userId }, row);
     }
-  } else {
+  } else if (!spec.history) {
+    // Undo and redo record their own event.
     yield* tx.insertEvent({
       sessionId: spec.sessionId,
       kind: "switch",
@@ -82,6 +84,7 @@ export function* finishMoveTx(ctx: EngineContext, tx: Tx, spec: MoveSpec, moveId
     });
   }
   yield* tx.setCurrentBranch(spec.sessionId, branchRow.id, now);
+  yield* recordInHistory(tx, spec, { branchId: branchRow.id, position: head }, now);
   if (moveId) yield* tx.finishMove(moveId, "done", now);
   const report = yield* journalReport(ctx, tx, moveId);
   const byIds = function* (ids: readonly string[]): Step<ToolInvocation[]> {

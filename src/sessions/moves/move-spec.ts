@@ -20,6 +20,15 @@ export interface MoveSpec {
   /** Calls left as they are because their tool is not registered (absent in journals written before it was kept). */
   unregistered?: string[];
   unknown: string[];
+  /** Where the session was when the move was planned: what `undo` goes back to (absent in older journals). */
+  from?: MoveTarget;
+  /** Set on `undo` and `redo`: the history row they take back or do again (they are not rows of it themselves). */
+  history?: { op: "undo" | "redo"; seq: number; kind: string };
+  /**
+   * The target is where the session already is (a rollback to the head it is at, a switch to the current branch):
+   * when the world's applied set matches too (nothing to undo or replay), the move changes nothing.
+   */
+  sameAsWorld?: boolean;
 }
 
 export type MoveOutcome = MoveResult & { message?: Message };

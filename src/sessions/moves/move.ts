@@ -1,5 +1,5 @@
 // Moving the world: journal the steps, run each undo/replay once, then make the target current.
-// Used by rollback, edit and switchBranch, and by crash recovery to finish a journaled move.
+// Used by rollback, edit, switchBranch, undo and redo, and by crash recovery to finish a journaled move.
 import { ConflictError, ValidationError } from "../../models/errors.js";
 import { newId } from "../../models/ids.js";
 import { moveOptions, parseInput, type MoveOptions } from "../../models/inputs.js";
@@ -10,7 +10,9 @@ import { ownedCurrent, ownedSession } from "../core/owned.js";
 import { toBranch } from "../core/rows.js";
 import { prepareMoveRestore, reportSavedDrift } from "../workspace/force.js";
 import { absorbChanges, endRestore, filesBefore, restoreFiles, targetFiles, workspaceOf } from "../workspace/workspace.js";
+import { headOf } from "../log/lineage.js";
 import { finishMoveTx } from "./finish-move.js";
+import { moveEvent, sessionPosition } from "./history.js";
 import { computePlan } from "./move-plan.js";
 import { inflightMoves, type BaseMoveSpec, type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js";
 import { runJournaledMove } from "./run-steps.js";
@@ -109,6 +111,28 @@ export async function stayingPut(ctx: EngineContext, ref: SessionRef): Promise<M
   });
 }
 
+/** The result of a move that finds the session already at its target: the current branch, nothing undone or replayed. */
+function* stayingHere(
+  tx: Tx,
+  session: SessionRow,
+  plan: {
+    readonly skipped: readonly ToolInvocation[];
+    readonly unregistered: readonly ToolInvocation[];
+    readonly unknown: readonly ToolInvocation[];
+  },
+): Step<MoveOutcome> {
+  const branch = (yield* tx.getBranch(session.currentBranchId))!;
+  return {
+    branch: toBranch(branch, (yield* headOf(tx, branch)).position, branch.id),
+    undone: [],
+    replayed: [],
+    skipped: [...plan.skipped],
+    unregistered: [...plan.unregistered],
+    failed: [],
+    unknown: [...plan.unknown],
+  };
+}
+
 /** The conversation part of a move (the caller holds the session's lock). */
 export async function moveConversation(
   ctx: EngineContext,
@@ -127,6 +151,11 @@ export async function moveConversation(
       // A session that never recorded a tool call has no world to move: skip reading the lineages.
       const computed = session.hasTools ? yield* computePlan(ctx, tx, session, base.target) : NOTHING_TO_MOVE;
       const plan = computed.steps;
+      // Already there, world included (a second click): nothing is written, no event, nothing for undo.
+      // Calls off the lineage left applied for want of their tool (`unregistered`) mean the world does not match.
+      if (base.sameAsWorld && !within && plan.undo.length + plan.replay.length + plan.unregistered.length === 0)
+        return { spec: null, plan, done: yield* stayingHere(tx, session, plan), moveId: null };
+      base.from = yield* sessionPosition(tx, session);
       // Thrown in the planning transaction: nothing is written.
       refuseMove(plan, o);
       // `base` is this call's own fresh object: completed in place rather than copied.
@@ -162,7 +191,7 @@ export async function moveConversation(
     });
     const { spec, done, moveId } = planned;
     if (done) {
-      ctx.events.emit(spec.kind, done);
+      if (spec) ctx.events.emit(moveEvent(spec), done);
       return done;
     }
     // Tools undone or replayed change the workspace's files: forkpoint's own doing, not drift.

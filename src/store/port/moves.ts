@@ -36,6 +36,20 @@ export interface MoveStepRow {
   error: string | null;
 }
 
+/** One of a session's own moves, as `undo` and `redo` read them. */
+export interface MoveHistoryRow {
+  seq: number;
+  sessionId: string;
+  kind: string;
+  fromBranchId: string;
+  fromPosition: number;
+  toBranchId: string;
+  toPosition: number;
+  /** When the move was undone; null while it stands. */
+  undoneAt: number | null;
+  createdAt: number;
+}
+
 export interface MovesTx {
   /** Applied invocations of a session, newest application first. */
   appliedTools(sessionId: string): Step<ToolRow[]>;
@@ -64,6 +78,15 @@ export interface MovesTx {
     result: string | null,
     error: string | null,
   ): Step<boolean>;
+  /** Records a session's move as its newest, and forgets its undone ones (a new move leaves nothing to redo). */
+  recordMove(row: Omit<MoveHistoryRow, "seq" | "undoneAt">): Step<void>;
+  /** The session's newest move that stands (what `undo` takes back). */
+  moveToUndo(sessionId: string): Step<MoveHistoryRow | undefined>;
+  /** The session's oldest undone move (what `redo` does again). */
+  moveToRedo(sessionId: string): Step<MoveHistoryRow | undefined>;
+  /** Marks a standing move undone (`at`) or an undone one standing again (null): false when it was not as expected. */
+  setMoveUndone(seq: number, at: number | null): Step<boolean>;
+
   /** Deletes finished moves (and their steps) of one session or all, keeping any with a step of unknown outcome. */
   deleteFinishedMoves(sessionId?: string): Step<number>;
 }

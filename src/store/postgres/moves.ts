@@ -1,6 +1,6 @@
 // The applied set and the move journal, whose owners hold leases: PostgreSQL's statements and the port's MovesTx.
-import type { MoveRow, MoveStepRow, MoveStepStatus, MovesTx, Owner, ToolRow } from "../port/index.js";
-import { MOVE_COLS, STEP_COLS, TOOL_COLS } from "./columns.js";
+import type { MoveHistoryRow, MoveRow, MoveStepRow, MoveStepStatus, MovesTx, Owner, ToolRow } from "../port/index.js";
+import { HISTORY_COLS, MOVE_COLS, STEP_COLS, TOOL_COLS } from "./columns.js";
 import type { Sql } from "./sql.js";
 
 /** The move ($id) is still its owner's ($pid, and $pid + 1 its pid start): `IS NOT DISTINCT FROM` as SQLite's `IS`. */
@@ -94,6 +94,34 @@ export function movesTx(sql: Sql): MovesTx {
       );
       return changed === 1;
     },
+    *recordMove(r: Omit<MoveHistoryRow, "seq" | "undoneAt">) {
+      yield* sql.exec(`DELETE FROM move_history WHERE session_id = $1 AND undone_at IS NOT NULL`, [r.sessionId]);
+      yield* sql.exec(
+        `INSERT INTO move_history (session_id, kind, from_branch_id, from_position, to_branch_id, to_position, created_at)
+        VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [r.sessionId, r.kind, r.fromBranchId, r.fromPosition, r.toBranchId, r.toPosition, r.createdAt],
+      );
+    },
+    *moveToUndo(sessionId: string) {
+      return yield* sql.one<MoveHistoryRow>(
+        `SELECT ${HISTORY_COLS} FROM move_history WHERE session_id = $1 AND undone_at IS NULL ORDER BY seq DESC LIMIT 1`,
+        [sessionId],
+      );
+    },
+    *moveToRedo(sessionId: string) {
+      return yield* sql.one<MoveHistoryRow>(
+        `SELECT ${HISTORY_COLS} FROM move_history WHERE session_id = $1 AND undone_at IS NOT NULL ORDER BY seq LIMIT 1`,
+        [sessionId],
+      );
+    },
+    *setMoveUndone(seq: number, at: number | null) {
+      const changed =
+        at === null
+          ? yield* sql.exec(`UPDATE move_history SET undone_at = NULL WHERE seq = $1 AND undone_at IS NOT NULL`, [seq])
+          : yield* sql.exec(`UPDATE move_history SET undone_at = $1 WHERE seq = $2 AND undone_at IS NULL`, [at, seq]);
+      return changed === 1;
+    },
+
     *deleteFinishedMoves(sessionId?: string) {
       const [n] = yield* sql.column<number>(
         `WITH gone AS (SELECT id FROM moves m WHERE m.status <> 'running' ${sessionId === undefined ? "" : "AND m.session_id = $1"}

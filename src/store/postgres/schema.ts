@@ -238,6 +238,28 @@ export const moves = pgTable(
   (t) => [uniqueIndex("moves_id").on(t.id), index("moves_status").on(t.status), index("moves_session").on(t.sessionId)],
 );
 
+/**
+ * A session's own moves (rollback, edit, switch), newest last, for `undo` and `redo`: where each left from and went
+ * to. Undone rows are the newest (a new move deletes them: nothing is left to redo); undo and redo are not rows.
+ */
+export const moveHistory = pgTable(
+  "move_history",
+  {
+    seq: seq("seq").primaryKey().generatedByDefaultAsIdentity(),
+    sessionId: text("session_id").notNull(),
+    /** "rollback" | "edit" | "switch" */
+    kind: text("kind").notNull(),
+    fromBranchId: text("from_branch_id").notNull(),
+    fromPosition: integer("from_position").notNull(),
+    toBranchId: text("to_branch_id").notNull(),
+    toPosition: integer("to_position").notNull(),
+    /** Set while the move is undone (redo clears it). */
+    undoneAt: time("undone_at"),
+    createdAt: time("created_at").notNull(),
+  },
+  (t) => [index("move_history_session_seq").on(t.sessionId, t.seq)],
+);
+
 /** The steps of a move, in order. */
 export const moveSteps = pgTable(
   "move_steps",

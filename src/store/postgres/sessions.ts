@@ -30,6 +30,7 @@ const DELETE_SESSION = [
   `DELETE FROM imported_calls WHERE session_id = $1`,
   `DELETE FROM move_steps WHERE move_id IN (SELECT id FROM moves WHERE session_id = $1)`,
   `DELETE FROM moves WHERE session_id = $1`,
+  `DELETE FROM move_history WHERE session_id = $1`,
   `DELETE FROM events WHERE session_id = $1`,
   `DELETE FROM workspaces WHERE session_id = $1`,
   `DELETE FROM checkpoints WHERE session_id = $1`,

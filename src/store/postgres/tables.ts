@@ -13,6 +13,7 @@ export const TABLES = [
   "lg_checkpoints",
   "lg_threads",
   "lg_writes",
+  "move_history",
   "move_steps",
   "moves",
   "sessions",

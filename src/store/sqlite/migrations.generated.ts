@@ -138,5 +138,14 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     "sql": [
       "ALTER TABLE `state_snapshots` ADD `version` integer DEFAULT 1 NOT NULL;"
     ]
+  },
+  {
+    "tag": "0008_loud_sage",
+    "folderMillis": 1795735279823,
+    "hash": "82e12779305454bd30379b9f671df0dcd1b3f2f595421863f60e24972d9f23ef",
+    "sql": [
+      "CREATE TABLE `move_history` (\n\t`seq` integer PRIMARY KEY AUTOINCREMENT NOT NULL,\n\t`session_id` text NOT NULL,\n\t`kind` text NOT NULL,\n\t`from_branch_id` text NOT NULL,\n\t`from_position` integer NOT NULL,\n\t`to_branch_id` text NOT NULL,\n\t`to_position` integer NOT NULL,\n\t`undone_at` integer,\n\t`created_at` integer NOT NULL\n);\n",
+      "\nCREATE INDEX `move_history_session_seq` ON `move_history` (`session_id`,`seq`);"
+    ]
   }
 ];

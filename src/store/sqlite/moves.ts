@@ -1,7 +1,7 @@
 // The applied set and the move journal: SQLite's statements and the port's MovesTx.
 import type Database from "better-sqlite3";
-import type { MoveRow, MoveStepRow, MoveStepStatus, MovesTx, Owner } from "../port/index.js";
-import { MOVE_COLS, STEP_COLS, TOOL_COLS, toolRows } from "./columns.js";
+import type { MoveHistoryRow, MoveRow, MoveStepRow, MoveStepStatus, MovesTx, Owner } from "../port/index.js";
+import { HISTORY_COLS, MOVE_COLS, STEP_COLS, TOOL_COLS, toolRows } from "./columns.js";
 import { prepare, type RowMode } from "./object-rows.js";
 
 export function movesTx(db: Database.Database): MovesTx {
@@ -35,6 +35,13 @@ export function movesTx(db: Database.Database): MovesTx {
       "pluck",
     ),
     deleteMoveSteps: p(`DELETE FROM move_steps WHERE move_id = ?`),
+    forgetUndone: p(`DELETE FROM move_history WHERE session_id = ? AND undone_at IS NOT NULL`),
+    recordMove: p(`INSERT INTO move_history (session_id, kind, from_branch_id, from_position, to_branch_id, to_position, created_at)
+    VALUES (@sessionId, @kind, @fromBranchId, @fromPosition, @toBranchId, @toPosition, @createdAt)`),
+    moveToUndo: p(`SELECT ${HISTORY_COLS} FROM move_history WHERE session_id = ? AND undone_at IS NULL ORDER BY seq DESC LIMIT 1`),
+    moveToRedo: p(`SELECT ${HISTORY_COLS} FROM move_history WHERE session_id = ? AND undone_at IS NOT NULL ORDER BY seq LIMIT 1`),
+    undoMove: p(`UPDATE move_history SET undone_at = ? WHERE seq = ? AND undone_at IS NULL`),
+    redoMove: p(`UPDATE move_history SET undone_at = NULL WHERE seq = ? AND undone_at IS NOT NULL`),
     deleteMove: p(`DELETE FROM moves WHERE id = ?`),
   };
   return {
@@ -75,6 +82,20 @@ export function movesTx(db: Database.Database): MovesTx {
     },
     *setMoveStep(owner: Owner, moveId: string, idx: number, status: MoveStepStatus, result: string | null, error: string | null) {
       return s.setStep.run(status, result, error, moveId, idx, moveId, owner.pid, owner.pidStart).changes === 1;
+    },
+
+    *recordMove(row: Omit<MoveHistoryRow, "seq" | "undoneAt">) {
+      s.forgetUndone.run(row.sessionId);
+      s.recordMove.run(row);
+    },
+    *moveToUndo(sessionId: string) {
+      return s.moveToUndo.get(sessionId) as MoveHistoryRow | undefined;
+    },
+    *moveToRedo(sessionId: string) {
+      return s.moveToRedo.get(sessionId) as MoveHistoryRow | undefined;
+    },
+    *setMoveUndone(seq: number, at: number | null) {
+      return (at === null ? s.redoMove.run(seq) : s.undoMove.run(at, seq)).changes === 1;
     },
 
     *deleteFinishedMoves(sessionId?: string) {

@@ -80,6 +80,7 @@ export function sessionsTx(db: Database.Database): SessionsTx {
         `DELETE FROM imported_calls WHERE session_id = ?`,
         `DELETE FROM move_steps WHERE move_id IN (SELECT id FROM moves WHERE session_id = ?)`,
         `DELETE FROM moves WHERE session_id = ?`,
+        `DELETE FROM move_history WHERE session_id = ?`,
         `DELETE FROM events WHERE session_id = ?`,
         `DELETE FROM workspaces WHERE session_id = ?`,
         `DELETE FROM checkpoints WHERE session_id = ?`,

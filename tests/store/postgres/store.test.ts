@@ -112,6 +112,7 @@ describe.skipIf(!server)("PostgresStore", () => {
     expect(store.capabilities).toEqual({ ownership: "lease", local: false });
     const dump = JSON.parse(await store.dump()) as Record<string, unknown[]>;
     expect(dump.sessions).toHaveLength(4);
+    // One row per migration shipped in drizzle/postgres.
     expect(dump["drizzle.__drizzle_migrations"]).toHaveLength(MIGRATIONS.length);
   });
 

@@ -1,0 +1,70 @@
+// The session's own move history (what undo and redo walk), and where the session is as a move sees it.
+import { ConflictError } from "../../models/errors.js";
+import type { SessionRow, Step, Tx } from "../../store/port/index.js";
+import { commonPrefix, headOf } from "../log/lineage.js";
+import type { MoveTarget } from "./move-plan.js";
+import type { MoveSpec } from "./move-spec.js";
+
+/** The session's position: its current branch's head. */
+export function* sessionPosition(tx: Tx, session: SessionRow): Step<MoveTarget> {
+  const branch = (yield* tx.getBranch(session.currentBranchId))!;
+  return { branchId: branch.id, position: (yield* headOf(tx, branch)).position };
+}
+
+/**
+ * True when `target` is the session's position: the current head, on the current lineage. Nothing written since a
+ * rollback to `target` (no message, state or tool entry after it) leaves the head there, so a second click lands here.
+ */
+export function* isSessionPosition(tx: Tx, session: SessionRow, target: MoveTarget): Step<boolean> {
+  const here = yield* sessionPosition(tx, session);
+  if (target.position !== here.position) return false;
+  if (target.branchId === here.branchId) return true;
+  const shared = commonPrefix(
+    yield* tx.lineage(here.branchId),
+    yield* tx.lineage(target.branchId, target.position),
+    here.position,
+    target.position,
+  );
+  return shared === here.position;
+}
+
+/** The event a finished move emits: undo and redo have their own (the `undo` event is a tool call a move undid). */
+export function moveEvent(spec: MoveSpec): "rollback" | "edit" | "switch" | "undoMove" | "redoMove" {
+  if (spec.history) return spec.history.op === "undo" ? "undoMove" : "redoMove";
+  return spec.kind;
+}
+
+/**
+ * In the transaction that finishes a move, once the session is at `to`: an undo or redo marks its history row (and
+ * shows in the timeline); any other move that changed the branch becomes the newest row, leaving nothing to redo.
+ */
+export function* recordInHistory(tx: Tx, spec: MoveSpec, to: MoveTarget, at: number): Step<void> {
+  if (spec.history) {
+    const { op, seq, kind } = spec.history;
+    // The per-session write lock already serializes undo and redo; this catches a history changed under the move.
+    if (!(yield* tx.setMoveUndone(seq, op === "undo" ? at : null)))
+      throw new ConflictError(
+        `the move to ${op} was ${op === "undo" ? "undone" : "redone"} meanwhile`,
+        op === "undo" ? "NOTHING_TO_UNDO" : "NOTHING_TO_REDO",
+      );
+    yield* tx.insertEvent({
+      sessionId: spec.sessionId,
+      kind: op,
+      refId: to.branchId,
+      branchId: to.branchId,
+      detail: op === "undo" ? `undid ${kind}: back to branch ${to.branchId}` : `redid ${kind}: to branch ${to.branchId}`,
+      createdAt: at,
+    });
+    return;
+  }
+  if (!spec.from || spec.from.branchId === to.branchId) return;
+  yield* tx.recordMove({
+    sessionId: spec.sessionId,
+    kind: spec.kind,
+    fromBranchId: spec.from.branchId,
+    fromPosition: spec.from.position,
+    toBranchId: to.branchId,
+    toPosition: to.position,
+    createdAt: at,
+  });
+}
