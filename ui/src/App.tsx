@@ -101,7 +101,7 @@ export function App() {
   };
   const branchLabel = (id: string) => {
     const b = tree?.branches.find((x) => x.id === id);
-    return b?.name ?? `branch ${id.slice(0, 8)}`;
+    return b?.name ?? `branch ${id.slice(-6)}`;
   };
 
   return (
@@ -129,7 +129,7 @@ export function App() {
               <b data-testid="session-title">{tree.info.title ?? "(untitled)"}</b>{" "}
               <span className="muted">
                 {tree.branches.length} branches, {tree.checkpoints.length} checkpoints; world:{" "}
-                {tree.toolTrack.filter((t) => t.applied).length} tool effects applied on branch {tree.info.currentBranchId.slice(0, 8)}
+                {tree.toolTrack.filter((t) => t.applied).length} tool effects applied on branch {tree.info.currentBranchId.slice(-6)}
               </span>
             </header>
             <TreeView
@@ -166,7 +166,7 @@ export function App() {
                 session={sessionId}
                 checkpoint={checkpoint}
                 onVersions={setMessageId}
-                onPlan={() => setMove({ kind: "rollback", id: checkpoint.id, label: checkpoint.name ?? checkpoint.id.slice(0, 8) })}
+                onPlan={() => setMove({ kind: "rollback", id: checkpoint.id, label: checkpoint.name ?? checkpoint.id.slice(-6) })}
               />
             )}
             {tree.checkpoints.length > 0 && (
@@ -178,7 +178,7 @@ export function App() {
                 {tree.checkpoints.map((c) => (
                   <li key={c.id}>
                     <button className="link" onClick={() => setCheckpointId(c.id)}>
-                      {c.name ?? c.id.slice(0, 8)}
+                      {c.name ?? c.id.slice(-6)}
                     </button>{" "}
                     <span className="muted">
                       @{c.position} on {branchLabel(c.branchId)}

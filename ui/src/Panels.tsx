@@ -60,7 +60,7 @@ export function CheckpointPanel(props: {
   return (
     <section data-testid="checkpoint-panel">
       <h2>
-        Checkpoint {checkpoint.name ?? checkpoint.id.slice(0, 8)} <span className="muted">at {checkpoint.position}</span>
+        Checkpoint {checkpoint.name ?? checkpoint.id.slice(-6)} <span className="muted">at {checkpoint.position}</span>
       </h2>
       <button onClick={props.onPlan} data-testid="plan-rollback">
         Plan a rollback here
@@ -121,7 +121,7 @@ export function VersionsPanel(props: { user: string; session: string; messageId:
           <p className="message">
             <span className="role">{shown.message.role}</span> <span data-testid="versions-content">{text(shown.message.content)}</span>
           </p>
-          <p className="muted">on branch {shown.branchId.slice(0, 8)}</p>
+          <p className="muted">on branch {shown.branchId.slice(-6)}</p>
         </>
       )}
     </section>
@@ -130,7 +130,7 @@ export function VersionsPanel(props: { user: string; session: string; messageId:
 
 export function DiffPanel(props: { user: string; session: string; checkpoints: Checkpoint[]; initialA: string | undefined }) {
   const { checkpoints } = props;
-  const label = (c: Checkpoint) => `${c.name ?? c.id.slice(0, 8)} @${c.position}`;
+  const label = (c: Checkpoint) => `${c.name ?? c.id.slice(-6)} @${c.position}`;
   const [a, setA] = useState(props.initialA ?? checkpoints[0]?.id ?? "");
   const [b, setB] = useState(checkpoints[1]?.id ?? checkpoints[0]?.id ?? "");
   const [diff, setDiff] = useState<CheckpointDiff | null>(null);
@@ -246,7 +246,7 @@ export function PlanPanel(props: { user: string; session: string; target: MoveTa
     setError(null);
     const move = target.kind === "rollback" ? api.rollback(user, session, target.id) : api.switch(user, session, target.id);
     move.then((r) => {
-      setDone(`Done: now on branch ${r.branch.id.slice(0, 8)} (${r.undone.length} undone, ${r.replayed.length} replayed)`);
+      setDone(`Done: now on branch ${r.branch.id.slice(-6)} (${r.undone.length} undone, ${r.replayed.length} replayed)`);
       props.onMoved();
     }, setError);
   };
@@ -260,7 +260,7 @@ export function PlanPanel(props: { user: string; session: string; target: MoveTa
         <>
           <p>
             The world would be at position {plan.branch.position}
-            {plan.branch.id ? ` on branch ${plan.branch.id.slice(0, 8)}` : ", on a new branch"}.
+            {plan.branch.id ? ` on branch ${plan.branch.id.slice(-6)}` : ", on a new branch"}.
           </p>
           <h3>Undone ({plan.undone.length})</h3>
           <Tools tools={plan.undone} testid="plan-undone" />

@@ -17,7 +17,7 @@ const useActions = () => useContext(Actions)!;
 
 type FlowNode = Node<{ node: GraphNode }>;
 
-const short = (id: string) => id.slice(0, 8);
+const short = (id: string) => id.slice(-6);
 
 function BranchNode({ data }: NodeProps<FlowNode>) {
   const a = useActions();

@@ -1,11 +1,11 @@
 // Which branches the graph shows (big trees start collapsed) and where they go, laid out by dagre.
 import dagre from "@dagrejs/dagre";
-import type { Branch, Checkpoint } from "./types";
+import type { Branch, Checkpoint } from "./types.js";
 
 /** Children shown under one branch before the rest fold into a "+N more" node. */
 export const MAX_CHILDREN = 12;
-/** Depth below which subtrees start collapsed. */
-export const OPEN_DEPTH = 3;
+/** Branches shallower than this start open (the root's children shown); deeper subtrees start collapsed. */
+export const OPEN_DEPTH = 1;
 /** Checkpoints drawn inside a branch's node; the rest are in the checkpoint list. */
 export const MAX_CHIPS = 8;
 
@@ -44,7 +44,7 @@ export function indexTree(branches: Branch[]): TreeIndex {
 /** The branches open at first: the shallow ones, and every ancestor of the current branch (so it is in view). */
 export function initiallyOpen(tree: TreeIndex, currentId: string | undefined): Set<string> {
   const open = new Set<string>();
-  for (const [id, d] of tree.depth) if (d < OPEN_DEPTH - 1) open.add(id);
+  for (const [id, d] of tree.depth) if (d < OPEN_DEPTH) open.add(id);
   let at = currentId ? tree.byId.get(currentId) : undefined;
   while (at?.parentId) {
     open.add(at.parentId);
