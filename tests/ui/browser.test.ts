@@ -1,5 +1,5 @@
 // The page in a real browser (Debian's Chromium through playwright-core) on a demo database, served by the CLI.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeFile } from "../../src/cli/demo/tools.js";
 import { openForkpoint } from "../../src/index.js";
 import { ensurePageBuilt, repo } from "./page.js";
+import { startUiProcess, type UiProcess } from "./serve.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const available = existsSync(CHROMIUM);
@@ -31,29 +32,13 @@ interface DemoIds {
 let demo: DemoIds;
 /** The agent's applied tool calls after the switch, as the public API reports them. */
 let applied: number;
-let server: ChildProcess;
+let server: UiProcess | undefined;
 let url: string;
 let browser: Browser;
 let page: Page;
 
 const cli = (args: string[]) =>
   spawnSync(process.execPath, ["--import", "tsx", join(repo, "src/cli/main.ts"), ...args], { encoding: "utf8", cwd: repo });
-
-/** Starts `forkpoint ui` as a child process and resolves with the URL it prints. */
-function startUi(globalArgs: string[], uiArgs: string[]): Promise<string> {
-  const args = ["--import", "tsx", join(repo, "src/cli/main.ts"), "--db", db, ...globalArgs, "ui", ...uiArgs];
-  server = spawn(process.execPath, args, { cwd: repo });
-  return new Promise((resolve, reject) => {
-    let out = "";
-    server.stdout!.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      const found = /http:\/\/127\.0\.0\.1:\d+\/\?token=\S+/.exec(out);
-      if (found) resolve(found[0]);
-    });
-    server.stderr!.on("data", (chunk: Buffer) => (out += chunk.toString()));
-    server.on("exit", (code) => reject(new Error(`forkpoint ui exited with ${code}: ${out}`)));
-  });
-}
 
 describe.skipIf(!available)("forkpoint ui in Chromium", () => {
   beforeAll(async () => {
@@ -73,7 +58,8 @@ describe.skipIf(!available)("forkpoint ui in Chromium", () => {
     await xss.checkpoint({ name: "markup" });
     await fp.close();
     await built;
-    url = await startUi(["--tools", tools], ["--allow-writes"]);
+    server = await startUiProcess(["--db", db, "--tools", tools], ["--allow-writes"]);
+    url = server.url;
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
@@ -91,7 +77,7 @@ describe.skipIf(!available)("forkpoint ui in Chromium", () => {
   });
   afterAll(async () => {
     await browser?.close();
-    server?.kill("SIGTERM");
+    server?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 
