@@ -1,7 +1,7 @@
 // `forkpoint ui`'s HTTP server (node:http): the built page and the JSON endpoints, on 127.0.0.1, behind a token.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { ForkpointError, type Forkpoint } from "../index.js";
+import { ConflictError, ForkpointError, NotFoundError, ValidationError, type Forkpoint } from "../index.js";
 import { routes, type ApiRequest } from "./api.js";
 import { defaultAssetsDir, readAsset } from "./assets.js";
 import { loopbackHost, newToken, requestTokens, sameToken, TOKEN_COOKIE } from "./auth.js";
@@ -32,9 +32,9 @@ const MAX_BODY = 64 * 1024;
 
 /** The HTTP status of a failure: the error codes of the public API map to 400, 404 and 409. */
 function statusOf(error: ForkpointError): number {
-  if (error.code === "NOT_FOUND") return 404;
-  if (error.code === "READ_ONLY" || error.name === "ConflictError") return 409;
-  if (error.name === "ValidationError" || error.name === "PayloadTooLargeError") return 400;
+  if (error instanceof NotFoundError) return 404;
+  if (error instanceof ConflictError) return 409;
+  if (error instanceof ValidationError) return 400;
   return 500;
 }
 

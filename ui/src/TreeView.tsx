@@ -72,6 +72,12 @@ function BranchNode({ data }: NodeProps<FlowNode>) {
 
 const nodeTypes = { branch: BranchNode };
 
+/** The minimap's colour of a node: the current branch stands out, as in the graph. */
+function miniMapColor(n: Node): string {
+  const g = n.data.node as GraphNode;
+  return g.kind === "branch" && g.branch.current ? "#12b76a" : "#98a2b3";
+}
+
 export function TreeView(props: {
   tree: SessionTree;
   selectedCheckpoint: string | undefined;
@@ -110,7 +116,7 @@ export function TreeView(props: {
         <ReactFlow nodes={nodes} edges={edges} nodeTypes={nodeTypes} fitView minZoom={0.05} nodesDraggable={false}>
           <Background />
           <Controls showInteractive={false} />
-          <MiniMap pannable zoomable />
+          <MiniMap pannable zoomable nodeColor={miniMapColor} />
         </ReactFlow>
       </div>
     </Actions.Provider>
