@@ -161,4 +161,20 @@ describe.skipIf(!available)("forkpoint ui in Chromium", () => {
     expect(readdirSync(demo.workspace)).toEqual([]);
     expect(existsSync(screenshot)).toBe(true);
   });
+
+  it("plans a switch from a branch of the graph: what it would replay", async () => {
+    await page.getByTestId(`branch-${demo.agent.filesBranchId}`).locator(".node-title button").click();
+    const plan = page.getByTestId("plan-panel");
+    await expect.poll(() => plan.locator("h2").textContent()).toMatch(/^Plan: switch to/);
+    await expect.poll(() => plan.getByTestId("plan-replayed").locator("li").count()).toBe(applied);
+    expect(await plan.getByTestId("perform-move").isEnabled()).toBe(true);
+  });
+
+  it("searches sessions by title", async () => {
+    await page.getByTestId("session-search").fill("agent");
+    await expect.poll(() => page.getByTestId("sessions").locator("li").count()).toBe(1);
+    expect(await page.getByTestId("sessions").textContent()).toContain("Agent run");
+    await page.getByTestId("session-search").fill("no such title");
+    await expect.poll(() => page.getByTestId("sessions").textContent()).toBe("no sessions");
+  });
 });
