@@ -88,6 +88,7 @@ describe.skipIf(!available)("forkpoint ui in Chromium", () => {
     await expect.poll(() => page.getByTestId("session-title").textContent()).toBe("Agent run");
     // The current branch is marked as where the world is, with its applied writes.
     await expect.poll(() => page.getByTestId(`branch-${demo.agent.filesBranchId}`).textContent()).toContain(`world · ${applied} applied`);
+    expect(await page.getByTestId("world-tools").locator("li").count()).toBe(applied);
     await page.getByRole("button", { name: "◆ files written" }).click();
     const panel = page.getByTestId("checkpoint-panel");
     await expect.poll(() => panel.getByTestId("checkpoint-tools").textContent()).toContain("write_file");

@@ -1,7 +1,7 @@
 // The page: users and their sessions on the left, the selected session's tree in the middle, details on the right.
 import { useCallback, useEffect, useState } from "react";
 import { api } from "./api";
-import { CheckpointPanel, DiffPanel, ErrorLine, PlanPanel, VersionsPanel, type MoveTarget } from "./Panels";
+import { CheckpointPanel, DiffPanel, ErrorLine, PlanPanel, Tools, VersionsPanel, type MoveTarget } from "./Panels";
 import { TreeView } from "./TreeView";
 import type { Page, SessionInfo, SessionTree, UserInfo } from "./types";
 
@@ -172,6 +172,10 @@ export function App() {
             {tree.checkpoints.length > 0 && (
               <DiffPanel user={user} session={sessionId} checkpoints={tree.checkpoints} initialA={checkpointId} />
             )}
+            <section>
+              <h2>The world: tool effects applied ({tree.toolTrack.filter((t) => t.applied).length})</h2>
+              <Tools tools={tree.toolTrack.filter((t) => t.applied)} testid="world-tools" />
+            </section>
             <section>
               <h2>Checkpoints</h2>
               <ul className="list" data-testid="checkpoint-list">

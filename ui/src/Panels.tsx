@@ -16,7 +16,7 @@ export function ErrorLine({ error }: { error: unknown }) {
   );
 }
 
-function Tools({ tools, testid }: { tools: ToolInvocation[]; testid: string }) {
+export function Tools({ tools, testid }: { tools: ToolInvocation[]; testid: string }) {
   if (tools.length === 0) return <p className="muted">none</p>;
   return (
     <ul className="tools" data-testid={testid}>
