@@ -1,7 +1,7 @@
 // The session's tree as a graph: a node per branch (its checkpoints inside), zoom and pan, big subtrees collapsed.
 import { Background, Controls, Handle, MiniMap, Position, ReactFlow, type Edge, type Node, type NodeProps } from "@xyflow/react";
 import { createContext, useContext, useMemo, useState } from "react";
-import { MAX_CHIPS, indexTree, initiallyOpen, layout, visibleGraph, type GraphNode } from "./layout";
+import { MAX_CHIPS, NODE_WIDTH, indexTree, initiallyOpen, layout, nodeHeight, visibleGraph, type GraphNode } from "./layout";
 import type { SessionTree } from "./types";
 
 interface TreeActions {
@@ -92,7 +92,14 @@ export function TreeView(props: {
   const { nodes, edges } = useMemo(() => {
     const g = visibleGraph(index, tree.checkpoints, open, all, currentId);
     const at = layout(g.nodes, g.edges);
-    const nodes: FlowNode[] = g.nodes.map((n) => ({ id: n.id, type: "branch", position: at.get(n.id)!, data: { node: n } }));
+    const nodes: FlowNode[] = g.nodes.map((n) => ({
+      id: n.id,
+      type: "branch",
+      position: at.get(n.id)!,
+      width: NODE_WIDTH,
+      height: nodeHeight(n),
+      data: { node: n },
+    }));
     const edges: Edge[] = g.edges.map((e) => ({ id: e.id, source: e.source, target: e.target, label: e.label }));
     return { nodes, edges };
   }, [index, tree.checkpoints, open, all, currentId]);
