@@ -1,9 +1,10 @@
-// Builds dist/: tsc's JavaScript, and one declaration bundle per public entry holding the public API and nothing else.
+// Builds dist/: tsc's JavaScript, one declaration bundle per public entry (the public API only), and the web view's page.
 import { execFileSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { rollup } from "rollup";
+import { build as viteBuild } from "vite";
 import { dts } from "rollup-plugin-dts";
 
 const root = resolve(import.meta.dirname, "..");
@@ -48,3 +49,6 @@ await bundle.write({
 });
 await bundle.close();
 rmSync(dirname(types), { recursive: true, force: true });
+
+// The page `forkpoint ui` serves (ui/, Vite + React), built into dist/web/: shipped built, so users need none of its tools.
+await viteBuild({ configFile: join(root, "ui", "vite.config.ts") });

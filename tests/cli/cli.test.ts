@@ -320,8 +320,13 @@ describe("maintenance", () => {
     }
   });
 
-  it("ui is not yet available: one line, exit 1", () => {
-    const r = run(["ui"], { status: 1 });
-    expect(r.stderr).toBe("error: ui is not yet available in this version of forkpoint\n");
+  it("ui reads never create a database: a missing one is one line, exit 1", () => {
+    const missing = join(cli.dir, "no-such.db");
+    const r = cli.run(["--db", missing, "ui"]);
+    expect([r.status, r.stderr]).toEqual([
+      1,
+      `error: no database at ${missing} (give --db or FORKPOINT_DB; only import and demo create one)\n`,
+    ]);
+    expect(existsSync(missing)).toBe(false);
   });
 });

@@ -122,7 +122,7 @@ export async function resolve(specifier, context, next) {
     const help = cli.run(["--help"]);
     expect(help.status).toBe(0);
     for (const verb of VERBS) expect(help.stdout).toMatch(new RegExp(`^  ${verb}\\b`, "m"));
-    for (const verb of VERBS.filter((v) => v !== "ui")) {
+    for (const verb of VERBS) {
       const r = cli.run([verb, "--help"]);
       expect([verb, r.status, r.stdout]).toEqual([verb, 0, expect.stringMatching(new RegExp(`Examples:\\n  \\$ forkpoint .*${verb}`))]);
     }

@@ -109,6 +109,9 @@ describe("the packed tarball", () => {
     expect(files).toEqual(
       expect.arrayContaining(["package.json", "README.md", "LICENSE", "dist/index.js", "dist/index.d.ts", "dist/cli/main.js"]),
     );
+    // forkpoint ui's page, built: its server and the assets it serves.
+    expect(files).toEqual(expect.arrayContaining(["dist/ui/server.js", "dist/web/index.html"]));
+    expect(files.filter((f) => f.startsWith("dist/web/assets/") && f.endsWith(".js"))).toHaveLength(1);
     expect(files.filter((f) => /(^|\/)meta\/.*_snapshot\.json$/.test(f))).toEqual([]);
     for (const map of files.filter((f) => f.endsWith(".map"))) {
       const sources = (JSON.parse(run("tar", ["-xzOf", packed.tarball, `package/${map}`])) as { sources: string[] }).sources;

@@ -1,14 +1,59 @@
-// `forkpoint ui`: the web viewer, which a later release brings; named now so that it says so instead of "unknown command".
+// `forkpoint ui`: serves the web view of the session trees on 127.0.0.1 until interrupted; read-only unless --allow-writes.
 import type { Command } from "commander";
-import { CliError, type Cli } from "../cli.js";
+import type { Forkpoint } from "../../index.js";
+import type { Cli } from "../cli.js";
+import { loadTools } from "../load-tools.js";
+import { withForkpoint } from "../open.js";
+import { examples, positiveInt } from "../options.js";
 
-export function uiCommand(program: Command, _cli: Cli): void {
-  program
+interface UiOptions {
+  postgres?: string;
+  port?: number;
+  allowWrites?: boolean;
+}
+
+/** Serves `fp` and resolves once the process is told to stop (Ctrl-C, SIGTERM), with the server closed. */
+async function serve(cli: Cli, fp: Forkpoint, o: UiOptions): Promise<void> {
+  const { startUiServer } = await import("../../ui/server.js");
+  const ui = await startUiServer({ fp, port: o.port ?? 0, allowWrites: Boolean(o.allowWrites) });
+  cli.out.print({ url: ui.url, port: ui.port, allowWrites: Boolean(o.allowWrites) }, () => [
+    `forkpoint ui: ${ui.url}`,
+    o.allowWrites ? "writes allowed: rollback and switch move sessions" : "read-only (start with --allow-writes to roll back and switch)",
+    "Ctrl-C stops it.",
+  ]);
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      resolve();
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+  await ui.close();
+}
+
+export function uiCommand(program: Command, cli: Cli): void {
+  const command = program
     .command("ui")
-    .description("a web viewer of the session trees (not yet available)")
-    .allowUnknownOption()
-    .allowExcessArguments()
-    .action(() => {
-      throw new CliError("ui is not yet available in this version of forkpoint");
-    });
+    .description("serve a web view of the users, sessions and session trees on 127.0.0.1 (read-only unless --allow-writes)")
+    .option("--postgres <url>", "a PostgreSQL database instead of --db")
+    .option("--port <n>", "the port (default: a free one)", positiveInt)
+    .option("--allow-writes", "allow rollback and switch from the page (plans are always shown)");
+  examples(command, [
+    "forkpoint ui",
+    "forkpoint --db /tmp/demo.db ui --allow-writes --tools ./tools.js",
+    "forkpoint ui --postgres postgres://localhost/app",
+  ]);
+  command.action(async (o: UiOptions) => {
+    if (!o.postgres) return withForkpoint(cli, o.allowWrites ? "write" : "read", (fp) => serve(cli, fp, o));
+    const tools = cli.options.tools ? await loadTools(cli.options.tools) : [];
+    const { openForkpoint } = await import("../../index.js");
+    const fp = openForkpoint({ postgres: o.postgres, readonly: !o.allowWrites, ...(tools.length > 0 ? { tools } : {}) });
+    try {
+      await serve(cli, fp, o);
+    } finally {
+      await fp.close();
+    }
+  });
 }

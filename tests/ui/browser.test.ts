@@ -1,0 +1,181 @@
+// The page in a real browser (Debian's Chromium through playwright-core) on a demo database, served by the CLI.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { writeFile } from "../../src/cli/demo/tools.js";
+import { openForkpoint } from "../../src/index.js";
+import { ensurePageBuilt, repo } from "./page.js";
+import { startUiProcess, type UiProcess } from "./serve.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const available = existsSync(CHROMIUM);
+// Under CI the browser test must run: a missing Chromium fails it loudly (.ci/run installs Debian's package).
+if (!available && process.env.CI) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (.ci/run does)`);
+if (!available) console.warn(`SKIPPED: the browser test needs ${CHROMIUM} (apt-get install -y chromium)`);
+
+const dir = mkdtempSync(join(tmpdir(), "forkpoint-ui-browser-"));
+const db = join(dir, "demo.db");
+const tools = join(repo, "src", "cli", "demo", "tools.ts");
+/** Where the screenshot goes: docs/ui.png with FORKPOINT_UI_SCREENSHOT=1 (to refresh the README's), else the temp dir. */
+const screenshot = process.env.FORKPOINT_UI_SCREENSHOT ? join(repo, "docs", "ui.png") : join(dir, "ui.png");
+const XSS_MESSAGE = "<script>window.__xss=1</script>";
+const XSS_TITLE = `<img src=x onerror="window.__xss=2">`;
+
+interface DemoIds {
+  workspace: string;
+  chat: { sessionId: string; checkpointIds: [string, string]; editedMessageId: string };
+  agent: { sessionId: string; startCheckpointId: string; filesBranchId: string };
+}
+let demo: DemoIds;
+/** The agent's applied tool calls after the switch, as the public API reports them. */
+let applied: number;
+let server: UiProcess | undefined;
+let url: string;
+let browser: Browser;
+let page: Page;
+
+const cli = (args: string[]) =>
+  spawnSync(process.execPath, ["--import", "tsx", join(repo, "src/cli/main.ts"), ...args], { encoding: "utf8", cwd: repo });
+
+describe.skipIf(!available)("forkpoint ui in Chromium", () => {
+  beforeAll(async () => {
+    const built = ensurePageBuilt();
+    const made = cli(["--db", db, "--json", "demo", "--files", join(dir, "files")]);
+    expect(made.stderr).toBe("");
+    demo = JSON.parse(made.stdout) as DemoIds;
+    // The agent's files written again (its branch made current), so a rollback has tool effects to undo; and a
+    // session whose title and message are markup, which the page must show as text.
+    const fp = openForkpoint({ path: db, tools: [writeFile] });
+    const agent = await fp.getSession(demo.agent.sessionId, { userId: "demo" });
+    await agent.switchBranch(demo.agent.filesBranchId);
+    applied = (await agent.toolTrack()).filter((t) => t.applied).length;
+    expect(applied).toBeGreaterThan(0);
+    const xss = await fp.createSession({ userId: "demo", title: XSS_TITLE });
+    await xss.append({ role: "user", content: XSS_MESSAGE });
+    await xss.checkpoint({ name: "markup" });
+    await fp.close();
+    await built;
+    server = await startUiProcess(["--db", db, "--tools", tools], ["--allow-writes"]);
+    url = server.url;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    });
+    page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("shows a user's sessions, a session's tree and a checkpoint's state, history and tool track", async () => {
+    await page.goto(url);
+    await page.getByRole("button", { name: "demo", exact: true }).click();
+    await page.getByTestId(`session-${demo.agent.sessionId}`).click();
+    await expect.poll(() => page.getByTestId("session-title").textContent()).toBe("Agent run");
+    // The current branch is marked as where the world is, with its applied writes.
+    await expect.poll(() => page.getByTestId(`branch-${demo.agent.filesBranchId}`).textContent()).toContain(`world · ${applied} applied`);
+    expect(await page.getByTestId("world-tools").locator("li").count()).toBe(applied);
+    await page.getByRole("button", { name: "◆ files written" }).click();
+    const panel = page.getByTestId("checkpoint-panel");
+    await expect.poll(() => panel.getByTestId("checkpoint-tools").textContent()).toContain("write_file");
+    expect(await panel.getByTestId("checkpoint-tools").locator("li").count()).toBe(applied);
+    expect(await panel.getByTestId("checkpoint-tools").textContent()).toContain("plan.txt");
+    expect(await panel.getByTestId("checkpoint-history").textContent()).toContain("write_file");
+  });
+
+  it("shows a message's versions and the diff of two checkpoints", async () => {
+    await page.getByTestId(`session-${demo.chat.sessionId}`).click();
+    await expect.poll(() => page.getByTestId("session-title").textContent()).toMatch(/^Trip planning/);
+    const [planned, fiveDays] = demo.chat.checkpointIds;
+    await page.getByTestId(`checkpoint-${fiveDays}`).click();
+    const panel = page.getByTestId("checkpoint-panel");
+    await expect.poll(() => panel.getByTestId("checkpoint-state").textContent()).toContain('"days": 5');
+    const history = panel.getByTestId("checkpoint-history");
+    expect(await history.textContent()).toContain("Five days, on a budget.");
+    // The question that was edited later: its versions are the original and the edit.
+    await history.locator("li", { hasText: "Five days, on a budget." }).getByRole("button", { name: "versions" }).click();
+    const versions = page.getByTestId("versions-panel");
+    await expect.poll(() => versions.getByTestId("versions-index").textContent()).toBe("1/2");
+    expect(await versions.getByTestId("versions-content").textContent()).toBe("Five days, on a budget.");
+    await versions.getByRole("button", { name: "next version" }).click();
+    expect(await versions.getByTestId("versions-index").textContent()).toBe("2/2");
+    expect(await versions.getByTestId("versions-content").textContent()).toBe("Three days, luxury please.");
+
+    const diff = page.getByTestId("diff-panel");
+    await diff.getByTestId("diff-a").selectOption(planned);
+    await diff.getByTestId("diff-b").selectOption(fiveDays);
+    await diff.getByTestId("diff-run").click();
+    const result = diff.getByTestId("diff-result");
+    await expect.poll(() => result.textContent()).toContain("+ days: 5");
+    expect(await result.textContent()).toContain("B assistant: Here is a 5-day budget plan…");
+  });
+
+  it("shows stored markup as text and runs none of it", async () => {
+    const title = page.getByRole("button", { name: XSS_TITLE });
+    await title.click();
+    await expect.poll(() => page.getByTestId("session-title").textContent()).toBe(XSS_TITLE);
+    await page.getByRole("button", { name: "◆ markup" }).click();
+    await expect.poll(() => page.getByTestId("checkpoint-history").textContent()).toContain(XSS_MESSAGE);
+    expect(await page.evaluate("typeof window.__xss")).toBe("undefined");
+    expect(await page.locator("img[src=x]").count()).toBe(0);
+  });
+
+  it("plans a rollback (what it would undo), performs it, and the session moved", async () => {
+    await page.getByTestId(`session-${demo.agent.sessionId}`).click();
+    await page.getByTestId(`checkpoint-${demo.agent.startCheckpointId}`).click();
+    await page.getByTestId("plan-rollback").click();
+    const plan = page.getByTestId("plan-panel");
+    await expect.poll(() => plan.getByTestId("plan-undone").locator("li").count()).toBe(applied);
+    expect(await plan.getByTestId("plan-undone").textContent()).toContain("write_file");
+    expect(readdirSync(demo.workspace)).not.toEqual([]);
+    await plan.getByTestId("perform-move").click();
+    await expect.poll(() => plan.getByTestId("move-done").textContent()).toContain(`${applied} undone`);
+    // The page redraws the tree: the world is on the new branch, with nothing applied.
+    await expect.poll(() => page.locator(".node.current").textContent()).toContain("world · 0 applied");
+    await page.screenshot({ path: screenshot });
+
+    const fp = openForkpoint({ path: db, readonly: true });
+    try {
+      const agent = await fp.getSession(demo.agent.sessionId, { userId: "demo" });
+      const info = await agent.info();
+      expect(info.currentBranchId).not.toBe(demo.agent.filesBranchId);
+      expect((await agent.toolTrack()).filter((t) => t.applied)).toEqual([]);
+      const current = (await agent.branches()).find((b) => b.current)!;
+      expect(current.forkCheckpointId).toBe(demo.agent.startCheckpointId);
+    } finally {
+      await fp.close();
+    }
+    expect(readdirSync(demo.workspace)).toEqual([]);
+    expect(existsSync(screenshot)).toBe(true);
+  });
+
+  it("plans a switch from a branch of the graph: what it would replay", async () => {
+    await page.getByTestId(`branch-${demo.agent.filesBranchId}`).locator(".node-title button").click();
+    const plan = page.getByTestId("plan-panel");
+    await expect.poll(() => plan.locator("h2").textContent()).toMatch(/^Plan: switch to/);
+    await expect.poll(() => plan.getByTestId("plan-replayed").locator("li").count()).toBe(applied);
+    expect(await plan.getByTestId("perform-move").isEnabled()).toBe(true);
+  });
+
+  it("searches sessions by title", async () => {
+    await page.getByTestId("session-search").fill("agent");
+    await expect.poll(() => page.getByTestId("sessions").locator("li").count()).toBe(1);
+    expect(await page.getByTestId("sessions").textContent()).toContain("Agent run");
+    await page.getByTestId("session-search").fill("no such title");
+    await expect.poll(() => page.getByTestId("sessions").textContent()).toBe("no sessions");
+  });
+});

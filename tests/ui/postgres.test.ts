@@ -1,0 +1,62 @@
+// `forkpoint ui --postgres URL`: the same endpoints on a PostgreSQL database, moves only with --allow-writes.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openForkpoint } from "../../src/index.js";
+import { freshPgDatabase, pgServer } from "../fixtures/postgres-database.js";
+import { startUiProcess, type UiProcess } from "./serve.js";
+
+let database: string;
+let ids: { session: string; cp: string; root: string };
+const running: UiProcess[] = [];
+
+const call = async (ui: UiProcess, path: string, body?: unknown) => {
+  const res = await fetch(`http://127.0.0.1:${ui.port}${path}`, {
+    method: body ? "POST" : "GET",
+    headers: { "x-forkpoint-token": ui.token, "content-type": "application/json" },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  return { status: res.status, body: (await res.json()) as any };
+};
+
+describe.skipIf(!(await pgServer()))("forkpoint ui --postgres", () => {
+  beforeAll(async () => {
+    database = await freshPgDatabase();
+    const fp = openForkpoint({ postgres: database });
+    const s = await fp.createSession({ userId: "ann", title: "On PostgreSQL" });
+    await s.append({ role: "user", content: "hello" });
+    const cp = await s.checkpoint({ name: "start" });
+    await s.append({ role: "user", content: "more" });
+    ids = { session: s.id, cp: cp.id, root: (await s.info()).currentBranchId };
+    await fp.close();
+  });
+  afterAll(() => running.forEach((ui) => ui.stop()));
+
+  it("serves the tree read-only, and refuses moves without --allow-writes", async () => {
+    const ui = await startUiProcess([], ["--postgres", database]);
+    running.push(ui);
+    expect((await fetch(`http://127.0.0.1:${ui.port}/api/users`)).status).toBe(401);
+    expect((await call(ui, "/api/users")).body.items).toEqual([expect.objectContaining({ userId: "ann", sessions: 1 })]);
+    const tree = await call(ui, `/api/session?user=ann&session=${ids.session}`);
+    expect(tree.body.checkpoints.map((c: { id: string }) => c.id)).toEqual([ids.cp]);
+    expect((await call(ui, `/api/session?user=bob&session=${ids.session}`)).status).toBe(404);
+    const plan = await call(ui, "/api/plan", { user: "ann", session: ids.session, checkpointId: ids.cp });
+    expect(plan.status).toBe(200);
+    const refused = await call(ui, "/api/rollback", { user: "ann", session: ids.session, checkpointId: ids.cp });
+    expect([refused.status, refused.body.error.code]).toEqual([409, "READ_ONLY"]);
+    expect((await call(ui, `/api/session?user=ann&session=${ids.session}`)).body.info.currentBranchId).toBe(ids.root);
+  });
+
+  it("rolls back with --allow-writes", async () => {
+    const ui = await startUiProcess([], ["--postgres", database, "--allow-writes"]);
+    running.push(ui);
+    const moved = await call(ui, "/api/rollback", { user: "ann", session: ids.session, checkpointId: ids.cp });
+    expect(moved.status).toBe(200);
+    const fp = openForkpoint({ postgres: database });
+    try {
+      const s = await fp.getSession(ids.session, { userId: "ann" });
+      expect((await s.info()).currentBranchId).toBe(moved.body.branch.id);
+      expect((await s.history()).map((m) => m.content)).toEqual(["hello"]);
+    } finally {
+      await fp.close();
+    }
+  });
+});

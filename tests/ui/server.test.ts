@@ -1,0 +1,175 @@
+// The UI server over plain HTTP: the token on every request, loopback only, writes only with allowWrites, inputs checked.
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { networkInterfaces, tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openForkpoint, type Forkpoint } from "../../src/index.js";
+import { startUiServer, type UiServer } from "../../src/ui/server.js";
+
+const dir = mkdtempSync(join(tmpdir(), "forkpoint-ui-server-"));
+const db = join(dir, "ui.db");
+const assets = join(dir, "web");
+let fp: Forkpoint;
+let ui: UiServer;
+let ids: { session: string; cp: string; other: string };
+
+/** A response whose JSON the assertions read as they need (the shapes are the public API's). */
+type JsonResponse = Omit<Response, "json"> & { json(): Promise<any> };
+const sha = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
+const get = (path: string, headers: Record<string, string> = {}) => fetch(`http://127.0.0.1:${ui.port}${path}`, { headers });
+const api = (path: string, init: { method?: string; body?: unknown; token?: string } = {}): Promise<JsonResponse> =>
+  fetch(`http://127.0.0.1:${ui.port}${path}`, {
+    method: init.method ?? "GET",
+    headers: { "x-forkpoint-token": init.token ?? ui.token, "content-type": "application/json" },
+    ...(init.body ? { body: JSON.stringify(init.body) } : {}),
+  });
+
+beforeAll(async () => {
+  const { mkdirSync } = await import("node:fs");
+  mkdirSync(assets);
+  writeFileSync(join(assets, "index.html"), "<!doctype html><title>page</title>");
+  const w = openForkpoint({ path: db });
+  const s = await w.createSession({ userId: "ann", title: "Trip to Lisbon" });
+  await s.append({ role: "user", content: "hello" });
+  const cp = await s.checkpoint({ name: "start" });
+  await s.append({ role: "user", content: "more" });
+  const other = await w.createSession({ userId: "bob", title: "Bob's" });
+  ids = { session: s.id, cp: cp.id, other: other.id };
+  await w.close();
+  fp = openForkpoint({ path: db, readonly: true });
+  ui = await startUiServer({ fp, assetsDir: assets });
+});
+afterAll(async () => {
+  await ui.close();
+  await fp.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("the token", () => {
+  it("is required on the page, the assets and the JSON: none or a wrong one is 401", async () => {
+    expect((await get("/")).status).toBe(401);
+    expect((await get("/?token=wrong")).status).toBe(401);
+    expect((await get("/index.html", { cookie: "forkpoint_ui_token=wrong" })).status).toBe(401);
+    expect((await get("/api/users")).status).toBe(401);
+    expect((await api("/api/users", { token: "x".repeat(ui.token.length) })).status).toBe(401);
+    expect((await api("/api/users", { token: `${ui.token}x` })).status).toBe(401);
+  });
+
+  it("the printed URL opens the page and sets a cookie that then serves the assets", async () => {
+    expect(ui.url).toBe(`http://127.0.0.1:${ui.port}/?token=${ui.token}`);
+    const page = await fetch(ui.url);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("<title>page</title>");
+    const cookie = page.headers.get("set-cookie")!;
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Strict/);
+    expect((await get("/index.html", { cookie: cookie.split(";")[0]! })).status).toBe(200);
+    expect((await api("/api/users")).status).toBe(200);
+  });
+
+  it("a Host other than the loopback address is refused (DNS rebinding)", async () => {
+    const { request } = await import("node:http");
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(
+        { host: "127.0.0.1", port: ui.port, path: `/?token=${ui.token}`, headers: { host: `evil.example:${ui.port}` } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        },
+      );
+      req.on("error", reject);
+      req.end();
+    });
+    expect(status).toBe(403);
+  });
+});
+
+describe("binding", () => {
+  it("listens on 127.0.0.1 only", async () => {
+    expect(ui.server.address()).toMatchObject({ address: "127.0.0.1", family: "IPv4" });
+    const external = Object.values(networkInterfaces())
+      .flat()
+      .find((a) => a && a.family === "IPv4" && !a.internal);
+    if (external) {
+      await expect(
+        fetch(`http://${external.address}:${ui.port}/?token=${ui.token}`, { signal: AbortSignal.timeout(3000) }),
+      ).rejects.toThrow();
+    }
+  });
+});
+
+describe("the JSON endpoints", () => {
+  it("list users, a user's sessions (searchable by title) and a session's tree", async () => {
+    const users = await (await api("/api/users")).json();
+    expect(users.items.map((u: { userId: string }) => u.userId)).toEqual(["ann", "bob"]);
+    const found = await (await api("/api/sessions?user=ann&q=lisbon")).json();
+    expect(found.items.map((s: { id: string }) => s.id)).toEqual([ids.session]);
+    expect((await (await api("/api/sessions?user=ann&q=paris")).json()).items).toEqual([]);
+    const tree = await (await api(`/api/session?user=ann&session=${ids.session}`)).json();
+    expect(tree.branches).toHaveLength(1);
+    expect(tree.checkpoints.map((c: { id: string }) => c.id)).toEqual([ids.cp]);
+    const restored = await (await api(`/api/checkpoint?user=ann&session=${ids.session}&checkpoint=${ids.cp}`)).json();
+    expect(restored.history.map((m: { content: string }) => m.content)).toEqual(["hello"]);
+  });
+
+  it("check their input: unknown ids are 404 NOT_FOUND, another user's session too, missing ones 400 with the field", async () => {
+    const notFound = await api(`/api/session?user=ann&session=ses_nope`);
+    expect([notFound.status, (await notFound.json()).error.code]).toEqual([404, "NOT_FOUND"]);
+    const others = await api(`/api/session?user=ann&session=${ids.other}`);
+    expect([others.status, (await others.json()).error.code]).toEqual([404, "NOT_FOUND"]);
+    const cp = await api(`/api/checkpoint?user=ann&session=${ids.session}&checkpoint=cp_nope`);
+    expect([cp.status, (await cp.json()).error.code]).toEqual([404, "NOT_FOUND"]);
+    const missing = await api(`/api/diff?user=ann&session=${ids.session}&a=${ids.cp}`);
+    expect(missing.status).toBe(400);
+    expect((await missing.json()).error).toMatchObject({ code: "VALIDATION_ERROR", field: "b" });
+    const badPlan = await api("/api/plan", { method: "POST", body: { user: "ann", session: ids.session } });
+    expect([badPlan.status, (await badPlan.json()).error.code]).toEqual([400, "VALIDATION_ERROR"]);
+    expect((await api("/api/nothing")).status).toBe(404);
+  });
+
+  it("plan always, but refuse rollback and switch without allowWrites, leaving the database file as it was", async () => {
+    const before = sha(db);
+    const plan = await api("/api/plan", { method: "POST", body: { user: "ann", session: ids.session, checkpointId: ids.cp } });
+    expect(plan.status).toBe(200);
+    expect((await plan.json()).branch).toMatchObject({ id: null, position: expect.any(Number) });
+    const rollback = await api("/api/rollback", { method: "POST", body: { user: "ann", session: ids.session, checkpointId: ids.cp } });
+    expect([rollback.status, (await rollback.json()).error.code]).toEqual([409, "READ_ONLY"]);
+    const tree = await (await api(`/api/session?user=ann&session=${ids.session}`)).json();
+    const sw = await api("/api/switch", { method: "POST", body: { user: "ann", session: ids.session, branchId: tree.branches[0].id } });
+    expect([sw.status, (await sw.json()).error.code]).toEqual([409, "READ_ONLY"]);
+    expect(sha(db)).toBe(before);
+    expect((await (await api(`/api/session?user=ann&session=${ids.session}`)).json()).branches).toHaveLength(1);
+  });
+
+  it("a POST must be JSON (a cross-site form cannot send it)", async () => {
+    const res = await fetch(`http://127.0.0.1:${ui.port}/api/plan`, {
+      method: "POST",
+      headers: { "x-forkpoint-token": ui.token, "content-type": "application/x-www-form-urlencoded" },
+      body: "user=ann",
+    });
+    expect(res.status).toBe(415);
+  });
+});
+
+describe("with allowWrites", () => {
+  it("rolls back through the public API", async () => {
+    const w = openForkpoint({ path: db });
+    const writable = await startUiServer({ fp: w, allowWrites: true, assetsDir: assets });
+    try {
+      const res = await fetch(`http://127.0.0.1:${writable.port}/api/rollback`, {
+        method: "POST",
+        headers: { "x-forkpoint-token": writable.token, "content-type": "application/json" },
+        body: JSON.stringify({ user: "ann", session: ids.session, checkpointId: ids.cp }),
+      });
+      expect(res.status).toBe(200);
+      const moved = (await res.json()) as { branch: { id: string } };
+      const s = await w.getSession(ids.session, { userId: "ann" });
+      expect((await s.info()).currentBranchId).toBe(moved.branch.id);
+      expect((await s.history()).map((m) => m.content)).toEqual(["hello"]);
+    } finally {
+      await writable.close();
+      await w.close();
+    }
+  });
+});

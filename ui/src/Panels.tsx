@@ -1,0 +1,291 @@
+// The side panels: a checkpoint's state, history and tool track; a message's versions; two checkpoints' diff; a move's plan.
+import { useEffect, useState } from "react";
+import { api } from "./api";
+import type { Checkpoint, CheckpointDiff, Json, Message, MovePlan, Restored, ToolInvocation, Versions } from "./types";
+
+/** A JSON value as text: strings as they are, anything else as indented JSON. React escapes it when it renders. */
+export const text = (v: Json) => (typeof v === "string" ? v : JSON.stringify(v, null, 2));
+const path = (p: string[]) => (p.length === 0 ? "(the whole state)" : p.join("."));
+
+export function ErrorLine({ error }: { error: unknown }) {
+  if (!error) return null;
+  return (
+    <p className="error" role="alert">
+      {error instanceof Error ? error.message : String(error)}
+    </p>
+  );
+}
+
+export function Tools({ tools, testid }: { tools: ToolInvocation[]; testid: string }) {
+  if (tools.length === 0) return <p className="muted">none</p>;
+  return (
+    <ul className="tools" data-testid={testid}>
+      {tools.map((t) => (
+        <li key={t.id}>
+          <b>{t.tool}</b> <span className="muted">@{t.position}</span> <span className={`badge ${t.status}`}>{t.status}</span>{" "}
+          {t.applied ? <span className="badge world">applied</span> : <span className="badge">not applied</span>}
+          <pre>{text(t.args)}</pre>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function MessageRow({ m, onVersions }: { m: Message; onVersions: (id: string) => void }) {
+  return (
+    <li className={`message ${m.role}`}>
+      <span className="role">{m.role}</span> <span className="content">{text(m.content)}</span>{" "}
+      <button className="link" onClick={() => onVersions(m.id)} title="versions of this message">
+        versions
+      </button>
+    </li>
+  );
+}
+
+export function CheckpointPanel(props: {
+  user: string;
+  session: string;
+  checkpoint: Checkpoint;
+  onVersions: (id: string) => void;
+  onPlan: () => void;
+}) {
+  const { user, session, checkpoint } = props;
+  const [restored, setRestored] = useState<Restored | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    setRestored(null);
+    setError(null);
+    api.checkpoint(user, session, checkpoint.id).then(setRestored, setError);
+  }, [user, session, checkpoint.id]);
+  return (
+    <section data-testid="checkpoint-panel">
+      <h2>
+        Checkpoint {checkpoint.name ?? checkpoint.id.slice(-6)} <span className="muted">at {checkpoint.position}</span>
+      </h2>
+      <button onClick={props.onPlan} data-testid="plan-rollback">
+        Plan a rollback here
+      </button>
+      <ErrorLine error={error} />
+      {restored && (
+        <>
+          <h3>State</h3>
+          <pre data-testid="checkpoint-state">{text(restored.state)}</pre>
+          <h3>History ({restored.history.length})</h3>
+          <ol className="history" data-testid="checkpoint-history">
+            {restored.history.map((m) => (
+              <MessageRow key={m.id} m={m} onVersions={props.onVersions} />
+            ))}
+          </ol>
+          <h3>Tool track ({restored.toolTrack.length})</h3>
+          <Tools tools={restored.toolTrack} testid="checkpoint-tools" />
+        </>
+      )}
+    </section>
+  );
+}
+
+export function VersionsPanel(props: { user: string; session: string; messageId: string; onClose: () => void }) {
+  const [v, setV] = useState<Versions | null>(null);
+  const [at, setAt] = useState(0);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    setError(null);
+    api.versions(props.user, props.session, props.messageId).then((r) => {
+      setV(r);
+      setAt(r.index);
+    }, setError);
+  }, [props.user, props.session, props.messageId]);
+  const shown = v?.versions[at];
+  return (
+    <section data-testid="versions-panel">
+      <h2>
+        Message versions{" "}
+        <button className="link" onClick={props.onClose}>
+          close
+        </button>
+      </h2>
+      <ErrorLine error={error} />
+      {v && shown && (
+        <>
+          <div className="pager">
+            <button disabled={at === 0} onClick={() => setAt(at - 1)} aria-label="previous version">
+              &lt;
+            </button>
+            <span data-testid="versions-index">
+              {at + 1}/{v.count}
+            </span>
+            <button disabled={at === v.count - 1} onClick={() => setAt(at + 1)} aria-label="next version">
+              &gt;
+            </button>
+          </div>
+          <p className="message">
+            <span className="role">{shown.message.role}</span> <span data-testid="versions-content">{text(shown.message.content)}</span>
+          </p>
+          <p className="muted">on branch {shown.branchId.slice(-6)}</p>
+        </>
+      )}
+    </section>
+  );
+}
+
+export function DiffPanel(props: { user: string; session: string; checkpoints: Checkpoint[]; initialA: string | undefined }) {
+  const { checkpoints } = props;
+  const label = (c: Checkpoint) => `${c.name ?? c.id.slice(-6)} @${c.position}`;
+  const [a, setA] = useState(props.initialA ?? checkpoints[0]?.id ?? "");
+  const [b, setB] = useState(checkpoints[1]?.id ?? checkpoints[0]?.id ?? "");
+  const [diff, setDiff] = useState<CheckpointDiff | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    if (props.initialA) setA(props.initialA);
+  }, [props.initialA]);
+  const run = () => {
+    setError(null);
+    api.diff(props.user, props.session, a, b).then(setDiff, setError);
+  };
+  return (
+    <section data-testid="diff-panel">
+      <h2>Diff two checkpoints</h2>
+      <label>
+        A{" "}
+        <select value={a} onChange={(e) => setA(e.target.value)} data-testid="diff-a">
+          {checkpoints.map((c) => (
+            <option key={c.id} value={c.id}>
+              {label(c)}
+            </option>
+          ))}
+        </select>
+      </label>{" "}
+      <label>
+        B{" "}
+        <select value={b} onChange={(e) => setB(e.target.value)} data-testid="diff-b">
+          {checkpoints.map((c) => (
+            <option key={c.id} value={c.id}>
+              {label(c)}
+            </option>
+          ))}
+        </select>
+      </label>{" "}
+      <button onClick={run} data-testid="diff-run">
+        Diff
+      </button>
+      <ErrorLine error={error} />
+      {diff && (
+        <div data-testid="diff-result">
+          <h3>State</h3>
+          <ul>
+            {diff.state.added.map((d, i) => (
+              <li key={`a${i}`} className="added">
+                + {path(d.path)}: {text(d.value)}
+              </li>
+            ))}
+            {diff.state.removed.map((d, i) => (
+              <li key={`r${i}`} className="removed">
+                − {path(d.path)}: {text(d.value)}
+              </li>
+            ))}
+            {diff.state.changed.map((d, i) => (
+              <li key={`c${i}`} className="changed">
+                ~ {path(d.path)}: {text(d.from)} → {text(d.to)}
+              </li>
+            ))}
+          </ul>
+          <h3>Messages</h3>
+          <p>
+            {diff.messages.common} in common; only in A: {diff.messages.onlyA.length}, only in B: {diff.messages.onlyB.length}
+          </p>
+          <ul>
+            {diff.messages.onlyA.map((m) => (
+              <li key={m.id} className="removed">
+                A {m.role}: {text(m.content)}
+              </li>
+            ))}
+            {diff.messages.onlyB.map((m) => (
+              <li key={m.id} className="added">
+                B {m.role}: {text(m.content)}
+              </li>
+            ))}
+          </ul>
+          <h3>Tools</h3>
+          <p>
+            {diff.tools.common} in common; only in A: {diff.tools.onlyA.map((t) => t.tool).join(", ") || "none"}; only in B:{" "}
+            {diff.tools.onlyB.map((t) => t.tool).join(", ") || "none"}
+          </p>
+          <h3>Files</h3>
+          {diff.files ? (
+            <p>
+              added: {diff.files.added.join(", ") || "none"}; modified: {diff.files.modified.join(", ") || "none"}; deleted:{" "}
+              {diff.files.deleted.join(", ") || "none"}
+            </p>
+          ) : (
+            <p className="muted">no workspace attached</p>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}
+
+export interface MoveTarget {
+  kind: "rollback" | "switch";
+  id: string;
+  label: string;
+}
+
+export function PlanPanel(props: { user: string; session: string; target: MoveTarget; allowWrites: boolean; onMoved: () => void }) {
+  const { user, session, target } = props;
+  const [plan, setPlan] = useState<MovePlan | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [done, setDone] = useState<string | null>(null);
+  useEffect(() => {
+    setPlan(null);
+    setError(null);
+    setDone(null);
+    api.plan(user, session, target.kind === "rollback" ? { checkpointId: target.id } : { branchId: target.id }).then(setPlan, setError);
+  }, [user, session, target.kind, target.id]);
+  const perform = () => {
+    setError(null);
+    const move = target.kind === "rollback" ? api.rollback(user, session, target.id) : api.switch(user, session, target.id);
+    move.then((r) => {
+      setDone(`Done: now on branch ${r.branch.id.slice(-6)} (${r.undone.length} undone, ${r.replayed.length} replayed)`);
+      props.onMoved();
+    }, setError);
+  };
+  return (
+    <section data-testid="plan-panel">
+      <h2>
+        Plan: {target.kind} to {target.label}
+      </h2>
+      <ErrorLine error={error} />
+      {plan && (
+        <>
+          <p>
+            The world would be at position {plan.branch.position}
+            {plan.branch.id ? ` on branch ${plan.branch.id.slice(-6)}` : ", on a new branch"}.
+          </p>
+          <h3>Undone ({plan.undone.length})</h3>
+          <Tools tools={plan.undone} testid="plan-undone" />
+          <h3>Replayed ({plan.replayed.length})</h3>
+          <Tools tools={plan.replayed} testid="plan-replayed" />
+          <h3>Skipped: irreversible, stays applied ({plan.skipped.length})</h3>
+          <Tools tools={plan.skipped} testid="plan-skipped" />
+          {plan.unknown.length > 0 && (
+            <>
+              <h3>Unknown outcome ({plan.unknown.length})</h3>
+              <Tools tools={plan.unknown} testid="plan-unknown" />
+            </>
+          )}
+          {props.allowWrites ? (
+            <button onClick={perform} disabled={done !== null} data-testid="perform-move">
+              {target.kind === "rollback" ? "Roll back" : "Switch"}
+            </button>
+          ) : (
+            <p className="muted" data-testid="read-only">
+              Read-only: start forkpoint ui with --allow-writes to perform it.
+            </p>
+          )}
+          {done && <p data-testid="move-done">{done}</p>}
+        </>
+      )}
+    </section>
+  );
+}
