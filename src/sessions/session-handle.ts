@@ -262,12 +262,12 @@ export class SessionHandle {
 
   /** Takes the session back to where its last move (rollback, switch, edit) left from; the world follows. */
   undo(options?: MoveOptions): Promise<MoveResult> {
-    return this.#run((ctx, ref) => undo(ctx, ref, options));
+    return this.#afterMove(this.#run((ctx, ref) => undo(ctx, ref, options)));
   }
 
   /** Does the last undone move again. */
   redo(options?: MoveOptions): Promise<MoveResult> {
-    return this.#run((ctx, ref) => redo(ctx, ref, options));
+    return this.#afterMove(this.#run((ctx, ref) => redo(ctx, ref, options)));
   }
 
   /** Compares two checkpoints: state paths, shared message/tool prefix, each side's rest. */

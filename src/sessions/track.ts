@@ -45,7 +45,7 @@ interface Loader {
 
 /** Per engine and session, the tracked objects of this process: moves anywhere in it load them. */
 const registries = new WeakMap<EngineContext, Map<string, Set<Loader>>>();
-const MOVES = ["rollback", "edit", "switch"] as const;
+const MOVES = ["rollback", "edit", "switch", "undoMove", "redoMove"] as const;
 
 function registry(ctx: EngineContext): Map<string, Set<Loader>> {
   let map = registries.get(ctx);

@@ -20,7 +20,7 @@ describe("track", () => {
     expect(await saving).toMatchObject({ callCount: 2 });
   });
 
-  it("rollbacks, edits, switches and restores load the fields back into the object", async () => {
+  it("rollbacks, edits, switches, undo, redo and restores load the fields back into the object", async () => {
     const { fp } = dbs.open();
     const s = await fp.createSession({ userId: "u" });
     const agent = { memory: [] as string[], callCount: 0 };
@@ -51,6 +51,11 @@ describe("track", () => {
     const other = await fp.getSession(s.id, { userId: "u" });
     await other.rollback(cp1.id);
     await t.load();
+    expect(agent).toEqual({ memory: ["one"], callCount: 1 });
+    // Undo and redo are moves too: back to the edit's branch, and forward again.
+    await s.undo();
+    expect(agent).toEqual({ memory: [], callCount: 0 });
+    await s.redo();
     expect(agent).toEqual({ memory: ["one"], callCount: 1 });
 
     t.stop();
