@@ -61,5 +61,17 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
       "\nCREATE INDEX \"sessions_user_seq\" ON \"sessions\" USING btree (\"user_id\",\"seq\");",
       "\nCREATE UNIQUE INDEX \"state_snapshots_hash\" ON \"state_snapshots\" USING btree (\"hash\");"
     ]
+  },
+  {
+    "tag": "0001_yummy_proemial_gods",
+    "folderMillis": 1795733505643,
+    "hash": "c706f38d90e625c169fdbd02de4086126752aa966c2141084b345a6320072d9e",
+    "sql": [
+      "CREATE TABLE \"checkpoint_metadata\" (\n\t\"cp_user\" text COLLATE \"C\" NOT NULL,\n\t\"key\" text COLLATE \"C\" NOT NULL,\n\t\"value\" text COLLATE \"C\" NOT NULL,\n\t\"cp_seq\" bigint NOT NULL,\n\tCONSTRAINT \"checkpoint_metadata_cp_user_key_value_cp_seq_pk\" PRIMARY KEY(\"cp_user\",\"key\",\"value\",\"cp_seq\")\n);\n",
+      "\nALTER TABLE \"sessions\" ADD COLUMN \"retention\" text COLLATE \"C\";",
+      "\nALTER TABLE \"sessions\" ADD COLUMN \"retention_aged_seq\" bigint DEFAULT 0 NOT NULL;",
+      "\nCREATE INDEX \"checkpoint_metadata_seq\" ON \"checkpoint_metadata\" USING btree (\"cp_seq\");",
+      "\nCREATE INDEX \"checkpoints_session_name_seq\" ON \"checkpoints\" USING btree (\"session_id\",\"name\",\"seq\");"
+    ]
   }
 ];

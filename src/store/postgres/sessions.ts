@@ -25,6 +25,7 @@ const DELETE_SESSION = [
   `DELETE FROM lg_checkpoints WHERE session_id = $1`,
   `DELETE FROM lg_threads WHERE session_id = $1`,
   `DELETE FROM checkpoint_files WHERE checkpoint_id IN (SELECT id FROM checkpoints WHERE session_id = $1)`,
+  `DELETE FROM checkpoint_metadata WHERE cp_seq IN (SELECT seq FROM checkpoints WHERE session_id = $1)`,
   `DELETE FROM tool_results WHERE entry_id IN (SELECT e.id FROM entries e JOIN branches b ON b.id = e.branch_id WHERE b.session_id = $1)`,
   `DELETE FROM applied WHERE session_id = $1`,
   `DELETE FROM imported_calls WHERE session_id = $1`,
@@ -97,6 +98,14 @@ export function sessionsTx(sql: Sql): SessionsTx {
         before?.seq ?? Number.MAX_SAFE_INTEGER,
         limit,
       ]);
+    },
+    *setRetention(sessionId: string, retention: string | null, agedSeq: number) {
+      yield* sql.exec(`UPDATE sessions SET retention = $1, retention_aged_seq = $2 WHERE id = $3`, [retention, agedSeq, sessionId]);
+    },
+    *sessionsWithRetention(sessionId?: string) {
+      return sessionId === undefined
+        ? yield* sql.column<string>(`SELECT id FROM sessions WHERE retention IS NOT NULL ORDER BY seq`)
+        : yield* sql.column<string>(`SELECT id FROM sessions WHERE id = $1 AND retention IS NOT NULL`, [sessionId]);
     },
     *insertImportedCall(entryId: string, sessionId: string) {
       yield* sql.exec(`INSERT INTO imported_calls (entry_id, session_id) VALUES ($1, $2)`, [entryId, sessionId]);

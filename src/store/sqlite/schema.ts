@@ -18,6 +18,10 @@ export const sessions = sqliteTable(
     hasTools: integer("has_tools", { mode: "boolean" }).notNull().default(false),
     /** Set by attachWorkspace: checkpoints of a session without one skip looking for its files. */
     hasWorkspace: integer("has_workspace", { mode: "boolean" }).notNull().default(false),
+    /** The session's retention policy (JSON, see setRetention); null: checkpoints are kept until they expire. */
+    retention: text("retention"),
+    /** Retention has weighed every checkpoint up to this seq against `keepFor`: each ages out of it once. */
+    retentionAgedSeq: integer("retention_aged_seq").notNull().default(0),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },
@@ -147,10 +151,23 @@ export const checkpoints = sqliteTable(
       t.expiresAt,
     ),
     index("checkpoints_user_session_seq").on(t.userId, t.sessionId, t.seq),
+    // Retention (one per name) finds the newest checkpoint of a name without reading the others.
+    index("checkpoints_session_name_seq").on(t.sessionId, t.name, t.seq),
     index("checkpoints_expires")
       .on(t.expiresAt)
       .where(sql`expires_at IS NOT NULL`),
   ],
+);
+
+/**
+ * The top-level scalar metadata of checkpoints, one row per key: `listCheckpoints({ metadata })` reads a user's
+ * checkpoints with a key equal to a value from this index, newest first, instead of scanning them all. `value` is the
+ * value's JSON text, so "1" and 1 differ.
+ */
+export const checkpointMetadata = sqliteTable(
+  "checkpoint_metadata",
+  { cpUser: text("cp_user").notNull(), key: text("key").notNull(), value: text("value").notNull(), cpSeq: integer("cp_seq").notNull() },
+  (t) => [primaryKey({ columns: [t.cpUser, t.key, t.value, t.cpSeq] }), index("checkpoint_metadata_seq").on(t.cpSeq)],
 );
 
 /** Session events that are not entries (branch created, switch, checkpoint deleted, moves): the timeline's other half. */

@@ -39,6 +39,11 @@ export function sessionsTx(db: Database.Database): SessionsTx {
       SELECT 'event', kind, ref_id, branch_id, detail, created_at, seq FROM events WHERE session_id = @sessionId)
     WHERE createdAt < @at OR (createdAt = @at AND (source < @source OR (source = @source AND seq < @seq)))
     ORDER BY createdAt DESC, source DESC, seq DESC LIMIT @limit`),
+    setRetention: p(`UPDATE sessions SET retention = ?, retention_aged_seq = ? WHERE id = ?`),
+    withRetention: p(
+      `SELECT id FROM sessions WHERE retention IS NOT NULL AND (@sessionId IS NULL OR id = @sessionId) ORDER BY seq`,
+      "pluck",
+    ),
     insertImportedCall: p(`INSERT INTO imported_calls (entry_id, session_id) VALUES (?, ?)`),
     importedCalls: p(`SELECT entry_id FROM imported_calls WHERE session_id = ?`, "pluck"),
   };
@@ -75,6 +80,7 @@ export function sessionsTx(db: Database.Database): SessionsTx {
         `DELETE FROM lg_checkpoints WHERE session_id = ?`,
         `DELETE FROM lg_threads WHERE session_id = ?`,
         `DELETE FROM checkpoint_files WHERE checkpoint_id IN (SELECT id FROM checkpoints WHERE session_id = ?)`,
+        `DELETE FROM checkpoint_metadata WHERE cp_seq IN (SELECT seq FROM checkpoints WHERE session_id = ?)`,
         `DELETE FROM tool_results WHERE entry_id IN (${entriesOf})`,
         `DELETE FROM applied WHERE session_id = ?`,
         `DELETE FROM imported_calls WHERE session_id = ?`,
@@ -107,6 +113,12 @@ export function sessionsTx(db: Database.Database): SessionsTx {
       }) as TimelineRow[];
     },
 
+    *setRetention(sessionId: string, retention: string | null, agedSeq: number) {
+      s.setRetention.run(retention, agedSeq, sessionId);
+    },
+    *sessionsWithRetention(sessionId?: string) {
+      return s.withRetention.all({ sessionId: sessionId ?? null }) as string[];
+    },
     *insertImportedCall(entryId: string, sessionId: string) {
       s.insertImportedCall.run(entryId, sessionId);
     },

@@ -1,0 +1,12 @@
+CREATE TABLE `checkpoint_metadata` (
+	`cp_user` text NOT NULL,
+	`key` text NOT NULL,
+	`value` text NOT NULL,
+	`cp_seq` integer NOT NULL,
+	PRIMARY KEY(`cp_user`, `key`, `value`, `cp_seq`)
+);
+--> statement-breakpoint
+CREATE INDEX `checkpoint_metadata_seq` ON `checkpoint_metadata` (`cp_seq`);--> statement-breakpoint
+ALTER TABLE `sessions` ADD `retention` text;--> statement-breakpoint
+ALTER TABLE `sessions` ADD `retention_aged_seq` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+CREATE INDEX `checkpoints_session_name_seq` ON `checkpoints` (`session_id`,`name`,`seq`);
