@@ -63,15 +63,18 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     ]
   },
   {
-    "tag": "0001_yummy_proemial_gods",
-    "folderMillis": 1795733505643,
-    "hash": "c706f38d90e625c169fdbd02de4086126752aa966c2141084b345a6320072d9e",
+    "tag": "0001_spooky_the_santerians",
+    "folderMillis": 1795734602800,
+    "hash": "56bb0ff0fe6de558c871ee3ce238a29a70aee8c48d8644e81057cfa57e00f5e5",
     "sql": [
       "CREATE TABLE \"checkpoint_metadata\" (\n\t\"cp_user\" text COLLATE \"C\" NOT NULL,\n\t\"key\" text COLLATE \"C\" NOT NULL,\n\t\"value\" text COLLATE \"C\" NOT NULL,\n\t\"cp_seq\" bigint NOT NULL,\n\tCONSTRAINT \"checkpoint_metadata_cp_user_key_value_cp_seq_pk\" PRIMARY KEY(\"cp_user\",\"key\",\"value\",\"cp_seq\")\n);\n",
       "\nALTER TABLE \"sessions\" ADD COLUMN \"retention\" text COLLATE \"C\";",
       "\nALTER TABLE \"sessions\" ADD COLUMN \"retention_aged_seq\" bigint DEFAULT 0 NOT NULL;",
       "\nCREATE INDEX \"checkpoint_metadata_seq\" ON \"checkpoint_metadata\" USING btree (\"cp_seq\");",
-      "\nCREATE INDEX \"checkpoints_session_name_seq\" ON \"checkpoints\" USING btree (\"session_id\",\"name\",\"seq\");"
+      "\nCREATE INDEX \"checkpoints_session_name_seq\" ON \"checkpoints\" USING btree (\"session_id\",\"name\",\"seq\");",
+      "\nCREATE INDEX \"checkpoints_session_created\" ON \"checkpoints\" USING btree (\"session_id\",\"created_at\",\"seq\");",
+      "\nCREATE INDEX \"entries_branch_created\" ON \"entries\" USING btree (\"branch_id\",\"created_at\",\"seq\");",
+      "\nCREATE INDEX \"events_session_created\" ON \"events\" USING btree (\"session_id\",\"created_at\",\"seq\");"
     ]
   }
 ];

@@ -3,19 +3,26 @@ import type { EventRow, NewSession, SessionRow, SessionsTx, TimelineKey, Timelin
 import { SESSION_COLS, SESSION_INFO_COLS, SESSION_UPDATED } from "./columns.js";
 import type { Sql } from "./sql.js";
 
+/** Rows of one timeline source below the page's key ($3 time, $4 source, $5 seq; all descending). */
+const below = (source: string) => `created_at <= $3::float8 AND (created_at < $3::float8
+  OR '${source}' < $4::text COLLATE "C" OR ('${source}' = $4::text AND seq < $5::bigint))`;
+
+// Each half of the timeline is read newest first from an index, at most a page of each (one per branch for entries,
+// through LATERAL), then merged: a page costs the same however long the session is.
 const TIMELINE = `SELECT * FROM (
-    SELECT 'entry' AS source, e.kind AS kind, e.id AS "refId", e.branch_id AS "branchId", coalesce(e.role, e.tool) AS detail,
-      e.created_at AS "createdAt", e.seq AS seq
-      FROM entries e JOIN branches b ON b.id = e.branch_id WHERE b.session_id = $2
+    SELECT e.* FROM branches b CROSS JOIN LATERAL (
+      SELECT 'entry' AS source, kind, id AS "refId", branch_id AS "branchId", coalesce(role, tool) AS detail, created_at AS "createdAt", seq
+      FROM entries WHERE branch_id = b.id AND ${below("entry")} ORDER BY created_at DESC, seq DESC LIMIT $6) e
+      WHERE b.session_id = $2
     UNION ALL
-    SELECT 'checkpoint', 'checkpoint', id, branch_id, name, created_at, seq FROM checkpoints WHERE user_id = $1 AND session_id = $2
+    (SELECT 'checkpoint', 'checkpoint', id, branch_id, name, created_at, seq FROM checkpoints
+      WHERE session_id = $2 AND user_id = $1 AND ${below("checkpoint")} ORDER BY created_at DESC, seq DESC LIMIT $6)
     UNION ALL
-    SELECT 'branch', 'branch', id, id, reason || ' at position ' || fork_position, created_at, seq FROM branches
-      WHERE session_id = $2 AND parent_id IS NOT NULL
+    (SELECT 'branch', 'branch', id, id, reason || ' at position ' || fork_position, created_at, seq FROM branches
+      WHERE session_id = $2 AND parent_id IS NOT NULL AND ${below("branch")} ORDER BY created_at DESC, seq DESC LIMIT $6)
     UNION ALL
-    SELECT 'event', kind, ref_id, branch_id, detail, created_at, seq FROM events WHERE session_id = $2) t
-  WHERE "createdAt" < $3::float8 OR ("createdAt" = $3::float8
-    AND (source < $4::text COLLATE "C" OR (source = $4::text AND seq < $5::bigint)))
+    (SELECT 'event', kind, ref_id, branch_id, detail, created_at, seq FROM events
+      WHERE session_id = $2 AND ${below("event")} ORDER BY created_at DESC, seq DESC LIMIT $6)) t
   ORDER BY "createdAt" DESC, source COLLATE "C" DESC, seq DESC LIMIT $6`;
 
 /** Children before parents: the foreign keys hold at every statement. */

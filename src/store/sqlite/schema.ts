@@ -81,6 +81,8 @@ export const entries = sqliteTable(
   (t) => [
     uniqueIndex("entries_id").on(t.id),
     uniqueIndex("entries_branch_position").on(t.branchId, t.position),
+    // A timeline page reads each branch's entries newest first from here, not the whole session sorted.
+    index("entries_branch_created").on(t.branchId, t.createdAt, t.seq),
     // Tool calls are few among many messages: moves find them without scanning the log.
     index("entries_branch_tools")
       .on(t.branchId, t.position)
@@ -153,6 +155,8 @@ export const checkpoints = sqliteTable(
     index("checkpoints_user_session_seq").on(t.userId, t.sessionId, t.seq),
     // Retention (one per name) finds the newest checkpoint of a name without reading the others.
     index("checkpoints_session_name_seq").on(t.sessionId, t.name, t.seq),
+    // A timeline page reads the session's checkpoints newest first (by time: an imported one keeps its old time).
+    index("checkpoints_session_created").on(t.sessionId, t.createdAt, t.seq),
     index("checkpoints_expires")
       .on(t.expiresAt)
       .where(sql`expires_at IS NOT NULL`),
@@ -182,7 +186,7 @@ export const events = sqliteTable(
     detail: text("detail"),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [index("events_session_seq").on(t.sessionId, t.seq)],
+  (t) => [index("events_session_seq").on(t.sessionId, t.seq), index("events_session_created").on(t.sessionId, t.createdAt, t.seq)],
 );
 
 /**

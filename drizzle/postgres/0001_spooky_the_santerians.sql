@@ -9,4 +9,7 @@ CREATE TABLE "checkpoint_metadata" (
 ALTER TABLE "sessions" ADD COLUMN "retention" text COLLATE "C";--> statement-breakpoint
 ALTER TABLE "sessions" ADD COLUMN "retention_aged_seq" bigint DEFAULT 0 NOT NULL;--> statement-breakpoint
 CREATE INDEX "checkpoint_metadata_seq" ON "checkpoint_metadata" USING btree ("cp_seq");--> statement-breakpoint
-CREATE INDEX "checkpoints_session_name_seq" ON "checkpoints" USING btree ("session_id","name","seq");
+CREATE INDEX "checkpoints_session_name_seq" ON "checkpoints" USING btree ("session_id","name","seq");--> statement-breakpoint
+CREATE INDEX "checkpoints_session_created" ON "checkpoints" USING btree ("session_id","created_at","seq");--> statement-breakpoint
+CREATE INDEX "entries_branch_created" ON "entries" USING btree ("branch_id","created_at","seq");--> statement-breakpoint
+CREATE INDEX "events_session_created" ON "events" USING btree ("session_id","created_at","seq");
