@@ -19,7 +19,7 @@ export function storedRetention(text: string): StoredRetention {
 /**
  * After the checkpoint `made` (the session's newest), weighs only the checkpoints that have just lost a reason to stay:
  * the one that was newest before it, the one pushed out of the last `keepLast`, the previous one of its name, and a few
- * that aged past `keepFor` since the last weighing. Each is expired unless some rule still keeps it, so the cost does
+ * that aged past `keepFor` since the last weighing (by time, from an index). Each is expired unless some rule still keeps it, so the cost does
  * not grow with the number of checkpoints the session keeps. Returns the ids expired.
  */
 export function* retainAfterCheckpoint(tx: Tx, session: SessionRow, madeId: string, now: number): Step<string[]> {
@@ -35,17 +35,10 @@ export function* retainAfterCheckpoint(tx: Tx, session: SessionRow, madeId: stri
   if (policy.keepLast !== null && policy.keepLast > 1) add(yield* tx.liveCheckpointAt(session.userId, session.id, now, policy.keepLast));
   if (policy.onePerName) add(yield* tx.newestNamed(session.id, made.name, now, made.seq));
   if (policy.keepFor !== null) {
-    const aged = yield* tx.agedCheckpoints(
-      session.userId,
-      session.id,
-      session.retentionAgedSeq,
-      now - policy.keepFor,
-      now,
-      AGED_PER_CHECKPOINT,
-    );
+    const aged = yield* tx.agedCheckpoints(session.id, session.retentionAgedAt, now - policy.keepFor, now, AGED_PER_CHECKPOINT);
     for (const row of aged) add(row);
     const last = aged[aged.length - 1];
-    if (last) yield* tx.setRetention(session.id, session.retention, last.seq);
+    if (last) yield* tx.setRetention(session.id, session.retention, last.createdAt);
   }
   const gone: string[] = [];
   for (const row of candidates.values()) if (!(yield* keeps(tx, session, policy, row, now))) gone.push(row.id);
@@ -83,15 +76,15 @@ export function* retainAll(tx: Tx, session: SessionRow, now: number): Step<strin
     for (const c of live) newest.set(c.name, c.id);
     for (const id of newest.values()) kept.add(id);
   }
-  let agedSeq = session.retentionAgedSeq;
+  let agedAt = session.retentionAgedAt;
   if (policy.keepFor !== null) {
     for (const c of live) {
       if (c.createdAt > now - policy.keepFor) kept.add(c.id);
-      else agedSeq = Math.max(agedSeq, c.seq);
+      else agedAt = Math.max(agedAt, c.createdAt);
     }
   }
   // Every checkpoint up to here has been weighed against keepFor: the next checkpoints resume after it.
-  if (agedSeq !== session.retentionAgedSeq) yield* tx.setRetention(session.id, session.retention, agedSeq);
+  if (agedAt !== session.retentionAgedAt) yield* tx.setRetention(session.id, session.retention, agedAt);
   const gone: string[] = [];
   for (const c of live) if (!kept.has(c.id) && !(yield* tx.checkpointInUse(session.id, c.id))) gone.push(c.id);
   yield* tx.expireCheckpoints(gone, now);

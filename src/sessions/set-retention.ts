@@ -37,6 +37,6 @@ export async function setRetention(ctx: EngineContext, ref: SessionRef, input: R
     const session = yield* ownedSession(tx, ref.id, ref.userId);
     const text = stored === null ? null : JSON.stringify(stored);
     yield* tx.setRetention(session.id, text, 0);
-    yield* retainAll(tx, { ...session, retention: text, retentionAgedSeq: 0 }, ctx.now());
+    yield* retainAll(tx, { ...session, retention: text, retentionAgedAt: 0 }, ctx.now());
   });
 }

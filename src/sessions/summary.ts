@@ -25,6 +25,9 @@ export async function summary(ctx: EngineContext, ref: SessionRef): Promise<Sess
       last = Math.max(last, row.lastAt);
     }
     const any = first !== Infinity;
+    // The span is that of the two Dates (whole milliseconds), so that the three fields agree.
+    const firstAt = any ? new Date(first) : null;
+    const lastAt = any ? new Date(last) : null;
     // fromEntries defines own properties: a checkpoint named "__proto__" is counted like any other name.
     const checkpointsByName = Object.fromEntries(named);
     const toolCalls = { total: 0, running: 0, succeeded: 0, failed: 0, applied: 0 };
@@ -42,9 +45,9 @@ export async function summary(ctx: EngineContext, ref: SessionRef): Promise<Sess
       checkpoints: yield* tx.countCheckpoints(ref.userId, ref.id, now),
       latestCheckpoint: latest ? toCheckpoint(latest) : null,
       checkpointsByName,
-      firstCheckpointAt: any ? new Date(first) : null,
-      lastCheckpointAt: any ? new Date(last) : null,
-      checkpointSpanMs: any ? last - first : null,
+      firstCheckpointAt: firstAt,
+      lastCheckpointAt: lastAt,
+      checkpointSpanMs: firstAt && lastAt ? lastAt.getTime() - firstAt.getTime() : null,
       toolCalls,
     };
   });

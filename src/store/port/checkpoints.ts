@@ -117,8 +117,8 @@ export interface CheckpointsTx {
   newestNamed(sessionId: string, name: string | null, now: number, beforeSeq: number): Step<RetentionRow | undefined>;
   /** The seq of the session's first checkpoint (expired ones included); undefined when it has none. */
   firstCheckpointSeq(userId: string, sessionId: string): Step<number | undefined>;
-  /** Live checkpoints with a seq above `afterSeq` created at or before `cutoff`, in seq order, at most `limit`. */
-  agedCheckpoints(userId: string, sessionId: string, afterSeq: number, cutoff: number, now: number, limit: number): Step<RetentionRow[]>;
+  /** Live checkpoints made after `afterAt` and at or before `cutoff`, oldest first, at most `limit` (read by index). */
+  agedCheckpoints(sessionId: string, afterAt: number, cutoff: number, now: number, limit: number): Step<RetentionRow[]>;
   /** True when a branch of the session forks from it, a running move will, or a LangGraph checkpoint holds it. */
   checkpointInUse(sessionId: string, checkpointId: string): Step<boolean>;
   /** The session's live checkpoints counted per name, with their first and last creation times. */

@@ -15,12 +15,12 @@ export interface SessionRow {
   /** The retention policy's JSON text (null: none). */
   retention: string | null;
   /** Retention has weighed checkpoints up to this seq against `keepFor`. */
-  retentionAgedSeq: number;
+  retentionAgedAt: number;
   createdAt: number;
   updatedAt: number;
 }
 
-export type NewSession = Omit<SessionRow, "seq" | "hasTools" | "hasWorkspace" | "retention" | "retentionAgedSeq">;
+export type NewSession = Omit<SessionRow, "seq" | "hasTools" | "hasWorkspace" | "retention" | "retentionAgedAt">;
 
 /** A user as the operator listing shows one. */
 export interface UserRow {
@@ -83,7 +83,7 @@ export interface SessionsTx {
   timeline(userId: string, sessionId: string, before: TimelineKey | undefined, limit: number): Step<TimelineRow[]>;
 
   /** Sets (or, with null, clears) the session's retention policy and where its `keepFor` weighing stands. */
-  setRetention(sessionId: string, retention: string | null, agedSeq: number): Step<void>;
+  setRetention(sessionId: string, retention: string | null, agedAt: number): Step<void>;
   /** Ids of the sessions (one, or all) with a retention policy, in creation order. */
   sessionsWithRetention(sessionId?: string): Step<string[]>;
 

@@ -189,11 +189,11 @@ export function checkpointsTx(sql: Sql): CheckpointsTx {
       ]);
       return seq;
     },
-    *agedCheckpoints(userId: string, sessionId: string, afterSeq: number, cutoff: number, now: number, limit: number) {
+    *agedCheckpoints(sessionId: string, afterAt: number, cutoff: number, now: number, limit: number) {
       return yield* sql.rows<RetentionRow>(
-        `SELECT ${RETENTION_COLS} FROM checkpoints WHERE user_id = $1 AND session_id = $2 AND seq > $3::bigint AND created_at <= $4::float8
-          AND (expires_at IS NULL OR expires_at > $5::float8) ORDER BY seq LIMIT $6`,
-        [userId, sessionId, afterSeq, cutoff, now, limit],
+        `SELECT ${RETENTION_COLS} FROM checkpoints WHERE session_id = $1 AND created_at > $2::float8 AND created_at <= $3::float8
+          AND (expires_at IS NULL OR expires_at > $4::float8) ORDER BY created_at, seq LIMIT $5`,
+        [sessionId, afterAt, cutoff, now, limit],
       );
     },
     *checkpointInUse(sessionId: string, checkpointId: string) {

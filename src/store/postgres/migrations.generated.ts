@@ -63,13 +63,13 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     ]
   },
   {
-    "tag": "0001_spooky_the_santerians",
-    "folderMillis": 1795734602800,
-    "hash": "56bb0ff0fe6de558c871ee3ce238a29a70aee8c48d8644e81057cfa57e00f5e5",
+    "tag": "0001_aromatic_zemo",
+    "folderMillis": 1795735400608,
+    "hash": "822677f71b3664e053a6f9193b0568f2042e47a162ab6babadd61d9be285162f",
     "sql": [
       "CREATE TABLE \"checkpoint_metadata\" (\n\t\"cp_user\" text COLLATE \"C\" NOT NULL,\n\t\"key\" text COLLATE \"C\" NOT NULL,\n\t\"value\" text COLLATE \"C\" NOT NULL,\n\t\"cp_seq\" bigint NOT NULL,\n\tCONSTRAINT \"checkpoint_metadata_cp_user_key_value_cp_seq_pk\" PRIMARY KEY(\"cp_user\",\"key\",\"value\",\"cp_seq\")\n);\n",
       "\nALTER TABLE \"sessions\" ADD COLUMN \"retention\" text COLLATE \"C\";",
-      "\nALTER TABLE \"sessions\" ADD COLUMN \"retention_aged_seq\" bigint DEFAULT 0 NOT NULL;",
+      "\nALTER TABLE \"sessions\" ADD COLUMN \"retention_aged_at\" double precision DEFAULT 0 NOT NULL;",
       "\nCREATE INDEX \"checkpoint_metadata_seq\" ON \"checkpoint_metadata\" USING btree (\"cp_seq\");",
       "\nCREATE INDEX \"checkpoints_session_name_seq\" ON \"checkpoints\" USING btree (\"session_id\",\"name\",\"seq\");",
       "\nCREATE INDEX \"checkpoints_session_created\" ON \"checkpoints\" USING btree (\"session_id\",\"created_at\",\"seq\");",

@@ -43,8 +43,8 @@ export const sessions = pgTable(
     hasWorkspace: boolean("has_workspace").notNull().default(false),
     /** The session's retention policy (JSON, see setRetention); null: checkpoints are kept until they expire. */
     retention: text("retention"),
-    /** Retention has weighed every checkpoint up to this seq against `keepFor`: each ages out of it once. */
-    retentionAgedSeq: seq("retention_aged_seq").notNull().default(0),
+    /** Retention has weighed every checkpoint made up to this time against `keepFor`: each ages out of it once. */
+    retentionAgedAt: time("retention_aged_at").notNull().default(0),
     createdAt: time("created_at").notNull(),
     updatedAt: time("updated_at").notNull(),
   },

@@ -106,8 +106,8 @@ export function sessionsTx(sql: Sql): SessionsTx {
         limit,
       ]);
     },
-    *setRetention(sessionId: string, retention: string | null, agedSeq: number) {
-      yield* sql.exec(`UPDATE sessions SET retention = $1, retention_aged_seq = $2 WHERE id = $3`, [retention, agedSeq, sessionId]);
+    *setRetention(sessionId: string, retention: string | null, agedAt: number) {
+      yield* sql.exec(`UPDATE sessions SET retention = $1, retention_aged_at = $2 WHERE id = $3`, [retention, agedAt, sessionId]);
     },
     *sessionsWithRetention(sessionId?: string) {
       return sessionId === undefined

@@ -67,8 +67,8 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
       `SELECT seq FROM checkpoints INDEXED BY checkpoints_user_session_seq WHERE user_id = ? AND session_id = ? ORDER BY seq LIMIT 1`,
       "pluck",
     ),
-    aged: p(`SELECT ${RETENTION_COLS} FROM checkpoints INDEXED BY checkpoints_user_session_seq
-      WHERE user_id = @userId AND session_id = @sessionId AND seq > @afterSeq AND created_at <= @cutoff AND ${LIVE} ORDER BY seq LIMIT @limit`),
+    aged: p(`SELECT ${RETENTION_COLS} FROM checkpoints INDEXED BY checkpoints_session_created
+      WHERE session_id = @sessionId AND created_at > @afterAt AND created_at <= @cutoff AND ${LIVE} ORDER BY created_at, seq LIMIT @limit`),
     inUse: p(
       `SELECT 1 FROM branches WHERE session_id = @sessionId AND fork_checkpoint_id = @id
       UNION ALL SELECT 1 FROM moves WHERE status = 'running' AND json_extract(spec, '$.newBranch.forkCheckpointId') = @id
@@ -211,8 +211,8 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
     *firstCheckpointSeq(userId: string, sessionId: string) {
       return s.firstSeq.get(userId, sessionId) as number | undefined;
     },
-    *agedCheckpoints(userId: string, sessionId: string, afterSeq: number, cutoff: number, now: number, limit: number) {
-      return s.aged.all({ userId, sessionId, afterSeq, cutoff, now, limit }) as RetentionRow[];
+    *agedCheckpoints(sessionId: string, afterAt: number, cutoff: number, now: number, limit: number) {
+      return s.aged.all({ sessionId, afterAt, cutoff, now, limit }) as RetentionRow[];
     },
     *checkpointInUse(sessionId: string, checkpointId: string) {
       return s.inUse.get({ sessionId, id: checkpointId }) !== undefined;

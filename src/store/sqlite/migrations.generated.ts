@@ -124,14 +124,14 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     ]
   },
   {
-    "tag": "0006_flaky_midnight",
-    "folderMillis": 1795734600340,
-    "hash": "430c6d519a0e972222254d10bb3a36fa108ffa1fb8aaa229bc4da4f06222da12",
+    "tag": "0006_messy_payback",
+    "folderMillis": 1795735399521,
+    "hash": "873fc795c7fe6fb247fc34fce746aa7113f2bbf633989164cf39d1ba0ca6ab73",
     "sql": [
       "CREATE TABLE `checkpoint_metadata` (\n\t`cp_user` text NOT NULL,\n\t`key` text NOT NULL,\n\t`value` text NOT NULL,\n\t`cp_seq` integer NOT NULL,\n\tPRIMARY KEY(`cp_user`, `key`, `value`, `cp_seq`)\n);\n",
       "\nCREATE INDEX `checkpoint_metadata_seq` ON `checkpoint_metadata` (`cp_seq`);",
       "\nALTER TABLE `sessions` ADD `retention` text;",
-      "\nALTER TABLE `sessions` ADD `retention_aged_seq` integer DEFAULT 0 NOT NULL;",
+      "\nALTER TABLE `sessions` ADD `retention_aged_at` integer DEFAULT 0 NOT NULL;",
       "\nCREATE INDEX `checkpoints_session_name_seq` ON `checkpoints` (`session_id`,`name`,`seq`);",
       "\nCREATE INDEX `checkpoints_session_created` ON `checkpoints` (`session_id`,`created_at`,`seq`);",
       "\nCREATE INDEX `entries_branch_created` ON `entries` (`branch_id`,`created_at`,`seq`);",

@@ -20,8 +20,8 @@ export const sessions = sqliteTable(
     hasWorkspace: integer("has_workspace", { mode: "boolean" }).notNull().default(false),
     /** The session's retention policy (JSON, see setRetention); null: checkpoints are kept until they expire. */
     retention: text("retention"),
-    /** Retention has weighed every checkpoint up to this seq against `keepFor`: each ages out of it once. */
-    retentionAgedSeq: integer("retention_aged_seq").notNull().default(0),
+    /** Retention has weighed every checkpoint made up to this time against `keepFor`: each ages out of it once. */
+    retentionAgedAt: integer("retention_aged_at").notNull().default(0),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },

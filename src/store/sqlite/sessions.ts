@@ -50,7 +50,7 @@ export function sessionsTx(db: Database.Database): SessionsTx {
         WHERE session_id = @sessionId AND parent_id IS NOT NULL AND ${below("branch")} ORDER BY created_at DESC, seq DESC LIMIT @limit)
       UNION ALL SELECT * FROM (SELECT 'event', kind, ref_id, branch_id, detail, created_at, seq FROM events INDEXED BY events_session_created
         WHERE session_id = @sessionId AND ${below("event")} ORDER BY created_at DESC, seq DESC LIMIT @limit)`),
-    setRetention: p(`UPDATE sessions SET retention = ?, retention_aged_seq = ? WHERE id = ?`),
+    setRetention: p(`UPDATE sessions SET retention = ?, retention_aged_at = ? WHERE id = ?`),
     withRetention: p(
       `SELECT id FROM sessions WHERE retention IS NOT NULL AND (@sessionId IS NULL OR id = @sessionId) ORDER BY seq`,
       "pluck",
@@ -126,8 +126,8 @@ export function sessionsTx(db: Database.Database): SessionsTx {
       return rows.sort(newestFirst).slice(0, limit);
     },
 
-    *setRetention(sessionId: string, retention: string | null, agedSeq: number) {
-      s.setRetention.run(retention, agedSeq, sessionId);
+    *setRetention(sessionId: string, retention: string | null, agedAt: number) {
+      s.setRetention.run(retention, agedAt, sessionId);
     },
     *sessionsWithRetention(sessionId?: string) {
       return s.withRetention.all({ sessionId: sessionId ?? null }) as string[];

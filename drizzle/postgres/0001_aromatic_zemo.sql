@@ -7,7 +7,7 @@ CREATE TABLE "checkpoint_metadata" (
 );
 --> statement-breakpoint
 ALTER TABLE "sessions" ADD COLUMN "retention" text COLLATE "C";--> statement-breakpoint
-ALTER TABLE "sessions" ADD COLUMN "retention_aged_seq" bigint DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE "sessions" ADD COLUMN "retention_aged_at" double precision DEFAULT 0 NOT NULL;--> statement-breakpoint
 CREATE INDEX "checkpoint_metadata_seq" ON "checkpoint_metadata" USING btree ("cp_seq");--> statement-breakpoint
 CREATE INDEX "checkpoints_session_name_seq" ON "checkpoints" USING btree ("session_id","name","seq");--> statement-breakpoint
 CREATE INDEX "checkpoints_session_created" ON "checkpoints" USING btree ("session_id","created_at","seq");--> statement-breakpoint

@@ -8,7 +8,7 @@ CREATE TABLE `checkpoint_metadata` (
 --> statement-breakpoint
 CREATE INDEX `checkpoint_metadata_seq` ON `checkpoint_metadata` (`cp_seq`);--> statement-breakpoint
 ALTER TABLE `sessions` ADD `retention` text;--> statement-breakpoint
-ALTER TABLE `sessions` ADD `retention_aged_seq` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE `sessions` ADD `retention_aged_at` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 CREATE INDEX `checkpoints_session_name_seq` ON `checkpoints` (`session_id`,`name`,`seq`);--> statement-breakpoint
 CREATE INDEX `checkpoints_session_created` ON `checkpoints` (`session_id`,`created_at`,`seq`);--> statement-breakpoint
 CREATE INDEX `entries_branch_created` ON `entries` (`branch_id`,`created_at`,`seq`);--> statement-breakpoint
