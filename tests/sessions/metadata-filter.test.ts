@@ -46,6 +46,26 @@ describe("metadata filter", () => {
     expect((await s.listCheckpoints({ metadata: { agent_id: "writer" } })).items.map((c) => c.name)).toEqual(["w1"]);
   });
 
+  it("index rows go with their checkpoints (delete, prune, deleteSession) and come with an import", async () => {
+    const { fp, path } = dbs.open();
+    const count = async () => Number((await sqlOn<{ n: number }>(path, `SELECT count(*) AS n FROM checkpoint_metadata`))[0]!.n);
+    const s = await fp.createSession({ userId: "u" });
+    const a = await s.checkpoint({ name: "a", metadata: { agent_id: "planner", n: 1 } });
+    const b = await s.checkpoint({ name: "b", metadata: { agent_id: "planner" } });
+    expect(await count()).toBe(3);
+    await s.deleteCheckpoint(a.id);
+    expect(await count()).toBe(1);
+    await s.expire(b.id);
+    await fp.prune({ vacuum: false });
+    expect(await count()).toBe(0);
+    await s.checkpoint({ name: "c", metadata: { agent_id: "planner" } });
+    const doc = await fp.exportSession(s.id, { userId: "u" });
+    await fp.deleteSession(s.id, { userId: "u" });
+    expect(await count()).toBe(0);
+    await fp.importSession(doc, { userId: "u" });
+    expect((await fp.listCheckpoints({ userId: "u", metadata: { agent_id: "planner" } })).items.map((c) => c.name)).toEqual(["c"]);
+  });
+
   it("refuses values that are not scalars, and overlong ones", async () => {
     const { fp } = dbs.open();
     for (const metadata of [{ a: { b: 1 } }, { a: [1] }, { a: Number.NaN }, { a: undefined }, { a: "x".repeat(300) }, "a"]) {
