@@ -2,7 +2,7 @@
 // point; the others expire as checkpoints are made, when the policy is set, and by prune.
 import { describe, expect, it } from "vitest";
 import { NotFoundError, ValidationError, type SessionHandle } from "../../src/index.js";
-import { dumpOf, sqlOn } from "../fixtures/backend.js";
+import { dumpOf, onPostgres, sqlOn } from "../fixtures/backend.js";
 import { tempDatabases } from "../helpers.js";
 
 const dbs = tempDatabases();
@@ -145,5 +145,30 @@ describe("retention", () => {
     const names = await liveNames(s);
     expect(names.length).toBe(301);
     expect(names.filter((n) => n === "same")).toEqual(["same"]);
+  });
+
+  it("weighs a checkpoint with index range reads only (SQLite query plans of the weighing statements)", async () => {
+    if (onPostgres) return; // The statements are the same shape there; the behaviour above runs on both.
+    const { fp, path } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    await s.checkpoint({ name: "a" });
+    const live = "(expires_at IS NULL OR expires_at > 0)";
+    const statements = [
+      // The one keepFor weighs next: after the watermark time, oldest first.
+      `SELECT id FROM checkpoints INDEXED BY checkpoints_session_created WHERE session_id = $1 AND created_at > $2 AND created_at <= $3 AND ${live} ORDER BY created_at, seq LIMIT 16`,
+      // The Nth newest live one (keepLast).
+      `SELECT id FROM checkpoints INDEXED BY checkpoints_user_session_seq WHERE user_id = $1 AND session_id = $2 AND ${live} ORDER BY seq DESC LIMIT 1 OFFSET 10`,
+      // The newest of a name (onePerName).
+      `SELECT id FROM checkpoints INDEXED BY checkpoints_session_name_seq WHERE session_id = $1 AND name = $2 AND seq < $3 AND ${live} ORDER BY seq DESC LIMIT 1`,
+    ];
+    for (const text of statements) {
+      const plan = (
+        await sqlOn<{ detail: string }>(path, `EXPLAIN QUERY PLAN ${text}`, ["x", "y", 3].slice(0, text.match(/\$\d/g)!.length))
+      )
+        .map((r) => r.detail)
+        .join("\n");
+      expect(plan, text).toMatch(/^SEARCH checkpoints USING INDEX/);
+      expect(plan, text).not.toMatch(/TEMP B-TREE|SCAN/);
+    }
   });
 });
