@@ -12,6 +12,7 @@ export { checkpointTools, type AgentTool } from "./sessions/agent-tools.js";
 export type { RecoveryReport } from "./sessions/moves/recovery.js";
 export type { VerifyReport } from "./sessions/verify.js";
 export type { PruneReport } from "./sessions/prune.js";
+export type { RetentionPolicy } from "./sessions/set-retention.js";
 export { defineTool, type ToolDefinition, type ToolContext } from "./tools/define-tool.js";
 export {
   ForkpointError,

@@ -37,6 +37,8 @@ describe("README examples", () => {
       env: { ...process.env, DATABASE_URL: databaseUrl ?? "" },
     });
     expect(out).toContain("{ city: 'Lisbon', month: 'May' }");
+    expect(out).toContain("{ draft: 3, plan: 1, review: 1 } true");
+    expect(out).toContain("[ 'plan' ]\n4\n");
     expect(out).toContain("< 2/2 >");
     expect(out).toContain("[ 'write_file' ] false");
     expect(out).toContain("ok: true");

@@ -29,7 +29,8 @@ const date = z.union([z.date(), z.string(), z.number()]).transform((v, ctx) => {
 });
 // Any value reaches parseDuration, so NaN, "" and wrong types get its message, not zod's generic one; the declared
 // input type stays what the API takes.
-const duration = z
+/** A duration (ms, or "30s", "15m", "2h", "7d"), as `expiresIn` and retention's `keepFor` take it. */
+export const duration = z
   .custom<number | string>(() => true)
   .transform((v, ctx) => {
     try {
@@ -59,6 +60,13 @@ export const listCheckpointsInput = z.strictObject({
   since: date.optional(),
   until: date.optional(),
   auto: z.boolean().optional(),
+  /** Equality on top-level metadata keys (all must hold), each value a string, number, boolean or null. */
+  metadata: z
+    .record(
+      name().max(256, "must be at most 256 characters"),
+      z.union([text(), z.number().finite(), z.boolean(), z.null()], { message: "must be a string, a finite number, a boolean or null" }),
+    )
+    .optional(),
   limit: z.number().int().min(1).max(1000).optional(),
   cursor: cursor.nullable().optional(),
 });

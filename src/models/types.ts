@@ -35,6 +35,14 @@ export interface SessionSummary extends SessionInfo {
   checkpoints: number;
   /** The newest of those; null when there is none. */
   latestCheckpoint: Checkpoint | null;
+  /** Those checkpoints counted by name; unnamed ones (automatic ones among them) are left out. */
+  checkpointsByName: Record<string, number>;
+  /** When the oldest of those checkpoints was made; null when there is none. */
+  firstCheckpointAt: Date | null;
+  /** When the newest of those checkpoints was made; null when there is none. */
+  lastCheckpointAt: Date | null;
+  /** Milliseconds from the first to the last of them (0 with one); null when there is none. */
+  checkpointSpanMs: number | null;
   /** Tool calls on the current lineage (what `toolTrack()` returns), by status, and how many are applied now. */
   toolCalls: { total: number; running: number; succeeded: number; failed: number; applied: number };
 }

@@ -6,6 +6,7 @@ import type { Checkpoint, Turn } from "../models/types.js";
 import type { Step, WorkspaceRow } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedCurrent } from "./core/owned.js";
+import { retainAfterCheckpoint } from "./retention.js";
 import { toCheckpoint } from "./core/rows.js";
 import { writeCheckpoint, writeMessages, type EntryFields } from "./log/writer.js";
 import { saveSnapshot, takeSnapshot, type TakenSnapshot } from "./workspace/workspace.js";
@@ -50,6 +51,8 @@ export async function checkpointAfter(
         yield* tx.insertCheckpointFiles({ checkpointId: row.id, manifestId, dir: files.dir, exclude: files.exclude });
         yield* tx.setWorkspaceManifest(session.id, manifestId, now);
       }
+      // A session without a retention policy pays nothing more here.
+      if (session.retention !== null) yield* retainAfterCheckpoint(tx, session, row.id, now);
       return { turn: { messages: written.messages, checkpoint: toCheckpoint(row) }, auto: written.checkpoints };
     });
     if ("scan" in out) {

@@ -8,10 +8,14 @@ import { longCallFields, type LongCallOptions } from "../models/progress.js";
 import type { Step, Tx, WriteScope } from "../store/port/index.js";
 import type { EngineContext } from "./core/context.js";
 import { LongCall } from "./maintenance/long-call.js";
+import { retainAll } from "./retention.js";
 
 /** What `prune` removed, and the database size before and after. */
 export interface PruneReport {
-  /** Expired checkpoints deleted (those a branch forks from are kept: they stay invisible). */
+  /**
+   * Expired checkpoints deleted, those sessions' retention policies expire now included (those a branch forks from
+   * are kept: they stay invisible).
+   */
   checkpoints: number;
   /** State documents no entry or checkpoint points at any more. */
   snapshots: number;
@@ -65,6 +69,8 @@ export async function prune(ctx: EngineContext, input: PruneOptions = {}): Promi
   const steps: ((tx: Tx) => Step<void>)[] = [
     function* (tx) {
       if (o.sessionId !== undefined) yield* known(tx, o.sessionId);
+      // Retention policies are weighed in full first, so what they drop is deleted with the expired checkpoints.
+      for (const id of yield* tx.sessionsWithRetention(o.sessionId)) yield* retainAll(tx, (yield* tx.getSession(id))!, ctx.now());
       removed.checkpoints = (yield* tx.deleteExpiredCheckpoints(ctx.now(), o.sessionId)).length;
     },
     function* (tx) {

@@ -3,6 +3,7 @@ import { atomic, type AtomicOptions } from "./atomic.js";
 import { attachWorkspace } from "./attach-workspace.js";
 import { createCheckpoint } from "./checkpoint.js";
 import { deleteCheckpoint } from "./delete-checkpoint.js";
+import { expireCheckpoint } from "./expire.js";
 import { diffFiles } from "./diff-files.js";
 import { getState } from "./get-state.js";
 import { invoke } from "./invoke.js";
@@ -59,6 +60,7 @@ import { plan } from "./plan.js";
 import { redo } from "./redo.js";
 import { rollback } from "./rollback.js";
 import { summary } from "./summary.js";
+import { setRetention, type RetentionPolicy } from "./set-retention.js";
 import { switchBranch } from "./switch-branch.js";
 import { timeline } from "./timeline.js";
 import { undo } from "./undo.js";
@@ -205,6 +207,23 @@ export class SessionHandle {
   /** This session's checkpoints, newest first (the per-user listing filtered to this session). */
   listCheckpoints(filter: Omit<ListCheckpointsInput, "userId" | "sessionId"> = {}): Promise<Page<Checkpoint>> {
     return this.#run((ctx, ref) => listCheckpoints(ctx, { ...filter, userId: ref.userId, sessionId: ref.id }));
+  }
+
+  /**
+   * Expires a checkpoint now, as its TTL would: listings and restore stop finding it, a branch forked from it keeps its
+   * history, and `prune` deletes it. Other sessions' checkpoints are not found (`NotFoundError`).
+   */
+  expire(checkpointId: string): Promise<void> {
+    return this.#run((ctx, ref) => expireCheckpoint(ctx, ref, id(checkpointId, "checkpointId")));
+  }
+
+  /**
+   * Sets the session's retention policy (`null` or `{}` clears it) and applies it at once; then every `checkpoint()` and
+   * `fp.prune()` apply it. See `RetentionPolicy` for what it keeps.
+   * @example await s.setRetention({ keepFirst: true, keepLast: 10, onePerName: true, keepFor: "7d" })
+   */
+  setRetention(policy: RetentionPolicy | null): Promise<void> {
+    return this.#run((ctx, ref) => setRetention(ctx, ref, policy));
   }
 
   /** Deletes a checkpoint; one a branch forks from is refused (`ConflictError`, code `CHECKPOINT_IN_USE`). */

@@ -1,5 +1,5 @@
 // `s.summary()`: a session at a glance (a list row, a status line, the CLI), read in one transaction with index
-// lookups and counts, except the tool counts, which walk the current lineage's tool calls.
+// lookups and counts (the checkpoint analytics one grouped count), except the tool counts, which walk the current lineage's tool calls.
 import type { SessionSummary } from "../models/types.js";
 import type { MessageRow } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
@@ -16,6 +16,20 @@ export async function summary(ctx: EngineContext, ref: SessionRef): Promise<Sess
     for (let i = segments.length - 1; i >= 0 && !lastMessage; i--) lastMessage = yield* tx.lastSegmentMessage(segments[i]!);
     const now = ctx.now();
     const [latest] = yield* tx.listCheckpoints({ userId: ref.userId, sessionId: ref.id, now, limit: 1 });
+    let first = Infinity,
+      last = -Infinity;
+    const named: [string, number][] = [];
+    for (const row of yield* tx.checkpointStats(ref.userId, ref.id, now)) {
+      if (row.name !== null) named.push([row.name, row.count]);
+      first = Math.min(first, row.firstAt);
+      last = Math.max(last, row.lastAt);
+    }
+    const any = first !== Infinity;
+    // The span is that of the two Dates (whole milliseconds), so that the three fields agree.
+    const firstAt = any ? new Date(first) : null;
+    const lastAt = any ? new Date(last) : null;
+    // fromEntries defines own properties: a checkpoint named "__proto__" is counted like any other name.
+    const checkpointsByName = Object.fromEntries(named);
     const toolCalls = { total: 0, running: 0, succeeded: 0, failed: 0, applied: 0 };
     for (const tool of yield* lineageTools(tx, branch.id)) {
       toolCalls.total++;
@@ -30,6 +44,10 @@ export async function summary(ctx: EngineContext, ref: SessionRef): Promise<Sess
       lastMessage: lastMessage ? toMessage(lastMessage) : null,
       checkpoints: yield* tx.countCheckpoints(ref.userId, ref.id, now),
       latestCheckpoint: latest ? toCheckpoint(latest) : null,
+      checkpointsByName,
+      firstCheckpointAt: firstAt,
+      lastCheckpointAt: lastAt,
+      checkpointSpanMs: firstAt && lastAt ? lastAt.getTime() - firstAt.getTime() : null,
       toolCalls,
     };
   });

@@ -35,6 +35,10 @@ describe("summary", () => {
       lastMessage: null,
       checkpoints: 0,
       latestCheckpoint: null,
+      checkpointsByName: {},
+      firstCheckpointAt: null,
+      lastCheckpointAt: null,
+      checkpointSpanMs: null,
       toolCalls: { total: 0, running: 0, succeeded: 0, failed: 0, applied: 0 },
     });
   });

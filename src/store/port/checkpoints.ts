@@ -32,6 +32,8 @@ export interface CheckpointFilter {
   since?: number;
   until?: number;
   auto?: boolean;
+  /** Top-level metadata equalities, each `[key, JSON text of the value]`, all of which must hold (read by index). */
+  metadata?: [key: string, value: string][];
   /** Only rows with seq below this (keyset pagination). */
   beforeSeq?: number;
   /** Hide checkpoints expired at this time. */
@@ -50,6 +52,37 @@ export interface CheckpointAnchorRow {
   branch: BranchRow | undefined;
   anchor: EntryRow | undefined;
   previousHash: string | undefined;
+}
+
+/** A checkpoint as retention weighs it. */
+export interface RetentionRow {
+  seq: number;
+  id: string;
+  name: string | null;
+  createdAt: number;
+}
+
+/** One name's live checkpoints of a session (`name` null: the unnamed ones), for `summary`. */
+export interface CheckpointNameStats {
+  name: string | null;
+  count: number;
+  firstAt: number;
+  lastAt: number;
+}
+
+/** Top-level metadata values longer than this (as JSON text), and longer keys, are not indexed for filtering. */
+export const MAX_INDEXED_METADATA = 256;
+
+/** The `[key, JSON text of the value]` pairs of a checkpoint's metadata that the metadata index holds: scalars only. */
+export function indexedMetadata(metadata: string | null): [string, string][] {
+  if (metadata === null) return [];
+  const pairs: [string, string][] = [];
+  for (const [key, value] of Object.entries(JSON.parse(metadata) as Record<string, unknown>)) {
+    if (value !== null && typeof value === "object") continue;
+    const text = JSON.stringify(value);
+    if (key.length <= MAX_INDEXED_METADATA && text.length <= MAX_INDEXED_METADATA) pairs.push([key, text]);
+  }
+  return pairs;
 }
 
 export interface CheckpointsTx {
@@ -76,4 +109,18 @@ export interface CheckpointsTx {
    * running move finishes (they stay invisible). Returns the deleted rows.
    */
   deleteExpiredCheckpoints(now: number, sessionId?: string): Step<CheckpointRow[]>;
+  /** Sets `expires_at` of these checkpoints to `at` (they stop showing at once; prune deletes them later). */
+  expireCheckpoints(ids: string[], at: number): Step<void>;
+  /** The session's checkpoint live at `now` that `offset` others are newer than (0: the newest). */
+  liveCheckpointAt(userId: string, sessionId: string, now: number, offset: number): Step<RetentionRow | undefined>;
+  /** The newest live checkpoint of the session with this name (null: unnamed) below `beforeSeq`. */
+  newestNamed(sessionId: string, name: string | null, now: number, beforeSeq: number): Step<RetentionRow | undefined>;
+  /** The seq of the session's first checkpoint (expired ones included); undefined when it has none. */
+  firstCheckpointSeq(userId: string, sessionId: string): Step<number | undefined>;
+  /** Live checkpoints made after `afterAt` and at or before `cutoff`, oldest first, at most `limit` (read by index). */
+  agedCheckpoints(sessionId: string, afterAt: number, cutoff: number, now: number, limit: number): Step<RetentionRow[]>;
+  /** True when a branch of the session forks from it, a running move will, or a LangGraph checkpoint holds it. */
+  checkpointInUse(sessionId: string, checkpointId: string): Step<boolean>;
+  /** The session's live checkpoints counted per name, with their first and last creation times. */
+  checkpointStats(userId: string, sessionId: string, now: number): Step<CheckpointNameStats[]>;
 }

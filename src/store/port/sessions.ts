@@ -12,11 +12,15 @@ export interface SessionRow {
   originCheckpointId: string | null;
   hasTools: boolean;
   hasWorkspace: boolean;
+  /** The retention policy's JSON text (null: none). */
+  retention: string | null;
+  /** Retention has weighed checkpoints up to this seq against `keepFor`. */
+  retentionAgedAt: number;
   createdAt: number;
   updatedAt: number;
 }
 
-export type NewSession = Omit<SessionRow, "seq" | "hasTools" | "hasWorkspace">;
+export type NewSession = Omit<SessionRow, "seq" | "hasTools" | "hasWorkspace" | "retention" | "retentionAgedAt">;
 
 /** A user as the operator listing shows one. */
 export interface UserRow {
@@ -77,6 +81,11 @@ export interface SessionsTx {
   sessionEvents(sessionId: string): Step<EventRow[]>;
   /** Entries, checkpoints, branches and events of a session, newest first, below `before`. */
   timeline(userId: string, sessionId: string, before: TimelineKey | undefined, limit: number): Step<TimelineRow[]>;
+
+  /** Sets (or, with null, clears) the session's retention policy and where its `keepFor` weighing stands. */
+  setRetention(sessionId: string, retention: string | null, agedAt: number): Step<void>;
+  /** Ids of the sessions (one, or all) with a retention policy, in creation order. */
+  sessionsWithRetention(sessionId?: string): Step<string[]>;
 
   /** Records that a tool call came in through `importSession` (never replayed here). */
   insertImportedCall(entryId: string, sessionId: string): Step<void>;

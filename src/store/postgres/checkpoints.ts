@@ -20,16 +20,26 @@ import {
   slice,
 } from "./columns.js";
 import type { Sql } from "./sql.js";
+import { indexedMetadata, type CheckpointNameStats, type RetentionRow } from "../port/checkpoints.js";
+
+const RETENTION_COLS = `seq, id, name, created_at AS "createdAt"`;
 
 export function checkpointsTx(sql: Sql): CheckpointsTx {
   return {
     *insertCheckpoint(r: NewCheckpoint) {
       // seq is an identity: it grows in insertion order across every server and never repeats a deleted one's, so
       // `insertedAt` is not needed to order it (SQLite derives its seq from it).
+      const pairs = indexedMetadata(r.metadata);
+      // With metadata, its index rows go in the same statement (most checkpoints have none: they pay nothing).
+      const insert = `INSERT INTO checkpoints (id, session_id, branch_id, position, name, auto, metadata, user_id, state_id, head_hash,
+          checksum, created_at, expires_at)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`;
       yield* sql.later(
-        `INSERT INTO checkpoints (id, session_id, branch_id, position, name, auto, metadata, user_id, state_id, head_hash, checksum,
-          created_at, expires_at)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+        pairs.length === 0
+          ? insert
+          : `WITH c AS (${insert} RETURNING seq)
+            INSERT INTO checkpoint_metadata (cp_user, key, value, cp_seq)
+            SELECT $8, k, v, c.seq FROM c, unnest($14::text[], $15::text[]) AS u(k, v) ON CONFLICT DO NOTHING`,
         [
           r.id,
           r.sessionId,
@@ -44,6 +54,7 @@ export function checkpointsTx(sql: Sql): CheckpointsTx {
           r.checksum,
           r.createdAt,
           r.expiresAt,
+          ...(pairs.length === 0 ? [] : [pairs.map((p) => p[0]), pairs.map((p) => p[1])]),
         ],
       );
     },
@@ -81,9 +92,27 @@ export function checkpointsTx(sql: Sql): CheckpointsTx {
       // Times are stored with µs resolution; `until` is inclusive to the millisecond a Date can express.
       if (f.until !== undefined) add("created_at < ?::float8 + 1", f.until);
       if (f.auto !== undefined) add("auto = ?", f.auto);
+      let from = "checkpoints";
+      let order = "seq";
+      if (f.metadata?.length) {
+        // The first equality walks its index entries newest first; the others are looked up per row in the same index.
+        const [[key, value], ...rest] = f.metadata as [[string, string], ...[string, string][]];
+        from = "checkpoint_metadata m0 JOIN checkpoints ON checkpoints.seq = m0.cp_seq";
+        where.push("m0.cp_user = $1", "m0.cp_seq < $2::bigint");
+        add("m0.key = ?", key);
+        add("m0.value = ?", value);
+        for (const [k, v] of rest) {
+          const kp = `$${args.push(k)}`;
+          const vp = `$${args.push(v)}`;
+          where.push(
+            `EXISTS (SELECT 1 FROM checkpoint_metadata m WHERE m.cp_user = $1 AND m.key = ${kp} AND m.value = ${vp} AND m.cp_seq = m0.cp_seq)`,
+          );
+        }
+        order = "m0.cp_seq";
+      }
       const limit = `$${args.push(f.limit)}`;
       return yield* sql.rows<ListedCheckpoint>(
-        `SELECT ${LISTED_COLS} FROM checkpoints WHERE ${where.join(" AND ")} ORDER BY seq DESC LIMIT ${limit}`,
+        `SELECT ${LISTED_COLS} FROM ${from} WHERE ${where.join(" AND ")} ORDER BY ${order} DESC LIMIT ${limit}`,
         args,
       );
     },
@@ -96,6 +125,7 @@ export function checkpointsTx(sql: Sql): CheckpointsTx {
     },
     *deleteCheckpoint(id: string) {
       yield* sql.later(`DELETE FROM checkpoint_files WHERE checkpoint_id = $1`, [id]);
+      yield* sql.later(`DELETE FROM checkpoint_metadata WHERE cp_seq = (SELECT seq FROM checkpoints WHERE id = $1)`, [id]);
       yield* sql.later(`DELETE FROM checkpoints WHERE id = $1`, [id]);
     },
     *sessionCheckpoints(userId: string, sessionId: string) {
@@ -122,9 +152,65 @@ export function checkpointsTx(sql: Sql): CheckpointsTx {
       return yield* sql.rows<CheckpointRow>(
         `WITH gone AS (SELECT id FROM checkpoints WHERE ${expiredUnused(sessionId !== undefined)}),
           files AS (DELETE FROM checkpoint_files WHERE checkpoint_id IN (SELECT id FROM gone)),
+          meta AS (DELETE FROM checkpoint_metadata WHERE cp_seq IN (SELECT seq FROM checkpoints WHERE id IN (SELECT id FROM gone))),
           deleted AS (DELETE FROM checkpoints WHERE id IN (SELECT id FROM gone) RETURNING ${CHECKPOINT_COLS})
         SELECT * FROM deleted ORDER BY seq`,
         args,
+      );
+    },
+    *expireCheckpoints(ids: string[], at: number) {
+      if (ids.length > 0) yield* sql.exec(`UPDATE checkpoints SET expires_at = $1 WHERE id = ANY($2::text[])`, [at, ids]);
+    },
+    *liveCheckpointAt(userId: string, sessionId: string, now: number, offset: number) {
+      return yield* sql.one<RetentionRow>(
+        `SELECT ${RETENTION_COLS} FROM checkpoints WHERE user_id = $1 AND session_id = $2 AND (expires_at IS NULL OR expires_at > $3::float8)
+        ORDER BY seq DESC LIMIT 1 OFFSET $4`,
+        [userId, sessionId, now, offset],
+      );
+    },
+    *newestNamed(sessionId: string, name: string | null, now: number, beforeSeq: number) {
+      const live = `session_id = $1 AND seq < $2::bigint AND (expires_at IS NULL OR expires_at > $3::float8)`;
+      return name === null
+        ? yield* sql.one<RetentionRow>(
+            `SELECT ${RETENTION_COLS} FROM checkpoints WHERE ${live} AND name IS NULL ORDER BY seq DESC LIMIT 1`,
+            [sessionId, beforeSeq, now],
+          )
+        : yield* sql.one<RetentionRow>(`SELECT ${RETENTION_COLS} FROM checkpoints WHERE ${live} AND name = $4 ORDER BY seq DESC LIMIT 1`, [
+            sessionId,
+            beforeSeq,
+            now,
+            name,
+          ]);
+    },
+    *firstCheckpointSeq(userId: string, sessionId: string) {
+      const [seq] = yield* sql.column<number>(`SELECT seq FROM checkpoints WHERE user_id = $1 AND session_id = $2 ORDER BY seq LIMIT 1`, [
+        userId,
+        sessionId,
+      ]);
+      return seq;
+    },
+    *agedCheckpoints(sessionId: string, afterAt: number, cutoff: number, now: number, limit: number) {
+      return yield* sql.rows<RetentionRow>(
+        `SELECT ${RETENTION_COLS} FROM checkpoints WHERE session_id = $1 AND created_at > $2::float8 AND created_at <= $3::float8
+          AND (expires_at IS NULL OR expires_at > $4::float8) ORDER BY created_at, seq LIMIT $5`,
+        [sessionId, afterAt, cutoff, now, limit],
+      );
+    },
+    *checkpointInUse(sessionId: string, checkpointId: string) {
+      const rows = yield* sql.column(
+        `SELECT 1 FROM branches WHERE session_id = $1 AND fork_checkpoint_id = $2
+        UNION ALL SELECT 1 FROM moves WHERE status = 'running' AND ${MOVE_FORK_CHECKPOINT} = $2
+        UNION ALL SELECT 1 FROM lg_checkpoints WHERE session_id = $1 AND fp_checkpoint_id = $2
+        UNION ALL SELECT 1 FROM lg_threads WHERE session_id = $1 AND start_checkpoint_id = $2 LIMIT 1`,
+        [sessionId, checkpointId],
+      );
+      return rows.length > 0;
+    },
+    *checkpointStats(userId: string, sessionId: string, now: number) {
+      return yield* sql.rows<CheckpointNameStats>(
+        `SELECT name, count(*)::int AS count, min(created_at) AS "firstAt", max(created_at) AS "lastAt" FROM checkpoints
+        WHERE user_id = $1 AND session_id = $2 AND (expires_at IS NULL OR expires_at > $3::float8) GROUP BY name ORDER BY name`,
+        [userId, sessionId, now],
       );
     },
   };

@@ -3,7 +3,7 @@ import type { HeadRow } from "../port/index.js";
 
 export const SESSION_BASE_COLS = `seq, id, user_id AS "userId", title, metadata, current_branch_id AS "currentBranchId",
   origin_session_id AS "originSessionId", origin_checkpoint_id AS "originCheckpointId", has_tools AS "hasTools",
-  has_workspace AS "hasWorkspace", created_at AS "createdAt"`;
+  has_workspace AS "hasWorkspace", retention, retention_aged_at AS "retentionAgedAt", created_at AS "createdAt"`;
 /** For the hot path (ownership checks): `updatedAt` as stored, the time of the last move. */
 export const SESSION_COLS = `${SESSION_BASE_COLS}, updated_at AS "updatedAt"`;
 /** The later of the last move and the last entry of the current branch, as users see it. */

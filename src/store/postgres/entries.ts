@@ -45,10 +45,12 @@ const SESSION_CURRENT_FIELDS = [
   ["hasWorkspace", "hasWorkspace"],
   ["createdAt", "createdAt"],
   ["updatedAt", "updatedAt"],
+  ["retention", "retention"],
+  ["retentionAgedAt", "retentionAgedAt"],
 ] as const;
 
 const CURRENT_OF = `SELECT s.seq, s.id, s.user_id, s.title, s.metadata, s.current_branch_id, s.origin_session_id, s.origin_checkpoint_id,
-    s.has_tools, s.has_workspace, s.created_at, s.updated_at, ${select("b", BRANCH_FIELDS)}, ${HEAD_COLS}
+    s.has_tools, s.has_workspace, s.created_at, s.updated_at, s.retention, s.retention_aged_at, ${select("b", BRANCH_FIELDS)}, ${HEAD_COLS}
   FROM sessions s JOIN branches b ON b.id = s.current_branch_id
   LEFT JOIN entries e ON e.branch_id = b.id AND e.position = (SELECT max(position) FROM entries WHERE branch_id = b.id)
   WHERE s.id = $1`;

@@ -95,8 +95,8 @@ export function movesTx(sql: Sql): MovesTx {
       return changed === 1;
     },
     *recordMove(r: Omit<MoveHistoryRow, "seq" | "undoneAt">) {
-      yield* sql.exec(`DELETE FROM move_history WHERE session_id = $1 AND undone_at IS NOT NULL`, [r.sessionId]);
-      yield* sql.exec(
+      yield* sql.later(`DELETE FROM move_history WHERE session_id = $1 AND undone_at IS NOT NULL`, [r.sessionId]);
+      yield* sql.later(
         `INSERT INTO move_history (session_id, kind, from_branch_id, from_position, to_branch_id, to_position, created_at)
         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
         [r.sessionId, r.kind, r.fromBranchId, r.fromPosition, r.toBranchId, r.toPosition, r.createdAt],

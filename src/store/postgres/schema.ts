@@ -41,6 +41,10 @@ export const sessions = pgTable(
     hasTools: boolean("has_tools").notNull().default(false),
     /** Set by attachWorkspace: checkpoints of a session without one skip looking for its files. */
     hasWorkspace: boolean("has_workspace").notNull().default(false),
+    /** The session's retention policy (JSON, see setRetention); null: checkpoints are kept until they expire. */
+    retention: text("retention"),
+    /** Retention has weighed every checkpoint made up to this time against `keepFor`: each ages out of it once. */
+    retentionAgedAt: time("retention_aged_at").notNull().default(0),
     createdAt: time("created_at").notNull(),
     updatedAt: time("updated_at").notNull(),
   },
@@ -101,6 +105,8 @@ export const entries = pgTable(
   (t) => [
     unique("entries_id").on(t.id),
     uniqueIndex("entries_branch_position").on(t.branchId, t.position),
+    // A timeline page reads each branch's entries newest first from here, not the whole session sorted.
+    index("entries_branch_created").on(t.branchId, t.createdAt, t.seq),
     // Tool calls are few among many messages: moves find them without scanning the log.
     index("entries_branch_tools")
       .on(t.branchId, t.position)
@@ -165,10 +171,25 @@ export const checkpoints = pgTable(
     // name and metadata do not promise: the listing reads the table by this index instead.
     index("checkpoints_user_listing").on(t.userId, t.seq),
     index("checkpoints_user_session_seq").on(t.userId, t.sessionId, t.seq),
+    // Retention (one per name) finds the newest checkpoint of a name without reading the others.
+    index("checkpoints_session_name_seq").on(t.sessionId, t.name, t.seq),
+    // A timeline page reads the session's checkpoints newest first (by time: an imported one keeps its old time).
+    index("checkpoints_session_created").on(t.sessionId, t.createdAt, t.seq),
     index("checkpoints_expires")
       .on(t.expiresAt)
       .where(sql`expires_at IS NOT NULL`),
   ],
+);
+
+/**
+ * The top-level scalar metadata of checkpoints, one row per key: `listCheckpoints({ metadata })` reads a user's
+ * checkpoints with a key equal to a value from this index, newest first, instead of scanning them all. `value` is the
+ * value's JSON text, so "1" and 1 differ.
+ */
+export const checkpointMetadata = pgTable(
+  "checkpoint_metadata",
+  { cpUser: text("cp_user").notNull(), key: text("key").notNull(), value: text("value").notNull(), cpSeq: seq("cp_seq").notNull() },
+  (t) => [primaryKey({ columns: [t.cpUser, t.key, t.value, t.cpSeq] }), index("checkpoint_metadata_seq").on(t.cpSeq)],
 );
 
 /** Session events that are not entries (branch created, switch, checkpoint deleted, moves): the timeline's other half. */
@@ -183,7 +204,7 @@ export const events = pgTable(
     detail: text("detail"),
     createdAt: time("created_at").notNull(),
   },
-  (t) => [index("events_session_seq").on(t.sessionId, t.seq)],
+  (t) => [index("events_session_seq").on(t.sessionId, t.seq), index("events_session_created").on(t.sessionId, t.createdAt, t.seq)],
 );
 
 /** Tool calls written by `importSession`: they ran in another world, so no move of this database ever replays them. */

@@ -3,19 +3,26 @@ import type { EventRow, NewSession, SessionRow, SessionsTx, TimelineKey, Timelin
 import { SESSION_COLS, SESSION_INFO_COLS, SESSION_UPDATED } from "./columns.js";
 import type { Sql } from "./sql.js";
 
+/** Rows of one timeline source below the page's key ($3 time, $4 source, $5 seq; all descending). */
+const below = (source: string) => `created_at <= $3::float8 AND (created_at < $3::float8
+  OR '${source}' < $4::text COLLATE "C" OR ('${source}' = $4::text AND seq < $5::bigint))`;
+
+// Each half of the timeline is read newest first from an index, at most a page of each (one per branch for entries,
+// through LATERAL), then merged: a page costs the same however long the session is.
 const TIMELINE = `SELECT * FROM (
-    SELECT 'entry' AS source, e.kind AS kind, e.id AS "refId", e.branch_id AS "branchId", coalesce(e.role, e.tool) AS detail,
-      e.created_at AS "createdAt", e.seq AS seq
-      FROM entries e JOIN branches b ON b.id = e.branch_id WHERE b.session_id = $2
+    SELECT e.* FROM branches b CROSS JOIN LATERAL (
+      SELECT 'entry' AS source, kind, id AS "refId", branch_id AS "branchId", coalesce(role, tool) AS detail, created_at AS "createdAt", seq
+      FROM entries WHERE branch_id = b.id AND ${below("entry")} ORDER BY created_at DESC, seq DESC LIMIT $6) e
+      WHERE b.session_id = $2
     UNION ALL
-    SELECT 'checkpoint', 'checkpoint', id, branch_id, name, created_at, seq FROM checkpoints WHERE user_id = $1 AND session_id = $2
+    (SELECT 'checkpoint', 'checkpoint', id, branch_id, name, created_at, seq FROM checkpoints
+      WHERE session_id = $2 AND user_id = $1 AND ${below("checkpoint")} ORDER BY created_at DESC, seq DESC LIMIT $6)
     UNION ALL
-    SELECT 'branch', 'branch', id, id, reason || ' at position ' || fork_position, created_at, seq FROM branches
-      WHERE session_id = $2 AND parent_id IS NOT NULL
+    (SELECT 'branch', 'branch', id, id, reason || ' at position ' || fork_position, created_at, seq FROM branches
+      WHERE session_id = $2 AND parent_id IS NOT NULL AND ${below("branch")} ORDER BY created_at DESC, seq DESC LIMIT $6)
     UNION ALL
-    SELECT 'event', kind, ref_id, branch_id, detail, created_at, seq FROM events WHERE session_id = $2) t
-  WHERE "createdAt" < $3::float8 OR ("createdAt" = $3::float8
-    AND (source < $4::text COLLATE "C" OR (source = $4::text AND seq < $5::bigint)))
+    (SELECT 'event', kind, ref_id, branch_id, detail, created_at, seq FROM events
+      WHERE session_id = $2 AND ${below("event")} ORDER BY created_at DESC, seq DESC LIMIT $6)) t
   ORDER BY "createdAt" DESC, source COLLATE "C" DESC, seq DESC LIMIT $6`;
 
 /** Children before parents: the foreign keys hold at every statement. */
@@ -25,6 +32,7 @@ const DELETE_SESSION = [
   `DELETE FROM lg_checkpoints WHERE session_id = $1`,
   `DELETE FROM lg_threads WHERE session_id = $1`,
   `DELETE FROM checkpoint_files WHERE checkpoint_id IN (SELECT id FROM checkpoints WHERE session_id = $1)`,
+  `DELETE FROM checkpoint_metadata WHERE cp_seq IN (SELECT seq FROM checkpoints WHERE session_id = $1)`,
   `DELETE FROM tool_results WHERE entry_id IN (SELECT e.id FROM entries e JOIN branches b ON b.id = e.branch_id WHERE b.session_id = $1)`,
   `DELETE FROM applied WHERE session_id = $1`,
   `DELETE FROM imported_calls WHERE session_id = $1`,
@@ -98,6 +106,14 @@ export function sessionsTx(sql: Sql): SessionsTx {
         before?.seq ?? Number.MAX_SAFE_INTEGER,
         limit,
       ]);
+    },
+    *setRetention(sessionId: string, retention: string | null, agedAt: number) {
+      yield* sql.later(`UPDATE sessions SET retention = $1, retention_aged_at = $2 WHERE id = $3`, [retention, agedAt, sessionId]);
+    },
+    *sessionsWithRetention(sessionId?: string) {
+      return sessionId === undefined
+        ? yield* sql.column<string>(`SELECT id FROM sessions WHERE retention IS NOT NULL ORDER BY seq`)
+        : yield* sql.column<string>(`SELECT id FROM sessions WHERE id = $1 AND retention IS NOT NULL`, [sessionId]);
     },
     *insertImportedCall(entryId: string, sessionId: string) {
       yield* sql.later(`INSERT INTO imported_calls (entry_id, session_id) VALUES ($1, $2)`, [entryId, sessionId]);

@@ -3,6 +3,7 @@ export const TABLES = [
   "applied",
   "branches",
   "checkpoint_files",
+  "checkpoint_metadata",
   "checkpoints",
   "entries",
   "events",

@@ -14,6 +14,10 @@ import {
   slice,
 } from "./columns.js";
 import { prepare, type RowMode } from "./object-rows.js";
+import { indexedMetadata, type CheckpointNameStats, type RetentionRow } from "../port/checkpoints.js";
+
+const LIVE = "(expires_at IS NULL OR expires_at > @now)";
+const RETENTION_COLS = "seq, id, name, created_at AS createdAt";
 
 export function checkpointsTx(db: Database.Database): CheckpointsTx {
   const p = (sql: string, mode?: RowMode) => prepare(db, sql, mode);
@@ -49,6 +53,32 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
       "pluck",
     ),
     deleteCheckpointFiles: p(`DELETE FROM checkpoint_files WHERE checkpoint_id = ?`),
+    insertMetadata: p(`INSERT OR IGNORE INTO checkpoint_metadata (cp_user, key, value, cp_seq) VALUES (?, ?, ?, ?)`),
+    deleteMetadata: p(`DELETE FROM checkpoint_metadata WHERE cp_seq = (SELECT seq FROM checkpoints WHERE id = ?)`),
+    deleteExpiredMetadata: p(`DELETE FROM checkpoint_metadata WHERE cp_seq IN (SELECT seq FROM checkpoints WHERE ${EXPIRED_UNUSED})`),
+    expire: p(`UPDATE checkpoints SET expires_at = ? WHERE id = ?`),
+    liveAt: p(`SELECT ${RETENTION_COLS} FROM checkpoints INDEXED BY checkpoints_user_session_seq
+      WHERE user_id = @userId AND session_id = @sessionId AND ${LIVE} ORDER BY seq DESC LIMIT 1 OFFSET @offset`),
+    newestNamed: p(`SELECT ${RETENTION_COLS} FROM checkpoints INDEXED BY checkpoints_session_name_seq
+      WHERE session_id = @sessionId AND name = @name AND seq < @beforeSeq AND ${LIVE} ORDER BY seq DESC LIMIT 1`),
+    newestUnnamed: p(`SELECT ${RETENTION_COLS} FROM checkpoints INDEXED BY checkpoints_session_name_seq
+      WHERE session_id = @sessionId AND name IS NULL AND seq < @beforeSeq AND ${LIVE} ORDER BY seq DESC LIMIT 1`),
+    firstSeq: p(
+      `SELECT seq FROM checkpoints INDEXED BY checkpoints_user_session_seq WHERE user_id = ? AND session_id = ? ORDER BY seq LIMIT 1`,
+      "pluck",
+    ),
+    aged: p(`SELECT ${RETENTION_COLS} FROM checkpoints INDEXED BY checkpoints_session_created
+      WHERE session_id = @sessionId AND created_at > @afterAt AND created_at <= @cutoff AND ${LIVE} ORDER BY created_at, seq LIMIT @limit`),
+    inUse: p(
+      `SELECT 1 FROM branches WHERE session_id = @sessionId AND fork_checkpoint_id = @id
+      UNION ALL SELECT 1 FROM moves WHERE status = 'running' AND json_extract(spec, '$.newBranch.forkCheckpointId') = @id
+      UNION ALL SELECT 1 FROM lg_checkpoints WHERE session_id = @sessionId AND fp_checkpoint_id = @id
+      UNION ALL SELECT 1 FROM lg_threads WHERE session_id = @sessionId AND start_checkpoint_id = @id LIMIT 1`,
+      "pluck",
+    ),
+    stats: p(`SELECT name, count(*) AS count, min(created_at) AS firstAt, max(created_at) AS lastAt
+      FROM checkpoints INDEXED BY checkpoints_user_session_seq WHERE user_id = @userId AND session_id = @sessionId AND ${LIVE}
+      GROUP BY name ORDER BY name`),
     deleteCheckpoint: p(`DELETE FROM checkpoints WHERE id = ?`),
     sessionCheckpoints: p(
       `SELECT ${CHECKPOINT_COLS} FROM checkpoints INDEXED BY checkpoints_user_session_seq WHERE user_id = ? AND session_id = ? ORDER BY seq`,
@@ -64,7 +94,7 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
   };
   return {
     *insertCheckpoint(r: NewCheckpoint, insertedAt: number) {
-      s.insertCheckpoint.run(
+      const { lastInsertRowid } = s.insertCheckpoint.run(
         insertedAt,
         r.id,
         r.sessionId,
@@ -80,6 +110,8 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
         r.createdAt,
         r.expiresAt,
       );
+      // Most checkpoints carry no metadata: they pay nothing here.
+      for (const [key, value] of indexedMetadata(r.metadata)) s.insertMetadata.run(r.userId, key, value, lastInsertRowid);
     },
     *getCheckpoint(id: string) {
       const row = s.getCheckpoint.get(id) as CheckpointRow | undefined;
@@ -111,10 +143,30 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
       if (f.until !== undefined) where.push("created_at < @until + 1");
       if (f.auto !== undefined) where.push("auto = @auto");
       // One session's checkpoints: its own index reads O(page); the covering index would scan all of the user's.
-      const from = f.sessionId !== undefined ? "checkpoints INDEXED BY checkpoints_user_session_seq" : "checkpoints";
-      const sql = `SELECT ${LISTED_TUPLE} FROM ${from} WHERE ${where.join(" AND ")} ORDER BY seq DESC LIMIT @limit`;
+      let from = f.sessionId !== undefined ? "checkpoints INDEXED BY checkpoints_user_session_seq" : "checkpoints";
+      let order = "seq";
+      const pairs: Record<string, string> = {};
+      if (f.metadata?.length) {
+        // The first equality walks its index entries newest first; the others are looked up per row in the same index.
+        const [first, ...rest] = f.metadata;
+        pairs.k0 = first![0];
+        pairs.v0 = first![1];
+        from = `checkpoint_metadata m0 CROSS JOIN checkpoints ON checkpoints.seq = m0.cp_seq`;
+        where.push("m0.cp_user = @userId", "m0.key = @k0", "m0.value = @v0", "m0.cp_seq < @beforeSeq");
+        rest.forEach(([key, value], i) => {
+          pairs[`k${i + 1}`] = key;
+          pairs[`v${i + 1}`] = value;
+          where.push(
+            `EXISTS (SELECT 1 FROM checkpoint_metadata m WHERE m.cp_user = @userId AND m.key = @k${i + 1} AND m.value = @v${i + 1} AND m.cp_seq = m0.cp_seq)`,
+          );
+        });
+        order = "m0.cp_seq";
+      }
+      const sql = `SELECT ${LISTED_TUPLE} FROM ${from} WHERE ${where.join(" AND ")} ORDER BY ${order} DESC LIMIT @limit`;
       const tuples = cached(sql).all({
+        ...pairs,
         ...f,
+        metadata: undefined,
         auto: f.auto === undefined ? undefined : f.auto ? 1 : 0,
         beforeSeq: f.beforeSeq ?? Number.MAX_SAFE_INTEGER,
       }) as ListedTuple[];
@@ -125,6 +177,7 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
     },
     *deleteCheckpoint(id: string) {
       s.deleteCheckpointFiles.run(id);
+      s.deleteMetadata.run(id);
       s.deleteCheckpoint.run(id);
     },
     *sessionCheckpoints(userId: string, sessionId: string) {
@@ -140,9 +193,32 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
     },
     *deleteExpiredCheckpoints(now: number, sessionId?: string) {
       s.deleteExpiredFiles.run({ now, sessionId: sessionId ?? null });
+      s.deleteExpiredMetadata.run({ now, sessionId: sessionId ?? null });
       const rows = s.deleteExpired.all({ now, sessionId: sessionId ?? null }) as CheckpointRow[];
       for (const row of rows) row.auto = Boolean(row.auto);
       return rows;
+    },
+    *expireCheckpoints(ids: string[], at: number) {
+      for (const id of ids) s.expire.run(at, id);
+    },
+    *liveCheckpointAt(userId: string, sessionId: string, now: number, offset: number) {
+      return s.liveAt.get({ userId, sessionId, now, offset }) as RetentionRow | undefined;
+    },
+    *newestNamed(sessionId: string, name: string | null, now: number, beforeSeq: number) {
+      const statement = name === null ? s.newestUnnamed : s.newestNamed;
+      return statement.get({ sessionId, now, beforeSeq, ...(name === null ? {} : { name }) }) as RetentionRow | undefined;
+    },
+    *firstCheckpointSeq(userId: string, sessionId: string) {
+      return s.firstSeq.get(userId, sessionId) as number | undefined;
+    },
+    *agedCheckpoints(sessionId: string, afterAt: number, cutoff: number, now: number, limit: number) {
+      return s.aged.all({ sessionId, afterAt, cutoff, now, limit }) as RetentionRow[];
+    },
+    *checkpointInUse(sessionId: string, checkpointId: string) {
+      return s.inUse.get({ sessionId, id: checkpointId }) !== undefined;
+    },
+    *checkpointStats(userId: string, sessionId: string, now: number) {
+      return s.stats.all({ userId, sessionId, now }) as CheckpointNameStats[];
     },
   };
 }

@@ -2,7 +2,7 @@
 import type { CurrentRow, EntryRow, HeadRow, ListedCheckpoint, SessionRow, ToolRow } from "../port/index.js";
 
 export const SESSION_BASE_COLS = `seq, id, user_id AS userId, title, metadata, current_branch_id AS currentBranchId,
-  origin_session_id AS originSessionId, origin_checkpoint_id AS originCheckpointId, has_tools AS hasTools, has_workspace AS hasWorkspace, created_at AS createdAt`;
+  origin_session_id AS originSessionId, origin_checkpoint_id AS originCheckpointId, has_tools AS hasTools, has_workspace AS hasWorkspace, retention, retention_aged_at AS retentionAgedAt, created_at AS createdAt`;
 /** For the hot path (ownership checks): `updatedAt` as stored, the time of the last move. */
 export const SESSION_COLS = `${SESSION_BASE_COLS}, updated_at AS updatedAt`;
 /** For what users see: the later of the last move and the last entry of the current branch (appends do not rewrite the session row). */
@@ -183,6 +183,8 @@ export type CurrentTuple = [
   string,
   number | null,
   number,
+  number,
+  string | null,
   number,
 ];
 export const headFromTuple = (t: HeadTuple | CurrentTuple, at: number): HeadRow => ({

@@ -63,7 +63,7 @@ export function entriesTx(db: Database.Database): EntriesTx {
       `SELECT s.seq, s.id, s.user_id, s.title, s.metadata, s.current_branch_id, s.origin_session_id, s.origin_checkpoint_id,
       s.has_tools, s.created_at, s.updated_at,
       b.session_id, b.parent_id, b.fork_checkpoint_id, b.fork_position, b.fork_entry_id, b.name, b.reason, b.created_at,
-      ${HEAD_COLS}, s.has_workspace
+      ${HEAD_COLS}, s.has_workspace, s.retention, s.retention_aged_at
     FROM sessions s JOIN branches b ON b.id = s.current_branch_id
     LEFT JOIN entries e ON e.branch_id = b.id AND e.position = (SELECT max(position) FROM entries WHERE branch_id = b.id)
     WHERE s.id = ?`,
@@ -186,6 +186,8 @@ export function entriesTx(db: Database.Database): EntriesTx {
           originCheckpointId: t[7],
           hasTools: t[8] === 1,
           hasWorkspace: t[24] === 1,
+          retention: t[25],
+          retentionAgedAt: t[26],
           createdAt: t[9],
           updatedAt: t[10],
         },

@@ -147,5 +147,20 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
       "CREATE TABLE `move_history` (\n\t`seq` integer PRIMARY KEY AUTOINCREMENT NOT NULL,\n\t`session_id` text NOT NULL,\n\t`kind` text NOT NULL,\n\t`from_branch_id` text NOT NULL,\n\t`from_position` integer NOT NULL,\n\t`to_branch_id` text NOT NULL,\n\t`to_position` integer NOT NULL,\n\t`undone_at` integer,\n\t`created_at` integer NOT NULL\n);\n",
       "\nCREATE INDEX `move_history_session_seq` ON `move_history` (`session_id`,`seq`);"
     ]
+  },
+  {
+    "tag": "0009_famous_gressill",
+    "folderMillis": 1795736043269,
+    "hash": "873fc795c7fe6fb247fc34fce746aa7113f2bbf633989164cf39d1ba0ca6ab73",
+    "sql": [
+      "CREATE TABLE `checkpoint_metadata` (\n\t`cp_user` text NOT NULL,\n\t`key` text NOT NULL,\n\t`value` text NOT NULL,\n\t`cp_seq` integer NOT NULL,\n\tPRIMARY KEY(`cp_user`, `key`, `value`, `cp_seq`)\n);\n",
+      "\nCREATE INDEX `checkpoint_metadata_seq` ON `checkpoint_metadata` (`cp_seq`);",
+      "\nALTER TABLE `sessions` ADD `retention` text;",
+      "\nALTER TABLE `sessions` ADD `retention_aged_at` integer DEFAULT 0 NOT NULL;",
+      "\nCREATE INDEX `checkpoints_session_name_seq` ON `checkpoints` (`session_id`,`name`,`seq`);",
+      "\nCREATE INDEX `checkpoints_session_created` ON `checkpoints` (`session_id`,`created_at`,`seq`);",
+      "\nCREATE INDEX `entries_branch_created` ON `entries` (`branch_id`,`created_at`,`seq`);",
+      "\nCREATE INDEX `events_session_created` ON `events` (`session_id`,`created_at`,`seq`);"
+    ]
   }
 ];

@@ -4,6 +4,14 @@ import type { EventRow, SessionRow, SessionsTx, Step, TimelineRow, UserRow } fro
 import { SESSION_COLS, SESSION_INFO_COLS, sessionRow, sessionRows } from "./columns.js";
 import { prepare, type RowMode } from "./object-rows.js";
 
+/** Rows of one timeline source below the page's key (createdAt, then source, then seq, all descending). */
+const below = (source: string) =>
+  `created_at <= @at AND (created_at < @at OR '${source}' < @source OR ('${source}' = @source AND seq < @seq))`;
+
+/** The timeline's order: newest first, then source and seq descending (what a cursor's key encodes). */
+const newestFirst = (a: TimelineRow, b: TimelineRow) =>
+  b.createdAt - a.createdAt || (a.source < b.source ? 1 : a.source > b.source ? -1 : 0) || b.seq - a.seq;
+
 export function sessionsTx(db: Database.Database): SessionsTx {
   const p = (sql: string, mode?: RowMode) => prepare(db, sql, mode);
   const s = {
@@ -27,18 +35,26 @@ export function sessionsTx(db: Database.Database): SessionsTx {
     ),
     sessionEvents: p(`SELECT seq, session_id AS sessionId, kind, ref_id AS refId, branch_id AS branchId, detail, created_at AS createdAt
     FROM events WHERE session_id = ? ORDER BY seq`),
-    timeline: p(`SELECT * FROM (
-      SELECT 'entry' AS source, e.kind AS kind, e.id AS refId, e.branch_id AS branchId, coalesce(e.role, e.tool) AS detail, e.created_at AS createdAt, e.seq AS seq
-        FROM entries e JOIN branches b ON b.id = e.branch_id WHERE b.session_id = @sessionId
-      UNION ALL
-      SELECT 'checkpoint', 'checkpoint', id, branch_id, name, created_at, seq FROM checkpoints INDEXED BY checkpoints_user_session_seq
-        WHERE user_id = @userId AND session_id = @sessionId
-      UNION ALL
-      SELECT 'branch', 'branch', id, id, reason || ' at position ' || fork_position, created_at, seq FROM branches WHERE session_id = @sessionId AND parent_id IS NOT NULL
-      UNION ALL
-      SELECT 'event', kind, ref_id, branch_id, detail, created_at, seq FROM events WHERE session_id = @sessionId)
-    WHERE createdAt < @at OR (createdAt = @at AND (source < @source OR (source = @source AND seq < @seq)))
-    ORDER BY createdAt DESC, source DESC, seq DESC LIMIT @limit`),
+    // Each half of the timeline is read newest first from an index, at most a page of each (one per branch for
+    // entries), then merged: a page costs the same however long the session is.
+    timelineBranches: p(`SELECT id FROM branches WHERE session_id = ?`, "pluck"),
+    timelineEntries: p(`SELECT 'entry' AS source, kind, id AS refId, branch_id AS branchId, coalesce(role, tool) AS detail,
+        created_at AS createdAt, seq
+      FROM entries INDEXED BY entries_branch_created WHERE branch_id = @branchId AND ${below("entry")}
+      ORDER BY created_at DESC, seq DESC LIMIT @limit`),
+    timelineOthers:
+      p(`SELECT * FROM (SELECT 'checkpoint' AS source, 'checkpoint' AS kind, id AS refId, branch_id AS branchId, name AS detail,
+        created_at AS createdAt, seq FROM checkpoints INDEXED BY checkpoints_session_created
+        WHERE session_id = @sessionId AND user_id = @userId AND ${below("checkpoint")} ORDER BY created_at DESC, seq DESC LIMIT @limit)
+      UNION ALL SELECT * FROM (SELECT 'branch', 'branch', id, id, reason || ' at position ' || fork_position, created_at, seq FROM branches
+        WHERE session_id = @sessionId AND parent_id IS NOT NULL AND ${below("branch")} ORDER BY created_at DESC, seq DESC LIMIT @limit)
+      UNION ALL SELECT * FROM (SELECT 'event', kind, ref_id, branch_id, detail, created_at, seq FROM events INDEXED BY events_session_created
+        WHERE session_id = @sessionId AND ${below("event")} ORDER BY created_at DESC, seq DESC LIMIT @limit)`),
+    setRetention: p(`UPDATE sessions SET retention = ?, retention_aged_at = ? WHERE id = ?`),
+    withRetention: p(
+      `SELECT id FROM sessions WHERE retention IS NOT NULL AND (@sessionId IS NULL OR id = @sessionId) ORDER BY seq`,
+      "pluck",
+    ),
     insertImportedCall: p(`INSERT INTO imported_calls (entry_id, session_id) VALUES (?, ?)`),
     importedCalls: p(`SELECT entry_id FROM imported_calls WHERE session_id = ?`, "pluck"),
   };
@@ -75,6 +91,7 @@ export function sessionsTx(db: Database.Database): SessionsTx {
         `DELETE FROM lg_checkpoints WHERE session_id = ?`,
         `DELETE FROM lg_threads WHERE session_id = ?`,
         `DELETE FROM checkpoint_files WHERE checkpoint_id IN (SELECT id FROM checkpoints WHERE session_id = ?)`,
+        `DELETE FROM checkpoint_metadata WHERE cp_seq IN (SELECT seq FROM checkpoints WHERE session_id = ?)`,
         `DELETE FROM tool_results WHERE entry_id IN (${entriesOf})`,
         `DELETE FROM applied WHERE session_id = ?`,
         `DELETE FROM imported_calls WHERE session_id = ?`,
@@ -98,16 +115,24 @@ export function sessionsTx(db: Database.Database): SessionsTx {
       return s.sessionEvents.all(sessionId) as EventRow[];
     },
     *timeline(userId: string, sessionId: string, before: { createdAt: number; seq: number; source: string } | undefined, limit: number) {
-      return s.timeline.all({
-        userId,
-        sessionId,
+      const key = {
         at: before?.createdAt ?? Number.MAX_SAFE_INTEGER,
         source: before?.source ?? "~",
         seq: before?.seq ?? Number.MAX_SAFE_INTEGER,
         limit,
-      }) as TimelineRow[];
+      };
+      const rows = s.timelineOthers.all({ ...key, userId, sessionId }) as TimelineRow[];
+      for (const branchId of s.timelineBranches.all(sessionId) as string[])
+        rows.push(...(s.timelineEntries.all({ ...key, branchId }) as TimelineRow[]));
+      return rows.sort(newestFirst).slice(0, limit);
     },
 
+    *setRetention(sessionId: string, retention: string | null, agedAt: number) {
+      s.setRetention.run(retention, agedAt, sessionId);
+    },
+    *sessionsWithRetention(sessionId?: string) {
+      return s.withRetention.all({ sessionId: sessionId ?? null }) as string[];
+    },
     *insertImportedCall(entryId: string, sessionId: string) {
       s.insertImportedCall.run(entryId, sessionId);
     },

@@ -1,0 +1,42 @@
+// setRetention: stores a session's retention policy (or clears it) and applies it to the checkpoints it has now.
+import { z } from "zod";
+import { duration, parseInput } from "../models/inputs.js";
+import type { EngineContext, SessionRef } from "./core/context.js";
+import { ownedSession } from "./core/owned.js";
+import { retainAll, type StoredRetention } from "./retention.js";
+
+const retentionInput = z
+  .strictObject({
+    keepFirst: z.boolean().optional(),
+    keepLast: z.number().int("must be an integer").min(0, "must not be negative").max(Number.MAX_SAFE_INTEGER).optional(),
+    onePerName: z.boolean().optional(),
+    keepFor: duration.optional(),
+  })
+  .nullable();
+
+/**
+ * A session's retention policy. A checkpoint stays while any rule keeps it: the session's first (`keepFirst`), one of
+ * the last `keepLast`, the newest of its name (`onePerName`; the unnamed ones count as one name), one made less than
+ * `keepFor` ago ("7d", or ms), and always one a branch forks from. The others are expired, as with a TTL.
+ */
+export interface RetentionPolicy {
+  keepFirst?: boolean;
+  keepLast?: number;
+  onePerName?: boolean;
+  keepFor?: number | string;
+}
+
+/** Stores the policy and, in the same transaction, expires the checkpoints it does not keep. */
+export async function setRetention(ctx: EngineContext, ref: SessionRef, input: RetentionPolicy | null): Promise<void> {
+  const o = parseInput(retentionInput, input, "setRetention");
+  const empty = o === null || Object.values(o).every((v) => v === undefined);
+  const stored: StoredRetention | null = empty
+    ? null
+    : { keepFirst: o.keepFirst ?? false, keepLast: o.keepLast ?? null, onePerName: o.onePerName ?? false, keepFor: o.keepFor ?? null };
+  await ctx.store.write({ sessionId: ref.id }, function* (tx) {
+    const session = yield* ownedSession(tx, ref.id, ref.userId);
+    const text = stored === null ? null : JSON.stringify(stored);
+    yield* tx.setRetention(session.id, text, 0);
+    yield* retainAll(tx, { ...session, retention: text, retentionAgedAt: 0 }, ctx.now());
+  });
+}

@@ -1,0 +1,174 @@
+// Retention: a session's policy keeps the first, the last N, the newest of each name, the recent ones and every fork
+// point; the others expire as checkpoints are made, when the policy is set, and by prune.
+import { describe, expect, it } from "vitest";
+import { NotFoundError, ValidationError, type SessionHandle } from "../../src/index.js";
+import { dumpOf, onPostgres, sqlOn } from "../fixtures/backend.js";
+import { tempDatabases } from "../helpers.js";
+
+const dbs = tempDatabases();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function liveNames(s: SessionHandle): Promise<(string | null)[]> {
+  const out: (string | null)[] = [];
+  let cursor: string | null = null;
+  do {
+    const page = await s.listCheckpoints({ limit: 1000, cursor });
+    out.push(...page.items.map((c) => c.name));
+    cursor = page.nextCursor;
+  } while (cursor);
+  return out.reverse();
+}
+
+describe("retention", () => {
+  it("keepLast keeps the last N as checkpoints are made", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    await s.setRetention({ keepLast: 3 });
+    for (let i = 1; i <= 8; i++) {
+      await s.append({ role: "user", content: `m${i}` });
+      await s.checkpoint({ name: `c${i}` });
+    }
+    expect(await liveNames(s)).toEqual(["c6", "c7", "c8"]);
+    expect((await s.summary()).checkpoints).toBe(3);
+  });
+
+  it("keepFirst and onePerName keep the first and the newest of each name (unnamed ones as one name)", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    await s.setRetention({ keepFirst: true, keepLast: 1, onePerName: true });
+    for (const name of ["start", "plan", "draft", "plan", undefined, "draft", undefined, "plan", "final"]) {
+      await s.checkpoint(name === undefined ? {} : { name });
+    }
+    expect(await liveNames(s)).toEqual(["start", "draft", null, "plan", "final"]);
+  });
+
+  it("turn() with a checkpoint applies it too", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    await s.setRetention({ keepLast: 2 });
+    for (let i = 1; i <= 5; i++) await s.turn([{ role: "user", content: `m${i}` }], { name: `t${i}` });
+    expect(await liveNames(s)).toEqual(["t4", "t5"]);
+  });
+
+  it("keepFor keeps the recent ones; older ones go on the next checkpoint", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    await s.setRetention({ keepFor: 300 });
+    await s.checkpoint({ name: "old1" });
+    await s.checkpoint({ name: "old2" });
+    await sleep(350);
+    await s.checkpoint({ name: "new" });
+    expect(await liveNames(s)).toEqual(["new"]);
+  });
+
+  it("never removes a checkpoint a branch forks from; it stays readable through the branch", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    await s.append({ role: "user", content: "a" });
+    const fork = await s.checkpoint({ name: "fork" });
+    await s.append({ role: "user", content: "b" });
+    await s.rollback(fork.id);
+    await s.setRetention({ keepLast: 1 });
+    for (let i = 0; i < 4; i++) await s.checkpoint({ name: `n${i}` });
+    expect(await liveNames(s)).toEqual(["fork", "n3"]);
+    const r = await fp.prune();
+    expect(r.checkpoints).toBe(3);
+    expect((await s.restore(fork.id)).history.map((m) => m.content)).toEqual(["a"]);
+  });
+
+  it("setting a policy applies it at once; null or {} clears it", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    for (let i = 0; i < 5; i++) await s.checkpoint({ name: `c${i}` });
+    await s.setRetention({ keepFirst: true, keepLast: 2 });
+    expect(await liveNames(s)).toEqual(["c0", "c3", "c4"]);
+    await s.setRetention(null);
+    for (let i = 5; i < 8; i++) await s.checkpoint({ name: `c${i}` });
+    expect(await liveNames(s)).toEqual(["c0", "c3", "c4", "c5", "c6", "c7"]);
+    await s.setRetention({ keepLast: 1 });
+    await s.setRetention({});
+    await s.checkpoint({ name: "c8" });
+    expect(await liveNames(s)).toEqual(["c7", "c8"]);
+  });
+
+  it("prune applies the policy in full and deletes what it drops", async () => {
+    const { fp, path } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    const other = await fp.createSession({ userId: "u" });
+    await s.setRetention({ keepFor: 1000, keepLast: 1 });
+    for (let i = 0; i < 4; i++) await s.checkpoint({ name: `c${i}`, metadata: { i } });
+    await other.checkpoint({ name: "kept" });
+    await sleep(1100);
+    // Nothing was made since they aged: prune weighs them.
+    expect(await liveNames(s)).toEqual(["c0", "c1", "c2", "c3"]);
+    const report = await fp.prune({ vacuum: false });
+    expect(report.checkpoints).toBe(3);
+    expect(await liveNames(s)).toEqual(["c3"]);
+    expect(await liveNames(other)).toEqual(["kept"]);
+    // Their metadata index rows went with them.
+    const rows = await sqlOn<{ n: number }>(path, `SELECT count(*) AS n FROM checkpoint_metadata`);
+    expect(Number(rows[0]!.n)).toBe(1);
+  });
+
+  it("validates the policy and leaves the database unchanged on bad input", async () => {
+    const { fp, path } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    await s.checkpoint({ name: "a" });
+    const ghost = await fp.createSession({ userId: "u" });
+    await fp.deleteSession(ghost.id, { userId: "u" });
+    const before = await dumpOf(path);
+    for (const bad of [
+      { keepLast: -1 },
+      { keepLast: 1.5 },
+      { keepLast: "3" },
+      { keepFor: "soon" },
+      { keepFor: 0 },
+      { keepFirst: "yes" },
+      { keepEvery: 2 },
+      [],
+      "7d",
+    ]) {
+      const e = await s.setRetention(bad as never).catch((x: unknown) => x);
+      expect(e, JSON.stringify(bad)).toBeInstanceOf(ValidationError);
+    }
+    await expect(ghost.setRetention({ keepLast: 1 })).rejects.toBeInstanceOf(NotFoundError);
+    expect(await dumpOf(path)).toEqual(before);
+  });
+
+  it("costs the same per checkpoint however many the session keeps (reads bounded by the policy)", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    await s.setRetention({ keepLast: 1, onePerName: true, keepFirst: true });
+    // 300 distinct names kept by onePerName: the weighing of a new checkpoint still reads a few rows by index.
+    for (let i = 0; i < 300; i++) await s.checkpoint({ name: `n${i}` });
+    for (let i = 0; i < 20; i++) await s.checkpoint({ name: "same" });
+    const names = await liveNames(s);
+    expect(names.length).toBe(301);
+    expect(names.filter((n) => n === "same")).toEqual(["same"]);
+  });
+
+  it("weighs a checkpoint with index range reads only (SQLite query plans of the weighing statements)", async () => {
+    if (onPostgres) return; // The statements are the same shape there; the behaviour above runs on both.
+    const { fp, path } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    await s.checkpoint({ name: "a" });
+    const live = "(expires_at IS NULL OR expires_at > 0)";
+    const statements = [
+      // The one keepFor weighs next: after the watermark time, oldest first.
+      `SELECT id FROM checkpoints INDEXED BY checkpoints_session_created WHERE session_id = $1 AND created_at > $2 AND created_at <= $3 AND ${live} ORDER BY created_at, seq LIMIT 16`,
+      // The Nth newest live one (keepLast).
+      `SELECT id FROM checkpoints INDEXED BY checkpoints_user_session_seq WHERE user_id = $1 AND session_id = $2 AND ${live} ORDER BY seq DESC LIMIT 1 OFFSET 10`,
+      // The newest of a name (onePerName).
+      `SELECT id FROM checkpoints INDEXED BY checkpoints_session_name_seq WHERE session_id = $1 AND name = $2 AND seq < $3 AND ${live} ORDER BY seq DESC LIMIT 1`,
+    ];
+    for (const text of statements) {
+      const plan = (
+        await sqlOn<{ detail: string }>(path, `EXPLAIN QUERY PLAN ${text}`, ["x", "y", 3].slice(0, text.match(/\$\d/g)!.length))
+      )
+        .map((r) => r.detail)
+        .join("\n");
+      expect(plan, text).toMatch(/^SEARCH checkpoints USING INDEX/);
+      expect(plan, text).not.toMatch(/TEMP B-TREE|SCAN/);
+    }
+  });
+});
