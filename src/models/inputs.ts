@@ -69,7 +69,26 @@ export const messageInput = z.strictObject({
   metadata: jsonObject.optional(),
 });
 export const checkpointInput = z.strictObject({ name: name().optional(), metadata: jsonObject.optional(), expiresIn: duration.optional() });
-export const historyInput = z.strictObject({ branchId: name().optional() });
+/** The most messages one history page returns. */
+export const MAX_HISTORY_PAGE = 1000;
+const positiveInt = (max: number) =>
+  z
+    .number("must be a positive integer")
+    .int("must be a positive integer")
+    .min(1, "must be a positive integer")
+    .max(max, `must be at most ${max}`);
+export const historyInput = z.strictObject({
+  branchId: name().optional(),
+  limit: positiveInt(MAX_HISTORY_PAGE).optional(),
+  before: positiveInt(Number.MAX_SAFE_INTEGER).optional(),
+  withVersions: z.boolean().optional(),
+});
+/** An edit's new message: as `messageInput`, but the role may be left out (the original's is kept). */
+export const editMessageInput = messageInput.extend({ role: name().optional() });
+/** A regenerated answer: the role is the original's (an assistant's). */
+export const regenerateInput = messageInput.omit({ role: true });
+export const updateSessionInput = z.strictObject({ title: name().nullable().optional(), metadata: jsonObject.nullable().optional() });
+export const branchName = name().nullable();
 export const moveOptions = z.strictObject({
   onUndoError: z.enum(["stop", "continue"]).optional(),
   refuseIrreversible: z.boolean().optional(),
@@ -79,6 +98,8 @@ export const moveOptions = z.strictObject({
   /** With scope "files" or "both": files changed outside forkpoint are saved in a checkpoint, then overwritten. */
   force: z.boolean().optional(),
 });
+/** `edit` / `regenerate` options: the move's, plus a checkpoint written with the new message. */
+export const editOptions = moveOptions.extend({ checkpoint: checkpointInput.optional() });
 export const attachWorkspaceInput = z.strictObject({ exclude: z.array(name()).max(1000).optional() });
 export const recordToolCallInput = z
   .strictObject({
@@ -114,6 +135,9 @@ export type ListSessionsInput = z.input<typeof listSessionsInput>;
 export type ListCheckpointsInput = z.input<typeof listCheckpointsInput>;
 export type CheckpointInput = z.input<typeof checkpointInput>;
 export type MoveOptions = z.input<typeof moveOptions>;
+export type EditOptions = z.input<typeof editOptions>;
+export type HistoryOptions = z.input<typeof historyInput>;
+export type UpdateSessionInput = z.input<typeof updateSessionInput>;
 export type RecordToolCallInput = z.input<typeof recordToolCallInput>;
 export type PlanTarget = z.input<typeof planInput>;
 export type AutoCheckpointPolicy = z.input<typeof autoCheckpointPolicy>;
@@ -134,7 +158,9 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where
 }
 
 function pathOf(where: string, path: readonly PropertyKey[]): string {
-  return path.length > 0 ? `${where}.${path.map((key) => escapeLoneSurrogates(String(key))).join(".")}` : where;
+  const keys = path.map((key) => escapeLoneSurrogates(String(key))).join(".");
+  if (where === "") return keys === "" ? "options" : keys;
+  return path.length > 0 ? `${where}.${keys}` : where;
 }
 
 /** The first malformed-text issue among `issues` and the branches of their unions, with its full path. */

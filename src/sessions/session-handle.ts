@@ -17,6 +17,9 @@ import {
   parseInput,
   type CheckpointInput,
   type CreateSessionInput,
+  type EditOptions,
+  type HistoryOptions,
+  type UpdateSessionInput,
   type ListCheckpointsInput,
   type MoveOptions,
   type PlanTarget,
@@ -27,11 +30,13 @@ import type {
   Branch,
   Checkpoint,
   CheckpointDiff,
+  EditInput,
   EditResult,
   FilesDiff,
   Message,
   MessageInput,
   MovePlan,
+  RegenerateInput,
   MoveResult,
   Page,
   RestoredCheckpoint,
@@ -40,6 +45,7 @@ import type {
   TimelineItem,
   ToolInvocation,
   Turn,
+  VersionedMessage,
   Versions,
   WorkspaceInfo,
 } from "../models/types.js";
@@ -53,11 +59,15 @@ import { diff } from "./diff.js";
 import { edit } from "./edit.js";
 import { handoff } from "./handoff.js";
 import { history } from "./history.js";
+import { message } from "./message.js";
+import { nameBranch } from "./name-branch.js";
 import { plan } from "./plan.js";
+import { regenerate } from "./regenerate.js";
 import { rollback } from "./rollback.js";
 import { summary } from "./summary.js";
 import { switchBranch } from "./switch-branch.js";
 import { timeline } from "./timeline.js";
+import { update } from "./update.js";
 import { versions } from "./versions.js";
 
 const id = (value: unknown, field: string): string => parseInput(idSchema, value, field);
@@ -144,9 +154,34 @@ export class SessionHandle {
     return this.#run((ctx, ref) => turn(ctx, ref, messages, checkpoint));
   }
 
-  /** The messages of the current branch's lineage (or of `branchId`'s), oldest first. */
-  history(options?: { branchId?: string }): Promise<Message[]> {
+  /**
+   * The messages of the current branch's lineage (or of `branchId`'s), oldest first. With `limit` and/or `before`
+   * (a position, exclusive): the last `limit` messages before it, so `before: page[0].position` is the previous
+   * page. With `withVersions: true` each message carries its `< i/n >` picker, read for the whole page at once.
+   * @example const page = await s.history({ limit: 50, withVersions: true })
+   */
+  history(options: HistoryOptions & { withVersions: true }): Promise<VersionedMessage[]>;
+  history(options?: HistoryOptions): Promise<Message[]>;
+  history(options?: HistoryOptions): Promise<Message[]> {
     return this.#run((ctx, ref) => history(ctx, ref, options));
+  }
+
+  /** One message of this session, on any of its branches (`NotFoundError` for an unknown or another session's id). */
+  message(messageId: string): Promise<Message> {
+    return this.#run((ctx, ref) => message(ctx, ref, id(messageId, "messageId")));
+  }
+
+  /**
+   * Renames the session and/or replaces its metadata (null clears either; a key left out is kept). Returns `info()`.
+   * @example await s.update({ title: "Trip to Lisbon" })
+   */
+  update(fields: UpdateSessionInput): Promise<SessionInfo> {
+    return this.#run((ctx, ref) => update(ctx, ref, fields));
+  }
+
+  /** Names a branch of this session (null clears it). Names need not be unique: ids identify branches. */
+  nameBranch(branchId: string, name: string | null): Promise<Branch> {
+    return this.#run((ctx, ref) => nameBranch(ctx, ref, id(branchId, "branchId"), name));
   }
 
   /** The current state document (`{}` for a new session). */
@@ -225,9 +260,23 @@ export class SessionHandle {
     return this.#run((ctx, ref) => rollback(ctx, ref, id(checkpointId, "checkpointId"), options));
   }
 
-  /** A new version of a message: a branch forked just before it, with `next` appended, made current. */
-  edit(messageId: string, next: MessageInput, options?: MoveOptions): Promise<EditResult> {
+  /**
+   * A new version of a message: a branch forked just before it, with `next` appended, made current. `next.role`
+   * defaults to the original's. With `{ checkpoint: { name } }` a checkpoint at the new message is written in the
+   * same transaction (`result.checkpoint`).
+   * @example const { message, checkpoint } = await s.edit(id, { content: "new text" }, { checkpoint: { name: "v2" } })
+   */
+  edit(messageId: string, next: EditInput, options?: EditOptions): Promise<EditResult> {
     return this.#run((ctx, ref) => edit(ctx, ref, id(messageId, "messageId"), next, options));
+  }
+
+  /**
+   * A new answer to the same question: a new version of an assistant message (same position, forked just before it),
+   * as `edit` makes one. Another role's message is refused with a `ValidationError` (field `messageId`).
+   * @example await s.regenerate(answer.id, { content: "Another take" }, { checkpoint: { name: "retry" } })
+   */
+  regenerate(messageId: string, answer: RegenerateInput, options?: EditOptions): Promise<EditResult> {
+    return this.#run((ctx, ref) => regenerate(ctx, ref, id(messageId, "messageId"), answer, options));
   }
 
   /** The `< i/n >` versions of a message across branches, in creation order. */
