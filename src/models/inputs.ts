@@ -142,25 +142,39 @@ export type RecordToolCallInput = z.input<typeof recordToolCallInput>;
 export type PlanTarget = z.input<typeof planInput>;
 export type AutoCheckpointPolicy = z.input<typeof autoCheckpointPolicy>;
 
-/** Parses `value` with `schema`, or throws a `ValidationError` naming the first offending field under `where`. */
-export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
+/**
+ * Parses an object of named options or fields (`{ limit, before }`, `{ userId, title }`): a `ValidationError`'s field
+ * is the path inside it as the caller wrote it (`limit`, `checkpoint.name`, `metadata.x`), with no method or
+ * parameter name in front; `param` names the whole argument when it is itself wrong (missing, not an object).
+ * This and `parseInput` are the one naming rule of `field` (docs/validation.md).
+ */
+export function parseOptions<S extends z.ZodType>(schema: S, value: unknown, param: string): z.output<S> {
+  return parseInput(schema, value, param, true);
+}
+
+/**
+ * Parses a value argument (an id, a message, a document, tool args) with `schema`, or throws a `ValidationError`
+ * naming the first offending field: the parameter's name `where`, then the path inside it (`message.content.x`).
+ * With `bare`, the path inside is the field by itself (see `parseOptions`).
+ */
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where: string, bare = false): z.output<S> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   // Malformed text is reported as such even from inside a union (whose own issue would only say "none matched").
   const malformed = findMalformed(parsed.error.issues, []);
-  if (malformed) throw new ValidationError(pathOf(where, malformed.path), MALFORMED_TEXT_MESSAGE, MALFORMED);
+  if (malformed) throw new ValidationError(pathOf(where, malformed.path, bare), MALFORMED_TEXT_MESSAGE, MALFORMED);
   const issue = parsed.error.issues[0];
-  const path = issue ? pathOf(where, issue.path) : where;
+  const path = issue ? pathOf(where, issue.path, bare) : where;
   let message = issue?.message ?? "is invalid";
   if (issue?.code === "unrecognized_keys") message = `unknown option(s): ${issue.keys.map(escapeLoneSurrogates).join(", ")}`;
   if (issue?.code === "invalid_type" && valueAt(value, issue.path) === undefined) message = "is required";
   throw new ValidationError(path, message);
 }
 
-function pathOf(where: string, path: readonly PropertyKey[]): string {
+function pathOf(where: string, path: readonly PropertyKey[], bare: boolean): string {
+  if (path.length === 0) return where;
   const keys = path.map((key) => escapeLoneSurrogates(String(key))).join(".");
-  if (where === "") return keys === "" ? "options" : keys;
-  return path.length > 0 ? `${where}.${keys}` : where;
+  return bare ? keys : `${where}.${keys}`;
 }
 
 /** The first malformed-text issue among `issues` and the branches of their unions, with its full path. */

@@ -1,7 +1,7 @@
 // attachWorkspace: a directory whose files checkpoints capture and moves restore.
 import { resolve } from "node:path";
 import { ValidationError } from "../models/errors.js";
-import { attachWorkspaceInput, directoryPath, parseInput } from "../models/inputs.js";
+import { attachWorkspaceInput, directoryPath, parseInput, parseOptions } from "../models/inputs.js";
 import type { WorkspaceInfo } from "../models/types.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedSession } from "./core/owned.js";
@@ -14,7 +14,7 @@ export async function attachWorkspace(
   options: unknown = {},
 ): Promise<WorkspaceInfo> {
   const given = parseInput(directoryPath, dirInput, "dir");
-  const o = parseInput(attachWorkspaceInput, options, "options");
+  const o = parseOptions(attachWorkspaceInput, options, "options");
   const dir = realDir(given);
   if (!dir) throw new ValidationError("dir", `${resolve(given)} is not a directory`);
   const exclude = JSON.stringify(o.exclude ?? []);

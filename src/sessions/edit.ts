@@ -2,7 +2,15 @@
 import type { BaseMoveSpec, MoveOutcome, WithinMove } from "./moves/move-spec.js";
 import { ValidationError } from "../models/errors.js";
 import { newId } from "../models/ids.js";
-import { checkpointInput, editMessageInput, editOptions, parseInput, type CheckpointInput, type EditOptions } from "../models/inputs.js";
+import {
+  checkpointInput,
+  editMessageInput,
+  editOptions,
+  parseInput,
+  type CheckpointInput,
+  type EditOptions,
+  parseOptions,
+} from "../models/inputs.js";
 import { toJsonText } from "../models/json.js";
 import type { Checkpoint, EditInput, EditResult } from "../models/types.js";
 import type { CheckpointRow, EntryRow, SessionRow, Step, Tx } from "../store/port/index.js";
@@ -34,7 +42,7 @@ export async function edit(
     clientId: m.clientId ?? null,
     metadata: m.metadata === undefined ? null : toJsonText(m.metadata, "message.metadata", ctx.limits),
   };
-  const { checkpoint, ...moveOptions } = options === undefined || options === null ? {} : parseInput(editOptions, options, "");
+  const { checkpoint, ...moveOptions } = options === undefined || options === null ? {} : parseOptions(editOptions, options, "options");
   const cpFields = checkpoint === undefined ? undefined : checkpointFields(ctx, checkpoint);
   let written: Checkpoint | undefined;
   // The checkpoint is written in the transaction that writes the new message: the edit lands whole or not at all.

@@ -10,6 +10,7 @@ import {
   type CreateSessionInput,
   type ListCheckpointsInput,
   type ListSessionsInput,
+  parseOptions,
 } from "../models/inputs.js";
 import { DEFAULT_LIMITS } from "../models/limits.js";
 import { resilientLogger } from "../models/logger.js";
@@ -83,7 +84,7 @@ export class Forkpoint {
 
   /** @internal use `openForkpoint` */
   constructor(options: ForkpointOptions = {}) {
-    const o = parseInput(openOptions, options, "openForkpoint");
+    const o = parseOptions(openOptions, options, "options");
     const tools = new ToolRegistry(o.tools ?? []);
     const logger = resilientLogger(o.logger ?? console);
     if ([o.store, o.path, o.postgres].filter((v) => v !== undefined).length > 1)
@@ -183,7 +184,7 @@ export class Forkpoint {
   getSession(sessionId: string, scope: { userId: string }): Promise<SessionHandle> {
     return this.#whenReady(async () => {
       const id = parseInput(idSchema, sessionId, "sessionId");
-      const { userId } = parseInput(userScope, scope, "scope");
+      const { userId } = parseOptions(userScope, scope, "scope");
       await this.#ctx.store.read(function* (tx) {
         return yield* ownedSession(tx, id, userId);
       });
@@ -201,7 +202,7 @@ export class Forkpoint {
   deleteSession(sessionId: string, scope: { userId: string }): Promise<void> {
     return this.#whenReady(async () => {
       const id = parseInput(idSchema, sessionId, "sessionId");
-      const { userId } = parseInput(userScope, scope, "scope");
+      const { userId } = parseOptions(userScope, scope, "scope");
       await deleteSession(this.#ctx, { id, userId });
     });
   }

@@ -1,5 +1,5 @@
 // history: the messages of a branch's lineage (or a page of them, with their versions), read in one unit.
-import { historyInput, parseInput, type HistoryOptions } from "../models/inputs.js";
+import { historyInput, parseOptions, type HistoryOptions } from "../models/inputs.js";
 import type { Message, MessageVersions, VersionedMessage } from "../models/types.js";
 import type { MessageRow, Step, Tx } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
@@ -8,7 +8,7 @@ import { toMessage } from "./core/rows.js";
 import { branchOf, lineageMessages } from "./log/lineage.js";
 
 export async function history(ctx: EngineContext, ref: SessionRef, options: HistoryOptions = {}): Promise<(Message | VersionedMessage)[]> {
-  const o = parseInput(historyInput, options ?? {}, "");
+  const o = parseOptions(historyInput, options ?? {}, "options");
   return ctx.store.read(function* (tx) {
     const session = yield* ownedSession(tx, ref.id, ref.userId);
     const branch = yield* branchOf(tx, session, o.branchId ?? session.currentBranchId);

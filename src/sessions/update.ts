@@ -1,5 +1,5 @@
 // update: a session's title and metadata (metadata is replaced whole; null clears either).
-import { parseInput, updateSessionInput, type UpdateSessionInput } from "../models/inputs.js";
+import { parseOptions, updateSessionInput, type UpdateSessionInput } from "../models/inputs.js";
 import { toJsonText } from "../models/json.js";
 import type { SessionInfo } from "../models/types.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
@@ -7,7 +7,7 @@ import { ownedSession } from "./core/owned.js";
 import { toSessionInfo } from "./core/rows.js";
 
 export async function update(ctx: EngineContext, ref: SessionRef, input: UpdateSessionInput): Promise<SessionInfo> {
-  const o = parseInput(updateSessionInput, input, "");
+  const o = parseOptions(updateSessionInput, input, "fields");
   const metadata = o.metadata === undefined || o.metadata === null ? o.metadata : toJsonText(o.metadata, "metadata", ctx.limits);
   return ctx.store.write({ sessionId: ref.id }, function* (tx) {
     yield* ownedSession(tx, ref.id, ref.userId);

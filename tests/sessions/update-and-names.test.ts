@@ -30,7 +30,7 @@ describe("update", () => {
       [{ title: 3 }, "title"],
       [{ metadata: [1] }, "metadata"],
       [{ metadata: { x: Number.NaN } }, "metadata.x"],
-      [{ name: "x" }, "options"],
+      [{ name: "x" }, "fields"],
     ];
     for (const [input, field] of cases) {
       const e = await s.update(input as never).catch((x: unknown) => x);

@@ -105,7 +105,7 @@ describe("attachWorkspace and diffFiles", () => {
     const before = await dumpOf(dbFile);
     expect((await rejectionOf(s.attachWorkspace(path.join(ws, "README.md")))).field).toBe("dir");
     expect((await rejectionOf(s.attachWorkspace(path.join(dir, "missing")))).field).toBe("dir");
-    expect((await rejectionOf(s.attachWorkspace(ws, { exclude: [""] }))).field).toBe("options.exclude.0");
+    expect((await rejectionOf(s.attachWorkspace(ws, { exclude: [""] }))).field).toBe("exclude.0");
     expect(await rejectionOf(s.attachWorkspace(ws, { globs: [] } as never))).toBeInstanceOf(ValidationError);
     expect((await rejectionOf(bare.diffFiles(noFiles.id))).field).toBe("diffFiles"); // no workspace yet
     expect(await rejectionOf(s.diffFiles("cp_nope"))).toBeInstanceOf(NotFoundError);
