@@ -49,6 +49,7 @@ import type {
   Versions,
   WorkspaceInfo,
 } from "../models/types.js";
+import type { ToolDefinition } from "../tools/define-tool.js";
 import { refuseInsideMove } from "../tools/handler-scope.js";
 import { append } from "./append.js";
 import { listBranches } from "./branches.js";
@@ -197,9 +198,15 @@ export class SessionHandle {
   /**
    * Runs a registered tool (args default to `{}`), journaling it first; resolves to its result, or rejects with
    * its error after recording it. A result that is not plain JSON is recorded as JSON.stringify writes it.
+   * Pass the tool's definition instead of its name for typed args and result (it must be the registered one).
+   * @example const { bytes } = await s.invoke(writeFile, { path: "a.txt", text: "hi" })
    */
-  invoke(tool: string, args: JsonInput = {}): Promise<any> {
-    return this.#run((ctx, ref) => invoke(ctx, ref, id(tool, "tool"), args));
+  invoke<Args extends JsonValue, Result extends JsonValue | void>(tool: ToolDefinition<Args, Result>, args: Args): Promise<Result>;
+  invoke(tool: string, args?: JsonInput): Promise<any>;
+  invoke(tool: string | ToolDefinition, args: JsonInput = {}): Promise<any> {
+    // A definition (typed form) names its tool; it must be the one registered, so its types are the ones that run.
+    const name = typeof tool === "object" && tool !== null ? tool : id(tool, "tool");
+    return this.#run(async (ctx, ref) => invoke(ctx, ref, ctx.tools.nameOf(name), args));
   }
 
   /** Records a call some framework already ran, so its registered `undo` can reverse it later. */
