@@ -61,5 +61,13 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
       "\nCREATE INDEX \"sessions_user_seq\" ON \"sessions\" USING btree (\"user_id\",\"seq\");",
       "\nCREATE UNIQUE INDEX \"state_snapshots_hash\" ON \"state_snapshots\" USING btree (\"hash\");"
     ]
+  },
+  {
+    "tag": "0001_worthless_nemesis",
+    "folderMillis": 1795735412199,
+    "hash": "8d4f8f46c5958e381a4111f1d8aca1560285d3bdd1416cef2d8da8e9930cd22d",
+    "sql": [
+      "CREATE INDEX \"branches_session_fork_entry\" ON \"branches\" USING btree (\"session_id\",\"fork_entry_id\");"
+    ]
   }
 ];

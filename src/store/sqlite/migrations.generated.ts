@@ -122,5 +122,13 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     "sql": [
       "ALTER TABLE `entries` ADD `reversible` integer;"
     ]
+  },
+  {
+    "tag": "0006_melodic_gorgon",
+    "folderMillis": 1795735411591,
+    "hash": "d44745a38f09797fb081dcb9521d3c0a3ddf02c650de7ca9c38c06e25eb09c37",
+    "sql": [
+      "CREATE INDEX `branches_session_fork_entry` ON `branches` (`session_id`,`fork_entry_id`);"
+    ]
   }
 ];
