@@ -88,7 +88,7 @@ export class Forkpoint {
     const tools = new ToolRegistry(o.tools ?? []);
     const logger = resilientLogger(o.logger ?? console);
     if ([o.store, o.path, o.postgres].filter((v) => v !== undefined).length > 1)
-      throw new ValidationError("openForkpoint", "give one of path, postgres or store");
+      throw new ValidationError("options", "give one of path, postgres or store");
     this.#store =
       o.store ??
       (o.postgres !== undefined ? new PostgresStore(o.postgres as PostgresTarget) : undefined) ??

@@ -205,8 +205,10 @@ export class SessionHandle {
   invoke(tool: string, args?: JsonInput): Promise<any>;
   invoke(tool: string | ToolDefinition, args: JsonInput = {}): Promise<any> {
     // A definition (typed form) names its tool; it must be the one registered, so its types are the ones that run.
-    const name = typeof tool === "object" && tool !== null ? tool : id(tool, "tool");
-    return this.#run(async (ctx, ref) => invoke(ctx, ref, ctx.tools.nameOf(name), args));
+    return this.#run(async (ctx, ref) => {
+      const name = ctx.tools.nameOf(typeof tool === "object" && tool !== null ? tool : id(tool, "tool"));
+      return invoke(ctx, ref, name, args);
+    });
   }
 
   /** Records a call some framework already ran, so its registered `undo` can reverse it later. */
