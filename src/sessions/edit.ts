@@ -32,16 +32,35 @@ export async function edit(
   next: EditInput,
   options?: EditOptions,
   within?: WithinMove,
-  check?: EditCheck,
 ): Promise<EditResult> {
-  const m = parseInput(editMessageInput, next, "message");
-  const fields: EntryFields = {
+  return editWith(ctx, ref, messageId, editFields(ctx, parseInput(editMessageInput, next, "message"), "message"), options, within);
+}
+
+/** A new message's entry fields (its role null when left out), validated before any write; `where` names the argument. */
+export function editFields(
+  ctx: EngineContext,
+  m: { role?: string | undefined; content: unknown; clientId?: string | undefined; metadata?: object | undefined },
+  where: string,
+): EntryFields {
+  return {
     kind: "message",
     role: m.role ?? null,
-    content: toJsonText(m.content, "message.content", ctx.limits),
+    content: toJsonText(m.content, `${where}.content`, ctx.limits),
     clientId: m.clientId ?? null,
-    metadata: m.metadata === undefined ? null : toJsonText(m.metadata, "message.metadata", ctx.limits),
+    metadata: m.metadata === undefined ? null : toJsonText(m.metadata, `${where}.metadata`, ctx.limits),
   };
+}
+
+/** An edit of already validated fields; `check` may refuse the original message (in the move's transaction). */
+export async function editWith(
+  ctx: EngineContext,
+  ref: SessionRef,
+  messageId: string,
+  fields: EntryFields,
+  options?: EditOptions,
+  within?: WithinMove,
+  check?: EditCheck,
+): Promise<EditResult> {
   const { checkpoint, ...moveOptions } = options === undefined || options === null ? {} : parseOptions(editOptions, options, "options");
   const cpFields = checkpoint === undefined ? undefined : checkpointFields(ctx, checkpoint);
   let written: Checkpoint | undefined;

@@ -2,7 +2,7 @@
 import { parseInput, regenerateInput, type EditOptions } from "../models/inputs.js";
 import type { EditResult, RegenerateInput } from "../models/types.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
-import { assistantOnly, edit } from "./edit.js";
+import { assistantOnly, editFields, editWith } from "./edit.js";
 
 export async function regenerate(
   ctx: EngineContext,
@@ -11,7 +11,7 @@ export async function regenerate(
   answer: RegenerateInput,
   options?: EditOptions,
 ): Promise<EditResult> {
-  // The role comes from the message it replaces: one given here is refused as an unknown option.
-  parseInput(regenerateInput, answer, "answer");
-  return edit(ctx, ref, messageId, { ...answer, role: "assistant" }, options, undefined, assistantOnly);
+  // The role comes from the message it replaces: one given here is refused as an unknown key.
+  const fields = editFields(ctx, parseInput(regenerateInput, answer, "answer"), "answer");
+  return editWith(ctx, ref, messageId, { ...fields, role: "assistant" }, options, undefined, assistantOnly);
 }

@@ -97,6 +97,8 @@ describe("regenerate", () => {
     const r = await s.regenerate(msgs[3]!.id, { role: "user", content: "x" } as never).catch((x: unknown) => x);
     expect(r).toBeInstanceOf(ValidationError);
     expect(r).toMatchObject({ field: "answer" });
+    const bad = await s.regenerate(msgs[3]!.id, { content: { n: Number.NaN } }).catch((x: unknown) => x);
+    expect(bad).toMatchObject({ field: "answer.content.n" });
     expect(await dumpOf(path)).toEqual(before);
   });
 });
