@@ -34,6 +34,9 @@ export type { JsonValue, JsonObject, JsonInput, JsonObjectInput } from "./models
 export type {
   CheckpointInput,
   CreateSessionInput,
+  EditOptions,
+  HistoryOptions,
+  UpdateSessionInput,
   ListCheckpointsInput,
   ListSessionsInput,
   MoveOptions,

@@ -50,6 +50,8 @@ describe("README examples", () => {
     expect(readFileSync(join(dir, "project", "plan.md"), "utf8")).toBe("draft 1\n");
     expect(out.split("\n")).toContain("3");
     expect(out.split("\n")).toContain("3 4 Booked a hotel!");
+    expect(out.split("\n")).toContain("Name a city < 1/2 > | Porto < 2/2 >");
+    expect(out.split("\n")).toContain("Lisbon 2");
     expect(out.split("\n")).toContain("user: hi | assistant: echo: hi | user: book Lisbon | assistant: echo: book Lisbon");
     expect(out.split("\n")).toContain("remember to buy milk | Saved todo.md.");
     expect(out).toContain("todo.md after rollback: false");

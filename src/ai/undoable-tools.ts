@@ -68,12 +68,12 @@ async function* relay(call: (onOutput: (output: unknown) => void) => Promise<unk
 }
 
 function bindings(tools: ToolSet, undos: Record<string, unknown>, where: string): Record<string, FrameworkBinding> {
-  if (typeof tools !== "object" || tools === null) throw new ValidationError(where, "expects an AI SDK ToolSet ({ name: tool({ ... }) })");
-  if (typeof undos !== "object" || undos === null)
-    throw new ValidationError(`${where}.undos`, "must be an object of undo functions by tool name");
+  if (typeof tools !== "object" || tools === null)
+    throw new ValidationError("tools", `${where} expects an AI SDK ToolSet ({ name: tool({ ... }) })`);
+  if (typeof undos !== "object" || undos === null) throw new ValidationError("undos", "must be an object of undo functions by tool name");
   for (const [name, undo] of Object.entries(undos)) {
-    if (!(name in tools)) throw new ValidationError(`${where}.undos.${name}`, "names no tool of the ToolSet");
-    if (undo !== undefined && typeof undo !== "function") throw new ValidationError(`${where}.undos.${name}`, "must be a function");
+    if (!(name in tools)) throw new ValidationError(`undos.${name}`, "names no tool of the ToolSet");
+    if (undo !== undefined && typeof undo !== "function") throw new ValidationError(`undos.${name}`, "must be a function");
   }
   const out: Record<string, FrameworkBinding> = {};
   for (const [name, t] of Object.entries(tools)) {

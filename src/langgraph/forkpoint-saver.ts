@@ -19,7 +19,7 @@ import {
   type SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
 import { ValidationError } from "../models/errors.js";
-import { langGraphSaverOptions, parseInput } from "../models/inputs.js";
+import { langGraphSaverOptions, parseOptions } from "../models/inputs.js";
 import { engineOf, type Forkpoint, type SessionHandle } from "../sessions/langgraph-bridge.js";
 import { CheckpointReader } from "./checkpoint-reader.js";
 import { configFor } from "./config-for.js";
@@ -72,7 +72,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
     } catch {
       throw new ValidationError("fp", "must be a Forkpoint from openForkpoint()");
     }
-    const o = parseInput(langGraphSaverOptions, options, "options");
+    const o = parseOptions(langGraphSaverOptions, options, "options");
     this.#fp = fp;
     this.#parts = {
       serde: this.serde,

@@ -15,7 +15,7 @@ export async function* listCheckpoints(
   if (config === null || typeof config !== "object") throw new ValidationError("config", "must be a RunnableConfig object");
   if (options === null || typeof options !== "object") throw new ValidationError("options", "must be an object");
   if (options.limit !== undefined && (typeof options.limit !== "number" || !Number.isFinite(options.limit) || options.limit < 0)) {
-    throw new ValidationError("options.limit", "must be a finite number, 0 or more");
+    throw new ValidationError("limit", "must be a finite number, 0 or more");
   }
   const { threadId, ns, checkpointId } = threadConfig(config);
   const userId = userOf(parts, config);

@@ -87,7 +87,7 @@ export function userOf(parts: SaverParts, config: RunnableConfig | undefined): s
 /** The user an options object names, else the saver's. */
 export function userIn(parts: SaverParts, options: { userId?: string } | undefined): string {
   if (options !== undefined && (options === null || typeof options !== "object")) throw new ValidationError("options", "must be an object");
-  return options?.userId === undefined ? parts.defaultUserId : parseInput(idSchema, options.userId, "options.userId");
+  return options?.userId === undefined ? parts.defaultUserId : parseInput(idSchema, options.userId, "userId");
 }
 
 /** A checkpoint's pending writes in the order LangGraph applies them: (task path, task id, index). */

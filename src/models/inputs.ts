@@ -77,7 +77,26 @@ export const messageInput = z.strictObject({
   metadata: jsonObject.optional(),
 });
 export const checkpointInput = z.strictObject({ name: name().optional(), metadata: jsonObject.optional(), expiresIn: duration.optional() });
-export const historyInput = z.strictObject({ branchId: name().optional() });
+/** The most messages one history page returns. */
+export const MAX_HISTORY_PAGE = 1000;
+const positiveInt = (max: number) =>
+  z
+    .number("must be a positive integer")
+    .int("must be a positive integer")
+    .min(1, "must be a positive integer")
+    .max(max, `must be at most ${max}`);
+export const historyInput = z.strictObject({
+  branchId: name().optional(),
+  limit: positiveInt(MAX_HISTORY_PAGE).optional(),
+  before: positiveInt(Number.MAX_SAFE_INTEGER).optional(),
+  withVersions: z.boolean().optional(),
+});
+/** An edit's new message: as `messageInput`, but the role may be left out (the original's is kept). */
+export const editMessageInput = messageInput.extend({ role: name().optional() });
+/** A regenerated answer: the role is the original's (an assistant's). */
+export const regenerateInput = messageInput.omit({ role: true });
+export const updateSessionInput = z.strictObject({ title: name().nullable().optional(), metadata: jsonObject.nullable().optional() });
+export const branchName = name().nullable();
 export const moveOptions = z.strictObject({
   onUndoError: z.enum(["stop", "continue"]).optional(),
   refuseIrreversible: z.boolean().optional(),
@@ -87,6 +106,8 @@ export const moveOptions = z.strictObject({
   /** With scope "files" or "both": files changed outside forkpoint are saved in a checkpoint, then overwritten. */
   force: z.boolean().optional(),
 });
+/** `edit` / `regenerate` options: the move's, plus a checkpoint written with the new message. */
+export const editOptions = moveOptions.extend({ checkpoint: checkpointInput.optional() });
 export const attachWorkspaceInput = z.strictObject({ exclude: z.array(name()).max(1000).optional() });
 export const recordToolCallInput = z
   .strictObject({
@@ -122,27 +143,46 @@ export type ListSessionsInput = z.input<typeof listSessionsInput>;
 export type ListCheckpointsInput = z.input<typeof listCheckpointsInput>;
 export type CheckpointInput = z.input<typeof checkpointInput>;
 export type MoveOptions = z.input<typeof moveOptions>;
+export type EditOptions = z.input<typeof editOptions>;
+export type HistoryOptions = z.input<typeof historyInput>;
+export type UpdateSessionInput = z.input<typeof updateSessionInput>;
 export type RecordToolCallInput = z.input<typeof recordToolCallInput>;
 export type PlanTarget = z.input<typeof planInput>;
 export type AutoCheckpointPolicy = z.input<typeof autoCheckpointPolicy>;
 
-/** Parses `value` with `schema`, or throws a `ValidationError` naming the first offending field under `where`. */
-export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
+/**
+ * Parses an object of named options or fields (`{ limit, before }`, `{ userId, title }`): a `ValidationError`'s field
+ * is the path inside it as the caller wrote it (`limit`, `checkpoint.name`, `metadata.x`), with no method or
+ * parameter name in front; `param` names the whole argument when it is itself wrong (missing, not an object).
+ * This and `parseInput` are the one naming rule of `field` (docs/validation.md).
+ */
+export function parseOptions<S extends z.ZodType>(schema: S, value: unknown, param: string): z.output<S> {
+  return parseInput(schema, value, param, true);
+}
+
+/**
+ * Parses a value argument (an id, a message, a document, tool args) with `schema`, or throws a `ValidationError`
+ * naming the first offending field: the parameter's name `where`, then the path inside it (`message.content.x`).
+ * With `bare`, the path inside is the field by itself (see `parseOptions`).
+ */
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where: string, bare = false): z.output<S> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   // Malformed text is reported as such even from inside a union (whose own issue would only say "none matched").
   const malformed = findMalformed(parsed.error.issues, []);
-  if (malformed) throw new ValidationError(pathOf(where, malformed.path), MALFORMED_TEXT_MESSAGE, MALFORMED);
+  if (malformed) throw new ValidationError(pathOf(where, malformed.path, bare), MALFORMED_TEXT_MESSAGE, MALFORMED);
   const issue = parsed.error.issues[0];
-  const path = issue ? pathOf(where, issue.path) : where;
+  const path = issue ? pathOf(where, issue.path, bare) : where;
   let message = issue?.message ?? "is invalid";
   if (issue?.code === "unrecognized_keys") message = `unknown option(s): ${issue.keys.map(escapeLoneSurrogates).join(", ")}`;
   if (issue?.code === "invalid_type" && valueAt(value, issue.path) === undefined) message = "is required";
   throw new ValidationError(path, message);
 }
 
-function pathOf(where: string, path: readonly PropertyKey[]): string {
-  return path.length > 0 ? `${where}.${path.map((key) => escapeLoneSurrogates(String(key))).join(".")}` : where;
+function pathOf(where: string, path: readonly PropertyKey[], bare: boolean): string {
+  if (path.length === 0) return where;
+  const keys = path.map((key) => escapeLoneSurrogates(String(key))).join(".");
+  return bare ? keys : `${where}.${keys}`;
 }
 
 /** The first malformed-text issue among `issues` and the branches of their unions, with its full path. */

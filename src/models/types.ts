@@ -246,6 +246,28 @@ export interface Turn {
 /** Result of `edit`: the new branch and the new message, plus what moved in the world. */
 export interface EditResult extends MoveResult {
   message: Message;
+  /** The checkpoint asked for with `{ checkpoint }`, at the new message (written in the same transaction). */
+  checkpoint?: Checkpoint;
+}
+
+/** What `edit` takes: a message whose role may be left out (the edited message's role is kept). */
+export interface EditInput extends Omit<MessageInput, "role"> {
+  role?: string;
+}
+
+/** What `regenerate` takes: a new answer (its role is the assistant's, as the message it replaces). */
+export type RegenerateInput = Omit<MessageInput, "role">;
+
+/** A message's `< index+1/count >` picker: the same as `versions()`, with the versions' branches in creation order. */
+export interface MessageVersions {
+  index: number;
+  count: number;
+  branchIds: string[];
+}
+
+/** A history message read with `withVersions: true`. */
+export interface VersionedMessage extends Message {
+  versions: MessageVersions;
 }
 
 /** The `< 2/3 >` versions of a message. */

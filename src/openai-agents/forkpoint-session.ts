@@ -38,7 +38,7 @@ export class ForkpointSession implements Session {
 
   constructor(session: SessionHandle, options: { moveOptions?: MoveOptions } = {}) {
     if (!(session instanceof SessionHandle))
-      throw new ValidationError("ForkpointSession", "expects a session handle (from fp.createSession or fp.getSession)");
+      throw new ValidationError("session", "ForkpointSession expects a session handle (from fp.createSession or fp.getSession)");
     this.#s = session;
     this.#moveOptions = options.moveOptions;
   }

@@ -67,12 +67,12 @@ export function undoableAgentTools<T extends Tool<any>[]>(
   undos: Record<string, AgentToolUndo> = {},
   options: UndoableAgentToolsOptions = {},
 ): T {
-  if (!Array.isArray(tools)) throw new ValidationError("undoableAgentTools", "expects an array of Agents SDK tools");
+  if (!Array.isArray(tools)) throw new ValidationError("tools", "undoableAgentTools expects an array of Agents SDK tools");
   const functions = new Map<string, FunctionTool<any, any, any>>();
   for (const t of tools) if (t?.type === "function") functions.set(t.name, t as FunctionTool<any, any, any>);
   for (const [name, undo] of Object.entries(undos)) {
-    if (!functions.has(name)) throw new ValidationError(`undoableAgentTools.undos.${name}`, "names no function tool of the list");
-    if (typeof undo !== "function") throw new ValidationError(`undoableAgentTools.undos.${name}`, "must be a function");
+    if (!functions.has(name)) throw new ValidationError(`undos.${name}`, "names no function tool of the list");
+    if (typeof undo !== "function") throw new ValidationError(`undos.${name}`, "must be a function");
   }
   const bindings: Record<string, FrameworkBinding> = {};
   for (const [name, t] of functions) {

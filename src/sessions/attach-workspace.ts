@@ -2,7 +2,7 @@
 import { THIS_HOST } from "./workspace/host.js";
 import { resolve } from "node:path";
 import { ValidationError } from "../models/errors.js";
-import { attachWorkspaceInput, directoryPath, parseInput } from "../models/inputs.js";
+import { attachWorkspaceInput, directoryPath, parseInput, parseOptions } from "../models/inputs.js";
 import type { WorkspaceInfo } from "../models/types.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedSession } from "./core/owned.js";
@@ -15,7 +15,7 @@ export async function attachWorkspace(
   options: unknown = {},
 ): Promise<WorkspaceInfo> {
   const given = parseInput(directoryPath, dirInput, "dir");
-  const o = parseInput(attachWorkspaceInput, options, "options");
+  const o = parseOptions(attachWorkspaceInput, options, "options");
   const dir = realDir(given);
   if (!dir) throw new ValidationError("dir", `${resolve(given)} is not a directory`);
   const exclude = JSON.stringify(o.exclude ?? []);

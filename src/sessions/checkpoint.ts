@@ -1,6 +1,6 @@
 // checkpoint: a named, immutable point at the current branch's head (after messages given with it, as turn does).
 import { assertLocal } from "./workspace/host.js";
-import { checkpointInput, parseInput, type CheckpointInput } from "../models/inputs.js";
+import { checkpointInput, parseOptions, type CheckpointInput } from "../models/inputs.js";
 import { toJsonText } from "../models/json.js";
 import type { Checkpoint, Turn } from "../models/types.js";
 import type { Step, WorkspaceRow } from "../store/port/index.js";
@@ -25,8 +25,8 @@ export async function checkpointAfter(
   messages: EntryFields[],
   input: CheckpointInput = {},
 ): Promise<Turn> {
-  const o = parseInput(checkpointInput, input, "checkpoint");
-  const metadata = o.metadata === undefined ? null : toJsonText(o.metadata, "checkpoint.metadata", ctx.limits);
+  const o = parseOptions(checkpointInput, input, "checkpoint");
+  const metadata = o.metadata === undefined ? null : toJsonText(o.metadata, "metadata", ctx.limits);
   // A session with a workspace: its files are read outside the transaction, then stored with the checkpoint.
   let files: TakenSnapshot | null = null;
   for (;;) {

@@ -1,7 +1,7 @@
 // createSession: an external session and its root branch, owned by one user (also used to seed a handoff).
 import type { Step, Tx } from "../store/port/index.js";
 import { newId } from "../models/ids.js";
-import { createSessionInput, parseInput, type CreateSessionInput } from "../models/inputs.js";
+import { createSessionInput, parseOptions, type CreateSessionInput } from "../models/inputs.js";
 import { toJsonText } from "../models/json.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 
@@ -45,16 +45,16 @@ export function newSessionFields(
   input: CreateSessionInput,
   where: string,
 ): { userId: string; title: string | null; metadata: string | null } {
-  const o = parseInput(createSessionInput, input, where);
+  const o = parseOptions(createSessionInput, input, where);
   return {
     userId: o.userId,
     title: o.title ?? null,
-    metadata: o.metadata === undefined ? null : toJsonText(o.metadata, `${where}.metadata`, ctx.limits),
+    metadata: o.metadata === undefined ? null : toJsonText(o.metadata, "metadata", ctx.limits),
   };
 }
 
 export async function createSession(ctx: EngineContext, input: CreateSessionInput): Promise<SessionRef> {
-  const fields = newSessionFields(ctx, input, "createSession");
+  const fields = newSessionFields(ctx, input, "input");
   const id = newId("ses");
   await ctx.store.write({ sessionId: id }, function* (tx) {
     return yield* writeNewSession(ctx, tx, fields, id);

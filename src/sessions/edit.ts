@@ -1,34 +1,120 @@
-// edit: a new version of a message — a branch forked just before it, with the new message appended.
-import type { BaseMoveSpec, WithinMove } from "./moves/move-spec.js";
+// edit: a new version of a message — a branch forked just before it, with the new message (and a checkpoint) written.
+import type { BaseMoveSpec, MoveOutcome, WithinMove } from "./moves/move-spec.js";
+import { ValidationError } from "../models/errors.js";
 import { newId } from "../models/ids.js";
-import type { MoveOptions } from "../models/inputs.js";
-import type { EditResult, MessageInput } from "../models/types.js";
-import type { SessionRow, Step, Tx } from "../store/port/index.js";
-import { messageFields } from "./append.js";
+import {
+  checkpointInput,
+  editMessageInput,
+  editOptions,
+  parseInput,
+  type CheckpointInput,
+  type EditOptions,
+  parseOptions,
+} from "../models/inputs.js";
+import { toJsonText } from "../models/json.js";
+import type { Checkpoint, EditInput, EditResult } from "../models/types.js";
+import type { CheckpointRow, EntryRow, SessionRow, Step, Tx } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { sessionMessage } from "./core/owned.js";
+import { toCheckpoint } from "./core/rows.js";
 import { entryAt, headOfEntry } from "./log/lineage.js";
-import type { EntryFields } from "./log/writer.js";
+import { writeCheckpoint, type CheckpointFields, type EntryFields } from "./log/writer.js";
 import { forkedBranch } from "./moves/forked-branch.js";
 import { performMove } from "./moves/move.js";
+
+/** What the original message must be for the edit to go ahead (regenerate: an assistant's); throws otherwise. */
+export type EditCheck = (original: EntryRow) => void;
 
 export async function edit(
   ctx: EngineContext,
   ref: SessionRef,
   messageId: string,
-  next: MessageInput,
-  options?: MoveOptions,
+  next: EditInput,
+  options?: EditOptions,
   within?: WithinMove,
 ): Promise<EditResult> {
-  const fields = messageFields(ctx, next, "message");
-  const outcome = await performMove(ctx, ref, "edit", options, (tx, session) => editSpec(ctx, tx, session, messageId, fields), within);
+  return editWith(ctx, ref, messageId, editFields(ctx, parseInput(editMessageInput, next, "message"), "message"), options, within);
+}
+
+/** A new message's entry fields (its role null when left out), validated before any write; `where` names the argument. */
+export function editFields(
+  ctx: EngineContext,
+  m: { role?: string | undefined; content: unknown; clientId?: string | undefined; metadata?: object | undefined },
+  where: string,
+): EntryFields {
+  return {
+    kind: "message",
+    role: m.role ?? null,
+    content: toJsonText(m.content, `${where}.content`, ctx.limits),
+    clientId: m.clientId ?? null,
+    metadata: m.metadata === undefined ? null : toJsonText(m.metadata, `${where}.metadata`, ctx.limits),
+  };
+}
+
+/** An edit of already validated fields; `check` may refuse the original message (in the move's transaction). */
+export async function editWith(
+  ctx: EngineContext,
+  ref: SessionRef,
+  messageId: string,
+  fields: EntryFields,
+  options?: EditOptions,
+  within?: WithinMove,
+  check?: EditCheck,
+): Promise<EditResult> {
+  const { checkpoint, ...moveOptions } = options === undefined || options === null ? {} : parseOptions(editOptions, options, "options");
+  const cpFields = checkpoint === undefined ? undefined : checkpointFields(ctx, checkpoint);
+  let written: Checkpoint | undefined;
+  // The checkpoint is written in the transaction that writes the new message: the edit lands whole or not at all.
+  const withCheckpoint: WithinMove | undefined = cpFields
+    ? function* (tx, outcome) {
+        written = toCheckpoint(yield* checkpointAtMessage(ctx, tx, ref, outcome, cpFields));
+        if (within) yield* within(tx, outcome);
+      }
+    : within;
+  const outcome = await performMove(
+    ctx,
+    ref,
+    "edit",
+    moveOptions,
+    (tx, session) => editSpec(tx, session, messageId, fields, check),
+    withCheckpoint,
+  );
+  if (written) ctx.events.emit("checkpoint", written);
   // An edit's outcome always carries its message (finishMoveTx writes it).
-  return outcome as EditResult;
+  return (written ? { ...outcome, checkpoint: written } : outcome) as EditResult;
+}
+
+/** The checkpoint's fields, validated before anything is written. */
+function checkpointFields(ctx: EngineContext, input: CheckpointInput): CheckpointFields & { expiresIn?: number } {
+  const o = parseInput(checkpointInput, input, "checkpoint");
+  return {
+    name: o.name ?? null,
+    auto: false,
+    metadata: o.metadata === undefined ? null : toJsonText(o.metadata, "checkpoint.metadata", ctx.limits),
+    expiresAt: null,
+    ...(o.expiresIn === undefined ? {} : { expiresIn: o.expiresIn }),
+  };
+}
+
+function* checkpointAtMessage(
+  ctx: EngineContext,
+  tx: Tx,
+  session: SessionRef,
+  outcome: MoveOutcome,
+  fields: CheckpointFields & { expiresIn?: number },
+): Step<CheckpointRow> {
+  const entry = (yield* tx.getEntry(outcome.message!.id))!;
+  const { expiresIn, ...rest } = fields;
+  return yield* writeCheckpoint(ctx, tx, session, entry.branchId, headOfEntry(entry), {
+    ...rest,
+    expiresAt: expiresIn === undefined ? null : ctx.now() + expiresIn,
+  });
 }
 
 /** An edit's move (its message already validated), read in the move's transaction. */
-function* editSpec(ctx: EngineContext, tx: Tx, session: SessionRow, messageId: string, fields: EntryFields): Step<BaseMoveSpec> {
+function* editSpec(tx: Tx, session: SessionRow, messageId: string, fields: EntryFields, check?: EditCheck): Step<BaseMoveSpec> {
   const { message: original, branch, base } = yield* sessionMessage(tx, session, messageId);
+  check?.(original);
   const forkPosition = original.position - 1;
   const forkEntry = base ?? (yield* entryAt(tx, branch, forkPosition));
   return {
@@ -37,6 +123,13 @@ function* editSpec(ctx: EngineContext, tx: Tx, session: SessionRow, messageId: s
     userId: session.userId,
     target: { branchId: branch.id, position: forkPosition },
     newBranch: forkedBranch(session.id, { parentId: branch.id, position: forkPosition, entryId: forkEntry?.id ?? null }),
-    edit: { id: newId("msg"), fields, base: headOfEntry(forkEntry) },
+    // The role is the original's when the caller left it out.
+    edit: { id: newId("msg"), fields: { ...fields, role: fields.role ?? original.role }, base: headOfEntry(forkEntry) },
   };
 }
+
+/** Refuses a regenerate of a message that is not an assistant's answer. */
+export const assistantOnly: EditCheck = (original) => {
+  if (original.role !== "assistant")
+    throw new ValidationError("messageId", `is a ${JSON.stringify(original.role)} message: only an assistant's answer is regenerated`);
+};

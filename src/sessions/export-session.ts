@@ -4,7 +4,7 @@ import type { SessionCheck } from "./maintenance/session-check.js";
 import { sessionSlices, sessionWork } from "./maintenance/session-check.js";
 import { z } from "zod";
 import { IntegrityError, NotFoundError } from "../models/errors.js";
-import { idSchema, parseInput, userScope } from "../models/inputs.js";
+import { idSchema, parseInput, userScope, parseOptions } from "../models/inputs.js";
 import type { JsonObject, JsonValue } from "../models/json.js";
 import { longCallFields, type LongCallOptions } from "../models/progress.js";
 import {
@@ -37,7 +37,7 @@ export type ExportOptions = { userId: string } & LongCallOptions;
  */
 export async function exportSession(ctx: EngineContext, sessionId: unknown, scope: unknown): Promise<SessionExport> {
   const id = parseInput(idSchema, sessionId, "sessionId");
-  const o = parseInput(exportScope, scope, "exportSession");
+  const o = parseOptions(exportScope, scope, "scope");
   const call = new LongCall(o);
   const { session, work, events } = await ctx.store.read(function* (tx) {
     const session = yield* ownedSession(tx, id, o.userId);

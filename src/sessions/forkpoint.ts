@@ -10,6 +10,7 @@ import {
   type CreateSessionInput,
   type ListCheckpointsInput,
   type ListSessionsInput,
+  parseOptions,
 } from "../models/inputs.js";
 import { DEFAULT_LIMITS } from "../models/limits.js";
 import { resilientLogger } from "../models/logger.js";
@@ -85,12 +86,12 @@ export class Forkpoint {
 
   /** @internal use `openForkpoint` */
   constructor(options: ForkpointOptions = {}) {
-    const o = parseInput(openOptions, options, "openForkpoint");
+    const o = parseOptions(openOptions, options, "options");
     const stateSchema = stateSchemaOf(o.stateVersion, o.migrateState);
     const tools = new ToolRegistry(o.tools ?? []);
     const logger = resilientLogger(o.logger ?? console);
     if ([o.store, o.path, o.postgres].filter((v) => v !== undefined).length > 1)
-      throw new ValidationError("openForkpoint", "give one of path, postgres or store");
+      throw new ValidationError("options", "give one of path, postgres or store");
     this.#store =
       o.store ??
       (o.postgres !== undefined ? new PostgresStore(o.postgres as PostgresTarget) : undefined) ??
@@ -191,7 +192,7 @@ export class Forkpoint {
   getSession(sessionId: string, scope: { userId: string }): Promise<SessionHandle> {
     return this.#whenReady(async () => {
       const id = parseInput(idSchema, sessionId, "sessionId");
-      const { userId } = parseInput(userScope, scope, "scope");
+      const { userId } = parseOptions(userScope, scope, "scope");
       await this.#ctx.store.read(function* (tx) {
         return yield* ownedSession(tx, id, userId);
       });
@@ -209,7 +210,7 @@ export class Forkpoint {
   deleteSession(sessionId: string, scope: { userId: string }): Promise<void> {
     return this.#whenReady(async () => {
       const id = parseInput(idSchema, sessionId, "sessionId");
-      const { userId } = parseInput(userScope, scope, "scope");
+      const { userId } = parseOptions(userScope, scope, "scope");
       await deleteSession(this.#ctx, { id, userId });
     });
   }

@@ -1,6 +1,6 @@
 // fp.getCheckpoint: one checkpoint of a user, by id alone (its session is found from it), as listings show it.
 import { NotFoundError } from "../models/errors.js";
-import { idSchema, parseInput, userScope } from "../models/inputs.js";
+import { idSchema, parseInput, userScope, parseOptions } from "../models/inputs.js";
 import type { Checkpoint } from "../models/types.js";
 import type { EngineContext } from "./core/context.js";
 import { ownedSession, sessionCheckpoint } from "./core/owned.js";
@@ -8,7 +8,7 @@ import { toCheckpoint } from "./core/rows.js";
 
 export async function getCheckpoint(ctx: EngineContext, checkpointId: string, scope: { userId: string }): Promise<Checkpoint> {
   const id = parseInput(idSchema, checkpointId, "checkpointId");
-  const { userId } = parseInput(userScope, scope, "scope");
+  const { userId } = parseOptions(userScope, scope, "scope");
   return ctx.store.read(function* (tx) {
     const row = yield* tx.getCheckpoint(id);
     // Another user's checkpoint, and one whose session is gone, look like an unknown id.

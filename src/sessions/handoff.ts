@@ -9,7 +9,7 @@ import { headOfEntry } from "./log/lineage.js";
 import { stateHashOf, writeEntry } from "./log/writer.js";
 
 export async function handoff(ctx: EngineContext, ref: SessionRef, checkpointId: string, target: CreateSessionInput): Promise<SessionRef> {
-  const fields = newSessionFields(ctx, target, "handoff");
+  const fields = newSessionFields(ctx, target, "target");
   const created = await ctx.store.write({ sessionId: ref.id }, function* (tx) {
     const store = ctx.store;
     const source = yield* ownedSession(tx, ref.id, ref.userId);

@@ -1,16 +1,59 @@
-// history: the messages of a branch's lineage, read in one walk over its ancestry.
-import { historyInput, parseInput } from "../models/inputs.js";
-import type { Message } from "../models/types.js";
+// history: the messages of a branch's lineage (or a page of them, with their versions), read in one unit.
+import { historyInput, parseOptions, type HistoryOptions } from "../models/inputs.js";
+import type { Message, MessageVersions, VersionedMessage } from "../models/types.js";
+import type { MessageRow, Step, Tx } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedSession } from "./core/owned.js";
 import { toMessage } from "./core/rows.js";
 import { branchOf, lineageMessages } from "./log/lineage.js";
 
-export async function history(ctx: EngineContext, ref: SessionRef, options: { branchId?: string } = {}): Promise<Message[]> {
-  const o = parseInput(historyInput, options, "history");
+export async function history(ctx: EngineContext, ref: SessionRef, options: HistoryOptions = {}): Promise<(Message | VersionedMessage)[]> {
+  const o = parseOptions(historyInput, options ?? {}, "options");
   return ctx.store.read(function* (tx) {
     const session = yield* ownedSession(tx, ref.id, ref.userId);
     const branch = yield* branchOf(tx, session, o.branchId ?? session.currentBranchId);
-    return yield* lineageMessages(tx, branch.id, toMessage);
+    const paged = o.limit !== undefined || o.before !== undefined;
+    // Without a page, the whole lineage in one walk (the long read's fast path).
+    const page = paged
+      ? (yield* lastMessages(tx, branch.id, o.before === undefined ? undefined : o.before - 1, o.limit)).map(toMessage)
+      : yield* lineageMessages(tx, branch.id, toMessage);
+    if (!o.withVersions) return page;
+    return yield* withVersions(tx, session.id, page);
+  });
+}
+
+/** The last `limit` messages (all when undefined) of a lineage up to `upTo`, oldest first: newest segments read first. */
+function* lastMessages(tx: Tx, branchId: string, upTo: number | undefined, limit: number | undefined): Step<MessageRow[]> {
+  const segments = yield* tx.lineage(branchId, upTo);
+  const pieces: MessageRow[][] = [];
+  let left = limit ?? Number.MAX_SAFE_INTEGER;
+  for (let i = segments.length - 1; i >= 0 && left > 0; i--) {
+    const rows = yield* tx.lastSegmentMessages(segments[i]!, left);
+    pieces.unshift(rows);
+    left -= rows.length;
+  }
+  return pieces.flat();
+}
+
+/** Each message with its `< i/n >` versions, read for the whole page in one store call. */
+function* withVersions(tx: Tx, sessionId: string, page: Message[]): Step<VersionedMessage[]> {
+  const byMessage = new Map<string, { id: string; branchId: string }[]>();
+  for (const row of yield* tx.messageVersions(
+    sessionId,
+    page.map((m) => m.id),
+  )) {
+    let list = byMessage.get(row.ofId);
+    if (!list) byMessage.set(row.ofId, (list = []));
+    // A branch forked at the same entry may also be the entry's own branch: each version once.
+    if (!list.some((v) => v.id === row.id)) list.push(row);
+  }
+  return page.map((m) => {
+    const list = byMessage.get(m.id) ?? [{ id: m.id, branchId: m.branchId }];
+    const versions: MessageVersions = {
+      index: list.findIndex((v) => v.id === m.id),
+      count: list.length,
+      branchIds: list.map((v) => v.branchId),
+    };
+    return { ...m, versions };
   });
 }

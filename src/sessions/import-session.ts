@@ -4,7 +4,7 @@
 // calls (which ran elsewhere, or were written by whoever made the document) are never replayed here.
 import { z } from "zod";
 import { ConflictError, ValidationError } from "../models/errors.js";
-import { parseInput, userScope } from "../models/inputs.js";
+import { parseInput, userScope, parseOptions } from "../models/inputs.js";
 import { toJsonText } from "../models/json.js";
 import { longCallFields, type LongCallOptions } from "../models/progress.js";
 import { sessionExportSchema, type SessionExport } from "../models/session-export.js";
@@ -26,7 +26,7 @@ export type ImportOptions = { userId: string } & LongCallOptions;
  */
 export async function importSession(ctx: EngineContext, document: unknown, scope: unknown): Promise<SessionRef> {
   const doc = parseInput(sessionExportSchema, document, "document") as SessionExport;
-  const { userId, ...options } = parseInput(importScope, scope, "importSession");
+  const { userId, ...options } = parseOptions(importScope, scope, "scope");
   const call = new LongCall(options);
   const text = (value: unknown, field: string) => toJsonText(value, field, ctx.limits);
   const entries: PreparedEntry[] = doc.entries.map((e, i) => {

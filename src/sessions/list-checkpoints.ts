@@ -1,6 +1,6 @@
 // listCheckpoints: a user's checkpoints across sessions, filtered (by metadata too, by index), newest first, keyset-paginated.
 import { ValidationError } from "../models/errors.js";
-import { listCheckpointsInput, parseInput, type ListCheckpointsInput } from "../models/inputs.js";
+import { listCheckpointsInput, parseOptions, type ListCheckpointsInput } from "../models/inputs.js";
 import { MAX_INDEXED_METADATA } from "../store/port/checkpoints.js";
 import type { Checkpoint, Page } from "../models/types.js";
 import type { EngineContext } from "./core/context.js";
@@ -9,13 +9,13 @@ import { DEFAULT_LIMIT, page } from "./core/page.js";
 import { toCheckpoint } from "./core/rows.js";
 
 export async function listCheckpoints(ctx: EngineContext, input: ListCheckpointsInput): Promise<Page<Checkpoint>> {
-  const o = parseInput(listCheckpointsInput, input, "listCheckpoints");
+  const o = parseOptions(listCheckpointsInput, input, "filter");
   const limit = o.limit ?? DEFAULT_LIMIT;
   // Values as the metadata index holds them: their JSON text, which only longer values exceed.
   const metadata = Object.entries(o.metadata ?? {}).map(([key, value]): [string, string] => {
     const text = JSON.stringify(value);
     if (text.length > MAX_INDEXED_METADATA)
-      throw new ValidationError(`listCheckpoints.metadata.${key}`, `must be at most ${MAX_INDEXED_METADATA} characters as JSON`);
+      throw new ValidationError(`metadata.${key}`, `must be at most ${MAX_INDEXED_METADATA} characters as JSON`);
     return [key, text];
   });
   const before = o.cursor == null ? undefined : decodeCursor("checkpoints", o.cursor)[0];

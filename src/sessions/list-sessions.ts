@@ -1,5 +1,5 @@
 // listSessions: a user's sessions, newest first, keyset-paginated.
-import { listSessionsInput, parseInput, type ListSessionsInput } from "../models/inputs.js";
+import { listSessionsInput, parseOptions, type ListSessionsInput } from "../models/inputs.js";
 import type { Page, SessionInfo } from "../models/types.js";
 import type { EngineContext } from "./core/context.js";
 import { decodeCursor } from "./core/cursor.js";
@@ -7,7 +7,7 @@ import { DEFAULT_LIMIT, page } from "./core/page.js";
 import { toSessionInfo } from "./core/rows.js";
 
 export async function listSessions(ctx: EngineContext, input: ListSessionsInput): Promise<Page<SessionInfo>> {
-  const o = parseInput(listSessionsInput, input, "listSessions");
+  const o = parseOptions(listSessionsInput, input, "options");
   const limit = o.limit ?? DEFAULT_LIMIT;
   const before = o.cursor == null ? undefined : decodeCursor("sessions", o.cursor)[0];
   const rows = await ctx.store.query(function* (tx) {

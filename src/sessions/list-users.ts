@@ -1,6 +1,6 @@
 // Operator listings, not scoped to a user (like verify and prune): every user's sessions, and the users themselves.
 import { z } from "zod";
-import { cursor, parseInput } from "../models/inputs.js";
+import { cursor, parseOptions } from "../models/inputs.js";
 import type { Page, SessionInfo } from "../models/types.js";
 import type { EngineContext } from "./core/context.js";
 import { decodeCursor, encodeCursor } from "./core/cursor.js";
@@ -23,7 +23,7 @@ export type ListUsersInput = z.input<typeof pageInput>;
 
 /** Every user's sessions, newest first; the cursor is the same kind as a user's session listing (a row's place). */
 export async function listAllSessions(ctx: EngineContext, input: ListAllSessionsInput): Promise<Page<SessionInfo>> {
-  const o = parseInput(listAllSessionsInput, input, "listSessions");
+  const o = parseOptions(listAllSessionsInput, input, "options");
   const limit = o.limit ?? DEFAULT_LIMIT;
   const before = o.cursor == null ? undefined : decodeCursor("sessions", o.cursor)[0];
   const rows = await ctx.store.query(function* (tx) {
@@ -36,7 +36,7 @@ export async function listAllSessions(ctx: EngineContext, input: ListAllSessions
 
 /** The users that own sessions, by id, with how many sessions each has and when one was last updated. */
 export async function listUsers(ctx: EngineContext, input: ListUsersInput): Promise<Page<UserInfo>> {
-  const o = parseInput(pageInput, input, "listUsers");
+  const o = parseOptions(pageInput, input, "options");
   const limit = o.limit ?? DEFAULT_LIMIT;
   const after = o.cursor == null ? undefined : decodeCursor("users", o.cursor)[0];
   const rows = await ctx.store.query(function* (tx) {

@@ -1,5 +1,5 @@
 // plan: what a rollback, switch or edit would do, computed without doing it.
-import { parseInput, planInput, type PlanTarget } from "../models/inputs.js";
+import { parseOptions, planInput, type PlanTarget } from "../models/inputs.js";
 import type { MovePlan, PlannedBranch } from "../models/types.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedSession, sessionCheckpoint, sessionMessage } from "./core/owned.js";
@@ -7,7 +7,7 @@ import { branchOf, headOf } from "./log/lineage.js";
 import { computePlan, leftBehind } from "./moves/move-plan.js";
 
 export async function plan(ctx: EngineContext, ref: SessionRef, target: PlanTarget): Promise<MovePlan> {
-  const t = parseInput(planInput, target, "plan");
+  const t = parseOptions(planInput, target, "target");
   return ctx.store.read(function* (tx) {
     const store = ctx.store;
     const session = yield* ownedSession(tx, ref.id, ref.userId);

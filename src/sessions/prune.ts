@@ -3,7 +3,7 @@
 // signal and reports progress (see `LongCall`).
 import { z } from "zod";
 import { DatabaseError, NotFoundError } from "../models/errors.js";
-import { idSchema, parseInput } from "../models/inputs.js";
+import { idSchema, parseOptions } from "../models/inputs.js";
 import { longCallFields, type LongCallOptions } from "../models/progress.js";
 import type { Step, Tx, WriteScope } from "../store/port/index.js";
 import type { EngineContext } from "./core/context.js";
@@ -52,7 +52,7 @@ export type PruneOptions = { sessionId?: string; vacuum?: boolean } & LongCallOp
  * read reaches); the vacuum, once started, runs to its end.
  */
 export async function prune(ctx: EngineContext, input: PruneOptions = {}): Promise<PruneReport> {
-  const o = parseInput(pruneInput, input, "prune");
+  const o = parseOptions(pruneInput, input, "options");
   const call = new LongCall(o);
   const vacuum = o.vacuum ?? true;
   const store = ctx.store;

@@ -1,5 +1,5 @@
 // recordToolCall: a call some framework already ran, recorded so a move can undo it.
-import { parseInput, recordToolCallInput, type RecordToolCallInput } from "../models/inputs.js";
+import { parseOptions, recordToolCallInput, type RecordToolCallInput } from "../models/inputs.js";
 import { toJsonText } from "../models/json.js";
 import type { ToolInvocation } from "../models/types.js";
 import { completeCall, emitCompleted, journalCall } from "./calls/journal.js";
@@ -7,9 +7,9 @@ import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedSession } from "./core/owned.js";
 
 export async function recordToolCall(ctx: EngineContext, ref: SessionRef, input: RecordToolCallInput): Promise<ToolInvocation> {
-  const o = parseInput(recordToolCallInput, input, "toolCall");
-  const argsText = toJsonText(o.args, "toolCall.args", ctx.limits);
-  const resultText = o.error === undefined ? toJsonText(o.result === undefined ? null : o.result, "toolCall.result", ctx.limits) : null;
+  const o = parseOptions(recordToolCallInput, input, "call");
+  const argsText = toJsonText(o.args, "args", ctx.limits);
+  const resultText = o.error === undefined ? toJsonText(o.result === undefined ? null : o.result, "result", ctx.limits) : null;
   const error = o.error === undefined ? null : JSON.stringify(typeof o.error === "string" ? { message: o.error } : o.error);
   const completed = await ctx.withSessionLock(
     ref.id,

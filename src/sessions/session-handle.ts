@@ -20,6 +20,9 @@ import {
   parseInput,
   type CheckpointInput,
   type CreateSessionInput,
+  type EditOptions,
+  type HistoryOptions,
+  type UpdateSessionInput,
   type ListCheckpointsInput,
   type MoveOptions,
   type PlanTarget,
@@ -30,11 +33,13 @@ import type {
   Branch,
   Checkpoint,
   CheckpointDiff,
+  EditInput,
   EditResult,
   FilesDiff,
   Message,
   MessageInput,
   MovePlan,
+  RegenerateInput,
   MoveResult,
   Page,
   RestoredCheckpoint,
@@ -43,9 +48,11 @@ import type {
   TimelineItem,
   ToolInvocation,
   Turn,
+  VersionedMessage,
   Versions,
   WorkspaceInfo,
 } from "../models/types.js";
+import type { ToolDefinition } from "../tools/define-tool.js";
 import { refuseInsideMove } from "../tools/handler-scope.js";
 import { append } from "./append.js";
 import { listBranches } from "./branches.js";
@@ -56,14 +63,18 @@ import { diff } from "./diff.js";
 import { edit } from "./edit.js";
 import { handoff } from "./handoff.js";
 import { history } from "./history.js";
+import { message } from "./message.js";
+import { nameBranch } from "./name-branch.js";
 import { plan } from "./plan.js";
 import { redo } from "./redo.js";
+import { regenerate } from "./regenerate.js";
 import { rollback } from "./rollback.js";
 import { summary } from "./summary.js";
 import { setRetention, type RetentionPolicy } from "./set-retention.js";
 import { switchBranch } from "./switch-branch.js";
 import { timeline } from "./timeline.js";
 import { undo } from "./undo.js";
+import { update } from "./update.js";
 import { versions } from "./versions.js";
 import { withCheckpoints, type WithCheckpointsOptions } from "./with-checkpoints.js";
 
@@ -158,9 +169,34 @@ export class SessionHandle {
     return this.#run((ctx, ref) => turn(ctx, ref, messages, checkpoint));
   }
 
-  /** The messages of the current branch's lineage (or of `branchId`'s), oldest first. */
-  history(options?: { branchId?: string }): Promise<Message[]> {
+  /**
+   * The messages of the current branch's lineage (or of `branchId`'s), oldest first. With `limit` and/or `before`
+   * (a position, exclusive): the last `limit` messages before it, so `before: page[0].position` is the previous
+   * page. With `withVersions: true` each message carries its `< i/n >` picker, read for the whole page at once.
+   * @example const page = await s.history({ limit: 50, withVersions: true })
+   */
+  history(options: HistoryOptions & { withVersions: true }): Promise<VersionedMessage[]>;
+  history(options?: HistoryOptions): Promise<Message[]>;
+  history(options?: HistoryOptions): Promise<Message[]> {
     return this.#run((ctx, ref) => history(ctx, ref, options));
+  }
+
+  /** One message of this session, on any of its branches (`NotFoundError` for an unknown or another session's id). */
+  message(messageId: string): Promise<Message> {
+    return this.#run((ctx, ref) => message(ctx, ref, id(messageId, "messageId")));
+  }
+
+  /**
+   * Renames the session and/or replaces its metadata (null clears either; a key left out is kept). Returns `info()`.
+   * @example await s.update({ title: "Trip to Lisbon" })
+   */
+  update(fields: UpdateSessionInput): Promise<SessionInfo> {
+    return this.#run((ctx, ref) => update(ctx, ref, fields));
+  }
+
+  /** Names a branch of this session (null clears it). Names need not be unique: ids identify branches. */
+  nameBranch(branchId: string, name: string | null): Promise<Branch> {
+    return this.#run((ctx, ref) => nameBranch(ctx, ref, id(branchId, "branchId"), name));
   }
 
   /** The current state document (`{}` for a new session). */
@@ -176,9 +212,17 @@ export class SessionHandle {
   /**
    * Runs a registered tool (args default to `{}`), journaling it first; resolves to its result, or rejects with
    * its error after recording it. A result that is not plain JSON is recorded as JSON.stringify writes it.
+   * Pass the tool's definition instead of its name for typed args and result (it must be the registered one).
+   * @example const { bytes } = await s.invoke(writeFile, { path: "a.txt", text: "hi" })
    */
-  invoke(tool: string, args: JsonInput = {}): Promise<any> {
-    return this.#run((ctx, ref) => invoke(ctx, ref, id(tool, "tool"), args));
+  invoke<Args extends JsonValue, Result extends JsonValue | void>(tool: ToolDefinition<Args, Result>, args: Args): Promise<Result>;
+  invoke(tool: string, args?: JsonInput): Promise<any>;
+  invoke(tool: string | ToolDefinition, args: JsonInput = {}): Promise<any> {
+    // A definition (typed form) names its tool; it must be the one registered, so its types are the ones that run.
+    return this.#run(async (ctx, ref) => {
+      const name = ctx.tools.nameOf(typeof tool === "object" && tool !== null ? tool : id(tool, "tool"));
+      return invoke(ctx, ref, name, args);
+    });
   }
 
   /** Records a call some framework already ran, so its registered `undo` can reverse it later. */
@@ -259,9 +303,24 @@ export class SessionHandle {
     return this.#afterMove(this.#run((ctx, ref) => rollback(ctx, ref, id(checkpointId, "checkpointId"), options)));
   }
 
-  /** A new version of a message: a branch forked just before it, with `next` appended, made current. */
-  edit(messageId: string, next: MessageInput, options?: MoveOptions): Promise<EditResult> {
+  /**
+   * A new version of a message: a branch forked just before it, with `next` appended, made current. `next.role`
+   * defaults to the original's. With `{ checkpoint: { name } }` a checkpoint at the new message is written in the
+   * same transaction (`result.checkpoint`). That checkpoint records the conversation only: in a session with a
+   * workspace it captures no files (take `checkpoint()` after the edit for them).
+   * @example const { message, checkpoint } = await s.edit(id, { content: "new text" }, { checkpoint: { name: "v2" } })
+   */
+  edit(messageId: string, next: EditInput, options?: EditOptions): Promise<EditResult> {
     return this.#afterMove(this.#run((ctx, ref) => edit(ctx, ref, id(messageId, "messageId"), next, options)));
+  }
+
+  /**
+   * A new answer to the same question: a new version of an assistant message (same position, forked just before it),
+   * as `edit` makes one. Another role's message is refused with a `ValidationError` (field `messageId`).
+   * @example await s.regenerate(answer.id, { content: "Another take" }, { checkpoint: { name: "retry" } })
+   */
+  regenerate(messageId: string, answer: RegenerateInput, options?: EditOptions): Promise<EditResult> {
+    return this.#afterMove(this.#run((ctx, ref) => regenerate(ctx, ref, id(messageId, "messageId"), answer, options)));
   }
 
   /** The `< i/n >` versions of a message across branches, in creation order. */

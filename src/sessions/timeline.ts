@@ -1,6 +1,6 @@
 // timeline: everything that happened in a session, across branches, newest first.
 import { z } from "zod";
-import { cursor, parseInput } from "../models/inputs.js";
+import { cursor, parseOptions } from "../models/inputs.js";
 import type { Page, TimelineItem } from "../models/types.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { decodeCursor, encodeCursor } from "./core/cursor.js";
@@ -28,7 +28,7 @@ export async function timeline(
   ref: SessionRef,
   options: z.input<typeof timelineInput> = {},
 ): Promise<Page<TimelineItem>> {
-  const o = parseInput(timelineInput, options, "timeline");
+  const o = parseOptions(timelineInput, options, "options");
   const limit = o.limit ?? 50;
   const before = o.cursor == null ? undefined : decodeCursor("timeline", o.cursor);
   const rows = await ctx.store.read(function* (tx) {

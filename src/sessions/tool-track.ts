@@ -1,5 +1,5 @@
 // toolTrack: the tool invocations of a branch's lineage, with their completion and whether they are applied.
-import { historyInput, parseInput } from "../models/inputs.js";
+import { historyInput, parseOptions } from "../models/inputs.js";
 import type { ToolInvocation } from "../models/types.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedSession } from "./core/owned.js";
@@ -7,7 +7,7 @@ import { toToolInvocation } from "./core/rows.js";
 import { branchOf, lineageTools } from "./log/lineage.js";
 
 export async function toolTrack(ctx: EngineContext, ref: SessionRef, options: { branchId?: string } = {}): Promise<ToolInvocation[]> {
-  const o = parseInput(historyInput, options, "toolTrack");
+  const o = parseOptions(historyInput, options, "options");
   return ctx.store.read(function* (tx) {
     const session = yield* ownedSession(tx, ref.id, ref.userId);
     const branch = yield* branchOf(tx, session, o.branchId ?? session.currentBranchId);

@@ -2,7 +2,7 @@
 // An operator call over one session or the whole database; it reports problems instead of stopping at the first.
 import { z } from "zod";
 import { NotFoundError } from "../models/errors.js";
-import { idSchema, parseInput } from "../models/inputs.js";
+import { idSchema, parseOptions } from "../models/inputs.js";
 import { longCallFields, type LongCallOptions } from "../models/progress.js";
 import type { EngineContext } from "./core/context.js";
 import { LongCall, runSlices } from "./maintenance/long-call.js";
@@ -28,7 +28,7 @@ export type VerifyOptions = { sessionId?: string } & LongCallOptions;
  * a session deleted meanwhile is skipped). An abort rejects with `AbortedError`; nothing is written either way.
  */
 export async function verify(ctx: EngineContext, input: VerifyOptions = {}): Promise<VerifyReport> {
-  const o = parseInput(verifyInput, input, "verify");
+  const o = parseOptions(verifyInput, input, "options");
   const call = new LongCall(o);
   const work = await ctx.store.read(function* (tx) {
     if (o.sessionId !== undefined && !(yield* tx.getSession(o.sessionId))) throw new NotFoundError("session", o.sessionId);

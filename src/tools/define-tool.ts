@@ -53,23 +53,24 @@ export function defineTool<Args extends JsonValue = any, Result extends JsonValu
 
 /** Throws a `ValidationError` naming what is wrong with a tool definition. */
 export function checkTool(definition: ToolDefinition): void {
-  if (typeof definition !== "object" || definition === null) throw new ValidationError("tool", "must be an object");
+  if (typeof definition !== "object" || definition === null) throw new ValidationError("definition", "must be an object");
   if (typeof definition.name !== "string" || definition.name.trim() === "") {
-    throw new ValidationError("tool.name", "must be a non-empty string");
+    throw new ValidationError("name", "must be a non-empty string");
   }
   // Calls name a tool as the API parses a name (well-formed, trimmed, at most 512): one that parse changes is unreachable.
-  if (parseInput(idSchema, definition.name, "tool.name") !== definition.name) {
-    throw new ValidationError("tool.name", "must not start or end with whitespace");
+  if (parseInput(idSchema, definition.name, "name") !== definition.name) {
+    throw new ValidationError("name", "must not start or end with whitespace");
   }
-  if (typeof definition.run !== "function") throw new ValidationError(`tool ${definition.name}.run`, "must be a function");
+  if (typeof definition.run !== "function")
+    throw new ValidationError("run", `must be a function (tool ${JSON.stringify(definition.name)})`);
   if (definition.undo !== undefined && typeof definition.undo !== "function") {
-    throw new ValidationError(`tool ${definition.name}.undo`, "must be a function when given");
+    throw new ValidationError("undo", `must be a function when given (tool ${JSON.stringify(definition.name)})`);
   }
   const t = definition.timeoutMs;
   if (t !== undefined && !(Number.isSafeInteger(t) && t > 0 && t <= MAX_TIMEOUT_MS)) {
     throw new ValidationError(
-      `tool ${definition.name}.timeoutMs`,
-      `must be a positive integer of at most ${MAX_TIMEOUT_MS} (ms) when given`,
+      "timeoutMs",
+      `must be a positive integer of at most ${MAX_TIMEOUT_MS} (ms) when given (tool ${JSON.stringify(definition.name)})`,
     );
   }
 }

@@ -32,6 +32,19 @@ export class ToolRegistry {
     return tool;
   }
 
+  /**
+   * The name to call a tool by: a name as given, or a definition's name when that very definition is registered (a
+   * different definition under its name would run code other than the one whose types the caller relies on).
+   */
+  nameOf(tool: string | ToolDefinition): string {
+    if (typeof tool !== "object" || tool === null) return tool;
+    const registered = this.get(tool.name);
+    if (registered !== tool) {
+      throw new ValidationError("tool", `is not the definition registered as ${JSON.stringify(tool.name)}: pass that one, or its name`);
+    }
+    return tool.name;
+  }
+
   /** True when the named tool is registered and has an `undo`. */
   isReversible(name: string): boolean {
     return typeof this.#tools.get(name)?.undo === "function";

@@ -397,7 +397,7 @@ const rows: Row[] = [
     call: () => s.recordToolCall({ tool: "t", args: {}, result: 1, error: "boom" }),
     error: V,
     code: "VALIDATION_ERROR",
-    names: "toolCall.error",
+    names: "error",
   },
   { what: "plan with no target", call: () => s.plan(bad({})), error: V, code: "VALIDATION_ERROR", names: "{ checkpointId }" },
   {

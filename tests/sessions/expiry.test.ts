@@ -51,7 +51,7 @@ describe("checkpoint expiry", () => {
     const s = await fp.createSession({ userId: "u" });
     const e = await s.checkpoint({ expiresIn: 1e20 }).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(ValidationError);
-    expect((e as Error).message).toContain("checkpoint.expiresIn");
+    expect((e as Error).message).toContain("expiresIn");
     expect((await s.summary()).checkpoints).toBe(0);
     const far = await s.checkpoint({ name: "far", expiresIn: 1000 * 365.25 * 24 * 3600 * 1000 });
     expect(Number.isNaN(far.expiresAt!.getTime())).toBe(false);

@@ -111,7 +111,7 @@ describe("exportSession", () => {
     const s = await richSession();
     expect(await rejectionOf(fp.exportSession(s.id, { userId: "mallory" }))).toBeInstanceOf(NotFoundError);
     expect(await rejectionOf(fp.exportSession("ses_nope", { userId: "alice" }))).toBeInstanceOf(NotFoundError);
-    expect((await rejectionOf(fp.exportSession(s.id, {} as never))).field).toBe("exportSession.userId");
+    expect((await rejectionOf(fp.exportSession(s.id, {} as never))).field).toBe("userId");
     expect(await rejectionOf(fp.exportSession("", { userId: "alice" }))).toBeInstanceOf(ValidationError);
   });
 });
@@ -288,7 +288,7 @@ describe("importSession", () => {
     const s = await richSession();
     const doc = await fp.exportSession(s.id, { userId: "alice" });
     const other = open("target.db");
-    expect((await rejectionOf(other.importSession(doc, { userId: "" }))).field).toBe("importSession.userId");
+    expect((await rejectionOf(other.importSession(doc, { userId: "" }))).field).toBe("userId");
     expect(await rejectionOf(other.importSession(null as never, { userId: "bob" }))).toBeInstanceOf(ValidationError);
   });
 });

@@ -55,22 +55,22 @@ afterAll(async () => {
 /** Each call that takes a string, with the lone surrogate placed in it, and the field the error must name. */
 const cases: { what: string; call: (lone: string) => Promise<unknown>; field: (lone: string) => string }[] = [
   // sessions
-  { what: "createSession userId", call: (x) => fp.createSession({ userId: `al${x}ice` }), field: () => "createSession.userId" },
-  { what: "createSession title", call: (x) => fp.createSession({ userId: "alice", title: x }), field: () => "createSession.title" },
+  { what: "createSession userId", call: (x) => fp.createSession({ userId: `al${x}ice` }), field: () => "userId" },
+  { what: "createSession title", call: (x) => fp.createSession({ userId: "alice", title: x }), field: () => "title" },
   {
     what: "createSession metadata value",
     call: (x) => fp.createSession({ userId: "alice", metadata: { note: [x] } }),
-    field: () => "createSession.metadata.note[0]",
+    field: () => "metadata.note[0]",
   },
   {
     what: "createSession metadata key",
     call: (x) => fp.createSession({ userId: "alice", metadata: { [x]: 1 } }),
-    field: (x) => `createSession.metadata.${escaped(x)}`,
+    field: (x) => `metadata.${escaped(x)}`,
   },
   { what: "getSession id", call: (x) => fp.getSession(x, { userId: "alice" }), field: () => "sessionId" },
-  { what: "getSession userId", call: (x) => fp.getSession(s.id, { userId: x }), field: () => "scope.userId" },
-  { what: "handoff target userId", call: (x) => s.handoff(ids.checkpoint, { userId: x }), field: () => "handoff.userId" },
-  { what: "handoff target title", call: (x) => s.handoff(ids.checkpoint, { userId: "bob", title: x }), field: () => "handoff.title" },
+  { what: "getSession userId", call: (x) => fp.getSession(s.id, { userId: x }), field: () => "userId" },
+  { what: "handoff target userId", call: (x) => s.handoff(ids.checkpoint, { userId: x }), field: () => "userId" },
+  { what: "handoff target title", call: (x) => s.handoff(ids.checkpoint, { userId: "bob", title: x }), field: () => "title" },
   // messages
   { what: "append role", call: (x) => s.append({ role: x, content: "x" }), field: () => "message.role" },
   { what: "append clientId", call: (x) => s.append({ role: "user", content: "x", clientId: `c-${x}` }), field: () => "message.clientId" },
@@ -105,7 +105,7 @@ const cases: { what: string; call: (lone: string) => Promise<unknown>; field: (l
     field: () => "messages[1].content",
   },
   { what: "turn message", call: (x) => s.turn([{ role: "user", content: x }], { name: "t" }), field: () => "messages[0].content" },
-  { what: "turn checkpoint name", call: (x) => s.turn([{ role: "user", content: "ok" }], { name: x }), field: () => "checkpoint.name" },
+  { what: "turn checkpoint name", call: (x) => s.turn([{ role: "user", content: "ok" }], { name: x }), field: () => "name" },
   { what: "edit content", call: (x) => s.edit(ids.message, { role: "user", content: { text: x } }), field: () => "message.content.text" },
   { what: "edit role", call: (x) => s.edit(ids.message, { role: x, content: "x" }), field: () => "message.role" },
   { what: "edit message id", call: (x) => s.edit(x, { role: "user", content: "x" }), field: () => "messageId" },
@@ -115,53 +115,45 @@ const cases: { what: string; call: (lone: string) => Promise<unknown>; field: (l
   { what: "setState key", call: (x) => s.setState({ [x]: 1 }), field: (x) => `state.${escaped(x)}` },
   { what: "setState updater result", call: (x) => s.setState(() => ({ note: x })), field: () => "state.note" },
   // checkpoints
-  { what: "checkpoint name", call: (x) => s.checkpoint({ name: x }), field: () => "checkpoint.name" },
-  { what: "checkpoint metadata", call: (x) => s.checkpoint({ metadata: { by: x } }), field: () => "checkpoint.metadata.by" },
+  { what: "checkpoint name", call: (x) => s.checkpoint({ name: x }), field: () => "name" },
+  { what: "checkpoint metadata", call: (x) => s.checkpoint({ metadata: { by: x } }), field: () => "metadata.by" },
   { what: "restore id", call: (x) => s.restore(x), field: () => "checkpointId" },
   { what: "rollback id", call: (x) => s.rollback(x), field: () => "checkpointId" },
   { what: "deleteCheckpoint id", call: (x) => s.deleteCheckpoint(x), field: () => "checkpointId" },
   { what: "diff id", call: (x) => s.diff(ids.checkpoint, x), field: () => "checkpointB" },
-  { what: "plan target", call: (x) => s.plan({ checkpointId: x }), field: () => "plan.checkpointId" },
+  { what: "plan target", call: (x) => s.plan({ checkpointId: x }), field: () => "checkpointId" },
   // branches and versions
   { what: "switchBranch id", call: (x) => s.switchBranch(x), field: () => "branchId" },
-  { what: "history branchId", call: (x) => s.history({ branchId: x }), field: () => "history.branchId" },
-  { what: "toolTrack branchId", call: (x) => s.toolTrack({ branchId: x }), field: () => "toolTrack.branchId" },
+  { what: "history branchId", call: (x) => s.history({ branchId: x }), field: () => "branchId" },
+  { what: "toolTrack branchId", call: (x) => s.toolTrack({ branchId: x }), field: () => "branchId" },
   { what: "versions message id", call: (x) => s.versions(x), field: () => "messageId" },
   // tools
   { what: "invoke tool name", call: (x) => s.invoke(`echo${x}`), field: () => "tool" },
   { what: "invoke args", call: (x) => s.invoke("echo", { text: x }), field: () => "args.text" },
   { what: "invoke args key", call: (x) => s.invoke("echo", { [x]: 1 }), field: (x) => `args.${escaped(x)}` },
-  { what: "recordToolCall tool", call: (x) => s.recordToolCall({ tool: x, args: {} }), field: () => "toolCall.tool" },
-  { what: "recordToolCall callId", call: (x) => s.recordToolCall({ tool: "t", args: {}, callId: x }), field: () => "toolCall.callId" },
-  { what: "recordToolCall args", call: (x) => s.recordToolCall({ tool: "t", args: { q: x } }), field: () => "toolCall.args.q" },
-  { what: "recordToolCall result", call: (x) => s.recordToolCall({ tool: "t", args: {}, result: [x] }), field: () => "toolCall.result[0]" },
-  { what: "recordToolCall error text", call: (x) => s.recordToolCall({ tool: "t", args: {}, error: x }), field: () => "toolCall.error" },
+  { what: "recordToolCall tool", call: (x) => s.recordToolCall({ tool: x, args: {} }), field: () => "tool" },
+  { what: "recordToolCall callId", call: (x) => s.recordToolCall({ tool: "t", args: {}, callId: x }), field: () => "callId" },
+  { what: "recordToolCall args", call: (x) => s.recordToolCall({ tool: "t", args: { q: x } }), field: () => "args.q" },
+  { what: "recordToolCall result", call: (x) => s.recordToolCall({ tool: "t", args: {}, result: [x] }), field: () => "result[0]" },
+  { what: "recordToolCall error text", call: (x) => s.recordToolCall({ tool: "t", args: {}, error: x }), field: () => "error" },
   {
     what: "recordToolCall error message",
     call: (x) => s.recordToolCall({ tool: "t", args: {}, error: { message: x } }),
-    field: () => "toolCall.error.message",
+    field: () => "error.message",
   },
   // listings
-  { what: "listSessions userId", call: (x) => fp.listSessions({ userId: x }), field: () => "listSessions.userId" },
-  { what: "listSessions cursor", call: (x) => fp.listSessions({ userId: "alice", cursor: x }), field: () => "listSessions.cursor" },
-  { what: "listCheckpoints userId", call: (x) => fp.listCheckpoints({ userId: x }), field: () => "listCheckpoints.userId" },
-  { what: "listCheckpoints name", call: (x) => fp.listCheckpoints({ userId: "alice", name: x }), field: () => "listCheckpoints.name" },
-  {
-    what: "listCheckpoints sessionId",
-    call: (x) => fp.listCheckpoints({ userId: "alice", sessionId: x }),
-    field: () => "listCheckpoints.sessionId",
-  },
-  {
-    what: "listCheckpoints cursor",
-    call: (x) => fp.listCheckpoints({ userId: "alice", cursor: x }),
-    field: () => "listCheckpoints.cursor",
-  },
-  { what: "a session's listCheckpoints name", call: (x) => s.listCheckpoints({ name: x }), field: () => "listCheckpoints.name" },
-  { what: "timeline cursor", call: (x) => s.timeline({ cursor: x }), field: () => "timeline.cursor" },
+  { what: "listSessions userId", call: (x) => fp.listSessions({ userId: x }), field: () => "userId" },
+  { what: "listSessions cursor", call: (x) => fp.listSessions({ userId: "alice", cursor: x }), field: () => "cursor" },
+  { what: "listCheckpoints userId", call: (x) => fp.listCheckpoints({ userId: x }), field: () => "userId" },
+  { what: "listCheckpoints name", call: (x) => fp.listCheckpoints({ userId: "alice", name: x }), field: () => "name" },
+  { what: "listCheckpoints sessionId", call: (x) => fp.listCheckpoints({ userId: "alice", sessionId: x }), field: () => "sessionId" },
+  { what: "listCheckpoints cursor", call: (x) => fp.listCheckpoints({ userId: "alice", cursor: x }), field: () => "cursor" },
+  { what: "a session's listCheckpoints name", call: (x) => s.listCheckpoints({ name: x }), field: () => "name" },
+  { what: "timeline cursor", call: (x) => s.timeline({ cursor: x }), field: () => "cursor" },
   // operator calls and transfer
   { what: "exportSession id", call: (x) => fp.exportSession(x, { userId: "alice" }), field: () => "sessionId" },
-  { what: "exportSession userId", call: (x) => fp.exportSession(s.id, { userId: x }), field: () => "exportSession.userId" },
-  { what: "verify sessionId", call: (x) => fp.verify({ sessionId: x }), field: () => "verify.sessionId" },
+  { what: "exportSession userId", call: (x) => fp.exportSession(s.id, { userId: x }), field: () => "userId" },
+  { what: "verify sessionId", call: (x) => fp.verify({ sessionId: x }), field: () => "sessionId" },
 ];
 
 describe("a lone surrogate in any string crossing the API is refused, naming the field, and nothing is written", () => {
@@ -185,7 +177,7 @@ describe("a lone surrogate in any string crossing the API is refused, naming the
   it("importSession's userId", async () => {
     const doc = await fp.exportSession(s.id, { userId: "alice" });
     const e = await rejectionOf(() => tempFp().importSession(doc, { userId: "b\ud800" }));
-    expect(e).toMatchObject({ code: "MALFORMED_TEXT", field: "importSession.userId" });
+    expect(e).toMatchObject({ code: "MALFORMED_TEXT", field: "userId" });
   });
 
   it("attachWorkspace's exclude patterns", async () => {
@@ -193,7 +185,7 @@ describe("a lone surrogate in any string crossing the API is refused, naming the
     try {
       const before = await dumpOf(file);
       const e = await rejectionOf(() => s.attachWorkspace(ws, { exclude: ["*.log", "\udc00"] }));
-      expect(e).toMatchObject({ code: "MALFORMED_TEXT", field: "options.exclude.1" });
+      expect(e).toMatchObject({ code: "MALFORMED_TEXT", field: "exclude.1" });
       expect(await dumpOf(file)).toEqual(before);
     } finally {
       removeDir(ws);
@@ -536,12 +528,12 @@ describe("defineTool refuses a name no call could reach (calls take names as the
     it(what, async () => {
       const e = await rejectionOf(async () => defineTool({ name, run: () => 1 }));
       expect(e).toBeInstanceOf(ValidationError);
-      expect(e).toMatchObject({ code, field: "tool.name" });
+      expect(e).toMatchObject({ code, field: "name" });
       expect(isWellFormed(e.message)).toBe(true);
       // A plain object given to openForkpoint gets the same check.
       expect(await rejectionOf(async () => openForkpoint({ path: ":memory:", tools: [{ name, run: () => 1 }] }))).toMatchObject({
         code,
-        field: "tool.name",
+        field: "name",
       });
     });
   }

@@ -308,12 +308,12 @@ describe("validation", () => {
     const doc = await fp.exportSession(s.id, { userId: "alice" });
     const before = await dumpOf(path);
     const cases: [Promise<unknown>, string][] = [
-      [fp.verify({ signal: { aborted: true } as never }), "verify.signal"],
-      [fp.verify({ onProgress: 1 as never }), "verify.onProgress"],
-      [fp.exportSession(s.id, { userId: "alice", signal: "no" as never }), "exportSession.signal"],
-      [fp.importSession(doc, { userId: "carol", onProgress: {} as never }), "importSession.onProgress"],
-      [fp.prune({ signal: new AbortController() as never }), "prune.signal"],
-      [fp.prune({ onProgress: "x" as never }), "prune.onProgress"],
+      [fp.verify({ signal: { aborted: true } as never }), "signal"],
+      [fp.verify({ onProgress: 1 as never }), "onProgress"],
+      [fp.exportSession(s.id, { userId: "alice", signal: "no" as never }), "signal"],
+      [fp.importSession(doc, { userId: "carol", onProgress: {} as never }), "onProgress"],
+      [fp.prune({ signal: new AbortController() as never }), "signal"],
+      [fp.prune({ onProgress: "x" as never }), "onProgress"],
     ];
     for (const [call, field] of cases) {
       const e = await rejectionOf(call);

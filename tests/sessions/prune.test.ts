@@ -102,7 +102,7 @@ describe("prune", () => {
     await s.checkpoint({ expiresIn: 1 });
     await sleep(5);
     const before = await dumpOf(file);
-    expect((await rejectionOf(fp.prune({ all: true } as never))).field).toBe("prune");
+    expect((await rejectionOf(fp.prune({ all: true } as never))).field).toBe("options");
     expect(await rejectionOf(fp.prune({ vacuum: "yes" } as never))).toBeInstanceOf(ValidationError);
     expect(await rejectionOf(fp.prune({ sessionId: "ses_nope" }))).toBeInstanceOf(NotFoundError);
     expect(await dumpOf(file)).toEqual(before);

@@ -93,7 +93,7 @@ describe("turn", () => {
     expect(badMessage.message).toContain("messages[1].role");
     const badOptions = await rejectionOf(s.turn({ role: "user", content: "ok" }, { name: "t", expiresIn: "soon" } as never));
     expect(badOptions).toBeInstanceOf(ValidationError);
-    expect(badOptions.message).toContain("checkpoint.expiresIn");
+    expect(badOptions.message).toContain("expiresIn");
     const unknownKey = await rejectionOf(s.turn({ role: "user", content: "ok" }, { label: "t" } as never));
     expect(unknownKey).toBeInstanceOf(ValidationError);
     expect(unknownKey.message).toMatch(/checkpoint.*label/);
@@ -135,7 +135,7 @@ describe("turn", () => {
     try {
       const { fp, path: file } = dbs.open();
       const s = await fp.createSession({ userId: "alice" });
-      fs.writeFileSync(path.join(dir, "plan.md"), "one\n");
+      fs.writeFileSync(path.join(dir, "md"), "one\n");
       await s.attachWorkspace(dir);
       const before = await countRowsOf(file);
       const t = await s.turn({ role: "user", content: "wrote the plan" }, { name: "t" });
@@ -144,8 +144,8 @@ describe("turn", () => {
       const delta = rowDelta(before, await countRowsOf(file));
       expect(delta).toMatchObject({ entries: 1, checkpoints: 1, checkpoint_files: 1 });
       expect(await s.diffFiles(t.checkpoint.id, "disk")).toEqual({ added: [], modified: [], deleted: [], patch: "" });
-      fs.writeFileSync(path.join(dir, "plan.md"), "two\n");
-      expect((await s.diffFiles(t.checkpoint.id, "disk")).modified).toEqual(["plan.md"]);
+      fs.writeFileSync(path.join(dir, "md"), "two\n");
+      expect((await s.diffFiles(t.checkpoint.id, "disk")).modified).toEqual(["md"]);
     } finally {
       removeDir(dir);
     }

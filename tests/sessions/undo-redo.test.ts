@@ -231,7 +231,7 @@ describe("undo and redo", () => {
     await s.rollback(cp.id);
     const rows = await countRowsOf(path);
     await expect(s.undo({ onUndoError: "later" } as never)).rejects.toMatchObject({ code: "VALIDATION_ERROR" });
-    await expect(s.undo({ scope: "files" })).rejects.toMatchObject({ code: "VALIDATION_ERROR", field: "options.scope" });
+    await expect(s.undo({ scope: "files" })).rejects.toMatchObject({ code: "VALIDATION_ERROR", field: "scope" });
     expect(await countRowsOf(path)).toEqual(rows);
     expect((await s.undo({ onUndoError: "continue", refuseIrreversible: true })).branch.head).toBe(2);
   });

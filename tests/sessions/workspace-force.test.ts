@@ -140,12 +140,12 @@ describe("force: true", () => {
     const before = await dumpOf(dbFile);
     const bad = await rejectionOf(s.rollback(a.id, { scope: "files", force: "yes" as never }));
     expect(bad).toBeInstanceOf(ValidationError);
-    expect(bad.field).toBe("options.force");
+    expect(bad.field).toBe("force");
     const noScope = await rejectionOf(s.rollback(a.id, { force: true }));
     expect(noScope).toBeInstanceOf(ValidationError);
-    expect(noScope.field).toBe("options.force");
+    expect(noScope.field).toBe("force");
     expect((await rejectionOf(s.switchBranch((await s.info()).currentBranchId, { scope: "conversation", force: true }))).field).toBe(
-      "options.force",
+      "force",
     );
     expect(await dumpOf(dbFile)).toEqual(before);
     expect(tree()).toEqual(DRIFTED);

@@ -105,7 +105,7 @@ describe("attachWorkspace and diffFiles", () => {
     const before = await dumpOf(dbFile);
     expect((await rejectionOf(s.attachWorkspace(path.join(ws, "README.md")))).field).toBe("dir");
     expect((await rejectionOf(s.attachWorkspace(path.join(dir, "missing")))).field).toBe("dir");
-    expect((await rejectionOf(s.attachWorkspace(ws, { exclude: [""] }))).field).toBe("options.exclude.0");
+    expect((await rejectionOf(s.attachWorkspace(ws, { exclude: [""] }))).field).toBe("exclude.0");
     expect(await rejectionOf(s.attachWorkspace(ws, { globs: [] } as never))).toBeInstanceOf(ValidationError);
     expect((await rejectionOf(bare.diffFiles(noFiles.id))).field).toBe("diffFiles"); // no workspace yet
     expect(await rejectionOf(s.diffFiles("cp_nope"))).toBeInstanceOf(NotFoundError);
@@ -205,7 +205,7 @@ describe("moves with a scope", () => {
   it("refuses scope 'files' without a workspace, or without any snapshot on the target's lineage", async () => {
     const s = await fp.createSession({ userId: "u" });
     const early = await s.checkpoint();
-    expect((await rejectionOf(s.rollback(early.id, { scope: "files" }))).field).toBe("options.scope");
+    expect((await rejectionOf(s.rollback(early.id, { scope: "files" }))).field).toBe("scope");
     write("a.txt", "a");
     await s.attachWorkspace(ws);
     const e = await rejectionOf(s.rollback(early.id, { scope: "files" }));

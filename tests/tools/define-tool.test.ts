@@ -13,11 +13,11 @@ describe("defineTool", () => {
   });
 
   it.each([
-    ["not an object", null, "tool"],
-    ["an empty name", { name: " ", run }, "tool.name"],
-    ["a name that is not a string", { name: 3, run }, "tool.name"],
-    ["no run", { name: "t" }, "tool t.run"],
-    ["an undo that is not a function", { name: "t", run, undo: "nope" }, "tool t.undo"],
+    ["not an object", null, "definition"],
+    ["an empty name", { name: " ", run }, "name"],
+    ["a name that is not a string", { name: 3, run }, "name"],
+    ["no run", { name: "t" }, "run"],
+    ["an undo that is not a function", { name: "t", run, undo: "nope" }, "undo"],
   ])("refuses %s", (_label, definition, field) => {
     const error = (() => {
       try {

@@ -65,13 +65,13 @@ describe("defineTool({ timeoutMs })", () => {
   it.each([0, -5, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 31, "100"])("refuses %s", (bad) => {
     const error = thrownBy(() => defineTool({ name: "t", run: () => null, timeoutMs: bad as number }));
     expect(error).toBeInstanceOf(ValidationError);
-    expect(error.field).toBe("tool t.timeoutMs");
+    expect(error.field).toBe("timeoutMs");
   });
 
   it("checks a plain tool object handed to openForkpoint the same way", () => {
     const error = thrownBy(() => openForkpoint({ path: ":memory:", tools: [{ name: "t", run: () => null, timeoutMs: 0 }] }));
     expect(error).toBeInstanceOf(ValidationError);
-    expect(error.field).toBe("tool t.timeoutMs");
+    expect(error.field).toBe("timeoutMs");
   });
 
   it("hands every handler a live signal when nothing times out", async () => {

@@ -14,7 +14,7 @@ import { performMove } from "./move.js";
 export async function moveInHistory(ctx: EngineContext, ref: SessionRef, op: "undo" | "redo", options?: MoveOptions): Promise<MoveResult> {
   // Undo and redo move the conversation: files alone would leave the history out of step with the session.
   if (options && typeof options === "object" && options.scope === "files")
-    throw new ValidationError("options.scope", `${op} moves the conversation: use "conversation" or "both"`);
+    throw new ValidationError("scope", `${op} moves the conversation: use "conversation" or "both"`);
   return performMove(ctx, ref, "switch", options, function* (tx, session) {
     const row = op === "undo" ? yield* tx.moveToUndo(session.id) : yield* tx.moveToRedo(session.id);
     if (!row)

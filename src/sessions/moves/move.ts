@@ -2,7 +2,7 @@
 // Used by rollback, edit, switchBranch, undo and redo, and by crash recovery to finish a journaled move.
 import { ConflictError, ValidationError } from "../../models/errors.js";
 import { newId } from "../../models/ids.js";
-import { moveOptions, parseInput, type MoveOptions } from "../../models/inputs.js";
+import { moveOptions, parseOptions, type MoveOptions } from "../../models/inputs.js";
 import type { ToolInvocation } from "../../models/types.js";
 import type { SessionRow, Step, Tx } from "../../store/port/index.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
@@ -27,10 +27,9 @@ export async function performMove(
   within?: WithinMove,
 ): Promise<MoveOutcome> {
   // No options (the usual call) is the defaults: nothing to validate.
-  const o: MoveOptions = options === undefined || options === null ? {} : parseInput(moveOptions, options, "options");
+  const o: MoveOptions = options === undefined || options === null ? {} : parseOptions(moveOptions, options, "options");
   const scope = o.scope ?? "conversation";
-  if (o.force && scope === "conversation")
-    throw new ValidationError("options.force", 'applies to the workspace: use scope "files" or "both"');
+  if (o.force && scope === "conversation") throw new ValidationError("force", 'applies to the workspace: use scope "files" or "both"');
   return ctx.track(
     ctx.withSessionLock(
       ref.id,
@@ -41,10 +40,10 @@ export async function performMove(
         // after that snapshot bring their effects back on top of it, and tools undone find what they wrote.
         const { ws, manifestId, from, kind } = await ctx.store.read(function* (tx) {
           const { session, branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
-          const ws = yield* workspaceOf(tx, session.id, "options.scope");
+          const ws = yield* workspaceOf(tx, session.id, "scope");
           const base = yield* prepare(tx, session);
           if (scope === "files" && base.kind === "edit") {
-            throw new ValidationError("options.scope", 'an edit adds a message: use scope "both" (or "conversation")');
+            throw new ValidationError("scope", 'an edit adds a message: use scope "both" (or "conversation")');
           }
           // The conversation's refusals come before any file moves.
           if (scope === "both" && session.hasTools) refuseMove((yield* computePlan(ctx, tx, session, base.target)).steps, o);

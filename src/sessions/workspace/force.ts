@@ -38,7 +38,7 @@ export async function prepareMoveRestore(
   const saved = await reportSavedDrift(
     savedDrift,
     ctx.store.read(function* (tx) {
-      return yield* workspaceOf(tx, ref.id, "options.scope");
+      return yield* workspaceOf(tx, ref.id, "scope");
     }),
   );
   return { prepared: await reportSavedDrift(savedDrift, prepareRestore(ctx, saved, manifestId)), savedDrift };

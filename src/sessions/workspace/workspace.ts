@@ -119,8 +119,8 @@ export function* targetFiles(
     const s = segments[i]!;
     found = yield* tx.lastCheckpointFiles(s.branchId, s.after, s.upTo);
   }
-  if (!found) throw new ValidationError("options.scope", "no checkpoint on the target's lineage captured the workspace's files");
-  return sameConfig(found, ws, "options.scope", "the target's checkpoint").manifestId;
+  if (!found) throw new ValidationError("scope", "no checkpoint on the target's lineage captured the workspace's files");
+  return sameConfig(found, ws, "scope", "the target's checkpoint").manifestId;
 }
 
 /**

@@ -92,6 +92,14 @@ export interface ToolResultRow {
   completedAt: number;
 }
 
+/** One version of a message: a message at the same position whose lineage shares everything before it. */
+export interface VersionRow {
+  /** The message whose versions these are. */
+  ofId: string;
+  id: string;
+  branchId: string;
+}
+
 export interface SnapshotRow {
   hash: string;
   body: string;
@@ -132,6 +140,15 @@ export interface EntriesTx {
   segmentMessages<T>(segment: LineageSegment, map: (row: MessageRow) => T, out: T[]): Step<void>;
   /** The segment's newest message, if it has any. */
   lastSegmentMessage(segment: LineageSegment): Step<MessageRow | undefined>;
+  /** The segment's newest `limit` messages, in position order. */
+  lastSegmentMessages(segment: LineageSegment, limit: number): Step<MessageRow[]>;
+  /**
+   * The versions of each of these messages (of one session), in one query: for each, the messages at its position
+   * that follow the same entry (the one before it in its lineage), ordered by `ofId`, then creation.
+   */
+  messageVersions(sessionId: string, messageIds: readonly string[]): Step<VersionRow[]>;
+  /** Names a branch (null clears the name). */
+  setBranchName(branchId: string, name: string | null): Step<void>;
 
   /** Tool entries of one segment with completion and applied status. */
   segmentTools(segment: LineageSegment): Step<ToolRow[]>;

@@ -66,6 +66,8 @@ export interface SessionsTx {
   /** A user's sessions, newest first, below `beforeSeq`. */
   listSessions(userId: string, beforeSeq: number | undefined, limit: number): Step<SessionRow[]>;
   setCurrentBranch(sessionId: string, branchId: string, at: number): Step<void>;
+  /** Sets the title and metadata given (undefined: left as it is) and `updatedAt`. */
+  updateSession(sessionId: string, fields: { title?: string | null; metadata?: string | null }, at: number): Step<void>;
   /** Records that the session has tool calls (once). */
   markHasTools(sessionId: string): Step<void>;
   /** Ids of every session, in creation order. */

@@ -11,6 +11,7 @@ import type {
   SessionRow,
   ToolResultRow,
   ToolRow,
+  VersionRow,
 } from "../port/index.js";
 import {
   BRANCH_COLS,
@@ -205,6 +206,37 @@ export function entriesTx(sql: Sql): EntriesTx {
       return r && messageRow(segment.branchId, r);
     },
 
+    *lastSegmentMessages(segment: LineageSegment, limit: number) {
+      if (segment.upTo <= segment.after || limit <= 0) return [];
+      const rows = yield* sql.tuples<MessageTuple>(
+        `SELECT ${MESSAGE_COLS} FROM entries WHERE ${IN_SEGMENT} AND kind = 'message' ORDER BY position DESC LIMIT $4`,
+        [segment.branchId, segment.after, segment.upTo, limit],
+      );
+      return rows.reverse().map((r) => messageRow(segment.branchId, r));
+    },
+    *messageVersions(sessionId: string, messageIds: readonly string[]) {
+      if (messageIds.length === 0) return [];
+      // The entry before each message (its own branch's, or the fork entry at the branch's start), then every message
+      // at that position following the same entry: on that entry's branch, or on a branch forked at it (at 0: at 0).
+      return yield* sql.rows<VersionRow>(
+        `WITH m AS (
+          SELECT e.id AS of_id, e.position, b.session_id, CASE WHEN e.position - 1 > b.fork_position
+            THEN (SELECT a.id FROM entries a WHERE a.branch_id = e.branch_id AND a.position = e.position - 1)
+            ELSE b.fork_entry_id END AS anchor_id
+          FROM entries e JOIN branches b ON b.id = e.branch_id
+          WHERE e.id = ANY($1::text[]) AND b.session_id = $2)
+        SELECT m.of_id AS "ofId", v.id AS id, v.branch_id AS "branchId"
+        FROM m JOIN entries v ON v.position = m.position AND v.kind = 'message' AND v.branch_id IN (
+          SELECT a.branch_id FROM entries a WHERE a.id = m.anchor_id
+          UNION ALL SELECT f.id FROM branches f WHERE f.session_id = m.session_id AND f.fork_entry_id = m.anchor_id
+          UNION ALL SELECT z.id FROM branches z WHERE m.anchor_id IS NULL AND z.session_id = m.session_id AND z.fork_position = 0)
+        ORDER BY m.of_id, v.seq`,
+        [messageIds, sessionId],
+      );
+    },
+    *setBranchName(branchId: string, name: string | null) {
+      yield* sql.exec(`UPDATE branches SET name = $1 WHERE id = $2`, [name, branchId]);
+    },
     *segmentTools(segment: LineageSegment) {
       if (segment.upTo <= segment.after) return [];
       return yield* sql.rows<ToolRow>(

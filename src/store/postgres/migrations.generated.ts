@@ -101,5 +101,13 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
       "\nCREATE INDEX \"entries_branch_created\" ON \"entries\" USING btree (\"branch_id\",\"created_at\",\"seq\");",
       "\nCREATE INDEX \"events_session_created\" ON \"events\" USING btree (\"session_id\",\"created_at\",\"seq\");"
     ]
+  },
+  {
+    "tag": "0005_aberrant_mastermind",
+    "folderMillis": 1795736101131,
+    "hash": "8d4f8f46c5958e381a4111f1d8aca1560285d3bdd1416cef2d8da8e9930cd22d",
+    "sql": [
+      "CREATE INDEX \"branches_session_fork_entry\" ON \"branches\" USING btree (\"session_id\",\"fork_entry_id\");"
+    ]
   }
 ];

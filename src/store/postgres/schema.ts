@@ -70,7 +70,12 @@ export const branches = pgTable(
     reason: text("reason").notNull(),
     createdAt: time("created_at").notNull(),
   },
-  (t) => [unique("branches_id").on(t.id), index("branches_session").on(t.sessionId)],
+  (t) => [
+    unique("branches_id").on(t.id),
+    index("branches_session").on(t.sessionId),
+    // A message's versions are the branches forked at the entry before it: found without scanning the session's branches.
+    index("branches_session_fork_entry").on(t.sessionId, t.forkEntryId),
+  ],
 );
 
 /** The append-only log of every branch: messages, state changes and tool invocations, hash-chained. */

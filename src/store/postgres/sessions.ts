@@ -71,6 +71,14 @@ export function sessionsTx(sql: Sql): SessionsTx {
     *setCurrentBranch(sessionId: string, branchId: string, at: number) {
       yield* sql.later(`UPDATE sessions SET current_branch_id = $1, updated_at = $2 WHERE id = $3`, [branchId, at, sessionId]);
     },
+    *updateSession(sessionId: string, fields: { title?: string | null; metadata?: string | null }, at: number) {
+      const { title, metadata } = fields;
+      yield* sql.exec(
+        `UPDATE sessions SET title = CASE WHEN $1::boolean THEN $2::text ELSE title END,
+        metadata = CASE WHEN $3::boolean THEN $4::text ELSE metadata END, updated_at = $5 WHERE id = $6`,
+        [title !== undefined, title ?? null, metadata !== undefined, metadata ?? null, at, sessionId],
+      );
+    },
     *markHasTools(sessionId: string) {
       yield* sql.later(`UPDATE sessions SET has_tools = true WHERE id = $1 AND NOT has_tools`, [sessionId]);
     },

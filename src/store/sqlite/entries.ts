@@ -10,6 +10,7 @@ import type {
   SnapshotRow,
   Step,
   ToolResultRow,
+  VersionRow,
 } from "../port/index.js";
 import {
   BRANCH_COLS,
@@ -93,6 +94,28 @@ export function entriesTx(db: Database.Database): EntriesTx {
     FROM entries WHERE branch_id = ? AND position > ? AND position <= ? AND kind = 'message' ORDER BY position DESC LIMIT 1`,
       "raw",
     ),
+    lastSegmentMessages: p(
+      `SELECT id, position, role, content, client_id, metadata, created_at
+    FROM entries WHERE branch_id = ? AND position > ? AND position <= ? AND kind = 'message' ORDER BY position DESC LIMIT ?`,
+      "raw",
+    ),
+    // The entry before each message (its own branch's, or the fork entry at the branch's start), then every message at
+    // that position following the same entry: on that entry's branch, or on a branch forked at it (at 0: forked at 0).
+    messageVersions: p(
+      `WITH m AS (
+      SELECT e.id AS of_id, e.position, b.session_id, CASE WHEN e.position - 1 > b.fork_position
+        THEN (SELECT a.id FROM entries a WHERE a.branch_id = e.branch_id AND a.position = e.position - 1)
+        ELSE b.fork_entry_id END AS anchor_id
+      FROM entries e JOIN branches b ON b.id = e.branch_id
+      WHERE e.id IN (SELECT value FROM json_each(?)) AND b.session_id = ?)
+    SELECT m.of_id AS ofId, v.id AS id, v.branch_id AS branchId
+    FROM m JOIN entries v ON v.position = m.position AND v.kind = 'message' AND v.branch_id IN (
+      SELECT a.branch_id FROM entries a WHERE a.id = m.anchor_id
+      UNION ALL SELECT f.id FROM branches f WHERE f.session_id = m.session_id AND f.fork_entry_id = m.anchor_id
+      UNION ALL SELECT z.id FROM branches z WHERE m.anchor_id IS NULL AND z.session_id = m.session_id AND z.fork_position = 0)
+    ORDER BY m.of_id, v.seq`,
+    ),
+    setBranchName: p(`UPDATE branches SET name = ? WHERE id = ?`),
     segmentTools: p(
       `SELECT ${TOOL_COLS} FROM ${TOOL_JOIN} WHERE e.branch_id = ? AND e.position > ? AND e.position <= ? AND e.kind = 'tool' ORDER BY e.position`,
     ),
@@ -272,6 +295,29 @@ export function entriesTx(db: Database.Database): EntriesTx {
           createdAt: r[6],
         }
       );
+    },
+    *lastSegmentMessages(segment: LineageSegment, limit: number) {
+      if (segment.upTo <= segment.after || limit <= 0) return [];
+      const rows = s.lastSegmentMessages.all(segment.branchId, segment.after, segment.upTo, limit) as MessageTuple[];
+      return rows
+        .reverse()
+        .map((r) => ({
+          id: r[0],
+          branchId: segment.branchId,
+          position: r[1],
+          role: r[2],
+          content: r[3],
+          clientId: r[4],
+          metadata: r[5],
+          createdAt: r[6],
+        }));
+    },
+    *messageVersions(sessionId: string, messageIds: readonly string[]) {
+      if (messageIds.length === 0) return [];
+      return s.messageVersions.all(JSON.stringify(messageIds), sessionId) as VersionRow[];
+    },
+    *setBranchName(branchId: string, name: string | null) {
+      s.setBranchName.run(name, branchId);
     },
     *segmentTools(segment: LineageSegment) {
       if (segment.upTo <= segment.after) return [];

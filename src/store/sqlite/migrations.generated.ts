@@ -162,5 +162,13 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
       "\nCREATE INDEX `entries_branch_created` ON `entries` (`branch_id`,`created_at`,`seq`);",
       "\nCREATE INDEX `events_session_created` ON `events` (`session_id`,`created_at`,`seq`);"
     ]
+  },
+  {
+    "tag": "0010_tearful_prism",
+    "folderMillis": 1795736100349,
+    "hash": "d44745a38f09797fb081dcb9521d3c0a3ddf02c650de7ca9c38c06e25eb09c37",
+    "sql": [
+      "CREATE INDEX `branches_session_fork_entry` ON `branches` (`session_id`,`fork_entry_id`);"
+    ]
   }
 ];

@@ -28,6 +28,8 @@ export function sessionsTx(db: Database.Database): SessionsTx {
     getSessionInfo: p(`SELECT ${SESSION_INFO_COLS} FROM sessions WHERE id = ?`),
     listSessions: p(`SELECT ${SESSION_INFO_COLS} FROM sessions WHERE user_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`),
     setCurrent: p(`UPDATE sessions SET current_branch_id = ?, updated_at = ? WHERE id = ?`),
+    updateSession: p(`UPDATE sessions SET title = CASE WHEN ? THEN ? ELSE title END, metadata = CASE WHEN ? THEN ? ELSE metadata END,
+    updated_at = ? WHERE id = ?`),
     markHasTools: p(`UPDATE sessions SET has_tools = 1 WHERE id = ? AND has_tools = 0`),
     allSessionIds: p(`SELECT id FROM sessions ORDER BY seq`, "pluck"),
     insertEvent: p(
@@ -73,6 +75,11 @@ export function sessionsTx(db: Database.Database): SessionsTx {
     },
     *setCurrentBranch(sessionId: string, branchId: string, at: number) {
       s.setCurrent.run(branchId, at, sessionId);
+    },
+
+    *updateSession(sessionId: string, fields: { title?: string | null; metadata?: string | null }, at: number) {
+      const { title, metadata } = fields;
+      s.updateSession.run(title === undefined ? 0 : 1, title ?? null, metadata === undefined ? 0 : 1, metadata ?? null, at, sessionId);
     },
 
     *markHasTools(sessionId: string) {

@@ -1,0 +1,1 @@
+CREATE INDEX "branches_session_fork_entry" ON "branches" USING btree ("session_id","fork_entry_id");

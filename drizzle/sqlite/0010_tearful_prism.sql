@@ -1,0 +1,1 @@
+CREATE INDEX `branches_session_fork_entry` ON `branches` (`session_id`,`fork_entry_id`);
