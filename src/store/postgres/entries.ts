@@ -53,7 +53,9 @@ const SESSION_CURRENT_FIELDS = [
 const CURRENT_OF = `SELECT s.seq, s.id, s.user_id, s.title, s.metadata, s.current_branch_id, s.origin_session_id, s.origin_checkpoint_id,
     s.has_tools, s.has_workspace, s.created_at, s.updated_at, s.retention, s.retention_aged_at, ${select("b", BRANCH_FIELDS)}, ${HEAD_COLS}
   FROM sessions s JOIN branches b ON b.id = s.current_branch_id
-  LEFT JOIN entries e ON e.branch_id = b.id AND e.position = (SELECT max(position) FROM entries WHERE branch_id = b.id)
+  -- The head entry as a lateral top-1 on (branch_id, position): a generic plan of "position = (SELECT max ...)"
+  -- may pick another index of entries and scan the whole branch.
+  LEFT JOIN LATERAL (SELECT * FROM entries WHERE branch_id = b.id ORDER BY position DESC LIMIT 1) e ON true
   WHERE s.id = $1`;
 
 export function entriesTx(sql: Sql): EntriesTx {
