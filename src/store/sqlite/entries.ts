@@ -32,6 +32,18 @@ import {
 } from "./columns.js";
 import { prepare, type RowMode } from "./object-rows.js";
 
+/** A message read as a tuple (`MessageTuple`), as the port's row. */
+const messageRow = (branchId: string, r: MessageTuple): MessageRow => ({
+  id: r[0],
+  branchId,
+  position: r[1],
+  role: r[2],
+  content: r[3],
+  clientId: r[4],
+  metadata: r[5],
+  createdAt: r[6],
+});
+
 export function entriesTx(db: Database.Database): EntriesTx {
   const p = (sql: string, mode?: RowMode) => prepare(db, sql, mode);
   const s = {
@@ -283,34 +295,12 @@ export function entriesTx(db: Database.Database): EntriesTx {
     *lastSegmentMessage(segment: LineageSegment) {
       if (segment.upTo <= segment.after) return undefined;
       const r = s.lastSegmentMessage.get(segment.branchId, segment.after, segment.upTo) as MessageTuple | undefined;
-      return (
-        r && {
-          id: r[0],
-          branchId: segment.branchId,
-          position: r[1],
-          role: r[2],
-          content: r[3],
-          clientId: r[4],
-          metadata: r[5],
-          createdAt: r[6],
-        }
-      );
+      return r && messageRow(segment.branchId, r);
     },
     *lastSegmentMessages(segment: LineageSegment, limit: number) {
       if (segment.upTo <= segment.after || limit <= 0) return [];
       const rows = s.lastSegmentMessages.all(segment.branchId, segment.after, segment.upTo, limit) as MessageTuple[];
-      return rows
-        .reverse()
-        .map((r) => ({
-          id: r[0],
-          branchId: segment.branchId,
-          position: r[1],
-          role: r[2],
-          content: r[3],
-          clientId: r[4],
-          metadata: r[5],
-          createdAt: r[6],
-        }));
+      return rows.reverse().map((r) => messageRow(segment.branchId, r));
     },
     *messageVersions(sessionId: string, messageIds: readonly string[]) {
       if (messageIds.length === 0) return [];
