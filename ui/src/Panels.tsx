@@ -128,9 +128,24 @@ export function VersionsPanel(props: { user: string; session: string; messageId:
   );
 }
 
+/** A checkpoint as a picker names it: its name (or the end of its id) and position. */
+const label = (c: Checkpoint) => `${c.name ?? c.id.slice(-6)} @${c.position}`;
+
+/** A picker of the session's checkpoints (one side of a diff). */
+function CheckpointSelect(props: { checkpoints: Checkpoint[]; value: string; onChange: (id: string) => void; testid: string }) {
+  return (
+    <select value={props.value} onChange={(e) => props.onChange(e.target.value)} data-testid={props.testid}>
+      {props.checkpoints.map((c) => (
+        <option key={c.id} value={c.id}>
+          {label(c)}
+        </option>
+      ))}
+    </select>
+  );
+}
+
 export function DiffPanel(props: { user: string; session: string; checkpoints: Checkpoint[]; initialA: string | undefined }) {
   const { checkpoints } = props;
-  const label = (c: Checkpoint) => `${c.name ?? c.id.slice(-6)} @${c.position}`;
   const [a, setA] = useState(props.initialA ?? checkpoints[0]?.id ?? "");
   const [b, setB] = useState(checkpoints[1]?.id ?? checkpoints[0]?.id ?? "");
   const [diff, setDiff] = useState<CheckpointDiff | null>(null);
@@ -146,24 +161,10 @@ export function DiffPanel(props: { user: string; session: string; checkpoints: C
     <section data-testid="diff-panel">
       <h2>Diff two checkpoints</h2>
       <label>
-        A{" "}
-        <select value={a} onChange={(e) => setA(e.target.value)} data-testid="diff-a">
-          {checkpoints.map((c) => (
-            <option key={c.id} value={c.id}>
-              {label(c)}
-            </option>
-          ))}
-        </select>
+        A <CheckpointSelect checkpoints={checkpoints} value={a} onChange={setA} testid="diff-a" />
       </label>{" "}
       <label>
-        B{" "}
-        <select value={b} onChange={(e) => setB(e.target.value)} data-testid="diff-b">
-          {checkpoints.map((c) => (
-            <option key={c.id} value={c.id}>
-              {label(c)}
-            </option>
-          ))}
-        </select>
+        B <CheckpointSelect checkpoints={checkpoints} value={b} onChange={setB} testid="diff-b" />
       </label>{" "}
       <button onClick={run} data-testid="diff-run">
         Diff
