@@ -71,6 +71,8 @@ describe("retention", () => {
     await s.setRetention({ keepLast: 1 });
     for (let i = 0; i < 4; i++) await s.checkpoint({ name: `n${i}` });
     expect(await liveNames(s)).toEqual(["fork", "n3"]);
+    // What the policy expired still verifies until prune deletes it (the checksum covers the new expiry).
+    expect(await fp.verify()).toMatchObject({ ok: true, problems: [] });
     const r = await fp.prune();
     expect(r.checkpoints).toBe(3);
     expect((await s.restore(fork.id)).history.map((m) => m.content)).toEqual(["a"]);
