@@ -21,6 +21,7 @@ import { entryAt, headOfEntry } from "./log/lineage.js";
 import { writeCheckpoint, type CheckpointFields, type EntryFields } from "./log/writer.js";
 import { forkedBranch } from "./moves/forked-branch.js";
 import { performMove } from "./moves/move.js";
+import { retainAfterWrite } from "./retention.js";
 
 /** What the original message must be for the edit to go ahead (regenerate: an assistant's); throws otherwise. */
 export type EditCheck = (original: EntryRow) => void;
@@ -105,10 +106,12 @@ function* checkpointAtMessage(
 ): Step<CheckpointRow> {
   const entry = (yield* tx.getEntry(outcome.message!.id))!;
   const { expiresIn, ...rest } = fields;
-  return yield* writeCheckpoint(ctx, tx, session, entry.branchId, headOfEntry(entry), {
+  const row = yield* writeCheckpoint(ctx, tx, session, entry.branchId, headOfEntry(entry), {
     ...rest,
     expiresAt: expiresIn === undefined ? null : ctx.now() + expiresIn,
   });
+  yield* retainAfterWrite(tx, session, row.id, row.createdAt);
+  return row;
 }
 
 /** An edit's move (its message already validated), read in the move's transaction. */

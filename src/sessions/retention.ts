@@ -61,6 +61,17 @@ function* keeps(tx: Tx, session: SessionRow, policy: StoredRetention, row: Reten
 }
 
 /**
+ * `retainAfterCheckpoint` for a checkpoint another verb wrote (an edit's, an automatic one), given the session as that
+ * verb has it: a row without a policy costs nothing more; otherwise the policy is read in this transaction.
+ */
+export function* retainAfterWrite(tx: Tx, session: { id: string; retention?: string | null }, madeId: string, now: number): Step<string[]> {
+  if (session.retention === null) return [];
+  const row = yield* tx.getSession(session.id);
+  if (!row || row.retention === null) return [];
+  return yield* retainAfterCheckpoint(tx, row, madeId, now);
+}
+
+/**
  * Weighs every live checkpoint of the session against its policy (when it is set, and by prune) and expires those no
  * rule keeps. Returns the ids expired.
  */
