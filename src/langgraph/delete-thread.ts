@@ -1,4 +1,5 @@
 // ForkpointSaver's deleteThread: every namespace of a user's thread deleted, with its sessions and saver rows.
+import type { Tx } from "../store/port/index.js";
 import { ValidationError } from "../models/errors.js";
 import { deleteSessions } from "../sessions/langgraph-bridge.js";
 import { userIn, type SaverParts } from "./saver-parts.js";
@@ -11,9 +12,7 @@ export async function deleteThread(parts: SaverParts, threadId: string, options:
   if (typeof threadId !== "string" && typeof threadId !== "number") throw new ValidationError("threadId", "must be a string");
   const userId = userIn(parts, options);
   const ctx = await parts.engine();
-  const sessions = await ctx.store.read(function* (tx) {
-    return yield* tx.langgraph.threadSessions(userId, String(threadId));
-  });
+  const sessions = await ctx.store.read((tx) => tx.langgraph.threadSessions(userId, String(threadId)));
   // One transaction for all its namespaces: a refused one (a move in progress) leaves the whole thread.
   await deleteSessions(
     ctx,

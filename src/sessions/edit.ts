@@ -63,13 +63,10 @@ export async function editWith(
 ): Promise<EditResult> {
   const { checkpoint, ...moveOptions } = options === undefined || options === null ? {} : parseOptions(editOptions, options, "options");
   const cpFields = checkpoint === undefined ? undefined : checkpointFields(ctx, checkpoint);
-  let written: Checkpoint | undefined;
+  const made: { checkpoint?: Checkpoint } = {};
   // The checkpoint is written in the transaction that writes the new message: the edit lands whole or not at all.
   const withCheckpoint: WithinMove | undefined = cpFields
-    ? function* (tx, outcome) {
-        written = toCheckpoint(yield* checkpointAtMessage(ctx, tx, ref, outcome, cpFields));
-        if (within) yield* within(tx, outcome);
-      }
+    ? (tx, outcome) => checkpointWithin(ctx, tx, ref, outcome, cpFields, within, made)
     : within;
   const outcome = await performMove(
     ctx,
@@ -79,9 +76,24 @@ export async function editWith(
     (tx, session) => editSpec(tx, session, messageId, fields, check),
     withCheckpoint,
   );
+  const written = made.checkpoint;
   if (written) ctx.events.emit("checkpoint", written);
   // An edit's outcome always carries its message (finishMoveTx writes it).
   return (written ? { ...outcome, checkpoint: written } : outcome) as EditResult;
+}
+
+/** Writes the edit's checkpoint in the move's transaction, then what else the caller runs there. */
+function* checkpointWithin(
+  ctx: EngineContext,
+  tx: Tx,
+  ref: SessionRef,
+  outcome: MoveOutcome,
+  fields: CheckpointFields & { expiresIn?: number },
+  within: WithinMove | undefined,
+  made: { checkpoint?: Checkpoint },
+): Step<void> {
+  made.checkpoint = toCheckpoint(yield* checkpointAtMessage(ctx, tx, ref, outcome, fields));
+  if (within) yield* within(tx, outcome);
 }
 
 /** The checkpoint's fields, validated before anything is written. */

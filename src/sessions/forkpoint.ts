@@ -193,9 +193,7 @@ export class Forkpoint {
     return this.#whenReady(async () => {
       const id = parseInput(idSchema, sessionId, "sessionId");
       const { userId } = parseOptions(userScope, scope, "scope");
-      await this.#ctx.store.read(function* (tx) {
-        return yield* ownedSession(tx, id, userId);
-      });
+      await this.#ctx.store.read((tx) => ownedSession(tx, id, userId));
       return new SessionHandle(this.#ctx, { id, userId }, this.#whenReady);
     });
   }

@@ -1,4 +1,5 @@
 // listCheckpoints: a user's checkpoints across sessions, filtered (by metadata too, by index), newest first, keyset-paginated.
+import type { Tx } from "../store/port/index.js";
 import { ValidationError } from "../models/errors.js";
 import { listCheckpointsInput, parseOptions, type ListCheckpointsInput } from "../models/inputs.js";
 import { MAX_INDEXED_METADATA } from "../store/port/checkpoints.js";
@@ -19,8 +20,8 @@ export async function listCheckpoints(ctx: EngineContext, input: ListCheckpoints
     return [key, text];
   });
   const before = o.cursor == null ? undefined : decodeCursor("checkpoints", o.cursor)[0];
-  const rows = await ctx.store.query(function* (tx) {
-    return yield* tx.listCheckpoints({
+  const rows = await ctx.store.query((tx) =>
+    tx.listCheckpoints({
       userId: o.userId,
       sessionId: o.sessionId,
       name: o.name,
@@ -31,7 +32,7 @@ export async function listCheckpoints(ctx: EngineContext, input: ListCheckpoints
       beforeSeq: before,
       now: ctx.now(),
       limit: limit + 1,
-    });
-  });
+    }),
+  );
   return page("checkpoints", rows, limit, toCheckpoint);
 }

@@ -1,4 +1,5 @@
 // listSessions: a user's sessions, newest first, keyset-paginated.
+import type { Tx } from "../store/port/index.js";
 import { listSessionsInput, parseOptions, type ListSessionsInput } from "../models/inputs.js";
 import type { Page, SessionInfo } from "../models/types.js";
 import type { EngineContext } from "./core/context.js";
@@ -10,8 +11,6 @@ export async function listSessions(ctx: EngineContext, input: ListSessionsInput)
   const o = parseOptions(listSessionsInput, input, "options");
   const limit = o.limit ?? DEFAULT_LIMIT;
   const before = o.cursor == null ? undefined : decodeCursor("sessions", o.cursor)[0];
-  const rows = await ctx.store.query(function* (tx) {
-    return yield* tx.listSessions(o.userId, before, limit + 1);
-  });
+  const rows = await ctx.store.query((tx) => tx.listSessions(o.userId, before, limit + 1));
   return page("sessions", rows, limit, toSessionInfo);
 }

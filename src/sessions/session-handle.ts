@@ -1,4 +1,5 @@
 // SessionHandle: one user's session, with every per-session verb of the public API.
+import type { Tx } from "../store/port/index.js";
 import { atomic, type AtomicOptions } from "./atomic.js";
 import { attachWorkspace } from "./attach-workspace.js";
 import { createCheckpoint } from "./checkpoint.js";
@@ -134,12 +135,7 @@ export class SessionHandle {
 
   /** The session's id, owner, title, metadata, current branch and times. */
   info(): Promise<SessionInfo> {
-    return this.#run((ctx, ref) =>
-      ctx.store.read(function* (tx) {
-        yield* ownedSession(tx, ref.id, ref.userId);
-        return toSessionInfo((yield* tx.getSessionInfo(ref.id))!);
-      }),
-    );
+    return this.#run((ctx, ref) => ctx.store.read((tx) => infoUnit(tx, ref)));
   }
 
   /**
@@ -389,4 +385,9 @@ export class SessionHandle {
   timeline(options?: { limit?: number; cursor?: string | null }): Promise<Page<TimelineItem>> {
     return this.#run((ctx, ref) => timeline(ctx, ref, options));
   }
+}
+
+function* infoUnit(tx: Tx, ref: SessionRef) {
+  yield* ownedSession(tx, ref.id, ref.userId);
+  return toSessionInfo((yield* tx.getSessionInfo(ref.id))!);
 }

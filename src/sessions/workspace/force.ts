@@ -2,7 +2,7 @@
 // own on the current branch, then the move overwrites them, as `git checkout --force` does but with nothing lost.
 import { createCheckpoint } from "../checkpoint.js";
 import type { SavedDrift } from "../../models/types.js";
-import type { WorkspaceRow } from "../../store/port/index.js";
+import type { Tx, WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
 import { prepareRestore, workspaceOf, type PreparedRestore } from "./workspace.js";
 
@@ -37,9 +37,7 @@ export async function prepareMoveRestore(
   // A change made after the checkpoint read the directory is drift again: refused, so it is not lost either.
   const saved = await reportSavedDrift(
     savedDrift,
-    ctx.store.read(function* (tx) {
-      return yield* workspaceOf(tx, ref.id, "scope");
-    }),
+    ctx.store.read((tx) => workspaceOf(tx, ref.id, "scope")),
   );
   return { prepared: await reportSavedDrift(savedDrift, prepareRestore(ctx, saved, manifestId)), savedDrift };
 }
