@@ -1,5 +1,4 @@
 // ForkpointSaver's deleteThread: every namespace of a user's thread deleted, with its sessions and saver rows.
-import type { Tx } from "../store/port/index.js";
 import { ValidationError } from "../models/errors.js";
 import { deleteSessions } from "../sessions/langgraph-bridge.js";
 import { userIn, type SaverParts } from "./saver-parts.js";

@@ -1,5 +1,4 @@
 // ForkpointSaver's list: a user's checkpoints matching a config and LangGraph's list options, newest first.
-import type { Tx } from "../store/port/index.js";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { CheckpointListOptions, CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { ValidationError } from "../models/errors.js";

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { IntegrityError, NotFoundError } from "../models/errors.js";
 import { idSchema, parseInput, userScope, parseOptions } from "../models/inputs.js";
 import type { JsonObject, JsonValue } from "../models/json.js";
-import { longCallFields, type LongCallOptions, type Progress } from "../models/progress.js";
+import { longCallFields, type LongCallOptions } from "../models/progress.js";
 import {
   EXPORT_FORMAT,
   EXPORT_VERSION,
@@ -24,6 +24,7 @@ import { LongCall, runSlices } from "./maintenance/long-call.js";
 const parse = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 
 const exportScope = z.strictObject({ ...userScope.shape, ...longCallFields });
+type ExportScope = z.infer<typeof exportScope>;
 
 /** The scope of `exportSession`: the owner, and the long-call options. */
 export type ExportOptions = { userId: string } & LongCallOptions;
@@ -60,7 +61,7 @@ export async function exportSession(ctx: EngineContext, sessionId: unknown, scop
 function* exportLogUnit(
   tx: Tx,
   session: SessionRow,
-  o: { userId: string; signal?: AbortSignal | undefined; onProgress?: ((progress: Progress) => void) | undefined },
+  o: ExportScope,
   ctx: EngineContext,
   branches: BranchRow[],
   work: SessionWork,
@@ -152,11 +153,7 @@ function* collectChunk(tx: Tx, chunk: LogChunk, stateIds: Set<number>, entries: 
   }
 }
 
-function* readSessionUnit(
-  tx: Tx,
-  id: string,
-  o: { userId: string; signal?: AbortSignal | undefined; onProgress?: ((progress: Progress) => void) | undefined },
-) {
+function* readSessionUnit(tx: Tx, id: string, o: ExportScope) {
   const session = yield* ownedSession(tx, id, o.userId);
   return { session, work: yield* sessionWork(tx, session.id), events: yield* tx.sessionEvents(session.id) };
 }

@@ -23,7 +23,6 @@ function* handoffUnit(
   checkpointId: string,
   fields: { userId: string; title: string | null; metadata: string | null },
 ) {
-  const store = ctx.store;
   const source = yield* ownedSession(tx, ref.id, ref.userId);
   const cp = yield* sessionCheckpoint(tx, source, checkpointId, ctx.now());
   const { entries } = yield* readVerified(tx, cp);

@@ -1,5 +1,4 @@
 // listCheckpoints: a user's checkpoints across sessions, filtered (by metadata too, by index), newest first, keyset-paginated.
-import type { Tx } from "../store/port/index.js";
 import { ValidationError } from "../models/errors.js";
 import { listCheckpointsInput, parseOptions, type ListCheckpointsInput } from "../models/inputs.js";
 import { MAX_INDEXED_METADATA } from "../store/port/checkpoints.js";

@@ -1,5 +1,4 @@
 // listSessions: a user's sessions, newest first, keyset-paginated.
-import type { Tx } from "../store/port/index.js";
 import { listSessionsInput, parseOptions, type ListSessionsInput } from "../models/inputs.js";
 import type { Page, SessionInfo } from "../models/types.js";
 import type { EngineContext } from "./core/context.js";

@@ -1,5 +1,4 @@
 // Operator listings, not scoped to a user (like verify and prune): every user's sessions, and the users themselves.
-import type { Tx } from "../store/port/index.js";
 import { z } from "zod";
 import { cursor, parseOptions } from "../models/inputs.js";
 import type { Page, SessionInfo } from "../models/types.js";

@@ -18,7 +18,6 @@ function* planUnit(
   ref: SessionRef,
   t: { checkpointId: string } | { branchId: string } | { messageId: string },
 ) {
-  const store = ctx.store;
   const session = yield* ownedSession(tx, ref.id, ref.userId);
   let branch: PlannedBranch;
   if ("checkpointId" in t) {

@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { DatabaseError, NotFoundError } from "../models/errors.js";
 import { idSchema, parseOptions } from "../models/inputs.js";
-import { longCallFields, type LongCallOptions, type Progress } from "../models/progress.js";
+import { longCallFields, type LongCallOptions } from "../models/progress.js";
 import type { Step, Tx, WriteScope } from "../store/port/index.js";
 import type { EngineContext } from "./core/context.js";
 import { LongCall } from "./maintenance/long-call.js";

@@ -26,13 +26,7 @@ function* recordToolCallUnit(
   tx: Tx,
   ref: SessionRef,
   ctx: EngineContext,
-  o: {
-    tool: string;
-    args: unknown;
-    result?: unknown;
-    error?: string | { message: string; name?: string | undefined } | undefined;
-    callId?: string | undefined;
-  },
+  o: RecordToolCallInput,
   argsText: string,
   resultText: string | null,
   error: string | null,

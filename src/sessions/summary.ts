@@ -12,7 +12,6 @@ export async function summary(ctx: EngineContext, ref: SessionRef): Promise<Sess
 }
 
 function* summaryUnit(tx: Tx, ctx: EngineContext, ref: SessionRef) {
-  const store = ctx.store;
   const { branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
   const segments = yield* tx.lineage(branch.id);
   let lastMessage: MessageRow | undefined;

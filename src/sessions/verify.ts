@@ -4,7 +4,7 @@ import type { Tx } from "../store/port/index.js";
 import { z } from "zod";
 import { NotFoundError } from "../models/errors.js";
 import { idSchema, parseOptions } from "../models/inputs.js";
-import { longCallFields, type LongCallOptions, type Progress } from "../models/progress.js";
+import { longCallFields, type LongCallOptions } from "../models/progress.js";
 import type { EngineContext } from "./core/context.js";
 import { LongCall, runSlices } from "./maintenance/long-call.js";
 import { sessionSlices, sessionWork, type SessionCheck, type SessionWork, type VerifyProblem } from "./maintenance/session-check.js";
@@ -41,11 +41,7 @@ export async function verify(ctx: EngineContext, input: VerifyOptions = {}): Pro
   return { ok: check.problems.length === 0, sessions: work.length, problems: check.problems };
 }
 
-function* orphansUnit(
-  tx: Tx,
-  o: { signal?: AbortSignal | undefined; onProgress?: ((progress: Progress) => void) | undefined; sessionId?: string | undefined },
-  check: SessionCheck,
-) {
+function* orphansUnit(tx: Tx, o: VerifyOptions, check: SessionCheck) {
   // Checkpoints are found through their owner and session: one whose owner or session was changed is an orphan.
   for (const id of yield* tx.orphanCheckpointIds(o.sessionId)) {
     check.problems.push({ kind: "checkpoint", id, detail: "checkpoint belongs to no session of its user" });
@@ -56,10 +52,7 @@ function* checkSlices(work: SessionWork[], check: SessionCheck) {
   for (const w of work) yield* sessionSlices(w, check);
 }
 
-function* sessionWorkUnit(
-  tx: Tx,
-  o: { signal?: AbortSignal | undefined; onProgress?: ((progress: Progress) => void) | undefined; sessionId?: string | undefined },
-) {
+function* sessionWorkUnit(tx: Tx, o: VerifyOptions) {
   if (o.sessionId !== undefined && !(yield* tx.getSession(o.sessionId))) throw new NotFoundError("session", o.sessionId);
   const work: SessionWork[] = [];
   for (const id of o.sessionId !== undefined ? [o.sessionId] : yield* tx.allSessionIds()) work.push(yield* sessionWork(tx, id));

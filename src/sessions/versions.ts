@@ -11,7 +11,6 @@ export async function versions(ctx: EngineContext, ref: SessionRef, messageId: s
 }
 
 function* versionsUnit(tx: Tx, ctx: EngineContext, ref: SessionRef, messageId: string) {
-  const store = ctx.store;
   const session = yield* ownedSession(tx, ref.id, ref.userId);
   const { message, branch } = yield* sessionMessage(tx, session, messageId);
   const position = message.position;

@@ -64,13 +64,7 @@ function* performMoveUnit(
   prepare: (tx: Tx, session: SessionRow) => Step<BaseMoveSpec>,
   scope: "files" | "both",
   ctx: EngineContext,
-  o: {
-    onUndoError?: "stop" | "continue" | undefined;
-    refuseIrreversible?: boolean | undefined;
-    scope?: "conversation" | "files" | "both" | undefined;
-    unregistered?: "refuse" | "leave" | undefined;
-    force?: boolean | undefined;
-  },
+  o: MoveOptions,
 ) {
   const { session, branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
   const ws = yield* workspaceOf(tx, session.id, "scope");
@@ -189,13 +183,7 @@ function* moveConversationUnit(
   ctx: EngineContext,
   prepare: (tx: Tx, session: SessionRow) => Step<BaseMoveSpec>,
   within: WithinMove | undefined,
-  o: {
-    onUndoError?: "stop" | "continue" | undefined;
-    refuseIrreversible?: boolean | undefined;
-    scope?: "conversation" | "files" | "both" | undefined;
-    unregistered?: "refuse" | "leave" | undefined;
-    force?: boolean | undefined;
-  },
+  o: MoveOptions,
 ) {
   const session = yield* ownedSession(tx, ref.id, ref.userId);
   if (session.hasTools) yield* refuseConcurrentMove(ctx, tx, session.id);
