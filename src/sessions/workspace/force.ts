@@ -2,7 +2,7 @@
 // own on the current branch, then the move overwrites them, as `git checkout --force` does but with nothing lost.
 import { createCheckpoint } from "../checkpoint.js";
 import type { SavedDrift } from "../../models/types.js";
-import type { Tx, WorkspaceRow } from "../../store/port/index.js";
+import type { WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
 import { prepareRestore, workspaceOf, type PreparedRestore } from "./workspace.js";
 
