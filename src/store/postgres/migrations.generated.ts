@@ -109,5 +109,13 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     "sql": [
       "CREATE INDEX \"branches_session_fork_entry\" ON \"branches\" USING btree (\"session_id\",\"fork_entry_id\");"
     ]
+  },
+  {
+    "tag": "0006_brainy_blink",
+    "folderMillis": 1795743871837,
+    "hash": "2ea2694e691b8c4c9a2e6d66a9579abbaacdd5b32121022484632352d2c06202",
+    "sql": [
+      "CREATE INDEX \"move_history_undone\" ON \"move_history\" USING btree (\"session_id\",\"seq\") WHERE undone_at IS NOT NULL;"
+    ]
   }
 ];

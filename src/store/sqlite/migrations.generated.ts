@@ -170,5 +170,13 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     "sql": [
       "CREATE INDEX `branches_session_fork_entry` ON `branches` (`session_id`,`fork_entry_id`);"
     ]
+  },
+  {
+    "tag": "0011_lowly_bloodstrike",
+    "folderMillis": 1795743871079,
+    "hash": "f2ebdb1a891880032b302c3fc974487e2729f3eda99af5f7d599d11f3797ffb6",
+    "sql": [
+      "CREATE INDEX `move_history_undone` ON `move_history` (`session_id`,`seq`) WHERE undone_at IS NOT NULL;"
+    ]
   }
 ];
