@@ -21,6 +21,7 @@ import { entryAt, headOfEntry } from "./log/lineage.js";
 import { writeCheckpoint, type CheckpointFields, type EntryFields } from "./log/writer.js";
 import { forkedBranch } from "./moves/forked-branch.js";
 import { performMove } from "./moves/move.js";
+import { assertCapturable, captureFiles } from "./workspace/capture.js";
 
 /** What the original message must be for the edit to go ahead (regenerate: an assistant's); throws otherwise. */
 export type EditCheck = (original: EntryRow) => void;
@@ -76,7 +77,10 @@ export async function editWith(
     ref,
     "edit",
     moveOptions,
-    (tx, session) => editSpec(tx, session, messageId, fields, check),
+    function* (tx, session) {
+      if (cpFields) yield* assertCapturable(tx, session, "edit");
+      return yield* editSpec(tx, session, messageId, fields, check);
+    },
     withCheckpoint,
   );
   if (written) ctx.events.emit("checkpoint", written);
@@ -105,10 +109,12 @@ function* checkpointAtMessage(
 ): Step<CheckpointRow> {
   const entry = (yield* tx.getEntry(outcome.message!.id))!;
   const { expiresIn, ...rest } = fields;
-  return yield* writeCheckpoint(ctx, tx, session, entry.branchId, headOfEntry(entry), {
+  const row = yield* writeCheckpoint(ctx, tx, session, entry.branchId, headOfEntry(entry), {
     ...rest,
     expiresAt: expiresIn === undefined ? null : ctx.now() + expiresIn,
   });
+  yield* captureFiles(ctx, tx, session.id, row.id, "edit");
+  return row;
 }
 
 /** An edit's move (its message already validated), read in the move's transaction. */
