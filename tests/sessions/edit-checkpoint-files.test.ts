@@ -4,12 +4,13 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Forkpoint, SessionHandle } from "../../src/index.js";
-import { openForkpoint } from "../fixtures/backend.js";
+import { dumpOf, openForkpoint, sqlOn } from "../fixtures/backend.js";
 import { makeTempDir, removeDir } from "../helpers.js";
 
 let dir: string;
 let ws: string;
 let fp: Forkpoint;
+let db: string;
 
 const write = (rel: string, text: string) => fs.writeFileSync(path.join(ws, rel), text);
 const read = (rel: string) => (fs.existsSync(path.join(ws, rel)) ? fs.readFileSync(path.join(ws, rel), "utf8") : null);
@@ -18,7 +19,8 @@ beforeEach(() => {
   dir = makeTempDir("forkpoint-edit-ws-");
   ws = path.join(dir, "project");
   fs.mkdirSync(ws);
-  fp = openForkpoint({ path: path.join(dir, "forkpoint.db") });
+  db = path.join(dir, "forkpoint.db");
+  fp = openForkpoint({ path: db });
 });
 afterEach(async () => {
   await fp.close();
@@ -65,6 +67,19 @@ describe("an edit's checkpoint and the workspace", () => {
     await s.checkpoint();
     await s.rollback(again.checkpoint!.id, { scope: "files" });
     expect(read("notes.txt")).toBe("v1\n");
+  });
+
+  it("a workspace on another host refuses the edit before anything moves, as checkpoint() does", async () => {
+    const s = await attached();
+    const [m] = await s.append([{ role: "user", content: "hi" }]);
+    await sqlOn(db, "UPDATE workspaces SET host = $1", ["app-server-2"]);
+    const before = await dumpOf(db);
+    await expect(s.edit(m!.id, { content: "hello" }, { checkpoint: { name: "e" } })).rejects.toMatchObject({
+      code: "WORKSPACE_ON_OTHER_HOST",
+    });
+    expect(await dumpOf(db)).toEqual(before);
+    // Without a checkpoint the edit records the conversation only, and goes ahead.
+    await s.edit(m!.id, { content: "hello" });
   });
 
   it("a session without a workspace gets a checkpoint without files, as before", async () => {
