@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Forkpoint, SessionHandle } from "../../src/index.js";
+import { defineTool, type Forkpoint, type SessionHandle } from "../../src/index.js";
 import { dumpOf, openForkpoint, sqlOn } from "../fixtures/backend.js";
 import { makeTempDir, removeDir } from "../helpers.js";
 
@@ -15,12 +15,25 @@ let db: string;
 const write = (rel: string, text: string) => fs.writeFileSync(path.join(ws, rel), text);
 const read = (rel: string) => (fs.existsSync(path.join(ws, rel)) ? fs.readFileSync(path.join(ws, rel), "utf8") : null);
 
+const writeTool = defineTool<{ rel: string; text: string }, { previous: string | null }>({
+  name: "write_file",
+  run: async ({ rel, text }) => {
+    const previous = read(rel);
+    write(rel, text);
+    return { previous };
+  },
+  undo: async ({ args, result }) => {
+    if (result.previous === null) fs.rmSync(path.join(ws, args.rel), { force: true });
+    else write(args.rel, result.previous);
+  },
+});
+
 beforeEach(() => {
   dir = makeTempDir("forkpoint-edit-ws-");
   ws = path.join(dir, "project");
   fs.mkdirSync(ws);
   db = path.join(dir, "forkpoint.db");
-  fp = openForkpoint({ path: db });
+  fp = openForkpoint({ path: db, tools: [writeTool] });
 });
 afterEach(async () => {
   await fp.close();
@@ -67,6 +80,16 @@ describe("an edit's checkpoint and the workspace", () => {
     await s.checkpoint();
     await s.rollback(again.checkpoint!.id, { scope: "files" });
     expect(read("notes.txt")).toBe("v1\n");
+  });
+
+  it("captures the files after the move's tools were undone", async () => {
+    const s = await attached();
+    const [m] = await s.append([{ role: "user", content: "write it" }]);
+    await s.invoke("write_file", { rel: "notes.txt", text: "the tool wrote this\n" });
+    const edited = await s.edit(m!.id, { content: "do not write it" }, { checkpoint: { name: "edited" } });
+    expect(edited.undone.map((t) => t.tool)).toEqual(["write_file"]);
+    expect(read("notes.txt")).toBe("v1\n");
+    expect(await s.diffFiles(edited.checkpoint!.id, "disk")).toMatchObject({ added: [], modified: [], deleted: [] });
   });
 
   it("a workspace on another host refuses the edit before anything moves, as checkpoint() does", async () => {
