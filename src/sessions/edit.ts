@@ -21,6 +21,7 @@ import { entryAt, headOfEntry } from "./log/lineage.js";
 import { writeCheckpoint, type CheckpointFields, type EntryFields } from "./log/writer.js";
 import { forkedBranch } from "./moves/forked-branch.js";
 import { performMove } from "./moves/move.js";
+import { assertCapturable, captureFiles } from "./workspace/capture.js";
 
 /** What the original message must be for the edit to go ahead (regenerate: an assistant's); throws otherwise. */
 export type EditCheck = (original: EntryRow) => void;
@@ -73,13 +74,26 @@ export async function editWith(
     ref,
     "edit",
     moveOptions,
-    (tx, session) => editSpec(tx, session, messageId, fields, check),
+    (tx, session) => checkedEditSpec(tx, session, messageId, fields, check, cpFields !== undefined),
     withCheckpoint,
   );
   const written = made.checkpoint;
   if (written) ctx.events.emit("checkpoint", written);
   // An edit's outcome always carries its message (finishMoveTx writes it).
   return (written ? { ...outcome, checkpoint: written } : outcome) as EditResult;
+}
+
+/** The edit's move; with a checkpoint, refused first where the workspace's files cannot be captured here. */
+function* checkedEditSpec(
+  tx: Tx,
+  session: SessionRow,
+  messageId: string,
+  fields: EntryFields,
+  check: EditCheck | undefined,
+  capture: boolean,
+): Step<BaseMoveSpec> {
+  if (capture) yield* assertCapturable(tx, session, "edit");
+  return yield* editSpec(tx, session, messageId, fields, check);
 }
 
 /** Writes the edit's checkpoint in the move's transaction, then what else the caller runs there. */
@@ -117,10 +131,12 @@ function* checkpointAtMessage(
 ): Step<CheckpointRow> {
   const entry = (yield* tx.getEntry(outcome.message!.id))!;
   const { expiresIn, ...rest } = fields;
-  return yield* writeCheckpoint(ctx, tx, session, entry.branchId, headOfEntry(entry), {
+  const row = yield* writeCheckpoint(ctx, tx, session, entry.branchId, headOfEntry(entry), {
     ...rest,
     expiresAt: expiresIn === undefined ? null : ctx.now() + expiresIn,
   });
+  yield* captureFiles(ctx, tx, session.id, row.id, "edit");
+  return row;
 }
 
 /** An edit's move (its message already validated), read in the move's transaction. */

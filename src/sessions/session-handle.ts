@@ -302,8 +302,8 @@ export class SessionHandle {
   /**
    * A new version of a message: a branch forked just before it, with `next` appended, made current. `next.role`
    * defaults to the original's. With `{ checkpoint: { name } }` a checkpoint at the new message is written in the
-   * same transaction (`result.checkpoint`). That checkpoint records the conversation only: in a session with a
-   * workspace it captures no files (take `checkpoint()` after the edit for them).
+   * same transaction (`result.checkpoint`); in a session with a workspace it captures the files as the move left
+   * them, as `checkpoint()` does.
    * @example const { message, checkpoint } = await s.edit(id, { content: "new text" }, { checkpoint: { name: "v2" } })
    */
   edit(messageId: string, next: EditInput, options?: EditOptions): Promise<EditResult> {
