@@ -147,7 +147,9 @@ export async function runForkpointChat(n: number, reps = 5, walWorker = false): 
     const floorTx = floorWriteTx(dir);
     try {
       fig.rollbackMs = await figure(fig.notes, "rollback(middle)", async () => {
-        const t = await timeSmallOp(() => s.rollback(cps[mid]!));
+        // Two neighbouring checkpoints in turn: each call forks a branch (a second rollback to where the session
+        // already is returns its branch unchanged, and would time a read).
+        const t = await timeSmallOp((i) => s.rollback(cps[i % 2 === 0 ? mid : mid + 1]!));
         fig.rollbackColdMs = t.coldMs;
         fig.rollbackFloorMs = (await timeSmallOp(floorTx.tx)).warmMs;
         fig.rollbackVsFloor = t.warmMs / fig.rollbackFloorMs;

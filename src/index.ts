@@ -64,3 +64,4 @@ export type { ListAllSessionsInput, ListUsersInput, UserInfo } from "./sessions/
 export type { VerifyProblem } from "./sessions/maintenance/session-check.js";
 export type { StateUpdate } from "./sessions/set-state.js";
 export type { ForkpointOptions } from "./sessions/core/open-options.js";
+export type { SessionStateOptions } from "./sessions/core/session-state.js";

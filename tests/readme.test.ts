@@ -63,6 +63,7 @@ describe("README examples", () => {
     expect(out).toContain("user, function_call, function_call_result, assistant");
     expect(out).toContain("plan.txt after clear: false");
     expect(out.split("\n").filter((l) => l === "{ todos: [ 'buy milk' ] }")).toHaveLength(2); // migrated, then rolled back
+    expect(out.split("\n")).toContain("per session: { todos: [ 'buy milk' ], done: [] }");
     expect(out.split("\n")).toContain("atomic: changed my mind");
     expect(out.split("\n")).toContain("[ 'hello' ] 1");
     expect(out.split("\n")).toContain("true true");

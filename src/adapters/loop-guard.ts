@@ -1,8 +1,9 @@
 // Stop and undo: an agent loop's wrapped tools stay on the branch their loop began on, and a move ends the loop.
+import type { Tx } from "../store/port/index.js";
 import type { EventEmitter } from "node:events";
 import { ConflictError } from "../models/errors.js";
 import type { MoveResult } from "../models/types.js";
-import type { EngineContext } from "../sessions/core/context.js";
+import type { EngineContext, SessionRef } from "../sessions/core/context.js";
 import { ownedSession } from "../sessions/core/owned.js";
 import { sessionEngine, type SessionHandle } from "../sessions/session-handle.js";
 
@@ -48,11 +49,7 @@ function watch(ctx: EngineContext): Map<string, Set<WeakRef<LoopGuard>>> {
 export function guardLoop(s: SessionHandle, abortController?: AbortController): LoopGuard {
   const engine = sessionEngine(s);
   const guard: LoopGuard = {
-    branch: engine.run((ctx, ref) =>
-      ctx.store.read(function* (tx) {
-        return (yield* ownedSession(tx, ref.id, ref.userId)).currentBranchId;
-      }),
-    ),
+    branch: engine.run((ctx, ref) => ctx.store.read((tx) => branchUnit(tx, ref))),
     ...(abortController ? { abortController } : {}),
   };
   // Not awaited by anyone until the first call: a session that does not exist fails that call, not an unhandled rejection.
@@ -63,6 +60,10 @@ export function guardLoop(s: SessionHandle, abortController?: AbortController): 
   for (const ref of set) if (!ref.deref()) set.delete(ref);
   set.add(new WeakRef(guard));
   return guard;
+}
+
+function* branchUnit(tx: Tx, ref: SessionRef) {
+  return (yield* ownedSession(tx, ref.id, ref.userId)).currentBranchId;
 }
 
 /** Runs a move the session's own agent makes (a checkpoint tool's rollback): its loops go on from the new branch. */

@@ -23,6 +23,8 @@ import { sessionsCommand } from "./commands/sessions.js";
 import { showCommand } from "./commands/show.js";
 import { summaryCommand } from "./commands/summary.js";
 import { switchCommand } from "./commands/switch.js";
+import { undoCommand } from "./commands/undo.js";
+import { redoCommand } from "./commands/redo.js";
 import { timelineCommand } from "./commands/timeline.js";
 import { treeCommand } from "./commands/tree.js";
 import { uiCommand } from "./commands/ui.js";
@@ -77,6 +79,8 @@ Examples:
     rollbackCommand,
     switchCommand,
     editCommand,
+    undoCommand,
+    redoCommand,
     deleteCommand,
     exportCommand,
     importCommand,

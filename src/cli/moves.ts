@@ -1,4 +1,4 @@
-// What the moving commands (rollback, switch, edit) share: their options, the tools check, and how results print.
+// What the moving commands (rollback, switch, edit, undo, redo) share: their options, the tools check, and how results print.
 import type { Command } from "commander";
 import type { MoveOptions, MovePlan, MoveResult, PlanTarget, SessionHandle, ToolInvocation } from "../index.js";
 import { ConflictError } from "../models/errors.js";
@@ -61,6 +61,11 @@ export async function guardedMove<R>(
     const plan = await s.plan(target);
     if (plan.unregistered.length > 0) throw toolsRefusal(cli, verb, plan.unregistered);
   }
+  return withToolsHint(move);
+}
+
+/** Runs a move; the engine's refusal for want of tools says how the CLI loads them. */
+export async function withToolsHint<R>(move: () => Promise<R>): Promise<R> {
   try {
     return await move();
   } catch (error) {

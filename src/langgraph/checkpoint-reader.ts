@@ -98,9 +98,7 @@ export class CheckpointReader {
     };
     const step = typeof base?.metadata?.step === "number" ? base.metadata.step : -1;
     const metadata = { ...base?.metadata, source: "update", step: step + 1, parents: base?.metadata?.parents ?? {} } as CheckpointMetadata;
-    const writes = await ctx.store.read(function* (tx) {
-      return yield* sortedWrites(tx, sessionId, synth.id);
-    });
+    const writes = await ctx.store.read((tx) => sortedWrites(tx, sessionId, synth.id));
     const pendingWrites: CheckpointPendingWrite[] = await Promise.all(
       writes.map(async (w): Promise<CheckpointPendingWrite> => [w.taskId, w.channel, await this.#parts.serde.loadsTyped(w.type, w.value)]),
     );
@@ -138,22 +136,12 @@ export class CheckpointReader {
    * the thread's `VerifiedItems` already hold (verified before, by this saver) are taken from there.
    */
   readItems(store: Store, row: LgCheckpointRow): Promise<{ items: unknown[]; headHash: string }> {
-    return this.readItemsWith(store, row.sessionId, function* (tx, known) {
-      // Read apart from the row (after an await): the thread may have been deleted since.
-      if (!(yield* tx.langgraph.getCheckpoint(row.sessionId, row.checkpointId))) throw new NotFoundError("checkpoint", row.checkpointId);
-      const cp = yield* tx.getCheckpoint(row.fpCheckpointId);
-      if (!cp || cp.sessionId !== row.sessionId) throw new NotFoundError("checkpoint", row.fpCheckpointId);
-      return { headHash: cp.headHash, ...(yield* readVerifiedAfter(tx, cp, known)) };
-    });
+    return this.readItemsWith(store, row.sessionId, (tx, known) => readItemsUnit(tx, known, row));
   }
 
   /** The messages channel at a point no LangGraph checkpoint marks (a synthesized one's), its chain verified. */
   readItemsAt(store: Store, sessionId: string, point: LineagePoint): Promise<{ items: unknown[]; headHash: string }> {
-    return this.readItemsWith(store, sessionId, function* (tx, known) {
-      // Read apart from the head (after an await): the thread may have been deleted since.
-      if (!(yield* tx.langgraph.threadOfSession(sessionId))) throw new NotFoundError("session", sessionId);
-      return { headHash: point.hash, ...(yield* readVerifiedPoint(tx, point, known)) };
-    });
+    return this.readItemsWith(store, sessionId, (tx, known) => readItemsAtUnit(tx, known, sessionId, point));
   }
 
   async readItemsWith(
@@ -227,23 +215,7 @@ export class CheckpointReader {
     const metadata = (await this.#parts.serde.loadsTyped(row.metadataType, row.metadata)) as CheckpointMetadata;
     const versions = skeleton.channel_versions ?? {};
     const messages = this.#parts.messages;
-    const { blobs, writes, sends } = await store.read(function* (tx) {
-      // Read apart from the row (after an await): the thread may have been deleted since.
-      if (!(yield* tx.langgraph.getCheckpoint(row.sessionId, row.checkpointId))) throw new NotFoundError("checkpoint", row.checkpointId);
-      const blobs: (readonly [string, LgBlobRow | undefined])[] = [];
-      for (const [ch, v] of Object.entries(versions)) {
-        if (ch === messages && row.messagesVersion === versionKey(v)) continue;
-        blobs.push([ch, yield* tx.langgraph.getBlob(row.sessionId, ch, versionKey(v))]);
-      }
-      return {
-        blobs,
-        writes: yield* sortedWrites(tx, row.sessionId, row.checkpointId),
-        sends:
-          (skeleton.v ?? 4) < 4 && row.parentCheckpointId !== null
-            ? (yield* sortedWrites(tx, row.sessionId, row.parentCheckpointId)).filter((w) => w.channel === TASKS)
-            : [],
-      };
-    });
+    const { blobs, writes, sends } = await store.read((tx) => tupleUnit(tx, row, versions, messages, skeleton));
     const values: Record<string, unknown> = {};
     for (const [ch, blob] of blobs) if (blob) values[ch] = await this.#parts.serde.loadsTyped(blob.type, blob.value);
     if (row.messagesVersion !== null && versionKey(versions[this.#parts.messages]) === row.messagesVersion) {
@@ -269,4 +241,42 @@ export class CheckpointReader {
     if (row.parentCheckpointId !== null) tuple.parentConfig = configOf(this.#parts, thread, row.parentCheckpointId);
     return tuple;
   }
+}
+
+function* tupleUnit(
+  tx: Tx,
+  row: LgCheckpointRow,
+  versions: ChannelVersions,
+  messages: string,
+  skeleton: Omit<Checkpoint<string, string>, "channel_values">,
+) {
+  // Read apart from the row (after an await): the thread may have been deleted since.
+  if (!(yield* tx.langgraph.getCheckpoint(row.sessionId, row.checkpointId))) throw new NotFoundError("checkpoint", row.checkpointId);
+  const blobs: (readonly [string, LgBlobRow | undefined])[] = [];
+  for (const [ch, v] of Object.entries(versions)) {
+    if (ch === messages && row.messagesVersion === versionKey(v)) continue;
+    blobs.push([ch, yield* tx.langgraph.getBlob(row.sessionId, ch, versionKey(v))]);
+  }
+  return {
+    blobs,
+    writes: yield* sortedWrites(tx, row.sessionId, row.checkpointId),
+    sends:
+      (skeleton.v ?? 4) < 4 && row.parentCheckpointId !== null
+        ? (yield* sortedWrites(tx, row.sessionId, row.parentCheckpointId)).filter((w) => w.channel === TASKS)
+        : [],
+  };
+}
+
+function* readItemsAtUnit(tx: Tx, known: VerifiedLineage | undefined, sessionId: string, point: LineagePoint) {
+  // Read apart from the head (after an await): the thread may have been deleted since.
+  if (!(yield* tx.langgraph.threadOfSession(sessionId))) throw new NotFoundError("session", sessionId);
+  return { headHash: point.hash, ...(yield* readVerifiedPoint(tx, point, known)) };
+}
+
+function* readItemsUnit(tx: Tx, known: VerifiedLineage | undefined, row: LgCheckpointRow) {
+  // Read apart from the row (after an await): the thread may have been deleted since.
+  if (!(yield* tx.langgraph.getCheckpoint(row.sessionId, row.checkpointId))) throw new NotFoundError("checkpoint", row.checkpointId);
+  const cp = yield* tx.getCheckpoint(row.fpCheckpointId);
+  if (!cp || cp.sessionId !== row.sessionId) throw new NotFoundError("checkpoint", row.fpCheckpointId);
+  return { headHash: cp.headHash, ...(yield* readVerifiedAfter(tx, cp, known)) };
 }

@@ -2,8 +2,8 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { ConflictError, NotFoundError, ValidationError } from "../models/errors.js";
 import { idSchema, parseInput } from "../models/inputs.js";
-import type { LgThreadRow, Step } from "../store/port/index.js";
-import { headOf, ownedSession, sessionCheckpoint } from "../sessions/langgraph-bridge.js";
+import type { LgThreadRow, Step, Tx } from "../store/port/index.js";
+import { headOf, ownedSession, sessionCheckpoint, type EngineContext } from "../sessions/langgraph-bridge.js";
 import { configOf, userIn, type SaverParts } from "./saver-parts.js";
 import { checkpointAt, type PointCheckpoint } from "./thread-head.js";
 
@@ -20,34 +20,7 @@ export async function configFor(
   if (target === null || typeof target !== "object") throw new ValidationError("target", "must be { branchId } or { checkpointId }");
   const userId = userIn(parts, options);
   const ctx = await parts.engine();
-  const found = await ctx.store.read(function* (tx): Step<{ thread: LgThreadRow; at: PointCheckpoint | undefined }> {
-    if ("branchId" in target) {
-      const branchId = parseInput(idSchema, target.branchId, "target.branchId");
-      const branch = yield* tx.getBranch(branchId);
-      const thread = branch && (yield* tx.langgraph.threadOfSession(branch.sessionId));
-      if (!branch || !thread || thread.userId !== userId) throw new NotFoundError("branch", branchId);
-      yield* ownedSession(tx, thread.sessionId, userId);
-      return { thread, at: yield* checkpointAt(tx, thread.sessionId, branch, (yield* headOf(tx, branch)).position) };
-    }
-    const checkpointId = parseInput(idSchema, (target as { checkpointId: unknown }).checkpointId, "target.checkpointId");
-    const cp = yield* tx.getCheckpoint(checkpointId);
-    const thread = cp && cp.userId === userId ? yield* tx.langgraph.threadOfSession(cp.sessionId) : undefined;
-    if (cp && thread && thread.userId === userId) {
-      yield* sessionCheckpoint(tx, yield* ownedSession(tx, cp.sessionId, userId), checkpointId, ctx.now());
-      const lg = yield* tx.langgraph.checkpointInFp(cp.id);
-      if (lg) return { thread, at: { kind: "stored", row: lg } };
-      return { thread, at: yield* checkpointAt(tx, cp.sessionId, (yield* tx.getBranch(cp.branchId))!, cp.position, "point") };
-    }
-    // A LangGraph checkpoint id: unique within a thread, so looked up among the user's threads.
-    const rows = yield* tx.langgraph.listCheckpoints({ userId, checkpointId, metadata: [] });
-    if (rows.length === 0) throw new NotFoundError("checkpoint", checkpointId);
-    if (rows.length > 1)
-      throw new ConflictError(
-        `LangGraph checkpoint ${checkpointId} is in several threads: name its forkpoint checkpoint instead`,
-        "AMBIGUOUS_CHECKPOINT",
-      );
-    return { thread: (yield* tx.langgraph.threadOfSession(rows[0]!.sessionId))!, at: { kind: "stored", row: rows[0]! } };
-  });
+  const found = await ctx.store.read((tx) => configForUnit(tx, target, userId, ctx));
   const { thread, at } = found;
   if (!at) {
     // An empty start (nothing written on that branch yet): the thread itself.
@@ -55,4 +28,38 @@ export async function configFor(
     return { configurable };
   }
   return configOf(parts, thread, at.kind === "stored" ? at.row.checkpointId : at.synth.id);
+}
+
+function* configForUnit(
+  tx: Tx,
+  target: { branchId: string } | { checkpointId: string },
+  userId: string,
+  ctx: EngineContext,
+): Step<{ thread: LgThreadRow; at: PointCheckpoint | undefined }> {
+  if ("branchId" in target) {
+    const branchId = parseInput(idSchema, target.branchId, "target.branchId");
+    const branch = yield* tx.getBranch(branchId);
+    const thread = branch && (yield* tx.langgraph.threadOfSession(branch.sessionId));
+    if (!branch || !thread || thread.userId !== userId) throw new NotFoundError("branch", branchId);
+    yield* ownedSession(tx, thread.sessionId, userId);
+    return { thread, at: yield* checkpointAt(tx, thread.sessionId, branch, (yield* headOf(tx, branch)).position) };
+  }
+  const checkpointId = parseInput(idSchema, (target as { checkpointId: unknown }).checkpointId, "target.checkpointId");
+  const cp = yield* tx.getCheckpoint(checkpointId);
+  const thread = cp && cp.userId === userId ? yield* tx.langgraph.threadOfSession(cp.sessionId) : undefined;
+  if (cp && thread && thread.userId === userId) {
+    yield* sessionCheckpoint(tx, yield* ownedSession(tx, cp.sessionId, userId), checkpointId, ctx.now());
+    const lg = yield* tx.langgraph.checkpointInFp(cp.id);
+    if (lg) return { thread, at: { kind: "stored", row: lg } };
+    return { thread, at: yield* checkpointAt(tx, cp.sessionId, (yield* tx.getBranch(cp.branchId))!, cp.position, "point") };
+  }
+  // A LangGraph checkpoint id: unique within a thread, so looked up among the user's threads.
+  const rows = yield* tx.langgraph.listCheckpoints({ userId, checkpointId, metadata: [] });
+  if (rows.length === 0) throw new NotFoundError("checkpoint", checkpointId);
+  if (rows.length > 1)
+    throw new ConflictError(
+      `LangGraph checkpoint ${checkpointId} is in several threads: name its forkpoint checkpoint instead`,
+      "AMBIGUOUS_CHECKPOINT",
+    );
+  return { thread: (yield* tx.langgraph.threadOfSession(rows[0]!.sessionId))!, at: { kind: "stored", row: rows[0]! } };
 }

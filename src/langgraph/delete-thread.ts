@@ -11,9 +11,7 @@ export async function deleteThread(parts: SaverParts, threadId: string, options:
   if (typeof threadId !== "string" && typeof threadId !== "number") throw new ValidationError("threadId", "must be a string");
   const userId = userIn(parts, options);
   const ctx = await parts.engine();
-  const sessions = await ctx.store.read(function* (tx) {
-    return yield* tx.langgraph.threadSessions(userId, String(threadId));
-  });
+  const sessions = await ctx.store.read((tx) => tx.langgraph.threadSessions(userId, String(threadId)));
   // One transaction for all its namespaces: a refused one (a move in progress) leaves the whole thread.
   await deleteSessions(
     ctx,

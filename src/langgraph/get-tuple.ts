@@ -19,18 +19,20 @@ export async function getTuple(parts: SaverParts, reader: CheckpointReader, conf
   if (threadId === undefined) return undefined;
   const userId = userOf(parts, config);
   const ctx = await parts.engine();
-  const found = await ctx.store.read(function* (tx) {
-    const thread = yield* tx.langgraph.getThread(userId, threadId, ns);
-    const at = thread && (yield* checkpointOf(tx, thread, checkpointId));
-    const id = at && (at.kind === "stored" ? at.row.checkpointId : at.synth.id);
-    // A head the session was moved back to, after the graph went on from it: that continuation is undone there.
-    return at && { thread, at, undone: at.moved === true && (yield* tx.langgraph.hasChild(thread.sessionId, id!)) };
-  });
+  const found = await ctx.store.read((tx) => getTupleUnit(tx, userId, threadId, ns, checkpointId));
   if (!found) return undefined;
   parts.sessions.set(threadKey(userId, threadId, ns), found.thread.sessionId, 1);
   const tuple = await reader.pointTuple(ctx, found.thread, found.at, true);
   if (tuple?.pendingWrites && found.undone) tuple.pendingWrites = pendingAtMovedHead(tuple.pendingWrites);
   return tuple;
+}
+
+function* getTupleUnit(tx: Tx, userId: string, threadId: string, ns: string, checkpointId: string | undefined) {
+  const thread = yield* tx.langgraph.getThread(userId, threadId, ns);
+  const at = thread && (yield* checkpointOf(tx, thread, checkpointId));
+  const id = at && (at.kind === "stored" ? at.row.checkpointId : at.synth.id);
+  // A head the session was moved back to, after the graph went on from it: that continuation is undone there.
+  return at && { thread, at, undone: at.moved === true && (yield* tx.langgraph.hasChild(thread.sessionId, id!)) };
 }
 
 /** The checkpoint `checkpointId` names in the thread (stored or synthesized), or the thread's head (in a read unit). */

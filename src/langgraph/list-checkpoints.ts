@@ -23,8 +23,8 @@ export async function* listCheckpoints(
     .filter(([, v]) => v !== undefined)
     .map(([k, v]): [string, string] => [k, JSON.stringify(v)]);
   const ctx = await parts.engine();
-  const rows = await ctx.store.read(function* (tx) {
-    return yield* tx.langgraph.listCheckpoints({
+  const rows = await ctx.store.read((tx) =>
+    tx.langgraph.listCheckpoints({
       userId,
       threadId,
       checkpointNs: ns,
@@ -32,8 +32,8 @@ export async function* listCheckpoints(
       before: options.before?.configurable?.checkpoint_id,
       metadata,
       limit: options.limit,
-    });
-  });
+    }),
+  );
   // Checkpoints of one lineage share its verified history (`VerifiedItems`): read and verified once, not once each.
   for (const row of rows) {
     const tuple = await reader.tupleIfThere(ctx, { userId, threadId: row.threadId, checkpointNs: row.checkpointNs }, row, false);

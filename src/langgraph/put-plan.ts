@@ -99,11 +99,7 @@ export async function land(
 ): Promise<Landing> {
   const { parentId, checkpointId, items, messagesVersion } = put;
   const store = ctx.store;
-  const parent = await store.read(function* (tx) {
-    const session = yield* ownedSession(tx, ref.id, ref.userId);
-    yield* refuseTakenId(tx, ref.id, thread.threadId, checkpointId);
-    return yield* parentAt(tx, thread, parentId, (yield* tx.getBranch(session.currentBranchId))!);
-  });
+  const parent = await store.read((tx) => landUnit(tx, ref, thread, checkpointId, parentId));
   const target = parent.target;
   let append: MessageInput[] = [];
   let editAt: string | null = null;
@@ -137,9 +133,7 @@ export async function land(
       // As put was called, when it took them then.
       const mirrored = put.whole?.mirrored ?? mirrorOf(items);
       const serialized = await (put.whole?.serialized ?? serializeItems(parts, items));
-      const old = await store.read(function* (tx) {
-        return yield* lineageMessages(tx, target.branchId, toMessage, target.position);
-      });
+      const old = await store.read((tx) => lineageMessages(tx, target.branchId, toMessage, target.position));
       let common = 0;
       while (common < old.length && common < items.length && canonicalJson(fromMessage(old[common]!)) === canonicalJson(serialized[common]))
         common++;
@@ -156,6 +150,12 @@ export async function land(
   // Every message is checked before the session moves: a refused one leaves the database as it was.
   const fields = validateMessages(parts, ctx, append, items === null ? 0 : items.length - append.length);
   return { target, editAt, append, fields, ...outcome };
+}
+
+function* landUnit(tx: Tx, ref: SessionRef, thread: LgThreadRow, checkpointId: string, parentId: string | null) {
+  const session = yield* ownedSession(tx, ref.id, ref.userId);
+  yield* refuseTakenId(tx, ref.id, thread.threadId, checkpointId);
+  return yield* parentAt(tx, thread, parentId, (yield* tx.getBranch(session.currentBranchId))!);
 }
 
 /**

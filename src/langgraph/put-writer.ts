@@ -2,7 +2,7 @@
 // Its messages, the forkpoint checkpoint, the LangGraph row and blobs are written at the session's head in one
 // transaction, or in the transaction that finishes the fork the put needs; a thread's session is started on its first put.
 import type { RunnableConfig } from "@langchain/core/runnables";
-import type { Checkpoint as CheckpointInfo } from "../models/types.js";
+import type { Checkpoint as CheckpointInfo, MessageInput } from "../models/types.js";
 import type { BranchRow, EntryRow, LgThreadRow, LineageSegment, SessionRow, Step, Tx } from "../store/port/index.js";
 import {
   GENESIS_HASH,
@@ -21,7 +21,7 @@ import {
   type WithinMove,
 } from "../sessions/langgraph-bridge.js";
 import { toMessageInput } from "./messages.js";
-import type { MirrorItems } from "./mirror-cache.js";
+import type { Mirror, MirrorItems } from "./mirror-cache.js";
 import { land, parentAt, refuseTakenId, serializeNew, validateMessages, type Landing, type PreparedPut } from "./put-plan.js";
 import { serializeItems, type SaverParts } from "./saver-parts.js";
 import { createThread, findThread } from "./threads.js";
@@ -69,16 +69,7 @@ export class PutWriter {
     if (serialized === null) return null;
     const append = serialized.map(toMessageInput);
     const parts = this.#parts;
-    const written = await store.write({ sessionId }, function* (tx) {
-      const thread = yield* tx.langgraph.getThread(put.userId, put.threadId, put.ns);
-      if (thread?.sessionId !== sessionId) return null;
-      yield* refuseTakenId(tx, sessionId, put.threadId, put.checkpointId);
-      const { session, branch, head } = yield* ownedCurrent(tx, sessionId, put.userId);
-      const { target, messagesVersion } = yield* parentAt(tx, thread, put.parentId, branch);
-      if (head.position !== target.position || head.hash !== target.headHash || (cached && cached.headHash !== head.hash)) return null;
-      const fields = validateMessages(parts, ctx, append, cached ? cached.items.length : 0);
-      return yield* writeRows(parts, ctx, tx, session, branch.id, head, fields, put, cached ? put.messagesVersion : messagesVersion);
-    });
+    const written = await store.write({ sessionId }, (tx) => putAtHeadUnit(tx, put, sessionId, cached, parts, ctx, append));
     if (!written) return null;
     // The write committed: the mirror (the saver's own arrays, never LangGraph's) grows in place; copying it made every
     // put O(thread).
@@ -127,19 +118,14 @@ export class PutWriter {
    */
   async forkAndWrite(ctx: EngineContext, ref: SessionRef, put: PreparedPut, landing: Landing): Promise<Written> {
     const parts = this.#parts;
-    let written: Written | undefined;
-    const within: WithinMove = function* (tx) {
-      yield* refuseTakenId(tx, ref.id, put.threadId, put.checkpointId);
-      const { session, branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
-      const fields = landing.editAt === null ? landing.fields : landing.fields.slice(1);
-      written = yield* writeRows(parts, ctx, tx, session, branch.id, head, fields, put, landing.messagesVersion);
-    };
+    const out: { written?: Written } = {};
+    const within: WithinMove = (tx) => writeWithinMove(parts, ctx, tx, ref, put, landing, out);
     const { target } = landing;
     if (landing.editAt !== null) await edit(ctx, ref, landing.editAt, landing.append[0]!, undefined, within);
     else if (target.fpCheckpointId !== null) await rollback(ctx, ref, target.fpCheckpointId, undefined, within);
     // A synthesized parent (a position no checkpoint marks): a fork right there.
     else await forkAtPoint(ctx, ref, { branchId: target.branchId, position: target.position, hash: target.headHash }, within);
-    return written!;
+    return out.written!;
   }
 
   /** After the put's transaction committed (not before: a failed commit leaves nothing behind in the saver either). */
@@ -154,6 +140,25 @@ export class PutWriter {
     for (const cp of written.checkpoints) ctx.events.emit("checkpoint", cp);
     return { configurable: { thread_id: put.threadId, checkpoint_ns: put.ns, checkpoint_id: put.checkpointId } };
   }
+}
+
+function* putAtHeadUnit(
+  tx: Tx,
+  put: PreparedPut,
+  sessionId: string,
+  cached: Mirror | undefined,
+  parts: SaverParts,
+  ctx: EngineContext,
+  append: MessageInput[],
+) {
+  const thread = yield* tx.langgraph.getThread(put.userId, put.threadId, put.ns);
+  if (thread?.sessionId !== sessionId) return null;
+  yield* refuseTakenId(tx, sessionId, put.threadId, put.checkpointId);
+  const { session, branch, head } = yield* ownedCurrent(tx, sessionId, put.userId);
+  const { target, messagesVersion } = yield* parentAt(tx, thread, put.parentId, branch);
+  if (head.position !== target.position || head.hash !== target.headHash || (cached && cached.headHash !== head.hash)) return null;
+  const fields = validateMessages(parts, ctx, append, cached ? cached.items.length : 0);
+  return yield* writeRows(parts, ctx, tx, session, branch.id, head, fields, put, cached ? put.messagesVersion : messagesVersion);
 }
 
 /**
@@ -224,4 +229,20 @@ function* continuesAtHead(tx: Tx, branch: BranchRow, head: Head, target: { posit
   if (head.position <= target.position) return head.position === target.position && head.hash === target.headHash;
   const at = yield* entryAt(tx, branch, target.position);
   return (at?.hash ?? GENESIS_HASH) === target.headHash && (at?.msgCount ?? 0) === head.msgCount;
+}
+
+/** The put's rows, written in the transaction that finishes its fork. */
+function* writeWithinMove(
+  parts: SaverParts,
+  ctx: EngineContext,
+  tx: Tx,
+  ref: SessionRef,
+  put: PreparedPut,
+  landing: Landing,
+  out: { written?: Written },
+): Step<void> {
+  yield* refuseTakenId(tx, ref.id, put.threadId, put.checkpointId);
+  const { session, branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
+  const fields = landing.editAt === null ? landing.fields : landing.fields.slice(1);
+  out.written = yield* writeRows(parts, ctx, tx, session, branch.id, head, fields, put, landing.messagesVersion);
 }

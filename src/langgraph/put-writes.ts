@@ -4,9 +4,10 @@ import { WRITES_IDX_MAP, type PendingWrite } from "@langchain/langgraph-checkpoi
 import { ValidationError } from "../models/errors.js";
 import { newId } from "../models/ids.js";
 import { assertWellFormed } from "../models/strings.js";
-import type { LgWriteRow, WriteScope } from "../store/port/index.js";
+import type { LgWriteRow, Tx, WriteScope } from "../store/port/index.js";
 import { threadConfig, threadKey, userOf, type SaverParts } from "./saver-parts.js";
 import { findThread, startThread, startedElsewhere } from "./threads.js";
+import type { EngineContext } from "../sessions/langgraph-bridge.js";
 
 /** Units locking the one session they expect the thread in, before one that locks everything (a thread in churn). */
 const SCOPED_ATTEMPTS = 3;
@@ -55,16 +56,9 @@ export async function putWrites(
     const scope: WriteScope = scoped ? { sessionId } : { global: true };
     let elsewhere: { sessionId: string | undefined } | undefined;
     try {
-      elsewhere = await ctx.store.write(scope, function* (tx) {
-        const found = yield* tx.langgraph.getThread(userId, threadId, ns);
-        if (scoped && found?.sessionId !== expected) return { sessionId: found?.sessionId };
-        const thread = found ?? (yield* startThread(ctx, tx, userId, threadId, ns, expected === undefined ? sessionId : newId("ses")));
-        yield* tx.langgraph.insertWrites(
-          rows.map((r) => ({ sessionId: thread.sessionId, ...r })),
-          special,
-        );
-        return undefined;
-      });
+      elsewhere = await ctx.store.write(scope, (tx) =>
+        putWritesUnit(tx, userId, threadId, ns, scoped, expected, ctx, sessionId, rows, special),
+      );
     } catch (error) {
       if (!scoped || !startedElsewhere(error)) throw error;
       elsewhere = { sessionId: (await findThread(ctx, userId, threadId, ns))?.sessionId };
@@ -72,4 +66,26 @@ export async function putWrites(
     if (!elsewhere) return;
     expected = elsewhere.sessionId;
   }
+}
+
+function* putWritesUnit(
+  tx: Tx,
+  userId: string,
+  threadId: string,
+  ns: string,
+  scoped: boolean,
+  expected: string | undefined,
+  ctx: EngineContext,
+  sessionId: string,
+  rows: Omit<LgWriteRow, "sessionId">[],
+  special: boolean,
+) {
+  const found = yield* tx.langgraph.getThread(userId, threadId, ns);
+  if (scoped && found?.sessionId !== expected) return { sessionId: found?.sessionId };
+  const thread = found ?? (yield* startThread(ctx, tx, userId, threadId, ns, expected === undefined ? sessionId : newId("ses")));
+  yield* tx.langgraph.insertWrites(
+    rows.map((r) => ({ sessionId: thread.sessionId, ...r })),
+    special,
+  );
+  return undefined;
 }

@@ -7,9 +7,7 @@ import { headOfEntry, writeCheckpoint, writeNewSession, type EngineContext } fro
 
 /** The thread's row, if the user has that thread (namespace). */
 export function findThread(ctx: EngineContext, userId: string, threadId: string, ns: string): Promise<LgThreadRow | undefined> {
-  return ctx.store.read(function* (tx) {
-    return yield* tx.langgraph.getThread(userId, threadId, ns);
-  });
+  return ctx.store.read((tx) => tx.langgraph.getThread(userId, threadId, ns));
 }
 
 /** The thread's session with its empty start checkpoint (or the one another writer created meanwhile). */
@@ -17,14 +15,16 @@ export async function createThread(ctx: EngineContext, userId: string, threadId:
   // The session it would start: the one session the unit writes.
   const sessionId = newId("ses");
   try {
-    return await ctx.store.write({ sessionId }, function* (tx) {
-      return (yield* tx.langgraph.getThread(userId, threadId, ns)) ?? (yield* startThread(ctx, tx, userId, threadId, ns, sessionId));
-    });
+    return await ctx.store.write({ sessionId }, (tx) => createThreadUnit(tx, userId, threadId, ns, ctx, sessionId));
   } catch (error) {
     const thread = startedElsewhere(error) ? await findThread(ctx, userId, threadId, ns) : undefined;
     if (thread) return thread;
     throw error;
   }
+}
+
+function* createThreadUnit(tx: Tx, userId: string, threadId: string, ns: string, ctx: EngineContext, sessionId: string) {
+  return (yield* tx.langgraph.getThread(userId, threadId, ns)) ?? (yield* startThread(ctx, tx, userId, threadId, ns, sessionId));
 }
 
 /**

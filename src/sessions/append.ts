@@ -1,5 +1,6 @@
 // append: add one or many messages to the current branch, in one transaction.
 // append: add one or many messages to the current branch, in one transaction; turn: the same, then a checkpoint.
+import type { Tx } from "../store/port/index.js";
 import { PayloadTooLargeError } from "../models/errors.js";
 import { messageInput, parseInput } from "../models/inputs.js";
 import { toJsonText } from "../models/json.js";
@@ -35,10 +36,12 @@ export function batchFields(ctx: EngineContext, input: MessageInput | MessageInp
 
 export async function append(ctx: EngineContext, ref: SessionRef, input: MessageInput | MessageInput[]): Promise<Message[]> {
   const fields = batchFields(ctx, input);
-  const written = await ctx.store.write({ sessionId: ref.id }, function* (tx) {
-    const { session, branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
-    return yield* writeMessages(ctx, tx, session, branch.id, head, fields);
-  });
+  const written = await ctx.store.write({ sessionId: ref.id }, (tx) => appendUnit(tx, ref, ctx, fields));
   for (const cp of written.checkpoints) ctx.events.emit("checkpoint", cp);
   return written.messages;
+}
+
+function* appendUnit(tx: Tx, ref: SessionRef, ctx: EngineContext, fields: EntryFields[]) {
+  const { session, branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
+  return yield* writeMessages(ctx, tx, session, branch.id, head, fields);
 }

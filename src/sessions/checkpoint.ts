@@ -3,7 +3,7 @@ import { assertLocal } from "./workspace/host.js";
 import { checkpointInput, parseOptions, type CheckpointInput } from "../models/inputs.js";
 import { toJsonText } from "../models/json.js";
 import type { Checkpoint, Turn } from "../models/types.js";
-import type { Step, WorkspaceRow } from "../store/port/index.js";
+import type { Step, Tx, WorkspaceRow } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedCurrent } from "./core/owned.js";
 import { retainAfterCheckpoint } from "./retention.js";
@@ -30,31 +30,9 @@ export async function checkpointAfter(
   // A session with a workspace: its files are read outside the transaction, then stored with the checkpoint.
   let files: TakenSnapshot | null = null;
   for (;;) {
-    const out = await ctx.store.write({ sessionId: ref.id }, function* (tx): Step<
-      { turn: Turn; auto: Checkpoint[] } | { scan: WorkspaceRow }
-    > {
-      const { session, branch, head: start } = yield* ownedCurrent(tx, ref.id, ref.userId);
-      const ws = session.hasWorkspace ? yield* tx.getWorkspace(session.id) : undefined;
-      if (ws) assertLocal(ws, "checkpoint");
-      // The scan request must stay before any write: returning commits this transaction.
-      if (ws && (!files || files.dir !== ws.dir || files.exclude !== ws.exclude)) return { scan: ws };
-      const written = yield* writeMessages(ctx, tx, session, branch.id, start, messages);
-      const now = ctx.now();
-      const row = yield* writeCheckpoint(ctx, tx, session, branch.id, written.head, {
-        name: o.name ?? null,
-        auto: false,
-        metadata,
-        expiresAt: o.expiresIn === undefined ? null : now + o.expiresIn,
-      });
-      if (ws && files) {
-        const manifestId = yield* saveSnapshot(tx, files.files);
-        yield* tx.insertCheckpointFiles({ checkpointId: row.id, manifestId, dir: files.dir, exclude: files.exclude });
-        yield* tx.setWorkspaceManifest(session.id, manifestId, now);
-      }
-      // A session without a retention policy pays nothing more here.
-      if (session.retention !== null) yield* retainAfterCheckpoint(tx, session, row.id, now);
-      return { turn: { messages: written.messages, checkpoint: toCheckpoint(row) }, auto: written.checkpoints };
-    });
+    const out = await ctx.store.write({ sessionId: ref.id }, (tx) =>
+      checkpointUnit(ctx, tx, ref, messages, { name: o.name ?? null, expiresIn: o.expiresIn, metadata }, files),
+    );
     if ("scan" in out) {
       files = takeSnapshot(ctx, out.scan);
       continue;
@@ -63,4 +41,36 @@ export async function checkpointAfter(
     ctx.events.emit("checkpoint", out.turn.checkpoint);
     return out.turn;
   }
+}
+
+/** The unit of `checkpointAfter`: writes the messages and the checkpoint, or asks for the workspace to be scanned first. */
+function* checkpointUnit(
+  ctx: EngineContext,
+  tx: Tx,
+  ref: SessionRef,
+  messages: EntryFields[],
+  o: { name: string | null; expiresIn: number | undefined; metadata: string | null },
+  files: TakenSnapshot | null,
+): Step<{ turn: Turn; auto: Checkpoint[] } | { scan: WorkspaceRow }> {
+  const { session, branch, head: start } = yield* ownedCurrent(tx, ref.id, ref.userId);
+  const ws = session.hasWorkspace ? yield* tx.getWorkspace(session.id) : undefined;
+  if (ws) assertLocal(ws, "checkpoint");
+  // The scan request must stay before any write: returning commits this transaction.
+  if (ws && (!files || files.dir !== ws.dir || files.exclude !== ws.exclude)) return { scan: ws };
+  const written = yield* writeMessages(ctx, tx, session, branch.id, start, messages);
+  const now = ctx.now();
+  const row = yield* writeCheckpoint(ctx, tx, session, branch.id, written.head, {
+    name: o.name,
+    auto: false,
+    metadata: o.metadata,
+    expiresAt: o.expiresIn === undefined ? null : now + o.expiresIn,
+  });
+  if (ws && files) {
+    const manifestId = yield* saveSnapshot(tx, files.files);
+    yield* tx.insertCheckpointFiles({ checkpointId: row.id, manifestId, dir: files.dir, exclude: files.exclude });
+    yield* tx.setWorkspaceManifest(session.id, manifestId, now);
+  }
+  // A session without a retention policy pays nothing more here.
+  if (session.retention !== null) yield* retainAfterCheckpoint(tx, session, row.id, now);
+  return { turn: { messages: written.messages, checkpoint: toCheckpoint(row) }, auto: written.checkpoints };
 }

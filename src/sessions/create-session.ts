@@ -56,8 +56,6 @@ export function newSessionFields(
 export async function createSession(ctx: EngineContext, input: CreateSessionInput): Promise<SessionRef> {
   const fields = newSessionFields(ctx, input, "input");
   const id = newId("ses");
-  await ctx.store.write({ sessionId: id }, function* (tx) {
-    return yield* writeNewSession(ctx, tx, fields, id);
-  });
+  await ctx.store.write({ sessionId: id }, (tx) => writeNewSession(ctx, tx, fields, id));
   return { id, userId: fields.userId };
 }

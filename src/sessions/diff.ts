@@ -1,4 +1,5 @@
 // diff: two checkpoints compared — state paths, the shared message and tool prefixes, and each side's rest.
+import type { Tx } from "../store/port/index.js";
 import { readVerified } from "./integrity/verified-read.js";
 import { isDeepStrictEqual } from "node:util";
 import type { JsonValue } from "../models/json.js";
@@ -36,17 +37,19 @@ function splitByPrefix<T extends { id: string }>(a: T[], b: T[]): { common: numb
 }
 
 export async function diff(ctx: EngineContext, ref: SessionRef, checkpointA: string, checkpointB: string): Promise<CheckpointDiff> {
-  return ctx.store.read(function* (tx) {
-    const session = yield* ownedSession(tx, ref.id, ref.userId);
-    const a = yield* sessionCheckpoint(tx, session, checkpointA, ctx.now());
-    const b = yield* sessionCheckpoint(tx, session, checkpointB, ctx.now());
-    // Both sides are read in full anyway, so both are verified like a restore.
-    const [ra, rb] = [yield* readVerified(tx, a), yield* readVerified(tx, b)];
-    const messages = (r: typeof ra) => r.entries.filter((e) => e.kind === "message").map(toMessage);
-    return {
-      state: diffState(yield* readState(ctx, tx, a.stateId), yield* readState(ctx, tx, b.stateId)),
-      messages: splitByPrefix(messages(ra), messages(rb)),
-      tools: splitByPrefix(ra.tools.map(toToolInvocation), rb.tools.map(toToolInvocation)),
-    };
-  });
+  return ctx.store.read((tx) => diffUnit(tx, ref, checkpointA, ctx, checkpointB));
+}
+
+function* diffUnit(tx: Tx, ref: SessionRef, checkpointA: string, ctx: EngineContext, checkpointB: string) {
+  const session = yield* ownedSession(tx, ref.id, ref.userId);
+  const a = yield* sessionCheckpoint(tx, session, checkpointA, ctx.now());
+  const b = yield* sessionCheckpoint(tx, session, checkpointB, ctx.now());
+  // Both sides are read in full anyway, so both are verified like a restore.
+  const [ra, rb] = [yield* readVerified(tx, a), yield* readVerified(tx, b)];
+  const messages = (r: typeof ra) => r.entries.filter((e) => e.kind === "message").map(toMessage);
+  return {
+    state: diffState(yield* readState(ctx, tx, a.stateId), yield* readState(ctx, tx, b.stateId)),
+    messages: splitByPrefix(messages(ra), messages(rb)),
+    tools: splitByPrefix(ra.tools.map(toToolInvocation), rb.tools.map(toToolInvocation)),
+  };
 }

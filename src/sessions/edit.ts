@@ -22,6 +22,7 @@ import { writeCheckpoint, type CheckpointFields, type EntryFields } from "./log/
 import { forkedBranch } from "./moves/forked-branch.js";
 import { performMove } from "./moves/move.js";
 import { retainAfterWrite } from "./retention.js";
+import { assertCapturable, captureFiles } from "./workspace/capture.js";
 
 /** What the original message must be for the edit to go ahead (regenerate: an assistant's); throws otherwise. */
 export type EditCheck = (original: EntryRow) => void;
@@ -64,25 +65,50 @@ export async function editWith(
 ): Promise<EditResult> {
   const { checkpoint, ...moveOptions } = options === undefined || options === null ? {} : parseOptions(editOptions, options, "options");
   const cpFields = checkpoint === undefined ? undefined : checkpointFields(ctx, checkpoint);
-  let written: Checkpoint | undefined;
+  const made: { checkpoint?: Checkpoint } = {};
   // The checkpoint is written in the transaction that writes the new message: the edit lands whole or not at all.
   const withCheckpoint: WithinMove | undefined = cpFields
-    ? function* (tx, outcome) {
-        written = toCheckpoint(yield* checkpointAtMessage(ctx, tx, ref, outcome, cpFields));
-        if (within) yield* within(tx, outcome);
-      }
+    ? (tx, outcome) => checkpointWithin(ctx, tx, ref, outcome, cpFields, within, made)
     : within;
   const outcome = await performMove(
     ctx,
     ref,
     "edit",
     moveOptions,
-    (tx, session) => editSpec(tx, session, messageId, fields, check),
+    (tx, session) => checkedEditSpec(tx, session, messageId, fields, check, cpFields !== undefined),
     withCheckpoint,
   );
+  const written = made.checkpoint;
   if (written) ctx.events.emit("checkpoint", written);
   // An edit's outcome always carries its message (finishMoveTx writes it).
   return (written ? { ...outcome, checkpoint: written } : outcome) as EditResult;
+}
+
+/** The edit's move; with a checkpoint, refused first where the workspace's files cannot be captured here. */
+function* checkedEditSpec(
+  tx: Tx,
+  session: SessionRow,
+  messageId: string,
+  fields: EntryFields,
+  check: EditCheck | undefined,
+  capture: boolean,
+): Step<BaseMoveSpec> {
+  if (capture) yield* assertCapturable(tx, session, "edit");
+  return yield* editSpec(tx, session, messageId, fields, check);
+}
+
+/** Writes the edit's checkpoint in the move's transaction, then what else the caller runs there. */
+function* checkpointWithin(
+  ctx: EngineContext,
+  tx: Tx,
+  ref: SessionRef,
+  outcome: MoveOutcome,
+  fields: CheckpointFields & { expiresIn?: number },
+  within: WithinMove | undefined,
+  made: { checkpoint?: Checkpoint },
+): Step<void> {
+  made.checkpoint = toCheckpoint(yield* checkpointAtMessage(ctx, tx, ref, outcome, fields));
+  if (within) yield* within(tx, outcome);
 }
 
 /** The checkpoint's fields, validated before anything is written. */
@@ -110,6 +136,7 @@ function* checkpointAtMessage(
     ...rest,
     expiresAt: expiresIn === undefined ? null : ctx.now() + expiresIn,
   });
+  yield* captureFiles(ctx, tx, session.id, row.id, "edit");
   yield* retainAfterWrite(tx, session, row.id, row.createdAt);
   return row;
 }

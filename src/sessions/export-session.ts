@@ -1,6 +1,6 @@
 // exportSession: one session's whole tree (branches, entries, tool completions, states, checkpoints, events) as a
 // deterministic JSON document. Verified like `verify` as it is read: a damaged session is not exported.
-import type { SessionCheck } from "./maintenance/session-check.js";
+import type { LogChunk, SessionCheck, SessionWork } from "./maintenance/session-check.js";
 import { sessionSlices, sessionWork } from "./maintenance/session-check.js";
 import { z } from "zod";
 import { IntegrityError, NotFoundError } from "../models/errors.js";
@@ -16,7 +16,7 @@ import {
   type ExportedState,
   type SessionExport,
 } from "../models/session-export.js";
-import type { Step, ToolRow, Tx } from "../store/port/index.js";
+import type { BranchRow, EventRow, SessionRow, Step, ToolRow, Tx } from "../store/port/index.js";
 import type { EngineContext } from "./core/context.js";
 import { ownedSession } from "./core/owned.js";
 import { EMPTY_STATE_HASH, portableChecksum } from "./integrity/hashes.js";
@@ -24,6 +24,7 @@ import { LongCall, runSlices } from "./maintenance/long-call.js";
 const parse = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 
 const exportScope = z.strictObject({ ...userScope.shape, ...longCallFields });
+type ExportScope = z.infer<typeof exportScope>;
 
 /** The scope of `exportSession`: the owner, and the long-call options. */
 export type ExportOptions = { userId: string } & LongCallOptions;
@@ -39,39 +40,11 @@ export async function exportSession(ctx: EngineContext, sessionId: unknown, scop
   const id = parseInput(idSchema, sessionId, "sessionId");
   const o = parseOptions(exportScope, scope, "scope");
   const call = new LongCall(o);
-  const { session, work, events } = await ctx.store.read(function* (tx) {
-    const session = yield* ownedSession(tx, id, o.userId);
-    return { session, work: yield* sessionWork(tx, session.id), events: yield* tx.sessionEvents(session.id) };
-  });
+  const { session, work, events } = await ctx.store.read((tx) => readSessionUnit(tx, id, o));
   call.start(work.units);
   const stateIds = new Set<number>();
   const entries: ExportedEntry[] = [];
-  const check: SessionCheck = {
-    problems: [],
-    snapshots: new Map(),
-    onChunk: function* (tx, chunk) {
-      const tools = new Map(chunk.tools.map((t) => [t.id, t]));
-      for (const e of chunk.entries) {
-        if (e.kind === "state" && e.stateId !== null) stateIds.add(e.stateId);
-        entries.push({
-          id: e.id,
-          branchId: e.branchId,
-          position: e.position,
-          kind: e.kind,
-          role: e.role,
-          content: parse<JsonValue>(e.content),
-          tool: e.tool,
-          callId: e.callId,
-          clientId: e.clientId,
-          metadata: parse<JsonObject>(e.metadata),
-          state: e.kind === "state" ? yield* stateHash(tx, e.stateId) : null,
-          createdAt: e.createdAt,
-          hash: e.hash,
-          completion: e.kind === "tool" ? completionOf(tools.get(e.id)) : null,
-        });
-      }
-    },
-  };
+  const check: SessionCheck = { problems: [], snapshots: new Map(), onChunk: (tx, chunk) => collectChunk(tx, chunk, stateIds, entries) };
   await runSlices(call, sessionSlices(work, check), (body) => ctx.store.read(body));
   const problems = check.problems;
   if (problems.length > 0) {
@@ -80,69 +53,109 @@ export async function exportSession(ctx: EngineContext, sessionId: unknown, scop
     );
   }
   const branches = work.branches.map((b) => b.branch);
-  const doc = await ctx.store.read(function* (tx): Step<SessionExport> {
-    yield* ownedSession(tx, session.id, o.userId); // deleted meanwhile: what was read of it is not a whole session
-    // Expired checkpoints are gone from every read, but a branch forking from one keeps it (as prune does).
-    const now = ctx.now();
-    const forkedFrom = new Set(branches.map((b) => b.forkCheckpointId));
-    const live = work.checkpoints.filter((c) => c.expiresAt === null || c.expiresAt > now || forkedFrom.has(c.id));
-    const checkpoints: ExportedCheckpoint[] = [];
-    for (const c of live) {
-      if (c.stateId !== null) stateIds.add(c.stateId);
-      const state = c.stateId === null ? null : yield* stateHash(tx, c.stateId);
-      checkpoints.push({
-        id: c.id,
-        branchId: c.branchId,
-        position: c.position,
-        name: c.name,
-        auto: c.auto,
-        metadata: parse<JsonObject>(c.metadata),
-        state,
-        headHash: c.headHash,
-        createdAt: c.createdAt,
-        expiresAt: c.expiresAt,
-        checksum: portableChecksum(c, state ?? EMPTY_STATE_HASH),
-      });
-    }
-    const snapshots = [];
-    for (const sid of stateIds) snapshots.push((yield* tx.getSnapshot(sid))!);
-    const states: ExportedState[] = snapshots
-      // A state keeps the version it was written under (absent for 1, as exports made before versions have it).
-      .map((s) => ({ hash: s.hash, value: JSON.parse(s.body) as JsonValue, ...(s.version === 1 ? {} : { version: s.version }) }))
-      .sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0));
-    return {
-      format: EXPORT_FORMAT,
-      version: EXPORT_VERSION,
-      session: {
-        id: session.id,
-        title: session.title,
-        metadata: parse<JsonObject>(session.metadata),
-        currentBranchId: session.currentBranchId,
-        origin:
-          session.originSessionId && session.originCheckpointId
-            ? { sessionId: session.originSessionId, checkpointId: session.originCheckpointId }
-            : null,
-        createdAt: session.createdAt,
-        updatedAt: session.updatedAt,
-      },
-      branches: branches.map((b) => ({
-        id: b.id,
-        parentId: b.parentId,
-        forkCheckpointId: b.forkCheckpointId,
-        forkPosition: b.forkPosition,
-        forkEntryId: b.forkEntryId,
-        name: b.name,
-        reason: b.reason as ExportedBranch["reason"],
-        createdAt: b.createdAt,
-      })),
-      entries,
-      states,
-      checkpoints,
-      events: events.map((e) => ({ kind: e.kind, refId: e.refId, branchId: e.branchId, detail: e.detail, createdAt: e.createdAt })),
-    };
-  });
+  const doc = await ctx.store.read((tx) => exportLogUnit(tx, session, o, ctx, branches, work, stateIds, entries, events));
   call.finish();
   return doc;
+}
+
+function* exportLogUnit(
+  tx: Tx,
+  session: SessionRow,
+  o: ExportScope,
+  ctx: EngineContext,
+  branches: BranchRow[],
+  work: SessionWork,
+  stateIds: Set<number>,
+  entries: ExportedEntry[],
+  events: EventRow[],
+): Step<SessionExport> {
+  yield* ownedSession(tx, session.id, o.userId); // deleted meanwhile: what was read of it is not a whole session
+  // Expired checkpoints are gone from every read, but a branch forking from one keeps it (as prune does).
+  const now = ctx.now();
+  const forkedFrom = new Set(branches.map((b) => b.forkCheckpointId));
+  const live = work.checkpoints.filter((c) => c.expiresAt === null || c.expiresAt > now || forkedFrom.has(c.id));
+  const checkpoints: ExportedCheckpoint[] = [];
+  for (const c of live) {
+    if (c.stateId !== null) stateIds.add(c.stateId);
+    const state = c.stateId === null ? null : yield* stateHash(tx, c.stateId);
+    checkpoints.push({
+      id: c.id,
+      branchId: c.branchId,
+      position: c.position,
+      name: c.name,
+      auto: c.auto,
+      metadata: parse<JsonObject>(c.metadata),
+      state,
+      headHash: c.headHash,
+      createdAt: c.createdAt,
+      expiresAt: c.expiresAt,
+      checksum: portableChecksum(c, state ?? EMPTY_STATE_HASH),
+    });
+  }
+  const snapshots = [];
+  for (const sid of stateIds) snapshots.push((yield* tx.getSnapshot(sid))!);
+  const states: ExportedState[] = snapshots
+    // A state keeps the version it was written under (absent for 1, as exports made before versions have it).
+    .map((s) => ({ hash: s.hash, value: JSON.parse(s.body) as JsonValue, ...(s.version === 1 ? {} : { version: s.version }) }))
+    .sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0));
+  return {
+    format: EXPORT_FORMAT,
+    version: EXPORT_VERSION,
+    session: {
+      id: session.id,
+      title: session.title,
+      metadata: parse<JsonObject>(session.metadata),
+      currentBranchId: session.currentBranchId,
+      origin:
+        session.originSessionId && session.originCheckpointId
+          ? { sessionId: session.originSessionId, checkpointId: session.originCheckpointId }
+          : null,
+      createdAt: session.createdAt,
+      updatedAt: session.updatedAt,
+    },
+    branches: branches.map((b) => ({
+      id: b.id,
+      parentId: b.parentId,
+      forkCheckpointId: b.forkCheckpointId,
+      forkPosition: b.forkPosition,
+      forkEntryId: b.forkEntryId,
+      name: b.name,
+      reason: b.reason as ExportedBranch["reason"],
+      createdAt: b.createdAt,
+    })),
+    entries,
+    states,
+    checkpoints,
+    events: events.map((e) => ({ kind: e.kind, refId: e.refId, branchId: e.branchId, detail: e.detail, createdAt: e.createdAt })),
+  };
+}
+
+function* collectChunk(tx: Tx, chunk: LogChunk, stateIds: Set<number>, entries: ExportedEntry[]) {
+  const tools = new Map(chunk.tools.map((t) => [t.id, t]));
+  for (const e of chunk.entries) {
+    if (e.kind === "state" && e.stateId !== null) stateIds.add(e.stateId);
+    entries.push({
+      id: e.id,
+      branchId: e.branchId,
+      position: e.position,
+      kind: e.kind,
+      role: e.role,
+      content: parse<JsonValue>(e.content),
+      tool: e.tool,
+      callId: e.callId,
+      clientId: e.clientId,
+      metadata: parse<JsonObject>(e.metadata),
+      state: e.kind === "state" ? yield* stateHash(tx, e.stateId) : null,
+      createdAt: e.createdAt,
+      hash: e.hash,
+      completion: e.kind === "tool" ? completionOf(tools.get(e.id)) : null,
+    });
+  }
+}
+
+function* readSessionUnit(tx: Tx, id: string, o: ExportScope) {
+  const session = yield* ownedSession(tx, id, o.userId);
+  return { session, work: yield* sessionWork(tx, session.id), events: yield* tx.sessionEvents(session.id) };
 }
 
 function* stateHash(tx: Tx, stateId: number | null): Step<string | null> {

@@ -27,6 +27,7 @@ import { engineLifecycle, keyedLock, monotonicClock, type EngineContext } from "
 import { EVENT_NAMES, ListenerSafeEmitter, type ForkpointEvent, type ForkpointListener } from "./core/events.js";
 import { openOptions, stateSchemaOf, type ForkpointOptions } from "./core/open-options.js";
 import { ownedSession } from "./core/owned.js";
+import { withSessionState, type SessionStateOptions } from "./core/session-state.js";
 import { clone } from "./clone.js";
 import { createSession } from "./create-session.js";
 import { deleteSession } from "./delete-session.js";
@@ -183,20 +184,28 @@ export class Forkpoint {
     return this.#ready;
   }
 
-  /** Creates a session (and its root branch) owned by `userId`. */
-  createSession(input: CreateSessionInput): Promise<SessionHandle> {
-    return this.#whenReady(async () => new SessionHandle(this.#ctx, await createSession(this.#ctx, input), this.#whenReady));
+  /**
+   * Creates a session (and its root branch) owned by `userId`. With `stateVersion` / `migrateState`, the handle writes
+   * and reads states under that schema instead of the Forkpoint's (see `SessionStateOptions`).
+   */
+  createSession(input: CreateSessionInput & SessionStateOptions): Promise<SessionHandle> {
+    return this.#whenReady(async () => {
+      const { ctx, rest } = withSessionState(this.#ctx, input);
+      return new SessionHandle(ctx, await createSession(this.#ctx, rest), this.#whenReady);
+    });
   }
 
-  /** A handle on an existing session of `userId`; unknown ids and other users' sessions are `NotFoundError`. */
-  getSession(sessionId: string, scope: { userId: string }): Promise<SessionHandle> {
+  /**
+   * A handle on an existing session of `userId`; unknown ids and other users' sessions are `NotFoundError`. With
+   * `stateVersion` / `migrateState`, the handle's own state schema (see `SessionStateOptions`).
+   */
+  getSession(sessionId: string, scope: { userId: string } & SessionStateOptions): Promise<SessionHandle> {
     return this.#whenReady(async () => {
       const id = parseInput(idSchema, sessionId, "sessionId");
-      const { userId } = parseOptions(userScope, scope, "scope");
-      await this.#ctx.store.read(function* (tx) {
-        return yield* ownedSession(tx, id, userId);
-      });
-      return new SessionHandle(this.#ctx, { id, userId }, this.#whenReady);
+      const { ctx, rest } = withSessionState(this.#ctx, scope);
+      const { userId } = parseOptions(userScope, rest, "scope");
+      await this.#ctx.store.read((tx) => ownedSession(tx, id, userId));
+      return new SessionHandle(ctx, { id, userId }, this.#whenReady);
     });
   }
 

@@ -1,5 +1,6 @@
 // handoff: seed a new session (another agent or user) from a checkpoint, keeping a link to its origin.
 // It copies the checkpoint's history and state, not its tool calls: nothing is applied in the new session.
+import type { Tx } from "../store/port/index.js";
 import { readVerified } from "./integrity/verified-read.js";
 import type { CreateSessionInput } from "../models/inputs.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
@@ -10,38 +11,45 @@ import { stateHashOf, writeEntry } from "./log/writer.js";
 
 export async function handoff(ctx: EngineContext, ref: SessionRef, checkpointId: string, target: CreateSessionInput): Promise<SessionRef> {
   const fields = newSessionFields(ctx, target, "target");
-  const created = await ctx.store.write({ sessionId: ref.id }, function* (tx) {
-    const store = ctx.store;
-    const source = yield* ownedSession(tx, ref.id, ref.userId);
-    const cp = yield* sessionCheckpoint(tx, source, checkpointId, ctx.now());
-    const { entries } = yield* readVerified(tx, cp);
-    const { id, branchId } = yield* writeNewSession(ctx, tx, { ...fields, origin: { sessionId: source.id, checkpointId: cp.id } });
-    let head = headOfEntry(undefined);
-    for (const e of entries) {
-      if (e.kind !== "message") continue;
-      head = headOfEntry(
-        yield* writeEntry(ctx, tx, branchId, head, {
-          kind: "message",
-          role: e.role,
-          content: e.content,
-          clientId: e.clientId,
-          metadata: e.metadata,
-        }),
-      );
-    }
-    // The state document is content-addressed: the new session points at the same snapshot.
-    if (cp.stateId !== null)
-      yield* writeEntry(ctx, tx, branchId, head, { kind: "state", state: { id: cp.stateId, hash: yield* stateHashOf(tx, cp.stateId) } });
-    yield* tx.insertEvent({
-      sessionId: source.id,
-      kind: "handoff",
-      refId: id,
-      branchId: cp.branchId,
-      detail: `checkpoint ${cp.id} handed off to session ${id}`,
-      createdAt: ctx.now(),
-    });
-    return { id, userId: fields.userId };
-  });
+  const created = await ctx.store.write({ sessionId: ref.id }, (tx) => handoffUnit(tx, ctx, ref, checkpointId, fields));
   ctx.events.emit("handoff", { from: { sessionId: ref.id, checkpointId }, to: created });
   return created;
+}
+
+function* handoffUnit(
+  tx: Tx,
+  ctx: EngineContext,
+  ref: SessionRef,
+  checkpointId: string,
+  fields: { userId: string; title: string | null; metadata: string | null },
+) {
+  const source = yield* ownedSession(tx, ref.id, ref.userId);
+  const cp = yield* sessionCheckpoint(tx, source, checkpointId, ctx.now());
+  const { entries } = yield* readVerified(tx, cp);
+  const { id, branchId } = yield* writeNewSession(ctx, tx, { ...fields, origin: { sessionId: source.id, checkpointId: cp.id } });
+  let head = headOfEntry(undefined);
+  for (const e of entries) {
+    if (e.kind !== "message") continue;
+    head = headOfEntry(
+      yield* writeEntry(ctx, tx, branchId, head, {
+        kind: "message",
+        role: e.role,
+        content: e.content,
+        clientId: e.clientId,
+        metadata: e.metadata,
+      }),
+    );
+  }
+  // The state document is content-addressed: the new session points at the same snapshot.
+  if (cp.stateId !== null)
+    yield* writeEntry(ctx, tx, branchId, head, { kind: "state", state: { id: cp.stateId, hash: yield* stateHashOf(tx, cp.stateId) } });
+  yield* tx.insertEvent({
+    sessionId: source.id,
+    kind: "handoff",
+    refId: id,
+    branchId: cp.branchId,
+    detail: `checkpoint ${cp.id} handed off to session ${id}`,
+    createdAt: ctx.now(),
+  });
+  return { id, userId: fields.userId };
 }

@@ -9,17 +9,23 @@ import { branchOf, lineageMessages } from "./log/lineage.js";
 
 export async function history(ctx: EngineContext, ref: SessionRef, options: HistoryOptions = {}): Promise<(Message | VersionedMessage)[]> {
   const o = parseOptions(historyInput, options ?? {}, "options");
-  return ctx.store.read(function* (tx) {
-    const session = yield* ownedSession(tx, ref.id, ref.userId);
-    const branch = yield* branchOf(tx, session, o.branchId ?? session.currentBranchId);
-    const paged = o.limit !== undefined || o.before !== undefined;
-    // Without a page, the whole lineage in one walk (the long read's fast path).
-    const page = paged
-      ? (yield* lastMessages(tx, branch.id, o.before === undefined ? undefined : o.before - 1, o.limit)).map(toMessage)
-      : yield* lineageMessages(tx, branch.id, toMessage);
-    if (!o.withVersions) return page;
-    return yield* withVersions(tx, session.id, page);
-  });
+  return ctx.store.read((tx) => historyUnit(tx, ref, o));
+}
+
+function* historyUnit(
+  tx: Tx,
+  ref: SessionRef,
+  o: { branchId?: string | undefined; limit?: number | undefined; before?: number | undefined; withVersions?: boolean | undefined },
+) {
+  const session = yield* ownedSession(tx, ref.id, ref.userId);
+  const branch = yield* branchOf(tx, session, o.branchId ?? session.currentBranchId);
+  const paged = o.limit !== undefined || o.before !== undefined;
+  // Without a page, the whole lineage in one walk (the long read's fast path).
+  const page = paged
+    ? (yield* lastMessages(tx, branch.id, o.before === undefined ? undefined : o.before - 1, o.limit)).map(toMessage)
+    : yield* lineageMessages(tx, branch.id, toMessage);
+  if (!o.withVersions) return page;
+  return yield* withVersions(tx, session.id, page);
 }
 
 /** The last `limit` messages (all when undefined) of a lineage up to `upTo`, oldest first: newest segments read first. */

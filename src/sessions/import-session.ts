@@ -69,84 +69,93 @@ export async function importSession(ctx: EngineContext, document: unknown, scope
 
   // Refused before the long checks (and before any progress), and again when writing (another call may import the
   // same ids meanwhile).
-  await ctx.store.read(function* (tx) {
-    return yield* refuseExistingIds(tx, doc);
-  });
+  await ctx.store.read((tx) => refuseExistingIds(tx, doc));
   call.start(entries.length + doc.states.length + doc.checkpoints.length);
   await call.pause();
   const checked = new DocumentCheck(doc, entries, stateTexts, checkpointMetadata);
   await runSlices(call, checked.slices(), withoutStore);
   call.check();
 
-  const ref = await ctx.store.write({ sessionId: doc.session.id }, function* (tx) {
-    yield* refuseExistingIds(tx, doc);
-    const stateIds = new Map<string, number>();
-    for (const [hash, s] of checked.stateBodies) stateIds.set(hash, yield* tx.putSnapshot(hash, s.body, s.version));
-    const stateIdOf = (hash: string | null) => (hash === null ? null : stateIds.get(hash)!);
-    const s = doc.session;
-    yield* tx.insertSession({
-      id: s.id,
-      userId,
-      title: s.title,
-      metadata: sessionMetadata,
-      currentBranchId: s.currentBranchId,
-      originSessionId: s.origin?.sessionId ?? null,
-      originCheckpointId: s.origin?.checkpointId ?? null,
-      createdAt: s.createdAt,
-      updatedAt: s.updatedAt,
-    });
-    let hasTools = false;
-    for (const b of doc.branches) {
-      const row: BranchRow = { ...b, sessionId: s.id };
-      yield* tx.insertBranch(row);
-      for (const e of checked.ownEntries(b.id)) {
-        const d = e.doc;
-        yield* tx.insertEntry({
-          id: d.id,
-          branchId: d.branchId,
-          position: d.position,
-          kind: d.kind,
-          role: d.role,
-          content: e.content,
-          tool: d.tool,
-          callId: d.callId,
-          clientId: d.clientId,
-          metadata: e.metadata,
-          stateId: stateIdOf(e.head!.stateHash),
-          msgCount: e.head!.msgCount,
-          hash: d.hash,
-          createdAt: d.createdAt,
-        });
-        const c = d.completion;
-        if (c)
-          yield* tx.insertToolResult({
-            entryId: d.id,
-            status: c.status,
-            result: e.result,
-            error: e.error,
-            completedAt: c.completedAt,
-            hash: c.hash,
-          });
-        if (d.kind === "tool") {
-          hasTools = true;
-          yield* tx.insertImportedCall(d.id, s.id);
-        }
-      }
-    }
-    if (hasTools) yield* tx.markHasTools(s.id);
-    for (const [i, c] of doc.checkpoints.entries()) {
-      const base = checked.checkpointBase(c, i, s.id, userId);
-      // The stored checksum covers the owner: it is computed anew for the importing user.
-      yield* tx.insertCheckpoint(
-        { ...base, stateId: stateIdOf(c.state), checksum: checkpointChecksum(base, c.state ?? EMPTY_STATE_HASH) },
-        ctx.now(),
-      );
-    }
-    for (const e of doc.events) yield* tx.insertEvent({ sessionId: s.id, ...e });
-    return { id: s.id, userId };
-  });
+  const ref = await ctx.store.write({ sessionId: doc.session.id }, (tx) =>
+    importSessionUnit(tx, doc, checked, userId, sessionMetadata, ctx),
+  );
   call.finish();
   return ref;
+}
+
+function* importSessionUnit(
+  tx: Tx,
+  doc: SessionExport,
+  checked: DocumentCheck,
+  userId: string,
+  sessionMetadata: string | null,
+  ctx: EngineContext,
+) {
+  yield* refuseExistingIds(tx, doc);
+  const stateIds = new Map<string, number>();
+  for (const [hash, s] of checked.stateBodies) stateIds.set(hash, yield* tx.putSnapshot(hash, s.body, s.version));
+  const stateIdOf = (hash: string | null) => (hash === null ? null : stateIds.get(hash)!);
+  const s = doc.session;
+  yield* tx.insertSession({
+    id: s.id,
+    userId,
+    title: s.title,
+    metadata: sessionMetadata,
+    currentBranchId: s.currentBranchId,
+    originSessionId: s.origin?.sessionId ?? null,
+    originCheckpointId: s.origin?.checkpointId ?? null,
+    createdAt: s.createdAt,
+    updatedAt: s.updatedAt,
+  });
+  let hasTools = false;
+  for (const b of doc.branches) {
+    const row: BranchRow = { ...b, sessionId: s.id };
+    yield* tx.insertBranch(row);
+    for (const e of checked.ownEntries(b.id)) {
+      const d = e.doc;
+      yield* tx.insertEntry({
+        id: d.id,
+        branchId: d.branchId,
+        position: d.position,
+        kind: d.kind,
+        role: d.role,
+        content: e.content,
+        tool: d.tool,
+        callId: d.callId,
+        clientId: d.clientId,
+        metadata: e.metadata,
+        stateId: stateIdOf(e.head!.stateHash),
+        msgCount: e.head!.msgCount,
+        hash: d.hash,
+        createdAt: d.createdAt,
+      });
+      const c = d.completion;
+      if (c)
+        yield* tx.insertToolResult({
+          entryId: d.id,
+          status: c.status,
+          result: e.result,
+          error: e.error,
+          completedAt: c.completedAt,
+          hash: c.hash,
+        });
+      if (d.kind === "tool") {
+        hasTools = true;
+        yield* tx.insertImportedCall(d.id, s.id);
+      }
+    }
+  }
+  if (hasTools) yield* tx.markHasTools(s.id);
+  for (const [i, c] of doc.checkpoints.entries()) {
+    const base = checked.checkpointBase(c, i, s.id, userId);
+    // The stored checksum covers the owner: it is computed anew for the importing user.
+    yield* tx.insertCheckpoint(
+      { ...base, stateId: stateIdOf(c.state), checksum: checkpointChecksum(base, c.state ?? EMPTY_STATE_HASH) },
+      ctx.now(),
+    );
+  }
+  for (const e of doc.events) yield* tx.insertEvent({ sessionId: s.id, ...e });
+  return { id: s.id, userId };
 }
 
 /** Import keeps ids: one that already exists in this database refuses the whole document. */

@@ -19,8 +19,8 @@ export async function listCheckpoints(ctx: EngineContext, input: ListCheckpoints
     return [key, text];
   });
   const before = o.cursor == null ? undefined : decodeCursor("checkpoints", o.cursor)[0];
-  const rows = await ctx.store.query(function* (tx) {
-    return yield* tx.listCheckpoints({
+  const rows = await ctx.store.query((tx) =>
+    tx.listCheckpoints({
       userId: o.userId,
       sessionId: o.sessionId,
       name: o.name,
@@ -31,7 +31,7 @@ export async function listCheckpoints(ctx: EngineContext, input: ListCheckpoints
       beforeSeq: before,
       now: ctx.now(),
       limit: limit + 1,
-    });
-  });
+    }),
+  );
   return page("checkpoints", rows, limit, toCheckpoint);
 }

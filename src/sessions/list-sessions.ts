@@ -10,8 +10,6 @@ export async function listSessions(ctx: EngineContext, input: ListSessionsInput)
   const o = parseOptions(listSessionsInput, input, "options");
   const limit = o.limit ?? DEFAULT_LIMIT;
   const before = o.cursor == null ? undefined : decodeCursor("sessions", o.cursor)[0];
-  const rows = await ctx.store.query(function* (tx) {
-    return yield* tx.listSessions(o.userId, before, limit + 1);
-  });
+  const rows = await ctx.store.query((tx) => tx.listSessions(o.userId, before, limit + 1));
   return page("sessions", rows, limit, toSessionInfo);
 }

@@ -26,9 +26,7 @@ export async function listAllSessions(ctx: EngineContext, input: ListAllSessions
   const o = parseOptions(listAllSessionsInput, input, "options");
   const limit = o.limit ?? DEFAULT_LIMIT;
   const before = o.cursor == null ? undefined : decodeCursor("sessions", o.cursor)[0];
-  const rows = await ctx.store.query(function* (tx) {
-    return yield* tx.listAllSessions(before, limit + 1);
-  });
+  const rows = await ctx.store.query((tx) => tx.listAllSessions(before, limit + 1));
   const more = rows.length > limit;
   const items = more ? rows.slice(0, limit) : rows;
   return { items: items.map(toSessionInfo), nextCursor: more ? encodeCursor("sessions", [items[items.length - 1]!.seq]) : null };
@@ -39,9 +37,7 @@ export async function listUsers(ctx: EngineContext, input: ListUsersInput): Prom
   const o = parseOptions(pageInput, input, "options");
   const limit = o.limit ?? DEFAULT_LIMIT;
   const after = o.cursor == null ? undefined : decodeCursor("users", o.cursor)[0];
-  const rows = await ctx.store.query(function* (tx) {
-    return yield* tx.listUsers(after, limit + 1);
-  });
+  const rows = await ctx.store.query((tx) => tx.listUsers(after, limit + 1));
   const more = rows.length > limit;
   const items = more ? rows.slice(0, limit) : rows;
   return {

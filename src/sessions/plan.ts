@@ -1,4 +1,5 @@
 // plan: what a rollback, switch or edit would do, computed without doing it.
+import type { Tx } from "../store/port/index.js";
 import { parseOptions, planInput, type PlanTarget } from "../models/inputs.js";
 import type { MovePlan, PlannedBranch } from "../models/types.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
@@ -8,31 +9,37 @@ import { computePlan, leftBehind } from "./moves/move-plan.js";
 
 export async function plan(ctx: EngineContext, ref: SessionRef, target: PlanTarget): Promise<MovePlan> {
   const t = parseOptions(planInput, target, "target");
-  return ctx.store.read(function* (tx) {
-    const store = ctx.store;
-    const session = yield* ownedSession(tx, ref.id, ref.userId);
-    let branch: PlannedBranch;
-    if ("checkpointId" in t) {
-      const cp = yield* sessionCheckpoint(tx, session, t.checkpointId, ctx.now());
-      branch = { id: null, parentId: cp.branchId, forkPosition: cp.position, position: cp.position };
-    } else if ("branchId" in t) {
-      const b = yield* branchOf(tx, session, t.branchId);
-      const position = (yield* headOf(tx, b)).position;
-      branch = { id: b.id, parentId: b.parentId, forkPosition: b.forkPosition, position };
-    } else {
-      const { message: m } = yield* sessionMessage(tx, session, t.messageId);
-      branch = { id: null, parentId: m.branchId, forkPosition: m.position - 1, position: m.position - 1 };
-    }
-    const computed = yield* computePlan(ctx, tx, session, { branchId: branch.id ?? branch.parentId!, position: branch.position });
-    return {
-      branch,
-      undone: computed.steps.undo,
-      replayed: computed.steps.replay,
-      skipped: computed.steps.skipped,
-      unregistered: computed.steps.unregistered,
-      failed: [],
-      unknown: computed.steps.unknown,
-      leftBehind: yield* leftBehind(ctx, tx, computed),
-    };
-  });
+  return ctx.store.read((tx) => planUnit(tx, ctx, ref, t));
+}
+
+function* planUnit(
+  tx: Tx,
+  ctx: EngineContext,
+  ref: SessionRef,
+  t: { checkpointId: string } | { branchId: string } | { messageId: string },
+) {
+  const session = yield* ownedSession(tx, ref.id, ref.userId);
+  let branch: PlannedBranch;
+  if ("checkpointId" in t) {
+    const cp = yield* sessionCheckpoint(tx, session, t.checkpointId, ctx.now());
+    branch = { id: null, parentId: cp.branchId, forkPosition: cp.position, position: cp.position };
+  } else if ("branchId" in t) {
+    const b = yield* branchOf(tx, session, t.branchId);
+    const position = (yield* headOf(tx, b)).position;
+    branch = { id: b.id, parentId: b.parentId, forkPosition: b.forkPosition, position };
+  } else {
+    const { message: m } = yield* sessionMessage(tx, session, t.messageId);
+    branch = { id: null, parentId: m.branchId, forkPosition: m.position - 1, position: m.position - 1 };
+  }
+  const computed = yield* computePlan(ctx, tx, session, { branchId: branch.id ?? branch.parentId!, position: branch.position });
+  return {
+    branch,
+    undone: computed.steps.undo,
+    replayed: computed.steps.replay,
+    skipped: computed.steps.skipped,
+    unregistered: computed.steps.unregistered,
+    failed: [],
+    unknown: computed.steps.unknown,
+    leftBehind: yield* leftBehind(ctx, tx, computed),
+  };
 }

@@ -56,32 +56,16 @@ export async function prune(ctx: EngineContext, input: PruneOptions = {}): Promi
   const call = new LongCall(o);
   const vacuum = o.vacuum ?? true;
   const store = ctx.store;
-  const known = function* (tx: Tx, sessionId: string): Step<void> {
-    if (!(yield* tx.getSession(sessionId))) throw new NotFoundError("session", sessionId);
-  };
   // An unknown session is refused before any progress, as verify refuses it; checked again where it is pruned.
-  if (o.sessionId !== undefined)
-    await store.read(function* (tx) {
-      yield* known(tx, o.sessionId!);
-    });
+  const sessionId = o.sessionId;
+  if (sessionId !== undefined) await store.read((tx) => knownSession(tx, sessionId));
   const bytesBefore = await store.sizeBytes();
-  const removed = { checkpoints: 0, snapshots: 0, moves: 0, files: 0 };
+  const removed: Removed = { checkpoints: 0, snapshots: 0, moves: 0, files: 0 };
   const steps: ((tx: Tx) => Step<void>)[] = [
-    function* (tx) {
-      if (o.sessionId !== undefined) yield* known(tx, o.sessionId);
-      // Retention policies are weighed in full first, so what they drop is deleted with the expired checkpoints.
-      for (const id of yield* tx.sessionsWithRetention(o.sessionId)) yield* retainAll(tx, (yield* tx.getSession(id))!, ctx.now());
-      removed.checkpoints = (yield* tx.deleteExpiredCheckpoints(ctx.now(), o.sessionId)).length;
-    },
-    function* (tx) {
-      removed.moves = yield* tx.deleteFinishedMoves(o.sessionId);
-    },
-    function* (tx) {
-      removed.snapshots = yield* tx.deleteUnreferencedSnapshots();
-    },
-    function* (tx) {
-      removed.files = yield* tx.deleteUnreferencedFiles();
-    },
+    (tx) => dropExpiredCheckpoints(ctx, tx, sessionId, removed),
+    (tx) => dropFinishedMoves(tx, sessionId, removed),
+    (tx) => dropUnreferencedSnapshots(tx, removed),
+    (tx) => dropUnreferencedFiles(tx, removed),
   ];
   // The first step touches one session when given one; the others drop what no session reaches, across sessions.
   const scopes: WriteScope[] = steps.map((_, i) => (i === 0 && o.sessionId !== undefined ? { sessionId: o.sessionId } : { global: true }));
@@ -106,4 +90,29 @@ export async function prune(ctx: EngineContext, input: PruneOptions = {}): Promi
   call.finish();
   ctx.events.emit("prune", report);
   return report;
+}
+
+type Removed = Pick<PruneReport, "checkpoints" | "snapshots" | "moves" | "files">;
+
+function* knownSession(tx: Tx, sessionId: string): Step<void> {
+  if (!(yield* tx.getSession(sessionId))) throw new NotFoundError("session", sessionId);
+}
+
+function* dropExpiredCheckpoints(ctx: EngineContext, tx: Tx, sessionId: string | undefined, removed: Removed): Step<void> {
+  if (sessionId !== undefined) yield* knownSession(tx, sessionId);
+  // Retention policies are weighed in full first, so what they drop is deleted with the expired checkpoints.
+  for (const id of yield* tx.sessionsWithRetention(sessionId)) yield* retainAll(tx, (yield* tx.getSession(id))!, ctx.now());
+  removed.checkpoints = (yield* tx.deleteExpiredCheckpoints(ctx.now(), sessionId)).length;
+}
+
+function* dropFinishedMoves(tx: Tx, sessionId: string | undefined, removed: Removed): Step<void> {
+  removed.moves = yield* tx.deleteFinishedMoves(sessionId);
+}
+
+function* dropUnreferencedSnapshots(tx: Tx, removed: Removed): Step<void> {
+  removed.snapshots = yield* tx.deleteUnreferencedSnapshots();
+}
+
+function* dropUnreferencedFiles(tx: Tx, removed: Removed): Step<void> {
+  removed.files = yield* tx.deleteUnreferencedFiles();
 }

@@ -1,4 +1,5 @@
 // SessionHandle: one user's session, with every per-session verb of the public API.
+import type { Tx } from "../store/port/index.js";
 import { atomic, type AtomicOptions } from "./atomic.js";
 import { attachWorkspace } from "./attach-workspace.js";
 import { createCheckpoint } from "./checkpoint.js";
@@ -134,12 +135,7 @@ export class SessionHandle {
 
   /** The session's id, owner, title, metadata, current branch and times. */
   info(): Promise<SessionInfo> {
-    return this.#run((ctx, ref) =>
-      ctx.store.read(function* (tx) {
-        yield* ownedSession(tx, ref.id, ref.userId);
-        return toSessionInfo((yield* tx.getSessionInfo(ref.id))!);
-      }),
-    );
+    return this.#run((ctx, ref) => ctx.store.read((tx) => infoUnit(tx, ref)));
   }
 
   /**
@@ -306,8 +302,8 @@ export class SessionHandle {
   /**
    * A new version of a message: a branch forked just before it, with `next` appended, made current. `next.role`
    * defaults to the original's. With `{ checkpoint: { name } }` a checkpoint at the new message is written in the
-   * same transaction (`result.checkpoint`). That checkpoint records the conversation only: in a session with a
-   * workspace it captures no files (take `checkpoint()` after the edit for them).
+   * same transaction (`result.checkpoint`); in a session with a workspace it captures the files as the move left
+   * them, as `checkpoint()` does.
    * @example const { message, checkpoint } = await s.edit(id, { content: "new text" }, { checkpoint: { name: "v2" } })
    */
   edit(messageId: string, next: EditInput, options?: EditOptions): Promise<EditResult> {
@@ -395,4 +391,9 @@ export class SessionHandle {
   timeline(options?: { limit?: number; cursor?: string | null }): Promise<Page<TimelineItem>> {
     return this.#run((ctx, ref) => timeline(ctx, ref, options));
   }
+}
+
+function* infoUnit(tx: Tx, ref: SessionRef) {
+  yield* ownedSession(tx, ref.id, ref.userId);
+  return toSessionInfo((yield* tx.getSessionInfo(ref.id))!);
 }

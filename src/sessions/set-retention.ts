@@ -1,4 +1,5 @@
 // setRetention: stores a session's retention policy (or clears it) and applies it to the checkpoints it has now.
+import type { Tx } from "../store/port/index.js";
 import { z } from "zod";
 import { duration, parseOptions } from "../models/inputs.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
@@ -33,10 +34,12 @@ export async function setRetention(ctx: EngineContext, ref: SessionRef, input: R
   const stored: StoredRetention | null = empty
     ? null
     : { keepFirst: o.keepFirst ?? false, keepLast: o.keepLast ?? null, onePerName: o.onePerName ?? false, keepFor: o.keepFor ?? null };
-  await ctx.store.write({ sessionId: ref.id }, function* (tx) {
-    const session = yield* ownedSession(tx, ref.id, ref.userId);
-    const text = stored === null ? null : JSON.stringify(stored);
-    yield* tx.setRetention(session.id, text, 0);
-    yield* retainAll(tx, { ...session, retention: text, retentionAgedAt: 0 }, ctx.now());
-  });
+  await ctx.store.write({ sessionId: ref.id }, (tx) => setRetentionUnit(tx, ref, stored, ctx));
+}
+
+function* setRetentionUnit(tx: Tx, ref: SessionRef, stored: StoredRetention | null, ctx: EngineContext) {
+  const session = yield* ownedSession(tx, ref.id, ref.userId);
+  const text = stored === null ? null : JSON.stringify(stored);
+  yield* tx.setRetention(session.id, text, 0);
+  yield* retainAll(tx, { ...session, retention: text, retentionAgedAt: 0 }, ctx.now());
 }

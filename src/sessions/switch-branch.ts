@@ -1,4 +1,6 @@
 // switchBranch: make another branch current; the world moves to its head.
+import type { SessionRow, Step, Tx } from "../store/port/index.js";
+import type { BaseMoveSpec } from "./moves/move-spec.js";
 import type { MoveOptions } from "../models/inputs.js";
 import type { MoveResult } from "../models/types.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
@@ -6,17 +8,19 @@ import { branchOf, headOf } from "./log/lineage.js";
 import { performMove } from "./moves/move.js";
 
 export async function switchBranch(ctx: EngineContext, ref: SessionRef, branchId: string, options?: MoveOptions): Promise<MoveResult> {
-  return performMove(ctx, ref, "switch", options, function* (tx, session) {
-    const branch = yield* branchOf(tx, session, branchId);
-    return {
-      kind: "switch",
-      sessionId: session.id,
-      userId: session.userId,
-      target: { branchId: branch.id, position: (yield* headOf(tx, branch)).position },
-      // The current branch, world in place: nothing to do (no event, nothing for undo).
-      sameAsWorld: branch.id === session.currentBranchId,
-      newBranch: null,
-      edit: null,
-    };
-  });
+  return performMove(ctx, ref, "switch", options, (tx, session) => switchBranchUnit(tx, session, branchId));
+}
+
+function* switchBranchUnit(tx: Tx, session: SessionRow, branchId: string): Step<BaseMoveSpec> {
+  const branch = yield* branchOf(tx, session, branchId);
+  return {
+    kind: "switch",
+    sessionId: session.id,
+    userId: session.userId,
+    target: { branchId: branch.id, position: (yield* headOf(tx, branch)).position },
+    // The current branch, world in place: nothing to do (no event, nothing for undo).
+    sameAsWorld: branch.id === session.currentBranchId,
+    newBranch: null,
+    edit: null,
+  };
 }

@@ -1,4 +1,5 @@
 // timeline: everything that happened in a session, across branches, newest first.
+import type { Tx } from "../store/port/index.js";
 import { z } from "zod";
 import { cursor, parseOptions } from "../models/inputs.js";
 import type { Page, TimelineItem } from "../models/types.js";
@@ -31,10 +32,7 @@ export async function timeline(
   const o = parseOptions(timelineInput, options, "options");
   const limit = o.limit ?? 50;
   const before = o.cursor == null ? undefined : decodeCursor("timeline", o.cursor);
-  const rows = await ctx.store.read(function* (tx) {
-    yield* ownedSession(tx, ref.id, ref.userId);
-    return yield* tx.timeline(ref.userId, ref.id, before && { createdAt: before[0], source: before[1], seq: before[2] }, limit + 1);
-  });
+  const rows = await ctx.store.read((tx) => timelineUnit(tx, ref, before, limit));
   const more = rows.length > limit;
   const items = more ? rows.slice(0, limit) : rows;
   const last = items[items.length - 1];
@@ -48,4 +46,9 @@ export async function timeline(
     })),
     nextCursor: more && last ? encodeCursor("timeline", [last.createdAt, last.source, last.seq]) : null,
   };
+}
+
+function* timelineUnit(tx: Tx, ref: SessionRef, before: readonly [number, string, number] | undefined, limit: number) {
+  yield* ownedSession(tx, ref.id, ref.userId);
+  return yield* tx.timeline(ref.userId, ref.id, before && { createdAt: before[0], source: before[1], seq: before[2] }, limit + 1);
 }

@@ -1,4 +1,5 @@
 // toolTrack: the tool invocations of a branch's lineage, with their completion and whether they are applied.
+import type { Tx } from "../store/port/index.js";
 import { historyInput, parseOptions } from "../models/inputs.js";
 import type { ToolInvocation } from "../models/types.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
@@ -8,9 +9,15 @@ import { branchOf, lineageTools } from "./log/lineage.js";
 
 export async function toolTrack(ctx: EngineContext, ref: SessionRef, options: { branchId?: string } = {}): Promise<ToolInvocation[]> {
   const o = parseOptions(historyInput, options, "options");
-  return ctx.store.read(function* (tx) {
-    const session = yield* ownedSession(tx, ref.id, ref.userId);
-    const branch = yield* branchOf(tx, session, o.branchId ?? session.currentBranchId);
-    return (yield* lineageTools(tx, branch.id)).map(toToolInvocation);
-  });
+  return ctx.store.read((tx) => toolTrackUnit(tx, ref, o));
+}
+
+function* toolTrackUnit(
+  tx: Tx,
+  ref: SessionRef,
+  o: { branchId?: string | undefined; limit?: number | undefined; before?: number | undefined; withVersions?: boolean | undefined },
+) {
+  const session = yield* ownedSession(tx, ref.id, ref.userId);
+  const branch = yield* branchOf(tx, session, o.branchId ?? session.currentBranchId);
+  return (yield* lineageTools(tx, branch.id)).map(toToolInvocation);
 }

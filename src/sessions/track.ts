@@ -43,15 +43,18 @@ interface Loader {
   pending: Promise<void> | null;
 }
 
-/** Per engine and session, the tracked objects of this process: moves anywhere in it load them. */
-const registries = new WeakMap<EngineContext, Map<string, Set<Loader>>>();
+/**
+ * Per engine and session, the tracked objects of this process: moves anywhere in it load them. Keyed by the engine's
+ * emitter, which every handle of one Forkpoint shares (a handle with its own state schema has a context of its own).
+ */
+const registries = new WeakMap<object, Map<string, Set<Loader>>>();
 const MOVES = ["rollback", "edit", "switch", "undoMove", "redoMove"] as const;
 
 function registry(ctx: EngineContext): Map<string, Set<Loader>> {
-  let map = registries.get(ctx);
+  let map = registries.get(ctx.events);
   if (!map) {
     const sessions = new Map<string, Set<Loader>>();
-    registries.set(ctx, (map = sessions));
+    registries.set(ctx.events, (map = sessions));
     // One listener per engine: a finished move of a session with tracked objects loads its new state into them.
     const onMove = (move: MoveResult) => {
       const loaders = sessions.get(move.branch.sessionId);
@@ -77,13 +80,13 @@ function readStateOf(ctx: EngineContext, loaders: Set<Loader>): Promise<void> {
 
 /** Waits for the loads a move of this session started (the session handle's moves resolve after them). */
 export async function settleTracked(ctx: EngineContext, sessionId: string): Promise<void> {
-  const loaders = registries.get(ctx)?.get(sessionId);
+  const loaders = registries.get(ctx.events)?.get(sessionId);
   if (loaders) await Promise.all([...loaders].map((l) => l.pending));
 }
 
 /** Loads `state` (a restored checkpoint's) into this session's tracked objects. */
 export function loadTracked(ctx: EngineContext, sessionId: string, state: JsonValue): void {
-  for (const l of registries.get(ctx)?.get(sessionId) ?? []) l.apply(state);
+  for (const l of registries.get(ctx.events)?.get(sessionId) ?? []) l.apply(state);
 }
 
 /**

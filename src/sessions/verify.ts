@@ -1,5 +1,6 @@
 // verify: recompute every hash chain, tool completion, state snapshot and checkpoint checksum (like `git fsck`).
 // An operator call over one session or the whole database; it reports problems instead of stopping at the first.
+import type { Tx } from "../store/port/index.js";
 import { z } from "zod";
 import { NotFoundError } from "../models/errors.js";
 import { idSchema, parseOptions } from "../models/inputs.js";
@@ -30,24 +31,30 @@ export type VerifyOptions = { sessionId?: string } & LongCallOptions;
 export async function verify(ctx: EngineContext, input: VerifyOptions = {}): Promise<VerifyReport> {
   const o = parseOptions(verifyInput, input, "options");
   const call = new LongCall(o);
-  const work = await ctx.store.read(function* (tx) {
-    if (o.sessionId !== undefined && !(yield* tx.getSession(o.sessionId))) throw new NotFoundError("session", o.sessionId);
-    const work: SessionWork[] = [];
-    for (const id of o.sessionId !== undefined ? [o.sessionId] : yield* tx.allSessionIds()) work.push(yield* sessionWork(tx, id));
-    return work;
-  });
+  const work = await ctx.store.read((tx) => sessionWorkUnit(tx, o));
   call.start(work.reduce((n, w) => n + w.units, 0));
   const check: SessionCheck = { problems: [], snapshots: new Map() };
-  const slices = function* () {
-    for (const w of work) yield* sessionSlices(w, check);
-  };
+  const slices = () => checkSlices(work, check);
   await runSlices(call, slices(), (fn) => ctx.store.read(fn));
-  await ctx.store.read(function* (tx) {
-    // Checkpoints are found through their owner and session: one whose owner or session was changed is an orphan.
-    for (const id of yield* tx.orphanCheckpointIds(o.sessionId)) {
-      check.problems.push({ kind: "checkpoint", id, detail: "checkpoint belongs to no session of its user" });
-    }
-  });
+  await ctx.store.read((tx) => orphansUnit(tx, o, check));
   call.finish();
   return { ok: check.problems.length === 0, sessions: work.length, problems: check.problems };
+}
+
+function* orphansUnit(tx: Tx, o: VerifyOptions, check: SessionCheck) {
+  // Checkpoints are found through their owner and session: one whose owner or session was changed is an orphan.
+  for (const id of yield* tx.orphanCheckpointIds(o.sessionId)) {
+    check.problems.push({ kind: "checkpoint", id, detail: "checkpoint belongs to no session of its user" });
+  }
+}
+
+function* checkSlices(work: SessionWork[], check: SessionCheck) {
+  for (const w of work) yield* sessionSlices(w, check);
+}
+
+function* sessionWorkUnit(tx: Tx, o: VerifyOptions) {
+  if (o.sessionId !== undefined && !(yield* tx.getSession(o.sessionId))) throw new NotFoundError("session", o.sessionId);
+  const work: SessionWork[] = [];
+  for (const id of o.sessionId !== undefined ? [o.sessionId] : yield* tx.allSessionIds()) work.push(yield* sessionWork(tx, id));
+  return work;
 }

@@ -239,6 +239,36 @@ describe("moves and edits", () => {
     expect(at(["switch", ids.session, root, "-u", "ann"]).stdout).toBe(`now on branch ${root} at position 6\n`);
   });
 
+  it("undo takes the last move back and redo does it again, each printing where the session is", () => {
+    const file = copyDb("undo.db");
+    const at = (args: string[]) => cli.run(["--db", file, ...args]);
+    const nothing = at(["undo", ids.session, "-u", "ann"]);
+    expect([nothing.status, nothing.stdout, nothing.stderr]).toEqual([1, "", expect.stringMatching(/^error NOTHING_TO_UNDO: /)]);
+    const rolled = JSON.parse(at(["--json", "rollback", ids.session, ids.greeted, "-u", "ann"]).stdout);
+    const root = rolled.branch.parentId;
+
+    // The recorded search call (no undo) is passed over, and said so.
+    const undone = at(["undo", ids.session, "-u", "ann"]);
+    expect([undone.status, undone.stdout.split("\n")]).toEqual([
+      0,
+      ["undid the last move", `now on branch ${root} at position 6`, "irreversible  1", expect.stringMatching(/^  search tc_\S+ /), ""],
+    ]);
+    const tree = JSON.parse(at(["--json", "tree", ids.session, "-u", "ann"]).stdout);
+    expect(tree).toMatchObject([{ id: root, current: true, children: [{ id: rolled.branch.id, current: false }] }]);
+
+    const redone = JSON.parse(at(["--json", "redo", ids.session, "-u", "ann"]).stdout);
+    expect(redone).toMatchObject({ branch: { id: rolled.branch.id, head: 3, current: true }, undone: [], replayed: [] });
+    const again = at(["redo", ids.session, "-u", "ann"]);
+    expect([again.status, again.stderr]).toEqual([1, expect.stringMatching(/^error NOTHING_TO_REDO: /)]);
+    expect(at(["undo", ids.session, "-u", "ann"]).stdout).toMatch(
+      new RegExp(`^undid the last move\nnow on branch ${root} at position 6\n`),
+    );
+    expect(at(["redo", ids.session, "-u", "ann"]).stdout).toMatch(
+      new RegExp(`^redid the move\nnow on branch ${rolled.branch.id} at position 3\n`),
+    );
+    expect(at(["undo", ids.session, "-u", "bob"]).status).toBe(1); // another user's session is not found
+  });
+
   it("edit makes a version, keeping the role; versions shows the < 2/2 > picker", () => {
     const file = copyDb("edits.db");
     const at = (args: string[]) => cli.run(["--db", file, ...args]);

@@ -37,6 +37,8 @@ const VERBS = [
   "rollback",
   "switch",
   "edit",
+  "undo",
+  "redo",
   "delete",
   "export",
   "import",

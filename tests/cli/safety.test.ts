@@ -35,6 +35,8 @@ describe("reads never create a database", () => {
     ["rollback", "s_x", "cp_x", "-u", "ann"],
     ["switch", "s_x", "br_x", "-u", "ann"],
     ["edit", "s_x", "m_x", "hi", "-u", "ann"],
+    ["undo", "s_x", "-u", "ann"],
+    ["redo", "s_x", "-u", "ann"],
     ["delete", "s_x", "-u", "ann"],
     ["prune"],
     ["recover"],

@@ -122,3 +122,111 @@ describe("state versions", () => {
     }
   });
 });
+
+describe("state versions per session", () => {
+  it("a session created with its own schema writes its states under it; the Forkpoint's other sessions keep theirs", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u", title: "v2", stateVersion: 2, migrateState: toV2 });
+    const plain = await fp.createSession({ userId: "u" });
+    await s.setState({ n: 1 });
+    await plain.setState({ n: 1 });
+    expect((await s.info()).title).toBe("v2");
+    expect((await fp.exportSession(s.id, { userId: "u" })).states.map((st) => st.version)).toEqual([2]);
+    expect((await fp.exportSession(plain.id, { userId: "u" })).states.map((st) => st.version)).toEqual([undefined]);
+    // A handle on the same session without the options reads under the Forkpoint's schema (version 1): refused.
+    const later = await fp.getSession(s.id, { userId: "u" });
+    expect(await rejectionOf(later.getState())).toMatchObject({ code: "STATE_VERSION_UNKNOWN", stateVersion: 2 });
+    const again = await fp.getSession(s.id, { userId: "u", stateVersion: 2, migrateState: toV2 });
+    expect(await again.getState()).toEqual({ n: 1 });
+  });
+
+  it("a handle's schema migrates getState, restore, and the states a rollback and an edit start from", async () => {
+    const { fp } = dbs.open();
+    const created = await fp.createSession({ userId: "u" });
+    await created.append({ role: "user", content: "hi" });
+    await created.setState({ n: 1 });
+    const cp1 = await created.checkpoint({ name: "v1" });
+    const [m2] = await created.append({ role: "user", content: "again" });
+
+    const s = await fp.getSession(created.id, { userId: "u", stateVersion: 3, migrateState: toV3 });
+    const migrated = { n: 1, tags: [], v3: true };
+    expect(await s.getState()).toEqual(migrated);
+    expect((await s.restore(cp1.id)).state).toEqual(migrated);
+    await s.edit(m2!.id, { content: "edited" });
+    expect(await s.getState()).toEqual(migrated);
+    await s.setState((prev) => ({ ...(prev as object), n: 2 }));
+    await s.rollback(cp1.id);
+    expect(await s.getState()).toEqual(migrated);
+    expect(await s.setState({ n: 3 })).toEqual({ n: 3 });
+    const versions = (await fp.exportSession(s.id, { userId: "u" })).states.map((st) => st.version ?? 1);
+    expect(versions.sort()).toEqual([1, 3, 3]);
+
+    // The Forkpoint's own handles are unaffected: version 1, and a version-3 state is beyond them.
+    expect(await created.restore(cp1.id).then((r) => r.state)).toEqual({ n: 1 });
+    expect(await rejectionOf(created.getState())).toMatchObject({ code: "STATE_VERSION_UNKNOWN", stateVersion: 3 });
+  });
+
+  it("overrides the Forkpoint's schema, in either direction", async () => {
+    const p = dbs.path();
+    const one = dbs.open({ path: p });
+    const s1 = await one.fp.createSession({ userId: "u" });
+    await s1.setState({ n: 1 });
+    await one.fp.close();
+
+    const { fp } = dbs.open({ path: p, stateVersion: 2, migrateState: toV2 });
+    expect(await (await fp.getSession(s1.id, { userId: "u" })).getState()).toEqual({ n: 1, tags: [] });
+    const v1 = await fp.getSession(s1.id, { userId: "u", stateVersion: 1 });
+    expect(await v1.getState()).toEqual({ n: 1 });
+    const failing = await fp.getSession(s1.id, {
+      userId: "u",
+      stateVersion: 2,
+      migrateState: {
+        1: () => {
+          throw new Error("per-session step");
+        },
+      },
+    });
+    const err = await rejectionOf(failing.getState());
+    expect(err).toMatchObject({ code: "STATE_MIGRATION_FAILED" });
+    expect(((err as Error).cause as Error).message).toBe("per-session step");
+  });
+
+  it("validates the options as at open, naming the same fields, and writes nothing", async () => {
+    const { fp } = dbs.open();
+    const existing = await fp.createSession({ userId: "u" });
+    const bad: [unknown, string][] = [
+      [{ stateVersion: 0 }, "stateVersion"],
+      [{ stateVersion: 1.5 }, "stateVersion"],
+      [{ stateVersion: 2, migrateState: { 2: (s: JsonValue) => s } }, "migrateState.2"],
+      [{ stateVersion: 2, migrateState: { 1: "no" } }, "migrateState.1"],
+      [{ stateVersion: 2, migrateState: { one: (s: JsonValue) => s } }, "migrateState.one"],
+      [{ migrateState: { 1: (s: JsonValue) => s } }, "migrateState.1"],
+    ];
+    for (const [options, field] of bad) {
+      const created = await rejectionOf(fp.createSession({ userId: "v", ...(options as object) }));
+      expect(created, JSON.stringify(options)).toBeInstanceOf(ValidationError);
+      expect(created).toMatchObject({ field });
+      const got = await rejectionOf(fp.getSession(existing.id, { userId: "u", ...(options as object) }));
+      expect(got, JSON.stringify(options)).toBeInstanceOf(ValidationError);
+      expect(got).toMatchObject({ field });
+    }
+    expect((await fp.listSessions({ userId: "v" })).items).toEqual([]);
+  });
+
+  it("objects tracked through a handle with its own schema load after another handle's move or restore", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u", stateVersion: 2, migrateState: toV2 });
+    const agent = { memory: ["one"] };
+    const t = s.track(agent, { fields: ["memory"] });
+    await t.save();
+    const cp = await s.checkpoint();
+    agent.memory.push("two");
+    await t.save();
+    const other = await fp.getSession(s.id, { userId: "u", stateVersion: 2, migrateState: toV2 });
+    await other.rollback(cp.id);
+    expect(agent).toEqual({ memory: ["one"] });
+    agent.memory.push("unsaved");
+    await other.restore(cp.id);
+    expect(agent).toEqual({ memory: ["one"] });
+  });
+});

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { defineTool, type MoveResult } from "../../src/index.js";
 import { tempDatabases } from "../helpers.js";
-import { countRowsOf } from "../fixtures/backend.js";
+import { countRowsOf, onPostgres, sqlOn } from "../fixtures/backend.js";
 
 const dbs = tempDatabases();
 
@@ -244,5 +244,20 @@ describe("undo and redo", () => {
     expect((await s.rollback(cp.id)).branch.id).toBe(fork.branch.id);
     expect((await s.undo()).branch.id).toBe(root);
     await expect(s.undo()).rejects.toMatchObject({ code: "NOTHING_TO_UNDO" });
+  });
+
+  it("forgets the redo stack and finds its oldest row from an index of undone moves, not the session's history", async () => {
+    if (onPostgres) return; // The statements are the same shape there; the behaviour above runs on both.
+    const { path } = await chat(["q", "a"]);
+    const statements = [
+      // A move that is not an undo or redo forgets what could be redone.
+      `DELETE FROM move_history WHERE session_id = $1 AND undone_at IS NOT NULL`,
+      // What redo does next.
+      `SELECT seq FROM move_history WHERE session_id = $1 AND undone_at IS NOT NULL ORDER BY seq LIMIT 1`,
+    ];
+    for (const text of statements) {
+      const plan = (await sqlOn<{ detail: string }>(path, `EXPLAIN QUERY PLAN ${text}`, ["x"])).map((r) => r.detail).join("\n");
+      expect(plan, text).toMatch(/^SEARCH move_history USING INDEX move_history_undone/);
+    }
   });
 });

@@ -98,32 +98,13 @@ export async function journalRunComplete(
   const name = tool.name;
   // Closing: the call is not journaled (its handler would not be started).
   if (ctx.closing.aborted) throw ctx.closing.reason;
-  const { session, entry } = await ctx.store.write({ sessionId: ref.id }, function* (tx) {
-    const session = yield* ownedSession(tx, ref.id, ref.userId);
-    // Checked where the call is journaled: a move that finished while this call waited is seen.
-    if (call.onBranch !== undefined && session.currentBranchId !== call.onBranch) {
-      throw new ConflictError(
-        `session ${JSON.stringify(session.id)} moved to another branch since this call's loop began: ${JSON.stringify(name)} not run`,
-        "SESSION_MOVED",
-      );
-    }
-    return { session, entry: yield* journalCall(ctx, tx, session, name, argsText, call.callId ?? null, typeof tool.undo === "function") };
-  });
+  const { session, entry } = await ctx.store.write({ sessionId: ref.id }, (tx) =>
+    journalRunCompleteUnit(tx, ref, call, name, ctx, argsText, tool),
+  );
   // The workspace's files before the tool runs: what it changes becomes known to forkpoint (not drift).
-  const before = session.hasWorkspace
-    ? filesBefore(
-        ctx,
-        await ctx.store.read(function* (tx) {
-          return yield* tx.getWorkspace(session.id);
-        }),
-      )
-    : null;
+  const before = session.hasWorkspace ? filesBefore(ctx, await ctx.store.read((tx) => tx.getWorkspace(session.id))) : null;
   const complete = async (outcome: { result: string | null; error: string | null }): Promise<void> => {
-    const completed = await ctx.store.write({ sessionId: ref.id }, function* (tx) {
-      // The session may have been deleted (by another process) while the tool ran.
-      yield* ownedSession(tx, session.id, session.userId);
-      return yield* completeCall(ctx, tx, session, entry, outcome);
-    });
+    const completed = await ctx.store.write({ sessionId: ref.id }, (tx) => completeUnit(tx, session, ctx, entry, outcome));
     await absorbChanges(ctx, session.id, before);
     emitCompleted(ctx, completed);
   };
@@ -152,4 +133,36 @@ export async function journalRunComplete(
   // Once `run` has returned, its effect is in the world: the call succeeded whatever its result looks like.
   await complete({ result: resultAsJson(value, ctx.limits), error: null });
   return value;
+}
+
+function* completeUnit(
+  tx: Tx,
+  session: SessionRow,
+  ctx: EngineContext,
+  entry: EntryRow,
+  outcome: { result: string | null; error: string | null },
+) {
+  // The session may have been deleted (by another process) while the tool ran.
+  yield* ownedSession(tx, session.id, session.userId);
+  return yield* completeCall(ctx, tx, session, entry, outcome);
+}
+
+function* journalRunCompleteUnit(
+  tx: Tx,
+  ref: SessionRef,
+  call: CallOptions,
+  name: string,
+  ctx: EngineContext,
+  argsText: string,
+  tool: ToolDefinition<any, any>,
+) {
+  const session = yield* ownedSession(tx, ref.id, ref.userId);
+  // Checked where the call is journaled: a move that finished while this call waited is seen.
+  if (call.onBranch !== undefined && session.currentBranchId !== call.onBranch) {
+    throw new ConflictError(
+      `session ${JSON.stringify(session.id)} moved to another branch since this call's loop began: ${JSON.stringify(name)} not run`,
+      "SESSION_MOVED",
+    );
+  }
+  return { session, entry: yield* journalCall(ctx, tx, session, name, argsText, call.callId ?? null, typeof tool.undo === "function") };
 }

@@ -70,6 +70,22 @@ export const storeSchema = z.custom<Store>(
   "must implement the store port (write, read, query, close, ...)",
 );
 
+/** `stateVersion` and `migrateState`, checked alike at open and per session (`createSession`, `getSession`). */
+function stateSchemaFields() {
+  return {
+    stateVersion: z.number().int().min(1).max(1_000_000).optional(),
+    migrateState: z
+      .record(
+        z.string().regex(/^[1-9][0-9]*$/, "keys are state versions (1, 2, ...)"),
+        z.custom<StateMigration>((v) => typeof v === "function", "must be a function"),
+      )
+      .optional(),
+  };
+}
+
+/** A session handle's own state schema options: only these keys (the rest of the input is its verb's to check). */
+export const sessionStateOptions = z.object(stateSchemaFields());
+
 export const openOptions = z.strictObject({
   path: z.string().min(1).optional(),
   store: storeSchema.optional(),
@@ -93,13 +109,7 @@ export const openOptions = z.strictObject({
   recover: z.boolean().optional(),
   walWorker: z.boolean().optional(),
   logger: loggerSchema.optional(),
-  stateVersion: z.number().int().min(1).max(1_000_000).optional(),
-  migrateState: z
-    .record(
-      z.string().regex(/^[1-9][0-9]*$/, "keys are state versions (1, 2, ...)"),
-      z.custom<StateMigration>((v) => typeof v === "function", "must be a function"),
-    )
-    .optional(),
+  ...stateSchemaFields(),
 });
 
 /** The state schema of parsed `stateVersion` and `migrateState`: a step must lead from a version below `stateVersion`. */

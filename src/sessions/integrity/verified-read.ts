@@ -20,17 +20,7 @@ export const GENESIS_START: ChainStart = { position: 0, hash: GENESIS_HASH, stat
 export function* verifyCheckpoint(tx: Tx, cp: CheckpointRow, entries: EntryRow[], tools: ToolRow[], start = GENESIS_START): Step<void> {
   let hash = start.hash;
   const snapshotHashes = new Map<number, string>();
-  const stateHash = function* (id: number): Step<string> {
-    let h = snapshotHashes.get(id);
-    if (h === undefined) {
-      const snap = yield* tx.getSnapshot(id);
-      if (!snap) throw new IntegrityError(`state snapshot ${id} is missing`);
-      if (!snapshotIntact(snap)) throw new IntegrityError(`state snapshot ${id} does not match its hash`);
-      h = snap.hash;
-      snapshotHashes.set(id, h);
-    }
-    return h;
-  };
+  const stateHash = (id: number) => cachedStateHash(id, snapshotHashes, tx);
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i]!;
     if (e.position !== start.position + i + 1)
@@ -51,6 +41,18 @@ export function* verifyCheckpoint(tx: Tx, cp: CheckpointRow, entries: EntryRow[]
   if (stateId !== cp.stateId) throw new IntegrityError(`checkpoint ${cp.id}: its state does not match its history`);
   const expected = checkpointChecksum(cp, stateId === null ? EMPTY_STATE_HASH : yield* stateHash(stateId));
   if (expected !== cp.checksum) throw new IntegrityError(`checkpoint ${cp.id}: checksum mismatch`);
+}
+
+function* cachedStateHash(id: number, snapshotHashes: Map<number, string>, tx: Tx): Step<string> {
+  let h = snapshotHashes.get(id);
+  if (h === undefined) {
+    const snap = yield* tx.getSnapshot(id);
+    if (!snap) throw new IntegrityError(`state snapshot ${id} is missing`);
+    if (!snapshotIntact(snap)) throw new IntegrityError(`state snapshot ${id} does not match its hash`);
+    h = snap.hash;
+    snapshotHashes.set(id, h);
+  }
+  return h;
 }
 
 /**

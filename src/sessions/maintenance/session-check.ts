@@ -114,20 +114,19 @@ export function* sessionSlices(work: SessionWork, check: SessionCheck): Generato
     }
   }
   for (const counted of work.checkpoints) {
-    yield {
-      units: 1,
-      run: function* (tx) {
-        const cp = (yield* alive(tx)) ? yield* tx.getCheckpoint(counted.id) : undefined;
-        if (!cp) return;
-        for (const detail of yield* checkpointFilesProblems(tx, cp.id)) problems.push({ kind: "checkpoint", id: cp.id, detail });
-        try {
-          yield* verifyCheckpointAnchor(tx, cp, (yield* tx.checkpointAnchor(cp.id))!);
-        } catch (error) {
-          if (!(error instanceof ForkpointError)) throw error;
-          problems.push({ kind: "checkpoint", id: cp.id, detail: errorText(error) });
-        }
-      },
-    };
+    yield { units: 1, run: (tx) => runUnit(tx, alive, counted, problems) };
+  }
+}
+
+function* runUnit(tx: Tx, alive: (tx: Tx) => Step<boolean>, counted: CheckpointRow, problems: VerifyProblem[]) {
+  const cp = (yield* alive(tx)) ? yield* tx.getCheckpoint(counted.id) : undefined;
+  if (!cp) return;
+  for (const detail of yield* checkpointFilesProblems(tx, cp.id)) problems.push({ kind: "checkpoint", id: cp.id, detail });
+  try {
+    yield* verifyCheckpointAnchor(tx, cp, (yield* tx.checkpointAnchor(cp.id))!);
+  } catch (error) {
+    if (!(error instanceof ForkpointError)) throw error;
+    problems.push({ kind: "checkpoint", id: cp.id, detail: errorText(error) });
   }
 }
 

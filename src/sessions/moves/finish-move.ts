@@ -35,19 +35,12 @@ export function* journalReport(
 export async function finishMove(ctx: EngineContext, spec: MoveSpec, moveId: string | null, within?: WithinMove): Promise<MoveOutcome> {
   let outcome: MoveOutcome;
   try {
-    outcome = await ctx.store.write({ sessionId: spec.sessionId }, function* (tx) {
-      return yield* finishMoveTx(ctx, tx, spec, moveId, within);
-    });
+    outcome = await ctx.store.write({ sessionId: spec.sessionId }, (tx) => finishMoveTx(ctx, tx, spec, moveId, within));
   } catch (error) {
     if (!within) throw error;
     // What the caller wanted written with the move was refused; the move's tools have run, so the move itself still
     // finishes (its journal closed, the session on its target), and then the caller hears why its part was not.
-    ctx.events.emit(
-      moveEvent(spec),
-      await ctx.store.write({ sessionId: spec.sessionId }, function* (tx) {
-        return yield* finishMoveTx(ctx, tx, spec, moveId);
-      }),
-    );
+    ctx.events.emit(moveEvent(spec), await ctx.store.write({ sessionId: spec.sessionId }, (tx) => finishMoveTx(ctx, tx, spec, moveId)));
     throw error;
   }
   ctx.events.emit(moveEvent(spec), outcome);
@@ -87,11 +80,7 @@ export function* finishMoveTx(ctx: EngineContext, tx: Tx, spec: MoveSpec, moveId
   yield* recordInHistory(tx, spec, { branchId: branchRow.id, position: head }, now);
   if (moveId) yield* tx.finishMove(moveId, "done", now);
   const report = yield* journalReport(ctx, tx, moveId);
-  const byIds = function* (ids: readonly string[]): Step<ToolInvocation[]> {
-    const out: ToolInvocation[] = [];
-    for (const id of ids) out.push(toToolInvocation((yield* tx.getTool(id))!));
-    return out;
-  };
+  const byIds = (ids: readonly string[]) => invocationsByIds(ids, tx);
   const branch: Branch = toBranch(branchRow, head, branchRow.id);
   const outcome: MoveOutcome = {
     branch,
@@ -105,4 +94,10 @@ export function* finishMoveTx(ctx: EngineContext, tx: Tx, spec: MoveSpec, moveId
   };
   if (within) yield* within(tx, outcome);
   return outcome;
+}
+
+function* invocationsByIds(ids: readonly string[], tx: Tx): Step<ToolInvocation[]> {
+  const out: ToolInvocation[] = [];
+  for (const id of ids) out.push(toToolInvocation((yield* tx.getTool(id))!));
+  return out;
 }

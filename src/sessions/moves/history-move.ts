@@ -1,4 +1,6 @@
 // Undo and redo as moves: back to where the last move left from, or on to where the last undone one went.
+import type { SessionRow, Step, Tx } from "../../store/port/index.js";
+import type { BaseMoveSpec } from "./move-spec.js";
 import { ConflictError, ValidationError } from "../../models/errors.js";
 import type { MoveOptions } from "../../models/inputs.js";
 import type { MoveResult } from "../../models/types.js";
@@ -15,21 +17,23 @@ export async function moveInHistory(ctx: EngineContext, ref: SessionRef, op: "un
   // Undo and redo move the conversation: files alone would leave the history out of step with the session.
   if (options && typeof options === "object" && options.scope === "files")
     throw new ValidationError("scope", `${op} moves the conversation: use "conversation" or "both"`);
-  return performMove(ctx, ref, "switch", options, function* (tx, session) {
-    const row = op === "undo" ? yield* tx.moveToUndo(session.id) : yield* tx.moveToRedo(session.id);
-    if (!row)
-      throw op === "undo"
-        ? new ConflictError("nothing to undo: the session has made no move (rollback, switch, edit) that stands", "NOTHING_TO_UNDO")
-        : new ConflictError("nothing to redo: no move was undone since the last move", "NOTHING_TO_REDO");
-    const branch = (yield* tx.getBranch(op === "undo" ? row.fromBranchId : row.toBranchId))!;
-    return {
-      kind: "switch",
-      sessionId: session.id,
-      userId: session.userId,
-      target: { branchId: branch.id, position: (yield* headOf(tx, branch)).position },
-      newBranch: null,
-      edit: null,
-      history: { op, seq: row.seq, kind: row.kind },
-    };
-  });
+  return performMove(ctx, ref, "switch", options, (tx, session) => moveInHistoryUnit(tx, session, op));
+}
+
+function* moveInHistoryUnit(tx: Tx, session: SessionRow, op: "undo" | "redo"): Step<BaseMoveSpec> {
+  const row = op === "undo" ? yield* tx.moveToUndo(session.id) : yield* tx.moveToRedo(session.id);
+  if (!row)
+    throw op === "undo"
+      ? new ConflictError("nothing to undo: the session has made no move (rollback, switch, edit) that stands", "NOTHING_TO_UNDO")
+      : new ConflictError("nothing to redo: no move was undone since the last move", "NOTHING_TO_REDO");
+  const branch = (yield* tx.getBranch(op === "undo" ? row.fromBranchId : row.toBranchId))!;
+  return {
+    kind: "switch",
+    sessionId: session.id,
+    userId: session.userId,
+    target: { branchId: branch.id, position: (yield* headOf(tx, branch)).position },
+    newBranch: null,
+    edit: null,
+    history: { op, seq: row.seq, kind: row.kind },
+  };
 }

@@ -22,7 +22,6 @@ export interface ComputedPlan {
 
 /** Runs inside a read or write unit of work. */
 export function* computePlan(ctx: EngineContext, tx: Tx, session: SessionRow, target: MoveTarget): Step<ComputedPlan> {
-  const store = ctx.store;
   const worldBranch = (yield* tx.getBranch(session.currentBranchId))!;
   const worldPosition = (yield* headOf(tx, worldBranch)).position;
   const common = commonPrefix(

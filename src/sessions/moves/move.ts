@@ -38,18 +38,7 @@ export async function performMove(
         // Everything the files need is checked first (drift, contents, links in the way), so a refused move changes
         // nothing. Then the files are restored to the target's snapshot, then the conversation moves: tools replayed
         // after that snapshot bring their effects back on top of it, and tools undone find what they wrote.
-        const { ws, manifestId, from, kind } = await ctx.store.read(function* (tx) {
-          const { session, branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
-          const ws = yield* workspaceOf(tx, session.id, "scope");
-          const base = yield* prepare(tx, session);
-          if (scope === "files" && base.kind === "edit") {
-            throw new ValidationError("scope", 'an edit adds a message: use scope "both" (or "conversation")');
-          }
-          // The conversation's refusals come before any file moves.
-          if (scope === "both" && session.hasTools) refuseMove((yield* computePlan(ctx, tx, session, base.target)).steps, o);
-          const manifestId = yield* targetFiles(tx, ws, base.target, base.newBranch?.forkCheckpointId ?? null);
-          return { ws, manifestId, from: { fromBranchId: branch.id, fromHead: head.position }, kind: base.kind };
-        });
+        const { ws, manifestId, from, kind } = await ctx.store.read((tx) => performMoveUnit(tx, ref, prepare, scope, ctx, o));
         const { prepared, savedDrift } = await prepareMoveRestore(ctx, ref, ws, manifestId, o.force ? { move: kind } : null);
         const saved = savedDrift ? { savedDrift } : {};
         // Whatever fails from here on says where the drift was saved.
@@ -67,6 +56,26 @@ export async function performMove(
       verb,
     ),
   );
+}
+
+function* performMoveUnit(
+  tx: Tx,
+  ref: SessionRef,
+  prepare: (tx: Tx, session: SessionRow) => Step<BaseMoveSpec>,
+  scope: "files" | "both",
+  ctx: EngineContext,
+  o: MoveOptions,
+) {
+  const { session, branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
+  const ws = yield* workspaceOf(tx, session.id, "scope");
+  const base = yield* prepare(tx, session);
+  if (scope === "files" && base.kind === "edit") {
+    throw new ValidationError("scope", 'an edit adds a message: use scope "both" (or "conversation")');
+  }
+  // The conversation's refusals come before any file moves.
+  if (scope === "both" && session.hasTools) refuseMove((yield* computePlan(ctx, tx, session, base.target)).steps, o);
+  const manifestId = yield* targetFiles(tx, ws, base.target, base.newBranch?.forkCheckpointId ?? null);
+  return { ws, manifestId, from: { fromBranchId: branch.id, fromHead: head.position }, kind: base.kind };
 }
 
 /**
@@ -96,18 +105,20 @@ export function refuseMove(
 
 /** A files-only move: the conversation stays where it is. */
 export async function stayingPut(ctx: EngineContext, ref: SessionRef): Promise<MoveOutcome> {
-  return ctx.store.read(function* (tx) {
-    const { branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
-    return {
-      branch: toBranch(branch, head.position, branch.id),
-      undone: [],
-      replayed: [],
-      skipped: [],
-      unregistered: [],
-      failed: [],
-      unknown: [],
-    };
-  });
+  return ctx.store.read((tx) => stayingPutUnit(tx, ref));
+}
+
+function* stayingPutUnit(tx: Tx, ref: SessionRef) {
+  const { branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
+  return {
+    branch: toBranch(branch, head.position, branch.id),
+    undone: [],
+    replayed: [],
+    skipped: [],
+    unregistered: [],
+    failed: [],
+    unknown: [],
+  };
 }
 
 /** The result of a move that finds the session already at its target: the current branch, nothing undone or replayed. */
@@ -143,51 +154,7 @@ export async function moveConversation(
   {
     // One write transaction plans the move and either finishes it (no tool has to run) or journals its steps,
     // so no other process can plan a move of this session in between.
-    const planned = await ctx.store.write({ sessionId: ref.id }, function* (tx) {
-      const session = yield* ownedSession(tx, ref.id, ref.userId);
-      if (session.hasTools) yield* refuseConcurrentMove(ctx, tx, session.id);
-      const base = yield* prepare(tx, session);
-      // A session that never recorded a tool call has no world to move: skip reading the lineages.
-      const computed = session.hasTools ? yield* computePlan(ctx, tx, session, base.target) : NOTHING_TO_MOVE;
-      const plan = computed.steps;
-      // Already there, world included (a second click): nothing is written, no event, nothing for undo.
-      // Calls off the lineage left applied for want of their tool (`unregistered`) mean the world does not match.
-      if (base.sameAsWorld && !within && plan.undo.length + plan.replay.length + plan.unregistered.length === 0)
-        return { spec: null, plan, done: yield* stayingHere(tx, session, plan), moveId: null };
-      base.from = yield* sessionPosition(tx, session);
-      // Thrown in the planning transaction: nothing is written.
-      refuseMove(plan, o);
-      // `base` is this call's own fresh object: completed in place rather than copied.
-      const spec: MoveSpec = Object.assign(base, {
-        onError: o.onUndoError ?? "stop",
-        skipped: plan.skipped.map((t) => t.id),
-        unregistered: plan.unregistered.map((t) => t.id),
-        unknown: plan.unknown.map((t) => t.id),
-      });
-      if (plan.undo.length + plan.replay.length === 0)
-        return { spec, plan, done: yield* finishMoveTx(ctx, tx, spec, null, within), moveId: null };
-      const moveId = newId("mv");
-      yield* tx.insertMove({
-        id: moveId,
-        sessionId: session.id,
-        kind: spec.kind,
-        spec: JSON.stringify(spec),
-        status: "running",
-        ...ctx.ownership.self,
-        leaseUntil: ctx.ownership.leaseUntil(ctx.now()),
-        createdAt: ctx.now(),
-        finishedAt: null,
-      });
-      // In the journaling transaction: another handle of this thread recovering next must not take it as a dead one's.
-      inflightMoves.add(moveId);
-      yield* tx.insertMoveSteps(
-        [
-          ...plan.undo.map((t) => ({ op: "undo" as const, entryId: t.id })),
-          ...plan.replay.map((t) => ({ op: "replay" as const, entryId: t.id })),
-        ].map((step, idx) => ({ moveId, idx, ...step, status: "pending" as const, result: null, error: null })),
-      );
-      return { spec, plan, done: null, moveId, hasWorkspace: session.hasWorkspace };
-    });
+    const planned = await ctx.store.write({ sessionId: ref.id }, (tx) => moveConversationUnit(tx, ref, ctx, prepare, within, o));
     const { spec, done, moveId } = planned;
     if (done) {
       if (spec) ctx.events.emit(moveEvent(spec), done);
@@ -196,14 +163,7 @@ export async function moveConversation(
     // Tools undone or replayed change the workspace's files: forkpoint's own doing, not drift.
     let before: ReturnType<typeof filesBefore> | null;
     try {
-      before = planned.hasWorkspace
-        ? filesBefore(
-            ctx,
-            await ctx.store.read(function* (tx) {
-              return yield* tx.getWorkspace(ref.id);
-            }),
-          )
-        : null;
+      before = planned.hasWorkspace ? filesBefore(ctx, await ctx.store.read((tx) => tx.getWorkspace(ref.id))) : null;
     } catch (error) {
       // Not run here after all: recovery (in this process too) finishes it.
       inflightMoves.delete(moveId);
@@ -215,6 +175,59 @@ export async function moveConversation(
       await absorbChanges(ctx, ref.id, before);
     }
   }
+}
+
+function* moveConversationUnit(
+  tx: Tx,
+  ref: SessionRef,
+  ctx: EngineContext,
+  prepare: (tx: Tx, session: SessionRow) => Step<BaseMoveSpec>,
+  within: WithinMove | undefined,
+  o: MoveOptions,
+) {
+  const session = yield* ownedSession(tx, ref.id, ref.userId);
+  if (session.hasTools) yield* refuseConcurrentMove(ctx, tx, session.id);
+  const base = yield* prepare(tx, session);
+  // A session that never recorded a tool call has no world to move: skip reading the lineages.
+  const computed = session.hasTools ? yield* computePlan(ctx, tx, session, base.target) : NOTHING_TO_MOVE;
+  const plan = computed.steps;
+  // Already there, world included (a second click): nothing is written, no event, nothing for undo.
+  // Calls off the lineage left applied for want of their tool (`unregistered`) mean the world does not match.
+  if (base.sameAsWorld && !within && plan.undo.length + plan.replay.length + plan.unregistered.length === 0)
+    return { spec: null, plan, done: yield* stayingHere(tx, session, plan), moveId: null };
+  base.from = yield* sessionPosition(tx, session);
+  // Thrown in the planning transaction: nothing is written.
+  refuseMove(plan, o);
+  // `base` is this call's own fresh object: completed in place rather than copied.
+  const spec: MoveSpec = Object.assign(base, {
+    onError: o.onUndoError ?? "stop",
+    skipped: plan.skipped.map((t) => t.id),
+    unregistered: plan.unregistered.map((t) => t.id),
+    unknown: plan.unknown.map((t) => t.id),
+  });
+  if (plan.undo.length + plan.replay.length === 0)
+    return { spec, plan, done: yield* finishMoveTx(ctx, tx, spec, null, within), moveId: null };
+  const moveId = newId("mv");
+  yield* tx.insertMove({
+    id: moveId,
+    sessionId: session.id,
+    kind: spec.kind,
+    spec: JSON.stringify(spec),
+    status: "running",
+    ...ctx.ownership.self,
+    leaseUntil: ctx.ownership.leaseUntil(ctx.now()),
+    createdAt: ctx.now(),
+    finishedAt: null,
+  });
+  // In the journaling transaction: another handle of this thread recovering next must not take it as a dead one's.
+  inflightMoves.add(moveId);
+  yield* tx.insertMoveSteps(
+    [
+      ...plan.undo.map((t) => ({ op: "undo" as const, entryId: t.id })),
+      ...plan.replay.map((t) => ({ op: "replay" as const, entryId: t.id })),
+    ].map((step, idx) => ({ moveId, idx, ...step, status: "pending" as const, result: null, error: null })),
+  );
+  return { spec, plan, done: null, moveId, hasWorkspace: session.hasWorkspace };
 }
 
 /**

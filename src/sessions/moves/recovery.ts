@@ -3,7 +3,7 @@ import type { MoveSpec } from "./move-spec.js";
 import { inflightMoves } from "./move-spec.js";
 import { runJournaledMove } from "./run-steps.js";
 import type { MoveResult, ToolInvocation } from "../../models/types.js";
-import type { MoveRow } from "../../store/port/index.js";
+import type { MoveRow, Tx } from "../../store/port/index.js";
 import { inflightInvocations } from "../calls/journal.js";
 import type { EngineContext } from "../core/context.js";
 import { toToolInvocation } from "../core/rows.js";
@@ -36,32 +36,30 @@ export interface RecoveryReport {
  */
 async function claim(ctx: EngineContext, move: MoveRow): Promise<boolean> {
   try {
-    return await ctx.store.write({ sessionId: move.sessionId }, function* (tx) {
-      const self = ctx.ownership.self;
-      if (inflightMoves.has(move.id) || !(yield* tx.claimMove(move.id, move, self, ctx.ownership.leaseUntil(ctx.now())))) return false;
-      for (const s of yield* tx.moveSteps(move.id))
-        if (s.status === "running") yield* tx.setMoveStep(self, move.id, s.idx, "unknown", null, null);
-      // In the claiming transaction: another handle of this thread reading the move next must see it is taken.
-      inflightMoves.add(move.id);
-      return true;
-    });
+    return await ctx.store.write({ sessionId: move.sessionId }, (tx) => claimUnit(tx, ctx, move));
   } catch (error) {
     inflightMoves.delete(move.id);
     throw error;
   }
 }
 
+function* claimUnit(tx: Tx, ctx: EngineContext, move: MoveRow) {
+  const self = ctx.ownership.self;
+  if (inflightMoves.has(move.id) || !(yield* tx.claimMove(move.id, move, self, ctx.ownership.leaseUntil(ctx.now())))) return false;
+  for (const s of yield* tx.moveSteps(move.id))
+    if (s.status === "running") yield* tx.setMoveStep(self, move.id, s.idx, "unknown", null, null);
+  // In the claiming transaction: another handle of this thread reading the move next must see it is taken.
+  inflightMoves.add(move.id);
+  return true;
+}
+
 export async function recoverMoves(ctx: EngineContext, options: { listUnknown?: boolean } = {}): Promise<RecoveryReport> {
   const report: RecoveryReport = { resumed: [], waiting: [], failed: [], unknown: [], workspaces: await recoverWorkspaces(ctx) };
   if (options.listUnknown) {
-    const running = await ctx.store.query(function* (tx) {
-      return yield* tx.runningTools();
-    });
+    const running = await ctx.store.query((tx) => tx.runningTools());
     report.unknown = running.filter((t) => !inflightInvocations.has(t.id)).map(toToolInvocation);
   }
-  const moves = await ctx.store.read(function* (tx) {
-    return yield* tx.runningMoves();
-  });
+  const moves = await ctx.store.read((tx) => tx.runningMoves());
   for (const move of moves) {
     // Closing: the rest wait for the next open.
     if (ctx.closing.aborted) break;
@@ -72,15 +70,7 @@ export async function recoverMoves(ctx: EngineContext, options: { listUnknown?: 
       continue;
     }
     const spec = JSON.parse(move.spec) as MoveSpec;
-    const missing = await ctx.store.read(function* (tx) {
-      const missing: string[] = [];
-      for (const s of yield* tx.moveSteps(move.id)) {
-        if (s.status !== "pending") continue;
-        const name = (yield* tx.getTool(s.entryId))!.tool as string;
-        if (!ctx.tools.isReversible(name)) missing.push(name);
-      }
-      return missing;
-    });
+    const missing = await ctx.store.read((tx) => missingHandlersUnit(tx, move, ctx));
     if (missing.length > 0) {
       report.waiting.push({
         moveId: move.id,
@@ -109,4 +99,14 @@ export async function recoverMoves(ctx: EngineContext, options: { listUnknown?: 
     }
   }
   return report;
+}
+
+function* missingHandlersUnit(tx: Tx, move: MoveRow, ctx: EngineContext) {
+  const missing: string[] = [];
+  for (const s of yield* tx.moveSteps(move.id)) {
+    if (s.status !== "pending") continue;
+    const name = (yield* tx.getTool(s.entryId))!.tool as string;
+    if (!ctx.tools.isReversible(name)) missing.push(name);
+  }
+  return missing;
 }

@@ -1,7 +1,7 @@
 // Running a journaled move's steps: each undo or replay once, recorded as it starts and ends, fenced by the move's owner.
 import { ConflictError, ToolReplayError, ToolUndoError, errorText } from "../../models/errors.js";
 import { resultAsJson } from "../../models/json.js";
-import type { MoveStepRow } from "../../store/port/index.js";
+import type { MoveStepRow, ToolRow, Tx } from "../../store/port/index.js";
 import { runHandler } from "../../tools/run-handler.js";
 import type { EngineContext } from "../core/context.js";
 import { toToolInvocation } from "../core/rows.js";
@@ -12,9 +12,7 @@ import { inflightMoves, type MoveOutcome, type MoveSpec, type WithinMove } from 
 export async function runJournaledMove(ctx: EngineContext, moveId: string, spec: MoveSpec, within?: WithinMove): Promise<MoveOutcome> {
   inflightMoves.add(moveId);
   try {
-    const steps = await ctx.store.read(function* (tx) {
-      return yield* tx.moveSteps(moveId);
-    });
+    const steps = await ctx.store.read((tx) => tx.moveSteps(moveId));
     for (const step of steps) {
       // A step that failed before a crash, under "stop": the process died before recording the stop it causes.
       if (step.status === "failed" && spec.onError === "stop")
@@ -38,34 +36,30 @@ export async function stopMove(
   step: MoveStepRow,
   failure: { tool: string; cause: unknown },
 ): Promise<Error> {
-  const report = await ctx.store.write({ sessionId: spec.sessionId }, function* (tx) {
-    yield* tx.finishMove(moveId, "failed", ctx.now());
-    return yield* journalReport(ctx, tx, moveId);
-  });
+  const report = await ctx.store.write({ sessionId: spec.sessionId }, (tx) => stopMoveUnit(tx, moveId, ctx));
   const detail = { undone: report.undone, replayed: report.replayed, failed: report.failed };
   return step.op === "undo"
     ? new ToolUndoError(step.entryId, failure.tool, detail, failure.cause)
     : new ToolReplayError(step.entryId, failure.tool, detail, failure.cause);
 }
 
+function* stopMoveUnit(tx: Tx, moveId: string, ctx: EngineContext) {
+  yield* tx.finishMove(moveId, "failed", ctx.now());
+  return yield* journalReport(ctx, tx, moveId);
+}
+
 /** A failed step's tool and error as its journal recorded them. */
 export async function journaledFailure(ctx: EngineContext, step: MoveStepRow): Promise<{ tool: string; cause: unknown }> {
   const message = (JSON.parse(step.error ?? "{}") as { message?: string }).message ?? "failed";
-  return {
-    tool: (
-      await ctx.store.read(function* (tx) {
-        return (yield* tx.getTool(step.entryId))!;
-      })
-    ).tool as string,
-    cause: new Error(message),
-  };
+  return { tool: (await ctx.store.read((tx) => stepToolUnit(tx, step))).tool as string, cause: new Error(message) };
+}
+
+function* stepToolUnit(tx: Tx, step: MoveStepRow) {
+  return (yield* tx.getTool(step.entryId))!;
 }
 
 export async function runStep(ctx: EngineContext, spec: MoveSpec, step: MoveStepRow): Promise<{ tool: string; cause: unknown } | null> {
-  const row = await ctx.store.write({ sessionId: spec.sessionId }, function* (tx) {
-    fenced(yield* tx.setMoveStep(ctx.ownership.self, step.moveId, step.idx, "running", null, null));
-    return (yield* tx.getTool(step.entryId))!;
-  });
+  const row = await ctx.store.write({ sessionId: spec.sessionId }, (tx) => startStepUnit(tx, ctx, step));
   const invocation = toToolInvocation(row);
   let resultText: string | null = null;
   try {
@@ -106,20 +100,27 @@ export async function runStep(ctx: EngineContext, spec: MoveSpec, step: MoveStep
       renewal.stop();
     }
   } catch (cause) {
-    await ctx.store.write({ sessionId: spec.sessionId }, function* (tx) {
-      fenced(
-        yield* tx.setMoveStep(ctx.ownership.self, step.moveId, step.idx, "failed", null, JSON.stringify({ message: errorText(cause) })),
-      );
-    });
+    await ctx.store.write({ sessionId: spec.sessionId }, (tx) => failStepUnit(tx, ctx, step, cause));
     return { tool: invocation.tool, cause };
   }
-  await ctx.store.write({ sessionId: spec.sessionId }, function* (tx) {
-    fenced(yield* tx.setMoveStep(ctx.ownership.self, step.moveId, step.idx, "done", resultText, null));
-    if (step.op === "undo") yield* tx.unmarkApplied(row.id);
-    else yield* tx.markApplied(row.id, spec.sessionId, resultText, ctx.now());
-  });
+  await ctx.store.write({ sessionId: spec.sessionId }, (tx) => completeStepUnit(tx, ctx, step, resultText, row, spec));
   ctx.events.emit(step.op === "undo" ? "undo" : "replay", { ...invocation, applied: step.op === "replay" });
   return null;
+}
+
+function* completeStepUnit(tx: Tx, ctx: EngineContext, step: MoveStepRow, resultText: string | null, row: ToolRow, spec: MoveSpec) {
+  fenced(yield* tx.setMoveStep(ctx.ownership.self, step.moveId, step.idx, "done", resultText, null));
+  if (step.op === "undo") yield* tx.unmarkApplied(row.id);
+  else yield* tx.markApplied(row.id, spec.sessionId, resultText, ctx.now());
+}
+
+function* failStepUnit(tx: Tx, ctx: EngineContext, step: MoveStepRow, cause: unknown) {
+  fenced(yield* tx.setMoveStep(ctx.ownership.self, step.moveId, step.idx, "failed", null, JSON.stringify({ message: errorText(cause) })));
+}
+
+function* startStepUnit(tx: Tx, ctx: EngineContext, step: MoveStepRow) {
+  fenced(yield* tx.setMoveStep(ctx.ownership.self, step.moveId, step.idx, "running", null, null));
+  return (yield* tx.getTool(step.entryId))!;
 }
 
 /**
@@ -135,9 +136,7 @@ export function renewWhileRunning(ctx: EngineContext, sessionId: string, moveId:
     () => {
       if (!held) return;
       ctx.store
-        .write({ sessionId }, function* (tx) {
-          return yield* tx.renewMove(moveId, ctx.ownership.self, ctx.now() + leaseMs);
-        })
+        .write({ sessionId }, (tx) => tx.renewMove(moveId, ctx.ownership.self, ctx.now() + leaseMs))
         .then(
           (still) => void (held = still),
           (error: unknown) => ctx.logger.warn(`forkpoint: renewing the lease of move ${moveId} failed`, error),

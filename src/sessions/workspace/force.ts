@@ -37,9 +37,7 @@ export async function prepareMoveRestore(
   // A change made after the checkpoint read the directory is drift again: refused, so it is not lost either.
   const saved = await reportSavedDrift(
     savedDrift,
-    ctx.store.read(function* (tx) {
-      return yield* workspaceOf(tx, ref.id, "scope");
-    }),
+    ctx.store.read((tx) => workspaceOf(tx, ref.id, "scope")),
   );
   return { prepared: await reportSavedDrift(savedDrift, prepareRestore(ctx, saved, manifestId)), savedDrift };
 }

@@ -2,6 +2,7 @@
 // "both" move whose conversation never moved, put the old files back. The restore was journaled before any file
 // moved, and it leaves every file at its old or its new version; a file at neither (or missing where neither version
 // lacks it), or a link or folder in the way, was put there by someone else: then nothing is written ("drift").
+import type { Tx } from "../../store/port/index.js";
 import { isLocal } from "./host.js";
 import type { EngineContext } from "../core/context.js";
 import { headAfter } from "../log/lineage.js";
@@ -28,9 +29,7 @@ export interface WorkspaceRecovery {
 }
 
 export async function recoverWorkspaces(ctx: EngineContext): Promise<WorkspaceRecovery[]> {
-  const rows = await ctx.store.read(function* (tx) {
-    return yield* tx.restoringWorkspaces();
-  });
+  const rows = await ctx.store.read((tx) => tx.restoringWorkspaces());
   const done: WorkspaceRecovery[] = [];
   for (const row of rows) {
     const at = { sessionId: row.sessionId, dir: row.dir };
@@ -60,29 +59,13 @@ async function finishRestore(ctx: EngineContext, sessionId: string, seen: string
   const journal = JSON.parse(seen) as RestoreJournal;
   // Taken over in one write: of several processes recovering at once, one goes on; the others find it alive.
   const mine: RestoreJournal = { ...journal, pid: process.pid, pidStart: SELF_START, pids: [...new Set([...journal.pids, process.pid])] };
-  const read = await ctx.store.write({ sessionId }, function* (tx) {
-    if (!(yield* tx.claimWorkspaceRestore(sessionId, seen, JSON.stringify(mine)))) return null;
-    const ws = (yield* tx.getWorkspace(sessionId))!;
-    const current = (yield* tx.currentOf(sessionId))!;
-    const branch = current.branch;
-    const head = yield* headAfter(tx, branch, current.last);
-    // "both": the conversation moved (or a journaled move of it will be resumed) → finish; otherwise go back.
-    const moved =
-      branch.id !== journal.fromBranchId || head.position !== journal.fromHead || (yield* tx.runningMoves(sessionId)).length > 0;
-    const goal = journal.scope === "both" && !moved ? journal.fromManifestId : journal.manifestId;
-    const target = yield* manifestFiles(tx, goal);
-    const contents = yield* blobsOf(tx, Object.values(target));
-    const versions = [yield* manifestFiles(tx, journal.fromManifestId), yield* manifestFiles(tx, journal.manifestId)] as const;
-    return { ws, goal, target, contents, versions, back: goal !== journal.manifestId };
-  });
+  const read = await ctx.store.write({ sessionId }, (tx) => claimRestoreUnit(tx, sessionId, seen, mine, journal));
   if (!read) return null;
   const { ws, goal, target, contents, versions, back } = read;
   const tracked = new Set([...Object.keys(versions[0]), ...Object.keys(versions[1])]);
   const removed = removeStaged(ws.dir, [...tracked], mine.pids, tracked);
   const drift = async (paths: string[], detail: string | null): Promise<Outcome> => {
-    await ctx.store.write({ sessionId }, function* (tx) {
-      return yield* tx.setWorkspaceRestoring(sessionId, null);
-    });
+    await ctx.store.write({ sessionId }, (tx) => tx.setWorkspaceRestoring(sessionId, null));
     return { outcome: "drift", paths, detail };
   };
   let disk: Snapshot;
@@ -96,11 +79,28 @@ async function finishRestore(ctx: EngineContext, sessionId: string, seen: string
   const blocked = assertRestorable(ws.dir, Object.keys(target));
   if (blocked) return drift([], blocked);
   restoreWorkspace(ws.dir, disk, target, (hash) => contents.get(hash)!);
-  await ctx.store.write({ sessionId }, function* (tx) {
-    yield* tx.setWorkspaceManifest(sessionId, goal, ctx.now());
-    yield* tx.setWorkspaceRestoring(sessionId, null);
-  });
+  await ctx.store.write({ sessionId }, (tx) => endRestoreUnit(tx, sessionId, goal, ctx));
   return { outcome: back ? "restored" : "completed", paths: removed, detail: null };
+}
+
+function* endRestoreUnit(tx: Tx, sessionId: string, goal: number, ctx: EngineContext) {
+  yield* tx.setWorkspaceManifest(sessionId, goal, ctx.now());
+  yield* tx.setWorkspaceRestoring(sessionId, null);
+}
+
+function* claimRestoreUnit(tx: Tx, sessionId: string, seen: string, mine: RestoreJournal, journal: RestoreJournal) {
+  if (!(yield* tx.claimWorkspaceRestore(sessionId, seen, JSON.stringify(mine)))) return null;
+  const ws = (yield* tx.getWorkspace(sessionId))!;
+  const current = (yield* tx.currentOf(sessionId))!;
+  const branch = current.branch;
+  const head = yield* headAfter(tx, branch, current.last);
+  // "both": the conversation moved (or a journaled move of it will be resumed) → finish; otherwise go back.
+  const moved = branch.id !== journal.fromBranchId || head.position !== journal.fromHead || (yield* tx.runningMoves(sessionId)).length > 0;
+  const goal = journal.scope === "both" && !moved ? journal.fromManifestId : journal.manifestId;
+  const target = yield* manifestFiles(tx, goal);
+  const contents = yield* blobsOf(tx, Object.values(target));
+  const versions = [yield* manifestFiles(tx, journal.fromManifestId), yield* manifestFiles(tx, journal.manifestId)] as const;
+  return { ws, goal, target, contents, versions, back: goal !== journal.manifestId };
 }
 
 /** Paths the interrupted restore cannot explain: at neither version, or missing though both versions have them. */

@@ -138,12 +138,7 @@ export async function prepareRestore(
 ): Promise<PreparedRestore> {
   assertNoRestorePending(ws);
   const disk = takeSnapshot(ctx, ws).files;
-  const { known, target, contents } = await ctx.store.read(function* (tx) {
-    yield* assertNoMoveRunning(tx, ws);
-    const target = yield* manifestFiles(tx, manifestId);
-    const contents = yield* blobsOf(tx, Object.values(target));
-    return { known: yield* manifestFiles(tx, ws.manifestId), target, contents };
-  });
+  const { known, target, contents } = await ctx.store.read((tx) => prepareRestoreUnit(tx, ws, manifestId));
   const drifted = changedPaths(known, manifestOf(disk).files);
   if (drifted.length > 0 && !allowDrift) {
     const shown = drifted.slice(0, 10).join(", ") + (drifted.length > 10 ? `, and ${drifted.length - 10} more` : "");
@@ -155,6 +150,13 @@ export async function prepareRestore(
   const blocked = assertRestorable(ws.dir, Object.keys(target));
   if (blocked) throw new ConflictError(`cannot restore the workspace ${ws.dir}: ${blocked}`, "WORKSPACE_DRIFT");
   return { ws, manifestId, target, contents, drifted };
+}
+
+function* prepareRestoreUnit(tx: Tx, ws: WorkspaceRow, manifestId: number) {
+  yield* assertNoMoveRunning(tx, ws);
+  const target = yield* manifestFiles(tx, manifestId);
+  const contents = yield* blobsOf(tx, Object.values(target));
+  return { known: yield* manifestFiles(tx, ws.manifestId), target, contents };
 }
 
 export interface PreparedRestore {
@@ -187,24 +189,7 @@ export async function restoreFiles(
     pidStart: SELF_START,
     pids: [process.pid],
   };
-  await ctx.store.write({ sessionId }, function* (tx) {
-    // Another process (or handle) may have restored, re-attached or pruned since `prepareRestore` checked: the
-    // journal is written only onto the workspace that was checked, and no other restore can start once it is.
-    const now = yield* tx.getWorkspace(sessionId);
-    if (now?.restoring) {
-      throw new ConflictError(`the workspace ${p.ws.dir} is being restored by another move; try again when it ends`, "MOVE_IN_PROGRESS");
-    }
-    yield* assertNoMoveRunning(tx, p.ws);
-    if (!now || now.manifestId !== p.ws.manifestId || now.dir !== p.ws.dir || now.exclude !== p.ws.exclude) {
-      throw new ConflictError(
-        `the workspace ${p.ws.dir} changed (another process moved or re-attached it) since this move checked it; move again`,
-        "WORKSPACE_DRIFT",
-      );
-    }
-    // The target's snapshot, stored again if a prune took it since it was read (otherwise its id, unchanged).
-    journal.manifestId = yield* saveManifest(tx, p.target, p.contents);
-    yield* tx.setWorkspaceRestoring(sessionId, JSON.stringify(journal));
-  });
+  await ctx.store.write({ sessionId }, (tx) => startFilesRestoreUnit(tx, sessionId, p, journal));
   let changed: { written: string[]; deleted: string[] };
   try {
     changed = restoreWorkspace(p.ws.dir, current, p.target, (hash) => p.contents.get(hash)!);
@@ -213,18 +198,43 @@ export async function restoreFiles(
     if (unchangedSince(ctx, p.ws, current)) await endRestore(ctx, sessionId);
     throw error;
   }
-  await ctx.store.write({ sessionId }, function* (tx) {
-    yield* tx.setWorkspaceManifest(sessionId, journal.manifestId, ctx.now());
-    if (move.scope === "files") yield* tx.setWorkspaceRestoring(sessionId, null);
-  });
+  await ctx.store.write({ sessionId }, (tx) => endFilesRestoreUnit(tx, sessionId, journal, ctx, move));
   return changed;
+}
+
+function* endFilesRestoreUnit(
+  tx: Tx,
+  sessionId: string,
+  journal: RestoreJournal,
+  ctx: EngineContext,
+  move: Pick<RestoreJournal, "scope" | "fromBranchId" | "fromHead">,
+) {
+  yield* tx.setWorkspaceManifest(sessionId, journal.manifestId, ctx.now());
+  if (move.scope === "files") yield* tx.setWorkspaceRestoring(sessionId, null);
+}
+
+function* startFilesRestoreUnit(tx: Tx, sessionId: string, p: PreparedRestore, journal: RestoreJournal) {
+  // Another process (or handle) may have restored, re-attached or pruned since `prepareRestore` checked: the
+  // journal is written only onto the workspace that was checked, and no other restore can start once it is.
+  const now = yield* tx.getWorkspace(sessionId);
+  if (now?.restoring) {
+    throw new ConflictError(`the workspace ${p.ws.dir} is being restored by another move; try again when it ends`, "MOVE_IN_PROGRESS");
+  }
+  yield* assertNoMoveRunning(tx, p.ws);
+  if (!now || now.manifestId !== p.ws.manifestId || now.dir !== p.ws.dir || now.exclude !== p.ws.exclude) {
+    throw new ConflictError(
+      `the workspace ${p.ws.dir} changed (another process moved or re-attached it) since this move checked it; move again`,
+      "WORKSPACE_DRIFT",
+    );
+  }
+  // The target's snapshot, stored again if a prune took it since it was read (otherwise its id, unchanged).
+  journal.manifestId = yield* saveManifest(tx, p.target, p.contents);
+  yield* tx.setWorkspaceRestoring(sessionId, JSON.stringify(journal));
 }
 
 /** Clears the restore journal: the move it belonged to is over (done, or refused with nothing moved). */
 export async function endRestore(ctx: EngineContext, sessionId: string): Promise<void> {
-  await ctx.store.write({ sessionId }, function* (tx) {
-    return yield* tx.setWorkspaceRestoring(sessionId, null);
-  });
+  await ctx.store.write({ sessionId }, (tx) => tx.setWorkspaceRestoring(sessionId, null));
 }
 
 export function unchangedSince(ctx: EngineContext, ws: WorkspaceRow, before: Snapshot): boolean {
@@ -292,30 +302,30 @@ export function filesBefore(ctx: EngineContext, ws: WorkspaceRow | undefined): S
 export async function absorbChanges(ctx: EngineContext, sessionId: string, before: Snapshot | null): Promise<void> {
   if (!before) return;
   try {
-    const ws = await ctx.store.read(function* (tx) {
-      return yield* tx.getWorkspace(sessionId);
-    });
+    const ws = await ctx.store.read((tx) => tx.getWorkspace(sessionId));
     if (!ws) return;
     const after = takeSnapshot(ctx, ws).files;
     const touched = changedPaths(manifestOf(before).files, manifestOf(after).files);
     if (touched.length === 0) return;
-    await ctx.store.write({ sessionId }, function* (tx) {
-      const current = (yield* tx.getWorkspace(sessionId))!;
-      const known = yield* manifestFiles(tx, current.manifestId);
-      for (const path of touched) {
-        const file = after.get(path);
-        if (file) known[path] = file.hash;
-        else delete known[path];
-      }
-      const contents = new Map(
-        touched.flatMap((path) => (after.has(path) ? [[after.get(path)!.hash, after.get(path)!.content] as const] : [])),
-      );
-      yield* tx.setWorkspaceManifest(sessionId, yield* saveManifest(tx, known, contents), ctx.now());
-    });
+    await ctx.store.write({ sessionId }, (tx) => absorbChangesUnit(tx, sessionId, touched, after, ctx));
   } catch (error) {
     // The tool call or move itself succeeded; its file changes then count as drift until the next checkpoint.
     ctx.logger.warn(`forkpoint: scanning the workspace of session ${sessionId} after a tool ran failed; its changes count as drift`, error);
   }
+}
+
+function* absorbChangesUnit(tx: Tx, sessionId: string, touched: string[], after: Snapshot, ctx: EngineContext) {
+  const current = (yield* tx.getWorkspace(sessionId))!;
+  const known = yield* manifestFiles(tx, current.manifestId);
+  for (const path of touched) {
+    const file = after.get(path);
+    if (file) known[path] = file.hash;
+    else delete known[path];
+  }
+  const contents = new Map(
+    touched.flatMap((path) => (after.has(path) ? [[after.get(path)!.hash, after.get(path)!.content] as const] : [])),
+  );
+  yield* tx.setWorkspaceManifest(sessionId, yield* saveManifest(tx, known, contents), ctx.now());
 }
 
 /** Problems with the files a checkpoint captured (for `verify`): the manifest and every content against their hashes. */

@@ -109,5 +109,21 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     "sql": [
       "CREATE INDEX \"branches_session_fork_entry\" ON \"branches\" USING btree (\"session_id\",\"fork_entry_id\");"
     ]
+  },
+  {
+    "tag": "0006_backfill_checkpoint_metadata",
+    "folderMillis": 1795743507703,
+    "hash": "bc54a6fdc67279d672c6900d4a5126e0e2ab6f9fa18241e0aa4e090bdaf365c7",
+    "sql": [
+      "-- Fills the metadata index for checkpoints made before it existed, as the store writes it for new ones (indexedMetadata):\n-- one row per top-level scalar, its value as the JSON text stored in the checkpoint's metadata (the json type keeps\n-- each value's text as written, so numbers keep JavaScript's spelling). Keys and values over 256 characters are left\n-- out (counted in code points: one beyond the Basic Multilingual Plane may let a row in that the code leaves out, which\n-- no filter can reach).\nINSERT INTO \"checkpoint_metadata\" (\"cp_user\", \"key\", \"value\", \"cp_seq\")\nSELECT c.\"user_id\", m.key, m.value::text, c.\"seq\"\nFROM \"checkpoints\" c\nCROSS JOIN LATERAL json_each(CASE WHEN json_typeof(c.\"metadata\"::json) = 'object' THEN c.\"metadata\"::json ELSE '{}'::json END) AS m(key, value)\nWHERE c.\"metadata\" IS NOT NULL\n  AND json_typeof(m.value) NOT IN ('object', 'array')\n  AND char_length(m.key) <= 256 AND char_length(m.value::text) <= 256\nON CONFLICT DO NOTHING;\n"
+    ]
+  },
+  {
+    "tag": "0007_misty_miracleman",
+    "folderMillis": 1795744725459,
+    "hash": "2ea2694e691b8c4c9a2e6d66a9579abbaacdd5b32121022484632352d2c06202",
+    "sql": [
+      "CREATE INDEX \"move_history_undone\" ON \"move_history\" USING btree (\"session_id\",\"seq\") WHERE undone_at IS NOT NULL;"
+    ]
   }
 ];

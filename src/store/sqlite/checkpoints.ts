@@ -1,6 +1,6 @@
 // Checkpoints: inserted with a growing seq, read, listed per user, expired: SQLite's statements and the port's CheckpointsTx.
 import type Database from "better-sqlite3";
-import type { CheckpointFilter, CheckpointRow, CheckpointsTx, NewCheckpoint, Step } from "../port/index.js";
+import type { CheckpointFilter, CheckpointRow, CheckpointsTx, NewCheckpoint } from "../port/index.js";
 import {
   BRANCH_FIELDS,
   CHECKPOINT_COLS,

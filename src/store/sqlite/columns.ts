@@ -1,5 +1,5 @@
 // Column lists and row mappers shared by the SQLite statements of every area: rows are built from tuples.
-import type { CurrentRow, EntryRow, HeadRow, ListedCheckpoint, SessionRow, ToolRow } from "../port/index.js";
+import type { EntryRow, HeadRow, ListedCheckpoint, SessionRow, ToolRow } from "../port/index.js";
 
 export const SESSION_BASE_COLS = `seq, id, user_id AS userId, title, metadata, current_branch_id AS currentBranchId,
   origin_session_id AS originSessionId, origin_checkpoint_id AS originCheckpointId, has_tools AS hasTools, has_workspace AS hasWorkspace, retention, retention_aged_at AS retentionAgedAt, created_at AS createdAt`;

@@ -8,7 +8,6 @@ import type {
   MessageRow,
   NewEntry,
   SnapshotRow,
-  Step,
   ToolResultRow,
   VersionRow,
 } from "../port/index.js";

@@ -170,5 +170,21 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     "sql": [
       "CREATE INDEX `branches_session_fork_entry` ON `branches` (`session_id`,`fork_entry_id`);"
     ]
+  },
+  {
+    "tag": "0011_backfill_checkpoint_metadata",
+    "folderMillis": 1795743505933,
+    "hash": "f76b2d8e86bdedba88d8290687e40dd6e74fd57660d98961e4f9850a1aaa8fe2",
+    "sql": [
+      "-- Fills the metadata index for checkpoints made before it existed, as the store writes it for new ones (indexedMetadata):\n-- one row per top-level scalar, its value as the JSON text stored in the checkpoint's metadata (`->` returns that text\n-- as written, so numbers keep JavaScript's spelling). Keys and values over 256 characters are left out (counted in code\n-- points: one beyond the Basic Multilingual Plane may let a row in that the code leaves out, which no filter can reach).\nINSERT OR IGNORE INTO `checkpoint_metadata` (`cp_user`, `key`, `value`, `cp_seq`)\nSELECT c.`user_id`, j.`key`, c.`metadata` -> j.`fullkey`, c.`seq`\nFROM `checkpoints` c, json_each(c.`metadata`) j\nWHERE c.`metadata` IS NOT NULL AND json_valid(c.`metadata`) AND json_type(c.`metadata`) = 'object'\n  AND j.`type` NOT IN ('object', 'array')\n  AND length(j.`key`) <= 256 AND length(c.`metadata` -> j.`fullkey`) <= 256;\n"
+    ]
+  },
+  {
+    "tag": "0012_lean_black_knight",
+    "folderMillis": 1795744722919,
+    "hash": "f2ebdb1a891880032b302c3fc974487e2729f3eda99af5f7d599d11f3797ffb6",
+    "sql": [
+      "CREATE INDEX `move_history_undone` ON `move_history` (`session_id`,`seq`) WHERE undone_at IS NOT NULL;"
+    ]
   }
 ];

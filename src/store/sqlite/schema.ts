@@ -272,7 +272,13 @@ export const moveHistory = sqliteTable(
     undoneAt: integer("undone_at"),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [index("move_history_session_seq").on(t.sessionId, t.seq)],
+  (t) => [
+    index("move_history_session_seq").on(t.sessionId, t.seq),
+    // Only the redo stack: a move forgets it, and redo reads its oldest row, without scanning the session's history.
+    index("move_history_undone")
+      .on(t.sessionId, t.seq)
+      .where(sql`undone_at IS NOT NULL`),
+  ],
 );
 
 /** The steps of a move, in order. */

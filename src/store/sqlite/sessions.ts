@@ -1,6 +1,6 @@
 // Sessions, their events, the operator listings, and imported calls: SQLite's statements and the port's SessionsTx.
 import type Database from "better-sqlite3";
-import type { EventRow, SessionRow, SessionsTx, Step, TimelineRow, UserRow } from "../port/index.js";
+import type { EventRow, SessionRow, SessionsTx, TimelineRow, UserRow } from "../port/index.js";
 import { SESSION_COLS, SESSION_INFO_COLS, sessionRow, sessionRows } from "./columns.js";
 import { prepare, type RowMode } from "./object-rows.js";
 

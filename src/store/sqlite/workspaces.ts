@@ -1,6 +1,6 @@
 // Workspaces, file contents and manifests, and the files of checkpoints: SQLite's statements and the port's WorkspacesTx.
 import type Database from "better-sqlite3";
-import type { CheckpointFilesRow, Step, WorkspaceRow, WorkspacesTx } from "../port/index.js";
+import type { CheckpointFilesRow, WorkspaceRow, WorkspacesTx } from "../port/index.js";
 import { WORKSPACE_COLS } from "./columns.js";
 import { prepare, type RowMode } from "./object-rows.js";
 

@@ -1,0 +1,1 @@
+CREATE INDEX `move_history_undone` ON `move_history` (`session_id`,`seq`) WHERE undone_at IS NOT NULL;
