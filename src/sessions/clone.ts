@@ -18,7 +18,8 @@ export async function clone(ctx: EngineContext, sessionId: unknown, scope: unkno
   const id = parseInput(idSchema, sessionId, "sessionId");
   const { userId } = parseOptions(userScope, scope, "scope");
   const cloneId = newId("ses");
-  const mark = await createCheckpoint(ctx, { id, userId }, { name: "clone", metadata: { cloneId } });
+  // The mark weighs no retention policy: it would expire what is being copied, in the source and the copy.
+  const mark = await createCheckpoint(ctx, { id, userId }, { name: "clone", metadata: { cloneId } }, { retain: false });
   const doc = await exportSession(ctx, id, { userId });
   const copy = rewriteIds(doc, cloneId, ctx.now());
   copy.session.origin = { sessionId: id, checkpointId: mark.id };
