@@ -1,7 +1,7 @@
 // atomic: a guarded block, a checkpoint before it and a rollback to that checkpoint (tool effects too) if it throws.
 import { z } from "zod";
 import { AtomicRollbackError, ValidationError } from "../models/errors.js";
-import { moveOptions, parseInput, type MoveOptions } from "../models/inputs.js";
+import { moveOptions, parseOptions, type MoveOptions } from "../models/inputs.js";
 import type { Checkpoint, MoveResult } from "../models/types.js";
 
 /** What a guarded block needs of its session. */
@@ -27,7 +27,7 @@ export type AtomicOptions = z.input<typeof atomicOptions>;
  * the block began.
  */
 export async function atomic<T>(target: AtomicTarget, block: () => Promise<T> | T, options: AtomicOptions = {}): Promise<T> {
-  const o = parseInput(atomicOptions, options, "atomic");
+  const o = parseOptions(atomicOptions, options, "options");
   if (typeof block !== "function") throw new ValidationError("block", "must be a function");
   const cp = await target.checkpoint({ name: o.name ?? "atomic" });
   try {

@@ -11,8 +11,14 @@ import { toCheckpoint } from "./core/rows.js";
 import { writeCheckpoint, writeMessages, type EntryFields } from "./log/writer.js";
 import { saveSnapshot, takeSnapshot, type TakenSnapshot } from "./workspace/workspace.js";
 
-export async function createCheckpoint(ctx: EngineContext, ref: SessionRef, input: CheckpointInput = {}): Promise<Checkpoint> {
-  return (await checkpointAfter(ctx, ref, [], input)).checkpoint;
+/** With `retain: false` the session's retention policy is not weighed (a clone's mark must not push out what it copies). */
+export async function createCheckpoint(
+  ctx: EngineContext,
+  ref: SessionRef,
+  input: CheckpointInput = {},
+  how: { retain?: boolean } = {},
+): Promise<Checkpoint> {
+  return (await checkpointAfter(ctx, ref, [], input, how)).checkpoint;
 }
 
 /**
@@ -24,6 +30,7 @@ export async function checkpointAfter(
   ref: SessionRef,
   messages: EntryFields[],
   input: CheckpointInput = {},
+  how: { retain?: boolean } = {},
 ): Promise<Turn> {
   const o = parseOptions(checkpointInput, input, "checkpoint");
   const metadata = o.metadata === undefined ? null : toJsonText(o.metadata, "metadata", ctx.limits);
@@ -31,7 +38,7 @@ export async function checkpointAfter(
   let files: TakenSnapshot | null = null;
   for (;;) {
     const out = await ctx.store.write({ sessionId: ref.id }, (tx) =>
-      checkpointUnit(ctx, tx, ref, messages, { name: o.name ?? null, expiresIn: o.expiresIn, metadata }, files),
+      checkpointUnit(ctx, tx, ref, messages, { name: o.name ?? null, expiresIn: o.expiresIn, metadata, retain: how.retain ?? true }, files),
     );
     if ("scan" in out) {
       files = takeSnapshot(ctx, out.scan);
@@ -49,7 +56,7 @@ function* checkpointUnit(
   tx: Tx,
   ref: SessionRef,
   messages: EntryFields[],
-  o: { name: string | null; expiresIn: number | undefined; metadata: string | null },
+  o: { name: string | null; expiresIn: number | undefined; metadata: string | null; retain: boolean },
   files: TakenSnapshot | null,
 ): Step<{ turn: Turn; auto: Checkpoint[] } | { scan: WorkspaceRow }> {
   const { session, branch, head: start } = yield* ownedCurrent(tx, ref.id, ref.userId);
@@ -71,6 +78,6 @@ function* checkpointUnit(
     yield* tx.setWorkspaceManifest(session.id, manifestId, now);
   }
   // A session without a retention policy pays nothing more here.
-  if (session.retention !== null) yield* retainAfterCheckpoint(tx, session, row.id, now);
+  if (o.retain && session.retention !== null) yield* retainAfterCheckpoint(tx, session, row.id, now);
   return { turn: { messages: written.messages, checkpoint: toCheckpoint(row) }, auto: written.checkpoints };
 }

@@ -1,7 +1,7 @@
 // clone: a copy of a whole session (history, states, branch tree, checkpoints) under new ids, for the same user.
 // Built on export and import: the copy is checked as any import is, and nothing of it is applied (no tool runs).
 import { newId } from "../models/ids.js";
-import { idSchema, parseInput, userScope } from "../models/inputs.js";
+import { idSchema, parseInput, parseOptions, userScope } from "../models/inputs.js";
 import { createCheckpoint } from "./checkpoint.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { exportSession } from "./export-session.js";
@@ -16,9 +16,10 @@ import { rewriteIds } from "./transfer/rewrite-ids.js";
  */
 export async function clone(ctx: EngineContext, sessionId: unknown, scope: unknown): Promise<SessionRef> {
   const id = parseInput(idSchema, sessionId, "sessionId");
-  const { userId } = parseInput(userScope, scope, "clone");
+  const { userId } = parseOptions(userScope, scope, "scope");
   const cloneId = newId("ses");
-  const mark = await createCheckpoint(ctx, { id, userId }, { name: "clone", metadata: { cloneId } });
+  // The mark weighs no retention policy: it would expire what is being copied, in the source and the copy.
+  const mark = await createCheckpoint(ctx, { id, userId }, { name: "clone", metadata: { cloneId } }, { retain: false });
   const doc = await exportSession(ctx, id, { userId });
   const copy = rewriteIds(doc, cloneId, ctx.now());
   copy.session.origin = { sessionId: id, checkpointId: mark.id };

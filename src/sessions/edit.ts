@@ -21,6 +21,7 @@ import { entryAt, headOfEntry } from "./log/lineage.js";
 import { writeCheckpoint, type CheckpointFields, type EntryFields } from "./log/writer.js";
 import { forkedBranch } from "./moves/forked-branch.js";
 import { performMove } from "./moves/move.js";
+import { retainAfterWrite } from "./retention.js";
 import { assertCapturable, captureFiles } from "./workspace/capture.js";
 
 /** What the original message must be for the edit to go ahead (regenerate: an assistant's); throws otherwise. */
@@ -136,6 +137,7 @@ function* checkpointAtMessage(
     expiresAt: expiresIn === undefined ? null : ctx.now() + expiresIn,
   });
   yield* captureFiles(ctx, tx, session.id, row.id, "edit");
+  yield* retainAfterWrite(tx, session, row.id, row.createdAt);
   return row;
 }
 

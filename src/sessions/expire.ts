@@ -2,6 +2,7 @@
 import type { Tx } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedSession, sessionCheckpoint } from "./core/owned.js";
+import { expireCheckpointsNow } from "./integrity/expiry.js";
 
 export async function expireCheckpoint(ctx: EngineContext, ref: SessionRef, checkpointId: string): Promise<void> {
   await ctx.store.write({ sessionId: ref.id }, (tx) => expireCheckpointUnit(tx, ref, ctx, checkpointId));
@@ -11,5 +12,5 @@ function* expireCheckpointUnit(tx: Tx, ref: SessionRef, ctx: EngineContext, chec
   const session = yield* ownedSession(tx, ref.id, ref.userId);
   const now = ctx.now();
   const cp = yield* sessionCheckpoint(tx, session, checkpointId, now);
-  yield* tx.expireCheckpoints([cp.id], now);
+  yield* expireCheckpointsNow(tx, [cp.id], now);
 }

@@ -1,5 +1,6 @@
 // retention: which checkpoints a session's retention policy keeps, weighed as checkpoints are made and in full by prune.
 import type { CheckpointRow, RetentionRow, SessionRow, Step, Tx } from "../store/port/index.js";
+import { expireCheckpointsNow } from "./integrity/expiry.js";
 
 /** A retention policy as stored with its session (durations in ms; absent rules are null or false). */
 export interface StoredRetention {
@@ -42,7 +43,7 @@ export function* retainAfterCheckpoint(tx: Tx, session: SessionRow, madeId: stri
   }
   const gone: string[] = [];
   for (const row of candidates.values()) if (!(yield* keeps(tx, session, policy, row, now))) gone.push(row.id);
-  yield* tx.expireCheckpoints(gone, now);
+  yield* expireCheckpointsNow(tx, gone, now);
   return gone;
 }
 
@@ -57,6 +58,17 @@ function* keeps(tx: Tx, session: SessionRow, policy: StoredRetention, row: Reten
   }
   if (policy.onePerName && (yield* tx.newestNamed(session.id, row.name, now, Number.MAX_SAFE_INTEGER))?.id === row.id) return true;
   return yield* tx.checkpointInUse(session.id, row.id);
+}
+
+/**
+ * `retainAfterCheckpoint` for a checkpoint another verb wrote (an edit's, an automatic one), given the session as that
+ * verb has it: a row without a policy costs nothing more; otherwise the policy is read in this transaction.
+ */
+export function* retainAfterWrite(tx: Tx, session: { id: string; retention?: string | null }, madeId: string, now: number): Step<string[]> {
+  if (session.retention === null) return [];
+  const row = yield* tx.getSession(session.id);
+  if (!row || row.retention === null) return [];
+  return yield* retainAfterCheckpoint(tx, row, madeId, now);
 }
 
 /**
@@ -87,6 +99,6 @@ export function* retainAll(tx: Tx, session: SessionRow, now: number): Step<strin
   if (agedAt !== session.retentionAgedAt) yield* tx.setRetention(session.id, session.retention, agedAt);
   const gone: string[] = [];
   for (const c of live) if (!kept.has(c.id) && !(yield* tx.checkpointInUse(session.id, c.id))) gone.push(c.id);
-  yield* tx.expireCheckpoints(gone, now);
+  yield* expireCheckpointsNow(tx, gone, now);
   return gone;
 }

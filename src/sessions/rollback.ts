@@ -16,13 +16,18 @@ export async function rollback(
   checkpointId: string,
   options?: MoveOptions,
   within?: WithinMove,
+  reach: { expired?: boolean } = {},
 ): Promise<MoveResult> {
-  return performMove(ctx, ref, "rollback", options, (tx, session) => rollbackSpec(ctx, tx, session, checkpointId), within);
+  const now = reach.expired ? Number.NEGATIVE_INFINITY : undefined;
+  return performMove(ctx, ref, "rollback", options, (tx, session) => rollbackSpec(ctx, tx, session, checkpointId, now), within);
 }
 
-/** A rollback's move, read and checked in the move's transaction: the checkpoint's checksum and anchor verified. */
-function* rollbackSpec(ctx: EngineContext, tx: Tx, session: SessionRow, checkpointId: string): Step<BaseMoveSpec> {
-  const read = yield* sessionCheckpointAnchor(tx, session, checkpointId, ctx.now());
+/**
+ * A rollback's move, read and checked in the move's transaction: the checkpoint's checksum and anchor verified. With
+ * `asOf` -Infinity an expired (not yet pruned) checkpoint is a target too: a guarded block's own, expired by retention.
+ */
+function* rollbackSpec(ctx: EngineContext, tx: Tx, session: SessionRow, checkpointId: string, asOf?: number): Step<BaseMoveSpec> {
+  const read = yield* sessionCheckpointAnchor(tx, session, checkpointId, asOf ?? ctx.now());
   const cp = read.checkpoint;
   const { anchor } = yield* verifyCheckpointAnchor(tx, cp, read);
   const target = { branchId: cp.branchId, position: cp.position };

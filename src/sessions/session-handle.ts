@@ -364,7 +364,13 @@ export class SessionHandle {
    * @example await s.atomic(async () => { await s.invoke("write_file", args); await s.setState(next); })
    */
   atomic<T>(block: () => Promise<T> | T, options?: AtomicOptions): Promise<T> {
-    return atomic(this, block, options);
+    // The block's own checkpoint stays a rollback target even if the session's retention expires it meanwhile.
+    const target = {
+      checkpoint: (o: { name: string }) => this.checkpoint(o),
+      rollback: (checkpointId: string, o?: MoveOptions) =>
+        this.#afterMove(this.#run((ctx, ref) => rollback(ctx, ref, checkpointId, o, undefined, { expired: true }))),
+    };
+    return atomic(target, block, options);
   }
 
   /** `fn` wrapped so that a checkpoint follows every `every`th call it completes (counted per wrapper). */

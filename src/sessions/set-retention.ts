@@ -1,7 +1,7 @@
 // setRetention: stores a session's retention policy (or clears it) and applies it to the checkpoints it has now.
 import type { Tx } from "../store/port/index.js";
 import { z } from "zod";
-import { duration, parseInput } from "../models/inputs.js";
+import { duration, parseOptions } from "../models/inputs.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedSession } from "./core/owned.js";
 import { retainAll, type StoredRetention } from "./retention.js";
@@ -29,7 +29,7 @@ export interface RetentionPolicy {
 
 /** Stores the policy and, in the same transaction, expires the checkpoints it does not keep. */
 export async function setRetention(ctx: EngineContext, ref: SessionRef, input: RetentionPolicy | null): Promise<void> {
-  const o = parseInput(retentionInput, input, "setRetention");
+  const o = parseOptions(retentionInput, input, "policy");
   const empty = o === null || Object.values(o).every((v) => v === undefined);
   const stored: StoredRetention | null = empty
     ? null

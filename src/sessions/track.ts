@@ -1,7 +1,7 @@
 // track: fields of a plain object kept in the session state: saved on demand, loaded back after moves and restores.
 import { z } from "zod";
 import { ValidationError } from "../models/errors.js";
-import { parseInput } from "../models/inputs.js";
+import { parseOptions } from "../models/inputs.js";
 import { toJsonText, type JsonObject, type JsonValue } from "../models/json.js";
 import type { MoveResult } from "../models/types.js";
 import type { EngineContext } from "./core/context.js";
@@ -96,7 +96,7 @@ export function loadTracked(ctx: EngineContext, sessionId: string, state: JsonVa
  */
 export function track<T extends object>(ctx: EngineContext, session: TrackTarget, target: T, options: TrackOptions): Tracked<T> {
   if (typeof target !== "object" || target === null) throw new ValidationError("target", "must be an object");
-  const o = parseInput(trackOptions, options, "track");
+  const o = parseOptions(trackOptions, options, "options");
   const fields = [...new Set(o.fields)];
   const obj = target as Record<string, unknown>;
   // What a field is reset to where the state holds none: its value now (JSON, as any saved one).

@@ -1,7 +1,7 @@
 // withCheckpoints: a function wrapped so that every nth call it completes is followed by a checkpoint.
 import { z } from "zod";
 import { ValidationError } from "../models/errors.js";
-import { parseInput } from "../models/inputs.js";
+import { parseOptions } from "../models/inputs.js";
 import type { Checkpoint } from "../models/types.js";
 
 export const withCheckpointsOptions = z.strictObject({
@@ -24,7 +24,7 @@ export function withCheckpoints<A extends unknown[], R>(
   fn: (...args: A) => R,
   options: WithCheckpointsOptions = {},
 ): (...args: A) => Promise<Awaited<R>> {
-  const o = parseInput(withCheckpointsOptions, options, "withCheckpoints");
+  const o = parseOptions(withCheckpointsOptions, options, "options");
   if (typeof fn !== "function") throw new ValidationError("fn", "must be a function");
   const every = o.every ?? 1;
   const name = o.name ?? "step";

@@ -65,6 +65,27 @@ describe("atomic", () => {
     expect((await fp.verify()).ok).toBe(true);
   });
 
+  it("rolls back even when the session's retention expired its checkpoint during the block", async () => {
+    const { fp } = dbs.open({ tools: [writeFile] });
+    const s = await fp.createSession({ userId: "u" });
+    await s.setRetention({ keepLast: 1 });
+    await s.setState({ n: 1 });
+    const step = s.withCheckpoints(async (n: number) => s.setState({ n }), { name: "step" });
+    const e = await rejectionOf(
+      s.atomic(async () => {
+        await s.invoke("write_file", { name: "kept.txt", text: "x" });
+        await step(2);
+        await step(3); // keepLast: 1 has expired the block's own checkpoint by now
+        throw new Error("boom");
+      }),
+    );
+    expect(e).not.toBeInstanceOf(AtomicRollbackError);
+    expect(e.message).toBe("boom");
+    expect(await s.getState()).toEqual({ n: 1 });
+    expect(fs.existsSync(path.join(dir, "kept.txt"))).toBe(false);
+    expect(await fp.verify()).toMatchObject({ ok: true });
+  });
+
   it("when the rollback fails too, throws an AtomicRollbackError carrying both", async () => {
     const { fp } = dbs.open({ tools: [failingUndo] });
     const s = await fp.createSession({ userId: "u" });

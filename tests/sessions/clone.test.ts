@@ -17,6 +17,19 @@ const writeFile = defineTool<{ name: string; text: string }, { path: string }>({
 });
 
 describe("clone", () => {
+  it("its mark does not push the source's checkpoints out under a retention policy", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    await s.setRetention({ keepLast: 1 });
+    await s.checkpoint({ name: "mine" });
+    const copy = await fp.clone(s.id, { userId: "u" });
+    expect((await s.listCheckpoints()).items.map((c) => c.name)).toEqual(["clone", "mine"]);
+    expect((await copy.listCheckpoints()).items.map((c) => c.name)).toEqual(["clone", "mine"]);
+    await s.checkpoint({ name: "next" });
+    await fp.prune({ vacuum: false }); // the policy still holds, applied in full
+    expect((await s.listCheckpoints()).items.map((c) => c.name)).toEqual(["next"]);
+  });
+
   it("copies the whole tree under new ids, verifies, and points back at the source", async () => {
     const { fp } = dbs.open({ tools: [writeFile] });
     const s = await fp.createSession({ userId: "u", title: "src" });

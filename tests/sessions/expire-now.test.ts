@@ -34,6 +34,25 @@ describe("expire", () => {
     expect((await s.history()).map((m) => m.content)).toEqual(["one", "three"]);
   });
 
+  it("leaves the session intact: verify passes, and export, import and clone still work with an expired fork point", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    await s.append({ role: "user", content: "one" });
+    const fork = await s.checkpoint({ name: "fork" });
+    await s.append({ role: "user", content: "two" });
+    const plain = await s.checkpoint({ name: "plain" });
+    await s.rollback(fork.id);
+    await s.expire(fork.id);
+    await s.expire(plain.id);
+    expect(await fp.verify()).toMatchObject({ ok: true, problems: [] });
+    const doc = await fp.exportSession(s.id, { userId: "u" });
+    const copy = await dbs.open().fp.importSession(doc, { userId: "u" });
+    expect((await copy.history()).map((m) => m.content)).toEqual(["one"]);
+    const twin = await fp.clone(s.id, { userId: "u" });
+    expect((await twin.branches()).length).toBe(2);
+    expect(await fp.verify()).toMatchObject({ ok: true, problems: [] });
+  });
+
   it("refuses other sessions' and other users' checkpoints, changing nothing", async () => {
     const { fp, path } = dbs.open();
     const s = await fp.createSession({ userId: "u" });

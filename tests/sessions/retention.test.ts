@@ -50,6 +50,30 @@ describe("retention", () => {
     expect(await liveNames(s)).toEqual(["t4", "t5"]);
   });
 
+  it("edit and regenerate with a checkpoint apply it too", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    const [q, a] = await s.append([
+      { role: "user", content: "q" },
+      { role: "assistant", content: "a" },
+    ]);
+    await s.setRetention({ keepLast: 1 });
+    await s.checkpoint({ name: "first" });
+    await s.edit(q!.id, { content: "q2" }, { checkpoint: { name: "edited" } });
+    expect(await liveNames(s)).toEqual(["edited"]);
+    await s.regenerate(a!.id, { content: "a2" }, { checkpoint: { name: "regenerated" } });
+    expect(await liveNames(s)).toEqual(["regenerated"]);
+    expect(await fp.verify()).toMatchObject({ ok: true });
+  });
+
+  it("automatic checkpoints apply it too", async () => {
+    const { fp } = dbs.open({ autoCheckpoint: { everyMessages: 1 } });
+    const s = await fp.createSession({ userId: "u" });
+    await s.setRetention({ keepLast: 2 });
+    for (let i = 1; i <= 5; i++) await s.append({ role: "user", content: `m${i}` });
+    expect((await s.listCheckpoints()).items.length).toBe(2);
+  });
+
   it("keepFor keeps the recent ones; older ones go on the next checkpoint", async () => {
     const { fp } = dbs.open();
     const s = await fp.createSession({ userId: "u" });
@@ -71,6 +95,8 @@ describe("retention", () => {
     await s.setRetention({ keepLast: 1 });
     for (let i = 0; i < 4; i++) await s.checkpoint({ name: `n${i}` });
     expect(await liveNames(s)).toEqual(["fork", "n3"]);
+    // What the policy expired still verifies until prune deletes it (the checksum covers the new expiry).
+    expect(await fp.verify()).toMatchObject({ ok: true, problems: [] });
     const r = await fp.prune();
     expect(r.checkpoints).toBe(3);
     expect((await s.restore(fork.id)).history.map((m) => m.content)).toEqual(["a"]);

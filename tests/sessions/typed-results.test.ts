@@ -121,6 +121,14 @@ describe("ValidationError field: the path as the caller wrote it", () => {
         "messages[1].role",
       ],
       ["setState", () => s.setState({ n: Number.NaN }), "state.n"],
+      ["setRetention keepLast", () => s.setRetention({ keepLast: -1 }), "keepLast"],
+      ["setRetention unknown key", () => s.setRetention({ nope: 1 } as never), "policy"],
+      ["atomic name", () => s.atomic(async () => 1, { name: "" }), "name"],
+      ["withCheckpoints every", async () => s.withCheckpoints(async () => 1, { every: 0 }), "every"],
+      ["track fields", async () => s.track({ a: 1 }, { fields: [] }), "fields"],
+      ["track missing options", async () => s.track({ a: 1 }, undefined as never), "options"],
+      ["clone userId", () => fp.clone(s.id, { userId: "" }), "userId"],
+      ["clone missing scope", () => fp.clone(s.id, undefined as never), "scope"],
     ];
     for (const [what, call, field] of cases) {
       const e = await call().catch((x: unknown) => x);

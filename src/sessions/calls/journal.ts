@@ -11,6 +11,7 @@ import { toCheckpoint, toToolInvocation } from "../core/rows.js";
 import { toolResultHash } from "../integrity/hashes.js";
 import { headOf, headOfEntry } from "../log/lineage.js";
 import { writeCheckpoint, writeEntry } from "../log/writer.js";
+import { retainAfterWrite } from "../retention.js";
 import { refuseConcurrentMove } from "../moves/move.js";
 import { absorbChanges, filesBefore } from "../workspace/workspace.js";
 
@@ -62,9 +63,9 @@ export function* completeCall(
   if (!ctx.autoCheckpoint.afterToolCalls) return { invocation, checkpoint: undefined };
   // Right after the call, not at the branch's head now: what was written while the tool ran came after it.
   const at = headOfEntry(entry);
-  const checkpoint = toCheckpoint(
-    yield* writeCheckpoint(ctx, tx, session, entry.branchId, at, { name: null, auto: true, metadata: null, expiresAt: null }),
-  );
+  const row = yield* writeCheckpoint(ctx, tx, session, entry.branchId, at, { name: null, auto: true, metadata: null, expiresAt: null });
+  yield* retainAfterWrite(tx, session, row.id, row.createdAt);
+  const checkpoint = toCheckpoint(row);
   return { invocation, checkpoint };
 }
 

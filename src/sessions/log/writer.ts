@@ -7,6 +7,7 @@ import type { EngineContext } from "../core/context.js";
 import { toCheckpoint, toMessage } from "../core/rows.js";
 import { EMPTY_STATE_HASH, checkpointChecksum, entryHash } from "../integrity/hashes.js";
 import { headOfEntry, type Head } from "./lineage.js";
+import { retainAfterWrite } from "../retention.js";
 
 export interface EntryFields {
   kind: EntryKind;
@@ -130,10 +131,12 @@ export function* autoCheckpointAfterMessage(
 ): Step<CheckpointRow | undefined> {
   const every = ctx.autoCheckpoint.everyMessages;
   if (!every || entry.kind !== "message" || entry.msgCount % every !== 0) return undefined;
-  return yield* writeCheckpoint(ctx, tx, session, entry.branchId, headOfEntry(entry), {
+  const row = yield* writeCheckpoint(ctx, tx, session, entry.branchId, headOfEntry(entry), {
     name: null,
     auto: true,
     metadata: null,
     expiresAt: null,
   });
+  yield* retainAfterWrite(tx, session, row.id, row.createdAt);
+  return row;
 }

@@ -109,8 +109,11 @@ export interface CheckpointsTx {
    * running move finishes (they stay invisible). Returns the deleted rows.
    */
   deleteExpiredCheckpoints(now: number, sessionId?: string): Step<CheckpointRow[]>;
-  /** Sets `expires_at` of these checkpoints to `at` (they stop showing at once; prune deletes them later). */
-  expireCheckpoints(ids: string[], at: number): Step<void>;
+  /**
+   * Sets `expires_at` of these checkpoints to `at` (they stop showing at once; prune deletes them later), with the
+   * checksum that covers it.
+   */
+  expireCheckpoints(expired: { id: string; checksum: string }[], at: number): Step<void>;
   /** The session's checkpoint live at `now` that `offset` others are newer than (0: the newest). */
   liveCheckpointAt(userId: string, sessionId: string, now: number, offset: number): Step<RetentionRow | undefined>;
   /** The newest live checkpoint of the session with this name (null: unnamed) below `beforeSeq`. */

@@ -158,8 +158,13 @@ export function checkpointsTx(sql: Sql): CheckpointsTx {
         args,
       );
     },
-    *expireCheckpoints(ids: string[], at: number) {
-      if (ids.length > 0) yield* sql.exec(`UPDATE checkpoints SET expires_at = $1 WHERE id = ANY($2::text[])`, [at, ids]);
+    *expireCheckpoints(expired: { id: string; checksum: string }[], at: number) {
+      if (expired.length === 0) return;
+      yield* sql.exec(
+        `UPDATE checkpoints SET expires_at = $1, checksum = e.checksum FROM unnest($2::text[], $3::text[]) AS e(id, checksum)
+        WHERE checkpoints.id = e.id`,
+        [at, expired.map((e) => e.id), expired.map((e) => e.checksum)],
+      );
     },
     *liveCheckpointAt(userId: string, sessionId: string, now: number, offset: number) {
       return yield* sql.one<RetentionRow>(

@@ -56,7 +56,7 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
     insertMetadata: p(`INSERT OR IGNORE INTO checkpoint_metadata (cp_user, key, value, cp_seq) VALUES (?, ?, ?, ?)`),
     deleteMetadata: p(`DELETE FROM checkpoint_metadata WHERE cp_seq = (SELECT seq FROM checkpoints WHERE id = ?)`),
     deleteExpiredMetadata: p(`DELETE FROM checkpoint_metadata WHERE cp_seq IN (SELECT seq FROM checkpoints WHERE ${EXPIRED_UNUSED})`),
-    expire: p(`UPDATE checkpoints SET expires_at = ? WHERE id = ?`),
+    expire: p(`UPDATE checkpoints SET expires_at = ?, checksum = ? WHERE id = ?`),
     liveAt: p(`SELECT ${RETENTION_COLS} FROM checkpoints INDEXED BY checkpoints_user_session_seq
       WHERE user_id = @userId AND session_id = @sessionId AND ${LIVE} ORDER BY seq DESC LIMIT 1 OFFSET @offset`),
     newestNamed: p(`SELECT ${RETENTION_COLS} FROM checkpoints INDEXED BY checkpoints_session_name_seq
@@ -198,8 +198,8 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
       for (const row of rows) row.auto = Boolean(row.auto);
       return rows;
     },
-    *expireCheckpoints(ids: string[], at: number) {
-      for (const id of ids) s.expire.run(at, id);
+    *expireCheckpoints(expired: { id: string; checksum: string }[], at: number) {
+      for (const { id, checksum } of expired) s.expire.run(at, checksum, id);
     },
     *liveCheckpointAt(userId: string, sessionId: string, now: number, offset: number) {
       return s.liveAt.get({ userId, sessionId, now, offset }) as RetentionRow | undefined;
