@@ -1,6 +1,8 @@
 // Queries as steps: each yields the promise of one query on the unit's client and is resumed with its result. Round
 // trips are what a unit costs on a network: inserts whose results the unit does not read wait, and go as one
-// prepared statement ahead of its next statement or its COMMIT.
+// prepared statement ahead of its next statement or its COMMIT. Statements whose results the unit does not read
+// (BEGIN, those inserts) are sent without waiting for their answers: on a pipelining client (`pipeline: true`) they
+// share a round trip with the statement after them; on any other the driver queues them in the same order.
 import { createHash } from "node:crypto";
 import type { ClientBase, CustomTypesConfig, QueryArrayResult, QueryConfig, QueryResult } from "pg";
 import { runAsync, type Step } from "../port/index.js";
@@ -113,10 +115,15 @@ export class Sql {
   #waiting: Statement[] = [];
   /** Whether anything of this unit reached the server (a unit that sent nothing has nothing to commit). */
   #sent = false;
+  /** Whether the client pipelines (`pipeline: true`): statements go without waiting for the answers before them. */
+  readonly #pipelined: boolean;
+  /** Statements sent whose answers nobody awaited yet, in the order sent. */
+  #inFlight: Promise<unknown>[] = [];
 
   constructor(client: ClientBase, types: CustomTypesConfig) {
     this.#client = client;
     this.#types = types;
+    this.#pipelined = (client as { pipeline?: unknown }).pipeline === true;
   }
 
   /** Starts a unit: `begin` is sent ahead of its first statement (a unit that sends none opens no transaction). */
@@ -124,33 +131,65 @@ export class Sql {
     this.#begin = begin;
     this.#waiting = [];
     this.#sent = false;
+    this.#inFlight = [];
   }
 
   /** Ends a unit: sends what still waits, then COMMIT. */
   async commit(): Promise<void> {
     if (!this.#sent && this.#waiting.length === 0) return;
-    await runAsync(this.flush());
-    await this.#client.query("COMMIT");
+    await runAsync(this.#flush());
+    await this.#settle(this.#client.query("COMMIT"));
   }
 
   /** After a failure: whether the server holds an open transaction of this unit to roll back. */
   get open(): boolean {
     this.#waiting = [];
+    this.#inFlight = [];
     return this.#sent;
   }
 
-  /** Sends the BEGIN and the writes that wait. */
+  /** Sends the writes that wait and waits for every answer (a unit outside a transaction ends with it). */
   *flush(): Step<void> {
-    if (this.#begin !== null) {
-      const begin = this.#begin;
-      this.#begin = null;
-      this.#sent = true;
-      yield this.#client.query(begin);
-    }
-    if (this.#waiting.length === 0) return;
-    const waiting = batched(this.#waiting);
+    yield* this.#flush();
+    if (this.#inFlight.length > 0) yield this.#settle(Promise.resolve());
+  }
+
+  /**
+   * Sends the BEGIN and the writes that wait: on a pipelining client without waiting for their answers; on any other
+   * one after another (the driver deprecates queueing a query behind one that has not answered).
+   */
+  *#flush(): Step<void> {
+    const statements: (string | Statement)[] = [];
+    if (this.#begin !== null) statements.push(this.#begin);
+    this.#begin = null;
+    if (this.#waiting.length > 0) statements.push(...batched(this.#waiting));
     this.#waiting = [];
-    for (const st of waiting) yield* this.#query<QueryResult>(st.text, st.values);
+    for (const st of statements) {
+      const answer = this.#client.query(typeof st === "string" ? st : this.#config(st.text, st.values));
+      this.#send(answer);
+      if (!this.#pipelined) yield this.#settle(answer);
+    }
+  }
+
+  /** A statement on its way whose answer is awaited later, by `#settle`. */
+  #send(answer: Promise<unknown>): void {
+    this.#sent = true;
+    // Observed by #settle; a unit that fails earlier leaves it to the rollback, not to an unhandled rejection.
+    answer.catch(() => undefined);
+    this.#inFlight.push(answer);
+  }
+
+  /** `answer`, once every statement sent before it has answered: the first failure in the order sent is the unit's. */
+  async #settle<R>(answer: Promise<R>): Promise<R> {
+    answer.catch(() => undefined);
+    const before = this.#inFlight;
+    this.#inFlight = [];
+    for (const earlier of before) await earlier;
+    return answer;
+  }
+
+  #config(text: string, values: unknown[]): QueryConfig {
+    return { name: nameOf(text), text, values, types: this.#types };
   }
 
   /** A write whose result the unit does not read: sent with the unit's next statement or its COMMIT. */
@@ -160,10 +199,10 @@ export class Sql {
 
   /** Runs one prepared statement, after what waits (a statement is parsed and planned once per connection). */
   *#query<R extends QueryResult | QueryArrayResult>(text: string, values: unknown[], rowMode?: "array"): Step<R> {
-    yield* this.flush();
+    yield* this.#flush();
     this.#sent = true;
-    const config: QueryConfig = { name: nameOf(text), text, values, types: this.#types };
-    return (yield rowMode ? this.#client.query({ ...config, rowMode }) : this.#client.query(config)) as R;
+    const config = this.#config(text, values);
+    return (yield this.#settle(rowMode ? this.#client.query({ ...config, rowMode }) : this.#client.query(config))) as R;
   }
 
   /** Rows as objects keyed by column alias. */
