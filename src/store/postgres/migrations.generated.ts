@@ -125,5 +125,13 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     "sql": [
       "CREATE INDEX \"move_history_undone\" ON \"move_history\" USING btree (\"session_id\",\"seq\") WHERE undone_at IS NOT NULL;"
     ]
+  },
+  {
+    "tag": "0008_pretty_gamora",
+    "folderMillis": 1795747228023,
+    "hash": "ee2665daa4b875c9d602d708d4f8e4047f1aed86650dcd74b4af7c9409756333",
+    "sql": [
+      "DROP INDEX \"branches_session\";"
+    ]
   }
 ];

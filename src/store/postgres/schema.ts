@@ -72,8 +72,8 @@ export const branches = pgTable(
   },
   (t) => [
     unique("branches_id").on(t.id),
-    index("branches_session").on(t.sessionId),
     // A message's versions are the branches forked at the entry before it: found without scanning the session's branches.
+    // Its prefix serves every read by session, so no index of session_id alone costs a page on each fork.
     index("branches_session_fork_entry").on(t.sessionId, t.forkEntryId),
   ],
 );

@@ -186,5 +186,13 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     "sql": [
       "CREATE INDEX `move_history_undone` ON `move_history` (`session_id`,`seq`) WHERE undone_at IS NOT NULL;"
     ]
+  },
+  {
+    "tag": "0013_great_korg",
+    "folderMillis": 1795747227075,
+    "hash": "76e42939d7739973c9f8abf258633362602d9d281a2906654a4f13493cf88e48",
+    "sql": [
+      "DROP INDEX `branches_session`;"
+    ]
   }
 ];

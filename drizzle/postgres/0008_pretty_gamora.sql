@@ -1,0 +1,1 @@
+DROP INDEX "branches_session";
