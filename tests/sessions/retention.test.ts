@@ -42,6 +42,28 @@ describe("retention", () => {
     expect(await liveNames(s)).toEqual(["start", "draft", null, "plan", "final"]);
   });
 
+  it("onePerName weighs checkpoints made before the policy was set, and after it, the same way", async () => {
+    const { fp, path } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    const other = await fp.createSession({ userId: "u" });
+    const names = ["start", "plan", "draft", "plan", undefined, "draft"];
+    for (const name of names) {
+      await s.checkpoint(name === undefined ? {} : { name });
+      await other.checkpoint(name === undefined ? {} : { name });
+    }
+    await s.setRetention({ keepFirst: true, keepLast: 1, onePerName: true });
+    for (const name of [undefined, "plan", "final"]) await s.checkpoint(name === undefined ? {} : { name });
+    expect(await liveNames(s)).toEqual(["start", "draft", null, "plan", "final"]);
+    expect(await liveNames(other)).toEqual(names.map((n) => n ?? null));
+    if (onPostgres) return;
+    // On SQLite the name index holds only checkpoints of sessions with a policy: the others write no page of it.
+    const rows = await sqlOn<{ session_id: string; n: number }>(
+      path,
+      `SELECT session_id, count(*) AS n FROM checkpoints WHERE weighed = 1 GROUP BY session_id`,
+    );
+    expect(rows).toEqual([{ session_id: s.id, n: 9 }]);
+  });
+
   it("turn() with a checkpoint applies it too", async () => {
     const { fp } = dbs.open();
     const s = await fp.createSession({ userId: "u" });
@@ -185,7 +207,7 @@ describe("retention", () => {
       // The Nth newest live one (keepLast).
       `SELECT id FROM checkpoints INDEXED BY checkpoints_user_session_seq WHERE user_id = $1 AND session_id = $2 AND ${live} ORDER BY seq DESC LIMIT 1 OFFSET 10`,
       // The newest of a name (onePerName).
-      `SELECT id FROM checkpoints INDEXED BY checkpoints_session_name_seq WHERE session_id = $1 AND name = $2 AND seq < $3 AND ${live} ORDER BY seq DESC LIMIT 1`,
+      `SELECT id FROM checkpoints INDEXED BY checkpoints_session_name_seq WHERE session_id = $1 AND weighed = 1 AND name = $2 AND seq < $3 AND ${live} ORDER BY seq DESC LIMIT 1`,
     ];
     for (const text of statements) {
       const plan = (

@@ -34,9 +34,9 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
     // below the largest seq + 1): it only grows, without AUTOINCREMENT's extra page write per insert. The insertion
     // time, not `created_at`: an imported checkpoint keeps its old creation time, which must not steer the order.
     insertCheckpoint:
-      p(`INSERT INTO checkpoints (seq, id, session_id, branch_id, position, name, auto, metadata, user_id, state_id, head_hash, checksum, created_at, expires_at)
+      p(`INSERT INTO checkpoints (seq, id, session_id, branch_id, position, name, auto, metadata, user_id, state_id, head_hash, checksum, created_at, expires_at, weighed)
     VALUES (max(CAST(round(? * 1000) AS INTEGER), coalesce((SELECT max(seq) FROM checkpoints), 0) + 1),
-      ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, coalesce((SELECT retention IS NOT NULL FROM sessions WHERE id = ?), 0))`),
     getCheckpoint: p(`SELECT ${CHECKPOINT_COLS} FROM checkpoints WHERE id = ?`),
     // LEFT JOIN branches: a checkpoint whose branch is gone is damage (IntegrityError), not an unknown checkpoint.
     checkpointAnchor: p(
@@ -60,9 +60,9 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
     liveAt: p(`SELECT ${RETENTION_COLS} FROM checkpoints INDEXED BY checkpoints_user_session_seq
       WHERE user_id = @userId AND session_id = @sessionId AND ${LIVE} ORDER BY seq DESC LIMIT 1 OFFSET @offset`),
     newestNamed: p(`SELECT ${RETENTION_COLS} FROM checkpoints INDEXED BY checkpoints_session_name_seq
-      WHERE session_id = @sessionId AND name = @name AND seq < @beforeSeq AND ${LIVE} ORDER BY seq DESC LIMIT 1`),
+      WHERE session_id = @sessionId AND weighed = 1 AND name = @name AND seq < @beforeSeq AND ${LIVE} ORDER BY seq DESC LIMIT 1`),
     newestUnnamed: p(`SELECT ${RETENTION_COLS} FROM checkpoints INDEXED BY checkpoints_session_name_seq
-      WHERE session_id = @sessionId AND name IS NULL AND seq < @beforeSeq AND ${LIVE} ORDER BY seq DESC LIMIT 1`),
+      WHERE session_id = @sessionId AND weighed = 1 AND name IS NULL AND seq < @beforeSeq AND ${LIVE} ORDER BY seq DESC LIMIT 1`),
     firstSeq: p(
       `SELECT seq FROM checkpoints INDEXED BY checkpoints_user_session_seq WHERE user_id = ? AND session_id = ? ORDER BY seq LIMIT 1`,
       "pluck",
@@ -109,6 +109,7 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
         r.checksum,
         r.createdAt,
         r.expiresAt,
+        r.sessionId,
       );
       // Most checkpoints carry no metadata: they pay nothing here.
       for (const [key, value] of indexedMetadata(r.metadata)) s.insertMetadata.run(r.userId, key, value, lastInsertRowid);

@@ -194,5 +194,16 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     "sql": [
       "DROP INDEX `branches_session`;"
     ]
+  },
+  {
+    "tag": "0014_dazzling_leo",
+    "folderMillis": 1795747371634,
+    "hash": "ca474b3f078f32dbd09d60805d68688d901c403b900a2747af95ad35fa05f359",
+    "sql": [
+      "DROP INDEX `checkpoints_session_name_seq`;",
+      "\nALTER TABLE `checkpoints` ADD `weighed` integer DEFAULT false NOT NULL;",
+      "\nUPDATE `checkpoints` SET `weighed` = 1 WHERE `session_id` IN (SELECT `id` FROM `sessions` WHERE `retention` IS NOT NULL);",
+      "\nCREATE INDEX `checkpoints_session_name_seq` ON `checkpoints` (`session_id`,`name`,`seq`) WHERE weighed = 1;"
+    ]
   }
 ];

@@ -144,6 +144,8 @@ export const checkpoints = sqliteTable(
     checksum: text("checksum").notNull(),
     createdAt: integer("created_at").notNull(),
     expiresAt: integer("expires_at"),
+    /** Made while its session had a retention policy (or marked when one was set): only these are in the name index. */
+    weighed: integer("weighed", { mode: "boolean" }).notNull().default(false),
   },
   (t) => [
     uniqueIndex("checkpoints_id").on(t.id),
@@ -164,8 +166,11 @@ export const checkpoints = sqliteTable(
       t.expiresAt,
     ),
     index("checkpoints_user_session_seq").on(t.userId, t.sessionId, t.seq),
-    // Retention (one per name) finds the newest checkpoint of a name without reading the others.
-    index("checkpoints_session_name_seq").on(t.sessionId, t.name, t.seq),
+    // Retention (one per name) finds the newest checkpoint of a name without reading the others. Partial: a session
+    // without a policy (most of them) writes no page of it on each checkpoint.
+    index("checkpoints_session_name_seq")
+      .on(t.sessionId, t.name, t.seq)
+      .where(sql`weighed = 1`),
     // A timeline page reads the session's checkpoints newest first (by time: an imported one keeps its old time).
     index("checkpoints_session_created").on(t.sessionId, t.createdAt, t.seq),
     index("checkpoints_expires")

@@ -53,6 +53,9 @@ export function sessionsTx(db: Database.Database): SessionsTx {
       UNION ALL SELECT * FROM (SELECT 'event', kind, ref_id, branch_id, detail, created_at, seq FROM events INDEXED BY events_session_created
         WHERE session_id = @sessionId AND ${below("event")} ORDER BY created_at DESC, seq DESC LIMIT @limit)`),
     setRetention: p(`UPDATE sessions SET retention = ?, retention_aged_at = ? WHERE id = ?`),
+    retentionOf: p(`SELECT retention FROM sessions WHERE id = ?`, "pluck"),
+    // A policy set on a session that had none: its checkpoints join retention's name index (checkpoints.weighed).
+    markWeighed: p(`UPDATE checkpoints SET weighed = 1 WHERE session_id = ? AND weighed = 0`),
     withRetention: p(
       `SELECT id FROM sessions WHERE retention IS NOT NULL AND (@sessionId IS NULL OR id = @sessionId) ORDER BY seq`,
       "pluck",
@@ -135,7 +138,9 @@ export function sessionsTx(db: Database.Database): SessionsTx {
     },
 
     *setRetention(sessionId: string, retention: string | null, agedAt: number) {
+      const had = s.retentionOf.get(sessionId) as string | null | undefined;
       s.setRetention.run(retention, agedAt, sessionId);
+      if (retention !== null && (had === null || had === undefined)) s.markWeighed.run(sessionId);
     },
     *sessionsWithRetention(sessionId?: string) {
       return s.withRetention.all({ sessionId: sessionId ?? null }) as string[];
