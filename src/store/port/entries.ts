@@ -49,6 +49,21 @@ export type HeadRow = Pick<EntryRow, "id" | "position" | "hash" | "stateId" | "m
 /** The columns a message needs: what history reads. */
 export type MessageRow = Pick<EntryRow, "id" | "branchId" | "position" | "role" | "content" | "clientId" | "metadata" | "createdAt">;
 
+/** A message as both stores select it for the history reads: id, position, role, content, client_id, metadata, created_at. */
+export type MessageTuple = [string, number, string, string, string | null, string | null, number];
+
+/** A `MessageTuple` of `branchId`'s segment, as the port's row. */
+export const messageFromTuple = (branchId: string, r: MessageTuple): MessageRow => ({
+  id: r[0],
+  branchId,
+  position: r[1],
+  role: r[2],
+  content: r[3],
+  clientId: r[4],
+  metadata: r[5],
+  createdAt: r[6],
+});
+
 /** A session, its current branch and that branch's last own entry: where every write to a session starts. */
 export interface CurrentRow {
   session: SessionRow;

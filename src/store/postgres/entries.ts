@@ -13,6 +13,7 @@ import type {
   ToolRow,
   VersionRow,
 } from "../port/index.js";
+import { messageFromTuple, type MessageTuple } from "../port/entries.js";
 import {
   BRANCH_COLS,
   BRANCH_FIELDS,
@@ -31,7 +32,6 @@ import type { Sql } from "./sql.js";
 // Positions are int4; bounds may be Number.MAX_SAFE_INTEGER (a lineage's open end), so they are bound as int8.
 const IN_SEGMENT = `branch_id = $1 AND position > $2::bigint AND position <= $3::bigint`;
 const MESSAGE_COLS = `id, position, role, content, client_id, metadata, created_at`;
-type MessageTuple = [string, number, string, string, string | null, string | null, number];
 
 const SESSION_CURRENT_FIELDS = [
   ["seq", "seq"],
@@ -59,16 +59,6 @@ const CURRENT_OF = `SELECT s.seq, s.id, s.user_id, s.title, s.metadata, s.curren
   WHERE s.id = $1`;
 
 export function entriesTx(sql: Sql): EntriesTx {
-  const messageRow = (branchId: string, r: MessageTuple): MessageRow => ({
-    id: r[0],
-    branchId,
-    position: r[1],
-    role: r[2],
-    content: r[3],
-    clientId: r[4],
-    metadata: r[5],
-    createdAt: r[6],
-  });
   return {
     *insertBranch(r: BranchRow) {
       yield* sql.later(
@@ -197,7 +187,7 @@ export function entriesTx(sql: Sql): EntriesTx {
         `SELECT ${MESSAGE_COLS} FROM entries WHERE ${IN_SEGMENT} AND kind = 'message' ORDER BY position`,
         [segment.branchId, segment.after, segment.upTo],
       );
-      for (const r of rows) out.push(map(messageRow(segment.branchId, r)));
+      for (const r of rows) out.push(map(messageFromTuple(segment.branchId, r)));
     },
     *lastSegmentMessage(segment: LineageSegment) {
       if (segment.upTo <= segment.after) return undefined;
@@ -205,7 +195,7 @@ export function entriesTx(sql: Sql): EntriesTx {
         `SELECT ${MESSAGE_COLS} FROM entries WHERE ${IN_SEGMENT} AND kind = 'message' ORDER BY position DESC LIMIT 1`,
         [segment.branchId, segment.after, segment.upTo],
       );
-      return r && messageRow(segment.branchId, r);
+      return r && messageFromTuple(segment.branchId, r);
     },
 
     *lastSegmentMessages(segment: LineageSegment, limit: number) {
@@ -214,7 +204,7 @@ export function entriesTx(sql: Sql): EntriesTx {
         `SELECT ${MESSAGE_COLS} FROM entries WHERE ${IN_SEGMENT} AND kind = 'message' ORDER BY position DESC LIMIT $4`,
         [segment.branchId, segment.after, segment.upTo, limit],
       );
-      return rows.reverse().map((r) => messageRow(segment.branchId, r));
+      return rows.reverse().map((r) => messageFromTuple(segment.branchId, r));
     },
     *messageVersions(sessionId: string, messageIds: readonly string[]) {
       if (messageIds.length === 0) return [];

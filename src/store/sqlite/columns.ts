@@ -123,7 +123,6 @@ export type EntryTuple = [
   string,
   number,
 ];
-export type MessageTuple = [string, number, string, string, string | null, string | null, number];
 /** The columns of the covering index `checkpoints_user_listing`, so a listing never reads the table. */
 export const LISTED_TUPLE = `seq, id, session_id, branch_id, position, name, auto, metadata, user_id, checksum, created_at, expires_at`;
 export type ListedTuple = [

@@ -11,6 +11,7 @@ import type {
   ToolResultRow,
   VersionRow,
 } from "../port/index.js";
+import { messageFromTuple, type MessageTuple } from "../port/entries.js";
 import {
   BRANCH_COLS,
   BRANCH_FIELDS,
@@ -21,7 +22,6 @@ import {
   HEAD_COLS,
   HEAD_FIELDS,
   type HeadTuple,
-  type MessageTuple,
   TOOL_COLS,
   TOOL_JOIN,
   headFromTuple,
@@ -30,18 +30,6 @@ import {
   toolRows,
 } from "./columns.js";
 import { prepare, type RowMode } from "./object-rows.js";
-
-/** A message read as a tuple (`MessageTuple`), as the port's row. */
-const messageRow = (branchId: string, r: MessageTuple): MessageRow => ({
-  id: r[0],
-  branchId,
-  position: r[1],
-  role: r[2],
-  content: r[3],
-  clientId: r[4],
-  metadata: r[5],
-  createdAt: r[6],
-});
 
 export function entriesTx(db: Database.Database): EntriesTx {
   const p = (sql: string, mode?: RowMode) => prepare(db, sql, mode);
@@ -294,12 +282,12 @@ export function entriesTx(db: Database.Database): EntriesTx {
     *lastSegmentMessage(segment: LineageSegment) {
       if (segment.upTo <= segment.after) return undefined;
       const r = s.lastSegmentMessage.get(segment.branchId, segment.after, segment.upTo) as MessageTuple | undefined;
-      return r && messageRow(segment.branchId, r);
+      return r && messageFromTuple(segment.branchId, r);
     },
     *lastSegmentMessages(segment: LineageSegment, limit: number) {
       if (segment.upTo <= segment.after || limit <= 0) return [];
       const rows = s.lastSegmentMessages.all(segment.branchId, segment.after, segment.upTo, limit) as MessageTuple[];
-      return rows.reverse().map((r) => messageRow(segment.branchId, r));
+      return rows.reverse().map((r) => messageFromTuple(segment.branchId, r));
     },
     *messageVersions(sessionId: string, messageIds: readonly string[]) {
       if (messageIds.length === 0) return [];
