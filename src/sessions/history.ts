@@ -12,11 +12,7 @@ export async function history(ctx: EngineContext, ref: SessionRef, options: Hist
   return ctx.store.read((tx) => historyUnit(tx, ref, o));
 }
 
-function* historyUnit(
-  tx: Tx,
-  ref: SessionRef,
-  o: { branchId?: string | undefined; limit?: number | undefined; before?: number | undefined; withVersions?: boolean | undefined },
-) {
+function* historyUnit(tx: Tx, ref: SessionRef, o: HistoryOptions) {
   const session = yield* ownedSession(tx, ref.id, ref.userId);
   const branch = yield* branchOf(tx, session, o.branchId ?? session.currentBranchId);
   const paged = o.limit !== undefined || o.before !== undefined;

@@ -9,15 +9,11 @@ import { branchOf, lineageTools } from "./log/lineage.js";
 
 export async function toolTrack(ctx: EngineContext, ref: SessionRef, options: { branchId?: string } = {}): Promise<ToolInvocation[]> {
   const o = parseOptions(historyInput, options, "options");
-  return ctx.store.read((tx) => toolTrackUnit(tx, ref, o));
+  return ctx.store.read((tx) => toolTrackUnit(tx, ref, o.branchId));
 }
 
-function* toolTrackUnit(
-  tx: Tx,
-  ref: SessionRef,
-  o: { branchId?: string | undefined; limit?: number | undefined; before?: number | undefined; withVersions?: boolean | undefined },
-) {
+function* toolTrackUnit(tx: Tx, ref: SessionRef, branchId: string | undefined) {
   const session = yield* ownedSession(tx, ref.id, ref.userId);
-  const branch = yield* branchOf(tx, session, o.branchId ?? session.currentBranchId);
+  const branch = yield* branchOf(tx, session, branchId ?? session.currentBranchId);
   return (yield* lineageTools(tx, branch.id)).map(toToolInvocation);
 }
