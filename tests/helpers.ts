@@ -4,7 +4,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, expect } from "vitest";
-import type { Forkpoint, ForkpointOptions } from "../src/index.js";
+import { defineTool, type Forkpoint, type ForkpointOptions } from "../src/index.js";
 import { openForkpoint } from "./fixtures/backend.js";
 
 /** A fresh directory under the OS temp dir (the caller removes it, or uses `tempDatabases`). */
@@ -136,4 +136,16 @@ export function filesUnder(root: string, skipPrefix: string): Record<string, str
   };
   walk(root);
   return out;
+}
+
+/** A `write_file` tool that writes `name` under `dir`; its undo removes the file. */
+export function writeFileTool(dir: string) {
+  return defineTool<{ name: string; text: string }, { path: string }>({
+    name: "write_file",
+    run: async ({ name, text }) => {
+      fs.writeFileSync(path.join(dir, name), text);
+      return { path: name };
+    },
+    undo: async ({ result }) => fs.rmSync(path.join(dir, result.path), { force: true }),
+  });
 }

@@ -3,18 +3,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { AtomicRollbackError, ValidationError, defineTool } from "../../src/index.js";
-import { makeTempDir, rejectionOf, tempDatabases } from "../helpers.js";
+import { makeTempDir, rejectionOf, tempDatabases, writeFileTool } from "../helpers.js";
 
 const dbs = tempDatabases();
 const dir = makeTempDir();
-const writeFile = defineTool<{ name: string; text: string }, { path: string }>({
-  name: "write_file",
-  run: async ({ name, text }) => {
-    fs.writeFileSync(path.join(dir, name), text);
-    return { path: name };
-  },
-  undo: async ({ result }) => fs.rmSync(path.join(dir, result.path), { force: true }),
-});
+const writeFile = writeFileTool(dir);
 const failingUndo = defineTool<{ name: string }, { path: string }>({
   name: "sticky",
   run: async ({ name }) => ({ path: name }),
