@@ -1,5 +1,6 @@
 // Advisory lock keys of a write unit's scope: a session's own key, and one key every session write shares.
 import { createHash } from "node:crypto";
+import { LRUCache } from "lru-cache";
 import type { WriteScope } from "../port/index.js";
 
 /** Held shared by every session write and exclusive by operator calls that cross sessions ("forkpoint" in ASCII). */
@@ -12,13 +13,24 @@ export function sessionKey(sessionId: string): bigint {
   return createHash("sha256").update(sessionId).digest().readBigInt64BE(0);
 }
 
+/** The lock statement of one session's writes, by session id: a session's turns take the same one again and again. */
+const sessionLocks = new LRUCache<string, string>({ max: 10_000 });
+
 /**
- * The statements that take `scope`'s locks, for the transaction's first round trip. Sessions are locked in key order,
- * so two units over overlapping sessions never wait on each other crosswise. Keys are integers: inlining them is safe.
+ * The statements that take `scope`'s locks, for the transaction's first round trip, one after another (SQL leaves the
+ * order of calls within one statement open). Sessions are locked in key order, so two units over overlapping sessions
+ * never wait on each other crosswise. Keys are integers: inlining them is safe.
  */
-export function lockStatements(scope: WriteScope): string[] {
-  if ("global" in scope) return [`SELECT pg_advisory_xact_lock(${GLOBAL_KEY})`];
-  const ids = "sessionId" in scope ? [scope.sessionId] : scope.sessionIds;
-  const keys = [...new Set(ids.map(sessionKey))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  return [`SELECT pg_advisory_xact_lock_shared(${GLOBAL_KEY})`, ...keys.map((k) => `SELECT pg_advisory_xact_lock(${k})`)];
+export function lockStatement(scope: WriteScope): string {
+  if ("global" in scope) return `SELECT pg_advisory_xact_lock(${GLOBAL_KEY})`;
+  if ("sessionId" in scope) {
+    let statement = sessionLocks.get(scope.sessionId);
+    if (statement === undefined) sessionLocks.set(scope.sessionId, (statement = locking([sessionKey(scope.sessionId)])));
+    return statement;
+  }
+  return locking([...new Set(scope.sessionIds.map(sessionKey))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+function locking(keys: bigint[]): string {
+  return [`SELECT pg_advisory_xact_lock_shared(${GLOBAL_KEY})`, ...keys.map((k) => `SELECT pg_advisory_xact_lock(${k})`)].join("; ");
 }

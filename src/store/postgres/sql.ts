@@ -4,8 +4,9 @@
 // (BEGIN, those inserts) are sent without waiting for their answers: on a pipelining client (`pipeline: true`) they
 // share a round trip with the statement after them; on any other the driver queues them in the same order.
 import { createHash } from "node:crypto";
+import { LRUCache } from "lru-cache";
 import type { ClientBase, CustomTypesConfig, QueryArrayResult, QueryConfig, QueryResult } from "pg";
-import { runAsync, type Step } from "../port/index.js";
+import { runAsync, runSync, type Step } from "../port/index.js";
 
 /** Statement names by text: a named statement is parsed and planned once per connection, then only bound. */
 const names = new Map<string, string>();
@@ -105,6 +106,23 @@ function batched(waiting: Statement[]): Statement[] {
   return out;
 }
 
+/** Where each parameter of a batched statement comes from: [statement, parameter] of the writes that wait. */
+type Source = readonly [number, number];
+
+/** Batches by the texts of the writes that wait: a unit of one kind (a turn, say) batches the same way each time. */
+const plans = new LRUCache<string, { text: string; sources: Source[] }[]>({ max: 1_000 });
+
+/** `batched(waiting)`, its texts and parameter layout computed once per sequence of texts. */
+function planned(waiting: Statement[]): Statement[] {
+  const key = waiting.map((st) => st.text).join("\u0000");
+  let plan = plans.get(key);
+  if (plan === undefined) {
+    const traced = waiting.map((st, i) => ({ text: st.text, values: st.values.map((_, k): Source => [i, k]) }));
+    plans.set(key, (plan = batched(traced).map((st) => ({ text: st.text, sources: st.values as Source[] }))));
+  }
+  return plan.map((st) => ({ text: st.text, values: st.sources.map(([i, k]) => waiting[i]!.values[k]) }));
+}
+
 /** One unit's queries: every statement of a unit goes through the client it holds. */
 export class Sql {
   readonly #client: ClientBase;
@@ -134,11 +152,32 @@ export class Sql {
     this.#inFlight = [];
   }
 
-  /** Ends a unit: sends what still waits, then COMMIT. */
+  /** Ends a unit: sends what still waits, then COMMIT (on a pipelining client in one write to the socket). */
   async commit(): Promise<void> {
     if (!this.#sent && this.#waiting.length === 0) return;
-    await runAsync(this.#flush());
-    await this.#settle(this.#client.query("COMMIT"));
+    if (!this.#pipelined) {
+      await runAsync(this.#flush());
+      return void (await this.#settle(this.#client.query("COMMIT")));
+    }
+    const commit = this.#corked(() => {
+      runSync(this.#flush());
+      return this.#client.query("COMMIT");
+    });
+    await this.#settle(commit);
+  }
+
+  /**
+   * `send`'s statements in one write to the socket: a pipelining client writes each statement as it is queued, and
+   * every write wakes the server (a system call and a context switch each, the largest client cost of a turn).
+   */
+  #corked<R>(send: () => R): R {
+    const stream = (this.#client as { connection?: { stream?: { cork?(): void; uncork?(): void } } }).connection?.stream;
+    stream?.cork?.();
+    try {
+      return send();
+    } finally {
+      stream?.uncork?.();
+    }
   }
 
   /** After a failure: whether the server holds an open transaction of this unit to roll back. */
@@ -162,7 +201,7 @@ export class Sql {
     const statements: (string | Statement)[] = [];
     if (this.#begin !== null) statements.push(this.#begin);
     this.#begin = null;
-    if (this.#waiting.length > 0) statements.push(...batched(this.#waiting));
+    if (this.#waiting.length > 0) statements.push(...planned(this.#waiting));
     this.#waiting = [];
     for (const st of statements) {
       const answer = this.#client.query(typeof st === "string" ? st : this.#config(st.text, st.values));
@@ -199,10 +238,20 @@ export class Sql {
 
   /** Runs one prepared statement, after what waits (a statement is parsed and planned once per connection). */
   *#query<R extends QueryResult | QueryArrayResult>(text: string, values: unknown[], rowMode?: "array"): Step<R> {
-    yield* this.#flush();
-    this.#sent = true;
     const config = this.#config(text, values);
-    return (yield this.#settle(rowMode ? this.#client.query({ ...config, rowMode }) : this.#client.query(config))) as R;
+    const query = () => (rowMode ? this.#client.query({ ...config, rowMode }) : this.#client.query(config));
+    let answer: Promise<QueryResult | QueryArrayResult>;
+    if (this.#pipelined)
+      answer = this.#corked(() => {
+        runSync(this.#flush());
+        return query();
+      });
+    else {
+      yield* this.#flush();
+      answer = query();
+    }
+    this.#sent = true;
+    return (yield this.#settle(answer)) as R;
   }
 
   /** Rows as objects keyed by column alias. */

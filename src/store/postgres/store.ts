@@ -6,7 +6,7 @@ import { checkpointsTx } from "./checkpoints.js";
 import { entriesTx } from "./entries.js";
 import { isRetryable, translate } from "./errors.js";
 import { langgraphTx } from "./langgraph.js";
-import { lockStatements } from "./locks.js";
+import { lockStatement } from "./locks.js";
 import { applyMigrations } from "./migrate.js";
 import { movesTx } from "./moves.js";
 import { openPostgres, type PostgresTarget } from "./open.js";
@@ -141,7 +141,7 @@ export class PostgresStore implements Store {
    * anyway, in whatever order their connections reached the server).
    */
   write<T>(scope: WriteScope, body: Body<T>): Promise<T> {
-    const begin = [BEGIN_WRITE, ...lockStatements(scope)].join("; ");
+    const begin = `${BEGIN_WRITE}; ${lockStatement(scope)}`;
     if ("global" in scope) return this.#transaction(begin, body);
     const ids = "sessionId" in scope ? [scope.sessionId] : [...new Set(scope.sessionIds)];
     const before = ids.flatMap((id) => this.#lastWrite.get(id) ?? []);
