@@ -1,6 +1,9 @@
-// Round trips are what a unit costs on a network: a chat turn on PostgreSQL is four statements (BEGIN with its locks,
-// the read of the session's head, its inserts as one statement, COMMIT) in two round trips on a pipelining client
-// (BEGIN goes with the read, the inserts with COMMIT), and what the batched inserts carry comes back exactly.
+// Round trips are what a unit costs on a network. A chat turn on PostgreSQL is four statements on a pipelining client:
+// the first turn a server makes on a session reads its head (BEGIN with its locks and the read, then the inserts as one
+// statement with COMMIT: two round trips); after that the server starts from the head it wrote, which the server checks
+// in the same round trip (BEGIN, the check, the inserts, COMMIT: one round trip, one socket write). A session another
+// server wrote in between fails the check and the turn runs again from a fresh read. What the batched inserts carry
+// comes back exactly.
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { openForkpoint } from "../../src/index.js";
@@ -9,7 +12,7 @@ import { freshPgDatabase, pgServer } from "../fixtures/postgres-database.js";
 const url = await pgServer();
 
 describe.skipIf(!url)("round trips on PostgreSQL", () => {
-  it("a turn is four statements in two round trips; a message's text and metadata come back byte for byte", async () => {
+  it("a turn is one round trip once the server knows the head, two otherwise; text and metadata come back exactly", async () => {
     const pool = new pg.Pool({ connectionString: await freshPgDatabase(), max: 2, pipeline: true } as pg.PoolConfig);
     const sent: string[] = [];
     /** Per round trip, the statements sent while none of its earlier ones had answered. */
@@ -17,10 +20,16 @@ describe.skipIf(!url)("round trips on PostgreSQL", () => {
     let pending = 0;
     /** What the socket saw: "w" per write, "r" per answer read ("ww r ww r" is two round trips on the wire). */
     let wire = "";
+    let flushes = 0;
     pool.on("connect", (client) => {
       const stream = (client as unknown as { connection: { stream: import("node:net").Socket } }).connection.stream;
       const write = stream.write.bind(stream) as (...args: unknown[]) => boolean;
       (stream as unknown as { write: unknown }).write = (...args: unknown[]) => ((wire += "w"), write(...args));
+      // What reaches the kernel: one call per flush of the stream's buffer (a corked run of writes is one).
+      for (const method of ["_write", "_writev"] as const) {
+        const original = (stream as unknown as Record<string, (...args: unknown[]) => unknown>)[method]!.bind(stream);
+        (stream as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => (flushes++, original(...args));
+      }
       // Ahead of the driver's own listener, which answers a read with the next write at once.
       stream.prependListener("data", () => (wire += "r"));
       const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
@@ -37,13 +46,26 @@ describe.skipIf(!url)("round trips on PostgreSQL", () => {
       };
     });
     const fp = openForkpoint({ postgres: pool });
-    try {
-      const s = await fp.createSession({ userId: "u" });
-      await s.turn([{ role: "user", content: "warm" }], { name: "warm" });
-      const hostile = "it's a $1 \\x00ff -- not a comment; DROP TABLE entries; \u00e9\u{1F600} \\' ''";
+    const other = openForkpoint({ postgres: pool.options.connectionString! });
+    const reset = () => {
       sent.length = 0;
       trips.length = 0;
       wire = "";
+      flushes = 0;
+    };
+    try {
+      const s = await fp.createSession({ userId: "u" });
+      reset();
+      await s.turn([{ role: "user", content: "warm" }], { name: "warm" });
+      // The first turn on the session: its head is read first.
+      expect(sent).toHaveLength(4);
+      expect(trips.map((t) => t.length)).toEqual([2, 2]);
+      expect(wire.split(/r+/).filter(Boolean)).toHaveLength(2);
+      expect(flushes).toBe(2);
+      expect(trips[0]![0]).toMatch(/^BEGIN .*pg_advisory_xact_lock/);
+      expect(trips[0]![1]).toMatch(/^SELECT s\.seq/);
+      const hostile = "it's a $1 \\x00ff -- not a comment; DROP TABLE entries; \u00e9\u{1F600} \\' ''";
+      reset();
       const turn = await s.turn(
         [
           { role: "user", content: hostile, metadata: { n: -1.5e-7, big: 2 ** 53 - 1, t: true, nul: null, s: "$2" } },
@@ -52,19 +74,35 @@ describe.skipIf(!url)("round trips on PostgreSQL", () => {
         { name: "it's $3" },
       );
       expect(sent).toHaveLength(4);
+      expect(sent[1]).toMatch(/^SELECT forkpoint_expect_current\(/);
       // The two messages as one two-row insert, the checkpoint beside it.
       expect(sent[2]).toMatch(/^WITH w0 AS \(INSERT INTO entries .* VALUES \(\$1, .*\), \(\$16, .*\)\) INSERT INTO checkpoints /s);
       expect(sent[3]).toBe("COMMIT");
-      expect(trips.map((t) => t.length)).toEqual([2, 2]);
-      // Each trip's statements leave before any answer comes back: two runs of writes, not four.
-      expect(wire.split(/r+/).filter(Boolean)).toHaveLength(2);
-      expect(trips[0]![0]).toMatch(/^BEGIN .*pg_advisory_xact_lock/);
-      const [asked] = await s.history({ branchId: turn.checkpoint.branchId }).then((h) => h.slice(-2));
+      expect(trips.map((t) => t.length)).toEqual([4]);
+      // Every statement of the turn leaves before any answer comes back, in one write to the socket.
+      expect(wire).toMatch(/^w+r+$/);
+      expect(flushes).toBe(1);
+      // Another server writes to the session: this one's next turn finds its head stale and runs again from a read.
+      await (await other.getSession(s.id, { userId: "u" })).append({ role: "user", content: "from the other server" });
+      reset();
+      const after = await s.turn([{ role: "user", content: "after" }], { name: "after" });
+      expect(sent.filter((t) => t === "COMMIT")).toHaveLength(2);
+      expect(sent.filter((t) => /^SELECT s\.seq/.test(t))).toHaveLength(1);
+      expect((await s.history()).map((m) => [m.position, m.content])).toEqual([
+        [1, "warm"],
+        [2, hostile],
+        [3, "ok"],
+        [4, "from the other server"],
+        [5, "after"],
+      ]);
+      expect(after.checkpoint.position).toBe(5);
+      const asked = (await s.history({ branchId: turn.checkpoint.branchId })).find((m) => m.position === 2);
       expect(asked!.content).toBe(hostile);
       expect(asked!.metadata).toEqual({ n: -1.5e-7, big: 2 ** 53 - 1, t: true, nul: null, s: "$2" });
       expect((await s.restore(turn.checkpoint.id)).checkpoint.name).toBe("it's $3");
       expect(await fp.verify()).toMatchObject({ ok: true });
     } finally {
+      await other.close();
       await fp.close();
       await pool.end();
     }

@@ -56,6 +56,7 @@ export function checkpointsTx(sql: Sql): CheckpointsTx {
           r.expiresAt,
           ...(pairs.length === 0 ? [] : [pairs.map((p) => p[0]), pairs.map((p) => p[1])]),
         ],
+        true,
       );
     },
     *getCheckpoint(id: string) {

@@ -27,6 +27,7 @@ import {
   select,
   slice,
 } from "./columns.js";
+import { EXPECT_CURRENT, STAMP } from "./current.js";
 import type { Sql } from "./sql.js";
 
 // Positions are int4; bounds may be Number.MAX_SAFE_INTEGER (a lineage's open end), so they are bound as int8.
@@ -51,7 +52,7 @@ const SESSION_CURRENT_FIELDS = [
 ] as const;
 
 const CURRENT_OF = `SELECT s.seq, s.id, s.user_id, s.title, s.metadata, s.current_branch_id, s.origin_session_id, s.origin_checkpoint_id,
-    s.has_tools, s.has_workspace, s.created_at, s.updated_at, s.retention, s.retention_aged_at, ${select("b", BRANCH_FIELDS)}, ${HEAD_COLS}
+    s.has_tools, s.has_workspace, s.created_at, s.updated_at, s.retention, s.retention_aged_at, ${select("b", BRANCH_FIELDS)}, ${HEAD_COLS}, ${STAMP}
   FROM sessions s JOIN branches b ON b.id = s.current_branch_id
   -- The head entry as a lateral top-1 on (branch_id, position): a generic plan of "position = (SELECT max ...)"
   -- may pick another index of entries and scan the whole branch.
@@ -120,7 +121,9 @@ export function entriesTx(sql: Sql): EntriesTx {
           r.createdAt,
           r.reversible ?? null,
         ],
+        true,
       );
+      sql.wroteEntry(r.branchId, { id: r.id, position: r.position, hash: r.hash, stateId: r.stateId, msgCount: r.msgCount });
     },
     *getEntry(id: string) {
       return yield* sql.one<EntryRow>(`SELECT ${ENTRY_COLS} FROM entries e WHERE e.id = $1`, [id]);
@@ -148,14 +151,26 @@ export function entriesTx(sql: Sql): EntriesTx {
       return t && headFromTuple(t, 0);
     },
     *currentOf(sessionId: string) {
+      const known = sql.speculates ? sql.current.get(sessionId) : undefined;
+      if (known) {
+        // Checked by the server ahead of the unit's writes, in their round trip; a copy, as a read returns.
+        yield* sql.later(EXPECT_CURRENT, [sessionId, known.stamp, known.row.last?.id ?? null], true);
+        sql.see(sessionId, known);
+        return { session: { ...known.row.session }, branch: { ...known.row.branch }, last: known.row.last && { ...known.row.last } };
+      }
       const [t] = yield* sql.tuples(CURRENT_OF, [sessionId]);
       if (!t) return undefined;
       const s = SESSION_CURRENT_FIELDS.length;
-      return {
+      const row = {
         session: slice<SessionRow>(t, 0, SESSION_CURRENT_FIELDS)!,
         branch: slice<BranchRow>(t, s, BRANCH_FIELDS)!,
         last: slice<HeadRow>(t, s + BRANCH_FIELDS.length, HEAD_FIELDS),
       };
+      sql.see(sessionId, {
+        row: { session: { ...row.session }, branch: { ...row.branch }, last: row.last && { ...row.last } },
+        stamp: t.at(-1) as string,
+      });
+      return row;
     },
     *ownEntryAt(branchId: string, position: number) {
       return yield* sql.one<EntryRow>(`SELECT ${ENTRY_COLS} FROM entries e WHERE e.branch_id = $1 AND e.position = $2::bigint`, [

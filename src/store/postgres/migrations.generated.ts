@@ -133,5 +133,13 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     "sql": [
       "DROP INDEX \"branches_session\";"
     ]
+  },
+  {
+    "tag": "0009_expect_current",
+    "folderMillis": 1795752212279,
+    "hash": "90119198ad9f2251b8300f5d325816d7d665f551a9235620a069d65beb418436",
+    "sql": [
+      "-- A write unit that starts from what its server last wrote of a session checks it with this first, in its one round\n-- trip: a session another server changed since fails the unit with FP409, and the unit runs again from a fresh read.\nCREATE OR REPLACE FUNCTION forkpoint_expect_current(ok boolean) RETURNS boolean LANGUAGE plpgsql AS $$\nBEGIN\n  IF NOT ok THEN\n    RAISE EXCEPTION 'forkpoint: the session changed since this server last wrote it' USING ERRCODE = 'FP409';\n  END IF;\n  RETURN true;\nEND\n$$;\n"
+    ]
   }
 ];

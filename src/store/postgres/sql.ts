@@ -6,7 +6,8 @@
 import { createHash } from "node:crypto";
 import { LRUCache } from "lru-cache";
 import type { ClientBase, CustomTypesConfig, QueryArrayResult, QueryConfig, QueryResult } from "pg";
-import { runAsync, runSync, type Step } from "../port/index.js";
+import { runAsync, runSync, type HeadRow, type Step, type WriteScope } from "../port/index.js";
+import { frozen, type CurrentCache, type Known, type Seen } from "./current.js";
 
 /** Statement names by text: a named statement is parsed and planned once per connection, then only bound. */
 const names = new Map<string, string>();
@@ -123,6 +124,9 @@ function planned(waiting: Statement[]): Statement[] {
   return plan.map((st) => ({ text: st.text, values: st.sources.map(([i, k]) => waiting[i]!.values[k]) }));
 }
 
+/** A statement that may change rows (a read that only mentions such a word is taken as one: the cost is a read). */
+const WRITES = /\b(INSERT|UPDATE|DELETE|MERGE|TRUNCATE)\b/i;
+
 /** One unit's queries: every statement of a unit goes through the client it holds. */
 export class Sql {
   readonly #client: ClientBase;
@@ -135,21 +139,70 @@ export class Sql {
   #sent = false;
   /** Whether the client pipelines (`pipeline: true`): statements go without waiting for the answers before them. */
   readonly #pipelined: boolean;
+  /** What the store knows of sessions' current state (see current.ts). */
+  readonly current: CurrentCache;
+  /** Whether this unit is a write transaction. */
+  #writing = false;
+  /** Sessions whose current state this unit read (from the server or from `current`), by id. */
+  #seen = new Map<string, Seen>();
+  /** Whether this unit wrote anything but entries and checkpoints (then what is known of its sessions is dropped). */
+  #dirty = false;
   /** Statements sent whose answers nobody awaited yet, in the order sent. */
   #inFlight: Promise<unknown>[] = [];
 
-  constructor(client: ClientBase, types: CustomTypesConfig) {
+  constructor(client: ClientBase, types: CustomTypesConfig, current: CurrentCache) {
     this.#client = client;
     this.#types = types;
+    this.current = current;
     this.#pipelined = (client as { pipeline?: unknown }).pipeline === true;
   }
 
   /** Starts a unit: `begin` is sent ahead of its first statement (a unit that sends none opens no transaction). */
-  start(begin: string | null): void {
+  start(begin: string | null, writing = false): void {
     this.#begin = begin;
     this.#waiting = [];
     this.#sent = false;
     this.#inFlight = [];
+    this.#writing = writing;
+    this.#seen = new Map();
+    this.#dirty = false;
+  }
+
+  /**
+   * Whether a read of a session's current state may be answered from `current`: in a write unit on a pipelining client,
+   * as its first statement (later ones must see what the unit itself wrote, so they read).
+   */
+  get speculates(): boolean {
+    return this.#writing && this.#pipelined && !this.#sent && this.#waiting.length === 0 && this.#seen.size === 0;
+  }
+
+  /** Notes what this write unit read of a session's current state. */
+  see(sessionId: string, known: Known): void {
+    if (this.#writing) this.#seen.set(sessionId, { known, head: undefined });
+  }
+
+  /** Notes an entry this unit writes: on a session's current branch, it is that branch's new head. */
+  wroteEntry(branchId: string, head: HeadRow): void {
+    for (const seen of this.#seen.values()) {
+      const top = seen.head ?? seen.known.row.last;
+      if (seen.known.row.branch.id === branchId && (top === undefined || head.position > top.position)) seen.head = head;
+    }
+  }
+
+  /**
+   * After the unit: what it read and wrote becomes what the store knows, if it committed having written nothing but
+   * entries and checkpoints; otherwise what is known of its sessions (of all, for a unit across sessions) is dropped.
+   */
+  settle(committed: boolean, scope?: WriteScope): void {
+    if (committed && !this.#dirty) {
+      for (const [id, { known, head }] of this.#seen)
+        this.current.set(id, frozen({ row: { ...known.row, last: head ?? known.row.last }, stamp: known.stamp }));
+      return;
+    }
+    if (!committed && !this.#dirty && this.#seen.size === 0) return;
+    for (const id of this.#seen.keys()) this.current.forget(id);
+    if (scope === undefined || "global" in scope) this.current.clear();
+    else for (const id of "sessionId" in scope ? [scope.sessionId] : scope.sessionIds) this.current.forget(id);
   }
 
   /** Ends a unit: sends what still waits, then COMMIT (on a pipelining client in one write to the socket). */
@@ -231,13 +284,18 @@ export class Sql {
     return { name: nameOf(text), text, values, types: this.#types };
   }
 
-  /** A write whose result the unit does not read: sent with the unit's next statement or its COMMIT. */
-  *later(text: string, values: unknown[] = []): Step<void> {
+  /**
+   * A write whose result the unit does not read: sent with the unit's next statement or its COMMIT. `keepsCurrent`:
+   * the write leaves every session's current state as it was, or says how it changed it (`wroteEntry`).
+   */
+  *later(text: string, values: unknown[] = [], keepsCurrent = false): Step<void> {
+    if (!keepsCurrent) this.#dirty = true;
     this.#waiting.push({ text, values });
   }
 
   /** Runs one prepared statement, after what waits (a statement is parsed and planned once per connection). */
   *#query<R extends QueryResult | QueryArrayResult>(text: string, values: unknown[], rowMode?: "array"): Step<R> {
+    if (!this.#dirty && WRITES.test(text)) this.#dirty = true;
     const config = this.#config(text, values);
     const query = () => (rowMode ? this.#client.query({ ...config, rowMode }) : this.#client.query(config));
     let answer: Promise<QueryResult | QueryArrayResult>;

@@ -3,6 +3,7 @@ import type { CustomTypesConfig, Pool, PoolClient } from "pg";
 import { DatabaseError } from "../../models/errors.js";
 import { runAsync, type Body, type Store, type StoreCapabilities, type Tx, type WriteScope } from "../port/index.js";
 import { checkpointsTx } from "./checkpoints.js";
+import { CurrentCache, STALE_CODE } from "./current.js";
 import { entriesTx } from "./entries.js";
 import { isRetryable, translate } from "./errors.js";
 import { langgraphTx } from "./langgraph.js";
@@ -40,6 +41,8 @@ export class PostgresStore implements Store {
   readonly #lastWrite = new Map<string, Promise<void>>();
   /** One transaction handle (and its statement sender) per pooled connection, made on its first unit. */
   readonly #units = new WeakMap<PoolClient, { sql: Sql; tx: Tx }>();
+  /** Sessions' current state as this store last wrote it: a write unit starts from it, checked by the server. */
+  readonly #current = new CurrentCache();
   #closed = false;
   #closing: Promise<void> | undefined;
 
@@ -94,7 +97,7 @@ export class PostgresStore implements Store {
   #unit(client: PoolClient): { sql: Sql; tx: Tx } {
     let unit = this.#units.get(client);
     if (!unit) {
-      const sql = new Sql(client, this.#types);
+      const sql = new Sql(client, this.#types, this.#current);
       const tx: Tx = {
         ...sessionsTx(sql),
         ...entriesTx(sql),
@@ -109,23 +112,30 @@ export class PostgresStore implements Store {
   }
 
   /** Runs `body` in a transaction opened by `begin` (sent with its first statement, locks included); again on a deadlock. */
-  async #transaction<T>(begin: string, body: Body<T>): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
+  async #transaction<T>(begin: string, body: Body<T>, scope?: WriteScope): Promise<T> {
+    for (let attempt = 0, stale = 0; ; attempt++) {
       const client = await this.#connect();
       let lost: Error | undefined;
       const { sql, tx } = this.#unit(client);
-      sql.start(begin);
+      sql.start(begin, scope !== undefined);
       try {
         try {
           const value = await runAsync(body(tx));
           await sql.commit();
+          sql.settle(true, scope);
           return value;
         } catch (error) {
+          sql.settle(false, scope);
           if (sql.open) await client.query("ROLLBACK").catch((rollback: Error) => (lost = rollback));
           throw error;
         }
       } catch (error) {
         if (isConnectionLoss(error)) lost ??= error as Error;
+        // Another server changed the session since this one last wrote it: run again from a fresh read.
+        if ((error as { code?: unknown }).code === STALE_CODE && stale++ === 0) {
+          attempt--;
+          continue;
+        }
         if (attempt < RETRIES && isRetryable(error)) continue;
         throw translate(error);
       } finally {
@@ -142,10 +152,11 @@ export class PostgresStore implements Store {
    */
   write<T>(scope: WriteScope, body: Body<T>): Promise<T> {
     const begin = `${BEGIN_WRITE}; ${lockStatement(scope)}`;
-    if ("global" in scope) return this.#transaction(begin, body);
+    if ("global" in scope) return this.#transaction(begin, body, scope);
     const ids = "sessionId" in scope ? [scope.sessionId] : [...new Set(scope.sessionIds)];
     const before = ids.flatMap((id) => this.#lastWrite.get(id) ?? []);
-    const run = before.length === 0 ? this.#transaction(begin, body) : Promise.all(before).then(() => this.#transaction(begin, body));
+    const run =
+      before.length === 0 ? this.#transaction(begin, body, scope) : Promise.all(before).then(() => this.#transaction(begin, body, scope));
     const settled = run.then(
       () => undefined,
       () => undefined,
@@ -169,8 +180,10 @@ export class PostgresStore implements Store {
     try {
       const value = await runAsync(body(tx));
       await runAsync(sql.flush());
+      sql.settle(true);
       return value;
     } catch (error) {
+      sql.settle(false);
       if (isConnectionLoss(error)) lost = error as Error;
       throw translate(error);
     } finally {

@@ -1,0 +1,64 @@
+// A session's current branch and head as this store last wrote them: a write unit starts from them without a read,
+// and the server checks them first thing in the unit's one round trip (a turn is then one round trip, not two).
+import { LRUCache } from "lru-cache";
+import type { CurrentRow, HeadRow } from "../port/index.js";
+
+/** What `currentOf` read, with the server's stamp of the session and branch rows it came from. */
+export interface Known {
+  readonly row: CurrentRow;
+  /** md5 of the session's and the current branch's rows as text (`STAMP`): any change to either changes it. */
+  readonly stamp: string;
+}
+
+/** The stamp of `s` (sessions) and `b` (its current branch), the same expression in the read and in the check. */
+export const STAMP = "md5(ROW(s.*)::text || ROW(b.*)::text)";
+
+/**
+ * Fails the transaction unless the session is still as known: the stamp, and the id of the current branch's last own
+ * entry (entries never change once written, so the id stands for the whole head). The failure is `STALE_CODE`; the
+ * store forgets what it knew and runs the unit again from a fresh read.
+ */
+export const EXPECT_CURRENT = `SELECT forkpoint_expect_current(EXISTS (
+  SELECT 1 FROM sessions s JOIN branches b ON b.id = s.current_branch_id
+  WHERE s.id = $1 AND ${STAMP} = $2
+    AND (SELECT e.id FROM entries e WHERE e.branch_id = b.id ORDER BY e.position DESC LIMIT 1) IS NOT DISTINCT FROM $3::text))`;
+
+/** The SQLSTATE `forkpoint_expect_current` raises (a migration defines it). */
+export const STALE_CODE = "FP409";
+
+/** Per session, what this store knows of it: set after a unit commits having changed nothing but the head. */
+export class CurrentCache {
+  /** The sessions a server is busy with: beyond them a write reads its session first, as without this cache. */
+  readonly #known = new LRUCache<string, Known>({ max: 1_000 });
+
+  get(sessionId: string): Known | undefined {
+    return this.#known.get(sessionId);
+  }
+
+  set(sessionId: string, known: Known): void {
+    this.#known.set(sessionId, known);
+  }
+
+  forget(sessionId: string): void {
+    this.#known.delete(sessionId);
+  }
+
+  clear(): void {
+    this.#known.clear();
+  }
+}
+
+/** What one unit read of a session's current state, and the head it wrote on the current branch since. */
+export interface Seen {
+  known: Known;
+  head: HeadRow | undefined;
+}
+
+/** `known` deeply frozen: units share its objects, and none may change what the next unit starts from. */
+export function frozen(known: Known): Known {
+  const { session, branch, last } = known.row;
+  Object.freeze(session);
+  Object.freeze(branch);
+  if (last) Object.freeze(last);
+  return Object.freeze({ row: Object.freeze({ session, branch, last }), stamp: known.stamp });
+}

@@ -1,0 +1,91 @@
+// A server starts a session's writes from the head it last wrote (one round trip): whatever another server did to the
+// session in between (a message, a rollback, an edit, a title, a deletion) must be seen, on the branch it made current.
+import { describe, expect, it } from "vitest";
+import { NotFoundError, openForkpoint } from "../../src/index.js";
+import { freshPgDatabase, pgServer } from "../fixtures/postgres-database.js";
+
+const url = await pgServer();
+
+async function twoServers() {
+  const db = await freshPgDatabase();
+  const a = openForkpoint({ postgres: db });
+  const b = openForkpoint({ postgres: db });
+  const onA = await a.createSession({ userId: "u", title: "t" });
+  await onA.turn([{ role: "user", content: "one" }], { name: "one" });
+  await onA.turn([{ role: "user", content: "two" }], { name: "two" });
+  const onB = await b.getSession(onA.id, { userId: "u" });
+  return { a, b, onA, onB, close: () => Promise.all([a.close(), b.close()]) };
+}
+
+const contents = async (s: { history(): Promise<{ content: unknown }[]> }) => (await s.history()).map((m) => m.content);
+
+describe.skipIf(!url)("a server's known head on PostgreSQL", () => {
+  it("sees another server's rollback: the next turn lands on the branch it made current", async () => {
+    const { a, onA, onB, close } = await twoServers();
+    try {
+      const one = (await onB.listCheckpoints({ name: "one" })).items[0];
+      const moved = await onB.rollback(one!.id);
+      const turn = await onA.turn([{ role: "user", content: "after rollback" }]);
+      expect(turn.checkpoint.branchId).toBe(moved.branch.id);
+      expect(await contents(onA)).toEqual(["one", "after rollback"]);
+      expect((await a.verify()).ok).toBe(true);
+    } finally {
+      await close();
+    }
+  });
+
+  it("sees another server's edit and title change", async () => {
+    const { onA, onB, close } = await twoServers();
+    try {
+      const [first] = await onB.history();
+      await onB.edit(first!.id, { content: "uno" });
+      await onB.update({ title: "renamed" });
+      await onA.turn([{ role: "user", content: "three" }]);
+      expect(await contents(onB)).toEqual(["uno", "three"]);
+      expect((await onA.info()).title).toBe("renamed");
+    } finally {
+      await close();
+    }
+  });
+
+  it("sees its own moves between turns", async () => {
+    const { onA, close } = await twoServers();
+    try {
+      const one = (await onA.listCheckpoints({ name: "one" })).items[0];
+      await onA.rollback(one!.id);
+      await onA.turn([{ role: "user", content: "again" }]);
+      expect(await contents(onA)).toEqual(["one", "again"]);
+      await onA.undo();
+      await onA.turn([{ role: "user", content: "three" }]);
+      expect(await contents(onA)).toEqual(["one", "two", "three"]);
+    } finally {
+      await close();
+    }
+  });
+
+  it("refuses a turn on a session another server deleted, writing nothing", async () => {
+    const { a, onA, b, close } = await twoServers();
+    try {
+      await b.deleteSession(onA.id, { userId: "u" });
+      await expect(onA.turn([{ role: "user", content: "lost" }])).rejects.toBeInstanceOf(NotFoundError);
+      expect((await a.listSessions({ userId: "u" })).items).toHaveLength(0);
+    } finally {
+      await close();
+    }
+  });
+
+  it("keeps positions gapless and the chain whole when two servers take turns at once", async () => {
+    const { a, onA, onB, close } = await twoServers();
+    try {
+      await Promise.all(
+        Array.from({ length: 20 }, (_, i) => (i % 2 ? onA : onB).turn([{ role: "user", content: `m${i}` }], { name: `c${i}` })),
+      );
+      const history = await onA.history();
+      expect(history.map((m) => m.position)).toEqual(Array.from({ length: 22 }, (_, i) => i + 1));
+      expect(new Set(history.map((m) => m.content)).size).toBe(22);
+      expect((await a.verify()).ok).toBe(true);
+    } finally {
+      await close();
+    }
+  });
+});
