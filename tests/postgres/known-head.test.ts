@@ -1,5 +1,6 @@
 // A server starts a session's writes from the head it last wrote (one round trip): whatever another server did to the
 // session in between (a message, a rollback, an edit, a title, a deletion) must be seen, on the branch it made current.
+import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { NotFoundError, openForkpoint } from "../../src/index.js";
 import { freshPgDatabase, pgServer } from "../fixtures/postgres-database.js";
@@ -86,6 +87,51 @@ describe.skipIf(!url)("a server's known head on PostgreSQL", () => {
       expect((await a.verify()).ok).toBe(true);
     } finally {
       await close();
+    }
+  });
+
+  it("reads first, without failing checks again and again, while another server keeps writing the session", async () => {
+    const db = await freshPgDatabase();
+    const sent: string[] = [];
+    const pool = new pg.Pool({ connectionString: db, max: 2, pipeline: true } as pg.PoolConfig);
+    pool.on("connect", (client) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+      (client as unknown as { query: unknown }).query = (config: unknown, ...rest: unknown[]) => {
+        sent.push(typeof config === "string" ? config : (config as { text: string }).text);
+        return query(config, ...rest);
+      };
+    });
+    const a = openForkpoint({ postgres: pool });
+    const b = openForkpoint({ postgres: db });
+    try {
+      const onA = await a.createSession({ userId: "u" });
+      const onB = await b.getSession(onA.id, { userId: "u" });
+      await onA.turn([{ role: "user", content: "a0" }]);
+      /** What A's turn sent: its failed checks (a COMMIT that rolled back) and its reads of the head. */
+      const turnOnA = async (content: string) => {
+        sent.length = 0;
+        await onA.turn([{ role: "user", content }]);
+        const checks = sent.filter((t) => t.startsWith("SELECT forkpoint_expect_current")).length;
+        return { commits: sent.filter((t) => t === "COMMIT").length, checks, reads: sent.filter((t) => /^SELECT s\.seq/.test(t)).length };
+      };
+      // Undisturbed: one check, no read.
+      expect(await turnOnA("a1")).toEqual({ commits: 1, checks: 1, reads: 0 });
+      // B writes: A's check fails once, and A reads.
+      await onB.turn([{ role: "user", content: "b1" }]);
+      expect(await turnOnA("a2")).toEqual({ commits: 2, checks: 1, reads: 1 });
+      // While B keeps writing, A reads first, with no failed check.
+      for (let i = 3; i < 6; i++) {
+        await onB.turn([{ role: "user", content: `b${i}` }]);
+        expect(await turnOnA(`a${i}`)).toEqual({ commits: 1, checks: 0, reads: 1 });
+      }
+      // B stops: one read finds the session as A left it, then A starts from its head again.
+      expect(await turnOnA("a6")).toEqual({ commits: 1, checks: 0, reads: 1 });
+      expect(await turnOnA("a7")).toEqual({ commits: 1, checks: 1, reads: 0 });
+      expect((await onA.history()).map((m) => m.content)).toEqual(["a0", "a1", "b1", "a2", "b3", "a3", "b4", "a4", "b5", "a5", "a6", "a7"]);
+      expect((await a.verify()).ok).toBe(true);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+      await pool.end();
     }
   });
 });

@@ -8,6 +8,11 @@ export interface Known {
   readonly row: CurrentRow;
   /** md5 of the session's and the current branch's rows as text (`STAMP`): any change to either changes it. */
   readonly stamp: string;
+  /**
+   * Another server wrote the session since this one last did: its units read first (two round trips) instead of
+   * failing the check again and again, until a read finds the session as this server left it.
+   */
+  readonly contested?: boolean;
 }
 
 /** The stamp of `s` (sessions) and `b` (its current branch), the same expression in the read and in the check. */
@@ -52,6 +57,8 @@ export class CurrentCache {
 export interface Seen {
   known: Known;
   head: HeadRow | undefined;
+  /** Whether the unit took `known` from the cache, unread (the server checks it). */
+  assumed: boolean;
 }
 
 /** `known` deeply frozen: units share its objects, and none may change what the next unit starts from. */
@@ -60,5 +67,5 @@ export function frozen(known: Known): Known {
   Object.freeze(session);
   Object.freeze(branch);
   if (last) Object.freeze(last);
-  return Object.freeze({ row: Object.freeze({ session, branch, last }), stamp: known.stamp });
+  return Object.freeze({ row: Object.freeze({ session, branch, last }), stamp: known.stamp, contested: known.contested === true });
 }

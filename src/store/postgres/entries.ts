@@ -151,11 +151,11 @@ export function entriesTx(sql: Sql): EntriesTx {
       return t && headFromTuple(t, 0);
     },
     *currentOf(sessionId: string) {
-      const known = sql.speculates ? sql.current.get(sessionId) : undefined;
-      if (known) {
+      const known = sql.current.get(sessionId);
+      if (known && !known.contested && sql.speculates) {
         // Checked by the server ahead of the unit's writes, in their round trip; a copy, as a read returns.
         yield* sql.later(EXPECT_CURRENT, [sessionId, known.stamp, known.row.last?.id ?? null], true);
-        sql.see(sessionId, known);
+        sql.see(sessionId, known, true);
         return { session: { ...known.row.session }, branch: { ...known.row.branch }, last: known.row.last && { ...known.row.last } };
       }
       const [t] = yield* sql.tuples(CURRENT_OF, [sessionId]);
@@ -166,10 +166,14 @@ export function entriesTx(sql: Sql): EntriesTx {
         branch: slice<BranchRow>(t, s, BRANCH_FIELDS)!,
         last: slice<HeadRow>(t, s + BRANCH_FIELDS.length, HEAD_FIELDS),
       };
-      sql.see(sessionId, {
-        row: { session: { ...row.session }, branch: { ...row.branch }, last: row.last && { ...row.last } },
-        stamp: t.at(-1) as string,
-      });
+      const stamp = t.at(-1) as string;
+      // Contested until a read finds the session as this server last wrote it.
+      const contested = known?.contested === true && (known.stamp !== stamp || known.row.last?.id !== row.last?.id);
+      sql.see(
+        sessionId,
+        { row: { session: { ...row.session }, branch: { ...row.branch }, last: row.last && { ...row.last } }, stamp, contested },
+        false,
+      );
       return row;
     },
     *ownEntryAt(branchId: string, position: number) {

@@ -176,9 +176,9 @@ export class Sql {
     return this.#writing && this.#pipelined && !this.#sent && this.#waiting.length === 0 && this.#seen.size === 0;
   }
 
-  /** Notes what this write unit read of a session's current state. */
-  see(sessionId: string, known: Known): void {
-    if (this.#writing) this.#seen.set(sessionId, { known, head: undefined });
+  /** Notes what this write unit read of a session's current state (`assumed`: from the cache, unread). */
+  see(sessionId: string, known: Known, assumed: boolean): void {
+    if (this.#writing) this.#seen.set(sessionId, { known, head: undefined, assumed });
   }
 
   /** Notes an entry this unit writes: on a session's current branch, it is that branch's new head. */
@@ -191,18 +191,21 @@ export class Sql {
 
   /**
    * After the unit: what it read and wrote becomes what the store knows, if it committed having written nothing but
-   * entries and checkpoints; otherwise what is known of its sessions (of all, for a unit across sessions) is dropped.
+   * entries and checkpoints; otherwise what is known of its sessions (of all, for a unit across sessions) is dropped,
+   * except that a session whose check failed (`stale`) stays known as contested.
    */
-  settle(committed: boolean, scope?: WriteScope): void {
+  settle(committed: boolean, scope?: WriteScope, stale = false): void {
     if (committed && !this.#dirty) {
       for (const [id, { known, head }] of this.#seen)
-        this.current.set(id, frozen({ row: { ...known.row, last: head ?? known.row.last }, stamp: known.stamp }));
+        this.current.set(id, frozen({ ...known, row: { ...known.row, last: head ?? known.row.last } }));
       return;
     }
     if (!committed && !this.#dirty && this.#seen.size === 0) return;
-    for (const id of this.#seen.keys()) this.current.forget(id);
     if (scope === undefined || "global" in scope) this.current.clear();
     else for (const id of "sessionId" in scope ? [scope.sessionId] : scope.sessionIds) this.current.forget(id);
+    for (const [id, { known, assumed }] of this.#seen)
+      if (stale && assumed) this.current.set(id, frozen({ ...known, contested: true }));
+      else this.current.forget(id);
   }
 
   /** Ends a unit: sends what still waits, then COMMIT (on a pipelining client in one write to the socket). */

@@ -125,7 +125,7 @@ export class PostgresStore implements Store {
           sql.settle(true, scope);
           return value;
         } catch (error) {
-          sql.settle(false, scope);
+          sql.settle(false, scope, (error as { code?: unknown }).code === STALE_CODE);
           if (sql.open) await client.query("ROLLBACK").catch((rollback: Error) => (lost = rollback));
           throw error;
         }
