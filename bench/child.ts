@@ -4,6 +4,8 @@ export interface Job {
   kind: "chat" | "history" | "pages" | "tools" | "graph" | "baseline" | "pgchat" | "pgprepare" | "pgwriter" | "pgverify";
   system: "peer" | "saver" | "forkpoint" | "sql" | "floor" | "pg" | "pgpeer";
   n?: number; // chat turns, history messages, tool invocations
+  /** pgchat: the message text (bench/util.ts `contentOf`). */
+  content?: "filler" | "words";
   users?: number;
   total?: number;
   samples?: number;
@@ -64,7 +66,7 @@ async function runPg(job: Job, system: "pg" | "pgpeer", reps: number): Promise<u
     case "baseline":
       return {};
     case "pgchat":
-      return (await import("./pg-chat.js")).runPgChat(system, url, job.n!, reps);
+      return (await import("./pg-chat.js")).runPgChat(system, url, job.n!, reps, job.content);
     case "pgprepare":
       return (await import("./pg-writers.js")).runPgPrepare(system, url);
     case "pgwriter":

@@ -2,7 +2,7 @@
 // `openForkpoint({ postgres })`, or PostgresSaver's `put()` with the whole list), then the latest checkpoint read back.
 // The database is the parent's (a fresh one per job); the parent measures its size after this process exits.
 import { openPgSystem, type PgSystem } from "./pg-systems.js";
-import { firstLastMedians, median, now, peakRssMB, timeMedian } from "./util.js";
+import { firstLastMedians, median, now, peakRssMB, timeMedian, type ContentKind } from "./util.js";
 
 export interface PgChatFigures {
   n: number;
@@ -27,8 +27,8 @@ export interface PgChatFigures {
   listsStoredBytes?: number;
 }
 
-export async function runPgChat(system: PgSystem, url: string, n: number, reps: number): Promise<PgChatFigures> {
-  const h = await openPgSystem(system, url);
+export async function runPgChat(system: PgSystem, url: string, n: number, reps: number, kind?: ContentKind): Promise<PgChatFigures> {
+  const h = await openPgSystem(system, url, kind);
   try {
     await h.ready();
     const c = await h.start("user-1", "bench chat");

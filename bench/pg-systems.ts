@@ -4,7 +4,7 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { PgSystem } from "./plan.js";
 import { makeCheckpoint, NEW_VERSIONS, type Msg } from "./lg-checkpoint.js";
-import { content } from "./util.js";
+import { contentOf, type ContentKind } from "./util.js";
 
 export type { PgSystem };
 
@@ -28,10 +28,13 @@ export interface PgHandle {
   close(): Promise<void>;
 }
 
-const turnMessages = (i: number): Msg[] => [
-  { role: "user", content: content(i, "user") },
-  { role: "assistant", content: content(i, "assistant") },
-];
+const messagesOf = (kind: ContentKind | undefined) => {
+  const text = contentOf(kind);
+  return (i: number): Msg[] => [
+    { role: "user", content: text(i, "user") },
+    { role: "assistant", content: text(i, "assistant") },
+  ];
+};
 
 // Loose local views of forkpoint's API (as in forkpoint.ts), so this file runs against whatever the engine exports.
 interface Session {
@@ -47,7 +50,8 @@ interface Fp {
   close(): Promise<void>;
 }
 
-async function openForkpointOn(url: string): Promise<PgHandle> {
+async function openForkpointOn(url: string, kind?: ContentKind): Promise<PgHandle> {
+  const turnMessages = messagesOf(kind);
   const { openForkpoint } = (await import("../src/index.js")) as unknown as { openForkpoint(o: { postgres: string }): Fp };
   const fp = openForkpoint({ postgres: url });
   return {
@@ -75,7 +79,8 @@ async function openForkpointOn(url: string): Promise<PgHandle> {
   };
 }
 
-async function openPostgresSaverOn(url: string): Promise<PgHandle> {
+async function openPostgresSaverOn(url: string, kind?: ContentKind): Promise<PgHandle> {
+  const turnMessages = messagesOf(kind);
   const { PostgresSaver } = await import("@langchain/langgraph-checkpoint-postgres");
   const saver = PostgresSaver.fromConnString(url);
   await saver.setup(); // creates its tables the first time (the parent has a first process do it alone)
@@ -110,6 +115,7 @@ async function openPostgresSaverOn(url: string): Promise<PgHandle> {
   };
 }
 
-export function openPgSystem(system: PgSystem, url: string): Promise<PgHandle> {
-  return system === "pg" ? openForkpointOn(url) : openPostgresSaverOn(url);
+/** `kind`: the message text (`content`'s filler by default; `wordsContent` for the database size with distinct text). */
+export function openPgSystem(system: PgSystem, url: string, kind?: ContentKind): Promise<PgHandle> {
+  return system === "pg" ? openForkpointOn(url, kind) : openPostgresSaverOn(url, kind);
 }

@@ -26,6 +26,8 @@ export interface Plan {
     peerSkipped: number[];
     /** `processes` writer processes at once, each running `turns` turns on each of its `sessions` conversations. */
     writers: { processes: number; sessions: number; turns: number; runs: number };
+    /** Database size only, at this many turns, with messages of distinct words (util.ts `wordsContent`): one run each. */
+    wordsSize: number;
   };
 }
 
@@ -106,6 +108,7 @@ export function makePlan(quick: boolean): Plan {
       chat: pgChat,
       peerSkipped: pgSizes.filter(([, , peer]) => !peer).map(([n]) => n),
       writers: { processes: 8, sessions: 25, turns: 20, runs: quick ? 1 : 2 },
+      wordsSize: 1000,
     },
   };
 }

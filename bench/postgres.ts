@@ -60,6 +60,8 @@ export interface PgResults {
   /** Chat sizes PostgresSaver was not run at (its put rewrites the whole list: quadratic). */
   peerSkipped: number[];
   writers: Partial<Record<PgSystem, PgWritersAgg>>;
+  /** The database at `plan.wordsSize` turns when the messages are distinct words instead of the filler (one run each). */
+  wordsSize: Partial<Record<PgSystem, { n: number; dbBytes: number; tablesBytes: number }>>;
 }
 
 interface Running<T> {
@@ -267,6 +269,7 @@ export async function runPostgresPart(o: PgPartOptions): Promise<PgResults | nul
       chat: { pg: {}, pgpeer: {} },
       peerSkipped: plan.peerSkipped,
       writers: {},
+      wordsSize: {},
     };
     const port = Number(new URL(server.url).port);
     const run = async <T>(job: Job): Promise<{ result: T; rssMB: number }> => {
@@ -311,6 +314,22 @@ export async function runPostgresPart(o: PgPartOptions): Promise<PgResults | nul
         }
       }
       for (const [system, rs] of runs) if (rs.length) results.chat[system][n] = aggregatePgChat(rs);
+    }
+
+    // The database size again with messages of distinct words: the filler repeats, and TOAST compresses a whole list of it.
+    for (const system of (["pgpeer", "pg"] as const).filter((s) => systems.includes(s))) {
+      const n = plan.wordsSize;
+      await attempt(`postgres size with distinct words ${system} N=${n}`, async () => {
+        const db = await fresh();
+        try {
+          await run<PgChatFigures>({ kind: "pgchat", system, n, url: db.url, content: "words" });
+          const size = await sizeOf(db.url);
+          results.wordsSize[system] = { n, dbBytes: size.dbBytes - emptyDbBytes, tablesBytes: size.tablesBytes };
+          log(`pg size ${system.padEnd(6)} N=${n}, distinct words: db +${((size.dbBytes - emptyDbBytes) / 1048576).toFixed(2)} MB`);
+        } finally {
+          await db.drop();
+        }
+      });
     }
 
     // Many writers: `processes` processes on one database, started together; then everything read back.

@@ -70,6 +70,26 @@ export function formatPgTables(r: PgResults | null | undefined): string {
           `(TOAST ${s.default_toast_compression}: ${times(peer.listsRawBytes / peer.listsStoredBytes)}); every message here is "<role> turn <i>: " and the same filler, cut at 200 bytes`,
       );
   }
+  const zp = r.wordsSize?.pgpeer,
+    zf = r.wordsSize?.pg;
+  if (zp || zf) {
+    out.push(
+      "",
+      `PostgreSQL, the database at N = ${int((zp ?? zf)!.n)} turns with messages of distinct words (bench/util.ts wordsContent: a seeded ` +
+        `draw from 170 words, no repeated filler; one run each)`,
+      `  ${"figure".padEnd(22)}${pad("PostgresSaver", 15)}${pad("forkpoint", 12)}${pad("fp ahead", 10)}`,
+    );
+    for (const [label, get] of [
+      ["db size (MB)", (a: { dbBytes: number }) => a.dbBytes],
+      ["  its tables (MB)", (a: { tablesBytes: number }) => a.tablesBytes],
+    ] as const) {
+      const p = zp ? get(zp) : null,
+        f = zf ? get(zf) : null;
+      out.push(
+        `  ${label.padEnd(22)}${pad(p == null ? "-" : mb(p), 15)}${pad(f == null ? "-" : mb(f), 12)}${pad(times(ahead(p, f, false)), 10)}`,
+      );
+    }
+  }
   const wp = r.writers.pgpeer,
     wf = r.writers.pg;
   const any = wp ?? wf;
@@ -160,13 +180,15 @@ export function evaluatePgTargets(r: PgResults | null | undefined): Target[] {
   const p = r?.chat.pgpeer[1000],
     f = r?.chat.pg[1000];
   const z = ahead(p?.dbBytes, f?.dbBytes),
-    zt = ahead(p?.tablesBytes, f?.tablesBytes);
+    zt = ahead(p?.tablesBytes, f?.tablesBytes),
+    words = ahead(r?.wordsSize?.pgpeer?.dbBytes, r?.wordsSize?.pg?.dbBytes);
   add(
     "PostgreSQL, N=1,000: forkpoint's database ≥20× smaller than PostgresSaver's",
     z == null ? null : z >= 20,
     z == null
       ? "N=1,000 not run on both"
-      : `pg_database_size − empty: ${mb(p!.dbBytes)} MB / ${mb(f!.dbBytes)} MB = ${times(z)}; their tables alone: ${mb(p!.tablesBytes)} MB / ${mb(f!.tablesBytes)} MB = ${times(zt)}`,
+      : `pg_database_size − empty: ${mb(p!.dbBytes)} MB / ${mb(f!.dbBytes)} MB = ${times(z)}; their tables alone: ${mb(p!.tablesBytes)} MB / ${mb(f!.tablesBytes)} MB = ${times(zt)}` +
+          (words == null ? "" : ` (with messages of distinct words instead of the filler: ${times(words)}, not judged)`),
   );
   return t;
 }

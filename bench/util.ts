@@ -65,6 +65,33 @@ export function content(i: number, role: "user" | "assistant"): string {
   return (head + filler).slice(0, 200);
 }
 
+/** Pseudo-words from syllables, seeded: a vocabulary of 170 words, the same in every run. */
+const VOCABULARY = (() => {
+  const syllables = ["ka", "lo", "mi", "ren", "to", "sa", "vel", "qu", "dor", "an", "is", "pe", "mur", "ti", "gra", "on"];
+  let seed = 0x2f6b_9a1d;
+  const next = () => ((seed = (Math.imul(seed ^ (seed >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0), seed);
+  const words = new Set<string>();
+  while (words.size < 170) words.add(Array.from({ length: 1 + (next() % 3) }, () => syllables[next() % syllables.length]).join(""));
+  return [...words];
+})();
+
+/**
+ * ~200 bytes of words for turn i, drawn from VOCABULARY by a generator seeded with (i, role): text that repeats its
+ * words as language does, but no run of it as `content`'s filler does (PostgreSQL's TOAST compresses a repeated filler
+ * in a whole-list value 24-32×, which says more about the filler than about a store).
+ */
+export function wordsContent(i: number, role: "user" | "assistant"): string {
+  let seed = (i * 2 + (role === "user" ? 0 : 1) + 1) * 0x9e37_79b1;
+  const next = () => ((seed = (Math.imul(seed ^ (seed >>> 13), 0x5bd1e995) + 0x7f4a7c15) >>> 0), seed);
+  let text = `${role} turn ${i}:`;
+  while (text.length < 200) text += " " + VOCABULARY[next() % VOCABULARY.length];
+  return text.slice(0, 200);
+}
+
+/** Which message text a chat writes: `content`'s filler (the default) or `wordsContent`. */
+export type ContentKind = "filler" | "words";
+export const contentOf = (kind: ContentKind = "filler") => (kind === "words" ? wordsContent : content);
+
 /** Size in bytes of a SQLite database file plus its WAL (the caller checkpoints the WAL first). */
 export function dbBytes(file: string): number {
   let total = 0;
