@@ -44,7 +44,7 @@ export interface EntryRow {
 export type NewEntry = Omit<EntryRow, "seq">;
 
 /** What a lineage's head needs of its last entry (no content: heads are read on every write). */
-export type HeadRow = Pick<EntryRow, "id" | "position" | "hash" | "stateId" | "msgCount">;
+export type HeadRow = Pick<EntryRow, "id" | "position" | "hash" | "stateId" | "msgCount" | "createdAt">;
 
 /** The columns a message needs: what history reads. */
 export type MessageRow = Pick<EntryRow, "id" | "branchId" | "position" | "role" | "content" | "clientId" | "metadata" | "createdAt">;

@@ -63,6 +63,7 @@ export const HEAD_FIELDS: Columns = [
   ["encode($.hash, 'hex')", "hash"],
   ["$.state_id", "stateId"],
   ["$.msg_count", "msgCount"],
+  ["$.created_at", "createdAt"],
 ];
 /** What a checkpoint listing reads: every field but the state and head hash. */
 const LISTED_FIELDS = CHECKPOINT_FIELDS.filter(([, key]) => key !== "stateId" && key !== "headHash");

@@ -51,7 +51,9 @@ const SESSION_CURRENT_FIELDS = [
 ] as const;
 
 const CURRENT_OF = `SELECT s.seq, s.id, s.user_id, s.title, s.metadata, s.current_branch_id, s.origin_session_id, s.origin_checkpoint_id,
-    s.has_tools, s.has_workspace, s.created_at, s.updated_at, s.retention, s.retention_aged_at, ${select("b", BRANCH_FIELDS)}, ${HEAD_COLS}
+    s.has_tools, s.has_workspace, s.created_at, s.updated_at, s.retention, s.retention_aged_at, ${select("b", BRANCH_FIELDS)}, ${HEAD_COLS},
+    -- In the same round trip: a checkpoint written in this unit is never before the session's newest.
+    coalesce((SELECT c.created_at FROM checkpoints c WHERE c.user_id = s.user_id AND c.session_id = s.id ORDER BY c.seq DESC LIMIT 1), 0)
   FROM sessions s JOIN branches b ON b.id = s.current_branch_id
   -- The head entry as a lateral top-1 on (branch_id, position): a generic plan of "position = (SELECT max ...)"
   -- may pick another index of entries and scan the whole branch.
@@ -151,11 +153,9 @@ export function entriesTx(sql: Sql): EntriesTx {
       const [t] = yield* sql.tuples(CURRENT_OF, [sessionId]);
       if (!t) return undefined;
       const s = SESSION_CURRENT_FIELDS.length;
-      return {
-        session: slice<SessionRow>(t, 0, SESSION_CURRENT_FIELDS)!,
-        branch: slice<BranchRow>(t, s, BRANCH_FIELDS)!,
-        last: slice<HeadRow>(t, s + BRANCH_FIELDS.length, HEAD_FIELDS),
-      };
+      const session = slice<SessionRow>(t, 0, SESSION_CURRENT_FIELDS)!;
+      session.lastCheckpointAt = t[t.length - 1] as number;
+      return { session, branch: slice<BranchRow>(t, s, BRANCH_FIELDS)!, last: slice<HeadRow>(t, s + BRANCH_FIELDS.length, HEAD_FIELDS) };
     },
     *ownEntryAt(branchId: string, position: number) {
       return yield* sql.one<EntryRow>(`SELECT ${ENTRY_COLS} FROM entries e WHERE e.branch_id = $1 AND e.position = $2::bigint`, [

@@ -133,5 +133,19 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     "sql": [
       "DROP INDEX \"branches_session\";"
     ]
+  },
+  {
+    "tag": "0009_worried_odin",
+    "folderMillis": 1795751850391,
+    "hash": "277c3f923bcf275e93283cdea036100b820b0a8ec457438f973eb9b6cdead07f",
+    "sql": [
+      "DROP INDEX \"checkpoints_session_created\";",
+      "\nDROP INDEX \"entries_branch_created\";",
+      "\nDROP INDEX \"events_session_created\";",
+      "\nALTER TABLE \"checkpoints\" ADD COLUMN \"weighed\" boolean DEFAULT false NOT NULL;",
+      "\nALTER TABLE \"sessions\" ADD COLUMN \"times_ordered\" boolean DEFAULT false NOT NULL;",
+      "\nUPDATE \"checkpoints\" SET \"weighed\" = true WHERE \"session_id\" IN (SELECT \"id\" FROM \"sessions\" WHERE \"retention\" IS NOT NULL);",
+      "\nCREATE INDEX \"checkpoints_session_weighed_created\" ON \"checkpoints\" USING btree (\"session_id\",\"created_at\",\"seq\") WHERE weighed;"
+    ]
   }
 ];

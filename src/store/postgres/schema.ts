@@ -45,6 +45,12 @@ export const sessions = pgTable(
     retention: text("retention"),
     /** Retention has weighed every checkpoint made up to this time against `keepFor`: each ages out of it once. */
     retentionAgedAt: time("retention_aged_at").notNull().default(0),
+    /**
+     * Times never decrease along each timeline stream (a branch's entries by position, the session's checkpoints and
+     * events by seq), so the timeline walks the indexes those already have. Sessions made before this column, and
+     * imports of documents whose times go back, have it false: their timeline sorts by time instead.
+     */
+    timesOrdered: boolean("times_ordered").notNull().default(false),
     createdAt: time("created_at").notNull(),
     updatedAt: time("updated_at").notNull(),
   },
@@ -110,8 +116,6 @@ export const entries = pgTable(
   (t) => [
     unique("entries_id").on(t.id),
     uniqueIndex("entries_branch_position").on(t.branchId, t.position),
-    // A timeline page reads each branch's entries newest first from here, not the whole session sorted.
-    index("entries_branch_created").on(t.branchId, t.createdAt, t.seq),
     // Tool calls are few among many messages: moves find them without scanning the log.
     index("entries_branch_tools")
       .on(t.branchId, t.position)
@@ -169,6 +173,8 @@ export const checkpoints = pgTable(
     checksum: text("checksum").notNull(),
     createdAt: time("created_at").notNull(),
     expiresAt: time("expires_at"),
+    /** Made while its session had a retention policy (or marked when one was set): only these are in retention's time index. */
+    weighed: boolean("weighed").notNull().default(false),
   },
   (t) => [
     unique("checkpoints_id").on(t.id),
@@ -178,8 +184,11 @@ export const checkpoints = pgTable(
     index("checkpoints_user_session_seq").on(t.userId, t.sessionId, t.seq),
     // Retention (one per name) finds the newest checkpoint of a name without reading the others.
     index("checkpoints_session_name_seq").on(t.sessionId, t.name, t.seq),
-    // A timeline page reads the session's checkpoints newest first (by time: an imported one keeps its old time).
-    index("checkpoints_session_created").on(t.sessionId, t.createdAt, t.seq),
+    // Retention's keepFor reads the checkpoints that aged out since it last looked, by time. Partial: the timeline walks
+    // checkpoints by seq, so a session without a policy writes no entry of it.
+    index("checkpoints_session_weighed_created")
+      .on(t.sessionId, t.createdAt, t.seq)
+      .where(sql`weighed`),
     index("checkpoints_expires")
       .on(t.expiresAt)
       .where(sql`expires_at IS NOT NULL`),
@@ -209,7 +218,8 @@ export const events = pgTable(
     detail: text("detail"),
     createdAt: time("created_at").notNull(),
   },
-  (t) => [index("events_session_seq").on(t.sessionId, t.seq), index("events_session_created").on(t.sessionId, t.createdAt, t.seq)],
+  // The timeline reads a session's events newest first from here: their times never decrease along seq.
+  (t) => [index("events_session_seq").on(t.sessionId, t.seq)],
 );
 
 /** Tool calls written by `importSession`: they ran in another world, so no move of this database ever replays them. */

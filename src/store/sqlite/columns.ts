@@ -65,6 +65,7 @@ export const HEAD_FIELDS: Columns = [
   ["lower(hex($.hash))", "hash"],
   ["$.state_id", "stateId"],
   ["$.msg_count", "msgCount"],
+  ["$.created_at", "createdAt"],
 ];
 /** `$.col` as `alias.col`, or as `col` when the alias is "" (one table, no alias). */
 export const qualify = (column: string, alias: string) => (alias ? column.replaceAll("$", alias) : column.replaceAll("$.", ""));
@@ -156,7 +157,7 @@ export const listedFromTuple = (t: ListedTuple): ListedCheckpoint => ({
 
 // Hashes cross as hex text both ways (hex() / unhex() in SQL): no Buffer per row on the hot path.
 export const HEAD_COLS = select("e", HEAD_FIELDS);
-export type HeadTuple = [string, number, string, number | null, number];
+export type HeadTuple = [string, number, string, number | null, number, number];
 export type CurrentTuple = [
   number,
   string,
@@ -183,6 +184,7 @@ export type CurrentTuple = [
   number | null,
   number,
   number,
+  number,
   string | null,
   number,
 ];
@@ -192,6 +194,7 @@ export const headFromTuple = (t: HeadTuple | CurrentTuple, at: number): HeadRow 
   hash: t[at + 2] as string,
   stateId: t[at + 3] as number | null,
   msgCount: t[at + 4] as number,
+  createdAt: t[at + 5] as number,
 });
 
 /** Checkpoints expired at @now (of @sessionId, or all) that no branch forks from and no running rollback goes to. */

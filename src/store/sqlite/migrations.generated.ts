@@ -205,5 +205,17 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
       "\nUPDATE `checkpoints` SET `weighed` = 1 WHERE `session_id` IN (SELECT `id` FROM `sessions` WHERE `retention` IS NOT NULL);",
       "\nCREATE INDEX `checkpoints_session_name_seq` ON `checkpoints` (`session_id`,`name`,`seq`) WHERE weighed = 1;"
     ]
+  },
+  {
+    "tag": "0015_vengeful_lady_deathstrike",
+    "folderMillis": 1795751847143,
+    "hash": "b43c6cfdba110f8fc2a0b7e4d8f7d8361ea948acc49616916430d36643bdbcca",
+    "sql": [
+      "DROP INDEX `checkpoints_session_created`;",
+      "\nCREATE INDEX `checkpoints_session_weighed_created` ON `checkpoints` (`session_id`,`created_at`,`seq`) WHERE weighed = 1;",
+      "\nDROP INDEX `entries_branch_created`;",
+      "\nDROP INDEX `events_session_created`;",
+      "\nALTER TABLE `sessions` ADD `times_ordered` integer DEFAULT false NOT NULL;"
+    ]
   }
 ];

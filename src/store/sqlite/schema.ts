@@ -22,6 +22,12 @@ export const sessions = sqliteTable(
     retention: text("retention"),
     /** Retention has weighed every checkpoint made up to this time against `keepFor`: each ages out of it once. */
     retentionAgedAt: integer("retention_aged_at").notNull().default(0),
+    /**
+     * Times never decrease along each timeline stream (a branch's entries by position, the session's checkpoints and
+     * events by seq), so the timeline walks the indexes those already have. Sessions made before this column, and
+     * imports of documents whose times go back, have it false: their timeline sorts by time instead.
+     */
+    timesOrdered: integer("times_ordered", { mode: "boolean" }).notNull().default(false),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },
@@ -86,8 +92,6 @@ export const entries = sqliteTable(
   (t) => [
     uniqueIndex("entries_id").on(t.id),
     uniqueIndex("entries_branch_position").on(t.branchId, t.position),
-    // A timeline page reads each branch's entries newest first from here, not the whole session sorted.
-    index("entries_branch_created").on(t.branchId, t.createdAt, t.seq),
     // Tool calls are few among many messages: moves find them without scanning the log.
     index("entries_branch_tools")
       .on(t.branchId, t.position)
@@ -171,8 +175,11 @@ export const checkpoints = sqliteTable(
     index("checkpoints_session_name_seq")
       .on(t.sessionId, t.name, t.seq)
       .where(sql`weighed = 1`),
-    // A timeline page reads the session's checkpoints newest first (by time: an imported one keeps its old time).
-    index("checkpoints_session_created").on(t.sessionId, t.createdAt, t.seq),
+    // Retention's keepFor reads the checkpoints that aged out since it last looked, by time. Partial, as the name index:
+    // the timeline walks checkpoints by seq, so a session without a policy writes no page of it.
+    index("checkpoints_session_weighed_created")
+      .on(t.sessionId, t.createdAt, t.seq)
+      .where(sql`weighed = 1`),
     index("checkpoints_expires")
       .on(t.expiresAt)
       .where(sql`expires_at IS NOT NULL`),
@@ -202,7 +209,8 @@ export const events = sqliteTable(
     detail: text("detail"),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [index("events_session_seq").on(t.sessionId, t.seq), index("events_session_created").on(t.sessionId, t.createdAt, t.seq)],
+  // The timeline reads a session's events newest first from here: their times never decrease along seq.
+  (t) => [index("events_session_seq").on(t.sessionId, t.seq)],
 );
 
 /**
