@@ -14,6 +14,14 @@ export interface BranchRow {
   createdAt: number;
 }
 
+/** A move (rollback, edit) recorded on the branch it makes, written with it: no row of its own (see MovesTx). */
+export interface BranchMove {
+  kind: string;
+  fromBranchId: string;
+  fromPosition: number;
+  toPosition: number;
+}
+
 export type EntryKind = "message" | "state" | "tool";
 
 export interface EntryRow {
@@ -123,7 +131,8 @@ export interface SnapshotRow {
 }
 
 export interface EntriesTx {
-  insertBranch(row: BranchRow): Step<void>;
+  /** Inserts a branch; with `move`, the move that makes it, recorded on it above the session's newest (see `recordMove`). */
+  insertBranch(row: BranchRow, move?: BranchMove): Step<void>;
   getBranch(id: string): Step<BranchRow | undefined>;
   listBranches(sessionId: string): Step<BranchRow[]>;
   /** Branches whose base is `forkEntryId` (null: branches of the session starting at position 0). */

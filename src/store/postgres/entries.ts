@@ -1,5 +1,6 @@
 // Branches, the entry log, tool completions and state snapshots: PostgreSQL's statements and the port's EntriesTx.
 import type {
+  BranchMove,
   BranchRow,
   EntriesTx,
   EntryRow,
@@ -62,12 +63,22 @@ const CURRENT_OF = `SELECT s.seq, s.id, s.user_id, s.title, s.metadata, s.curren
 
 export function entriesTx(sql: Sql): EntriesTx {
   return {
-    *insertBranch(r: BranchRow) {
-      yield* sql.later(
-        `INSERT INTO branches (id, session_id, parent_id, fork_checkpoint_id, fork_position, fork_entry_id, name, reason, created_at)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        [r.id, r.sessionId, r.parentId, r.forkCheckpointId, r.forkPosition, r.forkEntryId, r.name, r.reason, r.createdAt],
-      );
+    *insertBranch(r: BranchRow, move?: BranchMove) {
+      const row = [r.id, r.sessionId, r.parentId, r.forkCheckpointId, r.forkPosition, r.forkEntryId, r.name, r.reason, r.createdAt];
+      if (!move)
+        yield* sql.later(
+          `INSERT INTO branches (id, session_id, parent_id, fork_checkpoint_id, fork_position, fork_entry_id, name, reason, created_at)
+          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+          row,
+        );
+      // The move that makes the branch, on its row, above the session's newest move (which `recordMove` makes it).
+      else
+        yield* sql.later(
+          `INSERT INTO branches (id, session_id, parent_id, fork_checkpoint_id, fork_position, fork_entry_id, name, reason, created_at,
+            move_kind, move_from_branch_id, move_from_position, move_to_position, move_prev)
+          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, (SELECT move_top FROM sessions WHERE id = $2))`,
+          [...row, move.kind, move.fromBranchId, move.fromPosition, move.toPosition],
+        );
     },
     *getBranch(id: string) {
       return yield* sql.one<BranchRow>(`SELECT ${BRANCH_COLS} FROM branches WHERE id = $1`, [id]);

@@ -99,10 +99,12 @@ export function sessionsTx(sql: Sql): SessionsTx {
     },
     *insertEvent(r: Omit<EventRow, "seq">, how?: { asRecorded?: boolean }) {
       // Never before the session's newest event (another server's clock may be behind): the timeline walks events by seq.
+      // INSERT ... SELECT, not VALUES: never merged with another event's insert into one statement, whose rows would
+      // all be weighed against the events before that statement.
       const at = how?.asRecorded
         ? "$6::float8"
         : "GREATEST($6::float8, coalesce((SELECT created_at FROM events WHERE session_id = $1 ORDER BY seq DESC LIMIT 1), 0))";
-      yield* sql.later(`INSERT INTO events (session_id, kind, ref_id, branch_id, detail, created_at) VALUES ($1, $2, $3, $4, $5, ${at})`, [
+      yield* sql.later(`INSERT INTO events (session_id, kind, ref_id, branch_id, detail, created_at) SELECT $1, $2, $3, $4, $5, ${at}`, [
         r.sessionId,
         r.kind,
         r.refId,

@@ -104,8 +104,11 @@ export const TOOL_JOIN = `entries e LEFT JOIN tool_results r ON r.entry_id = e.i
 export const CHECKPOINT_COLS = named("", CHECKPOINT_FIELDS);
 export const MOVE_COLS = `id, session_id AS sessionId, kind, spec, status, pid, pid_start AS pidStart, NULL AS leaseUntil, created_at AS createdAt, finished_at AS finishedAt`;
 export const WORKSPACE_COLS = `session_id AS sessionId, dir, exclude, manifest_id AS manifestId, restoring, updated_at AS updatedAt, host`;
-export const HISTORY_COLS = `seq, session_id AS sessionId, kind, from_branch_id AS fromBranchId, from_position AS fromPosition,
-  to_branch_id AS toBranchId, to_position AS toPosition, undone_at AS undoneAt, created_at AS createdAt`;
+export const HISTORY_COLS = `'m:' || seq AS ref, session_id AS sessionId, kind, from_branch_id AS fromBranchId, from_position AS fromPosition,
+  to_branch_id AS toBranchId, to_position AS toPosition, prev, created_at AS createdAt`;
+/** A move recorded on the branch it made, as a `MoveHistoryRow`. */
+export const BRANCH_MOVE_COLS = `id AS ref, session_id AS sessionId, move_kind AS kind, move_from_branch_id AS fromBranchId,
+  move_from_position AS fromPosition, id AS toBranchId, move_to_position AS toPosition, move_prev AS prev, created_at AS createdAt`;
 export const STEP_COLS = `move_id AS moveId, idx, op, entry_id AS entryId, status, result, error`;
 
 export type EntryTuple = [

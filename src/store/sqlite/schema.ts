@@ -27,6 +27,12 @@ export const sessions = sqliteTable(
      * events by seq), so the timeline walks the indexes those already have. Sessions made before this column, and
      * imports of documents whose times go back, have it false: their timeline sorts by time instead.
      */
+    /**
+     * The session's move stack (undo and redo): the newest standing move (a branch id, for a move recorded on the branch
+     * it made, or "m:<seq>" of move_history) and the undone ones, a JSON array whose last is the next to redo.
+     */
+    moveTop: text("move_top"),
+    moveRedo: text("move_redo"),
     timesOrdered: integer("times_ordered", { mode: "boolean" }).notNull().default(false),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
@@ -51,6 +57,15 @@ export const branches = sqliteTable(
     name: text("name"),
     reason: text("reason").notNull(),
     createdAt: integer("created_at").notNull(),
+    /**
+     * Set on a branch a move (rollback, edit) made: that move, as undo and redo read it. Kept on the row the move writes
+     * anyway, so recording it costs no page of its own; `move_prev` is the move below it on the session's stack.
+     */
+    moveKind: text("move_kind"),
+    moveFromBranchId: text("move_from_branch_id"),
+    moveFromPosition: integer("move_from_position"),
+    moveToPosition: integer("move_to_position"),
+    movePrev: text("move_prev"),
   },
   (t) => [
     uniqueIndex("branches_id").on(t.id),
@@ -267,8 +282,9 @@ export const moves = sqliteTable(
 );
 
 /**
- * A session's own moves (rollback, edit, switch), newest last, for `undo` and `redo`: where each left from and went
- * to. Undone rows are the newest (a new move deletes them: nothing is left to redo); undo and redo are not rows.
+ * The session's moves that made no branch (switches), for `undo` and `redo`: where each left from and went to, and the
+ * move below it on the session's stack (`sessions.move_top`). Rollbacks and edits are recorded on the branch they make.
+ * Undo and redo are not rows; a move deletes the rows it leaves nothing to redo of.
  */
 export const moveHistory = sqliteTable(
   "move_history",
@@ -281,17 +297,13 @@ export const moveHistory = sqliteTable(
     fromPosition: integer("from_position").notNull(),
     toBranchId: text("to_branch_id").notNull(),
     toPosition: integer("to_position").notNull(),
-    /** Set while the move is undone (redo clears it). */
+    /** The move below this one on the session's stack (see sessions.move_top); null at the bottom. */
+    prev: text("prev"),
+    /** Before sessions.move_redo: set while the move was undone (read once, by the migration to the stack). */
     undoneAt: integer("undone_at"),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [
-    index("move_history_session_seq").on(t.sessionId, t.seq),
-    // Only the redo stack: a move forgets it, and redo reads its oldest row, without scanning the session's history.
-    index("move_history_undone")
-      .on(t.sessionId, t.seq)
-      .where(sql`undone_at IS NOT NULL`),
-  ],
+  (t) => [index("move_history_session_seq").on(t.sessionId, t.seq)],
 );
 
 /** The steps of a move, in order. */
