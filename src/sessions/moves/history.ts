@@ -5,10 +5,17 @@ import { commonPrefix, headOf } from "../log/lineage.js";
 import type { MoveTarget } from "./move-plan.js";
 import type { MoveSpec } from "./move-spec.js";
 
-/** The session's position: its current branch's head. */
+/** Positions read in a unit, by the session row they were read with (a row is read anew by each unit). */
+const positions = new WeakMap<SessionRow, MoveTarget>();
+
+/** The session's position: its current branch's head (read once per session row: a move asks twice). */
 export function* sessionPosition(tx: Tx, session: SessionRow): Step<MoveTarget> {
+  const known = positions.get(session);
+  if (known) return known;
   const branch = (yield* tx.getBranch(session.currentBranchId))!;
-  return { branchId: branch.id, position: (yield* headOf(tx, branch)).position };
+  const here = { branchId: branch.id, position: (yield* headOf(tx, branch)).position };
+  positions.set(session, here);
+  return here;
 }
 
 /**
