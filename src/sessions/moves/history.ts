@@ -1,7 +1,7 @@
 // The session's own move history (what undo and redo walk), and where the session is as a move sees it.
 import { ConflictError } from "../../models/errors.js";
 import type { BranchMove, SessionRow, Step, Tx } from "../../store/port/index.js";
-import { commonPrefix, headOf } from "../log/lineage.js";
+import { commonPrefix } from "../log/lineage.js";
 import type { MoveTarget } from "./move-plan.js";
 import type { MoveSpec } from "./move-spec.js";
 
@@ -13,7 +13,9 @@ export function* sessionPosition(tx: Tx, session: SessionRow): Step<MoveTarget> 
   const known = positions.get(session);
   if (known) return known;
   const branch = (yield* tx.getBranch(session.currentBranchId))!;
-  const here = { branchId: branch.id, position: (yield* headOf(tx, branch)).position };
+  // A branch with no entry of its own yet is at its fork position: its fork entry need not be read.
+  const last = yield* tx.lastOwnEntry(branch.id);
+  const here = { branchId: branch.id, position: last ? last.position : branch.forkPosition };
   positions.set(session, here);
   return here;
 }
