@@ -12,7 +12,9 @@ export function movesTx(sql: Sql): MovesTx {
     const [row] = yield* sql.tuples<[string | null, string | null]>(`SELECT move_top, move_redo FROM sessions WHERE id = $1`, [sessionId]);
     return { top: row?.[0] ?? null, redo: row?.[1] ? (JSON.parse(row[1]) as string[]) : [] };
   }
+  // A ref is a string (a move journaled before the stack named its row by a number: nothing is found for it).
   function* moveAt(ref: string): Step<MoveHistoryRow | undefined> {
+    if (typeof ref !== "string") return undefined;
     return ref.startsWith("m:")
       ? yield* sql.one<MoveHistoryRow>(`SELECT ${HISTORY_COLS} FROM move_history WHERE seq = $1`, [Number(ref.slice(2))])
       : yield* sql.one<MoveHistoryRow>(`SELECT ${BRANCH_MOVE_COLS} FROM branches WHERE id = $1 AND move_kind IS NOT NULL`, [ref]);

@@ -52,8 +52,11 @@ export function movesTx(db: Database.Database): MovesTx {
     const row = s.stack.get(sessionId) as { top: string | null; redo: string | null } | undefined;
     return { top: row?.top ?? null, redo: row?.redo ? (JSON.parse(row.redo) as string[]) : [] };
   };
+  // A ref is a string (a move journaled before the stack named its row by a number: nothing is found for it).
   const moveAt = (ref: string): MoveHistoryRow | undefined =>
-    (ref.startsWith("m:") ? s.rowMove.get(Number(ref.slice(2))) : s.branchMove.get(ref)) as MoveHistoryRow | undefined;
+    typeof ref !== "string"
+      ? undefined
+      : ((ref.startsWith("m:") ? s.rowMove.get(Number(ref.slice(2))) : s.branchMove.get(ref)) as MoveHistoryRow | undefined);
   return {
     *appliedTools(sessionId: string) {
       return toolRows(s.appliedTools.all(sessionId));
