@@ -2,6 +2,7 @@
 // The document is untrusted: its links are checked, every hash and checksum is recomputed, and any id already in the
 // database refuses the whole import. The world is not imported: nothing of the new session is applied, and its tool
 // calls (which ran elsewhere, or were written by whoever made the document) are never replayed here.
+import { timesOrdered } from "./transfer/times-ordered.js";
 import { z } from "zod";
 import { ConflictError, ValidationError } from "../models/errors.js";
 import { parseInput, userScope, parseOptions } from "../models/inputs.js";
@@ -154,7 +155,8 @@ function* importSessionUnit(
       ctx.now(),
     );
   }
-  for (const e of doc.events) yield* tx.insertEvent({ sessionId: s.id, ...e });
+  for (const e of doc.events) yield* tx.insertEvent({ sessionId: s.id, ...e }, { asRecorded: true });
+  if (!timesOrdered(doc)) yield* tx.markTimesUnordered(s.id);
   return { id: s.id, userId };
 }
 

@@ -31,14 +31,22 @@ describe("VerifiedItemsCache", () => {
     const c = new VerifiedItemsCache();
     c.written(
       "s",
-      { entryId: null, position: 0, hash: "0", stateId: null, msgCount: 0 },
+      { entryId: null, position: 0, hash: "0", stateId: null, msgCount: 0, createdAt: 0 },
       { segments: segments("b", 2), rows: [row("b", 1, "a"), row("b", 2, "b")] },
     );
-    c.written("s", { entryId: "x", position: 2, hash: "hb2", stateId: null, msgCount: 2 }, { segments: null, rows: [row("b", 3, "c")] });
+    c.written(
+      "s",
+      { entryId: "x", position: 2, hash: "hb2", stateId: null, msgCount: 2, createdAt: 0 },
+      { segments: null, rows: [row("b", 3, "c")] },
+    );
     expect(texts(c, "s")).toEqual(["a", "b", "c"]);
     expect(c.get("s")!.lineage.segments).toEqual(segments("b", 3));
     // Not at the kept head (another process wrote in between): left for the next read to catch up.
-    c.written("s", { entryId: "y", position: 5, hash: "hb5", stateId: null, msgCount: 5 }, { segments: null, rows: [row("b", 6, "f")] });
+    c.written(
+      "s",
+      { entryId: "y", position: 5, hash: "hb5", stateId: null, msgCount: 5, createdAt: 0 },
+      { segments: null, rows: [row("b", 6, "f")] },
+    );
     expect(texts(c, "s")).toEqual(["a", "b", "c"]);
   });
 
@@ -46,7 +54,7 @@ describe("VerifiedItemsCache", () => {
     const c = new VerifiedItemsCache();
     c.written(
       "s",
-      { entryId: null, position: 0, hash: "0", stateId: null, msgCount: 0 },
+      { entryId: null, position: 0, hash: "0", stateId: null, msgCount: 0, createdAt: 0 },
       { segments: segments("b", 3), rows: [row("b", 1, "a"), row("b", 2, "b"), row("b", 3, "c")] },
     );
     const older = c.read("s", c.get("s"), { shared: 2, segments: segments("b", 2), fresh: [] });
@@ -56,7 +64,7 @@ describe("VerifiedItemsCache", () => {
 
   it("keeps at most maxMessages across threads, dropping the least recently used first", () => {
     const c = new VerifiedItemsCache(3);
-    const start = { entryId: null, position: 0, hash: "0", stateId: null, msgCount: 0 };
+    const start = { entryId: null, position: 0, hash: "0", stateId: null, msgCount: 0, createdAt: 0 };
     c.written("s1", start, { segments: segments("b1", 2), rows: [row("b1", 1, "a"), row("b1", 2, "b")] });
     c.written("s2", start, { segments: segments("b2", 1), rows: [row("b2", 1, "x")] });
     expect([texts(c, "s1"), texts(c, "s2")]).toEqual([["a", "b"], ["x"]]);

@@ -18,6 +18,32 @@ async function twoServers() {
   return { a, b, onA, onB, close: () => Promise.all([a.close(), b.close()]) };
 }
 
+/** A pipelining pool that records the text of every statement its clients send. */
+async function countingPool() {
+  const db = await freshPgDatabase();
+  const sent: string[] = [];
+  const pool = new pg.Pool({ connectionString: db, max: 2, pipeline: true } as pg.PoolConfig);
+  pool.on("connect", (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+    (client as unknown as { query: unknown }).query = (config: unknown, ...rest: unknown[]) => {
+      sent.push(typeof config === "string" ? config : (config as { text: string }).text);
+      return query(config, ...rest);
+    };
+  });
+  return { db, pool, sent };
+}
+
+/** What `call` sent: its COMMITs (a failed check's rolls back), its checks of a known head, and its reads of the head. */
+async function costOf(sent: string[], call: () => Promise<unknown>) {
+  sent.length = 0;
+  await call();
+  return {
+    commits: sent.filter((t) => t === "COMMIT").length,
+    checks: sent.filter((t) => t.startsWith("SELECT forkpoint_expect_current")).length,
+    reads: sent.filter((t) => /^SELECT s\.seq/.test(t)).length,
+  };
+}
+
 const contents = async (s: { history(): Promise<{ content: unknown }[]> }) => (await s.history()).map((m) => m.content);
 
 describe.skipIf(!url)("a server's known head on PostgreSQL", () => {
@@ -91,29 +117,14 @@ describe.skipIf(!url)("a server's known head on PostgreSQL", () => {
   });
 
   it("reads first, without failing checks again and again, while another server keeps writing the session", async () => {
-    const db = await freshPgDatabase();
-    const sent: string[] = [];
-    const pool = new pg.Pool({ connectionString: db, max: 2, pipeline: true } as pg.PoolConfig);
-    pool.on("connect", (client) => {
-      const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
-      (client as unknown as { query: unknown }).query = (config: unknown, ...rest: unknown[]) => {
-        sent.push(typeof config === "string" ? config : (config as { text: string }).text);
-        return query(config, ...rest);
-      };
-    });
+    const { db, pool, sent } = await countingPool();
     const a = openForkpoint({ postgres: pool });
     const b = openForkpoint({ postgres: db });
     try {
       const onA = await a.createSession({ userId: "u" });
       const onB = await b.getSession(onA.id, { userId: "u" });
       await onA.turn([{ role: "user", content: "a0" }]);
-      /** What A's turn sent: its failed checks (a COMMIT that rolled back) and its reads of the head. */
-      const turnOnA = async (content: string) => {
-        sent.length = 0;
-        await onA.turn([{ role: "user", content }]);
-        const checks = sent.filter((t) => t.startsWith("SELECT forkpoint_expect_current")).length;
-        return { commits: sent.filter((t) => t === "COMMIT").length, checks, reads: sent.filter((t) => /^SELECT s\.seq/.test(t)).length };
-      };
+      const turnOnA = (content: string) => costOf(sent, () => onA.turn([{ role: "user", content }]));
       // Undisturbed: one check, no read.
       expect(await turnOnA("a1")).toEqual({ commits: 1, checks: 1, reads: 0 });
       // B writes: A's check fails once, and A reads.
@@ -129,6 +140,33 @@ describe.skipIf(!url)("a server's known head on PostgreSQL", () => {
       expect(await turnOnA("a7")).toEqual({ commits: 1, checks: 1, reads: 0 });
       expect((await onA.history()).map((m) => m.content)).toEqual(["a0", "a1", "b1", "a2", "b3", "a3", "b4", "a4", "b5", "a5", "a6", "a7"]);
       expect((await a.verify()).ok).toBe(true);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+      await pool.end();
+    }
+  });
+
+  it("sees another server's checkpoint: the next one is never before it", async () => {
+    const { db, pool, sent } = await countingPool();
+    const a = openForkpoint({ postgres: pool });
+    const b = openForkpoint({ postgres: db });
+    try {
+      const onA = await a.createSession({ userId: "u" });
+      await onA.turn([{ role: "user", content: "a0" }], { name: "a0" });
+      expect(await costOf(sent, () => onA.turn([{ role: "user", content: "a1" }], { name: "a1" }))).toEqual({
+        commits: 1,
+        checks: 1,
+        reads: 0,
+      });
+      const theirs = await (await b.getSession(onA.id, { userId: "u" })).checkpoint({ name: "b" });
+      expect(await costOf(sent, () => onA.turn([{ role: "user", content: "a2" }], { name: "a2" }))).toEqual({
+        commits: 2,
+        checks: 1,
+        reads: 1,
+      });
+      const ours = (await onA.listCheckpoints({ name: "a2" })).items[0]!;
+      expect(ours.createdAt.getTime()).toBeGreaterThanOrEqual(theirs.createdAt.getTime());
+      expect((await onA.timeline({ limit: 3 })).items.map((i) => i.summary)).toEqual(['checkpoint "a2"', "user message", 'checkpoint "b"']);
     } finally {
       await Promise.all([a.close(), b.close()]);
       await pool.end();

@@ -203,7 +203,7 @@ describe("retention", () => {
     const live = "(expires_at IS NULL OR expires_at > 0)";
     const statements = [
       // The one keepFor weighs next: after the watermark time, oldest first.
-      `SELECT id FROM checkpoints INDEXED BY checkpoints_session_created WHERE session_id = $1 AND created_at > $2 AND created_at <= $3 AND ${live} ORDER BY created_at, seq LIMIT 16`,
+      `SELECT id FROM checkpoints INDEXED BY checkpoints_session_weighed_created WHERE session_id = $1 AND weighed = 1 AND created_at > $2 AND created_at <= $3 AND ${live} ORDER BY created_at, seq LIMIT 16`,
       // The Nth newest live one (keepLast).
       `SELECT id FROM checkpoints INDEXED BY checkpoints_user_session_seq WHERE user_id = $1 AND session_id = $2 AND ${live} ORDER BY seq DESC LIMIT 1 OFFSET 10`,
       // The newest of a name (onePerName).

@@ -52,6 +52,17 @@ describe("upgrading a database written by forkpoint's first schema", () => {
         const moved = await s.rollback(afterTool.id);
         expect(moved.replayed.map((t) => t.tool)).toEqual(["note"]);
         expect(await fp.verify()).toEqual({ ok: true, sessions: 2, problems: [] });
+        // Its sessions predate ordered times: the timeline sorts them by time, and pages it the same way.
+        const timeline = (await s.timeline({ limit: 1000 })).items;
+        expect(timeline.map((i) => i.at.getTime())).toEqual(timeline.map((i) => i.at.getTime()).sort((x, y) => y - x));
+        const paged: typeof timeline = [];
+        let cursor: string | null = null;
+        do {
+          const page: Awaited<ReturnType<typeof s.timeline>> = await s.timeline({ limit: 2, cursor });
+          paged.push(...page.items);
+          cursor = page.nextCursor;
+        } while (cursor);
+        expect(paged).toEqual(timeline);
         const bob = (await fp.listCheckpoints({ userId: "bob" })).items.map((c) => c.name);
         expect(bob).toEqual(["bob-1"]);
       } finally {

@@ -10,13 +10,22 @@ export interface Head {
   hash: string;
   stateId: number | null;
   msgCount: number;
+  /** The head entry's time: the next entry's is never before it (the timeline walks a branch by position). */
+  createdAt: number;
 }
 
-const GENESIS: Head = { entryId: null, position: 0, hash: GENESIS_HASH, stateId: null, msgCount: 0 };
+const GENESIS: Head = { entryId: null, position: 0, hash: GENESIS_HASH, stateId: null, msgCount: 0, createdAt: 0 };
 
 export function headOfEntry(entry: HeadRow | undefined): Head {
   if (!entry) return GENESIS;
-  return { entryId: entry.id, position: entry.position, hash: entry.hash, stateId: entry.stateId, msgCount: entry.msgCount };
+  return {
+    entryId: entry.id,
+    position: entry.position,
+    hash: entry.hash,
+    stateId: entry.stateId,
+    msgCount: entry.msgCount,
+    createdAt: entry.createdAt,
+  };
 }
 
 /** The head of a branch: its last own entry, or its fork entry when it has none yet. O(1) index lookups. */

@@ -50,7 +50,8 @@ export function* writeEntry(
     stateId: fields.state ? fields.state.id : head.stateId,
     msgCount: head.msgCount + (fields.kind === "message" ? 1 : 0),
     hash: "",
-    createdAt: ctx.now(),
+    // Hashed, so settled first: never before the head's, whatever another writer's clock says.
+    createdAt: Math.max(ctx.now(), head.createdAt),
   };
   row.hash = entryHash(head.hash, row, fields.state ? fields.state.hash : null);
   yield* tx.insertEntry(row);
@@ -69,11 +70,21 @@ export interface CheckpointFields {
   expiresAt: number | null;
 }
 
-/** Records a checkpoint at `head` of `branchId`: O(1), nothing of the history is copied. */
+/** Who a checkpoint belongs to, with the time of the session's newest checkpoint when the caller read it already. */
+export interface CheckpointSession {
+  id: string;
+  userId: string;
+  lastCheckpointAt?: number;
+}
+
+/**
+ * Records a checkpoint at `head` of `branchId`: O(1), nothing of the history is copied. Its time is never before the
+ * session's newest checkpoint's (the timeline walks them by seq); `session.lastCheckpointAt` is kept for the next one.
+ */
 export function* writeCheckpoint(
   ctx: EngineContext,
   tx: Tx,
-  session: { id: string; userId: string },
+  session: CheckpointSession,
   branchId: string,
   head: Head,
   fields: CheckpointFields,
@@ -89,13 +100,14 @@ export function* writeCheckpoint(
     metadata: fields.metadata,
     userId: session.userId,
     headHash: head.hash,
-    createdAt: ctx.now(),
+    createdAt: Math.max(ctx.now(), session.lastCheckpointAt ?? (yield* tx.lastCheckpointAt(session.userId, session.id))),
     expiresAt: fields.expiresAt,
     stateId: head.stateId,
     checksum: "",
   };
   row.checksum = checkpointChecksum(row, yield* stateHashOf(tx, head.stateId));
   yield* tx.insertCheckpoint(row, row.createdAt);
+  session.lastCheckpointAt = row.createdAt;
   return row;
 }
 
@@ -103,7 +115,7 @@ export function* writeCheckpoint(
 export function* writeMessages(
   ctx: EngineContext,
   tx: Tx,
-  session: { id: string; userId: string },
+  session: CheckpointSession,
   branchId: string,
   head: Head,
   fields: EntryFields[],
@@ -126,7 +138,7 @@ export function* writeMessages(
 export function* autoCheckpointAfterMessage(
   ctx: EngineContext,
   tx: Tx,
-  session: { id: string; userId: string },
+  session: CheckpointSession,
   entry: EntryRow,
 ): Step<CheckpointRow | undefined> {
   const every = ctx.autoCheckpoint.everyMessages;

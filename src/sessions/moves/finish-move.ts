@@ -5,7 +5,7 @@ import type { EngineContext } from "../core/context.js";
 import { toBranch, toMessage, toToolInvocation } from "../core/rows.js";
 import { headOfEntry } from "../log/lineage.js";
 import { autoCheckpointAfterMessage, writeEntry } from "../log/writer.js";
-import { moveEvent, recordInHistory } from "./history.js";
+import { branchMove, moveEvent, recordInHistory } from "./history.js";
 import type { MoveOutcome, MoveSpec, WithinMove } from "./move-spec.js";
 
 /** What the journal says a move did; runs inside a unit of work. */
@@ -57,7 +57,7 @@ export function* finishMoveTx(ctx: EngineContext, tx: Tx, spec: MoveSpec, moveId
   if (spec.newBranch) {
     branchRow = spec.newBranch;
     branchRow.createdAt = now;
-    yield* tx.insertBranch(branchRow);
+    yield* tx.insertBranch(branchRow, branchMove(spec));
     if (spec.edit) {
       const base = spec.edit.base ?? headOfEntry(branchRow.forkEntryId ? yield* tx.getEntry(branchRow.forkEntryId) : undefined);
       const row = yield* writeEntry(ctx, tx, branchRow.id, base, spec.edit.fields, spec.edit.id);

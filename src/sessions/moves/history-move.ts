@@ -34,6 +34,6 @@ function* moveInHistoryUnit(tx: Tx, session: SessionRow, op: "undo" | "redo"): S
     target: { branchId: branch.id, position: (yield* headOf(tx, branch)).position },
     newBranch: null,
     edit: null,
-    history: { op, seq: row.seq, kind: row.kind },
+    history: { op, ref: row.ref, kind: row.kind },
   };
 }

@@ -1,14 +1,23 @@
 // The session's own move history (what undo and redo walk), and where the session is as a move sees it.
 import { ConflictError } from "../../models/errors.js";
-import type { SessionRow, Step, Tx } from "../../store/port/index.js";
-import { commonPrefix, headOf } from "../log/lineage.js";
+import type { BranchMove, SessionRow, Step, Tx } from "../../store/port/index.js";
+import { commonPrefix } from "../log/lineage.js";
 import type { MoveTarget } from "./move-plan.js";
 import type { MoveSpec } from "./move-spec.js";
 
-/** The session's position: its current branch's head. */
+/** Positions read in a unit, by the session row they were read with (a row is read anew by each unit). */
+const positions = new WeakMap<SessionRow, MoveTarget>();
+
+/** The session's position: its current branch's head (read once per session row: a move asks twice). */
 export function* sessionPosition(tx: Tx, session: SessionRow): Step<MoveTarget> {
+  const known = positions.get(session);
+  if (known) return known;
   const branch = (yield* tx.getBranch(session.currentBranchId))!;
-  return { branchId: branch.id, position: (yield* headOf(tx, branch)).position };
+  // A branch with no entry of its own yet is at its fork position: its fork entry need not be read.
+  const last = yield* tx.lastOwnEntry(branch.id);
+  const here = { branchId: branch.id, position: last ? last.position : branch.forkPosition };
+  positions.set(session, here);
+  return here;
 }
 
 /**
@@ -40,9 +49,9 @@ export function moveEvent(spec: MoveSpec): "rollback" | "edit" | "switch" | "und
  */
 export function* recordInHistory(tx: Tx, spec: MoveSpec, to: MoveTarget, at: number): Step<void> {
   if (spec.history) {
-    const { op, seq, kind } = spec.history;
+    const { op, ref, kind } = spec.history;
     // The per-session write lock already serializes undo and redo; this catches a history changed under the move.
-    if (!(yield* tx.setMoveUndone(seq, op === "undo" ? at : null)))
+    if (!(yield* tx.setMoveUndone(spec.sessionId, ref, op)))
       throw new ConflictError(
         `the move to ${op} was ${op === "undo" ? "undone" : "redone"} meanwhile`,
         op === "undo" ? "NOTHING_TO_UNDO" : "NOTHING_TO_REDO",
@@ -58,13 +67,30 @@ export function* recordInHistory(tx: Tx, spec: MoveSpec, to: MoveTarget, at: num
     return;
   }
   if (!spec.from || spec.from.branchId === to.branchId) return;
-  yield* tx.recordMove({
-    sessionId: spec.sessionId,
+  yield* tx.recordMove(
+    {
+      sessionId: spec.sessionId,
+      kind: spec.kind,
+      fromBranchId: spec.from.branchId,
+      fromPosition: spec.from.position,
+      toBranchId: to.branchId,
+      toPosition: to.position,
+      createdAt: at,
+    },
+    spec.newBranch !== null && spec.newBranch.id === to.branchId,
+  );
+}
+
+/**
+ * The move a new branch records on its own row (so a rollback or edit writes no row for it): where the session left
+ * from, and the branch's position after the move (its fork position, or the edited message's).
+ */
+export function branchMove(spec: MoveSpec): BranchMove | undefined {
+  if (!spec.newBranch || !spec.from || spec.history) return undefined;
+  return {
     kind: spec.kind,
     fromBranchId: spec.from.branchId,
     fromPosition: spec.from.position,
-    toBranchId: to.branchId,
-    toPosition: to.position,
-    createdAt: at,
-  });
+    toPosition: spec.newBranch.forkPosition + (spec.edit ? 1 : 0),
+  };
 }

@@ -23,7 +23,7 @@ export interface MoveSpec {
   /** Where the session was when the move was planned: what `undo` goes back to (absent in older journals). */
   from?: MoveTarget;
   /** Set on `undo` and `redo`: the history row they take back or do again (they are not rows of it themselves). */
-  history?: { op: "undo" | "redo"; seq: number; kind: string };
+  history?: { op: "undo" | "redo"; ref: string; kind: string };
   /**
    * The target is where the session already is (a rollback to the head it is at, a switch to the current branch):
    * when the world's applied set matches too (nothing to undo or replay), the move changes nothing.

@@ -92,6 +92,8 @@ export interface CheckpointsTx {
    */
   insertCheckpoint(row: NewCheckpoint, insertedAt: number): Step<void>;
   getCheckpoint(id: string): Step<CheckpointRow | undefined>;
+  /** The time of the session's newest checkpoint (expired ones included; 0: none). */
+  lastCheckpointAt(userId: string, sessionId: string): Step<number>;
   /** A checkpoint with its branch and anchor entries, in one lookup (what a rollback verifies). */
   checkpointAnchor(id: string): Step<CheckpointAnchorRow | undefined>;
   listCheckpoints(filter: CheckpointFilter): Step<ListedCheckpoint[]>;

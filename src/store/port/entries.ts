@@ -14,6 +14,14 @@ export interface BranchRow {
   createdAt: number;
 }
 
+/** A move (rollback, edit) recorded on the branch it makes, written with it: no row of its own (see MovesTx). */
+export interface BranchMove {
+  kind: string;
+  fromBranchId: string;
+  fromPosition: number;
+  toPosition: number;
+}
+
 export type EntryKind = "message" | "state" | "tool";
 
 export interface EntryRow {
@@ -44,7 +52,7 @@ export interface EntryRow {
 export type NewEntry = Omit<EntryRow, "seq">;
 
 /** What a lineage's head needs of its last entry (no content: heads are read on every write). */
-export type HeadRow = Pick<EntryRow, "id" | "position" | "hash" | "stateId" | "msgCount">;
+export type HeadRow = Pick<EntryRow, "id" | "position" | "hash" | "stateId" | "msgCount" | "createdAt">;
 
 /** The columns a message needs: what history reads. */
 export type MessageRow = Pick<EntryRow, "id" | "branchId" | "position" | "role" | "content" | "clientId" | "metadata" | "createdAt">;
@@ -123,7 +131,8 @@ export interface SnapshotRow {
 }
 
 export interface EntriesTx {
-  insertBranch(row: BranchRow): Step<void>;
+  /** Inserts a branch; with `move`, the move that makes it, recorded on it above the session's newest (see `recordMove`). */
+  insertBranch(row: BranchRow, move?: BranchMove): Step<void>;
   getBranch(id: string): Step<BranchRow | undefined>;
   listBranches(sessionId: string): Step<BranchRow[]>;
   /** Branches whose base is `forkEntryId` (null: branches of the session starting at position 0). */

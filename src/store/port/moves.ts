@@ -38,15 +38,16 @@ export interface MoveStepRow {
 
 /** One of a session's own moves, as `undo` and `redo` read them. */
 export interface MoveHistoryRow {
-  seq: number;
+  /** Where it is recorded: the id of the branch it made (rollback, edit), or "m:<seq>" (a move that made none). */
+  ref: string;
   sessionId: string;
   kind: string;
   fromBranchId: string;
   fromPosition: number;
   toBranchId: string;
   toPosition: number;
-  /** When the move was undone; null while it stands. */
-  undoneAt: number | null;
+  /** The move below it on the session's stack (null: none). */
+  prev: string | null;
   createdAt: number;
 }
 
@@ -78,14 +79,17 @@ export interface MovesTx {
     result: string | null,
     error: string | null,
   ): Step<boolean>;
-  /** Records a session's move as its newest, and forgets its undone ones (a new move leaves nothing to redo). */
-  recordMove(row: Omit<MoveHistoryRow, "seq" | "undoneAt">): Step<void>;
+  /**
+   * Makes a move the session's newest, and forgets its undone ones (a new move leaves nothing to redo). `onBranch`: the
+   * move made `toBranchId`, and `insertBranch` recorded it there; otherwise it gets a row of its own.
+   */
+  recordMove(row: Omit<MoveHistoryRow, "ref" | "prev">, onBranch: boolean): Step<void>;
   /** The session's newest move that stands (what `undo` takes back). */
   moveToUndo(sessionId: string): Step<MoveHistoryRow | undefined>;
-  /** The session's oldest undone move (what `redo` does again). */
+  /** The session's last undone move (what `redo` does again). */
   moveToRedo(sessionId: string): Step<MoveHistoryRow | undefined>;
-  /** Marks a standing move undone (`at`) or an undone one standing again (null): false when it was not as expected. */
-  setMoveUndone(seq: number, at: number | null): Step<boolean>;
+  /** Undoes the newest standing move, or redoes the last undone one: false when `ref` is not that move (any more). */
+  setMoveUndone(sessionId: string, ref: string, op: "undo" | "redo"): Step<boolean>;
 
   /** Deletes finished moves (and their steps) of one session or all, keeping any with a step of unknown outcome. */
   deleteFinishedMoves(sessionId?: string): Step<number>;

@@ -18,6 +18,11 @@ export interface SessionRow {
   retentionAgedAt: number;
   createdAt: number;
   updatedAt: number;
+  /**
+   * The time of the session's newest checkpoint (0: none), where the read of the session gives it in the same round trip (PostgreSQL's `currentOf`): a new checkpoint's time
+   * is never before it, so the timeline's checkpoints stay in time order along seq.
+   */
+  lastCheckpointAt?: number;
 }
 
 export type NewSession = Omit<SessionRow, "seq" | "hasTools" | "hasWorkspace" | "retention" | "retentionAgedAt">;
@@ -78,11 +83,21 @@ export interface SessionsTx {
    */
   deleteSession(sessionId: string): Step<void>;
 
-  insertEvent(row: Omit<EventRow, "seq">): Step<void>;
+  /**
+   * Inserts an event; its time is raised to the session's newest event's when the clock went back (the timeline walks
+   * events by seq), unless `asRecorded` (an import keeps a document's times exactly).
+   */
+  insertEvent(row: Omit<EventRow, "seq">, how?: { asRecorded?: boolean }): Step<void>;
   /** The session's events (not entries), in the order they happened. */
   sessionEvents(sessionId: string): Step<EventRow[]>;
-  /** Entries, checkpoints, branches and events of a session, newest first, below `before`. */
+  /**
+   * Entries, checkpoints, branches and events of a session, newest first, below `before`. A session with its times in
+   * order (every one written since `timesOrdered`) is read along the positions and seqs its streams are indexed by.
+   */
   timeline(userId: string, sessionId: string, before: TimelineKey | undefined, limit: number): Step<TimelineRow[]>;
+
+  /** Records that some of the session's times go back along its streams (an imported document's): its timeline sorts. */
+  markTimesUnordered(sessionId: string): Step<void>;
 
   /** Sets (or, with null, clears) the session's retention policy and where its `keepFor` weighing stands. */
   setRetention(sessionId: string, retention: string | null, agedAt: number): Step<void>;

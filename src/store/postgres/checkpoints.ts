@@ -32,8 +32,9 @@ export function checkpointsTx(sql: Sql): CheckpointsTx {
       const pairs = indexedMetadata(r.metadata);
       // With metadata, its index rows go in the same statement (most checkpoints have none: they pay nothing).
       const insert = `INSERT INTO checkpoints (id, session_id, branch_id, position, name, auto, metadata, user_id, state_id, head_hash,
-          checksum, created_at, expires_at)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`;
+          checksum, created_at, expires_at, weighed)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
+          coalesce((SELECT retention IS NOT NULL FROM sessions WHERE id = $2), false))`;
       yield* sql.later(
         pairs.length === 0
           ? insert
@@ -58,6 +59,14 @@ export function checkpointsTx(sql: Sql): CheckpointsTx {
         ],
         true,
       );
+      sql.wroteCheckpoint(r.sessionId, r.createdAt);
+    },
+    *lastCheckpointAt(userId: string, sessionId: string) {
+      const [t] = yield* sql.tuples(
+        `SELECT coalesce((SELECT created_at FROM checkpoints WHERE user_id = $1 AND session_id = $2 ORDER BY seq DESC LIMIT 1), 0)`,
+        [userId, sessionId],
+      );
+      return t![0] as number;
     },
     *getCheckpoint(id: string) {
       return yield* sql.one<CheckpointRow>(`SELECT ${CHECKPOINT_COLS} FROM checkpoints WHERE id = $1`, [id]);
@@ -197,7 +206,7 @@ export function checkpointsTx(sql: Sql): CheckpointsTx {
     },
     *agedCheckpoints(sessionId: string, afterAt: number, cutoff: number, now: number, limit: number) {
       return yield* sql.rows<RetentionRow>(
-        `SELECT ${RETENTION_COLS} FROM checkpoints WHERE session_id = $1 AND created_at > $2::float8 AND created_at <= $3::float8
+        `SELECT ${RETENTION_COLS} FROM checkpoints WHERE session_id = $1 AND weighed AND created_at > $2::float8 AND created_at <= $3::float8
           AND (expires_at IS NULL OR expires_at > $4::float8) ORDER BY created_at, seq LIMIT $5`,
         [sessionId, afterAt, cutoff, now, limit],
       );

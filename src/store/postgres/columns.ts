@@ -63,6 +63,7 @@ export const HEAD_FIELDS: Columns = [
   ["encode($.hash, 'hex')", "hash"],
   ["$.state_id", "stateId"],
   ["$.msg_count", "msgCount"],
+  ["$.created_at", "createdAt"],
 ];
 /** What a checkpoint listing reads: every field but the state and head hash. */
 const LISTED_FIELDS = CHECKPOINT_FIELDS.filter(([, key]) => key !== "stateId" && key !== "headHash");
@@ -93,8 +94,11 @@ export const LISTED_COLS = named("", LISTED_FIELDS);
 export const MOVE_COLS = `id, session_id AS "sessionId", kind, spec, status, pid, pid_start AS "pidStart", lease_until AS "leaseUntil",
   created_at AS "createdAt", finished_at AS "finishedAt"`;
 export const WORKSPACE_COLS = `session_id AS "sessionId", dir, exclude, manifest_id AS "manifestId", restoring, updated_at AS "updatedAt", host`;
-export const HISTORY_COLS = `seq, session_id AS "sessionId", kind, from_branch_id AS "fromBranchId", from_position AS "fromPosition",
-  to_branch_id AS "toBranchId", to_position AS "toPosition", undone_at AS "undoneAt", created_at AS "createdAt"`;
+export const HISTORY_COLS = `'m:' || seq AS ref, session_id AS "sessionId", kind, from_branch_id AS "fromBranchId",
+  from_position AS "fromPosition", to_branch_id AS "toBranchId", to_position AS "toPosition", prev, created_at AS "createdAt"`;
+/** A move recorded on the branch it made, as a `MoveHistoryRow`. */
+export const BRANCH_MOVE_COLS = `id AS ref, session_id AS "sessionId", move_kind AS kind, move_from_branch_id AS "fromBranchId",
+  move_from_position AS "fromPosition", id AS "toBranchId", move_to_position AS "toPosition", move_prev AS prev, created_at AS "createdAt"`;
 export const STEP_COLS = `move_id AS "moveId", idx, op, entry_id AS "entryId", status, result, error`;
 
 /** The forkpoint checkpoint a running move will fork its new branch at (its spec's `newBranch.forkCheckpointId`). */

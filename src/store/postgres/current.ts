@@ -18,15 +18,20 @@ export interface Known {
 /** The stamp of `s` (sessions) and `b` (its current branch), the same expression in the read and in the check. */
 export const STAMP = "md5(ROW(s.*)::text || ROW(b.*)::text)";
 
+/** The time of the session `s`'s newest checkpoint (0: none): a new checkpoint's time is never before it. */
+export const LAST_CHECKPOINT_AT = `coalesce((SELECT c.created_at FROM checkpoints c WHERE c.user_id = s.user_id AND c.session_id = s.id
+  ORDER BY c.seq DESC LIMIT 1), 0)`;
+
 /**
- * Fails the transaction unless the session is still as known: the stamp, and the id of the current branch's last own
- * entry (entries never change once written, so the id stands for the whole head). The failure is `STALE_CODE`; the
+ * Fails the transaction unless the session is still as known: the stamp, the id of the current branch's last own
+ * entry (entries never change once written, so the id stands for the whole head) and its newest checkpoint's time. The failure is `STALE_CODE`; the
  * store forgets what it knew and runs the unit again from a fresh read.
  */
 export const EXPECT_CURRENT = `SELECT forkpoint_expect_current(EXISTS (
   SELECT 1 FROM sessions s JOIN branches b ON b.id = s.current_branch_id
   WHERE s.id = $1 AND ${STAMP} = $2
-    AND (SELECT e.id FROM entries e WHERE e.branch_id = b.id ORDER BY e.position DESC LIMIT 1) IS NOT DISTINCT FROM $3::text))`;
+    AND (SELECT e.id FROM entries e WHERE e.branch_id = b.id ORDER BY e.position DESC LIMIT 1) IS NOT DISTINCT FROM $3::text
+    AND ${LAST_CHECKPOINT_AT} = $4::float8))`;
 
 /** The SQLSTATE `forkpoint_expect_current` raises (a migration defines it). */
 export const STALE_CODE = "FP409";
@@ -57,6 +62,8 @@ export class CurrentCache {
 export interface Seen {
   known: Known;
   head: HeadRow | undefined;
+  /** The time of the newest checkpoint the unit wrote in the session, if any. */
+  lastCheckpointAt: number | undefined;
   /** Whether the unit took `known` from the cache, unread (the server checks it). */
   assumed: boolean;
 }

@@ -1,5 +1,6 @@
 // Branches, the entry log, tool completions and state snapshots: PostgreSQL's statements and the port's EntriesTx.
 import type {
+  BranchMove,
   BranchRow,
   EntriesTx,
   EntryRow,
@@ -27,7 +28,7 @@ import {
   select,
   slice,
 } from "./columns.js";
-import { EXPECT_CURRENT, STAMP } from "./current.js";
+import { EXPECT_CURRENT, LAST_CHECKPOINT_AT, STAMP } from "./current.js";
 import type { Sql } from "./sql.js";
 
 // Positions are int4; bounds may be Number.MAX_SAFE_INTEGER (a lineage's open end), so they are bound as int8.
@@ -52,7 +53,9 @@ const SESSION_CURRENT_FIELDS = [
 ] as const;
 
 const CURRENT_OF = `SELECT s.seq, s.id, s.user_id, s.title, s.metadata, s.current_branch_id, s.origin_session_id, s.origin_checkpoint_id,
-    s.has_tools, s.has_workspace, s.created_at, s.updated_at, s.retention, s.retention_aged_at, ${select("b", BRANCH_FIELDS)}, ${HEAD_COLS}, ${STAMP}
+    s.has_tools, s.has_workspace, s.created_at, s.updated_at, s.retention, s.retention_aged_at, ${select("b", BRANCH_FIELDS)}, ${HEAD_COLS},
+    -- In the same round trip: a checkpoint written in this unit is never before the session's newest.
+    ${LAST_CHECKPOINT_AT}, ${STAMP}
   FROM sessions s JOIN branches b ON b.id = s.current_branch_id
   -- The head entry as a lateral top-1 on (branch_id, position): a generic plan of "position = (SELECT max ...)"
   -- may pick another index of entries and scan the whole branch.
@@ -61,12 +64,22 @@ const CURRENT_OF = `SELECT s.seq, s.id, s.user_id, s.title, s.metadata, s.curren
 
 export function entriesTx(sql: Sql): EntriesTx {
   return {
-    *insertBranch(r: BranchRow) {
-      yield* sql.later(
-        `INSERT INTO branches (id, session_id, parent_id, fork_checkpoint_id, fork_position, fork_entry_id, name, reason, created_at)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        [r.id, r.sessionId, r.parentId, r.forkCheckpointId, r.forkPosition, r.forkEntryId, r.name, r.reason, r.createdAt],
-      );
+    *insertBranch(r: BranchRow, move?: BranchMove) {
+      const row = [r.id, r.sessionId, r.parentId, r.forkCheckpointId, r.forkPosition, r.forkEntryId, r.name, r.reason, r.createdAt];
+      if (!move)
+        yield* sql.later(
+          `INSERT INTO branches (id, session_id, parent_id, fork_checkpoint_id, fork_position, fork_entry_id, name, reason, created_at)
+          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+          row,
+        );
+      // The move that makes the branch, on its row, above the session's newest move (which `recordMove` makes it).
+      else
+        yield* sql.later(
+          `INSERT INTO branches (id, session_id, parent_id, fork_checkpoint_id, fork_position, fork_entry_id, name, reason, created_at,
+            move_kind, move_from_branch_id, move_from_position, move_to_position, move_prev)
+          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, (SELECT move_top FROM sessions WHERE id = $2))`,
+          [...row, move.kind, move.fromBranchId, move.fromPosition, move.toPosition],
+        );
     },
     *getBranch(id: string) {
       return yield* sql.one<BranchRow>(`SELECT ${BRANCH_COLS} FROM branches WHERE id = $1`, [id]);
@@ -123,7 +136,14 @@ export function entriesTx(sql: Sql): EntriesTx {
         ],
         true,
       );
-      sql.wroteEntry(r.branchId, { id: r.id, position: r.position, hash: r.hash, stateId: r.stateId, msgCount: r.msgCount });
+      sql.wroteEntry(r.branchId, {
+        id: r.id,
+        position: r.position,
+        hash: r.hash,
+        stateId: r.stateId,
+        msgCount: r.msgCount,
+        createdAt: r.createdAt,
+      });
     },
     *getEntry(id: string) {
       return yield* sql.one<EntryRow>(`SELECT ${ENTRY_COLS} FROM entries e WHERE e.id = $1`, [id]);
@@ -154,21 +174,26 @@ export function entriesTx(sql: Sql): EntriesTx {
       const known = sql.current.get(sessionId);
       if (known && !known.contested && sql.speculates) {
         // Checked by the server ahead of the unit's writes, in their round trip; a copy, as a read returns.
-        yield* sql.later(EXPECT_CURRENT, [sessionId, known.stamp, known.row.last?.id ?? null], true);
+        const { last, session } = known.row;
+        yield* sql.later(EXPECT_CURRENT, [sessionId, known.stamp, last?.id ?? null, session.lastCheckpointAt ?? 0], true);
         sql.see(sessionId, known, true);
         return { session: { ...known.row.session }, branch: { ...known.row.branch }, last: known.row.last && { ...known.row.last } };
       }
       const [t] = yield* sql.tuples(CURRENT_OF, [sessionId]);
       if (!t) return undefined;
       const s = SESSION_CURRENT_FIELDS.length;
+      const session = slice<SessionRow>(t, 0, SESSION_CURRENT_FIELDS)!;
+      session.lastCheckpointAt = t.at(-2) as number;
       const row = {
-        session: slice<SessionRow>(t, 0, SESSION_CURRENT_FIELDS)!,
+        session,
         branch: slice<BranchRow>(t, s, BRANCH_FIELDS)!,
         last: slice<HeadRow>(t, s + BRANCH_FIELDS.length, HEAD_FIELDS),
       };
       const stamp = t.at(-1) as string;
       // Contested until a read finds the session as this server last wrote it.
-      const contested = known?.contested === true && (known.stamp !== stamp || known.row.last?.id !== row.last?.id);
+      const contested =
+        known?.contested === true &&
+        (known.stamp !== stamp || known.row.last?.id !== row.last?.id || known.row.session.lastCheckpointAt !== session.lastCheckpointAt);
       sql.see(
         sessionId,
         { row: { session: { ...row.session }, branch: { ...row.branch }, last: row.last && { ...row.last } }, stamp, contested },

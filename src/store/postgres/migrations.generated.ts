@@ -135,8 +135,40 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     ]
   },
   {
-    "tag": "0009_expect_current",
-    "folderMillis": 1795752212279,
+    "tag": "0009_worried_odin",
+    "folderMillis": 1795751850391,
+    "hash": "277c3f923bcf275e93283cdea036100b820b0a8ec457438f973eb9b6cdead07f",
+    "sql": [
+      "DROP INDEX \"checkpoints_session_created\";",
+      "\nDROP INDEX \"entries_branch_created\";",
+      "\nDROP INDEX \"events_session_created\";",
+      "\nALTER TABLE \"checkpoints\" ADD COLUMN \"weighed\" boolean DEFAULT false NOT NULL;",
+      "\nALTER TABLE \"sessions\" ADD COLUMN \"times_ordered\" boolean DEFAULT false NOT NULL;",
+      "\nUPDATE \"checkpoints\" SET \"weighed\" = true WHERE \"session_id\" IN (SELECT \"id\" FROM \"sessions\" WHERE \"retention\" IS NOT NULL);",
+      "\nCREATE INDEX \"checkpoints_session_weighed_created\" ON \"checkpoints\" USING btree (\"session_id\",\"created_at\",\"seq\") WHERE weighed;"
+    ]
+  },
+  {
+    "tag": "0010_blue_stone_men",
+    "folderMillis": 1795752573844,
+    "hash": "498c2c74f935a65078555311f28a992b1c1e843fd4a8fe782a6c0ae6f6e1916c",
+    "sql": [
+      "-- Moves to the session's move stack: each history row points at the one below it, the session at its newest standing\n-- row and its undone rows (the oldest undone last: the next to redo), read from undone_at before its index goes.\nALTER TABLE \"branches\" ADD COLUMN \"move_kind\" text COLLATE \"C\";",
+      "\nALTER TABLE \"branches\" ADD COLUMN \"move_from_branch_id\" text COLLATE \"C\";",
+      "\nALTER TABLE \"branches\" ADD COLUMN \"move_from_position\" integer;",
+      "\nALTER TABLE \"branches\" ADD COLUMN \"move_to_position\" integer;",
+      "\nALTER TABLE \"branches\" ADD COLUMN \"move_prev\" text COLLATE \"C\";",
+      "\nALTER TABLE \"move_history\" ADD COLUMN \"prev\" text COLLATE \"C\";",
+      "\nALTER TABLE \"sessions\" ADD COLUMN \"move_top\" text COLLATE \"C\";",
+      "\nALTER TABLE \"sessions\" ADD COLUMN \"move_redo\" text COLLATE \"C\";",
+      "\nUPDATE \"move_history\" h SET \"prev\" = (SELECT 'm:' || p.\"seq\" FROM \"move_history\" p WHERE p.\"session_id\" = h.\"session_id\" AND p.\"seq\" < h.\"seq\" ORDER BY p.\"seq\" DESC LIMIT 1);",
+      "\nUPDATE \"sessions\" s SET \"move_top\" = (SELECT 'm:' || \"seq\" FROM \"move_history\" WHERE \"session_id\" = s.\"id\" AND \"undone_at\" IS NULL ORDER BY \"seq\" DESC LIMIT 1), \"move_redo\" = (SELECT json_agg('m:' || \"seq\" ORDER BY \"seq\" DESC)::text FROM \"move_history\" WHERE \"session_id\" = s.\"id\" AND \"undone_at\" IS NOT NULL) WHERE \"id\" IN (SELECT \"session_id\" FROM \"move_history\");",
+      "\nDROP INDEX \"move_history_undone\";"
+    ]
+  },
+  {
+    "tag": "0011_expect_current",
+    "folderMillis": 1795754964262,
     "hash": "90119198ad9f2251b8300f5d325816d7d665f551a9235620a069d65beb418436",
     "sql": [
       "-- A write unit that starts from what its server last wrote of a session checks it with this first, in its one round\n-- trip: a session another server changed since fails the unit with FP409, and the unit runs again from a fresh read.\nCREATE OR REPLACE FUNCTION forkpoint_expect_current(ok boolean) RETURNS boolean LANGUAGE plpgsql AS $$\nBEGIN\n  IF NOT ok THEN\n    RAISE EXCEPTION 'forkpoint: the session changed since this server last wrote it' USING ERRCODE = 'FP409';\n  END IF;\n  RETURN true;\nEND\n$$;\n"

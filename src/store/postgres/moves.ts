@@ -1,10 +1,24 @@
 // The applied set and the move journal, whose owners hold leases: PostgreSQL's statements and the port's MovesTx.
-import type { MoveHistoryRow, MoveRow, MoveStepRow, MoveStepStatus, MovesTx, Owner, ToolRow } from "../port/index.js";
-import { HISTORY_COLS, MOVE_COLS, STEP_COLS, TOOL_COLS } from "./columns.js";
+import type { MoveHistoryRow, MoveRow, MoveStepRow, MoveStepStatus, MovesTx, Owner, Step, ToolRow } from "../port/index.js";
+import { stackAfter, type MoveStack } from "../port/move-stack.js";
+import { BRANCH_MOVE_COLS, HISTORY_COLS, MOVE_COLS, STEP_COLS, TOOL_COLS } from "./columns.js";
 import type { Sql } from "./sql.js";
 
 /** The move ($id) is still its owner's ($pid, and $pid + 1 its pid start): `IS NOT DISTINCT FROM` as SQLite's `IS`. */
 const heldBy = (id: number, pid: number) => `id = $${id} AND pid = $${pid} AND pid_start IS NOT DISTINCT FROM $${pid + 1}::text`;
+
+function* stackOf(sql: Sql, sessionId: string): Step<MoveStack> {
+  const [row] = yield* sql.tuples<[string | null, string | null]>(`SELECT move_top, move_redo FROM sessions WHERE id = $1`, [sessionId]);
+  return { top: row?.[0] ?? null, redo: row?.[1] ? (JSON.parse(row[1]) as string[]) : [] };
+}
+
+// A ref is a string (a move journaled before the stack named its row by a number: nothing is found for it).
+function* moveAt(sql: Sql, ref: string): Step<MoveHistoryRow | undefined> {
+  if (typeof ref !== "string") return undefined;
+  return ref.startsWith("m:")
+    ? yield* sql.one<MoveHistoryRow>(`SELECT ${HISTORY_COLS} FROM move_history WHERE seq = $1`, [Number(ref.slice(2))])
+    : yield* sql.one<MoveHistoryRow>(`SELECT ${BRANCH_MOVE_COLS} FROM branches WHERE id = $1 AND move_kind IS NOT NULL`, [ref]);
+}
 
 export function movesTx(sql: Sql): MovesTx {
   return {
@@ -94,31 +108,40 @@ export function movesTx(sql: Sql): MovesTx {
       );
       return changed === 1;
     },
-    *recordMove(r: Omit<MoveHistoryRow, "seq" | "undoneAt">) {
-      yield* sql.later(`DELETE FROM move_history WHERE session_id = $1 AND undone_at IS NOT NULL`, [r.sessionId]);
+    *recordMove(r: Omit<MoveHistoryRow, "ref" | "prev">, onBranch: boolean) {
+      // The rows of the moves this one leaves nothing to redo of (moves recorded on branches stay with their branch).
       yield* sql.later(
-        `INSERT INTO move_history (session_id, kind, from_branch_id, from_position, to_branch_id, to_position, created_at)
-        VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        `DELETE FROM move_history WHERE seq IN (SELECT substr(v, 3)::bigint
+          FROM sessions s CROSS JOIN LATERAL jsonb_array_elements_text(coalesce(s.move_redo, '[]')::jsonb) v WHERE s.id = $1 AND v LIKE 'm:%')`,
+        [r.sessionId],
+      );
+      if (onBranch) {
+        yield* sql.later(`UPDATE sessions SET move_top = $2, move_redo = NULL WHERE id = $1`, [r.sessionId, r.toBranchId]);
+        return;
+      }
+      yield* sql.later(
+        `WITH m AS (INSERT INTO move_history (session_id, kind, from_branch_id, from_position, to_branch_id, to_position, created_at, prev)
+          VALUES ($1, $2, $3, $4, $5, $6, $7, (SELECT move_top FROM sessions WHERE id = $1)) RETURNING seq)
+        UPDATE sessions SET move_top = 'm:' || (SELECT seq FROM m), move_redo = NULL WHERE id = $1`,
         [r.sessionId, r.kind, r.fromBranchId, r.fromPosition, r.toBranchId, r.toPosition, r.createdAt],
       );
     },
     *moveToUndo(sessionId: string) {
-      return yield* sql.one<MoveHistoryRow>(
-        `SELECT ${HISTORY_COLS} FROM move_history WHERE session_id = $1 AND undone_at IS NULL ORDER BY seq DESC LIMIT 1`,
-        [sessionId],
-      );
+      const { top } = yield* stackOf(sql, sessionId);
+      return top === null ? undefined : yield* moveAt(sql, top);
     },
     *moveToRedo(sessionId: string) {
-      return yield* sql.one<MoveHistoryRow>(
-        `SELECT ${HISTORY_COLS} FROM move_history WHERE session_id = $1 AND undone_at IS NOT NULL ORDER BY seq LIMIT 1`,
-        [sessionId],
-      );
+      const { redo } = yield* stackOf(sql, sessionId);
+      return redo.length === 0 ? undefined : yield* moveAt(sql, redo[redo.length - 1]!);
     },
-    *setMoveUndone(seq: number, at: number | null) {
-      const changed =
-        at === null
-          ? yield* sql.exec(`UPDATE move_history SET undone_at = NULL WHERE seq = $1 AND undone_at IS NOT NULL`, [seq])
-          : yield* sql.exec(`UPDATE move_history SET undone_at = $1 WHERE seq = $2 AND undone_at IS NULL`, [at, seq]);
+    *setMoveUndone(sessionId: string, ref: string, op: "undo" | "redo") {
+      const stack = yield* stackOf(sql, sessionId);
+      const next = stackAfter(stack, yield* moveAt(sql, ref), op);
+      if (!next) return false;
+      const changed = yield* sql.exec(
+        `UPDATE sessions SET move_top = $2, move_redo = $3 WHERE id = $1 AND move_top IS NOT DISTINCT FROM $4::text`,
+        [sessionId, next.top, next.redo, stack.top],
+      );
       return changed === 1;
     },
 

@@ -45,6 +45,18 @@ export const sessions = pgTable(
     retention: text("retention"),
     /** Retention has weighed every checkpoint made up to this time against `keepFor`: each ages out of it once. */
     retentionAgedAt: time("retention_aged_at").notNull().default(0),
+    /**
+     * Times never decrease along each timeline stream (a branch's entries by position, the session's checkpoints and
+     * events by seq), so the timeline walks the indexes those already have. Sessions made before this column, and
+     * imports of documents whose times go back, have it false: their timeline sorts by time instead.
+     */
+    /**
+     * The session's move stack (undo and redo): the newest standing move (a branch id, for a move recorded on the branch
+     * it made, or "m:<seq>" of move_history) and the undone ones, a JSON array whose last is the next to redo.
+     */
+    moveTop: text("move_top"),
+    moveRedo: text("move_redo"),
+    timesOrdered: boolean("times_ordered").notNull().default(false),
     createdAt: time("created_at").notNull(),
     updatedAt: time("updated_at").notNull(),
   },
@@ -69,6 +81,15 @@ export const branches = pgTable(
     name: text("name"),
     reason: text("reason").notNull(),
     createdAt: time("created_at").notNull(),
+    /**
+     * Set on a branch a move (rollback, edit) made: that move, as undo and redo read it. Kept on the row the move writes
+     * anyway, so recording it costs no page of its own; `move_prev` is the move below it on the session's stack.
+     */
+    moveKind: text("move_kind"),
+    moveFromBranchId: text("move_from_branch_id"),
+    moveFromPosition: integer("move_from_position"),
+    moveToPosition: integer("move_to_position"),
+    movePrev: text("move_prev"),
   },
   (t) => [
     unique("branches_id").on(t.id),
@@ -110,8 +131,6 @@ export const entries = pgTable(
   (t) => [
     unique("entries_id").on(t.id),
     uniqueIndex("entries_branch_position").on(t.branchId, t.position),
-    // A timeline page reads each branch's entries newest first from here, not the whole session sorted.
-    index("entries_branch_created").on(t.branchId, t.createdAt, t.seq),
     // Tool calls are few among many messages: moves find them without scanning the log.
     index("entries_branch_tools")
       .on(t.branchId, t.position)
@@ -169,6 +188,8 @@ export const checkpoints = pgTable(
     checksum: text("checksum").notNull(),
     createdAt: time("created_at").notNull(),
     expiresAt: time("expires_at"),
+    /** Made while its session had a retention policy (or marked when one was set): only these are in retention's time index. */
+    weighed: boolean("weighed").notNull().default(false),
   },
   (t) => [
     unique("checkpoints_id").on(t.id),
@@ -178,8 +199,11 @@ export const checkpoints = pgTable(
     index("checkpoints_user_session_seq").on(t.userId, t.sessionId, t.seq),
     // Retention (one per name) finds the newest checkpoint of a name without reading the others.
     index("checkpoints_session_name_seq").on(t.sessionId, t.name, t.seq),
-    // A timeline page reads the session's checkpoints newest first (by time: an imported one keeps its old time).
-    index("checkpoints_session_created").on(t.sessionId, t.createdAt, t.seq),
+    // Retention's keepFor reads the checkpoints that aged out since it last looked, by time. Partial: the timeline walks
+    // checkpoints by seq, so a session without a policy writes no entry of it.
+    index("checkpoints_session_weighed_created")
+      .on(t.sessionId, t.createdAt, t.seq)
+      .where(sql`weighed`),
     index("checkpoints_expires")
       .on(t.expiresAt)
       .where(sql`expires_at IS NOT NULL`),
@@ -209,7 +233,8 @@ export const events = pgTable(
     detail: text("detail"),
     createdAt: time("created_at").notNull(),
   },
-  (t) => [index("events_session_seq").on(t.sessionId, t.seq), index("events_session_created").on(t.sessionId, t.createdAt, t.seq)],
+  // The timeline reads a session's events newest first from here: their times never decrease along seq.
+  (t) => [index("events_session_seq").on(t.sessionId, t.seq)],
 );
 
 /** Tool calls written by `importSession`: they ran in another world, so no move of this database ever replays them. */
@@ -265,8 +290,9 @@ export const moves = pgTable(
 );
 
 /**
- * A session's own moves (rollback, edit, switch), newest last, for `undo` and `redo`: where each left from and went
- * to. Undone rows are the newest (a new move deletes them: nothing is left to redo); undo and redo are not rows.
+ * The session's moves that made no branch (switches), for `undo` and `redo`: where each left from and went to, and the
+ * move below it on the session's stack (`sessions.move_top`). Rollbacks and edits are recorded on the branch they make.
+ * Undo and redo are not rows; a move deletes the rows it leaves nothing to redo of.
  */
 export const moveHistory = pgTable(
   "move_history",
@@ -279,17 +305,13 @@ export const moveHistory = pgTable(
     fromPosition: integer("from_position").notNull(),
     toBranchId: text("to_branch_id").notNull(),
     toPosition: integer("to_position").notNull(),
-    /** Set while the move is undone (redo clears it). */
+    /** The move below this one on the session's stack (see sessions.move_top); null at the bottom. */
+    prev: text("prev"),
+    /** Before sessions.move_redo: set while the move was undone (read once, by the migration to the stack). */
     undoneAt: time("undone_at"),
     createdAt: time("created_at").notNull(),
   },
-  (t) => [
-    index("move_history_session_seq").on(t.sessionId, t.seq),
-    // Only the redo stack: a move forgets it, and redo reads its oldest row, without scanning the session's history.
-    index("move_history_undone")
-      .on(t.sessionId, t.seq)
-      .where(sql`undone_at IS NOT NULL`),
-  ],
+  (t) => [index("move_history_session_seq").on(t.sessionId, t.seq)],
 );
 
 /** The steps of a move, in order. */

@@ -7,23 +7,31 @@ import type { Sql } from "./sql.js";
 const below = (source: string) => `created_at <= $3::float8 AND (created_at < $3::float8
   OR '${source}' < $4::text COLLATE "C" OR ('${source}' = $4::text AND seq < $5::bigint))`;
 
-// Each half of the timeline is read newest first from an index, at most a page of each (one per branch for entries,
-// through LATERAL), then merged: a page costs the same however long the session is.
-const TIMELINE = `SELECT * FROM (
+/**
+ * Each half of the timeline is read newest first, at most a page of each (one per branch for entries, through
+ * LATERAL), then merged. With `ordered` (times never decrease along each stream) the streams are walked along the
+ * indexes they have (a branch's positions, the session's checkpoint and event seqs); otherwise each is sorted by time.
+ */
+function timelineQuery(ordered: boolean): string {
+  const by = (walk: string) => (ordered ? walk : "created_at DESC, seq DESC");
+  return `SELECT * FROM (
     SELECT e.* FROM branches b CROSS JOIN LATERAL (
       SELECT 'entry' AS source, kind, id AS "refId", branch_id AS "branchId", coalesce(role, tool) AS detail, created_at AS "createdAt", seq
-      FROM entries WHERE branch_id = b.id AND ${below("entry")} ORDER BY created_at DESC, seq DESC LIMIT $6) e
+      FROM entries WHERE branch_id = b.id AND ${below("entry")} ORDER BY ${by("position DESC")} LIMIT $6) e
       WHERE b.session_id = $2
     UNION ALL
     (SELECT 'checkpoint', 'checkpoint', id, branch_id, name, created_at, seq FROM checkpoints
-      WHERE session_id = $2 AND user_id = $1 AND ${below("checkpoint")} ORDER BY created_at DESC, seq DESC LIMIT $6)
+      WHERE session_id = $2 AND user_id = $1 AND ${below("checkpoint")} ORDER BY ${by("seq DESC")} LIMIT $6)
     UNION ALL
     (SELECT 'branch', 'branch', id, id, reason || ' at position ' || fork_position, created_at, seq FROM branches
       WHERE session_id = $2 AND parent_id IS NOT NULL AND ${below("branch")} ORDER BY created_at DESC, seq DESC LIMIT $6)
     UNION ALL
     (SELECT 'event', kind, ref_id, branch_id, detail, created_at, seq FROM events
-      WHERE session_id = $2 AND ${below("event")} ORDER BY created_at DESC, seq DESC LIMIT $6)) t
+      WHERE session_id = $2 AND ${below("event")} ORDER BY ${by("seq DESC")} LIMIT $6)) t
   ORDER BY "createdAt" DESC, source COLLATE "C" DESC, seq DESC LIMIT $6`;
+}
+const TIMELINE = timelineQuery(true);
+const SORTED_TIMELINE = timelineQuery(false);
 
 /** Children before parents: the foreign keys hold at every statement. */
 const DELETE_SESSION = [
@@ -51,8 +59,9 @@ export function sessionsTx(sql: Sql): SessionsTx {
   return {
     *insertSession(r: NewSession) {
       yield* sql.later(
-        `INSERT INTO sessions (id, user_id, title, metadata, current_branch_id, origin_session_id, origin_checkpoint_id, created_at, updated_at)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        `INSERT INTO sessions (id, user_id, title, metadata, current_branch_id, origin_session_id, origin_checkpoint_id, created_at, updated_at,
+          times_ordered)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, true)`,
         [r.id, r.userId, r.title, r.metadata, r.currentBranchId, r.originSessionId, r.originCheckpointId, r.createdAt, r.updatedAt],
       );
     },
@@ -88,8 +97,14 @@ export function sessionsTx(sql: Sql): SessionsTx {
     *deleteSession(sessionId: string) {
       for (const statement of DELETE_SESSION) yield* sql.later(statement, [sessionId]);
     },
-    *insertEvent(r: Omit<EventRow, "seq">) {
-      yield* sql.later(`INSERT INTO events (session_id, kind, ref_id, branch_id, detail, created_at) VALUES ($1, $2, $3, $4, $5, $6)`, [
+    *insertEvent(r: Omit<EventRow, "seq">, how?: { asRecorded?: boolean }) {
+      // Never before the session's newest event (another server's clock may be behind): the timeline walks events by seq.
+      // INSERT ... SELECT, not VALUES: never merged with another event's insert into one statement, whose rows would
+      // all be weighed against the events before that statement.
+      const at = how?.asRecorded
+        ? "$6::float8"
+        : "GREATEST($6::float8, coalesce((SELECT created_at FROM events WHERE session_id = $1 ORDER BY seq DESC LIMIT 1), 0))";
+      yield* sql.later(`INSERT INTO events (session_id, kind, ref_id, branch_id, detail, created_at) SELECT $1, $2, $3, $4, $5, ${at}`, [
         r.sessionId,
         r.kind,
         r.refId,
@@ -106,7 +121,8 @@ export function sessionsTx(sql: Sql): SessionsTx {
       );
     },
     *timeline(userId: string, sessionId: string, before: TimelineKey | undefined, limit: number) {
-      return yield* sql.rows<TimelineRow>(TIMELINE, [
+      const [ordered] = yield* sql.column<boolean>(`SELECT times_ordered FROM sessions WHERE id = $1`, [sessionId]);
+      return yield* sql.rows<TimelineRow>(ordered ? TIMELINE : SORTED_TIMELINE, [
         userId,
         sessionId,
         before?.createdAt ?? Number.MAX_SAFE_INTEGER,
@@ -115,8 +131,13 @@ export function sessionsTx(sql: Sql): SessionsTx {
         limit,
       ]);
     },
+    *markTimesUnordered(sessionId: string) {
+      yield* sql.later(`UPDATE sessions SET times_ordered = false WHERE id = $1`, [sessionId]);
+    },
     *setRetention(sessionId: string, retention: string | null, agedAt: number) {
       yield* sql.later(`UPDATE sessions SET retention = $1, retention_aged_at = $2 WHERE id = $3`, [retention, agedAt, sessionId]);
+      // A policy set: the session's checkpoints join retention's time index (checkpoints.weighed).
+      if (retention !== null) yield* sql.later(`UPDATE checkpoints SET weighed = true WHERE session_id = $1 AND NOT weighed`, [sessionId]);
     },
     *sessionsWithRetention(sessionId?: string) {
       return sessionId === undefined

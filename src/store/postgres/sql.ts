@@ -178,7 +178,7 @@ export class Sql {
 
   /** Notes what this write unit read of a session's current state (`assumed`: from the cache, unread). */
   see(sessionId: string, known: Known, assumed: boolean): void {
-    if (this.#writing) this.#seen.set(sessionId, { known, head: undefined, assumed });
+    if (this.#writing) this.#seen.set(sessionId, { known, head: undefined, lastCheckpointAt: undefined, assumed });
   }
 
   /** Notes an entry this unit writes: on a session's current branch, it is that branch's new head. */
@@ -189,6 +189,12 @@ export class Sql {
     }
   }
 
+  /** Notes a checkpoint this unit writes: the session's newest. */
+  wroteCheckpoint(sessionId: string, createdAt: number): void {
+    const seen = this.#seen.get(sessionId);
+    if (seen) seen.lastCheckpointAt = createdAt;
+  }
+
   /**
    * After the unit: what it read and wrote becomes what the store knows, if it committed having written nothing but
    * entries and checkpoints; otherwise what is known of its sessions (of all, for a unit across sessions) is dropped,
@@ -196,8 +202,10 @@ export class Sql {
    */
   settle(committed: boolean, scope?: WriteScope, stale = false): void {
     if (committed && !this.#dirty) {
-      for (const [id, { known, head }] of this.#seen)
-        this.current.set(id, frozen({ ...known, row: { ...known.row, last: head ?? known.row.last } }));
+      for (const [id, { known, head, lastCheckpointAt }] of this.#seen) {
+        const session = lastCheckpointAt === undefined ? known.row.session : { ...known.row.session, lastCheckpointAt };
+        this.current.set(id, frozen({ ...known, row: { session, branch: known.row.branch, last: head ?? known.row.last } }));
+      }
       return;
     }
     if (!committed && !this.#dirty && this.#seen.size === 0) return;

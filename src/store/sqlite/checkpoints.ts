@@ -38,6 +38,10 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
     VALUES (max(CAST(round(? * 1000) AS INTEGER), coalesce((SELECT max(seq) FROM checkpoints), 0) + 1),
       ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, coalesce((SELECT retention IS NOT NULL FROM sessions WHERE id = ?), 0))`),
     getCheckpoint: p(`SELECT ${CHECKPOINT_COLS} FROM checkpoints WHERE id = ?`),
+    lastCheckpointAt: p(
+      `SELECT coalesce((SELECT created_at FROM checkpoints WHERE user_id = ? AND session_id = ? ORDER BY seq DESC LIMIT 1), 0)`,
+      "pluck",
+    ),
     // LEFT JOIN branches: a checkpoint whose branch is gone is damage (IntegrityError), not an unknown checkpoint.
     checkpointAnchor: p(
       `SELECT ${select("c", CHECKPOINT_FIELDS)}, ${select("b", BRANCH_FIELDS)}, ${select("a", ENTRY_FIELDS)},
@@ -67,8 +71,8 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
       `SELECT seq FROM checkpoints INDEXED BY checkpoints_user_session_seq WHERE user_id = ? AND session_id = ? ORDER BY seq LIMIT 1`,
       "pluck",
     ),
-    aged: p(`SELECT ${RETENTION_COLS} FROM checkpoints INDEXED BY checkpoints_session_created
-      WHERE session_id = @sessionId AND created_at > @afterAt AND created_at <= @cutoff AND ${LIVE} ORDER BY created_at, seq LIMIT @limit`),
+    aged: p(`SELECT ${RETENTION_COLS} FROM checkpoints INDEXED BY checkpoints_session_weighed_created
+      WHERE session_id = @sessionId AND weighed = 1 AND created_at > @afterAt AND created_at <= @cutoff AND ${LIVE} ORDER BY created_at, seq LIMIT @limit`),
     inUse: p(
       `SELECT 1 FROM branches WHERE session_id = @sessionId AND fork_checkpoint_id = @id
       UNION ALL SELECT 1 FROM moves WHERE status = 'running' AND json_extract(spec, '$.newBranch.forkCheckpointId') = @id
@@ -113,6 +117,9 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
       );
       // Most checkpoints carry no metadata: they pay nothing here.
       for (const [key, value] of indexedMetadata(r.metadata)) s.insertMetadata.run(r.userId, key, value, lastInsertRowid);
+    },
+    *lastCheckpointAt(userId: string, sessionId: string) {
+      return s.lastCheckpointAt.get(userId, sessionId) as number;
     },
     *getCheckpoint(id: string) {
       const row = s.getCheckpoint.get(id) as CheckpointRow | undefined;

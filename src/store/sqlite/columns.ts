@@ -65,6 +65,7 @@ export const HEAD_FIELDS: Columns = [
   ["lower(hex($.hash))", "hash"],
   ["$.state_id", "stateId"],
   ["$.msg_count", "msgCount"],
+  ["$.created_at", "createdAt"],
 ];
 /** `$.col` as `alias.col`, or as `col` when the alias is "" (one table, no alias). */
 export const qualify = (column: string, alias: string) => (alias ? column.replaceAll("$", alias) : column.replaceAll("$.", ""));
@@ -103,8 +104,11 @@ export const TOOL_JOIN = `entries e LEFT JOIN tool_results r ON r.entry_id = e.i
 export const CHECKPOINT_COLS = named("", CHECKPOINT_FIELDS);
 export const MOVE_COLS = `id, session_id AS sessionId, kind, spec, status, pid, pid_start AS pidStart, NULL AS leaseUntil, created_at AS createdAt, finished_at AS finishedAt`;
 export const WORKSPACE_COLS = `session_id AS sessionId, dir, exclude, manifest_id AS manifestId, restoring, updated_at AS updatedAt, host`;
-export const HISTORY_COLS = `seq, session_id AS sessionId, kind, from_branch_id AS fromBranchId, from_position AS fromPosition,
-  to_branch_id AS toBranchId, to_position AS toPosition, undone_at AS undoneAt, created_at AS createdAt`;
+export const HISTORY_COLS = `'m:' || seq AS ref, session_id AS sessionId, kind, from_branch_id AS fromBranchId, from_position AS fromPosition,
+  to_branch_id AS toBranchId, to_position AS toPosition, prev, created_at AS createdAt`;
+/** A move recorded on the branch it made, as a `MoveHistoryRow`. */
+export const BRANCH_MOVE_COLS = `id AS ref, session_id AS sessionId, move_kind AS kind, move_from_branch_id AS fromBranchId,
+  move_from_position AS fromPosition, id AS toBranchId, move_to_position AS toPosition, move_prev AS prev, created_at AS createdAt`;
 export const STEP_COLS = `move_id AS moveId, idx, op, entry_id AS entryId, status, result, error`;
 
 export type EntryTuple = [
@@ -156,7 +160,7 @@ export const listedFromTuple = (t: ListedTuple): ListedCheckpoint => ({
 
 // Hashes cross as hex text both ways (hex() / unhex() in SQL): no Buffer per row on the hot path.
 export const HEAD_COLS = select("e", HEAD_FIELDS);
-export type HeadTuple = [string, number, string, number | null, number];
+export type HeadTuple = [string, number, string, number | null, number, number];
 export type CurrentTuple = [
   number,
   string,
@@ -183,6 +187,7 @@ export type CurrentTuple = [
   number | null,
   number,
   number,
+  number,
   string | null,
   number,
 ];
@@ -192,6 +197,7 @@ export const headFromTuple = (t: HeadTuple | CurrentTuple, at: number): HeadRow 
   hash: t[at + 2] as string,
   stateId: t[at + 3] as number | null,
   msgCount: t[at + 4] as number,
+  createdAt: t[at + 5] as number,
 });
 
 /** Checkpoints expired at @now (of @sessionId, or all) that no branch forks from and no running rollback goes to. */

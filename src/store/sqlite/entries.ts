@@ -1,6 +1,7 @@
 // Branches, the entry log, tool completions and state snapshots: SQLite's statements and the port's EntriesTx.
 import type Database from "better-sqlite3";
 import type {
+  BranchMove,
   BranchRow,
   EntriesTx,
   EntryRow,
@@ -38,6 +39,11 @@ export function entriesTx(db: Database.Database): EntriesTx {
     insertBranch:
       p(`INSERT INTO branches (id, session_id, parent_id, fork_checkpoint_id, fork_position, fork_entry_id, name, reason, created_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    // The move that makes the branch, on its row, above the session's newest move (which `recordMove` makes it).
+    insertMovedBranch:
+      p(`INSERT INTO branches (id, session_id, parent_id, fork_checkpoint_id, fork_position, fork_entry_id, name, reason, created_at,
+      move_kind, move_from_branch_id, move_from_position, move_to_position, move_prev)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT move_top FROM sessions WHERE id = ?))`),
     getBranch: p(`SELECT ${BRANCH_COLS} FROM branches WHERE id = ?`),
     listBranches: p(`SELECT ${BRANCH_COLS} FROM branches WHERE session_id = ? ORDER BY seq`),
     forkedAtZero: p(`SELECT ${BRANCH_COLS} FROM branches WHERE session_id = ? AND fork_position = 0 ORDER BY seq`),
@@ -131,8 +137,10 @@ export function entriesTx(db: Database.Database): EntriesTx {
       AND id NOT IN (SELECT state_id FROM checkpoints WHERE state_id IS NOT NULL)`),
   };
   return {
-    *insertBranch(r: BranchRow) {
-      s.insertBranch.run(r.id, r.sessionId, r.parentId, r.forkCheckpointId, r.forkPosition, r.forkEntryId, r.name, r.reason, r.createdAt);
+    *insertBranch(r: BranchRow, move?: BranchMove) {
+      const row = [r.id, r.sessionId, r.parentId, r.forkCheckpointId, r.forkPosition, r.forkEntryId, r.name, r.reason, r.createdAt];
+      if (!move) s.insertBranch.run(...row);
+      else s.insertMovedBranch.run(...row, move.kind, move.fromBranchId, move.fromPosition, move.toPosition, r.sessionId);
     },
     *getBranch(id: string) {
       return s.getBranch.get(id) as BranchRow | undefined;
@@ -207,9 +215,9 @@ export function entriesTx(db: Database.Database): EntriesTx {
           originSessionId: t[6],
           originCheckpointId: t[7],
           hasTools: t[8] === 1,
-          hasWorkspace: t[24] === 1,
-          retention: t[25],
-          retentionAgedAt: t[26],
+          hasWorkspace: t[25] === 1,
+          retention: t[26],
+          retentionAgedAt: t[27],
           createdAt: t[9],
           updatedAt: t[10],
         },

@@ -205,5 +205,36 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
       "\nUPDATE `checkpoints` SET `weighed` = 1 WHERE `session_id` IN (SELECT `id` FROM `sessions` WHERE `retention` IS NOT NULL);",
       "\nCREATE INDEX `checkpoints_session_name_seq` ON `checkpoints` (`session_id`,`name`,`seq`) WHERE weighed = 1;"
     ]
+  },
+  {
+    "tag": "0015_vengeful_lady_deathstrike",
+    "folderMillis": 1795751847143,
+    "hash": "b43c6cfdba110f8fc2a0b7e4d8f7d8361ea948acc49616916430d36643bdbcca",
+    "sql": [
+      "DROP INDEX `checkpoints_session_created`;",
+      "\nCREATE INDEX `checkpoints_session_weighed_created` ON `checkpoints` (`session_id`,`created_at`,`seq`) WHERE weighed = 1;",
+      "\nDROP INDEX `entries_branch_created`;",
+      "\nDROP INDEX `events_session_created`;",
+      "\nALTER TABLE `sessions` ADD `times_ordered` integer DEFAULT false NOT NULL;"
+    ]
+  },
+  {
+    "tag": "0016_military_wind_dancer",
+    "folderMillis": 1795752569639,
+    "hash": "978f947e22c12ee3282929a5a22de95fbb2366f92f9cbe2c6569e419447f8ee0",
+    "sql": [
+      "-- Moves to the session's move stack: each history row points at the one below it, the session at its newest standing\n-- row and its undone rows (the oldest undone last: the next to redo), read from undone_at before its index goes.\nALTER TABLE `move_history` ADD `prev` text;",
+      "\nALTER TABLE `branches` ADD `move_kind` text;",
+      "\nALTER TABLE `branches` ADD `move_from_branch_id` text;",
+      "\nALTER TABLE `branches` ADD `move_from_position` integer;",
+      "\nALTER TABLE `branches` ADD `move_to_position` integer;",
+      "\nALTER TABLE `branches` ADD `move_prev` text;",
+      "\nALTER TABLE `sessions` ADD `move_top` text;",
+      "\nALTER TABLE `sessions` ADD `move_redo` text;",
+      "\nUPDATE `move_history` SET `prev` = (SELECT 'm:' || p.`seq` FROM `move_history` p WHERE p.`session_id` = `move_history`.`session_id` AND p.`seq` < `move_history`.`seq` ORDER BY p.`seq` DESC LIMIT 1);",
+      "\nUPDATE `sessions` SET `move_top` = (SELECT 'm:' || `seq` FROM `move_history` WHERE `session_id` = `sessions`.`id` AND `undone_at` IS NULL ORDER BY `seq` DESC LIMIT 1), `move_redo` = (SELECT json_group_array('m:' || `seq`) FROM (SELECT `seq` FROM `move_history` WHERE `session_id` = `sessions`.`id` AND `undone_at` IS NOT NULL ORDER BY `seq` DESC)) WHERE `id` IN (SELECT `session_id` FROM `move_history`);",
+      "\nUPDATE `sessions` SET `move_redo` = NULL WHERE `move_redo` = '[]';",
+      "\nDROP INDEX `move_history_undone`;"
+    ]
   }
 ];

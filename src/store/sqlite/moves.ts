@@ -1,7 +1,8 @@
 // The applied set and the move journal: SQLite's statements and the port's MovesTx.
 import type Database from "better-sqlite3";
 import type { MoveHistoryRow, MoveRow, MoveStepRow, MoveStepStatus, MovesTx, Owner } from "../port/index.js";
-import { HISTORY_COLS, MOVE_COLS, STEP_COLS, TOOL_COLS, toolRows } from "./columns.js";
+import { stackAfter, type MoveStack } from "../port/move-stack.js";
+import { BRANCH_MOVE_COLS, HISTORY_COLS, MOVE_COLS, STEP_COLS, TOOL_COLS, toolRows } from "./columns.js";
 import { prepare, type RowMode } from "./object-rows.js";
 
 export function movesTx(db: Database.Database): MovesTx {
@@ -35,15 +36,27 @@ export function movesTx(db: Database.Database): MovesTx {
       "pluck",
     ),
     deleteMoveSteps: p(`DELETE FROM move_steps WHERE move_id = ?`),
-    forgetUndone: p(`DELETE FROM move_history WHERE session_id = ? AND undone_at IS NOT NULL`),
-    recordMove: p(`INSERT INTO move_history (session_id, kind, from_branch_id, from_position, to_branch_id, to_position, created_at)
-    VALUES (@sessionId, @kind, @fromBranchId, @fromPosition, @toBranchId, @toPosition, @createdAt)`),
-    moveToUndo: p(`SELECT ${HISTORY_COLS} FROM move_history WHERE session_id = ? AND undone_at IS NULL ORDER BY seq DESC LIMIT 1`),
-    moveToRedo: p(`SELECT ${HISTORY_COLS} FROM move_history WHERE session_id = ? AND undone_at IS NOT NULL ORDER BY seq LIMIT 1`),
-    undoMove: p(`UPDATE move_history SET undone_at = ? WHERE seq = ? AND undone_at IS NULL`),
-    redoMove: p(`UPDATE move_history SET undone_at = NULL WHERE seq = ? AND undone_at IS NOT NULL`),
+    // The rows of the moves a new move leaves nothing to redo of (moves recorded on branches stay with their branch).
+    forgetUndone: p(
+      `DELETE FROM move_history WHERE seq IN (SELECT CAST(substr(value, 3) AS INTEGER) FROM json_each(?) WHERE value LIKE 'm:%')`,
+    ),
+    recordMove: p(`INSERT INTO move_history (session_id, kind, from_branch_id, from_position, to_branch_id, to_position, created_at, prev)
+    VALUES (@sessionId, @kind, @fromBranchId, @fromPosition, @toBranchId, @toPosition, @createdAt, (SELECT move_top FROM sessions WHERE id = @sessionId))`),
+    stack: p(`SELECT move_top AS top, move_redo AS redo FROM sessions WHERE id = ?`),
+    setStack: p(`UPDATE sessions SET move_top = ?, move_redo = ? WHERE id = ?`),
+    rowMove: p(`SELECT ${HISTORY_COLS} FROM move_history WHERE seq = ?`),
+    branchMove: p(`SELECT ${BRANCH_MOVE_COLS} FROM branches WHERE id = ? AND move_kind IS NOT NULL`),
     deleteMove: p(`DELETE FROM moves WHERE id = ?`),
   };
+  const stackOf = (sessionId: string): MoveStack => {
+    const row = s.stack.get(sessionId) as { top: string | null; redo: string | null } | undefined;
+    return { top: row?.top ?? null, redo: row?.redo ? (JSON.parse(row.redo) as string[]) : [] };
+  };
+  // A ref is a string (a move journaled before the stack named its row by a number: nothing is found for it).
+  const moveAt = (ref: string): MoveHistoryRow | undefined =>
+    typeof ref !== "string"
+      ? undefined
+      : ((ref.startsWith("m:") ? s.rowMove.get(Number(ref.slice(2))) : s.branchMove.get(ref)) as MoveHistoryRow | undefined);
   return {
     *appliedTools(sessionId: string) {
       return toolRows(s.appliedTools.all(sessionId));
@@ -84,18 +97,27 @@ export function movesTx(db: Database.Database): MovesTx {
       return s.setStep.run(status, result, error, moveId, idx, moveId, owner.pid, owner.pidStart).changes === 1;
     },
 
-    *recordMove(row: Omit<MoveHistoryRow, "seq" | "undoneAt">) {
-      s.forgetUndone.run(row.sessionId);
-      s.recordMove.run(row);
+    *recordMove(row: Omit<MoveHistoryRow, "ref" | "prev">, onBranch: boolean) {
+      const { redo } = stackOf(row.sessionId);
+      if (redo.length > 0) s.forgetUndone.run(JSON.stringify(redo));
+      const top = onBranch ? row.toBranchId : `m:${s.recordMove.run(row).lastInsertRowid}`;
+      s.setStack.run(top, null, row.sessionId);
     },
     *moveToUndo(sessionId: string) {
-      return s.moveToUndo.get(sessionId) as MoveHistoryRow | undefined;
+      const { top } = stackOf(sessionId);
+      return top === null ? undefined : moveAt(top);
     },
     *moveToRedo(sessionId: string) {
-      return s.moveToRedo.get(sessionId) as MoveHistoryRow | undefined;
+      const { redo } = stackOf(sessionId);
+      return redo.length === 0 ? undefined : moveAt(redo[redo.length - 1]!);
     },
-    *setMoveUndone(seq: number, at: number | null) {
-      return (at === null ? s.redoMove.run(seq) : s.undoMove.run(at, seq)).changes === 1;
+    *setMoveUndone(sessionId: string, ref: string, op: "undo" | "redo") {
+      const stack = stackOf(sessionId);
+      const move = moveAt(ref);
+      const next = stackAfter(stack, move, op);
+      if (!next) return false;
+      s.setStack.run(next.top, next.redo, sessionId);
+      return true;
     },
 
     *deleteFinishedMoves(sessionId?: string) {

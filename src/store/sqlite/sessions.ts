@@ -8,6 +8,26 @@ import { prepare, type RowMode } from "./object-rows.js";
 const below = (source: string) =>
   `created_at <= @at AND (created_at < @at OR '${source}' < @source OR ('${source}' = @source AND seq < @seq))`;
 
+/**
+ * A page of each timeline stream below the key: along the index it is read by (`ordered`: times never decrease along
+ * it), or sorted by time (a session whose times may go back). Entries come one branch at a time.
+ */
+function timelineStreams(ordered: boolean) {
+  const by = (walk: string) => (ordered ? walk : "created_at DESC, seq DESC");
+  return {
+    entries: `SELECT 'entry' AS source, kind, id AS refId, branch_id AS branchId, coalesce(role, tool) AS detail, created_at AS createdAt, seq
+      FROM entries INDEXED BY entries_branch_position WHERE branch_id = @branchId AND ${below("entry")}
+      ORDER BY ${by("position DESC")} LIMIT @limit`,
+    others: `SELECT * FROM (SELECT 'checkpoint' AS source, 'checkpoint' AS kind, id AS refId, branch_id AS branchId, name AS detail,
+        created_at AS createdAt, seq FROM checkpoints INDEXED BY checkpoints_user_session_seq
+        WHERE user_id = @userId AND session_id = @sessionId AND ${below("checkpoint")} ORDER BY ${by("seq DESC")} LIMIT @limit)
+      UNION ALL SELECT * FROM (SELECT 'branch', 'branch', id, id, reason || ' at position ' || fork_position, created_at, seq FROM branches
+        WHERE session_id = @sessionId AND parent_id IS NOT NULL AND ${below("branch")} ORDER BY created_at DESC, seq DESC LIMIT @limit)
+      UNION ALL SELECT * FROM (SELECT 'event', kind, ref_id, branch_id, detail, created_at, seq FROM events INDEXED BY events_session_seq
+        WHERE session_id = @sessionId AND ${below("event")} ORDER BY ${by("seq DESC")} LIMIT @limit)`,
+  };
+}
+
 /** The timeline's order: newest first, then source and seq descending (what a cursor's key encodes). */
 const newestFirst = (a: TimelineRow, b: TimelineRow) =>
   b.createdAt - a.createdAt || (a.source < b.source ? 1 : a.source > b.source ? -1 : 0) || b.seq - a.seq;
@@ -21,9 +41,9 @@ export function sessionsTx(db: Database.Database): SessionsTx {
     users: p(`SELECT user_id AS userId, count(*) AS sessions,
         max(max(updated_at, coalesce((SELECT created_at FROM entries WHERE branch_id = current_branch_id ORDER BY position DESC LIMIT 1), 0))) AS updatedAt
       FROM sessions WHERE user_id > ? GROUP BY user_id ORDER BY user_id LIMIT ?`),
-    insertSession:
-      p(`INSERT INTO sessions (id, user_id, title, metadata, current_branch_id, origin_session_id, origin_checkpoint_id, created_at, updated_at)
-    VALUES (@id, @userId, @title, @metadata, @currentBranchId, @originSessionId, @originCheckpointId, @createdAt, @updatedAt)`),
+    insertSession: p(`INSERT INTO sessions (id, user_id, title, metadata, current_branch_id, origin_session_id, origin_checkpoint_id,
+      created_at, updated_at, times_ordered)
+    VALUES (@id, @userId, @title, @metadata, @currentBranchId, @originSessionId, @originCheckpointId, @createdAt, @updatedAt, 1)`),
     getSession: p(`SELECT ${SESSION_COLS} FROM sessions WHERE id = ?`),
     getSessionInfo: p(`SELECT ${SESSION_INFO_COLS} FROM sessions WHERE id = ?`),
     listSessions: p(`SELECT ${SESSION_INFO_COLS} FROM sessions WHERE user_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`),
@@ -32,26 +52,24 @@ export function sessionsTx(db: Database.Database): SessionsTx {
     updated_at = ? WHERE id = ?`),
     markHasTools: p(`UPDATE sessions SET has_tools = 1 WHERE id = ? AND has_tools = 0`),
     allSessionIds: p(`SELECT id FROM sessions ORDER BY seq`, "pluck"),
-    insertEvent: p(
+    insertRecordedEvent: p(
       `INSERT INTO events (session_id, kind, ref_id, branch_id, detail, created_at) VALUES (@sessionId, @kind, @refId, @branchId, @detail, @createdAt)`,
     ),
+    // Never before the session's newest event (another process's clock may be behind): the timeline walks events by seq.
+    insertEvent:
+      p(`INSERT INTO events (session_id, kind, ref_id, branch_id, detail, created_at) VALUES (@sessionId, @kind, @refId, @branchId, @detail,
+      max(@createdAt, coalesce((SELECT created_at FROM events WHERE session_id = @sessionId ORDER BY seq DESC LIMIT 1), 0)))`),
     sessionEvents: p(`SELECT seq, session_id AS sessionId, kind, ref_id AS refId, branch_id AS branchId, detail, created_at AS createdAt
     FROM events WHERE session_id = ? ORDER BY seq`),
     // Each half of the timeline is read newest first from an index, at most a page of each (one per branch for
     // entries), then merged: a page costs the same however long the session is.
     timelineBranches: p(`SELECT id FROM branches WHERE session_id = ?`, "pluck"),
-    timelineEntries: p(`SELECT 'entry' AS source, kind, id AS refId, branch_id AS branchId, coalesce(role, tool) AS detail,
-        created_at AS createdAt, seq
-      FROM entries INDEXED BY entries_branch_created WHERE branch_id = @branchId AND ${below("entry")}
-      ORDER BY created_at DESC, seq DESC LIMIT @limit`),
-    timelineOthers:
-      p(`SELECT * FROM (SELECT 'checkpoint' AS source, 'checkpoint' AS kind, id AS refId, branch_id AS branchId, name AS detail,
-        created_at AS createdAt, seq FROM checkpoints INDEXED BY checkpoints_session_created
-        WHERE session_id = @sessionId AND user_id = @userId AND ${below("checkpoint")} ORDER BY created_at DESC, seq DESC LIMIT @limit)
-      UNION ALL SELECT * FROM (SELECT 'branch', 'branch', id, id, reason || ' at position ' || fork_position, created_at, seq FROM branches
-        WHERE session_id = @sessionId AND parent_id IS NOT NULL AND ${below("branch")} ORDER BY created_at DESC, seq DESC LIMIT @limit)
-      UNION ALL SELECT * FROM (SELECT 'event', kind, ref_id, branch_id, detail, created_at, seq FROM events INDEXED BY events_session_created
-        WHERE session_id = @sessionId AND ${below("event")} ORDER BY created_at DESC, seq DESC LIMIT @limit)`),
+    timesOrdered: p(`SELECT times_ordered FROM sessions WHERE id = ?`, "pluck"),
+    markTimesUnordered: p(`UPDATE sessions SET times_ordered = 0 WHERE id = ?`),
+    timelineEntries: p(timelineStreams(true).entries),
+    timelineOthers: p(timelineStreams(true).others),
+    sortedTimelineEntries: p(timelineStreams(false).entries),
+    sortedTimelineOthers: p(timelineStreams(false).others),
     setRetention: p(`UPDATE sessions SET retention = ?, retention_aged_at = ? WHERE id = ?`),
     retentionOf: p(`SELECT retention FROM sessions WHERE id = ?`, "pluck"),
     // A policy set on a session that had none: its checkpoints join retention's name index (checkpoints.weighed).
@@ -118,8 +136,8 @@ export function sessionsTx(db: Database.Database): SessionsTx {
         db.prepare(sql).run(sessionId);
       }
     },
-    *insertEvent(row: Omit<EventRow, "seq">) {
-      s.insertEvent.run(row);
+    *insertEvent(row: Omit<EventRow, "seq">, how?: { asRecorded?: boolean }) {
+      (how?.asRecorded ? s.insertRecordedEvent : s.insertEvent).run(row);
     },
     *sessionEvents(sessionId: string) {
       return s.sessionEvents.all(sessionId) as EventRow[];
@@ -131,10 +149,16 @@ export function sessionsTx(db: Database.Database): SessionsTx {
         seq: before?.seq ?? Number.MAX_SAFE_INTEGER,
         limit,
       };
-      const rows = s.timelineOthers.all({ ...key, userId, sessionId }) as TimelineRow[];
+      const ordered = s.timesOrdered.get(sessionId) === 1;
+      const [entries, others] = ordered ? [s.timelineEntries, s.timelineOthers] : [s.sortedTimelineEntries, s.sortedTimelineOthers];
+      const rows = others.all({ ...key, userId, sessionId }) as TimelineRow[];
       for (const branchId of s.timelineBranches.all(sessionId) as string[])
-        rows.push(...(s.timelineEntries.all({ ...key, branchId }) as TimelineRow[]));
+        rows.push(...(entries.all({ ...key, branchId }) as TimelineRow[]));
       return rows.sort(newestFirst).slice(0, limit);
+    },
+
+    *markTimesUnordered(sessionId: string) {
+      s.markTimesUnordered.run(sessionId);
     },
 
     *setRetention(sessionId: string, retention: string | null, agedAt: number) {

@@ -605,7 +605,8 @@ async function scenario(store: Store): Promise<Log> {
 
 /**
  * What may differ, made equal: SQLite's checkpoint seq is the insertion time in µs (PostgreSQL's an identity: only the
- * order is compared), applied_seq values (only their order counts), and SQLite's null leases (process-owned moves).
+ * order is compared), applied_seq values (only their order counts), SQLite's null leases (process-owned moves), and the
+ * session's newest checkpoint time that PostgreSQL's `currentOf` reads along (SQLite reads it when a checkpoint is written).
  * Session flags are booleans on both.
  */
 function normalize(value: unknown, parentKey = ""): unknown {
@@ -620,6 +621,7 @@ function normalize(value: unknown, parentKey = ""): unknown {
   if (isCheckpoint) delete row.seq;
   if ("appliedSeq" in row) row.appliedSeq = row.appliedSeq === null ? null : "set";
   if ("leaseUntil" in row) delete row.leaseUntil;
+  if ("lastCheckpointAt" in row) delete row.lastCheckpointAt;
   for (const [k, v] of Object.entries(row)) row[k] = normalize(v, k);
   return row;
 }

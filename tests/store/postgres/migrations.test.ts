@@ -73,6 +73,47 @@ describe.skipIf(!server)("postgres migrations", () => {
     await expect(own.query((tx) => tx.allSessionIds())).rejects.toMatchObject({ code: "CLOSED" });
   });
 
+  it("moves history rows marked undone to the move stack: the newest standing on top, the oldest undone redone first", async () => {
+    const url = await freshPgDatabase();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const stack = MIGRATIONS.findIndex((m) => m.sql.some((s) => s.includes("move_top")));
+      const run = async (from: number, to: number) => {
+        for (const m of MIGRATIONS.slice(from, to)) for (const st of m.sql) if (st.trim()) await client.query(st);
+      };
+      await run(0, stack);
+      await client.query(`INSERT INTO sessions (id, user_id, current_branch_id, created_at, updated_at) VALUES ('s', 'u', 'b2', 1, 1),
+        ('t', 'u', 'x', 1, 1)`);
+      for (const [from, to, undone] of [
+        ["b0", "b1", null],
+        ["b1", "b2", null],
+        ["b2", "b3", 5],
+        ["b3", "b4", 6],
+      ])
+        await client.query(
+          `INSERT INTO move_history (session_id, kind, from_branch_id, from_position, to_branch_id, to_position, undone_at, created_at)
+          VALUES ('s', 'switch', $1, 0, $2, 0, $3, 1)`,
+          [from, to, undone],
+        );
+      await run(stack, stack + 1);
+      const rows = await client.query(`SELECT id, move_top, move_redo FROM sessions ORDER BY id`);
+      expect(rows.rows.map((r) => [r.id, r.move_top, r.move_redo === null ? null : JSON.parse(r.move_redo)])).toEqual([
+        ["s", "m:2", ["m:4", "m:3"]],
+        ["t", null, null],
+      ]);
+      const prev = await client.query(`SELECT seq, prev FROM move_history ORDER BY seq`);
+      expect(prev.rows.map((r) => [Number(r.seq), r.prev])).toEqual([
+        [1, null],
+        [2, "m:1"],
+        [3, "m:2"],
+        [4, "m:3"],
+      ]);
+    } finally {
+      await client.end();
+    }
+  });
+
   it("reports an unreachable server as a DatabaseError", async () => {
     const store = new PostgresStore({ connectionString: "postgres://nobody@127.0.0.1:1/none", connectionTimeoutMillis: 2000 });
     await expect(store.ready()).rejects.toMatchObject({ name: "DatabaseError", code: "CANNOT_CONNECT" });

@@ -39,7 +39,10 @@ describe.skipIf(!server)("PostgresStore", () => {
     for (let i = 0; i < 300; i++) times.push(1.7e12 + Math.random() * 1e11 + Math.floor(Math.random() * 1e6) / 1e3);
     await store.write({ sessionId: "a" }, function* (tx) {
       for (const [i, createdAt] of times.entries()) {
-        yield* tx.insertEvent({ sessionId: "a", kind: "t", refId: String(i), branchId: "a-b", detail: null, createdAt });
+        yield* tx.insertEvent(
+          { sessionId: "a", kind: "t", refId: String(i), branchId: "a-b", detail: null, createdAt },
+          { asRecorded: true },
+        );
       }
     });
     const events = await store.read((tx) => tx.sessionEvents("a"));
