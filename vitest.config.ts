@@ -27,9 +27,9 @@ const STORE_FREE = [
 
 export default defineConfig({
   test: {
-    // One PostgreSQL server for the run, started in the background (tests/setup/postgres.ts); root only, so that the
-    // projects share it.
-    globalSetup: ["tests/setup/postgres.ts"],
+    // One PostgreSQL server for the run, started in the background (tests/setup/postgres.ts), and src/ with the fixtures
+    // compiled once for child processes (tests/setup/compiled.ts); root only, so that the projects share them.
+    globalSetup: ["tests/setup/postgres.ts", "tests/setup/compiled.ts"],
     // Two files at a time even on two cores (vitest's default there is one): the suites mostly wait, on the PostgreSQL
     // server, child processes and files (a two-core run takes ~7 minutes instead of ~11).
     maxWorkers: Math.max(2, availableParallelism() - 1),
