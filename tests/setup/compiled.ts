@@ -25,7 +25,7 @@ function tsFiles(dir: string): string[] {
   });
 }
 
-/** One JavaScript file per source file (imports untouched, as tsc lays out dist/): src/ into dist/, tests/ beside it. */
+/** One JavaScript file per source file (imports untouched, as tsc lays out dist/): src/ into dist/, tests/ and examples/ beside. */
 async function compileTree(root: string): Promise<void> {
   fs.rmSync(root, { recursive: true, force: true });
   fs.mkdirSync(root);
@@ -34,8 +34,8 @@ async function compileTree(root: string): Promise<void> {
     build({ ...options, entryPoints: tsFiles(path.join(repo, "src")), outbase: "src", outdir: path.join(root, "dist") }),
     build({
       ...options,
-      // Every test module a child may start or import (fixtures, helpers): the suites themselves run in vitest only.
-      entryPoints: tsFiles(path.join(repo, "tests")).filter((f) => !f.endsWith(".test.ts")),
+      // Every test module a child may start or import (fixtures, helpers), and the examples: the suites run in vitest only.
+      entryPoints: [...tsFiles(path.join(repo, "tests")).filter((f) => !f.endsWith(".test.ts")), ...tsFiles(path.join(repo, "examples"))],
       outbase: ".",
       outdir: root,
     }),
