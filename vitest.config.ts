@@ -34,7 +34,7 @@ export default defineConfig({
     // compiled once for child processes (tests/setup/compiled.ts); root only, so that the projects share them.
     globalSetup: ["tests/setup/postgres.ts", "tests/setup/compiled.ts"],
     // Two files at a time even on two cores (vitest's default there is one): the suites mostly wait, on the PostgreSQL
-    // server, child processes and files (a two-core run takes ~7 minutes instead of ~11).
+    // server, child processes and files.
     maxWorkers: Math.max(2, availableParallelism() - 1),
     coverage: { provider: "v8", include: ["src/**/*.ts"], reporter: ["text-summary", "text"] },
     projects: [
