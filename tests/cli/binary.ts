@@ -1,24 +1,17 @@
-// The forkpoint command as npm installs it: src/ compiled to JavaScript (esbuild, one file per source file, as tsc
-// lays out dist/) and run through a symlink to cli/main.js, in a child process with real pipes.
+// The forkpoint command as npm installs it: src/ compiled to JavaScript (the run's tree, tests/setup/compiled.ts: one
+// file per source file, as tsc lays out dist/) and run through a symlink to dist/cli/main.js, in a child process with
+// real pipes.
 import { spawnSync, type SpawnSyncReturns } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
+import { compiledScript } from "../fixtures/compiled.js";
 
 export const repo = fileURLToPath(new URL("../..", import.meta.url));
 
-function tsFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
-    const path = join(dir, d.name);
-    if (d.isDirectory()) return tsFiles(path);
-    return d.name.endsWith(".ts") && !d.name.endsWith(".d.ts") ? [path] : [];
-  });
-}
-
 export interface Installed {
-  /** A temp dir holding the build and the `forkpoint` symlink; removed by `remove`. */
+  /** A temp dir of the test file's own (databases, modules it writes), holding the `forkpoint` symlink; removed by `remove`. */
   dir: string;
   /** The symlink npm would make: `node_modules/.bin/forkpoint` → `dist/cli/main.js`. */
   bin: string;
@@ -26,42 +19,14 @@ export interface Installed {
   remove(): void;
 }
 
-/** Compiles src/ into a temp package (its package.json, drizzle/ and node_modules linked) and links the binary. */
+/** Links the binary to the run's compiled tree (its package.json, drizzle/ and node_modules linked beside dist/). */
 export async function installCli(): Promise<Installed> {
+  const main = compiledScript(join(repo, "src", "cli", "main.ts"));
+  if (!main) throw new Error("no compiled tree for the CLI: run through vitest (tests/setup/compiled.ts builds it)");
   const dir = mkdtempSync(join(tmpdir(), "forkpoint-bin-"));
-  const pkg = join(dir, "package");
-  // Only the files the command reaches (and the demo's tools module), found by a bundling pass that writes nothing:
-  // the adapters' sources are not the CLI's business.
-  const entries = ["src/cli/main.ts", "src/cli/demo/tools.ts"];
-  const { metafile } = await build({
-    entryPoints: entries,
-    absWorkingDir: repo,
-    bundle: true,
-    write: false,
-    metafile: true,
-    packages: "external",
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    logLevel: "silent",
-    outdir: "unused",
-  });
-  const reached = Object.keys(metafile.inputs).filter((f) => f.startsWith("src/") && tsFiles(join(repo, "src")).includes(join(repo, f)));
-  await build({
-    entryPoints: reached,
-    absWorkingDir: repo,
-    outdir: join(pkg, "dist"),
-    outbase: "src",
-    bundle: false,
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    logLevel: "warning",
-  });
-  for (const name of ["package.json", "drizzle", "node_modules"]) symlinkSync(join(repo, name), join(pkg, name));
   mkdirSync(join(dir, "bin"));
   const bin = join(dir, "bin", "forkpoint");
-  symlinkSync(join(pkg, "dist", "cli", "main.js"), bin);
+  symlinkSync(main, bin);
   return {
     dir,
     bin,

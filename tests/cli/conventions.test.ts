@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openForkpoint } from "../../src/index.js";
 import { installCli, repo, runInTerminal, type Installed } from "./binary.js";
+import { runInProcess } from "./in-process.js";
 
 let cli: Installed;
 let db = "";
@@ -120,12 +121,14 @@ export async function resolve(specifier, context, next) {
     expect(cli.run(["users"], { cwd: cli.dir }).stderr).toContain("no database at ./forkpoint.db");
   });
 
-  it("--help lists every verb; each command's help has examples", () => {
+  it("--help lists every verb; each command's help has examples", async () => {
     const help = cli.run(["--help"]);
     expect(help.status).toBe(0);
     for (const verb of VERBS) expect(help.stdout).toMatch(new RegExp(`^  ${verb}\\b`, "m"));
+    // Each command's help in the test process (./in-process.ts); the binary prints it the same way.
+    expect((await runInProcess(["--help"])).stdout).toBe(help.stdout);
     for (const verb of VERBS) {
-      const r = cli.run([verb, "--help"]);
+      const r = await runInProcess([verb, "--help"]);
       expect([verb, r.status, r.stdout]).toEqual([verb, 0, expect.stringMatching(new RegExp(`Examples:\\n  \\$ forkpoint .*${verb}`))]);
     }
   });

@@ -1,4 +1,5 @@
-// The CLI is safe to point at anything: reads never create a database, and stored text cannot drive the terminal.
+// The CLI is safe to point at anything: reads never create a database, and stored text cannot drive the terminal. Run
+// in the test process (./in-process.ts), with a spawned binary in each part.
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -7,6 +8,7 @@ import { openForkpoint } from "../../src/index.js";
 import { escapeText, inline } from "../../src/cli/output.js";
 import { dumpDatabase } from "../helpers.js";
 import { installCli, type Installed } from "./binary.js";
+import { runInProcess } from "./in-process.js";
 
 let cli: Installed;
 beforeAll(async () => {
@@ -41,9 +43,9 @@ describe("reads never create a database", () => {
     ["prune"],
     ["recover"],
   ];
-  it.each(commands)("%s: one line on stderr, exit 1, and no file", (...args) => {
+  it.each(commands)("%s: one line on stderr, exit 1, and no file", async (...args) => {
     const db = join(cli.dir, `typo-${args[0]}.db`);
-    const r = cli.run(["--db", db, ...args]);
+    const r = await runInProcess(["--db", db, ...args]);
     expect([r.status, r.stdout, r.stderr]).toEqual([
       1,
       "",
@@ -51,6 +53,22 @@ describe("reads never create a database", () => {
     ]);
     expect(existsSync(db)).toBe(false);
     expect(existsSync(`${db}-wal`)).toBe(false);
+  });
+
+  it("the installed binary too", () => {
+    for (const args of [
+      ["history", "s_x", "-u", "ann"],
+      ["rollback", "s_x", "cp_x", "-u", "ann"],
+    ]) {
+      const db = join(cli.dir, `typo-spawned-${args[0]}.db`);
+      const r = cli.run(["--db", db, ...args]);
+      expect([r.status, r.stdout, r.stderr]).toEqual([
+        1,
+        "",
+        `error: no database at ${db} (give --db or FORKPOINT_DB; only import and demo create one)\n`,
+      ]);
+      expect([existsSync(db), existsSync(`${db}-wal`)]).toEqual([false, false]);
+    }
   });
 
   it("a read leaves an existing database byte for byte as it was", async () => {
@@ -61,7 +79,7 @@ describe("reads never create a database", () => {
     await fp.close();
     const before = dumpDatabase(db);
     for (const args of [["sessions", "-u", "ann"], ["history", s.id, "-u", "ann"], ["verify"], ["users"]])
-      expect(cli.run(["--db", db, ...args]).status).toBe(0);
+      expect((await runInProcess(["--db", db, ...args])).status).toBe(0);
     expect(dumpDatabase(db)).toEqual(before);
   });
 });
@@ -90,9 +108,12 @@ describe("reads leave the files as they found them", () => {
       ["rollback", s.id, cp.id, "-u", "ann", "--dry-run"],
       ["history", "ses_nope", "-u", "ann"],
     ]) {
-      cli.run(["--db", db, ...args]);
+      await runInProcess(["--db", db, ...args]);
       expect([args[0], readdirSync(dir)]).toEqual([args[0], ["rest.db"]]);
     }
+    // And a read by the installed binary, which ends its process.
+    expect(cli.run(["--db", db, "history", s.id, "-u", "ann"]).status).toBe(0);
+    expect(readdirSync(dir)).toEqual(["rest.db"]);
     expect(statSync(db).mtimeMs).toBe(mtimeMs);
     expect(readFileSync(db).equals(bytes)).toBe(true);
   });
@@ -101,10 +122,10 @@ describe("reads leave the files as they found them", () => {
     const db = join(cli.dir, "busy.db");
     const fp = openForkpoint({ path: db });
     const s = await fp.createSession({ userId: "ann" });
-    expect(cli.run(["--db", db, "history", s.id, "-u", "ann"]).status).toBe(0);
+    expect((await runInProcess(["--db", db, "history", s.id, "-u", "ann"])).status).toBe(0);
     expect([existsSync(`${db}-wal`), existsSync(`${db}-shm`)]).toEqual([true, true]);
     await s.append({ role: "user", content: "still writing" });
-    expect(JSON.parse(cli.run(["--db", db, "--json", "history", s.id, "-u", "ann"]).stdout).items).toHaveLength(1);
+    expect(JSON.parse((await runInProcess(["--db", db, "--json", "history", s.id, "-u", "ann"])).stdout).items).toHaveLength(1);
     await fp.close();
   });
 });
@@ -140,7 +161,7 @@ describe("stored text cannot drive the operator's terminal", () => {
     ["diff"],
     ["versions"],
     ["tree"],
-  ])("%s prints control characters as visible escapes", (command, ...rest) => {
+  ])("%s prints control characters as visible escapes", async (command, ...rest) => {
     const args = {
       history: ["history", sessionId, "-u", "ann"],
       summary: ["summary", sessionId, "-u", "ann"],
@@ -151,10 +172,10 @@ describe("stored text cannot drive the operator's terminal", () => {
       tree: ["tree", sessionId, "-u", "ann"],
     }[command as "history"] ?? [command!, ...rest];
     if (command === "versions") {
-      const history = JSON.parse(cli.run(["--db", db, "--json", "history", sessionId, "-u", "ann"]).stdout);
+      const history = JSON.parse((await runInProcess(["--db", db, "--json", "history", sessionId, "-u", "ann"])).stdout);
       args[2] = history.items[0].id;
     }
-    const r = cli.run(["--db", db, ...args]);
+    const r = await runInProcess(["--db", db, ...args]);
     expect(r.status).toBe(0);
     // Nothing a terminal acts on: no C0 control but the newlines ending lines, no DEL, C1 or bidi override.
     expect(r.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
@@ -162,23 +183,33 @@ describe("stored text cannot drive the operator's terminal", () => {
       expect(r.stdout).toContain("\\x1b]0;pwned\\x07 then \\x1b[2J cleared");
   });
 
-  it("--json stays exact", () => {
-    const page = JSON.parse(cli.run(["--db", db, "--json", "history", sessionId, "-u", "ann"]).stdout);
+  it("the installed binary prints them as the in-process runs do", async () => {
+    const args = ["--db", db, "show", checkpointId, "-u", "ann"];
+    const spawned = cli.run(args);
+    expect([spawned.status, spawned.stdout, spawned.stderr]).toEqual([0, (await runInProcess(args)).stdout, ""]);
+    expect(spawned.stdout).toContain("\\x1b]0;pwned\\x07 then \\x1b[2J cleared");
+    expect(spawned.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+  });
+
+  it("--json stays exact", async () => {
+    const page = JSON.parse((await runInProcess(["--db", db, "--json", "history", sessionId, "-u", "ann"])).stdout);
     expect(page.items[0].content).toBe(hostile);
     expect(page.items[1]).toMatchObject({ role: "role\x1b[31m", content: { text: hostile } });
   });
 
-  it("--json and export escape, as JSON allows, what a terminal would act on (C1, DEL, bidi); the values are the same", () => {
+  it("--json and export escape, as JSON allows, what a terminal would act on (C1, DEL, bidi); the values are the same", async () => {
     const actedOn = /[\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
-    const printed = cli.run(["--db", db, "--json", "history", sessionId, "-u", "ann"]).stdout;
+    const printed = (await runInProcess(["--db", db, "--json", "history", sessionId, "-u", "ann"])).stdout;
     expect(printed).not.toMatch(actedOn);
     expect(printed).toContain("\\u202egnp.exe");
     expect(JSON.parse(printed).items[0].content).toBe(hostile);
-    const exported = cli.run(["--db", db, "export", sessionId, "-u", "ann"]);
+    const exported = await runInProcess(["--db", db, "export", sessionId, "-u", "ann"]);
     expect([exported.status, exported.stdout]).toEqual([0, expect.not.stringMatching(actedOn)]);
     const copy = join(cli.dir, "hostile-copy.db");
-    expect(cli.run(["--db", copy, "import", "-", "-u", "bo"], { input: exported.stdout }).status).toBe(0);
-    expect(JSON.parse(cli.run(["--db", copy, "--json", "history", sessionId, "-u", "bo"]).stdout).items[0].content).toBe(hostile);
+    expect((await runInProcess(["--db", copy, "import", "-", "-u", "bo"], { input: exported.stdout })).status).toBe(0);
+    expect(JSON.parse((await runInProcess(["--db", copy, "--json", "history", sessionId, "-u", "bo"])).stdout).items[0].content).toBe(
+      hostile,
+    );
   });
 
   it("a shortened value never splits a character: no lone surrogate", () => {
@@ -222,21 +253,21 @@ describe("stored text cannot drive the operator's terminal", () => {
       ["history", s.id],
       ["plan", s.id, "-b", branch],
     ]) {
-      const r = cli.run(["--db", file, ...args, "-u", "ann"]);
+      const r = await runInProcess(["--db", file, ...args, "-u", "ann"]);
       expect([args[0], r.status]).toEqual([args[0], 0]);
       expect([args[0], r.stdout]).toEqual([args[0], expect.not.stringMatching(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/)]);
     }
   });
 
-  it("usage errors quote the command line escaped too (an id pasted from anywhere)", () => {
+  it("usage errors quote the command line escaped too (an id pasted from anywhere)", async () => {
     for (const args of [["bo\x1b]0;pwned\x07gus"], ["--db", db, "sessions", "-u", "ann", "-n", "\x1b[2J"]]) {
-      const r = cli.run(args);
+      const r = await runInProcess(args);
       expect(r.status).toBe(2);
       expect(r.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
       expect(r.stderr).toMatch(/\\x1b/);
     }
     // Help printed on standard error (no command) keeps its lines.
-    expect(cli.run([]).stderr).toMatch(/^Usage: forkpoint \[options\] \[command\]\n\n/);
+    expect((await runInProcess([])).stderr).toMatch(/^Usage: forkpoint \[options\] \[command\]\n\n/);
   });
 
   it("escapeText names each character", () => {

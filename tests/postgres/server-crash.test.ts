@@ -8,6 +8,7 @@ import { openForkpoint, type Forkpoint, type ToolInvocation } from "../../src/in
 import { writeFileTool } from "../fixtures/file-tools.js";
 import { freshPgDatabase, pgServer } from "../fixtures/postgres-database.js";
 import { makeTempDir, removeDir } from "../helpers.js";
+import { nodeArgs } from "../fixtures/compiled.js";
 
 const url = await pgServer();
 const repoRoot = path.resolve(import.meta.dirname, "../..");
@@ -50,7 +51,7 @@ describe.skipIf(!url)("an app server killed in the middle of a rollback (Postgre
 
     const child: ChildProcess = spawn(
       process.execPath,
-      ["--import", "tsx", path.join(repoRoot, "tests/fixtures/pg-crash-rollback.ts"), db, s.id, "u", cp.id, log, String(LEASE_MS)],
+      [...nodeArgs(path.join(repoRoot, "tests/fixtures/pg-crash-rollback.ts")), db, s.id, "u", cp.id, log, String(LEASE_MS)],
       { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] },
     );
     let output = "";

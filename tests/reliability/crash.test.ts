@@ -14,6 +14,7 @@ import { readLog, writeFileTool } from "../fixtures/file-tools.js";
 import { makeTempDir, removeDir } from "../helpers.js";
 import { prng } from "../fixtures/prng.js";
 import { expireLeases, onPostgres, openForkpoint, sqlOn } from "../fixtures/backend.js";
+import { nodeArgs } from "../fixtures/compiled.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const WORKER = path.join(ROOT, "tests/fixtures/crash-loop-worker.ts");
@@ -69,19 +70,7 @@ async function runAndKill(lane: Lane, run: number, rand: () => number): Promise<
   const seed = Math.floor(rand() * 2 ** 31);
   const proc = spawn(
     process.execPath,
-    [
-      "--import",
-      "tsx",
-      WORKER,
-      lane.dbPath,
-      lane.dir,
-      lane.ackFile,
-      lane.logFile,
-      String(seed),
-      lane.sessionId,
-      USER,
-      `L${lane.lane}R${run}`,
-    ],
+    [...nodeArgs(WORKER), lane.dbPath, lane.dir, lane.ackFile, lane.logFile, String(seed), lane.sessionId, USER, `L${lane.lane}R${run}`],
     { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
   );
   children.push(proc);

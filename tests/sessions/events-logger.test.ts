@@ -19,6 +19,7 @@ import {
 import { appendLineTool, readLog, tempDir, writeFileTool, type WriteArgs, type WriteResult } from "../fixtures/file-tools.js";
 import { tempDatabases, thrownBy } from "../helpers.js";
 import { expireLeases, onPostgres, openForkpoint } from "../fixtures/backend.js";
+import { nodeArgs } from "../fixtures/compiled.js";
 
 const dbs = tempDatabases();
 const repoRoot = path.resolve(import.meta.dirname, "../..");
@@ -187,7 +188,7 @@ describe("recovery at open", () => {
     await full.close();
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", path.join(repoRoot, "tests/fixtures/crash-leave-move.ts"), dbPath, s.id, "alice", cp0.id, logFile],
+      [...nodeArgs(path.join(repoRoot, "tests/fixtures/crash-leave-move.ts")), dbPath, s.id, "alice", cp0.id, logFile],
       { cwd: repoRoot, stdio: "ignore" },
     );
     const exited = new Promise((resolve) => child.on("exit", resolve));

@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConflictError, ValidationError, defineTool, type Checkpoint, type Forkpoint, type SessionHandle } from "../../src/index.js";
 import { filesUnder, makeTempDir, rejectionOf, removeDir } from "../helpers.js";
 import { dumpOf, openForkpoint, sqlOn } from "../fixtures/backend.js";
+import { nodeArgs } from "../fixtures/compiled.js";
 
 const WORKER = fileURLToPath(new URL("../fixtures/forced-move-worker.ts", import.meta.url));
 let dir: string;
@@ -249,9 +250,7 @@ describe("a forced move that cannot finish", () => {
 describe("a crash during a forced move", () => {
   async function crashAt(s: SessionHandle, a: Checkpoint, scope: "files" | "both", at: "saved" | "restoring"): Promise<void> {
     await fp.close();
-    const child = spawn(process.execPath, ["--import", "tsx", WORKER, dbFile, s.id, a.id, scope, at], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
+    const child = spawn(process.execPath, [...nodeArgs(WORKER), dbFile, s.id, a.id, scope, at], { stdio: ["ignore", "pipe", "inherit"] });
     let out = "";
     child.stdout.on("data", (d: Buffer) => (out += d.toString()));
     const [, signal] = (await new Promise((done) => child.once("exit", (...r) => done(r)))) as [number | null, string | null];

@@ -12,6 +12,7 @@ import { ConflictError, type Checkpoint, type Forkpoint, type SessionHandle } fr
 import { processStart } from "../../src/sessions/moves/process-identity.js";
 import { filesUnder, makeTempDir, rejectionOf, removeDir } from "../helpers.js";
 import { openForkpoint, sqlOn } from "../fixtures/backend.js";
+import { nodeArgs } from "../fixtures/compiled.js";
 
 const WORKER = fileURLToPath(new URL("../fixtures/workspace-restore-worker.ts", import.meta.url));
 const RECOVER = fileURLToPath(new URL("../fixtures/recover-once.ts", import.meta.url));
@@ -244,7 +245,7 @@ describe("workspace restore interrupted by a crash", () => {
     await journalRestore(s.id, a, pid, null);
     await fp.close();
     const recoverers = Array.from({ length: 3 }, () =>
-      spawn(process.execPath, ["--import", "tsx", RECOVER, dbFile], { stdio: ["pipe", "pipe", "inherit"] }),
+      spawn(process.execPath, [...nodeArgs(RECOVER), dbFile], { stdio: ["pipe", "pipe", "inherit"] }),
     );
     const outputs = recoverers.map((child) => {
       let out = "";
@@ -309,9 +310,7 @@ describe("workspace restore interrupted by a crash", () => {
     ]);
     let journaledAtKill = 0;
     for (let round = 0; round < 6; round++) {
-      const child = spawn(process.execPath, ["--import", "tsx", WORKER, dbFile, s.id, a.id, b.id], {
-        stdio: ["ignore", "pipe", "inherit"],
-      });
+      const child = spawn(process.execPath, [...nodeArgs(WORKER), dbFile, s.id, a.id, b.id], { stdio: ["ignore", "pipe", "inherit"] });
       await new Promise<void>((ready) => child.stdout.once("data", () => ready()));
       // Kill as soon as a restore is journaled (or after a while, wherever the child is then).
       for (let i = 0; i < 400 && (await journalOf(s.id)) === null; i++) await new Promise((r) => setTimeout(r, 1));

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { openForkpoint } from "../../src/index.js";
 import { SqliteStore } from "../../src/store/sqlite/store.js";
 import { tempDatabases, thrownBy } from "../helpers.js";
+import { nodeArgs } from "../fixtures/compiled.js";
 
 const dbs = tempDatabases();
 const WRITER = fileURLToPath(new URL("../fixtures/wal-worker-writer.ts", import.meta.url));
@@ -160,7 +161,7 @@ describe("WAL checkpoints on a worker thread", () => {
     "a process that ends with %s exits by itself with code 0 once its work is done, and its writes are all there",
     async (ending) => {
       const file = dbs.path();
-      const run = spawnSync(process.execPath, ["--import", "tsx", WRITER, file, "400", ending], { encoding: "utf8", timeout: 60_000 });
+      const run = spawnSync(process.execPath, [...nodeArgs(WRITER), file, "400", ending], { encoding: "utf8", timeout: 60_000 });
       expect(run.error).toBeUndefined();
       expect(run.stderr).toBe("");
       expect(run.status).toBe(0);

@@ -20,6 +20,7 @@ import { ids, rows } from "../fixtures/harness.js";
 import { processStart } from "../../src/sessions/moves/process-identity.js";
 import { rejectionOf } from "../helpers.js";
 import { expireLeases, onPostgres, openForkpoint, sqlOn } from "../fixtures/backend.js";
+import { nodeArgs } from "../fixtures/compiled.js";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const USER = "carol";
@@ -52,7 +53,7 @@ interface Child {
 }
 
 function startChild(script: string, args: string[]): Child {
-  const proc = spawn(process.execPath, ["--import", "tsx", path.join(repoRoot, "tests/fixtures", script), ...args], {
+  const proc = spawn(process.execPath, [...nodeArgs(path.join(repoRoot, "tests/fixtures", script)), ...args], {
     cwd: repoRoot,
     stdio: ["ignore", "pipe", "pipe"],
   });

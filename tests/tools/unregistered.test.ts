@@ -26,6 +26,7 @@ import {
 import { ids, rows } from "../fixtures/harness.js";
 import { rejectionOf } from "../helpers.js";
 import { dumpOf, expireLeases, onPostgres, openForkpoint, sqlOn } from "../fixtures/backend.js";
+import { nodeArgs } from "../fixtures/compiled.js";
 
 const USER = "dora";
 const opened: Forkpoint[] = [];
@@ -263,7 +264,7 @@ describe("a leaving move interrupted by a crash", () => {
 
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", path.join(repoRoot, "tests/fixtures/crash-leave-move.ts"), dbPath, s.id, USER, cp0.id, logFile],
+      [...nodeArgs(path.join(repoRoot, "tests/fixtures/crash-leave-move.ts")), dbPath, s.id, USER, cp0.id, logFile],
       { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] },
     );
     let output = "";
