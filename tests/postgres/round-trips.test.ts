@@ -1,5 +1,5 @@
 // Round trips are what a unit costs on a network. A chat turn on PostgreSQL is four statements on a pipelining client:
-// the first turn a server makes on a session reads its head (BEGIN with its locks and the read, then the inserts as one
+// the first turn a server makes on a session it has not written reads its head (BEGIN with its locks and the read, then the inserts as one
 // statement with COMMIT: two round trips); after that the server starts from the head it wrote, which the server checks
 // in the same round trip (BEGIN, the check, the inserts, COMMIT: one round trip, one socket write). A session another
 // server wrote in between fails the check and the turn runs again from a fresh read. What the batched inserts carry
@@ -54,7 +54,8 @@ describe.skipIf(!url)("round trips on PostgreSQL", () => {
       flushes = 0;
     };
     try {
-      const s = await fp.createSession({ userId: "u" });
+      // A session this server has never written (another made it): its first turn reads the head.
+      const s = await fp.getSession((await other.createSession({ userId: "u" })).id, { userId: "u" });
       reset();
       await s.turn([{ role: "user", content: "warm" }], { name: "warm" });
       // The first turn on the session: its head is read first.
@@ -82,6 +83,18 @@ describe.skipIf(!url)("round trips on PostgreSQL", () => {
       // Every statement of the turn leaves before any answer comes back, in one write to the socket.
       expect(wire).toMatch(/^w+r+$/);
       expect(flushes).toBe(1);
+      // A move changes more than the head: the session's state is read ahead of its COMMIT, not by the next turn. (The
+      // first turn on a rollback's branch still reads the entry it forks from: the branch has none of its own yet.)
+      const [warm] = (await s.listCheckpoints({ name: "warm" })).items;
+      await s.rollback(warm!.id);
+      reset();
+      await s.turn([{ role: "user", content: "on the new branch" }]);
+      expect(sent.filter((t) => /^SELECT s\.seq/.test(t))).toHaveLength(0);
+      expect(sent.filter((t) => t === "COMMIT")).toHaveLength(1);
+      reset();
+      await s.turn([{ role: "user", content: "again" }]);
+      expect(trips.map((t) => t.length)).toEqual([4]);
+      await s.switchBranch(turn.checkpoint.branchId);
       // Another server writes to the session: this one's next turn finds its head stale and runs again from a read.
       await (await other.getSession(s.id, { userId: "u" })).append({ role: "user", content: "from the other server" });
       reset();

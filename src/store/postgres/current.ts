@@ -1,7 +1,8 @@
 // A session's current branch and head as this store last wrote them: a write unit starts from them without a read,
 // and the server checks them first thing in the unit's one round trip (a turn is then one round trip, not two).
 import { LRUCache } from "lru-cache";
-import type { CurrentRow, HeadRow } from "../port/index.js";
+import type { BranchRow, CurrentRow, HeadRow, SessionRow } from "../port/index.js";
+import { BRANCH_FIELDS, HEAD_COLS, HEAD_FIELDS, select, slice } from "./columns.js";
 
 /** What `currentOf` read, with the server's stamp of the session and branch rows it came from. */
 export interface Known {
@@ -21,6 +22,45 @@ export const STAMP = "md5(ROW(s.*)::text || ROW(b.*)::text)";
 /** The time of the session `s`'s newest checkpoint (0: none): a new checkpoint's time is never before it. */
 export const LAST_CHECKPOINT_AT = `coalesce((SELECT c.created_at FROM checkpoints c WHERE c.user_id = s.user_id AND c.session_id = s.id
   ORDER BY c.seq DESC LIMIT 1), 0)`;
+
+const SESSION_CURRENT_FIELDS = [
+  ["seq", "seq"],
+  ["id", "id"],
+  ["userId", "userId"],
+  ["title", "title"],
+  ["metadata", "metadata"],
+  ["currentBranchId", "currentBranchId"],
+  ["originSessionId", "originSessionId"],
+  ["originCheckpointId", "originCheckpointId"],
+  ["hasTools", "hasTools"],
+  ["hasWorkspace", "hasWorkspace"],
+  ["createdAt", "createdAt"],
+  ["updatedAt", "updatedAt"],
+  ["retention", "retention"],
+  ["retentionAgedAt", "retentionAgedAt"],
+] as const;
+
+/** A session, its current branch and that branch's last own entry, its newest checkpoint's time and its stamp. */
+export const CURRENT_OF = `SELECT s.seq, s.id, s.user_id, s.title, s.metadata, s.current_branch_id, s.origin_session_id, s.origin_checkpoint_id,
+    s.has_tools, s.has_workspace, s.created_at, s.updated_at, s.retention, s.retention_aged_at, ${select("b", BRANCH_FIELDS)}, ${HEAD_COLS},
+    -- In the same round trip: a checkpoint written in this unit is never before the session's newest.
+    ${LAST_CHECKPOINT_AT}, ${STAMP}
+  FROM sessions s JOIN branches b ON b.id = s.current_branch_id
+  -- The head entry as a lateral top-1 on (branch_id, position): a generic plan of "position = (SELECT max ...)"
+  -- may pick another index of entries and scan the whole branch.
+  LEFT JOIN LATERAL (SELECT * FROM entries WHERE branch_id = b.id ORDER BY position DESC LIMIT 1) e ON true
+  WHERE s.id = $1`;
+
+/** A CURRENT_OF row as the port's CurrentRow (with `session.lastCheckpointAt`), and its stamp. */
+export function currentFromTuple(t: unknown[]): { row: CurrentRow; stamp: string } {
+  const n = SESSION_CURRENT_FIELDS.length;
+  const session = slice<SessionRow>(t, 0, SESSION_CURRENT_FIELDS)!;
+  session.lastCheckpointAt = t.at(-2) as number;
+  return {
+    row: { session, branch: slice<BranchRow>(t, n, BRANCH_FIELDS)!, last: slice<HeadRow>(t, n + BRANCH_FIELDS.length, HEAD_FIELDS) },
+    stamp: t.at(-1) as string,
+  };
+}
 
 /**
  * Fails the transaction unless the session is still as known: the stamp, the id of the current branch's last own

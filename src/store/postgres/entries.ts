@@ -28,39 +28,12 @@ import {
   select,
   slice,
 } from "./columns.js";
-import { EXPECT_CURRENT, LAST_CHECKPOINT_AT, STAMP } from "./current.js";
+import { CURRENT_OF, EXPECT_CURRENT, currentFromTuple } from "./current.js";
 import type { Sql } from "./sql.js";
 
 // Positions are int4; bounds may be Number.MAX_SAFE_INTEGER (a lineage's open end), so they are bound as int8.
 const IN_SEGMENT = `branch_id = $1 AND position > $2::bigint AND position <= $3::bigint`;
 const MESSAGE_COLS = `id, position, role, content, client_id, metadata, created_at`;
-
-const SESSION_CURRENT_FIELDS = [
-  ["seq", "seq"],
-  ["id", "id"],
-  ["userId", "userId"],
-  ["title", "title"],
-  ["metadata", "metadata"],
-  ["currentBranchId", "currentBranchId"],
-  ["originSessionId", "originSessionId"],
-  ["originCheckpointId", "originCheckpointId"],
-  ["hasTools", "hasTools"],
-  ["hasWorkspace", "hasWorkspace"],
-  ["createdAt", "createdAt"],
-  ["updatedAt", "updatedAt"],
-  ["retention", "retention"],
-  ["retentionAgedAt", "retentionAgedAt"],
-] as const;
-
-const CURRENT_OF = `SELECT s.seq, s.id, s.user_id, s.title, s.metadata, s.current_branch_id, s.origin_session_id, s.origin_checkpoint_id,
-    s.has_tools, s.has_workspace, s.created_at, s.updated_at, s.retention, s.retention_aged_at, ${select("b", BRANCH_FIELDS)}, ${HEAD_COLS},
-    -- In the same round trip: a checkpoint written in this unit is never before the session's newest.
-    ${LAST_CHECKPOINT_AT}, ${STAMP}
-  FROM sessions s JOIN branches b ON b.id = s.current_branch_id
-  -- The head entry as a lateral top-1 on (branch_id, position): a generic plan of "position = (SELECT max ...)"
-  -- may pick another index of entries and scan the whole branch.
-  LEFT JOIN LATERAL (SELECT * FROM entries WHERE branch_id = b.id ORDER BY position DESC LIMIT 1) e ON true
-  WHERE s.id = $1`;
 
 export function entriesTx(sql: Sql): EntriesTx {
   return {
@@ -181,15 +154,8 @@ export function entriesTx(sql: Sql): EntriesTx {
       }
       const [t] = yield* sql.tuples(CURRENT_OF, [sessionId]);
       if (!t) return undefined;
-      const s = SESSION_CURRENT_FIELDS.length;
-      const session = slice<SessionRow>(t, 0, SESSION_CURRENT_FIELDS)!;
-      session.lastCheckpointAt = t.at(-2) as number;
-      const row = {
-        session,
-        branch: slice<BranchRow>(t, s, BRANCH_FIELDS)!,
-        last: slice<HeadRow>(t, s + BRANCH_FIELDS.length, HEAD_FIELDS),
-      };
-      const stamp = t.at(-1) as string;
+      const { row, stamp } = currentFromTuple(t);
+      const { session } = row;
       // Contested until a read finds the session as this server last wrote it.
       const contested =
         known?.contested === true &&

@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { LRUCache } from "lru-cache";
 import type { ClientBase, CustomTypesConfig, QueryArrayResult, QueryConfig, QueryResult } from "pg";
 import { runAsync, runSync, type HeadRow, type Step, type WriteScope } from "../port/index.js";
-import { frozen, type CurrentCache, type Known, type Seen } from "./current.js";
+import { CURRENT_OF, currentFromTuple, frozen, type CurrentCache, type Known, type Seen } from "./current.js";
 
 /** Statement names by text: a named statement is parsed and planned once per connection, then only bound. */
 const names = new Map<string, string>();
@@ -145,8 +145,10 @@ export class Sql {
   #writing = false;
   /** Sessions whose current state this unit read (from the server or from `current`), by id. */
   #seen = new Map<string, Seen>();
-  /** Whether this unit wrote anything but entries and checkpoints (then what is known of its sessions is dropped). */
+  /** Whether this unit wrote anything but entries and checkpoints (then what is known of its sessions is read again). */
   #dirty = false;
+  /** Sessions' state as read ahead of this unit's COMMIT (undefined: the session is gone). */
+  #learned = new Map<string, unknown[] | undefined>();
   /** Statements sent whose answers nobody awaited yet, in the order sent. */
   #inFlight: Promise<unknown>[] = [];
 
@@ -166,6 +168,7 @@ export class Sql {
     this.#writing = writing;
     this.#seen = new Map();
     this.#dirty = false;
+    this.#learned = new Map();
   }
 
   /**
@@ -198,7 +201,8 @@ export class Sql {
   /**
    * After the unit: what it read and wrote becomes what the store knows, if it committed having written nothing but
    * entries and checkpoints; otherwise what is known of its sessions (of all, for a unit across sessions) is dropped,
-   * except that a session whose check failed (`stale`) stays known as contested.
+   * except that a session whose check failed (`stale`) stays known as contested, and a session read ahead of the
+   * unit's COMMIT is known as read.
    */
   settle(committed: boolean, scope?: WriteScope, stale = false): void {
     if (committed && !this.#dirty) {
@@ -214,20 +218,35 @@ export class Sql {
     for (const [id, { known, assumed }] of this.#seen)
       if (stale && assumed) this.current.set(id, frozen({ ...known, contested: true }));
       else this.current.forget(id);
+    if (committed)
+      for (const [id, tuple] of this.#learned) if (tuple) this.current.set(id, frozen({ ...currentFromTuple(tuple), contested: false }));
   }
 
-  /** Ends a unit: sends what still waits, then COMMIT (on a pipelining client in one write to the socket). */
-  async commit(): Promise<void> {
+  /**
+   * Ends a unit: sends what still waits, then COMMIT (on a pipelining client in one write to the socket). A write unit
+   * that changed more than entries and checkpoints of a session in `scope` also reads the session's state, in the same
+   * round trip, ahead of COMMIT: after the commit it is what the store knows (see `settle`).
+   */
+  async commit(scope?: WriteScope): Promise<void> {
     if (!this.#sent && this.#waiting.length === 0) return;
     if (!this.#pipelined) {
       await runAsync(this.#flush());
       return void (await this.#settle(this.#client.query("COMMIT")));
     }
+    const learn = this.#writing && this.#dirty && scope !== undefined && !("global" in scope);
+    const reads: [string, Promise<QueryArrayResult>][] = [];
     const commit = this.#corked(() => {
       runSync(this.#flush());
+      if (learn)
+        for (const id of "sessionId" in scope ? [scope.sessionId] : new Set(scope.sessionIds)) {
+          const read = this.#client.query<unknown[]>({ ...this.#config(CURRENT_OF, [id]), rowMode: "array" });
+          this.#send(read);
+          reads.push([id, read]);
+        }
       return this.#client.query("COMMIT");
     });
     await this.#settle(commit);
+    for (const [id, read] of reads) this.#learned.set(id, (await read).rows[0]);
   }
 
   /**

@@ -121,7 +121,7 @@ export class PostgresStore implements Store {
       try {
         try {
           const value = await runAsync(body(tx));
-          await sql.commit();
+          await sql.commit(scope);
           sql.settle(true, scope);
           return value;
         } catch (error) {
