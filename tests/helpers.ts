@@ -149,3 +149,24 @@ export function writeFileTool(dir: string) {
     undo: async ({ result }) => fs.rmSync(path.join(dir, result.path), { force: true }),
   });
 }
+
+/** A `write_file` tool on a workspace: writes `rel` under `root` (making its folders); its undo puts back what was there. */
+export function restoringWriteTool(root: string) {
+  const full = (rel: string) => path.join(root, rel);
+  const put = (rel: string, text: string) => {
+    fs.mkdirSync(path.dirname(full(rel)), { recursive: true });
+    fs.writeFileSync(full(rel), text);
+  };
+  return defineTool<{ rel: string; text: string }, { previous: string | null }>({
+    name: "write_file",
+    run: async ({ rel, text }) => {
+      const previous = fs.existsSync(full(rel)) ? fs.readFileSync(full(rel), "utf8") : null;
+      put(rel, text);
+      return { previous };
+    },
+    undo: async ({ args, result }) => {
+      if (result.previous === null) fs.rmSync(full(args.rel), { force: true });
+      else put(args.rel, result.previous);
+    },
+  });
+}

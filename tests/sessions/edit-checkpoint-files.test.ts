@@ -3,9 +3,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { defineTool, type Forkpoint, type SessionHandle } from "../../src/index.js";
+import type { Forkpoint, SessionHandle } from "../../src/index.js";
 import { dumpOf, openForkpoint, sqlOn } from "../fixtures/backend.js";
-import { makeTempDir, removeDir } from "../helpers.js";
+import { makeTempDir, removeDir, restoringWriteTool } from "../helpers.js";
 
 let dir: string;
 let ws: string;
@@ -15,25 +15,12 @@ let db: string;
 const write = (rel: string, text: string) => fs.writeFileSync(path.join(ws, rel), text);
 const read = (rel: string) => (fs.existsSync(path.join(ws, rel)) ? fs.readFileSync(path.join(ws, rel), "utf8") : null);
 
-const writeTool = defineTool<{ rel: string; text: string }, { previous: string | null }>({
-  name: "write_file",
-  run: async ({ rel, text }) => {
-    const previous = read(rel);
-    write(rel, text);
-    return { previous };
-  },
-  undo: async ({ args, result }) => {
-    if (result.previous === null) fs.rmSync(path.join(ws, args.rel), { force: true });
-    else write(args.rel, result.previous);
-  },
-});
-
 beforeEach(() => {
   dir = makeTempDir("forkpoint-edit-ws-");
   ws = path.join(dir, "project");
   fs.mkdirSync(ws);
   db = path.join(dir, "forkpoint.db");
-  fp = openForkpoint({ path: db, tools: [writeTool] });
+  fp = openForkpoint({ path: db, tools: [restoringWriteTool(ws)] });
 });
 afterEach(async () => {
   await fp.close();

@@ -13,7 +13,7 @@ import {
   type Forkpoint,
   type SessionHandle,
 } from "../../src/index.js";
-import { filesUnder, makeTempDir, rejectionOf, removeDir } from "../helpers.js";
+import { filesUnder, makeTempDir, rejectionOf, removeDir, restoringWriteTool } from "../helpers.js";
 import { countRowsOf, dumpOf, onPostgres, openForkpoint, sqlOn } from "../fixtures/backend.js";
 
 let dir: string;
@@ -30,26 +30,13 @@ const read = (rel: string) => (fs.existsSync(path.join(ws, rel)) ? fs.readFileSy
 /** Every file under the workspace but the database's, with its text. */
 const tree = () => filesUnder(ws, dbFile);
 
-const writeTool = defineTool<{ rel: string; text: string }, { previous: string | null }>({
-  name: "write_file",
-  run: async ({ rel, text }) => {
-    const previous = read(rel);
-    write(rel, text);
-    return { previous };
-  },
-  undo: async ({ args, result }) => {
-    if (result.previous === null) fs.rmSync(path.join(ws, args.rel), { force: true });
-    else write(args.rel, result.previous);
-  },
-});
-
 beforeEach(() => {
   dir = makeTempDir("forkpoint-ws-");
   ws = path.join(dir, "project");
   fs.mkdirSync(ws);
   // The database lives inside the workspace on purpose: its own files must never be captured.
   dbFile = path.join(ws, "forkpoint.db");
-  fp = openForkpoint({ path: dbFile, tools: [writeTool] });
+  fp = openForkpoint({ path: dbFile, tools: [restoringWriteTool(ws)] });
 });
 afterEach(async () => {
   await fp.close();
@@ -328,7 +315,7 @@ describe("two openers of one file moving one workspace", () => {
     const cp1 = await s1.checkpoint({ name: "cp1" });
     write("a.txt", "2");
     await s1.checkpoint({ name: "cp2" });
-    const other = openForkpoint({ path: dbFile, tools: [writeTool] });
+    const other = openForkpoint({ path: dbFile, tools: [restoringWriteTool(ws)] });
     try {
       const s2 = await other.getSession(s1.id, { userId: "u" });
       const moves = [
