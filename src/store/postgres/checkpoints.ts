@@ -19,6 +19,7 @@ import {
   select,
   slice,
 } from "./columns.js";
+import { lastCheckpointAt } from "./current.js";
 import type { Sql } from "./sql.js";
 import { indexedMetadata, type CheckpointNameStats, type RetentionRow } from "../port/checkpoints.js";
 
@@ -62,10 +63,7 @@ export function checkpointsTx(sql: Sql): CheckpointsTx {
       sql.wroteCheckpoint(r.sessionId, r.createdAt);
     },
     *lastCheckpointAt(userId: string, sessionId: string) {
-      const [t] = yield* sql.tuples(
-        `SELECT coalesce((SELECT created_at FROM checkpoints WHERE user_id = $1 AND session_id = $2 ORDER BY seq DESC LIMIT 1), 0)`,
-        [userId, sessionId],
-      );
+      const [t] = yield* sql.tuples(`SELECT ${lastCheckpointAt("$1", "$2")}`, [userId, sessionId]);
       return t![0] as number;
     },
     *getCheckpoint(id: string) {

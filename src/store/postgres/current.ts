@@ -19,9 +19,12 @@ export interface Known {
 /** The stamp of `s` (sessions) and `b` (its current branch), the same expression in the read and in the check. */
 export const STAMP = "md5(ROW(s.*)::text || ROW(b.*)::text)";
 
-/** The time of the session `s`'s newest checkpoint (0: none): a new checkpoint's time is never before it. */
-export const LAST_CHECKPOINT_AT = `coalesce((SELECT c.created_at FROM checkpoints c WHERE c.user_id = s.user_id AND c.session_id = s.id
+/** The time of a session's newest checkpoint (0: none), given SQL for its user and id: a new checkpoint's is never before it. */
+export const lastCheckpointAt = (userId: string, sessionId: string) =>
+  `coalesce((SELECT c.created_at FROM checkpoints c WHERE c.user_id = ${userId} AND c.session_id = ${sessionId}
   ORDER BY c.seq DESC LIMIT 1), 0)`;
+/** That of the session `s`. */
+const LAST_CHECKPOINT_AT = lastCheckpointAt("s.user_id", "s.id");
 
 const SESSION_CURRENT_FIELDS = [
   ["seq", "seq"],
@@ -74,7 +77,17 @@ export const EXPECT_CURRENT = `SELECT forkpoint_expect_current(EXISTS (
     AND ${LAST_CHECKPOINT_AT} = $4::float8))`;
 
 /** The SQLSTATE `forkpoint_expect_current` raises (a migration defines it). */
-export const STALE_CODE = "FP409";
+const STALE_CODE = "FP409";
+
+/** Whether `error` is a failed check: another server changed the session since this one last wrote it. */
+export const isStale = (error: unknown) => (error as { code?: unknown } | null)?.code === STALE_CODE;
+
+/** A copy of `row` (its session, branch and head objects too): what a unit is given may be changed by it. */
+export const copyOf = (row: CurrentRow): CurrentRow => ({
+  session: { ...row.session },
+  branch: { ...row.branch },
+  last: row.last && { ...row.last },
+});
 
 /** Per session, what this store knows of it: set after a unit commits having changed nothing but the head. */
 export class CurrentCache {

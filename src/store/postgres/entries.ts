@@ -28,7 +28,7 @@ import {
   select,
   slice,
 } from "./columns.js";
-import { CURRENT_OF, EXPECT_CURRENT, currentFromTuple } from "./current.js";
+import { CURRENT_OF, EXPECT_CURRENT, copyOf, currentFromTuple } from "./current.js";
 import type { Sql } from "./sql.js";
 
 // Positions are int4; bounds may be Number.MAX_SAFE_INTEGER (a lineage's open end), so they are bound as int8.
@@ -150,7 +150,7 @@ export function entriesTx(sql: Sql): EntriesTx {
         const { last, session } = known.row;
         yield* sql.later(EXPECT_CURRENT, [sessionId, known.stamp, last?.id ?? null, session.lastCheckpointAt ?? 0], true);
         sql.see(sessionId, known, true);
-        return { session: { ...known.row.session }, branch: { ...known.row.branch }, last: known.row.last && { ...known.row.last } };
+        return copyOf(known.row);
       }
       const [t] = yield* sql.tuples(CURRENT_OF, [sessionId]);
       if (!t) return undefined;
@@ -160,11 +160,7 @@ export function entriesTx(sql: Sql): EntriesTx {
       const contested =
         known?.contested === true &&
         (known.stamp !== stamp || known.row.last?.id !== row.last?.id || known.row.session.lastCheckpointAt !== session.lastCheckpointAt);
-      sql.see(
-        sessionId,
-        { row: { session: { ...row.session }, branch: { ...row.branch }, last: row.last && { ...row.last } }, stamp, contested },
-        false,
-      );
+      sql.see(sessionId, { row: copyOf(row), stamp, contested }, false);
       return row;
     },
     *ownEntryAt(branchId: string, position: number) {

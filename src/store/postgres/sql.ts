@@ -9,13 +9,20 @@ import type { ClientBase, CustomTypesConfig, QueryArrayResult, QueryConfig, Quer
 import { runAsync, runSync, type HeadRow, type Step, type WriteScope } from "../port/index.js";
 import { CURRENT_OF, currentFromTuple, frozen, type CurrentCache, type Known, type Seen } from "./current.js";
 
-/** Statement names by text: a named statement is parsed and planned once per connection, then only bound. */
-const names = new Map<string, string>();
+/** A statement that may change rows (a read that only mentions such a word is taken as one: the cost is a read). */
+const WRITES = /\b(INSERT|UPDATE|DELETE|MERGE|TRUNCATE)\b/i;
 
-function nameOf(text: string): string {
-  let name = names.get(text);
-  if (name === undefined) names.set(text, (name = `fp_${createHash("sha1").update(text).digest("hex").slice(0, 24)}`));
-  return name;
+/**
+ * What is known of a statement by its text: its name (a named statement is parsed and planned once per connection,
+ * then only bound) and whether it may write.
+ */
+const statements = new Map<string, { name: string; writes: boolean }>();
+
+function statementOf(text: string): { name: string; writes: boolean } {
+  let known = statements.get(text);
+  if (known === undefined)
+    statements.set(text, (known = { name: `fp_${createHash("sha1").update(text).digest("hex").slice(0, 24)}`, writes: WRITES.test(text) }));
+  return known;
 }
 
 interface Statement {
@@ -123,9 +130,6 @@ function planned(waiting: Statement[]): Statement[] {
   }
   return plan.map((st) => ({ text: st.text, values: st.sources.map(([i, k]) => waiting[i]!.values[k]) }));
 }
-
-/** A statement that may change rows (a read that only mentions such a word is taken as one: the cost is a read). */
-const WRITES = /\b(INSERT|UPDATE|DELETE|MERGE|TRUNCATE)\b/i;
 
 /** One unit's queries: every statement of a unit goes through the client it holds. */
 export class Sql {
@@ -311,7 +315,7 @@ export class Sql {
   }
 
   #config(text: string, values: unknown[]): QueryConfig {
-    return { name: nameOf(text), text, values, types: this.#types };
+    return { name: statementOf(text).name, text, values, types: this.#types };
   }
 
   /**
@@ -325,7 +329,7 @@ export class Sql {
 
   /** Runs one prepared statement, after what waits (a statement is parsed and planned once per connection). */
   *#query<R extends QueryResult | QueryArrayResult>(text: string, values: unknown[], rowMode?: "array"): Step<R> {
-    if (!this.#dirty && WRITES.test(text)) this.#dirty = true;
+    if (statementOf(text).writes) this.#dirty = true;
     const config = this.#config(text, values);
     const query = () => (rowMode ? this.#client.query({ ...config, rowMode }) : this.#client.query(config));
     let answer: Promise<QueryResult | QueryArrayResult>;

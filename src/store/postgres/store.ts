@@ -3,7 +3,7 @@ import type { CustomTypesConfig, Pool, PoolClient } from "pg";
 import { DatabaseError } from "../../models/errors.js";
 import { runAsync, type Body, type Store, type StoreCapabilities, type Tx, type WriteScope } from "../port/index.js";
 import { checkpointsTx } from "./checkpoints.js";
-import { CurrentCache, STALE_CODE } from "./current.js";
+import { CurrentCache, isStale } from "./current.js";
 import { entriesTx } from "./entries.js";
 import { isRetryable, translate } from "./errors.js";
 import { langgraphTx } from "./langgraph.js";
@@ -125,14 +125,14 @@ export class PostgresStore implements Store {
           sql.settle(true, scope);
           return value;
         } catch (error) {
-          sql.settle(false, scope, (error as { code?: unknown }).code === STALE_CODE);
+          sql.settle(false, scope, isStale(error));
           if (sql.open) await client.query("ROLLBACK").catch((rollback: Error) => (lost = rollback));
           throw error;
         }
       } catch (error) {
         if (isConnectionLoss(error)) lost ??= error as Error;
         // Another server changed the session since this one last wrote it: run again from a fresh read.
-        if ((error as { code?: unknown }).code === STALE_CODE && stale++ === 0) {
+        if (isStale(error) && stale++ === 0) {
           attempt--;
           continue;
         }
