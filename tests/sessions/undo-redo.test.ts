@@ -274,4 +274,20 @@ describe("undo and redo", () => {
     expect((await s.undo()).branch.id).toBe(root);
     await expect(s.undo()).rejects.toMatchObject({ code: "NOTHING_TO_UNDO" });
   });
+
+  it("a rollback or edit (a move that makes a branch) forgets the undone switch's row too", async () => {
+    const { path, s, root, msgs } = await chat(["q", "a"]);
+    const historyRows = async () =>
+      Number((await sqlOn<{ n: number }>(path, `SELECT count(*) AS n FROM move_history WHERE session_id = $1`, [s.id]))[0]!.n);
+    const cp = await s.checkpoint();
+    const edited = (await s.edit(msgs[0]!.id, { content: "q2" })).branch.id;
+    await s.switchBranch(root);
+    await s.undo();
+    expect(await historyRows()).toBe(1);
+    const rolled = (await s.rollback(cp.id)).branch.id;
+    expect(await historyRows()).toBe(0);
+    await expect(s.redo()).rejects.toMatchObject({ code: "NOTHING_TO_REDO" });
+    expect((await s.undo()).branch.id).toBe(edited);
+    expect((await s.redo()).branch.id).toBe(rolled);
+  });
 });

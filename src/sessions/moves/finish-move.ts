@@ -76,8 +76,8 @@ export function* finishMoveTx(ctx: EngineContext, tx: Tx, spec: MoveSpec, moveId
       createdAt: now,
     });
   }
-  yield* tx.setCurrentBranch(spec.sessionId, branchRow.id, now);
-  yield* recordInHistory(tx, spec, { branchId: branchRow.id, position: head }, now);
+  const top = yield* recordInHistory(tx, spec, { branchId: branchRow.id, position: head }, now);
+  yield* tx.setCurrentBranch(spec.sessionId, branchRow.id, now, top);
   if (moveId) yield* tx.finishMove(moveId, "done", now);
   const report = yield* journalReport(ctx, tx, moveId);
   const byIds = (ids: readonly string[]) => invocationsByIds(ids, tx);

@@ -12,10 +12,8 @@ const positions = new WeakMap<SessionRow, MoveTarget>();
 export function* sessionPosition(tx: Tx, session: SessionRow): Step<MoveTarget> {
   const known = positions.get(session);
   if (known) return known;
-  const branch = (yield* tx.getBranch(session.currentBranchId))!;
   // A branch with no entry of its own yet is at its fork position: its fork entry need not be read.
-  const last = yield* tx.lastOwnEntry(branch.id);
-  const here = { branchId: branch.id, position: last ? last.position : branch.forkPosition };
+  const here = { branchId: session.currentBranchId, position: (yield* tx.headPosition(session.currentBranchId))! };
   positions.set(session, here);
   return here;
 }
@@ -44,10 +42,11 @@ export function moveEvent(spec: MoveSpec): "rollback" | "edit" | "switch" | "und
 }
 
 /**
- * In the transaction that finishes a move, once the session is at `to`: an undo or redo marks its history row (and
- * shows in the timeline); any other move that changed the branch becomes the newest row, leaving nothing to redo.
+ * In the transaction that finishes a move to `to`: an undo or redo marks its history row (and shows in the timeline);
+ * any other move that changed the branch becomes the newest row, leaving nothing to redo. A move recorded on the
+ * branch it made is not written here: its ref is returned, for `setCurrentBranch` to write with the session row.
  */
-export function* recordInHistory(tx: Tx, spec: MoveSpec, to: MoveTarget, at: number): Step<void> {
+export function* recordInHistory(tx: Tx, spec: MoveSpec, to: MoveTarget, at: number): Step<string | undefined> {
   if (spec.history) {
     const { op, ref, kind } = spec.history;
     // The per-session write lock already serializes undo and redo; this catches a history changed under the move.
@@ -67,18 +66,17 @@ export function* recordInHistory(tx: Tx, spec: MoveSpec, to: MoveTarget, at: num
     return;
   }
   if (!spec.from || spec.from.branchId === to.branchId) return;
-  yield* tx.recordMove(
-    {
-      sessionId: spec.sessionId,
-      kind: spec.kind,
-      fromBranchId: spec.from.branchId,
-      fromPosition: spec.from.position,
-      toBranchId: to.branchId,
-      toPosition: to.position,
-      createdAt: at,
-    },
-    spec.newBranch !== null && spec.newBranch.id === to.branchId,
-  );
+  if (spec.newBranch !== null && spec.newBranch.id === to.branchId) return to.branchId;
+  yield* tx.recordMove({
+    sessionId: spec.sessionId,
+    kind: spec.kind,
+    fromBranchId: spec.from.branchId,
+    fromPosition: spec.from.position,
+    toBranchId: to.branchId,
+    toPosition: to.position,
+    createdAt: at,
+  });
+  return undefined;
 }
 
 /**

@@ -150,6 +150,8 @@ export interface EntriesTx {
   entryWithBase(id: string): Step<EntryBaseRow | undefined>;
   /** The branch's own entry with the highest position. */
   lastOwnEntry(branchId: string): Step<HeadRow | undefined>;
+  /** The branch's head position: its own last entry's, or its fork position (undefined: no such branch). */
+  headPosition(branchId: string): Step<number | undefined>;
   /** The session with its current branch and head entry, in one lookup. */
   currentOf(sessionId: string): Step<CurrentRow | undefined>;
   ownEntryAt(branchId: string, position: number): Step<EntryRow | undefined>;

@@ -80,10 +80,10 @@ export interface MovesTx {
     error: string | null,
   ): Step<boolean>;
   /**
-   * Makes a move the session's newest, and forgets its undone ones (a new move leaves nothing to redo). `onBranch`: the
-   * move made `toBranchId`, and `insertBranch` recorded it there; otherwise it gets a row of its own.
+   * Makes a move that made no branch the session's newest, in a row of its own, and forgets its undone ones (a new move
+   * leaves nothing to redo). A move that made a branch is recorded on it (`insertBranch`, then `setCurrentBranch`).
    */
-  recordMove(row: Omit<MoveHistoryRow, "ref" | "prev">, onBranch: boolean): Step<void>;
+  recordMove(row: Omit<MoveHistoryRow, "ref" | "prev">): Step<void>;
   /** The session's newest move that stands (what `undo` takes back). */
   moveToUndo(sessionId: string): Step<MoveHistoryRow | undefined>;
   /** The session's last undone move (what `redo` does again). */

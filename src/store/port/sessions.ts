@@ -70,7 +70,11 @@ export interface SessionsTx {
   getSessionInfo(id: string): Step<SessionRow | undefined>;
   /** A user's sessions, newest first, below `beforeSeq`. */
   listSessions(userId: string, beforeSeq: number | undefined, limit: number): Step<SessionRow[]>;
-  setCurrentBranch(sessionId: string, branchId: string, at: number): Step<void>;
+  /**
+   * Makes the branch current. With `top`, the move that made it (recorded on it, see `insertBranch`) also becomes the
+   * newest on the session's move stack, leaving nothing to redo: what `recordMove` does, in the same write.
+   */
+  setCurrentBranch(sessionId: string, branchId: string, at: number, top?: string): Step<void>;
   /** Sets the title and metadata given (undefined: left as it is) and `updatedAt`. */
   updateSession(sessionId: string, fields: { title?: string | null; metadata?: string | null }, at: number): Step<void>;
   /** Records that the session has tool calls (once). */

@@ -109,3 +109,7 @@ export const expiredUnused = (ofSession: boolean) => `expires_at IS NOT NULL AND
   ${ofSession ? "AND session_id = $2" : ""}
   AND NOT EXISTS (SELECT 1 FROM branches b WHERE b.fork_checkpoint_id = checkpoints.id)
   AND NOT EXISTS (SELECT 1 FROM moves m WHERE m.status = 'running' AND ${MOVE_FORK_CHECKPOINT.replace("spec", "m.spec")} = checkpoints.id)`;
+
+/** Deletes the rows of the moves a new move leaves nothing to redo of (moves recorded on branches stay with them). */
+export const FORGET_UNDONE = `DELETE FROM move_history WHERE seq IN (SELECT substr(v, 3)::bigint
+  FROM sessions s CROSS JOIN LATERAL jsonb_array_elements_text(coalesce(s.move_redo, '[]')::jsonb) v WHERE s.id = $1 AND v LIKE 'm:%')`;

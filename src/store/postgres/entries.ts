@@ -143,6 +143,14 @@ export function entriesTx(sql: Sql): EntriesTx {
       ]);
       return t && headFromTuple(t, 0);
     },
+    *headPosition(branchId: string) {
+      const [position] = yield* sql.column<number>(
+        `SELECT coalesce((SELECT position FROM entries WHERE branch_id = b.id ORDER BY position DESC LIMIT 1), b.fork_position)
+        FROM branches b WHERE b.id = $1`,
+        [branchId],
+      );
+      return position;
+    },
     *currentOf(sessionId: string) {
       const known = sql.current.get(sessionId);
       if (known && !known.contested && sql.speculates) {

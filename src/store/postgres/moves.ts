@@ -1,7 +1,7 @@
 // The applied set and the move journal, whose owners hold leases: PostgreSQL's statements and the port's MovesTx.
 import type { MoveHistoryRow, MoveRow, MoveStepRow, MoveStepStatus, MovesTx, Owner, Step, ToolRow } from "../port/index.js";
 import { stackAfter, type MoveStack } from "../port/move-stack.js";
-import { BRANCH_MOVE_COLS, HISTORY_COLS, MOVE_COLS, STEP_COLS, TOOL_COLS } from "./columns.js";
+import { BRANCH_MOVE_COLS, FORGET_UNDONE, HISTORY_COLS, MOVE_COLS, STEP_COLS, TOOL_COLS } from "./columns.js";
 import type { Sql } from "./sql.js";
 
 /** The move ($id) is still its owner's ($pid, and $pid + 1 its pid start): `IS NOT DISTINCT FROM` as SQLite's `IS`. */
@@ -108,17 +108,8 @@ export function movesTx(sql: Sql): MovesTx {
       );
       return changed === 1;
     },
-    *recordMove(r: Omit<MoveHistoryRow, "ref" | "prev">, onBranch: boolean) {
-      // The rows of the moves this one leaves nothing to redo of (moves recorded on branches stay with their branch).
-      yield* sql.later(
-        `DELETE FROM move_history WHERE seq IN (SELECT substr(v, 3)::bigint
-          FROM sessions s CROSS JOIN LATERAL jsonb_array_elements_text(coalesce(s.move_redo, '[]')::jsonb) v WHERE s.id = $1 AND v LIKE 'm:%')`,
-        [r.sessionId],
-      );
-      if (onBranch) {
-        yield* sql.later(`UPDATE sessions SET move_top = $2, move_redo = NULL WHERE id = $1`, [r.sessionId, r.toBranchId]);
-        return;
-      }
+    *recordMove(r: Omit<MoveHistoryRow, "ref" | "prev">) {
+      yield* sql.later(FORGET_UNDONE, [r.sessionId]);
       yield* sql.later(
         `WITH m AS (INSERT INTO move_history (session_id, kind, from_branch_id, from_position, to_branch_id, to_position, created_at, prev)
           VALUES ($1, $2, $3, $4, $5, $6, $7, (SELECT move_top FROM sessions WHERE id = $1)) RETURNING seq)

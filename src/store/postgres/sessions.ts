@@ -1,6 +1,6 @@
 // Sessions, their events, the operator listings, and imported calls: PostgreSQL's statements and the port's SessionsTx.
 import type { EventRow, NewSession, SessionRow, SessionsTx, TimelineKey, TimelineRow, UserRow } from "../port/index.js";
-import { SESSION_COLS, SESSION_INFO_COLS, SESSION_UPDATED } from "./columns.js";
+import { FORGET_UNDONE, SESSION_COLS, SESSION_INFO_COLS, SESSION_UPDATED } from "./columns.js";
 import type { Sql } from "./sql.js";
 
 /** Rows of one timeline source below the page's key ($3 time, $4 source, $5 seq; all descending). */
@@ -77,8 +77,18 @@ export function sessionsTx(sql: Sql): SessionsTx {
         [userId, beforeSeq ?? Number.MAX_SAFE_INTEGER, limit],
       );
     },
-    *setCurrentBranch(sessionId: string, branchId: string, at: number) {
-      yield* sql.later(`UPDATE sessions SET current_branch_id = $1, updated_at = $2 WHERE id = $3`, [branchId, at, sessionId]);
+    *setCurrentBranch(sessionId: string, branchId: string, at: number, top?: string) {
+      if (top === undefined) {
+        yield* sql.later(`UPDATE sessions SET current_branch_id = $1, updated_at = $2 WHERE id = $3`, [branchId, at, sessionId]);
+        return;
+      }
+      yield* sql.later(FORGET_UNDONE, [sessionId]);
+      yield* sql.later(`UPDATE sessions SET current_branch_id = $1, updated_at = $2, move_top = $4, move_redo = NULL WHERE id = $3`, [
+        branchId,
+        at,
+        sessionId,
+        top,
+      ]);
     },
     *updateSession(sessionId: string, fields: { title?: string | null; metadata?: string | null }, at: number) {
       const { title, metadata } = fields;

@@ -204,3 +204,9 @@ export const headFromTuple = (t: HeadTuple | CurrentTuple, at: number): HeadRow 
 export const EXPIRED_UNUSED = `expires_at IS NOT NULL AND expires_at <= @now AND (@sessionId IS NULL OR session_id = @sessionId)
   AND NOT EXISTS (SELECT 1 FROM branches b WHERE b.fork_checkpoint_id = checkpoints.id)
   AND NOT EXISTS (SELECT 1 FROM moves m WHERE m.status = 'running' AND json_extract(m.spec, '$.newBranch.forkCheckpointId') = checkpoints.id)`;
+
+/**
+ * Deletes the rows of the moves a new move leaves nothing to redo of (a session's `move_redo`, a JSON list; moves
+ * recorded on branches stay with them). Run only when there are some: the statement costs more than reading the list.
+ */
+export const FORGET_UNDONE = `DELETE FROM move_history WHERE seq IN (SELECT CAST(substr(value, 3) AS INTEGER) FROM json_each(?) WHERE value LIKE 'm:%')`;

@@ -65,6 +65,11 @@ export function entriesTx(db: Database.Database): EntriesTx {
       "raw",
     ),
     lastOwn: p(`SELECT ${HEAD_COLS} FROM entries e WHERE e.branch_id = ? ORDER BY e.position DESC LIMIT 1`, "raw"),
+    headPosition: p(
+      `SELECT coalesce((SELECT position FROM entries WHERE branch_id = b.id ORDER BY position DESC LIMIT 1), b.fork_position)
+      FROM branches b WHERE b.id = ?`,
+      "pluck",
+    ),
     currentOf: p(
       `SELECT s.seq, s.id, s.user_id, s.title, s.metadata, s.current_branch_id, s.origin_session_id, s.origin_checkpoint_id,
       s.has_tools, s.created_at, s.updated_at,
@@ -200,6 +205,9 @@ export function entriesTx(db: Database.Database): EntriesTx {
     *lastOwnEntry(branchId: string) {
       const t = s.lastOwn.get(branchId) as HeadTuple | undefined;
       return t && headFromTuple(t, 0);
+    },
+    *headPosition(branchId: string) {
+      return s.headPosition.get(branchId) as number | undefined;
     },
     *currentOf(sessionId: string) {
       const t = s.currentOf.get(sessionId) as CurrentTuple | undefined;

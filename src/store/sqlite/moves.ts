@@ -2,7 +2,7 @@
 import type Database from "better-sqlite3";
 import type { MoveHistoryRow, MoveRow, MoveStepRow, MoveStepStatus, MovesTx, Owner } from "../port/index.js";
 import { stackAfter, type MoveStack } from "../port/move-stack.js";
-import { BRANCH_MOVE_COLS, HISTORY_COLS, MOVE_COLS, STEP_COLS, TOOL_COLS, toolRows } from "./columns.js";
+import { BRANCH_MOVE_COLS, FORGET_UNDONE, HISTORY_COLS, MOVE_COLS, STEP_COLS, TOOL_COLS, toolRows } from "./columns.js";
 import { prepare, type RowMode } from "./object-rows.js";
 
 export function movesTx(db: Database.Database): MovesTx {
@@ -36,10 +36,7 @@ export function movesTx(db: Database.Database): MovesTx {
       "pluck",
     ),
     deleteMoveSteps: p(`DELETE FROM move_steps WHERE move_id = ?`),
-    // The rows of the moves a new move leaves nothing to redo of (moves recorded on branches stay with their branch).
-    forgetUndone: p(
-      `DELETE FROM move_history WHERE seq IN (SELECT CAST(substr(value, 3) AS INTEGER) FROM json_each(?) WHERE value LIKE 'm:%')`,
-    ),
+    forgetUndone: p(FORGET_UNDONE),
     recordMove: p(`INSERT INTO move_history (session_id, kind, from_branch_id, from_position, to_branch_id, to_position, created_at, prev)
     VALUES (@sessionId, @kind, @fromBranchId, @fromPosition, @toBranchId, @toPosition, @createdAt, (SELECT move_top FROM sessions WHERE id = @sessionId))`),
     stack: p(`SELECT move_top AS top, move_redo AS redo FROM sessions WHERE id = ?`),
@@ -97,11 +94,10 @@ export function movesTx(db: Database.Database): MovesTx {
       return s.setStep.run(status, result, error, moveId, idx, moveId, owner.pid, owner.pidStart).changes === 1;
     },
 
-    *recordMove(row: Omit<MoveHistoryRow, "ref" | "prev">, onBranch: boolean) {
+    *recordMove(row: Omit<MoveHistoryRow, "ref" | "prev">) {
       const { redo } = stackOf(row.sessionId);
       if (redo.length > 0) s.forgetUndone.run(JSON.stringify(redo));
-      const top = onBranch ? row.toBranchId : `m:${s.recordMove.run(row).lastInsertRowid}`;
-      s.setStack.run(top, null, row.sessionId);
+      s.setStack.run(`m:${s.recordMove.run(row).lastInsertRowid}`, null, row.sessionId);
     },
     *moveToUndo(sessionId: string) {
       const { top } = stackOf(sessionId);

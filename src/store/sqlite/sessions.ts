@@ -1,7 +1,7 @@
 // Sessions, their events, the operator listings, and imported calls: SQLite's statements and the port's SessionsTx.
 import type Database from "better-sqlite3";
 import type { EventRow, SessionRow, SessionsTx, TimelineRow, UserRow } from "../port/index.js";
-import { SESSION_COLS, SESSION_INFO_COLS, sessionRow, sessionRows } from "./columns.js";
+import { FORGET_UNDONE, SESSION_COLS, SESSION_INFO_COLS, sessionRow, sessionRows } from "./columns.js";
 import { prepare, type RowMode } from "./object-rows.js";
 
 /** Rows of one timeline source below the page's key (createdAt, then source, then seq, all descending). */
@@ -48,6 +48,9 @@ export function sessionsTx(db: Database.Database): SessionsTx {
     getSessionInfo: p(`SELECT ${SESSION_INFO_COLS} FROM sessions WHERE id = ?`),
     listSessions: p(`SELECT ${SESSION_INFO_COLS} FROM sessions WHERE user_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`),
     setCurrent: p(`UPDATE sessions SET current_branch_id = ?, updated_at = ? WHERE id = ?`),
+    setCurrentAndTop: p(`UPDATE sessions SET current_branch_id = ?, updated_at = ?, move_top = ?, move_redo = NULL WHERE id = ?`),
+    forgetUndone: p(FORGET_UNDONE),
+    redoOf: p(`SELECT move_redo FROM sessions WHERE id = ?`, "pluck"),
     updateSession: p(`UPDATE sessions SET title = CASE WHEN ? THEN ? ELSE title END, metadata = CASE WHEN ? THEN ? ELSE metadata END,
     updated_at = ? WHERE id = ?`),
     markHasTools: p(`UPDATE sessions SET has_tools = 1 WHERE id = ? AND has_tools = 0`),
@@ -94,8 +97,14 @@ export function sessionsTx(db: Database.Database): SessionsTx {
     *listSessions(userId: string, beforeSeq: number | undefined, limit: number) {
       return sessionRows(s.listSessions.all(userId, beforeSeq ?? Number.MAX_SAFE_INTEGER, limit));
     },
-    *setCurrentBranch(sessionId: string, branchId: string, at: number) {
-      s.setCurrent.run(branchId, at, sessionId);
+    *setCurrentBranch(sessionId: string, branchId: string, at: number, top?: string) {
+      if (top === undefined) {
+        s.setCurrent.run(branchId, at, sessionId);
+        return;
+      }
+      const redo = s.redoOf.get(sessionId) as string | null | undefined;
+      if (redo) s.forgetUndone.run(redo);
+      s.setCurrentAndTop.run(branchId, at, top, sessionId);
     },
 
     *updateSession(sessionId: string, fields: { title?: string | null; metadata?: string | null }, at: number) {
