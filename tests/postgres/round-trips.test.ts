@@ -83,17 +83,21 @@ describe.skipIf(!url)("round trips on PostgreSQL", () => {
       // Every statement of the turn leaves before any answer comes back, in one write to the socket.
       expect(wire).toMatch(/^w+r+$/);
       expect(flushes).toBe(1);
-      // A move changes more than the head: the session's state is read ahead of its COMMIT, not by the next turn. (The
-      // first turn on a rollback's branch still reads the entry it forks from: the branch has none of its own yet.)
+      // A move changes more than the head: the session's state is read ahead of its COMMIT, not by the next turn. That
+      // read carries the entry a rollback's branch forks from (it has none of its own yet): its first turn is one trip.
       const [warm] = (await s.listCheckpoints({ name: "warm" })).items;
       await s.rollback(warm!.id);
       reset();
       await s.turn([{ role: "user", content: "on the new branch" }]);
-      expect(sent.filter((t) => /^SELECT s\.seq/.test(t))).toHaveLength(0);
-      expect(sent.filter((t) => t === "COMMIT")).toHaveLength(1);
+      expect(trips.map((t) => t.length)).toEqual([4]);
+      expect(sent[1]).toMatch(/^SELECT forkpoint_expect_current\(/);
       reset();
       await s.turn([{ role: "user", content: "again" }]);
       expect(trips.map((t) => t.length)).toEqual([4]);
+      // A timeline page: BEGIN with the session's read, the page in one statement (whichever walk its times allow), COMMIT.
+      reset();
+      expect((await s.timeline({ limit: 3 })).items).toHaveLength(3);
+      expect(trips.map((t) => t.length)).toEqual([2, 1, 1]);
       await s.switchBranch(turn.checkpoint.branchId);
       // Another server writes to the session: this one's next turn finds its head stale and runs again from a read.
       await (await other.getSession(s.id, { userId: "u" })).append({ role: "user", content: "from the other server" });

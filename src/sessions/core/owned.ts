@@ -13,7 +13,7 @@ export function* ownedSession(tx: Tx, sessionId: string, userId: string): Step<S
 export function* ownedCurrent(tx: Tx, sessionId: string, userId: string): Step<{ session: SessionRow; branch: BranchRow; head: Head }> {
   const row = yield* tx.currentOf(sessionId);
   if (!row || row.session.userId !== userId) throw new NotFoundError("session", sessionId);
-  return { session: row.session, branch: row.branch, head: yield* headAfter(tx, row.branch, row.last) };
+  return { session: row.session, branch: row.branch, head: yield* headAfter(tx, row.branch, row.last ?? row.base) };
 }
 
 /** A live checkpoint of this session; expired ones and other sessions' are not found. */

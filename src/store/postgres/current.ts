@@ -46,12 +46,15 @@ const SESSION_CURRENT_FIELDS = [
 /** A session, its current branch and that branch's last own entry, its newest checkpoint's time and its stamp. */
 export const CURRENT_OF = `SELECT s.seq, s.id, s.user_id, s.title, s.metadata, s.current_branch_id, s.origin_session_id, s.origin_checkpoint_id,
     s.has_tools, s.has_workspace, s.created_at, s.updated_at, s.retention, s.retention_aged_at, ${select("b", BRANCH_FIELDS)}, ${HEAD_COLS},
+    ${select("f", HEAD_FIELDS)},
     -- In the same round trip: a checkpoint written in this unit is never before the session's newest.
     ${LAST_CHECKPOINT_AT}, ${STAMP}
   FROM sessions s JOIN branches b ON b.id = s.current_branch_id
   -- The head entry as a lateral top-1 on (branch_id, position): a generic plan of "position = (SELECT max ...)"
   -- may pick another index of entries and scan the whole branch.
   LEFT JOIN LATERAL (SELECT * FROM entries WHERE branch_id = b.id ORDER BY position DESC LIMIT 1) e ON true
+  -- A branch with no entry of its own (a rollback's, until its first turn) starts from its fork entry.
+  LEFT JOIN entries f ON e.id IS NULL AND f.id = b.fork_entry_id
   WHERE s.id = $1`;
 
 /** A CURRENT_OF row as the port's CurrentRow (with `session.lastCheckpointAt`), and its stamp. */
@@ -59,10 +62,11 @@ export function currentFromTuple(t: unknown[]): { row: CurrentRow; stamp: string
   const n = SESSION_CURRENT_FIELDS.length;
   const session = slice<SessionRow>(t, 0, SESSION_CURRENT_FIELDS)!;
   session.lastCheckpointAt = t.at(-2) as number;
-  return {
-    row: { session, branch: slice<BranchRow>(t, n, BRANCH_FIELDS)!, last: slice<HeadRow>(t, n + BRANCH_FIELDS.length, HEAD_FIELDS) },
-    stamp: t.at(-1) as string,
-  };
+  const at = n + BRANCH_FIELDS.length;
+  const row: CurrentRow = { session, branch: slice<BranchRow>(t, n, BRANCH_FIELDS)!, last: slice<HeadRow>(t, at, HEAD_FIELDS) };
+  const base = slice<HeadRow>(t, at + HEAD_FIELDS.length, HEAD_FIELDS);
+  if (base) row.base = base;
+  return { row, stamp: t.at(-1) as string };
 }
 
 /**
@@ -87,6 +91,7 @@ export const copyOf = (row: CurrentRow): CurrentRow => ({
   session: { ...row.session },
   branch: { ...row.branch },
   last: row.last && { ...row.last },
+  ...(row.base ? { base: { ...row.base } } : {}),
 });
 
 /** Per session, what this store knows of it: set after a unit commits having changed nothing but the head. */
@@ -123,9 +128,11 @@ export interface Seen {
 
 /** `known` deeply frozen: units share its objects, and none may change what the next unit starts from. */
 export function frozen(known: Known): Known {
-  const { session, branch, last } = known.row;
+  const { session, branch, last, base } = known.row;
   Object.freeze(session);
   Object.freeze(branch);
   if (last) Object.freeze(last);
-  return Object.freeze({ row: Object.freeze({ session, branch, last }), stamp: known.stamp, contested: known.contested === true });
+  if (base) Object.freeze(base);
+  const row: CurrentRow = base ? { session, branch, last, base } : { session, branch, last };
+  return Object.freeze({ row: Object.freeze(row), stamp: known.stamp, contested: known.contested === true });
 }

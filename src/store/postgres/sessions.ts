@@ -30,8 +30,14 @@ function timelineQuery(ordered: boolean): string {
       WHERE session_id = $2 AND ${below("event")} ORDER BY ${by("seq DESC")} LIMIT $6)) t
   ORDER BY "createdAt" DESC, source COLLATE "C" DESC, seq DESC LIMIT $6`;
 }
-const TIMELINE = timelineQuery(true);
-const SORTED_TIMELINE = timelineQuery(false);
+/**
+ * Both walks in one statement, so a page is one round trip: the session's `times_ordered` is a one-time filter
+ * (an uncorrelated subquery runs once, before either side), and the side it turns off is never executed.
+ */
+const ORDERED = `(SELECT times_ordered FROM sessions WHERE id = $2)`;
+const TIMELINE = `SELECT * FROM (SELECT * FROM (${timelineQuery(true)}) o WHERE ${ORDERED}
+  UNION ALL SELECT * FROM (${timelineQuery(false)}) u WHERE NOT ${ORDERED}) t
+  ORDER BY "createdAt" DESC, source COLLATE "C" DESC, seq DESC`;
 
 /** Children before parents: the foreign keys hold at every statement. */
 const DELETE_SESSION = [
@@ -131,8 +137,7 @@ export function sessionsTx(sql: Sql): SessionsTx {
       );
     },
     *timeline(userId: string, sessionId: string, before: TimelineKey | undefined, limit: number) {
-      const [ordered] = yield* sql.column<boolean>(`SELECT times_ordered FROM sessions WHERE id = $1`, [sessionId]);
-      return yield* sql.rows<TimelineRow>(ordered ? TIMELINE : SORTED_TIMELINE, [
+      return yield* sql.rows<TimelineRow>(TIMELINE, [
         userId,
         sessionId,
         before?.createdAt ?? Number.MAX_SAFE_INTEGER,

@@ -212,7 +212,7 @@ export class Sql {
     if (committed && !this.#dirty) {
       for (const [id, { known, head, lastCheckpointAt }] of this.#seen) {
         const session = lastCheckpointAt === undefined ? known.row.session : { ...known.row.session, lastCheckpointAt };
-        this.current.set(id, frozen({ ...known, row: { session, branch: known.row.branch, last: head ?? known.row.last } }));
+        this.current.set(id, frozen({ ...known, row: { ...known.row, session, last: head ?? known.row.last } }));
       }
       return;
     }
