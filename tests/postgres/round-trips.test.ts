@@ -94,10 +94,13 @@ describe.skipIf(!url)("round trips on PostgreSQL", () => {
       reset();
       await s.turn([{ role: "user", content: "again" }]);
       expect(trips.map((t) => t.length)).toEqual([4]);
-      // A timeline page: BEGIN with the session's read, the page in one statement (whichever walk its times allow), COMMIT.
+      // A timeline page: BEGIN with the session's read, the page in one statement (whichever walk its times allow),
+      // COMMIT. A read-only transaction's COMMIT changes nothing the caller was given: it has the page before the answer.
       reset();
       expect((await s.timeline({ limit: 3 })).items).toHaveLength(3);
       expect(trips.map((t) => t.length)).toEqual([2, 1, 1]);
+      expect(trips[2]).toEqual(["COMMIT"]);
+      expect(pending).toBe(1);
       await s.switchBranch(turn.checkpoint.branchId);
       // Another server writes to the session: this one's next turn finds its head stale and runs again from a read.
       await (await other.getSession(s.id, { userId: "u" })).append({ role: "user", content: "from the other server" });

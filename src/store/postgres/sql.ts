@@ -267,6 +267,14 @@ export class Sql {
     }
   }
 
+  /**
+   * Whether what the unit sent has all been answered and nothing waits to be sent, on a client that pipelines: then its
+   * COMMIT may trail (a statement still to send, such as a write refused in a read unit, must fail the unit first).
+   */
+  get settled(): boolean {
+    return this.#pipelined && this.#waiting.length === 0 && this.#inFlight.length === 0;
+  }
+
   /** After a failure: whether the server holds an open transaction of this unit to roll back. */
   get open(): boolean {
     this.#waiting = [];

@@ -43,6 +43,8 @@ export class PostgresStore implements Store {
   readonly #units = new WeakMap<PoolClient, { sql: Sql; tx: Tx }>();
   /** Sessions' current state as this store last wrote it: a write unit starts from it, checked by the server. */
   readonly #current = new CurrentCache();
+  /** Read units' COMMITs still on their way (see `#transaction`): `close` waits for them. */
+  readonly #trailing = new Set<Promise<void>>();
   #closed = false;
   #closing: Promise<void> | undefined;
 
@@ -116,11 +118,19 @@ export class PostgresStore implements Store {
     for (let attempt = 0, stale = 0; ; attempt++) {
       const client = await this.#connect();
       let lost: Error | undefined;
+      let trailing = false;
       const { sql, tx } = this.#unit(client);
       sql.start(begin, scope !== undefined);
       try {
         try {
           const value = await runAsync(body(tx));
+          if (scope === undefined && sql.settled) {
+            // A read-only transaction's COMMIT cannot change what it read: the caller has its value a round trip
+            // sooner, and the connection goes back to the pool once the COMMIT is answered.
+            trailing = true;
+            this.#trail(client, sql);
+            return value;
+          }
           await sql.commit(scope);
           sql.settle(true, scope);
           return value;
@@ -139,9 +149,19 @@ export class PostgresStore implements Store {
         if (attempt < RETRIES && isRetryable(error)) continue;
         throw translate(error);
       } finally {
-        client.release(lost);
+        if (!trailing) client.release(lost);
       }
     }
+  }
+
+  /** Ends a read unit in the background: its COMMIT, then the connection released (closed if it was lost). */
+  #trail(client: PoolClient, sql: Sql): void {
+    const done = sql.commit().then(
+      () => client.release(),
+      (error: unknown) => client.release(error instanceof Error ? error : new Error(String(error))),
+    );
+    this.#trailing.add(done);
+    void done.then(() => this.#trailing.delete(done));
   }
 
   /**
@@ -195,7 +215,10 @@ export class PostgresStore implements Store {
   close(): Promise<void> {
     if (this.#closing) return this.#closing;
     this.#closed = true;
-    this.#closing = this.#ready.catch(() => undefined).then(() => (this.#owned ? this.pool.end() : undefined));
+    this.#closing = this.#ready
+      .catch(() => undefined)
+      .then(() => Promise.all(this.#trailing))
+      .then(() => (this.#owned ? this.pool.end() : undefined));
     return this.#closing;
   }
 
