@@ -95,7 +95,7 @@ export class Forkpoint {
       throw new ValidationError("options", "give one of path, postgres or store");
     this.#store =
       o.store ??
-      (o.postgres !== undefined ? new PostgresStore(o.postgres as PostgresTarget) : undefined) ??
+      (o.postgres !== undefined ? new PostgresStore(o.postgres as PostgresTarget, { readonly: o.readonly ?? false }) : undefined) ??
       new SqliteStore({
         path: o.path ?? "./forkpoint.db",
         durability: o.durability ?? "normal",

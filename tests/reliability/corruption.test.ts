@@ -341,7 +341,7 @@ describe.skipIf(onPostgres)("damaged files fail at open with a DatabaseError", (
   });
 });
 
-describe.skipIf(onPostgres)("a read-only database", () => {
+describe("a read-only database (either store)", () => {
   it("with `readonly: true`: reads work, every write is refused with READ_ONLY, nothing changes", async () => {
     const file = await copyOfBase();
     const before = await dumpOf(file);
@@ -379,7 +379,9 @@ describe.skipIf(onPostgres)("a read-only database", () => {
     await fp.close();
     expect(await dumpOf(file)).toEqual(before);
   });
+});
 
+describe.skipIf(onPostgres)("a read-only database", () => {
   it("with file mode 0444 (opened normally, by a user who cannot write it): reads work, writes are READ_ONLY", () => {
     const dir = freshDir();
     const file = path.join(dir, "locked.db");

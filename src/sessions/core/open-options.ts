@@ -29,11 +29,14 @@ export interface ForkpointOptions {
   tools?: ToolDefinition[];
   /** Automatic checkpoints; none unless given. */
   autoCheckpoint?: { everyMessages?: number; afterToolCalls?: boolean };
-  /** "normal" (WAL, synchronous=NORMAL: the default) or "full" (an fsync per commit). */
+  /** SQLite: "normal" (WAL, synchronous=NORMAL: the default) or "full" (an fsync per commit). */
   durability?: "normal" | "full";
-  /** How long a write waits for another process's lock, in ms. Default 15,000. */
+  /** SQLite: how long a write waits for another process's lock, in ms. Default 15,000. */
   busyTimeoutMs?: number;
-  /** Open read-only: reads work, writes throw `DatabaseError` (code `READ_ONLY`). */
+  /**
+   * Open read-only: reads work, writes throw `DatabaseError` (code `READ_ONLY`), on either store. On PostgreSQL the
+   * schema is checked, not migrated, and no interrupted move is resumed.
+   */
   readonly?: boolean;
   /** Size limits (see `Limits`). */
   limits?: Partial<Limits>;

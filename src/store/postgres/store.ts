@@ -8,7 +8,7 @@ import { entriesTx } from "./entries.js";
 import { isRetryable, translate } from "./errors.js";
 import { langgraphTx } from "./langgraph.js";
 import { lockStatement } from "./locks.js";
-import { applyMigrations } from "./migrate.js";
+import { applyMigrations, assertNotNewer } from "./migrate.js";
 import { movesTx } from "./moves.js";
 import { openPostgres, type PostgresTarget } from "./open.js";
 import { sessionsTx } from "./sessions.js";
@@ -17,6 +17,7 @@ import { MIGRATIONS_TABLE, TABLES } from "./tables.js";
 import { workspacesTx } from "./workspaces.js";
 
 const CAPABILITIES: StoreCapabilities = { ownership: "lease", local: false };
+const readOnly = () => new DatabaseError("READ_ONLY", "the database was opened read-only: writes are refused");
 /** Deadlocks and serialization failures roll everything back: the unit runs again from its start, this many times. */
 const RETRIES = 2;
 /**
@@ -45,15 +46,18 @@ export class PostgresStore implements Store {
   readonly #current = new CurrentCache();
   /** Read units' COMMITs still on their way (see `#transaction`): `close` waits for them. */
   readonly #trailing = new Set<Promise<void>>();
+  /** Opened read-only: write units are refused before they reach the server, and the schema is checked, not migrated. */
+  readonly #readonly: boolean;
   #closed = false;
   #closing: Promise<void> | undefined;
 
-  constructor(target: PostgresTarget) {
+  constructor(target: PostgresTarget, options: { readonly?: boolean } = {}) {
     const { pool, owned, types } = openPostgres(target);
     this.pool = pool;
     this.#owned = owned;
     this.#types = types;
-    this.#ready = applyMigrations(pool, types).catch((error: unknown) => {
+    this.#readonly = options.readonly === true;
+    this.#ready = (this.#readonly ? assertNotNewer(pool, types) : applyMigrations(pool, types)).catch((error: unknown) => {
       throw translate(error);
     });
     // Awaited by every unit and by `ready()`; an open store nobody uses must not leave an unhandled rejection.
@@ -171,6 +175,7 @@ export class PostgresStore implements Store {
    * anyway, in whatever order their connections reached the server).
    */
   write<T>(scope: WriteScope, body: Body<T>): Promise<T> {
+    if (this.#readonly) return Promise.reject(readOnly());
     const begin = `${BEGIN_WRITE}; ${lockStatement(scope)}`;
     if ("global" in scope) return this.#transaction(begin, body, scope);
     const ids = "sessionId" in scope ? [scope.sessionId] : [...new Set(scope.sessionIds)];
@@ -223,6 +228,7 @@ export class PostgresStore implements Store {
   }
 
   async vacuum(): Promise<void> {
+    if (this.#readonly) throw readOnly();
     // VACUUM runs outside a transaction; naming the tables leaves other applications' tables alone.
     await this.#plain(`VACUUM ${TABLES.join(", ")}`);
   }
