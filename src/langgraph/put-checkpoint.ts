@@ -3,7 +3,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import type { ChannelVersions, Checkpoint, CheckpointMetadata } from "@langchain/langgraph-checkpoint";
 import { NotFoundError, ValidationError } from "../models/errors.js";
 import { toJsonText } from "../models/json.js";
-import { assertWellFormed } from "../models/strings.js";
+import { assertPlainText } from "../models/strings.js";
 import { mirrorOf } from "./mirror-cache.js";
 import { serializeNew, type PreparedPut } from "./put-plan.js";
 import type { PutWriter } from "./put-writer.js";
@@ -26,11 +26,11 @@ export async function putCheckpoint(
   const { threadId, ns = "", checkpointId: parentId = null } = threadConfig(config);
   if (threadId === undefined || threadId === "") throw new ValidationError("config.configurable.thread_id", "is missing");
   if (typeof checkpoint?.id !== "string" || checkpoint.id === "") throw new ValidationError("checkpoint.id", "must be a non-empty string");
-  assertWellFormed(threadId, "config.configurable.thread_id");
-  assertWellFormed(ns, "config.configurable.checkpoint_ns");
-  if (parentId !== null) assertWellFormed(parentId, "config.configurable.checkpoint_id");
-  assertWellFormed(checkpoint.id, "checkpoint.id");
-  for (const channel of Object.keys(newVersions ?? {})) assertWellFormed(channel, "newVersions");
+  assertPlainText(threadId, "config.configurable.thread_id");
+  assertPlainText(ns, "config.configurable.checkpoint_ns");
+  if (parentId !== null) assertPlainText(parentId, "config.configurable.checkpoint_id");
+  assertPlainText(checkpoint.id, "checkpoint.id");
+  for (const channel of Object.keys(newVersions ?? {})) assertPlainText(channel, "newVersions");
   const userId = userOf(parts, config);
   if (checkpoint.channel_values !== undefined && (typeof checkpoint.channel_values !== "object" || checkpoint.channel_values === null)) {
     throw new ValidationError("checkpoint.channel_values", "must be an object");

@@ -4,15 +4,16 @@ import { ValidationError } from "./errors.js";
 import { DEFAULT_LIMITS } from "./limits.js";
 import { parseDuration } from "./duration.js";
 import type { JsonObjectInput } from "./json.js";
-import { MALFORMED_TEXT_MESSAGE, escapeLoneSurrogates, isWellFormed } from "./strings.js";
+import { MALFORMED_TEXT_MESSAGE, NUL_TEXT_MESSAGE, escapeLoneSurrogates, hasNoNul, isWellFormed } from "./strings.js";
 
 const MAX = DEFAULT_LIMITS.maxStringField;
 /** The issue param that makes `parseInput` throw code `MALFORMED_TEXT` instead of `VALIDATION_ERROR`. */
 const MALFORMED = "MALFORMED_TEXT";
-/** Any string the API takes: well-formed Unicode only (see strings.ts), checked before anything else about it. */
-const text = () => z.string().refine(isWellFormed, malformedIssue);
 /** What a check adds for malformed text, so that `parseInput` reports it with its own code. */
 export const malformedIssue = { message: MALFORMED_TEXT_MESSAGE, params: { code: MALFORMED } } as const;
+const nulIssue = { message: NUL_TEXT_MESSAGE, params: { code: MALFORMED } } as const;
+/** Any string the API takes: well-formed Unicode without NUL (see strings.ts), checked before anything else about it. */
+const text = () => z.string().refine(isWellFormed, malformedIssue).refine(hasNoNul, nulIssue);
 /** A string schema that takes well-formed text only (what every text field of the API and of an export uses). */
 export const wellFormedText = text;
 const name = () => text().trim().min(1, "must not be empty").max(MAX, `must be at most ${MAX} characters`);
@@ -170,7 +171,7 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where
   if (parsed.success) return parsed.data;
   // Malformed text is reported as such even from inside a union (whose own issue would only say "none matched").
   const malformed = findMalformed(parsed.error.issues, []);
-  if (malformed) throw new ValidationError(pathOf(where, malformed.path, bare), MALFORMED_TEXT_MESSAGE, MALFORMED);
+  if (malformed) throw new ValidationError(pathOf(where, malformed.path, bare), malformed.message, MALFORMED);
   const issue = parsed.error.issues[0];
   const path = issue ? pathOf(where, issue.path, bare) : where;
   let message = issue?.message ?? "is invalid";
@@ -186,10 +187,13 @@ function pathOf(where: string, path: readonly PropertyKey[], bare: boolean): str
 }
 
 /** The first malformed-text issue among `issues` and the branches of their unions, with its full path. */
-function findMalformed(issues: readonly z.core.$ZodIssue[], prefix: readonly PropertyKey[]): { path: PropertyKey[] } | undefined {
+function findMalformed(
+  issues: readonly z.core.$ZodIssue[],
+  prefix: readonly PropertyKey[],
+): { path: PropertyKey[]; message: string } | undefined {
   for (const issue of issues) {
     const path = [...prefix, ...issue.path];
-    if (issue.code === "custom" && issue.params?.code === MALFORMED) return { path };
+    if (issue.code === "custom" && issue.params?.code === MALFORMED) return { path, message: issue.message };
     if (issue.code === "invalid_union") {
       for (const branch of issue.errors) {
         const found = findMalformed(branch, path);

@@ -1,4 +1,5 @@
-// The one rule for text that crosses the API: forkpoint stores only well-formed Unicode (no lone surrogates).
+// The rules for text that crosses the API: forkpoint stores only well-formed Unicode (no lone surrogates), and no NUL
+// in plain-text fields (inside JSON it is an escape, `\u0000`, and stored as such).
 import { ValidationError } from "./errors.js";
 
 // A lone surrogate (half of a UTF-16 pair) cannot be encoded as UTF-8: a database stores it as other bytes,
@@ -25,6 +26,21 @@ export const toWellFormed: (text: string) => string = nativeToWellFormed
 
 /** The message every `MALFORMED_TEXT` error carries after its field. */
 export const MALFORMED_TEXT_MESSAGE = "holds a lone surrogate (half of a UTF-16 pair), which cannot be stored as text";
+
+/** The message of a `MALFORMED_TEXT` error for a plain-text field holding U+0000. */
+export const NUL_TEXT_MESSAGE = "holds a NUL character (U+0000), which cannot be stored as text";
+
+/** Whether `text` may be stored in a plain-text field: PostgreSQL's text refuses U+0000, so no store takes it. */
+export const hasNoNul = (text: string): boolean => !text.includes("\0");
+
+/**
+ * Throws a `ValidationError` (code `MALFORMED_TEXT`) naming `field` unless `text` may be stored in a plain-text
+ * field (an id, a name, a title): well-formed, without NUL.
+ */
+export function assertPlainText(text: string, field: string): void {
+  assertWellFormed(text, field);
+  if (!hasNoNul(text)) throw new ValidationError(field, NUL_TEXT_MESSAGE, "MALFORMED_TEXT");
+}
 
 /** Throws a `ValidationError` (code `MALFORMED_TEXT`) naming `field` when `text` holds a lone surrogate. */
 export function assertWellFormed(text: string, field: string): void {

@@ -61,4 +61,22 @@ describe("ForkpointSaver and lone surrogates", () => {
     for (const r of refusals) await expect(r).rejects.toMatchObject({ code: "MALFORMED_TEXT" });
     expect(await dumpOf(path)).toEqual(before);
   });
+
+  it("refuses a NUL in those ids alike on every store (PostgreSQL's text cannot hold one)", async () => {
+    const { fp, path } = dbs.open();
+    const saver = new ForkpointSaver(fp);
+    const cp = (id: string) => ({ v: 4, id, ts: new Date().toISOString(), channel_values: {}, channel_versions: {}, versions_seen: {} });
+    const meta = { source: "input" as const, step: -1, parents: {} };
+    const before = await dumpOf(path);
+    const refusals = [
+      saver.put({ configurable: { thread_id: "a\0" } }, cp("1"), meta, {}),
+      saver.put({ configurable: { thread_id: "a", checkpoint_ns: "\0" } }, cp("1"), meta, {}),
+      saver.put({ configurable: { thread_id: "a" } }, cp("x\0"), meta, {}),
+      saver.put({ configurable: { thread_id: "a" } }, { ...cp("1"), channel_values: { "c\0": 1 } }, meta, { "c\0": 1 }),
+      saver.putWrites({ configurable: { thread_id: "a", checkpoint_id: "1" } }, [["c", 1]], "task\0"),
+      saver.putWrites({ configurable: { thread_id: "a", checkpoint_id: "1" } }, [["c\0", 1]], "task"),
+    ];
+    for (const r of refusals) await expect(r).rejects.toMatchObject({ code: "MALFORMED_TEXT", message: expect.stringContaining("NUL") });
+    expect(await dumpOf(path)).toEqual(before);
+  });
 });

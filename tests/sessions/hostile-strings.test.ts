@@ -156,6 +156,73 @@ const cases: { what: string; call: (lone: string) => Promise<unknown>; field: (l
   { what: "verify sessionId", call: (x) => fp.verify({ sessionId: x }), field: () => "sessionId" },
 ];
 
+/** The calls whose string goes to a plain-text field (an id, a name, a title, a cursor), not into a JSON value. */
+const PLAIN = new Set([
+  "createSession userId",
+  "createSession title",
+  "getSession id",
+  "getSession userId",
+  "handoff target userId",
+  "handoff target title",
+  "append role",
+  "append clientId",
+  "turn checkpoint name",
+  "edit role",
+  "edit message id",
+  "checkpoint name",
+  "restore id",
+  "rollback id",
+  "deleteCheckpoint id",
+  "diff id",
+  "plan target",
+  "switchBranch id",
+  "history branchId",
+  "toolTrack branchId",
+  "versions message id",
+  "invoke tool name",
+  "recordToolCall tool",
+  "recordToolCall callId",
+  "listSessions userId",
+  "listSessions cursor",
+  "listCheckpoints userId",
+  "listCheckpoints name",
+  "listCheckpoints sessionId",
+  "listCheckpoints cursor",
+  "a session's listCheckpoints name",
+  "timeline cursor",
+  "exportSession id",
+  "exportSession userId",
+  "verify sessionId",
+]);
+
+// PostgreSQL's text cannot hold U+0000, so no store takes it in a plain-text field; inside JSON it is an escape.
+describe("a NUL in a plain-text field is refused the same way on every store; inside JSON it round-trips", () => {
+  for (const c of cases.filter((x) => PLAIN.has(x.what))) {
+    it(c.what, async () => {
+      const before = await dumpOf(file);
+      const e = await rejectionOf(() => c.call("\0"));
+      expect(e).toBeInstanceOf(ValidationError);
+      expect(e).toMatchObject({ code: "MALFORMED_TEXT", field: c.field("\0") });
+      expect(e.message).toContain("NUL");
+      expect(await dumpOf(file)).toEqual(before);
+    });
+  }
+
+  it("in content, metadata, state and tool args it is stored and read back exactly", async () => {
+    const session = await fp.createSession({ userId: "alice", metadata: { k: "a\0b" } });
+    const [m] = await session.append({ role: "user", content: { text: "x\0y" }, metadata: { "\0": "\0" } });
+    await session.setState({ s: "\0" });
+    const result = await session.invoke("echo", { t: "\0" });
+    expect((await session.info()).metadata).toEqual({ k: "a\0b" });
+    expect((await session.history()).find((h) => h.id === m!.id)).toMatchObject({ content: { text: "x\0y" }, metadata: { "\0": "\0" } });
+    expect(await session.getState()).toEqual({ s: "\0" });
+    expect(result).toEqual({ t: "\0" });
+    expect((await session.toolTrack()).map((t) => [t.args, t.result])).toEqual([[{ t: "\0" }, { t: "\0" }]]);
+    expect((await fp.verify({ sessionId: session.id })).ok).toBe(true);
+    await fp.deleteSession(session.id, { userId: "alice" });
+  });
+});
+
 describe("a lone surrogate in any string crossing the API is refused, naming the field, and nothing is written", () => {
   for (const c of cases) {
     for (const [kind, lone] of LONE) {

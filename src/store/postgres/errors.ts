@@ -1,5 +1,5 @@
 // node-postgres's errors as the typed errors of the API.
-import { ConflictError, DatabaseError } from "../../models/errors.js";
+import { ConflictError, DatabaseError, ValidationError } from "../../models/errors.js";
 
 /** Socket-level failures: the server is unreachable or the connection dropped. */
 const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "ETIMEDOUT", "EHOSTUNREACH", "EPIPE", "EAI_AGAIN"]);
@@ -18,6 +18,8 @@ export function translate(error: unknown): unknown {
   if (typeof code !== "string" || !/^[0-9A-Z]{5}$/.test(code)) return error;
   // SQLSTATE classes: https://www.postgresql.org/docs/current/errcodes-appendix.html
   if (code === "23505") return new ConflictError(`already exists: ${message}`, "ALREADY_EXISTS");
+  // Text the API's checks let through that the server cannot store (U+0000 is refused before a unit starts).
+  if (code === "22021" || code === "22P05") return new ValidationError("text", `cannot be stored as text: ${message}`, "MALFORMED_TEXT");
   if (code === "25006") return new DatabaseError("READ_ONLY", "the database is read-only: writes are refused", { cause: error });
   if (code === "55P03" || code === "57014" || code === "40P01" || code === "40001") {
     return new DatabaseError("BUSY", `the database stayed locked by another writer: ${message}`, { cause: error });
