@@ -28,7 +28,7 @@ export async function diffFiles(ctx: EngineContext, ref: SessionRef, checkpointI
 
 function* diffFilesUnit(tx: Tx, ref: SessionRef, checkpointId: string, ctx: EngineContext, target: string) {
   const session = yield* ownedSession(tx, ref.id, ref.userId);
-  const ws = yield* workspaceOf(tx, session.id, "diffFiles");
+  const ws = yield* workspaceOf(tx, session.id, "diffFiles", target === "disk");
   const fromRow = yield* checkpointFiles(tx, (yield* sessionCheckpoint(tx, session, checkpointId, ctx.now())).id, "checkpointId");
   const from = yield* manifestFiles(
     tx,

@@ -25,6 +25,7 @@ describe("a workspace attached on another host", () => {
     const cp = await s.checkpoint({ name: "one" });
     await s.append({ role: "user", content: "two" });
     fs.writeFileSync(path.join(ws, "plan.md"), "draft 2\n");
+    const first = await s.checkpoint({ name: "two" });
 
     // As if app server 2 had attached it: this process is now the other host.
     await sqlOn(db, "UPDATE workspaces SET host = $1", ["app-server-2"]);
@@ -43,6 +44,11 @@ describe("a workspace attached on another host", () => {
     }
     expect(await dumpOf(db)).toEqual(before);
     expect(fs.readFileSync(path.join(ws, "plan.md"), "utf8")).toBe("draft 2\n");
+    // Only a move is told it may go with the conversation alone.
+    expect((await rejectionOf(() => s.checkpoint({ name: "here" }))).message).not.toContain("scope");
+    expect((await rejectionOf(() => s.rollback(cp.id, { scope: "files" }))).message).toContain('scope "conversation"');
+    // Two stored snapshots are in the database: they compare from any host.
+    expect((await s.diffFiles(cp.id, first.id)).modified).toEqual(["plan.md"]);
 
     // The conversation alone is not the files': it moves from any host.
     const moved = await s.rollback(cp.id, { scope: "conversation" });

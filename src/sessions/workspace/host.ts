@@ -17,7 +17,7 @@ export function assertLocal(ws: Pick<WorkspaceRow, "host" | "dir">, what: string
   if (!isLocal(ws)) {
     throw new ConflictError(
       `${what}: the session's workspace ${ws.dir} is on host ${JSON.stringify(ws.host)}, not this one (${JSON.stringify(THIS_HOST)}); ` +
-        `run it there, or use scope "conversation"`,
+        `run it there${what === "scope" ? ', or move with scope "conversation"' : ""}`,
       "WORKSPACE_ON_OTHER_HOST",
     );
   }

@@ -76,11 +76,14 @@ export function realDir(dir: string): string | null {
   }
 }
 
-/** The session's workspace, or a ValidationError naming what needs one. */
-export function* workspaceOf(tx: Tx, sessionId: string, what: string): Step<WorkspaceRow> {
+/**
+ * The session's workspace, or a ValidationError naming what needs one. `onDisk`: `what` reads or writes its directory,
+ * so the workspace must be this host's (comparing stored snapshots works from any host).
+ */
+export function* workspaceOf(tx: Tx, sessionId: string, what: string, onDisk = true): Step<WorkspaceRow> {
   const ws = yield* tx.getWorkspace(sessionId);
   if (!ws) throw new ValidationError(what, "the session has no workspace: call attachWorkspace(dir) first");
-  assertLocal(ws, what);
+  if (onDisk) assertLocal(ws, what);
   return ws;
 }
 
@@ -98,7 +101,11 @@ export function sameConfig(files: CheckpointFilesRow, ws: WorkspaceRow, field: s
 /** The files a checkpoint captured. */
 export function* checkpointFiles(tx: Tx, checkpointId: string, field: string): Step<CheckpointFilesRow> {
   const files = yield* tx.checkpointManifest(checkpointId);
-  if (!files) throw new ValidationError(field, `checkpoint ${checkpointId} holds no files (it was taken without a workspace)`);
+  if (!files)
+    throw new ValidationError(
+      field,
+      `checkpoint ${checkpointId} holds no files (automatic checkpoints, and those taken without a workspace, capture none)`,
+    );
   return files;
 }
 
