@@ -2,9 +2,10 @@
 import type { Command } from "commander";
 import { createOutput, type Output } from "./output.js";
 
-/** The program's global options (`--db`, `--json`, `--tools`), as parsed. */
+/** The program's global options (`--db`, `--postgres`, `--json`, `--tools`), as parsed. */
 export interface GlobalOptions {
   db?: string;
+  postgres?: string;
   json?: boolean;
   tools?: string;
 }
@@ -72,6 +73,12 @@ export class Cli {
   /** `--db`, else `FORKPOINT_DB`, else ./forkpoint.db. */
   get dbPath(): string {
     return this.options.db ?? (this.io.env.FORKPOINT_DB || "./forkpoint.db");
+  }
+
+  /** `--postgres`, else `FORKPOINT_POSTGRES` (unless `--db` names a file): the PostgreSQL database to use instead. */
+  get postgresUrl(): string | undefined {
+    if (this.options.postgres !== undefined && this.options.db !== undefined) throw new CliError("give --db or --postgres, not both");
+    return this.options.postgres ?? (this.options.db === undefined ? this.io.env.FORKPOINT_POSTGRES || undefined : undefined);
   }
 
   get out(): Output {

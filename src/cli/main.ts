@@ -45,6 +45,7 @@ export function buildProgram(io: Io = processIo()): Command {
     .description("A git-like tree of chat and agent sessions, on SQLite")
     .version(version, "-V, --version")
     .option("-d, --db <path>", "database file (default: $FORKPOINT_DB, else ./forkpoint.db)")
+    .option("--postgres <url>", "a PostgreSQL database instead of the file (default: $FORKPOINT_POSTGRES)")
     .option("--json", "print JSON instead of text (values exact; characters a terminal acts on as \\u escapes)")
     .option("--tools <module>", "a module exporting defineTool definitions: moves undo and replay their calls")
     .showSuggestionAfterError()

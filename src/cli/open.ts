@@ -21,15 +21,18 @@ export async function withForkpoint<T>(
   fn: (fp: Forkpoint) => Promise<T>,
   extraTools: ToolDefinition[] = [],
 ): Promise<T> {
+  const postgres = cli.postgresUrl;
   const path = cli.dbPath;
   // Checked first for every mode but "create": the engine refuses a read-only open of a missing file too, but a
   // writable open would create it.
-  if (mode !== "create" && path !== ":memory:" && !existsSync(path)) throw missing(path);
+  if (postgres === undefined && mode !== "create" && path !== ":memory:" && !existsSync(path)) throw missing(path);
   const tools = [...extraTools, ...(cli.options.tools ? await loadTools(cli.options.tools) : [])];
   // Loaded here, not at startup: the engine (driver, schemas, drizzle) is most of what `forkpoint --help` would load.
   const { openForkpoint } = await import("../index.js");
-  // A read-only open leaves a database at rest as it found it (its close gives back the -wal and -shm files).
-  const fp = openForkpoint({ path, readonly: mode === "read", ...(tools.length > 0 ? { tools } : {}) });
+  // A read-only open leaves a database at rest as it found it (its close gives back the -wal and -shm files); on
+  // PostgreSQL it writes nothing (no migration, no recovery).
+  const store = postgres === undefined ? { path } : { postgres };
+  const fp = openForkpoint({ ...store, readonly: mode === "read", ...(tools.length > 0 ? { tools } : {}) });
   try {
     return await fn(fp);
   } finally {

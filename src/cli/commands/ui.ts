@@ -2,12 +2,10 @@
 import type { Command } from "commander";
 import type { Forkpoint } from "../../index.js";
 import type { Cli } from "../cli.js";
-import { loadTools } from "../load-tools.js";
 import { withForkpoint } from "../open.js";
 import { examples, positiveInt } from "../options.js";
 
 interface UiOptions {
-  postgres?: string;
   port?: number;
   allowWrites?: boolean;
 }
@@ -37,7 +35,6 @@ export function uiCommand(program: Command, cli: Cli): void {
   const command = program
     .command("ui")
     .description("serve a web view of the users, sessions and session trees on 127.0.0.1 (read-only unless --allow-writes)")
-    .option("--postgres <url>", "a PostgreSQL database instead of --db")
     .option("--port <n>", "the port (default: a free one)", positiveInt)
     .option("--allow-writes", "allow rollback and switch from the page (plans are always shown)");
   examples(command, [
@@ -45,15 +42,5 @@ export function uiCommand(program: Command, cli: Cli): void {
     "forkpoint --db /tmp/demo.db ui --allow-writes --tools ./tools.js",
     "forkpoint ui --postgres postgres://localhost/app",
   ]);
-  command.action(async (o: UiOptions) => {
-    if (!o.postgres) return withForkpoint(cli, o.allowWrites ? "write" : "read", (fp) => serve(cli, fp, o));
-    const tools = cli.options.tools ? await loadTools(cli.options.tools) : [];
-    const { openForkpoint } = await import("../../index.js");
-    const fp = openForkpoint({ postgres: o.postgres, readonly: !o.allowWrites, ...(tools.length > 0 ? { tools } : {}) });
-    try {
-      await serve(cli, fp, o);
-    } finally {
-      await fp.close();
-    }
-  });
+  command.action((o: UiOptions) => withForkpoint(cli, o.allowWrites ? "write" : "read", (fp) => serve(cli, fp, o)));
 }

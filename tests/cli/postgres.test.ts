@@ -1,0 +1,52 @@
+// The CLI on a PostgreSQL database (`--postgres URL` or FORKPOINT_POSTGRES): the same commands as on a file; reads
+// write nothing, moves go through, and a file and a database are not given together.
+import { describe, expect, it } from "vitest";
+import { openForkpoint } from "../../src/index.js";
+import { dumpStore } from "../fixtures/backend.js";
+import { freshPgDatabase, pgServer } from "../fixtures/postgres-database.js";
+import { runInProcess } from "./in-process.js";
+
+describe.skipIf(!(await pgServer()))("forkpoint --postgres", () => {
+  it("lists, reads, rolls back and verifies a session on PostgreSQL; reads leave the database as it was", async () => {
+    const url = await freshPgDatabase();
+    const fp = openForkpoint({ postgres: url });
+    const s = await fp.createSession({ userId: "ann", title: "On PostgreSQL" });
+    await s.append({ role: "user", content: "hello" });
+    const cp = await s.checkpoint({ name: "start" });
+    await s.append({ role: "user", content: "more" });
+    await fp.close();
+    const json = async (args: string[], env: NodeJS.ProcessEnv = {}) => {
+      const r = await runInProcess(["--json", ...args], { env });
+      expect(r.stderr).toBe("");
+      expect(r.status).toBe(0);
+      return JSON.parse(r.stdout) as any;
+    };
+
+    /** Every row, read through a read-only handle (which writes nothing). */
+    const dump = async () => {
+      const reader = openForkpoint({ postgres: url, readonly: true });
+      try {
+        return await dumpStore(reader);
+      } finally {
+        await reader.close();
+      }
+    };
+    const before = await dump();
+    expect((await json(["--postgres", url, "sessions", "-u", "ann"])).items.map((x: { id: string }) => x.id)).toEqual([s.id]);
+    // The environment names it too; reads write nothing there (no migration, no recovery).
+    expect((await json(["history", s.id, "-u", "ann"], { FORKPOINT_POSTGRES: url })).items).toHaveLength(2);
+    expect(await dump()).toEqual(before);
+
+    await json(["--postgres", url, "rollback", s.id, cp.id, "-u", "ann"]);
+    expect((await json(["--postgres", url, "history", s.id, "-u", "ann"])).items.map((m: { content: string }) => m.content)).toEqual([
+      "hello",
+    ]);
+    expect(await json(["--postgres", url, "verify"])).toMatchObject({ ok: true });
+  });
+
+  it("refuses --db with --postgres as a usage error", async () => {
+    const r = await runInProcess(["--db", "/tmp/x.db", "--postgres", "postgres://127.0.0.1:1/x", "sessions", "-u", "ann"]);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain("--db or --postgres");
+  });
+});
