@@ -8,7 +8,7 @@ import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { PG_FOLDER } from "../../../scripts/generate-migrations.js";
-import { openForkpoint } from "../../../src/index.js";
+import { openForkpoint, type ForkpointLogger } from "../../../src/index.js";
 import { MIGRATIONS } from "../../../src/store/postgres/migrations.generated.js";
 import { PostgresStore } from "../../../src/store/postgres/store.js";
 import { MIGRATIONS_TABLE, TABLES } from "../../../src/store/postgres/tables.js";
@@ -120,7 +120,7 @@ describe.skipIf(!server)("postgres migrations", () => {
     expect(await history(url)).toHaveLength(MIGRATIONS.length);
   });
 
-  it("refuses a database a newer forkpoint migrated", async () => {
+  it("refuses a database a newer forkpoint migrated, and the logger hears that opening failed (not recovery)", async () => {
     const url = await freshPgDatabase();
     await (await PostgresStore.open(url)).close();
     await withClient(url, (client) =>
@@ -130,6 +130,16 @@ describe.skipIf(!server)("postgres migrations", () => {
     const store = new PostgresStore(url);
     await expect(store.query((tx) => tx.allSessionIds())).rejects.toMatchObject({ code: "SCHEMA_TOO_NEW" });
     await store.close();
+
+    const lines: string[] = [];
+    const logger: ForkpointLogger = {
+      warn: (m) => lines.push(m),
+      error: (m, detail) => lines.push(`${m} [${(detail as { code?: string }).code}]`),
+    };
+    const fp = openForkpoint({ postgres: url, logger });
+    await expect(fp.listSessions({ userId: "alice" })).rejects.toMatchObject({ code: "SCHEMA_TOO_NEW" });
+    await fp.close();
+    expect(lines).toEqual(["forkpoint: opening the database failed, so interrupted moves were not looked for [SCHEMA_TOO_NEW]"]);
   });
 
   it("an app that migrated with drizzle first: forkpoint opens beside it, and drizzle's table stays the app's", async () => {
