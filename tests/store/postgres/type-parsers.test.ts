@@ -29,23 +29,26 @@ async function write(url: string, other: string, appParsers: boolean): Promise<W
 describe.skipIf(!server)("postgres reads with the app's global type parsers", () => {
   it("writes, moves, restores and verifies as without them; exports are the same bytes either way", async () => {
     const url = await freshPgDatabase();
-    const plain = await write(url, "-", false);
-    const app = await write(url, plain.sessionId, true);
+    // The app's process opens the new database first: the migrations run under its parsers too.
+    const app = await write(url, "-", true);
+    const plain = await write(url, app.sessionId, false);
+    const appAgain = await write(url, plain.sessionId, true);
 
     // The same story told with and without the app's parsers reads back the same.
-    for (const run of [plain, app]) {
+    for (const run of [app, plain, appAgain]) {
       expect(run.verify).toMatchObject({ ok: true, problems: [] });
       expect(run.autos).toEqual([false, false, false]);
       expect(run.state).toEqual({ city: "Lisbon", nights: 2.5, booked: false });
       expect(run.undone).toEqual(["bump", "bump"]);
       expect(run.file).toBe("draft 1\n");
     }
-    // What the app's process read is what a process without its parsers reads, byte for byte.
-    expect(app.other).toBe(plain.own);
+    // What each process read of the other's session is what the other read of it, byte for byte.
+    expect(plain.other).toBe(app.own);
+    expect(appAgain.other).toBe(plain.own);
     const fp = openForkpoint({ postgres: url });
     try {
       expect(JSON.stringify(await fp.exportSession(app.sessionId, { userId: "alice" }))).toBe(app.own);
-      expect(await fp.verify()).toMatchObject({ ok: true, sessions: 2 });
+      expect(await fp.verify()).toMatchObject({ ok: true, sessions: 3 });
     } finally {
       await fp.close();
     }
