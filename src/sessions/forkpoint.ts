@@ -131,7 +131,11 @@ export class Forkpoint {
         ? store.readNow(interruptedWork)
         : store.read(interruptedWork);
     if (interrupted !== false) {
+      // Whether the store answered: before that, what fails is the database (a schema a newer version wrote, an
+      // unreachable server), and no recovery was tried.
+      let answered = false;
       this.#recovery = Promise.resolve(interrupted).then(async (found) => {
+        answered = true;
         if (!found) return EMPTY_RECOVERY;
         const report = await recoverMoves(engine);
         for (const { moveId, error } of report.failed) logger.error(`forkpoint: resuming interrupted move ${moveId} at open failed`, error);
@@ -145,7 +149,10 @@ export class Forkpoint {
       // Calls wait for recovery but do not fail with it (they are not what failed): the logger hears why it did.
       this.#ready = this.#recovery.then(
         () => undefined,
-        (error: unknown) => logger.error("forkpoint: recovering interrupted moves at open failed; fp.recover() retries", error),
+        (error: unknown) =>
+          answered
+            ? logger.error("forkpoint: recovering interrupted moves at open failed; fp.recover() retries", error)
+            : logger.error("forkpoint: opening the database failed, so interrupted moves were not looked for", error),
       );
       void this.#ready.then(() => (this.#settled = true));
     } else {

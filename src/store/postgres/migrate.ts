@@ -3,21 +3,42 @@ import type { CustomTypesConfig, Pool, PoolClient } from "pg";
 import { DatabaseError } from "../../models/errors.js";
 import { MIGRATE_KEY } from "./locks.js";
 import { MIGRATIONS, type EmbeddedMigration } from "./migrations.generated.js";
+import { MIGRATIONS_SCHEMA, MIGRATIONS_TABLE } from "./tables.js";
 
-/** Where drizzle's own PostgreSQL migrator keeps its history, so drizzle-kit tooling reads ours. */
-const SCHEMA = "drizzle";
-const TABLE = `${SCHEMA}.__drizzle_migrations`;
+const TABLE = MIGRATIONS_TABLE;
+/**
+ * drizzle's default history table, which the app's own drizzle migrator writes too. Earlier versions of forkpoint
+ * kept their history there; forkpoint's rows in it are moved to its own table on open.
+ */
+const SHARED_TABLE = `${MIGRATIONS_SCHEMA}.__drizzle_migrations`;
 /** float8 prints the shortest text that reads back exactly from 12 on (`extra_float_digits` 1): times round-trip. */
 const MIN_SERVER_VERSION = 120000;
+
+const exists = async (client: PoolClient, types: CustomTypesConfig, table: string) =>
+  (await client.query<{ t: string | null }>({ text: `SELECT to_regclass($1)::text AS t`, values: [table], types })).rows[0]?.t != null;
 
 const latestOf = (migrations: readonly EmbeddedMigration[]) => migrations.reduce((max, m) => Math.max(max, m.folderMillis), 0);
 
 /** The last migration applied (its folder time), or 0 for a database without the history table. */
 async function lastApplied(client: PoolClient, types: CustomTypesConfig): Promise<number> {
-  const exists = await client.query<{ t: string | null }>(`SELECT to_regclass('${TABLE}')::text AS t`);
-  if (!exists.rows[0]?.t) return 0;
+  if (!(await exists(client, types, TABLE))) return 0;
   const last = await client.query<{ at: number | null }>({ text: `SELECT max(created_at) AS at FROM ${TABLE}`, types });
   return Number(last.rows[0]?.at ?? 0);
+}
+
+/**
+ * Moves forkpoint's rows out of drizzle's default table, where earlier versions wrote them, into forkpoint's own: the
+ * migrations they record stay applied, and the app's drizzle migrator no longer sees them. Rows of other migrations
+ * are the app's and stay.
+ */
+async function adoptShared(client: PoolClient, types: CustomTypesConfig, migrations: readonly EmbeddedMigration[]): Promise<void> {
+  if (!(await exists(client, types, SHARED_TABLE))) return;
+  await client.query({
+    text: `WITH ours AS (DELETE FROM ${SHARED_TABLE} WHERE hash = ANY($1::text[]) RETURNING id, hash, created_at)
+      INSERT INTO ${TABLE} (hash, created_at) SELECT hash, created_at FROM ours ORDER BY id`,
+    values: [migrations.map((m) => m.hash)],
+    types,
+  });
 }
 
 /** Returns the last migration applied; throws `SCHEMA_TOO_NEW` when it is one this version does not know. */
@@ -32,8 +53,8 @@ async function checkNotNewer(client: PoolClient, types: CustomTypesConfig, lates
   return last;
 }
 
-async function checkServer(client: PoolClient): Promise<void> {
-  const { rows } = await client.query<{ v: string }>(`SELECT current_setting('server_version_num') AS v`);
+async function checkServer(client: PoolClient, types: CustomTypesConfig): Promise<void> {
+  const { rows } = await client.query<{ v: string }>({ text: `SELECT current_setting('server_version_num') AS v`, types });
   if (Number(rows[0]?.v) < MIN_SERVER_VERSION) {
     throw new DatabaseError("UNSUPPORTED_SERVER", `forkpoint needs PostgreSQL 12 or later (this server is ${rows[0]?.v})`);
   }
@@ -53,13 +74,17 @@ export async function applyMigrations(
   const client = await pool.connect();
   let broken: unknown;
   try {
-    await checkServer(client);
+    await checkServer(client, types);
     if ((await checkNotNewer(client, types, latestKnown)) === latestKnown && latestKnown > 0) return;
-    await client.query(`SELECT pg_advisory_lock(${MIGRATE_KEY})`);
+    await client.query({ text: `SELECT pg_advisory_lock(${MIGRATE_KEY})`, types });
     try {
       await client.query("BEGIN");
-      await client.query(`CREATE SCHEMA IF NOT EXISTS ${SCHEMA}`);
-      await client.query(`CREATE TABLE IF NOT EXISTS ${TABLE} (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at bigint)`);
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${MIGRATIONS_SCHEMA}`);
+      if (!(await exists(client, types, TABLE))) {
+        // drizzle's own layout, so that drizzle-kit (its `migrations` setting) reads it.
+        await client.query(`CREATE TABLE ${TABLE} (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at bigint)`);
+        await adoptShared(client, types, migrations);
+      }
       const applied = await checkNotNewer(client, types, latestKnown);
       for (const migration of migrations.filter((m) => m.folderMillis > applied)) {
         for (const statement of migration.sql) if (statement.trim()) await client.query(statement);
@@ -70,7 +95,7 @@ export async function applyMigrations(
       await client.query("ROLLBACK").catch(() => undefined);
       throw error;
     } finally {
-      await client.query(`SELECT pg_advisory_unlock(${MIGRATE_KEY})`).catch((error: unknown) => (broken = error));
+      await client.query({ text: `SELECT pg_advisory_unlock(${MIGRATE_KEY})`, types }).catch((error: unknown) => (broken = error));
     }
   } catch (error) {
     broken ??= error;

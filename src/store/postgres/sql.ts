@@ -299,7 +299,7 @@ export class Sql {
     if (this.#waiting.length > 0) statements.push(...planned(this.#waiting));
     this.#waiting = [];
     for (const st of statements) {
-      const answer = this.#client.query(typeof st === "string" ? st : this.#config(st.text, st.values));
+      const answer = this.#client.query(typeof st === "string" ? { text: st, types: this.#types } : this.#config(st.text, st.values));
       this.#send(answer);
       if (!this.#pipelined) yield this.#settle(answer);
     }

@@ -252,11 +252,12 @@ export class PostgresStore implements Store {
       await client.query(BEGIN_READ);
       const out: Record<string, unknown[]> = {};
       for (const table of [...TABLES, MIGRATIONS_TABLE]) {
-        const key = await client.query<{ name: string }>(
-          `SELECT a.attname AS name FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
+        const key = await client.query<{ name: string }>({
+          text: `SELECT a.attname AS name FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
           WHERE i.indrelid = $1::regclass AND i.indisprimary ORDER BY array_position(i.indkey::int2[], a.attnum)`,
-          [table],
-        );
+          values: [table],
+          types: this.#types,
+        });
         const order = key.rows.map((r) => `"${r.name}"`).join(", ");
         out[table] = (await client.query({ text: `SELECT * FROM ${table} ORDER BY ${order}`, types: this.#types })).rows;
       }

@@ -23,5 +23,11 @@ export const TABLES = [
   "workspaces",
 ] as const;
 
-/** The migration history, which the dump includes (as SQLite's does). */
-export const MIGRATIONS_TABLE = "drizzle.__drizzle_migrations";
+/**
+ * forkpoint's migration history, which the dump includes (as SQLite's does): in drizzle's schema, in a table of its own
+ * (drizzle.postgres.config.ts names it to drizzle-kit), never drizzle's default `__drizzle_migrations`, which an app's
+ * own drizzle migrations use.
+ */
+export const MIGRATIONS_SCHEMA = "drizzle";
+export const MIGRATIONS_TABLE_NAME = "__forkpoint_migrations";
+export const MIGRATIONS_TABLE = `${MIGRATIONS_SCHEMA}.${MIGRATIONS_TABLE_NAME}`;

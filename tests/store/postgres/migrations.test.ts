@@ -1,21 +1,95 @@
-// The PostgreSQL schema is migrated on open, once however many servers open the database at the same moment.
+// The PostgreSQL schema is migrated on open, once however many servers open the database at the same moment, and its
+// history is forkpoint's own: an app that migrates the same database with drizzle keeps drizzle's table to itself.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { drizzle } from "drizzle-orm/node-postgres";
+import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { PG_FOLDER } from "../../../scripts/generate-migrations.js";
+import { openForkpoint, type ForkpointLogger } from "../../../src/index.js";
 import { MIGRATIONS } from "../../../src/store/postgres/migrations.generated.js";
 import { PostgresStore } from "../../../src/store/postgres/store.js";
-import { TABLES } from "../../../src/store/postgres/tables.js";
+import { MIGRATIONS_TABLE, TABLES } from "../../../src/store/postgres/tables.js";
 import { freshPgDatabase, pgServer } from "../../fixtures/postgres-database.js";
 
 const server = await pgServer();
+/** drizzle's default history table: the app's, when the app migrates with drizzle. */
+const DRIZZLE_TABLE = "drizzle.__drizzle_migrations";
+const DAY = 86_400_000;
 
-async function history(url: string): Promise<{ hash: string; created_at: string }[]> {
+interface HistoryRow {
+  id: number;
+  hash: string;
+  created_at: string;
+}
+
+async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    return (await client.query(`SELECT hash, created_at FROM drizzle.__drizzle_migrations ORDER BY id`)).rows;
+    return await fn(client);
   } finally {
     await client.end();
   }
+}
+
+/** A history table's rows in order, or null when it does not exist. */
+const rowsOf = (url: string, table: string) =>
+  withClient(url, async (client) => {
+    if (!(await client.query(`SELECT to_regclass($1) AS t`, [table])).rows[0].t) return null;
+    return (await client.query<HistoryRow>(`SELECT id, hash, created_at FROM ${table} ORDER BY id`)).rows;
+  });
+
+const history = async (url: string) => (await rowsOf(url, MIGRATIONS_TABLE)) ?? [];
+
+const tableExists = (url: string, table: string) =>
+  withClient(url, async (client) => (await client.query(`SELECT to_regclass($1)::text AS t`, [table])).rows[0].t !== null);
+
+const folders: string[] = [];
+afterEach(() => {
+  for (const dir of folders.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** An app's drizzle migrations folder, as drizzle-kit writes one: each migration with its journal time. */
+function appFolder(migrations: { tag: string; when: number; sql: string }[]): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "forkpoint-app-migrations-"));
+  folders.push(dir);
+  fs.mkdirSync(path.join(dir, "meta"));
+  const entries = migrations.map(({ tag, when }, idx) => ({ idx, version: "7", when, tag, breakpoints: true }));
+  fs.writeFileSync(path.join(dir, "meta", "_journal.json"), JSON.stringify({ version: "7", dialect: "postgresql", entries }));
+  for (const m of migrations) fs.writeFileSync(path.join(dir, `${m.tag}.sql`), m.sql);
+  return dir;
+}
+
+const USERS = { tag: "0000_app_users", sql: "CREATE TABLE app_users (id serial PRIMARY KEY, email text NOT NULL);" };
+const ORDERS = { tag: "0001_app_orders", sql: "CREATE TABLE app_orders (id serial PRIMARY KEY, total integer NOT NULL);" };
+const FIRST = MIGRATIONS[0]!.folderMillis;
+const LATEST = MIGRATIONS.at(-1)!.folderMillis;
+
+/** What an app does to migrate its own schema: drizzle's migrator with its defaults. */
+async function appMigrate(url: string, folder: string): Promise<void> {
+  const pool = new pg.Pool({ connectionString: url });
+  try {
+    await migrate(drizzle(pool), { migrationsFolder: folder });
+  } finally {
+    await pool.end();
+  }
+}
+
+/**
+ * forkpoint's first `count` migrations recorded as earlier versions of forkpoint recorded them, in drizzle's default
+ * table: what drizzle's own migrator writes for drizzle/postgres.
+ */
+async function migrateAsEarlierVersion(url: string, count = MIGRATIONS.length): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "forkpoint-earlier-"));
+  folders.push(dir);
+  fs.cpSync(PG_FOLDER, dir, { recursive: true });
+  const journalFile = path.join(dir, "meta", "_journal.json");
+  const journal = JSON.parse(fs.readFileSync(journalFile, "utf8")) as { entries: unknown[] };
+  fs.writeFileSync(journalFile, JSON.stringify({ ...journal, entries: journal.entries.slice(0, count) }));
+  await appMigrate(url, dir);
 }
 
 describe.skipIf(!server)("postgres migrations", () => {
@@ -46,17 +120,123 @@ describe.skipIf(!server)("postgres migrations", () => {
     expect(await history(url)).toHaveLength(MIGRATIONS.length);
   });
 
-  it("refuses a database a newer forkpoint migrated", async () => {
+  it("refuses a database a newer forkpoint migrated, and the logger hears that opening failed (not recovery)", async () => {
     const url = await freshPgDatabase();
     await (await PostgresStore.open(url)).close();
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    await client.query(`INSERT INTO drizzle.__drizzle_migrations (hash, created_at) VALUES ('future', $1)`, [Date.now() + 10 ** 10]);
-    await client.end();
+    await withClient(url, (client) =>
+      client.query(`INSERT INTO ${MIGRATIONS_TABLE} (hash, created_at) VALUES ('future', $1)`, [LATEST + DAY]),
+    );
     await expect(PostgresStore.open(url)).rejects.toMatchObject({ code: "SCHEMA_TOO_NEW" });
     const store = new PostgresStore(url);
     await expect(store.query((tx) => tx.allSessionIds())).rejects.toMatchObject({ code: "SCHEMA_TOO_NEW" });
     await store.close();
+
+    const lines: string[] = [];
+    const logger: ForkpointLogger = {
+      warn: (m) => lines.push(m),
+      error: (m, detail) => lines.push(`${m} [${(detail as { code?: string }).code}]`),
+    };
+    const fp = openForkpoint({ postgres: url, logger });
+    await expect(fp.listSessions({ userId: "alice" })).rejects.toMatchObject({ code: "SCHEMA_TOO_NEW" });
+    await fp.close();
+    expect(lines).toEqual(["forkpoint: opening the database failed, so interrupted moves were not looked for [SCHEMA_TOO_NEW]"]);
+  });
+
+  it("an app that migrated with drizzle first: forkpoint opens beside it, and drizzle's table stays the app's", async () => {
+    const url = await freshPgDatabase();
+    // The app's migration is dated after every one of forkpoint's: drizzle's table is ahead of forkpoint's schema.
+    await appMigrate(url, appFolder([{ ...USERS, when: LATEST + DAY }]));
+    const appRows = await rowsOf(url, DRIZZLE_TABLE);
+    expect(appRows).toHaveLength(1);
+
+    const fp = openForkpoint({ postgres: url });
+    const s = await fp.createSession({ userId: "alice" });
+    await s.append({ role: "user", content: "hi" });
+    await fp.close();
+    expect((await history(url)).map((r) => r.hash)).toEqual(MIGRATIONS.map((m) => m.hash));
+    expect(await rowsOf(url, DRIZZLE_TABLE)).toEqual(appRows);
+
+    // The app adds a migration later: it applies, and forkpoint still opens.
+    await appMigrate(
+      url,
+      appFolder([
+        { ...USERS, when: LATEST + DAY },
+        { ...ORDERS, when: LATEST + 2 * DAY },
+      ]),
+    );
+    expect(await tableExists(url, "app_orders")).toBe(true);
+    const again = openForkpoint({ postgres: url });
+    expect(await (await again.getSession(s.id, { userId: "alice" })).history()).toHaveLength(1);
+    await again.close();
+    expect(await history(url)).toHaveLength(MIGRATIONS.length);
+  });
+
+  it("forkpoint first, then an app migration dated before forkpoint's: drizzle applies it", async () => {
+    const url = await freshPgDatabase();
+    await (await PostgresStore.open(url)).close();
+    await appMigrate(url, appFolder([{ ...USERS, when: FIRST - DAY }]));
+    expect(await tableExists(url, "app_users")).toBe(true);
+    expect((await rowsOf(url, DRIZZLE_TABLE))!.map((r) => Number(r.created_at))).toEqual([FIRST - DAY]);
+    await (await PostgresStore.open(url)).close();
+    expect(await history(url)).toHaveLength(MIGRATIONS.length);
+  });
+
+  it("a database an earlier version migrated (its rows in drizzle's table) upgrades: rows moved once, none applied twice", async () => {
+    const url = await freshPgDatabase();
+    await appMigrate(url, appFolder([{ ...USERS, when: FIRST - DAY }]));
+    const appRows = await rowsOf(url, DRIZZLE_TABLE);
+    // That version knew every migration but the last: this one moves their rows and applies the last.
+    await migrateAsEarlierVersion(url, MIGRATIONS.length - 1);
+    expect(await rowsOf(url, DRIZZLE_TABLE)).toHaveLength(MIGRATIONS.length);
+    expect(await rowsOf(url, MIGRATIONS_TABLE)).toBeNull();
+
+    // Several servers opening it at once: one moves the rows, the others find the work done.
+    const stores = Array.from({ length: 4 }, () => new PostgresStore(url));
+    try {
+      await Promise.all(stores.map((s) => s.ready()));
+    } finally {
+      await Promise.all(stores.map((s) => s.close()));
+    }
+    expect((await history(url)).map((r) => [r.hash, Number(r.created_at)])).toEqual(MIGRATIONS.map((m) => [m.hash, m.folderMillis]));
+    expect(await rowsOf(url, DRIZZLE_TABLE)).toEqual(appRows);
+
+    // The app's drizzle migrator now sees only its own history: a newer app migration applies.
+    await appMigrate(
+      url,
+      appFolder([
+        { ...USERS, when: FIRST - DAY },
+        { ...ORDERS, when: FIRST - DAY / 2 },
+      ]),
+    );
+    expect(await tableExists(url, "app_orders")).toBe(true);
+  });
+
+  it("an earlier version's database keeps its sessions through the upgrade", async () => {
+    const url = await freshPgDatabase();
+    const fp = openForkpoint({ postgres: url });
+    const s = await fp.createSession({ userId: "alice" });
+    await s.append([
+      { role: "user", content: "hi" },
+      { role: "assistant", content: "hello" },
+    ]);
+    const cp = await s.checkpoint({ name: "kept" });
+    const before = JSON.stringify(await fp.exportSession(s.id, { userId: "alice" }));
+    await fp.close();
+    // Back to the earlier layout: forkpoint's history in drizzle's table, beside an app's row.
+    await appMigrate(url, appFolder([{ ...USERS, when: LATEST + DAY }]));
+    await withClient(url, async (client) => {
+      await client.query(`INSERT INTO ${DRIZZLE_TABLE} (hash, created_at) SELECT hash, created_at FROM ${MIGRATIONS_TABLE} ORDER BY id`);
+      await client.query(`DROP TABLE ${MIGRATIONS_TABLE}`);
+    });
+    const appRows = (await rowsOf(url, DRIZZLE_TABLE))!.slice(0, 1);
+
+    const upgraded = openForkpoint({ postgres: url });
+    expect(JSON.stringify(await upgraded.exportSession(s.id, { userId: "alice" }))).toBe(before);
+    expect((await (await upgraded.getSession(s.id, { userId: "alice" })).restore(cp.id)).checkpoint.id).toBe(cp.id);
+    expect(await upgraded.verify()).toMatchObject({ ok: true });
+    await upgraded.close();
+    expect((await history(url)).map((r) => r.hash)).toEqual(MIGRATIONS.map((m) => m.hash));
+    expect(await rowsOf(url, DRIZZLE_TABLE)).toEqual(appRows);
   });
 
   it("leaves a caller's pool open on close and ends its own", async () => {

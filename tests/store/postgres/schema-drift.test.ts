@@ -10,7 +10,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { PG_FOLDER, PG_MODULE_PATH, renderMigrationsModule } from "../../../scripts/generate-migrations.js";
 import { MIGRATIONS } from "../../../src/store/postgres/migrations.generated.js";
 import * as schema from "../../../src/store/postgres/schema.js";
-import { TABLES } from "../../../src/store/postgres/tables.js";
+import { MIGRATIONS_SCHEMA, MIGRATIONS_TABLE_NAME, TABLES } from "../../../src/store/postgres/tables.js";
+import drizzleKitConfig from "../../../drizzle.postgres.config.js";
 
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const DRIZZLE_KIT = path.join(ROOT, "node_modules", ".bin", "drizzle-kit");
@@ -71,5 +72,9 @@ describe("postgres schema drift", () => {
       .map((t) => getTableConfig(t).name)
       .sort();
     expect([...TABLES].sort()).toEqual(names);
+  });
+
+  it("drizzle-kit's settings name forkpoint's own history table, not drizzle's default (the app's)", () => {
+    expect((drizzleKitConfig as { migrations?: unknown }).migrations).toEqual({ schema: MIGRATIONS_SCHEMA, table: MIGRATIONS_TABLE_NAME });
   });
 });

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Body, NewSession } from "../../../src/store/port/index.js";
 import { MIGRATIONS } from "../../../src/store/postgres/migrations.generated.js";
 import { PostgresStore } from "../../../src/store/postgres/store.js";
+import { MIGRATIONS_TABLE } from "../../../src/store/postgres/tables.js";
 import { freshPgDatabase, pgServer } from "../../fixtures/postgres-database.js";
 
 const server = await pgServer();
@@ -116,7 +117,7 @@ describe.skipIf(!server)("PostgresStore", () => {
     const dump = JSON.parse(await store.dump()) as Record<string, unknown[]>;
     expect(dump.sessions).toHaveLength(4);
     // One row per migration shipped in drizzle/postgres.
-    expect(dump["drizzle.__drizzle_migrations"]).toHaveLength(MIGRATIONS.length);
+    expect(dump[MIGRATIONS_TABLE]).toHaveLength(MIGRATIONS.length);
   });
 
   /** A unit that notes when its body starts and ends, holding its locks for `holdMs` in between. */
