@@ -1,5 +1,6 @@
 // The CLI on a PostgreSQL database (`--postgres URL` or FORKPOINT_POSTGRES): the same commands as on a file; reads
 // write nothing, moves go through, and a file and a database are not given together.
+import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { openForkpoint } from "../../src/index.js";
 import { dumpStore } from "../fixtures/backend.js";
@@ -42,6 +43,25 @@ describe.skipIf(!(await pgServer()))("forkpoint --postgres", () => {
       "hello",
     ]);
     expect(await json(["--postgres", url, "verify"])).toMatchObject({ ok: true });
+  });
+
+  it("reads an empty database as no forkpoint database, and creates nothing there", async () => {
+    const url = await freshPgDatabase();
+    const r = await runInProcess(["--postgres", url, "sessions", "-u", "ann"]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain("no forkpoint schema");
+    const fp = openForkpoint({ postgres: url, readonly: true });
+    await expect(fp.listSessions({ userId: "ann" })).rejects.toMatchObject({ name: "DatabaseError", code: "NOT_A_DATABASE" });
+    await fp.close();
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      expect(
+        (await admin.query(`SELECT count(*)::int AS n FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')`)).rows,
+      ).toEqual([{ n: 0 }]);
+    } finally {
+      await admin.end();
+    }
   });
 
   it("refuses --db with --postgres as a usage error", async () => {

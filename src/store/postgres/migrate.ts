@@ -115,3 +115,15 @@ export async function assertNotNewer(pool: Pool, types: CustomTypesConfig, migra
     client.release();
   }
 }
+
+/** A read-only open cannot migrate: the schema must be there (as SQLite's `NOT_A_DATABASE`) and not newer than this version's. */
+export async function assertMigrated(pool: Pool, types: CustomTypesConfig): Promise<void> {
+  const client = await pool.connect();
+  try {
+    const { rows } = await client.query<{ t: string | null }>({ text: `SELECT to_regclass('entries')::text AS t`, types });
+    if (!rows[0]?.t) throw new DatabaseError("NOT_A_DATABASE", "the database has no forkpoint schema and is opened read-only");
+    await checkNotNewer(client, types, latestOf(MIGRATIONS));
+  } finally {
+    client.release();
+  }
+}

@@ -8,7 +8,7 @@ import { entriesTx } from "./entries.js";
 import { isRetryable, translate } from "./errors.js";
 import { langgraphTx } from "./langgraph.js";
 import { lockStatement } from "./locks.js";
-import { applyMigrations, assertNotNewer } from "./migrate.js";
+import { applyMigrations, assertMigrated } from "./migrate.js";
 import { movesTx } from "./moves.js";
 import { openPostgres, type PostgresTarget } from "./open.js";
 import { sessionsTx } from "./sessions.js";
@@ -57,7 +57,7 @@ export class PostgresStore implements Store {
     this.#owned = owned;
     this.#types = types;
     this.#readonly = options.readonly === true;
-    this.#ready = (this.#readonly ? assertNotNewer(pool, types) : applyMigrations(pool, types)).catch((error: unknown) => {
+    this.#ready = (this.#readonly ? assertMigrated(pool, types) : applyMigrations(pool, types)).catch((error: unknown) => {
       throw translate(error);
     });
     // Awaited by every unit and by `ready()`; an open store nobody uses must not leave an unhandled rejection.
