@@ -125,15 +125,22 @@ describe("two openers of one file: a tool call and a move or a delete at once", 
   });
 
   it("a call whose session the other opener deleted while the tool ran fails with NotFoundError (not a raw SQLite error)", async () => {
-    const first = open();
+    // The tool runs until the other opener's delete is done: the order does not hang on timing.
+    let started!: () => void;
+    let release!: () => void;
+    const running = new Promise<void>((r) => (started = r));
+    const gate = new Promise<void>((r) => (release = r));
+    const gated = defineTool({ name: "gated", run: async () => (started(), await gate, { ok: true }) });
+    const first = openForkpoint({ path: join(dir, "db.sqlite"), tools: [gated] });
+    opened.push(first);
     const s1 = await first.createSession({ userId: "u" });
     const second = open();
-    const [called, deleted] = await Promise.allSettled([
-      s1.invoke("set", { key: "y", delay: 30 }),
-      sleep(10).then(() => second.deleteSession(s1.id, { userId: "u" })),
-    ]);
-    expect(deleted.status).toBe("fulfilled");
-    expect((called as PromiseRejectedResult).reason).toMatchObject({ name: "NotFoundError", code: "NOT_FOUND" });
+    const called = s1.invoke("gated", {});
+    called.catch(() => undefined);
+    await running;
+    await second.deleteSession(s1.id, { userId: "u" });
+    release();
+    await expect(called).rejects.toMatchObject({ name: "NotFoundError", code: "NOT_FOUND" });
     expect(await first.verify()).toMatchObject({ ok: true, sessions: 0 });
   });
 });
