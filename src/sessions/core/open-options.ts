@@ -20,9 +20,10 @@ export interface ForkpointOptions {
    */
   postgres?: string | object;
   /**
-   * On a shared database, how long (ms) a move's owner holds it without renewing (renewed every third of it while a
-   * step runs); after that another server may take it over with `recover()`. Default 30 s. Unused on SQLite, where a
-   * move's owner is a process on the file's host.
+   * On a shared database, how long (ms) a move's owner holds it without renewing (renewed every third of it for as long
+   * as the move runs, and by each step's journal update); after that another server may take it over with `recover()`.
+   * Timed by the database server's clock, not the app servers'. Default 30 s. Unused on SQLite, where a move's owner
+   * is a process on the file's host.
    */
   leaseMs?: number;
   /** Tools that `invoke` runs and moves undo/replay, from `defineTool`. */

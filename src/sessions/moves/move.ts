@@ -208,17 +208,19 @@ function* moveConversationUnit(
   if (plan.undo.length + plan.replay.length === 0)
     return { spec, plan, done: yield* finishMoveTx(ctx, tx, spec, null, within), moveId: null };
   const moveId = newId("mv");
-  yield* tx.insertMove({
-    id: moveId,
-    sessionId: session.id,
-    kind: spec.kind,
-    spec: JSON.stringify(spec),
-    status: "running",
-    ...ctx.ownership.self,
-    leaseUntil: ctx.ownership.leaseUntil(ctx.now()),
-    createdAt: ctx.now(),
-    finishedAt: null,
-  });
+  yield* tx.insertMove(
+    {
+      id: moveId,
+      sessionId: session.id,
+      kind: spec.kind,
+      spec: JSON.stringify(spec),
+      status: "running",
+      ...ctx.ownership.self,
+      createdAt: ctx.now(),
+      finishedAt: null,
+    },
+    ctx.ownership.leaseMs,
+  );
   // In the journaling transaction: another handle of this thread recovering next must not take it as a dead one's.
   inflightMoves.add(moveId);
   yield* tx.insertMoveSteps(

@@ -1,31 +1,27 @@
 // Who runs a journaled move: on one host a live process (pid and start time), on a shared database a renewable lease.
-import type { Owner, StoreCapabilities } from "../../store/port/index.js";
+import type { MoveRow, Owner, StoreCapabilities } from "../../store/port/index.js";
 import { isAlive, SELF_START } from "./process-identity.js";
 
 export interface MoveOwnership {
   /** This thread, as the journals it starts or takes over record it. */
   readonly self: Owner;
-  /** How long a lease lasts (ms) before another owner may take the move over; null where owners are processes. */
+  /**
+   * How long a lease lasts (ms) before another owner may take the move over; null where owners are processes. The
+   * store times it by its own clock (the database server's), never this process's.
+   */
   readonly leaseMs: number | null;
   /** Whether the owner recorded on a running move may still be running it. */
-  mayRun(row: Owner & { leaseUntil: number | null }, now: number): boolean;
-  /** The lease a journal written now holds (null where owners are processes). */
-  leaseUntil(now: number): number | null;
+  mayRun(row: MoveRow): boolean;
 }
 
 const SELF: Owner = { pid: process.pid, pidStart: SELF_START };
 
 /** Processes on this host (SQLite): a process that still runs owns its moves; a dead one's are taken over. */
-const processOwnership: MoveOwnership = {
-  self: SELF,
-  leaseMs: null,
-  mayRun: (row) => isAlive(row.pid, row.pidStart),
-  leaseUntil: () => null,
-};
+const processOwnership: MoveOwnership = { self: SELF, leaseMs: null, mayRun: (row) => isAlive(row.pid, row.pidStart) };
 
-/** Leases (a database several hosts share): a move whose lease ran out is taken over, whoever held it. */
+/** Leases (a database several hosts share): a move whose lease ran out, by the store's clock, is taken over, whoever held it. */
 function leaseOwnership(leaseMs: number): MoveOwnership {
-  return { self: SELF, leaseMs, mayRun: (row, now) => row.leaseUntil !== null && row.leaseUntil > now, leaseUntil: (now) => now + leaseMs };
+  return { self: SELF, leaseMs, mayRun: (row) => row.leaseHeld === true };
 }
 
 /** The ownership a store's capabilities call for. */

@@ -45,9 +45,10 @@ async function claim(ctx: EngineContext, move: MoveRow): Promise<boolean> {
 
 function* claimUnit(tx: Tx, ctx: EngineContext, move: MoveRow) {
   const self = ctx.ownership.self;
-  if (inflightMoves.has(move.id) || !(yield* tx.claimMove(move.id, move, self, ctx.ownership.leaseUntil(ctx.now())))) return false;
+  const leaseMs = ctx.ownership.leaseMs;
+  if (inflightMoves.has(move.id) || !(yield* tx.claimMove(move.id, move, self, leaseMs))) return false;
   for (const s of yield* tx.moveSteps(move.id))
-    if (s.status === "running") yield* tx.setMoveStep(self, move.id, s.idx, "unknown", null, null);
+    if (s.status === "running") yield* tx.setMoveStep(self, move.id, s.idx, "unknown", null, null, leaseMs);
   // In the claiming transaction: another handle of this thread reading the move next must see it is taken.
   inflightMoves.add(move.id);
   return true;
@@ -64,8 +65,8 @@ export async function recoverMoves(ctx: EngineContext, options: { listUnknown?: 
     // Closing: the rest wait for the next open.
     if (ctx.closing.aborted) break;
     if (inflightMoves.has(move.id)) continue;
-    if (ctx.ownership.mayRun(move, ctx.now())) {
-      const owner = move.leaseUntil === null ? `process ${move.pid}` : `process ${move.pid} (${move.pidStart ?? "?"}), whose lease holds,`;
+    if (ctx.ownership.mayRun(move)) {
+      const owner = move.leaseHeld === null ? `process ${move.pid}` : `process ${move.pid} (${move.pidStart ?? "?"}), whose lease holds,`;
       report.waiting.push({ moveId: move.id, reason: `${owner} that started it is still running` });
       continue;
     }
@@ -93,7 +94,11 @@ export async function recoverMoves(ctx: EngineContext, options: { listUnknown?: 
         ),
       );
       if (result) report.resumed.push(result);
-      else report.waiting.push({ moveId: move.id, reason: "another recoverer (a process, or another handle of this one) is finishing it" });
+      else
+        report.waiting.push({
+          moveId: move.id,
+          reason: "another recoverer (a process, or another handle of this one) is finishing it, or its owner renewed its lease",
+        });
     } catch (error) {
       report.failed.push({ moveId: move.id, error: error as Error });
     }

@@ -11,6 +11,8 @@ import { inflightMoves, type MoveOutcome, type MoveSpec, type WithinMove } from 
 /** Runs the pending steps of a journaled move in order, then finishes it. Throws under the `stop` policy. */
 export async function runJournaledMove(ctx: EngineContext, moveId: string, spec: MoveSpec, within?: WithinMove): Promise<MoveOutcome> {
   inflightMoves.add(moveId);
+  // The lease is held for the whole move, between steps as while a handler runs: a live owner keeps its move.
+  const lease = holdLease(ctx, spec.sessionId, moveId);
   try {
     const steps = await ctx.store.read((tx) => tx.moveSteps(moveId));
     for (const step of steps) {
@@ -24,6 +26,7 @@ export async function runJournaledMove(ctx: EngineContext, moveId: string, spec:
     }
     return await finishMove(ctx, spec, moveId, within);
   } finally {
+    await lease.release();
     inflightMoves.delete(moveId);
   }
 }
@@ -88,16 +91,11 @@ export async function runStep(ctx: EngineContext, spec: MoveSpec, step: MoveStep
       signal,
     });
     // A timed-out handler is a failed step; whatever it returns later is not recorded.
-    const renewal = renewWhileRunning(ctx, spec.sessionId, step.moveId);
-    try {
-      if (step.op === "undo") {
-        const result = row.appliedResult === null ? invocation.result : (JSON.parse(row.appliedResult) as unknown);
-        await runHandler(call, (signal) => undo({ args: invocation.args, result }, handlerCtx(signal)));
-      } else {
-        resultText = resultAsJson(await runHandler(call, (signal) => tool.run(invocation.args, handlerCtx(signal))), ctx.limits);
-      }
-    } finally {
-      renewal.stop();
+    if (step.op === "undo") {
+      const result = row.appliedResult === null ? invocation.result : (JSON.parse(row.appliedResult) as unknown);
+      await runHandler(call, (signal) => undo({ args: invocation.args, result }, handlerCtx(signal)));
+    } else {
+      resultText = resultAsJson(await runHandler(call, (signal) => tool.run(invocation.args, handlerCtx(signal))), ctx.limits);
     }
   } catch (cause) {
     await ctx.store.write({ sessionId: spec.sessionId }, (tx) => failStepUnit(tx, ctx, step, cause));
@@ -109,43 +107,54 @@ export async function runStep(ctx: EngineContext, spec: MoveSpec, step: MoveStep
 }
 
 function* completeStepUnit(tx: Tx, ctx: EngineContext, step: MoveStepRow, resultText: string | null, row: ToolRow, spec: MoveSpec) {
-  fenced(yield* tx.setMoveStep(ctx.ownership.self, step.moveId, step.idx, "done", resultText, null));
+  fenced(yield* tx.setMoveStep(ctx.ownership.self, step.moveId, step.idx, "done", resultText, null, ctx.ownership.leaseMs));
   if (step.op === "undo") yield* tx.unmarkApplied(row.id);
   else yield* tx.markApplied(row.id, spec.sessionId, resultText, ctx.now());
 }
 
 function* failStepUnit(tx: Tx, ctx: EngineContext, step: MoveStepRow, cause: unknown) {
-  fenced(yield* tx.setMoveStep(ctx.ownership.self, step.moveId, step.idx, "failed", null, JSON.stringify({ message: errorText(cause) })));
+  const error = JSON.stringify({ message: errorText(cause) });
+  fenced(yield* tx.setMoveStep(ctx.ownership.self, step.moveId, step.idx, "failed", null, error, ctx.ownership.leaseMs));
 }
 
 function* startStepUnit(tx: Tx, ctx: EngineContext, step: MoveStepRow) {
-  fenced(yield* tx.setMoveStep(ctx.ownership.self, step.moveId, step.idx, "running", null, null));
+  fenced(yield* tx.setMoveStep(ctx.ownership.self, step.moveId, step.idx, "running", null, null, ctx.ownership.leaseMs));
   return (yield* tx.getTool(step.entryId))!;
 }
 
 /**
- * On stores whose owners hold leases, renews this move's lease while a step's handler runs (a slow undo keeps its move),
- * every third of the lease. A renewal that finds the move taken over stops renewing: the step's journal update is then
- * refused (`MOVE_TAKEN_OVER`).
+ * On stores whose owners hold leases, renews this move's lease every third of it for as long as this thread runs the
+ * move: between steps, while a slow handler runs, while it finishes (each journal update renews it too). A renewal
+ * that finds the move taken over stops renewing: the next journal update is then refused (`MOVE_TAKEN_OVER`).
+ * `release` stops renewing and waits for a renewal under way, so none is left running once the move returns.
  */
-export function renewWhileRunning(ctx: EngineContext, sessionId: string, moveId: string): { stop(): void } {
+function holdLease(ctx: EngineContext, sessionId: string, moveId: string): { release(): Promise<void> } {
   const leaseMs = ctx.ownership.leaseMs;
-  if (leaseMs === null) return { stop: () => undefined };
+  if (leaseMs === null) return { release: () => Promise.resolve() };
   let held = true;
+  let renewing: Promise<void> | null = null;
+  const renew = () =>
+    ctx.store
+      .write({ sessionId }, (tx) => tx.renewMove(moveId, ctx.ownership.self, leaseMs))
+      .then(
+        (still) => void (held = still),
+        (error: unknown) => ctx.logger.warn(`forkpoint: renewing the lease of move ${moveId} failed`, error),
+      );
   const timer = setInterval(
     () => {
-      if (!held) return;
-      ctx.store
-        .write({ sessionId }, (tx) => tx.renewMove(moveId, ctx.ownership.self, ctx.now() + leaseMs))
-        .then(
-          (still) => void (held = still),
-          (error: unknown) => ctx.logger.warn(`forkpoint: renewing the lease of move ${moveId} failed`, error),
-        );
+      // One renewal at a time: a slow one is not queued behind by more.
+      if (!held || renewing) return;
+      renewing = renew().finally(() => (renewing = null));
     },
     Math.max(1, Math.floor(leaseMs / 3)),
   );
   timer.unref();
-  return { stop: () => clearInterval(timer) };
+  return {
+    release: async () => {
+      clearInterval(timer);
+      await renewing;
+    },
+  };
 }
 
 /** A journal update that wrote nothing: another owner took the move over (its lease ran out), so this one stops. */

@@ -3,8 +3,9 @@ import type { ToolRow } from "./entries.js";
 import type { Step } from "./unit.js";
 
 /**
- * Who runs a journaled move: a process (pid, and where the platform tells, its start) and, on stores whose owners
- * hold leases, until when the lease holds. Every journal update is fenced by it: a taken-over move's old owner writes nothing.
+ * Who runs a journaled move: a process (pid, and where the platform tells, its start). Every journal update is fenced
+ * by it: a taken-over move's old owner writes nothing. On stores whose owners hold leases, the lease is the store's to
+ * time (its own clock, not the app server's): the engine passes a lease's length (ms), never a time.
  */
 export interface Owner {
   pid: number;
@@ -12,16 +13,21 @@ export interface Owner {
   pidStart: string | null;
 }
 
-export interface MoveRow extends Owner {
+/** A move as it is journaled. */
+export interface NewMove extends Owner {
   id: string;
   sessionId: string;
   kind: string;
   spec: string;
   status: "running" | "done" | "failed";
-  /** Lease stores: the time (ms) the owner's lease runs out unless renewed; null on process-owned stores. */
-  leaseUntil: number | null;
   createdAt: number;
   finishedAt: number | null;
+}
+
+/** A move as it is read back. */
+export interface MoveRow extends NewMove {
+  /** Lease stores: whether the owner's lease still held when read, by the store's clock; null on process-owned stores. */
+  leaseHeld: boolean | null;
 }
 
 export type MoveStepStatus = "pending" | "running" | "done" | "failed" | "unknown";
@@ -60,17 +66,24 @@ export interface MovesTx {
 
   /** Invocations of a session whose move step was interrupted by a crash (status "unknown"). */
   uncertainInvocations(sessionId: string): Step<string[]>;
-  insertMove(row: MoveRow): Step<void>;
+  /** Journals a move; on lease stores its owner holds it for `leaseMs` from now (null: no lease, anyone may claim it). */
+  insertMove(row: NewMove, leaseMs: number | null): Step<void>;
   /** Running moves, of one session or all, oldest first. */
   runningMoves(sessionId?: string): Step<MoveRow[]>;
-  /** Takes a running move over from the owner it was read with: false when someone else took it first. */
-  claimMove(id: string, owner: Owner, by: Owner, leaseUntil: number | null): Step<boolean>;
-  /** Extends the lease of a move `owner` still holds: false when it no longer does (it was taken over). */
-  renewMove(id: string, owner: Owner, leaseUntil: number): Step<boolean>;
+  /**
+   * Takes a running move over from the owner it was read with, for `leaseMs` from now on lease stores: false when
+   * someone else took it first or, on lease stores, when its lease holds (it was renewed since it was read).
+   */
+  claimMove(id: string, owner: Owner, by: Owner, leaseMs: number | null): Step<boolean>;
+  /** Extends the lease of a move `owner` still holds to `leaseMs` from now: false when it no longer holds it (taken over). */
+  renewMove(id: string, owner: Owner, leaseMs: number): Step<boolean>;
   finishMove(id: string, status: "done" | "failed", at: number): Step<void>;
   insertMoveSteps(rows: MoveStepRow[]): Step<void>;
   moveSteps(moveId: string): Step<MoveStepRow[]>;
-  /** Updates a step of a move `owner` still holds: false (and nothing written) when it no longer does. */
+  /**
+   * Updates a step of a move `owner` still holds, and on lease stores extends its lease to `leaseMs` from now in the
+   * same statement: false (and nothing written) when it no longer holds it.
+   */
   setMoveStep(
     owner: Owner,
     moveId: string,
@@ -78,6 +91,7 @@ export interface MovesTx {
     status: MoveStepStatus,
     result: string | null,
     error: string | null,
+    leaseMs: number | null,
   ): Step<boolean>;
   /**
    * Makes a move that made no branch the session's newest, in a row of its own, and forgets its undone ones (a new move

@@ -1,11 +1,14 @@
 // The applied set and the move journal, whose owners hold leases: PostgreSQL's statements and the port's MovesTx.
-import type { MoveHistoryRow, MoveRow, MoveStepRow, MoveStepStatus, MovesTx, Owner, Step, ToolRow } from "../port/index.js";
+import type { MoveHistoryRow, MoveRow, MoveStepRow, MoveStepStatus, MovesTx, NewMove, Owner, Step, ToolRow } from "../port/index.js";
 import { stackAfter, type MoveStack } from "../port/move-stack.js";
-import { BRANCH_MOVE_COLS, FORGET_UNDONE, HISTORY_COLS, MOVE_COLS, STEP_COLS, TOOL_COLS } from "./columns.js";
+import { BRANCH_MOVE_COLS, DB_NOW_MS, FORGET_UNDONE, HISTORY_COLS, MOVE_COLS, STEP_COLS, TOOL_COLS } from "./columns.js";
 import type { Sql } from "./sql.js";
 
 /** The move ($id) is still its owner's ($pid, and $pid + 1 its pid start): `IS NOT DISTINCT FROM` as SQLite's `IS`. */
 const heldBy = (id: number, pid: number) => `id = $${id} AND pid = $${pid} AND pid_start IS NOT DISTINCT FROM $${pid + 1}::text`;
+
+/** A lease of $n ms from now, by the database's clock (null when $n is null: no lease). */
+const leaseFor = (n: number) => `${DB_NOW_MS} + $${n}::float8`;
 
 function* stackOf(sql: Sql, sessionId: string): Step<MoveStack> {
   const [row] = yield* sql.tuples<[string | null, string | null]>(`SELECT move_top, move_redo FROM sessions WHERE id = $1`, [sessionId]);
@@ -48,11 +51,11 @@ export function movesTx(sql: Sql): MovesTx {
         [sessionId],
       );
     },
-    *insertMove(r: MoveRow) {
+    *insertMove(r: NewMove, leaseMs: number | null) {
       yield* sql.later(
         `INSERT INTO moves (id, session_id, kind, spec, status, pid, pid_start, lease_until, created_at, finished_at)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-        [r.id, r.sessionId, r.kind, r.spec, r.status, r.pid, r.pidStart, r.leaseUntil, r.createdAt, r.finishedAt],
+        VALUES ($1, $2, $3, $4, $5, $6, $7, ${leaseFor(8)}, $9, $10)`,
+        [r.id, r.sessionId, r.kind, r.spec, r.status, r.pid, r.pidStart, leaseMs, r.createdAt, r.finishedAt],
       );
     },
     *runningMoves(sessionId?: string) {
@@ -60,16 +63,18 @@ export function movesTx(sql: Sql): MovesTx {
         ? yield* sql.rows<MoveRow>(`SELECT ${MOVE_COLS} FROM moves WHERE status = 'running' ORDER BY seq`)
         : yield* sql.rows<MoveRow>(`SELECT ${MOVE_COLS} FROM moves WHERE status = 'running' AND session_id = $1 ORDER BY seq`, [sessionId]);
     },
-    *claimMove(id: string, owner: Owner, by: Owner, leaseUntil: number | null) {
+    *claimMove(id: string, owner: Owner, by: Owner, leaseMs: number | null) {
+      // Only once the lease has run out, judged as the row is locked: a renewal committed since the move was read wins.
       const changed = yield* sql.exec(
-        `UPDATE moves SET pid = $1, pid_start = $2, lease_until = $3 WHERE status = 'running' AND ${heldBy(4, 5)}`,
-        [by.pid, by.pidStart, leaseUntil, id, owner.pid, owner.pidStart],
+        `UPDATE moves SET pid = $1, pid_start = $2, lease_until = ${leaseFor(3)}
+        WHERE status = 'running' AND ${heldBy(4, 5)} AND (lease_until IS NULL OR lease_until <= ${DB_NOW_MS})`,
+        [by.pid, by.pidStart, leaseMs, id, owner.pid, owner.pidStart],
       );
       return changed === 1;
     },
-    *renewMove(id: string, owner: Owner, leaseUntil: number) {
-      const changed = yield* sql.exec(`UPDATE moves SET lease_until = $1 WHERE status = 'running' AND ${heldBy(2, 3)}`, [
-        leaseUntil,
+    *renewMove(id: string, owner: Owner, leaseMs: number) {
+      const changed = yield* sql.exec(`UPDATE moves SET lease_until = ${leaseFor(1)} WHERE status = 'running' AND ${heldBy(2, 3)}`, [
+        leaseMs,
         id,
         owner.pid,
         owner.pidStart,
@@ -99,12 +104,21 @@ export function movesTx(sql: Sql): MovesTx {
     *moveSteps(moveId: string) {
       return yield* sql.rows<MoveStepRow>(`SELECT ${STEP_COLS} FROM move_steps WHERE move_id = $1 ORDER BY idx`, [moveId]);
     },
-    *setMoveStep(owner: Owner, moveId: string, idx: number, status: MoveStepStatus, result: string | null, error: string | null) {
-      // Fenced: a move taken over by another owner is no longer its old owner's to write.
+    *setMoveStep(
+      owner: Owner,
+      moveId: string,
+      idx: number,
+      status: MoveStepStatus,
+      result: string | null,
+      error: string | null,
+      leaseMs: number | null,
+    ) {
+      // Fenced: a move taken over by another owner is no longer its old owner's to write. Its owner making progress
+      // renews its lease in the same statement (no lease given: the lease stays as it is).
       const changed = yield* sql.exec(
-        `UPDATE move_steps SET status = $1, result = $2, error = $3 WHERE move_id = $4 AND idx = $5
-        AND EXISTS (SELECT 1 FROM moves WHERE ${heldBy(4, 6)})`,
-        [status, result, error, moveId, idx, owner.pid, owner.pidStart],
+        `WITH held AS (UPDATE moves SET lease_until = coalesce(${leaseFor(8)}, lease_until) WHERE ${heldBy(4, 6)} RETURNING 1)
+        UPDATE move_steps SET status = $1, result = $2, error = $3 WHERE move_id = $4 AND idx = $5 AND EXISTS (SELECT 1 FROM held)`,
+        [status, result, error, moveId, idx, owner.pid, owner.pidStart, leaseMs],
       );
       return changed === 1;
     },

@@ -1,6 +1,6 @@
 // The applied set and the move journal: SQLite's statements and the port's MovesTx.
 import type Database from "better-sqlite3";
-import type { MoveHistoryRow, MoveRow, MoveStepRow, MoveStepStatus, MovesTx, Owner } from "../port/index.js";
+import type { MoveHistoryRow, MoveRow, MoveStepRow, MoveStepStatus, MovesTx, NewMove, Owner } from "../port/index.js";
 import { stackAfter, type MoveStack } from "../port/move-stack.js";
 import { BRANCH_MOVE_COLS, FORGET_UNDONE, HISTORY_COLS, MOVE_COLS, STEP_COLS, TOOL_COLS, toolRows } from "./columns.js";
 import { prepare, type RowMode } from "./object-rows.js";
@@ -68,7 +68,8 @@ export function movesTx(db: Database.Database): MovesTx {
     *uncertainInvocations(sessionId: string) {
       return (s.uncertain.all(sessionId) as { id: string }[]).map((r) => r.id);
     },
-    *insertMove(row: MoveRow) {
+    // Owners here are processes, not leases: lease lengths are not kept.
+    *insertMove(row: NewMove) {
       s.insertMove.run(row);
     },
     *runningMoves(sessionId?: string) {

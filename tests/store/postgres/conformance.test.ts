@@ -336,28 +336,24 @@ async function scenario(store: Store): Promise<Log> {
   const first: Owner = { pid: 100, pidStart: "boot-a" };
   const second: Owner = { pid: 200, pidStart: null };
   await w("moves", "s1", function* (tx) {
-    yield* tx.insertMove({
-      id: "mv1",
-      sessionId: "s1",
-      kind: "rollback",
-      spec: JSON.stringify({ newBranch: { forkCheckpointId: "cp2" } }),
-      status: "running",
-      ...first,
-      leaseUntil: at(70),
-      createdAt: at(65),
-      finishedAt: null,
-    });
-    yield* tx.insertMove({
-      id: "mv2",
-      sessionId: "s1",
-      kind: "switch",
-      spec: "{}",
-      status: "running",
-      ...second,
-      leaseUntil: null,
-      createdAt: at(66),
-      finishedAt: null,
-    });
+    yield* tx.insertMove(
+      {
+        id: "mv1",
+        sessionId: "s1",
+        kind: "rollback",
+        spec: JSON.stringify({ newBranch: { forkCheckpointId: "cp2" } }),
+        status: "running",
+        ...first,
+        createdAt: at(65),
+        finishedAt: null,
+      },
+      // A lease that runs out at once: taken over below as a dead process's move is on SQLite.
+      0,
+    );
+    yield* tx.insertMove(
+      { id: "mv2", sessionId: "s1", kind: "switch", spec: "{}", status: "running", ...second, createdAt: at(66), finishedAt: null },
+      null,
+    );
     yield* tx.insertMoveSteps([
       { moveId: "mv1", idx: 0, op: "undo", entryId: "s1-b1-e4", status: "pending", result: null, error: null },
       { moveId: "mv1", idx: 1, op: "replay", entryId: "s1-b1-e5", status: "pending", result: null, error: null },
@@ -372,15 +368,16 @@ async function scenario(store: Store): Promise<Log> {
       yield* tx.isMovingFrom("cp3"),
       yield* tx.runningMoves(),
       yield* tx.runningMoves("s2"),
-      yield* tx.setMoveStep(first, "mv1", 0, "running", null, null),
-      yield* tx.claimMove("mv1", { pid: 100, pidStart: null }, third, at(80)),
-      yield* tx.claimMove("mv1", first, third, at(80)),
-      yield* tx.claimMove("mv1", first, second, at(80)),
-      yield* tx.setMoveStep(first, "mv1", 0, "done", '"old"', null),
-      yield* tx.renewMove("mv1", first, at(90)),
-      yield* tx.renewMove("mv1", third, at(90)),
-      yield* tx.setMoveStep(third, "mv1", 0, "unknown", null, "crashed"),
-      yield* tx.setMoveStep(third, "mv1", 7, "done", null, null),
+      // The old owner's lease given as none: the step is written and the lease left to run out.
+      yield* tx.setMoveStep(first, "mv1", 0, "running", null, null, null),
+      yield* tx.claimMove("mv1", { pid: 100, pidStart: null }, third, 60_000),
+      yield* tx.claimMove("mv1", first, third, 60_000),
+      yield* tx.claimMove("mv1", first, second, 60_000),
+      yield* tx.setMoveStep(first, "mv1", 0, "done", '"old"', null, 60_000),
+      yield* tx.renewMove("mv1", first, 60_000),
+      yield* tx.renewMove("mv1", third, 60_000),
+      yield* tx.setMoveStep(third, "mv1", 0, "unknown", null, "crashed", 60_000),
+      yield* tx.setMoveStep(third, "mv1", 7, "done", null, null, 60_000),
       yield* tx.claimMove("mv2", second, third, null),
       yield* tx.moveSteps("mv1"),
       yield* tx.uncertainInvocations("s1"),
@@ -605,7 +602,8 @@ async function scenario(store: Store): Promise<Log> {
 
 /**
  * What may differ, made equal: SQLite's checkpoint seq is the insertion time in µs (PostgreSQL's an identity: only the
- * order is compared), applied_seq values (only their order counts), SQLite's null leases (process-owned moves), and the
+ * order is compared), applied_seq values (only their order counts), whether a move's lease holds (SQLite's owners are
+ * processes: null there; PostgreSQL's leases are checked in tests/store/postgres/store.test.ts), and the
  * session's newest checkpoint time that PostgreSQL's `currentOf` reads along (SQLite reads it when a checkpoint is written).
  * Session flags are booleans on both.
  */
@@ -620,7 +618,7 @@ function normalize(value: unknown, parentKey = ""): unknown {
   const isCheckpoint = "checksum" in row || row.source === "checkpoint";
   if (isCheckpoint) delete row.seq;
   if ("appliedSeq" in row) row.appliedSeq = row.appliedSeq === null ? null : "set";
-  if ("leaseUntil" in row) delete row.leaseUntil;
+  if ("leaseHeld" in row) delete row.leaseHeld;
   if ("lastCheckpointAt" in row) delete row.lastCheckpointAt;
   for (const [k, v] of Object.entries(row)) row[k] = normalize(v, k);
   return row;

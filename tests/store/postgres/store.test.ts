@@ -63,30 +63,60 @@ describe.skipIf(!server)("PostgresStore", () => {
     expect(await store.query((tx) => tx.listSessions("u", 2 ** 40 + 1, 10))).toHaveLength(3);
   });
 
-  it("keeps a move's lease: claimed with a new one, renewed only by its holder", async () => {
-    const owner = { pid: 1, pidStart: "x" };
-    const next = { pid: 2, pidStart: null };
-    const result = await store.write({ sessionId: "a" }, function* (tx) {
-      yield* tx.insertMove({
-        id: "m",
-        sessionId: "a",
-        kind: "rollback",
-        spec: "{}",
-        status: "running",
-        ...owner,
-        leaseUntil: 1000.5,
-        createdAt: 1,
-        finishedAt: null,
+  it("times a move's lease by the database's clock: claimed only once it runs out, renewed only by its holder", async () => {
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    const dbNow = async () =>
+      (await admin.query<{ t: number }>(`SELECT extract(epoch from clock_timestamp())::float8 * 1000 AS t`)).rows[0]!.t;
+    const leaseUntil = async () => (await admin.query<{ t: number }>(`SELECT lease_until AS t FROM moves WHERE id = 'm'`)).rows[0]!.t;
+    const expire = () => admin.query(`UPDATE moves SET lease_until = 0 WHERE id = 'm'`);
+    const held = () =>
+      store.read(function* (tx) {
+        return (yield* tx.runningMoves("a"))[0]!.leaseHeld;
       });
-      const leased = (yield* tx.runningMoves("a"))[0]!.leaseUntil;
-      const claimed = yield* tx.claimMove("m", owner, next, 2000.25);
-      const afterClaim = (yield* tx.runningMoves("a"))[0]!;
-      const renewedByOld = yield* tx.renewMove("m", owner, 9999);
-      const renewed = yield* tx.renewMove("m", next, 3000.125);
-      return { leased, claimed, afterClaim, renewedByOld, renewed, lease: (yield* tx.runningMoves("a"))[0]!.leaseUntil };
-    });
-    expect(result).toMatchObject({ leased: 1000.5, claimed: true, renewedByOld: false, renewed: true, lease: 3000.125 });
-    expect(result.afterClaim).toMatchObject({ pid: 2, pidStart: null, leaseUntil: 2000.25 });
+    /** Runs `body` and checks the lease it leaves is `ms` from when it ran, on the database's clock (not this process's). */
+    const leasedFor = async <T>(ms: number, body: Body<T>) => {
+      const before = await dbNow();
+      const value = await store.write({ sessionId: "a" }, body);
+      const after = await dbNow();
+      const until = await leaseUntil();
+      expect(until).toBeGreaterThanOrEqual(before + ms);
+      expect(until).toBeLessThanOrEqual(after + ms);
+      return value;
+    };
+    try {
+      const owner = { pid: 1, pidStart: "x" };
+      const next = { pid: 2, pidStart: null };
+      await leasedFor(60_000, function* (tx) {
+        yield* tx.insertMove(
+          { id: "m", sessionId: "a", kind: "rollback", spec: "{}", status: "running", ...owner, createdAt: 1, finishedAt: null },
+          60_000,
+        );
+        yield* tx.insertMoveSteps([{ moveId: "m", idx: 0, op: "undo", entryId: "e", status: "pending", result: null, error: null }]);
+      });
+      expect(await held()).toBe(true);
+      // Read as its owner's, but its lease holds: a recoverer's claim is refused.
+      expect(await store.write({ sessionId: "a" }, (tx) => tx.claimMove("m", owner, next, 60_000))).toBe(false);
+
+      await expire();
+      expect(await held()).toBe(false);
+      // Its owner writing a step renews the lease in the same statement.
+      expect(await leasedFor(2_000, (tx) => tx.setMoveStep(owner, "m", 0, "running", null, null, 2_000))).toBe(true);
+      expect(await held()).toBe(true);
+
+      await expire();
+      expect(await leasedFor(1_000, (tx) => tx.claimMove("m", owner, next, 1_000))).toBe(true);
+      const taken = await store.read((tx) => tx.runningMoves("a"));
+      expect(taken[0]).toMatchObject({ pid: 2, pidStart: null, leaseHeld: true });
+      // The old owner renews nothing and writes nothing; the new one renews.
+      const stale = await leaseUntil();
+      expect(await store.write({ sessionId: "a" }, (tx) => tx.renewMove("m", owner, 60_000))).toBe(false);
+      expect(await store.write({ sessionId: "a" }, (tx) => tx.setMoveStep(owner, "m", 0, "done", null, null, 60_000))).toBe(false);
+      expect(await leaseUntil()).toBe(stale);
+      expect(await leasedFor(3_000, (tx) => tx.renewMove("m", next, 3_000))).toBe(true);
+    } finally {
+      await admin.end();
+    }
   });
 
   it("turns a unique violation into ConflictError and leaves the database as it was", async () => {

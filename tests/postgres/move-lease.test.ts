@@ -1,0 +1,151 @@
+// Several app servers on one PostgreSQL database: a live server keeps the move it runs, however many steps it takes and
+// whatever the other servers' clocks say, because its lease is renewed all along and timed by the database's clock.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import pg from "pg";
+import { afterEach, describe, expect, it } from "vitest";
+import { defineTool, openForkpoint, type Forkpoint, type RecoveryReport, type ToolInvocation } from "../../src/index.js";
+import { nodeArgs } from "../fixtures/compiled.js";
+import { readLog, writeFileTool } from "../fixtures/file-tools.js";
+import { freshPgDatabase, pgServer } from "../fixtures/postgres-database.js";
+import { makeTempDir, removeDir } from "../helpers.js";
+
+const url = await pgServer();
+const repoRoot = path.resolve(import.meta.dirname, "../..");
+const cleanup: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const fn of cleanup.splice(0).reverse()) await fn();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const ids = (list: ToolInvocation[]) => list.map((t) => t.id);
+const undone = (log: string) => readLog(log).filter((c) => c.op === "undo");
+
+/** Runs a fixture script in a child process (after `preloads`), and resolves with what it printed once it exits. */
+function child(script: string, args: string[], env: NodeJS.ProcessEnv = {}, preloads: string[] = []) {
+  const proc = spawn(process.execPath, [...nodeArgs(path.join(repoRoot, script), preloads), ...args], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  proc.stdout.on("data", (d: Buffer) => (out += d.toString()));
+  proc.stderr.on("data", (d: Buffer) => (err += d.toString()));
+  cleanup.push(() => void proc.kill("SIGKILL"));
+  const done = new Promise<{ code: number | null; out: string; err: string }>((resolve) =>
+    proc.on("exit", (code) => resolve({ code, out, err })),
+  );
+  return { proc, done };
+}
+
+/** A session with a checkpoint, then `n` write_file calls after it (their invocations, oldest first). */
+async function sessionWithCalls(fp: Forkpoint, dir: string, n: number) {
+  const s = await fp.createSession({ userId: "u" });
+  const cp = await s.checkpoint({ name: "before" });
+  for (let i = 0; i < n; i++) await s.invoke("write_file", { path: path.join(dir, `f${i}.txt`), text: `v${i}` });
+  return { s, cp, track: await s.toolTrack() };
+}
+
+describe.skipIf(!url)("a move's lease on PostgreSQL", () => {
+  it("holds for a live server through many steps, each shorter than the lease and together longer", async () => {
+    const LEASE_MS = 1_200;
+    // Each undo takes less than a third of the lease (no renewal would fall within one), ten of them twice the lease.
+    const UNDO_MS = 250;
+    const dir = makeTempDir("forkpoint-pg-lease-");
+    cleanup.push(() => removeDir(dir));
+    const db = await freshPgDatabase();
+    const log = path.join(dir, "calls.log");
+    const peer = openForkpoint({ postgres: db, leaseMs: LEASE_MS, recover: false, tools: [writeFileTool({ logFile: log })] });
+    cleanup.push(() => peer.close());
+    const { s, cp, track } = await sessionWithCalls(peer, dir, 10);
+
+    const mover = child("tests/fixtures/pg-rollback.ts", [db, s.id, "u", cp.id, log, String(LEASE_MS), String(UNDO_MS)]);
+    let exited = false;
+    void mover.done.then(() => (exited = true));
+    for (let i = 0; undone(log).length === 0; i++) {
+      if (i > 3_000 || exited) throw new Error(`the mover never started undoing:\n${(await mover.done).err}`);
+      await sleep(5);
+    }
+    // Another server's periodic recover(), over and over while the mover works: it never takes the move over.
+    const reports: RecoveryReport[] = [];
+    while (!exited) {
+      reports.push(await peer.recover());
+      await sleep(20);
+    }
+    const { code, out, err } = await mover.done;
+    expect(code, err).toBe(0);
+    expect(reports.filter((r) => r.waiting.length === 1).length).toBeGreaterThan(0);
+    for (const r of reports) expect({ resumed: r.resumed, failed: r.failed }).toEqual({ resumed: [], failed: [] });
+
+    // The caller's result is the whole move; every undo ran once, in the mover, newest call first.
+    const newestFirst = ids(track).reverse();
+    expect(JSON.parse(out) as unknown).toEqual({ undone: newestFirst, unknown: [], failed: 0 });
+    const undos = undone(log);
+    expect(undos.map((c) => c.invocationId)).toEqual(newestFirst);
+    expect(new Set(undos.map((c) => c.pid))).toEqual(new Set([mover.proc.pid]));
+    expect(await peer.recover()).toMatchObject({ resumed: [], waiting: [] });
+    expect((await peer.verify()).ok).toBe(true);
+  });
+
+  it("is not taken over by a server whose clock runs ahead by more than the lease", async () => {
+    const LEASE_MS = 1_000;
+    const dir = makeTempDir("forkpoint-pg-skew-");
+    cleanup.push(() => removeDir(dir));
+    const db = await freshPgDatabase();
+    const log = path.join(dir, "calls.log");
+    // The newest call's undo waits for the test: the move stays under way while the other server recovers.
+    let started!: () => void;
+    let release!: () => void;
+    const undoStarted = new Promise<void>((resolve) => (started = resolve));
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const base = writeFileTool({ logFile: log });
+    let first = true;
+    const gated = defineTool({
+      ...base,
+      undo: async (input, ctx) => {
+        await base.undo!(input, ctx);
+        if (!first) return;
+        first = false;
+        started();
+        await released;
+      },
+    });
+    const mover = openForkpoint({ postgres: db, leaseMs: LEASE_MS, recover: false, tools: [gated] });
+    cleanup.push(() => mover.close());
+    cleanup.push(() => release());
+    const { s, cp, track } = await sessionWithCalls(mover, dir, 3);
+    const moving = s.rollback(cp.id);
+    // Awaited below; a failing test ends before that.
+    moving.catch(() => undefined);
+    await undoStarted;
+
+    // The lease outlives its first term while one handler runs: the mover renews it (on the database's clock).
+    const admin = new pg.Client({ connectionString: db });
+    await admin.connect();
+    cleanup.push(() => admin.end());
+    const leaseUntil = async () => (await admin.query<{ t: number }>(`SELECT lease_until AS t FROM moves`)).rows[0]!.t;
+    const firstTerm = await leaseUntil();
+    for (let i = 0; (await leaseUntil()) <= firstTerm + LEASE_MS; i++) {
+      if (i > 2_000) throw new Error("the lease was never renewed while the handler ran");
+      await sleep(10);
+    }
+
+    // Another server, its clock a minute ahead, recovers while the mover is alive and holds its lease: it waits.
+    const recoverer = child("tests/fixtures/pg-recover.ts", [db, log, String(LEASE_MS)], { CLOCK_AHEAD_MS: String(60 * LEASE_MS) }, [
+      "tests/fixtures/clock-ahead.ts",
+    ]);
+    const { code, out, err } = await recoverer.done;
+    expect(code, err).toBe(0);
+    expect(JSON.parse(out) as unknown).toEqual({ resumed: 0, waiting: 1, failed: 0 });
+
+    release();
+    const result = await moving;
+    const newestFirst = ids(track).reverse();
+    expect({ undone: ids(result.undone), unknown: ids(result.unknown) }).toEqual({ undone: newestFirst, unknown: [] });
+    const undos = undone(log);
+    expect(undos.map((c) => c.invocationId)).toEqual(newestFirst);
+    expect(new Set(undos.map((c) => c.pid))).toEqual(new Set([process.pid]));
+  });
+});
