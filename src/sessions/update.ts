@@ -20,7 +20,9 @@ function* updateUnit(
   ref: SessionRef,
   fields: { title: string | null | undefined; metadata: string | null | undefined },
 ): Step<SessionInfo> {
-  yield* ownedSession(tx, ref.id, ref.userId);
-  yield* tx.updateSession(ref.id, fields, ctx.now());
+  const row = yield* ownedSession(tx, ref.id, ref.userId);
+  // Nothing to change (no field given, or each as it is) writes nothing: `updatedAt` stays.
+  const changes = (["title", "metadata"] as const).some((k) => fields[k] !== undefined && fields[k] !== row[k]);
+  if (changes) yield* tx.updateSession(ref.id, fields, ctx.now());
   return toSessionInfo((yield* tx.getSessionInfo(ref.id))!);
 }

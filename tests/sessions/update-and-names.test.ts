@@ -17,6 +17,10 @@ describe("update", () => {
     expect(info).toMatchObject({ title: "Trip to Lisbon", metadata: { c: 3 } });
     expect(await s.info()).toEqual(info);
     expect(info.updatedAt.getTime()).toBeGreaterThan(first.updatedAt.getTime());
+    // Nothing to change writes nothing: updatedAt stays.
+    await new Promise((r) => setTimeout(r, 2));
+    expect(await s.update({})).toEqual(info);
+    expect(await s.update({ title: "Trip to Lisbon", metadata: { c: 3 } })).toEqual(info);
     // A key left out is kept; null clears.
     expect(await s.update({ metadata: null })).toMatchObject({ title: "Trip to Lisbon", metadata: null });
     expect(await s.update({ title: null })).toMatchObject({ title: null, metadata: null });
