@@ -49,6 +49,10 @@ export function sessionsTx(db: Database.Database): SessionsTx {
     listSessions: p(`SELECT ${SESSION_INFO_COLS} FROM sessions WHERE user_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`),
     setCurrent: p(`UPDATE sessions SET current_branch_id = ?, updated_at = ? WHERE id = ?`),
     setCurrentAndTop: p(`UPDATE sessions SET current_branch_id = ?, updated_at = ?, move_top = ?, move_redo = NULL WHERE id = ?`),
+    // The usual case, nothing to redo, in one statement: it changes no row when there is something to forget first.
+    setCurrentAndTopIfNoRedo: p(
+      `UPDATE sessions SET current_branch_id = ?, updated_at = ?, move_top = ? WHERE id = ? AND move_redo IS NULL`,
+    ),
     forgetUndone: p(FORGET_UNDONE),
     redoOf: p(`SELECT move_redo FROM sessions WHERE id = ?`, "pluck"),
     updateSession: p(`UPDATE sessions SET title = CASE WHEN ? THEN ? ELSE title END, metadata = CASE WHEN ? THEN ? ELSE metadata END,
@@ -102,6 +106,7 @@ export function sessionsTx(db: Database.Database): SessionsTx {
         s.setCurrent.run(branchId, at, sessionId);
         return;
       }
+      if (s.setCurrentAndTopIfNoRedo.run(branchId, at, top, sessionId).changes === 1) return;
       const redo = s.redoOf.get(sessionId) as string | null | undefined;
       if (redo) s.forgetUndone.run(redo);
       s.setCurrentAndTop.run(branchId, at, top, sessionId);
