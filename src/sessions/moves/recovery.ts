@@ -1,10 +1,10 @@
 // After a crash mid-move: finish journaled moves exactly once. A step that was running is reported unknown, never re-run.
 import type { MoveSpec } from "./move-spec.js";
 import { inflightMoves } from "./move-spec.js";
+import { inflightInvocations } from "./ownership.js";
 import { runJournaledMove } from "./run-steps.js";
 import type { MoveResult, ToolInvocation } from "../../models/types.js";
 import type { MoveRow, Tx } from "../../store/port/index.js";
-import { inflightInvocations } from "../calls/journal.js";
 import type { EngineContext } from "../core/context.js";
 import { toToolInvocation } from "../core/rows.js";
 import { recoverWorkspaces, type WorkspaceRecovery } from "../workspace/recovery.js";
