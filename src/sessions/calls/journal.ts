@@ -12,7 +12,9 @@ import { toolResultHash } from "../integrity/hashes.js";
 import { headOf, headOfEntry } from "../log/lineage.js";
 import { writeCheckpoint, writeEntry } from "../log/writer.js";
 import { retainAfterWrite } from "../retention.js";
+import { holdLease } from "../moves/lease.js";
 import { refuseConcurrentMove } from "../moves/move.js";
+import { inflightInvocations } from "../moves/ownership.js";
 import { absorbChanges, filesBefore } from "../workspace/workspace.js";
 
 /**
@@ -79,9 +81,6 @@ export function emitCompleted(ctx: EngineContext, { invocation, checkpoint }: Co
   return invocation;
 }
 
-/** Invocations whose handler is running in this process now (recovery must not call them unknown). */
-export const inflightInvocations = new Set<string>();
-
 /** How an adapter's call is made: the framework's call id, and the branch the call must still be on (else refused). */
 export interface CallOptions {
   callId?: string | null;
@@ -98,9 +97,38 @@ export async function journalRunComplete(
   const name = tool.name;
   // Closing: the call is not journaled (its handler would not be started).
   if (ctx.closing.aborted) throw ctx.closing.reason;
-  const { session, entry } = await ctx.store.write({ sessionId: ref.id }, (tx) =>
-    journalRunCompleteUnit(tx, ref, call, name, ctx, argsText, tool),
-  );
+  // Calls the unit marked in flight: those of attempts that did not commit (all of them if it failed) are not.
+  const marked: string[] = [];
+  const unmark = (kept: string | null) => {
+    for (const id of marked) if (id !== kept) inflightInvocations.delete(id);
+  };
+  const { session, entry } = await ctx.store
+    .write({ sessionId: ref.id }, (tx) => journalRunCompleteUnit(tx, ref, call, name, ctx, argsText, tool, marked))
+    .then(
+      (journaled) => (unmark(journaled.entry.id), journaled),
+      (error: unknown) => {
+        unmark(null);
+        throw error;
+      },
+    );
+  // The call's owner keeps its lease for as long as the call runs, until its completion is written.
+  const lease = holdLease(ctx, session.id, `tool call ${entry.id}`, (tx, leaseMs) => tx.renewCall(entry.id, ctx.ownership.self, leaseMs));
+  try {
+    return await runAndComplete(ctx, ref, tool, argsText, session, entry);
+  } finally {
+    inflightInvocations.delete(entry.id);
+    await lease.release();
+  }
+}
+
+async function runAndComplete(
+  ctx: EngineContext,
+  ref: SessionRef,
+  tool: ToolDefinition,
+  argsText: string,
+  session: SessionRow,
+  entry: EntryRow,
+): Promise<unknown> {
   // The workspace's files before the tool runs: what it changes becomes known to forkpoint (not drift).
   const before = session.hasWorkspace ? filesBefore(ctx, await ctx.store.read((tx) => tx.getWorkspace(session.id))) : null;
   const complete = async (outcome: { result: string | null; error: string | null }): Promise<void> => {
@@ -109,7 +137,6 @@ export async function journalRunComplete(
     emitCompleted(ctx, completed);
   };
   let value: unknown;
-  inflightInvocations.add(entry.id);
   try {
     const args = JSON.parse(argsText) as JsonValue;
     const handlerCall = { tool, step: "run", sessionId: session.id, invocationId: entry.id, mode: "call", closing: ctx.closing } as const;
@@ -127,8 +154,6 @@ export async function journalRunComplete(
   } catch (error) {
     await complete({ result: null, error: errorJson(error) });
     throw error;
-  } finally {
-    inflightInvocations.delete(entry.id);
   }
   // Once `run` has returned, its effect is in the world: the call succeeded whatever its result looks like.
   await complete({ result: resultAsJson(value, ctx.limits), error: null });
@@ -144,6 +169,7 @@ function* completeUnit(
 ) {
   // The session may have been deleted (by another process) while the tool ran.
   yield* ownedSession(tx, session.id, session.userId);
+  yield* tx.deleteCallOwner(entry.id);
   return yield* completeCall(ctx, tx, session, entry, outcome);
 }
 
@@ -155,6 +181,7 @@ function* journalRunCompleteUnit(
   ctx: EngineContext,
   argsText: string,
   tool: ToolDefinition<any, any>,
+  marked: string[],
 ) {
   const session = yield* ownedSession(tx, ref.id, ref.userId);
   // Checked where the call is journaled: a move that finished while this call waited is seen.
@@ -164,5 +191,11 @@ function* journalRunCompleteUnit(
       "SESSION_MOVED",
     );
   }
-  return { session, entry: yield* journalCall(ctx, tx, session, name, argsText, call.callId ?? null, typeof tool.undo === "function") };
+  const entry = yield* journalCall(ctx, tx, session, name, argsText, call.callId ?? null, typeof tool.undo === "function");
+  // This thread runs it: a move elsewhere refuses while that holds (see refuseLiveCalls). In flight from this
+  // transaction on, so that another handle of this thread reading the owner next does not take it for a dead one's.
+  yield* tx.insertCallOwner(entry.id, session.id, ctx.ownership.self, ctx.ownership.leaseMs);
+  inflightInvocations.add(entry.id);
+  marked.push(entry.id);
+  return { session, entry };
 }

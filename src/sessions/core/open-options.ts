@@ -22,8 +22,9 @@ export interface ForkpointOptions {
   /**
    * On a shared database, how long (ms) a move's owner holds it without renewing (renewed every third of it for as long
    * as the move runs, and by each step's journal update); after that another server may take it over with `recover()`.
-   * Timed by the database server's clock, not the app servers'. Default 30 s. Unused on SQLite, where a move's owner
-   * is a process on the file's host.
+   * A tool call's owner holds it alike while the call runs: until the lease runs out, other servers' moves of its
+   * session are refused (`CALL_IN_PROGRESS`); after that the call is `unknown`. Timed by the database server's clock,
+   * not the app servers'. Default 30 s. Unused on SQLite, where an owner is a process on the file's host.
    */
   leaseMs?: number;
   /** Tools that `invoke` runs and moves undo/replay, from `defineTool`. */

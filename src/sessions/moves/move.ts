@@ -14,6 +14,7 @@ import { headOf } from "../log/lineage.js";
 import { finishMoveTx } from "./finish-move.js";
 import { moveEvent, sessionPosition } from "./history.js";
 import { computePlan } from "./move-plan.js";
+import { callMayRun } from "./ownership.js";
 import { inflightMoves, type BaseMoveSpec, type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js";
 import { runJournaledMove } from "./run-steps.js";
 export const NOTHING_TO_MOVE = { steps: { undo: [], replay: [], skipped: [], unregistered: [], unknown: [] } } as const;
@@ -68,6 +69,8 @@ function* performMoveUnit(
 ) {
   const { session, branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
   const ws = yield* workspaceOf(tx, session.id, "scope");
+  // Files are restored under no tool that still runs (its files would be overwritten under it).
+  if (session.hasTools) yield* refuseLiveCalls(ctx, tx, session.id);
   const base = yield* prepare(tx, session);
   if (scope === "files" && base.kind === "edit") {
     throw new ValidationError("scope", 'an edit adds a message: use scope "both" (or "conversation")');
@@ -186,7 +189,10 @@ function* moveConversationUnit(
   o: MoveOptions,
 ) {
   const session = yield* ownedSession(tx, ref.id, ref.userId);
-  if (session.hasTools) yield* refuseConcurrentMove(ctx, tx, session.id);
+  if (session.hasTools) {
+    yield* refuseConcurrentMove(ctx, tx, session.id);
+    yield* refuseLiveCalls(ctx, tx, session.id);
+  }
   const base = yield* prepare(tx, session);
   // A session that never recorded a tool call has no world to move: skip reading the lineages.
   const computed = session.hasTools ? yield* computePlan(ctx, tx, session, base.target) : NOTHING_TO_MOVE;
@@ -243,5 +249,21 @@ export function* refuseConcurrentMove(ctx: EngineContext, tx: Tx, sessionId: str
     `a move of this session is under way (${running.map((m) => `${m.id}, process ${m.pid}`).join("; ")}); ` +
       "try again when it ends, or call fp.recover() if its process died",
     "MOVE_IN_PROGRESS",
+  );
+}
+
+/**
+ * A tool call of this session is running in another process or server (or another handle of this process) that may
+ * still run it: moving the world under it would undo older calls while it runs and leave its effect applied off the
+ * lineage. This handle's own calls are waited for instead (the session lock). A call whose owner is gone (a dead
+ * process, a lease run out) is what a move reports as `unknown`.
+ */
+export function* refuseLiveCalls(ctx: EngineContext, tx: Tx, sessionId: string): Step<void> {
+  const live = (yield* tx.callOwners(sessionId)).filter((c) => callMayRun(ctx.ownership, c));
+  if (live.length === 0) return;
+  throw new ConflictError(
+    `a tool call of this session is running (${live.map((c) => `${JSON.stringify(c.tool)} ${c.entryId}, process ${c.pid}`).join("; ")}); ` +
+      "try again when it ends",
+    "CALL_IN_PROGRESS",
   );
 }

@@ -1,17 +1,21 @@
-// Who runs a journaled move: on one host a live process (pid and start time), on a shared database a renewable lease.
-import type { MoveRow, Owner, StoreCapabilities } from "../../store/port/index.js";
+// Who runs a journaled move or a running tool call: on one host a live process (pid and start time), on a shared
+// database a renewable lease.
+import type { CallOwnerRow, Owner, StoreCapabilities } from "../../store/port/index.js";
 import { isAlive, SELF_START } from "./process-identity.js";
+
+/** An owner as read back with what it owns: on lease stores, whether its lease held then. */
+export type OwnerRow = Owner & { leaseHeld: boolean | null };
 
 export interface MoveOwnership {
   /** This thread, as the journals it starts or takes over record it. */
   readonly self: Owner;
   /**
-   * How long a lease lasts (ms) before another owner may take the move over; null where owners are processes. The
-   * store times it by its own clock (the database server's), never this process's.
+   * How long a lease lasts (ms) before another owner may take the move over, or move the session under the call; null
+   * where owners are processes. The store times it by its own clock (the database server's), never this process's.
    */
   readonly leaseMs: number | null;
-  /** Whether the owner recorded on a running move may still be running it. */
-  mayRun(row: MoveRow): boolean;
+  /** Whether the owner recorded on a running move or call may still be running it. */
+  mayRun(row: OwnerRow): boolean;
 }
 
 const SELF: Owner = { pid: process.pid, pidStart: SELF_START };
@@ -27,4 +31,15 @@ function leaseOwnership(leaseMs: number): MoveOwnership {
 /** The ownership a store's capabilities call for. */
 export function ownershipFor(capabilities: StoreCapabilities, leaseMs = 30_000): MoveOwnership {
   return capabilities.ownership === "lease" ? leaseOwnership(leaseMs) : processOwnership;
+}
+
+/**
+ * Invocations whose handler is running in this process now (any handle): the process check counts this thread as
+ * dead, so its own calls are known from here.
+ */
+export const inflightInvocations = new Set<string>();
+
+/** Whether a running call's owner may still be running it: a live call, which no move may go under. */
+export function callMayRun(ownership: MoveOwnership, row: CallOwnerRow): boolean {
+  return inflightInvocations.has(row.entryId) || ownership.mayRun(row);
 }

@@ -1,10 +1,10 @@
 // After a crash mid-move: finish journaled moves exactly once. A step that was running is reported unknown, never re-run.
 import type { MoveSpec } from "./move-spec.js";
 import { inflightMoves } from "./move-spec.js";
+import { callMayRun, inflightInvocations } from "./ownership.js";
 import { runJournaledMove } from "./run-steps.js";
 import type { MoveResult, ToolInvocation } from "../../models/types.js";
 import type { MoveRow, Tx } from "../../store/port/index.js";
-import { inflightInvocations } from "../calls/journal.js";
 import type { EngineContext } from "../core/context.js";
 import { toToolInvocation } from "../core/rows.js";
 import { recoverWorkspaces, type WorkspaceRecovery } from "../workspace/recovery.js";
@@ -18,8 +18,8 @@ export interface RecoveryReport {
   failed: { moveId: string; error: Error }[];
   /**
    * Tool calls that never completed: their process died while the tool ran, so whether the effect happened is
-   * unknown (moves never undo or replay them). Only `fp.recover()` lists them (opening does not scan for them);
-   * a call still running in another live process also appears here.
+   * unknown (moves never undo or replay them). Only `fp.recover()` lists them (opening does not scan for them). A
+   * call whose owner may still run it (a live process; on a shared database, a lease that holds) is not listed.
    */
   unknown: ToolInvocation[];
   /**
@@ -57,8 +57,10 @@ function* claimUnit(tx: Tx, ctx: EngineContext, move: MoveRow) {
 export async function recoverMoves(ctx: EngineContext, options: { listUnknown?: boolean } = {}): Promise<RecoveryReport> {
   const report: RecoveryReport = { resumed: [], waiting: [], failed: [], unknown: [], workspaces: await recoverWorkspaces(ctx) };
   if (options.listUnknown) {
-    const running = await ctx.store.query((tx) => tx.runningTools());
-    report.unknown = running.filter((t) => !inflightInvocations.has(t.id)).map(toToolInvocation);
+    // One snapshot: a call that completes or starts meanwhile is seen with its owner or not at all.
+    const { running, owners } = await ctx.store.read(runningCallsUnit);
+    const live = new Set(owners.filter((o) => callMayRun(ctx.ownership, o)).map((o) => o.entryId));
+    report.unknown = running.filter((t) => !live.has(t.id) && !inflightInvocations.has(t.id)).map(toToolInvocation);
   }
   const moves = await ctx.store.read((tx) => tx.runningMoves());
   for (const move of moves) {
@@ -104,6 +106,10 @@ export async function recoverMoves(ctx: EngineContext, options: { listUnknown?: 
     }
   }
   return report;
+}
+
+function* runningCallsUnit(tx: Tx) {
+  return { running: yield* tx.runningTools(), owners: yield* tx.callOwners() };
 }
 
 function* missingHandlersUnit(tx: Tx, move: MoveRow, ctx: EngineContext) {

@@ -6,13 +6,14 @@ import { runHandler } from "../../tools/run-handler.js";
 import type { EngineContext } from "../core/context.js";
 import { toToolInvocation } from "../core/rows.js";
 import { finishMove, journalReport } from "./finish-move.js";
+import { holdLease, type HeldLease } from "./lease.js";
 import { inflightMoves, type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js";
 
 /** Runs the pending steps of a journaled move in order, then finishes it. Throws under the `stop` policy. */
 export async function runJournaledMove(ctx: EngineContext, moveId: string, spec: MoveSpec, within?: WithinMove): Promise<MoveOutcome> {
   inflightMoves.add(moveId);
   // The lease is held for the whole move, between steps as while a handler runs: a live owner keeps its move.
-  const lease = holdLease(ctx, spec.sessionId, moveId);
+  const lease = holdMoveLease(ctx, spec.sessionId, moveId);
   try {
     const steps = await ctx.store.read((tx) => tx.moveSteps(moveId));
     for (const step of steps) {
@@ -126,35 +127,9 @@ function* startStepUnit(tx: Tx, ctx: EngineContext, step: MoveStepRow) {
  * On stores whose owners hold leases, renews this move's lease every third of it for as long as this thread runs the
  * move: between steps, while a slow handler runs, while it finishes (each journal update renews it too). A renewal
  * that finds the move taken over stops renewing: the next journal update is then refused (`MOVE_TAKEN_OVER`).
- * `release` stops renewing and waits for a renewal under way, so none is left running once the move returns.
  */
-function holdLease(ctx: EngineContext, sessionId: string, moveId: string): { release(): Promise<void> } {
-  const leaseMs = ctx.ownership.leaseMs;
-  if (leaseMs === null) return { release: () => Promise.resolve() };
-  let held = true;
-  let renewing: Promise<void> | null = null;
-  const renew = () =>
-    ctx.store
-      .write({ sessionId }, (tx) => tx.renewMove(moveId, ctx.ownership.self, leaseMs))
-      .then(
-        (still) => void (held = still),
-        (error: unknown) => ctx.logger.warn(`forkpoint: renewing the lease of move ${moveId} failed`, error),
-      );
-  const timer = setInterval(
-    () => {
-      // One renewal at a time: a slow one is not queued behind by more.
-      if (!held || renewing) return;
-      renewing = renew().finally(() => (renewing = null));
-    },
-    Math.max(1, Math.floor(leaseMs / 3)),
-  );
-  timer.unref();
-  return {
-    release: async () => {
-      clearInterval(timer);
-      await renewing;
-    },
-  };
+function holdMoveLease(ctx: EngineContext, sessionId: string, moveId: string): HeldLease {
+  return holdLease(ctx, sessionId, `move ${moveId}`, (tx, leaseMs) => tx.renewMove(moveId, ctx.ownership.self, leaseMs));
 }
 
 /** A journal update that wrote nothing: another owner took the move over (its lease ran out), so this one stops. */

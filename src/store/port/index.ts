@@ -1,4 +1,5 @@
 // The store port: what the engine needs of a database, with no database's wording in it.
+export type * from "./calls.js";
 export type * from "./checkpoints.js";
 export type * from "./entries.js";
 export type * from "./langgraph.js";

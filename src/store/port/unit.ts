@@ -1,4 +1,5 @@
 // Units of work: engine bodies written as generators, driven synchronously on SQLite and asynchronously elsewhere.
+import type { CallsTx } from "./calls.js";
 import type { CheckpointsTx } from "./checkpoints.js";
 import type { EntriesTx } from "./entries.js";
 import type { LangGraphTx } from "./langgraph.js";
@@ -22,7 +23,7 @@ export type Body<T> = (tx: Tx) => Step<T>;
 export type WriteScope = { sessionId: string } | { sessionIds: readonly string[] } | { global: true };
 
 /** The transaction handle every engine read and write goes through, one area per interface. */
-export interface Tx extends SessionsTx, EntriesTx, CheckpointsTx, MovesTx, WorkspacesTx {
+export interface Tx extends SessionsTx, EntriesTx, CallsTx, CheckpointsTx, MovesTx, WorkspacesTx {
   /** `ForkpointSaver`'s tables: LangGraph threads, checkpoints, channel values and pending writes. */
   readonly langgraph: LangGraphTx;
 }

@@ -173,5 +173,15 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     "sql": [
       "-- A write unit that starts from what its server last wrote of a session checks it with this first, in its one round\n-- trip: a session another server changed since fails the unit with FP409, and the unit runs again from a fresh read.\nCREATE OR REPLACE FUNCTION forkpoint_expect_current(ok boolean) RETURNS boolean LANGUAGE plpgsql AS $$\nBEGIN\n  IF NOT ok THEN\n    RAISE EXCEPTION 'forkpoint: the session changed since this server last wrote it' USING ERRCODE = 'FP409';\n  END IF;\n  RETURN true;\nEND\n$$;\n"
     ]
+  },
+  {
+    "tag": "0012_running_calls",
+    "folderMillis": 1795763726941,
+    "hash": "7264aa27643ad9784915d4b5dded394223ddedef0dcb2f8f1ba78e4772726076",
+    "sql": [
+      "CREATE TABLE \"running_calls\" (\n\t\"entry_id\" text COLLATE \"C\" PRIMARY KEY NOT NULL,\n\t\"session_id\" text COLLATE \"C\" NOT NULL,\n\t\"pid\" integer NOT NULL,\n\t\"pid_start\" text COLLATE \"C\",\n\t\"lease_until\" double precision NOT NULL\n);\n",
+      "\nALTER TABLE \"running_calls\" ADD CONSTRAINT \"running_calls_entry_id_entries_id_fk\" FOREIGN KEY (\"entry_id\") REFERENCES \"public\".\"entries\"(\"id\") ON DELETE no action ON UPDATE no action;",
+      "\nCREATE INDEX \"running_calls_session\" ON \"running_calls\" USING btree (\"session_id\");"
+    ]
   }
 ];

@@ -249,6 +249,27 @@ export const importedCalls = pgTable(
   (t) => [index("imported_calls_session").on(t.sessionId)],
 );
 
+/**
+ * Who runs each call `invoke` journaled, while it runs: written with the call, deleted with its completion, so that a
+ * move on another server refuses while the owner's lease holds. A running call without a row (recorded before owners
+ * were kept) has no owner: its outcome is unknown.
+ */
+export const runningCalls = pgTable(
+  "running_calls",
+  {
+    entryId: text("entry_id")
+      .primaryKey()
+      .references(() => entries.id),
+    sessionId: text("session_id").notNull(),
+    pid: integer("pid").notNull(),
+    /** The owner's identity beyond its pid (host, boot, start time, thread). */
+    pidStart: text("pid_start"),
+    /** Until when the owner's lease holds (ms, by the database's clock): renewed while the call runs. */
+    leaseUntil: time("lease_until").notNull(),
+  },
+  (t) => [index("running_calls_session").on(t.sessionId)],
+);
+
 /** The world: which invocations' effects are applied now, with the result of their latest application. */
 export const applied = pgTable(
   "applied",

@@ -2,6 +2,7 @@
 import type { CustomTypesConfig, Pool, PoolClient } from "pg";
 import { DatabaseError } from "../../models/errors.js";
 import { runAsync, type Body, type Store, type StoreCapabilities, type Tx, type WriteScope } from "../port/index.js";
+import { callsTx } from "./calls.js";
 import { checkpointsTx } from "./checkpoints.js";
 import { CurrentCache, isStale } from "./current.js";
 import { entriesTx } from "./entries.js";
@@ -107,6 +108,7 @@ export class PostgresStore implements Store {
       const tx: Tx = {
         ...sessionsTx(sql),
         ...entriesTx(sql),
+        ...callsTx(sql),
         ...checkpointsTx(sql),
         ...movesTx(sql),
         ...workspacesTx(sql),

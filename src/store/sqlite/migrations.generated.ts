@@ -236,5 +236,14 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
       "\nUPDATE `sessions` SET `move_redo` = NULL WHERE `move_redo` = '[]';",
       "\nDROP INDEX `move_history_undone`;"
     ]
+  },
+  {
+    "tag": "0017_running_calls",
+    "folderMillis": 1795763723706,
+    "hash": "3df2636c515909ba0bd797bc705c084ddc22fb094ad0c6b042678e284e2e61ec",
+    "sql": [
+      "CREATE TABLE `running_calls` (\n\t`entry_id` text PRIMARY KEY NOT NULL,\n\t`session_id` text NOT NULL,\n\t`pid` integer NOT NULL,\n\t`pid_start` text,\n\tFOREIGN KEY (`entry_id`) REFERENCES `entries`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
+      "\nCREATE INDEX `running_calls_session` ON `running_calls` (`session_id`);"
+    ]
   }
 ];

@@ -243,6 +243,25 @@ export const importedCalls = sqliteTable(
   (t) => [index("imported_calls_session").on(t.sessionId)],
 );
 
+/**
+ * Who runs each call `invoke` journaled, while it runs: written with the call, deleted with its completion, so that a
+ * move on another process refuses while the owner lives. A running call without a row (recorded before owners were
+ * kept) has no owner: its outcome is unknown.
+ */
+export const runningCalls = sqliteTable(
+  "running_calls",
+  {
+    entryId: text("entry_id")
+      .primaryKey()
+      .references(() => entries.id),
+    sessionId: text("session_id").notNull(),
+    pid: integer("pid").notNull(),
+    /** The calling thread's boot id, start time and thread id (Linux), so a reused pid is not taken for it. */
+    pidStart: text("pid_start"),
+  },
+  (t) => [index("running_calls_session").on(t.sessionId)],
+);
+
 /** The world: which invocations' effects are applied now, with the result of their latest application. */
 export const applied = sqliteTable(
   "applied",

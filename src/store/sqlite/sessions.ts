@@ -136,6 +136,7 @@ export function sessionsTx(db: Database.Database): SessionsTx {
         `DELETE FROM checkpoint_metadata WHERE cp_seq IN (SELECT seq FROM checkpoints WHERE session_id = ?)`,
         `DELETE FROM tool_results WHERE entry_id IN (${entriesOf})`,
         `DELETE FROM applied WHERE session_id = ?`,
+        `DELETE FROM running_calls WHERE session_id = ?`,
         `DELETE FROM imported_calls WHERE session_id = ?`,
         `DELETE FROM move_steps WHERE move_id IN (SELECT id FROM moves WHERE session_id = ?)`,
         `DELETE FROM moves WHERE session_id = ?`,

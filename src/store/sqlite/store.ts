@@ -5,6 +5,7 @@ import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { DatabaseError } from "../../models/errors.js";
 import { runSync, type Body, type Store, type StoreCapabilities, type Tx, type WriteScope } from "../port/index.js";
+import { callsTx } from "./calls.js";
 import { checkpointsTx } from "./checkpoints.js";
 import { entriesTx } from "./entries.js";
 import { translate } from "./errors.js";
@@ -63,6 +64,7 @@ export class SqliteStore implements Store {
     this.#tx = {
       ...sessionsTx(db),
       ...entriesTx(db),
+      ...callsTx(db),
       ...checkpointsTx(db),
       ...movesTx(db),
       ...workspacesTx(db),

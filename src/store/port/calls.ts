@@ -1,0 +1,26 @@
+// Who runs each tool call `invoke` journaled while it runs: a process, or on shared databases a renewable lease.
+import type { Owner } from "./moves.js";
+import type { Step } from "./unit.js";
+
+/** A running call's owner as read back, with the call's session and tool. */
+export interface CallOwnerRow extends Owner {
+  entryId: string;
+  sessionId: string;
+  tool: string;
+  /** Lease stores: whether the owner's lease still held when read, by the store's clock; null on process-owned stores. */
+  leaseHeld: boolean | null;
+}
+
+export interface CallsTx {
+  /** Records who runs a call journaled in this unit; on lease stores it holds the call for `leaseMs` from now. */
+  insertCallOwner(entryId: string, sessionId: string, owner: Owner, leaseMs: number | null): Step<void>;
+  /**
+   * Extends the lease on a call `owner` runs to `leaseMs` from now: false when the call has no such owner any more (it
+   * completed, or its session was deleted).
+   */
+  renewCall(entryId: string, owner: Owner, leaseMs: number): Step<boolean>;
+  /** Forgets a call's owner: the call completed. */
+  deleteCallOwner(entryId: string): Step<void>;
+  /** The owners of running calls, of one session or of all, oldest call first. */
+  callOwners(sessionId?: string): Step<CallOwnerRow[]>;
+}

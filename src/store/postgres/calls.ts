@@ -1,0 +1,39 @@
+// The owners of running tool calls, whose leases PostgreSQL sets and judges by its own clock: the port's CallsTx.
+import type { CallOwnerRow, CallsTx, Owner } from "../port/index.js";
+import { DB_NOW_MS } from "./columns.js";
+import type { Sql } from "./sql.js";
+
+const OWNER_COLS = `c.entry_id AS "entryId", c.session_id AS "sessionId", e.tool, c.pid, c.pid_start AS "pidStart",
+  c.lease_until > ${DB_NOW_MS} AS "leaseHeld"`;
+
+// An owner's row leaves every session's current state (branch, head) as it was: writing one keeps what is known of it.
+export function callsTx(sql: Sql): CallsTx {
+  return {
+    *insertCallOwner(entryId: string, sessionId: string, owner: Owner, leaseMs: number | null) {
+      yield* sql.later(
+        `INSERT INTO running_calls (entry_id, session_id, pid, pid_start, lease_until) VALUES ($1, $2, $3, $4, ${DB_NOW_MS} + $5::float8)`,
+        [entryId, sessionId, owner.pid, owner.pidStart, leaseMs ?? 0],
+        true,
+      );
+    },
+    *renewCall(entryId: string, owner: Owner, leaseMs: number) {
+      const changed = yield* sql.exec(
+        `UPDATE running_calls SET lease_until = ${DB_NOW_MS} + $1::float8
+        WHERE entry_id = $2 AND pid = $3 AND pid_start IS NOT DISTINCT FROM $4::text`,
+        [leaseMs, entryId, owner.pid, owner.pidStart],
+      );
+      return changed === 1;
+    },
+    *deleteCallOwner(entryId: string) {
+      yield* sql.later(`DELETE FROM running_calls WHERE entry_id = $1`, [entryId], true);
+    },
+    *callOwners(sessionId?: string) {
+      return sessionId === undefined
+        ? yield* sql.rows<CallOwnerRow>(`SELECT ${OWNER_COLS} FROM running_calls c JOIN entries e ON e.id = c.entry_id ORDER BY e.seq`)
+        : yield* sql.rows<CallOwnerRow>(
+            `SELECT ${OWNER_COLS} FROM running_calls c JOIN entries e ON e.id = c.entry_id WHERE c.session_id = $1 ORDER BY e.seq`,
+            [sessionId],
+          );
+    },
+  };
+}

@@ -1,0 +1,34 @@
+// The owners of running tool calls: SQLite's statements and the port's CallsTx. Owners here are processes, not leases.
+import type Database from "better-sqlite3";
+import type { CallOwnerRow, CallsTx, Owner } from "../port/index.js";
+import { prepare } from "./object-rows.js";
+
+const OWNER_COLS = `c.entry_id AS entryId, c.session_id AS sessionId, e.tool, c.pid, c.pid_start AS pidStart, NULL AS leaseHeld`;
+
+export function callsTx(db: Database.Database): CallsTx {
+  const s = {
+    insert: prepare(db, `INSERT INTO running_calls (entry_id, session_id, pid, pid_start) VALUES (?, ?, ?, ?)`),
+    holds: prepare(db, `SELECT 1 FROM running_calls WHERE entry_id = ? AND pid = ? AND pid_start IS ?`, "pluck"),
+    delete: prepare(db, `DELETE FROM running_calls WHERE entry_id = ?`),
+    all: prepare(db, `SELECT ${OWNER_COLS} FROM running_calls c JOIN entries e ON e.id = c.entry_id ORDER BY e.seq`),
+    ofSession: prepare(
+      db,
+      `SELECT ${OWNER_COLS} FROM running_calls c JOIN entries e ON e.id = c.entry_id WHERE c.session_id = ? ORDER BY e.seq`,
+    ),
+  };
+  return {
+    *insertCallOwner(entryId: string, sessionId: string, owner: Owner) {
+      s.insert.run(entryId, sessionId, owner.pid, owner.pidStart);
+    },
+    // Nothing to extend: renewing only checks that the call is still the owner's.
+    *renewCall(entryId: string, owner: Owner) {
+      return s.holds.get(entryId, owner.pid, owner.pidStart) !== undefined;
+    },
+    *deleteCallOwner(entryId: string) {
+      s.delete.run(entryId);
+    },
+    *callOwners(sessionId?: string) {
+      return (sessionId === undefined ? s.all.all() : s.ofSession.all(sessionId)) as CallOwnerRow[];
+    },
+  };
+}
