@@ -104,6 +104,10 @@ export class PostgresStore implements Store {
   #unit(client: PoolClient): { sql: Sql; tx: Tx } {
     let unit = this.#units.get(client);
     if (!unit) {
+      // A connection the server ends while it is checked out (a failover, pg_terminate_backend) emits 'error' besides
+      // failing its query; the pool listens only while it is idle, and an unheard 'error' ends the process. The failed
+      // query reaches the unit, which closes the connection instead of pooling it.
+      client.on("error", () => undefined);
       const sql = new Sql(client, this.#types, this.#current);
       const tx: Tx = {
         ...sessionsTx(sql),

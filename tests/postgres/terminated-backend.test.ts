@@ -1,0 +1,48 @@
+// A connection the server ends while forkpoint holds it (a failover, pg_terminate_backend, an idle timeout): the unit
+// fails with a typed error, the process lives on, and the handle keeps working on fresh connections.
+import pg from "pg";
+import { describe, expect, it } from "vitest";
+import { DatabaseError, openForkpoint } from "../../src/index.js";
+import { freshPgDatabase, pgServer } from "../fixtures/postgres-database.js";
+
+const url = await pgServer();
+
+describe.skipIf(!url)("a backend terminated mid-unit", () => {
+  it("fails the read with CANNOT_CONNECT, not the process; the next read works", async () => {
+    const database = await freshPgDatabase();
+    const fp = openForkpoint({ postgres: { connectionString: database, max: 2 } });
+    const admin = new pg.Client({ connectionString: database });
+    await admin.connect();
+    try {
+      const s = await fp.createSession({ userId: "u" });
+      await s.append({ role: "user", content: "hello" });
+      // The read waits on a lock, so its connection is checked out when the server ends it.
+      await admin.query("BEGIN");
+      await admin.query("LOCK TABLE entries IN ACCESS EXCLUSIVE MODE");
+      const read = s.history();
+      read.catch(() => undefined);
+      let waiting: number[] = [];
+      while (waiting.length === 0) {
+        await new Promise((r) => setTimeout(r, 20));
+        const { rows } = await admin.query<{ pid: number }>(
+          `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
+        );
+        waiting = rows.map((r) => r.pid);
+      }
+      for (const pid of waiting) await admin.query("SELECT pg_terminate_backend($1)", [pid]);
+      await admin.query("ROLLBACK");
+      const error = await read.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(DatabaseError);
+      expect(error).toMatchObject({ code: "CANNOT_CONNECT" });
+      expect((await s.history()).map((m) => m.content)).toEqual(["hello"]);
+      await s.append({ role: "assistant", content: "still here" });
+      expect(await fp.verify()).toMatchObject({ ok: true });
+    } finally {
+      await admin.end();
+      await fp.close();
+    }
+  });
+});
