@@ -65,7 +65,10 @@ export const listCheckpointsInput = z.strictObject({
   metadata: z
     .record(
       name().max(256, "must be at most 256 characters"),
-      z.union([text(), z.number().finite(), z.boolean(), z.null()], { message: "must be a string, a finite number, a boolean or null" }),
+      // A value is matched as JSON text, where a NUL is an escape: only well-formedness applies to it.
+      z.union([z.string().refine(isWellFormed, malformedIssue), z.number().finite(), z.boolean(), z.null()], {
+        message: "must be a string, a finite number, a boolean or null",
+      }),
     )
     .optional(),
   limit: z.number().int().min(1).max(1000).optional(),
@@ -194,6 +197,11 @@ function findMalformed(
   for (const issue of issues) {
     const path = [...prefix, ...issue.path];
     if (issue.code === "custom" && issue.params?.code === MALFORMED) return { path, message: issue.message };
+    // A record's key: its own checks' issues, at the key's path.
+    if (issue.code === "invalid_key") {
+      const found = findMalformed(issue.issues, path);
+      if (found) return found;
+    }
     if (issue.code === "invalid_union") {
       for (const branch of issue.errors) {
         const found = findMalformed(branch, path);

@@ -218,8 +218,17 @@ describe("a NUL in a plain-text field is refused the same way on every store; in
     expect(await session.getState()).toEqual({ s: "\0" });
     expect(result).toEqual({ t: "\0" });
     expect((await session.toolTrack()).map((t) => [t.args, t.result])).toEqual([[{ t: "\0" }, { t: "\0" }]]);
+    // Checkpoint metadata: a NUL key is stored but not indexed (filters name plain-text keys); a NUL value filters.
+    const cp = await session.checkpoint({ metadata: { "k\0": 1, tag: "a\0" } });
+    expect((await session.restore(cp.id)).checkpoint.metadata).toEqual({ "k\0": 1, tag: "a\0" });
+    expect((await fp.listCheckpoints({ userId: "alice", metadata: { tag: "a\0" } })).items.map((c) => c.id)).toEqual([cp.id]);
+    await expect(fp.listCheckpoints({ userId: "alice", metadata: { "k\0": 1 } })).rejects.toMatchObject({ code: "MALFORMED_TEXT" });
     expect((await fp.verify({ sessionId: session.id })).ok).toBe(true);
+    const doc = await fp.exportSession(session.id, { userId: "alice" });
     await fp.deleteSession(session.id, { userId: "alice" });
+    const imported = await fp.importSession(doc, { userId: "alice" });
+    expect((await fp.listCheckpoints({ userId: "alice", metadata: { tag: "a\0" } })).items).toHaveLength(1);
+    await fp.deleteSession(imported.id, { userId: "alice" });
   });
 });
 

@@ -70,7 +70,10 @@ export interface CheckpointNameStats {
   lastAt: number;
 }
 
-/** Top-level metadata values longer than this (as JSON text), and longer keys, are not indexed for filtering. */
+/**
+ * Top-level metadata values longer than this (as JSON text), and longer keys, are not indexed for filtering; nor are
+ * keys holding a NUL, which the index stores as plain text (a filter cannot name one: filters take plain text).
+ */
 export const MAX_INDEXED_METADATA = 256;
 
 /** The `[key, JSON text of the value]` pairs of a checkpoint's metadata that the metadata index holds: scalars only. */
@@ -80,7 +83,7 @@ export function indexedMetadata(metadata: string | null): [string, string][] {
   for (const [key, value] of Object.entries(JSON.parse(metadata) as Record<string, unknown>)) {
     if (value !== null && typeof value === "object") continue;
     const text = JSON.stringify(value);
-    if (key.length <= MAX_INDEXED_METADATA && text.length <= MAX_INDEXED_METADATA) pairs.push([key, text]);
+    if (key.length <= MAX_INDEXED_METADATA && text.length <= MAX_INDEXED_METADATA && !key.includes("\0")) pairs.push([key, text]);
   }
   return pairs;
 }
