@@ -45,8 +45,9 @@ export class PostgresStore implements Store {
   readonly #units = new WeakMap<PoolClient, { sql: Sql; tx: Tx }>();
   /** Sessions' current state as this store last wrote it: a write unit starts from it, checked by the server. */
   readonly #current = new CurrentCache();
-  /** Read units' COMMITs still on their way (see `#transaction`): `close` waits for them. */
-  readonly #trailing = new Set<Promise<void>>();
+  /** Connections asked for or held by units (a read's trailing COMMIT included): `close` waits until none is. */
+  #holds = 0;
+  #released: (() => void) | undefined;
   /** Opened read-only: write units are refused before they reach the server, and the schema is checked, not migrated. */
   readonly #readonly: boolean;
   #closed = false;
@@ -91,14 +92,27 @@ export class PostgresStore implements Store {
     return false;
   }
 
+  /** A connection for a unit, given back with `#release`. Units that asked before `close` get theirs and finish. */
   async #connect(): Promise<PoolClient> {
     if (this.#closed) throw new DatabaseError("CLOSED", "the forkpoint database is closed");
-    await this.#ready;
+    this.#holds++;
     try {
+      await this.#ready;
       return await this.pool.connect();
     } catch (error) {
+      this.#let();
       throw translate(error);
     }
+  }
+
+  /** Gives a connection back to the pool (closing it when it was lost). */
+  #release(client: PoolClient, lost?: Error): void {
+    client.release(lost);
+    this.#let();
+  }
+
+  #let(): void {
+    if (--this.#holds === 0) this.#released?.();
   }
 
   #unit(client: PoolClient): { sql: Sql; tx: Tx } {
@@ -159,19 +173,17 @@ export class PostgresStore implements Store {
         if (attempt < RETRIES && isRetryable(error)) continue;
         throw translate(error);
       } finally {
-        if (!trailing) client.release(lost);
+        if (!trailing) this.#release(client, lost);
       }
     }
   }
 
   /** Ends a read unit in the background: its COMMIT, then the connection released (closed if it was lost). */
   #trail(client: PoolClient, sql: Sql): void {
-    const done = sql.commit().then(
-      () => client.release(),
-      (error: unknown) => client.release(error instanceof Error ? error : new Error(String(error))),
+    void sql.commit().then(
+      () => this.#release(client),
+      (error: unknown) => this.#release(client, error instanceof Error ? error : new Error(String(error))),
     );
-    this.#trailing.add(done);
-    void done.then(() => this.#trailing.delete(done));
   }
 
   /**
@@ -218,7 +230,7 @@ export class PostgresStore implements Store {
       if (isConnectionLoss(error)) lost = error as Error;
       throw translate(error);
     } finally {
-      client.release(lost);
+      this.#release(client, lost);
     }
   }
 
@@ -226,9 +238,11 @@ export class PostgresStore implements Store {
   close(): Promise<void> {
     if (this.#closing) return this.#closing;
     this.#closed = true;
+    // Units already under way (waiting for a connection included) finish on the open pool; new ones are CLOSED.
+    const idle = this.#holds === 0 ? Promise.resolve() : new Promise<void>((resolve) => (this.#released = resolve));
     this.#closing = this.#ready
       .catch(() => undefined)
-      .then(() => Promise.all(this.#trailing))
+      .then(() => idle)
       .then(() => (this.#owned ? this.pool.end() : undefined));
     return this.#closing;
   }
@@ -273,7 +287,7 @@ export class PostgresStore implements Store {
       await client.query("ROLLBACK").catch(() => undefined);
       throw translate(error);
     } finally {
-      client.release();
+      this.#release(client);
     }
   }
 
@@ -285,7 +299,7 @@ export class PostgresStore implements Store {
     } catch (error) {
       throw translate(error);
     } finally {
-      client.release();
+      this.#release(client);
     }
   }
 }
