@@ -13,6 +13,8 @@ type Mode =
   | "create";
 
 const missing = (path: string) => new CliError(`no database at ${path} (give --db or FORKPOINT_DB; only import and demo create one)`);
+const noSchema = (url: string) =>
+  new CliError(`no forkpoint database at ${url}: it has no forkpoint schema (only import and demo create one)`);
 
 /** Opens the database in `mode` with the `--tools` module's tools, runs `fn`, and closes it. */
 export async function withForkpoint<T>(
@@ -31,11 +33,38 @@ export async function withForkpoint<T>(
   const { openForkpoint } = await import("../index.js");
   // A read-only open leaves a database at rest as it found it (its close gives back the -wal and -shm files); on
   // PostgreSQL it writes nothing (no migration, no recovery).
+  // A writable open migrates: on PostgreSQL, a database without forkpoint's schema (the app's, or a mistyped name)
+  // is refused first, as a missing file is, unless the command creates one.
+  if (postgres !== undefined && mode === "write") await assertForkpointDatabase(openForkpoint, postgres);
   const store = postgres === undefined ? { path } : { postgres };
   const fp = openForkpoint({ ...store, readonly: mode === "read", ...(tools.length > 0 ? { tools } : {}) });
   try {
     return await fn(fp);
   } finally {
     await fp.close();
+  }
+}
+
+/** Throws the "no database" usage error unless `postgres` holds forkpoint's schema (read through a read-only handle). */
+async function assertForkpointDatabase(open: typeof import("../index.js").openForkpoint, postgres: string): Promise<void> {
+  const reader = open({ postgres, readonly: true });
+  try {
+    await reader.listUsers({ limit: 1 });
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "NOT_A_DATABASE") throw noSchema(redacted(postgres));
+    throw error;
+  } finally {
+    await reader.close();
+  }
+}
+
+/** A connection string fit for a message: its password left out. */
+function redacted(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "the PostgreSQL database";
   }
 }

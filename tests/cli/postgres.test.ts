@@ -64,6 +64,24 @@ describe.skipIf(!(await pgServer()))("forkpoint --postgres", () => {
     }
   });
 
+  it("refuses write commands on a database without forkpoint's schema, creating nothing (as a missing file)", async () => {
+    const url = await freshPgDatabase();
+    for (const verb of [["prune"], ["recover"], ["delete", "ses_x", "-u", "x"], ["rollback", "ses_x", "cp_x", "-u", "x"]]) {
+      const r = await runInProcess(["--postgres", url, ...verb]);
+      expect(r.status, verb[0]).toBe(1);
+      expect(r.stderr, verb[0]).toContain("no forkpoint schema");
+    }
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      expect(
+        (await admin.query(`SELECT count(*)::int AS n FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')`)).rows,
+      ).toEqual([{ n: 0 }]);
+    } finally {
+      await admin.end();
+    }
+  });
+
   it("refuses --db with --postgres as a usage error", async () => {
     const r = await runInProcess(["--db", "/tmp/x.db", "--postgres", "postgres://127.0.0.1:1/x", "sessions", "-u", "ann"]);
     expect(r.status).not.toBe(0);
