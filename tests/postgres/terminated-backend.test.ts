@@ -1,5 +1,5 @@
-// A connection the server ends while forkpoint holds it (a failover, pg_terminate_backend, an idle timeout): the unit
-// fails with a typed error, the process lives on, and the handle keeps working on fresh connections.
+// A unit the server ends: its connection terminated while forkpoint holds it (a failover, pg_terminate_backend), or a
+// statement past the app's statement_timeout. The unit fails with a typed error, the process lives on, the handle works.
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { DatabaseError, openForkpoint } from "../../src/index.js";
@@ -40,6 +40,24 @@ describe.skipIf(!url)("a backend terminated mid-unit", () => {
       expect((await s.history()).map((m) => m.content)).toEqual(["hello"]);
       await s.append({ role: "assistant", content: "still here" });
       expect(await fp.verify()).toMatchObject({ ok: true });
+    } finally {
+      await admin.end();
+      await fp.close();
+    }
+  });
+
+  it("a statement ended by the app's statement_timeout is TIMEOUT, not lock contention", async () => {
+    const database = await freshPgDatabase();
+    const fp = openForkpoint({ postgres: { connectionString: database, statement_timeout: 200 } });
+    const admin = new pg.Client({ connectionString: database });
+    await admin.connect();
+    try {
+      const s = await fp.createSession({ userId: "u" });
+      await admin.query("BEGIN");
+      await admin.query("LOCK TABLE entries IN ACCESS EXCLUSIVE MODE");
+      await expect(s.history()).rejects.toMatchObject({ name: "DatabaseError", code: "TIMEOUT" });
+      await admin.query("ROLLBACK");
+      expect(await s.history()).toEqual([]);
     } finally {
       await admin.end();
       await fp.close();

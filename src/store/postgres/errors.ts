@@ -21,7 +21,12 @@ export function translate(error: unknown): unknown {
   // Text the API's checks let through that the server cannot store (U+0000 is refused before a unit starts).
   if (code === "22021" || code === "22P05") return new ValidationError("text", `cannot be stored as text: ${message}`, "MALFORMED_TEXT");
   if (code === "25006") return new DatabaseError("READ_ONLY", "the database is read-only: writes are refused", { cause: error });
-  if (code === "55P03" || code === "57014" || code === "40P01" || code === "40001") {
+  // A statement_timeout (or a cancel request) is not contention: the app's own limit ended the statement.
+  if (code === "57014")
+    return new DatabaseError("TIMEOUT", `the statement was canceled (statement_timeout, or a cancel request): ${message}`, {
+      cause: error,
+    });
+  if (code === "55P03" || code === "40P01" || code === "40001") {
     return new DatabaseError("BUSY", `the database stayed locked by another writer: ${message}`, { cause: error });
   }
   if (code.startsWith("08") || code === "57P01" || code === "57P02" || code === "57P03" || code === "53300") {
