@@ -8,7 +8,7 @@ import { progressReporter } from "../progress.js";
 export function pruneCommand(program: Command, cli: Cli): void {
   const command = program
     .command("prune")
-    .description("delete expired checkpoints and unreferenced data, then give the space back (vacuum)")
+    .description("delete expired checkpoints and unreferenced data, then vacuum (SQLite gives the space back; PostgreSQL reuses it)")
     .option("-s, --session <sessionId>", "one session's checkpoints and journals only")
     .option("--no-vacuum", "do not rebuild the file");
   examples(command, ["forkpoint prune", "forkpoint prune --no-vacuum -s s_abc"]);
