@@ -1,29 +1,10 @@
-// The PostgreSQL schema (drizzle pg-core), table by table the SQLite one's. drizzle-kit generates drizzle/postgres/ from it.
+// The PostgreSQL schema (drizzle pg-core), table by table the SQLite one's. drizzle-kit generates drizzle/postgres/ from it
+// (and from the LangGraph tables it re-exports from schema-langgraph.ts).
 import { sql } from "drizzle-orm";
-import {
-  bigint,
-  boolean,
-  customType,
-  doublePrecision,
-  index,
-  integer,
-  pgTable,
-  primaryKey,
-  unique,
-  uniqueIndex,
-} from "drizzle-orm/pg-core";
+import { boolean, index, integer, pgTable, primaryKey, unique, uniqueIndex } from "drizzle-orm/pg-core";
+import { bytea, seq, text, time } from "./column-types.js";
 
-/**
- * Text compared byte by byte, as SQLite compares it: ids, user ids and LangGraph checkpoint ids sort and page the same
- * on both stores whatever the database's locale (and their indexes serve those orders).
- */
-const text = customType<{ data: string; driverData: string }>({ dataType: () => 'text COLLATE "C"' });
-/** Buffers (file contents, LangGraph's serialized values, entry hashes) as they are. */
-const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => "bytea" });
-/** Times: JS numbers in ms with µs fractions. float8 round-trips a JS double exactly (they feed hash chains). */
-const time = (name: string) => doublePrecision(name);
-/** Row numbers and ids that only grow, read back as JS numbers (the store parses int8). */
-const seq = (name: string) => bigint(name, { mode: "number" });
+export * from "./schema-langgraph.js";
 
 /** External sessions: a user's conversation. `current_branch_id` is its only mutable pointer (like git's HEAD). */
 export const sessions = pgTable(
@@ -389,68 +370,3 @@ export const checkpointFiles = pgTable("checkpoint_files", {
   dir: text("dir").notNull(),
   exclude: text("exclude").notNull(),
 });
-
-/** LangGraph threads (`ForkpointSaver`): each (thread, namespace) of a user is one forkpoint session. */
-export const lgThreads = pgTable(
-  "lg_threads",
-  {
-    userId: text("user_id").notNull(),
-    threadId: text("thread_id").notNull(),
-    checkpointNs: text("checkpoint_ns").notNull(),
-    sessionId: text("session_id")
-      .notNull()
-      .references(() => sessions.id),
-    startCheckpointId: text("start_checkpoint_id").notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.userId, t.threadId, t.checkpointNs] }), uniqueIndex("lg_threads_session").on(t.sessionId)],
-);
-
-/** LangGraph checkpoints: the serialized checkpoint without its channel values. */
-export const lgCheckpoints = pgTable(
-  "lg_checkpoints",
-  {
-    sessionId: text("session_id").notNull(),
-    checkpointId: text("checkpoint_id").notNull(),
-    parentCheckpointId: text("parent_checkpoint_id"),
-    fpCheckpointId: text("fp_checkpoint_id")
-      .notNull()
-      .references(() => checkpoints.id),
-    type: text("type").notNull(),
-    checkpoint: bytea("checkpoint").notNull(),
-    metadataType: text("metadata_type").notNull(),
-    metadata: bytea("metadata").notNull(),
-    /** JSON of the messages channel's version that the forkpoint checkpoint's messages are (null: none are). */
-    messagesVersion: text("messages_version"),
-  },
-  (t) => [primaryKey({ columns: [t.sessionId, t.checkpointId] })],
-);
-
-/** LangGraph channel values other than the mirrored messages, once per (channel, version) of a thread. */
-export const lgBlobs = pgTable(
-  "lg_blobs",
-  {
-    sessionId: text("session_id").notNull(),
-    channel: text("channel").notNull(),
-    /** JSON of the version (a number or a string). */
-    version: text("version").notNull(),
-    type: text("type").notNull(),
-    value: bytea("value").notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.sessionId, t.channel, t.version] })],
-);
-
-/** LangGraph pending writes: what a task wrote after a checkpoint, before the next one. */
-export const lgWrites = pgTable(
-  "lg_writes",
-  {
-    sessionId: text("session_id").notNull(),
-    checkpointId: text("checkpoint_id").notNull(),
-    taskId: text("task_id").notNull(),
-    idx: integer("idx").notNull(),
-    channel: text("channel").notNull(),
-    type: text("type").notNull(),
-    value: bytea("value").notNull(),
-    taskPath: text("task_path").notNull().default(""),
-  },
-  (t) => [primaryKey({ columns: [t.sessionId, t.checkpointId, t.taskId, t.idx] })],
-);
