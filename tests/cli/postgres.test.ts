@@ -7,6 +7,21 @@ import { dumpStore } from "../fixtures/backend.js";
 import { freshPgDatabase, pgServer } from "../fixtures/postgres-database.js";
 import { runInProcess } from "./in-process.js";
 
+/** How many tables the database at `url` holds, outside PostgreSQL's own catalogs. */
+async function tablesIn(url: string): Promise<{ n: number }[]> {
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    return (
+      await admin.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')`,
+      )
+    ).rows;
+  } finally {
+    await admin.end();
+  }
+}
+
 describe.skipIf(!(await pgServer()))("forkpoint --postgres", () => {
   it("lists, reads, rolls back and verifies a session on PostgreSQL; reads leave the database as it was", async () => {
     const url = await freshPgDatabase();
@@ -53,15 +68,7 @@ describe.skipIf(!(await pgServer()))("forkpoint --postgres", () => {
     const fp = openForkpoint({ postgres: url, readonly: true });
     await expect(fp.listSessions({ userId: "ann" })).rejects.toMatchObject({ name: "DatabaseError", code: "NOT_A_DATABASE" });
     await fp.close();
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    try {
-      expect(
-        (await admin.query(`SELECT count(*)::int AS n FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')`)).rows,
-      ).toEqual([{ n: 0 }]);
-    } finally {
-      await admin.end();
-    }
+    expect(await tablesIn(url)).toEqual([{ n: 0 }]);
   });
 
   it("refuses write commands on a database without forkpoint's schema, creating nothing (as a missing file)", async () => {
@@ -71,15 +78,7 @@ describe.skipIf(!(await pgServer()))("forkpoint --postgres", () => {
       expect(r.status, verb[0]).toBe(1);
       expect(r.stderr, verb[0]).toContain("no forkpoint schema");
     }
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    try {
-      expect(
-        (await admin.query(`SELECT count(*)::int AS n FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')`)).rows,
-      ).toEqual([{ n: 0 }]);
-    } finally {
-      await admin.end();
-    }
+    expect(await tablesIn(url)).toEqual([{ n: 0 }]);
   });
 
   it("refuses --db with --postgres as a usage error", async () => {

@@ -46,37 +46,31 @@ describe("ForkpointSaver and lone surrogates", () => {
 
   it("refuses lone surrogates in the ids the saver stores as text: thread, namespace, checkpoint, task, channel", async () => {
     const { fp, path } = dbs.open();
-    const saver = new ForkpointSaver(fp);
-    const cp = (id: string) => ({ v: 4, id, ts: new Date().toISOString(), channel_values: {}, channel_versions: {}, versions_seen: {} });
-    const meta = { source: "input" as const, step: -1, parents: {} };
     const before = await dumpOf(path);
-    const refusals = [
-      saver.put({ configurable: { thread_id: "a\ud800" } }, cp("1"), meta, {}),
-      saver.put({ configurable: { thread_id: "a", checkpoint_ns: "\udc00" } }, cp("1"), meta, {}),
-      saver.put({ configurable: { thread_id: "a" } }, cp("x\ud800"), meta, {}),
-      saver.put({ configurable: { thread_id: "a" } }, { ...cp("1"), channel_values: { "c\ud800": 1 } }, meta, { "c\ud800": 1 }),
-      saver.putWrites({ configurable: { thread_id: "a", checkpoint_id: "1" } }, [["c", 1]], "task\ud800"),
-      saver.putWrites({ configurable: { thread_id: "a", checkpoint_id: "1" } }, [["c\ud800", 1]], "task"),
-    ];
+    const refusals = saverRefusals(new ForkpointSaver(fp), "\ud800", "\udc00");
     for (const r of refusals) await expect(r).rejects.toMatchObject({ code: "MALFORMED_TEXT" });
     expect(await dumpOf(path)).toEqual(before);
   });
 
   it("refuses a NUL in those ids alike on every store (PostgreSQL's text cannot hold one)", async () => {
     const { fp, path } = dbs.open();
-    const saver = new ForkpointSaver(fp);
-    const cp = (id: string) => ({ v: 4, id, ts: new Date().toISOString(), channel_values: {}, channel_versions: {}, versions_seen: {} });
-    const meta = { source: "input" as const, step: -1, parents: {} };
     const before = await dumpOf(path);
-    const refusals = [
-      saver.put({ configurable: { thread_id: "a\0" } }, cp("1"), meta, {}),
-      saver.put({ configurable: { thread_id: "a", checkpoint_ns: "\0" } }, cp("1"), meta, {}),
-      saver.put({ configurable: { thread_id: "a" } }, cp("x\0"), meta, {}),
-      saver.put({ configurable: { thread_id: "a" } }, { ...cp("1"), channel_values: { "c\0": 1 } }, meta, { "c\0": 1 }),
-      saver.putWrites({ configurable: { thread_id: "a", checkpoint_id: "1" } }, [["c", 1]], "task\0"),
-      saver.putWrites({ configurable: { thread_id: "a", checkpoint_id: "1" } }, [["c\0", 1]], "task"),
-    ];
+    const refusals = saverRefusals(new ForkpointSaver(fp), "\0", "\0");
     for (const r of refusals) await expect(r).rejects.toMatchObject({ code: "MALFORMED_TEXT", message: expect.stringContaining("NUL") });
     expect(await dumpOf(path)).toEqual(before);
   });
 });
+
+/** A put or putWrites with `x` in each id the saver stores as text (`ns` in the namespace), each a promise. */
+function saverRefusals(saver: ForkpointSaver, x: string, ns: string): Promise<unknown>[] {
+  const cp = (id: string) => ({ v: 4, id, ts: new Date().toISOString(), channel_values: {}, channel_versions: {}, versions_seen: {} });
+  const meta = { source: "input" as const, step: -1, parents: {} };
+  return [
+    saver.put({ configurable: { thread_id: `a${x}` } }, cp("1"), meta, {}),
+    saver.put({ configurable: { thread_id: "a", checkpoint_ns: ns } }, cp("1"), meta, {}),
+    saver.put({ configurable: { thread_id: "a" } }, cp(`x${x}`), meta, {}),
+    saver.put({ configurable: { thread_id: "a" } }, { ...cp("1"), channel_values: { [`c${x}`]: 1 } }, meta, { [`c${x}`]: 1 }),
+    saver.putWrites({ configurable: { thread_id: "a", checkpoint_id: "1" } }, [["c", 1]], `task${x}`),
+    saver.putWrites({ configurable: { thread_id: "a", checkpoint_id: "1" } }, [[`c${x}`, 1]], "task"),
+  ];
+}
