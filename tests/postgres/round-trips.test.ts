@@ -7,6 +7,7 @@
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { openForkpoint } from "../../src/index.js";
+import { tempDir, writeFileTool } from "../fixtures/file-tools.js";
 import { freshPgDatabase, pgServer } from "../fixtures/postgres-database.js";
 
 const url = await pgServer();
@@ -125,6 +126,32 @@ describe.skipIf(!url)("round trips on PostgreSQL", () => {
       expect(await fp.verify()).toMatchObject({ ok: true });
     } finally {
       await other.close();
+      await fp.close();
+      await pool.end();
+    }
+  });
+
+  it("a move on a session with tools reads its running moves and calls in one statement", async () => {
+    const pool = new pg.Pool({ connectionString: await freshPgDatabase(), max: 2 });
+    const sent: string[] = [];
+    pool.on("connect", (client) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+      (client as unknown as { query: unknown }).query = (config: unknown, ...rest: unknown[]) => {
+        sent.push(typeof config === "string" ? config : (config as { text: string }).text);
+        return query(config, ...rest);
+      };
+    });
+    const fp = openForkpoint({ postgres: pool, tools: [writeFileTool()] });
+    try {
+      const s = await fp.createSession({ userId: "u" });
+      const cp = await s.checkpoint({ name: "before" });
+      await s.invoke("write_file", { path: `${tempDir("forkpoint-pg-trips-")}/a.txt`, text: "a" });
+      sent.length = 0;
+      expect((await s.rollback(cp.id)).undone).toHaveLength(1);
+      const activity = sent.filter((t) => /\bFROM (moves|running_calls)\b/.test(t) && /^\s*SELECT/.test(t));
+      expect(activity).toHaveLength(1);
+      expect(activity[0]).toMatch(/FROM moves WHERE status = 'running'.*FROM running_calls/s);
+    } finally {
       await fp.close();
       await pool.end();
     }

@@ -4,7 +4,7 @@ import { ConflictError, ValidationError } from "../../models/errors.js";
 import { newId } from "../../models/ids.js";
 import { moveOptions, parseOptions, type MoveOptions } from "../../models/inputs.js";
 import type { ToolInvocation } from "../../models/types.js";
-import type { SessionRow, Step, Tx } from "../../store/port/index.js";
+import type { CallOwnerRow, Owner, SessionRow, Step, Tx } from "../../store/port/index.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
 import { ownedCurrent, ownedSession } from "../core/owned.js";
 import { toBranch } from "../core/rows.js";
@@ -189,10 +189,7 @@ function* moveConversationUnit(
   o: MoveOptions,
 ) {
   const session = yield* ownedSession(tx, ref.id, ref.userId);
-  if (session.hasTools) {
-    yield* refuseConcurrentMove(ctx, tx, session.id);
-    yield* refuseLiveCalls(ctx, tx, session.id);
-  }
+  if (session.hasTools) yield* refuseActivity(ctx, tx, session.id);
   const base = yield* prepare(tx, session);
   // A session that never recorded a tool call has no world to move: skip reading the lineages.
   const computed = session.hasTools ? yield* computePlan(ctx, tx, session, base.target) : NOTHING_TO_MOVE;
@@ -243,7 +240,10 @@ function* moveConversationUnit(
  * twice, and a tool call journaled now would land on the branch being left, outside the move's plan.
  */
 export function* refuseConcurrentMove(ctx: EngineContext, tx: Tx, sessionId: string): Step<void> {
-  const running = yield* tx.runningMoves(sessionId);
+  refuseMoves(yield* tx.runningMoves(sessionId));
+}
+
+function refuseMoves(running: readonly (Owner & { id: string })[]): void {
   if (running.length === 0) return;
   throw new ConflictError(
     `a move of this session is under way (${running.map((m) => `${m.id}, process ${m.pid}`).join("; ")}); ` +
@@ -259,11 +259,22 @@ export function* refuseConcurrentMove(ctx: EngineContext, tx: Tx, sessionId: str
  * process, a lease run out) is what a move reports as `unknown`.
  */
 export function* refuseLiveCalls(ctx: EngineContext, tx: Tx, sessionId: string): Step<void> {
-  const live = (yield* tx.callOwners(sessionId)).filter((c) => callMayRun(ctx.ownership, c));
+  refuseCalls(ctx, yield* tx.callOwners(sessionId));
+}
+
+function refuseCalls(ctx: EngineContext, owners: readonly CallOwnerRow[]): void {
+  const live = owners.filter((c) => callMayRun(ctx.ownership, c));
   if (live.length === 0) return;
   throw new ConflictError(
     `a tool call of this session is running (${live.map((c) => `${JSON.stringify(c.tool)} ${c.entryId}, process ${c.pid}`).join("; ")}); ` +
       "try again when it ends",
     "CALL_IN_PROGRESS",
   );
+}
+
+/** Both refusals above from one read of the session's activity (one round trip on a network store). */
+function* refuseActivity(ctx: EngineContext, tx: Tx, sessionId: string): Step<void> {
+  const { moves, calls } = yield* tx.activity(sessionId);
+  refuseMoves(moves);
+  refuseCalls(ctx, calls);
 }

@@ -11,6 +11,12 @@ export interface CallOwnerRow extends Owner {
   leaseHeld: boolean | null;
 }
 
+/** What may be changing a session's world now: its running moves (by id and owner) and its running calls' owners. */
+export interface SessionActivity {
+  moves: (Owner & { id: string })[];
+  calls: CallOwnerRow[];
+}
+
 export interface CallsTx {
   /** Records who runs a call journaled in this unit; on lease stores it holds the call for `leaseMs` from now. */
   insertCallOwner(entryId: string, sessionId: string, owner: Owner, leaseMs: number | null): Step<void>;
@@ -23,4 +29,6 @@ export interface CallsTx {
   deleteCallOwner(entryId: string): Step<void>;
   /** The owners of running calls, of one session or of all, oldest call first. */
   callOwners(sessionId?: string): Step<CallOwnerRow[]>;
+  /** A session's running moves (oldest first) and running calls' owners (oldest call first), read together. */
+  activity(sessionId: string): Step<SessionActivity>;
 }

@@ -1,10 +1,20 @@
 // The owners of running tool calls, whose leases PostgreSQL sets and judges by its own clock: the port's CallsTx.
-import type { CallOwnerRow, CallsTx, Owner } from "../port/index.js";
+import type { CallOwnerRow, CallsTx, Owner, SessionActivity } from "../port/index.js";
 import { DB_NOW_MS } from "./columns.js";
 import type { Sql } from "./sql.js";
 
 const OWNER_COLS = `c.entry_id AS "entryId", c.session_id AS "sessionId", e.tool, c.pid, c.pid_start AS "pidStart",
   c.lease_until > ${DB_NOW_MS} AS "leaseHeld"`;
+
+/** A session's running moves and its calls' owners as one statement (one round trip): `kind` tells them apart. */
+const ACTIVITY = `SELECT 0 AS kind, id, NULL AS "entryId", session_id AS "sessionId", NULL AS tool, pid, pid_start AS "pidStart",
+    NULL::boolean AS "leaseHeld", seq
+  FROM moves WHERE status = 'running' AND session_id = $1
+  UNION ALL
+  SELECT 1, NULL, ${OWNER_COLS}, e.seq FROM running_calls c JOIN entries e ON e.id = c.entry_id WHERE c.session_id = $1
+  ORDER BY kind, seq`;
+
+type ActivityRow = CallOwnerRow & { kind: number; id: string };
 
 // An owner's row leaves every session's current state (branch, head) as it was: writing one keeps what is known of it.
 export function callsTx(sql: Sql): CallsTx {
@@ -34,6 +44,16 @@ export function callsTx(sql: Sql): CallsTx {
             `SELECT ${OWNER_COLS} FROM running_calls c JOIN entries e ON e.id = c.entry_id WHERE c.session_id = $1 ORDER BY e.seq`,
             [sessionId],
           );
+    },
+    *activity(sessionId: string) {
+      const out: SessionActivity = { moves: [], calls: [] };
+      for (const { kind, id, entryId, sessionId: session, tool, pid, pidStart, leaseHeld } of yield* sql.rows<ActivityRow>(ACTIVITY, [
+        sessionId,
+      ])) {
+        if (kind === 0) out.moves.push({ id, pid, pidStart });
+        else out.calls.push({ entryId, sessionId: session, tool, pid, pidStart, leaseHeld });
+      }
+      return out;
     },
   };
 }

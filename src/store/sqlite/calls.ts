@@ -1,6 +1,6 @@
 // The owners of running tool calls: SQLite's statements and the port's CallsTx. Owners here are processes, not leases.
 import type Database from "better-sqlite3";
-import type { CallOwnerRow, CallsTx, Owner } from "../port/index.js";
+import type { CallOwnerRow, CallsTx, Owner, SessionActivity } from "../port/index.js";
 import { prepare } from "./object-rows.js";
 
 const OWNER_COLS = `c.entry_id AS entryId, c.session_id AS sessionId, e.tool, c.pid, c.pid_start AS pidStart, NULL AS leaseHeld`;
@@ -11,6 +11,7 @@ export function callsTx(db: Database.Database): CallsTx {
     holds: prepare(db, `SELECT 1 FROM running_calls WHERE entry_id = ? AND pid = ? AND pid_start IS ?`, "pluck"),
     delete: prepare(db, `DELETE FROM running_calls WHERE entry_id = ?`),
     all: prepare(db, `SELECT ${OWNER_COLS} FROM running_calls c JOIN entries e ON e.id = c.entry_id ORDER BY e.seq`),
+    moves: prepare(db, `SELECT id, pid, pid_start AS pidStart FROM moves WHERE status = 'running' AND session_id = ? ORDER BY seq`),
     ofSession: prepare(
       db,
       `SELECT ${OWNER_COLS} FROM running_calls c JOIN entries e ON e.id = c.entry_id WHERE c.session_id = ? ORDER BY e.seq`,
@@ -29,6 +30,14 @@ export function callsTx(db: Database.Database): CallsTx {
     },
     *callOwners(sessionId?: string) {
       return (sessionId === undefined ? s.all.all() : s.ofSession.all(sessionId)) as CallOwnerRow[];
+    },
+    // Two statements: on an embedded database a statement costs no round trip.
+    *activity(sessionId: string) {
+      const out: SessionActivity = {
+        moves: s.moves.all(sessionId) as SessionActivity["moves"],
+        calls: s.ofSession.all(sessionId) as CallOwnerRow[],
+      };
+      return out;
     },
   };
 }
