@@ -84,4 +84,26 @@ describe.skipIf(!url)("a tool call's lease on PostgreSQL", () => {
     expect({ undone: ids(moved.undone), unknown: ids(moved.unknown) }).toEqual({ undone: [older.id], unknown: [heldCall.id] });
     expect(readOrNull(held)).toBe("held");
   });
+
+  it("that runs out while its server still runs the call: the move reports it unknown; its end is recorded, and the next move undoes it", async () => {
+    const { fp, s, cp, held, older, heldCall, caller, admin } = await liveCallOnAnotherServer(600_000);
+    // As if the server stalled past its lease (a long pause, a partition): the database judges the call's owner gone.
+    await admin.query(`UPDATE running_calls SET lease_until = 0`);
+    const moved = await s.rollback(cp.id);
+    expect({ undone: ids(moved.undone), unknown: ids(moved.unknown) }).toEqual({ undone: [older.id], unknown: [heldCall.id] });
+    expect(readOrNull(held)).toBe("held");
+
+    caller.child.stdin.write("go\n");
+    const { code, stderr, stdout } = await caller.done;
+    expect(code, stderr).toBe(0);
+    expect(stdout).toMatch(/^done /m);
+    const [, ended] = (await s.toolTrack({ branchId: heldCall.branchId })) as [ToolInvocation, ToolInvocation];
+    expect(ended).toMatchObject({ id: heldCall.id, status: "succeeded" });
+    // Its effect is in the world, off the lineage the move went to: the record says so, and the next move undoes it.
+    expect(ended.applied).toBe(true);
+    expect(ids((await s.plan({ checkpointId: cp.id })).undone)).toEqual([heldCall.id]);
+    const again = await s.rollback(cp.id);
+    expect({ undone: ids(again.undone), unknown: ids(again.unknown) }).toEqual({ undone: [heldCall.id], unknown: [] });
+    expect(readOrNull(held)).toBeNull();
+  });
 });
