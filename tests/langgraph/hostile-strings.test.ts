@@ -59,6 +59,27 @@ describe("ForkpointSaver and lone surrogates", () => {
     for (const r of refusals) await expect(r).rejects.toMatchObject({ code: "MALFORMED_TEXT", message: expect.stringContaining("NUL") });
     expect(await dumpOf(path)).toEqual(before);
   });
+
+  it("a NUL inside a checkpoint's metadata (JSON) is stored, read back and filtered on alike on every store", async () => {
+    const { fp } = dbs.open();
+    const saver = new ForkpointSaver(fp);
+    const config = { configurable: { thread_id: "meta", checkpoint_ns: "" } };
+    const checkpoint = { v: 4, id: "1f000000-0000-6000-8000-000000000001", ts: new Date().toISOString(), channel_values: { c: 1 } };
+    const metadata = { source: "input" as const, step: -1, parents: {}, note: "a\0b", "k\0": "\\u0000" };
+    await saver.put(config, { ...checkpoint, channel_versions: { c: 1 }, versions_seen: {} }, metadata, { c: 1 });
+    expect((await saver.getTuple(config))?.metadata).toEqual(metadata);
+    const listed = async (filter: Record<string, unknown>) => {
+      const ids = [];
+      for await (const tuple of saver.list(config, { filter })) ids.push(tuple.checkpoint.id);
+      return ids;
+    };
+    expect(await listed({ source: "input" })).toEqual([checkpoint.id]);
+    expect(await listed({ note: "a\0b" })).toEqual([checkpoint.id]);
+    expect(await listed({ "k\0": "\\u0000" })).toEqual([checkpoint.id]);
+    expect(await listed({ note: "ab" })).toEqual([]);
+    expect(await listed({ note: "a\\u0000b" })).toEqual([]);
+    expect(await listed({ "k\0": "\0" })).toEqual([]);
+  });
 });
 
 /** A put or putWrites with `x` in each id the saver stores as text (`ns` in the namespace), each a promise. */
