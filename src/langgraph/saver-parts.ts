@@ -6,6 +6,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { compareWritesSortKeys, getCheckpointId, writesSortKey, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import { ValidationError } from "../models/errors.js";
 import { idSchema, parseInput } from "../models/inputs.js";
+import { assertPlainText } from "../models/strings.js";
 import type { JsonValue } from "../models/json.js";
 import type { LgThreadRow, LgWriteRow, Step, Tx } from "../store/port/index.js";
 import type { EngineContext } from "../sessions/langgraph-bridge.js";
@@ -68,6 +69,16 @@ export function threadConfig(config: RunnableConfig): { threadId?: string; ns?: 
     ns: typeof c.checkpoint_ns === "string" ? c.checkpoint_ns : undefined,
     checkpointId: typeof checkpointId === "string" && checkpointId !== "" ? checkpointId : undefined,
   };
+}
+
+/**
+ * Refuses (`MALFORMED_TEXT`, as a put does) a thread, namespace or checkpoint id a read is given that no put stores: a
+ * lone surrogate or a NUL. Reads thus answer alike on every store (PostgreSQL's text cannot even be queried with a NUL).
+ */
+export function assertReadNames(names: { threadId?: string; ns?: string; checkpointId?: string }): void {
+  if (names.threadId !== undefined) assertPlainText(names.threadId, "config.configurable.thread_id");
+  if (names.ns !== undefined) assertPlainText(names.ns, "config.configurable.checkpoint_ns");
+  if (names.checkpointId !== undefined) assertPlainText(names.checkpointId, "config.configurable.checkpoint_id");
 }
 
 /**

@@ -1,11 +1,13 @@
 // Lone surrogates (half of a UTF-16 pair) through ForkpointSaver: refused with the engine's rule (ValidationError, code
 // MALFORMED_TEXT) before anything is written, so the hash chain stays whole and the thread resumes after a reopen.
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import type { CheckpointListOptions } from "@langchain/langgraph-checkpoint";
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "../../src/index.js";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
 import { tempDatabases } from "../helpers.js";
-import { echoGraph, texts } from "./helpers.js";
+import { echoGraph, say, texts } from "./helpers.js";
 import { dumpOf } from "../fixtures/backend.js";
 
 const dbs = tempDatabases();
@@ -57,6 +59,33 @@ describe("ForkpointSaver and lone surrogates", () => {
     const before = await dumpOf(path);
     const refusals = saverRefusals(new ForkpointSaver(fp), "\0", "\0");
     for (const r of refusals) await expect(r).rejects.toMatchObject({ code: "MALFORMED_TEXT", message: expect.stringContaining("NUL") });
+    expect(await dumpOf(path)).toEqual(before);
+  });
+
+  it("refuses those ids in reads alike on every store too: getTuple, list and deleteThread", async () => {
+    const { fp, path } = dbs.open();
+    const saver = new ForkpointSaver(fp);
+    await echoGraph(saver).invoke(say("one"), thread);
+    const before = await dumpOf(path);
+    const all = async (config: RunnableConfig, options?: CheckpointListOptions) => {
+      const out = [];
+      for await (const tuple of saver.list(config, options)) out.push(tuple);
+      return out;
+    };
+    for (const x of ["\0", "\ud800"]) {
+      const refused: [() => Promise<unknown>, string][] = [
+        [() => saver.getTuple({ configurable: { thread_id: `t${x}` } }), "config.configurable.thread_id"],
+        [() => saver.getTuple({ configurable: { thread_id: "t", checkpoint_ns: x } }), "config.configurable.checkpoint_ns"],
+        [() => saver.getTuple({ configurable: { thread_id: "t", checkpoint_id: `1${x}` } }), "config.configurable.checkpoint_id"],
+        [() => all({ configurable: { thread_id: `t${x}` } }), "config.configurable.thread_id"],
+        [
+          () => all({ configurable: { thread_id: "t" } }, { before: { configurable: { checkpoint_id: `1${x}` } } }),
+          "before.configurable.checkpoint_id",
+        ],
+        [() => saver.deleteThread(`t${x}`), "threadId"],
+      ];
+      for (const [call, field] of refused) await expect(call()).rejects.toMatchObject({ code: "MALFORMED_TEXT", field });
+    }
     expect(await dumpOf(path)).toEqual(before);
   });
 
