@@ -81,9 +81,9 @@ describe.skipIf(!(await pgServer()))("forkpoint --postgres", () => {
     expect(await tablesIn(url)).toEqual([{ n: 0 }]);
   });
 
-  it("refuses --db with --postgres as a usage error", async () => {
+  it("refuses --db with --postgres as a usage error (exit 2)", async () => {
     const r = await runInProcess(["--db", "/tmp/x.db", "--postgres", "postgres://127.0.0.1:1/x", "sessions", "-u", "ann"]);
-    expect(r.status).not.toBe(0);
+    expect(r.status).toBe(2);
     expect(r.stderr).toContain("--db or --postgres");
   });
 });
