@@ -1,7 +1,7 @@
 // openForkpoint's options: the store (a SQLite file, a PostgreSQL database, or any store), tools, policies, limits.
 import { z } from "zod";
 import { autoCheckpointPolicy } from "../../models/inputs.js";
-import { type Limits } from "../../models/limits.js";
+import { MAX_STATE_VERSION, type Limits } from "../../models/limits.js";
 import { loggerSchema, type ForkpointLogger } from "../../models/logger.js";
 import type { Store } from "../../store/port/index.js";
 import type { ToolDefinition } from "../../tools/define-tool.js";
@@ -79,7 +79,7 @@ export const storeSchema = z.custom<Store>(
 /** `stateVersion` and `migrateState`, checked alike at open and per session (`createSession`, `getSession`). */
 function stateSchemaFields() {
   return {
-    stateVersion: z.number().int().min(1).max(1_000_000).optional(),
+    stateVersion: z.number().int().min(1).max(MAX_STATE_VERSION).optional(),
     migrateState: z
       .record(
         z.string().regex(/^[1-9][0-9]*$/, "keys are state versions (1, 2, ...)"),
