@@ -6,6 +6,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { compareWritesSortKeys, getCheckpointId, writesSortKey, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import { ValidationError } from "../models/errors.js";
 import { idSchema, parseInput } from "../models/inputs.js";
+import { DEFAULT_LIMITS } from "../models/limits.js";
 import { assertPlainText } from "../models/strings.js";
 import type { JsonValue } from "../models/json.js";
 import type { LgThreadRow, LgWriteRow, Step, Tx } from "../store/port/index.js";
@@ -69,6 +70,17 @@ export function threadConfig(config: RunnableConfig): { threadId?: string; ns?: 
     ns: typeof c.checkpoint_ns === "string" ? c.checkpoint_ns : undefined,
     checkpointId: typeof checkpointId === "string" && checkpointId !== "" ? checkpointId : undefined,
   };
+}
+
+/**
+ * Refuses what the saver cannot store as one of its keys (a thread, namespace, checkpoint, channel, version or task
+ * id), alike on every store: a lone surrogate or a NUL (`MALFORMED_TEXT`), or more than the engine's ids take
+ * (512 characters): PostgreSQL's B-tree indexes over those keys hold a few kilobytes a row.
+ */
+export function assertSaverKey(text: string, field: string): void {
+  assertPlainText(text, field);
+  const max = DEFAULT_LIMITS.maxStringField;
+  if (text.length > max) throw new ValidationError(field, `must be at most ${max} characters`);
 }
 
 /**

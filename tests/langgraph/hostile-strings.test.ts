@@ -1,6 +1,7 @@
 // Lone surrogates (half of a UTF-16 pair) through ForkpointSaver: refused with the engine's rule (ValidationError, code
 // MALFORMED_TEXT) before anything is written, so the hash chain stays whole and the thread resumes after a reopen.
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { randomBytes } from "node:crypto";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { CheckpointListOptions } from "@langchain/langgraph-checkpoint";
 import { describe, expect, it } from "vitest";
@@ -86,6 +87,37 @@ describe("ForkpointSaver and lone surrogates", () => {
       ];
       for (const [call, field] of refused) await expect(call()).rejects.toMatchObject({ code: "MALFORMED_TEXT", field });
     }
+    expect(await dumpOf(path)).toEqual(before);
+  });
+
+  it("refuses ids past 512 characters alike on every store (PostgreSQL's indexes cannot hold a long one)", async () => {
+    const { fp, path } = dbs.open();
+    const saver = new ForkpointSaver(fp);
+    const long = randomBytes(3000).toString("base64").slice(0, 4000);
+    const cp = (id: string, versions: Record<string, string | number> = { c: 1 }) => ({
+      v: 4,
+      id,
+      ts: new Date().toISOString(),
+      channel_values: Object.fromEntries(Object.keys(versions).map((k) => [k, 1])),
+      channel_versions: versions,
+      versions_seen: {},
+    });
+    const meta = { source: "input" as const, step: -1, parents: {} };
+    await saver.put({ configurable: { thread_id: "ok" } }, cp("1"), meta, { c: 1 });
+    const before = await dumpOf(path);
+    const refused: [() => Promise<unknown>, string][] = [
+      [() => saver.put({ configurable: { thread_id: long } }, cp("1"), meta, { c: 1 }), "config.configurable.thread_id"],
+      [
+        () => saver.put({ configurable: { thread_id: "a", checkpoint_ns: long } }, cp("1"), meta, { c: 1 }),
+        "config.configurable.checkpoint_ns",
+      ],
+      [() => saver.put({ configurable: { thread_id: "a" } }, cp(long), meta, { c: 1 }), "checkpoint.id"],
+      [() => saver.put({ configurable: { thread_id: "a" } }, cp("1", { [long]: 1 }), meta, { [long]: 1 }), "newVersions"],
+      [() => saver.put({ configurable: { thread_id: "a" } }, cp("1", { c: long }), meta, { c: long }), "newVersions.c"],
+      [() => saver.putWrites({ configurable: { thread_id: "ok", checkpoint_id: "1" } }, [["c", 1]], long), "taskId"],
+      [() => saver.putWrites({ configurable: { thread_id: "ok", checkpoint_id: "1" } }, [[long, 1]], "task"), "writes[0][0]"],
+    ];
+    for (const [call, field] of refused) await expect(call()).rejects.toMatchObject({ code: "VALIDATION_ERROR", field });
     expect(await dumpOf(path)).toEqual(before);
   });
 
