@@ -129,4 +129,36 @@ describe.skipIf(!url)("round trips on PostgreSQL", () => {
       await pool.end();
     }
   });
+
+  it("an import (and so a clone) reads as often for 400 entries as for 10: its ids are checked in one statement", async () => {
+    const pool = new pg.Pool({ connectionString: await freshPgDatabase(), max: 2 });
+    /** Reads sent (the inserts are batched by design: a few hundred rows to a statement). */
+    let statements = 0;
+    pool.on("connect", (client) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+      (client as unknown as { query: unknown }).query = (config: unknown, ...rest: unknown[]) => {
+        const text = typeof config === "string" ? config : (config as { text: string }).text;
+        if (/^\s*SELECT\b/i.test(text)) statements++;
+        return query(config, ...rest);
+      };
+    });
+    const fp = openForkpoint({ postgres: pool });
+    try {
+      /** Statements an import of a session of `n` messages takes. */
+      const importOf = async (n: number) => {
+        const s = await fp.createSession({ userId: "u" });
+        await s.append(Array.from({ length: n }, (_, i) => ({ role: "user", content: `m${i}` })));
+        const doc = await fp.exportSession(s.id, { userId: "u" });
+        await fp.deleteSession(s.id, { userId: "u" });
+        statements = 0;
+        await fp.importSession(doc, { userId: "u" });
+        return statements;
+      };
+      const few = await importOf(10);
+      expect(await importOf(400)).toBe(few);
+    } finally {
+      await fp.close();
+      await pool.end();
+    }
+  });
 });
