@@ -26,9 +26,11 @@ export async function* listCheckpoints(
   const metadata = Object.entries(options.filter ?? {})
     .filter(([, v]) => v !== undefined)
     .map(([k, v]): [string, string] => [k, JSON.stringify(v)]);
+  // A limit past any count is none: the stores bind a safe integer (neither takes one past 2^63).
+  const limit = options.limit === undefined ? undefined : Math.min(options.limit, Number.MAX_SAFE_INTEGER);
   const ctx = await parts.engine();
   const rows = await ctx.store.read((tx) =>
-    tx.langgraph.listCheckpoints({ userId, threadId, checkpointNs: ns, checkpointId, before, metadata, limit: options.limit }),
+    tx.langgraph.listCheckpoints({ userId, threadId, checkpointNs: ns, checkpointId, before, metadata, limit }),
   );
   // Checkpoints of one lineage share its verified history (`VerifiedItems`): read and verified once, not once each.
   for (const row of rows) {
