@@ -77,7 +77,7 @@ export class Cli {
 
   /** `--postgres`, else `FORKPOINT_POSTGRES` (unless `--db` names a file): the PostgreSQL database to use instead. */
   get postgresUrl(): string | undefined {
-    if (this.options.postgres !== undefined && this.options.db !== undefined) throw new CliError("give --db or --postgres, not both");
+    if (this.options.postgres !== undefined && this.options.db !== undefined) this.usage("give --db or --postgres, not both");
     return this.options.postgres ?? (this.options.db === undefined ? this.io.env.FORKPOINT_POSTGRES || undefined : undefined);
   }
 

@@ -59,7 +59,7 @@ async function assertForkpointDatabase(open: typeof import("../index.js").openFo
 }
 
 /** A connection string fit for a message: its password left out. */
-function redacted(url: string): string {
+export function redacted(url: string): string {
   try {
     const u = new URL(url);
     if (u.password) u.password = "***";

@@ -5,7 +5,7 @@ import { ValidationError } from "../models/errors.js";
 import type { LgThreadRow, Step, Tx } from "../store/port/index.js";
 import { ownedCurrent, ownedSession } from "../sessions/langgraph-bridge.js";
 import type { CheckpointReader } from "./checkpoint-reader.js";
-import { threadConfig, threadKey, userOf, type SaverParts } from "./saver-parts.js";
+import { assertReadNames, threadConfig, threadKey, userOf, type SaverParts } from "./saver-parts.js";
 import { checkpointAt, pendingAtMovedHead, resolveSynthesized, type PointCheckpoint } from "./thread-head.js";
 
 /**
@@ -17,6 +17,7 @@ export async function getTuple(parts: SaverParts, reader: CheckpointReader, conf
   if (config === null || typeof config !== "object") throw new ValidationError("config", "must be a RunnableConfig object");
   const { threadId, ns = "", checkpointId } = threadConfig(config);
   if (threadId === undefined) return undefined;
+  assertReadNames({ threadId, ns, checkpointId });
   const userId = userOf(parts, config);
   const ctx = await parts.engine();
   const found = await ctx.store.read((tx) => getTupleUnit(tx, userId, threadId, ns, checkpointId));

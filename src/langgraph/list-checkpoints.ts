@@ -3,7 +3,8 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import type { CheckpointListOptions, CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { ValidationError } from "../models/errors.js";
 import type { CheckpointReader } from "./checkpoint-reader.js";
-import { threadConfig, userOf, type SaverParts } from "./saver-parts.js";
+import { assertPlainText } from "../models/strings.js";
+import { assertReadNames, threadConfig, userOf, type SaverParts } from "./saver-parts.js";
 
 /** The checkpoints `config` names (a thread, a namespace, one checkpoint), filtered on metadata, before and limit. */
 export async function* listCheckpoints(
@@ -18,21 +19,18 @@ export async function* listCheckpoints(
     throw new ValidationError("limit", "must be a finite number, 0 or more");
   }
   const { threadId, ns, checkpointId } = threadConfig(config);
+  assertReadNames({ threadId, ns, checkpointId });
+  const before = options.before?.configurable?.checkpoint_id;
+  if (typeof before === "string") assertPlainText(before, "before.configurable.checkpoint_id");
   const userId = userOf(parts, config);
   const metadata = Object.entries(options.filter ?? {})
     .filter(([, v]) => v !== undefined)
     .map(([k, v]): [string, string] => [k, JSON.stringify(v)]);
+  // A limit past any count is none: the stores bind a safe integer (neither takes one past 2^63).
+  const limit = options.limit === undefined ? undefined : Math.min(options.limit, Number.MAX_SAFE_INTEGER);
   const ctx = await parts.engine();
   const rows = await ctx.store.read((tx) =>
-    tx.langgraph.listCheckpoints({
-      userId,
-      threadId,
-      checkpointNs: ns,
-      checkpointId,
-      before: options.before?.configurable?.checkpoint_id,
-      metadata,
-      limit: options.limit,
-    }),
+    tx.langgraph.listCheckpoints({ userId, threadId, checkpointNs: ns, checkpointId, before, metadata, limit }),
   );
   // Checkpoints of one lineage share its verified history (`VerifiedItems`): read and verified once, not once each.
   for (const row of rows) {

@@ -3,11 +3,10 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import type { ChannelVersions, Checkpoint, CheckpointMetadata } from "@langchain/langgraph-checkpoint";
 import { NotFoundError, ValidationError } from "../models/errors.js";
 import { toJsonText } from "../models/json.js";
-import { assertPlainText } from "../models/strings.js";
 import { mirrorOf } from "./mirror-cache.js";
 import { serializeNew, type PreparedPut } from "./put-plan.js";
 import type { PutWriter } from "./put-writer.js";
-import { serializeItems, threadConfig, threadKey, userOf, versionKey, type SaverParts } from "./saver-parts.js";
+import { assertSaverKey, serializeItems, threadConfig, threadKey, userOf, versionKey, type SaverParts } from "./saver-parts.js";
 
 /**
  * Stores `checkpoint` as the next one of its thread after the config's (its parent): at the session's head in one
@@ -26,11 +25,14 @@ export async function putCheckpoint(
   const { threadId, ns = "", checkpointId: parentId = null } = threadConfig(config);
   if (threadId === undefined || threadId === "") throw new ValidationError("config.configurable.thread_id", "is missing");
   if (typeof checkpoint?.id !== "string" || checkpoint.id === "") throw new ValidationError("checkpoint.id", "must be a non-empty string");
-  assertPlainText(threadId, "config.configurable.thread_id");
-  assertPlainText(ns, "config.configurable.checkpoint_ns");
-  if (parentId !== null) assertPlainText(parentId, "config.configurable.checkpoint_id");
-  assertPlainText(checkpoint.id, "checkpoint.id");
-  for (const channel of Object.keys(newVersions ?? {})) assertPlainText(channel, "newVersions");
+  assertSaverKey(threadId, "config.configurable.thread_id");
+  assertSaverKey(ns, "config.configurable.checkpoint_ns");
+  if (parentId !== null) assertSaverKey(parentId, "config.configurable.checkpoint_id");
+  assertSaverKey(checkpoint.id, "checkpoint.id");
+  for (const [channel, version] of Object.entries(newVersions ?? {})) {
+    assertSaverKey(channel, "newVersions");
+    assertSaverKey(versionKey(version), `newVersions.${channel}`);
+  }
   const userId = userOf(parts, config);
   if (checkpoint.channel_values !== undefined && (typeof checkpoint.channel_values !== "object" || checkpoint.channel_values === null)) {
     throw new ValidationError("checkpoint.channel_values", "must be an object");

@@ -5,7 +5,7 @@ import { ValidationError } from "../models/errors.js";
 import { newId } from "../models/ids.js";
 import { assertPlainText } from "../models/strings.js";
 import type { LgWriteRow, Tx, WriteScope } from "../store/port/index.js";
-import { threadConfig, threadKey, userOf, type SaverParts } from "./saver-parts.js";
+import { assertSaverKey, threadConfig, threadKey, userOf, type SaverParts } from "./saver-parts.js";
 import { findThread, startThread, startedElsewhere } from "./threads.js";
 import type { EngineContext } from "../sessions/langgraph-bridge.js";
 
@@ -26,17 +26,17 @@ export async function putWrites(
   if (typeof taskId !== "string") throw new ValidationError("taskId", "must be a string");
   if (typeof taskPath !== "string") throw new ValidationError("taskPath", "must be a string");
   const userId = userOf(parts, config);
-  assertPlainText(threadId, "config.configurable.thread_id");
-  assertPlainText(ns, "config.configurable.checkpoint_ns");
-  assertPlainText(checkpointId, "config.configurable.checkpoint_id");
-  assertPlainText(taskId, "taskId");
+  assertSaverKey(threadId, "config.configurable.thread_id");
+  assertSaverKey(ns, "config.configurable.checkpoint_ns");
+  assertSaverKey(checkpointId, "config.configurable.checkpoint_id");
+  assertSaverKey(taskId, "taskId");
   assertPlainText(taskPath, "taskPath");
   if (!Array.isArray(writes) || !writes.every((w) => Array.isArray(w) && typeof w[0] === "string")) {
     throw new ValidationError("writes", "must be an array of [channel, value] pairs");
   }
   const rows: Omit<LgWriteRow, "sessionId">[] = [];
   for (const [i, [channel, value]] of writes.entries()) {
-    assertPlainText(channel, `writes[${i}][0]`);
+    assertSaverKey(channel, `writes[${i}][0]`);
     const [type, body] = await parts.serde.dumpsTyped(value);
     rows.push({ checkpointId, taskId, idx: WRITES_IDX_MAP[channel] ?? i, channel, type, value: Buffer.from(body), taskPath });
   }

@@ -6,6 +6,8 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { compareWritesSortKeys, getCheckpointId, writesSortKey, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import { ValidationError } from "../models/errors.js";
 import { idSchema, parseInput } from "../models/inputs.js";
+import { DEFAULT_LIMITS } from "../models/limits.js";
+import { assertPlainText } from "../models/strings.js";
 import type { JsonValue } from "../models/json.js";
 import type { LgThreadRow, LgWriteRow, Step, Tx } from "../store/port/index.js";
 import type { EngineContext } from "../sessions/langgraph-bridge.js";
@@ -68,6 +70,27 @@ export function threadConfig(config: RunnableConfig): { threadId?: string; ns?: 
     ns: typeof c.checkpoint_ns === "string" ? c.checkpoint_ns : undefined,
     checkpointId: typeof checkpointId === "string" && checkpointId !== "" ? checkpointId : undefined,
   };
+}
+
+/**
+ * Refuses what the saver cannot store as one of its keys (a thread, namespace, checkpoint, channel, version or task
+ * id), alike on every store: a lone surrogate or a NUL (`MALFORMED_TEXT`), or more than the engine's ids take
+ * (512 characters): PostgreSQL's B-tree indexes over those keys hold a few kilobytes a row.
+ */
+export function assertSaverKey(text: string, field: string): void {
+  assertPlainText(text, field);
+  const max = DEFAULT_LIMITS.maxStringField;
+  if (text.length > max) throw new ValidationError(field, `must be at most ${max} characters`);
+}
+
+/**
+ * Refuses (`MALFORMED_TEXT`, as a put does) a thread, namespace or checkpoint id a read is given that no put stores: a
+ * lone surrogate or a NUL. Reads thus answer alike on every store (PostgreSQL's text cannot even be queried with a NUL).
+ */
+export function assertReadNames(names: { threadId?: string; ns?: string; checkpointId?: string }): void {
+  if (names.threadId !== undefined) assertPlainText(names.threadId, "config.configurable.thread_id");
+  if (names.ns !== undefined) assertPlainText(names.ns, "config.configurable.checkpoint_ns");
+  if (names.checkpointId !== undefined) assertPlainText(names.checkpointId, "config.configurable.checkpoint_id");
 }
 
 /**

@@ -18,3 +18,6 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxStringField: 512,
   maxBatch: 10_000,
 });
+
+/** The highest state schema version (`stateVersion`, and a state's in an imported document): PostgreSQL keeps it in an integer. */
+export const MAX_STATE_VERSION = 1_000_000;

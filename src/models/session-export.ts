@@ -1,7 +1,7 @@
 // The export document of one session (exportSession / importSession): its shape as a type and as a runtime check.
 // Times are milliseconds since the epoch with microsecond resolution, exactly as stored; JSON payloads are values.
 import { z } from "zod";
-import { DEFAULT_LIMITS } from "./limits.js";
+import { DEFAULT_LIMITS, MAX_STATE_VERSION } from "./limits.js";
 import { malformedIssue, wellFormedText } from "./inputs.js";
 import { loneSurrogatePath, type JsonObject, type JsonValue } from "./json.js";
 
@@ -182,7 +182,7 @@ export const sessionExportSchema = z.strictObject({
         .nullable(),
     }),
   ),
-  states: z.array(z.strictObject({ hash, value: json, version: z.number().int().min(1).optional() })),
+  states: z.array(z.strictObject({ hash, value: json, version: z.number().int().min(1).max(MAX_STATE_VERSION).optional() })),
   checkpoints: z.array(
     z.strictObject({
       id,

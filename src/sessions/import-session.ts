@@ -162,9 +162,11 @@ function* importSessionUnit(
 
 /** Import keeps ids: one that already exists in this database refuses the whole document. */
 export function* refuseExistingIds(tx: Tx, doc: SessionExport): Step<void> {
-  let taken: string | undefined = (yield* tx.getSession(doc.session.id)) ? doc.session.id : undefined;
-  for (const b of doc.branches) if (!taken && (yield* tx.getBranch(b.id))) taken = b.id;
-  for (const e of doc.entries) if (!taken && (yield* tx.getEntry(e.id))) taken = e.id;
-  for (const c of doc.checkpoints) if (!taken && (yield* tx.getCheckpoint(c.id))) taken = c.id;
+  const taken = yield* tx.takenId({
+    sessions: [doc.session.id],
+    branches: doc.branches.map((b) => b.id),
+    entries: doc.entries.map((e) => e.id),
+    checkpoints: doc.checkpoints.map((c) => c.id),
+  });
   if (taken) throw new ConflictError(`cannot import: id ${taken} already exists in this database (import keeps ids)`);
 }

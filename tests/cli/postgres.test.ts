@@ -1,5 +1,9 @@
 // The CLI on a PostgreSQL database (`--postgres URL` or FORKPOINT_POSTGRES): the same commands as on a file; reads
 // write nothing, moves go through, and a file and a database are not given together.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { openForkpoint } from "../../src/index.js";
@@ -81,9 +85,31 @@ describe.skipIf(!(await pgServer()))("forkpoint --postgres", () => {
     expect(await tablesIn(url)).toEqual([{ n: 0 }]);
   });
 
-  it("refuses --db with --postgres as a usage error", async () => {
+  it("refuses --db with --postgres as a usage error (exit 2)", async () => {
     const r = await runInProcess(["--db", "/tmp/x.db", "--postgres", "postgres://127.0.0.1:1/x", "sessions", "-u", "ann"]);
-    expect(r.status).not.toBe(0);
+    expect(r.status).toBe(2);
     expect(r.stderr).toContain("--db or --postgres");
+  });
+
+  it("demo names the PostgreSQL database (password left out), and the commands it suggests run there as printed", async () => {
+    const url = await freshPgDatabase();
+    const withPassword = Object.assign(new URL(url), { password: "s3cret" }).toString();
+    const files = mkdtempSync(join(tmpdir(), "forkpoint-pg-demo-"));
+    try {
+      const r = await runInProcess(["--postgres", url, "demo", "--files", files]);
+      expect([r.status, r.stderr]).toEqual([0, ""]);
+      expect(r.stdout.split("\n")[0]).toBe(`forkpoint demo — database ${url}`);
+      const json = await runInProcess(["--postgres", withPassword, "--json", "demo", "--files", files]);
+      expect(JSON.parse(json.stdout).database).toBe(withPassword.replace("s3cret", "***"));
+      const suggested = r.stdout.split("\n").filter((l) => l.startsWith("  forkpoint "));
+      expect(suggested.length).toBeGreaterThanOrEqual(10);
+      for (const line of suggested) {
+        const split = spawnSync("sh", ["-c", `forkpoint() { printf '%s\\0' "$@"; }\n${line}`], { encoding: "utf8" });
+        const ran = await runInProcess(split.stdout.split("\0").slice(0, -1));
+        expect([line, ran.status, ran.stderr]).toEqual([line, 0, ""]);
+      }
+    } finally {
+      rmSync(files, { recursive: true, force: true });
+    }
   });
 });

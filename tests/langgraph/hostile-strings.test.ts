@@ -1,11 +1,14 @@
 // Lone surrogates (half of a UTF-16 pair) through ForkpointSaver: refused with the engine's rule (ValidationError, code
 // MALFORMED_TEXT) before anything is written, so the hash chain stays whole and the thread resumes after a reopen.
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { randomBytes } from "node:crypto";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import type { CheckpointListOptions } from "@langchain/langgraph-checkpoint";
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "../../src/index.js";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
 import { tempDatabases } from "../helpers.js";
-import { echoGraph, texts } from "./helpers.js";
+import { echoGraph, say, texts } from "./helpers.js";
 import { dumpOf } from "../fixtures/backend.js";
 
 const dbs = tempDatabases();
@@ -58,6 +61,85 @@ describe("ForkpointSaver and lone surrogates", () => {
     const refusals = saverRefusals(new ForkpointSaver(fp), "\0", "\0");
     for (const r of refusals) await expect(r).rejects.toMatchObject({ code: "MALFORMED_TEXT", message: expect.stringContaining("NUL") });
     expect(await dumpOf(path)).toEqual(before);
+  });
+
+  it("refuses those ids in reads alike on every store too: getTuple, list and deleteThread", async () => {
+    const { fp, path } = dbs.open();
+    const saver = new ForkpointSaver(fp);
+    await echoGraph(saver).invoke(say("one"), thread);
+    const before = await dumpOf(path);
+    const all = async (config: RunnableConfig, options?: CheckpointListOptions) => {
+      const out = [];
+      for await (const tuple of saver.list(config, options)) out.push(tuple);
+      return out;
+    };
+    for (const x of ["\0", "\ud800"]) {
+      const refused: [() => Promise<unknown>, string][] = [
+        [() => saver.getTuple({ configurable: { thread_id: `t${x}` } }), "config.configurable.thread_id"],
+        [() => saver.getTuple({ configurable: { thread_id: "t", checkpoint_ns: x } }), "config.configurable.checkpoint_ns"],
+        [() => saver.getTuple({ configurable: { thread_id: "t", checkpoint_id: `1${x}` } }), "config.configurable.checkpoint_id"],
+        [() => all({ configurable: { thread_id: `t${x}` } }), "config.configurable.thread_id"],
+        [
+          () => all({ configurable: { thread_id: "t" } }, { before: { configurable: { checkpoint_id: `1${x}` } } }),
+          "before.configurable.checkpoint_id",
+        ],
+        [() => saver.deleteThread(`t${x}`), "threadId"],
+      ];
+      for (const [call, field] of refused) await expect(call()).rejects.toMatchObject({ code: "MALFORMED_TEXT", field });
+    }
+    expect(await dumpOf(path)).toEqual(before);
+  });
+
+  it("refuses ids past 512 characters alike on every store (PostgreSQL's indexes cannot hold a long one)", async () => {
+    const { fp, path } = dbs.open();
+    const saver = new ForkpointSaver(fp);
+    const long = randomBytes(3000).toString("base64").slice(0, 4000);
+    const cp = (id: string, versions: Record<string, string | number> = { c: 1 }) => ({
+      v: 4,
+      id,
+      ts: new Date().toISOString(),
+      channel_values: Object.fromEntries(Object.keys(versions).map((k) => [k, 1])),
+      channel_versions: versions,
+      versions_seen: {},
+    });
+    const meta = { source: "input" as const, step: -1, parents: {} };
+    await saver.put({ configurable: { thread_id: "ok" } }, cp("1"), meta, { c: 1 });
+    const before = await dumpOf(path);
+    const refused: [() => Promise<unknown>, string][] = [
+      [() => saver.put({ configurable: { thread_id: long } }, cp("1"), meta, { c: 1 }), "config.configurable.thread_id"],
+      [
+        () => saver.put({ configurable: { thread_id: "a", checkpoint_ns: long } }, cp("1"), meta, { c: 1 }),
+        "config.configurable.checkpoint_ns",
+      ],
+      [() => saver.put({ configurable: { thread_id: "a" } }, cp(long), meta, { c: 1 }), "checkpoint.id"],
+      [() => saver.put({ configurable: { thread_id: "a" } }, cp("1", { [long]: 1 }), meta, { [long]: 1 }), "newVersions"],
+      [() => saver.put({ configurable: { thread_id: "a" } }, cp("1", { c: long }), meta, { c: long }), "newVersions.c"],
+      [() => saver.putWrites({ configurable: { thread_id: "ok", checkpoint_id: "1" } }, [["c", 1]], long), "taskId"],
+      [() => saver.putWrites({ configurable: { thread_id: "ok", checkpoint_id: "1" } }, [[long, 1]], "task"), "writes[0][0]"],
+    ];
+    for (const [call, field] of refused) await expect(call()).rejects.toMatchObject({ code: "VALIDATION_ERROR", field });
+    expect(await dumpOf(path)).toEqual(before);
+  });
+
+  it("a NUL inside a checkpoint's metadata (JSON) is stored, read back and filtered on alike on every store", async () => {
+    const { fp } = dbs.open();
+    const saver = new ForkpointSaver(fp);
+    const config = { configurable: { thread_id: "meta", checkpoint_ns: "" } };
+    const checkpoint = { v: 4, id: "1f000000-0000-6000-8000-000000000001", ts: new Date().toISOString(), channel_values: { c: 1 } };
+    const metadata = { source: "input" as const, step: -1, parents: {}, note: "a\0b", "k\0": "\\u0000" };
+    await saver.put(config, { ...checkpoint, channel_versions: { c: 1 }, versions_seen: {} }, metadata, { c: 1 });
+    expect((await saver.getTuple(config))?.metadata).toEqual(metadata);
+    const listed = async (filter: Record<string, unknown>) => {
+      const ids = [];
+      for await (const tuple of saver.list(config, { filter })) ids.push(tuple.checkpoint.id);
+      return ids;
+    };
+    expect(await listed({ source: "input" })).toEqual([checkpoint.id]);
+    expect(await listed({ note: "a\0b" })).toEqual([checkpoint.id]);
+    expect(await listed({ "k\0": "\\u0000" })).toEqual([checkpoint.id]);
+    expect(await listed({ note: "ab" })).toEqual([]);
+    expect(await listed({ note: "a\\u0000b" })).toEqual([]);
+    expect(await listed({ "k\0": "\0" })).toEqual([]);
   });
 });
 

@@ -123,4 +123,20 @@ describe("ForkpointSaver's API", () => {
     expect(all.items.length).toBeGreaterThan(3);
     expect(all.items.filter((c) => c.id !== mine.id).every((c) => c.auto)).toBe(true);
   });
+
+  it("list takes any limit past the checkpoints there are as no limit, alike on every store", async () => {
+    const { fp } = dbs.open();
+    const saver = new ForkpointSaver(fp);
+    const thread = { configurable: { thread_id: "t" } };
+    await echoGraph(saver).invoke(say("hi"), thread);
+    const count = async (limit: number) => {
+      let n = 0;
+      for await (const _ of saver.list(thread, { limit })) n++;
+      return n;
+    };
+    const all = await count(1_000);
+    expect(all).toBeGreaterThan(1);
+    for (const limit of [2 ** 53, 2 ** 63, 1e300]) expect(await count(limit)).toBe(all);
+    expect(await count(1.5)).toBe(1);
+  });
 });

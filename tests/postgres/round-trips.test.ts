@@ -12,6 +12,20 @@ import { freshPgDatabase, pgServer } from "../fixtures/postgres-database.js";
 
 const url = await pgServer();
 
+/** A pool on a fresh database that records the text of every statement its clients send. */
+async function recordingPool() {
+  const pool = new pg.Pool({ connectionString: await freshPgDatabase(), max: 2 });
+  const sent: string[] = [];
+  pool.on("connect", (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+    (client as unknown as { query: unknown }).query = (config: unknown, ...rest: unknown[]) => {
+      sent.push(typeof config === "string" ? config : (config as { text: string }).text);
+      return query(config, ...rest);
+    };
+  });
+  return { pool, sent };
+}
+
 describe.skipIf(!url)("round trips on PostgreSQL", () => {
   it("a turn is one round trip once the server knows the head, two otherwise; text and metadata come back exactly", async () => {
     const pool = new pg.Pool({ connectionString: await freshPgDatabase(), max: 2, pipeline: true } as pg.PoolConfig);
@@ -132,15 +146,7 @@ describe.skipIf(!url)("round trips on PostgreSQL", () => {
   });
 
   it("a move on a session with tools reads its running moves and calls in one statement", async () => {
-    const pool = new pg.Pool({ connectionString: await freshPgDatabase(), max: 2 });
-    const sent: string[] = [];
-    pool.on("connect", (client) => {
-      const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
-      (client as unknown as { query: unknown }).query = (config: unknown, ...rest: unknown[]) => {
-        sent.push(typeof config === "string" ? config : (config as { text: string }).text);
-        return query(config, ...rest);
-      };
-    });
+    const { pool, sent } = await recordingPool();
     const fp = openForkpoint({ postgres: pool, tools: [writeFileTool()] });
     try {
       const s = await fp.createSession({ userId: "u" });
@@ -151,6 +157,30 @@ describe.skipIf(!url)("round trips on PostgreSQL", () => {
       const activity = sent.filter((t) => /\bFROM (moves|running_calls)\b/.test(t) && /^\s*SELECT/.test(t));
       expect(activity).toHaveLength(1);
       expect(activity[0]).toMatch(/FROM moves WHERE status = 'running'.*FROM running_calls/s);
+    } finally {
+      await fp.close();
+      await pool.end();
+    }
+  });
+
+  it("an import (and so a clone) reads as often for 400 entries as for 10: its ids are checked in one statement", async () => {
+    const { pool, sent } = await recordingPool();
+    /** Reads sent (the inserts are batched by design: a few hundred rows to a statement). */
+    const reads = () => sent.filter((text) => /^\s*SELECT\b/i.test(text)).length;
+    const fp = openForkpoint({ postgres: pool });
+    try {
+      /** Statements an import of a session of `n` messages takes. */
+      const importOf = async (n: number) => {
+        const s = await fp.createSession({ userId: "u" });
+        await s.append(Array.from({ length: n }, (_, i) => ({ role: "user", content: `m${i}` })));
+        const doc = await fp.exportSession(s.id, { userId: "u" });
+        await fp.deleteSession(s.id, { userId: "u" });
+        sent.length = 0;
+        await fp.importSession(doc, { userId: "u" });
+        return reads();
+      };
+      const few = await importOf(10);
+      expect(await importOf(400)).toBe(few);
     } finally {
       await fp.close();
       await pool.end();

@@ -379,6 +379,19 @@ describe("a read-only database (either store)", () => {
     await fp.close();
     expect(await dumpOf(file)).toEqual(before);
   });
+
+  it("with `readonly: true`: a call that would write nothing answers as on a writable database, alike on every store", async () => {
+    const file = await copyOfBase();
+    const before = await dumpOf(file);
+    const fp = open(file, { readonly: true });
+    const s = await fp.getSession(base.sessionId, { userId: USER });
+    const current = (await s.info()).currentBranchId;
+    expect((await s.switchBranch(current)).branch.id).toBe(current);
+    expect(await rejectionOf(s.redo())).toMatchObject({ name: "ConflictError", code: "NOTHING_TO_REDO" });
+    expect(await rejectionOf(fp.deleteSession("ses_not_there", { userId: USER }))).toMatchObject({ code: "NOT_FOUND" });
+    await fp.close();
+    expect(await dumpOf(file)).toEqual(before);
+  });
 });
 
 describe.skipIf(onPostgres)("a read-only database", () => {

@@ -13,6 +13,7 @@ import {
   type SessionHandle,
 } from "../../src/index.js";
 import { fileTools, readOrNull, tempDir as toolDir } from "../fixtures/file-tools.js";
+import { stateAddress } from "../../src/sessions/integrity/hashes.js";
 import { makeTempDir, rejectionOf, removeDir } from "../helpers.js";
 import { dumpOf, openForkpoint, sqlOn } from "../fixtures/backend.js";
 
@@ -249,6 +250,15 @@ describe("importSession", () => {
     ["a duplicate entry id", (d) => void (d.entries[1]!.id = d.entries[0]!.id), ValidationError, "document.entries[1].id"],
     ["a state entry without its state", (d) => void (d.entries.find((e) => e.kind === "state")!.state = null), ValidationError],
     ["a non-JSON payload", (d) => void (d.entries[0]!.content = (() => 1) as never), ValidationError],
+    [
+      "a state of a version no stateVersion reaches (addressed right)",
+      (d) => {
+        const version = 2 ** 31;
+        d.states.push({ hash: stateAddress(JSON.stringify({ v: version }), version), value: { v: version }, version });
+        d.states.sort((a, b) => (a.hash < b.hash ? -1 : 1));
+      },
+      ValidationError,
+    ],
   ];
   for (const [what, tamper, kind, field] of tamperings) {
     it(`refuses a document with ${what} changed (${kind.name}), leaving the database unchanged`, async () => {

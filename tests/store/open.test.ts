@@ -103,6 +103,17 @@ describe("opening a file database", () => {
     expect(e.message).toContain("colour");
     expect(fs.existsSync(file)).toBe(false);
   });
+
+  it("refuses a leaseMs past what a timer holds (its renewal would fire every millisecond), and creates no file", () => {
+    const file = dbs.path();
+    for (const leaseMs of [2 ** 31, 1e15]) {
+      const e = thrownBy(() => openForkpoint({ path: file, leaseMs }));
+      expect(e).toBeInstanceOf(ValidationError);
+      expect(e.field).toBe("leaseMs");
+    }
+    expect(fs.existsSync(file)).toBe(false);
+    expect(() => openForkpoint({ postgres: "postgres://127.0.0.1:1/x", leaseMs: 1e15 })).toThrow(ValidationError);
+  });
 });
 
 describe("opening while another process writes", () => {

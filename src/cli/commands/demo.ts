@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
 import type { Cli } from "../cli.js";
 import { runDemo } from "../demo/scenario.js";
-import { withForkpoint } from "../open.js";
+import { redacted, withForkpoint } from "../open.js";
 import { examples } from "../options.js";
 
 /** `arg` as a POSIX shell reads it back: as it is when plain, else in single quotes (a path with a space, a quote). */
@@ -14,6 +14,9 @@ const shellArg = (arg: string) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.
 function invocation(cli: Cli): string {
   const script = process.argv[1] ?? "";
   const self = script.endsWith(".ts") ? `npx tsx ${shellArg(relative(process.cwd(), script) || script)}` : "forkpoint";
+  // A database named on the command line is named again; one from the environment is found there again.
+  if (cli.options.postgres !== undefined) return `${self} --postgres ${shellArg(cli.options.postgres)}`;
+  if (cli.postgresUrl !== undefined) return self;
   return cli.options.db || cli.io.env.FORKPOINT_DB ? `${self} --db ${shellArg(cli.dbPath)}` : self;
 }
 
@@ -43,8 +46,9 @@ export function demoCommand(program: Command, cli: Cli): void {
         } = ids.chat;
         const { sessionId: agent, startCheckpointId, filesBranchId } = ids.agent;
         const tools = shellArg(toolsPath);
-        out.print({ database: resolve(cli.dbPath), workspace, tools: toolsPath, ...ids }, () => [
-          `forkpoint demo — database ${resolve(cli.dbPath)}`,
+        const database = cli.postgresUrl === undefined ? resolve(cli.dbPath) : redacted(cli.postgresUrl);
+        out.print({ database, workspace, tools: toolsPath, ...ids }, () => [
+          `forkpoint demo — database ${database}`,
           "",
           ...narrative,
           "",

@@ -1,7 +1,7 @@
 // openForkpoint's options: the store (a SQLite file, a PostgreSQL database, or any store), tools, policies, limits.
 import { z } from "zod";
 import { autoCheckpointPolicy } from "../../models/inputs.js";
-import { type Limits } from "../../models/limits.js";
+import { MAX_STATE_VERSION, type Limits } from "../../models/limits.js";
 import { loggerSchema, type ForkpointLogger } from "../../models/logger.js";
 import type { Store } from "../../store/port/index.js";
 import type { ToolDefinition } from "../../tools/define-tool.js";
@@ -24,7 +24,8 @@ export interface ForkpointOptions {
    * as the move runs, and by each step's journal update); after that another server may take it over with `recover()`.
    * A tool call's owner holds it alike while the call runs: until the lease runs out, other servers' moves of its
    * session are refused (`CALL_IN_PROGRESS`); after that the call is `unknown`. Timed by the database server's clock,
-   * not the app servers'. Default 30 s. Unused on SQLite, where an owner is a process on the file's host.
+   * not the app servers'. Default 30 s, at most 2^31 - 1 (about 24.8 days). Unused on SQLite, where an owner is a
+   * process on the file's host.
    */
   leaseMs?: number;
   /** Tools that `invoke` runs and moves undo/replay, from `defineTool`. */
@@ -78,7 +79,7 @@ export const storeSchema = z.custom<Store>(
 /** `stateVersion` and `migrateState`, checked alike at open and per session (`createSession`, `getSession`). */
 function stateSchemaFields() {
   return {
-    stateVersion: z.number().int().min(1).max(1_000_000).optional(),
+    stateVersion: z.number().int().min(1).max(MAX_STATE_VERSION).optional(),
     migrateState: z
       .record(
         z.string().regex(/^[1-9][0-9]*$/, "keys are state versions (1, 2, ...)"),
@@ -94,7 +95,9 @@ export const sessionStateOptions = z.object(stateSchemaFields());
 export const openOptions = z.strictObject({
   path: z.string().min(1).optional(),
   store: storeSchema.optional(),
-  leaseMs: z.number().int().min(100).optional(),
+  // Renewed every third of it: a timer past 2^31 - 1 ms fires at once (Node clamps it to 1 ms), so a longer lease
+  // would be renewed in a loop for as long as its move or call runs.
+  leaseMs: z.number().int().min(100).max(2_147_483_647).optional(),
   postgres: z
     .union([z.string().min(1), z.custom<object>((v) => typeof v === "object" && v !== null, "must be a pg.PoolConfig or a pg.Pool")])
     .optional(),

@@ -108,6 +108,11 @@ export interface SessionsTx {
   /** Ids of the sessions (one, or all) with a retention policy, in creation order. */
   sessionsWithRetention(sessionId?: string): Step<string[]>;
 
+  /**
+   * The first of these ids the database holds (a session's before a branch's, before an entry's, before a checkpoint's),
+   * or undefined: an import keeps ids, so one taken refuses the document. One look-up for them all.
+   */
+  takenId(ids: { sessions: string[]; branches: string[]; entries: string[]; checkpoints: string[] }): Step<string | undefined>;
   /** Records that a tool call came in through `importSession` (never replayed here). */
   insertImportedCall(entryId: string, sessionId: string): Step<void>;
   /** The session's imported tool calls. */

@@ -16,8 +16,14 @@ const CP_COLS = `c.session_id AS "sessionId", c.checkpoint_id AS "checkpointId",
   c.messages_version AS "messagesVersion"`;
 const THREAD_COLS = `user_id AS "userId", thread_id AS "threadId", checkpoint_ns AS "checkpointNs", session_id AS "sessionId",
   start_checkpoint_id AS "startCheckpointId"`;
+/**
+ * JSON text as jsonb, where jsonb cannot hold what JSON can: a NUL (`\u0000`, which a LangGraph checkpoint's metadata
+ * may carry inside a string) is read as U+FFFF, a noncharacter no text is meant to carry. Both sides of a comparison
+ * go through it, so two values compare as they did on SQLite unless one holds U+FFFF where the other holds a NUL.
+ */
+const asJsonb = (json: string) => `replace(${json}, '\\u0000', '\\uffff')::jsonb`;
 const POINT = `SELECT c.checkpoint_id AS "checkpointId", c.fp_checkpoint_id AS "fpCheckpointId", f.branch_id AS "branchId", f.position,
-    f.head_hash AS "headHash", (f.metadata::jsonb #>> '{langgraph,source}') AS source
+    f.head_hash AS "headHash", (${asJsonb("f.metadata")} #>> '{langgraph,source}') AS source
   FROM lg_checkpoints c JOIN checkpoints f ON f.id = c.fp_checkpoint_id WHERE c.session_id = $1`;
 const WRITE_COLS = `session_id AS "sessionId", checkpoint_id AS "checkpointId", task_id AS "taskId", idx, channel, type, value,
   task_path AS "taskPath"`;
@@ -109,8 +115,8 @@ export function langgraphTx(sql: Sql): LangGraphTx {
       for (const [key, json] of filter.metadata) {
         // Metadata serialized as JSON is matched in SQL (jsonb equality); CASE keeps other serializations from being parsed.
         add(
-          "CASE WHEN c.metadata_type = 'json' THEN (convert_from(c.metadata, 'UTF8')::jsonb -> ?::text) = ?::jsonb ELSE false END",
-          key,
+          `CASE WHEN c.metadata_type = 'json' THEN (${asJsonb("convert_from(c.metadata, 'UTF8')")} -> ?::text) = ${asJsonb("?")} ELSE false END`,
+          key.replaceAll("\0", "\uffff"),
           json,
         );
       }

@@ -78,6 +78,16 @@ export function sessionsTx(sql: Sql): SessionsTx {
     *getSessionInfo(id: string) {
       return yield* sql.one<SessionRow>(`SELECT ${SESSION_INFO_COLS} FROM sessions WHERE id = $1`, [id]);
     },
+    *takenId(ids: { sessions: string[]; branches: string[]; entries: string[]; checkpoints: string[] }) {
+      const [id] = yield* sql.column<string>(
+        `SELECT id FROM (SELECT id, 0 AS k FROM sessions WHERE id = ANY($1::text[])
+          UNION ALL SELECT id, 1 FROM branches WHERE id = ANY($2::text[])
+          UNION ALL SELECT id, 2 FROM entries WHERE id = ANY($3::text[])
+          UNION ALL SELECT id, 3 FROM checkpoints WHERE id = ANY($4::text[])) taken ORDER BY k LIMIT 1`,
+        [ids.sessions, ids.branches, ids.entries, ids.checkpoints],
+      );
+      return id;
+    },
     *listSessions(userId: string, beforeSeq: number | undefined, limit: number) {
       return yield* sql.rows<SessionRow>(
         `SELECT ${SESSION_INFO_COLS} FROM sessions WHERE user_id = $1 AND seq < $2::bigint ORDER BY seq DESC LIMIT $3`,

@@ -26,6 +26,11 @@ const RETRIES = 2;
  * before it (positions stay gapless) and no unit fails to serialize.
  */
 const BEGIN_WRITE = "BEGIN ISOLATION LEVEL READ COMMITTED";
+/**
+ * A write unit of a read-only handle: the server refuses its first write (READ_ONLY), so a unit that finds nothing to
+ * write answers as it would on a writable database, as SQLite's read-only connection does.
+ */
+const BEGIN_WRITE_READ_ONLY = `${BEGIN_WRITE} READ ONLY`;
 const BEGIN_READ = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY";
 
 /** A connection the driver gave up on: closed rather than handed back to the pool. */
@@ -193,8 +198,7 @@ export class PostgresStore implements Store {
    * anyway, in whatever order their connections reached the server).
    */
   write<T>(scope: WriteScope, body: Body<T>): Promise<T> {
-    if (this.#readonly) return Promise.reject(readOnly());
-    const begin = `${BEGIN_WRITE}; ${lockStatement(scope)}`;
+    const begin = `${this.#readonly ? BEGIN_WRITE_READ_ONLY : BEGIN_WRITE}; ${lockStatement(scope)}`;
     if ("global" in scope) return this.#transaction(begin, body, scope);
     const ids = "sessionId" in scope ? [scope.sessionId] : [...new Set(scope.sessionIds)];
     const before = ids.flatMap((id) => this.#lastWrite.get(id) ?? []);

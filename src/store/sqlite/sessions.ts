@@ -87,6 +87,10 @@ export function sessionsTx(db: Database.Database): SessionsTx {
     ),
     insertImportedCall: p(`INSERT INTO imported_calls (entry_id, session_id) VALUES (?, ?)`),
     importedCalls: p(`SELECT entry_id FROM imported_calls WHERE session_id = ?`, "pluck"),
+    sessionTaken: p(`SELECT 1 FROM sessions WHERE id = ?`, "pluck"),
+    branchTaken: p(`SELECT 1 FROM branches WHERE id = ?`, "pluck"),
+    entryTaken: p(`SELECT 1 FROM entries WHERE id = ?`, "pluck"),
+    checkpointTaken: p(`SELECT 1 FROM checkpoints WHERE id = ?`, "pluck"),
   };
   return {
     *insertSession(row: Omit<SessionRow, "seq">) {
@@ -97,6 +101,16 @@ export function sessionsTx(db: Database.Database): SessionsTx {
     },
     *getSessionInfo(id: string) {
       return sessionRow(s.getSessionInfo.get(id));
+    },
+    *takenId(ids: { sessions: string[]; branches: string[]; entries: string[]; checkpoints: string[] }) {
+      const kinds = [
+        [s.sessionTaken, ids.sessions],
+        [s.branchTaken, ids.branches],
+        [s.entryTaken, ids.entries],
+        [s.checkpointTaken, ids.checkpoints],
+      ] as const;
+      for (const [taken, list] of kinds) for (const id of list) if (taken.get(id) !== undefined) return id;
+      return undefined;
     },
     *listSessions(userId: string, beforeSeq: number | undefined, limit: number) {
       return sessionRows(s.listSessions.all(userId, beforeSeq ?? Number.MAX_SAFE_INTEGER, limit));

@@ -216,6 +216,10 @@ async function scenario(store: Store): Promise<Log> {
   await q("listUsers after ~", (tx) => tx.listUsers("~", 10));
   await q("sessionEvents", (tx) => tx.sessionEvents("s1"));
   await q("importedCalls", (tx) => tx.importedCalls("s1"));
+  const none = { sessions: ["s8"], branches: ["s8-b1"], entries: ["s8-b1-e1"], checkpoints: ["cp-none"] };
+  await q("takenId none", (tx) => tx.takenId(none));
+  await q("takenId session", (tx) => tx.takenId({ ...none, sessions: ["s8", "s2"], entries: ["s1-b1-e6"] }));
+  await q("takenId entry", (tx) => tx.takenId({ ...none, entries: ["s8-b1-e1", "s1-b1-e6"] }));
 
   // Timeline, page by page.
   let before: TimelineKey | undefined;
