@@ -75,10 +75,17 @@ export class Cli {
     return this.options.db ?? (this.io.env.FORKPOINT_DB || "./forkpoint.db");
   }
 
-  /** `--postgres`, else `FORKPOINT_POSTGRES` (unless `--db` names a file): the PostgreSQL database to use instead. */
+  /**
+   * `--postgres`, else `FORKPOINT_POSTGRES` (unless `--db` names a file): the PostgreSQL database to use instead. A flag
+   * wins over the environment; two of a kind are a usage error, not a silent choice.
+   */
   get postgresUrl(): string | undefined {
-    if (this.options.postgres !== undefined && this.options.db !== undefined) this.usage("give --db or --postgres, not both");
-    return this.options.postgres ?? (this.options.db === undefined ? this.io.env.FORKPOINT_POSTGRES || undefined : undefined);
+    const { db, postgres } = this.options;
+    if (postgres !== undefined && db !== undefined) this.usage("give --db or --postgres, not both");
+    if (postgres !== undefined || db !== undefined) return postgres;
+    const { FORKPOINT_DB: file, FORKPOINT_POSTGRES: url } = this.io.env;
+    if (file && url) this.usage("FORKPOINT_DB and FORKPOINT_POSTGRES are both set: give --db or --postgres to choose");
+    return url || undefined;
   }
 
   get out(): Output {

@@ -91,6 +91,22 @@ describe.skipIf(!(await pgServer()))("forkpoint --postgres", () => {
     expect(r.stderr).toContain("--db or --postgres");
   });
 
+  it("refuses FORKPOINT_DB with FORKPOINT_POSTGRES unless a flag chooses; a flag wins over the environment", async () => {
+    const url = await freshPgDatabase();
+    const fp = openForkpoint({ postgres: url });
+    const s = await fp.createSession({ userId: "ann" });
+    await fp.close();
+    const file = join(mkdtempSync(join(tmpdir(), "forkpoint-pg-env-")), "missing.db");
+    const env = { FORKPOINT_DB: file, FORKPOINT_POSTGRES: url };
+    const both = await runInProcess(["sessions", "-u", "ann"], { env });
+    expect([both.status, both.stderr]).toEqual([2, expect.stringContaining("FORKPOINT_DB and FORKPOINT_POSTGRES are both set")]);
+    // --db names the file (missing here: its own usage error); --postgres the server.
+    expect((await runInProcess(["--db", file, "sessions", "-u", "ann"], { env })).stderr).toContain(`no database at ${file}`);
+    const onServer = await runInProcess(["--postgres", url, "--json", "sessions", "-u", "ann"], { env });
+    expect([onServer.status, onServer.stderr]).toEqual([0, ""]);
+    expect(JSON.parse(onServer.stdout).items.map((x: { id: string }) => x.id)).toEqual([s.id]);
+  });
+
   it("demo names the PostgreSQL database (password left out), and the commands it suggests run there as printed", async () => {
     const url = await freshPgDatabase();
     const withPassword = Object.assign(new URL(url), { password: "s3cret" }).toString();
