@@ -21,7 +21,7 @@ export function checkpointsCommand(program: Command, cli: Cli): void {
     .option("-s, --session <sessionId>", "one session only")
     .option("--name <name>", "with this name")
     .option("--since <time>", "created at or after (ISO 8601)", isoTime)
-    .option("--until <time>", "created before (ISO 8601)", isoTime)
+    .option("--until <time>", "created at or before (ISO 8601)", isoTime)
     .option("--auto", "automatic ones only")
     .option("--no-auto", "manual ones only");
   withUser(command);
