@@ -93,8 +93,7 @@ function* importSessionUnit(
   ctx: EngineContext,
 ) {
   yield* refuseExistingIds(tx, doc);
-  const stateIds = new Map<string, number>();
-  for (const [hash, s] of checked.stateBodies) stateIds.set(hash, yield* tx.putSnapshot(hash, s.body, s.version));
+  const stateIds = yield* tx.putSnapshots([...checked.stateBodies].map(([hash, s]) => ({ hash, body: s.body, version: s.version })));
   const stateIdOf = (hash: string | null) => (hash === null ? null : stateIds.get(hash)!);
   const s = doc.session;
   yield* tx.insertSession({

@@ -163,24 +163,25 @@ describe.skipIf(!url)("round trips on PostgreSQL", () => {
     }
   });
 
-  it("an import (and so a clone) reads as often for 400 entries as for 10: its ids are checked in one statement", async () => {
+  it("an import (and so a clone) reads as often for 400 entries and 100 states as for 10 and 5: ids and states go in bulk", async () => {
     const { pool, sent } = await recordingPool();
     /** Reads sent (the inserts are batched by design: a few hundred rows to a statement). */
     const reads = () => sent.filter((text) => /^\s*SELECT\b/i.test(text)).length;
     const fp = openForkpoint({ postgres: pool });
     try {
       /** Statements an import of a session of `n` messages takes. */
-      const importOf = async (n: number) => {
+      const importOf = async (n: number, states: number) => {
         const s = await fp.createSession({ userId: "u" });
         await s.append(Array.from({ length: n }, (_, i) => ({ role: "user", content: `m${i}` })));
+        for (let i = 0; i < states; i++) await s.setState({ step: i, at: n });
         const doc = await fp.exportSession(s.id, { userId: "u" });
         await fp.deleteSession(s.id, { userId: "u" });
         sent.length = 0;
         await fp.importSession(doc, { userId: "u" });
         return reads();
       };
-      const few = await importOf(10);
-      expect(await importOf(400)).toBe(few);
+      const few = await importOf(10, 5);
+      expect(await importOf(400, 100)).toBe(few);
     } finally {
       await fp.close();
       await pool.end();

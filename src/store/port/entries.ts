@@ -190,6 +190,8 @@ export interface EntriesTx {
 
   /** The id of the snapshot stored under `hash`, stored now (with its state version, default 1) if it is not (content-addressed: stored once). */
   putSnapshot(hash: string, body: string, version?: number): Step<number>;
+  /** `putSnapshot` for many at once (an import): each hash's snapshot id. */
+  putSnapshots(items: readonly { hash: string; body: string; version: number }[]): Step<Map<string, number>>;
   getSnapshot(id: number): Step<SnapshotRow | undefined>;
   /** Deletes state snapshots no entry or checkpoint points at; returns how many. */
   deleteUnreferencedSnapshots(): Step<number>;

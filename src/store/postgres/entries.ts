@@ -35,6 +35,11 @@ import type { Sql } from "./sql.js";
 const IN_SEGMENT = `branch_id = $1 AND position > $2::bigint AND position <= $3::bigint`;
 const MESSAGE_COLS = `id, position, role, content, client_id, metadata, created_at`;
 
+/** The ids of stored snapshots among some hashes. */
+const SNAPSHOT_IDS = `SELECT hash, id FROM state_snapshots WHERE hash = ANY($1::text[])`;
+/** Snapshots an import stores per statement: bodies can be large, and a statement carries them all. */
+const SNAPSHOT_CHUNK = 100;
+
 export function entriesTx(sql: Sql): EntriesTx {
   return {
     *insertBranch(r: BranchRow, move?: BranchMove) {
@@ -279,6 +284,28 @@ export function entriesTx(sql: Sql): EntriesTx {
         [hash, body, version],
       );
       return id ?? (yield* sql.column<number>(select, [hash]))[0]!;
+    },
+    *putSnapshots(items: readonly { hash: string; body: string; version: number }[]) {
+      // Three statements a chunk whatever its size: the stored ones, the others inserted, any committed meanwhile.
+      const ids = new Map<string, number>();
+      const lookup = function* (hashes: string[]) {
+        for (const r of yield* sql.rows<{ hash: string; id: number }>(SNAPSHOT_IDS, [hashes])) ids.set(r.hash, r.id);
+      };
+      for (let at = 0; at < items.length; at += SNAPSHOT_CHUNK) {
+        const chunk = items.slice(at, at + SNAPSHOT_CHUNK);
+        yield* lookup(chunk.map((i) => i.hash));
+        const missing = chunk.filter((i) => !ids.has(i.hash));
+        if (missing.length === 0) continue;
+        const inserted = yield* sql.rows<{ hash: string; id: number }>(
+          `INSERT INTO state_snapshots (hash, body, version) SELECT * FROM unnest($1::text[], $2::text[], $3::int[])
+          ON CONFLICT (hash) DO NOTHING RETURNING hash, id`,
+          [missing.map((i) => i.hash), missing.map((i) => i.body), missing.map((i) => i.version)],
+        );
+        for (const r of inserted) ids.set(r.hash, r.id);
+        const raced = missing.filter((i) => !ids.has(i.hash)).map((i) => i.hash);
+        if (raced.length > 0) yield* lookup(raced);
+      }
+      return ids;
     },
     *getSnapshot(id: number) {
       return yield* sql.one<SnapshotRow>(`SELECT hash, body, version FROM state_snapshots WHERE id = $1`, [id]);

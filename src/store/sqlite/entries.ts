@@ -141,6 +141,11 @@ export function entriesTx(db: Database.Database): EntriesTx {
     WHERE id NOT IN (SELECT state_id FROM entries WHERE state_id IS NOT NULL)
       AND id NOT IN (SELECT state_id FROM checkpoints WHERE state_id IS NOT NULL)`),
   };
+  // Writes are serialized on SQLite: the lookup cannot race another insert (the unique index backs it up).
+  const putSnapshot = (hash: string, body: string, version: number) => {
+    const known = s.snapshotId.get(hash) as { id: number } | undefined;
+    return known ? known.id : Number(s.insertSnapshot.run(hash, body, version).lastInsertRowid);
+  };
   return {
     *insertBranch(r: BranchRow, move?: BranchMove) {
       const row = [r.id, r.sessionId, r.parentId, r.forkCheckpointId, r.forkPosition, r.forkEntryId, r.name, r.reason, r.createdAt];
@@ -328,9 +333,12 @@ export function entriesTx(db: Database.Database): EntriesTx {
     },
 
     *putSnapshot(hash: string, body: string, version = 1) {
-      // Writes are serialized on SQLite: the lookup cannot race another insert (the unique index backs it up).
-      const known = s.snapshotId.get(hash) as { id: number } | undefined;
-      return known ? known.id : Number(s.insertSnapshot.run(hash, body, version).lastInsertRowid);
+      return putSnapshot(hash, body, version);
+    },
+    *putSnapshots(items: readonly { hash: string; body: string; version: number }[]) {
+      const ids = new Map<string, number>();
+      for (const { hash, body, version } of items) ids.set(hash, putSnapshot(hash, body, version));
+      return ids;
     },
     *getSnapshot(id: number) {
       return s.getSnapshot.get(id) as SnapshotRow | undefined;
