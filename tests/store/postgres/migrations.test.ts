@@ -1,6 +1,7 @@
 // The PostgreSQL schema is migrated on open, once however many servers open the database at the same moment, and its
 // history is forkpoint's own: an app that migrates the same database with drizzle keeps drizzle's table to itself.
 import fs from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { drizzle } from "drizzle-orm/node-postgres";
@@ -13,11 +14,14 @@ import { MIGRATIONS } from "../../../src/store/postgres/migrations.generated.js"
 import { PostgresStore } from "../../../src/store/postgres/store.js";
 import { MIGRATIONS_TABLE, TABLES } from "../../../src/store/postgres/tables.js";
 import { freshPgDatabase, pgServer } from "../../fixtures/postgres-database.js";
+import { freePort } from "../../fixtures/postgres-server.js";
 
 const server = await pgServer();
 /** drizzle's default history table: the app's, when the app migrates with drizzle. */
 const DRIZZLE_TABLE = "drizzle.__drizzle_migrations";
 const DAY = 86_400_000;
+/** Opening a database that cannot be used yet is logged: these tests expect it. */
+const quiet: ForkpointLogger = { warn: () => undefined, error: () => undefined };
 
 interface HistoryRow {
   id: number;
@@ -292,6 +296,30 @@ describe.skipIf(!server)("postgres migrations", () => {
     } finally {
       await client.end();
     }
+  });
+
+  it("a server unreachable when the handle opened: calls fail with CANNOT_CONNECT until it can be reached, then work", async () => {
+    const url = new URL(await freshPgDatabase());
+    // A port nothing listens on yet; later, a relay on it to the real server (as a database that comes up after the app).
+    const port = await freePort();
+    const fp = openForkpoint({ postgres: `postgres://${url.username}@127.0.0.1:${port}${url.pathname}`, logger: quiet });
+    await expect(fp.listSessions({ userId: "alice" })).rejects.toMatchObject({ name: "DatabaseError", code: "CANNOT_CONNECT" });
+    const relay = net.createServer((socket) => {
+      const upstream = net.connect(Number(url.port), url.hostname);
+      socket.pipe(upstream).pipe(socket);
+      socket.on("error", () => upstream.destroy());
+      upstream.on("error", () => socket.destroy());
+    });
+    await new Promise<void>((resolve) => relay.listen(port, "127.0.0.1", resolve));
+    try {
+      const s = await fp.createSession({ userId: "alice" });
+      await s.append({ role: "user", content: "hi" });
+      expect((await fp.listSessions({ userId: "alice" })).items.map((i) => i.id)).toEqual([s.id]);
+    } finally {
+      await fp.close();
+      relay.close();
+    }
+    expect(await history(url.href)).toHaveLength(MIGRATIONS.length);
   });
 
   it("reports an unreachable server as a DatabaseError", async () => {
