@@ -53,6 +53,22 @@ async function checkNotNewer(client: PoolClient, types: CustomTypesConfig, lates
   return last;
 }
 
+/**
+ * drizzle's schema, made in a statement of its own ahead of the migrating transaction: an app's drizzle migrator (or
+ * another server) making it at the same moment waits on an uncommitted schema for a statement, not for a whole
+ * migration, and a schema someone else made first (the race `IF NOT EXISTS` loses: 23505, or 42P06) is as good.
+ */
+async function createSchema(client: PoolClient, types: CustomTypesConfig): Promise<void> {
+  const found = await client.query({ text: `SELECT 1 FROM pg_namespace WHERE nspname = $1`, values: [MIGRATIONS_SCHEMA], types });
+  if (found.rowCount! > 0) return;
+  try {
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${MIGRATIONS_SCHEMA}`);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code !== "23505" && code !== "42P06") throw error;
+  }
+}
+
 async function checkServer(client: PoolClient, types: CustomTypesConfig): Promise<void> {
   const { rows } = await client.query<{ v: string }>({ text: `SELECT current_setting('server_version_num') AS v`, types });
   if (Number(rows[0]?.v) < MIN_SERVER_VERSION) {
@@ -76,10 +92,10 @@ export async function applyMigrations(
   try {
     await checkServer(client, types);
     if ((await checkNotNewer(client, types, latestKnown)) === latestKnown && latestKnown > 0) return;
+    await createSchema(client, types);
     await client.query({ text: `SELECT pg_advisory_lock(${MIGRATE_KEY})`, types });
     try {
       await client.query("BEGIN");
-      await client.query(`CREATE SCHEMA IF NOT EXISTS ${MIGRATIONS_SCHEMA}`);
       if (!(await exists(client, types, TABLE))) {
         // drizzle's own layout, so that drizzle-kit (its `migrations` setting) reads it.
         await client.query(`CREATE TABLE ${TABLE} (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at bigint)`);
