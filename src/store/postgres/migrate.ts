@@ -14,8 +14,21 @@ const SHARED_TABLE = `${MIGRATIONS_SCHEMA}.__drizzle_migrations`;
 /** float8 prints the shortest text that reads back exactly from 12 on (`extra_float_digits` 1): times round-trip. */
 const MIN_SERVER_VERSION = 120000;
 
-const exists = async (client: PoolClient, types: CustomTypesConfig, table: string) =>
-  (await client.query<{ t: string | null }>({ text: `SELECT to_regclass($1)::text AS t`, values: [table], types })).rows[0]?.t != null;
+/**
+ * Whether `schema.table` exists, read from the catalog by a query (its own snapshot): a server that waited for another's
+ * migration sees the tables it made. `to_regclass` asks this backend's catalog cache, which a transaction that began
+ * before that migration committed may not have refreshed yet.
+ */
+async function exists(client: PoolClient, types: CustomTypesConfig, table: string): Promise<boolean> {
+  const [schema, name] = table.split(".");
+  const { rows } = await client.query<{ e: boolean }>({
+    text: `SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = $1 AND c.relname = $2) AS e`,
+    values: [schema, name],
+    types,
+  });
+  return rows[0]?.e === true;
+}
 
 const latestOf = (migrations: readonly EmbeddedMigration[]) => migrations.reduce((max, m) => Math.max(max, m.folderMillis), 0);
 
@@ -78,8 +91,11 @@ async function checkServer(client: PoolClient, types: CustomTypesConfig): Promis
 
 /**
  * Brings the schema up to date; refuses a database that a newer forkpoint has migrated further. An up-to-date database
- * is only read. Otherwise one dedicated connection holds a session advisory lock while it migrates in one transaction
- * (PostgreSQL's DDL is transactional): a second server waits, then finds the work done.
+ * is only read. Otherwise one transaction (PostgreSQL's DDL is transactional) takes a transaction-scoped advisory lock
+ * and migrates: a second server waits, then finds the work done. The lock goes with the transaction (a pooler in
+ * transaction mode keeps it on one backend), and the transaction runs without the pool's `statement_timeout` and
+ * `lock_timeout`, which bound the app's statements: a server waits out another's migration, and a long one is not cut
+ * off halfway.
  */
 export async function applyMigrations(
   pool: Pool,
@@ -93,9 +109,10 @@ export async function applyMigrations(
     await checkServer(client, types);
     if ((await checkNotNewer(client, types, latestKnown)) === latestKnown && latestKnown > 0) return;
     await createSchema(client, types);
-    await client.query({ text: `SELECT pg_advisory_lock(${MIGRATE_KEY})`, types });
+    await client.query("BEGIN");
     try {
-      await client.query("BEGIN");
+      await client.query("SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0");
+      await client.query({ text: `SELECT pg_advisory_xact_lock(${MIGRATE_KEY})`, types });
       if (!(await exists(client, types, TABLE))) {
         // drizzle's own layout, so that drizzle-kit (its `migrations` setting) reads it.
         await client.query(`CREATE TABLE ${TABLE} (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at bigint)`);
@@ -110,14 +127,12 @@ export async function applyMigrations(
     } catch (error) {
       await client.query("ROLLBACK").catch(() => undefined);
       throw error;
-    } finally {
-      await client.query({ text: `SELECT pg_advisory_unlock(${MIGRATE_KEY})`, types }).catch((error: unknown) => (broken = error));
     }
   } catch (error) {
-    broken ??= error;
+    broken = error;
     throw error;
   } finally {
-    // A connection that failed is closed rather than pooled: it may still hold the lock or an open transaction.
+    // A connection that failed is closed rather than pooled: it may still hold an open transaction.
     client.release(broken instanceof Error ? broken : undefined);
   }
 }

@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { PG_FOLDER } from "../../../scripts/generate-migrations.js";
 import { openForkpoint, type ForkpointLogger } from "../../../src/index.js";
 import { MIGRATIONS } from "../../../src/store/postgres/migrations.generated.js";
+import { MIGRATE_KEY } from "../../../src/store/postgres/locks.js";
 import { PostgresStore } from "../../../src/store/postgres/store.js";
 import { MIGRATIONS_TABLE, TABLES } from "../../../src/store/postgres/tables.js";
 import { freshPgDatabase, pgServer } from "../../fixtures/postgres-database.js";
@@ -204,6 +205,34 @@ describe.skipIf(!server)("postgres migrations", () => {
         expect(lines).toEqual([]);
       } finally {
         await fp.close();
+      }
+    });
+    expect(await history(url)).toHaveLength(MIGRATIONS.length);
+  });
+
+  it("a server waits out another's migration whatever the pool's statement_timeout and lock_timeout", async () => {
+    const url = await freshPgDatabase();
+    await withClient(url, async (other) => {
+      // Another server migrating: it holds the migration lock longer than this pool lets a statement run.
+      await other.query(`SELECT pg_advisory_lock(${MIGRATE_KEY})`);
+      // One connection: the one that migrated is the one asked afterwards.
+      const pool = new pg.Pool({ connectionString: url, statement_timeout: 100, lock_timeout: 100, max: 1 });
+      const fp = openForkpoint({ postgres: pool, logger: quiet });
+      try {
+        const opened = fp.listSessions({ userId: "alice" });
+        opened.catch(() => undefined);
+        await waitUntil(url, `wait_event_type = 'Lock' AND query LIKE '%advisory%'`);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await other.query(`SELECT pg_advisory_unlock(${MIGRATE_KEY})`);
+        expect((await opened).items).toEqual([]);
+        // The pool's timeouts still bound the app's statements afterwards.
+        const shown = await pool.query<{ s: string; l: string }>(
+          `SELECT current_setting('statement_timeout') AS s, current_setting('lock_timeout') AS l`,
+        );
+        expect(shown.rows[0]).toEqual({ s: "100ms", l: "100ms" });
+      } finally {
+        await fp.close();
+        await pool.end();
       }
     });
     expect(await history(url)).toHaveLength(MIGRATIONS.length);
