@@ -32,6 +32,14 @@ async function exists(client: PoolClient, types: CustomTypesConfig, table: strin
 
 const latestOf = (migrations: readonly EmbeddedMigration[]) => migrations.reduce((max, m) => Math.max(max, m.folderMillis), 0);
 
+/**
+ * A migration statement as it applies to the schema the pool's `search_path` names (public unless the app says
+ * otherwise): drizzle-kit writes foreign keys to `"public"."table"`, and every other name in forkpoint's migrations and
+ * queries is unqualified. An app whose own tables are named as forkpoint's (`sessions`, say) gives forkpoint's pool
+ * `options: "-c search_path=forkpoint"`, and forkpoint's tables are made there.
+ */
+const inSearchPath = (statement: string) => statement.replaceAll('REFERENCES "public".', "REFERENCES ");
+
 /** The last migration applied (its folder time), or 0 for a database without the history table. */
 async function lastApplied(client: PoolClient, types: CustomTypesConfig): Promise<number> {
   if (!(await exists(client, types, TABLE))) return 0;
@@ -120,7 +128,7 @@ export async function applyMigrations(
       }
       const applied = await checkNotNewer(client, types, latestKnown);
       for (const migration of migrations.filter((m) => m.folderMillis > applied)) {
-        for (const statement of migration.sql) if (statement.trim()) await client.query(statement);
+        for (const statement of migration.sql) if (statement.trim()) await client.query(inSearchPath(statement));
         await client.query(`INSERT INTO ${TABLE} (hash, created_at) VALUES ($1, $2)`, [migration.hash, migration.folderMillis]);
       }
       await client.query("COMMIT");

@@ -238,6 +238,34 @@ describe.skipIf(!server)("postgres migrations", () => {
     expect(await history(url)).toHaveLength(MIGRATIONS.length);
   });
 
+  it("keeps to its pool's search_path: in a schema of its own, beside an app's own `sessions` table", async () => {
+    const url = await freshPgDatabase();
+    await withClient(url, async (client) => {
+      await client.query(`CREATE TABLE sessions (sid text PRIMARY KEY, sess json NOT NULL)`);
+      await client.query(`INSERT INTO sessions VALUES ('app', '{}')`);
+      await client.query(`CREATE SCHEMA fp`);
+    });
+    const fp = openForkpoint({ postgres: { connectionString: url, options: "-c search_path=fp" } });
+    try {
+      const s = await fp.createSession({ userId: "alice" });
+      const cp = await s.checkpoint({ name: "empty" });
+      await s.append({ role: "user", content: "hi" });
+      await s.rollback(cp.id);
+      expect(await s.history()).toEqual([]);
+      expect((await fp.verify()).ok).toBe(true);
+    } finally {
+      await fp.close();
+    }
+    await withClient(url, async (client) => {
+      const where = await client.query<{ s: string }>(
+        `SELECT table_schema AS s FROM information_schema.tables WHERE table_name = 'entries'`,
+      );
+      expect(where.rows).toEqual([{ s: "fp" }]);
+      expect((await client.query(`SELECT * FROM public.sessions`)).rows).toEqual([{ sid: "app", sess: {} }]);
+    });
+    expect(await history(url)).toHaveLength(MIGRATIONS.length);
+  });
+
   it("forkpoint first, then an app migration dated before forkpoint's: drizzle applies it", async () => {
     const url = await freshPgDatabase();
     await (await PostgresStore.open(url)).close();
