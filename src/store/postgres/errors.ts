@@ -12,7 +12,12 @@ export function translate(error: unknown): unknown {
   if (typeof code === "string" && NETWORK_CODES.has(code)) {
     return new DatabaseError("CANNOT_CONNECT", `cannot reach the PostgreSQL server: ${message}`, { cause: error });
   }
-  if (/Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message)) {
+  // pg-pool's words when a call waited past `connectionTimeoutMillis` for a connection, every one of the pool's in use:
+  // the server is up, the pool is busy (as SQLite's busy timeout passing is).
+  if (/timeout exceeded when trying to connect/i.test(message)) {
+    return new DatabaseError("BUSY", `every connection of the pool stayed in use: ${message}`, { cause: error });
+  }
+  if (/Connection terminated|Client has encountered a connection error/i.test(message)) {
     return new DatabaseError("CANNOT_CONNECT", `lost the connection to the PostgreSQL server: ${message}`, { cause: error });
   }
   if (typeof code !== "string" || !/^[0-9A-Z]{5}$/.test(code)) return error;
