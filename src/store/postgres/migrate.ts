@@ -40,6 +40,21 @@ const latestOf = (migrations: readonly EmbeddedMigration[]) => migrations.reduce
  */
 const inSearchPath = (statement: string) => statement.replaceAll('REFERENCES "public".', "REFERENCES ");
 
+/**
+ * A migration's statement refused because a table (or an index, a constraint, a function) of that name is there and
+ * is not forkpoint's: the app's own `sessions`, say. Named, with the way out; nothing of the migration stays.
+ */
+function clash(error: unknown): never {
+  const code = (error as { code?: unknown }).code;
+  if (code !== "42P07" && code !== "42710" && code !== "42723") throw error;
+  throw new DatabaseError(
+    "CANNOT_OPEN",
+    `cannot make forkpoint's tables: ${(error as Error).message}, and it is not forkpoint's. Give forkpoint a schema of ` +
+      `its own with its connection's search_path (options: "-c search_path=forkpoint"; see docs/postgres.md)`,
+    { cause: error },
+  );
+}
+
 /** The last migration applied (its folder time), or 0 for a database without the history table. */
 async function lastApplied(client: PoolClient, types: CustomTypesConfig): Promise<number> {
   if (!(await exists(client, types, TABLE))) return 0;
@@ -128,7 +143,7 @@ export async function applyMigrations(
       }
       const applied = await checkNotNewer(client, types, latestKnown);
       for (const migration of migrations.filter((m) => m.folderMillis > applied)) {
-        for (const statement of migration.sql) if (statement.trim()) await client.query(inSearchPath(statement));
+        for (const statement of migration.sql) if (statement.trim()) await client.query(inSearchPath(statement)).catch(clash);
         await client.query(`INSERT INTO ${TABLE} (hash, created_at) VALUES ($1, $2)`, [migration.hash, migration.folderMillis]);
       }
       await client.query("COMMIT");

@@ -9,7 +9,7 @@ import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { PG_FOLDER } from "../../../scripts/generate-migrations.js";
-import { openForkpoint, type ForkpointLogger } from "../../../src/index.js";
+import { DatabaseError, openForkpoint, type ForkpointLogger } from "../../../src/index.js";
 import { MIGRATIONS } from "../../../src/store/postgres/migrations.generated.js";
 import { MIGRATE_KEY } from "../../../src/store/postgres/locks.js";
 import { PostgresStore } from "../../../src/store/postgres/store.js";
@@ -236,6 +236,26 @@ describe.skipIf(!server)("postgres migrations", () => {
       }
     });
     expect(await history(url)).toHaveLength(MIGRATIONS.length);
+  });
+
+  it("an app's table named as one of forkpoint's (in the same schema) is a DatabaseError naming it, the app's table untouched", async () => {
+    const url = await freshPgDatabase();
+    await withClient(url, (client) => client.query(`CREATE TABLE sessions (sid text PRIMARY KEY, sess json NOT NULL)`));
+    const fp = openForkpoint({ postgres: url, logger: quiet });
+    try {
+      const error = await fp.listSessions({ userId: "alice" }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(DatabaseError);
+      expect(error).toMatchObject({ code: "CANNOT_OPEN", message: expect.stringContaining(`"sessions"`) as unknown });
+      expect((error as Error).message).toContain("search_path");
+    } finally {
+      await fp.close();
+    }
+    await withClient(url, async (client) => {
+      const tables = await client.query<{ t: string }>(`SELECT tablename AS t FROM pg_tables WHERE schemaname = 'public'`);
+      expect(tables.rows).toEqual([{ t: "sessions" }]);
+    });
+    // Nothing of the migration stayed.
+    expect(await rowsOf(url, MIGRATIONS_TABLE)).toBeNull();
   });
 
   it("keeps to its pool's search_path: in a schema of its own, beside an app's own `sessions` table", async () => {
