@@ -105,6 +105,23 @@ async function createSchema(client: PoolClient, types: CustomTypesConfig): Promi
   }
 }
 
+/**
+ * The history is the database's (drizzle's schema), the tables are where the connection's search_path says: a history
+ * with no tables here means forkpoint's schema is another one (one database holds one).
+ */
+async function checkTablesHere(client: PoolClient, types: CustomTypesConfig): Promise<void> {
+  const { rows } = await client.query<{ t: string | null; path: string }>({
+    text: `SELECT to_regclass('entries')::text AS t, current_setting('search_path') AS path`,
+    types,
+  });
+  if (rows[0]?.t) return;
+  throw new DatabaseError(
+    "CANNOT_OPEN",
+    `forkpoint's migrations are recorded in ${TABLE}, but its tables are not in this connection's search_path ` +
+      `(${rows[0]?.path ?? "?"}): a database holds one forkpoint schema (see docs/postgres.md)`,
+  );
+}
+
 async function checkServer(client: PoolClient, types: CustomTypesConfig): Promise<void> {
   const { rows } = await client.query<{ v: string }>({ text: `SELECT current_setting('server_version_num') AS v`, types });
   if (Number(rows[0]?.v) < MIN_SERVER_VERSION) {
@@ -130,7 +147,9 @@ export async function applyMigrations(
   let broken: unknown;
   try {
     await checkServer(client, types);
-    if ((await checkNotNewer(client, types, latestKnown)) === latestKnown && latestKnown > 0) return;
+    const last = await checkNotNewer(client, types, latestKnown);
+    if (last > 0) await checkTablesHere(client, types);
+    if (last === latestKnown && latestKnown > 0) return;
     await createSchema(client, types);
     await client.query("BEGIN");
     try {

@@ -284,6 +284,22 @@ describe.skipIf(!server)("postgres migrations", () => {
       expect((await client.query(`SELECT * FROM public.sessions`)).rows).toEqual([{ sid: "app", sess: {} }]);
     });
     expect(await history(url)).toHaveLength(MIGRATIONS.length);
+
+    // A second forkpoint schema in the same database: the history is the database's, so it is refused, not half-made.
+    await withClient(url, (client) => client.query(`CREATE SCHEMA fp2`));
+    const second = openForkpoint({ postgres: { connectionString: url, options: "-c search_path=fp2" }, logger: quiet });
+    try {
+      await expect(second.listSessions({ userId: "alice" })).rejects.toMatchObject({
+        name: "DatabaseError",
+        code: "CANNOT_OPEN",
+        message: expect.stringContaining("search_path") as unknown,
+      });
+    } finally {
+      await second.close();
+    }
+    await withClient(url, async (client) => {
+      expect((await client.query(`SELECT 1 FROM pg_tables WHERE schemaname = 'fp2'`)).rows).toEqual([]);
+    });
   });
 
   it("forkpoint first, then an app migration dated before forkpoint's: drizzle applies it", async () => {
