@@ -210,6 +210,28 @@ describe.skipIf(!server)("postgres migrations", () => {
     expect(await history(url)).toHaveLength(MIGRATIONS.length);
   });
 
+  it("a role without CREATE on the database opens one whose drizzle schema a DBA made for it", async () => {
+    const url = await freshPgDatabase();
+    const name = new URL(url).pathname.slice(1);
+    const role = `r_${name}`;
+    await withClient(url, async (dba) => {
+      await dba.query(`CREATE ROLE ${role} LOGIN`);
+      await dba.query(`REVOKE CREATE ON DATABASE ${name} FROM PUBLIC`);
+      await dba.query(`CREATE SCHEMA drizzle AUTHORIZATION ${role}`);
+      await dba.query(`GRANT CREATE, USAGE ON SCHEMA public TO ${role}`);
+    });
+    const asRole = new URL(url);
+    asRole.username = role;
+    const fp = openForkpoint({ postgres: asRole.href });
+    try {
+      const s = await fp.createSession({ userId: "alice" });
+      expect((await fp.listSessions({ userId: "alice" })).items.map((i) => i.id)).toEqual([s.id]);
+    } finally {
+      await fp.close();
+    }
+    expect(await history(url)).toHaveLength(MIGRATIONS.length);
+  });
+
   it("a server waits out another's migration whatever the pool's statement_timeout and lock_timeout", async () => {
     const url = await freshPgDatabase();
     await withClient(url, async (other) => {
