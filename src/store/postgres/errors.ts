@@ -12,6 +12,10 @@ export function translate(error: unknown): unknown {
   if (typeof code === "string" && NETWORK_CODES.has(code)) {
     return new DatabaseError("CANNOT_CONNECT", `cannot reach the PostgreSQL server: ${message}`, { cause: error });
   }
+  // A pg.Pool the app passed in and has ended since (at its shutdown, say): forkpoint cannot use it any more.
+  if (/Cannot use a pool after calling end on the pool/i.test(message)) {
+    return new DatabaseError("CLOSED", `the app's pg.Pool was ended: ${message}`, { cause: error });
+  }
   // pg-pool's words when a call waited past `connectionTimeoutMillis` for a connection, every one of the pool's in use:
   // the server is up, the pool is busy (as SQLite's busy timeout passing is).
   if (/timeout exceeded when trying to connect/i.test(message)) {
