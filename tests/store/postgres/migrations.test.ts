@@ -471,6 +471,18 @@ describe.skipIf(!server)("postgres migrations", () => {
     expect(await history(url.href)).toHaveLength(MIGRATIONS.length);
   });
 
+  it("reports a connection refused TLS (a server without it, asked for it) as a DatabaseError", async () => {
+    const url = new URL(await freshPgDatabase());
+    const fp = openForkpoint({ postgres: { connectionString: url.href, ssl: { rejectUnauthorized: true } }, logger: quiet });
+    try {
+      const error = await fp.listSessions({ userId: "alice" }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(DatabaseError);
+      expect(error).toMatchObject({ code: "CANNOT_OPEN", message: expect.stringContaining("SSL") as unknown });
+    } finally {
+      await fp.close();
+    }
+  });
+
   it("reports an unreachable server as a DatabaseError", async () => {
     const store = new PostgresStore({ connectionString: "postgres://nobody@127.0.0.1:1/none", connectionTimeoutMillis: 2000 });
     await expect(store.ready()).rejects.toMatchObject({ name: "DatabaseError", code: "CANNOT_CONNECT" });
