@@ -134,17 +134,41 @@ export class Forkpoint {
       // Whether the store answered: before that, what fails is the database (a schema a newer version wrote, an
       // unreachable server), and no recovery was tried.
       let answered = false;
-      this.#recovery = Promise.resolve(interrupted).then(async (found) => {
-        answered = true;
-        if (!found) return EMPTY_RECOVERY;
-        const report = await recoverMoves(engine);
+      const heard = (report: RecoveryReport): RecoveryReport => {
         for (const { moveId, error } of report.failed) logger.error(`forkpoint: resuming interrupted move ${moveId} at open failed`, error);
         // A move waiting for its live owner is no news; one waiting for tools this opener lacks waits until someone acts.
         for (const { moveId, reason } of report.waiting) {
           if (reason.includes("TOOL_NOT_REGISTERED")) logger.warn(`forkpoint: interrupted move ${moveId} left for later: ${reason}`);
         }
         if (report.resumed.length + report.failed.length + report.workspaces.length > 0) events.emit("recovery", report);
+        retryLeased(report);
         return report;
+      };
+      // On a shared database, a move found under a lease that still held (its server crashed and was restarted before
+      // the lease ran out) is looked at again once the lease has, until none waits on one: as reopening a SQLite file
+      // finishes a dead process's move. Closing stops it.
+      const retryLeased = (report: RecoveryReport): void => {
+        const leaseMs = engine.ownership.leaseMs;
+        if (leaseMs === null || !report.waiting.some(({ reason }) => !reason.includes("TOOL_NOT_REGISTERED"))) return;
+        // A timer's longest delay is about 24.8 days: a longer one would fire at once.
+        const timer = setTimeout(
+          () => {
+            if (engine.closing.aborted) return;
+            void engine.track(
+              recoverMoves(engine).then(heard, (error: unknown) => {
+                if (!engine.closing.aborted) logger.error("forkpoint: recovering interrupted moves failed; fp.recover() retries", error);
+              }),
+            );
+          },
+          Math.min(leaseMs, 2 ** 31 - 1),
+        );
+        timer.unref();
+        engine.closing.addEventListener("abort", () => clearTimeout(timer), { once: true });
+      };
+      this.#recovery = Promise.resolve(interrupted).then(async (found) => {
+        answered = true;
+        if (!found) return EMPTY_RECOVERY;
+        return heard(await recoverMoves(engine));
       });
       // Calls wait for recovery but do not fail with it (they are not what failed): the logger hears why it did.
       this.#ready = this.#recovery.then(

@@ -2,7 +2,7 @@
 // CLOSED), and when it resolves forkpoint holds no connection of a pool the app passed in.
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { openForkpoint } from "../../src/index.js";
+import { DatabaseError, openForkpoint } from "../../src/index.js";
 import { freshPgDatabase, pgServer } from "../fixtures/postgres-database.js";
 
 const url = await pgServer();
@@ -39,6 +39,20 @@ describe.skipIf(!url)("close() with calls under way", () => {
       expect((await pool.query("SELECT 1 AS one")).rows).toEqual([{ one: 1 }]);
     } finally {
       await pool.end();
+    }
+  });
+
+  it("an app's pool the app ended first: calls are DatabaseError CLOSED, not the driver's own error", async () => {
+    const pool = new pg.Pool({ connectionString: await freshPgDatabase() });
+    const fp = openForkpoint({ postgres: pool });
+    try {
+      const s = await fp.createSession({ userId: "u" });
+      await pool.end();
+      const error = await s.history().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(DatabaseError);
+      expect(error).toMatchObject({ code: "CLOSED", message: expect.stringContaining("ended") as unknown });
+    } finally {
+      await fp.close();
     }
   });
 });

@@ -149,3 +149,98 @@ describe.skipIf(!url)("a move's lease on PostgreSQL", () => {
     expect(new Set(undos.map((c) => c.pid))).toEqual(new Set([process.pid]));
   });
 });
+
+describe.skipIf(!url)("a move taken over from a server that stalled past its lease", () => {
+  it.each(["switch", "rollback"] as const)(
+    "is finished once, by the server that took it over: the stalled one's %s is refused when it goes on",
+    async (verb) => {
+      const LEASE_MS = 400;
+      const dir = makeTempDir("forkpoint-pg-stall-");
+      cleanup.push(() => removeDir(dir));
+      const db = await freshPgDatabase();
+      const log = path.join(dir, "calls.log");
+      const marker = path.join(dir, "stalled");
+      const peer = openForkpoint({ postgres: db, leaseMs: LEASE_MS, recover: false, tools: [writeFileTool({ logFile: log })] });
+      cleanup.push(() => peer.close());
+      const { s, cp } = await sessionWithCalls(peer, dir, 1);
+      const root = (await s.info()).currentBranchId;
+      // A switch back to the root replays the call; a rollback to the checkpoint undoes it: one step either way.
+      if (verb === "switch") await s.rollback(cp.id);
+      const target = verb === "switch" ? root : cp.id;
+      const before = (await s.timeline({ limit: 100 })).items.length;
+
+      // The mover stalls right after its only step, past its lease: the peer takes the move over and finishes it.
+      const mover = child("tests/fixtures/pg-stalled-move.ts", [db, s.id, "u", verb, target, log, String(LEASE_MS), "3000", marker]);
+      for (let i = 0; !fs.existsSync(marker); i++) {
+        if (i > 3_000) throw new Error(`the mover never stalled:\n${(await mover.done).err}`);
+        await sleep(5);
+      }
+      let report = await peer.recover();
+      for (let i = 0; report.resumed.length === 0; i++) {
+        expect(report.failed).toEqual([]);
+        if (i > 400) throw new Error("the move was never taken over");
+        await sleep(20);
+        report = await peer.recover();
+      }
+      const taken = report.resumed[0]!;
+
+      // When it goes on, the stalled server finishes nothing: the move is not its own any more.
+      const { code, out, err } = await mover.done;
+      expect(code, err).toBe(0);
+      expect(JSON.parse(out) as unknown).toEqual({ error: "MOVE_TAKEN_OVER" });
+      expect((await s.info()).currentBranchId).toBe(taken.branch.id);
+      const events = (await s.timeline({ limit: 100 })).items;
+      expect(events).toHaveLength(before + 1);
+      expect(events[0]!.kind).toBe(verb === "switch" ? "switch" : "branch");
+      // The undo stack holds the move once: one undo goes back to where the move left from, and nothing is left after.
+      if (verb === "switch") {
+        expect((await s.undo()).branch.id).not.toBe(root);
+        await expect(s.undo()).resolves.toMatchObject({ branch: { id: root } });
+        await expect(s.undo()).rejects.toMatchObject({ code: "NOTHING_TO_UNDO" });
+      }
+      expect((await peer.verify()).ok).toBe(true);
+    },
+  );
+});
+
+describe.skipIf(!url)("servers that look alike (the same pid, as containers' node processes are)", () => {
+  it("are told apart by their leases: a stalled server whose move was taken over runs none of its steps again", async () => {
+    const LEASE_MS = 400;
+    const dir = makeTempDir("forkpoint-pg-alike-");
+    cleanup.push(() => removeDir(dir));
+    const db = await freshPgDatabase();
+    const log = path.join(dir, "calls.log");
+    const marker = path.join(dir, "stalled");
+    const peer = openForkpoint({ postgres: db, leaseMs: LEASE_MS, recover: false, tools: [writeFileTool({ logFile: log })] });
+    cleanup.push(() => peer.close());
+    const { s, cp, track } = await sessionWithCalls(peer, dir, 3);
+
+    // The mover has this process's pid (and so its start time): it stalls after its first undo, past its lease.
+    const mover = child(
+      "tests/fixtures/pg-stalled-move.ts",
+      [db, s.id, "u", "rollback", cp.id, log, String(LEASE_MS), "3000", marker],
+      { SAME_PID: String(process.pid) },
+      ["tests/fixtures/same-pid.ts"],
+    );
+    for (let i = 0; !fs.existsSync(marker); i++) {
+      if (i > 3_000) throw new Error(`the mover never stalled:\n${(await mover.done).err}`);
+      await sleep(5);
+    }
+    let report = await peer.recover();
+    for (let i = 0; report.resumed.length === 0; i++) {
+      expect(report.failed).toEqual([]);
+      if (i > 400) throw new Error("the move was never taken over");
+      await sleep(20);
+      report = await peer.recover();
+    }
+    expect(ids(report.resumed[0]!.undone)).toEqual(ids(track).reverse());
+
+    const { code, out, err } = await mover.done;
+    expect(code, err).toBe(0);
+    expect(JSON.parse(out) as unknown).toEqual({ error: "MOVE_TAKEN_OVER" });
+    // Each call undone once: the first by the mover, the others by the server that took the move over.
+    const undos = undone(log).map((c) => c.invocationId);
+    expect(undos).toEqual(ids(track).reverse());
+    expect((await peer.verify()).ok).toBe(true);
+  });
+});

@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { openForkpoint, type Forkpoint, type ToolInvocation } from "../../src/index.js";
+import { openForkpoint, type Forkpoint, type RecoveryReport, type ToolInvocation } from "../../src/index.js";
 import { writeFileTool } from "../fixtures/file-tools.js";
 import { freshPgDatabase, pgServer } from "../fixtures/postgres-database.js";
 import { makeTempDir, removeDir } from "../helpers.js";
@@ -31,8 +31,8 @@ const undoLines = (log: string): { invocationId: string; pid: number }[] =>
     : [];
 const ids = (list: ToolInvocation[]) => list.map((t) => t.id);
 
-function open(db: string, log: string): Forkpoint {
-  const fp = openForkpoint({ postgres: db, leaseMs: LEASE_MS, tools: [writeFileTool({ logFile: log })] });
+function open(db: string, log: string, recover = true): Forkpoint {
+  const fp = openForkpoint({ postgres: db, leaseMs: LEASE_MS, recover, tools: [writeFileTool({ logFile: log })] });
   cleanup.push(() => fp.close());
   return fp;
 }
@@ -65,7 +65,8 @@ describe.skipIf(!url)("an app server killed in the middle of a rollback (Postgre
     }
 
     // The moving server is alive and renews its lease: another server leaves its move alone, and refuses a move of its own.
-    const peer = open(db, log);
+    // Its recoveries are the explicit calls below (one at open would look again by itself once the lease runs out).
+    const peer = open(db, log, false);
     const whileAlive = await peer.recover();
     expect(whileAlive.resumed).toEqual([]);
     expect(whileAlive.waiting).toHaveLength(1);
@@ -101,5 +102,47 @@ describe.skipIf(!url)("an app server killed in the middle of a rollback (Postgre
     expect((await viaPeer.info()).currentBranchId).toBe(result.branch.id);
     expect(await peer.recover()).toMatchObject({ resumed: [], waiting: [] });
     expect((await peer.verify()).ok).toBe(true);
+  });
+
+  it("restarted before its lease ran out, finishes the move itself once the lease has, without a call to recover()", async () => {
+    const dir = makeTempDir("forkpoint-pg-restart-");
+    cleanup.push(() => removeDir(dir));
+    const db = await freshPgDatabase();
+    const log = path.join(dir, "calls.log");
+    const setup = open(db, path.join(dir, "setup.log"));
+    const s = await setup.createSession({ userId: "u" });
+    const cp = await s.checkpoint({ name: "before" });
+    for (let i = 0; i < 8; i++) await s.invoke("write_file", { path: path.join(dir, `f${i}.txt`), text: `v${i}` });
+    const track = await s.toolTrack();
+
+    const child: ChildProcess = spawn(
+      process.execPath,
+      [...nodeArgs(path.join(repoRoot, "tests/fixtures/pg-crash-rollback.ts")), db, s.id, "u", cp.id, log, String(LEASE_MS)],
+      { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
+    cleanup.push(() => void child.kill("SIGKILL"));
+    for (let i = 0; undoLines(log).length < 2; i++) {
+      if (i > 12_000) throw new Error("the child never undid 2 calls");
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    child.kill("SIGKILL");
+    await exited;
+
+    // The server comes back at once, as a supervisor restarts it: the crashed move's lease still holds at open.
+    const restarted = open(db, log);
+    const recovered = new Promise<RecoveryReport>((resolve) => restarted.on("recovery", resolve));
+    const report = await Promise.race([
+      recovered,
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error("the move was never finished")), 20 * LEASE_MS)),
+    ]);
+    expect(report.resumed).toHaveLength(1);
+    const result = report.resumed[0]!;
+    expect([...ids(result.undone), ...ids(result.unknown)].sort()).toEqual(ids(track).sort());
+    const undone = undoLines(log).map((c) => c.invocationId);
+    expect(new Set(undone).size).toBe(undone.length);
+    const again = await restarted.getSession(s.id, { userId: "u" });
+    expect((await again.info()).currentBranchId).toBe(result.branch.id);
+    expect(await restarted.recover()).toMatchObject({ resumed: [], waiting: [] });
   });
 });

@@ -63,4 +63,24 @@ describe.skipIf(!url)("a backend terminated mid-unit", () => {
       await fp.close();
     }
   });
+
+  it("a call that waits past connectionTimeoutMillis for one of the pool's connections, all in use, is BUSY: the server is up", async () => {
+    const database = await freshPgDatabase();
+    const pool = new pg.Pool({ connectionString: database, max: 1, connectionTimeoutMillis: 100 });
+    const fp = openForkpoint({ postgres: pool });
+    try {
+      const s = await fp.createSession({ userId: "u" });
+      // The app's own work holds the pool's only connection.
+      const held = await pool.connect();
+      try {
+        await expect(s.history()).rejects.toMatchObject({ name: "DatabaseError", code: "BUSY" });
+      } finally {
+        held.release();
+      }
+      expect(await s.history()).toEqual([]);
+    } finally {
+      await fp.close();
+      await pool.end();
+    }
+  });
 });

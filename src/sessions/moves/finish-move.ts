@@ -6,6 +6,7 @@ import { toBranch, toMessage, toToolInvocation } from "../core/rows.js";
 import { headOfEntry } from "../log/lineage.js";
 import { autoCheckpointAfterMessage, writeEntry } from "../log/writer.js";
 import { branchMove, moveEvent, recordInHistory } from "./history.js";
+import { fenced } from "./fence.js";
 import type { MoveOutcome, MoveSpec, WithinMove } from "./move-spec.js";
 
 /** What the journal says a move did; runs inside a unit of work. */
@@ -49,6 +50,8 @@ export async function finishMove(ctx: EngineContext, spec: MoveSpec, moveId: str
 
 /** The body of `finishMove`, inside the caller's write transaction. */
 export function* finishMoveTx(ctx: EngineContext, tx: Tx, spec: MoveSpec, moveId: string | null, within?: WithinMove): Step<MoveOutcome> {
+  // Fenced like every journal update: a move another owner took over (this one stalled past its lease) is theirs to finish.
+  if (moveId) fenced(yield* tx.renewMove(moveId, ctx.ownership.self, ctx.ownership.leaseMs ?? 0));
   const now = ctx.now();
   let branchRow = spec.newBranch ?? (yield* tx.getBranch(spec.target.branchId))!;
   let message: Message | undefined;

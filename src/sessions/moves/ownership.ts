@@ -1,5 +1,6 @@
 // Who runs a journaled move or a running tool call: on one host a live process (pid and start time), on a shared
 // database a renewable lease.
+import { randomBytes } from "node:crypto";
 import type { CallOwnerRow, Owner, StoreCapabilities } from "../../store/port/index.js";
 import { isAlive, SELF_START } from "./process-identity.js";
 
@@ -23,9 +24,16 @@ const SELF: Owner = { pid: process.pid, pidStart: SELF_START };
 /** Processes on this host (SQLite): a process that still runs owns its moves; a dead one's are taken over. */
 const processOwnership: MoveOwnership = { self: SELF, leaseMs: null, mayRun: (row) => isAlive(row.pid, row.pidStart) };
 
+/**
+ * This thread as a lease holder: its process identity and a random tag. Servers on other hosts can look alike (a
+ * container's node is pid 1 in each, a host without /proc records no start time): the tag keeps one's moves and calls
+ * from passing for another's, so a stalled server whose move was taken over is fenced out of it.
+ */
+const LEASE_SELF: Owner = { pid: process.pid, pidStart: `${SELF_START}#${randomBytes(8).toString("hex")}` };
+
 /** Leases (a database several hosts share): a move whose lease ran out, by the store's clock, is taken over, whoever held it. */
 function leaseOwnership(leaseMs: number): MoveOwnership {
-  return { self: SELF, leaseMs, mayRun: (row) => row.leaseHeld === true };
+  return { self: LEASE_SELF, leaseMs, mayRun: (row) => row.leaseHeld === true };
 }
 
 /** The ownership a store's capabilities call for. */

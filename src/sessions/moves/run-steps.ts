@@ -5,6 +5,7 @@ import type { MoveStepRow, ToolRow, Tx } from "../../store/port/index.js";
 import { runHandler } from "../../tools/run-handler.js";
 import type { EngineContext } from "../core/context.js";
 import { toToolInvocation } from "../core/rows.js";
+import { fenced } from "./fence.js";
 import { finishMove, journalReport } from "./finish-move.js";
 import { holdLease, type HeldLease } from "./lease.js";
 import { inflightMoves, type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js";
@@ -48,6 +49,7 @@ export async function stopMove(
 }
 
 function* stopMoveUnit(tx: Tx, moveId: string, ctx: EngineContext) {
+  fenced(yield* tx.renewMove(moveId, ctx.ownership.self, ctx.ownership.leaseMs ?? 0));
   yield* tx.finishMove(moveId, "failed", ctx.now());
   return yield* journalReport(ctx, tx, moveId);
 }
@@ -130,9 +132,4 @@ function* startStepUnit(tx: Tx, ctx: EngineContext, step: MoveStepRow) {
  */
 function holdMoveLease(ctx: EngineContext, sessionId: string, moveId: string): HeldLease {
   return holdLease(ctx, sessionId, `move ${moveId}`, (tx, leaseMs) => tx.renewMove(moveId, ctx.ownership.self, leaseMs));
-}
-
-/** A journal update that wrote nothing: another owner took the move over (its lease ran out), so this one stops. */
-export function fenced(written: boolean): void {
-  if (!written) throw new ConflictError("the move was taken over by another process while this one ran a step", "MOVE_TAKEN_OVER");
 }

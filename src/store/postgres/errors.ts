@@ -1,6 +1,9 @@
 // node-postgres's errors as the typed errors of the API.
 import { ConflictError, DatabaseError, ValidationError } from "../../models/errors.js";
 
+/** TLS refused: the server has none, or its certificate is not one the connection's `ssl` settings accept. */
+const TLS_CODES = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_)/;
+
 /** Socket-level failures: the server is unreachable or the connection dropped. */
 const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "ETIMEDOUT", "EHOSTUNREACH", "EPIPE", "EAI_AGAIN"]);
 
@@ -12,7 +15,20 @@ export function translate(error: unknown): unknown {
   if (typeof code === "string" && NETWORK_CODES.has(code)) {
     return new DatabaseError("CANNOT_CONNECT", `cannot reach the PostgreSQL server: ${message}`, { cause: error });
   }
-  if (/Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message)) {
+  // Settings, not an outage: asking again gets the same answer.
+  if (/server does not support SSL/i.test(message) || (typeof code === "string" && TLS_CODES.test(code))) {
+    return new DatabaseError("CANNOT_OPEN", `cannot open a TLS (SSL) connection to the PostgreSQL server: ${message}`, { cause: error });
+  }
+  // A pg.Pool the app passed in and has ended since (at its shutdown, say): forkpoint cannot use it any more.
+  if (/Cannot use a pool after calling end on the pool/i.test(message)) {
+    return new DatabaseError("CLOSED", `the app's pg.Pool was ended: ${message}`, { cause: error });
+  }
+  // pg-pool's words when a call waited past `connectionTimeoutMillis` for a connection, every one of the pool's in use:
+  // the server is up, the pool is busy (as SQLite's busy timeout passing is).
+  if (/timeout exceeded when trying to connect/i.test(message)) {
+    return new DatabaseError("BUSY", `every connection of the pool stayed in use: ${message}`, { cause: error });
+  }
+  if (/Connection terminated|Client has encountered a connection error/i.test(message)) {
     return new DatabaseError("CANNOT_CONNECT", `lost the connection to the PostgreSQL server: ${message}`, { cause: error });
   }
   if (typeof code !== "string" || !/^[0-9A-Z]{5}$/.test(code)) return error;

@@ -14,10 +14,46 @@ const SHARED_TABLE = `${MIGRATIONS_SCHEMA}.__drizzle_migrations`;
 /** float8 prints the shortest text that reads back exactly from 12 on (`extra_float_digits` 1): times round-trip. */
 const MIN_SERVER_VERSION = 120000;
 
-const exists = async (client: PoolClient, types: CustomTypesConfig, table: string) =>
-  (await client.query<{ t: string | null }>({ text: `SELECT to_regclass($1)::text AS t`, values: [table], types })).rows[0]?.t != null;
+/**
+ * Whether `schema.table` exists, read from the catalog by a query (its own snapshot): a server that waited for another's
+ * migration sees the tables it made. `to_regclass` asks this backend's catalog cache, which a transaction that began
+ * before that migration committed may not have refreshed yet.
+ */
+async function exists(client: PoolClient, types: CustomTypesConfig, table: string): Promise<boolean> {
+  const [schema, name] = table.split(".");
+  const { rows } = await client.query<{ e: boolean }>({
+    text: `SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = $1 AND c.relname = $2) AS e`,
+    values: [schema, name],
+    types,
+  });
+  return rows[0]?.e === true;
+}
 
 const latestOf = (migrations: readonly EmbeddedMigration[]) => migrations.reduce((max, m) => Math.max(max, m.folderMillis), 0);
+
+/**
+ * A migration statement as it applies to the schema the pool's `search_path` names (public unless the app says
+ * otherwise): drizzle-kit writes foreign keys to `"public"."table"`, and every other name in forkpoint's migrations and
+ * queries is unqualified. An app whose own tables are named as forkpoint's (`sessions`, say) gives forkpoint's pool
+ * `options: "-c search_path=forkpoint"`, and forkpoint's tables are made there.
+ */
+const inSearchPath = (statement: string) => statement.replaceAll('REFERENCES "public".', "REFERENCES ");
+
+/**
+ * A migration's statement refused because a table (or an index, a constraint, a function) of that name is there and
+ * is not forkpoint's: the app's own `sessions`, say. Named, with the way out; nothing of the migration stays.
+ */
+function clash(error: unknown): never {
+  const code = (error as { code?: unknown }).code;
+  if (code !== "42P07" && code !== "42710" && code !== "42723") throw error;
+  throw new DatabaseError(
+    "CANNOT_OPEN",
+    `cannot make forkpoint's tables: ${(error as Error).message}, and it is not forkpoint's. Give forkpoint a schema of ` +
+      `its own with its connection's search_path (options: "-c search_path=forkpoint"; see docs/postgres.md)`,
+    { cause: error },
+  );
+}
 
 /** The last migration applied (its folder time), or 0 for a database without the history table. */
 async function lastApplied(client: PoolClient, types: CustomTypesConfig): Promise<number> {
@@ -53,6 +89,39 @@ async function checkNotNewer(client: PoolClient, types: CustomTypesConfig, lates
   return last;
 }
 
+/**
+ * drizzle's schema, made in a statement of its own ahead of the migrating transaction: an app's drizzle migrator (or
+ * another server) making it at the same moment waits on an uncommitted schema for a statement, not for a whole
+ * migration, and a schema someone else made first (the race `IF NOT EXISTS` loses: 23505, or 42P06) is as good.
+ */
+async function createSchema(client: PoolClient, types: CustomTypesConfig): Promise<void> {
+  const found = await client.query({ text: `SELECT 1 FROM pg_namespace WHERE nspname = $1`, values: [MIGRATIONS_SCHEMA], types });
+  if (found.rowCount! > 0) return;
+  try {
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${MIGRATIONS_SCHEMA}`);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code !== "23505" && code !== "42P06") throw error;
+  }
+}
+
+/**
+ * The history is the database's (drizzle's schema), the tables are where the connection's search_path says: a history
+ * with no tables here means forkpoint's schema is another one (one database holds one).
+ */
+async function checkTablesHere(client: PoolClient, types: CustomTypesConfig): Promise<void> {
+  const { rows } = await client.query<{ t: string | null; path: string }>({
+    text: `SELECT to_regclass('entries')::text AS t, current_setting('search_path') AS path`,
+    types,
+  });
+  if (rows[0]?.t) return;
+  throw new DatabaseError(
+    "CANNOT_OPEN",
+    `forkpoint's migrations are recorded in ${TABLE}, but its tables are not in this connection's search_path ` +
+      `(${rows[0]?.path ?? "?"}): a database holds one forkpoint schema (see docs/postgres.md)`,
+  );
+}
+
 async function checkServer(client: PoolClient, types: CustomTypesConfig): Promise<void> {
   const { rows } = await client.query<{ v: string }>({ text: `SELECT current_setting('server_version_num') AS v`, types });
   if (Number(rows[0]?.v) < MIN_SERVER_VERSION) {
@@ -62,8 +131,11 @@ async function checkServer(client: PoolClient, types: CustomTypesConfig): Promis
 
 /**
  * Brings the schema up to date; refuses a database that a newer forkpoint has migrated further. An up-to-date database
- * is only read. Otherwise one dedicated connection holds a session advisory lock while it migrates in one transaction
- * (PostgreSQL's DDL is transactional): a second server waits, then finds the work done.
+ * is only read. Otherwise one transaction (PostgreSQL's DDL is transactional) takes a transaction-scoped advisory lock
+ * and migrates: a second server waits, then finds the work done. The lock goes with the transaction (a pooler in
+ * transaction mode keeps it on one backend), and the transaction runs without the pool's `statement_timeout` and
+ * `lock_timeout`, which bound the app's statements: a server waits out another's migration, and a long one is not cut
+ * off halfway.
  */
 export async function applyMigrations(
   pool: Pool,
@@ -75,11 +147,14 @@ export async function applyMigrations(
   let broken: unknown;
   try {
     await checkServer(client, types);
-    if ((await checkNotNewer(client, types, latestKnown)) === latestKnown && latestKnown > 0) return;
-    await client.query({ text: `SELECT pg_advisory_lock(${MIGRATE_KEY})`, types });
+    const last = await checkNotNewer(client, types, latestKnown);
+    if (last > 0) await checkTablesHere(client, types);
+    if (last === latestKnown && latestKnown > 0) return;
+    await createSchema(client, types);
+    await client.query("BEGIN");
     try {
-      await client.query("BEGIN");
-      await client.query(`CREATE SCHEMA IF NOT EXISTS ${MIGRATIONS_SCHEMA}`);
+      await client.query("SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0");
+      await client.query({ text: `SELECT pg_advisory_xact_lock(${MIGRATE_KEY})`, types });
       if (!(await exists(client, types, TABLE))) {
         // drizzle's own layout, so that drizzle-kit (its `migrations` setting) reads it.
         await client.query(`CREATE TABLE ${TABLE} (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at bigint)`);
@@ -87,21 +162,19 @@ export async function applyMigrations(
       }
       const applied = await checkNotNewer(client, types, latestKnown);
       for (const migration of migrations.filter((m) => m.folderMillis > applied)) {
-        for (const statement of migration.sql) if (statement.trim()) await client.query(statement);
+        for (const statement of migration.sql) if (statement.trim()) await client.query(inSearchPath(statement)).catch(clash);
         await client.query(`INSERT INTO ${TABLE} (hash, created_at) VALUES ($1, $2)`, [migration.hash, migration.folderMillis]);
       }
       await client.query("COMMIT");
     } catch (error) {
       await client.query("ROLLBACK").catch(() => undefined);
       throw error;
-    } finally {
-      await client.query({ text: `SELECT pg_advisory_unlock(${MIGRATE_KEY})`, types }).catch((error: unknown) => (broken = error));
     }
   } catch (error) {
-    broken ??= error;
+    broken = error;
     throw error;
   } finally {
-    // A connection that failed is closed rather than pooled: it may still hold the lock or an open transaction.
+    // A connection that failed is closed rather than pooled: it may still hold an open transaction.
     client.release(broken instanceof Error ? broken : undefined);
   }
 }

@@ -42,8 +42,12 @@ export class PostgresStore implements Store {
   readonly pool: Pool;
   readonly #owned: boolean;
   readonly #types: CustomTypesConfig;
-  /** The schema migrated: every unit waits for it (opening is synchronous, as `openForkpoint` is). */
-  readonly #ready: Promise<void>;
+  /**
+   * The schema migrated (checked, when read-only): every unit waits for it (opening is synchronous, as `openForkpoint`
+   * is). A failed attempt is dropped, and the next unit makes another: a server that could not be reached when the
+   * handle opened (a database that starts after the app, a failover) leaves it usable once it can be.
+   */
+  #schema: Promise<void> | undefined;
   /** Per session, the last write unit made on this handle (settled, never rejected): the next one starts after it. */
   readonly #lastWrite = new Map<string, Promise<void>>();
   /** One transaction handle (and its statement sender) per pooled connection, made on its first unit. */
@@ -64,11 +68,21 @@ export class PostgresStore implements Store {
     this.#owned = owned;
     this.#types = types;
     this.#readonly = options.readonly === true;
-    this.#ready = (this.#readonly ? assertMigrated(pool, types) : applyMigrations(pool, types)).catch((error: unknown) => {
+    void this.#ready();
+  }
+
+  /** The schema's current attempt, or a new one when none is under way or the last failed. */
+  #ready(): Promise<void> {
+    if (this.#schema) return this.#schema;
+    const attempt: Promise<void> = (
+      this.#readonly ? assertMigrated(this.pool, this.#types) : applyMigrations(this.pool, this.#types)
+    ).catch((error: unknown) => {
+      if (this.#schema === attempt) this.#schema = undefined;
       throw translate(error);
     });
     // Awaited by every unit and by `ready()`; an open store nobody uses must not leave an unhandled rejection.
-    this.#ready.catch(() => undefined);
+    attempt.catch(() => undefined);
+    return (this.#schema = attempt);
   }
 
   /** Opens a store and waits for its schema: rejects with the reason the database cannot be used. */
@@ -83,9 +97,9 @@ export class PostgresStore implements Store {
     return store;
   }
 
-  /** Resolves once the schema is up to date. */
+  /** Resolves once the schema is up to date; rejects with the reason it cannot be (the next call tries again). */
   ready(): Promise<void> {
-    return this.#ready;
+    return this.#closed ? (this.#schema ?? Promise.resolve()) : this.#ready();
   }
 
   get closed(): boolean {
@@ -102,7 +116,7 @@ export class PostgresStore implements Store {
     if (this.#closed) throw new DatabaseError("CLOSED", "the forkpoint database is closed");
     this.#holds++;
     try {
-      await this.#ready;
+      await this.#ready();
       return await this.pool.connect();
     } catch (error) {
       this.#let();
@@ -244,7 +258,7 @@ export class PostgresStore implements Store {
     this.#closed = true;
     // Units already under way (waiting for a connection included) finish on the open pool; new ones are CLOSED.
     const idle = this.#holds === 0 ? Promise.resolve() : new Promise<void>((resolve) => (this.#released = resolve));
-    this.#closing = this.#ready
+    this.#closing = (this.#schema ?? Promise.resolve())
       .catch(() => undefined)
       .then(() => idle)
       .then(() => (this.#owned ? this.pool.end() : undefined));

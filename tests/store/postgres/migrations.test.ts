@@ -1,6 +1,7 @@
 // The PostgreSQL schema is migrated on open, once however many servers open the database at the same moment, and its
 // history is forkpoint's own: an app that migrates the same database with drizzle keeps drizzle's table to itself.
 import fs from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { drizzle } from "drizzle-orm/node-postgres";
@@ -8,16 +9,20 @@ import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { PG_FOLDER } from "../../../scripts/generate-migrations.js";
-import { openForkpoint, type ForkpointLogger } from "../../../src/index.js";
+import { DatabaseError, openForkpoint, type ForkpointLogger } from "../../../src/index.js";
 import { MIGRATIONS } from "../../../src/store/postgres/migrations.generated.js";
+import { MIGRATE_KEY } from "../../../src/store/postgres/locks.js";
 import { PostgresStore } from "../../../src/store/postgres/store.js";
 import { MIGRATIONS_TABLE, TABLES } from "../../../src/store/postgres/tables.js";
 import { freshPgDatabase, pgServer } from "../../fixtures/postgres-database.js";
+import { freePort } from "../../fixtures/postgres-server.js";
 
 const server = await pgServer();
 /** drizzle's default history table: the app's, when the app migrates with drizzle. */
 const DRIZZLE_TABLE = "drizzle.__drizzle_migrations";
 const DAY = 86_400_000;
+/** Opening a database that cannot be used yet is logged: these tests expect it. */
+const quiet: ForkpointLogger = { warn: () => undefined, error: () => undefined };
 
 interface HistoryRow {
   id: number;
@@ -46,6 +51,17 @@ const history = async (url: string) => (await rowsOf(url, MIGRATIONS_TABLE)) ?? 
 
 const tableExists = (url: string, table: string) =>
   withClient(url, async (client) => (await client.query(`SELECT to_regclass($1)::text AS t`, [table])).rows[0].t !== null);
+
+/** Waits until a backend of the database at `url` matches `where` (a condition on pg_stat_activity). */
+async function waitUntil(url: string, where: string): Promise<void> {
+  const name = new URL(url).pathname.slice(1);
+  for (let i = 0; ; i++) {
+    const found = await withClient(url, (c) => c.query(`SELECT 1 FROM pg_stat_activity WHERE datname = $1 AND ${where}`, [name]));
+    if (found.rowCount! > 0) return;
+    if (i > 500) throw new Error(`no backend of ${name} came to ${where}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 
 const folders: string[] = [];
 afterEach(() => {
@@ -171,6 +187,143 @@ describe.skipIf(!server)("postgres migrations", () => {
     expect(await history(url)).toHaveLength(MIGRATIONS.length);
   });
 
+  it("an app's drizzle migrator making drizzle's schema while forkpoint opens: forkpoint opens all the same", async () => {
+    const url = await freshPgDatabase();
+    await withClient(url, async (app) => {
+      // What drizzle's migrator does first, caught before it commits: forkpoint's own creation of the schema waits on it.
+      await app.query("BEGIN");
+      await app.query(`CREATE SCHEMA IF NOT EXISTS "drizzle"`);
+      const lines: string[] = [];
+      const fp = openForkpoint({ postgres: url, logger: { warn: (m) => lines.push(m), error: (m) => lines.push(m) } });
+      try {
+        const opened = fp.listSessions({ userId: "alice" });
+        opened.catch(() => undefined);
+        await waitUntil(url, `wait_event_type = 'Lock' AND query LIKE 'CREATE SCHEMA%'`);
+        await app.query("COMMIT");
+        expect((await opened).items).toEqual([]);
+        // The first attempt opened it: nothing failed at open.
+        expect(lines).toEqual([]);
+      } finally {
+        await fp.close();
+      }
+    });
+    expect(await history(url)).toHaveLength(MIGRATIONS.length);
+  });
+
+  it("a role without CREATE on the database opens one whose drizzle schema a DBA made for it", async () => {
+    const url = await freshPgDatabase();
+    const name = new URL(url).pathname.slice(1);
+    const role = `r_${name}`;
+    await withClient(url, async (dba) => {
+      await dba.query(`CREATE ROLE ${role} LOGIN`);
+      await dba.query(`REVOKE CREATE ON DATABASE ${name} FROM PUBLIC`);
+      await dba.query(`CREATE SCHEMA drizzle AUTHORIZATION ${role}`);
+      await dba.query(`GRANT CREATE, USAGE ON SCHEMA public TO ${role}`);
+    });
+    const asRole = new URL(url);
+    asRole.username = role;
+    const fp = openForkpoint({ postgres: asRole.href });
+    try {
+      const s = await fp.createSession({ userId: "alice" });
+      expect((await fp.listSessions({ userId: "alice" })).items.map((i) => i.id)).toEqual([s.id]);
+    } finally {
+      await fp.close();
+    }
+    expect(await history(url)).toHaveLength(MIGRATIONS.length);
+  });
+
+  it("a server waits out another's migration whatever the pool's statement_timeout and lock_timeout", async () => {
+    const url = await freshPgDatabase();
+    await withClient(url, async (other) => {
+      // Another server migrating: it holds the migration lock longer than this pool lets a statement run.
+      await other.query(`SELECT pg_advisory_lock(${MIGRATE_KEY})`);
+      // One connection: the one that migrated is the one asked afterwards.
+      const pool = new pg.Pool({ connectionString: url, statement_timeout: 100, lock_timeout: 100, max: 1 });
+      const fp = openForkpoint({ postgres: pool, logger: quiet });
+      try {
+        const opened = fp.listSessions({ userId: "alice" });
+        opened.catch(() => undefined);
+        await waitUntil(url, `wait_event_type = 'Lock' AND query LIKE '%advisory%'`);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await other.query(`SELECT pg_advisory_unlock(${MIGRATE_KEY})`);
+        expect((await opened).items).toEqual([]);
+        // The pool's timeouts still bound the app's statements afterwards.
+        const shown = await pool.query<{ s: string; l: string }>(
+          `SELECT current_setting('statement_timeout') AS s, current_setting('lock_timeout') AS l`,
+        );
+        expect(shown.rows[0]).toEqual({ s: "100ms", l: "100ms" });
+      } finally {
+        await fp.close();
+        await pool.end();
+      }
+    });
+    expect(await history(url)).toHaveLength(MIGRATIONS.length);
+  });
+
+  it("an app's table named as one of forkpoint's (in the same schema) is a DatabaseError naming it, the app's table untouched", async () => {
+    const url = await freshPgDatabase();
+    await withClient(url, (client) => client.query(`CREATE TABLE sessions (sid text PRIMARY KEY, sess json NOT NULL)`));
+    const fp = openForkpoint({ postgres: url, logger: quiet });
+    try {
+      const error = await fp.listSessions({ userId: "alice" }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(DatabaseError);
+      expect(error).toMatchObject({ code: "CANNOT_OPEN", message: expect.stringContaining(`"sessions"`) as unknown });
+      expect((error as Error).message).toContain("search_path");
+    } finally {
+      await fp.close();
+    }
+    await withClient(url, async (client) => {
+      const tables = await client.query<{ t: string }>(`SELECT tablename AS t FROM pg_tables WHERE schemaname = 'public'`);
+      expect(tables.rows).toEqual([{ t: "sessions" }]);
+    });
+    // Nothing of the migration stayed.
+    expect(await rowsOf(url, MIGRATIONS_TABLE)).toBeNull();
+  });
+
+  it("keeps to its pool's search_path: in a schema of its own, beside an app's own `sessions` table", async () => {
+    const url = await freshPgDatabase();
+    await withClient(url, async (client) => {
+      await client.query(`CREATE TABLE sessions (sid text PRIMARY KEY, sess json NOT NULL)`);
+      await client.query(`INSERT INTO sessions VALUES ('app', '{}')`);
+      await client.query(`CREATE SCHEMA fp`);
+    });
+    const fp = openForkpoint({ postgres: { connectionString: url, options: "-c search_path=fp" } });
+    try {
+      const s = await fp.createSession({ userId: "alice" });
+      const cp = await s.checkpoint({ name: "empty" });
+      await s.append({ role: "user", content: "hi" });
+      await s.rollback(cp.id);
+      expect(await s.history()).toEqual([]);
+      expect((await fp.verify()).ok).toBe(true);
+    } finally {
+      await fp.close();
+    }
+    await withClient(url, async (client) => {
+      const where = await client.query<{ s: string }>(
+        `SELECT table_schema AS s FROM information_schema.tables WHERE table_name = 'entries'`,
+      );
+      expect(where.rows).toEqual([{ s: "fp" }]);
+      expect((await client.query(`SELECT * FROM public.sessions`)).rows).toEqual([{ sid: "app", sess: {} }]);
+    });
+    expect(await history(url)).toHaveLength(MIGRATIONS.length);
+
+    // A second forkpoint schema in the same database: the history is the database's, so it is refused, not half-made.
+    await withClient(url, (client) => client.query(`CREATE SCHEMA fp2`));
+    const second = openForkpoint({ postgres: { connectionString: url, options: "-c search_path=fp2" }, logger: quiet });
+    try {
+      await expect(second.listSessions({ userId: "alice" })).rejects.toMatchObject({
+        name: "DatabaseError",
+        code: "CANNOT_OPEN",
+        message: expect.stringContaining("search_path") as unknown,
+      });
+    } finally {
+      await second.close();
+    }
+    await withClient(url, async (client) => {
+      expect((await client.query(`SELECT 1 FROM pg_tables WHERE schemaname = 'fp2'`)).rows).toEqual([]);
+    });
+  });
+
   it("forkpoint first, then an app migration dated before forkpoint's: drizzle applies it", async () => {
     const url = await freshPgDatabase();
     await (await PostgresStore.open(url)).close();
@@ -291,6 +444,42 @@ describe.skipIf(!server)("postgres migrations", () => {
       ]);
     } finally {
       await client.end();
+    }
+  });
+
+  it("a server unreachable when the handle opened: calls fail with CANNOT_CONNECT until it can be reached, then work", async () => {
+    const url = new URL(await freshPgDatabase());
+    // A port nothing listens on yet; later, a relay on it to the real server (as a database that comes up after the app).
+    const port = await freePort();
+    const fp = openForkpoint({ postgres: `postgres://${url.username}@127.0.0.1:${port}${url.pathname}`, logger: quiet });
+    await expect(fp.listSessions({ userId: "alice" })).rejects.toMatchObject({ name: "DatabaseError", code: "CANNOT_CONNECT" });
+    const relay = net.createServer((socket) => {
+      const upstream = net.connect(Number(url.port), url.hostname);
+      socket.pipe(upstream).pipe(socket);
+      socket.on("error", () => upstream.destroy());
+      upstream.on("error", () => socket.destroy());
+    });
+    await new Promise<void>((resolve) => relay.listen(port, "127.0.0.1", resolve));
+    try {
+      const s = await fp.createSession({ userId: "alice" });
+      await s.append({ role: "user", content: "hi" });
+      expect((await fp.listSessions({ userId: "alice" })).items.map((i) => i.id)).toEqual([s.id]);
+    } finally {
+      await fp.close();
+      relay.close();
+    }
+    expect(await history(url.href)).toHaveLength(MIGRATIONS.length);
+  });
+
+  it("reports a connection refused TLS (a server without it, asked for it) as a DatabaseError", async () => {
+    const url = new URL(await freshPgDatabase());
+    const fp = openForkpoint({ postgres: { connectionString: url.href, ssl: { rejectUnauthorized: true } }, logger: quiet });
+    try {
+      const error = await fp.listSessions({ userId: "alice" }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(DatabaseError);
+      expect(error).toMatchObject({ code: "CANNOT_OPEN", message: expect.stringContaining("SSL") as unknown });
+    } finally {
+      await fp.close();
     }
   });
 
