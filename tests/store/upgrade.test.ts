@@ -77,6 +77,25 @@ describe("upgrading a database written by forkpoint's first schema", () => {
     }
   });
 
+  it("opened read-only, is SCHEMA_TOO_OLD and left as it was; opened writable once, it reads read-only", async () => {
+    const { file, dir } = copyFixture();
+    try {
+      const bytes = fs.readFileSync(file);
+      expect(() => openForkpoint({ path: file, readonly: true })).toThrow(
+        expect.objectContaining({ name: "DatabaseError", code: "SCHEMA_TOO_OLD" }),
+      );
+      expect(fs.readFileSync(file).equals(bytes)).toBe(true);
+      const writer = openForkpoint({ path: file, tools: [note] });
+      await writer.listSessions({ userId: "alice" });
+      await writer.close();
+      const reader = openForkpoint({ path: file, readonly: true });
+      expect((await reader.listSessions({ userId: "alice" })).items.map((x) => x.title)).toEqual(["trip"]);
+      await reader.close();
+    } finally {
+      removeDir(dir);
+    }
+  });
+
   it("leaves foreign keys enforced on the connection that migrated, and migrates only once", async () => {
     const { file, dir } = copyFixture();
     try {

@@ -189,13 +189,18 @@ export async function assertNotNewer(pool: Pool, types: CustomTypesConfig, migra
   }
 }
 
-/** A read-only open cannot migrate: the schema must be there (as SQLite's `NOT_A_DATABASE`) and not newer than this version's. */
+/** A read-only open cannot migrate: the schema must be there (as SQLite's `NOT_A_DATABASE`) and exactly this version's. */
 export async function assertMigrated(pool: Pool, types: CustomTypesConfig): Promise<void> {
   const client = await pool.connect();
   try {
     const { rows } = await client.query<{ t: string | null }>({ text: `SELECT to_regclass('entries')::text AS t`, types });
     if (!rows[0]?.t) throw new DatabaseError("NOT_A_DATABASE", "the database has no forkpoint schema and is opened read-only");
-    await checkNotNewer(client, types, latestOf(MIGRATIONS));
+    if ((await checkNotNewer(client, types, latestOf(MIGRATIONS))) < latestOf(MIGRATIONS)) {
+      throw new DatabaseError(
+        "SCHEMA_TOO_OLD",
+        "this database was written by an older version of forkpoint and is opened read-only, so it cannot be migrated: open it writable once",
+      );
+    }
   } finally {
     client.release();
   }

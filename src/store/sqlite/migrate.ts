@@ -25,12 +25,13 @@ function checkNotNewer(db: Database.Database, latestKnown: number): number {
   return last;
 }
 
-/** Throws `SCHEMA_TOO_NEW` when a newer forkpoint has migrated the database past what this version knows. */
-export function assertNotNewer(db: Database.Database, migrations: readonly EmbeddedMigration[] = MIGRATIONS): void {
-  checkNotNewer(db, latestOf(migrations));
+/** The last migration applied; throws `SCHEMA_TOO_NEW` when a newer forkpoint has migrated the database past what this version knows. */
+export function assertNotNewer(db: Database.Database, migrations: readonly EmbeddedMigration[] = MIGRATIONS): number {
+  return checkNotNewer(db, latestOf(migrations));
 }
 
-function latestOf(migrations: readonly EmbeddedMigration[]): number {
+/** The time of the newest migration among `migrations`. */
+export function latestOf(migrations: readonly EmbeddedMigration[]): number {
   return migrations.reduce((max, m) => Math.max(max, m.folderMillis), 0);
 }
 

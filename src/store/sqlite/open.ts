@@ -2,7 +2,8 @@
 import Database from "better-sqlite3";
 import { existsSync } from "node:fs";
 import { DatabaseError } from "../../models/errors.js";
-import { applyMigrations, assertNotNewer } from "./migrate.js";
+import { applyMigrations, assertNotNewer, latestOf } from "./migrate.js";
+import { MIGRATIONS } from "./migrations.generated.js";
 
 /** How each commit reaches the disk: "normal" (WAL + synchronous=NORMAL, the default) or "full" (an fsync per commit). */
 export type Durability = "normal" | "full";
@@ -51,9 +52,14 @@ export function openDatabase(options: OpenDatabaseOptions): Database.Database {
   }
 }
 
-/** Read-only opens cannot migrate: the schema must be exactly one this version knows. */
+/** Read-only opens cannot migrate: the schema must be exactly this version's. */
 function assertMigrated(db: Database.Database): void {
   const row = db.prepare("SELECT name FROM sqlite_master WHERE type='table' AND name='entries'").get();
   if (!row) throw new DatabaseError("NOT_A_DATABASE", "the database has no forkpoint schema and is opened read-only");
-  assertNotNewer(db);
+  if (assertNotNewer(db) < latestOf(MIGRATIONS)) {
+    throw new DatabaseError(
+      "SCHEMA_TOO_OLD",
+      "this database was written by an older version of forkpoint and is opened read-only, so it cannot be migrated: open it writable once",
+    );
+  }
 }

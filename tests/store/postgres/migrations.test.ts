@@ -392,6 +392,24 @@ describe.skipIf(!server)("postgres migrations", () => {
     expect(await rowsOf(url, DRIZZLE_TABLE)).toEqual(appRows);
   });
 
+  it("a read-only handle on a database an earlier version migrated is SCHEMA_TOO_OLD, and migrates nothing", async () => {
+    const url = await freshPgDatabase();
+    await migrateAsEarlierVersion(url, MIGRATIONS.length - 1);
+    const before = await rowsOf(url, DRIZZLE_TABLE);
+    const reader = openForkpoint({ postgres: url, readonly: true });
+    await expect(reader.listSessions({ userId: "alice" })).rejects.toMatchObject({ name: "DatabaseError", code: "SCHEMA_TOO_OLD" });
+    await reader.close();
+    expect(await rowsOf(url, DRIZZLE_TABLE)).toEqual(before);
+    expect(await rowsOf(url, MIGRATIONS_TABLE)).toBeNull();
+    // Opened writable once, it is migrated, and read-only handles read it.
+    const writer = openForkpoint({ postgres: url });
+    await writer.listSessions({ userId: "alice" });
+    await writer.close();
+    const again = openForkpoint({ postgres: url, readonly: true });
+    expect((await again.listSessions({ userId: "alice" })).items).toEqual([]);
+    await again.close();
+  });
+
   it("leaves a caller's pool open on close and ends its own", async () => {
     const url = await freshPgDatabase();
     const pool = new pg.Pool({ connectionString: url });
