@@ -37,6 +37,10 @@ const MESSAGE_COLS = `id, position, role, content, client_id, metadata, created_
 
 /** The ids of stored snapshots among some hashes. */
 const SNAPSHOT_IDS = `SELECT hash, id FROM state_snapshots WHERE hash = ANY($1::text[])`;
+/** Adds the ids of the stored snapshots among `hashes` to `ids`. */
+function* snapshotIds(sql: Sql, ids: Map<string, number>, hashes: string[]) {
+  for (const r of yield* sql.rows<{ hash: string; id: number }>(SNAPSHOT_IDS, [hashes])) ids.set(r.hash, r.id);
+}
 /** Snapshots an import stores per statement: bodies can be large, and a statement carries them all. */
 const SNAPSHOT_CHUNK = 100;
 
@@ -288,12 +292,13 @@ export function entriesTx(sql: Sql): EntriesTx {
     *putSnapshots(items: readonly { hash: string; body: string; version: number }[]) {
       // Three statements a chunk whatever its size: the stored ones, the others inserted, any committed meanwhile.
       const ids = new Map<string, number>();
-      const lookup = function* (hashes: string[]) {
-        for (const r of yield* sql.rows<{ hash: string; id: number }>(SNAPSHOT_IDS, [hashes])) ids.set(r.hash, r.id);
-      };
       for (let at = 0; at < items.length; at += SNAPSHOT_CHUNK) {
         const chunk = items.slice(at, at + SNAPSHOT_CHUNK);
-        yield* lookup(chunk.map((i) => i.hash));
+        yield* snapshotIds(
+          sql,
+          ids,
+          chunk.map((i) => i.hash),
+        );
         const missing = chunk.filter((i) => !ids.has(i.hash));
         if (missing.length === 0) continue;
         const inserted = yield* sql.rows<{ hash: string; id: number }>(
@@ -303,7 +308,7 @@ export function entriesTx(sql: Sql): EntriesTx {
         );
         for (const r of inserted) ids.set(r.hash, r.id);
         const raced = missing.filter((i) => !ids.has(i.hash)).map((i) => i.hash);
-        if (raced.length > 0) yield* lookup(raced);
+        if (raced.length > 0) yield* snapshotIds(sql, ids, raced);
       }
       return ids;
     },
