@@ -48,6 +48,22 @@ async function sessionWithCalls(fp: Forkpoint, dir: string, n: number) {
   return { s, cp, track: await s.toolTrack() };
 }
 
+/** Once the mover says it stalled (its marker file), `peer` recovers until it has taken the move over: what it finished. */
+async function takeOverStalled(peer: Forkpoint, marker: string, mover: ReturnType<typeof child>) {
+  for (let i = 0; !fs.existsSync(marker); i++) {
+    if (i > 3_000) throw new Error(`the mover never stalled:\n${(await mover.done).err}`);
+    await sleep(5);
+  }
+  let report = await peer.recover();
+  for (let i = 0; report.resumed.length === 0; i++) {
+    expect(report.failed).toEqual([]);
+    if (i > 400) throw new Error("the move was never taken over");
+    await sleep(20);
+    report = await peer.recover();
+  }
+  return report.resumed[0]!;
+}
+
 describe.skipIf(!url)("a move's lease on PostgreSQL", () => {
   it("holds for a live server through many steps, each shorter than the lease and together longer", async () => {
     const LEASE_MS = 1_200;
@@ -171,18 +187,7 @@ describe.skipIf(!url)("a move taken over from a server that stalled past its lea
 
       // The mover stalls right after its only step, past its lease: the peer takes the move over and finishes it.
       const mover = child("tests/fixtures/pg-stalled-move.ts", [db, s.id, "u", verb, target, log, String(LEASE_MS), "3000", marker]);
-      for (let i = 0; !fs.existsSync(marker); i++) {
-        if (i > 3_000) throw new Error(`the mover never stalled:\n${(await mover.done).err}`);
-        await sleep(5);
-      }
-      let report = await peer.recover();
-      for (let i = 0; report.resumed.length === 0; i++) {
-        expect(report.failed).toEqual([]);
-        if (i > 400) throw new Error("the move was never taken over");
-        await sleep(20);
-        report = await peer.recover();
-      }
-      const taken = report.resumed[0]!;
+      const taken = await takeOverStalled(peer, marker, mover);
 
       // When it goes on, the stalled server finishes nothing: the move is not its own any more.
       const { code, out, err } = await mover.done;
@@ -222,18 +227,7 @@ describe.skipIf(!url)("servers that look alike (the same pid, as containers' nod
       { SAME_PID: String(process.pid) },
       ["tests/fixtures/same-pid.ts"],
     );
-    for (let i = 0; !fs.existsSync(marker); i++) {
-      if (i > 3_000) throw new Error(`the mover never stalled:\n${(await mover.done).err}`);
-      await sleep(5);
-    }
-    let report = await peer.recover();
-    for (let i = 0; report.resumed.length === 0; i++) {
-      expect(report.failed).toEqual([]);
-      if (i > 400) throw new Error("the move was never taken over");
-      await sleep(20);
-      report = await peer.recover();
-    }
-    expect(ids(report.resumed[0]!.undone)).toEqual(ids(track).reverse());
+    expect(ids((await takeOverStalled(peer, marker, mover)).undone)).toEqual(ids(track).reverse());
 
     const { code, out, err } = await mover.done;
     expect(code, err).toBe(0);

@@ -37,23 +37,28 @@ function open(db: string, log: string, recover = true): Forkpoint {
   return fp;
 }
 
+/** A session with `calls` write_file calls after a checkpoint, and a child server rolling it back to the checkpoint. */
+async function rollingBackServer(prefix: string, calls: number) {
+  const dir = makeTempDir(prefix);
+  cleanup.push(() => removeDir(dir));
+  const db = await freshPgDatabase();
+  const log = path.join(dir, "calls.log");
+  const setup = open(db, path.join(dir, "setup.log"));
+  const s = await setup.createSession({ userId: "u" });
+  const cp = await s.checkpoint({ name: "before" });
+  for (let i = 0; i < calls; i++) await s.invoke("write_file", { path: path.join(dir, `f${i}.txt`), text: `v${i}` });
+  const track = await s.toolTrack();
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...nodeArgs(path.join(repoRoot, "tests/fixtures/pg-crash-rollback.ts")), db, s.id, "u", cp.id, log, String(LEASE_MS)],
+    { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  return { dir, db, log, s, cp, track, child };
+}
+
 describe.skipIf(!url)("an app server killed in the middle of a rollback (PostgreSQL)", () => {
   it("is waited for while its lease holds, then finished once by another server", async () => {
-    const dir = makeTempDir("forkpoint-pg-crash-");
-    cleanup.push(() => removeDir(dir));
-    const db = await freshPgDatabase();
-    const log = path.join(dir, "calls.log");
-    const setup = open(db, path.join(dir, "setup.log"));
-    const s = await setup.createSession({ userId: "u" });
-    const cp = await s.checkpoint({ name: "before" });
-    for (let i = 0; i < N; i++) await s.invoke("write_file", { path: path.join(dir, `f${i}.txt`), text: `v${i}` });
-    const track = await s.toolTrack();
-
-    const child: ChildProcess = spawn(
-      process.execPath,
-      [...nodeArgs(path.join(repoRoot, "tests/fixtures/pg-crash-rollback.ts")), db, s.id, "u", cp.id, log, String(LEASE_MS)],
-      { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] },
-    );
+    const { dir, db, log, s, cp, track, child } = await rollingBackServer("forkpoint-pg-crash-", N);
     let output = "";
     child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
     child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
@@ -105,21 +110,7 @@ describe.skipIf(!url)("an app server killed in the middle of a rollback (Postgre
   });
 
   it("restarted before its lease ran out, finishes the move itself once the lease has, without a call to recover()", async () => {
-    const dir = makeTempDir("forkpoint-pg-restart-");
-    cleanup.push(() => removeDir(dir));
-    const db = await freshPgDatabase();
-    const log = path.join(dir, "calls.log");
-    const setup = open(db, path.join(dir, "setup.log"));
-    const s = await setup.createSession({ userId: "u" });
-    const cp = await s.checkpoint({ name: "before" });
-    for (let i = 0; i < 8; i++) await s.invoke("write_file", { path: path.join(dir, `f${i}.txt`), text: `v${i}` });
-    const track = await s.toolTrack();
-
-    const child: ChildProcess = spawn(
-      process.execPath,
-      [...nodeArgs(path.join(repoRoot, "tests/fixtures/pg-crash-rollback.ts")), db, s.id, "u", cp.id, log, String(LEASE_MS)],
-      { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] },
-    );
+    const { dir, db, log, s, cp, track, child } = await rollingBackServer("forkpoint-pg-restart-", 8);
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
     cleanup.push(() => void child.kill("SIGKILL"));
     for (let i = 0; undoLines(log).length < 2; i++) {
