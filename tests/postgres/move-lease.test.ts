@@ -238,3 +238,47 @@ describe.skipIf(!url)("servers that look alike (the same pid, as containers' nod
     expect((await peer.verify()).ok).toBe(true);
   });
 });
+
+describe.skipIf(!url)("a move of this server's that failed on a lost connection", () => {
+  it("is this server's to finish at once: recover() resumes it without waiting out its own lease", async () => {
+    const dir = makeTempDir("forkpoint-pg-own-");
+    cleanup.push(() => removeDir(dir));
+    const db = await freshPgDatabase();
+    const name = new URL(db).pathname.slice(1);
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    const allow = (yes: boolean) => admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS ${yes}`);
+    cleanup.push(async () => {
+      await allow(true);
+      await admin.end();
+    });
+    // Its undo takes the database away from forkpoint: every connection ended, no new one accepted.
+    const outage = defineTool<Record<string, never>, null>({
+      name: "outage",
+      run: async () => null,
+      undo: async () => {
+        await allow(false);
+        await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1`, [name]);
+      },
+    });
+    const fp = openForkpoint({ postgres: db, leaseMs: 600_000, recover: false, tools: [writeFileTool(), outage] });
+    cleanup.push(() => fp.close());
+    const s = await fp.createSession({ userId: "u" });
+    const cp = await s.checkpoint({ name: "before" });
+    const file = path.join(dir, "a.txt");
+    await s.invoke("write_file", { path: file, text: "a" });
+    await s.invoke("outage", {});
+
+    await expect(s.rollback(cp.id)).rejects.toMatchObject({ name: "DatabaseError", code: "CANNOT_CONNECT" });
+    // A new connection is refused while the database takes none (SQLSTATE 55000): as unreachable.
+    await expect(s.history()).rejects.toMatchObject({ name: "DatabaseError", code: "CANNOT_CONNECT" });
+    await allow(true);
+    await expect(s.rollback(cp.id)).rejects.toMatchObject({ name: "ConflictError", code: "MOVE_IN_PROGRESS" });
+    const report = await fp.recover();
+    expect(report.waiting).toEqual([]);
+    expect(report.resumed).toHaveLength(1);
+    expect(fs.existsSync(file)).toBe(false);
+    expect((await s.info()).currentBranchId).toBe(report.resumed[0]!.branch.id);
+    expect((await fp.verify()).ok).toBe(true);
+  });
+});

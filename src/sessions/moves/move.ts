@@ -247,7 +247,7 @@ function refuseMoves(running: readonly (Owner & { id: string })[]): void {
   if (running.length === 0) return;
   throw new ConflictError(
     `a move of this session is under way (${running.map((m) => `${m.id}, process ${m.pid}`).join("; ")}); ` +
-      "try again when it ends, or call fp.recover() if its process died",
+      "try again when it ends, or call fp.recover() if it stopped midway (its process died, or lost its database)",
     "MOVE_IN_PROGRESS",
   );
 }

@@ -31,9 +31,14 @@ const processOwnership: MoveOwnership = { self: SELF, leaseMs: null, mayRun: (ro
  */
 const LEASE_SELF: Owner = { pid: process.pid, pidStart: `${SELF_START}#${randomBytes(8).toString("hex")}` };
 
-/** Leases (a database several hosts share): a move whose lease ran out, by the store's clock, is taken over, whoever held it. */
+/**
+ * Leases (a database several hosts share): a move whose lease ran out, by the store's clock, is taken over, whoever held
+ * it. This thread's own that is not in flight (callers ask the in-flight sets first) was left by a unit that failed (a
+ * lost connection): nothing runs it, whatever its lease says, as the process check counts this thread dead.
+ */
 function leaseOwnership(leaseMs: number): MoveOwnership {
-  return { self: LEASE_SELF, leaseMs, mayRun: (row) => row.leaseHeld === true };
+  const mine = (row: OwnerRow) => row.pid === LEASE_SELF.pid && row.pidStart === LEASE_SELF.pidStart;
+  return { self: LEASE_SELF, leaseMs, mayRun: (row) => row.leaseHeld === true && !mine(row) };
 }
 
 /** The ownership a store's capabilities call for. */

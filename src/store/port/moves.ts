@@ -72,7 +72,8 @@ export interface MovesTx {
   runningMoves(sessionId?: string): Step<MoveRow[]>;
   /**
    * Takes a running move over from the owner it was read with, for `leaseMs` from now on lease stores: false when
-   * someone else took it first or, on lease stores, when its lease holds (it was renewed since it was read).
+   * someone else took it first or, on lease stores, when its lease holds (it was renewed since it was read) and is
+   * not `by`'s own.
    */
   claimMove(id: string, owner: Owner, by: Owner, leaseMs: number | null): Step<boolean>;
   /** Extends the lease of a move `owner` still holds to `leaseMs` from now: false when it no longer holds it (taken over). */

@@ -45,7 +45,9 @@ export function translate(error: unknown): unknown {
   if (code === "55P03" || code === "40P01" || code === "40001") {
     return new DatabaseError("BUSY", `the database stayed locked by another writer: ${message}`, { cause: error });
   }
-  if (code.startsWith("08") || code === "57P01" || code === "57P02" || code === "57P03" || code === "53300") {
+  // 55000 with these words: the database's connections are switched off (ALLOW_CONNECTIONS false, for maintenance).
+  const closedToConnections = code === "55000" && /not currently accepting connections/i.test(message);
+  if (code.startsWith("08") || code === "57P01" || code === "57P02" || code === "57P03" || code === "53300" || closedToConnections) {
     return new DatabaseError("CANNOT_CONNECT", `cannot use the PostgreSQL server: ${message}`, { cause: error });
   }
   if (code.startsWith("28") || code === "3D000") {

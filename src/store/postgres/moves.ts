@@ -65,9 +65,11 @@ export function movesTx(sql: Sql): MovesTx {
     },
     *claimMove(id: string, owner: Owner, by: Owner, leaseMs: number | null) {
       // Only once the lease has run out, judged as the row is locked: a renewal committed since the move was read wins.
+      // Its holder may take back its own (the engine knows it is not in flight) at once.
       const changed = yield* sql.exec(
         `UPDATE moves SET pid = $1, pid_start = $2, lease_until = ${leaseFor(3)}
-        WHERE status = 'running' AND ${heldBy(4, 5)} AND (lease_until IS NULL OR lease_until <= ${DB_NOW_MS})`,
+        WHERE status = 'running' AND ${heldBy(4, 5)} AND (lease_until IS NULL OR lease_until <= ${DB_NOW_MS}
+          OR (pid = $1 AND pid_start IS NOT DISTINCT FROM $2::text))`,
         [by.pid, by.pidStart, leaseMs, id, owner.pid, owner.pidStart],
       );
       return changed === 1;
