@@ -56,6 +56,27 @@ async function searchSessions(fp: Forkpoint, userId: string, q: string, cursor: 
   return { items, nextCursor: next };
 }
 
+/** How many times a session's tree is read again when another server changed the session while it was read. */
+const TREE_READS = 5;
+
+/**
+ * The session's info, branches, tool track and checkpoints as one state of it. They are separate reads, and another
+ * app server may move the session or write to it between them: the reads are made again until info() reads the same
+ * before and after the rest (a move or a new entry changes it). Checkpoints are read before branches, which are never
+ * removed, so every checkpoint's branch is listed.
+ */
+async function sessionTree(s: SessionHandle) {
+  for (let read = 1; ; read++) {
+    const before = await s.info();
+    const checkpoints = await all((cursor) => s.listCheckpoints({ limit: 1000, cursor }));
+    const [branches, toolTrack] = await Promise.all([s.branches(), s.toolTrack()]);
+    const info = await s.info();
+    const current = branches.filter((b) => b.current).map((b) => b.id);
+    const still = JSON.stringify(info) === JSON.stringify(before) && current.length === 1 && current[0] === info.currentBranchId;
+    if (still || read === TREE_READS) return { info, branches, toolTrack, checkpoints };
+  }
+}
+
 function refuseWrites(allowWrites: boolean): void {
   if (!allowWrites) throw new ConflictError("the UI was started without --allow-writes: moves are refused", "READ_ONLY");
 }
@@ -79,16 +100,7 @@ export const routes: Record<string, Route> = {
     return q ? searchSessions(fp, userId, q, cursor) : fp.listSessions({ userId, limit: SEARCH_PAGE, cursor });
   },
   /** A session's tree: its branches, its checkpoints and where the world is (the current lineage's tool track). */
-  "GET /api/session": async (fp, req) => {
-    const s = await session(fp, req);
-    const [info, branches, toolTrack, checkpoints] = await Promise.all([
-      s.info(),
-      s.branches(),
-      s.toolTrack(),
-      all((cursor) => s.listCheckpoints({ limit: 1000, cursor })),
-    ]);
-    return { info, branches, toolTrack, checkpoints };
-  },
+  "GET /api/session": async (fp, req) => sessionTree(await session(fp, req)),
   "GET /api/checkpoint": async (fp, req) => (await session(fp, req)).restore(param(req, "checkpoint")),
   "GET /api/history": async (fp, req) => (await session(fp, req)).history({ branchId: param(req, "branch") }),
   /** The diff of two checkpoints, with their workspace files' when the session has a workspace (null otherwise). */
