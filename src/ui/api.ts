@@ -57,22 +57,21 @@ async function searchSessions(fp: Forkpoint, userId: string, q: string, cursor: 
 }
 
 /** How many times a session's tree is read again when another server changed the session while it was read. */
-const TREE_READS = 5;
+const TREE_READS = 10;
 
 /**
  * The session's info, branches, tool track and checkpoints as one state of it. They are separate reads, and another
  * app server may move the session or write to it between them: the reads are made again until info() reads the same
- * before and after the rest (a move or a new entry changes it). Checkpoints are read before branches, which are never
- * removed, so every checkpoint's branch is listed.
+ * after the rest as before them (a move or a new entry changes it). Whatever the writes, the answer's info is the one
+ * read first and its checkpoints are read before the branches, which are never removed: the current branch and every
+ * checkpoint's branch are listed.
  */
 async function sessionTree(s: SessionHandle) {
   for (let read = 1; ; read++) {
-    const before = await s.info();
+    const info = await s.info();
     const checkpoints = await all((cursor) => s.listCheckpoints({ limit: 1000, cursor }));
     const [branches, toolTrack] = await Promise.all([s.branches(), s.toolTrack()]);
-    const info = await s.info();
-    const current = branches.filter((b) => b.current).map((b) => b.id);
-    const still = JSON.stringify(info) === JSON.stringify(before) && current.length === 1 && current[0] === info.currentBranchId;
+    const still = JSON.stringify(await s.info()) === JSON.stringify(info);
     if (still || read === TREE_READS) return { info, branches, toolTrack, checkpoints };
   }
 }
