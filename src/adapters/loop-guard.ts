@@ -19,7 +19,8 @@ const guards = new WeakMap<EventEmitter, Map<string, Set<WeakRef<LoopGuard>>>>()
 /** Sessions whose own agent is moving them now (a checkpoint tool's rollback): their loops follow instead of stopping. */
 const selfMoving = new Set<string>();
 
-const MOVES = ["rollback", "edit", "switch"] as const;
+// Every move of the session, undo and redo included: each takes the session off the loop's branch.
+const MOVES = ["rollback", "edit", "switch", "undoMove", "redoMove"] as const;
 
 function watch(ctx: EngineContext): Map<string, Set<WeakRef<LoopGuard>>> {
   let bySession = guards.get(ctx.events);

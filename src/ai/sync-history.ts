@@ -2,8 +2,8 @@
 import { isDeepStrictEqual } from "node:util";
 import type { JsonObject } from "../models/json.js";
 import type { Message, MessageInput } from "../models/types.js";
-import { PayloadTooLargeError } from "../models/errors.js";
-import { messageFields } from "../sessions/append.js";
+import { ConflictError, PayloadTooLargeError } from "../models/errors.js";
+import { appendAfter, messageFields } from "../sessions/append.js";
 import { forkAfter } from "../sessions/fork-after.js";
 import { sessionEngine, type SessionHandle } from "../sessions/session-handle.js";
 
@@ -71,7 +71,24 @@ export interface SyncOptions {
  * that are appended in one transaction.
  */
 export async function syncHistory(s: SessionHandle, inputs: MessageInput[], options: SyncOptions = {}): Promise<SaveResult> {
-  const stored = storedMessages(await s.history());
+  for (let read = 1; read <= SAVE_READS; read++) {
+    const saved = await syncOnce(s, inputs, options);
+    if (saved) return saved;
+  }
+  throw new ConflictError(`the session's history kept changing while the list was saved (${SAVE_READS} tries): save it again`, "CONFLICT");
+}
+
+/** How many times a save reads the history again when another writer appended to it between its read and its write. */
+const SAVE_READS = 5;
+
+/**
+ * One read of the history and the writes that bring it to `inputs`; null when, with nothing forked, another writer
+ * (another app server saving the same chat, a retried request) appended after the read: the caller reads again, so
+ * the same messages are never stored twice.
+ */
+async function syncOnce(s: SessionHandle, inputs: MessageInput[], options: SyncOptions): Promise<SaveResult | null> {
+  const history = await s.history();
+  const stored = storedMessages(history);
   let kept = 0;
   while (kept < stored.length && kept < inputs.length && isDeepStrictEqual(comparable(stored[kept]!.latest), comparable(inputs[kept]!)))
     kept++;
@@ -103,6 +120,10 @@ export async function syncHistory(s: SessionHandle, inputs: MessageInput[], opti
     await sessionEngine(s).run((ctx, ref) => forkAfter(ctx, ref, lastKept));
     forked = "truncate";
   }
-  if (rest.length > 0) await s.append(rest);
+  if (rest.length > 0) {
+    // After a fork the session is on the branch this save made; otherwise it appends where it read, or reads again.
+    if (forked) await s.append(rest);
+    else if (!(await sessionEngine(s).run((ctx, ref) => appendAfter(ctx, ref, rest, history.at(-1)?.id ?? null)))) return null;
+  }
   return { kept, forked, continued, appended: rest.length };
 }

@@ -1,6 +1,6 @@
 // append: add one or many messages to the current branch, in one transaction.
 // append: add one or many messages to the current branch, in one transaction; turn: the same, then a checkpoint.
-import type { Tx } from "../store/port/index.js";
+import type { MessageRow, Tx } from "../store/port/index.js";
 import { PayloadTooLargeError } from "../models/errors.js";
 import { messageInput, parseInput } from "../models/inputs.js";
 import { toJsonText } from "../models/json.js";
@@ -43,5 +43,32 @@ export async function append(ctx: EngineContext, ref: SessionRef, input: Message
 
 function* appendUnit(tx: Tx, ref: SessionRef, ctx: EngineContext, fields: EntryFields[]) {
   const { session, branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
+  return yield* writeMessages(ctx, tx, session, branch.id, head, fields);
+}
+
+/**
+ * `append`, only while the current lineage's last message is still `lastMessageId` (null: none), as the caller read
+ * it before deciding what to append: another writer (another app server saving the same chat) may have appended it
+ * meanwhile. Returns null, having written nothing, when the last message is another.
+ */
+export async function appendAfter(
+  ctx: EngineContext,
+  ref: SessionRef,
+  input: MessageInput[],
+  lastMessageId: string | null,
+): Promise<Message[] | null> {
+  const fields = batchFields(ctx, input);
+  const written = await ctx.store.write({ sessionId: ref.id }, (tx) => appendAfterUnit(tx, ref, ctx, fields, lastMessageId));
+  if (!written) return null;
+  for (const cp of written.checkpoints) ctx.events.emit("checkpoint", cp);
+  return written.messages;
+}
+
+function* appendAfterUnit(tx: Tx, ref: SessionRef, ctx: EngineContext, fields: EntryFields[], lastMessageId: string | null) {
+  const { session, branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
+  const segments = yield* tx.lineage(branch.id);
+  let last: MessageRow | undefined;
+  for (let i = segments.length - 1; i >= 0 && !last; i--) last = yield* tx.lastSegmentMessage(segments[i]!);
+  if ((last?.id ?? null) !== lastMessageId) return null;
   return yield* writeMessages(ctx, tx, session, branch.id, head, fields);
 }

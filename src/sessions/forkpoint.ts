@@ -352,8 +352,9 @@ export class Forkpoint {
   }
 
   /**
-   * Subscribes to an event; the payload is typed per event (`ForkpointEvents`). Listeners run synchronously once the
-   * change is committed. One that throws (or an async one that rejects) is reported to the `logger` and the others
+   * Subscribes to an event; the payload is typed per event (`ForkpointEvents`). Only this Forkpoint's own changes are
+   * heard: another handle's, process's or app server's are not (read `timeline()` or `info()` for those). Listeners
+   * run synchronously once the change is committed. One that throws (or an async one that rejects) is reported to the `logger` and the others
    * still run: the call that emitted resolves, since its change is stored.
    * @example fp.on("rollback", (move) => console.log(move.branch.id, move.undone.length));
    */

@@ -56,6 +56,26 @@ async function searchSessions(fp: Forkpoint, userId: string, q: string, cursor: 
   return { items, nextCursor: next };
 }
 
+/** How many times a session's tree is read again when another server changed the session while it was read. */
+const TREE_READS = 10;
+
+/**
+ * The session's info, branches, tool track and checkpoints as one state of it. They are separate reads, and another
+ * app server may move the session or write to it between them: the reads are made again until info() reads the same
+ * after the rest as before them (a move or a new entry changes it). Whatever the writes, the answer's info is the one
+ * read first and its checkpoints are read before the branches, which are never removed: the current branch and every
+ * checkpoint's branch are listed.
+ */
+async function sessionTree(s: SessionHandle) {
+  for (let read = 1; ; read++) {
+    const info = await s.info();
+    const checkpoints = await all((cursor) => s.listCheckpoints({ limit: 1000, cursor }));
+    const [branches, toolTrack] = await Promise.all([s.branches(), s.toolTrack()]);
+    const still = JSON.stringify(await s.info()) === JSON.stringify(info);
+    if (still || read === TREE_READS) return { info, branches, toolTrack, checkpoints };
+  }
+}
+
 function refuseWrites(allowWrites: boolean): void {
   if (!allowWrites) throw new ConflictError("the UI was started without --allow-writes: moves are refused", "READ_ONLY");
 }
@@ -79,16 +99,7 @@ export const routes: Record<string, Route> = {
     return q ? searchSessions(fp, userId, q, cursor) : fp.listSessions({ userId, limit: SEARCH_PAGE, cursor });
   },
   /** A session's tree: its branches, its checkpoints and where the world is (the current lineage's tool track). */
-  "GET /api/session": async (fp, req) => {
-    const s = await session(fp, req);
-    const [info, branches, toolTrack, checkpoints] = await Promise.all([
-      s.info(),
-      s.branches(),
-      s.toolTrack(),
-      all((cursor) => s.listCheckpoints({ limit: 1000, cursor })),
-    ]);
-    return { info, branches, toolTrack, checkpoints };
-  },
+  "GET /api/session": async (fp, req) => sessionTree(await session(fp, req)),
   "GET /api/checkpoint": async (fp, req) => (await session(fp, req)).restore(param(req, "checkpoint")),
   "GET /api/history": async (fp, req) => (await session(fp, req)).history({ branchId: param(req, "branch") }),
   /** The diff of two checkpoints, with their workspace files' when the session has a workspace (null otherwise). */

@@ -201,6 +201,22 @@ describe("saveChat / loadChat", () => {
     expect((await s.history({ branchId: oldBranch })).map((m) => m.clientId)).toEqual(["u1", "a1", "u2", "a2"]);
   });
 
+  it("the same list saved by two servers at once is stored once: no duplicate, no fork, no spurious version", async () => {
+    const { fp, path } = dbs.open();
+    const other = dbs.open({ path }).fp; // another app server on the same database (a double submit, a retried request)
+    const chat = await fp.createSession({ userId: "u" });
+    const there = await other.getSession(chat.id, { userId: "u" });
+    const q = user("q1", "hello");
+    const a = assistant("a1", "hi there");
+    await Promise.all([saveChat(chat, [q]), saveChat(there, [q])]);
+    await Promise.all([saveChat(chat, [q, a]), saveChat(there, [q, a])]);
+    expect(await loadChat(chat)).toEqual([q, a]);
+    expect((await chat.history()).map((m) => m.clientId)).toEqual(["q1", "a1"]);
+    expect(await chat.branches()).toHaveLength(1);
+    const [first] = await chat.history();
+    expect((await chat.versions(first!.id)).count).toBe(1);
+  });
+
   it("refuses what is not a UIMessage list with a ValidationError and writes nothing", async () => {
     const { s, path } = await session();
     await saveChat(s, [user("u1", "hi")]);

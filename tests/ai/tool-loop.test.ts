@@ -119,6 +119,48 @@ describe("undoableTools in a generateText loop", () => {
     }
   });
 
+  it("aborts the loop's signal when s.undo() or s.redo() moves the session mid-loop, as any other move does", async () => {
+    for (const op of ["undo", "redo"] as const) {
+      const dir = makeTempDir();
+      try {
+        const { fp } = dbs.open();
+        const s = await fp.createSession({ userId: "u" });
+        const { tools, undos } = fileTools(dir);
+        const start = await s.checkpoint({ name: "start" });
+        await s.append({ role: "user", content: "first try" });
+        await s.rollback(start.id); // undo() goes back to "first try"'s branch
+        if (op === "redo") await s.undo(); // redo() comes back here
+        const abortController = new AbortController();
+        let step = 0;
+        const model = scriptedModel([]);
+        const scripted = scriptedModel([
+          [call("c1", "write_file", { path: "one.txt", text: "1" })],
+          [call("c2", "write_file", { path: "two.txt", text: "2" })],
+          [text("done")],
+        ]);
+        // Whether the move itself stopped the loop (a streaming answer with no further tool call is stopped only so).
+        let abortedByMove = false;
+        model.doGenerate = async (options) => {
+          if (step++ === 1) {
+            await s[op]();
+            abortedByMove = abortController.signal.aborted;
+          }
+          return scripted.doGenerate(options);
+        };
+        const wrapped = undoableTools(s, tools, undos, { abortController });
+        const loop = generateText({ model, tools: wrapped, prompt: "go", stopWhen: stepCountIs(5), abortSignal: abortController.signal });
+        await expect(loop).rejects.toThrow();
+        expect(abortedByMove).toBe(true);
+        expect((abortController.signal.reason as ConflictError).code).toBe("SESSION_MOVED");
+        // one.txt was undone by the move; two.txt was never written.
+        expect(existsSync(join(dir, "one.txt"))).toBe(false);
+        expect(existsSync(join(dir, "two.txt"))).toBe(false);
+      } finally {
+        removeDir(dir);
+      }
+    }
+  });
+
   it("stops a streamText loop the same way: the stream ends, nothing is written on the new branch", async () => {
     const dir = makeTempDir();
     try {

@@ -171,6 +171,20 @@ describe.skipIf(!available)("forkpoint ui in Chromium", () => {
     expect(await plan.getByTestId("perform-move").isEnabled()).toBe(true);
   });
 
+  it("clicking the selected session again reloads its tree, with what another server wrote meanwhile", async () => {
+    await page.getByTestId(`session-${demo.chat.sessionId}`).click();
+    await expect.poll(() => page.getByTestId("session-title").textContent()).toMatch(/^Trip planning/);
+    const other = openForkpoint({ path: db });
+    try {
+      await (await other.getSession(demo.chat.sessionId, { userId: "demo" })).checkpoint({ name: "written elsewhere" });
+    } finally {
+      await other.close();
+    }
+    await page.getByTestId(`session-${demo.chat.sessionId}`).click();
+    await expect.poll(() => page.getByTestId("checkpoint-list").textContent(), { timeout: 10_000 }).toContain("written elsewhere");
+    expect(await page.getByTestId("session-title").textContent()).toMatch(/^Trip planning/);
+  });
+
   it("searches sessions by title", async () => {
     await page.getByTestId("session-search").fill("agent");
     await expect.poll(() => page.getByTestId("sessions").locator("li").count()).toBe(1);

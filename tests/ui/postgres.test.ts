@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openForkpoint } from "../../src/index.js";
 import { freshPgDatabase, pgServer } from "../fixtures/postgres-database.js";
 import { startUiProcess, type UiProcess } from "./serve.js";
+import { expectOneStateWhileMoved } from "./torn-tree.js";
 
 let database: string;
 let ids: { session: string; cp: string; root: string };
@@ -57,6 +58,20 @@ describe.skipIf(!(await pgServer()))("forkpoint ui --postgres", () => {
       expect((await s.history()).map((m) => m.content)).toEqual(["hello"]);
     } finally {
       await fp.close();
+    }
+  });
+
+  it("a session's tree is one state of it, even when another server moves the session between the endpoint's reads", async () => {
+    const viewer = openForkpoint({ postgres: database });
+    const mover = openForkpoint({ postgres: database });
+    try {
+      const s = await mover.getSession(ids.session, { userId: "ann" });
+      await s.switchBranch(ids.root);
+      await s.append({ role: "user", content: "again" });
+      await expectOneStateWhileMoved(viewer, mover, { session: ids.session, cp: ids.cp, user: "ann" });
+    } finally {
+      await viewer.close();
+      await mover.close();
     }
   });
 });

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openForkpoint, type Forkpoint } from "../../src/index.js";
 import { startUiServer, type UiServer } from "../../src/ui/server.js";
+import { expectOneStateWhileMoved } from "./torn-tree.js";
 
 const dir = mkdtempSync(join(tmpdir(), "forkpoint-ui-server-"));
 const db = join(dir, "ui.db");
@@ -140,6 +141,17 @@ describe("the JSON endpoints", () => {
     expect([sw.status, (await sw.json()).error.code]).toEqual([409, "READ_ONLY"]);
     expect(sha(db)).toBe(before);
     expect((await (await api(`/api/session?user=ann&session=${ids.session}`)).json()).branches).toHaveLength(1);
+  });
+
+  it("a session's tree is one state of it, even when another server moves the session between the endpoint's reads", async () => {
+    const viewer = openForkpoint({ path: db, readonly: true });
+    const mover = openForkpoint({ path: db });
+    try {
+      await expectOneStateWhileMoved(viewer, mover, { session: ids.session, cp: ids.cp, user: "ann" });
+    } finally {
+      await viewer.close();
+      await mover.close();
+    }
   });
 
   it("a POST must be JSON (a cross-site form cannot send it)", async () => {

@@ -95,6 +95,8 @@ export function App() {
   const selectSession = (id: string) => {
     setSessionId(id);
     setTree(null);
+    // The same session again reloads it (what other servers wrote meanwhile): its id alone would not change the effect's deps.
+    setGeneration((g) => g + 1);
     setCheckpointId(undefined);
     setMessageId(undefined);
     setMove(undefined);
