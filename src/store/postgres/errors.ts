@@ -19,6 +19,10 @@ export function translate(error: unknown): unknown {
   if (/server does not support SSL/i.test(message) || (typeof code === "string" && TLS_CODES.test(code))) {
     return new DatabaseError("CANNOT_OPEN", `cannot open a TLS (SSL) connection to the PostgreSQL server: ${message}`, { cause: error });
   }
+  // node-postgres's words when the server asks for a SCRAM password and the settings give none: settings, as 28P01 is.
+  if (/^SASL: /.test(message)) {
+    return new DatabaseError("CANNOT_OPEN", `cannot sign in to the PostgreSQL server: ${message}`, { cause: error });
+  }
   // A pg.Pool the app passed in and has ended since (at its shutdown, say): forkpoint cannot use it any more.
   if (/Cannot use a pool after calling end on the pool/i.test(message)) {
     return new DatabaseError("CLOSED", `the app's pg.Pool was ended: ${message}`, { cause: error });

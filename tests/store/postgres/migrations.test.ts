@@ -501,6 +501,40 @@ describe.skipIf(!server)("postgres migrations", () => {
     }
   });
 
+  it("reports a password the server asks for, missing or wrong, as CANNOT_OPEN", async () => {
+    const db = await freshPgDatabase();
+    const role = `pw_${Math.random().toString(36).slice(2, 10)}`;
+    await withClient(server!, async (admin) => {
+      await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD 'secret'`);
+      // This role alone signs in by password: the line goes ahead of the server's trust lines.
+      const hba = (await admin.query<{ hba_file: string }>("SHOW hba_file")).rows[0]!.hba_file;
+      fs.writeFileSync(hba, `host all ${role} 127.0.0.1/32 scram-sha-256\n${fs.readFileSync(hba, "utf8")}`);
+      await admin.query("SELECT pg_reload_conf()");
+    });
+    const as = (password: string) => Object.assign(new URL(db), { username: role, password }).toString();
+    // The reload is asynchronous: until it is in force, the role still signs in by trust.
+    for (let i = 0; ; i++) {
+      const probe = new pg.Client({ connectionString: as("wrong") });
+      const refused = await probe.connect().then(
+        () => false,
+        () => true,
+      );
+      await probe.end().catch(() => undefined);
+      if (refused) break;
+      if (i > 200) throw new Error("the server never asked for a password");
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    for (const password of ["", "wrong"]) {
+      const fp = openForkpoint({ postgres: as(password) });
+      await expect(fp.listSessions({ userId: "u" })).rejects.toMatchObject({ name: "DatabaseError", code: "CANNOT_OPEN" });
+      await fp.close();
+    }
+    // The right one signs in: a read-only handle finds the database empty.
+    const fp = openForkpoint({ postgres: as("secret"), readonly: true });
+    await expect(fp.listSessions({ userId: "u" })).rejects.toMatchObject({ name: "DatabaseError", code: "NOT_A_DATABASE" });
+    await fp.close();
+  });
+
   it("reports an unreachable server as a DatabaseError", async () => {
     const store = new PostgresStore({ connectionString: "postgres://nobody@127.0.0.1:1/none", connectionTimeoutMillis: 2000 });
     await expect(store.ready()).rejects.toMatchObject({ name: "DatabaseError", code: "CANNOT_CONNECT" });
