@@ -36,6 +36,22 @@ function fileTools(dir: string) {
   return { tools, undos, seen };
 }
 
+/** A model that asks for two writes, then answers; `move` runs (once) as its second step begins. */
+function twoWritesMovedBetween(move: () => Promise<void>) {
+  let step = 0;
+  const model = scriptedModel([]);
+  const scripted = scriptedModel([
+    [call("c1", "write_file", { path: "one.txt", text: "1" })],
+    [call("c2", "write_file", { path: "two.txt", text: "2" })],
+    [text("done")],
+  ]);
+  model.doGenerate = async (options) => {
+    if (step++ === 1) await move();
+    return scripted.doGenerate(options);
+  };
+  return model;
+}
+
 describe("undoableTools in a generateText loop", () => {
   it("journals each call with the AI SDK's toolCallId, undoes on rollback and replays on switch back", async () => {
     const dir = makeTempDir();
@@ -93,17 +109,7 @@ describe("undoableTools in a generateText loop", () => {
       const start = await s.checkpoint({ name: "start" });
       const abortController = new AbortController();
       // The app's stop button: a rollback while the loop runs, here between the model's first and second steps.
-      let step = 0;
-      const model = scriptedModel([]);
-      const scripted = scriptedModel([
-        [call("c1", "write_file", { path: "one.txt", text: "1" })],
-        [call("c2", "write_file", { path: "two.txt", text: "2" })],
-        [text("done")],
-      ]);
-      model.doGenerate = async (options) => {
-        if (step++ === 1) await s.rollback(start.id);
-        return scripted.doGenerate(options);
-      };
+      const model = twoWritesMovedBetween(async () => void (await s.rollback(start.id)));
       const wrapped = undoableTools(s, tools, undos, { abortController });
       const loop = generateText({ model, tools: wrapped, prompt: "go", stopWhen: stepCountIs(5), abortSignal: abortController.signal });
       await expect(loop).rejects.toThrow();
@@ -131,22 +137,12 @@ describe("undoableTools in a generateText loop", () => {
         await s.rollback(start.id); // undo() goes back to "first try"'s branch
         if (op === "redo") await s.undo(); // redo() comes back here
         const abortController = new AbortController();
-        let step = 0;
-        const model = scriptedModel([]);
-        const scripted = scriptedModel([
-          [call("c1", "write_file", { path: "one.txt", text: "1" })],
-          [call("c2", "write_file", { path: "two.txt", text: "2" })],
-          [text("done")],
-        ]);
         // Whether the move itself stopped the loop (a streaming answer with no further tool call is stopped only so).
         let abortedByMove = false;
-        model.doGenerate = async (options) => {
-          if (step++ === 1) {
-            await s[op]();
-            abortedByMove = abortController.signal.aborted;
-          }
-          return scripted.doGenerate(options);
-        };
+        const model = twoWritesMovedBetween(async () => {
+          await s[op]();
+          abortedByMove = abortController.signal.aborted;
+        });
         const wrapped = undoableTools(s, tools, undos, { abortController });
         const loop = generateText({ model, tools: wrapped, prompt: "go", stopWhen: stepCountIs(5), abortSignal: abortController.signal });
         await expect(loop).rejects.toThrow();

@@ -48,6 +48,18 @@ async function sessionWithCalls(fp: Forkpoint, dir: string, n: number) {
   return { s, cp, track: await s.toolTrack() };
 }
 
+/** A fresh database and its calls' log, where a mover will say it stalled (`marker`), and the peer that takes over. */
+async function stallingServers(prefix: string, leaseMs: number) {
+  const dir = makeTempDir(prefix);
+  cleanup.push(() => removeDir(dir));
+  const db = await freshPgDatabase();
+  const log = path.join(dir, "calls.log");
+  const marker = path.join(dir, "stalled");
+  const peer = openForkpoint({ postgres: db, leaseMs, recover: false, tools: [writeFileTool({ logFile: log })] });
+  cleanup.push(() => peer.close());
+  return { db, dir, log, marker, peer };
+}
+
 /** Once the mover says it stalled (its marker file), `peer` recovers until it has taken the move over: what it finished. */
 async function takeOverStalled(peer: Forkpoint, marker: string, mover: ReturnType<typeof child>) {
   for (let i = 0; !fs.existsSync(marker); i++) {
@@ -171,13 +183,7 @@ describe.skipIf(!url)("a move taken over from a server that stalled past its lea
     "is finished once, by the server that took it over: the stalled one's %s is refused when it goes on",
     async (verb) => {
       const LEASE_MS = 400;
-      const dir = makeTempDir("forkpoint-pg-stall-");
-      cleanup.push(() => removeDir(dir));
-      const db = await freshPgDatabase();
-      const log = path.join(dir, "calls.log");
-      const marker = path.join(dir, "stalled");
-      const peer = openForkpoint({ postgres: db, leaseMs: LEASE_MS, recover: false, tools: [writeFileTool({ logFile: log })] });
-      cleanup.push(() => peer.close());
+      const { db, dir, log, marker, peer } = await stallingServers("forkpoint-pg-stall-", LEASE_MS);
       const { s, cp } = await sessionWithCalls(peer, dir, 1);
       const root = (await s.info()).currentBranchId;
       // A switch back to the root replays the call; a rollback to the checkpoint undoes it: one step either way.
@@ -211,13 +217,7 @@ describe.skipIf(!url)("a move taken over from a server that stalled past its lea
 describe.skipIf(!url)("servers that look alike (the same pid, as containers' node processes are)", () => {
   it("are told apart by their leases: a stalled server whose move was taken over runs none of its steps again", async () => {
     const LEASE_MS = 400;
-    const dir = makeTempDir("forkpoint-pg-alike-");
-    cleanup.push(() => removeDir(dir));
-    const db = await freshPgDatabase();
-    const log = path.join(dir, "calls.log");
-    const marker = path.join(dir, "stalled");
-    const peer = openForkpoint({ postgres: db, leaseMs: LEASE_MS, recover: false, tools: [writeFileTool({ logFile: log })] });
-    cleanup.push(() => peer.close());
+    const { db, dir, log, marker, peer } = await stallingServers("forkpoint-pg-alike-", LEASE_MS);
     const { s, cp, track } = await sessionWithCalls(peer, dir, 3);
 
     // The mover has this process's pid (and so its start time): it stalls after its first undo, past its lease.
