@@ -1,12 +1,12 @@
-// append: add one or many messages to the current branch, in one transaction.
 // append: add one or many messages to the current branch, in one transaction; turn: the same, then a checkpoint.
-import type { MessageRow, Tx } from "../store/port/index.js";
+import type { Tx } from "../store/port/index.js";
 import { PayloadTooLargeError } from "../models/errors.js";
 import { messageInput, parseInput } from "../models/inputs.js";
 import { toJsonText } from "../models/json.js";
 import type { Message, MessageInput } from "../models/types.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedCurrent } from "./core/owned.js";
+import { lastLineageMessage } from "./log/lineage.js";
 import { writeMessages, type EntryFields } from "./log/writer.js";
 
 /** Validates messages into entry fields before any write, so bad input leaves nothing behind. */
@@ -35,15 +35,7 @@ export function batchFields(ctx: EngineContext, input: MessageInput | MessageInp
 }
 
 export async function append(ctx: EngineContext, ref: SessionRef, input: MessageInput | MessageInput[]): Promise<Message[]> {
-  const fields = batchFields(ctx, input);
-  const written = await ctx.store.write({ sessionId: ref.id }, (tx) => appendUnit(tx, ref, ctx, fields));
-  for (const cp of written.checkpoints) ctx.events.emit("checkpoint", cp);
-  return written.messages;
-}
-
-function* appendUnit(tx: Tx, ref: SessionRef, ctx: EngineContext, fields: EntryFields[]) {
-  const { session, branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
-  return yield* writeMessages(ctx, tx, session, branch.id, head, fields);
+  return (await appendWhere(ctx, ref, batchFields(ctx, input), undefined))!;
 }
 
 /**
@@ -57,18 +49,19 @@ export async function appendAfter(
   input: MessageInput[],
   lastMessageId: string | null,
 ): Promise<Message[] | null> {
-  const fields = batchFields(ctx, input);
-  const written = await ctx.store.write({ sessionId: ref.id }, (tx) => appendAfterUnit(tx, ref, ctx, fields, lastMessageId));
+  return appendWhere(ctx, ref, batchFields(ctx, input), lastMessageId);
+}
+
+/** Writes `fields` on the current branch, unless `lastMessageId` is given and is not the lineage's last message's. */
+async function appendWhere(ctx: EngineContext, ref: SessionRef, fields: EntryFields[], lastMessageId: string | null | undefined) {
+  const written = await ctx.store.write({ sessionId: ref.id }, (tx) => appendUnit(tx, ref, ctx, fields, lastMessageId));
   if (!written) return null;
   for (const cp of written.checkpoints) ctx.events.emit("checkpoint", cp);
   return written.messages;
 }
 
-function* appendAfterUnit(tx: Tx, ref: SessionRef, ctx: EngineContext, fields: EntryFields[], lastMessageId: string | null) {
+function* appendUnit(tx: Tx, ref: SessionRef, ctx: EngineContext, fields: EntryFields[], lastMessageId: string | null | undefined) {
   const { session, branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
-  const segments = yield* tx.lineage(branch.id);
-  let last: MessageRow | undefined;
-  for (let i = segments.length - 1; i >= 0 && !last; i--) last = yield* tx.lastSegmentMessage(segments[i]!);
-  if ((last?.id ?? null) !== lastMessageId) return null;
+  if (lastMessageId !== undefined && ((yield* lastLineageMessage(tx, branch.id))?.id ?? null) !== lastMessageId) return null;
   return yield* writeMessages(ctx, tx, session, branch.id, head, fields);
 }

@@ -1,11 +1,11 @@
 // `s.summary()`: a session at a glance (a list row, a status line, the CLI), read in one transaction with index
 // lookups and counts (the checkpoint analytics one grouped count), except the tool counts, which walk the current lineage's tool calls.
 import type { SessionSummary } from "../models/types.js";
-import type { MessageRow, Tx } from "../store/port/index.js";
+import type { Tx } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedCurrent } from "./core/owned.js";
 import { toCheckpoint, toMessage, toSessionInfo } from "./core/rows.js";
-import { lineageTools } from "./log/lineage.js";
+import { lastLineageMessage, lineageTools } from "./log/lineage.js";
 
 export async function summary(ctx: EngineContext, ref: SessionRef): Promise<SessionSummary> {
   return ctx.store.read((tx) => summaryUnit(tx, ctx, ref));
@@ -13,9 +13,7 @@ export async function summary(ctx: EngineContext, ref: SessionRef): Promise<Sess
 
 function* summaryUnit(tx: Tx, ctx: EngineContext, ref: SessionRef) {
   const { branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
-  const segments = yield* tx.lineage(branch.id);
-  let lastMessage: MessageRow | undefined;
-  for (let i = segments.length - 1; i >= 0 && !lastMessage; i--) lastMessage = yield* tx.lastSegmentMessage(segments[i]!);
+  const lastMessage = yield* lastLineageMessage(tx, branch.id);
   const now = ctx.now();
   const [latest] = yield* tx.listCheckpoints({ userId: ref.userId, sessionId: ref.id, now, limit: 1 });
   let first = Infinity,

@@ -64,6 +64,14 @@ export function* lineageMessages<T>(tx: Tx, branchId: string, map: (row: Message
   return out;
 }
 
+/** The last message of a branch's lineage (its own segment first, then its ancestors'), if it has one. */
+export function* lastLineageMessage(tx: Tx, branchId: string): Step<MessageRow | undefined> {
+  const segments = yield* tx.lineage(branchId);
+  let last: MessageRow | undefined;
+  for (let i = segments.length - 1; i >= 0 && !last; i--) last = yield* tx.lastSegmentMessage(segments[i]!);
+  return last;
+}
+
 /** Tool invocations of a lineage with their completion and applied status, in position order. */
 export function* lineageTools(tx: Tx, branchId: string, upTo?: number): Step<ToolRow[]> {
   const out: ToolRow[] = [];
