@@ -150,18 +150,14 @@ export class Forkpoint {
       const retryLeased = (report: RecoveryReport): void => {
         const leaseMs = engine.ownership.leaseMs;
         if (leaseMs === null || !report.waiting.some(({ reason }) => !reason.includes("TOOL_NOT_REGISTERED"))) return;
-        // A timer's longest delay is about 24.8 days: a longer one would fire at once.
-        const timer = setTimeout(
-          () => {
-            if (engine.closing.aborted) return;
-            void engine.track(
-              recoverMoves(engine).then(heard, (error: unknown) => {
-                if (!engine.closing.aborted) logger.error("forkpoint: recovering interrupted moves failed; fp.recover() retries", error);
-              }),
-            );
-          },
-          Math.min(leaseMs, 2 ** 31 - 1),
-        );
+        const timer = setTimeout(() => {
+          if (engine.closing.aborted) return;
+          void engine.track(
+            recoverMoves(engine).then(heard, (error: unknown) => {
+              if (!engine.closing.aborted) logger.error("forkpoint: recovering interrupted moves failed; fp.recover() retries", error);
+            }),
+          );
+        }, leaseMs);
         timer.unref();
         engine.closing.addEventListener("abort", () => clearTimeout(timer), { once: true });
       };
