@@ -103,6 +103,13 @@ export class DatabaseError extends ForkpointError {
   }
 }
 
+/** A read-only open of a database an older version wrote: it cannot be migrated, and this version's statements need it. */
+export const schemaTooOld = () =>
+  new DatabaseError(
+    "SCHEMA_TOO_OLD",
+    "this database was written by an older version of forkpoint and is opened read-only, so it cannot be migrated: open it writable once",
+  );
+
 /** A long call (verify, exportSession, importSession, prune) stopped because its `signal` was aborted. */
 export class AbortedError extends ForkpointError {
   /** `cause` is the signal's reason (an `AbortError` DOMException unless the caller gave one). */

@@ -1,6 +1,6 @@
 // Applies the embedded migrations under an advisory lock, so servers starting at once against one database never race.
 import type { CustomTypesConfig, Pool, PoolClient } from "pg";
-import { DatabaseError } from "../../models/errors.js";
+import { DatabaseError, schemaTooOld } from "../../models/errors.js";
 import { MIGRATE_KEY } from "./locks.js";
 import { MIGRATIONS, type EmbeddedMigration } from "./migrations.generated.js";
 import { MIGRATIONS_SCHEMA, MIGRATIONS_TABLE } from "./tables.js";
@@ -195,12 +195,8 @@ export async function assertMigrated(pool: Pool, types: CustomTypesConfig): Prom
   try {
     const { rows } = await client.query<{ t: string | null }>({ text: `SELECT to_regclass('entries')::text AS t`, types });
     if (!rows[0]?.t) throw new DatabaseError("NOT_A_DATABASE", "the database has no forkpoint schema and is opened read-only");
-    if ((await checkNotNewer(client, types, latestOf(MIGRATIONS))) < latestOf(MIGRATIONS)) {
-      throw new DatabaseError(
-        "SCHEMA_TOO_OLD",
-        "this database was written by an older version of forkpoint and is opened read-only, so it cannot be migrated: open it writable once",
-      );
-    }
+    const latest = latestOf(MIGRATIONS);
+    if ((await checkNotNewer(client, types, latest)) < latest) throw schemaTooOld();
   } finally {
     client.release();
   }

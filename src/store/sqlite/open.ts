@@ -1,7 +1,7 @@
 // Opens the SQLite file: WAL, foreign keys, a busy timeout, then the migrations.
 import Database from "better-sqlite3";
 import { existsSync } from "node:fs";
-import { DatabaseError } from "../../models/errors.js";
+import { DatabaseError, schemaTooOld } from "../../models/errors.js";
 import { applyMigrations, assertNotNewer, latestOf } from "./migrate.js";
 import { MIGRATIONS } from "./migrations.generated.js";
 
@@ -56,10 +56,5 @@ export function openDatabase(options: OpenDatabaseOptions): Database.Database {
 function assertMigrated(db: Database.Database): void {
   const row = db.prepare("SELECT name FROM sqlite_master WHERE type='table' AND name='entries'").get();
   if (!row) throw new DatabaseError("NOT_A_DATABASE", "the database has no forkpoint schema and is opened read-only");
-  if (assertNotNewer(db) < latestOf(MIGRATIONS)) {
-    throw new DatabaseError(
-      "SCHEMA_TOO_OLD",
-      "this database was written by an older version of forkpoint and is opened read-only, so it cannot be migrated: open it writable once",
-    );
-  }
+  if (assertNotNewer(db) < latestOf(MIGRATIONS)) throw schemaTooOld();
 }
