@@ -14,6 +14,7 @@ import {
 } from "../models/inputs.js";
 import { DEFAULT_LIMITS } from "../models/limits.js";
 import { resilientLogger } from "../models/logger.js";
+import { requireSupportedNode } from "../models/runtime.js";
 import type { SessionExport } from "../models/session-export.js";
 import type { Checkpoint, Page, SessionInfo } from "../models/types.js";
 import type { Step, Store, Tx } from "../store/port/index.js";
@@ -87,6 +88,7 @@ export class Forkpoint {
 
   /** @internal use `openForkpoint` */
   constructor(options: ForkpointOptions = {}) {
+    requireSupportedNode();
     const o = parseOptions(openOptions, options, "options");
     const stateSchema = stateSchemaOf(o.stateVersion, o.migrateState);
     const tools = new ToolRegistry(o.tools ?? []);
