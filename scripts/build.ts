@@ -28,7 +28,9 @@ function publicEntries(): Record<string, string> {
 
 rmSync(dist, { recursive: true, force: true });
 rmSync(types, { recursive: true, force: true });
-const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
+// typescript@7 exports no `bin/` subpath: its `tsc` is found from its package.json's `bin`.
+const tscManifest = createRequire(import.meta.url).resolve("typescript/package.json");
+const tsc = join(dirname(tscManifest), (JSON.parse(readFileSync(tscManifest, "utf8")) as { bin: { tsc: string } }).bin.tsc);
 execFileSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], { stdio: "inherit" });
 
 const bundle = await rollup({

@@ -33,7 +33,7 @@ describe("the demo", () => {
 
   it("npm start runs the CLI's demo from the TypeScript source (no build), and the commands it suggests run", async () => {
     const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
-    expect(pkg.scripts.start).toBe("tsx src/cli/main.ts demo");
+    expect(pkg.scripts.start).toBe("node scripts/require-node.mjs && tsx src/cli/main.ts demo");
     const db = join(dir, "start.db");
     const out = execFileSync(
       process.execPath,

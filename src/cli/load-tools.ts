@@ -25,9 +25,11 @@ export async function loadTools(spec: string): Promise<ToolDefinition[]> {
   try {
     module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
   } catch (cause) {
-    if ((cause as NodeJS.ErrnoException).code === "ERR_UNKNOWN_FILE_EXTENSION" && /\.[cm]?tsx?$/.test(path)) {
+    // Node 22.18+ strips erasable TypeScript itself; enums, namespaces and parameter properties still need a compiler.
+    const code = (cause as NodeJS.ErrnoException).code;
+    if ((code === "ERR_UNKNOWN_FILE_EXTENSION" || code === "ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX") && /\.[cm]?tsx?$/.test(path)) {
       throw new CliError(
-        `cannot load --tools ${spec}: a TypeScript file; compile it to JavaScript, or run forkpoint with node --import tsx`,
+        `cannot load --tools ${spec}: TypeScript that Node cannot strip (enums, namespaces, parameter properties); compile it to JavaScript, or run forkpoint with node --import tsx`,
         { cause },
       );
     }
