@@ -176,7 +176,7 @@ describe("installed into a fresh project", () => {
       bundle: true,
       platform: "node",
       format: "esm",
-      target: "node20",
+      target: "node22",
       external: ["better-sqlite3"],
       logLevel: "silent",
     });

@@ -1,0 +1,45 @@
+// The packed tarball installed by npm from the registry beside today's frameworks (ai 7, the latest OpenAI Agents,
+// LangGraph and LangChain core) with strict peers, and the README's examples, adapters included, run there as written.
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshPgDatabase, pgServer } from "../fixtures/postgres-database.js";
+import { packProject, repo, run, type Packed } from "./packed.js";
+
+/** What a user on today's stack installs beside forkpoint (the README's examples import each). */
+const FRAMEWORKS = ["ai@^7", "@openai/agents@latest", "@langchain/langgraph@latest", "@langchain/core@latest", "zod", "pg"];
+
+let packed: Packed;
+beforeAll(() => {
+  packed = packProject();
+}, 180_000);
+afterAll(() => packed?.remove());
+
+describe("installed from the registry beside today's frameworks", () => {
+  it("npm installs it with strict peer dependencies, and the README's examples run under plain node", async () => {
+    const app = join(packed.dir, "registry");
+    mkdirSync(app);
+    writeFileSync(join(app, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
+    // A peer range that excludes any of these makes npm refuse the install (ERESOLVE), which fails the test.
+    run(
+      "npm",
+      ["install", "--strict-peer-deps", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", packed.tarball, ...FRAMEWORKS],
+      { cwd: app },
+    );
+    const installed = (name: string) =>
+      (JSON.parse(readFileSync(join(app, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
+    expect(installed("ai")).toMatch(/^7\./);
+    expect(installed("better-sqlite3")).toMatch(/^13\./);
+
+    const readme = readFileSync(join(repo, "README.md"), "utf8");
+    const program = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!).join("\n");
+    writeFileSync(join(app, "readme.ts"), program);
+    const databaseUrl = (await pgServer()) ? await freshPgDatabase() : "";
+    // Node 22.18+ strips the examples' types itself: no tsx, no build step, nothing of this repository's node_modules.
+    const out = run(process.execPath, ["readme.ts"], { cwd: app, env: { ...process.env, DATABASE_URL: databaseUrl } });
+    expect(out).toContain("< 2/2 >");
+    expect(out).toContain("Planned day 1. day 1: Alfama"); // OpenAI Agents
+    expect(out).toContain("todo.md after switch: buy milk"); // the AI SDK
+    expect(out.split("\n")).toContain("hi | echo: hi | book Porto | echo: book Porto"); // LangGraph
+  }, 300_000);
+});
