@@ -2,11 +2,11 @@
 import { readFileSync } from "node:fs";
 
 const { engines } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
-const needed = Number(/(\d+)/.exec(engines.node)?.[1]);
-const major = Number(process.versions.node.split(".")[0]);
-if (major < needed) {
+const [needMajor, needMinor] = /(\d+)\.(\d+)/.exec(engines.node).slice(1).map(Number);
+const [major, minor] = process.versions.node.split(".").map(Number);
+if (major < needMajor || (major === needMajor && minor < needMinor)) {
   console.error(
-    `forkpoint needs Node.js ${needed} or later (package.json engines.node "${engines.node}"); this is Node.js ${process.versions.node}.`,
+    `forkpoint needs Node.js ${needMajor}.${needMinor} or later (package.json engines.node "${engines.node}"); this is Node.js ${process.versions.node}.`,
   );
   process.exit(1);
 }

@@ -3,26 +3,14 @@
 import { ValidationError } from "./errors.js";
 
 // A lone surrogate (half of a UTF-16 pair) cannot be encoded as UTF-8: a database stores it as other bytes,
-// and every hash computed over the original no longer matches what is read back.
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, "g");
-/** Any surrogate at all: most text has none, and a test for one is cheaper than the pairing regex. */
-const ANY_SURROGATE = /[\ud800-\udfff]/;
+// and every hash computed over the original no longer matches what is read back. ES2024's String methods find it.
+const LONE_SURROGATES = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
-// ES2024's String.prototype.isWellFormed / toWellFormed (Node 20+), typed here since the project's lib is ES2023.
-type Es2024String = { isWellFormed?: (this: string) => boolean; toWellFormed?: (this: string) => string };
-const nativeIsWellFormed = (String.prototype as Es2024String).isWellFormed;
-const nativeToWellFormed = (String.prototype as Es2024String).toWellFormed;
+/** Whether `text` holds only whole characters. */
+export const isWellFormed = (text: string): boolean => text.isWellFormed();
 
-/** Whether `text` holds only whole characters (String.prototype.isWellFormed where the runtime has it). */
-export const isWellFormed: (text: string) => boolean = nativeIsWellFormed
-  ? (text) => nativeIsWellFormed.call(text)
-  : (text) => !ANY_SURROGATE.test(text) || !LONE_SURROGATE.test(text);
-
-/** `text` with each lone surrogate replaced by U+FFFD (String.prototype.toWellFormed where the runtime has it). */
-export const toWellFormed: (text: string) => string = nativeToWellFormed
-  ? (text) => nativeToWellFormed.call(text)
-  : (text) => text.replace(LONE_SURROGATES, "\ufffd");
+/** `text` with each lone surrogate replaced by U+FFFD. */
+export const toWellFormed = (text: string): string => text.toWellFormed();
 
 /** The message every `MALFORMED_TEXT` error carries after its field. */
 export const MALFORMED_TEXT_MESSAGE = "holds a lone surrogate (half of a UTF-16 pair), which cannot be stored as text";

@@ -15,10 +15,12 @@ const OLD_NODE = ["/usr/bin/node", "/usr/local/bin/node"].find((path) => {
 });
 
 describe("the runtime check", () => {
-  it("refuses a Node.js older than 22 with UNSUPPORTED_RUNTIME naming the version needed", () => {
+  it("refuses a Node.js older than 22.12 with UNSUPPORTED_RUNTIME naming the version needed", () => {
     expect(() => requireSupportedNode("20.20.2")).toThrow(ForkpointError);
-    expect(() => requireSupportedNode("20.20.2")).toThrow(/needs Node\.js 22 or later; this is Node\.js 20\.20\.2/);
-    expect(() => requireSupportedNode("22.0.0")).not.toThrow();
+    expect(() => requireSupportedNode("20.20.2")).toThrow(/needs Node\.js 22\.12 or later; this is Node\.js 20\.20\.2/);
+    expect(() => requireSupportedNode("22.11.0")).toThrow(/needs Node\.js 22\.12 or later/);
+    expect(() => requireSupportedNode("22.12.0")).not.toThrow();
+    expect(() => requireSupportedNode("23.0.0")).not.toThrow();
     expect(() => requireSupportedNode("26.12.1")).not.toThrow();
     expect(() => requireSupportedNode()).not.toThrow();
   });
@@ -26,7 +28,9 @@ describe("the runtime check", () => {
   it.skipIf(OLD_NODE === undefined)("npm's scripts stop at once on an old Node, naming the version", () => {
     const r = spawnSync(OLD_NODE!, [join(root, "scripts/require-node.mjs")], { encoding: "utf8" });
     expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/^forkpoint needs Node\.js 22 or later \(package\.json engines\.node ">=22"\); this is Node\.js 2\d\./);
+    expect(r.stderr).toMatch(
+      /^forkpoint needs Node\.js 22\.12 or later \(package\.json engines\.node ">=22\.12\.0"\); this is Node\.js 2\d\./,
+    );
   });
 
   it.skipIf(OLD_NODE === undefined)("openForkpoint on an old Node throws UNSUPPORTED_RUNTIME instead of crashing in better-sqlite3", () => {
@@ -34,6 +38,6 @@ describe("the runtime check", () => {
 try { openForkpoint({ path: ":memory:" }); console.log("opened"); } catch (e) { console.log(e.code, e.message); }`;
     const r = spawnSync(OLD_NODE!, ["--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8", cwd: root });
     expect([r.status, r.signal]).toEqual([0, null]);
-    expect(r.stdout).toMatch(/^UNSUPPORTED_RUNTIME forkpoint needs Node\.js 22 or later; this is Node\.js 20\./);
+    expect(r.stdout).toMatch(/^UNSUPPORTED_RUNTIME forkpoint needs Node\.js 22\.12 or later; this is Node\.js 20\./);
   });
 });

@@ -1,19 +1,12 @@
 // Hashes: the entry chain (as git chains commits), content-addressed state, and checkpoint checksums.
-import canonicalizeModule from "canonicalize";
+import canonicalize from "canonicalize";
 import * as crypto from "node:crypto";
 import type { CheckpointRow, EntryRow, ToolResultRow, ToolRow } from "../../store/port/index.js";
 
-// canonicalize 2.x is CommonJS (3.x+ needs Node 22): its default import is the function, though its typings say
-// otherwise under NodeNext. A static import, so bundlers carry it (a createRequire call they cannot follow).
-const canonicalize = canonicalizeModule as unknown as (value: unknown) => string | undefined;
-
 export const GENESIS_HASH = "0".repeat(64);
 
-/** SHA-256 in hex. `crypto.hash` (Node 20.12+) is the one-shot form, about twice as fast on short texts as a Hash object. */
-export const sha256: (data: string | Buffer) => string =
-  typeof crypto.hash === "function"
-    ? (data) => crypto.hash("sha256", data, "hex")
-    : (data) => crypto.createHash("sha256").update(data).digest("hex");
+/** SHA-256 in hex. `crypto.hash` is the one-shot form, about twice as fast on short texts as a Hash object. */
+export const sha256 = (data: string | Buffer): string => crypto.hash("sha256", data, "hex");
 
 /** Canonical JSON text (RFC 8785): the same value always gives the same text, whatever its key order. */
 export function canonicalJson(value: unknown): string {
