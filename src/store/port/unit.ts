@@ -4,6 +4,7 @@ import type { CheckpointsTx } from "./checkpoints.js";
 import type { EntriesTx } from "./entries.js";
 import type { LangGraphTx } from "./langgraph.js";
 import type { MovesTx } from "./moves.js";
+import type { RequestsTx } from "./requests.js";
 import type { SessionsTx } from "./sessions.js";
 import type { WorkspacesTx } from "./workspaces.js";
 
@@ -23,7 +24,7 @@ export type Body<T> = (tx: Tx) => Step<T>;
 export type WriteScope = { sessionId: string } | { sessionIds: readonly string[] } | { global: true };
 
 /** The transaction handle every engine read and write goes through, one area per interface. */
-export interface Tx extends SessionsTx, EntriesTx, CallsTx, CheckpointsTx, MovesTx, WorkspacesTx {
+export interface Tx extends SessionsTx, EntriesTx, CallsTx, CheckpointsTx, MovesTx, WorkspacesTx, RequestsTx {
   /** `ForkpointSaver`'s tables: LangGraph threads, checkpoints, channel values and pending writes. */
   readonly langgraph: LangGraphTx;
 }

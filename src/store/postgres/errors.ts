@@ -1,5 +1,6 @@
 // node-postgres's errors as the typed errors of the API.
 import { ConflictError, DatabaseError, ValidationError } from "../../models/errors.js";
+import { RequestTakenError } from "../port/index.js";
 
 /** TLS refused: the server has none, or its certificate is not one the connection's `ssl` settings accept. */
 const TLS_CODES = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_)/;
@@ -37,6 +38,8 @@ export function translate(error: unknown): unknown {
   }
   if (typeof code !== "string" || !/^[0-9A-Z]{5}$/.test(code)) return error;
   // SQLSTATE classes: https://www.postgresql.org/docs/current/errcodes-appendix.html
+  // The request ledger's primary key: the session applied that request id already (see RequestsTx.insertRequest).
+  if (code === "23505" && (error as { table?: unknown }).table === "requests") return new RequestTakenError({ cause: error });
   if (code === "23505") return new ConflictError(`already exists: ${message}`, "ALREADY_EXISTS");
   // Text the API's checks let through that the server cannot store (U+0000 is refused before a unit starts).
   if (code === "22021" || code === "22P05") return new ValidationError("text", `cannot be stored as text: ${message}`, "MALFORMED_TEXT");

@@ -183,5 +183,13 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
       "\nALTER TABLE \"running_calls\" ADD CONSTRAINT \"running_calls_entry_id_entries_id_fk\" FOREIGN KEY (\"entry_id\") REFERENCES \"public\".\"entries\"(\"id\") ON DELETE no action ON UPDATE no action;",
       "\nCREATE INDEX \"running_calls_session\" ON \"running_calls\" USING btree (\"session_id\");"
     ]
+  },
+  {
+    "tag": "0013_request_ledger",
+    "folderMillis": 1795917805685,
+    "hash": "bfee0a99ec1d951c3b33177753e888f52152badd1f99990c909d9cdffdd2a072",
+    "sql": [
+      "CREATE TABLE \"requests\" (\n\t\"session_id\" text COLLATE \"C\" NOT NULL,\n\t\"request_id\" text COLLATE \"C\" NOT NULL,\n\t\"fingerprint\" text COLLATE \"C\" NOT NULL,\n\t\"answer\" text COLLATE \"C\" NOT NULL,\n\t\"created_at\" double precision NOT NULL,\n\tCONSTRAINT \"requests_session_id_request_id_pk\" PRIMARY KEY(\"session_id\",\"request_id\")\n);\n"
+    ]
   }
 ];

@@ -11,6 +11,7 @@ import { langgraphTx } from "./langgraph.js";
 import { lockStatement } from "./locks.js";
 import { applyMigrations, assertMigrated } from "./migrate.js";
 import { movesTx } from "./moves.js";
+import { requestsTx } from "./requests.js";
 import { openPostgres, type PostgresTarget } from "./open.js";
 import { sessionsTx } from "./sessions.js";
 import { Sql } from "./sql.js";
@@ -149,6 +150,7 @@ export class PostgresStore implements Store {
         ...checkpointsTx(sql),
         ...movesTx(sql),
         ...workspacesTx(sql),
+        ...requestsTx(sql),
         langgraph: langgraphTx(sql),
       };
       this.#units.set(client, (unit = { sql, tx }));

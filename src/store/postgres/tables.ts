@@ -17,6 +17,7 @@ export const TABLES = [
   "move_history",
   "move_steps",
   "moves",
+  "requests",
   "running_calls",
   "sessions",
   "state_snapshots",

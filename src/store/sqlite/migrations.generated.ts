@@ -245,5 +245,13 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
       "CREATE TABLE `running_calls` (\n\t`entry_id` text PRIMARY KEY NOT NULL,\n\t`session_id` text NOT NULL,\n\t`pid` integer NOT NULL,\n\t`pid_start` text,\n\tFOREIGN KEY (`entry_id`) REFERENCES `entries`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
       "\nCREATE INDEX `running_calls_session` ON `running_calls` (`session_id`);"
     ]
+  },
+  {
+    "tag": "0018_request_ledger",
+    "folderMillis": 1795917804322,
+    "hash": "084ca21808287c1c59f8ce78b6ab8922018d1acb93e5f776c1bd44dcb6d85da8",
+    "sql": [
+      "CREATE TABLE `requests` (\n\t`session_id` text NOT NULL,\n\t`request_id` text NOT NULL,\n\t`fingerprint` text NOT NULL,\n\t`answer` text NOT NULL,\n\t`created_at` integer NOT NULL,\n\tPRIMARY KEY(`session_id`, `request_id`)\n);\n"
+    ]
   }
 ];

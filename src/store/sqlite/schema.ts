@@ -281,6 +281,24 @@ export const applied = sqliteTable(
   (t) => [index("applied_session_seq").on(t.sessionId, t.appliedSeq)],
 );
 
+/**
+ * The request ledger: the request ids each session applied (a write given `requestId`), recorded in the write's own
+ * transaction, so a retry with the same id answers from here instead of writing again. Kept while the session is.
+ */
+export const requests = sqliteTable(
+  "requests",
+  {
+    sessionId: text("session_id").notNull(),
+    requestId: text("request_id").notNull(),
+    /** SHA-256 of the verb and its arguments: the same id with other arguments is refused. */
+    fingerprint: text("fingerprint").notNull(),
+    /** The first call's answer as its verb encodes it (JSON: ids and positions where it can be read back). */
+    answer: text("answer").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sessionId, t.requestId] })],
+);
+
 /** The move journal: one row per rollback/edit/switch that moves the world. */
 export const moves = sqliteTable(
   "moves",

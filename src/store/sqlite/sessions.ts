@@ -156,6 +156,7 @@ export function sessionsTx(db: Database.Database): SessionsTx {
         `DELETE FROM moves WHERE session_id = ?`,
         `DELETE FROM move_history WHERE session_id = ?`,
         `DELETE FROM events WHERE session_id = ?`,
+        `DELETE FROM requests WHERE session_id = ?`,
         `DELETE FROM workspaces WHERE session_id = ?`,
         `DELETE FROM checkpoints WHERE session_id = ?`,
         `DELETE FROM entries WHERE branch_id IN (SELECT id FROM branches WHERE session_id = ?)`,

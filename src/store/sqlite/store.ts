@@ -11,6 +11,7 @@ import { entriesTx } from "./entries.js";
 import { translate } from "./errors.js";
 import { langgraphTx } from "./langgraph.js";
 import { movesTx } from "./moves.js";
+import { requestsTx } from "./requests.js";
 import { openDatabase, type OpenDatabaseOptions } from "./open.js";
 import { sessionsTx } from "./sessions.js";
 import { WalCheckpointer } from "./wal-checkpointer.js";
@@ -68,6 +69,7 @@ export class SqliteStore implements Store {
       ...checkpointsTx(db),
       ...movesTx(db),
       ...workspacesTx(db),
+      ...requestsTx(db),
       langgraph: langgraphTx(db),
     };
     this.#statements = {
