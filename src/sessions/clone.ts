@@ -2,26 +2,64 @@
 // Built on export and import: the copy is checked as any import is, and nothing of it is applied (no tool runs).
 import { newId } from "../models/ids.js";
 import { idSchema, parseInput, parseOptions, userScope } from "../models/inputs.js";
-import { createCheckpoint } from "./checkpoint.js";
+import type { CheckpointRow } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
-import { exportSession } from "./export-session.js";
-import { importSession } from "./import-session.js";
+import { ownedSession } from "./core/owned.js";
+import { toCheckpoint } from "./core/rows.js";
+import { exportDocument, type MarkAt } from "./export-session.js";
+import { importUnit, prepareImport } from "./import-session.js";
+import { checkpointChecksum } from "./integrity/hashes.js";
+import { stateHashOf } from "./log/writer.js";
 import { rewriteIds } from "./transfer/rewrite-ids.js";
 
 /**
- * Marks the source with a checkpoint named "clone" (metadata `{ cloneId }`), then copies the session as it is there:
- * every branch, entry, state and checkpoint (the mark too) under new ids, their hashes recomputed. The copy's
- * `info().origin` is `{ sessionId: source, checkpointId: the mark }`, as a handoff's is; its current branch is the
- * source's; its tool calls are history only (none is applied in the copy, so a move never undoes the source's world).
+ * Copies the session exactly as it is at one moment: every branch, entry, state and checkpoint under new ids, their
+ * hashes recomputed, and a checkpoint named "clone" (metadata `{ cloneId }`) at the source's current head of that
+ * moment, in the source and (as the newest checkpoint) in the copy. The copy's `info().origin` is
+ * `{ sessionId: source, checkpointId: the mark }`, as a handoff's is; its current branch is the source's; its tool
+ * calls are history only (none is applied in the copy, so a move never undoes the source's world), and a call still
+ * running at that moment is running in it. The mark and the copy are written in one transaction: a clone that fails
+ * leaves nothing behind. The mark weighs no retention policy (it would expire what is being copied) and, as an
+ * automatic checkpoint, captures no workspace files.
  */
 export async function clone(ctx: EngineContext, sessionId: unknown, scope: unknown): Promise<SessionRef> {
   const id = parseInput(idSchema, sessionId, "sessionId");
   const { userId } = parseOptions(userScope, scope, "scope");
   const cloneId = newId("ses");
-  // The mark weighs no retention policy: it would expire what is being copied, in the source and the copy.
-  const mark = await createCheckpoint(ctx, { id, userId }, { name: "clone", metadata: { cloneId } }, { retain: false });
-  const doc = await exportSession(ctx, id, { userId });
+  const markAt: MarkAt = function* (tx, { session, branch, head }) {
+    const row: CheckpointRow = {
+      seq: 0,
+      id: newId("cp"),
+      sessionId: session.id,
+      branchId: branch.id,
+      position: head.position,
+      name: "clone",
+      auto: false,
+      metadata: JSON.stringify({ cloneId }),
+      userId,
+      headHash: head.hash,
+      createdAt: Math.max(ctx.now(), yield* tx.lastCheckpointAt(userId, session.id)),
+      expiresAt: null,
+      stateId: head.stateId,
+      checksum: "",
+    };
+    row.checksum = checkpointChecksum(row, yield* stateHashOf(tx, head.stateId));
+    return row;
+  };
+  const { doc, mark } = await exportDocument(ctx, id, { userId }, markAt);
   const copy = rewriteIds(doc, cloneId, ctx.now());
-  copy.session.origin = { sessionId: id, checkpointId: mark.id };
-  return importSession(ctx, copy, { userId });
+  copy.session.origin = { sessionId: id, checkpointId: mark!.id };
+  const prepared = await prepareImport(ctx, copy, { userId });
+  const { ref, written } = await ctx.store.write({ sessionIds: [id, cloneId] }, function* (tx) {
+    yield* ownedSession(tx, id, userId); // deleted meanwhile: no copy of it
+    // Never before the source's newest checkpoint (one made meanwhile may be newer than the mark's first time).
+    const createdAt = Math.max(mark!.createdAt, yield* tx.lastCheckpointAt(userId, id));
+    const written = { ...mark!, createdAt };
+    if (createdAt !== mark!.createdAt) written.checksum = checkpointChecksum(written, yield* stateHashOf(tx, written.stateId));
+    yield* tx.insertCheckpoint(written, createdAt);
+    return { ref: yield* importUnit(tx, prepared, ctx), written };
+  });
+  prepared.call.finish();
+  ctx.events.emit("checkpoint", toCheckpoint(written));
+  return ref;
 }

@@ -16,15 +16,16 @@ import {
   type ExportedState,
   type SessionExport,
 } from "../models/session-export.js";
-import type { BranchRow, EventRow, SessionRow, Step, ToolRow, Tx } from "../store/port/index.js";
+import type { BranchRow, CheckpointRow, EventRow, SessionRow, Step, ToolRow, Tx } from "../store/port/index.js";
 import type { EngineContext } from "./core/context.js";
-import { ownedSession } from "./core/owned.js";
+import { ownedCurrent, ownedSession } from "./core/owned.js";
 import { EMPTY_STATE_HASH, portableChecksum } from "./integrity/hashes.js";
 import { LongCall, runSlices } from "./maintenance/long-call.js";
+import type { Head } from "./log/lineage.js";
 const parse = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 
 const exportScope = z.strictObject({ ...userScope.shape, ...longCallFields });
-type ExportScope = z.infer<typeof exportScope>;
+export type ExportScope = z.infer<typeof exportScope>;
 
 /** The scope of `exportSession`: the owner, and the long-call options. */
 export type ExportOptions = { userId: string } & LongCallOptions;
@@ -39,12 +40,36 @@ export type ExportOptions = { userId: string } & LongCallOptions;
 export async function exportSession(ctx: EngineContext, sessionId: unknown, scope: unknown): Promise<SessionExport> {
   const id = parseInput(idSchema, sessionId, "sessionId");
   const o = parseOptions(exportScope, scope, "scope");
+  return (await exportDocument(ctx, id, o)).doc;
+}
+
+/**
+ * Makes a checkpoint row (not stored) at the session's current head, inside the export's first read: `clone`'s mark,
+ * which the copy holds as one of its checkpoints.
+ */
+export type MarkAt = (tx: Tx, current: { session: SessionRow; branch: BranchRow; head: Head }) => Step<CheckpointRow>;
+
+/**
+ * `exportSession` of a checked id and scope. With `markAt`, the document is the session exactly as of the first read
+ * (`clone`): it holds the mark made there, and a call still running then has no completion in it even if one is
+ * written while the entries are read.
+ */
+export async function exportDocument(
+  ctx: EngineContext,
+  id: string,
+  o: ExportScope,
+  markAt?: MarkAt,
+): Promise<{ doc: SessionExport; mark: CheckpointRow | undefined }> {
   const call = new LongCall(o);
-  const { session, work, events } = await ctx.store.read((tx) => readSessionUnit(tx, id, o));
+  const { session, work, events, mark, running } = await ctx.store.read((tx) => readSessionUnit(tx, id, o, markAt));
   call.start(work.units);
   const stateIds = new Set<number>();
   const entries: ExportedEntry[] = [];
-  const check: SessionCheck = { problems: [], snapshots: new Map(), onChunk: (tx, chunk) => collectChunk(tx, chunk, stateIds, entries) };
+  const check: SessionCheck = {
+    problems: [],
+    snapshots: new Map(),
+    onChunk: (tx, chunk) => collectChunk(tx, chunk, stateIds, entries, running),
+  };
   await runSlices(call, sessionSlices(work, check), (body) => ctx.store.read(body));
   const problems = check.problems;
   if (problems.length > 0) {
@@ -55,7 +80,7 @@ export async function exportSession(ctx: EngineContext, sessionId: unknown, scop
   const branches = work.branches.map((b) => b.branch);
   const doc = await ctx.store.read((tx) => exportLogUnit(tx, session, o, ctx, branches, work, stateIds, entries, events));
   call.finish();
-  return doc;
+  return { doc, mark };
 }
 
 function* exportLogUnit(
@@ -130,7 +155,7 @@ function* exportLogUnit(
   };
 }
 
-function* collectChunk(tx: Tx, chunk: LogChunk, stateIds: Set<number>, entries: ExportedEntry[]) {
+function* collectChunk(tx: Tx, chunk: LogChunk, stateIds: Set<number>, entries: ExportedEntry[], running: ReadonlySet<string>) {
   const tools = new Map(chunk.tools.map((t) => [t.id, t]));
   for (const e of chunk.entries) {
     if (e.kind === "state" && e.stateId !== null) stateIds.add(e.stateId);
@@ -148,14 +173,26 @@ function* collectChunk(tx: Tx, chunk: LogChunk, stateIds: Set<number>, entries: 
       state: e.kind === "state" ? yield* stateHash(tx, e.stateId) : null,
       createdAt: e.createdAt,
       hash: e.hash,
-      completion: e.kind === "tool" ? completionOf(tools.get(e.id)) : null,
+      completion: e.kind === "tool" && !running.has(e.id) ? completionOf(tools.get(e.id)) : null,
     });
   }
 }
 
-function* readSessionUnit(tx: Tx, id: string, o: ExportScope) {
-  const session = yield* ownedSession(tx, id, o.userId);
-  return { session, work: yield* sessionWork(tx, session.id), events: yield* tx.sessionEvents(session.id) };
+function* readSessionUnit(tx: Tx, id: string, o: ExportScope, markAt: MarkAt | undefined) {
+  if (!markAt) {
+    const session = yield* ownedSession(tx, id, o.userId);
+    const work = yield* sessionWork(tx, session.id);
+    return { session, work, events: yield* tx.sessionEvents(session.id), mark: undefined, running: new Set<string>() };
+  }
+  const current = yield* ownedCurrent(tx, id, o.userId);
+  const work = yield* sessionWork(tx, id);
+  const mark = yield* markAt(tx, current);
+  // Listed last, as the newest checkpoint; not stored, so the checks pass it by (as one deleted meanwhile).
+  work.checkpoints.push(mark);
+  work.units += 1;
+  // Their completion, if written after this read, is not of the session as of this read.
+  const running = new Set((yield* tx.callOwners(id)).map((c) => c.entryId));
+  return { session: current.session, work, events: yield* tx.sessionEvents(id), mark, running };
 }
 
 function* stateHash(tx: Tx, stateId: number | null): Step<string | null> {

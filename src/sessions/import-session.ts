@@ -26,6 +26,23 @@ export type ImportOptions = { userId: string } & LongCallOptions;
  * an abort (checked up to then) or any refusal leaves the database exactly as it was.
  */
 export async function importSession(ctx: EngineContext, document: unknown, scope: unknown): Promise<SessionRef> {
+  const prepared = await prepareImport(ctx, document, scope);
+  const ref = await ctx.store.write({ sessionId: prepared.doc.session.id }, (tx) => importUnit(tx, prepared, ctx));
+  prepared.call.finish();
+  return ref;
+}
+
+/** A document read and checked, ready to be written (by `importUnit`, in the caller's write transaction). */
+export interface PreparedImport {
+  doc: SessionExport;
+  checked: DocumentCheck;
+  userId: string;
+  sessionMetadata: string | null;
+  call: LongCall;
+}
+
+/** Everything `importSession` does before its write: the document read, every check made, no transaction open. */
+export async function prepareImport(ctx: EngineContext, document: unknown, scope: unknown): Promise<PreparedImport> {
   const doc = parseInput(sessionExportSchema, document, "document") as SessionExport;
   const { userId, ...options } = parseOptions(importScope, scope, "scope");
   const call = new LongCall(options);
@@ -76,22 +93,12 @@ export async function importSession(ctx: EngineContext, document: unknown, scope
   const checked = new DocumentCheck(doc, entries, stateTexts, checkpointMetadata);
   await runSlices(call, checked.slices(), withoutStore);
   call.check();
-
-  const ref = await ctx.store.write({ sessionId: doc.session.id }, (tx) =>
-    importSessionUnit(tx, doc, checked, userId, sessionMetadata, ctx),
-  );
-  call.finish();
-  return ref;
+  return { doc, checked, userId, sessionMetadata, call };
 }
 
-function* importSessionUnit(
-  tx: Tx,
-  doc: SessionExport,
-  checked: DocumentCheck,
-  userId: string,
-  sessionMetadata: string | null,
-  ctx: EngineContext,
-) {
+/** Writes a prepared document (ids refused again: another call may have imported them meanwhile). */
+export function* importUnit(tx: Tx, prepared: PreparedImport, ctx: EngineContext): Step<SessionRef> {
+  const { doc, checked, userId, sessionMetadata } = prepared;
   yield* refuseExistingIds(tx, doc);
   const stateIds = yield* tx.putSnapshots([...checked.stateBodies].map(([hash, s]) => ({ hash, body: s.body, version: s.version })));
   const stateIdOf = (hash: string | null) => (hash === null ? null : stateIds.get(hash)!);

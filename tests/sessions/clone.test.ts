@@ -2,7 +2,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { NotFoundError, ValidationError } from "../../src/index.js";
+import { IntegrityError, NotFoundError, ValidationError, defineTool, type SessionHandle } from "../../src/index.js";
+import { openForkpoint, sqlOn } from "../fixtures/backend.js";
 import { makeTempDir, rejectionOf, tempDatabases, writeFileTool } from "../helpers.js";
 
 const dbs = tempDatabases();
@@ -86,5 +87,78 @@ describe("clone", () => {
     expect(await rejectionOf(fp.clone("", { userId: "u" }))).toBeInstanceOf(ValidationError);
     expect((await s.listCheckpoints()).items).toEqual([]);
     expect((await fp.listSessions({ userId: "u" })).items).toHaveLength(1);
+  });
+
+  it("copies tool calls whose result is null, and message contents that are null", async () => {
+    const nothing = defineTool({ name: "nothing", run: () => undefined, undo: () => undefined });
+    const { fp } = dbs.open({ tools: [nothing] });
+    const s = await fp.createSession({ userId: "u" });
+    await s.append({ role: "user", content: null });
+    expect(await s.invoke("nothing", {})).toBeUndefined();
+    await s.recordToolCall({ tool: "framework_tool", args: { a: 1 } });
+    await s.recordToolCall({ tool: "framework_tool", args: { a: 2 }, result: null });
+    expect((await fp.verify()).ok).toBe(true);
+    const copy = await fp.clone(s.id, { userId: "u" });
+    const track = async (h: SessionHandle) => (await h.toolTrack()).map((t) => [t.tool, t.args, t.status, t.result]);
+    expect(await track(copy)).toEqual(await track(s));
+    expect((await copy.history()).map((m) => m.content)).toEqual([null]);
+    expect((await fp.verify()).ok).toBe(true);
+  });
+
+  it("a clone that fails leaves no mark in the source, nor any copy", async () => {
+    const { fp, path: file } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    const [m] = await s.append({ role: "user", content: "hello" });
+    await s.checkpoint({ name: "mine" });
+    await sqlOn(file, `UPDATE entries SET content = $1 WHERE id = $2`, [JSON.stringify("hellp"), m!.id]);
+    expect(await rejectionOf(fp.clone(s.id, { userId: "u" }))).toBeInstanceOf(IntegrityError);
+    expect((await s.listCheckpoints()).items.map((c) => c.name)).toEqual(["mine"]);
+    expect((await fp.listSessions({ userId: "u" })).items.map((i) => i.id)).toEqual([s.id]);
+  });
+
+  it("is the source as of its mark, whatever another handle appends meanwhile", async () => {
+    const { fp, path: file } = dbs.open();
+    const other = dbs.track(openForkpoint({ path: file }));
+    const s = await fp.createSession({ userId: "u" });
+    await s.append({ role: "user", content: "before" });
+    const there = (await other.getSession(s.id, { userId: "u" }))!;
+    // Another handle writes as soon as the mark is announced, and keeps writing while the clone runs.
+    let writes: Promise<unknown>[] = [];
+    fp.on("checkpoint", (cp) => {
+      if (cp.name === "clone") writes.push(there.append({ role: "user", content: `after ${cp.id}` }));
+    });
+    const copies: SessionHandle[] = [];
+    for (let i = 0; i < 5; i++) {
+      const writer = (async () => {
+        for (let n = 0; n < 5; n++) await there.append({ role: "assistant", content: `meanwhile ${i}.${n}` });
+      })();
+      copies.push(await fp.clone(s.id, { userId: "u" }));
+      await writer;
+      await Promise.all(writes);
+      writes = [];
+    }
+    for (const copy of copies) {
+      const mark = (await copy.info()).origin!.checkpointId;
+      const asOfMark = (await s.restore(mark)).history.map((m) => m.content);
+      expect((await copy.history()).map((m) => m.content)).toEqual(asOfMark);
+      const copied = (await copy.listCheckpoints({ name: "clone" })).items[0]!;
+      expect((await copy.restore(copied.id)).history.map((m) => m.content)).toEqual(asOfMark);
+    }
+    expect((await fp.verify()).ok).toBe(true);
+  });
+
+  it("copies a call still running as running, though it completes later in the source", async () => {
+    let finish!: (value: string) => void;
+    const slow = defineTool({ name: "slow", run: () => new Promise<string>((resolve) => (finish = resolve)) });
+    const { fp } = dbs.open({ tools: [slow] });
+    const s = await fp.createSession({ userId: "u" });
+    const running = s.invoke("slow", {});
+    await expect.poll(async () => (await s.toolTrack()).length).toBe(1);
+    const copy = await fp.clone(s.id, { userId: "u" });
+    finish("done");
+    expect(await running).toBe("done");
+    expect((await s.toolTrack()).map((t) => [t.status, t.result])).toEqual([["succeeded", "done"]]);
+    expect((await copy.toolTrack()).map((t) => [t.status, t.result])).toEqual([["running", null]]);
+    expect((await fp.verify()).ok).toBe(true);
   });
 });

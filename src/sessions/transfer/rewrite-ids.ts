@@ -3,7 +3,10 @@ import { newId, type IdKind } from "../../models/ids.js";
 import type { ExportedEntry, SessionExport } from "../../models/session-export.js";
 import { GENESIS_HASH, entryHash, portableChecksum, toolResultHash, EMPTY_STATE_HASH } from "../integrity/hashes.js";
 
-const text = (value: unknown): string | null => (value === null ? null : JSON.stringify(value));
+// The texts an import stores and hashes (see importSession): a message's content, a call's args and a succeeded call's
+// result are JSON text even when they are JSON null; only metadata (and a state entry's content) may be absent.
+const text = (value: unknown): string => JSON.stringify(value);
+const orAbsent = (value: unknown): string | null => (value === null ? null : text(value));
 
 /**
  * The same session under new ids: entries chain as in the original (same contents, states and times), so every hash
@@ -39,7 +42,7 @@ export function rewriteIds(doc: SessionExport, sessionId: string, createdAt: num
       const moved = { ...e, id: to(e.id), branchId: to(e.branchId) };
       const hash = entryHash(
         previous,
-        { ...moved, content: e.kind === "state" ? null : text(e.content), metadata: text(e.metadata) },
+        { ...moved, content: e.kind === "state" ? null : text(e.content), metadata: orAbsent(e.metadata) },
         e.state,
       );
       const c = e.completion;
@@ -70,7 +73,7 @@ export function rewriteIds(doc: SessionExport, sessionId: string, createdAt: num
       branchId: to(c.branchId),
       headHash: c.headHash === GENESIS_HASH ? GENESIS_HASH : oldHashes.get(c.headHash)!,
     };
-    const fields = { ...moved, sessionId, metadata: text(moved.metadata), userId: "" };
+    const fields = { ...moved, sessionId, metadata: orAbsent(moved.metadata), userId: "" };
     return { ...moved, checksum: portableChecksum(fields, c.state ?? EMPTY_STATE_HASH) };
   });
   return {
