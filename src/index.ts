@@ -41,6 +41,7 @@ export type {
   ListSessionsInput,
   MoveOptions,
   PlanTarget,
+  WriteOptions,
   RecordToolCallInput,
   AutoCheckpointPolicy,
 } from "./models/inputs.js";

@@ -110,6 +110,12 @@ export const moveOptions = z.strictObject({
   /** With scope "files" or "both": files changed outside forkpoint are saved in a checkpoint, then overwritten. */
   force: z.boolean().optional(),
 });
+/** The most characters a `requestId` has. */
+export const MAX_REQUEST_ID = 200;
+/** A write's `requestId`: any non-empty text of at most 200 characters, taken exactly as given (never trimmed). */
+export const requestId = text().min(1, "must not be empty").max(MAX_REQUEST_ID, `must be at most ${MAX_REQUEST_ID} characters`);
+/** The last argument of the writes that take no options object of their own (`append`, `turn`). */
+export const writeOptions = z.strictObject({ requestId: requestId.optional() });
 /** `edit` / `regenerate` options: the move's, plus a checkpoint written with the new message. */
 export const editOptions = moveOptions.extend({ checkpoint: checkpointInput.optional() });
 export const attachWorkspaceInput = z.strictObject({ exclude: z.array(name()).max(1000).optional() });
@@ -147,6 +153,7 @@ export type ListSessionsInput = z.input<typeof listSessionsInput>;
 export type ListCheckpointsInput = z.input<typeof listCheckpointsInput>;
 export type CheckpointInput = z.input<typeof checkpointInput>;
 export type MoveOptions = z.input<typeof moveOptions>;
+export type WriteOptions = z.input<typeof writeOptions>;
 export type EditOptions = z.input<typeof editOptions>;
 export type HistoryOptions = z.input<typeof historyInput>;
 export type UpdateSessionInput = z.input<typeof updateSessionInput>;

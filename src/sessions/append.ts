@@ -1,13 +1,15 @@
 // append: add one or many messages to the current branch, in one transaction; turn: the same, then a checkpoint.
-import type { Tx } from "../store/port/index.js";
+import type { Step, Tx } from "../store/port/index.js";
 import { PayloadTooLargeError } from "../models/errors.js";
-import { messageInput, parseInput } from "../models/inputs.js";
+import { messageInput, parseInput, type WriteOptions } from "../models/inputs.js";
 import { toJsonText } from "../models/json.js";
 import type { Message, MessageInput } from "../models/types.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedCurrent } from "./core/owned.js";
+import { toMessage } from "./core/rows.js";
 import { lastLineageMessage } from "./log/lineage.js";
 import { writeMessages, type EntryFields } from "./log/writer.js";
+import { applyOnce, recordRequest, requestIdOf, requestOf, type AnswerCodec, type Request } from "./requests/ledger.js";
 
 /** Validates messages into entry fields before any write, so bad input leaves nothing behind. */
 export function messageFields(ctx: EngineContext, input: unknown, field: string): EntryFields {
@@ -34,8 +36,29 @@ export function batchFields(ctx: EngineContext, input: MessageInput | MessageInp
   return list.map((m, i) => messageFields(ctx, m, Array.isArray(input) ? `messages[${i}]` : "message"));
 }
 
-export async function append(ctx: EngineContext, ref: SessionRef, input: MessageInput | MessageInput[]): Promise<Message[]> {
-  return (await appendWhere(ctx, ref, batchFields(ctx, input), undefined))!;
+/**
+ * Messages one call wrote, as the request ledger keeps them: their branch, first position and count (they are
+ * consecutive entries of one branch, and entries never change), read back whole for a retry.
+ */
+export const messagesAnswer: AnswerCodec<Message[]> = {
+  encode: (messages) => JSON.stringify(messages.length === 0 ? [] : [messages[0]!.branchId, messages[0]!.position, messages.length]),
+  *decode(tx: Tx, answer: string): Step<Message[]> {
+    const [branchId, first, count] = JSON.parse(answer) as [string?, number?, number?];
+    const out: Message[] = [];
+    if (branchId !== undefined) yield* tx.segmentMessages({ branchId, after: first! - 1, upTo: first! + count! - 1 }, toMessage, out);
+    return out;
+  },
+};
+
+export async function append(
+  ctx: EngineContext,
+  ref: SessionRef,
+  input: MessageInput | MessageInput[],
+  options?: WriteOptions,
+): Promise<Message[]> {
+  const fields = batchFields(ctx, input);
+  const request = requestOf(requestIdOf(options), "append", fields, messagesAnswer);
+  return applyOnce(ctx, ref, request, async () => (await appendWhere(ctx, ref, fields, undefined, request))!);
 }
 
 /**
@@ -52,16 +75,34 @@ export async function appendAfter(
   return appendWhere(ctx, ref, batchFields(ctx, input), lastMessageId);
 }
 
-/** Writes `fields` on the current branch, unless `lastMessageId` is given and is not the lineage's last message's. */
-async function appendWhere(ctx: EngineContext, ref: SessionRef, fields: EntryFields[], lastMessageId: string | null | undefined) {
-  const written = await ctx.store.write({ sessionId: ref.id }, (tx) => appendUnit(tx, ref, ctx, fields, lastMessageId));
+/**
+ * Writes `fields` on the current branch, unless `lastMessageId` is given and is not the lineage's last message's; with
+ * `request`, records it in the same transaction.
+ */
+async function appendWhere(
+  ctx: EngineContext,
+  ref: SessionRef,
+  fields: EntryFields[],
+  lastMessageId: string | null | undefined,
+  request?: Request<Message[]>,
+) {
+  const written = await ctx.store.write({ sessionId: ref.id }, (tx) => appendUnit(tx, ref, ctx, fields, lastMessageId, request));
   if (!written) return null;
   for (const cp of written.checkpoints) ctx.events.emit("checkpoint", cp);
   return written.messages;
 }
 
-function* appendUnit(tx: Tx, ref: SessionRef, ctx: EngineContext, fields: EntryFields[], lastMessageId: string | null | undefined) {
+function* appendUnit(
+  tx: Tx,
+  ref: SessionRef,
+  ctx: EngineContext,
+  fields: EntryFields[],
+  lastMessageId: string | null | undefined,
+  request: Request<Message[]> | undefined,
+) {
   const { session, branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
   if (lastMessageId !== undefined && ((yield* lastLineageMessage(tx, branch.id))?.id ?? null) !== lastMessageId) return null;
-  return yield* writeMessages(ctx, tx, session, branch.id, head, fields);
+  const written = yield* writeMessages(ctx, tx, session, branch.id, head, fields);
+  yield* recordRequest(ctx, tx, session.id, request, written.messages);
+  return written;
 }

@@ -9,6 +9,8 @@ import { ownedCurrent } from "./core/owned.js";
 import { retainAfterCheckpoint } from "./retention.js";
 import { toCheckpoint } from "./core/rows.js";
 import { writeCheckpoint, writeMessages, type EntryFields } from "./log/writer.js";
+import { messagesAnswer } from "./append.js";
+import { applyOnce, recordRequest, requestOf, type AnswerCodec, type Request } from "./requests/ledger.js";
 import { saveSnapshot, takeSnapshot, type TakenSnapshot } from "./workspace/workspace.js";
 
 /** With `retain: false` the session's retention policy is not weighed (a clone's mark must not push out what it copies). */
@@ -22,32 +24,68 @@ export async function createCheckpoint(
 }
 
 /**
+ * A turn as the request ledger keeps it: its messages as `append`'s are kept, and its checkpoint whole (small, and the
+ * checkpoint may be deleted or expire before a retry).
+ */
+const turnAnswer: AnswerCodec<Turn> = {
+  encode: ({ messages, checkpoint }) =>
+    JSON.stringify({
+      messages: messagesAnswer.encode(messages),
+      checkpoint: { ...checkpoint, createdAt: checkpoint.createdAt.getTime(), expiresAt: checkpoint.expiresAt?.getTime() ?? null },
+    }),
+  *decode(tx, answer) {
+    const { messages, checkpoint } = JSON.parse(answer) as {
+      messages: string;
+      checkpoint: Checkpoint & { createdAt: number; expiresAt: number | null };
+    };
+    return {
+      messages: yield* messagesAnswer.decode(tx, messages),
+      checkpoint: {
+        ...checkpoint,
+        createdAt: new Date(checkpoint.createdAt),
+        expiresAt: checkpoint.expiresAt === null ? null : new Date(checkpoint.expiresAt),
+      },
+    };
+  },
+};
+
+/**
  * Appends `messages` (already validated; may be none), then records a checkpoint after them: one transaction,
- * so a crash leaves either all of it or nothing. Auto checkpoints the messages trigger come first, in order.
+ * so a crash leaves either all of it or nothing. Auto checkpoints the messages trigger come first, in order. With
+ * `how.request`, the call is applied once per session and request id (the ledger records it in that transaction).
  */
 export async function checkpointAfter(
   ctx: EngineContext,
   ref: SessionRef,
   messages: EntryFields[],
   input: CheckpointInput = {},
-  how: { retain?: boolean } = {},
+  how: { retain?: boolean; request?: { id: string | undefined; verb: string } } = {},
 ): Promise<Turn> {
   const o = parseOptions(checkpointInput, input, "checkpoint");
   const metadata = o.metadata === undefined ? null : toJsonText(o.metadata, "metadata", ctx.limits);
-  // A session with a workspace: its files are read outside the transaction, then stored with the checkpoint.
-  let files: TakenSnapshot | null = null;
-  for (;;) {
-    const out = await ctx.store.write({ sessionId: ref.id }, (tx) =>
-      checkpointUnit(ctx, tx, ref, messages, { name: o.name ?? null, expiresIn: o.expiresIn, metadata, retain: how.retain ?? true }, files),
+  const fields = { name: o.name ?? null, expiresIn: o.expiresIn, metadata, retain: how.retain ?? true };
+  const request =
+    how.request &&
+    requestOf(
+      how.request.id,
+      how.request.verb,
+      { messages, checkpoint: { name: fields.name, expiresIn: fields.expiresIn ?? null, metadata } },
+      turnAnswer,
     );
-    if ("scan" in out) {
-      files = takeSnapshot(ctx, out.scan);
-      continue;
+  return applyOnce(ctx, ref, request, async () => {
+    // A session with a workspace: its files are read outside the transaction, then stored with the checkpoint.
+    let files: TakenSnapshot | null = null;
+    for (;;) {
+      const out = await ctx.store.write({ sessionId: ref.id }, (tx) => checkpointUnit(ctx, tx, ref, messages, fields, files, request));
+      if ("scan" in out) {
+        files = takeSnapshot(ctx, out.scan);
+        continue;
+      }
+      for (const cp of out.auto) ctx.events.emit("checkpoint", cp);
+      ctx.events.emit("checkpoint", out.turn.checkpoint);
+      return out.turn;
     }
-    for (const cp of out.auto) ctx.events.emit("checkpoint", cp);
-    ctx.events.emit("checkpoint", out.turn.checkpoint);
-    return out.turn;
-  }
+  });
 }
 
 /** The unit of `checkpointAfter`: writes the messages and the checkpoint, or asks for the workspace to be scanned first. */
@@ -58,6 +96,7 @@ function* checkpointUnit(
   messages: EntryFields[],
   o: { name: string | null; expiresIn: number | undefined; metadata: string | null; retain: boolean },
   files: TakenSnapshot | null,
+  request: Request<Turn> | undefined,
 ): Step<{ turn: Turn; auto: Checkpoint[] } | { scan: WorkspaceRow }> {
   const { session, branch, head: start } = yield* ownedCurrent(tx, ref.id, ref.userId);
   const ws = session.hasWorkspace ? yield* tx.getWorkspace(session.id) : undefined;
@@ -79,5 +118,7 @@ function* checkpointUnit(
   }
   // A session without a retention policy pays nothing more here.
   if (o.retain && session.retention !== null) yield* retainAfterCheckpoint(tx, session, row.id, now);
-  return { turn: { messages: written.messages, checkpoint: toCheckpoint(row) }, auto: written.checkpoints };
+  const turn = { messages: written.messages, checkpoint: toCheckpoint(row) };
+  yield* recordRequest(ctx, tx, session.id, request, turn);
+  return { turn, auto: written.checkpoints };
 }

@@ -28,6 +28,7 @@ import {
   type MoveOptions,
   type PlanTarget,
   type RecordToolCallInput,
+  type WriteOptions,
 } from "../models/inputs.js";
 import type { JsonInput, JsonValue } from "../models/json.js";
 import type {
@@ -148,21 +149,25 @@ export class SessionHandle {
   }
 
   /**
-   * Appends one message or several (one transaction) to the current branch.
-   * @example await s.append({ role: "user", content: "hi" })
+   * Appends one message or several (one transaction) to the current branch. With `{ requestId }` the call is applied
+   * once per session: a retry with the same id (after a timeout, a lost connection, from another server) writes
+   * nothing and returns what the first call returned; the same id with other messages is `ConflictError`
+   * `REQUEST_ID_REUSED`.
+   * @example await s.append({ role: "user", content: "hi" }, { requestId: "msg-7f3" })
    */
-  append(messages: MessageInput | MessageInput[]): Promise<Message[]> {
-    return this.#run((ctx, ref) => append(ctx, ref, messages));
+  append(messages: MessageInput | MessageInput[], options?: WriteOptions): Promise<Message[]> {
+    return this.#run((ctx, ref) => append(ctx, ref, messages, options));
   }
 
   /**
    * Appends messages and takes a checkpoint after them, in one transaction: a chat turn that lands whole or
    * not at all, and one commit instead of two. With no messages it is `checkpoint()`. An `everyMessages` policy
-   * still adds its automatic checkpoints, even one at the same position as the turn's own.
-   * @example const { messages, checkpoint } = await s.turn([question, answer], { name: "turn 3" })
+   * still adds its automatic checkpoints, even one at the same position as the turn's own. `{ requestId }` applies it
+   * once per session, as for `append`.
+   * @example const { messages, checkpoint } = await s.turn([question, answer], { name: "turn 3" }, { requestId })
    */
-  turn(messages: MessageInput | MessageInput[], checkpoint?: CheckpointInput): Promise<Turn> {
-    return this.#run((ctx, ref) => turn(ctx, ref, messages, checkpoint));
+  turn(messages: MessageInput | MessageInput[], checkpoint?: CheckpointInput, options?: WriteOptions): Promise<Turn> {
+    return this.#run((ctx, ref) => turn(ctx, ref, messages, checkpoint, options));
   }
 
   /**

@@ -1,15 +1,19 @@
 // turn: messages and a checkpoint after them, in one transaction (a chat turn).
-import type { CheckpointInput } from "../models/inputs.js";
+import type { CheckpointInput, WriteOptions } from "../models/inputs.js";
 import type { MessageInput, Turn } from "../models/types.js";
 import { batchFields } from "./append.js";
 import { checkpointAfter } from "./checkpoint.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
+import { requestIdOf } from "./requests/ledger.js";
 
 export async function turn(
   ctx: EngineContext,
   ref: SessionRef,
   input: MessageInput | MessageInput[],
   checkpoint?: CheckpointInput,
+  options?: WriteOptions,
 ): Promise<Turn> {
-  return checkpointAfter(ctx, ref, batchFields(ctx, input), checkpoint);
+  const messages = batchFields(ctx, input);
+  const requestId = requestIdOf(options);
+  return checkpointAfter(ctx, ref, messages, checkpoint, requestId === undefined ? {} : { request: { id: requestId, verb: "turn" } });
 }

@@ -1,0 +1,94 @@
+// The request ledger: a write given a `requestId` is applied once per session; a retry answers as the first call did.
+// A verb adopts it in three steps: `requestOf` (its id, name, validated arguments and answer codec), `recordRequest`
+// in the unit that writes, and `applyOnce` around the call.
+import { ConflictError } from "../../models/errors.js";
+import { parseOptions, writeOptions, type WriteOptions } from "../../models/inputs.js";
+import { RequestTakenError, type Step, type Tx } from "../../store/port/index.js";
+import type { EngineContext, SessionRef } from "../core/context.js";
+import { ownedSession } from "../core/owned.js";
+import { canonicalJson, sha256 } from "../integrity/hashes.js";
+
+/** How a verb keeps its answer in the ledger and reads it back, in a read unit, for a retry. */
+export interface AnswerCodec<T> {
+  encode(value: T): string;
+  decode(tx: Tx, answer: string): Step<T>;
+}
+
+/** A call given a request id: what the ledger records of it. */
+export interface Request<T> {
+  readonly id: string;
+  /** SHA-256 of the verb and its validated arguments. */
+  readonly fingerprint: string;
+  readonly answer: AnswerCodec<T>;
+}
+
+/** The `requestId` of a write's options (validated: a `ValidationError` before anything is written). */
+export function requestIdOf(options: WriteOptions | undefined): string | undefined {
+  // No options (the usual call) is no request: nothing to validate on the hot path.
+  if (options === undefined) return undefined;
+  return parseOptions(writeOptions, options, "options").requestId;
+}
+
+/**
+ * The request a call makes, or undefined without an id. `args` are the call's arguments as validated (the texts it
+ * stores): the same id with other arguments, or for another verb, is refused.
+ */
+export function requestOf<T>(requestId: string | undefined, verb: string, args: unknown, answer: AnswerCodec<T>): Request<T> | undefined {
+  if (requestId === undefined) return undefined;
+  return { id: requestId, fingerprint: sha256(canonicalJson([verb, args])), answer };
+}
+
+/**
+ * In the unit that writes the call's effect: records the request and its answer, in the same transaction. A session
+ * that applied the id already fails the unit (`RequestTakenError`), which `applyOnce` answers from the ledger.
+ */
+export function* recordRequest<T>(ctx: EngineContext, tx: Tx, sessionId: string, request: Request<T> | undefined, value: T): Step<void> {
+  if (!request) return;
+  yield* tx.insertRequest({
+    sessionId,
+    requestId: request.id,
+    fingerprint: request.fingerprint,
+    answer: request.answer.encode(value),
+    createdAt: ctx.now(),
+  });
+}
+
+/**
+ * Runs `write` (whose unit records `request`) once per session and request id. When the session applied the id
+ * already, nothing is written and the first call's answer is returned: found when the record is refused, and when
+ * the write is refused with a `ConflictError` the first call explains (it moved the session on: a precondition or an
+ * expected history no longer holds). The same id with other arguments is `ConflictError` `REQUEST_ID_REUSED`.
+ * Without a request, `write` runs as it is: the ledger costs nothing.
+ */
+export async function applyOnce<T>(
+  ctx: EngineContext,
+  ref: SessionRef,
+  request: Request<T> | undefined,
+  write: () => Promise<T>,
+): Promise<T> {
+  if (!request) return write();
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (!(error instanceof RequestTakenError) && !(error instanceof ConflictError)) throw error;
+      const recorded = await ctx.store.read((tx) => recordedAnswer(tx, ref, request));
+      if (recorded) return recorded.value;
+      // Not applied: the conflict is the call's own. A record that refused the call and is gone since cannot be (records
+      // go with their session, which the read found): the call is made again rather than fail on the ledger's account.
+      if (!(error instanceof RequestTakenError) || attempt > 0) throw error;
+    }
+  }
+}
+
+function* recordedAnswer<T>(tx: Tx, ref: SessionRef, request: Request<T>): Step<{ value: T } | undefined> {
+  yield* ownedSession(tx, ref.id, ref.userId);
+  const row = yield* tx.getRequest(ref.id, request.id);
+  if (!row) return undefined;
+  if (row.fingerprint !== request.fingerprint)
+    throw new ConflictError(
+      `request id ${JSON.stringify(request.id)} was applied to this session by a call with other arguments: nothing was written`,
+      "REQUEST_ID_REUSED",
+    );
+  return { value: yield* request.answer.decode(tx, row.answer) };
+}
