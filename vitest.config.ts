@@ -1,6 +1,7 @@
 // Test runner settings: real SQLite files, a PostgreSQL server and child processes, so tests get generous timeouts.
-// Two projects: `sqlite` runs every suite; `postgres` runs the public-API suites again with the engine on PostgreSQL
-// (FORKPOINT_TEST_STORE, read by tests/fixtures/backend.ts; tests/setup/store.ts gives it the run's server).
+// Three projects: `sqlite` runs every suite; `postgres` runs the public-API suites again with the engine on PostgreSQL
+// and `pgbouncer` once more through a transaction-mode PgBouncer (FORKPOINT_TEST_STORE, read by
+// tests/fixtures/backend.ts; tests/setup/store.ts gives it the run's server and pooler).
 // `npx vitest run --project postgres <files>` runs one of them.
 import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
@@ -46,6 +47,17 @@ export default defineConfig({
           include: PUBLIC_API,
           exclude: STORE_FREE,
           env: { FORKPOINT_TEST_STORE: "postgres" },
+          setupFiles: ["tests/setup/store.ts"],
+        },
+      },
+      // The same suites through a real PgBouncer in transaction mode, with `preparedStatements: false` (issue 32).
+      {
+        test: {
+          ...shared,
+          name: "pgbouncer",
+          include: PUBLIC_API,
+          exclude: STORE_FREE,
+          env: { FORKPOINT_TEST_STORE: "pgbouncer" },
           setupFiles: ["tests/setup/store.ts"],
         },
       },

@@ -97,7 +97,12 @@ export class Forkpoint {
       throw new ValidationError("options", "give one of path, postgres or store");
     this.#store =
       o.store ??
-      (o.postgres !== undefined ? new PostgresStore(o.postgres as PostgresTarget, { readonly: o.readonly ?? false }) : undefined) ??
+      (o.postgres !== undefined
+        ? new PostgresStore(o.postgres as PostgresTarget, {
+            readonly: o.readonly ?? false,
+            preparedStatements: o.preparedStatements ?? true,
+          })
+        : undefined) ??
       new SqliteStore({
         path: o.path ?? "./forkpoint.db",
         durability: o.durability ?? "normal",

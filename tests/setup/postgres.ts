@@ -4,13 +4,17 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
+import { startPgBouncer, type PgBouncerServer } from "../fixtures/pgbouncer-server.js";
 import { freePort, startPostgres, type PostgresServer } from "../fixtures/postgres-server.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
     /** The server's superuser URL (its `postgres` database). */
     pgUrl: string;
-    /** A file that holds `{ "ok": true }` once the server accepts connections, or `{ "ok": false, "error" }`. */
+    /**
+     * A file that holds `{ "ok": true, "pooler" }` once the server accepts connections (`pooler`: the URL of a PgBouncer
+     * in transaction mode in front of it, or `poolerError`), or `{ "ok": false, "error" }`.
+     */
     pgStatus: string;
   }
 }
@@ -20,9 +24,15 @@ export default async function setup(project: TestProject) {
   const port = await freePort();
   project.provide("pgUrl", `postgres://postgres@127.0.0.1:${port}/postgres`);
   project.provide("pgStatus", status);
+  let pooler: PgBouncerServer | undefined;
   const starting: Promise<PostgresServer | undefined> = startPostgres({ port }).then(
-    (server) => {
-      fs.writeFileSync(status, JSON.stringify({ ok: true }));
+    async (server) => {
+      // The pooler the `pgbouncer` project runs the public-API suites through (issue 32: transaction-mode poolers).
+      const bouncer = await startPgBouncer(port).then(
+        (started) => ({ pooler: (pooler = started).url }),
+        (error: unknown) => ({ poolerError: error instanceof Error ? error.message : String(error) }),
+      );
+      fs.writeFileSync(status, JSON.stringify({ ok: true, ...bouncer }));
       return server;
     },
     (error: unknown) => {
@@ -37,7 +47,9 @@ export default async function setup(project: TestProject) {
     },
   );
   return async () => {
-    await (await starting)?.stop();
+    const server = await starting;
+    await pooler?.stop();
+    await server?.stop();
     fs.rmSync(status, { force: true });
   };
 }

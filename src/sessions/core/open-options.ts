@@ -28,6 +28,12 @@ export interface ForkpointOptions {
    * process on the file's host.
    */
   leaseMs?: number;
+  /**
+   * PostgreSQL: `false` behind a transaction-mode pooler (PgBouncer before 1.21, Supavisor, a cloud provider's pooler),
+   * where a server connection serves other clients between transactions: no named prepared statement is used (each
+   * statement is parsed per call) and nothing is kept on a connection across transactions. Default true.
+   */
+  preparedStatements?: boolean;
   /** Tools that `invoke` runs and moves undo/replay, from `defineTool`. */
   tools?: ToolDefinition[];
   /** Automatic checkpoints; none unless given. */
@@ -101,6 +107,7 @@ export const openOptions = z.strictObject({
   postgres: z
     .union([z.string().min(1), z.custom<object>((v) => typeof v === "object" && v !== null, "must be a pg.PoolConfig or a pg.Pool")])
     .optional(),
+  preparedStatements: z.boolean().optional(),
   tools: z.array(z.custom<ToolDefinition>()).optional(),
   autoCheckpoint: autoCheckpointPolicy.optional(),
   durability: z.enum(["normal", "full"]).optional(),

@@ -143,6 +143,8 @@ export class Sql {
   #sent = false;
   /** Whether the client pipelines (`pipeline: true`): statements go without waiting for the answers before them. */
   readonly #pipelined: boolean;
+  /** Whether statements are named (prepared once per connection): not behind a transaction-mode pooler. */
+  readonly #named: boolean;
   /** What the store knows of sessions' current state (see current.ts). */
   readonly current: CurrentCache;
   /** Whether this unit is a write transaction. */
@@ -156,7 +158,8 @@ export class Sql {
   /** Statements sent whose answers nobody awaited yet, in the order sent. */
   #inFlight: Promise<unknown>[] = [];
 
-  constructor(client: ClientBase, types: CustomTypesConfig, current: CurrentCache) {
+  constructor(client: ClientBase, types: CustomTypesConfig, current: CurrentCache, named = true) {
+    this.#named = named;
     this.#client = client;
     this.#types = types;
     this.current = current;
@@ -323,7 +326,8 @@ export class Sql {
   }
 
   #config(text: string, values: unknown[]): QueryConfig {
-    return { name: statementOf(text).name, text, values, types: this.#types };
+    // Unnamed behind a transaction-mode pooler: a named statement lives on a server connection other clients get next.
+    return this.#named ? { name: statementOf(text).name, text, values, types: this.#types } : { text, values, types: this.#types };
   }
 
   /**

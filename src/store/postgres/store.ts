@@ -60,15 +60,18 @@ export class PostgresStore implements Store {
   #released: (() => void) | undefined;
   /** Opened read-only: write units are refused before they reach the server, and the schema is checked, not migrated. */
   readonly #readonly: boolean;
+  /** Named prepared statements (parsed once per connection); off behind a transaction-mode pooler. */
+  readonly #named: boolean;
   #closed = false;
   #closing: Promise<void> | undefined;
 
-  constructor(target: PostgresTarget, options: { readonly?: boolean } = {}) {
+  constructor(target: PostgresTarget, options: { readonly?: boolean; preparedStatements?: boolean } = {}) {
     const { pool, owned, types } = openPostgres(target);
     this.pool = pool;
     this.#owned = owned;
     this.#types = types;
     this.#readonly = options.readonly === true;
+    this.#named = options.preparedStatements !== false;
     void this.#ready();
   }
 
@@ -142,7 +145,7 @@ export class PostgresStore implements Store {
       // failing its query; the pool listens only while it is idle, and an unheard 'error' ends the process. The failed
       // query reaches the unit, which closes the connection instead of pooling it.
       client.on("error", () => undefined);
-      const sql = new Sql(client, this.#types, this.#current);
+      const sql = new Sql(client, this.#types, this.#current, this.#named);
       const tx: Tx = {
         ...sessionsTx(sql),
         ...entriesTx(sql),
