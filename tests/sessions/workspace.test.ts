@@ -354,8 +354,16 @@ describe("two openers of one file moving one workspace", () => {
         const moving = s1.rollback(cpX.id, { scope: "files" });
         for (let i = 0; i < ticks; i++) await Promise.resolve();
         await Promise.all([s2.deleteCheckpoint(cpX.id), other.prune({ vacuum: false })]);
-        await moving;
-        expect(read("a.txt")).toBe("X");
+        // On a slow server the delete can win the race before the move reads its checkpoint: then the move is refused
+        // and the files stay; either way the workspace moves on.
+        const moved = await moving.then(
+          () => true,
+          (error: unknown) => {
+            if (error instanceof NotFoundError) return false;
+            throw error;
+          },
+        );
+        expect(read("a.txt")).toBe(moved ? "X" : "Y");
         await s1.rollback(cpY.id, { scope: "files" });
         expect(read("a.txt")).toBe("Y");
       } finally {
