@@ -1,5 +1,5 @@
 // aiCheckpointTools: forkpoint's checkpoint tools (create, list, rollback, ...) as an AI SDK ToolSet.
-import { jsonSchema, tool, type Tool, type ToolSet } from "ai";
+import { jsonSchema, tool, type ToolSet } from "ai";
 import { selfMove } from "../adapters/loop-guard.js";
 import { checkpointTools, type AgentToolOutput } from "../sessions/agent-tools.js";
 import type { SessionHandle } from "../sessions/session-handle.js";
@@ -11,13 +11,14 @@ import type { SessionHandle } from "../sessions/session-handle.js";
  * @example const tools = { ...undoableTools(s, myTools, undos), ...aiCheckpointTools(s) }
  */
 export function aiCheckpointTools(s: SessionHandle): ToolSet {
-  const out: Record<string, Tool<unknown, AgentToolOutput>> = {};
+  const out: ToolSet = {};
   for (const t of checkpointTools(s)) {
     const handler = t.name === "rollback" ? (input: unknown) => selfMove(s.id, () => t.handler(input)) : t.handler;
-    out[t.name] = tool<unknown, AgentToolOutput>({
+    // No contextSchema: the tools need no context (the session is bound here), so none is asked of toolsContext.
+    out[t.name] = tool({
       description: t.description,
       inputSchema: jsonSchema<unknown>(t.inputSchema as Parameters<typeof jsonSchema>[0]),
-      execute: (input) => handler(input),
+      execute: (input: unknown): Promise<AgentToolOutput> => handler(input),
     });
   }
   return out;

@@ -1,5 +1,13 @@
 // undoableTools: an AI SDK ToolSet whose calls are journaled on a session's track, undone and replayed by its moves.
-import type { InferToolInput, InferToolOutput, Tool, ToolExecutionOptions, ToolSet } from "ai";
+import {
+  asSchema,
+  type InferToolInput,
+  type InferToolOutput,
+  type StepResult,
+  type Tool,
+  type ToolExecutionOptions,
+  type ToolSet,
+} from "ai";
 import { bindFrameworkTools, frameworkTool, invokeFramework, type FrameworkBinding } from "../adapters/framework-tools.js";
 import { guardLoop, stopLoop } from "../adapters/loop-guard.js";
 import { ValidationError } from "../models/errors.js";
@@ -15,19 +23,48 @@ export type AiToolUndo<T extends Tool = Tool> = (
 /** An undo per tool name; a tool without one is recorded as irreversible. */
 export type AiToolUndos<TOOLS extends ToolSet> = { [K in keyof TOOLS]?: AiToolUndo<TOOLS[K]> };
 
-export interface UndoableToolsOptions {
+/**
+ * The `toolsContext` that `generateText`/`streamText` take for these tools: each tool with a `contextSchema` by name,
+ * with the context it declares (a tool whose context may be undefined is an optional key; tools without one are absent).
+ */
+export type AiToolsContext<TOOLS extends ToolSet> = StepResult<TOOLS>["toolsContext"];
+
+/** The session and user whose move replays a call, for a `toolsContext` that depends on them. */
+export interface AiReplayCall {
+  sessionId: string;
+  userId: string;
+}
+
+/** Whether a ToolSet has a tool whose context must be given (as `generateText` requires `toolsContext` then). */
+type NeedsContext<TOOLS extends ToolSet> = {} extends AiToolsContext<TOOLS> ? false : true;
+
+export interface UndoableToolsOptions<TOOLS extends ToolSet = ToolSet> {
   /**
    * Pass its `signal` to `generateText`/`streamText` (`abortSignal`): it is aborted (with a `ConflictError`, code
    * `SESSION_MOVED`) when the session moves (rollback, edit, switch in this process) or a call finds it moved.
    */
   abortController?: AbortController;
+  /**
+   * The context each tool's `execute` receives when forkpoint itself calls it (a move replaying a call: no AI SDK loop
+   * runs then to pass its own): the same map `generateText` takes as `toolsContext`, or a function giving it for the
+   * replaying session. A replay passes `toolsContext[name]`, checked by the tool's `contextSchema`, as the AI SDK does;
+   * calls made by `generateText`/`streamText` get the loop's own. Required when a tool declares a required context.
+   */
+  toolsContext?: AiToolsContext<TOOLS> | ((call: AiReplayCall) => AiToolsContext<TOOLS> | PromiseLike<AiToolsContext<TOOLS>>);
 }
 
-type Execute = (input: unknown, options: ToolExecutionOptions) => unknown;
+/** The options argument: required (for its `toolsContext`) when a tool of the set declares a required context. */
+type OptionsArgument<TOOLS extends ToolSet> =
+  NeedsContext<TOOLS> extends true
+    ? [options: UndoableToolsOptions<TOOLS> & { toolsContext: NonNullable<UndoableToolsOptions<TOOLS>["toolsContext"]> }]
+    : [options?: UndoableToolsOptions<TOOLS>];
+
+/** A tool's `execute` as forkpoint calls it: the context is the tool's own, which this code only passes along. */
+type Execute = (input: unknown, options: ToolExecutionOptions<unknown>) => unknown;
 
 /** What a live call hands its binding: the AI SDK's options, and where a streaming execute's outputs go as they come. */
 interface LiveCall {
-  options: ToolExecutionOptions;
+  options: ToolExecutionOptions<unknown>;
   onOutput?: (output: unknown) => void;
 }
 
@@ -67,7 +104,32 @@ async function* relay(call: (onOutput: (output: unknown) => void) => Promise<unk
   await running;
 }
 
-function bindings(tools: ToolSet, undos: Record<string, unknown>, where: string): Record<string, FrameworkBinding> {
+type ReplayContext = UndoableToolsOptions["toolsContext"];
+
+/**
+ * The context a replay passes to tool `name`: what the AI SDK would pass given `toolsContext` (its entry for the tool),
+ * checked and normalized by the tool's `contextSchema` when it has one.
+ */
+async function replayContext(name: string, t: ToolSet[string], toolsContext: ReplayContext, ctx: ToolContext): Promise<unknown> {
+  const map = typeof toolsContext === "function" ? await toolsContext({ sessionId: ctx.sessionId, userId: ctx.userId }) : toolsContext;
+  const context: unknown = map != null && Object.hasOwn(map, name) ? (map as Record<string, unknown>)[name] : undefined;
+  if (t.contextSchema == null) return context;
+  const checked = await asSchema(t.contextSchema).validate?.(context);
+  if (!checked) return context;
+  if (checked.success) return checked.value;
+  const problem =
+    context === undefined
+      ? "is missing: give it to undoableTools / aiToolDefinitions ({ toolsContext }) so that a move can replay the tool"
+      : "does not match the tool's contextSchema";
+  throw new ValidationError(`toolsContext.${name}`, `${problem} (${checked.error.message})`);
+}
+
+function bindings(
+  tools: ToolSet,
+  undos: Record<string, unknown>,
+  options: UndoableToolsOptions,
+  where: string,
+): Record<string, FrameworkBinding> {
   if (typeof tools !== "object" || tools === null)
     throw new ValidationError("tools", `${where} expects an AI SDK ToolSet ({ name: tool({ ... }) })`);
   if (typeof undos !== "object" || undos === null) throw new ValidationError("undos", "must be an object of undo functions by tool name");
@@ -75,17 +137,26 @@ function bindings(tools: ToolSet, undos: Record<string, unknown>, where: string)
     if (!(name in tools)) throw new ValidationError(`undos.${name}`, "names no tool of the ToolSet");
     if (undo !== undefined && typeof undo !== "function") throw new ValidationError(`undos.${name}`, "must be a function");
   }
+  if (typeof options !== "object" || options === null) throw new ValidationError("options", "must be an object when given");
+  const { toolsContext } = options;
+  if (toolsContext != null && typeof toolsContext !== "object" && typeof toolsContext !== "function")
+    throw new ValidationError("options.toolsContext", "must be an object of contexts by tool name, or a function giving one");
   const out: Record<string, FrameworkBinding> = {};
   for (const [name, t] of Object.entries(tools)) {
-    const execute = t?.execute as Execute | undefined;
+    const execute: Execute | undefined = t?.execute;
     // A tool without execute runs in the client (or needs approval): nothing runs here to journal.
     if (typeof execute !== "function") continue;
     const undo = undos[name] as FrameworkBinding["undo"];
     out[name] = {
-      run: (args, ctx, live) => {
+      run: async (args, ctx, live) => {
         const call = live as LiveCall | undefined;
-        const options = call?.options ?? { toolCallId: ctx.callId ?? ctx.invocationId, messages: [], abortSignal: ctx.signal };
-        return finalOutput(execute(args, options), call?.onOutput);
+        const options = call?.options ?? {
+          toolCallId: ctx.callId ?? ctx.invocationId,
+          messages: [],
+          abortSignal: ctx.signal,
+          context: await replayContext(name, t, toolsContext, ctx),
+        };
+        return finalOutput(await execute(args, options), call?.onOutput);
       },
       ...(undo ? { undo } : {}),
     };
@@ -96,29 +167,31 @@ function bindings(tools: ToolSet, undos: Record<string, unknown>, where: string)
 /**
  * Wraps an AI SDK ToolSet for one session: each call is journaled on the session's track before it runs (the AI SDK's
  * `toolCallId` as its `callId`), then runs the tool's own `execute`, then records the result. Moves of the session
- * undo the calls with `undos[name]` and replay them (on a switch back) with `execute(args, { toolCallId, messages: [] })`.
+ * undo the calls with `undos[name]` and replay them (on a switch back) with
+ * `execute(args, { toolCallId, messages: [], context: toolsContext[name] })`, `toolsContext` being the option's.
  * The tools are registered on the session's opener under their names (for every session; each session's moves use
  * the functions it was last wrapped with in this process). Once the session is on another branch than when the tools
  * were wrapped, their calls are refused (`ConflictError`, code `SESSION_MOVED`): a loop never writes effects onto the
- * branch a rollback made, and `abortController` (when given) ends it.
+ * branch a rollback made, and `abortController` (when given) ends it. The tools keep their types (context included).
  * @example const tools = undoableTools(s, { write_file: writeFile }, { write_file: async ({ args }) => rm(args.path) })
  */
 export function undoableTools<TOOLS extends ToolSet>(
   s: SessionHandle,
   tools: TOOLS,
-  undos: AiToolUndos<TOOLS> = {},
-  options: UndoableToolsOptions = {},
+  undos?: AiToolUndos<TOOLS>,
+  ...[options]: OptionsArgument<TOOLS>
 ): TOOLS {
-  const bound = bindings(tools, undos as Record<string, unknown>, "undoableTools");
+  const given: UndoableToolsOptions<TOOLS> = options ?? {};
+  const bound = bindings(tools, (undos ?? {}) as Record<string, unknown>, given as UndoableToolsOptions, "undoableTools");
   bindFrameworkTools(s, bound, "undoableTools");
-  const guard = guardLoop(s, options.abortController);
+  const guard = guardLoop(s, given.abortController);
   const wrapped: Record<string, unknown> = {};
   for (const [name, t] of Object.entries(tools)) {
     if (!(name in bound)) {
       wrapped[name] = t;
       continue;
     }
-    const journaled = async (input: unknown, callOptions: ToolExecutionOptions, onOutput?: (output: unknown) => void) => {
+    const journaled = async (input: unknown, callOptions: ToolExecutionOptions<unknown>, onOutput?: (output: unknown) => void) => {
       const onBranch = await guard.branch;
       const live: LiveCall = { options: callOptions, ...(onOutput ? { onOutput } : {}) };
       try {
@@ -131,8 +204,8 @@ export function undoableTools<TOOLS extends ToolSet>(
     wrapped[name] = {
       ...t,
       execute: streams(t.execute)
-        ? (input: unknown, callOptions: ToolExecutionOptions) => relay((onOutput) => journaled(input, callOptions, onOutput))
-        : (input: unknown, callOptions: ToolExecutionOptions) => journaled(input, callOptions),
+        ? (input: unknown, callOptions: ToolExecutionOptions<unknown>) => relay((onOutput) => journaled(input, callOptions, onOutput))
+        : (input: unknown, callOptions: ToolExecutionOptions<unknown>) => journaled(input, callOptions),
     };
   }
   return wrapped as TOOLS;
@@ -140,10 +213,16 @@ export function undoableTools<TOOLS extends ToolSet>(
 
 /**
  * The same tools as forkpoint tool definitions, for `openForkpoint({ tools })`: moves made before any `undoableTools`
- * call in this process (recovery at open, a rollback from another handle) can then undo and replay them too.
+ * call in this process (recovery at open, a rollback from another handle) can then undo and replay them too. Their
+ * replays get `options.toolsContext` (a function of the replaying session, for a context that depends on it).
  */
-export function aiToolDefinitions<TOOLS extends ToolSet>(tools: TOOLS, undos: AiToolUndos<TOOLS> = {}): ToolDefinition[] {
-  return Object.entries(bindings(tools, undos as Record<string, unknown>, "aiToolDefinitions")).map(([name, b]) =>
+export function aiToolDefinitions<TOOLS extends ToolSet>(
+  tools: TOOLS,
+  undos?: AiToolUndos<TOOLS>,
+  ...[options]: OptionsArgument<TOOLS>
+): ToolDefinition[] {
+  const given = (options ?? {}) as UndoableToolsOptions;
+  return Object.entries(bindings(tools, (undos ?? {}) as Record<string, unknown>, given, "aiToolDefinitions")).map(([name, b]) =>
     frameworkTool(name, b, true),
   );
 }

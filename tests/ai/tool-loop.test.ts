@@ -1,6 +1,6 @@
 // forkpoint/ai tools: a multi-step generateText loop (the AI SDK's mock model) writes real files through undoableTools;
 // a rollback undoes them, a switch back replays them with the recorded toolCallId, a move mid-loop stops the loop.
-import { generateText, stepCountIs, streamText, tool } from "ai";
+import { generateText, isStepCount, streamText, tool } from "ai";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -69,7 +69,7 @@ describe("undoableTools in a generateText loop", () => {
         model,
         tools: undoableTools(s, tools, undos),
         prompt: "write two files",
-        stopWhen: stepCountIs(5),
+        stopWhen: isStepCount(5),
       });
       expect(result.text).toBe("done");
       expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("A");
@@ -111,7 +111,7 @@ describe("undoableTools in a generateText loop", () => {
       // The app's stop button: a rollback while the loop runs, here between the model's first and second steps.
       const model = twoWritesMovedBetween(async () => void (await s.rollback(start.id)));
       const wrapped = undoableTools(s, tools, undos, { abortController });
-      const loop = generateText({ model, tools: wrapped, prompt: "go", stopWhen: stepCountIs(5), abortSignal: abortController.signal });
+      const loop = generateText({ model, tools: wrapped, prompt: "go", stopWhen: isStepCount(5), abortSignal: abortController.signal });
       await expect(loop).rejects.toThrow();
       expect(abortController.signal.aborted).toBe(true);
       expect(abortController.signal.reason).toBeInstanceOf(ConflictError);
@@ -144,7 +144,7 @@ describe("undoableTools in a generateText loop", () => {
           abortedByMove = abortController.signal.aborted;
         });
         const wrapped = undoableTools(s, tools, undos, { abortController });
-        const loop = generateText({ model, tools: wrapped, prompt: "go", stopWhen: stepCountIs(5), abortSignal: abortController.signal });
+        const loop = generateText({ model, tools: wrapped, prompt: "go", stopWhen: isStepCount(5), abortSignal: abortController.signal });
         await expect(loop).rejects.toThrow();
         expect(abortedByMove).toBe(true);
         expect((abortController.signal.reason as ConflictError).code).toBe("SESSION_MOVED");
@@ -179,7 +179,7 @@ describe("undoableTools in a generateText loop", () => {
         model,
         tools: undoableTools(s, tools, undos, { abortController }),
         prompt: "go",
-        stopWhen: stepCountIs(5),
+        stopWhen: isStepCount(5),
         abortSignal: abortController.signal,
       });
       let finished = true;
@@ -209,15 +209,18 @@ describe("undoableTools in a generateText loop", () => {
       await s.append({ role: "user", content: "hi" });
       await s.rollback(start.id);
       const execute = wrapped.write_file.execute!;
-      const refused = await Promise.resolve(execute({ path: "late.txt", text: "x" }, { toolCallId: "late", messages: [] })).catch(
-        (e: unknown) => e,
-      );
+      const refused = await Promise.resolve(
+        execute({ path: "late.txt", text: "x" }, { toolCallId: "late", messages: [], context: {} }),
+      ).catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(ConflictError);
       expect((refused as ConflictError).code).toBe("SESSION_MOVED");
       expect(existsSync(join(dir, "late.txt"))).toBe(false);
       expect(await s.toolTrack()).toEqual([]);
       // Tools wrapped after the move work on the new branch.
-      await undoableTools(s, tools, undos).write_file.execute!({ path: "ok.txt", text: "y" }, { toolCallId: "ok", messages: [] });
+      await undoableTools(s, tools, undos).write_file.execute!(
+        { path: "ok.txt", text: "y" },
+        { toolCallId: "ok", messages: [], context: {} },
+      );
       expect((await s.toolTrack()).map((t) => t.callId)).toEqual(["ok"]);
     } finally {
       removeDir(dir);
@@ -233,8 +236,8 @@ describe("undoableTools in a generateText loop", () => {
       const [toolsA, toolsB] = [fileTools(dirA), fileTools(dirB)];
       const wrappedA = undoableTools(a, toolsA.tools, toolsA.undos);
       const wrappedB = undoableTools(b, toolsB.tools, toolsB.undos);
-      await wrappedA.write_file.execute!({ path: "f.txt", text: "a" }, { toolCallId: "ca", messages: [] });
-      await wrappedB.write_file.execute!({ path: "f.txt", text: "b" }, { toolCallId: "cb", messages: [] });
+      await wrappedA.write_file.execute!({ path: "f.txt", text: "a" }, { toolCallId: "ca", messages: [], context: {} });
+      await wrappedB.write_file.execute!({ path: "f.txt", text: "b" }, { toolCallId: "cb", messages: [], context: {} });
       await a.rollback(cpA.id);
       expect([existsSync(join(dirA, "f.txt")), existsSync(join(dirB, "f.txt"))]).toEqual([false, true]);
       await b.rollback(cpB.id);
@@ -250,14 +253,19 @@ describe("undoableTools in a generateText loop", () => {
     const [a, b] = [await fp.createSession({ userId: "u" }), await fp.createSession({ userId: "u" })];
     const seen: unknown[] = [];
     const probe = {
-      probe: tool({ inputSchema: z.object({}), execute: async (_input, options) => (seen.push(options.experimental_context), "ok") }),
+      probe: tool({
+        inputSchema: z.object({}),
+        contextSchema: z.object({ from: z.string() }),
+        execute: async (_input, { context }) => (seen.push(context.from), "ok"),
+      }),
     };
-    const [wa, wb] = [undoableTools(a, probe), undoableTools(b, probe)];
+    const toolsContext = { probe: { from: "replays" } };
+    const [wa, wb] = [undoableTools(a, probe, {}, { toolsContext }), undoableTools(b, probe, {}, { toolsContext })];
     await Promise.all([
-      wa.probe.execute!({}, { toolCallId: "call_0", messages: [], experimental_context: "from a" }),
-      wb.probe.execute!({}, { toolCallId: "call_0", messages: [], experimental_context: "from b" }),
+      wa.probe.execute({}, { toolCallId: "call_0", messages: [], context: { from: "a" } }),
+      wb.probe.execute({}, { toolCallId: "call_0", messages: [], context: { from: "b" } }),
     ]);
-    expect(seen.sort()).toEqual(["from a", "from b"]);
+    expect(seen.sort()).toEqual(["a", "b"]);
   });
 
   it("aiToolDefinitions lets a new opener undo the calls before any undoableTools call (one definition per tool)", async () => {
@@ -272,7 +280,7 @@ describe("undoableTools in a generateText loop", () => {
         model: scriptedModel([[call("k1", "write_file", { path: "k.txt", text: "K" })], [text("ok")]]),
         tools: undoableTools(s1, tools, undos),
         prompt: "go",
-        stopWhen: stepCountIs(3),
+        stopWhen: isStepCount(3),
       });
       await fp1.close();
       const fp2 = dbs.track(openForkpoint({ path, tools: aiToolDefinitions(tools, undos) }));
