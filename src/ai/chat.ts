@@ -59,6 +59,21 @@ function toUiMessage({ first, latest }: StoredMessage): UIMessage {
   };
 }
 
+/**
+ * A part in the form a message is compared in: ai@7's `validateUIMessages({ tools })` rewrites a finished call of a
+ * tool the app no longer has from `tool-<name>` to `dynamic-tool` (`dynamic: false`, `toolName`), so a chat validated
+ * before it is saved would otherwise look edited there, and the save would fork and undo every later tool call.
+ */
+function staticForm(part: unknown): unknown {
+  if (typeof part !== "object" || part === null || Array.isArray(part)) return part;
+  const { type, dynamic, toolName, ...rest } = part as Record<string, unknown>;
+  if (type !== "dynamic-tool" || dynamic !== false || typeof toolName !== "string") return part;
+  return { ...rest, type: `tool-${toolName}` };
+}
+
+/** A message's content as compared: its parts in their static form. */
+const sameAs = (content: unknown): unknown => (Array.isArray(content) ? content.map(staticForm) : content);
+
 const isToolPart = (p: unknown): p is { type: string; toolCallId: string } =>
   typeof p === "object" &&
   p !== null &&
@@ -76,8 +91,9 @@ const isToolPart = (p: unknown): p is { type: string; toolCallId: string } =>
 function continuesAnswer(stored: Message, next: MessageInput): boolean {
   if (stored.role !== "assistant" || next.role !== "assistant") return false;
   if (!Array.isArray(stored.content) || !Array.isArray(next.content) || next.content.length < stored.content.length) return false;
-  return stored.content.every((part, i) => {
-    const later = (next.content as JsonValue[])[i];
+  return stored.content.every((storedPart, i) => {
+    const part = staticForm(storedPart);
+    const later = staticForm((next.content as JsonValue[])[i]);
     if (isDeepStrictEqual(part, later)) return true;
     return isToolPart(part) && isToolPart(later) && part.type === later.type && part.toolCallId === later.toolCallId;
   });
@@ -85,7 +101,7 @@ function continuesAnswer(stored: Message, next: MessageInput): boolean {
 
 /**
  * Stores the chat's whole `UIMessage[]` as the session's current history, as the AI SDK's persistence guide calls it
- * (after each response, with every message): one forkpoint message per UIMessage (its id as `clientId`, its parts as
+ * (after each response, `onEnd`, or each step, `onStepEnd`, with every message): one forkpoint message per UIMessage (its id as `clientId`, its parts as
  * content with binary data as base64, its `metadata` kept). Unchanged messages are not written again; new ones are
  * appended; a changed earlier message (a regenerated answer, an edited question) becomes a new version (`< 2/2 >`),
  * and a list that stops short of the history (a regenerate request) forks right after its last message, undoing tool
@@ -95,7 +111,7 @@ function continuesAnswer(stored: Message, next: MessageInput): boolean {
  * @example await saveChat(s, [...messages, responseMessage])
  */
 export async function saveChat<M extends UIMessage<any, any, any>>(s: SessionHandle, messages: readonly M[]): Promise<SaveResult> {
-  return syncHistory(s, list(messages, "messages").map(uiInput), { continues: continuesAnswer });
+  return syncHistory(s, list(messages, "messages").map(uiInput), { continues: continuesAnswer, sameAs });
 }
 
 /** The session's current history as `UIMessage[]`, exactly as saved (binary data back as the Uint8Array, Buffer or ArrayBuffer it was). */

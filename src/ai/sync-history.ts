@@ -52,15 +52,17 @@ function ownMetadata(metadata: unknown): JsonObject | null {
  * receives itself unless the server sends ids (`generateMessageId`), and a list whose ids changed is the same chat;
  * treating it as edited would fork and undo every tool call after the first renamed message.
  */
-const comparable = (m: { role: string; content: unknown; metadata?: unknown }) => ({
+const comparable = (m: { role: string; content: unknown; metadata?: unknown }, options: SyncOptions) => ({
   role: m.role,
-  content: m.content,
+  content: options.sameAs ? options.sameAs(m.content) : m.content,
   metadata: ownMetadata(m.metadata),
 });
 
 export interface SyncOptions {
   /** Whether `next` is a later form of the stored last message `stored` (an answer continued by a later request). */
   continues?: (stored: Message, next: MessageInput) => boolean;
+  /** The form of a content compared to tell whether a message changed, when a framework writes one content several ways. */
+  sameAs?: (content: unknown) => unknown;
 }
 
 /**
@@ -90,7 +92,11 @@ async function syncOnce(s: SessionHandle, inputs: MessageInput[], options: SyncO
   const history = await s.history();
   const stored = storedMessages(history);
   let kept = 0;
-  while (kept < stored.length && kept < inputs.length && isDeepStrictEqual(comparable(stored[kept]!.latest), comparable(inputs[kept]!)))
+  while (
+    kept < stored.length &&
+    kept < inputs.length &&
+    isDeepStrictEqual(comparable(stored[kept]!.latest, options), comparable(inputs[kept]!, options))
+  )
     kept++;
   // Everything to be written is checked before the first write: a bad message leaves the history as it was.
   const { ctx } = sessionEngine(s);

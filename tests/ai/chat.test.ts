@@ -1,6 +1,6 @@
 // forkpoint/ai messages: UIMessage[] (and ModelMessage[]) round-trip through a session, binary data included; a
 // regenerated answer or an edited question becomes a version (< 2/2 >), never an overwrite.
-import { convertToModelMessages, generateText, stepCountIs, tool, type ModelMessage, type UIMessage } from "ai";
+import { convertToModelMessages, generateText, isStepCount, tool, validateUIMessages, type ModelMessage, type UIMessage } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ValidationError } from "../../src/index.js";
@@ -104,6 +104,32 @@ describe("saveChat / loadChat", () => {
       { type: "dynamic-tool", toolName: "mcp_x", toolCallId: "t9", state: "output-error", input: {}, errorText: "e" },
       { type: "file", mediaType: "application/pdf", url: "data:application/pdf;base64,JVBERi0=" },
       { type: "source-url", sourceId: "s1", url: "https://x.test" },
+      // ai@7's parts and fields: citations, provider content, reasoning files, steering, resumable input, tool metadata,
+      // automatic and signed approvals, a call of a tool the app no longer has.
+      {
+        type: "text",
+        text: "cited",
+        citations: [{ source: { type: "source", sourceType: "url", id: "s1", url: "https://x.test" }, startIndex: 0, endIndex: 5 }],
+      },
+      { type: "custom", kind: "acme.widget", providerMetadata: { acme: { v: 1 } } },
+      { type: "reasoning-file", mediaType: "image/png", url: "data:image/png;base64,iVBORw==" },
+      { type: "steering-message", id: "st1", parts: [{ type: "text", text: "also Porto" }] },
+      {
+        type: "tool-search",
+        toolCallId: "t10",
+        state: "input-streaming",
+        rawInput: '{"q":"pa',
+        inputEncoding: "json",
+        toolMetadata: { mcp: "x" },
+      },
+      {
+        type: "tool-delete",
+        toolCallId: "t11",
+        state: "approval-responded",
+        input: { id: 2 },
+        approval: { id: "ap4", approved: true, isAutomatic: true, signature: "sig" },
+      },
+      { type: "dynamic-tool", dynamic: false, toolName: "gone", toolCallId: "t12", state: "output-available", input: {}, output: 1 },
     ];
     const messages: UIMessage[] = [
       ...metas.map((metadata, i): UIMessage => ({ id: `m${i}`, role: "user", metadata, parts: [{ type: "text", text: `m${i}` }] })),
@@ -114,6 +140,35 @@ describe("saveChat / loadChat", () => {
     expect(loaded).toEqual(messages);
     expect(loaded.map((m) => m.metadata)).toStrictEqual([...metas, undefined]);
     expect(await saveChat(s, loaded)).toEqual({ kept: messages.length, forked: null, continued: false, appended: 0 });
+  });
+
+  it("a list validated by validateUIMessages, which makes a removed tool's calls dynamic, is the same chat", async () => {
+    const { s } = await session();
+    const search = (id: string) => ({
+      type: "tool-search" as const,
+      toolCallId: id,
+      state: "output-available" as const,
+      input: { q: id },
+      output: 1,
+    });
+    const chat: UIMessage[] = [
+      user("u1", "find"),
+      { id: "a1", role: "assistant", parts: [search("t1"), { type: "text", text: "found" }] },
+      user("u2", "again"),
+      { id: "a2", role: "assistant", parts: [search("t2")] },
+    ];
+    await saveChat(s, chat);
+    // The app dropped its `search` tool: ai@7 rewrites its finished calls as dynamic-tool parts (dynamic: false).
+    const tools = { other: tool({ inputSchema: z.object({}), execute: async () => 1 }) };
+    const validated = await validateUIMessages({ messages: await loadChat(s), tools });
+    expect(validated[1]!.parts[0]).toMatchObject({ type: "dynamic-tool", dynamic: false, toolName: "search" });
+    expect(await saveChat(s, validated)).toEqual({ kept: 4, forked: null, continued: false, appended: 0 });
+    expect(await saveChat(s, [...validated, user("u3", "thanks")])).toEqual({ kept: 4, forked: null, continued: false, appended: 1 });
+    expect(await s.branches()).toHaveLength(1);
+    // Stored as first saved; a real change to such a part is still an edit.
+    expect((await loadChat(s))[1]!.parts[0]).toEqual(search("t1"));
+    const changed = validated.map((m, i) => (i === 3 ? { ...m, parts: [{ ...m.parts[0]!, output: 2 } as UIMessage["parts"][number]] } : m));
+    expect(await saveChat(s, changed)).toMatchObject({ kept: 3, forked: "edit" });
   });
 
   it("keeps the unchanged prefix as it is and appends only the new messages", async () => {
@@ -172,7 +227,7 @@ describe("saveChat / loadChat", () => {
         model: scriptedModel([[call(id, "note", { k: "x", v })], [text(`noted ${v}`)]]),
         tools,
         prompt: "go",
-        stopWhen: stepCountIs(3),
+        stopWhen: isStepCount(3),
       });
       await saveChat(s, [ask, assistant(`a-${id}`, r.text)]);
     };
@@ -240,13 +295,15 @@ describe("saveModelMessages / loadModelMessages", () => {
   it("round-trip a generateText loop's messages, image bytes included", async () => {
     const { s } = await session();
     const image = new Uint8Array([1, 2, 3, 250]);
+    // ai@7's file parts (its "image" part is deprecated): tagged file data, bytes or inline text.
     const prompt: ModelMessage[] = [
       { role: "user", content: "hello" },
       {
         role: "user",
         content: [
           { type: "text", text: "look" },
-          { type: "image", image, mediaType: "image/png" },
+          { type: "file", data: { type: "data", data: image }, mediaType: "image/png" },
+          { type: "file", data: { type: "text", text: "a,b\n1,2" }, mediaType: "text/csv", filename: "t.csv" },
         ],
         providerOptions: { x: { y: 1 } },
       },
@@ -255,13 +312,13 @@ describe("saveModelMessages / loadModelMessages", () => {
       model: scriptedModel([[call("t1", "echo", { v: "a" })], [text("seen")]]),
       tools: { echo: tool({ inputSchema: z.object({ v: z.string() }), execute: async ({ v }) => v }) },
       messages: prompt,
-      stopWhen: stepCountIs(3),
+      stopWhen: isStepCount(3),
     });
     const all = [...prompt, ...result.response.messages];
     await saveModelMessages(s, all);
     const loaded = await loadModelMessages(s);
     expect(loaded).toEqual(all);
-    expect((loaded[1]!.content as Array<{ image?: unknown }>)[1]!.image).toBeInstanceOf(Uint8Array);
+    expect((loaded[1]!.content as Array<{ data: { data?: unknown } }>)[1]!.data.data).toBeInstanceOf(Uint8Array);
     // The loaded list goes straight back to the model.
     const next = await generateText({ model: scriptedModel([[text("again")]]), messages: loaded });
     expect(next.text).toBe("again");
@@ -284,7 +341,7 @@ describe("UIMessages from a real loop, with the checkpoint tools", () => {
       [call("p2", "put", { k: "b", v: "2" })],
       [text("done")],
     ]);
-    const result = await generateText({ model, tools: { ...tools, ...aiCheckpointTools(s) }, prompt: "go", stopWhen: stepCountIs(6) });
+    const result = await generateText({ model, tools: { ...tools, ...aiCheckpointTools(s) }, prompt: "go", stopWhen: isStepCount(6) });
     expect(result.text).toBe("done");
     expect(result.steps[1]!.toolResults[0]!.output).toMatchObject({ ok: true, undone: [{ tool: "put" }] });
     expect(result.steps[2]!.toolResults[0]!.output).toBe("ok");
