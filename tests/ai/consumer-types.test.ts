@@ -4,7 +4,7 @@ import { Agent, Runner, tool as agentTool, type AgentInputItem, type Session } f
 import {
   convertToModelMessages,
   generateText,
-  stepCountIs,
+  isStepCount,
   streamText,
   tool,
   type InferUITools,
@@ -36,6 +36,12 @@ const appTools = {
     execute: async ({ path }) => ({ written: path, bytes: 3 }),
   }),
   ask_user: tool({ inputSchema: z.object({ question: z.string() }), outputSchema: z.string() }),
+  // ai@7's typed tool context: declared by contextSchema, given per request as toolsContext.
+  lookup: tool({
+    inputSchema: z.object({ q: z.string() }),
+    contextSchema: z.object({ apiKey: z.string() }),
+    execute: async ({ q }, { context }) => ({ q, key: context.apiKey.length }),
+  }),
 };
 type ChatMessage = UIMessage<{ createdAt: number } | null, { chart: { title: string } }, InferUITools<typeof appTools>>;
 
@@ -43,24 +49,35 @@ type ChatMessage = UIMessage<{ createdAt: number } | null, { chart: { title: str
 async function chatRoute(s: SessionHandle, messages: ChatMessage[]): Promise<Response> {
   const saved: SaveResult = await saveChat(s, messages);
   void saved;
-  const tools = {
-    ...undoableTools(s, appTools, {
+  const toolsContext = { lookup: { apiKey: "k" } };
+  const wrapped = undoableTools(
+    s,
+    appTools,
+    {
       write_note: async ({ args, result }) => {
         expectTypeOf(args).toEqualTypeOf<{ path: string; text: string }>();
         expectTypeOf(result).toEqualTypeOf<{ written: string; bytes: number }>();
       },
-    }),
-    ...aiCheckpointTools(s),
-  };
+      lookup: ({ result }) => void expectTypeOf(result).toEqualTypeOf<{ q: string; key: number }>(),
+    },
+    { toolsContext },
+  );
+  expectTypeOf(wrapped).toEqualTypeOf<typeof appTools>();
+  const tools = { ...wrapped, ...aiCheckpointTools(s) };
+  // Compiled, never called: the wrapped tools still declare lookup's context, so a loop without it does not compile.
+  // @ts-expect-error toolsContext is missing
+  const withoutContext = () => streamText({ model: scriptedStreamModel([]), tools, prompt: "p" });
+  void withoutContext;
   const result = streamText({
     model: scriptedStreamModel([[text("hi")]]),
     tools,
+    toolsContext,
     messages: await convertToModelMessages(messages),
-    stopWhen: stepCountIs(3),
+    stopWhen: isStepCount(3),
   });
   return result.toUIMessageStreamResponse<ChatMessage>({
     originalMessages: messages,
-    onFinish: async ({ messages: all }) => void (await saveChat(s, all)),
+    onEnd: async ({ messages: all }) => void (await saveChat(s, all)),
   });
 }
 

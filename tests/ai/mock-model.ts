@@ -1,9 +1,9 @@
-// A scripted AI SDK model (MockLanguageModelV3 from ai/test): each generate step answers with the next scripted content.
+// A scripted AI SDK model (ai/test's MockLanguageModelV4, ai@7's model spec): each step answers with the next scripted content.
 import { simulateReadableStream } from "ai";
-import { MockLanguageModelV3 } from "ai/test";
+import { MockLanguageModelV4 } from "ai/test";
 
-type LanguageModelV3Content = Awaited<ReturnType<MockLanguageModelV3["doGenerate"]>>["content"][number];
-type StreamPart = Awaited<ReturnType<MockLanguageModelV3["doStream"]>>["stream"] extends ReadableStream<infer P> ? P : never;
+type LanguageModelV4Content = Awaited<ReturnType<MockLanguageModelV4["doGenerate"]>>["content"][number];
+type StreamPart = Awaited<ReturnType<MockLanguageModelV4["doStream"]>>["stream"] extends ReadableStream<infer P> ? P : never;
 
 const usage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
@@ -11,18 +11,18 @@ const usage = {
 };
 
 /** A tool call the model makes: `input` is JSON-encoded as models send it. */
-export const call = (toolCallId: string, toolName: string, input: unknown): LanguageModelV3Content => ({
+export const call = (toolCallId: string, toolName: string, input: unknown): LanguageModelV4Content => ({
   type: "tool-call",
   toolCallId,
   toolName,
   input: JSON.stringify(input),
 });
-export const text = (t: string): LanguageModelV3Content => ({ type: "text", text: t });
+export const text = (t: string): LanguageModelV4Content => ({ type: "text", text: t });
 
 /** Answers step i with `steps[i]` (tool calls finish the step with "tool-calls", so the loop runs them and goes on). */
-export function scriptedModel(steps: LanguageModelV3Content[][]): MockLanguageModelV3 {
+export function scriptedModel(steps: LanguageModelV4Content[][]): MockLanguageModelV4 {
   let i = 0;
-  return new MockLanguageModelV3({
+  return new MockLanguageModelV4({
     doGenerate: async () => {
       const content = steps[i++] ?? [text("(no more steps)")];
       const calls = content.some((c) => c.type === "tool-call");
@@ -32,9 +32,9 @@ export function scriptedModel(steps: LanguageModelV3Content[][]): MockLanguageMo
 }
 
 /** The streaming twin of `scriptedModel`: each stream step sends the next scripted content as stream parts. */
-export function scriptedStreamModel(steps: LanguageModelV3Content[][], beforeStep?: (step: number) => Promise<void>): MockLanguageModelV3 {
+export function scriptedStreamModel(steps: LanguageModelV4Content[][], beforeStep?: (step: number) => Promise<void>): MockLanguageModelV4 {
   let i = 0;
-  return new MockLanguageModelV3({
+  return new MockLanguageModelV4({
     doStream: async () => {
       const step = i++;
       await beforeStep?.(step);

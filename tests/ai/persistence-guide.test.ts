@@ -1,10 +1,10 @@
 // The AI SDK's "chatbot message persistence" flow end to end: its own chat client (AbstractChat over
-// DefaultChatTransport) talking to a route handler written as the guide writes it, saveChat before and in onFinish.
+// DefaultChatTransport) talking to a route handler written as the guide writes it, saveChat before and in onEnd.
 import {
   convertToModelMessages,
   lastAssistantMessageIsCompleteWithApprovalResponses,
   lastAssistantMessageIsCompleteWithToolCalls,
-  stepCountIs,
+  isStepCount,
   streamText,
   tool,
   type ChatInit,
@@ -23,15 +23,17 @@ const dbs = tempDatabases();
 type Step = Parameters<typeof scriptedStreamModel>[0][number];
 
 /** An app: a key-value "world" its `put` tool writes, a client-side `confirm` tool, and the guide's route handler. */
-function app(fp: Forkpoint, steps: Step[], routeOptions: { generateMessageId?: () => string } = {}) {
+/** How the route saves: `saveEachStep` saves in ai@7's `onStepEnd` (after each step of the loop) too, not only in `onEnd`. */
+interface RouteOptions {
+  generateMessageId?: () => string;
+  saveEachStep?: boolean;
+}
+
+function app(fp: Forkpoint, steps: Step[], { generateMessageId, saveEachStep = false }: RouteOptions = {}) {
   const world = new Map<string, string>();
   const appTools = {
     put: tool({ inputSchema: z.object({ k: z.string() }), execute: async ({ k }) => (world.set(k, "v"), `put ${k}`) }),
-    guarded_put: tool({
-      inputSchema: z.object({ k: z.string() }),
-      needsApproval: true,
-      execute: async ({ k }) => (world.set(k, "v"), `put ${k}`),
-    }),
+    guarded_put: tool({ inputSchema: z.object({ k: z.string() }), execute: async ({ k }) => (world.set(k, "v"), `put ${k}`) }),
     confirm: tool({ inputSchema: z.object({ q: z.string() }), outputSchema: z.string() }),
   };
   const model = scriptedStreamModel(steps);
@@ -44,11 +46,20 @@ function app(fp: Forkpoint, steps: Step[], routeOptions: { generateMessageId?: (
       put: ({ args }) => void world.delete(args.k),
       guarded_put: ({ args }) => void world.delete(args.k),
     });
-    const result = streamText({ model, tools, messages: await convertToModelMessages(messages), stopWhen: stepCountIs(5) });
+    const result = streamText({
+      model,
+      tools,
+      // ai@7 asks for approval per call (a tool's own needsApproval is deprecated).
+      toolApproval: { guarded_put: "user-approval" },
+      messages: await convertToModelMessages(messages),
+      stopWhen: isStepCount(5),
+    });
+    const save = async ({ messages }: { messages: UIMessage[] }) => void saves.push(await saveChat(s, messages));
     return result.toUIMessageStreamResponse({
       originalMessages: messages,
-      ...routeOptions,
-      onFinish: async ({ messages }) => void saves.push(await saveChat(s, messages)),
+      ...(generateMessageId ? { generateMessageId } : {}),
+      ...(saveEachStep ? { onStepEnd: save } : {}),
+      onEnd: save,
     });
   };
   const chat = (sessionId: string, init: Omit<ChatInit<UIMessage>, "transport"> = {}) => new TestChat({ id: sessionId, route, ...init });
@@ -155,6 +166,30 @@ describe("the AI SDK's chat client and the guide's route handler", () => {
     const q = await s.versions(question.id);
     expect([q.index + 1, q.count]).toEqual([2, 2]);
     expect(await s.branches()).toHaveLength(3);
+  });
+
+  it("saved after every step (onStepEnd) and at the end (onEnd), a multi-step answer is one message, its calls kept", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    const { chat, world, saves } = app(
+      fp,
+      [[call("p1", "put", { k: "a" })], [call("p2", "put", { k: "b" })], [text("put both")], [text("again")]],
+      { saveEachStep: true },
+    );
+    const client = chat(s.id);
+    await client.sendMessage({ text: "put a and b" });
+    // The request's save, one per step (three), the end's: the answer grew step by step, never forked.
+    expect(saves).toHaveLength(5);
+    expect(saves.map((r) => (r as { forked: unknown }).forked)).toEqual([null, null, null, null, null]);
+    expect(await s.branches()).toHaveLength(1);
+    expect([...world.keys()]).toEqual(["a", "b"]);
+    expect((await s.toolTrack()).map((t) => t.callId)).toEqual(["p1", "p2"]);
+    expect((await loadChat(s)).map((m) => m.parts)).toEqual(client.messages.map((m) => m.parts));
+    expect((await s.versions((await s.history()).at(-1)!.id)).count).toBe(1);
+    // A regenerate drops the whole answer, every step of it: both calls are undone.
+    await client.regenerate();
+    expect(world.size).toBe(0);
+    expect((client.lastMessage!.parts.at(-1) as { text: string }).text).toBe("again");
   });
 
   it("a list whose ids the client renamed is the same chat: nothing forked, no tool call undone", async () => {

@@ -1,6 +1,6 @@
 // forkpoint/ai tools at their edges: a client-side tool, a tool that throws, two calls sharing one toolCallId in a
 // step; undo receives the recorded args and result, replay the recorded toolCallId.
-import { generateText, stepCountIs, streamText, tool } from "ai";
+import { generateText, isStepCount, streamText, tool } from "ai";
 import { expect, it } from "vitest";
 import { z } from "zod";
 import { undoableTools } from "../../src/ai/index.js";
@@ -39,7 +39,7 @@ it("one step with a client-side tool, a throwing tool and a repeated call id: ea
     ]),
     tools,
     prompt: "go",
-    stopWhen: stepCountIs(4),
+    stopWhen: isStepCount(4),
   });
   // The loop stops at the client-side call; the throw is the model's tool-error, recorded as failed.
   expect(r.steps[0]!.content.filter((c) => c.type === "tool-error").map((c) => String((c as { error: unknown }).error))).toEqual([
@@ -76,7 +76,7 @@ it("a tool that streams preliminary outputs still streams them wrapped; its fina
       model: scriptedStreamModel([[call("r1", "fetch_report", { id: "q3" })], [text("ok")]]),
       tools,
       prompt: "go",
-      stopWhen: stepCountIs(3),
+      stopWhen: isStepCount(3),
     });
     const seen: unknown[] = [];
     for await (const part of result.fullStream) if (part.type === "tool-result") seen.push([part.output, part.preliminary ?? false]);

@@ -1,6 +1,6 @@
 // forkpoint/ai tool routing: each session's moves run the functions bound for that session (or those given to
 // openForkpoint), never another session's.
-import { generateText, stepCountIs, tool } from "ai";
+import { generateText, isStepCount, tool } from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ToolUndoError } from "../../src/index.js";
@@ -31,7 +31,7 @@ async function callInEarlierProcess(log: string[]) {
     model: scriptedModel([[call("kc", "put", { k: "c" })], [text("ok")]]),
     tools: undoableTools(c, tools, undos),
     prompt: "go",
-    stopWhen: stepCountIs(3),
+    stopWhen: isStepCount(3),
   });
   await fp1.close();
   return { path, sessionId: c.id, checkpointId: cp.id };
