@@ -133,23 +133,29 @@ export function toJsonText(value: unknown, field: string, limits: Pick<Limits, "
 }
 
 /**
- * JSON text of what a tool returned. A tool's effect has happened once it returns, so a result that is not
- * plain JSON is not an error: it is stored as JSON.stringify would write it (a Date becomes its ISO string),
- * with each lone surrogate (in a string or a key) replaced by U+FFFD, or as null when even that fails (a cycle, a
- * BigInt) or it is over the payload limit.
+ * JSON text of what a tool returned, to be stored as its result. A value that is not plain JSON is stored as
+ * JSON.stringify writes it (a Date becomes its ISO string; `undefined`, as a tool that returns nothing gives, is null),
+ * with each lone surrogate (in a string or a key) replaced by U+FFFD. What cannot be stored as it is never replaced by
+ * something else: a result over the payload limit or nested deeper than the depth limit (as stored) is a
+ * `PayloadTooLargeError`, one JSON.stringify cannot write (a cycle, a BigInt) a `ValidationError`, both naming `result`.
  */
 export function resultAsJson(value: unknown, limits: Pick<Limits, "maxDepth" | "maxPayloadBytes">): string {
   if (value === undefined) return "null";
   try {
     return toJsonText(value, "result", limits);
-  } catch {
-    try {
-      const text = wellFormedJsonText(JSON.stringify(value));
-      return text === undefined || Buffer.byteLength(text, "utf8") > limits.maxPayloadBytes ? "null" : text;
-    } catch {
-      return "null";
-    }
+  } catch (error) {
+    if (error instanceof PayloadTooLargeError) throw error;
   }
+  let text: string | undefined;
+  try {
+    text = wellFormedJsonText(JSON.stringify(value));
+  } catch (cause) {
+    throw new ValidationError("result", `cannot be written as JSON (${cause instanceof Error ? cause.message : String(cause)})`);
+  }
+  // What JSON.stringify writes nothing for (a function) is no result, as `undefined` is.
+  if (text === undefined) return "null";
+  // Its depth and size as stored, which an export and an import check again.
+  return toJsonText(JSON.parse(text), "result", limits);
 }
 
 // JSON.stringify writes a lone surrogate as a `\udXXX` escape (and a pair as the character itself), so JSON text

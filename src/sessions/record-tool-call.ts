@@ -11,7 +11,8 @@ export async function recordToolCall(ctx: EngineContext, ref: SessionRef, input:
   const o = parseOptions(recordToolCallInput, input, "call");
   const argsText = toJsonText(o.args, "args", ctx.limits);
   const resultText = o.error === undefined ? toJsonText(o.result === undefined ? null : o.result, "result", ctx.limits) : null;
-  const error = o.error === undefined ? null : JSON.stringify(typeof o.error === "string" ? { message: o.error } : o.error);
+  const error =
+    o.error === undefined ? null : toJsonText(typeof o.error === "string" ? { message: o.error } : o.error, "error", ctx.limits);
   const completed = await ctx.withSessionLock(
     ref.id,
     () => ctx.store.write({ sessionId: ref.id }, (tx) => recordToolCallUnit(tx, ref, ctx, o, argsText, resultText, error)),

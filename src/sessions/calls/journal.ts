@@ -1,6 +1,7 @@
 // The call journal: a tool call is written before it runs, then completed once (and its effect marked applied).
-import { ConflictError, errorText } from "../../models/errors.js";
+import { ConflictError, ForkpointError, errorText } from "../../models/errors.js";
 import { resultAsJson, wellFormedJsonText, type JsonValue } from "../../models/json.js";
+import type { Limits } from "../../models/limits.js";
 import type { Checkpoint, ToolInvocation } from "../../models/types.js";
 import type { EntryRow, SessionRow, Step, Tx } from "../../store/port/index.js";
 import type { ToolDefinition } from "../../tools/define-tool.js";
@@ -71,9 +72,31 @@ export function* completeCall(
   return { invocation, checkpoint };
 }
 
-// A thrown message is what the tool made, like its result: lone surrogates in it become U+FFFD (see resultAsJson).
-export const errorJson = (error: unknown): string =>
-  wellFormedJsonText(JSON.stringify({ message: errorText(error), ...(error instanceof Error ? { name: error.name } : {}) }));
+/**
+ * A failed call's error as stored: `{ message, name? }` (and `extra`). The message is what the tool made, like its
+ * result: lone surrogates in it become U+FFFD (see resultAsJson); one too long to store is cut short, saying so, so that
+ * what is stored always fits the payload limit (and so exports and imports).
+ */
+export function errorJson(error: unknown, limits: Pick<Limits, "maxPayloadBytes">, extra: { code?: string } = {}): string {
+  const fields = { ...(error instanceof Error ? { name: error.name } : {}), ...extra };
+  const full = wellFormedJsonText(JSON.stringify({ message: errorText(error), ...fields }));
+  // String length is a lower bound of the UTF-8 size; only measure bytes when it might matter.
+  if (full.length * 3 <= limits.maxPayloadBytes || Buffer.byteLength(full, "utf8") <= limits.maxPayloadBytes) return full;
+  const message = errorText(error);
+  const note = ` … (cut short: the message was ${message.length} characters, over the payload limit of ${limits.maxPayloadBytes} bytes)`;
+  // A character takes at most 6 bytes as JSON text (an escape); the rest of the object fits in the margin kept.
+  const keep = Math.max(0, Math.floor((limits.maxPayloadBytes - 2 * note.length - 256) / 6));
+  return wellFormedJsonText(JSON.stringify({ message: message.slice(0, keep) + note, ...fields }));
+}
+
+/**
+ * The error recorded for a call whose tool ran but whose result cannot be stored (`why`, from resultAsJson): the call
+ * is failed, so no move undoes it, and the record says its effect happened.
+ */
+function unstorableResultJson(why: ForkpointError, limits: Pick<Limits, "maxPayloadBytes">): string {
+  const message = `the tool ran, but its result could not be stored (${errorText(why)}); the call is recorded as failed, so moves will not undo its effect`;
+  return errorJson(Object.assign(new Error(message), { name: why.name }), limits, { code: why.code });
+}
 
 export function emitCompleted(ctx: EngineContext, { invocation, checkpoint }: Completed): ToolInvocation {
   ctx.events.emit("tool", invocation);
@@ -152,11 +175,20 @@ async function runAndComplete(
       }),
     );
   } catch (error) {
-    await complete({ result: null, error: errorJson(error) });
+    await complete({ result: null, error: errorJson(error, ctx.limits) });
     throw error;
   }
-  // Once `run` has returned, its effect is in the world: the call succeeded whatever its result looks like.
-  await complete({ result: resultAsJson(value, ctx.limits), error: null });
+  // Once `run` has returned, its effect is in the world; a result that cannot be stored is never stored as something
+  // else: the call is recorded as failed, saying so, and the caller gets the typed error.
+  let resultText: string;
+  try {
+    resultText = resultAsJson(value, ctx.limits);
+  } catch (error) {
+    if (!(error instanceof ForkpointError)) throw error;
+    await complete({ result: null, error: unstorableResultJson(error, ctx.limits) });
+    throw error;
+  }
+  await complete({ result: resultText, error: null });
   return value;
 }
 
