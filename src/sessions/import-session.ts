@@ -4,7 +4,7 @@
 // calls (which ran elsewhere, or were written by whoever made the document) are never replayed here.
 import { timesOrdered } from "./transfer/times-ordered.js";
 import { z } from "zod";
-import { ConflictError, ValidationError } from "../models/errors.js";
+import { ConflictError, StateVersionError, ValidationError } from "../models/errors.js";
 import { parseInput, userScope, parseOptions } from "../models/inputs.js";
 import { toJsonText } from "../models/json.js";
 import { longCallFields, type LongCallOptions } from "../models/progress.js";
@@ -13,6 +13,7 @@ import type { BranchRow, Step, Tx } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { EMPTY_STATE_HASH, checkpointChecksum } from "./integrity/hashes.js";
 import { LongCall, runSlices, withoutStore } from "./maintenance/long-call.js";
+import { DEFAULT_STATE_SCHEMA } from "./log/state-schema.js";
 import { DocumentCheck, checkBranchLinks, checkUniqueIds, type PreparedEntry } from "./transfer/document-check.js";
 export const importScope = z.strictObject({ ...userScope.shape, ...longCallFields });
 
@@ -26,7 +27,7 @@ export type ImportOptions = { userId: string } & LongCallOptions;
  * an abort (checked up to then) or any refusal leaves the database exactly as it was.
  */
 export async function importSession(ctx: EngineContext, document: unknown, scope: unknown): Promise<SessionRef> {
-  const prepared = await prepareImport(ctx, document, scope);
+  const prepared = await prepareImport(ctx, document, scope, refuseNewerStates);
   const ref = await ctx.store.write({ sessionId: prepared.doc.session.id }, (tx) => importUnit(tx, prepared, ctx));
   prepared.call.finish();
   return ref;
@@ -41,10 +42,38 @@ export interface PreparedImport {
   call: LongCall;
 }
 
-/** Everything `importSession` does before its write: the document read, every check made, no transaction open. */
-export async function prepareImport(ctx: EngineContext, document: unknown, scope: unknown): Promise<PreparedImport> {
+/**
+ * A state recorded under a version newer than this opener's `stateVersion` could be stored but never read here
+ * (getState, restore, setState would fail): the import is refused before anything is written.
+ */
+function refuseNewerStates(ctx: EngineContext, doc: SessionExport): void {
+  const newest = (ctx.stateSchema ?? DEFAULT_STATE_SCHEMA).version;
+  doc.states.forEach((s, i) => {
+    const version = s.version ?? 1;
+    if (version <= newest) return;
+    throw new StateVersionError(
+      "STATE_VERSION_UNKNOWN",
+      version,
+      `document.states[${i}] was recorded under state version ${version}, newer than this forkpoint's stateVersion ${newest}: ` +
+        `import it where forkpoint is opened with stateVersion ${version} or later`,
+    );
+  });
+}
+
+/**
+ * Everything `importSession` does before its write: the document read, every check made, no transaction open.
+ * `check` runs on the parsed document before the rest (import refuses states this opener cannot read; a clone, whose
+ * states are the database's own already, does not).
+ */
+export async function prepareImport(
+  ctx: EngineContext,
+  document: unknown,
+  scope: unknown,
+  check?: (ctx: EngineContext, doc: SessionExport) => void,
+): Promise<PreparedImport> {
   const doc = parseInput(sessionExportSchema, document, "document") as SessionExport;
   const { userId, ...options } = parseOptions(importScope, scope, "scope");
+  check?.(ctx, doc);
   const call = new LongCall(options);
   const text = (value: unknown, field: string) => toJsonText(value, field, ctx.limits);
   const entries: PreparedEntry[] = doc.entries.map((e, i) => {

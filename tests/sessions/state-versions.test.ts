@@ -1,6 +1,7 @@
 // State versions: each stored state keeps the version it was written under; reads migrate, exports and hashes keep it.
 import { describe, expect, it } from "vitest";
 import { StateVersionError, ValidationError, type JsonValue } from "../../src/index.js";
+import { dumpOf } from "../fixtures/backend.js";
 import { rejectionOf, tempDatabases } from "../helpers.js";
 
 const dbs = tempDatabases();
@@ -62,6 +63,26 @@ describe("state versions", () => {
     forged.states[0]!.version = 3;
     expect(await rejectionOf(c.fp.importSession(forged, { userId: "v" }))).toMatchObject({ code: "INTEGRITY_ERROR" });
     expect((await c.fp.listSessions({ userId: "v" })).items).toEqual([]);
+  });
+
+  it("an import of states newer than the importer's stateVersion is refused, writing nothing", async () => {
+    const a = dbs.open({ stateVersion: 3, migrateState: toV3 });
+    const s = await a.fp.createSession({ userId: "u" });
+    await s.setState({ n: 1 });
+    await s.checkpoint({ name: "at v3" });
+    const doc = await a.fp.exportSession(s.id, { userId: "u" });
+
+    const b = dbs.open({ stateVersion: 2, migrateState: toV2 });
+    const before = await dumpOf(b.path);
+    const err = await rejectionOf(b.fp.importSession(doc, { userId: "v" }));
+    expect(err).toBeInstanceOf(StateVersionError);
+    expect(err).toMatchObject({ code: "STATE_VERSION_UNKNOWN", stateVersion: 3 });
+    expect(err.message).toContain("document.states[0]");
+    expect(await dumpOf(b.path)).toEqual(before);
+    expect((await b.fp.listSessions({ userId: "v" })).items).toEqual([]);
+    // An importer at that version (or later) takes it.
+    const c = dbs.open({ stateVersion: 3, migrateState: toV3 });
+    expect(await (await c.fp.importSession(doc, { userId: "v" })).getState()).toEqual({ n: 1 });
   });
 
   it("the same body under two versions is two snapshots, each verifying", async () => {
