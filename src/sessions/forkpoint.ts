@@ -37,6 +37,7 @@ import { getCheckpoint } from "./get-checkpoint.js";
 import { importSession, type ImportOptions } from "./import-session.js";
 import { listAllSessions, listUsers, type ListAllSessionsInput, type ListUsersInput, type UserInfo } from "./list-users.js";
 import { ownershipFor } from "./moves/ownership.js";
+import { isResumableRefusal } from "./moves/move.js";
 import { recoverMoves, type RecoveryReport } from "./moves/recovery.js";
 import { prune, type PruneOptions, type PruneReport } from "./prune.js";
 import { SessionHandle, type WhenReady } from "./session-handle.js";
@@ -121,7 +122,7 @@ export class Forkpoint {
       events,
       logger,
       now: monotonicClock(),
-      withSessionLock: keyedLock(),
+      withSessionLock: resumingOwnMoves(keyedLock(), () => engine),
       closing: this.#lifecycle.closing,
       track: this.#lifecycle.track,
       ownership: ownershipFor(this.#store.capabilities, o.leaseMs),
@@ -394,6 +395,25 @@ export class Forkpoint {
  * Opens (creating if needed) a forkpoint database and applies its migrations.
  * @example const fp = openForkpoint({ path: "./forkpoint.db", tools: [writeFile] });
  */
+/**
+ * The session lock, lifting refusals this thread caused itself: a call refused `MOVE_IN_PROGRESS` only for this
+ * thread's own move that stopped midway (a unit of it failed on a lost connection) resumes that move, then runs once
+ * more, so an agent loop goes on once the database is back instead of waiting for someone's `fp.recover()`. Not from
+ * inside a tool handler (resuming would wait on the lock its caller holds), nor for recovery itself.
+ */
+function resumingOwnMoves(lock: EngineContext["withSessionLock"], engine: () => EngineContext): EngineContext["withSessionLock"] {
+  return async (sessionId, fn, mode, call) => {
+    try {
+      return await lock(sessionId, fn, mode, call);
+    } catch (error) {
+      if (call === "recover" || insideHandler() || !isResumableRefusal(error)) throw error;
+      const report = await recoverMoves(engine(), { sessionId });
+      if (report.resumed.length === 0) throw error;
+      return lock(sessionId, fn, mode, call);
+    }
+  };
+}
+
 export function openForkpoint(options: ForkpointOptions = {}): Forkpoint {
   return new Forkpoint(options);
 }

@@ -240,8 +240,9 @@ describe.skipIf(!url)("servers that look alike (the same pid, as containers' nod
 });
 
 describe.skipIf(!url)("a move of this server's that failed on a lost connection", () => {
-  it("is this server's to finish at once: recover() resumes it without waiting out its own lease", async () => {
-    const dir = makeTempDir("forkpoint-pg-own-");
+  /** A session whose next rollback loses the database midway: its `outage` tool's undo takes the database away. */
+  async function interruptedMove(prefix: string) {
+    const dir = makeTempDir(prefix);
     cleanup.push(() => removeDir(dir));
     const db = await freshPgDatabase();
     const name = new URL(db).pathname.slice(1);
@@ -272,13 +273,41 @@ describe.skipIf(!url)("a move of this server's that failed on a lost connection"
     await expect(s.rollback(cp.id)).rejects.toMatchObject({ name: "DatabaseError", code: "CANNOT_CONNECT" });
     // A new connection is refused while the database takes none (SQLSTATE 55000): as unreachable.
     await expect(s.history()).rejects.toMatchObject({ name: "DatabaseError", code: "CANNOT_CONNECT" });
+    return { fp, s, cp, dir, file, allow };
+  }
+
+  it("is this server's to finish at once: recover() resumes it without waiting out its own lease", async () => {
+    const { fp, s, file, allow } = await interruptedMove("forkpoint-pg-own-");
     await allow(true);
-    await expect(s.rollback(cp.id)).rejects.toMatchObject({ name: "ConflictError", code: "MOVE_IN_PROGRESS" });
     const report = await fp.recover();
     expect(report.waiting).toEqual([]);
     expect(report.resumed).toHaveLength(1);
     expect(fs.existsSync(file)).toBe(false);
     expect((await s.info()).currentBranchId).toBe(report.resumed[0]!.branch.id);
+    expect((await fp.verify()).ok).toBe(true);
+  });
+
+  it("is resumed by the handle's next move once the database is back: no MOVE_IN_PROGRESS, no recover() call", async () => {
+    const { fp, s, cp, file, allow } = await interruptedMove("forkpoint-pg-own-move-");
+    await allow(true);
+    // The same rollback again: the interrupted one is finished first (its undo of write_file runs once), then this
+    // one finds the session already there.
+    const moved = await s.rollback(cp.id);
+    expect(fs.existsSync(file)).toBe(false);
+    expect((await s.info()).currentBranchId).toBe(moved.branch.id);
+    expect((await s.toolTrack()).map((t) => t.tool)).toEqual([]);
+    expect((await fp.recover()).resumed).toEqual([]);
+    expect((await fp.verify()).ok).toBe(true);
+  });
+
+  it("is resumed by the handle's next tool call once the database is back, which then runs on the moved session", async () => {
+    const { fp, s, dir, file, allow } = await interruptedMove("forkpoint-pg-own-call-");
+    await allow(true);
+    const next = path.join(dir, "b.txt");
+    await s.invoke("write_file", { path: next, text: "b" });
+    expect(fs.existsSync(file)).toBe(false);
+    expect(fs.readFileSync(next, "utf8")).toBe("b");
+    expect((await s.toolTrack()).map((t) => t.args)).toEqual([{ path: next, text: "b" }]);
     expect((await fp.verify()).ok).toBe(true);
   });
 });

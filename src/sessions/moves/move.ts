@@ -240,16 +240,29 @@ function* moveConversationUnit(
  * twice, and a tool call journaled now would land on the branch being left, outside the move's plan.
  */
 export function* refuseConcurrentMove(ctx: EngineContext, tx: Tx, sessionId: string): Step<void> {
-  refuseMoves(yield* tx.runningMoves(sessionId));
+  refuseMoves(ctx, yield* tx.runningMoves(sessionId));
 }
 
-function refuseMoves(running: readonly (Owner & { id: string })[]): void {
+/**
+ * Refusals that this thread can lift itself: every move in the way is its own and runs nowhere (a unit of it failed,
+ * as on a lost connection), so resuming it now (`resumeOwnMoves`) compensates nothing twice.
+ */
+const resumable = new WeakSet<Error>();
+
+/** Whether `error` refused a call only for this thread's own interrupted moves (see `resumable`). */
+export const isResumableRefusal = (error: unknown): boolean => error instanceof Error && resumable.has(error);
+
+function refuseMoves(ctx: EngineContext, running: readonly (Owner & { id: string })[]): void {
   if (running.length === 0) return;
-  throw new ConflictError(
+  const self = ctx.ownership.self;
+  const own = running.every((m) => m.pid === self.pid && m.pidStart === self.pidStart && !inflightMoves.has(m.id));
+  const error = new ConflictError(
     `a move of this session is under way (${running.map((m) => `${m.id}, process ${m.pid}`).join("; ")}); ` +
       "try again when it ends, or call fp.recover() if it stopped midway (its process died, or lost its database)",
     "MOVE_IN_PROGRESS",
   );
+  if (own) resumable.add(error);
+  throw error;
 }
 
 /**
@@ -275,6 +288,6 @@ function refuseCalls(ctx: EngineContext, owners: readonly CallOwnerRow[]): void 
 /** Both refusals above from one read of the session's activity (one round trip on a network store). */
 function* refuseActivity(ctx: EngineContext, tx: Tx, sessionId: string): Step<void> {
   const { moves, calls } = yield* tx.activity(sessionId);
-  refuseMoves(moves);
+  refuseMoves(ctx, moves);
   refuseCalls(ctx, calls);
 }

@@ -54,7 +54,10 @@ function* claimUnit(tx: Tx, ctx: EngineContext, move: MoveRow) {
   return true;
 }
 
-export async function recoverMoves(ctx: EngineContext, options: { listUnknown?: boolean } = {}): Promise<RecoveryReport> {
+export async function recoverMoves(
+  ctx: EngineContext,
+  options: { listUnknown?: boolean; sessionId?: string } = {},
+): Promise<RecoveryReport> {
   const report: RecoveryReport = { resumed: [], waiting: [], failed: [], unknown: [], workspaces: await recoverWorkspaces(ctx) };
   if (options.listUnknown) {
     // One snapshot: a call that completes or starts meanwhile is seen with its owner or not at all.
@@ -62,7 +65,7 @@ export async function recoverMoves(ctx: EngineContext, options: { listUnknown?: 
     const live = new Set(owners.filter((o) => callMayRun(ctx.ownership, o)).map((o) => o.entryId));
     report.unknown = running.filter((t) => !live.has(t.id) && !inflightInvocations.has(t.id)).map(toToolInvocation);
   }
-  const moves = await ctx.store.read((tx) => tx.runningMoves());
+  const moves = await ctx.store.read((tx) => tx.runningMoves(options.sessionId));
   for (const move of moves) {
     // Closing: the rest wait for the next open.
     if (ctx.closing.aborted) break;
