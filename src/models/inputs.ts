@@ -54,6 +54,10 @@ export const listSessionsInput = z.strictObject({
   limit: z.number().int().min(1).max(1000).optional(),
   cursor: cursor.nullable().optional(),
 });
+/** A value `listCheckpoints({ metadata })` matches: as JSON text, where a NUL is an escape, so only well-formedness applies. */
+export const metadataFilterValue = z.union([z.string().refine(isWellFormed, malformedIssue), z.number().finite(), z.boolean(), z.null()], {
+  message: "must be a string, a finite number, a boolean or null",
+});
 export const listCheckpointsInput = z.strictObject({
   userId: name(),
   sessionId: name().optional(),
@@ -61,16 +65,11 @@ export const listCheckpointsInput = z.strictObject({
   since: date.optional(),
   until: date.optional(),
   auto: z.boolean().optional(),
-  /** Equality on top-level metadata keys (all must hold), each value a string, number, boolean or null. */
-  metadata: z
-    .record(
-      name().max(256, "must be at most 256 characters"),
-      // A value is matched as JSON text, where a NUL is an escape: only well-formedness applies to it.
-      z.union([z.string().refine(isWellFormed, malformedIssue), z.number().finite(), z.boolean(), z.null()], {
-        message: "must be a string, a finite number, a boolean or null",
-      }),
-    )
-    .optional(),
+  /**
+   * Equality on top-level metadata keys (all must hold), each value a string, number, boolean or null. zod passes an
+   * own `__proto__` key by (neither checked nor kept): `listCheckpoints` checks and keeps it with `metadataFilterValue`.
+   */
+  metadata: z.record(name().max(256, "must be at most 256 characters"), metadataFilterValue).optional(),
   limit: z.number().int().min(1).max(1000).optional(),
   cursor: cursor.nullable().optional(),
 });

@@ -1,6 +1,6 @@
 // listCheckpoints: a user's checkpoints across sessions, filtered (by metadata too, by index), newest first, keyset-paginated.
 import { ValidationError } from "../models/errors.js";
-import { listCheckpointsInput, parseOptions, type ListCheckpointsInput } from "../models/inputs.js";
+import { listCheckpointsInput, metadataFilterValue, parseInput, parseOptions, type ListCheckpointsInput } from "../models/inputs.js";
 import { MAX_INDEXED_METADATA } from "../store/port/checkpoints.js";
 import type { Checkpoint, Page } from "../models/types.js";
 import type { EngineContext } from "./core/context.js";
@@ -12,7 +12,7 @@ export async function listCheckpoints(ctx: EngineContext, input: ListCheckpoints
   const o = parseOptions(listCheckpointsInput, input, "filter");
   const limit = o.limit ?? DEFAULT_LIMIT;
   // Values as the metadata index holds them: their JSON text, which only longer values exceed.
-  const metadata = Object.entries(o.metadata ?? {}).map(([key, value]): [string, string] => {
+  const metadata = Object.entries({ ...o.metadata, ...ownProtoKey(input) }).map(([key, value]): [string, string] => {
     const text = JSON.stringify(value);
     if (text.length > MAX_INDEXED_METADATA)
       throw new ValidationError(`metadata.${key}`, `must be at most ${MAX_INDEXED_METADATA} characters as JSON`);
@@ -34,4 +34,18 @@ export async function listCheckpoints(ctx: EngineContext, input: ListCheckpoints
     }),
   );
   return page("checkpoints", rows, limit, toCheckpoint);
+}
+
+/**
+ * The filter's own `__proto__` key, as JSON.parse of a request gives it, which the schema passes by: checked as any
+ * other value and matched exactly (never dropped, which would widen the filter to every checkpoint of the user).
+ * Returned as an own property of a null-prototype object, so that spreading it keeps it a key.
+ */
+function ownProtoKey(input: unknown): Record<string, unknown> {
+  const given = (input as { metadata?: unknown }).metadata;
+  if (typeof given !== "object" || given === null || !Object.hasOwn(given, "__proto__")) return {};
+  const value: unknown = (given as Record<string, unknown>)["__proto__"];
+  const out = Object.create(null) as Record<string, unknown>;
+  out["__proto__"] = parseInput(metadataFilterValue, value, "metadata.__proto__", true);
+  return out;
 }

@@ -66,6 +66,23 @@ describe("metadata filter", () => {
     expect((await fp.listCheckpoints({ userId: "u", metadata: { agent_id: "planner" } })).items.map((c) => c.name)).toEqual(["c"]);
   });
 
+  it("matches a __proto__ key exactly, as JSON.parse of a request gives it", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    await s.checkpoint({ name: "proto-x", metadata: JSON.parse('{"__proto__": "x", "a": 1}') });
+    await s.checkpoint({ name: "proto-null", metadata: JSON.parse('{"__proto__": null}') });
+    await s.checkpoint({ name: "plain", metadata: { a: 1 } });
+    await s.checkpoint({ name: "none" });
+    expect(await all(fp, { userId: "u", metadata: JSON.parse('{"__proto__": "x"}') })).toEqual(["proto-x"]);
+    expect(await all(fp, { userId: "u", metadata: JSON.parse('{"__proto__": null}') })).toEqual(["proto-null"]);
+    expect(await all(fp, { userId: "u", metadata: JSON.parse('{"__proto__": "x", "a": 1}') })).toEqual(["proto-x"]);
+    expect(await all(fp, { userId: "u", metadata: JSON.parse('{"__proto__": "y"}') })).toEqual([]);
+    // Its value is checked as any other's.
+    const error = await fp.listCheckpoints({ userId: "u", metadata: JSON.parse('{"__proto__": {"b": 1}}') }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as Error).message).toContain("metadata.__proto__");
+  });
+
   it("refuses values that are not scalars, and overlong ones", async () => {
     const { fp } = dbs.open();
     for (const metadata of [{ a: { b: 1 } }, { a: [1] }, { a: Number.NaN }, { a: undefined }, { a: "x".repeat(300) }, "a"]) {
