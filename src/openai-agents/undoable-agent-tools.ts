@@ -13,6 +13,11 @@ export type AgentToolUndo = (recorded: { args: any; result: any }, ctx: ToolCont
 export interface UndoableAgentToolsOptions {
   /** Pass its `signal` to `run(agent, input, { signal })`: aborted when the session moves (see undoableTools in forkpoint/ai). */
   abortController?: AbortController;
+  /**
+   * Tells a call that failed from what its tool returned, for tools whose own `errorFunction` turns a throw into an
+   * output (the SDK gives a wrapper nothing else to go by). Default: the SDK's default error text, exactly.
+   */
+  failedOutput?: (output: unknown, tool: string) => boolean;
 }
 
 type Invoke = FunctionTool["invoke"];
@@ -23,23 +28,26 @@ interface LiveCall {
 }
 
 /**
- * What the SDK's default `errorFunction` makes of a throw inside the tool's own invoke (agents-core tool.ts): the
- * only sign a wrapper gets that the call failed. Such a call is recorded as failed (never undone nor replayed); the
- * model still gets the text.
+ * What the SDK's default `errorFunction` makes of a throw inside a function tool's own invoke (agents-core 0.20
+ * tool.ts, `defaultToolErrorFunction`): a fixed text, the error itself withheld from the model and from any wrapper.
+ * That text as the call's whole output is the only sign a wrapper gets that the call failed.
  */
-const DEFAULT_ERROR_TEXT = "An error occurred while running the tool. Please try again. Error: ";
+const SDK_TOOL_ERROR_TEXT = "An error occurred while running the tool. Please try again.";
 
-/** A call the tool reported as failed through its default error text. */
+const isSdkErrorText = (output: unknown): boolean => output === SDK_TOOL_ERROR_TEXT;
+
+/** A call its tool reported as failed through its output: recorded as failed (never undone nor replayed). */
 class ReportedToolError extends Error {
   override readonly name = "ToolError";
-  constructor(readonly output: string) {
-    super(output.slice(DEFAULT_ERROR_TEXT.length));
+  constructor(readonly output: unknown) {
+    super(typeof output === "string" ? output : "the tool reported a failure (failedOutput)");
   }
 }
 
-async function failedAsThrown(output: Promise<unknown>): Promise<unknown> {
+/** The output, or a ReportedToolError carrying it when it reports a failure. */
+async function failedAsThrown(output: Promise<unknown>, failed: (output: unknown) => boolean): Promise<unknown> {
   const value = await output;
-  if (typeof value === "string" && value.startsWith(DEFAULT_ERROR_TEXT)) throw new ReportedToolError(value);
+  if (failed(value)) throw new ReportedToolError(value);
   return value;
 }
 
@@ -57,8 +65,9 @@ const parse = (input: string): { ok: true; args: JsonValue } | { ok: false } => 
  * replayed by the tool itself (`invoke` with the recorded arguments and call id, in a fresh `RunContext`). A tool
  * without an undo is irreversible; other kinds of tools (hosted, computer, ...) pass through unchanged. Once the
  * session is on another branch than when they were wrapped, calls are refused (`ConflictError` `SESSION_MOVED`).
- * A throw the SDK's default `errorFunction` turns into text for the model is recorded as a failed call; a custom
- * `errorFunction`'s result cannot be told from a success, and is recorded as one.
+ * A throw the SDK's default `errorFunction` turns into its fixed text for the model is recorded as a failed call (with
+ * that text as its error: the SDK keeps the thrown error to itself); a custom `errorFunction`'s output is told from a
+ * success by `options.failedOutput`, else recorded as one.
  * @example new Agent({ name: "coder", tools: undoableAgentTools(s, [writeFile], { write_file: ({ args }) => rm(args.path) }) })
  */
 export function undoableAgentTools<T extends Tool<any>[]>(
@@ -74,20 +83,25 @@ export function undoableAgentTools<T extends Tool<any>[]>(
     if (!functions.has(name)) throw new ValidationError(`undos.${name}`, "names no function tool of the list");
     if (typeof undo !== "function") throw new ValidationError(`undos.${name}`, "must be a function");
   }
+  const failedOutput = options.failedOutput;
+  if (failedOutput !== undefined && typeof failedOutput !== "function")
+    throw new ValidationError("options.failedOutput", "must be a function");
   const bindings: Record<string, FrameworkBinding> = {};
   for (const [name, t] of functions) {
     const original = t.invoke.bind(t);
     const undo = undos[name];
+    const failed = failedOutput ? (output: unknown) => isSdkErrorText(output) || failedOutput(output, name) : isSdkErrorText;
     bindings[name] = {
       run: (args, ctx, live) => {
         if (live) {
           const l = live as LiveCall;
-          return failedAsThrown(original(l.runContext, l.input, l.details));
+          return failedAsThrown(original(l.runContext, l.input, l.details), failed);
         }
         const input = JSON.stringify(args);
         const callId = ctx.callId ?? ctx.invocationId;
         return failedAsThrown(
           original(new RunContext(), input, { toolCall: { type: "function_call", callId, name, arguments: input }, signal: ctx.signal }),
+          failed,
         );
       },
       ...(undo ? { undo } : {}),
@@ -110,7 +124,7 @@ export function undoableAgentTools<T extends Tool<any>[]>(
         return await invokeFramework(s, t.name, parsed.args, { callId, onBranch, options: live });
       } catch (error) {
         // Recorded as failed; the model sees what the tool made of its error, as it would unwrapped.
-        if (error instanceof ReportedToolError) return error.output;
+        if (error instanceof ReportedToolError) return error.output as Awaited<ReturnType<Invoke>>;
         stopLoop(guard, error);
         throw error;
       }

@@ -236,22 +236,66 @@ describe("ForkpointSession", () => {
     expect(await s.toolTrack()).toEqual([]);
   });
 
-  it("a tool that throws is recorded as failed (the model still sees the SDK's error text), so no move undoes it", async () => {
+  it("a tool that throws is recorded as failed (the model sees the SDK's fixed error text), so no move undoes it", async () => {
     const { dir, s, memory } = await setup();
     const start = await s.checkpoint();
+    const undone: string[] = [];
     const model = new ScriptedModel([[functionCall("bad", "write_file", { path: "no/such/dir/a.txt", text: "A" })], [reply("could not")]]);
     const agent = new Agent({
       name: "w",
       model,
-      tools: undoableAgentTools(s, [writeFileTool(dir)], { write_file: ({ args }) => rmSync(join(dir, (args as { path: string }).path)) }),
+      tools: undoableAgentTools(s, [writeFileTool(dir)], { write_file: ({ args }) => void undone.push((args as { path: string }).path) }),
     });
     const run = await new Runner().run(agent, "write", { session: memory });
     expect(run.finalOutput).toBe("could not");
-    expect(JSON.stringify(model.requests[1]!.input)).toContain("An error occurred while running the tool");
+    // 0.20 tells the model a fixed text and keeps the thrown error to itself: the call records that text.
+    const sdkText = "An error occurred while running the tool. Please try again.";
+    expect(JSON.stringify(model.requests[1]!.input)).toContain(sdkText);
     const [call] = await s.toolTrack();
-    expect([call!.status, call!.error?.message]).toEqual(["failed", expect.stringContaining("ENOENT")]);
+    expect([call!.status, call!.error?.message, call!.applied]).toEqual(["failed", sdkText, false]);
     const back = await s.rollback(start.id);
-    expect(back.undone).toEqual([]);
+    expect([back.undone, undone]).toEqual([[], []]);
+  });
+
+  it("a tool whose output only mentions that text succeeded; a custom errorFunction's failures are told by failedOutput", async () => {
+    const { s, memory } = await setup();
+    const start = await s.checkpoint();
+    const undone: string[] = [];
+    const quote = tool({
+      name: "quote",
+      description: "Quote the SDK",
+      parameters: z.object({}),
+      execute: async () => "The SDK says: An error occurred while running the tool. Please try again.",
+    });
+    const fragile = tool({
+      name: "fragile",
+      description: "Fails with its own message",
+      parameters: z.object({}),
+      execute: async () => {
+        throw new Error("disk full");
+      },
+      errorFunction: (_ctx, error) => `FAILED: ${(error as Error).message}`,
+    });
+    const model = new ScriptedModel([[functionCall("q1", "quote", {}), functionCall("f1", "fragile", {})], [reply("ok")]]);
+    const agent = new Agent({
+      name: "w",
+      model,
+      tools: undoableAgentTools(
+        s,
+        [quote, fragile],
+        { quote: () => void undone.push("quote"), fragile: () => void undone.push("fragile") },
+        { failedOutput: (output) => typeof output === "string" && output.startsWith("FAILED: ") },
+      ),
+    });
+    await new Runner().run(agent, "go", { session: memory });
+    expect(JSON.stringify(model.requests[1]!.input)).toContain("FAILED: disk full");
+    const track = await s.toolTrack();
+    expect(track.map((t) => [t.callId, t.status, t.error?.message ?? null])).toEqual([
+      ["q1", "succeeded", null],
+      ["f1", "failed", "FAILED: disk full"],
+    ]);
+    await s.rollback(start.id);
+    expect(undone).toEqual(["quote"]);
   });
 
   it("refuses bad input with a ValidationError and writes nothing", async () => {
@@ -263,6 +307,7 @@ describe("ForkpointSession", () => {
     await expect(memory.getItems(-1)).rejects.toBeInstanceOf(ValidationError);
     expect(() => new ForkpointSession({} as never)).toThrow(ValidationError);
     expect(() => undoableAgentTools(s, [], { nope: () => {} })).toThrow(/names no function tool/);
+    expect(() => undoableAgentTools(s, [], {}, { failedOutput: "yes" as never })).toThrow(ValidationError);
     expect(await dumpOf(path)).toEqual(dump);
   });
 });
