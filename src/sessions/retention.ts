@@ -73,7 +73,8 @@ export function* retainAfterWrite(tx: Tx, session: { id: string; retention?: str
 
 /**
  * Weighs every live checkpoint of the session against its policy (when it is set, and by prune) and expires those no
- * rule keeps. Returns the ids expired.
+ * rule keeps, but never the newest, which the next checkpoint weighs (as `retainAfterCheckpoint` does). Returns the
+ * ids expired.
  */
 export function* retainAll(tx: Tx, session: SessionRow, now: number): Step<string[]> {
   if (session.retention === null) return [];
@@ -81,6 +82,9 @@ export function* retainAll(tx: Tx, session: SessionRow, now: number): Step<strin
   const all: CheckpointRow[] = yield* tx.sessionCheckpoints(session.userId, session.id);
   const live = all.filter((c) => c.expiresAt === null || c.expiresAt > now);
   const kept = new Set<string>();
+  // The newest is weighed when the next checkpoint is made (see retainAfterCheckpoint): until then, it stays.
+  const newest = live[live.length - 1];
+  if (newest) kept.add(newest.id);
   if (policy.keepFirst && all[0]) kept.add(all[0].id);
   if (policy.keepLast !== null) for (const c of live.slice(Math.max(0, live.length - policy.keepLast))) kept.add(c.id);
   if (policy.onePerName) {

@@ -158,6 +158,28 @@ describe("retention", () => {
     expect(Number(rows[0]!.n)).toBe(1);
   });
 
+  it("the newest checkpoint survives until the next one, through prune and a policy set anew", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    await s.setRetention({ keepFirst: true });
+    for (let i = 0; i < 3; i++) await s.checkpoint({ name: `c${i}` });
+    expect(await liveNames(s)).toEqual(["c0", "c2"]);
+    await fp.prune({ vacuum: false });
+    expect(await liveNames(s)).toEqual(["c0", "c2"]);
+    await s.checkpoint({ name: "c3" });
+    expect(await liveNames(s)).toEqual(["c0", "c3"]);
+
+    // Keeping none of the last: the newest still waits for the next checkpoint, whether set or pruned.
+    const t = await fp.createSession({ userId: "u" });
+    for (let i = 0; i < 3; i++) await t.checkpoint({ name: `t${i}` });
+    await t.setRetention({ keepLast: 0 });
+    expect(await liveNames(t)).toEqual(["t2"]);
+    await fp.prune({ vacuum: false });
+    expect(await liveNames(t)).toEqual(["t2"]);
+    await t.checkpoint({ name: "t3" });
+    expect(await liveNames(t)).toEqual(["t3"]);
+  });
+
   it("validates the policy and leaves the database unchanged on bad input", async () => {
     const { fp, path } = dbs.open();
     const s = await fp.createSession({ userId: "u" });
