@@ -6,17 +6,19 @@ import type { JsonObject } from "../models/json.js";
 import type { MoveOptions } from "../models/inputs.js";
 import type { Message, MessageInput } from "../models/types.js";
 import { selfMove } from "../adapters/loop-guard.js";
+import { batchFields } from "../sessions/append.js";
 import { forkAfter } from "../sessions/fork-after.js";
+import { replaceTail, type TailReplacement } from "../sessions/replace-tail.js";
 import { SessionHandle, sessionEngine } from "../sessions/session-handle.js";
 
 /** The forkpoint metadata that marks a message as an Agents item (its content is the item, as added). */
 const ITEM_MARK: JsonObject = { openaiAgentsItem: true };
 
-function toInput(item: AgentInputItem, i: number): MessageInput {
-  if (typeof item !== "object" || item === null || Array.isArray(item)) throw new ValidationError(`items[${i}]`, "must be an item object");
+function toInput(item: AgentInputItem, field: string): MessageInput {
+  if (typeof item !== "object" || item === null || Array.isArray(item)) throw new ValidationError(field, "must be an item object");
   const o = item as Record<string, unknown>;
   const role = typeof o.role === "string" ? o.role : typeof o.type === "string" ? o.type : null;
-  if (role === null || role === "") throw new ValidationError(`items[${i}]`, "has neither a role nor a type");
+  if (role === null || role === "") throw new ValidationError(field, "has neither a role nor a type");
   return { role, content: encodeValue(item), metadata: ITEM_MARK };
 }
 
@@ -26,11 +28,17 @@ function toItem(m: Message): AgentInputItem {
   return { role: m.role, content: typeof m.content === "string" ? m.content : JSON.stringify(m.content) } as AgentInputItem;
 }
 
+/** An array of items argument, checked before anything is written. */
+function itemsOf(value: unknown, field: string): AgentInputItem[] {
+  if (!Array.isArray(value)) throw new ValidationError(field, "must be an array of items");
+  return value as AgentInputItem[];
+}
+
 /**
  * A forkpoint session as the Agents SDK's conversation memory: `run(agent, input, { session: new ForkpointSession(s) })`.
- * Each item is one forkpoint message on the current branch, returned exactly as added. `popItem` and `clearSession`
- * are moves, not deletions: a new branch forked after the item before the last (or at the start) becomes current, and
- * tool effects after that point are undone (`moveOptions` apply); the old branch stays in the tree (`s.branches()`).
+ * Each item is one forkpoint message on the current branch, returned exactly as added. `popItem` and `clearSession` are
+ * moves, not deletions: a new branch forked after the item before the last (or at the start) becomes current, and tool
+ * effects after that point are undone (`moveOptions` apply); the old branch stays in the tree (`s.branches()`).
  */
 export class ForkpointSession implements Session {
   readonly #s: SessionHandle;
@@ -59,9 +67,8 @@ export class ForkpointSession implements Session {
 
   /** Appends the items (one transaction). */
   async addItems(items: AgentInputItem[]): Promise<void> {
-    if (!Array.isArray(items)) throw new ValidationError("items", "must be an array of items");
-    if (items.length === 0) return;
-    await this.#s.append(items.map(toInput));
+    if (itemsOf(items, "items").length === 0) return;
+    await this.#s.append(items.map((item, i) => toInput(item, `items[${i}]`)));
   }
 
   /**
@@ -75,31 +82,34 @@ export class ForkpointSession implements Session {
 
   /**
    * Removes the last item: a new branch forked right after the item before it becomes current (the old branch keeps
-   * it), so tool calls made between the two are undone with it. The Runner saves a run's input once its first turn's
-   * tool calls have run: popping a run's items back to and including its input undoes them.
-   * `undefined` when there is no item.
+   * it), so tool calls made between the two are undone with it. The item is read in the transaction that forks: an
+   * item added meanwhile (by another handle, process or server) is either the one popped or stays. The Runner saves a
+   * run's input once its first turn's tool calls have run: popping a run's items back to and including its input
+   * undoes them. `undefined` when there is no item.
    */
   async popItem(): Promise<AgentInputItem | undefined> {
-    const history = await this.#s.history();
-    const last = history.at(-1);
-    if (!last) return undefined;
-    const previous = history.at(-2);
-    await this.#fork(previous?.id ?? null);
-    return toItem(last);
+    const popped = await this.#replace({ count: 1, messages: [] });
+    const last = popped?.replaced[0];
+    return last && toItem(last);
   }
 
   /** Goes back to an empty conversation on a new branch forked at the start; the old branch stays in the tree. */
   async clearSession(): Promise<void> {
     const [history, track] = await Promise.all([this.#s.history(), this.#s.toolTrack()]);
     if (history.length === 0 && track.length === 0) return;
-    await this.#fork(null);
+    await selfMove(this.#s.id, () => sessionEngine(this.#s).run((ctx, ref) => forkAfter(ctx, ref, null, this.#moveOptions)));
   }
 
   /**
-   * The conversation's own move (made between runs, as the Runner never pops or clears): the session's wrapped
+   * The session's own tail replacement (made between runs): the session's wrapped
    * tools go on from the new branch, so the same Agent runs again, where an outside rollback or switch stops them.
    */
-  async #fork(after: string | null): Promise<void> {
-    await selfMove(this.#s.id, () => sessionEngine(this.#s).run((ctx, ref) => forkAfter(ctx, ref, after, this.#moveOptions)));
+  #replace(r: Omit<TailReplacement, "messages"> & { messages: MessageInput[] }) {
+    return selfMove(this.#s.id, () =>
+      sessionEngine(this.#s).run((ctx, ref) => {
+        const messages = r.messages.length === 0 ? [] : batchFields(ctx, r.messages);
+        return replaceTail(ctx, ref, { ...r, messages }, { moveOptions: this.#moveOptions });
+      }),
+    );
   }
 }

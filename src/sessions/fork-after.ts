@@ -15,7 +15,8 @@ export async function forkAfter(ctx: EngineContext, ref: SessionRef, messageId: 
   return performMove(ctx, ref, "rollback", options, (tx, session) => forkSpec(tx, session, messageId));
 }
 
-function* forkSpec(tx: Tx, session: SessionRow, messageId: string | null): Step<BaseMoveSpec> {
+/** The move `forkAfter` makes, read in the move's transaction. */
+export function* forkSpec(tx: Tx, session: SessionRow, messageId: string | null): Step<BaseMoveSpec> {
   let branch = (yield* tx.getBranch(session.currentBranchId))!;
   let forkPosition = 0;
   let forkEntryId: string | null = null;
