@@ -1,18 +1,30 @@
-// ForkpointSession: @openai/agents' Session on a forkpoint session; popItem and clearSession fork instead of deleting.
-import type { AgentInputItem, Session } from "@openai/agents";
+// ForkpointSession: @openai/agents' Session on a forkpoint session; popItem, clearSession and suffix replacements fork
+// instead of deleting, and history transactions are applied once per operation id.
+import type {
+  AgentInputItem,
+  Session,
+  SessionHistoryTransaction,
+  SessionHistoryTransactionArgs,
+  SessionHistoryTransactionAwareSession,
+} from "@openai/agents";
 import { decodeValue, encodeValue } from "../adapters/json-codec.js";
-import { ValidationError } from "../models/errors.js";
-import type { JsonObject } from "../models/json.js";
+import { ConflictError, ValidationError } from "../models/errors.js";
+import { parseInput, requestId } from "../models/inputs.js";
+import type { JsonObject, JsonValue } from "../models/json.js";
 import type { MoveOptions } from "../models/inputs.js";
 import type { Message, MessageInput } from "../models/types.js";
 import { selfMove } from "../adapters/loop-guard.js";
 import { batchFields } from "../sessions/append.js";
 import { forkAfter } from "../sessions/fork-after.js";
+import { canonicalJson } from "../sessions/integrity/hashes.js";
 import { replaceTail, type TailReplacement } from "../sessions/replace-tail.js";
 import { SessionHandle, sessionEngine } from "../sessions/session-handle.js";
 
 /** The forkpoint metadata that marks a message as an Agents item (its content is the item, as added). */
 const ITEM_MARK: JsonObject = { openaiAgentsItem: true };
+
+/** The verb the ledger records history transactions under (an operation id is a request id of the session). */
+const TRANSACTION_VERB = "openai-agents.applyHistoryTransaction";
 
 function toInput(item: AgentInputItem, field: string): MessageInput {
   if (typeof item !== "object" || item === null || Array.isArray(item)) throw new ValidationError(field, "must be an item object");
@@ -28,6 +40,14 @@ function toItem(m: Message): AgentInputItem {
   return { role: m.role, content: typeof m.content === "string" ? m.content : JSON.stringify(m.content) } as AgentInputItem;
 }
 
+/**
+ * What an item is, compared deterministically: canonical JSON of its encoded form (key order aside, as the SDK's own
+ * comparison has it), binary data as base64.
+ */
+const itemKey = (item: unknown): string => canonicalJson(encodeValue(item));
+const inputKey = (input: MessageInput): string => canonicalJson(input.content);
+const storedKey = (m: Message): string => (m.metadata?.openaiAgentsItem === true ? canonicalJson(m.content) : itemKey(toItem(m)));
+
 /** An array of items argument, checked before anything is written. */
 function itemsOf(value: unknown, field: string): AgentInputItem[] {
   if (!Array.isArray(value)) throw new ValidationError(field, "must be an array of items");
@@ -36,11 +56,13 @@ function itemsOf(value: unknown, field: string): AgentInputItem[] {
 
 /**
  * A forkpoint session as the Agents SDK's conversation memory: `run(agent, input, { session: new ForkpointSession(s) })`.
- * Each item is one forkpoint message on the current branch, returned exactly as added. `popItem` and `clearSession` are
- * moves, not deletions: a new branch forked after the item before the last (or at the start) becomes current, and tool
- * effects after that point are undone (`moveOptions` apply); the old branch stays in the tree (`s.branches()`).
+ * Each item is one forkpoint message on the current branch, returned exactly as added. `popItem`, `clearSession` and a
+ * replaced suffix are moves, not deletions: a new branch forked after the item before them (or at the start) becomes
+ * current, and tool effects after that point are undone (`moveOptions` apply); the old branch stays (`s.branches()`).
+ * History transactions (`applyHistoryTransaction`, what the Runner uses around output guardrails) are atomic and
+ * applied once per operation id, whoever retries them (another handle, process or server).
  */
-export class ForkpointSession implements Session {
+export class ForkpointSession implements Session, SessionHistoryTransactionAwareSession {
   readonly #s: SessionHandle;
   readonly #moveOptions: MoveOptions | undefined;
 
@@ -101,14 +123,54 @@ export class ForkpointSession implements Session {
   }
 
   /**
-   * The session's own tail replacement (made between runs): the session's wrapped
+   * Applies a history transaction atomically (all of its items or none) and once per `operationId`: the same id again,
+   * from any handle, process or server, changes nothing and succeeds as the first call did; with another transaction
+   * it is a `ConflictError` (`REQUEST_ID_REUSED`) and nothing changes. `append_items` appends. `replace_suffix` checks
+   * that the current branch ends with `expectedSuffix` (items compared as canonical JSON; else `ConflictError`
+   * `SUFFIX_MISMATCH`, nothing changed) and replaces it: items the replacement starts with stay; after them, a new branch
+   * forked right after the last item kept (or the item before the suffix) takes the rest of the replacement, as
+   * `popItem` forks. A replacement that starts with the whole suffix only appends.
+   */
+  async applyHistoryTransaction(args: SessionHistoryTransactionArgs): Promise<void> {
+    if (typeof args !== "object" || args === null) throw new ValidationError("args", "must be { operationId, transaction }");
+    const id = parseInput(requestId, args.operationId, "operationId");
+    const transaction: SessionHistoryTransaction | null = typeof args.transaction === "object" ? args.transaction : null;
+    if (transaction?.type === "append_items") {
+      const inputs = itemsOf(transaction.items, "transaction.items").map((item, i) => toInput(item, `transaction.items[${i}]`));
+      await this.#replace(
+        { count: 0, messages: inputs },
+        { id, verb: TRANSACTION_VERB, args: { type: "append_items", items: inputs.map(inputKey) } },
+      );
+      return;
+    }
+    if (transaction?.type !== "replace_suffix") throw new ValidationError("transaction.type", 'must be "append_items" or "replace_suffix"');
+    const expected = itemsOf(transaction.expectedSuffix, "transaction.expectedSuffix").map(itemKey);
+    const inputs = itemsOf(transaction.replacement, "transaction.replacement").map((item, i) =>
+      toInput(item, `transaction.replacement[${i}]`),
+    );
+    const replacing = inputs.map(inputKey);
+    let keep = 0;
+    while (keep < expected.length && keep < replacing.length && expected[keep] === replacing[keep]) keep++;
+    const check = (tail: Message[]) => {
+      if (tail.length !== expected.length || tail.some((m, i) => storedKey(m) !== expected[i]))
+        throw new ConflictError(
+          "the session's history no longer ends with the transaction's expected suffix: nothing was changed",
+          "SUFFIX_MISMATCH",
+        );
+    };
+    const request = { id, verb: TRANSACTION_VERB, args: { type: "replace_suffix", expectedSuffix: expected, replacement: replacing } };
+    await this.#replace({ count: expected.length, keep, messages: inputs.slice(keep), check }, request);
+  }
+
+  /**
+   * The session's own tail replacement (made between runs, or by the Runner for its own run): the session's wrapped
    * tools go on from the new branch, so the same Agent runs again, where an outside rollback or switch stops them.
    */
-  #replace(r: Omit<TailReplacement, "messages"> & { messages: MessageInput[] }) {
+  #replace(r: Omit<TailReplacement, "messages"> & { messages: MessageInput[] }, request?: { id: string; verb: string; args: JsonValue }) {
     return selfMove(this.#s.id, () =>
       sessionEngine(this.#s).run((ctx, ref) => {
         const messages = r.messages.length === 0 ? [] : batchFields(ctx, r.messages);
-        return replaceTail(ctx, ref, { ...r, messages }, { moveOptions: this.#moveOptions });
+        return replaceTail(ctx, ref, { ...r, messages }, { moveOptions: this.#moveOptions, ...(request ? { request } : {}) });
       }),
     );
   }

@@ -3,6 +3,7 @@
 // Usage: node session-worker.js <dbpath> <sessionId> <userId>. Prints "ready" once open. Commands:
 //   { "op": "add", "items": [...] }                 -> { "ok": true }
 //   { "op": "pop" }                                 -> { "ok": true, "item": <the item or null> }
+//   { "op": "apply", "args": { operationId, transaction } } -> { "ok": true } or { "ok": false, "code": "..." }
 //   { "op": "race", "tag": "w1", "adds": 40, "popEvery": 3 } -> { "ok": true, "added": [...], "popped": [...] }
 //     (adds items { role: "user", content: "<tag>-<i>" } one call each, and pops after every popEvery-th add)
 import { createInterface } from "node:readline";
@@ -28,6 +29,9 @@ for await (const line of createInterface({ input: process.stdin })) {
       answer({ ok: true });
     } else if (command.op === "pop") {
       answer({ ok: true, item: (await memory.popItem()) ?? null });
+    } else if (command.op === "apply") {
+      await memory.applyHistoryTransaction(command.args);
+      answer({ ok: true });
     } else if (command.op === "race") {
       const added: string[] = [];
       const popped: unknown[] = [];
