@@ -61,6 +61,12 @@ export interface LgWriteRow {
   taskPath: string;
 }
 
+/** Where a pending write sits: its checkpoint, task and index, and the channel it writes (`prune` weighs them). */
+export type LgWriteKey = Pick<LgWriteRow, "checkpointId" | "taskId" | "idx" | "channel">;
+
+/** A stored channel value's key, without the value. */
+export type LgBlobKey = Pick<LgBlobRow, "channel" | "version">;
+
 /** What `list` filters on. `metadata`: top-level keys whose JSON must equal the given JSON text. */
 export interface LgListFilter {
   userId: string;
@@ -107,4 +113,18 @@ export interface LangGraphTx {
   writesOf(sessionId: string, checkpointId: string): Step<LgWriteRow[]>;
   /** Deletes the thread's LangGraph rows (its session is deleted by the caller). */
   deleteThreadRows(sessionId: string): Step<void>;
+  /** Every LangGraph checkpoint of the session, in no order (`prune` weighs them all). */
+  checkpointsOf(sessionId: string): Step<LgCheckpointRow[]>;
+  /** The keys of the session's stored channel values. */
+  blobKeysOf(sessionId: string): Step<LgBlobKey[]>;
+  /** Where each of the session's pending writes sits (whatever checkpoint id it names, stored or not). */
+  writeKeysOf(sessionId: string): Step<LgWriteKey[]>;
+  /** Deletes these LangGraph checkpoints of the session, with every pending write made under their ids. */
+  deleteCheckpointRows(sessionId: string, checkpointIds: readonly string[]): Step<void>;
+  /** Deletes these pending writes of the session (their checkpoint, task and index). */
+  deleteWrites(sessionId: string, keys: readonly Omit<LgWriteKey, "channel">[]): Step<void>;
+  /** Deletes every pending write of the session made under these checkpoint ids. */
+  deleteWritesOf(sessionId: string, checkpointIds: readonly string[]): Step<void>;
+  /** Deletes these stored channel values of the session. */
+  deleteBlobs(sessionId: string, keys: readonly LgBlobKey[]): Step<void>;
 }

@@ -1,12 +1,14 @@
 // The tables behind `ForkpointSaver`: PostgreSQL's statements and the port's LangGraphTx.
 import type {
   LangGraphTx,
+  LgBlobKey,
   LgBlobRow,
   LgCheckpointRow,
   LgListedRow,
   LgListFilter,
   LgPointRow,
   LgThreadRow,
+  LgWriteKey,
   LgWriteRow,
 } from "../port/index.js";
 import type { Sql } from "./sql.js";
@@ -183,6 +185,51 @@ export function langgraphTx(sql: Sql): LangGraphTx {
       for (const table of ["lg_writes", "lg_blobs", "lg_checkpoints", "lg_threads"]) {
         yield* sql.later(`DELETE FROM ${table} WHERE session_id = $1`, [sessionId]);
       }
+    },
+    *checkpointsOf(sessionId: string) {
+      return yield* sql.rows<LgCheckpointRow>(`SELECT ${CP_COLS} FROM lg_checkpoints c WHERE c.session_id = $1`, [sessionId]);
+    },
+    *blobKeysOf(sessionId: string) {
+      return yield* sql.rows<LgBlobKey>(`SELECT channel, version FROM lg_blobs WHERE session_id = $1`, [sessionId]);
+    },
+    *writeKeysOf(sessionId: string) {
+      return yield* sql.rows<LgWriteKey>(
+        `SELECT checkpoint_id AS "checkpointId", task_id AS "taskId", idx, channel FROM lg_writes WHERE session_id = $1`,
+        [sessionId],
+      );
+    },
+    // Each list is one statement (an array parameter), whatever its length. None of them changes a session's current
+    // branch or head (`keepsCurrent`).
+    *deleteCheckpointRows(sessionId: string, checkpointIds: readonly string[]) {
+      if (checkpointIds.length === 0) return;
+      yield* sql.later(`DELETE FROM lg_writes WHERE session_id = $1 AND checkpoint_id = ANY($2::text[])`, [sessionId, checkpointIds], true);
+      yield* sql.later(
+        `DELETE FROM lg_checkpoints WHERE session_id = $1 AND checkpoint_id = ANY($2::text[])`,
+        [sessionId, checkpointIds],
+        true,
+      );
+    },
+    *deleteWrites(sessionId: string, keys: readonly Omit<LgWriteKey, "channel">[]) {
+      if (keys.length === 0) return;
+      yield* sql.later(
+        `DELETE FROM lg_writes w USING unnest($2::text[], $3::text[], $4::int[]) AS k(checkpoint_id, task_id, idx)
+        WHERE w.session_id = $1 AND w.checkpoint_id = k.checkpoint_id AND w.task_id = k.task_id AND w.idx = k.idx`,
+        [sessionId, keys.map((k) => k.checkpointId), keys.map((k) => k.taskId), keys.map((k) => k.idx)],
+        true,
+      );
+    },
+    *deleteWritesOf(sessionId: string, checkpointIds: readonly string[]) {
+      if (checkpointIds.length === 0) return;
+      yield* sql.later(`DELETE FROM lg_writes WHERE session_id = $1 AND checkpoint_id = ANY($2::text[])`, [sessionId, checkpointIds], true);
+    },
+    *deleteBlobs(sessionId: string, keys: readonly LgBlobKey[]) {
+      if (keys.length === 0) return;
+      yield* sql.later(
+        `DELETE FROM lg_blobs b USING unnest($2::text[], $3::text[]) AS k(channel, version)
+        WHERE b.session_id = $1 AND b.channel = k.channel AND b.version = k.version`,
+        [sessionId, keys.map((k) => k.channel), keys.map((k) => k.version)],
+        true,
+      );
     },
   };
 }

@@ -2,12 +2,14 @@
 import type Database from "better-sqlite3";
 import type {
   LangGraphTx,
+  LgBlobKey,
   LgBlobRow,
   LgCheckpointRow,
   LgListedRow,
   LgListFilter,
   LgPointRow,
   LgThreadRow,
+  LgWriteKey,
   LgWriteRow,
 } from "../port/index.js";
 import { prepare } from "./object-rows.js";
@@ -60,6 +62,13 @@ export function langgraphTx(db: Database.Database): LangGraphTx {
     deleteBlobs: p(`DELETE FROM lg_blobs WHERE session_id = ?`),
     deleteCheckpoints: p(`DELETE FROM lg_checkpoints WHERE session_id = ?`),
     deleteThread: p(`DELETE FROM lg_threads WHERE session_id = ?`),
+    checkpointsOf: p(`SELECT ${CP_COLS} FROM lg_checkpoints c WHERE c.session_id = ?`),
+    blobKeysOf: p(`SELECT channel, version FROM lg_blobs WHERE session_id = ?`),
+    writeKeysOf: p(`SELECT checkpoint_id AS checkpointId, task_id AS taskId, idx, channel FROM lg_writes WHERE session_id = ?`),
+    deleteCheckpointRow: p(`DELETE FROM lg_checkpoints WHERE session_id = ? AND checkpoint_id = ?`),
+    deleteWritesOfId: p(`DELETE FROM lg_writes WHERE session_id = ? AND checkpoint_id = ?`),
+    deleteWrite: p(`DELETE FROM lg_writes WHERE session_id = ? AND checkpoint_id = ? AND task_id = ? AND idx = ?`),
+    deleteBlob: p(`DELETE FROM lg_blobs WHERE session_id = ? AND channel = ? AND version = ?`),
   };
   return {
     *getThread(userId: string, threadId: string, checkpointNs: string) {
@@ -149,6 +158,31 @@ export function langgraphTx(db: Database.Database): LangGraphTx {
     /** Deletes the thread's LangGraph rows (its session is deleted by the caller). */
     *deleteThreadRows(sessionId: string) {
       for (const statement of [s.deleteWrites, s.deleteBlobs, s.deleteCheckpoints, s.deleteThread]) statement.run(sessionId);
+    },
+    *checkpointsOf(sessionId: string) {
+      return s.checkpointsOf.all(sessionId) as LgCheckpointRow[];
+    },
+    *blobKeysOf(sessionId: string) {
+      return s.blobKeysOf.all(sessionId) as LgBlobKey[];
+    },
+    *writeKeysOf(sessionId: string) {
+      return s.writeKeysOf.all(sessionId) as LgWriteKey[];
+    },
+    // One prepared statement per row: SQLite runs each in microseconds, with no statement per list length.
+    *deleteCheckpointRows(sessionId: string, checkpointIds: readonly string[]) {
+      for (const id of checkpointIds) {
+        s.deleteWritesOfId.run(sessionId, id);
+        s.deleteCheckpointRow.run(sessionId, id);
+      }
+    },
+    *deleteWrites(sessionId: string, keys: readonly Omit<LgWriteKey, "channel">[]) {
+      for (const k of keys) s.deleteWrite.run(sessionId, k.checkpointId, k.taskId, k.idx);
+    },
+    *deleteWritesOf(sessionId: string, checkpointIds: readonly string[]) {
+      for (const id of checkpointIds) s.deleteWritesOfId.run(sessionId, id);
+    },
+    *deleteBlobs(sessionId: string, keys: readonly LgBlobKey[]) {
+      for (const k of keys) s.deleteBlob.run(sessionId, k.channel, k.version);
     },
   };
 }
