@@ -23,6 +23,7 @@ import {
   type LineagePoint,
   type VerifiedLineage,
 } from "../sessions/langgraph-bridge.js";
+import { deltaMessagesAt } from "./channel-values.js";
 import { mirrorOf } from "./mirror-cache.js";
 import { revivalOf, revive, type Revival } from "./revived-items.js";
 import { configOf, serializeItems, sortedWrites, versionKey, type SaverParts, type ThreadName } from "./saver-parts.js";
@@ -60,7 +61,8 @@ export class CheckpointReader {
 
   /**
    * The checkpoint synthesized at a point (`thread-head.ts`): its base's channel values, with the messages channel
-   * the session's messages there (a new version when they differ from the base's); the writes made since under its id.
+   * the session's messages there (a new version when they differ from the base's), unless the base keeps that channel
+   * as LangGraph's deltas (`deltaMessagesAt`); the writes made since under its id.
    */
   async synthesizedTuple(
     ctx: EngineContext,
@@ -71,21 +73,32 @@ export class CheckpointReader {
     const sessionId = thread.sessionId;
     const base = synth.base ? await this.tupleIfThere(ctx, thread, synth.base, false) : undefined;
     if (synth.base && !base) return undefined;
-    let read: { items: unknown[]; headHash: string };
-    try {
-      read = await this.readItemsAt(ctx.store, sessionId, synth.point);
-    } catch (error) {
-      if (error instanceof NotFoundError && error.kind === "session" && error.id === sessionId) return undefined;
-      throw error;
-    }
+    const messages = this.#parts.messages;
     const values: Record<string, unknown> = { ...(base?.checkpoint.channel_values ?? {}) };
     const versions: ChannelVersions = { ...(base?.checkpoint.channel_versions ?? {}) };
+    // A base that keeps its messages as LangGraph's deltas (`MessagesDeltaValue`): the session does not hold them.
+    const baseKeeps =
+      base !== undefined &&
+      deltaMessagesAt(
+        synth.base!,
+        versions[messages] !== undefined,
+        messages in values ? { stored: true, value: values[messages] } : { stored: false },
+      );
+    let read: { items: unknown[]; headHash: string } | undefined;
+    if (!baseKeeps) {
+      try {
+        read = await this.readItemsAt(ctx.store, sessionId, synth.point);
+      } catch (error) {
+        if (error instanceof NotFoundError && error.kind === "session" && error.id === sessionId) return undefined;
+        throw error;
+      }
+    }
     if (synth.messagesVersion === undefined) {
-      delete values[this.#parts.messages];
-      delete versions[this.#parts.messages];
-    } else {
-      values[this.#parts.messages] = read.items;
-      versions[this.#parts.messages] = synth.messagesVersion;
+      delete values[messages];
+      delete versions[messages];
+    } else if (read) {
+      values[messages] = read.items;
+      versions[messages] = synth.messagesVersion;
     }
     const checkpoint: Checkpoint = {
       v: 4,
@@ -102,9 +115,8 @@ export class CheckpointReader {
     const pendingWrites: CheckpointPendingWrite[] = await Promise.all(
       writes.map(async (w): Promise<CheckpointPendingWrite> => [w.taskId, w.channel, await this.#parts.serde.loadsTyped(w.type, w.value)]),
     );
-    if (mirror && synth.messagesVersion !== undefined) {
+    if (mirror && read && synth.messagesVersion !== undefined)
       this.#parts.cache.set(sessionId, { ...mirrorOf(read.items), headHash: read.headHash, checkpointId: synth.id });
-    }
     const tuple: CheckpointTuple = { config: configOf(this.#parts, thread, synth.id), checkpoint, metadata, pendingWrites };
     if (base) tuple.parentConfig = base.config;
     return tuple;

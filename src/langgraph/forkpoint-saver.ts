@@ -4,9 +4,9 @@
 // savers do); a put from an older checkpoint (time travel, a fork) is a rollback, or an edit when the messages differ,
 // so the session's tree holds every version. Other channels are stored once per version, pending writes beside them.
 // Both ways: a thread's head is its session's current position (`thread-head.ts`). Each of LangGraph's calls has its
-// file (`get-tuple.ts`, `list-checkpoints.ts`, `put-checkpoint.ts`, `put-writes.ts`, `delete-thread.ts`, and the
-// bridge's `session-for.ts` and `config-for.ts`); their parts read checkpoints back (`checkpoint-reader.ts`), plan
-// puts (`put-plan.ts`) and write them (`put-writer.ts`).
+// file (`get-tuple.ts`, `list-checkpoints.ts`, `put-checkpoint.ts`, `put-writes.ts`, `delete-thread.ts`,
+// `delta-history.ts`, and the bridge's `session-for.ts` and `config-for.ts`); their parts read checkpoints back
+// (`checkpoint-reader.ts`, over `channel-values.ts`), plan puts (`put-plan.ts`) and write them (`put-writer.ts`).
 import type { RunnableConfig } from "@langchain/core/runnables";
 import {
   BaseCheckpointSaver,
@@ -15,6 +15,7 @@ import {
   type CheckpointListOptions,
   type CheckpointMetadata,
   type CheckpointTuple,
+  type DeltaChannelHistory,
   type PendingWrite,
   type SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
@@ -24,6 +25,7 @@ import { engineOf, type Forkpoint, type SessionHandle } from "../sessions/langgr
 import { CheckpointReader } from "./checkpoint-reader.js";
 import { configFor } from "./config-for.js";
 import { deleteThread } from "./delete-thread.js";
+import { getDeltaChannelHistory } from "./delta-history.js";
 import { getTuple } from "./get-tuple.js";
 import { listCheckpoints } from "./list-checkpoints.js";
 import { MirrorCache } from "./mirror-cache.js";
@@ -134,6 +136,15 @@ export class ForkpointSaver extends BaseCheckpointSaver {
    */
   override deleteThread(threadId: string, options?: { userId?: string }): Promise<void> {
     return deleteThread(this.#parts, threadId, options);
+  }
+
+  /**
+   * For each DeltaChannel LangGraph rebuilds at a checkpoint, the pending writes on the path to it (oldest first, each
+   * checkpoint's in `writesSortKey` order) and the nearest stored value (its seed), as the base class walks them; a
+   * checkpoint synthesized at a point of the session holds its base's values, so its walk starts at its base's parent.
+   */
+  override getDeltaChannelHistory(options: { config: RunnableConfig; channels: string[] }): Promise<Record<string, DeltaChannelHistory>> {
+    return getDeltaChannelHistory(this.#parts, this.#reader, options);
   }
 
   /**

@@ -28,7 +28,8 @@ export async function getTuple(parts: SaverParts, reader: CheckpointReader, conf
   return tuple;
 }
 
-function* getTupleUnit(tx: Tx, userId: string, threadId: string, ns: string, checkpointId: string | undefined) {
+/** The thread and the checkpoint a read names (in a read unit), and whether it is a head the graph went on from. */
+export function* getTupleUnit(tx: Tx, userId: string, threadId: string, ns: string, checkpointId: string | undefined) {
   const thread = yield* tx.langgraph.getThread(userId, threadId, ns);
   const at = thread && (yield* checkpointOf(tx, thread, checkpointId));
   const id = at && (at.kind === "stored" ? at.row.checkpointId : at.synth.id);
