@@ -1,7 +1,7 @@
 // ForkpointSaver's deleteThread: every namespace of a user's thread deleted, with its sessions and saver rows.
 import { ValidationError } from "../models/errors.js";
 import { assertPlainText } from "../models/strings.js";
-import { deleteSessions } from "../sessions/langgraph-bridge.js";
+import { deleteSessions, type EngineContext } from "../sessions/langgraph-bridge.js";
 import { userIn, type SaverParts } from "./saver-parts.js";
 
 /**
@@ -14,7 +14,14 @@ export async function deleteThread(parts: SaverParts, threadId: string, options:
   const userId = userIn(parts, options);
   const ctx = await parts.engine();
   const sessions = await ctx.store.read((tx) => tx.langgraph.threadSessions(userId, String(threadId)));
-  // One transaction for all its namespaces: a refused one (a move in progress) leaves the whole thread.
+  await deleteThreadSessions(parts, ctx, userId, sessions);
+}
+
+/**
+ * Deletes the sessions of threads (every namespace of each) in one transaction: a refused one (a move in progress)
+ * leaves them all. What the saver kept of them goes too.
+ */
+export async function deleteThreadSessions(parts: SaverParts, ctx: EngineContext, userId: string, sessions: string[]): Promise<void> {
   await deleteSessions(
     ctx,
     sessions.map((id) => ({ id, userId })),
@@ -24,5 +31,6 @@ export async function deleteThread(parts: SaverParts, threadId: string, options:
     parts.cache.delete(id);
     parts.verified.delete(id);
   }
-  for (const [key, id] of [...parts.sessions.entries()]) if (sessions.includes(id)) parts.sessions.delete(key);
+  const gone = new Set(sessions);
+  for (const [key, id] of [...parts.sessions.entries()]) if (gone.has(id)) parts.sessions.delete(key);
 }

@@ -5,8 +5,9 @@
 // so the session's tree holds every version. Other channels are stored once per version, pending writes beside them.
 // Both ways: a thread's head is its session's current position (`thread-head.ts`). Each of LangGraph's calls has its
 // file (`get-tuple.ts`, `list-checkpoints.ts`, `put-checkpoint.ts`, `put-writes.ts`, `delete-thread.ts`,
-// `delta-history.ts`, and the bridge's `session-for.ts` and `config-for.ts`); their parts read checkpoints back
-// (`checkpoint-reader.ts`, over `channel-values.ts`), plan puts (`put-plan.ts`) and write them (`put-writer.ts`).
+// `delta-history.ts`, `prune.ts`, and the bridge's `session-for.ts` and `config-for.ts`); their parts read checkpoints
+// back (`checkpoint-reader.ts`), plan puts (`put-plan.ts`) and write them (`put-writer.ts`), and weigh what a prune
+// keeps (`prune-plan.ts`, over `channel-values.ts`).
 import type { RunnableConfig } from "@langchain/core/runnables";
 import {
   BaseCheckpointSaver,
@@ -30,6 +31,7 @@ import { getTuple } from "./get-tuple.js";
 import { listCheckpoints } from "./list-checkpoints.js";
 import { MirrorCache } from "./mirror-cache.js";
 import { putCheckpoint } from "./put-checkpoint.js";
+import { prune, type PruneThreadsOptions } from "./prune.js";
 import { PutWriter } from "./put-writer.js";
 import { putWrites } from "./put-writes.js";
 import { LandingPuts } from "./landing-puts.js";
@@ -136,6 +138,19 @@ export class ForkpointSaver extends BaseCheckpointSaver {
    */
   override deleteThread(threadId: string, options?: { userId?: string }): Promise<void> {
     return deleteThread(this.#parts, threadId, options);
+  }
+
+  /**
+   * Prunes threads of a user, as LangGraph's Python savers' `prune` does. `"delete"` deletes them (every namespace, as
+   * `deleteThread`). `"keep_latest"` (the default) drops old checkpoints, per namespace, with their pending writes and
+   * the channel values only they had, and keeps: the latest; what each branch's head is (the thread's head among them,
+   * with a pending interrupt's writes); what each forkpoint checkpoint that is not LangGraph's own resumes from; those
+   * a branch forks from; and the ancestors a kept checkpoint's DeltaChannels are rebuilt from. The session's messages
+   * and tree stay whole. Unknown thread ids are passed over; bad arguments are a `ValidationError` and change nothing.
+   * @example await saver.prune(["t1", "t2"], { strategy: "keep_latest" });
+   */
+  prune(threadIds: readonly string[], options?: PruneThreadsOptions): Promise<void> {
+    return prune(this.#parts, threadIds, options);
   }
 
   /**

@@ -36,8 +36,11 @@ export type PointCheckpoint = ({ kind: "stored"; row: LgCheckpointRow } | { kind
  * the graph skip its tasks and bring back the results the rollback undid.
  */
 export function pendingAtMovedHead(writes: CheckpointPendingWrite[]): CheckpointPendingWrite[] {
-  return writes.filter(([, channel]) => channel in WRITES_IDX_MAP && channel !== RESUME);
+  return writes.filter(([, channel]) => shownAtMovedHead(channel));
 }
+
+/** Whether a pending write on this channel is one a moved head still shows (an interrupt or an error). */
+export const shownAtMovedHead = (channel: string): boolean => channel in WRITES_IDX_MAP && channel !== RESUME;
 
 const SYNTHESIZED_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -129,7 +132,7 @@ function* pointOf(tx: Tx, branch: BranchRow, position: number): Step<LineagePoin
  * another branch (a rollback to a user's checkpoint there) that is not an input checkpoint (its pending input came
  * after that point); else a synthesized one. As a point (`configFor` a user's checkpoint): one at that point that is
  * not an input checkpoint, else a synthesized one. Undefined for the thread's empty start (position 0, nothing but
- * an input checkpoint there).
+ * an input checkpoint there). `known`: the session's points as read already in this unit (`prune` asks for many).
  */
 export function* checkpointAt(
   tx: Tx,
@@ -137,12 +140,13 @@ export function* checkpointAt(
   branch: BranchRow,
   position: number,
   as: "head" | "point" = "head",
+  known?: LgPointRow[],
 ): Step<PointCheckpoint | undefined> {
   const latest = as === "head" ? yield* tx.langgraph.latestPoint(sessionId) : undefined;
   // The usual case: the graph wrote last, and the session is where it left it.
   if (latest && latest.branchId === branch.id && latest.position === position) return yield* stored(tx, sessionId, latest, false);
   const point = yield* pointOf(tx, branch, position);
-  const points = yield* tx.langgraph.pointsOf(sessionId);
+  const points = known ?? (yield* tx.langgraph.pointsOf(sessionId));
   const here = points.filter((p) => p.headHash === point.hash);
   const moved = as === "head";
   const own = as === "head" ? newest(here.filter((p) => p.branchId === branch.id && p.position === position)) : undefined;

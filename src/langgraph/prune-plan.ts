@@ -1,0 +1,179 @@
+// What `prune(threadIds, { strategy: "keep_latest" })` keeps of one namespace of a thread, and the deletion of the rest.
+// It keeps the LangGraph checkpoints something still reads: the newest (LangGraph's latest); what each branch's head
+// is (the stored checkpoint there, or the base a head synthesized at a point is built on), so that the thread and
+// every branch a user may switch back to go on as before; what each forkpoint checkpoint of the session that is not
+// LangGraph's own (a user's, a policy's) resumes from; the checkpoints stored in a forkpoint checkpoint a branch forks
+// from; and, for each one kept, its ancestors up to where every DeltaChannel it holds no value of has a stored value
+// (LangGraph rebuilds such a channel from their writes). Everything else goes: the LangGraph rows with their pending
+// writes, the forkpoint checkpoints that held them (those a branch forks from stay), channel values no kept
+// checkpoint has. The session's log is never touched: its messages and tree stay as they were.
+import type { BranchRow, LgCheckpointRow, LgWriteKey, Step, Tx } from "../store/port/index.js";
+import { headOf, type EngineContext } from "../sessions/langgraph-bridge.js";
+import { openChannels, type RowVersions, type ValuesNode } from "./channel-values.js";
+import type { SaverParts } from "./saver-parts.js";
+import {
+  checkpointAt,
+  resolveSynthesized,
+  shownAtMovedHead,
+  synthesizedPosition,
+  type PointCheckpoint,
+  type Synthesized,
+} from "./thread-head.js";
+
+/** Each stored checkpoint's channel versions, by session and id: rows never change, so they are read once. */
+export type KnownVersions = Map<string, RowVersions>;
+
+export const versionsKey = (sessionId: string, checkpointId: string): string => `${sessionId}\0${checkpointId}`;
+
+/** What `keep_latest` deletes in one session, as planned in the unit that deletes it. */
+export interface PrunePlan {
+  sessionId: string;
+  /** LangGraph checkpoints that go, with their pending writes. */
+  drop: LgCheckpointRow[];
+  /** Pending writes of kept checkpoints whose continuation goes: those a moved head no longer shows. */
+  hiddenWrites: Omit<LgWriteKey, "channel">[];
+  /** Ids of checkpoints synthesized at points nothing kept is built on: their pending writes go. */
+  orphanWriteIds: string[];
+  /** Channel values no kept checkpoint has. */
+  blobs: { channel: string; version: string }[];
+}
+
+/**
+ * The plan for one session, in the write unit that carries it out; the rows whose versions are not known yet instead
+ * (written since they were read: the caller reads them and runs the unit again).
+ */
+export function* planKeepLatest(
+  parts: SaverParts,
+  ctx: EngineContext,
+  tx: Tx,
+  sessionId: string,
+  known: KnownVersions,
+): Step<{ plan: PrunePlan } | { missing: LgCheckpointRow[] }> {
+  const rows = yield* tx.langgraph.checkpointsOf(sessionId);
+  const missing = rows.filter((r) => !known.has(versionsKey(sessionId, r.checkpointId)));
+  if (missing.length > 0) return { missing };
+  const byId = new Map(rows.map((r) => [r.checkpointId, r]));
+  const versionsOf = (row: LgCheckpointRow) => known.get(versionsKey(sessionId, row.checkpointId))!;
+  const blobKeys = yield* tx.langgraph.blobKeysOf(sessionId);
+  const blobSet = new Set(blobKeys.map((b) => blobKey(b.channel, b.version)));
+  const hasBlob = (channel: string, version: string) => blobSet.has(blobKey(channel, version));
+
+  const keptRows = new Set<string>();
+  const keptSynth = new Map<string, Synthesized>();
+  const queue: ValuesNode[] = [];
+  const keepRow = (row: LgCheckpointRow) => {
+    if (keptRows.has(row.checkpointId)) return;
+    keptRows.add(row.checkpointId);
+    queue.push({ kind: "stored", id: row.checkpointId, row, versions: versionsOf(row) });
+  };
+  const keepSynth = (synth: Synthesized) => {
+    if (keptSynth.has(synth.id)) return;
+    keptSynth.set(synth.id, synth);
+    // Its tuple is its base's, with the session's messages: the base is kept (and walked) as any checkpoint is.
+    const base = synth.base && byId.get(synth.base.checkpointId);
+    if (base) keepRow(base);
+  };
+  const keepAt = (at: PointCheckpoint | undefined) => {
+    const row = at?.kind === "stored" ? byId.get(at.row.checkpointId) : undefined;
+    if (row) keepRow(row);
+    else if (at?.kind === "synthesized") keepSynth(at.synth);
+  };
+
+  // LangGraph's latest: the newest id (uuid6 ids are time-ordered).
+  let newest: LgCheckpointRow | undefined;
+  for (const row of rows) if (!newest || row.checkpointId > newest.checkpointId) newest = row;
+  if (newest) keepRow(newest);
+  // Each branch's head, as the thread reads it there (the current branch's is the thread's head).
+  const branches = yield* tx.listBranches(sessionId);
+  const branchById = new Map<string, BranchRow>(branches.map((b) => [b.id, b]));
+  const points = yield* tx.langgraph.pointsOf(sessionId);
+  for (const branch of branches) keepAt(yield* checkpointAt(tx, sessionId, branch, (yield* headOf(tx, branch)).position, "head", points));
+  // Each forkpoint checkpoint that is not LangGraph's own (nor the thread's empty start): what a rollback to it resumes.
+  const thread = yield* tx.langgraph.threadOfSession(sessionId);
+  const lgHeld = new Set(rows.map((r) => r.fpCheckpointId));
+  const session = yield* tx.getSession(sessionId);
+  const now = ctx.now();
+  for (const cp of session ? yield* tx.sessionCheckpoints(session.userId, sessionId) : []) {
+    if (cp.id === thread?.startCheckpointId || lgHeld.has(cp.id) || (cp.expiresAt !== null && cp.expiresAt <= now)) continue;
+    const branch = branchById.get(cp.branchId);
+    if (branch) keepAt(yield* checkpointAt(tx, sessionId, branch, cp.position, "point", points));
+  }
+  // What a branch forks from keeps its LangGraph checkpoint: a rollback to it resumes exactly there.
+  const forkPoints = new Set(branches.map((b) => b.forkCheckpointId).filter((id) => id !== null));
+  for (const row of rows) if (forkPoints.has(row.fpCheckpointId)) keepRow(row);
+
+  // Each kept checkpoint with a channel it holds no value of keeps its parent (which may keep its own, and so on), up
+  // to the values those channels are rebuilt from; one of the format before 4 keeps its parent (its sends are there).
+  for (let i = 0; i < queue.length; i++) {
+    const node = queue[i]!;
+    if (node.kind !== "stored") continue;
+    const parent = node.row.parentCheckpointId;
+    if (parent === null || (node.versions.format >= 4 && openChannels(parts, node, hasBlob).length === 0)) continue;
+    // The parent a stored checkpoint names: stored, or synthesized at a point; nothing when it is gone already.
+    const row = byId.get(parent);
+    if (row) keepRow(row);
+    else keepAt(yield* resolvedAt(tx, sessionId, parent));
+  }
+  // A kept synthesized checkpoint's walk goes on from its base's parent: its base's walk covers it (it holds the
+  // base's values, and no channel the base holds a value of is missing from it).
+
+  const children = new Map<string, string[]>();
+  for (const row of rows) {
+    if (row.parentCheckpointId === null) continue;
+    const list = children.get(row.parentCheckpointId);
+    if (list) list.push(row.checkpointId);
+    else children.set(row.parentCheckpointId, [row.checkpointId]);
+  }
+  // A kept checkpoint the graph went on from, all of whose continuations go: the writes of the step that went on go with
+  // them (its interrupts and errors stay), as a head moved back to it never shows them.
+  const continuationGone = new Set(
+    [...keptRows, ...keptSynth.keys()].filter((id) => {
+      const next = children.get(id);
+      return next !== undefined && next.every((c) => !keptRows.has(c));
+    }),
+  );
+  const writeKeys = yield* tx.langgraph.writeKeysOf(sessionId);
+  const hiddenWrites = writeKeys
+    .filter((w) => continuationGone.has(w.checkpointId) && !shownAtMovedHead(w.channel))
+    .map(({ checkpointId, taskId, idx }) => ({ checkpointId, taskId, idx }));
+  const orphanWriteIds = [
+    ...new Set(
+      writeKeys.map((w) => w.checkpointId).filter((id) => !byId.has(id) && !keptSynth.has(id) && synthesizedPosition(id) !== undefined),
+    ),
+  ];
+  const keptBlobs = new Set<string>();
+  for (const id of keptRows) for (const [channel, version] of versionsOf(byId.get(id)!).versions) keptBlobs.add(blobKey(channel, version));
+  return {
+    plan: {
+      sessionId,
+      drop: rows.filter((r) => !keptRows.has(r.checkpointId)),
+      hiddenWrites,
+      orphanWriteIds,
+      blobs: blobKeys.filter((b) => !keptBlobs.has(blobKey(b.channel, b.version))),
+    },
+  };
+}
+
+/** Deletes what the plan drops, in the unit that planned it. Returns how many LangGraph checkpoints went. */
+export function* carryOut(tx: Tx, plan: PrunePlan): Step<number> {
+  const { sessionId, drop } = plan;
+  yield* tx.langgraph.deleteCheckpointRows(
+    sessionId,
+    drop.map((r) => r.checkpointId),
+  );
+  yield* tx.langgraph.deleteWrites(sessionId, plan.hiddenWrites);
+  yield* tx.langgraph.deleteWritesOf(sessionId, plan.orphanWriteIds);
+  yield* tx.langgraph.deleteBlobs(sessionId, plan.blobs);
+  // The forkpoint checkpoints that held them, unless a branch forks from one (the tree stays whole) or it holds another.
+  for (const fpId of new Set(drop.map((r) => r.fpCheckpointId))) {
+    if (!(yield* tx.checkpointInUse(sessionId, fpId))) yield* tx.deleteCheckpoint(fpId);
+  }
+  return drop.length;
+}
+
+function* resolvedAt(tx: Tx, sessionId: string, id: string): Step<PointCheckpoint | undefined> {
+  const synth = yield* resolveSynthesized(tx, sessionId, id);
+  return synth && { kind: "synthesized", synth };
+}
+
+const blobKey = (channel: string, version: string): string => JSON.stringify([channel, version]);
