@@ -5,7 +5,9 @@ import { describe, expect, it } from "vitest";
 import { ConflictError, NotFoundError, ValidationError } from "../../src/index.js";
 import { tempDir, writeFileTool } from "../fixtures/file-tools.js";
 import { rejectionOf, tempDatabases } from "../helpers.js";
-import { countRowsOf, dumpOf, sqlOn } from "../fixtures/backend.js";
+import { countRowsOf, dumpOf, onPostgres, sqlOn } from "../fixtures/backend.js";
+import { DELETE_SESSION as POSTGRES_DELETE_SESSION } from "../../src/store/postgres/sessions.js";
+import { DELETE_SESSION as SQLITE_DELETE_SESSION } from "../../src/store/sqlite/sessions.js";
 
 const dbs = tempDatabases();
 
@@ -88,4 +90,69 @@ describe("deleteSession", () => {
     expect(error.code).toBe("MOVE_IN_PROGRESS");
     expect((await s.info()).id).toBe(s.id);
   });
+
+  // The work of a delete follows the session's own rows, whatever the database holds beside it: each statement it runs
+  // reads by index, and so does every foreign-key check a deleted row triggers (on SQLite an unindexed child key is a
+  // scan of the whole child table per deleted parent row: 1,001 branches beside 40,000 checkpoints took seconds).
+  it("costs what the session holds: its statements and every foreign-key check read by index (query plans)", async () => {
+    const { fp, path: file } = dbs.open();
+    const other = await fp.createSession({ userId: "bob" });
+    for (let i = 0; i < 50; i++) await other.checkpoint({ name: `o${i}` });
+    const s = await fp.createSession({ userId: "alice" });
+    await s.append({ role: "user", content: "hi" });
+    const cp = await s.checkpoint({ name: "fork" });
+    for (let i = 0; i < 5; i++) await s.rollback(cp.id);
+
+    // Every foreign key's child columns lead some index (not a partial one) of the child table.
+    expect(await unindexedForeignKeys(file)).toEqual([]);
+
+    for (const statement of onPostgres ? POSTGRES_DELETE_SESSION : SQLITE_DELETE_SESSION) {
+      const plan = onPostgres
+        ? (await sqlOn<{ "QUERY PLAN": string }>(file, `SET enable_seqscan = off; EXPLAIN ${statement.replaceAll("$1", `'${s.id}'`)}`))
+            .map((r) => r["QUERY PLAN"])
+            .join("\n")
+        : (await sqlOn<{ detail: string }>(file, `EXPLAIN QUERY PLAN ${statement}`, [s.id])).map((r) => r.detail).join("\n");
+      // SQLite's plan lists the foreign-key checks too: a SCAN (of a table or a whole index) is a read of every row.
+      expect(plan, statement).not.toMatch(onPostgres ? /Seq Scan/ : /\bSCAN\b/);
+    }
+    await fp.deleteSession(s.id, { userId: "alice" });
+    expect((await fp.listCheckpoints({ userId: "bob" })).items).toHaveLength(20);
+  });
 });
+
+/** Foreign keys (child table and columns) whose child columns lead no full index of the child table. */
+async function unindexedForeignKeys(file: string): Promise<string[]> {
+  if (onPostgres) {
+    const rows = await sqlOn<{ key: string }>(
+      file,
+      `SELECT c.conrelid::regclass::text || '(' || c.conname || ')' AS key FROM pg_constraint c
+      WHERE c.contype = 'f' AND c.connamespace = 'public'::regnamespace AND NOT EXISTS (
+        SELECT 1 FROM pg_index i WHERE i.indrelid = c.conrelid AND i.indpred IS NULL
+          AND (i.indkey::int2[])[0:cardinality(c.conkey) - 1] @> c.conkey
+          AND (i.indkey::int2[])[0:cardinality(c.conkey) - 1] <@ c.conkey)`,
+    );
+    return rows.map((r) => r.key);
+  }
+  const keys = await sqlOn<{ tbl: string; id: number; col: string }>(
+    file,
+    `SELECT m.name AS tbl, f.id AS id, f."from" AS col FROM sqlite_master m, pragma_foreign_key_list(m.name) f
+    WHERE m.type = 'table' ORDER BY m.name, f.id, f.seq`,
+  );
+  const indexes = await sqlOn<{ tbl: string; idx: string; col: string }>(
+    file,
+    `SELECT m.name AS tbl, l.name AS idx, i.name AS col FROM sqlite_master m, pragma_index_list(m.name) l, pragma_index_info(l.name) i
+    WHERE m.type = 'table' AND l.partial = 0 ORDER BY m.name, l.name, i.seqno`,
+  );
+  const group = <R extends { tbl: string }>(rows: R[], by: (r: R) => string) => {
+    const out = new Map<string, { tbl: string; cols: string[] }>();
+    for (const r of rows) {
+      const key = `${r.tbl}/${by(r)}`;
+      out.set(key, { tbl: r.tbl, cols: [...(out.get(key)?.cols ?? []), (r as unknown as { col: string }).col] });
+    }
+    return [...out.values()];
+  };
+  const led = group(indexes, (r) => r.idx);
+  return group(keys, (r) => String(r.id))
+    .filter((fk) => led.every((i) => i.tbl !== fk.tbl || [...i.cols.slice(0, fk.cols.length)].sort().join() !== [...fk.cols].sort().join()))
+    .map((fk) => `${fk.tbl}(${fk.cols.join(", ")})`);
+}

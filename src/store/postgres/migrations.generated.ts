@@ -191,5 +191,14 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     "sql": [
       "CREATE TABLE \"requests\" (\n\t\"session_id\" text COLLATE \"C\" NOT NULL,\n\t\"request_id\" text COLLATE \"C\" NOT NULL,\n\t\"fingerprint\" text COLLATE \"C\" NOT NULL,\n\t\"answer\" text COLLATE \"C\" NOT NULL,\n\t\"created_at\" double precision NOT NULL,\n\tCONSTRAINT \"requests_session_id_request_id_pk\" PRIMARY KEY(\"session_id\",\"request_id\")\n);\n"
     ]
+  },
+  {
+    "tag": "0014_checkpoint_fk_indexes",
+    "folderMillis": 1795918847736,
+    "hash": "2adc9cb2c60f00941d80e327ea75d81798a9bbb7d067f0dcd43f7971f2895d2b",
+    "sql": [
+      "CREATE INDEX \"checkpoints_branch\" ON \"checkpoints\" USING btree (\"branch_id\");",
+      "\nCREATE INDEX \"lg_checkpoints_fp_checkpoint\" ON \"lg_checkpoints\" USING btree (\"fp_checkpoint_id\");"
+    ]
   }
 ];

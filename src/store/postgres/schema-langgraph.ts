@@ -1,5 +1,5 @@
 // The tables of LangGraph's ForkpointSaver (forkpoint/langgraph), part of the schema drizzle-kit reads through schema.ts.
-import { integer, pgTable, primaryKey, uniqueIndex } from "drizzle-orm/pg-core";
+import { index, integer, pgTable, primaryKey, uniqueIndex } from "drizzle-orm/pg-core";
 import { bytea, text } from "./column-types.js";
 import { checkpoints, sessions } from "./schema.js";
 
@@ -35,7 +35,8 @@ export const lgCheckpoints = pgTable(
     /** JSON of the messages channel's version that the forkpoint checkpoint's messages are (null: none are). */
     messagesVersion: text("messages_version"),
   },
-  (t) => [primaryKey({ columns: [t.sessionId, t.checkpointId] })],
+  // The foreign key's child column: deleting a forkpoint checkpoint (deleteSession, prune) checks it by this index.
+  (t) => [primaryKey({ columns: [t.sessionId, t.checkpointId] }), index("lg_checkpoints_fp_checkpoint").on(t.fpCheckpointId)],
 );
 
 /** LangGraph channel values other than the mirrored messages, once per (channel, version) of a thread. */

@@ -178,8 +178,12 @@ export const checkpoints = pgTable(
     // name and metadata do not promise: the listing reads the table by this index instead.
     index("checkpoints_user_listing").on(t.userId, t.seq),
     index("checkpoints_user_session_seq").on(t.userId, t.sessionId, t.seq),
-    // Retention (one per name) finds the newest checkpoint of a name without reading the others.
+    // Retention (one per name) finds the newest checkpoint of a name without reading the others; it also serves the
+    // foreign key to sessions (deleting a session checks it).
     index("checkpoints_session_name_seq").on(t.sessionId, t.name, t.seq),
+    // The foreign key to branches: deleting a branch checks it, which without an index is a scan of every user's
+    // checkpoints per deleted branch (deleteSession of a branchy session took seconds).
+    index("checkpoints_branch").on(t.branchId),
     // Retention's keepFor reads the checkpoints that aged out since it last looked, by time. Partial: the timeline walks
     // checkpoints by seq, so a session without a policy writes no entry of it.
     index("checkpoints_session_weighed_created")

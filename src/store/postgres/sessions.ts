@@ -39,8 +39,8 @@ const TIMELINE = `SELECT * FROM (SELECT * FROM (${timelineQuery(true)}) o WHERE 
   UNION ALL SELECT * FROM (${timelineQuery(false)}) u WHERE NOT ${ORDERED}) t
   ORDER BY "createdAt" DESC, source COLLATE "C" DESC, seq DESC`;
 
-/** Children before parents: the foreign keys hold at every statement. */
-const DELETE_SESSION = [
+/** Children before parents: the foreign keys hold at every statement. Each reads by index (tests check the plans). */
+export const DELETE_SESSION = [
   `DELETE FROM lg_writes WHERE session_id = $1`,
   `DELETE FROM lg_blobs WHERE session_id = $1`,
   `DELETE FROM lg_checkpoints WHERE session_id = $1`,

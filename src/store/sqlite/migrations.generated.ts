@@ -253,5 +253,15 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     "sql": [
       "CREATE TABLE `requests` (\n\t`session_id` text NOT NULL,\n\t`request_id` text NOT NULL,\n\t`fingerprint` text NOT NULL,\n\t`answer` text NOT NULL,\n\t`created_at` integer NOT NULL,\n\tPRIMARY KEY(`session_id`, `request_id`)\n);\n"
     ]
+  },
+  {
+    "tag": "0019_checkpoint_fk_indexes",
+    "folderMillis": 1795918845559,
+    "hash": "a39e130103f50c31953ee2ba1b46049278bf3bc7fd7ce68740f1790e90637499",
+    "sql": [
+      "CREATE INDEX `checkpoints_branch` ON `checkpoints` (`branch_id`);",
+      "\nCREATE INDEX `checkpoints_session` ON `checkpoints` (`session_id`);",
+      "\nCREATE INDEX `lg_checkpoints_fp_checkpoint` ON `lg_checkpoints` (`fp_checkpoint_id`);"
+    ]
   }
 ];

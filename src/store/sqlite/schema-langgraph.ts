@@ -1,5 +1,5 @@
 // The tables of LangGraph's ForkpointSaver (forkpoint/langgraph), part of the schema drizzle-kit reads through schema.ts.
-import { blob, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { checkpoints, sessions } from "./schema.js";
 
 /**
@@ -40,7 +40,8 @@ export const lgCheckpoints = sqliteTable(
     /** JSON of the messages channel's version that the forkpoint checkpoint's messages are (null: none are). */
     messagesVersion: text("messages_version"),
   },
-  (t) => [primaryKey({ columns: [t.sessionId, t.checkpointId] })],
+  // The foreign key's child column: deleting a forkpoint checkpoint (deleteSession, prune) checks it by this index.
+  (t) => [primaryKey({ columns: [t.sessionId, t.checkpointId] }), index("lg_checkpoints_fp_checkpoint").on(t.fpCheckpointId)],
 );
 
 /** LangGraph channel values other than the mirrored messages, once per (channel, version) of a thread. */

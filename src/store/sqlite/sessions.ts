@@ -32,6 +32,33 @@ function timelineStreams(ordered: boolean) {
 const newestFirst = (a: TimelineRow, b: TimelineRow) =>
   b.createdAt - a.createdAt || (a.source < b.source ? 1 : a.source > b.source ? -1 : 0) || b.seq - a.seq;
 
+/**
+ * Children before parents (foreign keys are on). Each reads by index, and so does each foreign-key check a deleted row
+ * makes (tests check the plans): the work follows the session's own rows, not the database's.
+ */
+export const DELETE_SESSION = [
+  `DELETE FROM lg_writes WHERE session_id = ?`,
+  `DELETE FROM lg_blobs WHERE session_id = ?`,
+  `DELETE FROM lg_checkpoints WHERE session_id = ?`,
+  `DELETE FROM lg_threads WHERE session_id = ?`,
+  `DELETE FROM checkpoint_files WHERE checkpoint_id IN (SELECT id FROM checkpoints WHERE session_id = ?)`,
+  `DELETE FROM checkpoint_metadata WHERE cp_seq IN (SELECT seq FROM checkpoints WHERE session_id = ?)`,
+  `DELETE FROM tool_results WHERE entry_id IN (SELECT e.id FROM entries e JOIN branches b ON b.id = e.branch_id WHERE b.session_id = ?)`,
+  `DELETE FROM applied WHERE session_id = ?`,
+  `DELETE FROM running_calls WHERE session_id = ?`,
+  `DELETE FROM imported_calls WHERE session_id = ?`,
+  `DELETE FROM move_steps WHERE move_id IN (SELECT id FROM moves WHERE session_id = ?)`,
+  `DELETE FROM moves WHERE session_id = ?`,
+  `DELETE FROM move_history WHERE session_id = ?`,
+  `DELETE FROM events WHERE session_id = ?`,
+  `DELETE FROM requests WHERE session_id = ?`,
+  `DELETE FROM workspaces WHERE session_id = ?`,
+  `DELETE FROM checkpoints WHERE session_id = ?`,
+  `DELETE FROM entries WHERE branch_id IN (SELECT id FROM branches WHERE session_id = ?)`,
+  `DELETE FROM branches WHERE session_id = ?`,
+  `DELETE FROM sessions WHERE id = ?`,
+];
+
 export function sessionsTx(db: Database.Database): SessionsTx {
   const p = (sql: string, mode?: RowMode) => prepare(db, sql, mode);
   const s = {
@@ -139,32 +166,7 @@ export function sessionsTx(db: Database.Database): SessionsTx {
     },
 
     *deleteSession(sessionId: string) {
-      // Children before parents (foreign keys are on).
-      const entriesOf = `SELECT e.id FROM entries e JOIN branches b ON b.id = e.branch_id WHERE b.session_id = ?`;
-      for (const sql of [
-        `DELETE FROM lg_writes WHERE session_id = ?`,
-        `DELETE FROM lg_blobs WHERE session_id = ?`,
-        `DELETE FROM lg_checkpoints WHERE session_id = ?`,
-        `DELETE FROM lg_threads WHERE session_id = ?`,
-        `DELETE FROM checkpoint_files WHERE checkpoint_id IN (SELECT id FROM checkpoints WHERE session_id = ?)`,
-        `DELETE FROM checkpoint_metadata WHERE cp_seq IN (SELECT seq FROM checkpoints WHERE session_id = ?)`,
-        `DELETE FROM tool_results WHERE entry_id IN (${entriesOf})`,
-        `DELETE FROM applied WHERE session_id = ?`,
-        `DELETE FROM running_calls WHERE session_id = ?`,
-        `DELETE FROM imported_calls WHERE session_id = ?`,
-        `DELETE FROM move_steps WHERE move_id IN (SELECT id FROM moves WHERE session_id = ?)`,
-        `DELETE FROM moves WHERE session_id = ?`,
-        `DELETE FROM move_history WHERE session_id = ?`,
-        `DELETE FROM events WHERE session_id = ?`,
-        `DELETE FROM requests WHERE session_id = ?`,
-        `DELETE FROM workspaces WHERE session_id = ?`,
-        `DELETE FROM checkpoints WHERE session_id = ?`,
-        `DELETE FROM entries WHERE branch_id IN (SELECT id FROM branches WHERE session_id = ?)`,
-        `DELETE FROM branches WHERE session_id = ?`,
-        `DELETE FROM sessions WHERE id = ?`,
-      ]) {
-        db.prepare(sql).run(sessionId);
-      }
+      for (const sql of DELETE_SESSION) db.prepare(sql).run(sessionId);
     },
     *insertEvent(row: Omit<EventRow, "seq">, how?: { asRecorded?: boolean }) {
       (how?.asRecorded ? s.insertRecordedEvent : s.insertEvent).run(row);
