@@ -1,7 +1,7 @@
 // history: the messages of a branch's lineage (or a page of them, with their versions), read in one unit.
 import { historyInput, parseOptions, type HistoryOptions } from "../models/inputs.js";
 import type { Message, MessageVersions, VersionedMessage } from "../models/types.js";
-import type { MessageRow, Step, Tx } from "../store/port/index.js";
+import type { MessageRow, Step, Tx, VersionRow } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedSession } from "./core/owned.js";
 import { toMessage } from "./core/rows.js";
@@ -39,23 +39,33 @@ function* lastMessages(tx: Tx, branchId: string, upTo: number | undefined, limit
 
 /** Each message with its `< i/n >` versions, read for the whole page in one store call. */
 function* withVersions(tx: Tx, sessionId: string, page: Message[]): Step<VersionedMessage[]> {
-  const byMessage = new Map<string, { id: string; branchId: string }[]>();
-  for (const row of yield* tx.messageVersions(
+  const rows = yield* tx.messageVersions(
     sessionId,
     page.map((m) => m.id),
-  )) {
-    let list = byMessage.get(row.ofId);
-    if (!list) byMessage.set(row.ofId, (list = []));
+  );
+  return versionedPage(page, rows);
+}
+
+/**
+ * The page's messages with their versions, from the store's rows (ordered by message, then creation). Linear in the
+ * rows: a message with thousands of versions (regenerated answers) costs what its `branchIds` hold.
+ */
+export function versionedPage(page: Message[], rows: readonly VersionRow[]): VersionedMessage[] {
+  const byMessage = new Map<string, { index: Map<string, number>; branchIds: string[] }>();
+  for (const row of rows) {
+    let versions = byMessage.get(row.ofId);
+    if (!versions) byMessage.set(row.ofId, (versions = { index: new Map(), branchIds: [] }));
+    const id = row.id;
     // A branch forked at the same entry may also be the entry's own branch: each version once.
-    if (!list.some((v) => v.id === row.id)) list.push(row);
+    if (versions.index.has(id)) continue;
+    versions.index.set(id, versions.branchIds.length);
+    versions.branchIds.push(row.branchId);
   }
   return page.map((m) => {
-    const list = byMessage.get(m.id) ?? [{ id: m.id, branchId: m.branchId }];
-    const versions: MessageVersions = {
-      index: list.findIndex((v) => v.id === m.id),
-      count: list.length,
-      branchIds: list.map((v) => v.branchId),
-    };
+    const found = byMessage.get(m.id);
+    const versions: MessageVersions = found
+      ? { index: found.index.get(m.id) ?? -1, count: found.branchIds.length, branchIds: found.branchIds }
+      : { index: 0, count: 1, branchIds: [m.branchId] };
     return { ...m, versions };
   });
 }

@@ -1,7 +1,10 @@
 // Chat reading: one message by id, history pages before a position, and each message's `< i/n >` versions in one call.
 import { describe, expect, it } from "vitest";
-import { NotFoundError, ValidationError } from "../../src/index.js";
-import { dumpOf } from "../fixtures/backend.js";
+import { NotFoundError, ValidationError, type Message } from "../../src/index.js";
+import { versionedPage } from "../../src/sessions/history.js";
+import { MESSAGE_VERSIONS as POSTGRES_MESSAGE_VERSIONS } from "../../src/store/postgres/entries.js";
+import { MESSAGE_VERSIONS as SQLITE_MESSAGE_VERSIONS } from "../../src/store/sqlite/entries.js";
+import { dumpOf, onPostgres, sqlOn } from "../fixtures/backend.js";
 import { tempDatabases } from "../helpers.js";
 
 const dbs = tempDatabases();
@@ -112,5 +115,88 @@ describe("history pages", () => {
       expect(e).toMatchObject({ field });
     }
     expect(await dumpOf(path)).toEqual(before);
+  });
+});
+
+// What a page with versions costs follows what it returns (each message's versions), never their square nor the
+// session's other branches: counted in reads of the versions' ids, and in the query's plan.
+describe("history({ withVersions }) cost", () => {
+  it("groups n versions in work linear in n (reads of their ids counted)", () => {
+    const n = 2_000;
+    let reads = 0;
+    const rows = Array.from({ length: n }, (_, i) => ({
+      ofId: "msg_a",
+      branchId: `br_${i}`,
+      get id() {
+        reads++;
+        return `msg_${i === 0 ? "a" : i}`;
+      },
+    }));
+    const message = { id: "msg_a", branchId: "br_0" } as Message;
+    const [page] = versionedPage([message], rows);
+    expect(page!.versions).toMatchObject({ index: 0, count: n });
+    expect(page!.versions.branchIds).toHaveLength(n);
+    expect(reads).toBeLessThanOrEqual(4 * n);
+  });
+
+  it("reads every version by index, and only branches that are versions (query plan)", async () => {
+    const { fp, path } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    const [q, a] = await s.append([
+      { role: "user", content: "q" },
+      { role: "assistant", content: "a" },
+    ]);
+    // Branches forked elsewhere (after the answer) beside versions of the first message and of the answer.
+    const cp = await s.checkpoint();
+    for (let i = 0; i < 3; i++) await s.rollback(cp.id);
+    await s.edit(q!.id, { content: "q2" });
+    await s.regenerate(a!.id, { content: "a2" });
+    const ids = [q!.id, a!.id];
+    expect((await s.history({ branchId: q!.branchId, withVersions: true })).map((m) => m.versions.count)).toEqual([2, 2]);
+    if (onPostgres) {
+      // Tables of realistic size, so that the planner's costs are those of a busy database: 2,000 other sessions, each
+      // with a branch holding messages at the same positions, then statistics.
+      await sqlOn(
+        path,
+        `INSERT INTO sessions (id, user_id, current_branch_id, created_at, updated_at)
+        SELECT 'ses_filler' || g, 'filler', 'br_filler' || g, g, g FROM generate_series(1, 2000) g`,
+      );
+      await sqlOn(
+        path,
+        `INSERT INTO branches (id, session_id, parent_id, fork_position, reason, created_at)
+        SELECT 'br_filler' || g, 'ses_filler' || g, NULL, 0, 'root', g FROM generate_series(1, 2000) g`,
+      );
+      await sqlOn(
+        path,
+        `INSERT INTO entries (id, branch_id, position, kind, role, content, msg_count, hash, created_at)
+        SELECT 'msg_filler' || g || '_' || p, 'br_filler' || g, p, 'message', 'user', '"x"', p, 'h', g
+        FROM generate_series(1, 2000) g, generate_series(1, 3) p`,
+      );
+      await sqlOn(path, `ANALYZE entries; ANALYZE branches`);
+    }
+    const plan = onPostgres
+      ? (
+          await sqlOn<{ "QUERY PLAN": string }>(
+            path,
+            `EXPLAIN ${POSTGRES_MESSAGE_VERSIONS.replace("$1::text[]", `ARRAY['${ids.join("','")}']`).replace("$2", `'${s.id}'`)}`,
+          )
+        )
+          .map((r) => r["QUERY PLAN"])
+          .join("\n")
+      : (await sqlOn<{ detail: string }>(path, `EXPLAIN QUERY PLAN ${SQLITE_MESSAGE_VERSIONS}`, [JSON.stringify(ids), s.id]))
+          .map((r) => r.detail)
+          .join("\n");
+    if (onPostgres) {
+      expect(plan).not.toMatch(/Seq Scan on (entries|branches)/);
+      // The session's branches are found by their fork entry too (none: a fork at 0), never by the session alone.
+      const conds = [...plan.matchAll(/Index (?:Only )?Scan using branches_session_fork_entry[^\n]*\n\s*Index Cond: ([^\n]*)/g)].map(
+        (m) => m[1],
+      );
+      expect(conds.length).toBeGreaterThan(0);
+      for (const cond of conds) expect(cond).toMatch(/fork_entry_id/);
+    } else {
+      expect(plan).not.toMatch(/\bSCAN (entries|branches|[a-z]\b)/);
+      expect(plan).not.toMatch(/branches_session_fork_entry \(session_id=\?\)/);
+    }
   });
 });

@@ -44,6 +44,30 @@ function* snapshotIds(sql: Sql, ids: Map<string, number>, hashes: string[]) {
 /** Snapshots an import stores per statement: bodies can be large, and a statement carries them all. */
 const SNAPSHOT_CHUNK = 100;
 
+/**
+ * The entry before each message (its own branch's, or the fork entry at the branch's start), then every message at that
+ * position following the same entry: on that entry's branch, or on a branch forked at it (at 0: forked at 0, which is
+ * a branch with no fork entry, so the index finds those branches alone). The candidate branches are listed per message
+ * first (LATERAL), then each one's message at the position read by (branch_id, position): the cost follows the versions
+ * returned, never the database's entries at that position (tests check the plan).
+ */
+export const MESSAGE_VERSIONS = `WITH m AS MATERIALIZED (
+    SELECT e.id AS of_id, e.position, b.session_id, CASE WHEN e.position - 1 > b.fork_position
+      THEN (SELECT a.id FROM entries a WHERE a.branch_id = e.branch_id AND a.position = e.position - 1)
+      ELSE b.fork_entry_id END AS anchor_id
+    FROM entries e JOIN branches b ON b.id = e.branch_id
+    WHERE e.id = ANY($1::text[]) AND b.session_id = $2)
+  SELECT m.of_id AS "ofId", v.id AS id, v.branch_id AS "branchId"
+  FROM m CROSS JOIN LATERAL (
+      SELECT a.branch_id FROM entries a WHERE a.id = m.anchor_id
+      UNION SELECT f.id FROM branches f WHERE f.session_id = m.session_id AND f.fork_entry_id = m.anchor_id
+      UNION SELECT z.id FROM branches z
+        WHERE m.anchor_id IS NULL AND z.session_id = m.session_id AND z.fork_entry_id IS NULL AND z.fork_position = 0
+    ) c (branch_id)
+    JOIN entries v ON v.branch_id = c.branch_id AND v.position = m.position
+  WHERE v.kind = 'message'
+  ORDER BY m.of_id, v.seq`;
+
 export function entriesTx(sql: Sql): EntriesTx {
   return {
     *insertBranch(r: BranchRow, move?: BranchMove) {
@@ -231,23 +255,7 @@ export function entriesTx(sql: Sql): EntriesTx {
     },
     *messageVersions(sessionId: string, messageIds: readonly string[]) {
       if (messageIds.length === 0) return [];
-      // The entry before each message (its own branch's, or the fork entry at the branch's start), then every message
-      // at that position following the same entry: on that entry's branch, or on a branch forked at it (at 0: at 0).
-      return yield* sql.rows<VersionRow>(
-        `WITH m AS (
-          SELECT e.id AS of_id, e.position, b.session_id, CASE WHEN e.position - 1 > b.fork_position
-            THEN (SELECT a.id FROM entries a WHERE a.branch_id = e.branch_id AND a.position = e.position - 1)
-            ELSE b.fork_entry_id END AS anchor_id
-          FROM entries e JOIN branches b ON b.id = e.branch_id
-          WHERE e.id = ANY($1::text[]) AND b.session_id = $2)
-        SELECT m.of_id AS "ofId", v.id AS id, v.branch_id AS "branchId"
-        FROM m JOIN entries v ON v.position = m.position AND v.kind = 'message' AND v.branch_id IN (
-          SELECT a.branch_id FROM entries a WHERE a.id = m.anchor_id
-          UNION ALL SELECT f.id FROM branches f WHERE f.session_id = m.session_id AND f.fork_entry_id = m.anchor_id
-          UNION ALL SELECT z.id FROM branches z WHERE m.anchor_id IS NULL AND z.session_id = m.session_id AND z.fork_position = 0)
-        ORDER BY m.of_id, v.seq`,
-        [messageIds, sessionId],
-      );
+      return yield* sql.rows<VersionRow>(MESSAGE_VERSIONS, [messageIds, sessionId]);
     },
     *setBranchName(branchId: string, name: string | null) {
       yield* sql.exec(`UPDATE branches SET name = $1 WHERE id = $2`, [name, branchId]);

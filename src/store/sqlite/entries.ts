@@ -32,6 +32,25 @@ import {
 } from "./columns.js";
 import { prepare, type RowMode } from "./object-rows.js";
 
+/**
+ * The entry before each message (its own branch's, or the fork entry at the branch's start), then every message at that
+ * position following the same entry: on that entry's branch, or on a branch forked at it (at 0: forked at 0, which is
+ * a branch with no fork entry, so the index finds those branches alone). Every read is an index search (tests check
+ * the plan): the cost follows the versions returned.
+ */
+export const MESSAGE_VERSIONS = `WITH m AS (
+      SELECT e.id AS of_id, e.position, b.session_id, CASE WHEN e.position - 1 > b.fork_position
+        THEN (SELECT a.id FROM entries a WHERE a.branch_id = e.branch_id AND a.position = e.position - 1)
+        ELSE b.fork_entry_id END AS anchor_id
+      FROM entries e JOIN branches b ON b.id = e.branch_id
+      WHERE e.id IN (SELECT value FROM json_each(?)) AND b.session_id = ?)
+    SELECT m.of_id AS ofId, v.id AS id, v.branch_id AS branchId
+    FROM m JOIN entries v ON v.position = m.position AND v.kind = 'message' AND v.branch_id IN (
+      SELECT a.branch_id FROM entries a WHERE a.id = m.anchor_id
+      UNION ALL SELECT f.id FROM branches f WHERE f.session_id = m.session_id AND f.fork_entry_id = m.anchor_id
+      UNION ALL SELECT z.id FROM branches z WHERE m.anchor_id IS NULL AND z.session_id = m.session_id AND z.fork_entry_id IS NULL AND z.fork_position = 0)
+    ORDER BY m.of_id, v.seq`;
+
 export function entriesTx(db: Database.Database): EntriesTx {
   const p = (sql: string, mode?: RowMode) => prepare(db, sql, mode);
   const s = {
@@ -109,22 +128,7 @@ export function entriesTx(db: Database.Database): EntriesTx {
     FROM entries WHERE branch_id = ? AND position > ? AND position <= ? AND kind = 'message' ORDER BY position DESC LIMIT ?`,
       "raw",
     ),
-    // The entry before each message (its own branch's, or the fork entry at the branch's start), then every message at
-    // that position following the same entry: on that entry's branch, or on a branch forked at it (at 0: forked at 0).
-    messageVersions: p(
-      `WITH m AS (
-      SELECT e.id AS of_id, e.position, b.session_id, CASE WHEN e.position - 1 > b.fork_position
-        THEN (SELECT a.id FROM entries a WHERE a.branch_id = e.branch_id AND a.position = e.position - 1)
-        ELSE b.fork_entry_id END AS anchor_id
-      FROM entries e JOIN branches b ON b.id = e.branch_id
-      WHERE e.id IN (SELECT value FROM json_each(?)) AND b.session_id = ?)
-    SELECT m.of_id AS ofId, v.id AS id, v.branch_id AS branchId
-    FROM m JOIN entries v ON v.position = m.position AND v.kind = 'message' AND v.branch_id IN (
-      SELECT a.branch_id FROM entries a WHERE a.id = m.anchor_id
-      UNION ALL SELECT f.id FROM branches f WHERE f.session_id = m.session_id AND f.fork_entry_id = m.anchor_id
-      UNION ALL SELECT z.id FROM branches z WHERE m.anchor_id IS NULL AND z.session_id = m.session_id AND z.fork_position = 0)
-    ORDER BY m.of_id, v.seq`,
-    ),
+    messageVersions: p(MESSAGE_VERSIONS),
     setBranchName: p(`UPDATE branches SET name = ? WHERE id = ?`),
     segmentTools: p(
       `SELECT ${TOOL_COLS} FROM ${TOOL_JOIN} WHERE e.branch_id = ? AND e.position > ? AND e.position <= ? AND e.kind = 'tool' ORDER BY e.position`,
