@@ -8,7 +8,7 @@ import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedCurrent } from "./core/owned.js";
 import { retainAfterCheckpoint } from "./retention.js";
 import { toCheckpoint } from "./core/rows.js";
-import { writeCheckpoint, writeMessages, type EntryFields } from "./log/writer.js";
+import { writeCaptureEntry, writeCheckpoint, writeMessages, type EntryFields } from "./log/writer.js";
 import { messagesAnswer } from "./append.js";
 import { applyOnce, recordRequest, requestOf, type AnswerCodec, type Request } from "./requests/ledger.js";
 import { saveSnapshot, takeSnapshot, type TakenSnapshot } from "./workspace/workspace.js";
@@ -104,8 +104,10 @@ function* checkpointUnit(
   // The scan request must stay before any write: returning commits this transaction.
   if (ws && (!files || files.dir !== ws.dir || files.exclude !== ws.exclude)) return { scan: ws };
   const written = yield* writeMessages(ctx, tx, session, branch.id, start, messages);
+  // A capture of files is an entry of its own: each such checkpoint is a point a rollback forks from (messages or none).
+  const head = ws && files ? yield* writeCaptureEntry(ctx, tx, branch.id, written.head) : written.head;
   const now = ctx.now();
-  const row = yield* writeCheckpoint(ctx, tx, session, branch.id, written.head, {
+  const row = yield* writeCheckpoint(ctx, tx, session, branch.id, head, {
     name: o.name,
     auto: false,
     metadata: o.metadata,

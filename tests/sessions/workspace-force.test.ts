@@ -75,17 +75,17 @@ describe("force: true", () => {
   it("saves the drifted files in a checkpoint of their own, then overwrites them with the target's", async () => {
     const { s, a } = await drifted();
     const left = (await s.info()).currentBranchId;
-    const head = (await s.history()).length;
+    const head = (await s.branches()).find((b) => b.current)!.head;
     const result = await s.rollback(a.id, { scope: "files", force: true });
     expect(tree()).toEqual(VERSION_A);
     expect(result.files).toEqual({ written: ["a.txt", "b.txt"], deleted: ["new.txt"] });
     expect(result.savedDrift).toEqual({ checkpointId: expect.any(String), files: ["a.txt", "b.txt", "new.txt"] });
 
-    // The saved checkpoint: on the branch the move left, at its head, named and tagged, not automatic.
+    // The saved checkpoint: on the branch the move left, after its head (its capture is an entry), named and tagged.
     const saved = (await fp.listCheckpoints({ userId: "alice", sessionId: s.id })).items.find(
       (c) => c.id === result.savedDrift!.checkpointId,
     )!;
-    expect(saved).toMatchObject({ name: "forced: drift before rollback", auto: false, branchId: left, position: head });
+    expect(saved).toMatchObject({ name: "forced: drift before rollback", auto: false, branchId: left, position: head + 1 });
     expect(saved.metadata).toEqual({ forkpoint: "saved-drift", move: "rollback", drifted: ["a.txt", "b.txt", "new.txt"] });
     expect((await s.restore(saved.id)).history.map((m) => m.content)).toEqual(["hi", "later"]);
 

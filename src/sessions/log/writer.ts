@@ -7,6 +7,7 @@ import type { EngineContext } from "../core/context.js";
 import { toCheckpoint, toMessage } from "../core/rows.js";
 import { EMPTY_STATE_HASH, checkpointChecksum, entryHash } from "../integrity/hashes.js";
 import { headOfEntry, type Head } from "./lineage.js";
+import { storeSnapshot } from "./snapshots.js";
 import { retainAfterWrite } from "../retention.js";
 
 export interface EntryFields {
@@ -61,6 +62,21 @@ export function* writeEntry(
 export function* stateHashOf(tx: Tx, stateId: number | null): Step<string> {
   if (stateId === null) return EMPTY_STATE_HASH;
   return (yield* tx.getSnapshot(stateId))!.hash;
+}
+
+/** The metadata of the entry that records a checkpoint's capture of the workspace's files (see `writeCaptureEntry`). */
+const CAPTURE_METADATA = JSON.stringify({ forkpoint: "files" });
+
+/**
+ * Records a capture of the workspace's files as an entry of the log: a state entry that keeps the state as it is, so
+ * the checkpoint taken after it has a position of its own (a session that writes no messages, as an MCP client's, still
+ * gets one point per checkpoint for a rollback to fork from and for undo and redo to cross). Returns the new head.
+ */
+export function* writeCaptureEntry(ctx: EngineContext, tx: Tx, branchId: string, head: Head): Step<Head> {
+  // A state entry always points at a snapshot (exports carry its hash): `{}` is stored once when none was set yet.
+  const state =
+    head.stateId === null ? yield* storeSnapshot(ctx, tx, {}) : { id: head.stateId, hash: yield* stateHashOf(tx, head.stateId) };
+  return headOfEntry(yield* writeEntry(ctx, tx, branchId, head, { kind: "state", state, metadata: CAPTURE_METADATA }));
 }
 
 export interface CheckpointFields {

@@ -42,8 +42,10 @@ export async function performMove(
         const { ws, manifestId, from, kind } = await ctx.store.read((tx) => performMoveUnit(tx, ref, prepare, scope, ctx, o));
         const { prepared, savedDrift } = await prepareMoveRestore(ctx, ref, ws, manifestId, o.force ? { move: kind } : null);
         const saved = savedDrift ? { savedDrift } : {};
+        // Saved drift is a checkpoint with a position of its own: the conversation leaves from there (recovery compares).
+        const left = savedDrift ? await ctx.store.read((tx) => leavingFrom(tx, ref)) : from;
         // Whatever fails from here on says where the drift was saved.
-        const files = await reportSavedDrift(savedDrift, restoreFiles(ctx, ref.id, prepared, { scope, ...from }));
+        const files = await reportSavedDrift(savedDrift, restoreFiles(ctx, ref.id, prepared, { scope, ...left }));
         if (scope === "files") return { ...(await reportSavedDrift(savedDrift, stayingPut(ctx, ref))), files, ...saved };
         // The journal stays until the conversation has moved (or the move failed, leaving the files restored, as before):
         // a crash in between is told apart by recovery from the session's current branch and head.
@@ -79,6 +81,12 @@ function* performMoveUnit(
   if (scope === "both" && session.hasTools) refuseMove((yield* computePlan(ctx, tx, session, base.target)).steps, o);
   const manifestId = yield* targetFiles(tx, ws, base.target, base.newBranch?.forkCheckpointId ?? null);
   return { ws, manifestId, from: { fromBranchId: branch.id, fromHead: head.position }, kind: base.kind };
+}
+
+/** Where the session's conversation is before a move: what a restore's journal records. */
+function* leavingFrom(tx: Tx, ref: SessionRef) {
+  const { branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
+  return { fromBranchId: branch.id, fromHead: head.position };
 }
 
 /**
