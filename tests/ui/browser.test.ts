@@ -134,6 +134,85 @@ describe.skipIf(!available)("forkpoint ui in Chromium", () => {
     expect(await page.locator("img[src=x]").count()).toBe(0);
   });
 
+  it("isolates stored bidi controls: user text never reorders the page's own text", async () => {
+    // A right-to-left override (U+202E) opened and never closed in every kind of user text the page shows.
+    const RLO = "\u202e";
+    const fp = openForkpoint({ path: db, tools: [writeFile] });
+    let ids: { session: string; first: string; second: string; branch: string };
+    try {
+      const s = await fp.createSession({ userId: "demo", title: `${RLO}reversed title` });
+      await s.append({ role: "user", content: `${RLO}reversed question` });
+      await s.setState({ [`${RLO}key`]: `${RLO}value` });
+      await s.recordToolCall({ tool: `${RLO}tool`, args: { [`${RLO}arg`]: `${RLO}text` }, result: `${RLO}result` });
+      const first = await s.checkpoint({ name: `${RLO}first mark` });
+      await s.append({ role: "assistant", content: `${RLO}reversed answer` });
+      await s.setState({ [`${RLO}key`]: `${RLO}other`, [`${RLO}new`]: 1 });
+      const second = await s.checkpoint({ name: `${RLO}second mark` });
+      await s.rollback(first.id);
+      const branch = (await s.info()).currentBranchId;
+      await s.nameBranch(branch, `${RLO}named branch`);
+      ids = { session: s.id, first: first.id, second: second.id, branch };
+    } finally {
+      await fp.close();
+    }
+    await page.goto(url);
+    await page.getByRole("button", { name: "demo", exact: true }).click();
+    await page.getByTestId(`session-${ids.session}`).click();
+    await expect.poll(() => page.getByTestId("session-title").textContent()).toBe(`${RLO}reversed title`);
+    await page.getByTestId(`checkpoint-${ids.second}`).click();
+    const panel = page.getByTestId("checkpoint-panel");
+    await expect.poll(() => panel.getByTestId("checkpoint-history").textContent()).toContain("reversed answer");
+    await panel.getByTestId("checkpoint-history").locator("li").first().getByRole("button", { name: "versions" }).click();
+    await expect.poll(() => page.getByTestId("versions-content").textContent()).toContain("reversed question");
+    const diff = page.getByTestId("diff-panel");
+    await diff.getByTestId("diff-a").selectOption(ids.first);
+    await diff.getByTestId("diff-b").selectOption(ids.second);
+    await diff.getByTestId("diff-run").click();
+    await expect.poll(() => diff.getByTestId("diff-result").textContent()).toContain("reversed answer");
+    await page.getByTestId(`branch-${ids.branch}`).locator(".node-title button").click();
+    await expect.poll(() => page.getByTestId("plan-panel").locator("h2").textContent()).toContain("named branch");
+
+    // The page's own text (every text without a bidi control of its own) runs left to right: within a text, two
+    // adjacent Latin letters on one line; between two texts one after the other on a line of the same block, the
+    // second starts right of where the first ends. An override leaking out of user text reverses both.
+    const reversed = await page.evaluate(() => {
+      const out: string[] = [];
+      const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+      const range = document.createRange();
+      const box = (node: Text, i: number) => {
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        return range.getBoundingClientRect();
+      };
+      const blockOf = (node: Node) => {
+        let e = node.parentElement;
+        while (e && getComputedStyle(e).display === "inline") e = e.parentElement;
+        return e;
+      };
+      let previous: { text: string; last: DOMRect; block: Element | null } | undefined;
+      for (let node = walker.nextNode() as Text | null; node; node = walker.nextNode() as Text | null) {
+        if (/[\u200e\u200f\u202a-\u202e\u2066-\u2069]/.test(node.data)) continue;
+        const first = node.data.search(/\S/);
+        if (first < 0) continue;
+        const last = node.data.length - 1 - [...node.data].reverse().join("").search(/\S/);
+        const [start, end] = [box(node, first), box(node, last)];
+        if (start.width === 0 || end.width === 0) continue;
+        const block = blockOf(node);
+        if (previous && previous.block === block && Math.abs(previous.last.top - start.top) < 1 && start.left < previous.last.left)
+          out.push(`${previous.text} | ${node.data}`);
+        previous = { text: node.data, last: end, block };
+        const at = /[A-Za-z]{2}/.exec(node.data)?.index;
+        if (at === undefined) continue;
+        const [a, b] = [box(node, at), box(node, at + 1)];
+        if (Math.abs(a.top - b.top) < 1 && b.left < a.left) out.push(node.data);
+      }
+      return out;
+    });
+    expect(reversed).toEqual([]);
+    // And user text is what was stored, control included.
+    expect(await page.getByTestId("session-title").textContent()).toBe(`${RLO}reversed title`);
+  });
+
   it("plans a rollback (what it would undo), performs it, and the session moved", async () => {
     await page.getByTestId(`session-${demo.agent.sessionId}`).click();
     await page.getByTestId(`checkpoint-${demo.agent.startCheckpointId}`).click();

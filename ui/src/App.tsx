@@ -21,7 +21,7 @@ function Users(props: { selected: string | undefined; onSelect: (u: string) => v
         {users?.items.map((u) => (
           <li key={u.userId}>
             <button className={`link${props.selected === u.userId ? " selected" : ""}`} onClick={() => props.onSelect(u.userId)}>
-              {u.userId}
+              <bdi>{u.userId}</bdi>
             </button>{" "}
             <span className="muted">{u.sessions}</span>
           </li>
@@ -50,7 +50,9 @@ function Sessions(props: { user: string; selected: string | undefined; onSelect:
   }, [load]);
   return (
     <section>
-      <h2>Sessions of {props.user}</h2>
+      <h2>
+        Sessions of <bdi>{props.user}</bdi>
+      </h2>
       <input placeholder="search titles" value={q} onChange={(e) => setQ(e.target.value)} data-testid="session-search" />
       <ErrorLine error={error} />
       <ul className="list" data-testid="sessions">
@@ -61,7 +63,7 @@ function Sessions(props: { user: string; selected: string | undefined; onSelect:
               onClick={() => props.onSelect(s.id)}
               data-testid={`session-${s.id}`}
             >
-              {s.title ?? "(untitled)"}
+              <bdi>{s.title ?? "(untitled)"}</bdi>
             </button>
             <div className="muted">{new Date(s.updatedAt).toLocaleString()}</div>
           </li>
@@ -128,7 +130,9 @@ export function App() {
         {tree ? (
           <>
             <header className="tree-header">
-              <b data-testid="session-title">{tree.info.title ?? "(untitled)"}</b>{" "}
+              <b data-testid="session-title">
+                <bdi>{tree.info.title ?? "(untitled)"}</bdi>
+              </b>{" "}
               <span className="muted">
                 {tree.branches.length} branches, {tree.checkpoints.length} checkpoints; world:{" "}
                 {tree.toolTrack.filter((t) => t.applied).length} tool effects applied on branch {tree.info.currentBranchId.slice(-6)}
@@ -184,10 +188,10 @@ export function App() {
                 {tree.checkpoints.map((c) => (
                   <li key={c.id}>
                     <button className="link" onClick={() => setCheckpointId(c.id)}>
-                      {c.name ?? c.id.slice(-6)}
+                      <bdi>{c.name ?? c.id.slice(-6)}</bdi>
                     </button>{" "}
                     <span className="muted">
-                      @{c.position} on {branchLabel(c.branchId)}
+                      @{c.position} on <bdi>{branchLabel(c.branchId)}</bdi>
                     </span>
                   </li>
                 ))}

@@ -1,17 +1,49 @@
 // The side panels: a checkpoint's state, history and tool track; a message's versions; two checkpoints' diff; a move's plan.
-import { useEffect, useState } from "react";
+import { useEffect, useState, type ReactNode } from "react";
 import { api } from "./api";
+import { isolate } from "./bidi";
 import type { Checkpoint, CheckpointDiff, Json, Message, MovePlan, Restored, ToolInvocation, Versions } from "./types";
 
-/** A JSON value as text: strings as they are, anything else as indented JSON. React escapes it when it renders. */
-export const text = (v: Json) => (typeof v === "string" ? v : JSON.stringify(v, null, 2));
-const path = (p: string[]) => (p.length === 0 ? "(the whole state)" : p.join("."));
+// Everything users store is shown isolated (<bdi>, or `isolate` inside built strings): a bidi control in it (U+202E
+// opened and never closed) reorders only that text, never the page's own around it. React escapes it when it renders.
+
+/** A JSON value as indented JSON (as JSON.stringify(v, null, 2) writes it), each key and string isolated. */
+function JsonText({ value }: { value: Json }) {
+  const out: ReactNode[] = [];
+  const str = (s: string) => out.push(<bdi key={out.length}>{JSON.stringify(s)}</bdi>);
+  const walk = (v: Json, indent: string): void => {
+    if (typeof v === "string") return void str(v);
+    if (v === null || typeof v !== "object") return void out.push(JSON.stringify(v));
+    const items: [string | null, Json][] = Array.isArray(v) ? v.map((x) => [null, x]) : Object.entries(v);
+    const [open, close] = Array.isArray(v) ? ["[", "]"] : ["{", "}"];
+    if (items.length === 0) return void out.push(open + close);
+    out.push(`${open}\n`);
+    items.forEach(([key, item], i) => {
+      out.push(`${indent}  `);
+      if (key !== null) {
+        str(key);
+        out.push(": ");
+      }
+      walk(item, `${indent}  `);
+      out.push(i < items.length - 1 ? ",\n" : "\n");
+    });
+    out.push(indent + close);
+  };
+  walk(value, "");
+  return <>{out}</>;
+}
+
+/** A stored JSON value: a string as it is, anything else as indented JSON; isolated either way. */
+export function Text({ value }: { value: Json }) {
+  return typeof value === "string" ? <bdi>{value}</bdi> : <JsonText value={value} />;
+}
+const path = (p: string[]) => (p.length === 0 ? "(the whole state)" : <bdi>{p.join(".")}</bdi>);
 
 export function ErrorLine({ error }: { error: unknown }) {
   if (!error) return null;
   return (
     <p className="error" role="alert">
-      {error instanceof Error ? error.message : String(error)}
+      <bdi>{error instanceof Error ? error.message : String(error)}</bdi>
     </p>
   );
 }
@@ -22,9 +54,14 @@ export function Tools({ tools, testid }: { tools: ToolInvocation[]; testid: stri
     <ul className="tools" data-testid={testid}>
       {tools.map((t) => (
         <li key={t.id}>
-          <b>{t.tool}</b> <span className="muted">@{t.position}</span> <span className={`badge ${t.status}`}>{t.status}</span>{" "}
+          <b>
+            <bdi>{t.tool}</bdi>
+          </b>{" "}
+          <span className="muted">@{t.position}</span> <span className={`badge ${t.status}`}>{t.status}</span>{" "}
           {t.applied ? <span className="badge world">applied</span> : <span className="badge">not applied</span>}
-          <pre>{text(t.args)}</pre>
+          <pre>
+            <Text value={t.args} />
+          </pre>
         </li>
       ))}
     </ul>
@@ -34,7 +71,10 @@ export function Tools({ tools, testid }: { tools: ToolInvocation[]; testid: stri
 function MessageRow({ m, onVersions }: { m: Message; onVersions: (id: string) => void }) {
   return (
     <li className={`message ${m.role}`}>
-      <span className="role">{m.role}</span> <span className="content">{text(m.content)}</span>{" "}
+      <bdi className="role">{m.role}</bdi>{" "}
+      <span className="content">
+        <Text value={m.content} />
+      </span>{" "}
       <button className="link" onClick={() => onVersions(m.id)} title="versions of this message">
         versions
       </button>
@@ -60,7 +100,7 @@ export function CheckpointPanel(props: {
   return (
     <section data-testid="checkpoint-panel">
       <h2>
-        Checkpoint {checkpoint.name ?? checkpoint.id.slice(-6)} <span className="muted">at {checkpoint.position}</span>
+        Checkpoint <bdi>{checkpoint.name ?? checkpoint.id.slice(-6)}</bdi> <span className="muted">at {checkpoint.position}</span>
       </h2>
       <button onClick={props.onPlan} data-testid="plan-rollback">
         Plan a rollback here
@@ -69,7 +109,9 @@ export function CheckpointPanel(props: {
       {restored && (
         <>
           <h3>State</h3>
-          <pre data-testid="checkpoint-state">{text(restored.state)}</pre>
+          <pre data-testid="checkpoint-state">
+            <Text value={restored.state} />
+          </pre>
           <h3>History ({restored.history.length})</h3>
           <ol className="history" data-testid="checkpoint-history">
             {restored.history.map((m) => (
@@ -119,7 +161,10 @@ export function VersionsPanel(props: { user: string; session: string; messageId:
             </button>
           </div>
           <p className="message">
-            <span className="role">{shown.message.role}</span> <span data-testid="versions-content">{text(shown.message.content)}</span>
+            <bdi className="role">{shown.message.role}</bdi>{" "}
+            <span data-testid="versions-content">
+              <Text value={shown.message.content} />
+            </span>
           </p>
           <p className="muted">on branch {shown.branchId.slice(-6)}</p>
         </>
@@ -129,7 +174,10 @@ export function VersionsPanel(props: { user: string; session: string; messageId:
 }
 
 /** A checkpoint as a picker names it: its name (or the end of its id) and position. */
-const label = (c: Checkpoint) => `${c.name ?? c.id.slice(-6)} @${c.position}`;
+const label = (c: Checkpoint) => `${isolate(c.name ?? c.id.slice(-6))} @${c.position}`;
+
+/** Stored names (tools, files) as one list, each isolated. */
+const names = (list: string[]) => (list.length === 0 ? "none" : list.map(isolate).join(", "));
 
 /** A picker of the session's checkpoints (one side of a diff). */
 function CheckpointSelect(props: { checkpoints: Checkpoint[]; value: string; onChange: (id: string) => void; testid: string }) {
@@ -176,17 +224,17 @@ export function DiffPanel(props: { user: string; session: string; checkpoints: C
           <ul>
             {diff.state.added.map((d, i) => (
               <li key={`a${i}`} className="added">
-                + {path(d.path)}: {text(d.value)}
+                + {path(d.path)}: <Text value={d.value} />
               </li>
             ))}
             {diff.state.removed.map((d, i) => (
               <li key={`r${i}`} className="removed">
-                − {path(d.path)}: {text(d.value)}
+                − {path(d.path)}: <Text value={d.value} />
               </li>
             ))}
             {diff.state.changed.map((d, i) => (
               <li key={`c${i}`} className="changed">
-                ~ {path(d.path)}: {text(d.from)} → {text(d.to)}
+                ~ {path(d.path)}: <Text value={d.from} /> → <Text value={d.to} />
               </li>
             ))}
           </ul>
@@ -197,25 +245,24 @@ export function DiffPanel(props: { user: string; session: string; checkpoints: C
           <ul>
             {diff.messages.onlyA.map((m) => (
               <li key={m.id} className="removed">
-                A {m.role}: {text(m.content)}
+                A <bdi>{m.role}</bdi>: <Text value={m.content} />
               </li>
             ))}
             {diff.messages.onlyB.map((m) => (
               <li key={m.id} className="added">
-                B {m.role}: {text(m.content)}
+                B <bdi>{m.role}</bdi>: <Text value={m.content} />
               </li>
             ))}
           </ul>
           <h3>Tools</h3>
           <p>
-            {diff.tools.common} in common; only in A: {diff.tools.onlyA.map((t) => t.tool).join(", ") || "none"}; only in B:{" "}
-            {diff.tools.onlyB.map((t) => t.tool).join(", ") || "none"}
+            {diff.tools.common} in common; only in A: {names(diff.tools.onlyA.map((t) => t.tool))}; only in B:{" "}
+            {names(diff.tools.onlyB.map((t) => t.tool))}
           </p>
           <h3>Files</h3>
           {diff.files ? (
             <p>
-              added: {diff.files.added.join(", ") || "none"}; modified: {diff.files.modified.join(", ") || "none"}; deleted:{" "}
-              {diff.files.deleted.join(", ") || "none"}
+              added: {names(diff.files.added)}; modified: {names(diff.files.modified)}; deleted: {names(diff.files.deleted)}
             </p>
           ) : (
             <p className="muted">no workspace attached</p>
@@ -254,7 +301,7 @@ export function PlanPanel(props: { user: string; session: string; target: MoveTa
   return (
     <section data-testid="plan-panel">
       <h2>
-        Plan: {target.kind} to {target.label}
+        Plan: {target.kind} to <bdi>{target.label}</bdi>
       </h2>
       <ErrorLine error={error} />
       {plan && (

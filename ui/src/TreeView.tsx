@@ -37,7 +37,7 @@ function BranchNode({ data }: NodeProps<FlowNode>) {
       <Handle type="target" position={Position.Left} />
       <div className="node-title">
         <button className="nodrag link" title="plan a switch to this branch" onClick={() => a.onBranch(b.id)}>
-          {b.name ?? `${b.reason} ${short(b.id)}`}
+          <bdi>{b.name ?? `${b.reason} ${short(b.id)}`}</bdi>
         </button>
         <span className="muted"> head {b.head}</span>
         {b.current && (
@@ -55,7 +55,7 @@ function BranchNode({ data }: NodeProps<FlowNode>) {
             title={`checkpoint at ${c.position}`}
             onClick={() => a.onCheckpoint(c.id)}
           >
-            ◆ {c.name ?? short(c.id)}
+            ◆ <bdi>{c.name ?? short(c.id)}</bdi>
           </button>
         ))}
         {n.checkpoints.length > MAX_CHIPS && <span className="muted">+{n.checkpoints.length - MAX_CHIPS} in the list</span>}

@@ -1,5 +1,6 @@
 // Which branches the graph shows (big trees start collapsed) and where they go, laid out by dagre.
 import dagre from "@dagrejs/dagre";
+import { isolate } from "./bidi.js";
 import type { Branch, Checkpoint } from "./types.js";
 
 /** Children shown under one branch before the rest fold into a "+N more" node. */
@@ -110,7 +111,7 @@ export function visibleGraph(
         id: `e:${k.id}`,
         source: b.id,
         target: k.id,
-        label: fork?.name ? `@${k.forkPosition} ${fork.name}` : `@${k.forkPosition}`,
+        label: fork?.name ? `@${k.forkPosition} ${isolate(fork.name)}` : `@${k.forkPosition}`,
       });
       stack.push(k);
     }
