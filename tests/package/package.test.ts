@@ -14,6 +14,8 @@ const STRICT_TSCONFIG = {
     moduleResolution: "nodenext",
     target: "ES2022",
     lib: ["ES2022"],
+    // TypeScript 6+ loads no @types package unless named (its `types` default is []): a Node consumer names node.
+    types: ["node"],
     strict: true,
     noUncheckedIndexedAccess: true,
     verbatimModuleSyntax: true,
