@@ -1,8 +1,8 @@
 // One measured job in its own process, so peak RSS is per system and per N; prints one JSON line.
 
 export interface Job {
-  kind: "chat" | "history" | "pages" | "tools" | "graph" | "baseline" | "pgchat" | "pgprepare" | "pgwriter" | "pgverify";
-  system: "peer" | "saver" | "forkpoint" | "sql" | "floor" | "pg" | "pgpeer";
+  kind: "chat" | "history" | "pages" | "tools" | "graph" | "baseline" | "pgchat" | "pgprepare" | "pgwriter" | "pgverify" | "workspace";
+  system: "peer" | "saver" | "forkpoint" | "sql" | "floor" | "pg" | "pgpeer" | "workspace";
   n?: number; // chat turns, history messages, tool invocations
   /** pgchat: the message text (bench/util.ts `contentOf`). */
   content?: "filler" | "words";
@@ -18,11 +18,14 @@ export interface Job {
   turns?: number;
   barrier?: boolean; // say "ready" on stdout and wait for a line on stdin before the timed part
   conversations?: { id: string; userId: string }[];
+  /** The workspace bench (workspace.ts): the generated tree and its rounds of edits. */
+  workspace?: { files: number; ignored: number; rounds: number; changed: number; seed: number };
 }
 
 async function run(job: Job): Promise<unknown> {
   const reps = job.reps ?? 5;
   const key = `${job.kind}:${job.system}`;
+  if (job.kind === "workspace") return (await import("./workspace.js")).runWorkspaceBench(job.workspace!);
   if (job.kind === "graph") return (await import("./graph-langgraph.js")).runGraphChat(job.n!, job.system as "peer" | "saver");
   if (job.system === "pg" || job.system === "pgpeer") return runPg(job, job.system, reps);
   // Load only the system under test, so another system's modules don't count in this process's RSS.

@@ -6,7 +6,8 @@
 export type SqliteSystem = "peer" | "saver" | "forkpoint" | "sql" | "floor";
 /** "pg": forkpoint on PostgreSQL (`openForkpoint({ postgres })`); "pgpeer": LangGraph's PostgresSaver (bench/postgres.ts). */
 export type PgSystem = "pg" | "pgpeer";
-export type System = SqliteSystem | PgSystem;
+/** "workspace": forkpoint's workspaces beside a shadow git repository (bench/workspace.ts, issue 33). */
+export type System = SqliteSystem | PgSystem | "workspace";
 
 export interface Plan {
   mode: "quick" | "full";
@@ -19,6 +20,8 @@ export interface Plan {
   /** Chat sizes (and runs) for forkpoint with its opt-in `walWorker`, beside its default run at the same size. */
   walWorker: { n: number; runs: number }[];
   peerSkipped: number[]; // chat sizes where the peer is not run (quadratic cost)
+  /** Workspace trees: tracked files, ignored files (node_modules), rounds of `changed` edited files, runs. */
+  workspace: { files: number; ignored: number; rounds: number; changed: number; runs: number }[];
   /** The PostgreSQL part (one server for the run, a fresh database per job): chat sizes per system, and many writers. */
   postgres: {
     chat: { system: PgSystem; n: number; runs: number }[];
@@ -103,6 +106,10 @@ export function makePlan(quick: boolean): Plan {
           { n: 100, runs: 2 },
           { n: 500, runs: 1 },
         ],
+    workspace: [
+      { files: 30_000, ignored: 10_000, rounds: 20, changed: 5, runs: quick ? 1 : 2 },
+      ...(quick ? [] : [{ files: 100_000, ignored: 10_000, rounds: 20, changed: 5, runs: 1 }]),
+    ],
     peerSkipped: all.filter((n) => !sizes.peer.some(([m]) => m === n)),
     postgres: {
       chat: pgChat,

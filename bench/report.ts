@@ -4,6 +4,7 @@ import type { GraphFigures } from "./graph-langgraph.js";
 import type { ToolFigures } from "./forkpoint.js";
 import type { SqliteSystem, System } from "./plan.js";
 import type { PgResults } from "./postgres.js";
+import type { WorkspaceAgg } from "./report-workspace.js";
 import { median, type ChatFigures } from "./util.js";
 
 export interface ChatAgg extends ChatFigures {
@@ -23,6 +24,8 @@ export interface Results {
   baselineRssMB: number | null;
   /** The PostgreSQL part (issue 18): forkpoint on PostgreSQL and PostgresSaver; null when neither was selected. */
   postgres: PgResults | null;
+  /** The workspace bench (issue 33), by tracked files. */
+  workspace: Record<number, WorkspaceAgg>;
   errors: string[];
 }
 export interface GraphAgg extends GraphFigures {

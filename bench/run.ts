@@ -12,13 +12,15 @@ import type { GraphFigures } from "./graph-langgraph.js";
 import { runPostgresPart } from "./postgres.js";
 import { aggregateChat, aggregateGraph, evaluateTargets, formatTables, formatTargets, type Results } from "./report.js";
 import { evaluatePgTargets, formatPgTables, formatPgTargets } from "./report-postgres.js";
+import { aggregateWorkspace, evaluateWorkspaceTargets, formatWorkspaceTables, type WorkspaceAgg } from "./report-workspace.js";
+import type { WorkspaceFigures } from "./workspace.js";
 import { median, now, type ChatFigures } from "./util.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
 const onlyArg = args[args.indexOf("--only") + 1];
-const ALL: System[] = ["peer", "saver", "forkpoint", "sql", "floor", "pg", "pgpeer"];
+const ALL: System[] = ["peer", "saver", "forkpoint", "sql", "floor", "pg", "pgpeer", "workspace"];
 let systems: System[] = args.includes("--only") && onlyArg ? (onlyArg.split(",") as System[]) : ALL;
 const unknown = systems.filter((s) => !ALL.includes(s));
 if (unknown.length) {
@@ -27,7 +29,7 @@ if (unknown.length) {
 }
 if (systems.some((s) => s === "forkpoint" || s === "pg") && !forkpointAvailable()) {
   console.log("forkpoint: src/index.ts does not exist yet; running the peers and the floor only");
-  systems = systems.filter((s) => s !== "forkpoint" && s !== "saver" && s !== "sql" && s !== "pg");
+  systems = systems.filter((s) => s !== "forkpoint" && s !== "saver" && s !== "sql" && s !== "pg" && s !== "workspace");
 }
 const plan = makePlan(quick);
 const t0 = now();
@@ -63,6 +65,7 @@ const results: Results = {
   graph: {},
   baselineRssMB: null,
   postgres: null,
+  workspace: {},
   errors: [],
 };
 function attempt(label: string, fn: () => void) {
@@ -187,6 +190,26 @@ if (systems.includes("forkpoint")) {
   });
 }
 
+// Workspaces (issue 33): each run generates its tree, then times forkpoint and a shadow git repository side by side.
+if (systems.includes("workspace")) {
+  for (const w of plan.workspace) {
+    const runs: WorkspaceFigures[] = [];
+    for (let i = 0; i < w.runs; i++) {
+      attempt(`workspace ${w.files}`, () => {
+        const r = child<WorkspaceFigures>({ kind: "workspace", system: "workspace", workspace: { ...w, seed: 33 } });
+        runs.push(r.result);
+        const f = r.result.forkpoint;
+        log(
+          `workspace ${w.files} run ${i + 1}/${w.runs}: incremental git ${r.result.git.incrementalMs.toFixed(0)} / fp ${f.incrementalMs.toFixed(1)} ms, ` +
+            `tool overhead ${f.toolOverheadMs.toFixed(1)} ms, restore git ${r.result.git.restoreMs.toFixed(0)} / fp ${f.restoreMs.toFixed(0)} ms, ` +
+            `${(r.result.git.bytes / 1e6).toFixed(1)} / ${(f.bytes / 1e6).toFixed(1)} MB, RSS ${f.peakRssMB.toFixed(0)} MB`,
+        );
+      });
+    }
+    if (runs.length) results.workspace[w.files] = aggregateWorkspace(runs);
+  }
+}
+
 // PostgreSQL last: one server for the part, started here and stopped at its end (also on failure).
 const pgSystems = systems.filter((s): s is PgSystem => s === "pg" || s === "pgpeer");
 if (pgSystems.length) {
@@ -200,10 +223,11 @@ if (pgSystems.length) {
   });
 }
 
-const targets = evaluateTargets(results);
+const targets = [...evaluateTargets(results), ...evaluateWorkspaceTargets(results.workspace)];
 const postgresTargets = pgSystems.length ? evaluatePgTargets(results.postgres) : [];
 console.log(formatTables(results, systems.includes("peer") ? plan.peerSkipped : []));
 console.log(formatPgTables(results.postgres));
+console.log(formatWorkspaceTables(results.workspace));
 console.log(formatTargets(targets));
 console.log(formatPgTargets(postgresTargets));
 console.log(`\nwall time ${((now() - t0) / 1000).toFixed(1)} s`);
