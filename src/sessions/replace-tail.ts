@@ -105,11 +105,9 @@ export async function replaceTail(
         ...(yield* appendedSince(tx, p.branchId, p.head)),
       ]);
       auto = written.checkpoints;
-      done = {
-        replaced: p.replaced,
-        messages: written.messages,
-        move: { ...outcome, branch: { ...outcome.branch, head: written.head.position } },
-      };
+      // The move's outcome (what its event carries too) ends at the messages written after the fork.
+      outcome.branch.head = written.head.position;
+      done = { replaced: p.replaced, messages: written.messages, move: outcome };
       yield* recordRequest(ctx, tx, ref.id, request, done);
     };
     try {
