@@ -62,6 +62,7 @@ describe("README examples", () => {
     expect(out).toContain("Planned day 1. day 1: Alfama");
     expect(out).toContain("user, function_call, function_call_result, assistant");
     expect(out).toContain("plan.txt after clear: false");
+    expect(out.split("\n")).toContain("and day 3?"); // applyHistoryTransaction's replace_suffix
     expect(out.split("\n").filter((l) => l === "{ todos: [ 'buy milk' ] }")).toHaveLength(2); // migrated, then rolled back
     expect(out.split("\n")).toContain("per session: { todos: [ 'buy milk' ], done: [] }");
     expect(out.split("\n")).toContain("atomic: changed my mind");
