@@ -175,22 +175,22 @@ describe.skipIf(!available)("forkpoint ui in Chromium", () => {
     // The page's own text (every text without a bidi control of its own) runs left to right: within a text, two
     // adjacent Latin letters on one line; between two texts one after the other on a line of the same block, the
     // second starts right of where the first ends. An override leaking out of user text reverses both.
-    const reversed = await page.evaluate(() => {
-      const out: string[] = [];
+    const reversed = (await page.evaluate(String.raw`(() => {
+      const out = [];
       const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
       const range = document.createRange();
-      const box = (node: Text, i: number) => {
+      const box = (node, i) => {
         range.setStart(node, i);
         range.setEnd(node, i + 1);
         return range.getBoundingClientRect();
       };
-      const blockOf = (node: Node) => {
+      const blockOf = (node) => {
         let e = node.parentElement;
         while (e && getComputedStyle(e).display === "inline") e = e.parentElement;
         return e;
       };
-      let previous: { text: string; last: DOMRect; block: Element | null } | undefined;
-      for (let node = walker.nextNode() as Text | null; node; node = walker.nextNode() as Text | null) {
+      let previous;
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
         if (/[\u200e\u200f\u202a-\u202e\u2066-\u2069]/.test(node.data)) continue;
         const first = node.data.search(/\S/);
         if (first < 0) continue;
@@ -199,7 +199,7 @@ describe.skipIf(!available)("forkpoint ui in Chromium", () => {
         if (start.width === 0 || end.width === 0) continue;
         const block = blockOf(node);
         if (previous && previous.block === block && Math.abs(previous.last.top - start.top) < 1 && start.left < previous.last.left)
-          out.push(`${previous.text} | ${node.data}`);
+          out.push(previous.text + " | " + node.data);
         previous = { text: node.data, last: end, block };
         const at = /[A-Za-z]{2}/.exec(node.data)?.index;
         if (at === undefined) continue;
@@ -207,7 +207,7 @@ describe.skipIf(!available)("forkpoint ui in Chromium", () => {
         if (Math.abs(a.top - b.top) < 1 && b.left < a.left) out.push(node.data);
       }
       return out;
-    });
+    })()`)) as string[];
     expect(reversed).toEqual([]);
     // And user text is what was stored, control included.
     expect(await page.getByTestId("session-title").textContent()).toBe(`${RLO}reversed title`);
