@@ -8,7 +8,8 @@ import { spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { buildSync } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DatabaseError, IntegrityError, defineTool, type Forkpoint } from "../../src/index.js";
 import { copyDatabase, dumpOf, onPostgres, openForkpoint, sqlOn } from "../fixtures/backend.js";
@@ -395,17 +396,30 @@ describe("a read-only database (either store)", () => {
 });
 
 describe.skipIf(onPostgres)("a read-only database", () => {
-  it("with file mode 0444 (opened normally, by a user who cannot write it): reads work, writes are READ_ONLY", () => {
+  it("with file mode 0444 (opened normally, by a user who cannot write it): reads work, writes are READ_ONLY", (ctx) => {
     const dir = freshDir();
     const file = path.join(dir, "locked.db");
     fs.copyFileSync(base.file, file);
     fs.chmodSync(file, 0o444);
     fs.chmodSync(dir, 0o777); // SQLite may create the -wal/-shm files beside it
     const before = sha(file);
-    // root ignores file modes: run the probe as an unprivileged user then.
+    // root ignores file modes: run the probe as an unprivileged user then, on forkpoint bundled into a directory that
+    // user can read (the checkout may sit where only its owner can: a `mktemp -d` or /root).
     const asRoot = process.getuid?.() === 0;
+    const forkpoint = asRoot ? bundleForOtherUsers(freshDir()) : path.join(ROOT, "src/index.ts");
+    if (asRoot) {
+      // Only what no copy can help: that user cannot run this Node.js, or reach the temp dir (TMPDIR).
+      const reach = spawnSync(process.execPath, ["-e", "require('node:fs').accessSync(process.argv[1])", forkpoint], {
+        uid: NOBODY,
+        gid: NOBODY,
+        encoding: "utf8",
+      });
+      if (reach.status !== 0 || reach.error) {
+        ctx.skip(`user ${NOBODY} cannot run ${process.execPath} or read ${forkpoint}: ${reach.error?.message ?? reach.stderr}`);
+      }
+    }
     const probe = `
-      const { openForkpoint } = await import(${JSON.stringify(path.join(ROOT, "src/index.ts"))});
+      const { openForkpoint } = await import(${JSON.stringify(pathToFileURL(forkpoint).href)});
       const [file, sessionId, userId, cp] = ${JSON.stringify([file, base.sessionId, USER, base.cp.B])};
       const out = { writes: {} };
       const fp = openForkpoint({ path: file });
@@ -427,10 +441,10 @@ describe.skipIf(onPostgres)("a read-only database", () => {
       await fp.close();
       console.log(JSON.stringify(out));
     `;
-    const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", probe], {
-      cwd: ROOT,
+    const r = spawnSync(process.execPath, [...(asRoot ? [] : ["--import", "tsx"]), "--input-type=module", "-e", probe], {
+      cwd: asRoot ? path.dirname(forkpoint) : ROOT,
       encoding: "utf8",
-      ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
+      ...(asRoot ? { uid: NOBODY, gid: NOBODY } : {}),
     });
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout.trim().split("\n").pop()!) as {
@@ -473,3 +487,33 @@ describe.skipIf(onPostgres)("a database written by a newer schema version", () =
     expect(sha(file)).toBe(before);
   });
 });
+
+/** The unprivileged user (and group) the read-only probe runs as when the tests run as root. */
+const NOBODY = 65534;
+
+/**
+ * forkpoint's public API bundled into `dir` (made readable by everyone), with the one native package it loads
+ * (better-sqlite3) copied beside it: a child running as another user needs nothing of the checkout, which that user
+ * may not be allowed to read. Returns the bundle's path.
+ */
+function bundleForOtherUsers(dir: string): string {
+  const out = path.join(dir, "forkpoint.mjs");
+  buildSync({
+    stdin: { contents: `export * from ${JSON.stringify(path.join(ROOT, "src/index.ts"))};`, resolveDir: ROOT, loader: "ts" },
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    outfile: out,
+    external: ["better-sqlite3", "pg-native"],
+    // The bundled CommonJS packages require() their externals: an ES module has no require of its own.
+    banner: { js: `import { createRequire as requireFrom } from "node:module"; const require = requireFrom(import.meta.url);` },
+    logLevel: "error",
+  });
+  const from = path.join(ROOT, "node_modules", "better-sqlite3");
+  const to = path.join(dir, "node_modules", "better-sqlite3");
+  for (const part of ["package.json", "lib", "prebuilds", "build"]) {
+    if (fs.existsSync(path.join(from, part))) fs.cpSync(path.join(from, part), path.join(to, part), { recursive: true });
+  }
+  for (let d = to; d.startsWith(dir); d = path.dirname(d)) fs.chmodSync(d, 0o755);
+  return out;
+}
