@@ -15,6 +15,7 @@ import { editCommand } from "./commands/edit.js";
 import { exportCommand } from "./commands/export.js";
 import { historyCommand } from "./commands/history.js";
 import { importCommand } from "./commands/import.js";
+import { mcpCommand } from "./commands/mcp.js";
 import { planCommand } from "./commands/plan.js";
 import { pruneCommand } from "./commands/prune.js";
 import { recoverCommand } from "./commands/recover.js";
@@ -89,6 +90,7 @@ Examples:
     recoverCommand,
     demoCommand,
     uiCommand,
+    mcpCommand,
   ])
     add(program, cli);
   return program;

@@ -1,0 +1,134 @@
+// `forkpoint mcp`: serves one workspace directory's checkpoints to an MCP client, over stdio or streamable HTTP.
+import { mkdirSync, readFileSync } from "node:fs";
+import { userInfo } from "node:os";
+import { dirname, resolve } from "node:path";
+import type { Command } from "commander";
+import type { Forkpoint } from "../../index.js";
+import { CliError, type Cli } from "../cli.js";
+import { loadTools } from "../load-tools.js";
+import { redacted } from "../open.js";
+import { examples, positiveInt } from "../options.js";
+
+interface McpOptions {
+  workspace: string;
+  user?: string;
+  session?: string;
+  exclude: string[];
+  http?: boolean;
+  port?: number;
+}
+
+/** A token given in FORKPOINT_MCP_TOKEN (so a client's configuration survives a restart) must be hard to guess. */
+const MIN_TOKEN_LENGTH = 32;
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+/** The owner: `--user`, else $FORKPOINT_USER, else the login name (what `forkpoint sessions -u` then takes). */
+function ownerOf(cli: Cli, o: McpOptions): string {
+  if (o.user) return o.user;
+  if (cli.io.env.FORKPOINT_USER) return cli.io.env.FORKPOINT_USER;
+  try {
+    return userInfo().username || "local";
+  } catch {
+    return "local";
+  }
+}
+
+/** A line on stderr: in stdio mode stdout carries the protocol and nothing else. */
+const note = (cli: Cli, line: string) => cli.io.stderr.write(`forkpoint mcp: ${line}\n`);
+
+async function run(cli: Cli, o: McpOptions): Promise<void> {
+  if (o.port !== undefined && !o.http) cli.usage("--port needs --http");
+  const token = cli.io.env.FORKPOINT_MCP_TOKEN || undefined;
+  if (token !== undefined && (!o.http || token.length < MIN_TOKEN_LENGTH))
+    cli.usage(o.http ? `FORKPOINT_MCP_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters` : "FORKPOINT_MCP_TOKEN applies to --http");
+  const postgres = cli.postgresUrl;
+  const { defaultDatabasePath } = await import("../../mcp/data-dir.js");
+  const path = cli.options.db ?? (cli.io.env.FORKPOINT_DB || defaultDatabasePath(cli.io.env));
+  const where = postgres === undefined ? resolve(path) : redacted(postgres);
+  if (postgres === undefined && path !== ":memory:") mkdirSync(dirname(resolve(path)), { recursive: true });
+  const tools = cli.options.tools ? await loadTools(cli.options.tools) : [];
+  const { openForkpoint } = await import("../../index.js");
+  // Created when absent, on either store: the MCP server is where a coding agent's first checkpoint comes from.
+  const fp = openForkpoint({ ...(postgres === undefined ? { path } : { postgres }), ...(tools.length > 0 ? { tools } : {}) });
+  try {
+    await serve(cli, fp, o, where, token);
+  } finally {
+    await fp.close();
+  }
+}
+
+async function serve(cli: Cli, fp: Forkpoint, o: McpOptions, database: string, token: string | undefined): Promise<void> {
+  const { workspaceSession, WorkspaceSessionError } = await import("../../mcp/workspace-session.js");
+  const { createMcpServer } = await import("../../mcp/server.js");
+  const userId = ownerOf(cli, o);
+  const ws = await workspaceSession(fp, {
+    dir: o.workspace,
+    userId,
+    ...(o.session ? { sessionId: o.session } : {}),
+    ...(o.exclude.length > 0 ? { exclude: o.exclude } : {}),
+  }).catch((error: unknown) => {
+    throw error instanceof WorkspaceSessionError ? new CliError(error.message) : error;
+  });
+  const version = (JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+  const about = `session ${ws.session.id} (user ${userId}) for ${ws.dir}${ws.attached ? ", just attached" : ""}; database ${database}`;
+  if (ws.excludeIgnored) note(cli, `--exclude not applied: the workspace keeps the list it was attached with (${ws.exclude.join(" ")})`);
+
+  if (!o.http) {
+    const { serveStdio } = await import("../../mcp/stdio.js");
+    note(cli, `${about}; serving on stdio`);
+    return serveStdio(createMcpServer(ws.session, version));
+  }
+
+  const { startMcpHttpServer } = await import("../../mcp/http.js");
+  const http = await startMcpHttpServer({
+    serverFor: () => createMcpServer(ws.session, version),
+    port: o.port ?? 0,
+    ...(token ? { token } : {}),
+    onError: (error) => note(cli, `a request failed: ${error instanceof Error ? error.message : String(error)}`),
+  });
+  cli.out.print(
+    { url: http.url, port: http.port, token: http.token, sessionId: ws.session.id, userId, workspace: ws.dir, database },
+    () => [
+      `forkpoint mcp: ${http.url}`,
+      `token: ${http.token}`,
+      `  (send it as the header "Authorization: Bearer <token>"; FORKPOINT_MCP_TOKEN sets a token of your own)`,
+      about,
+      "Ctrl-C stops it.",
+    ],
+  );
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      resolve();
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+  await http.close();
+}
+
+export function mcpCommand(program: Command, cli: Cli): void {
+  const command = program
+    .command("mcp")
+    .description("serve a workspace directory's checkpoints to an MCP client (a coding agent, an IDE): stdio, or HTTP with --http")
+    .requiredOption("-w, --workspace <dir>", "the directory to checkpoint and rewind")
+    .option("-u, --user <userId>", "the owner (default: $FORKPOINT_USER, else your login name)")
+    .option("-s, --session <id>", "the session to use (default: the one of this directory and user, made on first use)")
+    .option("--exclude <pattern>", "a .gitignore-style pattern to leave out (repeatable; kept from the first start on)", collect, [])
+    .option("--http", "serve streamable HTTP on 127.0.0.1 instead of stdio (a token is required on every request)")
+    .option("--port <n>", "with --http: the port (default: a free one)", positiveInt)
+    .addHelpText(
+      "after",
+      `
+The database defaults to $XDG_DATA_HOME/forkpoint/forkpoint.db (~/.local/share/forkpoint/forkpoint.db), outside the
+workspace; --db, --postgres, FORKPOINT_DB or FORKPOINT_POSTGRES choose another. docs/mcp.md has client configurations.`,
+    );
+  examples(command, [
+    "forkpoint mcp --workspace .",
+    "forkpoint mcp --workspace ~/code/app --exclude 'dist/' --exclude '*.log'",
+    "forkpoint mcp --workspace ~/code/app --http --port 7433",
+  ]);
+  command.action((o: McpOptions) => run(cli, o));
+}

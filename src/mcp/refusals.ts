@@ -1,0 +1,42 @@
+// A failed tool call as the MCP client gets it: a tool error whose one line names the code and what to do next.
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ForkpointError } from "../index.js";
+import type { ToolName } from "./schemas.js";
+
+/** What a model can do about each refusal, by code (and, where it differs, by tool). */
+function hint(code: string, tool: ToolName): string {
+  switch (code) {
+    case "WORKSPACE_DRIFT":
+      return tool === "rollback"
+        ? "Call rollback again with force: true to save those files in a checkpoint of their own first (nothing is lost)."
+        : "Call checkpoint {} to keep those files first, then try again.";
+    case "IRREVERSIBLE":
+      return "A tool call on the way cannot be undone, so the agent may not move past it; a person can, with the forkpoint CLI.";
+    case "NOT_FOUND":
+      return "list_checkpoints and branches list what exists.";
+    case "NOTHING_TO_UNDO":
+    case "NOTHING_TO_REDO":
+      return "history {} shows what happened.";
+    case "MOVE_IN_PROGRESS":
+    case "CALL_IN_PROGRESS":
+      return "Try again in a moment.";
+    default:
+      return "";
+  }
+}
+
+/** The text of `error` for a model: `CODE: message` and a hint, on one line. */
+export function refusalText(error: unknown, tool: ToolName): string {
+  if (!(error instanceof ForkpointError)) return `INTERNAL: ${error instanceof Error ? error.message : String(error)}`;
+  const saved = error.savedDrift
+    ? ` The files changed since the last checkpoint were saved in checkpoint ${error.savedDrift.checkpointId} before this failed.`
+    : "";
+  const next = hint(error.code, tool);
+  return `${error.code}: ${error.message}.${saved}${next ? ` ${next}` : ""}`.replace(/\.\./g, ".").replace(/\s*\n\s*/g, " ");
+}
+
+/** A tool error: text only, so that a client validating results against the output schema has nothing to refuse. */
+export const toolError = (error: unknown, tool: ToolName): CallToolResult => ({
+  content: [{ type: "text", text: refusalText(error, tool) }],
+  isError: true,
+});

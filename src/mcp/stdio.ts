@@ -1,0 +1,28 @@
+// `forkpoint mcp` over stdio: the SDK's stdio transport on this process's stdin and stdout, until the client hangs up.
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { Readable } from "node:stream";
+
+/**
+ * Serves `server` on stdin/stdout and resolves once the client closes stdin (as the SDK's client does first when it
+ * shuts a server down) or the process is told to stop (SIGINT, SIGTERM), with the server closed. Nothing else may
+ * write to stdout meanwhile: it carries the protocol.
+ */
+export async function serveStdio(server: McpServer, stdin: Readable = process.stdin): Promise<void> {
+  const ended = new Promise<void>((resolve) => {
+    const stop = () => {
+      stdin.off("end", stop);
+      stdin.off("close", stop);
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      resolve();
+    };
+    stdin.once("end", stop);
+    stdin.once("close", stop);
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+  await server.connect(new StdioServerTransport(stdin, process.stdout));
+  await ended;
+  await server.close();
+}

@@ -1,0 +1,149 @@
+// The MCP tools over one session with a workspace: each takes its parsed input and returns JSON and a line to read.
+import type { MoveOptions, SessionHandle } from "../index.js";
+import { findCheckpoint, lastCheckpoint } from "./lineage.js";
+import type { ToolInput, ToolName, ToolOutput } from "./schemas.js";
+import { branchOf, callOf, checkpointOf, countOf, diffLine, moveOf, moveTail, named, paths, where } from "./shapes.js";
+
+/** A tool's answer: its structured content, the line a model reads, and (for a diff) the patch as a second text. */
+export interface ToolAnswer<T extends ToolName> {
+  structured: ToolOutput<T>;
+  line: string;
+  more?: string;
+}
+
+export type ToolHandlers = { [T in ToolName]: (s: SessionHandle, input: ToolInput<T>) => Promise<ToolAnswer<T>> };
+
+/** A patch longer than this is cut (the file lists stay whole): a model's context is not the place for a vendored tree. */
+export const MAX_PATCH_CHARS = 60_000;
+
+/**
+ * Every move of an MCP session moves the files and the conversation together, and never passes an irreversible tool
+ * call silently (a person can, with the CLI).
+ */
+const MOVE: MoveOptions = { scope: "both", refuseIrreversible: true };
+
+export const handlers: ToolHandlers = {
+  async checkpoint(s, { name }) {
+    const cp = checkpointOf(await s.checkpoint(name === undefined ? {} : { name }));
+    return { structured: { checkpoint: cp }, line: `Saved checkpoint ${named(cp)} (position ${cp.position} on branch ${cp.branchId}).` };
+  },
+
+  async list_checkpoints(s, { limit, cursor }) {
+    const page = await s.listCheckpoints({ limit: limit ?? 20, cursor: cursor ?? null });
+    const checkpoints = page.items.map(checkpointOf);
+    const listed = checkpoints.map((c) => `${named(c)} (${c.createdAt})`).join(", ");
+    const more = page.nextCursor ? `; more with cursor ${JSON.stringify(page.nextCursor)}` : "";
+    const line =
+      checkpoints.length === 0
+        ? "No checkpoints yet: checkpoint {} saves one."
+        : `${countOf(checkpoints.length, "checkpoint")}, newest first: ${listed}${more}.`;
+    return { structured: { checkpoints, nextCursor: page.nextCursor }, line };
+  },
+
+  async diff(s, { from, to }) {
+    const a = await findCheckpoint(s, from);
+    const b = to === undefined ? null : await findCheckpoint(s, to);
+    const d = await s.diffFiles(a.id, b ? b.id : "disk");
+    const patchTruncated = d.patch.length > MAX_PATCH_CHARS;
+    const structured = {
+      from: a.id,
+      to: b ? b.id : "disk",
+      added: d.added,
+      modified: d.modified,
+      deleted: d.deleted,
+      patch: patchTruncated ? d.patch.slice(0, MAX_PATCH_CHARS) : d.patch,
+      patchTruncated,
+    };
+    return { structured, line: diffLine(structured), ...(structured.patch ? { more: structured.patch } : {}) };
+  },
+
+  async plan_rollback(s, { checkpoint }) {
+    const cp = await findCheckpoint(s, checkpoint);
+    const [plan, files, last] = await Promise.all([s.plan({ checkpointId: cp.id }), s.diffFiles(cp.id, "disk"), lastCheckpoint(s)]);
+    const uncheckpointed = last ? await s.diffFiles(last.id, "disk") : null;
+    const changed = uncheckpointed ? [...uncheckpointed.added, ...uncheckpointed.modified, ...uncheckpointed.deleted].sort() : [];
+    const irreversible = plan.skipped.map(callOf);
+    const refusal = changed.length > 0 ? "WORKSPACE_DRIFT" : irreversible.length > 0 ? "IRREVERSIBLE" : null;
+    const structured = {
+      checkpoint: checkpointOf(cp),
+      restore: [...files.modified, ...files.deleted].sort(),
+      remove: files.added,
+      uncheckpointed: changed,
+      lastCheckpointId: last?.id ?? null,
+      tools: { undo: plan.undone.map(callOf), replay: plan.replayed.map(callOf), irreversible },
+      refusal,
+    };
+    const parts = [
+      `Rollback to ${named(cp)} would write back ${countOf(structured.restore.length, "file")}` +
+        (structured.restore.length > 0 ? ` (${paths(structured.restore)})` : "") +
+        ` and delete ${structured.remove.length}` +
+        (structured.remove.length > 0 ? ` (${paths(structured.remove)})` : ""),
+    ];
+    if (structured.tools.undo.length > 0) parts.push(`undo ${paths(structured.tools.undo)}`);
+    if (structured.tools.replay.length > 0) parts.push(`replay ${paths(structured.tools.replay)}`);
+    if (changed.length > 0)
+      parts.push(
+        `${countOf(changed.length, "file")} changed since the last checkpoint (${paths(changed)}): refused (WORKSPACE_DRIFT) unless force: true, which saves them in a checkpoint first`,
+      );
+    if (irreversible.length > 0) parts.push(`refused (IRREVERSIBLE): it would pass ${paths(irreversible)}`);
+    return { structured, line: `${parts.join("; ")}.` };
+  },
+
+  async rollback(s, { checkpoint, force }) {
+    const cp = await findCheckpoint(s, checkpoint);
+    const move = moveOf(await s.rollback(cp.id, { ...MOVE, ...(force ? { force } : {}) }));
+    const line = `Rolled back to ${named(cp)}: now on ${where(move.branch)}; ${moveTail(move)}. undo {} takes it back.`;
+    return { structured: { checkpoint: checkpointOf(cp), ...move }, line };
+  },
+
+  async undo(s) {
+    const move = moveOf(await s.undo(MOVE));
+    return { structured: move, line: `Undone: back on ${where(move.branch)}; ${moveTail(move)}. redo {} goes forward again.` };
+  },
+
+  async redo(s) {
+    const move = moveOf(await s.redo(MOVE));
+    return { structured: move, line: `Redone: on ${where(move.branch)}; ${moveTail(move)}.` };
+  },
+
+  async branches(s) {
+    const branches = (await s.branches()).map(branchOf);
+    const current = branches.find((b) => b.current)!;
+    const others = branches.filter((b) => !b.current).map((b) => `${b.id} (head ${b.head})`);
+    const from = current.parentId ? `, forked from ${current.parentId} at ${current.forkPosition}` : "";
+    const line =
+      `${countOf(branches.length, "branch", "branches")}; current ${current.id} (head ${current.head}${from})` +
+      (others.length > 0 ? `; others: ${paths(others, 10)}.` : ".");
+    return { structured: { branches, currentBranchId: current.id }, line };
+  },
+
+  async switch_branch(s, { branch }) {
+    const move = moveOf(await s.switchBranch(branch, MOVE));
+    return { structured: move, line: `Switched to ${where(move.branch)}; ${moveTail(move)}.` };
+  },
+
+  async history(s, { limit }) {
+    const want = limit ?? 20;
+    const events: ToolOutput<"history">["events"] = [];
+    let cursor: string | null = null;
+    let more = false;
+    // The capture of files each checkpoint records is a state entry: the checkpoint itself already says it.
+    do {
+      const page = await s.timeline({ limit: want, cursor });
+      for (const item of page.items) {
+        if (item.kind === "state") continue;
+        if (events.length === want) {
+          more = true;
+          break;
+        }
+        events.push({ kind: item.kind, id: item.id, branchId: item.branchId, at: item.at.toISOString(), summary: item.summary });
+      }
+      cursor = page.nextCursor;
+    } while (cursor && !more);
+    const line =
+      events.length === 0
+        ? "Nothing has happened in this session yet."
+        : `${countOf(events.length, "event")}, newest first: ${events.map((e) => e.summary).join("; ")}${more ? "; older ones left out" : ""}.`;
+    return { structured: { events, more }, line };
+  },
+};
