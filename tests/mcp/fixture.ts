@@ -28,8 +28,8 @@ export const mcpArgs = (args: string[]) => [...nodeArgs(MAIN), "mcp", ...args];
 
 export interface Connected {
   client: Client;
-  /** What the server wrote on stderr so far. */
-  stderr: () => string;
+  /** What the server printed so far: its stderr (and, with --http, its stdout: stdio's carries the protocol). */
+  output: () => string;
   /** Closes the client, and ends the server process (as a client does when it shuts a server down). */
   close(): Promise<void>;
 }
@@ -39,6 +39,8 @@ export interface HttpChild {
   url: string;
   token: string;
   child: ChildProcess;
+  /** Its stdout and stderr so far. */
+  output: () => string;
   stop(): Promise<void>;
 }
 
@@ -65,6 +67,7 @@ export async function startHttp(args: string[], env: NodeJS.ProcessEnv = {}): Pr
   return {
     ...printed,
     child,
+    output: () => out + err,
     stop: async () => {
       child.kill("SIGTERM");
       await exited(child);
@@ -84,12 +87,10 @@ export async function httpClient(url: string, token: string | null): Promise<Cli
 export async function connect(transport: Transport, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Connected> {
   if (transport === "http") {
     const server = await startHttp(args, env);
-    let err = "";
-    server.child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
     const client = await httpClient(server.url, server.token);
     return {
       client,
-      stderr: () => err,
+      output: server.output,
       close: async () => {
         await client.close();
         await server.stop();
@@ -101,7 +102,7 @@ export async function connect(transport: Transport, args: string[], env: NodeJS.
   stdio.stderr!.on("data", (d: Buffer) => (err += d.toString()));
   const client = new Client({ name: "forkpoint-tests", version: "1.0.0" });
   await client.connect(stdio);
-  return { client, stderr: () => err, close: () => client.close() };
+  return { client, output: () => err, close: () => client.close() };
 }
 
 /** A tool call's result, typed as tools answer. */
