@@ -43,6 +43,13 @@ async function run(cli: Cli, o: McpOptions): Promise<void> {
   if (token !== undefined && (!o.http || token.length < MIN_TOKEN_LENGTH))
     cli.usage(o.http ? `FORKPOINT_MCP_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters` : "FORKPOINT_MCP_TOKEN applies to --http");
   const postgres = cli.postgresUrl;
+  // The directory is checked before any database is opened (and so created).
+  const { realDirectory, WorkspaceSessionError } = await import("../../mcp/workspace-session.js");
+  try {
+    realDirectory(o.workspace);
+  } catch (error) {
+    throw error instanceof WorkspaceSessionError ? new CliError(error.message) : error;
+  }
   const { defaultDatabasePath } = await import("../../mcp/data-dir.js");
   const path = cli.options.db ?? (cli.io.env.FORKPOINT_DB || defaultDatabasePath(cli.io.env));
   const where = postgres === undefined ? resolve(path) : redacted(postgres);
