@@ -13,7 +13,7 @@ interface McpOptions {
   workspace: string;
   user?: string;
   session?: string;
-  exclude: string[];
+  exclude?: string[];
   http?: boolean;
   port?: number;
 }
@@ -21,7 +21,7 @@ interface McpOptions {
 /** A token given in FORKPOINT_MCP_TOKEN (so a client's configuration survives a restart) must be hard to guess. */
 const MIN_TOKEN_LENGTH = 32;
 
-const collect = (value: string, previous: string[]) => [...previous, value];
+const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /** The owner: `--user`, else $FORKPOINT_USER, else the login name (what `forkpoint sessions -u` then takes). */
 function ownerOf(cli: Cli, o: McpOptions): string {
@@ -73,7 +73,7 @@ async function serve(cli: Cli, fp: Forkpoint, o: McpOptions, database: string, t
     dir: o.workspace,
     userId,
     ...(o.session ? { sessionId: o.session } : {}),
-    ...(o.exclude.length > 0 ? { exclude: o.exclude } : {}),
+    ...(o.exclude ? { exclude: o.exclude } : {}),
   }).catch((error: unknown) => {
     throw error instanceof WorkspaceSessionError ? new CliError(error.message) : error;
   });
@@ -123,7 +123,7 @@ export function mcpCommand(program: Command, cli: Cli): void {
     .requiredOption("-w, --workspace <dir>", "the directory to checkpoint and rewind")
     .option("-u, --user <userId>", "the owner (default: $FORKPOINT_USER, else your login name)")
     .option("-s, --session <id>", "the session to use (default: the one of this directory and user, made on first use)")
-    .option("--exclude <pattern>", "a .gitignore-style pattern to leave out (repeatable; kept from the first start on)", collect, [])
+    .option("--exclude <pattern>", "a .gitignore-style pattern to leave out (repeatable; kept from the first start on)", collect)
     .option("--http", "serve streamable HTTP on 127.0.0.1 instead of stdio (a token is required on every request)")
     .option("--port <n>", "with --http: the port (default: a free one)", positiveInt)
     .addHelpText(
