@@ -1,0 +1,47 @@
+// forkpoint mcp on PostgreSQL (--postgres URL): a fresh database gets its schema, and the tools work as on a file.
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { makeTempDir, removeDir } from "../helpers.js";
+import { freshPgDatabase, pgServer } from "../fixtures/postgres-database.js";
+import { connect, filesIn, ok, refused, write, type Connected } from "./fixture.js";
+
+let root: string;
+let ws: string;
+let server: Connected | undefined;
+
+beforeEach(() => {
+  root = makeTempDir("forkpoint-mcp-pg-");
+  ws = path.join(root, "project");
+  fs.mkdirSync(ws);
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  removeDir(root);
+});
+
+describe.skipIf(!(await pgServer()))("forkpoint mcp --postgres", () => {
+  it("checkpoints, refuses drift, rolls back and finds the session again after a restart", async () => {
+    const url = await freshPgDatabase();
+    write(ws, "a.txt", "one\n");
+    const args = ["--workspace", ws, "--user", "alice", "--postgres", url];
+    server = await connect("stdio", args);
+    await ok(server.client, "checkpoint", { name: "one" });
+    write(ws, "a.txt", "two\n");
+    write(ws, "dir/b.txt", "b\n");
+    await ok(server.client, "checkpoint", { name: "two" });
+    write(ws, "a.txt", "drift\n");
+    expect(await refused(server.client, "rollback", { checkpoint: "one" })).toMatch(/^WORKSPACE_DRIFT: /);
+    await server.close();
+
+    server = await connect("http", args);
+    const forced = await ok(server.client, "rollback", { checkpoint: "one", force: true });
+    expect(filesIn(ws)).toEqual({ "a.txt": "one\n" });
+    await ok(server.client, "undo");
+    expect(filesIn(ws)).toEqual({ "a.txt": "drift\n", "dir/b.txt": "b\n" });
+    const listed = await ok(server.client, "list_checkpoints");
+    expect(listed.checkpoints.map((c: { name: string }) => c.name)).toEqual(["forced: drift before rollback", "two", "one"]);
+    expect(listed.checkpoints[0].id).toBe(forced.savedDrift.checkpointId);
+  });
+});
