@@ -2,7 +2,7 @@
 // Built on export and import: the copy is checked as any import is, and nothing of it is applied (no tool runs).
 import { newId } from "../models/ids.js";
 import { idSchema, parseInput, parseOptions, userScope } from "../models/inputs.js";
-import type { CheckpointRow } from "../store/port/index.js";
+import type { CheckpointRow, Step, Tx } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedSession } from "./core/owned.js";
 import { toCheckpoint } from "./core/rows.js";
@@ -26,40 +26,56 @@ export async function clone(ctx: EngineContext, sessionId: unknown, scope: unkno
   const id = parseInput(idSchema, sessionId, "sessionId");
   const { userId } = parseOptions(userScope, scope, "scope");
   const cloneId = newId("ses");
-  const markAt: MarkAt = function* (tx, { session, branch, head }) {
-    const row: CheckpointRow = {
-      seq: 0,
-      id: newId("cp"),
-      sessionId: session.id,
-      branchId: branch.id,
-      position: head.position,
-      name: "clone",
-      auto: false,
-      metadata: JSON.stringify({ cloneId }),
-      userId,
-      headHash: head.hash,
-      createdAt: Math.max(ctx.now(), yield* tx.lastCheckpointAt(userId, session.id)),
-      expiresAt: null,
-      stateId: head.stateId,
-      checksum: "",
-    };
-    row.checksum = checkpointChecksum(row, yield* stateHashOf(tx, head.stateId));
-    return row;
-  };
+  const markAt: MarkAt = (tx, at) => cloneMark(tx, ctx, at, userId, cloneId);
   const { doc, mark } = await exportDocument(ctx, id, { userId }, markAt);
   const copy = rewriteIds(doc, cloneId, ctx.now());
   copy.session.origin = { sessionId: id, checkpointId: mark!.id };
   const prepared = await prepareImport(ctx, copy, { userId });
-  const { ref, written } = await ctx.store.write({ sessionIds: [id, cloneId] }, function* (tx) {
-    yield* ownedSession(tx, id, userId); // deleted meanwhile: no copy of it
-    // Never before the source's newest checkpoint (one made meanwhile may be newer than the mark's first time).
-    const createdAt = Math.max(mark!.createdAt, yield* tx.lastCheckpointAt(userId, id));
-    const written = { ...mark!, createdAt };
-    if (createdAt !== mark!.createdAt) written.checksum = checkpointChecksum(written, yield* stateHashOf(tx, written.stateId));
-    yield* tx.insertCheckpoint(written, createdAt);
-    return { ref: yield* importUnit(tx, prepared, ctx), written };
-  });
+  const { ref, written } = await ctx.store.write({ sessionIds: [id, cloneId] }, (tx) =>
+    writeCloneUnit(tx, ctx, id, userId, mark!, prepared),
+  );
   prepared.call.finish();
   ctx.events.emit("checkpoint", toCheckpoint(written));
   return ref;
+}
+
+/** The "clone" checkpoint at the source's current head, made in the export's first read. */
+function* cloneMark(tx: Tx, ctx: EngineContext, at: Parameters<MarkAt>[1], userId: string, cloneId: string): Step<CheckpointRow> {
+  const { session, branch, head } = at;
+  const row: CheckpointRow = {
+    seq: 0,
+    id: newId("cp"),
+    sessionId: session.id,
+    branchId: branch.id,
+    position: head.position,
+    name: "clone",
+    auto: false,
+    metadata: JSON.stringify({ cloneId }),
+    userId,
+    headHash: head.hash,
+    createdAt: Math.max(ctx.now(), yield* tx.lastCheckpointAt(userId, session.id)),
+    expiresAt: null,
+    stateId: head.stateId,
+    checksum: "",
+  };
+  row.checksum = checkpointChecksum(row, yield* stateHashOf(tx, head.stateId));
+  return row;
+}
+
+/** The mark in the source and the copy, in one transaction: a clone that fails leaves nothing behind. */
+function* writeCloneUnit(
+  tx: Tx,
+  ctx: EngineContext,
+  id: string,
+  userId: string,
+  mark: CheckpointRow,
+  prepared: Awaited<ReturnType<typeof prepareImport>>,
+) {
+  yield* ownedSession(tx, id, userId); // deleted meanwhile: no copy of it
+  // Never before the source's newest checkpoint (one made meanwhile may be newer than the mark's first time).
+  const createdAt = Math.max(mark.createdAt, yield* tx.lastCheckpointAt(userId, id));
+  const written = { ...mark, createdAt };
+  if (createdAt !== mark.createdAt) written.checksum = checkpointChecksum(written, yield* stateHashOf(tx, written.stateId));
+  yield* tx.insertCheckpoint(written, createdAt);
+  return { ref: yield* importUnit(tx, prepared, ctx), written };
 }

@@ -64,61 +64,88 @@ export async function replaceTail(
   const keep = r.keep ?? 0;
   return applyOnce(ctx, ref, request, async () => {
     if (keep >= r.count) {
-      const out = await ctx.store.write({ sessionId: ref.id }, function* (tx) {
-        const { session, branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
-        if (r.check) {
-          const tail = (yield* lastMessages(tx, branch.id, r.count)).map(toMessage);
-          if (r.check(tail) === false) return null;
-        }
-        const written = yield* writeMessages(ctx, tx, session, branch.id, head, r.messages);
-        const done: TailReplaced = { replaced: [], messages: written.messages, move: null };
-        yield* recordRequest(ctx, tx, session.id, request, done);
-        return { done, checkpoints: written.checkpoints };
-      });
+      const out = await ctx.store.write({ sessionId: ref.id }, (tx) => appendTailUnit(tx, ctx, ref, r, request));
       if (!out) return null;
       for (const cp of out.checkpoints) ctx.events.emit("checkpoint", cp);
       return out.done;
     }
     // Set by the move's planning unit (run again from its start when a store retries it), read by its finishing unit.
-    let planned: { branchId: string; head: number; forkEntryId: string | null; replaced: Message[] } | undefined;
-    let done: TailReplaced | undefined;
-    let auto: Checkpoint[] = [];
-    const prepare = function* (tx: Tx, session: SessionRow): Step<BaseMoveSpec> {
-      const rows = yield* lastMessages(tx, session.currentBranchId, r.count + 1);
-      const tail = rows.slice(Math.max(0, rows.length - r.count)).map(toMessage);
-      if (r.check?.(tail) === false || tail.length <= keep) throw new Declined();
-      const after = keep > 0 ? tail[keep - 1]! : rows.length > r.count ? toMessage(rows[0]!) : null;
-      const spec = yield* forkSpec(tx, session, after?.id ?? null);
-      planned = {
-        branchId: session.currentBranchId,
-        head: (yield* tx.headPosition(session.currentBranchId))!,
-        forkEntryId: spec.newBranch!.forkEntryId,
-        replaced: tail.slice(keep),
-      };
-      return spec;
-    };
-    const within = function* (tx: Tx, outcome: MoveOutcome): Step<void> {
-      const p = planned!;
-      const base = headOfEntry(p.forkEntryId === null ? undefined : yield* tx.getEntry(p.forkEntryId));
-      const written = yield* writeMessages(ctx, tx, ref, outcome.branch.id, base, [
-        ...r.messages,
-        ...(yield* appendedSince(tx, p.branchId, p.head)),
-      ]);
-      auto = written.checkpoints;
-      // The move's outcome (what its event carries too) ends at the messages written after the fork.
-      outcome.branch.head = written.head.position;
-      done = { replaced: p.replaced, messages: written.messages, move: outcome };
-      yield* recordRequest(ctx, tx, ref.id, request, done);
-    };
+    const state: ForkState = { ctx, ref, r, keep, request, planned: undefined, done: undefined, auto: [] };
+    const prepare = (tx: Tx, session: SessionRow) => prepareFork(tx, session, state);
+    const within = (tx: Tx, outcome: MoveOutcome) => writeAfterFork(tx, outcome, state);
     try {
       await performMove(ctx, ref, "rollback", options.moveOptions, prepare, within);
     } catch (error) {
       if (error instanceof Declined) return null;
       throw error;
     }
-    for (const cp of auto) ctx.events.emit("checkpoint", cp);
-    return done!;
+    for (const cp of state.auto) ctx.events.emit("checkpoint", cp);
+    return state.done!;
   });
+}
+
+/** What a tail replacement's move units share: its inputs, and what the planning unit found for the finishing one. */
+interface ForkState {
+  ctx: EngineContext;
+  ref: SessionRef;
+  r: TailReplacement;
+  keep: number;
+  request: ReturnType<typeof requestOf> | undefined;
+  planned: { branchId: string; head: number; forkEntryId: string | null; replaced: Message[] } | undefined;
+  done: TailReplaced | undefined;
+  auto: Checkpoint[];
+}
+
+/** The replacement keeps the whole tail: its messages are appended on the current branch, no move. */
+function* appendTailUnit(
+  tx: Tx,
+  ctx: EngineContext,
+  ref: SessionRef,
+  r: TailReplacement,
+  request: ReturnType<typeof requestOf> | undefined,
+) {
+  const { session, branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
+  if (r.check) {
+    const tail = (yield* lastMessages(tx, branch.id, r.count)).map(toMessage);
+    if (r.check(tail) === false) return null;
+  }
+  const written = yield* writeMessages(ctx, tx, session, branch.id, head, r.messages);
+  const done: TailReplaced = { replaced: [], messages: written.messages, move: null };
+  yield* recordRequest(ctx, tx, session.id, request, done);
+  return { done, checkpoints: written.checkpoints };
+}
+
+/** The move's planning unit: checks the tail and forks right after the last message kept. */
+function* prepareFork(tx: Tx, session: SessionRow, state: ForkState): Step<BaseMoveSpec> {
+  const { r, keep } = state;
+  const rows = yield* lastMessages(tx, session.currentBranchId, r.count + 1);
+  const tail = rows.slice(Math.max(0, rows.length - r.count)).map(toMessage);
+  if (r.check?.(tail) === false || tail.length <= keep) throw new Declined();
+  const after = keep > 0 ? tail[keep - 1]! : rows.length > r.count ? toMessage(rows[0]!) : null;
+  const spec = yield* forkSpec(tx, session, after?.id ?? null);
+  state.planned = {
+    branchId: session.currentBranchId,
+    head: (yield* tx.headPosition(session.currentBranchId))!,
+    forkEntryId: spec.newBranch!.forkEntryId,
+    replaced: tail.slice(keep),
+  };
+  return spec;
+}
+
+/** The move's finishing unit: the replacement, then what was appended to the old branch meanwhile, on the new one. */
+function* writeAfterFork(tx: Tx, outcome: MoveOutcome, state: ForkState): Step<void> {
+  const { ctx, ref, r, request } = state;
+  const p = state.planned!;
+  const base = headOfEntry(p.forkEntryId === null ? undefined : yield* tx.getEntry(p.forkEntryId));
+  const written = yield* writeMessages(ctx, tx, ref, outcome.branch.id, base, [
+    ...r.messages,
+    ...(yield* appendedSince(tx, p.branchId, p.head)),
+  ]);
+  state.auto = written.checkpoints;
+  // The move's outcome (what its event carries too) ends at the messages written after the fork.
+  outcome.branch.head = written.head.position;
+  state.done = { replaced: p.replaced, messages: written.messages, move: outcome };
+  yield* recordRequest(ctx, tx, ref.id, request, state.done);
 }
 
 /** The last `count` messages of a branch's lineage, oldest first (fewer when it has fewer). */
