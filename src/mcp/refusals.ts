@@ -27,12 +27,15 @@ function hint(code: string, tool: ToolName): string {
 
 /** The text of `error` for a model: `CODE: message` and a hint, on one line. */
 export function refusalText(error: unknown, tool: ToolName): string {
-  if (!(error instanceof ForkpointError)) return `INTERNAL: ${error instanceof Error ? error.message : String(error)}`;
+  if (!(error instanceof ForkpointError))
+    return `INTERNAL: ${(error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, " ")}`;
   const saved = error.savedDrift
     ? ` The files changed since the last checkpoint were saved in checkpoint ${error.savedDrift.checkpointId} before this failed.`
     : "";
   const next = hint(error.code, tool);
-  return `${error.code}: ${error.message}.${saved}${next ? ` ${next}` : ""}`.replace(/\.\./g, ".").replace(/\s*\n\s*/g, " ");
+  // One line whatever the message holds (a tool's error can span several).
+  const message = error.message.replace(/\s*\n\s*/g, " ").replace(/\.$/, "");
+  return `${error.code}: ${message}.${saved}${next ? ` ${next}` : ""}`;
 }
 
 /** A tool error: text only, so that a client validating results against the output schema has nothing to refuse. */

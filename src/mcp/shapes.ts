@@ -41,11 +41,12 @@ export function paths(list: readonly string[], max = 5): string {
   return list.length > max ? `${shown}, and ${list.length - max} more` : shown;
 }
 
-const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+/** `1 file`, `2 files`. */
+export const countOf = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** What a move did to the files and the tool calls, as the tail of its line. */
 export function moveTail(m: MoveOut): string {
-  const parts = [`${count(m.files.written.length, "file")} written, ${m.files.deleted.length} deleted`];
+  const parts = [`${countOf(m.files.written.length, "file")} written, ${m.files.deleted.length} deleted`];
   if (m.savedDrift) parts.push(`changed files first saved in checkpoint ${m.savedDrift.checkpointId} (${paths(m.savedDrift.files)})`);
   if (m.tools.undone.length > 0) parts.push(`undid ${paths(m.tools.undone)}`);
   if (m.tools.replayed.length > 0) parts.push(`replayed ${paths(m.tools.replayed)}`);
@@ -60,5 +61,3 @@ export function diffLine(d: ToolOutput<"diff">): string {
   const changes = [side("added", d.added), side("modified", d.modified), side("deleted", d.deleted)].join(", ");
   return `${d.from} → ${d.to}: ${changes}${d.patchTruncated ? "; the patch is cut short" : ""}.`;
 }
-
-export const countOf = count;

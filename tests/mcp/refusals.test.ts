@@ -1,0 +1,32 @@
+// A refusal's text: one line, the error's code first, what a forced move saved, and what the model can do next.
+import { describe, expect, it } from "vitest";
+import { ConflictError, ForkpointError } from "../../src/index.js";
+import { refusalText, toolError } from "../../src/mcp/refusals.js";
+
+describe("refusalText", () => {
+  it("names the code, keeps one line and one full stop, and says what to do next", () => {
+    const drift = new ConflictError("the workspace changed (a.txt);\n  take a checkpoint.", "WORKSPACE_DRIFT");
+    expect(refusalText(drift, "rollback")).toBe(
+      "WORKSPACE_DRIFT: the workspace changed (a.txt); take a checkpoint. Call rollback again with force: true to save those files in a checkpoint of their own first (nothing is lost).",
+    );
+    expect(refusalText(drift, "undo")).toMatch(/^WORKSPACE_DRIFT: .* Call checkpoint \{\} to keep those files first, then try again\.$/);
+    expect(refusalText(new ForkpointError("SOMETHING_NEW", "it failed"), "undo")).toBe("SOMETHING_NEW: it failed.");
+    expect(refusalText(new TypeError("boom\nat line 2"), "diff")).toBe("INTERNAL: boom at line 2");
+  });
+
+  it("tells where a forced move that failed afterwards saved the changed files", () => {
+    const failed = Object.assign(new ForkpointError("UNDO_FAILED", "undo of write_file tc_1 failed: disk full"), {
+      savedDrift: { checkpointId: "cp_saved", files: ["a.txt"] },
+    });
+    expect(refusalText(failed, "rollback")).toBe(
+      "UNDO_FAILED: undo of write_file tc_1 failed: disk full. The files changed since the last checkpoint were saved in checkpoint cp_saved before this failed.",
+    );
+  });
+
+  it("is a tool error with text only (nothing a client would validate against the output schema)", () => {
+    expect(toolError(new ForkpointError("NOT_FOUND", 'checkpoint not found: "x"'), "diff")).toEqual({
+      content: [{ type: "text", text: 'NOT_FOUND: checkpoint not found: "x". list_checkpoints and branches list what exists.' }],
+      isError: true,
+    });
+  });
+});
