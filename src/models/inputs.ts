@@ -117,7 +117,11 @@ export const requestId = text().min(1, "must not be empty").max(MAX_REQUEST_ID, 
 export const writeOptions = z.strictObject({ requestId: requestId.optional() });
 /** `edit` / `regenerate` options: the move's, plus a checkpoint written with the new message. */
 export const editOptions = moveOptions.extend({ checkpoint: checkpointInput.optional() });
-export const attachWorkspaceInput = z.strictObject({ exclude: z.array(name()).max(1000).optional() });
+export const attachWorkspaceInput = z.strictObject({
+  exclude: z.array(name()).max(1000).optional(),
+  /** Whether the directory's own .gitignore files are honoured (default true). */
+  gitignore: z.boolean().optional(),
+});
 export const recordToolCallInput = z
   .strictObject({
     tool: name(),

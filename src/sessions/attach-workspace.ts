@@ -7,7 +7,17 @@ import { attachWorkspaceInput, directoryPath, parseInput, parseOptions } from ".
 import type { WorkspaceInfo } from "../models/types.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedSession } from "./core/owned.js";
-import { assertNoRestorePending, realDir, saveSnapshot, takeSnapshot, type TakenSnapshot } from "./workspace/workspace.js";
+import {
+  assertNoRestorePending,
+  captureStorable,
+  captureStored,
+  realDir,
+  sameFilesConfig,
+  saveCapture,
+  saveCaptureStats,
+  takeCapture,
+  type Capture,
+} from "./workspace/workspace.js";
 
 export async function attachWorkspace(
   ctx: EngineContext,
@@ -19,26 +29,38 @@ export async function attachWorkspace(
   const o = parseOptions(attachWorkspaceInput, options, "options");
   const dir = realDir(given);
   if (!dir) throw new ValidationError("dir", `${resolve(given)} is not a directory`);
-  const exclude = JSON.stringify(o.exclude ?? []);
+  const config = { sessionId: ref.id, dir, exclude: JSON.stringify(o.exclude ?? []), gitignore: o.gitignore ?? true };
   const pending = await ctx.store.read((tx) => pendingRestoreUnit(tx, ref));
   if (pending) assertNoRestorePending(pending);
-  const taken = takeSnapshot(ctx, { dir, exclude });
-  await ctx.store.write({ sessionId: ref.id }, (tx) => attachWorkspaceUnit(tx, ref, dir, exclude, taken, ctx));
-  return { dir, exclude: o.exclude ?? [], files: taken.files.size };
+  // The stat cache of the same directory and rules is kept (its files are not read again); any other starts empty.
+  const fresh = !pending || !sameFilesConfig(pending, config);
+  for (let attempt = 0; ; attempt++) {
+    const capture = await takeCapture(ctx, { ...config, manifestId: null }, { fresh: fresh && attempt === 0, allRows: true });
+    if (await ctx.store.write({ sessionId: ref.id }, (tx) => attachWorkspaceUnit(tx, ref, capture, ctx, attempt))) {
+      await captureStored(ctx, capture);
+      return { dir, exclude: o.exclude ?? [], files: capture.files };
+    }
+  }
 }
 
-function* attachWorkspaceUnit(tx: Tx, ref: SessionRef, dir: string, exclude: string, taken: TakenSnapshot, ctx: EngineContext) {
+function* attachWorkspaceUnit(tx: Tx, ref: SessionRef, capture: Capture, ctx: EngineContext, attempt: number) {
   yield* ownedSession(tx, ref.id, ref.userId);
   const ws = yield* tx.getWorkspace(ref.id);
   if (ws) assertNoRestorePending(ws);
+  // A content a prune took since it was stored: captured again (before any write).
+  if (!(yield* captureStorable(tx, capture, undefined)) && attempt < 3) return false;
+  const manifestId = yield* saveCapture(tx, capture);
   yield* tx.putWorkspace({
     sessionId: ref.id,
-    dir,
-    exclude,
-    manifestId: yield* saveSnapshot(tx, taken.files),
+    dir: capture.dir,
+    exclude: capture.exclude,
+    gitignore: capture.gitignore,
+    manifestId,
     updatedAt: ctx.now(),
     host: THIS_HOST,
   });
+  yield* saveCaptureStats(tx, capture);
+  return true;
 }
 
 function* pendingRestoreUnit(tx: Tx, ref: SessionRef) {

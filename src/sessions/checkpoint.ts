@@ -11,7 +11,15 @@ import { toCheckpoint } from "./core/rows.js";
 import { writeCaptureEntry, writeCheckpoint, writeMessages, type EntryFields } from "./log/writer.js";
 import { messagesAnswer } from "./append.js";
 import { applyOnce, recordRequest, requestOf, type AnswerCodec, type Request } from "./requests/ledger.js";
-import { saveSnapshot, takeSnapshot, type TakenSnapshot } from "./workspace/workspace.js";
+import {
+  captureStorable,
+  captureStored,
+  saveCapture,
+  saveCaptureStats,
+  sameFilesConfig,
+  takeCapture,
+  type Capture,
+} from "./workspace/workspace.js";
 
 /** With `retain: false` the session's retention policy is not weighed (a clone's mark must not push out what it copies). */
 export async function createCheckpoint(
@@ -74,13 +82,14 @@ export async function checkpointAfter(
     );
   return applyOnce(ctx, ref, request, async () => {
     // A session with a workspace: its files are read outside the transaction, then stored with the checkpoint.
-    let files: TakenSnapshot | null = null;
+    let files: Capture | null = null;
     for (;;) {
       const out = await ctx.store.write({ sessionId: ref.id }, (tx) => checkpointUnit(ctx, tx, ref, messages, fields, files, request));
       if ("scan" in out) {
-        files = takeSnapshot(ctx, out.scan);
+        files = await takeCapture(ctx, out.scan);
         continue;
       }
+      if (files) await captureStored(ctx, files);
       for (const cp of out.auto) ctx.events.emit("checkpoint", cp);
       ctx.events.emit("checkpoint", out.turn.checkpoint);
       return out.turn;
@@ -95,14 +104,14 @@ function* checkpointUnit(
   ref: SessionRef,
   messages: EntryFields[],
   o: { name: string | null; expiresIn: number | undefined; metadata: string | null; retain: boolean },
-  files: TakenSnapshot | null,
+  files: Capture | null,
   request: Request<Turn> | undefined,
 ): Step<{ turn: Turn; auto: Checkpoint[] } | { scan: WorkspaceRow }> {
   const { session, branch, head: start } = yield* ownedCurrent(tx, ref.id, ref.userId);
   const ws = session.hasWorkspace ? yield* tx.getWorkspace(session.id) : undefined;
   if (ws) assertLocal(ws, "checkpoint");
   // The scan request must stay before any write: returning commits this transaction.
-  if (ws && (!files || files.dir !== ws.dir || files.exclude !== ws.exclude)) return { scan: ws };
+  if (ws && (!files || !sameFilesConfig(files, ws) || !(yield* captureStorable(tx, files, ws)))) return { scan: ws };
   const written = yield* writeMessages(ctx, tx, session, branch.id, start, messages);
   // A capture of files is an entry of its own: each such checkpoint is a point a rollback forks from (messages or none).
   const head = ws && files ? yield* writeCaptureEntry(ctx, tx, branch.id, written.head) : written.head;
@@ -114,8 +123,15 @@ function* checkpointUnit(
     expiresAt: o.expiresIn === undefined ? null : now + o.expiresIn,
   });
   if (ws && files) {
-    const manifestId = yield* saveSnapshot(tx, files.files);
-    yield* tx.insertCheckpointFiles({ checkpointId: row.id, manifestId, dir: files.dir, exclude: files.exclude });
+    const manifestId = yield* saveCapture(tx, files);
+    yield* saveCaptureStats(tx, files);
+    yield* tx.insertCheckpointFiles({
+      checkpointId: row.id,
+      manifestId,
+      dir: files.dir,
+      exclude: files.exclude,
+      gitignore: files.gitignore,
+    });
     yield* tx.setWorkspaceManifest(session.id, manifestId, now);
   }
   // A session without a retention policy pays nothing more here.

@@ -279,10 +279,11 @@ export class SessionHandle {
   /**
    * Attaches a directory: from now on each `checkpoint()` (and `turn()`) captures its files (each content stored once), `diffFiles`
    * compares them, and moves with `scope: "files"` or `"both"` make the directory match the target again.
-   * `exclude` takes .gitignore-style patterns; the database's own files are always left out.
-   * @example await s.attachWorkspace("./project", { exclude: ["node_modules/", "*.log"] })
+   * `exclude` takes .gitignore-style patterns; the directory's own .gitignore files are honoured too (nested, with
+   * negations) unless `gitignore: false`; `.git/` and the database's own files are always left out.
+   * @example await s.attachWorkspace("./project", { exclude: ["*.log"] })
    */
-  attachWorkspace(dir: string, options?: { exclude?: string[] }): Promise<WorkspaceInfo> {
+  attachWorkspace(dir: string, options?: { exclude?: string[]; gitignore?: boolean }): Promise<WorkspaceInfo> {
     return this.#run((ctx, ref) => attachWorkspace(ctx, ref, dir, options ?? {}));
   }
 

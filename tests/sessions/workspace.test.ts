@@ -264,7 +264,8 @@ describe("moves with a scope", () => {
     write("src/app.ts", "changed");
     await s.append({ role: "user", content: "two" });
     await s.checkpoint({ name: "changed" });
-    await sqlOn(dbFile, `UPDATE file_blobs SET content = $1 WHERE content = $2`, [Buffer.from([0]), Buffer.from("hello\n")]);
+    // A content the rollback writes (it writes only the files that differ: README.md's stored copy is not read).
+    await sqlOn(dbFile, `UPDATE file_blobs SET content = $1 WHERE content = $2`, [Buffer.from([0]), Buffer.from("export const a = 1;\n")]);
     const branches = (await s.branches()).length;
     expect(await rejectionOf(s.rollback(cp.id, { scope: "both" }))).toBeInstanceOf(IntegrityError);
     expect((await s.branches()).length).toBe(branches);

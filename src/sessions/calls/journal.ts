@@ -153,7 +153,7 @@ async function runAndComplete(
   entry: EntryRow,
 ): Promise<unknown> {
   // The workspace's files before the tool runs: what it changes becomes known to forkpoint (not drift).
-  const before = session.hasWorkspace ? filesBefore(ctx, await ctx.store.read((tx) => tx.getWorkspace(session.id))) : null;
+  const before = session.hasWorkspace ? await filesBefore(ctx, await ctx.store.read((tx) => tx.getWorkspace(session.id))) : null;
   const complete = async (outcome: { result: string | null; error: string | null }): Promise<void> => {
     const completed = await ctx.store.write({ sessionId: ref.id }, (tx) => completeUnit(tx, session, ctx, entry, outcome));
     await absorbChanges(ctx, session.id, before);

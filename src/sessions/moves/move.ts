@@ -172,9 +172,9 @@ export async function moveConversation(
       return done;
     }
     // Tools undone or replayed change the workspace's files: forkpoint's own doing, not drift.
-    let before: ReturnType<typeof filesBefore> | null;
+    let before: Awaited<ReturnType<typeof filesBefore>>;
     try {
-      before = planned.hasWorkspace ? filesBefore(ctx, await ctx.store.read((tx) => tx.getWorkspace(ref.id))) : null;
+      before = planned.hasWorkspace ? await filesBefore(ctx, await ctx.store.read((tx) => tx.getWorkspace(ref.id))) : null;
     } catch (error) {
       // Not run here after all: recovery (in this process too) finishes it.
       inflightMoves.delete(moveId);

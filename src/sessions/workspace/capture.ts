@@ -2,7 +2,8 @@
 import type { Step, Tx } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
 import { assertLocal } from "./host.js";
-import { saveSnapshot, takeSnapshot } from "./workspace.js";
+import { stateIn } from "./state.js";
+import { captureNow } from "./workspace.js";
 
 /**
  * Refuses, before a move starts, a checkpoint it would write for a session whose workspace is another host's (as
@@ -23,8 +24,7 @@ export function* captureFiles(ctx: EngineContext, tx: Tx, sessionId: string, che
   const ws = yield* tx.getWorkspace(sessionId);
   if (!ws) return;
   assertLocal(ws, what);
-  const files = takeSnapshot(ctx, ws);
-  const manifestId = yield* saveSnapshot(tx, files.files);
-  yield* tx.insertCheckpointFiles({ checkpointId, manifestId, dir: files.dir, exclude: files.exclude });
+  const manifestId = yield* captureNow(ctx, tx, yield* stateIn(ctx, tx, ws), ws);
+  yield* tx.insertCheckpointFiles({ checkpointId, manifestId, dir: ws.dir, exclude: ws.exclude, gitignore: ws.gitignore });
   yield* tx.setWorkspaceManifest(sessionId, manifestId, ctx.now());
 }

@@ -2,13 +2,17 @@
 // "both" move whose conversation never moved, put the old files back. The restore was journaled before any file
 // moved, and it leaves every file at its old or its new version; a file at neither (or missing where neither version
 // lacks it), or a link or folder in the way, was put there by someone else: then nothing is written ("drift").
-import type { Tx } from "../../store/port/index.js";
+import { ForkpointError, ValidationError } from "../../models/errors.js";
+import type { StatRow, Tx } from "../../store/port/index.js";
 import { isLocal } from "./host.js";
 import type { EngineContext } from "../core/context.js";
 import { headAfter } from "../log/lineage.js";
 import { SELF_START, isAlive } from "../moves/process-identity.js";
-import { assertRestorable, removeStaged, restoreWorkspace, type Snapshot } from "./files.js";
-import { blobsOf, manifestFiles, takeSnapshot, type RestoreJournal } from "./workspace.js";
+import { assertRestorable, removeStaged, restoreChanges } from "./files.js";
+import { TreeReader, diffTrees, listFiles, readBlobs } from "./objects.js";
+import { deletedFile, wroteFile } from "./stat-cache.js";
+import { scan, scanContext, stateOf, type WorkspaceState } from "./state.js";
+import type { RestoreJournal } from "./workspace.js";
 
 /** What recovery did with one interrupted workspace restore. */
 export interface WorkspaceRecovery {
@@ -59,32 +63,80 @@ async function finishRestore(ctx: EngineContext, sessionId: string, seen: string
   const journal = JSON.parse(seen) as RestoreJournal;
   // Taken over in one write: of several processes recovering at once, one goes on; the others find it alive.
   const mine: RestoreJournal = { ...journal, pid: process.pid, pidStart: SELF_START, pids: [...new Set([...journal.pids, process.pid])] };
-  const read = await ctx.store.write({ sessionId }, (tx) => claimRestoreUnit(tx, sessionId, seen, mine, journal));
+  const read = await claimed(ctx, sessionId, seen, mine, journal);
   if (!read) return null;
-  const { ws, goal, target, contents, versions, back } = read;
-  const tracked = new Set([...Object.keys(versions[0]), ...Object.keys(versions[1])]);
-  const removed = removeStaged(ws.dir, [...tracked], mine.pids, tracked);
-  const drift = async (paths: string[], detail: string | null): Promise<Outcome> => {
-    await ctx.store.write({ sessionId }, (tx) => tx.setWorkspaceRestoring(sessionId, null));
-    return { outcome: "drift", paths, detail };
-  };
-  let disk: Snapshot;
   try {
-    disk = takeSnapshot(ctx, ws).files;
+    return await finishClaimed(ctx, sessionId, journal, read);
   } catch (error) {
-    return drift([], `the directory cannot be read: ${(error as Error).message}`);
+    // Not finished now: the journal goes back to what it was, so that a later recover() (in this process too) tries again.
+    await ctx.store.write({ sessionId }, (tx) => tx.claimWorkspaceRestore(sessionId, JSON.stringify(mine), seen));
+    throw error;
   }
-  const foreign = foreignPaths(versions[0], versions[1], disk);
-  if (foreign.length > 0) return drift(foreign, null);
-  const blocked = assertRestorable(ws.dir, Object.keys(target));
+}
+
+async function finishClaimed(
+  ctx: EngineContext,
+  sessionId: string,
+  journal: RestoreJournal,
+  read: NonNullable<Awaited<ReturnType<typeof claimed>>>,
+): Promise<Outcome> {
+  const { ws, goal, back, paths, tracked } = read;
+  const removed = removeStaged(ws.dir, paths, journal.pids.includes(process.pid) ? journal.pids : [...journal.pids, process.pid], (p) =>
+    tracked.has(p),
+  );
+  const drift = async (foreign: string[], detail: string | null): Promise<Outcome> => {
+    await ctx.store.write({ sessionId }, (tx) => tx.setWorkspaceRestoring(sessionId, null));
+    return { outcome: "drift", paths: foreign, detail };
+  };
+  // The directory as it is now: walked whole (no watcher saw what happened while no process ran).
+  const state = await stateOf(ctx, ws);
+  const planned = await state
+    .exclusive(async () => {
+      state.walked = false;
+      await scan(ctx, state);
+      return ctx.store.read((tx) => planUnit(tx, state, journal, goal));
+    })
+    .catch((error: unknown) => error as Error);
+  if (planned instanceof Error) {
+    if (planned instanceof ForkpointError && !(planned instanceof ValidationError)) throw planned;
+    return drift([], `the directory cannot be read: ${planned.message}`);
+  }
+  if (planned.foreign.length > 0) return drift(planned.foreign, null);
+  const blocked = assertRestorable(
+    ws.dir,
+    planned.changes.map((c) => c.path),
+  );
   if (blocked) return drift([], blocked);
-  restoreWorkspace(ws.dir, disk, target, (hash) => contents.get(hash)!);
-  await ctx.store.write({ sessionId }, (tx) => endRestoreUnit(tx, sessionId, goal, ctx));
+  await state.exclusive(async () => {
+    const kept = new Map(planned.contents);
+    await restoreChanges(
+      ws.dir,
+      planned.changes,
+      async (hashes) => {
+        const missing = hashes.filter((h) => !kept.has(h));
+        if (missing.length > 0) for (const [h, c] of await ctx.store.read((tx) => readBlobs(tx, missing))) kept.set(h, c);
+        return kept;
+      },
+      { any: false },
+    );
+    const sc = scanContext(ctx, state, null);
+    for (const c of planned.changes) {
+      if (c.to === null) deletedFile(state.cache, c.path);
+      else wroteFile(state.cache, sc, c.path, c.to);
+    }
+  });
+  const stats = state.cache.toRows();
+  await ctx.store.write({ sessionId }, (tx) => endRestoreUnit(tx, sessionId, goal, ctx, stats));
+  state.cache.markStored(stats);
   return { outcome: back ? "restored" : "completed", paths: removed, detail: null };
 }
 
-function* endRestoreUnit(tx: Tx, sessionId: string, goal: number, ctx: EngineContext) {
+const claimed = (ctx: EngineContext, sessionId: string, seen: string, mine: RestoreJournal, journal: RestoreJournal) =>
+  ctx.store.write({ sessionId }, (tx) => claimRestoreUnit(tx, sessionId, seen, mine, journal));
+
+function* endRestoreUnit(tx: Tx, sessionId: string, goal: number, ctx: EngineContext, stats: { rows: StatRow[]; deleted: string[] }) {
   yield* tx.setWorkspaceManifest(sessionId, goal, ctx.now());
+  yield* tx.putWorkspaceStats(sessionId, stats.rows, stats.deleted);
   yield* tx.setWorkspaceRestoring(sessionId, null);
 }
 
@@ -97,20 +149,32 @@ function* claimRestoreUnit(tx: Tx, sessionId: string, seen: string, mine: Restor
   // "both": the conversation moved (or a journaled move of it will be resumed) → finish; otherwise go back.
   const moved = branch.id !== journal.fromBranchId || head.position !== journal.fromHead || (yield* tx.runningMoves(sessionId)).length > 0;
   const goal = journal.scope === "both" && !moved ? journal.fromManifestId : journal.manifestId;
-  const target = yield* manifestFiles(tx, goal);
-  const contents = yield* blobsOf(tx, Object.values(target));
-  const versions = [yield* manifestFiles(tx, journal.fromManifestId), yield* manifestFiles(tx, journal.manifestId)] as const;
-  return { ws, goal, target, contents, versions, back: goal !== journal.manifestId };
+  // Staged leftovers beside either version's files are forkpoint's, unless a version has a file of that name.
+  const reader = new TreeReader();
+  const tracked = new Set<string>();
+  for (const id of [journal.fromManifestId, journal.manifestId])
+    for (const [path] of yield* listFiles(tx, reader, yield* reader.rootOf(tx, id))) tracked.add(path);
+  return { ws, goal, back: goal !== journal.manifestId, paths: [...tracked], tracked };
 }
 
-/** Paths the interrupted restore cannot explain: at neither version, or missing though both versions have them. */
-function foreignPaths(before: Record<string, string>, after: Record<string, string>, disk: Snapshot): string[] {
-  const foreign: string[] = [];
-  for (const [path, file] of disk) {
-    if (file.hash !== before[path] && file.hash !== after[path]) foreign.push(path);
-  }
-  for (const path of Object.keys(before)) {
-    if (!disk.has(path) && path in after) foreign.push(path);
-  }
-  return foreign.sort();
+/**
+ * What finishing takes: the paths the restore cannot explain (at neither version, or missing though both versions
+ * have them), the changes from the directory now to the goal, and their contents (checked).
+ */
+function* planUnit(tx: Tx, state: WorkspaceState, journal: RestoreJournal, goal: number) {
+  const reader = new TreeReader();
+  const before = yield* reader.rootOf(tx, journal.fromManifestId);
+  const after = yield* reader.rootOf(tx, journal.manifestId);
+  const target = yield* reader.rootOf(tx, goal);
+  const notBefore = new Set((yield* diffTrees(tx, reader, state.cache.root, before)).map((c) => c.path));
+  const foreign = (yield* diffTrees(tx, reader, state.cache.root, after)).map((c) => c.path).filter((p) => notBefore.has(p));
+  const changes = yield* diffTrees(tx, reader, state.cache.root, target);
+  const contents =
+    foreign.length > 0
+      ? new Map<string, Buffer>()
+      : yield* readBlobs(
+          tx,
+          changes.flatMap((c) => (c.to === null ? [] : [c.to])),
+        );
+  return { foreign, changes, contents };
 }

@@ -1,70 +1,195 @@
-// Workspaces: the files a session's directory holds, stored content-addressed with checkpoints, and restored by moves.
-// diffFiles compares them; moves with scope "files" or "both" make the directory match the target again.
+// Workspaces: the files a session's directory holds, stored with checkpoints as trees of hashed directories (shared
+// between snapshots) over contents stored once, compressed; restored by moves. diffFiles compares them; moves with scope
+// "files" or "both" make the directory match the target again, writing only the files that differ.
 // Files changed outside forkpoint since it last saw them (drift) are never overwritten: the move is refused with a
-// ConflictError, or, when forced, they are saved in a checkpoint first (workspace-force.ts). What forkpoint "last saw" moves only with its own doing: attach, checkpoints, restores, and the
-// paths a tool call or a move's undo/replay changed (compared before and after), never a hand edit made before them.
+// ConflictError, or, when forced, they are saved in a checkpoint first (force.ts). What forkpoint "last saw" moves only
+// with its own doing: attach, checkpoints, restores, and the paths a tool call or a move's undo/replay changed (tracked
+// from before to after), never a hand edit made before them.
 import { assertLocal, isLocal } from "./host.js";
-import { realpathSync, statSync } from "node:fs";
+import { readFileSync, realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { ConflictError, IntegrityError, ValidationError } from "../../models/errors.js";
-import type { CheckpointFilesRow, Step, Tx, WorkspaceRow } from "../../store/port/index.js";
+import { ConflictError, NotFoundError, ValidationError } from "../../models/errors.js";
+import type { CheckpointFilesRow, Step, StatRow, TreeRow, Tx, WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
 import { sha256 } from "../integrity/hashes.js";
 import { SELF_START } from "../moves/process-identity.js";
-import { assertRestorable, changedPaths, manifestOf, restoreWorkspace, scanWorkspace, type Snapshot } from "./files.js";
+import { assertRestorable, restoreChanges } from "./files.js";
+import { PackWriter, TreeReader, applyChanges, diffTrees, listFiles, readBlobs, type FileChange } from "./objects.js";
+import {
+  EMPTY_TREE,
+  EMPTY_TREE_BODY,
+  deletedFile,
+  runScan,
+  treeBody,
+  treeHash,
+  walkTree,
+  wroteFile,
+  type DirNode,
+  type StatRows,
+} from "./stat-cache.js";
+import { scan, scanContext, stateOf, type WorkspaceConfig, type WorkspaceState } from "./state.js";
 
-/** A snapshot read from disk for a workspace, with the configuration it was read under. */
-export interface TakenSnapshot {
-  dir: string;
-  exclude: string;
-  files: Snapshot;
+/** The configuration a snapshot is read under (its directory and ignore rules), as the workspace row has it. */
+export type FilesConfig = Pick<WorkspaceRow, "dir" | "exclude" | "gitignore">;
+
+/** Whether a snapshot was read under the workspace's current configuration. */
+export const sameFilesConfig = (a: FilesConfig, b: FilesConfig): boolean =>
+  a.dir === b.dir && a.exclude === b.exclude && Boolean(a.gitignore) === Boolean(b.gitignore);
+
+/**
+ * A snapshot of the directory ready to be stored: its root tree, the trees and contents it adds to the snapshot it
+ * was compared with (`base`, the workspace's manifest then), and the stat cache's changed rows.
+ */
+export interface Capture extends FilesConfig {
+  sessionId: string;
+  /** The workspace's manifest the capture was compared with (null: none, when attaching). */
+  base: number | null;
+  root: string;
+  trees: TreeRow[];
+  /** Content hashes the snapshot has and `base` has not: each must be stored. */
+  contents: string[];
+  stats: StatRows;
+  files: number;
 }
 
-/** Reads the workspace's files now (outside any transaction: it is file-system work). */
-export function takeSnapshot(ctx: EngineContext, ws: Pick<WorkspaceRow, "dir" | "exclude">): TakenSnapshot {
-  const exclude = JSON.parse(ws.exclude) as string[];
-  const files = scanWorkspace(ws.dir, exclude, new Set(ctx.store.databaseFiles()), ctx.limits.maxPayloadBytes);
-  return { dir: ws.dir, exclude: ws.exclude, files };
+/** The directories of the cache not in `baseRoot`, and the contents it adds (compared a level at a time). */
+function* captureOf(
+  tx: Tx,
+  state: WorkspaceState,
+  config: FilesConfig & { sessionId: string },
+  base: number | null,
+): Step<Capture & { changes: FileChange[] }> {
+  const reader = new TreeReader();
+  const baseRoot = base === null ? null : yield* reader.rootOf(tx, base);
+  // A snapshot stored before trees has no stored tree to share: compared with nothing, every tree is stored.
+  const shared = baseRoot !== null && !reader.ephemeral.has(baseRoot) ? baseRoot : null;
+  const trees: TreeRow[] = [];
+  const cacheRoot = state.cache.root;
+  const root = treeHash(cacheRoot) ?? EMPTY_TREE;
+  if (root === EMPTY_TREE) trees.push({ hash: EMPTY_TREE, body: EMPTY_TREE_BODY });
+  const changes = yield* diffTrees(tx, reader, cacheRoot, shared, (node: DirNode, hash: string) =>
+    trees.push({ hash, body: treeBody(node) }),
+  );
+  const contents = [...new Set(changes.filter((c) => c.from !== null).map((c) => c.from!))];
+  return {
+    sessionId: config.sessionId,
+    dir: config.dir,
+    exclude: config.exclude,
+    gitignore: config.gitignore,
+    base,
+    root,
+    trees,
+    contents,
+    stats: state.cache.toRows(),
+    files: state.cache.count(),
+    changes,
+  };
 }
 
-/** Stores a manifest (`{ path: hash }`) and the contents it needs that are new; returns its id. Inside a write unit. */
-export function* saveManifest(tx: Tx, files: Record<string, string>, contents: ReadonlyMap<string, Buffer>): Step<number> {
-  const manifest = manifestOf(files);
-  const known = yield* tx.manifestId(manifest.hash);
-  if (known !== undefined) return known;
-  for (const hash of new Set(Object.values(manifest.files))) {
-    const content = contents.get(hash);
-    if (content) yield* tx.insertBlob(hash, content);
+/**
+ * Reads the workspace's files now, outside any transaction (file-system work), storing the contents it reads that are
+ * new; the returned capture is stored by `saveCapture`. `base` null: compared with no snapshot (attach).
+ */
+export async function takeCapture(
+  ctx: EngineContext,
+  ws: WorkspaceConfig & { manifestId: number | null },
+  how: { fresh?: boolean; allRows?: boolean } = {},
+): Promise<Capture> {
+  const state = await stateOf(ctx, ws, how.fresh ?? false);
+  return state.exclusive(async () => {
+    // Attaching clears the stored cache: every row is stored again.
+    if (how.allRows) state.cache.markAllUnstored();
+    for (let attempt = 0; ; attempt++) {
+      await scan(ctx, state, new PackWriter());
+      const taken = await ctx.store.read((tx) => takeCaptureUnit(tx, state, ws));
+      if (taken.missing.length === 0 || attempt === 3) return taken.capture;
+      // Contents read before without being stored (a scan for a diff or a drift check): read and stored now. A file
+      // that changed meanwhile is looked at again by the next scan.
+      const writer = new PackWriter();
+      const sc = scanContext(ctx, state, null);
+      let changed = false;
+      for (const { path, hash } of taken.missing) {
+        const content = readIfStill(sc.root, path, hash);
+        if (content) writer.add(hash, content);
+        else (state.pending.dirty.add(path), (changed = true));
+        if (writer.pendingBytes >= 4 << 20) await ctx.store.write({ sessionId: ws.sessionId }, (tx) => writer.flush(tx));
+      }
+      await ctx.store.write({ sessionId: ws.sessionId }, (tx) => writer.flush(tx));
+      if (!changed) return taken.capture;
+    }
+  });
+}
+
+function* takeCaptureUnit(tx: Tx, state: WorkspaceState, ws: WorkspaceConfig & { manifestId: number | null }) {
+  const current = ws.manifestId === null ? null : ((yield* tx.getWorkspace(ws.sessionId))?.manifestId ?? null);
+  const { changes, ...capture } = yield* captureOf(tx, state, ws, current);
+  const present = new Set(yield* tx.presentBlobs(capture.contents));
+  const missing = changes.filter((c) => c.from !== null && !present.has(c.from)).map((c) => ({ path: c.path, hash: c.from! }));
+  return { capture, missing };
+}
+
+/** The file's content if it still has hash `hash`. */
+function readIfStill(root: string, path: string, hash: string): Buffer | null {
+  try {
+    const content = readFileAt(root, path);
+    return sha256(content) === hash ? content : null;
+  } catch {
+    return null;
   }
-  return yield* tx.putManifest(manifest.hash, manifest.body);
 }
 
-/** Stores a snapshot's contents and manifest (each once); returns the manifest id. Inside a write unit. */
-export function* saveSnapshot(tx: Tx, snapshot: Snapshot): Step<number> {
-  return yield* saveManifest(tx, manifestOf(snapshot).files, new Map([...snapshot.values()].map((f) => [f.hash, f.content])));
+/**
+ * Whether the capture can be stored in this transaction: the workspace's manifest is still the one it was compared
+ * with (else another process moved it) and every content it adds is stored (else a prune took one meanwhile). Reads
+ * only: the checkpoint asks for a new capture when it cannot.
+ */
+export function* captureStorable(tx: Tx, capture: Capture, ws: WorkspaceRow | undefined): Step<boolean> {
+  if (capture.base !== null && ws?.manifestId !== capture.base) return false;
+  return (yield* tx.presentBlobs(capture.contents)).length === new Set(capture.contents).size;
 }
 
-export function* manifestFiles(tx: Tx, manifestId: number): Step<Record<string, string>> {
-  const manifest = yield* tx.getManifest(manifestId);
-  if (!manifest) throw new IntegrityError(`the workspace snapshot ${manifestId} is missing from the database`);
-  return JSON.parse(manifest.body) as Record<string, string>;
+/** Stores the capture's trees and manifest (then `saveCaptureStats`); returns the manifest id. Inside a write unit. */
+export function* saveCapture(tx: Tx, capture: Capture): Step<number> {
+  yield* tx.insertTrees(capture.trees);
+  return yield* tx.putManifest(capture.root, "{}", capture.root);
 }
 
-/** A stored file content, checked against its address: a damaged blob is never written or shown. */
-export function* blobOf(tx: Tx, hash: string): Step<Buffer> {
-  const content = yield* tx.getBlob(hash);
-  if (!content || sha256(content) !== hash) {
-    throw new IntegrityError(`stored file content ${hash} is missing or does not match its hash`);
+/** Stores the stat cache's rows the capture changed. Inside a write unit, after the workspace row is written. */
+export function* saveCaptureStats(tx: Tx, capture: Capture): Step<void> {
+  yield* tx.putWorkspaceStats(capture.sessionId, capture.stats.rows, capture.stats.deleted);
+}
+
+/** Marks the capture's stat rows as stored (after its transaction committed). */
+export async function captureStored(ctx: EngineContext, capture: Capture): Promise<void> {
+  const state = await stateOf(ctx, capture);
+  state.cache.markStored(capture.stats);
+}
+
+/**
+ * Captures the workspace synchronously, inside a transaction (an edit's checkpoint, written in its move's transaction:
+ * only then are the files those the move left). A whole walk: no watcher is asked (that needs the event loop).
+ */
+export function* captureNow(ctx: EngineContext, tx: Tx, state: WorkspaceState, ws: WorkspaceRow): Step<number> {
+  const writer = new PackWriter();
+  runScan(walkTree(state.cache, scanContext(ctx, state, writer), state.cache.root, ""));
+  for (const k of Object.values(state.pending)) k.clear();
+  yield* writer.flush(tx);
+  const { changes, ...capture } = yield* captureOf(tx, state, ws, ws.manifestId);
+  const present = new Set(yield* tx.presentBlobs(capture.contents));
+  for (const c of changes) {
+    if (c.from === null || present.has(c.from)) continue;
+    const content = readIfStill(ws.dir, c.path, c.from);
+    if (!content) throw new ConflictError(`the workspace ${ws.dir} changed while it was read (${c.path}); try again`, "WORKSPACE_DRIFT");
+    writer.add(c.from, content);
   }
-  return content;
+  yield* writer.flush(tx);
+  const manifestId = yield* saveCapture(tx, capture);
+  yield* saveCaptureStats(tx, capture);
+  state.cache.markStored(capture.stats);
+  return manifestId;
 }
 
-/** The stored contents of `hashes`, each checked (see `blobOf`). */
-export function* blobsOf(tx: Tx, hashes: Iterable<string>): Step<Map<string, Buffer>> {
-  const contents = new Map<string, Buffer>();
-  for (const hash of new Set(hashes)) contents.set(hash, yield* blobOf(tx, hash));
-  return contents;
-}
+const readFileAt = (root: string, path: string) => readFileSync(`${root}/${path}`);
 
 /** The real path of a directory, so the database's own files are recognized however the path was spelled. */
 export function realDir(dir: string): string | null {
@@ -87,12 +212,13 @@ export function* workspaceOf(tx: Tx, sessionId: string, what: string, onDisk = t
   return ws;
 }
 
-/** A snapshot is only ever compared with or restored to the directory and exclude list it was read under. */
+/** A snapshot is only ever compared with or restored to the directory and ignore rules it was read under. */
 export function sameConfig(files: CheckpointFilesRow, ws: WorkspaceRow, field: string, what: string): CheckpointFilesRow {
-  if (files.dir !== ws.dir || files.exclude !== ws.exclude) {
+  if (!sameFilesConfig(files, ws)) {
+    const rules = (c: FilesConfig) => `exclude ${c.exclude}${c.gitignore ? " and its .gitignore files" : ""}`;
     throw new ValidationError(
       field,
-      `${what} captured ${files.dir} with exclude ${files.exclude}; the workspace is now ${ws.dir} with exclude ${ws.exclude}`,
+      `${what} captured ${files.dir} with ${rules(files)}; the workspace is now ${ws.dir} with ${rules(ws)}`,
     );
   }
   return files;
@@ -130,6 +256,13 @@ export function* targetFiles(
   return sameConfig(found, ws, "scope", "the target's checkpoint").manifestId;
 }
 
+/** Contents a prepared restore keeps in memory; past this, they are checked, dropped, and read again to be written. */
+const KEEP_BYTES = 64 << 20;
+
+/** Paths shown in a drift refusal: the first ten, and how many more. */
+const shownPaths = (paths: readonly string[]) =>
+  paths.slice(0, 10).join(", ") + (paths.length > 10 ? `, and ${paths.length - 10} more` : "");
+
 /**
  * Everything a restore needs, checked before anything moves: no move of the session running its tools, no drift
  * (files changed outside forkpoint since it last saw them), every content present and intact, no symbolic link or
@@ -144,35 +277,75 @@ export async function prepareRestore(
   allowDrift = false,
 ): Promise<PreparedRestore> {
   assertNoRestorePending(ws);
-  const disk = takeSnapshot(ctx, ws).files;
-  const { known, target, contents } = await ctx.store.read((tx) => prepareRestoreUnit(tx, ws, manifestId));
-  const drifted = changedPaths(known, manifestOf(disk).files);
+  const state = await stateOf(ctx, ws);
+  const { drifted, changes, contents, written } = await state.exclusive(async () => {
+    await scan(ctx, state);
+    return ctx.store.read((tx) => prepareRestoreUnit(tx, state, ws, manifestId, allowDrift));
+  });
   if (drifted.length > 0 && !allowDrift) {
-    const shown = drifted.slice(0, 10).join(", ") + (drifted.length > 10 ? `, and ${drifted.length - 10} more` : "");
     throw new ConflictError(
-      `the workspace ${ws.dir} changed outside forkpoint since it last saw it (${shown}); take a checkpoint to keep those changes, then move`,
+      `the workspace ${ws.dir} changed outside forkpoint since it last saw it (${shownPaths(drifted)}); take a checkpoint to keep those changes, then move`,
       "WORKSPACE_DRIFT",
     );
   }
-  const blocked = assertRestorable(ws.dir, Object.keys(target));
+  const blocked = assertRestorable(ws.dir, written);
   if (blocked) throw new ConflictError(`cannot restore the workspace ${ws.dir}: ${blocked}`, "WORKSPACE_DRIFT");
-  return { ws, manifestId, target, contents, drifted };
+  return { ws, manifestId, changes, contents, drifted };
 }
 
-function* prepareRestoreUnit(tx: Tx, ws: WorkspaceRow, manifestId: number) {
+function* prepareRestoreUnit(tx: Tx, state: WorkspaceState, ws: WorkspaceRow, manifestId: number, allowDrift: boolean) {
   yield* assertNoMoveRunning(tx, ws);
-  const target = yield* manifestFiles(tx, manifestId);
-  const contents = yield* blobsOf(tx, Object.values(target));
-  return { known: yield* manifestFiles(tx, ws.manifestId), target, contents };
+  // Its checkpoint was deleted and pruned since the move read it.
+  if ((yield* tx.getManifest(manifestId)) === undefined) throw new NotFoundError("workspace snapshot", String(manifestId));
+  const reader = new TreeReader();
+  const known = yield* reader.rootOf(tx, ws.manifestId);
+  const target = yield* reader.rootOf(tx, manifestId);
+  const drifted = (yield* diffTrees(tx, reader, known, state.cache.root)).map((c) => c.path);
+  const changes = yield* diffTrees(tx, reader, known, target);
+  // The paths the restore will write: with drift to be saved first, from the directory as it is now.
+  const fromDisk = allowDrift && drifted.length > 0 ? yield* diffTrees(tx, reader, state.cache.root, target) : changes;
+  const written = [...new Set([...changes, ...fromDisk].map((c) => c.path))];
+  const contents = yield* checkedContents(
+    tx,
+    changes.flatMap((c) => (c.to === null ? [] : [c.to])),
+  );
+  return { drifted, changes, contents, written };
+}
+
+/** Reads and checks every content of `hashes`, keeping those that fit `KEEP_BYTES` (the rest are read again later). */
+function* checkedContents(tx: Tx, hashes: string[]): Step<Map<string, Buffer>> {
+  const kept = new Map<string, Buffer>();
+  let bytes = 0;
+  const unique = [...new Set(hashes)];
+  for (let i = 0; i < unique.length; i += 256) {
+    for (const [hash, content] of yield* readBlobs(tx, unique.slice(i, i + 256))) {
+      if (bytes + content.length > KEEP_BYTES) continue;
+      kept.set(hash, content);
+      bytes += content.length;
+    }
+  }
+  return kept;
 }
 
 export interface PreparedRestore {
   ws: WorkspaceRow;
   manifestId: number;
-  target: Record<string, string>;
+  /** The files that differ between what forkpoint last saw and the target (the directory holds the former). */
+  changes: FileChange[];
+  /** Contents to write, checked (all of them, or as many as fit in memory: the others are read again). */
   contents: Map<string, Buffer>;
   /** Paths changed outside forkpoint (added, modified or deleted): none unless `allowDrift` was given. */
   drifted: string[];
+}
+
+/** Contents to write: from memory, or read again (and checked) from the database. */
+export function contentsFor(ctx: EngineContext, kept: ReadonlyMap<string, Buffer>): (hashes: string[]) => Promise<Map<string, Buffer>> {
+  const cache = new Map(kept);
+  return async (hashes) => {
+    const missing = hashes.filter((h) => !cache.has(h));
+    if (missing.length > 0) for (const [h, c] of await ctx.store.read((tx) => readBlobs(tx, missing))) cache.set(h, c);
+    return cache;
+  };
 }
 
 /**
@@ -187,7 +360,6 @@ export async function restoreFiles(
   p: PreparedRestore,
   move: Pick<RestoreJournal, "scope" | "fromBranchId" | "fromHead">,
 ): Promise<{ written: string[]; deleted: string[] }> {
-  const current = takeSnapshot(ctx, p.ws).files;
   const journal: RestoreJournal = {
     ...move,
     manifestId: p.manifestId,
@@ -196,16 +368,28 @@ export async function restoreFiles(
     pidStart: SELF_START,
     pids: [process.pid],
   };
+  const state = await stateOf(ctx, p.ws);
   await ctx.store.write({ sessionId }, (tx) => startFilesRestoreUnit(tx, sessionId, p, journal));
+  const moved = { any: false };
   let changed: { written: string[]; deleted: string[] };
   try {
-    changed = restoreWorkspace(p.ws.dir, current, p.target, (hash) => p.contents.get(hash)!);
+    changed = await state.exclusive(async () => {
+      const done = await restoreChanges(p.ws.dir, p.changes, contentsFor(ctx, p.contents), moved);
+      const sc = scanContext(ctx, state, null);
+      for (const c of p.changes) {
+        if (c.to === null) deletedFile(state.cache, c.path);
+        else wroteFile(state.cache, sc, c.path, c.to);
+      }
+      return done;
+    });
   } catch (error) {
     // Failed before any file moved (staging): nothing to finish, so no journal. Otherwise recovery finishes it.
-    if (unchangedSince(ctx, p.ws, current)) await endRestore(ctx, sessionId);
+    if (!moved.any) await endRestore(ctx, sessionId);
     throw error;
   }
-  await ctx.store.write({ sessionId }, (tx) => endFilesRestoreUnit(tx, sessionId, journal, ctx, move));
+  const stats = state.cache.toRows();
+  await ctx.store.write({ sessionId }, (tx) => endFilesRestoreUnit(tx, sessionId, journal, ctx, move, stats));
+  state.cache.markStored(stats);
   return changed;
 }
 
@@ -215,8 +399,10 @@ function* endFilesRestoreUnit(
   journal: RestoreJournal,
   ctx: EngineContext,
   move: Pick<RestoreJournal, "scope" | "fromBranchId" | "fromHead">,
+  stats: StatRows,
 ) {
   yield* tx.setWorkspaceManifest(sessionId, journal.manifestId, ctx.now());
+  yield* tx.putWorkspaceStats(sessionId, stats.rows, stats.deleted);
   if (move.scope === "files") yield* tx.setWorkspaceRestoring(sessionId, null);
 }
 
@@ -228,28 +414,39 @@ function* startFilesRestoreUnit(tx: Tx, sessionId: string, p: PreparedRestore, j
     throw new ConflictError(`the workspace ${p.ws.dir} is being restored by another move; try again when it ends`, "MOVE_IN_PROGRESS");
   }
   yield* assertNoMoveRunning(tx, p.ws);
-  if (!now || now.manifestId !== p.ws.manifestId || now.dir !== p.ws.dir || now.exclude !== p.ws.exclude) {
+  if (!now || now.manifestId !== p.ws.manifestId || !sameFilesConfig(now, p.ws)) {
     throw new ConflictError(
       `the workspace ${p.ws.dir} changed (another process moved or re-attached it) since this move checked it; move again`,
       "WORKSPACE_DRIFT",
     );
   }
   // The target's snapshot, stored again if a prune took it since it was read (otherwise its id, unchanged).
-  journal.manifestId = yield* saveManifest(tx, p.target, p.contents);
+  if ((yield* tx.getManifest(p.manifestId)) === undefined) journal.manifestId = yield* storeTarget(tx, p);
   yield* tx.setWorkspaceRestoring(sessionId, JSON.stringify(journal));
+}
+
+/** Stores the target again from what forkpoint last saw and the changes (a prune took it after it was prepared). */
+function* storeTarget(tx: Tx, p: PreparedRestore): Step<number> {
+  const reader = new TreeReader();
+  const known = yield* reader.rootOf(tx, p.ws.manifestId);
+  const applied = yield* applyChanges(tx, reader, known, new Map(p.changes.map((c) => [c.path, c.to])));
+  const needed = [...new Set(p.changes.flatMap((c) => (c.to === null ? [] : [c.to])))];
+  const present = new Set(yield* tx.presentBlobs(needed));
+  const writer = new PackWriter();
+  for (const h of needed) {
+    if (present.has(h)) continue;
+    const content = p.contents.get(h);
+    if (!content) throw new ConflictError("the move's target was deleted and pruned while it was prepared; move again", "WORKSPACE_DRIFT");
+    writer.add(h, content);
+  }
+  yield* writer.flush(tx);
+  yield* tx.insertTrees([...[...reader.ephemeralBodies].map(([hash, body]) => ({ hash, body })), ...applied.trees]);
+  return yield* tx.putManifest(applied.root, "{}", applied.root);
 }
 
 /** Clears the restore journal: the move it belonged to is over (done, or refused with nothing moved). */
 export async function endRestore(ctx: EngineContext, sessionId: string): Promise<void> {
   await ctx.store.write({ sessionId }, (tx) => tx.setWorkspaceRestoring(sessionId, null));
-}
-
-export function unchangedSince(ctx: EngineContext, ws: WorkspaceRow, before: Snapshot): boolean {
-  try {
-    return changedPaths(manifestOf(before).files, manifestOf(takeSnapshot(ctx, ws).files).files).length === 0;
-  } catch {
-    return false;
-  }
 }
 
 /** What `workspaces.restoring` holds while a restore runs. */
@@ -291,12 +488,24 @@ export function* assertNoMoveRunning(tx: Tx, ws: WorkspaceRow): Step<void> {
   );
 }
 
+/** The workspace as it was before forkpoint's own doing (a tool call, a move): what changes from now on is tracked. */
+export interface FilesBefore {
+  state: WorkspaceState;
+  tracker: Map<string, string | null>;
+}
+
 /** The workspace's files before forkpoint's own doing (a tool call, a move), or null without a workspace. */
-export function filesBefore(ctx: EngineContext, ws: WorkspaceRow | undefined): Snapshot | null {
+export async function filesBefore(ctx: EngineContext, ws: WorkspaceRow | undefined): Promise<FilesBefore | null> {
   // Another host's directory: nothing of it is read here, and what a tool changes there stays drift.
   if (!ws || !isLocal(ws)) return null;
   try {
-    return takeSnapshot(ctx, ws).files;
+    const state = await stateOf(ctx, ws);
+    return await state.exclusive(async () => {
+      await scan(ctx, state);
+      const tracker = new Map<string, string | null>();
+      state.cache.trackers.add(tracker);
+      return { state, tracker };
+    });
   } catch {
     return null; // unreadable now: what follows is then not absorbed, and shows as drift
   }
@@ -306,50 +515,141 @@ export function filesBefore(ctx: EngineContext, ws: WorkspaceRow | undefined): S
  * After forkpoint's own doing: the paths that changed since `before` become known (not drift). Changes made by hand
  * earlier stay drift. Never throws: a scan that fails leaves the changes as drift.
  */
-export async function absorbChanges(ctx: EngineContext, sessionId: string, before: Snapshot | null): Promise<void> {
+export async function absorbChanges(ctx: EngineContext, sessionId: string, before: FilesBefore | null): Promise<void> {
   if (!before) return;
+  const { state, tracker } = before;
   try {
     const ws = await ctx.store.read((tx) => tx.getWorkspace(sessionId));
-    if (!ws) return;
-    const after = takeSnapshot(ctx, ws).files;
-    const touched = changedPaths(manifestOf(before).files, manifestOf(after).files);
-    if (touched.length === 0) return;
-    await ctx.store.write({ sessionId }, (tx) => absorbChangesUnit(tx, sessionId, touched, after, ctx));
+    if (!ws || !sameFilesConfig(ws, state.config)) return;
+    const touched = await state.exclusive(async () => {
+      await scan(ctx, state, new PackWriter());
+      state.cache.trackers.delete(tracker);
+      const out = new Map<string, string | null>();
+      for (const [path, was] of tracker) {
+        const now = state.cache.fileHash(path);
+        if (now !== was) out.set(path, now);
+      }
+      // Contents a scan read before without storing them: stored now (those that changed again stay drift).
+      const needed = [...new Set([...out.values()].filter((h): h is string => h !== null))];
+      const present = new Set(await ctx.store.read((tx) => tx.presentBlobs(needed)));
+      const writer = new PackWriter();
+      for (const [path, hash] of out) {
+        if (hash === null || present.has(hash)) continue;
+        const content = readIfStill(state.config.dir, path, hash);
+        if (content) writer.add(hash, content);
+        else out.delete(path);
+      }
+      if (writer.pendingBytes > 0) await ctx.store.write({ sessionId }, (tx) => writer.flush(tx));
+      return out;
+    });
+    if (touched.size === 0) return;
+    const stats = state.cache.toRows();
+    await ctx.store.write({ sessionId }, (tx) => absorbChangesUnit(tx, sessionId, touched, ctx, stats));
+    state.cache.markStored(stats);
   } catch (error) {
     // The tool call or move itself succeeded; its file changes then count as drift until the next checkpoint.
     ctx.logger.warn(`forkpoint: scanning the workspace of session ${sessionId} after a tool ran failed; its changes count as drift`, error);
+  } finally {
+    state.cache.trackers.delete(tracker);
   }
 }
 
-function* absorbChangesUnit(tx: Tx, sessionId: string, touched: string[], after: Snapshot, ctx: EngineContext) {
+function* absorbChangesUnit(tx: Tx, sessionId: string, touched: Map<string, string | null>, ctx: EngineContext, stats: StatRows) {
   const current = (yield* tx.getWorkspace(sessionId))!;
-  const known = yield* manifestFiles(tx, current.manifestId);
-  for (const path of touched) {
-    const file = after.get(path);
-    if (file) known[path] = file.hash;
-    else delete known[path];
-  }
-  const contents = new Map(
-    touched.flatMap((path) => (after.has(path) ? [[after.get(path)!.hash, after.get(path)!.content] as const] : [])),
-  );
-  yield* tx.setWorkspaceManifest(sessionId, yield* saveManifest(tx, known, contents), ctx.now());
+  const reader = new TreeReader();
+  const known = yield* reader.rootOf(tx, current.manifestId);
+  // A content a prune took meanwhile: that change stays drift.
+  const present = new Set(yield* tx.presentBlobs([...touched.values()].filter((h): h is string => h !== null)));
+  for (const [path, hash] of touched) if (hash !== null && !present.has(hash)) touched.delete(path);
+  const applied = yield* applyChanges(tx, reader, known, touched);
+  yield* tx.insertTrees([...[...reader.ephemeralBodies].map(([hash, body]) => ({ hash, body })), ...applied.trees]);
+  yield* tx.setWorkspaceManifest(sessionId, yield* tx.putManifest(applied.root, "{}", applied.root), ctx.now());
+  yield* tx.putWorkspaceStats(sessionId, stats.rows, stats.deleted);
 }
 
-/** Problems with the files a checkpoint captured (for `verify`): the manifest and every content against their hashes. */
-export function* checkpointFilesProblems(tx: Tx, checkpointId: string): Step<string[]> {
+/** Memo of `verify`: problems found per tree (relative paths under it) and per content, by hash. */
+export interface FilesSeen {
+  trees: Map<string, string[] | null>;
+  contents: Map<string, boolean>;
+}
+
+/**
+ * Problems with the files a checkpoint captured (for `verify`): every tree and every content against their hashes.
+ * With `seen`, what an earlier checkpoint's check found is not checked again (snapshots share most of their trees).
+ */
+export function* checkpointFilesProblems(tx: Tx, checkpointId: string, seen?: FilesSeen): Step<string[]> {
   const files = yield* tx.checkpointManifest(checkpointId);
   if (!files) return [];
-  const manifest = yield* tx.getManifest(files.manifestId);
-  const paths = manifest ? (JSON.parse(manifest.body) as Record<string, string>) : null;
-  if (!manifest || !paths || manifestOf(paths).hash !== manifest.hash) return ["its file manifest is missing or does not match its hash"];
+  const memo = seen ?? { trees: new Map(), contents: new Map() };
+  const reader = new TreeReader();
+  let root: string;
+  try {
+    root = yield* reader.rootOf(tx, files.manifestId);
+  } catch {
+    return ["its file manifest is missing or does not match its hash"];
+  }
+  const problems = yield* treeProblems(tx, reader, root, memo);
+  if (problems === null) return ["its file manifest is missing or does not match its hash"];
+  return problems.map((path) => `its file ${path} is missing or does not match its hash`);
+}
 
-  const problems: string[] = [];
-  for (const [path, hash] of Object.entries(paths)) {
+/** The files under tree `hash` whose content is missing or damaged (null: a tree is). */
+function* treeProblems(tx: Tx, reader: TreeReader, hash: string, memo: FilesSeen): Step<string[] | null> {
+  const known = memo.trees.get(hash);
+  if (known !== undefined) return known;
+  let entries;
+  try {
+    yield* reader.load(tx, [hash]);
+    entries = reader.entries(hash);
+  } catch {
+    memo.trees.set(hash, null);
+    return null;
+  }
+  const out: string[] = [];
+  const files: [string, string][] = [];
+  for (const [key, h] of entries) {
+    if (key.endsWith("/")) {
+      const below = yield* treeProblems(tx, reader, h, memo);
+      if (below === null) {
+        memo.trees.set(hash, null);
+        return null;
+      }
+      out.push(...below.map((p) => `${key}${p}`));
+    } else files.push([key, h]);
+  }
+  const unchecked = [...new Set(files.map(([, h]) => h).filter((h) => !memo.contents.has(h)))];
+  for (let i = 0; i < unchecked.length; i += 256) {
+    const chunk = unchecked.slice(i, i + 256);
     try {
-      yield* blobOf(tx, hash);
+      yield* readBlobs(tx, chunk);
+      for (const h of chunk) memo.contents.set(h, true);
     } catch {
-      problems.push(`its file ${path} is missing or does not match its hash`);
+      for (const h of chunk) {
+        try {
+          yield* readBlobs(tx, [h]);
+          memo.contents.set(h, true);
+        } catch {
+          memo.contents.set(h, false);
+        }
+      }
     }
   }
-  return problems;
+  for (const [name, h] of files) if (!memo.contents.get(h)) out.push(name);
+  const sorted = out.sort();
+  memo.trees.set(hash, sorted);
+  return sorted;
+}
+
+/** The files of a stored snapshot (path, hash), in path order. */
+export function* snapshotFiles(tx: Tx, manifestId: number): Step<[string, string][]> {
+  const reader = new TreeReader();
+  return yield* listFiles(tx, reader, yield* reader.rootOf(tx, manifestId));
+}
+
+/** The changes between two stored snapshots (`to` null: the directory now, read through the stat cache). */
+export function* snapshotChanges(tx: Tx, from: number, to: number | DirNode): Step<FileChange[]> {
+  const reader = new TreeReader();
+  const a = yield* reader.rootOf(tx, from);
+  const b = typeof to === "number" ? yield* reader.rootOf(tx, to) : to;
+  return yield* diffTrees(tx, reader, a, b);
 }

@@ -98,7 +98,7 @@ export const LISTED_COLS = named("", LISTED_FIELDS);
 export const DB_NOW_MS = `(extract(epoch from clock_timestamp()) * 1000)::float8`;
 export const MOVE_COLS = `id, session_id AS "sessionId", kind, spec, status, pid, pid_start AS "pidStart",
   lease_until > ${DB_NOW_MS} AS "leaseHeld", created_at AS "createdAt", finished_at AS "finishedAt"`;
-export const WORKSPACE_COLS = `session_id AS "sessionId", dir, exclude, manifest_id AS "manifestId", restoring, updated_at AS "updatedAt", host`;
+export const WORKSPACE_COLS = `session_id AS "sessionId", dir, exclude, manifest_id AS "manifestId", restoring, updated_at AS "updatedAt", host, gitignore`;
 export const HISTORY_COLS = `'m:' || seq AS ref, session_id AS "sessionId", kind, from_branch_id AS "fromBranchId",
   from_position AS "fromPosition", to_branch_id AS "toBranchId", to_position AS "toPosition", prev, created_at AS "createdAt"`;
 /** A move recorded on the branch it made, as a `MoveHistoryRow`. */

@@ -370,15 +370,54 @@ export const workspaces = pgTable("workspaces", {
   updatedAt: time("updated_at").notNull(),
   /** The host that attached it: its directory is there, so only that host snapshots or rewrites it (null: not recorded). */
   host: text("host"),
+  /** Whether the directory's own .gitignore files are honoured (workspaces attached before they were: false). */
+  gitignore: boolean("gitignore").notNull().default(false),
 });
 
-/** File contents, addressed by their SHA-256: stored once however many snapshots hold them. */
-export const fileBlobs = pgTable("file_blobs", { hash: text("hash").primaryKey(), content: bytea("content").notNull() });
+/** A workspace's stat cache (git's index), per directory of the files it captures: see SQLite's schema. */
+export const workspaceStats = pgTable(
+  "workspace_stats",
+  {
+    sessionId: text("session_id")
+      .notNull()
+      .references(() => sessions.id),
+    dir: text("dir").notNull(),
+    body: bytea("body").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sessionId, t.dir] })],
+);
 
-/** A snapshot of a workspace: canonical JSON `{ path: blob hash }`, addressed by its own hash. */
+/**
+ * File contents, addressed by their SHA-256: stored once however many snapshots hold them. A content is `content`
+ * itself, or bytes `[pack_offset, pack_offset + size)` of pack `pack_id`'s uncompressed content: see SQLite's schema.
+ */
+export const fileBlobs = pgTable("file_blobs", {
+  hash: text("hash").primaryKey(),
+  content: bytea("content").notNull(),
+  packId: seq("pack_id"),
+  packOffset: seq("pack_offset"),
+  size: seq("size"),
+});
+
+/** Contents compressed together, `codec` saying how. */
+export const filePacks = pgTable("file_packs", {
+  id: seq("id").primaryKey().generatedByDefaultAsIdentity(),
+  codec: text("codec").notNull(),
+  content: bytea("content").notNull(),
+});
+
+/** A directory of a snapshot (git's tree object), addressed by its SHA-256: see SQLite's schema. */
+export const fileTrees = pgTable("file_trees", { hash: text("hash").primaryKey(), body: text("body").notNull() });
+
+/** A snapshot of a workspace: `root`, its root tree's hash; or, before trees (`root` null), `{ path: blob hash }` in `body`. */
 export const fileManifests = pgTable(
   "file_manifests",
-  { id: seq("id").primaryKey().generatedByDefaultAsIdentity(), hash: text("hash").notNull(), body: text("body").notNull() },
+  {
+    id: seq("id").primaryKey().generatedByDefaultAsIdentity(),
+    hash: text("hash").notNull(),
+    body: text("body").notNull(),
+    root: text("root"),
+  },
   (t) => [uniqueIndex("file_manifests_hash").on(t.hash)],
 );
 
@@ -388,7 +427,8 @@ export const checkpointFiles = pgTable("checkpoint_files", {
     .primaryKey()
     .references(() => checkpoints.id),
   manifestId: seq("manifest_id").notNull(),
-  /** The directory and exclude list the files were read under: a snapshot is only restored to the same. */
+  /** The directory and ignore rules the files were read under: a snapshot is only restored to the same. */
   dir: text("dir").notNull(),
   exclude: text("exclude").notNull(),
+  gitignore: boolean("gitignore").notNull().default(false),
 });

@@ -9,6 +9,8 @@ export const TABLES = [
   "events",
   "file_blobs",
   "file_manifests",
+  "file_packs",
+  "file_trees",
   "imported_calls",
   "lg_blobs",
   "lg_checkpoints",
@@ -22,6 +24,7 @@ export const TABLES = [
   "sessions",
   "state_snapshots",
   "tool_results",
+  "workspace_stats",
   "workspaces",
 ] as const;
 

@@ -1,9 +1,10 @@
-// Workspaces, file contents and manifests, and the files of checkpoints: PostgreSQL's statements and the port's WorkspacesTx.
-import type { CheckpointFilesRow, WorkspaceRow, WorkspacesTx } from "../port/index.js";
+// Workspaces, their stat caches, file contents and packs, trees and manifests, and the files of checkpoints: PostgreSQL's
+// statements and the port's WorkspacesTx.
+import type { BlobRow, CheckpointFilesRow, ManifestRow, PackRow, StatRow, TreeRow, WorkspaceRow, WorkspacesTx } from "../port/index.js";
 import { WORKSPACE_COLS } from "./columns.js";
 import type { Sql } from "./sql.js";
 
-const FILES_COLS = `manifest_id AS "manifestId", dir, exclude`;
+const FILES_COLS = `manifest_id AS "manifestId", dir, exclude, gitignore`;
 
 export function workspacesTx(sql: Sql): WorkspacesTx {
   return {
@@ -12,12 +13,13 @@ export function workspacesTx(sql: Sql): WorkspacesTx {
     },
     *putWorkspace(r: WorkspaceRow) {
       yield* sql.later(
-        `INSERT INTO workspaces (session_id, dir, exclude, manifest_id, updated_at, host) VALUES ($1, $2, $3, $4, $5, $6)
-        ON CONFLICT (session_id) DO UPDATE SET dir = excluded.dir, exclude = excluded.exclude, manifest_id = excluded.manifest_id,
-          restoring = NULL, updated_at = excluded.updated_at, host = excluded.host`,
-        [r.sessionId, r.dir, r.exclude, r.manifestId, r.updatedAt, r.host],
+        `INSERT INTO workspaces (session_id, dir, exclude, gitignore, manifest_id, updated_at, host) VALUES ($1, $2, $3, $4, $5, $6, $7)
+        ON CONFLICT (session_id) DO UPDATE SET dir = excluded.dir, exclude = excluded.exclude, gitignore = excluded.gitignore,
+          manifest_id = excluded.manifest_id, restoring = NULL, updated_at = excluded.updated_at, host = excluded.host`,
+        [r.sessionId, r.dir, r.exclude, r.gitignore, r.manifestId, r.updatedAt, r.host],
       );
       yield* sql.later(`UPDATE sessions SET has_workspace = true WHERE id = $1 AND NOT has_workspace`, [r.sessionId]);
+      yield* sql.later(`DELETE FROM workspace_stats WHERE session_id = $1`, [r.sessionId]);
     },
     *setWorkspaceManifest(sessionId: string, manifestId: number, at: number) {
       yield* sql.later(`UPDATE workspaces SET manifest_id = $1, updated_at = $2 WHERE session_id = $3`, [manifestId, at, sessionId]);
@@ -37,33 +39,67 @@ export function workspacesTx(sql: Sql): WorkspacesTx {
     *insertBlob(hash: string, content: Buffer) {
       yield* sql.later(`INSERT INTO file_blobs (hash, content) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING`, [hash, content]);
     },
-    *getBlob(hash: string) {
-      return (yield* sql.column<Buffer>(`SELECT content FROM file_blobs WHERE hash = $1`, [hash]))[0];
+    *blobRows(hashes: readonly string[]) {
+      if (hashes.length === 0) return [];
+      return yield* sql.rows<BlobRow>(
+        `SELECT hash, content, pack_id AS "packId", pack_offset AS "packOffset", size FROM file_blobs WHERE hash = ANY($1::text[])`,
+        [hashes],
+      );
+    },
+    *presentBlobs(hashes: readonly string[]) {
+      if (hashes.length === 0) return [];
+      return yield* sql.column<string>(`SELECT hash FROM file_blobs WHERE hash = ANY($1::text[])`, [hashes]);
+    },
+    *insertPack(codec: string, content: Buffer, blobs: readonly { hash: string; offset: number; size: number }[]) {
+      const [id] = yield* sql.column<number>(`INSERT INTO file_packs (codec, content) VALUES ($1, $2) RETURNING id`, [codec, content]);
+      // One statement for every content of the pack, whatever their number.
+      yield* sql.later(
+        `INSERT INTO file_blobs (hash, content, pack_id, pack_offset, size)
+        SELECT h, '\\x'::bytea, $1, o, n FROM unnest($2::text[], $3::bigint[], $4::bigint[]) AS b(h, o, n) ON CONFLICT (hash) DO NOTHING`,
+        [id, blobs.map((b) => b.hash), blobs.map((b) => b.offset), blobs.map((b) => b.size)],
+      );
+      return id!;
+    },
+    *getPacks(ids: readonly number[]) {
+      if (ids.length === 0) return [];
+      return yield* sql.rows<PackRow>(`SELECT id, codec, content FROM file_packs WHERE id = ANY($1::bigint[])`, [ids]);
+    },
+    *getTrees(hashes: readonly string[]) {
+      if (hashes.length === 0) return [];
+      return yield* sql.rows<TreeRow>(`SELECT hash, body FROM file_trees WHERE hash = ANY($1::text[])`, [hashes]);
+    },
+    *insertTrees(rows: readonly TreeRow[]) {
+      if (rows.length === 0) return;
+      yield* sql.later(
+        `INSERT INTO file_trees (hash, body) SELECT h, b FROM unnest($1::text[], $2::text[]) AS t(h, b) ON CONFLICT (hash) DO NOTHING`,
+        [rows.map((r) => r.hash), rows.map((r) => r.body)],
+      );
     },
     *manifestId(hash: string) {
       return (yield* sql.column<number>(`SELECT id FROM file_manifests WHERE hash = $1`, [hash]))[0];
     },
-    *putManifest(hash: string, body: string) {
+    *putManifest(hash: string, body: string, root: string | null) {
       // Looked up first (a stored one is the common case, and ids are not drawn in vain); writers of several sessions run
       // at once here, so the unique index decides, and a row committed meanwhile is read by a statement of its own.
       const select = `SELECT id FROM file_manifests WHERE hash = $1`;
       const [known] = yield* sql.column<number>(select, [hash]);
       if (known !== undefined) return known;
       const [id] = yield* sql.column<number>(
-        `INSERT INTO file_manifests (hash, body) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING RETURNING id`,
-        [hash, body],
+        `INSERT INTO file_manifests (hash, body, root) VALUES ($1, $2, $3) ON CONFLICT (hash) DO NOTHING RETURNING id`,
+        [hash, body, root],
       );
       return id ?? (yield* sql.column<number>(select, [hash]))[0]!;
     },
     *getManifest(id: number) {
-      return yield* sql.one<{ hash: string; body: string }>(`SELECT hash, body FROM file_manifests WHERE id = $1`, [id]);
+      return yield* sql.one<ManifestRow>(`SELECT hash, body, root FROM file_manifests WHERE id = $1`, [id]);
     },
     *insertCheckpointFiles(r: CheckpointFilesRow & { checkpointId: string }) {
-      yield* sql.later(`INSERT INTO checkpoint_files (checkpoint_id, manifest_id, dir, exclude) VALUES ($1, $2, $3, $4)`, [
+      yield* sql.later(`INSERT INTO checkpoint_files (checkpoint_id, manifest_id, dir, exclude, gitignore) VALUES ($1, $2, $3, $4, $5)`, [
         r.checkpointId,
         r.manifestId,
         r.dir,
         r.exclude,
+        r.gitignore,
       ]);
     },
     *checkpointManifest(checkpointId: string) {
@@ -71,10 +107,23 @@ export function workspacesTx(sql: Sql): WorkspacesTx {
     },
     *lastCheckpointFiles(branchId: string, from: number, upTo: number) {
       return yield* sql.one<CheckpointFilesRow>(
-        `SELECT f.manifest_id AS "manifestId", f.dir, f.exclude FROM checkpoints c JOIN checkpoint_files f ON f.checkpoint_id = c.id
+        `SELECT f.manifest_id AS "manifestId", f.dir, f.exclude, f.gitignore FROM checkpoints c JOIN checkpoint_files f ON f.checkpoint_id = c.id
         WHERE c.branch_id = $1 AND c.position >= $2::bigint AND c.position <= $3::bigint ORDER BY c.position DESC, c.seq DESC LIMIT 1`,
         [branchId, from, upTo],
       );
+    },
+    *workspaceStats(sessionId: string) {
+      return yield* sql.rows<StatRow>(`SELECT dir, body FROM workspace_stats WHERE session_id = $1`, [sessionId]);
+    },
+    *putWorkspaceStats(sessionId: string, rows: readonly StatRow[], deleted: readonly string[]) {
+      if (deleted.length > 0)
+        yield* sql.later(`DELETE FROM workspace_stats WHERE session_id = $1 AND dir = ANY($2::text[])`, [sessionId, deleted]);
+      if (rows.length > 0)
+        yield* sql.later(
+          `INSERT INTO workspace_stats (session_id, dir, body) SELECT $1, d, b FROM unnest($2::text[], $3::bytea[]) AS s(d, b)
+          ON CONFLICT (session_id, dir) DO UPDATE SET body = excluded.body`,
+          [sessionId, rows.map((r) => r.dir), rows.map((r) => r.body)],
+        );
     },
     *deleteUnreferencedFiles() {
       // NOT IN, not NOT EXISTS, for the restore journals: a journal without a manifest id keeps every manifest, as on SQLite.
@@ -82,11 +131,19 @@ export function workspacesTx(sql: Sql): WorkspacesTx {
         WHERE NOT EXISTS (SELECT 1 FROM checkpoint_files f WHERE f.manifest_id = m.id)
           AND NOT EXISTS (SELECT 1 FROM workspaces w WHERE w.manifest_id = m.id)
           AND m.id NOT IN (SELECT (restoring::jsonb ->> 'manifestId')::bigint FROM workspaces WHERE restoring IS NOT NULL)`);
-      // The hashes every manifest holds, read once: an anti-join, whatever their number.
-      const blobs =
-        yield* sql.exec(`WITH held AS MATERIALIZED (SELECT DISTINCT j.value AS hash FROM file_manifests m, jsonb_each_text(m.body::jsonb) j)
+      // The trees the remaining manifests reach (a subdirectory's entry name ends with "/").
+      const trees = yield* sql.exec(`WITH RECURSIVE reach(hash) AS (
+          SELECT root FROM file_manifests WHERE root IS NOT NULL
+          UNION
+          SELECT e ->> 1 FROM reach JOIN file_trees t ON t.hash = reach.hash, jsonb_array_elements(t.body::jsonb) e WHERE right(e ->> 0, 1) = '/')
+        DELETE FROM file_trees t WHERE NOT EXISTS (SELECT 1 FROM reach WHERE reach.hash = t.hash)`);
+      // The hashes every manifest and tree holds, read once: an anti-join, whatever their number.
+      const blobs = yield* sql.exec(`WITH held AS MATERIALIZED (
+          SELECT j.value AS hash FROM file_manifests m, jsonb_each_text(m.body::jsonb) j WHERE m.root IS NULL
+          UNION SELECT e ->> 1 FROM file_trees t, jsonb_array_elements(t.body::jsonb) e WHERE right(e ->> 0, 1) <> '/')
         DELETE FROM file_blobs b WHERE NOT EXISTS (SELECT 1 FROM held WHERE held.hash = b.hash)`);
-      return manifests + blobs;
+      const packs = yield* sql.exec(`DELETE FROM file_packs p WHERE NOT EXISTS (SELECT 1 FROM file_blobs b WHERE b.pack_id = p.id)`);
+      return manifests + trees + blobs + packs;
     },
   };
 }

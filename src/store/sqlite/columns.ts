@@ -103,7 +103,7 @@ export const TOOL_COLS = `${ENTRY_COLS}, e.reversible, r.status, r.result, r.err
 export const TOOL_JOIN = `entries e LEFT JOIN tool_results r ON r.entry_id = e.id LEFT JOIN applied a ON a.entry_id = e.id`;
 export const CHECKPOINT_COLS = named("", CHECKPOINT_FIELDS);
 export const MOVE_COLS = `id, session_id AS sessionId, kind, spec, status, pid, pid_start AS pidStart, NULL AS leaseHeld, created_at AS createdAt, finished_at AS finishedAt`;
-export const WORKSPACE_COLS = `session_id AS sessionId, dir, exclude, manifest_id AS manifestId, restoring, updated_at AS updatedAt, host`;
+export const WORKSPACE_COLS = `session_id AS sessionId, dir, exclude, manifest_id AS manifestId, restoring, updated_at AS updatedAt, host, gitignore`;
 export const HISTORY_COLS = `'m:' || seq AS ref, session_id AS sessionId, kind, from_branch_id AS fromBranchId, from_position AS fromPosition,
   to_branch_id AS toBranchId, to_position AS toPosition, prev, created_at AS createdAt`;
 /** A move recorded on the branch it made, as a `MoveHistoryRow`. */

@@ -263,5 +263,21 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
       "\nCREATE INDEX `checkpoints_session` ON `checkpoints` (`session_id`);",
       "\nCREATE INDEX `lg_checkpoints_fp_checkpoint` ON `lg_checkpoints` (`fp_checkpoint_id`);"
     ]
+  },
+  {
+    "tag": "0020_workspace_trees_packs_stats",
+    "folderMillis": 1795920941614,
+    "hash": "0dbbd13e590bd162cfc4d7934c969c795b3018b9c147f4469f3fe5bc8beaa033",
+    "sql": [
+      "CREATE TABLE `file_packs` (\n\t`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,\n\t`codec` text NOT NULL,\n\t`content` blob NOT NULL\n);\n",
+      "\nCREATE TABLE `file_trees` (\n\t`hash` text PRIMARY KEY NOT NULL,\n\t`body` text NOT NULL\n);\n",
+      "\nCREATE TABLE `workspace_stats` (\n\t`session_id` text NOT NULL,\n\t`dir` text NOT NULL,\n\t`body` blob NOT NULL,\n\tPRIMARY KEY(`session_id`, `dir`),\n\tFOREIGN KEY (`session_id`) REFERENCES `sessions`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
+      "\nALTER TABLE `checkpoint_files` ADD `gitignore` integer DEFAULT false NOT NULL;",
+      "\nALTER TABLE `file_blobs` ADD `pack_id` integer;",
+      "\nALTER TABLE `file_blobs` ADD `pack_offset` integer;",
+      "\nALTER TABLE `file_blobs` ADD `size` integer;",
+      "\nALTER TABLE `file_manifests` ADD `root` text;",
+      "\nALTER TABLE `workspaces` ADD `gitignore` integer DEFAULT false NOT NULL;"
+    ]
   }
 ];

@@ -385,18 +385,61 @@ export const workspaces = sqliteTable("workspaces", {
   updatedAt: integer("updated_at").notNull(),
   /** The host that attached it: its directory is there, so only that host snapshots or rewrites it (null: not recorded). */
   host: text("host"),
+  /** Whether the directory's own .gitignore files are honoured (workspaces attached before they were: false). */
+  gitignore: integer("gitignore", { mode: "boolean" }).notNull().default(false),
 });
 
-/** File contents, addressed by their SHA-256: stored once however many snapshots hold them. */
+/**
+ * A workspace's stat cache (git's index): per directory of the files it captures, each file's size, mtime and ctime
+ * (ns), inode, mode and content hash when last read. A file whose stat data still match is not read again.
+ * `body`: the directory's files, packed (see stat-cache.ts).
+ */
+export const workspaceStats = sqliteTable(
+  "workspace_stats",
+  {
+    sessionId: text("session_id")
+      .notNull()
+      .references(() => sessions.id),
+    dir: text("dir").notNull(),
+    body: blob("body", { mode: "buffer" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sessionId, t.dir] })],
+);
+
+/**
+ * File contents, addressed by their SHA-256: stored once however many snapshots hold them. A content is `content`
+ * itself (small files, and all those stored before packs), or bytes `[pack_offset, pack_offset + size)` of pack
+ * `pack_id`'s uncompressed content (`content` then empty).
+ */
 export const fileBlobs = sqliteTable("file_blobs", {
   hash: text("hash").primaryKey(),
   content: blob("content", { mode: "buffer" }).notNull(),
+  packId: integer("pack_id"),
+  packOffset: integer("pack_offset"),
+  size: integer("size"),
 });
 
-/** A snapshot of a workspace: canonical JSON `{ path: blob hash }`, addressed by its own hash. */
+/** Contents compressed together (files compress better beside their neighbours than alone), `codec` saying how. */
+export const filePacks = sqliteTable("file_packs", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  codec: text("codec").notNull(),
+  content: blob("content", { mode: "buffer" }).notNull(),
+});
+
+/**
+ * A directory of a snapshot (git's tree object): canonical JSON `[[name, hash], ...]` sorted by name, where a file's
+ * hash is its content's and a subdirectory's name ends with "/" and its hash is its tree's; addressed by its SHA-256.
+ * Snapshots share every directory they have in common.
+ */
+export const fileTrees = sqliteTable("file_trees", { hash: text("hash").primaryKey(), body: text("body").notNull() });
+
+/**
+ * A snapshot of a workspace: `root`, the hash of its root tree (`hash` is the same, `body` "{}"); or, for snapshots
+ * stored before trees (`root` null), canonical JSON `{ path: blob hash }` in `body`, addressed by its own hash.
+ */
 export const fileManifests = sqliteTable(
   "file_manifests",
-  { id: integer("id").primaryKey({ autoIncrement: true }), hash: text("hash").notNull(), body: text("body").notNull() },
+  { id: integer("id").primaryKey({ autoIncrement: true }), hash: text("hash").notNull(), body: text("body").notNull(), root: text("root") },
   (t) => [uniqueIndex("file_manifests_hash").on(t.hash)],
 );
 
@@ -406,7 +449,8 @@ export const checkpointFiles = sqliteTable("checkpoint_files", {
     .primaryKey()
     .references(() => checkpoints.id),
   manifestId: integer("manifest_id").notNull(),
-  /** The directory and exclude list the files were read under: a snapshot is only restored to the same. */
+  /** The directory and ignore rules the files were read under: a snapshot is only restored to the same. */
   dir: text("dir").notNull(),
   exclude: text("exclude").notNull(),
+  gitignore: integer("gitignore", { mode: "boolean" }).notNull().default(false),
 });

@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Body, BranchRow, NewCheckpoint, NewEntry, Owner, Store, TimelineKey } from "../../../src/store/port/index.js";
+import type { Body, BranchRow, NewCheckpoint, NewEntry, Owner, Store, TimelineKey, Tx } from "../../../src/store/port/index.js";
 import { PostgresStore } from "../../../src/store/postgres/store.js";
 import { SqliteStore } from "../../../src/store/sqlite/store.js";
 import { freshPgDatabase, pgServer } from "../../fixtures/postgres-database.js";
@@ -398,43 +398,95 @@ async function scenario(store: Store): Promise<Log> {
     return { both, again, after: yield* tx.appliedTools("s1"), tool: yield* tx.getTool("s1-b1-e4"), other: yield* tx.appliedTools("s2") };
   });
 
-  // Workspaces, contents and manifests.
+  // Workspaces, their stat caches, contents (as they are and in packs), trees and manifests.
   const blob = (text: string) => Buffer.from(text, "utf8");
+  const blobOf = function* (tx: Tx, hash: string) {
+    return (yield* tx.blobRows([hash]))[0];
+  };
   await w("workspaces", "s1", function* (tx) {
     yield* tx.insertBlob(hex("a.txt"), blob("alpha\u0000\u00ff"));
     yield* tx.insertBlob(hex("a.txt"), blob("ignored"));
     yield* tx.insertBlob(hex("b.txt"), blob(""));
     yield* tx.insertBlob(hex("orphan"), blob("orphan"));
-    const m1 = yield* tx.putManifest(hex("m1"), JSON.stringify({ "a.txt": hex("a.txt") }));
-    const m1again = yield* tx.putManifest(hex("m1"), "ignored");
-    const m2 = yield* tx.putManifest(hex("m2"), JSON.stringify({ "a.txt": hex("a.txt"), "b.txt": hex("b.txt") }));
-    const m3 = yield* tx.putManifest(hex("m3"), JSON.stringify({}));
-    yield* tx.putWorkspace({ sessionId: "s1", dir: "/work/x", exclude: '["node_modules"]', manifestId: m1, updatedAt: at(80), host: "h1" });
+    const pack = yield* tx.insertPack("deflate-raw", blob("packed"), [
+      { hash: hex("p1"), offset: 0, size: 3 },
+      { hash: hex("p2"), offset: 3, size: 3 },
+      { hash: hex("a.txt"), offset: 0, size: 1 },
+    ]);
+    const orphanPack = yield* tx.insertPack("deflate-raw", blob("lonely"), [{ hash: hex("lonely"), offset: 0, size: 6 }]);
+    yield* tx.insertTrees([
+      { hash: hex("t-sub"), body: JSON.stringify([["p2", hex("p2")]]) },
+      {
+        hash: hex("t-root"),
+        body: JSON.stringify([
+          ["p1", hex("p1")],
+          ["sub/", hex("t-sub")],
+        ]),
+      },
+      { hash: hex("t-orphan"), body: "[]" },
+    ]);
+    yield* tx.insertTrees([{ hash: hex("t-sub"), body: "ignored" }]);
+    const m1 = yield* tx.putManifest(hex("m1"), JSON.stringify({ "a.txt": hex("a.txt") }), null);
+    const m1again = yield* tx.putManifest(hex("m1"), "ignored", null);
+    const m2 = yield* tx.putManifest(hex("m2"), JSON.stringify({ "a.txt": hex("a.txt"), "b.txt": hex("b.txt") }), null);
+    const m3 = yield* tx.putManifest(hex("m3"), JSON.stringify({}), null);
+    const m4 = yield* tx.putManifest(hex("t-root"), "{}", hex("t-root"));
+    const ws = {
+      sessionId: "s1",
+      dir: "/work/x",
+      exclude: '["node_modules"]',
+      gitignore: true,
+      manifestId: m1,
+      updatedAt: at(80),
+      host: "h1",
+    };
+    yield* tx.putWorkspace(ws);
+    yield* tx.putWorkspaceStats(
+      "s1",
+      [
+        { dir: "", body: blob("root") },
+        { dir: "sub", body: blob("sub") },
+      ],
+      [],
+    );
+    yield* tx.putWorkspaceStats("s1", [{ dir: "sub", body: blob("sub 2") }], [""]);
+    const stats = yield* tx.workspaceStats("s1");
     const attached = yield* tx.getWorkspace("s1");
-    yield* tx.putWorkspace({ sessionId: "s1", dir: "/work/y", exclude: "[]", manifestId: m1, updatedAt: at(81), host: "h1" });
+    yield* tx.putWorkspace({ ...ws, dir: "/work/y", exclude: "[]", gitignore: false, updatedAt: at(81) });
     yield* tx.setWorkspaceManifest("s1", m2, at(82));
     const restoring = JSON.stringify({ manifestId: m2, pid: 1, pidStart: null });
     yield* tx.setWorkspaceRestoring("s1", restoring);
     const claims = [yield* tx.claimWorkspaceRestore("s1", "other", "x"), yield* tx.claimWorkspaceRestore("s1", restoring, restoring)];
-    yield* tx.insertCheckpointFiles({ checkpointId: "cp3", manifestId: m2, dir: "/work/y", exclude: "[]" });
-    yield* tx.insertCheckpointFiles({ checkpointId: "cp1", manifestId: m1, dir: "/work/y", exclude: "[]" });
-    yield* tx.insertCheckpointFiles({ checkpointId: "cp5", manifestId: m3, dir: "/work/y", exclude: "[]" });
+    yield* tx.insertCheckpointFiles({ checkpointId: "cp3", manifestId: m2, dir: "/work/y", exclude: "[]", gitignore: false });
+    yield* tx.insertCheckpointFiles({ checkpointId: "cp1", manifestId: m1, dir: "/work/y", exclude: "[]", gitignore: true });
+    yield* tx.insertCheckpointFiles({ checkpointId: "cp5", manifestId: m3, dir: "/work/y", exclude: "[]", gitignore: false });
+    yield* tx.insertCheckpointFiles({ checkpointId: "cp6", manifestId: m4, dir: "/work/y", exclude: "[]", gitignore: false });
+    const byHash = <T extends { hash: string }>(rows: T[]) => rows.sort((a, b) => (a.hash < b.hash ? -1 : 1));
     return {
-      ids: [m1, m1again, m2, m3],
+      ids: [m1, m1again, m2, m3, m4],
+      packs: [pack > 0, orphanPack > pack],
       attached,
+      stats: stats.sort((a, b) => (a.dir < b.dir ? -1 : 1)),
+      statsAfter: yield* tx.workspaceStats("s1"),
       claims,
       workspace: yield* tx.getWorkspace("s1"),
       none: yield* tx.getWorkspace("s2"),
       session: yield* tx.getSession("s1"),
       restoringAll: yield* tx.restoringWorkspaces(),
-      blob: yield* tx.getBlob(hex("a.txt")),
-      empty: yield* tx.getBlob(hex("b.txt")),
-      noBlob: yield* tx.getBlob(hex("none")),
+      blob: yield* blobOf(tx, hex("a.txt")),
+      empty: yield* blobOf(tx, hex("b.txt")),
+      packed: { ...(yield* blobOf(tx, hex("p2")))!, packId: null },
+      noBlob: yield* blobOf(tx, hex("none")),
+      present: (yield* tx.presentBlobs([hex("a.txt"), hex("none"), hex("p1")])).sort(),
+      packContents: (yield* tx.getPacks([pack, 999])).map((p) => [p.codec, p.content]),
+      trees: byHash(yield* tx.getTrees([hex("t-root"), hex("t-sub"), hex("none")])),
       manifestId: yield* tx.manifestId(hex("m2")),
       noManifestId: yield* tx.manifestId(hex("none")),
       manifest: yield* tx.getManifest(m2),
+      treeManifest: yield* tx.getManifest(m4),
       noManifest: yield* tx.getManifest(999),
       files: yield* tx.checkpointManifest("cp3"),
+      gitignoreFiles: yield* tx.checkpointManifest("cp1"),
       noFiles: yield* tx.checkpointManifest("cp2"),
       last: yield* tx.lastCheckpointFiles("s1-b1", 0, 6),
       lastBefore: yield* tx.lastCheckpointFiles("s1-b1", 0, 4),
@@ -463,8 +515,9 @@ async function scenario(store: Store): Promise<Log> {
     yield* tx.setWorkspaceRestoring("s1", null);
     return [
       yield* tx.deleteUnreferencedFiles(),
-      yield* tx.getBlob(hex("orphan")),
-      yield* tx.getBlob(hex("a.txt")),
+      yield* tx.presentBlobs([hex("orphan"), hex("lonely")]),
+      (yield* tx.presentBlobs([hex("a.txt"), hex("p1"), hex("p2")])).sort(),
+      (yield* tx.getTrees([hex("t-orphan"), hex("t-root"), hex("t-sub")])).map((t) => t.hash).sort(),
       yield* tx.getManifest(3),
     ];
   });

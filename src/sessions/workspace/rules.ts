@@ -1,0 +1,61 @@
+// Which paths of a workspace are captured: not those its `exclude` patterns name, nor those its own .gitignore files
+// ignore (nested, with negations, as git reads them) when `gitignore` is on; never a `.git` directory.
+// `makeRules` uses nothing from outside its own body: the watcher's worker thread runs it from its source text.
+
+/** Whether a path is left out. `rel` is relative to the workspace, "/"-separated; its parent directories were checked. */
+export interface Rules {
+  ignored(rel: string, isDir: boolean): boolean;
+}
+
+/** An `ignore` instance, as far as the rules use one. */
+interface Matcher {
+  add(patterns: string | readonly string[]): Matcher;
+  test(path: string): { ignored: boolean; unignored: boolean };
+}
+
+/**
+ * The rules of the workspace at `root`. `.gitignore` files are read once each, when a path under their directory is
+ * first asked about: a change to one is a change of the rules (callers start over with new rules).
+ */
+export function makeRules(
+  root: string,
+  exclude: readonly string[],
+  gitignore: boolean,
+  ignoreFactory: () => Matcher,
+  readText: (path: string) => string | null,
+): Rules {
+  const excluded = ignoreFactory().add([...exclude]);
+  /** Each directory's .gitignore matcher (null: it has none), by the directory's relative path ("" for the root). */
+  const scopes = new Map<string, Matcher | null>();
+  const scope = (dir: string): Matcher | null => {
+    let m = scopes.get(dir);
+    if (m === undefined) {
+      const text = readText(dir === "" ? `${root}/.gitignore` : `${root}/${dir}/.gitignore`);
+      m = text === null ? null : ignoreFactory().add(text);
+      scopes.set(dir, m);
+    }
+    return m;
+  };
+  return {
+    ignored(rel: string, isDir: boolean): boolean {
+      const base = rel.slice(rel.lastIndexOf("/") + 1);
+      if (isDir && base === ".git") return true;
+      const asked = isDir ? `${rel}/` : rel;
+      if (excluded.test(asked).ignored) return true;
+      if (!gitignore) return false;
+      // The deepest .gitignore with an opinion decides (in one file, its last matching pattern, as `ignore` tests it).
+      let at = rel.lastIndexOf("/");
+      for (;;) {
+        const dir = at < 0 ? "" : rel.slice(0, at);
+        const m = scope(dir);
+        if (m) {
+          const r = m.test(at < 0 ? asked : asked.slice(at + 1));
+          if (r.ignored) return true;
+          if (r.unignored) return false;
+        }
+        if (at < 0) return false;
+        at = dir.lastIndexOf("/");
+      }
+    },
+  };
+}

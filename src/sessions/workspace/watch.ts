@@ -1,0 +1,172 @@
+// Knowing what changed in a workspace without walking it, as git's fsmonitor and Watchman do: a worker thread watches
+// every captured directory (inotify, through fs.watch). Before its changes are used, a cookie file is created in a
+// private watched directory: inotify queues events in order, so once the worker has seen the cookie's event it has
+// seen every change made before it. Whenever changes may have been missed, the answer is "not trusted" and the caller
+// walks the tree: on a platform or file system where events are not known to be complete, when the kernel's queue may
+// have overflowed (Node does not report an overflow: events are counted instead), when a watch failed, when a
+// .gitignore changed, when the worker does not answer.
+import { mkdtempSync, readFileSync, rmSync, statfsSync, unlinkSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Worker } from "node:worker_threads";
+import type { WatchData, WatchMessage } from "./watch-worker.js";
+import { watcherSource } from "./watch-worker.js";
+
+/**
+ * File systems whose changes inotify reports, whoever makes them (statfs magic numbers): local ones. On a network
+ * file system another machine's writes make no event, so a workspace there is walked every time.
+ */
+const LOCAL_FILE_SYSTEMS = new Set([
+  0xef53, // ext2/3/4
+  0x58465342, // xfs
+  0x9123683e, // btrfs
+  0x01021994, // tmpfs
+  0x794c7630, // overlayfs
+  0x2fc12fc1, // zfs
+  0xf2f52010, // f2fs
+  0x52654973, // reiserfs
+  0x3153464a, // jfs
+  0xca451a4e, // bcachefs
+  0x858458f6, // ramfs
+]);
+
+/** Whether events on the file system holding `path` can be trusted to be complete. */
+export function watchableFileSystem(path: string): boolean {
+  if (process.platform !== "linux") return false;
+  try {
+    return LOCAL_FILE_SYSTEMS.has(statfsSync(path).type);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Events counted over two syncs at or above this many may have overflowed the kernel's queue. An overflow needs the
+ * queue full (`max_queued_events` unread events, all of which the worker then reads); those events all came after the
+ * sync before the last (the worker had read everything up to it), so fewer than that over the last two intervals means
+ * none was lost. Half of it, for margin (events of watches just removed are dropped unseen).
+ */
+const OVERFLOW_EVENTS = (() => {
+  try {
+    return Math.floor(Number(readFileSync("/proc/sys/fs/inotify/max_queued_events", "utf8").trim()) / 2) || 8192;
+  } catch {
+    return 8192;
+  }
+})();
+/** How long a sync waits for its cookie's event before it gives up (and the caller walks). */
+const SYNC_TIMEOUT_MS = 10_000;
+
+const ignorePath = createRequire(import.meta.url).resolve("ignore");
+
+/** What changed since the last sync, and whether it can be trusted to be everything. */
+export interface Synced {
+  trusted: boolean;
+  dirty: string[];
+  trees: Set<string>;
+  relist: string[];
+}
+
+const UNTRUSTED: Synced = { trusted: false, dirty: [], trees: new Set(), relist: [] };
+
+export class Watch {
+  readonly #worker: Worker;
+  readonly #cookieDir: string;
+  #n = 0;
+  #previousEvents = 0;
+  #failed: string | null = null;
+  #closed = false;
+  #ready: Promise<boolean>;
+  #onReady: ((ok: boolean) => void) | null = null;
+  readonly #waiting = new Map<number, (m: WatchMessage & { type: "sync" }) => void>();
+
+  constructor(root: string, exclude: string[], gitignore: boolean, skip: readonly string[]) {
+    this.#cookieDir = mkdtempSync(join(tmpdir(), "forkpoint-watch-"));
+    const workerData: WatchData = { root, exclude, gitignore, skip: [...skip], cookieDir: this.#cookieDir, ignorePath };
+    this.#worker = new Worker(watcherSource, { eval: true, workerData });
+    this.#worker.unref();
+    this.#ready = this.#nextReady();
+    this.#worker.on("message", (m: WatchMessage) => {
+      if (m.type === "ready") {
+        this.#failed = m.failed;
+        this.#onReady?.(m.failed === null);
+      } else this.#waiting.get(m.n)?.(m);
+    });
+    const lost = (why: string) => {
+      this.#failed ??= why;
+      this.#onReady?.(false);
+      for (const resolve of this.#waiting.values())
+        resolve({ type: "sync", n: -1, dirty: [], trees: [], relist: [], events: 0, failed: why, rulesChanged: false });
+    };
+    this.#worker.on("error", (error) => lost(`the watcher stopped: ${error.message}`));
+    this.#worker.on("exit", () => lost("the watcher exited"));
+  }
+
+  #nextReady(): Promise<boolean> {
+    return new Promise<boolean>((resolve) => (this.#onReady = resolve));
+  }
+
+  /** Whether its watches are in place (false: they could not be, e.g. the inotify watch limit). */
+  ready(): Promise<boolean> {
+    return this.#ready;
+  }
+
+  /** Why it cannot be used, or null. */
+  get failed(): string | null {
+    return this.#closed ? "closed" : this.#failed;
+  }
+
+  /** What changed since the last sync (see the file's comment for when it is not trusted). */
+  async sync(): Promise<Synced> {
+    if (!(await this.#ready) || this.failed !== null) return UNTRUSTED;
+    const n = ++this.#n;
+    const answered = new Promise<(WatchMessage & { type: "sync" }) | null>((resolve) => {
+      this.#waiting.set(n, resolve);
+      setTimeout(() => resolve(null), SYNC_TIMEOUT_MS).unref();
+    });
+    const cookie = join(this.#cookieDir, `c${n}`);
+    try {
+      writeFileSync(cookie, "");
+    } catch {
+      this.#waiting.delete(n);
+      return UNTRUSTED;
+    }
+    const m = await answered;
+    this.#waiting.delete(n);
+    rmSync(cookie, { force: true });
+    if (m === null) {
+      this.#failed = "the watcher did not answer in time";
+      return UNTRUSTED;
+    }
+    const events = this.#previousEvents + m.events;
+    this.#previousEvents = m.events;
+    const trusted = m.failed === null && !m.rulesChanged && events < OVERFLOW_EVENTS;
+    return { trusted, dirty: m.dirty, trees: new Set(m.trees), relist: m.relist };
+  }
+
+  /** Drops every watch and makes them again (after changes were missed); resolves with whether they are in place. */
+  rescan(): Promise<boolean> {
+    if (this.#closed) return Promise.resolve(false);
+    this.#failed = null;
+    this.#previousEvents = 0;
+    this.#ready = this.#nextReady();
+    this.#worker.postMessage({ type: "rescan" });
+    return this.#ready;
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    void this.#worker.terminate();
+    rmSync(this.#cookieDir, { recursive: true, force: true });
+  }
+}
+
+/** Removes a cookie left by a process that died mid-sync (best effort; they live in the system's temp directory). */
+export function removeCookie(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // gone already
+  }
+}
