@@ -42,6 +42,9 @@ export type {
   MoveOptions,
   PlanTarget,
   WriteOptions,
+  AppendOptions,
+  CheckpointOptions,
+  IfAt,
   RecordToolCallInput,
   AutoCheckpointPolicy,
 } from "./models/inputs.js";

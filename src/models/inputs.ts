@@ -100,7 +100,23 @@ export const editMessageInput = messageInput.extend({ role: name().optional() })
 export const regenerateInput = messageInput.omit({ role: true });
 export const updateSessionInput = z.strictObject({ title: name().nullable().optional(), metadata: jsonObject.nullable().optional() });
 export const branchName = name().nullable();
-export const moveOptions = z.strictObject({
+/** The most characters a `requestId` has. */
+export const MAX_REQUEST_ID = 200;
+/** A write's `requestId`: any non-empty text of at most 200 characters, taken exactly as given (never trimmed). */
+export const requestId = text().min(1, "must not be empty").max(MAX_REQUEST_ID, `must be at most ${MAX_REQUEST_ID} characters`);
+/** A write's precondition: the session's current branch (and its head position) as the caller last saw them. */
+export const ifAt = z.strictObject({
+  branchId: name(),
+  head: z
+    .number("must be a non-negative integer")
+    .int("must be a non-negative integer")
+    .min(0, "must be a non-negative integer")
+    .optional(),
+});
+/** What every write and move takes besides its own options: applied once per request id, and only where the caller saw the session. */
+const writeFields = { requestId: requestId.optional(), ifAt: ifAt.optional() };
+/** A move's own options (what `atomic` passes to its rollback). */
+export const baseMoveOptions = z.strictObject({
   onUndoError: z.enum(["stop", "continue"]).optional(),
   refuseIrreversible: z.boolean().optional(),
   scope: z.enum(["conversation", "files", "both"]).optional(),
@@ -109,12 +125,14 @@ export const moveOptions = z.strictObject({
   /** With scope "files" or "both": files changed outside forkpoint are saved in a checkpoint, then overwritten. */
   force: z.boolean().optional(),
 });
-/** The most characters a `requestId` has. */
-export const MAX_REQUEST_ID = 200;
-/** A write's `requestId`: any non-empty text of at most 200 characters, taken exactly as given (never trimmed). */
-export const requestId = text().min(1, "must not be empty").max(MAX_REQUEST_ID, `must be at most ${MAX_REQUEST_ID} characters`);
-/** The last argument of the writes that take no options object of their own (`append`, `turn`). */
-export const writeOptions = z.strictObject({ requestId: requestId.optional() });
+/** `rollback`, `switchBranch`, `undo`, `redo` options: the move's own, a `requestId` and an `ifAt`. */
+export const moveOptions = baseMoveOptions.extend(writeFields);
+/** The last argument of the writes that take no options object of their own (`setState`, `invoke`, `update`, ...). */
+export const writeOptions = z.strictObject(writeFields);
+/** `append` and `turn`'s last argument: a write's, and `after` (the message the new ones follow, on its own lineage). */
+export const appendOptions = writeOptions.extend({ after: name().optional() });
+/** `checkpoint()`'s options: the checkpoint's fields, a `requestId` and an `ifAt`. */
+export const checkpointOptions = checkpointInput.extend(writeFields);
 /** `edit` / `regenerate` options: the move's, plus a checkpoint written with the new message. */
 export const editOptions = moveOptions.extend({ checkpoint: checkpointInput.optional() });
 export const attachWorkspaceInput = z.strictObject({
@@ -157,6 +175,9 @@ export type ListCheckpointsInput = z.input<typeof listCheckpointsInput>;
 export type CheckpointInput = z.input<typeof checkpointInput>;
 export type MoveOptions = z.input<typeof moveOptions>;
 export type WriteOptions = z.input<typeof writeOptions>;
+export type AppendOptions = z.input<typeof appendOptions>;
+export type CheckpointOptions = z.input<typeof checkpointOptions>;
+export type IfAt = z.input<typeof ifAt>;
 export type EditOptions = z.input<typeof editOptions>;
 export type HistoryOptions = z.input<typeof historyInput>;
 export type UpdateSessionInput = z.input<typeof updateSessionInput>;

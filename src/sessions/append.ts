@@ -2,6 +2,7 @@
 import type { Step, Tx } from "../store/port/index.js";
 import { PayloadTooLargeError } from "../models/errors.js";
 import { messageInput, parseInput, type WriteOptions } from "../models/inputs.js";
+import { checkIfAt, type IfAt } from "./core/if-at.js";
 import { toJsonText } from "../models/json.js";
 import type { Message, MessageInput } from "../models/types.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
@@ -9,7 +10,7 @@ import { ownedCurrent } from "./core/owned.js";
 import { toMessage } from "./core/rows.js";
 import { lastLineageMessage } from "./log/lineage.js";
 import { writeMessages, type EntryFields } from "./log/writer.js";
-import { applyOnce, recordRequest, requestIdOf, requestOf, type AnswerCodec, type Request } from "./requests/ledger.js";
+import { applyOnce, recordRequest, requestOf, writeControlOf, type AnswerCodec, type Request } from "./requests/ledger.js";
 
 /** Validates messages into entry fields before any write, so bad input leaves nothing behind. */
 export function messageFields(ctx: EngineContext, input: unknown, field: string): EntryFields {
@@ -57,8 +58,9 @@ export async function append(
   options?: WriteOptions,
 ): Promise<Message[]> {
   const fields = batchFields(ctx, input);
-  const request = requestOf(requestIdOf(options), "append", fields, messagesAnswer);
-  return applyOnce(ctx, ref, request, async () => (await appendWhere(ctx, ref, fields, undefined, request))!);
+  const { requestId, ifAt } = writeControlOf(options);
+  const request = requestOf(requestId, "append", fields, messagesAnswer);
+  return applyOnce(ctx, ref, request, async () => (await appendWhere(ctx, ref, fields, { request, ifAt }))!);
 }
 
 /**
@@ -72,37 +74,33 @@ export async function appendAfter(
   input: MessageInput[],
   lastMessageId: string | null,
 ): Promise<Message[] | null> {
-  return appendWhere(ctx, ref, batchFields(ctx, input), lastMessageId);
+  return appendWhere(ctx, ref, batchFields(ctx, input), { lastMessageId });
+}
+
+/** How `appendWhere` writes: only after `lastMessageId` (null: none), only while `ifAt` holds, recording `request`. */
+interface AppendHow {
+  lastMessageId?: string | null;
+  request?: Request<Message[]> | undefined;
+  ifAt?: IfAt | undefined;
 }
 
 /**
  * Writes `fields` on the current branch, unless `lastMessageId` is given and is not the lineage's last message's; with
  * `request`, records it in the same transaction.
  */
-async function appendWhere(
-  ctx: EngineContext,
-  ref: SessionRef,
-  fields: EntryFields[],
-  lastMessageId: string | null | undefined,
-  request?: Request<Message[]>,
-) {
-  const written = await ctx.store.write({ sessionId: ref.id }, (tx) => appendUnit(tx, ref, ctx, fields, lastMessageId, request));
+async function appendWhere(ctx: EngineContext, ref: SessionRef, fields: EntryFields[], how: AppendHow) {
+  const written = await ctx.store.write({ sessionId: ref.id }, (tx) => appendUnit(tx, ref, ctx, fields, how));
   if (!written) return null;
   for (const cp of written.checkpoints) ctx.events.emit("checkpoint", cp);
   return written.messages;
 }
 
-function* appendUnit(
-  tx: Tx,
-  ref: SessionRef,
-  ctx: EngineContext,
-  fields: EntryFields[],
-  lastMessageId: string | null | undefined,
-  request: Request<Message[]> | undefined,
-) {
+function* appendUnit(tx: Tx, ref: SessionRef, ctx: EngineContext, fields: EntryFields[], how: AppendHow) {
   const { session, branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
+  yield* checkIfAt(tx, session, how.ifAt, head.position);
+  const { lastMessageId } = how;
   if (lastMessageId !== undefined && ((yield* lastLineageMessage(tx, branch.id))?.id ?? null) !== lastMessageId) return null;
   const written = yield* writeMessages(ctx, tx, session, branch.id, head, fields);
-  yield* recordRequest(ctx, tx, session.id, request, written.messages);
+  yield* recordRequest(ctx, tx, session.id, how.request, written.messages);
   return written;
 }

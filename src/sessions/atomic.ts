@@ -1,7 +1,7 @@
 // atomic: a guarded block, a checkpoint before it and a rollback to that checkpoint (tool effects too) if it throws.
 import { z } from "zod";
 import { AtomicRollbackError, ValidationError } from "../models/errors.js";
-import { moveOptions, parseOptions, type MoveOptions } from "../models/inputs.js";
+import { baseMoveOptions, parseOptions, type MoveOptions } from "../models/inputs.js";
 import type { Checkpoint, MoveResult } from "../models/types.js";
 
 /** What a guarded block needs of its session. */
@@ -14,7 +14,7 @@ export const atomicOptions = z.strictObject({
   /** The checkpoint's name (default "atomic"). */
   name: z.string().min(1).max(200).optional(),
   /** How the rollback moves (as `rollback`'s options: e.g. `scope: "both"` to put workspace files back too). */
-  rollback: moveOptions.optional(),
+  rollback: baseMoveOptions.optional(),
 });
 
 /** Options of `atomic`. */

@@ -1,15 +1,17 @@
 // checkpoint: a named, immutable point at the current branch's head (after messages given with it, as turn does).
 import { assertLocal } from "./workspace/host.js";
-import { checkpointInput, parseOptions, type CheckpointInput } from "../models/inputs.js";
+import { checkpointInput, checkpointOptions, parseOptions, type CheckpointInput, type CheckpointOptions } from "../models/inputs.js";
 import { toJsonText } from "../models/json.js";
 import type { Checkpoint, Turn } from "../models/types.js";
 import type { Step, Tx, WorkspaceRow } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
+import { checkIfAt, type IfAt } from "./core/if-at.js";
 import { ownedCurrent } from "./core/owned.js";
 import { retainAfterCheckpoint } from "./retention.js";
 import { toCheckpoint } from "./core/rows.js";
 import { writeCaptureEntry, writeCheckpoint, writeMessages, type EntryFields } from "./log/writer.js";
 import { messagesAnswer } from "./append.js";
+import { checkpointJson } from "./requests/answers.js";
 import { applyOnce, recordRequest, requestOf, type AnswerCodec, type Request } from "./requests/ledger.js";
 import {
   captureStorable,
@@ -21,14 +23,26 @@ import {
   type Capture,
 } from "./workspace/workspace.js";
 
-/** With `retain: false` the session's retention policy is not weighed (a clone's mark must not push out what it copies). */
+/**
+ * `checkpoint()`: with `requestId`, applied once per session; with `ifAt`, only while the session is there. With
+ * `retain: false` the session's retention policy is not weighed (a clone's mark must not push out what it copies).
+ */
 export async function createCheckpoint(
   ctx: EngineContext,
   ref: SessionRef,
-  input: CheckpointInput = {},
+  input: CheckpointOptions = {},
   how: { retain?: boolean } = {},
 ): Promise<Checkpoint> {
-  return (await checkpointAfter(ctx, ref, [], input, how)).checkpoint;
+  const { requestId, ifAt, ...fields } = parseOptions(checkpointOptions, input, "checkpoint");
+  const request = requestId === undefined ? {} : { request: { id: requestId, verb: "checkpoint" } };
+  return (await checkpointAfter(ctx, ref, [], fields, { ...how, ...request, ifAt })).checkpoint;
+}
+
+/** How `checkpointAfter` writes: weighing retention or not, recording a request, only while `ifAt` holds. */
+export interface CheckpointHow {
+  retain?: boolean;
+  request?: { id: string | undefined; verb: string };
+  ifAt?: IfAt | undefined;
 }
 
 /**
@@ -37,23 +51,10 @@ export async function createCheckpoint(
  */
 const turnAnswer: AnswerCodec<Turn> = {
   encode: ({ messages, checkpoint }) =>
-    JSON.stringify({
-      messages: messagesAnswer.encode(messages),
-      checkpoint: { ...checkpoint, createdAt: checkpoint.createdAt.getTime(), expiresAt: checkpoint.expiresAt?.getTime() ?? null },
-    }),
+    JSON.stringify({ messages: messagesAnswer.encode(messages), checkpoint: checkpointJson.encode(checkpoint) }),
   *decode(tx, answer) {
-    const { messages, checkpoint } = JSON.parse(answer) as {
-      messages: string;
-      checkpoint: Checkpoint & { createdAt: number; expiresAt: number | null };
-    };
-    return {
-      messages: yield* messagesAnswer.decode(tx, messages),
-      checkpoint: {
-        ...checkpoint,
-        createdAt: new Date(checkpoint.createdAt),
-        expiresAt: checkpoint.expiresAt === null ? null : new Date(checkpoint.expiresAt),
-      },
-    };
+    const { messages, checkpoint } = JSON.parse(answer) as { messages: string; checkpoint: Parameters<typeof checkpointJson.decode>[0] };
+    return { messages: yield* messagesAnswer.decode(tx, messages), checkpoint: checkpointJson.decode(checkpoint) };
   },
 };
 
@@ -67,11 +68,11 @@ export async function checkpointAfter(
   ref: SessionRef,
   messages: EntryFields[],
   input: CheckpointInput = {},
-  how: { retain?: boolean; request?: { id: string | undefined; verb: string } } = {},
+  how: CheckpointHow = {},
 ): Promise<Turn> {
   const o = parseOptions(checkpointInput, input, "checkpoint");
   const metadata = o.metadata === undefined ? null : toJsonText(o.metadata, "metadata", ctx.limits);
-  const fields = { name: o.name ?? null, expiresIn: o.expiresIn, metadata, retain: how.retain ?? true };
+  const fields = { name: o.name ?? null, expiresIn: o.expiresIn, metadata, retain: how.retain ?? true, ifAt: how.ifAt };
   const request =
     how.request &&
     requestOf(
@@ -103,11 +104,12 @@ function* checkpointUnit(
   tx: Tx,
   ref: SessionRef,
   messages: EntryFields[],
-  o: { name: string | null; expiresIn: number | undefined; metadata: string | null; retain: boolean },
+  o: { name: string | null; expiresIn: number | undefined; metadata: string | null; retain: boolean; ifAt: IfAt | undefined },
   files: Capture | null,
   request: Request<Turn> | undefined,
 ): Step<{ turn: Turn; auto: Checkpoint[] } | { scan: WorkspaceRow }> {
   const { session, branch, head: start } = yield* ownedCurrent(tx, ref.id, ref.userId);
+  yield* checkIfAt(tx, session, o.ifAt, start.position);
   const ws = session.hasWorkspace ? yield* tx.getWorkspace(session.id) : undefined;
   if (ws) assertLocal(ws, "checkpoint");
   // The scan request must stay before any write: returning commits this transaction.

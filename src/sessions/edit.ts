@@ -35,7 +35,16 @@ export async function edit(
   options?: EditOptions,
   within?: WithinMove,
 ): Promise<EditResult> {
-  return editWith(ctx, ref, messageId, editFields(ctx, parseInput(editMessageInput, next, "message"), "message"), options, within);
+  return editWith(
+    ctx,
+    ref,
+    messageId,
+    editFields(ctx, parseInput(editMessageInput, next, "message"), "message"),
+    options,
+    within,
+    undefined,
+    "edit",
+  );
 }
 
 /** A new message's entry fields (its role null when left out), validated before any write; `where` names the argument. */
@@ -62,6 +71,7 @@ export async function editWith(
   options?: EditOptions,
   within?: WithinMove,
   check?: EditCheck,
+  verb = "edit",
 ): Promise<EditResult> {
   const { checkpoint, ...moveOptions } = options === undefined || options === null ? {} : parseOptions(editOptions, options, "options");
   const cpFields = checkpoint === undefined ? undefined : checkpointFields(ctx, checkpoint);
@@ -77,6 +87,8 @@ export async function editWith(
     moveOptions,
     (tx, session) => checkedEditSpec(tx, session, messageId, fields, check, cpFields !== undefined),
     withCheckpoint,
+    // The same request id with another message, or another checkpoint with it, is another call.
+    { verb, args: [messageId, fields, cpFields ?? null] },
   );
   const written = made.checkpoint;
   if (written) ctx.events.emit("checkpoint", written);
@@ -108,6 +120,8 @@ function* checkpointWithin(
   made: { checkpoint?: Checkpoint },
 ): Step<void> {
   made.checkpoint = toCheckpoint(yield* checkpointAtMessage(ctx, tx, ref, outcome, fields));
+  // Part of the edit's answer, which a request records after this.
+  outcome.checkpoint = made.checkpoint;
   if (within) yield* within(tx, outcome);
 }
 

@@ -1,13 +1,23 @@
 // invoke: run a registered tool, journaled first, completed once, its effect marked applied.
+import type { WriteOptions } from "../models/inputs.js";
 import { toJsonText, type JsonInput } from "../models/json.js";
 import { journalRunComplete, type CallOptions } from "./calls/journal.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
+import { writeControlOf } from "./requests/ledger.js";
 
-export async function invoke(ctx: EngineContext, ref: SessionRef, name: string, args: JsonInput, call: CallOptions = {}): Promise<unknown> {
+export async function invoke(
+  ctx: EngineContext,
+  ref: SessionRef,
+  name: string,
+  args: JsonInput,
+  call: CallOptions = {},
+  options?: WriteOptions,
+): Promise<unknown> {
   const tool = ctx.tools.get(name);
   const argsText = toJsonText(args, "args", ctx.limits);
+  const control = options === undefined ? call : { ...call, ...writeControlOf(options) };
   // Shared with other calls, exclusive of moves: the world is never moved under a running tool.
   return ctx.track(
-    ctx.withSessionLock(ref.id, () => journalRunComplete(ctx, ref, tool, argsText, call), "shared", `invoke(${JSON.stringify(name)})`),
+    ctx.withSessionLock(ref.id, () => journalRunComplete(ctx, ref, tool, argsText, control), "shared", `invoke(${JSON.stringify(name)})`),
   );
 }

@@ -1,26 +1,51 @@
 // recordToolCall: a call some framework already ran, recorded so a move can undo it.
-import type { Tx } from "../store/port/index.js";
-import { parseOptions, recordToolCallInput, type RecordToolCallInput } from "../models/inputs.js";
+import type { Step, Tx } from "../store/port/index.js";
+import { parseOptions, recordToolCallInput, type RecordToolCallInput, type WriteOptions } from "../models/inputs.js";
 import { toJsonText } from "../models/json.js";
 import type { ToolInvocation } from "../models/types.js";
 import { completeCall, emitCompleted, journalCall } from "./calls/journal.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
+import { checkIfAt, type IfAt } from "./core/if-at.js";
 import { ownedSession } from "./core/owned.js";
+import { toToolInvocation } from "./core/rows.js";
+import { applyOnce, recordRequest, requestOf, writeControlOf, type AnswerCodec, type Request } from "./requests/ledger.js";
 
-export async function recordToolCall(ctx: EngineContext, ref: SessionRef, input: RecordToolCallInput): Promise<ToolInvocation> {
+/** A recorded call as the request ledger keeps it: its invocation's id, read back for a retry. */
+const invocationAnswer: AnswerCodec<ToolInvocation> = {
+  encode: (invocation) => JSON.stringify(invocation.id),
+  *decode(tx, answer): Step<ToolInvocation> {
+    return toToolInvocation((yield* tx.getTool(JSON.parse(answer) as string))!);
+  },
+};
+
+export async function recordToolCall(
+  ctx: EngineContext,
+  ref: SessionRef,
+  input: RecordToolCallInput,
+  options?: WriteOptions,
+): Promise<ToolInvocation> {
   const o = parseOptions(recordToolCallInput, input, "call");
   const argsText = toJsonText(o.args, "args", ctx.limits);
   const resultText = o.error === undefined ? toJsonText(o.result === undefined ? null : o.result, "result", ctx.limits) : null;
   const error =
     o.error === undefined ? null : toJsonText(typeof o.error === "string" ? { message: o.error } : o.error, "error", ctx.limits);
-  const completed = await ctx.withSessionLock(
-    ref.id,
-    () => ctx.store.write({ sessionId: ref.id }, (tx) => recordToolCallUnit(tx, ref, ctx, o, argsText, resultText, error)),
-    "shared",
+  const { requestId, ifAt } = writeControlOf(options);
+  const request = requestOf(
+    requestId,
     "recordToolCall",
+    { tool: o.tool, args: argsText, result: resultText, error, callId: o.callId ?? null },
+    invocationAnswer,
   );
-  // A call run elsewhere changed files forkpoint never saw before and after: they stay drift until a checkpoint.
-  return emitCompleted(ctx, completed);
+  return applyOnce(ctx, ref, request, async () => {
+    const completed = await ctx.withSessionLock(
+      ref.id,
+      () => ctx.store.write({ sessionId: ref.id }, (tx) => recordToolCallUnit(tx, ref, ctx, o, argsText, resultText, error, request, ifAt)),
+      "shared",
+      "recordToolCall",
+    );
+    // A call run elsewhere changed files forkpoint never saw before and after: they stay drift until a checkpoint.
+    return emitCompleted(ctx, completed);
+  });
 }
 
 function* recordToolCallUnit(
@@ -31,10 +56,15 @@ function* recordToolCallUnit(
   argsText: string,
   resultText: string | null,
   error: string | null,
+  request: Request<ToolInvocation> | undefined,
+  ifAt: IfAt | undefined,
 ) {
   const session = yield* ownedSession(tx, ref.id, ref.userId);
+  yield* checkIfAt(tx, session, ifAt);
   // Reversible when recorded with a registered undo; unknown when the tool is not registered here.
   const known = ctx.tools.find(o.tool);
   const entry = yield* journalCall(ctx, tx, session, o.tool, argsText, o.callId ?? null, known ? typeof known.undo === "function" : null);
-  return yield* completeCall(ctx, tx, session, entry, { result: resultText, error });
+  const completed = yield* completeCall(ctx, tx, session, entry, { result: resultText, error });
+  yield* recordRequest(ctx, tx, session.id, request, completed.invocation);
+  return completed;
 }

@@ -13,5 +13,5 @@ export async function regenerate(
 ): Promise<EditResult> {
   // The role comes from the message it replaces: one given here is refused as an unknown key.
   const fields = editFields(ctx, parseInput(regenerateInput, answer, "answer"), "answer");
-  return editWith(ctx, ref, messageId, { ...fields, role: "assistant" }, options, undefined, assistantOnly);
+  return editWith(ctx, ref, messageId, { ...fields, role: "assistant" }, options, undefined, assistantOnly, "regenerate");
 }

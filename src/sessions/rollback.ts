@@ -19,7 +19,10 @@ export async function rollback(
   reach: { expired?: boolean } = {},
 ): Promise<MoveResult> {
   const now = reach.expired ? Number.NEGATIVE_INFINITY : undefined;
-  return performMove(ctx, ref, "rollback", options, (tx, session) => rollbackSpec(ctx, tx, session, checkpointId, now), within);
+  return performMove(ctx, ref, "rollback", options, (tx, session) => rollbackSpec(ctx, tx, session, checkpointId, now), within, {
+    verb: "rollback",
+    args: checkpointId,
+  });
 }
 
 /**

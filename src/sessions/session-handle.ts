@@ -19,7 +19,9 @@ import { turn } from "./turn.js";
 import {
   idSchema,
   parseInput,
+  type AppendOptions,
   type CheckpointInput,
+  type CheckpointOptions,
   type CreateSessionInput,
   type EditOptions,
   type HistoryOptions,
@@ -152,10 +154,11 @@ export class SessionHandle {
    * Appends one message or several (one transaction) to the current branch. With `{ requestId }` the call is applied
    * once per session: a retry with the same id (after a timeout, a lost connection, from another server) writes
    * nothing and returns what the first call returned; the same id with other messages is `ConflictError`
-   * `REQUEST_ID_REUSED`.
+   * `REQUEST_ID_REUSED`. With `{ ifAt: { branchId, head } }` it writes only while the session's current branch (and
+   * its head position) is that, else `ConflictError` `SESSION_MOVED` (every write and move takes both).
    * @example await s.append({ role: "user", content: "hi" }, { requestId: "msg-7f3" })
    */
-  append(messages: MessageInput | MessageInput[], options?: WriteOptions): Promise<Message[]> {
+  append(messages: MessageInput | MessageInput[], options?: AppendOptions): Promise<Message[]> {
     return this.#run((ctx, ref) => append(ctx, ref, messages, options));
   }
 
@@ -166,7 +169,7 @@ export class SessionHandle {
    * once per session, as for `append`.
    * @example const { messages, checkpoint } = await s.turn([question, answer], { name: "turn 3" }, { requestId })
    */
-  turn(messages: MessageInput | MessageInput[], checkpoint?: CheckpointInput, options?: WriteOptions): Promise<Turn> {
+  turn(messages: MessageInput | MessageInput[], checkpoint?: CheckpointInput, options?: AppendOptions): Promise<Turn> {
     return this.#run((ctx, ref) => turn(ctx, ref, messages, checkpoint, options));
   }
 
@@ -191,8 +194,8 @@ export class SessionHandle {
    * Renames the session and/or replaces its metadata (null clears either; a key left out is kept). Returns `info()`.
    * @example await s.update({ title: "Trip to Lisbon" })
    */
-  update(fields: UpdateSessionInput): Promise<SessionInfo> {
-    return this.#run((ctx, ref) => update(ctx, ref, fields));
+  update(fields: UpdateSessionInput, options?: WriteOptions): Promise<SessionInfo> {
+    return this.#run((ctx, ref) => update(ctx, ref, fields, options));
   }
 
   /** Names a branch of this session (null clears it). Names need not be unique: ids identify branches. */
@@ -205,30 +208,40 @@ export class SessionHandle {
     return this.#run((ctx, ref) => getState(ctx, ref));
   }
 
-  /** Replaces the state, or applies `(previous) => next` atomically. Returns the new state. */
-  setState(next: StateUpdate): Promise<JsonValue> {
-    return this.#run((ctx, ref) => setState(ctx, ref, next));
+  /**
+   * Replaces the state, or applies `(previous) => next` atomically. Returns the new state. `{ requestId, ifAt }` as
+   * for `append` (an updater function is told apart from another by its source text).
+   */
+  setState(next: StateUpdate, options?: WriteOptions): Promise<JsonValue> {
+    return this.#run((ctx, ref) => setState(ctx, ref, next, options));
   }
 
   /**
    * Runs a registered tool (args default to `{}`), journaling it first; resolves to its result, or rejects with
    * its error after recording it. A result that is not plain JSON is recorded as JSON.stringify writes it.
    * Pass the tool's definition instead of its name for typed args and result (it must be the registered one).
-   * @example const { bytes } = await s.invoke(writeFile, { path: "a.txt", text: "hi" })
+   * With `{ requestId }` the tool runs once per session and id: a retry returns the recorded result (or rejects with
+   * the recorded error, an `Error` of its message and name), `ConflictError` `CALL_IN_PROGRESS` while the first call
+   * still runs, `CALL_UNKNOWN` when a crash left it without an outcome (see `resolveToolCall`).
+   * @example const { bytes } = await s.invoke(writeFile, { path: "a.txt", text: "hi" }, { requestId: "write-1" })
    */
-  invoke<Args extends JsonValue, Result extends JsonValue | void>(tool: ToolDefinition<Args, Result>, args: Args): Promise<Result>;
-  invoke(tool: string, args?: JsonInput): Promise<any>;
-  invoke(tool: string | ToolDefinition, args: JsonInput = {}): Promise<any> {
+  invoke<Args extends JsonValue, Result extends JsonValue | void>(
+    tool: ToolDefinition<Args, Result>,
+    args: Args,
+    options?: WriteOptions,
+  ): Promise<Result>;
+  invoke(tool: string, args?: JsonInput, options?: WriteOptions): Promise<any>;
+  invoke(tool: string | ToolDefinition, args: JsonInput = {}, options?: WriteOptions): Promise<any> {
     // A definition (typed form) names its tool; it must be the one registered, so its types are the ones that run.
     return this.#run(async (ctx, ref) => {
       const name = ctx.tools.nameOf(typeof tool === "object" && tool !== null ? tool : id(tool, "tool"));
-      return invoke(ctx, ref, name, args);
+      return invoke(ctx, ref, name, args, {}, options);
     });
   }
 
-  /** Records a call some framework already ran, so its registered `undo` can reverse it later. */
-  recordToolCall(call: RecordToolCallInput): Promise<ToolInvocation> {
-    return this.#run((ctx, ref) => recordToolCall(ctx, ref, call));
+  /** Records a call some framework already ran, so its registered `undo` can reverse it later. `{ requestId, ifAt }` as for `append`. */
+  recordToolCall(call: RecordToolCallInput, options?: WriteOptions): Promise<ToolInvocation> {
+    return this.#run((ctx, ref) => recordToolCall(ctx, ref, call, options));
   }
 
   /** The tool invocations of the current lineage (or `branchId`'s), in order, with status. */
@@ -236,8 +249,8 @@ export class SessionHandle {
     return this.#run((ctx, ref) => toolTrack(ctx, ref, options));
   }
 
-  /** Marks the current position: O(1), nothing is copied. */
-  checkpoint(options?: CheckpointInput): Promise<Checkpoint> {
+  /** Marks the current position: O(1), nothing is copied. Takes `requestId` and `ifAt` beside its fields, as `append` does. */
+  checkpoint(options?: CheckpointOptions): Promise<Checkpoint> {
     return this.#run((ctx, ref) => createCheckpoint(ctx, ref, options));
   }
 
@@ -271,9 +284,12 @@ export class SessionHandle {
     return this.#run((ctx, ref) => setRetention(ctx, ref, policy));
   }
 
-  /** Deletes a checkpoint; one a branch forks from is refused (`ConflictError`, code `CHECKPOINT_IN_USE`). */
-  deleteCheckpoint(checkpointId: string): Promise<void> {
-    return this.#run((ctx, ref) => deleteCheckpoint(ctx, ref, id(checkpointId, "checkpointId")));
+  /**
+   * Deletes a checkpoint; one a branch forks from is refused (`ConflictError`, code `CHECKPOINT_IN_USE`). With a
+   * `requestId`, a retry after the checkpoint is gone succeeds as the first call did.
+   */
+  deleteCheckpoint(checkpointId: string, options?: WriteOptions): Promise<void> {
+    return this.#run((ctx, ref) => deleteCheckpoint(ctx, ref, id(checkpointId, "checkpointId"), options));
   }
 
   /**
@@ -300,7 +316,12 @@ export class SessionHandle {
     return this.#run((ctx, ref) => plan(ctx, ref, target));
   }
 
-  /** Forks a new branch at the checkpoint and makes it current; undoes (or replays) tool effects to match. */
+  /**
+   * Forks a new branch at the checkpoint and makes it current; undoes (or replays) tool effects to match. Every move
+   * takes `{ requestId }` (a retried or double-clicked move is made once: the retry moves nothing and returns the first
+   * call's result) and `{ ifAt: { branchId, head } }` (made only while the session is there).
+   * @example await s.rollback(cp.id, { requestId: "click-7f3", ifAt: { branchId: info.currentBranchId } })
+   */
   rollback(checkpointId: string, options?: MoveOptions): Promise<MoveResult> {
     return this.#afterMove(this.#run((ctx, ref) => rollback(ctx, ref, id(checkpointId, "checkpointId"), options)));
   }

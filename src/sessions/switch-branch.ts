@@ -8,7 +8,10 @@ import { branchOf, headOf } from "./log/lineage.js";
 import { performMove } from "./moves/move.js";
 
 export async function switchBranch(ctx: EngineContext, ref: SessionRef, branchId: string, options?: MoveOptions): Promise<MoveResult> {
-  return performMove(ctx, ref, "switch", options, (tx, session) => switchBranchUnit(tx, session, branchId));
+  return performMove(ctx, ref, "switch", options, (tx, session) => switchBranchUnit(tx, session, branchId), undefined, {
+    verb: "switchBranch",
+    args: branchId,
+  });
 }
 
 function* switchBranchUnit(tx: Tx, session: SessionRow, branchId: string): Step<BaseMoveSpec> {

@@ -4,7 +4,7 @@ import type { MessageInput, Turn } from "../models/types.js";
 import { batchFields } from "./append.js";
 import { checkpointAfter } from "./checkpoint.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
-import { requestIdOf } from "./requests/ledger.js";
+import { writeControlOf } from "./requests/ledger.js";
 
 export async function turn(
   ctx: EngineContext,
@@ -14,6 +14,9 @@ export async function turn(
   options?: WriteOptions,
 ): Promise<Turn> {
   const messages = batchFields(ctx, input);
-  const requestId = requestIdOf(options);
-  return checkpointAfter(ctx, ref, messages, checkpoint, requestId === undefined ? {} : { request: { id: requestId, verb: "turn" } });
+  const { requestId, ifAt } = writeControlOf(options);
+  return checkpointAfter(ctx, ref, messages, checkpoint, {
+    ifAt,
+    ...(requestId === undefined ? {} : { request: { id: requestId, verb: "turn" } }),
+  });
 }

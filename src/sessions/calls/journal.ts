@@ -7,6 +7,7 @@ import type { EntryRow, SessionRow, Step, Tx } from "../../store/port/index.js";
 import type { ToolDefinition } from "../../tools/define-tool.js";
 import { runHandler } from "../../tools/run-handler.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
+import { checkIfAt, type IfAt } from "../core/if-at.js";
 import { ownedSession } from "../core/owned.js";
 import { toCheckpoint, toToolInvocation } from "../core/rows.js";
 import { toolResultHash } from "../integrity/hashes.js";
@@ -15,7 +16,8 @@ import { writeCheckpoint, writeEntry } from "../log/writer.js";
 import { retainAfterWrite } from "../retention.js";
 import { holdLease } from "../moves/lease.js";
 import { refuseConcurrentMove } from "../moves/move.js";
-import { inflightInvocations } from "../moves/ownership.js";
+import { callMayRun, inflightInvocations } from "../moves/ownership.js";
+import { applyOnce, recordRequest, requestOf, type AnswerCodec, type Request } from "../requests/ledger.js";
 import { absorbChanges, filesBefore } from "../workspace/workspace.js";
 
 /**
@@ -108,7 +110,21 @@ export function emitCompleted(ctx: EngineContext, { invocation, checkpoint }: Co
 export interface CallOptions {
   callId?: string | null;
   onBranch?: string;
+  /** `invoke`'s request id (the call runs once per session and id) and precondition. */
+  requestId?: string | undefined;
+  ifAt?: IfAt | undefined;
 }
+
+/** A journal unit's outcome: the call journaled now, or the one a request with the same id journaled before. */
+type Journaled = { session: SessionRow; entry: EntryRow } | { recorded: string };
+
+/** A tool call as the request ledger keeps it: its invocation's id, whose completion a retry reads. */
+const journaledAnswer: AnswerCodec<Journaled> = {
+  encode: (j) => JSON.stringify("entry" in j ? j.entry.id : j.recorded),
+  *decode(_tx, answer) {
+    return { recorded: JSON.parse(answer) as string };
+  },
+};
 
 export async function journalRunComplete(
   ctx: EngineContext,
@@ -125,15 +141,21 @@ export async function journalRunComplete(
   const unmark = (kept: string | null) => {
     for (const id of marked) if (id !== kept) inflightInvocations.delete(id);
   };
-  const { session, entry } = await ctx.store
-    .write({ sessionId: ref.id }, (tx) => journalRunCompleteUnit(tx, ref, call, name, ctx, argsText, tool, marked))
-    .then(
-      (journaled) => (unmark(journaled.entry.id), journaled),
-      (error: unknown) => {
-        unmark(null);
-        throw error;
-      },
-    );
+  // The same request id again: the call journaled first is answered for, its tool never run twice.
+  const request = requestOf(call.requestId, "invoke", [name, argsText], journaledAnswer);
+  const journaled = await applyOnce(ctx, ref, request, () =>
+    ctx.store
+      .write({ sessionId: ref.id }, (tx) => journalRunCompleteUnit(tx, ref, call, name, ctx, argsText, tool, marked, request))
+      .then(
+        (fresh) => (unmark(fresh.entry.id), fresh),
+        (error: unknown) => {
+          unmark(null);
+          throw error;
+        },
+      ),
+  );
+  if ("recorded" in journaled) return ctx.store.read((tx) => recordedCall(ctx, tx, ref.id, journaled.recorded));
+  const { session, entry } = journaled;
   // The call's owner keeps its lease for as long as the call runs, until its completion is written.
   const lease = holdLease(ctx, session.id, `tool call ${entry.id}`, (tx, leaseMs) => tx.renewCall(entry.id, ctx.ownership.self, leaseMs));
   try {
@@ -214,8 +236,10 @@ function* journalRunCompleteUnit(
   argsText: string,
   tool: ToolDefinition<any, any>,
   marked: string[],
-) {
+  request: Request<Journaled> | undefined,
+): Step<{ session: SessionRow; entry: EntryRow }> {
   const session = yield* ownedSession(tx, ref.id, ref.userId);
+  yield* checkIfAt(tx, session, call.ifAt);
   // Checked where the call is journaled: a move that finished while this call waited is seen.
   if (call.onBranch !== undefined && session.currentBranchId !== call.onBranch) {
     throw new ConflictError(
@@ -229,5 +253,32 @@ function* journalRunCompleteUnit(
   yield* tx.insertCallOwner(entry.id, session.id, ctx.ownership.self, ctx.ownership.leaseMs);
   inflightInvocations.add(entry.id);
   marked.push(entry.id);
-  return { session, entry };
+  const journaled = { session, entry };
+  yield* recordRequest(ctx, tx, session.id, request, journaled);
+  return journaled;
+}
+
+/**
+ * What a call journaled by an earlier request with the same id came to: its recorded result, or its recorded error
+ * thrown again (an `Error` with the message and name recorded); while its tool still runs, `ConflictError`
+ * `CALL_IN_PROGRESS`; when a crash left it without an outcome, `ConflictError` `CALL_UNKNOWN` (see `resolveToolCall`).
+ */
+function* recordedCall(ctx: EngineContext, tx: Tx, sessionId: string, entryId: string): Step<unknown> {
+  const invocation = toToolInvocation((yield* tx.getTool(entryId))!);
+  if (invocation.status === "succeeded") return invocation.result;
+  if (invocation.status === "failed") {
+    const recorded = invocation.error ?? { message: "failed" };
+    throw Object.assign(new Error(recorded.message), recorded.name === undefined ? {} : { name: recorded.name });
+  }
+  const owner = (yield* tx.callOwners(sessionId)).find((c) => c.entryId === entryId);
+  if (owner && callMayRun(ctx.ownership, owner))
+    throw new ConflictError(
+      `the call this request made (${JSON.stringify(invocation.tool)} ${entryId}) is still running; try again when it ends`,
+      "CALL_IN_PROGRESS",
+    );
+  throw new ConflictError(
+    `the call this request made (${JSON.stringify(invocation.tool)} ${entryId}) was left running by a process that died: ` +
+      "its outcome is unknown; record it with resolveToolCall",
+    "CALL_UNKNOWN",
+  );
 }

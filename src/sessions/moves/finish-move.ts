@@ -8,6 +8,8 @@ import { autoCheckpointAfterMessage, writeEntry } from "../log/writer.js";
 import { branchMove, moveEvent, recordInHistory } from "./history.js";
 import { fenced } from "./fence.js";
 import type { MoveOutcome, MoveSpec, WithinMove } from "./move-spec.js";
+import { moveAnswer } from "../requests/answers.js";
+import { recordRequest } from "../requests/ledger.js";
 
 /** What the journal says a move did; runs inside a unit of work. */
 export function* journalReport(
@@ -96,7 +98,15 @@ export function* finishMoveTx(ctx: EngineContext, tx: Tx, spec: MoveSpec, moveId
     ...(message ? { message } : {}),
   };
   if (within) yield* within(tx, outcome);
+  yield* recordMoveRequest(ctx, tx, spec, outcome);
   return outcome;
+}
+
+/** Records the request a move was made with (if any) and its answer, in the transaction that finishes the move. */
+export function* recordMoveRequest(ctx: EngineContext, tx: Tx, spec: MoveSpec, outcome: MoveOutcome): Step<void> {
+  if (!spec.request) return;
+  const { id, fingerprint, extra } = spec.request;
+  yield* recordRequest(ctx, tx, spec.sessionId, { id, fingerprint, answer: moveAnswer }, extra ? { ...outcome, ...extra } : outcome);
 }
 
 function* invocationsByIds(ids: readonly string[], tx: Tx): Step<ToolInvocation[]> {

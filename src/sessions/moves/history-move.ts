@@ -17,7 +17,7 @@ export async function moveInHistory(ctx: EngineContext, ref: SessionRef, op: "un
   // Undo and redo move the conversation: files alone would leave the history out of step with the session.
   if (options && typeof options === "object" && options.scope === "files")
     throw new ValidationError("scope", `${op} moves the conversation: use "conversation" or "both"`);
-  return performMove(ctx, ref, "switch", options, (tx, session) => moveInHistoryUnit(tx, session, op));
+  return performMove(ctx, ref, "switch", options, (tx, session) => moveInHistoryUnit(tx, session, op), undefined, { verb: op, args: null });
 }
 
 function* moveInHistoryUnit(tx: Tx, session: SessionRow, op: "undo" | "redo"): Step<BaseMoveSpec> {

@@ -1,5 +1,5 @@
 // What a move is: its spec (persisted with its journal), its outcome, and the moves this process is running.
-import type { Message, MoveResult } from "../../models/types.js";
+import type { Checkpoint, Message, MoveResult } from "../../models/types.js";
 import type { BranchRow, Step, Tx } from "../../store/port/index.js";
 import { type Head } from "../log/lineage.js";
 import { type EntryFields } from "../log/writer.js";
@@ -29,9 +29,15 @@ export interface MoveSpec {
    * when the world's applied set matches too (nothing to undo or replay), the move changes nothing.
    */
   sameAsWorld?: boolean;
+  /**
+   * The request the move was made with (`requestId`): recorded, with the move's answer, in the transaction that
+   * finishes it (recovery's too); `extra` is what the answer carries beyond the conversation's move (its files).
+   */
+  request?: { id: string; fingerprint: string; extra?: Pick<MoveResult, "files" | "savedDrift"> };
 }
 
-export type MoveOutcome = MoveResult & { message?: Message };
+/** A move's result; an edit's carries its message, and the checkpoint written with it when one was asked for. */
+export type MoveOutcome = MoveResult & { message?: Message; checkpoint?: Checkpoint };
 
 /** A move as rollback, edit and switch build it (the policies are added by `performMove`). */
 export type BaseMoveSpec = Omit<MoveSpec, "onError" | "skipped" | "unregistered" | "unknown">;

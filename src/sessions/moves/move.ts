@@ -17,7 +17,24 @@ import { computePlan } from "./move-plan.js";
 import { callMayRun } from "./ownership.js";
 import { inflightMoves, type BaseMoveSpec, type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js";
 import { runJournaledMove } from "./run-steps.js";
+import { checkIfAt, type IfAt } from "../core/if-at.js";
+import { moveAnswer } from "../requests/answers.js";
+import { recordRequest, recordedAnswer, recordedIn, requestOf, type Request } from "../requests/ledger.js";
 export const NOTHING_TO_MOVE = { steps: { undo: [], replay: [], skipped: [], unregistered: [], unknown: [] } } as const;
+
+/** What a move is called with, for its request's fingerprint: the verb as the caller named it and its arguments. */
+export interface MoveCall {
+  verb: string;
+  args: unknown;
+}
+
+/** How the conversation part of a move is made: once per request id, only while `ifAt` holds. */
+interface MoveWrite {
+  request?: Request<MoveOutcome> | undefined;
+  ifAt?: IfAt | undefined;
+  /** What the request's answer carries beyond the conversation's move (the files a "both" move restored). */
+  extra?: Pick<MoveOutcome, "files" | "savedDrift">;
+}
 
 export async function performMove(
   ctx: EngineContext,
@@ -26,31 +43,48 @@ export async function performMove(
   options: MoveOptions | undefined,
   prepare: (tx: Tx, session: SessionRow) => Step<BaseMoveSpec>,
   within?: WithinMove,
+  call?: MoveCall,
 ): Promise<MoveOutcome> {
   // No options (the usual call) is the defaults: nothing to validate.
-  const o: MoveOptions = options === undefined || options === null ? {} : parseOptions(moveOptions, options, "options");
+  const parsed: MoveOptions = options === undefined || options === null ? {} : parseOptions(moveOptions, options, "options");
+  const { requestId, ifAt, ...o } = parsed;
   const scope = o.scope ?? "conversation";
   if (o.force && scope === "conversation") throw new ValidationError("force", 'applies to the workspace: use scope "files" or "both"');
+  // The same id again is answered from the ledger, looked up in the unit that plans the move: no tool runs twice.
+  const request = requestOf(requestId, call?.verb ?? verb, [call?.args ?? null, o], moveAnswer);
   return ctx.track(
     ctx.withSessionLock(
       ref.id,
       async () => {
-        if (scope === "conversation") return moveConversation(ctx, ref, o, prepare, within);
+        if (scope === "conversation") return moveConversation(ctx, ref, o, prepare, within, { request, ifAt });
+        // Files are restored before the conversation moves: a retry must not restore them again either.
+        if (request) {
+          const recorded = await ctx.store.read((tx) => recordedAnswer(tx, ref, request));
+          if (recorded) return recorded.value;
+        }
         // Everything the files need is checked first (drift, contents, links in the way), so a refused move changes
         // nothing. Then the files are restored to the target's snapshot, then the conversation moves: tools replayed
         // after that snapshot bring their effects back on top of it, and tools undone find what they wrote.
-        const { ws, manifestId, from, kind } = await ctx.store.read((tx) => performMoveUnit(tx, ref, prepare, scope, ctx, o));
+        const { ws, manifestId, from, kind } = await ctx.store.read((tx) => performMoveUnit(tx, ref, prepare, scope, ctx, o, ifAt));
         const { prepared, savedDrift } = await prepareMoveRestore(ctx, ref, ws, manifestId, o.force ? { move: kind } : null);
         const saved = savedDrift ? { savedDrift } : {};
         // Saved drift is a checkpoint with a position of its own: the conversation leaves from there (recovery compares).
         const left = savedDrift ? await ctx.store.read((tx) => leavingFrom(tx, ref)) : from;
         // Whatever fails from here on says where the drift was saved.
         const files = await reportSavedDrift(savedDrift, restoreFiles(ctx, ref.id, prepared, { scope, ...left }));
-        if (scope === "files") return { ...(await reportSavedDrift(savedDrift, stayingPut(ctx, ref))), files, ...saved };
+        if (scope === "files")
+          return {
+            ...(await reportSavedDrift(savedDrift, stayingPut(ctx, ref, { request, extra: { files, ...saved } }))),
+            files,
+            ...saved,
+          };
+        // The saved drift's checkpoint moved the head on: the conversation's unit checks the branch only.
+        const stillAt = ifAt && savedDrift ? { branchId: ifAt.branchId } : ifAt;
         // The journal stays until the conversation has moved (or the move failed, leaving the files restored, as before):
         // a crash in between is told apart by recovery from the session's current branch and head.
         try {
-          return { ...(await reportSavedDrift(savedDrift, moveConversation(ctx, ref, o, prepare, within))), files, ...saved };
+          const moved = moveConversation(ctx, ref, o, prepare, within, { request, ifAt: stillAt, extra: { files, ...saved } });
+          return { ...(await reportSavedDrift(savedDrift, moved)), files, ...saved };
         } finally {
           await endRestore(ctx, ref.id);
         }
@@ -68,8 +102,10 @@ function* performMoveUnit(
   scope: "files" | "both",
   ctx: EngineContext,
   o: MoveOptions,
+  ifAt: IfAt | undefined,
 ) {
   const { session, branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
+  yield* checkIfAt(tx, session, ifAt, head.position);
   const ws = yield* workspaceOf(tx, session.id, "scope");
   // Files are restored under no tool that still runs (its files would be overwritten under it).
   if (session.hasTools) yield* refuseLiveCalls(ctx, tx, session.id);
@@ -114,12 +150,26 @@ export function refuseMove(
   }
 }
 
-/** A files-only move: the conversation stays where it is. */
-export async function stayingPut(ctx: EngineContext, ref: SessionRef): Promise<MoveOutcome> {
-  return ctx.store.read((tx) => stayingPutUnit(tx, ref));
+/** A files-only move: the conversation stays where it is (a request is recorded, with the files restored). */
+export async function stayingPut(ctx: EngineContext, ref: SessionRef, w: MoveWrite = {}): Promise<MoveOutcome> {
+  if (!w.request) return ctx.store.read((tx) => stayingPutUnit(tx, ref));
+  const request = w.request;
+  return ctx.store.write({ sessionId: ref.id }, (tx) => stayingPutRecorded(ctx, tx, ref, request, w.extra));
 }
 
-function* stayingPutUnit(tx: Tx, ref: SessionRef) {
+function* stayingPutRecorded(
+  ctx: EngineContext,
+  tx: Tx,
+  ref: SessionRef,
+  request: Request<MoveOutcome>,
+  extra: MoveWrite["extra"],
+): Step<MoveOutcome> {
+  const outcome = yield* stayingPutUnit(tx, ref);
+  yield* recordRequest(ctx, tx, ref.id, request, { ...outcome, ...extra });
+  return outcome;
+}
+
+function* stayingPutUnit(tx: Tx, ref: SessionRef): Step<MoveOutcome> {
   const { branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
   return {
     branch: toBranch(branch, head.position, branch.id),
@@ -161,11 +211,12 @@ export async function moveConversation(
   o: MoveOptions,
   prepare: (tx: Tx, session: SessionRow) => Step<BaseMoveSpec>,
   within?: WithinMove,
+  w: MoveWrite = {},
 ): Promise<MoveOutcome> {
   {
     // One write transaction plans the move and either finishes it (no tool has to run) or journals its steps,
     // so no other process can plan a move of this session in between.
-    const planned = await ctx.store.write({ sessionId: ref.id }, (tx) => moveConversationUnit(tx, ref, ctx, prepare, within, o));
+    const planned = await ctx.store.write({ sessionId: ref.id }, (tx) => moveConversationUnit(tx, ref, ctx, prepare, within, o, w));
     const { spec, done, moveId } = planned;
     if (done) {
       if (spec) ctx.events.emit(moveEvent(spec), done);
@@ -195,17 +246,29 @@ function* moveConversationUnit(
   prepare: (tx: Tx, session: SessionRow) => Step<BaseMoveSpec>,
   within: WithinMove | undefined,
   o: MoveOptions,
+  w: MoveWrite,
 ) {
   const session = yield* ownedSession(tx, ref.id, ref.userId);
+  // A request this session applied already: its answer, and nothing moves (before anything else can refuse it).
+  if (w.request) {
+    const recorded = yield* recordedIn(tx, session.id, w.request);
+    if (recorded) return { spec: null, plan: NOTHING_TO_MOVE.steps, done: recorded.value, moveId: null };
+  }
+  yield* checkIfAt(tx, session, w.ifAt);
   if (session.hasTools) yield* refuseActivity(ctx, tx, session.id);
   const base = yield* prepare(tx, session);
+  if (w.request) base.request = { id: w.request.id, fingerprint: w.request.fingerprint, ...(w.extra ? { extra: w.extra } : {}) };
   // A session that never recorded a tool call has no world to move: skip reading the lineages.
   const computed = session.hasTools ? yield* computePlan(ctx, tx, session, base.target) : NOTHING_TO_MOVE;
   const plan = computed.steps;
   // Already there, world included (a second click): nothing is written, no event, nothing for undo.
   // Calls off the lineage left applied for want of their tool (`unregistered`) mean the world does not match.
-  if (base.sameAsWorld && !within && plan.undo.length + plan.replay.length + plan.unregistered.length === 0)
-    return { spec: null, plan, done: yield* stayingHere(tx, session, plan), moveId: null };
+  if (base.sameAsWorld && !within && plan.undo.length + plan.replay.length + plan.unregistered.length === 0) {
+    const here = yield* stayingHere(tx, session, plan);
+    // Nothing moves, yet the request is applied: a retry finds it, and answers the same.
+    if (w.request) yield* recordRequest(ctx, tx, session.id, w.request, w.extra ? { ...here, ...w.extra } : here);
+    return { spec: null, plan, done: here, moveId: null };
+  }
   base.from = yield* sessionPosition(tx, session);
   // Thrown in the planning transaction: nothing is written.
   refuseMove(plan, o);

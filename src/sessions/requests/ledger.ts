@@ -1,10 +1,11 @@
 // The request ledger: a write given a `requestId` is applied once per session; a retry answers as the first call did.
 // A verb adopts it in three steps: `requestOf` (its id, name, validated arguments and answer codec), `recordRequest`
-// in the unit that writes, and `applyOnce` around the call.
-import { ConflictError } from "../../models/errors.js";
+// in the unit that writes, and `applyOnce` around the call (moves and tool calls also look the id up before they act).
+import { ConflictError, NotFoundError } from "../../models/errors.js";
 import { parseOptions, writeOptions, type WriteOptions } from "../../models/inputs.js";
 import { RequestTakenError, type Step, type Tx } from "../../store/port/index.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
+import type { IfAt } from "../core/if-at.js";
 import { ownedSession } from "../core/owned.js";
 import { canonicalJson, sha256 } from "../integrity/hashes.js";
 
@@ -22,20 +23,38 @@ export interface Request<T> {
   readonly answer: AnswerCodec<T>;
 }
 
-/** The `requestId` of a write's options (validated: a `ValidationError` before anything is written). */
+/** What every write takes besides its own arguments, validated. */
+export interface WriteControl {
+  requestId?: string | undefined;
+  ifAt?: IfAt | undefined;
+}
+
+const NONE: WriteControl = Object.freeze({});
+
+/** A write's `{ requestId, ifAt }` (validated: a `ValidationError` before anything is written). */
+export function writeControlOf(options: WriteOptions | undefined): WriteControl {
+  // No options (the usual call) is no request and no precondition: nothing to validate on the hot path.
+  if (options === undefined) return NONE;
+  return parseOptions(writeOptions, options, "options");
+}
+
+/** The `requestId` of a write's options (validated). */
 export function requestIdOf(options: WriteOptions | undefined): string | undefined {
-  // No options (the usual call) is no request: nothing to validate on the hot path.
-  if (options === undefined) return undefined;
-  return parseOptions(writeOptions, options, "options").requestId;
+  return writeControlOf(options).requestId;
 }
 
 /**
  * The request a call makes, or undefined without an id. `args` are the call's arguments as validated (the texts it
- * stores): the same id with other arguments, or for another verb, is refused.
+ * stores): the same id with other arguments, or for another verb, is refused. A precondition (`ifAt`) is no argument.
  */
 export function requestOf<T>(requestId: string | undefined, verb: string, args: unknown, answer: AnswerCodec<T>): Request<T> | undefined {
   if (requestId === undefined) return undefined;
-  return { id: requestId, fingerprint: sha256(canonicalJson([verb, args])), answer };
+  return { id: requestId, fingerprint: fingerprintOf(verb, args), answer };
+}
+
+/** The fingerprint of a call: SHA-256 of its verb and arguments as canonical JSON. */
+export function fingerprintOf(verb: string, args: unknown): string {
+  return sha256(canonicalJson([verb, args]));
 }
 
 /**
@@ -56,9 +75,9 @@ export function* recordRequest<T>(ctx: EngineContext, tx: Tx, sessionId: string,
 /**
  * Runs `write` (whose unit records `request`) once per session and request id. When the session applied the id
  * already, nothing is written and the first call's answer is returned: found when the record is refused, and when
- * the write is refused with a `ConflictError` the first call explains (it moved the session on: a precondition or an
- * expected history no longer holds). The same id with other arguments is `ConflictError` `REQUEST_ID_REUSED`.
- * Without a request, `write` runs as it is: the ledger costs nothing.
+ * the write is refused with a `ConflictError` or `NotFoundError` the first call explains (it moved the session on, or
+ * deleted what the call names: a precondition or an expected history no longer holds). The same id with other
+ * arguments is `ConflictError` `REQUEST_ID_REUSED`. Without a request, `write` runs as it is: the ledger costs nothing.
  */
 export async function applyOnce<T>(
   ctx: EngineContext,
@@ -71,7 +90,7 @@ export async function applyOnce<T>(
     try {
       return await write();
     } catch (error) {
-      if (!(error instanceof RequestTakenError) && !(error instanceof ConflictError)) throw error;
+      if (!(error instanceof RequestTakenError) && !(error instanceof ConflictError) && !(error instanceof NotFoundError)) throw error;
       const recorded = await ctx.store.read((tx) => recordedAnswer(tx, ref, request));
       if (recorded) return recorded.value;
       // Not applied: the conflict is the call's own. A record that refused the call and is gone since cannot be (records
@@ -81,9 +100,18 @@ export async function applyOnce<T>(
   }
 }
 
-function* recordedAnswer<T>(tx: Tx, ref: SessionRef, request: Request<T>): Step<{ value: T } | undefined> {
+/**
+ * The answer the session recorded for `request`, if it applied its id: what a call that must not start twice (a move,
+ * a tool call) looks up first, in its own unit. `REQUEST_ID_REUSED` when the id was applied with other arguments.
+ */
+export function* recordedAnswer<T>(tx: Tx, ref: SessionRef, request: Request<T>): Step<{ value: T } | undefined> {
   yield* ownedSession(tx, ref.id, ref.userId);
-  const row = yield* tx.getRequest(ref.id, request.id);
+  return yield* recordedIn(tx, ref.id, request);
+}
+
+/** `recordedAnswer` for a session the unit has read already. */
+export function* recordedIn<T>(tx: Tx, sessionId: string, request: Request<T>): Step<{ value: T } | undefined> {
+  const row = yield* tx.getRequest(sessionId, request.id);
   if (!row) return undefined;
   if (row.fingerprint !== request.fingerprint)
     throw new ConflictError(
