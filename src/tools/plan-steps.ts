@@ -26,6 +26,11 @@ export interface StepPlan<T extends PlannedInvocation> {
   unregistered: T[];
   /** Invocations left `running` by a crash on either side of the move: never touched automatically. */
   unknown: T[];
+  /**
+   * A move that restores files: unapplied invocations of the target lineage whose effects the restored snapshot holds
+   * (made at or before its position). They are marked applied, with their recorded results, and never run.
+   */
+  covered: T[];
 }
 
 /**
@@ -36,6 +41,10 @@ export interface StepPlan<T extends PlannedInvocation> {
  * @param uncertain invocations whose undo/replay step was interrupted by a crash: their effect may or may not
  *   be in the world, so no later move touches them automatically (reported as unknown when passed)
  * @param foreign invocations that never ran in this world (imported): never replayed, reported as skipped when passed
+ * @param covered for a move that restores files: the target lineage's invocations made at or before the restored
+ *   snapshot's position. Their effects come back with the files: they are never replayed (`covered` when unapplied).
+ *   The target's later invocations that are applied are undone before the files are restored (their undo finds what
+ *   they wrote) and replayed on top of the snapshot.
  */
 export function planSteps<T extends PlannedInvocation>(
   applied: T[],
@@ -44,10 +53,13 @@ export function planSteps<T extends PlannedInvocation>(
   handling: (inv: T) => Handling,
   uncertain: ReadonlySet<string> = new Set(),
   foreign: ReadonlySet<string> = new Set(),
+  covered?: ReadonlySet<string>,
 ): StepPlan<T> {
   const onTarget = new Set(target.map((t) => t.id));
+  // What stays applied as it is: the target lineage's calls, or with files only those the snapshot holds.
+  const kept = covered ?? onTarget;
   const passed = new Set(divergent.map((t) => t.id));
-  const plan: StepPlan<T> = { undo: [], replay: [], skipped: [], unregistered: [], unknown: [] };
+  const plan: StepPlan<T> = { undo: [], replay: [], skipped: [], unregistered: [], unknown: [], covered: [] };
   const unknown = new Set<string>();
   const markUnknown = (inv: T) => {
     if (!unknown.has(inv.id)) {
@@ -55,23 +67,29 @@ export function planSteps<T extends PlannedInvocation>(
       plan.unknown.push(inv);
     }
   };
+  const undone = new Set<string>();
   for (const inv of applied) {
-    if (onTarget.has(inv.id)) continue;
+    if (kept.has(inv.id)) continue;
     if (uncertain.has(inv.id)) {
       markUnknown(inv);
       continue;
     }
     const h = handling(inv);
-    if (h === "reversible") plan.undo.push(inv);
+    if (h === "reversible") {
+      plan.undo.push(inv);
+      undone.add(inv.id);
+    }
     // Its undo exists, only not here: the move must undo it, whether or not it passes the call.
     else if (h === "unregistered") plan.unregistered.push(inv);
-    // An irreversible effect stays in the world; only a move that passes its call reports it.
-    else if (passed.has(inv.id)) plan.skipped.push(inv);
+    // An irreversible effect stays in the world; only a move that passes its call (or restores files from before
+    // it, which it cannot run again on top of) reports it.
+    else if (passed.has(inv.id) || onTarget.has(inv.id)) plan.skipped.push(inv);
   }
   for (const inv of target) {
-    if (inv.status !== "succeeded" || inv.applied) continue;
+    if (inv.status !== "succeeded" || (inv.applied && !undone.has(inv.id))) continue;
     const h = uncertain.has(inv.id) || foreign.has(inv.id) ? null : handling(inv);
     if (uncertain.has(inv.id)) markUnknown(inv);
+    else if (covered?.has(inv.id) && h !== null && h !== "irreversible") plan.covered.push(inv);
     else if (h === "reversible") plan.replay.push(inv);
     else if (h === "unregistered") plan.unregistered.push(inv);
     else if (passed.has(inv.id)) plan.skipped.push(inv);

@@ -20,8 +20,11 @@ export interface ComputedPlan {
   worldPosition: number;
 }
 
-/** Runs inside a read or write unit of work. */
-export function* computePlan(ctx: EngineContext, tx: Tx, session: SessionRow, target: MoveTarget): Step<ComputedPlan> {
+/**
+ * Runs inside a read or write unit of work. `snapshotAt`: the move restores the workspace's files to the snapshot taken
+ * at this position of the target lineage (see `planSteps`' `covered`).
+ */
+export function* computePlan(ctx: EngineContext, tx: Tx, session: SessionRow, target: MoveTarget, snapshotAt?: number): Step<ComputedPlan> {
   const worldBranch = (yield* tx.getBranch(session.currentBranchId))!;
   const worldPosition = (yield* headOf(tx, worldBranch)).position;
   const common = commonPrefix(
@@ -40,7 +43,8 @@ export function* computePlan(ctx: EngineContext, tx: Tx, session: SessionRow, ta
   const applied = appliedRows.map(withAppliedResult).map(toToolInvocation);
   const uncertain = new Set(yield* tx.uncertainInvocations(session.id));
   const handling = (inv: ToolInvocation) => handlingOf(ctx, inv.tool, recorded.get(inv.id) ?? null);
-  const steps = planSteps(applied, targetTools, divergent, handling, uncertain, yield* tx.importedCalls(session.id));
+  const covered = snapshotAt === undefined ? undefined : new Set(targetTools.filter((t) => t.position <= snapshotAt).map((t) => t.id));
+  const steps = planSteps(applied, targetTools, divergent, handling, uncertain, yield* tx.importedCalls(session.id), covered);
   return { steps, common, worldBranchId: worldBranch.id, worldPosition };
 }
 

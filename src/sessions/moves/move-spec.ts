@@ -34,6 +34,11 @@ export interface MoveSpec {
    * finishes it (recovery's too); `extra` is what the answer carries beyond the conversation's move (its files).
    */
   request?: { id: string; fingerprint: string; extra?: Pick<MoveResult, "files" | "savedDrift"> };
+  /**
+   * Set when the move restores the workspace's files too (scope "both"): the snapshot restored once the undos are done,
+   * before the replays, and the target's calls it holds (marked applied then, never run).
+   */
+  files?: { manifestId: number; covered: string[] };
 }
 
 /** A move's result; an edit's carries its message, and the checkpoint written with it when one was asked for. */

@@ -9,10 +9,11 @@ import type { EngineContext, SessionRef } from "../core/context.js";
 import { ownedCurrent, ownedSession } from "../core/owned.js";
 import { toBranch } from "../core/rows.js";
 import { prepareMoveRestore, reportSavedDrift } from "../workspace/force.js";
-import { absorbChanges, endRestore, filesBefore, restoreFiles, targetFiles, workspaceOf } from "../workspace/workspace.js";
+import { absorbChanges, filesBefore, restoreFiles, targetFiles, workspaceOf, type PreparedRestore } from "../workspace/workspace.js";
 import { headOf } from "../log/lineage.js";
 import { finishMoveTx } from "./finish-move.js";
 import { moveEvent, sessionPosition } from "./history.js";
+import { restoreMoveFiles, snapshotPosition } from "./move-files.js";
 import { computePlan } from "./move-plan.js";
 import { callMayRun } from "./ownership.js";
 import { inflightMoves, type BaseMoveSpec, type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js";
@@ -20,7 +21,7 @@ import { runJournaledMove } from "./run-steps.js";
 import { checkIfAt, type IfAt } from "../core/if-at.js";
 import { moveAnswer } from "../requests/answers.js";
 import { recordRequest, recordedAnswer, recordedIn, requestOf, type Request } from "../requests/ledger.js";
-export const NOTHING_TO_MOVE = { steps: { undo: [], replay: [], skipped: [], unregistered: [], unknown: [] } } as const;
+export const NOTHING_TO_MOVE = { steps: { undo: [], replay: [], skipped: [], unregistered: [], unknown: [], covered: [] } } as const;
 
 /** What a move is called with, for its request's fingerprint: the verb as the caller named it and its arguments. */
 export interface MoveCall {
@@ -57,37 +58,30 @@ export async function performMove(
       ref.id,
       async () => {
         if (scope === "conversation") return moveConversation(ctx, ref, o, prepare, within, { request, ifAt });
-        // Files are restored before the conversation moves: a retry must not restore them again either.
+        // A retry must not save drift or restore files again either.
         if (request) {
           const recorded = await ctx.store.read((tx) => recordedAnswer(tx, ref, request));
           if (recorded) return recorded.value;
         }
         // Everything the files need is checked first (drift, contents, links in the way), so a refused move changes
-        // nothing. Then the files are restored to the target's snapshot, then the conversation moves: tools replayed
-        // after that snapshot bring their effects back on top of it, and tools undone find what they wrote.
+        // nothing.
         const { ws, manifestId, from, kind } = await ctx.store.read((tx) => performMoveUnit(tx, ref, prepare, scope, ctx, o, ifAt));
         const { prepared, savedDrift } = await prepareMoveRestore(ctx, ref, ws, manifestId, o.force ? { move: kind } : null);
         const saved = savedDrift ? { savedDrift } : {};
-        // Saved drift is a checkpoint with a position of its own: the conversation leaves from there (recovery compares).
+        if (scope === "both") {
+          // The saved drift's checkpoint moved the head on: the conversation's unit checks the branch only.
+          const stillAt = ifAt && savedDrift ? { branchId: ifAt.branchId } : ifAt;
+          // The conversation's move is journaled first: the calls it leaves are undone on the files they changed, then
+          // the files are restored to the target's snapshot, then the target's calls made after it are replayed on top.
+          const w = { request, ifAt: stillAt, extra: saved };
+          const moved = moveConversation(ctx, ref, o, prepare, within, w, { manifestId, prepared });
+          return { ...(await reportSavedDrift(savedDrift, moved)), ...saved };
+        }
+        // Saved drift is a checkpoint with a position of its own: the conversation stays there.
         const left = savedDrift ? await ctx.store.read((tx) => leavingFrom(tx, ref)) : from;
         // Whatever fails from here on says where the drift was saved.
         const files = await reportSavedDrift(savedDrift, restoreFiles(ctx, ref.id, prepared, { scope, ...left }));
-        if (scope === "files")
-          return {
-            ...(await reportSavedDrift(savedDrift, stayingPut(ctx, ref, { request, extra: { files, ...saved } }))),
-            files,
-            ...saved,
-          };
-        // The saved drift's checkpoint moved the head on: the conversation's unit checks the branch only.
-        const stillAt = ifAt && savedDrift ? { branchId: ifAt.branchId } : ifAt;
-        // The journal stays until the conversation has moved (or the move failed, leaving the files restored, as before):
-        // a crash in between is told apart by recovery from the session's current branch and head.
-        try {
-          const moved = moveConversation(ctx, ref, o, prepare, within, { request, ifAt: stillAt, extra: { files, ...saved } });
-          return { ...(await reportSavedDrift(savedDrift, moved)), files, ...saved };
-        } finally {
-          await endRestore(ctx, ref.id);
-        }
+        return { ...(await reportSavedDrift(savedDrift, stayingPut(ctx, ref, { request, extra: { files, ...saved } }))), files, ...saved };
       },
       "exclusive",
       verb,
@@ -113,9 +107,13 @@ function* performMoveUnit(
   if (scope === "files" && base.kind === "edit") {
     throw new ValidationError("scope", 'an edit adds a message: use scope "both" (or "conversation")');
   }
+  const forkCheckpointId = base.newBranch?.forkCheckpointId ?? null;
+  const manifestId = yield* targetFiles(tx, ws, base.target, forkCheckpointId);
   // The conversation's refusals come before any file moves.
-  if (scope === "both" && session.hasTools) refuseMove((yield* computePlan(ctx, tx, session, base.target)).steps, o);
-  const manifestId = yield* targetFiles(tx, ws, base.target, base.newBranch?.forkCheckpointId ?? null);
+  if (scope === "both" && session.hasTools) {
+    const snapshotAt = yield* snapshotPosition(tx, base.target, forkCheckpointId);
+    refuseMove((yield* computePlan(ctx, tx, session, base.target, snapshotAt)).steps, o);
+  }
   return { ws, manifestId, from: { fromBranchId: branch.id, fromHead: head.position }, kind: base.kind };
 }
 
@@ -204,7 +202,10 @@ function* stayingHere(
   };
 }
 
-/** The conversation part of a move (the caller holds the session's lock). */
+/**
+ * The conversation part of a move (the caller holds the session's lock). With `files` (scope "both", checked by the
+ * caller), the move restores the workspace to snapshot `files.manifestId` between its undos and its replays.
+ */
 export async function moveConversation(
   ctx: EngineContext,
   ref: SessionRef,
@@ -212,27 +213,46 @@ export async function moveConversation(
   prepare: (tx: Tx, session: SessionRow) => Step<BaseMoveSpec>,
   within?: WithinMove,
   w: MoveWrite = {},
+  files?: { manifestId: number; prepared: PreparedRestore },
 ): Promise<MoveOutcome> {
   {
     // One write transaction plans the move and either finishes it (no tool has to run) or journals its steps,
     // so no other process can plan a move of this session in between.
-    const planned = await ctx.store.write({ sessionId: ref.id }, (tx) => moveConversationUnit(tx, ref, ctx, prepare, within, o, w));
+    const planned = await ctx.store.write({ sessionId: ref.id }, (tx) =>
+      moveConversationUnit(tx, ref, ctx, prepare, within, o, w, files?.manifestId),
+    );
     const { spec, done, moveId } = planned;
     if (done) {
       if (spec) ctx.events.emit(moveEvent(spec), done);
-      return done;
+      if (!files || planned.answered) return done;
+      // Already there, world included: only the files move (the request is recorded with them).
+      const at = { fromBranchId: done.branch.id, fromHead: done.branch.head };
+      const restored = await restoreFiles(ctx, ref.id, files.prepared, { scope: "files", ...at });
+      return { ...(await stayingPut(ctx, ref, { request: w.request, extra: { ...w.extra, files: restored } })), files: restored };
     }
     // Tools undone or replayed change the workspace's files: forkpoint's own doing, not drift.
-    let before: Awaited<ReturnType<typeof filesBefore>>;
+    const current = async () =>
+      planned.hasWorkspace ? await filesBefore(ctx, await ctx.store.read((tx) => tx.getWorkspace(ref.id))) : null;
+    let before: Awaited<ReturnType<typeof current>>;
     try {
-      before = planned.hasWorkspace ? await filesBefore(ctx, await ctx.store.read((tx) => tx.getWorkspace(ref.id))) : null;
+      before = await current();
     } catch (error) {
       // Not run here after all: recovery (in this process too) finishes it.
       inflightMoves.delete(moveId);
       throw error;
     }
+    // The undos' changes are absorbed before the files are checked for drift and restored; the replays' after.
+    const restore =
+      files &&
+      (async () => {
+        await absorbChanges(ctx, ref.id, before);
+        before = null;
+        const restored = await restoreMoveFiles(ctx, moveId, spec, files.prepared);
+        before = await current();
+        return restored;
+      });
     try {
-      return await runJournaledMove(ctx, moveId, spec, within);
+      return await runJournaledMove(ctx, moveId, spec, within, restore);
     } finally {
       await absorbChanges(ctx, ref.id, before);
     }
@@ -247,26 +267,31 @@ function* moveConversationUnit(
   within: WithinMove | undefined,
   o: MoveOptions,
   w: MoveWrite,
+  filesManifest: number | undefined,
 ) {
   const session = yield* ownedSession(tx, ref.id, ref.userId);
   // A request this session applied already: its answer, and nothing moves (before anything else can refuse it).
   if (w.request) {
     const recorded = yield* recordedIn(tx, session.id, w.request);
-    if (recorded) return { spec: null, plan: NOTHING_TO_MOVE.steps, done: recorded.value, moveId: null };
+    if (recorded) return { spec: null, plan: NOTHING_TO_MOVE.steps, done: recorded.value, moveId: null, answered: true };
   }
   yield* checkIfAt(tx, session, w.ifAt);
   if (session.hasTools) yield* refuseActivity(ctx, tx, session.id);
   const base = yield* prepare(tx, session);
   if (w.request) base.request = { id: w.request.id, fingerprint: w.request.fingerprint, ...(w.extra ? { extra: w.extra } : {}) };
+  const snapshotAt =
+    filesManifest === undefined ? undefined : yield* snapshotPosition(tx, base.target, base.newBranch?.forkCheckpointId ?? null);
   // A session that never recorded a tool call has no world to move: skip reading the lineages.
-  const computed = session.hasTools ? yield* computePlan(ctx, tx, session, base.target) : NOTHING_TO_MOVE;
+  const computed = session.hasTools ? yield* computePlan(ctx, tx, session, base.target, snapshotAt) : NOTHING_TO_MOVE;
   const plan = computed.steps;
   // Already there, world included (a second click): nothing is written, no event, nothing for undo.
   // Calls off the lineage left applied for want of their tool (`unregistered`) mean the world does not match.
-  if (base.sameAsWorld && !within && plan.undo.length + plan.replay.length + plan.unregistered.length === 0) {
+  if (base.sameAsWorld && !within && plan.undo.length + plan.replay.length + plan.unregistered.length + plan.covered.length === 0) {
     const here = yield* stayingHere(tx, session, plan);
-    // Nothing moves, yet the request is applied: a retry finds it, and answers the same.
-    if (w.request) yield* recordRequest(ctx, tx, session.id, w.request, w.extra ? { ...here, ...w.extra } : here);
+    // Nothing moves, yet the request is applied: a retry finds it, and answers the same. A move with files records
+    // it once they are restored.
+    if (w.request && filesManifest === undefined)
+      yield* recordRequest(ctx, tx, session.id, w.request, w.extra ? { ...here, ...w.extra } : here);
     return { spec: null, plan, done: here, moveId: null };
   }
   base.from = yield* sessionPosition(tx, session);
@@ -278,8 +303,10 @@ function* moveConversationUnit(
     skipped: plan.skipped.map((t) => t.id),
     unregistered: plan.unregistered.map((t) => t.id),
     unknown: plan.unknown.map((t) => t.id),
+    ...(filesManifest === undefined ? {} : { files: { manifestId: filesManifest, covered: plan.covered.map((t) => t.id) } }),
   });
-  if (plan.undo.length + plan.replay.length === 0)
+  // A move with files is journaled whatever it runs: its files step is one of its steps.
+  if (plan.undo.length + plan.replay.length === 0 && !spec.files)
     return { spec, plan, done: yield* finishMoveTx(ctx, tx, spec, null, within), moveId: null };
   const moveId = newId("mv");
   yield* tx.insertMove(

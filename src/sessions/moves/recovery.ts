@@ -7,6 +7,7 @@ import type { MoveResult, ToolInvocation } from "../../models/types.js";
 import type { MoveRow, Tx } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
 import { toToolInvocation } from "../core/rows.js";
+import { isLocal } from "../workspace/host.js";
 import { recoverWorkspaces, type WorkspaceRecovery } from "../workspace/recovery.js";
 
 export interface RecoveryReport {
@@ -76,7 +77,11 @@ export async function recoverMoves(
       continue;
     }
     const spec = JSON.parse(move.spec) as MoveSpec;
-    const missing = await ctx.store.read((tx) => missingHandlersUnit(tx, move, ctx));
+    const { missing, filesElsewhere } = await ctx.store.read((tx) => missingHandlersUnit(tx, move, spec, ctx));
+    if (filesElsewhere) {
+      report.waiting.push({ moveId: move.id, reason: `it restores the workspace ${filesElsewhere}, on another host` });
+      continue;
+    }
     if (missing.length > 0) {
       report.waiting.push({
         moveId: move.id,
@@ -115,12 +120,14 @@ function* runningCallsUnit(tx: Tx) {
   return { running: yield* tx.runningTools(), owners: yield* tx.callOwners() };
 }
 
-function* missingHandlersUnit(tx: Tx, move: MoveRow, ctx: EngineContext) {
+/** What this process lacks to finish the move: tools, or (a move that restores files) the workspace's host. */
+function* missingHandlersUnit(tx: Tx, move: MoveRow, spec: MoveSpec, ctx: EngineContext) {
   const missing: string[] = [];
   for (const s of yield* tx.moveSteps(move.id)) {
     if (s.status !== "pending") continue;
     const name = (yield* tx.getTool(s.entryId))!.tool as string;
     if (!ctx.tools.isReversible(name)) missing.push(name);
   }
-  return missing;
+  const ws = spec.files ? yield* tx.getWorkspace(spec.sessionId) : undefined;
+  return { missing, filesElsewhere: ws && !isLocal(ws) ? ws.dir : null };
 }

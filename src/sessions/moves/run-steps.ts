@@ -8,16 +8,34 @@ import { toToolInvocation } from "../core/rows.js";
 import { fenced } from "./fence.js";
 import { finishMove, journalReport } from "./finish-move.js";
 import { holdLease, type HeldLease } from "./lease.js";
+import { restoreMoveFiles, type RestoredFiles } from "./move-files.js";
 import { inflightMoves, type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js";
 
-/** Runs the pending steps of a journaled move in order, then finishes it. Throws under the `stop` policy. */
-export async function runJournaledMove(ctx: EngineContext, moveId: string, spec: MoveSpec, within?: WithinMove): Promise<MoveOutcome> {
+/**
+ * Runs the pending steps of a journaled move in order, then finishes it. Throws under the `stop` policy. A move that
+ * restores files (`spec.files`) does so after its undos and before its replays, with `restoreFiles` (by default
+ * `restoreMoveFiles`, as recovery resumes it).
+ */
+export async function runJournaledMove(
+  ctx: EngineContext,
+  moveId: string,
+  spec: MoveSpec,
+  within?: WithinMove,
+  restoreFiles: () => Promise<RestoredFiles> = () => restoreMoveFiles(ctx, moveId, spec, null),
+): Promise<MoveOutcome> {
   inflightMoves.add(moveId);
   // The lease is held for the whole move, between steps as while a handler runs: a live owner keeps its move.
   const lease = holdMoveLease(ctx, spec.sessionId, moveId);
   try {
     const steps = await ctx.store.read((tx) => tx.moveSteps(moveId));
+    // Resumed after a replay started, the files were restored already.
+    let filesDue = spec.files !== undefined && !steps.some((s) => s.op === "replay" && s.status !== "pending");
+    let files: RestoredFiles | undefined;
     for (const step of steps) {
+      if (filesDue && step.op === "replay") {
+        files = await filesStep(ctx, spec, moveId, restoreFiles);
+        filesDue = false;
+      }
       // A step that failed before a crash, under "stop": the process died before recording the stop it causes.
       if (step.status === "failed" && spec.onError === "stop")
         throw await stopMove(ctx, spec, moveId, step, await journaledFailure(ctx, step));
@@ -26,7 +44,11 @@ export async function runJournaledMove(ctx: EngineContext, moveId: string, spec:
       // Closing stops a move as the stop policy does: no step starts after it, and calling the move again continues.
       if (failure && (spec.onError === "stop" || ctx.closing.aborted)) throw await stopMove(ctx, spec, moveId, step, failure);
     }
-    return await finishMove(ctx, spec, moveId, within);
+    if (filesDue) files = await filesStep(ctx, spec, moveId, restoreFiles);
+    // A request's answer carries the files restored, as the move's result does.
+    if (files && spec.request) spec.request.extra = { ...spec.request.extra, files };
+    const outcome = await finishMove(ctx, spec, moveId, within);
+    return files ? { ...outcome, files } : outcome;
   } finally {
     await lease.release();
     inflightMoves.delete(moveId);
@@ -46,6 +68,26 @@ export async function stopMove(
   return step.op === "undo"
     ? new ToolUndoError(step.entryId, failure.tool, detail, failure.cause)
     : new ToolReplayError(step.entryId, failure.tool, detail, failure.cause);
+}
+
+/**
+ * A move's files step. Refused before a file moved (drift, a link in the way, the workspace changed meanwhile), the
+ * move stops there as under the stop policy: calling it again continues. A restore that failed midway stays journaled
+ * with the move: recovery finishes the files, then resumes the move.
+ */
+async function filesStep(
+  ctx: EngineContext,
+  spec: MoveSpec,
+  moveId: string,
+  restoreFiles: () => Promise<RestoredFiles>,
+): Promise<RestoredFiles> {
+  try {
+    return await restoreFiles();
+  } catch (error) {
+    const ws = await ctx.store.read((tx) => tx.getWorkspace(spec.sessionId));
+    if (!ws?.restoring) await ctx.store.write({ sessionId: spec.sessionId }, (tx) => stopMoveUnit(tx, moveId, ctx));
+    throw error;
+  }
 }
 
 function* stopMoveUnit(tx: Tx, moveId: string, ctx: EngineContext) {

@@ -112,9 +112,9 @@ export async function takeCapture(
         const content = readIfStill(sc.root, path, hash);
         if (content) writer.add(hash, content);
         else (state.pending.dirty.add(path), (changed = true));
-        if (writer.pendingBytes >= 4 << 20) await ctx.store.write({ sessionId: ws.sessionId }, (tx) => writer.flush(tx));
+        if (writer.pendingBytes >= 4 << 20) await writer.persist(ctx.store, ws.sessionId);
       }
-      await ctx.store.write({ sessionId: ws.sessionId }, (tx) => writer.flush(tx));
+      await writer.persist(ctx.store, ws.sessionId);
       if (!changed) return taken.capture;
     }
   });
@@ -268,19 +268,21 @@ const shownPaths = (paths: readonly string[]) =>
  * (files changed outside forkpoint since it last saw them), every content present and intact, no symbolic link or
  * file in the way of a path to write.
  * With `allowDrift`, drift is reported in `drifted` instead of refused (a forced move saves it first); everything
- * else is still checked, so a forced move that cannot be done is refused before it saves anything.
+ * else is still checked, so a forced move that cannot be done is refused before it saves anything. `ownMove`: the
+ * journaled move this restore is a step of (running, and no other move).
  */
 export async function prepareRestore(
   ctx: EngineContext,
   ws: WorkspaceRow,
   manifestId: number,
   allowDrift = false,
+  ownMove?: string,
 ): Promise<PreparedRestore> {
   assertNoRestorePending(ws);
   const state = await stateOf(ctx, ws);
   const { drifted, changes, contents, written } = await state.exclusive(async () => {
     await scan(ctx, state);
-    return ctx.store.read((tx) => prepareRestoreUnit(tx, state, ws, manifestId, allowDrift));
+    return ctx.store.read((tx) => prepareRestoreUnit(tx, state, ws, manifestId, allowDrift, ownMove));
   });
   if (drifted.length > 0 && !allowDrift) {
     throw new ConflictError(
@@ -290,11 +292,18 @@ export async function prepareRestore(
   }
   const blocked = assertRestorable(ws.dir, written);
   if (blocked) throw new ConflictError(`cannot restore the workspace ${ws.dir}: ${blocked}`, "WORKSPACE_DRIFT");
-  return { ws, manifestId, changes, contents, drifted };
+  return { ws, manifestId, changes, contents, drifted, ...(ownMove === undefined ? {} : { ownMove }) };
 }
 
-function* prepareRestoreUnit(tx: Tx, state: WorkspaceState, ws: WorkspaceRow, manifestId: number, allowDrift: boolean) {
-  yield* assertNoMoveRunning(tx, ws);
+function* prepareRestoreUnit(
+  tx: Tx,
+  state: WorkspaceState,
+  ws: WorkspaceRow,
+  manifestId: number,
+  allowDrift: boolean,
+  ownMove: string | undefined,
+) {
+  yield* assertNoMoveRunning(tx, ws, ownMove);
   // Its checkpoint was deleted and pruned since the move read it.
   if ((yield* tx.getManifest(manifestId)) === undefined) throw new NotFoundError("workspace snapshot", String(manifestId));
   const reader = new TreeReader();
@@ -336,6 +345,8 @@ export interface PreparedRestore {
   contents: Map<string, Buffer>;
   /** Paths changed outside forkpoint (added, modified or deleted): none unless `allowDrift` was given. */
   drifted: string[];
+  /** The journaled move the restore is a step of (see `prepareRestore`). */
+  ownMove?: string;
 }
 
 /** Contents to write: from memory, or read again (and checked) from the database. */
@@ -413,7 +424,7 @@ function* startFilesRestoreUnit(tx: Tx, sessionId: string, p: PreparedRestore, j
   if (now?.restoring) {
     throw new ConflictError(`the workspace ${p.ws.dir} is being restored by another move; try again when it ends`, "MOVE_IN_PROGRESS");
   }
-  yield* assertNoMoveRunning(tx, p.ws);
+  yield* assertNoMoveRunning(tx, p.ws, p.ownMove);
   if (!now || now.manifestId !== p.ws.manifestId || !sameFilesConfig(now, p.ws)) {
     throw new ConflictError(
       `the workspace ${p.ws.dir} changed (another process moved or re-attached it) since this move checked it; move again`,
@@ -476,10 +487,11 @@ export function assertNoRestorePending(ws: WorkspaceRow): void {
 
 /**
  * A ConflictError while a move of the session's world runs its tools (in any process): their undo and replay handlers
- * change these files, and a restore under them would overwrite what they do, or be taken for drift.
+ * change these files, and a restore under them would overwrite what they do, or be taken for drift. `ownMove` (the
+ * move the restore is a step of, which runs no tool meanwhile) does not count.
  */
-export function* assertNoMoveRunning(tx: Tx, ws: WorkspaceRow): Step<void> {
-  const running = yield* tx.runningMoves(ws.sessionId);
+export function* assertNoMoveRunning(tx: Tx, ws: WorkspaceRow, ownMove?: string): Step<void> {
+  const running = (yield* tx.runningMoves(ws.sessionId)).filter((m) => m.id !== ownMove);
   if (running.length === 0) return;
   throw new ConflictError(
     `a move of this session is under way (${running.map((m) => `${m.id}, process ${m.pid}`).join("; ")}) and its tools change the workspace ${ws.dir}; ` +
@@ -539,7 +551,7 @@ export async function absorbChanges(ctx: EngineContext, sessionId: string, befor
         if (content) writer.add(hash, content);
         else out.delete(path);
       }
-      if (writer.pendingBytes > 0) await ctx.store.write({ sessionId }, (tx) => writer.flush(tx));
+      await writer.persist(ctx.store, sessionId);
       return out;
     });
     if (touched.size === 0) return;

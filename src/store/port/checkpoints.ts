@@ -107,6 +107,11 @@ export interface CheckpointsTx {
   sessionCheckpoints(userId: string, sessionId: string): Step<CheckpointRow[]>;
   /** Ids of checkpoints (of one session, or all) whose (user, session) matches no session: only tampering makes them. */
   orphanCheckpointIds(sessionId?: string): Step<string[]>;
+  /**
+   * The position of the newest checkpoint with files on `branchId` with `from <= position <= upTo` (the one whose
+   * snapshot `lastCheckpointFiles` finds), if any.
+   */
+  lastFilesPosition(branchId: string, from: number, upTo: number): Step<number | undefined>;
   /** True while a journaled move (still running) will create a branch forking at this checkpoint. */
   isMovingFrom(checkpointId: string): Step<boolean>;
   /**

@@ -148,6 +148,14 @@ export function checkpointsTx(sql: Sql): CheckpointsTx {
         ? yield* sql.column<string>(`SELECT c.id FROM checkpoints c WHERE ${orphan} ORDER BY c.seq`)
         : yield* sql.column<string>(`SELECT c.id FROM checkpoints c WHERE c.session_id = $1 AND ${orphan} ORDER BY c.seq`, [sessionId]);
     },
+    *lastFilesPosition(branchId: string, from: number, upTo: number) {
+      const [position] = yield* sql.column<number | null>(
+        `SELECT max(c.position) FROM checkpoints c JOIN checkpoint_files f ON f.checkpoint_id = c.id
+        WHERE c.branch_id = $1 AND c.position >= $2::bigint AND c.position <= $3::bigint`,
+        [branchId, from, upTo],
+      );
+      return position ?? undefined;
+    },
     *isMovingFrom(checkpointId: string) {
       const rows = yield* sql.column(`SELECT 1 FROM moves WHERE status = 'running' AND ${MOVE_FORK_CHECKPOINT} = $1 LIMIT 1`, [
         checkpointId,

@@ -92,6 +92,11 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
     (SELECT 1 FROM sessions s WHERE s.id = c.session_id AND s.user_id = c.user_id) ORDER BY c.seq`,
       "pluck",
     ),
+    lastFilesPosition: p(
+      `SELECT max(c.position) FROM checkpoints c JOIN checkpoint_files f ON f.checkpoint_id = c.id
+    WHERE c.branch_id = ? AND c.position >= ? AND c.position <= ?`,
+      "pluck",
+    ),
     movingFrom: p(`SELECT 1 FROM moves WHERE status = 'running' AND json_extract(spec, '$.newBranch.forkCheckpointId') = ?`, "pluck"),
     deleteExpiredFiles: p(`DELETE FROM checkpoint_files WHERE checkpoint_id IN (SELECT id FROM checkpoints WHERE ${EXPIRED_UNUSED})`),
     deleteExpired: p(`DELETE FROM checkpoints WHERE ${EXPIRED_UNUSED} RETURNING ${CHECKPOINT_COLS}`),
@@ -195,6 +200,9 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
     },
     *orphanCheckpointIds(sessionId?: string) {
       return s.orphanCheckpoints.all({ sessionId: sessionId ?? null }) as string[];
+    },
+    *lastFilesPosition(branchId: string, from: number, upTo: number) {
+      return (s.lastFilesPosition.get(branchId, from, upTo) as number | null) ?? undefined;
     },
     *isMovingFrom(checkpointId: string) {
       return s.movingFrom.get(checkpointId) !== undefined;

@@ -1,0 +1,64 @@
+// A move that restores the workspace's files (scope "both"): where its snapshot sits on the target lineage, and its
+// files step, run between the move's undos and its replays.
+import type { Step, Tx } from "../../store/port/index.js";
+import type { EngineContext } from "../core/context.js";
+import { prepareRestore, restoreFiles, workspaceOf, type PreparedRestore } from "../workspace/workspace.js";
+import { fenced } from "./fence.js";
+import type { MoveTarget } from "./move-plan.js";
+import type { MoveSpec } from "./move-spec.js";
+
+/** What a move's files step wrote and deleted. */
+export type RestoredFiles = { written: string[]; deleted: string[] };
+
+/**
+ * The position on the target lineage of the snapshot a move restores (the one `targetFiles` finds): the checkpoint's
+ * own when the move goes to one that captured files, else the newest checkpoint with files at or before the target.
+ */
+export function* snapshotPosition(tx: Tx, target: MoveTarget, checkpointId: string | null): Step<number | undefined> {
+  if (checkpointId !== null && (yield* tx.checkpointManifest(checkpointId))) return target.position;
+  const segments = yield* tx.lineage(target.branchId, target.position);
+  for (let i = segments.length - 1; i >= 0; i--) {
+    const s = segments[i]!;
+    const found = yield* tx.lastFilesPosition(s.branchId, s.after, s.upTo);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/**
+ * The files step of journaled move `moveId`: the directory gets the target's snapshot (refused on drift, as before the
+ * move), then the calls it holds are marked applied. `prepared`: the restore as checked before the move started, used
+ * when the files forkpoint knows have not changed since (no undo touched them). Resumed after a crash, a restore that
+ * already finished is not done again.
+ */
+export async function restoreMoveFiles(
+  ctx: EngineContext,
+  moveId: string,
+  spec: MoveSpec,
+  prepared: PreparedRestore | null,
+): Promise<RestoredFiles> {
+  const files = spec.files!;
+  const ws = await ctx.store.read((tx) => workspaceOf(tx, spec.sessionId, "scope"));
+  let restored: RestoredFiles = { written: [], deleted: [] };
+  if (ws.manifestId !== files.manifestId || ws.restoring) {
+    const p =
+      prepared && prepared.ws.manifestId === ws.manifestId && prepared.ws.restoring === null
+        ? { ...prepared, ownMove: moveId }
+        : await prepareRestore(ctx, ws, files.manifestId, false, moveId);
+    // The move is journaled before the files move, so a crash in the middle of them finishes the restore (scope
+    // "files" in its journal) and then resumes the move.
+    const from = spec.from ?? spec.target;
+    restored = await restoreFiles(ctx, spec.sessionId, p, { scope: "files", fromBranchId: from.branchId, fromHead: from.position });
+  }
+  await ctx.store.write({ sessionId: spec.sessionId }, (tx) => markCoveredUnit(tx, ctx, moveId, spec));
+  return restored;
+}
+
+/** The target's calls the restored files hold are applied again, oldest first, with their recorded results. */
+function* markCoveredUnit(tx: Tx, ctx: EngineContext, moveId: string, spec: MoveSpec) {
+  fenced(yield* tx.renewMove(moveId, ctx.ownership.self, ctx.ownership.leaseMs ?? 0));
+  for (const id of spec.files!.covered) {
+    const row = (yield* tx.getTool(id))!;
+    if (row.appliedSeq === null) yield* tx.markApplied(id, spec.sessionId, row.result, ctx.now());
+  }
+}
