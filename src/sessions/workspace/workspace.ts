@@ -112,9 +112,9 @@ export async function takeCapture(
         const content = readIfStill(sc.root, path, hash);
         if (content) writer.add(hash, content);
         else (state.pending.dirty.add(path), (changed = true));
-        if (writer.pendingBytes >= 4 << 20) await writer.persist(ctx.store, ws.sessionId);
+        if (writer.pendingBytes >= 4 << 20) await ctx.store.write({ sessionId: ws.sessionId }, (tx) => writer.flush(tx));
       }
-      await writer.persist(ctx.store, ws.sessionId);
+      await ctx.store.write({ sessionId: ws.sessionId }, (tx) => writer.flush(tx));
       if (!changed) return taken.capture;
     }
   });
@@ -551,7 +551,7 @@ export async function absorbChanges(ctx: EngineContext, sessionId: string, befor
         if (content) writer.add(hash, content);
         else out.delete(path);
       }
-      await writer.persist(ctx.store, sessionId);
+      if (writer.pendingBytes > 0) await ctx.store.write({ sessionId }, (tx) => writer.flush(tx));
       return out;
     });
     if (touched.size === 0) return;
