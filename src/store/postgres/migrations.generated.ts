@@ -217,5 +217,14 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
       "\nALTER TABLE \"workspaces\" ADD COLUMN \"gitignore\" boolean DEFAULT false NOT NULL;",
       "\nALTER TABLE \"workspace_stats\" ADD CONSTRAINT \"workspace_stats_session_id_sessions_id_fk\" FOREIGN KEY (\"session_id\") REFERENCES \"public\".\"sessions\"(\"id\") ON DELETE no action ON UPDATE no action;"
     ]
+  },
+  {
+    "tag": "0016_checkpoint_holds",
+    "folderMillis": 1795921751387,
+    "hash": "f99736193b07e5c794afa5bc7a9186f70b370e308a2ca0d55b12d021e921f937",
+    "sql": [
+      "CREATE TABLE \"checkpoint_holds\" (\n\t\"checkpoint_id\" text COLLATE \"C\" PRIMARY KEY NOT NULL,\n\t\"session_id\" text COLLATE \"C\" NOT NULL,\n\t\"until\" double precision NOT NULL\n);\n",
+      "\nCREATE INDEX \"checkpoint_holds_session\" ON \"checkpoint_holds\" USING btree (\"session_id\");"
+    ]
   }
 ];

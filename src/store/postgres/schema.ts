@@ -195,6 +195,13 @@ export const checkpoints = pgTable(
   ],
 );
 
+/** Checkpoints a guarded block holds while it runs (see SQLite's schema): `until` is by the database's clock. */
+export const checkpointHolds = pgTable(
+  "checkpoint_holds",
+  { checkpointId: text("checkpoint_id").primaryKey(), sessionId: text("session_id").notNull(), until: time("until").notNull() },
+  (t) => [index("checkpoint_holds_session").on(t.sessionId)],
+);
+
 /**
  * The top-level scalar metadata of checkpoints, one row per key: `listCheckpoints({ metadata })` reads a user's
  * checkpoints with a key equal to a value from this index, newest first, instead of scanning them all. `value` is the

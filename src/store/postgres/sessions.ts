@@ -58,6 +58,7 @@ export const DELETE_SESSION = [
   `DELETE FROM requests WHERE session_id = $1`,
   `DELETE FROM workspace_stats WHERE session_id = $1`,
   `DELETE FROM workspaces WHERE session_id = $1`,
+  `DELETE FROM checkpoint_holds WHERE session_id = $1`,
   `DELETE FROM checkpoints WHERE session_id = $1`,
   `DELETE FROM entries WHERE branch_id IN (SELECT id FROM branches WHERE session_id = $1)`,
   `DELETE FROM branches WHERE session_id = $1`,

@@ -3,6 +3,7 @@ export const TABLES = [
   "applied",
   "branches",
   "checkpoint_files",
+  "checkpoint_holds",
   "checkpoint_metadata",
   "checkpoints",
   "entries",

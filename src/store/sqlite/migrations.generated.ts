@@ -279,5 +279,14 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
       "\nALTER TABLE `file_manifests` ADD `root` text;",
       "\nALTER TABLE `workspaces` ADD `gitignore` integer DEFAULT false NOT NULL;"
     ]
+  },
+  {
+    "tag": "0021_checkpoint_holds",
+    "folderMillis": 1795921749500,
+    "hash": "e9cc008c77c48e811eca71e97282c64b8f2b5b85a14c33222516a88f0d7cd1b5",
+    "sql": [
+      "CREATE TABLE `checkpoint_holds` (\n\t`checkpoint_id` text PRIMARY KEY NOT NULL,\n\t`session_id` text NOT NULL,\n\t`until` integer NOT NULL\n);\n",
+      "\nCREATE INDEX `checkpoint_holds_session` ON `checkpoint_holds` (`session_id`);"
+    ]
   }
 ];

@@ -209,6 +209,17 @@ export const checkpoints = sqliteTable(
 );
 
 /**
+ * Checkpoints a guarded block (`atomic`) holds while it runs: retention expires none held and prune deletes none held
+ * while its hold lasts (`until`, ms by the database's clock). The block renews its hold while it runs and deletes it when
+ * it ends; the hold of a holder that died lapses, and prune deletes lapsed holds.
+ */
+export const checkpointHolds = sqliteTable(
+  "checkpoint_holds",
+  { checkpointId: text("checkpoint_id").primaryKey(), sessionId: text("session_id").notNull(), until: integer("until").notNull() },
+  (t) => [index("checkpoint_holds_session").on(t.sessionId)],
+);
+
+/**
  * The top-level scalar metadata of checkpoints, one row per key: `listCheckpoints({ metadata })` reads a user's
  * checkpoints with a key equal to a value from this index, newest first, instead of scanning them all. `value` is the
  * value's JSON text, so "1" and 1 differ.

@@ -54,6 +54,7 @@ export const DELETE_SESSION = [
   `DELETE FROM requests WHERE session_id = ?`,
   `DELETE FROM workspace_stats WHERE session_id = ?`,
   `DELETE FROM workspaces WHERE session_id = ?`,
+  `DELETE FROM checkpoint_holds WHERE session_id = ?`,
   `DELETE FROM checkpoints WHERE session_id = ?`,
   `DELETE FROM entries WHERE branch_id IN (SELECT id FROM branches WHERE session_id = ?)`,
   `DELETE FROM branches WHERE session_id = ?`,
