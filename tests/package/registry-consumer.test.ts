@@ -7,7 +7,15 @@ import { freshPgDatabase, pgServer } from "../fixtures/postgres-database.js";
 import { packProject, repo, run, type Packed } from "./packed.js";
 
 /** What a user on today's stack installs beside forkpoint (the README's examples import each). */
-const FRAMEWORKS = ["ai@^7", "@openai/agents@latest", "@langchain/langgraph@latest", "@langchain/core@latest", "zod", "pg"];
+const FRAMEWORKS = [
+  "ai@^7",
+  "@openai/agents@latest",
+  "@langchain/langgraph@latest",
+  "@langchain/core@latest",
+  "zod",
+  "pg",
+  "@types/node@22",
+];
 
 let packed: Packed;
 beforeAll(() => {
@@ -34,6 +42,22 @@ describe("installed from the registry beside today's frameworks", () => {
     const readme = readFileSync(join(repo, "README.md"), "utf8");
     const program = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!).join("\n");
     writeFileSync(join(app, "readme.ts"), program);
+    // As a strict TypeScript 7 consumer compiles them (no skipLibCheck): the examples type-check as written.
+    writeFileSync(
+      join(app, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          module: "nodenext",
+          target: "ES2023",
+          lib: ["ES2023", "DOM", "esnext.disposable"],
+          types: ["node"],
+          strict: true,
+          noEmit: true,
+        },
+        include: ["readme.ts"],
+      }),
+    );
+    run(process.execPath, [join(repo, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"], { cwd: app });
     const databaseUrl = (await pgServer()) ? await freshPgDatabase() : "";
     // Node 22.18+ strips the examples' types itself: no tsx, no build step, nothing of this repository's node_modules.
     const out = run(process.execPath, ["readme.ts"], { cwd: app, env: { ...process.env, DATABASE_URL: databaseUrl } });
