@@ -1,16 +1,17 @@
 // append: add one or many messages to the current branch, in one transaction; turn: the same, then a checkpoint.
 import type { Step, Tx } from "../store/port/index.js";
 import { PayloadTooLargeError } from "../models/errors.js";
-import { messageInput, parseInput, type WriteOptions } from "../models/inputs.js";
+import { appendOptions, messageInput, parseInput, parseOptions, type AppendOptions } from "../models/inputs.js";
 import { checkIfAt, type IfAt } from "./core/if-at.js";
 import { toJsonText } from "../models/json.js";
 import type { Message, MessageInput } from "../models/types.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedCurrent } from "./core/owned.js";
 import { toMessage } from "./core/rows.js";
+import { findLanding, settleLanding } from "./log/after.js";
 import { lastLineageMessage } from "./log/lineage.js";
 import { writeMessages, type EntryFields } from "./log/writer.js";
-import { applyOnce, recordRequest, requestOf, writeControlOf, type AnswerCodec, type Request } from "./requests/ledger.js";
+import { applyOnce, recordRequest, requestOf, type AnswerCodec, type Request } from "./requests/ledger.js";
 
 /** Validates messages into entry fields before any write, so bad input leaves nothing behind. */
 export function messageFields(ctx: EngineContext, input: unknown, field: string): EntryFields {
@@ -55,12 +56,18 @@ export async function append(
   ctx: EngineContext,
   ref: SessionRef,
   input: MessageInput | MessageInput[],
-  options?: WriteOptions,
+  options?: AppendOptions,
 ): Promise<Message[]> {
   const fields = batchFields(ctx, input);
-  const { requestId, ifAt } = writeControlOf(options);
-  const request = requestOf(requestId, "append", fields, messagesAnswer);
-  return applyOnce(ctx, ref, request, async () => (await appendWhere(ctx, ref, fields, { request, ifAt }))!);
+  const { requestId, ifAt, after } = appendControlOf(options);
+  // Messages given `after` are another call than the same messages at the head: `after` is an argument.
+  const request = requestOf(requestId, "append", after === undefined ? fields : { fields, after }, messagesAnswer);
+  return applyOnce(ctx, ref, request, async () => (await appendWhere(ctx, ref, fields, { request, ifAt, after }))!);
+}
+
+/** `append` and `turn`'s last argument, validated (nothing to validate without one: the hot path). */
+export function appendControlOf(options: AppendOptions | undefined): AppendOptions {
+  return options === undefined ? {} : parseOptions(appendOptions, options, "options");
 }
 
 /**
@@ -77,9 +84,13 @@ export async function appendAfter(
   return appendWhere(ctx, ref, batchFields(ctx, input), { lastMessageId });
 }
 
-/** How `appendWhere` writes: only after `lastMessageId` (null: none), only while `ifAt` holds, recording `request`. */
+/**
+ * How `appendWhere` writes: only after `lastMessageId` (null: none), only while `ifAt` holds, recording `request`; with
+ * `after`, right after that message on its own lineage (see `findLanding`).
+ */
 interface AppendHow {
   lastMessageId?: string | null;
+  after?: string | undefined;
   request?: Request<Message[]> | undefined;
   ifAt?: IfAt | undefined;
 }
@@ -100,7 +111,9 @@ function* appendUnit(tx: Tx, ref: SessionRef, ctx: EngineContext, fields: EntryF
   yield* checkIfAt(tx, session, how.ifAt, head.position);
   const { lastMessageId } = how;
   if (lastMessageId !== undefined && ((yield* lastLineageMessage(tx, branch.id))?.id ?? null) !== lastMessageId) return null;
-  const written = yield* writeMessages(ctx, tx, session, branch.id, head, fields);
+  const at = how.after === undefined ? { branchId: branch.id, head } : yield* findLanding(tx, session, { branch, head }, how.after);
+  yield* settleLanding(ctx, tx, at);
+  const written = yield* writeMessages(ctx, tx, session, at.branchId, at.head, fields);
   yield* recordRequest(ctx, tx, session.id, how.request, written.messages);
   return written;
 }

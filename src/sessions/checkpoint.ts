@@ -6,6 +6,7 @@ import type { Checkpoint, Turn } from "../models/types.js";
 import type { Step, Tx, WorkspaceRow } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { checkIfAt, type IfAt } from "./core/if-at.js";
+import { findLanding, settleLanding } from "./log/after.js";
 import { ownedCurrent } from "./core/owned.js";
 import { retainAfterCheckpoint } from "./retention.js";
 import { toCheckpoint } from "./core/rows.js";
@@ -43,6 +44,8 @@ export interface CheckpointHow {
   retain?: boolean;
   request?: { id: string | undefined; verb: string };
   ifAt?: IfAt | undefined;
+  /** The messages (and the checkpoint after them) go right after this message, on its own lineage (see `findLanding`). */
+  after?: string | undefined;
 }
 
 /**
@@ -72,13 +75,17 @@ export async function checkpointAfter(
 ): Promise<Turn> {
   const o = parseOptions(checkpointInput, input, "checkpoint");
   const metadata = o.metadata === undefined ? null : toJsonText(o.metadata, "metadata", ctx.limits);
-  const fields = { name: o.name ?? null, expiresIn: o.expiresIn, metadata, retain: how.retain ?? true, ifAt: how.ifAt };
+  const fields = { name: o.name ?? null, expiresIn: o.expiresIn, metadata, retain: how.retain ?? true, ifAt: how.ifAt, after: how.after };
   const request =
     how.request &&
     requestOf(
       how.request.id,
       how.request.verb,
-      { messages, checkpoint: { name: fields.name, expiresIn: fields.expiresIn ?? null, metadata } },
+      {
+        messages,
+        checkpoint: { name: fields.name, expiresIn: fields.expiresIn ?? null, metadata },
+        ...(how.after === undefined ? {} : { after: how.after }),
+      },
       turnAnswer,
     );
   return applyOnce(ctx, ref, request, async () => {
@@ -104,21 +111,32 @@ function* checkpointUnit(
   tx: Tx,
   ref: SessionRef,
   messages: EntryFields[],
-  o: { name: string | null; expiresIn: number | undefined; metadata: string | null; retain: boolean; ifAt: IfAt | undefined },
+  o: {
+    name: string | null;
+    expiresIn: number | undefined;
+    metadata: string | null;
+    retain: boolean;
+    ifAt: IfAt | undefined;
+    after: string | undefined;
+  },
   files: Capture | null,
   request: Request<Turn> | undefined,
 ): Step<{ turn: Turn; auto: Checkpoint[] } | { scan: WorkspaceRow }> {
-  const { session, branch, head: start } = yield* ownedCurrent(tx, ref.id, ref.userId);
+  const current = yield* ownedCurrent(tx, ref.id, ref.userId);
+  const { session, head: start } = current;
   yield* checkIfAt(tx, session, o.ifAt, start.position);
-  const ws = session.hasWorkspace ? yield* tx.getWorkspace(session.id) : undefined;
+  const at = o.after === undefined ? { branchId: current.branch.id, head: start } : yield* findLanding(tx, session, current, o.after);
+  // The workspace's files are the current branch's: a turn landing on another branch captures none.
+  const ws = session.hasWorkspace && at.branchId === current.branch.id ? yield* tx.getWorkspace(session.id) : undefined;
   if (ws) assertLocal(ws, "checkpoint");
   // The scan request must stay before any write: returning commits this transaction.
   if (ws && (!files || !sameFilesConfig(files, ws) || !(yield* captureStorable(tx, files, ws)))) return { scan: ws };
-  const written = yield* writeMessages(ctx, tx, session, branch.id, start, messages);
+  yield* settleLanding(ctx, tx, at);
+  const written = yield* writeMessages(ctx, tx, session, at.branchId, at.head, messages);
   // A capture of files is an entry of its own: each such checkpoint is a point a rollback forks from (messages or none).
-  const head = ws && files ? yield* writeCaptureEntry(ctx, tx, branch.id, written.head) : written.head;
+  const head = ws && files ? yield* writeCaptureEntry(ctx, tx, at.branchId, written.head) : written.head;
   const now = ctx.now();
-  const row = yield* writeCheckpoint(ctx, tx, session, branch.id, head, {
+  const row = yield* writeCheckpoint(ctx, tx, session, at.branchId, head, {
     name: o.name,
     auto: false,
     metadata: o.metadata,

@@ -155,8 +155,11 @@ export class SessionHandle {
    * once per session: a retry with the same id (after a timeout, a lost connection, from another server) writes
    * nothing and returns what the first call returned; the same id with other messages is `ConflictError`
    * `REQUEST_ID_REUSED`. With `{ ifAt: { branchId, head } }` it writes only while the session's current branch (and
-   * its head position) is that, else `ConflictError` `SESSION_MOVED` (every write and move takes both).
-   * @example await s.append({ role: "user", content: "hi" }, { requestId: "msg-7f3" })
+   * its head position) is that, else `ConflictError` `SESSION_MOVED` (every write and move takes both). With
+   * `{ after: messageId }` the messages follow that message on its own lineage: on the current branch while it is the
+   * lineage's last message; once the session moved on, on the branch whose last message it is, or a new branch forked
+   * right after it (a version of what follows it there). The current branch stays; each message names its branch.
+   * @example await s.append(answer, { after: question.id, requestId: "answer-7f3" })
    */
   append(messages: MessageInput | MessageInput[], options?: AppendOptions): Promise<Message[]> {
     return this.#run((ctx, ref) => append(ctx, ref, messages, options));
@@ -165,8 +168,8 @@ export class SessionHandle {
   /**
    * Appends messages and takes a checkpoint after them, in one transaction: a chat turn that lands whole or
    * not at all, and one commit instead of two. With no messages it is `checkpoint()`. An `everyMessages` policy
-   * still adds its automatic checkpoints, even one at the same position as the turn's own. `{ requestId }` applies it
-   * once per session, as for `append`.
+   * still adds its automatic checkpoints, even one at the same position as the turn's own. `{ requestId, ifAt, after }`
+   * as for `append` (with `after`, the checkpoint goes with the messages, on the branch they land on).
    * @example const { messages, checkpoint } = await s.turn([question, answer], { name: "turn 3" }, { requestId })
    */
   turn(messages: MessageInput | MessageInput[], checkpoint?: CheckpointInput, options?: AppendOptions): Promise<Turn> {

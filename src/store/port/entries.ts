@@ -142,6 +142,11 @@ export interface EntriesTx {
   listBranches(sessionId: string): Step<BranchRow[]>;
   /** Branches whose base is `forkEntryId` (null: branches of the session starting at position 0). */
   branchesForkedAt(sessionId: string, forkEntryId: string | null): Step<BranchRow[]>;
+  /**
+   * The session's branches whose lineage's last message is `messageId` (entries after it that are not messages are
+   * theirs too), oldest first: where messages that follow it land when the session has moved on.
+   */
+  branchesEndingAt(sessionId: string, messageId: string): Step<BranchRow[]>;
   /** Number of branches that fork at this checkpoint. */
   countBranchesForkedFrom(checkpointId: string): Step<number>;
   /** How many branches the session has, the root included. */

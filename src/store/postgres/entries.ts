@@ -25,6 +25,7 @@ import {
   TOOL_COLS,
   TOOL_JOIN,
   headFromTuple,
+  named,
   select,
   slice,
 } from "./columns.js";
@@ -68,6 +69,37 @@ export const MESSAGE_VERSIONS = `WITH m AS MATERIALIZED (
   WHERE v.kind = 'message'
   ORDER BY m.of_id, v.seq`;
 
+/** The first message after `<t>.after` on `<t>.branch_id`, as a LATERAL subquery's body (no row when there is none). */
+const NEXT_MESSAGE = (t: string, cols: string) =>
+  `SELECT ${cols} FROM entries n WHERE n.branch_id = ${t}.branch_id AND n.position > ${t}.after AND n.kind = 'message'
+    ORDER BY n.position LIMIT 1`;
+
+/**
+ * `s (of_id, branch_id, after)`: for each anchor `a (of_id, anchor_id)` (a message, or null: the session's start), every
+ * branch whose lineage holds the anchor with the branch's own entries after `after` coming next: the anchor's own branch
+ * after it, the branches forked at it, and, walking on, the branches forked at any entry before the next message (tool
+ * calls and state changes in between). So each branch's first message after `after`, if any, is one whose nearest
+ * message before it is the anchor. Each step is an index search: the entries between the anchor and the next message,
+ * and the branches forked there (by session and fork entry). `$session` is the session's parameter.
+ */
+const following = (anchors: string, session: string) => `WITH RECURSIVE
+  a (of_id, anchor_id) AS (${anchors}),
+  s (of_id, branch_id, after) AS (
+    SELECT a.of_id, e.branch_id, e.position FROM a JOIN entries e ON e.id = a.anchor_id
+    UNION SELECT a.of_id, f.id, f.fork_position FROM a JOIN branches f ON f.session_id = ${session} AND f.fork_entry_id = a.anchor_id
+    UNION SELECT a.of_id, z.id, 0 FROM a JOIN branches z
+      ON a.anchor_id IS NULL AND z.session_id = ${session} AND z.fork_entry_id IS NULL AND z.fork_position = 0
+    UNION SELECT s.of_id, f.id, f.fork_position FROM s
+      LEFT JOIN LATERAL (${NEXT_MESSAGE("s", "n.position")}) nx ON true
+      JOIN entries e ON e.branch_id = s.branch_id AND e.position > s.after AND (nx.position IS NULL OR e.position < nx.position)
+      JOIN branches f ON f.session_id = ${session} AND f.fork_entry_id = e.id)`;
+
+/** The branches whose lineage's last message is `$2` (of session `$1`), oldest first. */
+export const BRANCHES_ENDING_AT = `${following("SELECT NULL::text, $2::text", "$1")}
+  SELECT ${named("b", BRANCH_FIELDS)} FROM s JOIN branches b ON b.id = s.branch_id
+  WHERE NOT EXISTS (SELECT 1 FROM entries n WHERE n.branch_id = s.branch_id AND n.position > s.after AND n.kind = 'message')
+  ORDER BY b.seq`;
+
 export function entriesTx(sql: Sql): EntriesTx {
   return {
     *insertBranch(r: BranchRow, move?: BranchMove) {
@@ -102,6 +134,9 @@ export function entriesTx(sql: Sql): EntriesTx {
             sessionId,
             forkEntryId,
           ]);
+    },
+    *branchesEndingAt(sessionId: string, messageId: string) {
+      return yield* sql.rows<BranchRow>(BRANCHES_ENDING_AT, [sessionId, messageId]);
     },
     *countBranchesForkedFrom(checkpointId: string) {
       return (yield* sql.column<number>(`SELECT count(*) FROM branches WHERE fork_checkpoint_id = $1`, [checkpointId]))[0]!;

@@ -26,6 +26,7 @@ import {
   TOOL_COLS,
   TOOL_JOIN,
   headFromTuple,
+  named,
   select,
   slice,
   toolRows,
@@ -51,6 +52,36 @@ export const MESSAGE_VERSIONS = `WITH m AS (
       UNION ALL SELECT z.id FROM branches z WHERE m.anchor_id IS NULL AND z.session_id = m.session_id AND z.fork_entry_id IS NULL AND z.fork_position = 0)
     ORDER BY m.of_id, v.seq`;
 
+/** The position of the first message after `<t>.after` on `<t>.branch_id` (the largest integer when there is none). */
+const NEXT_MESSAGE = (t: string) =>
+  `coalesce((SELECT n.position FROM entries n WHERE n.branch_id = ${t}.branch_id AND n.position > ${t}.after AND n.kind = 'message'
+    ORDER BY n.position LIMIT 1), 9223372036854775807)`;
+
+/**
+ * `s (of_id, branch_id, after)`: for each anchor `a (of_id, anchor_id)` (a message, or null: the session's start), every
+ * branch whose lineage holds the anchor with the branch's own entries after `after` coming next: the anchor's own branch
+ * after it, the branches forked at it, and, walking on, the branches forked at any entry before the next message (tool
+ * calls and state changes in between). So each branch's first message after `after`, if any, is one whose nearest
+ * message before it is the anchor. CROSS JOINs keep the order of the index searches (from the anchors outwards); a
+ * search costs the entries between the anchor and the next message, and the branches forked there.
+ */
+const following = (anchors: string) => `WITH RECURSIVE
+  a (of_id, anchor_id) AS (${anchors}),
+  s (of_id, branch_id, after) AS (
+    SELECT a.of_id, e.branch_id, e.position FROM a CROSS JOIN entries e ON e.id = a.anchor_id
+    UNION SELECT a.of_id, f.id, f.fork_position FROM a CROSS JOIN branches f ON f.session_id = @session AND f.fork_entry_id = a.anchor_id
+    UNION SELECT a.of_id, z.id, 0 FROM a CROSS JOIN branches z
+      ON a.anchor_id IS NULL AND z.session_id = @session AND z.fork_entry_id IS NULL AND z.fork_position = 0
+    UNION SELECT s.of_id, f.id, f.fork_position FROM s
+      CROSS JOIN entries e ON e.branch_id = s.branch_id AND e.position > s.after AND e.position < ${NEXT_MESSAGE("s")}
+      CROSS JOIN branches f ON f.session_id = @session AND f.fork_entry_id = e.id)`;
+
+/** The branches whose lineage's last message is `@message` (of session `@session`), oldest first. */
+export const BRANCHES_ENDING_AT = `${following("SELECT NULL, @message")}
+  SELECT ${named("b", BRANCH_FIELDS)} FROM s CROSS JOIN branches b ON b.id = s.branch_id
+  WHERE NOT EXISTS (SELECT 1 FROM entries n WHERE n.branch_id = s.branch_id AND n.position > s.after AND n.kind = 'message')
+  ORDER BY b.seq`;
+
 export function entriesTx(db: Database.Database): EntriesTx {
   const p = (sql: string, mode?: RowMode) => prepare(db, sql, mode);
   const s = {
@@ -67,6 +98,7 @@ export function entriesTx(db: Database.Database): EntriesTx {
     listBranches: p(`SELECT ${BRANCH_COLS} FROM branches WHERE session_id = ? ORDER BY seq`),
     forkedAtZero: p(`SELECT ${BRANCH_COLS} FROM branches WHERE session_id = ? AND fork_position = 0 ORDER BY seq`),
     forkedAt: p(`SELECT ${BRANCH_COLS} FROM branches WHERE session_id = ? AND fork_entry_id = ? ORDER BY seq`),
+    endingAt: p(BRANCHES_ENDING_AT),
     countForkedFrom: p(`SELECT count(*) AS n FROM branches WHERE fork_checkpoint_id = ?`),
     countBranches: p(`SELECT count(*) FROM branches WHERE session_id = ?`, "pluck"),
     branchHeads: p(
@@ -164,6 +196,9 @@ export function entriesTx(db: Database.Database): EntriesTx {
     },
     *branchesForkedAt(sessionId: string, forkEntryId: string | null) {
       return (forkEntryId === null ? s.forkedAtZero.all(sessionId) : s.forkedAt.all(sessionId, forkEntryId)) as BranchRow[];
+    },
+    *branchesEndingAt(sessionId: string, messageId: string) {
+      return s.endingAt.all({ session: sessionId, message: messageId }) as BranchRow[];
     },
     *countBranchesForkedFrom(checkpointId: string) {
       return (s.countForkedFrom.get(checkpointId) as { n: number }).n;

@@ -1,0 +1,40 @@
+// Where messages given `after: messageId` land: right after that message, on its own lineage, never another conversation.
+import type { BranchRow, SessionRow, Step, Tx } from "../../store/port/index.js";
+import type { EngineContext } from "../core/context.js";
+import { sessionMessage } from "../core/owned.js";
+import { forkedBranch } from "../moves/forked-branch.js";
+import { headOf, headOfEntry, lastLineageMessage, type Head } from "./lineage.js";
+
+/** Where to write: a branch and the head to write after; `fork` is a branch to create there first (`settleLanding`). */
+export interface Landing {
+  branchId: string;
+  head: Head;
+  fork?: BranchRow;
+}
+
+/**
+ * Where messages that follow message `afterId` land, read without writing (a unit may still ask for a workspace scan
+ * after it). While it is the current lineage's last message: the current branch, as usual. When the session has moved
+ * on (an edit, a rollback, another tab): the branch whose lineage's last message it is (its own branch first, else the
+ * newest such), entered at its head (after the calls made since, the answer's own); with none, a new branch forked right
+ * after it, so what is written becomes a version of what follows it there. The current branch stays as it is.
+ * `NotFoundError` when the message is not one of this session's.
+ */
+export function* findLanding(tx: Tx, session: SessionRow, current: { branch: BranchRow; head: Head }, afterId: string): Step<Landing> {
+  // The usual case costs nothing: the answer follows its question at the head.
+  if (current.head.entryId === afterId) return { branchId: current.branch.id, head: current.head };
+  const found = yield* sessionMessage(tx, session, afterId);
+  if ((yield* lastLineageMessage(tx, current.branch.id))?.id === afterId) return { branchId: current.branch.id, head: current.head };
+  const ending = yield* tx.branchesEndingAt(session.id, afterId);
+  const target = ending.find((b) => b.id === found.branch.id) ?? ending.at(-1);
+  if (target) return { branchId: target.id, head: yield* headOf(tx, target) };
+  const fork = forkedBranch(session.id, { parentId: found.branch.id, position: found.message.position, entryId: found.message.id });
+  return { branchId: fork.id, head: headOfEntry(found.message), fork };
+}
+
+/** Creates the landing's new branch, if it has one (no move: the session stays on its current branch). */
+export function* settleLanding(ctx: EngineContext, tx: Tx, landing: Landing): Step<void> {
+  if (!landing.fork) return;
+  landing.fork.createdAt = ctx.now();
+  yield* tx.insertBranch(landing.fork);
+}
