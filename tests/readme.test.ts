@@ -40,6 +40,7 @@ describe("README examples", () => {
     expect(out).toContain("{ draft: 3, plan: 1, review: 1 } true");
     expect(out).toContain("[ 'plan' ]\n4\n");
     expect(out).toContain("< 2/2 >");
+    expect(out.split("\n")).toEqual(expect.arrayContaining(["true 2", "SESSION_MOVED", "false late answer < 2/2 >"]));
     expect(out).toContain("[ 'write_file' ] false");
     expect(out).toContain("ok: true");
     expect(out.split("\n")).toContain("true");

@@ -107,11 +107,36 @@ function continuesAnswer(stored: Message, next: MessageInput): boolean {
  * and a list that stops short of the history (a regenerate request) forks right after its last message, undoing tool
  * calls made after it: nothing is overwritten.
  * Call it with the request's messages before the agent loop too, so a regenerate's or edit's tool calls land on the
- * new branch (saved only after, the fork would undo them).
- * @example await saveChat(s, [...messages, responseMessage])
+ * new branch (saved only after, the fork would undo them). Then save the response with `{ after }`, the
+ * `lastMessageId` that first save returned: the answer lands right after its question on the question's own lineage,
+ * even when the session moved meanwhile (an edit or a rollback in another tab while the answer streamed); it becomes a
+ * version of what follows the question there, and the session stays where the user put it.
+ * @example const saved = await saveChat(s, messages); ...; await saveChat(s, [...messages, answer], { after: saved.lastMessageId })
  */
-export async function saveChat<M extends UIMessage<any, any, any>>(s: SessionHandle, messages: readonly M[]): Promise<SaveResult> {
-  return syncHistory(s, list(messages, "messages").map(uiInput), { continues: continuesAnswer, sameAs });
+export async function saveChat<M extends UIMessage<any, any, any>>(
+  s: SessionHandle,
+  messages: readonly M[],
+  options: SaveChatOptions = {},
+): Promise<SaveResult> {
+  return syncHistory(s, list(messages, "messages").map(uiInput), { continues: continuesAnswer, sameAs, ...afterOf(options) });
+}
+
+/** `saveChat`'s options. */
+export interface SaveChatOptions {
+  /**
+   * The stored message (a forkpoint message id, as `lastMessageId` of an earlier save returns it) that the list's new
+   * messages follow; the list's messages up to it must be its lineage's. Null or absent: the list is the current history.
+   */
+  after?: string | null;
+}
+
+function afterOf(options: SaveChatOptions): { after?: string } {
+  if (typeof options !== "object" || options === null) throw new ValidationError("options", "must be an object");
+  const { after, ...rest } = options;
+  if (Object.keys(rest).length > 0) throw new ValidationError("options", `unknown option(s): ${Object.keys(rest).join(", ")}`);
+  if (after === undefined || after === null) return {};
+  if (typeof after !== "string" || after === "") throw new ValidationError("after", "must be a message id");
+  return { after };
 }
 
 /** The session's current history as `UIMessage[]`, exactly as saved (binary data back as the Uint8Array, Buffer or ArrayBuffer it was). */
@@ -130,8 +155,12 @@ function modelInput(value: unknown, i: number): MessageInput {
 }
 
 /** `saveChat` for the AI SDK's `ModelMessage[]` (a `generateText` loop's `messages`, with `response.messages` added). */
-export async function saveModelMessages(s: SessionHandle, messages: readonly ModelMessage[]): Promise<SaveResult> {
-  return syncHistory(s, list(messages, "messages").map(modelInput));
+export async function saveModelMessages(
+  s: SessionHandle,
+  messages: readonly ModelMessage[],
+  options: SaveChatOptions = {},
+): Promise<SaveResult> {
+  return syncHistory(s, list(messages, "messages").map(modelInput), afterOf(options));
 }
 
 /** The session's current history as `ModelMessage[]`, exactly as saved. */

@@ -10,4 +10,5 @@ export {
 } from "./undoable-tools.js";
 export { saveChat, loadChat, saveModelMessages, loadModelMessages } from "./chat.js";
 export type { SaveResult } from "./sync-history.js";
+export type { SaveChatOptions } from "./chat.js";
 export { aiCheckpointTools } from "./checkpoint-tools.js";

@@ -2,7 +2,7 @@
 import { isDeepStrictEqual } from "node:util";
 import type { JsonObject } from "../models/json.js";
 import type { Message, MessageInput } from "../models/types.js";
-import { ConflictError, PayloadTooLargeError } from "../models/errors.js";
+import { ConflictError, PayloadTooLargeError, ValidationError } from "../models/errors.js";
 import { appendAfter, messageFields } from "../sessions/append.js";
 import { forkAfter } from "../sessions/fork-after.js";
 import { sessionEngine, type SessionHandle } from "../sessions/session-handle.js";
@@ -15,6 +15,13 @@ export interface SaveResult {
   /** True when the last stored message went on (more parts of the same answer) and its longer form was appended after it. */
   continued: boolean;
   appended: number;
+  /**
+   * The stored message the list ends at now (its latest form): what a later save of the same chat passes as `after`
+   * (null for an empty list).
+   */
+  lastMessageId: string | null;
+  /** The branch that message is on: the current branch, unless a save with `after` landed elsewhere. */
+  branchId: string;
 }
 
 /**
@@ -63,6 +70,8 @@ export interface SyncOptions {
   continues?: (stored: Message, next: MessageInput) => boolean;
   /** The form of a content compared to tell whether a message changed, when a framework writes one content several ways. */
   sameAs?: (content: unknown) => unknown;
+  /** The stored message the list's new messages follow, on its own lineage (see `saveChat`'s `after`). */
+  after?: string;
 }
 
 /**
@@ -73,6 +82,7 @@ export interface SyncOptions {
  * that are appended in one transaction.
  */
 export async function syncHistory(s: SessionHandle, inputs: MessageInput[], options: SyncOptions = {}): Promise<SaveResult> {
+  if (options.after !== undefined) return syncAfter(s, inputs, options.after, options);
   for (let read = 1; read <= SAVE_READS; read++) {
     const saved = await syncOnce(s, inputs, options);
     if (saved) return saved;
@@ -113,12 +123,14 @@ async function syncOnce(s: SessionHandle, inputs: MessageInput[], options: SyncO
   }
   let forked: SaveResult["forked"] = null;
   const rest = inputs.slice(kept);
+  // The list's last message as stored once this save is done: the last one written, else the last one kept.
+  let last: Message | null = kept > 0 ? stored[kept - 1]!.latest : null;
   if (continued) {
     const next = rest[0]!;
     rest[0] = { ...next, metadata: { ...(next.metadata ?? {}), [CONTINUES]: stored[kept]!.latest.id } };
   } else if (changed) {
     // Before the message's first form: its later forms and the tool calls between them go with it.
-    await s.edit(stored[kept]!.first.id, rest.shift()!);
+    last = (await s.edit(stored[kept]!.first.id, rest.shift()!)).message;
     forked = "edit";
   } else if (kept < stored.length) {
     // Right after the last message kept: tool calls made after it (the dropped answer's) are undone too.
@@ -128,8 +140,49 @@ async function syncOnce(s: SessionHandle, inputs: MessageInput[], options: SyncO
   }
   if (rest.length > 0) {
     // After a fork the session is on the branch this save made; otherwise it appends where it read, or reads again.
-    if (forked) await s.append(rest);
-    else if (!(await sessionEngine(s).run((ctx, ref) => appendAfter(ctx, ref, rest, history.at(-1)?.id ?? null)))) return null;
+    const written = forked
+      ? await s.append(rest)
+      : await sessionEngine(s).run((ctx, ref) => appendAfter(ctx, ref, rest, history.at(-1)?.id ?? null));
+    if (!written) return null;
+    last = written.at(-1)!;
   }
-  return { kept, forked, continued, appended: rest.length };
+  const branchId = last?.branchId ?? (await s.info()).currentBranchId;
+  return { kept, forked, continued, appended: rest.length, lastMessageId: last?.id ?? null, branchId };
+}
+
+/**
+ * A save whose new messages follow stored message `afterId` (the list's messages up to it are that message's lineage, as
+ * stored): they are appended right after it on its own lineage (`append`'s `after`), wherever the session went
+ * meanwhile. Nothing is forked and the current branch stays: a list whose messages before the new ones are not that
+ * lineage's is refused (`ValidationError`, field `messages`). A list that ends there writes nothing.
+ */
+async function syncAfter(s: SessionHandle, inputs: MessageInput[], afterId: string, options: SyncOptions): Promise<SaveResult> {
+  const after = await s.message(afterId);
+  const stored = storedMessages(await s.history({ branchId: after.branchId, before: after.position + 1 }));
+  const kept = stored.length;
+  const same = (i: number) => isDeepStrictEqual(comparable(stored[i]!.latest, options), comparable(inputs[i]!, options));
+  let prefix = 0;
+  while (prefix < kept && prefix < inputs.length && same(prefix)) prefix++;
+  // The stored message may have gone on in the list (a client-side tool's output added to the answer): its longer form.
+  const continued =
+    prefix === kept - 1 && inputs.length >= kept && options.continues?.(stored[kept - 1]!.latest, inputs[kept - 1]!) === true;
+  if (prefix < kept && !continued)
+    throw new ValidationError(
+      "messages",
+      `do not begin with the stored history up to message ${JSON.stringify(afterId)} (they differ at message ${prefix}): ` +
+        "save the list without `after`, or give the message it goes on from",
+    );
+  const rest = inputs.slice(continued ? kept - 1 : kept);
+  if (continued) rest[0] = { ...rest[0]!, metadata: { ...(rest[0]!.metadata ?? {}), [CONTINUES]: after.id } };
+  if (rest.length === 0) return { kept, forked: null, continued: false, appended: 0, lastMessageId: after.id, branchId: after.branchId };
+  const written = await s.append(rest, { after: after.id });
+  const last = written.at(-1)!;
+  return {
+    kept: continued ? kept - 1 : kept,
+    forked: null,
+    continued,
+    appended: rest.length,
+    lastMessageId: last.id,
+    branchId: last.branchId,
+  };
 }

@@ -1,0 +1,135 @@
+// The stream-then-edit race: an answer streams while the user edits its question (another tab, another server); the
+// README's route handler saves the answer `after` its question, so it lands on the question's own branch, the edit stays
+// current, and nothing is forked or moved by the save. In one process, and with the route in a process of its own.
+import { convertToModelMessages, createIdGenerator, streamText, type UIMessage } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import type { Forkpoint, SessionHandle } from "../../src/index.js";
+import { loadChat, saveChat, type SaveResult } from "../../src/ai/index.js";
+import { startWorker } from "../fixtures/workers.js";
+import { rejectionOf, tempDatabases } from "../helpers.js";
+
+const dbs = tempDatabases();
+const WORKER = fileURLToPath(new URL("../fixtures/chat-route-worker.ts", import.meta.url));
+
+const usage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 1, text: 1, reasoning: undefined },
+};
+
+/** A streaming model whose answer `answer` ends only once `gate` resolves (`started` resolves when it streams). */
+function gatedModel(answer: string, gate: Promise<void>) {
+  let started!: () => void;
+  const streaming = new Promise<void>((resolve) => (started = resolve));
+  const model = new MockLanguageModelV4({
+    doStream: async () => ({
+      stream: new ReadableStream({
+        async start(controller) {
+          controller.enqueue({ type: "text-start", id: "t" });
+          controller.enqueue({ type: "text-delta", id: "t", delta: answer });
+          started();
+          await gate;
+          controller.enqueue({ type: "text-end", id: "t" });
+          controller.enqueue({ type: "finish", finishReason: { unified: "stop", raw: undefined }, usage });
+          controller.close();
+        },
+      }),
+    }),
+  });
+  return { model, streaming };
+}
+
+/** The README's route handler (saveChat before the loop, the answer saved after the request's last message). */
+function route(fp: Forkpoint, model: MockLanguageModelV4, saves: SaveResult[]) {
+  return async (req: Request): Promise<Response> => {
+    const { id, messages } = (await req.json()) as { id: string; messages: UIMessage[] };
+    const chat = await fp.getSession(id, { userId: "alice" });
+    const asked = await saveChat(chat, messages);
+    const result = streamText({ model, messages: await convertToModelMessages(messages) });
+    return result.toUIMessageStreamResponse({
+      originalMessages: messages,
+      generateMessageId: createIdGenerator({ prefix: "msg", size: 16 }),
+      onEnd: async ({ messages: all }) => void saves.push(await saveChat(chat, all, { after: asked.lastMessageId })),
+    });
+  };
+}
+
+const ui = (id: string, role: "user" | "assistant", text: string): UIMessage => ({ id, role, parts: [{ type: "text", text }] });
+const texts = (messages: UIMessage[]) => messages.map((m) => m.parts.map((p) => (p.type === "text" ? p.text : "")).join(""));
+const post = (id: string, messages: UIMessage[]) =>
+  new Request("http://app.test/api/chat", { method: "POST", body: JSON.stringify({ id, messages }) });
+
+/** A chat with a first exchange, and the second question as the client sends it. */
+async function started(fp: Forkpoint): Promise<{ s: SessionHandle; request: UIMessage[] }> {
+  const s = await fp.createSession({ userId: "alice" });
+  await saveChat(s, [ui("q1", "user", "hello"), ui("a1", "assistant", "hi")]);
+  return { s, request: [ui("q1", "user", "hello"), ui("a1", "assistant", "hi"), ui("q2", "user", "trip to Lisbon?")] };
+}
+
+/** What the race must leave: the answer after its question on the question's branch, the edit current and untouched. */
+async function expectAnswerOnItsOwnBranch(s: SessionHandle, saved: SaveResult, editedBranch: string) {
+  expect((await s.info()).currentBranchId).toBe(editedBranch);
+  expect(texts(await loadChat(s))).toEqual(["hello", "hi", "trip to Porto?"]);
+  const answered = await s.history({ branchId: saved.branchId });
+  expect(answered.map((m) => m.content).length).toBe(4);
+  expect(saved).toMatchObject({ forked: null, appended: 1, kept: 3 });
+  expect(answered.at(-1)!.id).toBe(saved.lastMessageId);
+  const [question] = answered.slice(-2);
+  expect((await s.message(question!.id)).content).toEqual([{ type: "text", text: "trip to Lisbon?" }]);
+  expect(saved.branchId).not.toBe(editedBranch);
+  expect((await s.branches()).length).toBe(2);
+}
+
+describe("an answer saved after its question, while the session moved", () => {
+  it("the stream-then-edit race: the answer lands on its own branch; the edit stays where the user put it", async () => {
+    const { fp } = dbs.open();
+    const { s, request } = await started(fp);
+    let finish!: () => void;
+    const { model, streaming } = gatedModel("Lisbon it is.", new Promise<void>((resolve) => (finish = resolve)));
+    const saves: SaveResult[] = [];
+    const response = (await route(fp, model, saves)(post(s.id, request))).text();
+    await streaming;
+    // Another tab edits the question while the answer streams.
+    const question = (await s.history()).at(-1)!;
+    const edited = await s.edit(question.id, { content: [{ type: "text", text: "trip to Porto?" }] });
+    finish();
+    await response;
+    await expectAnswerOnItsOwnBranch(s, saves[0]!, edited.branch.id);
+  });
+
+  it("the same race with the route in another process (another app server)", async () => {
+    const { fp, path } = dbs.open();
+    const { s, request } = await started(fp);
+    const w = startWorker(WORKER, [path, s.id, "alice", "Lisbon it is."]);
+    await w.ready;
+    const streaming = new Promise<void>((resolve) => w.child.stdout.on("data", (d: string) => d.includes("streaming") && resolve()));
+    w.child.stdin.write(JSON.stringify(request) + "\n");
+    await streaming;
+    const question = (await s.history()).at(-1)!;
+    expect(question.clientId).toBe("q2");
+    const edited = await s.edit(question.id, { content: [{ type: "text", text: "trip to Porto?" }] });
+    w.child.stdin.end("go\n");
+    const run = await w.done;
+    expect(run.code, run.stderr).toBe(0);
+    const saved = JSON.parse(run.stdout.trim().split("\n").pop()!) as SaveResult;
+    await expectAnswerOnItsOwnBranch(s, saved, edited.branch.id);
+  });
+
+  it("with nothing in between, a save after the last message is a plain save; a list that does not follow it is refused", async () => {
+    const { fp } = dbs.open();
+    const { s, request } = await started(fp);
+    const asked = await saveChat(s, request);
+    const answer = ui("a2", "assistant", "Lisbon it is.");
+    const saved = await saveChat(s, [...request, answer], { after: asked.lastMessageId });
+    expect(saved).toMatchObject({ kept: 3, appended: 1, forked: null, branchId: (await s.info()).currentBranchId });
+    expect(texts(await loadChat(s))).toEqual(["hello", "hi", "trip to Lisbon?", "Lisbon it is."]);
+    // The same list again writes nothing more... once its answer follows: saved `after` the answer itself.
+    expect(await saveChat(s, [...request, answer], { after: saved.lastMessageId })).toMatchObject({ appended: 0 });
+    const error = await rejectionOf(saveChat(s, [ui("x", "user", "another chat"), answer], { after: asked.lastMessageId }));
+    expect(error.code).toBe("VALIDATION_ERROR");
+    expect(error.field).toBe("messages");
+    expect((await rejectionOf(saveChat(s, request, { after: "msg_unknown" }))).code).toBe("NOT_FOUND");
+    expect(texts(await loadChat(s))).toEqual(["hello", "hi", "trip to Lisbon?", "Lisbon it is."]);
+  });
+});
