@@ -1,4 +1,5 @@
 // Framework message values as JSON and back: binary data (Uint8Array, Buffer, ArrayBuffer) as base64, URLs as their href.
+import { ValidationError } from "../models/errors.js";
 import type { JsonValue } from "../models/json.js";
 
 /**
@@ -12,21 +13,33 @@ function isPlainObject(value: object): boolean {
   return proto === Object.prototype || proto === null;
 }
 
-/** `value` with its binary data and URLs made JSON; anything else non-JSON is left for forkpoint to refuse by path. */
-export function encodeValue(value: unknown): JsonValue {
+/**
+ * `value` with its binary data and URLs made JSON; anything else non-JSON is left for forkpoint to refuse by path. A
+ * cycle is refused here (`ValidationError` at `field` plus its path), where walking it would never end.
+ */
+export function encodeValue(value: unknown, field = "value"): JsonValue {
+  return encodeAt(value, field, new Set());
+}
+
+function encodeAt(value: unknown, path: string, ancestors: Set<object>): JsonValue {
   // The kind of binary value is kept, so each comes back as it went in (a Node Buffer as a Buffer).
   if (Buffer.isBuffer(value)) return { [TAG]: "bytes", base64: value.toString("base64"), as: "Buffer" };
   if (value instanceof Uint8Array)
     return { [TAG]: "bytes", base64: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("base64") };
   if (value instanceof ArrayBuffer) return { [TAG]: "bytes", base64: Buffer.from(value).toString("base64"), as: "ArrayBuffer" };
   if (value instanceof URL) return { [TAG]: "url", href: value.href };
-  if (Array.isArray(value)) return value.map(encodeValue);
-  if (typeof value === "object" && value !== null && isPlainObject(value)) {
+  const isArray = Array.isArray(value);
+  if (!isArray && !(typeof value === "object" && value !== null && isPlainObject(value))) return value as JsonValue;
+  if (ancestors.has(value)) throw new ValidationError(path, "contains a cycle (a value that includes itself)");
+  ancestors.add(value);
+  try {
+    if (isArray) return value.map((v, i) => encodeAt(v, `${path}[${i}]`, ancestors));
     const out: Record<string, JsonValue> = {};
-    for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = encodeValue(v);
+    for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = encodeAt(v, `${path}.${k}`, ancestors);
     return TAG in out ? { [TAG]: "object", value: out } : out;
+  } finally {
+    ancestors.delete(value);
   }
-  return value as JsonValue;
 }
 
 /** The inverse of `encodeValue`: base64 back to the Uint8Array, Buffer or ArrayBuffer it was, hrefs to URLs. */

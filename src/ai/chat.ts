@@ -30,10 +30,10 @@ function uiInput(value: unknown, i: number): MessageInput {
   if (!Array.isArray(m.parts)) throw new ValidationError(`messages[${i}].parts`, "must be an array of parts");
   return {
     role: m.role,
-    content: encodeValue(m.parts),
+    content: encodeValue(m.parts, `messages[${i}].parts`),
     // An empty id (a message the client has not named yet) is stored without one; loadChat gives it forkpoint's.
     ...(m.id !== "" ? { clientId: m.id } : {}),
-    ...(m.metadata !== undefined ? { metadata: { [UI_METADATA]: encodeValue(m.metadata) } } : {}),
+    ...(m.metadata !== undefined ? { metadata: { [UI_METADATA]: encodeValue(m.metadata, `messages[${i}].metadata`) } } : {}),
   };
 }
 
@@ -149,8 +149,10 @@ function modelInput(value: unknown, i: number): MessageInput {
   if (typeof m.role !== "string") throw new ValidationError(`messages[${i}].role`, "must be a string");
   return {
     role: m.role,
-    content: encodeValue(m.content),
-    ...(m.providerOptions !== undefined ? { metadata: { [PROVIDER_OPTIONS]: encodeValue(m.providerOptions) } } : {}),
+    content: encodeValue(m.content, `messages[${i}].content`),
+    ...(m.providerOptions !== undefined
+      ? { metadata: { [PROVIDER_OPTIONS]: encodeValue(m.providerOptions, `messages[${i}].providerOptions`) } }
+      : {}),
   };
 }
 

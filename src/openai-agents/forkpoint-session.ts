@@ -10,7 +10,7 @@ import type {
 import { decodeValue, encodeValue } from "../adapters/json-codec.js";
 import { ConflictError, ValidationError } from "../models/errors.js";
 import { parseInput, requestId } from "../models/inputs.js";
-import type { JsonObject, JsonValue } from "../models/json.js";
+import { assertJson, type JsonObject, type JsonValue } from "../models/json.js";
 import type { MoveOptions } from "../models/inputs.js";
 import type { Message, MessageInput } from "../models/types.js";
 import { selfMove } from "../adapters/loop-guard.js";
@@ -31,7 +31,17 @@ function toInput(item: AgentInputItem, field: string): MessageInput {
   const o = item as Record<string, unknown>;
   const role = typeof o.role === "string" ? o.role : typeof o.type === "string" ? o.type : null;
   if (role === null || role === "") throw new ValidationError(field, "has neither a role nor a type");
-  return { role, content: encodeValue(item), metadata: ITEM_MARK };
+  return { role, content: checkedJson(item, field), metadata: ITEM_MARK };
+}
+
+/**
+ * An item encoded and checked as JSON (a lone surrogate, NaN, a BigInt, a cycle: a `ValidationError` naming the path
+ * as the caller wrote it) before anything compares or stores it. The session's own limits are checked when it writes.
+ */
+function checkedJson(item: unknown, field: string): JsonValue {
+  const encoded = encodeValue(item, field);
+  assertJson(encoded, field, { maxDepth: Number.MAX_SAFE_INTEGER });
+  return encoded;
 }
 
 /** A stored message as an item: as added when added here; another message (`s.append`) as an easy input message. */
@@ -44,7 +54,7 @@ function toItem(m: Message): AgentInputItem {
  * What an item is, compared deterministically: canonical JSON of its encoded form (key order aside, as the SDK's own
  * comparison has it), binary data as base64.
  */
-const itemKey = (item: unknown): string => canonicalJson(encodeValue(item));
+const itemKey = (item: unknown, field = "item"): string => canonicalJson(checkedJson(item, field));
 const inputKey = (input: MessageInput): string => canonicalJson(input.content);
 const storedKey = (m: Message): string => (m.metadata?.openaiAgentsItem === true ? canonicalJson(m.content) : itemKey(toItem(m)));
 
@@ -144,7 +154,9 @@ export class ForkpointSession implements Session, SessionHistoryTransactionAware
       return;
     }
     if (transaction?.type !== "replace_suffix") throw new ValidationError("transaction.type", 'must be "append_items" or "replace_suffix"');
-    const expected = itemsOf(transaction.expectedSuffix, "transaction.expectedSuffix").map(itemKey);
+    const expected = itemsOf(transaction.expectedSuffix, "transaction.expectedSuffix").map((item, i) =>
+      itemKey(item, `transaction.expectedSuffix[${i}]`),
+    );
     const inputs = itemsOf(transaction.replacement, "transaction.replacement").map((item, i) =>
       toInput(item, `transaction.replacement[${i}]`),
     );
