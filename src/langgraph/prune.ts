@@ -2,13 +2,12 @@
 // "delete" deletes the threads (as `deleteThread`); "keep_latest" keeps, in each namespace, the latest checkpoint and
 // what the thread, its branches, its pending interrupts and its DeltaChannels still read (`prune-plan.ts`).
 import { ConflictError, ValidationError } from "../models/errors.js";
-import { assertPlainText } from "../models/strings.js";
 import type { LgCheckpointRow, Step, Tx } from "../store/port/index.js";
 import { ownedSession, type EngineContext } from "../sessions/langgraph-bridge.js";
 import { rowVersions } from "./channel-values.js";
 import { deleteThreadSessions } from "./delete-thread.js";
 import { carryOut, planKeepLatest, versionsKey, type KnownVersions, type PrunePlan } from "./prune-plan.js";
-import { userIn, type SaverParts } from "./saver-parts.js";
+import { assertSaverKey, userIn, type SaverParts } from "./saver-parts.js";
 
 /** How `prune` treats the threads it is given. */
 export type PruneStrategy = "keep_latest" | "delete";
@@ -33,7 +32,9 @@ export async function prune(parts: SaverParts, threadIds: readonly string[], opt
   const ids = threadIds.map((id: unknown, i) => {
     if (typeof id === "number" && Number.isFinite(id)) return String(id);
     if (typeof id !== "string") throw new ValidationError(`threadIds[${i}]`, "must be a string");
-    assertPlainText(id, `threadIds[${i}]`);
+    // As a put refuses them: no thread can have such an id, so a caller who gives one has a bug to hear about.
+    if (id === "") throw new ValidationError(`threadIds[${i}]`, "must not be empty");
+    assertSaverKey(id, `threadIds[${i}]`);
     return id;
   });
   if (options !== undefined && (options === null || typeof options !== "object" || Array.isArray(options))) {

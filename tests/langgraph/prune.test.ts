@@ -155,6 +155,9 @@ describe("ForkpointSaver.prune, as LangGraph's savers prune", () => {
       [() => saver.prune("t" as unknown as string[]), "threadIds", "VALIDATION_ERROR"],
       [() => saver.prune(["t", {} as unknown as string]), "threadIds[1]", "VALIDATION_ERROR"],
       [() => saver.prune(["t", "bad\uD800"]), "threadIds[1]", "MALFORMED_TEXT"],
+      // Ids no put stores (sessionFor refuses them too): refused, not skipped as unknown while "t" is pruned.
+      [() => saver.prune(["t", ""]), "threadIds[1]", "VALIDATION_ERROR"],
+      [() => saver.prune(["t", "x".repeat(600)]), "threadIds[1]", "VALIDATION_ERROR"],
       [() => saver.prune(["t"], { strategy: "keep_all" as "delete" }), "options.strategy", "VALIDATION_ERROR"],
       [() => saver.prune(["t"], { strategy: 1 as unknown as "delete" }), "options.strategy", "VALIDATION_ERROR"],
       [() => saver.prune(["t"], { strategy: "delete", force: true } as object), "options.force", "VALIDATION_ERROR"],
