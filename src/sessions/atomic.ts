@@ -1,20 +1,30 @@
 // atomic: a guarded block, a checkpoint before it and a rollback to that checkpoint (tool effects too) if it throws.
 import { z } from "zod";
-import { AtomicRollbackError, ValidationError } from "../models/errors.js";
+import { setTimeout as sleep } from "node:timers/promises";
+import { AtomicRollbackError, ConflictError, ValidationError } from "../models/errors.js";
 import { baseMoveOptions, parseOptions, type MoveOptions } from "../models/inputs.js";
 import type { Checkpoint, MoveResult } from "../models/types.js";
 
 /** What a guarded block needs of its session. */
 export interface AtomicTarget {
-  checkpoint(options: { name: string }): Promise<Checkpoint>;
+  /** Checkpoints where the block begins, held against retention and prune (in every handle and server) until `release`. */
+  begin(options: { name: string }): Promise<{ checkpoint: Checkpoint; release(): Promise<void> }>;
   rollback(checkpointId: string, options?: MoveOptions): Promise<MoveResult>;
 }
+
+/** How long a rollback waits by default for another server's tool call or move on the session (ms): a lease's length. */
+export const ATOMIC_WAIT_MS = 30_000;
 
 export const atomicOptions = z.strictObject({
   /** The checkpoint's name (default "atomic"). */
   name: z.string().min(1).max(200).optional(),
   /** How the rollback moves (as `rollback`'s options: e.g. `scope: "both"` to put workspace files back too). */
   rollback: baseMoveOptions.optional(),
+  /**
+   * How long the rollback waits for a tool call or a move of the session that runs elsewhere (another handle, process
+   * or server) to end, in ms (default 30 s); past it, `AtomicRollbackError` carries the refusal.
+   */
+  waitMs: z.number().int().min(0).max(2_147_483_647).optional(),
 });
 
 /** Options of `atomic`. */
@@ -24,20 +34,39 @@ export type AtomicOptions = z.input<typeof atomicOptions>;
  * Checkpoints, runs `block`, and returns its value. If it throws, the session is rolled back to the checkpoint (its
  * state, messages and tool effects: a new branch from there, as `rollback` makes) and the block's error is rethrown;
  * if that rollback fails too, an `AtomicRollbackError` carries both. The checkpoint stays either way: it marks where
- * the block began.
+ * the block began. While the block runs no retention policy expires it and no prune deletes it; a rollback refused for
+ * a call or move running elsewhere is tried again until it ends (at most `waitMs`).
  */
 export async function atomic<T>(target: AtomicTarget, block: () => Promise<T> | T, options: AtomicOptions = {}): Promise<T> {
   const o = parseOptions(atomicOptions, options, "options");
   if (typeof block !== "function") throw new ValidationError("block", "must be a function");
-  const cp = await target.checkpoint({ name: o.name ?? "atomic" });
+  const { checkpoint: cp, release } = await target.begin({ name: o.name ?? "atomic" });
   try {
     return await block();
   } catch (error) {
     try {
-      await target.rollback(cp.id, o.rollback);
+      await rollbackWhenFree(target, cp.id, o.rollback, o.waitMs ?? ATOMIC_WAIT_MS);
     } catch (rollbackError) {
       throw new AtomicRollbackError(error, rollbackError, cp.id);
     }
     throw error;
+  } finally {
+    await release();
+  }
+}
+
+/** Refusals that end by themselves: a tool call or a move of the session running elsewhere. */
+const BUSY = new Set(["CALL_IN_PROGRESS", "MOVE_IN_PROGRESS"]);
+
+/** Rolls back, trying again (pauses growing to half a second) while the session is busy elsewhere, for `waitMs` at most. */
+async function rollbackWhenFree(target: AtomicTarget, checkpointId: string, options: MoveOptions | undefined, waitMs: number) {
+  const deadline = performance.now() + waitMs;
+  for (let pause = 10; ; pause = Math.min(pause * 2, 500)) {
+    try {
+      return await target.rollback(checkpointId, options);
+    } catch (error) {
+      if (!(error instanceof ConflictError && BUSY.has(error.code)) || performance.now() + pause > deadline) throw error;
+      await sleep(pause);
+    }
   }
 }

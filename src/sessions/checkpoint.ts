@@ -26,13 +26,14 @@ import {
 
 /**
  * `checkpoint()`: with `requestId`, applied once per session; with `ifAt`, only while the session is there. With
- * `retain: false` the session's retention policy is not weighed (a clone's mark must not push out what it copies).
+ * `retain: false` the session's retention policy is not weighed (a clone's mark must not push out what it copies);
+ * with `hold` (ms) the checkpoint is held against retention and prune from the transaction that writes it.
  */
 export async function createCheckpoint(
   ctx: EngineContext,
   ref: SessionRef,
   input: CheckpointOptions = {},
-  how: { retain?: boolean } = {},
+  how: { retain?: boolean; hold?: number } = {},
 ): Promise<Checkpoint> {
   const { requestId, ifAt, ...fields } = parseOptions(checkpointOptions, input, "checkpoint");
   const request = requestId === undefined ? {} : { request: { id: requestId, verb: "checkpoint" } };
@@ -42,6 +43,8 @@ export async function createCheckpoint(
 /** How `checkpointAfter` writes: weighing retention or not, recording a request, only while `ifAt` holds. */
 export interface CheckpointHow {
   retain?: boolean;
+  /** Holds the checkpoint this long (ms) against retention and prune, from its own transaction (a guarded block's). */
+  hold?: number;
   request?: { id: string | undefined; verb: string };
   ifAt?: IfAt | undefined;
   /** The messages (and the checkpoint after them) go right after this message, on its own lineage (see `findLanding`). */
@@ -75,7 +78,15 @@ export async function checkpointAfter(
 ): Promise<Turn> {
   const o = parseOptions(checkpointInput, input, "checkpoint");
   const metadata = o.metadata === undefined ? null : toJsonText(o.metadata, "metadata", ctx.limits);
-  const fields = { name: o.name ?? null, expiresIn: o.expiresIn, metadata, retain: how.retain ?? true, ifAt: how.ifAt, after: how.after };
+  const fields = {
+    name: o.name ?? null,
+    expiresIn: o.expiresIn,
+    metadata,
+    retain: how.retain ?? true,
+    hold: how.hold,
+    ifAt: how.ifAt,
+    after: how.after,
+  };
   const request =
     how.request &&
     requestOf(
@@ -116,6 +127,7 @@ function* checkpointUnit(
     expiresIn: number | undefined;
     metadata: string | null;
     retain: boolean;
+    hold: number | undefined;
     ifAt: IfAt | undefined;
     after: string | undefined;
   },
@@ -142,6 +154,7 @@ function* checkpointUnit(
     metadata: o.metadata,
     expiresAt: o.expiresIn === undefined ? null : now + o.expiresIn,
   });
+  if (o.hold !== undefined) yield* tx.holdCheckpoint(row.id, session.id, o.hold);
   if (ws && files) {
     const manifestId = yield* saveCapture(tx, files);
     yield* saveCaptureStats(tx, files);

@@ -1,6 +1,7 @@
 // SessionHandle: one user's session, with every per-session verb of the public API.
 import type { Tx } from "../store/port/index.js";
 import { atomic, type AtomicOptions } from "./atomic.js";
+import { heldCheckpoint } from "./maintenance/checkpoint-hold.js";
 import { attachWorkspace } from "./attach-workspace.js";
 import { createCheckpoint } from "./checkpoint.js";
 import { deleteCheckpoint } from "./delete-checkpoint.js";
@@ -390,13 +391,15 @@ export class SessionHandle {
 
   /**
    * A guarded block: a checkpoint, then `block`; if it throws, the session rolls back to the checkpoint (state,
-   * messages, tool effects) and the error is rethrown (`AtomicRollbackError` if the rollback fails too).
+   * messages, tool effects) and the error is rethrown (`AtomicRollbackError` if the rollback fails too). While the block
+   * runs, its checkpoint is held: no retention policy expires it and no prune deletes it, from any handle or server.
+   * A rollback refused for a call or move running elsewhere waits for it (`waitMs`, default 30 s).
    * @example await s.atomic(async () => { await s.invoke("write_file", args); await s.setState(next); })
    */
   atomic<T>(block: () => Promise<T> | T, options?: AtomicOptions): Promise<T> {
-    // The block's own checkpoint stays a rollback target even if the session's retention expires it meanwhile.
+    // The block's own checkpoint stays a rollback target even if it was expired meanwhile (`expire`, say).
     const target = {
-      checkpoint: (o: { name: string }) => this.checkpoint(o),
+      begin: (o: { name: string }) => this.#run((ctx, ref) => heldCheckpoint(ctx, ref, o)),
       rollback: (checkpointId: string, o?: MoveOptions) =>
         this.#afterMove(this.#run((ctx, ref) => rollback(ctx, ref, checkpointId, o, undefined, { expired: true }))),
     };

@@ -10,17 +10,17 @@ export interface HeldLease {
 const NO_LEASE: HeldLease = { release: () => Promise.resolve() };
 
 /**
- * Renews a lease of `ctx.ownership.leaseMs` every third of it until released: `renew` extends it in a write unit of the
- * session and says whether this thread still holds it (false stops renewing). `what` names it in the warning a failed
- * renewal logs. Nothing to do where owners are processes.
+ * Renews a lease of `leaseMs` (by default `ctx.ownership.leaseMs`) every third of it until released: `renew` extends it
+ * in a write unit of the session and says whether this thread still holds it (false stops renewing). `what` names it
+ * in the warning a failed renewal logs. Nothing to do where owners are processes (no `leaseMs`).
  */
 export function holdLease(
   ctx: EngineContext,
   sessionId: string,
   what: string,
   renew: (tx: Tx, leaseMs: number) => Step<boolean>,
+  leaseMs: number | null = ctx.ownership.leaseMs,
 ): HeldLease {
-  const leaseMs = ctx.ownership.leaseMs;
   if (leaseMs === null) return NO_LEASE;
   let held = true;
   let renewing: Promise<void> | null = null;

@@ -116,7 +116,8 @@ export interface CheckpointsTx {
   isMovingFrom(checkpointId: string): Step<boolean>;
   /**
    * Deletes checkpoints expired at `now` (of one session, or all), except those a branch forks from, or will once a
-   * running move finishes (they stay invisible). Returns the deleted rows.
+   * running move finishes, or a hold keeps (they stay invisible), and the holds that have lapsed. Returns the deleted
+   * rows.
    */
   deleteExpiredCheckpoints(now: number, sessionId?: string): Step<CheckpointRow[]>;
   /**
@@ -132,8 +133,18 @@ export interface CheckpointsTx {
   firstCheckpointSeq(userId: string, sessionId: string): Step<number | undefined>;
   /** Live checkpoints made after `afterAt` and at or before `cutoff`, oldest first, at most `limit` (read by index). */
   agedCheckpoints(sessionId: string, afterAt: number, cutoff: number, now: number, limit: number): Step<RetentionRow[]>;
-  /** True when a branch of the session forks from it, a running move will, or a LangGraph checkpoint holds it. */
+  /**
+   * True when a branch of the session forks from it, a running move will, a LangGraph checkpoint holds it, or a hold
+   * keeps it.
+   */
   checkpointInUse(sessionId: string, checkpointId: string): Step<boolean>;
+  /**
+   * Holds a checkpoint of `sessionId` (a guarded block's) for `holdMs` from now by the store's clock, or extends its
+   * hold: while a hold lasts, retention weighs it as in use and prune keeps it.
+   */
+  holdCheckpoint(checkpointId: string, sessionId: string, holdMs: number): Step<void>;
+  /** Ends a checkpoint's hold. */
+  releaseCheckpoint(checkpointId: string): Step<void>;
   /** The session's live checkpoints counted per name, with their first and last creation times. */
   checkpointStats(userId: string, sessionId: string, now: number): Step<CheckpointNameStats[]>;
 }

@@ -12,6 +12,7 @@ import {
   BRANCH_FIELDS,
   CHECKPOINT_COLS,
   CHECKPOINT_FIELDS,
+  DB_NOW_MS,
   ENTRY_FIELDS,
   LISTED_COLS,
   MOVE_FORK_CHECKPOINT,
@@ -169,7 +170,8 @@ export function checkpointsTx(sql: Sql): CheckpointsTx {
         `WITH gone AS (SELECT id FROM checkpoints WHERE ${expiredUnused(sessionId !== undefined)}),
           files AS (DELETE FROM checkpoint_files WHERE checkpoint_id IN (SELECT id FROM gone)),
           meta AS (DELETE FROM checkpoint_metadata WHERE cp_seq IN (SELECT seq FROM checkpoints WHERE id IN (SELECT id FROM gone))),
-          deleted AS (DELETE FROM checkpoints WHERE id IN (SELECT id FROM gone) RETURNING ${CHECKPOINT_COLS})
+          deleted AS (DELETE FROM checkpoints WHERE id IN (SELECT id FROM gone) RETURNING ${CHECKPOINT_COLS}),
+          lapsed AS (DELETE FROM checkpoint_holds WHERE until <= ${DB_NOW_MS} ${sessionId === undefined ? "" : "AND session_id = $2"})
         SELECT * FROM deleted ORDER BY seq`,
         args,
       );
@@ -222,10 +224,21 @@ export function checkpointsTx(sql: Sql): CheckpointsTx {
         `SELECT 1 FROM branches WHERE session_id = $1 AND fork_checkpoint_id = $2
         UNION ALL SELECT 1 FROM moves WHERE status = 'running' AND ${MOVE_FORK_CHECKPOINT} = $2
         UNION ALL SELECT 1 FROM lg_checkpoints WHERE session_id = $1 AND fp_checkpoint_id = $2
-        UNION ALL SELECT 1 FROM lg_threads WHERE session_id = $1 AND start_checkpoint_id = $2 LIMIT 1`,
+        UNION ALL SELECT 1 FROM lg_threads WHERE session_id = $1 AND start_checkpoint_id = $2
+        UNION ALL SELECT 1 FROM checkpoint_holds WHERE checkpoint_id = $2 AND until > ${DB_NOW_MS} LIMIT 1`,
         [sessionId, checkpointId],
       );
       return rows.length > 0;
+    },
+    *holdCheckpoint(checkpointId: string, sessionId: string, holdMs: number) {
+      yield* sql.exec(
+        `INSERT INTO checkpoint_holds (checkpoint_id, session_id, until) VALUES ($1, $2, ${DB_NOW_MS} + $3::float8)
+        ON CONFLICT (checkpoint_id) DO UPDATE SET until = excluded.until`,
+        [checkpointId, sessionId, holdMs],
+      );
+    },
+    *releaseCheckpoint(checkpointId: string) {
+      yield* sql.exec(`DELETE FROM checkpoint_holds WHERE checkpoint_id = $1`, [checkpointId]);
     },
     *checkpointStats(userId: string, sessionId: string, now: number) {
       return yield* sql.rows<CheckpointNameStats>(

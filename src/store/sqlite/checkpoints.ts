@@ -5,6 +5,7 @@ import {
   BRANCH_FIELDS,
   CHECKPOINT_COLS,
   CHECKPOINT_FIELDS,
+  DB_NOW_MS,
   ENTRY_FIELDS,
   EXPIRED_UNUSED,
   LISTED_TUPLE,
@@ -77,7 +78,8 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
       `SELECT 1 FROM branches WHERE session_id = @sessionId AND fork_checkpoint_id = @id
       UNION ALL SELECT 1 FROM moves WHERE status = 'running' AND json_extract(spec, '$.newBranch.forkCheckpointId') = @id
       UNION ALL SELECT 1 FROM lg_checkpoints WHERE session_id = @sessionId AND fp_checkpoint_id = @id
-      UNION ALL SELECT 1 FROM lg_threads WHERE session_id = @sessionId AND start_checkpoint_id = @id LIMIT 1`,
+      UNION ALL SELECT 1 FROM lg_threads WHERE session_id = @sessionId AND start_checkpoint_id = @id
+      UNION ALL SELECT 1 FROM checkpoint_holds WHERE checkpoint_id = @id AND until > ${DB_NOW_MS} LIMIT 1`,
       "pluck",
     ),
     stats: p(`SELECT name, count(*) AS count, min(created_at) AS firstAt, max(created_at) AS lastAt
@@ -100,6 +102,10 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
     movingFrom: p(`SELECT 1 FROM moves WHERE status = 'running' AND json_extract(spec, '$.newBranch.forkCheckpointId') = ?`, "pluck"),
     deleteExpiredFiles: p(`DELETE FROM checkpoint_files WHERE checkpoint_id IN (SELECT id FROM checkpoints WHERE ${EXPIRED_UNUSED})`),
     deleteExpired: p(`DELETE FROM checkpoints WHERE ${EXPIRED_UNUSED} RETURNING ${CHECKPOINT_COLS}`),
+    deleteLapsedHolds: p(`DELETE FROM checkpoint_holds WHERE until <= ${DB_NOW_MS} AND (@sessionId IS NULL OR session_id = @sessionId)`),
+    hold: p(`INSERT INTO checkpoint_holds (checkpoint_id, session_id, until) VALUES (?, ?, ${DB_NOW_MS} + ?)
+      ON CONFLICT (checkpoint_id) DO UPDATE SET until = excluded.until`),
+    release: p(`DELETE FROM checkpoint_holds WHERE checkpoint_id = ?`),
   };
   return {
     *insertCheckpoint(r: NewCheckpoint, insertedAt: number) {
@@ -211,6 +217,7 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
       s.deleteExpiredFiles.run({ now, sessionId: sessionId ?? null });
       s.deleteExpiredMetadata.run({ now, sessionId: sessionId ?? null });
       const rows = s.deleteExpired.all({ now, sessionId: sessionId ?? null }) as CheckpointRow[];
+      s.deleteLapsedHolds.run({ sessionId: sessionId ?? null });
       for (const row of rows) row.auto = Boolean(row.auto);
       return rows;
     },
@@ -232,6 +239,12 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
     },
     *checkpointInUse(sessionId: string, checkpointId: string) {
       return s.inUse.get({ sessionId, id: checkpointId }) !== undefined;
+    },
+    *holdCheckpoint(checkpointId: string, sessionId: string, holdMs: number) {
+      s.hold.run(checkpointId, sessionId, holdMs);
+    },
+    *releaseCheckpoint(checkpointId: string) {
+      s.release.run(checkpointId);
     },
     *checkpointStats(userId: string, sessionId: string, now: number) {
       return s.stats.all({ userId, sessionId, now }) as CheckpointNameStats[];

@@ -200,10 +200,17 @@ export const headFromTuple = (t: HeadTuple | CurrentTuple, at: number): HeadRow 
   createdAt: t[at + 5] as number,
 });
 
-/** Checkpoints expired at @now (of @sessionId, or all) that no branch forks from and no running rollback goes to. */
+/** Now, in ms, by the database's clock (the system's): what a checkpoint's hold lasts until is compared with. */
+export const DB_NOW_MS = `(unixepoch('subsec') * 1000)`;
+
+/**
+ * Checkpoints expired at @now (of @sessionId, or all) that no branch forks from, no running rollback goes to and no
+ * hold keeps.
+ */
 export const EXPIRED_UNUSED = `expires_at IS NOT NULL AND expires_at <= @now AND (@sessionId IS NULL OR session_id = @sessionId)
   AND NOT EXISTS (SELECT 1 FROM branches b WHERE b.fork_checkpoint_id = checkpoints.id)
-  AND NOT EXISTS (SELECT 1 FROM moves m WHERE m.status = 'running' AND json_extract(m.spec, '$.newBranch.forkCheckpointId') = checkpoints.id)`;
+  AND NOT EXISTS (SELECT 1 FROM moves m WHERE m.status = 'running' AND json_extract(m.spec, '$.newBranch.forkCheckpointId') = checkpoints.id)
+  AND NOT EXISTS (SELECT 1 FROM checkpoint_holds h WHERE h.checkpoint_id = checkpoints.id AND h.until > ${DB_NOW_MS})`;
 
 /**
  * Deletes the rows of the moves a new move leaves nothing to redo of (a session's `move_redo`, a JSON list; moves
