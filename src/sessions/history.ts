@@ -16,12 +16,16 @@ function* historyUnit(tx: Tx, ref: SessionRef, o: HistoryOptions) {
   const session = yield* ownedSession(tx, ref.id, ref.userId);
   const branch = yield* branchOf(tx, session, o.branchId ?? session.currentBranchId);
   const paged = o.limit !== undefined || o.before !== undefined;
+  const upTo = o.before === undefined ? undefined : o.before - 1;
   // Without a page, the whole lineage in one walk (the long read's fast path).
-  const page = paged
-    ? (yield* lastMessages(tx, branch.id, o.before === undefined ? undefined : o.before - 1, o.limit)).map(toMessage)
-    : yield* lineageMessages(tx, branch.id, toMessage);
-  if (!o.withVersions) return page;
-  return yield* withVersions(tx, session.id, page);
+  if (!o.withVersions)
+    return paged ? (yield* lastMessages(tx, branch.id, upTo, o.limit)).map(toMessage) : yield* lineageMessages(tx, branch.id, toMessage);
+  // With versions, one message more than the page where there is one: the message before the page's first, whose
+  // versions-anchor it is (a message's versions follow the same message), read in the same walk.
+  const rows = paged ? yield* lastMessages(tx, branch.id, upTo, o.limit === undefined ? undefined : o.limit + 1) : null;
+  const before = rows && o.limit !== undefined && rows.length > o.limit ? rows.shift()! : null;
+  const page = rows ? rows.map(toMessage) : yield* lineageMessages(tx, branch.id, toMessage);
+  return yield* withVersions(tx, session.id, page, before?.id ?? null);
 }
 
 /** The last `limit` messages (all when undefined) of a lineage up to `upTo`, oldest first: newest segments read first. */
@@ -37,13 +41,13 @@ function* lastMessages(tx: Tx, branchId: string, upTo: number | undefined, limit
   return pieces.flat();
 }
 
-/** Each message with its `< i/n >` versions, read for the whole page in one store call. */
-function* withVersions(tx: Tx, sessionId: string, page: Message[]): Step<VersionedMessage[]> {
-  const rows = yield* tx.messageVersions(
-    sessionId,
-    page.map((m) => m.id),
-  );
-  return versionedPage(page, rows);
+/**
+ * Each message with its `< i/n >` versions, read for the whole page in one store call: a message's versions are the
+ * messages that follow the same message as it does (`first` for the page's first one; null: none before it).
+ */
+function* withVersions(tx: Tx, sessionId: string, page: Message[], first: string | null): Step<VersionedMessage[]> {
+  const anchors = page.map((m, i) => ({ ofId: m.id, anchorId: i === 0 ? first : page[i - 1]!.id }));
+  return versionedPage(page, yield* tx.messageVersions(sessionId, anchors));
 }
 
 /**

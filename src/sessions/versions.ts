@@ -1,31 +1,38 @@
-// versions: the `< 2/3 >` siblings of a message — messages at the same position whose lineages share everything before it.
+// versions: the `< 2/3 >` siblings of a message — the messages that follow the same message (answers to one question).
 import type { Versions } from "../models/types.js";
-import type { EntryRow, Tx } from "../store/port/index.js";
+import type { BranchRow, MessageRow, Step, Tx } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedSession, sessionMessage } from "./core/owned.js";
 import { toMessage } from "./core/rows.js";
-import { entryAt } from "./log/lineage.js";
 
 export async function versions(ctx: EngineContext, ref: SessionRef, messageId: string): Promise<Versions> {
-  return ctx.store.read((tx) => versionsUnit(tx, ctx, ref, messageId));
+  return ctx.store.read((tx) => versionsUnit(tx, ref, messageId));
 }
 
-function* versionsUnit(tx: Tx, ctx: EngineContext, ref: SessionRef, messageId: string) {
+/**
+ * Two messages are versions of each other when the nearest message before each is the same message (or neither has
+ * one): tool calls and state changes in between do not count, so an agent's regenerated answer is a version of the
+ * first whatever tools each called. Ordered by creation.
+ */
+function* versionsUnit(tx: Tx, ref: SessionRef, messageId: string) {
   const session = yield* ownedSession(tx, ref.id, ref.userId);
   const { message, branch } = yield* sessionMessage(tx, session, messageId);
-  const position = message.position;
-  // Entry ids identify a whole prefix, so siblings are the children of the entry just before this one.
-  const anchor = yield* entryAt(tx, branch, position - 1);
-  const candidates: (EntryRow | undefined)[] = [];
-  if (anchor) candidates.push(yield* tx.ownEntryAt(anchor.branchId, position));
-  for (const b of yield* tx.branchesForkedAt(session.id, anchor ? anchor.id : null)) candidates.push(yield* tx.ownEntryAt(b.id, position));
-  const seen = new Set<string>();
-  const siblings = candidates
-    .filter((e): e is EntryRow => e !== undefined && e.kind === "message" && !seen.has(e.id) && seen.add(e.id) !== undefined)
-    .sort((a, b) => a.seq - b.seq);
+  const before = yield* messageBefore(tx, branch, message.position);
+  const siblings = yield* tx.versionsAfter(session.id, before?.id ?? null);
   return {
-    index: siblings.findIndex((e) => e.id === message.id),
+    index: siblings.findIndex((m) => m.id === message.id),
     count: siblings.length,
-    versions: siblings.map((e) => ({ branchId: e.branchId, message: toMessage(e) })),
-  };
+    versions: siblings.map((m) => ({ branchId: m.branchId, message: toMessage(m) })),
+  } satisfies Versions;
+}
+
+/** The nearest message before `position` in `branch`'s lineage (undefined: none). */
+export function* messageBefore(tx: Tx, branch: BranchRow, position: number): Step<MessageRow | undefined> {
+  if (position <= 1) return undefined;
+  const segments = yield* tx.lineage(branch.id, position - 1);
+  for (let i = segments.length - 1; i >= 0; i--) {
+    const found = yield* tx.lastSegmentMessage(segments[i]!);
+    if (found) return found;
+  }
+  return undefined;
 }

@@ -120,7 +120,13 @@ export interface ToolResultRow {
   completedAt: number;
 }
 
-/** One version of a message: a message at the same position whose lineage shares everything before it. */
+/** One version of a message: a message whose nearest message before it is the same message as that message's. */
+/** A message whose versions are asked for (`ofId`), and the nearest message before it (`anchorId`; null: none). */
+export interface VersionAnchor {
+  ofId: string;
+  anchorId: string | null;
+}
+
 export interface VersionRow {
   /** The message whose versions these are. */
   ofId: string;
@@ -179,10 +185,12 @@ export interface EntriesTx {
   /** The segment's newest `limit` messages, in position order. */
   lastSegmentMessages(segment: LineageSegment, limit: number): Step<MessageRow[]>;
   /**
-   * The versions of each of these messages (of one session), in one query: for each, the messages at its position
-   * that follow the same entry (the one before it in its lineage), ordered by `ofId`, then creation.
+   * The versions of each of these messages (of one session), in one query: for each, the messages whose nearest message
+   * before them is its anchor (tool calls and state changes in between do not count), ordered by `ofId`, then creation.
    */
-  messageVersions(sessionId: string, messageIds: readonly string[]): Step<VersionRow[]>;
+  messageVersions(sessionId: string, anchors: readonly VersionAnchor[]): Step<VersionRow[]>;
+  /** The messages whose nearest message before them is `anchorId` (null: none), whole, oldest first. */
+  versionsAfter(sessionId: string, anchorId: string | null): Step<MessageRow[]>;
   /** Names a branch (null clears the name). */
   setBranchName(branchId: string, name: string | null): Step<void>;
 

@@ -12,6 +12,7 @@ import type {
   SessionRow,
   ToolResultRow,
   ToolRow,
+  VersionAnchor,
   VersionRow,
 } from "../port/index.js";
 import { messageFromTuple, type MessageTuple } from "../port/entries.js";
@@ -45,30 +46,6 @@ function* snapshotIds(sql: Sql, ids: Map<string, number>, hashes: string[]) {
 /** Snapshots an import stores per statement: bodies can be large, and a statement carries them all. */
 const SNAPSHOT_CHUNK = 100;
 
-/**
- * The entry before each message (its own branch's, or the fork entry at the branch's start), then every message at that
- * position following the same entry: on that entry's branch, or on a branch forked at it (at 0: forked at 0, which is
- * a branch with no fork entry, so the index finds those branches alone). The candidate branches are listed per message
- * first (LATERAL), then each one's message at the position read by (branch_id, position): the cost follows the versions
- * returned, never the database's entries at that position (tests check the plan).
- */
-export const MESSAGE_VERSIONS = `WITH m AS MATERIALIZED (
-    SELECT e.id AS of_id, e.position, b.session_id, CASE WHEN e.position - 1 > b.fork_position
-      THEN (SELECT a.id FROM entries a WHERE a.branch_id = e.branch_id AND a.position = e.position - 1)
-      ELSE b.fork_entry_id END AS anchor_id
-    FROM entries e JOIN branches b ON b.id = e.branch_id
-    WHERE e.id = ANY($1::text[]) AND b.session_id = $2)
-  SELECT m.of_id AS "ofId", v.id AS id, v.branch_id AS "branchId"
-  FROM m CROSS JOIN LATERAL (
-      SELECT a.branch_id FROM entries a WHERE a.id = m.anchor_id
-      UNION SELECT f.id FROM branches f WHERE f.session_id = m.session_id AND f.fork_entry_id = m.anchor_id
-      UNION SELECT z.id FROM branches z
-        WHERE m.anchor_id IS NULL AND z.session_id = m.session_id AND z.fork_entry_id IS NULL AND z.fork_position = 0
-    ) c (branch_id)
-    JOIN entries v ON v.branch_id = c.branch_id AND v.position = m.position
-  WHERE v.kind = 'message'
-  ORDER BY m.of_id, v.seq`;
-
 /** The first message after `<t>.after` on `<t>.branch_id`, as a LATERAL subquery's body (no row when there is none). */
 const NEXT_MESSAGE = (t: string, cols: string) =>
   `SELECT ${cols} FROM entries n WHERE n.branch_id = ${t}.branch_id AND n.position > ${t}.after AND n.kind = 'message'
@@ -79,20 +56,42 @@ const NEXT_MESSAGE = (t: string, cols: string) =>
  * branch whose lineage holds the anchor with the branch's own entries after `after` coming next: the anchor's own branch
  * after it, the branches forked at it, and, walking on, the branches forked at any entry before the next message (tool
  * calls and state changes in between). So each branch's first message after `after`, if any, is one whose nearest
- * message before it is the anchor. Each step is an index search: the entries between the anchor and the next message,
- * and the branches forked there (by session and fork entry). `$session` is the session's parameter.
+ * message before it is the anchor. Each step is an index search from the row before it: the entries between the anchor
+ * and the next message, and the branches forked there, by session and fork entry (the LATERAL subqueries, fenced with
+ * OFFSET 0 so that the planner keeps them per row, never read a session's branches whole). `session` is its parameter.
  */
 const following = (anchors: string, session: string) => `WITH RECURSIVE
   a (of_id, anchor_id) AS (${anchors}),
   s (of_id, branch_id, after) AS (
-    SELECT a.of_id, e.branch_id, e.position FROM a JOIN entries e ON e.id = a.anchor_id
-    UNION SELECT a.of_id, f.id, f.fork_position FROM a JOIN branches f ON f.session_id = ${session} AND f.fork_entry_id = a.anchor_id
-    UNION SELECT a.of_id, z.id, 0 FROM a JOIN branches z
-      ON a.anchor_id IS NULL AND z.session_id = ${session} AND z.fork_entry_id IS NULL AND z.fork_position = 0
+    SELECT a.of_id, e.branch_id, e.position FROM a
+      CROSS JOIN LATERAL (SELECT e.branch_id, e.position FROM entries e WHERE e.id = a.anchor_id OFFSET 0) e
+    UNION SELECT a.of_id, f.id, f.fork_position FROM a CROSS JOIN LATERAL (
+        SELECT f.id, f.fork_position FROM branches f WHERE f.session_id = ${session} AND f.fork_entry_id = a.anchor_id
+        UNION ALL SELECT z.id, 0 FROM branches z
+          WHERE a.anchor_id IS NULL AND z.session_id = ${session} AND z.fork_entry_id IS NULL AND z.fork_position = 0) f
     UNION SELECT s.of_id, f.id, f.fork_position FROM s
-      LEFT JOIN LATERAL (${NEXT_MESSAGE("s", "n.position")}) nx ON true
-      JOIN entries e ON e.branch_id = s.branch_id AND e.position > s.after AND (nx.position IS NULL OR e.position < nx.position)
-      JOIN branches f ON f.session_id = ${session} AND f.fork_entry_id = e.id)`;
+      CROSS JOIN LATERAL (SELECT e.id FROM entries e WHERE e.branch_id = s.branch_id AND e.position > s.after
+        AND e.position < coalesce((${NEXT_MESSAGE("s", "n.position")}), 2147483647) OFFSET 0) e
+      CROSS JOIN LATERAL (SELECT f.id, f.fork_position FROM branches f
+        WHERE f.session_id = ${session} AND f.fork_entry_id = e.id OFFSET 0) f)`;
+
+/**
+ * A message's versions are the messages whose nearest message before them is the same message (its anchor; null:
+ * none, the session's first messages), whatever tool calls and state changes come between: for each anchor, the first
+ * message of each branch that `following` finds, oldest first. `$1` and `$3` are the messages' ids and their anchors'
+ * (arrays of the same length), `$2` the session.
+ */
+export const MESSAGE_VERSIONS = `${following("SELECT * FROM unnest($1::text[], $3::text[])", "$2")}
+  SELECT s.of_id AS "ofId", v.id AS id, v.branch_id AS "branchId"
+  FROM s CROSS JOIN LATERAL (${NEXT_MESSAGE("s", "n.id, n.branch_id, n.seq")}) v
+  ORDER BY s.of_id, v.seq`;
+
+/** The versions that follow one anchor (`$2`, null: the session's start, of session `$1`), as whole messages, oldest first. */
+export const VERSIONS_AFTER = `${following("SELECT NULL::text, $2::text", "$1")}
+  SELECT v.id, v.branch_id AS "branchId", v.position, v.role, v.content, v.client_id AS "clientId", v.metadata,
+    v.created_at AS "createdAt"
+  FROM s CROSS JOIN LATERAL (${NEXT_MESSAGE("s", "n.*")}) v
+  ORDER BY v.seq`;
 
 /** The branches whose lineage's last message is `$2` (of session `$1`), oldest first. */
 export const BRANCHES_ENDING_AT = `${following("SELECT NULL::text, $2::text", "$1")}
@@ -288,9 +287,12 @@ export function entriesTx(sql: Sql): EntriesTx {
       );
       return rows.reverse().map((r) => messageFromTuple(segment.branchId, r));
     },
-    *messageVersions(sessionId: string, messageIds: readonly string[]) {
-      if (messageIds.length === 0) return [];
-      return yield* sql.rows<VersionRow>(MESSAGE_VERSIONS, [messageIds, sessionId]);
+    *messageVersions(sessionId: string, anchors: readonly VersionAnchor[]) {
+      if (anchors.length === 0) return [];
+      return yield* sql.rows<VersionRow>(MESSAGE_VERSIONS, [anchors.map((a) => a.ofId), sessionId, anchors.map((a) => a.anchorId)]);
+    },
+    *versionsAfter(sessionId: string, anchorId: string | null) {
+      return yield* sql.rows<MessageRow>(VERSIONS_AFTER, [sessionId, anchorId]);
     },
     *setBranchName(branchId: string, name: string | null) {
       yield* sql.exec(`UPDATE branches SET name = $1 WHERE id = $2`, [name, branchId]);

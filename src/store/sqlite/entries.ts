@@ -10,6 +10,7 @@ import type {
   NewEntry,
   SnapshotRow,
   ToolResultRow,
+  VersionAnchor,
   VersionRow,
 } from "../port/index.js";
 import { messageFromTuple, type MessageTuple } from "../port/entries.js";
@@ -32,25 +33,6 @@ import {
   toolRows,
 } from "./columns.js";
 import { prepare, type RowMode } from "./object-rows.js";
-
-/**
- * The entry before each message (its own branch's, or the fork entry at the branch's start), then every message at that
- * position following the same entry: on that entry's branch, or on a branch forked at it (at 0: forked at 0, which is
- * a branch with no fork entry, so the index finds those branches alone). Every read is an index search (tests check
- * the plan): the cost follows the versions returned.
- */
-export const MESSAGE_VERSIONS = `WITH m AS (
-      SELECT e.id AS of_id, e.position, b.session_id, CASE WHEN e.position - 1 > b.fork_position
-        THEN (SELECT a.id FROM entries a WHERE a.branch_id = e.branch_id AND a.position = e.position - 1)
-        ELSE b.fork_entry_id END AS anchor_id
-      FROM entries e JOIN branches b ON b.id = e.branch_id
-      WHERE e.id IN (SELECT value FROM json_each(?)) AND b.session_id = ?)
-    SELECT m.of_id AS ofId, v.id AS id, v.branch_id AS branchId
-    FROM m JOIN entries v ON v.position = m.position AND v.kind = 'message' AND v.branch_id IN (
-      SELECT a.branch_id FROM entries a WHERE a.id = m.anchor_id
-      UNION ALL SELECT f.id FROM branches f WHERE f.session_id = m.session_id AND f.fork_entry_id = m.anchor_id
-      UNION ALL SELECT z.id FROM branches z WHERE m.anchor_id IS NULL AND z.session_id = m.session_id AND z.fork_entry_id IS NULL AND z.fork_position = 0)
-    ORDER BY m.of_id, v.seq`;
 
 /** The position of the first message after `<t>.after` on `<t>.branch_id` (the largest integer when there is none). */
 const NEXT_MESSAGE = (t: string) =>
@@ -75,6 +57,23 @@ const following = (anchors: string) => `WITH RECURSIVE
     UNION SELECT s.of_id, f.id, f.fork_position FROM s
       CROSS JOIN entries e ON e.branch_id = s.branch_id AND e.position > s.after AND e.position < ${NEXT_MESSAGE("s")}
       CROSS JOIN branches f ON f.session_id = @session AND f.fork_entry_id = e.id)`;
+
+/**
+ * A message's versions are the messages whose nearest message before them is the same message (`anchor_id`; null: none,
+ * the session's first messages), whatever tool calls and state changes come between: for each anchor, the first
+ * message of each branch that `following` finds, oldest first. `@anchors` is a JSON array of `[of_id, anchor_id]`.
+ */
+export const MESSAGE_VERSIONS = `${following("SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(@anchors)")}
+  SELECT s.of_id AS ofId, v.id AS id, v.branch_id AS branchId
+  FROM s CROSS JOIN entries v ON v.branch_id = s.branch_id AND v.position = ${NEXT_MESSAGE("s")}
+  ORDER BY s.of_id, v.seq`;
+
+/** The versions that follow one anchor (`@anchor`, null: the session's start), as whole messages, oldest first. */
+export const VERSIONS_AFTER = `${following("SELECT NULL, @anchor")}
+  SELECT v.id AS id, v.branch_id AS branchId, v.position AS position, v.role AS role, v.content AS content,
+    v.client_id AS clientId, v.metadata AS metadata, v.created_at AS createdAt
+  FROM s CROSS JOIN entries v ON v.branch_id = s.branch_id AND v.position = ${NEXT_MESSAGE("s")}
+  ORDER BY v.seq`;
 
 /** The branches whose lineage's last message is `@message` (of session `@session`), oldest first. */
 export const BRANCHES_ENDING_AT = `${following("SELECT NULL, @message")}
@@ -161,6 +160,7 @@ export function entriesTx(db: Database.Database): EntriesTx {
       "raw",
     ),
     messageVersions: p(MESSAGE_VERSIONS),
+    versionsAfter: p(VERSIONS_AFTER),
     setBranchName: p(`UPDATE branches SET name = ? WHERE id = ?`),
     segmentTools: p(
       `SELECT ${TOOL_COLS} FROM ${TOOL_JOIN} WHERE e.branch_id = ? AND e.position > ? AND e.position <= ? AND e.kind = 'tool' ORDER BY e.position`,
@@ -349,9 +349,13 @@ export function entriesTx(db: Database.Database): EntriesTx {
       const rows = s.lastSegmentMessages.all(segment.branchId, segment.after, segment.upTo, limit) as MessageTuple[];
       return rows.reverse().map((r) => messageFromTuple(segment.branchId, r));
     },
-    *messageVersions(sessionId: string, messageIds: readonly string[]) {
-      if (messageIds.length === 0) return [];
-      return s.messageVersions.all(JSON.stringify(messageIds), sessionId) as VersionRow[];
+    *messageVersions(sessionId: string, anchors: readonly VersionAnchor[]) {
+      if (anchors.length === 0) return [];
+      const list = JSON.stringify(anchors.map((a) => [a.ofId, a.anchorId]));
+      return s.messageVersions.all({ anchors: list, session: sessionId }) as VersionRow[];
+    },
+    *versionsAfter(sessionId: string, anchorId: string | null) {
+      return s.versionsAfter.all({ anchor: anchorId, session: sessionId }) as MessageRow[];
     },
     *setBranchName(branchId: string, name: string | null) {
       s.setBranchName.run(name, branchId);
