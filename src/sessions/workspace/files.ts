@@ -1,6 +1,7 @@
 // The file-system side of restores: what may be written, applying a snapshot's changes to the directory (each file
 // staged, then renamed into place), leftovers of a crashed restore, and the unified diff of changes.
-import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { linkSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { basename, dirname, join, relative, sep } from "node:path";
 import { sha256 } from "../integrity/hashes.js";
@@ -51,6 +52,12 @@ const STAGED_SUFFIX = ".forkpoint-";
 /** The longest file name most file systems take, in bytes. */
 const MAX_NAME_BYTES = 255;
 
+/** The name a file a restore by `pid` replaces is linked aside under until it is unlinked: `<name>.forkpoint-<pid>.old`. */
+function asideName(name: string, pid: number): string {
+  const long = `${name}${STAGED_SUFFIX}${pid}.old`;
+  return Buffer.byteLength(long) <= MAX_NAME_BYTES ? long : `${STAGED_SUFFIX}${pid}-${sha256(name).slice(0, 16)}.old`;
+}
+
 /**
  * The name a restore by `pid` stages `name` under: `<name>.forkpoint-<pid>.tmp`, or, when that would be too long a
  * file name, `.forkpoint-<pid>-<16 hex of the name's SHA-256>.tmp`.
@@ -69,8 +76,8 @@ export function stagedPaths(paths: readonly string[], pids: readonly number[]): 
 }
 
 /**
- * Removes the files that restores run by `pids` staged beside `paths` and never renamed into place (their process
- * died): forkpoint's own leftovers. A name that is itself one of `tracked` is the user's file, and is kept.
+ * Removes the files that restores run by `pids` staged beside `paths` and never renamed into place, or linked aside
+ * and never unlinked (their process died): forkpoint's own leftovers. A name that is itself one of `tracked` is the user's file, and is kept.
  * Returns what it removed (paths relative to `dir`).
  */
 export function removeStaged(dir: string, paths: readonly string[], pids: readonly number[], tracked: (path: string) => boolean): string[] {
@@ -89,7 +96,7 @@ export function removeStaged(dir: string, paths: readonly string[], pids: readon
     } catch {
       continue; // no such folder: nothing was staged there
     }
-    for (const name of [...names].flatMap((n) => pids.map((pid) => stagedName(n, pid)))) {
+    for (const name of [...names].flatMap((n) => pids.flatMap((pid) => [stagedName(n, pid), asideName(n, pid)]))) {
       if (!found.has(name)) continue;
       const path = relative(dir, join(folder, name)).split(sep).join("/");
       if (tracked(path)) continue;
@@ -135,7 +142,9 @@ export async function restoreChanges(
     throw error;
   }
   const deleted: string[] = [];
+  const aside: string[] = [];
   let renamed = 0;
+  let linking = true;
   try {
     for (const c of changes) {
       if (c.to !== null) continue;
@@ -145,12 +154,29 @@ export async function restoreChanges(
     }
     for (; renamed < staged.length; renamed++) {
       moved.any = true;
-      renameSync(staged[renamed]!.temp, staged[renamed]!.full);
+      const { full, temp } = staged[renamed]!;
+      // The file replaced is first linked aside (and unlinked below, off this thread): a rename that drops the last
+      // link of a file whose data is still being written back waits for that write (ext4 starts it at each such rename),
+      // so replacing files a restore wrote a moment ago (undo, then redo) took tens of ms per file.
+      if (linking) {
+        const old = join(dirname(full), asideName(basename(full), process.pid));
+        try {
+          linkSync(full, old);
+          aside.push(old);
+        } catch (error) {
+          const code = (error as NodeJS.ErrnoException).code;
+          if (code !== "ENOENT") linking = code === "EEXIST";
+          if (code === "EEXIST") rmSync(old, { force: true });
+        }
+      }
+      renameSync(temp, full);
     }
   } catch (error) {
     for (const s of staged.slice(renamed)) rmSync(s.temp, { force: true });
+    await Promise.all(aside.map((old) => rm(old, { force: true })));
     throw error;
   }
+  await Promise.all(aside.map((old) => rm(old, { force: true })));
   return { written: staged.map((s) => s.path), deleted };
 }
 

@@ -2,7 +2,7 @@
 // mode, content hash), kept as a tree of directories whose tree hashes are cached (git's cache-tree), so that a scan
 // reads only the files whose stat data changed and a snapshot re-hashes only the directories above them.
 import { isUtf8 } from "node:buffer";
-import { closeSync, lstatSync, openSync, readSync, readdirSync, type BigIntStats } from "node:fs";
+import { closeSync, lstatSync, openSync, readFileSync, readSync, readdirSync, type BigIntStats } from "node:fs";
 import { createHash } from "node:crypto";
 import { PayloadTooLargeError, ValidationError } from "../../models/errors.js";
 import type { StatRow } from "../../store/port/index.js";
@@ -33,7 +33,7 @@ export class DirNode {
   readonly entries = new Map<string, FileEntry | DirNode>();
   hash: string | null | undefined = undefined;
   /** Its own files changed since the cache was last stored. */
-  statDirty = true;
+  statDirty = false;
   /** Counts its own files' changes: rows stored for an older version leave it dirty. */
   version = 0;
   constructor(
@@ -113,18 +113,20 @@ export class StatCache {
   readonly root = new DirNode(null, "");
   /** Directories whose stored rows are to be deleted. */
   readonly removedDirs = new Set<string>();
+  /** Directories whose rows are to be stored (see `DirNode.statDirty`). */
+  readonly dirtyDirs = new Set<DirNode>();
   /** Each tracker maps a path changed since it was registered to its hash before (null: it did not exist). */
   readonly trackers = new Set<Map<string, string | null>>();
 
   /** The cache as stored (see `toRows`). */
   static fromRows(rows: readonly StatRow[]): StatCache {
     const cache = new StatCache();
+    cache.#dirty(cache.root);
     for (const row of [...rows].sort((a, b) => a.dir.length - b.dir.length)) {
       const node = cache.#dirOf(row.dir, true)!;
       for (const [name, entry] of decodeStatBody(row.body)) node.entries.set(name, entry);
-      node.statDirty = false;
+      cache.#clean(node);
     }
-    cache.root.statDirty = rows.every((r) => r.dir !== "");
     return cache;
   }
 
@@ -132,21 +134,21 @@ export class StatCache {
   toRows(): StatRows {
     const rows: StatRow[] = [];
     const nodes: [DirNode, number][] = [];
-    const visit = (node: DirNode) => {
-      if (node.statDirty) {
-        rows.push({ dir: node.path, body: encodeStatBody(node) });
-        nodes.push([node, node.version]);
+    for (const node of this.dirtyDirs) {
+      if (!this.#attached(node)) {
+        this.dirtyDirs.delete(node);
+        continue;
       }
-      for (const e of node.entries.values()) if (isDir(e)) visit(e);
-    };
-    visit(this.root);
+      rows.push({ dir: node.path, body: encodeStatBody(node) });
+      nodes.push([node, node.version]);
+    }
     const written = new Set(rows.map((r) => r.dir));
     return { rows, deleted: [...this.removedDirs].filter((d) => !written.has(d)), nodes };
   }
 
   /** What `toRows` returned is stored (a directory changed since stays to be stored). */
   markStored(stored: StatRows): void {
-    for (const [node, version] of stored.nodes) if (node.version === version) node.statDirty = false;
+    for (const [node, version] of stored.nodes) if (node.version === version) this.#clean(node);
     for (const d of stored.deleted) this.removedDirs.delete(d);
     for (const r of stored.rows) this.removedDirs.delete(r.dir);
   }
@@ -154,10 +156,27 @@ export class StatCache {
   /** Every directory's rows are to be stored again (the stored cache was cleared). */
   markAllUnstored(): void {
     const visit = (node: DirNode) => {
-      node.statDirty = true;
+      this.#dirty(node);
       for (const e of node.entries.values()) if (isDir(e)) visit(e);
     };
     visit(this.root);
+  }
+
+  #dirty(node: DirNode): void {
+    node.statDirty = true;
+    node.version++;
+    this.dirtyDirs.add(node);
+  }
+
+  #clean(node: DirNode): void {
+    node.statDirty = false;
+    this.dirtyDirs.delete(node);
+  }
+
+  /** Whether `node` is still in the tree (not under a directory removed since). */
+  #attached(node: DirNode): boolean {
+    for (let d = node; d.parent !== null; d = d.parent) if (d.parent.entries.get(d.name) !== d) return false;
+    return true;
   }
 
   /** The entry at `rel` ("" is the root). */
@@ -189,8 +208,8 @@ export class StatCache {
         if (next !== undefined) this.#record(join(node.path, part), next.hash, null);
         next = new DirNode(node, part);
         node.entries.set(part, next);
-        node.statDirty = true;
-        node.version++;
+        this.#dirty(next);
+        this.#dirty(node);
         node.invalidate();
       }
       node = next;
@@ -219,8 +238,7 @@ export class StatCache {
     const before = old === undefined || isDir(old) ? null : old.hash;
     this.#record(rel, before, entry.hash);
     dir.entries.set(name, entry);
-    dir.statDirty = true;
-    dir.version++;
+    this.#dirty(dir);
     if (before !== entry.hash) dir.invalidate();
   }
 
@@ -231,8 +249,7 @@ export class StatCache {
     if (isDir(old)) this.#dropTree(old, rel);
     else this.#record(rel, old.hash, null);
     dir.entries.delete(name);
-    dir.statDirty = true;
-    dir.version++;
+    this.#dirty(dir);
     dir.invalidate();
   }
 
@@ -273,30 +290,16 @@ function textName(name: Buffer, dirRel: string): string {
   );
 }
 
-/** Reads and hashes a file of `size` bytes (stat'ed just before); the content too when it is to be stored. */
+/** Reads and hashes a file of `size` bytes (stat'ed just before); the content too when it is small or to be stored. */
 function readFile(full: string, size: number, keep: boolean): { hash: string; content: Buffer | null } {
+  if (keep || size <= READ_CHUNK) {
+    // Read to its end (it may have changed since the lstat: its next scan sees that, its stat data having changed).
+    const content = readFileSync(full);
+    return { hash: sha256(content), content };
+  }
+  // A large file that is not stored: hashed in chunks, never held whole.
   const fd = openSync(full, "r");
   try {
-    if (keep || size <= READ_CHUNK) {
-      // One read of the size stat'ed, then until the end (the file may have grown meanwhile; its next scan sees that).
-      const chunks: Buffer[] = [];
-      let buf = Buffer.allocUnsafe(Math.max(size, 1));
-      let total = 0;
-      for (;;) {
-        const n = readSync(fd, buf, total, buf.length - total, null);
-        if (n === 0) break;
-        total += n;
-        if (total === buf.length) {
-          chunks.push(buf);
-          buf = Buffer.allocUnsafe(READ_CHUNK);
-          total = 0;
-        }
-      }
-      chunks.push(buf.subarray(0, total));
-      const content = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-      return { hash: sha256(content), content: keep || size <= READ_CHUNK ? content : null };
-    }
-    // A large file that is not stored: hashed in chunks, never held whole.
     const hash = createHash("sha256");
     const buf = Buffer.allocUnsafe(READ_CHUNK);
     for (;;) {
@@ -376,14 +379,17 @@ export function deletedFile(cache: StatCache, rel: string): void {
 export function* walkTree(cache: StatCache, sc: ScanContext, node: DirNode, rel: string): Generator<void> {
   const full = rel === "" ? sc.root : `${sc.root}/${rel}`;
   const present = new Set<string>();
-  // Names read as bytes: one that is not UTF-8 may be excluded, else it is refused by name.
-  for (const d of readdirSync(full, { withFileTypes: true, encoding: "buffer" })) {
-    const raw = d.name as unknown as Buffer;
-    const name = raw.toString();
+  // Names read as text; a directory holding one that is not UTF-8 (shown with U+FFFD) is read again as bytes: such a
+  // name may be excluded, else it is refused by name.
+  let dirents: import("node:fs").Dirent<string | Buffer>[] = readdirSync(full, { withFileTypes: true });
+  if (dirents.some((d) => (d.name as string).includes("\uFFFD"))) dirents = readdirSync(full, { withFileTypes: true, encoding: "buffer" });
+  for (const d of dirents) {
+    const raw = typeof d.name === "string" ? null : d.name;
+    const name = d.name.toString();
     const childRel = join(rel, name);
     if (d.isDirectory()) {
       if (sc.rules.ignored(childRel, true)) continue;
-      textName(raw, rel);
+      if (raw) textName(raw, rel);
       present.add(name);
       let child = node.entries.get(name);
       if (!isDir(child)) {
@@ -394,7 +400,7 @@ export function* walkTree(cache: StatCache, sc: ScanContext, node: DirNode, rel:
     } else if (d.isFile()) {
       const childFull = `${full}/${name}`;
       if (sc.skip.has(childFull) || sc.rules.ignored(childRel, false)) continue;
-      textName(raw, rel);
+      if (raw) textName(raw, rel);
       present.add(name);
       refreshFile(cache, sc, node, name, childRel, childFull);
       if (sc.full?.()) yield;

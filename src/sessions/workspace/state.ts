@@ -2,7 +2,7 @@
 // that says what changed since the last scan, kept until the forkpoint closes. A scan brings the cache up to date:
 // with a trusted watcher it looks only at the paths events named; otherwise it walks the whole tree (stat only:
 // files are read when their stat data changed).
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { StatRow, Step, Tx, WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
@@ -22,7 +22,7 @@ export type WorkspaceConfig = Pick<WorkspaceRow, "sessionId" | "dir" | "exclude"
 const configKey = (c: Pick<WorkspaceConfig, "dir" | "exclude" | "gitignore">) => `${c.dir}\0${c.exclude}\0${c.gitignore}`;
 
 /** Buffered contents are written once they reach this much (memory stays bounded whatever the tree's size). */
-const FLUSH_BYTES = 4 << 20;
+const FLUSH_BYTES = 2 << 20;
 
 export class WorkspaceState {
   readonly key: string;
@@ -119,7 +119,9 @@ export function dropState(ctx: EngineContext, sessionId: string): void {
   registry.states.delete(sessionId);
 }
 
+/** A .gitignore file's text, or null (asked of every directory: a missing file costs no exception). */
 function readText(path: string): string | null {
+  if (!statSync(path, { throwIfNoEntry: false })?.isFile()) return null;
   try {
     return readFileSync(path, "utf8");
   } catch {
@@ -146,11 +148,10 @@ export function scanContext(ctx: EngineContext, state: WorkspaceState, writer: P
   };
 }
 
-/** Runs a scan generator, writing the writer's buffered contents whenever it yields, and at its end. */
+/** Runs a scan generator, storing the writer's buffered contents whenever it yields (its buffer is full), and at its end. */
 async function drive(ctx: EngineContext, state: WorkspaceState, writer: PackWriter | null, work: Generator<void>): Promise<void> {
-  const flush = () => ctx.store.write({ sessionId: state.config.sessionId }, (tx) => writer!.flush(tx));
-  for (let step = work.next(); !step.done; step = work.next()) if (writer) await flush();
-  if (writer && writer.pendingBytes > 0) await flush();
+  for (let step = work.next(); !step.done; step = work.next()) if (writer) await writer.persist(ctx.store, state.config.sessionId);
+  if (writer) await writer.persist(ctx.store, state.config.sessionId);
 }
 
 /**

@@ -83,7 +83,12 @@ export class Watch {
   constructor(root: string, exclude: string[], gitignore: boolean, skip: readonly string[]) {
     this.#cookieDir = mkdtempSync(join(tmpdir(), "forkpoint-watch-"));
     const workerData: WatchData = { root, exclude, gitignore, skip: [...skip], cookieDir: this.#cookieDir, ignorePath };
-    this.#worker = new Worker(watcherSource, { eval: true, workerData });
+    // It holds a watch per directory and the paths named since the last sync: a small heap.
+    this.#worker = new Worker(watcherSource, {
+      eval: true,
+      workerData,
+      resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 256 },
+    });
     this.#worker.unref();
     this.#ready = this.#nextReady();
     this.#worker.on("message", (m: WatchMessage) => {

@@ -19,6 +19,7 @@ import {
   EMPTY_TREE,
   EMPTY_TREE_BODY,
   deletedFile,
+  isDir,
   runScan,
   treeBody,
   treeHash,
@@ -52,25 +53,37 @@ export interface Capture extends FilesConfig {
   files: number;
 }
 
-/** The directories of the cache not in `baseRoot`, and the contents it adds (compared a level at a time). */
-function* captureOf(
-  tx: Tx,
-  state: WorkspaceState,
-  config: FilesConfig & { sessionId: string },
-  base: number | null,
-): Step<Capture & { changes: FileChange[] }> {
+/**
+ * The directories of the cache not in the snapshot `base` and the contents it adds (compared a level at a time); with
+ * no base (or one stored before trees, which has no tree to share), every directory and content.
+ */
+function* captureOf(tx: Tx, state: WorkspaceState, config: FilesConfig & { sessionId: string }, base: number | null): Step<Capture> {
   const reader = new TreeReader();
   const baseRoot = base === null ? null : yield* reader.rootOf(tx, base);
-  // A snapshot stored before trees has no stored tree to share: compared with nothing, every tree is stored.
   const shared = baseRoot !== null && !reader.ephemeral.has(baseRoot) ? baseRoot : null;
   const trees: TreeRow[] = [];
   const cacheRoot = state.cache.root;
   const root = treeHash(cacheRoot) ?? EMPTY_TREE;
   if (root === EMPTY_TREE) trees.push({ hash: EMPTY_TREE, body: EMPTY_TREE_BODY });
-  const changes = yield* diffTrees(tx, reader, cacheRoot, shared, (node: DirNode, hash: string) =>
-    trees.push({ hash, body: treeBody(node) }),
-  );
-  const contents = [...new Set(changes.filter((c) => c.from !== null).map((c) => c.from!))];
+  let contents: string[];
+  if (shared === null) {
+    const seen = new Set<string>();
+    const visit = (node: DirNode) => {
+      const hash = treeHash(node);
+      if (hash === null) return;
+      trees.push({ hash, body: treeBody(node) });
+      for (const e of node.entries.values())
+        if (isDir(e)) visit(e);
+        else seen.add(e.hash);
+    };
+    visit(cacheRoot);
+    contents = [...seen];
+  } else {
+    const changes = yield* diffTrees(tx, reader, cacheRoot, shared, (node: DirNode, hash: string) =>
+      trees.push({ hash, body: treeBody(node) }),
+    );
+    contents = [...new Set(changes.flatMap((c) => (c.from === null ? [] : [c.from])))];
+  }
   return {
     sessionId: config.sessionId,
     dir: config.dir,
@@ -82,8 +95,21 @@ function* captureOf(
     contents,
     stats: state.cache.toRows(),
     files: state.cache.count(),
-    changes,
   };
+}
+
+/** Those of `hashes` that are stored (asked a thousand at a time). */
+function* storedOf(tx: Tx, hashes: readonly string[]): Step<Set<string>> {
+  const present = new Set<string>();
+  for (let i = 0; i < hashes.length; i += 1000) for (const h of yield* tx.presentBlobs(hashes.slice(i, i + 1000))) present.add(h);
+  return present;
+}
+
+/** The files of the cache whose content is one of `hashes` (path, hash). */
+function filesWith(state: WorkspaceState, hashes: ReadonlySet<string>): { path: string; hash: string }[] {
+  const out: { path: string; hash: string }[] = [];
+  if (hashes.size > 0) for (const [path, e] of state.cache.files()) if (hashes.has(e.hash)) out.push({ path, hash: e.hash });
+  return out;
 }
 
 /**
@@ -112,9 +138,9 @@ export async function takeCapture(
         const content = readIfStill(sc.root, path, hash);
         if (content) writer.add(hash, content);
         else (state.pending.dirty.add(path), (changed = true));
-        if (writer.pendingBytes >= 4 << 20) await ctx.store.write({ sessionId: ws.sessionId }, (tx) => writer.flush(tx));
+        if (writer.pendingBytes >= 4 << 20) await writer.persist(ctx.store, ws.sessionId);
       }
-      await ctx.store.write({ sessionId: ws.sessionId }, (tx) => writer.flush(tx));
+      await writer.persist(ctx.store, ws.sessionId);
       if (!changed) return taken.capture;
     }
   });
@@ -122,9 +148,9 @@ export async function takeCapture(
 
 function* takeCaptureUnit(tx: Tx, state: WorkspaceState, ws: WorkspaceConfig & { manifestId: number | null }) {
   const current = ws.manifestId === null ? null : ((yield* tx.getWorkspace(ws.sessionId))?.manifestId ?? null);
-  const { changes, ...capture } = yield* captureOf(tx, state, ws, current);
-  const present = new Set(yield* tx.presentBlobs(capture.contents));
-  const missing = changes.filter((c) => c.from !== null && !present.has(c.from)).map((c) => ({ path: c.path, hash: c.from! }));
+  const capture = yield* captureOf(tx, state, ws, current);
+  const present = yield* storedOf(tx, capture.contents);
+  const missing = filesWith(state, new Set(capture.contents.filter((h) => !present.has(h))));
   return { capture, missing };
 }
 
@@ -145,7 +171,7 @@ function readIfStill(root: string, path: string, hash: string): Buffer | null {
  */
 export function* captureStorable(tx: Tx, capture: Capture, ws: WorkspaceRow | undefined): Step<boolean> {
   if (capture.base !== null && ws?.manifestId !== capture.base) return false;
-  return (yield* tx.presentBlobs(capture.contents)).length === new Set(capture.contents).size;
+  return (yield* storedOf(tx, capture.contents)).size === capture.contents.length;
 }
 
 /** Stores the capture's trees and manifest (then `saveCaptureStats`); returns the manifest id. Inside a write unit. */
@@ -174,13 +200,12 @@ export function* captureNow(ctx: EngineContext, tx: Tx, state: WorkspaceState, w
   runScan(walkTree(state.cache, scanContext(ctx, state, writer), state.cache.root, ""));
   for (const k of Object.values(state.pending)) k.clear();
   yield* writer.flush(tx);
-  const { changes, ...capture } = yield* captureOf(tx, state, ws, ws.manifestId);
-  const present = new Set(yield* tx.presentBlobs(capture.contents));
-  for (const c of changes) {
-    if (c.from === null || present.has(c.from)) continue;
-    const content = readIfStill(ws.dir, c.path, c.from);
-    if (!content) throw new ConflictError(`the workspace ${ws.dir} changed while it was read (${c.path}); try again`, "WORKSPACE_DRIFT");
-    writer.add(c.from, content);
+  const capture = yield* captureOf(tx, state, ws, ws.manifestId);
+  const present = yield* storedOf(tx, capture.contents);
+  for (const { path, hash } of filesWith(state, new Set(capture.contents.filter((h) => !present.has(h))))) {
+    const content = readIfStill(ws.dir, path, hash);
+    if (!content) throw new ConflictError(`the workspace ${ws.dir} changed while it was read (${path}); try again`, "WORKSPACE_DRIFT");
+    writer.add(hash, content);
   }
   yield* writer.flush(tx);
   const manifestId = yield* saveCapture(tx, capture);
@@ -551,7 +576,7 @@ export async function absorbChanges(ctx: EngineContext, sessionId: string, befor
         if (content) writer.add(hash, content);
         else out.delete(path);
       }
-      if (writer.pendingBytes > 0) await ctx.store.write({ sessionId }, (tx) => writer.flush(tx));
+      await writer.persist(ctx.store, sessionId);
       return out;
     });
     if (touched.size === 0) return;
