@@ -46,7 +46,11 @@ async function downgradeStorage(): Promise<void> {
   };
   for (const m of await q<{ id: number; root: string }>("SELECT id, root FROM file_manifests WHERE root IS NOT NULL")) {
     const files = flatten(m.root, "", {});
-    const sorted = Object.fromEntries(Object.keys(files).sort().map((p) => [p, files[p]!]));
+    const sorted = Object.fromEntries(
+      Object.keys(files)
+        .sort()
+        .map((p) => [p, files[p]!]),
+    );
     const body = JSON.stringify(sorted);
     await q("UPDATE file_manifests SET body = $1, hash = $2, root = NULL WHERE id = $3", [body, sha(body), m.id]);
   }
