@@ -46,6 +46,7 @@ export type {
   CheckpointOptions,
   IfAt,
   RecordToolCallInput,
+  ResolveToolCallInput,
   AutoCheckpointPolicy,
 } from "./models/inputs.js";
 export type * from "./models/types.js";

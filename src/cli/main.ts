@@ -19,6 +19,7 @@ import { mcpCommand } from "./commands/mcp.js";
 import { planCommand } from "./commands/plan.js";
 import { pruneCommand } from "./commands/prune.js";
 import { recoverCommand } from "./commands/recover.js";
+import { resolveCommand } from "./commands/resolve.js";
 import { rollbackCommand } from "./commands/rollback.js";
 import { sessionsCommand } from "./commands/sessions.js";
 import { showCommand } from "./commands/show.js";
@@ -88,6 +89,7 @@ Examples:
     verifyCommand,
     pruneCommand,
     recoverCommand,
+    resolveCommand,
     demoCommand,
     uiCommand,
     mcpCommand,

@@ -154,6 +154,15 @@ export const recordToolCallInput = z
     message: "has both a result and an error: give one (a failed call's result is null)",
     path: ["error"],
   });
+/** What became of a call a crash left `running` (`resolveToolCall`): it succeeded, with its result, or it failed. */
+export const resolveToolCallInput = z.discriminatedUnion(
+  "status",
+  [
+    z.strictObject({ status: z.literal("succeeded"), result: anything }),
+    z.strictObject({ status: z.literal("failed"), error: z.union([text(), z.strictObject({ message: text(), name: text().optional() })]) }),
+  ],
+  { error: 'must be { status: "succeeded", result } or { status: "failed", error }' },
+);
 export const planInput = z.union(
   [z.strictObject({ checkpointId: name() }), z.strictObject({ branchId: name() }), z.strictObject({ messageId: name() })],
   { error: "must be one of { checkpointId }, { branchId } or { messageId }" },
@@ -183,6 +192,7 @@ export type HistoryOptions = z.input<typeof historyInput>;
 export type UpdateSessionInput = z.input<typeof updateSessionInput>;
 export type RecordToolCallInput = z.input<typeof recordToolCallInput>;
 export type PlanTarget = z.input<typeof planInput>;
+export type ResolveToolCallInput = z.input<typeof resolveToolCallInput>;
 export type AutoCheckpointPolicy = z.input<typeof autoCheckpointPolicy>;
 
 /**

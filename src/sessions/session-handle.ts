@@ -11,6 +11,7 @@ import { getState } from "./get-state.js";
 import { invoke } from "./invoke.js";
 import { listCheckpoints } from "./list-checkpoints.js";
 import { recordToolCall } from "./record-tool-call.js";
+import { resolveToolCall } from "./resolve-tool-call.js";
 import { restore } from "./restore.js";
 import type { StateUpdate } from "./set-state.js";
 import { setState } from "./set-state.js";
@@ -31,6 +32,7 @@ import {
   type MoveOptions,
   type PlanTarget,
   type RecordToolCallInput,
+  type ResolveToolCallInput,
   type WriteOptions,
 } from "../models/inputs.js";
 import type { JsonInput, JsonValue } from "../models/json.js";
@@ -246,6 +248,17 @@ export class SessionHandle {
   /** Records a call some framework already ran, so its registered `undo` can reverse it later. `{ requestId, ifAt }` as for `append`. */
   recordToolCall(call: RecordToolCallInput, options?: WriteOptions): Promise<ToolInvocation> {
     return this.#run((ctx, ref) => recordToolCall(ctx, ref, call, options));
+  }
+
+  /**
+   * Records what became of a call a crash left `running` (moves report it `unknown`), once its owner is gone:
+   * `{ status: "succeeded", result }` (its effect is in the world: later moves undo it as any other, given that result)
+   * or `{ status: "failed", error }` (never undone). `ConflictError` `CALL_NOT_UNKNOWN` for a call with an outcome,
+   * `CALL_IN_PROGRESS` while its owner may still run it. Returns the call as completed.
+   * @example await s.resolveToolCall(call.id, { status: "succeeded", result: { sent: true } })
+   */
+  resolveToolCall(invocationId: string, outcome: ResolveToolCallInput): Promise<ToolInvocation> {
+    return this.#run((ctx, ref) => resolveToolCall(ctx, ref, id(invocationId, "invocationId"), outcome));
   }
 
   /** The tool invocations of the current lineage (or `branchId`'s), in order, with status. */

@@ -46,6 +46,7 @@ const VERBS = [
   "verify",
   "prune",
   "recover",
+  "resolve",
   "demo",
   "ui",
 ];
