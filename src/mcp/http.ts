@@ -32,8 +32,9 @@ export interface McpHttpServer {
 /** The tokens a request carries: `Authorization: Bearer …` (what MCP clients send), the forkpoint header, or `?token=`. */
 function requestTokens(req: IncomingMessage, url: URL): string[] {
   const found: string[] = [];
-  const auth = req.headers.authorization;
-  if (auth?.startsWith("Bearer ")) found.push(auth.slice("Bearer ".length).trim());
+  // The scheme is case-insensitive (RFC 9110): "bearer" and "BEARER" are "Bearer".
+  const bearer = /^bearer[ \t]+(\S+)[ \t]*$/i.exec(req.headers.authorization ?? "");
+  if (bearer) found.push(bearer[1]!);
   const header = req.headers[TOKEN_HEADER];
   if (typeof header === "string") found.push(header);
   const query = url.searchParams.get("token");

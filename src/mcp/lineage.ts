@@ -40,22 +40,22 @@ function currentLineage(branches: readonly Branch[]): Map<string, number> {
   return upTo;
 }
 
-/** How many pages of checkpoints `lastCheckpoint` reads at most before it says it found none. */
-const MAX_PAGES = 10;
+/** Checkpoints read per page by `lastCheckpoint` (the most a listing gives). */
+const PAGE = 1000;
 
 /**
- * The newest checkpoint (not automatic: those capture no files) on the current lineage, at or before its head: in an
- * MCP session, the files the workspace was last captured or restored as. Null when none is found.
+ * The newest checkpoint on the current lineage at or before its head (automatic ones capture no files, and are not
+ * listed): in an MCP session, the files the workspace was last captured or restored as. Null when there is none. Every
+ * page is read if need be: thousands of checkpoints on another branch do not hide the one that counts.
  */
 export async function lastCheckpoint(s: SessionHandle): Promise<Checkpoint | null> {
   const lineage = currentLineage(await s.branches());
   let cursor: string | null = null;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const { items, nextCursor } = await s.listCheckpoints({ limit: 100, cursor });
-    const found = items.find((c) => !c.auto && c.position <= (lineage.get(c.branchId) ?? -1));
+  do {
+    const { items, nextCursor } = await s.listCheckpoints({ auto: false, limit: PAGE, cursor });
+    const found = items.find((c) => c.position <= (lineage.get(c.branchId) ?? -1));
     if (found) return found;
-    if (!nextCursor) return null;
     cursor = nextCursor;
-  }
+  } while (cursor);
   return null;
 }

@@ -2,9 +2,10 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ForkpointError } from "../index.js";
 import type { ToolName } from "./schemas.js";
+import { oneLine } from "./shapes.js";
 
 /** What a model can do about each refusal, by code (and, where it differs, by tool). */
-function hint(code: string, tool: ToolName): string {
+function hint(code: string, tool: ToolName, message: string): string {
   switch (code) {
     case "WORKSPACE_DRIFT":
       return tool === "rollback"
@@ -20,6 +21,14 @@ function hint(code: string, tool: ToolName): string {
     case "MOVE_IN_PROGRESS":
     case "CALL_IN_PROGRESS":
       return "Try again in a moment.";
+    case "DIFF_TIMEOUT":
+      return tool === "diff"
+        ? "diff between two other checkpoints, or look at the file itself."
+        : "rollback itself refuses (WORKSPACE_DRIFT) when files changed since the last checkpoint, and undo {} takes it back.";
+    case "PAYLOAD_TOO_LARGE":
+    case "MALFORMED_TEXT":
+      if (!message.startsWith("workspace file ")) return "";
+      return "A person can move that file out of the workspace, or name it in a .gitignore file in the workspace (honoured from the next checkpoint on).";
     default:
       return "";
   }
@@ -28,14 +37,14 @@ function hint(code: string, tool: ToolName): string {
 /** The text of `error` for a model: `CODE: message` and a hint, on one line. */
 export function refusalText(error: unknown, tool: ToolName): string {
   if (!(error instanceof ForkpointError))
-    return `INTERNAL: ${(error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, " ")}`;
+    return oneLine(`INTERNAL: ${(error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, " ")}`);
   const saved = error.savedDrift
     ? ` The files changed since the last checkpoint were saved in checkpoint ${error.savedDrift.checkpointId} before this failed.`
     : "";
-  const next = hint(error.code, tool);
+  const next = hint(error.code, tool, error.message);
   // One line whatever the message holds (a tool's error can span several).
   const message = error.message.replace(/\s*\n\s*/g, " ").replace(/\.$/, "");
-  return `${error.code}: ${message}.${saved}${next ? ` ${next}` : ""}`;
+  return oneLine(`${error.code}: ${message}.${saved}${next ? ` ${next}` : ""}`);
 }
 
 /** A tool error: text only, so that a client validating results against the output schema has nothing to refuse. */

@@ -2,9 +2,11 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import type { SessionHandle } from "../index.js";
+import { inThreadDiffer, type FilesDiffer } from "./files-diff.js";
 import { toolError } from "./refusals.js";
 import { inputs, outputs, type ToolName } from "./schemas.js";
-import { handlers } from "./tools.js";
+import { oneLine } from "./shapes.js";
+import { handlers, type ToolContext } from "./tools.js";
 
 /** What the client may hand the model as the server's instructions (docs/mcp.md says the same at more length). */
 export const INSTRUCTIONS = [
@@ -76,18 +78,23 @@ const TOOLS: Record<ToolName, ToolInfo> = {
   },
 };
 
-/** An MCP server over `session`, whose workspace the tools checkpoint and move (a new one per HTTP request is cheap). */
-export function createMcpServer(session: SessionHandle, version: string): McpServer {
+/**
+ * An MCP server over `session`, whose workspace the tools checkpoint and move (a new one per HTTP request is cheap);
+ * `files` compares the workspace's files (give the server's worker: see files-diff.ts).
+ */
+export function createMcpServer(session: SessionHandle, version: string, files: FilesDiffer = inThreadDiffer): McpServer {
   const server = new McpServer({ name: "forkpoint", version }, { instructions: INSTRUCTIONS });
+  const context: ToolContext = { session, files };
   for (const name of Object.keys(TOOLS) as ToolName[]) {
-    const handler = handlers[name] as (s: SessionHandle, input: unknown) => ReturnType<(typeof handlers)[ToolName]>;
+    const handler = handlers[name] as (t: ToolContext, input: unknown) => ReturnType<(typeof handlers)[ToolName]>;
     server.registerTool(
       name,
       { ...TOOLS[name], inputSchema: inputs[name], outputSchema: outputs[name] },
       async (input: unknown): Promise<CallToolResult> => {
         try {
-          const { structured, line, more } = await handler(session, input);
-          const content: CallToolResult["content"] = [{ type: "text", text: line }];
+          const { structured, line, more } = await handler(context, input);
+          // One line whatever a name in it holds (paths are quoted where they need it; this is the last guard).
+          const content: CallToolResult["content"] = [{ type: "text", text: oneLine(line) }];
           if (more) content.push({ type: "text", text: more });
           return { content, structuredContent: structured as Record<string, unknown> };
         } catch (error) {

@@ -1,5 +1,6 @@
 // The MCP tools over one session with a workspace: each takes its parsed input and returns JSON and a line to read.
-import type { MoveOptions, SessionHandle } from "../index.js";
+import type { Branch, Checkpoint, MoveOptions, SessionHandle } from "../index.js";
+import type { FilesDiffer } from "./files-diff.js";
 import { findCheckpoint, lastCheckpoint } from "./lineage.js";
 import type { ToolInput, ToolName, ToolOutput } from "./schemas.js";
 import { branchOf, callOf, checkpointOf, countOf, diffLine, moveOf, moveTail, named, paths, where } from "./shapes.js";
@@ -11,7 +12,13 @@ export interface ToolAnswer<T extends ToolName> {
   more?: string;
 }
 
-export type ToolHandlers = { [T in ToolName]: (s: SessionHandle, input: ToolInput<T>) => Promise<ToolAnswer<T>> };
+/** What the tools work on: the session, and where its files are compared (off the server's thread). */
+export interface ToolContext {
+  session: SessionHandle;
+  files: FilesDiffer;
+}
+
+export type ToolHandlers = { [T in ToolName]: (t: ToolContext, input: ToolInput<T>) => Promise<ToolAnswer<T>> };
 
 /** A patch longer than this is cut (the file lists stay whole): a model's context is not the place for a vendored tree. */
 export const MAX_PATCH_CHARS = 60_000;
@@ -22,13 +29,16 @@ export const MAX_PATCH_CHARS = 60_000;
  */
 const MOVE: MoveOptions = { scope: "both", refuseIrreversible: true };
 
+/** The target `diff` takes and answers for the files on disk. */
+const DISK = "disk";
+
 export const handlers: ToolHandlers = {
-  async checkpoint(s, { name }) {
+  async checkpoint({ session: s }, { name }) {
     const cp = checkpointOf(await s.checkpoint(name === undefined ? {} : { name }));
     return { structured: { checkpoint: cp }, line: `Saved checkpoint ${named(cp)} (position ${cp.position} on branch ${cp.branchId}).` };
   },
 
-  async list_checkpoints(s, { limit, cursor }) {
+  async list_checkpoints({ session: s }, { limit, cursor }) {
     const page = await s.listCheckpoints({ limit: limit ?? 20, cursor: cursor ?? null });
     const checkpoints = page.items.map(checkpointOf);
     const listed = checkpoints.map((c) => `${named(c)} (${c.createdAt})`).join(", ");
@@ -40,34 +50,30 @@ export const handlers: ToolHandlers = {
     return { structured: { checkpoints, nextCursor: page.nextCursor }, line };
   },
 
-  async diff(s, { from, to }) {
+  async diff({ session: s, files }, { from, to }) {
     const a = await findCheckpoint(s, from);
-    const b = to === undefined ? null : await findCheckpoint(s, to);
-    const d = await s.diffFiles(a.id, b ? b.id : "disk");
-    const patchTruncated = d.patch.length > MAX_PATCH_CHARS;
-    const structured = {
-      from: a.id,
-      to: b ? b.id : "disk",
-      added: d.added,
-      modified: d.modified,
-      deleted: d.deleted,
-      patch: patchTruncated ? d.patch.slice(0, MAX_PATCH_CHARS) : d.patch,
-      patchTruncated,
-    };
+    // "disk" is what the results call the files on disk: accepted as `to` too.
+    const b = to === undefined || to === DISK ? null : await findCheckpoint(s, to);
+    const [d] = await files.changes(s, [{ from: a.id, to: b ? b.id : DISK }], MAX_PATCH_CHARS);
+    const structured = { from: a.id, to: b ? b.id : DISK, ...d! };
     return { structured, line: diffLine(structured), ...(structured.patch ? { more: structured.patch } : {}) };
   },
 
-  async plan_rollback(s, { checkpoint }) {
+  async plan_rollback({ session: s, files }, { checkpoint }) {
     const cp = await findCheckpoint(s, checkpoint);
-    const [plan, files, last] = await Promise.all([s.plan({ checkpointId: cp.id }), s.diffFiles(cp.id, "disk"), lastCheckpoint(s)]);
-    const uncheckpointed = last ? await s.diffFiles(last.id, "disk") : null;
+    const [plan, last] = await Promise.all([s.plan({ checkpointId: cp.id }), lastCheckpoint(s)]);
+    // File lists only (no patch is kept), both in one call: the checkpoint's files against the disk, and those of the
+    // last checkpoint on this branch (once, when it is that checkpoint).
+    const pairs = [{ from: cp.id, to: DISK }, ...(last && last.id !== cp.id ? [{ from: last.id, to: DISK }] : [])];
+    const [toCheckpoint, sinceLast] = await files.changes(s, pairs, 0);
+    const uncheckpointed = last ? (sinceLast ?? toCheckpoint!) : null;
     const changed = uncheckpointed ? [...uncheckpointed.added, ...uncheckpointed.modified, ...uncheckpointed.deleted].sort() : [];
     const irreversible = plan.skipped.map(callOf);
     const refusal = changed.length > 0 ? "WORKSPACE_DRIFT" : irreversible.length > 0 ? "IRREVERSIBLE" : null;
     const structured = {
       checkpoint: checkpointOf(cp),
-      restore: [...files.modified, ...files.deleted].sort(),
-      remove: files.added,
+      restore: [...toCheckpoint!.modified, ...toCheckpoint!.deleted].sort(),
+      remove: toCheckpoint!.added,
       uncheckpointed: changed,
       lastCheckpointId: last?.id ?? null,
       tools: { undo: plan.undone.map(callOf), replay: plan.replayed.map(callOf), irreversible },
@@ -89,24 +95,29 @@ export const handlers: ToolHandlers = {
     return { structured, line: `${parts.join("; ")}.` };
   },
 
-  async rollback(s, { checkpoint, force }) {
+  async rollback({ session: s }, { checkpoint, force }) {
     const cp = await findCheckpoint(s, checkpoint);
+    const before = (await s.info()).currentBranchId;
     const move = moveOf(await s.rollback(cp.id, { ...MOVE, ...(force ? { force } : {}) }));
-    const line = `Rolled back to ${named(cp)}: now on ${where(move.branch)}; ${moveTail(move)}. undo {} takes it back.`;
+    // A rollback to where the session already is forks no branch, and is no move for undo to take back.
+    const line =
+      move.branch.id === before
+        ? `Already at ${named(cp)} on ${where(move.branch)}: no branch made, nothing for undo to take back; ${moveTail(move)}.`
+        : `Rolled back to ${named(cp)}: now on ${where(move.branch)}; ${moveTail(move)}. undo {} takes it back.`;
     return { structured: { checkpoint: checkpointOf(cp), ...move }, line };
   },
 
-  async undo(s) {
+  async undo({ session: s }) {
     const move = moveOf(await s.undo(MOVE));
     return { structured: move, line: `Undone: back on ${where(move.branch)}; ${moveTail(move)}. redo {} goes forward again.` };
   },
 
-  async redo(s) {
+  async redo({ session: s }) {
     const move = moveOf(await s.redo(MOVE));
     return { structured: move, line: `Redone: on ${where(move.branch)}; ${moveTail(move)}.` };
   },
 
-  async branches(s) {
+  async branches({ session: s }) {
     const branches = (await s.branches()).map(branchOf);
     const current = branches.find((b) => b.current)!;
     const others = branches.filter((b) => !b.current).map((b) => `${b.id} (head ${b.head})`);
@@ -117,12 +128,12 @@ export const handlers: ToolHandlers = {
     return { structured: { branches, currentBranchId: current.id }, line };
   },
 
-  async switch_branch(s, { branch }) {
+  async switch_branch({ session: s }, { branch }) {
     const move = moveOf(await s.switchBranch(branch, MOVE));
     return { structured: move, line: `Switched to ${where(move.branch)}; ${moveTail(move)}.` };
   },
 
-  async history(s, { limit }) {
+  async history({ session: s }, { limit }) {
     const want = limit ?? 20;
     const events: ToolOutput<"history">["events"] = [];
     let cursor: string | null = null;
@@ -140,6 +151,7 @@ export const handlers: ToolHandlers = {
       }
       cursor = page.nextCursor;
     } while (cursor && !more);
+    await nameForkCheckpoints(s, events);
     const line =
       events.length === 0
         ? "Nothing has happened in this session yet."
@@ -147,3 +159,22 @@ export const handlers: ToolHandlers = {
     return { structured: { events, more }, line };
   },
 };
+
+/**
+ * A branch's event says what made it and where (`rollback at position 3`): the checkpoint it forked from is named
+ * too, when it is known (`rollback to cp_abc "before the refactor" at position 3`).
+ */
+async function nameForkCheckpoints(s: SessionHandle, events: ToolOutput<"history">["events"]): Promise<void> {
+  const forks = events.filter((e) => e.kind === "branch");
+  if (forks.length === 0) return;
+  const branches = new Map<string, Branch>((await s.branches()).map((b) => [b.id, b]));
+  const checkpoints = new Map<string, Checkpoint | null>();
+  for (const e of forks) {
+    const cpId = branches.get(e.id)?.forkCheckpointId;
+    if (!cpId) continue;
+    if (!checkpoints.has(cpId)) checkpoints.set(cpId, await findCheckpoint(s, cpId).catch(() => null));
+    const cp = checkpoints.get(cpId) ?? { id: cpId, name: null };
+    const rollback = /^rollback at position (\d+)$/.exec(e.summary);
+    e.summary = rollback ? `rollback to ${named(cp)} at position ${rollback[1]}` : `${e.summary} (from checkpoint ${named(cp)})`;
+  }
+}

@@ -1,27 +1,42 @@
 // The one session of a workspace directory and user: found again by the directory's real path (a metadata key set
-// once its workspace is attached), or named by the caller; created and attached on first use.
+// once its workspace is attached), or named by the caller; created and attached on first use, one server at a time.
 import { realpathSync, statSync } from "node:fs";
 import { basename, resolve } from "node:path";
 import type { Forkpoint, JsonValue, SessionHandle } from "../index.js";
+import { ValidationError } from "../index.js";
+import { withStartLock } from "./start-lock.js";
 
 /** The session metadata key holding the real path of the directory an MCP session's workspace is. */
 export const WORKSPACE_KEY = "mcpWorkspace";
 /** The key holding the exclude list the workspace was attached with (kept as the workspace keeps it). */
 export const EXCLUDE_KEY = "mcpExclude";
 
-/** Patterns every MCP workspace leaves out: a rewind must never rewrite a git repository's own files. */
-export const ALWAYS_EXCLUDED = [".git/"];
+/**
+ * Patterns every MCP workspace leaves out, after the user's: a rewind must never rewrite a git repository's own files.
+ * `.git` (no slash) is a `.git` directory or file (a worktree's, a submodule's) at any depth; being last, no pattern
+ * before it can bring it back (in .gitignore syntax the last pattern that matches decides).
+ */
+export const ALWAYS_EXCLUDED = [".git"];
+/** What workspaces attached by earlier versions keep, first in their list. */
+const EARLIER_ALWAYS = [".git/"];
+
+/** The patterns of a kept list that the user gave (the always-excluded ones left out). */
+export const userPatterns = (list: readonly string[]): string[] =>
+  list.filter((p) => !ALWAYS_EXCLUDED.includes(p) && !EARLIER_ALWAYS.includes(p));
+
+/** The list a workspace is attached with: the user's patterns, then the always-excluded ones. */
+export const excludeList = (user: readonly string[]): string[] => [...userPatterns(user), ...ALWAYS_EXCLUDED];
 
 export interface WorkspaceSession {
   session: SessionHandle;
   /** The directory's real path. */
   dir: string;
-  /** True when this call created the session (or attached a named one). */
+  /** True when this call attached the workspace: a new session, a named one, or a new exclude list. */
   attached: boolean;
-  /** The exclude list the workspace keeps (a different one given now is not applied: see `excludeIgnored`). */
+  /** The exclude list the workspace keeps. */
   exclude: string[];
-  /** Set when `exclude` was given but the workspace keeps another one. */
-  excludeIgnored: boolean;
+  /** Set when the workspace had another exclude list, and this call attached it with `exclude` instead. */
+  excludeChanged: boolean;
 }
 
 /** A problem with what the caller asked for (not a failure of the database): the CLI prints it as one line. */
@@ -46,40 +61,111 @@ const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.
 const stringList = (value: JsonValue | undefined): string[] | null =>
   Array.isArray(value) && value.every((v) => typeof v === "string") ? (value as string[]) : null;
 
-/**
- * The session of `dir` for `userId`: `sessionId` when given (attached to `dir` if it has no MCP workspace yet), else
- * the one whose metadata names `dir`, else a new one. A workspace is attached once only: attaching again would take
- * the files as they are now for what forkpoint last saw, and a hand edit since the last checkpoint would no longer be
- * drift (a later rewind would overwrite it unsaved).
- */
-export async function workspaceSession(
-  fp: Forkpoint,
-  o: { dir: string; userId: string; sessionId?: string; exclude?: string[] },
-): Promise<WorkspaceSession> {
-  const dir = realDirectory(o.dir);
-  const wanted = [...ALWAYS_EXCLUDED, ...(o.exclude ?? []).filter((p) => !ALWAYS_EXCLUDED.includes(p))];
-  const session = o.sessionId ? await fp.getSession(o.sessionId, { userId: o.userId }) : await findByDirectory(fp, o.userId, dir);
-  if (session) {
-    const metadata = (await session.info()).metadata ?? {};
-    const known = metadata[WORKSPACE_KEY];
-    if (typeof known === "string") {
-      if (known !== dir)
-        throw new WorkspaceSessionError(
-          `session ${session.id} keeps the workspace ${known}, not ${dir}: give that --workspace, or another --session`,
-        );
-      const exclude = stringList(metadata[EXCLUDE_KEY]) ?? ALWAYS_EXCLUDED;
-      return { session, dir, attached: false, exclude, excludeIgnored: o.exclude !== undefined && !sameList(exclude, wanted) };
-    }
-  }
-  const target = session ?? (await fp.createSession({ userId: o.userId, title: `mcp: ${basename(dir) || dir}` }));
-  await target.attachWorkspace(dir, { exclude: wanted });
-  // Marked only once attached: a crash before leaves a session no later start takes for this directory's.
-  const metadata = (await target.info()).metadata ?? {};
-  await target.update({ metadata: { ...metadata, [WORKSPACE_KEY]: dir, [EXCLUDE_KEY]: wanted } });
-  return { session: target, dir, attached: true, exclude: wanted, excludeIgnored: false };
+const shellWord = (s: string) => (/^[\w./:@%+=,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+export interface WorkspaceSessionOptions {
+  dir: string;
+  userId: string;
+  sessionId?: string;
+  /** The user's exclude patterns (absent: whatever the workspace keeps, or none for a new one). */
+  exclude?: string[];
+  /**
+   * Where the per-directory lock files live (the user's data directory): servers started at once on one directory
+   * find or create its session one after the other. Absent: no lock (a single caller).
+   */
+  lockDir?: string;
+  /** How the refusal of a new exclude list names the database in the command it suggests (`--db PATH`). */
+  databaseArgs?: string[];
 }
 
-/** The oldest session of `userId` whose metadata names `dir` (two started at once may both create one: the first wins). */
+/**
+ * The session of `dir` for `userId`: `sessionId` when given (attached to `dir` if it has no MCP workspace yet), else
+ * the one whose metadata names `dir`, else a new one. A session whose workspace could not be attached is deleted: a
+ * failed first start leaves nothing behind, and the next start attaches anew with the patterns it is given.
+ *
+ * A workspace is attached again only while it has no checkpoint: attaching takes the files as they are now for what
+ * forkpoint last saw (a hand edit since the last checkpoint would no longer be drift, and a rewind would overwrite it
+ * unsaved), and a checkpoint is only ever compared with or restored to the rules it was captured under (every earlier
+ * one would be out of reach). So a new `exclude` for a workspace with checkpoints is refused, saying what to do.
+ */
+export async function workspaceSession(fp: Forkpoint, o: WorkspaceSessionOptions): Promise<WorkspaceSession> {
+  const dir = realDirectory(o.dir);
+  const run = () => findOrAttach(fp, o, dir);
+  return o.lockDir ? withStartLock(o.lockDir, dir, run) : run();
+}
+
+async function findOrAttach(fp: Forkpoint, o: WorkspaceSessionOptions, dir: string): Promise<WorkspaceSession> {
+  const wanted = excludeList(o.exclude ?? []);
+  const session = o.sessionId ? await fp.getSession(o.sessionId, { userId: o.userId }) : await findByDirectory(fp, o.userId, dir);
+  if (!session) {
+    const created = await fp.createSession({ userId: o.userId, title: `mcp: ${basename(dir) || dir}` });
+    try {
+      await attach(created, dir, wanted);
+    } catch (error) {
+      await fp.deleteSession(created.id, { userId: o.userId }).catch(() => undefined);
+      throw attachFailure(error, "Nothing was kept: start");
+    }
+    return { session: created, dir, attached: true, exclude: wanted, excludeChanged: false };
+  }
+  const metadata = (await session.info()).metadata ?? {};
+  const known = metadata[WORKSPACE_KEY];
+  if (typeof known !== "string") {
+    // A named session of the user's without an MCP workspace: attached, and kept whatever happens.
+    await attach(session, dir, wanted).catch((error: unknown) => {
+      throw attachFailure(error, "Start");
+    });
+    return { session, dir, attached: true, exclude: wanted, excludeChanged: false };
+  }
+  if (known !== dir)
+    throw new WorkspaceSessionError(
+      `session ${session.id} keeps the workspace ${known}, not ${dir}: give that --workspace, or another --session`,
+    );
+  const kept = stringList(metadata[EXCLUDE_KEY]) ?? EARLIER_ALWAYS;
+  if (o.exclude === undefined || sameList(userPatterns(kept), userPatterns(o.exclude)))
+    return { session, dir, attached: false, exclude: kept, excludeChanged: false };
+  if ((await session.listCheckpoints({ limit: 1 })).items.length > 0) throw newListRefused(session.id, o, userPatterns(kept));
+  await attach(session, dir, wanted).catch((error: unknown) => {
+    throw attachFailure(error, "Start");
+  });
+  return { session, dir, attached: true, exclude: wanted, excludeChanged: true };
+}
+
+/**
+ * Attaches `dir` to `session`, then marks the session as that directory's: a crash in between leaves a session no
+ * later start takes for this directory's.
+ */
+async function attach(session: SessionHandle, dir: string, exclude: string[]): Promise<void> {
+  await session.attachWorkspace(dir, { exclude });
+  const metadata = (await session.info()).metadata ?? {};
+  await session.update({ metadata: { ...metadata, [WORKSPACE_KEY]: dir, [EXCLUDE_KEY]: exclude } });
+}
+
+/** A file the workspace cannot hold (over the size limit, a name that is not UTF-8): what the next start can do. */
+function attachFailure(error: unknown, next: string): unknown {
+  const prefix = "workspace file ";
+  if (!(error instanceof ValidationError) || !error.field.startsWith(prefix)) return error;
+  const path = error.field.slice(prefix.length);
+  // A pattern anchored at the workspace's root names that one file, when its name holds nothing a pattern reads.
+  const pattern = /^[^*?[\]\\!#\s\ufffd]+$/.test(path) ? ` (--exclude ${shellWord(`/${path}`)})` : "";
+  return new WorkspaceSessionError(
+    `the workspace could not be attached: ${error.code}: ${error.message.replace(/\.$/, "")}. ${next} again with ` +
+      `--exclude naming that file${pattern}, or move it out of the directory`,
+  );
+}
+
+function newListRefused(sessionId: string, o: WorkspaceSessionOptions, kept: string[]): WorkspaceSessionError {
+  const keptArgs = kept.length === 0 ? "no --exclude" : kept.map((p) => `--exclude ${shellWord(p)}`).join(" ");
+  const del = ["forkpoint", "delete", sessionId, "-u", shellWord(o.userId), ...(o.databaseArgs ?? []).map(shellWord)].join(" ");
+  return new WorkspaceSessionError(
+    `the workspace has checkpoints taken with another exclude list (${keptArgs}), and a checkpoint is only ever restored ` +
+      `under the list it was taken with: attaching it again with the new one would put every checkpoint out of reach, ` +
+      `and take files changed since the last checkpoint for saved. Either keep ${keptArgs} and write the new patterns ` +
+      `in a .gitignore file in the workspace (honoured from the next checkpoint on), or start over with the new list ` +
+      `after deleting this session and its checkpoints: ${del}`,
+  );
+}
+
+/** The oldest session of `userId` whose metadata names `dir` (sessions made before the start lock may be several). */
 async function findByDirectory(fp: Forkpoint, userId: string, dir: string): Promise<SessionHandle | null> {
   let found: string | null = null;
   let cursor: string | null = null;

@@ -95,3 +95,22 @@ describe.each(TRANSPORTS)("over %s", (transport) => {
     expect(filesIn(ws)["a.txt"]).toBe("two\n");
   });
 });
+
+describe("the last checkpoint of the current branch", () => {
+  it("is found behind a thousand newer checkpoints on another branch, so drift is still seen", async () => {
+    write(ws, "a.txt", "a\n");
+    server = await connect("stdio", ["--workspace", ws, "--db", db, "--user", "alice"]);
+    const { client } = server;
+    const a0 = (await ok(client, "checkpoint", { name: "A0" })).checkpoint;
+    write(ws, "b.txt", "b\n");
+    const a1 = (await ok(client, "checkpoint", { name: "A1" })).checkpoint;
+    await ok(client, "rollback", { checkpoint: "A0" });
+    for (let i = 0; i < 1001; i++) await ok(client, "checkpoint", {});
+    await ok(client, "switch_branch", { branch: a0.branchId });
+    write(ws, "a.txt", "edited by hand\n");
+
+    const plan = await ok(client, "plan_rollback", { checkpoint: "A0" });
+    expect(plan).toMatchObject({ uncheckpointed: ["a.txt"], lastCheckpointId: a1.id, refusal: "WORKSPACE_DRIFT" });
+    expect(await refused(client, "rollback", { checkpoint: "A0" })).toMatch(/^WORKSPACE_DRIFT: /);
+  });
+});

@@ -2,6 +2,7 @@
 // driven by the official MCP SDK client over stdio, or over streamable HTTP with the token it printed.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -17,9 +18,15 @@ const repo = fileURLToPath(new URL("../..", import.meta.url));
 export type Transport = "stdio" | "http";
 export const TRANSPORTS: Transport[] = ["stdio", "http"];
 
+/**
+ * The data directory a child uses unless a test gives its own (XDG_DATA_HOME): where its start locks go, never the
+ * runner's home.
+ */
+const TEST_DATA = path.join(os.tmpdir(), "forkpoint-mcp-tests-data");
+
 /** The child's environment: nothing of the runner's forkpoint settings, a data directory of the test's own. */
 export function childEnv(extra: NodeJS.ProcessEnv = {}): Record<string, string> {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, ...extra };
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, XDG_DATA_HOME: TEST_DATA, ...extra };
   return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => typeof e[1] === "string"));
 }
 

@@ -5,7 +5,7 @@ import http from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeTempDir, removeDir } from "../helpers.js";
-import { httpClient, ok, startHttp, write, type HttpChild } from "./fixture.js";
+import { connect, httpClient, ok, startHttp, write, type HttpChild } from "./fixture.js";
 
 let root: string;
 let server: HttpChild;
@@ -90,6 +90,27 @@ describe("forkpoint mcp --http", () => {
       expect((await ok(client, "checkpoint", { name: "over http" })).checkpoint.name).toBe("over http");
     } finally {
       await client.close();
+    }
+  });
+
+  it("takes the Bearer scheme in any case, as HTTP's schemes are", async () => {
+    const host = { host: new URL(server.url).host };
+    for (const scheme of ["bearer", "BEARER", "Bearer", "bEaReR"])
+      expect((await post({ ...host, authorization: `${scheme} ${server.token}` })).status).toBe(200);
+    expect((await post({ ...host, authorization: `bearer${server.token}` })).status).toBe(401);
+  });
+});
+
+describe("FORKPOINT_MCP_TOKEN", () => {
+  it("is ignored over stdio, where there is no token to check", async () => {
+    const ws = path.join(root, "project");
+    const stdio = await connect("stdio", ["--workspace", ws, "--db", path.join(root, "stdio.db"), "--user", "alice"], {
+      FORKPOINT_MCP_TOKEN: "short",
+    });
+    try {
+      expect((await ok(stdio.client, "checkpoint", { name: "over stdio" })).checkpoint.name).toBe("over stdio");
+    } finally {
+      await stdio.close();
     }
   });
 });

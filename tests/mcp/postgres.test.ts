@@ -32,6 +32,14 @@ describe.skipIf(!(await pgServer()))("forkpoint mcp --postgres", () => {
     write(ws, "dir/b.txt", "b\n");
     await ok(server.client, "checkpoint", { name: "two" });
     write(ws, "a.txt", "drift\n");
+    // Files are compared in a worker thread with a handle of its own on the same database.
+    expect(await ok(server.client, "plan_rollback", { checkpoint: "one" })).toMatchObject({
+      restore: ["a.txt"],
+      remove: ["dir/b.txt"],
+      uncheckpointed: ["a.txt"],
+      refusal: "WORKSPACE_DRIFT",
+    });
+    expect((await ok(server.client, "diff", { from: "two" })).patch).toContain("+drift");
     expect(await refused(server.client, "rollback", { checkpoint: "one" })).toMatch(/^WORKSPACE_DRIFT: /);
     await server.close();
 

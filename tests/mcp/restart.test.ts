@@ -75,25 +75,6 @@ describe.each(TRANSPORTS)("over %s", (transport) => {
   });
 });
 
-describe("the exclude list", () => {
-  it("is fixed when the workspace is first attached: a later --exclude is reported, not applied", async () => {
-    write(ws, "a.txt", "one\n");
-    write(ws, "out/app.js", "built 1\n");
-    const args = ["--workspace", ws, "--user", "alice", "--db", path.join(root, "fp.db")];
-    server = await connect("stdio", args);
-    await ok(server.client, "checkpoint", { name: "one" });
-    await server.close();
-    server = await connect("stdio", [...args, "--exclude", "out/"]);
-    await ok(server.client, "list_checkpoints");
-    expect(server.output()).toContain("--exclude not applied: the workspace keeps the list it was attached with (.git/)");
-    // out/ is still captured: a rewind restores it as it was.
-    write(ws, "out/app.js", "built 2\n");
-    await ok(server.client, "checkpoint", { name: "two" });
-    await ok(server.client, "rollback", { checkpoint: "one" });
-    expect(filesIn(ws)).toEqual({ "a.txt": "one\n", "out/app.js": "built 1\n" });
-  });
-});
-
 describe("refusals at start", () => {
   const run = (args: string[], env: NodeJS.ProcessEnv = {}) =>
     spawnSync(process.execPath, mcpArgs(args), { encoding: "utf8", env: childEnv({ XDG_DATA_HOME: data, ...env }), input: "" });

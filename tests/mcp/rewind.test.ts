@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeTempDir, removeDir } from "../helpers.js";
-import { TRANSPORTS, connect, filesIn, ok, write, type Connected } from "./fixture.js";
+import { TRANSPORTS, call, connect, filesIn, lineOf, ok, refused, write, type Connected } from "./fixture.js";
 
 let root: string;
 let ws: string;
@@ -135,5 +135,70 @@ describe.each(TRANSPORTS)("over %s", (transport) => {
     expect(fs.readFileSync(path.join(ws, "a.txt"), "utf8")).toBe("2\n");
     await ok(server.client, "undo");
     expect(fs.readFileSync(path.join(ws, "a.txt"), "utf8")).toBe("1\n");
+  });
+});
+
+describe("what the lines say", () => {
+  it("a rollback to where the session is makes no branch, and says nothing of undo taking it back", async () => {
+    write(ws, "a.txt", "1\n");
+    server = await connect("stdio", ["--workspace", ws, "--db", db, "--user", "alice"]);
+    const { client } = server;
+    const one = (await ok(client, "checkpoint", { name: "one" })).checkpoint;
+    write(ws, "a.txt", "2\n");
+    await ok(client, "checkpoint", { name: "two" });
+    const real = await call(client, "rollback", { checkpoint: "one" });
+    expect(lineOf(real)).toMatch(/^Rolled back to .*\. undo \{\} takes it back\.$/);
+
+    const again = await call(client, "rollback", { checkpoint: one.id });
+    expect(again.isError ?? false).toBe(false);
+    expect(lineOf(again)).toMatch(
+      /^Already at cp_\S+ "one" on branch \S+ at position 1: no branch made, nothing for undo to take back; 0 files written, 0 deleted\.$/,
+    );
+    expect(lineOf(again)).not.toContain("undo {}");
+    expect((await ok(client, "branches")).branches).toHaveLength(2);
+    // undo takes back the real rollback, the one before.
+    await ok(client, "undo");
+    expect(filesIn(ws)).toEqual({ "a.txt": "2\n" });
+  });
+
+  it('history names the checkpoint a rollback went to; diff takes to: "disk"', async () => {
+    write(ws, "a.txt", "1\n");
+    server = await connect("stdio", ["--workspace", ws, "--db", db, "--user", "alice"]);
+    const { client } = server;
+    const one = (await ok(client, "checkpoint", { name: "one" })).checkpoint;
+    write(ws, "a.txt", "2\n");
+    await ok(client, "checkpoint", { name: "two" });
+    await ok(client, "rollback", { checkpoint: "one" });
+    const history = await call(client, "history");
+    const events = (history.structuredContent as { events: { kind: string; summary: string }[] }).events;
+    expect(events.find((e) => e.kind === "branch")!.summary).toBe(`rollback to ${one.id} "one" at position 1`);
+    expect(lineOf(history)).toContain(`rollback to ${one.id} "one" at position 1`);
+
+    write(ws, "a.txt", "3\n");
+    const toDisk = await ok(client, "diff", { from: "two", to: "disk" });
+    expect(toDisk).toMatchObject({ to: "disk", modified: ["a.txt"] });
+    expect(await ok(client, "diff", { from: "two" })).toEqual(toDisk);
+    expect(await refused(client, "diff", { from: "two", to: "nope" })).toMatch(/^NOT_FOUND: /);
+  });
+
+  it("file names with line breaks or other control characters stay on the line, quoted", async () => {
+    const names = ["new\nline.txt", "carriage\rreturn.txt", "tab\there.txt", "sep\u2028arator.txt", "plain.txt"];
+    for (const n of names) write(ws, n, "1\n");
+    server = await connect("stdio", ["--workspace", ws, "--db", db, "--user", "alice"]);
+    const { client } = server;
+    await ok(client, "checkpoint", { name: "one" });
+    for (const n of names) write(ws, n, "2\n");
+    for (const r of [
+      await call(client, "diff", { from: "one" }),
+      await call(client, "plan_rollback", { checkpoint: "one" }),
+      await call(client, "rollback", { checkpoint: "one", force: true }),
+    ]) {
+      const line = lineOf(r);
+      expect(line).not.toMatch(/[\n\r\t\u2028]/);
+      expect(line).toContain(String.raw`"new\nline.txt"`);
+      expect(line).toContain(String.raw`"carriage\rreturn.txt"`);
+    }
+    const diff = await ok(client, "diff", { from: "one", to: "disk" });
+    expect(diff.modified).toEqual([]);
   });
 });
