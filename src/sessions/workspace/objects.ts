@@ -23,8 +23,9 @@ export const INLINE_MAX = 128;
 
 /** Parsed trees by hash (content-addressed: never stale), shared by every workspace of the process. */
 const parsedTrees = new LRUCache<string, TreeEntries>({ maxSize: 16 << 20, sizeCalculation: (t) => 64 + t.size * 100 });
-/** Uncompressed packs by id, so that the files of one pack a restore writes decompress it once. */
-const unpacked = new LRUCache<number, Buffer>({ maxSize: 8 << 20, sizeCalculation: (b) => Math.max(1, b.length) });
+/** Uncompressed packs by id, kept by one operation (a restore) so that the files it writes from one pack decompress it once. */
+export const packCache = () => new LRUCache<number, Buffer>({ maxSize: 8 << 20, sizeCalculation: (b) => Math.max(1, b.length) });
+export type PackCache = ReturnType<typeof packCache>;
 
 export function parseTree(hash: string, body: string): TreeEntries {
   if (sha256(body) !== hash) throw new IntegrityError(`the stored directory ${hash} of a workspace snapshot does not match its hash`);
@@ -39,27 +40,35 @@ export function parseTree(hash: string, body: string): TreeEntries {
 }
 
 /**
- * Reads trees through a cache. A snapshot stored before trees (`{ path: hash }`) is turned into trees held here only,
+ * Reads trees through a cache (content-addressed, so shared by every database of the process), or, `checked`, each
+ * from the database (verify). A snapshot stored before trees (`{ path: hash }`) is turned into trees held here only,
  * for the operation that reads it (`ephemeral`).
  */
 export class TreeReader {
+  readonly #read = new Map<string, TreeEntries>();
+  constructor(readonly checked = false) {}
   readonly ephemeral = new Map<string, TreeEntries>();
   /** The bodies of `ephemeral`'s trees: stored along with a snapshot made from one of them. */
   readonly ephemeralBodies = new Map<string, string>();
 
   /** Makes `hashes` readable with `entries`, in one query for those not cached. */
   *load(tx: Tx, hashes: Iterable<string>): Step<void> {
-    const missing = [...new Set(hashes)].filter((h) => !this.ephemeral.has(h) && !parsedTrees.has(h) && h !== EMPTY_TREE);
+    const known = (h: string) => h === EMPTY_TREE || this.ephemeral.has(h) || this.#read.has(h) || (!this.checked && parsedTrees.has(h));
+    const missing = [...new Set(hashes)].filter((h) => !known(h));
     if (missing.length === 0) return;
-    const rows = yield* tx.getTrees(missing);
-    for (const r of rows) parsedTrees.set(r.hash, parseTree(r.hash, r.body));
-    for (const h of missing)
-      if (!parsedTrees.has(h)) throw new IntegrityError(`the stored directory ${h} of a workspace snapshot is missing`);
+    for (const r of yield* tx.getTrees(missing)) {
+      const t = parseTree(r.hash, r.body);
+      this.#read.set(r.hash, t);
+      parsedTrees.set(r.hash, t);
+    }
+    for (const h of missing) {
+      if (!this.#read.has(h)) throw new IntegrityError(`the stored directory ${h} of a workspace snapshot is missing`);
+    }
   }
 
   entries(hash: string): TreeEntries {
     if (hash === EMPTY_TREE) return new Map();
-    const t = this.ephemeral.get(hash) ?? parsedTrees.get(hash);
+    const t = this.ephemeral.get(hash) ?? this.#read.get(hash) ?? (this.checked ? undefined : parsedTrees.get(hash));
     if (!t) throw new Error(`tree ${hash} was not loaded`);
     return t;
   }
@@ -280,20 +289,23 @@ export function* listFiles(tx: Tx, reader: TreeReader, root: string): Step<[stri
   return (yield* diffTrees(tx, reader, null, root)).map((c) => [c.path, c.to!] as [string, string]);
 }
 
-/** Stored contents by hash, each checked against its hash: a damaged or missing one is an IntegrityError. */
-export function* readBlobs(tx: Tx, hashes: Iterable<string>): Step<Map<string, Buffer>> {
+/**
+ * Stored contents by hash, each checked against its hash: a damaged or missing one is an IntegrityError. `packs`: the
+ * operation's cache of uncompressed packs (pack ids are a database's own: never shared between databases).
+ */
+export function* readBlobs(tx: Tx, hashes: Iterable<string>, packs: PackCache = packCache()): Step<Map<string, Buffer>> {
   const wanted = [...new Set(hashes)];
   const out = new Map<string, Buffer>();
   for (let i = 0; i < wanted.length; i += 500) {
     const rows = yield* tx.blobRows(wanted.slice(i, i + 500));
-    const packIds = [...new Set(rows.filter((r) => r.packId !== null && !unpacked.has(r.packId)).map((r) => r.packId!))];
-    const packs = new Map<number, Buffer>();
+    const packIds = [...new Set(rows.filter((r) => r.packId !== null && !packs.has(Number(r.packId))).map((r) => Number(r.packId)))];
+    const fetched = new Map<number, Buffer>();
     for (const p of yield* tx.getPacks(packIds)) {
       try {
         if (p.codec !== PACK_CODEC) throw new Error(`unknown codec ${p.codec}`);
         const raw = inflateRawSync(p.content);
-        packs.set(p.id, raw);
-        unpacked.set(p.id, raw);
+        fetched.set(Number(p.id), raw);
+        packs.set(Number(p.id), raw);
       } catch {
         // Left out: its contents are then reported missing or damaged below, by hash.
       }
@@ -301,7 +313,7 @@ export function* readBlobs(tx: Tx, hashes: Iterable<string>): Step<Map<string, B
     for (const r of rows) {
       let content: Buffer | undefined = r.content;
       if (r.packId !== null) {
-        const pack = packs.get(r.packId) ?? unpacked.get(r.packId);
+        const pack = fetched.get(Number(r.packId)) ?? packs.get(Number(r.packId));
         const end = Number(r.packOffset) + Number(r.size);
         content = pack && end <= pack.length ? pack.subarray(Number(r.packOffset), end) : undefined;
       }

@@ -12,7 +12,7 @@ import { assertRestorable, removeStaged, restoreChanges } from "./files.js";
 import { TreeReader, diffTrees, listFiles, readBlobs } from "./objects.js";
 import { deletedFile, wroteFile } from "./stat-cache.js";
 import { scan, scanContext, stateOf, type WorkspaceState } from "./state.js";
-import type { RestoreJournal } from "./workspace.js";
+import { contentsFor, type RestoreJournal } from "./workspace.js";
 
 /** What recovery did with one interrupted workspace restore. */
 export interface WorkspaceRecovery {
@@ -108,17 +108,7 @@ async function finishClaimed(
   );
   if (blocked) return drift([], blocked);
   await state.exclusive(async () => {
-    const kept = new Map(planned.contents);
-    await restoreChanges(
-      ws.dir,
-      planned.changes,
-      async (hashes) => {
-        const missing = hashes.filter((h) => !kept.has(h));
-        if (missing.length > 0) for (const [h, c] of await ctx.store.read((tx) => readBlobs(tx, missing))) kept.set(h, c);
-        return kept;
-      },
-      { any: false },
-    );
+    await restoreChanges(ws.dir, planned.changes, contentsFor(ctx, planned.contents), { any: false });
     const sc = scanContext(ctx, state, null);
     for (const c of planned.changes) {
       if (c.to === null) deletedFile(state.cache, c.path);

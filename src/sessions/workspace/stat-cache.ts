@@ -117,6 +117,8 @@ export class StatCache {
   readonly dirtyDirs = new Set<DirNode>();
   /** Each tracker maps a path changed since it was registered to its hash before (null: it did not exist). */
   readonly trackers = new Set<Map<string, string | null>>();
+  /** Files read (their stat data changed, or their entry was racy): what the cache saves is what this does not count. */
+  reads = 0;
 
   /** The cache as stored (see `toRows`). */
   static fromRows(rows: readonly StatRow[]): StatCache {
@@ -333,6 +335,7 @@ function refreshFile(cache: StatCache, sc: ScanContext, dir: DirNode, name: stri
   }
   let read: { hash: string; content: Buffer | null };
   try {
+    cache.reads++;
     read = readFile(full, Number(st.size), sc.store !== undefined);
   } catch (error) {
     // Gone (or replaced by a directory) between the lstat and the read: what it is now is seen by the next scan.

@@ -29,6 +29,8 @@ export class WorkspaceState {
   cache: StatCache;
   /** The cache reflects a whole walk made while the watcher (if any) already ran: its events since say what changed. */
   walked = false;
+  /** Whole walks made (the others looked only at what the watcher named). */
+  walks = 0;
   watch: Watch | null = null;
   /** Whether a watcher may be used here (Linux, a local file system, watches in place). */
   watchable: boolean;
@@ -112,11 +114,9 @@ function newState(ctx: EngineContext, config: WorkspaceConfig, rows: readonly St
   return state;
 }
 
-/** Forgets the session's workspace state (its workspace was deleted or attached again). */
-export function dropState(ctx: EngineContext, sessionId: string): void {
-  const registry = registryOf(ctx);
-  registry.states.get(sessionId)?.close();
-  registry.states.delete(sessionId);
+/** The session's workspace state in this forkpoint, if it has one (for tests and diagnostics). */
+export function workspaceStateFor(ctx: EngineContext, sessionId: string): WorkspaceState | undefined {
+  return registryOf(ctx).states.get(sessionId);
 }
 
 /** A .gitignore file's text, or null (asked of every directory: a missing file costs no exception). */
@@ -180,6 +180,7 @@ export async function scan(ctx: EngineContext, state: WorkspaceState, writer: Pa
     const sc = scanContext(ctx, state, writer);
     for (const k of Object.values(state.pending)) k.clear();
     const devices = new Map<bigint, string>();
+    state.walks++;
     await drive(ctx, state, writer, walkTree(state.cache, { ...sc, devices }, state.cache.root, ""));
     // A file system mounted inside the workspace that is not a local one: its events cannot be trusted.
     for (const path of devices.values())

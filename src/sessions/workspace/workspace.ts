@@ -6,7 +6,7 @@
 // with its own doing: attach, checkpoints, restores, and the paths a tool call or a move's undo/replay changed (tracked
 // from before to after), never a hand edit made before them.
 import { assertLocal, isLocal } from "./host.js";
-import { readFileSync, realpathSync, statSync } from "node:fs";
+import { lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { ConflictError, NotFoundError, ValidationError } from "../../models/errors.js";
 import type { CheckpointFilesRow, Step, StatRow, TreeRow, Tx, WorkspaceRow } from "../../store/port/index.js";
@@ -14,7 +14,7 @@ import type { EngineContext } from "../core/context.js";
 import { sha256 } from "../integrity/hashes.js";
 import { SELF_START } from "../moves/process-identity.js";
 import { assertRestorable, restoreChanges } from "./files.js";
-import { PackWriter, TreeReader, applyChanges, diffTrees, listFiles, readBlobs, type FileChange } from "./objects.js";
+import { PackWriter, TreeReader, applyChanges, diffTrees, listFiles, packCache, readBlobs, type FileChange } from "./objects.js";
 import {
   EMPTY_TREE,
   EMPTY_TREE_BODY,
@@ -317,7 +317,31 @@ export async function prepareRestore(
   }
   const blocked = assertRestorable(ws.dir, written);
   if (blocked) throw new ConflictError(`cannot restore the workspace ${ws.dir}: ${blocked}`, "WORKSPACE_DRIFT");
-  return { ws, manifestId, changes, contents, drifted, ...(ownMove === undefined ? {} : { ownMove }) };
+  return { ws, manifestId, changes: withoutForeign(ws.dir, changes), contents, drifted, ...(ownMove === undefined ? {} : { ownMove }) };
+}
+
+/**
+ * `changes` less the files to add that are already there with the target's content. A file to add that is there
+ * with another content is not forkpoint's (ignored now, e.g. by a .gitignore changed since the target was captured):
+ * it is never overwritten, so the restore is refused.
+ */
+function withoutForeign(dir: string, changes: FileChange[]): FileChange[] {
+  const foreign: string[] = [];
+  const kept = changes.filter((c) => {
+    if (c.from !== null || c.to === null) return true;
+    const st = lstatSync(`${dir}/${c.path}`, { throwIfNoEntry: false });
+    if (!st) return true;
+    if (st.isFile() && sha256(readFileAt(dir, c.path)) === c.to) return false;
+    foreign.push(c.path);
+    return true;
+  });
+  if (foreign.length > 0) {
+    throw new ConflictError(
+      `cannot restore the workspace ${dir}: ${shownPaths(foreign)} would be overwritten, and forkpoint does not capture them now (ignored); move them away, then move`,
+      "WORKSPACE_DRIFT",
+    );
+  }
+  return kept;
 }
 
 function* prepareRestoreUnit(
@@ -351,8 +375,9 @@ function* checkedContents(tx: Tx, hashes: string[]): Step<Map<string, Buffer>> {
   const kept = new Map<string, Buffer>();
   let bytes = 0;
   const unique = [...new Set(hashes)];
+  const packs = packCache();
   for (let i = 0; i < unique.length; i += 256) {
-    for (const [hash, content] of yield* readBlobs(tx, unique.slice(i, i + 256))) {
+    for (const [hash, content] of yield* readBlobs(tx, unique.slice(i, i + 256), packs)) {
       if (bytes + content.length > KEEP_BYTES) continue;
       kept.set(hash, content);
       bytes += content.length;
@@ -377,9 +402,10 @@ export interface PreparedRestore {
 /** Contents to write: from memory, or read again (and checked) from the database. */
 export function contentsFor(ctx: EngineContext, kept: ReadonlyMap<string, Buffer>): (hashes: string[]) => Promise<Map<string, Buffer>> {
   const cache = new Map(kept);
+  const packs = packCache();
   return async (hashes) => {
     const missing = hashes.filter((h) => !cache.has(h));
-    if (missing.length > 0) for (const [h, c] of await ctx.store.read((tx) => readBlobs(tx, missing))) cache.set(h, c);
+    if (missing.length > 0) for (const [h, c] of await ctx.store.read((tx) => readBlobs(tx, missing, packs))) cache.set(h, c);
     return cache;
   };
 }
@@ -618,7 +644,7 @@ export function* checkpointFilesProblems(tx: Tx, checkpointId: string, seen?: Fi
   const files = yield* tx.checkpointManifest(checkpointId);
   if (!files) return [];
   const memo = seen ?? { trees: new Map(), contents: new Map() };
-  const reader = new TreeReader();
+  const reader = new TreeReader(true);
   let root: string;
   try {
     root = yield* reader.rootOf(tx, files.manifestId);
