@@ -3,7 +3,7 @@ import { ForkpointError, errorText } from "../../models/errors.js";
 import type { BranchRow, CheckpointRow, EntryRow, Step, ToolRow, Tx } from "../../store/port/index.js";
 import { GENESIS_HASH, entryHash, snapshotIntact, toolResultIntact } from "../integrity/hashes.js";
 import { verifyCheckpointAnchor } from "../integrity/verified-read.js";
-import { checkpointFilesProblems } from "../workspace/workspace.js";
+import { checkpointFilesProblems, type FilesSeen } from "../workspace/workspace.js";
 import { CHUNK_UNITS, type Slice } from "./long-call.js";
 
 /** One thing `verify` found wrong. */
@@ -113,15 +113,17 @@ export function* sessionSlices(work: SessionWork, check: SessionCheck): Generato
       };
     }
   }
+  // Snapshots share most of their trees and contents: each is checked once per session.
+  const filesSeen: FilesSeen = { trees: new Map(), contents: new Map() };
   for (const counted of work.checkpoints) {
-    yield { units: 1, run: (tx) => runUnit(tx, alive, counted, problems) };
+    yield { units: 1, run: (tx) => runUnit(tx, alive, counted, problems, filesSeen) };
   }
 }
 
-function* runUnit(tx: Tx, alive: (tx: Tx) => Step<boolean>, counted: CheckpointRow, problems: VerifyProblem[]) {
+function* runUnit(tx: Tx, alive: (tx: Tx) => Step<boolean>, counted: CheckpointRow, problems: VerifyProblem[], filesSeen: FilesSeen) {
   const cp = (yield* alive(tx)) ? yield* tx.getCheckpoint(counted.id) : undefined;
   if (!cp) return;
-  for (const detail of yield* checkpointFilesProblems(tx, cp.id)) problems.push({ kind: "checkpoint", id: cp.id, detail });
+  for (const detail of yield* checkpointFilesProblems(tx, cp.id, filesSeen)) problems.push({ kind: "checkpoint", id: cp.id, detail });
   try {
     yield* verifyCheckpointAnchor(tx, cp, (yield* tx.checkpointAnchor(cp.id))!);
   } catch (error) {

@@ -160,13 +160,14 @@ async function drive(ctx: EngineContext, state: WorkspaceState, writer: PackWrit
  */
 export async function scan(ctx: EngineContext, state: WorkspaceState, writer: PackWriter | null = null): Promise<void> {
   if (state.watchable && !state.watch && !ctx.closing.aborted) {
-    state.watch = new Watch(
-      state.config.dir,
-      JSON.parse(state.config.exclude) as string[],
-      state.config.gitignore,
-      ctx.store.databaseFiles(),
-    );
-    if (!(await state.watch.ready())) disableWatch(ctx, state, state.watch.failed);
+    try {
+      const exclude = JSON.parse(state.config.exclude) as string[];
+      state.watch = new Watch(state.config.dir, exclude, state.config.gitignore, ctx.store.databaseFiles());
+      if (!(await state.watch.ready())) disableWatch(ctx, state, state.watch.failed);
+    } catch (error) {
+      state.watchable = false;
+      ctx.logger.warn(`forkpoint: the workspace ${state.config.dir} cannot be watched (${(error as Error).message}); every scan walks it`);
+    }
     state.walked = false;
   }
   const synced = state.watch ? await state.watch.sync() : null;

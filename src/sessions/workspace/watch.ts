@@ -5,7 +5,7 @@
 // walks the tree: on a platform or file system where events are not known to be complete, when the kernel's queue may
 // have overflowed (Node does not report an overflow: events are counted instead), when a watch failed, when a
 // .gitignore changed, when the worker does not answer.
-import { mkdtempSync, readFileSync, rmSync, statfsSync, unlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -57,7 +57,18 @@ const OVERFLOW_EVENTS = (() => {
 /** How long a sync waits for its cookie's event before it gives up (and the caller walks). */
 const SYNC_TIMEOUT_MS = 10_000;
 
-const ignorePath = createRequire(import.meta.url).resolve("ignore");
+/** Where the worker finds the `ignore` package (resolved when a watcher first starts), or null if it cannot. */
+let ignorePath: string | null | undefined;
+function ignoreModulePath(): string | null {
+  if (ignorePath === undefined) {
+    try {
+      ignorePath = createRequire(import.meta.url).resolve("ignore");
+    } catch {
+      ignorePath = null; // bundled without its dependencies' files: no watcher, every scan walks
+    }
+  }
+  return ignorePath;
+}
 
 /** What changed since the last sync, and whether it can be trusted to be everything. */
 export interface Synced {
@@ -81,8 +92,10 @@ export class Watch {
   readonly #waiting = new Map<number, (m: WatchMessage & { type: "sync" }) => void>();
 
   constructor(root: string, exclude: string[], gitignore: boolean, skip: readonly string[]) {
+    const ignore = ignoreModulePath();
+    if (ignore === null) throw new Error("the ignore package cannot be found");
     this.#cookieDir = mkdtempSync(join(tmpdir(), "forkpoint-watch-"));
-    const workerData: WatchData = { root, exclude, gitignore, skip: [...skip], cookieDir: this.#cookieDir, ignorePath };
+    const workerData: WatchData = { root, exclude, gitignore, skip: [...skip], cookieDir: this.#cookieDir, ignorePath: ignore };
     // It holds a watch per directory and the paths named since the last sync: a small heap.
     this.#worker = new Worker(watcherSource, {
       eval: true,
@@ -164,14 +177,5 @@ export class Watch {
     this.#closed = true;
     void this.#worker.terminate();
     rmSync(this.#cookieDir, { recursive: true, force: true });
-  }
-}
-
-/** Removes a cookie left by a process that died mid-sync (best effort; they live in the system's temp directory). */
-export function removeCookie(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // gone already
   }
 }
