@@ -1,7 +1,19 @@
 // One measured job in its own process, so peak RSS is per system and per N; prints one JSON line.
 
 export interface Job {
-  kind: "chat" | "history" | "pages" | "tools" | "graph" | "baseline" | "pgchat" | "pgprepare" | "pgwriter" | "pgverify" | "workspace";
+  kind:
+    | "chat"
+    | "history"
+    | "pages"
+    | "tools"
+    | "requests"
+    | "graph"
+    | "baseline"
+    | "pgchat"
+    | "pgprepare"
+    | "pgwriter"
+    | "pgverify"
+    | "workspace";
   system: "peer" | "saver" | "forkpoint" | "sql" | "floor" | "pg" | "pgpeer" | "workspace";
   n?: number; // chat turns, history messages, tool invocations
   /** pgchat: the message text (bench/util.ts `contentOf`). */
@@ -33,7 +45,7 @@ async function run(job: Job): Promise<unknown> {
   const { runForkpointSaverChat } = job.system === "saver" ? await import("./saver-forkpoint.js") : ({} as never);
   const { runSqlFloorChat } = job.system === "sql" ? await import("./sql-floor.js") : ({} as never);
   const { runFloorChat, runFloorHistory, runFloorPages } = job.system === "floor" ? await import("./floor.js") : ({} as never);
-  const { runForkpointChat, runForkpointHistory, runForkpointPages, runForkpointTools } =
+  const { runForkpointChat, runForkpointHistory, runForkpointPages, runForkpointTools, runForkpointRequests } =
     job.system === "forkpoint" ? await import("./forkpoint.js") : ({} as never);
   if (job.kind === "baseline") return {};
   switch (key) {
@@ -57,6 +69,8 @@ async function run(job: Job): Promise<unknown> {
       return runForkpointPages(job.users!, job.total!, job.samples!);
     case "tools:forkpoint":
       return runForkpointTools(job.n!);
+    case "requests:forkpoint":
+      return runForkpointRequests(job.n!);
     default:
       throw new Error(`no such job: ${key}`);
   }

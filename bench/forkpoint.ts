@@ -35,7 +35,7 @@ interface Page {
 interface Session {
   id: string;
   append(m: unknown): Promise<Msg[]>;
-  turn(m: unknown, cp: { name: string }): Promise<{ messages: Msg[]; checkpoint: Cp }>;
+  turn(m: unknown, cp: { name: string }, o?: { requestId: string }): Promise<{ messages: Msg[]; checkpoint: Cp }>;
   checkpoint(o: { name: string }): Promise<Cp>;
   restore(id: string): Promise<{ history: unknown[] }>;
   history(): Promise<unknown[]>;
@@ -286,6 +286,49 @@ export async function runForkpointTools(count: number): Promise<ToolFigures> {
     const rollbackMs = now() - t;
     const undone = r.undone.length;
     return { invocations: count, recordMsPerCall: recordMs / count, rollbackMs, undone, msPerUndone: undone ? rollbackMs / undone : NaN };
+  } finally {
+    await fp.close();
+    cleanup();
+  }
+}
+
+export interface RequestFigures {
+  /** Turns timed of each kind (after the warm-up). */
+  turns: number;
+  plainMs: number;
+  requestMs: number;
+  /** requestMs / plainMs. */
+  ratio: number;
+}
+
+/**
+ * The cost of a request id (issue 31): chat turns on one session, alternately without and with `{ requestId }`, so that
+ * the machine's drift hits both alike; the median turn of each kind after a warm-up of `n / 4` turns.
+ */
+export async function runForkpointRequests(n: number): Promise<RequestFigures> {
+  const { openForkpoint } = await api();
+  const { dir, cleanup } = tempDir("fp-requests");
+  const fp = openForkpoint({ path: join(dir, "forkpoint.db") });
+  try {
+    const s = await fp.createSession({ userId: "user-1", title: "bench requests" });
+    const plain: number[] = [];
+    const withId: number[] = [];
+    const warmUp = Math.floor(n / 4);
+    for (let i = 0; i < warmUp + 2 * n; i++) {
+      const messages = [
+        { role: "user", content: content(i, "user") },
+        { role: "assistant", content: content(i, "assistant") },
+      ];
+      const asRequest = i % 2 === 1;
+      const t = now();
+      if (asRequest) await s.turn(messages, { name: "turn-" + i }, { requestId: `turn-${i}-${s.id}` });
+      else await s.turn(messages, { name: "turn-" + i });
+      const ms = now() - t;
+      if (i >= warmUp) (asRequest ? withId : plain).push(ms);
+    }
+    const plainMs = median(plain);
+    const requestMs = median(withId);
+    return { turns: plain.length, plainMs, requestMs, ratio: requestMs / plainMs };
   } finally {
     await fp.close();
     cleanup();

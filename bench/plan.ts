@@ -7,7 +7,7 @@ export type SqliteSystem = "peer" | "saver" | "forkpoint" | "sql" | "floor";
 /** "pg": forkpoint on PostgreSQL (`openForkpoint({ postgres })`); "pgpeer": LangGraph's PostgresSaver (bench/postgres.ts). */
 export type PgSystem = "pg" | "pgpeer";
 /** "workspace": forkpoint's workspaces beside a shadow git repository (bench/workspace.ts, issue 33). */
-export type System = SqliteSystem | PgSystem | "workspace";
+export type System = SqliteSystem | PgSystem | "workspace" | "requests";
 
 export interface Plan {
   mode: "quick" | "full";
@@ -15,6 +15,8 @@ export interface Plan {
   history: { n: number; runs: number; reps: number };
   pages: { users: number; total: number; samples: number };
   tools: { n: number; runs: number };
+  /** Turns of each kind (without and with a request id, alternating) per run, and runs (issue 31). */
+  requests: { n: number; runs: number };
   /** A real LangGraph graph (LangChain messages) on SqliteSaver and on ForkpointSaver: invokes per thread, and runs. */
   graph: { n: number; runs: number }[];
   /** Chat sizes (and runs) for forkpoint with its opt-in `walWorker`, beside its default run at the same size. */
@@ -94,6 +96,7 @@ export function makePlan(quick: boolean): Plan {
     history: { n: 20_000, runs: quick ? 1 : 5, reps: quick ? 10 : 20 },
     pages: quick ? { users: 1_000, total: 100_000, samples: 200 } : { users: 10_000, total: 1_000_000, samples: 500 },
     tools: { n: 1_000, runs: quick ? 2 : 3 },
+    requests: { n: quick ? 2_000 : 5_000, runs: quick ? 3 : 5 },
     walWorker: quick
       ? [{ n: 10_000, runs: 1 }]
       : [

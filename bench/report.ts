@@ -1,7 +1,7 @@
 // Aggregates runs into medians, prints the tables, and evaluates the targets of issue 4.
 import type { PageFigures } from "./floor.js";
 import type { GraphFigures } from "./graph-langgraph.js";
-import type { ToolFigures } from "./forkpoint.js";
+import type { RequestFigures, ToolFigures } from "./forkpoint.js";
 import type { SqliteSystem, System } from "./plan.js";
 import type { PgResults } from "./postgres.js";
 import type { WorkspaceAgg } from "./report-workspace.js";
@@ -17,6 +17,8 @@ export interface Results {
   history: Partial<Record<System, { count: number; ms: number; peakRssMB: number }>>;
   pages: Partial<Record<System, PageFigures & { peakRssMB: number }>>;
   tools: (ToolFigures & { runs: number }) | null;
+  /** A turn with a request id against one without (issue 31): medians across runs of each run's medians and ratio. */
+  requests: (RequestFigures & { runs: number; ratios: number[] }) | null;
   /** forkpoint's chat with `walWorker: true`, by N (not a separate system: an option of the same engine). */
   walWorker: Record<number, ChatAgg>;
   /** A real LangGraph graph per checkpointer (no target: for LangGraph users), by invokes per thread. */
@@ -198,6 +200,14 @@ export function formatTables(r: Results, peerSkipped: number[]): string {
       `  rollback ${ms(t.rollbackMs)} ms, undone ${t.undone}, ${ms(t.msPerUndone)} ms per undone invocation (journal included); recordToolCall ${ms(t.recordMsPerCall)} ms per call`,
     );
   }
+  if (r.requests) {
+    const q = r.requests;
+    out.push(
+      "",
+      `Request ids: ${q.turns} turns of each kind per run, alternating (median of ${q.runs} runs)`,
+      `  turn ${ms(q.plainMs)} ms without, ${ms(q.requestMs)} ms with { requestId }: ${q.ratio.toFixed(3)}× (runs: ${q.ratios.map((v) => v.toFixed(3)).join(", ")})`,
+    );
+  }
   const walSizes = Object.keys(r.walWorker)
     .map(Number)
     .sort((a, b) => a - b);
@@ -321,6 +331,12 @@ export function evaluateTargets(r: Results): Target[] {
           : ""),
     );
   }
+  const q = r.requests;
+  add(
+    "a turn with a requestId costs ≤1.10× one without (issue 31)",
+    q ? q.ratio <= 1.1 : null,
+    q ? `${q.ratio.toFixed(3)}× (${ms(q.requestMs)} against ${ms(q.plainMs)} ms; median of ${q.runs} runs)` : "not run",
+  );
   const rss = fp[100_000]?.turnsRssMB,
     a = fp[100_000],
     b = floor[100_000];

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Job } from "./child.js";
 import { compileBench } from "./compile.js";
-import { forkpointAvailable } from "./forkpoint.js";
+import { forkpointAvailable, type RequestFigures } from "./forkpoint.js";
 import { makePlan, type PgSystem, type SqliteSystem, type System } from "./plan.js";
 import type { GraphFigures } from "./graph-langgraph.js";
 import { runPostgresPart } from "./postgres.js";
@@ -20,7 +20,7 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
 const onlyArg = args[args.indexOf("--only") + 1];
-const ALL: System[] = ["peer", "saver", "forkpoint", "sql", "floor", "pg", "pgpeer", "workspace"];
+const ALL: System[] = ["peer", "saver", "forkpoint", "sql", "floor", "pg", "pgpeer", "workspace", "requests"];
 let systems: System[] = args.includes("--only") && onlyArg ? (onlyArg.split(",") as System[]) : ALL;
 const unknown = systems.filter((s) => !ALL.includes(s));
 if (unknown.length) {
@@ -29,7 +29,7 @@ if (unknown.length) {
 }
 if (systems.some((s) => s === "forkpoint" || s === "pg") && !forkpointAvailable()) {
   console.log("forkpoint: src/index.ts does not exist yet; running the peers and the floor only");
-  systems = systems.filter((s) => s !== "forkpoint" && s !== "saver" && s !== "sql" && s !== "pg" && s !== "workspace");
+  systems = systems.filter((s) => s !== "forkpoint" && s !== "saver" && s !== "sql" && s !== "pg" && s !== "workspace" && s !== "requests");
 }
 const plan = makePlan(quick);
 const t0 = now();
@@ -61,6 +61,7 @@ const results: Results = {
   history: {},
   pages: {},
   tools: null,
+  requests: null,
   walWorker: {},
   graph: {},
   baselineRssMB: null,
@@ -187,6 +188,29 @@ if (systems.includes("forkpoint")) {
       msPerUndone: pick("msPerUndone"),
     };
     log(`tools forkpoint: ${results.tools.msPerUndone.toFixed(3)} ms per undone invocation`);
+  });
+}
+
+// Request ids (issue 31): turns with and without one, alternating in each run; the median of the runs' figures.
+if (systems.includes("requests")) {
+  attempt("requests forkpoint", () => {
+    const rs: RequestFigures[] = [];
+    for (let i = 0; i < plan.requests.runs; i++) {
+      const r = child<RequestFigures>({ kind: "requests", system: "forkpoint", n: plan.requests.n }).result;
+      rs.push(r);
+      log(
+        `requests forkpoint run ${i + 1}/${plan.requests.runs}: ${(r.plainMs * 1000).toFixed(0)} / ${(r.requestMs * 1000).toFixed(0)} µs, ${r.ratio.toFixed(3)}×`,
+      );
+    }
+    const pick = (k: "plainMs" | "requestMs" | "ratio" | "turns") => median(rs.map((r) => r[k]));
+    results.requests = {
+      turns: pick("turns"),
+      plainMs: pick("plainMs"),
+      requestMs: pick("requestMs"),
+      ratio: pick("ratio"),
+      runs: rs.length,
+      ratios: rs.map((r) => r.ratio),
+    };
   });
 }
 

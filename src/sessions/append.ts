@@ -1,5 +1,5 @@
 // append: add one or many messages to the current branch, in one transaction; turn: the same, then a checkpoint.
-import type { Step, Tx } from "../store/port/index.js";
+import type { MessageRow, Step, Tx } from "../store/port/index.js";
 import { PayloadTooLargeError } from "../models/errors.js";
 import { appendOptions, messageInput, parseInput, parseOptions, type AppendOptions } from "../models/inputs.js";
 import { checkIfAt, type IfAt } from "./core/if-at.js";
@@ -11,7 +11,7 @@ import { toMessage } from "./core/rows.js";
 import { findLanding, settleLanding } from "./log/after.js";
 import { lastLineageMessage } from "./log/lineage.js";
 import { writeMessages, type EntryFields } from "./log/writer.js";
-import { applyOnce, recordRequest, requestOf, type AnswerCodec, type Request } from "./requests/ledger.js";
+import { applyOnce, quickRequest, recordRequest, writtenRequestOf, type AnswerCodec, type Request } from "./requests/ledger.js";
 
 /** Validates messages into entry fields before any write, so bad input leaves nothing behind. */
 export function messageFields(ctx: EngineContext, input: unknown, field: string): EntryFields {
@@ -43,14 +43,43 @@ export function batchFields(ctx: EngineContext, input: MessageInput | MessageInp
  * consecutive entries of one branch, and entries never change), read back whole for a retry.
  */
 export const messagesAnswer: AnswerCodec<Message[]> = {
-  encode: (messages) => JSON.stringify(messages.length === 0 ? [] : [messages[0]!.branchId, messages[0]!.position, messages.length]),
+  encode: (messages) => JSON.stringify(messagesRange(messages)),
   *decode(tx: Tx, answer: string): Step<Message[]> {
-    const [branchId, first, count] = JSON.parse(answer) as [string?, number?, number?];
-    const out: Message[] = [];
-    if (branchId !== undefined) yield* tx.segmentMessages({ branchId, after: first! - 1, upTo: first! + count! - 1 }, toMessage, out);
-    return out;
+    return yield* messagesIn(tx, JSON.parse(answer) as MessagesRange, toMessage);
   },
 };
+
+/** Where a call's messages are: their branch, first position and count (`[]`: none). */
+export type MessagesRange = [] | [branchId: string, first: number, count: number];
+
+export const messagesRange = (messages: readonly Message[]): MessagesRange =>
+  messages.length === 0 ? [] : [messages[0]!.branchId, messages[0]!.position, messages.length];
+
+/** The messages of `range`, each made by `map`. */
+export function* messagesIn<T>(tx: Tx, range: MessagesRange, map: (row: MessageRow) => T): Step<T[]> {
+  const out: T[] = [];
+  if (range.length === 3) yield* tx.segmentMessages({ branchId: range[0], after: range[1] - 1, upTo: range[1] + range[2] - 1 }, map, out);
+  return out;
+}
+
+/** A retried append's arguments are the first's when its messages are what the first wrote. */
+function* sameMessages(tx: Tx, answer: string, fields: readonly EntryFields[]): Step<boolean> {
+  return yield* wroteMessages(tx, JSON.parse(answer) as MessagesRange, fields);
+}
+
+/** Whether the messages of `range` are `fields` as written: the same roles, contents, client ids and metadata. */
+export function* wroteMessages(tx: Tx, range: MessagesRange, fields: readonly EntryFields[]): Step<boolean> {
+  if ((range[2] ?? 0) !== fields.length) return false;
+  // `map` gets one reused row object: what is compared is copied out of it.
+  const rows = yield* messagesIn(tx, range, (r) => [r.role, r.content, r.clientId, r.metadata]);
+  return (
+    rows.length === fields.length &&
+    rows.every(([role, content, clientId, metadata], i) => {
+      const f = fields[i]!;
+      return role === f.role && content === f.content && clientId === (f.clientId ?? null) && metadata === (f.metadata ?? null);
+    })
+  );
+}
 
 export async function append(
   ctx: EngineContext,
@@ -60,14 +89,15 @@ export async function append(
 ): Promise<Message[]> {
   const fields = batchFields(ctx, input);
   const { requestId, ifAt, after } = appendControlOf(options);
-  // Messages given `after` are another call than the same messages at the head: `after` is an argument.
-  const request = requestOf(requestId, "append", after === undefined ? fields : { fields, after }, messagesAnswer);
+  // A retry is told apart by what the first call wrote (no hash of the messages on the way in); `after` is an argument
+  // the messages do not hold.
+  const request = writtenRequestOf(requestId, after === undefined ? "append" : `append>${after}`, messagesAnswer, sameMessages, fields);
   return applyOnce(ctx, ref, request, async () => (await appendWhere(ctx, ref, fields, { request, ifAt, after }))!);
 }
 
-/** `append` and `turn`'s last argument, validated (nothing to validate without one: the hot path). */
+/** `append` and `turn`'s last argument, validated (nothing to validate without one, little with `{ requestId }` alone). */
 export function appendControlOf(options: AppendOptions | undefined): AppendOptions {
-  return options === undefined ? {} : parseOptions(appendOptions, options, "options");
+  return options === undefined ? {} : (quickRequest(options) ?? parseOptions(appendOptions, options, "options"));
 }
 
 /**

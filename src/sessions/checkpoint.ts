@@ -9,11 +9,10 @@ import { checkIfAt, type IfAt } from "./core/if-at.js";
 import { findLanding, settleLanding } from "./log/after.js";
 import { ownedCurrent } from "./core/owned.js";
 import { retainAfterCheckpoint } from "./retention.js";
-import { toCheckpoint } from "./core/rows.js";
+import { toCheckpoint, toMessage } from "./core/rows.js";
 import { writeCaptureEntry, writeCheckpoint, writeMessages, type EntryFields } from "./log/writer.js";
-import { messagesAnswer } from "./append.js";
-import { checkpointJson } from "./requests/answers.js";
-import { applyOnce, recordRequest, requestOf, type AnswerCodec, type Request } from "./requests/ledger.js";
+import { messagesIn, messagesRange, wroteMessages, type MessagesRange } from "./append.js";
+import { applyOnce, recordRequest, writtenRequestOf, type AnswerCodec, type Request } from "./requests/ledger.js";
 import {
   captureStorable,
   captureStored,
@@ -51,18 +50,79 @@ export interface CheckpointHow {
   after?: string | undefined;
 }
 
+/** A checkpoint's fields as a turn's answer keeps them, in one flat array (times as numbers). */
+type CheckpointTuple = [
+  id: string,
+  sessionId: string,
+  branchId: string,
+  position: number,
+  name: string | null,
+  auto: boolean,
+  metadata: Checkpoint["metadata"],
+  userId: string,
+  checksum: string,
+  createdAt: number,
+  expiresAt: number | null,
+];
+
+/** A turn's answer as kept: where its messages are, its checkpoint whole, and the `expiresIn` it was asked for. */
+type TurnRecord = [messages: MessagesRange, checkpoint: CheckpointTuple, expiresIn: number | null];
+
 /**
- * A turn as the request ledger keeps it: its messages as `append`'s are kept, and its checkpoint whole (small, and the
- * checkpoint may be deleted or expire before a retry).
+ * A turn as the request ledger keeps it: its messages as `append`'s are (where they are), its checkpoint whole (small,
+ * and the checkpoint may be deleted or expire before a retry), in one flat array: cheap to write on the hot path.
  */
-const turnAnswer: AnswerCodec<Turn> = {
-  encode: ({ messages, checkpoint }) =>
-    JSON.stringify({ messages: messagesAnswer.encode(messages), checkpoint: checkpointJson.encode(checkpoint) }),
+const turnAnswer: AnswerCodec<Turn & { expiresIn?: number | null }> = {
+  encode: ({ messages, checkpoint: c, expiresIn }) => {
+    const cp: CheckpointTuple = [
+      c.id,
+      c.sessionId,
+      c.branchId,
+      c.position,
+      c.name,
+      c.auto,
+      c.metadata,
+      c.userId,
+      c.checksum,
+      c.createdAt.getTime(),
+      c.expiresAt?.getTime() ?? null,
+    ];
+    return JSON.stringify([messagesRange(messages), cp, expiresIn ?? null] satisfies TurnRecord);
+  },
   *decode(tx, answer) {
-    const { messages, checkpoint } = JSON.parse(answer) as { messages: string; checkpoint: Parameters<typeof checkpointJson.decode>[0] };
-    return { messages: yield* messagesAnswer.decode(tx, messages), checkpoint: checkpointJson.decode(checkpoint) };
+    const [range, c] = JSON.parse(answer) as TurnRecord;
+    const checkpoint: Checkpoint = {
+      id: c[0],
+      sessionId: c[1],
+      branchId: c[2],
+      position: c[3],
+      name: c[4],
+      auto: c[5],
+      metadata: c[6],
+      userId: c[7],
+      checksum: c[8],
+      createdAt: new Date(c[9]),
+      expiresAt: c[10] === null ? null : new Date(c[10]),
+    };
+    return { messages: yield* messagesIn(tx, range, toMessage), checkpoint };
   },
 };
+
+/** What a turn (or `checkpoint()`) was asked to write: its messages and its checkpoint's fields. */
+interface TurnArgs {
+  messages: readonly EntryFields[];
+  name: string | null;
+  metadata: string | null;
+  expiresIn: number | null;
+}
+
+/** A retried turn's arguments are the first's when it wrote these messages and a checkpoint of these fields. */
+function* sameTurn(tx: Tx, answer: string, args: TurnArgs): Step<boolean> {
+  const [range, c, expiresIn] = JSON.parse(answer) as TurnRecord;
+  const metadata = c[6] === null ? null : JSON.stringify(c[6]);
+  if (c[4] !== args.name || metadata !== args.metadata || expiresIn !== args.expiresIn) return false;
+  return yield* wroteMessages(tx, range, args.messages);
+}
 
 /**
  * Appends `messages` (already validated; may be none), then records a checkpoint after them: one transaction,
@@ -87,18 +147,10 @@ export async function checkpointAfter(
     ifAt: how.ifAt,
     after: how.after,
   };
-  const request =
-    how.request &&
-    requestOf(
-      how.request.id,
-      how.request.verb,
-      {
-        messages,
-        checkpoint: { name: fields.name, expiresIn: fields.expiresIn ?? null, metadata },
-        ...(how.after === undefined ? {} : { after: how.after }),
-      },
-      turnAnswer,
-    );
+  // A retry is told apart by what the first call wrote (no hash on the way in); `after` is an argument nothing holds.
+  const mark = how.after === undefined ? how.request?.verb : `${how.request?.verb}>${how.after}`;
+  const args: TurnArgs = { messages, name: fields.name, metadata, expiresIn: fields.expiresIn ?? null };
+  const request = how.request && writtenRequestOf(how.request.id, mark!, turnAnswer, sameTurn, args);
   return applyOnce(ctx, ref, request, async () => {
     // A session with a workspace: its files are read outside the transaction, then stored with the checkpoint.
     let files: Capture | null = null;
@@ -132,7 +184,7 @@ function* checkpointUnit(
     after: string | undefined;
   },
   files: Capture | null,
-  request: Request<Turn> | undefined,
+  request: Request<Turn & { expiresIn?: number | null }> | undefined,
 ): Step<{ turn: Turn; auto: Checkpoint[] } | { scan: WorkspaceRow }> {
   const current = yield* ownedCurrent(tx, ref.id, ref.userId);
   const { session, head: start } = current;
@@ -170,6 +222,6 @@ function* checkpointUnit(
   // A session without a retention policy pays nothing more here.
   if (o.retain && session.retention !== null) yield* retainAfterCheckpoint(tx, session, row.id, now);
   const turn = { messages: written.messages, checkpoint: toCheckpoint(row) };
-  yield* recordRequest(ctx, tx, session.id, request, turn);
+  yield* recordRequest(ctx, tx, session.id, request, { ...turn, expiresIn: o.expiresIn ?? null });
   return { turn, auto: written.checkpoints };
 }

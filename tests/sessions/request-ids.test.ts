@@ -92,6 +92,26 @@ describe("requestId on writes", () => {
     expect((await s.listCheckpoints()).items.map((c) => c.id)).toContain(other.id);
   });
 
+  it("append and turn: a retry is compared with what the first call wrote, field by field", async () => {
+    const { s } = await chat();
+    const m = { role: "user", content: { text: "hi", n: [1, 2] }, clientId: "c1", metadata: { a: 1 } };
+    const first = await s.append([m, { role: "assistant", content: "ok" }], { requestId: "a1" });
+    expect(await s.append([m, { role: "assistant", content: "ok" }], { requestId: "a1" })).toEqual(first);
+    for (const other of [
+      { ...m, clientId: "c2" },
+      { ...m, metadata: { a: 2 } },
+      { ...m, content: { text: "hi", n: [1] } },
+      { ...m, role: "system" },
+    ])
+      await reused(() => s.append([other, { role: "assistant", content: "ok" }], { requestId: "a1" }));
+    await reused(() => s.append([m], { requestId: "a1" }));
+    const turn = await s.turn([m], { name: "t", metadata: { k: "v" } }, { requestId: "t1" });
+    expect(await s.turn([m], { name: "t", metadata: { k: "v" } }, { requestId: "t1" })).toEqual(turn);
+    await reused(() => s.turn([m], { name: "t", metadata: { k: "w" } }, { requestId: "t1" }));
+    await reused(() => s.turn([m], { name: "t" }, { requestId: "t1" }));
+    await reused(() => s.checkpoint({ name: "t", metadata: { k: "v" }, requestId: "t1" }));
+  });
+
   it("recordToolCall: a retry returns the same invocation, recorded once", async () => {
     const { s } = await chat();
     const call = { tool: "write_file", args: { path: "/dev/null", text: "x" }, result: { previous: null }, callId: "c1" };

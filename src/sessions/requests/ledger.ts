@@ -2,7 +2,8 @@
 // A verb adopts it in three steps: `requestOf` (its id, name, validated arguments and answer codec), `recordRequest`
 // in the unit that writes, and `applyOnce` around the call (moves and tool calls also look the id up before they act).
 import { ConflictError, NotFoundError } from "../../models/errors.js";
-import { parseOptions, writeOptions, type WriteOptions } from "../../models/inputs.js";
+import { MAX_REQUEST_ID, parseOptions, writeOptions, type WriteOptions } from "../../models/inputs.js";
+import { hasNoNul, isWellFormed } from "../../models/strings.js";
 import { RequestTakenError, type Step, type Tx } from "../../store/port/index.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
 import type { IfAt } from "../core/if-at.js";
@@ -18,9 +19,14 @@ export interface AnswerCodec<T> {
 /** A call given a request id: what the ledger records of it. */
 export interface Request<T> {
   readonly id: string;
-  /** SHA-256 of the verb and its validated arguments. */
+  /**
+   * SHA-256 of the verb and its validated arguments; or, for a verb whose answer names what it wrote (`written`), a
+   * mark of the verb alone: a retry's arguments are then compared with what the first call wrote, not hashed.
+   */
   readonly fingerprint: string;
   readonly answer: AnswerCodec<T>;
+  /** Whether the first call, whose recorded answer is `answer`, wrote what this call would: its arguments (`args`) are the same. */
+  readonly written?: { readonly args: unknown; same(tx: Tx, answer: string, args: unknown): Step<boolean> };
 }
 
 /** What every write takes besides its own arguments, validated. */
@@ -35,7 +41,20 @@ const NONE: WriteControl = Object.freeze({});
 export function writeControlOf(options: WriteOptions | undefined): WriteControl {
   // No options (the usual call) is no request and no precondition: nothing to validate on the hot path.
   if (options === undefined) return NONE;
-  return parseOptions(writeOptions, options, "options");
+  return quickRequest(options) ?? parseOptions(writeOptions, options, "options");
+}
+
+/**
+ * `{ requestId }` alone with a valid id, the usual options of a retried write, checked without the schema (what the
+ * schema checks, in a fraction of its time); undefined for anything else, which the schema then checks (and names).
+ */
+export function quickRequest(options: unknown): { requestId: string } | undefined {
+  if (typeof options !== "object" || options === null) return undefined;
+  const keys = Object.keys(options);
+  if (keys.length !== 1 || keys[0] !== "requestId") return undefined;
+  const id = (options as { requestId: unknown }).requestId;
+  if (typeof id !== "string" || id.length === 0 || id.length > MAX_REQUEST_ID || !isWellFormed(id) || !hasNoNul(id)) return undefined;
+  return { requestId: id };
 }
 
 /** The `requestId` of a write's options (validated). */
@@ -50,6 +69,28 @@ export function requestIdOf(options: WriteOptions | undefined): string | undefin
 export function requestOf<T>(requestId: string | undefined, verb: string, args: unknown, answer: AnswerCodec<T>): Request<T> | undefined {
   if (requestId === undefined) return undefined;
   return { id: requestId, fingerprint: fingerprintOf(verb, args), answer };
+}
+
+/**
+ * The request of a write whose answer names what it wrote (messages, a checkpoint): nothing is hashed as the call is
+ * made; a retry reads what the first call wrote and `same` compares it with its arguments `args` (on the hot path of
+ * `append` and `turn`, hashing the messages cost more than recording the request). `mark` is the verb and any argument
+ * the answer does not hold (`append`'s `after`).
+ */
+export function writtenRequestOf<T, A>(
+  requestId: string | undefined,
+  mark: string,
+  answer: AnswerCodec<T>,
+  same: (tx: Tx, answer: string, args: A) => Step<boolean>,
+  args: A,
+): Request<T> | undefined {
+  if (requestId === undefined) return undefined;
+  return {
+    id: requestId,
+    fingerprint: `=${mark}`,
+    answer,
+    written: { args, same: same as (tx: Tx, answer: string, args: unknown) => Step<boolean> },
+  };
 }
 
 /** The fingerprint of a call: SHA-256 of its verb and arguments as canonical JSON. */
@@ -79,23 +120,31 @@ export function* recordRequest<T>(ctx: EngineContext, tx: Tx, sessionId: string,
  * deleted what the call names: a precondition or an expected history no longer holds). The same id with other
  * arguments is `ConflictError` `REQUEST_ID_REUSED`. Without a request, `write` runs as it is: the ledger costs nothing.
  */
-export async function applyOnce<T>(
+export function applyOnce<T>(ctx: EngineContext, ref: SessionRef, request: Request<T> | undefined, write: () => Promise<T>): Promise<T> {
+  if (!request) return write();
+  // The first call's own promise when it writes (no extra await on the way: the hot path of a write with an id).
+  return write().catch((error: unknown) => answerInstead(ctx, ref, request, write, error));
+}
+
+/** After `write` was refused: the first call's answer when the session applied the request, else the refusal. */
+async function answerInstead<T>(
   ctx: EngineContext,
   ref: SessionRef,
-  request: Request<T> | undefined,
+  request: Request<T>,
   write: () => Promise<T>,
+  error: unknown,
 ): Promise<T> {
-  if (!request) return write();
   for (let attempt = 0; ; attempt++) {
+    if (!(error instanceof RequestTakenError) && !(error instanceof ConflictError) && !(error instanceof NotFoundError)) throw error;
+    const recorded = await ctx.store.read((tx) => recordedAnswer(tx, ref, request));
+    if (recorded) return recorded.value;
+    // Not applied: the conflict is the call's own. A record that refused the call and is gone since cannot be (records
+    // go with their session, which the read found): the call is made again rather than fail on the ledger's account.
+    if (!(error instanceof RequestTakenError) || attempt > 0) throw error;
     try {
       return await write();
-    } catch (error) {
-      if (!(error instanceof RequestTakenError) && !(error instanceof ConflictError) && !(error instanceof NotFoundError)) throw error;
-      const recorded = await ctx.store.read((tx) => recordedAnswer(tx, ref, request));
-      if (recorded) return recorded.value;
-      // Not applied: the conflict is the call's own. A record that refused the call and is gone since cannot be (records
-      // go with their session, which the read found): the call is made again rather than fail on the ledger's account.
-      if (!(error instanceof RequestTakenError) || attempt > 0) throw error;
+    } catch (again) {
+      error = again;
     }
   }
 }
@@ -113,7 +162,7 @@ export function* recordedAnswer<T>(tx: Tx, ref: SessionRef, request: Request<T>)
 export function* recordedIn<T>(tx: Tx, sessionId: string, request: Request<T>): Step<{ value: T } | undefined> {
   const row = yield* tx.getRequest(sessionId, request.id);
   if (!row) return undefined;
-  if (row.fingerprint !== request.fingerprint)
+  if (row.fingerprint !== request.fingerprint || (request.written && !(yield* request.written.same(tx, row.answer, request.written.args))))
     throw new ConflictError(
       `request id ${JSON.stringify(request.id)} was applied to this session by a call with other arguments: nothing was written`,
       "REQUEST_ID_REUSED",
