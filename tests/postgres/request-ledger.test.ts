@@ -132,6 +132,36 @@ describe.skipIf(!url)("the request ledger on PostgreSQL", () => {
     }
   });
 
+  it("a move's COMMIT acknowledgement lost: the retried undo moves nothing more and answers as the first", async () => {
+    const { pool, admin, state } = cuttingPool(await freshPgDatabase());
+    const fp = openForkpoint({ postgres: pool });
+    try {
+      const s = await fp.createSession({ userId: "u" });
+      const [q] = await s.append(question("first"));
+      const root = (await s.info()).currentBranchId;
+      const edited = await s.edit(q!.id, { content: "second" });
+      await s.switchBranch(root);
+      Object.assign(state, { cut: "after", requestId: "undo-1" });
+      await expect(s.undo({ requestId: "undo-1" })).rejects.toMatchObject({ code: "CANNOT_CONNECT" });
+      expect((await s.info()).currentBranchId).toBe(edited.branch.id);
+      const retry = await s.undo({ requestId: "undo-1" });
+      expect(retry.branch.id).toBe(edited.branch.id);
+      expect((await s.info()).currentBranchId).toBe(edited.branch.id);
+      // One undo was made (the switch back): the next takes back the edit.
+      expect((await s.undo()).branch.id).toBe(root);
+      Object.assign(state, { cut: "before", requestId: "redo-1" });
+      await expect(s.redo({ requestId: "redo-1" })).rejects.toMatchObject({ code: "CANNOT_CONNECT" });
+      expect((await s.info()).currentBranchId).toBe(root);
+      expect((await s.redo({ requestId: "redo-1" })).branch.id).toBe(edited.branch.id);
+      expect((await s.redo({ requestId: "redo-1" })).branch.id).toBe(edited.branch.id);
+      // The redo was made once: the next one redoes the switch back to the root.
+      expect((await s.redo()).branch.id).toBe(root);
+    } finally {
+      await fp.close();
+      await admin.end();
+    }
+  });
+
   it("the connection lost before COMMIT was sent: nothing was written, the retry applies the call once", async () => {
     const { pool, admin, state } = cuttingPool(await freshPgDatabase());
     const fp = openForkpoint({ postgres: pool });
