@@ -365,6 +365,16 @@ function layout(group: [string, Buffer][]): { raw: Buffer; blobs: { hash: string
 
 const DEFLATE = { level: 6 } as const;
 
+/** Stores contents as they are and packs already compressed. */
+function* storePacks(
+  tx: Tx,
+  inline: [string, Buffer][],
+  packs: { content: Buffer; blobs: { hash: string; offset: number; size: number }[] }[],
+): Step<void> {
+  for (const [hash, content] of inline) yield* tx.insertBlob(hash, content);
+  for (const p of packs) yield* tx.insertPack(PACK_CODEC, p.content, p.blobs);
+}
+
 /** Contents waiting to be stored, each once: `persist` stores them from outside a transaction, `flush` inside one. */
 export class PackWriter {
   #pending = new Map<string, Buffer>();
@@ -402,10 +412,7 @@ export class PackWriter {
       const { raw, blobs } = layout(group);
       return { content: deflateRawSync(raw, DEFLATE), blobs };
     });
-    await store.write({ sessionId }, function* (tx) {
-      for (const [hash, content] of inline) yield* tx.insertBlob(hash, content);
-      for (const p of compressed) yield* tx.insertPack(PACK_CODEC, p.content, p.blobs);
-    });
+    await store.write({ sessionId }, (tx) => storePacks(tx, inline, compressed));
   }
 
   /** Stores what waits and is not stored yet (asked in the same transaction), in packs. */
