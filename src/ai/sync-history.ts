@@ -6,6 +6,7 @@ import { ConflictError, PayloadTooLargeError, ValidationError } from "../models/
 import { appendAfter, messageFields } from "../sessions/append.js";
 import { forkAfter } from "../sessions/fork-after.js";
 import { sessionEngine, type SessionHandle } from "../sessions/session-handle.js";
+import { messagesAfter } from "../sessions/versions.js";
 
 /** What `saveChat` did: how many stored messages it kept as they were, whether it forked a new branch, how many it appended. */
 export interface SaveResult {
@@ -150,11 +151,23 @@ async function syncOnce(s: SessionHandle, inputs: MessageInput[], options: SyncO
   return { kept, forked, continued, appended: rest.length, lastMessageId: last?.id ?? null, branchId };
 }
 
+/** The last of `rest` as stored right after message `afterId` on some branch, if an earlier save stored them all there. */
+async function storedAfter(s: SessionHandle, afterId: string, rest: MessageInput[], options: SyncOptions): Promise<Message | null> {
+  const same = (m: Message, input: MessageInput) => isDeepStrictEqual(comparable(m, options), comparable(input, options));
+  for (const first of await sessionEngine(s).run((ctx, ref) => messagesAfter(ctx, ref, afterId))) {
+    if (!same(first, rest[0]!)) continue;
+    const tail = storedMessages((await s.history({ branchId: first.branchId })).filter((m) => m.position >= first.position));
+    if (tail.length >= rest.length && rest.every((m, i) => same(tail[i]!.latest, m))) return tail[rest.length - 1]!.latest;
+  }
+  return null;
+}
+
 /**
  * A save whose new messages follow stored message `afterId` (the list's messages up to it are that message's lineage, as
  * stored): they are appended right after it on its own lineage (`append`'s `after`), wherever the session went
  * meanwhile. Nothing is forked and the current branch stays: a list whose messages before the new ones are not that
- * lineage's is refused (`ValidationError`, field `messages`). A list that ends there writes nothing.
+ * lineage's is refused (`ValidationError`, field `messages`). A list that ends there writes nothing, and so does one
+ * whose new messages follow it already on some branch (the same list saved again: a double submit is stored once).
  */
 async function syncAfter(s: SessionHandle, inputs: MessageInput[], afterId: string, options: SyncOptions): Promise<SaveResult> {
   const after = await s.message(afterId);
@@ -175,6 +188,9 @@ async function syncAfter(s: SessionHandle, inputs: MessageInput[], afterId: stri
   const rest = inputs.slice(continued ? kept - 1 : kept);
   if (continued) rest[0] = { ...rest[0]!, metadata: { ...(rest[0]!.metadata ?? {}), [CONTINUES]: after.id } };
   if (rest.length === 0) return { kept, forked: null, continued: false, appended: 0, lastMessageId: after.id, branchId: after.branchId };
+  const saved = await storedAfter(s, after.id, rest, options);
+  if (saved)
+    return { kept: kept + rest.length, forked: null, continued: false, appended: 0, lastMessageId: saved.id, branchId: saved.branchId };
   const written = await s.append(rest, { after: after.id });
   const last = written.at(-1)!;
   return {

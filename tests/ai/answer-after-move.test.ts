@@ -96,6 +96,13 @@ describe("an answer saved after its question, while the session moved", () => {
     finish();
     await response;
     await expectAnswerOnItsOwnBranch(s, saves[0]!, edited.branch.id);
+    // The same save again (a double submit): stored once.
+    const answer = (await s.history({ branchId: saves[0]!.branchId })).at(-1)!;
+    const again = await saveChat(s, [...request, { id: "a2", role: "assistant", parts: answer.content as UIMessage["parts"] }], {
+      after: question.id,
+    });
+    expect(again).toMatchObject({ appended: 0, lastMessageId: answer.id, branchId: saves[0]!.branchId });
+    expect((await s.branches()).length).toBe(2);
   });
 
   it("the same race with the route in another process (another app server)", async () => {
@@ -124,8 +131,13 @@ describe("an answer saved after its question, while the session moved", () => {
     const saved = await saveChat(s, [...request, answer], { after: asked.lastMessageId });
     expect(saved).toMatchObject({ kept: 3, appended: 1, forked: null, branchId: (await s.info()).currentBranchId });
     expect(texts(await loadChat(s))).toEqual(["hello", "hi", "trip to Lisbon?", "Lisbon it is."]);
-    // The same list again writes nothing more... once its answer follows: saved `after` the answer itself.
+    // The same list again writes nothing more: after the question (its answer is stored there) or after the answer.
+    expect(await saveChat(s, [...request, answer], { after: asked.lastMessageId })).toMatchObject({
+      appended: 0,
+      lastMessageId: saved.lastMessageId,
+    });
     expect(await saveChat(s, [...request, answer], { after: saved.lastMessageId })).toMatchObject({ appended: 0 });
+    expect((await s.branches()).length).toBe(1);
     const error = await rejectionOf(saveChat(s, [ui("x", "user", "another chat"), answer], { after: asked.lastMessageId }));
     expect(error.code).toBe("VALIDATION_ERROR");
     expect(error.field).toBe("messages");
