@@ -36,6 +36,9 @@ describe("forkpoint resolve", () => {
   it("records a crashed call as succeeded with its JSON result; again, it is refused (exit 1)", async () => {
     const { db, sessionId, callId } = await crashed();
     const at = (args: string[]) => runInProcess(["--db", db, ...args]);
+    const recovered = await at(["recover"]);
+    expect(recovered.stdout).toContain(`unknown ${callId} held_write`);
+    expect(recovered.stdout).toContain("forkpoint resolve <session> <call> --succeeded|--failed");
     const ran = await at(["resolve", sessionId, callId, "--succeeded", "--result", '{"previous":null}', "-u", "ann"]);
     expect([ran.status, ran.stderr]).toEqual([0, ""]);
     expect(ran.stdout).toMatch(/^resolved tc_\S+ held_write: succeeded with \{"previous":null\} \(applied/);

@@ -27,6 +27,7 @@ export function recoverCommand(program: Command, cli: Cli): void {
         ),
         ...r.failed.map((f) => c.red(`  failed ${escapeText(f.moveId)}: ${escapeText(f.error.message)}`)),
         ...r.unknown.map((t) => `  unknown ${escapeText(t.id)} ${inline(t.tool)} ${inline(t.args, 60)} on ${escapeText(t.branchId)}`),
+        ...(r.unknown.length > 0 ? ["  record what became of each with: forkpoint resolve <session> <call> --succeeded|--failed"] : []),
       ]);
     }),
   );
