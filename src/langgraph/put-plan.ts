@@ -155,30 +155,7 @@ export async function land(
 function* landUnit(tx: Tx, ref: SessionRef, thread: LgThreadRow, checkpointId: string, parentId: string | null) {
   const session = yield* ownedSession(tx, ref.id, ref.userId);
   yield* refuseTakenId(tx, ref.id, thread.threadId, checkpointId);
-  const parent = yield* parentAt(tx, thread, parentId, (yield* tx.getBranch(session.currentBranchId))!);
-  if (parentId !== null && parent.target.branchId !== session.currentBranchId) yield* refuseLeftBehind(tx, ref.id, thread, parent.target);
-  return parent;
-}
-
-/**
- * A run already under way when the session moved (a rollback, switch or edit, by any server) would put its next
- * checkpoint as a fork from its own last one, making that fork current: the move would silently be undone. Such a
- * put goes on from exactly where the session's latest move departed, and no LangGraph checkpoint came after that
- * move (a saver's own fork lands one with it: two runs forking side by side stay as they were), so it is refused, as
- * the AI SDK's loop is: the run stops with `SESSION_MOVED` and the session stays where it was moved. (Going on from
- * that point on purpose is a `switchBranch` back to it first.)
- */
-function* refuseLeftBehind(tx: Tx, sessionId: string, thread: LgThreadRow, target: Target): Step<void> {
-  const latest = yield* tx.moveToUndo(sessionId);
-  if (!latest || latest.fromBranchId !== target.branchId || latest.fromPosition !== target.position) return;
-  const newest = yield* tx.langgraph.getCheckpoint(sessionId);
-  const newestAt = newest ? (yield* tx.getCheckpoint(newest.fpCheckpointId))?.createdAt : undefined;
-  if (newestAt !== undefined && newestAt >= latest.createdAt) return;
-  throw new ConflictError(
-    `thread ${thread.threadId}: its session moved (${latest.kind}) since this run's last checkpoint, which it would fork from; ` +
-      "the run is stopped: invoke the graph again to go on from where the session is now",
-    "SESSION_MOVED",
-  );
+  return yield* parentAt(tx, thread, parentId, (yield* tx.getBranch(session.currentBranchId))!);
 }
 
 /**
