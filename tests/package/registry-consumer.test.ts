@@ -2,6 +2,7 @@
 // LangGraph and LangChain core) with strict peers, and the README's examples, adapters included, run there as written.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshPgDatabase, pgServer } from "../fixtures/postgres-database.js";
 import { packProject, repo, run, type Packed } from "./packed.js";
@@ -59,8 +60,12 @@ describe("installed from the registry beside today's frameworks", () => {
     );
     run(process.execPath, [join(repo, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"], { cwd: app });
     const databaseUrl = (await pgServer()) ? await freshPgDatabase() : "";
-    // Node 22.18+ strips the examples' types itself: no tsx, no build step, nothing of this repository's node_modules.
-    const out = run(process.execPath, ["readme.ts"], { cwd: app, env: { ...process.env, DATABASE_URL: databaseUrl } });
+    // Node strips the examples' types itself: no build step, nothing of this repository's node_modules. Node 22 has no
+    // `await using` syntax yet (24 does), so there the examples run through tsx, as a Node 22 user runs them.
+    const plain = Number(process.versions.node.split(".")[0]) >= 24;
+    const loader = pathToFileURL(join(repo, "node_modules", "tsx", "dist", "loader.mjs")).href;
+    const args = plain ? ["readme.ts"] : ["--import", loader, "readme.ts"];
+    const out = run(process.execPath, args, { cwd: app, env: { ...process.env, DATABASE_URL: databaseUrl } });
     expect(out).toContain("< 2/2 >");
     expect(out).toContain("Planned day 1. day 1: Alfama"); // OpenAI Agents
     expect(out).toContain("todo.md after switch: buy milk"); // the AI SDK
