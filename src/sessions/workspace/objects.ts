@@ -23,9 +23,20 @@ export const INLINE_MAX = 128;
 
 /** Parsed trees by hash (content-addressed: never stale), shared by every workspace of the process. */
 const parsedTrees = new LRUCache<string, TreeEntries>({ maxSize: 16 << 20, sizeCalculation: (t) => 64 + t.size * 100 });
-/** Uncompressed packs by id, kept by one operation (a restore) so that the files it writes from one pack decompress it once. */
+/** Uncompressed packs by id, so that the files one pack holds decompress it once. */
 export const packCache = () => new LRUCache<number, Buffer>({ maxSize: 8 << 20, sizeCalculation: (b) => Math.max(1, b.length) });
 export type PackCache = ReturnType<typeof packCache>;
+
+/**
+ * A database's cache of uncompressed packs (ids are a database's own, and never reused: a pack is immutable): restores
+ * back and forth (undo, redo) decompress each pack once. Every content taken from it is still checked by its hash.
+ */
+const storePacks = new WeakMap<Store, PackCache>();
+export function packCacheOf(store: Store): PackCache {
+  let cache = storePacks.get(store);
+  if (!cache) storePacks.set(store, (cache = packCache()));
+  return cache;
+}
 
 export function parseTree(hash: string, body: string): TreeEntries {
   if (sha256(body) !== hash) throw new IntegrityError(`the stored directory ${hash} of a workspace snapshot does not match its hash`);
@@ -164,12 +175,12 @@ export function* diffTrees(
       if (y instanceof DirNode && hy !== null) onDir?.(y, hy);
       const ex = entriesOf(reader, x, hx);
       const ey = entriesOf(reader, y, hy);
-      for (const key of new Set([...ex.keys(), ...ey.keys()])) {
-        const vx = ex.get(key) ?? null;
-        const vy = ey.get(key) ?? null;
+      const visit = (key: string, vx: Side, vy: Side) => {
         if (key.endsWith("/")) next.push([`${prefix}${key}`, vx, vy]);
         else if (vx !== vy) changes.push({ path: prefix + key, from: vx as string | null, to: vy as string | null });
-      }
+      };
+      for (const [key, vx] of ex) visit(key, vx, ey.get(key) ?? null);
+      for (const [key, vy] of ey) if (!ex.has(key)) visit(key, null, vy);
     }
     level = next;
   }
@@ -177,13 +188,10 @@ export function* diffTrees(
 }
 
 /** A side's entries: a file's value is its content hash, a subdirectory's ("name/") its stored hash or node. */
-function entriesOf(reader: TreeReader, s: Side, hash: string | null): Map<string, Side> {
+function entriesOf(reader: TreeReader, s: Side, hash: string | null): ReadonlyMap<string, Side> {
+  if (s === null || hash === null) return new Map();
+  if (typeof s === "string") return reader.entries(s);
   const out = new Map<string, Side>();
-  if (s === null || hash === null) return out;
-  if (typeof s === "string") {
-    for (const [k, v] of reader.entries(s)) out.set(k, v);
-    return out;
-  }
   for (const [name, e] of s.entries) {
     if (isDir(e)) {
       if (treeHash(e) !== null) out.set(`${name}/`, e);
@@ -366,7 +374,7 @@ function layout(group: [string, Buffer][]): { raw: Buffer; blobs: { hash: string
 const DEFLATE = { level: 6 } as const;
 
 /** Stores contents as they are and packs already compressed. */
-function* storePacks(
+function* insertPacks(
   tx: Tx,
   inline: [string, Buffer][],
   packs: { content: Buffer; blobs: { hash: string; offset: number; size: number }[] }[],
@@ -412,7 +420,7 @@ export class PackWriter {
       const { raw, blobs } = layout(group);
       return { content: deflateRawSync(raw, DEFLATE), blobs };
     });
-    await store.write({ sessionId }, (tx) => storePacks(tx, inline, compressed));
+    await store.write({ sessionId }, (tx) => insertPacks(tx, inline, compressed));
   }
 
   /** Stores what waits and is not stored yet (asked in the same transaction), in packs. */

@@ -96,11 +96,6 @@ export interface ScanContext {
   devices?: Map<bigint, string>;
 }
 
-/** Runs a scan generator to its end (for callers that store nothing, or write what they store themselves). */
-export function runScan(work: Generator<void>): void {
-  for (let step = work.next(); !step.done; step = work.next());
-}
-
 /** Stat cache rows to store, and the directories they were read from (at which version). */
 export interface StatRows {
   rows: StatRow[];

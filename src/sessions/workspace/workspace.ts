@@ -14,13 +14,22 @@ import type { EngineContext } from "../core/context.js";
 import { sha256 } from "../integrity/hashes.js";
 import { SELF_START } from "../moves/process-identity.js";
 import { assertRestorable, restoreChanges } from "./files.js";
-import { PackWriter, TreeReader, applyChanges, diffTrees, listFiles, packCache, readBlobs, type FileChange } from "./objects.js";
+import {
+  PackWriter,
+  TreeReader,
+  applyChanges,
+  diffTrees,
+  listFiles,
+  packCacheOf,
+  readBlobs,
+  type FileChange,
+  type PackCache,
+} from "./objects.js";
 import {
   EMPTY_TREE,
   EMPTY_TREE_BODY,
   deletedFile,
   isDir,
-  runScan,
   treeBody,
   treeHash,
   walkTree,
@@ -197,7 +206,9 @@ export async function captureStored(ctx: EngineContext, capture: Capture): Promi
  */
 export function* captureNow(ctx: EngineContext, tx: Tx, state: WorkspaceState, ws: WorkspaceRow): Step<number> {
   const writer = new PackWriter();
-  runScan(walkTree(state.cache, scanContext(ctx, state, writer), state.cache.root, ""));
+  // The contents read are stored as they pile up (the walk yields when the writer's buffer is full).
+  for (const walk = walkTree(state.cache, scanContext(ctx, state, writer), state.cache.root, ""); !walk.next().done;)
+    yield* writer.flush(tx);
   for (const k of Object.values(state.pending)) k.clear();
   yield* writer.flush(tx);
   const capture = yield* captureOf(tx, state, ws, ws.manifestId);
@@ -307,7 +318,7 @@ export async function prepareRestore(
   const state = await stateOf(ctx, ws);
   const { drifted, changes, contents, written } = await state.exclusive(async () => {
     await scan(ctx, state);
-    return ctx.store.read((tx) => prepareRestoreUnit(tx, state, ws, manifestId, allowDrift, ownMove));
+    return ctx.store.read((tx) => prepareRestoreUnit(tx, state, ws, manifestId, allowDrift, ownMove, packCacheOf(ctx.store)));
   });
   if (drifted.length > 0 && !allowDrift) {
     throw new ConflictError(
@@ -351,6 +362,7 @@ function* prepareRestoreUnit(
   manifestId: number,
   allowDrift: boolean,
   ownMove: string | undefined,
+  packs: PackCache,
 ) {
   yield* assertNoMoveRunning(tx, ws, ownMove);
   // Its checkpoint was deleted and pruned since the move read it.
@@ -366,16 +378,16 @@ function* prepareRestoreUnit(
   const contents = yield* checkedContents(
     tx,
     changes.flatMap((c) => (c.to === null ? [] : [c.to])),
+    packs,
   );
   return { drifted, changes, contents, written };
 }
 
 /** Reads and checks every content of `hashes`, keeping those that fit `KEEP_BYTES` (the rest are read again later). */
-function* checkedContents(tx: Tx, hashes: string[]): Step<Map<string, Buffer>> {
+function* checkedContents(tx: Tx, hashes: string[], packs: PackCache): Step<Map<string, Buffer>> {
   const kept = new Map<string, Buffer>();
   let bytes = 0;
   const unique = [...new Set(hashes)];
-  const packs = packCache();
   for (let i = 0; i < unique.length; i += 256) {
     for (const [hash, content] of yield* readBlobs(tx, unique.slice(i, i + 256), packs)) {
       if (bytes + content.length > KEEP_BYTES) continue;
@@ -402,7 +414,7 @@ export interface PreparedRestore {
 /** Contents to write: from memory, or read again (and checked) from the database. */
 export function contentsFor(ctx: EngineContext, kept: ReadonlyMap<string, Buffer>): (hashes: string[]) => Promise<Map<string, Buffer>> {
   const cache = new Map(kept);
-  const packs = packCache();
+  const packs = packCacheOf(ctx.store);
   return async (hashes) => {
     const missing = hashes.filter((h) => !cache.has(h));
     if (missing.length > 0) for (const [h, c] of await ctx.store.read((tx) => readBlobs(tx, missing, packs))) cache.set(h, c);
