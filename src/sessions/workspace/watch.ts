@@ -5,7 +5,7 @@
 // walks the tree: on a platform or file system where events are not known to be complete, when the kernel's queue may
 // have overflowed (Node does not report an overflow: events are counted instead), when a watch failed, when a
 // .gitignore changed, when the worker does not answer.
-import { mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statfsSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -70,6 +70,39 @@ function ignoreModulePath(): string | null {
   return ignorePath;
 }
 
+/** This process's directory for cookie files (one subdirectory per watcher), removed when the process exits. */
+let processCookies: string | null = null;
+
+function cookieParent(): string {
+  if (processCookies !== null) return processCookies;
+  removeStaleCookies();
+  const dir = mkdtempSync(join(tmpdir(), `forkpoint-watch-${process.pid}-`));
+  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  return (processCookies = dir);
+}
+
+/** Removes the cookie directories of processes that died without removing theirs (killed, or crashed). */
+function removeStaleCookies(): void {
+  try {
+    for (const name of readdirSync(tmpdir())) {
+      const pid = Number(/^forkpoint-watch-(\d+)-/.exec(name)?.[1]);
+      if (!pid || pid === process.pid || alive(pid)) continue;
+      rmSync(join(tmpdir(), name), { recursive: true, force: true });
+    }
+  } catch {
+    // best effort: a leftover only takes a directory entry
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 /** What changed since the last sync, and whether it can be trusted to be everything. */
 export interface Synced {
   trusted: boolean;
@@ -94,7 +127,7 @@ export class Watch {
   constructor(root: string, exclude: string[], gitignore: boolean, skip: readonly string[]) {
     const ignore = ignoreModulePath();
     if (ignore === null) throw new Error("the ignore package cannot be found");
-    this.#cookieDir = mkdtempSync(join(tmpdir(), "forkpoint-watch-"));
+    this.#cookieDir = mkdtempSync(join(cookieParent(), "w"));
     const workerData: WatchData = { root, exclude, gitignore, skip: [...skip], cookieDir: this.#cookieDir, ignorePath: ignore };
     // It holds a watch per directory and the paths named since the last sync: a small heap.
     this.#worker = new Worker(watcherSource, {
