@@ -1,6 +1,7 @@
 // A workspace's stat cache (git's index): what forkpoint last read of each file (size, mtime and ctime in ns, inode,
 // mode, content hash), kept as a tree of directories whose tree hashes are cached (git's cache-tree), so that a scan
 // reads only the files whose stat data changed and a snapshot re-hashes only the directories above them.
+// Over 450 lines: the cache, its walk and its tree hashing share one in-memory structure; splitting them is next.
 import { isUtf8 } from "node:buffer";
 import { closeSync, lstatSync, openSync, readFileSync, readSync, readdirSync, type BigIntStats } from "node:fs";
 import { createHash } from "node:crypto";

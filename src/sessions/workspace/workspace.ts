@@ -1,6 +1,7 @@
 // Workspaces: the files a session's directory holds, stored with checkpoints as trees of hashed directories (shared
 // between snapshots) over contents stored once, compressed; restored by moves. diffFiles compares them; moves with scope
 // "files" or "both" make the directory match the target again, writing only the files that differ.
+// Over 450 lines: capture, diff and restore still live here together; they split by job (capture.ts, restore) next.
 // Files changed outside forkpoint since it last saw them (drift) are never overwritten: the move is refused with a
 // ConflictError, or, when forced, they are saved in a checkpoint first (force.ts). What forkpoint "last saw" moves only
 // with its own doing: attach, checkpoints, restores, and the paths a tool call or a move's undo/replay changed (tracked

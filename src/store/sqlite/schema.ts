@@ -1,5 +1,6 @@
 // The database schema (drizzle). drizzle-kit generates the migrations in drizzle/ from this file (and the LangGraph
-// tables it re-exports from schema-langgraph.ts).
+// tables it re-exports from schema-langgraph.ts). Over 450 lines: one definition per table, as drizzle-kit reads them;
+// the workspace tables move to a schema-workspaces.ts of their own next, as the LangGraph ones did.
 import { sql } from "drizzle-orm";
 import { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
