@@ -155,7 +155,29 @@ export async function land(
 function* landUnit(tx: Tx, ref: SessionRef, thread: LgThreadRow, checkpointId: string, parentId: string | null) {
   const session = yield* ownedSession(tx, ref.id, ref.userId);
   yield* refuseTakenId(tx, ref.id, thread.threadId, checkpointId);
-  return yield* parentAt(tx, thread, parentId, (yield* tx.getBranch(session.currentBranchId))!);
+  const parent = yield* parentAt(tx, thread, parentId, (yield* tx.getBranch(session.currentBranchId))!);
+  if (parentId !== null && parent.target.branchId !== session.currentBranchId) yield* refuseLeftBehind(tx, ref.id, thread, parent.target);
+  return parent;
+}
+
+/**
+ * A run already under way when the session moved (a rollback, switch or edit, by any server) would put its next
+ * checkpoint as a fork from its own last one, making that fork current: the move would silently be undone. Such a
+ * put goes on from exactly where the session's latest move departed, so it is refused, as the AI SDK's loop is: the
+ * run stops with `SESSION_MOVED` and the session stays where it was moved. A saver's own fork is not such a move: it
+ * makes a branch and lands a LangGraph checkpoint on it in one transaction (so two runs forking side by side both
+ * finish), as does a run that went on from the move since. Going on from the point left behind on purpose is a
+ * `switchBranch` back to it first.
+ */
+function* refuseLeftBehind(tx: Tx, sessionId: string, thread: LgThreadRow, target: Target): Step<void> {
+  const latest = yield* tx.moveToUndo(sessionId);
+  if (!latest || latest.fromBranchId !== target.branchId || latest.fromPosition !== target.position) return;
+  if (latest.kind !== "switch" && (yield* tx.langgraph.landedOnBranch(sessionId, latest.toBranchId, latest.toPosition))) return;
+  throw new ConflictError(
+    `thread ${thread.threadId}: its session moved (${latest.kind}) since this run's last checkpoint, which it would fork from; ` +
+      "the run is stopped: invoke the graph again to go on from where the session is now",
+    "SESSION_MOVED",
+  );
 }
 
 /**

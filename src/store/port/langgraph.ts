@@ -101,6 +101,8 @@ export interface LangGraphTx {
   insertCheckpoint(row: LgCheckpointRow): Step<void>;
   /** True when a LangGraph checkpoint is stored in this forkpoint checkpoint, or it is a thread's empty start. */
   usesFpCheckpoint(fpCheckpointId: string): Step<boolean>;
+  /** True when some LangGraph checkpoint of the session is stored on `branchId` at `position` or after it. */
+  landedOnBranch(sessionId: string, branchId: string, position: number): Step<boolean>;
   /** A user's checkpoints matching `filter`, newest id first. */
   listCheckpoints(filter: LgListFilter): Step<LgListedRow[]>;
   /** Stores a channel value at a version (once). */

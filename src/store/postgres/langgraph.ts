@@ -106,6 +106,14 @@ export function langgraphTx(sql: Sql): LangGraphTx {
       );
       return rows.length > 0;
     },
+    *landedOnBranch(sessionId: string, branchId: string, position: number) {
+      const rows = yield* sql.column(
+        `SELECT 1 FROM lg_checkpoints c JOIN checkpoints f ON f.id = c.fp_checkpoint_id
+         WHERE c.session_id = $1 AND f.branch_id = $2 AND f.position >= $3 LIMIT 1`,
+        [sessionId, branchId, position],
+      );
+      return rows.length > 0;
+    },
     *listCheckpoints(filter: LgListFilter) {
       const args: unknown[] = [filter.userId];
       const where = ["t.user_id = $1"];

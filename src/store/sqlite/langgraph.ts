@@ -46,6 +46,8 @@ export function langgraphTx(db: Database.Database): LangGraphTx {
       @metadataType, @metadata, @messagesVersion)`),
     usesFpCheckpoint: p(`SELECT 1 AS one FROM lg_checkpoints WHERE fp_checkpoint_id = @id
       UNION ALL SELECT 1 FROM lg_threads WHERE start_checkpoint_id = @id LIMIT 1`),
+    landedOnBranch: p(`SELECT 1 AS one FROM lg_checkpoints c JOIN checkpoints f ON f.id = c.fp_checkpoint_id
+      WHERE c.session_id = ? AND f.branch_id = ? AND f.position >= ? LIMIT 1`),
     insertBlob: p(
       `INSERT OR IGNORE INTO lg_blobs (session_id, channel, version, type, value) VALUES (@sessionId, @channel, @version, @type, @value)`,
     ),
@@ -116,6 +118,9 @@ export function langgraphTx(db: Database.Database): LangGraphTx {
     /** True when a LangGraph checkpoint is stored in this forkpoint checkpoint, or it is a thread's empty start. */
     *usesFpCheckpoint(fpCheckpointId: string) {
       return s.usesFpCheckpoint.get({ id: fpCheckpointId }) !== undefined;
+    },
+    *landedOnBranch(sessionId: string, branchId: string, position: number) {
+      return s.landedOnBranch.get(sessionId, branchId, position) !== undefined;
     },
     /** A user's checkpoints matching `filter`, newest id first. */
     *listCheckpoints(filter: LgListFilter) {
