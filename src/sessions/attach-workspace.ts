@@ -7,17 +7,9 @@ import { attachWorkspaceInput, directoryPath, parseInput, parseOptions } from ".
 import type { WorkspaceInfo } from "../models/types.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedSession } from "./core/owned.js";
-import {
-  assertNoRestorePending,
-  captureStorable,
-  captureStored,
-  realDir,
-  sameFilesConfig,
-  saveCapture,
-  saveCaptureStats,
-  takeCapture,
-  type Capture,
-} from "./workspace/workspace.js";
+import { captureStorable, captureStored, saveCapture, saveCaptureStats, takeCapture, type Capture } from "./workspace/capture.js";
+import { assertNoRestorePending } from "./workspace/restore-guards.js";
+import { realDir, sameFilesConfig } from "./workspace/snapshots.js";
 
 export async function attachWorkspace(
   ctx: EngineContext,

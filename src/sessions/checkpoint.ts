@@ -13,15 +13,8 @@ import { toCheckpoint, toMessage } from "./core/rows.js";
 import { writeCaptureEntry, writeCheckpoint, writeMessages, type EntryFields } from "./log/writer.js";
 import { messagesIn, messagesRange, wroteMessages, type MessagesRange } from "./append.js";
 import { applyOnce, recordRequest, writtenRequestOf, type AnswerCodec, type Request } from "./requests/ledger.js";
-import {
-  captureStorable,
-  captureStored,
-  saveCapture,
-  saveCaptureStats,
-  sameFilesConfig,
-  takeCapture,
-  type Capture,
-} from "./workspace/workspace.js";
+import { captureStorable, captureStored, saveCapture, saveCaptureStats, takeCapture, type Capture } from "./workspace/capture.js";
+import { sameFilesConfig } from "./workspace/snapshots.js";
 
 /**
  * `checkpoint()`: with `requestId`, applied once per session; with `ifAt`, only while the session is there. With

@@ -8,7 +8,7 @@ import { ownedSession, sessionCheckpoint } from "./core/owned.js";
 import { filesPatch } from "./workspace/files.js";
 import { readBlobs, type FileChange } from "./workspace/objects.js";
 import { scan, stateOf } from "./workspace/state.js";
-import { checkpointFiles, sameConfig, snapshotChanges, workspaceOf } from "./workspace/workspace.js";
+import { checkpointFiles, sameConfig, snapshotChanges, workspaceOf } from "./workspace/snapshots.js";
 
 export async function diffFiles(ctx: EngineContext, ref: SessionRef, checkpointInput: unknown, targetInput: unknown): Promise<FilesDiff> {
   const checkpointId = parseInput(idSchema, checkpointInput, "checkpointId");

@@ -18,7 +18,7 @@ import { holdLease } from "../moves/lease.js";
 import { refuseConcurrentMove } from "../moves/move.js";
 import { callMayRun, inflightInvocations } from "../moves/ownership.js";
 import { applyOnce, recordRequest, requestOf, type AnswerCodec, type Request } from "../requests/ledger.js";
-import { absorbChanges, filesBefore } from "../workspace/workspace.js";
+import { absorbChanges, filesBefore } from "../workspace/absorb.js";
 
 /**
  * Writes a tool call onto the current branch (status running until completed), with whether its tool had an `undo`

@@ -2,7 +2,9 @@
 // files step, run between the move's undos and its replays.
 import type { Step, Tx } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
-import { prepareRestore, restoreFiles, workspaceOf, type PreparedRestore } from "../workspace/workspace.js";
+import { prepareRestore, type PreparedRestore } from "../workspace/prepare-restore.js";
+import { restoreFiles } from "../workspace/restore.js";
+import { workspaceOf } from "../workspace/snapshots.js";
 import { fenced } from "./fence.js";
 import type { MoveTarget } from "./move-plan.js";
 import type { MoveSpec } from "./move-spec.js";

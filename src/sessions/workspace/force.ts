@@ -4,7 +4,8 @@ import { createCheckpoint } from "../checkpoint.js";
 import type { SavedDrift } from "../../models/types.js";
 import type { WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
-import { prepareRestore, workspaceOf, type PreparedRestore } from "./workspace.js";
+import { prepareRestore, type PreparedRestore } from "./prepare-restore.js";
+import { workspaceOf } from "./snapshots.js";
 
 /** The name of the checkpoint a forced move saves drift in: `forced: drift before rollback` (or switch, edit). */
 export const savedDriftName = (move: string): string => `forced: drift before ${move}`;

@@ -5,7 +5,7 @@ import { LRUCache } from "lru-cache";
 import { IntegrityError } from "../../models/errors.js";
 import type { Step, Store, Tx } from "../../store/port/index.js";
 import { sha256 } from "../integrity/hashes.js";
-import { DirNode, EMPTY_TREE, EMPTY_TREE_BODY, isDir, treeBody, treeHash } from "./stat-cache.js";
+import { DirNode, EMPTY_TREE, EMPTY_TREE_BODY, isDir, treeBody, treeHash } from "./dir-node.js";
 
 /** A tree's entries: name (a subdirectory's ending with "/") → hash, in name order. */
 export type TreeEntries = ReadonlyMap<string, string>;

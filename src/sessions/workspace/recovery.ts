@@ -10,9 +10,10 @@ import { headAfter } from "../log/lineage.js";
 import { SELF_START, isAlive } from "../moves/process-identity.js";
 import { assertRestorable, removeStaged, restoreChanges } from "./files.js";
 import { TreeReader, diffTrees, listFiles, readBlobs } from "./objects.js";
-import { deletedFile, wroteFile } from "./stat-cache.js";
 import { scan, scanContext, stateOf, type WorkspaceState } from "./state.js";
-import { contentsFor, type RestoreJournal } from "./workspace.js";
+import { contentsFor } from "./prepare-restore.js";
+import type { RestoreJournal } from "./restore-guards.js";
+import { deletedFile, wroteFile } from "./walk.js";
 
 /** What recovery did with one interrupted workspace restore. */
 export interface WorkspaceRecovery {

@@ -8,7 +8,8 @@ import type { StatRow, Step, Tx, WorkspaceRow } from "../../store/port/index.js"
 import type { EngineContext } from "../core/context.js";
 import { PackWriter } from "./objects.js";
 import { makeRules, type Rules } from "./rules.js";
-import { StatCache, refreshPaths, relistDir, walkTree, type ScanContext } from "./stat-cache.js";
+import { StatCache } from "./stat-cache.js";
+import { refreshPaths, relistDir, walkTree, type ScanContext } from "./walk.js";
 import { Watch, watchableFileSystem } from "./watch.js";
 
 // Loaded on first use: only sessions with a workspace need it (ignore alone adds about 6 MB of RSS when loaded).

@@ -1,0 +1,89 @@
+// Forkpoint's own doing is not drift: the files a tool call or a move's undo and replay changed (tracked from before to
+// after) become what forkpoint last saw; a hand edit made before them stays drift.
+import type { Tx, WorkspaceRow } from "../../store/port/index.js";
+import type { EngineContext } from "../core/context.js";
+import { readIfStill } from "./capture.js";
+import { isLocal } from "./host.js";
+import { PackWriter, TreeReader, applyChanges } from "./objects.js";
+import { sameFilesConfig } from "./snapshots.js";
+import type { StatRows } from "./stat-cache.js";
+import { scan, stateOf, type WorkspaceState } from "./state.js";
+
+/** The workspace as it was before forkpoint's own doing (a tool call, a move): what changes from now on is tracked. */
+export interface FilesBefore {
+  state: WorkspaceState;
+  tracker: Map<string, string | null>;
+}
+
+/** The workspace's files before forkpoint's own doing (a tool call, a move), or null without a workspace. */
+export async function filesBefore(ctx: EngineContext, ws: WorkspaceRow | undefined): Promise<FilesBefore | null> {
+  // Another host's directory: nothing of it is read here, and what a tool changes there stays drift.
+  if (!ws || !isLocal(ws)) return null;
+  try {
+    const state = await stateOf(ctx, ws);
+    return await state.exclusive(async () => {
+      await scan(ctx, state);
+      const tracker = new Map<string, string | null>();
+      state.cache.trackers.add(tracker);
+      return { state, tracker };
+    });
+  } catch {
+    return null; // unreadable now: what follows is then not absorbed, and shows as drift
+  }
+}
+
+/**
+ * After forkpoint's own doing: the paths that changed since `before` become known (not drift). Changes made by hand
+ * earlier stay drift. Never throws: a scan that fails leaves the changes as drift.
+ */
+export async function absorbChanges(ctx: EngineContext, sessionId: string, before: FilesBefore | null): Promise<void> {
+  if (!before) return;
+  const { state, tracker } = before;
+  try {
+    const ws = await ctx.store.read((tx) => tx.getWorkspace(sessionId));
+    if (!ws || !sameFilesConfig(ws, state.config)) return;
+    const touched = await state.exclusive(async () => {
+      await scan(ctx, state, new PackWriter());
+      state.cache.trackers.delete(tracker);
+      const out = new Map<string, string | null>();
+      for (const [path, was] of tracker) {
+        const now = state.cache.fileHash(path);
+        if (now !== was) out.set(path, now);
+      }
+      // Contents a scan read before without storing them: stored now (those that changed again stay drift).
+      const needed = [...new Set([...out.values()].filter((h): h is string => h !== null))];
+      const present = new Set(await ctx.store.read((tx) => tx.presentBlobs(needed)));
+      const writer = new PackWriter();
+      for (const [path, hash] of out) {
+        if (hash === null || present.has(hash)) continue;
+        const content = readIfStill(state.config.dir, path, hash);
+        if (content) writer.add(hash, content);
+        else out.delete(path);
+      }
+      await writer.persist(ctx.store, sessionId);
+      return out;
+    });
+    if (touched.size === 0) return;
+    const stats = state.cache.toRows();
+    await ctx.store.write({ sessionId }, (tx) => absorbChangesUnit(tx, sessionId, touched, ctx, stats));
+    state.cache.markStored(stats);
+  } catch (error) {
+    // The tool call or move itself succeeded; its file changes then count as drift until the next checkpoint.
+    ctx.logger.warn(`forkpoint: scanning the workspace of session ${sessionId} after a tool ran failed; its changes count as drift`, error);
+  } finally {
+    state.cache.trackers.delete(tracker);
+  }
+}
+
+function* absorbChangesUnit(tx: Tx, sessionId: string, touched: Map<string, string | null>, ctx: EngineContext, stats: StatRows) {
+  const current = (yield* tx.getWorkspace(sessionId))!;
+  const reader = new TreeReader();
+  const known = yield* reader.rootOf(tx, current.manifestId);
+  // A content a prune took meanwhile: that change stays drift.
+  const present = new Set(yield* tx.presentBlobs([...touched.values()].filter((h): h is string => h !== null)));
+  for (const [path, hash] of touched) if (hash !== null && !present.has(hash)) touched.delete(path);
+  const applied = yield* applyChanges(tx, reader, known, touched);
+  yield* tx.insertTrees([...[...reader.ephemeralBodies].map(([hash, body]) => ({ hash, body })), ...applied.trees]);
+  yield* tx.setWorkspaceManifest(sessionId, yield* tx.putManifest(applied.root, "{}", applied.root), ctx.now());
+  yield* tx.putWorkspaceStats(sessionId, stats.rows, stats.deleted);
+}

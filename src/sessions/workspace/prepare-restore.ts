@@ -1,0 +1,143 @@
+// Preparing a restore: everything it needs, checked before any file moves (no drift, every content present and
+// intact, nothing in the way of a path to write), and the contents it writes, kept in memory as far as they fit.
+import { lstatSync, readFileSync } from "node:fs";
+import { ConflictError, NotFoundError } from "../../models/errors.js";
+import type { Step, Tx, WorkspaceRow } from "../../store/port/index.js";
+import type { EngineContext } from "../core/context.js";
+import { sha256 } from "../integrity/hashes.js";
+import { assertRestorable } from "./files.js";
+import { TreeReader, diffTrees, packCacheOf, readBlobs, type FileChange, type PackCache } from "./objects.js";
+import { assertNoMoveRunning, assertNoRestorePending } from "./restore-guards.js";
+import { scan, stateOf, type WorkspaceState } from "./state.js";
+
+const readFileAt = (root: string, path: string) => readFileSync(`${root}/${path}`);
+
+/** Contents a prepared restore keeps in memory; past this, they are checked, dropped, and read again to be written. */
+const KEEP_BYTES = 64 << 20;
+
+/** Paths shown in a drift refusal: the first ten, and how many more. */
+const shownPaths = (paths: readonly string[]) =>
+  paths.slice(0, 10).join(", ") + (paths.length > 10 ? `, and ${paths.length - 10} more` : "");
+
+/**
+ * Everything a restore needs, checked before anything moves: no move of the session running its tools, no drift
+ * (files changed outside forkpoint since it last saw them), every content present and intact, no symbolic link or
+ * file in the way of a path to write.
+ * With `allowDrift`, drift is reported in `drifted` instead of refused (a forced move saves it first); everything
+ * else is still checked, so a forced move that cannot be done is refused before it saves anything. `ownMove`: the
+ * journaled move this restore is a step of (running, and no other move).
+ */
+export async function prepareRestore(
+  ctx: EngineContext,
+  ws: WorkspaceRow,
+  manifestId: number,
+  allowDrift = false,
+  ownMove?: string,
+): Promise<PreparedRestore> {
+  assertNoRestorePending(ws);
+  const state = await stateOf(ctx, ws);
+  const { drifted, changes, contents, written } = await state.exclusive(async () => {
+    await scan(ctx, state);
+    return ctx.store.read((tx) => prepareRestoreUnit(tx, state, ws, manifestId, allowDrift, ownMove, packCacheOf(ctx.store)));
+  });
+  if (drifted.length > 0 && !allowDrift) {
+    throw new ConflictError(
+      `the workspace ${ws.dir} changed outside forkpoint since it last saw it (${shownPaths(drifted)}); take a checkpoint to keep those changes, then move`,
+      "WORKSPACE_DRIFT",
+    );
+  }
+  const blocked = assertRestorable(ws.dir, written);
+  if (blocked) throw new ConflictError(`cannot restore the workspace ${ws.dir}: ${blocked}`, "WORKSPACE_DRIFT");
+  return { ws, manifestId, changes: withoutForeign(ws.dir, changes), contents, drifted, ...(ownMove === undefined ? {} : { ownMove }) };
+}
+
+/**
+ * `changes` less the files to add that are already there with the target's content. A file to add that is there
+ * with another content is not forkpoint's (ignored now, e.g. by a .gitignore changed since the target was captured):
+ * it is never overwritten, so the restore is refused.
+ */
+function withoutForeign(dir: string, changes: FileChange[]): FileChange[] {
+  const foreign: string[] = [];
+  const kept = changes.filter((c) => {
+    if (c.from !== null || c.to === null) return true;
+    const st = lstatSync(`${dir}/${c.path}`, { throwIfNoEntry: false });
+    if (!st) return true;
+    if (st.isFile() && sha256(readFileAt(dir, c.path)) === c.to) return false;
+    foreign.push(c.path);
+    return true;
+  });
+  if (foreign.length > 0) {
+    throw new ConflictError(
+      `cannot restore the workspace ${dir}: ${shownPaths(foreign)} would be overwritten, and forkpoint does not capture them now (ignored); move them away, then move`,
+      "WORKSPACE_DRIFT",
+    );
+  }
+  return kept;
+}
+
+function* prepareRestoreUnit(
+  tx: Tx,
+  state: WorkspaceState,
+  ws: WorkspaceRow,
+  manifestId: number,
+  allowDrift: boolean,
+  ownMove: string | undefined,
+  packs: PackCache,
+) {
+  yield* assertNoMoveRunning(tx, ws, ownMove);
+  // Its checkpoint was deleted and pruned since the move read it.
+  if ((yield* tx.getManifest(manifestId)) === undefined) throw new NotFoundError("workspace snapshot", String(manifestId));
+  const reader = new TreeReader();
+  const known = yield* reader.rootOf(tx, ws.manifestId);
+  const target = yield* reader.rootOf(tx, manifestId);
+  const drifted = (yield* diffTrees(tx, reader, known, state.cache.root)).map((c) => c.path);
+  const changes = yield* diffTrees(tx, reader, known, target);
+  // The paths the restore will write: with drift to be saved first, from the directory as it is now.
+  const fromDisk = allowDrift && drifted.length > 0 ? yield* diffTrees(tx, reader, state.cache.root, target) : changes;
+  const written = [...new Set([...changes, ...fromDisk].map((c) => c.path))];
+  const contents = yield* checkedContents(
+    tx,
+    changes.flatMap((c) => (c.to === null ? [] : [c.to])),
+    packs,
+  );
+  return { drifted, changes, contents, written };
+}
+
+/** Reads and checks every content of `hashes`, keeping those that fit `KEEP_BYTES` (the rest are read again later). */
+function* checkedContents(tx: Tx, hashes: string[], packs: PackCache): Step<Map<string, Buffer>> {
+  const kept = new Map<string, Buffer>();
+  let bytes = 0;
+  const unique = [...new Set(hashes)];
+  for (let i = 0; i < unique.length; i += 256) {
+    for (const [hash, content] of yield* readBlobs(tx, unique.slice(i, i + 256), packs)) {
+      if (bytes + content.length > KEEP_BYTES) continue;
+      kept.set(hash, content);
+      bytes += content.length;
+    }
+  }
+  return kept;
+}
+
+export interface PreparedRestore {
+  ws: WorkspaceRow;
+  manifestId: number;
+  /** The files that differ between what forkpoint last saw and the target (the directory holds the former). */
+  changes: FileChange[];
+  /** Contents to write, checked (all of them, or as many as fit in memory: the others are read again). */
+  contents: Map<string, Buffer>;
+  /** Paths changed outside forkpoint (added, modified or deleted): none unless `allowDrift` was given. */
+  drifted: string[];
+  /** The journaled move the restore is a step of (see `prepareRestore`). */
+  ownMove?: string;
+}
+
+/** Contents to write: from memory, or read again (and checked) from the database. */
+export function contentsFor(ctx: EngineContext, kept: ReadonlyMap<string, Buffer>): (hashes: string[]) => Promise<Map<string, Buffer>> {
+  const cache = new Map(kept);
+  const packs = packCacheOf(ctx.store);
+  return async (hashes) => {
+    const missing = hashes.filter((h) => !cache.has(h));
+    if (missing.length > 0) for (const [h, c] of await ctx.store.read((tx) => readBlobs(tx, missing, packs))) cache.set(h, c);
+    return cache;
+  };
+}

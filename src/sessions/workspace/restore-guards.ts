@@ -1,0 +1,49 @@
+// What a restore in progress leaves in the database (its journal), and the refusals it and running moves cause.
+import { ConflictError } from "../../models/errors.js";
+import type { Step, Tx, WorkspaceRow } from "../../store/port/index.js";
+import type { EngineContext } from "../core/context.js";
+
+/** Clears the restore journal: the move it belonged to is over (done, or refused with nothing moved). */
+export async function endRestore(ctx: EngineContext, sessionId: string): Promise<void> {
+  await ctx.store.write({ sessionId }, (tx) => tx.setWorkspaceRestoring(sessionId, null));
+}
+
+/** What `workspaces.restoring` holds while a restore runs. */
+export interface RestoreJournal {
+  /** The files being written, and those the directory held before. */
+  manifestId: number;
+  fromManifestId: number;
+  /** "both": the conversation moves after the files; recovery checks whether it did. */
+  scope: "files" | "both";
+  fromBranchId: string;
+  fromHead: number;
+  /** The thread writing it now, and every process that staged files for it (their leftovers carry the pid). */
+  pid: number;
+  pidStart: string;
+  pids: number[];
+}
+
+/** A ConflictError while a restore of the workspace is interrupted or running: recovery must finish it first. */
+export function assertNoRestorePending(ws: WorkspaceRow): void {
+  if (ws.restoring) {
+    throw new ConflictError(
+      `a restore of the workspace ${ws.dir} was interrupted or is running: fp.recover() finishes it (opening the database does too)`,
+      "MOVE_IN_PROGRESS",
+    );
+  }
+}
+
+/**
+ * A ConflictError while a move of the session's world runs its tools (in any process): their undo and replay handlers
+ * change these files, and a restore under them would overwrite what they do, or be taken for drift. `ownMove` (the
+ * move the restore is a step of, which runs no tool meanwhile) does not count.
+ */
+export function* assertNoMoveRunning(tx: Tx, ws: WorkspaceRow, ownMove?: string): Step<void> {
+  const running = (yield* tx.runningMoves(ws.sessionId)).filter((m) => m.id !== ownMove);
+  if (running.length === 0) return;
+  throw new ConflictError(
+    `a move of this session is under way (${running.map((m) => `${m.id}, process ${m.pid}`).join("; ")}) and its tools change the workspace ${ws.dir}; ` +
+      "try again when it ends, or call fp.recover() if its process died",
+    "MOVE_IN_PROGRESS",
+  );
+}

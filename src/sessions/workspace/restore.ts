@@ -1,0 +1,110 @@
+// Restoring a prepared snapshot: journaled before any file moves (so that a crash is finished by recovery), written
+// file by file, then recorded as what forkpoint last saw.
+import { ConflictError } from "../../models/errors.js";
+import type { Step, Tx } from "../../store/port/index.js";
+import type { EngineContext } from "../core/context.js";
+import { SELF_START } from "../moves/process-identity.js";
+import { restoreChanges } from "./files.js";
+import { PackWriter, TreeReader, applyChanges } from "./objects.js";
+import { contentsFor, type PreparedRestore } from "./prepare-restore.js";
+import { assertNoMoveRunning, endRestore, type RestoreJournal } from "./restore-guards.js";
+import { sameFilesConfig } from "./snapshots.js";
+import type { StatRows } from "./stat-cache.js";
+import { scanContext, stateOf } from "./state.js";
+import { deletedFile, wroteFile } from "./walk.js";
+
+/**
+ * Makes the workspace hold the prepared target's files and records it as what forkpoint last wrote. The restore is
+ * journaled first: a crash halfway leaves each file at its old or its new version, and recovery finishes it (or,
+ * for scope "both" when the conversation never moved, puts the old version back). A "files" restore clears the
+ * journal here; a "both" move clears it with `endRestore` once the conversation has moved.
+ */
+export async function restoreFiles(
+  ctx: EngineContext,
+  sessionId: string,
+  p: PreparedRestore,
+  move: Pick<RestoreJournal, "scope" | "fromBranchId" | "fromHead">,
+): Promise<{ written: string[]; deleted: string[] }> {
+  const journal: RestoreJournal = {
+    ...move,
+    manifestId: p.manifestId,
+    fromManifestId: p.ws.manifestId,
+    pid: process.pid,
+    pidStart: SELF_START,
+    pids: [process.pid],
+  };
+  const state = await stateOf(ctx, p.ws);
+  await ctx.store.write({ sessionId }, (tx) => startFilesRestoreUnit(tx, sessionId, p, journal));
+  const moved = { any: false };
+  let changed: { written: string[]; deleted: string[] };
+  try {
+    changed = await state.exclusive(async () => {
+      const done = await restoreChanges(p.ws.dir, p.changes, contentsFor(ctx, p.contents), moved);
+      const sc = scanContext(ctx, state, null);
+      for (const c of p.changes) {
+        if (c.to === null) deletedFile(state.cache, c.path);
+        else wroteFile(state.cache, sc, c.path, c.to);
+      }
+      return done;
+    });
+  } catch (error) {
+    // Failed before any file moved (staging): nothing to finish, so no journal. Otherwise recovery finishes it.
+    if (!moved.any) await endRestore(ctx, sessionId);
+    throw error;
+  }
+  const stats = state.cache.toRows();
+  await ctx.store.write({ sessionId }, (tx) => endFilesRestoreUnit(tx, sessionId, journal, ctx, move, stats));
+  state.cache.markStored(stats);
+  return changed;
+}
+
+function* endFilesRestoreUnit(
+  tx: Tx,
+  sessionId: string,
+  journal: RestoreJournal,
+  ctx: EngineContext,
+  move: Pick<RestoreJournal, "scope" | "fromBranchId" | "fromHead">,
+  stats: StatRows,
+) {
+  yield* tx.setWorkspaceManifest(sessionId, journal.manifestId, ctx.now());
+  yield* tx.putWorkspaceStats(sessionId, stats.rows, stats.deleted);
+  if (move.scope === "files") yield* tx.setWorkspaceRestoring(sessionId, null);
+}
+
+function* startFilesRestoreUnit(tx: Tx, sessionId: string, p: PreparedRestore, journal: RestoreJournal) {
+  // Another process (or handle) may have restored, re-attached or pruned since `prepareRestore` checked: the
+  // journal is written only onto the workspace that was checked, and no other restore can start once it is.
+  const now = yield* tx.getWorkspace(sessionId);
+  if (now?.restoring) {
+    throw new ConflictError(`the workspace ${p.ws.dir} is being restored by another move; try again when it ends`, "MOVE_IN_PROGRESS");
+  }
+  yield* assertNoMoveRunning(tx, p.ws, p.ownMove);
+  if (!now || now.manifestId !== p.ws.manifestId || !sameFilesConfig(now, p.ws)) {
+    throw new ConflictError(
+      `the workspace ${p.ws.dir} changed (another process moved or re-attached it) since this move checked it; move again`,
+      "WORKSPACE_DRIFT",
+    );
+  }
+  // The target's snapshot, stored again if a prune took it since it was read (otherwise its id, unchanged).
+  if ((yield* tx.getManifest(p.manifestId)) === undefined) journal.manifestId = yield* storeTarget(tx, p);
+  yield* tx.setWorkspaceRestoring(sessionId, JSON.stringify(journal));
+}
+
+/** Stores the target again from what forkpoint last saw and the changes (a prune took it after it was prepared). */
+function* storeTarget(tx: Tx, p: PreparedRestore): Step<number> {
+  const reader = new TreeReader();
+  const known = yield* reader.rootOf(tx, p.ws.manifestId);
+  const applied = yield* applyChanges(tx, reader, known, new Map(p.changes.map((c) => [c.path, c.to])));
+  const needed = [...new Set(p.changes.flatMap((c) => (c.to === null ? [] : [c.to])))];
+  const present = new Set(yield* tx.presentBlobs(needed));
+  const writer = new PackWriter();
+  for (const h of needed) {
+    if (present.has(h)) continue;
+    const content = p.contents.get(h);
+    if (!content) throw new ConflictError("the move's target was deleted and pruned while it was prepared; move again", "WORKSPACE_DRIFT");
+    writer.add(h, content);
+  }
+  yield* writer.flush(tx);
+  yield* tx.insertTrees([...[...reader.ephemeralBodies].map(([hash, body]) => ({ hash, body })), ...applied.trees]);
+  return yield* tx.putManifest(applied.root, "{}", applied.root);
+}

@@ -1,0 +1,243 @@
+// A scan's file-system side: walking a directory (or looking again at the paths a watcher named) and bringing the stat
+// cache up to date with it, reading a file only when its stat data changed (or its entry is racy), and recording the
+// files forkpoint itself wrote or deleted.
+import { isUtf8 } from "node:buffer";
+import { closeSync, lstatSync, openSync, readFileSync, readSync, readdirSync, type BigIntStats } from "node:fs";
+import { createHash } from "node:crypto";
+import { PayloadTooLargeError, ValidationError } from "../../models/errors.js";
+import { sha256 } from "../integrity/hashes.js";
+import { DirNode, isDir, join, type FileEntry } from "./dir-node.js";
+import type { Rules } from "./rules.js";
+import type { StatCache } from "./stat-cache.js";
+
+/**
+ * A file modified within this long before it was read could be modified again with the same mtime (timestamps are
+ * coarse: a kernel tick on Linux, 1–2 s on some file systems): such an entry is read again whenever it is checked.
+ */
+const RACY_NS = 2_000_000_000n;
+/** Files up to this size are read whole; larger ones are hashed in reads of this size. */
+const READ_CHUNK = 1 << 20;
+
+/** Where a scan reads from, what it leaves out, and where the contents it reads go. */
+export interface ScanContext {
+  /** The workspace's directory (absolute, real). */
+  root: string;
+  rules: Rules;
+  /** Absolute paths never captured (the database's own files). */
+  skip: ReadonlySet<string>;
+  maxBytes: number;
+  /** Called with each content read (a new or changed file), when the scan is to store them. */
+  store?: (hash: string, content: Buffer) => void;
+  /** Whether the walk should pause (yield) so that what it stored is written. */
+  full?: () => boolean;
+  /** Collects a path on each device (st_dev) the walk met: a file system mounted inside the workspace. */
+  devices?: Map<bigint, string>;
+}
+
+/** Whether two stats describe the same file content as far as stat data can tell. */
+function sameStat(e: FileEntry, st: BigIntStats): boolean {
+  return e.size === st.size && e.mtimeNs === st.mtimeNs && e.ctimeNs === st.ctimeNs && e.ino === st.ino && e.mode === Number(st.mode);
+}
+
+/** `name` as text, or a MALFORMED_TEXT error naming it: a snapshot stores paths as text. */
+function textName(name: Buffer, dirRel: string): string {
+  const text = name.toString();
+  if (isUtf8(name)) return text;
+  throw new ValidationError(
+    `workspace file ${join(dirRel, text)}`,
+    "has a name that is not UTF-8, which cannot be stored as text: rename or exclude it",
+    "MALFORMED_TEXT",
+  );
+}
+
+/** Reads and hashes a file of `size` bytes (stat'ed just before); the content too when it is small or to be stored. */
+function readFile(full: string, size: number, keep: boolean): { hash: string; content: Buffer | null } {
+  if (keep || size <= READ_CHUNK) {
+    // Read to its end (it may have changed since the lstat: its next scan sees that, its stat data having changed).
+    const content = readFileSync(full);
+    return { hash: sha256(content), content };
+  }
+  // A large file that is not stored: hashed in chunks, never held whole.
+  const fd = openSync(full, "r");
+  try {
+    const hash = createHash("sha256");
+    const buf = Buffer.allocUnsafe(READ_CHUNK);
+    for (;;) {
+      const n = readSync(fd, buf, 0, buf.length, null);
+      if (n === 0) break;
+      hash.update(buf.subarray(0, n));
+    }
+    return { hash: hash.digest("hex"), content: null };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Brings the entry of the file `name` of `dir` (at `rel`, absolute `full`) up to date: lstat, and a read only when its
+ * stat data changed (or its entry is racy). Anything but a regular file is not captured (removed from the cache).
+ */
+function refreshFile(cache: StatCache, sc: ScanContext, dir: DirNode, name: string, rel: string, full: string): void {
+  const statAt = BigInt(Date.now()) * 1_000_000n;
+  const st = lstatSync(full, { bigint: true, throwIfNoEntry: false });
+  if (!st || !st.isFile() || sc.skip.has(full)) return cache.remove(dir, name, rel);
+  if (sc.devices && !sc.devices.has(st.dev)) sc.devices.set(st.dev, full);
+  const old = dir.entries.get(name);
+  if (old !== undefined && !isDir(old) && !old.racy && sameStat(old, st)) return;
+  if (st.size > BigInt(sc.maxBytes)) {
+    throw new PayloadTooLargeError(
+      `workspace file ${rel}`,
+      `is ${st.size} bytes, over the limit of ${sc.maxBytes}; exclude it`,
+      sc.maxBytes,
+    );
+  }
+  let read: { hash: string; content: Buffer | null };
+  try {
+    cache.reads++;
+    read = readFile(full, Number(st.size), sc.store !== undefined);
+  } catch (error) {
+    // Gone (or replaced by a directory) between the lstat and the read: what it is now is seen by the next scan.
+    if ((error as NodeJS.ErrnoException).code === "ENOENT" || (error as NodeJS.ErrnoException).code === "EISDIR")
+      return cache.remove(dir, name, rel);
+    throw error;
+  }
+  const entry: FileEntry = {
+    size: st.size,
+    mtimeNs: st.mtimeNs,
+    ctimeNs: st.ctimeNs,
+    ino: st.ino,
+    mode: Number(st.mode),
+    hash: read.hash,
+    racy: st.mtimeNs >= statAt - RACY_NS,
+  };
+  if (read.content && sc.store && (old === undefined || isDir(old) || old.hash !== read.hash)) sc.store(read.hash, read.content);
+  cache.setFile(dir, name, rel, entry);
+}
+
+/** Records a file forkpoint itself just wrote with content `hash` (a restore): its stat data, no read. */
+export function wroteFile(cache: StatCache, sc: ScanContext, rel: string, hash: string): void {
+  const at = rel.lastIndexOf("/");
+  const dir = cache.dir(at < 0 ? "" : rel.slice(0, at));
+  const name = rel.slice(at + 1);
+  const full = `${sc.root}/${rel}`;
+  const statAt = BigInt(Date.now()) * 1_000_000n;
+  const st = lstatSync(full, { bigint: true, throwIfNoEntry: false });
+  if (!st || !st.isFile()) return cache.remove(dir, name, rel);
+  const entry = { size: st.size, mtimeNs: st.mtimeNs, ctimeNs: st.ctimeNs, ino: st.ino, mode: Number(st.mode), hash, racy: false };
+  // Written a moment ago: racy, so that the next check reads it (a write by someone else in the same tick is not missed).
+  entry.racy = st.mtimeNs >= statAt - RACY_NS;
+  cache.setFile(dir, name, rel, entry);
+}
+
+/** Records that forkpoint deleted the file at `rel` (a restore). */
+export function deletedFile(cache: StatCache, rel: string): void {
+  const at = rel.lastIndexOf("/");
+  const dir = cache.find(at < 0 ? "" : rel.slice(0, at));
+  if (isDir(dir)) cache.remove(dir, rel.slice(at + 1), rel);
+}
+
+/** Walks the directory `node` (at `rel`) and everything below it, reconciling the cache with what is there now. */
+export function* walkTree(cache: StatCache, sc: ScanContext, node: DirNode, rel: string): Generator<void> {
+  const full = rel === "" ? sc.root : `${sc.root}/${rel}`;
+  const present = new Set<string>();
+  // Names read as text; a directory holding one that is not UTF-8 (shown with U+FFFD) is read again as bytes: such a
+  // name may be excluded, else it is refused by name.
+  let dirents: import("node:fs").Dirent<string | Buffer>[] = readdirSync(full, { withFileTypes: true });
+  if (dirents.some((d) => (d.name as string).includes("\uFFFD"))) dirents = readdirSync(full, { withFileTypes: true, encoding: "buffer" });
+  for (const d of dirents) {
+    const raw = typeof d.name === "string" ? null : d.name;
+    const name = d.name.toString();
+    const childRel = join(rel, name);
+    if (d.isDirectory()) {
+      if (sc.rules.ignored(childRel, true)) continue;
+      if (raw) textName(raw, rel);
+      present.add(name);
+      let child = node.entries.get(name);
+      if (!isDir(child)) {
+        if (child !== undefined) cache.remove(node, name, childRel);
+        child = cache.dir(childRel);
+      }
+      yield* walkTree(cache, sc, child, childRel);
+    } else if (d.isFile()) {
+      const childFull = `${full}/${name}`;
+      if (sc.skip.has(childFull) || sc.rules.ignored(childRel, false)) continue;
+      if (raw) textName(raw, rel);
+      present.add(name);
+      refreshFile(cache, sc, node, name, childRel, childFull);
+      if (sc.full?.()) yield;
+    }
+  }
+  for (const name of [...node.entries.keys()]) if (!present.has(name)) cache.remove(node, name, join(rel, name));
+}
+
+/**
+ * Brings the cache up to date for paths that may have changed (a watcher's events): each is looked at again, a
+ * directory new to the cache (or in `trees`) is walked whole. A path under a directory the cache does not have is
+ * taken care of by walking the topmost such directory.
+ */
+export function* refreshPaths(cache: StatCache, sc: ScanContext, paths: Iterable<string>, trees: ReadonlySet<string>): Generator<void> {
+  for (const rel of paths) {
+    const parts = rel.split("/");
+    let node = cache.root;
+    let at = "";
+    let done = false;
+    for (let i = 0; i < parts.length - 1 && !done; i++) {
+      const child = node.entries.get(parts[i]!);
+      const childRel = join(at, parts[i]!);
+      if (isDir(child)) {
+        node = child;
+        at = childRel;
+        continue;
+      }
+      // A directory on the way that the cache does not have: look at it (it is walked if it is to be captured).
+      yield* refreshEntry(cache, sc, node, parts[i]!, childRel, true);
+      done = true;
+    }
+    if (!done) yield* refreshEntry(cache, sc, node, parts[parts.length - 1]!, rel, trees.has(rel));
+    if (sc.full?.()) yield;
+  }
+}
+
+/** Looks at `name` of `dir` (at `rel`) again; a directory is walked when `whole` or when the cache lacks it. */
+function* refreshEntry(cache: StatCache, sc: ScanContext, dir: DirNode, name: string, rel: string, whole: boolean): Generator<void> {
+  const full = `${sc.root}/${rel}`;
+  const st = lstatSync(full, { throwIfNoEntry: false });
+  if (!st || !(st.isFile() || st.isDirectory())) return cache.remove(dir, name, rel);
+  if (st.isDirectory()) {
+    if (sc.rules.ignored(rel, true)) return cache.remove(dir, name, rel);
+    textName(Buffer.from(name), rel.slice(0, Math.max(0, rel.lastIndexOf("/"))));
+    const old = dir.entries.get(name);
+    if (isDir(old) && !whole) return;
+    if (old !== undefined && !isDir(old)) cache.remove(dir, name, rel);
+    yield* walkTree(cache, sc, cache.dir(rel), rel);
+    return;
+  }
+  if (sc.skip.has(full) || sc.rules.ignored(rel, false)) return cache.remove(dir, name, rel);
+  refreshFile(cache, sc, dir, name, rel, full);
+}
+
+/** Reads a directory's entries again (its own names only; subdirectories already known are not walked). */
+export function* relistDir(cache: StatCache, sc: ScanContext, rel: string): Generator<void> {
+  const node = cache.find(rel);
+  if (!isDir(node)) return yield* refreshPaths(cache, sc, [rel], new Set([rel]));
+  let names: Buffer[];
+  try {
+    names = readdirSync(rel === "" ? sc.root : `${sc.root}/${rel}`, { encoding: "buffer" });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT" && (error as NodeJS.ErrnoException).code !== "ENOTDIR") throw error;
+    if (rel === "") throw error;
+    return yield* refreshPaths(cache, sc, [rel], new Set());
+  }
+  const present = new Set(names.map((n) => n.toString()));
+  for (const name of [...node.entries.keys()]) if (!present.has(name)) cache.remove(node, name, join(rel, name));
+  for (const raw of names) {
+    const name = raw.toString();
+    if (!isUtf8(raw)) {
+      const childRel = join(rel, name);
+      const isDirectory = lstatSync(`${sc.root}/${childRel}`, { throwIfNoEntry: false })?.isDirectory() ?? false;
+      if (!sc.rules.ignored(childRel, isDirectory)) textName(raw, rel);
+      continue;
+    }
+    yield* refreshEntry(cache, sc, node, name, join(rel, name), false);
+  }
+}
