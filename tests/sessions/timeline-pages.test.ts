@@ -47,6 +47,24 @@ describe("timeline pages", () => {
     for (let i = 1; i < all.length; i++) expect(all[i - 1]!.at.getTime()).toBeGreaterThanOrEqual(all[i]!.at.getTime());
   });
 
+  it("pages a session of many branches written in turn: a page reads only the branches that reach it, and misses none", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    const t = await s.turn({ role: "user", content: "q" }, { name: "start" });
+    const branches: string[] = [];
+    for (let i = 0; i < 12; i++) branches.push((await s.rollback(t.checkpoint.id)).branch.id);
+    // Round after round, one message on each branch in turn: every page's rows come from many branches.
+    for (let round = 0; round < 4; round++)
+      for (const [i, b] of branches.entries()) {
+        if (round + i > 0) await s.switchBranch(b);
+        await s.append({ role: "assistant", content: `r${round}b${i}` });
+      }
+    const all = (await s.timeline({ limit: 1000 })).items;
+    expect(all.filter((i) => i.kind === "message")).toHaveLength(1 + 12 * 4);
+    expect(newestFirst(all)).toBe(true);
+    for (const limit of [1, 2, 5, 11, 13, 40]) expect(await paged(s, limit)).toEqual(all);
+  });
+
   it("reads each half along its index, newest first, with no sort of the session (query plans)", async () => {
     const { fp, path } = dbs.open();
     const s = await fp.createSession({ userId: "u" });

@@ -1,6 +1,7 @@
 // Sessions, their events, the operator listings, and imported calls: PostgreSQL's statements and the port's SessionsTx.
 import type { EventRow, NewSession, SessionRow, SessionsTx, TimelineKey, TimelineRow, UserRow } from "../port/index.js";
 import { FORGET_UNDONE, SESSION_COLS, SESSION_INFO_COLS, SESSION_UPDATED } from "./columns.js";
+import { listedSessionRow, listedSessionsSql, type ListedTuple } from "./session-listing.js";
 import type { Sql } from "./sql.js";
 
 /** Rows of one timeline source below the page's key ($3 time, $4 source, $5 seq; all descending). */
@@ -14,11 +15,17 @@ const below = (source: string) => `created_at <= $3::float8 AND (created_at < $3
  */
 function timelineQuery(ordered: boolean): string {
   const by = (walk: string) => (ordered ? walk : "created_at DESC, seq DESC");
+  // Ordered, each branch's newest entry below the key is its top; the page's rows are no older than the limit-th
+  // newest top (those branches alone hold enough rows), so only branches reaching it are read a page of.
+  const branches = ordered
+    ? `(WITH tops AS (SELECT b.id, t.created_at AS top FROM branches b CROSS JOIN LATERAL (SELECT created_at FROM entries
+          WHERE branch_id = b.id AND ${below("entry")} ORDER BY position DESC LIMIT 1) t WHERE b.session_id = $2)
+        SELECT id FROM tops WHERE top >= coalesce((SELECT top FROM tops ORDER BY top DESC OFFSET $6 - 1 LIMIT 1), '-Infinity'::float8))`
+    : `(SELECT id FROM branches WHERE session_id = $2)`;
   return `SELECT * FROM (
-    SELECT e.* FROM branches b CROSS JOIN LATERAL (
+    SELECT e.* FROM ${branches} b CROSS JOIN LATERAL (
       SELECT 'entry' AS source, kind, id AS "refId", branch_id AS "branchId", coalesce(role, tool) AS detail, created_at AS "createdAt", seq
       FROM entries WHERE branch_id = b.id AND ${below("entry")} ORDER BY ${by("position DESC")} LIMIT $6) e
-      WHERE b.session_id = $2
     UNION ALL
     (SELECT 'checkpoint', 'checkpoint', id, branch_id, name, created_at, seq FROM checkpoints
       WHERE session_id = $2 AND user_id = $1 AND ${below("checkpoint")} ORDER BY ${by("seq DESC")} LIMIT $6)
@@ -38,6 +45,9 @@ const ORDERED = `(SELECT times_ordered FROM sessions WHERE id = $2)`;
 const TIMELINE = `SELECT * FROM (SELECT * FROM (${timelineQuery(true)}) o WHERE ${ORDERED}
   UNION ALL SELECT * FROM (${timelineQuery(false)}) u WHERE NOT ${ORDERED}) t
   ORDER BY "createdAt" DESC, source COLLATE "C" DESC, seq DESC`;
+
+const LIST_SESSIONS = listedSessionsSql(`user_id = $1 AND seq < $2::bigint`, 3);
+const LIST_ALL_SESSIONS = listedSessionsSql(`seq < $1::bigint`, 2);
 
 /** Children before parents: the foreign keys hold at every statement. Each reads by index (tests check the plans). */
 export const DELETE_SESSION = [
@@ -92,10 +102,11 @@ export function sessionsTx(sql: Sql): SessionsTx {
       return id;
     },
     *listSessions(userId: string, beforeSeq: number | undefined, limit: number) {
-      return yield* sql.rows<SessionRow>(
-        `SELECT ${SESSION_INFO_COLS} FROM sessions WHERE user_id = $1 AND seq < $2::bigint ORDER BY seq DESC LIMIT $3`,
-        [userId, beforeSeq ?? Number.MAX_SAFE_INTEGER, limit],
-      );
+      const rows = yield* sql.rows<ListedTuple>(LIST_SESSIONS, [userId, beforeSeq ?? Number.MAX_SAFE_INTEGER, limit]);
+      return rows.map(listedSessionRow);
+    },
+    *countUserSessions(userId: string) {
+      return (yield* sql.column<number>(`SELECT count(*) FROM sessions WHERE user_id = $1`, [userId]))[0]!;
     },
     *setCurrentBranch(sessionId: string, branchId: string, at: number, top?: string) {
       if (top === undefined) {
@@ -180,10 +191,8 @@ export function sessionsTx(sql: Sql): SessionsTx {
       return new Set(yield* sql.column<string>(`SELECT entry_id FROM imported_calls WHERE session_id = $1`, [sessionId]));
     },
     *listAllSessions(beforeSeq: number | undefined, limit: number) {
-      return yield* sql.rows<SessionRow>(`SELECT ${SESSION_INFO_COLS} FROM sessions WHERE seq < $1::bigint ORDER BY seq DESC LIMIT $2`, [
-        beforeSeq ?? Number.MAX_SAFE_INTEGER,
-        limit,
-      ]);
+      const rows = yield* sql.rows<ListedTuple>(LIST_ALL_SESSIONS, [beforeSeq ?? Number.MAX_SAFE_INTEGER, limit]);
+      return rows.map(listedSessionRow);
     },
     *listUsers(afterUserId: string | undefined, limit: number) {
       // user_id is COLLATE "C": users page in byte order, as on SQLite.

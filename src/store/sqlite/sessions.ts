@@ -1,8 +1,9 @@
 // Sessions, their events, the operator listings, and imported calls: SQLite's statements and the port's SessionsTx.
 import type Database from "better-sqlite3";
 import type { EventRow, SessionRow, SessionsTx, TimelineRow, UserRow } from "../port/index.js";
-import { FORGET_UNDONE, SESSION_COLS, SESSION_INFO_COLS, sessionRow, sessionRows } from "./columns.js";
+import { FORGET_UNDONE, SESSION_COLS, SESSION_INFO_COLS, sessionRow } from "./columns.js";
 import { prepare, type RowMode } from "./object-rows.js";
+import { listedSessionRow, listedSessionsSql } from "./session-listing.js";
 
 /** Rows of one timeline source below the page's key (createdAt, then source, then seq, all descending). */
 const below = (source: string) =>
@@ -64,7 +65,7 @@ export const DELETE_SESSION = [
 export function sessionsTx(db: Database.Database): SessionsTx {
   const p = (sql: string, mode?: RowMode) => prepare(db, sql, mode);
   const s = {
-    allSessions: p(`SELECT ${SESSION_INFO_COLS} FROM sessions WHERE seq < ? ORDER BY seq DESC LIMIT ?`),
+    allSessions: p(listedSessionsSql(`seq < @before`)),
     // GROUP BY over the (user_id, seq) index: a page reads only its users' sessions. A session's updatedAt counts its
     // current branch's last entry, as info() does.
     users: p(`SELECT user_id AS userId, count(*) AS sessions,
@@ -75,7 +76,8 @@ export function sessionsTx(db: Database.Database): SessionsTx {
     VALUES (@id, @userId, @title, @metadata, @currentBranchId, @originSessionId, @originCheckpointId, @createdAt, @updatedAt, 1)`),
     getSession: p(`SELECT ${SESSION_COLS} FROM sessions WHERE id = ?`),
     getSessionInfo: p(`SELECT ${SESSION_INFO_COLS} FROM sessions WHERE id = ?`),
-    listSessions: p(`SELECT ${SESSION_INFO_COLS} FROM sessions WHERE user_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`),
+    listSessions: p(listedSessionsSql(`user_id = @userId AND seq < @before`)),
+    countUserSessions: p(`SELECT count(*) FROM sessions WHERE user_id = ?`, "pluck"),
     setCurrent: p(`UPDATE sessions SET current_branch_id = ?, updated_at = ? WHERE id = ?`),
     setCurrentAndTop: p(`UPDATE sessions SET current_branch_id = ?, updated_at = ?, move_top = ?, move_redo = NULL WHERE id = ?`),
     // The usual case, nothing to redo, in one statement: it changes no row when there is something to forget first.
@@ -100,6 +102,11 @@ export function sessionsTx(db: Database.Database): SessionsTx {
     // Each half of the timeline is read newest first from an index, at most a page of each (one per branch for
     // entries), then merged: a page costs the same however long the session is.
     timelineBranches: p(`SELECT id FROM branches WHERE session_id = ?`, "pluck"),
+    // Each branch's newest entry below the key, one index probe a branch in one statement: the page then reads only
+    // the branches that can still reach it, newest first.
+    timelineTops: p(`SELECT b.id AS branchId, (SELECT created_at FROM entries INDEXED BY entries_branch_position
+      WHERE branch_id = b.id AND ${below("entry")} ORDER BY position DESC LIMIT 1) AS top
+      FROM branches b WHERE b.session_id = @sessionId`),
     timesOrdered: p(`SELECT times_ordered FROM sessions WHERE id = ?`, "pluck"),
     markTimesUnordered: p(`UPDATE sessions SET times_ordered = 0 WHERE id = ?`),
     timelineEntries: p(timelineStreams(true).entries),
@@ -142,7 +149,10 @@ export function sessionsTx(db: Database.Database): SessionsTx {
       return undefined;
     },
     *listSessions(userId: string, beforeSeq: number | undefined, limit: number) {
-      return sessionRows(s.listSessions.all(userId, beforeSeq ?? Number.MAX_SAFE_INTEGER, limit));
+      return s.listSessions.all({ userId, before: beforeSeq ?? Number.MAX_SAFE_INTEGER, limit }).map(listedSessionRow);
+    },
+    *countUserSessions(userId: string) {
+      return s.countUserSessions.get(userId) as number;
     },
     *setCurrentBranch(sessionId: string, branchId: string, at: number, top?: string) {
       if (top === undefined) {
@@ -186,9 +196,24 @@ export function sessionsTx(db: Database.Database): SessionsTx {
       const ordered = s.timesOrdered.get(sessionId) === 1;
       const [entries, others] = ordered ? [s.timelineEntries, s.timelineOthers] : [s.sortedTimelineEntries, s.sortedTimelineOthers];
       const rows = others.all({ ...key, userId, sessionId }) as TimelineRow[];
-      for (const branchId of s.timelineBranches.all(sessionId) as string[])
+      if (!ordered) {
+        for (const branchId of s.timelineBranches.all(sessionId) as string[])
+          rows.push(...(entries.all({ ...key, branchId }) as TimelineRow[]));
+        return rows.sort(newestFirst).slice(0, limit);
+      }
+      // Times never decrease along a branch: once the page is full of rows newer than a branch's newest, no older
+      // branch can reach it.
+      const tops = (s.timelineTops.all({ ...key, sessionId }) as { branchId: string; top: number | null }[])
+        .filter((t): t is { branchId: string; top: number } => t.top !== null)
+        .sort((a, b) => b.top - a.top);
+      rows.sort(newestFirst);
+      for (const { branchId, top } of tops) {
+        if (rows.length >= limit && rows[limit - 1]!.createdAt > top) break;
         rows.push(...(entries.all({ ...key, branchId }) as TimelineRow[]));
-      return rows.sort(newestFirst).slice(0, limit);
+        rows.sort(newestFirst);
+        rows.length = Math.min(rows.length, limit);
+      }
+      return rows;
     },
 
     *markTimesUnordered(sessionId: string) {
@@ -210,7 +235,7 @@ export function sessionsTx(db: Database.Database): SessionsTx {
       return new Set(s.importedCalls.all(sessionId) as string[]);
     },
     *listAllSessions(beforeSeq: number | undefined, limit: number) {
-      return sessionRows(s.allSessions.all(beforeSeq ?? Number.MAX_SAFE_INTEGER, limit));
+      return s.allSessions.all({ before: beforeSeq ?? Number.MAX_SAFE_INTEGER, limit }).map(listedSessionRow);
     },
     *listUsers(afterUserId: string | undefined, limit: number) {
       return s.users.all(afterUserId ?? "", limit) as UserRow[];
