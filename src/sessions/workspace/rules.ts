@@ -1,6 +1,6 @@
 // Which paths of a workspace are captured: not those its `exclude` patterns name; with `gitignore` (the default for
 // workspaces attached now), neither those its own .gitignore files ignore (nested, with negations, as git reads them)
-// nor a `.git` directory.
+// nor a `.git` directory or file (a worktree's or a submodule's pointer to its repository), at any depth.
 // `makeRules` uses nothing from outside its own body: the watcher's worker thread runs it from its source text.
 
 /** Whether a path is left out. `rel` is relative to the workspace, "/"-separated; its parent directories were checked. */
@@ -43,7 +43,7 @@ export function makeRules(
       if (excluded.test(asked).ignored) return true;
       // Without `gitignore` (workspaces attached before it existed, or turned off), files are read as they were then.
       if (!gitignore) return false;
-      if (isDir && rel.slice(rel.lastIndexOf("/") + 1) === ".git") return true;
+      if (rel.slice(rel.lastIndexOf("/") + 1) === ".git") return true;
       // The deepest .gitignore with an opinion decides (in one file, its last matching pattern, as `ignore` tests it).
       let at = rel.lastIndexOf("/");
       for (;;) {
