@@ -19,7 +19,7 @@ const PUBLIC_API = [
   "tests/openai-agents/**/*.test.ts",
   "tests/langgraph/**/*.test.ts",
   "tests/reliability/**/*.test.ts",
-  "tests/readme.test.ts",
+  "tests/docs/examples.test.ts",
 ];
 /** In those folders, but with no database at all (codecs, caches, process identities): the same on any store. */
 const STORE_FREE = [

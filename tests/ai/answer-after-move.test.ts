@@ -1,5 +1,5 @@
 // The stream-then-edit race: an answer streams while the user edits its question (another tab, another server); the
-// README's route handler saves the answer `after` its question, so it lands on the question's own branch, the edit stays
+// route handler of docs/ai-sdk.md saves the answer `after` its question, so it lands on the question's own branch, the edit stays
 // current, and nothing is forked or moved by the save. In one process, and with the route in a process of its own.
 import { convertToModelMessages, createIdGenerator, streamText, type UIMessage } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
@@ -40,7 +40,7 @@ function gatedModel(answer: string, gate: Promise<void>) {
   return { model, streaming };
 }
 
-/** The README's route handler (saveChat before the loop, the answer saved after the request's last message). */
+/** docs/ai-sdk.md's route handler (saveChat before the loop, the answer saved after the request's last message). */
 function route(fp: Forkpoint, model: MockLanguageModelV4, saves: SaveResult[]) {
   return async (req: Request): Promise<Response> => {
     const { id, messages } = (await req.json()) as { id: string; messages: UIMessage[] };
