@@ -1,6 +1,6 @@
 // Builds dist/: tsc's JavaScript, one declaration bundle per public entry (the public API only), and the web view's page.
 import { execFileSync } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { rollup } from "rollup";
@@ -24,6 +24,24 @@ function publicEntries(): Record<string, string> {
     entries[name] = join(types, `${name}.d.ts`);
   }
   return entries;
+}
+
+/**
+ * Optional peers whose types the main entry names (`openForkpoint({ postgres })` takes a `pg.Pool`), where a consumer
+ * without them installed must still compile: their imports are marked `@ts-ignore`, as Vite marks its optional
+ * preprocessors', so the types are exact with `@types/pg` and `any` without.
+ */
+const OPTIONAL_TYPES = ["pg"];
+
+function optionalPeerImports(dir: string): void {
+  const from = new RegExp(`^import (?:.* from )?'(?:${OPTIONAL_TYPES.join("|")})';$`, "gm");
+  for (const file of readdirSync(dir, { recursive: true, encoding: "utf8" })) {
+    if (!file.endsWith(".d.ts")) continue;
+    const path = join(dir, file);
+    const text = readFileSync(path, "utf8");
+    const marked = text.replace(from, (line) => `// @ts-ignore: an optional peer's types, used when installed\n${line}`);
+    if (marked !== text) writeFileSync(path, marked);
+  }
 }
 
 rmSync(dist, { recursive: true, force: true });
@@ -51,6 +69,7 @@ await bundle.write({
 });
 await bundle.close();
 rmSync(dirname(types), { recursive: true, force: true });
+optionalPeerImports(dist);
 
 // The page `forkpoint ui` serves (ui/, Vite + React), built into dist/web/: shipped built, so users need none of its tools.
 await viteBuild({ configFile: join(root, "ui", "vite.config.ts") });

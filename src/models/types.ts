@@ -21,6 +21,37 @@ export interface SessionInfo {
   updatedAt: Date;
 }
 
+/**
+ * A `listSessions` item: the session's `info()`, with what a sidebar row shows of its current branch, read with the
+ * listing itself (the same statement, not a `summary()` per session).
+ */
+export interface SessionListItem extends SessionInfo {
+  /** The last message of the current branch's lineage (what `history()` ends with), as a preview; null before the first. */
+  lastMessage: MessagePreview | null;
+  /** Messages of the current branch's lineage: how many `history()` returns (as `summary().messages`). */
+  messageCount: number;
+}
+
+/** A message as a list row shows it: who said it, and the start of what it says. `s.message(id)` reads it whole. */
+export interface MessagePreview {
+  id: string;
+  /** An id the caller chose (e.g. the chat UI's own id), if given. */
+  clientId: string | null;
+  branchId: string;
+  position: number;
+  role: string;
+  /**
+   * The content's text on one line (whitespace runs as one space), at most `PREVIEW_LENGTH` (200) characters, cut
+   * between user-perceived characters and ending with "…" when cut. Of content that is not a string, the text of its
+   * text parts (`{ type: "text" | "input_text" | "output_text", text }`, as the AI SDK, OpenAI Agents and LangChain
+   * write them; an item's `content`), joined by spaces; "" when it has none (a tool call, say).
+   */
+  preview: string;
+  /** Whether `preview` was cut. */
+  truncated: boolean;
+  createdAt: Date;
+}
+
 /** `s.summary()`: a session at a glance, for a list row or a status line: what `s.info()` returns, and counts. */
 export interface SessionSummary extends SessionInfo {
   /** Internal sessions (branches) in the session's tree, the root included. */

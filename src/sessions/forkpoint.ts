@@ -16,9 +16,8 @@ import { DEFAULT_LIMITS } from "../models/limits.js";
 import { resilientLogger } from "../models/logger.js";
 import { requireSupportedNode } from "../models/runtime.js";
 import type { SessionExport } from "../models/session-export.js";
-import type { Checkpoint, Page, SessionInfo } from "../models/types.js";
+import type { Checkpoint, Page, SessionListItem } from "../models/types.js";
 import type { Step, Store, Tx } from "../store/port/index.js";
-import type { PostgresTarget } from "../store/postgres/open.js";
 import { PostgresStore } from "../store/postgres/store.js";
 import { SqliteStore } from "../store/sqlite/store.js";
 import { gatedContext } from "./core/gate.js";
@@ -99,10 +98,7 @@ export class Forkpoint {
     this.#store =
       o.store ??
       (o.postgres !== undefined
-        ? new PostgresStore(o.postgres as PostgresTarget, {
-            readonly: o.readonly ?? false,
-            preparedStatements: o.preparedStatements ?? true,
-          })
+        ? new PostgresStore(o.postgres, { readonly: o.readonly ?? false, preparedStatements: o.preparedStatements ?? true })
         : undefined) ??
       new SqliteStore({
         path: o.path ?? "./forkpoint.db",
@@ -260,11 +256,13 @@ export class Forkpoint {
   }
 
   /**
-   * A user's sessions, newest first. With `{ all: true }` instead of a `userId`: every user's sessions, an operator
-   * listing (not scoped to a user, like `verify` and `prune`).
-   * @example await fp.listSessions({ all: true, limit: 50 });
+   * A user's sessions, newest first, each with what a sidebar row shows: its current branch's last message (a preview)
+   * and message count, read with the page in one statement. With `{ all: true }` instead of a `userId`: every user's
+   * sessions, an operator listing (not scoped to a user, like `verify` and `prune`).
+   * @example const { items } = await fp.listSessions({ userId: "alice", limit: 20 });
+   * items[0]?.lastMessage?.preview; // "Sure: three hotels near the station…"
    */
-  listSessions(input: ListSessionsInput | ListAllSessionsInput): Promise<Page<SessionInfo>> {
+  listSessions(input: ListSessionsInput | ListAllSessionsInput): Promise<Page<SessionListItem>> {
     return this.#whenReady(() =>
       typeof input === "object" && input !== null && "all" in input
         ? listAllSessions(this.#ctx, input)

@@ -4,6 +4,7 @@ import { autoCheckpointPolicy } from "../../models/inputs.js";
 import { MAX_STATE_VERSION, type Limits } from "../../models/limits.js";
 import { loggerSchema, type ForkpointLogger } from "../../models/logger.js";
 import type { Store } from "../../store/port/index.js";
+import type { PostgresTarget } from "../../store/postgres/open.js";
 import type { ToolDefinition } from "../../tools/define-tool.js";
 import { ValidationError } from "../../models/errors.js";
 import type { StateMigration, StateSchema } from "../log/state-schema.js";
@@ -16,9 +17,10 @@ export interface ForkpointOptions {
   store?: Store;
   /**
    * A PostgreSQL database shared by several app servers, instead of the SQLite file: a connection string, a
-   * `pg.PoolConfig`, or a `pg.Pool` (left open on close). Needs the `pg` package installed.
+   * `pg.PoolConfig`, or a `pg.Pool` (left open on close). Needs the `pg` package installed (and `@types/pg` for these
+   * types: without it, TypeScript takes any value here and the check at open still refuses what is none of the three).
    */
-  postgres?: string | object;
+  postgres?: PostgresTarget;
   /**
    * On a shared database, how long (ms) a move's owner holds it without renewing (renewed every third of it for as long
    * as the move runs, and by each step's journal update); after that another server may take it over with `recover()`.
@@ -82,6 +84,34 @@ export const storeSchema = z.custom<Store>(
   "must implement the store port (write, read, query, close, ...)",
 );
 
+/**
+ * What `postgres` takes, told apart as the store tells them apart: an object with `connect` is used as a pool, so it must
+ * be one (a `pg.Client` has `connect` too, but one connection cannot serve a pool's concurrent transactions); any other
+ * plain object is a pool's configuration.
+ */
+function postgresProblem(v: unknown): string | undefined {
+  const wanted = "must be a connection string, a pg.PoolConfig or a pg.Pool";
+  if (typeof v === "string") return v.length === 0 ? "must not be empty" : undefined;
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return wanted;
+  const o = v as Record<string, unknown>;
+  if (typeof o.connect === "function") {
+    const pool = typeof o.end === "function" && typeof o.query === "function" && "totalCount" in o;
+    return pool ? undefined : "must be a pg.Pool (a pg.Client is one connection: pass its pool, or its configuration)";
+  }
+  const proto: unknown = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return wanted;
+  if (o.connectionString !== undefined && (typeof o.connectionString !== "string" || o.connectionString.length === 0))
+    return "connectionString must be a non-empty string";
+  return undefined;
+}
+
+const postgresTarget = z
+  .custom<PostgresTarget>(() => true)
+  .superRefine((v, ctx) => {
+    const problem = postgresProblem(v);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  });
+
 /** `stateVersion` and `migrateState`, checked alike at open and per session (`createSession`, `getSession`). */
 function stateSchemaFields() {
   return {
@@ -104,9 +134,7 @@ export const openOptions = z.strictObject({
   // Renewed every third of it: a timer past 2^31 - 1 ms fires at once (Node clamps it to 1 ms), so a longer lease
   // would be renewed in a loop for as long as its move or call runs.
   leaseMs: z.number().int().min(100).max(2_147_483_647).optional(),
-  postgres: z
-    .union([z.string().min(1), z.custom<object>((v) => typeof v === "object" && v !== null, "must be a pg.PoolConfig or a pg.Pool")])
-    .optional(),
+  postgres: postgresTarget.optional(),
   preparedStatements: z.boolean().optional(),
   tools: z.array(z.custom<ToolDefinition>()).optional(),
   autoCheckpoint: autoCheckpointPolicy.optional(),

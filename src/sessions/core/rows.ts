@@ -6,12 +6,15 @@ import type {
   Checkpoint,
   Entry,
   Message,
+  MessagePreview,
   SessionInfo,
+  SessionListItem,
   StateChange,
   ToolErrorInfo,
   ToolInvocation,
 } from "../../models/types.js";
-import type { BranchRow, EntryRow, ListedCheckpoint, MessageRow, SessionRow, ToolRow } from "../../store/port/index.js";
+import { previewOf } from "../../models/preview.js";
+import type { BranchRow, EntryRow, ListedCheckpoint, ListedSessionRow, MessageRow, SessionRow, ToolRow } from "../../store/port/index.js";
 
 const parse = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 
@@ -25,6 +28,22 @@ export function toSessionInfo(row: SessionRow): SessionInfo {
     origin: row.originSessionId && row.originCheckpointId ? { sessionId: row.originSessionId, checkpointId: row.originCheckpointId } : null,
     createdAt: new Date(row.createdAt),
     updatedAt: new Date(row.updatedAt),
+  };
+}
+
+export function toSessionListItem(row: ListedSessionRow): SessionListItem {
+  return { ...toSessionInfo(row), lastMessage: row.lastMessage ? toMessagePreview(row.lastMessage) : null, messageCount: row.messageCount };
+}
+
+export function toMessagePreview(row: MessageRow): MessagePreview {
+  return {
+    id: row.id,
+    clientId: row.clientId,
+    branchId: row.branchId,
+    position: row.position,
+    role: row.role as string,
+    ...previewOf(JSON.parse(row.content as string) as JsonValue),
+    createdAt: new Date(row.createdAt),
   };
 }
 

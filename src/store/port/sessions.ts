@@ -1,4 +1,5 @@
 // Sessions, their events, the operator listings, and the marks a session carries (imported calls).
+import type { MessageRow } from "./entries.js";
 import type { Step } from "./unit.js";
 
 export interface SessionRow {
@@ -26,6 +27,14 @@ export interface SessionRow {
 }
 
 export type NewSession = Omit<SessionRow, "seq" | "hasTools" | "hasWorkspace" | "retention" | "retentionAgedAt">;
+
+/** A session as listings read it: with its current lineage's last message and message count, from the same statement. */
+export interface ListedSessionRow extends SessionRow {
+  /** The last message of the current branch's lineage (undefined: it has none). */
+  lastMessage: MessageRow | undefined;
+  /** Messages of that lineage: the last message's running count (0 without one). */
+  messageCount: number;
+}
 
 /** A user as the operator listing shows one. */
 export interface UserRow {
@@ -68,8 +77,10 @@ export interface SessionsTx {
   getSession(id: string): Step<SessionRow | undefined>;
   /** The session row with `updatedAt` also counting the current branch's last entry (what `info()` shows). */
   getSessionInfo(id: string): Step<SessionRow | undefined>;
-  /** A user's sessions, newest first, below `beforeSeq`. */
-  listSessions(userId: string, beforeSeq: number | undefined, limit: number): Step<SessionRow[]>;
+  /** A user's sessions, newest first, below `beforeSeq`, each with its current lineage's last message (one statement). */
+  listSessions(userId: string, beforeSeq: number | undefined, limit: number): Step<ListedSessionRow[]>;
+  /** How many sessions the user owns. */
+  countUserSessions(userId: string): Step<number>;
   /**
    * Makes the branch current. With `top`, the move that made it (recorded on it, see `insertBranch`) also becomes the
    * newest on the session's move stack, leaving nothing to redo: what `recordMove` does, in the same write.
@@ -118,8 +129,8 @@ export interface SessionsTx {
   /** The session's imported tool calls. */
   importedCalls(sessionId: string): Step<Set<string>>;
 
-  /** Every user's sessions, newest first (an operator listing, not scoped to a user). */
-  listAllSessions(beforeSeq: number | undefined, limit: number): Step<SessionRow[]>;
+  /** Every user's sessions, newest first (an operator listing, not scoped to a user), as `listSessions` reads them. */
+  listAllSessions(beforeSeq: number | undefined, limit: number): Step<ListedSessionRow[]>;
   /** The users that own sessions, by id after `afterUserId`, with how many sessions and when one was last updated. */
   listUsers(afterUserId: string | undefined, limit: number): Step<UserRow[]>;
 }

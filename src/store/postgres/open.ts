@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import type { CustomTypesConfig, Pool, PoolConfig } from "pg";
 import { DatabaseError } from "../../models/errors.js";
 
-/** What `openForkpoint({ postgres })` accepts. */
+/** What `openForkpoint({ postgres })` accepts: a connection string, a `pg.PoolConfig`, or a `pg.Pool`. */
 export type PostgresTarget = string | PoolConfig | Pool;
 
 export interface PostgresConnection {

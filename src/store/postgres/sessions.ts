@@ -1,7 +1,7 @@
 // Sessions, their events, the operator listings, and imported calls: PostgreSQL's statements and the port's SessionsTx.
 import type { EventRow, NewSession, SessionRow, SessionsTx, TimelineKey, TimelineRow, UserRow } from "../port/index.js";
 import { FORGET_UNDONE, SESSION_COLS, SESSION_INFO_COLS, SESSION_UPDATED } from "./columns.js";
-import { listedSessionRow, listedSessionsSql, type ListedTuple } from "./session-listing.js";
+import { LIST_ALL_SESSIONS, LIST_SESSIONS, listedSessionRow, type ListedTuple } from "./session-listing.js";
 import type { Sql } from "./sql.js";
 
 /** Rows of one timeline source below the page's key ($3 time, $4 source, $5 seq; all descending). */
@@ -45,9 +45,6 @@ const ORDERED = `(SELECT times_ordered FROM sessions WHERE id = $2)`;
 const TIMELINE = `SELECT * FROM (SELECT * FROM (${timelineQuery(true)}) o WHERE ${ORDERED}
   UNION ALL SELECT * FROM (${timelineQuery(false)}) u WHERE NOT ${ORDERED}) t
   ORDER BY "createdAt" DESC, source COLLATE "C" DESC, seq DESC`;
-
-const LIST_SESSIONS = listedSessionsSql(`user_id = $1 AND seq < $2::bigint`, 3);
-const LIST_ALL_SESSIONS = listedSessionsSql(`seq < $1::bigint`, 2);
 
 /** Children before parents: the foreign keys hold at every statement. Each reads by index (tests check the plans). */
 export const DELETE_SESSION = [

@@ -80,7 +80,6 @@ export function sessionRow(row: unknown): SessionRow | undefined {
   }
   return r as SessionRow | undefined;
 }
-export const sessionRows = (rows: unknown[]): SessionRow[] => rows.map((row) => sessionRow(row)!);
 
 /** Tool rows as read, their `reversible` (0, 1 or null in SQLite) made a boolean in place. */
 export function toolRows(rows: unknown[]): ToolRow[] {

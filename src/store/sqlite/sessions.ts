@@ -3,7 +3,7 @@ import type Database from "better-sqlite3";
 import type { EventRow, SessionRow, SessionsTx, TimelineRow, UserRow } from "../port/index.js";
 import { FORGET_UNDONE, SESSION_COLS, SESSION_INFO_COLS, sessionRow } from "./columns.js";
 import { prepare, type RowMode } from "./object-rows.js";
-import { listedSessionRow, listedSessionsSql } from "./session-listing.js";
+import { LIST_ALL_SESSIONS, LIST_SESSIONS, listedSessionRow } from "./session-listing.js";
 
 /** Rows of one timeline source below the page's key (createdAt, then source, then seq, all descending). */
 const below = (source: string) =>
@@ -65,7 +65,7 @@ export const DELETE_SESSION = [
 export function sessionsTx(db: Database.Database): SessionsTx {
   const p = (sql: string, mode?: RowMode) => prepare(db, sql, mode);
   const s = {
-    allSessions: p(listedSessionsSql(`seq < @before`)),
+    allSessions: p(LIST_ALL_SESSIONS),
     // GROUP BY over the (user_id, seq) index: a page reads only its users' sessions. A session's updatedAt counts its
     // current branch's last entry, as info() does.
     users: p(`SELECT user_id AS userId, count(*) AS sessions,
@@ -76,7 +76,7 @@ export function sessionsTx(db: Database.Database): SessionsTx {
     VALUES (@id, @userId, @title, @metadata, @currentBranchId, @originSessionId, @originCheckpointId, @createdAt, @updatedAt, 1)`),
     getSession: p(`SELECT ${SESSION_COLS} FROM sessions WHERE id = ?`),
     getSessionInfo: p(`SELECT ${SESSION_INFO_COLS} FROM sessions WHERE id = ?`),
-    listSessions: p(listedSessionsSql(`user_id = @userId AND seq < @before`)),
+    listSessions: p(LIST_SESSIONS),
     countUserSessions: p(`SELECT count(*) FROM sessions WHERE user_id = ?`, "pluck"),
     setCurrent: p(`UPDATE sessions SET current_branch_id = ?, updated_at = ? WHERE id = ?`),
     setCurrentAndTop: p(`UPDATE sessions SET current_branch_id = ?, updated_at = ?, move_top = ?, move_redo = NULL WHERE id = ?`),
