@@ -4,7 +4,7 @@ import { ValidationError } from "./errors.js";
 import { DEFAULT_LIMITS } from "./limits.js";
 import { parseDuration } from "./duration.js";
 import type { JsonObjectInput } from "./json.js";
-import { MALFORMED_TEXT_MESSAGE, NUL_TEXT_MESSAGE, escapeLoneSurrogates, hasNoNul, isWellFormed } from "./strings.js";
+import { MALFORMED_TEXT_MESSAGE, NUL_TEXT_MESSAGE, escapeLoneSurrogates, hasNoNul, isBlank, isWellFormed } from "./strings.js";
 
 const MAX = DEFAULT_LIMITS.maxStringField;
 /** The issue param that makes `parseInput` throw code `MALFORMED_TEXT` instead of `VALIDATION_ERROR`. */
@@ -102,8 +102,14 @@ export const updateSessionInput = z.strictObject({ title: name().nullable().opti
 export const branchName = name().nullable();
 /** The most characters a `requestId` has. */
 export const MAX_REQUEST_ID = 200;
-/** A write's `requestId`: any non-empty text of at most 200 characters, taken exactly as given (never trimmed). */
-export const requestId = text().min(1, "must not be empty").max(MAX_REQUEST_ID, `must be at most ${MAX_REQUEST_ID} characters`);
+/**
+ * A write's `requestId`: text of 1 to 200 characters, not all white space (a blank id is an unset header or field, not
+ * a request's name), taken exactly as given (never trimmed).
+ */
+export const requestId = text()
+  .min(1, "must not be empty")
+  .max(MAX_REQUEST_ID, `must be at most ${MAX_REQUEST_ID} characters`)
+  .refine((id) => id.length === 0 || !isBlank(id), "must not be blank (only white space)");
 /** A write's precondition: the session's current branch (and its head position) as the caller last saw them. */
 export const ifAt = z.strictObject({
   branchId: name(),

@@ -18,6 +18,9 @@ export const MALFORMED_TEXT_MESSAGE = "holds a lone surrogate (half of a UTF-16 
 /** The message of a `MALFORMED_TEXT` error for a plain-text field holding U+0000. */
 export const NUL_TEXT_MESSAGE = "holds a NUL character (U+0000), which cannot be stored as text";
 
+/** Whether `text` is empty or only white space (as `String.prototype.trim` sees it: spaces, tabs, line ends, U+FEFF). */
+export const isBlank = (text: string): boolean => !/\S/.test(text);
+
 /** Whether `text` may be stored in a plain-text field: PostgreSQL's text refuses U+0000, so no store takes it. */
 export const hasNoNul = (text: string): boolean => !text.includes("\0");
 

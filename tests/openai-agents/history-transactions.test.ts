@@ -173,6 +173,7 @@ describe("applyHistoryTransaction", () => {
       null,
       { operationId: "", transaction: { type: "append_items", items: [] } },
       { operationId: "x".repeat(201), transaction: { type: "append_items", items: [] } },
+      { operationId: " \t", transaction: { type: "append_items", items: [] } },
       { operationId: 5, transaction: { type: "append_items", items: [] } },
       { operationId: "v", transaction: { type: "drop_everything" } },
       { operationId: "v", transaction: { type: "append_items", items: "no" } },

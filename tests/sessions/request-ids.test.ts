@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { ConflictError, defineTool, type Forkpoint, type SessionHandle } from "../../src/index.js";
+import { ConflictError, ValidationError, defineTool, type Forkpoint, type SessionHandle } from "../../src/index.js";
 import { countRowsOf, dumpOf, openForkpoint } from "../fixtures/backend.js";
 import {
   appendLineTool,
@@ -342,6 +342,58 @@ describe("requestId on moves: a retried or double-clicked move is made once", ()
     expect(await onBranch(s)).toBe(first);
     // One undo was made: the rollback, the session's only move, is taken back; nothing is left to undo.
     expect((await rejectionOf(s.undo())).code).toBe("NOTHING_TO_UNDO");
+  });
+});
+
+describe("a bad requestId, on any write or move", () => {
+  /** Each of the 14 writes and moves, called with `options` (a session from `chat()`, with a move to undo and one to redo). */
+  const verbs: [string, (c: Awaited<ReturnType<typeof chat>>, o: any) => Promise<unknown>][] = [
+    ["append", (c, o) => c.s.append({ role: "user", content: "more" }, o)],
+    ["turn", (c, o) => c.s.turn({ role: "user", content: "more" }, { name: "t" }, o)],
+    ["setState", (c, o) => c.s.setState({ x: 1 }, o)],
+    ["checkpoint", (c, o) => c.s.checkpoint({ name: "c", ...o })],
+    ["invoke", (c, o) => c.s.invoke("append_line", { path: path.join(tempDir(), "log.txt"), line: "x" }, o)],
+    ["recordToolCall", (c, o) => c.s.recordToolCall({ tool: "write_file", args: {}, result: null }, o)],
+    ["update", (c, o) => c.s.update({ title: "new" }, o)],
+    ["deleteCheckpoint", (c, o) => c.s.deleteCheckpoint(c.asked.id, o)],
+    ["rollback", (c, o) => c.s.rollback(c.asked.id, o)],
+    ["switchBranch", (c, o) => c.s.switchBranch(c.answer.branchId, o)],
+    ["undo", (c, o) => c.s.undo(o)],
+    ["redo", (c, o) => c.s.redo(o)],
+    ["edit", (c, o) => c.s.edit(c.question.id, { content: "again" }, o)],
+    ["regenerate", (c, o) => c.s.regenerate(c.answer.id, { content: "Porto" }, o)],
+  ];
+  const bad: [unknown, string][] = [
+    ["", "VALIDATION_ERROR"],
+    // Blank ids are what an unset header or form field gives: refused, as an empty one is (never trimmed otherwise).
+    [" ", "VALIDATION_ERROR"],
+    ["\t\r\n", "VALIDATION_ERROR"],
+    ["\u00a0\u2003\ufeff", "VALIDATION_ERROR"],
+    ["x".repeat(201), "VALIDATION_ERROR"],
+    [7, "VALIDATION_ERROR"],
+    [null, "VALIDATION_ERROR"],
+    [["a"], "VALIDATION_ERROR"],
+    ["a\ud800", "MALFORMED_TEXT"],
+    ["a\u0000", "MALFORMED_TEXT"],
+  ];
+
+  it("is a ValidationError with a stable code on each of the 14 verbs, and nothing is written", async () => {
+    const c = await chat();
+    await c.s.rollback(c.asked.id);
+    await c.s.undo();
+    const dump = await dumpOf(c.db);
+    for (const [verb, call] of verbs)
+      for (const [requestId, code] of bad) {
+        const error = await rejectionOf(call(c, { requestId }));
+        const what = `${verb} ${JSON.stringify(requestId)}`;
+        expect(error, what).toBeInstanceOf(ValidationError);
+        expect([error.code, (error as ValidationError).field], what).toEqual([code, "requestId"]);
+      }
+    expect(await dumpOf(c.db)).toEqual(dump);
+    // Spaces inside or around an id are part of it.
+    const [a] = await c.s.append({ role: "user", content: "a" }, { requestId: " a " });
+    const [b] = await c.s.append({ role: "user", content: "a" }, { requestId: "a" });
+    expect(b!.id).not.toBe(a!.id);
   });
 });
 

@@ -3,7 +3,7 @@
 // in the unit that writes, and `applyOnce` around the call (moves and tool calls also look the id up before they act).
 import { ConflictError, NotFoundError } from "../../models/errors.js";
 import { MAX_REQUEST_ID, parseOptions, writeOptions, type WriteOptions } from "../../models/inputs.js";
-import { hasNoNul, isWellFormed } from "../../models/strings.js";
+import { hasNoNul, isBlank, isWellFormed } from "../../models/strings.js";
 import { RequestTakenError, type Step, type Tx } from "../../store/port/index.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
 import type { IfAt } from "../core/if-at.js";
@@ -53,7 +53,8 @@ export function quickRequest(options: unknown): { requestId: string } | undefine
   const keys = Object.keys(options);
   if (keys.length !== 1 || keys[0] !== "requestId") return undefined;
   const id = (options as { requestId: unknown }).requestId;
-  if (typeof id !== "string" || id.length === 0 || id.length > MAX_REQUEST_ID || !isWellFormed(id) || !hasNoNul(id)) return undefined;
+  if (typeof id !== "string" || id.length === 0 || id.length > MAX_REQUEST_ID || isBlank(id) || !isWellFormed(id) || !hasNoNul(id))
+    return undefined;
   return { requestId: id };
 }
 
