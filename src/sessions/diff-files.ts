@@ -5,6 +5,7 @@ import { idSchema, parseInput } from "../models/inputs.js";
 import type { FilesDiff } from "../models/types.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedSession, sessionCheckpoint } from "./core/owned.js";
+import { contentOf } from "./workspace/file-id.js";
 import { filesPatch } from "./workspace/files.js";
 import { readBlobs, type FileChange } from "./workspace/objects.js";
 import { scan, stateOf } from "./workspace/state.js";
@@ -23,9 +24,12 @@ export async function diffFiles(ctx: EngineContext, ref: SessionRef, checkpointI
       await scan(ctx, state);
       return ctx.store.read((tx) => snapshotChanges(tx, from, state.cache.root));
     });
-    for (const c of changes) if (c.to !== null) onDisk.set(c.to, c.path);
+    for (const c of changes) if (c.to !== null) onDisk.set(contentOf(c.to), c.path);
   } else changes = await ctx.store.read((tx) => snapshotChanges(tx, from, to));
-  const needed = changes.flatMap((c) => [c.from, c.to]).filter((h): h is string => h !== null && !onDisk.has(h));
+  const needed = changes
+    .flatMap((c) => [c.from, c.to])
+    .flatMap((id) => (id === null ? [] : [contentOf(id)]))
+    .filter((h) => !onDisk.has(h));
   const stored = await ctx.store.read((tx) => readBlobs(tx, needed));
   const patch = filesPatch(changes, (hash) => stored.get(hash) ?? readFileSync(`${ws.dir}/${onDisk.get(hash)!}`));
   return {

@@ -3,6 +3,7 @@
 import type { Tx, WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
 import { readIfStill } from "./capture.js";
+import { contentOf } from "./file-id.js";
 import { isLocal } from "./host.js";
 import { PackWriter, TreeReader, applyChanges } from "./objects.js";
 import { sameFilesConfig } from "./snapshots.js";
@@ -47,15 +48,16 @@ export async function absorbChanges(ctx: EngineContext, sessionId: string, befor
       state.cache.trackers.delete(tracker);
       const out = new Map<string, string | null>();
       for (const [path, was] of tracker) {
-        const now = state.cache.fileHash(path);
+        const now = state.cache.fileId(path);
         if (now !== was) out.set(path, now);
       }
       // Contents a scan read before without storing them: stored now (those that changed again stay drift).
-      const needed = [...new Set([...out.values()].filter((h): h is string => h !== null))];
+      const needed = [...new Set([...out.values()].flatMap((id) => (id === null ? [] : [contentOf(id)])))];
       const present = new Set(await ctx.store.read((tx) => tx.presentBlobs(needed)));
       const writer = new PackWriter();
-      for (const [path, hash] of out) {
-        if (hash === null || present.has(hash)) continue;
+      for (const [path, id] of out) {
+        if (id === null || present.has(contentOf(id))) continue;
+        const hash = contentOf(id);
         const content = readIfStill(state.config.dir, path, hash);
         if (content) writer.add(hash, content);
         else out.delete(path);
@@ -80,8 +82,8 @@ function* absorbChangesUnit(tx: Tx, sessionId: string, touched: Map<string, stri
   const reader = new TreeReader();
   const known = yield* reader.rootOf(tx, current.manifestId);
   // A content a prune took meanwhile: that change stays drift.
-  const present = new Set(yield* tx.presentBlobs([...touched.values()].filter((h): h is string => h !== null)));
-  for (const [path, hash] of touched) if (hash !== null && !present.has(hash)) touched.delete(path);
+  const present = new Set(yield* tx.presentBlobs([...touched.values()].flatMap((id) => (id === null ? [] : [contentOf(id)]))));
+  for (const [path, id] of touched) if (id !== null && !present.has(contentOf(id))) touched.delete(path);
   const applied = yield* applyChanges(tx, reader, known, touched);
   yield* tx.insertTrees([...[...reader.ephemeralBodies].map(([hash, body]) => ({ hash, body })), ...applied.trees]);
   yield* tx.setWorkspaceManifest(sessionId, yield* tx.putManifest(applied.root, "{}", applied.root), ctx.now());

@@ -6,6 +6,7 @@ import type { Step, Tx, TreeRow, WorkspaceRow } from "../../store/port/index.js"
 import type { EngineContext } from "../core/context.js";
 import { sha256 } from "../integrity/hashes.js";
 import { EMPTY_TREE, EMPTY_TREE_BODY, isDir, treeBody, treeHash, type DirNode } from "./dir-node.js";
+import { contentOf } from "./file-id.js";
 import { assertLocal } from "./host.js";
 import { PackWriter, TreeReader, diffTrees } from "./objects.js";
 import { type FilesConfig } from "./snapshots.js";
@@ -58,7 +59,7 @@ function* captureOf(tx: Tx, state: WorkspaceState, config: FilesConfig & { sessi
     const changes = yield* diffTrees(tx, reader, cacheRoot, shared, (node: DirNode, hash: string) =>
       trees.push({ hash, body: treeBody(node) }),
     );
-    contents = [...new Set(changes.flatMap((c) => (c.from === null ? [] : [c.from])))];
+    contents = [...new Set(changes.flatMap((c) => (c.from === null ? [] : [contentOf(c.from)])))];
   }
   return {
     sessionId: config.sessionId,

@@ -2,6 +2,7 @@
 // hashes of the snapshot they make (git's cache-tree): a directory's hash is recomputed only when something below it
 // changed.
 import { sha256 } from "../integrity/hashes.js";
+import { executableMode, fileIdOf, treeBodyOf } from "./file-id.js";
 
 /** One file as last read. `racy`: its mtime was too close to when it was read to trust (git's "racily clean"). */
 export interface FileEntry {
@@ -39,18 +40,23 @@ export class DirNode {
 
 export const isDir = (e: FileEntry | DirNode | undefined): e is DirNode => e instanceof DirNode;
 export const join = (dir: string, name: string) => (dir === "" ? name : `${dir}/${name}`);
-const byKey = (a: readonly [string, string], b: readonly [string, string]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
 
-/** A directory's tree body: `[[name, hash], ...]` by name, a subdirectory's name ending with "/" (empty ones left out). */
+/** The id a snapshot holds the file by: its content hash and executable bit (file-id.ts). */
+export const idOf = (e: FileEntry): string => fileIdOf(e.hash, executableMode(e.mode));
+
+/**
+ * A directory's tree body: a row per file (see file-id.ts) and `["name/", hash]` per subdirectory (empty ones left
+ * out), by name.
+ */
 export function treeBody(node: DirNode): string {
   const rows: [string, string][] = [];
   for (const [name, e] of node.entries) {
     if (isDir(e)) {
       const h = treeHash(e);
       if (h !== null) rows.push([`${name}/`, h]);
-    } else rows.push([name, e.hash]);
+    } else rows.push([name, idOf(e)]);
   }
-  return JSON.stringify(rows.sort(byKey));
+  return treeBodyOf(rows);
 }
 
 /** The tree hash of `node` (null when no captured file is below it), computing the stale ones. */

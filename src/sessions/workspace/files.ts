@@ -5,6 +5,7 @@ import { rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { basename, dirname, join, relative, sep } from "node:path";
 import { sha256 } from "../integrity/hashes.js";
+import { contentOf, gitMode, isExecutable, modeOf } from "./file-id.js";
 
 // Loaded on first use: only sessions with a workspace need it.
 const load = createRequire(import.meta.url);
@@ -107,6 +108,17 @@ export function removeStaged(dir: string, paths: readonly string[], pids: readon
   return removed;
 }
 
+/** Writes a staged file, new, with `mode` (before the umask); a leftover of that name (its mode unknown) is replaced. */
+function writeStaged(temp: string, content: Buffer, mode: number): void {
+  try {
+    writeFileSync(temp, content, { mode, flag: "wx" });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    rmSync(temp, { force: true });
+    writeFileSync(temp, content, { mode, flag: "wx" });
+  }
+}
+
 /** Files staged (and their contents fetched) at a time: memory holds one batch's contents. */
 const STAGE_BATCH = 256;
 
@@ -128,12 +140,12 @@ export async function restoreChanges(
   try {
     for (let i = 0; i < writes.length; i += STAGE_BATCH) {
       const batch = writes.slice(i, i + STAGE_BATCH);
-      const got = await contents(batch.map((c) => c.to!));
+      const got = await contents(batch.map((c) => contentOf(c.to!)));
       for (const c of batch) {
         const full = join(dir, ...c.path.split("/"));
         mkdirSync(dirname(full), { recursive: true });
         const temp = join(dirname(full), stagedName(basename(full), process.pid));
-        writeFileSync(temp, got.get(c.to!)!);
+        writeStaged(temp, got.get(contentOf(c.to!))!, modeOf(c.to!));
         staged.push({ path: c.path, full, temp });
       }
     }
@@ -180,19 +192,32 @@ export async function restoreChanges(
   return { written: staged.map((s) => s.path), deleted };
 }
 
-/** A unified diff of `changes` (binary files are named, not shown). */
+/** How a change of the executable bit shows in a patch, as git shows it ("" when the mode is the same). */
+function modeLines(a: string | null, b: string | null): string {
+  if (a === null) return b !== null && isExecutable(b) ? `new file mode ${gitMode(b)}\n` : "";
+  if (b === null) return isExecutable(a) ? `deleted file mode ${gitMode(a)}\n` : "";
+  return isExecutable(a) === isExecutable(b) ? "" : `old mode ${gitMode(a)}\nnew mode ${gitMode(b)}\n`;
+}
+
+/** A unified diff of `changes` (binary files are named, not shown; a change of mode is shown as git shows it). */
 export function filesPatch(
   changes: readonly { path: string; from: string | null; to: string | null }[],
   content: (hash: string) => Buffer,
 ): string {
   let patch = "";
   for (const { path, from: a, to: b } of changes) {
-    const before = a === null ? Buffer.alloc(0) : content(a);
-    const after = b === null ? Buffer.alloc(0) : content(b);
+    const before = a === null ? Buffer.alloc(0) : content(contentOf(a));
+    const after = b === null ? Buffer.alloc(0) : content(contentOf(b));
     const from = a === null ? "/dev/null" : `a/${path}`;
     const to = b === null ? "/dev/null" : `b/${path}`;
-    if (before.includes(0) || after.includes(0)) patch += `Binary files ${from} and ${to} differ\n`;
-    else patch += textPatch(from, to, before.toString("utf8"), after.toString("utf8"));
+    const modes = modeLines(a, b);
+    if (before.includes(0) || after.includes(0)) patch += `${modes}Binary files ${from} and ${to} differ\n`;
+    else {
+      const text = textPatch(from, to, before.toString("utf8"), after.toString("utf8"));
+      // After its "===" line, as git puts them after its "diff --git" line.
+      const at = text.indexOf("\n") + 1;
+      patch += text.slice(0, at) + modes + text.slice(at);
+    }
   }
   return patch;
 }

@@ -5,9 +5,10 @@ import { LRUCache } from "lru-cache";
 import { IntegrityError } from "../../models/errors.js";
 import type { Step, Store, Tx } from "../../store/port/index.js";
 import { sha256 } from "../integrity/hashes.js";
-import { DirNode, EMPTY_TREE, EMPTY_TREE_BODY, isDir, treeBody, treeHash } from "./dir-node.js";
+import { DirNode, EMPTY_TREE, EMPTY_TREE_BODY, idOf, isDir, treeBody, treeHash } from "./dir-node.js";
+import { entriesOfRows, treeBodyOf } from "./file-id.js";
 
-/** A tree's entries: name (a subdirectory's ending with "/") → hash, in name order. */
+/** A tree's entries: name → a file's id (file-id.ts), or "name/" → a subdirectory's tree hash; in name order. */
 export type TreeEntries = ReadonlyMap<string, string>;
 
 /**
@@ -47,7 +48,7 @@ export function parseTree(hash: string, body: string): TreeEntries {
     rows = null;
   }
   if (!Array.isArray(rows)) throw new IntegrityError(`the stored directory ${hash} of a workspace snapshot is malformed`);
-  return new Map(rows as [string, string][]);
+  return entriesOfRows(rows as unknown[][]);
 }
 
 /**
@@ -140,7 +141,7 @@ export function treesOfFiles(files: Iterable<readonly [string, string]>): { root
 type Side = string | DirNode | null;
 const sideHash = (s: Side): string | null => (s === null ? null : typeof s === "string" ? s : (treeHash(s) ?? null));
 
-/** A file that differs between two snapshots: its content hash on each side (null: absent there). */
+/** A file that differs between two snapshots: its id (content hash and mode, file-id.ts) on each side (null: absent there). */
 export interface FileChange {
   path: string;
   from: string | null;
@@ -195,7 +196,7 @@ function entriesOf(reader: TreeReader, s: Side, hash: string | null): ReadonlyMa
   for (const [name, e] of s.entries) {
     if (isDir(e)) {
       if (treeHash(e) !== null) out.set(`${name}/`, e);
-    } else out.set(name, e.hash);
+    } else out.set(name, idOf(e));
   }
   return out;
 }
@@ -264,7 +265,7 @@ export function* applyChanges(
       rebuilt.set(p, null);
       continue;
     }
-    const body = JSON.stringify([...entries].sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0)));
+    const body = treeBodyOf(entries);
     const hash = sha256(body);
     rebuilt.set(p, hash);
     trees.push({ hash, body });

@@ -5,6 +5,7 @@ import { ConflictError, NotFoundError } from "../../models/errors.js";
 import type { Step, Tx, WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
 import { sha256 } from "../integrity/hashes.js";
+import { contentOf, executableMode, isExecutable } from "./file-id.js";
 import { assertRestorable } from "./files.js";
 import { TreeReader, diffTrees, packCacheOf, readBlobs, type FileChange, type PackCache } from "./objects.js";
 import { assertNoMoveRunning, assertNoRestorePending } from "./restore-guards.js";
@@ -62,7 +63,7 @@ function withoutForeign(dir: string, changes: FileChange[]): FileChange[] {
     if (c.from !== null || c.to === null) return true;
     const st = lstatSync(`${dir}/${c.path}`, { throwIfNoEntry: false });
     if (!st) return true;
-    if (st.isFile() && sha256(readFileAt(dir, c.path)) === c.to) return false;
+    if (st.isFile() && executableMode(st.mode) === isExecutable(c.to) && sha256(readFileAt(dir, c.path)) === contentOf(c.to)) return false;
     foreign.push(c.path);
     return true;
   });
@@ -97,7 +98,7 @@ function* prepareRestoreUnit(
   const written = [...new Set([...changes, ...fromDisk].map((c) => c.path))];
   const contents = yield* checkedContents(
     tx,
-    changes.flatMap((c) => (c.to === null ? [] : [c.to])),
+    changes.flatMap((c) => (c.to === null ? [] : [contentOf(c.to)])),
     packs,
   );
   return { drifted, changes, contents, written };

@@ -8,6 +8,7 @@ import { isLocal } from "./host.js";
 import type { EngineContext } from "../core/context.js";
 import { headAfter } from "../log/lineage.js";
 import { SELF_START, isAlive } from "../moves/process-identity.js";
+import { contentOf } from "./file-id.js";
 import { assertRestorable, removeStaged, restoreChanges } from "./files.js";
 import { TreeReader, diffTrees, listFiles, readBlobs } from "./objects.js";
 import { scan, scanContext, stateOf, type WorkspaceState } from "./state.js";
@@ -165,7 +166,7 @@ function* planUnit(tx: Tx, state: WorkspaceState, journal: RestoreJournal, goal:
       ? new Map<string, Buffer>()
       : yield* readBlobs(
           tx,
-          changes.flatMap((c) => (c.to === null ? [] : [c.to])),
+          changes.flatMap((c) => (c.to === null ? [] : [contentOf(c.to)])),
         );
   return { foreign, changes, contents };
 }

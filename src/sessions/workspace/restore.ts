@@ -4,6 +4,7 @@ import { ConflictError } from "../../models/errors.js";
 import type { Step, Tx } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
 import { SELF_START } from "../moves/process-identity.js";
+import { contentOf } from "./file-id.js";
 import { restoreChanges } from "./files.js";
 import { PackWriter, TreeReader, applyChanges } from "./objects.js";
 import { contentsFor, type PreparedRestore } from "./prepare-restore.js";
@@ -95,7 +96,7 @@ function* storeTarget(tx: Tx, p: PreparedRestore): Step<number> {
   const reader = new TreeReader();
   const known = yield* reader.rootOf(tx, p.ws.manifestId);
   const applied = yield* applyChanges(tx, reader, known, new Map(p.changes.map((c) => [c.path, c.to])));
-  const needed = [...new Set(p.changes.flatMap((c) => (c.to === null ? [] : [c.to])))];
+  const needed = [...new Set(p.changes.flatMap((c) => (c.to === null ? [] : [contentOf(c.to)])))];
   const present = new Set(yield* tx.presentBlobs(needed));
   const writer = new PackWriter();
   for (const h of needed) {

@@ -2,7 +2,7 @@
 // mode, content hash), kept as a tree of directories (dir-node.ts) whose tree hashes are cached, so that a scan
 // (walk.ts) reads only the files whose stat data changed and a snapshot re-hashes only the directories above them.
 import type { StatRow } from "../../store/port/index.js";
-import { DirNode, isDir, join, type FileEntry } from "./dir-node.js";
+import { DirNode, idOf, isDir, join, type FileEntry } from "./dir-node.js";
 import { decodeStatBody, encodeStatBody } from "./stat-rows.js";
 
 /** Stat cache rows to store, and the directories they were read from (at which version). */
@@ -19,7 +19,7 @@ export class StatCache {
   readonly removedDirs = new Set<string>();
   /** Directories whose rows are to be stored (see `DirNode.statDirty`). */
   readonly dirtyDirs = new Set<DirNode>();
-  /** Each tracker maps a path changed since it was registered to its hash before (null: it did not exist). */
+  /** Each tracker maps a path changed since it was registered to its file id before (null: it did not exist). */
   readonly trackers = new Set<Map<string, string | null>>();
   /** Files read (their stat data changed, or their entry was racy): what the cache saves is what this does not count. */
   reads = 0;
@@ -98,10 +98,10 @@ export class StatCache {
     return node.entries.get(parts[parts.length - 1]!);
   }
 
-  /** The hash of the file at `rel`, or null. */
-  fileHash(rel: string): string | null {
+  /** The id (content hash and mode, file-id.ts) of the file at `rel`, or null. */
+  fileId(rel: string): string | null {
     const e = this.find(rel);
-    return e === undefined || isDir(e) ? null : e.hash;
+    return e === undefined || isDir(e) ? null : idOf(e);
   }
 
   #dirOf(rel: string, create: boolean): DirNode | undefined {
@@ -111,7 +111,7 @@ export class StatCache {
       let next = node.entries.get(part);
       if (!isDir(next)) {
         if (!create) return undefined;
-        if (next !== undefined) this.#record(join(node.path, part), next.hash, null);
+        if (next !== undefined) this.#record(join(node.path, part), idOf(next), null);
         next = new DirNode(node, part);
         node.entries.set(part, next);
         this.#dirty(next);
@@ -133,7 +133,7 @@ export class StatCache {
     this.removedDirs.add(rel);
     for (const [name, e] of node.entries) {
       if (isDir(e)) this.#dropTree(e, join(rel, name));
-      else this.#record(join(rel, name), e.hash, null);
+      else this.#record(join(rel, name), idOf(e), null);
     }
   }
 
@@ -141,11 +141,12 @@ export class StatCache {
   setFile(dir: DirNode, name: string, rel: string, entry: FileEntry): void {
     const old = dir.entries.get(name);
     if (isDir(old)) this.#dropTree(old, rel);
-    const before = old === undefined || isDir(old) ? null : old.hash;
-    this.#record(rel, before, entry.hash);
+    const before = old === undefined || isDir(old) ? null : idOf(old);
+    const after = idOf(entry);
+    this.#record(rel, before, after);
     dir.entries.set(name, entry);
     this.#dirty(dir);
-    if (before !== entry.hash) dir.invalidate();
+    if (before !== after) dir.invalidate();
   }
 
   /** Removes `name` of `dir` (a file, or a directory and all below it). */
@@ -153,7 +154,7 @@ export class StatCache {
     const old = dir.entries.get(name);
     if (old === undefined) return;
     if (isDir(old)) this.#dropTree(old, rel);
-    else this.#record(rel, old.hash, null);
+    else this.#record(rel, idOf(old), null);
     dir.entries.delete(name);
     this.#dirty(dir);
     dir.invalidate();

@@ -1,5 +1,6 @@
 // Checking the files a checkpoint captured (for verify): every tree and every content against their hashes, each once.
 import type { Step, Tx } from "../../store/port/index.js";
+import { contentOf } from "./file-id.js";
 import { TreeReader, readBlobs } from "./objects.js";
 
 /** Memo of `verify`: problems found per tree (relative paths under it) and per content, by hash. */
@@ -50,7 +51,7 @@ function* treeProblems(tx: Tx, reader: TreeReader, hash: string, memo: FilesSeen
         return null;
       }
       out.push(...below.map((p) => `${key}${p}`));
-    } else files.push([key, h]);
+    } else files.push([key, contentOf(h)]);
   }
   const unchecked = [...new Set(files.map(([, h]) => h).filter((h) => !memo.contents.has(h)))];
   for (let i = 0; i < unchecked.length; i += 256) {

@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { PayloadTooLargeError, ValidationError } from "../../models/errors.js";
 import { sha256 } from "../integrity/hashes.js";
 import { DirNode, isDir, join, type FileEntry } from "./dir-node.js";
+import { contentOf } from "./file-id.js";
 import type { Rules } from "./rules.js";
 import type { StatCache } from "./stat-cache.js";
 
@@ -114,8 +115,8 @@ function refreshFile(cache: StatCache, sc: ScanContext, dir: DirNode, name: stri
   cache.setFile(dir, name, rel, entry);
 }
 
-/** Records a file forkpoint itself just wrote with content `hash` (a restore): its stat data, no read. */
-export function wroteFile(cache: StatCache, sc: ScanContext, rel: string, hash: string): void {
+/** Records a file forkpoint itself just wrote as file `id` (a restore): its stat data, no read. */
+export function wroteFile(cache: StatCache, sc: ScanContext, rel: string, id: string): void {
   const at = rel.lastIndexOf("/");
   const dir = cache.dir(at < 0 ? "" : rel.slice(0, at));
   const name = rel.slice(at + 1);
@@ -123,7 +124,15 @@ export function wroteFile(cache: StatCache, sc: ScanContext, rel: string, hash: 
   const statAt = BigInt(Date.now()) * 1_000_000n;
   const st = lstatSync(full, { bigint: true, throwIfNoEntry: false });
   if (!st || !st.isFile()) return cache.remove(dir, name, rel);
-  const entry = { size: st.size, mtimeNs: st.mtimeNs, ctimeNs: st.ctimeNs, ino: st.ino, mode: Number(st.mode), hash, racy: false };
+  const entry = {
+    size: st.size,
+    mtimeNs: st.mtimeNs,
+    ctimeNs: st.ctimeNs,
+    ino: st.ino,
+    mode: Number(st.mode),
+    hash: contentOf(id),
+    racy: false,
+  };
   // Written a moment ago: racy, so that the next check reads it (a write by someone else in the same tick is not missed).
   entry.racy = st.mtimeNs >= statAt - RACY_NS;
   cache.setFile(dir, name, rel, entry);

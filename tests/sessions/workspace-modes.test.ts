@@ -1,0 +1,87 @@
+// What a workspace path is, beyond its content: the executable bit (kept, as git keeps it), and whether it is a file
+// or a directory (a path that changed from one to the other is rewound like any other change).
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Forkpoint } from "../../src/index.js";
+import { filesUnder, makeTempDir, rejectionOf, removeDir } from "../helpers.js";
+import { openForkpoint } from "../fixtures/backend.js";
+
+let dir: string;
+let ws: string;
+let fp: Forkpoint;
+
+const write = (rel: string, text: string) => {
+  fs.mkdirSync(path.dirname(path.join(ws, rel)), { recursive: true });
+  fs.writeFileSync(path.join(ws, rel), text);
+};
+const tree = () => filesUnder(ws, "\0");
+const executable = (rel: string) => (fs.statSync(path.join(ws, rel)).mode & 0o100) !== 0;
+const chmod = (rel: string, mode: number) => fs.chmodSync(path.join(ws, rel), mode);
+
+beforeEach(() => {
+  dir = makeTempDir("forkpoint-wsmode-");
+  ws = path.join(dir, "project");
+  fs.mkdirSync(ws);
+  fp = openForkpoint({ path: path.join(dir, "forkpoint.db") });
+});
+afterEach(async () => {
+  await fp.close();
+  removeDir(dir);
+});
+
+describe("the executable bit", () => {
+  it("is captured and restored; a change of mode alone is a change (and drift)", async () => {
+    write("run.sh", "#!/bin/sh\necho hi\n");
+    write("a.txt", "a\n");
+    chmod("run.sh", 0o755);
+    const s = await fp.createSession({ userId: "u" });
+    await s.attachWorkspace(ws);
+    const a = await s.checkpoint({ name: "A" });
+
+    chmod("run.sh", 0o644);
+    const d = await s.diffFiles(a.id);
+    expect(d).toMatchObject({ added: [], modified: ["run.sh"], deleted: [] });
+    expect(d.patch).toContain("old mode 100755\nnew mode 100644\n");
+    // Changed outside forkpoint: a rewind refuses to overwrite it unsaved.
+    expect(await rejectionOf(s.rollback(a.id, { scope: "files" }))).toMatchObject({ code: "WORKSPACE_DRIFT" });
+    const b = await s.checkpoint({ name: "B" });
+    expect((await s.diffFiles(a.id, b.id)).modified).toEqual(["run.sh"]);
+
+    chmod("a.txt", 0o755);
+    write("a.txt", "a2\n");
+    const c = await s.checkpoint({ name: "C" });
+    const ac = await s.diffFiles(a.id, c.id);
+    expect(ac.modified).toEqual(["a.txt", "run.sh"]);
+    expect(ac.patch).toContain("old mode 100644\nnew mode 100755\n--- a/a.txt\n+++ b/a.txt");
+
+    expect((await s.rollback(a.id, { scope: "files" })).files).toEqual({ written: ["a.txt", "run.sh"], deleted: [] });
+    expect([executable("run.sh"), executable("a.txt")]).toEqual([true, false]);
+    expect(tree()).toEqual({ "run.sh": "#!/bin/sh\necho hi\n", "a.txt": "a\n" });
+    expect(await s.diffFiles(a.id)).toMatchObject({ added: [], modified: [], deleted: [] });
+
+    await s.rollback(c.id, { scope: "files" });
+    expect([executable("run.sh"), executable("a.txt")]).toEqual([false, true]);
+    expect(tree()).toEqual({ "run.sh": "#!/bin/sh\necho hi\n", "a.txt": "a2\n" });
+    expect(await s.diffFiles(c.id)).toMatchObject({ added: [], modified: [], deleted: [] });
+    expect(await fp.verify()).toMatchObject({ ok: true });
+  });
+
+  it("a new executable file is written executable; the same content under either mode is stored once", async () => {
+    write("a.txt", "a\n");
+    const s = await fp.createSession({ userId: "u" });
+    await s.attachWorkspace(ws);
+    const a = await s.checkpoint();
+    write("bin/tool", "same\n");
+    write("bin/copy", "same\n");
+    chmod("bin/tool", 0o700);
+    const b = await s.checkpoint();
+    await s.rollback(a.id, { scope: "files" });
+    expect(fs.existsSync(path.join(ws, "bin/tool"))).toBe(false);
+    await s.rollback(b.id, { scope: "files" });
+    expect([executable("bin/tool"), executable("bin/copy")]).toEqual([true, false]);
+    expect(await fp.prune()).toBeDefined();
+    expect(await fp.verify()).toMatchObject({ ok: true });
+    expect(await s.diffFiles(b.id)).toMatchObject({ added: [], modified: [], deleted: [] });
+  });
+});
