@@ -1,13 +1,15 @@
 // The packed tarball installed by npm from the registry beside today's frameworks (ai 7, the latest OpenAI Agents,
-// LangGraph and LangChain core) with strict peers, and the README's examples, adapters included, run there as written.
+// LangGraph and LangChain core) with strict peers, and the examples of the README and every guide, adapters included,
+// type-checked and run there as written.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { documents, missingOutput, needsPostgres, programOf } from "../docs/code-blocks.js";
 import { freshPgDatabase, pgServer } from "../fixtures/postgres-database.js";
 import { packProject, repo, run, type Packed } from "./packed.js";
 
-/** What a user on today's stack installs beside forkpoint (the README's examples import each). */
+/** What a user on today's stack installs beside forkpoint (the guides' examples import each). */
 const FRAMEWORKS = [
   "ai@^7",
   "@openai/agents@latest",
@@ -25,7 +27,7 @@ beforeAll(() => {
 afterAll(() => packed?.remove());
 
 describe("installed from the registry beside today's frameworks", () => {
-  it("npm installs it with strict peer dependencies, and the README's examples run under plain node", async () => {
+  it("npm installs it with strict peer dependencies, and the guides' examples compile and run under plain node", async () => {
     const app = join(packed.dir, "registry");
     mkdirSync(app);
     writeFileSync(join(app, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
@@ -40,9 +42,15 @@ describe("installed from the registry beside today's frameworks", () => {
     expect(installed("ai")).toMatch(/^7\./);
     expect(installed("better-sqlite3")).toMatch(/^13\./);
 
-    const readme = readFileSync(join(repo, "README.md"), "utf8");
-    const program = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!).join("\n");
-    writeFileSync(join(app, "readme.ts"), program);
+    // Each document's examples as one module of its own, in a directory of its own (they open files by relative paths).
+    const programs = documents()
+      .map((doc) => ({ doc, program: programOf(doc), dir: join(app, "examples", basename(doc, ".md")) }))
+      .filter(({ program }) => program.blocks > 0);
+    expect(programs.map((p) => p.doc)).toEqual(expect.arrayContaining(["README.md", "docs/ai-sdk.md", "docs/langgraph.md"]));
+    for (const { program, dir } of programs) {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, "example.ts"), program.source);
+    }
     // As a strict TypeScript 7 consumer compiles them (no skipLibCheck): the examples type-check as written.
     writeFileSync(
       join(app, "tsconfig.json"),
@@ -55,7 +63,7 @@ describe("installed from the registry beside today's frameworks", () => {
           strict: true,
           noEmit: true,
         },
-        include: ["readme.ts"],
+        include: ["examples/*/example.ts"],
       }),
     );
     run(process.execPath, [join(repo, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"], { cwd: app });
@@ -64,11 +72,11 @@ describe("installed from the registry beside today's frameworks", () => {
     // `await using` syntax yet (24 does), so there the examples run through tsx, as a Node 22 user runs them.
     const plain = Number(process.versions.node.split(".")[0]) >= 24;
     const loader = pathToFileURL(join(repo, "node_modules", "tsx", "dist", "loader.mjs")).href;
-    const args = plain ? ["readme.ts"] : ["--import", loader, "readme.ts"];
-    const out = run(process.execPath, args, { cwd: app, env: { ...process.env, DATABASE_URL: databaseUrl } });
-    expect(out).toContain("< 2/2 >");
-    expect(out).toContain("Planned day 1. day 1: Alfama"); // OpenAI Agents
-    expect(out).toContain("todo.md after switch: buy milk"); // the AI SDK
-    expect(out.split("\n")).toContain("hi | echo: hi | book Porto | echo: book Porto"); // LangGraph
+    const args = plain ? ["example.ts"] : ["--import", loader, "example.ts"];
+    for (const { doc, program, dir } of programs) {
+      if (needsPostgres(program) && !databaseUrl) continue; // pgServer() warned (or, under CI, threw)
+      const out = run(process.execPath, args, { cwd: dir, env: { ...process.env, DATABASE_URL: databaseUrl } });
+      expect(missingOutput(out, program.expected), `${doc} printed:\n${out}`).toEqual([]);
+    }
   }, 300_000);
 });
