@@ -106,6 +106,26 @@ describe("append after a message", () => {
     expect((await rejectionOf(s.append(assistant("a2"), { requestId: "r" }))).code).toBe("REQUEST_ID_REUSED");
   });
 
+  it("a tool call, a state change or a checkpoint is no message to follow, even at the head: NotFoundError, nothing written", async () => {
+    const { s, path } = await chat();
+    const call = await s.recordToolCall({ tool: "lookup", args: {}, result: 1 });
+    const checkpoint = await s.checkpoint({ name: "here" });
+    let dump = await dumpOf(path);
+    for (const after of [call.id, checkpoint.id, checkpoint.branchId, s.id]) {
+      for (const write of [() => s.append(assistant("x"), { after }), () => s.turn(assistant("x"), { name: "t" }, { after })]) {
+        const error = await rejectionOf(write);
+        expect(error, after).toBeInstanceOf(NotFoundError);
+      }
+      expect(await dumpOf(path)).toEqual(dump);
+    }
+    await s.setState({ thinking: true });
+    const [state] = (await s.timeline()).items;
+    expect(state!.kind).toBe("state");
+    dump = await dumpOf(path);
+    expect(await rejectionOf(s.append(assistant("x"), { after: state!.id }))).toBeInstanceOf(NotFoundError);
+    expect(await dumpOf(path)).toEqual(dump);
+  });
+
   it("an unknown message, or another session's, is NotFoundError and writes nothing; ifAt still guards the current branch", async () => {
     const { fp, s, q2, path } = await chat();
     const other = await fp.createSession({ userId: "alice" });

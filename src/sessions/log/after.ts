@@ -5,6 +5,9 @@ import { sessionMessage } from "../core/owned.js";
 import { forkedBranch } from "../moves/forked-branch.js";
 import { headOf, headOfEntry, lastLineageMessage, type Head } from "./lineage.js";
 
+/** How the ids forkpoint makes for messages begin (see models/ids.ts); tool calls' and state changes' begin otherwise. */
+const MESSAGE_ID_PREFIX = "msg_";
+
 /** Where to write: a branch and the head to write after; `fork` is a branch to create there first (`settleLanding`). */
 export interface Landing {
   branchId: string;
@@ -21,8 +24,9 @@ export interface Landing {
  * `NotFoundError` when the message is not one of this session's.
  */
 export function* findLanding(tx: Tx, session: SessionRow, current: { branch: BranchRow; head: Head }, afterId: string): Step<Landing> {
-  // The usual case costs nothing: the answer follows its question at the head.
-  if (current.head.entryId === afterId) return { branchId: current.branch.id, head: current.head };
+  // The usual case costs nothing: the answer follows its question at the head. The head may be a tool call or a state
+  // change, no message to follow: only an id forkpoint made for a message skips the lookup (any other id is read).
+  if (current.head.entryId === afterId && afterId.startsWith(MESSAGE_ID_PREFIX)) return { branchId: current.branch.id, head: current.head };
   const found = yield* sessionMessage(tx, session, afterId);
   if ((yield* lastLineageMessage(tx, current.branch.id))?.id === afterId) return { branchId: current.branch.id, head: current.head };
   const ending = yield* tx.branchesEndingAt(session.id, afterId);
