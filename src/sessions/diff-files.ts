@@ -6,7 +6,7 @@ import type { FilesDiff } from "../models/types.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedSession, sessionCheckpoint } from "./core/owned.js";
 import { contentOf } from "./workspace/file-id.js";
-import { filesPatch } from "./workspace/files.js";
+import { filesPatch } from "./workspace/patch.js";
 import { readBlobs, type FileChange } from "./workspace/objects.js";
 import { scan, stateOf } from "./workspace/state.js";
 import { checkpointFiles, sameConfig, snapshotChanges, workspaceOf } from "./workspace/snapshots.js";

@@ -85,3 +85,40 @@ describe("the executable bit", () => {
     expect(await s.diffFiles(b.id)).toMatchObject({ added: [], modified: [], deleted: [] });
   });
 });
+
+describe("a path that changed from a directory to a file, or back", () => {
+  it("is rewound both ways, with force too; what forkpoint never captured in the way refuses the move", async () => {
+    write("lib/a.js", "a\n");
+    write("lib/deep/b.js", "b\n");
+    write("x", "x as a file\n");
+    const s = await fp.createSession({ userId: "u" });
+    await s.attachWorkspace(ws, { exclude: ["*.log"] });
+    const dirs = await s.checkpoint({ name: "lib a directory, x a file" });
+    fs.rmSync(path.join(ws, "lib"), { recursive: true });
+    write("lib", "lib as a file\n");
+    fs.rmSync(path.join(ws, "x"));
+    write("x/inside.txt", "inside\n");
+    const files = await s.checkpoint({ name: "lib a file, x a directory" });
+
+    await s.rollback(dirs.id, { scope: "files" });
+    expect(tree()).toEqual({ "lib/a.js": "a\n", "lib/deep/b.js": "b\n", x: "x as a file\n" });
+    await s.rollback(files.id, { scope: "files" });
+    expect(tree()).toEqual({ lib: "lib as a file\n", "x/inside.txt": "inside\n" });
+
+    // Changed again by hand, unsaved: refused, then forced (saved first, then rewound).
+    fs.rmSync(path.join(ws, "lib"));
+    write("lib/c.js", "c\n");
+    expect(await rejectionOf(s.rollback(dirs.id, { scope: "files" }))).toMatchObject({ code: "WORKSPACE_DRIFT" });
+    const forced = await s.rollback(dirs.id, { scope: "files", force: true });
+    expect(tree()).toEqual({ "lib/a.js": "a\n", "lib/deep/b.js": "b\n", x: "x as a file\n" });
+    await s.rollback(forced.savedDrift!.checkpointId, { scope: "files" });
+    expect(tree()).toEqual({ "lib/c.js": "c\n", "x/inside.txt": "inside\n" });
+
+    // A file forkpoint does not capture (excluded) inside the directory a file must replace: refused, kept.
+    write("x/notes.log", "mine\n");
+    const e = await rejectionOf(s.rollback(dirs.id, { scope: "files" }));
+    expect(e).toMatchObject({ code: "WORKSPACE_DRIFT" });
+    expect(e.message).toContain("x/notes.log");
+    expect(tree()).toEqual({ "lib/c.js": "c\n", "x/inside.txt": "inside\n", "x/notes.log": "mine\n" });
+  });
+});

@@ -11,6 +11,16 @@ import { TreeReader, diffTrees, packCacheOf, readBlobs, type FileChange, type Pa
 import { assertNoMoveRunning, assertNoRestorePending } from "./restore-guards.js";
 import { scan, stateOf, type WorkspaceState } from "./state.js";
 
+/** The lstat of `full`, or null when nothing is there (or a file is on the way: nothing can be below it). */
+function lstatOrNull(full: string) {
+  try {
+    return lstatSync(full, { throwIfNoEntry: false }) ?? null;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOTDIR") return null;
+    throw error;
+  }
+}
+
 const readFileAt = (root: string, path: string) => readFileSync(`${root}/${path}`);
 
 /** Contents a prepared restore keeps in memory; past this, they are checked, dropped, and read again to be written. */
@@ -37,7 +47,7 @@ export async function prepareRestore(
 ): Promise<PreparedRestore> {
   assertNoRestorePending(ws);
   const state = await stateOf(ctx, ws);
-  const { drifted, changes, contents, written } = await state.exclusive(async () => {
+  const { drifted, changes, contents, applied } = await state.exclusive(async () => {
     await scan(ctx, state);
     return ctx.store.read((tx) => prepareRestoreUnit(tx, state, ws, manifestId, allowDrift, ownMove, packCacheOf(ctx.store)));
   });
@@ -47,7 +57,7 @@ export async function prepareRestore(
       "WORKSPACE_DRIFT",
     );
   }
-  const blocked = assertRestorable(ws.dir, written);
+  const blocked = assertRestorable(ws.dir, applied);
   if (blocked) throw new ConflictError(`cannot restore the workspace ${ws.dir}: ${blocked}`, "WORKSPACE_DRIFT");
   return { ws, manifestId, changes: withoutForeign(ws.dir, changes), contents, drifted, ...(ownMove === undefined ? {} : { ownMove }) };
 }
@@ -61,8 +71,9 @@ function withoutForeign(dir: string, changes: FileChange[]): FileChange[] {
   const foreign: string[] = [];
   const kept = changes.filter((c) => {
     if (c.from !== null || c.to === null) return true;
-    const st = lstatSync(`${dir}/${c.path}`, { throwIfNoEntry: false });
-    if (!st) return true;
+    const st = lstatOrNull(`${dir}/${c.path}`);
+    // A directory where the file goes holds only files the restore deletes (`assertRestorable` checked it).
+    if (!st || st.isDirectory()) return true;
     if (st.isFile() && executableMode(st.mode) === isExecutable(c.to) && sha256(readFileAt(dir, c.path)) === contentOf(c.to)) return false;
     foreign.push(c.path);
     return true;
@@ -93,15 +104,14 @@ function* prepareRestoreUnit(
   const target = yield* reader.rootOf(tx, manifestId);
   const drifted = (yield* diffTrees(tx, reader, known, state.cache.root)).map((c) => c.path);
   const changes = yield* diffTrees(tx, reader, known, target);
-  // The paths the restore will write: with drift to be saved first, from the directory as it is now.
-  const fromDisk = allowDrift && drifted.length > 0 ? yield* diffTrees(tx, reader, state.cache.root, target) : changes;
-  const written = [...new Set([...changes, ...fromDisk].map((c) => c.path))];
+  // The changes the restore will apply: with drift to be saved first, from the directory as it is now.
+  const applied = allowDrift && drifted.length > 0 ? yield* diffTrees(tx, reader, state.cache.root, target) : changes;
   const contents = yield* checkedContents(
     tx,
     changes.flatMap((c) => (c.to === null ? [] : [contentOf(c.to)])),
     packs,
   );
-  return { drifted, changes, contents, written };
+  return { drifted, changes, contents, applied };
 }
 
 /** Reads and checks every content of `hashes`, keeping those that fit `KEEP_BYTES` (the rest are read again later). */

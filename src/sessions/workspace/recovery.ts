@@ -9,7 +9,8 @@ import type { EngineContext } from "../core/context.js";
 import { headAfter } from "../log/lineage.js";
 import { SELF_START, isAlive } from "../moves/process-identity.js";
 import { contentOf } from "./file-id.js";
-import { assertRestorable, removeStaged, restoreChanges } from "./files.js";
+import { assertRestorable, restoreChanges } from "./files.js";
+import { removeStaged } from "./staged.js";
 import { TreeReader, diffTrees, listFiles, readBlobs } from "./objects.js";
 import { scan, scanContext, stateOf, type WorkspaceState } from "./state.js";
 import { contentsFor } from "./prepare-restore.js";
@@ -104,10 +105,7 @@ async function finishClaimed(
     return drift([], `the directory cannot be read: ${planned.message}`);
   }
   if (planned.foreign.length > 0) return drift(planned.foreign, null);
-  const blocked = assertRestorable(
-    ws.dir,
-    planned.changes.map((c) => c.path),
-  );
+  const blocked = assertRestorable(ws.dir, planned.changes);
   if (blocked) return drift([], blocked);
   await state.exclusive(async () => {
     await restoreChanges(ws.dir, planned.changes, contentsFor(ctx, planned.contents), { any: false });
