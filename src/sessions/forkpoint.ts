@@ -31,6 +31,7 @@ import { withSessionState, type SessionStateOptions } from "./core/session-state
 import { clone } from "./clone.js";
 import { createSession } from "./create-session.js";
 import { deleteSession } from "./delete-session.js";
+import { deleteUser, type DeleteUserOptions, type DeleteUserReport } from "./delete-user.js";
 import { exportSession, type ExportOptions } from "./export-session.js";
 import { getCheckpoint } from "./get-checkpoint.js";
 import { importSession, type ImportOptions } from "./import-session.js";
@@ -253,6 +254,21 @@ export class Forkpoint {
       const { userId } = parseOptions(userScope, scope, "scope");
       await deleteSession(this.#ctx, { id, userId });
     });
+  }
+
+  /**
+   * Deletes every session of `userId` and everything they recorded, as `deleteSession` does for one (branches,
+   * messages, tool calls, checkpoints, requests, workspace records, LangGraph and OpenAI Agents rows). An operator call
+   * (a user's "delete my data"): not scoped to a caller's user. Sessions go a batch at a time, each batch in one
+   * transaction, so a user with thousands of sessions never holds the database long; an interrupted call leaves whole
+   * sessions and is finished by calling it again (an unknown user, or one with nothing left, is `{ sessions: 0 }`).
+   * Sessions the user creates while it runs are not included. A session with a move in progress is kept while the
+   * others go, and the call rejects with `ConflictError` `MOVE_IN_PROGRESS`. Takes `signal` and `onProgress` (units:
+   * the user's sessions as counted at the start). State documents and file contents are reclaimed by `prune`.
+   * @example const { sessions } = await fp.deleteUser("alice", { onProgress: ({ done, total }) => console.log(done, total) });
+   */
+  deleteUser(userId: string, options: DeleteUserOptions = {}): Promise<DeleteUserReport> {
+    return this.#whenReady(() => deleteUser(this.#ctx, userId, options));
   }
 
   /**

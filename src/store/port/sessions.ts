@@ -81,6 +81,8 @@ export interface SessionsTx {
   listSessions(userId: string, beforeSeq: number | undefined, limit: number): Step<ListedSessionRow[]>;
   /** How many sessions the user owns. */
   countUserSessions(userId: string): Step<number>;
+  /** Ids and seqs of a user's sessions, newest first, below `beforeSeq` (what `deleteUser` walks, a batch at a time). */
+  userSessionIds(userId: string, beforeSeq: number | undefined, limit: number): Step<{ id: string; seq: number }[]>;
   /**
    * Makes the branch current. With `top`, the move that made it (recorded on it, see `insertBranch`) also becomes the
    * newest on the session's move stack, leaving nothing to redo: what `recordMove` does, in the same write.

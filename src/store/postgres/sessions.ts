@@ -105,6 +105,12 @@ export function sessionsTx(sql: Sql): SessionsTx {
     *countUserSessions(userId: string) {
       return (yield* sql.column<number>(`SELECT count(*) FROM sessions WHERE user_id = $1`, [userId]))[0]!;
     },
+    *userSessionIds(userId: string, beforeSeq: number | undefined, limit: number) {
+      return yield* sql.rows<{ id: string; seq: number }>(
+        `SELECT id, seq FROM sessions WHERE user_id = $1 AND seq < $2::bigint ORDER BY seq DESC LIMIT $3`,
+        [userId, beforeSeq ?? Number.MAX_SAFE_INTEGER, limit],
+      );
+    },
     *setCurrentBranch(sessionId: string, branchId: string, at: number, top?: string) {
       if (top === undefined) {
         yield* sql.later(`UPDATE sessions SET current_branch_id = $1, updated_at = $2 WHERE id = $3`, [branchId, at, sessionId]);

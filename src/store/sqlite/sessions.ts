@@ -64,6 +64,7 @@ export const DELETE_SESSION = [
 
 export function sessionsTx(db: Database.Database): SessionsTx {
   const p = (sql: string, mode?: RowMode) => prepare(db, sql, mode);
+  let deletes: Database.Statement[] | undefined;
   const s = {
     allSessions: p(LIST_ALL_SESSIONS),
     // GROUP BY over the (user_id, seq) index: a page reads only its users' sessions. A session's updatedAt counts its
@@ -78,6 +79,7 @@ export function sessionsTx(db: Database.Database): SessionsTx {
     getSessionInfo: p(`SELECT ${SESSION_INFO_COLS} FROM sessions WHERE id = ?`),
     listSessions: p(LIST_SESSIONS),
     countUserSessions: p(`SELECT count(*) FROM sessions WHERE user_id = ?`, "pluck"),
+    userSessionIds: p(`SELECT id, seq FROM sessions WHERE user_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`),
     setCurrent: p(`UPDATE sessions SET current_branch_id = ?, updated_at = ? WHERE id = ?`),
     setCurrentAndTop: p(`UPDATE sessions SET current_branch_id = ?, updated_at = ?, move_top = ?, move_redo = NULL WHERE id = ?`),
     // The usual case, nothing to redo, in one statement: it changes no row when there is something to forget first.
@@ -154,6 +156,9 @@ export function sessionsTx(db: Database.Database): SessionsTx {
     *countUserSessions(userId: string) {
       return s.countUserSessions.get(userId) as number;
     },
+    *userSessionIds(userId: string, beforeSeq: number | undefined, limit: number) {
+      return s.userSessionIds.all(userId, beforeSeq ?? Number.MAX_SAFE_INTEGER, limit) as { id: string; seq: number }[];
+    },
     *setCurrentBranch(sessionId: string, branchId: string, at: number, top?: string) {
       if (top === undefined) {
         s.setCurrent.run(branchId, at, sessionId);
@@ -178,7 +183,9 @@ export function sessionsTx(db: Database.Database): SessionsTx {
     },
 
     *deleteSession(sessionId: string) {
-      for (const sql of DELETE_SESSION) db.prepare(sql).run(sessionId);
+      // Prepared on first use: deleteUser runs them for each of a user's sessions.
+      deletes ??= DELETE_SESSION.map((sql) => db.prepare(sql));
+      for (const statement of deletes) statement.run(sessionId);
     },
     *insertEvent(row: Omit<EventRow, "seq">, how?: { asRecorded?: boolean }) {
       (how?.asRecorded ? s.insertRecordedEvent : s.insertEvent).run(row);
