@@ -11,7 +11,15 @@ import { toMessage } from "./core/rows.js";
 import { findLanding, settleLanding } from "./log/after.js";
 import { lastLineageMessage } from "./log/lineage.js";
 import { writeMessages, type EntryFields } from "./log/writer.js";
-import { applyOnce, quickRequest, recordRequest, writtenRequestOf, type AnswerCodec, type Request } from "./requests/ledger.js";
+import {
+  applyOnce,
+  quickRequest,
+  recordRequest,
+  sameJsonText,
+  writtenRequestOf,
+  type AnswerCodec,
+  type Request,
+} from "./requests/ledger.js";
 
 /** Validates messages into entry fields before any write, so bad input leaves nothing behind. */
 export function messageFields(ctx: EngineContext, input: unknown, field: string): EntryFields {
@@ -76,7 +84,12 @@ export function* wroteMessages(tx: Tx, range: MessagesRange, fields: readonly En
     rows.length === fields.length &&
     rows.every(([role, content, clientId, metadata], i) => {
       const f = fields[i]!;
-      return role === f.role && content === f.content && clientId === (f.clientId ?? null) && metadata === (f.metadata ?? null);
+      return (
+        role === f.role &&
+        clientId === (f.clientId ?? null) &&
+        sameJsonText(content as string, f.content) &&
+        sameJsonText(metadata, f.metadata)
+      );
     })
   );
 }

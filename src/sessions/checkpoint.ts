@@ -12,7 +12,7 @@ import { retainAfterCheckpoint } from "./retention.js";
 import { toCheckpoint, toMessage } from "./core/rows.js";
 import { writeCaptureEntry, writeCheckpoint, writeMessages, type EntryFields } from "./log/writer.js";
 import { messagesIn, messagesRange, wroteMessages, type MessagesRange } from "./append.js";
-import { applyOnce, recordRequest, writtenRequestOf, type AnswerCodec, type Request } from "./requests/ledger.js";
+import { applyOnce, recordRequest, sameJsonText, writtenRequestOf, type AnswerCodec, type Request } from "./requests/ledger.js";
 import { captureStorable, captureStored, saveCapture, saveCaptureStats, takeCapture, type Capture } from "./workspace/capture.js";
 import { sameFilesConfig } from "./workspace/snapshots.js";
 
@@ -113,7 +113,7 @@ interface TurnArgs {
 function* sameTurn(tx: Tx, answer: string, args: TurnArgs): Step<boolean> {
   const [range, c, expiresIn] = JSON.parse(answer) as TurnRecord;
   const metadata = c[6] === null ? null : JSON.stringify(c[6]);
-  if (c[4] !== args.name || metadata !== args.metadata || expiresIn !== args.expiresIn) return false;
+  if (c[4] !== args.name || !sameJsonText(metadata, args.metadata) || expiresIn !== args.expiresIn) return false;
   return yield* wroteMessages(tx, range, args.messages);
 }
 

@@ -21,6 +21,7 @@ import { entryAt, headOfEntry } from "./log/lineage.js";
 import { writeCheckpoint, type CheckpointFields, type EntryFields } from "./log/writer.js";
 import { forkedBranch } from "./moves/forked-branch.js";
 import { performMove } from "./moves/move.js";
+import { jsonArgument } from "./requests/ledger.js";
 import { retainAfterWrite } from "./retention.js";
 import { assertCapturable, captureFiles } from "./workspace/capture.js";
 
@@ -88,7 +89,10 @@ export async function editWith(
     (tx, session) => checkedEditSpec(tx, session, messageId, fields, check, cpFields !== undefined),
     withCheckpoint,
     // The same request id with another message, or another checkpoint with it, is another call.
-    { verb, args: [messageId, fields, cpFields ?? null] },
+    {
+      verb,
+      args: [messageId, { ...fields, content: jsonArgument(fields.content), metadata: jsonArgument(fields.metadata) }, cpArgs(cpFields)],
+    },
   );
   const written = made.checkpoint;
   if (written) ctx.events.emit("checkpoint", written);
@@ -126,6 +130,9 @@ function* checkpointWithin(
 }
 
 /** The checkpoint's fields, validated before anything is written. */
+/** A checkpoint's fields as a request's arguments: its metadata as a value (see `jsonArgument`). */
+const cpArgs = (fields: CheckpointFields | undefined) => (fields ? { ...fields, metadata: jsonArgument(fields.metadata) } : null);
+
 function checkpointFields(ctx: EngineContext, input: CheckpointInput): CheckpointFields & { expiresIn?: number } {
   const o = parseInput(checkpointInput, input, "checkpoint");
   return {

@@ -8,7 +8,7 @@ import type { EngineContext, SessionRef } from "./core/context.js";
 import { checkIfAt, type IfAt } from "./core/if-at.js";
 import { ownedSession } from "./core/owned.js";
 import { toToolInvocation } from "./core/rows.js";
-import { applyOnce, recordRequest, requestOf, writeControlOf, type AnswerCodec, type Request } from "./requests/ledger.js";
+import { applyOnce, jsonArgument, recordRequest, requestOf, writeControlOf, type AnswerCodec, type Request } from "./requests/ledger.js";
 
 /** A recorded call as the request ledger keeps it: its invocation's id, read back for a retry. */
 const invocationAnswer: AnswerCodec<ToolInvocation> = {
@@ -33,7 +33,15 @@ export async function recordToolCall(
   const request = requestOf(
     requestId,
     "recordToolCall",
-    { tool: o.tool, args: argsText, result: resultText, error, callId: o.callId ?? null },
+    requestId === undefined
+      ? null
+      : {
+          tool: o.tool,
+          args: jsonArgument(argsText),
+          result: jsonArgument(resultText),
+          error: jsonArgument(error),
+          callId: o.callId ?? null,
+        },
     invocationAnswer,
   );
   return applyOnce(ctx, ref, request, async () => {

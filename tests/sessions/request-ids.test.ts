@@ -112,6 +112,62 @@ describe("requestId on writes", () => {
     await reused(() => s.checkpoint({ name: "t", metadata: { k: "v" }, requestId: "t1" }));
   });
 
+  it("a retry whose JSON lists its keys in another order, or spells out a move's defaults, is the same call", async () => {
+    const echo = defineTool({ name: "echo", run: (args) => args, undo: () => undefined });
+    const { fp, path: db } = dbs.open({ tools: [echo] });
+    const s = await fp.createSession({ userId: "alice" });
+    // As a retry reads its arguments back from elsewhere (a PostgreSQL jsonb column, another language's JSON): reordered.
+    const ab = { a: 1, b: { c: [1, { d: 2, e: 3 }], f: null } };
+    const ba = { b: { f: null, c: [1, { e: 3, d: 2 }] }, a: 1 };
+    const calls: [string, (v: typeof ab) => Promise<unknown>][] = [
+      ["append", (v) => s.append({ role: "user", content: v, metadata: v }, { requestId: "append" })],
+      ["turn", (v) => s.turn({ role: "user", content: v, metadata: v }, { name: "t", metadata: v }, { requestId: "turn" })],
+      ["checkpoint", (v) => s.checkpoint({ name: "c", metadata: v, requestId: "checkpoint" })],
+      ["invoke", (v) => s.invoke("echo", v, { requestId: "invoke" })],
+      ["recordToolCall", (v) => s.recordToolCall({ tool: "echo", args: v, result: v }, { requestId: "record" })],
+      [
+        "failed recordToolCall",
+        (v) =>
+          s.recordToolCall(
+            { tool: "echo", args: {}, error: v === ab ? { message: "m", name: "E" } : { name: "E", message: "m" } },
+            { requestId: "fail" },
+          ),
+      ],
+      ["setState", (v) => s.setState(v, { requestId: "state" })],
+      ["update", (v) => s.update({ metadata: v }, { requestId: "update" })],
+    ];
+    for (const [verb, call] of calls) {
+      const first = await call(ab);
+      const rows = await countRowsOf(db);
+      expect(await call(ba), verb).toEqual(first);
+      expect(await countRowsOf(db), verb).toEqual(rows);
+    }
+    const [question] = await s.append({ role: "user", content: "q" });
+    const [answer] = await s.append({ role: "assistant", content: "a" });
+    const cp = await s.checkpoint({ name: "asked" });
+    const edit = (v: typeof ab) =>
+      s.edit(question!.id, { content: v, metadata: v }, { checkpoint: { name: "v2", metadata: v }, requestId: "edit" });
+    const edited = await edit(ab);
+    expect(await edit(ba)).toEqual(edited);
+    await s.switchBranch(answer!.branchId);
+    const regenerate = (v: typeof ab) => s.regenerate(answer!.id, { content: v }, { requestId: "regenerate" });
+    const regenerated = await regenerate(ab);
+    expect(await regenerate(ba)).toEqual(regenerated);
+    // A move's options at their defaults are the options left out.
+    const rolled = await s.rollback(cp.id, { requestId: "rollback" });
+    const defaults = {
+      onUndoError: "stop",
+      refuseIrreversible: false,
+      scope: "conversation",
+      unregistered: "refuse",
+      force: false,
+    } as const;
+    expect(await s.rollback(cp.id, { ...defaults, requestId: "rollback" })).toEqual(rolled);
+    await reused(() => s.rollback(cp.id, { onUndoError: "continue", requestId: "rollback" }));
+    await reused(() => s.append({ role: "user", content: { ...ab, a: 2 }, metadata: ab }, { requestId: "append" }));
+    await reused(() => s.invoke("echo", { ...ab, g: 1 }, { requestId: "invoke" }));
+  });
+
   it("recordToolCall: a retry returns the same invocation, recorded once", async () => {
     const { s } = await chat();
     const call = { tool: "write_file", args: { path: "/dev/null", text: "x" }, result: { previous: null }, callId: "c1" };

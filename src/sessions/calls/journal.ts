@@ -17,7 +17,7 @@ import { retainAfterWrite } from "../retention.js";
 import { holdLease } from "../moves/lease.js";
 import { refuseConcurrentMove } from "../moves/move.js";
 import { callMayRun, inflightInvocations } from "../moves/ownership.js";
-import { applyOnce, recordRequest, requestOf, type AnswerCodec, type Request } from "../requests/ledger.js";
+import { applyOnce, jsonArgument, recordRequest, requestOf, type AnswerCodec, type Request } from "../requests/ledger.js";
 import { absorbChanges, filesBefore } from "../workspace/absorb.js";
 
 /**
@@ -142,7 +142,8 @@ export async function journalRunComplete(
     for (const id of marked) if (id !== kept) inflightInvocations.delete(id);
   };
   // The same request id again: the call journaled first is answered for, its tool never run twice.
-  const request = requestOf(call.requestId, "invoke", [name, argsText], journaledAnswer);
+  const request =
+    call.requestId === undefined ? undefined : requestOf(call.requestId, "invoke", [name, jsonArgument(argsText)], journaledAnswer);
   const journaled = await applyOnce(ctx, ref, request, () =>
     ctx.store
       .write({ sessionId: ref.id }, (tx) => journalRunCompleteUnit(tx, ref, call, name, ctx, argsText, tool, marked, request))

@@ -9,7 +9,6 @@ import type { EngineContext, SessionRef } from "../core/context.js";
 import { ownedCurrent, ownedSession } from "../core/owned.js";
 import { toBranch } from "../core/rows.js";
 import { prepareMoveRestore, reportSavedDrift } from "../workspace/force.js";
-import { absorbChanges, filesBefore } from "../workspace/absorb.js";
 import type { PreparedRestore } from "../workspace/prepare-restore.js";
 import { restoreFiles } from "../workspace/restore.js";
 import { targetFiles, workspaceOf } from "../workspace/snapshots.js";
@@ -20,6 +19,7 @@ import { restoreMoveFiles, snapshotPosition } from "./move-files.js";
 import { computePlan } from "./move-plan.js";
 import { callMayRun } from "./ownership.js";
 import { inflightMoves, type BaseMoveSpec, type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js";
+import { OwnChanges } from "./own-changes.js";
 import { runJournaledMove } from "./run-steps.js";
 import { checkIfAt, type IfAt } from "../core/if-at.js";
 import { moveAnswer } from "../requests/answers.js";
@@ -55,7 +55,8 @@ export async function performMove(
   const scope = o.scope ?? "conversation";
   if (o.force && scope === "conversation") throw new ValidationError("force", 'applies to the workspace: use scope "files" or "both"');
   // The same id again is answered from the ledger, looked up in the unit that plans the move: no tool runs twice.
-  const request = requestOf(requestId, call?.verb ?? verb, [call?.args ?? null, o], moveAnswer);
+  const request =
+    requestId === undefined ? undefined : requestOf(requestId, call?.verb ?? verb, [call?.args ?? null, withDefaults(o)], moveAnswer);
   return ctx.track(
     ctx.withSessionLock(
       ref.id,
@@ -90,6 +91,17 @@ export async function performMove(
       verb,
     ),
   );
+}
+
+/** A move's options with their defaults spelled out: a retry that gives a default is the call that left it out. */
+function withDefaults(o: MoveOptions): MoveOptions {
+  return {
+    onUndoError: o.onUndoError ?? "stop",
+    refuseIrreversible: o.refuseIrreversible ?? false,
+    scope: o.scope ?? "conversation",
+    unregistered: o.unregistered ?? "refuse",
+    force: o.force ?? false,
+  };
 }
 
 function* performMoveUnit(
@@ -234,31 +246,16 @@ export async function moveConversation(
       return { ...(await stayingPut(ctx, ref, { request: w.request, extra: { ...w.extra, files: restored } })), files: restored };
     }
     // Tools undone or replayed change the workspace's files: forkpoint's own doing, not drift.
-    const current = async () =>
-      planned.hasWorkspace ? await filesBefore(ctx, await ctx.store.read((tx) => tx.getWorkspace(ref.id))) : null;
-    let before: Awaited<ReturnType<typeof current>>;
+    let own: OwnChanges;
     try {
-      before = await current();
+      own = await OwnChanges.start(ctx, ref.id, planned.hasWorkspace);
     } catch (error) {
       // Not run here after all: recovery (in this process too) finishes it.
       inflightMoves.delete(moveId);
       throw error;
     }
-    // The undos' changes are absorbed before the files are checked for drift and restored; the replays' after.
-    const restore =
-      files &&
-      (async () => {
-        await absorbChanges(ctx, ref.id, before);
-        before = null;
-        const restored = await restoreMoveFiles(ctx, moveId, spec, files.prepared);
-        before = await current();
-        return restored;
-      });
-    try {
-      return await runJournaledMove(ctx, moveId, spec, within, restore);
-    } finally {
-      await absorbChanges(ctx, ref.id, before);
-    }
+    const restore = files && (() => restoreMoveFiles(ctx, moveId, spec, files.prepared));
+    return runJournaledMove(ctx, moveId, spec, within, restore, own);
   }
 }
 

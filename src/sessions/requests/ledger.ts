@@ -94,6 +94,18 @@ export function writtenRequestOf<T, A>(
   };
 }
 
+/**
+ * A JSON text argument as its value, for a fingerprint: canonical JSON then makes a retry whose JSON lists its keys in
+ * another order (read back from a jsonb column, written by another language) the same call.
+ */
+export const jsonArgument = (text: string | null | undefined): unknown => (text === null || text === undefined ? null : JSON.parse(text));
+
+/** Whether two JSON texts (or nulls) hold the same value, whatever their key order: the texts compared first. */
+export function sameJsonText(a: string | null | undefined, b: string | null | undefined): boolean {
+  if ((a ?? null) === (b ?? null)) return true;
+  return typeof a === "string" && typeof b === "string" && canonicalJson(JSON.parse(a)) === canonicalJson(JSON.parse(b));
+}
+
 /** The fingerprint of a call: SHA-256 of its verb and arguments as canonical JSON. */
 export function fingerprintOf(verb: string, args: unknown): string {
   return sha256(canonicalJson([verb, args]));
