@@ -1,11 +1,12 @@
 // What changed in the workspace's files, for `diff` and `plan_rollback`: computed in a worker thread with a deadline.
-// The public API's `diffFiles` always computes a whole unified diff, synchronously, and that grows with the square of
-// a long file's changed lines (minutes for a file of 20,000 lines half rewritten): on the server's own thread it
-// would stop every other client, and Ctrl-C, until done. In a worker the server keeps answering, and a comparison that
-// runs past the deadline is stopped (the worker ended) and answered with DIFF_TIMEOUT.
+// `plan_rollback` asks for the file lists only (`{ patch: false }`), `diff` for a patch bounded in length; still, a
+// unified diff is computed synchronously and grows with a long file's length times its changed lines (seconds for a
+// file of thousands of lines rewritten): on the server's own thread it would stop every other client, and Ctrl-C,
+// until done. In a worker the server keeps answering, and a comparison that runs past the deadline is stopped (the
+// worker ended) and answered with DIFF_TIMEOUT.
 import { Worker } from "node:worker_threads";
 import ms from "ms";
-import { ForkpointError, type FilesDiff, type SessionHandle } from "../index.js";
+import { ForkpointError, type DiffFilesOptions, type FilesDiff, type SessionHandle } from "../index.js";
 
 /** A comparison: from a checkpoint to another, or to `"disk"` (the directory now). */
 export interface FilesPair {
@@ -45,23 +46,23 @@ export interface DiffRequest {
 export type DiffReply =
   { id: number; ok: true; changes: FileChanges[] } | { id: number; ok: false; error: { code: string | undefined; message: string } };
 
-/** `d` with its patch cut to `patchChars` characters (the file lists stay whole). */
-export function cutChanges(d: FilesDiff, patchChars: number): FileChanges {
-  const patchTruncated = d.patch.length > patchChars && patchChars > 0;
-  return {
-    added: d.added,
-    modified: d.modified,
-    deleted: d.deleted,
-    patch: patchTruncated ? d.patch.slice(0, patchChars) : patchChars > 0 ? d.patch : "",
-    patchTruncated,
-  };
-}
+/** What `diffFiles` is asked for: the file lists only (`patchChars` 0), or a patch cut at `patchChars` characters. */
+export const diffOptions = (patchChars: number): DiffFilesOptions => (patchChars > 0 ? { maxPatchChars: patchChars } : { patch: false });
+
+/** `d` as the tools answer it. */
+export const changesOf = (d: FilesDiff): FileChanges => ({
+  added: d.added,
+  modified: d.modified,
+  deleted: d.deleted,
+  patch: d.patch,
+  patchTruncated: d.patchTruncated === true,
+});
 
 /** On this thread: for a database only this thread can open (`:memory:`). */
 export const inThreadDiffer: FilesDiffer = {
   async changes(s, pairs, patchChars) {
     const out: FileChanges[] = [];
-    for (const { from, to } of pairs) out.push(cutChanges(await s.diffFiles(from, to), patchChars));
+    for (const { from, to } of pairs) out.push(changesOf(await s.diffFiles(from, to, diffOptions(patchChars))));
     return out;
   },
   close: async () => undefined,

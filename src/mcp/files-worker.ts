@@ -2,7 +2,7 @@
 // database, so that a long comparison never holds up the server's thread, and can be stopped.
 import { parentPort, workerData } from "node:worker_threads";
 import { openForkpoint, type Forkpoint, type SessionHandle } from "../index.js";
-import { cutChanges, type DiffReply, type DiffRequest, type WorkerStore } from "./files-diff.js";
+import { changesOf, diffOptions, type DiffReply, type DiffRequest, type WorkerStore } from "./files-diff.js";
 
 const store = workerData as WorkerStore;
 // Read-only, and no recovery of interrupted moves: that is the server's own handle's business.
@@ -14,7 +14,7 @@ async function answer(job: DiffRequest): Promise<DiffReply> {
     let s = sessions.get(job.sessionId);
     if (!s) sessions.set(job.sessionId, (s = await fp.getSession(job.sessionId, { userId: job.userId })));
     const changes = [];
-    for (const { from, to } of job.pairs) changes.push(cutChanges(await s.diffFiles(from, to), job.patchChars));
+    for (const { from, to } of job.pairs) changes.push(changesOf(await s.diffFiles(from, to, diffOptions(job.patchChars))));
     return { id: job.id, ok: true, changes };
   } catch (error) {
     const e = error instanceof Error ? error : new Error(String(error));

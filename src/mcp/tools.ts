@@ -62,7 +62,7 @@ export const handlers: ToolHandlers = {
   async plan_rollback({ session: s, files }, { checkpoint }) {
     const cp = await findCheckpoint(s, checkpoint);
     const [plan, last] = await Promise.all([s.plan({ checkpointId: cp.id }), lastCheckpoint(s)]);
-    // File lists only (no patch is kept), both in one call: the checkpoint's files against the disk, and those of the
+    // File lists only (no patch is computed), both in one call: the checkpoint's files against the disk, and those of the
     // last checkpoint on this branch (once, when it is that checkpoint).
     const pairs = [{ from: cp.id, to: DISK }, ...(last && last.id !== cp.id ? [{ from: last.id, to: DISK }] : [])];
     const [toCheckpoint, sinceLast] = await files.changes(s, pairs, 0);

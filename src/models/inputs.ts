@@ -141,6 +141,7 @@ export const appendOptions = writeOptions.extend({ after: name().optional() });
 export const checkpointOptions = checkpointInput.extend(writeFields);
 /** `edit` / `regenerate` options: the move's, plus a checkpoint written with the new message. */
 export const editOptions = moveOptions.extend({ checkpoint: checkpointInput.optional() });
+export const diffFilesOptions = z.strictObject({ patch: z.boolean().optional(), maxPatchChars: z.number().int().min(0).optional() });
 export const attachWorkspaceInput = z.strictObject({
   exclude: z.array(name()).max(1000).optional(),
   /** Whether the directory's own .gitignore files are honoured (default true). */

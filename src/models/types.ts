@@ -247,7 +247,22 @@ export interface FilesDiff {
   added: string[];
   modified: string[];
   deleted: string[];
+  /** The unified diff ("" with `{ patch: false }`). */
   patch: string;
+  /** Present (true) when `maxPatchChars` cut the patch short; the file lists are always whole. */
+  patchTruncated?: true;
+}
+
+/** `diffFiles`' options. */
+export interface DiffFilesOptions {
+  /** false: the file lists only, no patch (no content is read). Default true. */
+  patch?: boolean;
+  /**
+   * The patch's longest length in characters: it is cut by then (`patchTruncated`; a file's diff that cannot fit whole
+   * is cut where the bound falls, or left out when computing it would go past the bound), so a long file rewritten
+   * costs what the bound allows. Default: no bound.
+   */
+  maxPatchChars?: number;
 }
 
 /** What a move would do: the same fields as `MoveResult`, computed without doing anything. */

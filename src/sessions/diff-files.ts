@@ -1,22 +1,31 @@
 // diffFiles: what changed in the workspace's files between a checkpoint and another, or the disk.
 import { readFileSync } from "node:fs";
 import type { Tx } from "../store/port/index.js";
-import { idSchema, parseInput } from "../models/inputs.js";
+import { diffFilesOptions, idSchema, parseInput, parseOptions } from "../models/inputs.js";
 import type { FilesDiff } from "../models/types.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedSession, sessionCheckpoint } from "./core/owned.js";
 import { contentOf } from "./workspace/file-id.js";
-import { filesPatch } from "./workspace/patch.js";
 import { readBlobs, type FileChange } from "./workspace/objects.js";
+import { BoundedPatch } from "./workspace/patch.js";
 import { scan, stateOf } from "./workspace/state.js";
 import { checkpointFiles, sameConfig, snapshotChanges, workspaceOf } from "./workspace/snapshots.js";
 
-export async function diffFiles(ctx: EngineContext, ref: SessionRef, checkpointInput: unknown, targetInput: unknown): Promise<FilesDiff> {
+/** Changes whose contents are read at a time for the patch: memory holds one batch's contents, not the whole diff's. */
+const PATCH_BATCH = 64;
+
+export async function diffFiles(
+  ctx: EngineContext,
+  ref: SessionRef,
+  checkpointInput: unknown,
+  targetInput: unknown,
+  optionsInput: unknown = {},
+): Promise<FilesDiff> {
   const checkpointId = parseInput(idSchema, checkpointInput, "checkpointId");
   const target = parseInput(idSchema, targetInput, "target");
+  const o = parseOptions(diffFilesOptions, optionsInput ?? {}, "options");
   const { ws, from, to } = await ctx.store.read((tx) => diffFilesUnit(tx, ref, checkpointId, ctx, target));
   let changes: FileChange[];
-  const onDisk = new Map<string, string>();
   if (to === null) {
     // The directory now, through the stat cache: only files whose stat data changed are read.
     const state = await stateOf(ctx, ws);
@@ -24,20 +33,32 @@ export async function diffFiles(ctx: EngineContext, ref: SessionRef, checkpointI
       await scan(ctx, state);
       return ctx.store.read((tx) => snapshotChanges(tx, from, state.cache.root));
     });
-    for (const c of changes) if (c.to !== null) onDisk.set(contentOf(c.to), c.path);
   } else changes = await ctx.store.read((tx) => snapshotChanges(tx, from, to));
-  const needed = changes
-    .flatMap((c) => [c.from, c.to])
-    .flatMap((id) => (id === null ? [] : [contentOf(id)]))
-    .filter((h) => !onDisk.has(h));
-  const stored = await ctx.store.read((tx) => readBlobs(tx, needed));
-  const patch = filesPatch(changes, (hash) => stored.get(hash) ?? readFileSync(`${ws.dir}/${onDisk.get(hash)!}`));
-  return {
+  const lists = {
     added: changes.filter((c) => c.from === null).map((c) => c.path),
     modified: changes.filter((c) => c.from !== null && c.to !== null).map((c) => c.path),
     deleted: changes.filter((c) => c.to === null).map((c) => c.path),
-    patch,
   };
+  if (o.patch === false) return { ...lists, patch: "" };
+  const patch = await patchOf(ctx, changes, to === null ? ws.dir : null, o.maxPatchChars);
+  return { ...lists, patch: patch.text, ...(patch.truncated ? { patchTruncated: true as const } : {}) };
+}
+
+/** The patch of `changes`, a batch of contents at a time; `dir`: the target side is the files there (the disk). */
+async function patchOf(ctx: EngineContext, changes: FileChange[], dir: string | null, maxChars: number | undefined): Promise<BoundedPatch> {
+  const patch = new BoundedPatch(maxChars);
+  const none = Buffer.alloc(0);
+  for (let i = 0; i < changes.length; i += PATCH_BATCH) {
+    const batch = changes.slice(i, i + PATCH_BATCH);
+    const stored = batch.flatMap((c) => [c.from, ...(dir === null ? [c.to] : [])]).flatMap((id) => (id === null ? [] : [contentOf(id)]));
+    const contents = await ctx.store.read((tx) => readBlobs(tx, stored));
+    for (const c of batch) {
+      const before = c.from === null ? none : contents.get(contentOf(c.from))!;
+      const after = c.to === null ? none : dir === null ? contents.get(contentOf(c.to))! : readFileSync(`${dir}/${c.path}`);
+      if (!patch.add(c, before, after)) return patch;
+    }
+  }
+  return patch;
 }
 
 function* diffFilesUnit(tx: Tx, ref: SessionRef, checkpointId: string, ctx: EngineContext, target: string) {

@@ -42,6 +42,7 @@ import type {
   CheckpointDiff,
   EditInput,
   EditResult,
+  DiffFilesOptions,
   FilesDiff,
   Message,
   MessageInput,
@@ -322,10 +323,12 @@ export class SessionHandle {
 
   /**
    * The workspace files' changes from a checkpoint to `"disk"` (the directory now) or to another checkpoint:
-   * `{ added, modified, deleted, patch }` with a unified diff (binary files named, not shown).
+   * `{ added, modified, deleted, patch }` with a unified diff (binary files named, not shown). `{ patch: false }`: the
+   * lists only; `{ maxPatchChars }`: the patch cut at that length (`patchTruncated`).
+   * @example await s.diffFiles(cp.id, "disk", { patch: false })
    */
-  diffFiles(checkpointId: string, target: "disk" | string = "disk"): Promise<FilesDiff> {
-    return this.#run((ctx, ref) => diffFiles(ctx, ref, checkpointId, target));
+  diffFiles(checkpointId: string, target: "disk" | string = "disk", options?: DiffFilesOptions): Promise<FilesDiff> {
+    return this.#run((ctx, ref) => diffFiles(ctx, ref, checkpointId, target, options));
   }
 
   /** What a rollback (`{ checkpointId }`), switch (`{ branchId }`) or edit (`{ messageId }`) would do, without doing it. */

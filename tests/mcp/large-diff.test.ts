@@ -44,7 +44,7 @@ describe("comparing a long, much-changed file", () => {
       await ok(a, "checkpoint", { name: "c0" });
       write(ws, "big.txt", longFile(4000, true));
       let settled = false;
-      const comparing = call(a, "plan_rollback", { checkpoint: "c0" }).then(
+      const comparing = call(a, "diff", { from: "c0" }).then(
         () => "answered",
         () => "cut off",
       );

@@ -1,13 +1,11 @@
 // The unified diff of a snapshot's changes, as git shows it: text files line by line, binary files named, changes of
 // the executable bit as mode lines.
 import { createRequire } from "node:module";
-import { contentOf, gitMode, isExecutable } from "./file-id.js";
+import { gitMode, isExecutable } from "./file-id.js";
 
 // Loaded on first use: only sessions with a workspace need it.
 const load = createRequire(import.meta.url);
 let diffModule: typeof import("diff") | undefined;
-const textPatch = (from: string, to: string, before: string, after: string): string =>
-  (diffModule ??= load("diff") as typeof import("diff")).createTwoFilesPatch(from, to, before, after, "", "", { context: 3 });
 
 /** How a change of the executable bit shows in a patch, as git shows it ("" when the mode is the same). */
 function modeLines(a: string | null, b: string | null): string {
@@ -16,25 +14,57 @@ function modeLines(a: string | null, b: string | null): string {
   return isExecutable(a) === isExecutable(b) ? "" : `old mode ${gitMode(a)}\nnew mode ${gitMode(b)}\n`;
 }
 
-/** A unified diff of `changes` (binary files are named, not shown; a change of mode is shown as git shows it). */
-export function filesPatch(
-  changes: readonly { path: string; from: string | null; to: string | null }[],
-  content: (hash: string) => Buffer,
-): string {
-  let patch = "";
-  for (const { path, from: a, to: b } of changes) {
-    const before = a === null ? Buffer.alloc(0) : content(contentOf(a));
-    const after = b === null ? Buffer.alloc(0) : content(contentOf(b));
-    const from = a === null ? "/dev/null" : `a/${path}`;
-    const to = b === null ? "/dev/null" : `b/${path}`;
-    const modes = modeLines(a, b);
-    if (before.includes(0) || after.includes(0)) patch += `${modes}Binary files ${from} and ${to} differ\n`;
-    else {
-      const text = textPatch(from, to, before.toString("utf8"), after.toString("utf8"));
-      // After its "===" line, as git puts them after its "diff --git" line.
-      const at = text.indexOf("\n") + 1;
-      patch += text.slice(0, at) + modes + text.slice(at);
+/**
+ * The unified diff of one change (a binary file is named, not shown; a change of mode is shown as git shows it), or
+ * null when it is sure to be longer than `maxChars`. Every line the diff adds or removes takes at least two characters
+ * ("+" or "-" and its line break), so the diff is abandoned past `maxChars / 2` such lines: a long file rewritten costs
+ * what the bound allows, not the square of its length.
+ */
+export function changePatch(
+  change: { path: string; from: string | null; to: string | null },
+  before: Buffer,
+  after: Buffer,
+  maxChars = Infinity,
+): string | null {
+  const { path, from: a, to: b } = change;
+  const from = a === null ? "/dev/null" : `a/${path}`;
+  const to = b === null ? "/dev/null" : `b/${path}`;
+  const modes = modeLines(a, b);
+  if (before.includes(0) || after.includes(0)) return `${modes}Binary files ${from} and ${to} differ\n`;
+  const options = Number.isFinite(maxChars) ? { context: 3, maxEditLength: Math.floor(maxChars / 2) + 1 } : { context: 3 };
+  diffModule ??= load("diff") as typeof import("diff");
+  const text: string | undefined = diffModule.createTwoFilesPatch(
+    from,
+    to,
+    before.toString("utf8"),
+    after.toString("utf8"),
+    "",
+    "",
+    options,
+  );
+  if (text === undefined) return null;
+  // After its "===" line, as git puts them after its "diff --git" line.
+  const at = text.indexOf("\n") + 1;
+  return text.slice(0, at) + modes + text.slice(at);
+}
+
+/** A patch built change by change, cut at `maxChars` characters: `truncated` once something was left out. */
+export class BoundedPatch {
+  text = "";
+  truncated = false;
+  constructor(readonly maxChars = Infinity) {}
+
+  /** Adds one change's patch; false once the bound is reached (nothing more is added). */
+  add(change: { path: string; from: string | null; to: string | null }, before: Buffer, after: Buffer): boolean {
+    if (this.truncated) return false;
+    const room = this.maxChars - this.text.length;
+    const patch = changePatch(change, before, after, room);
+    if (patch !== null && patch.length <= room) {
+      this.text += patch;
+      return true;
     }
+    if (patch !== null) this.text += patch.slice(0, room);
+    this.truncated = true;
+    return false;
   }
-  return patch;
 }
