@@ -65,7 +65,6 @@ export type { PruneOptions } from "./sessions/prune.js";
 export type { ExportOptions } from "./sessions/export-session.js";
 export type { ImportOptions } from "./sessions/import-session.js";
 export type { DeleteUserOptions, DeleteUserReport } from "./sessions/delete-user.js";
-export type * from "./store/port/index.js";
 export type { ListAllSessionsInput, ListUsersInput, UserInfo } from "./sessions/list-users.js";
 export type { VerifyProblem } from "./sessions/maintenance/session-check.js";
 export type { StateUpdate } from "./sessions/set-state.js";

@@ -3,7 +3,9 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { join } from "node:path";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import ts from "@typescript/typescript6";
 import { installInto, packProject, repo, run, type Packed } from "./packed.js";
+import { MAIN_EXPORTS, MAIN_VALUES } from "./public-names.js";
 
 const tsc = join(repo, "node_modules", "typescript", "bin", "tsc");
 
@@ -99,6 +101,64 @@ console.log("bundled", (await s.history()).length, (await fp.verify()).ok, cp.po
 await fp.close();
 `;
 
+/** A store author's side: the port's types and helpers from `forkpoint/store`, given to `openForkpoint({ store })`. */
+const STORE_CONSUMER = `
+import { openForkpoint, type ForkpointOptions } from "forkpoint";
+import { RequestTakenError, runAsync, runSync, type Step, type Store, type Tx } from "forkpoint/store";
+
+function* answer(tx?: Tx): Step<number> {
+  void tx;
+  return 42;
+}
+/** A store that counts the units of work it runs, around another store. */
+function counting(inner: Store): Store & { units: number } {
+  const outer = Object.create(inner) as Store & { units: number };
+  outer.units = 0;
+  outer.write = (scope, body) => (outer.units++, inner.write(scope, body));
+  outer.read = (body) => (outer.units++, inner.read(body));
+  outer.query = (body) => (outer.units++, inner.query(body));
+  return outer;
+}
+const options: ForkpointOptions = { store: counting({} as Store) };
+void options;
+void openForkpoint;
+console.log("store", runSync(answer()), await runAsync(answer()), typeof RequestTakenError);
+`;
+
+/** \`postgres\` as typed with @types/pg installed: a connection string, a pg.PoolConfig or a pg.Pool, nothing else. */
+const POSTGRES_CONSUMER = `
+import pg from "pg";
+import type { ForkpointOptions } from "forkpoint";
+
+const targets: ForkpointOptions[] = [
+  { postgres: "postgres://app@db/forkpoint" },
+  { postgres: { connectionString: "postgres://app@db/forkpoint", max: 4 } },
+  { postgres: new pg.Pool({ max: 2 }) },
+];
+// @ts-expect-error: a pg.PoolConfig's max is a number
+const wrongField: ForkpointOptions = { postgres: { max: "four" } };
+// @ts-expect-error: a number is no connection target
+const wrongKind: ForkpointOptions = { postgres: 5432 };
+console.log("targets", targets.length, wrongField === wrongKind);
+`;
+
+/** The names a module's declarations export, types and values, sorted, as TypeScript reads them. */
+function exportedNames(declarations: string): string[] {
+  const program = ts.createProgram([declarations], {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    types: [],
+    noEmit: true,
+  });
+  const checker = program.getTypeChecker();
+  const module = checker.getSymbolAtLocation(program.getSourceFile(declarations)!)!;
+  return checker
+    .getExportsOfModule(module)
+    .map((s) => s.name)
+    .sort();
+}
+
 let packed: Packed;
 beforeAll(() => {
   packed = packProject();
@@ -121,8 +181,8 @@ describe("the packed tarball", () => {
       const sources = (JSON.parse(run("tar", ["-xzOf", packed.tarball, `package/${map}`])) as { sources: string[] }).sources;
       for (const source of sources) expect(files, `${map} points at ${source}`).toContain(join(map, "..", source));
     }
-    // Only the public API's types: internal declarations (the store, its driver's types) are not shipped at all.
-    expect(files.filter((f) => f.endsWith(".d.ts") && /store|sqlite/.test(f))).toEqual([]);
+    // Only the public API's types and the store port's (forkpoint/store): no store's own declarations, no driver's.
+    expect(files.filter((f) => f.endsWith(".d.ts") && /store|sqlite|postgres/.test(f))).toEqual(["dist/store/port/index.d.ts"]);
     const license = run("tar", ["-xzOf", packed.tarball, "package/LICENSE"]);
     expect(license).toContain("MIT License");
     expect(license).toContain("forkpoint contributors");
@@ -137,6 +197,44 @@ describe("the packed tarball", () => {
     expect(m.keywords).toEqual(expect.arrayContaining(["sqlite", "checkpoint", "rollback"]));
     for (const hook of ["preinstall", "install", "postinstall", "prepare"]) expect(m.scripts ?? {}).not.toHaveProperty(hook);
   });
+});
+
+describe("the declared API", () => {
+  // Store-internal names (CallsTx, LgBlobRow, runSync, ...) once leaked into the main entry: each is forkpoint/store's.
+  it("the main entry exports the public API and nothing else, as types and as values", () => {
+    const app = installInto(packed, join(packed.dir, "names"), { type: "module" });
+    expect(exportedNames(join(app, "node_modules", "forkpoint", "dist", "index.d.ts"))).toEqual(MAIN_EXPORTS);
+    const values = run(
+      process.execPath,
+      ["--input-type=module", "-e", `console.log(JSON.stringify(Object.keys(await import("forkpoint")).sort()))`],
+      { cwd: app },
+    );
+    expect(JSON.parse(values)).toEqual(MAIN_VALUES);
+  });
+
+  it("forkpoint/store gives store authors the port: its types compile against the main entry's, its helpers run", () => {
+    const app = installInto(packed, join(packed.dir, "store"), { type: "module", extra: ["@types/node"] });
+    const names = exportedNames(join(app, "node_modules", "forkpoint", "dist", "store", "port", "index.d.ts"));
+    expect(names).toEqual(
+      expect.arrayContaining(["Store", "Tx", "Step", "Body", "WriteScope", "StoreCapabilities", "runSync", "runAsync"]),
+    );
+    expect(names.filter((n) => MAIN_EXPORTS.includes(n))).toEqual([]);
+    writeFileSync(join(app, "tsconfig.json"), JSON.stringify(STRICTEST_TSCONFIG));
+    writeFileSync(join(app, "main.ts"), STORE_CONSUMER);
+    run(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: app });
+    expect(run(process.execPath, ["out/main.js"], { cwd: app })).toBe("store 42 42 function\n");
+  }, 120_000);
+
+  it("openForkpoint({ postgres }) is typed as pg's own PoolConfig and Pool where @types/pg is installed", () => {
+    const app = installInto(packed, join(packed.dir, "postgres"), {
+      type: "module",
+      extra: ["@types/node", "@types/pg", "pg", "pg-protocol", "pg-types"],
+    });
+    writeFileSync(join(app, "tsconfig.json"), JSON.stringify(STRICTEST_TSCONFIG));
+    writeFileSync(join(app, "main.ts"), POSTGRES_CONSUMER);
+    run(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: app });
+    // Without @types/pg (the strict consumer below has none), the same declarations compile: the option takes any value.
+  }, 120_000);
 });
 
 describe("installed into a fresh project", () => {

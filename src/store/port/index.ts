@@ -1,4 +1,5 @@
-// The store port: what the engine needs of a database, with no database's wording in it.
+// The store port: what the engine needs of a database, with no database's wording in it. Published as
+// `forkpoint/store` for authors of stores (`openForkpoint({ store })`); the main entry declares the API only.
 export type * from "./calls.js";
 export type * from "./checkpoints.js";
 export type * from "./entries.js";
@@ -10,3 +11,5 @@ export type * from "./workspaces.js";
 export type * from "./unit.js";
 export { runAsync, runSync } from "./unit.js";
 export { RequestTakenError } from "./requests.js";
+export { messageFromTuple } from "./entries.js";
+export { MAX_INDEXED_METADATA, indexedMetadata } from "./checkpoints.js";
