@@ -3,7 +3,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import module from "node:module";
 import { tmpdir } from "node:os";
-import { join, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 
 const root = resolve(import.meta.dirname, "..");
 const committed = join(root, "docs", "api");
@@ -61,11 +61,18 @@ async function generate(out) {
   if (!project || app.logger.hasErrors()) throw new Error("TypeDoc could not convert the public entries");
   // Each module named as it is imported ("forkpoint/ai"), not after its file ("ai", "index").
   const entries = publicEntries();
+  // TypeDoc names a module after its entry's path under the entries' common directory, without `/index`: "index" for
+  // src/index.ts, "ai" for src/ai/index.ts, "store/port" for src/store/port/index.ts.
+  let common = dirname(entries[0].source);
+  for (const e of entries) while (!`${dirname(e.source)}/`.startsWith(`${common}/`)) common = dirname(common);
+  const fileName = (e) =>
+    relative(common, e.source)
+      .replace(/\.ts$/, "")
+      .replace(/\/index$/, "");
   for (const mod of project.children ?? []) {
-    // TypeDoc names a module after its entry's path: "index" for src/index.ts, "ai" for src/ai/index.ts.
-    const specifier = mod.name === "index" ? "forkpoint" : `forkpoint/${mod.name}`;
-    if (!entries.some((e) => e.specifier === specifier)) throw new Error(`a module of no public entry: ${mod.name}`);
-    mod.name = specifier;
+    const entry = entries.find((e) => fileName(e) === mod.name);
+    if (!entry) throw new Error(`a module of no public entry: ${mod.name}`);
+    mod.name = entry.specifier;
   }
   // In the order of package.json's `exports`: the main entry first.
   const order = (mod) => entries.findIndex((e) => e.specifier === mod.name);
