@@ -10,11 +10,16 @@ import { ownedSession } from "./core/owned.js";
 import { toToolInvocation } from "./core/rows.js";
 import { applyOnce, jsonArgument, recordRequest, requestOf, writeControlOf, type AnswerCodec, type Request } from "./requests/ledger.js";
 
-/** A recorded call as the request ledger keeps it: its invocation's id, read back for a retry. */
+/**
+ * A recorded call as the request ledger keeps it: its invocation's id, read back for a retry, and whether it was applied
+ * then (a move may have undone it since: the retry answers as the first call did). A bare id: recorded before that.
+ */
 const invocationAnswer: AnswerCodec<ToolInvocation> = {
-  encode: (invocation) => JSON.stringify(invocation.id),
+  encode: (invocation) => JSON.stringify([invocation.id, invocation.applied]),
   *decode(tx, answer): Step<ToolInvocation> {
-    return toToolInvocation((yield* tx.getTool(JSON.parse(answer) as string))!);
+    const kept = JSON.parse(answer) as string | [string, boolean];
+    const invocation = toToolInvocation((yield* tx.getTool(typeof kept === "string" ? kept : kept[0]))!);
+    return typeof kept === "string" ? invocation : { ...invocation, applied: kept[1] };
   },
 };
 

@@ -327,6 +327,30 @@ describe("requestId on moves: a retried or double-clicked move is made once", ()
     expect(await s.switchBranch(rolled.branch.id, { requestId: "sw" })).toEqual(switched);
   });
 
+  it("a retry answers exactly as the first call did, after its branch was named and its calls undone or replayed since", async () => {
+    const { s, asked, first, dir } = await moved();
+    // The first rollback undid the append_line call; a switch back replays it. Its answer said `applied: false`.
+    const call = await s.recordToolCall(
+      { tool: "write_file", args: { path: path.join(dir, "w.txt"), text: "w" }, result: { previous: null } },
+      { requestId: "rec" },
+    );
+    expect(call.applied).toBe(true);
+    await s.switchBranch(first);
+    const rolled = await s.rollback(asked.id, { requestId: "rb" });
+    expect(rolled.undone.map((t) => t.applied)).toEqual([false]);
+    await s.nameBranch(rolled.branch.id, "named since");
+    await s.switchBranch(first);
+    expect(await s.rollback(asked.id, { requestId: "rb" })).toEqual(rolled);
+    // The recorded call was undone by the switch away from its branch: its retry still says what the first call said.
+    expect((await s.toolTrack({ branchId: call.branchId })).find((t) => t.id === call.id)?.applied).toBe(false);
+    expect(
+      await s.recordToolCall(
+        { tool: "write_file", args: { path: path.join(dir, "w.txt"), text: "w" }, result: { previous: null } },
+        { requestId: "rec" },
+      ),
+    ).toEqual(call);
+  });
+
   it("a move that finds the session where it goes still records its id", async () => {
     const { s, db } = await moved();
     const here = await onBranch(s);
