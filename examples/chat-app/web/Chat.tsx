@@ -1,0 +1,104 @@
+// One chat: useChat streams the answers; versions, undo/redo and rollback are forkpoint moves that return the new view.
+import { useChat } from "@ai-sdk/react";
+import { useEffect, useState, type FormEvent } from "react";
+import { api, type ChatView, type Move } from "./api";
+import { MessageItem } from "./MessageItem";
+
+interface Props {
+  view: ChatView;
+  onView: (view: ChatView) => void;
+  onError: (error: unknown) => void;
+}
+
+export function Chat({ view, onView, onError }: Props) {
+  const { messages, sendMessage, regenerate, setMessages, status, stop, error } = useChat({
+    id: view.id,
+    messages: view.messages,
+    // The answer is saved before its stream ends: the chat read now has it, with its versions.
+    onFinish: () => void api.view(view.id).then(onView, onError),
+  });
+  // A move (or a finished answer) brings the chat as stored: useChat shows that from then on.
+  useEffect(() => setMessages(view.messages), [view, setMessages]);
+  const [input, setInput] = useState("");
+  const busy = status === "submitted" || status === "streaming";
+  const move = (name: Move, body?: object) => api.move(view.id, name, body).then(onView, onError);
+
+  const send = (e: FormEvent) => {
+    e.preventDefault();
+    if (!input.trim()) return;
+    void sendMessage({ text: input });
+    setInput("");
+  };
+
+  return (
+    <div className="chat" data-status={status}>
+      <header>
+        <h1>{view.title || "New chat"}</h1>
+        <button disabled={busy} onClick={() => move("undo")}>
+          Undo
+        </button>
+        <button disabled={busy} onClick={() => move("redo")}>
+          Redo
+        </button>
+        <button disabled={busy} onClick={() => move("checkpoints", { name: `${messages.length} messages` })}>
+          Checkpoint
+        </button>
+      </header>
+      <ol className="messages">
+        {messages.map((m) => (
+          <MessageItem
+            key={m.id}
+            message={m}
+            versions={view.versions[m.id]}
+            busy={busy}
+            onPick={(branchId) => move("switch", { branchId })}
+            onEdit={(text) => void sendMessage({ text, messageId: m.id })}
+            onRegenerate={() => void regenerate({ messageId: m.id })}
+          />
+        ))}
+      </ol>
+      {error && (
+        <p className="error" role="alert">
+          {error.message}
+        </p>
+      )}
+      <form className="composer" onSubmit={send}>
+        <input
+          value={input}
+          onChange={(e) => setInput(e.target.value)}
+          placeholder="Ask something, or “add buy milk”"
+          aria-label="Message"
+        />
+        {busy ? (
+          <button type="button" onClick={() => void stop()}>
+            Stop
+          </button>
+        ) : (
+          <button type="submit">Send</button>
+        )}
+      </form>
+      <aside>
+        <h2>Checkpoints</h2>
+        <ul className="checkpoints">
+          {view.checkpoints.map((cp) => (
+            <li key={cp.id}>
+              {cp.name ?? "checkpoint"}{" "}
+              <button disabled={busy} onClick={() => move("rollback", { checkpointId: cp.id })}>
+                Roll back
+              </button>
+            </li>
+          ))}
+        </ul>
+        <h2>To-do list</h2>
+        <p className="hint">Written by the model's add_todo tool; forkpoint takes it back on undo, edit, regenerate and rollback.</p>
+        <ul className="todos">
+          {view.todos.map((t) => (
+            <li key={t.id} data-id={t.id}>
+              {t.text}
+            </li>
+          ))}
+        </ul>
+      </aside>
+    </div>
+  );
+}
