@@ -40,7 +40,7 @@ export function App() {
           {rows.map((row) => (
             <li key={row.id}>
               <button className={row.id === view?.id ? "current" : ""} onClick={() => open(row.id)}>
-                <strong>{row.title || "New chat"}</strong>
+                <strong>{row.title || "New chat"}</strong> <span className="count">{row.messageCount}</span>
                 <span className="preview">{row.preview || "No messages yet"}</span>
               </button>
             </li>
