@@ -98,18 +98,32 @@ function toolLines(out: Output, r: Omit<MoveResult, "branch">, planned: boolean)
   ];
 }
 
-export function moveResultLines(out: Output, r: MoveResult): string[] {
-  return [`now on branch ${escapeText(r.branch.id)} at position ${r.branch.head}`, ...toolLines(out, r, false)];
+/** A move's result; `from`, the branch current before it, tells a move that stayed where it was (nothing written). */
+export function moveResultLines(out: Output, r: MoveResult, from?: string): string[] {
+  const stayed = r.branch.id === from && r.undone.length + r.replayed.length === 0;
+  return [
+    stayed
+      ? `already there: still on branch ${escapeText(r.branch.id)} at position ${r.branch.head}; nothing moved, no branch was made`
+      : `now on branch ${escapeText(r.branch.id)} at position ${r.branch.head}`,
+    ...toolLines(out, r, false),
+  ];
 }
 
-export function planLines(out: Output, plan: MovePlan): string[] {
+/** A plan's lines; `current`, the session's current branch, tells a move that would stay where it is. */
+export function planLines(out: Output, plan: MovePlan, current?: string): string[] {
   const b = plan.branch;
   const counts = { message: 0, tool: 0, state: 0 };
   for (const e of plan.leftBehind) counts[e.kind]++;
+  const stays = b.id !== null && b.id === current;
+  const nothing = plan.undone.length + plan.replayed.length + plan.leftBehind.length === 0;
   return [
-    b.id
-      ? `would switch to branch ${escapeText(b.id)} at position ${b.position}`
-      : `would create a branch from ${escapeText(String(b.parentId))} at position ${b.forkPosition}`,
+    stays && nothing
+      ? `already there: branch ${escapeText(b.id!)} at position ${b.position}; nothing would move, no branch is made`
+      : stays
+        ? `would stay on branch ${escapeText(b.id!)} at position ${b.position} (no branch is made)`
+        : b.id
+          ? `would switch to branch ${escapeText(b.id)} at position ${b.position}`
+          : `would create a branch from ${escapeText(String(b.parentId))} at position ${b.forkPosition}`,
     `left behind   ${plan.leftBehind.length} entries (${counts.message} messages, ${counts.tool} tool calls, ${counts.state} state changes)`,
     ...toolLines(out, plan, true),
   ];

@@ -5,6 +5,7 @@ import type { MovePlan, PlannedBranch } from "../models/types.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedSession, sessionCheckpoint, sessionMessage } from "./core/owned.js";
 import { branchOf, headOf } from "./log/lineage.js";
+import { isSessionPosition } from "./moves/history.js";
 import { computePlan, leftBehind } from "./moves/move-plan.js";
 
 export async function plan(ctx: EngineContext, ref: SessionRef, target: PlanTarget): Promise<MovePlan> {
@@ -31,7 +32,14 @@ function* planUnit(
     const { message: m } = yield* sessionMessage(tx, session, t.messageId);
     branch = { id: null, parentId: m.branchId, forkPosition: m.position - 1, position: m.position - 1 };
   }
-  const computed = yield* computePlan(ctx, tx, session, { branchId: branch.id ?? branch.parentId!, position: branch.position });
+  const target = { branchId: branch.id ?? branch.parentId!, position: branch.position };
+  const computed = yield* computePlan(ctx, tx, session, target);
+  const { undo, replay, unregistered } = computed.steps;
+  // As the move decides it: a rollback to where the session and the world already are keeps the current branch.
+  if ("checkpointId" in t && undo.length + replay.length + unregistered.length === 0 && (yield* isSessionPosition(tx, session, target))) {
+    const current = (yield* tx.getBranch(session.currentBranchId))!;
+    branch = { id: current.id, parentId: current.parentId, forkPosition: current.forkPosition, position: branch.position };
+  }
   return {
     branch,
     undone: computed.steps.undo,

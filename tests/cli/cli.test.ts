@@ -170,7 +170,13 @@ describe("reading one session", () => {
   it("export to standard output and to a file, byte for byte the same", async () => {
     const printed = (await run(["export", ids.session, "-u", "ann"])).stdout;
     const file = join(cli.dir, "export.json");
-    expect((await run(["export", ids.session, "-u", "ann", "--out", file])).stdout).toBe("");
+    const wrote = await run(["export", ids.session, "-u", "ann", "--out", file]);
+    // It says where it wrote: the absolute path, and how much.
+    const bytes = readFileSync(file).length;
+    expect(wrote.stdout).toBe(`exported session ${ids.session} to ${file} (${bytes.toLocaleString("en-US")} bytes)\n`);
+    expect(JSON.parse((await run(["--json", "export", ids.session, "-u", "ann", "-o", file])).stdout)).toEqual({
+      exported: { sessionId: ids.session, file, bytes },
+    });
     expect(`${readFileSync(file, "utf8")}\n`).toBe(printed);
     const failed = await run(["export", ids.session, "-u", "ann", "--out", join(cli.dir, "no-such-dir", "doc.json")], { status: 1 });
     expect(failed.stderr).toMatch(/^error VALIDATION_ERROR: out: cannot write .*no-such-dir.*\n$/);
@@ -228,6 +234,18 @@ describe("moves and edits", () => {
     expect(dry.leftBehind).toHaveLength(3);
     const rolled = await at(["rollback", ids.session, ids.greeted, "-u", "ann"]);
     expect([rolled.status, rolled.stdout]).toEqual([0, expect.stringMatching(/^now on branch br_\S+ at position 3\n$/)]);
+    // Now the session is there: the plan, the dry run and the rollback itself agree that nothing moves.
+    const fork = /br_\S+/.exec(rolled.stdout)![0];
+    const already = `already there: branch ${fork} at position 3; nothing would move, no branch is made`;
+    expect((await at(["plan", ids.session, "-c", ids.greeted, "-u", "ann"])).stdout).toBe(
+      `${already}\nleft behind   0 entries (0 messages, 0 tool calls, 0 state changes)\n`,
+    );
+    expect((await at(["rollback", ids.session, ids.greeted, "-u", "ann", "--dry-run"])).stdout.split("\n")[0]).toBe(already);
+    const again = await at(["rollback", ids.session, ids.greeted, "-u", "ann"]);
+    expect([again.status, again.stdout]).toEqual([
+      0,
+      `already there: still on branch ${fork} at position 3; nothing moved, no branch was made\n`,
+    ]);
     const tree = (await at(["tree", ids.session, "-u", "ann"])).stdout.trimEnd().split("\n");
     expect(tree).toEqual([
       expect.stringMatching(/^br_\S+  root, head 6$/),
@@ -240,7 +258,10 @@ describe("moves and edits", () => {
     const root = json[0].id;
     const switched = JSON.parse((await at(["--json", "switch", ids.session, root, "-u", "ann"])).stdout);
     expect(switched).toMatchObject({ branch: { id: root, current: true }, undone: [], replayed: [] });
-    expect((await at(["switch", ids.session, root, "-u", "ann"])).stdout).toBe(`now on branch ${root} at position 6\n`);
+    // A second switch to it changes nothing, and says so.
+    expect((await at(["switch", ids.session, root, "-u", "ann"])).stdout).toBe(
+      `already there: still on branch ${root} at position 6; nothing moved, no branch was made\n`,
+    );
   });
 
   it("undo takes the last move back and redo does it again, each printing where the session is", async () => {

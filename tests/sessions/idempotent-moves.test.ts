@@ -127,12 +127,34 @@ describe("idempotent rollback", () => {
     expect(w.keys.has("a")).toBe(true);
 
     w.flags.failUndo = false;
+    // The plan says what the move does: a new branch, since the world must move.
+    expect((await s.plan({ checkpointId: start.id })).branch.id).toBeNull();
     const second = await s.rollback(start.id);
     expect(second.branch.id).not.toBe(first.branch.id);
     expect(second.undone.map((t) => t.tool)).toEqual(["put"]);
     expect(w.keys.has("a")).toBe(false);
     // Now the world matches: a third click changes nothing.
+    expect((await s.plan({ checkpointId: start.id })).branch.id).toBe(second.branch.id);
     expect(await s.rollback(start.id)).toEqual({ branch: second.branch, ...nothingDone });
+  });
+
+  it("the plan of a rollback to where the session is names the current branch, as the move keeps it", async () => {
+    const { path, s, root } = await chat(["1", "2"]);
+    const cp = await s.checkpoint({ name: "here" });
+    const rows = await countRowsOf(path);
+    const plan = await s.plan({ checkpointId: cp.id });
+    expect(plan).toMatchObject({
+      branch: { id: root, parentId: null, forkPosition: 0, position: 2 },
+      undone: [],
+      replayed: [],
+      leftBehind: [],
+    });
+    expect((await s.rollback(cp.id)).branch.id).toBe(plan.branch.id);
+    expect(await countRowsOf(path)).toEqual(rows);
+    // Once a message is written past it, the plan and the move both make a branch.
+    await s.append({ role: "user", content: "3" });
+    expect((await s.plan({ checkpointId: cp.id })).branch).toEqual({ id: null, parentId: root, forkPosition: 2, position: 2 });
+    expect((await s.rollback(cp.id)).branch.id).not.toBe(root);
   });
 
   it("is refused for another user's checkpoint and for bad options, with nothing written", async () => {

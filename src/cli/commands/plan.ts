@@ -27,8 +27,10 @@ export function planCommand(program: Command, cli: Cli): void {
     ];
     if (targets.length !== 1) cli.usage("give one of --checkpoint, --branch or --message");
     return withForkpoint(cli, "read", async (fp) => {
-      const plan = await (await fp.getSession(sessionId, { userId: o.user })).plan(targets[0]!);
-      cli.out.print(plan, () => planLines(cli.out, plan));
+      const s = await fp.getSession(sessionId, { userId: o.user });
+      const plan = await s.plan(targets[0]!);
+      const current = (await s.info()).currentBranchId;
+      cli.out.print(plan, () => planLines(cli.out, plan, current));
     });
   });
 }

@@ -23,12 +23,13 @@ export function rollbackCommand(program: Command, cli: Cli): void {
     const options = moveOptions(cli, o);
     return withForkpoint(cli, o.dryRun ? "read" : "write", async (fp) => {
       const s = await fp.getSession(sessionId, { userId: o.user });
+      const from = (await s.info()).currentBranchId;
       if (o.dryRun) {
         const plan = await s.plan({ checkpointId });
-        return cli.out.print(plan, () => planLines(cli.out, plan));
+        return cli.out.print(plan, () => planLines(cli.out, plan, from));
       }
       const r = await guardedMove(cli, s, "rollback", { checkpointId }, o, () => s.rollback(checkpointId, options));
-      cli.out.print(r, () => moveResultLines(cli.out, r));
+      cli.out.print(r, () => moveResultLines(cli.out, r, from));
     });
   });
 }

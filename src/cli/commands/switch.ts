@@ -18,8 +18,9 @@ export function switchCommand(program: Command, cli: Cli): void {
     const options = moveOptions(cli, o);
     return withForkpoint(cli, "write", async (fp) => {
       const s = await fp.getSession(sessionId, { userId: o.user });
+      const from = (await s.info()).currentBranchId;
       const r = await guardedMove(cli, s, "switch", { branchId }, o, () => s.switchBranch(branchId, options));
-      cli.out.print(r, () => moveResultLines(cli.out, r));
+      cli.out.print(r, () => moveResultLines(cli.out, r, from));
     });
   });
 }
