@@ -12,8 +12,13 @@ export interface UiProcess {
 
 /** Runs `forkpoint <globalArgs> ui <uiArgs>` and resolves once it prints the URL; rejects if it exits first. */
 export function startUiProcess(globalArgs: string[], uiArgs: string[]): Promise<UiProcess> {
-  const args = ["--import", "tsx", join(repo, "src/cli/main.ts"), ...globalArgs, "ui", ...uiArgs];
-  const child = spawn(process.execPath, args, { cwd: repo });
+  return startCli([...globalArgs, "ui", ...uiArgs]);
+}
+
+/** Runs `forkpoint <args>` (a `ui` command) from the source, in the repository, and resolves once it prints the URL. */
+export function startCli(cliArgs: string[], env: NodeJS.ProcessEnv = process.env): Promise<UiProcess> {
+  const args = ["--import", "tsx", join(repo, "src/cli/main.ts"), ...cliArgs];
+  const child = spawn(process.execPath, args, { cwd: repo, env });
   return new Promise((resolve, reject) => {
     let out = "";
     child.stdout.on("data", (chunk: Buffer) => {

@@ -1,5 +1,5 @@
 // `forkpoint demo`: writes the demo (a chat, an agent loop with tools) to a database, so every command can be tried.
-import { dirname, join, relative, resolve } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
 import type { Cli } from "../cli.js";
@@ -45,26 +45,34 @@ export function demoCommand(program: Command, cli: Cli): void {
           editedMessageId,
         } = ids.chat;
         const { sessionId: agent, startCheckpointId, filesBranchId } = ids.agent;
-        const tools = shellArg(toolsPath);
+        // Relative to where the user is when that is shorter (a clone's root: src/cli/demo/tools.ts).
+        const fromHere = relative(process.cwd(), toolsPath);
+        const tools = shellArg(fromHere.startsWith("..") || isAbsolute(fromHere) ? toolsPath : fromHere);
         const database = cli.postgresUrl === undefined ? resolve(cli.dbPath) : redacted(cli.postgresUrl);
+        // Each command with what it shows or does, in an order where each does it: the agent ends rolled back, so the
+        // switch comes first (it replays the writes) and the rollback after it (it undoes them again).
+        const tried: [string, string][] = [
+          [`sessions -u demo`, "the demo's sessions, newest first"],
+          [`tree ${chat} -u demo`, "the chat's branches: the root, a rollback and an edit"],
+          [`history ${chat} -u demo`, "the messages of the chat's current branch"],
+          [`versions ${chat} ${editedMessageId} -u demo`, "the edited question's two versions"],
+          [`diff ${chat} ${cpA} ${cpB} -u demo`, "what the second checkpoint adds to the first"],
+          [`show ${cpB} -u demo`, "a checkpoint's state, history and tool calls"],
+          [`timeline ${agent} -u demo`, "the agent's messages, tool calls, checkpoints and moves"],
+          [`plan ${agent} --branch ${filesBranchId} -u demo --tools ${tools}`, "what the switch below would replay"],
+          [`switch ${agent} ${filesBranchId} -u demo --tools ${tools}`, "replays the agent's writes: its files are on disk again"],
+          [`rollback ${agent} ${startCheckpointId} -u demo --tools ${tools}`, "then undoes them: a new branch, no files"],
+          [`users`, "every user, with their session counts"],
+          [`verify`, "checks every checksum of the database"],
+          [`ui --allow-writes --tools ${tools}`, "the web view of all this; open the URL it prints"],
+        ];
         out.print({ database, workspace, tools: toolsPath, ...ids }, () => [
           `forkpoint demo — database ${database}`,
           "",
           ...narrative,
           "",
           "Now try:",
-          `  ${fp_} sessions -u demo`,
-          `  ${fp_} tree ${chat} -u demo`,
-          `  ${fp_} history ${chat} -u demo`,
-          `  ${fp_} versions ${chat} ${editedMessageId} -u demo`,
-          `  ${fp_} diff ${chat} ${cpA} ${cpB} -u demo`,
-          `  ${fp_} show ${cpB} -u demo`,
-          `  ${fp_} timeline ${agent} -u demo`,
-          `  ${fp_} plan ${agent} --branch ${filesBranchId} -u demo`,
-          `  ${fp_} switch ${agent} ${filesBranchId} -u demo --tools ${tools}`,
-          `  ${fp_} rollback ${agent} ${startCheckpointId} -u demo --tools ${tools}`,
-          `  ${fp_} users`,
-          `  ${fp_} verify`,
+          ...tried.flatMap(([args, what]) => [`  # ${what}`, `  ${fp_} ${args}`]),
           "",
           "Done. Run it again to add more sessions to the same database.",
         ]);
