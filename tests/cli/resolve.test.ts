@@ -47,6 +47,30 @@ describe("forkpoint resolve", () => {
     expect(again.stderr).toMatch(/^error CALL_NOT_UNKNOWN: /);
   });
 
+  it("refuses (exit 1, CALL_IN_PROGRESS) a call whose process still runs it, and writes nothing", async () => {
+    const dir = tempDir();
+    const db = path.join(dir, "live.db");
+    const fp = openForkpoint({ path: db, tools: [heldWriteTool()] });
+    const s = await fp.createSession({ userId: "ann" });
+    const file = path.join(dir, "held.txt");
+    const w = startWorker(WORKER, [db, s.id, "ann", "invoke", "r-live", file, `${file}.log`]);
+    try {
+      await w.ready;
+      const running = new Promise<void>((resolve) => w.child.stdout.on("data", (d: string) => d.includes("running") && resolve()));
+      w.child.stdin.write("go\n");
+      await running;
+      const [call] = await s.toolTrack();
+      const ran = await runInProcess(["--db", db, "resolve", s.id, call!.id, "--succeeded", "-u", "ann"]);
+      expect(ran.status).toBe(1);
+      expect(ran.stderr).toMatch(/^error CALL_IN_PROGRESS: /);
+      expect((await s.toolTrack())[0]!.status).toBe("running");
+    } finally {
+      w.child.kill("SIGKILL");
+      await w.done;
+      await fp.close();
+    }
+  });
+
   it("--failed with --json prints the completed call; usage errors exit 2", async () => {
     const { db, sessionId, callId } = await crashed();
     const at = (args: string[]) => runInProcess(["--db", db, ...args]);

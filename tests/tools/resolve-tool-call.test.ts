@@ -90,6 +90,28 @@ describe("resolveToolCall", () => {
     expect(fs.readFileSync(file, "utf8")).toBe("held");
   });
 
+  it("is refused while the call's owner, another process, still runs it; resolved once that process is killed", async () => {
+    const dir = tempDir();
+    const { fp, path: db } = dbs.open({ tools: [heldWriteTool()] });
+    const s = await fp.createSession({ userId: "alice" });
+    const file = path.join(dir, "held.txt");
+    const w = startWorker(WORKER, [db, s.id, "alice", "invoke", "live-1", file, `${file}.log`]);
+    await w.ready;
+    const running = new Promise<void>((resolve) => w.child.stdout.on("data", (d: string) => d.includes("running") && resolve()));
+    w.child.stdin.write("go\n");
+    await running;
+    const [call] = await s.toolTrack();
+    expect(call!.status).toBe("running");
+    const dump = await dumpOf(db);
+    await conflict(s.resolveToolCall(call!.id, { status: "succeeded", result: { previous: null } }), "CALL_IN_PROGRESS");
+    await conflict(s.resolveToolCall(call!.id, { status: "failed", error: "gone" }), "CALL_IN_PROGRESS");
+    expect(await dumpOf(db)).toEqual(dump);
+    w.child.kill("SIGKILL");
+    await w.done;
+    await expireLeases(db);
+    expect(await s.resolveToolCall(call!.id, { status: "failed", error: "gone" })).toMatchObject({ status: "failed", applied: false });
+  });
+
   it("is refused for a call that has an outcome, one whose owner still runs it, and ids not of this session", async () => {
     const dir = tempDir();
     let release!: () => void;
