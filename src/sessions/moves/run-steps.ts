@@ -10,11 +10,13 @@ import { finishMove, journalReport } from "./finish-move.js";
 import { holdLease, type HeldLease } from "./lease.js";
 import { restoreMoveFiles, type RestoredFiles } from "./move-files.js";
 import { inflightMoves, type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js";
+import { OwnChanges } from "./own-changes.js";
 
 /**
  * Runs the pending steps of a journaled move in order, then finishes it. Throws under the `stop` policy. A move that
  * restores files (`spec.files`) does so after its undos and before its replays, with `restoreFiles` (by default
- * `restoreMoveFiles`, as recovery resumes it).
+ * `restoreMoveFiles`, as recovery resumes it). `own`: the workspace's files tracked since before the first step (by
+ * default from now on, as recovery resumes it).
  */
 export async function runJournaledMove(
   ctx: EngineContext,
@@ -22,34 +24,38 @@ export async function runJournaledMove(
   spec: MoveSpec,
   within?: WithinMove,
   restoreFiles: () => Promise<RestoredFiles> = () => restoreMoveFiles(ctx, moveId, spec, null),
+  own?: OwnChanges,
 ): Promise<MoveOutcome> {
   inflightMoves.add(moveId);
   // The lease is held for the whole move, between steps as while a handler runs: a live owner keeps its move.
   const lease = holdMoveLease(ctx, spec.sessionId, moveId);
+  let changes = own;
   try {
+    changes ??= await OwnChanges.start(ctx, spec.sessionId);
     const steps = await ctx.store.read((tx) => tx.moveSteps(moveId));
     // Resumed after a replay started, the files were restored already.
     let filesDue = spec.files !== undefined && !steps.some((s) => s.op === "replay" && s.status !== "pending");
     let files: RestoredFiles | undefined;
     for (const step of steps) {
       if (filesDue && step.op === "replay") {
-        files = await filesStep(ctx, spec, moveId, restoreFiles);
+        files = await filesStep(ctx, spec, moveId, restoreFiles, changes);
         filesDue = false;
       }
       // A step that failed before a crash, under "stop": the process died before recording the stop it causes.
       if (step.status === "failed" && spec.onError === "stop")
         throw await stopMove(ctx, spec, moveId, step, await journaledFailure(ctx, step));
       if (step.status !== "pending") continue;
-      const failure = await runStep(ctx, spec, step);
+      const failure = await runStep(ctx, spec, step, changes);
       // Closing stops a move as the stop policy does: no step starts after it, and calling the move again continues.
       if (failure && (spec.onError === "stop" || ctx.closing.aborted)) throw await stopMove(ctx, spec, moveId, step, failure);
     }
-    if (filesDue) files = await filesStep(ctx, spec, moveId, restoreFiles);
+    if (filesDue) files = await filesStep(ctx, spec, moveId, restoreFiles, changes);
     // A request's answer carries the files restored, as the move's result does.
     if (files && spec.request) spec.request.extra = { ...spec.request.extra, files };
     const outcome = await finishMove(ctx, spec, moveId, within);
     return files ? { ...outcome, files } : outcome;
   } finally {
+    await changes?.end();
     await lease.release();
     inflightMoves.delete(moveId);
   }
@@ -80,9 +86,14 @@ async function filesStep(
   spec: MoveSpec,
   moveId: string,
   restoreFiles: () => Promise<RestoredFiles>,
+  own: OwnChanges,
 ): Promise<RestoredFiles> {
   try {
-    return await restoreFiles();
+    // The undos' changes are known before the files are checked for drift and restored; the replays' after.
+    await own.pause();
+    const restored = await restoreFiles();
+    await own.resume();
+    return restored;
   } catch (error) {
     const ws = await ctx.store.read((tx) => tx.getWorkspace(spec.sessionId));
     if (!ws?.restoring) await ctx.store.write({ sessionId: spec.sessionId }, (tx) => stopMoveUnit(tx, moveId, ctx));
@@ -106,7 +117,13 @@ function* stepToolUnit(tx: Tx, step: MoveStepRow) {
   return (yield* tx.getTool(step.entryId))!;
 }
 
-export async function runStep(ctx: EngineContext, spec: MoveSpec, step: MoveStepRow): Promise<{ tool: string; cause: unknown } | null> {
+/** Runs one step; what its handler changed in the workspace (`own`) is known before the step is recorded. */
+export async function runStep(
+  ctx: EngineContext,
+  spec: MoveSpec,
+  step: MoveStepRow,
+  own?: OwnChanges,
+): Promise<{ tool: string; cause: unknown } | null> {
   const row = await ctx.store.write({ sessionId: spec.sessionId }, (tx) => startStepUnit(tx, ctx, step));
   const invocation = toToolInvocation(row);
   let resultText: string | null = null;
@@ -143,9 +160,11 @@ export async function runStep(ctx: EngineContext, spec: MoveSpec, step: MoveStep
       resultText = resultAsJson(await runHandler(call, (signal) => tool.run(invocation.args, handlerCtx(signal))), ctx.limits);
     }
   } catch (cause) {
+    await own?.step();
     await ctx.store.write({ sessionId: spec.sessionId }, (tx) => failStepUnit(tx, ctx, step, cause));
     return { tool: invocation.tool, cause };
   }
+  await own?.step();
   await ctx.store.write({ sessionId: spec.sessionId }, (tx) => completeStepUnit(tx, ctx, step, resultText, row, spec));
   ctx.events.emit(step.op === "undo" ? "undo" : "replay", { ...invocation, applied: step.op === "replay" });
   return null;

@@ -1,0 +1,53 @@
+// What a move's own undos and replays change in the session's workspace is forkpoint's doing, not drift: absorbed after
+// each step where a watcher makes that cheap, before the step is recorded done, so that a crash leaves as drift only
+// what the interrupted step (then reported unknown) may have done, and recovery restores the target's files over the
+// rest. Without a watcher a scan walks the whole tree: absorbed before the files step and at the end only.
+import type { WorkspaceRow } from "../../store/port/index.js";
+import type { EngineContext } from "../core/context.js";
+import { absorbChanges, filesBefore, type FilesBefore } from "../workspace/absorb.js";
+
+export class OwnChanges {
+  #before: FilesBefore | null = null;
+
+  private constructor(
+    private readonly ctx: EngineContext,
+    private readonly sessionId: string,
+    private readonly ws: WorkspaceRow | undefined,
+  ) {}
+
+  /**
+   * Starts tracking the session's workspace (nothing to track without one, or on another host). `hasWorkspace`: known
+   * already (false skips the read). Throws only when the store does.
+   */
+  static async start(ctx: EngineContext, sessionId: string, hasWorkspace = true): Promise<OwnChanges> {
+    const ws = hasWorkspace ? await ctx.store.read((tx) => tx.getWorkspace(sessionId)) : undefined;
+    const own = new OwnChanges(ctx, sessionId, ws);
+    await own.resume();
+    return own;
+  }
+
+  /** A step ran: what changed since the last one becomes known, and what changes next is tracked. */
+  async step(): Promise<void> {
+    const state = this.#before?.state;
+    if (!state?.watch || !state.walked) return;
+    await this.pause();
+    await this.resume();
+  }
+
+  /** Before the files are restored: absorbed so far, not tracked meanwhile (the restore records what it writes). */
+  async pause(): Promise<void> {
+    const before = this.#before;
+    this.#before = null;
+    await absorbChanges(this.ctx, this.sessionId, before);
+  }
+
+  /** Tracked again from here (after the files were restored). */
+  async resume(): Promise<void> {
+    if (this.ws) this.#before = await filesBefore(this.ctx, this.ws);
+  }
+
+  /** The move ended (or stopped): what its last steps changed becomes known. */
+  end(): Promise<void> {
+    return this.pause();
+  }
+}

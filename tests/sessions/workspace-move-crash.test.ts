@@ -1,0 +1,124 @@
+// A process killed in the middle of a move on a session with a workspace: the files its finished undos and replays
+// changed are forkpoint's own doing, so recovery restores the target's files over them and the next move finds no
+// drift; only what the interrupted step may have done is unknown.
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { defineTool, type Forkpoint, type SessionHandle } from "../../src/index.js";
+import { readOrNull, writeFileTool, type WriteArgs, type WriteResult } from "../fixtures/file-tools.js";
+import { makeTempDir, removeDir } from "../helpers.js";
+import { expireLeases, openForkpoint } from "../fixtures/backend.js";
+import { startWorker } from "../fixtures/workers.js";
+
+const WORKER = fileURLToPath(new URL("../fixtures/stalled-move.ts", import.meta.url));
+let dir: string;
+let ws: string;
+let db: string;
+let fp: Forkpoint;
+
+const file = (rel: string) => path.join(ws, rel);
+/** In this process stall_write only writes (its undo and replay stall in the child). */
+const stallWrite = defineTool<WriteArgs, WriteResult>({
+  name: "stall_write",
+  run: (args) => {
+    fs.writeFileSync(args.path, args.text);
+    return { previous: null };
+  },
+  undo: ({ args }) => fs.rmSync(args.path, { force: true }),
+});
+const open = (recover = true) => (fp = openForkpoint({ path: db, tools: [writeFileTool(), stallWrite], recover }));
+
+beforeEach(() => {
+  dir = makeTempDir("forkpoint-move-crash-");
+  ws = path.join(dir, "project");
+  fs.mkdirSync(ws);
+  db = path.join(dir, "forkpoint.db");
+});
+afterEach(async () => {
+  await fp?.close();
+  removeDir(dir);
+});
+
+/** Runs the move in a child until its stall_write step starts, kills it there, and reopens with recovery. */
+async function killedMidMove(s: SessionHandle, kind: "rollback" | "switch", target: string, scope: "both" | "conversation") {
+  await fp.close();
+  const marker = path.join(dir, "stalled");
+  const w = startWorker(WORKER, [db, s.id, kind, target, scope, marker]);
+  while (!fs.existsSync(marker) && w.child.exitCode === null) await new Promise((r) => setTimeout(r, 20));
+  w.child.kill("SIGKILL");
+  const run = await w.done;
+  expect(run.stderr).toBe("");
+  await expireLeases(db);
+  // Recovered by the explicit call, which reports it.
+  open(false);
+  const report = await fp.recover();
+  return { report, s: await fp.getSession(s.id, { userId: "u" }) };
+}
+
+it('a "both" move killed after an undo finished restores the target\'s files on recovery', async () => {
+  fs.writeFileSync(file("a.txt"), "0");
+  let s = await open().createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  const start = await s.checkpoint({ name: "start" });
+  await s.invoke("stall_write", { path: file("b.txt"), text: "s" });
+  await s.invoke("write_file", { path: file("a.txt"), text: "1" });
+  const root = (await s.branches())[0]!.id;
+
+  // Undone last first: write_file's undo puts "0" back, then stall_write's undo stalls.
+  const { report, s: after } = await killedMidMove(s, "rollback", start.id, "both");
+  s = after;
+  expect(report.failed).toEqual([]);
+  expect(report.resumed).toHaveLength(1);
+  expect(report.resumed[0]!.unknown.map((t) => t.tool)).toEqual(["stall_write"]);
+  expect(readOrNull(file("a.txt"))).toBe("0");
+  expect(readOrNull(file("b.txt"))).toBeNull();
+  expect((await s.info()).currentBranchId).not.toBe(root);
+
+  // Nothing counts as drift: the next move goes through.
+  await s.switchBranch(root, { scope: "both" });
+  expect(readOrNull(file("a.txt"))).toBe("1");
+});
+
+it("a move killed after a replay finished leaves no drift for the next one", async () => {
+  fs.writeFileSync(file("a.txt"), "0");
+  const s = await open().createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  const start = await s.checkpoint({ name: "start" });
+  await s.invoke("write_file", { path: file("a.txt"), text: "1" });
+  await s.checkpoint({ name: "mid" });
+  await s.invoke("write_file", { path: file("d.txt"), text: "d" });
+  await s.invoke("stall_write", { path: file("e.txt"), text: "e" });
+  const root = (await s.branches())[0]!.id;
+  await s.rollback(start.id, { scope: "both" });
+  expect(readOrNull(file("d.txt"))).toBeNull();
+
+  // Back to the root's head: mid's files come back, d.txt is replayed, then stall_write's replay stalls.
+  const { report, s: after } = await killedMidMove(s, "switch", root, "both");
+  expect(report.failed).toEqual([]);
+  expect(readOrNull(file("a.txt"))).toBe("1");
+  expect(readOrNull(file("d.txt"))).toBe("d");
+  await after.rollback(start.id, { scope: "both" });
+  expect(readOrNull(file("a.txt"))).toBe("0");
+  expect(readOrNull(file("d.txt"))).toBeNull();
+});
+
+it("the files a recovered conversation move changes are not drift", async () => {
+  fs.writeFileSync(file("a.txt"), "0");
+  const s = await open().createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  const start = await s.checkpoint({ name: "start" });
+  await s.invoke("write_file", { path: file("a.txt"), text: "1" });
+  await s.invoke("stall_write", { path: file("b.txt"), text: "s" });
+  await s.invoke("write_file", { path: file("c.txt"), text: "c" });
+  const root = (await s.branches())[0]!.id;
+
+  // c.txt's undo finishes, stall_write's stalls; recovery then undoes a.txt's write.
+  const { report, s: after } = await killedMidMove(s, "rollback", start.id, "conversation");
+  expect(report.failed).toEqual([]);
+  expect(readOrNull(file("a.txt"))).toBe("0");
+  expect(readOrNull(file("c.txt"))).toBeNull();
+  await after.switchBranch(root, { scope: "both" });
+  expect(readOrNull(file("a.txt"))).toBe("1");
+  expect(readOrNull(file("c.txt"))).toBe("c");
+});
