@@ -21,6 +21,7 @@ export interface FileChanges {
   deleted: string[];
   patch: string;
   patchTruncated: boolean;
+  skipped: { path: string; reason: string }[];
 }
 
 export interface FilesDiffer {
@@ -56,6 +57,7 @@ export const changesOf = (d: FilesDiff): FileChanges => ({
   deleted: d.deleted,
   patch: d.patch,
   patchTruncated: d.patchTruncated === true,
+  skipped: d.skipped ?? [],
 });
 
 /** On this thread: for a database only this thread can open (`:memory:`). */

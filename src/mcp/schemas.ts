@@ -49,6 +49,11 @@ const branchOut = z.object({
   createdAt: z.string(),
 });
 
+/** Paths in the workspace forkpoint cannot store, left out (never written nor deleted by a rewind), with why. */
+const skippedOut = z
+  .array(z.object({ path: z.string(), reason: z.string() }))
+  .describe("paths left out because forkpoint cannot store them (unreadable, over the size limit, a FIFO, a socket, a link), with why");
+
 /** What a move (rollback, undo, redo, switch_branch) did: the branch it made current, the files, the tool calls. */
 const moveShape = {
   branch: branchOut,
@@ -61,7 +66,7 @@ const moveShape = {
 };
 
 export const outputs = {
-  checkpoint: z.object({ checkpoint: checkpointOut }),
+  checkpoint: z.object({ checkpoint: checkpointOut, skipped: skippedOut }),
   list_checkpoints: z.object({ checkpoints: z.array(checkpointOut), nextCursor: z.string().nullable() }),
   diff: z.object({
     from: z.string(),
@@ -71,6 +76,7 @@ export const outputs = {
     deleted: z.array(z.string()),
     patch: z.string(),
     patchTruncated: z.boolean(),
+    skipped: skippedOut.describe("with the files on disk: the paths there forkpoint cannot store, left out of the lists"),
   }),
   plan_rollback: z.object({
     checkpoint: checkpointOut,

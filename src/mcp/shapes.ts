@@ -66,10 +66,18 @@ export function moveTail(m: MoveOut): string {
   return parts.join("; ");
 }
 
+/** What a capture left out, as the tail of a line: `; not captured: big.bin (is 20000000 bytes, ...)` ("" when none). */
+export function skippedTail(skipped: readonly { path: string; reason: string }[]): string {
+  if (skipped.length === 0) return "";
+  const shown = skipped.slice(0, 3).map((f) => `${shownPath(f.path)} (${oneLine(f.reason)})`);
+  const more = skipped.length > 3 ? `, and ${skipped.length - 3} more` : "";
+  return `; not captured, as forkpoint cannot store ${skipped.length === 1 ? "it" : "them"}: ${shown.join(", ")}${more}`;
+}
+
 export const where = (b: MoveOut["branch"]): string => `branch ${b.id} at position ${b.head}`;
 
 export function diffLine(d: ToolOutput<"diff">): string {
   const side = (label: string, list: string[]) => `${list.length} ${label}${list.length > 0 ? ` (${paths(list)})` : ""}`;
   const changes = [side("added", d.added), side("modified", d.modified), side("deleted", d.deleted)].join(", ");
-  return `${d.from} → ${d.to}: ${changes}${d.patchTruncated ? "; the patch is cut short" : ""}.`;
+  return `${d.from} → ${d.to}: ${changes}${d.patchTruncated ? "; the patch is cut short" : ""}${skippedTail(d.skipped)}.`;
 }

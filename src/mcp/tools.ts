@@ -3,7 +3,7 @@ import type { Branch, Checkpoint, MoveOptions, SessionHandle } from "../index.js
 import type { FilesDiffer } from "./files-diff.js";
 import { findCheckpoint, lastCheckpoint } from "./lineage.js";
 import type { ToolInput, ToolName, ToolOutput } from "./schemas.js";
-import { branchOf, callOf, checkpointOf, countOf, diffLine, moveOf, moveTail, named, paths, where } from "./shapes.js";
+import { branchOf, callOf, checkpointOf, countOf, diffLine, moveOf, moveTail, named, paths, skippedTail, where } from "./shapes.js";
 
 /** A tool's answer: its structured content, the line a model reads, and (for a diff) the patch as a second text. */
 export interface ToolAnswer<T extends ToolName> {
@@ -34,8 +34,13 @@ const DISK = "disk";
 
 export const handlers: ToolHandlers = {
   async checkpoint({ session: s }, { name }) {
-    const cp = checkpointOf(await s.checkpoint(name === undefined ? {} : { name }));
-    return { structured: { checkpoint: cp }, line: `Saved checkpoint ${named(cp)} (position ${cp.position} on branch ${cp.branchId}).` };
+    const saved = await s.checkpoint(name === undefined ? {} : { name });
+    const cp = checkpointOf(saved);
+    const skipped = saved.skipped ?? [];
+    return {
+      structured: { checkpoint: cp, skipped },
+      line: `Saved checkpoint ${named(cp)} (position ${cp.position} on branch ${cp.branchId})${skippedTail(skipped)}.`,
+    };
   },
 
   async list_checkpoints({ session: s }, { limit, cursor }) {

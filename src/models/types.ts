@@ -182,6 +182,11 @@ export interface Checkpoint {
   checksum: string;
   createdAt: Date;
   expiresAt: Date | null;
+  /**
+   * On what `checkpoint()` (or `turn()`) returns for a session with a workspace: the paths its capture left out because
+   * forkpoint cannot store them, with why; present when any. Not kept with the checkpoint.
+   */
+  skipped?: SkippedFile[];
 }
 
 /** What `restore` returns: a checkpoint materialized, after its checksum was verified. */
@@ -240,6 +245,8 @@ export interface WorkspaceInfo {
   exclude: string[];
   /** Files in the snapshot just taken. */
   files: number;
+  /** The paths left out because forkpoint cannot store them, with why; present when any (see `SkippedFile`). */
+  skipped?: SkippedFile[];
 }
 
 /** What `diffFiles` returns: paths relative to the workspace, and a unified diff from the checkpoint to the target. */
@@ -251,6 +258,19 @@ export interface FilesDiff {
   patch: string;
   /** Present (true) when `maxPatchChars` cut the patch short; the file lists are always whole. */
   patchTruncated?: true;
+  /** To "disk": the paths there that forkpoint cannot store (left out of the lists), with why; present when any. */
+  skipped?: SkippedFile[];
+}
+
+/**
+ * A path in a workspace that forkpoint cannot store, so leaves out of its snapshots (a rewind never writes nor deletes
+ * it): a file it cannot read, one over the size limit, a FIFO, a socket, a device, a symbolic link, a name that is not
+ * UTF-8 (shown with U+FFFD), a directory it cannot list.
+ */
+export interface SkippedFile {
+  path: string;
+  /** Why, as a phrase after the path: "is 20000000 bytes, over the limit of 16777216", "is a socket", ... */
+  reason: string;
 }
 
 /** `diffFiles`' options. */

@@ -30,7 +30,7 @@ export async function attachWorkspace(
     const capture = await takeCapture(ctx, { ...config, manifestId: null }, { fresh: fresh && attempt === 0, allRows: true });
     if (await ctx.store.write({ sessionId: ref.id }, (tx) => attachWorkspaceUnit(tx, ref, capture, ctx, attempt))) {
       await captureStored(ctx, capture);
-      return { dir, exclude: o.exclude ?? [], files: capture.files };
+      return { dir, exclude: o.exclude ?? [], files: capture.files, ...(capture.skipped.length > 0 ? { skipped: capture.skipped } : {}) };
     }
   }
 }

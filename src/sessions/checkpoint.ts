@@ -154,9 +154,12 @@ export async function checkpointAfter(
         continue;
       }
       if (files) await captureStored(ctx, files);
+      // What the capture left out is said with the checkpoint it returns (not kept: a retry's answer lacks it).
+      const turn =
+        files && files.skipped.length > 0 ? { ...out.turn, checkpoint: { ...out.turn.checkpoint, skipped: files.skipped } } : out.turn;
       for (const cp of out.auto) ctx.events.emit("checkpoint", cp);
-      ctx.events.emit("checkpoint", out.turn.checkpoint);
-      return out.turn;
+      ctx.events.emit("checkpoint", turn.checkpoint);
+      return turn;
     }
   });
 }

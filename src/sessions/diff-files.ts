@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import type { Tx } from "../store/port/index.js";
 import { diffFilesOptions, idSchema, parseInput, parseOptions } from "../models/inputs.js";
-import type { FilesDiff } from "../models/types.js";
+import type { FilesDiff, SkippedFile } from "../models/types.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedSession, sessionCheckpoint } from "./core/owned.js";
 import { contentOf } from "./workspace/file-id.js";
@@ -26,22 +26,29 @@ export async function diffFiles(
   const o = parseOptions(diffFilesOptions, optionsInput ?? {}, "options");
   const { ws, from, to } = await ctx.store.read((tx) => diffFilesUnit(tx, ref, checkpointId, ctx, target));
   let changes: FileChange[];
+  let skipped: SkippedFile[] = [];
   if (to === null) {
     // The directory now, through the stat cache: only files whose stat data changed are read.
     const state = await stateOf(ctx, ws);
     changes = await state.exclusive(async () => {
       await scan(ctx, state);
+      skipped = state.cache.skippedFiles();
       return ctx.store.read((tx) => snapshotChanges(tx, from, state.cache.root));
     });
+    // A path that cannot be stored is there, whatever the snapshot lacks: it is said in `skipped`, not as deleted.
+    const unstorable = skipped.map((f) => f.path);
+    const left = (path: string) => unstorable.some((p) => path === p || path.startsWith(`${p}/`));
+    if (unstorable.length > 0) changes = changes.filter((c) => !left(c.path));
   } else changes = await ctx.store.read((tx) => snapshotChanges(tx, from, to));
   const lists = {
     added: changes.filter((c) => c.from === null).map((c) => c.path),
     modified: changes.filter((c) => c.from !== null && c.to !== null).map((c) => c.path),
     deleted: changes.filter((c) => c.to === null).map((c) => c.path),
   };
-  if (o.patch === false) return { ...lists, patch: "" };
+  const also = skipped.length > 0 ? { skipped } : {};
+  if (o.patch === false) return { ...lists, patch: "", ...also };
   const patch = await patchOf(ctx, changes, to === null ? ws.dir : null, o.maxPatchChars);
-  return { ...lists, patch: patch.text, ...(patch.truncated ? { patchTruncated: true as const } : {}) };
+  return { ...lists, patch: patch.text, ...(patch.truncated ? { patchTruncated: true as const } : {}), ...also };
 }
 
 /** The patch of `changes`, a batch of contents at a time; `dir`: the target side is the files there (the disk). */

@@ -514,7 +514,7 @@ const NOT_UTF8 = Buffer.concat([Buffer.from("bad-"), Buffer.from([0xff, 0xfe]), 
 /** How forkpoint names such a file in an error: each invalid byte as U+FFFD. */
 const SHOWN = "bad-\ufffd\ufffd.txt";
 
-describe("a workspace file whose name is not UTF-8 is refused by name (it cannot be stored as text), or excluded", () => {
+describe("a workspace file whose name is not UTF-8 is skipped and said (it cannot be stored as text), or excluded", () => {
   let ws: string;
   let raw = true;
   beforeEach(() => {
@@ -526,29 +526,24 @@ describe("a workspace file whose name is not UTF-8 is refused by name (it cannot
   });
   afterEach(() => removeDir(ws));
 
-  it("attachWorkspace: MALFORMED_TEXT naming the file, nothing written", async (t) => {
+  it("attachWorkspace: skipped, named as it shows (U+FFFD for each byte that is not UTF-8)", async (t) => {
     if (!raw) t.skip();
-    const { fp: fp1, path: db } = dbs.open();
+    const { fp: fp1 } = dbs.open();
     const s1 = await fp1.createSession({ userId: "alice" });
-    const before = await dumpOf(db);
-    const e = await rejectionOf(() => s1.attachWorkspace(ws));
-    expect(e).toBeInstanceOf(ValidationError);
-    expect(e).toMatchObject({ code: "MALFORMED_TEXT", field: `workspace file ${SHOWN}` });
-    expect(e.message).toContain("exclude");
-    expect(await dumpOf(db)).toEqual(before);
+    const info = await s1.attachWorkspace(ws);
+    expect(info).toMatchObject({ files: 2, skipped: [{ path: SHOWN, reason: expect.stringContaining("not UTF-8") }] });
   });
 
-  it("a directory so named, and such a file appearing after attach: the checkpoint is refused the same way", async (t) => {
+  it("a directory so named, and such a file appearing after attach: the checkpoint skips it the same way", async (t) => {
     if (!raw) t.skip();
     fs.rmSync(Buffer.concat([Buffer.from(`${ws}/`), NOT_UTF8]));
-    const { fp: fp1, path: db } = dbs.open();
+    const { fp: fp1 } = dbs.open();
     const s1 = await fp1.createSession({ userId: "alice" });
     await s1.attachWorkspace(ws);
     expect(writeRawName(ws, Buffer.from([0x64, 0x69, 0x72, 0xc3]), "x", true)).toBe(true);
-    const before = await dumpOf(db);
-    const e = await rejectionOf(() => s1.checkpoint({ name: "c" }));
-    expect(e).toMatchObject({ code: "MALFORMED_TEXT", field: "workspace file dir\ufffd" });
-    expect(await dumpOf(db)).toEqual(before);
+    const cp = await s1.checkpoint({ name: "c" });
+    expect(cp.skipped).toEqual([{ path: "dir\ufffd", reason: expect.stringContaining("not UTF-8") }]);
+    expect(await s1.diffFiles(cp.id)).toMatchObject({ added: [], modified: [], deleted: [] });
   });
 
   it("excluded, it is left alone: checkpoints, a files rollback, verify and export work", async (t) => {

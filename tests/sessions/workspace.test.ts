@@ -7,7 +7,6 @@ import {
   ConflictError,
   IntegrityError,
   NotFoundError,
-  PayloadTooLargeError,
   ValidationError,
   defineTool,
   type Forkpoint,
@@ -102,16 +101,16 @@ describe("attachWorkspace and diffFiles", () => {
     expect((await rejectionOf(bare.diffFiles(noFiles.id))).field).toBe("checkpointId");
   });
 
-  it("refuses a checkpoint with a file over the size limit (PayloadTooLargeError)", async () => {
+  it("leaves a file over the size limit out of a checkpoint, and says so", async () => {
     await fp.close();
     fp = openForkpoint({ path: dbFile, limits: { maxPayloadBytes: 1000 } });
     const s = await fp.createSession({ userId: "u" });
     write("small.txt", "ok");
     await s.attachWorkspace(ws);
     write("big.txt", "x".repeat(5000));
-    const e = await rejectionOf(s.checkpoint());
-    expect(e).toBeInstanceOf(PayloadTooLargeError);
-    expect(e.field).toBe("workspace file big.txt");
+    const cp = await s.checkpoint();
+    expect(cp.skipped).toEqual([{ path: "big.txt", reason: "is 5000 bytes, over the limit of 1000" }]);
+    expect((await fp.listCheckpoints({ userId: "u" })).items[0]).not.toHaveProperty("skipped");
   });
 });
 

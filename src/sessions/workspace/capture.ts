@@ -2,6 +2,7 @@
 // a checkpoint (or an attach) in its own, or read inside the transaction of a move that writes a checkpoint (an edit's).
 import { readFileSync } from "node:fs";
 import { ConflictError } from "../../models/errors.js";
+import type { SkippedFile } from "../../models/types.js";
 import type { Step, Tx, TreeRow, WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
 import { sha256 } from "../integrity/hashes.js";
@@ -28,6 +29,8 @@ export interface Capture extends FilesConfig {
   contents: string[];
   stats: StatRows;
   files: number;
+  /** What the directory holds that cannot be stored, left out (see `StatCache.skip`). */
+  skipped: SkippedFile[];
 }
 
 /**
@@ -72,6 +75,7 @@ function* captureOf(tx: Tx, state: WorkspaceState, config: FilesConfig & { sessi
     contents,
     stats: state.cache.toRows(),
     files: state.cache.count(),
+    skipped: state.cache.skippedFiles(),
   };
 }
 

@@ -23,6 +23,8 @@ export class DirNode {
   statDirty = false;
   /** Counts its own files' changes: rows stored for an older version leave it dirty. */
   version = 0;
+  /** Its own entries that cannot be stored (not captured), by name, with why (see `StatCache.skip`). */
+  skipped: Map<string, string> | null = null;
   constructor(
     readonly parent: DirNode | null,
     readonly name: string,

@@ -1,6 +1,7 @@
 // A workspace's stat cache (git's index): what forkpoint last read of each file (size, mtime and ctime in ns, inode,
 // mode, content hash), kept as a tree of directories (dir-node.ts) whose tree hashes are cached, so that a scan
 // (walk.ts) reads only the files whose stat data changed and a snapshot re-hashes only the directories above them.
+import type { SkippedFile } from "../../models/types.js";
 import type { StatRow } from "../../store/port/index.js";
 import { DirNode, idOf, isDir, join, type FileEntry } from "./dir-node.js";
 import { decodeStatBody, encodeStatBody } from "./stat-rows.js";
@@ -21,6 +22,8 @@ export class StatCache {
   readonly dirtyDirs = new Set<DirNode>();
   /** Each tracker maps a path changed since it was registered to its file id before (null: it did not exist). */
   readonly trackers = new Set<Map<string, string | null>>();
+  /** Directories with entries that cannot be stored (see `skip`). */
+  readonly skippingDirs = new Set<DirNode>();
   /** Files read (their stat data changed, or their entry was racy): what the cache saves is what this does not count. */
   reads = 0;
 
@@ -112,6 +115,7 @@ export class StatCache {
       if (!isDir(next)) {
         if (!create) return undefined;
         if (next !== undefined) this.#record(join(node.path, part), idOf(next), null);
+        node.skipped?.delete(part);
         next = new DirNode(node, part);
         node.entries.set(part, next);
         this.#dirty(next);
@@ -137,8 +141,33 @@ export class StatCache {
     }
   }
 
+  /**
+   * Records `name` of `dir` (at `rel`) as something that cannot be stored (an unreadable file, one over the size
+   * limit, a FIFO, a socket, a link, a name that is not UTF-8), with why: it is not captured (as if absent), and is
+   * reported. Not stored with the cache's rows: a whole walk (the first of every process) finds such entries again.
+   */
+  skip(dir: DirNode, name: string, rel: string, reason: string): void {
+    this.remove(dir, name, rel);
+    (dir.skipped ??= new Map()).set(name, reason);
+    this.skippingDirs.add(dir);
+  }
+
+  /** Everything the cache holds that cannot be stored, by path. */
+  skippedFiles(): SkippedFile[] {
+    const out: SkippedFile[] = [];
+    for (const node of this.skippingDirs) {
+      if (!node.skipped?.size || !this.#attached(node)) {
+        this.skippingDirs.delete(node);
+        continue;
+      }
+      for (const [name, reason] of node.skipped) out.push({ path: join(node.path, name), reason });
+    }
+    return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
   /** Sets the file `name` of `dir` (at `rel`). */
   setFile(dir: DirNode, name: string, rel: string, entry: FileEntry): void {
+    dir.skipped?.delete(name);
     const old = dir.entries.get(name);
     if (isDir(old)) this.#dropTree(old, rel);
     const before = old === undefined || isDir(old) ? null : idOf(old);
@@ -149,8 +178,9 @@ export class StatCache {
     if (before !== after) dir.invalidate();
   }
 
-  /** Removes `name` of `dir` (a file, or a directory and all below it). */
+  /** Removes `name` of `dir` (a file, or a directory and all below it, or something skipped). */
   remove(dir: DirNode, name: string, rel: string): void {
+    dir.skipped?.delete(name);
     const old = dir.entries.get(name);
     if (old === undefined) return;
     if (isDir(old)) this.#dropTree(old, rel);

@@ -1,10 +1,10 @@
 // A scan's file-system side: walking a directory (or looking again at the paths a watcher named) and bringing the stat
 // cache up to date with it, reading a file only when its stat data changed (or its entry is racy), and recording the
-// files forkpoint itself wrote or deleted.
+// files forkpoint itself wrote or deleted. What cannot be stored (see `StatCache.skip`) is skipped, with why: one such
+// file never stops a scan.
 import { isUtf8 } from "node:buffer";
 import { closeSync, lstatSync, openSync, readFileSync, readSync, readdirSync, type BigIntStats } from "node:fs";
 import { createHash } from "node:crypto";
-import { PayloadTooLargeError, ValidationError } from "../../models/errors.js";
 import { sha256 } from "../integrity/hashes.js";
 import { DirNode, isDir, join, type FileEntry } from "./dir-node.js";
 import { contentOf } from "./file-id.js";
@@ -40,15 +40,49 @@ function sameStat(e: FileEntry, st: BigIntStats): boolean {
   return e.size === st.size && e.mtimeNs === st.mtimeNs && e.ctimeNs === st.ctimeNs && e.ino === st.ino && e.mode === Number(st.mode);
 }
 
-/** `name` as text, or a MALFORMED_TEXT error naming it: a snapshot stores paths as text. */
-function textName(name: Buffer, dirRel: string): string {
-  const text = name.toString();
-  if (isUtf8(name)) return text;
-  throw new ValidationError(
-    `workspace file ${join(dirRel, text)}`,
-    "has a name that is not UTF-8, which cannot be stored as text: rename or exclude it",
-    "MALFORMED_TEXT",
-  );
+/** Why a name is skipped when it is not UTF-8: a snapshot stores paths as text. */
+const BAD_NAME = "has a name that is not UTF-8, which cannot be stored as text (shown here with U+FFFD)";
+
+/** What a directory entry (or a stat) is when it is neither a file nor a directory: why it is skipped. */
+function kindReason(e: {
+  isSymbolicLink(): boolean;
+  isFIFO(): boolean;
+  isSocket(): boolean;
+  isBlockDevice(): boolean;
+  isCharacterDevice(): boolean;
+}): string {
+  if (e.isSymbolicLink()) return "is a symbolic link (links are not captured)";
+  if (e.isFIFO()) return "is a FIFO (a named pipe)";
+  if (e.isSocket()) return "is a socket";
+  if (e.isBlockDevice() || e.isCharacterDevice()) return "is a device";
+  return "is not a regular file";
+}
+
+const codeOf = (error: unknown) => (error as NodeJS.ErrnoException).code;
+
+/** Why a file or directory is skipped that cannot be read or listed. */
+const unreadable = (error: unknown) => `cannot be read (${codeOf(error) ?? (error as Error).message})`;
+
+/** A directory the walk cannot list (`rel`): its parent skips it, unless it is the workspace itself. */
+class Unlistable extends Error {
+  constructor(
+    readonly rel: string,
+    override readonly cause: unknown,
+  ) {
+    super(`cannot list ${rel}`);
+  }
+}
+
+/** Walks the subdirectory `name` of `node` (at `rel`); one that cannot be listed is skipped, one gone is removed. */
+function* walkChild(cache: StatCache, sc: ScanContext, node: DirNode, name: string, rel: string, child: DirNode): Generator<void> {
+  try {
+    yield* walkTree(cache, sc, child, rel);
+  } catch (error) {
+    if (!(error instanceof Unlistable) || error.rel !== rel) throw error;
+    const code = codeOf(error.cause);
+    if (code === "ENOENT" || code === "ENOTDIR") cache.remove(node, name, rel);
+    else cache.skip(node, name, rel, unreadable(error.cause));
+  }
 }
 
 /** Reads and hashes a file of `size` bytes (stat'ed just before); the content too when it is small or to be stored. */
@@ -81,26 +115,20 @@ function readFile(full: string, size: number, keep: boolean): { hash: string; co
 function refreshFile(cache: StatCache, sc: ScanContext, dir: DirNode, name: string, rel: string, full: string): void {
   const statAt = BigInt(Date.now()) * 1_000_000n;
   const st = lstatSync(full, { bigint: true, throwIfNoEntry: false });
-  if (!st || !st.isFile() || sc.skip.has(full)) return cache.remove(dir, name, rel);
+  if (!st || st.isDirectory() || sc.skip.has(full)) return cache.remove(dir, name, rel);
+  if (!st.isFile()) return cache.skip(dir, name, rel, kindReason(st));
   if (sc.devices && !sc.devices.has(st.dev)) sc.devices.set(st.dev, full);
   const old = dir.entries.get(name);
   if (old !== undefined && !isDir(old) && !old.racy && sameStat(old, st)) return;
-  if (st.size > BigInt(sc.maxBytes)) {
-    throw new PayloadTooLargeError(
-      `workspace file ${rel}`,
-      `is ${st.size} bytes, over the limit of ${sc.maxBytes}; exclude it`,
-      sc.maxBytes,
-    );
-  }
+  if (st.size > BigInt(sc.maxBytes)) return cache.skip(dir, name, rel, `is ${st.size} bytes, over the limit of ${sc.maxBytes}`);
   let read: { hash: string; content: Buffer | null };
   try {
     cache.reads++;
     read = readFile(full, Number(st.size), sc.store !== undefined);
   } catch (error) {
     // Gone (or replaced by a directory) between the lstat and the read: what it is now is seen by the next scan.
-    if ((error as NodeJS.ErrnoException).code === "ENOENT" || (error as NodeJS.ErrnoException).code === "EISDIR")
-      return cache.remove(dir, name, rel);
-    throw error;
+    if (codeOf(error) === "ENOENT" || codeOf(error) === "EISDIR") return cache.remove(dir, name, rel);
+    return cache.skip(dir, name, rel, unreadable(error));
   }
   const entry: FileEntry = {
     size: st.size,
@@ -150,33 +178,39 @@ export function* walkTree(cache: StatCache, sc: ScanContext, node: DirNode, rel:
   const full = rel === "" ? sc.root : `${sc.root}/${rel}`;
   const present = new Set<string>();
   // Names read as text; a directory holding one that is not UTF-8 (shown with U+FFFD) is read again as bytes: such a
-  // name may be excluded, else it is refused by name.
-  let dirents: import("node:fs").Dirent<string | Buffer>[] = readdirSync(full, { withFileTypes: true });
-  if (dirents.some((d) => (d.name as string).includes("\uFFFD"))) dirents = readdirSync(full, { withFileTypes: true, encoding: "buffer" });
+  // name may be excluded, else it is skipped.
+  let dirents: import("node:fs").Dirent<string | Buffer>[];
+  try {
+    dirents = readdirSync(full, { withFileTypes: true });
+    if (dirents.some((d) => (d.name as string).includes("\uFFFD")))
+      dirents = readdirSync(full, { withFileTypes: true, encoding: "buffer" });
+  } catch (error) {
+    if (rel === "") throw error;
+    throw new Unlistable(rel, error);
+  }
   for (const d of dirents) {
     const raw = typeof d.name === "string" ? null : d.name;
     const name = d.name.toString();
     const childRel = join(rel, name);
-    if (d.isDirectory()) {
-      if (sc.rules.ignored(childRel, true)) continue;
-      if (raw) textName(raw, rel);
-      present.add(name);
+    const childFull = `${full}/${name}`;
+    const isDirectory = d.isDirectory();
+    if (isDirectory ? sc.rules.ignored(childRel, true) : sc.skip.has(childFull) || sc.rules.ignored(childRel, false)) continue;
+    present.add(name);
+    if (raw && !isUtf8(raw)) cache.skip(node, name, childRel, BAD_NAME);
+    else if (isDirectory) {
       let child = node.entries.get(name);
       if (!isDir(child)) {
         if (child !== undefined) cache.remove(node, name, childRel);
         child = cache.dir(childRel);
       }
-      yield* walkTree(cache, sc, child, childRel);
+      yield* walkChild(cache, sc, node, name, childRel, child);
     } else if (d.isFile()) {
-      const childFull = `${full}/${name}`;
-      if (sc.skip.has(childFull) || sc.rules.ignored(childRel, false)) continue;
-      if (raw) textName(raw, rel);
-      present.add(name);
       refreshFile(cache, sc, node, name, childRel, childFull);
       if (sc.full?.()) yield;
-    }
+    } else cache.skip(node, name, childRel, kindReason(d));
   }
-  for (const name of [...node.entries.keys()]) if (!present.has(name)) cache.remove(node, name, join(rel, name));
+  for (const name of [...node.entries.keys(), ...(node.skipped?.keys() ?? [])])
+    if (!present.has(name)) cache.remove(node, name, join(rel, name));
 }
 
 /**
@@ -210,18 +244,23 @@ export function* refreshPaths(cache: StatCache, sc: ScanContext, paths: Iterable
 /** Looks at `name` of `dir` (at `rel`) again; a directory is walked when `whole` or when the cache lacks it. */
 function* refreshEntry(cache: StatCache, sc: ScanContext, dir: DirNode, name: string, rel: string, whole: boolean): Generator<void> {
   const full = `${sc.root}/${rel}`;
-  const st = lstatSync(full, { throwIfNoEntry: false });
-  if (!st || !(st.isFile() || st.isDirectory())) return cache.remove(dir, name, rel);
+  let st: import("node:fs").Stats | undefined;
+  try {
+    st = lstatSync(full, { throwIfNoEntry: false });
+  } catch (error) {
+    if (codeOf(error) !== "ENOTDIR") throw error; // below what is a file now: nothing there
+  }
+  if (!st) return cache.remove(dir, name, rel);
   if (st.isDirectory()) {
     if (sc.rules.ignored(rel, true)) return cache.remove(dir, name, rel);
-    textName(Buffer.from(name), rel.slice(0, Math.max(0, rel.lastIndexOf("/"))));
     const old = dir.entries.get(name);
     if (isDir(old) && !whole) return;
     if (old !== undefined && !isDir(old)) cache.remove(dir, name, rel);
-    yield* walkTree(cache, sc, cache.dir(rel), rel);
+    yield* walkChild(cache, sc, dir, name, rel, cache.dir(rel));
     return;
   }
   if (sc.skip.has(full) || sc.rules.ignored(rel, false)) return cache.remove(dir, name, rel);
+  if (!st.isFile()) return cache.skip(dir, name, rel, kindReason(st));
   refreshFile(cache, sc, dir, name, rel, full);
 }
 
@@ -233,18 +272,23 @@ export function* relistDir(cache: StatCache, sc: ScanContext, rel: string): Gene
   try {
     names = readdirSync(rel === "" ? sc.root : `${sc.root}/${rel}`, { encoding: "buffer" });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT" && (error as NodeJS.ErrnoException).code !== "ENOTDIR") throw error;
     if (rel === "") throw error;
-    return yield* refreshPaths(cache, sc, [rel], new Set());
+    if (codeOf(error) === "ENOENT" || codeOf(error) === "ENOTDIR") return yield* refreshPaths(cache, sc, [rel], new Set());
+    // No longer readable: skipped by its parent.
+    const at = rel.lastIndexOf("/");
+    const parent = cache.find(at < 0 ? "" : rel.slice(0, at));
+    if (isDir(parent)) cache.skip(parent, rel.slice(at + 1), rel, unreadable(error));
+    return;
   }
   const present = new Set(names.map((n) => n.toString()));
-  for (const name of [...node.entries.keys()]) if (!present.has(name)) cache.remove(node, name, join(rel, name));
+  for (const name of [...node.entries.keys(), ...(node.skipped?.keys() ?? [])])
+    if (!present.has(name)) cache.remove(node, name, join(rel, name));
   for (const raw of names) {
     const name = raw.toString();
     if (!isUtf8(raw)) {
       const childRel = join(rel, name);
       const isDirectory = lstatSync(`${sc.root}/${childRel}`, { throwIfNoEntry: false })?.isDirectory() ?? false;
-      if (!sc.rules.ignored(childRel, isDirectory)) textName(raw, rel);
+      if (!sc.rules.ignored(childRel, isDirectory)) cache.skip(node, name, childRel, BAD_NAME);
       continue;
     }
     yield* refreshEntry(cache, sc, node, name, join(rel, name), false);
