@@ -339,7 +339,9 @@ export class SessionHandle {
   /**
    * Forks a new branch at the checkpoint and makes it current; undoes (or replays) tool effects to match. Every move
    * takes `{ requestId }` (a retried or double-clicked move is made once: the retry moves nothing and returns the first
-   * call's result) and `{ ifAt: { branchId, head } }` (made only while the session is there).
+   * call's result; while the first still moves the session from another handle, process or server, the retry is
+   * `ConflictError` `MOVE_IN_PROGRESS`, as `invoke`'s is `CALL_IN_PROGRESS`) and `{ ifAt: { branchId, head } }` (made
+   * only while the session is there).
    * @example await s.rollback(cp.id, { requestId: "click-7f3", ifAt: { branchId: info.currentBranchId } })
    */
   rollback(checkpointId: string, options?: MoveOptions): Promise<MoveResult> {
