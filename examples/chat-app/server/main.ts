@@ -10,6 +10,10 @@ import { chatApp } from "./app.js";
 import { chatModel } from "./model.js";
 import { todoContext, todoList, todoTools, todoUndos } from "./todos.js";
 
+const { model, label } = await chatModel().catch((error: Error) => {
+  console.error(error.message);
+  process.exit(1);
+});
 const root = fileURLToPath(new URL("..", import.meta.url));
 const dataDir = process.env.CHAT_DATA_DIR ?? join(root, ".data");
 mkdirSync(dataDir, { recursive: true });
@@ -20,7 +24,6 @@ const fp = openForkpoint({
   // (an undo right after a restart).
   tools: aiToolDefinitions(todoTools(todos), todoUndos(todos), { toolsContext: todoContext }),
 });
-const { model, label } = await chatModel();
 
 const app = chatApp(fp, model, todos);
 const page = join(root, "dist");

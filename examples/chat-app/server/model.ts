@@ -17,7 +17,8 @@ export async function chatModel(env: NodeJS.ProcessEnv = process.env): Promise<C
     return { model: mockModel(delayMs), label: "the offline mock model (set OPENAI_API_KEY for a real one)" };
   }
   // A variable specifier: TypeScript does not look the package up, so the example compiles without it.
-  const provider = (await import(OPENAI).catch(() => {
+  const provider = (await import(OPENAI).catch((error: { code?: string }) => {
+    if (error.code !== "ERR_MODULE_NOT_FOUND") throw error;
     throw new Error(`OPENAI_API_KEY is set but ${OPENAI} is not installed: run \`npm install ${OPENAI}\`, or unset the key to run offline`);
   })) as { openai: (modelId: string) => LanguageModel };
   const modelId = env.OPENAI_MODEL ?? "gpt-4.1-mini";

@@ -14,8 +14,11 @@ export function Chat({ view, onView, onError }: Props) {
   const { messages, sendMessage, regenerate, setMessages, status, stop, error } = useChat({
     id: view.id,
     messages: view.messages,
-    // The answer is saved before its stream ends: the chat read now has it, with its versions.
-    onFinish: () => void api.view(view.id).then(onView, onError),
+    // The answer is saved before its stream ends: the chat read now has it, with its versions. (A stopped answer is
+    // saved as the server's stream is cancelled, maybe after this: the page keeps what it shows.)
+    onFinish: ({ isAbort }) => {
+      if (!isAbort) void api.view(view.id).then(onView, onError);
+    },
   });
   // A move (or a finished answer) brings the chat as stored: useChat shows that from then on.
   useEffect(() => setMessages(view.messages), [view, setMessages]);
