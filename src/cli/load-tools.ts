@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ToolDefinition } from "../index.js";
 import { CliError } from "./cli.js";
+import { importOwnSource } from "./source-imports.js";
 
 const isTool = (value: unknown): value is ToolDefinition =>
   typeof value === "object" &&
@@ -22,6 +23,7 @@ export async function loadTools(spec: string): Promise<ToolDefinition[]> {
   if (!stat) throw new CliError(`cannot load --tools ${spec}: no such file`);
   if (stat.isDirectory()) throw new CliError(`cannot load --tools ${spec}: a directory, not a module file`);
   let module: Record<string, unknown>;
+  importOwnSource();
   try {
     module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
   } catch (cause) {

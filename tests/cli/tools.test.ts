@@ -1,11 +1,12 @@
 // --tools: CLI moves undo and replay the calls of the tools a module exports; without it they refuse, naming --tools.
+import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openForkpoint, type ToolDefinition } from "../../src/index.js";
 import { dumpDatabase } from "../helpers.js";
-import { installCli, type Installed } from "./binary.js";
+import { installCli, repo, type Installed } from "./binary.js";
 
 let cli: Installed;
 let toolsModule = "";
@@ -81,6 +82,41 @@ describe("--tools", () => {
     expect(without).toMatch(/\nunregistered  1\n/);
     const withTools = cli.run(["--db", db, "--tools", toolsModule, "plan", sessionId, "-c", checkpointId, "-u", "ann"]).stdout;
     expect(withTools).toMatch(/\nwould undo    1\n  write_file tc_\S+ /);
+  });
+
+  it("run through tsx from a clone, a TypeScript module that imports forkpoint by name loads, enums and all", async () => {
+    const { db, file, sessionId, checkpointId } = await seeded("through-tsx");
+    // Outside the clone, as a user's own file is: `forkpoint` resolves to the clone's source (no dist/ needed).
+    const ts = join(cli.dir, "typed-tools.ts");
+    writeFileSync(
+      ts,
+      `import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { defineTool, type ToolDefinition } from "forkpoint";
+enum Kind { Text = "text" }
+export const writeFile: ToolDefinition = defineTool({
+  name: "write_file",
+  run: async ({ path, text }: { path: string; text: string }) => {
+    const previous = existsSync(path) ? readFileSync(path, "utf8") : null;
+    writeFileSync(path, text);
+    return { path, previous, kind: Kind.Text };
+  },
+  undo: async ({ result }: { args: unknown; result: { path: string; previous: string | null } }) => {
+    if (result.previous === null) rmSync(result.path, { force: true });
+    else writeFileSync(result.path, result.previous);
+  },
+});
+`,
+    );
+    // As `npx tsx src/cli/main.ts` runs it, from the user's own directory.
+    const tsx = join(repo, "node_modules", ".bin", "tsx");
+    const main = join(repo, "src", "cli", "main.ts");
+    const r = spawnSync(tsx, [main, "--db", db, "--tools", ts, "rollback", sessionId, checkpointId, "-u", "ann"], {
+      cwd: cli.dir,
+      encoding: "utf8",
+    });
+    expect([r.status, r.stderr]).toEqual([0, ""]);
+    expect(r.stdout).toMatch(/^undone\s+1$/m);
+    expect(existsSync(file)).toBe(false);
   });
 
   it("a module that does not load, or exports no tools, is one line and exit 1", async () => {
