@@ -1,5 +1,7 @@
 // The UI's JSON endpoints: each one a call of the public API, with its input read from the query or the body.
 import { ConflictError, ValidationError, type Forkpoint, type PlanTarget, type SessionHandle, type SessionInfo } from "../index.js";
+import { sessionEngine } from "../sessions/session-handle.js";
+import { treeView, type TreeView } from "../sessions/tree-view.js";
 
 /** What a route receives: the query, the parsed JSON body (POST), and whether writes are allowed. */
 export interface ApiRequest {
@@ -26,17 +28,12 @@ function optionalParam(req: ApiRequest, name: string): string | undefined {
 const session = (fp: Forkpoint, req: ApiRequest): Promise<SessionHandle> =>
   fp.getSession(param(req, "session"), { userId: param(req, "user") });
 
-/** Every page of a listing, for the tree view (which draws every branch and checkpoint of one session). */
-async function all<T>(list: (cursor: string | null) => Promise<{ items: T[]; nextCursor: string | null }>): Promise<T[]> {
-  const items: T[] = [];
-  let cursor: string | null = null;
-  do {
-    const page = await list(cursor);
-    items.push(...page.items);
-    cursor = page.nextCursor;
-  } while (cursor);
-  return items;
-}
+/** Checkpoints drawn inside each branch of the graph; the rest are in the paged list. */
+export const CHIPS_PER_BRANCH = 8;
+/** Checkpoints per page of the list. */
+export const CHECKPOINT_PAGE = 50;
+/** Messages per page of a branch's history. */
+export const HISTORY_PAGE = 100;
 
 const SEARCH_PAGE = 20;
 
@@ -56,24 +53,22 @@ async function searchSessions(fp: Forkpoint, userId: string, q: string, cursor: 
   return { items, nextCursor: next };
 }
 
-/** How many times a session's tree is read again when another server changed the session while it was read. */
-const TREE_READS = 10;
-
 /**
- * The session's info, branches, tool track and checkpoints as one state of it. They are separate reads, and another
- * app server may move the session or write to it between them: the reads are made again until info() reads the same
- * after the rest as before them (a move or a new entry changes it). Whatever the writes, the answer's info is the one
- * read first and its checkpoints are read before the branches, which are never removed: the current branch and every
- * checkpoint's branch are listed.
+ * The session's tree as one state of it: info, branches, tool track and each branch's newest checkpoints in one read
+ * transaction (another server may move the session at any moment), bounded at any size.
  */
-async function sessionTree(s: SessionHandle) {
-  for (let read = 1; ; read++) {
-    const info = await s.info();
-    const checkpoints = await all((cursor) => s.listCheckpoints({ limit: 1000, cursor }));
-    const [branches, toolTrack] = await Promise.all([s.branches(), s.toolTrack()]);
-    const still = JSON.stringify(await s.info()) === JSON.stringify(info);
-    if (still || read === TREE_READS) return { info, branches, toolTrack, checkpoints };
-  }
+async function sessionTree(s: SessionHandle): Promise<TreeView> {
+  return sessionEngine(s).run((ctx, ref) => treeView(ctx, ref, CHIPS_PER_BRANCH));
+}
+
+/** A page of a branch's history, oldest first: the `HISTORY_PAGE` messages before position `before` (the newest when absent). */
+async function historyPage(s: SessionHandle, branchId: string, before: string | undefined) {
+  const at = before === undefined ? undefined : Number(before);
+  if (at !== undefined && !(Number.isSafeInteger(at) && at > 0)) throw new ValidationError("before", "must be a positive integer");
+  // One more than shown: whether there are earlier messages.
+  const read = await s.history({ branchId, limit: HISTORY_PAGE + 1, withVersions: true, ...(at === undefined ? {} : { before: at }) });
+  const items = read.length > HISTORY_PAGE ? read.slice(1) : read;
+  return { items, earlier: read.length > HISTORY_PAGE ? items[0]!.position : null };
 }
 
 function refuseWrites(allowWrites: boolean): void {
@@ -101,7 +96,9 @@ export const routes: Record<string, Route> = {
   /** A session's tree: its branches, its checkpoints and where the world is (the current lineage's tool track). */
   "GET /api/session": async (fp, req) => sessionTree(await session(fp, req)),
   "GET /api/checkpoint": async (fp, req) => (await session(fp, req)).restore(param(req, "checkpoint")),
-  "GET /api/history": async (fp, req) => (await session(fp, req)).history({ branchId: param(req, "branch") }),
+  "GET /api/checkpoints": async (fp, req) =>
+    (await session(fp, req)).listCheckpoints({ limit: CHECKPOINT_PAGE, cursor: optionalParam(req, "cursor") ?? null }),
+  "GET /api/history": async (fp, req) => historyPage(await session(fp, req), param(req, "branch"), optionalParam(req, "before")),
   /** The diff of two checkpoints, with their workspace files' when the session has a workspace (null otherwise). */
   "GET /api/diff": async (fp, req) => {
     const s = await session(fp, req);

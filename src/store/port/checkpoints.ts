@@ -100,6 +100,11 @@ export interface CheckpointsTx {
   /** A checkpoint with its branch and anchor entries, in one lookup (what a rollback verifies). */
   checkpointAnchor(id: string): Step<CheckpointAnchorRow | undefined>;
   listCheckpoints(filter: CheckpointFilter): Step<ListedCheckpoint[]>;
+  /**
+   * The newest `limit` checkpoints live at `now` of each of these branches of the user's, newest first within a
+   * branch, read per branch by index: what a tree view draws inside each branch, bounded however many there are.
+   */
+  newestPerBranch(userId: string, branchIds: readonly string[], now: number, limit: number): Step<ListedCheckpoint[]>;
   /** How many checkpoints the session has that have not expired at `now` (what listings show). */
   countCheckpoints(userId: string, sessionId: string, now: number): Step<number>;
   deleteCheckpoint(id: string): Step<void>;

@@ -125,6 +125,15 @@ export function checkpointsTx(sql: Sql): CheckpointsTx {
         args,
       );
     },
+    *newestPerBranch(userId: string, branchIds: readonly string[], now: number, limit: number) {
+      if (branchIds.length === 0) return [];
+      // One statement: each branch's newest by its index (a top-N per branch), whatever the session's total.
+      return yield* sql.rows<ListedCheckpoint>(
+        `SELECT c.* FROM unnest($1::text[]) AS b(id) CROSS JOIN LATERAL (SELECT ${LISTED_COLS} FROM checkpoints
+          WHERE branch_id = b.id AND user_id = $2 AND (expires_at IS NULL OR expires_at > $3::float8) ORDER BY seq DESC LIMIT $4) c`,
+        [branchIds, userId, now, limit],
+      );
+    },
     *countCheckpoints(userId: string, sessionId: string, now: number) {
       const [n] = yield* sql.column<number>(
         `SELECT count(*) FROM checkpoints WHERE user_id = $1 AND session_id = $2 AND (expires_at IS NULL OR expires_at > $3::float8)`,

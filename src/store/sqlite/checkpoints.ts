@@ -1,6 +1,6 @@
 // Checkpoints: inserted with a growing seq, read, listed per user, expired: SQLite's statements and the port's CheckpointsTx.
 import type Database from "better-sqlite3";
-import type { CheckpointFilter, CheckpointRow, CheckpointsTx, NewCheckpoint } from "../port/index.js";
+import type { CheckpointFilter, CheckpointRow, CheckpointsTx, ListedCheckpoint, NewCheckpoint } from "../port/index.js";
 import {
   BRANCH_FIELDS,
   CHECKPOINT_COLS,
@@ -51,6 +51,11 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
     LEFT JOIN entries a ON c.position - 1 > b.fork_position AND a.branch_id = c.branch_id AND a.position = c.position
     LEFT JOIN entries p ON c.position - 1 > b.fork_position AND p.branch_id = c.branch_id AND p.position = c.position - 1
     WHERE c.id = ?`,
+      "raw",
+    ),
+    newestOfBranch: p(
+      `SELECT ${LISTED_TUPLE} FROM checkpoints INDEXED BY checkpoints_branch
+      WHERE branch_id = @branchId AND user_id = @userId AND ${LIVE} ORDER BY seq DESC LIMIT @limit`,
       "raw",
     ),
     countCheckpoints: p(
@@ -190,6 +195,12 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
         beforeSeq: f.beforeSeq ?? Number.MAX_SAFE_INTEGER,
       }) as ListedTuple[];
       return tuples.map(listedFromTuple);
+    },
+    *newestPerBranch(userId: string, branchIds: readonly string[], now: number, limit: number) {
+      const rows: ListedCheckpoint[] = [];
+      for (const branchId of branchIds)
+        for (const t of s.newestOfBranch.all({ branchId, userId, now, limit }) as ListedTuple[]) rows.push(listedFromTuple(t));
+      return rows;
     },
     *countCheckpoints(userId: string, sessionId: string, now: number) {
       return s.countCheckpoints.get(userId, sessionId, now) as number;
