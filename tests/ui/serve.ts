@@ -15,10 +15,19 @@ export function startUiProcess(globalArgs: string[], uiArgs: string[]): Promise<
   return startCli([...globalArgs, "ui", ...uiArgs]);
 }
 
-/** Runs `forkpoint <args>` (a `ui` command) from the source, in the repository, and resolves once it prints the URL. */
-export function startCli(cliArgs: string[], env: NodeJS.ProcessEnv = process.env): Promise<UiProcess> {
-  const args = ["--import", "tsx", join(repo, "src/cli/main.ts"), ...cliArgs];
-  const child = spawn(process.execPath, args, { cwd: repo, env });
+/**
+ * Runs `forkpoint <args>` (a `ui` command) from the source (`main`: the repository's, by default) through tsx, and
+ * resolves once it prints the URL; `onStderr` sees what it writes there.
+ */
+export function startCli(
+  cliArgs: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  main = join(repo, "src/cli/main.ts"),
+  onStderr: (chunk: string) => void = () => {},
+): Promise<UiProcess> {
+  const args = ["--import", "tsx", main, ...cliArgs];
+  const child = spawn(process.execPath, args, { cwd: join(main, "../../.."), env });
+  child.stderr.on("data", (chunk: Buffer) => onStderr(chunk.toString()));
   return new Promise((resolve, reject) => {
     let out = "";
     child.stdout.on("data", (chunk: Buffer) => {

@@ -13,7 +13,9 @@ interface UiOptions {
 /** Serves `fp` and resolves once the process is told to stop (Ctrl-C, SIGTERM), with the server closed. */
 async function serve(cli: Cli, fp: Forkpoint, o: UiOptions): Promise<void> {
   const { startUiServer } = await import("../../ui/server.js");
-  const ui = await startUiServer({ fp, port: o.port ?? 0, allowWrites: Boolean(o.allowWrites) });
+  const { pageFolder } = await import("../ui-page.js");
+  const assetsDir = await pageFolder((line) => cli.io.stderr.write(`${line}\n`));
+  const ui = await startUiServer({ fp, port: o.port ?? 0, allowWrites: Boolean(o.allowWrites), assetsDir });
   cli.out.print({ url: ui.url, port: ui.port, allowWrites: Boolean(o.allowWrites) }, () => [
     `forkpoint ui: ${ui.url}`,
     o.allowWrites ? "writes allowed: rollback and switch move sessions" : "read-only (start with --allow-writes to roll back and switch)",
