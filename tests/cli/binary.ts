@@ -42,11 +42,15 @@ export async function installCli(): Promise<Installed> {
   };
 }
 
-/** Runs `command` under a pseudo-terminal (util-linux `script`): stdout and stderr are a TTY, merged into one. */
-export function runInTerminal(command: string[], env: NodeJS.ProcessEnv = {}): { status: number | null; output: string } {
+/**
+ * Runs `command` under a pseudo-terminal (util-linux `script`): stdin, stdout and stderr are a TTY, stdout and stderr
+ * merged into one. `input` is typed at the terminal (echoed into the output, as a terminal does); then it is closed.
+ */
+export function runInTerminal(command: string[], env: NodeJS.ProcessEnv = {}, input = ""): { status: number | null; output: string } {
   const quoted = command.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
   const r = spawnSync("script", ["-qec", quoted, "/dev/null"], {
     encoding: "utf8",
+    input,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: "xterm", COLUMNS: "120", ...env },
   });
   return { status: r.status, output: r.stdout };

@@ -1,11 +1,12 @@
-// `forkpoint export <session>`: the session's whole tree as one JSON document, to a file or standard output.
+// `forkpoint export <session>`: the session's whole tree as one JSON document, to standard output or a file it names.
 import { writeFileSync } from "node:fs";
+import { resolve } from "node:path";
 import type { Command } from "commander";
 import { ValidationError } from "../../models/errors.js";
 import type { Cli } from "../cli.js";
 import { withForkpoint } from "../open.js";
 import { examples, withUser } from "../options.js";
-import { terminalSafeJson } from "../output.js";
+import { escapeText, terminalSafeJson } from "../output.js";
 import { progressReporter } from "../progress.js";
 
 export function exportCommand(program: Command, cli: Cli): void {
@@ -34,6 +35,12 @@ export function exportCommand(program: Command, cli: Cli): void {
       } catch (cause) {
         throw new ValidationError("out", `cannot write ${o.out}: ${(cause as Error).message}`);
       }
+      // Says where it wrote, as an absolute path: a relative one means nothing to a reader elsewhere.
+      const file = resolve(o.out);
+      const bytes = Buffer.byteLength(text);
+      cli.out.print({ exported: { sessionId, file, bytes } }, () => [
+        `exported session ${escapeText(sessionId)} to ${escapeText(file)} (${bytes.toLocaleString("en-US")} bytes)`,
+      ]);
     }),
   );
 }
