@@ -3,10 +3,9 @@ import { isDeepStrictEqual } from "node:util";
 import type { JsonObject } from "../models/json.js";
 import type { Message, MessageInput } from "../models/types.js";
 import { ConflictError, PayloadTooLargeError, ValidationError } from "../models/errors.js";
-import { appendAfter, messageFields } from "../sessions/append.js";
+import { appendAfter, appendAfterUnlessStored, messageFields } from "../sessions/append.js";
 import { forkAfter } from "../sessions/fork-after.js";
 import { sessionEngine, type SessionHandle } from "../sessions/session-handle.js";
-import { messagesAfter } from "../sessions/versions.js";
 
 /** What `saveChat` did: how many stored messages it kept as they were, whether it forked a new branch, how many it appended. */
 export interface SaveResult {
@@ -151,12 +150,15 @@ async function syncOnce(s: SessionHandle, inputs: MessageInput[], options: SyncO
   return { kept, forked, continued, appended: rest.length, lastMessageId: last?.id ?? null, branchId };
 }
 
-/** The last of `rest` as stored right after message `afterId` on some branch, if an earlier save stored them all there. */
-async function storedAfter(s: SessionHandle, afterId: string, rest: MessageInput[], options: SyncOptions): Promise<Message | null> {
+/**
+ * The last of `rest` as stored right after a message, if an earlier save stored them all there: `tails` is what follows
+ * that message (each message after it, with those after it on its branch; see `appendAfterUnlessStored`).
+ */
+function storedIn(tails: Message[][], rest: MessageInput[], options: SyncOptions): Message | null {
   const same = (m: Message, input: MessageInput) => isDeepStrictEqual(comparable(m, options), comparable(input, options));
-  for (const first of await sessionEngine(s).run((ctx, ref) => messagesAfter(ctx, ref, afterId))) {
-    if (!same(first, rest[0]!)) continue;
-    const tail = storedMessages((await s.history({ branchId: first.branchId })).filter((m) => m.position >= first.position));
+  for (const stored of tails) {
+    if (!same(stored[0]!, rest[0]!)) continue;
+    const tail = storedMessages(stored);
     if (tail.length >= rest.length && rest.every((m, i) => same(tail[i]!.latest, m))) return tail[rest.length - 1]!.latest;
   }
   return null;
@@ -188,11 +190,15 @@ async function syncAfter(s: SessionHandle, inputs: MessageInput[], afterId: stri
   const rest = inputs.slice(continued ? kept - 1 : kept);
   if (continued) rest[0] = { ...rest[0]!, metadata: { ...(rest[0]!.metadata ?? {}), [CONTINUES]: after.id } };
   if (rest.length === 0) return { kept, forked: null, continued: false, appended: 0, lastMessageId: after.id, branchId: after.branchId };
-  const saved = await storedAfter(s, after.id, rest, options);
-  if (saved)
+  // Looked for in the unit that would append: the same list saved by several servers at once is stored once.
+  const out = await sessionEngine(s).run((ctx, ref) =>
+    appendAfterUnlessStored(ctx, ref, rest, after.id, (tails) => storedIn(tails, rest, options)),
+  );
+  if ("stored" in out) {
+    const saved = out.stored;
     return { kept: kept + rest.length, forked: null, continued: false, appended: 0, lastMessageId: saved.id, branchId: saved.branchId };
-  const written = await s.append(rest, { after: after.id });
-  const last = written.at(-1)!;
+  }
+  const last = out.written.at(-1)!;
   return {
     kept: continued ? kept - 1 : kept,
     forked: null,

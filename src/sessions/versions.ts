@@ -1,5 +1,5 @@
 // versions: the `< 2/3 >` siblings of a message — the messages that follow the same message (answers to one question).
-import type { Message, Versions } from "../models/types.js";
+import type { Versions } from "../models/types.js";
 import type { BranchRow, MessageRow, Step, Tx } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedSession, sessionMessage } from "./core/owned.js";
@@ -24,20 +24,6 @@ function* versionsUnit(tx: Tx, ref: SessionRef, messageId: string) {
     count: siblings.length,
     versions: siblings.map((m) => ({ branchId: m.branchId, message: toMessage(m) })),
   } satisfies Versions;
-}
-
-/**
- * The messages that follow message `messageId` on any branch (whose nearest message before them is it), oldest first:
- * what was answered to it. For `saveChat`'s `after`, which must not store the same answer twice.
- */
-export async function messagesAfter(ctx: EngineContext, ref: SessionRef, messageId: string): Promise<Message[]> {
-  return ctx.store.read((tx) => messagesAfterUnit(tx, ref, messageId));
-}
-
-function* messagesAfterUnit(tx: Tx, ref: SessionRef, messageId: string) {
-  const session = yield* ownedSession(tx, ref.id, ref.userId);
-  yield* sessionMessage(tx, session, messageId);
-  return (yield* tx.versionsAfter(session.id, messageId)).map(toMessage);
 }
 
 /** The nearest message before `position` in `branch`'s lineage (undefined: none). */

@@ -123,6 +123,22 @@ describe("an answer saved after its question, while the session moved", () => {
     await expectAnswerOnItsOwnBranch(s, saved, edited.branch.id);
   });
 
+  it("the same answer saved after its question by three servers at once (a double submit, a retry) is stored once", async () => {
+    const { fp, path } = dbs.open();
+    const { s, request } = await started(fp);
+    const asked = await saveChat(s, request);
+    // Two more app servers on the same database; the list each saves is the same, its answer's id the client's own.
+    const handles = [s, ...(await Promise.all([0, 1].map(() => dbs.open({ path }).fp.getSession(s.id, { userId: "alice" }))))];
+    const saves = await Promise.all(
+      handles.map((h, i) => saveChat(h, [...request, ui(`a2-${i}`, "assistant", "Lisbon it is.")], { after: asked.lastMessageId })),
+    );
+    for (const saved of saves) expect(saved).toMatchObject({ lastMessageId: saves[0]!.lastMessageId, branchId: saves[0]!.branchId });
+    expect(saves.map((saved) => saved.appended).sort()).toEqual([0, 0, 1]);
+    expect(texts(await loadChat(s))).toEqual(["hello", "hi", "trip to Lisbon?", "Lisbon it is."]);
+    expect((await s.versions(saves[0]!.lastMessageId!)).count).toBe(1);
+    expect(await s.branches()).toHaveLength(1);
+  });
+
   it("with nothing in between, a save after the last message is a plain save; a list that does not follow it is refused", async () => {
     const { fp } = dbs.open();
     const { s, request } = await started(fp);
