@@ -211,6 +211,10 @@ async function scenario(store: Store): Promise<Log> {
   await q("allSessionIds", (tx) => tx.allSessionIds());
   await q("listAllSessions", (tx) => tx.listAllSessions(undefined, 3));
   await q("listAllSessions page", (tx) => tx.listAllSessions(3, 10));
+  await q("countUserSessions alice", (tx) => tx.countUserSessions("alice"));
+  await q("countUserSessions nobody", (tx) => tx.countUserSessions("nobody"));
+  await q("userSessionIds alice", (tx) => tx.userSessionIds("alice", undefined, 10));
+  await q("userSessionIds alice page", (tx) => tx.userSessionIds("alice", 5, 1));
   await q("listUsers", (tx) => tx.listUsers(undefined, 10));
   await q("listUsers page", (tx) => tx.listUsers("Bob", 2));
   await q("listUsers after ~", (tx) => tx.listUsers("~", 10));
