@@ -220,7 +220,7 @@ export function sessionsTx(db: Database.Database): SessionsTx {
         rows.sort(newestFirst);
         rows.length = Math.min(rows.length, limit);
       }
-      return rows;
+      return rows.slice(0, limit);
     },
 
     *markTimesUnordered(sessionId: string) {
