@@ -14,6 +14,7 @@ import { writeCaptureEntry, writeCheckpoint, writeMessages, type EntryFields } f
 import { messagesIn, messagesRange, wroteMessages, type MessagesRange } from "./append.js";
 import { applyOnce, recordRequest, sameJsonText, writtenRequestOf, type AnswerCodec, type Request } from "./requests/ledger.js";
 import { captureStorable, captureStored, saveCapture, saveCaptureStats, takeCapture, type Capture } from "./workspace/capture.js";
+import { assertNoRestorePending } from "./workspace/restore-guards.js";
 import { sameFilesConfig } from "./workspace/snapshots.js";
 
 /**
@@ -189,6 +190,8 @@ function* checkpointUnit(
   // The workspace's files are the current branch's: a turn landing on another branch captures none.
   const ws = session.hasWorkspace && at.branchId === current.branch.id ? yield* tx.getWorkspace(session.id) : undefined;
   if (ws) assertLocal(ws, "checkpoint");
+  // A restore of the directory is under way (or was interrupted): its files are half one version, half another.
+  if (ws) assertNoRestorePending(ws);
   // The scan request must stay before any write: returning commits this transaction.
   if (ws && (!files || !sameFilesConfig(files, ws) || !(yield* captureStorable(tx, files, ws)))) return { scan: ws };
   yield* settleLanding(ctx, tx, at);

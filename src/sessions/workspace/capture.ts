@@ -23,6 +23,12 @@ export interface Capture extends FilesConfig {
   sessionId: string;
   /** The workspace's manifest the capture was compared with (null: none, when attaching). */
   base: number | null;
+  /**
+   * When the workspace row was last written, read before the scan (null when attaching): the capture is stored only
+   * while it is still so. A restore by another process that ran during the scan (even one back to the same manifest)
+   * makes the scan a mix of two versions, and it is taken again.
+   */
+  since: number | null;
   root: string;
   trees: TreeRow[];
   /** Content hashes the snapshot has and `base` has not: each must be stored. */
@@ -37,7 +43,12 @@ export interface Capture extends FilesConfig {
  * The directories of the cache not in the snapshot `base` and the contents it adds (compared a level at a time); with
  * no base (or one stored before trees, which has no tree to share), every directory and content.
  */
-function* captureOf(tx: Tx, state: WorkspaceState, config: FilesConfig & { sessionId: string }, base: number | null): Step<Capture> {
+function* captureOf(
+  tx: Tx,
+  state: WorkspaceState,
+  config: FilesConfig & { sessionId: string; updatedAt?: number },
+  base: number | null,
+): Step<Capture> {
   const reader = new TreeReader();
   const baseRoot = base === null ? null : yield* reader.rootOf(tx, base);
   const shared = baseRoot !== null && !reader.ephemeral.has(baseRoot) ? baseRoot : null;
@@ -70,6 +81,7 @@ function* captureOf(tx: Tx, state: WorkspaceState, config: FilesConfig & { sessi
     exclude: config.exclude,
     gitignore: config.gitignore,
     base,
+    since: base === null ? null : (config.updatedAt ?? null),
     root,
     trees,
     contents,
@@ -99,7 +111,7 @@ function filesWith(state: WorkspaceState, hashes: ReadonlySet<string>): { path: 
  */
 export async function takeCapture(
   ctx: EngineContext,
-  ws: WorkspaceConfig & { manifestId: number | null },
+  ws: WorkspaceConfig & { manifestId: number | null; updatedAt?: number },
   how: { fresh?: boolean; allRows?: boolean } = {},
 ): Promise<Capture> {
   const state = await stateOf(ctx, ws, how.fresh ?? false);
@@ -127,7 +139,7 @@ export async function takeCapture(
   });
 }
 
-function* takeCaptureUnit(tx: Tx, state: WorkspaceState, ws: WorkspaceConfig & { manifestId: number | null }) {
+function* takeCaptureUnit(tx: Tx, state: WorkspaceState, ws: WorkspaceConfig & { manifestId: number | null; updatedAt?: number }) {
   const current = ws.manifestId === null ? null : ((yield* tx.getWorkspace(ws.sessionId))?.manifestId ?? null);
   const capture = yield* captureOf(tx, state, ws, current);
   const present = yield* storedOf(tx, capture.contents);
@@ -152,6 +164,7 @@ export function readIfStill(root: string, path: string, hash: string): Buffer | 
  */
 export function* captureStorable(tx: Tx, capture: Capture, ws: WorkspaceRow | undefined): Step<boolean> {
   if (capture.base !== null && ws?.manifestId !== capture.base) return false;
+  if (capture.since !== null && ws?.updatedAt !== capture.since) return false;
   return (yield* storedOf(tx, capture.contents)).size === capture.contents.length;
 }
 

@@ -1,6 +1,9 @@
 // Which paths of a workspace are captured: not those its `exclude` patterns name; with `gitignore` (the default for
 // workspaces attached now), neither those its own .gitignore files ignore (nested, with negations, as git reads them)
 // nor a `.git` directory or file (a worktree's or a submodule's pointer to its repository), at any depth.
+// Whatever the rules, the files a restore stages beside their destinations, or links aside while it replaces them
+// (`<name>.forkpoint-<pid>.tmp` and `.old`, staged.ts), are never captured: they are forkpoint's own, and a checkpoint
+// taken (by another process) while a restore runs would take them for the user's.
 // `makeRules` uses nothing from outside its own body: the watcher's worker thread runs it from its source text.
 
 /** Whether a path is left out. `rel` is relative to the workspace, "/"-separated; its parent directories were checked. */
@@ -37,8 +40,11 @@ export function makeRules(
     }
     return m;
   };
+  // The names staged.ts gives: `<name>.forkpoint-<pid>.tmp` (or .old), `.forkpoint-<pid>-<16 hex>.tmp` for long names.
+  const staged = /\.forkpoint-\d+(?:-[0-9a-f]{16})?\.(?:tmp|old)$/;
   return {
     ignored(rel: string, isDir: boolean): boolean {
+      if (!isDir && staged.test(rel)) return true;
       const asked = isDir ? `${rel}/` : rel;
       if (excluded.test(asked).ignored) return true;
       // Without `gitignore` (workspaces attached before it existed, or turned off), files are read as they were then.
