@@ -5,6 +5,7 @@ import type { Message, MessageInput } from "../models/types.js";
 import { ConflictError, PayloadTooLargeError, ValidationError } from "../models/errors.js";
 import { appendAfter, appendAfterUnlessStored, messageFields } from "../sessions/append.js";
 import { forkAfter } from "../sessions/fork-after.js";
+import { currentHistory } from "../sessions/history.js";
 import { sessionEngine, type SessionHandle } from "../sessions/session-handle.js";
 
 /** What `saveChat` did: how many stored messages it kept as they were, whether it forked a new branch, how many it appended. */
@@ -99,7 +100,10 @@ const SAVE_READS = 5;
  * the same messages are never stored twice.
  */
 async function syncOnce(s: SessionHandle, inputs: MessageInput[], options: SyncOptions): Promise<SaveResult | null> {
-  const history = await s.history();
+  const { branchId: readOn, messages: history } = await sessionEngine(s).run((ctx, ref) => currentHistory(ctx, ref));
+  // An edit or a fork is made only from the branch read: the same save by another server (a double submit, a retried
+  // request) that made it first moved the session on, and this one reads again instead of making it twice.
+  const ifAt = { branchId: readOn };
   const stored = storedMessages(history);
   let kept = 0;
   while (
@@ -130,12 +134,14 @@ async function syncOnce(s: SessionHandle, inputs: MessageInput[], options: SyncO
     rest[0] = { ...next, metadata: { ...(next.metadata ?? {}), [CONTINUES]: stored[kept]!.latest.id } };
   } else if (changed) {
     // Before the message's first form: its later forms and the tool calls between them go with it.
-    last = (await s.edit(stored[kept]!.first.id, rest.shift()!)).message;
+    const edited = await unlessMoved(s.edit(stored[kept]!.first.id, rest.shift()!, { ifAt }));
+    if (!edited) return null;
+    last = edited.message;
     forked = "edit";
   } else if (kept < stored.length) {
     // Right after the last message kept: tool calls made after it (the dropped answer's) are undone too.
     const lastKept = kept > 0 ? stored[kept - 1]!.latest.id : null;
-    await sessionEngine(s).run((ctx, ref) => forkAfter(ctx, ref, lastKept));
+    if (!(await unlessMoved(sessionEngine(s).run((ctx, ref) => forkAfter(ctx, ref, lastKept, { ifAt }))))) return null;
     forked = "truncate";
   }
   if (rest.length > 0) {
@@ -148,6 +154,16 @@ async function syncOnce(s: SessionHandle, inputs: MessageInput[], options: SyncO
   }
   const branchId = last?.branchId ?? (await s.info()).currentBranchId;
   return { kept, forked, continued, appended: rest.length, lastMessageId: last?.id ?? null, branchId };
+}
+
+/** A move's result, or null when it was refused because the session moved on since it was read (`SESSION_MOVED`). */
+async function unlessMoved<T>(move: Promise<T>): Promise<T | null> {
+  try {
+    return await move;
+  } catch (error) {
+    if (error instanceof ConflictError && error.code === "SESSION_MOVED") return null;
+    throw error;
+  }
 }
 
 /**

@@ -12,6 +12,17 @@ export async function history(ctx: EngineContext, ref: SessionRef, options: Hist
   return ctx.store.read((tx) => historyUnit(tx, ref, o));
 }
 
+/**
+ * The current branch's whole history with that branch's id, read in one unit: what a save compares a chat with, and
+ * the branch its edit or fork must still start from (`ifAt`) when it is made.
+ */
+export async function currentHistory(ctx: EngineContext, ref: SessionRef): Promise<{ branchId: string; messages: Message[] }> {
+  return ctx.store.read(function* (tx) {
+    const session = yield* ownedSession(tx, ref.id, ref.userId);
+    return { branchId: session.currentBranchId, messages: yield* lineageMessages(tx, session.currentBranchId, toMessage) };
+  });
+}
+
 function* historyUnit(tx: Tx, ref: SessionRef, o: HistoryOptions) {
   const session = yield* ownedSession(tx, ref.id, ref.userId);
   const branch = yield* branchOf(tx, session, o.branchId ?? session.currentBranchId);

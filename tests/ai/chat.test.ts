@@ -272,6 +272,26 @@ describe("saveChat / loadChat", () => {
     expect((await chat.versions(first!.id)).count).toBe(1);
   });
 
+  it("the same edited, then shortened, list saved by three servers at once: one edit, one fork", async () => {
+    const { fp, path } = dbs.open();
+    const chat = await fp.createSession({ userId: "u" });
+    const servers = [chat, ...(await Promise.all([0, 1].map(() => dbs.open({ path }).fp.getSession(chat.id, { userId: "u" }))))];
+    await saveChat(chat, [user("q1", "hello"), assistant("a1", "hi"), user("q2", "trip?")]);
+    // The user edited the question: each server gets the edited list (a double submit, a retried request).
+    const edited = [user("q1", "hello"), assistant("a1", "hi"), user("q2", "trip to Porto?")];
+    const saves = await Promise.all(servers.map((s) => saveChat(s, edited)));
+    expect(saves.map((saved) => saved.forked).filter((forked) => forked !== null)).toEqual(["edit"]);
+    expect(await loadChat(chat)).toEqual(edited);
+    const question = (await chat.history()).at(-1)!;
+    expect((await chat.versions(question.id)).count).toBe(2);
+    expect(await chat.branches()).toHaveLength(2);
+    // Regenerate from the first answer: the list ends there, so the saves fork right after it, once.
+    const shortened = await Promise.all(servers.map((s) => saveChat(s, edited.slice(0, 2))));
+    expect(shortened.map((saved) => saved.forked).filter((forked) => forked !== null)).toEqual(["truncate"]);
+    expect(await loadChat(chat)).toEqual(edited.slice(0, 2));
+    expect(await chat.branches()).toHaveLength(3);
+  });
+
   it("refuses what is not a UIMessage list with a ValidationError and writes nothing", async () => {
     const { s, path } = await session();
     await saveChat(s, [user("u1", "hi")]);
