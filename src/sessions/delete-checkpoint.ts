@@ -1,4 +1,4 @@
-// deleteCheckpoint: removes a checkpoint no branch forks from.
+// deleteCheckpoint: removes a checkpoint no branch forks from and no guarded block holds.
 import type { Tx } from "../store/port/index.js";
 import { ConflictError } from "../models/errors.js";
 import type { WriteOptions } from "../models/inputs.js";
@@ -39,6 +39,13 @@ function* deleteCheckpointUnit(
   if (yield* tx.langgraph.usesFpCheckpoint(cp.id)) {
     throw new ConflictError(
       `checkpoint ${cp.id} holds a LangGraph checkpoint of ForkpointSaver; delete the thread instead`,
+      "CHECKPOINT_IN_USE",
+    );
+  }
+  // Left to find: a guarded block's hold (atomic), whose rollback goes to it, in whichever handle or server it runs.
+  if (yield* tx.checkpointInUse(session.id, cp.id)) {
+    throw new ConflictError(
+      `checkpoint ${cp.id} is held by a guarded block (atomic) that is running; it cannot be deleted`,
       "CHECKPOINT_IN_USE",
     );
   }

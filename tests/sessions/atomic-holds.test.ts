@@ -110,6 +110,33 @@ describe("atomic: the block's checkpoint is held until the block ends", () => {
     expect(await holdsOf(file)).toBe(0);
   });
 
+  it("another server cannot delete it while the block runs: the rollback still finds it", async () => {
+    const { fp, other } = twoServers({ tools: [writeFile] });
+    const s = await fp.createSession({ userId: "u" });
+    await s.setState({ n: 0 });
+    const same = await other.getSession(s.id, { userId: "u" });
+    let refusal: unknown;
+    const e = await rejectionOf(
+      s.atomic(async () => {
+        await s.invoke("write_file", { name: "deleted.txt", text: "x" });
+        await s.setState({ n: 1 });
+        const held = (await same.listCheckpoints()).items.find((c) => c.name === "atomic")!;
+        refusal = await rejectionOf(same.deleteCheckpoint(held.id));
+        throw new Error("boom");
+      }),
+    );
+    expect(refusal).toMatchObject({ code: "CHECKPOINT_IN_USE" });
+    expect(e).not.toBeInstanceOf(AtomicRollbackError);
+    expect(await s.getState()).toEqual({ n: 0 });
+    expect(exists("deleted.txt")).toBe(false);
+    // Once the block has ended, it is a checkpoint like any other.
+    const cp = (await s.listCheckpoints()).items.find((c) => c.name === "atomic")!;
+    await s.switchBranch((await s.branches()).find((b) => b.reason === "root")!.id);
+    await rejectionOf(s.deleteCheckpoint(cp.id)); // the rollback's branch forks from it
+    const free = await s.atomic(() => s.checkpoint({ name: "inside" }));
+    await same.deleteCheckpoint(free.id);
+  });
+
   it("a hold its holder stopped renewing lapses: prune then drops the checkpoint and the hold", async () => {
     const { fp, path: file } = dbs.open();
     const s = await fp.createSession({ userId: "u" });
