@@ -57,7 +57,13 @@ const skippedOut = z
 /** What a move (rollback, undo, redo, switch_branch) did: the branch it made current, the files, the tool calls. */
 const moveShape = {
   branch: branchOut,
-  files: z.object({ written: z.array(z.string()), deleted: z.array(z.string()) }),
+  files: z.object({
+    written: z.array(z.string()),
+    deleted: z.array(z.string()),
+    kept: z
+      .array(z.string())
+      .describe("files changed (by someone else) while the rewind ran: left with their newer content, now uncheckpointed"),
+  }),
   savedDrift: z
     .object({ checkpointId: z.string(), files: z.array(z.string()) })
     .nullable()

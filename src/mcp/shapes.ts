@@ -27,7 +27,7 @@ export const callOf = (t: ToolInvocation): string => `${t.tool} ${t.id}`;
 
 export const moveOf = (r: MoveResult): MoveOut => ({
   branch: branchOf(r.branch),
-  files: r.files ?? { written: [], deleted: [] },
+  files: { written: r.files?.written ?? [], deleted: r.files?.deleted ?? [], kept: r.files?.kept ?? [] },
   savedDrift: r.savedDrift ?? null,
   tools: { undone: r.undone.map(callOf), replayed: r.replayed.map(callOf), skipped: r.skipped.map(callOf) },
 });
@@ -59,6 +59,8 @@ export const countOf = (n: number, one: string, many = `${one}s`) => `${n} ${n =
 /** What a move did to the files and the tool calls, as the tail of its line. */
 export function moveTail(m: MoveOut): string {
   const parts = [`${countOf(m.files.written.length, "file")} written, ${m.files.deleted.length} deleted`];
+  if (m.files.kept.length > 0)
+    parts.push(`${paths(m.files.kept)} changed while it ran: kept as they are now (not checkpointed; checkpoint {} keeps them)`);
   if (m.savedDrift) parts.push(`changed files first saved in checkpoint ${m.savedDrift.checkpointId} (${paths(m.savedDrift.files)})`);
   if (m.tools.undone.length > 0) parts.push(`undid ${paths(m.tools.undone)}`);
   if (m.tools.replayed.length > 0) parts.push(`replayed ${paths(m.tools.replayed)}`);

@@ -224,8 +224,12 @@ export interface MoveResult {
   failed: FailedStep[];
   /** Invocations whose outcome is unknown (left `running` by a crash): never undone or replayed automatically. */
   unknown: ToolInvocation[];
-  /** With `scope: "files"` or `"both"`: the workspace files written and deleted to match the target. */
-  files?: { written: string[]; deleted: string[] };
+  /**
+   * With `scope: "files"` or `"both"`: the workspace files written and deleted to match the target; `kept` (present
+   * when any): files someone changed while the restore ran, left with their newer content (never overwritten), which
+   * count as changed since forkpoint last saw them (the next move refuses to overwrite them unsaved, as any drift).
+   */
+  files?: { written: string[]; deleted: string[]; kept?: string[] };
   /** With `force: true`, when files had changed outside forkpoint: the checkpoint they were saved in before the move. */
   savedDrift?: SavedDrift;
 }

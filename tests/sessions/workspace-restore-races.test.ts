@@ -1,15 +1,17 @@
-// A workspace restored while someone else works in it: another process's checkpoints taken meanwhile never capture
-// the restore's staged files, nor a mix of the two versions (a real child process restores while this one checkpoints).
+// A workspace restored while someone else works in it: a file edited while the restore runs is never overwritten (it is
+// kept, with its newer content, and said); another process's checkpoints taken meanwhile never capture the restore's
+// staged files, nor a mix of the two versions. Real child processes edit, and restore, while this one works.
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConflictError, type Checkpoint, type Forkpoint, type SessionHandle } from "../../src/index.js";
-import { filesUnder, makeTempDir, removeDir } from "../helpers.js";
+import { filesUnder, makeTempDir, rejectionOf, removeDir } from "../helpers.js";
 import { openForkpoint } from "../fixtures/backend.js";
 import { startWorker } from "../fixtures/workers.js";
 
 const LOOP = fileURLToPath(new URL("../fixtures/workspace-restore-loop.ts", import.meta.url));
+const EDITOR = fileURLToPath(new URL("../fixtures/workspace-editor.ts", import.meta.url));
 let dir: string;
 let ws: string;
 let db: string;
@@ -48,6 +50,28 @@ async function twoVersions(n: number): Promise<{ s: SessionHandle; a: Checkpoint
   return { s, a, b };
 }
 
+describe("files edited while a restore runs", () => {
+  it("are never overwritten: kept with their newer content, said in the result, and drift afterwards", async () => {
+    const { s, a, b } = await twoVersions(1200);
+    // Forty files the restore rewrites late (their folders come last), edited once it started staging.
+    const edited = Array.from({ length: 40 }, (_, i) => `d${9 - (i % 3)}/f${1199 - 10 * i - (i % 3)}.txt`).sort();
+    expect(new Set(edited).size).toBe(40);
+    const editor = startWorker(EDITOR, [ws, "d0", ...edited]);
+    await editor.ready;
+    const moved = await s.rollback(a.id, { scope: "files" });
+    expect((await editor.done).stdout).toContain("edited");
+    // Every edit is there, whether it came before the restore reached its file (kept) or after (written over it).
+    for (const rel of edited) expect(fs.readFileSync(path.join(ws, rel), "utf8")).toBe(`edited by hand: ${rel}\n`);
+    // Those edited before the restore reached them are said (all of them, unless this machine stalled the editor).
+    const kept = moved.files!.kept ?? [];
+    expect(edited).toEqual(expect.arrayContaining(kept));
+    expect(moved.files!.written).toHaveLength(1200 - kept.length);
+    expect(await s.diffFiles(a.id, "disk", { patch: false })).toMatchObject({ added: [], modified: edited, deleted: [] });
+    // Changed since forkpoint last saw them: the next move refuses to overwrite them unsaved.
+    expect(await rejectionOf(s.rollback(b.id, { scope: "files" }))).toMatchObject({ code: "WORKSPACE_DRIFT" });
+  });
+});
+
 describe("checkpoints while a restore runs", () => {
   it("never capture what a restore stages or links aside, whoever left it there", async () => {
     write("a.txt", "a");
@@ -68,8 +92,8 @@ describe("checkpoints while a restore runs", () => {
   });
 
   it("by another process are refused, or capture one version whole, never a staged file", async () => {
-    const { s, a, b } = await twoVersions(300);
-    const worker = startWorker(LOOP, [db, s.id, a.id, b.id, "40"]);
+    const { s, a, b } = await twoVersions(200);
+    const worker = startWorker(LOOP, [db, s.id, a.id, b.id, "16"]);
     await worker.ready;
     const other = openForkpoint({ path: db });
     try {

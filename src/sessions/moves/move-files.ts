@@ -10,7 +10,7 @@ import type { MoveTarget } from "./move-plan.js";
 import type { MoveSpec } from "./move-spec.js";
 
 /** What a move's files step wrote and deleted. */
-export type RestoredFiles = { written: string[]; deleted: string[] };
+export type RestoredFiles = { written: string[]; deleted: string[]; kept?: string[] };
 
 /**
  * The position on the target lineage of the snapshot a move restores (the one `targetFiles` finds): the checkpoint's

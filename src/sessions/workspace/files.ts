@@ -6,10 +6,21 @@ import { basename, dirname, join } from "node:path";
 import { contentOf, modeOf } from "./file-id.js";
 import { asideName, stagedName } from "./staged.js";
 
-/** A change a restore applies: the file at `path` gets id `to` (null: it is deleted). */
+/** A change a restore applies: the file at `path`, file `from` now (null: none), gets id `to` (null: it is deleted). */
 export interface RestoreChange {
   path: string;
+  from: string | null;
   to: string | null;
+}
+
+/** Whether the file at `path` still is `from` (see `stillIs`): asked right before the restore replaces or deletes it. */
+export type StillThere = (path: string, from: string | null) => boolean;
+
+/** What a restore did: files written and deleted, and those it left as someone changed them meanwhile. */
+export interface Restored {
+  written: string[];
+  deleted: string[];
+  kept: string[];
 }
 
 type Kind = "dir" | "file" | "link" | "none";
@@ -83,6 +94,16 @@ function removeEmptyTree(full: string): void {
   rmdirSync(full);
 }
 
+/** Whether nothing is at `full` (nor can be: a file is on its way). */
+function absent(full: string): boolean {
+  try {
+    return lstatSync(full, { throwIfNoEntry: false }) === undefined;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOTDIR") return true;
+    throw error;
+  }
+}
+
 /** Makes the folder `folder` (and those above it): false when a file is in the way (the restore deletes it first). */
 function madeFolder(folder: string): boolean {
   try {
@@ -111,9 +132,12 @@ const STAGE_BATCH = 256;
 
 interface Staged {
   path: string;
+  from: string | null;
   full: string;
   temp: string;
 }
+
+const byPath = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * Applies `changes` to `dir` (which holds their `from` side): every new content is first written beside its place
@@ -123,21 +147,27 @@ interface Staged {
  * turns from a file into a directory) is staged once that file is deleted; a directory where a file goes is removed
  * once the deletes emptied it. `moved.any` turns true once the directory starts to change. Check `assertRestorable`
  * first.
+ * A file someone changed since the restore checked the directory (`still` says so, right before the file would be
+ * replaced or deleted) is left as it is, with its newer content, and reported in `kept`; so is a path that something
+ * new is in the way of.
  */
 export async function restoreChanges(
   dir: string,
   changes: readonly RestoreChange[],
   contents: (hashes: string[]) => Promise<ReadonlyMap<string, Buffer>>,
   moved: { any: boolean },
-): Promise<{ written: string[]; deleted: string[] }> {
+  still: StillThere = () => true,
+): Promise<Restored> {
   const writes = changes.filter((c) => c.to !== null);
   const staged: Staged[] = [];
   const later: RestoreChange[] = [];
+  const kept: string[] = [];
+  const written: string[] = [];
   const stage = (c: RestoreChange, got: ReadonlyMap<string, Buffer>): Staged => {
     const full = join(dir, ...c.path.split("/"));
     const temp = join(dirname(full), stagedName(basename(full), process.pid));
     writeStaged(temp, got.get(contentOf(c.to!))!, modeOf(c.to!));
-    return { path: c.path, full, temp };
+    return { path: c.path, from: c.from, full, temp };
   };
   try {
     for (let i = 0; i < writes.length; i += STAGE_BATCH) {
@@ -156,9 +186,18 @@ export async function restoreChanges(
   const aside: string[] = [];
   let renamed = 0;
   let linking = true;
-  const put = ({ full, temp }: Staged) => {
+  const put = ({ path, from, full, temp }: Staged) => {
+    if (!still(path, from)) return keep(path, temp);
     moved.any = true;
-    if (lstatSync(full, { throwIfNoEntry: false })?.isDirectory()) removeEmptyTree(full);
+    if (lstatSync(full, { throwIfNoEntry: false })?.isDirectory()) {
+      try {
+        removeEmptyTree(full);
+      } catch (error) {
+        // Something new in the directory a file was to replace (or a file someone changed left there).
+        if ((error as NodeJS.ErrnoException).code !== "ENOTEMPTY") throw error;
+        return keep(path, temp);
+      }
+    }
     // The file replaced is first linked aside (and unlinked below, off this thread): a rename that drops the last
     // link of a file whose data is still being written back waits for that write (ext4 starts it at each such rename),
     // so replacing files a restore wrote a moment ago (undo, then redo) took tens of ms per file.
@@ -174,14 +213,26 @@ export async function restoreChanges(
       }
     }
     renameSync(temp, full);
+    written.push(path);
+  };
+  const keep = (path: string, temp: string) => {
+    rmSync(temp, { force: true });
+    kept.push(path);
   };
   let late: Staged | null = null;
   try {
     for (const c of changes) {
       if (c.to !== null) continue;
+      const full = join(dir, ...c.path.split("/"));
+      if (!still(c.path, c.from)) {
+        // Changed since: kept. Already gone: nothing to delete.
+        if (absent(full)) deleted.push(c.path);
+        else kept.push(c.path);
+        continue;
+      }
       moved.any = true;
       try {
-        rmSync(join(dir, ...c.path.split("/")), { force: true });
+        rmSync(full, { force: true });
       } catch (error) {
         // Below a file: there is nothing to delete there.
         if ((error as NodeJS.ErrnoException).code !== "ENOTDIR") throw error;
@@ -190,7 +241,11 @@ export async function restoreChanges(
     }
     for (; renamed < staged.length; renamed++) put(staged[renamed]!);
     for (const c of later) {
-      mkdirSync(dirname(join(dir, ...c.path.split("/"))), { recursive: true });
+      // Still a file on the way (one someone changed was kept): the file below it is kept out too.
+      if (!madeFolder(dirname(join(dir, ...c.path.split("/"))))) {
+        kept.push(c.path);
+        continue;
+      }
       late = stage(c, await contents([contentOf(c.to!)]));
       put(late);
       staged.push(late);
@@ -203,6 +258,5 @@ export async function restoreChanges(
     throw error;
   }
   await Promise.all(aside.map((old) => rm(old, { force: true })));
-  const written = staged.map((s) => s.path).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  return { written, deleted };
+  return { written: written.sort(byPath), deleted, kept: kept.sort(byPath) };
 }

@@ -15,7 +15,8 @@ import { TreeReader, diffTrees, listFiles, readBlobs } from "./objects.js";
 import { scan, scanContext, stateOf, type WorkspaceState } from "./state.js";
 import { contentsFor } from "./prepare-restore.js";
 import type { RestoreJournal } from "./restore-guards.js";
-import { deletedFile, wroteFile } from "./walk.js";
+import { recordRestored } from "./restore.js";
+import { stillIs } from "./walk.js";
 
 /** What recovery did with one interrupted workspace restore. */
 export interface WorkspaceRecovery {
@@ -108,12 +109,9 @@ async function finishClaimed(
   const blocked = assertRestorable(ws.dir, planned.changes);
   if (blocked) return drift([], blocked);
   await state.exclusive(async () => {
-    await restoreChanges(ws.dir, planned.changes, contentsFor(ctx, planned.contents), { any: false });
-    const sc = scanContext(ctx, state, null);
-    for (const c of planned.changes) {
-      if (c.to === null) deletedFile(state.cache, c.path);
-      else wroteFile(state.cache, sc, c.path, c.to);
-    }
+    const still = (path: string, from: string | null) => stillIs(state.cache, ws.dir, path, from);
+    const done = await restoreChanges(ws.dir, planned.changes, contentsFor(ctx, planned.contents), { any: false }, still);
+    recordRestored(state, scanContext(ctx, state, null), planned.changes, done);
   });
   const stats = state.cache.toRows();
   await ctx.store.write({ sessionId }, (tx) => endRestoreUnit(tx, sessionId, goal, ctx, stats));

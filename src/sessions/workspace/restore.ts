@@ -5,14 +5,14 @@ import type { Step, Tx } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
 import { SELF_START } from "../moves/process-identity.js";
 import { contentOf } from "./file-id.js";
-import { restoreChanges } from "./files.js";
-import { PackWriter, TreeReader, applyChanges } from "./objects.js";
+import { restoreChanges, type Restored } from "./files.js";
+import { PackWriter, TreeReader, applyChanges, type FileChange } from "./objects.js";
 import { contentsFor, type PreparedRestore } from "./prepare-restore.js";
 import { assertNoMoveRunning, endRestore, type RestoreJournal } from "./restore-guards.js";
 import { sameFilesConfig } from "./snapshots.js";
 import type { StatRows } from "./stat-cache.js";
-import { scanContext, stateOf } from "./state.js";
-import { deletedFile, wroteFile } from "./walk.js";
+import { scanContext, stateOf, type WorkspaceState } from "./state.js";
+import { deletedFile, stillIs, wroteFile, type ScanContext } from "./walk.js";
 
 /**
  * Makes the workspace hold the prepared target's files and records it as what forkpoint last wrote. The restore is
@@ -25,7 +25,7 @@ export async function restoreFiles(
   sessionId: string,
   p: PreparedRestore,
   move: Pick<RestoreJournal, "scope" | "fromBranchId" | "fromHead">,
-): Promise<{ written: string[]; deleted: string[] }> {
+): Promise<RestoredFiles> {
   const journal: RestoreJournal = {
     ...move,
     manifestId: p.manifestId,
@@ -37,15 +37,12 @@ export async function restoreFiles(
   const state = await stateOf(ctx, p.ws);
   await ctx.store.write({ sessionId }, (tx) => startFilesRestoreUnit(tx, sessionId, p, journal));
   const moved = { any: false };
-  let changed: { written: string[]; deleted: string[] };
+  let changed: Restored;
   try {
     changed = await state.exclusive(async () => {
-      const done = await restoreChanges(p.ws.dir, p.changes, contentsFor(ctx, p.contents), moved);
-      const sc = scanContext(ctx, state, null);
-      for (const c of p.changes) {
-        if (c.to === null) deletedFile(state.cache, c.path);
-        else wroteFile(state.cache, sc, c.path, c.to);
-      }
+      const still = (path: string, from: string | null) => stillIs(state.cache, p.ws.dir, path, from);
+      const done = await restoreChanges(p.ws.dir, p.changes, contentsFor(ctx, p.contents), moved, still);
+      recordRestored(state, scanContext(ctx, state, null), p.changes, done);
       return done;
     });
   } catch (error) {
@@ -56,7 +53,26 @@ export async function restoreFiles(
   const stats = state.cache.toRows();
   await ctx.store.write({ sessionId }, (tx) => endFilesRestoreUnit(tx, sessionId, journal, ctx, move, stats));
   state.cache.markStored(stats);
-  return changed;
+  return restoredFiles(changed);
+}
+
+/** What a restore returns: the files written and deleted, and those kept as someone changed them (when any). */
+export type RestoredFiles = { written: string[]; deleted: string[]; kept?: string[] };
+
+export const restoredFiles = (r: Restored): RestoredFiles => (r.kept.length > 0 ? r : { written: r.written, deleted: r.deleted });
+
+/**
+ * Records in the stat cache what a restore wrote and deleted (its stat data, no read). A file it kept is looked at
+ * again by the next scan: someone changed it.
+ */
+export function recordRestored(state: WorkspaceState, sc: ScanContext, changes: readonly FileChange[], done: Restored): void {
+  const written = new Set(done.written);
+  const deleted = new Set(done.deleted);
+  for (const c of changes) {
+    if (deleted.has(c.path)) deletedFile(state.cache, c.path);
+    else if (written.has(c.path)) wroteFile(state.cache, sc, c.path, c.to!);
+  }
+  for (const path of done.kept) state.pending.dirty.add(path);
 }
 
 function* endFilesRestoreUnit(

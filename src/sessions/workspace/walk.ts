@@ -6,8 +6,8 @@ import { isUtf8 } from "node:buffer";
 import { closeSync, lstatSync, openSync, readFileSync, readSync, readdirSync, type BigIntStats } from "node:fs";
 import { createHash } from "node:crypto";
 import { sha256 } from "../integrity/hashes.js";
-import { DirNode, isDir, join, type FileEntry } from "./dir-node.js";
-import { contentOf } from "./file-id.js";
+import { DirNode, idOf, isDir, join, type FileEntry } from "./dir-node.js";
+import { contentOf, executableMode, fileIdOf } from "./file-id.js";
 import type { Rules } from "./rules.js";
 import type { StatCache } from "./stat-cache.js";
 
@@ -164,6 +164,29 @@ export function wroteFile(cache: StatCache, sc: ScanContext, rel: string, id: st
   // Written a moment ago: racy, so that the next check reads it (a write by someone else in the same tick is not missed).
   entry.racy = st.mtimeNs >= statAt - RACY_NS;
   cache.setFile(dir, name, rel, entry);
+}
+
+/**
+ * Whether the path `rel` still is what the cache says it was: file `id` (its stat data unchanged and not racy, else its
+ * content and mode read again), or, `id` null, no file (nothing, or a directory). A restore asks it of each file right
+ * before replacing or deleting it: what someone changed since the restore checked the directory is never overwritten.
+ */
+export function stillIs(cache: StatCache, root: string, rel: string, id: string | null): boolean {
+  let st: BigIntStats | undefined;
+  try {
+    st = lstatSync(`${root}/${rel}`, { bigint: true, throwIfNoEntry: false });
+  } catch (error) {
+    if (codeOf(error) !== "ENOTDIR") throw error;
+  }
+  if (id === null) return !st || st.isDirectory();
+  if (!st?.isFile()) return false;
+  const e = cache.find(rel);
+  if (e !== undefined && !isDir(e) && idOf(e) === id && !e.racy && sameStat(e, st)) return true;
+  try {
+    return fileIdOf(sha256(readFileSync(`${root}/${rel}`)), executableMode(Number(st.mode))) === id;
+  } catch {
+    return false;
+  }
 }
 
 /** Records that forkpoint deleted the file at `rel` (a restore). */
