@@ -36,6 +36,10 @@ export async function buildPage(out: string, source: string): Promise<void> {
   }
   const staging = `${out}.${process.pid}.tmp`;
   rmSync(staging, { recursive: true, force: true });
+  // React's production build, whatever NODE_ENV this process runs under (a test runner's "test" would give the
+  // development one, whose effects run twice under StrictMode).
+  const nodeEnv = process.env.NODE_ENV;
+  process.env.NODE_ENV = "production";
   try {
     await vite.build({ configFile: join(source, "vite.config.ts"), build: { outDir: staging, emptyOutDir: true }, logLevel: "error" });
     rmSync(out, { recursive: true, force: true });
@@ -44,6 +48,8 @@ export async function buildPage(out: string, source: string): Promise<void> {
     // Another build finished first: its page is as good as this one.
     if (!pageIsCurrent(out, source)) throw error;
   } finally {
+    if (nodeEnv === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = nodeEnv;
     rmSync(staging, { recursive: true, force: true });
   }
 }

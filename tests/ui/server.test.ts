@@ -114,6 +114,35 @@ describe("the JSON endpoints", () => {
     expect(restored.history.map((m: { content: string }) => m.content)).toEqual(["hello"]);
   });
 
+  it("page a branch's history and the checkpoint list, and the tree's checkpoints stay a few per branch", async () => {
+    const w = openForkpoint({ path: db });
+    let session = "";
+    try {
+      const s = await w.createSession({ userId: "pat" });
+      for (let i = 1; i <= 130; i++) await s.append({ role: "user", content: `m${i}` });
+      for (let i = 0; i < 60; i++) await s.checkpoint({ name: `c${i}` });
+      session = s.id;
+    } finally {
+      await w.close();
+    }
+    const tree = await (await api(`/api/session?user=pat&session=${session}`)).json();
+    expect([tree.checkpoints.length, tree.checkpointCount, tree.moreCheckpoints]).toEqual([8, 60, [tree.info.currentBranchId]]);
+    expect(tree.checkpoints.map((c: { name: string }) => c.name)).toEqual(["c59", "c58", "c57", "c56", "c55", "c54", "c53", "c52"]);
+    const branch = tree.info.currentBranchId;
+    const last = await (await api(`/api/history?user=pat&session=${session}&branch=${branch}`)).json();
+    expect([last.items.length, last.items[0].content, last.items.at(-1).content, last.earlier]).toEqual([100, "m31", "m130", 31]);
+    const first = await (await api(`/api/history?user=pat&session=${session}&branch=${branch}&before=31`)).json();
+    expect([first.items.map((m: { content: string }) => m.content), first.earlier]).toEqual([
+      Array.from({ length: 30 }, (_, i) => `m${i + 1}`),
+      null,
+    ]);
+    const bad = await api(`/api/history?user=pat&session=${session}&branch=${branch}&before=x`);
+    expect([bad.status, (await bad.json()).error.field]).toEqual([400, "before"]);
+    const page1 = await (await api(`/api/checkpoints?user=pat&session=${session}`)).json();
+    const page2 = await (await api(`/api/checkpoints?user=pat&session=${session}&cursor=${page1.nextCursor}`)).json();
+    expect([page1.items.length, page2.items.length, page2.nextCursor]).toEqual([50, 10, null]);
+  });
+
   it("check their input: unknown ids are 404 NOT_FOUND, another user's session too, missing ones 400 with the field", async () => {
     const notFound = await api(`/api/session?user=ann&session=ses_nope`);
     expect([notFound.status, (await notFound.json()).error.code]).toEqual([404, "NOT_FOUND"]);

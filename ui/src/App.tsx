@@ -1,9 +1,11 @@
-// The page: users and their sessions on the left, the selected session's tree in the middle, details on the right.
-import { useCallback, useEffect, useState } from "react";
-import { api } from "./api";
-import { CheckpointPanel, DiffPanel, ErrorLine, PlanPanel, Tools, VersionsPanel, type MoveTarget } from "./Panels";
+// The page: users and sessions on the left; the session's tree, a branch's history and the details side by side.
+import { useCallback, useEffect, useRef, useState } from "react";
+import { api, isAbort } from "./api";
+import { branchLabel, HistoryPane } from "./History";
+import { CheckpointList, CheckpointPanel, DiffPanel, ErrorLine, PlanPanel, Tools, VersionsPanel, type MoveTarget } from "./Panels";
 import { TreeView } from "./TreeView";
-import type { Page, SessionInfo, SessionTree, UserInfo } from "./types";
+import type { Checkpoint, Page, SessionInfo, UserInfo } from "./types";
+import { useLoad } from "./useLoad";
 
 function Users(props: { selected: string | undefined; onSelect: (u: string) => void }) {
   const [users, setUsers] = useState<Page<UserInfo> | null>(null);
@@ -36,17 +38,26 @@ function Sessions(props: { user: string; selected: string | undefined; onSelect:
   const [q, setQ] = useState("");
   const [page, setPage] = useState<Page<SessionInfo> | null>(null);
   const [error, setError] = useState<unknown>(null);
+  // The listing the page shows is the one for the latest user and search: an earlier one still under way is aborted.
+  const running = useRef<AbortController | null>(null);
   const load = useCallback(
-    (cursor?: string) =>
-      api
-        .sessions(props.user, q || undefined, cursor)
-        .then((p) => setPage((prev) => (cursor && prev ? { items: [...prev.items, ...p.items], nextCursor: p.nextCursor } : p)), setError),
+    (cursor?: string) => {
+      running.current?.abort();
+      const controller = (running.current = new AbortController());
+      return api.sessions(props.user, q || undefined, cursor, controller.signal).then(
+        (p) => setPage((prev) => (cursor && prev ? { items: [...prev.items, ...p.items], nextCursor: p.nextCursor } : p)),
+        (e: unknown) => isAbort(e) || setError(e),
+      );
+    },
     [props.user, q],
   );
   useEffect(() => {
     setError(null);
     const timer = setTimeout(() => void load(), 150);
-    return () => clearTimeout(timer);
+    return () => {
+      clearTimeout(timer);
+      running.current?.abort();
+    };
   }, [load]);
   return (
     <section>
@@ -75,42 +86,67 @@ function Sessions(props: { user: string; selected: string | undefined; onSelect:
   );
 }
 
+type Tab = "checkpoint" | "plan" | "versions" | "diff" | "checkpoints" | "world";
+const TABS: [Tab, string][] = [
+  ["checkpoint", "Checkpoint"],
+  ["plan", "Plan"],
+  ["versions", "Versions"],
+  ["diff", "Diff"],
+  ["checkpoints", "Checkpoints"],
+  ["world", "World"],
+];
+
 export function App() {
   const [allowWrites, setAllowWrites] = useState(false);
   const [user, setUser] = useState<string>();
   const [sessionId, setSessionId] = useState<string>();
-  const [tree, setTree] = useState<SessionTree | null>(null);
-  const [treeError, setTreeError] = useState<unknown>(null);
-  const [checkpointId, setCheckpointId] = useState<string>();
+  const [generation, setGeneration] = useState(0);
+  const [branchId, setBranchId] = useState<string>();
+  const [checkpoint, setCheckpoint] = useState<Checkpoint>();
   const [messageId, setMessageId] = useState<string>();
   const [move, setMove] = useState<MoveTarget>();
-  const [generation, setGeneration] = useState(0);
+  const [tab, setTab] = useState<Tab>("checkpoints");
+  const [listed, setListed] = useState<Checkpoint[]>([]);
 
   useEffect(() => void api.config().then((c) => setAllowWrites(c.allowWrites)), []);
+  // The tree of the latest session clicked: a click on A then B shows B, whatever answers last.
+  const { data: tree, error: treeError } = useLoad(
+    user && sessionId ? (signal) => api.session(user, sessionId, signal) : null,
+    [user, sessionId, generation],
+    // The same session read again (after a move): its tree stays drawn meanwhile.
+    user && sessionId ? `${user}\n${sessionId}` : undefined,
+  );
+  // A tree (re)loaded: the history shows the current branch unless another branch of it is selected.
   useEffect(() => {
-    if (!user || !sessionId) return;
-    setTreeError(null);
-    api.session(user, sessionId).then(setTree, setTreeError);
-  }, [user, sessionId, generation]);
+    if (tree && !(branchId && tree.branches.some((b) => b.id === branchId))) setBranchId(tree.info.currentBranchId);
+  }, [tree]);
 
-  const checkpoint = tree?.checkpoints.find((c) => c.id === checkpointId);
-  const selectSession = (id: string) => {
+  const selectSession = (id: string | undefined) => {
     setSessionId(id);
-    setTree(null);
-    // The same session again reloads it (what other servers wrote meanwhile): its id alone would not change the effect's deps.
+    // The same session again reloads it (what other servers wrote meanwhile): its id alone would not change the deps.
     setGeneration((g) => g + 1);
-    setCheckpointId(undefined);
+    setBranchId(undefined);
+    setCheckpoint(undefined);
     setMessageId(undefined);
     setMove(undefined);
+    setListed([]);
+    setTab("checkpoints");
   };
-  const branchLabel = (id: string) => {
-    const b = tree?.branches.find((x) => x.id === id);
-    return b?.name ?? `branch ${id.slice(-6)}`;
+  const branchOf = (id: string) => tree?.branches.find((x) => x.id === id);
+  const label = (id: string) => branchLabel(branchOf(id), id);
+  const selectCheckpoint = (c: Checkpoint) => {
+    setCheckpoint(c);
+    setBranchId(c.branchId);
+    setTab("checkpoint");
   };
+  const selectedBranch = branchId ? branchOf(branchId) : undefined;
+  const applied = tree?.toolTrack.filter((t) => t.applied) ?? [];
+  // The diff's pickers: the checkpoints drawn in the graph and those the list has loaded, each once.
+  const pickable = [...new Map([...(tree?.checkpoints ?? []), ...listed].map((c) => [c.id, c])).values()];
 
   return (
     <div className="app">
-      <aside className="left">
+      <aside className="nav">
         <h1>forkpoint</h1>
         <p className="muted" data-testid="mode">
           {allowWrites ? "writes allowed" : "read-only"}
@@ -119,87 +155,142 @@ export function App() {
           selected={user}
           onSelect={(u) => {
             setUser(u);
-            selectSession("");
-            setSessionId(undefined);
+            selectSession(undefined);
           }}
         />
         {user && <Sessions user={user} selected={sessionId} onSelect={selectSession} />}
       </aside>
-      <main className="middle">
-        <ErrorLine error={treeError} />
-        {tree ? (
-          <>
-            <header className="tree-header">
+      <main className="session">
+        <header className="session-header">
+          <ErrorLine error={treeError} />
+          {tree ? (
+            <>
               <b data-testid="session-title">
                 <bdi>{tree.info.title ?? "(untitled)"}</bdi>
               </b>{" "}
-              <span className="muted">
-                {tree.branches.length} branches, {tree.checkpoints.length} checkpoints; world:{" "}
-                {tree.toolTrack.filter((t) => t.applied).length} tool effects applied on branch {tree.info.currentBranchId.slice(-6)}
+              <span className="muted" data-testid="session-counts">
+                {tree.branches.length} branches, {tree.checkpointCount} checkpoints; the world: {applied.length} tool effects applied, on
+                branch <bdi>{label(tree.info.currentBranchId)}</bdi>
               </span>
-            </header>
-            <TreeView
-              key={`${tree.info.id}:${generation}`}
-              tree={tree}
-              selectedCheckpoint={checkpointId}
-              onCheckpoint={(id) => {
-                setCheckpointId(id);
-                setMove(undefined);
-              }}
-              onBranch={(id) => setMove({ kind: "switch", id, label: branchLabel(id) })}
-            />
-          </>
-        ) : (
-          <p className="muted">{sessionId ? "loading…" : "Pick a user and a session."}</p>
+            </>
+          ) : (
+            <span className="muted">{sessionId ? "loading…" : "Pick a user and a session."}</span>
+          )}
+        </header>
+        {tree && user && sessionId && (
+          <div className="panes">
+            <section className="pane tree-pane">
+              <TreeView
+                key={`${tree.info.id}:${generation}`}
+                tree={tree}
+                selectedCheckpoint={checkpoint?.id}
+                selectedBranch={branchId}
+                onCheckpoint={(id) => {
+                  const c = tree.checkpoints.find((x) => x.id === id);
+                  if (c) selectCheckpoint(c);
+                }}
+                onBranch={setBranchId}
+              />
+            </section>
+            {branchId && (
+              <HistoryPane
+                key={branchId}
+                user={user}
+                session={sessionId}
+                branch={selectedBranch}
+                branchId={branchId}
+                generation={generation}
+                onVersions={(id) => {
+                  setMessageId(id);
+                  setTab("versions");
+                }}
+                onPlanSwitch={
+                  selectedBranch && !selectedBranch.current
+                    ? () => {
+                        setMove({ kind: "switch", id: branchId, label: label(branchId) });
+                        setTab("plan");
+                      }
+                    : null
+                }
+              />
+            )}
+            <section className="pane details-pane">
+              <nav className="tabs" role="tablist">
+                {TABS.map(([id, name]) => (
+                  <button key={id} role="tab" aria-selected={tab === id} className={tab === id ? "active" : ""} onClick={() => setTab(id)}>
+                    {name}
+                  </button>
+                ))}
+              </nav>
+              <div className="tab-body">
+                {tab === "checkpoint" &&
+                  (checkpoint ? (
+                    <CheckpointPanel
+                      user={user}
+                      session={sessionId}
+                      checkpoint={checkpoint}
+                      onVersions={(id) => {
+                        setMessageId(id);
+                        setTab("versions");
+                      }}
+                      onPlan={() => {
+                        setMove({ kind: "rollback", id: checkpoint.id, label: checkpoint.name ?? checkpoint.id.slice(-6) });
+                        setTab("plan");
+                      }}
+                    />
+                  ) : (
+                    <p className="muted">Pick a checkpoint in the graph or the list.</p>
+                  ))}
+                {tab === "plan" &&
+                  (move ? (
+                    <PlanPanel
+                      user={user}
+                      session={sessionId}
+                      target={move}
+                      allowWrites={allowWrites}
+                      onMoved={() => {
+                        setGeneration((g) => g + 1);
+                        setBranchId(undefined);
+                      }}
+                    />
+                  ) : (
+                    <p className="muted">Plan a rollback from a checkpoint, or a switch from another branch's history.</p>
+                  ))}
+                {tab === "versions" &&
+                  (messageId ? (
+                    <VersionsPanel user={user} session={sessionId} messageId={messageId} onClose={() => setTab("checkpoint")} />
+                  ) : (
+                    <p className="muted">Pick a message's versions in a history.</p>
+                  ))}
+                {tab === "diff" &&
+                  (pickable.length > 0 ? (
+                    <DiffPanel user={user} session={sessionId} checkpoints={pickable} initialA={checkpoint?.id} />
+                  ) : (
+                    <p className="muted">No checkpoints to compare.</p>
+                  ))}
+                {/* Kept mounted: the pages it loaded stay, and feed the diff's pickers. */}
+                <div hidden={tab !== "checkpoints"}>
+                  <CheckpointList
+                    user={user}
+                    session={sessionId}
+                    generation={generation}
+                    label={label}
+                    selected={checkpoint?.id}
+                    onSelect={selectCheckpoint}
+                    onLoaded={setListed}
+                  />
+                </div>
+                {tab === "world" && (
+                  <section>
+                    <h2>Tool effects applied in the world ({applied.length})</h2>
+                    <Tools tools={applied} testid="world-tools" />
+                  </section>
+                )}
+              </div>
+            </section>
+          </div>
         )}
       </main>
-      <aside className="right">
-        {tree && user && sessionId && (
-          <>
-            {move && (
-              <PlanPanel
-                user={user}
-                session={sessionId}
-                target={move}
-                allowWrites={allowWrites}
-                onMoved={() => setGeneration((g) => g + 1)}
-              />
-            )}
-            {messageId && <VersionsPanel user={user} session={sessionId} messageId={messageId} onClose={() => setMessageId(undefined)} />}
-            {checkpoint && (
-              <CheckpointPanel
-                user={user}
-                session={sessionId}
-                checkpoint={checkpoint}
-                onVersions={setMessageId}
-                onPlan={() => setMove({ kind: "rollback", id: checkpoint.id, label: checkpoint.name ?? checkpoint.id.slice(-6) })}
-              />
-            )}
-            {tree.checkpoints.length > 0 && (
-              <DiffPanel user={user} session={sessionId} checkpoints={tree.checkpoints} initialA={checkpointId} />
-            )}
-            <section>
-              <h2>The world: tool effects applied ({tree.toolTrack.filter((t) => t.applied).length})</h2>
-              <Tools tools={tree.toolTrack.filter((t) => t.applied)} testid="world-tools" />
-            </section>
-            <section>
-              <h2>Checkpoints</h2>
-              <ul className="list" data-testid="checkpoint-list">
-                {tree.checkpoints.map((c) => (
-                  <li key={c.id}>
-                    <button className="link" onClick={() => setCheckpointId(c.id)}>
-                      <bdi>{c.name ?? c.id.slice(-6)}</bdi>
-                    </button>{" "}
-                    <span className="muted">
-                      @{c.position} on <bdi>{branchLabel(c.branchId)}</bdi>
-                    </span>
-                  </li>
-                ))}
-              </ul>
-            </section>
-          </>
-        )}
-      </aside>
     </div>
   );
 }

@@ -1,8 +1,9 @@
 // The side panels: a checkpoint's state, history and tool track; a message's versions; two checkpoints' diff; a move's plan.
-import { useEffect, useState, type ReactNode } from "react";
-import { api } from "./api";
+import { useEffect, useRef, useState, type ReactNode } from "react";
+import { api, isAbort } from "./api";
 import { isolate } from "./bidi";
-import type { Checkpoint, CheckpointDiff, Json, Message, MovePlan, Restored, ToolInvocation, Versions } from "./types";
+import type { Checkpoint, CheckpointDiff, Json, Message, MovePlan, Page, ToolInvocation } from "./types";
+import { useLoad } from "./useLoad";
 
 // Everything users store is shown isolated (<bdi>, or `isolate` inside built strings): a bidi control in it (U+202E
 // opened and never closed) reorders only that text, never the page's own around it. React escapes it when it renders.
@@ -90,13 +91,10 @@ export function CheckpointPanel(props: {
   onPlan: () => void;
 }) {
   const { user, session, checkpoint } = props;
-  const [restored, setRestored] = useState<Restored | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  useEffect(() => {
-    setRestored(null);
-    setError(null);
-    api.checkpoint(user, session, checkpoint.id).then(setRestored, setError);
-  }, [user, session, checkpoint.id]);
+  const { data: restored, error } = useLoad(
+    (signal) => api.checkpoint(user, session, checkpoint.id, signal),
+    [user, session, checkpoint.id],
+  );
   return (
     <section data-testid="checkpoint-panel">
       <h2>
@@ -127,16 +125,12 @@ export function CheckpointPanel(props: {
 }
 
 export function VersionsPanel(props: { user: string; session: string; messageId: string; onClose: () => void }) {
-  const [v, setV] = useState<Versions | null>(null);
+  const { data: v, error } = useLoad(
+    (signal) => api.versions(props.user, props.session, props.messageId, signal),
+    [props.user, props.session, props.messageId],
+  );
   const [at, setAt] = useState(0);
-  const [error, setError] = useState<unknown>(null);
-  useEffect(() => {
-    setError(null);
-    api.versions(props.user, props.session, props.messageId).then((r) => {
-      setV(r);
-      setAt(r.index);
-    }, setError);
-  }, [props.user, props.session, props.messageId]);
+  useEffect(() => setAt(v?.index ?? 0), [v]);
   const shown = v?.versions[at];
   return (
     <section data-testid="versions-panel">
@@ -198,12 +192,18 @@ export function DiffPanel(props: { user: string; session: string; checkpoints: C
   const [b, setB] = useState(checkpoints[1]?.id ?? checkpoints[0]?.id ?? "");
   const [diff, setDiff] = useState<CheckpointDiff | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const running = useRef<AbortController | null>(null);
   useEffect(() => {
     if (props.initialA) setA(props.initialA);
   }, [props.initialA]);
+  useEffect(() => () => running.current?.abort(), []);
   const run = () => {
+    // A second click before the first answer: only the second one's diff is shown.
+    running.current?.abort();
+    const controller = (running.current = new AbortController());
     setError(null);
-    api.diff(props.user, props.session, a, b).then(setDiff, setError);
+    setDiff(null);
+    api.diff(props.user, props.session, a, b, controller.signal).then(setDiff, (e: unknown) => isAbort(e) || setError(e));
   };
   return (
     <section data-testid="diff-panel">
@@ -281,14 +281,15 @@ export interface MoveTarget {
 
 export function PlanPanel(props: { user: string; session: string; target: MoveTarget; allowWrites: boolean; onMoved: () => void }) {
   const { user, session, target } = props;
-  const [plan, setPlan] = useState<MovePlan | null>(null);
+  const { data: plan, error: planError } = useLoad(
+    (signal) => api.plan(user, session, target.kind === "rollback" ? { checkpointId: target.id } : { branchId: target.id }, signal),
+    [user, session, target.kind, target.id],
+  );
   const [error, setError] = useState<unknown>(null);
   const [done, setDone] = useState<string | null>(null);
   useEffect(() => {
-    setPlan(null);
     setError(null);
     setDone(null);
-    api.plan(user, session, target.kind === "rollback" ? { checkpointId: target.id } : { branchId: target.id }).then(setPlan, setError);
   }, [user, session, target.kind, target.id]);
   const perform = () => {
     setError(null);
@@ -303,12 +304,12 @@ export function PlanPanel(props: { user: string; session: string; target: MoveTa
       <h2>
         Plan: {target.kind} to <bdi>{target.label}</bdi>
       </h2>
-      <ErrorLine error={error} />
+      <ErrorLine error={planError ?? error} />
       {plan && (
         <>
-          <p>
+          <p data-testid="plan-where">
             The world would be at position {plan.branch.position}
-            {plan.branch.id ? ` on branch ${plan.branch.id.slice(-6)}` : ", on a new branch"}.
+            {plan.branch.id ? ` on branch ${plan.branch.id.slice(-6)} (no branch is made)` : ", on a new branch"}.
           </p>
           <h3>Undone ({plan.undone.length})</h3>
           <Tools tools={plan.undone} testid="plan-undone" />
@@ -333,6 +334,60 @@ export function PlanPanel(props: { user: string; session: string; target: MoveTa
           )}
           {done && <p data-testid="move-done">{done}</p>}
         </>
+      )}
+    </section>
+  );
+}
+
+/** The session's checkpoints, newest first, a page at a time: a session of 50,000 draws 50 until asked for more. */
+export function CheckpointList(props: {
+  user: string;
+  session: string;
+  generation: number;
+  label: (branchId: string) => string;
+  selected: string | undefined;
+  onSelect: (c: Checkpoint) => void;
+  /** Every checkpoint loaded so far, for the diff's pickers. */
+  onLoaded: (checkpoints: Checkpoint[]) => void;
+}) {
+  const { user, session } = props;
+  const first = useLoad((signal) => api.checkpoints(user, session, undefined, signal), [user, session, props.generation]);
+  const [more, setMore] = useState<Page<Checkpoint> | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    setMore(null);
+    setError(null);
+  }, [first.data]);
+  const items = [...(first.data?.items ?? []), ...(more?.items ?? [])];
+  const next = more ? more.nextCursor : (first.data?.nextCursor ?? null);
+  useEffect(() => props.onLoaded(items), [first.data, more]);
+  const loadMore = () => {
+    if (!next) return;
+    api.checkpoints(user, session, next).then(
+      (page) => setMore((prev) => ({ items: [...(prev?.items ?? []), ...page.items], nextCursor: page.nextCursor })),
+      (e: unknown) => isAbort(e) || setError(e),
+    );
+  };
+  return (
+    <section>
+      <ErrorLine error={first.error ?? error} />
+      <ul className="list" data-testid="checkpoint-list">
+        {items.map((c) => (
+          <li key={c.id}>
+            <button className={`link${props.selected === c.id ? " selected" : ""}`} onClick={() => props.onSelect(c)}>
+              <bdi>{c.name ?? c.id.slice(-6)}</bdi>
+            </button>{" "}
+            <span className="muted">
+              @{c.position} on <bdi>{props.label(c.branchId)}</bdi>
+            </span>
+          </li>
+        ))}
+        {first.data && items.length === 0 && <li className="muted">no checkpoints</li>}
+      </ul>
+      {next && (
+        <button onClick={loadMore} data-testid="checkpoints-more">
+          More checkpoints
+        </button>
       )}
     </section>
   );

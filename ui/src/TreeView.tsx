@@ -6,6 +6,9 @@ import type { SessionTree } from "./types";
 
 interface TreeActions {
   selectedCheckpoint: string | undefined;
+  selectedBranch: string | undefined;
+  /** Branches with more checkpoints than their node shows. */
+  more: ReadonlySet<string>;
   appliedOnCurrent: number;
   onCheckpoint: (id: string) => void;
   onBranch: (id: string) => void;
@@ -33,10 +36,13 @@ function BranchNode({ data }: NodeProps<FlowNode>) {
     );
   const b = n.branch;
   return (
-    <div className={`node branch${b.current ? " current" : ""}`} data-testid={`branch-${b.id}`}>
+    <div
+      className={`node branch${b.current ? " current" : ""}${a.selectedBranch === b.id ? " selected" : ""}`}
+      data-testid={`branch-${b.id}`}
+    >
       <Handle type="target" position={Position.Left} />
       <div className="node-title">
-        <button className="nodrag link" title="plan a switch to this branch" onClick={() => a.onBranch(b.id)}>
+        <button className="nodrag link" title="show this branch's history" onClick={() => a.onBranch(b.id)}>
           <bdi>{b.name ?? `${b.reason} ${short(b.id)}`}</bdi>
         </button>
         <span className="muted"> head {b.head}</span>
@@ -58,7 +64,7 @@ function BranchNode({ data }: NodeProps<FlowNode>) {
             ◆ <bdi>{c.name ?? short(c.id)}</bdi>
           </button>
         ))}
-        {n.checkpoints.length > MAX_CHIPS && <span className="muted">+{n.checkpoints.length - MAX_CHIPS} in the list</span>}
+        {(n.checkpoints.length > MAX_CHIPS || a.more.has(b.id)) && <span className="muted">more in the list</span>}
       </div>
       {n.childCount > 0 && (
         <button className="toggle nodrag" onClick={() => a.toggle(b.id)} title={n.open ? "collapse the subtree" : "expand the subtree"}>
@@ -81,6 +87,7 @@ function miniMapColor(n: Node): string {
 export function TreeView(props: {
   tree: SessionTree;
   selectedCheckpoint: string | undefined;
+  selectedBranch: string | undefined;
   onCheckpoint: (id: string) => void;
   onBranch: (id: string) => void;
 }) {
@@ -103,8 +110,11 @@ export function TreeView(props: {
     const edges: Edge[] = g.edges.map((e) => ({ id: e.id, source: e.source, target: e.target, label: e.label }));
     return { nodes, edges };
   }, [index, tree.checkpoints, open, all, currentId]);
+  const more = useMemo(() => new Set(tree.moreCheckpoints), [tree.moreCheckpoints]);
   const actions: TreeActions = {
     selectedCheckpoint: props.selectedCheckpoint,
+    selectedBranch: props.selectedBranch,
+    more,
     appliedOnCurrent: tree.toolTrack.filter((t) => t.applied).length,
     onCheckpoint: props.onCheckpoint,
     onBranch: props.onBranch,

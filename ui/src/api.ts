@@ -1,5 +1,17 @@
-// Calls to the UI server's JSON endpoints, each carrying the token from the page's URL.
-import type { CheckpointDiff, MovePlan, MoveResult, Page, Restored, SessionInfo, SessionTree, UserInfo, Versions } from "./types";
+// Calls to the UI server's JSON endpoints, each carrying the token from the page's URL; each can be aborted.
+import type {
+  Checkpoint,
+  CheckpointDiff,
+  HistoryPage,
+  MovePlan,
+  MoveResult,
+  Page,
+  Restored,
+  SessionInfo,
+  SessionTree,
+  UserInfo,
+  Versions,
+} from "./types";
 
 /** The token of the printed URL: kept for the tab's life, so a reload without it still works. */
 const token = (() => {
@@ -17,11 +29,17 @@ export class ApiError extends Error {
   }
 }
 
-async function call<T>(method: "GET" | "POST", path: string, params: Record<string, string | undefined>): Promise<T> {
+/** True for the rejection of a call whose signal was aborted: a late answer nobody waits for any more. */
+export const isAbort = (error: unknown): boolean => error instanceof DOMException && error.name === "AbortError";
+
+type Params = Record<string, string | undefined>;
+
+async function call<T>(method: "GET" | "POST", path: string, params: Params, signal?: AbortSignal): Promise<T> {
   const defined = Object.fromEntries(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined));
   const url = method === "GET" ? `${path}?${new URLSearchParams(defined)}` : path;
   const res = await fetch(url, {
     method,
+    signal,
     headers: { "x-forkpoint-token": token, ...(method === "POST" ? { "content-type": "application/json" } : {}) },
     ...(method === "POST" ? { body: JSON.stringify(defined) } : {}),
   });
@@ -30,17 +48,26 @@ async function call<T>(method: "GET" | "POST", path: string, params: Record<stri
   return body;
 }
 
+const get = <T>(path: string, params: Params, signal?: AbortSignal) => call<T>("GET", path, params, signal);
+
 export const api = {
-  config: () => call<{ allowWrites: boolean }>("GET", "/api/config", {}),
-  users: (cursor?: string) => call<Page<UserInfo>>("GET", "/api/users", { cursor }),
-  sessions: (user: string, q?: string, cursor?: string) => call<Page<SessionInfo>>("GET", "/api/sessions", { user, q, cursor }),
-  session: (user: string, session: string) => call<SessionTree>("GET", "/api/session", { user, session }),
-  checkpoint: (user: string, session: string, checkpoint: string) =>
-    call<Restored>("GET", "/api/checkpoint", { user, session, checkpoint }),
-  diff: (user: string, session: string, a: string, b: string) => call<CheckpointDiff>("GET", "/api/diff", { user, session, a, b }),
-  versions: (user: string, session: string, message: string) => call<Versions>("GET", "/api/versions", { user, session, message }),
-  plan: (user: string, session: string, target: { checkpointId?: string; branchId?: string }) =>
-    call<MovePlan>("POST", "/api/plan", { user, session, ...target }),
+  config: () => get<{ allowWrites: boolean }>("/api/config", {}),
+  users: (cursor?: string) => get<Page<UserInfo>>("/api/users", { cursor }),
+  sessions: (user: string, q: string | undefined, cursor: string | undefined, signal?: AbortSignal) =>
+    get<Page<SessionInfo>>("/api/sessions", { user, q, cursor }, signal),
+  session: (user: string, session: string, signal?: AbortSignal) => get<SessionTree>("/api/session", { user, session }, signal),
+  checkpoints: (user: string, session: string, cursor: string | undefined, signal?: AbortSignal) =>
+    get<Page<Checkpoint>>("/api/checkpoints", { user, session, cursor }, signal),
+  history: (user: string, session: string, branch: string, before: number | undefined, signal?: AbortSignal) =>
+    get<HistoryPage>("/api/history", { user, session, branch, before: before === undefined ? undefined : String(before) }, signal),
+  checkpoint: (user: string, session: string, checkpoint: string, signal?: AbortSignal) =>
+    get<Restored>("/api/checkpoint", { user, session, checkpoint }, signal),
+  diff: (user: string, session: string, a: string, b: string, signal?: AbortSignal) =>
+    get<CheckpointDiff>("/api/diff", { user, session, a, b }, signal),
+  versions: (user: string, session: string, message: string, signal?: AbortSignal) =>
+    get<Versions>("/api/versions", { user, session, message }, signal),
+  plan: (user: string, session: string, target: { checkpointId?: string; branchId?: string }, signal?: AbortSignal) =>
+    call<MovePlan>("POST", "/api/plan", { user, session, ...target }, signal),
   rollback: (user: string, session: string, checkpointId: string) =>
     call<MoveResult>("POST", "/api/rollback", { user, session, checkpointId }),
   switch: (user: string, session: string, branchId: string) => call<MoveResult>("POST", "/api/switch", { user, session, branchId }),

@@ -128,7 +128,7 @@ export function nodeHeight(n: GraphNode): number {
 /** Positions (top-left corners) from dagre, left to right as the conversation goes. */
 export function layout(nodes: GraphNode[], edges: GraphEdge[]): Map<string, { x: number; y: number }> {
   const g = new dagre.graphlib.Graph();
-  g.setGraph({ rankdir: "LR", nodesep: 24, ranksep: 80 });
+  g.setGraph({ rankdir: "LR", nodesep: 24, ranksep: 140 });
   g.setDefaultEdgeLabel(() => ({}));
   for (const n of nodes) g.setNode(n.id, { width: NODE_WIDTH, height: nodeHeight(n) });
   for (const e of edges) g.setEdge(e.source, e.target);

@@ -59,7 +59,19 @@ export interface SessionTree {
   info: SessionInfo;
   branches: Branch[];
   toolTrack: ToolInvocation[];
+  /** Each branch's newest checkpoints (a few of each); every one is in the paged list. */
   checkpoints: Checkpoint[];
+  /** Branches with more checkpoints than `checkpoints` holds. */
+  moreCheckpoints: string[];
+  checkpointCount: number;
+}
+export interface VersionedMessage extends Message {
+  versions: { index: number; count: number; branchIds: string[] };
+}
+/** A page of a branch's history, oldest first; `earlier`: the position to read the page before it from, if any. */
+export interface HistoryPage {
+  items: VersionedMessage[];
+  earlier: number | null;
 }
 export interface Restored {
   checkpoint: Checkpoint;
