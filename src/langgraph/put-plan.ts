@@ -7,6 +7,7 @@ import type { MessageInput } from "../models/types.js";
 import type { BranchRow, LgCheckpointRow, LgThreadRow, Step, Tx } from "../store/port/index.js";
 import {
   canonicalJson,
+  headOf,
   lineageMessages,
   messageFields,
   ownedSession,
@@ -99,7 +100,7 @@ export async function land(
 ): Promise<Landing> {
   const { parentId, checkpointId, items, messagesVersion } = put;
   const store = ctx.store;
-  const parent = await store.read((tx) => landUnit(tx, ref, thread, checkpointId, parentId));
+  const parent = await store.read((tx) => landUnit(tx, ref, thread, checkpointId, parentId, continuesRun(put)));
   const target = parent.target;
   let append: MessageInput[] = [];
   let editAt: string | null = null;
@@ -152,12 +153,41 @@ export async function land(
   return { target, editAt, append, fields, ...outcome };
 }
 
-function* landUnit(tx: Tx, ref: SessionRef, thread: LgThreadRow, checkpointId: string, parentId: string | null) {
+function* landUnit(tx: Tx, ref: SessionRef, thread: LgThreadRow, checkpointId: string, parentId: string | null, continuing: boolean) {
   const session = yield* ownedSession(tx, ref.id, ref.userId);
   yield* refuseTakenId(tx, ref.id, thread.threadId, checkpointId);
-  const parent = yield* parentAt(tx, thread, parentId, (yield* tx.getBranch(session.currentBranchId))!);
-  if (parentId !== null && parent.target.branchId !== session.currentBranchId) yield* refuseLeftBehind(tx, ref.id, thread, parent.target);
+  const current = (yield* tx.getBranch(session.currentBranchId))!;
+  const parent = yield* parentAt(tx, thread, parentId, current);
+  if (parentId !== null && parent.target.branchId !== session.currentBranchId) {
+    yield* refuseLeftBehind(tx, ref.id, thread, parent.target);
+    if (continuing) yield* refuseOvertaken(tx, session.id, current, thread, parent.target);
+  }
   return parent;
+}
+
+/** Whether a put is a step of a run under way (LangGraph's `source: "loop"`), whose parent is the run's own last put. */
+function continuesRun(put: PreparedPut): boolean {
+  return (JSON.parse(put.cpMetadata) as { langgraph?: { source?: unknown } }).langgraph?.source === "loop";
+}
+
+/**
+ * A step of a run under way whose parent (the run's last checkpoint) is off the session's current branch, while no
+ * LangGraph checkpoint has landed on that branch since: the session was moved by something other than a LangGraph run
+ * (any number of rollbacks, switches, edits, undos or redos, by any server), which a fork from that parent would
+ * silently undo. Refused as `refuseLeftBehind` refuses a run overtaken by one move. A saver's fork (or a run going on
+ * from it) lands a checkpoint on its branch, so runs forking side by side are not refused.
+ */
+function* refuseOvertaken(tx: Tx, sessionId: string, current: BranchRow, thread: LgThreadRow, target: Target): Step<void> {
+  if (target.fpCheckpointId === null) return;
+  // The session is where the run left off (a branch forked right at it, with nothing of its own yet).
+  if ((yield* headOf(tx, current)).hash === target.headHash) return;
+  const parent = yield* tx.getCheckpoint(target.fpCheckpointId);
+  if (!parent || (yield* tx.langgraph.landedSince(sessionId, current.id, parent.seq))) return;
+  throw new ConflictError(
+    `thread ${thread.threadId}: its session moved since this run's last checkpoint, which it would fork from; ` +
+      "the run is stopped: invoke the graph again to go on from where the session is now",
+    "SESSION_MOVED",
+  );
 }
 
 /**

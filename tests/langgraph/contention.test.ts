@@ -152,8 +152,21 @@ describe("ForkpointSaver when its checkpoint id is taken while its fork runs too
       expect(await put(saver, "01", "03", [one, theirs], 3).catch((e: unknown) => e)).toMatchObject({ code: "CHECKPOINT_EXISTS" });
       expect(await sqlOn(path, "SELECT status FROM moves")).toEqual([{ status: "done" }]);
       expect((await s.info()).currentBranchId).not.toBe(before);
-      // The session moves again: no move is left running.
-      await put(saver, "02", "04", [one, two, theirs], 4);
+      // The session moves again: no move is left running. (A new run, going back to 02: a step of the run that failed
+      // would be refused, as one overtaken by a move is.)
+      await saver.put(
+        config("02"),
+        {
+          v: 4,
+          id: "04",
+          ts: new Date().toISOString(),
+          channel_values: { messages: [one, two, theirs] },
+          channel_versions: { messages: 4 },
+          versions_seen: {},
+        },
+        { source: "input", step: -1, parents: {} },
+        { messages: 4 },
+      );
       expect(await read(fp, "04")).toEqual([one, two, theirs]);
     } finally {
       removeDir(dir);

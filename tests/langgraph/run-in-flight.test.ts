@@ -77,6 +77,31 @@ describe("a LangGraph run in flight when its session moves", () => {
     expect(await s.branches()).toHaveLength(2);
   }, 30_000);
 
+  it("two moves by another server (a rollback, then an edit there): the run stops; the edit's branch stays current", async () => {
+    const { path, graph, s, cp, running, release } = await runInFlight();
+    const other = await dbs.open({ path }).fp.getSession(s.id, { userId: "alice" });
+    await other.rollback(cp.id);
+    const question = (await other.history()).find((m) => m.content === "hi")!;
+    const { branch } = await other.edit(question.id, { role: "user", content: "hello" });
+    release();
+    expect(await rejectionOf(running)).toMatchObject({ code: "SESSION_MOVED" });
+    expect((await s.info()).currentBranchId).toBe(branch.id);
+    expect(texts((await graph.getState(thread)).values.messages)).toEqual(["human:hello"]);
+    expect(await s.branches()).toHaveLength(3);
+  }, 30_000);
+
+  it("moved away and back (a rollback, then its undo): the run goes on where it was", async () => {
+    const { path, s, cp, running, release } = await runInFlight();
+    const other = await dbs.open({ path }).fp.getSession(s.id, { userId: "alice" });
+    const away = await other.rollback(cp.id);
+    const back = await other.undo();
+    expect(back.branch.id).not.toBe(away.branch.id);
+    release();
+    await running;
+    expect((await s.info()).currentBranchId).toBe(back.branch.id);
+    expect((await s.history()).map((m) => m.content)).toEqual(["hi", "drafted", "booked", "plan", "drafted", "booked"]);
+  }, 30_000);
+
   it("an edit through the same handle: the run stops the same way and the edit's branch stays current", async () => {
     const { fp, graph, s, running, release } = await runInFlight();
     const question = (await s.history()).find((m) => m.content === "hi")!;

@@ -103,6 +103,8 @@ export interface LangGraphTx {
   usesFpCheckpoint(fpCheckpointId: string): Step<boolean>;
   /** True when some LangGraph checkpoint of the session is stored on `branchId` at `position` or after it. */
   landedOnBranch(sessionId: string, branchId: string, position: number): Step<boolean>;
+  /** True when some LangGraph checkpoint of the session is stored on `branchId` in a forkpoint checkpoint after `seq`. */
+  landedSince(sessionId: string, branchId: string, seq: number): Step<boolean>;
   /** A user's checkpoints matching `filter`, newest id first. */
   listCheckpoints(filter: LgListFilter): Step<LgListedRow[]>;
   /** Stores a channel value at a version (once). */

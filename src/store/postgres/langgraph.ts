@@ -114,6 +114,14 @@ export function langgraphTx(sql: Sql): LangGraphTx {
       );
       return rows.length > 0;
     },
+    *landedSince(sessionId: string, branchId: string, seq: number) {
+      const rows = yield* sql.column(
+        `SELECT 1 FROM lg_checkpoints c JOIN checkpoints f ON f.id = c.fp_checkpoint_id
+         WHERE c.session_id = $1 AND f.branch_id = $2 AND f.seq > $3 LIMIT 1`,
+        [sessionId, branchId, seq],
+      );
+      return rows.length > 0;
+    },
     *listCheckpoints(filter: LgListFilter) {
       const args: unknown[] = [filter.userId];
       const where = ["t.user_id = $1"];

@@ -48,6 +48,8 @@ export function langgraphTx(db: Database.Database): LangGraphTx {
       UNION ALL SELECT 1 FROM lg_threads WHERE start_checkpoint_id = @id LIMIT 1`),
     landedOnBranch: p(`SELECT 1 AS one FROM lg_checkpoints c JOIN checkpoints f ON f.id = c.fp_checkpoint_id
       WHERE c.session_id = ? AND f.branch_id = ? AND f.position >= ? LIMIT 1`),
+    landedSince: p(`SELECT 1 AS one FROM lg_checkpoints c JOIN checkpoints f ON f.id = c.fp_checkpoint_id
+      WHERE c.session_id = ? AND f.branch_id = ? AND f.seq > ? LIMIT 1`),
     insertBlob: p(
       `INSERT OR IGNORE INTO lg_blobs (session_id, channel, version, type, value) VALUES (@sessionId, @channel, @version, @type, @value)`,
     ),
@@ -121,6 +123,9 @@ export function langgraphTx(db: Database.Database): LangGraphTx {
     },
     *landedOnBranch(sessionId: string, branchId: string, position: number) {
       return s.landedOnBranch.get(sessionId, branchId, position) !== undefined;
+    },
+    *landedSince(sessionId: string, branchId: string, seq: number) {
+      return s.landedSince.get(sessionId, branchId, seq) !== undefined;
     },
     /** A user's checkpoints matching `filter`, newest id first. */
     *listCheckpoints(filter: LgListFilter) {
