@@ -1,7 +1,9 @@
 // A process killed in the middle of a move on a session with a workspace: the files its finished undos and replays
 // changed are forkpoint's own doing, so recovery restores the target's files over them and the next move finds no
-// drift; only what the interrupted step may have done is unknown.
+// drift; only what the interrupted step may have done is unknown. Where no watcher runs (not Linux, or a file system
+// without events) a scan walks the tree, so the changes are absorbed per phase only and these crashes leave drift.
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, expect, it } from "vitest";
@@ -10,6 +12,7 @@ import { readOrNull, writeFileTool, type WriteArgs, type WriteResult } from "../
 import { makeTempDir, removeDir } from "../helpers.js";
 import { expireLeases, openForkpoint } from "../fixtures/backend.js";
 import { startWorker } from "../fixtures/workers.js";
+import { watchableFileSystem } from "../../src/sessions/workspace/watch.js";
 
 const WORKER = fileURLToPath(new URL("../fixtures/stalled-move.ts", import.meta.url));
 let dir: string;
@@ -27,6 +30,8 @@ const stallWrite = defineTool<WriteArgs, WriteResult>({
   },
   undo: ({ args }) => fs.rmSync(args.path, { force: true }),
 });
+/** Each step's changes are absorbed as it ends only where a watcher makes a scan cheap. */
+const watched = watchableFileSystem(os.tmpdir());
 const open = (recover = true) => (fp = openForkpoint({ path: db, tools: [writeFileTool(), stallWrite], recover }));
 
 beforeEach(() => {
@@ -56,7 +61,7 @@ async function killedMidMove(s: SessionHandle, kind: "rollback" | "switch", targ
   return { report, s: await fp.getSession(s.id, { userId: "u" }) };
 }
 
-it('a "both" move killed after an undo finished restores the target\'s files on recovery', async () => {
+it.skipIf(!watched)('a "both" move killed after an undo finished restores the target\'s files on recovery', async () => {
   fs.writeFileSync(file("a.txt"), "0");
   let s = await open().createSession({ userId: "u" });
   await s.attachWorkspace(ws);
@@ -80,7 +85,7 @@ it('a "both" move killed after an undo finished restores the target\'s files on 
   expect(readOrNull(file("a.txt"))).toBe("1");
 });
 
-it("a move killed after a replay finished leaves no drift for the next one", async () => {
+it.skipIf(!watched)("a move killed after a replay finished leaves no drift for the next one", async () => {
   fs.writeFileSync(file("a.txt"), "0");
   const s = await open().createSession({ userId: "u" });
   await s.attachWorkspace(ws);
@@ -103,7 +108,7 @@ it("a move killed after a replay finished leaves no drift for the next one", asy
   expect(readOrNull(file("d.txt"))).toBeNull();
 });
 
-it("the files a recovered conversation move changes are not drift", async () => {
+it.skipIf(!watched)("the files a recovered conversation move changes are not drift", async () => {
   fs.writeFileSync(file("a.txt"), "0");
   const s = await open().createSession({ userId: "u" });
   await s.attachWorkspace(ws);
