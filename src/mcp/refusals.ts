@@ -21,6 +21,8 @@ function hint(code: string, tool: ToolName, message: string): string {
     case "MOVE_IN_PROGRESS":
     case "CALL_IN_PROGRESS":
       return "Try again in a moment.";
+    case "WORKSPACE_WRITE_FAILED":
+      return "Nothing was changed. A person can fix what stopped the write (permissions, a full disk), then try again.";
     case "DIFF_TIMEOUT":
       return tool === "diff"
         ? "diff between two other checkpoints, or look at the file itself."

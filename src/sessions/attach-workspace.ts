@@ -9,6 +9,7 @@ import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedSession } from "./core/owned.js";
 import { captureStorable, captureStored, saveCapture, saveCaptureStats, takeCapture, type Capture } from "./workspace/capture.js";
 import { assertNoRestorePending } from "./workspace/restore-guards.js";
+import { resumingOwnRestore } from "./workspace/resume-own.js";
 import { realDir, sameFilesConfig } from "./workspace/snapshots.js";
 
 export async function attachWorkspace(
@@ -22,8 +23,11 @@ export async function attachWorkspace(
   const dir = realDir(given);
   if (!dir) throw new ValidationError("dir", `${resolve(given)} is not a directory`);
   const config = { sessionId: ref.id, dir, exclude: JSON.stringify(o.exclude ?? []), gitignore: o.gitignore ?? true };
-  const pending = await ctx.store.read((tx) => pendingRestoreUnit(tx, ref));
-  if (pending) assertNoRestorePending(pending);
+  const pending = await resumingOwnRestore(ctx, ref.id, async () => {
+    const ws = await ctx.store.read((tx) => pendingRestoreUnit(tx, ref));
+    if (ws) assertNoRestorePending(ws);
+    return ws;
+  });
   // The stat cache of the same directory and rules is kept (its files are not read again); any other starts empty.
   const fresh = !pending || !sameFilesConfig(pending, config);
   for (let attempt = 0; ; attempt++) {

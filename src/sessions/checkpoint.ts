@@ -15,6 +15,7 @@ import { messagesIn, messagesRange, wroteMessages, type MessagesRange } from "./
 import { applyOnce, recordRequest, sameJsonText, writtenRequestOf, type AnswerCodec, type Request } from "./requests/ledger.js";
 import { captureStorable, captureStored, saveCapture, saveCaptureStats, takeCapture, type Capture } from "./workspace/capture.js";
 import { assertNoRestorePending } from "./workspace/restore-guards.js";
+import { resumingOwnRestore } from "./workspace/resume-own.js";
 import { sameFilesConfig } from "./workspace/snapshots.js";
 
 /**
@@ -149,7 +150,8 @@ export async function checkpointAfter(
     // A session with a workspace: its files are read outside the transaction, then stored with the checkpoint.
     let files: Capture | null = null;
     for (;;) {
-      const out = await ctx.store.write({ sessionId: ref.id }, (tx) => checkpointUnit(ctx, tx, ref, messages, fields, files, request));
+      const unit = () => ctx.store.write({ sessionId: ref.id }, (tx) => checkpointUnit(ctx, tx, ref, messages, fields, files, request));
+      const out = await resumingOwnRestore(ctx, ref.id, unit);
       if ("scan" in out) {
         files = await takeCapture(ctx, out.scan);
         continue;

@@ -39,6 +39,8 @@ import { listAllSessions, listUsers, type ListAllSessionsInput, type ListUsersIn
 import { ownershipFor } from "./moves/ownership.js";
 import { isResumableRefusal } from "./moves/move.js";
 import { recoverMoves, type RecoveryReport } from "./moves/recovery.js";
+import { isOwnRestoreRefusal } from "./workspace/restore-guards.js";
+import { settledFor } from "./workspace/resume-own.js";
 import { prune, type PruneOptions, type PruneReport } from "./prune.js";
 import { SessionHandle, type WhenReady } from "./session-handle.js";
 import { verify, type VerifyOptions, type VerifyReport } from "./verify.js";
@@ -411,18 +413,19 @@ export class Forkpoint {
  */
 /**
  * The session lock, lifting refusals this thread caused itself: a call refused `MOVE_IN_PROGRESS` only for this
- * thread's own move that stopped midway (a unit of it failed on a lost connection) resumes that move, then runs once
- * more, so an agent loop goes on once the database is back instead of waiting for someone's `fp.recover()`. Not from
- * inside a tool handler (resuming would wait on the lock its caller holds), nor for recovery itself.
+ * thread's own move (or workspace restore) that stopped midway (a unit of it failed on a lost connection, a file could
+ * not be written) resumes that move or finishes that restore, then runs once more, so an agent loop goes on once the
+ * cause is gone instead of waiting for someone's `fp.recover()`. Not from inside a tool handler (resuming would wait on
+ * the lock its caller holds), nor for recovery itself.
  */
 function resumingOwnMoves(lock: EngineContext["withSessionLock"], engine: () => EngineContext): EngineContext["withSessionLock"] {
   return async (sessionId, fn, mode, call) => {
     try {
       return await lock(sessionId, fn, mode, call);
     } catch (error) {
-      if (call === "recover" || insideHandler() || !isResumableRefusal(error)) throw error;
+      if (call === "recover" || insideHandler() || !(isResumableRefusal(error) || isOwnRestoreRefusal(error))) throw error;
       const report = await recoverMoves(engine(), { sessionId });
-      if (report.resumed.length === 0) throw error;
+      if (report.resumed.length === 0 && !settledFor(report.workspaces, sessionId)) throw error;
       return lock(sessionId, fn, mode, call);
     }
   };

@@ -101,6 +101,7 @@ describe("checkpoints while a restore runs", () => {
       const toB = (await s.diffFiles(a.id, b.id, { patch: false })).modified;
       let taken = 0;
       let refused = 0;
+      const unexpected: string[] = [];
       let running = true;
       void worker.done.then(() => (running = false));
       while (running) {
@@ -111,11 +112,15 @@ describe("checkpoints while a restore runs", () => {
           expect([[], toB]).toContainEqual(d.modified);
           taken++;
         } catch (error) {
-          expect(error instanceof ConflictError ? error.code : String(error)).toBe("MOVE_IN_PROGRESS");
-          refused++;
+          if (error instanceof ConflictError && error.code === "MOVE_IN_PROGRESS") refused++;
+          else unexpected.push(String(error));
         }
       }
-      expect(taken, `${refused} refused`).toBeGreaterThan(2);
+      const run = await worker.done;
+      expect([run.code, run.stderr]).toEqual([0, ""]);
+      expect(unexpected).toEqual([]);
+      // Some checkpoints went through between the restores (the others were refused while one ran).
+      expect(taken, `${refused} refused`).toBeGreaterThan(0);
     } finally {
       worker.child.kill("SIGTERM");
       await worker.done;

@@ -16,6 +16,15 @@ export interface RestoreChange {
 /** Whether the file at `path` still is `from` (see `stillIs`): asked right before the restore replaces or deletes it. */
 export type StillThere = (path: string, from: string | null) => boolean;
 
+/**
+ * How far a restore got: `any` turns true once the directory starts to change; `applied`, when given, collects each
+ * change once it is done (so that a restore that fails midway can be taken back).
+ */
+export interface Moved {
+  any: boolean;
+  applied?: RestoreChange[];
+}
+
 /** What a restore did: files written and deleted, and those it left as someone changed them meanwhile. */
 export interface Restored {
   written: string[];
@@ -133,6 +142,7 @@ const STAGE_BATCH = 256;
 interface Staged {
   path: string;
   from: string | null;
+  to: string | null;
   full: string;
   temp: string;
 }
@@ -155,7 +165,7 @@ export async function restoreChanges(
   dir: string,
   changes: readonly RestoreChange[],
   contents: (hashes: string[]) => Promise<ReadonlyMap<string, Buffer>>,
-  moved: { any: boolean },
+  moved: Moved,
   still: StillThere = () => true,
 ): Promise<Restored> {
   const writes = changes.filter((c) => c.to !== null);
@@ -167,7 +177,7 @@ export async function restoreChanges(
     const full = join(dir, ...c.path.split("/"));
     const temp = join(dirname(full), stagedName(basename(full), process.pid));
     writeStaged(temp, got.get(contentOf(c.to!))!, modeOf(c.to!));
-    return { path: c.path, from: c.from, full, temp };
+    return { path: c.path, from: c.from, to: c.to, full, temp };
   };
   try {
     for (let i = 0; i < writes.length; i += STAGE_BATCH) {
@@ -186,7 +196,7 @@ export async function restoreChanges(
   const aside: string[] = [];
   let renamed = 0;
   let linking = true;
-  const put = ({ path, from, full, temp }: Staged) => {
+  const put = ({ path, from, to, full, temp }: Staged) => {
     if (!still(path, from)) return keep(path, temp);
     moved.any = true;
     if (lstatSync(full, { throwIfNoEntry: false })?.isDirectory()) {
@@ -214,6 +224,7 @@ export async function restoreChanges(
     }
     renameSync(temp, full);
     written.push(path);
+    moved.applied?.push({ path, from, to: to! });
   };
   const keep = (path: string, temp: string) => {
     rmSync(temp, { force: true });
@@ -238,6 +249,7 @@ export async function restoreChanges(
         if ((error as NodeJS.ErrnoException).code !== "ENOTDIR") throw error;
       }
       deleted.push(c.path);
+      moved.applied?.push(c);
     }
     for (; renamed < staged.length; renamed++) put(staged[renamed]!);
     for (const c of later) {

@@ -14,7 +14,7 @@ import { removeStaged } from "./staged.js";
 import { TreeReader, diffTrees, listFiles, readBlobs } from "./objects.js";
 import { scan, scanContext, stateOf, type WorkspaceState } from "./state.js";
 import { contentsFor } from "./prepare-restore.js";
-import type { RestoreJournal } from "./restore-guards.js";
+import { inflightRestores, type RestoreJournal } from "./restore-guards.js";
 import { recordRestored } from "./restore.js";
 import { stillIs } from "./walk.js";
 
@@ -47,15 +47,19 @@ export async function recoverWorkspaces(ctx: EngineContext): Promise<WorkspaceRe
       done.push({ ...at, outcome: "waiting", paths: [], detail: `its directory is on host ${JSON.stringify(row.host)}` });
       continue;
     }
-    if (isAlive(journal.pid, journal.pidStart)) {
+    // This thread's own journal counts as a dead one's (its move failed midway), unless it is restoring it right now.
+    if (isAlive(journal.pid, journal.pidStart) || inflightRestores.has(row.sessionId)) {
       done.push({ ...at, outcome: "waiting", paths: [], detail: `process ${journal.pid} is restoring it` });
       continue;
     }
+    inflightRestores.add(row.sessionId);
     try {
       const result = await ctx.withSessionLock(row.sessionId, () => finishRestore(ctx, row.sessionId, row.restoring!));
       if (result) done.push({ ...at, ...result });
     } catch (error) {
       done.push({ ...at, outcome: "failed", paths: [], detail: (error as Error).message });
+    } finally {
+      inflightRestores.delete(row.sessionId);
     }
   }
   return done;

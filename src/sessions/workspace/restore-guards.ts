@@ -2,6 +2,26 @@
 import { ConflictError } from "../../models/errors.js";
 import type { Step, Tx, WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
+import { SELF_START } from "../moves/process-identity.js";
+
+/** Sessions whose workspace this process is restoring right now (recovery must not take such a restore over). */
+export const inflightRestores = new Set<string>();
+
+/** Whether a journal (`workspaces.restoring`) is this thread's own, and no restore of it runs here now. */
+export function ownStoppedRestore(sessionId: string, restoring: string): boolean {
+  const journal = JSON.parse(restoring) as Pick<RestoreJournal, "pid" | "pidStart">;
+  return journal.pid === process.pid && journal.pidStart === SELF_START && !inflightRestores.has(sessionId);
+}
+
+/**
+ * Refusals this thread can lift itself: the restore in the way is its own and runs nowhere (it failed midway, and
+ * could not be taken back, or its process lost the database before clearing its journal), so finishing it now
+ * (`fp.recover()`'s workspace step) writes nothing twice.
+ */
+const resumable = new WeakSet<Error>();
+
+/** Whether `error` refused a call only for this thread's own stopped restore (see `resumable`). */
+export const isOwnRestoreRefusal = (error: unknown): boolean => error instanceof Error && resumable.has(error);
 
 /** Clears the restore journal: the move it belonged to is over (done, or refused with nothing moved). */
 export async function endRestore(ctx: EngineContext, sessionId: string): Promise<void> {
@@ -26,10 +46,12 @@ export interface RestoreJournal {
 /** A ConflictError while a restore of the workspace is interrupted or running: recovery must finish it first. */
 export function assertNoRestorePending(ws: WorkspaceRow): void {
   if (ws.restoring) {
-    throw new ConflictError(
+    const error = new ConflictError(
       `a restore of the workspace ${ws.dir} was interrupted or is running: fp.recover() finishes it (opening the database does too)`,
       "MOVE_IN_PROGRESS",
     );
+    if (ownStoppedRestore(ws.sessionId, ws.restoring)) resumable.add(error);
+    throw error;
   }
 }
 

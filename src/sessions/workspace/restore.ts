@@ -1,14 +1,14 @@
 // Restoring a prepared snapshot: journaled before any file moves (so that a crash is finished by recovery), written
 // file by file, then recorded as what forkpoint last saw.
-import { ConflictError } from "../../models/errors.js";
+import { ConflictError, ForkpointError, errorText } from "../../models/errors.js";
 import type { Step, Tx } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
 import { SELF_START } from "../moves/process-identity.js";
 import { contentOf } from "./file-id.js";
-import { restoreChanges, type Restored } from "./files.js";
+import { restoreChanges, type Moved, type RestoreChange, type Restored } from "./files.js";
 import { PackWriter, TreeReader, applyChanges, type FileChange } from "./objects.js";
 import { contentsFor, type PreparedRestore } from "./prepare-restore.js";
-import { assertNoMoveRunning, endRestore, type RestoreJournal } from "./restore-guards.js";
+import { assertNoMoveRunning, endRestore, inflightRestores, type RestoreJournal } from "./restore-guards.js";
 import { sameFilesConfig } from "./snapshots.js";
 import type { StatRows } from "./stat-cache.js";
 import { scanContext, stateOf, type WorkspaceState } from "./state.js";
@@ -36,24 +36,61 @@ export async function restoreFiles(
   };
   const state = await stateOf(ctx, p.ws);
   await ctx.store.write({ sessionId }, (tx) => startFilesRestoreUnit(tx, sessionId, p, journal));
-  const moved = { any: false };
-  let changed: Restored;
+  inflightRestores.add(sessionId);
   try {
-    changed = await state.exclusive(async () => {
+    const moved: Moved = { any: false, applied: [] };
+    let changed: Restored;
+    try {
+      changed = await state.exclusive(async () => {
+        const still = (path: string, from: string | null) => stillIs(state.cache, p.ws.dir, path, from);
+        const done = await restoreChanges(p.ws.dir, p.changes, contentsFor(ctx, p.contents), moved, still);
+        recordRestored(state, scanContext(ctx, state, null), p.changes, done);
+        return done;
+      });
+    } catch (error) {
+      // Failed before any file moved (staging): nothing to finish, so no journal. Failed midway (a file that cannot
+      // be deleted or replaced): what moved is put back, so that the session goes on as before the move. When even
+      // that fails, the journal stays: recovery finishes it (this thread's next call of the session does too).
+      if (moved.any && !(await tookBack(ctx, state, p, moved.applied!))) throw error;
+      await endRestore(ctx, sessionId);
+      if (!moved.any) throw error;
+      throw new ForkpointError(
+        "WORKSPACE_WRITE_FAILED",
+        `restoring the workspace ${p.ws.dir} failed (${errorText(error)}); the files it had changed were put back as they were`,
+        { cause: error },
+      );
+    }
+    const stats = state.cache.toRows();
+    await ctx.store.write({ sessionId }, (tx) => endFilesRestoreUnit(tx, sessionId, journal, ctx, move, stats));
+    state.cache.markStored(stats);
+    return restoredFiles(changed);
+  } finally {
+    inflightRestores.delete(sessionId);
+  }
+}
+
+/**
+ * Takes back the changes a failed restore applied (each file back to its version before, unless someone changed it
+ * since): whether the directory is as it was.
+ */
+async function tookBack(
+  ctx: EngineContext,
+  state: WorkspaceState,
+  p: PreparedRestore,
+  applied: readonly RestoreChange[],
+): Promise<boolean> {
+  const back = applied.map((c) => ({ path: c.path, from: c.to, to: c.from }));
+  try {
+    return await state.exclusive(async () => {
       const still = (path: string, from: string | null) => stillIs(state.cache, p.ws.dir, path, from);
-      const done = await restoreChanges(p.ws.dir, p.changes, contentsFor(ctx, p.contents), moved, still);
-      recordRestored(state, scanContext(ctx, state, null), p.changes, done);
-      return done;
+      const done = await restoreChanges(p.ws.dir, back, contentsFor(ctx, new Map()), { any: false }, still);
+      recordRestored(state, scanContext(ctx, state, null), back, done);
+      return done.kept.length === 0;
     });
   } catch (error) {
-    // Failed before any file moved (staging): nothing to finish, so no journal. Otherwise recovery finishes it.
-    if (!moved.any) await endRestore(ctx, sessionId);
-    throw error;
+    ctx.logger.warn(`forkpoint: putting back the files of a failed restore of ${p.ws.dir} failed; recovery finishes it`, error);
+    return false;
   }
-  const stats = state.cache.toRows();
-  await ctx.store.write({ sessionId }, (tx) => endFilesRestoreUnit(tx, sessionId, journal, ctx, move, stats));
-  state.cache.markStored(stats);
-  return restoredFiles(changed);
 }
 
 /** What a restore returns: the files written and deleted, and those kept as someone changed them (when any). */
