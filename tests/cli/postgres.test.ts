@@ -121,7 +121,10 @@ describe.skipIf(!(await pgServer()))("forkpoint --postgres", () => {
       expect(suggested.length).toBeGreaterThanOrEqual(10);
       for (const line of suggested) {
         const split = spawnSync("sh", ["-c", `forkpoint() { printf '%s\\0' "$@"; }\n${line}`], { encoding: "utf8" });
-        const ran = await runInProcess(split.stdout.split("\0").slice(0, -1));
+        const args = split.stdout.split("\0").slice(0, -1);
+        // The web view serves until stopped: tests/ui/postgres.test.ts serves a PostgreSQL database.
+        if (args.includes("ui")) continue;
+        const ran = await runInProcess(args);
         expect([line, ran.status, ran.stderr]).toEqual([line, 0, ""]);
       }
     } finally {
