@@ -1,5 +1,5 @@
 // The middle pane: the selected branch's history (any branch, with or without a checkpoint), page by page.
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { api, isAbort } from "./api";
 import { ErrorLine, Text } from "./Panels";
 import type { Branch, VersionedMessage } from "./types";
@@ -42,15 +42,20 @@ export function HistoryPane(props: {
   // Earlier pages, prepended as they are asked for; dropped with the branch.
   const [earlier, setEarlier] = useState<{ items: VersionedMessage[]; earlier: number | null } | null>(null);
   const [moreError, setMoreError] = useState<unknown>(null);
+  // A page asked for before the history was read again is dropped with it.
+  const more = useRef<AbortController | null>(null);
   useEffect(() => {
     setEarlier(null);
     setMoreError(null);
+    return () => more.current?.abort();
   }, [first.data]);
   const items = [...(earlier?.items ?? []), ...(first.data?.items ?? [])];
   const next = earlier ? earlier.earlier : (first.data?.earlier ?? null);
   const loadEarlier = () => {
     if (next === null) return;
-    api.history(user, session, branchId, next).then(
+    more.current?.abort();
+    more.current = new AbortController();
+    api.history(user, session, branchId, next, more.current.signal).then(
       (page) => setEarlier((prev) => ({ items: [...page.items, ...(prev?.items ?? [])], earlier: page.earlier })),
       (error: unknown) => isAbort(error) || setMoreError(error),
     );

@@ -354,16 +354,21 @@ export function CheckpointList(props: {
   const first = useLoad((signal) => api.checkpoints(user, session, undefined, signal), [user, session, props.generation]);
   const [more, setMore] = useState<Page<Checkpoint> | null>(null);
   const [error, setError] = useState<unknown>(null);
+  // A page asked for before the list was read again is dropped with it.
+  const running = useRef<AbortController | null>(null);
   useEffect(() => {
     setMore(null);
     setError(null);
+    return () => running.current?.abort();
   }, [first.data]);
   const items = [...(first.data?.items ?? []), ...(more?.items ?? [])];
   const next = more ? more.nextCursor : (first.data?.nextCursor ?? null);
   useEffect(() => props.onLoaded(items), [first.data, more]);
   const loadMore = () => {
     if (!next) return;
-    api.checkpoints(user, session, next).then(
+    running.current?.abort();
+    running.current = new AbortController();
+    api.checkpoints(user, session, next, running.current.signal).then(
       (page) => setMore((prev) => ({ items: [...(prev?.items ?? []), ...page.items], nextCursor: page.nextCursor })),
       (e: unknown) => isAbort(e) || setError(e),
     );
