@@ -3,7 +3,6 @@
 import { realpathSync, statSync } from "node:fs";
 import { basename, resolve } from "node:path";
 import type { Forkpoint, JsonValue, SessionHandle } from "../index.js";
-import { ValidationError } from "../index.js";
 import { withStartLock } from "./start-lock.js";
 
 /** The session metadata key holding the real path of the directory an MCP session's workspace is. */
@@ -103,7 +102,7 @@ async function findOrAttach(fp: Forkpoint, o: WorkspaceSessionOptions, dir: stri
       await attach(created, dir, wanted);
     } catch (error) {
       await fp.deleteSession(created.id, { userId: o.userId }).catch(() => undefined);
-      throw attachFailure(error, "Nothing was kept: start");
+      throw error;
     }
     return { session: created, dir, attached: true, exclude: wanted, excludeChanged: false };
   }
@@ -111,9 +110,7 @@ async function findOrAttach(fp: Forkpoint, o: WorkspaceSessionOptions, dir: stri
   const known = metadata[WORKSPACE_KEY];
   if (typeof known !== "string") {
     // A named session of the user's without an MCP workspace: attached, and kept whatever happens.
-    await attach(session, dir, wanted).catch((error: unknown) => {
-      throw attachFailure(error, "Start");
-    });
+    await attach(session, dir, wanted);
     return { session, dir, attached: true, exclude: wanted, excludeChanged: false };
   }
   if (known !== dir)
@@ -124,9 +121,7 @@ async function findOrAttach(fp: Forkpoint, o: WorkspaceSessionOptions, dir: stri
   if (o.exclude === undefined || sameList(userPatterns(kept), userPatterns(o.exclude)))
     return { session, dir, attached: false, exclude: kept, excludeChanged: false };
   if ((await session.listCheckpoints({ limit: 1 })).items.length > 0) throw newListRefused(session.id, o, userPatterns(kept));
-  await attach(session, dir, wanted).catch((error: unknown) => {
-    throw attachFailure(error, "Start");
-  });
+  await attach(session, dir, wanted);
   return { session, dir, attached: true, exclude: wanted, excludeChanged: true };
 }
 
@@ -138,19 +133,6 @@ async function attach(session: SessionHandle, dir: string, exclude: string[]): P
   await session.attachWorkspace(dir, { exclude });
   const metadata = (await session.info()).metadata ?? {};
   await session.update({ metadata: { ...metadata, [WORKSPACE_KEY]: dir, [EXCLUDE_KEY]: exclude } });
-}
-
-/** A file the workspace cannot hold (over the size limit, a name that is not UTF-8): what the next start can do. */
-function attachFailure(error: unknown, next: string): unknown {
-  const prefix = "workspace file ";
-  if (!(error instanceof ValidationError) || !error.field.startsWith(prefix)) return error;
-  const path = error.field.slice(prefix.length);
-  // A pattern anchored at the workspace's root names that one file, when its name holds nothing a pattern reads.
-  const pattern = /^[^*?[\]\\!#\s\ufffd]+$/.test(path) ? ` (--exclude ${shellWord(`/${path}`)})` : "";
-  return new WorkspaceSessionError(
-    `the workspace could not be attached: ${error.code}: ${error.message.replace(/\.$/, "")}. ${next} again with ` +
-      `--exclude naming that file${pattern}, or move it out of the directory`,
-  );
 }
 
 function newListRefused(sessionId: string, o: WorkspaceSessionOptions, kept: string[]): WorkspaceSessionError {

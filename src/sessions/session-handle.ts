@@ -314,7 +314,9 @@ export class SessionHandle {
    * Attaches a directory: from now on each `checkpoint()` (and `turn()`) captures its files (each content stored once), `diffFiles`
    * compares them, and moves with `scope: "files"` or `"both"` make the directory match the target again.
    * `exclude` takes .gitignore-style patterns; the directory's own .gitignore files are honoured too (nested, with
-   * negations) unless `gitignore: false`; `.git/` and the database's own files are always left out.
+   * negations) unless `gitignore: false`, and then so is `.git` (a directory, or a worktree's or submodule's file); the
+   * database's own files are always left out. What cannot be stored (unreadable, over the size limit, a FIFO, a
+   * socket, a link) is left out too, and said in the result's `skipped`, as `checkpoint()` and `diffFiles` say it.
    * @example await s.attachWorkspace("./project", { exclude: ["*.log"] })
    */
   attachWorkspace(dir: string, options?: { exclude?: string[]; gitignore?: boolean }): Promise<WorkspaceInfo> {

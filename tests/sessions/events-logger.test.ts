@@ -141,24 +141,21 @@ describe("warnings from background work", () => {
 
   it("a workspace scan that fails after a tool ran is logged (the call succeeded; its changes count as drift)", async () => {
     const { logger, lines } = recordingLogger();
-    const { fp } = dbs.open({
-      logger,
-      limits: { maxPayloadBytes: 1_000 },
-      tools: [
-        defineTool<{ file: string }, null>({ name: "write_big", run: ({ file }) => (fs.writeFileSync(file, "x".repeat(2_000)), null) }),
-      ],
-    });
+    // A file the workspace cannot store is skipped, not a failure: what fails is a workspace the tool removed (after
+    // changing its .gitignore, so that the scan walks the tree rather than asking its watcher what changed).
+    const removeDir = ({ dir }: { dir: string }) => {
+      fs.writeFileSync(path.join(dir, ".gitignore"), "*.log\n");
+      fs.rmSync(dir, { recursive: true });
+      return null;
+    };
+    const { fp } = dbs.open({ logger, tools: [defineTool<{ dir: string }, null>({ name: "remove_dir", run: removeDir })] });
     const dir = tempDir("forkpoint-logger-ws-");
     try {
       const s = await fp.createSession({ userId: "alice" });
       await s.attachWorkspace(dir);
-      await expect(s.invoke("write_big", { file: path.join(dir, "big.txt") })).resolves.toBeNull();
+      await expect(s.invoke("remove_dir", { dir })).resolves.toBeNull();
       expect(lines).toEqual([
-        {
-          level: "warn",
-          message: expect.stringContaining("scanning the workspace"),
-          detail: expect.objectContaining({ code: "PAYLOAD_TOO_LARGE" }),
-        },
+        { level: "warn", message: expect.stringContaining("scanning the workspace"), detail: expect.objectContaining({ code: "ENOENT" }) },
       ]);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
