@@ -39,15 +39,15 @@ try {
       const session = page.getByTestId(`session-${s.id}`);
       await session.waitFor();
       // From the click to the frame after the graph's nodes, the history and the list are in the document.
-      const start = await page.evaluate(() => performance.now());
+      const start = (await page.evaluate("performance.now()")) as number;
       await session.click();
       await page.locator(".react-flow__node").first().waitFor();
       await page.getByTestId("branch-history").locator("li").first().waitFor();
       await page.getByTestId("checkpoint-list").locator("li").first().waitFor();
-      const painted = await page.evaluate(() => new Promise<number>((r) => requestAnimationFrame(() => r(performance.now()))));
+      const painted = (await page.evaluate("new Promise((r) => requestAnimationFrame(() => r(performance.now())))")) as number;
       times.push(painted - start);
     }
-    const elements = await page.evaluate(() => document.getElementsByTagName("*").length);
+    const elements = (await page.evaluate('document.getElementsByTagName("*").length')) as number;
     times.sort((a, b) => a - b);
     console.log(
       `${checkpoints} checkpoints (written in ${(made / 1000).toFixed(1)} s): first paint ${times.map((t) => t.toFixed(0)).join(", ")} ms ` +

@@ -106,7 +106,7 @@ async function holdAnswers(glob: string, matching: (url: URL) => boolean) {
       await Promise.all(delivered);
       await page.unroute(glob);
       // Whatever the page does with a late answer, it has done it by the next frames.
-      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+      await page.evaluate("new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))");
     },
     requested: () => delivered.length,
   };
@@ -166,10 +166,11 @@ describe.skipIf(!available)("the page's views, in Chromium", () => {
         await page.getByTestId(`checkpoint-${ids.chat.checkpoints[1]}`).click();
         await page.getByTestId("checkpoint-state").waitFor();
         await page.getByTestId("branch-history").locator("li").first().waitFor();
-        const box = async (selector: string) => (await page.locator(selector).boundingBox())!;
-        const [nav, tree, history, details] = await Promise.all(
+        type Box = { x: number; y: number; width: number; height: number };
+        const box = async (selector: string): Promise<Box> => (await page.locator(selector).boundingBox())!;
+        const [nav, tree, history, details] = (await Promise.all(
           [".nav", ".tree-pane", "[data-testid=history-pane]", ".details-pane"].map(box),
-        );
+        )) as [Box, Box, Box, Box];
         // Left to right, each where the one before it ends, the last within the window.
         expect(nav.x).toBe(0);
         for (const [a, b] of [
@@ -193,7 +194,7 @@ describe.skipIf(!available)("the page's views, in Chromium", () => {
         // (less the pane's 1px border)
         expect(tree.width - graph.width).toBeLessThanOrEqual(1);
         expect(graph.height).toBe(tree.height);
-        const page_ = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]);
+        const page_ = await page.evaluate("[document.documentElement.scrollWidth, document.documentElement.scrollHeight]");
         expect(page_).toEqual([width, height]);
       } finally {
         await page.setViewportSize({ width: 1440, height: 900 });
@@ -225,7 +226,7 @@ describe.skipIf(!available)("the page's views, in Chromium", () => {
     const [history] = await Promise.all(answers["/api/history"]!);
     expect([history.items.length, typeof history.earlier]).toEqual([100, "number"]);
     // What the page draws stays a few thousand elements, whatever the session's size.
-    const elements = await page.evaluate(() => document.getElementsByTagName("*").length);
+    const elements = (await page.evaluate('document.getElementsByTagName("*").length')) as number;
     expect(elements).toBeLessThan(3_000);
     // More on demand: the next page of each.
     await page.getByTestId("checkpoints-more").click();
