@@ -16,7 +16,7 @@ import { scan, scanContext, stateOf, type WorkspaceState } from "./state.js";
 import { contentsFor } from "./prepare-restore.js";
 import { inflightRestores, type RestoreJournal } from "./restore-guards.js";
 import { recordRestored } from "./restore.js";
-import { stillIs } from "./walk.js";
+import { stillIs } from "./cache-writes.js";
 
 /** What recovery did with one interrupted workspace restore. */
 export interface WorkspaceRecovery {

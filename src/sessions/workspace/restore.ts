@@ -12,7 +12,8 @@ import { assertNoMoveRunning, endRestore, inflightRestores, type RestoreJournal 
 import { sameFilesConfig } from "./snapshots.js";
 import type { StatRows } from "./stat-cache.js";
 import { scanContext, stateOf, type WorkspaceState } from "./state.js";
-import { deletedFile, stillIs, wroteFile, type ScanContext } from "./walk.js";
+import { deletedFile, stillIs, wroteFile } from "./cache-writes.js";
+import type { ScanContext } from "./walk.js";
 
 /**
  * Makes the workspace hold the prepared target's files and records it as what forkpoint last wrote. The restore is

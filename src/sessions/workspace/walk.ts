@@ -1,13 +1,12 @@
 // A scan's file-system side: walking a directory (or looking again at the paths a watcher named) and bringing the stat
-// cache up to date with it, reading a file only when its stat data changed (or its entry is racy), and recording the
-// files forkpoint itself wrote or deleted. What cannot be stored (see `StatCache.skip`) is skipped, with why: one such
-// file never stops a scan.
+// cache up to date with it, reading a file only when its stat data changed (or its entry is racy). What cannot be
+// stored (see `StatCache.skip`) is skipped, with why: one such file never stops a scan. What a restore itself wrote is
+// recorded by cache-writes.ts.
 import { isUtf8 } from "node:buffer";
 import { closeSync, lstatSync, openSync, readFileSync, readSync, readdirSync, type BigIntStats } from "node:fs";
 import { createHash } from "node:crypto";
 import { sha256 } from "../integrity/hashes.js";
-import { DirNode, idOf, isDir, join, type FileEntry } from "./dir-node.js";
-import { contentOf, executableMode, fileIdOf } from "./file-id.js";
+import { DirNode, isDir, join, type FileEntry } from "./dir-node.js";
 import type { Rules } from "./rules.js";
 import type { StatCache } from "./stat-cache.js";
 
@@ -15,7 +14,7 @@ import type { StatCache } from "./stat-cache.js";
  * A file modified within this long before it was read could be modified again with the same mtime (timestamps are
  * coarse: a kernel tick on Linux, 1–2 s on some file systems): such an entry is read again whenever it is checked.
  */
-const RACY_NS = 2_000_000_000n;
+export const RACY_NS = 2_000_000_000n;
 /** Files up to this size are read whole; larger ones are hashed in reads of this size. */
 const READ_CHUNK = 1 << 20;
 
@@ -36,7 +35,7 @@ export interface ScanContext {
 }
 
 /** Whether two stats describe the same file content as far as stat data can tell. */
-function sameStat(e: FileEntry, st: BigIntStats): boolean {
+export function sameStat(e: FileEntry, st: BigIntStats): boolean {
   return e.size === st.size && e.mtimeNs === st.mtimeNs && e.ctimeNs === st.ctimeNs && e.ino === st.ino && e.mode === Number(st.mode);
 }
 
@@ -58,7 +57,7 @@ function kindReason(e: {
   return "is not a regular file";
 }
 
-const codeOf = (error: unknown) => (error as NodeJS.ErrnoException).code;
+export const codeOf = (error: unknown) => (error as NodeJS.ErrnoException).code;
 
 /** Why a file or directory is skipped that cannot be read or listed. */
 const unreadable = (error: unknown) => `cannot be read (${codeOf(error) ?? (error as Error).message})`;
@@ -141,59 +140,6 @@ function refreshFile(cache: StatCache, sc: ScanContext, dir: DirNode, name: stri
   };
   if (read.content && sc.store && (old === undefined || isDir(old) || old.hash !== read.hash)) sc.store(read.hash, read.content);
   cache.setFile(dir, name, rel, entry);
-}
-
-/** Records a file forkpoint itself just wrote as file `id` (a restore): its stat data, no read. */
-export function wroteFile(cache: StatCache, sc: ScanContext, rel: string, id: string): void {
-  const at = rel.lastIndexOf("/");
-  const dir = cache.dir(at < 0 ? "" : rel.slice(0, at));
-  const name = rel.slice(at + 1);
-  const full = `${sc.root}/${rel}`;
-  const statAt = BigInt(Date.now()) * 1_000_000n;
-  const st = lstatSync(full, { bigint: true, throwIfNoEntry: false });
-  if (!st || !st.isFile()) return cache.remove(dir, name, rel);
-  const entry = {
-    size: st.size,
-    mtimeNs: st.mtimeNs,
-    ctimeNs: st.ctimeNs,
-    ino: st.ino,
-    mode: Number(st.mode),
-    hash: contentOf(id),
-    racy: false,
-  };
-  // Written a moment ago: racy, so that the next check reads it (a write by someone else in the same tick is not missed).
-  entry.racy = st.mtimeNs >= statAt - RACY_NS;
-  cache.setFile(dir, name, rel, entry);
-}
-
-/**
- * Whether the path `rel` still is what the cache says it was: file `id` (its stat data unchanged and not racy, else its
- * content and mode read again), or, `id` null, no file (nothing, or a directory). A restore asks it of each file right
- * before replacing or deleting it: what someone changed since the restore checked the directory is never overwritten.
- */
-export function stillIs(cache: StatCache, root: string, rel: string, id: string | null): boolean {
-  let st: BigIntStats | undefined;
-  try {
-    st = lstatSync(`${root}/${rel}`, { bigint: true, throwIfNoEntry: false });
-  } catch (error) {
-    if (codeOf(error) !== "ENOTDIR") throw error;
-  }
-  if (id === null) return !st || st.isDirectory();
-  if (!st?.isFile()) return false;
-  const e = cache.find(rel);
-  if (e !== undefined && !isDir(e) && idOf(e) === id && !e.racy && sameStat(e, st)) return true;
-  try {
-    return fileIdOf(sha256(readFileSync(`${root}/${rel}`)), executableMode(Number(st.mode))) === id;
-  } catch {
-    return false;
-  }
-}
-
-/** Records that forkpoint deleted the file at `rel` (a restore). */
-export function deletedFile(cache: StatCache, rel: string): void {
-  const at = rel.lastIndexOf("/");
-  const dir = cache.find(at < 0 ? "" : rel.slice(0, at));
-  if (isDir(dir)) cache.remove(dir, rel.slice(at + 1), rel);
 }
 
 /** Walks the directory `node` (at `rel`) and everything below it, reconciling the cache with what is there now. */
