@@ -6,6 +6,7 @@ import { CheckpointList, CheckpointPanel, DiffPanel, ErrorLine, PlanPanel, Tools
 import { TreeView } from "./TreeView";
 import type { Checkpoint, Page, SessionInfo, UserInfo } from "./types";
 import { useLoad } from "./useLoad";
+import { Bdi } from "./bidi";
 
 function Users(props: { selected: string | undefined; onSelect: (u: string) => void }) {
   const [users, setUsers] = useState<Page<UserInfo> | null>(null);
@@ -23,7 +24,7 @@ function Users(props: { selected: string | undefined; onSelect: (u: string) => v
         {users?.items.map((u) => (
           <li key={u.userId}>
             <button className={`link${props.selected === u.userId ? " selected" : ""}`} onClick={() => props.onSelect(u.userId)}>
-              <bdi>{u.userId}</bdi>
+              <Bdi>{u.userId}</Bdi>
             </button>{" "}
             <span className="muted">{u.sessions}</span>
           </li>
@@ -62,7 +63,7 @@ function Sessions(props: { user: string; selected: string | undefined; onSelect:
   return (
     <section>
       <h2>
-        Sessions of <bdi>{props.user}</bdi>
+        Sessions of <Bdi>{props.user}</Bdi>
       </h2>
       <input placeholder="search titles" value={q} onChange={(e) => setQ(e.target.value)} data-testid="session-search" />
       <ErrorLine error={error} />
@@ -74,7 +75,7 @@ function Sessions(props: { user: string; selected: string | undefined; onSelect:
               onClick={() => props.onSelect(s.id)}
               data-testid={`session-${s.id}`}
             >
-              <bdi>{s.title ?? "(untitled)"}</bdi>
+              <Bdi>{s.title ?? "(untitled)"}</Bdi>
             </button>
             <div className="muted">{new Date(s.updatedAt).toLocaleString()}</div>
           </li>
@@ -166,11 +167,11 @@ export function App() {
           {tree ? (
             <>
               <b data-testid="session-title">
-                <bdi>{tree.info.title ?? "(untitled)"}</bdi>
+                <Bdi>{tree.info.title ?? "(untitled)"}</Bdi>
               </b>{" "}
               <span className="muted" data-testid="session-counts">
                 {tree.branches.length} branches, {tree.checkpointCount} checkpoints; the world: {applied.length} tool effects applied, on
-                branch <bdi>{label(tree.info.currentBranchId)}</bdi>
+                branch <Bdi>{label(tree.info.currentBranchId)}</Bdi>
               </span>
             </>
           ) : (

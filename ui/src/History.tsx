@@ -4,6 +4,7 @@ import { api, isAbort } from "./api";
 import { ErrorLine, Text } from "./Panels";
 import type { Branch, VersionedMessage } from "./types";
 import { useLoad } from "./useLoad";
+import { Bdi } from "./bidi";
 
 /** The label of a branch: its name, else how it was made and the end of its id. */
 export const branchLabel = (b: Branch | undefined, id: string) => b?.name ?? `${b?.reason ?? "branch"} ${id.slice(-6)}`;
@@ -12,7 +13,7 @@ function MessageRow({ m, onVersions }: { m: VersionedMessage; onVersions: (id: s
   return (
     <li className={`message ${m.role}`} data-position={m.position}>
       <div className="message-head">
-        <bdi className="role">{m.role}</bdi> <span className="muted">@{m.position}</span>
+        <Bdi className="role">{m.role}</Bdi> <span className="muted">@{m.position}</span>
         {m.versions.count > 1 && (
           <button className="link versions" onClick={() => onVersions(m.id)} title="this message's versions">
             ‹ {m.versions.index + 1}/{m.versions.count} ›
@@ -65,7 +66,7 @@ export function HistoryPane(props: {
     <section className="pane history-pane" data-testid="history-pane">
       <header className="pane-header">
         <h2 data-testid="history-title">
-          History of <bdi>{branchLabel(props.branch, branchId)}</bdi>
+          History of <Bdi>{branchLabel(props.branch, branchId)}</Bdi>
           {current && <span className="badge world"> current</span>}
         </h2>
         {props.onPlanSwitch ? (

@@ -1,17 +1,17 @@
 // The side panels: a checkpoint's state, history and tool track; a message's versions; two checkpoints' diff; a move's plan.
 import { useEffect, useRef, useState, type ReactNode } from "react";
 import { api, isAbort } from "./api";
-import { isolate } from "./bidi";
+import { Bdi, isolate } from "./bidi";
 import type { Checkpoint, CheckpointDiff, Json, Message, MovePlan, Page, ToolInvocation } from "./types";
 import { useLoad } from "./useLoad";
 
-// Everything users store is shown isolated (<bdi>, or `isolate` inside built strings): a bidi control in it (U+202E
+// Everything users store is shown isolated (<Bdi>, or `isolate` inside built strings): a bidi control in it (U+202E
 // opened and never closed) reorders only that text, never the page's own around it. React escapes it when it renders.
 
 /** A JSON value as indented JSON (as JSON.stringify(v, null, 2) writes it), each key and string isolated. */
 function JsonText({ value }: { value: Json }) {
   const out: ReactNode[] = [];
-  const str = (s: string) => out.push(<bdi key={out.length}>{JSON.stringify(s)}</bdi>);
+  const str = (s: string) => out.push(<Bdi key={out.length}>{JSON.stringify(s)}</Bdi>);
   const walk = (v: Json, indent: string): void => {
     if (typeof v === "string") return void str(v);
     if (v === null || typeof v !== "object") return void out.push(JSON.stringify(v));
@@ -36,15 +36,15 @@ function JsonText({ value }: { value: Json }) {
 
 /** A stored JSON value: a string as it is, anything else as indented JSON; isolated either way. */
 export function Text({ value }: { value: Json }) {
-  return typeof value === "string" ? <bdi>{value}</bdi> : <JsonText value={value} />;
+  return typeof value === "string" ? <Bdi>{value}</Bdi> : <JsonText value={value} />;
 }
-const path = (p: string[]) => (p.length === 0 ? "(the whole state)" : <bdi>{p.join(".")}</bdi>);
+const path = (p: string[]) => (p.length === 0 ? "(the whole state)" : <Bdi>{p.join(".")}</Bdi>);
 
 export function ErrorLine({ error }: { error: unknown }) {
   if (!error) return null;
   return (
     <p className="error" role="alert">
-      <bdi>{error instanceof Error ? error.message : String(error)}</bdi>
+      <Bdi>{error instanceof Error ? error.message : String(error)}</Bdi>
     </p>
   );
 }
@@ -56,7 +56,7 @@ export function Tools({ tools, testid }: { tools: ToolInvocation[]; testid: stri
       {tools.map((t) => (
         <li key={t.id}>
           <b>
-            <bdi>{t.tool}</bdi>
+            <Bdi>{t.tool}</Bdi>
           </b>{" "}
           <span className="muted">@{t.position}</span> <span className={`badge ${t.status}`}>{t.status}</span>{" "}
           {t.applied ? <span className="badge world">applied</span> : <span className="badge">not applied</span>}
@@ -72,7 +72,7 @@ export function Tools({ tools, testid }: { tools: ToolInvocation[]; testid: stri
 function MessageRow({ m, onVersions }: { m: Message; onVersions: (id: string) => void }) {
   return (
     <li className={`message ${m.role}`}>
-      <bdi className="role">{m.role}</bdi>{" "}
+      <Bdi className="role">{m.role}</Bdi>{" "}
       <span className="content">
         <Text value={m.content} />
       </span>{" "}
@@ -98,7 +98,7 @@ export function CheckpointPanel(props: {
   return (
     <section data-testid="checkpoint-panel">
       <h2>
-        Checkpoint <bdi>{checkpoint.name ?? checkpoint.id.slice(-6)}</bdi> <span className="muted">at {checkpoint.position}</span>
+        Checkpoint <Bdi>{checkpoint.name ?? checkpoint.id.slice(-6)}</Bdi> <span className="muted">at {checkpoint.position}</span>
       </h2>
       <button onClick={props.onPlan} data-testid="plan-rollback">
         Plan a rollback here
@@ -155,7 +155,7 @@ export function VersionsPanel(props: { user: string; session: string; messageId:
             </button>
           </div>
           <p className="message">
-            <bdi className="role">{shown.message.role}</bdi>{" "}
+            <Bdi className="role">{shown.message.role}</Bdi>{" "}
             <span data-testid="versions-content">
               <Text value={shown.message.content} />
             </span>
@@ -245,12 +245,12 @@ export function DiffPanel(props: { user: string; session: string; checkpoints: C
           <ul>
             {diff.messages.onlyA.map((m) => (
               <li key={m.id} className="removed">
-                A <bdi>{m.role}</bdi>: <Text value={m.content} />
+                A <Bdi>{m.role}</Bdi>: <Text value={m.content} />
               </li>
             ))}
             {diff.messages.onlyB.map((m) => (
               <li key={m.id} className="added">
-                B <bdi>{m.role}</bdi>: <Text value={m.content} />
+                B <Bdi>{m.role}</Bdi>: <Text value={m.content} />
               </li>
             ))}
           </ul>
@@ -302,7 +302,7 @@ export function PlanPanel(props: { user: string; session: string; target: MoveTa
   return (
     <section data-testid="plan-panel">
       <h2>
-        Plan: {target.kind} to <bdi>{target.label}</bdi>
+        Plan: {target.kind} to <Bdi>{target.label}</Bdi>
       </h2>
       <ErrorLine error={planError ?? error} />
       {plan && (
@@ -380,10 +380,10 @@ export function CheckpointList(props: {
         {items.map((c) => (
           <li key={c.id}>
             <button className={`link${props.selected === c.id ? " selected" : ""}`} onClick={() => props.onSelect(c)}>
-              <bdi>{c.name ?? c.id.slice(-6)}</bdi>
+              <Bdi>{c.name ?? c.id.slice(-6)}</Bdi>
             </button>{" "}
             <span className="muted">
-              @{c.position} on <bdi>{props.label(c.branchId)}</bdi>
+              @{c.position} on <Bdi>{props.label(c.branchId)}</Bdi>
             </span>
           </li>
         ))}

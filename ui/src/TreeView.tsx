@@ -3,6 +3,7 @@ import { Background, Controls, Handle, MiniMap, Position, ReactFlow, type Edge, 
 import { createContext, useContext, useMemo, useState } from "react";
 import { MAX_CHIPS, NODE_WIDTH, indexTree, initiallyOpen, layout, nodeHeight, visibleGraph, type GraphNode } from "./layout";
 import type { SessionTree } from "./types";
+import { Bdi } from "./bidi";
 
 interface TreeActions {
   selectedCheckpoint: string | undefined;
@@ -43,7 +44,7 @@ function BranchNode({ data }: NodeProps<FlowNode>) {
       <Handle type="target" position={Position.Left} />
       <div className="node-title">
         <button className="nodrag link" title="show this branch's history" onClick={() => a.onBranch(b.id)}>
-          <bdi>{b.name ?? `${b.reason} ${short(b.id)}`}</bdi>
+          <Bdi>{b.name ?? `${b.reason} ${short(b.id)}`}</Bdi>
         </button>
         <span className="muted"> head {b.head}</span>
         {b.current && (
@@ -61,7 +62,7 @@ function BranchNode({ data }: NodeProps<FlowNode>) {
             title={`checkpoint at ${c.position}`}
             onClick={() => a.onCheckpoint(c.id)}
           >
-            ◆ <bdi>{c.name ?? short(c.id)}</bdi>
+            ◆ <Bdi>{c.name ?? short(c.id)}</Bdi>
           </button>
         ))}
         {(n.checkpoints.length > MAX_CHIPS || a.more.has(b.id)) && <span className="muted">more in the list</span>}

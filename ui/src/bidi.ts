@@ -1,5 +1,35 @@
 // User text inside text the page builds as one string (an option's label, an edge's label, a list joined by commas):
-// wrapped in Unicode's isolates, so that a bidi control it holds (U+202E, ...) stays inside it. In markup, <bdi> does it.
+// wrapped in Unicode's isolates, so that a bidi control it holds (U+202E, ...) stays inside it. In markup, <Bdi> does it.
+import { createElement, type ReactNode } from "react";
+
+const OPENS = new Set(["\u2066", "\u2067", "\u2068"]); // LRI, RLI, FSI
+const PDI = "\u2069";
+
+/**
+ * `text` without the POP DIRECTIONAL ISOLATEs that close no isolate it opened: such a PDI would close the isolate
+ * around it (a <bdi>'s or `isolate`'s), and an override after it would reverse the page's own text.
+ */
+export function contained(text: string): string {
+  if (!text.includes(PDI)) return text;
+  let open = 0;
+  let out = "";
+  for (const ch of text) {
+    if (OPENS.has(ch)) open++;
+    else if (ch === PDI) {
+      if (open === 0) continue;
+      open--;
+    }
+    out += ch;
+  }
+  return out;
+}
 
 /** `text` between FIRST STRONG ISOLATE (U+2068) and POP DIRECTIONAL ISOLATE (U+2069). */
-export const isolate = (text: string): string => `\u2068${text}\u2069`;
+export const isolate = (text: string): string => `\u2068${contained(text)}\u2069`;
+
+/** A <bdi> whose text children are `contained`: user text shown in markup. */
+export function Bdi(props: { className?: string; children?: ReactNode }): ReactNode {
+  const clean = (child: ReactNode): ReactNode => (typeof child === "string" ? contained(child) : child);
+  const children: ReactNode[] = Array.isArray(props.children) ? props.children.map(clean) : [clean(props.children)];
+  return createElement("bdi", { className: props.className }, ...children);
+}
