@@ -51,13 +51,19 @@ const idle = async () => {
   await poll(() => page.locator(".message:not([data-versions])").count()).toBe(0);
 };
 
+/** What `shown` reads of a message element in the page (the project compiles without the DOM lib). */
+interface ShownItem {
+  getAttribute(name: string): string | null;
+  querySelector(selector: string): { textContent: string | null } | null;
+}
+
 /** The whole conversation as shown: each message's text, tool calls and version label, then the to-do list. */
 async function shown(): Promise<string[]> {
   await idle();
   const rows = await page
     .locator(".message")
     .evaluateAll((items) =>
-      items.map(
+      (items as unknown as ShownItem[]).map(
         (li) =>
           `${li.getAttribute("data-role")}: ${li.querySelector(".body")?.textContent} ${li.querySelector(".versions")?.textContent ?? ""}`,
       ),
