@@ -1,0 +1,68 @@
+// From the MCP review: a captured file written through another name of it (a hard link, in another folder of the
+// workspace or outside it) is changed on disk like any edit; a running server must see it, in diff and in the next
+// checkpoint, or a later rewind loses the edit (it is in no checkpoint).
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { makeTempDir, removeDir } from "../helpers.js";
+import { connect, ok, write, type Connected } from "./fixture.js";
+
+let root: string;
+let ws: string;
+let outside: string;
+let db: string;
+let server: Connected | undefined;
+
+beforeEach(() => {
+  root = makeTempDir("forkpoint-mcp-review-hardlink-");
+  ws = path.join(root, "project");
+  outside = path.join(root, "elsewhere");
+  db = path.join(root, "forkpoint.db");
+  fs.mkdirSync(ws);
+  fs.mkdirSync(outside);
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  removeDir(root);
+});
+
+/** Writes src/x.ts with an old mtime: read once by the first checkpoint, then trusted to its stat data. */
+function oldFile(): void {
+  write(ws, "src/x.ts", "orig\n");
+  write(ws, "src/y.ts", "y\n");
+  const old = new Date(Date.now() - 3_600_000);
+  fs.utimesSync(path.join(ws, "src/x.ts"), old, old);
+}
+
+describe("a file written through a hard link", () => {
+  it.each([
+    ["outside the workspace", () => path.join(outside, "x-link.ts")],
+    ["in another folder of the workspace", () => path.join(ws, "other/x-link.ts")],
+  ])("%s is seen by diff and captured by the next checkpoint", async (_where, linkPath) => {
+    oldFile();
+    server = await connect("stdio", ["--workspace", ws, "--db", db, "--user", "alice"]);
+    const { client } = server;
+    await ok(client, "checkpoint", { name: "one" });
+    // A second call: the server now follows changes through its watcher.
+    await ok(client, "diff", { from: "one" });
+
+    const link = linkPath();
+    fs.mkdirSync(path.dirname(link), { recursive: true });
+    fs.linkSync(path.join(ws, "src/x.ts"), link);
+    fs.writeFileSync(link, "edited through the link\n");
+    expect(fs.readFileSync(path.join(ws, "src/x.ts"), "utf8")).toBe("edited through the link\n");
+
+    const d = await ok(client, "diff", { from: "one" });
+    expect([...d.added, ...d.modified]).toContain("src/x.ts");
+
+    const two = (await ok(client, "checkpoint", { name: "two" })).checkpoint;
+    expect((await ok(client, "diff", { from: "one", to: two.id })).modified).toContain("src/x.ts");
+
+    // What the agent then does: removes the files, and rolls back to "two" to get its work back.
+    fs.rmSync(link);
+    fs.rmSync(path.join(ws, "src"), { recursive: true });
+    await ok(client, "rollback", { checkpoint: two.id, force: true });
+    expect(fs.readFileSync(path.join(ws, "src/x.ts"), "utf8")).toBe("edited through the link\n");
+  });
+});
