@@ -17,10 +17,12 @@ export async function history(ctx: EngineContext, ref: SessionRef, options: Hist
  * the branch its edit or fork must still start from (`ifAt`) when it is made.
  */
 export async function currentHistory(ctx: EngineContext, ref: SessionRef): Promise<{ branchId: string; messages: Message[] }> {
-  return ctx.store.read(function* (tx) {
-    const session = yield* ownedSession(tx, ref.id, ref.userId);
-    return { branchId: session.currentBranchId, messages: yield* lineageMessages(tx, session.currentBranchId, toMessage) };
-  });
+  return ctx.store.read((tx) => currentHistoryUnit(tx, ref));
+}
+
+function* currentHistoryUnit(tx: Tx, ref: SessionRef) {
+  const session = yield* ownedSession(tx, ref.id, ref.userId);
+  return { branchId: session.currentBranchId, messages: yield* lineageMessages(tx, session.currentBranchId, toMessage) };
 }
 
 function* historyUnit(tx: Tx, ref: SessionRef, o: HistoryOptions) {

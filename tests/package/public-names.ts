@@ -85,6 +85,7 @@ export const MAIN_EXPORTS = [
   "SessionListItem",
   "SessionStateOptions",
   "SessionSummary",
+  "SkippedFile",
   "StateChange",
   "StateMigration",
   "StateUpdate",
