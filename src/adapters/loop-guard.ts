@@ -34,11 +34,19 @@ function watch(ctx: EngineContext): Map<string, Set<WeakRef<LoopGuard>>> {
     for (const ref of set) {
       const guard = ref.deref();
       if (!guard) continue;
-      if (follow) guard.branch = Promise.resolve(outcome.branch.id);
-      else
-        guard.abortController?.abort(
-          new ConflictError(`session ${JSON.stringify(outcome.branch.sessionId)} moved: the agent loop is stopped`, "SESSION_MOVED"),
-        );
+      if (follow) {
+        guard.branch = Promise.resolve(outcome.branch.id);
+        continue;
+      }
+      const stopped = new ConflictError(
+        `session ${JSON.stringify(outcome.branch.sessionId)} moved: the agent loop is stopped`,
+        "SESSION_MOVED",
+      );
+      // Its calls are refused from now on, even when the branch it read at wrapping comes back after the move (a slow
+      // read, as behind a pooler): that read may already name the move's branch.
+      guard.branch = Promise.reject(stopped);
+      guard.branch.catch(() => undefined);
+      guard.abortController?.abort(stopped);
     }
     if (!follow) table.delete(outcome.branch.sessionId);
   };
