@@ -272,6 +272,30 @@ describe.skipIf(!available)("forkpoint ui in Chromium", () => {
     expect(await page.getByTestId("session-title").textContent()).toMatch(/^Trip planning/);
   });
 
+  it("a view started without the tools names the calls it cannot undo in a plan", async () => {
+    const fp = openForkpoint({ path: db, tools: [writeFile] });
+    const agent = await fp.getSession(demo.agent.sessionId, { userId: "demo" });
+    await agent.switchBranch(demo.agent.filesBranchId);
+    const calls = (await agent.toolTrack()).filter((t) => t.applied).length;
+    await fp.close();
+    expect(calls).toBeGreaterThan(0);
+    const bare = await startUiProcess(["--db", db], []);
+    const other = await browser.newPage({ viewport: { width: 1400, height: 860 } });
+    try {
+      await other.goto(bare.url);
+      await other.getByRole("button", { name: "demo", exact: true }).click();
+      await other.getByTestId(`session-${demo.agent.sessionId}`).click();
+      await other.getByTestId(`checkpoint-${demo.agent.startCheckpointId}`).click();
+      await other.getByTestId("plan-rollback").click();
+      const plan = other.getByTestId("plan-panel");
+      await expect.poll(() => plan.getByTestId("plan-unregistered").locator("li").count()).toBe(calls);
+      expect(await plan.getByTestId("plan-unregistered").textContent()).toContain("write_file");
+    } finally {
+      await other.close();
+      bare.stop();
+    }
+  });
+
   it("searches sessions by title", async () => {
     await page.getByTestId("session-search").fill("agent");
     await expect.poll(() => page.getByTestId("sessions").locator("li").count()).toBe(1);

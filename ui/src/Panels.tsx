@@ -317,6 +317,12 @@ export function PlanPanel(props: { user: string; session: string; target: MoveTa
           <Tools tools={plan.replayed} testid="plan-replayed" />
           <h3>Skipped: irreversible, stays applied ({plan.skipped.length})</h3>
           <Tools tools={plan.skipped} testid="plan-skipped" />
+          {(plan.unregistered?.length ?? 0) > 0 && (
+            <>
+              <h3>Tool not loaded here, so the move is refused ({plan.unregistered!.length}): start the view with --tools</h3>
+              <Tools tools={plan.unregistered!} testid="plan-unregistered" />
+            </>
+          )}
           {plan.unknown.length > 0 && (
             <>
               <h3>Unknown outcome ({plan.unknown.length})</h3>
