@@ -217,10 +217,23 @@ describe.skipIf(!available)("examples/chat-app in Chromium", () => {
     expect(await todos()).toEqual(["buy milk", "call mum"]);
   });
 
+  it("a question entered while an answer streams is not sent: the answer is never cut short", async () => {
+    await idle();
+    const asked = await questions().count();
+    await send("tell me a story");
+    await poll(() => chat().getAttribute("data-status")).toBe("streaming");
+    await page.getByLabel("Message").fill("interrupting");
+    await page.getByLabel("Message").press("Enter");
+    await idle();
+    expect(await questions().count()).toBe(asked + 1);
+    expect(await texts(answers().last())).toEqual([expect.stringMatching(/^Once upon a time.*The end\.$/)]);
+    expect(await answers().last().locator(".versions").count()).toBe(0);
+  });
+
   it("shows the same chat, versions and sidebar after a reload", async () => {
     const before = await shown();
     const sidebar = await page.locator(".sidebar li").allTextContents();
-    expect(before).toHaveLength(9);
+    expect(before).toHaveLength(11);
     await page.reload();
     await poll(shown).toEqual(before);
     await poll(() => page.locator(".sidebar li").allTextContents()).toEqual(sidebar);

@@ -28,7 +28,8 @@ export function Chat({ view, onView, onError }: Props) {
 
   const send = (e: FormEvent) => {
     e.preventDefault();
-    if (!input.trim()) return;
+    // One answer at a time: a question sent mid-stream would cut the answer short and hide it as a version.
+    if (!input.trim() || busy) return;
     void sendMessage({ text: input });
     setInput("");
   };
