@@ -1,9 +1,7 @@
-// From the MCP review: files written while a checkpoint runs (an agent's parallel tool calls, a formatter, a second
-// client) must be seen by the next checkpoint. The watcher's worker answers a sync once for each event on its cookie
-// file (created, closed, deleted), each answer emptying the paths it holds, and only the first is awaited: events
-// between that answer and the cookie's removal are dropped, and later checkpoints keep storing the old content until
-// a restart. The window is a race, so the scenario runs several rounds; with the defect one or more of them fails
-// nearly every time.
+// Files written while a checkpoint runs (an agent's parallel tool calls, a formatter, a second client) are seen by the
+// next checkpoint: the watcher's worker answers a sync once per cookie, though the cookie file makes several events
+// (created, closed, removed), each of which once emptied the paths held. The window is a race, so the scenario runs
+// several rounds; with that defect one or more of them failed nearly every time.
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";

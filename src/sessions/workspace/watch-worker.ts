@@ -65,6 +65,7 @@ function watcherMain(
   let events = 0;
   let failed: string | null = null;
   let rulesChanged = false;
+  let answeredUpTo = 0;
 
   const unwatch = (rel: string) => {
     for (const [r, w] of watchers) {
@@ -151,6 +152,9 @@ function watcherMain(
     events++;
     const m = /^c(\d+)$/.exec(String(name));
     if (!m) return;
+    // The cookie's later events (closed, removed) must not answer again: each answer empties the paths held.
+    if (Number(m[1]) <= answeredUpTo) return;
+    answeredUpTo = Number(m[1]);
     parentPort!.postMessage({
       type: "sync",
       n: Number(m[1]),
