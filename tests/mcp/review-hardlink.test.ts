@@ -36,7 +36,8 @@ function oldFile(): void {
 }
 
 describe("a file written through a hard link", () => {
-  it.each([
+  // A known defect (issue 34), open: this test fails until it is fixed; `fails` flips when it passes.
+  it.fails.each([
     ["outside the workspace", () => path.join(outside, "x-link.ts")],
     ["in another folder of the workspace", () => path.join(ws, "other/x-link.ts")],
   ])("%s is seen by diff and captured by the next checkpoint", async (_where, linkPath) => {
