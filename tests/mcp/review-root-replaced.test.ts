@@ -25,8 +25,7 @@ afterEach(async () => {
 });
 
 describe("the workspace directory replaced while the server runs", () => {
-  // A known defect (issue 34), open: this test fails until it is fixed; `fails` flips when it passes.
-  it.fails.each([
+  it.each([
     ["deleted and made again", () => fs.rmSync(ws, { recursive: true })],
     ["moved away, a new one made", () => fs.renameSync(ws, `${ws}.old`)],
   ])("%s: later edits are seen and checkpointed", async (_how, away) => {

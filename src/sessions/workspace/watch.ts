@@ -4,8 +4,20 @@
 // seen every change made before it. Whenever changes may have been missed, the answer is "not trusted" and the caller
 // walks the tree: on a platform or file system where events are not known to be complete, when the kernel's queue may
 // have overflowed (Node does not report an overflow: events are counted instead), when a watch failed, when a
-// .gitignore changed, when the worker does not answer.
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statfsSync, writeFileSync } from "node:fs";
+// .gitignore changed, when the worker does not answer, when the root directory was deleted or moved away (its
+// watches stay on the old directory; an open descriptor keeps the old inode's number from being reused).
+import {
+  closeSync,
+  fstatSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  statfsSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -116,6 +128,9 @@ const UNTRUSTED: Synced = { trusted: false, dirty: [], trees: new Set(), relist:
 export class Watch {
   readonly #worker: Worker;
   readonly #cookieDir: string;
+  readonly #root: string;
+  /** The root directory its watches were made on, held open so that a new directory at that path has another inode. */
+  #rootFd: number | null = null;
   #n = 0;
   #previousEvents = 0;
   #failed: string | null = null;
@@ -128,6 +143,8 @@ export class Watch {
     const ignore = ignoreModulePath();
     if (ignore === null) throw new Error("the ignore package cannot be found");
     this.#cookieDir = mkdtempSync(join(cookieParent(), "w"));
+    this.#root = root;
+    this.#holdRoot();
     const workerData: WatchData = { root, exclude, gitignore, skip: [...skip], cookieDir: this.#cookieDir, ignorePath: ignore };
     // It holds a watch per directory and the paths named since the last sync: a small heap.
     this.#worker = new Worker(watcherSource, {
@@ -151,6 +168,28 @@ export class Watch {
     };
     this.#worker.on("error", (error) => lost(`the watcher stopped: ${error.message}`));
     this.#worker.on("exit", () => lost("the watcher exited"));
+  }
+
+  #holdRoot(): void {
+    if (this.#rootFd !== null) closeSync(this.#rootFd);
+    this.#rootFd = null;
+    try {
+      this.#rootFd = openSync(this.#root, "r");
+    } catch {
+      this.#rootFd = null; // gone: every sync is untrusted until a rescan finds it
+    }
+  }
+
+  /** Whether the directory at the root's path is still the one its watches were made on. */
+  #sameRoot(): boolean {
+    if (this.#rootFd === null) return false;
+    try {
+      const held = fstatSync(this.#rootFd, { bigint: true });
+      const now = statSync(this.#root, { bigint: true });
+      return held.dev === now.dev && held.ino === now.ino;
+    } catch {
+      return false;
+    }
   }
 
   #nextReady(): Promise<boolean> {
@@ -191,7 +230,7 @@ export class Watch {
     }
     const events = this.#previousEvents + m.events;
     this.#previousEvents = m.events;
-    const trusted = m.failed === null && !m.rulesChanged && events < OVERFLOW_EVENTS;
+    const trusted = m.failed === null && !m.rulesChanged && events < OVERFLOW_EVENTS && this.#sameRoot();
     return { trusted, dirty: m.dirty, trees: new Set(m.trees), relist: m.relist };
   }
 
@@ -200,6 +239,7 @@ export class Watch {
     if (this.#closed) return Promise.resolve(false);
     this.#failed = null;
     this.#previousEvents = 0;
+    this.#holdRoot();
     this.#ready = this.#nextReady();
     this.#worker.postMessage({ type: "rescan" });
     return this.#ready;
@@ -209,6 +249,8 @@ export class Watch {
     if (this.#closed) return;
     this.#closed = true;
     void this.#worker.terminate();
+    if (this.#rootFd !== null) closeSync(this.#rootFd);
+    this.#rootFd = null;
     rmSync(this.#cookieDir, { recursive: true, force: true });
   }
 }
