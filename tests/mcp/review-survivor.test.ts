@@ -53,8 +53,7 @@ const staged = (dir: string): string[] =>
   fs.readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((p) => /\.forkpoint-\d+/.test(p));
 
 describe("a server killed mid-rollback while another serves the same workspace", () => {
-  // A known defect (issue 34), open: this test fails until it is fixed; `fails` flips when it passes.
-  it.fails("the one still running finishes or takes back the restore, and then checkpoints", async () => {
+  it("the one still running finishes or takes back the restore, and then checkpoints", async () => {
     writeAll("v1");
     const args = ["--workspace", ws, "--db", db, "--user", "alice"];
     const transport = new StdioClientTransport({ command: process.execPath, args: mcpArgs(args), env: childEnv(), stderr: "pipe" });

@@ -18,6 +18,7 @@ import { moveEvent, sessionPosition } from "./history.js";
 import { restoreMoveFiles, snapshotPosition } from "./move-files.js";
 import { computePlan } from "./move-plan.js";
 import { callMayRun } from "./ownership.js";
+import { isAlive } from "./process-identity.js";
 import { inflightMoves, type BaseMoveSpec, type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js";
 import { OwnChanges } from "./own-changes.js";
 import { runJournaledMove } from "./run-steps.js";
@@ -342,8 +343,9 @@ export function* refuseConcurrentMove(ctx: EngineContext, tx: Tx, sessionId: str
 }
 
 /**
- * Refusals that this thread can lift itself: every move in the way is its own and runs nowhere (a unit of it failed,
- * as on a lost connection), so resuming it now (`resumeOwnMoves`) compensates nothing twice.
+ * Refusals that this thread can lift itself: every move in the way runs nowhere, being its own (a unit of it failed, as
+ * on a lost connection) or, where owners are processes, one whose process died (killed mid-move while this one served
+ * the same session), so resuming it now (`resumeOwnMoves`, as recovery at open does) compensates nothing twice.
  */
 const resumable = new WeakSet<Error>();
 
@@ -353,7 +355,10 @@ export const isResumableRefusal = (error: unknown): boolean => error instanceof 
 function refuseMoves(ctx: EngineContext, running: readonly (Owner & { id: string })[]): void {
   if (running.length === 0) return;
   const self = ctx.ownership.self;
-  const own = running.every((m) => m.pid === self.pid && m.pidStart === self.pidStart && !inflightMoves.has(m.id));
+  const stopped = (m: Owner & { id: string }) =>
+    !inflightMoves.has(m.id) &&
+    ((m.pid === self.pid && m.pidStart === self.pidStart) || (ctx.ownership.leaseMs === null && !isAlive(m.pid, m.pidStart)));
+  const own = running.every(stopped);
   const error = new ConflictError(
     `a move of this session is under way (${running.map((m) => `${m.id}, process ${m.pid}`).join("; ")}); ` +
       "try again when it ends, or call fp.recover() if it stopped midway (its process died, or lost its database)",

@@ -2,7 +2,7 @@
 import { ConflictError } from "../../models/errors.js";
 import type { Step, Tx, WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
-import { SELF_START } from "../moves/process-identity.js";
+import { SELF_START, isAlive } from "../moves/process-identity.js";
 
 /** Sessions whose workspace this process is restoring right now (recovery must not take such a restore over). */
 export const inflightRestores = new Set<string>();
@@ -14,13 +14,22 @@ export function ownStoppedRestore(sessionId: string, restoring: string): boolean
 }
 
 /**
- * Refusals this thread can lift itself: the restore in the way is its own and runs nowhere (it failed midway, and
- * could not be taken back, or its process lost the database before clearing its journal), so finishing it now
- * (`fp.recover()`'s workspace step) writes nothing twice.
+ * Whether a journal's restore runs nowhere: this thread's own, stopped (see `ownStoppedRestore`), or one whose process
+ * died (killed midway while this one served the same workspace). Recovery checks again, and leaves another host's.
+ */
+function stoppedRestore(sessionId: string, restoring: string): boolean {
+  const journal = JSON.parse(restoring) as Pick<RestoreJournal, "pid" | "pidStart">;
+  return ownStoppedRestore(sessionId, restoring) || (!inflightRestores.has(sessionId) && !isAlive(journal.pid, journal.pidStart));
+}
+
+/**
+ * Refusals this thread can lift itself: the restore in the way runs nowhere (it failed midway, and could not be taken
+ * back, or its process lost the database before clearing its journal, or died), so finishing it now (`fp.recover()`'s
+ * workspace step) writes nothing twice.
  */
 const resumable = new WeakSet<Error>();
 
-/** Whether `error` refused a call only for this thread's own stopped restore (see `resumable`). */
+/** Whether `error` refused a call only for a stopped restore (see `resumable`). */
 export const isOwnRestoreRefusal = (error: unknown): boolean => error instanceof Error && resumable.has(error);
 
 /** Clears the restore journal: the move it belonged to is over (done, or refused with nothing moved). */
@@ -50,7 +59,7 @@ export function assertNoRestorePending(ws: WorkspaceRow): void {
       `a restore of the workspace ${ws.dir} was interrupted or is running: fp.recover() finishes it (opening the database does too)`,
       "MOVE_IN_PROGRESS",
     );
-    if (ownStoppedRestore(ws.sessionId, ws.restoring)) resumable.add(error);
+    if (stoppedRestore(ws.sessionId, ws.restoring)) resumable.add(error);
     throw error;
   }
 }
