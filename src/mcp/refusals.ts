@@ -8,6 +8,9 @@ import { oneLine } from "./shapes.js";
 function hint(code: string, tool: ToolName, message: string): string {
   switch (code) {
     case "WORKSPACE_DRIFT":
+      // Something in the way of a file to write (a link, a file no longer captured): force does not move it.
+      if (message.startsWith("cannot restore the workspace "))
+        return "force: true does not help here: remove or move what is in the way, then try again.";
       return tool === "rollback"
         ? "Call rollback again with force: true to save those files in a checkpoint of their own first (nothing is lost)."
         : "Call checkpoint {} to keep those files first, then try again.";

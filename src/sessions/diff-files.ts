@@ -8,6 +8,7 @@ import { ownedSession, sessionCheckpoint } from "./core/owned.js";
 import { contentOf } from "./workspace/file-id.js";
 import { readBlobs, type FileChange } from "./workspace/objects.js";
 import { BoundedPatch } from "./workspace/patch.js";
+import { LINK_REASON } from "./workspace/walk.js";
 import { scan, stateOf } from "./workspace/state.js";
 import { checkpointFiles, sameConfig, snapshotChanges, workspaceOf } from "./workspace/snapshots.js";
 
@@ -35,8 +36,9 @@ export async function diffFiles(
       skipped = state.cache.skippedFiles();
       return ctx.store.read((tx) => snapshotChanges(tx, from, state.cache.root));
     });
-    // A path that cannot be stored is there, whatever the snapshot lacks: it is said in `skipped`, not as deleted.
-    const unstorable = skipped.map((f) => f.path);
+    // A path that cannot be stored is there, whatever the snapshot lacks: it is said in `skipped`, not as deleted. A
+    // link is no file forkpoint wrote: a captured path that is now one is a change (a restore refuses to write there).
+    const unstorable = skipped.filter((f) => f.reason !== LINK_REASON).map((f) => f.path);
     const left = (path: string) => unstorable.some((p) => path === p || path.startsWith(`${p}/`));
     if (unstorable.length > 0) changes = changes.filter((c) => !left(c.path));
   } else changes = await ctx.store.read((tx) => snapshotChanges(tx, from, to));

@@ -49,16 +49,17 @@ export async function prepareRestore(
   const state = await stateOf(ctx, ws);
   const { drifted, changes, contents, applied } = await state.exclusive(async () => {
     await scan(ctx, state);
-    return ctx.store.read((tx) => prepareRestoreUnit(tx, state, ws, manifestId, allowDrift, ownMove, packCacheOf(ctx.store)));
+    return ctx.store.read((tx) => prepareRestoreUnit(tx, state, ws, manifestId, ownMove, packCacheOf(ctx.store)));
   });
+  // Checked before drift is refused: a refusal that forcing would not get past says what is in the way instead.
+  const blocked = assertRestorable(ws.dir, applied);
+  if (blocked) throw new ConflictError(`cannot restore the workspace ${ws.dir}: ${blocked}`, "WORKSPACE_DRIFT");
   if (drifted.length > 0 && !allowDrift) {
     throw new ConflictError(
       `the workspace ${ws.dir} changed outside forkpoint since it last saw it (${shownPaths(drifted)}); take a checkpoint to keep those changes, then move`,
       "WORKSPACE_DRIFT",
     );
   }
-  const blocked = assertRestorable(ws.dir, applied);
-  if (blocked) throw new ConflictError(`cannot restore the workspace ${ws.dir}: ${blocked}`, "WORKSPACE_DRIFT");
   return { ws, manifestId, changes: withoutForeign(ws.dir, changes), contents, drifted, ...(ownMove === undefined ? {} : { ownMove }) };
 }
 
@@ -92,7 +93,6 @@ function* prepareRestoreUnit(
   state: WorkspaceState,
   ws: WorkspaceRow,
   manifestId: number,
-  allowDrift: boolean,
   ownMove: string | undefined,
   packs: PackCache,
 ) {
@@ -104,8 +104,8 @@ function* prepareRestoreUnit(
   const target = yield* reader.rootOf(tx, manifestId);
   const drifted = (yield* diffTrees(tx, reader, known, state.cache.root)).map((c) => c.path);
   const changes = yield* diffTrees(tx, reader, known, target);
-  // The changes the restore will apply: with drift to be saved first, from the directory as it is now.
-  const applied = allowDrift && drifted.length > 0 ? yield* diffTrees(tx, reader, state.cache.root, target) : changes;
+  // The changes the restore will apply: with drift (to be saved first when forced), from the directory as it is now.
+  const applied = drifted.length > 0 ? yield* diffTrees(tx, reader, state.cache.root, target) : changes;
   const contents = yield* checkedContents(
     tx,
     changes.flatMap((c) => (c.to === null ? [] : [contentOf(c.to)])),
