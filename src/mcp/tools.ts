@@ -92,9 +92,17 @@ export const handlers: ToolHandlers = {
     ];
     if (structured.tools.undo.length > 0) parts.push(`undo ${paths(structured.tools.undo)}`);
     if (structured.tools.replay.length > 0) parts.push(`replay ${paths(structured.tools.replay)}`);
+    // A link at or above a path to write, delete or save: rollback refuses it, forced or not (it never writes through one).
+    const touched = [...structured.restore, ...structured.remove, ...changed];
+    const links = toCheckpoint!.skipped
+      .filter((f) => f.reason.startsWith("is a symbolic link") && touched.some((p) => p === f.path || p.startsWith(`${f.path}/`)))
+      .map((f) => f.path);
     if (changed.length > 0)
       parts.push(
-        `${countOf(changed.length, "file")} changed since the last checkpoint (${paths(changed)}): refused (WORKSPACE_DRIFT) unless force: true, which saves them in a checkpoint first`,
+        `${countOf(changed.length, "file")} changed since the last checkpoint (${paths(changed)}): refused (WORKSPACE_DRIFT) ` +
+          (links.length > 0
+            ? `even with force: true, as ${paths(links)} ${links.length === 1 ? "is a symbolic link" : "are symbolic links"} (remove or move it first)`
+            : "unless force: true, which saves them in a checkpoint first"),
       );
     if (irreversible.length > 0) parts.push(`refused (IRREVERSIBLE): it would pass ${paths(irreversible)}`);
     return { structured, line: `${parts.join("; ")}.` };

@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeTempDir, removeDir } from "../helpers.js";
-import { connect, ok, refused, write, type Connected } from "./fixture.js";
+import { call, connect, lineOf, ok, refused, write, type Connected } from "./fixture.js";
 
 let root: string;
 let ws: string;
@@ -53,6 +53,9 @@ describe("a captured path replaced by a symbolic link", () => {
     const plan = await ok(client, "plan_rollback", { checkpoint: "one" });
     expect(plan.refusal).toBe("WORKSPACE_DRIFT");
     expect(plan.uncheckpointed).toContain(changed);
+    // Its line says forcing does not get past the link.
+    const planLine = lineOf(await call(client, "plan_rollback", { checkpoint: "one" }));
+    expect(planLine).toMatch(/even with force: true.*symbolic link/);
 
     // Forced, it is still refused (a link is in the way): the line must not send the agent round to force again.
     const forced = await refused(client, "rollback", { checkpoint: "one", force: true });
