@@ -24,6 +24,11 @@ export class StatCache {
   readonly trackers = new Set<Map<string, string | null>>();
   /** Directories with entries that cannot be stored (see `skip`). */
   readonly skippingDirs = new Set<DirNode>();
+  /**
+   * Files whose last lstat showed more than one link: a write through another of their names (outside the workspace,
+   * or in a folder of it) makes no event for this one, so every scan looks at them again (see `refreshLinked`).
+   */
+  readonly linked = new Set<string>();
   /** Files read (their stat data changed, or their entry was racy): what the cache saves is what this does not count. */
   reads = 0;
 

@@ -9,7 +9,7 @@ import type { EngineContext } from "../core/context.js";
 import { PackWriter } from "./objects.js";
 import { makeRules, type Rules } from "./rules.js";
 import { StatCache } from "./stat-cache.js";
-import { refreshPaths, relistDir, walkTree, type ScanContext } from "./walk.js";
+import { refreshLinked, refreshPaths, relistDir, walkTree, type ScanContext } from "./walk.js";
 import { Watch, watchableFileSystem } from "./watch.js";
 
 // Loaded on first use: only sessions with a workspace need it (ignore alone adds about 6 MB of RSS when loaded).
@@ -193,7 +193,9 @@ export async function scan(ctx: EngineContext, state: WorkspaceState, writer: Pa
   for (const p of synced.dirty) state.pending.dirty.add(p);
   for (const p of synced.trees) state.pending.trees.add(p);
   for (const p of synced.relist) state.pending.relist.add(p);
-  await drive(ctx, state, writer, refreshing(state, scanContext(ctx, state, writer)));
+  const sc = { ...scanContext(ctx, state, writer), newlyLinked: new Set<bigint>() };
+  await drive(ctx, state, writer, refreshing(state, sc));
+  await drive(ctx, state, writer, refreshLinked(state.cache, sc));
 }
 
 /** Looks at the pending paths, each removed once looked at; yields when the writer's buffer is full. */

@@ -30,6 +30,11 @@ export interface ScanContext {
   store?: (hash: string, content: Buffer) => void;
   /** Whether the walk should pause (yield) so that what it stored is written. */
   full?: () => boolean;
+  /**
+   * Collects the inodes of files found with more than one link that were not known so: the other names of such a file
+   * in the cache are looked at too (`refreshLinked`). Left out of whole walks, which look at every name anyway.
+   */
+  newlyLinked?: Set<bigint>;
   /** Collects a path on each device (st_dev) the walk met: a file system mounted inside the workspace. */
   devices?: Map<bigint, string>;
 }
@@ -117,9 +122,12 @@ function readFile(full: string, size: number, keep: boolean): { hash: string; co
 function refreshFile(cache: StatCache, sc: ScanContext, dir: DirNode, name: string, rel: string, full: string): void {
   const statAt = BigInt(Date.now()) * 1_000_000n;
   const st = lstatSync(full, { bigint: true, throwIfNoEntry: false });
+  if (!st || st.isDirectory() || sc.skip.has(full) || !st.isFile()) cache.linked.delete(rel);
   if (!st || st.isDirectory() || sc.skip.has(full)) return cache.remove(dir, name, rel);
   if (!st.isFile()) return cache.skip(dir, name, rel, kindReason(st));
   if (sc.devices && !sc.devices.has(st.dev)) sc.devices.set(st.dev, full);
+  if (st.nlink <= 1n) cache.linked.delete(rel);
+  else if (!cache.linked.has(rel)) (cache.linked.add(rel), sc.newlyLinked?.add(st.ino));
   const old = dir.entries.get(name);
   if (old !== undefined && !isDir(old) && !old.racy && sameStat(old, st)) return;
   if (st.size > BigInt(sc.maxBytes)) return cache.skip(dir, name, rel, `is ${st.size} bytes, over the limit of ${sc.maxBytes}`);
@@ -265,4 +273,23 @@ export function* relistDir(cache: StatCache, sc: ScanContext, rel: string): Gene
     }
     yield* refreshEntry(cache, sc, node, name, join(rel, name), false);
   }
+}
+
+/**
+ * Looks again at the files known to have several links (`StatCache.linked`), whatever the watcher said: a write through
+ * another name of one changes it with no event for its own name. A file newly found so (`sc.newlyLinked`) adds the
+ * other names the cache has for its inode (a hard link made in another folder of the workspace).
+ */
+export function* refreshLinked(cache: StatCache, sc: ScanContext & { newlyLinked: Set<bigint> }): Generator<void> {
+  // Bounded: each round adds only names not yet in the set.
+  for (let before = -1; before !== cache.linked.size; ) {
+    before = cache.linked.size;
+    if (sc.newlyLinked.size > 0) {
+      for (const [rel, e] of cache.files()) if (sc.newlyLinked.has(e.ino)) cache.linked.add(rel);
+      sc.newlyLinked.clear();
+    }
+    yield* refreshPaths(cache, sc, [...cache.linked], new Set());
+  }
+  // Names gone with their folder (never looked at by name) leave the set.
+  for (const rel of cache.linked) if (cache.fileId(rel) === null) cache.linked.delete(rel);
 }
