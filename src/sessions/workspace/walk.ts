@@ -282,7 +282,7 @@ export function* relistDir(cache: StatCache, sc: ScanContext, rel: string): Gene
  */
 export function* refreshLinked(cache: StatCache, sc: ScanContext & { newlyLinked: Set<bigint> }): Generator<void> {
   // Bounded: each round adds only names not yet in the set.
-  for (let before = -1; before !== cache.linked.size; ) {
+  for (let before = -1; before !== cache.linked.size;) {
     before = cache.linked.size;
     if (sc.newlyLinked.size > 0) {
       for (const [rel, e] of cache.files()) if (sc.newlyLinked.has(e.ino)) cache.linked.add(rel);
