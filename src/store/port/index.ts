@@ -12,4 +12,5 @@ export type * from "./unit.js";
 export { runAsync, runSync } from "./unit.js";
 export { RequestTakenError } from "./requests.js";
 export { messageFromTuple } from "./entries.js";
+export { listedSessionFrom } from "./sessions.js";
 export { MAX_INDEXED_METADATA, indexedMetadata } from "./checkpoints.js";

@@ -36,6 +36,39 @@ export interface ListedSessionRow extends SessionRow {
   messageCount: number;
 }
 
+/** A listing statement's row: the session's columns, then its last message's (all null without one) and the count. */
+export type ListedColumns = Record<string, unknown> & {
+  lastId: string | null;
+  lastBranchId: string;
+  lastPosition: number;
+  lastRole: string;
+  lastContent: string;
+  lastClientId: string | null;
+  lastMetadata: string | null;
+  lastCreatedAt: number;
+  messageCount: number | null;
+};
+
+/** A listing row as the port's `ListedSessionRow`; `toSession` reads the session's own columns as the driver stores them. */
+export function listedSessionFrom(row: ListedColumns, toSession: (columns: Record<string, unknown>) => SessionRow): ListedSessionRow {
+  const { lastId, lastBranchId, lastPosition, lastRole, lastContent, lastClientId, lastMetadata, lastCreatedAt, messageCount, ...session } =
+    row;
+  const lastMessage: MessageRow | undefined =
+    lastId === null
+      ? undefined
+      : {
+          id: lastId,
+          branchId: lastBranchId,
+          position: lastPosition,
+          role: lastRole,
+          content: lastContent,
+          clientId: lastClientId,
+          metadata: lastMetadata,
+          createdAt: lastCreatedAt,
+        };
+  return { ...toSession(session), lastMessage, messageCount: messageCount ?? 0 };
+}
+
 /** A user as the operator listing shows one. */
 export interface UserRow {
   userId: string;

@@ -1,5 +1,5 @@
 // Session listings as a sidebar reads them: each session with its current lineage's last message, in one statement.
-import type { ListedSessionRow, MessageRow, SessionRow } from "../port/index.js";
+import { listedSessionFrom, type ListedColumns, type ListedSessionRow, type SessionRow } from "../port/index.js";
 import { SESSION_INFO_COLS } from "./columns.js";
 
 /** A lineage's open end (positions are int4; bounds are compared as int8). */
@@ -39,35 +39,8 @@ export const LIST_SESSIONS = listedSessionsSql(`user_id = $1 AND seq < $2::bigin
 /** Every user's page ($1 below this seq, $2 rows): the operator listing. */
 export const LIST_ALL_SESSIONS = listedSessionsSql(`seq < $1::bigint`, 2);
 
-/** A row of `listedSessionsSql`, its message columns gathered into `lastMessage`. */
-export type ListedTuple = SessionRow & {
-  lastId: string | null;
-  lastBranchId: string;
-  lastPosition: number;
-  lastRole: string;
-  lastContent: string;
-  lastClientId: string | null;
-  lastMetadata: string | null;
-  lastCreatedAt: number;
-  messageCount: number | null;
-};
+/** A row of `listedSessionsSql`: the session's columns, its last message's and the count. */
+export type ListedTuple = ListedColumns;
 
 /** A row of `listedSessionsSql` as the port's `ListedSessionRow`. */
-export function listedSessionRow(row: ListedTuple): ListedSessionRow {
-  const { lastId, lastBranchId, lastPosition, lastRole, lastContent, lastClientId, lastMetadata, lastCreatedAt, messageCount, ...session } =
-    row;
-  const lastMessage: MessageRow | undefined =
-    lastId === null
-      ? undefined
-      : {
-          id: lastId,
-          branchId: lastBranchId,
-          position: lastPosition,
-          role: lastRole,
-          content: lastContent,
-          clientId: lastClientId,
-          metadata: lastMetadata,
-          createdAt: lastCreatedAt,
-        };
-  return { ...session, lastMessage, messageCount: messageCount ?? 0 };
-}
+export const listedSessionRow = (row: ListedTuple): ListedSessionRow => listedSessionFrom(row, (c) => c as unknown as SessionRow);

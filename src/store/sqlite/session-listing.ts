@@ -1,5 +1,5 @@
 // Session listings as a sidebar reads them: each session with its current lineage's last message, in one statement.
-import type { ListedSessionRow, MessageRow } from "../port/index.js";
+import { listedSessionFrom, type ListedColumns, type ListedSessionRow } from "../port/index.js";
 import { SESSION_INFO_COLS, sessionRow } from "./columns.js";
 
 /**
@@ -36,34 +36,5 @@ export const LIST_SESSIONS = listedSessionsSql(`user_id = @userId AND seq < @bef
 /** Every user's page (below seq `@before`, `@limit` rows): the operator listing. */
 export const LIST_ALL_SESSIONS = listedSessionsSql(`seq < @before`);
 
-interface ListedTuple {
-  lastId: string | null;
-  lastBranchId: string;
-  lastPosition: number;
-  lastRole: string;
-  lastContent: string;
-  lastClientId: string | null;
-  lastMetadata: string | null;
-  lastCreatedAt: number;
-  messageCount: number | null;
-}
-
 /** A row of `listedSessionsSql` as the port's `ListedSessionRow`. */
-export function listedSessionRow(row: unknown): ListedSessionRow {
-  const { lastId, lastBranchId, lastPosition, lastRole, lastContent, lastClientId, lastMetadata, lastCreatedAt, messageCount, ...session } =
-    row as ListedTuple & Record<string, unknown>;
-  const lastMessage: MessageRow | undefined =
-    lastId === null
-      ? undefined
-      : {
-          id: lastId,
-          branchId: lastBranchId,
-          position: lastPosition,
-          role: lastRole,
-          content: lastContent,
-          clientId: lastClientId,
-          metadata: lastMetadata,
-          createdAt: lastCreatedAt,
-        };
-  return { ...sessionRow(session)!, lastMessage, messageCount: messageCount ?? 0 };
-}
+export const listedSessionRow = (row: unknown): ListedSessionRow => listedSessionFrom(row as ListedColumns, (c) => sessionRow(c)!);
