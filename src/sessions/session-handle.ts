@@ -1,4 +1,5 @@
-// SessionHandle: one user's session, with every per-session verb of the public API.
+// SessionHandle: one user's session, with every per-session verb of the public API. Over 450 lines: one short method
+// per verb with its doc comment (what users read in their editor), each delegating to the file of its name.
 import type { Tx } from "../store/port/index.js";
 import { atomic, type AtomicOptions } from "./atomic.js";
 import { heldCheckpoint } from "./maintenance/checkpoint-hold.js";
