@@ -11,6 +11,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { expect } from "vitest";
 import { nodeArgs } from "../fixtures/compiled.js";
+import { makeTempDir } from "../helpers.js";
 
 export const MAIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
 const repo = fileURLToPath(new URL("../..", import.meta.url));
@@ -155,4 +156,14 @@ export function filesIn(root: string): Record<string, string> {
   };
   walk(root);
   return out;
+}
+
+/** A fresh temp root with a workspace folder in it (`ws`), a folder beside it (`outside`) and a database path. */
+export function mcpRoot(prefix: string, workspace = "project"): { root: string; ws: string; outside: string; db: string } {
+  const root = makeTempDir(prefix);
+  const ws = path.join(root, workspace);
+  const outside = path.join(root, "elsewhere");
+  fs.mkdirSync(ws);
+  fs.mkdirSync(outside);
+  return { root, ws, outside, db: path.join(root, "forkpoint.db") };
 }

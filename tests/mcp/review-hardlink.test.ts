@@ -4,8 +4,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { makeTempDir, removeDir } from "../helpers.js";
-import { connect, ok, write, type Connected } from "./fixture.js";
+import { removeDir } from "../helpers.js";
+import { connect, ok, write, type Connected, mcpRoot } from "./fixture.js";
 
 let root: string;
 let ws: string;
@@ -14,12 +14,7 @@ let db: string;
 let server: Connected | undefined;
 
 beforeEach(() => {
-  root = makeTempDir("forkpoint-mcp-review-hardlink-");
-  ws = path.join(root, "project");
-  outside = path.join(root, "elsewhere");
-  db = path.join(root, "forkpoint.db");
-  fs.mkdirSync(ws);
-  fs.mkdirSync(outside);
+  ({ root, ws, outside, db } = mcpRoot("forkpoint-mcp-review-hardlink-"));
 });
 afterEach(async () => {
   await server?.close();

@@ -4,8 +4,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { makeTempDir, removeDir } from "../helpers.js";
-import { connect, ok, type Connected } from "./fixture.js";
+import { removeDir } from "../helpers.js";
+import { connect, ok, type Connected, mcpRoot } from "./fixture.js";
 
 let root: string;
 let ws: string;
@@ -13,10 +13,7 @@ let db: string;
 let server: Connected | undefined;
 
 beforeEach(() => {
-  root = makeTempDir("forkpoint-mcp-review-root-");
-  ws = path.join(root, "app");
-  db = path.join(root, "forkpoint.db");
-  fs.mkdirSync(ws);
+  ({ root, ws, db } = mcpRoot("forkpoint-mcp-review-root-", "app"));
 });
 afterEach(async () => {
   await server?.close();

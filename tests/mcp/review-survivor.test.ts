@@ -7,8 +7,8 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { makeTempDir, removeDir } from "../helpers.js";
-import { call, childEnv, connect, lineOf, mcpArgs, ok, type Connected } from "./fixture.js";
+import { removeDir } from "../helpers.js";
+import { call, childEnv, connect, lineOf, mcpArgs, ok, type Connected, mcpRoot } from "./fixture.js";
 
 const FILES = 2000;
 
@@ -19,10 +19,7 @@ let survivor: Connected | undefined;
 let doomed: Client | undefined;
 
 beforeEach(() => {
-  root = makeTempDir("forkpoint-mcp-review-survivor-");
-  ws = path.join(root, "project");
-  db = path.join(root, "forkpoint.db");
-  fs.mkdirSync(ws);
+  ({ root, ws, db } = mcpRoot("forkpoint-mcp-review-survivor-"));
 });
 afterEach(async () => {
   await doomed?.close().catch(() => undefined);
