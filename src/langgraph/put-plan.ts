@@ -183,11 +183,7 @@ function* refuseOvertaken(tx: Tx, sessionId: string, current: BranchRow, thread:
   if ((yield* headOf(tx, current)).hash === target.headHash) return;
   const parent = yield* tx.getCheckpoint(target.fpCheckpointId);
   if (!parent || (yield* tx.langgraph.landedSince(sessionId, current.id, parent.seq))) return;
-  throw new ConflictError(
-    `thread ${thread.threadId}: its session moved since this run's last checkpoint, which it would fork from; ` +
-      "the run is stopped: invoke the graph again to go on from where the session is now",
-    "SESSION_MOVED",
-  );
+  throw runStopped(thread, "its session moved");
 }
 
 /**
@@ -203,12 +199,16 @@ function* refuseLeftBehind(tx: Tx, sessionId: string, thread: LgThreadRow, targe
   const latest = yield* tx.moveToUndo(sessionId);
   if (!latest || latest.fromBranchId !== target.branchId || latest.fromPosition !== target.position) return;
   if (latest.kind !== "switch" && (yield* tx.langgraph.landedOnBranch(sessionId, latest.toBranchId, latest.toPosition))) return;
-  throw new ConflictError(
-    `thread ${thread.threadId}: its session moved (${latest.kind}) since this run's last checkpoint, which it would fork from; ` +
+  throw runStopped(thread, `its session moved (${latest.kind})`);
+}
+
+/** The refusal of a run's put that would fork from where a move left it. */
+const runStopped = (thread: LgThreadRow, moved: string) =>
+  new ConflictError(
+    `thread ${thread.threadId}: ${moved} since this run's last checkpoint, which it would fork from; ` +
       "the run is stopped: invoke the graph again to go on from where the session is now",
     "SESSION_MOVED",
   );
-}
 
 /**
  * The items of `items` after the thread's mirror (when `items` begins with it), with their field values and their

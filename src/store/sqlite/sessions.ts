@@ -203,24 +203,23 @@ export function sessionsTx(db: Database.Database): SessionsTx {
       const ordered = s.timesOrdered.get(sessionId) === 1;
       const [entries, others] = ordered ? [s.timelineEntries, s.timelineOthers] : [s.sortedTimelineEntries, s.sortedTimelineOthers];
       const rows = others.all({ ...key, userId, sessionId }) as TimelineRow[];
+      const page = (more: TimelineRow[]) => more.sort(newestFirst).slice(0, limit);
       if (!ordered) {
         for (const branchId of s.timelineBranches.all(sessionId) as string[])
           rows.push(...(entries.all({ ...key, branchId }) as TimelineRow[]));
-        return rows.sort(newestFirst).slice(0, limit);
+        return page(rows);
       }
       // Times never decrease along a branch: once the page is full of rows newer than a branch's newest, no older
       // branch can reach it.
       const tops = (s.timelineTops.all({ ...key, sessionId }) as { branchId: string; top: number | null }[])
         .filter((t): t is { branchId: string; top: number } => t.top !== null)
         .sort((a, b) => b.top - a.top);
-      rows.sort(newestFirst);
+      let kept = page(rows);
       for (const { branchId, top } of tops) {
-        if (rows.length >= limit && rows[limit - 1]!.createdAt > top) break;
-        rows.push(...(entries.all({ ...key, branchId }) as TimelineRow[]));
-        rows.sort(newestFirst);
-        rows.length = Math.min(rows.length, limit);
+        if (kept.length >= limit && kept[limit - 1]!.createdAt > top) break;
+        kept = page([...kept, ...(entries.all({ ...key, branchId }) as TimelineRow[])]);
       }
-      return rows.slice(0, limit);
+      return kept;
     },
 
     *markTimesUnordered(sessionId: string) {
