@@ -1,6 +1,6 @@
 // The file-system side of restores: what may be written, and applying a snapshot's changes to the directory (each file
 // staged beside its place, then renamed into it), whatever each path is now: a file, a directory, or nothing.
-import { linkSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, rmdirSync, writeFileSync } from "node:fs";
+import { linkSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, rmdirSync, unlinkSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { contentOf, modeOf } from "./file-id.js";
@@ -243,10 +243,12 @@ export async function restoreChanges(
       }
       moved.any = true;
       try {
-        rmSync(full, { force: true });
+        // unlink, not rm: Node 22's rm retries a refused unlink (EPERM) as an rmdir and reports ENOTDIR instead.
+        unlinkSync(full);
       } catch (error) {
-        // Below a file: there is nothing to delete there.
-        if ((error as NodeJS.ErrnoException).code !== "ENOTDIR") throw error;
+        // Already gone, or below a file: there is nothing to delete there.
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
       }
       deleted.push(c.path);
       moved.applied?.push(c);
