@@ -1,5 +1,6 @@
 // The public API of forkpoint, and nothing else.
-export { openForkpoint, Forkpoint } from "./sessions/forkpoint.js";
+export { Forkpoint } from "./sessions/forkpoint.js";
+export { openForkpoint } from "./open-forkpoint.js";
 export type { ForkpointEvent, ForkpointEvents, ForkpointListener } from "./sessions/core/events.js";
 export type { ForkpointLogger } from "./models/logger.js";
 export { SessionHandle } from "./sessions/session-handle.js";

@@ -18,8 +18,6 @@ import { requireSupportedNode } from "../models/runtime.js";
 import type { SessionExport } from "../models/session-export.js";
 import type { Checkpoint, Page, SessionListItem } from "../models/types.js";
 import type { Step, Store, Tx } from "../store/port/index.js";
-import { PostgresStore } from "../store/postgres/store.js";
-import { SqliteStore } from "../store/sqlite/store.js";
 import { gatedContext } from "./core/gate.js";
 import { insideHandler } from "../tools/handler-scope.js";
 import { ToolRegistry } from "../tools/registry.js";
@@ -81,6 +79,12 @@ function* interruptedWork(tx: Tx): Step<boolean> {
   return (yield* tx.runningMoves()).length > 0 || (yield* tx.restoringWorkspaces()).length > 0;
 }
 
+/**
+ * Opens the store the engine runs on, from openForkpoint's validated options, once they are known to be valid (a bad
+ * option opens nothing); `warn` is told what a store wants logged but no call can throw.
+ */
+export type StoreOpener = (options: z.output<typeof openOptions>, warn: (message: string, cause: unknown) => void) => Store;
+
 /** An open forkpoint database. Create with `openForkpoint`. */
 export class Forkpoint {
   readonly #ctx: EngineContext;
@@ -89,8 +93,8 @@ export class Forkpoint {
   #recovery: Promise<RecoveryReport> | null = null;
   readonly #lifecycle = engineLifecycle();
 
-  /** @internal use `openForkpoint` */
-  constructor(options: ForkpointOptions = {}) {
+  /** @internal use `openForkpoint`, which gives the engine its store (src/store/open.ts picks the driver). */
+  constructor(options: ForkpointOptions, openStore: StoreOpener) {
     requireSupportedNode();
     const o = parseOptions(openOptions, options, "options");
     const stateSchema = stateSchemaOf(o.stateVersion, o.migrateState);
@@ -98,19 +102,7 @@ export class Forkpoint {
     const logger = resilientLogger(o.logger ?? console);
     if ([o.store, o.path, o.postgres].filter((v) => v !== undefined).length > 1)
       throw new ValidationError("options", "give one of path, postgres or store");
-    this.#store =
-      o.store ??
-      (o.postgres !== undefined
-        ? new PostgresStore(o.postgres, { readonly: o.readonly ?? false, preparedStatements: o.preparedStatements ?? true })
-        : undefined) ??
-      new SqliteStore({
-        path: o.path ?? "./forkpoint.db",
-        durability: o.durability ?? "normal",
-        busyTimeoutMs: o.busyTimeoutMs ?? 15_000,
-        readonly: o.readonly ?? false,
-        walWorker: o.walWorker ?? false,
-        onWarning: logger.warn,
-      });
+    this.#store = openStore(o, logger.warn);
     const events = new ListenerSafeEmitter(logger);
     const engine: EngineContext = {
       store: this.#store,
@@ -408,10 +400,6 @@ export class Forkpoint {
 }
 
 /**
- * Opens (creating if needed) a forkpoint database and applies its migrations.
- * @example const fp = openForkpoint({ path: "./forkpoint.db", tools: [writeFile] });
- */
-/**
  * The session lock, lifting refusals this thread caused itself: a call refused `MOVE_IN_PROGRESS` only for this
  * thread's own move (or workspace restore) that stopped midway (a unit of it failed on a lost connection, a file could
  * not be written) resumes that move or finishes that restore, then runs once more, so an agent loop goes on once the
@@ -429,8 +417,4 @@ function resumingOwnMoves(lock: EngineContext["withSessionLock"], engine: () => 
       return lock(sessionId, fn, mode, call);
     }
   };
-}
-
-export function openForkpoint(options: ForkpointOptions = {}): Forkpoint {
-  return new Forkpoint(options);
 }

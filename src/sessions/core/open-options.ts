@@ -4,7 +4,7 @@ import { autoCheckpointPolicy } from "../../models/inputs.js";
 import { MAX_STATE_VERSION, type Limits } from "../../models/limits.js";
 import { loggerSchema, type ForkpointLogger } from "../../models/logger.js";
 import type { Store } from "../../store/port/index.js";
-import type { PostgresTarget } from "../../store/postgres/open.js";
+import type { PostgresTarget } from "../../store/open.js";
 import type { ToolDefinition } from "../../tools/define-tool.js";
 import { ValidationError } from "../../models/errors.js";
 import type { StateMigration, StateSchema } from "../log/state-schema.js";
