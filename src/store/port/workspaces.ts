@@ -25,6 +25,11 @@ export interface CheckpointFilesRow {
   dir: string;
   exclude: string;
   gitignore: boolean;
+  /**
+   * The lineage's calls that were not applied when the files were read (JSON array of entry ids); null or absent:
+   * every one was.
+   */
+  unapplied?: string | null;
 }
 
 /** A snapshot: `root` (its root tree's hash) or, for snapshots stored before trees, `body` (`{ path: hash }` JSON). */

@@ -226,5 +226,13 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
       "CREATE TABLE \"checkpoint_holds\" (\n\t\"checkpoint_id\" text COLLATE \"C\" PRIMARY KEY NOT NULL,\n\t\"session_id\" text COLLATE \"C\" NOT NULL,\n\t\"until\" double precision NOT NULL\n);\n",
       "\nCREATE INDEX \"checkpoint_holds_session\" ON \"checkpoint_holds\" USING btree (\"session_id\");"
     ]
+  },
+  {
+    "tag": "0017_checkpoint_unapplied",
+    "folderMillis": 1795939636726,
+    "hash": "06e8efbfa5c07f5fad1ed39eeffaf1489af8edd655ceee6b7547495328324336",
+    "sql": [
+      "ALTER TABLE \"checkpoint_files\" ADD COLUMN \"unapplied\" text COLLATE \"C\";"
+    ]
   }
 ];

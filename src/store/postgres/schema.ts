@@ -438,4 +438,10 @@ export const checkpointFiles = pgTable("checkpoint_files", {
   dir: text("dir").notNull(),
   exclude: text("exclude").notNull(),
   gitignore: boolean("gitignore").notNull().default(false),
+  /**
+   * The calls of the checkpoint's lineage (succeeded, not imported) that were not applied when the files were read
+   * (a move stopped by a failing undo left them undone): a JSON array of their entry ids. Null: every one was applied
+   * (so rows written before this was kept keep their meaning). A move restoring the files replays them.
+   */
+  unapplied: text("unapplied"),
 });

@@ -4,7 +4,7 @@ import type { BlobRow, CheckpointFilesRow, ManifestRow, PackRow, StatRow, TreeRo
 import { WORKSPACE_COLS } from "./columns.js";
 import type { Sql } from "./sql.js";
 
-const FILES_COLS = `manifest_id AS "manifestId", dir, exclude, gitignore`;
+const FILES_COLS = `manifest_id AS "manifestId", dir, exclude, gitignore, unapplied`;
 
 export function workspacesTx(sql: Sql): WorkspacesTx {
   return {
@@ -94,20 +94,17 @@ export function workspacesTx(sql: Sql): WorkspacesTx {
       return yield* sql.one<ManifestRow>(`SELECT hash, body, root FROM file_manifests WHERE id = $1`, [id]);
     },
     *insertCheckpointFiles(r: CheckpointFilesRow & { checkpointId: string }) {
-      yield* sql.later(`INSERT INTO checkpoint_files (checkpoint_id, manifest_id, dir, exclude, gitignore) VALUES ($1, $2, $3, $4, $5)`, [
-        r.checkpointId,
-        r.manifestId,
-        r.dir,
-        r.exclude,
-        r.gitignore,
-      ]);
+      yield* sql.later(
+        `INSERT INTO checkpoint_files (checkpoint_id, manifest_id, dir, exclude, gitignore, unapplied) VALUES ($1, $2, $3, $4, $5, $6)`,
+        [r.checkpointId, r.manifestId, r.dir, r.exclude, r.gitignore, r.unapplied ?? null],
+      );
     },
     *checkpointManifest(checkpointId: string) {
       return yield* sql.one<CheckpointFilesRow>(`SELECT ${FILES_COLS} FROM checkpoint_files WHERE checkpoint_id = $1`, [checkpointId]);
     },
     *lastCheckpointFiles(branchId: string, from: number, upTo: number) {
       return yield* sql.one<CheckpointFilesRow>(
-        `SELECT f.manifest_id AS "manifestId", f.dir, f.exclude, f.gitignore FROM checkpoints c JOIN checkpoint_files f ON f.checkpoint_id = c.id
+        `SELECT f.manifest_id AS "manifestId", f.dir, f.exclude, f.gitignore, f.unapplied FROM checkpoints c JOIN checkpoint_files f ON f.checkpoint_id = c.id
         WHERE c.branch_id = $1 AND c.position >= $2::bigint AND c.position <= $3::bigint ORDER BY c.position DESC, c.seq DESC LIMIT 1`,
         [branchId, from, upTo],
       );

@@ -288,5 +288,13 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
       "CREATE TABLE `checkpoint_holds` (\n\t`checkpoint_id` text PRIMARY KEY NOT NULL,\n\t`session_id` text NOT NULL,\n\t`until` integer NOT NULL\n);\n",
       "\nCREATE INDEX `checkpoint_holds_session` ON `checkpoint_holds` (`session_id`);"
     ]
+  },
+  {
+    "tag": "0022_checkpoint_unapplied",
+    "folderMillis": 1795939635137,
+    "hash": "22a165a709cac3f0e87395303795a7af79d4806a0cb6fb3a8e0419e27ff82d83",
+    "sql": [
+      "ALTER TABLE `checkpoint_files` ADD `unapplied` text;"
+    ]
   }
 ];

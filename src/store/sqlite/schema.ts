@@ -465,4 +465,10 @@ export const checkpointFiles = sqliteTable("checkpoint_files", {
   dir: text("dir").notNull(),
   exclude: text("exclude").notNull(),
   gitignore: integer("gitignore", { mode: "boolean" }).notNull().default(false),
+  /**
+   * The calls of the checkpoint's lineage (succeeded, not imported) that were not applied when the files were read
+   * (a move stopped by a failing undo left them undone): a JSON array of their entry ids. Null: every one was applied
+   * (so rows written before this was kept keep their meaning). A move restoring the files replays them.
+   */
+  unapplied: text("unapplied"),
 });

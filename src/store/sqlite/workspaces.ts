@@ -5,7 +5,7 @@ import type { BlobRow, CheckpointFilesRow, PackRow, StatRow, TreeRow, WorkspaceR
 import { WORKSPACE_COLS } from "./columns.js";
 import { prepare, type RowMode } from "./object-rows.js";
 
-const FILES_COLS = `manifest_id AS manifestId, dir, exclude, gitignore`;
+const FILES_COLS = `manifest_id AS manifestId, dir, exclude, gitignore, unapplied`;
 
 /** A list of values as one parameter (JSON), so one prepared statement serves any number of them. */
 const list = (values: readonly (string | number)[]) => JSON.stringify(values);
@@ -43,11 +43,12 @@ export function workspacesTx(db: Database.Database): WorkspacesTx {
     insertManifest: p(`INSERT INTO file_manifests (hash, body, root) VALUES (?, ?, ?)`),
     getManifest: p(`SELECT hash, body, root FROM file_manifests WHERE id = ?`),
     insertCheckpointFiles: p(
-      `INSERT INTO checkpoint_files (checkpoint_id, manifest_id, dir, exclude, gitignore) VALUES (@checkpointId, @manifestId, @dir, @exclude, @gitignore)`,
+      `INSERT INTO checkpoint_files (checkpoint_id, manifest_id, dir, exclude, gitignore, unapplied)
+      VALUES (@checkpointId, @manifestId, @dir, @exclude, @gitignore, @unapplied)`,
     ),
     checkpointManifest: p(`SELECT ${FILES_COLS} FROM checkpoint_files WHERE checkpoint_id = ?`),
     lastCheckpointFiles:
-      p(`SELECT f.manifest_id AS manifestId, f.dir, f.exclude, f.gitignore FROM checkpoints c JOIN checkpoint_files f ON f.checkpoint_id = c.id
+      p(`SELECT f.manifest_id AS manifestId, f.dir, f.exclude, f.gitignore, f.unapplied FROM checkpoints c JOIN checkpoint_files f ON f.checkpoint_id = c.id
     WHERE c.branch_id = ? AND c.position >= ? AND c.position <= ? ORDER BY c.position DESC, c.seq DESC LIMIT 1`),
     workspaceStats: p(`SELECT dir, body FROM workspace_stats WHERE session_id = ?`),
     putStat: p(
@@ -124,7 +125,7 @@ export function workspacesTx(db: Database.Database): WorkspacesTx {
       return s.getManifest.get(id) as { hash: string; body: string; root: string | null } | undefined;
     },
     *insertCheckpointFiles(row: CheckpointFilesRow & { checkpointId: string }) {
-      s.insertCheckpointFiles.run({ ...row, gitignore: row.gitignore ? 1 : 0 });
+      s.insertCheckpointFiles.run({ ...row, gitignore: row.gitignore ? 1 : 0, unapplied: row.unapplied ?? null });
     },
     *checkpointManifest(checkpointId: string) {
       return filesOf(s.checkpointManifest.get(checkpointId) as CheckpointFilesRow | undefined);
