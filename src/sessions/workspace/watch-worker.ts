@@ -1,8 +1,9 @@
 // The watcher's worker thread: an inotify watch (fs.watch) on every captured directory of a workspace, recording the
 // paths events name until the owner asks what changed. A worker has its own event loop, and so its own inotify queue:
 // every event on it is this watcher's, so that it can count them (see watch.ts), and it keeps reading events while
-// the owner's thread is busy. It runs from this function's source text (`watcherSource`): the function uses nothing
-// from outside its body but what it is given.
+// the owner's thread is busy. Every `walkMs` it also walks the watched directories, stat only, for changes that make
+// no event (see `walk`). It runs from this function's source text (`watcherSource`): the function uses nothing from
+// outside its body but what it is given.
 import { makeRules } from "./rules.js";
 
 /** What the worker is given (workerData). */
@@ -16,6 +17,8 @@ export interface WatchData {
   cookieDir: string;
   /** Where `require` finds the `ignore` package. */
   ignorePath: string;
+  /** How often (ms) the watched directories are walked, stat only, for changes that make no event; 0: never. */
+  walkMs: number;
 }
 
 /** What the worker posts: its watches are in place (or could not be), or what changed up to a cookie. */
@@ -34,6 +37,9 @@ export type WatchMessage =
       events: number;
       failed: string | null;
       rulesChanged: boolean;
+      /** Stat walks finished, and the paths they found changed, since the worker started (not reset by a rescan). */
+      walks: number;
+      walkFound: number;
     };
 
 /* eslint-disable */
@@ -66,6 +72,15 @@ function watcherMain(
   let failed: string | null = null;
   let rulesChanged = false;
   let answeredUpTo = 0;
+  /** Per watched directory, each file's stat data (ctime, inode, size) when the last walk looked. */
+  let seen = new Map<string, Map<string, string>>();
+  /** A file the last walk did not see is a change when its ctime is at least this (ns): see `walk`. */
+  let seenSince = 0n;
+  /** Bumped by every start: a walk of an earlier one stops. */
+  let run = 0;
+  let walkTimer: ReturnType<typeof setTimeout> | null = null;
+  let walks = 0;
+  let walkFound = 0;
 
   const unwatch = (rel: string) => {
     for (const [r, w] of watchers) {
@@ -134,8 +149,86 @@ function watcherMain(
     }
   };
 
+  /** Now, less a margin for the kernel's coarse file timestamps, in ns. */
+  const sinceNow = () => BigInt(Date.now() - 2000) * 1_000_000n;
+
+  const walkFoundPath = (p: string) => {
+    if (skip.has(full(p)) || rules.ignored(p, false) || dirty.has(p)) return;
+    dirty.add(p);
+    walkFound++;
+  };
+
+  const scheduleWalk = (delay: number) => {
+    if (walkTimer !== null) clearTimeout(walkTimer);
+    walkTimer = data.walkMs > 0 ? setTimeout(walk, delay) : null;
+  };
+
+  /**
+   * A write through a hard link made from outside the workspace, and the link itself, make no event on any watched
+   * directory: such a change is found by this walk, every `walkMs`, as git's fsmonitor and Watchman users find it by
+   * their next full scan. Each watched directory is listed and its files lstat'ed (never read); a file is named as an
+   * event would name it when its stat data changed since the last walk, or when its ctime is at least when the walk
+   * before began (the watches' start, for the first). The second covers what the last walk did not see (the first
+   * walk, a directory watched since: the owner looked at such a file after that time, so a change it missed has a
+   * later ctime) and a second write within the kernel's timestamp tick of the first. It runs in slices, so that syncs
+   * are answered meanwhile, and waits at least 200 times its own time between walks (at most 0.5% of a core).
+   */
+  const walk = () => {
+    walkTimer = null;
+    const mine = run;
+    const since = seenSince;
+    const startedAt = sinceNow();
+    const next = new Map<string, Map<string, string>>();
+    const dirs = [...watchers.keys()];
+    let i = 0;
+    let busyMs = 0;
+    const slice = () => {
+      if (mine !== run) return; // started again: the new start walks afresh
+      const t0 = performance.now();
+      for (let files = 0; i < dirs.length && files < 2000;) {
+        const rel = dirs[i++]!;
+        let list: import("node:fs").Dirent[];
+        try {
+          list = fs.readdirSync(full(rel), { withFileTypes: true });
+        } catch {
+          continue; // gone: its parent's event says so
+        }
+        const before = seen.get(rel);
+        const now = new Map<string, string>();
+        for (const d of list) {
+          if (!d.isFile()) continue;
+          files++;
+          const p = join(rel, d.name);
+          let st: import("node:fs").BigIntStats | undefined;
+          try {
+            st = fs.lstatSync(full(p), { bigint: true, throwIfNoEntry: false });
+          } catch {
+            st = undefined;
+          }
+          if (st === undefined) continue;
+          const key = `${st.ctimeNs}:${st.ino}:${st.size}`;
+          now.set(d.name, key);
+          const old = before?.get(d.name);
+          if ((old !== undefined && old !== key) || st.ctimeNs >= since) walkFoundPath(p);
+        }
+        if (before !== undefined) for (const name of before.keys()) if (!now.has(name)) walkFoundPath(join(rel, name));
+        next.set(rel, now);
+      }
+      busyMs += performance.now() - t0;
+      if (i < dirs.length) return void setImmediate(slice);
+      seen = next;
+      seenSince = startedAt;
+      walks++;
+      scheduleWalk(Math.max(data.walkMs, busyMs * 200));
+    };
+    slice();
+  };
+
   const start = () => {
     for (const r of [...watchers.keys()]) unwatch(r);
+    run++;
+    seen = new Map();
+    seenSince = sinceNow(); // before any watch: the owner walks (or synced) after this
     failed = null;
     rulesChanged = false;
     rules = rulesOf(data.root, data.exclude, data.gitignore, ignoreFactory, readText);
@@ -146,6 +239,7 @@ function watcherMain(
     watchTree("");
     if (failed !== null) for (const r of [...watchers.keys()]) unwatch(r);
     parentPort!.postMessage({ type: "ready", failed, dirs: watchers.size } satisfies WatchMessage);
+    if (failed === null) scheduleWalk(data.walkMs);
   };
 
   fs.watch(data.cookieDir, { persistent: false }, (_type, name) => {
@@ -164,6 +258,8 @@ function watcherMain(
       events,
       failed,
       rulesChanged,
+      walks,
+      walkFound,
     } satisfies WatchMessage);
     dirty = new Set();
     trees = new Set();

@@ -5,7 +5,9 @@
 // walks the tree: on a platform or file system where events are not known to be complete, when the kernel's queue may
 // have overflowed (Node does not report an overflow: events are counted instead), when a watch failed, when a
 // .gitignore changed, when the worker does not answer, when the root directory was deleted or moved away (its
-// watches stay on the old directory; an open descriptor keeps the old inode's number from being reused).
+// watches stay on the old directory; an open descriptor keeps the old inode's number from being reused). A change
+// that makes no event at all (a write through a hard link made from outside the workspace) is found by the worker's
+// stat walk, every `walkInterval()` (see watch-worker.ts).
 import {
   closeSync,
   fstatSync,
@@ -66,6 +68,19 @@ const OVERFLOW_EVENTS = (() => {
     return 8192;
   }
 })();
+/**
+ * How often the worker walks the watched directories, stat only, by default: a minute. That bounds how long a change
+ * that makes no event goes unseen; a walk of 30,000 files costs about 150–300 ms of the worker's time, so it takes
+ * 0.25–0.5% of a core (a larger tree's walk waits longer: see watch-worker.ts).
+ */
+export const DEFAULT_WALK_MS = 60_000;
+
+/** The stat walk's interval: FORKPOINT_WATCH_WALK_MS (milliseconds; 0: never) when set to a whole number, else the default. */
+export function walkInterval(env: NodeJS.ProcessEnv = process.env): number {
+  const set = env.FORKPOINT_WATCH_WALK_MS?.trim();
+  return set && /^\d+$/.test(set) ? Number(set) : DEFAULT_WALK_MS;
+}
+
 /** How long a sync waits for its cookie's event before it gives up (and the caller walks). */
 const SYNC_TIMEOUT_MS = 10_000;
 
@@ -133,6 +148,8 @@ export class Watch {
   #rootFd: number | null = null;
   #n = 0;
   #previousEvents = 0;
+  #walks = 0;
+  #walkFound = 0;
   #failed: string | null = null;
   #closed = false;
   #ready: Promise<boolean>;
@@ -145,7 +162,15 @@ export class Watch {
     this.#cookieDir = mkdtempSync(join(cookieParent(), "w"));
     this.#root = root;
     this.#holdRoot();
-    const workerData: WatchData = { root, exclude, gitignore, skip: [...skip], cookieDir: this.#cookieDir, ignorePath: ignore };
+    const workerData: WatchData = {
+      root,
+      exclude,
+      gitignore,
+      skip: [...skip],
+      cookieDir: this.#cookieDir,
+      ignorePath: ignore,
+      walkMs: walkInterval(),
+    };
     // It holds a watch per directory and the paths named since the last sync: a small heap.
     this.#worker = new Worker(watcherSource, {
       eval: true,
@@ -164,7 +189,18 @@ export class Watch {
       this.#failed ??= why;
       this.#onReady?.(false);
       for (const resolve of this.#waiting.values())
-        resolve({ type: "sync", n: -1, dirty: [], trees: [], relist: [], events: 0, failed: why, rulesChanged: false });
+        resolve({
+          type: "sync",
+          n: -1,
+          dirty: [],
+          trees: [],
+          relist: [],
+          events: 0,
+          failed: why,
+          rulesChanged: false,
+          walks: 0,
+          walkFound: 0,
+        });
     };
     this.#worker.on("error", (error) => lost(`the watcher stopped: ${error.message}`));
     this.#worker.on("exit", () => lost("the watcher exited"));
@@ -206,6 +242,11 @@ export class Watch {
     return this.#closed ? "closed" : this.#failed;
   }
 
+  /** The worker's stat walks finished, and the paths they named, as of the last sync (for tests and diagnostics). */
+  get walks(): { done: number; found: number } {
+    return { done: this.#walks, found: this.#walkFound };
+  }
+
   /** What changed since the last sync (see the file's comment for when it is not trusted). */
   async sync(): Promise<Synced> {
     if (!(await this.#ready) || this.failed !== null) return UNTRUSTED;
@@ -227,6 +268,10 @@ export class Watch {
     if (m === null) {
       this.#failed = "the watcher did not answer in time";
       return UNTRUSTED;
+    }
+    if (m.n >= 0) {
+      this.#walks = m.walks;
+      this.#walkFound = m.walkFound;
     }
     const events = this.#previousEvents + m.events;
     this.#previousEvents = m.events;
