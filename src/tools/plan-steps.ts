@@ -42,7 +42,9 @@ export interface StepPlan<T extends PlannedInvocation> {
  *   be in the world, so no later move touches them automatically (reported as unknown when passed)
  * @param foreign invocations that never ran in this world (imported): never replayed, reported as skipped when passed
  * @param covered for a move that restores files: the target lineage's invocations made at or before the restored
- *   snapshot's position. Their effects come back with the files: they are never replayed (`covered` when unapplied).
+ *   snapshot's position, less those that were not applied when it was taken (its files do not hold them: they are
+ *   undone first when applied, and replayed). Their effects come back with the files: they are never replayed
+ *   (`covered` when unapplied).
  *   The target's later invocations that are applied are undone before the files are restored (their undo finds what
  *   they wrote) and replayed on top of the snapshot.
  */

@@ -12,6 +12,12 @@ export interface MoveTarget {
   position: number;
 }
 
+/** The snapshot a move with files restores: its position on the target lineage, and the calls its files do not hold. */
+export interface SnapshotAt {
+  position: number;
+  unapplied: ReadonlySet<string>;
+}
+
 export interface ComputedPlan {
   steps: StepPlan<ToolInvocation>;
   /** Length of the lineage prefix the world and the target share. */
@@ -22,9 +28,16 @@ export interface ComputedPlan {
 
 /**
  * Runs inside a read or write unit of work. `snapshotAt`: the move restores the workspace's files to the snapshot taken
- * at this position of the target lineage (see `planSteps`' `covered`).
+ * at this position of the target lineage (see `planSteps`' `covered`); the calls its files do not hold are not covered,
+ * so they are undone first when applied and replayed on top of the files.
  */
-export function* computePlan(ctx: EngineContext, tx: Tx, session: SessionRow, target: MoveTarget, snapshotAt?: number): Step<ComputedPlan> {
+export function* computePlan(
+  ctx: EngineContext,
+  tx: Tx,
+  session: SessionRow,
+  target: MoveTarget,
+  snapshotAt?: SnapshotAt,
+): Step<ComputedPlan> {
   const worldBranch = (yield* tx.getBranch(session.currentBranchId))!;
   const worldPosition = (yield* headOf(tx, worldBranch)).position;
   const common = commonPrefix(
@@ -43,7 +56,10 @@ export function* computePlan(ctx: EngineContext, tx: Tx, session: SessionRow, ta
   const applied = appliedRows.map(withAppliedResult).map(toToolInvocation);
   const uncertain = new Set(yield* tx.uncertainInvocations(session.id));
   const handling = (inv: ToolInvocation) => handlingOf(ctx, inv.tool, recorded.get(inv.id) ?? null);
-  const covered = snapshotAt === undefined ? undefined : new Set(targetTools.filter((t) => t.position <= snapshotAt).map((t) => t.id));
+  const covered =
+    snapshotAt === undefined
+      ? undefined
+      : new Set(targetTools.filter((t) => t.position <= snapshotAt.position && !snapshotAt.unapplied.has(t.id)).map((t) => t.id));
   const steps = planSteps(applied, targetTools, divergent, handling, uncertain, yield* tx.importedCalls(session.id), covered);
   return { steps, common, worldBranchId: worldBranch.id, worldPosition };
 }
