@@ -44,7 +44,8 @@ async function run(job: Job): Promise<unknown> {
   const { runPeerChat } = job.system === "peer" ? await import("./peer-langgraph.js") : ({} as never);
   const { runForkpointSaverChat } = job.system === "saver" ? await import("./saver-forkpoint.js") : ({} as never);
   const { runSqlFloorChat } = job.system === "sql" ? await import("./sql-floor.js") : ({} as never);
-  const { runFloorChat, runFloorHistory, runFloorPages } = job.system === "floor" ? await import("./floor.js") : ({} as never);
+  const { runFloorChat, runFloorHistory, runFloorPages, runFloorRequests } =
+    job.system === "floor" ? await import("./floor.js") : ({} as never);
   const { runForkpointChat, runForkpointHistory, runForkpointPages, runForkpointTools, runForkpointRequests } =
     job.system === "forkpoint" ? await import("./forkpoint.js") : ({} as never);
   if (job.kind === "baseline") return {};
@@ -71,6 +72,8 @@ async function run(job: Job): Promise<unknown> {
       return runForkpointTools(job.n!);
     case "requests:forkpoint":
       return runForkpointRequests(job.n!);
+    case "requests:floor":
+      return runFloorRequests(job.n!);
     default:
       throw new Error(`no such job: ${key}`);
   }

@@ -25,6 +25,8 @@ CREATE TABLE checkpoints (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, user
   session_id TEXT NOT NULL, branch_id TEXT NOT NULL, position INTEGER NOT NULL, name TEXT, created_at INTEGER NOT NULL);
 CREATE INDEX checkpoints_user_seq ON checkpoints(user_id, seq);
 CREATE TABLE branches (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, parent_id TEXT, fork_position INTEGER, created_at INTEGER NOT NULL);
+CREATE TABLE requests (session_id TEXT NOT NULL, request_id TEXT NOT NULL, fingerprint TEXT NOT NULL, answer TEXT NOT NULL,
+  created_at INTEGER NOT NULL, PRIMARY KEY (session_id, request_id));
 `;
 
 function open(file: string): Database.Database {
@@ -210,6 +212,47 @@ export async function runFloorPages(users: number, total: number, samples: numbe
       page1: { medianMs: median(p1), p99Ms: percentile(p1, 99) },
       page2: { medianMs: median(p2), p99Ms: percentile(p2, 99) },
     };
+  } finally {
+    db.close();
+    cleanup();
+  }
+}
+
+/**
+ * The floor of a request id (issue 31): the floor's turn alternately without and with one ledger row keyed by session
+ * and request id (forkpoint's `requests` table), measured as forkpoint's is: what SQLite itself charges for the row.
+ */
+export async function runFloorRequests(n: number): Promise<{ turns: number; plainMs: number; requestMs: number; ratio: number }> {
+  const { dir, cleanup } = tempDir("floor-requests");
+  const db = open(join(dir, "floor.db"));
+  try {
+    const branch = id("br"),
+      session = id("se");
+    const insMsg = db.prepare("INSERT INTO messages (id, branch_id, position, role, content, created_at) VALUES (?, ?, ?, ?, ?, ?)");
+    const insCp = db.prepare(
+      "INSERT INTO checkpoints (id, user_id, session_id, branch_id, position, name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    );
+    const insRequest = db.prepare("INSERT INTO requests (session_id, request_id, fingerprint, answer, created_at) VALUES (?, ?, ?, ?, ?)");
+    const turn = db.transaction((i: number, asRequest: boolean) => {
+      insMsg.run(id("ms"), branch, 2 * i + 1, "user", JSON.stringify(content(i, "user")), Date.now());
+      insMsg.run(id("ms"), branch, 2 * i + 2, "assistant", JSON.stringify(content(i, "assistant")), Date.now());
+      const cp = id("cp");
+      insCp.run(cp, "user-1", session, branch, 2 * i + 2, `turn-${i}`, Date.now());
+      if (asRequest) insRequest.run(session, `turn-${i}-${session}`, "=turn", JSON.stringify([cp]), Date.now());
+    });
+    const plain: number[] = [];
+    const withId: number[] = [];
+    const warmUp = Math.floor(n / 4);
+    for (let i = 0; i < warmUp + 2 * n; i++) {
+      const asRequest = i % 2 === 1;
+      const t = now();
+      turn(i, asRequest);
+      const ms = now() - t;
+      if (i >= warmUp) (asRequest ? withId : plain).push(ms);
+    }
+    const plainMs = median(plain);
+    const requestMs = median(withId);
+    return { turns: plain.length, plainMs, requestMs, ratio: requestMs / plainMs };
   } finally {
     db.close();
     cleanup();

@@ -191,26 +191,30 @@ if (systems.includes("forkpoint")) {
   });
 }
 
-// Request ids (issue 31): turns with and without one, alternating in each run; the median of the runs' figures.
+// Request ids (issue 31): turns with and without one, alternating in each run, for forkpoint and for the floor (what
+// SQLite itself charges for the ledger row); the median of the runs' figures.
 if (systems.includes("requests")) {
-  attempt("requests forkpoint", () => {
-    const rs: RequestFigures[] = [];
-    for (let i = 0; i < plan.requests.runs; i++) {
-      const r = child<RequestFigures>({ kind: "requests", system: "forkpoint", n: plan.requests.n }).result;
-      rs.push(r);
-      log(
-        `requests forkpoint run ${i + 1}/${plan.requests.runs}: ${(r.plainMs * 1000).toFixed(0)} / ${(r.requestMs * 1000).toFixed(0)} µs, ${r.ratio.toFixed(3)}×`,
-      );
-    }
-    const pick = (k: "plainMs" | "requestMs" | "ratio" | "turns") => median(rs.map((r) => r[k]));
-    results.requests = {
-      turns: pick("turns"),
-      plainMs: pick("plainMs"),
-      requestMs: pick("requestMs"),
-      ratio: pick("ratio"),
-      runs: rs.length,
-      ratios: rs.map((r) => r.ratio),
+  attempt("requests", () => {
+    const runsOf = (system: "forkpoint" | "floor") => {
+      const rs: RequestFigures[] = [];
+      for (let i = 0; i < plan.requests.runs; i++) {
+        const r = child<RequestFigures>({ kind: "requests", system, n: plan.requests.n }).result;
+        rs.push(r);
+        log(
+          `requests ${system} run ${i + 1}/${plan.requests.runs}: ${(r.plainMs * 1000).toFixed(0)} / ${(r.requestMs * 1000).toFixed(0)} µs, ${r.ratio.toFixed(3)}×`,
+        );
+      }
+      const pick = (k: "plainMs" | "requestMs" | "ratio" | "turns") => median(rs.map((r) => r[k]));
+      return {
+        turns: pick("turns"),
+        plainMs: pick("plainMs"),
+        requestMs: pick("requestMs"),
+        ratio: pick("ratio"),
+        runs: rs.length,
+        ratios: rs.map((r) => r.ratio),
+      };
     };
+    results.requests = { ...runsOf("forkpoint"), floor: runsOf("floor") };
   });
 }
 
