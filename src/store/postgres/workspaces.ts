@@ -6,6 +6,13 @@ import type { Sql } from "./sql.js";
 
 const FILES_COLS = `manifest_id AS "manifestId", dir, exclude, gitignore, unapplied`;
 
+/** A checkpoint's files row as the port has it: `unapplied` only when some call was not applied. */
+const filesOf = (row: CheckpointFilesRow | undefined) => {
+  if (!row) return undefined;
+  const { unapplied, ...rest } = row;
+  return unapplied ? { ...rest, unapplied } : rest;
+};
+
 export function workspacesTx(sql: Sql): WorkspacesTx {
   return {
     *getWorkspace(sessionId: string) {
@@ -100,13 +107,17 @@ export function workspacesTx(sql: Sql): WorkspacesTx {
       );
     },
     *checkpointManifest(checkpointId: string) {
-      return yield* sql.one<CheckpointFilesRow>(`SELECT ${FILES_COLS} FROM checkpoint_files WHERE checkpoint_id = $1`, [checkpointId]);
+      return filesOf(
+        yield* sql.one<CheckpointFilesRow>(`SELECT ${FILES_COLS} FROM checkpoint_files WHERE checkpoint_id = $1`, [checkpointId]),
+      );
     },
     *lastCheckpointFiles(branchId: string, from: number, upTo: number) {
-      return yield* sql.one<CheckpointFilesRow>(
-        `SELECT f.manifest_id AS "manifestId", f.dir, f.exclude, f.gitignore, f.unapplied FROM checkpoints c JOIN checkpoint_files f ON f.checkpoint_id = c.id
+      return filesOf(
+        yield* sql.one<CheckpointFilesRow>(
+          `SELECT f.manifest_id AS "manifestId", f.dir, f.exclude, f.gitignore, f.unapplied FROM checkpoints c JOIN checkpoint_files f ON f.checkpoint_id = c.id
         WHERE c.branch_id = $1 AND c.position >= $2::bigint AND c.position <= $3::bigint ORDER BY c.position DESC, c.seq DESC LIMIT 1`,
-        [branchId, from, upTo],
+          [branchId, from, upTo],
+        ),
       );
     },
     *workspaceStats(sessionId: string) {

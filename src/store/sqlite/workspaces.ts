@@ -11,7 +11,12 @@ const FILES_COLS = `manifest_id AS manifestId, dir, exclude, gitignore, unapplie
 const list = (values: readonly (string | number)[]) => JSON.stringify(values);
 
 const workspaceOf = (row: WorkspaceRow | undefined) => row && { ...row, gitignore: Boolean(row.gitignore) };
-const filesOf = (row: CheckpointFilesRow | undefined) => row && { ...row, gitignore: Boolean(row.gitignore) };
+/** A checkpoint's files row as the port has it: `unapplied` only when some call was not applied. */
+const filesOf = (row: CheckpointFilesRow | undefined) => {
+  if (!row) return undefined;
+  const { unapplied, ...rest } = row;
+  return { ...rest, gitignore: Boolean(row.gitignore), ...(unapplied ? { unapplied } : {}) };
+};
 
 export function workspacesTx(db: Database.Database): WorkspacesTx {
   const p = (sql: string, mode?: RowMode) => prepare(db, sql, mode);
