@@ -1,4 +1,6 @@
 // The same port calls on a SqliteStore and a PostgresStore give the same results: times, booleans, hashes, order, counts.
+// Beyond the spec (store-spec.ts), which checks each call's contract, it holds the two drivers to equal answers where
+// the contract leaves room: tie-breaks, id collation, what a call returns past the cases the spec names.
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
