@@ -42,6 +42,8 @@ export function checkpointsSpec(store: () => Store): void {
     // The newest by insertion, whatever its time.
     expect(await store().read((tx) => tx.lastCheckpointAt("alice", "k"))).toBe(at(43));
     expect(await store().read((tx) => tx.lastCheckpointAt("alice", "none"))).toBe(0);
+    const perBranch = await store().read((tx) => tx.newestPerBranch("alice", ["k-b1", "nope"], at(49), 2));
+    expect(perBranch.map((c) => c.id)).toEqual(["k3", "k2"]);
   });
 
   it("finds checkpoints whose user owns no such session (orphans)", async () => {

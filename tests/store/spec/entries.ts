@@ -81,6 +81,7 @@ export function entriesSpec(store: () => Store): void {
         ownAt: yield* tx.ownEntryAt("e-b1", 2),
         ownAtMissing: yield* tx.ownEntryAt("e-b2", 2),
         withBase: yield* tx.entryWithBase("e-b2-e4"),
+        endingAt: (yield* tx.branchesEndingAt("e", "e-b1-e4")).map((b) => b.id),
       };
     });
     expect(got.entry).toMatchObject(entry("e-b1", 3));
@@ -99,6 +100,7 @@ export function entriesSpec(store: () => Store): void {
     expect(got.withBase?.entry.id).toBe("e-b2-e4");
     expect(got.withBase?.branch.id).toBe("e-b2");
     expect(got.withBase?.base?.id).toBe("e-b2-e3");
+    expect(got.endingAt).toEqual(["e-b1"]);
   });
 
   it("walks a lineage root first, segment by segment, up to a position", async () => {

@@ -92,6 +92,7 @@ export function langgraphSpec(store: () => Store): void {
         uses: [yield* lg.usesFpCheckpoint("lg-c1"), yield* lg.usesFpCheckpoint("nope")],
         hasChild: [yield* lg.hasChild("lg", "1ef0-a"), yield* lg.hasChild("lg", "1ef0-b")],
         landed: [yield* lg.landedOnBranch("lg", "lg-b1", 4), yield* lg.landedOnBranch("lg", "lg-b1", 5)],
+        since: [yield* lg.landedSince("lg", "lg-b1", 0), yield* lg.landedSince("lg", "lg-b1", (yield* tx.getCheckpoint("lg-c2"))!.seq)],
       };
     });
     expect(got.latest).toEqual({ ...lgCheckpoint("1ef0-b", "1ef0-a", "lg-c2", { source: "loop", step: 0 }), messagesVersion: '"2"' });
@@ -106,7 +107,7 @@ export function langgraphSpec(store: () => Store): void {
       source: "input",
     });
     expect(got).toMatchObject({ latestPoint: "1ef0-b", points: ["1ef0-a", "1ef0-b"], inFp: "1ef0-b", uses: [true, false] });
-    expect(got).toMatchObject({ hasChild: [true, false], landed: [true, false] });
+    expect(got).toMatchObject({ hasChild: [true, false], landed: [true, false], since: [true, false] });
   });
 
   it("lists a user's LangGraph checkpoints newest first, by thread and by metadata", async () => {

@@ -52,6 +52,9 @@ export function sessionsSpec(store: () => Store): void {
     const page = await store().query((tx) => tx.listSessions("lister", all[0]!.seq, 1));
     expect(page.map((s) => s.id)).toEqual(["l2"]);
     expect(await store().query((tx) => tx.countUserSessions("lister"))).toBe(3);
+    // `getSessionInfo`'s updatedAt counts the current branch's last entry; `getSession`'s does not.
+    expect((await store().query((tx) => tx.getSession("l1")))?.updatedAt).toBe(at(0));
+    expect((await store().read((tx) => tx.getSessionInfo("l1")))?.updatedAt).toBe(at(13));
     expect(await store().query((tx) => tx.countUserSessions("nobody"))).toBe(0);
     const ids = await store().query((tx) => tx.userSessionIds("lister", undefined, 2));
     expect(ids.map((r) => r.id)).toEqual(["l3", "l2"]);
