@@ -55,12 +55,25 @@ export async function prepareRestore(
   const blocked = assertRestorable(ws.dir, applied);
   if (blocked) throw new ConflictError(`cannot restore the workspace ${ws.dir}: ${blocked}`, "WORKSPACE_DRIFT");
   if (drifted.length > 0 && !allowDrift) {
+    const unknown = await ctx.store.read((tx) => interruptedCalls(tx, ws.sessionId));
     throw new ConflictError(
-      `the workspace ${ws.dir} changed outside forkpoint since it last saw it (${shownPaths(drifted)}); take a checkpoint to keep those changes, then move`,
+      `the workspace ${ws.dir} changed outside forkpoint since it last saw it (${shownPaths(drifted)}); ` +
+        (unknown.length === 0
+          ? "take a checkpoint to keep those changes, then move"
+          : `a crash interrupted the undo or replay of ${unknown.join(", ")} (reported unknown), which may have made them: ` +
+            "first record what became of it with resolveToolCall (succeeded: it finished; failed: it changed nothing), " +
+            "then take a checkpoint to keep those changes (or move with force: true), then move"),
       "WORKSPACE_DRIFT",
     );
   }
   return { ws, manifestId, changes: withoutForeign(ws.dir, changes), contents, drifted, ...(ownMove === undefined ? {} : { ownMove }) };
+}
+
+/** The calls of the session whose undo or replay a crash interrupted (`tool id`): their effect on the files is unknown. */
+function* interruptedCalls(tx: Tx, sessionId: string): Step<string[]> {
+  const out: string[] = [];
+  for (const id of yield* tx.uncertainInvocations(sessionId)) out.push(`${(yield* tx.getTool(id))?.tool ?? "?"} ${id}`);
+  return out;
 }
 
 /**

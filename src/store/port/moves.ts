@@ -66,6 +66,13 @@ export interface MovesTx {
 
   /** Invocations of a session whose move step was interrupted by a crash (status "unknown"). */
   uncertainInvocations(sessionId: string): Step<string[]>;
+  /** The steps of a session's moves that a crash interrupted (status "unknown") for invocation `entryId`. */
+  unknownSteps(sessionId: string, entryId: string): Step<MoveStepRow[]>;
+  /**
+   * Records what became of a step a crash interrupted (`resolveToolCall`): "done" or "failed", with its result or error.
+   * Only a step still "unknown" changes (its move has ended: no owner to fence).
+   */
+  resolveUnknownStep(moveId: string, idx: number, status: "done" | "failed", result: string | null, error: string | null): Step<void>;
   /** Journals a move; on lease stores its owner holds it for `leaseMs` from now (null: no lease, anyone may claim it). */
   insertMove(row: NewMove, leaseMs: number | null): Step<void>;
   /** Running moves, of one session or all, oldest first. */

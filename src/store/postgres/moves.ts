@@ -51,6 +51,19 @@ export function movesTx(sql: Sql): MovesTx {
         [sessionId],
       );
     },
+    *unknownSteps(sessionId: string, entryId: string) {
+      return yield* sql.rows<MoveStepRow>(
+        `SELECT ${STEP_COLS} FROM move_steps WHERE move_id IN (SELECT id FROM moves WHERE session_id = $1) AND entry_id = $2
+        AND status = 'unknown' ORDER BY move_id, idx`,
+        [sessionId, entryId],
+      );
+    },
+    *resolveUnknownStep(moveId: string, idx: number, status: "done" | "failed", result: string | null, error: string | null) {
+      yield* sql.later(
+        `UPDATE move_steps SET status = $1, result = $2, error = $3 WHERE move_id = $4 AND idx = $5 AND status = 'unknown'`,
+        [status, result, error, moveId, idx],
+      );
+    },
     *insertMove(r: NewMove, leaseMs: number | null) {
       yield* sql.later(
         `INSERT INTO moves (id, session_id, kind, spec, status, pid, pid_start, lease_until, created_at, finished_at)

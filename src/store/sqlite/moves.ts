@@ -16,6 +16,11 @@ export function movesTx(db: Database.Database): MovesTx {
     uncertain: p(
       `SELECT DISTINCT s.entry_id AS id FROM move_steps s JOIN moves m ON m.id = s.move_id WHERE m.session_id = ? AND s.status = 'unknown'`,
     ),
+    unknownSteps: p(
+      `SELECT ${STEP_COLS} FROM move_steps WHERE move_id IN (SELECT id FROM moves WHERE session_id = ?) AND entry_id = ? AND status = 'unknown'
+      ORDER BY move_id, idx`,
+    ),
+    resolveStep: p(`UPDATE move_steps SET status = ?, result = ?, error = ? WHERE move_id = ? AND idx = ? AND status = 'unknown'`),
     insertMove: p(`INSERT INTO moves (id, session_id, kind, spec, status, pid, pid_start, created_at, finished_at)
     VALUES (@id, @sessionId, @kind, @spec, @status, @pid, @pidStart, @createdAt, @finishedAt)`),
     runningMoves: p(`SELECT ${MOVE_COLS} FROM moves WHERE status = 'running' ORDER BY seq`),
@@ -67,6 +72,12 @@ export function movesTx(db: Database.Database): MovesTx {
 
     *uncertainInvocations(sessionId: string) {
       return (s.uncertain.all(sessionId) as { id: string }[]).map((r) => r.id);
+    },
+    *unknownSteps(sessionId: string, entryId: string) {
+      return s.unknownSteps.all(sessionId, entryId) as MoveStepRow[];
+    },
+    *resolveUnknownStep(moveId: string, idx: number, status: "done" | "failed", result: string | null, error: string | null) {
+      s.resolveStep.run(status, result, error, moveId, idx);
     },
     // Owners here are processes, not leases: lease lengths are not kept.
     *insertMove(row: NewMove) {

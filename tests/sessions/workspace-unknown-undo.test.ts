@@ -1,0 +1,127 @@
+// A process SIGKILLed inside an undo handler during a "both" move: the undo's change is on disk, its step unknown, so
+// recovery refuses the files as drift. The refusal's advice (resolve the call, then force or take a checkpoint, then
+// move) ends with the files and the tool track agreeing, moving away and back again.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { defineTool, type Forkpoint, type SessionHandle } from "../../src/index.js";
+import { readOrNull, writeFileTool, type WriteArgs, type WriteResult } from "../fixtures/file-tools.js";
+import { makeTempDir, rejectionOf, removeDir } from "../helpers.js";
+import { expireLeases, openForkpoint } from "../fixtures/backend.js";
+import { startWorker } from "../fixtures/workers.js";
+import { watchableFileSystem } from "../../src/sessions/workspace/watch.js";
+
+const WORKER = fileURLToPath(new URL("../fixtures/half-undone-move.ts", import.meta.url));
+let dir: string;
+let ws: string;
+let db: string;
+let fp: Forkpoint;
+
+const file = (rel: string) => path.join(ws, rel);
+const files = () => ({ a: readOrNull(file("a.txt")), b: readOrNull(file("b.txt")) });
+const track = async (s: SessionHandle) => (await s.toolTrack()).map((t) => [t.tool, t.applied]);
+/** In this process stall_write writes and deletes (its undo stalls in the child). */
+const stallWrite = defineTool<WriteArgs, WriteResult>({
+  name: "stall_write",
+  run: (args) => (fs.writeFileSync(args.path, args.text), { previous: null }),
+  undo: ({ args }) => fs.rmSync(args.path, { force: true }),
+});
+/** Only where a watcher absorbs each finished step's changes is write_file's undo not drift too. */
+const watched = watchableFileSystem(os.tmpdir());
+const open = (recover = true) => (fp = openForkpoint({ path: db, tools: [writeFileTool(), stallWrite], recover }));
+
+beforeEach(() => {
+  dir = makeTempDir("forkpoint-unknown-undo-");
+  ws = path.join(dir, "project");
+  fs.mkdirSync(ws);
+  db = path.join(dir, "forkpoint.db");
+});
+afterEach(async () => {
+  await fp?.close();
+  removeDir(dir);
+});
+
+/**
+ * b.txt by stall_write, then a.txt "1" by write_file after checkpoint `start`; a child's "both" rollback to `start`
+ * undoes write_file, then is killed inside stall_write's undo, which deleted b.txt. Recovery refuses the files.
+ */
+async function killedInsideUndo() {
+  fs.writeFileSync(file("a.txt"), "0");
+  let s = await open().createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  const start = await s.checkpoint({ name: "start" });
+  await s.invoke("stall_write", { path: file("b.txt"), text: "s" });
+  const stalled = (await s.toolTrack())[0]!.id;
+  await s.invoke("write_file", { path: file("a.txt"), text: "1" });
+  const root = (await s.info()).currentBranchId;
+  await fp.close();
+
+  const marker = path.join(dir, "stalled");
+  const w = startWorker(WORKER, [db, s.id, start.id, marker]);
+  while (!fs.existsSync(marker) && w.child.exitCode === null) await new Promise((r) => setTimeout(r, 20));
+  w.child.kill("SIGKILL");
+  expect((await w.done).stderr).toBe("");
+  await expireLeases(db);
+  open(false);
+  const report = await fp.recover();
+  s = await fp.getSession(s.id, { userId: "u" });
+  expect(files()).toEqual({ a: "0", b: null });
+  expect(report.failed).toHaveLength(1);
+  const refusal = report.failed[0]!.error as Error & { code: string };
+  expect(refusal.code).toBe("WORKSPACE_DRIFT");
+  // The advice names the interrupted call and resolveToolCall before anything else.
+  expect(refusal.message).toContain(`stall_write ${stalled}`);
+  expect(refusal.message).toMatch(/first record what became of it with resolveToolCall/);
+  expect((await s.info()).currentBranchId).toBe(root);
+  return { s, start, root, stalled };
+}
+
+it.skipIf(!watched)("resolved, then forced: moving away and back leaves files and track agreeing", async () => {
+  const { s, start, root, stalled } = await killedInsideUndo();
+  // Retried as it is, the move is refused the same way.
+  expect((await rejectionOf(s.rollback(start.id, { scope: "both" }))).code).toBe("WORKSPACE_DRIFT");
+  // The undo did finish: b.txt is gone.
+  const resolved = await s.resolveToolCall(stalled, { status: "succeeded", result: null });
+  expect(resolved.applied).toBe(false);
+  expect(await track(s)).toEqual([
+    ["stall_write", false],
+    ["write_file", false],
+  ]);
+
+  const moved = await s.rollback(start.id, { scope: "both", force: true });
+  expect(moved.savedDrift?.files).toEqual(["b.txt"]);
+  expect(moved.unknown).toEqual([]);
+  expect(files()).toEqual({ a: "0", b: null });
+
+  await s.switchBranch(root, { scope: "both" });
+  expect(files()).toEqual({ a: "1", b: "s" });
+  expect(await track(s)).toEqual([
+    ["stall_write", true],
+    ["write_file", true],
+  ]);
+  await s.rollback(start.id, { scope: "both" });
+  expect(files()).toEqual({ a: "0", b: null });
+});
+
+it.skipIf(!watched)("resolved as changing nothing, then a checkpoint: the next moves undo it again", async () => {
+  const { s, start, root, stalled } = await killedInsideUndo();
+  // Told the undo changed nothing (b.txt is put back by hand): the call stays applied.
+  fs.writeFileSync(file("b.txt"), "s");
+  await s.resolveToolCall(stalled, { status: "failed", error: "killed before it deleted anything" });
+  expect(await track(s)).toEqual([
+    ["stall_write", true],
+    ["write_file", false],
+  ]);
+  await s.checkpoint({ name: "kept" });
+
+  await s.rollback(start.id, { scope: "both" });
+  expect(files()).toEqual({ a: "0", b: null });
+  await s.switchBranch(root, { scope: "both" });
+  expect(files()).toEqual({ a: "1", b: "s" });
+  expect(await track(s)).toEqual([
+    ["stall_write", true],
+    ["write_file", true],
+  ]);
+});
