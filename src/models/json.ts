@@ -176,3 +176,11 @@ function repairText(_key: string, value: unknown): unknown {
   if (keys.every(isWellFormed)) return value;
   return Object.fromEntries(keys.map((k) => [toWellFormed(k), (value as Record<string, unknown>)[k]]));
 }
+
+/**
+ * The value of a stored JSON text. A string with no escape in it (most chat messages) is its text between the quotes:
+ * a slice costs a sixth of `JSON.parse`, and a long history reads one per message.
+ */
+export function fromJsonText(text: string): JsonValue {
+  return text.charCodeAt(0) === 34 && text.indexOf("\\") === -1 ? text.slice(1, -1) : (JSON.parse(text) as JsonValue);
+}

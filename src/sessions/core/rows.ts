@@ -1,5 +1,5 @@
 // Turns stored rows into the plain objects of the public API.
-import type { JsonObject, JsonValue } from "../../models/json.js";
+import { fromJsonText, type JsonObject, type JsonValue } from "../../models/json.js";
 import type {
   Branch,
   BranchReason,
@@ -68,7 +68,7 @@ export function toMessage(row: MessageRow): Message {
     branchId: row.branchId,
     position: row.position,
     role: row.role as string,
-    content: JSON.parse(row.content as string) as JsonValue,
+    content: fromJsonText(row.content as string),
     clientId: row.clientId,
     metadata: parse<JsonObject>(row.metadata),
     createdAt: new Date(row.createdAt),
