@@ -91,6 +91,29 @@ describe("a restore that fails midway", () => {
     expect(tree()).toEqual({ "b.txt": "B2", "c.txt": "C" });
   });
 
+  it("that cannot even stage a file answers WORKSPACE_WRITE_FAILED, with nothing changed", async (t) => {
+    const { s, a } = await twoVersions();
+    const before = tree();
+    // Back to A writes ro/z.txt again: its folder takes no new file, so staging it fails before anything moves.
+    const full = path.join(ws, "ro");
+    const root = process.getuid?.() === 0;
+    if (root && spawnSync("chattr", ["+i", full]).status !== 0) return t.skip();
+    if (!root) fs.chmodSync(full, 0o555);
+    let e;
+    try {
+      e = await rejectionOf(s.rollback(a.id, { scope: "files" }));
+    } finally {
+      if (root) spawnSync("chattr", ["-i", full]);
+      else fs.chmodSync(full, 0o755);
+    }
+    expect(e).toMatchObject({ code: "WORKSPACE_WRITE_FAILED" });
+    expect(e.message).toContain("nothing was changed");
+    expect(tree()).toEqual(before);
+    expect(await journalOf(s.id)).toBeNull();
+    await s.rollback(a.id, { scope: "files" });
+    expect(tree()).toEqual({ "a.txt": "A", "b.txt": "B1", "ro/z.txt": "Z" });
+  });
+
   it("left journaled by this very thread is finished by its next call, not refused until a restart", async () => {
     const { s, a, b } = await twoVersions();
     // A restore B → A by this thread that stopped halfway (a.txt written, c.txt not yet deleted) and whose journal

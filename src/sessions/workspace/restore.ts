@@ -54,7 +54,14 @@ export async function restoreFiles(
       // that fails, the journal stays: recovery finishes it (this thread's next call of the session does too).
       if (moved.any && !(await tookBack(ctx, state, p, moved.applied!))) throw error;
       await endRestore(ctx, sessionId);
-      if (!moved.any) throw error;
+      // A file that could not be staged (its folder's permissions, a full disk) is a write that failed, not a bug.
+      if (!moved.any && (error instanceof ForkpointError || !isSystemError(error))) throw error;
+      if (!moved.any)
+        throw new ForkpointError(
+          "WORKSPACE_WRITE_FAILED",
+          `restoring the workspace ${p.ws.dir} failed (${errorText(error)}); nothing was changed`,
+          { cause: error },
+        );
       throw new ForkpointError(
         "WORKSPACE_WRITE_FAILED",
         `restoring the workspace ${p.ws.dir} failed (${errorText(error)}); the files it had changed were put back as they were`,
@@ -69,6 +76,12 @@ export async function restoreFiles(
     inflightRestores.delete(sessionId);
   }
 }
+
+/** Whether `error` is the file system's (an errno code: EACCES, EPERM, ENOSPC, EROFS, ...). */
+const isSystemError = (error: unknown): boolean =>
+  error instanceof Error &&
+  typeof (error as NodeJS.ErrnoException).code === "string" &&
+  typeof (error as NodeJS.ErrnoException).errno === "number";
 
 /**
  * Takes back the changes a failed restore applied (each file back to its version before, unless someone changed it
