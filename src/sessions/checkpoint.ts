@@ -17,7 +17,7 @@ import { captureStorable, captureStored, saveCapture, saveCaptureStats, takeCapt
 import { assertNoRestorePending } from "./workspace/restore-guards.js";
 import { resumingOwnRestore } from "./workspace/resume-own.js";
 import { sameFilesConfig } from "./workspace/snapshots.js";
-import { unappliedCalls } from "./workspace/unapplied.js";
+import { snapshotCalls } from "./workspace/unapplied.js";
 
 /**
  * `checkpoint()`: with `requestId`, applied once per session; with `ifAt`, only while the session is there. With
@@ -219,7 +219,7 @@ function* checkpointUnit(
       exclude: files.exclude,
       gitignore: files.gitignore,
       // What the files hold of the lineage's calls: a move stopped by a failing undo leaves some undone.
-      unapplied: yield* unappliedCalls(tx, session, at.branchId, head.position),
+      ...(yield* snapshotCalls(tx, session, at.branchId, head.position)),
     });
     yield* tx.setWorkspaceManifest(session.id, manifestId, now);
   }

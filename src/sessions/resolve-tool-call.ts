@@ -10,6 +10,7 @@ import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedSession } from "./core/owned.js";
 import { toToolInvocation } from "./core/rows.js";
 import { refuseConcurrentMove } from "./moves/move.js";
+import { settleSnapshots } from "./workspace/unapplied.js";
 import { callMayRun } from "./moves/ownership.js";
 
 /** The call's completion as it is stored: a result (succeeded) or an error (failed), as JSON text. */
@@ -89,6 +90,8 @@ function* resolveStepsUnit(
     yield* tx.resolveUnknownStep(step.moveId, step.idx, done ? "done" : "failed", result, outcome.error);
   }
   const last = steps[steps.length - 1]!;
+  // Snapshots read meanwhile hold what the crash left: the call's effect when its undo changed nothing, or its replay ran.
+  yield* settleSnapshots(tx, session.id, last.entryId, done === (last.op === "replay"));
   if (done && last.op === "undo") yield* tx.unmarkApplied(last.entryId);
   if (done && last.op === "replay") yield* tx.markApplied(last.entryId, session.id, outcome.result, ctx.now());
   return { invocation: toToolInvocation((yield* tx.getTool(last.entryId))!), finished: done ? last.op : null };

@@ -22,10 +22,10 @@ let fp: Forkpoint;
 const file = (rel: string) => path.join(ws, rel);
 const files = () => ({ a: readOrNull(file("a.txt")), b: readOrNull(file("b.txt")) });
 const track = async (s: SessionHandle) => (await s.toolTrack()).map((t) => [t.tool, t.applied]);
-/** In this process stall_write writes and deletes (its undo stalls in the child). */
+/** In this process stall_write appends (a replay too many shows) and deletes (its undo stalls in the child). */
 const stallWrite = defineTool<WriteArgs, WriteResult>({
   name: "stall_write",
-  run: (args) => (fs.writeFileSync(args.path, args.text), { previous: null }),
+  run: (args) => (fs.appendFileSync(args.path, args.text), { previous: null }),
   undo: ({ args }) => fs.rmSync(args.path, { force: true }),
 });
 /** Only where a watcher absorbs each finished step's changes is write_file's undo not drift too. */
@@ -105,16 +105,32 @@ it.skipIf(!watched)("resolved, then forced: moving away and back leaves files an
   expect(files()).toEqual({ a: "0", b: null });
 });
 
-it.skipIf(!watched)("resolved as changing nothing, then a checkpoint: the next moves undo it again", async () => {
+it.skipIf(!watched)("a checkpoint first, then resolved as finished: moving back replays the call on its files", async () => {
   const { s, start, root, stalled } = await killedInsideUndo();
-  // Told the undo changed nothing (b.txt is put back by hand): the call stays applied.
+  // Taken while the undo's outcome is unknown: the snapshot says so, and learns it when the call is resolved.
+  await s.checkpoint({ name: "kept" });
+  await s.resolveToolCall(stalled, { status: "succeeded", result: null });
+
+  await s.rollback(start.id, { scope: "both" });
+  expect(files()).toEqual({ a: "0", b: null });
+  await s.switchBranch(root, { scope: "both" });
+  expect(files()).toEqual({ a: "1", b: "s" });
+  expect(await track(s)).toEqual([
+    ["stall_write", true],
+    ["write_file", true],
+  ]);
+});
+
+it.skipIf(!watched)("a checkpoint first, then resolved as changing nothing: the next moves undo it again", async () => {
+  const { s, start, root, stalled } = await killedInsideUndo();
+  // b.txt put back by hand, then kept; the undo is then said to have changed nothing: the call stays applied.
   fs.writeFileSync(file("b.txt"), "s");
+  await s.checkpoint({ name: "kept" });
   await s.resolveToolCall(stalled, { status: "failed", error: "killed before it deleted anything" });
   expect(await track(s)).toEqual([
     ["stall_write", true],
     ["write_file", false],
   ]);
-  await s.checkpoint({ name: "kept" });
 
   await s.rollback(start.id, { scope: "both" });
   expect(files()).toEqual({ a: "0", b: null });

@@ -5,7 +5,7 @@ import type { EngineContext } from "../core/context.js";
 import { prepareRestore, type PreparedRestore } from "../workspace/prepare-restore.js";
 import { restoreFiles } from "../workspace/restore.js";
 import { workspaceOf } from "../workspace/snapshots.js";
-import { unappliedSet } from "../workspace/unapplied.js";
+import { notHeld } from "../workspace/unapplied.js";
 import { fenced } from "./fence.js";
 import type { MoveTarget, SnapshotAt } from "./move-plan.js";
 import type { MoveSpec } from "./move-spec.js";
@@ -15,12 +15,12 @@ export type RestoredFiles = { written: string[]; deleted: string[]; kept?: strin
 
 /**
  * Where the snapshot a move restores (the one `targetFiles` finds) sits on the target lineage, and the calls made up to
- * there that its files do not hold (see `unappliedCalls`): the checkpoint's own when the move goes to one that captured
+ * there that its files do not hold, or may not (see `snapshotCalls`): the checkpoint's own when the move goes to one that captured
  * files, else the newest checkpoint with files at or before the target.
  */
 export function* snapshotPosition(tx: Tx, target: MoveTarget, checkpointId: string | null): Step<SnapshotAt | undefined> {
   const own = checkpointId === null ? undefined : yield* tx.checkpointManifest(checkpointId);
-  if (own) return { position: target.position, unapplied: unappliedSet(own.unapplied) };
+  if (own) return { position: target.position, unapplied: notHeld(own) };
   const segments = yield* tx.lineage(target.branchId, target.position);
   for (let i = segments.length - 1; i >= 0; i--) {
     const s = segments[i]!;
@@ -28,7 +28,7 @@ export function* snapshotPosition(tx: Tx, target: MoveTarget, checkpointId: stri
     if (found === undefined) continue;
     // The newest checkpoint with files there, as `targetFiles` reads it.
     const files = yield* tx.lastCheckpointFiles(s.branchId, found, found);
-    return { position: found, unapplied: unappliedSet(files?.unapplied) };
+    return { position: found, unapplied: notHeld(files) };
   }
   return undefined;
 }

@@ -13,7 +13,7 @@ import { PackWriter, TreeReader, diffTrees } from "./objects.js";
 import { type FilesConfig } from "./snapshots.js";
 import type { StatRows } from "./stat-cache.js";
 import { scan, scanContext, stateIn, stateOf, type WorkspaceConfig, type WorkspaceState } from "./state.js";
-import { unappliedCalls } from "./unapplied.js";
+import { snapshotCalls } from "./unapplied.js";
 import { walkTree } from "./walk.js";
 
 /**
@@ -227,7 +227,7 @@ export function* assertCapturable(tx: Tx, session: { id: string; hasWorkspace: b
  * Stores the workspace's files (when the session has one) as checkpoint `checkpointId`'s, and as what forkpoint last
  * saw there, as `checkpoint()` does. They are read inside the transaction, not before it, because only then are they
  * the files the move left: after its restore (scope "both") and its tools' undo and replay. The lineage's calls not
- * applied then are recorded with them (see `unappliedCalls`).
+ * applied then (or of unknown outcome) are recorded with them (see `snapshotCalls`).
  */
 export function* captureFiles(ctx: EngineContext, tx: Tx, sessionId: string, checkpointId: string, what: string): Step<void> {
   const ws = yield* tx.getWorkspace(sessionId);
@@ -236,7 +236,7 @@ export function* captureFiles(ctx: EngineContext, tx: Tx, sessionId: string, che
   const manifestId = yield* captureNow(ctx, tx, yield* stateIn(ctx, tx, ws), ws);
   const checkpoint = (yield* tx.getCheckpoint(checkpointId))!;
   const session = (yield* tx.getSession(sessionId))!;
-  const unapplied = yield* unappliedCalls(tx, session, checkpoint.branchId, checkpoint.position);
-  yield* tx.insertCheckpointFiles({ checkpointId, manifestId, dir: ws.dir, exclude: ws.exclude, gitignore: ws.gitignore, unapplied });
+  const calls = yield* snapshotCalls(tx, session, checkpoint.branchId, checkpoint.position);
+  yield* tx.insertCheckpointFiles({ checkpointId, manifestId, dir: ws.dir, exclude: ws.exclude, gitignore: ws.gitignore, ...calls });
   yield* tx.setWorkspaceManifest(sessionId, manifestId, ctx.now());
 }

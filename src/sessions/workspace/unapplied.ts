@@ -2,28 +2,63 @@
 import type { SessionRow, Step, Tx } from "../../store/port/index.js";
 import { lineageTools } from "../log/lineage.js";
 
+/** What a snapshot records of its lineage's calls (JSON arrays of entry ids; null: none). */
+export interface SnapshotCalls {
+  /** Succeeded in this world and not applied when the files were read: the files do not hold their effects. */
+  unapplied: string | null;
+  /** Their undo or replay interrupted by a crash (reported unknown): whether the files hold them is not known yet. */
+  unknown: string | null;
+}
+
+const listed = (ids: readonly string[]) => (ids.length === 0 ? null : JSON.stringify(ids));
+
 /**
- * The calls of the lineage up to `position` on `branchId` that succeeded in this world and are not applied now (a move
- * stopped by a failing undo left them undone): the files read now do not hold their effects. A JSON array of their ids
- * in lineage order, or null when there is none (every call the files could hold is applied).
+ * The calls of the lineage up to `position` on `branchId` whose effects the files read now do not hold, or may not: a
+ * move stopped by a failing undo left them undone, or a crash interrupted their undo or replay.
  */
-export function* unappliedCalls(
+export function* snapshotCalls(
   tx: Tx,
   session: Pick<SessionRow, "id" | "hasTools">,
   branchId: string,
   position: number,
-): Step<string | null> {
-  if (!session.hasTools) return null;
+): Step<SnapshotCalls> {
+  if (!session.hasTools) return { unapplied: null, unknown: null };
   const imported = yield* tx.importedCalls(session.id);
-  const ids = (yield* lineageTools(tx, branchId, position))
-    .filter((t) => t.status === "succeeded" && t.appliedSeq === null && !imported.has(t.id))
-    .map((t) => t.id);
-  return ids.length === 0 ? null : JSON.stringify(ids);
+  const uncertain = new Set(yield* tx.uncertainInvocations(session.id));
+  const unapplied: string[] = [];
+  const unknown: string[] = [];
+  for (const t of yield* lineageTools(tx, branchId, position)) {
+    if (uncertain.has(t.id)) unknown.push(t.id);
+    else if (t.status === "succeeded" && t.appliedSeq === null && !imported.has(t.id)) unapplied.push(t.id);
+  }
+  return { unapplied: listed(unapplied), unknown: listed(unknown) };
 }
 
-/** A snapshot's record of the calls its files do not hold (none for null: snapshots stored before it was kept). */
-export function unappliedSet(text: string | null | undefined): ReadonlySet<string> {
-  if (!text) return new Set();
+/** The ids a snapshot's record lists (none for null: snapshots stored before it was kept). */
+export function idsOf(text: string | null | undefined): string[] {
+  if (!text) return [];
   const ids = JSON.parse(text) as unknown;
-  return new Set(Array.isArray(ids) ? ids.filter((id): id is string => typeof id === "string") : []);
+  return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === "string") : [];
+}
+
+/** The calls a restored snapshot's files do not hold, or may not: a move restoring it does not mark them applied. */
+export const notHeld = (files: { unapplied?: string | null; unknown?: string | null } | undefined): ReadonlySet<string> =>
+  new Set([...idsOf(files?.unapplied), ...idsOf(files?.unknown)]);
+
+/**
+ * A call of unknown outcome resolved: each snapshot read while it was unknown now says whether its files hold it. They
+ * hold what the crash left (`held`: an undo that changed nothing, a replay that finished), as nothing else moves that
+ * call's effect until it is resolved.
+ */
+export function* settleSnapshots(tx: Tx, sessionId: string, entryId: string, held: boolean): Step<void> {
+  for (const row of yield* tx.checkpointsAwaiting(sessionId, entryId)) {
+    const unknown = idsOf(row.unknown);
+    if (!unknown.includes(entryId)) continue;
+    const unapplied = idsOf(row.unapplied).filter((id) => id !== entryId);
+    yield* tx.setCheckpointCalls({
+      checkpointId: row.checkpointId,
+      unapplied: listed(held ? unapplied : [...unapplied, entryId]),
+      unknown: listed(unknown.filter((id) => id !== entryId)),
+    });
+  }
 }

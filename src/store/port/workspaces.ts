@@ -30,6 +30,18 @@ export interface CheckpointFilesRow {
    * every one was.
    */
   unapplied?: string | null;
+  /**
+   * The lineage's calls whose undo or replay a crash had interrupted when the files were read (JSON array of entry
+   * ids); null or absent: none.
+   */
+  unknown?: string | null;
+}
+
+/** A checkpoint's record of the calls its files hold or may not hold (see `CheckpointFilesRow`). */
+export interface CheckpointCallsRow {
+  checkpointId: string;
+  unapplied: string | null;
+  unknown: string | null;
 }
 
 /** A snapshot: `root` (its root tree's hash) or, for snapshots stored before trees, `body` (`{ path: hash }` JSON). */
@@ -99,6 +111,10 @@ export interface WorkspacesTx {
   putManifest(hash: string, body: string, root: string | null): Step<number>;
   getManifest(id: number): Step<ManifestRow | undefined>;
   insertCheckpointFiles(row: CheckpointFilesRow & { checkpointId: string }): Step<void>;
+  /** The session's checkpoints with files whose `unknown` may name invocation `entryId` (a superset: check each). */
+  checkpointsAwaiting(sessionId: string, entryId: string): Step<CheckpointCallsRow[]>;
+  /** Rewrites a checkpoint's record of the calls its files hold (a call of unknown outcome resolved). */
+  setCheckpointCalls(row: CheckpointCallsRow): Step<void>;
   /** The files a checkpoint captured (none when it was taken without a workspace). */
   checkpointManifest(checkpointId: string): Step<CheckpointFilesRow | undefined>;
   /** The files of the newest checkpoint with files on `branchId` with `from <= position <= upTo`. */

@@ -234,5 +234,13 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     "sql": [
       "ALTER TABLE \"checkpoint_files\" ADD COLUMN \"unapplied\" text COLLATE \"C\";"
     ]
+  },
+  {
+    "tag": "0018_checkpoint_unknown",
+    "folderMillis": 1795940259714,
+    "hash": "4b96976e992262fba8c59467fc0b7bf70389af607a507566cdc2936c2af40e25",
+    "sql": [
+      "ALTER TABLE \"checkpoint_files\" ADD COLUMN \"unknown\" text COLLATE \"C\";"
+    ]
   }
 ];

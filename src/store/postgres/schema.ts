@@ -444,4 +444,10 @@ export const checkpointFiles = pgTable("checkpoint_files", {
    * (so rows written before this was kept keep their meaning). A move restoring the files replays them.
    */
   unapplied: text("unapplied"),
+  /**
+   * The lineage's calls whose undo or replay a crash had interrupted when the files were read (reported unknown): a
+   * JSON array of their entry ids, or null. Resolving such a call (`resolveToolCall`) moves it out of here, into
+   * `unapplied` when the files then lacked its effect.
+   */
+  unknown: text("unknown"),
 });

@@ -1,16 +1,26 @@
 // Workspaces, their stat caches, file contents and packs, trees and manifests, and the files of checkpoints: PostgreSQL's
 // statements and the port's WorkspacesTx.
-import type { BlobRow, CheckpointFilesRow, ManifestRow, PackRow, StatRow, TreeRow, WorkspaceRow, WorkspacesTx } from "../port/index.js";
+import type {
+  BlobRow,
+  CheckpointCallsRow,
+  CheckpointFilesRow,
+  ManifestRow,
+  PackRow,
+  StatRow,
+  TreeRow,
+  WorkspaceRow,
+  WorkspacesTx,
+} from "../port/index.js";
 import { WORKSPACE_COLS } from "./columns.js";
 import type { Sql } from "./sql.js";
 
-const FILES_COLS = `manifest_id AS "manifestId", dir, exclude, gitignore, unapplied`;
+const FILES_COLS = `manifest_id AS "manifestId", dir, exclude, gitignore, unapplied, unknown`;
 
-/** A checkpoint's files row as the port has it: `unapplied` only when some call was not applied. */
+/** A checkpoint's files row as the port has it: `unapplied` and `unknown` only when they name some call. */
 const filesOf = (row: CheckpointFilesRow | undefined) => {
   if (!row) return undefined;
-  const { unapplied, ...rest } = row;
-  return unapplied ? { ...rest, unapplied } : rest;
+  const { unapplied, unknown, ...rest } = row;
+  return { ...rest, ...(unapplied ? { unapplied } : {}), ...(unknown ? { unknown } : {}) };
 };
 
 export function workspacesTx(sql: Sql): WorkspacesTx {
@@ -102,9 +112,23 @@ export function workspacesTx(sql: Sql): WorkspacesTx {
     },
     *insertCheckpointFiles(r: CheckpointFilesRow & { checkpointId: string }) {
       yield* sql.later(
-        `INSERT INTO checkpoint_files (checkpoint_id, manifest_id, dir, exclude, gitignore, unapplied) VALUES ($1, $2, $3, $4, $5, $6)`,
-        [r.checkpointId, r.manifestId, r.dir, r.exclude, r.gitignore, r.unapplied ?? null],
+        `INSERT INTO checkpoint_files (checkpoint_id, manifest_id, dir, exclude, gitignore, unapplied, unknown) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [r.checkpointId, r.manifestId, r.dir, r.exclude, r.gitignore, r.unapplied ?? null, r.unknown ?? null],
       );
+    },
+    *checkpointsAwaiting(sessionId: string, entryId: string) {
+      return yield* sql.rows<CheckpointCallsRow>(
+        `SELECT f.checkpoint_id AS "checkpointId", f.unapplied, f.unknown FROM checkpoint_files f
+        JOIN checkpoints c ON c.id = f.checkpoint_id WHERE c.session_id = $1 AND strpos(f.unknown, $2) > 0`,
+        [sessionId, JSON.stringify(entryId)],
+      );
+    },
+    *setCheckpointCalls(r: CheckpointCallsRow) {
+      yield* sql.later(`UPDATE checkpoint_files SET unapplied = $1, unknown = $2 WHERE checkpoint_id = $3`, [
+        r.unapplied,
+        r.unknown,
+        r.checkpointId,
+      ]);
     },
     *checkpointManifest(checkpointId: string) {
       return filesOf(
@@ -114,7 +138,7 @@ export function workspacesTx(sql: Sql): WorkspacesTx {
     *lastCheckpointFiles(branchId: string, from: number, upTo: number) {
       return filesOf(
         yield* sql.one<CheckpointFilesRow>(
-          `SELECT f.manifest_id AS "manifestId", f.dir, f.exclude, f.gitignore, f.unapplied FROM checkpoints c JOIN checkpoint_files f ON f.checkpoint_id = c.id
+          `SELECT f.manifest_id AS "manifestId", f.dir, f.exclude, f.gitignore, f.unapplied, f.unknown FROM checkpoints c JOIN checkpoint_files f ON f.checkpoint_id = c.id
         WHERE c.branch_id = $1 AND c.position >= $2::bigint AND c.position <= $3::bigint ORDER BY c.position DESC, c.seq DESC LIMIT 1`,
           [branchId, from, upTo],
         ),

@@ -296,5 +296,13 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     "sql": [
       "ALTER TABLE `checkpoint_files` ADD `unapplied` text;"
     ]
+  },
+  {
+    "tag": "0023_checkpoint_unknown",
+    "folderMillis": 1795940258067,
+    "hash": "a8cb1cb8229580d3240022db4e5c6494552858ba52f7d18860127a4e6ec899b6",
+    "sql": [
+      "ALTER TABLE `checkpoint_files` ADD `unknown` text;"
+    ]
   }
 ];

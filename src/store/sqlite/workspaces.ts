@@ -1,21 +1,30 @@
 // Workspaces, their stat caches, file contents and packs, trees and manifests, and the files of checkpoints: SQLite's
 // statements and the port's WorkspacesTx.
 import type Database from "better-sqlite3";
-import type { BlobRow, CheckpointFilesRow, PackRow, StatRow, TreeRow, WorkspaceRow, WorkspacesTx } from "../port/index.js";
+import type {
+  BlobRow,
+  CheckpointCallsRow,
+  CheckpointFilesRow,
+  PackRow,
+  StatRow,
+  TreeRow,
+  WorkspaceRow,
+  WorkspacesTx,
+} from "../port/index.js";
 import { WORKSPACE_COLS } from "./columns.js";
 import { prepare, type RowMode } from "./object-rows.js";
 
-const FILES_COLS = `manifest_id AS manifestId, dir, exclude, gitignore, unapplied`;
+const FILES_COLS = `manifest_id AS manifestId, dir, exclude, gitignore, unapplied, unknown`;
 
 /** A list of values as one parameter (JSON), so one prepared statement serves any number of them. */
 const list = (values: readonly (string | number)[]) => JSON.stringify(values);
 
 const workspaceOf = (row: WorkspaceRow | undefined) => row && { ...row, gitignore: Boolean(row.gitignore) };
-/** A checkpoint's files row as the port has it: `unapplied` only when some call was not applied. */
+/** A checkpoint's files row as the port has it: `unapplied` and `unknown` only when they name some call. */
 const filesOf = (row: CheckpointFilesRow | undefined) => {
   if (!row) return undefined;
-  const { unapplied, ...rest } = row;
-  return { ...rest, gitignore: Boolean(row.gitignore), ...(unapplied ? { unapplied } : {}) };
+  const { unapplied, unknown, ...rest } = row;
+  return { ...rest, gitignore: Boolean(row.gitignore), ...(unapplied ? { unapplied } : {}), ...(unknown ? { unknown } : {}) };
 };
 
 export function workspacesTx(db: Database.Database): WorkspacesTx {
@@ -48,12 +57,15 @@ export function workspacesTx(db: Database.Database): WorkspacesTx {
     insertManifest: p(`INSERT INTO file_manifests (hash, body, root) VALUES (?, ?, ?)`),
     getManifest: p(`SELECT hash, body, root FROM file_manifests WHERE id = ?`),
     insertCheckpointFiles: p(
-      `INSERT INTO checkpoint_files (checkpoint_id, manifest_id, dir, exclude, gitignore, unapplied)
-      VALUES (@checkpointId, @manifestId, @dir, @exclude, @gitignore, @unapplied)`,
+      `INSERT INTO checkpoint_files (checkpoint_id, manifest_id, dir, exclude, gitignore, unapplied, unknown)
+      VALUES (@checkpointId, @manifestId, @dir, @exclude, @gitignore, @unapplied, @unknown)`,
     ),
     checkpointManifest: p(`SELECT ${FILES_COLS} FROM checkpoint_files WHERE checkpoint_id = ?`),
+    checkpointsAwaiting: p(`SELECT f.checkpoint_id AS checkpointId, f.unapplied, f.unknown FROM checkpoint_files f
+    JOIN checkpoints c ON c.id = f.checkpoint_id WHERE c.session_id = ? AND instr(f.unknown, ?) > 0`),
+    setCheckpointCalls: p(`UPDATE checkpoint_files SET unapplied = @unapplied, unknown = @unknown WHERE checkpoint_id = @checkpointId`),
     lastCheckpointFiles:
-      p(`SELECT f.manifest_id AS manifestId, f.dir, f.exclude, f.gitignore, f.unapplied FROM checkpoints c JOIN checkpoint_files f ON f.checkpoint_id = c.id
+      p(`SELECT f.manifest_id AS manifestId, f.dir, f.exclude, f.gitignore, f.unapplied, f.unknown FROM checkpoints c JOIN checkpoint_files f ON f.checkpoint_id = c.id
     WHERE c.branch_id = ? AND c.position >= ? AND c.position <= ? ORDER BY c.position DESC, c.seq DESC LIMIT 1`),
     workspaceStats: p(`SELECT dir, body FROM workspace_stats WHERE session_id = ?`),
     putStat: p(
@@ -130,7 +142,18 @@ export function workspacesTx(db: Database.Database): WorkspacesTx {
       return s.getManifest.get(id) as { hash: string; body: string; root: string | null } | undefined;
     },
     *insertCheckpointFiles(row: CheckpointFilesRow & { checkpointId: string }) {
-      s.insertCheckpointFiles.run({ ...row, gitignore: row.gitignore ? 1 : 0, unapplied: row.unapplied ?? null });
+      s.insertCheckpointFiles.run({
+        ...row,
+        gitignore: row.gitignore ? 1 : 0,
+        unapplied: row.unapplied ?? null,
+        unknown: row.unknown ?? null,
+      });
+    },
+    *checkpointsAwaiting(sessionId: string, entryId: string) {
+      return s.checkpointsAwaiting.all(sessionId, JSON.stringify(entryId)) as CheckpointCallsRow[];
+    },
+    *setCheckpointCalls(row: CheckpointCallsRow) {
+      s.setCheckpointCalls.run(row);
     },
     *checkpointManifest(checkpointId: string) {
       return filesOf(s.checkpointManifest.get(checkpointId) as CheckpointFilesRow | undefined);

@@ -1,0 +1,1 @@
+ALTER TABLE `checkpoint_files` ADD `unknown` text;
