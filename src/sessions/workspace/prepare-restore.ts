@@ -10,6 +10,7 @@ import { assertRestorable } from "./files.js";
 import { TreeReader, diffTrees, packCacheOf, readBlobs, type FileChange, type PackCache } from "./objects.js";
 import { assertNoMoveRunning, assertNoRestorePending } from "./restore-guards.js";
 import { scan, stateOf, type WorkspaceState } from "./state.js";
+import { ignoredByTarget } from "./target-rules.js";
 
 /** The lstat of `full`, or null when nothing is there (or a file is on the way: nothing can be below it). */
 function lstatOrNull(full: string) {
@@ -115,8 +116,17 @@ function* prepareRestoreUnit(
   const reader = new TreeReader();
   const known = yield* reader.rootOf(tx, ws.manifestId);
   const target = yield* reader.rootOf(tx, manifestId);
-  const drifted = (yield* diffTrees(tx, reader, known, state.cache.root)).map((c) => c.path);
   const changes = yield* diffTrees(tx, reader, known, target);
+  const seen = yield* diffTrees(tx, reader, known, state.cache.root);
+  // New files the target ignores are left as they are: no drift to refuse or save (see target-rules.ts).
+  const leftAlone = yield* ignoredByTarget(
+    tx,
+    ws,
+    changes,
+    seen.flatMap((c) => (c.from === null ? [c.path] : [])),
+    packs,
+  );
+  const drifted = seen.filter((c) => !leftAlone.has(c.path)).map((c) => c.path);
   // The changes the restore will apply: with drift (to be saved first when forced), from the directory as it is now.
   const applied = drifted.length > 0 ? yield* diffTrees(tx, reader, state.cache.root, target) : changes;
   const contents = yield* checkedContents(
