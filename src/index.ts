@@ -1,13 +1,13 @@
 // The public API of forkpoint, and nothing else.
 export { Forkpoint } from "./sessions/forkpoint.js";
 export { openForkpoint } from "./open-forkpoint.js";
-export type { ForkpointEvent, ForkpointEvents, ForkpointListener } from "./sessions/core/events.js";
+export type { ForkpointEvent, ForkpointEvents, ForkpointListener } from "./sessions/forkpoint-events.js";
 export type { ForkpointLogger } from "./models/logger.js";
 export { SessionHandle } from "./sessions/session-handle.js";
 export type { Tracked, TrackOptions } from "./sessions/track.js";
 export type { AtomicOptions } from "./sessions/atomic.js";
 export type { WithCheckpointsOptions } from "./sessions/with-checkpoints.js";
-export type { StateMigration } from "./sessions/log/state-schema.js";
+export type { StateMigration } from "./sessions/core/state-schema.js";
 export { branchTree } from "./sessions/branches.js";
 export { checkpointTools, type AgentTool } from "./sessions/agent-tools.js";
 export type { RecoveryReport } from "./sessions/moves/recovery.js";

@@ -1,6 +1,6 @@
 // diff: two checkpoints compared — state paths, the shared message and tool prefixes, and each side's rest.
 import type { Tx } from "../store/port/index.js";
-import { readVerified } from "./integrity/verified-read.js";
+import { readVerified } from "./log/verified-read.js";
 import { isDeepStrictEqual } from "node:util";
 import type { JsonValue } from "../models/json.js";
 import type { CheckpointDiff } from "../models/types.js";

@@ -19,7 +19,7 @@ import { sessionMessage } from "./core/owned.js";
 import { toCheckpoint } from "./core/rows.js";
 import { entryAt, headOfEntry } from "./log/lineage.js";
 import { writeCheckpoint, type CheckpointFields, type EntryFields } from "./log/writer.js";
-import { forkedBranch } from "./moves/forked-branch.js";
+import { forkedBranch } from "./log/forked-branch.js";
 import { performMove } from "./moves/move.js";
 import { jsonArgument } from "./requests/ledger.js";
 import { retainAfterWrite } from "./retention.js";

@@ -7,7 +7,7 @@ import type { MoveResult } from "../models/types.js";
 import type { SessionRow, Step, Tx } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { sessionMessage } from "./core/owned.js";
-import { forkedBranch } from "./moves/forked-branch.js";
+import { forkedBranch } from "./log/forked-branch.js";
 import { performMove } from "./moves/move.js";
 
 /** Forks right after `messageId` (on that message's lineage), or at position 0 of the current branch when null. */

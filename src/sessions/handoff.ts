@@ -1,7 +1,7 @@
 // handoff: seed a new session (another agent or user) from a checkpoint, keeping a link to its origin.
 // It copies the checkpoint's history and state, not its tool calls: nothing is applied in the new session.
 import type { Tx } from "../store/port/index.js";
-import { readVerified } from "./integrity/verified-read.js";
+import { readVerified } from "./log/verified-read.js";
 import type { CreateSessionInput } from "../models/inputs.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedSession, sessionCheckpoint } from "./core/owned.js";

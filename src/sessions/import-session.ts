@@ -13,7 +13,7 @@ import type { BranchRow, Step, Tx } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { EMPTY_STATE_HASH, checkpointChecksum } from "./integrity/hashes.js";
 import { LongCall, runSlices, withoutStore } from "./maintenance/long-call.js";
-import { DEFAULT_STATE_SCHEMA } from "./log/state-schema.js";
+import { DEFAULT_STATE_SCHEMA } from "./core/state-schema.js";
 import { DocumentCheck, checkBranchLinks, checkUniqueIds, type PreparedEntry } from "./transfer/document-check.js";
 export const importScope = z.strictObject({ ...userScope.shape, ...longCallFields });
 

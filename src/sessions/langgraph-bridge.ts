@@ -2,8 +2,8 @@
 // It re-exports what the saver uses of the engine (at the end of this file), and holds the saver's own entry points for
 // its two-way bridge: a verified read of a lineage up to any point of it (a thread's head, where no checkpoint need
 // sit), and a fork at such a point (LangGraph going on from a synthesized checkpoint after the session moved elsewhere).
-import type { VerifiedLineage } from "./integrity/verified-read.js";
-import { readAfterKnown } from "./integrity/verified-read.js";
+import type { VerifiedLineage } from "./log/verified-read.js";
+import { readAfterKnown } from "./log/verified-read.js";
 import type { BaseMoveSpec, WithinMove } from "./moves/move-spec.js";
 import { IntegrityError } from "../models/errors.js";
 import type { MoveResult } from "../models/types.js";
@@ -11,7 +11,7 @@ import type { EntryRow, LineageSegment, SessionRow, Step, Tx } from "../store/po
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { GENESIS_HASH, entryHash, snapshotIntact } from "./integrity/hashes.js";
 import { entryAt } from "./log/lineage.js";
-import { forkedBranch } from "./moves/forked-branch.js";
+import { forkedBranch } from "./log/forked-branch.js";
 import { performMove } from "./moves/move.js";
 
 /** A point of a session's tree: a position of a branch's lineage, and the hash chain's value there. */
@@ -88,8 +88,8 @@ export { deleteSessions } from "./delete-session.js";
 export { edit } from "./edit.js";
 export { engineOf, type Forkpoint } from "./forkpoint.js";
 export { GENESIS_HASH, canonicalJson, sha256 } from "./integrity/hashes.js";
-export { readVerifiedAfter } from "./integrity/verified-read.js";
-export type { VerifiedLineage } from "./integrity/verified-read.js";
+export { readVerifiedAfter } from "./log/verified-read.js";
+export type { VerifiedLineage } from "./log/verified-read.js";
 export { entryAt, headOf, headOfEntry, lineageMessages, type Head } from "./log/lineage.js";
 export { writeCheckpoint, writeMessages, type EntryFields } from "./log/writer.js";
 export type { WithinMove } from "./moves/move-spec.js";

@@ -4,7 +4,7 @@ import type { RestoredCheckpoint } from "../models/types.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedSession, sessionCheckpoint } from "./core/owned.js";
 import { toCheckpoint, toMessage, toToolInvocation } from "./core/rows.js";
-import { readVerified } from "./integrity/verified-read.js";
+import { readVerified } from "./log/verified-read.js";
 import { readState } from "./log/snapshots.js";
 
 export async function restore(ctx: EngineContext, ref: SessionRef, checkpointId: string): Promise<RestoredCheckpoint> {

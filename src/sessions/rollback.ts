@@ -1,12 +1,12 @@
 // rollback: a new branch forked at a checkpoint becomes current; the original is untouched; the world follows.
-import { verifyCheckpointAnchor } from "./integrity/verified-read.js";
+import { verifyCheckpointAnchor } from "./log/verified-read.js";
 import type { BaseMoveSpec, WithinMove } from "./moves/move-spec.js";
 import type { MoveOptions } from "../models/inputs.js";
 import type { MoveResult } from "../models/types.js";
 import type { SessionRow, Step, Tx } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { sessionCheckpointAnchor } from "./core/owned.js";
-import { forkedBranch } from "./moves/forked-branch.js";
+import { forkedBranch } from "./log/forked-branch.js";
 import { isSessionPosition } from "./moves/history.js";
 import { performMove } from "./moves/move.js";
 

@@ -5,7 +5,7 @@ import type { ForkpointLogger } from "../../models/logger.js";
 import type { Store } from "../../store/port/index.js";
 import { reentrantCall, servedHandler } from "../../tools/handler-scope.js";
 import type { ToolRegistry } from "../../tools/registry.js";
-import type { StateSchema } from "../log/state-schema.js";
+import type { StateSchema } from "./state-schema.js";
 import type { MoveOwnership } from "../moves/ownership.js";
 
 export interface AutoCheckpointSettings {

@@ -7,7 +7,7 @@ import type { Store } from "../../store/port/index.js";
 import type { PostgresTarget } from "../../store/open.js";
 import type { ToolDefinition } from "../../tools/define-tool.js";
 import { ValidationError } from "../../models/errors.js";
-import type { StateMigration, StateSchema } from "../log/state-schema.js";
+import type { StateMigration, StateSchema } from "./state-schema.js";
 
 /** Options of `openForkpoint`. */
 export interface ForkpointOptions {

@@ -1,6 +1,6 @@
 // A handle's own state schema: `stateVersion` and `migrateState` given to createSession or getSession, over the Forkpoint's.
 import { parseOptions } from "../../models/inputs.js";
-import type { StateMigration } from "../log/state-schema.js";
+import type { StateMigration } from "./state-schema.js";
 import type { EngineContext } from "./context.js";
 import { sessionStateOptions, stateSchemaOf } from "./open-options.js";
 

@@ -3,7 +3,7 @@ import { type JsonValue } from "../../models/json.js";
 import type { Step, Tx } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
 import { canonicalJson, stateAddress } from "../integrity/hashes.js";
-import { DEFAULT_STATE_SCHEMA, migrateState } from "./state-schema.js";
+import { DEFAULT_STATE_SCHEMA, migrateState } from "../core/state-schema.js";
 
 /** The state document with snapshot id `stateId` (null: `{}`) as recorded, with the state version it was recorded under. */
 export function* readRecordedState(tx: Tx, stateId: number | null): Step<{ value: JsonValue; version: number }> {

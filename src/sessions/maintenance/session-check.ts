@@ -2,7 +2,7 @@
 import { ForkpointError, errorText } from "../../models/errors.js";
 import type { BranchRow, CheckpointRow, EntryRow, Step, ToolRow, Tx } from "../../store/port/index.js";
 import { GENESIS_HASH, entryHash, snapshotIntact, toolResultIntact } from "../integrity/hashes.js";
-import { verifyCheckpointAnchor } from "../integrity/verified-read.js";
+import { verifyCheckpointAnchor } from "../log/verified-read.js";
 import { checkpointFilesProblems, type FilesSeen } from "../workspace/verify-files.js";
 import { CHUNK_UNITS, type Slice } from "./long-call.js";
 

@@ -1,8 +1,8 @@
 // Verified reads: a checkpoint's lineage read with its hash chain and checksum recomputed.
 import { IntegrityError } from "../../models/errors.js";
 import type { BranchRow, CheckpointAnchorRow, CheckpointRow, EntryRow, LineageSegment, Step, ToolRow, Tx } from "../../store/port/index.js";
-import { commonPrefix, entryAt, lineageEntries, lineageTools } from "../log/lineage.js";
-import { EMPTY_STATE_HASH, GENESIS_HASH, checkpointChecksum, entryHash, snapshotIntact, toolResultIntact } from "./hashes.js";
+import { commonPrefix, entryAt, lineageEntries, lineageTools } from "./lineage.js";
+import { EMPTY_STATE_HASH, GENESIS_HASH, checkpointChecksum, entryHash, snapshotIntact, toolResultIntact } from "../integrity/hashes.js";
 
 /** Where a verified chain ends: what the entries after it are chained onto. */
 export interface ChainStart {
