@@ -227,7 +227,7 @@ describe("retention", () => {
       // The one keepFor weighs next: after the watermark time, oldest first.
       `SELECT id FROM checkpoints INDEXED BY checkpoints_session_weighed_created WHERE session_id = $1 AND weighed = 1 AND created_at > $2 AND created_at <= $3 AND ${live} ORDER BY created_at, seq LIMIT 16`,
       // The Nth newest live one (keepLast).
-      `SELECT id FROM checkpoints INDEXED BY checkpoints_user_session_seq WHERE user_id = $1 AND session_id = $2 AND ${live} ORDER BY seq DESC LIMIT 1 OFFSET 10`,
+      `SELECT id FROM checkpoints INDEXED BY checkpoints_session_user_seq WHERE user_id = $1 AND session_id = $2 AND ${live} ORDER BY seq DESC LIMIT 1 OFFSET 10`,
       // The newest of a name (onePerName).
       `SELECT id FROM checkpoints INDEXED BY checkpoints_session_name_seq WHERE session_id = $1 AND weighed = 1 AND name = $2 AND seq < $3 AND ${live} ORDER BY seq DESC LIMIT 1`,
     ];

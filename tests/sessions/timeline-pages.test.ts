@@ -83,9 +83,9 @@ describe("timeline pages", () => {
           /SEARCH entries USING INDEX entries_branch_position \(branch_id=\?\)/,
         ],
         checkpoints: [
-          `SELECT id FROM checkpoints INDEXED BY checkpoints_user_session_seq WHERE user_id = $1 AND session_id = $2 AND ${below("checkpoint", 3)} ORDER BY seq DESC LIMIT 6`,
+          `SELECT id FROM checkpoints INDEXED BY checkpoints_session_user_seq WHERE user_id = $1 AND session_id = $2 AND ${below("checkpoint", 3)} ORDER BY seq DESC LIMIT 6`,
           ["u", "x", ...k],
-          /SEARCH checkpoints USING INDEX checkpoints_user_session_seq \(user_id=\? AND session_id=\?\)/,
+          /SEARCH checkpoints USING INDEX checkpoints_session_user_seq \(session_id=\? AND user_id=\?\)/,
         ],
         events: [
           `SELECT ref_id FROM events INDEXED BY events_session_seq WHERE session_id = $1 AND ${below("event", 2)} ORDER BY seq DESC LIMIT 6`,

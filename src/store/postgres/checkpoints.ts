@@ -201,7 +201,7 @@ export function checkpointsTx(sql: Sql): CheckpointsTx {
       );
     },
     *newestNamed(sessionId: string, name: string | null, now: number, beforeSeq: number) {
-      const live = `session_id = $1 AND seq < $2::bigint AND (expires_at IS NULL OR expires_at > $3::float8)`;
+      const live = `session_id = $1 AND weighed AND seq < $2::bigint AND (expires_at IS NULL OR expires_at > $3::float8)`;
       return name === null
         ? yield* sql.one<RetentionRow>(
             `SELECT ${RETENTION_COLS} FROM checkpoints WHERE ${live} AND name IS NULL ORDER BY seq DESC LIMIT 1`,

@@ -242,5 +242,16 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     "sql": [
       "ALTER TABLE \"checkpoint_files\" ADD COLUMN \"unknown\" text COLLATE \"C\";"
     ]
+  },
+  {
+    "tag": "0019_checkpoint_session_index",
+    "folderMillis": 1795940691136,
+    "hash": "510634cbb9cd0e6e973e99362cbaf4e7456a7f857bb4183e7ac7dfe0f19ffee6",
+    "sql": [
+      "DROP INDEX \"checkpoints_user_session_seq\";",
+      "\nDROP INDEX \"checkpoints_session_name_seq\";",
+      "\nCREATE INDEX \"checkpoints_session_user_seq\" ON \"checkpoints\" USING btree (\"session_id\",\"user_id\",\"seq\");",
+      "\nCREATE INDEX \"checkpoints_session_name_seq\" ON \"checkpoints\" USING btree (\"session_id\",\"name\",\"seq\") WHERE weighed;"
+    ]
   }
 ];

@@ -177,10 +177,14 @@ export const checkpoints = pgTable(
     // SQLite's covers every listed column; a PostgreSQL btree entry must stay under ~2.7 kB, which a checkpoint's
     // name and metadata do not promise: the listing reads the table by this index instead.
     index("checkpoints_user_listing").on(t.userId, t.seq),
-    index("checkpoints_user_session_seq").on(t.userId, t.sessionId, t.seq),
-    // Retention (one per name) finds the newest checkpoint of a name without reading the others; it also serves the
+    // One session's checkpoints in order (its user checked alongside); session first, so that it also serves the
     // foreign key to sessions (deleting a session checks it).
-    index("checkpoints_session_name_seq").on(t.sessionId, t.name, t.seq),
+    index("checkpoints_session_user_seq").on(t.sessionId, t.userId, t.seq),
+    // Retention (one per name) finds the newest checkpoint of a name without reading the others. Partial: a session
+    // without a policy (most of them) writes no entry of it on each checkpoint.
+    index("checkpoints_session_name_seq")
+      .on(t.sessionId, t.name, t.seq)
+      .where(sql`weighed`),
     // The foreign key to branches: deleting a branch checks it, which without an index is a scan of every user's
     // checkpoints per deleted branch (deleteSession of a branchy session took seconds).
     index("checkpoints_branch").on(t.branchId),

@@ -67,14 +67,14 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
     deleteMetadata: p(`DELETE FROM checkpoint_metadata WHERE cp_seq = (SELECT seq FROM checkpoints WHERE id = ?)`),
     deleteExpiredMetadata: p(`DELETE FROM checkpoint_metadata WHERE cp_seq IN (SELECT seq FROM checkpoints WHERE ${EXPIRED_UNUSED})`),
     expire: p(`UPDATE checkpoints SET expires_at = ?, checksum = ? WHERE id = ?`),
-    liveAt: p(`SELECT ${RETENTION_COLS} FROM checkpoints INDEXED BY checkpoints_user_session_seq
+    liveAt: p(`SELECT ${RETENTION_COLS} FROM checkpoints INDEXED BY checkpoints_session_user_seq
       WHERE user_id = @userId AND session_id = @sessionId AND ${LIVE} ORDER BY seq DESC LIMIT 1 OFFSET @offset`),
     newestNamed: p(`SELECT ${RETENTION_COLS} FROM checkpoints INDEXED BY checkpoints_session_name_seq
       WHERE session_id = @sessionId AND weighed = 1 AND name = @name AND seq < @beforeSeq AND ${LIVE} ORDER BY seq DESC LIMIT 1`),
     newestUnnamed: p(`SELECT ${RETENTION_COLS} FROM checkpoints INDEXED BY checkpoints_session_name_seq
       WHERE session_id = @sessionId AND weighed = 1 AND name IS NULL AND seq < @beforeSeq AND ${LIVE} ORDER BY seq DESC LIMIT 1`),
     firstSeq: p(
-      `SELECT seq FROM checkpoints INDEXED BY checkpoints_user_session_seq WHERE user_id = ? AND session_id = ? ORDER BY seq LIMIT 1`,
+      `SELECT seq FROM checkpoints INDEXED BY checkpoints_session_user_seq WHERE user_id = ? AND session_id = ? ORDER BY seq LIMIT 1`,
       "pluck",
     ),
     aged: p(`SELECT ${RETENTION_COLS} FROM checkpoints INDEXED BY checkpoints_session_weighed_created
@@ -88,11 +88,11 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
       "pluck",
     ),
     stats: p(`SELECT name, count(*) AS count, min(created_at) AS firstAt, max(created_at) AS lastAt
-      FROM checkpoints INDEXED BY checkpoints_user_session_seq WHERE user_id = @userId AND session_id = @sessionId AND ${LIVE}
+      FROM checkpoints INDEXED BY checkpoints_session_user_seq WHERE user_id = @userId AND session_id = @sessionId AND ${LIVE}
       GROUP BY name ORDER BY name`),
     deleteCheckpoint: p(`DELETE FROM checkpoints WHERE id = ?`),
     sessionCheckpoints: p(
-      `SELECT ${CHECKPOINT_COLS} FROM checkpoints INDEXED BY checkpoints_user_session_seq WHERE user_id = ? AND session_id = ? ORDER BY seq`,
+      `SELECT ${CHECKPOINT_COLS} FROM checkpoints INDEXED BY checkpoints_session_user_seq WHERE user_id = ? AND session_id = ? ORDER BY seq`,
     ),
     orphanCheckpoints: p(
       `SELECT c.id FROM checkpoints c WHERE (@sessionId IS NULL OR c.session_id = @sessionId) AND NOT EXISTS
@@ -167,7 +167,7 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
       if (f.until !== undefined) where.push("created_at < @until + 1");
       if (f.auto !== undefined) where.push("auto = @auto");
       // One session's checkpoints: its own index reads O(page); the covering index would scan all of the user's.
-      let from = f.sessionId !== undefined ? "checkpoints INDEXED BY checkpoints_user_session_seq" : "checkpoints";
+      let from = f.sessionId !== undefined ? "checkpoints INDEXED BY checkpoints_session_user_seq" : "checkpoints";
       let order = "seq";
       const pairs: Record<string, string> = {};
       if (f.metadata?.length) {

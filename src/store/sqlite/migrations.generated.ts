@@ -304,5 +304,15 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     "sql": [
       "ALTER TABLE `checkpoint_files` ADD `unknown` text;"
     ]
+  },
+  {
+    "tag": "0024_checkpoint_session_index",
+    "folderMillis": 1795940688736,
+    "hash": "fdfa0bc8aed8ee6f357623a64b37c6c462333c33d16b2ee093d5b8e8ee8a6713",
+    "sql": [
+      "DROP INDEX `checkpoints_user_session_seq`;",
+      "\nDROP INDEX `checkpoints_session`;",
+      "\nCREATE INDEX `checkpoints_session_user_seq` ON `checkpoints` (`session_id`,`user_id`,`seq`);"
+    ]
   }
 ];

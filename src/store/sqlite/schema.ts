@@ -188,11 +188,12 @@ export const checkpoints = sqliteTable(
       t.createdAt,
       t.expiresAt,
     ),
-    index("checkpoints_user_session_seq").on(t.userId, t.sessionId, t.seq),
-    // The foreign keys' child columns: deleting a branch or a session checks each deleted row against them, which
-    // without an index is a scan of every user's checkpoints per row (deleteSession of a branchy session took seconds).
+    // One session's checkpoints in order (its user checked alongside); session first, so that it also serves the
+    // foreign key to sessions: one index written per checkpoint where two were.
+    index("checkpoints_session_user_seq").on(t.sessionId, t.userId, t.seq),
+    // The foreign key to branches: deleting a branch checks each deleted row against it, which without an index is a
+    // scan of every user's checkpoints per row (deleteSession of a branchy session took seconds).
     index("checkpoints_branch").on(t.branchId),
-    index("checkpoints_session").on(t.sessionId),
     // Retention (one per name) finds the newest checkpoint of a name without reading the others. Partial: a session
     // without a policy (most of them) writes no page of it on each checkpoint.
     index("checkpoints_session_name_seq")

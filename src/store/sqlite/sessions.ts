@@ -20,7 +20,7 @@ function timelineStreams(ordered: boolean) {
       FROM entries INDEXED BY entries_branch_position WHERE branch_id = @branchId AND ${below("entry")}
       ORDER BY ${by("position DESC")} LIMIT @limit`,
     others: `SELECT * FROM (SELECT 'checkpoint' AS source, 'checkpoint' AS kind, id AS refId, branch_id AS branchId, name AS detail,
-        created_at AS createdAt, seq FROM checkpoints INDEXED BY checkpoints_user_session_seq
+        created_at AS createdAt, seq FROM checkpoints INDEXED BY checkpoints_session_user_seq
         WHERE user_id = @userId AND session_id = @sessionId AND ${below("checkpoint")} ORDER BY ${by("seq DESC")} LIMIT @limit)
       UNION ALL SELECT * FROM (SELECT 'branch', 'branch', id, id, reason || ' at position ' || fork_position, created_at, seq FROM branches
         WHERE session_id = @sessionId AND parent_id IS NOT NULL AND ${below("branch")} ORDER BY created_at DESC, seq DESC LIMIT @limit)
