@@ -89,7 +89,7 @@ describe("the watcher's stat walk", () => {
       if (now.found !== found) ({ done: since, found } = now);
       settled = now.done - since >= 2;
     }
-    expect(settled).toBe(true);
+    expect(settled, `walks ${JSON.stringify(walks(s))}, named unchanged since walk ${since}`).toBe(true);
 
     const reads = stateOf(s).cache.reads;
     const from = walks(s);
