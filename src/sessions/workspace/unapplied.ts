@@ -1,6 +1,5 @@
 // Which of a snapshot's lineage calls its files do not hold: recorded with the snapshot, read by a move restoring it.
 import type { SessionRow, Step, Tx } from "../../store/port/index.js";
-import { lineageTools } from "../log/lineage.js";
 
 /** What a snapshot records of its lineage's calls (JSON arrays of entry ids; null: none). */
 export interface SnapshotCalls {
@@ -23,14 +22,16 @@ export function* snapshotCalls(
   position: number,
 ): Step<SnapshotCalls> {
   if (!session.hasTools) return { unapplied: null, unknown: null };
-  const imported = yield* tx.importedCalls(session.id);
-  const uncertain = new Set(yield* tx.uncertainInvocations(session.id));
-  const unapplied: string[] = [];
+  const segments = yield* tx.lineage(branchId, position);
+  // Few calls are ever of unknown outcome: each is looked up, and kept when it is on the lineage.
   const unknown: string[] = [];
-  for (const t of yield* lineageTools(tx, branchId, position)) {
-    if (uncertain.has(t.id)) unknown.push(t.id);
-    else if (t.status === "succeeded" && t.appliedSeq === null && !imported.has(t.id)) unapplied.push(t.id);
+  for (const id of yield* tx.uncertainInvocations(session.id)) {
+    const row = yield* tx.getTool(id);
+    if (row && segments.some((s) => s.branchId === row.branchId && row.position > s.after && row.position <= s.upTo)) unknown.push(id);
   }
+  // Ids only, read segment by segment (a session's calls can be many, their results large).
+  const unapplied: string[] = [];
+  for (const s of segments) for (const id of yield* tx.unappliedTools(s)) if (!unknown.includes(id)) unapplied.push(id);
   return { unapplied: listed(unapplied), unknown: listed(unknown) };
 }
 

@@ -196,6 +196,11 @@ export interface EntriesTx {
 
   /** Tool entries of one segment with completion and applied status. */
   segmentTools(segment: LineageSegment): Step<ToolRow[]>;
+  /**
+   * Ids of one segment's tool calls that succeeded and are neither applied nor imported (what a snapshot read now does
+   * not hold of them), in position order.
+   */
+  unappliedTools(segment: LineageSegment): Step<string[]>;
   getTool(entryId: string): Step<ToolRow | undefined>;
   /** Tool invocations with no completion (running, or left running by a crash), in the whole database. */
   runningTools(): Step<ToolRow[]>;

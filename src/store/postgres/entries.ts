@@ -305,6 +305,16 @@ export function entriesTx(sql: Sql): EntriesTx {
         [segment.branchId, segment.after, segment.upTo],
       );
     },
+    *unappliedTools(segment: LineageSegment) {
+      if (segment.upTo <= segment.after) return [];
+      return yield* sql.column<string>(
+        `SELECT e.id FROM entries e JOIN tool_results r ON r.entry_id = e.id
+        WHERE e.branch_id = $1 AND e.position > $2::bigint AND e.position <= $3::bigint AND e.kind = 'tool' AND r.status = 'succeeded'
+        AND NOT EXISTS (SELECT 1 FROM applied a WHERE a.entry_id = e.id) AND NOT EXISTS (SELECT 1 FROM imported_calls i WHERE i.entry_id = e.id)
+        ORDER BY e.position`,
+        [segment.branchId, segment.after, segment.upTo],
+      );
+    },
     *getTool(entryId: string) {
       return yield* sql.one<ToolRow>(`SELECT ${TOOL_COLS} FROM ${TOOL_JOIN} WHERE e.id = $1 AND e.kind = 'tool'`, [entryId]);
     },

@@ -166,6 +166,12 @@ export function entriesTx(db: Database.Database): EntriesTx {
       `SELECT ${TOOL_COLS} FROM ${TOOL_JOIN} WHERE e.branch_id = ? AND e.position > ? AND e.position <= ? AND e.kind = 'tool' ORDER BY e.position`,
     ),
     getTool: p(`SELECT ${TOOL_COLS} FROM ${TOOL_JOIN} WHERE e.id = ? AND e.kind = 'tool'`),
+    unappliedTools: p(
+      `SELECT e.id FROM entries e JOIN tool_results r ON r.entry_id = e.id WHERE e.branch_id = ? AND e.position > ? AND e.position <= ?
+      AND e.kind = 'tool' AND r.status = 'succeeded' AND NOT EXISTS (SELECT 1 FROM applied a WHERE a.entry_id = e.id)
+      AND NOT EXISTS (SELECT 1 FROM imported_calls i WHERE i.entry_id = e.id) ORDER BY e.position`,
+      "pluck",
+    ),
     runningTools: p(`SELECT ${TOOL_COLS} FROM ${TOOL_JOIN} WHERE e.kind = 'tool' AND r.entry_id IS NULL ORDER BY e.seq`),
     insertToolResult: p(
       `INSERT INTO tool_results (entry_id, status, result, error, hash, completed_at) VALUES (@entryId, @status, @result, @error, @hash, @completedAt)`,
@@ -363,6 +369,10 @@ export function entriesTx(db: Database.Database): EntriesTx {
     *segmentTools(segment: LineageSegment) {
       if (segment.upTo <= segment.after) return [];
       return toolRows(s.segmentTools.all(segment.branchId, segment.after, segment.upTo));
+    },
+    *unappliedTools(segment: LineageSegment) {
+      if (segment.upTo <= segment.after) return [];
+      return s.unappliedTools.all(segment.branchId, segment.after, segment.upTo) as string[];
     },
     *getTool(entryId: string) {
       const row = s.getTool.get(entryId);
