@@ -1,6 +1,7 @@
 // The MCP tools over one session with a workspace: each takes its parsed input and returns JSON and a line to read.
 import type { Branch, Checkpoint, MoveOptions, SessionHandle } from "../index.js";
 import type { FilesDiffer } from "./files-diff.js";
+import { rollbackCheck } from "./blocked.js";
 import { findCheckpoint, lastCheckpoint } from "./lineage.js";
 import type { ToolInput, ToolName, ToolOutput } from "./schemas.js";
 import { branchOf, callOf, checkpointOf, countOf, diffLine, moveOf, moveTail, named, paths, skippedTail, where } from "./shapes.js";
@@ -66,7 +67,8 @@ export const handlers: ToolHandlers = {
 
   async plan_rollback({ session: s, files }, { checkpoint }) {
     const cp = await findCheckpoint(s, checkpoint);
-    const [plan, last] = await Promise.all([s.plan({ checkpointId: cp.id }), lastCheckpoint(s)]);
+    const [plan, last, check] = await Promise.all([s.plan({ checkpointId: cp.id }), lastCheckpoint(s), rollbackCheck(s, cp.id)]);
+    const blocked = check?.blocked ?? null;
     // File lists only (no patch is computed), both in one call: the checkpoint's files against the disk, and those of the
     // last checkpoint on this branch (once, when it is that checkpoint).
     const pairs = [{ from: cp.id, to: DISK }, ...(last && last.id !== cp.id ? [{ from: last.id, to: DISK }] : [])];
@@ -74,11 +76,13 @@ export const handlers: ToolHandlers = {
     const uncheckpointed = last ? (sinceLast ?? toCheckpoint!) : null;
     const changed = uncheckpointed ? [...uncheckpointed.added, ...uncheckpointed.modified, ...uncheckpointed.deleted].sort() : [];
     const irreversible = plan.skipped.map(callOf);
-    const refusal = changed.length > 0 ? "WORKSPACE_DRIFT" : irreversible.length > 0 ? "IRREVERSIBLE" : null;
+    // The move's own drift check decides (a new file the target ignores is no drift); the file lists, when it could not run.
+    const drifts = check ? check.drifted.length > 0 : changed.length > 0;
+    const refusal = drifts || blocked ? "WORKSPACE_DRIFT" : irreversible.length > 0 ? "IRREVERSIBLE" : null;
     const structured = {
       checkpoint: checkpointOf(cp),
       restore: [...toCheckpoint!.modified, ...toCheckpoint!.deleted].sort(),
-      remove: toCheckpoint!.added,
+      remove: toCheckpoint!.added.filter((p) => !check?.leftAlone.includes(p)),
       uncheckpointed: changed,
       lastCheckpointId: last?.id ?? null,
       tools: { undo: plan.undone.map(callOf), replay: plan.replayed.map(callOf), irreversible },
@@ -92,18 +96,17 @@ export const handlers: ToolHandlers = {
     ];
     if (structured.tools.undo.length > 0) parts.push(`undo ${paths(structured.tools.undo)}`);
     if (structured.tools.replay.length > 0) parts.push(`replay ${paths(structured.tools.replay)}`);
-    // A link at or above a path to write, delete or save: rollback refuses it, forced or not (it never writes through one).
-    const touched = [...structured.restore, ...structured.remove, ...changed];
-    const links = toCheckpoint!.skipped
-      .filter((f) => f.reason.startsWith("is a symbolic link") && touched.some((p) => p === f.path || p.startsWith(`${f.path}/`)))
-      .map((f) => f.path);
     if (changed.length > 0)
       parts.push(
-        `${countOf(changed.length, "file")} changed since the last checkpoint (${paths(changed)}): refused (WORKSPACE_DRIFT) ` +
-          (links.length > 0
-            ? `even with force: true, as ${paths(links)} ${links.length === 1 ? "is a symbolic link" : "are symbolic links"} (remove or move it first)`
-            : "unless force: true, which saves them in a checkpoint first"),
+        `${countOf(changed.length, "file")} changed since the last checkpoint (${paths(changed)})` +
+          (blocked
+            ? ""
+            : drifts
+              ? ": refused (WORKSPACE_DRIFT) unless force: true, which saves them in a checkpoint first"
+              : ": left as they are, as the checkpoint's .gitignore files ignore them"),
       );
+    // Something in the way (a link, a file or folder forkpoint does not capture): rollback refuses, forced or not.
+    if (blocked) parts.push(`refused (WORKSPACE_DRIFT) even with force: true, until what is in the way is removed or moved: ${blocked}`);
     if (irreversible.length > 0) parts.push(`refused (IRREVERSIBLE): it would pass ${paths(irreversible)}`);
     return { structured, line: `${parts.join("; ")}.` };
   },

@@ -83,24 +83,29 @@ function* interruptedCalls(tx: Tx, sessionId: string): Step<string[]> {
  * it is never overwritten, so the restore is refused.
  */
 function withoutForeign(dir: string, changes: FileChange[]): FileChange[] {
-  const foreign: string[] = [];
-  const kept = changes.filter((c) => {
-    if (c.from !== null || c.to === null) return true;
+  const foreign = foreignPaths(dir, changes);
+  if (foreign.length > 0) throw new ConflictError(`cannot restore the workspace ${dir}: ${foreignText(foreign)}`, "WORKSPACE_DRIFT");
+  return changes.filter((c) => !(c.from === null && c.to !== null && lstatOrNull(`${dir}/${c.path}`)?.isFile()));
+}
+
+/**
+ * The files to add (`from` null) that are there already with another content or mode: not forkpoint's (ignored now,
+ * or too large or unreadable to store), never overwritten. One there with the target's content and mode is not.
+ */
+function foreignPaths(dir: string, changes: readonly FileChange[]): string[] {
+  return changes.flatMap((c) => {
+    if (c.from !== null || c.to === null) return [];
     const st = lstatOrNull(`${dir}/${c.path}`);
     // A directory where the file goes holds only files the restore deletes (`assertRestorable` checked it).
-    if (!st || st.isDirectory()) return true;
-    if (st.isFile() && executableMode(st.mode) === isExecutable(c.to) && sha256(readFileAt(dir, c.path)) === contentOf(c.to)) return false;
-    foreign.push(c.path);
-    return true;
+    if (!st || st.isDirectory()) return [];
+    const same = st.isFile() && executableMode(st.mode) === isExecutable(c.to) && sha256(readFileAt(dir, c.path)) === contentOf(c.to);
+    return same ? [] : [c.path];
   });
-  if (foreign.length > 0) {
-    throw new ConflictError(
-      `cannot restore the workspace ${dir}: ${shownPaths(foreign)} would be overwritten, and forkpoint does not capture them now (ignored); move them away, then move`,
-      "WORKSPACE_DRIFT",
-    );
-  }
-  return kept;
 }
+
+const foreignText = (foreign: readonly string[]) =>
+  `${shownPaths(foreign)} would be overwritten, and forkpoint does not capture ${foreign.length === 1 ? "it" : "them"} now ` +
+  `(ignored, or not a file it can store); move ${foreign.length === 1 ? "it" : "them"} away, then move`;
 
 function* prepareRestoreUnit(
   tx: Tx,
@@ -111,6 +116,20 @@ function* prepareRestoreUnit(
   packs: PackCache,
 ) {
   yield* assertNoMoveRunning(tx, ws, ownMove);
+  const { drifted, changes, applied } = yield* restoreChanges(tx, state, ws, manifestId, packs);
+  const contents = yield* checkedContents(
+    tx,
+    changes.flatMap((c) => (c.to === null ? [] : [contentOf(c.to)])),
+    packs,
+  );
+  return { drifted, changes, contents, applied };
+}
+
+/**
+ * What a restore of `manifestId` finds: the drift (paths), the changes from what forkpoint last saw to the target,
+ * and those it applies to the directory as it is now (with drift, saved first when forced).
+ */
+function* restoreChanges(tx: Tx, state: WorkspaceState, ws: WorkspaceRow, manifestId: number, packs: PackCache) {
   // Its checkpoint was deleted and pruned since the move read it.
   if ((yield* tx.getManifest(manifestId)) === undefined) throw new NotFoundError("workspace snapshot", String(manifestId));
   const reader = new TreeReader();
@@ -129,12 +148,33 @@ function* prepareRestoreUnit(
   const drifted = seen.filter((c) => !leftAlone.has(c.path)).map((c) => c.path);
   // The changes the restore will apply: with drift (to be saved first when forced), from the directory as it is now.
   const applied = drifted.length > 0 ? yield* diffTrees(tx, reader, state.cache.root, target) : changes;
-  const contents = yield* checkedContents(
-    tx,
-    changes.flatMap((c) => (c.to === null ? [] : [contentOf(c.to)])),
-    packs,
-  );
-  return { drifted, changes, contents, applied };
+  return { drifted, changes, applied, leftAlone };
+}
+
+/**
+ * What a restore of `manifestId` would meet, without reading the contents it would write (what a plan says before the
+ * move), by `prepareRestore`'s own checks (see `RestoreCheck`).
+ */
+export async function restoreCheck(ctx: EngineContext, ws: WorkspaceRow, manifestId: number): Promise<RestoreCheck> {
+  const state = await stateOf(ctx, ws);
+  const { drifted, applied, leftAlone } = await state.exclusive(async () => {
+    await scan(ctx, state);
+    return ctx.store.read((tx) => restoreChanges(tx, state, ws, manifestId, packCacheOf(ctx.store)));
+  });
+  let blocked = assertRestorable(ws.dir, applied);
+  const foreign = blocked ? [] : foreignPaths(ws.dir, applied);
+  if (foreign.length > 0) blocked = foreignText(foreign);
+  return { drifted, blocked, leftAlone: [...leftAlone] };
+}
+
+/** What `restoreCheck` finds. */
+export interface RestoreCheck {
+  /** Files changed since forkpoint last saw them: refused unless forced. */
+  drifted: string[];
+  /** Why the restore is refused even when forced, or null. */
+  blocked: string | null;
+  /** New files the target ignores: no drift, and left as they are. */
+  leftAlone: string[];
 }
 
 /** Reads and checks every content of `hashes`, keeping those that fit `KEEP_BYTES` (the rest are read again later). */

@@ -1,0 +1,31 @@
+// What would refuse a rollback, for plan_rollback: the engine's own checks of a restore (drift; and, whatever `force`
+// says, a link, a file or folder in the way, a file it does not capture where one goes), run through the handle.
+import type { SessionHandle } from "../index.js";
+import { ForkpointError } from "../index.js";
+import type { Tx } from "../store/port/index.js";
+import { sessionEngine } from "../sessions/session-handle.js";
+import { restoreCheck, type RestoreCheck } from "../sessions/workspace/prepare-restore.js";
+import { sameFilesConfig } from "../sessions/workspace/snapshots.js";
+
+function* targetOf(tx: Tx, sessionId: string, checkpointId: string) {
+  const ws = yield* tx.getWorkspace(sessionId);
+  const files = yield* tx.checkpointManifest(checkpointId);
+  return ws && files && sameFilesConfig(files, ws) ? { ws, manifestId: files.manifestId } : null;
+}
+
+/**
+ * What a rollback to `checkpointId` (one of the session's) would meet: the files changed since forkpoint last saw them
+ * that it refuses unless forced, why it would be refused even with force: true (or null), and the new files it leaves
+ * alone as its target ignores them. Null as a whole when the check itself is refused (a restore under way): the rollback says it.
+ */
+export async function rollbackCheck(s: SessionHandle, checkpointId: string): Promise<RestoreCheck | null> {
+  try {
+    return await sessionEngine(s).run(async (ctx, ref) => {
+      const target = await ctx.store.read((tx) => targetOf(tx, ref.id, checkpointId));
+      return target ? restoreCheck(ctx, target.ws, target.manifestId) : null;
+    });
+  } catch (error) {
+    if (error instanceof ForkpointError) return null;
+    throw error;
+  }
+}
