@@ -19,7 +19,8 @@ export function resolveCommand(program: Command, cli: Cli): void {
     .command("resolve")
     .description(
       "record the outcome of a tool call a crash left running (`recover` lists them as unknown): succeeded, so later moves " +
-        "undo it with its result, or failed, never undone",
+        "undo it with its result, or failed, never undone; for a call whose undo or replay a crash interrupted (a move's " +
+        "unknown), the outcome of that undo or replay",
     )
     .argument("<session>", "session id")
     .argument("<call>", "the tool call's id (an invocation id)")
@@ -51,7 +52,11 @@ export function resolveCommand(program: Command, cli: Cli): void {
       const call = await (await fp.getSession(sessionId, { userId: o.user })).resolveToolCall(callId, outcome);
       cli.out.print(call, () => [
         `resolved ${inline(call.id)} ${inline(call.tool)}: ${call.status}` +
-          (call.status === "succeeded" ? ` with ${inline(call.result, 100)} (applied: later moves undo it)` : " (never undone)"),
+          (call.status !== "succeeded"
+            ? " (never undone)"
+            : call.applied
+              ? ` with ${inline(call.result, 100)} (applied: later moves undo it)`
+              : " (not applied: its effect is not in the world, later moves replay it)"),
       ]);
     });
   });
