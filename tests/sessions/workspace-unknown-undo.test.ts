@@ -141,3 +141,19 @@ it.skipIf(!watched)("a checkpoint first, then resolved as changing nothing: the 
     ["write_file", true],
   ]);
 });
+
+it.skipIf(!watched)("forced first, then resolved as finished: moving back replays the call on the saved files", async () => {
+  const { s, start, root, stalled } = await killedInsideUndo();
+  // The move leaves the call of unknown outcome as it is, and says so.
+  const moved = await s.rollback(start.id, { scope: "both", force: true });
+  expect(moved.unknown.map((t) => t.id)).toEqual([stalled]);
+  expect(files()).toEqual({ a: "0", b: null });
+  await s.resolveToolCall(stalled, { status: "succeeded", result: null });
+
+  await s.switchBranch(root, { scope: "both" });
+  expect(files()).toEqual({ a: "1", b: "s" });
+  expect(await track(s)).toEqual([
+    ["stall_write", true],
+    ["write_file", true],
+  ]);
+});
