@@ -79,7 +79,7 @@ function* forkSpec(tx: Tx, session: SessionRow, point: LineagePoint): Step<BaseM
 
 // What the saver uses of the engine besides the above: the engine behind a Forkpoint, sessions and their ownership,
 // lineage reads, the log writer, the moves a put forks with, and the row conversions and hashes its caches keep.
-export { messageFields } from "./append.js";
+export { messageFields } from "./writes/message-fields.js";
 export type { EngineContext, SessionRef } from "./core/context.js";
 export { ownedCurrent, ownedSession, sessionCheckpoint } from "./core/owned.js";
 export { toCheckpoint, toMessage } from "./core/rows.js";

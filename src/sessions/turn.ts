@@ -1,9 +1,9 @@
 // turn: messages and a checkpoint after them, in one transaction (a chat turn).
 import type { AppendOptions, CheckpointInput } from "../models/inputs.js";
 import type { MessageInput, Turn } from "../models/types.js";
-import { appendControlOf, batchFields } from "./append.js";
-import { checkpointAfter } from "./checkpoint.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
+import { checkpointAfter } from "./writes/checkpoint-after.js";
+import { appendControlOf, batchFields } from "./writes/message-fields.js";
 
 export async function turn(
   ctx: EngineContext,

@@ -2,9 +2,9 @@
 // server weighs or prunes meanwhile: a hold stored with the time it lasts until, renewed while the block runs.
 import type { Checkpoint } from "../../models/types.js";
 import type { Tx } from "../../store/port/index.js";
-import { createCheckpoint } from "../checkpoint.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
 import { holdLease } from "../moves/lease.js";
+import { checkpointAfter } from "../writes/checkpoint-after.js";
 
 /** How long a hold lasts unless renewed (ms): a holder that died keeps its checkpoint at most this long. */
 export const HOLD_MS = 60_000;
@@ -17,7 +17,7 @@ export interface HeldCheckpoint {
 
 /** A checkpoint held from the transaction that writes it until `release()`, the hold renewed every third of it. */
 export async function heldCheckpoint(ctx: EngineContext, ref: SessionRef, options: { name: string }): Promise<HeldCheckpoint> {
-  const checkpoint = await createCheckpoint(ctx, ref, options, { hold: HOLD_MS });
+  const { checkpoint } = await checkpointAfter(ctx, ref, [], options, { hold: HOLD_MS });
   const renewing = holdLease(
     ctx,
     ref.id,

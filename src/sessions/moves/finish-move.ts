@@ -8,7 +8,7 @@ import { autoCheckpointAfterMessage, writeEntry } from "../log/writer.js";
 import { branchMove, moveEvent, recordInHistory } from "./history.js";
 import { fenced } from "./fence.js";
 import type { MoveOutcome, MoveSpec, WithinMove } from "./move-spec.js";
-import { moveAnswer } from "../requests/answers.js";
+import { moveAnswer } from "./move-answer.js";
 import { recordRequest } from "../requests/ledger.js";
 
 /** What the journal says a move did; runs inside a unit of work. */

@@ -8,7 +8,7 @@ import type { CallOwnerRow, Owner, SessionRow, Step, Tx } from "../../store/port
 import type { EngineContext, SessionRef } from "../core/context.js";
 import { ownedCurrent, ownedSession } from "../core/owned.js";
 import { toBranch } from "../core/rows.js";
-import { prepareMoveRestore, reportSavedDrift } from "../workspace/force.js";
+import { prepareMoveRestore, reportSavedDrift } from "./force.js";
 import type { PreparedRestore } from "../workspace/prepare-restore.js";
 import { restoreFiles } from "../workspace/restore.js";
 import { targetFiles, workspaceOf } from "../workspace/snapshots.js";
@@ -23,7 +23,7 @@ import { inflightMoves, type BaseMoveSpec, type MoveOutcome, type MoveSpec, type
 import { OwnChanges } from "./own-changes.js";
 import { runJournaledMove } from "./run-steps.js";
 import { checkIfAt, type IfAt } from "../core/if-at.js";
-import { moveAnswer } from "../requests/answers.js";
+import { moveAnswer } from "./move-answer.js";
 import { recordRequest, recordedAnswer, recordedIn, requestOf, type Request } from "../requests/ledger.js";
 export const NOTHING_TO_MOVE = { steps: { undo: [], replay: [], skipped: [], unregistered: [], unknown: [], covered: [] } } as const;
 

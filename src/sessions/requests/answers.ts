@@ -1,9 +1,9 @@
-// Answers the request ledger keeps small: a checkpoint whole (it may be deleted later), a move by the ids it names.
-import type { Checkpoint, FailedStep, ToolInvocation } from "../../models/types.js";
-import type { Step, Tx } from "../../store/port/index.js";
-import { toBranch, toMessage, toToolInvocation } from "../core/rows.js";
-import type { MoveOutcome } from "../moves/move-spec.js";
-import type { AnswerCodec } from "./ledger.js";
+// Answers the request ledger keeps small: messages by where they are, a checkpoint whole (it may be deleted later).
+import type { Checkpoint, Message, Turn } from "../../models/types.js";
+import type { MessageRow, Step, Tx } from "../../store/port/index.js";
+import { toMessage } from "../core/rows.js";
+import type { EntryFields } from "../log/writer.js";
+import { sameJsonText, type AnswerCodec } from "./ledger.js";
 
 /** A checkpoint as JSON keeps it: its times as numbers. */
 export type CheckpointJson = Omit<Checkpoint, "createdAt" | "expiresAt"> & { createdAt: number; expiresAt: number | null };
@@ -19,98 +19,102 @@ export const checkpointJson = {
 };
 
 /**
- * A move's answer as kept: the branch it left current, its head and name, the invocations by id (with those applied
- * then, `a`, and those still running then, `w`), the rest as returned. `n`, `a` and `w` are absent from records kept
- * before they were: those answer with the branch's name and the invocations as they are now.
+ * Messages one call wrote, as the request ledger keeps them: their branch, first position and count (they are
+ * consecutive entries of one branch, and entries never change), read back whole for a retry.
  */
-interface MoveRecord {
-  b: string;
-  h: number;
-  n?: string | null;
-  a?: string[];
-  w?: string[];
-  u: string[];
-  p: string[];
-  s: string[];
-  r: string[];
-  f: [string, FailedStep["step"], string][];
-  k: string[];
-  m?: string;
-  c?: CheckpointJson;
-  x?: Pick<MoveOutcome, "files" | "savedDrift">;
-}
-
-const ids = (list: readonly ToolInvocation[]) => list.map((t) => t.id);
-
-/** The invocations a move's answer names, each once. */
-function named(o: MoveOutcome): ToolInvocation[] {
-  const all = [...o.undone, ...o.replayed, ...o.skipped, ...o.unregistered, ...o.unknown, ...o.failed.map((f) => f.invocation)];
-  return [...new Map(all.map((t) => [t.id, t])).values()];
-}
-
-/**
- * What a move (rollback, switch, undo, redo, edit, regenerate) returned, as the ledger keeps it: ids where the rows
- * never change (entries, branches), read back for a retry; a checkpoint whole. An invocation read back is as it is
- * now (whether it is applied); the branch is reported current, as the first call reported it.
- */
-export const moveAnswer: AnswerCodec<MoveOutcome> = {
-  encode(o) {
-    const invocations = named(o);
-    const record: MoveRecord = {
-      b: o.branch.id,
-      h: o.branch.head,
-      n: o.branch.name,
-      a: ids(invocations.filter((t) => t.applied)),
-      w: ids(invocations.filter((t) => t.status === "running")),
-      u: ids(o.undone),
-      p: ids(o.replayed),
-      s: ids(o.skipped),
-      r: ids(o.unregistered),
-      f: o.failed.map((f) => [f.invocation.id, f.step, f.error]),
-      k: ids(o.unknown),
-    };
-    if (o.message) record.m = o.message.id;
-    if (o.checkpoint) record.c = checkpointJson.encode(o.checkpoint);
-    if (o.files || o.savedDrift)
-      record.x = { ...(o.files ? { files: o.files } : {}), ...(o.savedDrift ? { savedDrift: o.savedDrift } : {}) };
-    return JSON.stringify(record);
-  },
-  *decode(tx, answer) {
-    const r = JSON.parse(answer) as MoveRecord;
-    const branch = toBranch((yield* tx.getBranch(r.b))!, r.h, r.b);
-    if (r.n !== undefined) branch.name = r.n;
-    const then = asThen(r);
-    const outcome: MoveOutcome = {
-      branch,
-      undone: yield* invocations(tx, r.u, then),
-      replayed: yield* invocations(tx, r.p, then),
-      skipped: yield* invocations(tx, r.s, then),
-      unregistered: yield* invocations(tx, r.r, then),
-      failed: [],
-      unknown: yield* invocations(tx, r.k, then),
-    };
-    for (const [id, step, error] of r.f) outcome.failed.push({ invocation: (yield* invocations(tx, [id], then))[0]!, step, error });
-    if (r.m !== undefined) outcome.message = toMessage((yield* tx.getEntry(r.m))!);
-    if (r.c) outcome.checkpoint = checkpointJson.decode(r.c);
-    return r.x ? { ...outcome, ...r.x } : outcome;
+export const messagesAnswer: AnswerCodec<Message[]> = {
+  encode: (messages) => JSON.stringify(messagesRange(messages)),
+  *decode(tx: Tx, answer: string): Step<Message[]> {
+    return yield* messagesIn(tx, JSON.parse(answer) as MessagesRange, toMessage);
   },
 };
 
-/** An invocation as it was when the move answered: applied or not, and without the outcome a running call got since. */
-type AsThen = (invocation: ToolInvocation) => ToolInvocation;
+/** Where a call's messages are: their branch, first position and count (`[]`: none). */
+export type MessagesRange = [] | [branchId: string, first: number, count: number];
 
-function asThen(r: MoveRecord): AsThen {
-  if (r.a === undefined) return (t) => t;
-  const applied = new Set(r.a);
-  const running = new Set(r.w ?? []);
-  return (t) => {
-    const was = { ...t, applied: applied.has(t.id) };
-    return running.has(t.id) ? { ...was, status: "running", result: null, error: null, completedAt: null } : was;
-  };
-}
+export const messagesRange = (messages: readonly Message[]): MessagesRange =>
+  messages.length === 0 ? [] : [messages[0]!.branchId, messages[0]!.position, messages.length];
 
-function* invocations(tx: Tx, list: readonly string[], then: AsThen): Step<ToolInvocation[]> {
-  const out: ToolInvocation[] = [];
-  for (const id of list) out.push(then(toToolInvocation((yield* tx.getTool(id))!)));
+/** The messages of `range`, each made by `map`. */
+export function* messagesIn<T>(tx: Tx, range: MessagesRange, map: (row: MessageRow) => T): Step<T[]> {
+  const out: T[] = [];
+  if (range.length === 3) yield* tx.segmentMessages({ branchId: range[0], after: range[1] - 1, upTo: range[1] + range[2] - 1 }, map, out);
   return out;
 }
+
+/** Whether the messages of `range` are `fields` as written: the same roles, contents, client ids and metadata. */
+export function* wroteMessages(tx: Tx, range: MessagesRange, fields: readonly EntryFields[]): Step<boolean> {
+  if ((range[2] ?? 0) !== fields.length) return false;
+  // `map` gets one reused row object: what is compared is copied out of it.
+  const rows = yield* messagesIn(tx, range, (r) => [r.role, r.content, r.clientId, r.metadata]);
+  return (
+    rows.length === fields.length &&
+    rows.every(([role, content, clientId, metadata], i) => {
+      const f = fields[i]!;
+      return (
+        role === f.role &&
+        clientId === (f.clientId ?? null) &&
+        sameJsonText(content as string, f.content) &&
+        sameJsonText(metadata, f.metadata)
+      );
+    })
+  );
+}
+
+/** A checkpoint's fields as a turn's answer keeps them, in one flat array (times as numbers). */
+type CheckpointTuple = [
+  id: string,
+  sessionId: string,
+  branchId: string,
+  position: number,
+  name: string | null,
+  auto: boolean,
+  metadata: Checkpoint["metadata"],
+  userId: string,
+  checksum: string,
+  createdAt: number,
+  expiresAt: number | null,
+];
+
+/** A turn's answer as kept: where its messages are, its checkpoint whole, and the `expiresIn` it was asked for. */
+export type TurnRecord = [messages: MessagesRange, checkpoint: CheckpointTuple, expiresIn: number | null];
+
+/**
+ * A turn as the request ledger keeps it: its messages as `append`'s are (where they are), its checkpoint whole (small,
+ * and the checkpoint may be deleted or expire before a retry), in one flat array: cheap to write on the hot path.
+ */
+export const turnAnswer: AnswerCodec<Turn & { expiresIn?: number | null }> = {
+  encode: ({ messages, checkpoint: c, expiresIn }) => {
+    const cp: CheckpointTuple = [
+      c.id,
+      c.sessionId,
+      c.branchId,
+      c.position,
+      c.name,
+      c.auto,
+      c.metadata,
+      c.userId,
+      c.checksum,
+      c.createdAt.getTime(),
+      c.expiresAt?.getTime() ?? null,
+    ];
+    return JSON.stringify([messagesRange(messages), cp, expiresIn ?? null] satisfies TurnRecord);
+  },
+  *decode(tx, answer) {
+    const [range, c] = JSON.parse(answer) as TurnRecord;
+    const checkpoint: Checkpoint = {
+      id: c[0],
+      sessionId: c[1],
+      branchId: c[2],
+      position: c[3],
+      name: c[4],
+      auto: c[5],
+      metadata: c[6],
+      userId: c[7],
+      checksum: c[8],
+      createdAt: new Date(c[9]),
+      expiresAt: c[10] === null ? null : new Date(c[10]),
+    };
+    return { messages: yield* messagesIn(tx, range, toMessage), checkpoint };
+  },
+};

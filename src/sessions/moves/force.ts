@@ -1,11 +1,11 @@
 // Forced workspace moves (`force: true`): files changed outside forkpoint (drift) are saved in a checkpoint of their
 // own on the current branch, then the move overwrites them, as `git checkout --force` does but with nothing lost.
-import { createCheckpoint } from "../checkpoint.js";
 import type { SavedDrift } from "../../models/types.js";
 import type { WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
-import { prepareRestore, type PreparedRestore } from "./prepare-restore.js";
-import { workspaceOf } from "./snapshots.js";
+import { prepareRestore, type PreparedRestore } from "../workspace/prepare-restore.js";
+import { workspaceOf } from "../workspace/snapshots.js";
+import { checkpointAfter } from "../writes/checkpoint-after.js";
 
 /** The name of the checkpoint a forced move saves drift in: `forced: drift before rollback` (or switch, edit). */
 export const savedDriftName = (move: string): string => `forced: drift before ${move}`;
@@ -30,7 +30,7 @@ export async function prepareMoveRestore(
   const first = await prepareRestore(ctx, ws, manifestId, force !== null);
   if (!force || first.drifted.length === 0) return { prepared: first, savedDrift: null };
   const drifted = first.drifted;
-  const checkpoint = await createCheckpoint(ctx, ref, {
+  const { checkpoint } = await checkpointAfter(ctx, ref, [], {
     name: savedDriftName(force.move),
     metadata: { forkpoint: "saved-drift", move: force.move, drifted },
   });

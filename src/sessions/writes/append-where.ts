@@ -1,0 +1,97 @@
+// Writing messages where they were meant: on the current branch, after a given message, or only while the lineage
+// ends where the caller read it; once per request. What append, turn and the AI SDK's saves write through.
+import type { Message, MessageInput } from "../../models/types.js";
+import type { Step, Tx } from "../../store/port/index.js";
+import type { EngineContext, SessionRef } from "../core/context.js";
+import { checkIfAt, type IfAt } from "../core/if-at.js";
+import { ownedCurrent } from "../core/owned.js";
+import { toMessage } from "../core/rows.js";
+import { findLanding, settleLanding } from "../log/after.js";
+import { lastLineageMessage } from "../log/lineage.js";
+import { writeMessages, type EntryFields } from "../log/writer.js";
+import { recordRequest, type Request } from "../requests/ledger.js";
+import { batchFields } from "./message-fields.js";
+
+/**
+ * `append`, only while the current lineage's last message is still `lastMessageId` (null: none), as the caller read
+ * it before deciding what to append: another writer (another app server saving the same chat) may have appended it
+ * meanwhile. Returns null, having written nothing, when the last message is another.
+ */
+export async function appendAfter(
+  ctx: EngineContext,
+  ref: SessionRef,
+  input: MessageInput[],
+  lastMessageId: string | null,
+): Promise<Message[] | null> {
+  return appendWhere(ctx, ref, batchFields(ctx, input), { lastMessageId });
+}
+
+/**
+ * `append` with `after: afterId`, unless what it would write is stored after that message already: `storedIn` is given
+ * what follows it (for each message that follows `afterId` on some branch, that message and those after it there) and
+ * returns the stored message that ends what this call would write, if any. Checked in the unit that would write, so
+ * the same save made by several servers at once (a double submit, a retried request) is stored once.
+ */
+export async function appendAfterUnlessStored(
+  ctx: EngineContext,
+  ref: SessionRef,
+  input: MessageInput[],
+  afterId: string,
+  storedIn: (tails: Message[][]) => Message | null,
+): Promise<{ written: Message[] } | { stored: Message }> {
+  let stored: Message | null = null;
+  const written = await appendWhere(ctx, ref, batchFields(ctx, input), {
+    after: afterId,
+    // Run again with the unit when the store runs it again: the last run's is what the committed unit saw.
+    unlessStored: (tails) => (stored = storedIn(tails)) !== null,
+  });
+  return written ? { written } : { stored: stored! };
+}
+
+/** What follows message `afterId`: each message after it, on any branch, with the messages after that one on its branch. */
+function* tailsAfter(tx: Tx, sessionId: string, afterId: string): Step<Message[][]> {
+  const tails: Message[][] = [];
+  for (const first of yield* tx.versionsAfter(sessionId, afterId)) {
+    const tail: Message[] = [];
+    yield* tx.segmentMessages({ branchId: first.branchId, after: first.position - 1, upTo: Number.MAX_SAFE_INTEGER }, toMessage, tail);
+    tails.push(tail);
+  }
+  return tails;
+}
+
+/**
+ * How `appendWhere` writes: only after `lastMessageId` (null: none), only while `ifAt` holds, recording `request`; with
+ * `after`, right after that message on its own lineage (see `findLanding`), and not at all when `unlessStored` finds
+ * what follows it (see `appendAfterUnlessStored`).
+ */
+export interface AppendHow {
+  lastMessageId?: string | null;
+  after?: string | undefined;
+  unlessStored?: (tails: Message[][]) => boolean;
+  request?: Request<Message[]> | undefined;
+  ifAt?: IfAt | undefined;
+}
+
+/**
+ * Writes `fields` on the current branch, unless `lastMessageId` is given and is not the lineage's last message's (or
+ * `unlessStored` finds them stored): null then, nothing written; with `request`, records it in the same transaction.
+ */
+export async function appendWhere(ctx: EngineContext, ref: SessionRef, fields: EntryFields[], how: AppendHow) {
+  const written = await ctx.store.write({ sessionId: ref.id }, (tx) => appendUnit(tx, ref, ctx, fields, how));
+  if (!written) return null;
+  for (const cp of written.checkpoints) ctx.events.emit("checkpoint", cp);
+  return written.messages;
+}
+
+function* appendUnit(tx: Tx, ref: SessionRef, ctx: EngineContext, fields: EntryFields[], how: AppendHow) {
+  const { session, branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
+  yield* checkIfAt(tx, session, how.ifAt, head.position);
+  const { lastMessageId } = how;
+  if (lastMessageId !== undefined && ((yield* lastLineageMessage(tx, branch.id))?.id ?? null) !== lastMessageId) return null;
+  if (how.unlessStored && how.after !== undefined && how.unlessStored(yield* tailsAfter(tx, session.id, how.after))) return null;
+  const at = how.after === undefined ? { branchId: branch.id, head } : yield* findLanding(tx, session, { branch, head }, how.after);
+  yield* settleLanding(ctx, tx, at);
+  const written = yield* writeMessages(ctx, tx, session, at.branchId, at.head, fields);
+  yield* recordRequest(ctx, tx, session.id, how.request, written.messages);
+  return written;
+}

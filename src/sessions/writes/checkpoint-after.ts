@@ -1,0 +1,158 @@
+// A checkpoint after messages (none for checkpoint(), a turn's for turn()), with the workspace's files when one is
+// attached: one transaction, applied once per request id. The body of checkpoint and turn.
+import { checkpointInput, parseOptions, type CheckpointInput } from "../../models/inputs.js";
+import { toJsonText } from "../../models/json.js";
+import type { Checkpoint, Turn } from "../../models/types.js";
+import type { Step, Tx, WorkspaceRow } from "../../store/port/index.js";
+import type { EngineContext, SessionRef } from "../core/context.js";
+import { checkIfAt, type IfAt } from "../core/if-at.js";
+import { ownedCurrent } from "../core/owned.js";
+import { toCheckpoint } from "../core/rows.js";
+import { findLanding, settleLanding } from "../log/after.js";
+import { writeCaptureEntry, writeCheckpoint, writeMessages, type EntryFields } from "../log/writer.js";
+import { turnAnswer, wroteMessages, type TurnRecord } from "../requests/answers.js";
+import { applyOnce, recordRequest, sameJsonText, writtenRequestOf, type Request } from "../requests/ledger.js";
+import { retainAfterCheckpoint } from "../retention.js";
+import { captureStorable, captureStored, saveCapture, saveCaptureStats, takeCapture, type Capture } from "../workspace/capture.js";
+import { assertLocal } from "../workspace/host.js";
+import { assertNoRestorePending } from "../workspace/restore-guards.js";
+import { resumingOwnRestore } from "../workspace/resume-own.js";
+import { sameFilesConfig } from "../workspace/snapshots.js";
+import { snapshotCalls } from "../workspace/unapplied.js";
+
+/** How `checkpointAfter` writes: weighing retention or not, recording a request, only while `ifAt` holds. */
+export interface CheckpointHow {
+  retain?: boolean;
+  /** Holds the checkpoint this long (ms) against retention and prune, from its own transaction (a guarded block's). */
+  hold?: number;
+  request?: { id: string | undefined; verb: string };
+  ifAt?: IfAt | undefined;
+  /** The messages (and the checkpoint after them) go right after this message, on its own lineage (see `findLanding`). */
+  after?: string | undefined;
+}
+
+/** What a turn (or `checkpoint()`) was asked to write: its messages and its checkpoint's fields. */
+interface TurnArgs {
+  messages: readonly EntryFields[];
+  name: string | null;
+  metadata: string | null;
+  expiresIn: number | null;
+}
+
+/** A retried turn's arguments are the first's when it wrote these messages and a checkpoint of these fields. */
+function* sameTurn(tx: Tx, answer: string, args: TurnArgs): Step<boolean> {
+  const [range, c, expiresIn] = JSON.parse(answer) as TurnRecord;
+  const metadata = c[6] === null ? null : JSON.stringify(c[6]);
+  if (c[4] !== args.name || !sameJsonText(metadata, args.metadata) || expiresIn !== args.expiresIn) return false;
+  return yield* wroteMessages(tx, range, args.messages);
+}
+
+/**
+ * Appends `messages` (already validated; may be none), then records a checkpoint after them: one transaction,
+ * so a crash leaves either all of it or nothing. Auto checkpoints the messages trigger come first, in order. With
+ * `how.request`, the call is applied once per session and request id (the ledger records it in that transaction).
+ */
+export async function checkpointAfter(
+  ctx: EngineContext,
+  ref: SessionRef,
+  messages: EntryFields[],
+  input: CheckpointInput = {},
+  how: CheckpointHow = {},
+): Promise<Turn> {
+  const o = parseOptions(checkpointInput, input, "checkpoint");
+  const metadata = o.metadata === undefined ? null : toJsonText(o.metadata, "metadata", ctx.limits);
+  const fields = {
+    name: o.name ?? null,
+    expiresIn: o.expiresIn,
+    metadata,
+    retain: how.retain ?? true,
+    hold: how.hold,
+    ifAt: how.ifAt,
+    after: how.after,
+  };
+  // A retry is told apart by what the first call wrote (no hash on the way in); `after` is an argument nothing holds.
+  const mark = how.after === undefined ? how.request?.verb : `${how.request?.verb}>${how.after}`;
+  const args: TurnArgs = { messages, name: fields.name, metadata, expiresIn: fields.expiresIn ?? null };
+  const request = how.request && writtenRequestOf(how.request.id, mark!, turnAnswer, sameTurn, args);
+  return applyOnce(ctx, ref, request, async () => {
+    // A session with a workspace: its files are read outside the transaction, then stored with the checkpoint.
+    let files: Capture | null = null;
+    for (;;) {
+      const unit = () => ctx.store.write({ sessionId: ref.id }, (tx) => checkpointUnit(ctx, tx, ref, messages, fields, files, request));
+      const out = await resumingOwnRestore(ctx, ref.id, unit);
+      if ("scan" in out) {
+        files = await takeCapture(ctx, out.scan);
+        continue;
+      }
+      if (files) await captureStored(ctx, files);
+      // What the capture left out is said with the checkpoint it returns (not kept: a retry's answer lacks it).
+      const turn =
+        files && files.skipped.length > 0 ? { ...out.turn, checkpoint: { ...out.turn.checkpoint, skipped: files.skipped } } : out.turn;
+      for (const cp of out.auto) ctx.events.emit("checkpoint", cp);
+      ctx.events.emit("checkpoint", turn.checkpoint);
+      return turn;
+    }
+  });
+}
+
+/** The unit of `checkpointAfter`: writes the messages and the checkpoint, or asks for the workspace to be scanned first. */
+function* checkpointUnit(
+  ctx: EngineContext,
+  tx: Tx,
+  ref: SessionRef,
+  messages: EntryFields[],
+  o: {
+    name: string | null;
+    expiresIn: number | undefined;
+    metadata: string | null;
+    retain: boolean;
+    hold: number | undefined;
+    ifAt: IfAt | undefined;
+    after: string | undefined;
+  },
+  files: Capture | null,
+  request: Request<Turn & { expiresIn?: number | null }> | undefined,
+): Step<{ turn: Turn; auto: Checkpoint[] } | { scan: WorkspaceRow }> {
+  const current = yield* ownedCurrent(tx, ref.id, ref.userId);
+  const { session, head: start } = current;
+  yield* checkIfAt(tx, session, o.ifAt, start.position);
+  const at = o.after === undefined ? { branchId: current.branch.id, head: start } : yield* findLanding(tx, session, current, o.after);
+  // The workspace's files are the current branch's: a turn landing on another branch captures none.
+  const ws = session.hasWorkspace && at.branchId === current.branch.id ? yield* tx.getWorkspace(session.id) : undefined;
+  if (ws) assertLocal(ws, "checkpoint");
+  // A restore of the directory is under way (or was interrupted): its files are half one version, half another.
+  if (ws) assertNoRestorePending(ws);
+  // The scan request must stay before any write: returning commits this transaction.
+  if (ws && (!files || !sameFilesConfig(files, ws) || !(yield* captureStorable(tx, files, ws)))) return { scan: ws };
+  yield* settleLanding(ctx, tx, at);
+  const written = yield* writeMessages(ctx, tx, session, at.branchId, at.head, messages);
+  // A capture of files is an entry of its own: each such checkpoint is a point a rollback forks from (messages or none).
+  const head = ws && files ? yield* writeCaptureEntry(ctx, tx, at.branchId, written.head) : written.head;
+  const now = ctx.now();
+  const row = yield* writeCheckpoint(ctx, tx, session, at.branchId, head, {
+    name: o.name,
+    auto: false,
+    metadata: o.metadata,
+    expiresAt: o.expiresIn === undefined ? null : now + o.expiresIn,
+  });
+  if (o.hold !== undefined) yield* tx.holdCheckpoint(row.id, session.id, o.hold);
+  if (ws && files) {
+    const manifestId = yield* saveCapture(tx, files);
+    yield* saveCaptureStats(tx, files);
+    yield* tx.insertCheckpointFiles({
+      checkpointId: row.id,
+      manifestId,
+      dir: files.dir,
+      exclude: files.exclude,
+      gitignore: files.gitignore,
+      // What the files hold of the lineage's calls: a move stopped by a failing undo leaves some undone.
+      ...(yield* snapshotCalls(tx, session, at.branchId, head.position)),
+    });
+    yield* tx.setWorkspaceManifest(session.id, manifestId, now);
+  }
+  // A session without a retention policy pays nothing more here.
+  if (o.retain && session.retention !== null) yield* retainAfterCheckpoint(tx, session, row.id, now);
+  const turn = { messages: written.messages, checkpoint: toCheckpoint(row) };
+  yield* recordRequest(ctx, tx, session.id, request, { ...turn, expiresIn: o.expiresIn ?? null });
+  return { turn, auto: written.checkpoints };
+}
