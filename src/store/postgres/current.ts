@@ -72,9 +72,9 @@ export function currentFromTuple(t: unknown[]): { row: CurrentRow; stamp: string
 /**
  * Fails the transaction unless the session is still as known: the stamp, the id of the current branch's last own
  * entry (entries never change once written, so the id stands for the whole head) and its newest checkpoint's time. The failure is `STALE_CODE`; the
- * store forgets what it knew and runs the unit again from a fresh read.
+ * store forgets what it knew and runs the unit again from a fresh read. It answers no column: nothing to describe or parse.
  */
-export const EXPECT_CURRENT = `SELECT forkpoint_expect_current(EXISTS (
+export const EXPECT_CURRENT = `SELECT WHERE forkpoint_expect_current(EXISTS (
   SELECT 1 FROM sessions s JOIN branches b ON b.id = s.current_branch_id
   WHERE s.id = $1 AND ${STAMP} = $2
     AND (SELECT e.id FROM entries e WHERE e.branch_id = b.id ORDER BY e.position DESC LIMIT 1) IS NOT DISTINCT FROM $3::text

@@ -22,7 +22,7 @@ const sessionLocks = new LRUCache<string, string>({ max: 10_000 });
  * never wait on each other crosswise. Keys are integers: inlining them is safe.
  */
 export function lockStatement(scope: WriteScope): string {
-  if ("global" in scope) return `SELECT pg_advisory_xact_lock(${GLOBAL_KEY})`;
+  if ("global" in scope) return `SELECT FROM pg_advisory_xact_lock(${GLOBAL_KEY})`;
   if ("sessionId" in scope) {
     let statement = sessionLocks.get(scope.sessionId);
     if (statement === undefined) sessionLocks.set(scope.sessionId, (statement = locking([sessionKey(scope.sessionId)])));
@@ -32,5 +32,8 @@ export function lockStatement(scope: WriteScope): string {
 }
 
 function locking(keys: bigint[]): string {
-  return [`SELECT pg_advisory_xact_lock_shared(${GLOBAL_KEY})`, ...keys.map((k) => `SELECT pg_advisory_xact_lock(${k})`)].join("; ");
+  // No column: the driver has no field to describe nor value to parse in the answer.
+  return [`SELECT FROM pg_advisory_xact_lock_shared(${GLOBAL_KEY})`, ...keys.map((k) => `SELECT FROM pg_advisory_xact_lock(${k})`)].join(
+    "; ",
+  );
 }

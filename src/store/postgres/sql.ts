@@ -4,7 +4,6 @@
 // (BEGIN, those inserts) are sent without waiting for their answers: on a pipelining client (`pipeline: true`) they
 // share a round trip with the statement after them; on any other the driver queues them in the same order.
 import { createHash } from "node:crypto";
-import { LRUCache } from "lru-cache";
 import type { ClientBase, CustomTypesConfig, QueryArrayResult, QueryConfig, QueryResult } from "pg";
 import { runAsync, runSync, type HeadRow, type Step, type WriteScope } from "../port/index.js";
 import { CURRENT_OF, currentFromTuple, frozen, type CurrentCache, type Known, type Seen } from "./current.js";
@@ -29,6 +28,9 @@ interface Statement {
   text: string;
   values: unknown[];
 }
+
+/** A query's config, with its row mode when its rows are read as arrays. */
+type Config = QueryConfig & { rowMode?: "array" };
 
 /**
  * Bounds on a batch: each shape is a prepared statement of its own (so their number stays small), and a statement
@@ -117,18 +119,53 @@ function batched(waiting: Statement[]): Statement[] {
 /** Where each parameter of a batched statement comes from: [statement, parameter] of the writes that wait. */
 type Source = readonly [number, number];
 
-/** Batches by the texts of the writes that wait: a unit of one kind (a turn, say) batches the same way each time. */
-const plans = new LRUCache<string, { text: string; sources: Source[] }[]>({ max: 1_000 });
+/** A batch's statements: each text with where its parameters come from. */
+type Plan = { text: string; sources: Source[] }[];
+
+/**
+ * Batches by the texts of the writes that wait: a unit of one kind (a turn, say) batches the same way each time. Keyed
+ * by the texts one after another, in nested maps: the texts are the same string objects every time, whose hashes V8
+ * keeps, so a lookup neither joins them into a new string nor hashes one.
+ */
+interface PlanNode {
+  plan?: Plan;
+  next?: Map<string, PlanNode>;
+}
+let plans: PlanNode = {};
+let planCount = 0;
+/** Sequences of texts kept before the cache starts afresh (statements are written by the engine: they are few). */
+const MAX_PLANS = 1_000;
 
 /** `batched(waiting)`, its texts and parameter layout computed once per sequence of texts. */
 function planned(waiting: Statement[]): Statement[] {
-  const key = waiting.map((st) => st.text).join("\u0000");
-  let plan = plans.get(key);
-  if (plan === undefined) {
-    const traced = waiting.map((st, i) => ({ text: st.text, values: st.values.map((_, k): Source => [i, k]) }));
-    plans.set(key, (plan = batched(traced).map((st) => ({ text: st.text, sources: st.values as Source[] }))));
+  let node = plans;
+  for (const st of waiting) {
+    node.next ??= new Map();
+    let child = node.next.get(st.text);
+    if (child === undefined) node.next.set(st.text, (child = {}));
+    node = child;
   }
-  return plan.map((st) => ({ text: st.text, values: st.sources.map(([i, k]) => waiting[i]!.values[k]) }));
+  let plan = node.plan;
+  if (plan === undefined) {
+    if (++planCount > MAX_PLANS) {
+      planCount = 0;
+      plans = {};
+      return planned(waiting);
+    }
+    const traced = waiting.map((st, i) => ({ text: st.text, values: st.values.map((_, k): Source => [i, k]) }));
+    node.plan = plan = batched(traced).map((st) => ({ text: st.text, sources: st.values as Source[] }));
+  }
+  const out = new Array<Statement>(plan.length);
+  for (let p = 0; p < plan.length; p++) {
+    const { text, sources } = plan[p]!;
+    const values = new Array<unknown>(sources.length);
+    for (let v = 0; v < sources.length; v++) {
+      const [i, k] = sources[v]!;
+      values[v] = waiting[i]!.values[k];
+    }
+    out[p] = { text, values };
+  }
+  return out;
 }
 
 /** One unit's queries: every statement of a unit goes through the client it holds. */
@@ -246,7 +283,7 @@ export class Sql {
       runSync(this.#flush());
       if (learn)
         for (const id of "sessionId" in scope ? [scope.sessionId] : new Set(scope.sessionIds)) {
-          const read = this.#client.query<unknown[]>({ ...this.#config(CURRENT_OF, [id]), rowMode: "array" });
+          const read = this.#client.query(this.#config(CURRENT_OF, [id], "array")) as unknown as Promise<QueryArrayResult>;
           this.#send(read);
           reads.push([id, read]);
         }
@@ -302,7 +339,8 @@ export class Sql {
     if (this.#waiting.length > 0) statements.push(...planned(this.#waiting));
     this.#waiting = [];
     for (const st of statements) {
-      const answer = this.#client.query(typeof st === "string" ? { text: st, types: this.#types } : this.#config(st.text, st.values));
+      // Nothing reads these answers: no result parsers (and the driver copies a config object it is given per query).
+      const answer = this.#client.query(typeof st === "string" ? st : this.#unread(st.text, st.values));
       this.#send(answer);
       if (!this.#pipelined) yield this.#settle(answer);
     }
@@ -325,9 +363,18 @@ export class Sql {
     return answer;
   }
 
-  #config(text: string, values: unknown[]): QueryConfig {
+  #config(text: string, values: unknown[], rowMode?: "array"): Config {
     // Unnamed behind a transaction-mode pooler: a named statement lives on a server connection other clients get next.
-    return this.#named ? { name: statementOf(text).name, text, values, types: this.#types } : { text, values, types: this.#types };
+    if (rowMode === undefined)
+      return this.#named ? { name: statementOf(text).name, text, values, types: this.#types } : { text, values, types: this.#types };
+    return this.#named
+      ? { name: statementOf(text).name, text, values, types: this.#types, rowMode }
+      : { text, values, types: this.#types, rowMode };
+  }
+
+  /** A statement whose answer nobody reads: no result parsers. */
+  #unread(text: string, values: unknown[]): Config {
+    return this.#named ? { name: statementOf(text).name, text, values } : { text, values };
   }
 
   /**
@@ -342,8 +389,8 @@ export class Sql {
   /** Runs one prepared statement, after what waits (a statement is parsed and planned once per connection). */
   *#query<R extends QueryResult | QueryArrayResult>(text: string, values: unknown[], rowMode?: "array"): Step<R> {
     if (statementOf(text).writes) this.#dirty = true;
-    const config = this.#config(text, values);
-    const query = () => (rowMode ? this.#client.query({ ...config, rowMode }) : this.#client.query(config));
+    const config = this.#config(text, values, rowMode);
+    const query = () => this.#client.query(config);
     let answer: Promise<QueryResult | QueryArrayResult>;
     if (this.#pipelined)
       answer = this.#corked(() => {
