@@ -103,7 +103,9 @@ export const handlers: ToolHandlers = {
             ? ""
             : drifts
               ? ": refused (WORKSPACE_DRIFT) unless force: true, which saves them in a checkpoint first"
-              : ": left as they are, as the checkpoint's .gitignore files ignore them"),
+              : changed.every((p) => check?.leftAlone.includes(p))
+                ? ": left as they are, as the checkpoint's .gitignore files ignore them"
+                : ""),
       );
     // Something in the way (a link, a file or folder forkpoint does not capture): rollback refuses, forced or not.
     if (blocked) parts.push(`refused (WORKSPACE_DRIFT) even with force: true, until what is in the way is removed or moved: ${blocked}`);

@@ -3,6 +3,7 @@
 import { realpathSync, statSync } from "node:fs";
 import { basename, resolve } from "node:path";
 import type { Forkpoint, JsonValue, SessionHandle } from "../index.js";
+import { sessionEngine } from "../sessions/session-handle.js";
 import { withStartLock } from "./start-lock.js";
 
 /** The session metadata key holding the real path of the directory an MCP session's workspace is. */
@@ -108,21 +109,47 @@ async function findOrAttach(fp: Forkpoint, o: WorkspaceSessionOptions, dir: stri
   }
   const metadata = (await session.info()).metadata ?? {};
   const known = metadata[WORKSPACE_KEY];
-  if (typeof known !== "string") {
-    // A named session of the user's without an MCP workspace: attached, and kept whatever happens.
-    await attach(session, dir, wanted);
-    return { session, dir, attached: true, exclude: wanted, excludeChanged: false };
+  let kept: string[];
+  if (typeof known === "string") {
+    if (known !== dir)
+      throw new WorkspaceSessionError(
+        `session ${session.id} keeps the workspace ${known}, not ${dir}: give that --workspace, or another --session`,
+      );
+    kept = stringList(metadata[EXCLUDE_KEY]) ?? EARLIER_ALWAYS;
+  } else {
+    const other = await attachedWorkspace(session);
+    if (!other) {
+      // A named session of the user's without a workspace: attached, and kept whatever happens.
+      await attach(session, dir, wanted);
+      return { session, dir, attached: true, exclude: wanted, excludeChanged: false };
+    }
+    // An application attached one: attaching it again would take its files as they are for saved (an edit since its
+    // last checkpoint would be overwritten unsaved by the next rollback). Taken as it is, or refused.
+    if (other.dir !== dir)
+      throw new WorkspaceSessionError(
+        `session ${session.id} has the workspace ${other.dir} attached, not ${dir}: give that --workspace, or another --session`,
+      );
+    kept = other.exclude;
+    await session.update({ metadata: { ...metadata, [WORKSPACE_KEY]: dir, [EXCLUDE_KEY]: kept } });
   }
-  if (known !== dir)
-    throw new WorkspaceSessionError(
-      `session ${session.id} keeps the workspace ${known}, not ${dir}: give that --workspace, or another --session`,
-    );
-  const kept = stringList(metadata[EXCLUDE_KEY]) ?? EARLIER_ALWAYS;
   if (o.exclude === undefined || sameList(userPatterns(kept), userPatterns(o.exclude)))
     return { session, dir, attached: false, exclude: kept, excludeChanged: false };
   if ((await session.listCheckpoints({ limit: 1 })).items.length > 0) throw newListRefused(session.id, o, userPatterns(kept));
   await attach(session, dir, wanted);
   return { session, dir, attached: true, exclude: wanted, excludeChanged: true };
+}
+
+/** The directory (real path) and exclude list of the workspace attached to `session`, or null when it has none. */
+async function attachedWorkspace(session: SessionHandle): Promise<{ dir: string; exclude: string[] } | null> {
+  const ws = await sessionEngine(session).run((ctx, ref) => ctx.store.read((tx) => tx.getWorkspace(ref.id)));
+  if (!ws) return null;
+  let dir = ws.dir;
+  try {
+    dir = realpathSync(ws.dir);
+  } catch {
+    // Gone: its path as it was attached, which is no directory of the caller's.
+  }
+  return { dir, exclude: JSON.parse(ws.exclude) as string[] };
 }
 
 /**
