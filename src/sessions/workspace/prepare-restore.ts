@@ -22,7 +22,14 @@ function lstatOrNull(full: string) {
   }
 }
 
-const readFileAt = (root: string, path: string) => readFileSync(`${root}/${path}`);
+/** The SHA-256 of the file at `path`, or null when it cannot be read (a file forkpoint may not read is not its own). */
+function hashOrNull(root: string, path: string): string | null {
+  try {
+    return sha256(readFileSync(`${root}/${path}`));
+  } catch {
+    return null;
+  }
+}
 
 /** Contents a prepared restore keeps in memory; past this, they are checked, dropped, and read again to be written. */
 const KEEP_BYTES = 64 << 20;
@@ -98,7 +105,7 @@ function foreignPaths(dir: string, changes: readonly FileChange[]): string[] {
     const st = lstatOrNull(`${dir}/${c.path}`);
     // A directory where the file goes holds only files the restore deletes (`assertRestorable` checked it).
     if (!st || st.isDirectory()) return [];
-    const same = st.isFile() && executableMode(st.mode) === isExecutable(c.to) && sha256(readFileAt(dir, c.path)) === contentOf(c.to);
+    const same = st.isFile() && executableMode(st.mode) === isExecutable(c.to) && hashOrNull(dir, c.path) === contentOf(c.to);
     return same ? [] : [c.path];
   });
 }
