@@ -3,7 +3,7 @@
 // and LangGraph's PostgresSaver (one thread per conversation, one `put()` with the whole message list per turn).
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { PgSystem } from "./plan.js";
-import { makeCheckpoint, NEW_VERSIONS, type Msg } from "./lg-checkpoint.js";
+import type { Msg } from "./lg-checkpoint.js";
 import { contentOf, type ContentKind } from "./util.js";
 
 export type { PgSystem };
@@ -81,6 +81,9 @@ async function openForkpointOn(url: string, kind?: ContentKind): Promise<PgHandl
 
 async function openPostgresSaverOn(url: string, kind?: ContentKind): Promise<PgHandle> {
   const turnMessages = messagesOf(kind);
+  // Imported here, not at the top: a forkpoint process must not load LangChain's checkpoint library (40 MB of heap
+  // allocated at import, which its first collections would then copy during the timed turns).
+  const { makeCheckpoint, NEW_VERSIONS } = await import("./lg-checkpoint.js");
   const { PostgresSaver } = await import("@langchain/langgraph-checkpoint-postgres");
   const saver = PostgresSaver.fromConnString(url);
   await saver.setup(); // creates its tables the first time (the parent has a first process do it alone)
