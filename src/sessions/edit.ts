@@ -17,7 +17,8 @@ import type { CheckpointRow, EntryRow, SessionRow, Step, Tx } from "../store/por
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { sessionMessage } from "./core/owned.js";
 import { toCheckpoint } from "./core/rows.js";
-import { entryAt, headOfEntry } from "./log/lineage.js";
+import { entryAt } from "./log/lineage.js";
+import { headOfEntry } from "./core/head.js";
 import { writeCheckpoint, type CheckpointFields, type EntryFields } from "./log/writer.js";
 import { forkedBranch } from "./log/forked-branch.js";
 import { performMove } from "./moves/move.js";

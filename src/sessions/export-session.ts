@@ -21,7 +21,7 @@ import type { EngineContext } from "./core/context.js";
 import { ownedCurrent, ownedSession } from "./core/owned.js";
 import { EMPTY_STATE_HASH, portableChecksum } from "./integrity/hashes.js";
 import { LongCall, runSlices } from "./maintenance/long-call.js";
-import type { Head } from "./log/lineage.js";
+import type { Head } from "./core/head.js";
 const parse = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 
 const exportScope = z.strictObject({ ...userScope.shape, ...longCallFields });

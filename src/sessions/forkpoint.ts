@@ -35,7 +35,7 @@ import { exportSession, type ExportOptions } from "./export-session.js";
 import { getCheckpoint } from "./get-checkpoint.js";
 import { importSession, type ImportOptions } from "./import-session.js";
 import { listAllSessions, listUsers, type ListAllSessionsInput, type ListUsersInput, type UserInfo } from "./list-users.js";
-import { ownershipFor } from "./moves/ownership.js";
+import { ownershipFor } from "./core/ownership.js";
 import { isResumableRefusal } from "./moves/move.js";
 import { recoverMoves, type RecoveryReport } from "./moves/recovery.js";
 import { isOwnRestoreRefusal } from "./workspace/restore-guards.js";

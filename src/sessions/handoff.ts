@@ -6,7 +6,7 @@ import type { CreateSessionInput } from "../models/inputs.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedSession, sessionCheckpoint } from "./core/owned.js";
 import { newSessionFields, writeNewSession } from "./create-session.js";
-import { headOfEntry } from "./log/lineage.js";
+import { headOfEntry } from "./core/head.js";
 import { stateHashOf, writeEntry } from "./log/writer.js";
 
 export async function handoff(ctx: EngineContext, ref: SessionRef, checkpointId: string, target: CreateSessionInput): Promise<SessionRef> {

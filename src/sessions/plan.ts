@@ -4,7 +4,8 @@ import { parseOptions, planInput, type PlanTarget } from "../models/inputs.js";
 import type { MovePlan, PlannedBranch } from "../models/types.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedSession, sessionCheckpoint, sessionMessage } from "./core/owned.js";
-import { branchOf, headOf } from "./log/lineage.js";
+import { branchOf } from "./log/lineage.js";
+import { headOf } from "./core/head.js";
 import { isSessionPosition } from "./moves/history.js";
 import { computePlan, leftBehind } from "./moves/move-plan.js";
 

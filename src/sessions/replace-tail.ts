@@ -9,7 +9,7 @@ import type { MessageRow, SessionRow, Step, Tx } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedCurrent } from "./core/owned.js";
 import { toMessage } from "./core/rows.js";
-import { headOfEntry } from "./log/lineage.js";
+import { headOfEntry } from "./core/head.js";
 import { writeMessages, type EntryFields } from "./log/writer.js";
 import { forkSpec } from "./fork-after.js";
 import { performMove } from "./moves/move.js";

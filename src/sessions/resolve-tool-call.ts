@@ -11,7 +11,7 @@ import { ownedSession } from "./core/owned.js";
 import { toToolInvocation } from "./core/rows.js";
 import { refuseConcurrentMove } from "./moves/move.js";
 import { settleSnapshots } from "./workspace/unapplied.js";
-import { callMayRun } from "./moves/ownership.js";
+import { callMayRun } from "./core/ownership.js";
 
 /** The call's completion as it is stored: a result (succeeded) or an error (failed), as JSON text. */
 type Outcome = { result: string; error: null } | { result: null; error: string };

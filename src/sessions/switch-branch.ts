@@ -4,7 +4,8 @@ import type { BaseMoveSpec } from "./moves/move-spec.js";
 import type { MoveOptions } from "../models/inputs.js";
 import type { MoveResult } from "../models/types.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
-import { branchOf, headOf } from "./log/lineage.js";
+import { branchOf } from "./log/lineage.js";
+import { headOf } from "./core/head.js";
 import { performMove } from "./moves/move.js";
 
 export async function switchBranch(ctx: EngineContext, ref: SessionRef, branchId: string, options?: MoveOptions): Promise<MoveResult> {

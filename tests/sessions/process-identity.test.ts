@@ -4,7 +4,7 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { threadId } from "node:worker_threads";
 import { afterEach, describe, expect, it } from "vitest";
-import { SELF_START, isAlive, processStart } from "../../src/sessions/moves/process-identity.js";
+import { SELF_START, isAlive, processStart } from "../../src/sessions/core/process-identity.js";
 
 const linux = processStart(process.pid) !== null;
 const kids: ReturnType<typeof spawn>[] = [];

@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Checkpoint, Forkpoint, SessionHandle } from "../../src/index.js";
-import { SELF_START } from "../../src/sessions/moves/process-identity.js";
+import { SELF_START } from "../../src/sessions/core/process-identity.js";
 import { filesUnder, makeTempDir, rejectionOf, removeDir } from "../helpers.js";
 import { openForkpoint, sqlOn } from "../fixtures/backend.js";
 

@@ -9,7 +9,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConflictError, type Checkpoint, type Forkpoint, type SessionHandle } from "../../src/index.js";
-import { processStart } from "../../src/sessions/moves/process-identity.js";
+import { processStart } from "../../src/sessions/core/process-identity.js";
 import { filesUnder, makeTempDir, rejectionOf, removeDir } from "../helpers.js";
 import { openForkpoint, sqlOn } from "../fixtures/backend.js";
 import { nodeArgs } from "../fixtures/compiled.js";

@@ -17,7 +17,7 @@ import {
   type ToolCallRecord,
 } from "../fixtures/file-tools.js";
 import { ids, rows } from "../fixtures/harness.js";
-import { processStart } from "../../src/sessions/moves/process-identity.js";
+import { processStart } from "../../src/sessions/core/process-identity.js";
 import { rejectionOf } from "../helpers.js";
 import { expireLeases, onPostgres, openForkpoint, sqlOn } from "../fixtures/backend.js";
 import { nodeArgs } from "../fixtures/compiled.js";

@@ -11,12 +11,12 @@ import { checkIfAt, type IfAt } from "../core/if-at.js";
 import { ownedSession } from "../core/owned.js";
 import { toCheckpoint, toToolInvocation } from "../core/rows.js";
 import { toolResultHash } from "../integrity/hashes.js";
-import { headOf, headOfEntry } from "../log/lineage.js";
+import { headOf, headOfEntry } from "../core/head.js";
 import { writeCheckpoint, writeEntry } from "../log/writer.js";
 import { retainAfterWrite } from "../retention.js";
 import { holdLease } from "../moves/lease.js";
 import { refuseConcurrentMove } from "../moves/move.js";
-import { callMayRun, inflightInvocations } from "../moves/ownership.js";
+import { callMayRun, inflightInvocations } from "../core/ownership.js";
 import { applyOnce, jsonArgument, recordRequest, requestOf, type AnswerCodec, type Request } from "../requests/ledger.js";
 import { absorbChanges, filesBefore } from "../workspace/absorb.js";
 

@@ -6,7 +6,7 @@ import type { Store } from "../../store/port/index.js";
 import { reentrantCall, servedHandler } from "../../tools/handler-scope.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import type { StateSchema } from "./state-schema.js";
-import type { MoveOwnership } from "../moves/ownership.js";
+import type { MoveOwnership } from "./ownership.js";
 
 export interface AutoCheckpointSettings {
   everyMessages?: number;

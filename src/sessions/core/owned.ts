@@ -1,7 +1,7 @@
 // Every read and write is scoped to one user: another user's ids look exactly like unknown ids.
 import { NotFoundError } from "../../models/errors.js";
 import type { BranchRow, CheckpointAnchorRow, CheckpointRow, EntryRow, HeadRow, SessionRow, Step, Tx } from "../../store/port/index.js";
-import { headAfter, type Head } from "../log/lineage.js";
+import { headAfter, type Head } from "./head.js";
 
 export function* ownedSession(tx: Tx, sessionId: string, userId: string): Step<SessionRow> {
   const row = yield* tx.getSession(sessionId);

@@ -3,7 +3,8 @@ import type { BranchRow, SessionRow, Step, Tx } from "../../store/port/index.js"
 import type { EngineContext } from "../core/context.js";
 import { sessionMessage } from "../core/owned.js";
 import { forkedBranch } from "./forked-branch.js";
-import { headOf, headOfEntry, lastLineageMessage, type Head } from "./lineage.js";
+import { lastLineageMessage } from "./lineage.js";
+import { headOf, headOfEntry, type Head } from "../core/head.js";
 
 /** How the ids forkpoint makes for messages begin (see models/ids.ts); tool calls' and state changes' begin otherwise. */
 const MESSAGE_ID_PREFIX = "msg_";

@@ -6,7 +6,7 @@ import type { CheckpointRow, EntryKind, EntryRow, Step, Tx } from "../../store/p
 import type { EngineContext } from "../core/context.js";
 import { toCheckpoint, toMessage } from "../core/rows.js";
 import { EMPTY_STATE_HASH, checkpointChecksum, entryHash } from "../integrity/hashes.js";
-import { headOfEntry, type Head } from "./lineage.js";
+import { headOfEntry, type Head } from "../core/head.js";
 import { storeSnapshot } from "./snapshots.js";
 import { retainAfterWrite } from "../retention.js";
 

@@ -3,7 +3,7 @@ import type { Branch, FailedStep, Message, MoveResult, ToolInvocation } from "..
 import type { Step, Tx } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
 import { toBranch, toMessage, toToolInvocation } from "../core/rows.js";
-import { headOfEntry } from "../log/lineage.js";
+import { headOfEntry } from "../core/head.js";
 import { autoCheckpointAfterMessage, writeEntry } from "../log/writer.js";
 import { branchMove, moveEvent, recordInHistory } from "./history.js";
 import { fenced } from "./fence.js";

@@ -5,7 +5,7 @@ import { ConflictError, ValidationError } from "../../models/errors.js";
 import type { MoveOptions } from "../../models/inputs.js";
 import type { MoveResult } from "../../models/types.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
-import { headOf } from "../log/lineage.js";
+import { headOf } from "../core/head.js";
 import { performMove } from "./move.js";
 
 /**

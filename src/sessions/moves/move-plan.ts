@@ -4,7 +4,8 @@ import type { SessionRow, Step, ToolRow, Tx } from "../../store/port/index.js";
 import { planSteps, type Handling, type StepPlan } from "../../tools/plan-steps.js";
 import type { EngineContext } from "../core/context.js";
 import { toEntry, toToolInvocation } from "../core/rows.js";
-import { commonPrefix, headOf, lineageEntries, lineageTools } from "../log/lineage.js";
+import { commonPrefix, lineageEntries, lineageTools } from "../log/lineage.js";
+import { headOf } from "../core/head.js";
 
 /** Where a move goes: a position on a branch's lineage. */
 export interface MoveTarget {

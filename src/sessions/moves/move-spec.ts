@@ -1,7 +1,7 @@
 // What a move is: its spec (persisted with its journal), its outcome, and the moves this process is running.
 import type { Checkpoint, Message, MoveResult } from "../../models/types.js";
 import type { BranchRow, Step, Tx } from "../../store/port/index.js";
-import { type Head } from "../log/lineage.js";
+import { type Head } from "../core/head.js";
 import { type EntryFields } from "../log/writer.js";
 import { type MoveTarget } from "./move-plan.js";
 

@@ -2,7 +2,7 @@
 import { ConflictError } from "../../models/errors.js";
 import type { Step, Tx, WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
-import { SELF_START, isAlive } from "../moves/process-identity.js";
+import { SELF_START, isAlive } from "../core/process-identity.js";
 
 /** Sessions whose workspace this process is restoring right now (recovery must not take such a restore over). */
 export const inflightRestores = new Set<string>();

@@ -3,7 +3,7 @@
 import { ConflictError, ForkpointError, errorText } from "../../models/errors.js";
 import type { Step, Tx } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
-import { SELF_START } from "../moves/process-identity.js";
+import { SELF_START } from "../core/process-identity.js";
 import { contentOf } from "./file-id.js";
 import { restoreChanges, type Moved, type RestoreChange, type Restored } from "./files.js";
 import { PackWriter, TreeReader, applyChanges, type FileChange } from "./objects.js";
