@@ -23,7 +23,7 @@ import { writeCheckpoint, type CheckpointFields, type EntryFields } from "./log/
 import { forkedBranch } from "./log/forked-branch.js";
 import { performMove } from "./moves/move.js";
 import { jsonArgument } from "./requests/ledger.js";
-import { retainAfterWrite } from "./retention.js";
+import { retainAfterWrite } from "./log/retention.js";
 import { assertCapturable, captureFiles } from "./workspace/capture.js";
 
 /** What the original message must be for the edit to go ahead (regenerate: an assistant's); throws otherwise. */

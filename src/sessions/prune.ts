@@ -8,7 +8,7 @@ import { longCallFields, type LongCallOptions } from "../models/progress.js";
 import type { Step, Tx, WriteScope } from "../store/port/index.js";
 import type { EngineContext } from "./core/context.js";
 import { LongCall } from "./maintenance/long-call.js";
-import { retainAll } from "./retention.js";
+import { retainAll } from "./log/retention.js";
 
 /** What `prune` removed, and the database size before and after. */
 export interface PruneReport {

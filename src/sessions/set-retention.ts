@@ -4,7 +4,7 @@ import { z } from "zod";
 import { duration, parseOptions } from "../models/inputs.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedSession } from "./core/owned.js";
-import { retainAll, type StoredRetention } from "./retention.js";
+import { retainAll, type StoredRetention } from "./log/retention.js";
 
 const retentionInput = z
   .strictObject({

@@ -13,7 +13,7 @@ import { toCheckpoint, toToolInvocation } from "../core/rows.js";
 import { toolResultHash } from "../integrity/hashes.js";
 import { headOf, headOfEntry } from "../core/head.js";
 import { writeCheckpoint, writeEntry } from "../log/writer.js";
-import { retainAfterWrite } from "../retention.js";
+import { retainAfterWrite } from "../log/retention.js";
 import { holdLease } from "../moves/lease.js";
 import { refuseConcurrentMove } from "../moves/move.js";
 import { callMayRun, inflightInvocations } from "../core/ownership.js";

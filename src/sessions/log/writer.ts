@@ -8,7 +8,7 @@ import { toCheckpoint, toMessage } from "../core/rows.js";
 import { EMPTY_STATE_HASH, checkpointChecksum, entryHash } from "../integrity/hashes.js";
 import { headOfEntry, type Head } from "../core/head.js";
 import { storeSnapshot } from "./snapshots.js";
-import { retainAfterWrite } from "../retention.js";
+import { retainAfterWrite } from "./retention.js";
 
 export interface EntryFields {
   kind: EntryKind;

@@ -12,7 +12,7 @@ import { findLanding, settleLanding } from "../log/after.js";
 import { writeCaptureEntry, writeCheckpoint, writeMessages, type EntryFields } from "../log/writer.js";
 import { turnAnswer, wroteMessages, type TurnRecord } from "../requests/answers.js";
 import { applyOnce, recordRequest, sameJsonText, writtenRequestOf, type Request } from "../requests/ledger.js";
-import { retainAfterCheckpoint } from "../retention.js";
+import { retainAfterCheckpoint } from "../log/retention.js";
 import { captureStorable, captureStored, saveCapture, saveCaptureStats, takeCapture, type Capture } from "../workspace/capture.js";
 import { assertLocal } from "../workspace/host.js";
 import { assertNoRestorePending } from "../workspace/restore-guards.js";

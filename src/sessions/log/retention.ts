@@ -1,6 +1,6 @@
 // retention: which checkpoints a session's retention policy keeps, weighed as checkpoints are made and in full by prune.
-import type { CheckpointRow, RetentionRow, SessionRow, Step, Tx } from "../store/port/index.js";
-import { expireCheckpointsNow } from "./integrity/expiry.js";
+import type { CheckpointRow, RetentionRow, SessionRow, Step, Tx } from "../../store/port/index.js";
+import { expireCheckpointsNow } from "../integrity/expiry.js";
 
 /** A retention policy as stored with its session (durations in ms; absent rules are null or false). */
 export interface StoredRetention {
