@@ -40,7 +40,9 @@ export async function prepareMoveRestore(
     savedDrift,
     ctx.store.read((tx) => workspaceOf(tx, ref.id, "scope")),
   );
-  return { prepared: await reportSavedDrift(savedDrift, prepareRestore(ctx, saved, manifestId)), savedDrift };
+  // The saved checkpoint holds the new files the target ignores too; the restore leaves them as the first look did.
+  const prepared = prepareRestore(ctx, saved, manifestId, false, undefined, first.leftAlone);
+  return { prepared: await reportSavedDrift(savedDrift, prepared), savedDrift };
 }
 
 /**

@@ -52,12 +52,13 @@ export async function prepareRestore(
   manifestId: number,
   allowDrift = false,
   ownMove?: string,
+  leaveAlone: readonly string[] = [],
 ): Promise<PreparedRestore> {
   assertNoRestorePending(ws);
   const state = await stateOf(ctx, ws);
-  const { drifted, changes, contents, applied } = await state.exclusive(async () => {
+  const { drifted, changes, contents, applied, leftAlone } = await state.exclusive(async () => {
     await scan(ctx, state);
-    return ctx.store.read((tx) => prepareRestoreUnit(tx, state, ws, manifestId, ownMove, packCacheOf(ctx.store)));
+    return ctx.store.read((tx) => prepareRestoreUnit(tx, state, ws, manifestId, ownMove, packCacheOf(ctx.store), leaveAlone));
   });
   // Checked before drift is refused: a refusal that forcing would not get past says what is in the way instead.
   const blocked = assertRestorable(ws.dir, applied);
@@ -74,7 +75,15 @@ export async function prepareRestore(
       "WORKSPACE_DRIFT",
     );
   }
-  return { ws, manifestId, changes: withoutForeign(ws.dir, changes), contents, drifted, ...(ownMove === undefined ? {} : { ownMove }) };
+  return {
+    ws,
+    manifestId,
+    changes: withoutForeign(ws.dir, changes),
+    contents,
+    drifted,
+    leftAlone: [...leftAlone],
+    ...(ownMove === undefined ? {} : { ownMove }),
+  };
 }
 
 /** The calls of the session whose undo or replay a crash interrupted (`tool id`): their effect on the files is unknown. */
@@ -121,15 +130,19 @@ function* prepareRestoreUnit(
   manifestId: number,
   ownMove: string | undefined,
   packs: PackCache,
+  leaveAlone: readonly string[],
 ) {
   yield* assertNoMoveRunning(tx, ws, ownMove);
-  const { drifted, changes, applied } = yield* restoreChanges(tx, state, ws, manifestId, packs);
+  const found = yield* restoreChanges(tx, state, ws, manifestId, packs);
+  const { drifted, applied, leftAlone } = found;
+  // A forced move's second look, after its drift was saved: what the first look left alone stays so (see force.ts).
+  const changes = leaveAlone.length === 0 ? found.changes : found.changes.filter((c) => c.to !== null || !leaveAlone.includes(c.path));
   const contents = yield* checkedContents(
     tx,
     changes.flatMap((c) => (c.to === null ? [] : [contentOf(c.to)])),
     packs,
   );
-  return { drifted, changes, contents, applied };
+  return { drifted, changes, contents, applied, leftAlone };
 }
 
 /**
@@ -208,6 +221,8 @@ export interface PreparedRestore {
   contents: Map<string, Buffer>;
   /** Paths changed outside forkpoint (added, modified or deleted): none unless `allowDrift` was given. */
   drifted: string[];
+  /** New files the target ignores: no drift, and left as they are (see target-rules.ts). */
+  leftAlone: string[];
   /** The journaled move the restore is a step of (see `prepareRestore`). */
   ownMove?: string;
 }
