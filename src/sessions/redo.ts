@@ -1,10 +1,22 @@
 // redo: the session does its last undone move again (to that move's branch); the world follows.
+import { ConflictError } from "../models/errors.js";
 import type { MoveOptions } from "../models/inputs.js";
 import type { MoveResult } from "../models/types.js";
+import type { SessionRow, Step, Tx } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
-import { moveInHistory } from "./moves/history-move.js";
+import { historyMoveSpec, refuseFilesOnly } from "./moves/history-move.js";
+import type { BaseMoveSpec } from "./moves/move-spec.js";
+import { performMove } from "./moves/move.js";
 
 /** Does the last undone move again; `ConflictError` `NOTHING_TO_REDO` when a new move (or none) left nothing to redo. */
 export async function redo(ctx: EngineContext, ref: SessionRef, options?: MoveOptions): Promise<MoveResult> {
-  return moveInHistory(ctx, ref, "redo", options);
+  refuseFilesOnly("redo", options);
+  return performMove(ctx, ref, "switch", options, redoSpec, undefined, { verb: "redo", args: null });
+}
+
+/** On to the head of the branch the oldest undone move went to. */
+function* redoSpec(tx: Tx, session: SessionRow): Step<BaseMoveSpec> {
+  const row = yield* tx.moveToRedo(session.id);
+  if (!row) throw new ConflictError("nothing to redo: no move was undone since the last move", "NOTHING_TO_REDO");
+  return yield* historyMoveSpec(tx, session, "redo", row, row.toBranchId);
 }

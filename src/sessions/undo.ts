@@ -1,10 +1,23 @@
 // undo: the session goes back to where its last move (rollback, switch, edit) left from; the world follows.
+import { ConflictError } from "../models/errors.js";
 import type { MoveOptions } from "../models/inputs.js";
 import type { MoveResult } from "../models/types.js";
+import type { SessionRow, Step, Tx } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
-import { moveInHistory } from "./moves/history-move.js";
+import { historyMoveSpec, refuseFilesOnly } from "./moves/history-move.js";
+import type { BaseMoveSpec } from "./moves/move-spec.js";
+import { performMove } from "./moves/move.js";
 
 /** Takes back the session's last standing move; `ConflictError` `NOTHING_TO_UNDO` when there is none. */
 export async function undo(ctx: EngineContext, ref: SessionRef, options?: MoveOptions): Promise<MoveResult> {
-  return moveInHistory(ctx, ref, "undo", options);
+  refuseFilesOnly("undo", options);
+  return performMove(ctx, ref, "switch", options, undoSpec, undefined, { verb: "undo", args: null });
+}
+
+/** Back to the head of the branch the last standing move left from. */
+function* undoSpec(tx: Tx, session: SessionRow): Step<BaseMoveSpec> {
+  const row = yield* tx.moveToUndo(session.id);
+  if (!row)
+    throw new ConflictError("nothing to undo: the session has made no move (rollback, switch, edit) that stands", "NOTHING_TO_UNDO");
+  return yield* historyMoveSpec(tx, session, "undo", row, row.fromBranchId);
 }
