@@ -1,6 +1,5 @@
 // Advisory lock keys of a write unit's scope: a session's own key, and one key every session write shares.
 import { createHash } from "node:crypto";
-import { LRUCache } from "lru-cache";
 import type { WriteScope } from "../port/index.js";
 
 /** Held shared by every session write and exclusive by operator calls that cross sessions ("forkpoint" in ASCII). */
@@ -13,8 +12,12 @@ export function sessionKey(sessionId: string): bigint {
   return createHash("sha256").update(sessionId).digest().readBigInt64BE(0);
 }
 
-/** The lock statement of one session's writes, by session id: a session's turns take the same one again and again. */
-const sessionLocks = new LRUCache<string, string>({ max: 10_000 });
+/**
+ * The lock statement of one session's writes, by session id: a session's turns take the same one again and again. A
+ * plain Map, emptied when full (a statement is cheap to make again; an LRU cache's bookkeeping costs every turn).
+ */
+const sessionLocks = new Map<string, string>();
+const MAX_SESSION_LOCKS = 10_000;
 
 /**
  * The statements that take `scope`'s locks, for the transaction's first round trip, one after another (SQL leaves the
@@ -25,7 +28,10 @@ export function lockStatement(scope: WriteScope): string {
   if ("global" in scope) return `SELECT FROM pg_advisory_xact_lock(${GLOBAL_KEY})`;
   if ("sessionId" in scope) {
     let statement = sessionLocks.get(scope.sessionId);
-    if (statement === undefined) sessionLocks.set(scope.sessionId, (statement = locking([sessionKey(scope.sessionId)])));
+    if (statement === undefined) {
+      if (sessionLocks.size >= MAX_SESSION_LOCKS) sessionLocks.clear();
+      sessionLocks.set(scope.sessionId, (statement = locking([sessionKey(scope.sessionId)])));
+    }
     return statement;
   }
   return locking([...new Set(scope.sessionIds.map(sessionKey))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));

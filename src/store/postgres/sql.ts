@@ -160,8 +160,9 @@ function planned(waiting: Statement[]): Statement[] {
     const { text, sources } = plan[p]!;
     const values = new Array<unknown>(sources.length);
     for (let v = 0; v < sources.length; v++) {
-      const [i, k] = sources[v]!;
-      values[v] = waiting[i]!.values[k];
+      // Indexed, not destructured: destructuring an array runs the iterator protocol.
+      const source = sources[v]!;
+      values[v] = waiting[source[0]]!.values[source[1]];
     }
     out[p] = { text, values };
   }
@@ -187,11 +188,11 @@ export class Sql {
   /** Whether this unit is a write transaction. */
   #writing = false;
   /** Sessions whose current state this unit read (from the server or from `current`), by id. */
-  #seen = new Map<string, Seen>();
+  readonly #seen = new Map<string, Seen>();
   /** Whether this unit wrote anything but entries and checkpoints (then what is known of its sessions is read again). */
   #dirty = false;
   /** Sessions' state as read ahead of this unit's COMMIT (undefined: the session is gone). */
-  #learned = new Map<string, unknown[] | undefined>();
+  readonly #learned = new Map<string, unknown[] | undefined>();
   /** Statements sent whose answers nobody awaited yet, in the order sent. */
   #inFlight: Promise<unknown>[] = [];
 
@@ -210,9 +211,10 @@ export class Sql {
     this.#sent = false;
     this.#inFlight = [];
     this.#writing = writing;
-    this.#seen = new Map();
+    // Emptied, not made anew: a connection runs one unit at a time, and nothing keeps them past `settle`.
+    this.#seen.clear();
     this.#dirty = false;
-    this.#learned = new Map();
+    this.#learned.clear();
   }
 
   /**

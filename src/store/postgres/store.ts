@@ -33,6 +33,8 @@ const BEGIN_WRITE = "BEGIN ISOLATION LEVEL READ COMMITTED";
  */
 const BEGIN_WRITE_READ_ONLY = `${BEGIN_WRITE} READ ONLY`;
 const BEGIN_READ = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY";
+/** Write BEGINs a store keeps made (one per session it writes), emptied when full. */
+const MAX_BEGINS = 10_000;
 
 /** A connection the driver gave up on: closed rather than handed back to the pool. */
 const isConnectionLoss = (error: unknown) =>
@@ -53,6 +55,8 @@ export class PostgresStore implements Store {
   readonly #lastWrite = new Map<string, Promise<void>>();
   /** One transaction handle (and its statement sender) per pooled connection, made on its first unit. */
   readonly #units = new WeakMap<PoolClient, { sql: Sql; tx: Tx }>();
+  /** A write unit's BEGIN with its locks, by lock statement: a session's turns send the same text, made once. */
+  readonly #begins = new Map<string, string>();
   /** Sessions' current state as this store last wrote it: a write unit starts from it, checked by the server. */
   readonly #current = new CurrentCache();
   /** Connections asked for or held by units (a read's trailing COMMIT included): `close` waits until none is. */
@@ -216,8 +220,17 @@ export class PostgresStore implements Store {
    * sessions made before it, here, before it takes a connection (the session's advisory lock would serialize them
    * anyway, in whatever order their connections reached the server).
    */
+  #begin(locks: string): string {
+    let begin = this.#begins.get(locks);
+    if (begin === undefined) {
+      if (this.#begins.size >= MAX_BEGINS) this.#begins.clear();
+      this.#begins.set(locks, (begin = `${this.#readonly ? BEGIN_WRITE_READ_ONLY : BEGIN_WRITE}; ${locks}`));
+    }
+    return begin;
+  }
+
   write<T>(scope: WriteScope, body: Body<T>): Promise<T> {
-    const begin = `${this.#readonly ? BEGIN_WRITE_READ_ONLY : BEGIN_WRITE}; ${lockStatement(scope)}`;
+    const begin = this.#begin(lockStatement(scope));
     if ("global" in scope) return this.#transaction(begin, body, scope);
     const ids = "sessionId" in scope ? [scope.sessionId] : [...new Set(scope.sessionIds)];
     const before = ids.flatMap((id) => this.#lastWrite.get(id) ?? []);
