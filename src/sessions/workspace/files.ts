@@ -86,7 +86,13 @@ export function assertRestorable(dir: string, changes: readonly RestoreChange[])
 /** What the directory `full` (at `rel`) holds that the restore does not delete: files of no change, links, others. */
 function notDeleted(full: string, rel: string, deleted: ReadonlySet<string>): string[] {
   const out: string[] = [];
-  for (const d of readdirSync(full, { withFileTypes: true })) {
+  let entries;
+  try {
+    entries = readdirSync(full, { withFileTypes: true });
+  } catch {
+    return [`${rel}/ (which cannot be listed)`]; // what it holds is unknown: never deleted
+  }
+  for (const d of entries) {
     const path = `${rel}/${d.name}`;
     if (d.isDirectory()) out.push(...notDeleted(join(full, d.name), path, deleted));
     else if (!d.isFile() || !deleted.has(path)) out.push(path);
