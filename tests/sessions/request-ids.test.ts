@@ -296,20 +296,46 @@ describe("requestId on moves: a retried or double-clicked move is made once", ()
     const { s, db, first } = await moved();
     const other = dbs.track(openForkpoint({ path: db, tools: [writeFileTool(), appendLineTool(), explodeTool()] }));
     const t = await other.getSession(s.id, { userId: "alice" });
-    const answers = await Promise.allSettled([s.undo({ requestId: "u" }), t.undo({ requestId: "u" }), s.undo({ requestId: "u" })]);
-    const values = answers.map((r) => {
-      // A handle that finds the other's move still running is told so (and nothing moved for it): a retry answers.
-      if (r.status === "rejected") {
-        expect((r.reason as ConflictError).code).toBe("MOVE_IN_PROGRESS");
-        return null;
-      }
-      return r.value;
-    });
+    // A handle that finds the other's move with its id still running waits for it, then answers as it did.
+    const values = await Promise.all([s.undo({ requestId: "u" }), t.undo({ requestId: "u" }), s.undo({ requestId: "u" })]);
     const settled = await t.undo({ requestId: "u" });
-    for (const v of values) if (v) expect(v).toEqual(settled);
+    for (const v of values) expect(v).toEqual(settled);
     expect(await onBranch(s)).toBe(first);
     expect((await s.branches()).length).toBe(2);
     expect((await rejectionOf(s.undo())).code).toBe("NOTHING_TO_UNDO");
+  });
+
+  it("a retry from another handle while the first attempt's undo still runs waits for it and answers as it did", async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const undone: string[] = [];
+    const gated = defineTool<{ n: number }, null>({
+      name: "gated",
+      run: () => null,
+      undo: async (_call, ctx) => {
+        undone.push(ctx.invocationId);
+        await gate;
+      },
+    });
+    const { fp, path: db } = dbs.open({ tools: [gated] });
+    const s = await fp.createSession({ userId: "alice" });
+    const start = await s.checkpoint({ name: "start" });
+    await s.invoke("gated", { n: 1 });
+    const other = dbs.track(openForkpoint({ path: db, tools: [gated] }));
+    const t = await other.getSession(s.id, { userId: "alice" });
+
+    const first = s.rollback(start.id, { requestId: "rb-1" });
+    while (undone.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    let retried = false;
+    const retry = t.rollback(start.id, { requestId: "rb-1" }).finally(() => (retried = true));
+    // The retry neither fails nor moves while the first attempt runs: it waits for it.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(retried).toBe(false);
+    open();
+    const [a, b] = await Promise.all([first, retry]);
+    expect(b).toEqual(a);
+    expect(undone.length).toBe(1);
+    expect((await s.branches()).length).toBe(2);
   });
 
   it("rollback and switchBranch: a retry makes no second branch and moves nothing", async () => {

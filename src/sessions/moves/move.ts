@@ -22,6 +22,7 @@ import { isAlive } from "../core/process-identity.js";
 import { inflightMoves, type BaseMoveSpec, type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js";
 import { OwnChanges } from "./own-changes.js";
 import { runJournaledMove } from "./run-steps.js";
+import { awaitingSameRequest } from "./same-request.js";
 import { checkIfAt, type IfAt } from "../core/if-at.js";
 import { moveAnswer } from "./move-answer.js";
 import { recordRequest, recordedAnswer, recordedIn, requestOf, type Request } from "../requests/ledger.js";
@@ -59,37 +60,43 @@ export async function performMove(
   const request =
     requestId === undefined ? undefined : requestOf(requestId, call?.verb ?? verb, [call?.args ?? null, withDefaults(o)], moveAnswer);
   return ctx.track(
-    ctx.withSessionLock(
-      ref.id,
-      async () => {
-        if (scope === "conversation") return moveConversation(ctx, ref, o, prepare, within, { request, ifAt });
-        // A retry must not save drift or restore files again either.
-        if (request) {
-          const recorded = await ctx.store.read((tx) => recordedAnswer(tx, ref, request));
-          if (recorded) return recorded.value;
-        }
-        // Everything the files need is checked first (drift, contents, links in the way), so a refused move changes
-        // nothing.
-        const { ws, manifestId, from, kind } = await ctx.store.read((tx) => performMoveUnit(tx, ref, prepare, scope, ctx, o, ifAt));
-        const { prepared, savedDrift } = await prepareMoveRestore(ctx, ref, ws, manifestId, o.force ? { move: kind } : null);
-        const saved = savedDrift ? { savedDrift } : {};
-        if (scope === "both") {
-          // The saved drift's checkpoint moved the head on: the conversation's unit checks the branch only.
-          const stillAt = ifAt && savedDrift ? { branchId: ifAt.branchId } : ifAt;
-          // The conversation's move is journaled first: the calls it leaves are undone on the files they changed, then
-          // the files are restored to the target's snapshot, then the target's calls made after it are replayed on top.
-          const w = { request, ifAt: stillAt, extra: saved };
-          const moved = moveConversation(ctx, ref, o, prepare, within, w, { manifestId, prepared });
-          return { ...(await reportSavedDrift(savedDrift, moved)), ...saved };
-        }
-        // Saved drift is a checkpoint with a position of its own: the conversation stays there.
-        const left = savedDrift ? await ctx.store.read((tx) => leavingFrom(tx, ref)) : from;
-        // Whatever fails from here on says where the drift was saved.
-        const files = await reportSavedDrift(savedDrift, restoreFiles(ctx, ref.id, prepared, { scope, ...left }));
-        return { ...(await reportSavedDrift(savedDrift, stayingPut(ctx, ref, { request, extra: { files, ...saved } }))), files, ...saved };
-      },
-      "exclusive",
-      verb,
+    awaitingSameRequest(ctx, ref.id, request?.id, () =>
+      ctx.withSessionLock(
+        ref.id,
+        async () => {
+          if (scope === "conversation") return moveConversation(ctx, ref, o, prepare, within, { request, ifAt });
+          // A retry must not save drift or restore files again either.
+          if (request) {
+            const recorded = await ctx.store.read((tx) => recordedAnswer(tx, ref, request));
+            if (recorded) return recorded.value;
+          }
+          // Everything the files need is checked first (drift, contents, links in the way), so a refused move changes
+          // nothing.
+          const { ws, manifestId, from, kind } = await ctx.store.read((tx) => performMoveUnit(tx, ref, prepare, scope, ctx, o, ifAt));
+          const { prepared, savedDrift } = await prepareMoveRestore(ctx, ref, ws, manifestId, o.force ? { move: kind } : null);
+          const saved = savedDrift ? { savedDrift } : {};
+          if (scope === "both") {
+            // The saved drift's checkpoint moved the head on: the conversation's unit checks the branch only.
+            const stillAt = ifAt && savedDrift ? { branchId: ifAt.branchId } : ifAt;
+            // The conversation's move is journaled first: the calls it leaves are undone on the files they changed, then
+            // the files are restored to the target's snapshot, then the target's calls made after it are replayed on top.
+            const w = { request, ifAt: stillAt, extra: saved };
+            const moved = moveConversation(ctx, ref, o, prepare, within, w, { manifestId, prepared });
+            return { ...(await reportSavedDrift(savedDrift, moved)), ...saved };
+          }
+          // Saved drift is a checkpoint with a position of its own: the conversation stays there.
+          const left = savedDrift ? await ctx.store.read((tx) => leavingFrom(tx, ref)) : from;
+          // Whatever fails from here on says where the drift was saved.
+          const files = await reportSavedDrift(savedDrift, restoreFiles(ctx, ref.id, prepared, { scope, ...left }));
+          return {
+            ...(await reportSavedDrift(savedDrift, stayingPut(ctx, ref, { request, extra: { files, ...saved } }))),
+            files,
+            ...saved,
+          };
+        },
+        "exclusive",
+        verb,
+      ),
     ),
   );
 }
