@@ -166,7 +166,12 @@ export const resolveToolCallInput = z.discriminatedUnion(
   "status",
   [
     z.strictObject({ status: z.literal("succeeded"), result: anything }),
-    z.strictObject({ status: z.literal("failed"), error: z.union([text(), z.strictObject({ message: text(), name: text().optional() })]) }),
+    z.strictObject({
+      status: z.literal("failed"),
+      error: z.union([text(), z.strictObject({ message: text(), name: text().optional() })], {
+        error: "must be a message (a string) or { message, name? }",
+      }),
+    }),
   ],
   { error: 'must be { status: "succeeded", result } or { status: "failed", error }' },
 );

@@ -140,5 +140,11 @@ describe("resolveToolCall", () => {
     for (const bad of [{}, { status: "done" }, { status: "failed" }, { status: "succeeded", result: 1, error: "x" }, null]) {
       expect(await rejectionOf(s.resolveToolCall(live.id, bad as never)), JSON.stringify(bad)).toBeInstanceOf(ValidationError);
     }
+    // A wrong error says what an error may be, not zod's "Invalid input".
+    for (const error of [5, { message: 5 }, undefined]) {
+      const refused = await rejectionOf(s.resolveToolCall(live.id, { status: "failed", error } as never));
+      expect(refused.field).toBe("outcome.error");
+      expect(refused.message).toContain("must be a message (a string) or { message, name? }");
+    }
   });
 });
