@@ -41,6 +41,9 @@ export interface StepPlan<T extends PlannedInvocation> {
  * @param uncertain invocations whose undo/replay step was interrupted by a crash: their effect may or may not
  *   be in the world, so no later move touches them automatically (reported as unknown when passed)
  * @param foreign invocations that never ran in this world (imported): never replayed, reported as skipped when passed
+ * @param left for a move that restores files: the target lineage's invocations the restored snapshot does not hold
+ *   although it holds a later one (a stopped move undid them, then calls went on): replayed on top of those files, their
+ *   effect would land over the later calls', so they stay unapplied, as they were when the snapshot was taken
  * @param covered for a move that restores files: the target lineage's invocations made at or before the restored
  *   snapshot's position, less those that were not applied when it was taken (its files do not hold them: they are
  *   undone first when applied, and replayed). Their effects come back with the files: they are never replayed
@@ -56,6 +59,7 @@ export function planSteps<T extends PlannedInvocation>(
   uncertain: ReadonlySet<string> = new Set(),
   foreign: ReadonlySet<string> = new Set(),
   covered?: ReadonlySet<string>,
+  left: ReadonlySet<string> = new Set(),
 ): StepPlan<T> {
   const onTarget = new Set(target.map((t) => t.id));
   // What stays applied as it is: the target lineage's calls, or with files only those the snapshot holds.
@@ -88,7 +92,7 @@ export function planSteps<T extends PlannedInvocation>(
     else if (passed.has(inv.id) || onTarget.has(inv.id)) plan.skipped.push(inv);
   }
   for (const inv of target) {
-    if (inv.status !== "succeeded" || (inv.applied && !undone.has(inv.id))) continue;
+    if (inv.status !== "succeeded" || (inv.applied && !undone.has(inv.id)) || left.has(inv.id)) continue;
     const h = uncertain.has(inv.id) || foreign.has(inv.id) ? null : handling(inv);
     if (uncertain.has(inv.id)) markUnknown(inv);
     else if (covered?.has(inv.id) && h !== null && h !== "irreversible") plan.covered.push(inv);

@@ -30,7 +30,7 @@ export interface ComputedPlan {
 /**
  * Runs inside a read or write unit of work. `snapshotAt`: the move restores the workspace's files to the snapshot taken
  * at this position of the target lineage (see `planSteps`' `covered`); the calls its files do not hold are not covered,
- * so they are undone first when applied and replayed on top of the files.
+ * so they are undone first when applied and replayed on top of the files, unless it holds a later call (`left`).
  */
 export function* computePlan(
   ctx: EngineContext,
@@ -61,8 +61,27 @@ export function* computePlan(
     snapshotAt === undefined
       ? undefined
       : new Set(targetTools.filter((t) => t.position <= snapshotAt.position && !snapshotAt.unapplied.has(t.id)).map((t) => t.id));
-  const steps = planSteps(applied, targetTools, divergent, handling, uncertain, yield* tx.importedCalls(session.id), covered);
+  const steps = planSteps(
+    applied,
+    targetTools,
+    divergent,
+    handling,
+    uncertain,
+    yield* tx.importedCalls(session.id),
+    covered,
+    leftOut(targetTools, snapshotAt),
+  );
   return { steps, common, worldBranchId: worldBranch.id, worldPosition };
+}
+
+/** The succeeded calls the snapshot does not hold although it holds a later one: they stay unapplied (see `planSteps`' `left`). */
+function leftOut(targetTools: ToolInvocation[], snapshotAt: SnapshotAt | undefined): Set<string> {
+  if (snapshotAt === undefined) return new Set();
+  const upTo = targetTools.filter((t) => t.position <= snapshotAt.position && t.status === "succeeded");
+  const lastHeld = upTo.findLast((t) => !snapshotAt.unapplied.has(t.id));
+  return new Set(
+    upTo.filter((t) => lastHeld !== undefined && t.position < lastHeld.position && snapshotAt.unapplied.has(t.id)).map((t) => t.id),
+  );
 }
 
 /**
