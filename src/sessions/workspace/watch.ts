@@ -141,7 +141,8 @@ export interface Synced {
 const UNTRUSTED: Synced = { trusted: false, dirty: [], trees: new Set(), relist: [] };
 
 export class Watch {
-  readonly #worker: Worker;
+  /** The watching thread (a test stops it to check that its death is survived). */
+  readonly worker: Worker;
   readonly #cookieDir: string;
   readonly #root: string;
   /** The root directory its watches were made on, held open so that a new directory at that path has another inode. */
@@ -152,6 +153,8 @@ export class Watch {
   #walkFound = 0;
   #failed: string | null = null;
   #closed = false;
+  /** The worker thread ended (an error, out of heap): nothing answers a rescan, so none is asked of it. */
+  #exited = false;
   #ready: Promise<boolean>;
   #onReady: ((ok: boolean) => void) | null = null;
   readonly #waiting = new Map<number, (m: WatchMessage & { type: "sync" }) => void>();
@@ -173,20 +176,21 @@ export class Watch {
     };
     // It holds a watch per directory, the paths named since the last sync and each file's stat data for its walk
     // (18–23 MB of heap at 30,000 files while a walk runs): a small heap.
-    this.#worker = new Worker(watcherSource, {
+    this.worker = new Worker(watcherSource, {
       eval: true,
       workerData,
       resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 256 },
     });
-    this.#worker.unref();
+    this.worker.unref();
     this.#ready = this.#nextReady();
-    this.#worker.on("message", (m: WatchMessage) => {
+    this.worker.on("message", (m: WatchMessage) => {
       if (m.type === "ready") {
         this.#failed = m.failed;
         this.#onReady?.(m.failed === null);
       } else this.#waiting.get(m.n)?.(m);
     });
     const lost = (why: string) => {
+      this.#exited = true;
       this.#failed ??= why;
       this.#onReady?.(false);
       for (const resolve of this.#waiting.values())
@@ -203,8 +207,8 @@ export class Watch {
           walkFound: 0,
         });
     };
-    this.#worker.on("error", (error) => lost(`the watcher stopped: ${error.message}`));
-    this.#worker.on("exit", () => lost("the watcher exited"));
+    this.worker.on("error", (error) => lost(`the watcher stopped: ${error.message}`));
+    this.worker.on("exit", () => lost("the watcher exited"));
   }
 
   #holdRoot(): void {
@@ -282,19 +286,19 @@ export class Watch {
 
   /** Drops every watch and makes them again (after changes were missed); resolves with whether they are in place. */
   rescan(): Promise<boolean> {
-    if (this.#closed) return Promise.resolve(false);
+    if (this.#closed || this.#exited) return Promise.resolve(false);
     this.#failed = null;
     this.#previousEvents = 0;
     this.#holdRoot();
     this.#ready = this.#nextReady();
-    this.#worker.postMessage({ type: "rescan" });
+    this.worker.postMessage({ type: "rescan" });
     return this.#ready;
   }
 
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    void this.#worker.terminate();
+    void this.worker.terminate();
     if (this.#rootFd !== null) closeSync(this.#rootFd);
     this.#rootFd = null;
     rmSync(this.#cookieDir, { recursive: true, force: true });
