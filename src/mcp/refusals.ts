@@ -22,6 +22,8 @@ function hint(code: string, tool: ToolName, message: string): string {
     case "NOTHING_TO_REDO":
       return "history {} shows what happened.";
     case "MOVE_IN_PROGRESS":
+      // The library's message names fp.recover(), which is no tool here: the server recovers when it starts.
+      return "Try again in a moment. If it keeps coming back, a move was interrupted: restarting this MCP server finishes it (opening the database recovers interrupted moves).";
     case "CALL_IN_PROGRESS":
       return "Try again in a moment.";
     case "WORKSPACE_WRITE_FAILED":

@@ -14,6 +14,16 @@ describe("refusalText", () => {
     expect(refusalText(new TypeError("boom\nat line 2"), "diff")).toBe("INTERNAL: boom at line 2");
   });
 
+  it("answers a move in progress with what an MCP client can do: wait, or restart the server (no fp.recover() tool)", () => {
+    const busy = new ConflictError(
+      "a move of this session is under way (mv_1, process 7); try again when it ends, or call fp.recover()",
+      "MOVE_IN_PROGRESS",
+    );
+    expect(refusalText(busy, "rollback")).toMatch(
+      /Try again in a moment\. If it keeps coming back, a move was interrupted: restarting this MCP server finishes it/,
+    );
+  });
+
   it("tells where a forced move that failed afterwards saved the changed files", () => {
     const failed = Object.assign(new ForkpointError("UNDO_FAILED", "undo of write_file tc_1 failed: disk full"), {
       savedDrift: { checkpointId: "cp_saved", files: ["a.txt"] },
