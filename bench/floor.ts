@@ -2,6 +2,7 @@
 import Database from "better-sqlite3";
 import { join } from "node:path";
 import {
+  alternatingRequests,
   content,
   dbBytes,
   emptyChat,
@@ -240,19 +241,7 @@ export async function runFloorRequests(n: number): Promise<{ turns: number; plai
       insCp.run(cp, "user-1", session, branch, 2 * i + 2, `turn-${i}`, Date.now());
       if (asRequest) insRequest.run(session, `turn-${i}-${session}`, "=turn", JSON.stringify([cp]), Date.now());
     });
-    const plain: number[] = [];
-    const withId: number[] = [];
-    const warmUp = Math.floor(n / 4);
-    for (let i = 0; i < warmUp + 2 * n; i++) {
-      const asRequest = i % 2 === 1;
-      const t = now();
-      turn(i, asRequest);
-      const ms = now() - t;
-      if (i >= warmUp) (asRequest ? withId : plain).push(ms);
-    }
-    const plainMs = median(plain);
-    const requestMs = median(withId);
-    return { turns: plain.length, plainMs, requestMs, ratio: requestMs / plainMs };
+    return await alternatingRequests(n, (i, asRequest) => turn(i, asRequest));
   } finally {
     db.close();
     cleanup();

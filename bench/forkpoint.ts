@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { floorWriteTx, rng, type PageFigures } from "./floor.js";
 import {
+  alternatingRequests,
   content,
   dbBytes,
   emptyChat,
@@ -311,24 +312,14 @@ export async function runForkpointRequests(n: number): Promise<RequestFigures> {
   const fp = openForkpoint({ path: join(dir, "forkpoint.db") });
   try {
     const s = await fp.createSession({ userId: "user-1", title: "bench requests" });
-    const plain: number[] = [];
-    const withId: number[] = [];
-    const warmUp = Math.floor(n / 4);
-    for (let i = 0; i < warmUp + 2 * n; i++) {
+    return await alternatingRequests(n, async (i, asRequest) => {
       const messages = [
         { role: "user", content: content(i, "user") },
         { role: "assistant", content: content(i, "assistant") },
       ];
-      const asRequest = i % 2 === 1;
-      const t = now();
       if (asRequest) await s.turn(messages, { name: "turn-" + i }, { requestId: `turn-${i}-${s.id}` });
       else await s.turn(messages, { name: "turn-" + i });
-      const ms = now() - t;
-      if (i >= warmUp) (asRequest ? withId : plain).push(ms);
-    }
-    const plainMs = median(plain);
-    const requestMs = median(withId);
-    return { turns: plain.length, plainMs, requestMs, ratio: requestMs / plainMs };
+    });
   } finally {
     await fp.close();
     cleanup();

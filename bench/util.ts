@@ -199,3 +199,26 @@ export function emptyChat(n: number): ChatFigures {
 export function opReps(n: number, reps: number): number {
   return n >= 100_000 ? Math.min(reps, 3) : reps;
 }
+
+/**
+ * Turns alternately without and with a request id (so the machine's drift hits both alike), after a warm-up of `n / 4`:
+ * the median turn of each kind (issue 31). `turn(i, asRequest)` makes turn `i`.
+ */
+export async function alternatingRequests(
+  n: number,
+  turn: (i: number, asRequest: boolean) => unknown,
+): Promise<{ turns: number; plainMs: number; requestMs: number; ratio: number }> {
+  const plain: number[] = [];
+  const withId: number[] = [];
+  const warmUp = Math.floor(n / 4);
+  for (let i = 0; i < warmUp + 2 * n; i++) {
+    const asRequest = i % 2 === 1;
+    const t = now();
+    await turn(i, asRequest);
+    const ms = now() - t;
+    if (i >= warmUp) (asRequest ? withId : plain).push(ms);
+  }
+  const plainMs = median(plain);
+  const requestMs = median(withId);
+  return { turns: plain.length, plainMs, requestMs, ratio: requestMs / plainMs };
+}
