@@ -235,6 +235,11 @@ async function scenario(store: Store): Promise<Log> {
     before = rows[rows.length - 1];
   }
   await r("timeline of another user", (tx) => tx.timeline("Bob", "s1", undefined, 100));
+  await w("markTimesUnordered s2", "s2", (tx) => tx.markTimesUnordered("s2"));
+  await r("timeline of times that go back", function* (tx) {
+    const page = yield* tx.timeline("Bob", "s2", undefined, 1);
+    return [page, yield* tx.timeline("Bob", "s2", page[0], 10)];
+  });
 
   // Branches and entries.
   await r("branches", function* (tx) {
@@ -275,12 +280,13 @@ async function scenario(store: Store): Promise<Log> {
   ] as const) {
     await r(`lineage ${branchId} ${upTo}`, function* (tx) {
       const segments = yield* tx.lineage(branchId, upTo);
-      const out: { segments: unknown; entries: unknown[]; messages: unknown[]; last: unknown[]; tools: unknown[] } = {
+      const out: { segments: unknown; entries: unknown[]; messages: unknown[]; last: unknown[]; tools: unknown[]; unapplied: unknown[] } = {
         segments,
         entries: [],
         messages: [],
         last: [],
         tools: [],
+        unapplied: [],
       };
       const mapped: string[] = [];
       for (const segment of segments) {
@@ -289,6 +295,7 @@ async function scenario(store: Store): Promise<Log> {
         yield* tx.segmentMessages(segment, (m) => `${m.branchId}@${m.position}:${m.createdAt}`, mapped);
         out.last.push(yield* tx.lastSegmentMessage(segment));
         out.tools.push(yield* tx.segmentTools(segment));
+        out.unapplied.push(yield* tx.unappliedTools(segment));
       }
       return { ...out, mapped };
     });
@@ -392,6 +399,9 @@ async function scenario(store: Store): Promise<Log> {
       yield* tx.moveSteps("mv1"),
       yield* tx.uncertainInvocations("s1"),
       yield* tx.runningMoves("s1"),
+      yield* tx.unknownSteps("s1", "s1-b1-e4"),
+      yield* tx.unknownSteps("s1", "s1-b1-e5"),
+      yield* tx.unknownSteps("s2", "s1-b1-e4"),
     ];
   });
   await w("applied", "s1", function* (tx) {
@@ -466,7 +476,15 @@ async function scenario(store: Store): Promise<Log> {
     yield* tx.insertCheckpointFiles({ checkpointId: "cp3", manifestId: m2, dir: "/work/y", exclude: "[]", gitignore: false });
     yield* tx.insertCheckpointFiles({ checkpointId: "cp1", manifestId: m1, dir: "/work/y", exclude: "[]", gitignore: true });
     yield* tx.insertCheckpointFiles({ checkpointId: "cp5", manifestId: m3, dir: "/work/y", exclude: "[]", gitignore: false });
-    yield* tx.insertCheckpointFiles({ checkpointId: "cp6", manifestId: m4, dir: "/work/y", exclude: "[]", gitignore: false });
+    yield* tx.insertCheckpointFiles({
+      checkpointId: "cp6",
+      manifestId: m4,
+      dir: "/work/y",
+      exclude: "[]",
+      gitignore: false,
+      unapplied: '["s1-b1-e4"]',
+      unknown: '["s1-b1-e4","s1-b1-e5"]',
+    });
     const byHash = <T extends { hash: string }>(rows: T[]) => rows.sort((a, b) => (a.hash < b.hash ? -1 : 1));
     return {
       ids: [m1, m1again, m2, m3, m4],
@@ -497,6 +515,17 @@ async function scenario(store: Store): Promise<Log> {
       last: yield* tx.lastCheckpointFiles("s1-b1", 0, 6),
       lastBefore: yield* tx.lastCheckpointFiles("s1-b1", 0, 4),
       lastNone: yield* tx.lastCheckpointFiles("s1-b1", 6, 6),
+      lastWithCalls: yield* tx.lastCheckpointFiles("s1-b1", 0, 3),
+    };
+  });
+  await w("checkpoint calls", "s1", function* (tx) {
+    const awaiting = [yield* tx.checkpointsAwaiting("s1", "s1-b1-e4"), yield* tx.checkpointsAwaiting("s2", "s1-b1-e4")];
+    yield* tx.setCheckpointCalls({ checkpointId: "cp6", unapplied: null, unknown: '["s1-b1-e5"]' });
+    yield* tx.setCheckpointCalls({ checkpointId: "cp2", unapplied: "[]", unknown: null });
+    return {
+      awaiting,
+      after: [yield* tx.checkpointsAwaiting("s1", "s1-b1-e4"), yield* tx.checkpointsAwaiting("s1", "s1-b1-e5")],
+      files: [yield* tx.checkpointManifest("cp6"), yield* tx.checkpointManifest("cp2")],
     };
   });
   // Expiry: cp2 is a running move's target, cp4 and cp5 expired; cp5 has files.
@@ -510,6 +539,13 @@ async function scenario(store: Store): Promise<Log> {
       yield* tx.moveSteps("mv2"),
       yield* tx.uncertainInvocations("s1"),
     ];
+  });
+  await w("resolve unknown step", "s1", function* (tx) {
+    yield* tx.resolveUnknownStep("mv1", 1, "failed", null, "not unknown");
+    yield* tx.resolveUnknownStep("mv1", 0, "done", '{"ok":1}', null);
+    yield* tx.resolveUnknownStep("mv1", 0, "failed", null, "again");
+    const steps = yield* tx.moveSteps("mv1");
+    return [steps, yield* tx.unknownSteps("s1", "s1-b1-e4"), yield* tx.uncertainInvocations("s1"), yield* tx.deleteFinishedMoves("s1")];
   });
 
   await g("expire", (tx) => tx.deleteExpiredCheckpoints(at(200)));

@@ -179,6 +179,51 @@ export function entriesSpec(store: () => Store): void {
     expect(got.segment).toEqual(["tool-b1-e2", "tool-b1-e3"]);
   });
 
+  it("lists a segment's succeeded calls that are neither applied nor imported, in position order", async () => {
+    await seed(store(), "un", "una", 1);
+    const call = (branchId: string, position: number) =>
+      entry(branchId, position, { kind: "tool", role: null, tool: "write", callId: `c${position}`, content: "{}", reversible: true });
+    const result = (entryId: string, status: "succeeded" | "failed") => ({
+      entryId,
+      status,
+      result: status === "succeeded" ? "{}" : null,
+      error: status === "failed" ? "no" : null,
+      hash: hex(entryId),
+      completedAt: at(30),
+    });
+    await store().write({ sessionId: "un" }, function* (tx) {
+      // Inserted out of position order: the answer follows positions, not insertion.
+      for (const p of [7, 2, 3, 4, 5, 6]) yield* tx.insertEntry(call("un-b1", p));
+      yield* tx.insertEntry(entry("un-b1", 8));
+      for (const p of [7, 2, 5, 6]) yield* tx.insertToolResult(result(`un-b1-e${p}`, "succeeded"));
+      yield* tx.insertToolResult(result("un-b1-e3", "failed"));
+      // e4 runs still; e5 is applied; e6 came with an imported document.
+      yield* tx.markApplied("un-b1-e5", "un", "{}", at(31));
+      yield* tx.insertImportedCall("un-b1-e6", "un");
+      // A branch forked at 1 with a succeeded call of its own: not the root branch's.
+      yield* tx.insertBranch(
+        rootBranch("un", { id: "un-b2", parentId: "un-b1", forkPosition: 1, forkEntryId: "un-b1-e1", reason: "edit" }),
+      );
+      yield* tx.insertEntry(call("un-b2", 2));
+      yield* tx.insertToolResult(result("un-b2-e2", "succeeded"));
+    });
+    const unapplied = (branchId: string, after: number, upTo: number) => store().read((tx) => tx.unappliedTools({ branchId, after, upTo }));
+    expect(await unapplied("un-b1", 0, 8)).toEqual(["un-b1-e2", "un-b1-e7"]);
+    expect(await unapplied("un-b1", 2, 8)).toEqual(["un-b1-e7"]);
+    expect(await unapplied("un-b1", 0, 6)).toEqual(["un-b1-e2"]);
+    expect(await unapplied("un-b1", 1, 2)).toEqual(["un-b1-e2"]);
+    expect(await unapplied("un-b1", 2, 2)).toEqual([]);
+    expect(await unapplied("un-b1", 7, 2)).toEqual([]);
+    expect(await unapplied("un-b2", 1, 2)).toEqual(["un-b2-e2"]);
+    expect(await unapplied("nope", 0, 8)).toEqual([]);
+    // Undone, a call is unapplied again; applied, it is not.
+    await store().write({ sessionId: "un" }, function* (tx) {
+      yield* tx.unmarkApplied("un-b1-e5");
+      yield* tx.markApplied("un-b1-e2", "un", null, at(32));
+    });
+    expect(await unapplied("un-b1", 0, 8)).toEqual(["un-b1-e5", "un-b1-e7"]);
+  });
+
   it("stores a state snapshot once per hash, and prunes those nothing points at", async () => {
     const [a, again, b] = await store().write({ sessionId: "e" }, function* (tx) {
       return [

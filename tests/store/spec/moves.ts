@@ -1,7 +1,7 @@
 // Spec: who runs a call or a move (processes, or leases on shared stores), the move journal fenced by its owner, the
 // applied world, and the undo/redo stack.
 import { expect, it } from "vitest";
-import type { NewMove, Owner, Store } from "../../../src/store/port/index.js";
+import type { MoveStepStatus, NewMove, Owner, Store } from "../../../src/store/port/index.js";
 import { at, checkpoint, entry, rootBranch, seed } from "./fixture.js";
 
 const first: Owner = { pid: 100, pidStart: "boot-a" };
@@ -112,6 +112,80 @@ export function movesSpec(store: () => Store): void {
     expect(await store().write({ sessionId: "mv" }, (tx) => tx.deleteFinishedMoves("mv"))).toBeGreaterThanOrEqual(1);
     expect(await store().read((tx) => tx.moveSteps("mv2"))).toEqual([]);
     expect((await store().read((tx) => tx.moveSteps("mv1"))).map((s) => s.idx)).toEqual([0, 1]);
+  });
+
+  it("finds a call's steps a crash interrupted, and records their outcome only while it is unknown", async () => {
+    await seed(store(), "uk", "alice", 1);
+    await seed(store(), "uk2", "alice", 1);
+    const step = (moveId: string, idx: number, entryId: string, status: MoveStepStatus, op: "undo" | "replay" = "undo") => ({
+      moveId,
+      idx,
+      op,
+      entryId,
+      status,
+      result: status === "done" ? '"r"' : null,
+      error: status === "unknown" ? "crashed" : null,
+    });
+    await store().write({ sessionIds: ["uk", "uk2"] }, function* (tx) {
+      yield* tx.insertEntry(tool("uk-b1", 2));
+      yield* tx.insertEntry(tool("uk-b1", 3));
+      yield* tx.insertEntry(tool("uk2-b1", 2));
+      yield* tx.insertMove(move("uk-m1", "uk", first), null);
+      yield* tx.insertMove(move("uk-m2", "uk", second, { status: "failed", finishedAt: at(61) }), null);
+      yield* tx.insertMove(move("uk2-m1", "uk2", second, { status: "failed", finishedAt: at(61) }), null);
+      yield* tx.insertMoveSteps([
+        step("uk-m1", 0, "uk-b1-e2", "unknown"),
+        step("uk-m1", 1, "uk-b1-e3", "unknown", "replay"),
+        step("uk-m1", 2, "uk-b1-e2", "pending", "replay"),
+        step("uk-m2", 0, "uk-b1-e2", "unknown"),
+        step("uk-m2", 1, "uk-b1-e2", "done"),
+        step("uk2-m1", 0, "uk2-b1-e2", "unknown"),
+      ]);
+    });
+    const unknown = async (sessionId: string, entryId: string) =>
+      (await store().read((tx) => tx.unknownSteps(sessionId, entryId))).sort((a, b) => a.moveId.localeCompare(b.moveId) || a.idx - b.idx);
+    expect(await unknown("uk", "uk-b1-e2")).toEqual([step("uk-m1", 0, "uk-b1-e2", "unknown"), step("uk-m2", 0, "uk-b1-e2", "unknown")]);
+    expect(await unknown("uk", "uk-b1-e3")).toEqual([step("uk-m1", 1, "uk-b1-e3", "unknown", "replay")]);
+    expect(await unknown("uk", "uk-b1-e1")).toEqual([]);
+    // Another session's move is not this session's, even naming the same call.
+    expect(await unknown("uk", "uk2-b1-e2")).toEqual([]);
+    expect(await unknown("uk2", "uk2-b1-e2")).toHaveLength(1);
+
+    // The move has ended: no owner fences the outcome. A step that is not unknown (any more) keeps what it has.
+    await store().write({ sessionId: "uk" }, function* (tx) {
+      yield* tx.finishMove("uk-m1", "failed", at(62));
+      yield* tx.resolveUnknownStep("uk-m2", 0, "done", '{"ok":1}', null);
+      yield* tx.resolveUnknownStep("uk-m2", 0, "failed", null, "again");
+      yield* tx.resolveUnknownStep("uk-m2", 1, "failed", null, "not unknown");
+      yield* tx.resolveUnknownStep("uk-m1", 2, "done", '"no"', null);
+      yield* tx.resolveUnknownStep("uk-m1", 1, "failed", null, "lost");
+      yield* tx.resolveUnknownStep("nope", 0, "done", null, null);
+    });
+    const steps = async (moveId: string) =>
+      (await store().read((tx) => tx.moveSteps(moveId))).map((s) => [s.idx, s.status, s.result, s.error]);
+    expect(await steps("uk-m2")).toEqual([
+      [0, "done", '{"ok":1}', null],
+      [1, "done", '"r"', null],
+    ]);
+    expect(await steps("uk-m1")).toEqual([
+      [0, "unknown", null, "crashed"],
+      [1, "failed", null, "lost"],
+      [2, "pending", null, null],
+    ]);
+    expect(await unknown("uk", "uk-b1-e2")).toEqual([step("uk-m1", 0, "uk-b1-e2", "unknown")]);
+    expect(await unknown("uk", "uk-b1-e3")).toEqual([]);
+    expect(await store().read((tx) => tx.uncertainInvocations("uk"))).toEqual(["uk-b1-e2"]);
+    // Resolved, a finished move may be deleted; one with a step still unknown is kept.
+    await store().write({ sessionId: "uk" }, (tx) => tx.deleteFinishedMoves("uk"));
+    expect(await steps("uk-m2")).toEqual([]);
+    expect(await steps("uk-m1")).toHaveLength(3);
+    await store().write({ sessionId: "uk" }, function* (tx) {
+      yield* tx.resolveUnknownStep("uk-m1", 0, "done", null, null);
+      yield* tx.deleteFinishedMoves("uk");
+    });
+    expect(await steps("uk-m1")).toEqual([]);
+    expect(await store().read((tx) => tx.uncertainInvocations("uk"))).toEqual([]);
+    expect(await unknown("uk2", "uk2-b1-e2")).toHaveLength(1);
   });
 
   it("keeps which calls are applied, newest application first, with their results", async () => {

@@ -95,6 +95,27 @@ export function sessionsSpec(store: () => Store): void {
     expect([...firstPage, ...rest].map((r) => r.refId)).toEqual(rows.map((r) => r.refId));
   });
 
+  it("sorts the timeline of a session marked as having times that go back", async () => {
+    await seed(store(), "tu", "tuva");
+    await store().write({ sessionId: "tu" }, function* (tx) {
+      // An imported document's times: position 2 is older than position 1.
+      for (const [position, time] of [
+        [1, 20],
+        [2, 10],
+        [3, 30],
+      ] as const)
+        yield* tx.insertEntry(entry("tu-b1", position, { createdAt: at(time) }));
+      yield* tx.markTimesUnordered("tu");
+    });
+    const page = await store().read((tx) => tx.timeline("tuva", "tu", undefined, 2));
+    expect(page.map((r) => [r.refId, r.createdAt])).toEqual([
+      ["tu-b1-e3", at(30)],
+      ["tu-b1-e1", at(20)],
+    ]);
+    const rest = await store().read((tx) => tx.timeline("tuva", "tu", page[1], 100));
+    expect(rest.map((r) => r.refId)).toEqual(["tu-b1-e2"]);
+  });
+
   it("finds the first taken id of an import, and records imported calls", async () => {
     const none = { sessions: ["zz"], branches: ["zz-b"], entries: ["zz-e"], checkpoints: ["zz-c"] };
     expect(await store().query((tx) => tx.takenId(none))).toBeUndefined();

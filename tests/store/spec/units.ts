@@ -22,6 +22,14 @@ export function unitsSpec(store: () => Store, open: OpenStore): void {
     expect(store().inUnit).toBe(false);
   });
 
+  it("reads at once with readNow where the store is synchronous (no promise to wait for)", () => {
+    const readNow = store().readNow?.bind(store());
+    if (!readNow) return;
+    expect(readNow((tx) => tx.getSession("u1"))?.id).toBe("u1");
+    expect(readNow((tx) => tx.getSession("nope"))).toBeUndefined();
+    expect(store().inUnit).toBe(false);
+  });
+
   it("rolls a write unit back whole when its body throws, and passes the error on", async () => {
     const boom = new Error("boom");
     await expect(

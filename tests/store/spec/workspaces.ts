@@ -1,7 +1,7 @@
 // Spec: a session's workspace record and stat cache, content-addressed file contents (as they are and in packs),
 // snapshots as trees, checkpoints' files, and pruning what nothing holds.
 import { expect, it } from "vitest";
-import type { Store, Tx, WorkspaceRow } from "../../../src/store/port/index.js";
+import type { CheckpointFilesRow, Store, Tx, WorkspaceRow } from "../../../src/store/port/index.js";
 import { at, checkpoint, hex, seed } from "./fixture.js";
 
 const bytes = (text: string) => Buffer.from(text, "utf8");
@@ -145,6 +145,76 @@ export function workspacesSpec(store: () => Store): void {
     });
     expect(got).toMatchObject({ c2: files(m1, true), last: files(m2, false), lastBefore: files(m1, true), position: 2 });
     expect([got.none, got.lastNone]).toEqual([undefined, undefined]);
+  });
+
+  it("keeps the calls a checkpoint's files do not hold, finds those awaiting a call, and rewrites them", async () => {
+    await seed(store(), "wc", "alice", 4);
+    await seed(store(), "wd", "alice", 1);
+    const base = { dir: "/work/c", exclude: "[]", gitignore: true };
+    const mid = await store().write({ sessionIds: ["wc", "wd"] }, function* (tx) {
+      const manifestId = yield* tx.putManifest(hex("wc-m"), "{}", null);
+      for (const p of [1, 2, 3, 4]) yield* tx.insertCheckpoint(checkpoint(`wc-c${p}`, "wc", p), at(50 + p));
+      yield* tx.insertCheckpoint(checkpoint("wd-c1", "wd", 1), at(55));
+      const files = { manifestId, ...base };
+      yield* tx.insertCheckpointFiles({ checkpointId: "wc-c1", ...files, unapplied: '["wc-b1-e2"]', unknown: '["wc-b1-e3","wc-b1-e30"]' });
+      // Absent and null alike: every call applied, none unknown.
+      yield* tx.insertCheckpointFiles({ checkpointId: "wc-c2", ...files });
+      yield* tx.insertCheckpointFiles({ checkpointId: "wc-c3", ...files, unapplied: null, unknown: '["wc-b1-e30"]' });
+      yield* tx.insertCheckpointFiles({ checkpointId: "wd-c1", ...files, unapplied: null, unknown: '["wc-b1-e3"]' });
+      return manifestId;
+    });
+    const files = { manifestId: mid, ...base };
+    const calls = (row: CheckpointFilesRow | undefined) => row && [row.unapplied ?? null, row.unknown ?? null];
+    const read = () =>
+      store().read(function* (tx) {
+        return {
+          c1: yield* tx.checkpointManifest("wc-c1"),
+          c2: yield* tx.checkpointManifest("wc-c2"),
+          c3: yield* tx.checkpointManifest("wc-c3"),
+          c4: yield* tx.checkpointManifest("wc-c4"),
+          last1: yield* tx.lastCheckpointFiles("wc-b1", 0, 1),
+          last3: yield* tx.lastCheckpointFiles("wc-b1", 0, 4),
+        };
+      });
+    const before = await read();
+    expect(before.c1).toEqual({ ...files, unapplied: '["wc-b1-e2"]', unknown: '["wc-b1-e3","wc-b1-e30"]' });
+    expect(before.last1).toEqual(before.c1);
+    expect(before.c2).toMatchObject(files);
+    expect(calls(before.c2)).toEqual([null, null]);
+    expect(calls(before.c3)).toEqual([null, '["wc-b1-e30"]']);
+    expect(calls(before.last3)).toEqual([null, '["wc-b1-e30"]']);
+    expect(before.c4).toBeUndefined();
+
+    // A superset of the session's checkpoints whose `unknown` names the call: never one that names none, nor another
+    // session's, nor one without files.
+    const awaiting = async (sessionId: string, entryId: string) =>
+      new Map((await store().read((tx) => tx.checkpointsAwaiting(sessionId, entryId))).map((r) => [r.checkpointId, r]));
+    const e3 = await awaiting("wc", "wc-b1-e3");
+    expect(e3.get("wc-c1")).toEqual({ checkpointId: "wc-c1", unapplied: '["wc-b1-e2"]', unknown: '["wc-b1-e3","wc-b1-e30"]' });
+    expect([...e3.keys()].filter((id) => id !== "wc-c1" && id !== "wc-c3")).toEqual([]);
+    const e30 = await awaiting("wc", "wc-b1-e30");
+    expect(e30.get("wc-c3")).toEqual({ checkpointId: "wc-c3", unapplied: null, unknown: '["wc-b1-e30"]' });
+    expect([...e30.keys()].sort()).toEqual(["wc-c1", "wc-c3"]);
+    expect([...(await awaiting("wd", "wc-b1-e3")).keys()]).toEqual(["wd-c1"]);
+    expect([...(await awaiting("nope", "wc-b1-e3")).keys()]).toEqual([]);
+
+    // A call's outcome learned: the record is rewritten whole, the files and other checkpoints left as they are.
+    await store().write({ sessionId: "wc" }, function* (tx) {
+      yield* tx.setCheckpointCalls({ checkpointId: "wc-c1", unapplied: '["wc-b1-e2","wc-b1-e3"]', unknown: null });
+      yield* tx.setCheckpointCalls({ checkpointId: "wc-c3", unapplied: null, unknown: null });
+      yield* tx.setCheckpointCalls({ checkpointId: "wc-c4", unapplied: '["x"]', unknown: '["x"]' });
+    });
+    const after = await read();
+    expect(after.c1).toMatchObject(files);
+    expect(calls(after.c1)).toEqual(['["wc-b1-e2","wc-b1-e3"]', null]);
+    expect(calls(after.last1)).toEqual(['["wc-b1-e2","wc-b1-e3"]', null]);
+    expect(calls(after.c2)).toEqual([null, null]);
+    expect(after.c3).toMatchObject(files);
+    expect(calls(after.c3)).toEqual([null, null]);
+    expect(after.c4).toBeUndefined();
+    expect([...(await awaiting("wc", "wc-b1-e3")).keys()]).toEqual([]);
+    expect([...(await awaiting("wc", "wc-b1-e30")).keys()]).toEqual([]);
+    expect([...(await awaiting("wd", "wc-b1-e3")).keys()]).toEqual(["wd-c1"]);
   });
 
   it("prunes contents, packs, trees and manifests nothing holds, and keeps the rest", async () => {
