@@ -253,10 +253,11 @@ export async function moveConversation(
       const restored = await restoreFiles(ctx, ref.id, files.prepared, { scope: "files", ...at });
       return { ...(await stayingPut(ctx, ref, { request: w.request, extra: { ...w.extra, files: restored } })), files: restored };
     }
-    // Tools undone or replayed change the workspace's files: forkpoint's own doing, not drift.
+    // Tools undone or replayed change the workspace's files: forkpoint's own doing, not drift. A move that runs no
+    // tool changes none but by its restore (which records what it writes): what else changes meanwhile is a hand edit.
     let own: OwnChanges;
     try {
-      own = await OwnChanges.start(ctx, ref.id, planned.hasWorkspace);
+      own = await OwnChanges.start(ctx, ref.id, planned.hasWorkspace && planned.plan.undo.length + planned.plan.replay.length > 0);
     } catch (error) {
       // Not run here after all: recovery (in this process too) finishes it.
       inflightMoves.delete(moveId);

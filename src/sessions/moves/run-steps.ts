@@ -31,14 +31,15 @@ export async function runJournaledMove(
   const lease = holdMoveLease(ctx, spec.sessionId, moveId);
   let changes = own;
   try {
-    changes ??= await OwnChanges.start(ctx, spec.sessionId);
     const steps = await ctx.store.read((tx) => tx.moveSteps(moveId));
+    // A move of no undo or replay runs no tool: nothing it does to the files but its restore is its own (see move.ts).
+    changes ??= await OwnChanges.start(ctx, spec.sessionId, steps.length > 0);
     // Resumed after a replay started, the files were restored already.
     let filesDue = spec.files !== undefined && !steps.some((s) => s.op === "replay" && s.status !== "pending");
     let files: RestoredFiles | undefined;
     for (const step of steps) {
       if (filesDue && step.op === "replay") {
-        files = await filesStep(ctx, spec, moveId, restoreFiles, changes);
+        files = await filesStep(ctx, spec, moveId, restoreFiles, changes, true);
         filesDue = false;
       }
       // A step that failed before a crash, under "stop": the process died before recording the stop it causes.
@@ -49,7 +50,7 @@ export async function runJournaledMove(
       // Closing stops a move as the stop policy does: no step starts after it, and calling the move again continues.
       if (failure && (spec.onError === "stop" || ctx.closing.aborted)) throw await stopMove(ctx, spec, moveId, step, failure);
     }
-    if (filesDue) files = await filesStep(ctx, spec, moveId, restoreFiles, changes);
+    if (filesDue) files = await filesStep(ctx, spec, moveId, restoreFiles, changes, false);
     // A request's answer carries the files restored, as the move's result does.
     if (files && spec.request) spec.request.extra = { ...spec.request.extra, files };
     const outcome = await finishMove(ctx, spec, moveId, within);
@@ -87,12 +88,14 @@ async function filesStep(
   moveId: string,
   restoreFiles: () => Promise<RestoredFiles>,
   own: OwnChanges,
+  replaysFollow: boolean,
 ): Promise<RestoredFiles> {
   try {
-    // The undos' changes are known before the files are checked for drift and restored; the replays' after.
+    // The undos' changes are known before the files are checked for drift and restored; the replays' after. With no
+    // replay after the files, nothing the move does changes them again: what changes meanwhile is a hand edit.
     await own.pause();
     const restored = await restoreFiles();
-    await own.resume();
+    if (replaysFollow) await own.resume();
     return restored;
   } catch (error) {
     const ws = await ctx.store.read((tx) => tx.getWorkspace(spec.sessionId));
