@@ -17,6 +17,9 @@ function hint(code: string, tool: ToolName, message: string): string {
     case "IRREVERSIBLE":
       return "A tool call on the way cannot be undone, so the agent may not move past it; a person can, with the forkpoint CLI.";
     case "NOT_FOUND":
+      // The server's own session, deleted while it runs (`forkpoint delete`): nothing any tool names can be found.
+      if (message.startsWith("session not found"))
+        return "This server's session was deleted while it ran: restart this MCP server, which starts a new one (the files are as they are).";
       return "list_checkpoints and branches list what exists.";
     case "NOTHING_TO_UNDO":
     case "NOTHING_TO_REDO":
