@@ -1,6 +1,17 @@
 // The file-system side of restores: what may be written, and applying a snapshot's changes to the directory (each file
 // staged beside its place, then renamed into it), whatever each path is now: a file, a directory, or nothing.
-import { linkSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, rmdirSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  rmdirSync,
+  unlinkSync,
+  writeFileSync,
+  type BigIntStats,
+} from "node:fs";
 import { rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { contentOf, modeOf } from "./file-id.js";
@@ -131,6 +142,27 @@ function madeFolder(folder: string): boolean {
   }
 }
 
+/** The lstat of `full` (to the nanosecond), or null when nothing is there. */
+function statOf(full: string): BigIntStats | null {
+  try {
+    return lstatSync(full, { bigint: true, throwIfNoEntry: false }) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether the file a restore took away from its place (now at `aside`) was written since `before` (its lstat right
+ * before the restore checked it): a write that landed between that check and the file's replacing or deleting went
+ * into it. Its ctime is no witness (linking the file aside changes it); its inode, size and mtime are.
+ */
+function writtenSince(before: BigIntStats | null, aside: string): boolean {
+  const now = statOf(aside);
+  if (now === null) return false;
+  if (before === null || !before.isFile()) return true;
+  return now.ino !== before.ino || now.size !== before.size || now.mtimeNs !== before.mtimeNs;
+}
+
 /** Writes a staged file, new, with `mode` (before the umask); a leftover of that name (its mode unknown) is replaced. */
 function writeStaged(temp: string, content: Buffer, mode: number): void {
   try {
@@ -203,6 +235,7 @@ export async function restoreChanges(
   let renamed = 0;
   let linking = true;
   const put = ({ path, from, to, full, temp }: Staged) => {
+    const before = statOf(full);
     if (!still(path, from)) return keep(path, temp);
     moved.any = true;
     if (lstatSync(full, { throwIfNoEntry: false })?.isDirectory()) {
@@ -217,11 +250,12 @@ export async function restoreChanges(
     // The file replaced is first linked aside (and unlinked below, off this thread): a rename that drops the last
     // link of a file whose data is still being written back waits for that write (ext4 starts it at each such rename),
     // so replacing files a restore wrote a moment ago (undo, then redo) took tens of ms per file.
+    let linked: string | null = null;
     if (linking) {
       const old = join(dirname(full), asideName(basename(full), process.pid));
       try {
         linkSync(full, old);
-        aside.push(old);
+        aside.push((linked = old));
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code !== "ENOENT") linking = code === "EEXIST";
@@ -229,6 +263,13 @@ export async function restoreChanges(
       }
     }
     renameSync(temp, full);
+    // Written after the check (the write went into the file replaced): that file goes back to its place, kept.
+    if (linked !== null && writtenSince(before, linked)) {
+      renameSync(linked, full);
+      aside.splice(aside.indexOf(linked), 1);
+      kept.push(path);
+      return;
+    }
     written.push(path);
     moved.applied?.push({ path, from, to: to! });
   };
@@ -241,6 +282,7 @@ export async function restoreChanges(
     for (const c of changes) {
       if (c.to !== null) continue;
       const full = join(dir, ...c.path.split("/"));
+      const before = statOf(full);
       if (!still(c.path, c.from)) {
         // Changed since: kept. Already gone: nothing to delete.
         if (absent(full)) deleted.push(c.path);
@@ -248,14 +290,30 @@ export async function restoreChanges(
         continue;
       }
       moved.any = true;
+      // Moved aside first, then unlinked: a write that landed after the check is found in it, and put back (linked, so
+      // that a file created at the path meanwhile is not replaced).
+      const gone = join(dirname(full), asideName(basename(full), process.pid));
+      let took = false;
       try {
-        // unlink, not rm: Node 22's rm retries a refused unlink (EPERM) as an rmdir and reports ENOTDIR instead.
-        unlinkSync(full);
+        renameSync(full, gone);
+        took = true;
       } catch (error) {
         // Already gone, or below a file: there is nothing to delete there.
         const code = (error as NodeJS.ErrnoException).code;
         if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
       }
+      if (took && writtenSince(before, gone)) {
+        try {
+          linkSync(gone, full);
+          unlinkSync(gone);
+          kept.push(c.path);
+          continue;
+        } catch {
+          // A new file at the path: it stays, and the one taken away is deleted as the restore meant to.
+        }
+      }
+      // unlink, not rm: Node 22's rm retries a refused unlink (EPERM) as an rmdir and reports ENOTDIR instead.
+      if (took) unlinkSync(gone);
       deleted.push(c.path);
       moved.applied?.push(c);
     }
