@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import type { Forkpoint, ToolDefinition } from "../index.js";
 import { CliError, type Cli } from "./cli.js";
 import { loadTools } from "./load-tools.js";
+import { cliLogger } from "./logger.js";
 
 type Mode =
   /** Read-only: a missing file is an error, and nothing is written (not even recovery). */
@@ -37,7 +38,12 @@ export async function withForkpoint<T>(
   // is refused first, as a missing file is, unless the command creates one.
   if (postgres !== undefined && mode === "write") await assertForkpointDatabase(openForkpoint, postgres);
   const store = postgres === undefined ? { path } : { postgres };
-  const fp = openForkpoint({ ...store, readonly: mode === "read", ...(tools.length > 0 ? { tools } : {}) });
+  const fp = openForkpoint({
+    ...store,
+    readonly: mode === "read",
+    logger: cliLogger(cli.io.stderr),
+    ...(tools.length > 0 ? { tools } : {}),
+  });
   try {
     return await fn(fp);
   } finally {

@@ -8,6 +8,7 @@ import { parseDuration } from "../../models/duration.js";
 import type { FilesDiffer } from "../../mcp/files-diff.js";
 import { CliError, type Cli } from "../cli.js";
 import { loadTools } from "../load-tools.js";
+import { cliLogger } from "../logger.js";
 import { redacted } from "../open.js";
 import { examples, positiveInt } from "../options.js";
 
@@ -79,7 +80,7 @@ async function run(cli: Cli, o: McpOptions): Promise<void> {
   const { openForkpoint } = await import("../../index.js");
   // Created when absent, on either store: the MCP server is where a coding agent's first checkpoint comes from.
   const store = postgres === undefined ? { path } : { postgres };
-  const fp = openForkpoint({ ...store, ...(tools.length > 0 ? { tools } : {}) });
+  const fp = openForkpoint({ ...store, logger: cliLogger(cli.io.stderr), ...(tools.length > 0 ? { tools } : {}) });
   // Files are compared in a worker thread of the server's (its own handle on the same database): see files-diff.ts.
   const { inThreadDiffer, workerDiffer } = await import("../../mcp/files-diff.js");
   const files =
