@@ -299,8 +299,10 @@ export function evaluateTargets(r: Results): Target[] {
 
   const c10 = x(fp[10_000]?.totalMs, floor[10_000]?.totalMs);
   add("chat at N=10,000 ≤3× floor", c10 == null ? null : c10 <= 3, `fp/floor total = ${f2(c10)}×`);
+  add("chat at N=10,000 ≤2× floor (issue 37)", c10 == null ? null : c10 <= 2, `fp/floor total = ${f2(c10)}×`);
   const hr = x(r.history.forkpoint?.ms, r.history.floor?.ms);
   add("20,000-message history read ≤1.5× floor", hr == null ? null : hr <= 1.5, `fp/floor = ${f2(hr)}×`);
+  add("20,000-message history read ≤1.3× floor (issue 37)", hr == null ? null : hr <= 1.3, `fp/floor = ${f2(hr)}×`);
   const p1 = x(r.pages.forkpoint?.page1.medianMs, r.pages.floor?.page1.medianMs);
   const p2 = x(r.pages.forkpoint?.page2.medianMs, r.pages.floor?.page2.medianMs);
   const users = r.pages.floor?.checkpoints ?? r.pages.forkpoint?.checkpoints;
@@ -337,7 +339,18 @@ export function evaluateTargets(r: Results): Target[] {
               .join(", ")}`
           : ""),
     );
+    add(
+      `${op === "rollbackMs" ? "rollback" : "edit"} without tools ≤6× one floor write tx at every N (steady state; issue 37)`,
+      qs.length === 0 || qs.some((q) => q.q == null) ? null : qs.every((q) => q.q! <= 6),
+      qs.map((q) => `N=${q.n}: ${f2(q.q)}×`).join(", ") || "no forkpoint runs",
+    );
   }
+  const big = fp[100_000];
+  add(
+    "per-turn cost flat to 100,000 turns: last-10% turn median ≤1.5× first-10% (issue 37)",
+    big ? big.lastMs / big.firstMs <= 1.5 : null,
+    big ? `N=100,000: ${f2(big.lastMs / big.firstMs)}` : "N=100,000 not run",
+  );
   const q = r.requests;
   add(
     "a turn with a requestId costs ≤1.10× one without (issue 31)",
@@ -361,5 +374,9 @@ export function evaluateTargets(r: Results): Target[] {
 }
 
 export function formatTargets(targets: Target[]): string {
-  return ["", "Targets (issue 4)", ...targets.map((t) => `  [${t.status.padEnd(12)}] ${t.name}: ${t.detail}`)].join("\n");
+  return [
+    "",
+    "Targets (issue 4; issues 31 and 37 where named)",
+    ...targets.map((t) => `  [${t.status.padEnd(12)}] ${t.name}: ${t.detail}`),
+  ].join("\n");
 }
