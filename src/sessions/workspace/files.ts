@@ -163,6 +163,25 @@ function writtenSince(before: BigIntStats | null, aside: string): boolean {
   return now.ino !== before.ino || now.size !== before.size || now.mtimeNs !== before.mtimeNs;
 }
 
+/**
+ * Puts the file `from` at `full` unless something is there (a file someone saved meanwhile, a folder), which is never
+ * replaced: linked, then unlinked from `from`. On a file system without hard links, renamed once nothing is there.
+ */
+function landed(from: string, full: string): boolean {
+  try {
+    linkSync(from, full);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return false;
+    if (code === "ENOENT" || code === "ENOTDIR") throw error;
+    if (!absent(full)) return false;
+    renameSync(from, full);
+    return true;
+  }
+  unlinkSync(from);
+  return true;
+}
+
 /** Writes a staged file, new, with `mode` (before the umask); a leftover of that name (its mode unknown) is replaced. */
 function writeStaged(temp: string, content: Buffer, mode: number): void {
   try {
@@ -233,7 +252,6 @@ export async function restoreChanges(
   const deleted: string[] = [];
   const aside: string[] = [];
   let renamed = 0;
-  let linking = true;
   const put = ({ path, from, to, full, temp }: Staged) => {
     const before = statOf(full);
     if (!still(path, from)) return keep(path, temp);
@@ -247,29 +265,34 @@ export async function restoreChanges(
         return keep(path, temp);
       }
     }
-    // The file replaced is first linked aside (and unlinked below, off this thread): a rename that drops the last
-    // link of a file whose data is still being written back waits for that write (ext4 starts it at each such rename),
-    // so replacing files a restore wrote a moment ago (undo, then redo) took tens of ms per file.
-    let linked: string | null = null;
-    if (linking) {
-      const old = join(dirname(full), asideName(basename(full), process.pid));
-      try {
-        linkSync(full, old);
-        aside.push((linked = old));
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code !== "ENOENT") linking = code === "EEXIST";
-        if (code === "EEXIST") rmSync(old, { force: true });
-      }
+    // What is at the path is first moved aside (whatever it is by then: an editor's save by rename included), and
+    // unlinked below, off this thread: a rename that drops the last link of a file whose data is still being written
+    // back waits for that write (ext4 starts it at each such rename), so replacing files a restore wrote a moment ago
+    // (undo, then redo) took tens of ms per file. The restore's file then lands only where nothing is.
+    const old = join(dirname(full), asideName(basename(full), process.pid));
+    let took = false;
+    try {
+      renameSync(full, old);
+      took = true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
     }
-    renameSync(temp, full);
-    // Written after the check (the write went into the file replaced): that file goes back to its place, kept.
-    if (linked !== null && writtenSince(before, linked)) {
-      renameSync(linked, full);
-      aside.splice(aside.indexOf(linked), 1);
-      kept.push(path);
-      return;
+    // Written after the check (the write went into the file taken aside): that file goes back to its place, kept.
+    if (took && writtenSince(before, old)) {
+      // A newer file at the path meanwhile (saved again) stays.
+      if (!landed(old, full)) unlinkSync(old);
+      return keep(path, temp);
     }
+    let down: boolean;
+    try {
+      down = landed(temp, full);
+    } catch (error) {
+      if (took) landed(old, full);
+      throw error;
+    }
+    if (took) aside.push(old);
+    // Something new at the path since the file was taken aside (a save by rename, a new file): it stays.
+    if (!down) return keep(path, temp);
     written.push(path);
     moved.applied?.push({ path, from, to: to! });
   };
@@ -302,15 +325,10 @@ export async function restoreChanges(
         const code = (error as NodeJS.ErrnoException).code;
         if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
       }
-      if (took && writtenSince(before, gone)) {
-        try {
-          linkSync(gone, full);
-          unlinkSync(gone);
-          kept.push(c.path);
-          continue;
-        } catch {
-          // A new file at the path: it stays, and the one taken away is deleted as the restore meant to.
-        }
+      // A new file at the path meanwhile stays, and the one taken away is deleted as the restore meant to.
+      if (took && writtenSince(before, gone) && landed(gone, full)) {
+        kept.push(c.path);
+        continue;
       }
       // unlink, not rm: Node 22's rm retries a refused unlink (EPERM) as an rmdir and reports ENOTDIR instead.
       if (took) unlinkSync(gone);
