@@ -1,6 +1,6 @@
 // The names a restore stages files under, beside their destinations, and links the files it replaces aside under;
 // and the removal of those a restore that died left behind.
-import { readdirSync, rmSync } from "node:fs";
+import { readdirSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join, relative, sep } from "node:path";
 import { sha256 } from "../integrity/hashes.js";
 
@@ -34,7 +34,8 @@ export function stagedPaths(paths: readonly string[], pids: readonly number[]): 
 
 /**
  * Removes the files that restores run by `pids` staged beside `paths` and never renamed into place, or linked aside
- * and never unlinked (their process died): forkpoint's own leftovers. A name that is itself one of `tracked` is the user's file, and is kept.
+ * and never unlinked (their process died): forkpoint's own leftovers; a file linked or moved aside whose place is empty
+ * goes back to it. A name that is itself one of `tracked` is the user's file, and is kept.
  * Returns what it removed (paths relative to `dir`).
  */
 export function removeStaged(dir: string, paths: readonly string[], pids: readonly number[], tracked: (path: string) => boolean): string[] {
@@ -53,13 +54,20 @@ export function removeStaged(dir: string, paths: readonly string[], pids: readon
     } catch {
       continue; // no such folder: nothing was staged there
     }
-    for (const name of [...names].flatMap((n) => pids.flatMap((pid) => [stagedName(n, pid), asideName(n, pid)]))) {
-      if (!found.has(name)) continue;
-      const path = relative(dir, join(folder, name)).split(sep).join("/");
-      if (tracked(path)) continue;
-      rmSync(join(folder, name), { force: true });
-      removed.push(path);
-    }
+    for (const n of names)
+      for (const pid of pids)
+        for (const name of [stagedName(n, pid), asideName(n, pid)]) {
+          if (!found.has(name)) continue;
+          const path = relative(dir, join(folder, name)).split(sep).join("/");
+          if (tracked(path)) continue;
+          // A file moved aside whose place is still empty (its process died before the restore's file landed there,
+          // or before a delete was done) goes back to it: the restore is then finished from there.
+          if (name === asideName(n, pid) && !found.has(n)) {
+            renameSync(join(folder, name), join(folder, n));
+            found.add(n);
+          } else rmSync(join(folder, name), { force: true });
+          removed.push(path);
+        }
   }
   return removed;
 }
