@@ -3,7 +3,10 @@ import type { SessionRow, Step, Tx } from "../../store/port/index.js";
 
 /** What a snapshot records of its lineage's calls (JSON arrays of entry ids; null: none). */
 export interface SnapshotCalls {
-  /** Succeeded in this world and not applied when the files were read: the files do not hold their effects. */
+  /**
+   * Succeeded in this world and not applied when the files were read, or still running then (a checkpoint from a
+   * handler, or from another handle while a call runs): the files do not hold their effects, or not all of them.
+   */
   unapplied: string | null;
   /** Their undo or replay interrupted by a crash (reported unknown): whether the files hold them is not known yet. */
   unknown: string | null;
@@ -13,7 +16,7 @@ const listed = (ids: readonly string[]) => (ids.length === 0 ? null : JSON.strin
 
 /**
  * The calls of the lineage up to `position` on `branchId` whose effects the files read now do not hold, or may not: a
- * move stopped by a failing undo left them undone, or a crash interrupted their undo or replay.
+ * move stopped by a failing undo left them undone, a crash interrupted their undo or replay, or they are running.
  */
 export function* snapshotCalls(
   tx: Tx,
@@ -24,14 +27,25 @@ export function* snapshotCalls(
   if (!session.hasTools) return { unapplied: null, unknown: null };
   const segments = yield* tx.lineage(branchId, position);
   // Few calls are ever of unknown outcome: each is looked up, and kept when it is on the lineage.
+  const onLineage = (row: { branchId: string; position: number }) =>
+    segments.some((s) => s.branchId === row.branchId && row.position > s.after && row.position <= s.upTo);
   const unknown: string[] = [];
   for (const id of yield* tx.uncertainInvocations(session.id)) {
     const row = yield* tx.getTool(id);
-    if (row && segments.some((s) => s.branchId === row.branchId && row.position > s.after && row.position <= s.upTo)) unknown.push(id);
+    if (row && onLineage(row)) unknown.push(id);
+  }
+  // A call still running has written some of its effect at most: a move restoring these files replays it if it succeeds.
+  const running: { id: string; position: number; branchId: string }[] = [];
+  for (const owner of yield* tx.callOwners(session.id)) {
+    const row = yield* tx.getTool(owner.entryId);
+    if (row && row.status === null && onLineage(row)) running.push(row);
   }
   // Ids only, read segment by segment (a session's calls can be many, their results large).
   const unapplied: string[] = [];
-  for (const s of segments) for (const id of yield* tx.unappliedTools(s)) if (!unknown.includes(id)) unapplied.push(id);
+  for (const s of segments) {
+    const ids = [...(yield* tx.unappliedTools(s)), ...running.filter((r) => r.branchId === s.branchId).map((r) => r.id)];
+    for (const id of ids) if (!unknown.includes(id) && !unapplied.includes(id)) unapplied.push(id);
+  }
   return { unapplied: listed(unapplied), unknown: listed(unknown) };
 }
 

@@ -1,0 +1,93 @@
+// A checkpoint taken while a tool call runs (from its own handler, or from another handle) reads files that lack the
+// call's effect: a "both" move restoring it replays the call on top once it succeeded, so files and tool track agree.
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { defineTool, type Forkpoint, type SessionHandle } from "../../src/index.js";
+import { readOrNull } from "../fixtures/file-tools.js";
+import { makeTempDir, removeDir } from "../helpers.js";
+import { openForkpoint } from "../fixtures/backend.js";
+
+let dir: string;
+let ws: string;
+const opened: Forkpoint[] = [];
+const out = () => readOrNull(path.join(ws, "out"));
+
+beforeEach(() => {
+  dir = makeTempDir("forkpoint-checkpoint-running-");
+  ws = path.join(dir, "project");
+  fs.mkdirSync(ws);
+});
+afterEach(async () => {
+  for (const fp of opened.splice(0)) await fp.close();
+  removeDir(dir);
+});
+
+/** After `start`, the call whose run took checkpoint `inside`: a rollback to `start`, then to `inside`, then back. */
+async function movesThrough(s: SessionHandle, start: string, inside: string, root: string) {
+  const applied = async () => (await s.toolTrack({ branchId: root })).at(-1)!.applied;
+  await s.rollback(start, { scope: "both" });
+  expect([out(), await applied()]).toEqual([null, false]);
+  const moved = await s.rollback(inside, { scope: "both" });
+  expect(moved.replayed).toHaveLength(1);
+  expect([out(), await applied()]).toEqual(["result", true]);
+  await s.switchBranch(root, { scope: "both" });
+  expect([out(), await applied()]).toEqual(["result", true]);
+}
+
+it("a checkpoint its own handler takes before writing, restored, gets the call replayed", async () => {
+  let s: SessionHandle;
+  let inside = "";
+  const saveThenWrite = defineTool<{ text: string }, { previous: null }>({
+    name: "save_then_write",
+    run: async ({ text }, ctx) => {
+      if (!ctx.replay) inside = (await s.checkpoint({ name: "inside" })).id;
+      fs.writeFileSync(path.join(ws, "out"), text);
+      return { previous: null };
+    },
+    undo: async () => fs.rmSync(path.join(ws, "out"), { force: true }),
+  });
+  const fp = openForkpoint({ path: path.join(dir, "forkpoint.db"), tools: [saveThenWrite] });
+  opened.push(fp);
+  s = await fp.createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  const start = await s.checkpoint({ name: "start" });
+  const root = (await s.info()).currentBranchId;
+  await s.invoke("save_then_write", { text: "result" });
+  await movesThrough(s, start.id, inside, root);
+});
+
+it("a checkpoint another handle takes while the call runs, restored, gets the call replayed", async () => {
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let started: () => void = () => undefined;
+  const running = new Promise<void>((resolve) => (started = resolve));
+  const db = path.join(dir, "forkpoint.db");
+  // The call runs on `a`: its run waits for the gate before it writes.
+  const writeLater = defineTool<{ text: string }, { previous: null }>({
+    name: "held_write",
+    run: async ({ text }, ctx) => {
+      if (!ctx.replay) {
+        started();
+        await gate;
+      }
+      fs.writeFileSync(path.join(ws, "out"), text);
+      return { previous: null };
+    },
+    undo: async () => fs.rmSync(path.join(ws, "out"), { force: true }),
+  });
+  const a = openForkpoint({ path: db, tools: [writeLater] });
+  const b = openForkpoint({ path: db, tools: [writeLater] });
+  opened.push(a, b);
+  const s = await a.createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  const start = await s.checkpoint({ name: "start" });
+  const root = (await s.info()).currentBranchId;
+  const call = s.invoke("held_write", { text: "result" });
+  await running;
+  const inside = await (await b.getSession(s.id, { userId: "u" })).checkpoint({ name: "inside" });
+  release();
+  await call;
+  expect(out()).toBe("result");
+  await movesThrough(s, start.id, inside.id, root);
+});
