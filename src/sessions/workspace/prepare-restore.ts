@@ -78,7 +78,7 @@ export async function prepareRestore(
   return {
     ws,
     manifestId,
-    changes: withoutForeign(ws.dir, changes),
+    changes: withoutForeign(ws.dir, changes, applied),
     contents,
     drifted,
     leftAlone: [...leftAlone],
@@ -96,10 +96,11 @@ function* interruptedCalls(tx: Tx, sessionId: string): Step<string[]> {
 /**
  * `changes` less the files to add that are already there with the target's content. A file to add that is there
  * with another content is not forkpoint's (ignored now, e.g. by a .gitignore changed since the target was captured):
- * it is never overwritten, so the restore is refused.
+ * it is never overwritten, so the restore is refused. Asked of `applied`, the changes from the directory as it is
+ * now: a file forkpoint captures where it saw none (a folder made a file by hand) is drift, saved first when forced.
  */
-function withoutForeign(dir: string, changes: FileChange[]): FileChange[] {
-  const foreign = foreignPaths(dir, changes);
+function withoutForeign(dir: string, changes: FileChange[], applied: readonly FileChange[]): FileChange[] {
+  const foreign = foreignPaths(dir, applied);
   if (foreign.length > 0) throw new ConflictError(`cannot restore the workspace ${dir}: ${foreignText(foreign)}`, "WORKSPACE_DRIFT");
   return changes.filter((c) => !(c.from === null && c.to !== null && lstatOrNull(`${dir}/${c.path}`)?.isFile()));
 }
