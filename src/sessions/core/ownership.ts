@@ -52,6 +52,19 @@ export function ownershipFor(capabilities: StoreCapabilities, leaseMs = 30_000):
  */
 export const inflightInvocations = new Set<string>();
 
+/** Moves currently executing in this process (recovery must not resume them). */
+export const inflightMoves = new Set<string>();
+
+/**
+ * Whether a running move may still be changing the session's world somewhere: executing in this process, or owned by
+ * another process or server that may still run it (not one of this process's own that stopped: that one is resumed).
+ */
+export function moveMayRun(ownership: MoveOwnership, move: OwnerRow & { id: string }): boolean {
+  if (inflightMoves.has(move.id)) return true;
+  const own = move.pid === ownership.self.pid && move.pidStart === ownership.self.pidStart;
+  return !own && ownership.mayRun(move);
+}
+
 /** Whether a running call's owner may still be running it: a live call, which no move may go under. */
 export function callMayRun(ownership: MoveOwnership, row: CallOwnerRow): boolean {
   return inflightInvocations.has(row.entryId) || ownership.mayRun(row);

@@ -53,6 +53,3 @@ export type BaseMoveSpec = Omit<MoveSpec, "onError" | "skipped" | "unregistered"
  * when no tool ran; after tools ran, the move still finishes without it, and the error is thrown after.
  */
 export type WithinMove = (tx: Tx, outcome: MoveOutcome) => Step<void>;
-
-/** Moves currently executing in this process (recovery must not resume them). */
-export const inflightMoves = new Set<string>();

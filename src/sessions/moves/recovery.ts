@@ -1,6 +1,6 @@
 // After a crash mid-move: finish journaled moves exactly once. A step that was running is reported unknown, never re-run.
 import type { MoveSpec } from "./move-spec.js";
-import { inflightMoves } from "./move-spec.js";
+import { inflightMoves } from "../core/ownership.js";
 import { callMayRun, inflightInvocations } from "../core/ownership.js";
 import { runJournaledMove } from "./run-steps.js";
 import type { MoveResult, ToolInvocation } from "../../models/types.js";

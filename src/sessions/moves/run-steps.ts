@@ -9,7 +9,8 @@ import { fenced } from "./fence.js";
 import { finishMove, journalReport } from "./finish-move.js";
 import { holdLease, type HeldLease } from "./lease.js";
 import { restoreMoveFiles, type RestoredFiles } from "./move-files.js";
-import { inflightMoves, type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js";
+import { type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js";
+import { inflightMoves } from "../core/ownership.js";
 import { OwnChanges } from "./own-changes.js";
 
 /**

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { ConflictError } from "../../models/errors.js";
 import type { Step, Tx } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
-import { inflightMoves } from "./move-spec.js";
+import { inflightMoves } from "../core/ownership.js";
 
 /** How long a move waits for the running move made with its own request id before it is refused (ms). */
 export const SAME_REQUEST_WAIT_MS = 60_000;

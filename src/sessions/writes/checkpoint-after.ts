@@ -1,5 +1,6 @@
 // A checkpoint after messages (none for checkpoint(), a turn's for turn()), with the workspace's files when one is
 // attached: one transaction, applied once per request id. The body of checkpoint and turn.
+import { ConflictError } from "../../models/errors.js";
 import { checkpointInput, parseOptions, type CheckpointInput } from "../../models/inputs.js";
 import { toJsonText } from "../../models/json.js";
 import type { Checkpoint, Turn } from "../../models/types.js";
@@ -7,6 +8,7 @@ import type { Step, Tx, WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
 import { checkIfAt, type IfAt } from "../core/if-at.js";
 import { ownedCurrent } from "../core/owned.js";
+import { moveMayRun } from "../core/ownership.js";
 import { toCheckpoint } from "../core/rows.js";
 import { findLanding, settleLanding } from "../log/after.js";
 import { writeCaptureEntry, writeCheckpoint, writeMessages, type EntryFields } from "../log/writer.js";
@@ -122,6 +124,8 @@ function* checkpointUnit(
   if (ws) assertLocal(ws, "checkpoint");
   // A restore of the directory is under way (or was interrupted): its files are half one version, half another.
   if (ws) assertNoRestorePending(ws);
+  // A move of the session's world runs its tools elsewhere: files read now would hold some of its steps and not others.
+  if (ws) yield* refuseMoveUnderWay(ctx, tx, ws);
   // The scan request must stay before any write: returning commits this transaction.
   if (ws && (!files || !sameFilesConfig(files, ws) || !(yield* captureStorable(tx, files, ws)))) return { scan: ws };
   yield* settleLanding(ctx, tx, at);
@@ -155,4 +159,19 @@ function* checkpointUnit(
   const turn = { messages: written.messages, checkpoint: toCheckpoint(row) };
   yield* recordRequest(ctx, tx, session.id, request, { ...turn, expiresIn: o.expiresIn ?? null });
   return { turn, auto: written.checkpoints };
+}
+
+/**
+ * `MOVE_IN_PROGRESS` while a move of the session may be running its tools elsewhere (another handle, process or server):
+ * a capture then would hold some of its steps' effects while the track says others. A move whose owner is gone is
+ * taken over by recovery, not waited for.
+ */
+function* refuseMoveUnderWay(ctx: EngineContext, tx: Tx, ws: WorkspaceRow): Step<void> {
+  const running = (yield* tx.runningMoves(ws.sessionId)).filter((m) => moveMayRun(ctx.ownership, m));
+  if (running.length === 0) return;
+  throw new ConflictError(
+    `a move of this session is under way (${running.map((m) => `${m.id}, process ${m.pid}`).join("; ")}) and changes the workspace ${ws.dir}: ` +
+      "checkpoint again when it ends",
+    "MOVE_IN_PROGRESS",
+  );
 }
