@@ -360,18 +360,19 @@ describe("two openers of one file moving one workspace", () => {
       const other = openForkpoint({ path: dbFile });
       try {
         const s2 = await other.getSession(s1.id, { userId: "u" });
-        const moving = s1.rollback(cpX.id, { scope: "files" });
-        for (let i = 0; i < ticks; i++) await Promise.resolve();
-        await Promise.all([s2.deleteCheckpoint(cpX.id), other.prune({ vacuum: false })]);
         // On a slow server the delete can win the race before the move reads its checkpoint: then the move is refused
-        // and the files stay; either way the workspace moves on.
-        const moved = await moving.then(
+        // and the files stay; either way the workspace moves on. (The refusal is handled as soon as the move starts:
+        // it may come while the delete is still awaited.)
+        const moving = s1.rollback(cpX.id, { scope: "files" }).then(
           () => true,
           (error: unknown) => {
             if (error instanceof NotFoundError) return false;
             throw error;
           },
         );
+        for (let i = 0; i < ticks; i++) await Promise.resolve();
+        await Promise.all([s2.deleteCheckpoint(cpX.id), other.prune({ vacuum: false })]);
+        const moved = await moving;
         expect(read("a.txt")).toBe(moved ? "X" : "Y");
         await s1.rollback(cpY.id, { scope: "files" });
         expect(read("a.txt")).toBe("Y");
