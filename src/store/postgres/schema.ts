@@ -1,10 +1,11 @@
 // The PostgreSQL schema (drizzle pg-core), table by table the SQLite one's. drizzle-kit generates drizzle/postgres/ from it
-// (and from the LangGraph tables it re-exports from schema-langgraph.ts).
+// (and from the LangGraph and workspace tables it re-exports from schema-langgraph.ts and schema-workspaces.ts).
 import { sql } from "drizzle-orm";
 import { boolean, index, integer, pgTable, primaryKey, unique, uniqueIndex } from "drizzle-orm/pg-core";
 import { bytea, seq, text, time } from "./column-types.js";
 
 export * from "./schema-langgraph.js";
+export * from "./schema-workspaces.js";
 
 /** External sessions: a user's conversation. `current_branch_id` is its only mutable pointer (like git's HEAD). */
 export const sessions = pgTable(
@@ -365,93 +366,3 @@ export const moveSteps = pgTable(
   },
   (t) => [primaryKey({ columns: [t.moveId, t.idx] })],
 );
-
-/** A session's workspace: a directory whose files checkpoints capture and moves with scope "files"/"both" restore. */
-export const workspaces = pgTable("workspaces", {
-  sessionId: text("session_id")
-    .primaryKey()
-    .references(() => sessions.id),
-  dir: text("dir").notNull(),
-  /** JSON array of .gitignore-style patterns left out of snapshots. */
-  exclude: text("exclude").notNull(),
-  /** The files as forkpoint last saw or wrote them (attach, checkpoint, restore, tool call): what drift is measured from. */
-  manifestId: seq("manifest_id").notNull(),
-  /** Set while a move rewrites the directory, cleared with the new `manifest_id`: JSON `{ manifestId, pid, pidStart }`. */
-  restoring: text("restoring"),
-  updatedAt: time("updated_at").notNull(),
-  /** The host that attached it: its directory is there, so only that host snapshots or rewrites it (null: not recorded). */
-  host: text("host"),
-  /** Whether the directory's own .gitignore files are honoured (workspaces attached before they were: false). */
-  gitignore: boolean("gitignore").notNull().default(false),
-});
-
-/** A workspace's stat cache (git's index), per directory of the files it captures: see SQLite's schema. */
-export const workspaceStats = pgTable(
-  "workspace_stats",
-  {
-    sessionId: text("session_id")
-      .notNull()
-      .references(() => sessions.id),
-    dir: text("dir").notNull(),
-    body: bytea("body").notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.sessionId, t.dir] })],
-);
-
-/**
- * File contents, addressed by their SHA-256: stored once however many snapshots hold them. A content is `content`
- * itself, or bytes `[pack_offset, pack_offset + size)` of pack `pack_id`'s uncompressed content: see SQLite's schema.
- */
-export const fileBlobs = pgTable("file_blobs", {
-  hash: text("hash").primaryKey(),
-  content: bytea("content").notNull(),
-  packId: seq("pack_id"),
-  packOffset: seq("pack_offset"),
-  size: seq("size"),
-});
-
-/** Contents compressed together, `codec` saying how. */
-export const filePacks = pgTable("file_packs", {
-  id: seq("id").primaryKey().generatedByDefaultAsIdentity(),
-  codec: text("codec").notNull(),
-  content: bytea("content").notNull(),
-});
-
-/** A directory of a snapshot (git's tree object), addressed by its SHA-256: see SQLite's schema. */
-export const fileTrees = pgTable("file_trees", { hash: text("hash").primaryKey(), body: text("body").notNull() });
-
-/** A snapshot of a workspace: `root`, its root tree's hash; or, before trees (`root` null), `{ path: blob hash }` in `body`. */
-export const fileManifests = pgTable(
-  "file_manifests",
-  {
-    id: seq("id").primaryKey().generatedByDefaultAsIdentity(),
-    hash: text("hash").notNull(),
-    body: text("body").notNull(),
-    root: text("root"),
-  },
-  (t) => [uniqueIndex("file_manifests_hash").on(t.hash)],
-);
-
-/** The workspace files a checkpoint captured. */
-export const checkpointFiles = pgTable("checkpoint_files", {
-  checkpointId: text("checkpoint_id")
-    .primaryKey()
-    .references(() => checkpoints.id),
-  manifestId: seq("manifest_id").notNull(),
-  /** The directory and ignore rules the files were read under: a snapshot is only restored to the same. */
-  dir: text("dir").notNull(),
-  exclude: text("exclude").notNull(),
-  gitignore: boolean("gitignore").notNull().default(false),
-  /**
-   * The calls of the checkpoint's lineage (succeeded, not imported) that were not applied when the files were read
-   * (a move stopped by a failing undo left them undone): a JSON array of their entry ids. Null: every one was applied
-   * (so rows written before this was kept keep their meaning). A move restoring the files replays them.
-   */
-  unapplied: text("unapplied"),
-  /**
-   * The lineage's calls whose undo or replay a crash had interrupted when the files were read (reported unknown): a
-   * JSON array of their entry ids, or null. Resolving such a call (`resolveToolCall`) moves it out of here, into
-   * `unapplied` when the files then lacked its effect.
-   */
-  unknown: text("unknown"),
-});
