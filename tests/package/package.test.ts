@@ -176,7 +176,9 @@ describe("the packed tarball", () => {
     expect(files.filter((f) => f.startsWith("dist/web/assets/") && f.endsWith(".js"))).toHaveLength(1);
     expect(files.filter((f) => /(^|\/)meta\/.*_snapshot\.json$/.test(f))).toEqual([]);
     // The drizzle schemas only generate migrations (drizzle-orm is a devDependency): none is shipped.
-    expect(files.filter((f) => /^dist\/store\/(sqlite|postgres)\/(schema|schema-langgraph|schema-workspaces|column-types)\.js$/.test(f))).toEqual([]);
+    expect(
+      files.filter((f) => /^dist\/store\/(sqlite|postgres)\/(schema|schema-langgraph|schema-workspaces|column-types)\.js$/.test(f)),
+    ).toEqual([]);
     for (const map of files.filter((f) => f.endsWith(".map"))) {
       const sources = (JSON.parse(run("tar", ["-xzOf", packed.tarball, `package/${map}`])) as { sources: string[] }).sources;
       for (const source of sources) expect(files, `${map} points at ${source}`).toContain(join(map, "..", source));
