@@ -57,9 +57,18 @@ export interface MoveHistoryRow {
   createdAt: number;
 }
 
+/** An applied invocation of a session: its entry id and where it sits. */
+export interface AppliedCall {
+  id: string;
+  branchId: string;
+  position: number;
+}
+
 export interface MovesTx {
   /** Applied invocations of a session, newest application first. */
   appliedTools(sessionId: string): Step<ToolRow[]>;
+  /** Applied invocations of a session, newest application first, as where they sit only (no result: one may be large). */
+  appliedCalls(sessionId: string): Step<AppliedCall[]>;
   /** Marks an invocation applied (again), as the session's newest application, with the result it had. */
   markApplied(entryId: string, sessionId: string, result: string | null, at: number): Step<void>;
   unmarkApplied(entryId: string): Step<void>;

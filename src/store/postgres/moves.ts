@@ -1,5 +1,16 @@
 // The applied set and the move journal, whose owners hold leases: PostgreSQL's statements and the port's MovesTx.
-import type { MoveHistoryRow, MoveRow, MoveStepRow, MoveStepStatus, MovesTx, NewMove, Owner, Step, ToolRow } from "../port/index.js";
+import type {
+  AppliedCall,
+  MoveHistoryRow,
+  MoveRow,
+  MoveStepRow,
+  MoveStepStatus,
+  MovesTx,
+  NewMove,
+  Owner,
+  Step,
+  ToolRow,
+} from "../port/index.js";
 import { stackAfter, type MoveStack } from "../port/move-stack.js";
 import { BRANCH_MOVE_COLS, DB_NOW_MS, FORGET_UNDONE, HISTORY_COLS, MOVE_COLS, STEP_COLS, TOOL_COLS } from "./columns.js";
 import type { Sql } from "./sql.js";
@@ -28,6 +39,13 @@ export function movesTx(sql: Sql): MovesTx {
     *appliedTools(sessionId: string) {
       return yield* sql.rows<ToolRow>(
         `SELECT ${TOOL_COLS} FROM applied a JOIN entries e ON e.id = a.entry_id LEFT JOIN tool_results r ON r.entry_id = e.id
+        WHERE a.session_id = $1 ORDER BY a.applied_seq DESC`,
+        [sessionId],
+      );
+    },
+    *appliedCalls(sessionId: string) {
+      return yield* sql.rows<AppliedCall>(
+        `SELECT e.id, e.branch_id AS "branchId", e.position FROM applied a JOIN entries e ON e.id = a.entry_id
         WHERE a.session_id = $1 ORDER BY a.applied_seq DESC`,
         [sessionId],
       );

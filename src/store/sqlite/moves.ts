@@ -1,6 +1,6 @@
 // The applied set and the move journal: SQLite's statements and the port's MovesTx.
 import type Database from "better-sqlite3";
-import type { MoveHistoryRow, MoveRow, MoveStepRow, MoveStepStatus, MovesTx, NewMove, Owner } from "../port/index.js";
+import type { AppliedCall, MoveHistoryRow, MoveRow, MoveStepRow, MoveStepStatus, MovesTx, NewMove, Owner } from "../port/index.js";
 import { stackAfter, type MoveStack } from "../port/move-stack.js";
 import { BRANCH_MOVE_COLS, FORGET_UNDONE, HISTORY_COLS, MOVE_COLS, STEP_COLS, TOOL_COLS, toolRows } from "./columns.js";
 import { prepare, type RowMode } from "./object-rows.js";
@@ -9,6 +9,8 @@ export function movesTx(db: Database.Database): MovesTx {
   const p = (sql: string, mode?: RowMode) => prepare(db, sql, mode);
   const s = {
     appliedTools: p(`SELECT ${TOOL_COLS} FROM applied a JOIN entries e ON e.id = a.entry_id LEFT JOIN tool_results r ON r.entry_id = e.id
+    WHERE a.session_id = ? ORDER BY a.applied_seq DESC`),
+    appliedCalls: p(`SELECT e.id, e.branch_id AS branchId, e.position FROM applied a JOIN entries e ON e.id = a.entry_id
     WHERE a.session_id = ? ORDER BY a.applied_seq DESC`),
     markApplied: p(`INSERT OR REPLACE INTO applied (entry_id, session_id, result, applied_seq, applied_at)
     VALUES (?, ?, ?, (SELECT coalesce(max(applied_seq), 0) + 1 FROM applied), ?)`),
@@ -62,6 +64,9 @@ export function movesTx(db: Database.Database): MovesTx {
   return {
     *appliedTools(sessionId: string) {
       return toolRows(s.appliedTools.all(sessionId));
+    },
+    *appliedCalls(sessionId: string) {
+      return s.appliedCalls.all(sessionId) as AppliedCall[];
     },
     *markApplied(entryId: string, sessionId: string, result: string | null, at: number) {
       s.markApplied.run(entryId, sessionId, result, at);

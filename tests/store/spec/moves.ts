@@ -206,6 +206,18 @@ export function movesSpec(store: () => Store): void {
     expect((await store().read((tx) => tx.getTool("mv-b1-e3")))?.appliedResult).toBe('{"again":1}');
     expect(await store().read((tx) => tx.appliedTools("nope"))).toEqual([]);
   });
+
+  it("lists the applied calls as where they sit, newest application first", async () => {
+    await store().write({ sessionId: "mv" }, (tx) => tx.markApplied("mv-b1-e4", "mv", '"large"', at(73)));
+    const calls = await store().read((tx) => tx.appliedCalls("mv"));
+    expect(calls).toEqual([
+      { id: "mv-b1-e4", branchId: "mv-b1", position: 4 },
+      { id: "mv-b1-e3", branchId: "mv-b1", position: 3 },
+    ]);
+    await store().write({ sessionId: "mv" }, (tx) => tx.unmarkApplied("mv-b1-e4"));
+    expect(await store().read((tx) => tx.appliedCalls("mv"))).toEqual([{ id: "mv-b1-e3", branchId: "mv-b1", position: 3 }]);
+    expect(await store().read((tx) => tx.appliedCalls("nope"))).toEqual([]);
+  });
 }
 
 export function moveStackSpec(store: () => Store): void {
