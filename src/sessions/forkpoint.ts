@@ -17,7 +17,7 @@ import { resilientLogger } from "../models/logger.js";
 import { requireSupportedNode } from "../models/runtime.js";
 import type { SessionExport } from "../models/session-export.js";
 import type { Checkpoint, Page, SessionListItem } from "../models/types.js";
-import type { Step, Store, Tx } from "../store/port/index.js";
+import type { Store } from "../store/port/index.js";
 import { gatedContext } from "./core/gate.js";
 import { insideHandler } from "../tools/handler-scope.js";
 import { ToolRegistry } from "../tools/registry.js";
@@ -39,10 +39,9 @@ import { getCheckpoint } from "./get-checkpoint.js";
 import { importSession, type ImportOptions } from "./import-session.js";
 import { listAllSessions, listUsers, type ListAllSessionsInput, type ListUsersInput, type UserInfo } from "./list-users.js";
 import { ownershipFor } from "./core/ownership.js";
-import { isResumableRefusal } from "./moves/move.js";
+import { recoveryAtOpen } from "./maintenance/recovery-at-open.js";
 import { recoverMoves, type RecoveryReport } from "./moves/recovery.js";
-import { isOwnRestoreRefusal } from "./workspace/restore-guards.js";
-import { settledFor } from "./workspace/resume-own.js";
+import { resumingOwnMoves } from "./moves/resuming-lock.js";
 import { prune, type PruneOptions, type PruneReport } from "./prune.js";
 import { SessionHandle, type WhenReady } from "./session-handle.js";
 import { verify, type VerifyOptions, type VerifyReport } from "./verify.js";
@@ -76,13 +75,6 @@ export function engineOf(fp: Forkpoint): EngineAccess {
   return access;
 }
 
-const EMPTY_RECOVERY: RecoveryReport = { resumed: [], waiting: [], failed: [], unknown: [], workspaces: [] };
-
-/** Whether a crash left a move or a workspace restore unfinished: recovery at open then has work to do. */
-function* interruptedWork(tx: Tx): Step<boolean> {
-  return (yield* tx.runningMoves()).length > 0 || (yield* tx.restoringWorkspaces()).length > 0;
-}
-
 /**
  * Opens the store the engine runs on, from openForkpoint's validated options, once they are known to be valid (a bad
  * option opens nothing); `warn` is told what a store wants logged but no call can throw.
@@ -94,7 +86,6 @@ export class Forkpoint {
   readonly #ctx: EngineContext;
   readonly #store: Store;
   readonly #ready: Promise<void>;
-  #recovery: Promise<RecoveryReport> | null = null;
   readonly #lifecycle = engineLifecycle();
 
   /** @internal use `openForkpoint`, which gives the engine its store (src/store/open.ts picks the driver). */
@@ -123,65 +114,10 @@ export class Forkpoint {
       ownership: ownershipFor(this.#store.capabilities, o.leaseMs),
     };
     // From inside a tool handler (recovery at open runs some), waiting for recovery could be waiting on itself.
-    this.#ctx = gatedContext(engine, () => (this.#settled || insideHandler() ? null : this.#ready));
-    // Nothing a crash interrupted (the usual open): ready at once, so the first calls take their inputs as made. A
-    // synchronous store tells at once; an asynchronous one is asked first, and calls wait for its answer.
-    const recover = (o.recover ?? true) && !o.readonly;
-    const store = this.#store;
-    const interrupted: boolean | Promise<boolean> = !recover
-      ? false
-      : store.readNow
-        ? store.readNow(interruptedWork)
-        : store.read(interruptedWork);
-    if (interrupted !== false) {
-      // Whether the store answered: before that, what fails is the database (a schema a newer version wrote, an
-      // unreachable server), and no recovery was tried.
-      let answered = false;
-      const heard = (report: RecoveryReport): RecoveryReport => {
-        for (const { moveId, error } of report.failed) logger.error(`forkpoint: resuming interrupted move ${moveId} at open failed`, error);
-        // A move waiting for its live owner is no news; one waiting for tools this opener lacks waits until someone acts.
-        for (const { moveId, reason } of report.waiting) {
-          if (reason.includes("TOOL_NOT_REGISTERED")) logger.warn(`forkpoint: interrupted move ${moveId} left for later: ${reason}`);
-        }
-        if (report.resumed.length + report.failed.length + report.workspaces.length > 0) events.emit("recovery", report);
-        retryLeased(report);
-        return report;
-      };
-      // On a shared database, a move found under a lease that still held (its server crashed and was restarted before
-      // the lease ran out) is looked at again once the lease has, until none waits on one: as reopening a SQLite file
-      // finishes a dead process's move. Closing stops it.
-      const retryLeased = (report: RecoveryReport): void => {
-        const leaseMs = engine.ownership.leaseMs;
-        if (leaseMs === null || !report.waiting.some(({ reason }) => !reason.includes("TOOL_NOT_REGISTERED"))) return;
-        const timer = setTimeout(() => {
-          if (engine.closing.aborted) return;
-          void engine.track(
-            recoverMoves(engine).then(heard, (error: unknown) => {
-              if (!engine.closing.aborted) logger.error("forkpoint: recovering interrupted moves failed; fp.recover() retries", error);
-            }),
-          );
-        }, leaseMs);
-        timer.unref();
-        engine.closing.addEventListener("abort", () => clearTimeout(timer), { once: true });
-      };
-      this.#recovery = Promise.resolve(interrupted).then(async (found) => {
-        answered = true;
-        if (!found) return EMPTY_RECOVERY;
-        return heard(await recoverMoves(engine));
-      });
-      // Calls wait for recovery but do not fail with it (they are not what failed): the logger hears why it did.
-      this.#ready = this.#recovery.then(
-        () => undefined,
-        (error: unknown) =>
-          answered
-            ? logger.error("forkpoint: recovering interrupted moves at open failed; fp.recover() retries", error)
-            : logger.error("forkpoint: opening the database failed, so interrupted moves were not looked for", error),
-      );
-      void this.#ready.then(() => (this.#settled = true));
-    } else {
-      this.#ready = Promise.resolve();
-      this.#settled = true;
-    }
+    this.#ctx = gatedContext(engine, () => (this.#settled() || insideHandler() ? null : this.#ready));
+    const recovery = recoveryAtOpen(engine, this.#store, (o.recover ?? true) && !o.readonly, logger);
+    this.#ready = recovery.ready;
+    this.#settled = recovery.settled;
     engines.set(this, { ctx: this.#ctx, guard: this.#guard });
   }
 
@@ -191,7 +127,7 @@ export class Forkpoint {
   };
 
   /** Whether recovery at open has finished: calls then start at once. */
-  #settled = false;
+  readonly #settled: () => boolean;
 
   /**
    * `fn` at once, so that it takes its inputs as the call is made; while recovery at open runs, its units of work and
@@ -401,24 +337,4 @@ export class Forkpoint {
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
-}
-
-/**
- * The session lock, lifting refusals this thread caused itself: a call refused `MOVE_IN_PROGRESS` only for this
- * thread's own move (or workspace restore) that stopped midway (a unit of it failed on a lost connection, a file could
- * not be written) resumes that move or finishes that restore, then runs once more, so an agent loop goes on once the
- * cause is gone instead of waiting for someone's `fp.recover()`. Not from inside a tool handler (resuming would wait on
- * the lock its caller holds), nor for recovery itself.
- */
-function resumingOwnMoves(lock: EngineContext["withSessionLock"], engine: () => EngineContext): EngineContext["withSessionLock"] {
-  return async (sessionId, fn, mode, call) => {
-    try {
-      return await lock(sessionId, fn, mode, call);
-    } catch (error) {
-      if (call === "recover" || insideHandler() || !(isResumableRefusal(error) || isOwnRestoreRefusal(error))) throw error;
-      const report = await recoverMoves(engine(), { sessionId });
-      if (report.resumed.length === 0 && !settledFor(report.workspaces, sessionId)) throw error;
-      return lock(sessionId, fn, mode, call);
-    }
-  };
 }
