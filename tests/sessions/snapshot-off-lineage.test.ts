@@ -1,5 +1,5 @@
-// Open defects (issue 32 review): a "both" move's files and tool track disagree when calls of another lineage are applied
-// as the files are read or restored. Each test is `it.fails` until fixed: it fails (turns red) once the defect is gone.
+// A "both" move's files and tool track agree when calls of another lineage are applied as the files are read or restored
+// (issue 32 review). A test still marked `it.fails` pins an open defect: it fails (turns red) once the defect is gone.
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
@@ -30,7 +30,7 @@ afterEach(async () => {
 // A switch back stopped by a failing replay leaves the other branch's append applied; a checkpoint then holds its line.
 // Restoring that checkpoint undoes the append and writes its line back (unapplied, yet in the file); a conversation
 // switch to its branch then replays it: the line is in the file twice.
-it.fails("a checkpoint taken while a stopped replay left another branch's call applied, restored, holds it once", async () => {
+it("a checkpoint taken while a stopped replay left another branch's call applied, restored, holds it once", async () => {
   const s = await fp.createSession({ userId: "u" });
   await s.attachWorkspace(ws);
   const start = await s.checkpoint({ name: "start" });
@@ -49,6 +49,31 @@ it.fails("a checkpoint taken while a stopped replay left another branch's call a
   expect(readOrNull(file("log")) === "L\n").toBe(applied);
   await s.switchBranch(root, { scope: "conversation" });
   expect(readOrNull(file("log"))).toBe("L\n");
+});
+
+// The same snapshot restored after that call was undone: its line comes back with the files, so it is applied again.
+it("a snapshot holding another branch's call, restored after that call was undone, marks it applied again", async () => {
+  const s = await fp.createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  const start = await s.checkpoint({ name: "start" });
+  const root = (await s.info()).currentBranchId;
+  await s.invoke("append_line", { path: file("log"), line: "L" });
+  await s.invoke("flaky_write", { path: file("f"), text: "f" });
+  await s.rollback(start.id, { scope: "both" });
+  control.failRun = true;
+  expect((await rejectionOf(s.switchBranch(root, { scope: "both" }))).code).toBe("REPLAY_FAILED");
+  control.failRun = false;
+  const between = await s.checkpoint({ name: "between" });
+  await s.rollback(start.id, { scope: "both" });
+  expect(readOrNull(file("log"))).toBe(null);
+  expect((await s.toolTrack({ branchId: root }))[0]!.applied).toBe(false);
+
+  await s.rollback(between.id, { scope: "both" });
+  expect(readOrNull(file("log"))).toBe("L\n");
+  expect((await s.toolTrack({ branchId: root }))[0]!.applied).toBe(true);
+  await s.switchBranch(root, { scope: "conversation" });
+  expect(readOrNull(file("log"))).toBe("L\n");
+  expect(readOrNull(file("f"))).toBe("f");
 });
 
 // Under onUndoError "continue", a failed undo leaves its call applied, but the restore then writes the target's files

@@ -5,7 +5,7 @@ import type { EngineContext } from "../core/context.js";
 import { prepareRestore, type PreparedRestore } from "../workspace/prepare-restore.js";
 import { restoreFiles } from "../workspace/restore.js";
 import { workspaceOf } from "../workspace/snapshots.js";
-import { notHeld } from "../workspace/unapplied.js";
+import { heldOff, notHeld } from "../workspace/unapplied.js";
 import { fenced } from "./fence.js";
 import type { MoveTarget, SnapshotAt } from "./move-plan.js";
 import type { MoveSpec } from "./move-spec.js";
@@ -20,7 +20,7 @@ export type RestoredFiles = { written: string[]; deleted: string[]; kept?: strin
  */
 export function* snapshotPosition(tx: Tx, target: MoveTarget, checkpointId: string | null): Step<SnapshotAt | undefined> {
   const own = checkpointId === null ? undefined : yield* tx.checkpointManifest(checkpointId);
-  if (own) return { position: target.position, unapplied: notHeld(own) };
+  if (own) return { position: target.position, unapplied: notHeld(own), held: heldOff(own) };
   const segments = yield* tx.lineage(target.branchId, target.position);
   for (let i = segments.length - 1; i >= 0; i--) {
     const s = segments[i]!;
@@ -28,7 +28,7 @@ export function* snapshotPosition(tx: Tx, target: MoveTarget, checkpointId: stri
     if (found === undefined) continue;
     // The newest checkpoint with files there, as `targetFiles` reads it.
     const files = yield* tx.lastCheckpointFiles(s.branchId, found, found);
-    return { position: found, unapplied: notHeld(files) };
+    return { position: found, unapplied: notHeld(files), held: heldOff(files) };
   }
   return undefined;
 }
@@ -62,7 +62,10 @@ export async function restoreMoveFiles(
   return restored;
 }
 
-/** The target's calls the restored files hold are applied again, oldest first, with their recorded results. */
+/**
+ * The calls the restored files hold (the target's, and those off it applied when the snapshot was taken) are applied
+ * again, oldest first, with their recorded results.
+ */
 function* markCoveredUnit(tx: Tx, ctx: EngineContext, moveId: string, spec: MoveSpec) {
   fenced(yield* tx.renewMove(moveId, ctx.ownership.self, ctx.ownership.leaseMs ?? 0));
   for (const id of spec.files!.covered) {

@@ -13,10 +13,14 @@ export interface MoveTarget {
   position: number;
 }
 
-/** The snapshot a move with files restores: its position on the target lineage, and the calls its files do not hold. */
+/**
+ * The snapshot a move with files restores: its position on the target lineage, the calls its files do not hold, and
+ * the calls off its lineage that its files hold (applied when it was taken).
+ */
 export interface SnapshotAt {
   position: number;
   unapplied: ReadonlySet<string>;
+  held: ReadonlySet<string>;
 }
 
 export interface ComputedPlan {
@@ -57,10 +61,14 @@ export function* computePlan(
   const applied = appliedRows.map(withAppliedResult).map(toToolInvocation);
   const uncertain = new Set(yield* tx.uncertainInvocations(session.id));
   const handling = (inv: ToolInvocation) => handlingOf(ctx, inv.tool, recorded.get(inv.id) ?? null);
+  // The calls off the snapshot's lineage its files hold are kept as the target's it holds are: left applied, or marked so.
   const covered =
     snapshotAt === undefined
       ? undefined
-      : new Set(targetTools.filter((t) => t.position <= snapshotAt.position && !snapshotAt.unapplied.has(t.id)).map((t) => t.id));
+      : new Set([
+          ...targetTools.filter((t) => t.position <= snapshotAt.position && !snapshotAt.unapplied.has(t.id)).map((t) => t.id),
+          ...snapshotAt.held,
+        ]);
   const steps = planSteps(
     applied,
     targetTools,
@@ -71,7 +79,28 @@ export function* computePlan(
     covered,
     leftOut(targetTools, snapshotAt),
   );
+  if (snapshotAt) steps.covered.push(...(yield* heldOffTarget(tx, snapshotAt.held, targetTools, appliedRows, uncertain)));
   return { steps, common, worldBranchId: worldBranch.id, worldPosition };
+}
+
+/**
+ * The calls off the target lineage that the restored files hold and that are not applied now (undone since the
+ * snapshot was taken): their effects come back with the files, so they are marked applied with them, never run.
+ */
+function* heldOffTarget(
+  tx: Tx,
+  held: ReadonlySet<string>,
+  targetTools: readonly ToolInvocation[],
+  appliedRows: readonly ToolRow[],
+  uncertain: ReadonlySet<string>,
+): Step<ToolInvocation[]> {
+  const out: ToolInvocation[] = [];
+  for (const id of held) {
+    if (uncertain.has(id) || appliedRows.some((r) => r.id === id) || targetTools.some((t) => t.id === id)) continue;
+    const row = yield* tx.getTool(id);
+    if (row?.status === "succeeded") out.push(toToolInvocation(row));
+  }
+  return out;
 }
 
 /** The succeeded calls the snapshot does not hold although it holds a later one: they stay unapplied (see `planSteps`' `left`). */

@@ -1,4 +1,4 @@
-// Which of a snapshot's lineage calls its files do not hold: recorded with the snapshot, read by a move restoring it.
+// Which calls a snapshot's files hold: its lineage's they do not, others' they do; recorded with it, read by a move restoring it.
 import type { SessionRow, Step, Tx } from "../../store/port/index.js";
 
 /** What a snapshot records of its lineage's calls (JSON arrays of entry ids; null: none). */
@@ -6,6 +6,8 @@ export interface SnapshotCalls {
   /**
    * Succeeded in this world and not applied when the files were read, or still running then (a checkpoint from a
    * handler, or from another handle while a call runs): the files do not hold their effects, or not all of them.
+   * The array may end with `{ "held": [ids] }`: calls off the lineage applied when the files were read (a stopped
+   * move left them, or a failed undo), whose effects the files hold (see `heldOff`). Readers of ids skip it.
    */
   unapplied: string | null;
   /** Their undo or replay interrupted by a crash (reported unknown): whether the files hold them is not known yet. */
@@ -13,6 +15,10 @@ export interface SnapshotCalls {
 }
 
 const listed = (ids: readonly string[]) => (ids.length === 0 ? null : JSON.stringify(ids));
+
+/** `unapplied` as stored: the lineage's calls the files do not hold, then the calls off it they do (when any). */
+const withHeld = (unapplied: readonly string[], held: readonly string[]) =>
+  held.length === 0 ? listed(unapplied) : JSON.stringify([...unapplied, { held }]);
 
 /**
  * The calls of the lineage up to `position` on `branchId` whose effects the files read now do not hold, or may not: a
@@ -30,7 +36,8 @@ export function* snapshotCalls(
   const onLineage = (row: { branchId: string; position: number }) =>
     segments.some((s) => s.branchId === row.branchId && row.position > s.after && row.position <= s.upTo);
   const unknown: string[] = [];
-  for (const id of yield* tx.uncertainInvocations(session.id)) {
+  const uncertain = yield* tx.uncertainInvocations(session.id);
+  for (const id of uncertain) {
     const row = yield* tx.getTool(id);
     if (row && onLineage(row)) unknown.push(id);
   }
@@ -46,7 +53,10 @@ export function* snapshotCalls(
     const ids = [...(yield* tx.unappliedTools(s)), ...running.filter((r) => r.branchId === s.branchId).map((r) => r.id)];
     for (const id of ids) if (!unknown.includes(id) && !unapplied.includes(id)) unapplied.push(id);
   }
-  return { unapplied: listed(unapplied), unknown: listed(unknown) };
+  // The world holds calls of another lineage too (a move stopped midway, an undo that failed): the files hold them
+  // (those of unknown outcome may not: no move touches them until they are resolved).
+  const held = (yield* tx.appliedCalls(session.id)).filter((c) => !onLineage(c) && !uncertain.includes(c.id)).map((c) => c.id);
+  return { unapplied: withHeld(unapplied, held), unknown: listed(unknown) };
 }
 
 /** The ids a snapshot's record lists (none for null: snapshots stored before it was kept). */
@@ -61,6 +71,22 @@ export const notHeld = (files: { unapplied?: string | null; unknown?: string | n
   new Set([...idsOf(files?.unapplied), ...idsOf(files?.unknown)]);
 
 /**
+ * The calls off a snapshot's lineage that were applied when its files were read (see `SnapshotCalls`): the files hold
+ * their effects, so a move restoring them leaves those calls applied (or marks them so again), never undone or run.
+ */
+export function heldOff(files: { unapplied?: string | null } | undefined): ReadonlySet<string> {
+  return new Set(heldIn(files?.unapplied));
+}
+
+function heldIn(text: string | null | undefined): string[] {
+  if (!text) return [];
+  const ids = JSON.parse(text) as unknown;
+  const last: unknown = Array.isArray(ids) ? ids.at(-1) : undefined;
+  const held = typeof last === "object" && last !== null ? (last as { held?: unknown }).held : undefined;
+  return Array.isArray(held) ? held.filter((id): id is string => typeof id === "string") : [];
+}
+
+/**
  * A call of unknown outcome resolved: each snapshot read while it was unknown now says whether its files hold it. They
  * hold what the crash left (`held`: an undo that changed nothing, a replay that finished), as nothing else moves that
  * call's effect until it is resolved.
@@ -72,7 +98,7 @@ export function* settleSnapshots(tx: Tx, sessionId: string, entryId: string, hel
     const unapplied = idsOf(row.unapplied).filter((id) => id !== entryId);
     yield* tx.setCheckpointCalls({
       checkpointId: row.checkpointId,
-      unapplied: listed(held ? unapplied : [...unapplied, entryId]),
+      unapplied: withHeld(held ? unapplied : [...unapplied, entryId], heldIn(row.unapplied)),
       unknown: listed(unknown.filter((id) => id !== entryId)),
     });
   }

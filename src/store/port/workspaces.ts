@@ -27,7 +27,7 @@ export interface CheckpointFilesRow {
   gitignore: boolean;
   /**
    * The lineage's calls that were not applied when the files were read (JSON array of entry ids); null or absent:
-   * every one was.
+   * every one was. It may end with `{ "held": [ids] }`: the calls off the lineage applied then (the files hold them).
    */
   unapplied?: string | null;
   /**

@@ -83,7 +83,9 @@ export const checkpointFiles = pgTable("checkpoint_files", {
   /**
    * The calls of the checkpoint's lineage (succeeded, not imported) that were not applied when the files were read
    * (a move stopped by a failing undo left them undone): a JSON array of their entry ids. Null: every one was applied
-   * (so rows written before this was kept keep their meaning). A move restoring the files replays them.
+   * (so rows written before this was kept keep their meaning). A move restoring the files replays them. The array may
+   * end with an object `{ "held": [ids] }`: the calls off the lineage that were applied then, whose effects the files
+   * hold (a move restoring them leaves those calls applied, or marks them so again).
    */
   unapplied: text("unapplied"),
   /**
