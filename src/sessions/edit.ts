@@ -6,6 +6,7 @@ import {
   checkpointInput,
   editMessageInput,
   editOptions,
+  messageInput,
   parseInput,
   type CheckpointInput,
   type EditOptions,
@@ -37,16 +38,16 @@ export async function edit(
   options?: EditOptions,
   within?: WithinMove,
 ): Promise<EditResult> {
-  return editWith(
-    ctx,
-    ref,
-    messageId,
-    editFields(ctx, parseInput(editMessageInput, next, "message"), "message"),
-    options,
-    within,
-    undefined,
-    "edit",
-  );
+  return editWith(ctx, ref, messageId, editFields(ctx, parseEdit(next), "message"), options, within, undefined, "edit");
+}
+
+/**
+ * The new message, validated. With a role it is exactly a message as `append` and `turn` take one, so it goes through
+ * their schema, which a chat keeps warm (V8 optimizes each schema's checks apart, and edits are rare beside turns).
+ */
+function parseEdit(next: EditInput) {
+  const role = typeof next === "object" && next !== null ? (next as { role?: unknown }).role : undefined;
+  return role === undefined ? parseInput(editMessageInput, next, "message") : parseInput(messageInput, next, "message");
 }
 
 /** A new message's entry fields (its role null when left out), validated before any write; `where` names the argument. */
@@ -75,7 +76,8 @@ export async function editWith(
   check?: EditCheck,
   verb = "edit",
 ): Promise<EditResult> {
-  const { checkpoint, ...moveOptions } = options === undefined || options === null ? {} : parseOptions(editOptions, options, "options");
+  const parsed = options === undefined || options === null ? undefined : parseOptions(editOptions, options, "options");
+  const { checkpoint, ...moveOptions } = parsed ?? {};
   const cpFields = checkpoint === undefined ? undefined : checkpointFields(ctx, checkpoint);
   const made: { checkpoint?: Checkpoint } = {};
   // The checkpoint is written in the transaction that writes the new message: the edit lands whole or not at all.
@@ -86,13 +88,18 @@ export async function editWith(
     ctx,
     ref,
     "edit",
-    moveOptions,
-    (tx, session) => checkedEditSpec(tx, session, messageId, fields, check, cpFields !== undefined),
+    // No options (the usual call) leaves the move nothing to validate.
+    parsed === undefined ? undefined : moveOptions,
+    (tx, session) =>
+      cpFields === undefined ? editSpec(tx, session, messageId, fields, check) : checkedEditSpec(tx, session, messageId, fields, check),
     withCheckpoint,
-    // The same request id with another message, or another checkpoint with it, is another call.
+    // The same request id with another message, or another checkpoint with it, is another call. Built only for a
+    // request's fingerprint: it parses the message's JSON again.
     {
       verb,
-      args: [messageId, { ...fields, content: jsonArgument(fields.content), metadata: jsonArgument(fields.metadata) }, cpArgs(cpFields)],
+      get args() {
+        return [messageId, { ...fields, content: jsonArgument(fields.content), metadata: jsonArgument(fields.metadata) }, cpArgs(cpFields)];
+      },
     },
   );
   const written = made.checkpoint;
@@ -101,16 +108,15 @@ export async function editWith(
   return (written ? { ...outcome, checkpoint: written } : outcome) as EditResult;
 }
 
-/** The edit's move; with a checkpoint, refused first where the workspace's files cannot be captured here. */
+/** The edit's move with a checkpoint: refused first where the workspace's files cannot be captured here. */
 function* checkedEditSpec(
   tx: Tx,
   session: SessionRow,
   messageId: string,
   fields: EntryFields,
   check: EditCheck | undefined,
-  capture: boolean,
 ): Step<BaseMoveSpec> {
-  if (capture) yield* assertCapturable(tx, session, "edit");
+  yield* assertCapturable(tx, session, "edit");
   return yield* editSpec(tx, session, messageId, fields, check);
 }
 
