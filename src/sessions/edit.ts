@@ -24,6 +24,7 @@ import { writeCheckpoint, type CheckpointFields, type EntryFields } from "./log/
 import { forkedBranch } from "./log/forked-branch.js";
 import { performMove } from "./moves/move.js";
 import { jsonArgument } from "./requests/ledger.js";
+import { sameEditRole } from "./requests/edit-role.js";
 import { retainAfterWrite } from "./log/retention.js";
 import { assertCapturable, captureFiles } from "./workspace/capture.js";
 
@@ -94,12 +95,15 @@ export async function editWith(
       cpFields === undefined ? editSpec(tx, session, messageId, fields, check) : checkedEditSpec(tx, session, messageId, fields, check),
     withCheckpoint,
     // The same request id with another message, or another checkpoint with it, is another call. Built only for a
-    // request's fingerprint: it parses the message's JSON again.
+    // request's fingerprint: it parses the message's JSON again. The role is compared apart: left out, it is the
+    // original's, so a retry that spells it out is the same call.
     {
       verb,
       get args() {
-        return [messageId, { ...fields, content: jsonArgument(fields.content), metadata: jsonArgument(fields.metadata) }, cpArgs(cpFields)];
+        const message = { ...fields, role: null, content: jsonArgument(fields.content), metadata: jsonArgument(fields.metadata) };
+        return [messageId, message, cpArgs(cpFields)];
       },
+      same: (tx, outcome) => sameEditRole(tx, outcome.message, messageId, fields.role),
     },
   );
   const written = made.checkpoint;

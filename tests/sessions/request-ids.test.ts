@@ -411,6 +411,23 @@ describe("requestId on moves: a retried or double-clicked move is made once", ()
     await reused(() => s.edit(answer.id, { content: "Porto" }, { requestId: "regen" }));
   });
 
+  it("an edit's retry that spells out the role it left to its default (or the reverse) is the same call", async () => {
+    const { s, question, db } = await chat();
+    const edited = await s.edit(question.id, { content: "plan a cheap trip" }, { requestId: "implicit" });
+    const rows = await countRowsOf(db);
+    expect(await s.edit(question.id, { role: "user", content: "plan a cheap trip" }, { requestId: "implicit" })).toEqual(edited);
+    expect(await countRowsOf(db)).toEqual(rows);
+    // Another role than the original's is another call, whichever of the two spelled it.
+    await reused(() => s.edit(question.id, { role: "assistant", content: "plan a cheap trip" }, { requestId: "implicit" }));
+
+    const explicit = await s.edit(question.id, { role: "user", content: "plan a trip by train" }, { requestId: "explicit" });
+    expect(await s.edit(question.id, { content: "plan a trip by train" }, { requestId: "explicit" })).toEqual(explicit);
+    const other = await s.edit(question.id, { role: "assistant", content: "plan a trip by bus" }, { requestId: "other" });
+    expect(other.message.role).toBe("assistant");
+    await reused(() => s.edit(question.id, { content: "plan a trip by bus" }, { requestId: "other" }));
+    expect((await s.versions(question.id)).count).toBe(4);
+  });
+
   it("a move of the workspace's files too: a retry restores nothing again and answers with the files the first restored", async () => {
     const dir = tempDir();
     const { fp } = dbs.open();

@@ -33,6 +33,8 @@ export const NOTHING_TO_MOVE = { steps: { undo: [], replay: [], skipped: [], unr
 export interface MoveCall {
   verb: string;
   args: unknown;
+  /** A retry's check of an argument the fingerprint leaves out, against the first call's outcome (see `requestOf`). */
+  same?: (tx: Tx, outcome: MoveOutcome) => Step<boolean>;
 }
 
 /** How the conversation part of a move is made: once per request id, only while `ifAt` holds. */
@@ -59,7 +61,9 @@ export async function performMove(
   if (o.force && scope === "conversation") throw new ValidationError("force", 'applies to the workspace: use scope "files" or "both"');
   // The same id again is answered from the ledger, looked up in the unit that plans the move: no tool runs twice.
   const request =
-    requestId === undefined ? undefined : requestOf(requestId, call?.verb ?? verb, [call?.args ?? null, withDefaults(o)], moveAnswer);
+    requestId === undefined
+      ? undefined
+      : requestOf(requestId, call?.verb ?? verb, [call?.args ?? null, withDefaults(o)], moveAnswer, call?.same);
   return ctx.track(
     awaitingSameRequest(ctx, ref.id, request?.id, () =>
       ctx.withSessionLock(

@@ -27,6 +27,11 @@ export interface Request<T> {
   readonly answer: AnswerCodec<T>;
   /** Whether the first call, whose recorded answer is `answer`, wrote what this call would: its arguments (`args`) are the same. */
   readonly written?: { readonly args: unknown; same(tx: Tx, answer: string, args: unknown): Step<boolean> };
+  /**
+   * Whether the first call's answer is what this call would have written, for an argument whose default is read in the
+   * unit (an edit's role left out is the original message's): kept out of the fingerprint, compared on a retry.
+   */
+  sameAnswer?(tx: Tx, value: T): Step<boolean>;
 }
 
 /** What every write takes besides its own arguments, validated. */
@@ -67,9 +72,16 @@ export function requestIdOf(options: WriteOptions | undefined): string | undefin
  * The request a call makes, or undefined without an id. `args` are the call's arguments as validated (the texts it
  * stores): the same id with other arguments, or for another verb, is refused. A precondition (`ifAt`) is no argument.
  */
-export function requestOf<T>(requestId: string | undefined, verb: string, args: unknown, answer: AnswerCodec<T>): Request<T> | undefined {
+export function requestOf<T>(
+  requestId: string | undefined,
+  verb: string,
+  args: unknown,
+  answer: AnswerCodec<T>,
+  sameAnswer?: (tx: Tx, value: T) => Step<boolean>,
+): Request<T> | undefined {
   if (requestId === undefined) return undefined;
-  return { id: requestId, fingerprint: fingerprintOf(verb, args), answer };
+  const request = { id: requestId, fingerprint: fingerprintOf(verb, args), answer };
+  return sameAnswer ? { ...request, sameAnswer } : request;
 }
 
 /**
@@ -176,9 +188,14 @@ export function* recordedIn<T>(tx: Tx, sessionId: string, request: Request<T>): 
   const row = yield* tx.getRequest(sessionId, request.id);
   if (!row) return undefined;
   if (row.fingerprint !== request.fingerprint || (request.written && !(yield* request.written.same(tx, row.answer, request.written.args))))
-    throw new ConflictError(
-      `request id ${JSON.stringify(request.id)} was applied to this session by a call with other arguments: nothing was written`,
-      "REQUEST_ID_REUSED",
-    );
-  return { value: yield* request.answer.decode(tx, row.answer) };
+    throw reusedError(request.id);
+  const value = yield* request.answer.decode(tx, row.answer);
+  if (request.sameAnswer && !(yield* request.sameAnswer(tx, value))) throw reusedError(request.id);
+  return { value };
 }
+
+const reusedError = (id: string) =>
+  new ConflictError(
+    `request id ${JSON.stringify(id)} was applied to this session by a call with other arguments: nothing was written`,
+    "REQUEST_ID_REUSED",
+  );
