@@ -426,6 +426,14 @@ describe("requestId on moves: a retried or double-clicked move is made once", ()
     expect(other.message.role).toBe("assistant");
     await reused(() => s.edit(question.id, { content: "plan a trip by bus" }, { requestId: "other" }));
     expect((await s.versions(question.id)).count).toBe(4);
+
+    // The other writes' defaults, spelled out or left out, are the same call too.
+    const turn = await s.turn({ role: "user", content: "hi" }, undefined, { requestId: "turn" });
+    expect(await s.turn({ role: "user", content: "hi", clientId: undefined }, {}, { requestId: "turn" })).toEqual(turn);
+    const call = await s.recordToolCall({ tool: "echo", args: {} }, { requestId: "call" });
+    expect(await s.recordToolCall({ tool: "echo", args: {}, result: null }, { requestId: "call" })).toEqual(call);
+    const failed = await s.recordToolCall({ tool: "echo", args: {}, error: "boom" }, { requestId: "failed" });
+    expect(await s.recordToolCall({ tool: "echo", args: {}, error: { message: "boom" } }, { requestId: "failed" })).toEqual(failed);
   });
 
   it("a move of the workspace's files too: a retry restores nothing again and answers with the files the first restored", async () => {
