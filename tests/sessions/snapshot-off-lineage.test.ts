@@ -1,5 +1,5 @@
 // A "both" move's files and tool track agree when calls of another lineage are applied as the files are read or restored
-// (issue 32 review). A test still marked `it.fails` pins an open defect: it fails (turns red) once the defect is gone.
+// (issue 32 review): a snapshot records the calls off its lineage whose effects its files hold, and a failed undo's files stay.
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
@@ -28,8 +28,8 @@ afterEach(async () => {
 });
 
 // A switch back stopped by a failing replay leaves the other branch's append applied; a checkpoint then holds its line.
-// Restoring that checkpoint undoes the append and writes its line back (unapplied, yet in the file); a conversation
-// switch to its branch then replays it: the line is in the file twice.
+// Restoring that checkpoint leaves the append applied (its files hold it), so a conversation switch to its branch does
+// not replay it: the line is in the file once.
 it("a checkpoint taken while a stopped replay left another branch's call applied, restored, holds it once", async () => {
   const s = await fp.createSession({ userId: "u" });
   await s.attachWorkspace(ws);
@@ -76,18 +76,37 @@ it("a snapshot holding another branch's call, restored after that call was undon
   expect(readOrNull(file("f"))).toBe("f");
 });
 
-// Under onUndoError "continue", a failed undo leaves its call applied, but the restore then writes the target's files
-// over its effect: the track says the call is applied while its file is gone.
-it.fails("a 'both' move under 'continue' whose undo fails leaves files that hold what the track says is applied", async () => {
+// Under onUndoError "continue", a failed undo leaves its call applied: the restore keeps the files its effect is in (as
+// forkpoint saw them, so no drift) and writes the target's snapshot everywhere else, reporting them as kept.
+it("a 'both' move under 'continue' whose undo fails leaves files that hold what the track says is applied", async () => {
+  fs.writeFileSync(file("other"), "0");
   const s = await fp.createSession({ userId: "u" });
   await s.attachWorkspace(ws);
   const start = await s.checkpoint({ name: "start" });
   const root = (await s.info()).currentBranchId;
   await s.invoke("flaky_write", { path: file("f"), text: "work" });
+  await s.checkpoint({ name: "worked" });
+  fs.writeFileSync(file("other"), "by hand, saved");
+  await s.checkpoint({ name: "saved" });
   control.failUndo = true;
   const moved = await s.rollback(start.id, { scope: "both", onUndoError: "continue" });
   control.failUndo = false;
   expect(moved.failed).toHaveLength(1);
+  expect(moved.files).toEqual({ written: ["other"], deleted: [], kept: ["f"] });
+  expect(readOrNull(file("other"))).toBe("0");
   const applied = (await s.toolTrack({ branchId: root }))[0]!.applied;
+  expect(applied).toBe(true);
   expect(readOrNull(file("f")) === "work").toBe(applied);
+
+  // A snapshot taken now holds the call: restoring it keeps the call applied, with its file.
+  const after = await s.checkpoint({ name: "after" });
+  await s.switchBranch(root, { scope: "both" });
+  expect(readOrNull(file("f"))).toBe("work");
+  await s.rollback(after.id, { scope: "both" });
+  expect(readOrNull(file("f"))).toBe("work");
+  expect((await s.toolTrack({ branchId: root }))[0]!.applied).toBe(true);
+  // Moved back for good: its undo works now, and both agree again.
+  await s.rollback(start.id, { scope: "both" });
+  expect(readOrNull(file("f"))).toBe(null);
+  expect((await s.toolTrack({ branchId: root }))[0]!.applied).toBe(false);
 });

@@ -6,6 +6,7 @@ import { prepareRestore, type PreparedRestore } from "../workspace/prepare-resto
 import { restoreFiles } from "../workspace/restore.js";
 import { workspaceOf } from "../workspace/snapshots.js";
 import { heldOff, notHeld } from "../workspace/unapplied.js";
+import { keptTarget } from "./failed-undo-files.js";
 import { fenced } from "./fence.js";
 import type { MoveTarget, SnapshotAt } from "./move-plan.js";
 import type { MoveSpec } from "./move-spec.js";
@@ -47,19 +48,24 @@ export async function restoreMoveFiles(
 ): Promise<RestoredFiles> {
   const files = spec.files!;
   const ws = await ctx.store.read((tx) => workspaceOf(tx, spec.sessionId, "scope"));
+  // A call whose undo failed stays applied: the files its effect is in stay as they are (reported kept).
+  const target = ws.restoring
+    ? { manifestId: files.manifestId, kept: [] }
+    : await ctx.store.write({ sessionId: spec.sessionId }, (tx) => keptTarget(tx, spec, moveId, files.manifestId, ws.manifestId));
   let restored: RestoredFiles = { written: [], deleted: [] };
-  if (ws.manifestId !== files.manifestId || ws.restoring) {
+  if (ws.manifestId !== target.manifestId || ws.restoring) {
     const p =
-      prepared && prepared.ws.manifestId === ws.manifestId && prepared.ws.restoring === null
+      prepared && prepared.manifestId === target.manifestId && prepared.ws.manifestId === ws.manifestId && prepared.ws.restoring === null
         ? { ...prepared, ownMove: moveId }
-        : await prepareRestore(ctx, ws, files.manifestId, false, moveId);
+        : await prepareRestore(ctx, ws, target.manifestId, false, moveId);
     // The move is journaled before the files move, so a crash in the middle of them finishes the restore (scope
     // "files" in its journal) and then resumes the move.
     const from = spec.from ?? spec.target;
     restored = await restoreFiles(ctx, spec.sessionId, p, { scope: "files", fromBranchId: from.branchId, fromHead: from.position });
   }
   await ctx.store.write({ sessionId: spec.sessionId }, (tx) => markCoveredUnit(tx, ctx, moveId, spec));
-  return restored;
+  if (target.kept.length === 0) return restored;
+  return { ...restored, kept: [...new Set([...(restored.kept ?? []), ...target.kept])].sort() };
 }
 
 /**

@@ -1,0 +1,73 @@
+// What a "both" move's restore leaves to calls whose undo failed ("continue"): they stay applied, so the files holding
+// their effects stay as they are, and the move restores the target's snapshot with those paths as the world has them.
+import type { Step, ToolRow, Tx } from "../../store/port/index.js";
+import { notHeld } from "../workspace/unapplied.js";
+import { TreeReader, applyChanges, diffTrees } from "../workspace/objects.js";
+import type { MoveSpec } from "./move-spec.js";
+
+/** The snapshot a move's files step restores, and the paths of it left as they are (none unless an undo failed). */
+export interface KeptTarget {
+  manifestId: number;
+  kept: string[];
+}
+
+/**
+ * The snapshot the files step of move `moveId` restores: its target's (`manifestId`), or, when some of its undos
+ * failed, the target's with the paths those calls' effects may be in as the workspace has them now (`known`, what
+ * forkpoint last saw). Those are the paths that differ between the newest snapshot taken before the call on its
+ * lineage and the oldest one after it that holds it (or the files now); every path the restore would change when no
+ * snapshot precedes the call. Inside a write unit: the snapshot made is stored.
+ */
+export function* keptTarget(
+  tx: Tx,
+  spec: Pick<MoveSpec, "sessionId" | "userId">,
+  moveId: string,
+  manifestId: number,
+  known: number,
+): Step<KeptTarget> {
+  const failed = (yield* tx.moveSteps(moveId)).filter((s) => s.op === "undo" && s.status === "failed").map((s) => s.entryId);
+  if (failed.length === 0 || known === manifestId) return { manifestId, kept: [] };
+  const reader = new TreeReader();
+  const now = yield* reader.rootOf(tx, known);
+  const target = yield* reader.rootOf(tx, manifestId);
+  const restored = new Map((yield* diffTrees(tx, reader, now, target)).map((c) => [c.path, c.from]));
+  const kept = new Map<string, string | null>();
+  for (const id of failed) {
+    const call = yield* tx.getTool(id);
+    const before = call && (yield* snapshotBefore(tx, call));
+    let changed = [...restored.keys()];
+    if (call && before !== undefined) {
+      const after = yield* snapshotAfter(tx, spec, call);
+      const [from, to] = [yield* reader.rootOf(tx, before), after === undefined ? now : yield* reader.rootOf(tx, after)];
+      changed = (yield* diffTrees(tx, reader, from, to)).map((c) => c.path);
+    }
+    for (const path of changed) if (restored.has(path)) kept.set(path, restored.get(path)!);
+  }
+  if (kept.size === 0) return { manifestId, kept: [] };
+  const applied = yield* applyChanges(tx, reader, target, kept);
+  yield* tx.insertTrees([...[...reader.ephemeralBodies].map(([hash, body]) => ({ hash, body })), ...applied.trees]);
+  return { manifestId: yield* tx.putManifest(applied.root, "{}", applied.root), kept: [...kept.keys()].sort() };
+}
+
+/** The snapshot of the newest checkpoint with files on the call's lineage before it, if any. */
+function* snapshotBefore(tx: Tx, call: ToolRow): Step<number | undefined> {
+  const segments = yield* tx.lineage(call.branchId, call.position - 1);
+  for (let i = segments.length - 1; i >= 0; i--) {
+    const s = segments[i]!;
+    const found = yield* tx.lastFilesPosition(s.branchId, s.after, s.upTo);
+    if (found !== undefined) return (yield* tx.lastCheckpointFiles(s.branchId, found, found))?.manifestId;
+  }
+  return undefined;
+}
+
+/** The snapshot of the oldest checkpoint with files on the call's branch after it whose files hold it, if any. */
+function* snapshotAfter(tx: Tx, spec: Pick<MoveSpec, "sessionId" | "userId">, call: ToolRow): Step<number | undefined> {
+  const later = (yield* tx.sessionCheckpoints(spec.userId, spec.sessionId))
+    .filter((c) => c.branchId === call.branchId && c.position >= call.position)
+    .sort((a, b) => a.position - b.position || a.seq - b.seq);
+  for (const c of later) {
+    const files = yield* tx.checkpointManifest(c.id);
+    if (files && !notHeld(files).has(call.id)) return files.manifestId;
+  }
+  return undefined;
+}
