@@ -1,7 +1,7 @@
 // The owners of running tool calls, whose leases PostgreSQL sets and judges by its own clock: the port's CallsTx.
 import type { CallOwnerRow, CallsTx, Owner, SessionActivity } from "../port/index.js";
 import { DB_NOW_MS } from "./columns.js";
-import type { Sql } from "./sql.js";
+import { insertRow, type Sql } from "./sql.js";
 
 const OWNER_COLS = `c.entry_id AS "entryId", c.session_id AS "sessionId", e.tool, c.pid, c.pid_start AS "pidStart",
   c.lease_until > ${DB_NOW_MS} AS "leaseHeld"`;
@@ -16,15 +16,16 @@ const ACTIVITY = `SELECT 0 AS kind, id, NULL AS "entryId", session_id AS "sessio
 
 type ActivityRow = CallOwnerRow & { kind: number; id: string };
 
+/** A call's owner, its lease ($5 ms) from now by the database's clock. */
+const INSERT_OWNER = insertRow("running_calls", ["entry_id", "session_id", "pid", "pid_start", "lease_until"], {
+  expr: { lease_until: (p) => `${DB_NOW_MS} + ${p}::float8` },
+});
+
 // An owner's row leaves every session's current state (branch, head) as it was: writing one keeps what is known of it.
 export function callsTx(sql: Sql): CallsTx {
   return {
     *insertCallOwner(entryId: string, sessionId: string, owner: Owner, leaseMs: number | null) {
-      yield* sql.later(
-        `INSERT INTO running_calls (entry_id, session_id, pid, pid_start, lease_until) VALUES ($1, $2, $3, $4, ${DB_NOW_MS} + $5::float8)`,
-        [entryId, sessionId, owner.pid, owner.pidStart, leaseMs ?? 0],
-        true,
-      );
+      yield* sql.later(INSERT_OWNER, [entryId, sessionId, owner.pid, owner.pidStart, leaseMs ?? 0], true);
     },
     *renewCall(entryId: string, owner: Owner, leaseMs: number) {
       const changed = yield* sql.exec(

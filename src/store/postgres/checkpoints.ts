@@ -21,10 +21,35 @@ import {
   slice,
 } from "./columns.js";
 import { lastCheckpointAt } from "./current.js";
-import type { Sql } from "./sql.js";
+import { insertRow, type Sql } from "./sql.js";
 import { indexedMetadata, type CheckpointNameStats, type RetentionRow } from "../port/checkpoints.js";
 
 const RETENTION_COLS = `seq, id, name, created_at AS "createdAt"`;
+
+const CHECKPOINT_INSERT_COLS = [
+  "id",
+  "session_id",
+  "branch_id",
+  "position",
+  "name",
+  "auto",
+  "metadata",
+  "user_id",
+  "state_id",
+  "head_hash",
+  "checksum",
+  "created_at",
+  "expires_at",
+  "weighed",
+];
+/** A checkpoint; weighed by retention when its session ($14, its id again) has a policy. */
+const INSERT_CHECKPOINT = insertRow("checkpoints", CHECKPOINT_INSERT_COLS, {
+  expr: { weighed: (p) => `coalesce((SELECT retention IS NOT NULL FROM sessions WHERE id = ${p}), false)` },
+});
+/** A checkpoint with its metadata's index rows ($15 keys, $16 values) in the same statement. */
+const INSERT_CHECKPOINT_INDEXED = `WITH c AS (${INSERT_CHECKPOINT.text} RETURNING seq)
+  INSERT INTO checkpoint_metadata (cp_user, key, value, cp_seq)
+  SELECT $8, k, v, c.seq FROM c, unnest($15::text[], $16::text[]) AS u(k, v) ON CONFLICT DO NOTHING`;
 
 export function checkpointsTx(sql: Sql): CheckpointsTx {
   return {
@@ -33,16 +58,8 @@ export function checkpointsTx(sql: Sql): CheckpointsTx {
       // `insertedAt` is not needed to order it (SQLite derives its seq from it).
       const pairs = indexedMetadata(r.metadata);
       // With metadata, its index rows go in the same statement (most checkpoints have none: they pay nothing).
-      const insert = `INSERT INTO checkpoints (id, session_id, branch_id, position, name, auto, metadata, user_id, state_id, head_hash,
-          checksum, created_at, expires_at, weighed)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
-          coalesce((SELECT retention IS NOT NULL FROM sessions WHERE id = $2), false))`;
       yield* sql.later(
-        pairs.length === 0
-          ? insert
-          : `WITH c AS (${insert} RETURNING seq)
-            INSERT INTO checkpoint_metadata (cp_user, key, value, cp_seq)
-            SELECT $8, k, v, c.seq FROM c, unnest($14::text[], $15::text[]) AS u(k, v) ON CONFLICT DO NOTHING`,
+        pairs.length === 0 ? INSERT_CHECKPOINT : INSERT_CHECKPOINT_INDEXED,
         [
           r.id,
           r.sessionId,
@@ -57,6 +74,7 @@ export function checkpointsTx(sql: Sql): CheckpointsTx {
           r.checksum,
           r.createdAt,
           r.expiresAt,
+          r.sessionId,
           ...(pairs.length === 0 ? [] : [pairs.map((p) => p[0]), pairs.map((p) => p[1])]),
         ],
         true,

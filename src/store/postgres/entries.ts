@@ -31,7 +31,7 @@ import {
   slice,
 } from "./columns.js";
 import { CURRENT_OF, EXPECT_CURRENT, copyOf, currentFromTuple } from "./current.js";
-import type { Sql } from "./sql.js";
+import { insertRow, type Sql } from "./sql.js";
 
 // Positions are int4; bounds may be Number.MAX_SAFE_INTEGER (a lineage's open end), so they are bound as int8.
 const IN_SEGMENT = `branch_id = $1 AND position > $2::bigint AND position <= $3::bigint`;
@@ -99,24 +99,55 @@ export const BRANCHES_ENDING_AT = `${following("SELECT NULL::text, $2::text", "$
   WHERE NOT EXISTS (SELECT 1 FROM entries n WHERE n.branch_id = s.branch_id AND n.position > s.after AND n.kind = 'message')
   ORDER BY b.seq`;
 
+const BRANCH_INSERT_COLS = [
+  "id",
+  "session_id",
+  "parent_id",
+  "fork_checkpoint_id",
+  "fork_position",
+  "fork_entry_id",
+  "name",
+  "reason",
+  "created_at",
+];
+const INSERT_BRANCH = insertRow("branches", BRANCH_INSERT_COLS);
+/** A branch with the move that makes it, above the session's newest move ($14: the session's id again). */
+const INSERT_MOVED_BRANCH = insertRow(
+  "branches",
+  [...BRANCH_INSERT_COLS, "move_kind", "move_from_branch_id", "move_from_position", "move_to_position", "move_prev"],
+  { expr: { move_prev: (p) => `(SELECT move_top FROM sessions WHERE id = ${p})` } },
+);
+/** Hashes are hex strings to the engine and 32-byte values in the table. */
+const INSERT_ENTRY = insertRow(
+  "entries",
+  [
+    "id",
+    "branch_id",
+    "position",
+    "kind",
+    "role",
+    "content",
+    "tool",
+    "call_id",
+    "client_id",
+    "metadata",
+    "state_id",
+    "msg_count",
+    "hash",
+    "created_at",
+    "reversible",
+  ],
+  { expr: { hash: (p) => `decode(${p}, 'hex')` } },
+);
+const INSERT_TOOL_RESULT = insertRow("tool_results", ["entry_id", "status", "result", "error", "hash", "completed_at"]);
+
 export function entriesTx(sql: Sql): EntriesTx {
   return {
     *insertBranch(r: BranchRow, move?: BranchMove) {
       const row = [r.id, r.sessionId, r.parentId, r.forkCheckpointId, r.forkPosition, r.forkEntryId, r.name, r.reason, r.createdAt];
-      if (!move)
-        yield* sql.later(
-          `INSERT INTO branches (id, session_id, parent_id, fork_checkpoint_id, fork_position, fork_entry_id, name, reason, created_at)
-          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-          row,
-        );
+      if (!move) yield* sql.later(INSERT_BRANCH, row);
       // The move that makes the branch, on its row, above the session's newest move (which `recordMove` makes it).
-      else
-        yield* sql.later(
-          `INSERT INTO branches (id, session_id, parent_id, fork_checkpoint_id, fork_position, fork_entry_id, name, reason, created_at,
-            move_kind, move_from_branch_id, move_from_position, move_to_position, move_prev)
-          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, (SELECT move_top FROM sessions WHERE id = $2))`,
-          [...row, move.kind, move.fromBranchId, move.fromPosition, move.toPosition],
-        );
+      else yield* sql.later(INSERT_MOVED_BRANCH, [...row, move.kind, move.fromBranchId, move.fromPosition, move.toPosition, r.sessionId]);
     },
     *getBranch(id: string) {
       return yield* sql.one<BranchRow>(`SELECT ${BRANCH_COLS} FROM branches WHERE id = $1`, [id]);
@@ -152,11 +183,8 @@ export function entriesTx(sql: Sql): EntriesTx {
     },
 
     *insertEntry(r: NewEntry) {
-      // Hashes are hex strings to the engine and 32-byte values in the table.
       yield* sql.later(
-        `INSERT INTO entries (id, branch_id, position, kind, role, content, tool, call_id, client_id, metadata, state_id, msg_count, hash,
-          created_at, reversible)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, decode($13, 'hex'), $14, $15)`,
+        INSERT_ENTRY,
         [
           r.id,
           r.branchId,
@@ -322,14 +350,7 @@ export function entriesTx(sql: Sql): EntriesTx {
       return yield* sql.rows<ToolRow>(`SELECT ${TOOL_COLS} FROM ${TOOL_JOIN} WHERE e.kind = 'tool' AND r.entry_id IS NULL ORDER BY e.seq`);
     },
     *insertToolResult(r: ToolResultRow) {
-      yield* sql.later(`INSERT INTO tool_results (entry_id, status, result, error, hash, completed_at) VALUES ($1, $2, $3, $4, $5, $6)`, [
-        r.entryId,
-        r.status,
-        r.result,
-        r.error,
-        r.hash,
-        r.completedAt,
-      ]);
+      yield* sql.later(INSERT_TOOL_RESULT, [r.entryId, r.status, r.result, r.error, r.hash, r.completedAt]);
     },
 
     *putSnapshot(hash: string, body: string, version = 1) {

@@ -11,7 +11,7 @@ import type {
   LgWriteKey,
   LgWriteRow,
 } from "../port/index.js";
-import type { Sql } from "./sql.js";
+import { insertRow, insertWith, type Sql } from "./sql.js";
 
 const CP_COLS = `c.session_id AS "sessionId", c.checkpoint_id AS "checkpointId", c.parent_checkpoint_id AS "parentCheckpointId",
   c.fp_checkpoint_id AS "fpCheckpointId", c.type, c.checkpoint, c.metadata_type AS "metadataType", c.metadata,
@@ -30,6 +30,32 @@ const POINT = `SELECT c.checkpoint_id AS "checkpointId", c.fp_checkpoint_id AS "
 const WRITE_COLS = `session_id AS "sessionId", checkpoint_id AS "checkpointId", task_id AS "taskId", idx, channel, type, value,
   task_path AS "taskPath"`;
 
+const INSERT_THREAD = insertRow("lg_threads", ["user_id", "thread_id", "checkpoint_ns", "session_id", "start_checkpoint_id"]);
+const INSERT_CHECKPOINT = insertRow("lg_checkpoints", [
+  "session_id",
+  "checkpoint_id",
+  "parent_checkpoint_id",
+  "fp_checkpoint_id",
+  "type",
+  "checkpoint",
+  "metadata_type",
+  "metadata",
+  "messages_version",
+]);
+const INSERT_BLOB = insertRow("lg_blobs", ["session_id", "channel", "version", "type", "value"], { tail: "ON CONFLICT DO NOTHING" });
+/** Every write in one statement, columns as arrays; on a taken key the write is kept, or replaced. */
+const insertWrites = (onConflict: string) =>
+  insertWith(
+    "lg_writes",
+    (p) => `INSERT INTO lg_writes (session_id, checkpoint_id, task_id, idx, channel, type, value, task_path)
+    SELECT * FROM unnest(${p(1)}::text[], ${p(2)}::text[], ${p(3)}::text[], ${p(4)}::int[], ${p(5)}::text[], ${p(6)}::text[], ${p(7)}::bytea[], ${p(8)}::text[])
+    ON CONFLICT (session_id, checkpoint_id, task_id, idx) DO ${onConflict}`,
+  );
+const INSERT_WRITES = insertWrites("NOTHING");
+const REPLACE_WRITES = insertWrites(
+  "UPDATE SET channel = excluded.channel, type = excluded.type, value = excluded.value, task_path = excluded.task_path",
+);
+
 export function langgraphTx(sql: Sql): LangGraphTx {
   return {
     *getThread(userId: string, threadId: string, checkpointNs: string) {
@@ -39,10 +65,7 @@ export function langgraphTx(sql: Sql): LangGraphTx {
       );
     },
     *insertThread(r: LgThreadRow) {
-      yield* sql.later(
-        `INSERT INTO lg_threads (user_id, thread_id, checkpoint_ns, session_id, start_checkpoint_id) VALUES ($1, $2, $3, $4, $5)`,
-        [r.userId, r.threadId, r.checkpointNs, r.sessionId, r.startCheckpointId],
-      );
+      yield* sql.later(INSERT_THREAD, [r.userId, r.threadId, r.checkpointNs, r.sessionId, r.startCheckpointId]);
     },
     *threadSessions(userId: string, threadId: string) {
       return yield* sql.column<string>(`SELECT session_id FROM lg_threads WHERE user_id = $1 AND thread_id = $2 ORDER BY checkpoint_ns`, [
@@ -83,21 +106,17 @@ export function langgraphTx(sql: Sql): LangGraphTx {
           ]);
     },
     *insertCheckpoint(r: LgCheckpointRow) {
-      yield* sql.later(
-        `INSERT INTO lg_checkpoints (session_id, checkpoint_id, parent_checkpoint_id, fp_checkpoint_id, type, checkpoint, metadata_type,
-          metadata, messages_version) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        [
-          r.sessionId,
-          r.checkpointId,
-          r.parentCheckpointId,
-          r.fpCheckpointId,
-          r.type,
-          r.checkpoint,
-          r.metadataType,
-          r.metadata,
-          r.messagesVersion,
-        ],
-      );
+      yield* sql.later(INSERT_CHECKPOINT, [
+        r.sessionId,
+        r.checkpointId,
+        r.parentCheckpointId,
+        r.fpCheckpointId,
+        r.type,
+        r.checkpoint,
+        r.metadataType,
+        r.metadata,
+        r.messagesVersion,
+      ]);
     },
     *usesFpCheckpoint(fpCheckpointId: string) {
       const rows = yield* sql.column(
@@ -147,10 +166,7 @@ export function langgraphTx(sql: Sql): LangGraphTx {
       );
     },
     *insertBlob(r: LgBlobRow) {
-      yield* sql.later(
-        `INSERT INTO lg_blobs (session_id, channel, version, type, value) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
-        [r.sessionId, r.channel, r.version, r.type, r.value],
-      );
+      yield* sql.later(INSERT_BLOB, [r.sessionId, r.channel, r.version, r.type, r.value]);
     },
     *getBlob(sessionId: string, channel: string, version: string) {
       return yield* sql.one<LgBlobRow>(
@@ -164,25 +180,16 @@ export function langgraphTx(sql: Sql): LangGraphTx {
       // the last one stays, as when SQLite replaces them one by one.
       const byKey = new Map(rows.map((r) => [JSON.stringify([r.sessionId, r.checkpointId, r.taskId, r.idx]), r]));
       const list = replace ? [...byKey.values()] : rows;
-      yield* sql.later(
-        `INSERT INTO lg_writes (session_id, checkpoint_id, task_id, idx, channel, type, value, task_path)
-        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::bytea[], $8::text[])
-        ON CONFLICT (session_id, checkpoint_id, task_id, idx) DO ${
-          replace
-            ? "UPDATE SET channel = excluded.channel, type = excluded.type, value = excluded.value, task_path = excluded.task_path"
-            : "NOTHING"
-        }`,
-        [
-          list.map((r) => r.sessionId),
-          list.map((r) => r.checkpointId),
-          list.map((r) => r.taskId),
-          list.map((r) => r.idx),
-          list.map((r) => r.channel),
-          list.map((r) => r.type),
-          list.map((r) => r.value),
-          list.map((r) => r.taskPath),
-        ],
-      );
+      yield* sql.later(replace ? REPLACE_WRITES : INSERT_WRITES, [
+        list.map((r) => r.sessionId),
+        list.map((r) => r.checkpointId),
+        list.map((r) => r.taskId),
+        list.map((r) => r.idx),
+        list.map((r) => r.channel),
+        list.map((r) => r.type),
+        list.map((r) => r.value),
+        list.map((r) => r.taskPath),
+      ]);
     },
     *hasChild(sessionId: string, checkpointId: string) {
       const rows = yield* sql.column(`SELECT 1 FROM lg_checkpoints WHERE session_id = $1 AND parent_checkpoint_id = $2 LIMIT 1`, [

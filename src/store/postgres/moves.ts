@@ -13,7 +13,7 @@ import type {
 } from "../port/index.js";
 import { stackAfter, type MoveStack } from "../port/move-stack.js";
 import { BRANCH_MOVE_COLS, DB_NOW_MS, FORGET_UNDONE, HISTORY_COLS, MOVE_COLS, STEP_COLS, TOOL_COLS } from "./columns.js";
-import type { Sql } from "./sql.js";
+import { insertRow, insertWith, type Sql } from "./sql.js";
 
 /** The move ($id) is still its owner's ($pid, and $pid + 1 its pid start): `IS NOT DISTINCT FROM` as SQLite's `IS`. */
 const heldBy = (id: number, pid: number) => `id = $${id} AND pid = $${pid} AND pid_start IS NOT DISTINCT FROM $${pid + 1}::text`;
@@ -34,6 +34,23 @@ function* moveAt(sql: Sql, ref: string): Step<MoveHistoryRow | undefined> {
     : yield* sql.one<MoveHistoryRow>(`SELECT ${BRANCH_MOVE_COLS} FROM branches WHERE id = $1 AND move_kind IS NOT NULL`, [ref]);
 }
 
+/** A re-application takes a new applied_seq: `excluded` holds the identity the proposed row drew. */
+const MARK_APPLIED = insertRow("applied", ["entry_id", "session_id", "result", "applied_at"], {
+  tail: `ON CONFLICT (entry_id) DO UPDATE SET session_id = excluded.session_id, result = excluded.result,
+    applied_seq = excluded.applied_seq, applied_at = excluded.applied_at`,
+});
+const INSERT_MOVE = insertRow(
+  "moves",
+  ["id", "session_id", "kind", "spec", "status", "pid", "pid_start", "lease_until", "created_at", "finished_at"],
+  { expr: { lease_until: (p) => `${DB_NOW_MS} + ${p}::float8` } },
+);
+/** Every step of a move in one statement: columns as arrays. */
+const INSERT_STEPS = insertWith(
+  "move_steps",
+  (p) => `INSERT INTO move_steps (move_id, idx, op, entry_id, status, result, error)
+  SELECT * FROM unnest(${p(1)}::text[], ${p(2)}::int[], ${p(3)}::text[], ${p(4)}::text[], ${p(5)}::text[], ${p(6)}::text[], ${p(7)}::text[])`,
+);
+
 export function movesTx(sql: Sql): MovesTx {
   return {
     *appliedTools(sessionId: string) {
@@ -51,13 +68,7 @@ export function movesTx(sql: Sql): MovesTx {
       );
     },
     *markApplied(entryId: string, sessionId: string, result: string | null, at: number) {
-      // A re-application takes a new applied_seq: `excluded` holds the identity the proposed row drew.
-      yield* sql.later(
-        `INSERT INTO applied (entry_id, session_id, result, applied_at) VALUES ($1, $2, $3, $4)
-        ON CONFLICT (entry_id) DO UPDATE SET session_id = excluded.session_id, result = excluded.result,
-          applied_seq = excluded.applied_seq, applied_at = excluded.applied_at`,
-        [entryId, sessionId, result, at],
-      );
+      yield* sql.later(MARK_APPLIED, [entryId, sessionId, result, at]);
     },
     *unmarkApplied(entryId: string) {
       yield* sql.later(`DELETE FROM applied WHERE entry_id = $1`, [entryId]);
@@ -83,11 +94,7 @@ export function movesTx(sql: Sql): MovesTx {
       );
     },
     *insertMove(r: NewMove, leaseMs: number | null) {
-      yield* sql.later(
-        `INSERT INTO moves (id, session_id, kind, spec, status, pid, pid_start, lease_until, created_at, finished_at)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, ${leaseFor(8)}, $9, $10)`,
-        [r.id, r.sessionId, r.kind, r.spec, r.status, r.pid, r.pidStart, leaseMs, r.createdAt, r.finishedAt],
-      );
+      yield* sql.later(INSERT_MOVE, [r.id, r.sessionId, r.kind, r.spec, r.status, r.pid, r.pidStart, leaseMs, r.createdAt, r.finishedAt]);
     },
     *runningMoves(sessionId?: string) {
       return sessionId === undefined
@@ -119,20 +126,15 @@ export function movesTx(sql: Sql): MovesTx {
     },
     *insertMoveSteps(rows: MoveStepRow[]) {
       if (rows.length === 0) return;
-      // One statement for every step: columns as arrays.
-      yield* sql.later(
-        `INSERT INTO move_steps (move_id, idx, op, entry_id, status, result, error)
-        SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])`,
-        [
-          rows.map((r) => r.moveId),
-          rows.map((r) => r.idx),
-          rows.map((r) => r.op),
-          rows.map((r) => r.entryId),
-          rows.map((r) => r.status),
-          rows.map((r) => r.result),
-          rows.map((r) => r.error),
-        ],
-      );
+      yield* sql.later(INSERT_STEPS, [
+        rows.map((r) => r.moveId),
+        rows.map((r) => r.idx),
+        rows.map((r) => r.op),
+        rows.map((r) => r.entryId),
+        rows.map((r) => r.status),
+        rows.map((r) => r.result),
+        rows.map((r) => r.error),
+      ]);
     },
     *moveSteps(moveId: string) {
       return yield* sql.rows<MoveStepRow>(`SELECT ${STEP_COLS} FROM move_steps WHERE move_id = $1 ORDER BY idx`, [moveId]);

@@ -1,17 +1,15 @@
 // The request ledger: PostgreSQL's statements and the port's RequestsTx.
 import type { RequestRow, RequestsTx } from "../port/index.js";
-import type { Sql } from "./sql.js";
+import { insertRow, type Sql } from "./sql.js";
+
+const INSERT_REQUEST = insertRow("requests", ["session_id", "request_id", "fingerprint", "answer", "created_at"]);
 
 export function requestsTx(sql: Sql): RequestsTx {
   return {
     // Sent with the unit's COMMIT (no round trip of its own); a taken id fails it on the primary key, which the store's
     // `translate` makes a RequestTakenError. The session's current state is as it was: what is known of it is kept.
     *insertRequest(r: RequestRow) {
-      yield* sql.later(
-        `INSERT INTO requests (session_id, request_id, fingerprint, answer, created_at) VALUES ($1, $2, $3, $4, $5)`,
-        [r.sessionId, r.requestId, r.fingerprint, r.answer, r.createdAt],
-        true,
-      );
+      yield* sql.later(INSERT_REQUEST, [r.sessionId, r.requestId, r.fingerprint, r.answer, r.createdAt], true);
     },
     *getRequest(sessionId: string, requestId: string) {
       return yield* sql.one<RequestRow>(

@@ -2,7 +2,7 @@
 import type { EventRow, NewSession, SessionRow, SessionsTx, TimelineKey, TimelineRow, UserRow } from "../port/index.js";
 import { FORGET_UNDONE, SESSION_COLS, SESSION_INFO_COLS, SESSION_UPDATED } from "./columns.js";
 import { LIST_ALL_SESSIONS, LIST_SESSIONS, listedSessionRow, type ListedTuple } from "./session-listing.js";
-import type { Sql } from "./sql.js";
+import { insertRow, insertWith, type Sql } from "./sql.js";
 
 /** Rows of one timeline source below the page's key ($3 time, $4 source, $5 seq; all descending). */
 const below = (source: string) => `created_at <= $3::float8 AND (created_at < $3::float8
@@ -72,30 +72,86 @@ export const DELETE_SESSION = [
   `DELETE FROM sessions WHERE id = $1`,
 ];
 
+/** The statements of this file, by what they do (the timeline's and the deletion's above). */
+const s = {
+  insertSession: insertRow("sessions", [
+    "id",
+    "user_id",
+    "title",
+    "metadata",
+    "current_branch_id",
+    "origin_session_id",
+    "origin_checkpoint_id",
+    "created_at",
+    "updated_at",
+    "times_ordered",
+  ]),
+  getSession: `SELECT ${SESSION_COLS} FROM sessions WHERE id = $1`,
+  getSessionInfo: `SELECT ${SESSION_INFO_COLS} FROM sessions WHERE id = $1`,
+  takenId: `SELECT id FROM (SELECT id, 0 AS k FROM sessions WHERE id = ANY($1::text[])
+    UNION ALL SELECT id, 1 FROM branches WHERE id = ANY($2::text[])
+    UNION ALL SELECT id, 2 FROM entries WHERE id = ANY($3::text[])
+    UNION ALL SELECT id, 3 FROM checkpoints WHERE id = ANY($4::text[])) taken ORDER BY k LIMIT 1`,
+  countUserSessions: `SELECT count(*) FROM sessions WHERE user_id = $1`,
+  userSessionIds: `SELECT id, seq FROM sessions WHERE user_id = $1 AND seq < $2::bigint ORDER BY seq DESC LIMIT $3`,
+  setCurrentBranch: `UPDATE sessions SET current_branch_id = $1, updated_at = $2 WHERE id = $3`,
+  setCurrentBranchMoved: `UPDATE sessions SET current_branch_id = $1, updated_at = $2, move_top = $4, move_redo = NULL WHERE id = $3`,
+  updateSession: `UPDATE sessions SET title = CASE WHEN $1::boolean THEN $2::text ELSE title END,
+    metadata = CASE WHEN $3::boolean THEN $4::text ELSE metadata END, updated_at = $5 WHERE id = $6`,
+  markHasTools: `UPDATE sessions SET has_tools = true WHERE id = $1 AND NOT has_tools`,
+  allSessionIds: `SELECT id FROM sessions ORDER BY seq`,
+  // Never before the session's newest event (another server's clock may be behind): the timeline walks events by seq.
+  // INSERT ... SELECT, not VALUES: never merged with another event's insert into one statement, whose rows would all be
+  // weighed against the events before that statement.
+  insertEvent: insertWith(
+    "events",
+    (p) => `INSERT INTO events (session_id, kind, ref_id, branch_id, detail, created_at)
+    SELECT ${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)},
+      GREATEST(${p(6)}::float8, coalesce((SELECT created_at FROM events WHERE session_id = ${p(1)} ORDER BY seq DESC LIMIT 1), 0))`,
+  ),
+  insertEventAsRecorded: insertWith(
+    "events",
+    (p) =>
+      `INSERT INTO events (session_id, kind, ref_id, branch_id, detail, created_at) SELECT ${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}::float8`,
+  ),
+  sessionEvents: `SELECT seq, session_id AS "sessionId", kind, ref_id AS "refId", branch_id AS "branchId", detail, created_at AS "createdAt"
+    FROM events WHERE session_id = $1 ORDER BY seq`,
+  markTimesUnordered: `UPDATE sessions SET times_ordered = false WHERE id = $1`,
+  setRetention: `UPDATE sessions SET retention = $1, retention_aged_at = $2 WHERE id = $3`,
+  weighCheckpoints: `UPDATE checkpoints SET weighed = true WHERE session_id = $1 AND NOT weighed`,
+  allWithRetention: `SELECT id FROM sessions WHERE retention IS NOT NULL ORDER BY seq`,
+  withRetention: `SELECT id FROM sessions WHERE id = $1 AND retention IS NOT NULL`,
+  insertImportedCall: insertRow("imported_calls", ["entry_id", "session_id"]),
+  importedCalls: `SELECT entry_id FROM imported_calls WHERE session_id = $1`,
+  // user_id is COLLATE "C": users page in byte order, as on SQLite.
+  listUsers: `SELECT user_id AS "userId", count(*) AS sessions, max(${SESSION_UPDATED}) AS "updatedAt"
+    FROM sessions WHERE user_id > $1 GROUP BY user_id ORDER BY user_id LIMIT $2`,
+};
+
 export function sessionsTx(sql: Sql): SessionsTx {
   return {
     *insertSession(r: NewSession) {
-      yield* sql.later(
-        `INSERT INTO sessions (id, user_id, title, metadata, current_branch_id, origin_session_id, origin_checkpoint_id, created_at, updated_at,
-          times_ordered)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, true)`,
-        [r.id, r.userId, r.title, r.metadata, r.currentBranchId, r.originSessionId, r.originCheckpointId, r.createdAt, r.updatedAt],
-      );
+      yield* sql.later(s.insertSession, [
+        r.id,
+        r.userId,
+        r.title,
+        r.metadata,
+        r.currentBranchId,
+        r.originSessionId,
+        r.originCheckpointId,
+        r.createdAt,
+        r.updatedAt,
+        true,
+      ]);
     },
     *getSession(id: string) {
-      return yield* sql.one<SessionRow>(`SELECT ${SESSION_COLS} FROM sessions WHERE id = $1`, [id]);
+      return yield* sql.one<SessionRow>(s.getSession, [id]);
     },
     *getSessionInfo(id: string) {
-      return yield* sql.one<SessionRow>(`SELECT ${SESSION_INFO_COLS} FROM sessions WHERE id = $1`, [id]);
+      return yield* sql.one<SessionRow>(s.getSessionInfo, [id]);
     },
     *takenId(ids: { sessions: string[]; branches: string[]; entries: string[]; checkpoints: string[] }) {
-      const [id] = yield* sql.column<string>(
-        `SELECT id FROM (SELECT id, 0 AS k FROM sessions WHERE id = ANY($1::text[])
-          UNION ALL SELECT id, 1 FROM branches WHERE id = ANY($2::text[])
-          UNION ALL SELECT id, 2 FROM entries WHERE id = ANY($3::text[])
-          UNION ALL SELECT id, 3 FROM checkpoints WHERE id = ANY($4::text[])) taken ORDER BY k LIMIT 1`,
-        [ids.sessions, ids.branches, ids.entries, ids.checkpoints],
-      );
+      const [id] = yield* sql.column<string>(s.takenId, [ids.sessions, ids.branches, ids.entries, ids.checkpoints]);
       return id;
     },
     *listSessions(userId: string, beforeSeq: number | undefined, limit: number) {
@@ -103,52 +159,34 @@ export function sessionsTx(sql: Sql): SessionsTx {
       return rows.map(listedSessionRow);
     },
     *countUserSessions(userId: string) {
-      return (yield* sql.column<number>(`SELECT count(*) FROM sessions WHERE user_id = $1`, [userId]))[0]!;
+      return (yield* sql.column<number>(s.countUserSessions, [userId]))[0]!;
     },
     *userSessionIds(userId: string, beforeSeq: number | undefined, limit: number) {
-      return yield* sql.rows<{ id: string; seq: number }>(
-        `SELECT id, seq FROM sessions WHERE user_id = $1 AND seq < $2::bigint ORDER BY seq DESC LIMIT $3`,
-        [userId, beforeSeq ?? Number.MAX_SAFE_INTEGER, limit],
-      );
+      return yield* sql.rows<{ id: string; seq: number }>(s.userSessionIds, [userId, beforeSeq ?? Number.MAX_SAFE_INTEGER, limit]);
     },
     *setCurrentBranch(sessionId: string, branchId: string, at: number, top?: string) {
       if (top === undefined) {
-        yield* sql.later(`UPDATE sessions SET current_branch_id = $1, updated_at = $2 WHERE id = $3`, [branchId, at, sessionId]);
+        yield* sql.later(s.setCurrentBranch, [branchId, at, sessionId]);
         return;
       }
       yield* sql.later(FORGET_UNDONE, [sessionId]);
-      yield* sql.later(`UPDATE sessions SET current_branch_id = $1, updated_at = $2, move_top = $4, move_redo = NULL WHERE id = $3`, [
-        branchId,
-        at,
-        sessionId,
-        top,
-      ]);
+      yield* sql.later(s.setCurrentBranchMoved, [branchId, at, sessionId, top]);
     },
     *updateSession(sessionId: string, fields: { title?: string | null; metadata?: string | null }, at: number) {
       const { title, metadata } = fields;
-      yield* sql.exec(
-        `UPDATE sessions SET title = CASE WHEN $1::boolean THEN $2::text ELSE title END,
-        metadata = CASE WHEN $3::boolean THEN $4::text ELSE metadata END, updated_at = $5 WHERE id = $6`,
-        [title !== undefined, title ?? null, metadata !== undefined, metadata ?? null, at, sessionId],
-      );
+      yield* sql.exec(s.updateSession, [title !== undefined, title ?? null, metadata !== undefined, metadata ?? null, at, sessionId]);
     },
     *markHasTools(sessionId: string) {
-      yield* sql.later(`UPDATE sessions SET has_tools = true WHERE id = $1 AND NOT has_tools`, [sessionId]);
+      yield* sql.later(s.markHasTools, [sessionId]);
     },
     *allSessionIds() {
-      return yield* sql.column<string>(`SELECT id FROM sessions ORDER BY seq`);
+      return yield* sql.column<string>(s.allSessionIds);
     },
     *deleteSession(sessionId: string) {
       for (const statement of DELETE_SESSION) yield* sql.later(statement, [sessionId]);
     },
     *insertEvent(r: Omit<EventRow, "seq">, how?: { asRecorded?: boolean }) {
-      // Never before the session's newest event (another server's clock may be behind): the timeline walks events by seq.
-      // INSERT ... SELECT, not VALUES: never merged with another event's insert into one statement, whose rows would
-      // all be weighed against the events before that statement.
-      const at = how?.asRecorded
-        ? "$6::float8"
-        : "GREATEST($6::float8, coalesce((SELECT created_at FROM events WHERE session_id = $1 ORDER BY seq DESC LIMIT 1), 0))";
-      yield* sql.later(`INSERT INTO events (session_id, kind, ref_id, branch_id, detail, created_at) SELECT $1, $2, $3, $4, $5, ${at}`, [
+      yield* sql.later(how?.asRecorded ? s.insertEventAsRecorded : s.insertEvent, [
         r.sessionId,
         r.kind,
         r.refId,
@@ -158,11 +196,7 @@ export function sessionsTx(sql: Sql): SessionsTx {
       ]);
     },
     *sessionEvents(sessionId: string) {
-      return yield* sql.rows<EventRow>(
-        `SELECT seq, session_id AS "sessionId", kind, ref_id AS "refId", branch_id AS "branchId", detail, created_at AS "createdAt"
-        FROM events WHERE session_id = $1 ORDER BY seq`,
-        [sessionId],
-      );
+      return yield* sql.rows<EventRow>(s.sessionEvents, [sessionId]);
     },
     *timeline(userId: string, sessionId: string, before: TimelineKey | undefined, limit: number) {
       return yield* sql.rows<TimelineRow>(TIMELINE, [
@@ -175,35 +209,30 @@ export function sessionsTx(sql: Sql): SessionsTx {
       ]);
     },
     *markTimesUnordered(sessionId: string) {
-      yield* sql.later(`UPDATE sessions SET times_ordered = false WHERE id = $1`, [sessionId]);
+      yield* sql.later(s.markTimesUnordered, [sessionId]);
     },
     *setRetention(sessionId: string, retention: string | null, agedAt: number) {
-      yield* sql.later(`UPDATE sessions SET retention = $1, retention_aged_at = $2 WHERE id = $3`, [retention, agedAt, sessionId]);
+      yield* sql.later(s.setRetention, [retention, agedAt, sessionId]);
       // A policy set: the session's checkpoints join retention's time index (checkpoints.weighed).
-      if (retention !== null) yield* sql.later(`UPDATE checkpoints SET weighed = true WHERE session_id = $1 AND NOT weighed`, [sessionId]);
+      if (retention !== null) yield* sql.later(s.weighCheckpoints, [sessionId]);
     },
     *sessionsWithRetention(sessionId?: string) {
       return sessionId === undefined
-        ? yield* sql.column<string>(`SELECT id FROM sessions WHERE retention IS NOT NULL ORDER BY seq`)
-        : yield* sql.column<string>(`SELECT id FROM sessions WHERE id = $1 AND retention IS NOT NULL`, [sessionId]);
+        ? yield* sql.column<string>(s.allWithRetention)
+        : yield* sql.column<string>(s.withRetention, [sessionId]);
     },
     *insertImportedCall(entryId: string, sessionId: string) {
-      yield* sql.later(`INSERT INTO imported_calls (entry_id, session_id) VALUES ($1, $2)`, [entryId, sessionId]);
+      yield* sql.later(s.insertImportedCall, [entryId, sessionId]);
     },
     *importedCalls(sessionId: string) {
-      return new Set(yield* sql.column<string>(`SELECT entry_id FROM imported_calls WHERE session_id = $1`, [sessionId]));
+      return new Set(yield* sql.column<string>(s.importedCalls, [sessionId]));
     },
     *listAllSessions(beforeSeq: number | undefined, limit: number) {
       const rows = yield* sql.rows<ListedTuple>(LIST_ALL_SESSIONS, [beforeSeq ?? Number.MAX_SAFE_INTEGER, limit]);
       return rows.map(listedSessionRow);
     },
     *listUsers(afterUserId: string | undefined, limit: number) {
-      // user_id is COLLATE "C": users page in byte order, as on SQLite.
-      return yield* sql.rows<UserRow>(
-        `SELECT user_id AS "userId", count(*) AS sessions, max(${SESSION_UPDATED}) AS "updatedAt"
-        FROM sessions WHERE user_id > $1 GROUP BY user_id ORDER BY user_id LIMIT $2`,
-        [afterUserId ?? "", limit],
-      );
+      return yield* sql.rows<UserRow>(s.listUsers, [afterUserId ?? "", limit]);
     },
   };
 }

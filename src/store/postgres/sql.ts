@@ -29,6 +29,21 @@ interface Statement {
   values: unknown[];
 }
 
+/**
+ * An INSERT declared by its parts, so that a batch places it after other statements' parameters, and merges rows of
+ * it, by putting the parts together: no SQL text is parsed or edited. The other writes are plain text and go alone.
+ */
+export interface Insert {
+  /** The table it inserts into: inserts into different tables may share one statement. */
+  readonly table: string;
+  /** The statement with its parameters numbered from $1. */
+  readonly text: string;
+  /** The statement with its parameters numbered from `offset + 1`. */
+  readonly at: (offset: number) => string;
+  /** For one VALUES row with nothing after it: the text before the row, and the row placed at an offset. */
+  readonly values?: { readonly head: string; readonly row: (offset: number) => string };
+}
+
 /** A query's config, with its row mode when its rows are read as arrays. */
 type Config = QueryConfig & { rowMode?: "array" };
 
@@ -40,109 +55,122 @@ const MAX_ROWS = 16;
 const MAX_STATEMENTS = 8;
 const MAX_PARAMETERS = 16_384;
 
-/** Statement `text` with its parameters moved up by `offset`. */
-const renumber = (text: string, offset: number) =>
-  offset === 0 ? text : text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
-
-/** The table of an INSERT, if `st` is one. */
-const insertInto = (st: Statement) => /^\s*INSERT\s+INTO\s+(\w+)/i.exec(st.text)?.[1];
-
-/** An `INSERT ... VALUES (...)` ending with its one row: its text before the row, and the row. */
-function singleRow(text: string): { head: string; row: string } | undefined {
-  const at = text.search(/\bVALUES\s*\(/i);
-  if (at < 0) return undefined;
-  const open = text.indexOf("(", at);
-  let depth = 0;
-  for (let i = open; i < text.length; i++) {
-    if (text[i] === "(") depth++;
-    else if (text[i] === ")" && --depth === 0)
-      return text.slice(i + 1).trim() === "" ? { head: text.slice(0, open), row: text.slice(open, i + 1) } : undefined;
-  }
-  return undefined;
-}
-
-/** Statements as one, their parameters renumbered in turn. */
-function joined(group: Statement[], join: (texts: string[]) => string): Statement {
-  const values: unknown[] = [];
-  const texts = group.map((st) => {
-    const text = renumber(st.text, values.length);
-    values.push(...st.values);
-    return text;
-  });
-  return { text: join(texts), values };
-}
+/** A parameter's placeholder, `n` counted from 1 after `offset`. */
+const param = (offset: number, n: number) => `$${offset + n}`;
 
 /**
- * The writes that wait, in fewer statements with the same effect: consecutive inserts of one row into one table as one
- * multi-row insert (rows, and so their identities, in the order given), then consecutive inserts into different tables
- * as one statement (`WITH w0 AS (INSERT ...) INSERT ...`: inserts never touch one another's rows, and each table's
- * identities still grow in the order its rows were given). Anything else goes alone, in its place.
+ * `INSERT INTO table (columns) VALUES (...)`, one parameter per column in order. `expr` wraps a column's placeholder
+ * (`decode($n, 'hex')`); `tail` follows the row (`ON CONFLICT ...`, no parameters), and keeps rows from merging (two
+ * rows of one statement updating one row is an error).
  */
-function batched(waiting: Statement[]): Statement[] {
-  const groups: Statement[][] = [];
-  for (const st of waiting) {
-    const last = groups[groups.length - 1];
-    if (last && last.length < MAX_ROWS && last[0]!.text === st.text && singleRow(st.text)) last.push(st);
-    else groups.push([st]);
+export function insertRow(
+  table: string,
+  columns: readonly string[],
+  options: { expr?: Readonly<Record<string, (placeholder: string) => string>>; tail?: string } = {},
+): Insert {
+  const head = `INSERT INTO ${table} (${columns.join(", ")}) VALUES `;
+  const row = (offset: number) =>
+    `(${columns.map((c, i) => options.expr?.[c]?.(param(offset, i + 1)) ?? param(offset, i + 1)).join(", ")})`;
+  const tail = options.tail === undefined ? "" : ` ${options.tail}`;
+  const at = (offset: number) => head + row(offset) + tail;
+  return { table, text: at(0), at, ...(tail === "" ? { values: { head, row } } : {}) };
+}
+
+/** An INSERT of another form (INSERT ... SELECT, a subquery), written with `p(n)` for its n-th parameter. */
+export function insertWith(table: string, text: (p: (n: number) => string) => string): Insert {
+  const at = (offset: number) => text((n) => param(offset, n));
+  return { table, text: at(0), at };
+}
+
+/** A write waiting to be sent: plain text, or an insert by its parts. */
+interface Waiting {
+  statement: string | Insert;
+  values: unknown[];
+}
+
+/** A batch's statement: its text, with its parameters taken from the writes that wait (`[write, parameter]`). */
+type Planned = { text: string; sources: Source[] };
+
+/**
+ * The writes that wait, in fewer statements with the same effect: consecutive rows of one insert as one multi-row
+ * insert (rows, and so their identities, in the order given), then consecutive inserts into different tables as one
+ * statement (`WITH w0 AS (INSERT ...) INSERT ...`: inserts never touch one another's rows, and each table's identities
+ * still grow in the order its rows were given). Anything else goes alone, in its place.
+ */
+function batched(waiting: readonly Waiting[]): Planned[] {
+  // Groups of consecutive writes, each sent as one statement.
+  const groups: { insert: Insert | null; rows: number[] }[] = [];
+  for (let i = 0; i < waiting.length; i++) {
+    const st = waiting[i]!.statement;
+    const last = groups.at(-1);
+    if (typeof st !== "string" && st.values && last?.insert === st && last.rows.length < MAX_ROWS) last.rows.push(i);
+    else groups.push({ insert: typeof st === "string" ? null : st, rows: [i] });
   }
-  const merged = groups.map((group) =>
-    group.length === 1 ? group[0]! : joined(group, (texts) => singleRow(texts[0]!)!.head + texts.map((t) => singleRow(t)!.row).join(", ")),
-  );
-  const out: Statement[] = [];
-  let run: Statement[] = [];
+  const sourcesOf = (rows: readonly number[]) => rows.flatMap((i) => waiting[i]!.values.map((_, k): Source => [i, k]));
+  /** A group's text placed after `offset` parameters. */
+  const textOf = (group: { insert: Insert | null; rows: number[] }, offset: number): string => {
+    const { insert, rows } = group;
+    if (insert === null) return waiting[rows[0]!]!.statement as string;
+    if (rows.length === 1) return insert.at(offset);
+    const width = waiting[rows[0]!]!.values.length;
+    return insert.values!.head + rows.map((_, r) => insert.values!.row(offset + r * width)).join(", ");
+  };
+  const out: Planned[] = [];
+  let run: { insert: Insert | null; rows: number[] }[] = [];
   const end = () => {
-    if (run.length === 1) out.push(run[0]!);
-    if (run.length > 1)
-      out.push(
-        joined(
-          run,
-          (texts) =>
-            `WITH ${texts
-              .slice(0, -1)
-              .map((t, i) => `w${i} AS (${t})`)
-              .join(", ")} ${texts.at(-1)}`,
-        ),
-      );
+    if (run.length === 0) return;
+    let offset = 0;
+    const texts = run.map((group) => {
+      const text = textOf(group, offset);
+      offset += group.rows.reduce((n, i) => n + waiting[i]!.values.length, 0);
+      return text;
+    });
+    const text =
+      texts.length === 1
+        ? texts[0]!
+        : `WITH ${texts
+            .slice(0, -1)
+            .map((t, i) => `w${i} AS (${t})`)
+            .join(", ")} ${texts.at(-1)}`;
+    out.push({ text, sources: run.flatMap((group) => sourcesOf(group.rows)) });
     run = [];
   };
-  for (const st of merged) {
-    const table = insertInto(st);
-    const full = run.length === MAX_STATEMENTS || run.reduce((n, r) => n + r.values.length, st.values.length) > MAX_PARAMETERS;
-    if (table === undefined || full || run.some((r) => insertInto(r) === table)) end();
-    if (table === undefined) out.push(st);
-    else run.push(st);
+  const size = (group: { rows: number[] }) => group.rows.reduce((n, i) => n + waiting[i]!.values.length, 0);
+  for (const group of groups) {
+    const table = group.insert?.table;
+    const full = run.length === MAX_STATEMENTS || run.reduce((n, r) => n + size(r), size(group)) > MAX_PARAMETERS;
+    if (table === undefined || full || run.some((r) => r.insert!.table === table)) end();
+    if (table === undefined) out.push({ text: textOf(group, 0), sources: sourcesOf(group.rows) });
+    else run.push(group);
   }
   end();
   return out;
 }
 
-/** Where each parameter of a batched statement comes from: [statement, parameter] of the writes that wait. */
+/** Where each parameter of a batched statement comes from: [write, parameter] of the writes that wait. */
 type Source = readonly [number, number];
 
-/** A batch's statements: each text with where its parameters come from. */
-type Plan = { text: string; sources: Source[] }[];
-
 /**
- * Batches by the texts of the writes that wait: a unit of one kind (a turn, say) batches the same way each time. Keyed
- * by the texts one after another, in nested maps: the texts are the same string objects every time, whose hashes V8
- * keeps, so a lookup neither joins them into a new string nor hashes one.
+ * Batches by the statements of the writes that wait: a unit of one kind (a turn, say) batches the same way each time.
+ * Keyed by the statements one after another (texts and inserts), in nested maps: they are the same objects every
+ * time, so a lookup neither joins texts into a new string nor hashes one.
  */
 interface PlanNode {
-  plan?: Plan;
-  next?: Map<string, PlanNode>;
+  plan?: Planned[];
+  next?: Map<string | Insert, PlanNode>;
 }
 let plans: PlanNode = {};
 let planCount = 0;
-/** Sequences of texts kept before the cache starts afresh (statements are written by the engine: they are few). */
+/** Sequences of statements kept before the cache starts afresh (statements are written by the engine: they are few). */
 const MAX_PLANS = 1_000;
 
-/** `batched(waiting)`, its texts and parameter layout computed once per sequence of texts. */
-function planned(waiting: Statement[]): Statement[] {
+/** `batched(waiting)`, its texts and parameter layout computed once per sequence of statements. */
+function planned(waiting: Waiting[]): Statement[] {
   let node = plans;
   for (const st of waiting) {
     node.next ??= new Map();
-    let child = node.next.get(st.text);
-    if (child === undefined) node.next.set(st.text, (child = {}));
+    let child = node.next.get(st.statement);
+    if (child === undefined) node.next.set(st.statement, (child = {}));
     node = child;
   }
   let plan = node.plan;
@@ -152,8 +180,7 @@ function planned(waiting: Statement[]): Statement[] {
       plans = {};
       return planned(waiting);
     }
-    const traced = waiting.map((st, i) => ({ text: st.text, values: st.values.map((_, k): Source => [i, k]) }));
-    node.plan = plan = batched(traced).map((st) => ({ text: st.text, sources: st.values as Source[] }));
+    node.plan = plan = batched(waiting);
   }
   const out = new Array<Statement>(plan.length);
   for (let p = 0; p < plan.length; p++) {
@@ -176,7 +203,7 @@ export class Sql {
   /** The unit's BEGIN (with its lock statements), until its first statement goes. */
   #begin: string | null = null;
   /** Writes whose results the unit does not read, not sent yet. */
-  #waiting: Statement[] = [];
+  #waiting: Waiting[] = [];
   /** Whether anything of this unit reached the server (a unit that sent nothing has nothing to commit). */
   #sent = false;
   /** Whether the client pipelines (`pipeline: true`): statements go without waiting for the answers before them. */
@@ -383,9 +410,9 @@ export class Sql {
    * A write whose result the unit does not read: sent with the unit's next statement or its COMMIT. `keepsCurrent`:
    * the write leaves every session's current state as it was, or says how it changed it (`wroteEntry`).
    */
-  *later(text: string, values: unknown[] = [], keepsCurrent = false): Step<void> {
+  *later(statement: string | Insert, values: unknown[] = [], keepsCurrent = false): Step<void> {
     if (!keepsCurrent) this.#dirty = true;
-    this.#waiting.push({ text, values });
+    this.#waiting.push({ statement, values });
   }
 
   /** Runs one prepared statement, after what waits (a statement is parsed and planned once per connection). */

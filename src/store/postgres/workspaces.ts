@@ -12,7 +12,7 @@ import type {
   WorkspacesTx,
 } from "../port/index.js";
 import { WORKSPACE_COLS } from "./columns.js";
-import type { Sql } from "./sql.js";
+import { insertRow, insertWith, type Sql } from "./sql.js";
 
 const FILES_COLS = `manifest_id AS "manifestId", dir, exclude, gitignore, unapplied, unknown`;
 
@@ -23,18 +23,37 @@ const filesOf = (row: CheckpointFilesRow | undefined) => {
   return { ...rest, ...(unapplied ? { unapplied } : {}), ...(unknown ? { unknown } : {}) };
 };
 
+/** A session's workspace, put in place of the one it had. */
+const PUT_WORKSPACE = insertRow("workspaces", ["session_id", "dir", "exclude", "gitignore", "manifest_id", "updated_at", "host"], {
+  tail: `ON CONFLICT (session_id) DO UPDATE SET dir = excluded.dir, exclude = excluded.exclude, gitignore = excluded.gitignore,
+    manifest_id = excluded.manifest_id, restoring = NULL, updated_at = excluded.updated_at, host = excluded.host`,
+});
+const INSERT_BLOB = insertRow("file_blobs", ["hash", "content"], { tail: "ON CONFLICT (hash) DO NOTHING" });
+/** Every content of a pack, whatever their number, in one statement. */
+const INSERT_PACKED = insertWith(
+  "file_blobs",
+  (p) => `INSERT INTO file_blobs (hash, content, pack_id, pack_offset, size)
+  SELECT h, '\\x'::bytea, ${p(1)}, o, n FROM unnest(${p(2)}::text[], ${p(3)}::bigint[], ${p(4)}::bigint[]) AS b(h, o, n) ON CONFLICT (hash) DO NOTHING`,
+);
+const INSERT_TREES = insertWith(
+  "file_trees",
+  (p) =>
+    `INSERT INTO file_trees (hash, body) SELECT h, b FROM unnest(${p(1)}::text[], ${p(2)}::text[]) AS t(h, b) ON CONFLICT (hash) DO NOTHING`,
+);
+const INSERT_FILES = insertRow("checkpoint_files", ["checkpoint_id", "manifest_id", "dir", "exclude", "gitignore", "unapplied", "unknown"]);
+const PUT_STATS = insertWith(
+  "workspace_stats",
+  (p) => `INSERT INTO workspace_stats (session_id, dir, body) SELECT ${p(1)}, d, b FROM unnest(${p(2)}::text[], ${p(3)}::bytea[]) AS s(d, b)
+  ON CONFLICT (session_id, dir) DO UPDATE SET body = excluded.body`,
+);
+
 export function workspacesTx(sql: Sql): WorkspacesTx {
   return {
     *getWorkspace(sessionId: string) {
       return yield* sql.one<WorkspaceRow>(`SELECT ${WORKSPACE_COLS} FROM workspaces WHERE session_id = $1`, [sessionId]);
     },
     *putWorkspace(r: WorkspaceRow) {
-      yield* sql.later(
-        `INSERT INTO workspaces (session_id, dir, exclude, gitignore, manifest_id, updated_at, host) VALUES ($1, $2, $3, $4, $5, $6, $7)
-        ON CONFLICT (session_id) DO UPDATE SET dir = excluded.dir, exclude = excluded.exclude, gitignore = excluded.gitignore,
-          manifest_id = excluded.manifest_id, restoring = NULL, updated_at = excluded.updated_at, host = excluded.host`,
-        [r.sessionId, r.dir, r.exclude, r.gitignore, r.manifestId, r.updatedAt, r.host],
-      );
+      yield* sql.later(PUT_WORKSPACE, [r.sessionId, r.dir, r.exclude, r.gitignore, r.manifestId, r.updatedAt, r.host]);
       yield* sql.later(`UPDATE sessions SET has_workspace = true WHERE id = $1 AND NOT has_workspace`, [r.sessionId]);
       yield* sql.later(`DELETE FROM workspace_stats WHERE session_id = $1`, [r.sessionId]);
     },
@@ -54,7 +73,7 @@ export function workspacesTx(sql: Sql): WorkspacesTx {
       return yield* sql.rows<WorkspaceRow>(`SELECT ${WORKSPACE_COLS} FROM workspaces WHERE restoring IS NOT NULL ORDER BY session_id`);
     },
     *insertBlob(hash: string, content: Buffer) {
-      yield* sql.later(`INSERT INTO file_blobs (hash, content) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING`, [hash, content]);
+      yield* sql.later(INSERT_BLOB, [hash, content]);
     },
     *blobRows(hashes: readonly string[]) {
       if (hashes.length === 0) return [];
@@ -69,12 +88,7 @@ export function workspacesTx(sql: Sql): WorkspacesTx {
     },
     *insertPack(codec: string, content: Buffer, blobs: readonly { hash: string; offset: number; size: number }[]) {
       const [id] = yield* sql.column<number>(`INSERT INTO file_packs (codec, content) VALUES ($1, $2) RETURNING id`, [codec, content]);
-      // One statement for every content of the pack, whatever their number.
-      yield* sql.later(
-        `INSERT INTO file_blobs (hash, content, pack_id, pack_offset, size)
-        SELECT h, '\\x'::bytea, $1, o, n FROM unnest($2::text[], $3::bigint[], $4::bigint[]) AS b(h, o, n) ON CONFLICT (hash) DO NOTHING`,
-        [id, blobs.map((b) => b.hash), blobs.map((b) => b.offset), blobs.map((b) => b.size)],
-      );
+      yield* sql.later(INSERT_PACKED, [id, blobs.map((b) => b.hash), blobs.map((b) => b.offset), blobs.map((b) => b.size)]);
       return id!;
     },
     *getPacks(ids: readonly number[]) {
@@ -87,10 +101,7 @@ export function workspacesTx(sql: Sql): WorkspacesTx {
     },
     *insertTrees(rows: readonly TreeRow[]) {
       if (rows.length === 0) return;
-      yield* sql.later(
-        `INSERT INTO file_trees (hash, body) SELECT h, b FROM unnest($1::text[], $2::text[]) AS t(h, b) ON CONFLICT (hash) DO NOTHING`,
-        [rows.map((r) => r.hash), rows.map((r) => r.body)],
-      );
+      yield* sql.later(INSERT_TREES, [rows.map((r) => r.hash), rows.map((r) => r.body)]);
     },
     *manifestId(hash: string) {
       return (yield* sql.column<number>(`SELECT id FROM file_manifests WHERE hash = $1`, [hash]))[0];
@@ -111,10 +122,7 @@ export function workspacesTx(sql: Sql): WorkspacesTx {
       return yield* sql.one<ManifestRow>(`SELECT hash, body, root FROM file_manifests WHERE id = $1`, [id]);
     },
     *insertCheckpointFiles(r: CheckpointFilesRow & { checkpointId: string }) {
-      yield* sql.later(
-        `INSERT INTO checkpoint_files (checkpoint_id, manifest_id, dir, exclude, gitignore, unapplied, unknown) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [r.checkpointId, r.manifestId, r.dir, r.exclude, r.gitignore, r.unapplied ?? null, r.unknown ?? null],
-      );
+      yield* sql.later(INSERT_FILES, [r.checkpointId, r.manifestId, r.dir, r.exclude, r.gitignore, r.unapplied ?? null, r.unknown ?? null]);
     },
     *checkpointsAwaiting(sessionId: string, entryId: string) {
       return yield* sql.rows<CheckpointCallsRow>(
@@ -150,12 +158,7 @@ export function workspacesTx(sql: Sql): WorkspacesTx {
     *putWorkspaceStats(sessionId: string, rows: readonly StatRow[], deleted: readonly string[]) {
       if (deleted.length > 0)
         yield* sql.later(`DELETE FROM workspace_stats WHERE session_id = $1 AND dir = ANY($2::text[])`, [sessionId, deleted]);
-      if (rows.length > 0)
-        yield* sql.later(
-          `INSERT INTO workspace_stats (session_id, dir, body) SELECT $1, d, b FROM unnest($2::text[], $3::bytea[]) AS s(d, b)
-          ON CONFLICT (session_id, dir) DO UPDATE SET body = excluded.body`,
-          [sessionId, rows.map((r) => r.dir), rows.map((r) => r.body)],
-        );
+      if (rows.length > 0) yield* sql.later(PUT_STATS, [sessionId, rows.map((r) => r.dir), rows.map((r) => r.body)]);
     },
     *deleteUnreferencedFiles() {
       // NOT IN, not NOT EXISTS, for the restore journals: a journal without a manifest id keeps every manifest, as on SQLite.
