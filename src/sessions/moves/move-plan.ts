@@ -61,13 +61,14 @@ export function* computePlan(
   const applied = appliedRows.map(withAppliedResult).map(toToolInvocation);
   const uncertain = new Set(yield* tx.uncertainInvocations(session.id));
   const handling = (inv: ToolInvocation) => handlingOf(ctx, inv.tool, recorded.get(inv.id) ?? null);
-  // The calls off the snapshot's lineage its files hold are kept as the target's it holds are: left applied, or marked so.
+  // The calls off the snapshot's lineage its files hold are kept as the target's it holds are: left applied, or marked
+  // so. An irreversible one stays applied anyway, and is reported as any other the move passes.
   const covered =
     snapshotAt === undefined
       ? undefined
       : new Set([
           ...targetTools.filter((t) => t.position <= snapshotAt.position && !snapshotAt.unapplied.has(t.id)).map((t) => t.id),
-          ...snapshotAt.held,
+          ...[...snapshotAt.held].filter((id) => !applied.some((t) => t.id === id && handling(t) === "irreversible")),
         ]);
   const steps = planSteps(
     applied,
