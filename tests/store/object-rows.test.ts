@@ -36,6 +36,15 @@ describe("object rows", () => {
     expect(ours.get()).toEqual(named.get());
   });
 
+  it("have the driver's keys in its order, whatever the column names", () => {
+    const sql = `SELECT 1 AS "__proto__", 2 AS "it's", 3 AS "a""b\\c", 4 AS "7", 5 AS "x", 6 AS "x", 7 AS "}; throw 1; //"`;
+    const named = db.prepare(sql).get() as object;
+    const ours = prepare(db, sql).get() as object;
+    expect(ours).toEqual(named);
+    expect(Object.keys(ours)).toEqual(Object.keys(named));
+    expect(Object.getPrototypeOf(ours)).toBe(Object.getPrototypeOf(named));
+  });
+
   it("give undefined for no row, an empty list for no rows, and bind parameters like the driver", () => {
     const ours = prepare(db, "SELECT id, name FROM a WHERE id = ? OR name = @name");
     expect(ours.get(3, { name: "none" })).toBeUndefined();

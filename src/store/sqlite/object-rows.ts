@@ -14,22 +14,37 @@ export interface Statement {
 /** How a statement returns rows: objects keyed by column name, arrays (`raw`), or the first column (`pluck`). */
 export type RowMode = "object" | "raw" | "pluck";
 
+type Build = (tuple: unknown[]) => Record<string, unknown>;
+
+/**
+ * A function building one statement's rows as an object literal of its column names: every row of a statement has
+ * the same shape from the start. Filling an empty object key by key goes through V8's keyed stores, shared by every
+ * statement: once a process has read rows of many shapes (a history, a listing), each such store takes the slow
+ * generic path, and a session's row cost a quarter of an edit. Later columns win over earlier ones of the same name,
+ * as in better-sqlite3's own objects (the first one's place, the last one's value).
+ */
+function builder(keys: readonly string[]): { width: number; build: Build } {
+  const last = new Map<string, number>();
+  keys.forEach((key, i) => last.set(key, i));
+  // Each name is written as a JSON string: no name reaches the code as code. A plain `"__proto__"` key sets the row's
+  // prototype, as the driver's and an assignment's does.
+  const fields = [...last].map(([key, i]) => `${JSON.stringify(key)}: t[${i}]`);
+  return { width: keys.length, build: new Function("t", `return { ${fields.join(", ")} };`) as Build };
+}
+
 class ObjectRows implements Statement {
   readonly #stmt: Database.Statement;
-  #keys: string[];
+  #rows: { width: number; build: Build };
 
   constructor(stmt: Database.Statement) {
-    this.#keys = stmt.columns().map((c) => c.name);
+    this.#rows = builder(stmt.columns().map((c) => c.name));
     this.#stmt = stmt.raw(true);
   }
 
   #object(tuple: unknown[]): Record<string, unknown> {
     // The names are read once; a statement whose columns changed since (a `*` over an altered table) reads them again.
-    if (tuple.length !== this.#keys.length) this.#keys = this.#stmt.columns().map((c) => c.name);
-    const row: Record<string, unknown> = {};
-    // Later columns win over earlier ones of the same name, as in better-sqlite3's own objects.
-    for (let i = 0; i < this.#keys.length; i++) row[this.#keys[i]!] = tuple[i];
-    return row;
+    if (tuple.length !== this.#rows.width) this.#rows = builder(this.#stmt.columns().map((c) => c.name));
+    return this.#rows.build(tuple);
   }
 
   run(...params: unknown[]): Database.RunResult {
