@@ -54,6 +54,21 @@ describe("a write given a requestId", () => {
     expect((await s.history()).length).toBe(3);
   });
 
+  it("retention and prune keep the records: a retry after its checkpoint was expired and pruned answers as the first", async () => {
+    const { fp, path, s } = await chat();
+    const first = await s.turn(question("q"), { name: "turn 1" }, { requestId: "t-1" });
+    const appended = await s.append(question("more"), { requestId: "a-1" });
+    await s.setRetention({ keepLast: 1 });
+    await s.turn(question("later"), { name: "turn 2" });
+    await s.turn(question("latest"), { name: "turn 3" });
+    expect((await fp.prune()).checkpoints).toBeGreaterThan(0);
+    expect((await s.listCheckpoints()).items.map((c) => c.id)).not.toContain(first.checkpoint.id);
+    expect((await countRowsOf(path)).requests).toBe(2);
+    expect(await s.turn(question("q"), { name: "turn 1" }, { requestId: "t-1" })).toEqual(first);
+    expect(await s.append(question("more"), { requestId: "a-1" })).toEqual(appended);
+    expect((await countRowsOf(path)).requests).toBe(2);
+  });
+
   it("an empty append and a turn without messages are requests too", async () => {
     const { path, s } = await chat();
     expect(await s.append([], { requestId: "none" })).toEqual([]);
