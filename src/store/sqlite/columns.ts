@@ -87,12 +87,28 @@ export function toolRows(rows: unknown[]): ToolRow[] {
   return rows as ToolRow[];
 }
 
+type Build = (tuple: unknown[], at: number) => Record<string, unknown>;
+const builders = new WeakMap<Columns, Build>();
+
+/**
+ * The function building `cols`'s objects: an object literal of its keys, so each list's rows have one shape from the
+ * start (filled key by key, every list went through the same keyed stores, slow once they had seen many shapes). The
+ * keys are written as JSON strings: none reaches the code as code.
+ */
+function builderOf(cols: Columns): Build {
+  let build = builders.get(cols);
+  if (!build) {
+    const fields = cols.map(([, key], i) => `${JSON.stringify(key)}: t[at + ${i}]`);
+    build = new Function("t", "at", `return { ${fields.join(", ")} };`) as Build;
+    builders.set(cols, build);
+  }
+  return build;
+}
+
 /** The object of `cols` from `tuple[at…]`; undefined when its first column is null (a LEFT JOIN that found nothing). */
 export function slice<T>(tuple: unknown[], at: number, cols: Columns): T | undefined {
   if (tuple[at] === null) return undefined;
-  const row: Record<string, unknown> = {};
-  for (let i = 0; i < cols.length; i++) row[cols[i]![1]] = tuple[at + i];
-  return row as T;
+  return builderOf(cols)(tuple, at) as T;
 }
 
 export const BRANCH_COLS = named("", BRANCH_FIELDS);
