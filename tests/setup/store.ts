@@ -2,7 +2,7 @@
 // processes), and for `pgbouncer` the transaction-mode pooler in front of it; every test skipped, loudly, when they
 // could not start (failed when CI is set: pgServer and pgPooler throw), and each test's databases dropped after it.
 import { afterAll, afterEach, beforeEach } from "vitest";
-import { databasePrefix, enterTest, releaseDatabases, testStore } from "../fixtures/backend.js";
+import { databasePrefix, enterTest, holdAdminConnection, releaseDatabases, testStore } from "../fixtures/backend.js";
 import { pgPooler, pgServer } from "../fixtures/postgres-database.js";
 
 const url = await pgServer();
@@ -12,6 +12,7 @@ if (ready) {
   process.env.FORKPOINT_TEST_PG_URL = url;
   if (pooler) process.env.FORKPOINT_TEST_POOLER_URL = pooler;
   databasePrefix();
+  holdAdminConnection();
 }
 
 beforeEach((context) => {
