@@ -21,6 +21,15 @@ const INSERT_OWNER = insertRow("running_calls", ["entry_id", "session_id", "pid"
   expr: { lease_until: (p) => `${DB_NOW_MS} + ${p}::float8` },
 });
 
+/** This file's statements, named for the methods that run them. */
+const s = {
+  renewCall: `UPDATE running_calls SET lease_until = ${DB_NOW_MS} + $1::float8
+    WHERE entry_id = $2 AND pid = $3 AND pid_start IS NOT DISTINCT FROM $4::text`,
+  deleteCallOwner: `DELETE FROM running_calls WHERE entry_id = $1`,
+  allOwners: `SELECT ${OWNER_COLS} FROM running_calls c JOIN entries e ON e.id = c.entry_id ORDER BY e.seq`,
+  sessionOwners: `SELECT ${OWNER_COLS} FROM running_calls c JOIN entries e ON e.id = c.entry_id WHERE c.session_id = $1 ORDER BY e.seq`,
+};
+
 // An owner's row leaves every session's current state (branch, head) as it was: writing one keeps what is known of it.
 export function callsTx(sql: Sql): CallsTx {
   return {
@@ -28,23 +37,16 @@ export function callsTx(sql: Sql): CallsTx {
       yield* sql.later(INSERT_OWNER, [entryId, sessionId, owner.pid, owner.pidStart, leaseMs ?? 0], true);
     },
     *renewCall(entryId: string, owner: Owner, leaseMs: number) {
-      const changed = yield* sql.exec(
-        `UPDATE running_calls SET lease_until = ${DB_NOW_MS} + $1::float8
-        WHERE entry_id = $2 AND pid = $3 AND pid_start IS NOT DISTINCT FROM $4::text`,
-        [leaseMs, entryId, owner.pid, owner.pidStart],
-      );
+      const changed = yield* sql.exec(s.renewCall, [leaseMs, entryId, owner.pid, owner.pidStart]);
       return changed === 1;
     },
     *deleteCallOwner(entryId: string) {
-      yield* sql.later(`DELETE FROM running_calls WHERE entry_id = $1`, [entryId], true);
+      yield* sql.later(s.deleteCallOwner, [entryId], true);
     },
     *callOwners(sessionId?: string) {
       return sessionId === undefined
-        ? yield* sql.rows<CallOwnerRow>(`SELECT ${OWNER_COLS} FROM running_calls c JOIN entries e ON e.id = c.entry_id ORDER BY e.seq`)
-        : yield* sql.rows<CallOwnerRow>(
-            `SELECT ${OWNER_COLS} FROM running_calls c JOIN entries e ON e.id = c.entry_id WHERE c.session_id = $1 ORDER BY e.seq`,
-            [sessionId],
-          );
+        ? yield* sql.rows<CallOwnerRow>(s.allOwners)
+        : yield* sql.rows<CallOwnerRow>(s.sessionOwners, [sessionId]);
     },
     *activity(sessionId: string) {
       const out: SessionActivity = { moves: [], calls: [] };

@@ -51,6 +51,44 @@ const INSERT_CHECKPOINT_INDEXED = `WITH c AS (${INSERT_CHECKPOINT.text} RETURNIN
   INSERT INTO checkpoint_metadata (cp_user, key, value, cp_seq)
   SELECT $8, k, v, c.seq FROM c, unnest($15::text[], $16::text[]) AS u(k, v) ON CONFLICT DO NOTHING`;
 
+/** This file's statements, named for the methods that run them. */
+const s = {
+  lastCheckpointAt: `SELECT ${lastCheckpointAt("$1", "$2")}`,
+  getCheckpoint: `SELECT ${CHECKPOINT_COLS} FROM checkpoints WHERE id = $1`,
+  checkpointAnchor: `SELECT ${select("c", CHECKPOINT_FIELDS)}, ${select("b", BRANCH_FIELDS)}, ${select("a", ENTRY_FIELDS)}, encode(p.hash, 'hex')
+    FROM checkpoints c LEFT JOIN branches b ON b.id = c.branch_id
+    LEFT JOIN entries a ON c.position - 1 > b.fork_position AND a.branch_id = c.branch_id AND a.position = c.position
+    LEFT JOIN entries p ON c.position - 1 > b.fork_position AND p.branch_id = c.branch_id AND p.position = c.position - 1
+    WHERE c.id = $1`,
+  newestPerBranch: `SELECT c.* FROM unnest($1::text[]) AS b(id) CROSS JOIN LATERAL (SELECT ${LISTED_COLS} FROM checkpoints
+      WHERE branch_id = b.id AND user_id = $2 AND (expires_at IS NULL OR expires_at > $3::float8) ORDER BY seq DESC LIMIT $4) c`,
+  countCheckpoints: `SELECT count(*) FROM checkpoints WHERE user_id = $1 AND session_id = $2 AND (expires_at IS NULL OR expires_at > $3::float8)`,
+  deleteFiles: `DELETE FROM checkpoint_files WHERE checkpoint_id = $1`,
+  deleteMetadata: `DELETE FROM checkpoint_metadata WHERE cp_seq = (SELECT seq FROM checkpoints WHERE id = $1)`,
+  deleteRow: `DELETE FROM checkpoints WHERE id = $1`,
+  sessionCheckpoints: `SELECT ${CHECKPOINT_COLS} FROM checkpoints WHERE user_id = $1 AND session_id = $2 ORDER BY seq`,
+  lastFilesPosition: `SELECT max(c.position) FROM checkpoints c JOIN checkpoint_files f ON f.checkpoint_id = c.id
+    WHERE c.branch_id = $1 AND c.position >= $2::bigint AND c.position <= $3::bigint`,
+  isMovingFrom: `SELECT 1 FROM moves WHERE status = 'running' AND ${MOVE_FORK_CHECKPOINT} = $1 LIMIT 1`,
+  expireCheckpoints: `UPDATE checkpoints SET expires_at = $1, checksum = e.checksum FROM unnest($2::text[], $3::text[]) AS e(id, checksum)
+    WHERE checkpoints.id = e.id`,
+  liveCheckpointAt: `SELECT ${RETENTION_COLS} FROM checkpoints WHERE user_id = $1 AND session_id = $2 AND (expires_at IS NULL OR expires_at > $3::float8)
+    ORDER BY seq DESC LIMIT 1 OFFSET $4`,
+  firstCheckpointSeq: `SELECT seq FROM checkpoints WHERE user_id = $1 AND session_id = $2 ORDER BY seq LIMIT 1`,
+  agedCheckpoints: `SELECT ${RETENTION_COLS} FROM checkpoints WHERE session_id = $1 AND weighed AND created_at > $2::float8 AND created_at <= $3::float8
+      AND (expires_at IS NULL OR expires_at > $4::float8) ORDER BY created_at, seq LIMIT $5`,
+  checkpointInUse: `SELECT 1 FROM branches WHERE session_id = $1 AND fork_checkpoint_id = $2
+    UNION ALL SELECT 1 FROM moves WHERE status = 'running' AND ${MOVE_FORK_CHECKPOINT} = $2
+    UNION ALL SELECT 1 FROM lg_checkpoints WHERE session_id = $1 AND fp_checkpoint_id = $2
+    UNION ALL SELECT 1 FROM lg_threads WHERE session_id = $1 AND start_checkpoint_id = $2
+    UNION ALL SELECT 1 FROM checkpoint_holds WHERE checkpoint_id = $2 AND until > ${DB_NOW_MS} LIMIT 1`,
+  holdCheckpoint: `INSERT INTO checkpoint_holds (checkpoint_id, session_id, until) VALUES ($1, $2, ${DB_NOW_MS} + $3::float8)
+    ON CONFLICT (checkpoint_id) DO UPDATE SET until = excluded.until`,
+  releaseCheckpoint: `DELETE FROM checkpoint_holds WHERE checkpoint_id = $1`,
+  checkpointStats: `SELECT name, count(*)::int AS count, min(created_at) AS "firstAt", max(created_at) AS "lastAt" FROM checkpoints
+    WHERE user_id = $1 AND session_id = $2 AND (expires_at IS NULL OR expires_at > $3::float8) GROUP BY name ORDER BY name`,
+};
+
 export function checkpointsTx(sql: Sql): CheckpointsTx {
   return {
     *insertCheckpoint(r: NewCheckpoint) {
@@ -82,22 +120,15 @@ export function checkpointsTx(sql: Sql): CheckpointsTx {
       sql.wroteCheckpoint(r.sessionId, r.createdAt);
     },
     *lastCheckpointAt(userId: string, sessionId: string) {
-      const [t] = yield* sql.tuples(`SELECT ${lastCheckpointAt("$1", "$2")}`, [userId, sessionId]);
+      const [t] = yield* sql.tuples(s.lastCheckpointAt, [userId, sessionId]);
       return t![0] as number;
     },
     *getCheckpoint(id: string) {
-      return yield* sql.one<CheckpointRow>(`SELECT ${CHECKPOINT_COLS} FROM checkpoints WHERE id = $1`, [id]);
+      return yield* sql.one<CheckpointRow>(s.getCheckpoint, [id]);
     },
     *checkpointAnchor(id: string) {
       // LEFT JOIN branches: a checkpoint whose branch is gone is damage (IntegrityError), not an unknown checkpoint.
-      const [t] = yield* sql.tuples(
-        `SELECT ${select("c", CHECKPOINT_FIELDS)}, ${select("b", BRANCH_FIELDS)}, ${select("a", ENTRY_FIELDS)}, encode(p.hash, 'hex')
-        FROM checkpoints c LEFT JOIN branches b ON b.id = c.branch_id
-        LEFT JOIN entries a ON c.position - 1 > b.fork_position AND a.branch_id = c.branch_id AND a.position = c.position
-        LEFT JOIN entries p ON c.position - 1 > b.fork_position AND p.branch_id = c.branch_id AND p.position = c.position - 1
-        WHERE c.id = $1`,
-        [id],
-      );
+      const [t] = yield* sql.tuples(s.checkpointAnchor, [id]);
       if (!t) return undefined;
       const b = CHECKPOINT_FIELDS.length,
         a = b + BRANCH_FIELDS.length,
@@ -146,29 +177,19 @@ export function checkpointsTx(sql: Sql): CheckpointsTx {
     *newestPerBranch(userId: string, branchIds: readonly string[], now: number, limit: number) {
       if (branchIds.length === 0) return [];
       // One statement: each branch's newest by its index (a top-N per branch), whatever the session's total.
-      return yield* sql.rows<ListedCheckpoint>(
-        `SELECT c.* FROM unnest($1::text[]) AS b(id) CROSS JOIN LATERAL (SELECT ${LISTED_COLS} FROM checkpoints
-          WHERE branch_id = b.id AND user_id = $2 AND (expires_at IS NULL OR expires_at > $3::float8) ORDER BY seq DESC LIMIT $4) c`,
-        [branchIds, userId, now, limit],
-      );
+      return yield* sql.rows<ListedCheckpoint>(s.newestPerBranch, [branchIds, userId, now, limit]);
     },
     *countCheckpoints(userId: string, sessionId: string, now: number) {
-      const [n] = yield* sql.column<number>(
-        `SELECT count(*) FROM checkpoints WHERE user_id = $1 AND session_id = $2 AND (expires_at IS NULL OR expires_at > $3::float8)`,
-        [userId, sessionId, now],
-      );
+      const [n] = yield* sql.column<number>(s.countCheckpoints, [userId, sessionId, now]);
       return n!;
     },
     *deleteCheckpoint(id: string) {
-      yield* sql.later(`DELETE FROM checkpoint_files WHERE checkpoint_id = $1`, [id]);
-      yield* sql.later(`DELETE FROM checkpoint_metadata WHERE cp_seq = (SELECT seq FROM checkpoints WHERE id = $1)`, [id]);
-      yield* sql.later(`DELETE FROM checkpoints WHERE id = $1`, [id]);
+      yield* sql.later(s.deleteFiles, [id]);
+      yield* sql.later(s.deleteMetadata, [id]);
+      yield* sql.later(s.deleteRow, [id]);
     },
     *sessionCheckpoints(userId: string, sessionId: string) {
-      return yield* sql.rows<CheckpointRow>(
-        `SELECT ${CHECKPOINT_COLS} FROM checkpoints WHERE user_id = $1 AND session_id = $2 ORDER BY seq`,
-        [userId, sessionId],
-      );
+      return yield* sql.rows<CheckpointRow>(s.sessionCheckpoints, [userId, sessionId]);
     },
     *orphanCheckpointIds(sessionId?: string) {
       const orphan = `NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = c.session_id AND s.user_id = c.user_id)`;
@@ -177,17 +198,11 @@ export function checkpointsTx(sql: Sql): CheckpointsTx {
         : yield* sql.column<string>(`SELECT c.id FROM checkpoints c WHERE c.session_id = $1 AND ${orphan} ORDER BY c.seq`, [sessionId]);
     },
     *lastFilesPosition(branchId: string, from: number, upTo: number) {
-      const [position] = yield* sql.column<number | null>(
-        `SELECT max(c.position) FROM checkpoints c JOIN checkpoint_files f ON f.checkpoint_id = c.id
-        WHERE c.branch_id = $1 AND c.position >= $2::bigint AND c.position <= $3::bigint`,
-        [branchId, from, upTo],
-      );
+      const [position] = yield* sql.column<number | null>(s.lastFilesPosition, [branchId, from, upTo]);
       return position ?? undefined;
     },
     *isMovingFrom(checkpointId: string) {
-      const rows = yield* sql.column(`SELECT 1 FROM moves WHERE status = 'running' AND ${MOVE_FORK_CHECKPOINT} = $1 LIMIT 1`, [
-        checkpointId,
-      ]);
+      const rows = yield* sql.column(s.isMovingFrom, [checkpointId]);
       return rows.length > 0;
     },
     *deleteExpiredCheckpoints(now: number, sessionId?: string) {
@@ -205,18 +220,10 @@ export function checkpointsTx(sql: Sql): CheckpointsTx {
     },
     *expireCheckpoints(expired: { id: string; checksum: string }[], at: number) {
       if (expired.length === 0) return;
-      yield* sql.exec(
-        `UPDATE checkpoints SET expires_at = $1, checksum = e.checksum FROM unnest($2::text[], $3::text[]) AS e(id, checksum)
-        WHERE checkpoints.id = e.id`,
-        [at, expired.map((e) => e.id), expired.map((e) => e.checksum)],
-      );
+      yield* sql.exec(s.expireCheckpoints, [at, expired.map((e) => e.id), expired.map((e) => e.checksum)]);
     },
     *liveCheckpointAt(userId: string, sessionId: string, now: number, offset: number) {
-      return yield* sql.one<RetentionRow>(
-        `SELECT ${RETENTION_COLS} FROM checkpoints WHERE user_id = $1 AND session_id = $2 AND (expires_at IS NULL OR expires_at > $3::float8)
-        ORDER BY seq DESC LIMIT 1 OFFSET $4`,
-        [userId, sessionId, now, offset],
-      );
+      return yield* sql.one<RetentionRow>(s.liveCheckpointAt, [userId, sessionId, now, offset]);
     },
     *newestNamed(sessionId: string, name: string | null, now: number, beforeSeq: number) {
       const live = `session_id = $1 AND weighed AND seq < $2::bigint AND (expires_at IS NULL OR expires_at > $3::float8)`;
@@ -233,46 +240,24 @@ export function checkpointsTx(sql: Sql): CheckpointsTx {
           ]);
     },
     *firstCheckpointSeq(userId: string, sessionId: string) {
-      const [seq] = yield* sql.column<number>(`SELECT seq FROM checkpoints WHERE user_id = $1 AND session_id = $2 ORDER BY seq LIMIT 1`, [
-        userId,
-        sessionId,
-      ]);
+      const [seq] = yield* sql.column<number>(s.firstCheckpointSeq, [userId, sessionId]);
       return seq;
     },
     *agedCheckpoints(sessionId: string, afterAt: number, cutoff: number, now: number, limit: number) {
-      return yield* sql.rows<RetentionRow>(
-        `SELECT ${RETENTION_COLS} FROM checkpoints WHERE session_id = $1 AND weighed AND created_at > $2::float8 AND created_at <= $3::float8
-          AND (expires_at IS NULL OR expires_at > $4::float8) ORDER BY created_at, seq LIMIT $5`,
-        [sessionId, afterAt, cutoff, now, limit],
-      );
+      return yield* sql.rows<RetentionRow>(s.agedCheckpoints, [sessionId, afterAt, cutoff, now, limit]);
     },
     *checkpointInUse(sessionId: string, checkpointId: string) {
-      const rows = yield* sql.column(
-        `SELECT 1 FROM branches WHERE session_id = $1 AND fork_checkpoint_id = $2
-        UNION ALL SELECT 1 FROM moves WHERE status = 'running' AND ${MOVE_FORK_CHECKPOINT} = $2
-        UNION ALL SELECT 1 FROM lg_checkpoints WHERE session_id = $1 AND fp_checkpoint_id = $2
-        UNION ALL SELECT 1 FROM lg_threads WHERE session_id = $1 AND start_checkpoint_id = $2
-        UNION ALL SELECT 1 FROM checkpoint_holds WHERE checkpoint_id = $2 AND until > ${DB_NOW_MS} LIMIT 1`,
-        [sessionId, checkpointId],
-      );
+      const rows = yield* sql.column(s.checkpointInUse, [sessionId, checkpointId]);
       return rows.length > 0;
     },
     *holdCheckpoint(checkpointId: string, sessionId: string, holdMs: number) {
-      yield* sql.exec(
-        `INSERT INTO checkpoint_holds (checkpoint_id, session_id, until) VALUES ($1, $2, ${DB_NOW_MS} + $3::float8)
-        ON CONFLICT (checkpoint_id) DO UPDATE SET until = excluded.until`,
-        [checkpointId, sessionId, holdMs],
-      );
+      yield* sql.exec(s.holdCheckpoint, [checkpointId, sessionId, holdMs]);
     },
     *releaseCheckpoint(checkpointId: string) {
-      yield* sql.exec(`DELETE FROM checkpoint_holds WHERE checkpoint_id = $1`, [checkpointId]);
+      yield* sql.exec(s.releaseCheckpoint, [checkpointId]);
     },
     *checkpointStats(userId: string, sessionId: string, now: number) {
-      return yield* sql.rows<CheckpointNameStats>(
-        `SELECT name, count(*)::int AS count, min(created_at) AS "firstAt", max(created_at) AS "lastAt" FROM checkpoints
-        WHERE user_id = $1 AND session_id = $2 AND (expires_at IS NULL OR expires_at > $3::float8) GROUP BY name ORDER BY name`,
-        [userId, sessionId, now],
-      );
+      return yield* sql.rows<CheckpointNameStats>(s.checkpointStats, [userId, sessionId, now]);
     },
   };
 }

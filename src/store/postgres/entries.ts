@@ -141,6 +141,52 @@ const INSERT_ENTRY = insertRow(
 );
 const INSERT_TOOL_RESULT = insertRow("tool_results", ["entry_id", "status", "result", "error", "hash", "completed_at"]);
 
+/** This file's statements, named for the methods that run them. */
+const s = {
+  getBranch: `SELECT ${BRANCH_COLS} FROM branches WHERE id = $1`,
+  listBranches: `SELECT ${BRANCH_COLS} FROM branches WHERE session_id = $1 ORDER BY seq`,
+  branchesAtStart: `SELECT ${BRANCH_COLS} FROM branches WHERE session_id = $1 AND fork_position = 0 ORDER BY seq`,
+  branchesForkedAtEntry: `SELECT ${BRANCH_COLS} FROM branches WHERE session_id = $1 AND fork_entry_id = $2 ORDER BY seq`,
+  countBranchesForkedFrom: `SELECT count(*) FROM branches WHERE fork_checkpoint_id = $1`,
+  countBranches: `SELECT count(*) FROM branches WHERE session_id = $1`,
+  branchHeads: `SELECT b.id, (SELECT max(position) FROM entries WHERE branch_id = b.id) FROM branches b WHERE b.session_id = $1 ORDER BY b.seq`,
+  getEntry: `SELECT ${ENTRY_COLS} FROM entries e WHERE e.id = $1`,
+  entryWithBase: `SELECT ${select("e", ENTRY_FIELDS)}, ${select("b", BRANCH_FIELDS)}, ${select("f", HEAD_FIELDS)}
+    FROM entries e JOIN branches b ON b.id = e.branch_id
+    LEFT JOIN entries f ON e.position - 1 > b.fork_position AND f.branch_id = e.branch_id AND f.position = e.position - 1
+    WHERE e.id = $1`,
+  lastOwnEntry: `SELECT ${HEAD_COLS} FROM entries e WHERE e.branch_id = $1 ORDER BY e.position DESC LIMIT 1`,
+  headPosition: `SELECT coalesce((SELECT position FROM entries WHERE branch_id = b.id ORDER BY position DESC LIMIT 1), b.fork_position)
+    FROM branches b WHERE b.id = $1`,
+  ownEntryAt: `SELECT ${ENTRY_COLS} FROM entries e WHERE e.branch_id = $1 AND e.position = $2::bigint`,
+  lineage: `WITH RECURSIVE lin(id, parent_id, fork_position, up_to, depth) AS (
+      SELECT id, parent_id, fork_position, $1::bigint, 0 FROM branches WHERE id = $2
+      UNION ALL
+      SELECT b.id, b.parent_id, b.fork_position, LEAST(lin.up_to, lin.fork_position), lin.depth + 1
+      FROM branches b JOIN lin ON b.id = lin.parent_id)
+    SELECT id AS "branchId", fork_position AS "after", up_to AS "upTo" FROM lin ORDER BY depth DESC`,
+  segmentEntries: `SELECT ${ENTRY_COLS} FROM entries e WHERE e.branch_id = $1 AND e.position > $2::bigint AND e.position <= $3::bigint ORDER BY e.position`,
+  segmentMessages: `SELECT ${MESSAGE_COLS} FROM entries WHERE ${IN_SEGMENT} AND kind = 'message' ORDER BY position`,
+  lastSegmentMessage: `SELECT ${MESSAGE_COLS} FROM entries WHERE ${IN_SEGMENT} AND kind = 'message' ORDER BY position DESC LIMIT 1`,
+  lastSegmentMessages: `SELECT ${MESSAGE_COLS} FROM entries WHERE ${IN_SEGMENT} AND kind = 'message' ORDER BY position DESC LIMIT $4`,
+  setBranchName: `UPDATE branches SET name = $1 WHERE id = $2`,
+  segmentTools: `SELECT ${TOOL_COLS} FROM ${TOOL_JOIN}
+    WHERE e.branch_id = $1 AND e.position > $2::bigint AND e.position <= $3::bigint AND e.kind = 'tool' ORDER BY e.position`,
+  unappliedTools: `SELECT e.id FROM entries e JOIN tool_results r ON r.entry_id = e.id
+    WHERE e.branch_id = $1 AND e.position > $2::bigint AND e.position <= $3::bigint AND e.kind = 'tool' AND r.status = 'succeeded'
+    AND NOT EXISTS (SELECT 1 FROM applied a WHERE a.entry_id = e.id) AND NOT EXISTS (SELECT 1 FROM imported_calls i WHERE i.entry_id = e.id)
+    ORDER BY e.position`,
+  getTool: `SELECT ${TOOL_COLS} FROM ${TOOL_JOIN} WHERE e.id = $1 AND e.kind = 'tool'`,
+  runningTools: `SELECT ${TOOL_COLS} FROM ${TOOL_JOIN} WHERE e.kind = 'tool' AND r.entry_id IS NULL ORDER BY e.seq`,
+  putSnapshot: `INSERT INTO state_snapshots (hash, body, version) VALUES ($1, $2, $3) ON CONFLICT (hash) DO NOTHING RETURNING id`,
+  putSnapshots: `INSERT INTO state_snapshots (hash, body, version) SELECT * FROM unnest($1::text[], $2::text[], $3::int[])
+      ON CONFLICT (hash) DO NOTHING RETURNING hash, id`,
+  getSnapshot: `SELECT hash, body, version FROM state_snapshots WHERE id = $1`,
+  deleteUnreferencedSnapshots: `DELETE FROM state_snapshots s
+    WHERE NOT EXISTS (SELECT 1 FROM entries e WHERE e.state_id = s.id)
+      AND NOT EXISTS (SELECT 1 FROM checkpoints c WHERE c.state_id = s.id)`,
+};
+
 export function entriesTx(sql: Sql): EntriesTx {
   return {
     *insertBranch(r: BranchRow, move?: BranchMove) {
@@ -150,35 +196,27 @@ export function entriesTx(sql: Sql): EntriesTx {
       else yield* sql.later(INSERT_MOVED_BRANCH, [...row, move.kind, move.fromBranchId, move.fromPosition, move.toPosition, r.sessionId]);
     },
     *getBranch(id: string) {
-      return yield* sql.one<BranchRow>(`SELECT ${BRANCH_COLS} FROM branches WHERE id = $1`, [id]);
+      return yield* sql.one<BranchRow>(s.getBranch, [id]);
     },
     *listBranches(sessionId: string) {
-      return yield* sql.rows<BranchRow>(`SELECT ${BRANCH_COLS} FROM branches WHERE session_id = $1 ORDER BY seq`, [sessionId]);
+      return yield* sql.rows<BranchRow>(s.listBranches, [sessionId]);
     },
     *branchesForkedAt(sessionId: string, forkEntryId: string | null) {
       return forkEntryId === null
-        ? yield* sql.rows<BranchRow>(`SELECT ${BRANCH_COLS} FROM branches WHERE session_id = $1 AND fork_position = 0 ORDER BY seq`, [
-            sessionId,
-          ])
-        : yield* sql.rows<BranchRow>(`SELECT ${BRANCH_COLS} FROM branches WHERE session_id = $1 AND fork_entry_id = $2 ORDER BY seq`, [
-            sessionId,
-            forkEntryId,
-          ]);
+        ? yield* sql.rows<BranchRow>(s.branchesAtStart, [sessionId])
+        : yield* sql.rows<BranchRow>(s.branchesForkedAtEntry, [sessionId, forkEntryId]);
     },
     *branchesEndingAt(sessionId: string, messageId: string) {
       return yield* sql.rows<BranchRow>(BRANCHES_ENDING_AT, [sessionId, messageId]);
     },
     *countBranchesForkedFrom(checkpointId: string) {
-      return (yield* sql.column<number>(`SELECT count(*) FROM branches WHERE fork_checkpoint_id = $1`, [checkpointId]))[0]!;
+      return (yield* sql.column<number>(s.countBranchesForkedFrom, [checkpointId]))[0]!;
     },
     *countBranches(sessionId: string) {
-      return (yield* sql.column<number>(`SELECT count(*) FROM branches WHERE session_id = $1`, [sessionId]))[0]!;
+      return (yield* sql.column<number>(s.countBranches, [sessionId]))[0]!;
     },
     *branchHeads(sessionId: string) {
-      const rows = yield* sql.tuples<[string, number | null]>(
-        `SELECT b.id, (SELECT max(position) FROM entries WHERE branch_id = b.id) FROM branches b WHERE b.session_id = $1 ORDER BY b.seq`,
-        [sessionId],
-      );
+      const rows = yield* sql.tuples<[string, number | null]>(s.branchHeads, [sessionId]);
       return new Map(rows.map(([id, head]) => [id, head ?? 0]));
     },
 
@@ -214,16 +252,10 @@ export function entriesTx(sql: Sql): EntriesTx {
       });
     },
     *getEntry(id: string) {
-      return yield* sql.one<EntryRow>(`SELECT ${ENTRY_COLS} FROM entries e WHERE e.id = $1`, [id]);
+      return yield* sql.one<EntryRow>(s.getEntry, [id]);
     },
     *entryWithBase(id: string) {
-      const [t] = yield* sql.tuples(
-        `SELECT ${select("e", ENTRY_FIELDS)}, ${select("b", BRANCH_FIELDS)}, ${select("f", HEAD_FIELDS)}
-        FROM entries e JOIN branches b ON b.id = e.branch_id
-        LEFT JOIN entries f ON e.position - 1 > b.fork_position AND f.branch_id = e.branch_id AND f.position = e.position - 1
-        WHERE e.id = $1`,
-        [id],
-      );
+      const [t] = yield* sql.tuples(s.entryWithBase, [id]);
       if (!t) return undefined;
       const b = ENTRY_FIELDS.length;
       return {
@@ -233,17 +265,11 @@ export function entriesTx(sql: Sql): EntriesTx {
       };
     },
     *lastOwnEntry(branchId: string) {
-      const [t] = yield* sql.tuples(`SELECT ${HEAD_COLS} FROM entries e WHERE e.branch_id = $1 ORDER BY e.position DESC LIMIT 1`, [
-        branchId,
-      ]);
+      const [t] = yield* sql.tuples(s.lastOwnEntry, [branchId]);
       return t && headFromTuple(t, 0);
     },
     *headPosition(branchId: string) {
-      const [position] = yield* sql.column<number>(
-        `SELECT coalesce((SELECT position FROM entries WHERE branch_id = b.id ORDER BY position DESC LIMIT 1), b.fork_position)
-        FROM branches b WHERE b.id = $1`,
-        [branchId],
-      );
+      const [position] = yield* sql.column<number>(s.headPosition, [branchId]);
       return position;
     },
     *currentOf(sessionId: string) {
@@ -267,52 +293,29 @@ export function entriesTx(sql: Sql): EntriesTx {
       return row;
     },
     *ownEntryAt(branchId: string, position: number) {
-      return yield* sql.one<EntryRow>(`SELECT ${ENTRY_COLS} FROM entries e WHERE e.branch_id = $1 AND e.position = $2::bigint`, [
-        branchId,
-        position,
-      ]);
+      return yield* sql.one<EntryRow>(s.ownEntryAt, [branchId, position]);
     },
     *lineage(branchId: string, upTo?: number) {
-      return yield* sql.rows<LineageSegment>(
-        `WITH RECURSIVE lin(id, parent_id, fork_position, up_to, depth) AS (
-          SELECT id, parent_id, fork_position, $1::bigint, 0 FROM branches WHERE id = $2
-          UNION ALL
-          SELECT b.id, b.parent_id, b.fork_position, LEAST(lin.up_to, lin.fork_position), lin.depth + 1
-          FROM branches b JOIN lin ON b.id = lin.parent_id)
-        SELECT id AS "branchId", fork_position AS "after", up_to AS "upTo" FROM lin ORDER BY depth DESC`,
-        [upTo ?? Number.MAX_SAFE_INTEGER, branchId],
-      );
+      return yield* sql.rows<LineageSegment>(s.lineage, [upTo ?? Number.MAX_SAFE_INTEGER, branchId]);
     },
     *segmentEntries(segment: LineageSegment) {
       if (segment.upTo <= segment.after) return [];
-      return yield* sql.rows<EntryRow>(
-        `SELECT ${ENTRY_COLS} FROM entries e WHERE e.branch_id = $1 AND e.position > $2::bigint AND e.position <= $3::bigint ORDER BY e.position`,
-        [segment.branchId, segment.after, segment.upTo],
-      );
+      return yield* sql.rows<EntryRow>(s.segmentEntries, [segment.branchId, segment.after, segment.upTo]);
     },
     *segmentMessages<T>(segment: LineageSegment, map: (row: MessageRow) => T, out: T[]) {
       if (segment.upTo <= segment.after) return;
-      const rows = yield* sql.tuples<MessageTuple>(
-        `SELECT ${MESSAGE_COLS} FROM entries WHERE ${IN_SEGMENT} AND kind = 'message' ORDER BY position`,
-        [segment.branchId, segment.after, segment.upTo],
-      );
+      const rows = yield* sql.tuples<MessageTuple>(s.segmentMessages, [segment.branchId, segment.after, segment.upTo]);
       for (const r of rows) out.push(map(messageFromTuple(segment.branchId, r)));
     },
     *lastSegmentMessage(segment: LineageSegment) {
       if (segment.upTo <= segment.after) return undefined;
-      const [r] = yield* sql.tuples<MessageTuple>(
-        `SELECT ${MESSAGE_COLS} FROM entries WHERE ${IN_SEGMENT} AND kind = 'message' ORDER BY position DESC LIMIT 1`,
-        [segment.branchId, segment.after, segment.upTo],
-      );
+      const [r] = yield* sql.tuples<MessageTuple>(s.lastSegmentMessage, [segment.branchId, segment.after, segment.upTo]);
       return r && messageFromTuple(segment.branchId, r);
     },
 
     *lastSegmentMessages(segment: LineageSegment, limit: number) {
       if (segment.upTo <= segment.after || limit <= 0) return [];
-      const rows = yield* sql.tuples<MessageTuple>(
-        `SELECT ${MESSAGE_COLS} FROM entries WHERE ${IN_SEGMENT} AND kind = 'message' ORDER BY position DESC LIMIT $4`,
-        [segment.branchId, segment.after, segment.upTo, limit],
-      );
+      const rows = yield* sql.tuples<MessageTuple>(s.lastSegmentMessages, [segment.branchId, segment.after, segment.upTo, limit]);
       return rows.reverse().map((r) => messageFromTuple(segment.branchId, r));
     },
     *messageVersions(sessionId: string, anchors: readonly VersionAnchor[]) {
@@ -323,31 +326,21 @@ export function entriesTx(sql: Sql): EntriesTx {
       return yield* sql.rows<MessageRow>(VERSIONS_AFTER, [sessionId, anchorId]);
     },
     *setBranchName(branchId: string, name: string | null) {
-      yield* sql.exec(`UPDATE branches SET name = $1 WHERE id = $2`, [name, branchId]);
+      yield* sql.exec(s.setBranchName, [name, branchId]);
     },
     *segmentTools(segment: LineageSegment) {
       if (segment.upTo <= segment.after) return [];
-      return yield* sql.rows<ToolRow>(
-        `SELECT ${TOOL_COLS} FROM ${TOOL_JOIN}
-        WHERE e.branch_id = $1 AND e.position > $2::bigint AND e.position <= $3::bigint AND e.kind = 'tool' ORDER BY e.position`,
-        [segment.branchId, segment.after, segment.upTo],
-      );
+      return yield* sql.rows<ToolRow>(s.segmentTools, [segment.branchId, segment.after, segment.upTo]);
     },
     *unappliedTools(segment: LineageSegment) {
       if (segment.upTo <= segment.after) return [];
-      return yield* sql.column<string>(
-        `SELECT e.id FROM entries e JOIN tool_results r ON r.entry_id = e.id
-        WHERE e.branch_id = $1 AND e.position > $2::bigint AND e.position <= $3::bigint AND e.kind = 'tool' AND r.status = 'succeeded'
-        AND NOT EXISTS (SELECT 1 FROM applied a WHERE a.entry_id = e.id) AND NOT EXISTS (SELECT 1 FROM imported_calls i WHERE i.entry_id = e.id)
-        ORDER BY e.position`,
-        [segment.branchId, segment.after, segment.upTo],
-      );
+      return yield* sql.column<string>(s.unappliedTools, [segment.branchId, segment.after, segment.upTo]);
     },
     *getTool(entryId: string) {
-      return yield* sql.one<ToolRow>(`SELECT ${TOOL_COLS} FROM ${TOOL_JOIN} WHERE e.id = $1 AND e.kind = 'tool'`, [entryId]);
+      return yield* sql.one<ToolRow>(s.getTool, [entryId]);
     },
     *runningTools() {
-      return yield* sql.rows<ToolRow>(`SELECT ${TOOL_COLS} FROM ${TOOL_JOIN} WHERE e.kind = 'tool' AND r.entry_id IS NULL ORDER BY e.seq`);
+      return yield* sql.rows<ToolRow>(s.runningTools);
     },
     *insertToolResult(r: ToolResultRow) {
       yield* sql.later(INSERT_TOOL_RESULT, [r.entryId, r.status, r.result, r.error, r.hash, r.completedAt]);
@@ -359,10 +352,7 @@ export function entriesTx(sql: Sql): EntriesTx {
       const select = `SELECT id FROM state_snapshots WHERE hash = $1`;
       const [known] = yield* sql.column<number>(select, [hash]);
       if (known !== undefined) return known;
-      const [id] = yield* sql.column<number>(
-        `INSERT INTO state_snapshots (hash, body, version) VALUES ($1, $2, $3) ON CONFLICT (hash) DO NOTHING RETURNING id`,
-        [hash, body, version],
-      );
+      const [id] = yield* sql.column<number>(s.putSnapshot, [hash, body, version]);
       return id ?? (yield* sql.column<number>(select, [hash]))[0]!;
     },
     *putSnapshots(items: readonly { hash: string; body: string; version: number }[]) {
@@ -377,11 +367,11 @@ export function entriesTx(sql: Sql): EntriesTx {
         );
         const missing = chunk.filter((i) => !ids.has(i.hash));
         if (missing.length === 0) continue;
-        const inserted = yield* sql.rows<{ hash: string; id: number }>(
-          `INSERT INTO state_snapshots (hash, body, version) SELECT * FROM unnest($1::text[], $2::text[], $3::int[])
-          ON CONFLICT (hash) DO NOTHING RETURNING hash, id`,
-          [missing.map((i) => i.hash), missing.map((i) => i.body), missing.map((i) => i.version)],
-        );
+        const inserted = yield* sql.rows<{ hash: string; id: number }>(s.putSnapshots, [
+          missing.map((i) => i.hash),
+          missing.map((i) => i.body),
+          missing.map((i) => i.version),
+        ]);
         for (const r of inserted) ids.set(r.hash, r.id);
         const raced = missing.filter((i) => !ids.has(i.hash)).map((i) => i.hash);
         if (raced.length > 0) yield* snapshotIds(sql, ids, raced);
@@ -389,12 +379,10 @@ export function entriesTx(sql: Sql): EntriesTx {
       return ids;
     },
     *getSnapshot(id: number) {
-      return yield* sql.one<SnapshotRow>(`SELECT hash, body, version FROM state_snapshots WHERE id = $1`, [id]);
+      return yield* sql.one<SnapshotRow>(s.getSnapshot, [id]);
     },
     *deleteUnreferencedSnapshots() {
-      return yield* sql.exec(`DELETE FROM state_snapshots s
-        WHERE NOT EXISTS (SELECT 1 FROM entries e WHERE e.state_id = s.id)
-          AND NOT EXISTS (SELECT 1 FROM checkpoints c WHERE c.state_id = s.id)`);
+      return yield* sql.exec(s.deleteUnreferencedSnapshots);
     },
   };
 }

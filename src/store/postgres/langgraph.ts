@@ -56,54 +56,69 @@ const REPLACE_WRITES = insertWrites(
   "UPDATE SET channel = excluded.channel, type = excluded.type, value = excluded.value, task_path = excluded.task_path",
 );
 
+/** This file's statements, named for the methods that run them. */
+const s = {
+  getThread: `SELECT ${THREAD_COLS} FROM lg_threads WHERE user_id = $1 AND thread_id = $2 AND checkpoint_ns = $3`,
+  threadSessions: `SELECT session_id FROM lg_threads WHERE user_id = $1 AND thread_id = $2 ORDER BY checkpoint_ns`,
+  isThreadSession: `SELECT 1 FROM lg_threads WHERE session_id = $1`,
+  threadOfSession: `SELECT ${THREAD_COLS} FROM lg_threads WHERE session_id = $1`,
+  pointOf: `${POINT} AND c.checkpoint_id = $2`,
+  latestPoint: `${POINT} ORDER BY c.checkpoint_id DESC LIMIT 1`,
+  checkpointInFp: `SELECT ${CP_COLS} FROM lg_checkpoints c WHERE c.fp_checkpoint_id = $1 ORDER BY c.checkpoint_id DESC LIMIT 1`,
+  latestCheckpoint: `SELECT ${CP_COLS} FROM lg_checkpoints c WHERE c.session_id = $1 ORDER BY c.checkpoint_id DESC LIMIT 1`,
+  checkpointById: `SELECT ${CP_COLS} FROM lg_checkpoints c WHERE c.session_id = $1 AND c.checkpoint_id = $2`,
+  usesFpCheckpoint: `SELECT 1 FROM lg_checkpoints WHERE fp_checkpoint_id = $1 UNION ALL SELECT 1 FROM lg_threads WHERE start_checkpoint_id = $1 LIMIT 1`,
+  landedOnBranch: `SELECT 1 FROM lg_checkpoints c JOIN checkpoints f ON f.id = c.fp_checkpoint_id
+     WHERE c.session_id = $1 AND f.branch_id = $2 AND f.position >= $3 LIMIT 1`,
+  landedSince: `SELECT 1 FROM lg_checkpoints c JOIN checkpoints f ON f.id = c.fp_checkpoint_id
+     WHERE c.session_id = $1 AND f.branch_id = $2 AND f.seq > $3 LIMIT 1`,
+  getBlob: `SELECT session_id AS "sessionId", channel, version, type, value FROM lg_blobs WHERE session_id = $1 AND channel = $2 AND version = $3`,
+  hasChild: `SELECT 1 FROM lg_checkpoints WHERE session_id = $1 AND parent_checkpoint_id = $2 LIMIT 1`,
+  writesOf: `SELECT ${WRITE_COLS} FROM lg_writes WHERE session_id = $1 AND checkpoint_id = $2 ORDER BY task_id, idx`,
+  checkpointsOf: `SELECT ${CP_COLS} FROM lg_checkpoints c WHERE c.session_id = $1`,
+  blobKeysOf: `SELECT channel, version FROM lg_blobs WHERE session_id = $1`,
+  writeKeysOf: `SELECT checkpoint_id AS "checkpointId", task_id AS "taskId", idx, channel FROM lg_writes WHERE session_id = $1`,
+  deleteCheckpointWrites: `DELETE FROM lg_writes WHERE session_id = $1 AND checkpoint_id = ANY($2::text[])`,
+  deleteCheckpointsOf: `DELETE FROM lg_checkpoints WHERE session_id = $1 AND checkpoint_id = ANY($2::text[])`,
+  deleteWrites: `DELETE FROM lg_writes w USING unnest($2::text[], $3::text[], $4::int[]) AS k(checkpoint_id, task_id, idx)
+    WHERE w.session_id = $1 AND w.checkpoint_id = k.checkpoint_id AND w.task_id = k.task_id AND w.idx = k.idx`,
+  deleteBlobs: `DELETE FROM lg_blobs b USING unnest($2::text[], $3::text[]) AS k(channel, version)
+    WHERE b.session_id = $1 AND b.channel = k.channel AND b.version = k.version`,
+};
+
 export function langgraphTx(sql: Sql): LangGraphTx {
   return {
     *getThread(userId: string, threadId: string, checkpointNs: string) {
-      return yield* sql.one<LgThreadRow>(
-        `SELECT ${THREAD_COLS} FROM lg_threads WHERE user_id = $1 AND thread_id = $2 AND checkpoint_ns = $3`,
-        [userId, threadId, checkpointNs],
-      );
+      return yield* sql.one<LgThreadRow>(s.getThread, [userId, threadId, checkpointNs]);
     },
     *insertThread(r: LgThreadRow) {
       yield* sql.later(INSERT_THREAD, [r.userId, r.threadId, r.checkpointNs, r.sessionId, r.startCheckpointId]);
     },
     *threadSessions(userId: string, threadId: string) {
-      return yield* sql.column<string>(`SELECT session_id FROM lg_threads WHERE user_id = $1 AND thread_id = $2 ORDER BY checkpoint_ns`, [
-        userId,
-        threadId,
-      ]);
+      return yield* sql.column<string>(s.threadSessions, [userId, threadId]);
     },
     *isThreadSession(sessionId: string) {
-      return (yield* sql.column(`SELECT 1 FROM lg_threads WHERE session_id = $1`, [sessionId])).length > 0;
+      return (yield* sql.column(s.isThreadSession, [sessionId])).length > 0;
     },
     *threadOfSession(sessionId: string) {
-      return yield* sql.one<LgThreadRow>(`SELECT ${THREAD_COLS} FROM lg_threads WHERE session_id = $1`, [sessionId]);
+      return yield* sql.one<LgThreadRow>(s.threadOfSession, [sessionId]);
     },
     *pointsOf(sessionId: string) {
       return yield* sql.rows<LgPointRow>(POINT, [sessionId]);
     },
     *pointOf(sessionId: string, checkpointId: string) {
-      return yield* sql.one<LgPointRow>(`${POINT} AND c.checkpoint_id = $2`, [sessionId, checkpointId]);
+      return yield* sql.one<LgPointRow>(s.pointOf, [sessionId, checkpointId]);
     },
     *latestPoint(sessionId: string) {
-      return yield* sql.one<LgPointRow>(`${POINT} ORDER BY c.checkpoint_id DESC LIMIT 1`, [sessionId]);
+      return yield* sql.one<LgPointRow>(s.latestPoint, [sessionId]);
     },
     *checkpointInFp(fpCheckpointId: string) {
-      return yield* sql.one<LgCheckpointRow>(
-        `SELECT ${CP_COLS} FROM lg_checkpoints c WHERE c.fp_checkpoint_id = $1 ORDER BY c.checkpoint_id DESC LIMIT 1`,
-        [fpCheckpointId],
-      );
+      return yield* sql.one<LgCheckpointRow>(s.checkpointInFp, [fpCheckpointId]);
     },
     *getCheckpoint(sessionId: string, checkpointId?: string) {
       return checkpointId === undefined
-        ? yield* sql.one<LgCheckpointRow>(
-            `SELECT ${CP_COLS} FROM lg_checkpoints c WHERE c.session_id = $1 ORDER BY c.checkpoint_id DESC LIMIT 1`,
-            [sessionId],
-          )
-        : yield* sql.one<LgCheckpointRow>(`SELECT ${CP_COLS} FROM lg_checkpoints c WHERE c.session_id = $1 AND c.checkpoint_id = $2`, [
-            sessionId,
-            checkpointId,
-          ]);
+        ? yield* sql.one<LgCheckpointRow>(s.latestCheckpoint, [sessionId])
+        : yield* sql.one<LgCheckpointRow>(s.checkpointById, [sessionId, checkpointId]);
     },
     *insertCheckpoint(r: LgCheckpointRow) {
       yield* sql.later(INSERT_CHECKPOINT, [
@@ -119,26 +134,15 @@ export function langgraphTx(sql: Sql): LangGraphTx {
       ]);
     },
     *usesFpCheckpoint(fpCheckpointId: string) {
-      const rows = yield* sql.column(
-        `SELECT 1 FROM lg_checkpoints WHERE fp_checkpoint_id = $1 UNION ALL SELECT 1 FROM lg_threads WHERE start_checkpoint_id = $1 LIMIT 1`,
-        [fpCheckpointId],
-      );
+      const rows = yield* sql.column(s.usesFpCheckpoint, [fpCheckpointId]);
       return rows.length > 0;
     },
     *landedOnBranch(sessionId: string, branchId: string, position: number) {
-      const rows = yield* sql.column(
-        `SELECT 1 FROM lg_checkpoints c JOIN checkpoints f ON f.id = c.fp_checkpoint_id
-         WHERE c.session_id = $1 AND f.branch_id = $2 AND f.position >= $3 LIMIT 1`,
-        [sessionId, branchId, position],
-      );
+      const rows = yield* sql.column(s.landedOnBranch, [sessionId, branchId, position]);
       return rows.length > 0;
     },
     *landedSince(sessionId: string, branchId: string, seq: number) {
-      const rows = yield* sql.column(
-        `SELECT 1 FROM lg_checkpoints c JOIN checkpoints f ON f.id = c.fp_checkpoint_id
-         WHERE c.session_id = $1 AND f.branch_id = $2 AND f.seq > $3 LIMIT 1`,
-        [sessionId, branchId, seq],
-      );
+      const rows = yield* sql.column(s.landedSince, [sessionId, branchId, seq]);
       return rows.length > 0;
     },
     *listCheckpoints(filter: LgListFilter) {
@@ -169,10 +173,7 @@ export function langgraphTx(sql: Sql): LangGraphTx {
       yield* sql.later(INSERT_BLOB, [r.sessionId, r.channel, r.version, r.type, r.value]);
     },
     *getBlob(sessionId: string, channel: string, version: string) {
-      return yield* sql.one<LgBlobRow>(
-        `SELECT session_id AS "sessionId", channel, version, type, value FROM lg_blobs WHERE session_id = $1 AND channel = $2 AND version = $3`,
-        [sessionId, channel, version],
-      );
+      return yield* sql.one<LgBlobRow>(s.getBlob, [sessionId, channel, version]);
     },
     *insertWrites(rows: LgWriteRow[], replace: boolean) {
       if (rows.length === 0) return;
@@ -192,17 +193,11 @@ export function langgraphTx(sql: Sql): LangGraphTx {
       ]);
     },
     *hasChild(sessionId: string, checkpointId: string) {
-      const rows = yield* sql.column(`SELECT 1 FROM lg_checkpoints WHERE session_id = $1 AND parent_checkpoint_id = $2 LIMIT 1`, [
-        sessionId,
-        checkpointId,
-      ]);
+      const rows = yield* sql.column(s.hasChild, [sessionId, checkpointId]);
       return rows.length > 0;
     },
     *writesOf(sessionId: string, checkpointId: string) {
-      return yield* sql.rows<LgWriteRow>(
-        `SELECT ${WRITE_COLS} FROM lg_writes WHERE session_id = $1 AND checkpoint_id = $2 ORDER BY task_id, idx`,
-        [sessionId, checkpointId],
-      );
+      return yield* sql.rows<LgWriteRow>(s.writesOf, [sessionId, checkpointId]);
     },
     *deleteThreadRows(sessionId: string) {
       for (const table of ["lg_writes", "lg_blobs", "lg_checkpoints", "lg_threads"]) {
@@ -210,49 +205,36 @@ export function langgraphTx(sql: Sql): LangGraphTx {
       }
     },
     *checkpointsOf(sessionId: string) {
-      return yield* sql.rows<LgCheckpointRow>(`SELECT ${CP_COLS} FROM lg_checkpoints c WHERE c.session_id = $1`, [sessionId]);
+      return yield* sql.rows<LgCheckpointRow>(s.checkpointsOf, [sessionId]);
     },
     *blobKeysOf(sessionId: string) {
-      return yield* sql.rows<LgBlobKey>(`SELECT channel, version FROM lg_blobs WHERE session_id = $1`, [sessionId]);
+      return yield* sql.rows<LgBlobKey>(s.blobKeysOf, [sessionId]);
     },
     *writeKeysOf(sessionId: string) {
-      return yield* sql.rows<LgWriteKey>(
-        `SELECT checkpoint_id AS "checkpointId", task_id AS "taskId", idx, channel FROM lg_writes WHERE session_id = $1`,
-        [sessionId],
-      );
+      return yield* sql.rows<LgWriteKey>(s.writeKeysOf, [sessionId]);
     },
     // Each list is one statement (an array parameter), whatever its length. None of them changes a session's current
     // branch or head (`keepsCurrent`).
     *deleteCheckpointRows(sessionId: string, checkpointIds: readonly string[]) {
       if (checkpointIds.length === 0) return;
-      yield* sql.later(`DELETE FROM lg_writes WHERE session_id = $1 AND checkpoint_id = ANY($2::text[])`, [sessionId, checkpointIds], true);
-      yield* sql.later(
-        `DELETE FROM lg_checkpoints WHERE session_id = $1 AND checkpoint_id = ANY($2::text[])`,
-        [sessionId, checkpointIds],
-        true,
-      );
+      yield* sql.later(s.deleteCheckpointWrites, [sessionId, checkpointIds], true);
+      yield* sql.later(s.deleteCheckpointsOf, [sessionId, checkpointIds], true);
     },
     *deleteWrites(sessionId: string, keys: readonly Omit<LgWriteKey, "channel">[]) {
       if (keys.length === 0) return;
       yield* sql.later(
-        `DELETE FROM lg_writes w USING unnest($2::text[], $3::text[], $4::int[]) AS k(checkpoint_id, task_id, idx)
-        WHERE w.session_id = $1 AND w.checkpoint_id = k.checkpoint_id AND w.task_id = k.task_id AND w.idx = k.idx`,
+        s.deleteWrites,
         [sessionId, keys.map((k) => k.checkpointId), keys.map((k) => k.taskId), keys.map((k) => k.idx)],
         true,
       );
     },
     *deleteWritesOf(sessionId: string, checkpointIds: readonly string[]) {
       if (checkpointIds.length === 0) return;
-      yield* sql.later(`DELETE FROM lg_writes WHERE session_id = $1 AND checkpoint_id = ANY($2::text[])`, [sessionId, checkpointIds], true);
+      yield* sql.later(s.deleteCheckpointWrites, [sessionId, checkpointIds], true);
     },
     *deleteBlobs(sessionId: string, keys: readonly LgBlobKey[]) {
       if (keys.length === 0) return;
-      yield* sql.later(
-        `DELETE FROM lg_blobs b USING unnest($2::text[], $3::text[]) AS k(channel, version)
-        WHERE b.session_id = $1 AND b.channel = k.channel AND b.version = k.version`,
-        [sessionId, keys.map((k) => k.channel), keys.map((k) => k.version)],
-        true,
-      );
+      yield* sql.later(s.deleteBlobs, [sessionId, keys.map((k) => k.channel), keys.map((k) => k.version)], true);
     },
   };
 }

@@ -51,78 +51,77 @@ const INSERT_STEPS = insertWith(
   SELECT * FROM unnest(${p(1)}::text[], ${p(2)}::int[], ${p(3)}::text[], ${p(4)}::text[], ${p(5)}::text[], ${p(6)}::text[], ${p(7)}::text[])`,
 );
 
+/** This file's statements, named for the methods that run them. */
+const s = {
+  appliedTools: `SELECT ${TOOL_COLS} FROM applied a JOIN entries e ON e.id = a.entry_id LEFT JOIN tool_results r ON r.entry_id = e.id
+    WHERE a.session_id = $1 ORDER BY a.applied_seq DESC`,
+  appliedCalls: `SELECT e.id, e.branch_id AS "branchId", e.position FROM applied a JOIN entries e ON e.id = a.entry_id
+    WHERE a.session_id = $1 ORDER BY a.applied_seq DESC`,
+  unmarkApplied: `DELETE FROM applied WHERE entry_id = $1`,
+  uncertainInvocations: `SELECT DISTINCT s.entry_id FROM move_steps s JOIN moves m ON m.id = s.move_id WHERE m.session_id = $1 AND s.status = 'unknown'`,
+  unknownSteps: `SELECT ${STEP_COLS} FROM move_steps WHERE move_id IN (SELECT id FROM moves WHERE session_id = $1) AND entry_id = $2
+    AND status = 'unknown' ORDER BY move_id, idx`,
+  resolveUnknownStep: `UPDATE move_steps SET status = $1, result = $2, error = $3 WHERE move_id = $4 AND idx = $5 AND status = 'unknown'`,
+  allRunningMoves: `SELECT ${MOVE_COLS} FROM moves WHERE status = 'running' ORDER BY seq`,
+  sessionRunningMoves: `SELECT ${MOVE_COLS} FROM moves WHERE status = 'running' AND session_id = $1 ORDER BY seq`,
+  claimMove: `UPDATE moves SET pid = $1, pid_start = $2, lease_until = ${leaseFor(3)}
+    WHERE status = 'running' AND ${heldBy(4, 5)} AND (lease_until IS NULL OR lease_until <= ${DB_NOW_MS}
+      OR (pid = $1 AND pid_start IS NOT DISTINCT FROM $2::text))`,
+  renewMove: `UPDATE moves SET lease_until = ${leaseFor(1)} WHERE status = 'running' AND ${heldBy(2, 3)}`,
+  finishMove: `UPDATE moves SET status = $1, finished_at = $2 WHERE id = $3`,
+  moveSteps: `SELECT ${STEP_COLS} FROM move_steps WHERE move_id = $1 ORDER BY idx`,
+  setMoveStep: `WITH held AS (UPDATE moves SET lease_until = coalesce(${leaseFor(8)}, lease_until) WHERE ${heldBy(4, 6)} RETURNING 1)
+    UPDATE move_steps SET status = $1, result = $2, error = $3 WHERE move_id = $4 AND idx = $5 AND EXISTS (SELECT 1 FROM held)`,
+  recordMove: `WITH m AS (INSERT INTO move_history (session_id, kind, from_branch_id, from_position, to_branch_id, to_position, created_at, prev)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, (SELECT move_top FROM sessions WHERE id = $1)) RETURNING seq)
+    UPDATE sessions SET move_top = 'm:' || (SELECT seq FROM m), move_redo = NULL WHERE id = $1`,
+  setMoveUndone: `UPDATE sessions SET move_top = $2, move_redo = $3 WHERE id = $1 AND move_top IS NOT DISTINCT FROM $4::text`,
+};
+
 export function movesTx(sql: Sql): MovesTx {
   return {
     *appliedTools(sessionId: string) {
-      return yield* sql.rows<ToolRow>(
-        `SELECT ${TOOL_COLS} FROM applied a JOIN entries e ON e.id = a.entry_id LEFT JOIN tool_results r ON r.entry_id = e.id
-        WHERE a.session_id = $1 ORDER BY a.applied_seq DESC`,
-        [sessionId],
-      );
+      return yield* sql.rows<ToolRow>(s.appliedTools, [sessionId]);
     },
     *appliedCalls(sessionId: string) {
-      return yield* sql.rows<AppliedCall>(
-        `SELECT e.id, e.branch_id AS "branchId", e.position FROM applied a JOIN entries e ON e.id = a.entry_id
-        WHERE a.session_id = $1 ORDER BY a.applied_seq DESC`,
-        [sessionId],
-      );
+      return yield* sql.rows<AppliedCall>(s.appliedCalls, [sessionId]);
     },
     *markApplied(entryId: string, sessionId: string, result: string | null, at: number) {
       yield* sql.later(MARK_APPLIED, [entryId, sessionId, result, at]);
     },
     *unmarkApplied(entryId: string) {
-      yield* sql.later(`DELETE FROM applied WHERE entry_id = $1`, [entryId]);
+      yield* sql.later(s.unmarkApplied, [entryId]);
     },
 
     *uncertainInvocations(sessionId: string) {
-      return yield* sql.column<string>(
-        `SELECT DISTINCT s.entry_id FROM move_steps s JOIN moves m ON m.id = s.move_id WHERE m.session_id = $1 AND s.status = 'unknown'`,
-        [sessionId],
-      );
+      return yield* sql.column<string>(s.uncertainInvocations, [sessionId]);
     },
     *unknownSteps(sessionId: string, entryId: string) {
-      return yield* sql.rows<MoveStepRow>(
-        `SELECT ${STEP_COLS} FROM move_steps WHERE move_id IN (SELECT id FROM moves WHERE session_id = $1) AND entry_id = $2
-        AND status = 'unknown' ORDER BY move_id, idx`,
-        [sessionId, entryId],
-      );
+      return yield* sql.rows<MoveStepRow>(s.unknownSteps, [sessionId, entryId]);
     },
     *resolveUnknownStep(moveId: string, idx: number, status: "done" | "failed", result: string | null, error: string | null) {
-      yield* sql.later(
-        `UPDATE move_steps SET status = $1, result = $2, error = $3 WHERE move_id = $4 AND idx = $5 AND status = 'unknown'`,
-        [status, result, error, moveId, idx],
-      );
+      yield* sql.later(s.resolveUnknownStep, [status, result, error, moveId, idx]);
     },
     *insertMove(r: NewMove, leaseMs: number | null) {
       yield* sql.later(INSERT_MOVE, [r.id, r.sessionId, r.kind, r.spec, r.status, r.pid, r.pidStart, leaseMs, r.createdAt, r.finishedAt]);
     },
     *runningMoves(sessionId?: string) {
       return sessionId === undefined
-        ? yield* sql.rows<MoveRow>(`SELECT ${MOVE_COLS} FROM moves WHERE status = 'running' ORDER BY seq`)
-        : yield* sql.rows<MoveRow>(`SELECT ${MOVE_COLS} FROM moves WHERE status = 'running' AND session_id = $1 ORDER BY seq`, [sessionId]);
+        ? yield* sql.rows<MoveRow>(s.allRunningMoves)
+        : yield* sql.rows<MoveRow>(s.sessionRunningMoves, [sessionId]);
     },
     *claimMove(id: string, owner: Owner, by: Owner, leaseMs: number | null) {
       // Only once the lease has run out, judged as the row is locked: a renewal committed since the move was read wins.
       // Its holder may take back its own (the engine knows it is not in flight) at once.
-      const changed = yield* sql.exec(
-        `UPDATE moves SET pid = $1, pid_start = $2, lease_until = ${leaseFor(3)}
-        WHERE status = 'running' AND ${heldBy(4, 5)} AND (lease_until IS NULL OR lease_until <= ${DB_NOW_MS}
-          OR (pid = $1 AND pid_start IS NOT DISTINCT FROM $2::text))`,
-        [by.pid, by.pidStart, leaseMs, id, owner.pid, owner.pidStart],
-      );
+      const changed = yield* sql.exec(s.claimMove, [by.pid, by.pidStart, leaseMs, id, owner.pid, owner.pidStart]);
       return changed === 1;
     },
     *renewMove(id: string, owner: Owner, leaseMs: number) {
-      const changed = yield* sql.exec(`UPDATE moves SET lease_until = ${leaseFor(1)} WHERE status = 'running' AND ${heldBy(2, 3)}`, [
-        leaseMs,
-        id,
-        owner.pid,
-        owner.pidStart,
-      ]);
+      const changed = yield* sql.exec(s.renewMove, [leaseMs, id, owner.pid, owner.pidStart]);
       return changed === 1;
     },
     *finishMove(id: string, status: "done" | "failed", at: number) {
-      yield* sql.later(`UPDATE moves SET status = $1, finished_at = $2 WHERE id = $3`, [status, at, id]);
+      yield* sql.later(s.finishMove, [status, at, id]);
     },
     *insertMoveSteps(rows: MoveStepRow[]) {
       if (rows.length === 0) return;
@@ -137,7 +136,7 @@ export function movesTx(sql: Sql): MovesTx {
       ]);
     },
     *moveSteps(moveId: string) {
-      return yield* sql.rows<MoveStepRow>(`SELECT ${STEP_COLS} FROM move_steps WHERE move_id = $1 ORDER BY idx`, [moveId]);
+      return yield* sql.rows<MoveStepRow>(s.moveSteps, [moveId]);
     },
     *setMoveStep(
       owner: Owner,
@@ -150,21 +149,12 @@ export function movesTx(sql: Sql): MovesTx {
     ) {
       // Fenced: a move taken over by another owner is no longer its old owner's to write. Its owner making progress
       // renews its lease in the same statement (no lease given: the lease stays as it is).
-      const changed = yield* sql.exec(
-        `WITH held AS (UPDATE moves SET lease_until = coalesce(${leaseFor(8)}, lease_until) WHERE ${heldBy(4, 6)} RETURNING 1)
-        UPDATE move_steps SET status = $1, result = $2, error = $3 WHERE move_id = $4 AND idx = $5 AND EXISTS (SELECT 1 FROM held)`,
-        [status, result, error, moveId, idx, owner.pid, owner.pidStart, leaseMs],
-      );
+      const changed = yield* sql.exec(s.setMoveStep, [status, result, error, moveId, idx, owner.pid, owner.pidStart, leaseMs]);
       return changed === 1;
     },
     *recordMove(r: Omit<MoveHistoryRow, "ref" | "prev">) {
       yield* sql.later(FORGET_UNDONE, [r.sessionId]);
-      yield* sql.later(
-        `WITH m AS (INSERT INTO move_history (session_id, kind, from_branch_id, from_position, to_branch_id, to_position, created_at, prev)
-          VALUES ($1, $2, $3, $4, $5, $6, $7, (SELECT move_top FROM sessions WHERE id = $1)) RETURNING seq)
-        UPDATE sessions SET move_top = 'm:' || (SELECT seq FROM m), move_redo = NULL WHERE id = $1`,
-        [r.sessionId, r.kind, r.fromBranchId, r.fromPosition, r.toBranchId, r.toPosition, r.createdAt],
-      );
+      yield* sql.later(s.recordMove, [r.sessionId, r.kind, r.fromBranchId, r.fromPosition, r.toBranchId, r.toPosition, r.createdAt]);
     },
     *moveToUndo(sessionId: string) {
       const { top } = yield* stackOf(sql, sessionId);
@@ -178,10 +168,7 @@ export function movesTx(sql: Sql): MovesTx {
       const stack = yield* stackOf(sql, sessionId);
       const next = stackAfter(stack, yield* moveAt(sql, ref), op);
       if (!next) return false;
-      const changed = yield* sql.exec(
-        `UPDATE sessions SET move_top = $2, move_redo = $3 WHERE id = $1 AND move_top IS NOT DISTINCT FROM $4::text`,
-        [sessionId, next.top, next.redo, stack.top],
-      );
+      const changed = yield* sql.exec(s.setMoveUndone, [sessionId, next.top, next.redo, stack.top]);
       return changed === 1;
     },
 

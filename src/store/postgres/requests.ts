@@ -4,6 +4,12 @@ import { insertRow, type Sql } from "./sql.js";
 
 const INSERT_REQUEST = insertRow("requests", ["session_id", "request_id", "fingerprint", "answer", "created_at"]);
 
+/** This file's statements, named for the methods that run them. */
+const s = {
+  getRequest: `SELECT session_id AS "sessionId", request_id AS "requestId", fingerprint, answer, created_at AS "createdAt"
+    FROM requests WHERE session_id = $1 AND request_id = $2`,
+};
+
 export function requestsTx(sql: Sql): RequestsTx {
   return {
     // Sent with the unit's COMMIT (no round trip of its own); a taken id fails it on the primary key, which the store's
@@ -12,11 +18,7 @@ export function requestsTx(sql: Sql): RequestsTx {
       yield* sql.later(INSERT_REQUEST, [r.sessionId, r.requestId, r.fingerprint, r.answer, r.createdAt], true);
     },
     *getRequest(sessionId: string, requestId: string) {
-      return yield* sql.one<RequestRow>(
-        `SELECT session_id AS "sessionId", request_id AS "requestId", fingerprint, answer, created_at AS "createdAt"
-        FROM requests WHERE session_id = $1 AND request_id = $2`,
-        [sessionId, requestId],
-      );
+      return yield* sql.one<RequestRow>(s.getRequest, [sessionId, requestId]);
     },
   };
 }
