@@ -12,8 +12,8 @@ export interface KeptTarget {
 }
 
 /**
- * The snapshot the files step of move `moveId` restores: its target's (`manifestId`), or, when some of its undos
- * failed, the target's with the paths those calls' effects may be in as the workspace has them now (`known`, what
+ * The snapshot the files step of a move restores: its target's (`manifestId`), or, when some of its undos failed
+ * (`failed`), the target's with the paths those calls' effects may be in as the workspace has them now (`known`, what
  * forkpoint last saw). Those are the paths that differ between the newest snapshot taken before the call on its
  * lineage and the oldest one after it that holds it (or the files now); every path the restore would change when no
  * snapshot precedes the call. Inside a write unit: the snapshot made is stored.
@@ -21,11 +21,10 @@ export interface KeptTarget {
 export function* keptTarget(
   tx: Tx,
   spec: Pick<MoveSpec, "sessionId" | "userId">,
-  moveId: string,
+  failed: readonly string[],
   manifestId: number,
   known: number,
 ): Step<KeptTarget> {
-  const failed = (yield* tx.moveSteps(moveId)).filter((s) => s.op === "undo" && s.status === "failed").map((s) => s.entryId);
   if (failed.length === 0 || known === manifestId) return { manifestId, kept: [] };
   const reader = new TreeReader();
   const now = yield* reader.rootOf(tx, known);
@@ -47,6 +46,11 @@ export function* keptTarget(
   const applied = yield* applyChanges(tx, reader, target, kept);
   yield* tx.insertTrees([...[...reader.ephemeralBodies].map(([hash, body]) => ({ hash, body })), ...applied.trees]);
   return { manifestId: yield* tx.putManifest(applied.root, "{}", applied.root), kept: [...kept.keys()].sort() };
+}
+
+/** The calls whose undo failed in move `moveId` (under "continue"): they stay applied. */
+export function* failedUndos(tx: Tx, moveId: string): Step<string[]> {
+  return (yield* tx.moveSteps(moveId)).filter((s) => s.op === "undo" && s.status === "failed").map((s) => s.entryId);
 }
 
 /** The snapshot of the newest checkpoint with files on the call's lineage before it, if any. */

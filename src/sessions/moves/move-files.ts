@@ -6,7 +6,7 @@ import { prepareRestore, type PreparedRestore } from "../workspace/prepare-resto
 import { restoreFiles } from "../workspace/restore.js";
 import { workspaceOf } from "../workspace/snapshots.js";
 import { heldOff, notHeld } from "../workspace/unapplied.js";
-import { keptTarget } from "./failed-undo-files.js";
+import { failedUndos, keptTarget } from "./failed-undo-files.js";
 import { fenced } from "./fence.js";
 import type { MoveTarget, SnapshotAt } from "./move-plan.js";
 import type { MoveSpec } from "./move-spec.js";
@@ -47,11 +47,12 @@ export async function restoreMoveFiles(
   prepared: PreparedRestore | null,
 ): Promise<RestoredFiles> {
   const files = spec.files!;
-  const ws = await ctx.store.read((tx) => workspaceOf(tx, spec.sessionId, "scope"));
+  const { ws, failed } = await ctx.store.read((tx) => filesStepUnit(tx, spec.sessionId, moveId));
   // A call whose undo failed stays applied: the files its effect is in stay as they are (reported kept).
-  const target = ws.restoring
-    ? { manifestId: files.manifestId, kept: [] }
-    : await ctx.store.write({ sessionId: spec.sessionId }, (tx) => keptTarget(tx, spec, moveId, files.manifestId, ws.manifestId));
+  const target =
+    ws.restoring || failed.length === 0
+      ? { manifestId: files.manifestId, kept: [] }
+      : await ctx.store.write({ sessionId: spec.sessionId }, (tx) => keptTarget(tx, spec, failed, files.manifestId, ws.manifestId));
   let restored: RestoredFiles = { written: [], deleted: [] };
   if (ws.manifestId !== target.manifestId || ws.restoring) {
     const p =
@@ -66,6 +67,10 @@ export async function restoreMoveFiles(
   await ctx.store.write({ sessionId: spec.sessionId }, (tx) => markCoveredUnit(tx, ctx, moveId, spec));
   if (target.kept.length === 0) return restored;
   return { ...restored, kept: [...new Set([...(restored.kept ?? []), ...target.kept])].sort() };
+}
+
+function* filesStepUnit(tx: Tx, sessionId: string, moveId: string) {
+  return { ws: yield* workspaceOf(tx, sessionId, "scope"), failed: yield* failedUndos(tx, moveId) };
 }
 
 /**
