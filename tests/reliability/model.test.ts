@@ -349,18 +349,35 @@ async function allCheckpointIds(
 
 async function compare(fp: Forkpoint, model: Model, step: string): Promise<void> {
   expect(worldObject(realWorld), `${step}: world`).toEqual(worldObject(model.world));
+  // Every read at once (they change nothing, and on PostgreSQL each is a round trip or more), then checked in order.
+  const [read, checkpointLists] = await Promise.all([
+    Promise.all(
+      model.sessions.map(async ({ handle }) => {
+        const [info, history, state, track, branches] = await Promise.all([
+          handle.info(),
+          handle.history(),
+          handle.getState(),
+          handle.toolTrack(),
+          handle.branches(),
+        ]);
+        return { info, history, state, track, branches };
+      }),
+    ),
+    Promise.all(model.users.map((user) => allCheckpointIds(fp, user))),
+  ]);
   for (const [i, s] of model.sessions.entries()) {
     const where = `${step}: s${i}`;
     const branch = currentBranch(s);
-    expect((await s.handle.info()).currentBranchId, `${where} current branch`).toBe(s.current);
+    const got = read[i]!;
+    expect(got.info.currentBranchId, `${where} current branch`).toBe(s.current);
     expect(
-      (await s.handle.history()).map((m) => ({ id: m.id, role: m.role, content: m.content, position: m.position, branchId: m.branchId })),
+      got.history.map((m) => ({ id: m.id, role: m.role, content: m.content, position: m.position, branchId: m.branchId })),
       `${where} history`,
     ).toEqual(modelHistory(branch.entries));
-    expect(await s.handle.getState(), `${where} state`).toEqual(stateOf(branch.entries));
-    expect((await s.handle.toolTrack()).map(toolView), `${where} tool track`).toEqual(modelToolView(s, branch.entries));
+    expect(got.state, `${where} state`).toEqual(stateOf(branch.entries));
+    expect(got.track.map(toolView), `${where} tool track`).toEqual(modelToolView(s, branch.entries));
     expect(
-      (await s.handle.branches()).map((b) => ({
+      got.branches.map((b) => ({
         id: b.id,
         parentId: b.parentId,
         forkCheckpointId: b.forkCheckpointId,
@@ -380,11 +397,11 @@ async function compare(fp: Forkpoint, model: Model, step: string): Promise<void>
       })),
     );
   }
-  for (const user of model.users) {
+  for (const [u, user] of model.users.entries()) {
     const expected = [...(model.checkpointsByUser.get(user) ?? [])]
       .reverse()
       .map((c) => ({ id: c.id, sessionId: c.sessionId, branchId: c.branchId, position: c.position, name: c.name }));
-    expect(await allCheckpointIds(fp, user), `${step}: checkpoints of ${user}`).toEqual(expected);
+    expect(checkpointLists[u], `${step}: checkpoints of ${user}`).toEqual(expected);
   }
 }
 
