@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import type { Forkpoint } from "../../src/index.js";
-import { appendLineTool, flakyWriteTool, readOrNull, type FlakyControl } from "../fixtures/file-tools.js";
+import { appendLineTool, flakyWriteTool, readOrNull, writeFileTool, type FlakyControl } from "../fixtures/file-tools.js";
 import { makeTempDir, rejectionOf, removeDir } from "../helpers.js";
 import { openForkpoint } from "../fixtures/backend.js";
 
@@ -20,7 +20,7 @@ beforeEach(() => {
   fs.mkdirSync(ws);
   control.failUndo = false;
   control.failRun = false;
-  fp = openForkpoint({ path: path.join(dir, "forkpoint.db"), tools: [appendLineTool(), flakyWriteTool({ control })] });
+  fp = openForkpoint({ path: path.join(dir, "forkpoint.db"), tools: [appendLineTool(), writeFileTool(), flakyWriteTool({ control })] });
 });
 afterEach(async () => {
   await fp.close();
@@ -109,4 +109,35 @@ it("a 'both' move under 'continue' whose undo fails leaves files that hold what 
   await s.rollback(start.id, { scope: "both" });
   expect(readOrNull(file("f"))).toBe(null);
   expect((await s.toolTrack({ branchId: root }))[0]!.applied).toBe(false);
+});
+
+// With no snapshot before the call whose undo failed, the paths its effect is in are not known: every file stays as it
+// is (listed as kept), and the target's calls its snapshot holds are not marked applied (their files did not come back).
+it("a failed undo with no snapshot before its call leaves every file, and the target's held calls unapplied", async () => {
+  const s = await fp.createSession({ userId: "u" });
+  await s.append({ role: "user", content: "hi" });
+  const bare = await s.checkpoint({ name: "before the workspace" });
+  const root = (await s.info()).currentBranchId;
+  await s.attachWorkspace(ws);
+  await s.invoke("flaky_write", { path: file("f"), text: "work" });
+  await s.rollback(bare.id);
+  const other = (await s.info()).currentBranchId;
+  await s.invoke("write_file", { path: file("g"), text: "g" });
+  await s.checkpoint({ name: "other" });
+  await s.switchBranch(root);
+  expect([readOrNull(file("f")), readOrNull(file("g"))]).toEqual(["work", null]);
+
+  control.failUndo = true;
+  const moved = await s.switchBranch(other, { scope: "both", onUndoError: "continue" });
+  control.failUndo = false;
+  expect(moved.failed).toHaveLength(1);
+  expect(moved.files).toEqual({ written: [], deleted: [], kept: ["f", "g"] });
+  expect([readOrNull(file("f")), readOrNull(file("g"))]).toEqual(["work", null]);
+  expect((await s.toolTrack({ branchId: root })).map((t) => t.applied)).toEqual([true]);
+  expect((await s.toolTrack()).map((t) => t.applied)).toEqual([false]);
+
+  // Moved again once the undo works: both agree with the branch's snapshot.
+  await s.switchBranch(other, { scope: "both" });
+  expect([readOrNull(file("f")), readOrNull(file("g"))]).toEqual([null, "g"]);
+  expect((await s.toolTrack()).map((t) => t.applied)).toEqual([true]);
 });

@@ -9,14 +9,19 @@ import type { MoveSpec } from "./move-spec.js";
 export interface KeptTarget {
   manifestId: number;
   kept: string[];
+  /**
+   * Every file stays as it is: no snapshot precedes a call whose undo failed, so the paths its effect is in are not
+   * known. The target's calls its snapshot holds are then not applied again either (their files did not come back).
+   */
+  nothing?: true;
 }
 
 /**
  * The snapshot the files step of a move restores: its target's (`manifestId`), or, when some of its undos failed
  * (`failed`), the target's with the paths those calls' effects may be in as the workspace has them now (`known`, what
  * forkpoint last saw). Those are the paths that differ between the newest snapshot taken before the call on its
- * lineage and the oldest one after it that holds it (or the files now); every path the restore would change when no
- * snapshot precedes the call. Inside a write unit: the snapshot made is stored.
+ * lineage and the oldest one after it that holds it (or the files now); every path (`nothing`) when no snapshot
+ * precedes the call. Inside a write unit: the snapshot made is stored.
  */
 export function* keptTarget(
   tx: Tx,
@@ -34,13 +39,10 @@ export function* keptTarget(
   for (const id of failed) {
     const call = yield* tx.getTool(id);
     const before = call && (yield* snapshotBefore(tx, call));
-    let changed = [...restored.keys()];
-    if (call && before !== undefined) {
-      const after = yield* snapshotAfter(tx, spec, call);
-      const [from, to] = [yield* reader.rootOf(tx, before), after === undefined ? now : yield* reader.rootOf(tx, after)];
-      changed = (yield* diffTrees(tx, reader, from, to)).map((c) => c.path);
-    }
-    for (const path of changed) if (restored.has(path)) kept.set(path, restored.get(path)!);
+    if (!call || before === undefined) return { manifestId: known, kept: [...restored.keys()].sort(), nothing: true };
+    const after = yield* snapshotAfter(tx, spec, call);
+    const [from, to] = [yield* reader.rootOf(tx, before), after === undefined ? now : yield* reader.rootOf(tx, after)];
+    for (const c of yield* diffTrees(tx, reader, from, to)) if (restored.has(c.path)) kept.set(c.path, restored.get(c.path)!);
   }
   if (kept.size === 0) return { manifestId, kept: [] };
   const applied = yield* applyChanges(tx, reader, target, kept);

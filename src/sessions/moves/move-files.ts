@@ -64,7 +64,7 @@ export async function restoreMoveFiles(
     const from = spec.from ?? spec.target;
     restored = await restoreFiles(ctx, spec.sessionId, p, { scope: "files", fromBranchId: from.branchId, fromHead: from.position });
   }
-  await ctx.store.write({ sessionId: spec.sessionId }, (tx) => markCoveredUnit(tx, ctx, moveId, spec));
+  if (!("nothing" in target)) await ctx.store.write({ sessionId: spec.sessionId }, (tx) => markCoveredUnit(tx, ctx, moveId, spec));
   if (target.kept.length === 0) return restored;
   return { ...restored, kept: [...new Set([...(restored.kept ?? []), ...target.kept])].sort() };
 }
