@@ -21,12 +21,14 @@ const PUBLIC_API = [
   "tests/reliability/**/*.test.ts",
   "tests/docs/examples.test.ts",
 ];
-/** In those folders, but with no database at all (codecs, caches, process identities): the same on any store. */
+/** In those folders, but with no database at all (codecs, caches, process identities, file restores): the same on any store. */
 const STORE_FREE = [
   "tests/ai/json-codec.test.ts",
   "tests/langgraph/mirror-cache.test.ts",
   "tests/langgraph/verified-items.test.ts",
   "tests/sessions/process-identity.test.ts",
+  "tests/sessions/workspace-late-write.test.ts",
+  "tests/sessions/workspace-replace-race.test.ts",
 ];
 
 export default defineConfig({
