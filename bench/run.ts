@@ -32,6 +32,18 @@ if (systems.some((s) => s === "forkpoint" || s === "pg") && !forkpointAvailable(
   systems = systems.filter((s) => s !== "forkpoint" && s !== "saver" && s !== "sql" && s !== "pg" && s !== "workspace" && s !== "requests");
 }
 const plan = makePlan(quick);
+// `--sizes 100000` (comma-separated): only the chats of those sizes in the mode's plan (and the walWorker's), none of
+// the other parts: issue 37's 100,000-turn figure without the whole full run.
+const sizesArg = args.includes("--sizes") ? args[args.indexOf("--sizes") + 1] : undefined;
+const chatSizes = sizesArg?.split(",").map(Number);
+if (chatSizes) {
+  plan.chat = plan.chat.filter((c) => chatSizes.includes(c.n));
+  plan.walWorker = plan.walWorker.filter((w) => chatSizes.includes(w.n));
+  plan.history.runs = 0;
+  plan.graph = [];
+  plan.tools.runs = 0;
+  if (plan.chat.length === 0) console.log(`--sizes ${sizesArg}: no chat of those sizes in the ${plan.mode} plan`);
+}
 const t0 = now();
 const log = (s: string) => process.stderr.write(`[${((now() - t0) / 1000).toFixed(1).padStart(6)}s] ${s}\n`);
 
@@ -166,14 +178,14 @@ for (const { n, runs: total } of graphSystems.length ? plan.graph : []) {
   results.graph[n] = Object.fromEntries([...rs].filter(([, v]) => v.length).map(([s, v]) => [s, aggregateGraph(v)]));
 }
 
-for (const system of engines) {
+for (const system of chatSizes ? [] : engines) {
   attempt(`pages ${system}`, () => {
     const r = child<NonNullable<Results["pages"]["floor"]>>({ kind: "pages", system, ...plan.pages });
     results.pages[system] = { ...r.result, peakRssMB: r.rssMB };
     log(`pages ${system}: built in ${(r.result.buildMs / 1000).toFixed(1)} s, page 1 median ${r.result.page1.medianMs.toFixed(3)} ms`);
   });
 }
-if (systems.includes("forkpoint")) {
+if (systems.includes("forkpoint") && plan.tools.runs > 0) {
   attempt("tools forkpoint", () => {
     const rs: NonNullable<Results["tools"]>[] = [];
     for (let i = 0; i < plan.tools.runs; i++)
