@@ -5,6 +5,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { basename, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { onPostgres } from "../fixtures/backend.js";
+import { compiledScript } from "../fixtures/compiled.js";
 import { freshPgDatabase, pgServer } from "../fixtures/postgres-database.js";
 import { documents, missingOutput, needsPostgres, programOf, repo } from "./code-blocks.js";
 
@@ -22,7 +23,8 @@ function sourceOfEntries(): Array<[string, string]> {
     const specifier = key === "." ? "forkpoint" : `forkpoint/${key.slice(2)}`;
     const source = target.types.replace(/^\.\/dist\//, "src/").replace(/\.d\.ts$/, ".ts");
     // The main entry on the store under test: on PostgreSQL, each `path` an example opens is a database of the server's.
-    entries.push([specifier, join(repo, key === "." && onPostgres ? "tests/fixtures/forkpoint-under-test.ts" : source)]);
+    const file = join(repo, key === "." && onPostgres ? "tests/fixtures/forkpoint-under-test.ts" : source);
+    entries.push([specifier, compiledScript(file) ?? file]);
   }
   return entries;
 }
@@ -49,7 +51,9 @@ describe("the documents' examples", () => {
     mkdirSync(cwd);
     const file = join(cwd, "example.ts");
     writeFileSync(file, source);
-    const out = execFileSync(process.execPath, ["--import", "tsx", file], {
+    // On the run's compiled copy of the package, Node runs the example itself (its types stripped): no tsx compiling src/.
+    const compiled = sourceOfEntries().every(([, entry]) => entry.endsWith(".js"));
+    const out = execFileSync(process.execPath, compiled ? [file] : ["--import", "tsx", file], {
       cwd,
       encoding: "utf8",
       env: { ...process.env, DATABASE_URL: databaseUrl },
