@@ -1,7 +1,8 @@
 // The owners of running tool calls, whose leases PostgreSQL sets and judges by its own clock: the port's CallsTx.
 import type { CallOwnerRow, CallsTx, Owner, SessionActivity } from "../port/index.js";
 import { DB_NOW_MS } from "./columns.js";
-import { insertRow, type Sql } from "./sql.js";
+import { insertRow } from "./batch.js";
+import type { Sql } from "./sql.js";
 
 const OWNER_COLS = `c.entry_id AS "entryId", c.session_id AS "sessionId", e.tool, c.pid, c.pid_start AS "pidStart",
   c.lease_until > ${DB_NOW_MS} AS "leaseHeld"`;

@@ -21,7 +21,8 @@ import {
   slice,
 } from "./columns.js";
 import { lastCheckpointAt } from "./current.js";
-import { insertRow, type Sql } from "./sql.js";
+import { insertRow } from "./batch.js";
+import type { Sql } from "./sql.js";
 import { indexedMetadata, type CheckpointNameStats, type RetentionRow } from "../port/checkpoints.js";
 
 const RETENTION_COLS = `seq, id, name, created_at AS "createdAt"`;

@@ -31,7 +31,8 @@ import {
   slice,
 } from "./columns.js";
 import { CURRENT_OF, EXPECT_CURRENT, copyOf, currentFromTuple } from "./current.js";
-import { insertRow, type Sql } from "./sql.js";
+import { insertRow } from "./batch.js";
+import type { Sql } from "./sql.js";
 
 // Positions are int4; bounds may be Number.MAX_SAFE_INTEGER (a lineage's open end), so they are bound as int8.
 const IN_SEGMENT = `branch_id = $1 AND position > $2::bigint AND position <= $3::bigint`;

@@ -11,7 +11,8 @@ import type {
   LgWriteKey,
   LgWriteRow,
 } from "../port/index.js";
-import { insertRow, insertWith, type Sql } from "./sql.js";
+import { insertRow, insertWith } from "./batch.js";
+import type { Sql } from "./sql.js";
 
 const CP_COLS = `c.session_id AS "sessionId", c.checkpoint_id AS "checkpointId", c.parent_checkpoint_id AS "parentCheckpointId",
   c.fp_checkpoint_id AS "fpCheckpointId", c.type, c.checkpoint, c.metadata_type AS "metadataType", c.metadata,

@@ -13,7 +13,8 @@ import type {
 } from "../port/index.js";
 import { stackAfter, type MoveStack } from "../port/move-stack.js";
 import { BRANCH_MOVE_COLS, DB_NOW_MS, FORGET_UNDONE, HISTORY_COLS, MOVE_COLS, STEP_COLS, TOOL_COLS } from "./columns.js";
-import { insertRow, insertWith, type Sql } from "./sql.js";
+import { insertRow, insertWith } from "./batch.js";
+import type { Sql } from "./sql.js";
 
 /** The move ($id) is still its owner's ($pid, and $pid + 1 its pid start): `IS NOT DISTINCT FROM` as SQLite's `IS`. */
 const heldBy = (id: number, pid: number) => `id = $${id} AND pid = $${pid} AND pid_start IS NOT DISTINCT FROM $${pid + 1}::text`;

@@ -1,6 +1,7 @@
 // The request ledger: PostgreSQL's statements and the port's RequestsTx.
 import type { RequestRow, RequestsTx } from "../port/index.js";
-import { insertRow, type Sql } from "./sql.js";
+import { insertRow } from "./batch.js";
+import type { Sql } from "./sql.js";
 
 const INSERT_REQUEST = insertRow("requests", ["session_id", "request_id", "fingerprint", "answer", "created_at"]);
 

@@ -2,7 +2,8 @@
 import type { EventRow, NewSession, SessionRow, SessionsTx, TimelineKey, TimelineRow, UserRow } from "../port/index.js";
 import { FORGET_UNDONE, SESSION_COLS, SESSION_INFO_COLS, SESSION_UPDATED } from "./columns.js";
 import { LIST_ALL_SESSIONS, LIST_SESSIONS, listedSessionRow, type ListedTuple } from "./session-listing.js";
-import { insertRow, insertWith, type Sql } from "./sql.js";
+import { insertRow, insertWith } from "./batch.js";
+import type { Sql } from "./sql.js";
 
 /** Rows of one timeline source below the page's key ($3 time, $4 source, $5 seq; all descending). */
 const below = (source: string) => `created_at <= $3::float8 AND (created_at < $3::float8

@@ -12,7 +12,8 @@ import type {
   WorkspacesTx,
 } from "../port/index.js";
 import { WORKSPACE_COLS } from "./columns.js";
-import { insertRow, insertWith, type Sql } from "./sql.js";
+import { insertRow, insertWith } from "./batch.js";
+import type { Sql } from "./sql.js";
 
 const FILES_COLS = `manifest_id AS "manifestId", dir, exclude, gitignore, unapplied, unknown`;
 
