@@ -20,7 +20,7 @@ export interface SessionRow {
   createdAt: number;
   updatedAt: number;
   /**
-   * The time of the session's newest checkpoint (0: none), where the read of the session gives it in the same round trip (PostgreSQL's `currentOf`): a new checkpoint's time
+   * The time of the session's newest checkpoint (0: none), where the read of the session gives it in the same statement (`currentOf`): a new checkpoint's time
    * is never before it, so the timeline's checkpoints stay in time order along seq.
    */
   lastCheckpointAt?: number;

@@ -205,6 +205,7 @@ export type CurrentTuple = [
   number,
   string | null,
   number,
+  number,
 ];
 export const headFromTuple = (t: HeadTuple | CurrentTuple, at: number): HeadRow => ({
   id: t[at] as string,

@@ -124,7 +124,9 @@ export function entriesTx(db: Database.Database): EntriesTx {
       `SELECT s.seq, s.id, s.user_id, s.title, s.metadata, s.current_branch_id, s.origin_session_id, s.origin_checkpoint_id,
       s.has_tools, s.created_at, s.updated_at,
       b.session_id, b.parent_id, b.fork_checkpoint_id, b.fork_position, b.fork_entry_id, b.name, b.reason, b.created_at,
-      ${HEAD_COLS}, s.has_workspace, s.retention, s.retention_aged_at
+      ${HEAD_COLS}, s.has_workspace, s.retention, s.retention_aged_at,
+      -- In the same statement: a checkpoint the unit writes is never before the session's newest (lastCheckpointAt).
+      coalesce((SELECT c.created_at FROM checkpoints c WHERE c.user_id = s.user_id AND c.session_id = s.id ORDER BY c.seq DESC LIMIT 1), 0)
     FROM sessions s JOIN branches b ON b.id = s.current_branch_id
     LEFT JOIN entries e ON e.branch_id = b.id AND e.position = (SELECT max(position) FROM entries WHERE branch_id = b.id)
     WHERE s.id = ?`,
@@ -278,6 +280,7 @@ export function entriesTx(db: Database.Database): EntriesTx {
           retentionAgedAt: t[27],
           createdAt: t[9],
           updatedAt: t[10],
+          lastCheckpointAt: t[28],
         },
         branch: {
           id: t[5],
