@@ -1,5 +1,6 @@
 // Column lists and row mappers shared by the SQLite statements of every area: rows are built from tuples.
 import type { EntryRow, HeadRow, ListedCheckpoint, SessionRow, ToolRow } from "../port/index.js";
+import { fill } from "./object-rows.js";
 
 export const SESSION_BASE_COLS = `seq, id, user_id AS userId, title, metadata, current_branch_id AS currentBranchId,
   origin_session_id AS originSessionId, origin_checkpoint_id AS originCheckpointId, has_tools AS hasTools, has_workspace AS hasWorkspace, retention, retention_aged_at AS retentionAgedAt, created_at AS createdAt`;
@@ -99,7 +100,13 @@ function builderOf(cols: Columns): Build {
   let build = builders.get(cols);
   if (!build) {
     const fields = cols.map(([, key], i) => `${JSON.stringify(key)}: t[at + ${i}]`);
-    build = new Function("t", "at", `return { ${fields.join(", ")} };`) as Build;
+    try {
+      build = new Function("t", "at", `return { ${fields.join(", ")} };`) as Build;
+    } catch {
+      // Code generation from strings turned off (`--disallow-code-generation-from-strings`): filled key by key.
+      const places = cols.map(([, key], i) => [key, i] as const);
+      build = (t, at) => fill(places, t, at);
+    }
     builders.set(cols, build);
   }
   return build;

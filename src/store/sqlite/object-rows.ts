@@ -29,7 +29,19 @@ function builder(keys: readonly string[]): { width: number; build: Build } {
   // Each name is written as a JSON string: no name reaches the code as code. A plain `"__proto__"` key sets the row's
   // prototype, as the driver's and an assignment's does.
   const fields = [...last].map(([key, i]) => `${JSON.stringify(key)}: t[${i}]`);
-  return { width: keys.length, build: new Function("t", `return { ${fields.join(", ")} };`) as Build };
+  try {
+    return { width: keys.length, build: new Function("t", `return { ${fields.join(", ")} };`) as Build };
+  } catch {
+    // Code generation from strings turned off (`--disallow-code-generation-from-strings`): filled key by key.
+    return { width: keys.length, build: (t) => fill(last, t, 0) };
+  }
+}
+
+/** A row of `places` (each key's column) from `tuple[at…]`, filled key by key. */
+export function fill(places: Iterable<readonly [string, number]>, tuple: unknown[], at: number): Record<string, unknown> {
+  const row: Record<string, unknown> = {};
+  for (const [key, i] of places) row[key] = tuple[at + i];
+  return row;
 }
 
 class ObjectRows implements Statement {
