@@ -69,5 +69,5 @@ export type { DeleteUserOptions, DeleteUserReport } from "./sessions/delete-user
 export type { ListAllSessionsInput, ListUsersInput, UserInfo } from "./sessions/list-users.js";
 export type { VerifyProblem } from "./sessions/maintenance/session-check.js";
 export type { StateUpdate } from "./sessions/set-state.js";
-export type { ForkpointOptions } from "./sessions/core/open-options.js";
+export type { ForkpointOptions } from "./open-forkpoint.js";
 export type { SessionStateOptions } from "./sessions/core/session-state.js";

@@ -27,7 +27,7 @@ import { engineLifecycle } from "./core/lifecycle.js";
 import { keyedLock } from "./core/session-lock.js";
 import { ListenerSafeEmitter } from "./core/events.js";
 import { EVENT_NAMES, type ForkpointEvent, type ForkpointListener } from "./forkpoint-events.js";
-import { openOptions, stateSchemaOf, type ForkpointOptions } from "./core/open-options.js";
+import { engineOptions, stateSchemaOf, type EngineOptions } from "./core/open-options.js";
 import { ownedSession } from "./core/owned.js";
 import { withSessionState, type SessionStateOptions } from "./core/session-state.js";
 import { clone } from "./clone.js";
@@ -75,11 +75,24 @@ export function engineOf(fp: Forkpoint): EngineAccess {
   return access;
 }
 
-/**
- * Opens the store the engine runs on, from openForkpoint's validated options, once they are known to be valid (a bad
- * option opens nothing); `warn` is told what a store wants logged but no call can throw.
- */
-export type StoreOpener = (options: z.output<typeof openOptions>, warn: (message: string, cause: unknown) => void) => Store;
+/** How the engine gets its store from the composition root: the checks of the store's options, and its opener. */
+export interface StoreOpener {
+  /** Checks of the store's own options, merged with the engine's into openForkpoint's one strict schema. */
+  readonly options: z.ZodRawShape;
+  /**
+   * Opens the store from openForkpoint's validated options, once they are known to be valid (a bad option opens
+   * nothing); `warn` is told what a store wants logged but no call can throw.
+   */
+  open(options: Record<string, unknown>, warn: (message: string, cause: unknown) => void): Store;
+}
+
+/** openForkpoint's one strict schema per opener: the engine's options and the store's. */
+const schemas = new WeakMap<StoreOpener, z.ZodObject>();
+function optionsSchema(opener: StoreOpener): z.ZodObject {
+  let schema = schemas.get(opener);
+  if (!schema) schemas.set(opener, (schema = z.strictObject({ ...engineOptions, ...opener.options })));
+  return schema;
+}
 
 /** An open forkpoint database. Create with `openForkpoint`. */
 export class Forkpoint {
@@ -89,15 +102,14 @@ export class Forkpoint {
   readonly #lifecycle = engineLifecycle();
 
   /** @internal use `openForkpoint`, which gives the engine its store (src/store/open.ts picks the driver). */
-  constructor(options: ForkpointOptions, openStore: StoreOpener) {
+  constructor(options: EngineOptions, opener: StoreOpener) {
     requireSupportedNode();
-    const o = parseOptions(openOptions, options, "options");
+    const parsed = parseOptions(optionsSchema(opener), options, "options");
+    const o = parsed as z.output<z.ZodObject<typeof engineOptions>>;
     const stateSchema = stateSchemaOf(o.stateVersion, o.migrateState);
     const tools = new ToolRegistry(o.tools ?? []);
     const logger = resilientLogger(o.logger ?? console);
-    if ([o.store, o.path, o.postgres].filter((v) => v !== undefined).length > 1)
-      throw new ValidationError("options", "give one of path, postgres or store");
-    this.#store = openStore(o, logger.warn);
+    this.#store = opener.open(parsed, logger.warn);
     const events = new ListenerSafeEmitter(logger);
     const engine: EngineContext = {
       store: this.#store,
