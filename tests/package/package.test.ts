@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import ts from "@typescript/typescript6";
-import { installInto, packProject, repo, run, type Packed } from "./packed.js";
+import { installInto, runPack, repo, run, type Packed } from "./packed.js";
 import { MAIN_EXPORTS, MAIN_VALUES } from "./public-names.js";
 
 const tsc = join(repo, "node_modules", "typescript", "bin", "tsc");
@@ -160,8 +160,8 @@ function exportedNames(declarations: string): string[] {
 }
 
 let packed: Packed;
-beforeAll(() => {
-  packed = packProject();
+beforeAll(async () => {
+  packed = await runPack();
 }, 120_000);
 afterAll(() => packed?.remove());
 

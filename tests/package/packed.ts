@@ -2,9 +2,21 @@
 // fresh projects the way npm lays it out, without the network: the tarball unpacked into node_modules/forkpoint, and
 // each package it needs linked from this repository's node_modules (better-sqlite3's native build included).
 import { execFileSync, type ExecFileSyncOptions } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { inject } from "vitest";
 
 export const repo = resolve(import.meta.dirname, "../..");
 
@@ -39,9 +51,8 @@ export function run(command: string, args: string[], options: ExecFileSyncOption
   }
 }
 
-/** Packs a copy of the project (so this checkout's dist/ is left alone) with its own `npm pack`. */
-export function packProject(): Packed {
-  const dir = mkdtempSync(join(tmpdir(), "forkpoint-pack-"));
+/** Packs a copy of the project (so this checkout's dist/ is left alone) with its own `npm pack`, in `dir` (made empty). */
+export function packProject(dir = mkdtempSync(join(tmpdir(), "forkpoint-pack-"))): Packed {
   const stage = join(dir, "stage");
   mkdirSync(stage);
   for (const name of BUILD_INPUTS) cpSync(join(repo, name), join(stage, name), { recursive: true });
@@ -62,6 +73,39 @@ export function packProject(): Packed {
     .map((f) => f.replace(/^package\//, ""));
   const manifest = JSON.parse(run("tar", ["-xzOf", tarball, "package/package.json"])) as PackageJson;
   return { dir, tarball, files, manifest, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * The run's pack, made once for the package suites that share it (packing builds the package: seconds of CPU), beside the
+ * run's compiled tree, which tests/setup/compiled.ts removes with it; `remove` leaves it to that. Each suite installs into
+ * directories of its own under `dir`. A pack of the caller's own when the run has no compiled tree.
+ */
+export async function runPack(): Promise<Packed> {
+  const root = inject("compiledRoot");
+  if (!root) return packProject();
+  const dir = `${root}-pack`;
+  const done = join(dir, "packed.json");
+  const failed = join(dir, "failed");
+  const shared = (packed: Omit<Packed, "remove">): Packed => ({ ...packed, remove: () => {} });
+  try {
+    mkdirSync(dir);
+  } catch {
+    // Another suite of this run is packing: its result, once it is written.
+    for (;;) {
+      if (existsSync(failed)) throw new Error(`the run's pack failed in another suite: ${readFileSync(failed, "utf8")}`);
+      if (existsSync(done)) return shared(JSON.parse(readFileSync(done, "utf8")) as Omit<Packed, "remove">);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+  try {
+    const { remove: _, ...packed } = packProject(dir);
+    writeFileSync(`${done}.tmp`, JSON.stringify(packed));
+    renameSync(`${done}.tmp`, done);
+    return shared(packed);
+  } catch (error) {
+    writeFileSync(failed, error instanceof Error ? error.message : String(error));
+    throw error;
+  }
 }
 
 /** Links `name` (a package of this repository's node_modules) into `project`'s node_modules. */

@@ -7,7 +7,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { documents, missingOutput, needsPostgres, programOf } from "../docs/code-blocks.js";
 import { freshPgDatabase, pgServer } from "../fixtures/postgres-database.js";
-import { packProject, repo, run, type Packed } from "./packed.js";
+import { runPack, repo, run, type Packed } from "./packed.js";
 
 /** What a user on today's stack installs beside forkpoint (the guides' examples import each). */
 const FRAMEWORKS = [
@@ -21,8 +21,8 @@ const FRAMEWORKS = [
 ];
 
 let packed: Packed;
-beforeAll(() => {
-  packed = packProject();
+beforeAll(async () => {
+  packed = await runPack();
 }, 180_000);
 afterAll(() => packed?.remove());
 

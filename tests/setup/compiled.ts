@@ -47,7 +47,10 @@ async function compileTree(root: string): Promise<void> {
 
 export default async function setup(project: TestProject) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "forkpoint-compiled-"));
+  // The package suites' shared pack (tests/package/packed.ts), made by the first of them that runs.
+  const pack = `${root}-pack`;
   const compile = async () => {
+    fs.rmSync(pack, { recursive: true, force: true });
     try {
       await compileTree(root);
       project.provide("compiledRoot", root);
@@ -59,5 +62,8 @@ export default async function setup(project: TestProject) {
   await compile();
   // Watch mode: a rerun's children run the sources as they are now.
   project.onTestsRerun(compile);
-  return () => fs.rmSync(root, { recursive: true, force: true });
+  return () => {
+    fs.rmSync(root, { recursive: true, force: true });
+    fs.rmSync(pack, { recursive: true, force: true });
+  };
 }
