@@ -37,17 +37,34 @@ export function* keptTarget(
   const restored = new Map((yield* diffTrees(tx, reader, now, target)).map((c) => [c.path, c.from]));
   const kept = new Map<string, string | null>();
   for (const id of failed) {
-    const call = yield* tx.getTool(id);
-    const before = call && (yield* snapshotBefore(tx, call));
-    if (!call || before === undefined) return { manifestId: known, kept: [...restored.keys()].sort(), nothing: true };
-    const after = yield* snapshotAfter(tx, spec, call);
-    const [from, to] = [yield* reader.rootOf(tx, before), after === undefined ? now : yield* reader.rootOf(tx, after)];
-    for (const c of yield* diffTrees(tx, reader, from, to)) if (restored.has(c.path)) kept.set(c.path, restored.get(c.path)!);
+    const paths = yield* pathsAcross(tx, spec, reader, id, now);
+    if (paths === undefined) return { manifestId: known, kept: [...restored.keys()].sort(), nothing: true };
+    for (const path of paths) if (restored.has(path)) kept.set(path, restored.get(path)!);
   }
   if (kept.size === 0) return { manifestId, kept: [] };
   const applied = yield* applyChanges(tx, reader, target, kept);
   yield* tx.insertTrees([...[...reader.ephemeralBodies].map(([hash, body]) => ({ hash, body })), ...applied.trees]);
   return { manifestId: yield* tx.putManifest(applied.root, "{}", applied.root), kept: [...kept.keys()].sort() };
+}
+
+/**
+ * The paths call `id`'s effect may be in: those that differ between the newest snapshot before it on its lineage and
+ * the oldest one after it that holds it (or `otherwise`, a tree's root, when none does); undefined when no snapshot
+ * precedes it (any path may be).
+ */
+export function* pathsAcross(
+  tx: Tx,
+  spec: Pick<MoveSpec, "sessionId" | "userId">,
+  reader: TreeReader,
+  id: string,
+  otherwise: string,
+): Step<string[] | undefined> {
+  const call = yield* tx.getTool(id);
+  const before = call && (yield* snapshotBefore(tx, call));
+  if (!call || before === undefined) return undefined;
+  const after = yield* snapshotAfter(tx, spec, call);
+  const [from, to] = [yield* reader.rootOf(tx, before), after === undefined ? otherwise : yield* reader.rootOf(tx, after)];
+  return (yield* diffTrees(tx, reader, from, to)).map((c) => c.path);
 }
 
 /** The calls whose undo failed in move `moveId` (under "continue"): they stay applied. */

@@ -6,7 +6,8 @@ import { prepareRestore, type PreparedRestore } from "../workspace/prepare-resto
 import { restoreFiles } from "../workspace/restore.js";
 import { workspaceOf } from "../workspace/snapshots.js";
 import { heldOff, notHeld } from "../workspace/unapplied.js";
-import { failedUndos, keptTarget } from "./failed-undo-files.js";
+import { failedUndos, keptTarget, pathsAcross } from "./failed-undo-files.js";
+import { TreeReader } from "../workspace/objects.js";
 import { fenced } from "./fence.js";
 import type { MoveTarget, SnapshotAt } from "./move-plan.js";
 import type { MoveSpec } from "./move-spec.js";
@@ -64,7 +65,8 @@ export async function restoreMoveFiles(
     const from = spec.from ?? spec.target;
     restored = await restoreFiles(ctx, spec.sessionId, p, { scope: "files", fromBranchId: from.branchId, fromHead: from.position });
   }
-  if (!("nothing" in target)) await ctx.store.write({ sessionId: spec.sessionId }, (tx) => markCoveredUnit(tx, ctx, moveId, spec));
+  if (!("nothing" in target))
+    await ctx.store.write({ sessionId: spec.sessionId }, (tx) => markCoveredUnit(tx, ctx, moveId, spec, target.kept));
   if (target.kept.length === 0) return restored;
   return { ...restored, kept: [...new Set([...(restored.kept ?? []), ...target.kept])].sort() };
 }
@@ -75,12 +77,21 @@ function* filesStepUnit(tx: Tx, sessionId: string, moveId: string) {
 
 /**
  * The calls the restored files hold (the target's, and those off it applied when the snapshot was taken) are applied
- * again, oldest first, with their recorded results.
+ * again, oldest first, with their recorded results. A call whose effect may be in a path the restore `kept` (a failed
+ * undo's, as the world has it) did not come back with the snapshot: it stays as it is.
  */
-function* markCoveredUnit(tx: Tx, ctx: EngineContext, moveId: string, spec: MoveSpec) {
+function* markCoveredUnit(tx: Tx, ctx: EngineContext, moveId: string, spec: MoveSpec, kept: readonly string[]) {
   fenced(yield* tx.renewMove(moveId, ctx.ownership.self, ctx.ownership.leaseMs ?? 0));
+  const keptPaths = new Set(kept);
+  const reader = new TreeReader();
+  const target = keptPaths.size === 0 ? "" : yield* reader.rootOf(tx, spec.files!.manifestId);
   for (const id of spec.files!.covered) {
     const row = (yield* tx.getTool(id))!;
-    if (row.appliedSeq === null) yield* tx.markApplied(id, spec.sessionId, row.result, ctx.now());
+    if (row.appliedSeq !== null) continue;
+    if (keptPaths.size > 0) {
+      const paths = yield* pathsAcross(tx, spec, reader, id, target);
+      if (paths === undefined || paths.some((p) => keptPaths.has(p))) continue;
+    }
+    yield* tx.markApplied(id, spec.sessionId, row.result, ctx.now());
   }
 }
