@@ -2,6 +2,7 @@
 import Database from "better-sqlite3";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { slice as pgSlice } from "../../src/store/postgres/columns.js";
 import { slice, type Columns } from "../../src/store/sqlite/columns.js";
 import { prepare } from "../../src/store/sqlite/object-rows.js";
 import { makeTempDir, removeDir } from "../helpers.js";
@@ -60,6 +61,7 @@ describe("object rows", () => {
       ];
       expect(slice([7, 1, "one"], 1, cols)).toEqual({ id: 1, name: "one" });
       expect(slice([7, null, null], 1, cols)).toBeUndefined();
+      expect(pgSlice([7, 1, "one"], 1, [...cols])).toEqual({ id: 1, name: "one" });
     } finally {
       vi.unstubAllGlobals();
     }

@@ -1,5 +1,6 @@
 // Column lists and row mappers shared by the PostgreSQL statements of every area (aliases quoted: PostgreSQL folds case).
 import type { HeadRow } from "../port/index.js";
+import { columnsBuilder } from "../tuple-rows.js";
 
 export const SESSION_BASE_COLS = `seq, id, user_id AS "userId", title, metadata, current_branch_id AS "currentBranchId",
   origin_session_id AS "originSessionId", origin_checkpoint_id AS "originCheckpointId", has_tools AS "hasTools",
@@ -76,9 +77,7 @@ export const named = (alias: string, cols: Columns) => cols.map(([c, key]) => `$
 /** The object of `cols` from `tuple[at…]`; undefined when its first column is null (a LEFT JOIN that found nothing). */
 export function slice<T>(tuple: unknown[], at: number, cols: Columns): T | undefined {
   if (tuple[at] === null) return undefined;
-  const row: Record<string, unknown> = {};
-  for (let i = 0; i < cols.length; i++) row[cols[i]![1]] = tuple[at + i];
-  return row as T;
+  return columnsBuilder(cols)(tuple, at) as T;
 }
 
 export const headFromTuple = (t: unknown[], at: number): HeadRow => slice<HeadRow>(t, at, HEAD_FIELDS)!;

@@ -1,6 +1,6 @@
 // Column lists and row mappers shared by the SQLite statements of every area: rows are built from tuples.
 import type { EntryRow, HeadRow, ListedCheckpoint, SessionRow, ToolRow } from "../port/index.js";
-import { fill } from "./object-rows.js";
+import { columnsBuilder } from "../tuple-rows.js";
 
 export const SESSION_BASE_COLS = `seq, id, user_id AS userId, title, metadata, current_branch_id AS currentBranchId,
   origin_session_id AS originSessionId, origin_checkpoint_id AS originCheckpointId, has_tools AS hasTools, has_workspace AS hasWorkspace, retention, retention_aged_at AS retentionAgedAt, created_at AS createdAt`;
@@ -88,34 +88,10 @@ export function toolRows(rows: unknown[]): ToolRow[] {
   return rows as ToolRow[];
 }
 
-type Build = (tuple: unknown[], at: number) => Record<string, unknown>;
-const builders = new WeakMap<Columns, Build>();
-
-/**
- * The function building `cols`'s objects: an object literal of its keys, so each list's rows have one shape from the
- * start (filled key by key, every list went through the same keyed stores, slow once they had seen many shapes). The
- * keys are written as JSON strings: none reaches the code as code.
- */
-function builderOf(cols: Columns): Build {
-  let build = builders.get(cols);
-  if (!build) {
-    const fields = cols.map(([, key], i) => `${JSON.stringify(key)}: t[at + ${i}]`);
-    try {
-      build = new Function("t", "at", `return { ${fields.join(", ")} };`) as Build;
-    } catch {
-      // Code generation from strings turned off (`--disallow-code-generation-from-strings`): filled key by key.
-      const places = cols.map(([, key], i) => [key, i] as const);
-      build = (t, at) => fill(places, t, at);
-    }
-    builders.set(cols, build);
-  }
-  return build;
-}
-
 /** The object of `cols` from `tuple[at…]`; undefined when its first column is null (a LEFT JOIN that found nothing). */
 export function slice<T>(tuple: unknown[], at: number, cols: Columns): T | undefined {
   if (tuple[at] === null) return undefined;
-  return builderOf(cols)(tuple, at) as T;
+  return columnsBuilder(cols)(tuple, at) as T;
 }
 
 export const BRANCH_COLS = named("", BRANCH_FIELDS);
