@@ -9,7 +9,7 @@ import type { EngineContext, SessionRef } from "../core/context.js";
 import { ownedCurrent, ownedSession } from "../core/owned.js";
 import { toBranch } from "../core/rows.js";
 import { prepareMoveRestore, reportSavedDrift } from "./force.js";
-import type { PreparedRestore } from "../workspace/prepare-restore.js";
+import { prepareRestore, type PreparedRestore } from "../workspace/prepare-restore.js";
 import { restoreFiles } from "../workspace/restore.js";
 import { targetFiles, workspaceOf } from "../workspace/snapshots.js";
 import { headOf } from "../core/head.js";
@@ -78,21 +78,27 @@ export async function performMove(
           // Everything the files need is checked first (drift, contents, links in the way), so a refused move changes
           // nothing.
           const { ws, manifestId, from, kind } = await ctx.store.read((tx) => performMoveUnit(tx, ref, prepare, scope, ctx, o, ifAt));
-          const { prepared, savedDrift } = await prepareMoveRestore(ctx, ref, ws, manifestId, o.force ? { move: kind } : null);
+          const forced = await prepareMoveRestore(ctx, ref, ws, manifestId, o.force ? { move: kind } : null);
+          const { savedDrift } = forced;
           const saved = savedDrift ? { savedDrift } : {};
           if (scope === "both") {
+            // The saved drift's checkpoint may be on the target's lineage (a switch to the current branch): its files are
+            // the target's snapshot now, the one the conversation's move plans its undos and replays around.
+            const prepared = savedDrift
+              ? await reportSavedDrift(savedDrift, filesNow(ctx, ref, prepare, forced.prepared))
+              : forced.prepared;
             // The saved drift's checkpoint moved the head on: the conversation's unit checks the branch only.
             const stillAt = ifAt && savedDrift ? { branchId: ifAt.branchId } : ifAt;
             // The conversation's move is journaled first: the calls it leaves are undone on the files they changed, then
             // the files are restored to the target's snapshot, then the target's calls made after it are replayed on top.
             const w = { request, ifAt: stillAt, extra: saved };
-            const moved = moveConversation(ctx, ref, o, prepare, within, w, { manifestId, prepared });
+            const moved = moveConversation(ctx, ref, o, prepare, within, w, { manifestId: prepared.manifestId, prepared });
             return { ...(await reportSavedDrift(savedDrift, moved)), ...saved };
           }
           // Saved drift is a checkpoint with a position of its own: the conversation stays there.
           const left = savedDrift ? await ctx.store.read((tx) => leavingFrom(tx, ref)) : from;
           // Whatever fails from here on says where the drift was saved.
-          const files = await reportSavedDrift(savedDrift, restoreFiles(ctx, ref.id, prepared, { scope, ...left }));
+          const files = await reportSavedDrift(savedDrift, restoreFiles(ctx, ref.id, forced.prepared, { scope, ...left }));
           return {
             ...(await reportSavedDrift(savedDrift, stayingPut(ctx, ref, { request, extra: { files, ...saved } }))),
             files,
@@ -143,6 +149,24 @@ function* performMoveUnit(
     refuseMove((yield* computePlan(ctx, tx, session, base.target, snapshotAt)).steps, o);
   }
   return { ws, manifestId, from: { fromBranchId: branch.id, fromHead: head.position }, kind: base.kind };
+}
+
+/** The restore of a "both" move planned again after its drift was saved: `prepared` while its target's snapshot is the same. */
+async function filesNow(
+  ctx: EngineContext,
+  ref: SessionRef,
+  prepare: (tx: Tx, session: SessionRow) => Step<BaseMoveSpec>,
+  prepared: PreparedRestore,
+): Promise<PreparedRestore> {
+  const now = await ctx.store.read((tx) => filesTargetUnit(tx, ref, prepare));
+  return now.manifestId === prepared.manifestId ? prepared : prepareRestore(ctx, now.ws, now.manifestId, false);
+}
+
+function* filesTargetUnit(tx: Tx, ref: SessionRef, prepare: (tx: Tx, session: SessionRow) => Step<BaseMoveSpec>) {
+  const { session } = yield* ownedCurrent(tx, ref.id, ref.userId);
+  const ws = yield* workspaceOf(tx, session.id, "scope");
+  const base = yield* prepare(tx, session);
+  return { ws, manifestId: yield* targetFiles(tx, ws, base.target, base.newBranch?.forkCheckpointId ?? null) };
 }
 
 /** Where the session's conversation is before a move: what a restore's journal records. */
