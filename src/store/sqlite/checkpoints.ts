@@ -13,6 +13,7 @@ import {
   listedFromTuple,
   select,
   slice,
+  LAST_CHECKPOINT_AT,
 } from "./columns.js";
 import { prepare, type RowMode } from "./object-rows.js";
 import { indexedMetadata, type CheckpointNameStats, type RetentionRow } from "../port/checkpoints.js";
@@ -39,10 +40,7 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
     VALUES (max(CAST(round(? * 1000) AS INTEGER), coalesce((SELECT max(seq) FROM checkpoints), 0) + 1),
       ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, coalesce((SELECT retention IS NOT NULL FROM sessions WHERE id = ?), 0))`),
     getCheckpoint: p(`SELECT ${CHECKPOINT_COLS} FROM checkpoints WHERE id = ?`),
-    lastCheckpointAt: p(
-      `SELECT coalesce((SELECT created_at FROM checkpoints WHERE user_id = ? AND session_id = ? ORDER BY seq DESC LIMIT 1), 0)`,
-      "pluck",
-    ),
+    lastCheckpointAt: p(`SELECT ${LAST_CHECKPOINT_AT("?", "?")}`, "pluck"),
     // LEFT JOIN branches: a checkpoint whose branch is gone is damage (IntegrityError), not an unknown checkpoint.
     checkpointAnchor: p(
       `SELECT ${select("c", CHECKPOINT_FIELDS)}, ${select("b", BRANCH_FIELDS)}, ${select("a", ENTRY_FIELDS)},

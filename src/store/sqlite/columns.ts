@@ -88,6 +88,15 @@ export function toolRows(rows: unknown[]): ToolRow[] {
   return rows as ToolRow[];
 }
 
+/**
+ * The time of a session's newest checkpoint (0: none), given SQL for its user and id. Through the session's own index:
+ * left to choose, SQLite takes the covering per-user listing index and walks back through every newer checkpoint of the
+ * user's other sessions (246 µs a read with 2,000 sessions, against 5.5 µs).
+ */
+export const LAST_CHECKPOINT_AT = (userId: string, sessionId: string) =>
+  `coalesce((SELECT created_at FROM checkpoints INDEXED BY checkpoints_session_user_seq
+  WHERE user_id = ${userId} AND session_id = ${sessionId} ORDER BY seq DESC LIMIT 1), 0)`;
+
 /** The object of `cols` from `tuple[at…]`; undefined when its first column is null (a LEFT JOIN that found nothing). */
 export function slice<T>(tuple: unknown[], at: number, cols: Columns): T | undefined {
   if (tuple[at] === null) return undefined;

@@ -31,6 +31,7 @@ import {
   select,
   slice,
   toolRows,
+  LAST_CHECKPOINT_AT,
 } from "./columns.js";
 import { prepare, type RowMode } from "./object-rows.js";
 
@@ -126,7 +127,7 @@ export function entriesTx(db: Database.Database): EntriesTx {
       b.session_id, b.parent_id, b.fork_checkpoint_id, b.fork_position, b.fork_entry_id, b.name, b.reason, b.created_at,
       ${HEAD_COLS}, s.has_workspace, s.retention, s.retention_aged_at,
       -- In the same statement: a checkpoint the unit writes is never before the session's newest (lastCheckpointAt).
-      coalesce((SELECT c.created_at FROM checkpoints c WHERE c.user_id = s.user_id AND c.session_id = s.id ORDER BY c.seq DESC LIMIT 1), 0)
+      ${LAST_CHECKPOINT_AT("s.user_id", "s.id")}
     FROM sessions s JOIN branches b ON b.id = s.current_branch_id
     LEFT JOIN entries e ON e.branch_id = b.id AND e.position = (SELECT max(position) FROM entries WHERE branch_id = b.id)
     WHERE s.id = ?`,
