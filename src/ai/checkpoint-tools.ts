@@ -1,7 +1,7 @@
 // aiCheckpointTools: forkpoint's checkpoint tools (create, list, rollback, ...) as an AI SDK ToolSet.
 import { jsonSchema, tool, type ToolSet } from "ai";
 import { selfMove } from "../adapters/loop-guard.js";
-import { checkpointTools, type AgentToolOutput } from "../sessions/agent-tools.js";
+import { checkpointTools, type AgentToolOutput } from "../sessions/checkpoint-tools.js";
 import type { SessionHandle } from "../sessions/session-handle.js";
 
 /**

@@ -1,6 +1,6 @@
-// branches: the session's internal sessions, as a flat list and as a tree.
+// branches: the session's internal sessions, as a flat list (branch-tree.ts nests them).
 import type { Tx } from "../store/port/index.js";
-import type { Branch, BranchTreeNode } from "../models/types.js";
+import type { Branch } from "../models/types.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedSession } from "./core/owned.js";
 import { toBranch } from "./core/rows.js";
@@ -15,15 +15,4 @@ function* listBranchesUnit(tx: Tx, ref: SessionRef) {
   return (yield* tx.listBranches(session.id)).map((b) =>
     toBranch(b, Math.max(heads.get(b.id) ?? 0, b.forkPosition), session.currentBranchId),
   );
-}
-
-/** Nests a flat branch list by `parentId`, in creation order; returns the roots. */
-export function branchTree(branches: Branch[]): BranchTreeNode[] {
-  const nodes = new Map(branches.map((b) => [b.id, { ...b, children: [] as BranchTreeNode[] }]));
-  const roots: BranchTreeNode[] = [];
-  for (const node of nodes.values()) {
-    const parent = node.parentId ? nodes.get(node.parentId) : undefined;
-    (parent ? parent.children : roots).push(node);
-  }
-  return roots;
 }

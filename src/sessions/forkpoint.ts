@@ -1,8 +1,8 @@
 // openForkpoint and the Forkpoint object: the database, the tools, per-user listings and recovery.
 import { listCheckpoints } from "./list-checkpoints.js";
-import { listSessions } from "./list-sessions.js";
+import { listSessions, type ListAllSessionsInput } from "./list-sessions.js";
 import { z } from "zod";
-import { DatabaseError, ValidationError } from "../models/errors.js";
+import { DatabaseError } from "../models/errors.js";
 import {
   idSchema,
   parseInput,
@@ -28,7 +28,6 @@ import { keyedLock } from "./core/session-lock.js";
 import { ListenerSafeEmitter } from "./core/events.js";
 import { EVENT_NAMES, type ForkpointEvent, type ForkpointListener } from "./forkpoint-events.js";
 import { engineOptions, stateSchemaOf, type EngineOptions } from "./core/open-options.js";
-import { ownedSession } from "./core/owned.js";
 import { withSessionState, type SessionStateOptions } from "./core/session-state.js";
 import { clone } from "./clone.js";
 import { createSession } from "./create-session.js";
@@ -36,11 +35,13 @@ import { deleteSession } from "./delete-session.js";
 import { deleteUser, type DeleteUserOptions, type DeleteUserReport } from "./delete-user.js";
 import { exportSession, type ExportOptions } from "./export-session.js";
 import { getCheckpoint } from "./get-checkpoint.js";
+import { getSession } from "./get-session.js";
+import { recover } from "./recover.js";
 import { importSession, type ImportOptions } from "./import-session.js";
-import { listAllSessions, listUsers, type ListAllSessionsInput, type ListUsersInput, type UserInfo } from "./list-users.js";
+import { listUsers, type ListUsersInput, type UserInfo } from "./list-users.js";
 import { ownershipFor } from "./core/ownership.js";
 import { recoveryAtOpen } from "./maintenance/recovery-at-open.js";
-import { recoverMoves, type RecoveryReport } from "./moves/recovery.js";
+import type { RecoveryReport } from "./moves/recovery.js";
 import { resumingOwnMoves } from "./moves/resuming-lock.js";
 import { prune, type PruneOptions, type PruneReport } from "./prune.js";
 import { SessionHandle, type WhenReady } from "./session-handle.js";
@@ -179,11 +180,8 @@ export class Forkpoint {
    */
   getSession(sessionId: string, scope: { userId: string } & SessionStateOptions): Promise<SessionHandle> {
     return this.#whenReady(async () => {
-      const id = parseInput(idSchema, sessionId, "sessionId");
-      const { ctx, rest } = withSessionState(this.#ctx, scope);
-      const { userId } = parseOptions(userScope, rest, "scope");
-      await this.#ctx.store.read((tx) => ownedSession(tx, id, userId));
-      return new SessionHandle(ctx, { id, userId }, this.#whenReady);
+      const { ctx, ref } = await getSession(this.#ctx, sessionId, scope);
+      return new SessionHandle(ctx, ref, this.#whenReady);
     });
   }
 
@@ -225,11 +223,7 @@ export class Forkpoint {
    * items[0]?.lastMessage?.preview; // "Sure: three hotels near the station…"
    */
   listSessions(input: ListSessionsInput | ListAllSessionsInput): Promise<Page<SessionListItem>> {
-    return this.#whenReady(() =>
-      typeof input === "object" && input !== null && "all" in input
-        ? listAllSessions(this.#ctx, input)
-        : listSessions(this.#ctx, input as ListSessionsInput),
-    );
+    return this.#whenReady(() => listSessions(this.#ctx, input));
   }
 
   /**
@@ -292,7 +286,7 @@ export class Forkpoint {
    */
   recover(): Promise<RecoveryReport> {
     // As every call: from a handler that recovery at open runs, waiting for that recovery would wait on itself.
-    return this.#whenReady(() => recoverMoves(this.#ctx, { listUnknown: true }));
+    return this.#whenReady(() => recover(this.#ctx));
   }
 
   /**

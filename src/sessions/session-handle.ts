@@ -1,6 +1,5 @@
 // SessionHandle: one user's session, with every per-session verb of the public API. Over 450 lines: one short method
 // per verb with its doc comment (what users read in their editor), each delegating to the file of its name.
-import type { Tx } from "../store/port/index.js";
 import { atomic, type AtomicOptions } from "./atomic.js";
 import { heldCheckpoint } from "./maintenance/checkpoint-hold.js";
 import { attachWorkspace } from "./attach-workspace.js";
@@ -65,9 +64,8 @@ import type { ToolDefinition } from "../tools/define-tool.js";
 import { refuseInsideMove } from "../tools/handler-scope.js";
 import { append } from "./append.js";
 import { listBranches } from "./branches.js";
+import { info } from "./info.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
-import { ownedSession } from "./core/owned.js";
-import { toSessionInfo } from "./core/rows.js";
 import { diff } from "./diff.js";
 import { edit } from "./edit.js";
 import { handoff } from "./handoff.js";
@@ -143,7 +141,7 @@ export class SessionHandle {
 
   /** The session's id, owner, title, metadata, current branch and times. */
   info(): Promise<SessionInfo> {
-    return this.#run((ctx, ref) => ctx.store.read((tx) => infoUnit(tx, ref)));
+    return this.#run((ctx, ref) => info(ctx, ref));
   }
 
   /**
@@ -445,9 +443,4 @@ export class SessionHandle {
   timeline(options?: { limit?: number; cursor?: string | null }): Promise<Page<TimelineItem>> {
     return this.#run((ctx, ref) => timeline(ctx, ref, options));
   }
-}
-
-function* infoUnit(tx: Tx, ref: SessionRef) {
-  yield* ownedSession(tx, ref.id, ref.userId);
-  return toSessionInfo((yield* tx.getSessionInfo(ref.id))!);
 }
