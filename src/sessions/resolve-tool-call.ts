@@ -9,7 +9,7 @@ import { completeCall, emitCompleted, type Completed } from "./calls/journal.js"
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedSession } from "./core/owned.js";
 import { toToolInvocation } from "./core/rows.js";
-import { refuseConcurrentMove } from "./moves/move.js";
+import { refuseConcurrentMove } from "./moves/refusals.js";
 import { settleSnapshots } from "./workspace/unapplied.js";
 import { callMayRun } from "./core/ownership.js";
 

@@ -15,7 +15,7 @@ import { headOf, headOfEntry } from "../core/head.js";
 import { writeCheckpoint, writeEntry } from "../log/writer.js";
 import { retainAfterWrite } from "../log/retention.js";
 import { holdLease } from "../moves/lease.js";
-import { refuseConcurrentMove } from "../moves/move.js";
+import { refuseConcurrentMove } from "../moves/refusals.js";
 import { callMayRun, inflightInvocations } from "../core/ownership.js";
 import { applyOnce, jsonArgument, recordRequest, requestOf, type AnswerCodec, type Request } from "../requests/ledger.js";
 import { absorbChanges, filesBefore } from "../workspace/absorb.js";

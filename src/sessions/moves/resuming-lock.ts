@@ -3,7 +3,7 @@ import { insideHandler } from "../../tools/handler-scope.js";
 import type { EngineContext } from "../core/context.js";
 import { isOwnRestoreRefusal } from "../workspace/restore-guards.js";
 import { settledFor } from "../workspace/resume-own.js";
-import { isResumableRefusal } from "./move.js";
+import { isResumableRefusal } from "./refusals.js";
 import { recoverMoves } from "./recovery.js";
 
 /**

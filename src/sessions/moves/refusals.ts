@@ -1,0 +1,95 @@
+// Refusals of a move, or of a call, before anything moves: tools not registered, irreversible calls, and another
+// handle's, process's or server's move or tool call under way on the session.
+import { ConflictError } from "../../models/errors.js";
+import type { MoveOptions } from "../../models/inputs.js";
+import type { ToolInvocation } from "../../models/types.js";
+import type { CallOwnerRow, Owner, Step, Tx } from "../../store/port/index.js";
+import type { EngineContext } from "../core/context.js";
+import { callMayRun, inflightMoves } from "../core/ownership.js";
+import { isAlive } from "../core/process-identity.js";
+
+/**
+ * Refuses a move before anything moves: one that must undo or replay calls whose tool is not registered here (unless
+ * told to leave them), or one that passes irreversible calls when told to refuse those.
+ */
+export function refuseMove(
+  plan: { readonly unregistered: readonly ToolInvocation[]; readonly skipped: readonly ToolInvocation[] },
+  o: MoveOptions,
+): void {
+  const calls = (list: readonly ToolInvocation[]) => list.map((t) => `${t.tool} ${t.id}`).join(", ");
+  if (plan.unregistered.length > 0 && o.unregistered !== "leave") {
+    const tools = [...new Set(plan.unregistered.map((t) => JSON.stringify(t.tool)))].join(", ");
+    throw new ConflictError(
+      `the move must undo or replay ${plan.unregistered.length} call(s) of tool(s) not registered here with an undo: ${tools} ` +
+        `(${calls(plan.unregistered)}); register them in openForkpoint({ tools }), or pass { unregistered: "leave" } to leave those calls as they are`,
+      "TOOL_NOT_REGISTERED",
+    );
+  }
+  if (o.refuseIrreversible && plan.skipped.length > 0) {
+    throw new ConflictError(
+      `the move passes ${plan.skipped.length} irreversible tool call(s) (${calls(plan.skipped)}) and refuseIrreversible is set`,
+      "IRREVERSIBLE",
+    );
+  }
+}
+
+/**
+ * Another process (or handle) is moving this session's world, or died doing it: moving it again now could compensate
+ * twice, and a tool call journaled now would land on the branch being left, outside the move's plan.
+ */
+export function* refuseConcurrentMove(ctx: EngineContext, tx: Tx, sessionId: string): Step<void> {
+  refuseMoves(ctx, yield* tx.runningMoves(sessionId));
+}
+
+/**
+ * Refusals that this thread can lift itself: every move in the way runs nowhere, being its own (a unit of it failed, as
+ * on a lost connection) or, where owners are processes, one whose process died (killed mid-move while this one served
+ * the same session), so resuming it now (`resumeOwnMoves`, as recovery at open does) compensates nothing twice.
+ */
+const resumable = new WeakSet<Error>();
+
+/** Whether `error` refused a call only for this thread's own interrupted moves (see `resumable`). */
+export const isResumableRefusal = (error: unknown): boolean => error instanceof Error && resumable.has(error);
+
+function refuseMoves(ctx: EngineContext, running: readonly (Owner & { id: string })[]): void {
+  if (running.length === 0) return;
+  const self = ctx.ownership.self;
+  const stopped = (m: Owner & { id: string }) =>
+    !inflightMoves.has(m.id) &&
+    ((m.pid === self.pid && m.pidStart === self.pidStart) || (ctx.ownership.leaseMs === null && !isAlive(m.pid, m.pidStart)));
+  const own = running.every(stopped);
+  const error = new ConflictError(
+    `a move of this session is under way (${running.map((m) => `${m.id}, process ${m.pid}`).join("; ")}); ` +
+      "try again when it ends, or call fp.recover() if it stopped midway (its process died, or lost its database)",
+    "MOVE_IN_PROGRESS",
+  );
+  if (own) resumable.add(error);
+  throw error;
+}
+
+/**
+ * A tool call of this session is running in another process or server (or another handle of this process) that may
+ * still run it: moving the world under it would undo older calls while it runs and leave its effect applied off the
+ * lineage. This handle's own calls are waited for instead (the session lock). A call whose owner is gone (a dead
+ * process, a lease run out) is what a move reports as `unknown`.
+ */
+export function* refuseLiveCalls(ctx: EngineContext, tx: Tx, sessionId: string): Step<void> {
+  refuseCalls(ctx, yield* tx.callOwners(sessionId));
+}
+
+function refuseCalls(ctx: EngineContext, owners: readonly CallOwnerRow[]): void {
+  const live = owners.filter((c) => callMayRun(ctx.ownership, c));
+  if (live.length === 0) return;
+  throw new ConflictError(
+    `a tool call of this session is running (${live.map((c) => `${JSON.stringify(c.tool)} ${c.entryId}, process ${c.pid}`).join("; ")}); ` +
+      "try again when it ends",
+    "CALL_IN_PROGRESS",
+  );
+}
+
+/** Both refusals above from one read of the session's activity (one round trip on a network store). */
+export function* refuseActivity(ctx: EngineContext, tx: Tx, sessionId: string): Step<void> {
+  const { moves, calls } = yield* tx.activity(sessionId);
+  refuseMoves(ctx, moves);
+  refuseCalls(ctx, calls);
+}
