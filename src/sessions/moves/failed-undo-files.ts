@@ -2,7 +2,7 @@
 // their effects stay as they are, and the move restores the target's snapshot with those paths as the world has them.
 import type { Step, ToolRow, Tx } from "../../store/port/index.js";
 import { notHeld } from "../workspace/unapplied.js";
-import { TreeReader, applyChanges, diffTrees } from "../workspace/objects.js";
+import { TreeReader, applyChanges, diffTrees } from "../workspace/trees.js";
 import type { MoveSpec } from "./move-spec.js";
 
 /** The snapshot a move's files step restores, and the paths of it left as they are (none unless an undo failed). */

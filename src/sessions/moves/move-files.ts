@@ -7,7 +7,7 @@ import { restoreFiles } from "../workspace/restore.js";
 import { workspaceOf } from "../workspace/snapshots.js";
 import { heldOff, notHeld } from "../workspace/unapplied.js";
 import { failedUndos, keptTarget, pathsAcross } from "./failed-undo-files.js";
-import { TreeReader } from "../workspace/objects.js";
+import { TreeReader } from "../workspace/trees.js";
 import { fenced } from "./fence.js";
 import type { MoveTarget, SnapshotAt } from "./move-plan.js";
 import type { MoveSpec } from "./move-spec.js";

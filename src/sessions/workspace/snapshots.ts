@@ -6,7 +6,7 @@ import { ValidationError } from "../../models/errors.js";
 import type { CheckpointFilesRow, Step, Tx, WorkspaceRow } from "../../store/port/index.js";
 import type { DirNode } from "./dir-node.js";
 import { assertLocal } from "./host.js";
-import { TreeReader, diffTrees, listFiles, type FileChange } from "./objects.js";
+import { TreeReader, diffTrees, listFiles, type FileChange } from "./trees.js";
 
 /** The configuration a snapshot is read under (its directory and ignore rules), as the workspace row has it. */
 export type FilesConfig = Pick<WorkspaceRow, "dir" | "exclude" | "gitignore">;

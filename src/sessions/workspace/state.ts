@@ -6,7 +6,7 @@ import { readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { StatRow, Step, Tx, WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
-import { PackWriter } from "./objects.js";
+import { PackWriter } from "./packs.js";
 import { makeRules, type Rules } from "./rules.js";
 import { StatCache } from "./stat-cache.js";
 import { refreshLinked, refreshPaths, relistDir, walkTree, type ScanContext } from "./walk.js";

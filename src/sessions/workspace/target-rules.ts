@@ -3,7 +3,8 @@
 import { readFileSync } from "node:fs";
 import type { Step, Tx, WorkspaceRow } from "../../store/port/index.js";
 import { contentOf } from "./file-id.js";
-import { readBlobs, type FileChange, type PackCache } from "./objects.js";
+import { type FileChange } from "./trees.js";
+import { readBlobs, type PackCache } from "./packs.js";
 import { makeRules, type Rules } from "./rules.js";
 import { ignoreFactory } from "./state.js";
 

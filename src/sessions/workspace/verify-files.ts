@@ -1,7 +1,8 @@
 // Checking the files a checkpoint captured (for verify): every tree and every content against their hashes, each once.
 import type { Step, Tx } from "../../store/port/index.js";
 import { contentOf } from "./file-id.js";
-import { TreeReader, readBlobs } from "./objects.js";
+import { TreeReader } from "./trees.js";
+import { readBlobs } from "./packs.js";
 
 /** Memo of `verify`: problems found per tree (relative paths under it) and per content, by hash. */
 export interface FilesSeen {
