@@ -38,6 +38,8 @@ export async function runJournaledMove(
     // Resumed after a replay started, the files were restored already.
     let filesDue = spec.files !== undefined && !steps.some((s) => s.op === "replay" && s.status !== "pending");
     let files: RestoredFiles | undefined;
+    // Calls whose undo failed in this move ("continue") are still applied: their replay must not run them again.
+    const stillApplied = new Set(steps.filter((s) => s.op === "undo" && s.status === "failed").map((s) => s.entryId));
     for (const step of steps) {
       if (filesDue && step.op === "replay") {
         files = await filesStep(ctx, spec, moveId, restoreFiles, changes, true);
@@ -47,7 +49,13 @@ export async function runJournaledMove(
       if (step.status === "failed" && spec.onError === "stop")
         throw await stopMove(ctx, spec, moveId, step, await journaledFailure(ctx, step));
       if (step.status !== "pending") continue;
+      if (step.op === "replay" && stillApplied.has(step.entryId)) {
+        const cause = new Error("its undo failed in this move: it is still applied, so it is not run again");
+        await ctx.store.write({ sessionId: spec.sessionId }, (tx) => failStepUnit(tx, ctx, step, cause));
+        continue;
+      }
       const failure = await runStep(ctx, spec, step, changes);
+      if (failure && step.op === "undo") stillApplied.add(step.entryId);
       // Closing stops a move as the stop policy does: no step starts after it, and calling the move again continues.
       if (failure && (spec.onError === "stop" || ctx.closing.aborted)) throw await stopMove(ctx, spec, moveId, step, failure);
     }
