@@ -1,7 +1,7 @@
 // Pinned (issue 32 review): which paths a call changed is known only from the snapshots around it. When no snapshot
 // separates two calls the target's snapshot holds, and a failed undo's kept path is one of theirs, forkpoint cannot
-// tell which of them that path belongs to: it leaves both unapplied, and the one whose path was restored (an append
-// here) is replayed over its own line later. Unfixed: telling them apart needs each call's changed paths recorded.
+// tell which of them that path belongs to: it marks both applied, so the one whose path was kept (c1 here, under c2)
+// is applied without its effect. Unfixed: telling them apart needs each call's changed paths recorded.
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";

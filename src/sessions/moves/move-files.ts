@@ -77,7 +77,7 @@ function* filesStepUnit(tx: Tx, sessionId: string, moveId: string) {
 
 /**
  * The calls the restored files hold (the target's, and those off it applied when the snapshot was taken) are applied
- * again, oldest first, with their recorded results. A call whose effect may be in a path the restore `kept` (a failed
+ * again, oldest first, with their recorded results. A call whose effect is only in paths the restore `kept` (a failed
  * undo's, as the world has it) did not come back with the snapshot: it stays as it is.
  */
 function* markCoveredUnit(tx: Tx, ctx: EngineContext, moveId: string, spec: MoveSpec, kept: readonly string[]) {
@@ -89,8 +89,10 @@ function* markCoveredUnit(tx: Tx, ctx: EngineContext, moveId: string, spec: Move
     const row = (yield* tx.getTool(id))!;
     if (row.appliedSeq !== null) continue;
     if (keptPaths.size > 0) {
+      // Only when every path it may have changed was kept: snapshots cannot tell which of the calls between two of them
+      // changed a path, so one that shares a path with a kept call's is taken to be in the restored files.
       const paths = yield* pathsAcross(tx, spec, reader, id, target);
-      if (paths === undefined || paths.some((p) => keptPaths.has(p))) continue;
+      if (paths !== undefined && paths.length > 0 && paths.every((p) => keptPaths.has(p))) continue;
     }
     yield* tx.markApplied(id, spec.sessionId, row.result, ctx.now());
   }
