@@ -36,9 +36,9 @@ export default defineConfig({
     // One PostgreSQL server for the run, started in the background (tests/setup/postgres.ts), and src/ with the fixtures
     // compiled once for child processes (tests/setup/compiled.ts); root only, so that the projects share them.
     globalSetup: ["tests/setup/postgres.ts", "tests/setup/compiled.ts"],
-    // Two files at a time even on two cores (vitest's default there is one): the suites mostly wait, on the PostgreSQL
-    // server, child processes and files.
-    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // Three files at a time even on two cores (vitest's default there is one): the suites mostly wait, on the PostgreSQL
+    // server, child processes and files. On two cores a whole run took 552 s with two workers, 487 s with three or four.
+    maxWorkers: Math.max(3, availableParallelism() - 1),
     coverage: { provider: "v8", include: ["src/**/*.ts"], reporter: ["text-summary", "text"] },
     projects: [
       { test: { ...shared, name: "sqlite", include: ["tests/**/*.test.ts"], env: { FORKPOINT_TEST_STORE: "sqlite" } } },
