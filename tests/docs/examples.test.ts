@@ -3,6 +3,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
+import { transformSync } from "esbuild";
 import { afterAll, describe, expect, it } from "vitest";
 import { onPostgres } from "../fixtures/backend.js";
 import { compiledScript } from "../fixtures/compiled.js";
@@ -49,10 +50,12 @@ describe("the documents' examples", () => {
     for (const [specifier, file] of sourceOfEntries()) source = source.replaceAll(`from "${specifier}"`, `from ${JSON.stringify(file)}`);
     const cwd = join(dir, basename(doc, ".md"));
     mkdirSync(cwd);
-    const file = join(cwd, "example.ts");
-    writeFileSync(file, source);
-    // On the run's compiled copy of the package, Node runs the example itself (its types stripped): no tsx compiling src/.
+    // On the run's compiled copy of the package, the example alone is compiled, for the Node running it (Node 22 has no
+    // `await using`): no tsx compiling src/.
     const compiled = sourceOfEntries().every(([, entry]) => entry.endsWith(".js"));
+    const file = join(cwd, compiled ? "example.mjs" : "example.ts");
+    const target = `node${process.versions.node}`;
+    writeFileSync(file, compiled ? transformSync(source, { loader: "ts", format: "esm", target }).code : source);
     const out = execFileSync(process.execPath, compiled ? [file] : ["--import", "tsx", file], {
       cwd,
       encoding: "utf8",
