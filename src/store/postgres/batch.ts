@@ -60,6 +60,12 @@ export interface Waiting {
   values: unknown[];
 }
 
+/** Consecutive writes sent as one statement: rows of one insert (`insert`), or a plain text alone (`insert` null). */
+interface Group {
+  insert: Insert | null;
+  rows: number[];
+}
+
 /** A batch's statement: its text, with its parameters taken from the writes that wait (`[write, parameter]`). */
 type Planned = { text: string; sources: Source[] };
 
@@ -71,16 +77,18 @@ type Planned = { text: string; sources: Source[] };
  */
 function batched(waiting: readonly Waiting[]): Planned[] {
   // Groups of consecutive writes, each sent as one statement.
-  const groups: { insert: Insert | null; rows: number[] }[] = [];
+  const groups: Group[] = [];
   for (let i = 0; i < waiting.length; i++) {
     const st = waiting[i]!.statement;
     const last = groups.at(-1);
     if (typeof st !== "string" && st.values && last?.insert === st && last.rows.length < MAX_ROWS) last.rows.push(i);
     else groups.push({ insert: typeof st === "string" ? null : st, rows: [i] });
   }
+  /** How many parameters a group's writes take. */
+  const size = (group: Group) => group.rows.reduce((n, i) => n + waiting[i]!.values.length, 0);
   const sourcesOf = (rows: readonly number[]) => rows.flatMap((i) => waiting[i]!.values.map((_, k): Source => [i, k]));
   /** A group's text placed after `offset` parameters. */
-  const textOf = (group: { insert: Insert | null; rows: number[] }, offset: number): string => {
+  const textOf = (group: Group, offset: number): string => {
     const { insert, rows } = group;
     if (insert === null) return waiting[rows[0]!]!.statement as string;
     if (rows.length === 1) return insert.at(offset);
@@ -88,13 +96,13 @@ function batched(waiting: readonly Waiting[]): Planned[] {
     return insert.values!.head + rows.map((_, r) => insert.values!.row(offset + r * width)).join(", ");
   };
   const out: Planned[] = [];
-  let run: { insert: Insert | null; rows: number[] }[] = [];
+  let run: Group[] = [];
   const end = () => {
     if (run.length === 0) return;
     let offset = 0;
     const texts = run.map((group) => {
       const text = textOf(group, offset);
-      offset += group.rows.reduce((n, i) => n + waiting[i]!.values.length, 0);
+      offset += size(group);
       return text;
     });
     const text =
@@ -107,7 +115,6 @@ function batched(waiting: readonly Waiting[]): Planned[] {
     out.push({ text, sources: run.flatMap((group) => sourcesOf(group.rows)) });
     run = [];
   };
-  const size = (group: { rows: number[] }) => group.rows.reduce((n, i) => n + waiting[i]!.values.length, 0);
   for (const group of groups) {
     const table = group.insert?.table;
     const full = run.length === MAX_STATEMENTS || run.reduce((n, r) => n + size(r), size(group)) > MAX_PARAMETERS;
