@@ -1,4 +1,5 @@
-// Decides what a move does to the world: which applied invocations to undo (LIFO) and which to replay (oldest first).
+// Decides what a move does to the world: which applied invocations to undo (LIFO over the whole applied set) and which
+// to replay (oldest first).
 // Pure: it works on what is applied and on the target lineage, so a half-done move recomputes to exactly the rest.
 
 /** The facts about an invocation that the plan needs. */
@@ -16,11 +17,18 @@ export interface PlannedInvocation {
 export type Handling = "reversible" | "irreversible" | "unregistered";
 
 export interface StepPlan<T extends PlannedInvocation> {
-  /** Applied invocations off the target lineage, newest application first. */
+  /**
+   * Applied invocations off the target lineage, newest application first; with them, those that stay applied (the
+   * target's, or the restored files') applied after one of them: undone first, then replayed (or covered) after it.
+   */
   undo: T[];
-  /** Succeeded, unapplied invocations of the target lineage, oldest first. */
+  /** Succeeded invocations of the target lineage unapplied, or undone by this move, oldest first. */
   replay: T[];
-  /** Irreversible (or imported) invocations passed by the move: left as they are, never replayed. */
+  /**
+   * Irreversible (or imported) invocations passed by the move: left as they are, never replayed. With them, in a move
+   * that restores no files, the reversible ones it would undo that were applied before a call it keeps and cannot undo
+   * (irreversible, unregistered, or of unknown outcome): left applied, as a saga stops compensating at such a step.
+   */
   skipped: T[];
   /** Reversible invocations the move must undo or replay, of tools not registered here with an undo. */
   unregistered: T[];
@@ -74,14 +82,38 @@ export function planSteps<T extends PlannedInvocation>(
     }
   };
   const undone = new Set<string>();
+  // Undo is LIFO over the whole applied set: a call that stays applied (kept) but was applied after one the move undoes
+  // is undone first and replayed after it, so the older undo never runs under its effect. `above`: the kept calls seen
+  // so far (newer than the current one), not undone yet; `pivot`: a newer kept call that cannot be undone here.
+  let above: T[] = [];
+  let pivot: { inv: T; handling: Handling | null } | undefined;
+  const undoAbove = () => {
+    for (const later of above) {
+      plan.undo.push(later);
+      undone.add(later.id);
+    }
+    above = [];
+  };
   for (const inv of applied) {
-    if (kept.has(inv.id)) continue;
+    if (kept.has(inv.id)) {
+      const h = uncertain.has(inv.id) ? null : handling(inv);
+      if (h === "reversible") above.push(inv);
+      // Restored files bring a kept call's effect back, whatever undo ran under it: only a move without them stops at one.
+      else if (covered === undefined) pivot ??= { inv, handling: h };
+      continue;
+    }
     if (uncertain.has(inv.id)) {
       markUnknown(inv);
       continue;
     }
     const h = handling(inv);
-    if (h === "reversible") {
+    // A saga's compensation stops at a step it cannot compensate: this call stays applied under it, as it is. A pivot
+    // whose tool is only not registered here is one the move must undo: refused as any such call, unless left.
+    if (h === "reversible" && pivot !== undefined) {
+      if (pivot.handling === "unregistered" && !plan.unregistered.includes(pivot.inv)) plan.unregistered.push(pivot.inv);
+      plan.skipped.push(inv);
+    } else if (h === "reversible") {
+      undoAbove();
       plan.undo.push(inv);
       undone.add(inv.id);
     }

@@ -1,7 +1,7 @@
-// Pinned (issue 32 review): a replay stopped by a failing call leaves another branch's append applied; a call made on
-// the current branch then appends after it. Moving the world back to the branch undoes that other append as a saga
-// does (its undo puts the file back to its size before it), which takes the later call's line with it: that call stays
-// applied with its effect gone. Unfixed: an undo under a later-applied call needs ordering the move does not keep.
+// Undo is LIFO over the whole applied set (issue 32 review): a replay stopped by a failing call leaves another branch's
+// append applied, and a call made on the current branch then appends after it. Moving the world back to the branch
+// undoes the later call first, then that other append (its undo puts the file back to its size before it), then
+// replays the later call: its line is back on top, and it stays applied with its effect.
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
@@ -25,7 +25,7 @@ afterEach(async () => {
   removeDir(dir);
 });
 
-it.fails("an append made after another branch's applied append keeps its line when that one is undone", async () => {
+it("an append made after another branch's applied append keeps its line when that one is undone", async () => {
   const s = await fp.createSession({ userId: "u" });
   const start = await s.checkpoint({ name: "start" });
   const root = (await s.info()).currentBranchId;

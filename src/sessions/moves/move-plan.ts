@@ -80,13 +80,19 @@ export function* computePlan(
     covered,
     leftOut(targetTools, snapshotAt),
   );
-  if (snapshotAt) steps.covered.push(...(yield* heldOffTarget(tx, snapshotAt.held, targetTools, appliedRows, uncertain)));
+  if (snapshotAt) {
+    // A held call undone first (applied after one the move undoes) comes back with the files as those undone before did.
+    const undone = new Set(steps.undo.map((t) => t.id));
+    const stayApplied = appliedRows.filter((r) => !undone.has(r.id));
+    steps.covered.push(...(yield* heldOffTarget(tx, snapshotAt.held, targetTools, stayApplied, uncertain)));
+  }
   return { steps, common, worldBranchId: worldBranch.id, worldPosition };
 }
 
 /**
  * The calls off the target lineage that the restored files hold and that are not applied now (undone since the
- * snapshot was taken): their effects come back with the files, so they are marked applied with them, never run.
+ * snapshot was taken), or that the move undoes: their effects come back with the files, so they are marked applied
+ * with them, never run.
  */
 function* heldOffTarget(
   tx: Tx,

@@ -40,6 +40,9 @@ export async function runJournaledMove(
     let files: RestoredFiles | undefined;
     // Calls whose undo failed in this move ("continue") are still applied: their replay must not run them again.
     const stillApplied = new Set(steps.filter((s) => s.op === "undo" && s.status === "failed").map((s) => s.entryId));
+    // A call undone first to be replayed on top (see `planSteps`) whose undo a crash interrupted may still be applied:
+    // its replay is not run (left pending, never run by this move); it is reported unknown until resolved.
+    const undoUnknown = new Set(steps.filter((s) => s.op === "undo" && s.status === "unknown").map((s) => s.entryId));
     for (const step of steps) {
       if (filesDue && step.op === "replay") {
         files = await filesStep(ctx, spec, moveId, restoreFiles, changes, true);
@@ -48,7 +51,7 @@ export async function runJournaledMove(
       // A step that failed before a crash, under "stop": the process died before recording the stop it causes.
       if (step.status === "failed" && spec.onError === "stop")
         throw await stopMove(ctx, spec, moveId, step, await journaledFailure(ctx, step));
-      if (step.status !== "pending") continue;
+      if (step.status !== "pending" || (step.op === "replay" && undoUnknown.has(step.entryId))) continue;
       if (step.op === "replay" && stillApplied.has(step.entryId)) {
         const cause = new Error("its undo failed in this move: it is still applied, so it is not run again");
         await ctx.store.write({ sessionId: spec.sessionId }, (tx) => failStepUnit(tx, ctx, step, cause));
