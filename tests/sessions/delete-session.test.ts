@@ -47,6 +47,7 @@ describe("deleteSession", () => {
       "checkpoints",
       "tool_results",
       "applied",
+      "call_paths",
       "events",
       "moves",
       "move_steps",

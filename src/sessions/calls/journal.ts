@@ -179,7 +179,7 @@ async function runAndComplete(
   const before = session.hasWorkspace ? await filesBefore(ctx, await ctx.store.read((tx) => tx.getWorkspace(session.id))) : null;
   const complete = async (outcome: { result: string | null; error: string | null }): Promise<void> => {
     const completed = await ctx.store.write({ sessionId: ref.id }, (tx) => completeUnit(tx, session, ctx, entry, outcome));
-    await absorbChanges(ctx, session.id, before);
+    await absorbChanges(ctx, session.id, before, entry.id);
     emitCompleted(ctx, completed);
   };
   let value: unknown;

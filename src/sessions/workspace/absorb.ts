@@ -36,14 +36,17 @@ export async function filesBefore(ctx: EngineContext, ws: WorkspaceRow | undefin
 
 /**
  * After forkpoint's own doing: the paths that changed since `before` become known (not drift). Changes made by hand
- * earlier stay drift. Never throws: a scan that fails leaves the changes as drift.
+ * earlier stay drift. With `callId` (an `invoke`'s own run), the paths that changed are recorded as that call's, none
+ * included: a move then knows which files the call's effect is in. Never throws: a scan that fails leaves the changes
+ * as drift, and the call without a record (moves infer its paths from the snapshots around it).
  */
-export async function absorbChanges(ctx: EngineContext, sessionId: string, before: FilesBefore | null): Promise<void> {
+export async function absorbChanges(ctx: EngineContext, sessionId: string, before: FilesBefore | null, callId?: string): Promise<void> {
   if (!before) return;
   const { state, tracker } = before;
   try {
     const ws = await ctx.store.read((tx) => tx.getWorkspace(sessionId));
     if (!ws || !sameFilesConfig(ws, state.config)) return;
+    let changed: string[] = [];
     const touched = await state.exclusive(async () => {
       await scan(ctx, state, new PackWriter());
       state.cache.trackers.delete(tracker);
@@ -52,6 +55,8 @@ export async function absorbChanges(ctx: EngineContext, sessionId: string, befor
         const now = state.cache.fileId(path);
         if (now !== was) out.set(path, now);
       }
+      // Every path that changed, those that stay drift below included: the call's effect may be in any of them.
+      changed = [...out.keys()];
       // Contents a scan read before without storing them: stored now (those that changed again stay drift).
       const needed = [...new Set([...out.values()].flatMap((id) => (id === null ? [] : [contentOf(id)])))];
       const present = new Set(await ctx.store.read((tx) => tx.presentBlobs(needed)));
@@ -66,9 +71,15 @@ export async function absorbChanges(ctx: EngineContext, sessionId: string, befor
       await writer.persist(ctx.store, sessionId);
       return out;
     });
-    if (touched.size === 0) return;
+    if (touched.size === 0) {
+      if (callId !== undefined) await ctx.store.write({ sessionId }, (tx) => recordPathsUnit(tx, sessionId, callId, changed));
+      return;
+    }
     const stats = state.cache.toRows();
-    await ctx.store.write({ sessionId }, (tx) => absorbChangesUnit(tx, sessionId, touched, ctx, stats));
+    await ctx.store.write({ sessionId }, function* (tx) {
+      yield* absorbChangesUnit(tx, sessionId, touched, ctx, stats);
+      if (callId !== undefined) yield* recordPathsUnit(tx, sessionId, callId, changed);
+    });
     state.cache.markStored(stats);
   } catch (error) {
     // The tool call or move itself succeeded; its file changes then count as drift until the next checkpoint.
@@ -89,4 +100,10 @@ function* absorbChangesUnit(tx: Tx, sessionId: string, touched: Map<string, stri
   yield* tx.insertTrees([...[...reader.ephemeralBodies].map(([hash, body]) => ({ hash, body })), ...applied.trees]);
   yield* tx.setWorkspaceManifest(sessionId, yield* tx.putManifest(applied.root, "{}", applied.root), ctx.now());
   yield* tx.putWorkspaceStats(sessionId, stats.rows, stats.deleted);
+}
+
+/** Records the paths call `callId` changed while it ran, unless its session was deleted meanwhile. */
+function* recordPathsUnit(tx: Tx, sessionId: string, callId: string, paths: readonly string[]) {
+  if ((yield* tx.getSession(sessionId)) === undefined) return;
+  yield* tx.putCallPaths(callId, sessionId, paths);
 }

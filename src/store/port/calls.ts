@@ -1,4 +1,5 @@
-// Who runs each tool call `invoke` journaled while it runs: a process, or on shared databases a renewable lease.
+// Who runs each tool call `invoke` journaled while it runs (a process, or on shared databases a renewable lease), and
+// which workspace paths each call changed.
 import type { Owner } from "./moves.js";
 import type { Step } from "./unit.js";
 
@@ -31,4 +32,14 @@ export interface CallsTx {
   callOwners(sessionId?: string): Step<CallOwnerRow[]>;
   /** A session's running moves (oldest first) and running calls' owners (oldest call first), read together. */
   activity(sessionId: string): Step<SessionActivity>;
+
+  /**
+   * Records the workspace paths call `entryId` of `sessionId` changed while it ran (relative to the workspace; none:
+   * it changed no file), replacing any record of it. Deleted with its session; never exported, imported or cloned.
+   */
+  putCallPaths(entryId: string, sessionId: string, paths: readonly string[]): Step<void>;
+  /** The workspace paths call `entryId` changed while it ran, sorted; undefined when none were recorded. */
+  callPaths(entryId: string): Step<string[] | undefined>;
+  /** The session's calls recorded as having changed at least one workspace path, by entry id (sorted). */
+  pathChangingCalls(sessionId: string): Step<string[]>;
 }

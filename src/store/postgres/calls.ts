@@ -1,4 +1,5 @@
-// The owners of running tool calls, whose leases PostgreSQL sets and judges by its own clock: the port's CallsTx.
+// The owners of running tool calls, whose leases PostgreSQL sets and judges by its own clock, and the paths calls
+// changed: the port's CallsTx.
 import type { CallOwnerRow, CallsTx, Owner, SessionActivity } from "../port/index.js";
 import { DB_NOW_MS } from "./columns.js";
 import { insertRow } from "./batch.js";
@@ -29,7 +30,14 @@ const s = {
   deleteCallOwner: `DELETE FROM running_calls WHERE entry_id = $1`,
   allOwners: `SELECT ${OWNER_COLS} FROM running_calls c JOIN entries e ON e.id = c.entry_id ORDER BY e.seq`,
   sessionOwners: `SELECT ${OWNER_COLS} FROM running_calls c JOIN entries e ON e.id = c.entry_id WHERE c.session_id = $1 ORDER BY e.seq`,
+  callPaths: `SELECT paths FROM call_paths WHERE entry_id = $1`,
+  pathChangingCalls: `SELECT entry_id FROM call_paths WHERE session_id = $1 AND paths <> '[]' ORDER BY entry_id`,
 };
+
+/** A call's changed paths, replacing any record of them. */
+const PUT_PATHS = insertRow("call_paths", ["entry_id", "session_id", "paths"], {
+  tail: `ON CONFLICT (entry_id) DO UPDATE SET session_id = excluded.session_id, paths = excluded.paths`,
+});
 
 // An owner's row leaves every session's current state (branch, head) as it was: writing one keeps what is known of it.
 export function callsTx(sql: Sql): CallsTx {
@@ -58,6 +66,16 @@ export function callsTx(sql: Sql): CallsTx {
         else out.calls.push({ entryId, sessionId: session, tool, pid, pidStart, leaseHeld });
       }
       return out;
+    },
+    *putCallPaths(entryId: string, sessionId: string, paths: readonly string[]) {
+      yield* sql.later(PUT_PATHS, [entryId, sessionId, JSON.stringify([...paths].sort())], true);
+    },
+    *callPaths(entryId: string) {
+      const text = yield* sql.column<string>(s.callPaths, [entryId]);
+      return text.length === 0 ? undefined : (JSON.parse(text[0]!) as string[]);
+    },
+    *pathChangingCalls(sessionId: string) {
+      return yield* sql.column<string>(s.pathChangingCalls, [sessionId]);
     },
   };
 }

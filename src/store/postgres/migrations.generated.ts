@@ -253,5 +253,15 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
       "\nCREATE INDEX \"checkpoints_session_user_seq\" ON \"checkpoints\" USING btree (\"session_id\",\"user_id\",\"seq\");",
       "\nCREATE INDEX \"checkpoints_session_name_seq\" ON \"checkpoints\" USING btree (\"session_id\",\"name\",\"seq\") WHERE weighed;"
     ]
+  },
+  {
+    "tag": "0020_call_paths",
+    "folderMillis": 1795962057949,
+    "hash": "0989ed4155eb4a6e848cef684f30a8455fc67907e2f19c2d310ac35c1f4ba52b",
+    "sql": [
+      "CREATE TABLE \"call_paths\" (\n\t\"entry_id\" text COLLATE \"C\" PRIMARY KEY NOT NULL,\n\t\"session_id\" text COLLATE \"C\" NOT NULL,\n\t\"paths\" text COLLATE \"C\" NOT NULL\n);\n",
+      "\nALTER TABLE \"call_paths\" ADD CONSTRAINT \"call_paths_entry_id_entries_id_fk\" FOREIGN KEY (\"entry_id\") REFERENCES \"public\".\"entries\"(\"id\") ON DELETE no action ON UPDATE no action;",
+      "\nCREATE INDEX \"call_paths_session\" ON \"call_paths\" USING btree (\"session_id\");"
+    ]
   }
 ];

@@ -2,6 +2,7 @@
 export const TABLES = [
   "applied",
   "branches",
+  "call_paths",
   "checkpoint_files",
   "checkpoint_holds",
   "checkpoint_metadata",

@@ -1,4 +1,4 @@
-// The owners of running tool calls: SQLite's statements and the port's CallsTx. Owners here are processes, not leases.
+// The owners of running tool calls (processes here, not leases) and the paths calls changed: SQLite's CallsTx.
 import type Database from "better-sqlite3";
 import type { CallOwnerRow, CallsTx, Owner, SessionActivity } from "../port/index.js";
 import { prepare } from "./object-rows.js";
@@ -16,6 +16,9 @@ export function callsTx(db: Database.Database): CallsTx {
       db,
       `SELECT ${OWNER_COLS} FROM running_calls c JOIN entries e ON e.id = c.entry_id WHERE c.session_id = ? ORDER BY e.seq`,
     ),
+    putPaths: prepare(db, `INSERT OR REPLACE INTO call_paths (entry_id, session_id, paths) VALUES (?, ?, ?)`),
+    paths: prepare(db, `SELECT paths FROM call_paths WHERE entry_id = ?`, "pluck"),
+    changing: prepare(db, `SELECT entry_id FROM call_paths WHERE session_id = ? AND paths <> '[]' ORDER BY entry_id`, "pluck"),
   };
   return {
     *insertCallOwner(entryId: string, sessionId: string, owner: Owner) {
@@ -38,6 +41,16 @@ export function callsTx(db: Database.Database): CallsTx {
         calls: s.ofSession.all(sessionId) as CallOwnerRow[],
       };
       return out;
+    },
+    *putCallPaths(entryId: string, sessionId: string, paths: readonly string[]) {
+      s.putPaths.run(entryId, sessionId, JSON.stringify([...paths].sort()));
+    },
+    *callPaths(entryId: string) {
+      const text = s.paths.get(entryId) as string | undefined;
+      return text === undefined ? undefined : (JSON.parse(text) as string[]);
+    },
+    *pathChangingCalls(sessionId: string) {
+      return s.changing.all(sessionId) as string[];
     },
   };
 }

@@ -314,5 +314,14 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
       "\nDROP INDEX `checkpoints_session`;",
       "\nCREATE INDEX `checkpoints_session_user_seq` ON `checkpoints` (`session_id`,`user_id`,`seq`);"
     ]
+  },
+  {
+    "tag": "0025_call_paths",
+    "folderMillis": 1795962055757,
+    "hash": "7c36ff2279f823080a77bca4edd4bb51f81e91a94b67e74fc00267fbee57ce0b",
+    "sql": [
+      "CREATE TABLE `call_paths` (\n\t`entry_id` text PRIMARY KEY NOT NULL,\n\t`session_id` text NOT NULL,\n\t`paths` text NOT NULL,\n\tFOREIGN KEY (`entry_id`) REFERENCES `entries`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
+      "\nCREATE INDEX `call_paths_session` ON `call_paths` (`session_id`);"
+    ]
   }
 ];

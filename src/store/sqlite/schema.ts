@@ -299,6 +299,23 @@ export const applied = sqliteTable(
 );
 
 /**
+ * The workspace paths each `invoke` changed while it ran (JSON array of paths, relative to the workspace; `[]`: it changed
+ * none), as its run's scan found them. Calls without a row (recorded before it was kept, or run without a local
+ * workspace) are inferred from the snapshots around them. One world's knowledge: not exported, imported or cloned.
+ */
+export const callPaths = sqliteTable(
+  "call_paths",
+  {
+    entryId: text("entry_id")
+      .primaryKey()
+      .references(() => entries.id),
+    sessionId: text("session_id").notNull(),
+    paths: text("paths").notNull(),
+  },
+  (t) => [index("call_paths_session").on(t.sessionId)],
+);
+
+/**
  * The request ledger: the request ids each session applied (a write given `requestId`), recorded in the write's own
  * transaction, so a retry with the same id answers from here instead of writing again. Kept while the session is.
  */

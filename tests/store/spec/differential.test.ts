@@ -197,6 +197,7 @@ async function scenario(store: Store): Promise<Log> {
       createdAt: at(51),
     });
     yield* tx.insertImportedCall("s1-b1-e6", "s1");
+    yield* tx.putCallPaths("s1-b1-e6", "s1", ["z.txt", "A/é.txt", "a.txt"]);
   });
   await w("session s2 entries", "s2", function* (tx) {
     yield* tx.insertEntry(entry("s2-b1", 1, { createdAt: at(60) }));
@@ -222,6 +223,9 @@ async function scenario(store: Store): Promise<Log> {
   await q("listUsers after ~", (tx) => tx.listUsers("~", 10));
   await q("sessionEvents", (tx) => tx.sessionEvents("s1"));
   await q("importedCalls", (tx) => tx.importedCalls("s1"));
+  await q("callPaths", (tx) => tx.callPaths("s1-b1-e6"));
+  await q("callPaths none", (tx) => tx.callPaths("s1-b1-e1"));
+  await q("pathChangingCalls", (tx) => tx.pathChangingCalls("s1"));
   const none = { sessions: ["s8"], branches: ["s8-b1"], entries: ["s8-b1-e1"], checkpoints: ["cp-none"] };
   await q("takenId none", (tx) => tx.takenId(none));
   await q("takenId session", (tx) => tx.takenId({ ...none, sessions: ["s8", "s2"], entries: ["s1-b1-e6"] }));

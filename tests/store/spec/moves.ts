@@ -46,6 +46,31 @@ export function callsSpec(store: () => Store): void {
     expect(await store().read((tx) => tx.callOwners("ca"))).toEqual([]);
     expect(await store().write({ sessionId: "ca" }, (tx) => tx.renewCall("ca-b1-e2", first, 60_000))).toBe(false);
   });
+
+  it("records the paths a call changed (none is a record too), replaces them, and lists the calls that changed any", async () => {
+    await seed(store(), "cp", "alice", 1);
+    await store().write({ sessionId: "cp" }, function* (tx) {
+      for (const position of [2, 3, 4]) yield* tx.insertEntry(tool("cp-b1", position));
+      yield* tx.putCallPaths("cp-b1-e2", "cp", ["src/b.ts", "a.txt"]);
+      yield* tx.putCallPaths("cp-b1-e3", "cp", []);
+    });
+    const read = () =>
+      store().read(function* (tx) {
+        return {
+          e2: yield* tx.callPaths("cp-b1-e2"),
+          e3: yield* tx.callPaths("cp-b1-e3"),
+          e4: yield* tx.callPaths("cp-b1-e4"),
+          changing: yield* tx.pathChangingCalls("cp"),
+        };
+      });
+    expect(await read()).toEqual({ e2: ["a.txt", "src/b.ts"], e3: [], e4: undefined, changing: ["cp-b1-e2"] });
+    await store().write({ sessionId: "cp" }, function* (tx) {
+      yield* tx.putCallPaths("cp-b1-e2", "cp", []);
+      yield* tx.putCallPaths("cp-b1-e4", "cp", ["é/ü"]);
+    });
+    expect(await read()).toEqual({ e2: [], e3: [], e4: ["é/ü"], changing: ["cp-b1-e4"] });
+    expect(await store().read((tx) => tx.pathChangingCalls("nope"))).toEqual([]);
+  });
 }
 
 export function movesSpec(store: () => Store): void {

@@ -142,6 +142,11 @@ export function sessionsSpec(store: () => Store): void {
       yield* tx.insertEvent({ sessionId: "d1", kind: "k", refId: "r", branchId: "d1-b1", detail: null, createdAt: at(30) });
       yield* tx.insertEntry(entry("d1-b1", 3, { kind: "tool", role: null, tool: "t", callId: "c", content: "{}" }));
       yield* tx.insertImportedCall("d1-b1-e3", "d1");
+      yield* tx.putCallPaths("d1-b1-e3", "d1", ["a.txt"]);
+    });
+    await store().write({ sessionId: "d2" }, function* (tx) {
+      yield* tx.insertEntry(entry("d2-b1", 2, { kind: "tool", role: null, tool: "t", callId: "c", content: "{}" }));
+      yield* tx.putCallPaths("d2-b1-e2", "d2", ["b.txt"]);
     });
     await store().write({ sessionId: "d1" }, (tx) => tx.deleteSession("d1"));
     const after = await store().read(function* (tx) {
@@ -152,11 +157,15 @@ export function sessionsSpec(store: () => Store): void {
         checkpoint: yield* tx.getCheckpoint("d1-cp"),
         events: yield* tx.sessionEvents("d1"),
         imported: yield* tx.importedCalls("d1"),
+        paths: [yield* tx.callPaths("d1-b1-e3"), yield* tx.pathChangingCalls("d1")],
         other: yield* tx.getEntry("d2-b1-e1"),
+        otherPaths: yield* tx.callPaths("d2-b1-e2"),
       };
     });
     expect(after).toMatchObject({ session: undefined, branches: [], entry: undefined, checkpoint: undefined, events: [] });
     expect(after.imported.size).toBe(0);
+    expect(after.paths).toEqual([undefined, []]);
+    expect(after.otherPaths).toEqual(["b.txt"]);
     expect(after.other?.id).toBe("d2-b1-e1");
     expect(await store().query((tx) => tx.countUserSessions("dora"))).toBe(1);
   });
