@@ -1,7 +1,6 @@
-// Pinned (issue 32 review): which paths a call changed is known only from the snapshots around it. When no snapshot
-// separates two calls the target's snapshot holds, and a failed undo's kept path is one of theirs, forkpoint cannot
-// tell which of them that path belongs to: it marks both applied, so the one whose path was kept (c1 here, under c2)
-// is applied without its effect. Unfixed: telling them apart needs each call's changed paths recorded.
+// Issue 32: two calls in one snapshot bracket, and a failed undo keeps a path of one of them. Each call's run recorded
+// the paths it changed, so the restore knows the kept path is c1's (under c2) alone: c1 stays unapplied (its effect
+// is not on disk), the append comes back with its file, and switching back brings each of them back once.
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
@@ -28,7 +27,7 @@ afterEach(async () => {
   removeDir(dir);
 });
 
-it.fails("two calls in one snapshot bracket, one of them in a kept path: each comes back once", async () => {
+it("two calls in one snapshot bracket, one of them in a kept path: each comes back once", async () => {
   const s = await fp.createSession({ userId: "u" });
   await s.attachWorkspace(ws);
   const start = await s.checkpoint({ name: "start" });

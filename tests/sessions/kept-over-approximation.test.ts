@@ -1,7 +1,6 @@
-// Pinned (issue 32 review): with no snapshot after a call whose undo failed, the paths it "may have changed" are taken
-// from its snapshot before to the files now, which also holds what the move's other undos changed. Those paths are
-// kept as the world has them, so a call the target's snapshot holds there (w3 below) is applied without its effect.
-// Unfixed: the kept paths over-approximate the failed call's own; exact ones need each call's changed paths recorded.
+// Issue 32: calls whose undo failed (no snapshot after the last of them) keep the paths their runs recorded, not every
+// path changed since their snapshot before (which holds what the move's other undos did too): a call the target's
+// snapshot holds (w3 below) is applied exactly when its effect is on disk.
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
@@ -28,7 +27,7 @@ afterEach(async () => {
   removeDir(dir);
 });
 
-it.fails("a call the target's snapshot holds is applied only with its effect on disk", async () => {
+it("a call the target's snapshot holds is applied only with its effect on disk", async () => {
   const s = await fp.createSession({ userId: "u" });
   await s.attachWorkspace(ws);
   const start = await s.checkpoint({ name: "start" });

@@ -19,9 +19,10 @@ export interface KeptTarget {
 /**
  * The snapshot the files step of a move restores: its target's (`manifestId`), or, when some of its undos failed
  * (`failed`), the target's with the paths those calls' effects may be in as the workspace has them now (`known`, what
- * forkpoint last saw). Those are the paths that differ between the newest snapshot taken before the call on its
- * lineage and the oldest one after it that holds it (or the files now); every path (`nothing`) when no snapshot
- * precedes the call. Inside a write unit: the snapshot made is stored.
+ * forkpoint last saw). Those are the paths the call's run changed (see `pathsAcross`), or for a call without that
+ * record the paths that differ between the newest snapshot taken before the call on its lineage and the oldest one
+ * after it that holds it (or the files now); every path (`nothing`) when neither is known. Inside a write unit: the
+ * snapshot made is stored.
  */
 export function* keptTarget(
   tx: Tx,
@@ -48,9 +49,10 @@ export function* keptTarget(
 }
 
 /**
- * The paths call `id`'s effect may be in: those that differ between the newest snapshot before it on its lineage and
- * the oldest one after it that holds it (or `otherwise`, a tree's root, when none does); undefined when no snapshot
- * precedes it (any path may be).
+ * The paths call `id`'s effect may be in: those its run changed, as recorded then; for a call without that record (run
+ * before it was kept, or without a local workspace), those that differ between the newest snapshot before it on its
+ * lineage and the oldest one after it that holds it (or `otherwise`, a tree's root, when none does); undefined when no
+ * snapshot precedes it (any path may be).
  */
 export function* pathsAcross(
   tx: Tx,
@@ -59,6 +61,8 @@ export function* pathsAcross(
   id: string,
   otherwise: string,
 ): Step<string[] | undefined> {
+  const recorded = yield* tx.callPaths(id);
+  if (recorded !== undefined) return recorded;
   const call = yield* tx.getTool(id);
   const before = call && (yield* snapshotBefore(tx, call));
   if (!call || before === undefined) return undefined;

@@ -89,8 +89,9 @@ function* markCoveredUnit(tx: Tx, ctx: EngineContext, moveId: string, spec: Move
     const row = (yield* tx.getTool(id))!;
     if (row.appliedSeq !== null) continue;
     if (keptPaths.size > 0) {
-      // Only when every path it may have changed was kept: snapshots cannot tell which of the calls between two of them
-      // changed a path, so one that shares a path with a kept call's is taken to be in the restored files.
+      // Only when every path it may have changed was kept: its run's recorded paths say exactly which; for a call
+      // without them, snapshots cannot tell which of the calls between two of them changed a path, so one that shares a
+      // path with a kept call's is taken to be in the restored files.
       const paths = yield* pathsAcross(tx, spec, reader, id, target);
       if (paths !== undefined && paths.length > 0 && paths.every((p) => keptPaths.has(p))) continue;
     }
