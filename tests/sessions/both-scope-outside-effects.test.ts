@@ -1,0 +1,42 @@
+// Pins a defect: a scope "both" move counts every call made before the restored snapshot as held by its files, so a
+// call whose effect lies outside the workspace (another directory, an email) is marked applied again and never
+// replayed: switching back leaves that effect missing while the track says it is applied. Scope "files" already
+// limits this to calls that changed workspace paths (files-track.ts); computePlan's `covered` (move-plan.ts) does not.
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { appendLineTool, readOrNull, tempDir, writeFileTool } from "../fixtures/file-tools.js";
+import { tempDatabases } from "../helpers.js";
+
+const dbs = tempDatabases();
+
+describe('scope "both" and calls whose effect lies outside the workspace', () => {
+  it.fails("switching back replays a write outside the workspace made before the target's snapshot", async () => {
+    const { fp } = dbs.open({ tools: [appendLineTool(), writeFileTool()] });
+    const ws = tempDir();
+    const outside = path.join(tempDir(), "outside.txt");
+    const log = path.join(ws, "log.txt");
+    fs.writeFileSync(log, "");
+    const s = await fp.createSession({ userId: "u" });
+    await s.attachWorkspace(ws);
+    const start = await s.checkpoint({ name: "start" });
+    await s.invoke("write_file", { path: outside, text: "outside" });
+    await s.invoke("append_line", { path: log, line: "a" });
+    await s.checkpoint({ name: "after" }); // captures log.txt; outside.txt is not the workspace's
+    const head = (await s.info()).currentBranchId;
+
+    await s.rollback(start.id, { scope: "both" });
+    expect(readOrNull(outside)).toBe(null);
+    expect(readOrNull(log)).toBe("");
+
+    const back = await s.switchBranch(head, { scope: "both" });
+    expect(readOrNull(log)).toBe("a\n");
+    // The track says the write is applied again: its effect must be there.
+    expect((await s.toolTrack()).map((t) => [t.tool, t.applied])).toEqual([
+      ["write_file", true],
+      ["append_line", true],
+    ]);
+    expect(back.replayed.map((t) => t.tool)).toEqual(["write_file"]);
+    expect(readOrNull(outside)).toBe("outside");
+  });
+});
