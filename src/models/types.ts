@@ -209,11 +209,20 @@ export interface FailedStep {
 export interface MoveResult {
   /** The branch that is current after the move. */
   branch: Branch;
-  /** Invocations undone, in the order undone (newest application first). */
+  /**
+   * Invocations undone, in the order undone (newest application first). Undo is LIFO over everything applied: a call
+   * that stays (on the target's lineage) but was applied after one the move undoes is undone first, and replayed after
+   * it (in `replayed` too), so its effect comes back on top. With `scope: "both"`, one whose effect the restored files
+   * hold comes back with them instead (applied again, not run).
+   */
   undone: ToolInvocation[];
   /** Invocations replayed, oldest first. */
   replayed: ToolInvocation[];
-  /** Irreversible invocations the move passed: their effect stays in the world. */
+  /**
+   * Irreversible invocations the move passed: their effect stays in the world. With them, the reversible ones it would
+   * undo that were applied before a call it keeps and cannot undo (its tool has no undo, is not registered, or its
+   * outcome is unknown): a saga stops compensating there, so they stay applied too (refused with `refuseIrreversible`).
+   */
   skipped: ToolInvocation[];
   /**
    * Reversible invocations the move had to undo or replay whose tool is not registered here with an undo (only with

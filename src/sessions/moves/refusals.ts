@@ -27,7 +27,8 @@ export function refuseMove(
   }
   if (o.refuseIrreversible && plan.skipped.length > 0) {
     throw new ConflictError(
-      `the move passes ${plan.skipped.length} irreversible tool call(s) (${calls(plan.skipped)}) and refuseIrreversible is set`,
+      `the move passes or leaves ${plan.skipped.length} tool call(s) it cannot undo, irreversible or applied before a kept ` +
+        `irreversible one (${calls(plan.skipped)}), and refuseIrreversible is set`,
       "IRREVERSIBLE",
     );
   }
