@@ -1,6 +1,6 @@
-// Pinned (issue 32 review): a move with scope "files" restores a snapshot's files but leaves the applied set as it
-// was, so the files and the tool track disagree: an append the snapshot holds, undone before, is replayed on top of
-// the restored line by a later move (it lands twice). Unfixed: whether "files" should reconcile the track or refuse.
+// Issue 32: a move with scope "files" restores a snapshot's files and brings the tool track with them: an append the
+// snapshot holds, undone before, is marked applied again with its restored line, so a later move does not replay it on
+// top of that line (it lands once).
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
@@ -25,7 +25,7 @@ afterEach(async () => {
   removeDir(dir);
 });
 
-it.fails("a files-only restore of a snapshot holding an undone append, then a switch back: the line once", async () => {
+it("a files-only restore of a snapshot holding an undone append, then a switch back: the line once", async () => {
   const s = await fp.createSession({ userId: "u" });
   await s.attachWorkspace(ws);
   const start = await s.checkpoint({ name: "start" });

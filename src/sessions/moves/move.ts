@@ -16,6 +16,7 @@ import { headOf } from "../core/head.js";
 import { finishMoveTx } from "./finish-move.js";
 import { moveEvent, sessionPosition } from "./history.js";
 import { restoreMoveFiles, snapshotPosition } from "./move-files.js";
+import { filesTrackPlan } from "./files-track.js";
 import { computePlan } from "./move-plan.js";
 import { type BaseMoveSpec, type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js";
 import { inflightMoves } from "../core/ownership.js";
@@ -76,7 +77,9 @@ export async function performMove(
           }
           // Everything the files need is checked first (drift, contents, links in the way), so a refused move changes
           // nothing.
-          const { ws, manifestId, from, kind } = await ctx.store.read((tx) => performMoveUnit(tx, ref, prepare, scope, ctx, o, ifAt));
+          const { ws, manifestId, from, kind, track } = await ctx.store.read((tx) =>
+            performMoveUnit(tx, ref, prepare, scope, ctx, o, ifAt),
+          );
           const forced = await prepareMoveRestore(ctx, ref, ws, manifestId, o.force ? { move: kind } : null);
           const { savedDrift } = forced;
           const saved = savedDrift ? { savedDrift } : {};
@@ -97,7 +100,8 @@ export async function performMove(
           // Saved drift is a checkpoint with a position of its own: the conversation stays there.
           const left = savedDrift ? await ctx.store.read((tx) => leavingFrom(tx, ref)) : from;
           // Whatever fails from here on says where the drift was saved.
-          const files = await reportSavedDrift(savedDrift, restoreFiles(ctx, ref.id, forced.prepared, { scope, ...left }));
+          const move = { scope, ...left, ...(track ? { track } : {}) };
+          const files = await reportSavedDrift(savedDrift, restoreFiles(ctx, ref.id, forced.prepared, move));
           return {
             ...(await reportSavedDrift(savedDrift, stayingPut(ctx, ref, { request, extra: { files, ...saved } }))),
             files,
@@ -142,12 +146,14 @@ function* performMoveUnit(
   }
   const forkCheckpointId = base.newBranch?.forkCheckpointId ?? null;
   const manifestId = yield* targetFiles(tx, ws, base.target, forkCheckpointId);
+  // Files alone: the calls whose effects are in the files follow them (applied when the snapshot holds them).
+  const track = scope === "files" ? yield* filesTrackPlan(ctx, tx, session, base.target, forkCheckpointId) : undefined;
   // The conversation's refusals come before any file moves.
   if (scope === "both" && session.hasTools) {
     const snapshotAt = yield* snapshotPosition(tx, base.target, forkCheckpointId);
     refuseMove((yield* computePlan(ctx, tx, session, base.target, snapshotAt)).steps, o);
   }
-  return { ws, manifestId, from: { fromBranchId: branch.id, fromHead: head.position }, kind: base.kind };
+  return { ws, manifestId, from: { fromBranchId: branch.id, fromHead: head.position }, kind: base.kind, track };
 }
 
 /** The restore of a "both" move planned again after its drift was saved: `prepared` while its target's snapshot is the same. */

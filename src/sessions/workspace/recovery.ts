@@ -18,6 +18,7 @@ import { contentsFor } from "./prepare-restore.js";
 import { inflightRestores, type RestoreJournal } from "./restore-guards.js";
 import { recordRestored } from "./restore.js";
 import { stillIs } from "./cache-writes.js";
+import { applyTrackPlan, type TrackPlan } from "./track-plan.js";
 
 /** What recovery did with one interrupted workspace restore. */
 export interface WorkspaceRecovery {
@@ -119,7 +120,9 @@ async function finishClaimed(
     recordRestored(state, scanContext(ctx, state, null), planned.changes, done);
   });
   const stats = state.cache.toRows();
-  await ctx.store.write({ sessionId }, (tx) => endRestoreUnit(tx, sessionId, goal, ctx, stats));
+  // A files-only restore's track plan comes with the files it finishes.
+  const track = !back && journal.scope === "files" ? journal.track : undefined;
+  await ctx.store.write({ sessionId }, (tx) => endRestoreUnit(tx, sessionId, goal, ctx, stats, track));
   state.cache.markStored(stats);
   return { outcome: back ? "restored" : "completed", paths: removed, detail: null };
 }
@@ -127,9 +130,17 @@ async function finishClaimed(
 const claimed = (ctx: EngineContext, sessionId: string, seen: string, mine: RestoreJournal, journal: RestoreJournal) =>
   ctx.store.write({ sessionId }, (tx) => claimRestoreUnit(tx, sessionId, seen, mine, journal));
 
-function* endRestoreUnit(tx: Tx, sessionId: string, goal: number, ctx: EngineContext, stats: { rows: StatRow[]; deleted: string[] }) {
+function* endRestoreUnit(
+  tx: Tx,
+  sessionId: string,
+  goal: number,
+  ctx: EngineContext,
+  stats: { rows: StatRow[]; deleted: string[] },
+  track: TrackPlan | undefined,
+) {
   yield* tx.setWorkspaceManifest(sessionId, goal, ctx.now());
   yield* tx.putWorkspaceStats(sessionId, stats.rows, stats.deleted);
+  if (track) yield* applyTrackPlan(tx, sessionId, track, ctx.now());
   yield* tx.setWorkspaceRestoring(sessionId, null);
 }
 

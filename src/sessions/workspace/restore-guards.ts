@@ -3,6 +3,7 @@ import { ConflictError } from "../../models/errors.js";
 import type { Step, Tx, WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
 import { SELF_START, isAlive } from "../core/process-identity.js";
+import type { TrackPlan } from "./track-plan.js";
 
 /** Sessions whose workspace this process is restoring right now (recovery must not take such a restore over). */
 export const inflightRestores = new Set<string>();
@@ -50,6 +51,8 @@ export interface RestoreJournal {
   pid: number;
   pidStart: string;
   pids: number[];
+  /** "files": the calls the restored files hold or not, marked so when the restore ends (absent: none change). */
+  track?: TrackPlan;
 }
 
 /** A ConflictError while a restore of the workspace is interrupted or running: recovery must finish it first. */

@@ -14,6 +14,7 @@ import { sameFilesConfig } from "./snapshots.js";
 import type { StatRows } from "./stat-cache.js";
 import { scanContext, stateOf, type WorkspaceState } from "./state.js";
 import { deletedFile, stillIs, wroteFile } from "./cache-writes.js";
+import { applyTrackPlan } from "./track-plan.js";
 import type { ScanContext } from "./walk.js";
 
 /**
@@ -26,7 +27,7 @@ export async function restoreFiles(
   ctx: EngineContext,
   sessionId: string,
   p: PreparedRestore,
-  move: Pick<RestoreJournal, "scope" | "fromBranchId" | "fromHead">,
+  move: Pick<RestoreJournal, "scope" | "fromBranchId" | "fromHead" | "track">,
 ): Promise<RestoredFiles> {
   const journal: RestoreJournal = {
     ...move,
@@ -137,7 +138,10 @@ function* endFilesRestoreUnit(
 ) {
   yield* tx.setWorkspaceManifest(sessionId, journal.manifestId, ctx.now());
   yield* tx.putWorkspaceStats(sessionId, stats.rows, stats.deleted);
-  if (move.scope === "files") yield* tx.setWorkspaceRestoring(sessionId, null);
+  if (move.scope !== "files") return;
+  // The tool track follows the files, in the transaction that ends the restore (recovery does the same).
+  if (journal.track) yield* applyTrackPlan(tx, sessionId, journal.track, ctx.now());
+  yield* tx.setWorkspaceRestoring(sessionId, null);
 }
 
 function* startFilesRestoreUnit(tx: Tx, sessionId: string, p: PreparedRestore, journal: RestoreJournal) {

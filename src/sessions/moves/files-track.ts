@@ -1,0 +1,46 @@
+// A files-only move (scope "files") keeps the tool track in step with the files it restores: which calls to mark.
+import type { SessionRow, Step, ToolRow, Tx } from "../../store/port/index.js";
+import type { EngineContext } from "../core/context.js";
+import type { TrackPlan } from "../workspace/track-plan.js";
+import type { MoveTarget } from "./move-plan.js";
+import { snapshotPosition } from "./move-files.js";
+
+/**
+ * The calls a files-only move to `target` marks applied or unapplied with the snapshot it restores (the one
+ * `targetFiles` finds): a call whose run changed workspace files (its recorded paths) has its effect in those files,
+ * so it is applied exactly when the snapshot holds it (its lineage's calls up to it less those it records as not
+ * held, and the calls off it it records as held). Calls that changed no file (effects outside the workspace), calls
+ * without recorded paths (an older database's, or run elsewhere), irreversible ones (they stay applied), imported ones
+ * and those of unknown outcome are left as they are. Undefined when nothing changes.
+ */
+export function* filesTrackPlan(
+  ctx: EngineContext,
+  tx: Tx,
+  session: SessionRow,
+  target: MoveTarget,
+  checkpointId: string | null,
+): Step<TrackPlan | undefined> {
+  if (!session.hasTools) return undefined;
+  const candidates = yield* tx.pathChangingCalls(session.id);
+  if (candidates.length === 0) return undefined;
+  const at = yield* snapshotPosition(tx, target, checkpointId);
+  if (!at) return undefined;
+  const segments = yield* tx.lineage(target.branchId, at.position);
+  const uncertain = new Set(yield* tx.uncertainInvocations(session.id));
+  const imported = yield* tx.importedCalls(session.id);
+  const mark: ToolRow[] = [];
+  const unmark: ToolRow[] = [];
+  for (const id of candidates) {
+    const row = yield* tx.getTool(id);
+    if (!row || row.status !== "succeeded" || uncertain.has(id) || imported.has(id)) continue;
+    if (row.reversible === false || (row.reversible === null && !ctx.tools.isReversible(row.tool ?? ""))) continue;
+    const onLineage = segments.some((s) => s.branchId === row.branchId && row.position > s.after && row.position <= s.upTo);
+    const held = (onLineage && !at.unapplied.has(id)) || at.held.has(id);
+    const applied = row.appliedSeq !== null;
+    if (held && !applied) mark.push(row);
+    else if (!held && applied) unmark.push(row);
+  }
+  if (mark.length + unmark.length === 0) return undefined;
+  // Marked in the order the calls were made, as a move marks the calls its snapshot holds: undo takes them back last first.
+  return { mark: mark.sort((a, b) => a.seq - b.seq).map((r) => r.id), unmark: unmark.map((r) => r.id) };
+}

@@ -1,0 +1,27 @@
+// What a files-only restore does to the tool track: the calls it marks applied and unapplied, journaled with the restore.
+import type { Step, Tx } from "../../store/port/index.js";
+
+/**
+ * The calls a files-only restore makes applied (`mark`: the restored snapshot holds their effect) and unapplied
+ * (`unmark`: it does not), planned before any file moves and carried in the restore's journal, so that the restore's
+ * end, or recovery finishing it after a crash, applies it in the transaction that clears the journal.
+ */
+export interface TrackPlan {
+  mark: string[];
+  unmark: string[];
+}
+
+/**
+ * Applies a files-only restore's track plan. Each call changes only when it is not already as planned: applied again
+ * with its recorded result, as a move's restore marks the calls its snapshot holds.
+ */
+export function* applyTrackPlan(tx: Tx, sessionId: string, plan: TrackPlan, at: number): Step<void> {
+  for (const id of plan.unmark) {
+    const row = yield* tx.getTool(id);
+    if (row && row.appliedSeq !== null) yield* tx.unmarkApplied(id);
+  }
+  for (const id of plan.mark) {
+    const row = yield* tx.getTool(id);
+    if (row && row.appliedSeq === null) yield* tx.markApplied(id, sessionId, row.result, at);
+  }
+}
