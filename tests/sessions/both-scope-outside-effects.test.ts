@@ -1,6 +1,7 @@
 // Pins a defect: a scope "both" move counts every call made before the restored snapshot as held by its files, so a
-// call whose effect lies outside the workspace (another directory, an email) is marked applied again and never
-// replayed: switching back leaves that effect missing while the track says it is applied. Scope "files" already
+// call whose effect lies outside the workspace (another directory, an email) or in a path it does not capture (an
+// excluded build/) is marked applied again and never replayed: switching back leaves that effect missing while the
+// track says it is applied. Scope "files" already
 // limits this to calls that changed workspace paths (files-track.ts); computePlan's `covered` (move-plan.ts) does not.
 import fs from "node:fs";
 import path from "node:path";
@@ -38,5 +39,28 @@ describe('scope "both" and calls whose effect lies outside the workspace', () =>
     ]);
     expect(back.replayed.map((t) => t.tool)).toEqual(["write_file"]);
     expect(readOrNull(outside)).toBe("outside");
+  });
+
+  it.fails("switching back replays a write to a path the workspace excludes, made before the target's snapshot", async () => {
+    const { fp } = dbs.open({ tools: [appendLineTool(), writeFileTool()] });
+    const ws = tempDir();
+    fs.mkdirSync(path.join(ws, "build"));
+    const built = path.join(ws, "build", "out.js");
+    const log = path.join(ws, "log.txt");
+    fs.writeFileSync(log, "");
+    const s = await fp.createSession({ userId: "u" });
+    await s.attachWorkspace(ws, { exclude: ["build/"] });
+    const start = await s.checkpoint({ name: "start" });
+    await s.invoke("write_file", { path: built, text: "compiled" });
+    await s.invoke("append_line", { path: log, line: "a" });
+    await s.checkpoint({ name: "after" }); // captures log.txt, not build/
+    const head = (await s.info()).currentBranchId;
+
+    await s.rollback(start.id, { scope: "both" });
+    expect(readOrNull(built)).toBe(null);
+    const back = await s.switchBranch(head, { scope: "both" });
+    expect(readOrNull(log)).toBe("a\n");
+    expect(back.replayed.map((t) => t.tool)).toEqual(["write_file"]);
+    expect(readOrNull(built)).toBe("compiled");
   });
 });
