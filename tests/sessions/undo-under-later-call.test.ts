@@ -135,3 +135,29 @@ it("a 'both' move undoes a held call applied after one it undoes first, and its 
   expect((await s.toolTrack({ branchId: root })).map((t) => t.applied)).toEqual([true, false]);
   expect((await s.toolTrack({ branchId: x.branchId })).find((t) => t.id === x.id)!.applied).toBe(false);
 });
+
+// Under "continue", the later call whose undo fails stays applied on top: the undo under it is not run either (failed,
+// with why), and once its undo works the same move does it all.
+it("under 'continue', a later call whose undo fails keeps the one under it from being undone", async () => {
+  const s = await fp.createSession({ userId: "u" });
+  const { other, lx } = await otherAppendLeftApplied(s);
+  await s.invoke("flaky_write", { path: file("log"), text: "Y" });
+  const y = (await s.toolTrack())[0]!;
+
+  control.failUndo = true;
+  const moved = await s.switchBranch(other, { onUndoError: "continue" });
+  control.failUndo = false;
+  expect([moved.undone, moved.replayed]).toEqual([[], []]);
+  expect(moved.failed.map((f) => [f.step, f.invocation.id])).toEqual([
+    ["undo", y.id],
+    ["undo", lx.id],
+    ["replay", y.id],
+  ]);
+  expect(moved.failed[1]!.error).toContain(y.id);
+  expect(readOrNull(file("log"))).toBe("Y");
+  expect((await s.toolTrack())[0]!.applied).toBe(true);
+
+  const again = await s.switchBranch(other);
+  expect([idsOf(again.undone), idsOf(again.replayed)]).toEqual([[y.id, lx.id], [y.id]]);
+  expect(readOrNull(file("log"))).toBe("Y");
+});

@@ -43,6 +43,11 @@ export async function runJournaledMove(
     // A call undone first to be replayed on top (see `planSteps`) whose undo a crash interrupted may still be applied:
     // its replay is not run (left pending, never run by this move); it is reported unknown until resolved.
     const undoUnknown = new Set(steps.filter((s) => s.op === "undo" && s.status === "unknown").map((s) => s.entryId));
+    // In a move without files, a call it undoes to replay on top stays applied when its undo fails ("continue"): the
+    // undos after it (older applications) would run under its effect, so they are not run either (see `underFailed`).
+    const replays = new Set(steps.filter((s) => s.op === "replay").map((s) => s.entryId));
+    const staysOnTop = (s: MoveStepRow) => spec.files === undefined && s.op === "undo" && s.status === "failed" && replays.has(s.entryId);
+    let above = steps.find(staysOnTop)?.entryId;
     for (const step of steps) {
       if (filesDue && step.op === "replay") {
         files = await filesStep(ctx, spec, moveId, restoreFiles, changes, true);
@@ -57,8 +62,14 @@ export async function runJournaledMove(
         await ctx.store.write({ sessionId: spec.sessionId }, (tx) => failStepUnit(tx, ctx, step, cause));
         continue;
       }
+      if (step.op === "undo" && above !== undefined) {
+        await ctx.store.write({ sessionId: spec.sessionId }, (tx) => failStepUnit(tx, ctx, step, underFailed(above!)));
+        stillApplied.add(step.entryId);
+        continue;
+      }
       const failure = await runStep(ctx, spec, step, changes);
       if (failure && step.op === "undo") stillApplied.add(step.entryId);
+      if (failure && staysOnTop({ ...step, status: "failed" })) above = step.entryId;
       // Closing stops a move as the stop policy does: no step starts after it, and calling the move again continues.
       if (failure && (spec.onError === "stop" || ctx.closing.aborted)) throw await stopMove(ctx, spec, moveId, step, failure);
     }
@@ -72,6 +83,14 @@ export async function runJournaledMove(
     await lease.release();
     inflightMoves.delete(moveId);
   }
+}
+
+/** Why an undo is not run: a call applied after it, which the move keeps, could not be undone first. */
+function underFailed(entryId: string): Error {
+  return new Error(
+    `applied before ${entryId}, which stays applied (its undo failed in this move): undone under it, it would take ` +
+      "that call's effect with it, so it stays applied too",
+  );
 }
 
 /** Records that a move stopped at `step`, and returns the error naming it (what was undone or replayed before it). */
