@@ -2,8 +2,9 @@
 // append applied, and a call made on the current branch then appends after it. Moving the world back to the branch
 // undoes the later call first, then that other append (its undo puts the file back to its size before it), then
 // replays the later call: its line is back on top, and it stays applied with its effect. plan() says the same; a later
-// call that cannot be undone (no undo) leaves the one under it applied, reported skipped; a move restoring files undoes
-// a held call above the one it undoes first too, and its files bring that call back.
+// call that cannot be undone (no undo) leaves the one under it applied, reported skipped, as does one whose undo fails
+// under "continue"; a move restoring files undoes a held call above the one it undoes first too, and its files bring
+// that call back.
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
