@@ -6,7 +6,9 @@ import type { JsonValue } from "../models/json.js";
 import type { MessageInput } from "../models/types.js";
 import type { BranchRow, LgCheckpointRow, LgThreadRow, Step, Tx } from "../store/port/index.js";
 import {
+  GENESIS_HASH,
   canonicalJson,
+  entryAt,
   headOf,
   lineageMessages,
   messageFields,
@@ -161,7 +163,7 @@ function* landUnit(tx: Tx, ref: SessionRef, thread: LgThreadRow, checkpointId: s
   if (parentId !== null && parent.target.branchId !== session.currentBranchId) {
     yield* refuseLeftBehind(tx, ref.id, thread, parent.target);
     if (continuing) yield* refuseOvertaken(tx, session.id, current, thread, parent.target);
-  }
+  } else if (parentId !== null && continuing) yield* refuseAppended(tx, session.id, current, thread, parent.target);
   return parent;
 }
 
@@ -184,6 +186,24 @@ function* refuseOvertaken(tx: Tx, sessionId: string, current: BranchRow, thread:
   const parent = yield* tx.getCheckpoint(target.fpCheckpointId);
   if (!parent || (yield* tx.langgraph.landedSince(sessionId, current.id, parent.seq))) return;
   throw runStopped(thread, "its session moved");
+}
+
+/**
+ * A step of a run under way whose parent (the run's last checkpoint) is on the session's current branch, with messages
+ * after it behind which no LangGraph checkpoint has landed: another writer (an app server's append, a user's message)
+ * added them while the run was in flight. A fork from the parent would silently take them out of the conversation, so
+ * the run stops as one overtaken by a move does. Tool calls and state changes after the parent are the step's own (a
+ * node journaling through the thread's session): the put goes on after them.
+ */
+function* refuseAppended(tx: Tx, sessionId: string, current: BranchRow, thread: LgThreadRow, target: Target): Step<void> {
+  if (target.fpCheckpointId === null) return;
+  const head = yield* headOf(tx, current);
+  if (head.position <= target.position) return;
+  const at = yield* entryAt(tx, current, target.position);
+  if ((at?.hash ?? GENESIS_HASH) !== target.headHash || (at?.msgCount ?? 0) === head.msgCount) return;
+  const parent = yield* tx.getCheckpoint(target.fpCheckpointId);
+  if (!parent || (yield* tx.langgraph.landedSince(sessionId, current.id, parent.seq))) return;
+  throw runStopped(thread, "messages were added to its session");
 }
 
 /**
