@@ -1,5 +1,5 @@
 // A files-only move (scope "files") keeps the tool track in step with the files it restores: which calls to mark.
-import type { SessionRow, Step, ToolRow, Tx } from "../../store/port/index.js";
+import type { SessionRow, Step, Tx } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
 import type { TrackPlan } from "../workspace/track-plan.js";
 import type { MoveTarget } from "./move-plan.js";
@@ -26,21 +26,27 @@ export function* filesTrackPlan(
   const at = yield* snapshotPosition(tx, target, checkpointId);
   if (!at) return undefined;
   const segments = yield* tx.lineage(target.branchId, at.position);
+  const applied = new Set((yield* tx.appliedCalls(session.id)).map((c) => c.id));
+  // Where each call sits says whether the snapshot holds it; only those that change are read (a session's calls can be
+  // many, their results large).
+  const changing = candidates.filter((c) => {
+    const onLineage = segments.some((s) => s.branchId === c.branchId && c.position > s.after && c.position <= s.upTo);
+    const held = (onLineage && !at.unapplied.has(c.id)) || at.held.has(c.id);
+    return held !== applied.has(c.id);
+  });
+  if (changing.length === 0) return undefined;
   const uncertain = new Set(yield* tx.uncertainInvocations(session.id));
   const imported = yield* tx.importedCalls(session.id);
-  const mark: ToolRow[] = [];
-  const unmark: ToolRow[] = [];
-  for (const id of candidates) {
+  const mark: string[] = [];
+  const unmark: string[] = [];
+  for (const { id } of changing) {
     const row = yield* tx.getTool(id);
     if (!row || row.status !== "succeeded" || uncertain.has(id) || imported.has(id)) continue;
     if (row.reversible === false || (row.reversible === null && !ctx.tools.isReversible(row.tool ?? ""))) continue;
-    const onLineage = segments.some((s) => s.branchId === row.branchId && row.position > s.after && row.position <= s.upTo);
-    const held = (onLineage && !at.unapplied.has(id)) || at.held.has(id);
-    const applied = row.appliedSeq !== null;
-    if (held && !applied) mark.push(row);
-    else if (!held && applied) unmark.push(row);
+    (applied.has(id) ? unmark : mark).push(id);
   }
   if (mark.length + unmark.length === 0) return undefined;
-  // Marked in the order the calls were made, as a move marks the calls its snapshot holds: undo takes them back last first.
-  return { mark: mark.sort((a, b) => a.seq - b.seq).map((r) => r.id), unmark: unmark.map((r) => r.id) };
+  // Marked in the order the calls were made (the order `pathChangingCalls` gives), as a move marks the calls its
+  // snapshot holds: undo takes them back last first.
+  return { mark, unmark };
 }

@@ -18,6 +18,13 @@ export interface SessionActivity {
   calls: CallOwnerRow[];
 }
 
+/** A call and where it sits (its branch and position). */
+export interface CallPlace {
+  id: string;
+  branchId: string;
+  position: number;
+}
+
 export interface CallsTx {
   /** Records who runs a call journaled in this unit; on lease stores it holds the call for `leaseMs` from now. */
   insertCallOwner(entryId: string, sessionId: string, owner: Owner, leaseMs: number | null): Step<void>;
@@ -40,6 +47,6 @@ export interface CallsTx {
   putCallPaths(entryId: string, sessionId: string, paths: readonly string[]): Step<void>;
   /** The workspace paths call `entryId` changed while it ran, sorted; undefined when none were recorded. */
   callPaths(entryId: string): Step<string[] | undefined>;
-  /** The session's calls recorded as having changed at least one workspace path, by entry id (sorted). */
-  pathChangingCalls(sessionId: string): Step<string[]>;
+  /** The session's calls recorded as having changed at least one workspace path, where they sit, oldest first. */
+  pathChangingCalls(sessionId: string): Step<CallPlace[]>;
 }

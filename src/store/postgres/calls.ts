@@ -1,6 +1,6 @@
 // The owners of running tool calls, whose leases PostgreSQL sets and judges by its own clock, and the paths calls
 // changed: the port's CallsTx.
-import type { CallOwnerRow, CallsTx, Owner, SessionActivity } from "../port/index.js";
+import type { CallOwnerRow, CallPlace, CallsTx, Owner, SessionActivity } from "../port/index.js";
 import { DB_NOW_MS } from "./columns.js";
 import { insertRow } from "./batch.js";
 import type { Sql } from "./sql.js";
@@ -31,7 +31,8 @@ const s = {
   allOwners: `SELECT ${OWNER_COLS} FROM running_calls c JOIN entries e ON e.id = c.entry_id ORDER BY e.seq`,
   sessionOwners: `SELECT ${OWNER_COLS} FROM running_calls c JOIN entries e ON e.id = c.entry_id WHERE c.session_id = $1 ORDER BY e.seq`,
   callPaths: `SELECT paths FROM call_paths WHERE entry_id = $1`,
-  pathChangingCalls: `SELECT entry_id FROM call_paths WHERE session_id = $1 AND paths <> '[]' ORDER BY entry_id`,
+  pathChangingCalls: `SELECT e.id, e.branch_id AS "branchId", e.position FROM call_paths c JOIN entries e ON e.id = c.entry_id
+    WHERE c.session_id = $1 AND c.paths <> '[]' ORDER BY e.seq`,
 };
 
 /** A call's changed paths, replacing any record of them. */
@@ -75,7 +76,7 @@ export function callsTx(sql: Sql): CallsTx {
       return text.length === 0 ? undefined : (JSON.parse(text[0]!) as string[]);
     },
     *pathChangingCalls(sessionId: string) {
-      return yield* sql.column<string>(s.pathChangingCalls, [sessionId]);
+      return yield* sql.rows<CallPlace>(s.pathChangingCalls, [sessionId]);
     },
   };
 }

@@ -1,6 +1,6 @@
 // The owners of running tool calls (processes here, not leases) and the paths calls changed: SQLite's CallsTx.
 import type Database from "better-sqlite3";
-import type { CallOwnerRow, CallsTx, Owner, SessionActivity } from "../port/index.js";
+import type { CallOwnerRow, CallPlace, CallsTx, Owner, SessionActivity } from "../port/index.js";
 import { prepare } from "./object-rows.js";
 
 const OWNER_COLS = `c.entry_id AS entryId, c.session_id AS sessionId, e.tool, c.pid, c.pid_start AS pidStart, NULL AS leaseHeld`;
@@ -18,7 +18,11 @@ export function callsTx(db: Database.Database): CallsTx {
     ),
     putPaths: prepare(db, `INSERT OR REPLACE INTO call_paths (entry_id, session_id, paths) VALUES (?, ?, ?)`),
     paths: prepare(db, `SELECT paths FROM call_paths WHERE entry_id = ?`, "pluck"),
-    changing: prepare(db, `SELECT entry_id FROM call_paths WHERE session_id = ? AND paths <> '[]' ORDER BY entry_id`, "pluck"),
+    changing: prepare(
+      db,
+      `SELECT e.id, e.branch_id AS branchId, e.position FROM call_paths c JOIN entries e ON e.id = c.entry_id
+      WHERE c.session_id = ? AND c.paths <> '[]' ORDER BY e.seq`,
+    ),
   };
   return {
     *insertCallOwner(entryId: string, sessionId: string, owner: Owner) {
@@ -50,7 +54,7 @@ export function callsTx(db: Database.Database): CallsTx {
       return text === undefined ? undefined : (JSON.parse(text) as string[]);
     },
     *pathChangingCalls(sessionId: string) {
-      return s.changing.all(sessionId) as string[];
+      return s.changing.all(sessionId) as CallPlace[];
     },
   };
 }
