@@ -19,6 +19,7 @@ type Outcome = { result: string; error: null } | { result: null; error: string }
 /**
  * Completes a call a crash left `running` with what the operator found out: `succeeded` (with its result; its effect
  * joins the world's applied set, so later moves undo it as any other, given that result) or `failed` (never undone).
+ * A clone's or an import's copy of such a call is only recorded: its effect is the source's, never applied here.
  * The completion is the call's one write-once record, as if the call had ended. Refused with `ConflictError`
  * `CALL_NOT_UNKNOWN` for a call that has an outcome, `CALL_IN_PROGRESS` for one whose owner (a process, a server's
  * lease) may still run it, and `MOVE_IN_PROGRESS` while a move of the session is under way.
@@ -69,7 +70,13 @@ function* resolveUnit(ctx: EngineContext, tx: Tx, ref: SessionRef, invocationId:
   yield* refuseLiveOwner(ctx, tx, session, invocationId, call.tool);
   yield* refuseConcurrentMove(ctx, tx, session.id);
   yield* tx.deleteCallOwner(invocationId);
-  return { completion: yield* completeCall(ctx, tx, session, row, outcome) };
+  const completion = yield* completeCall(ctx, tx, session, row, outcome);
+  // A clone's or an import's copy ran in another world: its outcome is history here, never an effect to undo.
+  if (completion.invocation.applied && (yield* tx.importedCalls(session.id)).has(invocationId)) {
+    yield* tx.unmarkApplied(invocationId);
+    completion.invocation = toToolInvocation((yield* tx.getTool(invocationId))!);
+  }
+  return { completion };
 }
 
 /**
