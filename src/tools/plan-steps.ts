@@ -58,6 +58,9 @@ export interface StepPlan<T extends PlannedInvocation> {
  *   (`covered` when unapplied).
  *   The target's later invocations that are applied are undone before the files are restored (their undo finds what
  *   they wrote) and replayed on top of the snapshot.
+ * @param outside for a move that restores files: invocations whose run changed no workspace file (their effect lies
+ *   outside what a snapshot captures). Never in `covered`; the target lineage's stay applied as in a move without
+ *   files, and are replayed when unapplied.
  */
 export function planSteps<T extends PlannedInvocation>(
   applied: T[],
@@ -68,10 +71,12 @@ export function planSteps<T extends PlannedInvocation>(
   foreign: ReadonlySet<string> = new Set(),
   covered?: ReadonlySet<string>,
   left: ReadonlySet<string> = new Set(),
+  outside: ReadonlySet<string> = new Set(),
 ): StepPlan<T> {
   const onTarget = new Set(target.map((t) => t.id));
-  // What stays applied as it is: the target lineage's calls, or with files only those the snapshot holds.
-  const kept = covered ?? onTarget;
+  // What stays applied as it is: the target lineage's calls, or with files those the snapshot holds and the target's
+  // whose effect lies outside the files (the restore leaves it as it is).
+  const kept = covered === undefined ? onTarget : new Set([...covered, ...[...outside].filter((id) => onTarget.has(id))]);
   const passed = new Set(divergent.map((t) => t.id));
   const plan: StepPlan<T> = { undo: [], replay: [], skipped: [], unregistered: [], unknown: [], covered: [] };
   const unknown = new Set<string>();

@@ -1,8 +1,6 @@
-// Pins a defect: a scope "both" move counts every call made before the restored snapshot as held by its files, so a
-// call whose effect lies outside the workspace (another directory, an email) or in a path it does not capture (an
-// excluded build/) is marked applied again and never replayed: switching back leaves that effect missing while the
-// track says it is applied. Scope "files" already
-// limits this to calls that changed workspace paths (files-track.ts); computePlan's `covered` (move-plan.ts) does not.
+// A scope "both" move counts a call as held by the files it restores only when its run changed workspace files: a call
+// whose effect lies outside the workspace (another directory) or in a path it excludes (build/) is replayed through its
+// tool on switching back, so its effect is there again when the track says it is applied.
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -12,7 +10,7 @@ import { tempDatabases } from "../helpers.js";
 const dbs = tempDatabases();
 
 describe('scope "both" and calls whose effect lies outside the workspace', () => {
-  it.fails("switching back replays a write outside the workspace made before the target's snapshot", async () => {
+  it("switching back replays a write outside the workspace made before the target's snapshot", async () => {
     const { fp } = dbs.open({ tools: [appendLineTool(), writeFileTool()] });
     const ws = tempDir();
     const outside = path.join(tempDir(), "outside.txt");
@@ -41,7 +39,7 @@ describe('scope "both" and calls whose effect lies outside the workspace', () =>
     expect(readOrNull(outside)).toBe("outside");
   });
 
-  it.fails("switching back replays a write to a path the workspace excludes, made before the target's snapshot", async () => {
+  it("switching back replays a write to a path the workspace excludes, made before the target's snapshot", async () => {
     const { fp } = dbs.open({ tools: [appendLineTool(), writeFileTool()] });
     const ws = tempDir();
     fs.mkdirSync(path.join(ws, "build"));

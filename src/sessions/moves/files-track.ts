@@ -4,6 +4,7 @@ import type { EngineContext } from "../core/context.js";
 import type { TrackPlan } from "../workspace/track-plan.js";
 import type { MoveTarget } from "./move-plan.js";
 import { snapshotPosition } from "./move-files.js";
+import { fileCalls } from "../workspace/call-reach.js";
 
 /**
  * The calls a files-only move to `target` marks applied or unapplied with the snapshot it restores (the one
@@ -21,7 +22,7 @@ export function* filesTrackPlan(
   checkpointId: string | null,
 ): Step<TrackPlan | undefined> {
   if (!session.hasTools) return undefined;
-  const candidates = yield* tx.pathChangingCalls(session.id);
+  const candidates = yield* fileCalls(tx, session.id);
   if (candidates.length === 0) return undefined;
   const at = yield* snapshotPosition(tx, target, checkpointId);
   if (!at) return undefined;
@@ -46,7 +47,7 @@ export function* filesTrackPlan(
     (applied.has(id) ? unmark : mark).push(id);
   }
   if (mark.length + unmark.length === 0) return undefined;
-  // Marked in the order the calls were made (the order `pathChangingCalls` gives), as a move marks the calls its
+  // Marked in the order the calls were made (the order `fileCalls` gives), as a move marks the calls its
   // snapshot holds: undo takes them back last first.
   return { mark, unmark };
 }

@@ -6,6 +6,7 @@ import type { EngineContext } from "../core/context.js";
 import { toEntry, toToolInvocation } from "../core/rows.js";
 import { commonPrefix, lineageEntries, lineageTools } from "../log/lineage.js";
 import { headOf } from "../core/head.js";
+import { outsideCalls } from "../workspace/call-reach.js";
 
 /** Where a move goes: a position on a branch's lineage. */
 export interface MoveTarget {
@@ -61,14 +62,22 @@ export function* computePlan(
   const applied = appliedRows.map(withAppliedResult).map(toToolInvocation);
   const uncertain = new Set(yield* tx.uncertainInvocations(session.id));
   const handling = (inv: ToolInvocation) => handlingOf(ctx, inv.tool, recorded.get(inv.id) ?? null);
+  // Only a call whose effect is in the files comes back with them: one whose run recorded changing no workspace path
+  // (its effect lies elsewhere) is undone and replayed through its tool as in a move without files. A call with no
+  // record (an older database's, or run in a workspace on another host) is taken to be in the files, as snapshots
+  // cannot tell.
+  const outside = snapshotAt === undefined ? new Set<string>() : yield* outsideCalls(tx, session.id);
+  const held = [...(snapshotAt?.held ?? [])].filter((id) => !outside.has(id));
   // The calls off the snapshot's lineage its files hold are kept as the target's it holds are: left applied, or marked
   // so. An irreversible one stays applied anyway, and is reported as any other the move passes.
   const covered =
     snapshotAt === undefined
       ? undefined
       : new Set([
-          ...targetTools.filter((t) => t.position <= snapshotAt.position && !snapshotAt.unapplied.has(t.id)).map((t) => t.id),
-          ...[...snapshotAt.held].filter((id) => !applied.some((t) => t.id === id && handling(t) === "irreversible")),
+          ...targetTools
+            .filter((t) => t.position <= snapshotAt.position && !snapshotAt.unapplied.has(t.id) && !outside.has(t.id))
+            .map((t) => t.id),
+          ...held.filter((id) => !applied.some((t) => t.id === id && handling(t) === "irreversible")),
         ]);
   const steps = planSteps(
     applied,
@@ -79,12 +88,13 @@ export function* computePlan(
     yield* tx.importedCalls(session.id),
     covered,
     leftOut(targetTools, snapshotAt),
+    outside,
   );
   if (snapshotAt) {
     // A held call undone first (applied after one the move undoes) comes back with the files as those undone before did.
     const undone = new Set(steps.undo.map((t) => t.id));
     const stayApplied = appliedRows.filter((r) => !undone.has(r.id));
-    steps.covered.push(...(yield* heldOffTarget(tx, snapshotAt.held, targetTools, stayApplied, uncertain)));
+    steps.covered.push(...(yield* heldOffTarget(tx, held, targetTools, stayApplied, uncertain)));
   }
   return { steps, common, worldBranchId: worldBranch.id, worldPosition };
 }
@@ -96,7 +106,7 @@ export function* computePlan(
  */
 function* heldOffTarget(
   tx: Tx,
-  held: ReadonlySet<string>,
+  held: readonly string[],
   targetTools: readonly ToolInvocation[],
   appliedRows: readonly ToolRow[],
   uncertain: ReadonlySet<string>,

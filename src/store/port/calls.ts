@@ -49,4 +49,9 @@ export interface CallsTx {
   callPaths(entryId: string): Step<string[] | undefined>;
   /** The session's calls recorded as having changed at least one workspace path, where they sit, oldest first. */
   pathChangingCalls(sessionId: string): Step<CallPlace[]>;
+  /**
+   * The session's calls recorded as having changed no workspace path (whatever effect they have lies outside the files
+   * a snapshot captures), oldest first.
+   */
+  pathlessCalls(sessionId: string): Step<string[]>;
 }

@@ -33,6 +33,8 @@ const s = {
   callPaths: `SELECT paths FROM call_paths WHERE entry_id = $1`,
   pathChangingCalls: `SELECT e.id, e.branch_id AS "branchId", e.position FROM call_paths c JOIN entries e ON e.id = c.entry_id
     WHERE c.session_id = $1 AND c.paths <> '[]' ORDER BY e.seq`,
+  pathlessCalls: `SELECT c.entry_id FROM call_paths c JOIN entries e ON e.id = c.entry_id
+    WHERE c.session_id = $1 AND c.paths = '[]' ORDER BY e.seq`,
 };
 
 /** A call's changed paths, replacing any record of them. */
@@ -77,6 +79,9 @@ export function callsTx(sql: Sql): CallsTx {
     },
     *pathChangingCalls(sessionId: string) {
       return yield* sql.rows<CallPlace>(s.pathChangingCalls, [sessionId]);
+    },
+    *pathlessCalls(sessionId: string) {
+      return yield* sql.column<string>(s.pathlessCalls, [sessionId]);
     },
   };
 }

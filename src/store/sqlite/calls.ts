@@ -23,6 +23,11 @@ export function callsTx(db: Database.Database): CallsTx {
       `SELECT e.id, e.branch_id AS branchId, e.position FROM call_paths c JOIN entries e ON e.id = c.entry_id
       WHERE c.session_id = ? AND c.paths <> '[]' ORDER BY e.seq`,
     ),
+    pathless: prepare(
+      db,
+      `SELECT c.entry_id FROM call_paths c JOIN entries e ON e.id = c.entry_id WHERE c.session_id = ? AND c.paths = '[]' ORDER BY e.seq`,
+      "pluck",
+    ),
   };
   return {
     *insertCallOwner(entryId: string, sessionId: string, owner: Owner) {
@@ -55,6 +60,9 @@ export function callsTx(db: Database.Database): CallsTx {
     },
     *pathChangingCalls(sessionId: string) {
       return s.changing.all(sessionId) as CallPlace[];
+    },
+    *pathlessCalls(sessionId: string) {
+      return s.pathless.all(sessionId) as string[];
     },
   };
 }

@@ -198,6 +198,7 @@ async function scenario(store: Store): Promise<Log> {
     });
     yield* tx.insertImportedCall("s1-b1-e6", "s1");
     yield* tx.putCallPaths("s1-b1-e6", "s1", ["z.txt", "A/é.txt", "a.txt"]);
+    yield* tx.putCallPaths("s1-b1-e5", "s1", []);
   });
   await w("session s2 entries", "s2", function* (tx) {
     yield* tx.insertEntry(entry("s2-b1", 1, { createdAt: at(60) }));
@@ -226,6 +227,7 @@ async function scenario(store: Store): Promise<Log> {
   await q("callPaths", (tx) => tx.callPaths("s1-b1-e6"));
   await q("callPaths none", (tx) => tx.callPaths("s1-b1-e1"));
   await q("pathChangingCalls", (tx) => tx.pathChangingCalls("s1"));
+  await q("pathlessCalls", (tx) => tx.pathlessCalls("s1"));
   const none = { sessions: ["s8"], branches: ["s8-b1"], entries: ["s8-b1-e1"], checkpoints: ["cp-none"] };
   await q("takenId none", (tx) => tx.takenId(none));
   await q("takenId session", (tx) => tx.takenId({ ...none, sessions: ["s8", "s2"], entries: ["s1-b1-e6"] }));

@@ -61,15 +61,23 @@ export function callsSpec(store: () => Store): void {
           e3: yield* tx.callPaths("cp-b1-e3"),
           e4: yield* tx.callPaths("cp-b1-e4"),
           changing: (yield* tx.pathChangingCalls("cp")).map((c) => [c.id, c.branchId, c.position]),
+          pathless: yield* tx.pathlessCalls("cp"),
         };
       });
-    expect(await read()).toEqual({ e2: ["a.txt", "src/b.ts"], e3: [], e4: undefined, changing: [["cp-b1-e2", "cp-b1", 2]] });
+    expect(await read()).toEqual({
+      e2: ["a.txt", "src/b.ts"],
+      e3: [],
+      e4: undefined,
+      changing: [["cp-b1-e2", "cp-b1", 2]],
+      pathless: ["cp-b1-e3"],
+    });
     await store().write({ sessionId: "cp" }, function* (tx) {
       yield* tx.putCallPaths("cp-b1-e2", "cp", []);
       yield* tx.putCallPaths("cp-b1-e4", "cp", ["é/ü"]);
     });
-    expect(await read()).toEqual({ e2: [], e3: [], e4: ["é/ü"], changing: [["cp-b1-e4", "cp-b1", 4]] });
+    expect(await read()).toEqual({ e2: [], e3: [], e4: ["é/ü"], changing: [["cp-b1-e4", "cp-b1", 4]], pathless: ["cp-b1-e2", "cp-b1-e3"] });
     expect(await store().read((tx) => tx.pathChangingCalls("nope"))).toEqual([]);
+    expect(await store().read((tx) => tx.pathlessCalls("nope"))).toEqual([]);
   });
 }
 
