@@ -19,6 +19,7 @@ import { refuseConcurrentMove } from "../moves/refusals.js";
 import { callMayRun, inflightInvocations } from "../core/ownership.js";
 import { applyOnce, jsonArgument, recordRequest, requestOf, type AnswerCodec, type Request } from "../requests/ledger.js";
 import { absorbChanges, filesBefore } from "../workspace/absorb.js";
+import { landInBackground, lostConnection, settleFirst } from "./landing.js";
 
 /**
  * Writes a tool call onto the current branch (status running until completed), with whether its tool had an `undo`
@@ -155,15 +156,26 @@ export async function journalRunComplete(
         },
       ),
   );
-  if ("recorded" in journaled) return ctx.store.read((tx) => recordedCall(ctx, tx, ref.id, journaled.recorded));
+  if ("recorded" in journaled) {
+    // A completion this process still writes after a lost connection: the retry answers with it once it lands.
+    await settleFirst(journaled.recorded);
+    return ctx.store.read((tx) => recordedCall(ctx, tx, ref.id, journaled.recorded));
+  }
   const { session, entry } = journaled;
   // The call's owner keeps its lease for as long as the call runs, until its completion is written.
   const lease = holdLease(ctx, session.id, `tool call ${entry.id}`, (tx, leaseMs) => tx.renewCall(entry.id, ctx.ownership.self, leaseMs));
-  try {
-    return await runAndComplete(ctx, ref, tool, argsText, session, entry);
-  } finally {
+  const release = async () => {
     inflightInvocations.delete(entry.id);
     await lease.release();
+  };
+  let landsLater = false;
+  try {
+    return await runAndComplete(ctx, ref, tool, argsText, session, entry, (attempt) => {
+      landsLater = true;
+      landInBackground(ctx, entry.id, attempt, release);
+    });
+  } finally {
+    if (!landsLater) await release();
   }
 }
 
@@ -174,13 +186,29 @@ async function runAndComplete(
   argsText: string,
   session: SessionRow,
   entry: EntryRow,
+  landLater: (attempt: () => Promise<void>) => void,
 ): Promise<unknown> {
   // The workspace's files before the tool runs: what it changes becomes known to forkpoint (not drift).
   const before = session.hasWorkspace ? await filesBefore(ctx, await ctx.store.read((tx) => tx.getWorkspace(session.id))) : null;
   const complete = async (outcome: { result: string | null; error: string | null }): Promise<void> => {
-    const completed = await ctx.store.write({ sessionId: ref.id }, (tx) => completeUnit(tx, session, ctx, entry, outcome));
-    await absorbChanges(ctx, session.id, before, entry.id);
-    emitCompleted(ctx, completed);
+    const finish = async (completed: Completed | null) => {
+      await absorbChanges(ctx, session.id, before, entry.id);
+      if (completed) emitCompleted(ctx, completed);
+    };
+    let completed: Completed;
+    try {
+      completed = await ctx.store.write({ sessionId: ref.id }, (tx) => completeUnit(tx, session, ctx, entry, outcome));
+    } catch (error) {
+      // The connection was lost: the completion may or may not have landed. Either way the caller gets the error (the
+      // call's result is not known to have been recorded), and this handle writes the completion, once, when it can.
+      if (lostConnection(error))
+        landLater(async () => {
+          const landed = await ctx.store.write({ sessionId: ref.id }, (tx) => completeUnlessLanded(tx, session, ctx, entry, outcome));
+          await finish(landed).catch((e: unknown) => ctx.logger.warn(`forkpoint: after the late completion of tool call ${entry.id}`, e));
+        });
+      throw error;
+    }
+    await finish(completed);
   };
   let value: unknown;
   try {
@@ -226,6 +254,19 @@ function* completeUnit(
   yield* ownedSession(tx, session.id, session.userId);
   yield* tx.deleteCallOwner(entry.id);
   return yield* completeCall(ctx, tx, session, entry, outcome);
+}
+
+/** The completion again after a lost connection: nothing when it landed (the lost commit was made) or was resolved. */
+function* completeUnlessLanded(
+  tx: Tx,
+  session: SessionRow,
+  ctx: EngineContext,
+  entry: EntryRow,
+  outcome: { result: string | null; error: string | null },
+): Step<Completed | null> {
+  const row = yield* tx.getTool(entry.id);
+  if (row && row.status !== null) return null;
+  return yield* completeUnit(tx, session, ctx, entry, outcome);
 }
 
 function* journalRunCompleteUnit(
