@@ -15,6 +15,7 @@ import type { MoveOptions } from "../models/inputs.js";
 import type { Message, MessageInput } from "../models/types.js";
 import { selfMove } from "../adapters/loop-guard.js";
 import { batchFields } from "../sessions/writes/message-fields.js";
+import { CAUSED_CALLS_KEY } from "../sessions/edit-point.js";
 import { forkAfter } from "../sessions/fork-after.js";
 import { canonicalJson } from "../sessions/integrity/hashes.js";
 import { replaceTail, type TailReplacement } from "../sessions/replace-tail.js";
@@ -58,6 +59,21 @@ const itemKey = (item: unknown, field = "item"): string => canonicalJson(checked
 const inputKey = (input: MessageInput): string => canonicalJson(input.content);
 const storedKey = (m: Message): string => (m.metadata?.openaiAgentsItem === true ? canonicalJson(m.content) : itemKey(toItem(m)));
 
+/**
+ * The messages of items written together, the first naming the function calls among them as caused by it: the Runner
+ * saves a run's input once the run's tool calls have run, journaled before it, and an edit of the input (`s.edit`, a
+ * chat's "edit message", the CLI, the web view) then forks before them, so they are undone with it.
+ */
+function withCausedCalls(inputs: MessageInput[], items: readonly AgentInputItem[]): MessageInput[] {
+  const callIds = new Set<string>();
+  for (const item of items) {
+    const o = item as { type?: unknown; callId?: unknown };
+    if (o.type === "function_call" && typeof o.callId === "string") callIds.add(o.callId);
+  }
+  if (callIds.size === 0 || inputs.length === 0) return inputs;
+  return [{ ...inputs[0]!, metadata: { ...ITEM_MARK, [CAUSED_CALLS_KEY]: [...callIds] } }, ...inputs.slice(1)];
+}
+
 /** An array of items argument, checked before anything is written. */
 function itemsOf(value: unknown, field: string): AgentInputItem[] {
   if (!Array.isArray(value)) throw new ValidationError(field, "must be an array of items");
@@ -100,7 +116,12 @@ export class ForkpointSession implements Session, SessionHistoryTransactionAware
   /** Appends the items (one transaction). */
   async addItems(items: AgentInputItem[]): Promise<void> {
     if (itemsOf(items, "items").length === 0) return;
-    await this.#s.append(items.map((item, i) => toInput(item, `items[${i}]`)));
+    await this.#s.append(
+      withCausedCalls(
+        items.map((item, i) => toInput(item, `items[${i}]`)),
+        items,
+      ),
+    );
   }
 
   /**
@@ -148,7 +169,7 @@ export class ForkpointSession implements Session, SessionHistoryTransactionAware
     if (transaction?.type === "append_items") {
       const inputs = itemsOf(transaction.items, "transaction.items").map((item, i) => toInput(item, `transaction.items[${i}]`));
       await this.#replace(
-        { count: 0, messages: inputs },
+        { count: 0, messages: withCausedCalls(inputs, transaction.items) },
         { id, verb: TRANSACTION_VERB, args: { type: "append_items", items: inputs.map(inputKey) } },
       );
       return;
@@ -171,7 +192,8 @@ export class ForkpointSession implements Session, SessionHistoryTransactionAware
         );
     };
     const request = { id, verb: TRANSACTION_VERB, args: { type: "replace_suffix", expectedSuffix: expected, replacement: replacing } };
-    await this.#replace({ count: expected.length, keep, messages: inputs.slice(keep), check }, request);
+    const written = withCausedCalls(inputs.slice(keep), (transaction.replacement as AgentInputItem[]).slice(keep));
+    await this.#replace({ count: expected.length, keep, messages: written, check }, request);
   }
 
   /**

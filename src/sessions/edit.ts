@@ -22,6 +22,7 @@ import { entryAt } from "./log/lineage.js";
 import { headOfEntry } from "./core/head.js";
 import { writeCheckpoint, type CheckpointFields, type EntryFields } from "./log/writer.js";
 import { forkedBranch } from "./log/forked-branch.js";
+import { editForkPosition } from "./edit-point.js";
 import { performMove } from "./moves/move.js";
 import { jsonArgument } from "./requests/ledger.js";
 import { sameEditRole } from "./requests/edit-role.js";
@@ -177,8 +178,9 @@ function* checkpointAtMessage(
 function* editSpec(tx: Tx, session: SessionRow, messageId: string, fields: EntryFields, check?: EditCheck): Step<BaseMoveSpec> {
   const { message: original, branch, base } = yield* sessionMessage(tx, session, messageId);
   check?.(original);
-  const forkPosition = original.position - 1;
-  const forkEntry = base ?? (yield* entryAt(tx, branch, forkPosition));
+  // Just before the message, or before the calls it caused that were journaled before it (see `editForkPosition`).
+  const forkPosition = yield* editForkPosition(tx, branch, original);
+  const forkEntry = (forkPosition === original.position - 1 ? base : undefined) ?? (yield* entryAt(tx, branch, forkPosition));
   return {
     kind: "edit",
     sessionId: session.id,

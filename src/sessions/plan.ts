@@ -5,6 +5,7 @@ import type { MovePlan, PlannedBranch } from "../models/types.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedSession, sessionCheckpoint, sessionMessage } from "./core/owned.js";
 import { branchOf } from "./log/lineage.js";
+import { editForkPosition } from "./edit-point.js";
 import { headOf } from "./core/head.js";
 import { isSessionPosition } from "./moves/history.js";
 import { computePlan, leftBehind } from "./moves/move-plan.js";
@@ -30,8 +31,9 @@ function* planUnit(
     const position = (yield* headOf(tx, b)).position;
     branch = { id: b.id, parentId: b.parentId, forkPosition: b.forkPosition, position };
   } else {
-    const { message: m } = yield* sessionMessage(tx, session, t.messageId);
-    branch = { id: null, parentId: m.branchId, forkPosition: m.position - 1, position: m.position - 1 };
+    const { message: m, branch: of } = yield* sessionMessage(tx, session, t.messageId);
+    const at = yield* editForkPosition(tx, of, m);
+    branch = { id: null, parentId: m.branchId, forkPosition: at, position: at };
   }
   const target = { branchId: branch.id ?? branch.parentId!, position: branch.position };
   const computed = yield* computePlan(ctx, tx, session, target);
