@@ -85,7 +85,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       cache: new MirrorCache(),
       verified: new VerifiedItemsCache(),
       sessions: new WeightedLru<string>(MAX_KNOWN_THREADS),
-      landing: new LandingPuts(),
+      landing: new LandingPuts(engineOf(fp).ctx.landing),
       nextVersion: (v) => this.getNextVersion(v),
       engine: async () => {
         const { ctx, guard } = engineOf(this.#fp);

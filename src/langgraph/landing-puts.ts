@@ -1,25 +1,32 @@
-// The puts of each thread still landing: LangGraph runs a step's nodes while the previous step's put is under way,
-// so a tool that reaches the thread's session waits for them first, or its call would land before the checkpoint
-// it follows and the put would read the call as a move away from the graph's position.
-export class LandingPuts {
-  readonly #byThread = new Map<string, Set<Promise<unknown>>>();
+// The puts and pending writes of each thread still landing: LangGraph runs a step's nodes while the step's (and the
+// previous step's) puts are under way, so a tool that reaches the thread's session waits for them first, or its call
+// would land before the input it answers (an edit of that input would then keep it) or on the branch a forking put
+// leaves (which would undo it). Tracked by thread (`sessionFor` waits), and by session in the engine (a tool call of
+// any handle of the session, of this Forkpoint, waits: `invoke`, `recordToolCall`).
+import { LandingWrites } from "../sessions/langgraph-bridge.js";
 
-  /** Tracks `put` under the thread's key until it settles; returns it. */
-  add<T>(key: string, put: Promise<T>): Promise<T> {
-    let set = this.#byThread.get(key);
-    if (!set) this.#byThread.set(key, (set = new Set()));
-    set.add(put);
-    const done = (): void => {
-      set.delete(put);
-      if (set.size === 0 && this.#byThread.get(key) === set) this.#byThread.delete(key);
-    };
-    put.then(done, done);
-    return put;
+export class LandingPuts {
+  readonly #byThread = new LandingWrites();
+  readonly #bySession: LandingWrites;
+
+  /** `bySession`: the engine's, which its tool calls wait for. */
+  constructor(bySession: LandingWrites) {
+    this.#bySession = bySession;
   }
 
-  /** Settles once every put of the thread made so far has landed or failed (their failures are their callers'). */
+  /** Tracks `write` under the thread's key, and its session's id when known (see `toSession`), until it settles. */
+  add<T>(key: string, write: Promise<T>, sessionId?: string): Promise<T> {
+    if (sessionId !== undefined) this.#bySession.add(sessionId, write);
+    return this.#byThread.add(key, write);
+  }
+
+  /** Tracks `write` under the session's id too, once the put learns its thread's session (a put that starts it). */
+  toSession(sessionId: string, write: Promise<unknown>): void {
+    this.#bySession.add(sessionId, write);
+  }
+
+  /** Settles once every write of the thread made so far has landed or failed (their failures are their callers'). */
   async settled(key: string): Promise<void> {
-    const set = this.#byThread.get(key);
-    if (set) await Promise.allSettled([...set]);
+    await this.#byThread.settled(key);
   }
 }

@@ -61,8 +61,8 @@ export async function putCheckpoint(
     channels.push([channel, versionKey(version)]);
   }
   const key = threadKey(userId, threadId, ns);
+  const known = parts.sessions.get(key);
   const land = async (): Promise<RunnableConfig> => {
-    const known = parts.sessions.get(key);
     const early = known === undefined || items === null ? undefined : serializeNew(parts, known, items, parentId);
     const whole = items === null || early ? null : { mirrored: mirrorOf(items), serialized: serializeItems(parts, items) };
     // Awaited by the path that needs it; a put that fails before then must not leave it rejected and unheard.
@@ -104,6 +104,7 @@ export async function putCheckpoint(
     for (let attempt = 1; ; attempt++) {
       const thread = await writer.threadFor(ctx, threadId, ns, put);
       parts.sessions.set(key, thread.sessionId, 1);
+      if (thread.sessionId !== known) parts.landing.toSession(thread.sessionId, landing);
       try {
         return await writer.putGeneral(ctx, thread, put);
       } catch (error) {
@@ -114,8 +115,10 @@ export async function putCheckpoint(
       }
     }
   };
-  // Tracked from here (the rest runs at once up to its first await): `sessionFor` waits for the thread's puts.
-  return parts.landing.add(key, land());
+  // Tracked from here (the rest runs at once up to its first await): `sessionFor` and the session's tool calls wait
+  // for the thread's puts (`landing-puts.ts`).
+  const landing: Promise<RunnableConfig> = land();
+  return parts.landing.add(key, landing, known);
 }
 
 /** The scalar fields of LangGraph's metadata (`source`, `step`, …), for the forkpoint checkpoint's own metadata. */

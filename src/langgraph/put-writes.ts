@@ -34,6 +34,27 @@ export async function putWrites(
   if (!Array.isArray(writes) || !writes.every((w) => Array.isArray(w) && typeof w[0] === "string")) {
     throw new ValidationError("writes", "must be an array of [channel, value] pairs");
   }
+  // Tracked from here, as a put is (`landing-puts.ts`): LangGraph issues the next put once these writes have landed.
+  const key = threadKey(userId, threadId, ns);
+  const landed = Promise.withResolvers<void>();
+  parts.landing.add(key, landed.promise, parts.sessions.peek(key));
+  try {
+    await storeWrites(parts, userId, threadId, ns, checkpointId, writes, taskId, taskPath);
+  } finally {
+    landed.resolve();
+  }
+}
+
+async function storeWrites(
+  parts: SaverParts,
+  userId: string,
+  threadId: string,
+  ns: string,
+  checkpointId: string,
+  writes: PendingWrite[],
+  taskId: string,
+  taskPath: string,
+): Promise<void> {
   const rows: Omit<LgWriteRow, "sessionId">[] = [];
   for (const [i, [channel, value]] of writes.entries()) {
     assertSaverKey(channel, `writes[${i}][0]`);

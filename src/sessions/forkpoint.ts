@@ -25,6 +25,7 @@ import { monotonicClock } from "./core/clock.js";
 import type { EngineContext } from "./core/context.js";
 import { engineLifecycle } from "./core/lifecycle.js";
 import { keyedLock } from "./core/session-lock.js";
+import { LandingWrites } from "./core/landing-writes.js";
 import { ListenerSafeEmitter } from "./core/events.js";
 import { EVENT_NAMES, type ForkpointEvent, type ForkpointListener } from "./forkpoint-events.js";
 import { engineOptions, stateSchemaOf, type EngineOptions } from "./core/open-options.js";
@@ -124,6 +125,7 @@ export class Forkpoint {
       withSessionLock: resumingOwnMoves(keyedLock(), () => engine),
       closing: this.#lifecycle.closing,
       track: this.#lifecycle.track,
+      landing: new LandingWrites(),
       ownership: ownershipFor(this.#store.capabilities, o.leaseMs),
     };
     // From inside a tool handler (recovery at open runs some), waiting for recovery could be waiting on itself.

@@ -3,6 +3,7 @@ import type { WriteOptions } from "../models/inputs.js";
 import { toJsonText, type JsonInput } from "../models/json.js";
 import { journalRunComplete, type CallOptions } from "./calls/journal.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
+import { afterLanding } from "./core/landing-writes.js";
 import { writeControlOf } from "./requests/ledger.js";
 
 export async function invoke(
@@ -16,8 +17,11 @@ export async function invoke(
   const tool = ctx.tools.get(name);
   const argsText = toJsonText(args, "args", ctx.limits);
   const control = options === undefined ? call : { ...call, ...writeControlOf(options) };
-  // Shared with other calls, exclusive of moves: the world is never moved under a running tool.
+  // Shared with other calls, exclusive of moves: the world is never moved under a running tool. Journaled once the
+  // session's writes still landing have landed (a LangGraph put of the input this call answers).
   return ctx.track(
-    ctx.withSessionLock(ref.id, () => journalRunComplete(ctx, ref, tool, argsText, control), "shared", `invoke(${JSON.stringify(name)})`),
+    afterLanding(ctx, ref.id, () =>
+      ctx.withSessionLock(ref.id, () => journalRunComplete(ctx, ref, tool, argsText, control), "shared", `invoke(${JSON.stringify(name)})`),
+    ),
   );
 }

@@ -78,7 +78,8 @@ function* forkSpec(tx: Tx, session: SessionRow, point: LineagePoint): Step<BaseM
 }
 
 // What the saver uses of the engine besides the above: the engine behind a Forkpoint, sessions and their ownership,
-// lineage reads, the log writer, the moves a put forks with, and the row conversions and hashes its caches keep.
+// lineage reads, the log writer, the moves a put forks with, the row conversions and hashes its caches keep, and the
+// tracking of writes still landing that a session's tool calls wait for.
 export { messageFields } from "./writes/message-fields.js";
 export type { EngineContext, SessionRef } from "./core/context.js";
 export { ownedCurrent, ownedSession, sessionCheckpoint } from "./core/owned.js";
@@ -92,6 +93,7 @@ export { readVerifiedAfter } from "./log/verified-read.js";
 export type { VerifiedLineage } from "./log/verified-read.js";
 export { entryAt, lineageMessages } from "./log/lineage.js";
 export { headOf, headOfEntry, type Head } from "./core/head.js";
+export { LandingWrites } from "./core/landing-writes.js";
 export { writeCheckpoint, writeMessages, type EntryFields } from "./log/writer.js";
 export type { WithinMove } from "./moves/move-spec.js";
 export { rollback } from "./rollback.js";

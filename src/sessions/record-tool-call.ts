@@ -6,6 +6,7 @@ import type { ToolInvocation } from "../models/types.js";
 import { completeCall, emitCompleted, journalCall } from "./calls/journal.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { checkIfAt, type IfAt } from "./core/if-at.js";
+import { afterLanding } from "./core/landing-writes.js";
 import { ownedSession } from "./core/owned.js";
 import { toToolInvocation } from "./core/rows.js";
 import { applyOnce, jsonArgument, recordRequest, requestOf, writeControlOf, type AnswerCodec, type Request } from "./requests/ledger.js";
@@ -49,16 +50,20 @@ export async function recordToolCall(
         },
     invocationAnswer,
   );
-  return applyOnce(ctx, ref, request, async () => {
-    const completed = await ctx.withSessionLock(
-      ref.id,
-      () => ctx.store.write({ sessionId: ref.id }, (tx) => recordToolCallUnit(tx, ref, ctx, o, argsText, resultText, error, request, ifAt)),
-      "shared",
-      "recordToolCall",
-    );
-    // A call run elsewhere changed files forkpoint never saw before and after: they stay drift until a checkpoint.
-    return emitCompleted(ctx, completed);
-  });
+  // Recorded once the session's writes still landing have landed (a LangGraph put of the input this call answers).
+  return afterLanding(ctx, ref.id, () =>
+    applyOnce(ctx, ref, request, async () => {
+      const completed = await ctx.withSessionLock(
+        ref.id,
+        () =>
+          ctx.store.write({ sessionId: ref.id }, (tx) => recordToolCallUnit(tx, ref, ctx, o, argsText, resultText, error, request, ifAt)),
+        "shared",
+        "recordToolCall",
+      );
+      // A call run elsewhere changed files forkpoint never saw before and after: they stay drift until a checkpoint.
+      return emitCompleted(ctx, completed);
+    }),
+  );
 }
 
 function* recordToolCallUnit(

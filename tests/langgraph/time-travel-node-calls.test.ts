@@ -1,8 +1,6 @@
-// Pins a defect: LangGraph runs a step's nodes while the previous checkpoint's put is still under way. When that put
-// forks (time travel from an older checkpoint), a node's tool call journaled through the thread's session lands on the
-// branch being left, before the fork; the fork then undoes it with that branch's later calls. The graph's state says
-// the tool ran ("did three"), the world has no trace of it, and the call is recorded, unapplied, on the old branch.
-// Seen on PostgreSQL without any help (its put is slower); a serializer that holds the put makes it certain.
+// A tool call a LangGraph node journals through its thread's session, while the put of the step's input is still under
+// way and forks (time travel from an older checkpoint), waits for that put: it lands on the fork, after the input, and
+// stays applied. (A serializer holds the put until the node has called, or a second: the node always calls first.)
 import { AIMessage } from "@langchain/core/messages";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
@@ -27,7 +25,7 @@ class HeldSerializer extends JsonPlusSerializer {
 }
 
 describe("LangGraph time travel over a node that calls a forkpoint tool", () => {
-  it.fails("the node's call lands on the fork and stays applied", async () => {
+  it("the node's call lands on the fork and stays applied", async () => {
     const { fp } = dbs.open({ tools: [appendLineTool()] });
     const serde = new HeldSerializer();
     const saver = new ForkpointSaver(fp, { userId: "alice", serde });

@@ -5,6 +5,7 @@ import type { Limits } from "../../models/limits.js";
 import type { ForkpointLogger } from "../../models/logger.js";
 import type { Store } from "../../store/port/index.js";
 import type { ToolRegistry } from "../../tools/registry.js";
+import type { LandingWrites } from "./landing-writes.js";
 import type { StateSchema } from "./state-schema.js";
 import type { MoveOwnership } from "./ownership.js";
 
@@ -38,6 +39,11 @@ export interface EngineContext {
   closing: AbortSignal;
   /** Registers an operation that runs tool handlers: closing waits for it to record how its handlers ended. */
   track<T>(operation: Promise<T>): Promise<T>;
+  /**
+   * Writes to each session (by id) still landing that its tool calls follow: a LangGraph saver's puts, which a step's
+   * nodes run beside. A call journaled before them would land before the input it answers (see `invoke`).
+   */
+  landing: LandingWrites;
 }
 
 /** A session as the engine addresses it: its id and the user every call is scoped to. */
