@@ -350,7 +350,9 @@ export class SessionHandle {
   }
 
   /**
-   * A new version of a message: a branch forked just before it, with `next` appended, made current. `next.role`
+   * A new version of a message: a branch forked just before it, with `next` appended, made current (a message whose
+   * metadata names, under `forkpointCausedCalls`, tool calls it caused that were journaled before it, as the Agents
+   * adapter's run inputs do, forks before the earliest of them instead, so they are undone with it). `next.role`
    * defaults to the original's. With `{ checkpoint: { name } }` a checkpoint at the new message is written in the
    * same transaction (`result.checkpoint`); in a session with a workspace it captures the files as the move left
    * them, as `checkpoint()` does.
