@@ -8,9 +8,10 @@ import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { openForkpoint } from "../../src/index.js";
 import { heldWriteTool, readOrNull, tempDir, type ToolCallRecord } from "../fixtures/file-tools.js";
-import { freshPgDatabase, pgServer } from "../fixtures/postgres-database.js";
+import { freshPgDatabase, pgPooler, pgServer } from "../fixtures/postgres-database.js";
 
 const url = await pgServer();
+const pooler = url ? await pgPooler() : undefined;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -18,16 +19,19 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * waits on a lock held by `admin`, whose server then ends the waiting connection. `outage` also shuts the database to
  * new connections before the lock is let go (until `admin` allows them again).
  */
-async function lostCompletion(o: { outage: boolean }) {
+async function lostCompletion(o: { outage: boolean; viaPooler?: boolean }) {
   const db = await freshPgDatabase();
   const name = new URL(db).pathname.slice(1);
+  // Through the transaction-mode pooler: the same database, forkpoint's connections made by PgBouncer.
+  const through = new URL(pooler ?? db);
+  through.pathname = `/${name}`;
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
   let started!: () => void;
   const running = new Promise<void>((r) => (started = r));
   const calls: ToolCallRecord[] = [];
   const tools = [heldWriteTool({ calls, gate, onRun: () => started() })];
-  const fp = openForkpoint({ postgres: db, tools });
+  const fp = openForkpoint(o.viaPooler ? { postgres: through.href, preparedStatements: false, tools } : { postgres: db, tools });
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   const locker = new pg.Client({ connectionString: db });
@@ -71,8 +75,8 @@ async function lostCompletion(o: { outage: boolean }) {
 }
 
 describe.skipIf(!url)("a tool call whose completion loses its connection", () => {
-  it("is recorded by its live server once the connection is back: the retry answers, the next move undoes it", async () => {
-    const t = await lostCompletion({ outage: false });
+  const retried = async (viaPooler: boolean) => {
+    const t = await lostCompletion({ outage: false, viaPooler });
     try {
       await expect(t.call).rejects.toMatchObject({ code: "CANNOT_CONNECT" });
       expect(readOrNull(t.file)).toBe("held"); // the tool ran
@@ -87,7 +91,11 @@ describe.skipIf(!url)("a tool call whose completion loses its connection", () =>
     } finally {
       await t.end();
     }
-  });
+  };
+
+  it("is recorded by its live server once the connection is back: the retry answers, the next move undoes it", () => retried(false));
+
+  it.skipIf(!pooler)("is recorded so through a transaction-mode PgBouncer too", () => retried(true));
 
   it("is recorded with no retry at all, once the database takes connections again; a later retry answers", async () => {
     const t = await lostCompletion({ outage: true });
