@@ -9,6 +9,7 @@ import { heldOff, notHeld } from "../workspace/unapplied.js";
 import { failedUndos, keptTarget, pathsAcross } from "./failed-undo-files.js";
 import { TreeReader } from "../workspace/trees.js";
 import { fenced } from "./fence.js";
+import { latestResult } from "../core/latest-result.js";
 import type { MoveTarget, SnapshotAt } from "./move-plan.js";
 import type { MoveSpec } from "./move-spec.js";
 
@@ -77,7 +78,7 @@ function* filesStepUnit(tx: Tx, sessionId: string, moveId: string) {
 
 /**
  * The calls the restored files hold (the target's, and those off it applied when the snapshot was taken) are applied
- * again, oldest first, with their recorded results. A call whose effect is only in paths the restore `kept` (a failed
+ * again, oldest first, each with the result of its most recent application (a later undo gets it). A call whose effect is only in paths the restore `kept` (a failed
  * undo's, as the world has it) did not come back with the snapshot: it stays as it is.
  */
 function* markCoveredUnit(tx: Tx, ctx: EngineContext, moveId: string, spec: MoveSpec, kept: readonly string[]) {
@@ -95,6 +96,6 @@ function* markCoveredUnit(tx: Tx, ctx: EngineContext, moveId: string, spec: Move
       const paths = yield* pathsAcross(tx, spec, reader, id, target);
       if (paths !== undefined && paths.length > 0 && paths.every((p) => keptPaths.has(p))) continue;
     }
-    yield* tx.markApplied(id, spec.sessionId, row.result, ctx.now());
+    yield* tx.markApplied(id, spec.sessionId, yield* latestResult(tx, spec.sessionId, row), ctx.now());
   }
 }

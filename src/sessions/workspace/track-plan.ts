@@ -1,5 +1,6 @@
 // What a files-only restore does to the tool track: the calls it marks applied and unapplied, journaled with the restore.
 import type { Step, Tx } from "../../store/port/index.js";
+import { latestResult } from "../core/latest-result.js";
 
 /**
  * The calls a files-only restore makes applied (`mark`: the restored snapshot holds their effect) and unapplied
@@ -13,7 +14,7 @@ export interface TrackPlan {
 
 /**
  * Applies a files-only restore's track plan. Each call changes only when it is not already as planned: applied again
- * with its recorded result, as a move's restore marks the calls its snapshot holds.
+ * with the result of its most recent application, as a move's restore marks the calls its snapshot holds.
  */
 export function* applyTrackPlan(tx: Tx, sessionId: string, plan: TrackPlan, at: number): Step<void> {
   for (const id of plan.unmark) {
@@ -22,6 +23,6 @@ export function* applyTrackPlan(tx: Tx, sessionId: string, plan: TrackPlan, at: 
   }
   for (const id of plan.mark) {
     const row = yield* tx.getTool(id);
-    if (row && row.appliedSeq === null) yield* tx.markApplied(id, sessionId, row.result, at);
+    if (row && row.appliedSeq === null) yield* tx.markApplied(id, sessionId, yield* latestResult(tx, sessionId, row), at);
   }
 }

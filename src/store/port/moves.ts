@@ -73,6 +73,12 @@ export interface MovesTx {
   markApplied(entryId: string, sessionId: string, result: string | null, at: number): Step<void>;
   unmarkApplied(entryId: string): Step<void>;
 
+  /**
+   * The result of the newest replay of invocation `entryId` that a move of `sessionId` journaled as done (its most
+   * recent application by a move); undefined when none is journaled (never replayed, or its move was deleted).
+   */
+  lastReplay(sessionId: string, entryId: string): Step<{ result: string | null } | undefined>;
+
   /** Invocations of a session whose move step was interrupted by a crash (status "unknown"). */
   uncertainInvocations(sessionId: string): Step<string[]>;
   /** The steps of a session's moves that a crash interrupted (status "unknown") for invocation `entryId`. */

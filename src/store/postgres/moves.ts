@@ -59,6 +59,8 @@ const s = {
   appliedCalls: `SELECT e.id, e.branch_id AS "branchId", e.position FROM applied a JOIN entries e ON e.id = a.entry_id
     WHERE a.session_id = $1 ORDER BY a.applied_seq DESC`,
   unmarkApplied: `DELETE FROM applied WHERE entry_id = $1`,
+  lastReplay: `SELECT s.result FROM move_steps s JOIN moves m ON m.id = s.move_id
+    WHERE m.session_id = $1 AND s.entry_id = $2 AND s.op = 'replay' AND s.status = 'done' ORDER BY m.seq DESC, s.idx DESC LIMIT 1`,
   uncertainInvocations: `SELECT DISTINCT s.entry_id FROM move_steps s JOIN moves m ON m.id = s.move_id WHERE m.session_id = $1 AND s.status = 'unknown'`,
   unknownSteps: `SELECT ${STEP_COLS} FROM move_steps WHERE move_id IN (SELECT id FROM moves WHERE session_id = $1) AND entry_id = $2
     AND status = 'unknown' ORDER BY move_id, idx`,
@@ -94,6 +96,9 @@ export function movesTx(sql: Sql): MovesTx {
       yield* sql.later(s.unmarkApplied, [entryId]);
     },
 
+    *lastReplay(sessionId: string, entryId: string) {
+      return (yield* sql.rows<{ result: string | null }>(s.lastReplay, [sessionId, entryId]))[0];
+    },
     *uncertainInvocations(sessionId: string) {
       return yield* sql.column<string>(s.uncertainInvocations, [sessionId]);
     },

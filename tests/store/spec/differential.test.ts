@@ -383,6 +383,9 @@ async function scenario(store: Store): Promise<Log> {
     ]);
     yield* tx.insertMoveSteps([]);
     yield* tx.insertMoveSteps([{ moveId: "mv2", idx: 0, op: "undo", entryId: "s1-b1-e4", status: "done", result: '"r"', error: null }]);
+    yield* tx.insertMoveSteps([
+      { moveId: "mv2", idx: 1, op: "replay", entryId: "s1-b1-e5", status: "done", result: '"again"', error: null },
+    ]);
   });
   const third: Owner = { pid: 300, pidStart: "boot-c" };
   await w("move take-over", "s1", function* (tx) {
@@ -407,6 +410,8 @@ async function scenario(store: Store): Promise<Log> {
       yield* tx.runningMoves("s1"),
       yield* tx.unknownSteps("s1", "s1-b1-e4"),
       yield* tx.unknownSteps("s1", "s1-b1-e5"),
+      yield* tx.lastReplay("s1", "s1-b1-e5"),
+      yield* tx.lastReplay("s1", "s1-b1-e4"),
       yield* tx.unknownSteps("s2", "s1-b1-e4"),
     ];
   });

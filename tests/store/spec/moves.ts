@@ -125,6 +125,42 @@ export function movesSpec(store: () => Store): void {
     expect(await store().read((tx) => tx.uncertainInvocations("mv"))).toEqual(["mv-b1-e3"]);
   });
 
+  it("tells the result of a call's newest replay a move journaled as done", async () => {
+    await seed(store(), "lr", "alice", 2);
+    const step = (moveId: string, idx: number, op: "undo" | "replay", status: MoveStepStatus, result: string | null) => ({
+      moveId,
+      idx,
+      op,
+      entryId: "lr-b1-e3",
+      status,
+      result,
+      error: null,
+    });
+    const last = () => store().read((tx) => tx.lastReplay("lr", "lr-b1-e3"));
+    await store().write({ sessionId: "lr" }, function* (tx) {
+      yield* tx.insertEntry(tool("lr-b1", 3));
+      yield* tx.insertMove(move("lr1", "lr", first), null);
+      yield* tx.insertMoveSteps([step("lr1", 0, "undo", "done", null), step("lr1", 1, "replay", "done", '{"n":1}')]);
+      yield* tx.finishMove("lr1", "done", at(70));
+    });
+    expect(await last()).toEqual({ result: '{"n":1}' });
+    await store().write({ sessionId: "lr" }, function* (tx) {
+      yield* tx.insertMove(move("lr2", "lr", first), null);
+      yield* tx.insertMoveSteps([step("lr2", 0, "undo", "done", null), step("lr2", 1, "replay", "done", null)]);
+      yield* tx.insertMove(move("lr3", "lr", first), null);
+      yield* tx.insertMoveSteps([step("lr3", 0, "undo", "done", null), step("lr3", 1, "replay", "failed", null)]);
+    });
+    expect(await last()).toEqual({ result: null });
+    expect(await store().read((tx) => tx.lastReplay("lr", "lr-b1-e1"))).toBeUndefined();
+    expect(await store().read((tx) => tx.lastReplay("mv", "lr-b1-e3"))).toBeUndefined();
+    await store().write({ sessionId: "lr" }, function* (tx) {
+      yield* tx.finishMove("lr2", "done", at(71));
+      yield* tx.finishMove("lr3", "failed", at(72));
+      yield* tx.deleteFinishedMoves("lr");
+    });
+    expect(await last()).toBeUndefined();
+  });
+
   it("on lease stores, refuses to take over a move whose lease holds", async () => {
     if (store().capabilities.ownership !== "lease") return;
     await store().write({ sessionId: "mv" }, (tx) => tx.insertMove(move("mv-held", "mv", first), 60_000));

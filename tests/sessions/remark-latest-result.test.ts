@@ -1,0 +1,60 @@
+// A call that a move marks applied again with the files it restores (scope "both" or "files") carries the result of its
+// most recent application, not its first run's: a later undo gets the result that matches the files (DESIGN.md,
+// "Replay ... a later undo of that invocation receives the result of its most recent application").
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { appendLineTool, readOrNull, tempDir, type ToolCallRecord } from "../fixtures/file-tools.js";
+import { tempDatabases } from "../helpers.js";
+
+const dbs = tempDatabases();
+
+/**
+ * A session whose append call ran first at size 0, then was replayed at size 5 (after a hand edit), and a checkpoint
+ * `at` that captures the file with that replay's line. The call is then undone by a "both" rollback to `start`.
+ */
+async function replayedAtAnotherSize(calls: ToolCallRecord[]) {
+  const { fp } = dbs.open({ tools: [appendLineTool({ calls })] });
+  const ws = tempDir();
+  const log = path.join(ws, "log.txt");
+  fs.writeFileSync(log, "");
+  const s = await fp.createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  const start = await s.checkpoint({ name: "start" });
+  await s.invoke("append_line", { path: log, line: "x" }); // run at size 0
+  const head = (await s.info()).currentBranchId;
+  await s.rollback(start.id, { scope: "conversation" });
+  expect(readOrNull(log)).toBe("");
+  fs.writeFileSync(log, "hand\n");
+  await s.switchBranch(head, { scope: "conversation" }); // replayed at size 5
+  expect(readOrNull(log)).toBe("hand\nx\n");
+  await s.checkpoint({ name: "at" }); // captures the replay's line after the hand edit
+  await s.rollback(start.id, { scope: "both" });
+  expect(readOrNull(log)).toBe("");
+  return { s, log, start, head };
+}
+
+describe("a call marked applied again with restored files", () => {
+  it('by a scope "both" move: a later undo gets the result of its most recent application', async () => {
+    const calls: ToolCallRecord[] = [];
+    const { s, log, start, head } = await replayedAtAnotherSize(calls);
+    const back = await s.switchBranch(head, { scope: "both" });
+    expect(back.replayed).toEqual([]);
+    expect(readOrNull(log)).toBe("hand\nx\n");
+    const before = calls.length;
+    await s.rollback(start.id, { scope: "conversation" });
+    expect(calls.slice(before)).toMatchObject([{ op: "undo", result: { sizeBefore: 5 } }]);
+    expect(readOrNull(log)).toBe("hand\n");
+  });
+
+  it('by a scope "files" move: a later undo gets the result of its most recent application', async () => {
+    const calls: ToolCallRecord[] = [];
+    const { s, log, start, head } = await replayedAtAnotherSize(calls);
+    await s.switchBranch(head, { scope: "files" });
+    expect(readOrNull(log)).toBe("hand\nx\n");
+    const before = calls.length;
+    await s.rollback(start.id, { scope: "conversation" });
+    expect(calls.slice(before)).toMatchObject([{ op: "undo", result: { sizeBefore: 5 } }]);
+    expect(readOrNull(log)).toBe("hand\n");
+  });
+});
