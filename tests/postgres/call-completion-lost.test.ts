@@ -1,12 +1,13 @@
-// A tool call whose run succeeded but whose completion write lost its connection (a failover, a terminated backend)
-// in a server that lives on: `invoke` rejects with CANNOT_CONNECT, and the handle writes the completion by itself,
-// once, when the connection is back (as it resumes its own interrupted move, issue 32 item 9). A retry with the same
-// requestId answers with the recorded result without running the tool again, and the next move undoes the call. A
-// handle closed during the outage stops trying: the call stays unknown, as after a crash.
+// A tool call whose run ended but whose completion write lost its connection (a failover, a terminated backend) in a
+// server that lives on: `invoke` rejects with CANNOT_CONNECT, and the handle writes the completion by itself, once, with
+// the run's result or error, when the connection is back (as it resumes its own interrupted move, issue 32 item 9),
+// directly or through a transaction-mode PgBouncer. A retry with the same requestId answers with the recorded outcome
+// without running the tool again, and the next move undoes the call. A handle closed during the outage stops trying:
+// the call stays unknown, as after a crash.
 import path from "node:path";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { openForkpoint } from "../../src/index.js";
+import { defineTool, openForkpoint } from "../../src/index.js";
 import { heldWriteTool, readOrNull, tempDir, type ToolCallRecord } from "../fixtures/file-tools.js";
 import { freshPgDatabase, pgPooler, pgServer } from "../fixtures/postgres-database.js";
 
@@ -19,7 +20,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * waits on a lock held by `admin`, whose server then ends the waiting connection. `outage` also shuts the database to
  * new connections before the lock is let go (until `admin` allows them again).
  */
-async function lostCompletion(o: { outage: boolean; viaPooler?: boolean }) {
+async function lostCompletion(o: { outage: boolean; viaPooler?: boolean; tool?: "held_write" | "held_fail" }) {
   const db = await freshPgDatabase();
   const name = new URL(db).pathname.slice(1);
   // Through the transaction-mode pooler: the same database, forkpoint's connections made by PgBouncer.
@@ -30,7 +31,18 @@ async function lostCompletion(o: { outage: boolean; viaPooler?: boolean }) {
   let started!: () => void;
   const running = new Promise<void>((r) => (started = r));
   const calls: ToolCallRecord[] = [];
-  const tools = [heldWriteTool({ calls, gate, onRun: () => started() })];
+  // Its run ends with an error, once let go.
+  const heldFail = defineTool<{ path: string; text: string }, null>({
+    name: "held_fail",
+    run: async (args, ctx) => {
+      calls.push({ tool: "held_fail", op: "run", invocationId: ctx.invocationId, replay: ctx.replay, args, ok: false, pid: process.pid });
+      started();
+      await gate;
+      throw new Error("disk full");
+    },
+    undo: () => undefined,
+  });
+  const tools = [heldWriteTool({ calls, gate, onRun: () => started() }), heldFail];
   const fp = openForkpoint(o.viaPooler ? { postgres: through.href, preparedStatements: false, tools } : { postgres: db, tools });
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
@@ -43,7 +55,7 @@ async function lostCompletion(o: { outage: boolean; viaPooler?: boolean }) {
   const before = await s.checkpoint({ name: "before" });
   const file = path.join(tempDir(), "held.txt");
   const args = { path: file, text: "held" };
-  const call = s.invoke("held_write", args, { requestId: "r1" });
+  const call = s.invoke(o.tool ?? "held_write", args, { requestId: "r1" });
   call.catch(() => undefined);
   await running;
   await locker.query("BEGIN");
@@ -117,6 +129,18 @@ describe.skipIf(!url)("a tool call whose completion loses its connection", () =>
       const back = await t.s.rollback(t.before.id);
       expect({ undone: back.undone.length, unknown: back.unknown.length }).toEqual({ undone: 1, unknown: 0 });
       expect(readOrNull(t.file)).toBeNull();
+    } finally {
+      await t.end();
+    }
+  });
+
+  it("records a failed run's error so: the retry rejects with it, and nothing is applied", async () => {
+    const t = await lostCompletion({ outage: false, tool: "held_fail" });
+    try {
+      await expect(t.call).rejects.toMatchObject({ code: "CANNOT_CONNECT" });
+      await expect(t.s.invoke("held_fail", t.args, { requestId: "r1" })).rejects.toThrow("disk full");
+      expect(t.calls.filter((c) => c.op === "run")).toHaveLength(1);
+      expect((await t.s.toolTrack()).map((c) => [c.status, c.applied, c.error?.message])).toEqual([["failed", false, "disk full"]]);
     } finally {
       await t.end();
     }
