@@ -105,6 +105,28 @@ describe("a forkpoint edit of an Agents run's input", () => {
     });
   }
 
+  it("undoes parallel calls of a run an output guardrail stopped (its items saved by a history transaction)", async () => {
+    const dir = tempDir();
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    const model = new ScriptedModel([
+      [functionCall("c1", "write_file", { path: "a.txt" }), functionCall("c2", "write_file", { path: "b.txt" })],
+      [reply("secret")],
+    ]);
+    const agent = writer(s, dir, model).clone({
+      outputGuardrails: [{ name: "no secrets", execute: async () => ({ tripwireTriggered: true, outputInfo: {} }) }],
+    });
+    const stopped = await new Runner({ tracingDisabled: true })
+      .run(agent, "write both", { session: new ForkpointSession(s) })
+      .catch((e) => e);
+    expect(String(stopped)).toMatch(/guardrail/i);
+    expect(existsSync(join(dir, "a.txt")) && existsSync(join(dir, "b.txt"))).toBe(true);
+
+    const edited = await s.edit((await inputOf(s, "write both")).id, { content: "write nothing" });
+    expect(edited.undone.map((t) => t.callId).sort()).toEqual(["c1", "c2"]);
+    expect(existsSync(join(dir, "a.txt")) || existsSync(join(dir, "b.txt"))).toBe(false);
+  });
+
   it("keeps a call journaled before the run, and ignores names that match no call between two messages", async () => {
     const dir = tempDir();
     const { fp } = dbs.open();
