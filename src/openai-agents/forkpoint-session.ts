@@ -137,8 +137,8 @@ export class ForkpointSession implements Session, SessionHistoryTransactionAware
    * Removes the last item: a new branch forked right after the item before it becomes current (the old branch keeps
    * it), so tool calls made between the two are undone with it. The item is read in the transaction that forks: an
    * item added meanwhile (by another handle, process or server) is either the one popped or stays. The Runner saves a
-   * run's input once its first turn's tool calls have run: popping a run's items back to and including its input
-   * undoes them. `undefined` when there is no item.
+   * run's items once the run is over, after its tool calls: popping a run's items back to and including its input
+   * undoes them (and so does an edit of the input: see `withCausedCalls`). `undefined` when there is no item.
    */
   async popItem(): Promise<AgentInputItem | undefined> {
     const popped = await this.#replace({ count: 1, messages: [] });
