@@ -61,4 +61,29 @@ describe('scope "both" and calls whose effect lies outside the workspace', () =>
     expect(back.replayed.map((t) => t.tool)).toEqual(["write_file"]);
     expect(readOrNull(built)).toBe("compiled");
   });
+
+  it("leaves applied a target's call outside the workspace made after the snapshot: neither undone nor replayed", async () => {
+    const { fp } = dbs.open({ tools: [appendLineTool(), writeFileTool()] });
+    const ws = tempDir();
+    const outside = path.join(tempDir(), "outside.txt");
+    const log = path.join(ws, "log.txt");
+    fs.writeFileSync(log, "");
+    const s = await fp.createSession({ userId: "u" });
+    await s.attachWorkspace(ws);
+    await s.invoke("append_line", { path: log, line: "a" });
+    await s.checkpoint({ name: "after" }); // the snapshot the edit restores
+    await s.invoke("write_file", { path: outside, text: "outside" });
+    const [question] = await s.append([{ role: "user", content: "q" }]);
+    await s.invoke("append_line", { path: log, line: "b" });
+
+    const edited = await s.edit(question!.id, { content: "q, edited" }, { scope: "both" });
+    expect(edited.undone.map((t) => [t.tool, t.args])).toEqual([["append_line", { path: log, line: "b" }]]);
+    expect(edited.replayed).toEqual([]);
+    expect(readOrNull(log)).toBe("a\n");
+    expect(readOrNull(outside)).toBe("outside");
+    expect((await s.toolTrack()).map((t) => [t.tool, t.applied])).toEqual([
+      ["append_line", true],
+      ["write_file", true],
+    ]);
+  });
 });
