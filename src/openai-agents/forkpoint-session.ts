@@ -138,7 +138,8 @@ export class ForkpointSession implements Session, SessionHistoryTransactionAware
    * it), so tool calls made between the two are undone with it. The item is read in the transaction that forks: an
    * item added meanwhile (by another handle, process or server) is either the one popped or stays. The Runner saves a
    * run's items once the run is over, after its tool calls: popping a run's items back to and including its input
-   * undoes them (and so does an edit of the input: see `withCausedCalls`). `undefined` when there is no item.
+   * undoes them, and so does an edit of the input (its message names the calls the run made). `undefined` when there
+   * is no item.
    */
   async popItem(): Promise<AgentInputItem | undefined> {
     const popped = await this.#replace({ count: 1, messages: [] });
