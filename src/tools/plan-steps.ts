@@ -103,7 +103,8 @@ export function planSteps<T extends PlannedInvocation>(
     if (kept.has(inv.id)) {
       const h = uncertain.has(inv.id) ? null : handling(inv);
       if (h === "reversible") above.push(inv);
-      // Restored files bring a kept call's effect back, whatever undo ran under it: only a move without them stops at one.
+      // Only a move without files stops at one: restored files bring a covered call's effect back whatever undo ran
+      // under it, and a call left applied under a kept one would have its files restored from before it anyway.
       else if (covered === undefined) pivot ??= { inv, handling: h };
       continue;
     }
