@@ -44,6 +44,7 @@ export type {
   PlanTarget,
   WriteOptions,
   AppendOptions,
+  ToolCallOptions,
   CheckpointOptions,
   IfAt,
   RecordToolCallInput,

@@ -108,19 +108,26 @@ function ownDispatcher(ctx: EngineContext, name: string, d: Dispatcher): Dispatc
   return d;
 }
 
-/** Journals the call (with the framework's call id) on `onBranch`, runs the live binding with `options`, records the result. */
+/**
+ * Journals the call (with the framework's call id) on `onBranch`, after message `after` when given (see `invoke`), runs
+ * the live binding with `options`, records the result.
+ */
 export async function invokeFramework(
   s: SessionHandle,
   name: string,
   args: unknown,
-  call: { callId: string; onBranch: string; options: unknown },
+  call: { callId: string; onBranch: string; options: unknown; after?: string | undefined },
 ): Promise<unknown> {
   const engine = sessionEngine(s);
   const d = byEngine.get(engine.ctx)?.get(name);
   const key = liveKey(s.id, call.callId);
   d?.live.set(key, call.options);
   try {
-    return await engine.run((ctx, ref) => invoke(ctx, ref, name, args as JsonValue, { callId: call.callId, onBranch: call.onBranch }));
+    // `after` goes as the caller's option, validated as `invoke`'s is.
+    const options = call.after === undefined ? undefined : { after: call.after };
+    return await engine.run((ctx, ref) =>
+      invoke(ctx, ref, name, args as JsonValue, { callId: call.callId, onBranch: call.onBranch }, options),
+    );
   } finally {
     d?.live.delete(key);
   }

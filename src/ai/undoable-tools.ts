@@ -51,6 +51,12 @@ export interface UndoableToolsOptions<TOOLS extends ToolSet = ToolSet> {
    * calls made by `generateText`/`streamText` get the loop's own. Required when a tool declares a required context.
    */
   toolsContext?: AiToolsContext<TOOLS> | ((call: AiReplayCall) => AiToolsContext<TOOLS> | PromiseLike<AiToolsContext<TOOLS>>);
+  /**
+   * The request's question (the `lastMessageId` that `saveChat` returned for the request's messages): the loop's calls
+   * follow it on its own lineage, as the answer saved `{ after }` it does, so they land on the answer's branch even when
+   * another tab appended to the session meanwhile (see `invoke`'s `after`). Null or absent: on the current branch.
+   */
+  after?: string | null;
 }
 
 /** The options argument: required (for its `toolsContext`) when a tool of the set declares a required context. */
@@ -138,7 +144,9 @@ function bindings(
     if (undo !== undefined && typeof undo !== "function") throw new ValidationError(`undos.${name}`, "must be a function");
   }
   if (typeof options !== "object" || options === null) throw new ValidationError("options", "must be an object when given");
-  const { toolsContext } = options;
+  const { toolsContext, after } = options as UndoableToolsOptions;
+  if (after != null && (typeof after !== "string" || after === ""))
+    throw new ValidationError("options.after", "must be a message id (the lastMessageId saveChat returned)");
   if (toolsContext != null && typeof toolsContext !== "object" && typeof toolsContext !== "function")
     throw new ValidationError("options.toolsContext", "must be an object of contexts by tool name, or a function giving one");
   const out: Record<string, FrameworkBinding> = {};
@@ -185,6 +193,7 @@ export function undoableTools<TOOLS extends ToolSet>(
   const bound = bindings(tools, (undos ?? {}) as Record<string, unknown>, given as UndoableToolsOptions, "undoableTools");
   bindFrameworkTools(s, bound, "undoableTools");
   const guard = guardLoop(s, given.abortController);
+  const after = given.after ?? undefined;
   const wrapped: Record<string, unknown> = {};
   for (const [name, t] of Object.entries(tools)) {
     if (!(name in bound)) {
@@ -195,7 +204,7 @@ export function undoableTools<TOOLS extends ToolSet>(
       const onBranch = await guard.branch;
       const live: LiveCall = { options: callOptions, ...(onOutput ? { onOutput } : {}) };
       try {
-        return await invokeFramework(s, name, input, { callId: callOptions.toolCallId, onBranch, options: live });
+        return await invokeFramework(s, name, input, { callId: callOptions.toolCallId, onBranch, options: live, after });
       } catch (error) {
         stopLoop(guard, error);
         throw error;

@@ -137,6 +137,8 @@ export const moveOptions = baseMoveOptions.extend(writeFields);
 export const writeOptions = z.strictObject(writeFields);
 /** `append` and `turn`'s last argument: a write's, and `after` (the message the new ones follow, on its own lineage). */
 export const appendOptions = writeOptions.extend({ after: name().optional() });
+/** `invoke` and `recordToolCall`'s last argument: a write's, and `after` (the message the call follows, on its own lineage). */
+export const toolCallOptions = writeOptions.extend({ after: name().optional() });
 /** `checkpoint()`'s options: the checkpoint's fields, a `requestId` and an `ifAt`. */
 export const checkpointOptions = checkpointInput.extend(writeFields);
 /** `edit` / `regenerate` options: the move's, plus a checkpoint written with the new message. */
@@ -197,6 +199,7 @@ export type CheckpointInput = z.input<typeof checkpointInput>;
 export type MoveOptions = z.input<typeof moveOptions>;
 export type WriteOptions = z.input<typeof writeOptions>;
 export type AppendOptions = z.input<typeof appendOptions>;
+export type ToolCallOptions = z.input<typeof toolCallOptions>;
 export type CheckpointOptions = z.input<typeof checkpointOptions>;
 export type IfAt = z.input<typeof ifAt>;
 export type EditOptions = z.input<typeof editOptions>;

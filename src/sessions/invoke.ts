@@ -1,10 +1,10 @@
 // invoke: run a registered tool, journaled first, completed once, its effect marked applied.
-import type { WriteOptions } from "../models/inputs.js";
+import type { ToolCallOptions } from "../models/inputs.js";
 import { toJsonText, type JsonInput } from "../models/json.js";
 import { journalRunComplete, type CallOptions } from "./calls/journal.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { afterLanding } from "./core/landing-writes.js";
-import { writeControlOf } from "./requests/ledger.js";
+import { callControlOf } from "./requests/ledger.js";
 
 export async function invoke(
   ctx: EngineContext,
@@ -12,11 +12,11 @@ export async function invoke(
   name: string,
   args: JsonInput,
   call: CallOptions = {},
-  options?: WriteOptions,
+  options?: ToolCallOptions,
 ): Promise<unknown> {
   const tool = ctx.tools.get(name);
   const argsText = toJsonText(args, "args", ctx.limits);
-  const control = options === undefined ? call : { ...call, ...writeControlOf(options) };
+  const control = options === undefined ? call : { ...call, ...callControlOf(options) };
   // Shared with other calls, exclusive of moves: the world is never moved under a running tool. Journaled once the
   // session's writes still landing have landed (a LangGraph put of the input this call answers).
   return ctx.track(

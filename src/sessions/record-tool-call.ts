@@ -1,6 +1,6 @@
 // recordToolCall: a call some framework already ran, recorded so a move can undo it.
 import type { Step, Tx } from "../store/port/index.js";
-import { parseOptions, recordToolCallInput, type RecordToolCallInput, type WriteOptions } from "../models/inputs.js";
+import { parseOptions, recordToolCallInput, type RecordToolCallInput, type ToolCallOptions } from "../models/inputs.js";
 import { toJsonText } from "../models/json.js";
 import type { ToolInvocation } from "../models/types.js";
 import { completeCall, emitCompleted, journalCall } from "./calls/journal.js";
@@ -9,7 +9,7 @@ import { checkIfAt, type IfAt } from "./core/if-at.js";
 import { afterLanding } from "./core/landing-writes.js";
 import { ownedSession } from "./core/owned.js";
 import { toToolInvocation } from "./core/rows.js";
-import { applyOnce, jsonArgument, recordRequest, requestOf, writeControlOf, type AnswerCodec, type Request } from "./requests/ledger.js";
+import { applyOnce, jsonArgument, recordRequest, requestOf, callControlOf, type AnswerCodec, type Request } from "./requests/ledger.js";
 
 /**
  * A recorded call as the request ledger keeps it: its invocation's id, read back for a retry, and whether it was applied
@@ -28,14 +28,14 @@ export async function recordToolCall(
   ctx: EngineContext,
   ref: SessionRef,
   input: RecordToolCallInput,
-  options?: WriteOptions,
+  options?: ToolCallOptions,
 ): Promise<ToolInvocation> {
   const o = parseOptions(recordToolCallInput, input, "call");
   const argsText = toJsonText(o.args, "args", ctx.limits);
   const resultText = o.error === undefined ? toJsonText(o.result === undefined ? null : o.result, "result", ctx.limits) : null;
   const error =
     o.error === undefined ? null : toJsonText(typeof o.error === "string" ? { message: o.error } : o.error, "error", ctx.limits);
-  const { requestId, ifAt } = writeControlOf(options);
+  const { requestId, ifAt, after } = callControlOf(options);
   const request = requestOf(
     requestId,
     "recordToolCall",
@@ -47,6 +47,8 @@ export async function recordToolCall(
           result: jsonArgument(resultText),
           error: jsonArgument(error),
           callId: o.callId ?? null,
+          // Only when given, so that an id recorded before `after` was kept answers a retry without it.
+          ...(after === undefined ? {} : { after }),
         },
     invocationAnswer,
   );
@@ -56,7 +58,9 @@ export async function recordToolCall(
       const completed = await ctx.withSessionLock(
         ref.id,
         () =>
-          ctx.store.write({ sessionId: ref.id }, (tx) => recordToolCallUnit(tx, ref, ctx, o, argsText, resultText, error, request, ifAt)),
+          ctx.store.write({ sessionId: ref.id }, (tx) =>
+            recordToolCallUnit(tx, ref, ctx, o, argsText, resultText, error, request, ifAt, after),
+          ),
         "shared",
         "recordToolCall",
       );
@@ -76,12 +80,22 @@ function* recordToolCallUnit(
   error: string | null,
   request: Request<ToolInvocation> | undefined,
   ifAt: IfAt | undefined,
+  after: string | undefined,
 ) {
   const session = yield* ownedSession(tx, ref.id, ref.userId);
   yield* checkIfAt(tx, session, ifAt);
   // Reversible when recorded with a registered undo; unknown when the tool is not registered here.
   const known = ctx.tools.find(o.tool);
-  const entry = yield* journalCall(ctx, tx, session, o.tool, argsText, o.callId ?? null, known ? typeof known.undo === "function" : null);
+  const entry = yield* journalCall(
+    ctx,
+    tx,
+    session,
+    o.tool,
+    argsText,
+    o.callId ?? null,
+    known ? typeof known.undo === "function" : null,
+    after,
+  );
   const completed = yield* completeCall(ctx, tx, session, entry, { result: resultText, error });
   yield* recordRequest(ctx, tx, session.id, request, completed.invocation);
   return completed;

@@ -33,6 +33,7 @@ import {
   type PlanTarget,
   type RecordToolCallInput,
   type ResolveToolCallInput,
+  type ToolCallOptions,
   type WriteOptions,
 } from "../models/inputs.js";
 import type { JsonInput, JsonValue } from "../models/json.js";
@@ -228,16 +229,21 @@ export class SessionHandle {
    * Pass the tool's definition instead of its name for typed args and result (it must be the registered one).
    * With `{ requestId }` the tool runs once per session and id: a retry returns the recorded result (or rejects with
    * the recorded error, an `Error` of its message and name), `ConflictError` `CALL_IN_PROGRESS` while the first call
-   * still runs, `CALL_UNKNOWN` when a crash left it without an outcome (see `resolveToolCall`).
+   * still runs, `CALL_UNKNOWN` when a crash left it without an outcome (see `resolveToolCall`). With
+   * `{ after: messageId }` (an agent loop's question) the call follows that message on its own lineage, as `append`'s
+   * messages do: on the current branch while it is the lineage's last message (tool calls and state changes after it
+   * do not count); once the session moved on, on the branch whose last message it is, or a new branch forked right
+   * after it. The current branch stays: the call's effect is then held as a call off the lineage (the next move undoes
+   * it, unless it goes to the call's branch, which then does not run it again).
    * @example const { bytes } = await s.invoke(writeFile, { path: "a.txt", text: "hi" }, { requestId: "write-1" })
    */
   invoke<Args extends JsonValue, Result extends JsonValue | void>(
     tool: ToolDefinition<Args, Result>,
     args: Args,
-    options?: WriteOptions,
+    options?: ToolCallOptions,
   ): Promise<Result>;
-  invoke(tool: string, args?: JsonInput, options?: WriteOptions): Promise<any>;
-  invoke(tool: string | ToolDefinition, args: JsonInput = {}, options?: WriteOptions): Promise<any> {
+  invoke(tool: string, args?: JsonInput, options?: ToolCallOptions): Promise<any>;
+  invoke(tool: string | ToolDefinition, args: JsonInput = {}, options?: ToolCallOptions): Promise<any> {
     // A definition (typed form) names its tool; it must be the one registered, so its types are the ones that run.
     return this.#run(async (ctx, ref) => {
       const name = ctx.tools.nameOf(typeof tool === "object" && tool !== null ? tool : id(tool, "tool"));
@@ -245,8 +251,11 @@ export class SessionHandle {
     });
   }
 
-  /** Records a call some framework already ran, so its registered `undo` can reverse it later. `{ requestId, ifAt }` as for `append`. */
-  recordToolCall(call: RecordToolCallInput, options?: WriteOptions): Promise<ToolInvocation> {
+  /**
+   * Records a call some framework already ran, so its registered `undo` can reverse it later. `{ requestId, ifAt }` as
+   * for `append`, `{ after }` as for `invoke`.
+   */
+  recordToolCall(call: RecordToolCallInput, options?: ToolCallOptions): Promise<ToolInvocation> {
     return this.#run((ctx, ref) => recordToolCall(ctx, ref, call, options));
   }
 

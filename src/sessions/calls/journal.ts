@@ -12,6 +12,7 @@ import { ownedSession } from "../core/owned.js";
 import { toCheckpoint, toToolInvocation } from "../core/rows.js";
 import { toolResultHash } from "../integrity/hashes.js";
 import { headOf, headOfEntry } from "../core/head.js";
+import { findLanding, settleLanding } from "../log/after.js";
 import { writeCheckpoint, writeEntry } from "../log/writer.js";
 import { retainAfterWrite } from "../log/retention.js";
 import { holdLease } from "../moves/lease.js";
@@ -23,7 +24,10 @@ import { landInBackground, lostConnection, settleFirst } from "./landing.js";
 
 /**
  * Writes a tool call onto the current branch (status running until completed), with whether its tool had an `undo`
- * here (null: not known, for a recorded call of a tool not registered here).
+ * here (null: not known, for a recorded call of a tool not registered here). With `after` (a message id), the call
+ * follows that message on its own lineage, as messages appended `after` it do (see `findLanding`): off the current
+ * branch once the session has moved on, its effect then held in the world as any applied call off the lineage is (the
+ * next move undoes it, unless it goes to the call's branch).
  */
 export function* journalCall(
   ctx: EngineContext,
@@ -33,16 +37,14 @@ export function* journalCall(
   argsText: string,
   callId: string | null,
   reversible: boolean | null,
+  after?: string,
 ): Step<EntryRow> {
   if (session.hasTools) yield* refuseConcurrentMove(ctx, tx, session.id);
   const branch = (yield* tx.getBranch(session.currentBranchId))!;
-  const row = yield* writeEntry(ctx, tx, branch.id, yield* headOf(tx, branch), {
-    kind: "tool",
-    tool,
-    content: argsText,
-    callId,
-    reversible,
-  });
+  const head = yield* headOf(tx, branch);
+  const at = after === undefined ? { branchId: branch.id, head } : yield* findLanding(tx, session, { branch, head }, after);
+  yield* settleLanding(ctx, tx, at);
+  const row = yield* writeEntry(ctx, tx, at.branchId, at.head, { kind: "tool", tool, content: argsText, callId, reversible });
   if (!session.hasTools) yield* tx.markHasTools(session.id);
   return row;
 }
@@ -114,6 +116,8 @@ export interface CallOptions {
   /** `invoke`'s request id (the call runs once per session and id) and precondition. */
   requestId?: string | undefined;
   ifAt?: IfAt | undefined;
+  /** The message the call follows, on its own lineage (see `journalCall`). */
+  after?: string | undefined;
 }
 
 /** A journal unit's outcome: the call journaled now, or the one a request with the same id journaled before. */
@@ -143,8 +147,9 @@ export async function journalRunComplete(
     for (const id of marked) if (id !== kept) inflightInvocations.delete(id);
   };
   // The same request id again: the call journaled first is answered for, its tool never run twice.
-  const request =
-    call.requestId === undefined ? undefined : requestOf(call.requestId, "invoke", [name, jsonArgument(argsText)], journaledAnswer);
+  // `after` is an argument: the same id following another message is another call.
+  const args = call.after === undefined ? [name, jsonArgument(argsText)] : [name, jsonArgument(argsText), call.after];
+  const request = call.requestId === undefined ? undefined : requestOf(call.requestId, "invoke", args, journaledAnswer);
   const journaled = await applyOnce(ctx, ref, request, () =>
     ctx.store
       .write({ sessionId: ref.id }, (tx) => journalRunCompleteUnit(tx, ref, call, name, ctx, argsText, tool, marked, request))
@@ -289,7 +294,7 @@ function* journalRunCompleteUnit(
       "SESSION_MOVED",
     );
   }
-  const entry = yield* journalCall(ctx, tx, session, name, argsText, call.callId ?? null, typeof tool.undo === "function");
+  const entry = yield* journalCall(ctx, tx, session, name, argsText, call.callId ?? null, typeof tool.undo === "function", call.after);
   // This thread runs it: a move elsewhere refuses while that holds (see refuseLiveCalls). In flight from this
   // transaction on, so that another handle of this thread reading the owner next does not take it for a dead one's.
   yield* tx.insertCallOwner(entry.id, session.id, ctx.ownership.self, ctx.ownership.leaseMs);

@@ -2,7 +2,14 @@
 // A verb adopts it in three steps: `requestOf` (its id, name, validated arguments and answer codec), `recordRequest`
 // in the unit that writes, and `applyOnce` around the call (moves and tool calls also look the id up before they act).
 import { ConflictError, NotFoundError } from "../../models/errors.js";
-import { MAX_REQUEST_ID, parseOptions, writeOptions, type WriteOptions } from "../../models/inputs.js";
+import {
+  MAX_REQUEST_ID,
+  parseOptions,
+  toolCallOptions,
+  writeOptions,
+  type ToolCallOptions,
+  type WriteOptions,
+} from "../../models/inputs.js";
 import { hasNoNul, isBlank, isWellFormed } from "../../models/strings.js";
 import { RequestTakenError, type Step, type Tx } from "../../store/port/index.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
@@ -47,6 +54,12 @@ export function writeControlOf(options: WriteOptions | undefined): WriteControl 
   // No options (the usual call) is no request and no precondition: nothing to validate on the hot path.
   if (options === undefined) return NONE;
   return quickRequest(options) ?? parseOptions(writeOptions, options, "options");
+}
+
+/** A tool call's `{ requestId, ifAt, after }` (`invoke`, `recordToolCall`), validated as `writeControlOf` does. */
+export function callControlOf(options: ToolCallOptions | undefined): WriteControl & { after?: string | undefined } {
+  if (options === undefined) return NONE;
+  return quickRequest(options) ?? parseOptions(toolCallOptions, options, "options");
 }
 
 /**
