@@ -23,8 +23,9 @@ export async function answer(s: SessionHandle, messages: UIMessage[], model: Lan
     model,
     system: SYSTEM,
     messages: await convertToModelMessages(messages),
-    // Journaled on the session's track, so undo, edit, regenerate and rollback take the model's calls back.
-    tools: undoableTools(s, todoTools(todos), todoUndos(todos), { toolsContext }),
+    // Journaled on the session's track, so undo, edit, regenerate and rollback take the model's calls back; `after` the
+    // question, so they land with the answer even when another tab adds to the chat meanwhile.
+    tools: undoableTools(s, todoTools(todos), todoUndos(todos), { toolsContext, after: asked.lastMessageId }),
     toolsContext,
     stopWhen: isStepCount(5),
   });
