@@ -9,9 +9,10 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { saveChat, undoableTools } from "../../src/ai/index.js";
+import { NotFoundError, ValidationError } from "../../src/index.js";
 import { openForkpoint } from "../fixtures/backend.js";
 import { tempDir } from "../fixtures/file-tools.js";
-import { tempDatabases } from "../helpers.js";
+import { rejectionOf, tempDatabases } from "../helpers.js";
 
 const dbs = tempDatabases();
 const question: UIMessage = { id: "u1", role: "user", parts: [{ type: "text", text: "write a note" }] };
@@ -57,5 +58,18 @@ describe("an AI SDK loop's tool call while another tab appends", () => {
     expect(fs.existsSync(note)).toBe(false);
     await s.switchBranch(saved.branchId);
     expect([fs.existsSync(note), writes]).toEqual([true, 2]);
+  });
+
+  it("a bad `after` is refused: not a message id when the tools are wrapped, an unknown one before the tool runs", async () => {
+    const { fp } = dbs.open();
+    const dir = tempDir();
+    const s = await fp.createSession({ userId: "u" });
+    let runs = 0;
+    const note = tool({ inputSchema: z.object({}), execute: async () => (runs++, { wrote: true }) });
+    for (const after of ["", 7] as unknown as string[]) expect(() => undoableTools(s, { note }, {}, { after })).toThrow(ValidationError);
+    const tools = undoableTools(s, { note }, { note: () => fs.rmSync(path.join(dir, "x"), { force: true }) }, { after: "msg_unknown" });
+    const refused = await rejectionOf(Promise.resolve(tools.note!.execute!({}, { toolCallId: "c1", messages: [], context: {} })));
+    expect(refused).toBeInstanceOf(NotFoundError);
+    expect([runs, await s.toolTrack()]).toEqual([0, []]);
   });
 });
