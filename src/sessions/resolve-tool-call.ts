@@ -95,6 +95,8 @@ function* resolveStepsUnit(
   for (const step of steps) {
     const result = done && step.op === "replay" ? outcome.result : null;
     yield* tx.resolveUnknownStep(step.moveId, step.idx, done ? "done" : "failed", result, outcome.error);
+    // A replay that finished after all is an application with its result, kept past prune as any replay's.
+    if (done && step.op === "replay") yield* tx.keepReplayResult(step.entryId, session.id, result, ctx.now());
   }
   const last = steps[steps.length - 1]!;
   // Snapshots read meanwhile hold what the crash left: the call's effect when its undo changed nothing, or its replay ran.

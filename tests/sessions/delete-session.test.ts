@@ -48,6 +48,7 @@ describe("deleteSession", () => {
       "tool_results",
       "applied",
       "call_paths",
+      "replay_results",
       "events",
       "moves",
       "move_steps",

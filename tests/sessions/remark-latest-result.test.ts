@@ -58,18 +58,20 @@ describe("a call marked applied again with restored files", () => {
     expect(readOrNull(log)).toBe("hand\n");
   });
 
-  // Pins a gap: the result of a replay is kept in the move journal only, and `prune` deletes finished moves, so a call
-  // unapplied when prune runs comes back with its first run's result. Keeping it needs a place beyond the journal
-  // (a schema change).
-  it.fails("after prune deleted the move that replayed it, a later undo still gets the replay's result", async () => {
-    const calls: ToolCallRecord[] = [];
-    const { fp, s, log, start, head } = await replayedAtAnotherSize(calls);
-    await fp.prune();
-    await s.switchBranch(head, { scope: "both" });
-    expect(readOrNull(log)).toBe("hand\nx\n");
-    const before = calls.length;
-    await s.rollback(start.id, { scope: "conversation" });
-    expect(calls.slice(before)).toMatchObject([{ op: "undo", result: { sizeBefore: 5 } }]);
-    expect(readOrNull(log)).toBe("hand\n");
-  });
+  // The replay's result is kept past prune, which deletes the move that ran it (and its journal): the call unapplied
+  // when prune runs comes back with it, not with its first run's.
+  it.each(["both", "files"] as const)(
+    'by a scope "%s" move after prune deleted the move that replayed it: a later undo gets the replay\'s result',
+    async (scope) => {
+      const calls: ToolCallRecord[] = [];
+      const { fp, s, log, start, head } = await replayedAtAnotherSize(calls);
+      expect((await fp.prune()).moves).toBeGreaterThan(0);
+      await s.switchBranch(head, { scope });
+      expect(readOrNull(log)).toBe("hand\nx\n");
+      const before = calls.length;
+      await s.rollback(start.id, { scope: "conversation" });
+      expect(calls.slice(before)).toMatchObject([{ op: "undo", result: { sizeBefore: 5 } }]);
+      expect(readOrNull(log)).toBe("hand\n");
+    },
+  );
 });

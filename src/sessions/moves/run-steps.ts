@@ -207,7 +207,11 @@ export async function runStep(
 function* completeStepUnit(tx: Tx, ctx: EngineContext, step: MoveStepRow, resultText: string | null, row: ToolRow, spec: MoveSpec) {
   fenced(yield* tx.setMoveStep(ctx.ownership.self, step.moveId, step.idx, "done", resultText, null, ctx.ownership.leaseMs));
   if (step.op === "undo") yield* tx.unmarkApplied(row.id);
-  else yield* tx.markApplied(row.id, spec.sessionId, resultText, ctx.now());
+  else {
+    yield* tx.markApplied(row.id, spec.sessionId, resultText, ctx.now());
+    // Kept past prune of this move: files restored later may hold this replay's effect (see latest-result.ts).
+    yield* tx.keepReplayResult(row.id, spec.sessionId, resultText, ctx.now());
+  }
 }
 
 function* failStepUnit(tx: Tx, ctx: EngineContext, step: MoveStepRow, cause: unknown) {

@@ -74,8 +74,16 @@ export interface MovesTx {
   unmarkApplied(entryId: string): Step<void>;
 
   /**
-   * The result of the newest replay of invocation `entryId` that a move of `sessionId` journaled as done (its most
-   * recent application by a move); undefined when none is journaled (never replayed, or its move was deleted).
+   * Keeps the result of a replay of invocation `entryId` that finished (or that `resolveToolCall` says succeeded) as its
+   * newest, replacing any kept before, in the transaction that records the step done: `lastReplay` tells it after
+   * `deleteFinishedMoves` has deleted the move. Deleted with the session; not exported, imported or cloned.
+   */
+  keepReplayResult(entryId: string, sessionId: string, result: string | null, at: number): Step<void>;
+  /**
+   * The result of the newest replay of invocation `entryId` by a move of `sessionId` (its most recent application by a
+   * move): the one kept (`keepReplayResult`), else, for a replay recorded before results were kept, the newest a move
+   * journaled as done; undefined when neither is (never replayed, or replayed before results were kept and its move
+   * was deleted).
    */
   lastReplay(sessionId: string, entryId: string): Step<{ result: string | null } | undefined>;
 

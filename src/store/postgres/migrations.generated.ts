@@ -263,5 +263,15 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
       "\nALTER TABLE \"call_paths\" ADD CONSTRAINT \"call_paths_entry_id_entries_id_fk\" FOREIGN KEY (\"entry_id\") REFERENCES \"public\".\"entries\"(\"id\") ON DELETE no action ON UPDATE no action;",
       "\nCREATE INDEX \"call_paths_session\" ON \"call_paths\" USING btree (\"session_id\");"
     ]
+  },
+  {
+    "tag": "0021_replay_results",
+    "folderMillis": 1795965104468,
+    "hash": "7bd194c38d33f28415d3ee5dac7a1cd6d5c390e2e349d0bfb72e1be71f1d113f",
+    "sql": [
+      "CREATE TABLE \"replay_results\" (\n\t\"entry_id\" text COLLATE \"C\" PRIMARY KEY NOT NULL,\n\t\"session_id\" text COLLATE \"C\" NOT NULL,\n\t\"result\" text COLLATE \"C\",\n\t\"replayed_at\" double precision NOT NULL\n);\n",
+      "\nALTER TABLE \"replay_results\" ADD CONSTRAINT \"replay_results_entry_id_entries_id_fk\" FOREIGN KEY (\"entry_id\") REFERENCES \"public\".\"entries\"(\"id\") ON DELETE no action ON UPDATE no action;",
+      "\nCREATE INDEX \"replay_results_session\" ON \"replay_results\" USING btree (\"session_id\");"
+    ]
   }
 ];

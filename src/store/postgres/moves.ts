@@ -40,6 +40,10 @@ const MARK_APPLIED = insertRow("applied", ["entry_id", "session_id", "result", "
   tail: `ON CONFLICT (entry_id) DO UPDATE SET session_id = excluded.session_id, result = excluded.result,
     applied_seq = excluded.applied_seq, applied_at = excluded.applied_at`,
 });
+/** A replay's result replaces the one kept before (a call replayed again). */
+const KEEP_REPLAY = insertRow("replay_results", ["entry_id", "session_id", "result", "replayed_at"], {
+  tail: `ON CONFLICT (entry_id) DO UPDATE SET session_id = excluded.session_id, result = excluded.result, replayed_at = excluded.replayed_at`,
+});
 const INSERT_MOVE = insertRow(
   "moves",
   ["id", "session_id", "kind", "spec", "status", "pid", "pid_start", "lease_until", "created_at", "finished_at"],
@@ -59,8 +63,11 @@ const s = {
   appliedCalls: `SELECT e.id, e.branch_id AS "branchId", e.position FROM applied a JOIN entries e ON e.id = a.entry_id
     WHERE a.session_id = $1 ORDER BY a.applied_seq DESC`,
   unmarkApplied: `DELETE FROM applied WHERE entry_id = $1`,
-  lastReplay: `SELECT s.result FROM move_steps s JOIN moves m ON m.id = s.move_id
-    WHERE m.session_id = $1 AND s.entry_id = $2 AND s.op = 'replay' AND s.status = 'done' ORDER BY m.seq DESC, s.idx DESC LIMIT 1`,
+  // The kept result, else (a replay recorded before results were kept) the journal's newest: one round trip.
+  lastReplay: `SELECT result FROM (SELECT 0 AS k, result FROM replay_results WHERE session_id = $1 AND entry_id = $2
+    UNION ALL (SELECT 1, s.result FROM move_steps s JOIN moves m ON m.id = s.move_id
+      WHERE m.session_id = $1 AND s.entry_id = $2 AND s.op = 'replay' AND s.status = 'done' ORDER BY m.seq DESC, s.idx DESC LIMIT 1)) r
+    ORDER BY k LIMIT 1`,
   uncertainInvocations: `SELECT DISTINCT s.entry_id FROM move_steps s JOIN moves m ON m.id = s.move_id WHERE m.session_id = $1 AND s.status = 'unknown'`,
   unknownSteps: `SELECT ${STEP_COLS} FROM move_steps WHERE move_id IN (SELECT id FROM moves WHERE session_id = $1) AND entry_id = $2
     AND status = 'unknown' ORDER BY move_id, idx`,
@@ -96,6 +103,9 @@ export function movesTx(sql: Sql): MovesTx {
       yield* sql.later(s.unmarkApplied, [entryId]);
     },
 
+    *keepReplayResult(entryId: string, sessionId: string, result: string | null, at: number) {
+      yield* sql.later(KEEP_REPLAY, [entryId, sessionId, result, at], true);
+    },
     *lastReplay(sessionId: string, entryId: string) {
       return (yield* sql.rows<{ result: string | null }>(s.lastReplay, [sessionId, entryId]))[0];
     },

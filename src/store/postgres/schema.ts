@@ -284,6 +284,25 @@ export const applied = pgTable(
 );
 
 /**
+ * The result of each invocation's most recent replay by a move (a replay that finished, or one a crash interrupted that
+ * `resolveToolCall` says succeeded), kept past `prune` of the move that journaled it: a move that marks the invocation
+ * applied again with restored files (which hold that replay's effect) gives its later undo this result. One world's
+ * knowledge: not exported, imported or cloned.
+ */
+export const replayResults = pgTable(
+  "replay_results",
+  {
+    entryId: text("entry_id")
+      .primaryKey()
+      .references(() => entries.id),
+    sessionId: text("session_id").notNull(),
+    result: text("result"),
+    replayedAt: time("replayed_at").notNull(),
+  },
+  (t) => [index("replay_results_session").on(t.sessionId)],
+);
+
+/**
  * The workspace paths each `invoke` changed while it ran (JSON array of paths, relative to the workspace; `[]`: it changed
  * none), as its run's scan found them. Calls without a row (recorded before it was kept, or run without a local
  * workspace) are inferred from the snapshots around them. One world's knowledge: not exported, imported or cloned.

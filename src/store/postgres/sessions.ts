@@ -58,6 +58,7 @@ export const DELETE_SESSION = [
   `DELETE FROM tool_results WHERE entry_id IN (SELECT e.id FROM entries e JOIN branches b ON b.id = e.branch_id WHERE b.session_id = $1)`,
   `DELETE FROM applied WHERE session_id = $1`,
   `DELETE FROM call_paths WHERE session_id = $1`,
+  `DELETE FROM replay_results WHERE session_id = $1`,
   `DELETE FROM running_calls WHERE session_id = $1`,
   `DELETE FROM imported_calls WHERE session_id = $1`,
   `DELETE FROM move_steps WHERE move_id IN (SELECT id FROM moves WHERE session_id = $1)`,

@@ -21,6 +21,7 @@ export const TABLES = [
   "move_history",
   "move_steps",
   "moves",
+  "replay_results",
   "requests",
   "running_calls",
   "sessions",

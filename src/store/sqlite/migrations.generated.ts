@@ -323,5 +323,14 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
       "CREATE TABLE `call_paths` (\n\t`entry_id` text PRIMARY KEY NOT NULL,\n\t`session_id` text NOT NULL,\n\t`paths` text NOT NULL,\n\tFOREIGN KEY (`entry_id`) REFERENCES `entries`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
       "\nCREATE INDEX `call_paths_session` ON `call_paths` (`session_id`);"
     ]
+  },
+  {
+    "tag": "0026_replay_results",
+    "folderMillis": 1795965100216,
+    "hash": "38cdc36abd0ec544824a3e88ef244b06470d69237da6965964450e20353c30ce",
+    "sql": [
+      "CREATE TABLE `replay_results` (\n\t`entry_id` text PRIMARY KEY NOT NULL,\n\t`session_id` text NOT NULL,\n\t`result` text,\n\t`replayed_at` integer NOT NULL,\n\tFOREIGN KEY (`entry_id`) REFERENCES `entries`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
+      "\nCREATE INDEX `replay_results_session` ON `replay_results` (`session_id`);"
+    ]
   }
 ];

@@ -33,7 +33,9 @@ export function movesTx(db: Database.Database): MovesTx {
       `INSERT INTO move_steps (move_id, idx, op, entry_id, status, result, error) VALUES (@moveId, @idx, @op, @entryId, @status, @result, @error)`,
     ),
     steps: p(`SELECT ${STEP_COLS} FROM move_steps WHERE move_id = ? ORDER BY idx`),
-    lastReplay: p(`SELECT s.result FROM move_steps s JOIN moves m ON m.id = s.move_id
+    keepReplay: p(`INSERT OR REPLACE INTO replay_results (entry_id, session_id, result, replayed_at) VALUES (?, ?, ?, ?)`),
+    keptReplay: p(`SELECT result FROM replay_results WHERE session_id = ? AND entry_id = ?`),
+    journaledReplay: p(`SELECT s.result FROM move_steps s JOIN moves m ON m.id = s.move_id
       WHERE m.session_id = ? AND s.entry_id = ? AND s.op = 'replay' AND s.status = 'done' ORDER BY m.seq DESC, s.idx DESC LIMIT 1`),
     // Fenced: a move taken over by another process is no longer its old owner's to write.
     setStep: p(`UPDATE move_steps SET status = ?, result = ?, error = ? WHERE move_id = ? AND idx = ?
@@ -77,8 +79,12 @@ export function movesTx(db: Database.Database): MovesTx {
       s.unmarkApplied.run(entryId);
     },
 
+    *keepReplayResult(entryId: string, sessionId: string, result: string | null, at: number) {
+      s.keepReplay.run(entryId, sessionId, result, at);
+    },
+    // A replay recorded before results were kept is in the journal only (until its move is deleted).
     *lastReplay(sessionId: string, entryId: string) {
-      return s.lastReplay.get(sessionId, entryId) as { result: string | null } | undefined;
+      return (s.keptReplay.get(sessionId, entryId) ?? s.journaledReplay.get(sessionId, entryId)) as { result: string | null } | undefined;
     },
     *uncertainInvocations(sessionId: string) {
       return (s.uncertain.all(sessionId) as { id: string }[]).map((r) => r.id);

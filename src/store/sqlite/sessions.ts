@@ -47,6 +47,7 @@ export const DELETE_SESSION = [
   `DELETE FROM tool_results WHERE entry_id IN (SELECT e.id FROM entries e JOIN branches b ON b.id = e.branch_id WHERE b.session_id = ?)`,
   `DELETE FROM applied WHERE session_id = ?`,
   `DELETE FROM call_paths WHERE session_id = ?`,
+  `DELETE FROM replay_results WHERE session_id = ?`,
   `DELETE FROM running_calls WHERE session_id = ?`,
   `DELETE FROM imported_calls WHERE session_id = ?`,
   `DELETE FROM move_steps WHERE move_id IN (SELECT id FROM moves WHERE session_id = ?)`,

@@ -424,6 +424,19 @@ async function scenario(store: Store): Promise<Log> {
     yield* tx.unmarkApplied("s1-b1-e5");
     return { both, again, after: yield* tx.appliedTools("s1"), tool: yield* tx.getTool("s1-b1-e4"), other: yield* tx.appliedTools("s2") };
   });
+  await w("replay results", "s1", function* (tx) {
+    const journaled = yield* tx.lastReplay("s1", "s1-b1-e5");
+    yield* tx.keepReplayResult("s1-b1-e5", "s1", '"kept"', at(73));
+    const kept = yield* tx.lastReplay("s1", "s1-b1-e5");
+    yield* tx.keepReplayResult("s1-b1-e5", "s1", null, at(74));
+    yield* tx.keepReplayResult("s1-b1-e4", "s1", '"newer"', at(75));
+    return {
+      journaled,
+      kept,
+      after: [yield* tx.lastReplay("s1", "s1-b1-e5"), yield* tx.lastReplay("s1", "s1-b1-e4")],
+      other: yield* tx.lastReplay("s2", "s1-b1-e4"),
+    };
+  });
 
   // Workspaces, their stat caches, contents (as they are and in packs), trees and manifests.
   const blob = (text: string) => Buffer.from(text, "utf8");
@@ -549,6 +562,8 @@ async function scenario(store: Store): Promise<Log> {
       yield* tx.runningMoves(),
       yield* tx.moveSteps("mv2"),
       yield* tx.uncertainInvocations("s1"),
+      yield* tx.lastReplay("s1", "s1-b1-e4"),
+      yield* tx.lastReplay("s1", "s1-b1-e5"),
     ];
   });
   await w("resolve unknown step", "s1", function* (tx) {

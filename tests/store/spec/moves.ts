@@ -161,6 +161,30 @@ export function movesSpec(store: () => Store): void {
     expect(await last()).toBeUndefined();
   });
 
+  it("keeps a replay's result past the deletion of its move, newest kept first, then the journal's", async () => {
+    await seed(store(), "kr", "alice", 2);
+    const last = (sessionId = "kr") => store().read((tx) => tx.lastReplay(sessionId, "kr-b1-e3"));
+    await store().write({ sessionId: "kr" }, function* (tx) {
+      yield* tx.insertEntry(tool("kr-b1", 3));
+      yield* tx.insertMove(move("kr1", "kr", first), null);
+      yield* tx.insertMoveSteps([
+        { moveId: "kr1", idx: 0, op: "replay", entryId: "kr-b1-e3", status: "done", result: '"journal"', error: null },
+      ]);
+      yield* tx.finishMove("kr1", "done", at(80));
+    });
+    // Recorded before results were kept: the journal's.
+    expect(await last()).toEqual({ result: '"journal"' });
+    await store().write({ sessionId: "kr" }, (tx) => tx.keepReplayResult("kr-b1-e3", "kr", '{"n":1}', at(81)));
+    expect(await last()).toEqual({ result: '{"n":1}' });
+    await store().write({ sessionId: "kr" }, (tx) => tx.keepReplayResult("kr-b1-e3", "kr", null, at(82)));
+    expect(await last()).toEqual({ result: null });
+    await store().write({ sessionId: "kr" }, (tx) => tx.keepReplayResult("kr-b1-e3", "kr", '{"n":2}', at(83)));
+    expect(await store().write({ sessionId: "kr" }, (tx) => tx.deleteFinishedMoves("kr"))).toBe(1);
+    expect(await last()).toEqual({ result: '{"n":2}' });
+    expect(await last("mv")).toBeUndefined();
+    expect(await store().read((tx) => tx.lastReplay("kr", "kr-b1-e1"))).toBeUndefined();
+  });
+
   it("on lease stores, refuses to take over a move whose lease holds", async () => {
     if (store().capabilities.ownership !== "lease") return;
     await store().write({ sessionId: "mv" }, (tx) => tx.insertMove(move("mv-held", "mv", first), 60_000));
