@@ -33,9 +33,10 @@ afterEach(async () => {
   removeDir(dir);
 });
 
-/** stall_write after `start`, undone by a rollback; a child's switch back is killed inside its replay. */
-async function killedInsideReplay(): Promise<{ s: SessionHandle; start: string; root: string; call: string; file: string }> {
-  const file = path.join(dir, "out.txt");
+/** stall_write (to `file`) after `start`, undone by a rollback; a child's switch back is killed inside its replay. */
+async function killedInsideReplay(
+  file = path.join(dir, "out.txt"),
+): Promise<{ s: SessionHandle; start: string; root: string; call: string; file: string }> {
   let s = await open().createSession({ userId: "u" });
   const start = (await s.checkpoint({ name: "start" })).id;
   await s.invoke("stall_write", { path: file, text: "s" });
@@ -84,4 +85,25 @@ it("a replay resolved as failed leaves the call unapplied: the next move to its 
   expect(again.replayed.map((t) => t.id)).toEqual([call]);
   expect(again.unknown).toEqual([]);
   expect(readOrNull(file)).toBe("s");
+});
+
+// A replay resolved as finished is an application with its result, kept past prune as a replay's: files restored later
+// hold its effect, so the call marked applied again by them carries that result, not its first run's.
+it("a replay resolved as finished keeps its result past prune for a call restored files mark applied again", async () => {
+  const ws = path.join(dir, "ws");
+  fs.mkdirSync(ws);
+  const { s, start, root, call, file } = await killedInsideReplay(path.join(ws, "out.txt"));
+  fs.writeFileSync(file, "s");
+  await s.resolveToolCall(call, { status: "succeeded", result: { previous: "by the replay" } });
+  await s.attachWorkspace(ws);
+  await s.checkpoint({ name: "at" }); // captures the resolved replay's effect
+  await s.rollback(start, { scope: "conversation" });
+  expect([undone, readOrNull(file)]).toEqual([[{ previous: "by the replay" }], null]);
+  expect((await fp.prune()).moves).toBeGreaterThan(0);
+
+  undone.length = 0;
+  const back = await s.switchBranch(root, { scope: "both" });
+  expect([back.replayed, readOrNull(file)]).toEqual([[], "s"]);
+  await s.rollback(start, { scope: "conversation" });
+  expect(undone).toEqual([{ previous: "by the replay" }]);
 });
