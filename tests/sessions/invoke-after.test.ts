@@ -1,6 +1,7 @@
 // invoke / recordToolCall with `after: messageId`: an agent loop's calls follow its question on its own lineage, as
 // messages appended `after` it do. Off the current branch (another tab appended, or moved), the call's effect is held
-// in the world: a later switch to its branch keeps it (never run again) and any other move undoes it, each once.
+// in the world: a later switch to its branch keeps it (never run again) and any other move undoes it (unless it restores
+// files taken while it was held, which hold it), each effect once.
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -130,5 +131,39 @@ describe("invoke after a message", () => {
     }
     expect(await dumpOf(db)).toEqual(dump);
     expect([ops(), fs.existsSync(file)]).toEqual([[], false]);
+  });
+
+  it('with a workspace and scope "both": each move gives the off-branch call\'s effect once, as the files it restores hold it', async () => {
+    const { fp } = dbs.open({ tools: [appendLineTool()] });
+    const ws = tempDir();
+    const log = path.join(ws, "log.txt");
+    fs.writeFileSync(log, "");
+    const s = await fp.createSession({ userId: "u" });
+    await s.attachWorkspace(ws);
+    await s.checkpoint({ name: "start" });
+    const [question] = await s.append({ role: "user", content: "q" });
+    const root = (await s.info()).currentBranchId;
+    await s.append({ role: "user", content: "the other tab's" });
+    await s.invoke("append_line", { path: log, line: "a" }, { after: question!.id });
+    const [answer] = await s.append({ role: "assistant", content: "done" }, { after: question!.id });
+    const fork = answer!.branchId;
+    // Taken while the call is held: these files hold its effect, so a move restoring them keeps it (never twice).
+    const held = await s.checkpoint({ name: "the other tab's, with the call held" });
+    const read = () => fs.readFileSync(log, "utf8");
+
+    await s.switchBranch(fork, { scope: "both" });
+    expect([read(), (await s.toolTrack()).map((t) => t.applied)]).toEqual(["a\n", [true]]);
+    await s.switchBranch(root, { scope: "both" });
+    expect(read()).toBe("a\n");
+    await s.switchBranch(fork, { scope: "both" });
+    expect(read()).toBe("a\n");
+    await s.switchBranch(root);
+    expect(read()).toBe("");
+    await s.switchBranch(fork);
+    expect(read()).toBe("a\n");
+    await s.rollback(held.id, { scope: "both" });
+    expect(read()).toBe("a\n");
+    await s.switchBranch(fork, { scope: "both" });
+    expect([read(), (await s.toolTrack()).map((t) => t.applied)]).toEqual(["a\n", [true]]);
   });
 });
