@@ -5,6 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { appendLineTool, readOrNull, tempDir, type ToolCallRecord } from "../fixtures/file-tools.js";
+import { sqlOn } from "../fixtures/backend.js";
 import { tempDatabases } from "../helpers.js";
 
 const dbs = tempDatabases();
@@ -14,7 +15,7 @@ const dbs = tempDatabases();
  * `at` that captures the file with that replay's line. The call is then undone by a "both" rollback to `start`.
  */
 async function replayedAtAnotherSize(calls: ToolCallRecord[]) {
-  const { fp } = dbs.open({ tools: [appendLineTool({ calls })] });
+  const { fp, path: dbFile } = dbs.open({ tools: [appendLineTool({ calls })] });
   const ws = tempDir();
   const log = path.join(ws, "log.txt");
   fs.writeFileSync(log, "");
@@ -31,7 +32,7 @@ async function replayedAtAnotherSize(calls: ToolCallRecord[]) {
   await s.checkpoint({ name: "at" }); // captures the replay's line after the hand edit
   await s.rollback(start.id, { scope: "both" });
   expect(readOrNull(log)).toBe("");
-  return { fp, s, log, start, head };
+  return { fp, dbFile, s, log, start, head };
 }
 
 describe("a call marked applied again with restored files", () => {
@@ -74,4 +75,17 @@ describe("a call marked applied again with restored files", () => {
       expect(readOrNull(log)).toBe("hand\n");
     },
   );
+
+  // A database written before replay results were kept holds the replay in its move journal only (until prune).
+  it("replayed before results were kept, its move still journaled: a later undo gets the journal's replay result", async () => {
+    const calls: ToolCallRecord[] = [];
+    const { dbFile, s, log, start, head } = await replayedAtAnotherSize(calls);
+    await sqlOn(dbFile, `DELETE FROM replay_results`);
+    await s.switchBranch(head, { scope: "both" });
+    expect(readOrNull(log)).toBe("hand\nx\n");
+    const before = calls.length;
+    await s.rollback(start.id, { scope: "conversation" });
+    expect(calls.slice(before)).toMatchObject([{ op: "undo", result: { sizeBefore: 5 } }]);
+    expect(readOrNull(log)).toBe("hand\n");
+  });
 });
