@@ -45,6 +45,7 @@ export type {
   WriteOptions,
   AppendOptions,
   ToolCallOptions,
+  InvokeOptions,
   CheckpointOptions,
   IfAt,
   RecordToolCallInput,

@@ -139,6 +139,11 @@ export const writeOptions = z.strictObject(writeFields);
 export const appendOptions = writeOptions.extend({ after: name().optional() });
 /** `invoke` and `recordToolCall`'s last argument: a write's, and `after` (the message the call follows, on its own lineage). */
 export const toolCallOptions = writeOptions.extend({ after: name().optional() });
+/**
+ * `invoke`'s last argument: a tool call's, and `callId` (the framework's id of the call, as `recordToolCall` takes it:
+ * a message naming it as caused, as a LangGraph input does, forks before it when edited).
+ */
+export const invokeOptions = toolCallOptions.extend({ callId: name().optional() });
 /** `checkpoint()`'s options: the checkpoint's fields, a `requestId` and an `ifAt`. */
 export const checkpointOptions = checkpointInput.extend(writeFields);
 /** `edit` / `regenerate` options: the move's, plus a checkpoint written with the new message. */
@@ -200,6 +205,7 @@ export type MoveOptions = z.input<typeof moveOptions>;
 export type WriteOptions = z.input<typeof writeOptions>;
 export type AppendOptions = z.input<typeof appendOptions>;
 export type ToolCallOptions = z.input<typeof toolCallOptions>;
+export type InvokeOptions = z.input<typeof invokeOptions>;
 export type CheckpointOptions = z.input<typeof checkpointOptions>;
 export type IfAt = z.input<typeof ifAt>;
 export type EditOptions = z.input<typeof editOptions>;

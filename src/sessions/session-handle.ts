@@ -34,7 +34,10 @@ import {
   type RecordToolCallInput,
   type ResolveToolCallInput,
   type ToolCallOptions,
+  type InvokeOptions,
   type WriteOptions,
+  invokeOptions,
+  parseOptions,
 } from "../models/inputs.js";
 import type { JsonInput, JsonValue } from "../models/json.js";
 import type {
@@ -234,20 +237,25 @@ export class SessionHandle {
    * messages do: on the current branch while it is the lineage's last message (tool calls and state changes after it
    * do not count); once the session moved on, on the branch whose last message it is, or a new branch forked right
    * after it. The current branch stays: the call's effect is then held as a call off the lineage (the next move undoes
-   * it, unless it goes to the call's branch, which then does not run it again).
+   * it, unless it goes to the call's branch, which then does not run it again). With `{ callId }` (the framework's id
+   * of the call, as a LangGraph tool's `config.toolCall.id`) the call is recorded under it, as `recordToolCall`'s: a
+   * LangGraph input saved after its run's calls names them, so that an edit of it undoes them.
    * @example const { bytes } = await s.invoke(writeFile, { path: "a.txt", text: "hi" }, { requestId: "write-1" })
    */
   invoke<Args extends JsonValue, Result extends JsonValue | void>(
     tool: ToolDefinition<Args, Result>,
     args: Args,
-    options?: ToolCallOptions,
+    options?: InvokeOptions,
   ): Promise<Result>;
-  invoke(tool: string, args?: JsonInput, options?: ToolCallOptions): Promise<any>;
-  invoke(tool: string | ToolDefinition, args: JsonInput = {}, options?: ToolCallOptions): Promise<any> {
+  invoke(tool: string, args?: JsonInput, options?: InvokeOptions): Promise<any>;
+  invoke(tool: string | ToolDefinition, args: JsonInput = {}, options?: InvokeOptions): Promise<any> {
     // A definition (typed form) names its tool; it must be the one registered, so its types are the ones that run.
     return this.#run(async (ctx, ref) => {
       const name = ctx.tools.nameOf(typeof tool === "object" && tool !== null ? tool : id(tool, "tool"));
-      return invoke(ctx, ref, name, args, {}, options);
+      // A call id is the call's own field, not a write option: checked here, and passed as the adapters pass theirs.
+      if (typeof options !== "object" || options === null || !("callId" in options)) return invoke(ctx, ref, name, args, {}, options);
+      const { callId, ...rest } = parseOptions(invokeOptions, options, "options");
+      return invoke(ctx, ref, name, args, { callId: callId ?? null }, rest);
     });
   }
 
