@@ -88,4 +88,17 @@ describe("a call marked applied again with restored files", () => {
     expect(calls.slice(before)).toMatchObject([{ op: "undo", result: { sizeBefore: 5 } }]);
     expect(readOrNull(log)).toBe("hand\n");
   });
+
+  // The world's knowledge, as the applied set is: a copy's calls ran in another world, whose files are not its own.
+  it("keeps a replay's result for its own session only: a clone and an import carry none", async () => {
+    const calls: ToolCallRecord[] = [];
+    const { fp, dbFile, s } = await replayedAtAnotherSize(calls);
+    const kept = (file: string, sessionId: string) => sqlOn(file, `SELECT result FROM replay_results WHERE session_id = $1`, [sessionId]);
+    expect(await kept(dbFile, s.id)).toHaveLength(1);
+    const clone = await fp.clone(s.id, { userId: "u" });
+    // An import keeps ids: into another database.
+    const other = dbs.open({ tools: [appendLineTool({ calls })] });
+    const imported = await other.fp.importSession(await fp.exportSession(s.id, { userId: "u" }), { userId: "u" });
+    expect([await kept(dbFile, clone.id), await kept(other.path, imported.id)]).toEqual([[], []]);
+  });
 });
