@@ -18,7 +18,8 @@ import {
   type EntryFields,
   type SessionRef,
 } from "../sessions/langgraph-bridge.js";
-import { fromMessage, toMessageInput } from "./messages.js";
+import { toMessageInputs } from "./caused-calls.js";
+import { fromMessage } from "./messages.js";
 import { extendsMirror, fieldsOf, mirrorOf, type Mirror, type MirrorItems } from "./mirror-cache.js";
 import { serializeItems, versionKey, type SaverParts } from "./saver-parts.js";
 import { resolveSynthesized } from "./thread-head.js";
@@ -125,7 +126,7 @@ export async function land(
             ? { fields: whole.mirrored.fields.slice(n), serialized: (await whole.serialized).slice(n) }
             : null;
       // Not taken then, or refused by the serializer then (serialized again, it says which).
-      append = (taken?.serialized ?? (await serializeItems(parts, added))).map(toMessageInput);
+      append = toMessageInputs(taken?.serialized ?? (await serializeItems(parts, added)));
       const fields = taken?.fields ?? added.map(fieldsOf);
       outcome = {
         messagesVersion,
@@ -145,7 +146,7 @@ export async function land(
         outcome = { messagesVersion: null, mirrored: null, asValue: true };
       } else {
         if (common < old.length) editAt = old[common]!.id;
-        append = serialized.slice(common).map(toMessageInput);
+        append = toMessageInputs(serialized.slice(common));
         outcome = { messagesVersion, mirrored, asValue: false };
       }
     }

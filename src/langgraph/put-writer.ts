@@ -20,7 +20,7 @@ import {
   type SessionRef,
   type WithinMove,
 } from "../sessions/langgraph-bridge.js";
-import { toMessageInput } from "./messages.js";
+import { toMessageInputs } from "./caused-calls.js";
 import type { Mirror, MirrorItems } from "./mirror-cache.js";
 import { land, parentAt, refuseTakenId, serializeNew, validateMessages, type Landing, type PreparedPut } from "./put-plan.js";
 import { serializeItems, type SaverParts } from "./saver-parts.js";
@@ -67,7 +67,7 @@ export class PutWriter {
     const serialized = news ? await news.serialized : [];
     // Refused items: the general path reports it, after the checks that come first there (a taken checkpoint id).
     if (serialized === null) return null;
-    const append = serialized.map(toMessageInput);
+    const append = toMessageInputs(serialized);
     const parts = this.#parts;
     const written = await store.write({ sessionId }, (tx) => putAtHeadUnit(tx, put, sessionId, cached, parts, ctx, append));
     if (!written) return null;
@@ -107,7 +107,7 @@ export class PutWriter {
     const thread = await findThread(ctx, put.userId, threadId, ns);
     if (thread) return thread;
     if (put.items)
-      validateMessages(this.#parts, ctx, (await (put.whole?.serialized ?? serializeItems(this.#parts, put.items))).map(toMessageInput), 0);
+      validateMessages(this.#parts, ctx, toMessageInputs(await (put.whole?.serialized ?? serializeItems(this.#parts, put.items))), 0);
     return createThread(ctx, put.userId, threadId, ns);
   }
 
