@@ -6,4 +6,12 @@ CREATE TABLE `replay_results` (
 	FOREIGN KEY (`entry_id`) REFERENCES `entries`(`id`) ON UPDATE no action ON DELETE no action
 );
 --> statement-breakpoint
-CREATE INDEX `replay_results_session` ON `replay_results` (`session_id`);
+CREATE INDEX `replay_results_session` ON `replay_results` (`session_id`);--> statement-breakpoint
+-- Replays a database journaled before this table: kept here too, so prune's deleting their moves loses none.
+INSERT INTO `replay_results` (`entry_id`, `session_id`, `result`, `replayed_at`)
+SELECT `entry_id`, `session_id`, `result`, `replayed_at` FROM (
+  SELECT s.`entry_id`, m.`session_id`, s.`result`, coalesce(m.`finished_at`, m.`created_at`) AS `replayed_at`,
+    row_number() OVER (PARTITION BY s.`entry_id` ORDER BY m.`seq` DESC, s.`idx` DESC) AS `newest`
+  FROM `move_steps` s JOIN `moves` m ON m.`id` = s.`move_id`
+  WHERE s.`op` = 'replay' AND s.`status` = 'done' AND s.`entry_id` IN (SELECT `id` FROM `entries`)
+) WHERE `newest` = 1;

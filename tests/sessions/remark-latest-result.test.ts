@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { appendLineTool, readOrNull, tempDir, type ToolCallRecord } from "../fixtures/file-tools.js";
-import { sqlOn } from "../fixtures/backend.js";
+import { onPostgres, sqlOn } from "../fixtures/backend.js";
 import { tempDatabases } from "../helpers.js";
 
 const dbs = tempDatabases();
@@ -85,6 +85,25 @@ describe("a call marked applied again with restored files", () => {
     expect(readOrNull(log)).toBe("hand\nx\n");
     const before = calls.length;
     await s.rollback(start.id, { scope: "conversation" });
+    expect(calls.slice(before)).toMatchObject([{ op: "undo", result: { sizeBefore: 5 } }]);
+    expect(readOrNull(log)).toBe("hand\n");
+  });
+
+  // A database migrated to kept replay results finds the replays its journal holds kept too: prune then loses none.
+  it("upgraded from before results were kept: the journal's replay result survives a later prune", async () => {
+    const calls: ToolCallRecord[] = [];
+    const { fp, dbFile, s, log, start, head } = await replayedAtAnotherSize(calls);
+    await fp.close();
+    const migrations = onPostgres ? "drizzle.__forkpoint_migrations" : "__drizzle_migrations";
+    await sqlOn(dbFile, `DROP TABLE replay_results`);
+    await sqlOn(dbFile, `DELETE FROM ${migrations} WHERE created_at = (SELECT max(created_at) FROM ${migrations})`);
+    const upgraded = dbs.open({ path: dbFile, tools: [appendLineTool({ calls })] }).fp;
+    expect((await upgraded.prune()).moves).toBeGreaterThan(0);
+    const again = await upgraded.getSession(s.id, { userId: "u" });
+    await again.switchBranch(head, { scope: "both" });
+    expect(readOrNull(log)).toBe("hand\nx\n");
+    const before = calls.length;
+    await again.rollback(start.id, { scope: "conversation" });
     expect(calls.slice(before)).toMatchObject([{ op: "undo", result: { sizeBefore: 5 } }]);
     expect(readOrNull(log)).toBe("hand\n");
   });

@@ -267,11 +267,12 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
   {
     "tag": "0021_replay_results",
     "folderMillis": 1795965104468,
-    "hash": "7bd194c38d33f28415d3ee5dac7a1cd6d5c390e2e349d0bfb72e1be71f1d113f",
+    "hash": "84edaa71a625ec4236d4a940781f2f7c820d86ef123da42af4149c65b1a87b76",
     "sql": [
       "CREATE TABLE \"replay_results\" (\n\t\"entry_id\" text COLLATE \"C\" PRIMARY KEY NOT NULL,\n\t\"session_id\" text COLLATE \"C\" NOT NULL,\n\t\"result\" text COLLATE \"C\",\n\t\"replayed_at\" double precision NOT NULL\n);\n",
       "\nALTER TABLE \"replay_results\" ADD CONSTRAINT \"replay_results_entry_id_entries_id_fk\" FOREIGN KEY (\"entry_id\") REFERENCES \"public\".\"entries\"(\"id\") ON DELETE no action ON UPDATE no action;",
-      "\nCREATE INDEX \"replay_results_session\" ON \"replay_results\" USING btree (\"session_id\");"
+      "\nCREATE INDEX \"replay_results_session\" ON \"replay_results\" USING btree (\"session_id\");",
+      "\n-- Replays a database journaled before this table: kept here too, so prune's deleting their moves loses none.\nINSERT INTO \"replay_results\" (\"entry_id\", \"session_id\", \"result\", \"replayed_at\")\nSELECT DISTINCT ON (s.\"entry_id\") s.\"entry_id\", m.\"session_id\", s.\"result\", coalesce(m.\"finished_at\", m.\"created_at\")\nFROM \"move_steps\" s JOIN \"moves\" m ON m.\"id\" = s.\"move_id\"\nWHERE s.\"op\" = 'replay' AND s.\"status\" = 'done' AND s.\"entry_id\" IN (SELECT \"id\" FROM \"entries\")\nORDER BY s.\"entry_id\", m.\"seq\" DESC, s.\"idx\" DESC;\n"
     ]
   }
 ];
