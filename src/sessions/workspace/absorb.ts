@@ -76,10 +76,7 @@ export async function absorbChanges(ctx: EngineContext, sessionId: string, befor
       return;
     }
     const stats = state.cache.toRows();
-    await ctx.store.write({ sessionId }, function* (tx) {
-      yield* absorbChangesUnit(tx, sessionId, touched, ctx, stats);
-      if (callId !== undefined) yield* recordPathsUnit(tx, sessionId, callId, changed);
-    });
+    await ctx.store.write({ sessionId }, (tx) => absorbChangesUnit(tx, sessionId, touched, ctx, stats, callId, changed));
     state.cache.markStored(stats);
   } catch (error) {
     // The tool call or move itself succeeded; its file changes then count as drift until the next checkpoint.
@@ -89,7 +86,16 @@ export async function absorbChanges(ctx: EngineContext, sessionId: string, befor
   }
 }
 
-function* absorbChangesUnit(tx: Tx, sessionId: string, touched: Map<string, string | null>, ctx: EngineContext, stats: StatRows) {
+/** Makes the changed files known, and records them as call `callId`'s when given (an `invoke`'s own run). */
+function* absorbChangesUnit(
+  tx: Tx,
+  sessionId: string,
+  touched: Map<string, string | null>,
+  ctx: EngineContext,
+  stats: StatRows,
+  callId: string | undefined,
+  changed: readonly string[],
+) {
   const current = (yield* tx.getWorkspace(sessionId))!;
   const reader = new TreeReader();
   const known = yield* reader.rootOf(tx, current.manifestId);
@@ -100,6 +106,7 @@ function* absorbChangesUnit(tx: Tx, sessionId: string, touched: Map<string, stri
   yield* tx.insertTrees([...[...reader.ephemeralBodies].map(([hash, body]) => ({ hash, body })), ...applied.trees]);
   yield* tx.setWorkspaceManifest(sessionId, yield* tx.putManifest(applied.root, "{}", applied.root), ctx.now());
   yield* tx.putWorkspaceStats(sessionId, stats.rows, stats.deleted);
+  if (callId !== undefined) yield* recordPathsUnit(tx, sessionId, callId, changed);
 }
 
 /** Records the paths call `callId` changed while it ran, unless its session was deleted meanwhile. */
