@@ -2,7 +2,8 @@
 // as soon as its invoke changed any workspace file, even when it also wrote outside them (another directory, or a path
 // the workspace excludes). A tool writing one file inside and one outside: after a rollback (scope "both") undoes it and
 // a switch back restores the snapshot holding its inside file, the call is applied again but its outside file is gone,
-// with nothing replayed and no drift reported.
+// with nothing replayed and no drift reported. Scope "files" has the same fault the other way: it marks such a call
+// unapplied while its outside effect stays, so a later move replays it and an append lands twice outside.
 import fs from "node:fs";
 import path from "node:path";
 import { expect, it } from "vitest";
@@ -13,6 +14,9 @@ import { tempDatabases } from "../helpers.js";
 const dbs = tempDatabases();
 
 type Args = { inside: string; outside: string; text: string };
+type AppendArgs = { inside: string; outside: string; line: string };
+type Sizes = { inside: number; outside: number };
+const sizeOf = (file: string) => (fs.existsSync(file) ? fs.statSync(file).size : 0);
 /** write_two: writes `text` to two files; undo deletes both. */
 const writeTwo = defineTool<Args, null>({
   name: "write_two",
@@ -50,3 +54,39 @@ for (const where of ["another directory", "a path the workspace excludes"]) {
     expect([readOrNull(inside), readOrNull(outside)]).toEqual(["1", "1"]);
   });
 }
+
+/** append_two: appends `line` to two files; undo truncates both back. */
+const appendTwo = defineTool<AppendArgs, Sizes>({
+  name: "append_two",
+  run: (args) => {
+    const sizes = { inside: sizeOf(args.inside), outside: sizeOf(args.outside) };
+    fs.appendFileSync(args.inside, `${args.line}\n`);
+    fs.appendFileSync(args.outside, `${args.line}\n`);
+    return sizes;
+  },
+  undo: ({ args, result }) => {
+    fs.truncateSync(args.inside, result.inside);
+    fs.truncateSync(args.outside, result.outside);
+  },
+});
+
+it.fails("a files-only rollback before such a call, then a move back to it: its outside line lands once", async () => {
+  const { fp } = dbs.open({ tools: [appendTwo] });
+  const root = tempDir("forkpoint-partly-outside-");
+  const ws = path.join(root, "ws");
+  fs.mkdirSync(ws);
+  const inside = path.join(ws, "a.txt");
+  const outside = path.join(root, "b.txt");
+  fs.writeFileSync(inside, "");
+  const s = await fp.createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  const start = await s.checkpoint({ name: "start" });
+  await s.append({ role: "user", content: "note it" });
+  await s.invoke("append_two", { inside, outside, line: "L" });
+  const noted = await s.checkpoint({ name: "noted" });
+  await s.rollback(start.id, { scope: "files" });
+  expect([readOrNull(inside), readOrNull(outside)]).toEqual(["", "L\n"]);
+
+  await s.rollback(noted.id, { scope: "conversation" });
+  expect([readOrNull(inside), readOrNull(outside)]).toEqual(["L\n", "L\n"]);
+});
