@@ -335,12 +335,16 @@ export async function runPostgresPart(o: PgPartOptions): Promise<PgResults | nul
     // Many writers: `processes` processes on one database, started together; then everything read back.
     const w = plan.writers;
     for (let i = 0; i < w.runs; i++) {
-      for (const system of (["pgpeer", "pg"] as const).filter((s) => systems.includes(s))) {
+      // Whichever system runs second meets the first one's dirty pages being written out: the order alternates by run,
+      // and each run starts after a CHECKPOINT.
+      const order = i % 2 === 0 ? (["pgpeer", "pg"] as const) : (["pg", "pgpeer"] as const);
+      for (const system of order.filter((s) => systems.includes(s))) {
         await attempt(`postgres writers ${system}`, async () => {
           const db = await fresh();
           const kids: Running<PgWriterResult>[] = [];
           try {
             await run({ kind: "pgprepare", system, url: db.url });
+            await admin(async (c) => void (await c.query("CHECKPOINT")));
             for (let k = 0; k < w.processes; k++) {
               const job: Job = { kind: "pgwriter", system, url: db.url, writer: k, sessions: w.sessions, turns: w.turns, barrier: true };
               kids.push(startChild<PgWriterResult>(build, root, job));
