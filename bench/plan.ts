@@ -117,7 +117,7 @@ export function makePlan(quick: boolean): Plan {
     postgres: {
       chat: pgChat,
       peerSkipped: pgSizes.filter(([, , peer]) => !peer).map(([n]) => n),
-      writers: { processes: 8, sessions: 25, turns: 20, runs: quick ? 1 : 2 },
+      writers: { processes: 8, sessions: 25, turns: 20, runs: quick ? 2 : 4 },
       wordsSize: 1000,
     },
   };
