@@ -168,7 +168,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
    * @example const s = await saver.sessionFor("t1", { userId: "alice" }); await s.rollback(cp.id);
    */
   sessionFor(threadId: string, options?: { userId?: string; checkpointNs?: string }): Promise<SessionHandle> {
-    return sessionFor(this.#parts, this.#fp, threadId, options);
+    return sessionFor(this.#parts, this, this.#fp, threadId, options);
   }
 
   /**

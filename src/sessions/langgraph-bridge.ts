@@ -91,7 +91,7 @@ export { engineOf, type Forkpoint } from "./forkpoint.js";
 export { GENESIS_HASH, canonicalJson, sha256 } from "./integrity/hashes.js";
 export { readVerifiedAfter } from "./log/verified-read.js";
 export type { VerifiedLineage } from "./log/verified-read.js";
-export { entryAt, lineageMessages } from "./log/lineage.js";
+export { entryAt, lastLineageMessage, lineageMessages } from "./log/lineage.js";
 export { headOf, headOfEntry, type Head } from "./core/head.js";
 export { LandingWrites } from "./core/landing-writes.js";
 export { writeCheckpoint, writeMessages, type EntryFields } from "./log/writer.js";

@@ -1,6 +1,8 @@
 // An edit of a LangGraph input undoes the tool calls its run's nodes journaled through the thread's session, under
 // every durability: under "exit" LangGraph saves the run's messages only once it ends, after those calls, so the input
-// names them (by the AI message's tool call ids, passed to `invoke` as `callId`). An app's own call stays.
+// names them (by the AI message's tool call ids, passed to `invoke` as `callId`). An app's own call stays. A run from an
+// older checkpoint (time travel) keeps its calls on its fork under "async" and "sync"; under "exit" its calls are refused
+// (`SESSION_MOVED`) before they are journaled or run, as its one put would fork away from them.
 import { AIMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
@@ -9,6 +11,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
+import { ConflictError } from "../../src/models/errors.js";
 import { appendLineTool, readOrNull, tempDir } from "../fixtures/file-tools.js";
 import { tempDatabases } from "../helpers.js";
 import { say, texts } from "./helpers.js";
@@ -16,12 +19,20 @@ import { say, texts } from "./helpers.js";
 const dbs = tempDatabases();
 const thread = { configurable: { thread_id: "t" } };
 
-/** An agent answering with `replies` in turn, whose ToolNode's append_line journals on the thread's session under its call's id. */
-function toolGraph(saver: ForkpointSaver, replies: AIMessage[]) {
+/**
+ * An agent answering with `replies` in turn, whose ToolNode's append_line journals on the thread's session under its
+ * call's id (what that call throws is pushed to `errors`, then thrown on).
+ */
+function toolGraph(saver: ForkpointSaver, replies: AIMessage[], errors: unknown[] = []) {
   const appendLine = tool(
     async (args, config) => {
       const s = await saver.sessionFor("t", { userId: "alice" });
-      await s.invoke("append_line", args, { callId: config.toolCall!.id });
+      try {
+        await s.invoke("append_line", args, { callId: config.toolCall!.id });
+      } catch (error) {
+        errors.push(error);
+        throw error;
+      }
       return "ok";
     },
     { name: "append_line", description: "appends a line", schema: z.object({ path: z.string(), line: z.string() }) },
@@ -74,13 +85,10 @@ describe("a forkpoint edit of a LangGraph input", () => {
 });
 
 describe("a LangGraph run from an older checkpoint (time travel)", () => {
-  // Pins a defect: under "exit", a run from an older checkpoint (time travel) journals its calls at the session's head,
-  // and its one put then forks at the older checkpoint, a move that undoes them: its messages say it wrote the line,
-  // the file has none. (Under "async" its input's put forks first, and its calls follow it.)
-  it.fails('keeps the calls its tool node made (durability "exit")', async () => {
+  /** Runs "hi", then "write one" (call c1), then "write two" (call c2) from the checkpoint after "hi"; returns what c2's call threw. */
+  async function timeTravel(durability: "exit" | "async" | "sync", log: string) {
     const { fp } = dbs.open({ tools: [appendLineTool()] });
     const saver = new ForkpointSaver(fp, { userId: "alice" });
-    const log = path.join(tempDir(), "log");
     const replies = [
       new AIMessage("hello"),
       new AIMessage({ content: "", tool_calls: [{ id: "c1", name: "append_line", args: { path: log, line: "one" } }] }),
@@ -88,11 +96,41 @@ describe("a LangGraph run from an older checkpoint (time travel)", () => {
       new AIMessage({ content: "", tool_calls: [{ id: "c2", name: "append_line", args: { path: log, line: "two" } }] }),
       new AIMessage("wrote two"),
     ];
-    const graph = toolGraph(saver, replies);
-    await graph.invoke(say("hi"), { ...thread, durability: "exit" });
+    const errors: unknown[] = [];
+    const graph = toolGraph(saver, replies, errors);
+    await graph.invoke(say("hi"), { ...thread, durability });
     const afterHi = (await graph.getState(thread)).config;
-    await graph.invoke(say("write one"), { ...thread, durability: "exit" });
-    await graph.invoke(say("write two"), { ...afterHi, durability: "exit" });
-    expect(readOrNull(log)).toBe("two\n");
+    await graph.invoke(say("write one"), { ...thread, durability });
+    expect(readOrNull(log)).toBe("one\n");
+    await graph.invoke(say("write two"), { ...afterHi, durability });
+    return { errors, s: await saver.sessionFor("t", { userId: "alice" }) };
+  }
+
+  // Under "exit" its calls would land at the session's head, and its one put then forks at the older checkpoint, a
+  // move that undoes them: each call is refused before it is journaled or run.
+  it('refuses its tool node\'s calls, journaling and running nothing (durability "exit")', async () => {
+    const log = path.join(tempDir(), "log");
+    const { errors, s } = await timeTravel("exit", log);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toBeInstanceOf(ConflictError);
+    expect(errors[0]).toMatchObject({ code: "SESSION_MOVED", message: expect.stringContaining('durability "async" or "sync"') });
+    // The run's fork undid c1; c2 never ran, and is journaled on no branch.
+    expect(readOrNull(log) ?? "").toBe("");
+    expect((await s.toolTrack()).map((t) => t.callId)).toEqual([]);
+    const old = (await s.branches()).find((b) => !b.current && b.head > 0)!;
+    await s.switchBranch(old.id);
+    expect(readOrNull(log)).toBe("one\n");
+    expect((await s.toolTrack()).map((t) => t.callId)).toEqual(["c1"]);
   });
+
+  // Under "async" or "sync" its input's put forks first, and its calls follow it onto the fork.
+  for (const durability of ["async", "sync"] as const) {
+    it(`keeps the calls its tool node made on its fork (durability "${durability}")`, async () => {
+      const log = path.join(tempDir(), "log");
+      const { errors, s } = await timeTravel(durability, log);
+      expect(errors).toEqual([]);
+      expect(readOrNull(log)).toBe("two\n");
+      expect((await s.toolTrack()).map((t) => t.callId)).toEqual(["c2"]);
+    });
+  }
 });

@@ -1,0 +1,87 @@
+// A graph node's tool call through `sessionFor` that would land on a lineage its run's own put then forks away from.
+// Under `durability: "exit"` a run from an older checkpoint (time travel) puts nothing until it ends: its calls would
+// be journaled at the session's head, and its one put then forks at that checkpoint, a move that undoes them. Such a
+// call is refused before anything is written or run; under "async" or "sync" the run's puts land first.
+import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
+import { ConflictError } from "../models/errors.js";
+import { canonicalJson, lastLineageMessage, ownedCurrent, toMessage, type SessionHandle } from "../sessions/langgraph-bridge.js";
+import { fromMessage } from "./messages.js";
+import { serializeItems, threadKey, type SaverParts } from "./saver-parts.js";
+
+/** What names the thread a handle of `sessionFor` belongs to, and the saver it came from. */
+export interface GuardedThread {
+  saver: unknown;
+  userId: string;
+  threadId: string;
+  ns: string;
+}
+
+/**
+ * The handle (a fresh one, `fp.getSession`'s), its calls (`invoke`, `recordToolCall`) refused while a run of the
+ * thread's graph would fork away from them. Own methods shadow the class's: the handle stays a `SessionHandle` itself
+ * (the adapters reach its engine through it).
+ */
+export function guardRunCalls(parts: SaverParts, handle: SessionHandle, thread: GuardedThread): SessionHandle {
+  for (const name of ["invoke", "recordToolCall"] as const) {
+    const method = handle[name] as (...args: unknown[]) => Promise<unknown>;
+    Object.defineProperty(handle, name, {
+      value: async (...args: unknown[]) => {
+        await refuseForkingRun(parts, handle, thread);
+        return method.apply(handle, args);
+      },
+      configurable: true,
+      writable: true,
+    });
+  }
+  return handle;
+}
+
+/**
+ * Refuses (`SESSION_MOVED`) a call made inside a node of a run of this saver's graph on this thread whose messages do
+ * not go on from the session's head: the run started from an older checkpoint, and none of its puts has landed (they
+ * are waited for first), so its put will fork and undo what lands at the head now. Outside a run, or where the run's
+ * messages cannot be read, nothing is refused.
+ */
+async function refuseForkingRun(parts: SaverParts, handle: SessionHandle, thread: GuardedThread): Promise<void> {
+  const list = runMessages(parts, thread);
+  if (list === undefined) return;
+  await parts.landing.settled(threadKey(thread.userId, thread.threadId, thread.ns));
+  const ctx = await parts.engine();
+  const head = await ctx.store.read(function* (tx) {
+    const { branch, head } = yield* ownedCurrent(tx, handle.id, thread.userId);
+    const last = head.msgCount === 0 ? undefined : yield* lastLineageMessage(tx, branch.id);
+    return { count: head.msgCount, last };
+  });
+  if (head.count === 0) return;
+  if (list.length >= head.count && head.last !== undefined) {
+    const [item] = await serializeItems(parts, [list[head.count - 1]]).catch(() => [undefined]);
+    if (item !== undefined && canonicalJson(fromMessage(toMessage(head.last))) === canonicalJson(item)) return;
+  }
+  throw new ConflictError(
+    `thread ${thread.threadId}: this run goes on from an older checkpoint than the session's head, and its put, which ` +
+      'forks there, has not landed: a call recorded now would be undone by that fork. Under durability "exit" a run ' +
+      'from an older checkpoint (time travel) cannot record tool calls: invoke it with durability "async" or "sync"',
+    "SESSION_MOVED",
+  );
+}
+
+/**
+ * The messages channel of the run the caller runs in, when it is a node of this saver's graph on the thread's root
+ * namespace (LangGraph's config of the running task, its `__pregel_read` of the step's channels); else undefined.
+ */
+function runMessages(parts: SaverParts, thread: GuardedThread): unknown[] | undefined {
+  const configurable = (AsyncLocalStorageProviderSingleton.getRunnableConfig() as { configurable?: Record<string, unknown> } | undefined)
+    ?.configurable;
+  if (!configurable || configurable.__pregel_checkpointer !== thread.saver || configurable.thread_id !== thread.threadId) return undefined;
+  // A task of the root graph has the namespace "node:task"; a subgraph's has more parts ("a:1|b:2").
+  const taskNs = configurable.checkpoint_ns;
+  if (thread.ns !== "" || typeof taskNs !== "string" || taskNs.includes("|")) return undefined;
+  const read = configurable.__pregel_read;
+  if (typeof read !== "function") return undefined;
+  try {
+    const list: unknown = (read as (select: string, fresh?: boolean) => unknown)(parts.messages, false);
+    return Array.isArray(list) ? list : undefined;
+  } catch {
+    return undefined;
+  }
+}
