@@ -7,6 +7,7 @@ import { ConflictError } from "../models/errors.js";
 import { canonicalJson, lastLineageMessage, ownedCurrent, toMessage, type SessionHandle } from "../sessions/langgraph-bridge.js";
 import { fromMessage } from "./messages.js";
 import { serializeItems, threadKey, type SaverParts } from "./saver-parts.js";
+import type { Tx } from "../store/port/index.js";
 
 /** What names the thread a handle of `sessionFor` belongs to, and the saver it came from. */
 export interface GuardedThread {
@@ -47,11 +48,7 @@ async function refuseForkingRun(parts: SaverParts, handle: SessionHandle, thread
   if (list === undefined) return;
   await parts.landing.settled(threadKey(thread.userId, thread.threadId, thread.ns));
   const ctx = await parts.engine();
-  const head = await ctx.store.read(function* (tx) {
-    const { branch, head } = yield* ownedCurrent(tx, handle.id, thread.userId);
-    const last = head.msgCount === 0 ? undefined : yield* lastLineageMessage(tx, branch.id);
-    return { count: head.msgCount, last };
-  });
+  const head = await ctx.store.read((tx) => sessionHeadUnit(tx, handle.id, thread.userId));
   if (head.count === 0) return;
   if (list.length >= head.count && head.last !== undefined) {
     const [item] = await serializeItems(parts, [list[head.count - 1]]).catch(() => [undefined]);
@@ -84,4 +81,11 @@ function runMessages(parts: SaverParts, thread: GuardedThread): unknown[] | unde
   } catch {
     return undefined;
   }
+}
+
+/** The session's message count and its current lineage's last message (none when it has no message). */
+function* sessionHeadUnit(tx: Tx, sessionId: string, userId: string) {
+  const { branch, head } = yield* ownedCurrent(tx, sessionId, userId);
+  const last = head.msgCount === 0 ? undefined : yield* lastLineageMessage(tx, branch.id);
+  return { count: head.msgCount, last };
 }
