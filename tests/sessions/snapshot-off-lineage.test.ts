@@ -6,13 +6,14 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import type { Forkpoint } from "../../src/index.js";
 import { appendLineTool, flakyWriteTool, readOrNull, writeFileTool, type FlakyControl } from "../fixtures/file-tools.js";
 import { makeTempDir, rejectionOf, removeDir } from "../helpers.js";
-import { openForkpoint } from "../fixtures/backend.js";
+import { openForkpoint, sqlOn } from "../fixtures/backend.js";
 
 let dir: string;
 let ws: string;
 let fp: Forkpoint;
 const control: FlakyControl = {};
 const file = (rel: string) => path.join(ws, rel);
+const dbFile = () => path.join(dir, "forkpoint.db");
 
 beforeEach(() => {
   dir = makeTempDir("forkpoint-off-lineage-");
@@ -20,7 +21,7 @@ beforeEach(() => {
   fs.mkdirSync(ws);
   control.failUndo = false;
   control.failRun = false;
-  fp = openForkpoint({ path: path.join(dir, "forkpoint.db"), tools: [appendLineTool(), writeFileTool(), flakyWriteTool({ control })] });
+  fp = openForkpoint({ path: dbFile(), tools: [appendLineTool(), writeFileTool(), flakyWriteTool({ control })] });
 });
 afterEach(async () => {
   await fp.close();
@@ -111,9 +112,8 @@ it("a 'both' move under 'continue' whose undo fails leaves files that hold what 
   expect((await s.toolTrack({ branchId: root }))[0]!.applied).toBe(false);
 });
 
-// With no snapshot before the call whose undo failed, the paths its effect is in are not known: every file stays as it
-// is (listed as kept), and the target's calls its snapshot holds are not marked applied (their files did not come back).
-it("a failed undo with no snapshot before its call leaves every file, and the target's held calls unapplied", async () => {
+/** A session whose flaky call on `root` (no snapshot before it) is applied, beside branch `other` holding `g`'s write. */
+async function offLineageBeforeSnapshot() {
   const s = await fp.createSession({ userId: "u" });
   await s.append({ role: "user", content: "hi" });
   const bare = await s.checkpoint({ name: "before the workspace" });
@@ -126,7 +126,34 @@ it("a failed undo with no snapshot before its call leaves every file, and the ta
   await s.checkpoint({ name: "other" });
   await s.switchBranch(root);
   expect([readOrNull(file("f")), readOrNull(file("g"))]).toEqual(["work", null]);
+  return { s, root, other };
+}
 
+// The paths the call whose undo failed changed are recorded: only those stay as they are (kept); the rest of the
+// target's snapshot comes back, and the target's call whose file came back with it is applied.
+it("a failed undo with no snapshot before its call keeps only its recorded paths", async () => {
+  const { s, root, other } = await offLineageBeforeSnapshot();
+  control.failUndo = true;
+  const moved = await s.switchBranch(other, { scope: "both", onUndoError: "continue" });
+  control.failUndo = false;
+  expect(moved.failed).toHaveLength(1);
+  expect(moved.files).toEqual({ written: ["g"], deleted: [], kept: ["f"] });
+  expect([readOrNull(file("f")), readOrNull(file("g"))]).toEqual(["work", "g"]);
+  expect((await s.toolTrack({ branchId: root })).map((t) => t.applied)).toEqual([true]);
+  expect((await s.toolTrack()).map((t) => t.applied)).toEqual([true]);
+
+  // Moved again once the undo works: both agree with the branch's snapshot.
+  await s.switchBranch(other, { scope: "both" });
+  expect([readOrNull(file("f")), readOrNull(file("g"))]).toEqual([null, "g"]);
+  expect((await s.toolTrack()).map((t) => t.applied)).toEqual([true]);
+});
+
+// Without recorded paths (a database written before they were kept) and no snapshot before the call whose undo failed,
+// the paths its effect is in are not known: every file stays as it is (listed as kept), and the target's calls its
+// snapshot holds are not marked applied (their files did not come back).
+it("a failed undo with no snapshot before its call and no recorded paths leaves every file, and the target's held calls unapplied", async () => {
+  const { s, root, other } = await offLineageBeforeSnapshot();
+  await sqlOn(dbFile(), `DELETE FROM call_paths`);
   control.failUndo = true;
   const moved = await s.switchBranch(other, { scope: "both", onUndoError: "continue" });
   control.failUndo = false;
