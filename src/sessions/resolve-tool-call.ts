@@ -95,15 +95,20 @@ function* resolveStepsUnit(
   for (const step of steps) {
     const result = done && step.op === "replay" ? outcome.result : null;
     yield* tx.resolveUnknownStep(step.moveId, step.idx, done ? "done" : "failed", result, outcome.error);
-    // A replay that finished after all is an application with its result, kept past prune as any replay's.
-    if (done && step.op === "replay") yield* tx.keepReplayResult(step.entryId, session.id, result, ctx.now());
   }
   const last = steps[steps.length - 1]!;
-  // Snapshots read meanwhile hold what the crash left: the call's effect when its undo changed nothing, or its replay ran.
-  yield* settleSnapshots(tx, session.id, last.entryId, done === (last.op === "replay"));
   if (done && last.op === "undo") yield* tx.unmarkApplied(last.entryId);
-  if (done && last.op === "replay") yield* tx.markApplied(last.entryId, session.id, outcome.result, ctx.now());
-  return { invocation: toToolInvocation((yield* tx.getTool(last.entryId))!), finished: done ? last.op : null };
+  if (done && last.op === "replay") {
+    // A replay that finished after all is an application with its result, kept past prune as any replay's.
+    yield* tx.markApplied(last.entryId, session.id, outcome.result, ctx.now());
+    yield* tx.keepReplayResult(last.entryId, session.id, outcome.result, ctx.now());
+  }
+  const row = (yield* tx.getTool(last.entryId))!;
+  // Snapshots read meanwhile hold what the crash left: the call's effect when its undo changed nothing, or its replay
+  // ran (that application).
+  const application = done && last.op === "replay" ? (row.appliedSeq ?? undefined) : undefined;
+  yield* settleSnapshots(tx, session.id, last.entryId, done === (last.op === "replay"), application);
+  return { invocation: toToolInvocation(row), finished: done ? last.op : null };
 }
 
 /** A call whose owner may still be running it has an outcome to come: its own. */

@@ -74,18 +74,27 @@ export interface MovesTx {
   unmarkApplied(entryId: string): Step<void>;
 
   /**
-   * Keeps the result of a replay of invocation `entryId` that finished (or that `resolveToolCall` says succeeded) as its
-   * newest, replacing any kept before, in the transaction that records the step done: `lastReplay` tells it after
-   * `deleteFinishedMoves` has deleted the move. Deleted with the session; not exported, imported or cloned.
+   * Keeps `result` as that of invocation `entryId`'s current application (its `markApplied`, earlier in the same
+   * transaction): a replay that finished (or that `resolveToolCall` says succeeded), or a marking applied again with a
+   * replay's result. Kept past `deleteFinishedMoves`, one per application (`replayResult` reads it by its seq), replacing
+   * one kept before for the same application; with no application (not applied), it replaces the one kept unnamed.
+   * Deleted with the session; not exported, imported or cloned.
    */
   keepReplayResult(entryId: string, sessionId: string, result: string | null, at: number): Step<void>;
   /**
    * The result of the newest replay of invocation `entryId` by a move of `sessionId` (its most recent application by a
-   * move): the one kept (`keepReplayResult`), else, for a replay recorded before results were kept, the newest a move
-   * journaled as done; undefined when neither is (never replayed, or replayed before results were kept and its move
-   * was deleted).
+   * move): the newest kept (`keepReplayResult`; one kept unnamed is older than any kept for an application), else, for
+   * a replay recorded before results were kept, the newest a move journaled as done; undefined when neither is (never
+   * replayed, or replayed before results were kept and its move was deleted).
    */
   lastReplay(sessionId: string, entryId: string): Step<{ result: string | null } | undefined>;
+  /**
+   * The result kept for invocation `entryId`'s application `appliedSeq` (an `applied_seq` it had); null: the one kept
+   * with no application named (a replay kept before applications were named). Undefined when none is kept.
+   */
+  replayResult(entryId: string, appliedSeq: number | null): Step<{ result: string | null } | undefined>;
+  /** The applied invocations of a session whose current application has a result kept (replays, not first runs). */
+  replayedApplications(sessionId: string): Step<{ entryId: string; appliedSeq: number }[]>;
 
   /** Invocations of a session whose move step was interrupted by a crash (status "unknown"). */
   uncertainInvocations(sessionId: string): Step<string[]>;

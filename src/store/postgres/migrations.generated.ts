@@ -267,12 +267,12 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
   {
     "tag": "0021_replay_results",
     "folderMillis": 1795965104468,
-    "hash": "84edaa71a625ec4236d4a940781f2f7c820d86ef123da42af4149c65b1a87b76",
+    "hash": "45e9ed95480073b2c5119c9595969015685add4be75b04dba86cdd4d6e83f85a",
     "sql": [
-      "CREATE TABLE \"replay_results\" (\n\t\"entry_id\" text COLLATE \"C\" PRIMARY KEY NOT NULL,\n\t\"session_id\" text COLLATE \"C\" NOT NULL,\n\t\"result\" text COLLATE \"C\",\n\t\"replayed_at\" double precision NOT NULL\n);\n",
+      "CREATE TABLE \"replay_results\" (\n\t\"entry_id\" text COLLATE \"C\" NOT NULL,\n\t\"session_id\" text COLLATE \"C\" NOT NULL,\n\t\"applied_seq\" bigint NOT NULL,\n\t\"result\" text COLLATE \"C\",\n\t\"replayed_at\" double precision NOT NULL,\n\tCONSTRAINT \"replay_results_entry_id_applied_seq_pk\" PRIMARY KEY(\"entry_id\",\"applied_seq\")\n);\n",
       "\nALTER TABLE \"replay_results\" ADD CONSTRAINT \"replay_results_entry_id_entries_id_fk\" FOREIGN KEY (\"entry_id\") REFERENCES \"public\".\"entries\"(\"id\") ON DELETE no action ON UPDATE no action;",
       "\nCREATE INDEX \"replay_results_session\" ON \"replay_results\" USING btree (\"session_id\");",
-      "\n-- Replays a database journaled before this table: kept here too, so prune's deleting their moves loses none.\nINSERT INTO \"replay_results\" (\"entry_id\", \"session_id\", \"result\", \"replayed_at\")\nSELECT DISTINCT ON (s.\"entry_id\") s.\"entry_id\", m.\"session_id\", s.\"result\", coalesce(m.\"finished_at\", m.\"created_at\")\nFROM \"move_steps\" s JOIN \"moves\" m ON m.\"id\" = s.\"move_id\"\nWHERE s.\"op\" = 'replay' AND s.\"status\" = 'done' AND s.\"entry_id\" IN (SELECT \"id\" FROM \"entries\")\nORDER BY s.\"entry_id\", m.\"seq\" DESC, s.\"idx\" DESC;\n"
+      "\n-- Replays a database journaled before this table: kept here too (the application each was unnamed: 0), so prune's\n-- deleting their moves loses none.\nINSERT INTO \"replay_results\" (\"entry_id\", \"session_id\", \"applied_seq\", \"result\", \"replayed_at\")\nSELECT DISTINCT ON (s.\"entry_id\") s.\"entry_id\", m.\"session_id\", 0, s.\"result\", coalesce(m.\"finished_at\", m.\"created_at\")\nFROM \"move_steps\" s JOIN \"moves\" m ON m.\"id\" = s.\"move_id\"\nWHERE s.\"op\" = 'replay' AND s.\"status\" = 'done' AND s.\"entry_id\" IN (SELECT \"id\" FROM \"entries\")\nORDER BY s.\"entry_id\", m.\"seq\" DESC, s.\"idx\" DESC;\n"
     ]
   }
 ];

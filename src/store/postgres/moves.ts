@@ -40,10 +40,10 @@ const MARK_APPLIED = insertRow("applied", ["entry_id", "session_id", "result", "
   tail: `ON CONFLICT (entry_id) DO UPDATE SET session_id = excluded.session_id, result = excluded.result,
     applied_seq = excluded.applied_seq, applied_at = excluded.applied_at`,
 });
-/** A replay's result replaces the one kept before (a call replayed again). */
-const KEEP_REPLAY = insertRow("replay_results", ["entry_id", "session_id", "result", "replayed_at"], {
-  tail: `ON CONFLICT (entry_id) DO UPDATE SET session_id = excluded.session_id, result = excluded.result, replayed_at = excluded.replayed_at`,
-});
+/** One per application: the current one's (0 when not applied) replaces any kept for it before. */
+const KEEP_REPLAY = `INSERT INTO replay_results (entry_id, session_id, applied_seq, result, replayed_at)
+  VALUES ($1, $2, coalesce((SELECT applied_seq FROM applied WHERE entry_id = $1), 0), $3, $4)
+  ON CONFLICT (entry_id, applied_seq) DO UPDATE SET session_id = excluded.session_id, result = excluded.result, replayed_at = excluded.replayed_at`;
 const INSERT_MOVE = insertRow(
   "moves",
   ["id", "session_id", "kind", "spec", "status", "pid", "pid_start", "lease_until", "created_at", "finished_at"],
@@ -64,10 +64,14 @@ const s = {
     WHERE a.session_id = $1 ORDER BY a.applied_seq DESC`,
   unmarkApplied: `DELETE FROM applied WHERE entry_id = $1`,
   // The kept result, else (a replay recorded before results were kept) the journal's newest: one round trip.
-  lastReplay: `SELECT result FROM (SELECT 0 AS k, result FROM replay_results WHERE session_id = $1 AND entry_id = $2
+  lastReplay: `SELECT result FROM ((SELECT 0 AS k, result FROM replay_results WHERE session_id = $1 AND entry_id = $2
+    ORDER BY applied_seq DESC LIMIT 1)
     UNION ALL (SELECT 1, s.result FROM move_steps s JOIN moves m ON m.id = s.move_id
       WHERE m.session_id = $1 AND s.entry_id = $2 AND s.op = 'replay' AND s.status = 'done' ORDER BY m.seq DESC, s.idx DESC LIMIT 1)) r
     ORDER BY k LIMIT 1`,
+  replayResult: `SELECT result FROM replay_results WHERE entry_id = $1 AND applied_seq = $2::bigint`,
+  replayedApplications: `SELECT a.entry_id AS "entryId", a.applied_seq AS "appliedSeq" FROM applied a WHERE a.session_id = $1
+    AND EXISTS (SELECT 1 FROM replay_results r WHERE r.entry_id = a.entry_id AND r.applied_seq = a.applied_seq) ORDER BY a.applied_seq`,
   uncertainInvocations: `SELECT DISTINCT s.entry_id FROM move_steps s JOIN moves m ON m.id = s.move_id WHERE m.session_id = $1 AND s.status = 'unknown'`,
   unknownSteps: `SELECT ${STEP_COLS} FROM move_steps WHERE move_id IN (SELECT id FROM moves WHERE session_id = $1) AND entry_id = $2
     AND status = 'unknown' ORDER BY move_id, idx`,
@@ -108,6 +112,12 @@ export function movesTx(sql: Sql): MovesTx {
     },
     *lastReplay(sessionId: string, entryId: string) {
       return (yield* sql.rows<{ result: string | null }>(s.lastReplay, [sessionId, entryId]))[0];
+    },
+    *replayResult(entryId: string, appliedSeq: number | null) {
+      return (yield* sql.rows<{ result: string | null }>(s.replayResult, [entryId, appliedSeq ?? 0]))[0];
+    },
+    *replayedApplications(sessionId: string) {
+      return yield* sql.rows<{ entryId: string; appliedSeq: number }>(s.replayedApplications, [sessionId]);
     },
     *uncertainInvocations(sessionId: string) {
       return yield* sql.column<string>(s.uncertainInvocations, [sessionId]);

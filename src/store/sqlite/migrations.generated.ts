@@ -327,11 +327,11 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
   {
     "tag": "0026_replay_results",
     "folderMillis": 1795965100216,
-    "hash": "3b7d002c0c2e9984fdb8798fe1d220aae43d27aa328ba76ce1c18bb9d7ba327b",
+    "hash": "9a4f6b8c55b24babff41124ffd883277bda4bdc4dba7bbdc45dba1baa79d2326",
     "sql": [
-      "CREATE TABLE `replay_results` (\n\t`entry_id` text PRIMARY KEY NOT NULL,\n\t`session_id` text NOT NULL,\n\t`result` text,\n\t`replayed_at` integer NOT NULL,\n\tFOREIGN KEY (`entry_id`) REFERENCES `entries`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
+      "CREATE TABLE `replay_results` (\n\t`entry_id` text NOT NULL,\n\t`session_id` text NOT NULL,\n\t`applied_seq` integer NOT NULL,\n\t`result` text,\n\t`replayed_at` integer NOT NULL,\n\tPRIMARY KEY(`entry_id`, `applied_seq`),\n\tFOREIGN KEY (`entry_id`) REFERENCES `entries`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
       "\nCREATE INDEX `replay_results_session` ON `replay_results` (`session_id`);",
-      "\n-- Replays a database journaled before this table: kept here too, so prune's deleting their moves loses none.\nINSERT INTO `replay_results` (`entry_id`, `session_id`, `result`, `replayed_at`)\nSELECT `entry_id`, `session_id`, `result`, `replayed_at` FROM (\n  SELECT s.`entry_id`, m.`session_id`, s.`result`, coalesce(m.`finished_at`, m.`created_at`) AS `replayed_at`,\n    row_number() OVER (PARTITION BY s.`entry_id` ORDER BY m.`seq` DESC, s.`idx` DESC) AS `newest`\n  FROM `move_steps` s JOIN `moves` m ON m.`id` = s.`move_id`\n  WHERE s.`op` = 'replay' AND s.`status` = 'done' AND s.`entry_id` IN (SELECT `id` FROM `entries`)\n) WHERE `newest` = 1;\n"
+      "\n-- Replays a database journaled before this table: kept here too (the application each was unnamed: 0), so prune's\n-- deleting their moves loses none.\nINSERT INTO `replay_results` (`entry_id`, `session_id`, `applied_seq`, `result`, `replayed_at`)\nSELECT `entry_id`, `session_id`, 0, `result`, `replayed_at` FROM (\n  SELECT s.`entry_id`, m.`session_id`, s.`result`, coalesce(m.`finished_at`, m.`created_at`) AS `replayed_at`,\n    row_number() OVER (PARTITION BY s.`entry_id` ORDER BY m.`seq` DESC, s.`idx` DESC) AS `newest`\n  FROM `move_steps` s JOIN `moves` m ON m.`id` = s.`move_id`\n  WHERE s.`op` = 'replay' AND s.`status` = 'done' AND s.`entry_id` IN (SELECT `id` FROM `entries`)\n) WHERE `newest` = 1;\n"
     ]
   }
 ];

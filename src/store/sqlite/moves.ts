@@ -33,8 +33,14 @@ export function movesTx(db: Database.Database): MovesTx {
       `INSERT INTO move_steps (move_id, idx, op, entry_id, status, result, error) VALUES (@moveId, @idx, @op, @entryId, @status, @result, @error)`,
     ),
     steps: p(`SELECT ${STEP_COLS} FROM move_steps WHERE move_id = ? ORDER BY idx`),
-    keepReplay: p(`INSERT OR REPLACE INTO replay_results (entry_id, session_id, result, replayed_at) VALUES (?, ?, ?, ?)`),
-    keptReplay: p(`SELECT result FROM replay_results WHERE session_id = ? AND entry_id = ?`),
+    // One per application: the current one's (0 when not applied) replaces any kept for it before.
+    keepReplay: p(`INSERT OR REPLACE INTO replay_results (entry_id, session_id, applied_seq, result, replayed_at)
+      VALUES (@entryId, @sessionId, coalesce((SELECT applied_seq FROM applied WHERE entry_id = @entryId), 0), @result, @at)`),
+    keptReplay: p(`SELECT result FROM replay_results WHERE session_id = ? AND entry_id = ? ORDER BY applied_seq DESC LIMIT 1`),
+    replayResult: p(`SELECT result FROM replay_results WHERE entry_id = ? AND applied_seq = ?`),
+    replayedApplications: p(`SELECT a.entry_id AS entryId, a.applied_seq AS appliedSeq FROM applied a
+      WHERE a.session_id = ? AND EXISTS (SELECT 1 FROM replay_results r WHERE r.entry_id = a.entry_id AND r.applied_seq = a.applied_seq)
+      ORDER BY a.applied_seq`),
     journaledReplay: p(`SELECT s.result FROM move_steps s JOIN moves m ON m.id = s.move_id
       WHERE m.session_id = ? AND s.entry_id = ? AND s.op = 'replay' AND s.status = 'done' ORDER BY m.seq DESC, s.idx DESC LIMIT 1`),
     // Fenced: a move taken over by another process is no longer its old owner's to write.
@@ -80,11 +86,17 @@ export function movesTx(db: Database.Database): MovesTx {
     },
 
     *keepReplayResult(entryId: string, sessionId: string, result: string | null, at: number) {
-      s.keepReplay.run(entryId, sessionId, result, at);
+      s.keepReplay.run({ entryId, sessionId, result, at });
     },
     // A replay recorded before results were kept is in the journal only (until its move is deleted).
     *lastReplay(sessionId: string, entryId: string) {
       return (s.keptReplay.get(sessionId, entryId) ?? s.journaledReplay.get(sessionId, entryId)) as { result: string | null } | undefined;
+    },
+    *replayResult(entryId: string, appliedSeq: number | null) {
+      return s.replayResult.get(entryId, appliedSeq ?? 0) as { result: string | null } | undefined;
+    },
+    *replayedApplications(sessionId: string) {
+      return s.replayedApplications.all(sessionId) as { entryId: string; appliedSeq: number }[];
     },
     *uncertainInvocations(sessionId: string) {
       return (s.uncertain.all(sessionId) as { id: string }[]).map((r) => r.id);

@@ -299,22 +299,24 @@ export const applied = sqliteTable(
 );
 
 /**
- * The result of each invocation's most recent replay by a move (a replay that finished, or one a crash interrupted that
- * `resolveToolCall` says succeeded), kept past `prune` of the move that journaled it: a move that marks the invocation
- * applied again with restored files (which hold that replay's effect) gives its later undo this result. One world's
- * knowledge: not exported, imported or cloned.
+ * The result of each application of an invocation by a replay (a replay that finished, one a crash interrupted that
+ * `resolveToolCall` says succeeded, or a move's marking it applied again with that replay's result), kept past `prune`
+ * of the move that journaled it: a snapshot names the application its files hold, and a move that restores them marks
+ * the invocation applied again with that application's result. One world's knowledge: not exported, imported or cloned.
  */
 export const replayResults = sqliteTable(
   "replay_results",
   {
     entryId: text("entry_id")
-      .primaryKey()
+      .notNull()
       .references(() => entries.id),
     sessionId: text("session_id").notNull(),
+    /** The application (`applied.applied_seq`) this result is of; 0 for one kept before applications were named. */
+    appliedSeq: integer("applied_seq").notNull(),
     result: text("result"),
     replayedAt: integer("replayed_at").notNull(),
   },
-  (t) => [index("replay_results_session").on(t.sessionId)],
+  (t) => [primaryKey({ columns: [t.entryId, t.appliedSeq] }), index("replay_results_session").on(t.sessionId)],
 );
 
 /**

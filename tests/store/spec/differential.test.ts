@@ -430,9 +430,16 @@ async function scenario(store: Store): Promise<Log> {
     const kept = yield* tx.lastReplay("s1", "s1-b1-e5");
     yield* tx.keepReplayResult("s1-b1-e5", "s1", null, at(74));
     yield* tx.keepReplayResult("s1-b1-e4", "s1", '"newer"', at(75));
+    const e4 = (yield* tx.getTool("s1-b1-e4"))!.appliedSeq;
     return {
       journaled,
       kept,
+      byApplication: [
+        yield* tx.replayResult("s1-b1-e4", e4),
+        yield* tx.replayResult("s1-b1-e5", null),
+        yield* tx.replayResult("s1-b1-e5", 1),
+      ],
+      replayed: yield* tx.replayedApplications("s1"),
       after: [yield* tx.lastReplay("s1", "s1-b1-e5"), yield* tx.lastReplay("s1", "s1-b1-e4")],
       other: yield* tx.lastReplay("s2", "s1-b1-e4"),
     };

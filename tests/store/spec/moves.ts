@@ -185,6 +185,50 @@ export function movesSpec(store: () => Store): void {
     expect(await store().read((tx) => tx.lastReplay("kr", "kr-b1-e1"))).toBeUndefined();
   });
 
+  it("keeps a replay's result per application: read by its applied_seq, listed while it is the current one", async () => {
+    await seed(store(), "ka", "alice", 2);
+    const id = "ka-b1-e3";
+    await store().write({ sessionId: "ka" }, function* (tx) {
+      yield* tx.insertEntry(tool("ka-b1", 3));
+      // Kept while not applied: unnamed (as a replay kept before applications were named).
+      yield* tx.keepReplayResult(id, "ka", '"unnamed"', at(90));
+      yield* tx.markApplied(id, "ka", '"first"', at(91));
+    });
+    const seqOf = () =>
+      store().read(function* (tx) {
+        return (yield* tx.getTool(id))!.appliedSeq!;
+      });
+    const firstRun = await seqOf();
+    // A first run has no result kept: it is not listed.
+    expect(await store().read((tx) => tx.replayedApplications("ka"))).toEqual([]);
+    await store().write({ sessionId: "ka" }, function* (tx) {
+      yield* tx.markApplied(id, "ka", '"r1"', at(92));
+      yield* tx.keepReplayResult(id, "ka", '"r1"', at(92));
+    });
+    const r1 = await seqOf();
+    expect(r1).toBeGreaterThan(firstRun);
+    expect(await store().read((tx) => tx.replayedApplications("ka"))).toEqual([{ entryId: id, appliedSeq: r1 }]);
+    await store().write({ sessionId: "ka" }, function* (tx) {
+      yield* tx.markApplied(id, "ka", '"r2"', at(93));
+      yield* tx.keepReplayResult(id, "ka", '"r0"', at(93));
+      // The same application again: replaces what was kept for it.
+      yield* tx.keepReplayResult(id, "ka", '"r2"', at(94));
+    });
+    const r2 = await seqOf();
+    const read = (seq: number | null) => store().read((tx) => tx.replayResult(id, seq));
+    expect(await read(r1)).toEqual({ result: '"r1"' });
+    expect(await read(r2)).toEqual({ result: '"r2"' });
+    expect(await read(null)).toEqual({ result: '"unnamed"' });
+    expect(await read(firstRun)).toBeUndefined();
+    expect(await store().read((tx) => tx.lastReplay("ka", id))).toEqual({ result: '"r2"' });
+    expect(await store().read((tx) => tx.replayedApplications("ka"))).toEqual([{ entryId: id, appliedSeq: r2 }]);
+    // Applied again by a first run's result: no longer listed; the replays stay kept.
+    await store().write({ sessionId: "ka" }, (tx) => tx.markApplied(id, "ka", '"first"', at(95)));
+    expect(await store().read((tx) => tx.replayedApplications("ka"))).toEqual([]);
+    expect(await read(r1)).toEqual({ result: '"r1"' });
+    expect(await store().read((tx) => tx.replayedApplications("mv"))).toEqual([]);
+  });
+
   it("on lease stores, refuses to take over a move whose lease holds", async () => {
     if (store().capabilities.ownership !== "lease") return;
     await store().write({ sessionId: "mv" }, (tx) => tx.insertMove(move("mv-held", "mv", first), 60_000));
