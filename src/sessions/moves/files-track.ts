@@ -28,12 +28,15 @@ export function* filesTrackPlan(
   if (!at) return undefined;
   const segments = yield* tx.lineage(target.branchId, at.position);
   const applied = new Set((yield* tx.appliedCalls(session.id)).map((c) => c.id));
+  const replayed = new Map((yield* tx.replayedApplications(session.id)).map((r) => [r.entryId, r.appliedSeq]));
   // Where each call sits says whether the snapshot holds it; only those that change are read (a session's calls can be
-  // many, their results large).
+  // many, their results large). A call applied by another application than the one the snapshot holds is marked again.
+  const held = new Set<string>();
   const changing = candidates.filter((c) => {
     const onLineage = segments.some((s) => s.branchId === c.branchId && c.position > s.after && c.position <= s.upTo);
-    const held = (onLineage && !at.unapplied.has(c.id)) || at.held.has(c.id);
-    return held !== applied.has(c.id);
+    if ((onLineage && !at.unapplied.has(c.id)) || at.held.has(c.id)) held.add(c.id);
+    if (held.has(c.id) !== applied.has(c.id)) return true;
+    return held.has(c.id) && replayed.get(c.id) !== at.replays[c.id];
   });
   if (changing.length === 0) return undefined;
   const uncertain = new Set(yield* tx.uncertainInvocations(session.id));
@@ -44,10 +47,11 @@ export function* filesTrackPlan(
     const row = yield* tx.getTool(id);
     if (!row || row.status !== "succeeded" || uncertain.has(id) || imported.has(id)) continue;
     if (row.reversible === false || (row.reversible === null && !ctx.tools.isReversible(row.tool ?? ""))) continue;
-    (applied.has(id) ? unmark : mark).push(id);
+    (held.has(id) ? mark : unmark).push(id);
   }
   if (mark.length + unmark.length === 0) return undefined;
+  const replays = Object.fromEntries(mark.filter((id) => at.replays[id] !== undefined).map((id) => [id, at.replays[id]!]));
   // Marked in the order the calls were made (the order `fileCalls` gives), as a move marks the calls its
   // snapshot holds: undo takes them back last first.
-  return { mark, unmark };
+  return { mark, unmark, ...(Object.keys(replays).length === 0 ? {} : { replays }) };
 }

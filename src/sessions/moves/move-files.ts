@@ -5,13 +5,16 @@ import type { EngineContext } from "../core/context.js";
 import { prepareRestore, type PreparedRestore } from "../workspace/prepare-restore.js";
 import { restoreFiles } from "../workspace/restore.js";
 import { workspaceOf } from "../workspace/snapshots.js";
-import { heldOff, notHeld } from "../workspace/unapplied.js";
+import { heldOff, notHeld, replaysHeld } from "../workspace/unapplied.js";
 import { failedUndos, keptTarget, pathsAcross } from "./failed-undo-files.js";
 import { TreeReader } from "../workspace/trees.js";
 import { fenced } from "./fence.js";
-import { latestResult } from "../core/latest-result.js";
+import { markHeld } from "../core/latest-result.js";
 import type { MoveTarget, SnapshotAt } from "./move-plan.js";
 import type { MoveSpec } from "./move-spec.js";
+
+/** A snapshot as a move restoring it reads it: and the applications it holds that were replays (see `replaysHeld`). */
+export type HeldSnapshot = SnapshotAt & { replays: Record<string, number> };
 
 /** What a move's files step wrote and deleted. */
 export type RestoredFiles = { written: string[]; deleted: string[]; kept?: string[] };
@@ -21,9 +24,9 @@ export type RestoredFiles = { written: string[]; deleted: string[]; kept?: strin
  * there that its files do not hold, or may not (see `snapshotCalls`): the checkpoint's own when the move goes to one that captured
  * files, else the newest checkpoint with files at or before the target.
  */
-export function* snapshotPosition(tx: Tx, target: MoveTarget, checkpointId: string | null): Step<SnapshotAt | undefined> {
+export function* snapshotPosition(tx: Tx, target: MoveTarget, checkpointId: string | null): Step<HeldSnapshot | undefined> {
   const own = checkpointId === null ? undefined : yield* tx.checkpointManifest(checkpointId);
-  if (own) return { position: target.position, unapplied: notHeld(own), held: heldOff(own) };
+  if (own) return { position: target.position, unapplied: notHeld(own), held: heldOff(own), replays: replaysHeld(own) };
   const segments = yield* tx.lineage(target.branchId, target.position);
   for (let i = segments.length - 1; i >= 0; i--) {
     const s = segments[i]!;
@@ -31,7 +34,7 @@ export function* snapshotPosition(tx: Tx, target: MoveTarget, checkpointId: stri
     if (found === undefined) continue;
     // The newest checkpoint with files there, as `targetFiles` reads it.
     const files = yield* tx.lastCheckpointFiles(s.branchId, found, found);
-    return { position: found, unapplied: notHeld(files), held: heldOff(files) };
+    return { position: found, unapplied: notHeld(files), held: heldOff(files), replays: replaysHeld(files) };
   }
   return undefined;
 }
@@ -78,7 +81,7 @@ function* filesStepUnit(tx: Tx, sessionId: string, moveId: string) {
 
 /**
  * The calls the restored files hold (the target's, and those off it applied when the snapshot was taken) are applied
- * again, oldest first, each with the result of its most recent application (a later undo gets it). A call whose effect is only in paths the restore `kept` (a failed
+ * again, oldest first, each with the result of the application the snapshot holds (a later undo gets it). A call whose effect is only in paths the restore `kept` (a failed
  * undo's, as the world has it) did not come back with the snapshot: it stays as it is.
  */
 function* markCoveredUnit(tx: Tx, ctx: EngineContext, moveId: string, spec: MoveSpec, kept: readonly string[]) {
@@ -96,6 +99,6 @@ function* markCoveredUnit(tx: Tx, ctx: EngineContext, moveId: string, spec: Move
       const paths = yield* pathsAcross(tx, spec, reader, id, target);
       if (paths !== undefined && paths.length > 0 && paths.every((p) => keptPaths.has(p))) continue;
     }
-    yield* tx.markApplied(id, spec.sessionId, yield* latestResult(tx, spec.sessionId, row), ctx.now());
+    yield* markHeld(tx, spec.sessionId, row, spec.files!.replays?.[id], ctx.now());
   }
 }

@@ -234,6 +234,13 @@ function* stayingHere(
   };
 }
 
+/** A move's files: the snapshot, the calls it holds, and those of them whose application it holds was a replay. */
+function filesOf(manifestId: number, covered: readonly { id: string }[], replays: Readonly<Record<string, number>>): MoveSpec["files"] {
+  const ids = covered.map((t) => t.id);
+  const held = Object.fromEntries(ids.filter((id) => replays[id] !== undefined).map((id) => [id, replays[id]!]));
+  return { manifestId, covered: ids, ...(Object.keys(held).length === 0 ? {} : { replays: held }) };
+}
+
 /**
  * The conversation part of a move (the caller holds the session's lock). With `files` (scope "both", checked by the
  * caller), the move restores the workspace to snapshot `files.manifestId` between its undos and its replays.
@@ -321,7 +328,7 @@ function* moveConversationUnit(
     skipped: plan.skipped.map((t) => t.id),
     unregistered: plan.unregistered.map((t) => t.id),
     unknown: plan.unknown.map((t) => t.id),
-    ...(filesManifest === undefined ? {} : { files: { manifestId: filesManifest, covered: plan.covered.map((t) => t.id) } }),
+    ...(filesManifest === undefined ? {} : { files: filesOf(filesManifest, plan.covered, snapshotAt?.replays ?? {}) }),
   });
   // A move with files is journaled whatever it runs: its files step is one of its steps.
   if (plan.undo.length + plan.replay.length === 0 && !spec.files)

@@ -1,6 +1,6 @@
 // What a files-only restore does to the tool track: the calls it marks applied and unapplied, journaled with the restore.
 import type { Step, Tx } from "../../store/port/index.js";
-import { latestResult } from "../core/latest-result.js";
+import { heldOtherwise, markHeld } from "../core/latest-result.js";
 
 /**
  * The calls a files-only restore makes applied (`mark`: the restored snapshot holds their effect) and unapplied
@@ -10,11 +10,14 @@ import { latestResult } from "../core/latest-result.js";
 export interface TrackPlan {
   mark: string[];
   unmark: string[];
+  /** The marked calls whose application the snapshot holds was a replay: its `applied_seq` (absent in older journals). */
+  replays?: Record<string, number>;
 }
 
 /**
  * Applies a files-only restore's track plan. Each call changes only when it is not already as planned: applied again
- * with the result of its most recent application, as a move's restore marks the calls its snapshot holds.
+ * with the result of the application the snapshot holds (also when applied now by another one), as a move's restore
+ * marks the calls its snapshot holds.
  */
 export function* applyTrackPlan(tx: Tx, sessionId: string, plan: TrackPlan, at: number): Step<void> {
   for (const id of plan.unmark) {
@@ -23,6 +26,8 @@ export function* applyTrackPlan(tx: Tx, sessionId: string, plan: TrackPlan, at: 
   }
   for (const id of plan.mark) {
     const row = yield* tx.getTool(id);
-    if (row && row.appliedSeq === null) yield* tx.markApplied(id, sessionId, yield* latestResult(tx, sessionId, row), at);
+    if (row && (row.appliedSeq === null || (yield* heldOtherwise(tx, row, plan.replays?.[id])))) {
+      yield* markHeld(tx, sessionId, row, plan.replays?.[id], at);
+    }
   }
 }

@@ -6,8 +6,10 @@ export interface SnapshotCalls {
   /**
    * Succeeded in this world and not applied when the files were read, or still running then (a checkpoint from a
    * handler, or from another handle while a call runs): the files do not hold their effects, or not all of them.
-   * The array may end with `{ "held": [ids] }`: calls off the lineage applied when the files were read (a stopped
-   * move left them, or a failed undo), whose effects the files hold (see `heldOff`). Readers of ids skip it.
+   * The array may end with `{ "held": [ids], "replays": { id: seq } }` (either may be absent): calls off the lineage
+   * applied when the files were read (a stopped move left them, or a failed undo), whose effects the files hold (see
+   * `heldOff`), and the applied calls whose application then was a replay, with its `applied_seq` (see `replaysHeld`).
+   * Readers of ids skip it.
    */
   unapplied: string | null;
   /** Their undo or replay interrupted by a crash (reported unknown): whether the files hold them is not known yet. */
@@ -16,9 +18,20 @@ export interface SnapshotCalls {
 
 const listed = (ids: readonly string[]) => (ids.length === 0 ? null : JSON.stringify(ids));
 
-/** `unapplied` as stored: the lineage's calls the files do not hold, then the calls off it they do (when any). */
-const withHeld = (unapplied: readonly string[], held: readonly string[]) =>
-  held.length === 0 ? listed(unapplied) : JSON.stringify([...unapplied, { held }]);
+/** What `unapplied` ends with: the calls off the lineage the files hold, and the replays among the applied calls. */
+interface Trailer {
+  held?: string[];
+  replays?: Record<string, number>;
+}
+
+/** `unapplied` as stored: the lineage's calls the files do not hold, then the trailer (when it says anything). */
+function withTrailer(unapplied: readonly string[], held: readonly string[], replays: Readonly<Record<string, number>>): string | null {
+  const trailer: Trailer = {
+    ...(held.length === 0 ? {} : { held: [...held] }),
+    ...(Object.keys(replays).length === 0 ? {} : { replays: { ...replays } }),
+  };
+  return Object.keys(trailer).length === 0 ? listed(unapplied) : JSON.stringify([...unapplied, trailer]);
+}
 
 /**
  * The calls of the lineage up to `position` on `branchId` whose effects the files read now do not hold, or may not: a
@@ -56,7 +69,10 @@ export function* snapshotCalls(
   // The world holds calls of another lineage too (a move stopped midway, an undo that failed): the files hold them
   // (those of unknown outcome may not: no move touches them until they are resolved).
   const held = (yield* tx.appliedCalls(session.id)).filter((c) => !onLineage(c) && !uncertain.includes(c.id)).map((c) => c.id);
-  return { unapplied: withHeld(unapplied, held), unknown: listed(unknown) };
+  // Few applications are replays (a call applied again by a move): the files hold their results' worlds, not the first runs'.
+  const replays: Record<string, number> = {};
+  for (const r of yield* tx.replayedApplications(session.id)) if (!uncertain.includes(r.entryId)) replays[r.entryId] = r.appliedSeq;
+  return { unapplied: withTrailer(unapplied, held, replays), unknown: listed(unknown) };
 }
 
 /** The ids a snapshot's record lists (none for null: snapshots stored before it was kept). */
@@ -78,27 +94,48 @@ export function heldOff(files: { unapplied?: string | null } | undefined): Reado
   return new Set(heldIn(files?.unapplied));
 }
 
-function heldIn(text: string | null | undefined): string[] {
-  if (!text) return [];
+/**
+ * The applications a snapshot's files hold that were replays (call id → its `applied_seq` then): a move restoring them
+ * marks such a call applied again with that replay's result, and any other with its first run's (see `markHeld`).
+ */
+export function replaysHeld(files: { unapplied?: string | null } | undefined): Record<string, number> {
+  return replaysIn(files?.unapplied);
+}
+
+function trailerOf(text: string | null | undefined): Trailer {
+  if (!text) return {};
   const ids = JSON.parse(text) as unknown;
   const last: unknown = Array.isArray(ids) ? ids.at(-1) : undefined;
-  const held = typeof last === "object" && last !== null ? (last as { held?: unknown }).held : undefined;
+  return typeof last === "object" && last !== null ? (last as Trailer) : {};
+}
+
+function heldIn(text: string | null | undefined): string[] {
+  const held: unknown = trailerOf(text).held;
   return Array.isArray(held) ? held.filter((id): id is string => typeof id === "string") : [];
+}
+
+function replaysIn(text: string | null | undefined): Record<string, number> {
+  const replays: unknown = trailerOf(text).replays;
+  if (typeof replays !== "object" || replays === null) return {};
+  return Object.fromEntries(Object.entries(replays).filter((e): e is [string, number] => typeof e[1] === "number"));
 }
 
 /**
  * A call of unknown outcome resolved: each snapshot read while it was unknown now says whether its files hold it. They
  * hold what the crash left (`held`: an undo that changed nothing, a replay that finished), as nothing else moves that
- * call's effect until it is resolved.
+ * call's effect until it is resolved. `application`: the replay that finished, as the call's application now (the
+ * one those files hold).
  */
-export function* settleSnapshots(tx: Tx, sessionId: string, entryId: string, held: boolean): Step<void> {
+export function* settleSnapshots(tx: Tx, sessionId: string, entryId: string, held: boolean, application?: number): Step<void> {
   for (const row of yield* tx.checkpointsAwaiting(sessionId, entryId)) {
     const unknown = idsOf(row.unknown);
     if (!unknown.includes(entryId)) continue;
     const unapplied = idsOf(row.unapplied).filter((id) => id !== entryId);
+    const replays = replaysIn(row.unapplied);
+    if (held && application !== undefined) replays[entryId] = application;
     yield* tx.setCheckpointCalls({
       checkpointId: row.checkpointId,
-      unapplied: withHeld(held ? unapplied : [...unapplied, entryId], heldIn(row.unapplied)),
+      unapplied: withTrailer(held ? unapplied : [...unapplied, entryId], heldIn(row.unapplied), replays),
       unknown: listed(unknown.filter((id) => id !== entryId)),
     });
   }
