@@ -25,9 +25,10 @@ export interface StepPlan<T extends PlannedInvocation> {
   /** Succeeded invocations of the target lineage unapplied, or undone by this move, oldest first. */
   replay: T[];
   /**
-   * Irreversible (or imported) invocations passed by the move: left as they are, never replayed. With them, in a move
-   * that restores no files, the reversible ones it would undo that were applied before a call it keeps and cannot undo
-   * (irreversible, unregistered, or of unknown outcome): left applied, as a saga stops compensating at such a step.
+   * Irreversible (or imported) invocations passed by the move: left as they are, never replayed. With them, the
+   * reversible ones it would undo that were applied before a call it keeps and cannot undo (irreversible, unregistered,
+   * or of unknown outcome): left applied, as a saga stops compensating at such a step (a move with files keeps the
+   * paths their effects are in as the world has them).
    */
   skipped: T[];
   /** Reversible invocations the move must undo or replay, of tools not registered here with an undo. */
@@ -103,9 +104,9 @@ export function planSteps<T extends PlannedInvocation>(
     if (kept.has(inv.id)) {
       const h = uncertain.has(inv.id) ? null : handling(inv);
       if (h === "reversible") above.push(inv);
-      // Only a move without files stops at one: restored files bring a covered call's effect back whatever undo ran
-      // under it, and a call left applied under a kept one would have its files restored from before it anyway.
-      else if (covered === undefined) pivot ??= { inv, handling: h };
+      // A move with files stops at one too: its effect may lie outside the files (or in paths the restore does not
+      // reach), where an undo run under it would destroy it for good.
+      else pivot ??= { inv, handling: h };
       continue;
     }
     if (uncertain.has(inv.id)) {

@@ -1,12 +1,12 @@
-// Review of issue 32 (round 3), pinned: a move with scope "both" does not stop compensating at a kept call that cannot
-// be undone. A held append (made `after` a question, off the current branch) is applied, then an irreversible note on
-// the current branch appends to the same file; rolling back to a checkpoint taken after the note with scope "both"
-// undoes the held append anyway (truncating the file under the note: the kept, irreversible line is lost) and
-// reports nothing skipped, where the same move with scope "conversation" leaves both lines, the append in `skipped`.
+// A move with scope "both" stops compensating at a kept call it cannot undo, as one with scope "conversation" does. A
+// held append (made `after` a question, off the current branch) is applied, then an irreversible note on the current
+// branch appends to the same file; rolling back to a checkpoint taken after the note leaves both lines, the append in
+// `skipped` (refused with IRREVERSIBLE under `refuseIrreversible`, as `plan()` foretells). When the file lies in the
+// workspace and the checkpoint's files hold both calls, the append is covered: nothing is undone or skipped.
 import fs from "node:fs";
 import path from "node:path";
 import { expect, it } from "vitest";
-import { defineTool, type Forkpoint } from "../../src/index.js";
+import { defineTool, ForkpointError, type Forkpoint } from "../../src/index.js";
 import { appendLineTool, readOrNull, tempDir, type AppendArgs } from "../fixtures/file-tools.js";
 import { tempDatabases } from "../helpers.js";
 
@@ -36,11 +36,12 @@ async function heldThenNote(fp: Forkpoint, ws: string, log: string) {
   return { s, target };
 }
 
-function world() {
+/** `inside`: the file lies in the workspace (its snapshots hold it), else beside it. */
+function world(inside = false) {
   const root = tempDir("forkpoint-lifo-both-");
   const ws = path.join(root, "ws");
   fs.mkdirSync(ws);
-  const log = path.join(root, "log");
+  const log = path.join(inside ? ws : root, "log");
   const { fp } = dbs.open({ tools: [appendLineTool(), noteLineTool] });
   return { fp, ws, log };
 }
@@ -53,10 +54,31 @@ it("with scope conversation: the append under the irreversible note stays, skipp
   expect(moved.skipped.map((t) => t.tool)).toContain("append_line");
 });
 
-it.fails("with scope both: the append under the irreversible note stays, skipped (the note's line is not lost)", async () => {
+it("with scope both: the append under the irreversible note stays, skipped (the note's line is not lost)", async () => {
   const { fp, ws, log } = world();
   const { s, target } = await heldThenNote(fp, ws, log);
   const moved = await s.rollback(target.id, { scope: "both" });
   expect(readOrNull(log)).toBe("x\ny\n");
   expect(moved.skipped.map((t) => t.tool)).toContain("append_line");
+});
+
+it("with scope both and refuseIrreversible: refused before anything runs, as plan() foretells", async () => {
+  const { fp, ws, log } = world();
+  const { s, target } = await heldThenNote(fp, ws, log);
+  const planned = await s.plan({ checkpointId: target.id });
+  expect(planned.skipped.map((t) => t.tool)).toContain("append_line");
+  expect(planned.undone).toEqual([]);
+  const refused = await s.rollback(target.id, { scope: "both", refuseIrreversible: true }).catch((e: unknown) => e);
+  expect(refused).toBeInstanceOf(ForkpointError);
+  expect((refused as ForkpointError).code).toBe("IRREVERSIBLE");
+  expect(readOrNull(log)).toBe("x\ny\n");
+});
+
+it("with scope both, the file in the workspace: the snapshot holds both calls, so nothing is undone or skipped", async () => {
+  const { fp, ws, log } = world(true);
+  const { s, target } = await heldThenNote(fp, ws, log);
+  const moved = await s.rollback(target.id, { scope: "both" });
+  expect(readOrNull(log)).toBe("x\ny\n");
+  expect(moved.undone).toEqual([]);
+  expect(moved.skipped.map((t) => t.tool)).not.toContain("append_line");
 });

@@ -1,5 +1,6 @@
-// What a "both" move's restore leaves to calls whose undo failed ("continue"): they stay applied, so the files holding
-// their effects stay as they are, and the move restores the target's snapshot with those paths as the world has them.
+// What a "both" move's restore leaves to calls whose undo failed ("continue") or that it left applied under a kept call
+// it cannot undo: they stay applied, so the files holding their effects stay as they are, and the move restores the
+// target's snapshot with those paths as the world has them.
 import type { Step, ToolRow, Tx } from "../../store/port/index.js";
 import { notHeld } from "../workspace/unapplied.js";
 import { TreeReader, applyChanges, diffTrees } from "../workspace/trees.js";
@@ -74,6 +75,20 @@ export function* pathsAcross(
 /** The calls whose undo failed in move `moveId` (under "continue"): they stay applied. */
 export function* failedUndos(tx: Tx, moveId: string): Step<string[]> {
   return (yield* tx.moveSteps(moveId)).filter((s) => s.op === "undo" && s.status === "failed").map((s) => s.entryId);
+}
+
+/**
+ * The calls move `skipped` left applied although it would have undone them (applied before a kept call it cannot undo:
+ * compensation stops there): they stay applied as a failed undo's do, so the files their effects are in stay too.
+ * Irreversible calls it passed are not among them: the files are restored from before those, as documented.
+ */
+export function* stoppedUndos(tx: Tx, isReversible: (tool: string) => boolean, skipped: readonly string[]): Step<string[]> {
+  const out: string[] = [];
+  for (const id of skipped) {
+    const row = yield* tx.getTool(id);
+    if (row && row.appliedSeq !== null && row.reversible !== false && isReversible(row.tool ?? "")) out.push(id);
+  }
+  return out;
 }
 
 /** The snapshot of the newest checkpoint with files on the call's lineage before it, if any. */

@@ -311,7 +311,15 @@ function* moveConversationUnit(
   const plan = computed.steps;
   // Already there, world included (a second click): nothing is written, no event, nothing for undo.
   // Calls off the lineage left applied for want of their tool (`unregistered`) mean the world does not match.
-  if (base.sameAsWorld && !within && plan.undo.length + plan.replay.length + plan.unregistered.length + plan.covered.length === 0) {
+  // A move with files that leaves a call applied under a kept one it cannot undo runs its files step as journaled
+  // moves do: the restore keeps that call's paths as the world has them.
+  const stopped = filesManifest !== undefined && plan.skipped.some((t) => t.applied && ctx.tools.isReversible(t.tool));
+  if (
+    base.sameAsWorld &&
+    !within &&
+    !stopped &&
+    plan.undo.length + plan.replay.length + plan.unregistered.length + plan.covered.length === 0
+  ) {
     const here = yield* stayingHere(tx, session, plan);
     // Nothing moves, yet the request is applied: a retry finds it, and answers the same. A move with files records
     // it once they are restored.
