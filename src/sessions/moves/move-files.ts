@@ -1,15 +1,15 @@
 // A move that restores the workspace's files (scope "both"): where its snapshot sits on the target lineage, and its
 // files step, run between the move's undos and its replays.
-import type { Step, Tx } from "../../store/port/index.js";
+import type { Step, ToolRow, Tx } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
 import { prepareRestore, type PreparedRestore } from "../workspace/prepare-restore.js";
 import { restoreFiles } from "../workspace/restore.js";
 import { workspaceOf } from "../workspace/snapshots.js";
 import { heldOff, notHeld, replaysHeld } from "../workspace/unapplied.js";
-import { failedUndos, keptTarget, pathsAcross, stoppedUndos } from "./failed-undo-files.js";
+import { failedUndos, keptTarget, pathsAcross } from "./failed-undo-files.js";
 import { TreeReader } from "../workspace/trees.js";
 import { fenced } from "./fence.js";
-import { markHeld } from "../core/latest-result.js";
+import { heldOtherwise, markHeld } from "../core/latest-result.js";
 import type { MoveTarget, SnapshotAt } from "./move-plan.js";
 import type { MoveSpec } from "./move-spec.js";
 
@@ -52,9 +52,8 @@ export async function restoreMoveFiles(
   prepared: PreparedRestore | null,
 ): Promise<RestoredFiles> {
   const files = spec.files!;
-  const { ws, failed } = await ctx.store.read((tx) => filesStepUnit(tx, ctx, spec, moveId));
-  // A call whose undo failed, or that the move left applied under a kept call it cannot undo, stays applied: the
-  // files its effect is in stay as they are (reported kept).
+  const { ws, failed } = await ctx.store.read((tx) => filesStepUnit(tx, spec.sessionId, moveId));
+  // A call whose undo failed stays applied: the files its effect is in stay as they are (reported kept).
   const target =
     ws.restoring || failed.length === 0
       ? { manifestId: files.manifestId, kept: [] }
@@ -76,24 +75,30 @@ export async function restoreMoveFiles(
   return { ...restored, kept: [...new Set([...(restored.kept ?? []), ...target.kept])].sort() };
 }
 
-function* filesStepUnit(tx: Tx, ctx: EngineContext, spec: MoveSpec, moveId: string) {
-  const stopped = yield* stoppedUndos(tx, (tool) => ctx.tools.isReversible(tool), spec.skipped);
-  return { ws: yield* workspaceOf(tx, spec.sessionId, "scope"), failed: [...(yield* failedUndos(tx, moveId)), ...stopped] };
+function* filesStepUnit(tx: Tx, sessionId: string, moveId: string) {
+  return { ws: yield* workspaceOf(tx, sessionId, "scope"), failed: yield* failedUndos(tx, moveId) };
 }
 
 /**
  * The calls the restored files hold (the target's, and those off it applied when the snapshot was taken) are applied
- * again, oldest first, each with the result of the application the snapshot holds (a later undo gets it). A call whose effect is only in paths the restore `kept` (a failed
- * undo's, as the world has it) did not come back with the snapshot: it stays as it is.
+ * again, oldest first, each with the result of the application the snapshot holds (a later undo gets it); so is one
+ * the move leaves applied by another application than that one (`heldOtherwise`). A call whose effect is only in paths
+ * the restore `kept` (a failed undo's, as the world has it) did not come back with the snapshot: it stays as it is.
  */
 function* markCoveredUnit(tx: Tx, ctx: EngineContext, moveId: string, spec: MoveSpec, kept: readonly string[]) {
   fenced(yield* tx.renewMove(moveId, ctx.ownership.self, ctx.ownership.leaseMs ?? 0));
   const keptPaths = new Set(kept);
   const reader = new TreeReader();
   const target = keptPaths.size === 0 ? "" : yield* reader.rootOf(tx, spec.files!.manifestId);
+  const replays = spec.files!.replays ?? {};
+  const marked: { row: ToolRow; application: number | undefined }[] = [];
   for (const id of spec.files!.covered) {
     const row = (yield* tx.getTool(id))!;
-    if (row.appliedSeq !== null) continue;
+    if (row.appliedSeq === null) marked.push({ row, application: replays[id] });
+  }
+  marked.push(...(yield* heldOtherwiseUnit(tx, spec)));
+  for (const { row, application } of marked) {
+    const id = row.id;
     if (keptPaths.size > 0) {
       // Only when every path it may have changed was kept: its run's recorded paths say exactly which; for a call
       // without them, snapshots cannot tell which of the calls between two of them changed a path, so one that shares a
@@ -101,6 +106,29 @@ function* markCoveredUnit(tx: Tx, ctx: EngineContext, moveId: string, spec: Move
       const paths = yield* pathsAcross(tx, spec, reader, id, target);
       if (paths !== undefined && paths.length > 0 && paths.every((p) => keptPaths.has(p))) continue;
     }
-    yield* markHeld(tx, spec.sessionId, row, spec.files!.replays?.[id], ctx.now());
+    yield* markHeld(tx, spec.sessionId, row, application, ctx.now());
   }
+}
+
+/**
+ * The calls applied now that the restored snapshot holds by another application than their current one: a replay
+ * since, or the first run where it holds a replay. Only calls with a replay on either side can be such (few).
+ */
+function* heldOtherwiseUnit(tx: Tx, spec: MoveSpec): Step<{ row: ToolRow; application: number | undefined }[]> {
+  const at = yield* snapshotPosition(tx, spec.target, spec.newBranch?.forkCheckpointId ?? null);
+  if (!at) return [];
+  const now = new Map((yield* tx.replayedApplications(spec.sessionId)).map((r) => [r.entryId, r.appliedSeq]));
+  const ids = [...new Set([...now.keys(), ...Object.keys(at.replays)])];
+  if (ids.length === 0) return [];
+  const segments = yield* tx.lineage(spec.target.branchId, at.position);
+  const found: { row: ToolRow; application: number | undefined }[] = [];
+  for (const id of ids) {
+    const row = yield* tx.getTool(id);
+    if (!row || row.appliedSeq === null || spec.files!.covered.includes(id)) continue;
+    const onLineage = segments.some((s) => s.branchId === row.branchId && row.position > s.after && row.position <= s.upTo);
+    if (!((onLineage && !at.unapplied.has(id)) || at.held.has(id))) continue;
+    if (yield* heldOtherwise(tx, row, at.replays[id])) found.push({ row, application: at.replays[id] });
+  }
+  // Oldest application first, as the covered calls are marked.
+  return found.sort((a, b) => a.row.appliedSeq! - b.row.appliedSeq!);
 }
