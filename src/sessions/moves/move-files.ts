@@ -6,7 +6,7 @@ import { prepareRestore, type PreparedRestore } from "../workspace/prepare-resto
 import { restoreFiles } from "../workspace/restore.js";
 import { workspaceOf } from "../workspace/snapshots.js";
 import { heldOff, notHeld, replaysHeld } from "../workspace/unapplied.js";
-import { failedUndos, keptTarget, pathsAcross } from "./failed-undo-files.js";
+import { failedUndos, keptTarget, pathsAcross, stoppedUndos } from "./failed-undo-files.js";
 import { TreeReader } from "../workspace/trees.js";
 import { fenced } from "./fence.js";
 import { heldOtherwise, markHeld } from "../core/latest-result.js";
@@ -52,8 +52,9 @@ export async function restoreMoveFiles(
   prepared: PreparedRestore | null,
 ): Promise<RestoredFiles> {
   const files = spec.files!;
-  const { ws, failed } = await ctx.store.read((tx) => filesStepUnit(tx, spec.sessionId, moveId));
-  // A call whose undo failed stays applied: the files its effect is in stay as they are (reported kept).
+  const { ws, failed } = await ctx.store.read((tx) => filesStepUnit(tx, ctx, spec, moveId));
+  // A call whose undo failed, or that the move left applied under a kept call it cannot undo, stays applied: the
+  // files its effect is in stay as they are (reported kept).
   const target =
     ws.restoring || failed.length === 0
       ? { manifestId: files.manifestId, kept: [] }
@@ -75,8 +76,9 @@ export async function restoreMoveFiles(
   return { ...restored, kept: [...new Set([...(restored.kept ?? []), ...target.kept])].sort() };
 }
 
-function* filesStepUnit(tx: Tx, sessionId: string, moveId: string) {
-  return { ws: yield* workspaceOf(tx, sessionId, "scope"), failed: yield* failedUndos(tx, moveId) };
+function* filesStepUnit(tx: Tx, ctx: EngineContext, spec: MoveSpec, moveId: string) {
+  const stopped = yield* stoppedUndos(tx, (tool) => ctx.tools.isReversible(tool), spec.skipped);
+  return { ws: yield* workspaceOf(tx, spec.sessionId, "scope"), failed: [...(yield* failedUndos(tx, moveId)), ...stopped] };
 }
 
 /**
