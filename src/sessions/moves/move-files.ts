@@ -98,7 +98,8 @@ function* markCoveredUnit(tx: Tx, ctx: EngineContext, moveId: string, spec: Move
     const row = (yield* tx.getTool(id))!;
     if (row.appliedSeq === null) marked.push({ row, application: replays[id] });
   }
-  marked.push(...(yield* heldOtherwiseUnit(tx, spec)));
+  const fork = spec.newBranch?.forkCheckpointId ?? null;
+  marked.push(...(yield* heldOtherwiseUnit(tx, spec.sessionId, spec.target, fork, spec.files!.covered)));
   for (const { row, application } of marked) {
     const id = row.id;
     if (keptPaths.size > 0) {
@@ -116,17 +117,23 @@ function* markCoveredUnit(tx: Tx, ctx: EngineContext, moveId: string, spec: Move
  * The calls applied now that the restored snapshot holds by another application than their current one: a replay
  * since, or the first run where it holds a replay. Only calls with a replay on either side can be such (few).
  */
-function* heldOtherwiseUnit(tx: Tx, spec: MoveSpec): Step<{ row: ToolRow; application: number | undefined }[]> {
-  const at = yield* snapshotPosition(tx, spec.target, spec.newBranch?.forkCheckpointId ?? null);
+export function* heldOtherwiseUnit(
+  tx: Tx,
+  sessionId: string,
+  target: MoveTarget,
+  forkCheckpointId: string | null,
+  covered: readonly string[],
+): Step<{ row: ToolRow; application: number | undefined }[]> {
+  const at = yield* snapshotPosition(tx, target, forkCheckpointId);
   if (!at) return [];
-  const now = new Map((yield* tx.replayedApplications(spec.sessionId)).map((r) => [r.entryId, r.appliedSeq]));
+  const now = new Map((yield* tx.replayedApplications(sessionId)).map((r) => [r.entryId, r.appliedSeq]));
   const ids = [...new Set([...now.keys(), ...Object.keys(at.replays)])];
   if (ids.length === 0) return [];
-  const segments = yield* tx.lineage(spec.target.branchId, at.position);
+  const segments = yield* tx.lineage(target.branchId, at.position);
   const found: { row: ToolRow; application: number | undefined }[] = [];
   for (const id of ids) {
     const row = yield* tx.getTool(id);
-    if (!row || row.appliedSeq === null || spec.files!.covered.includes(id)) continue;
+    if (!row || row.appliedSeq === null || covered.includes(id)) continue;
     const onLineage = segments.some((s) => s.branchId === row.branchId && row.position > s.after && row.position <= s.upTo);
     if (!((onLineage && !at.unapplied.has(id)) || at.held.has(id))) continue;
     if (yield* heldOtherwise(tx, row, at.replays[id])) found.push({ row, application: at.replays[id] });

@@ -15,7 +15,7 @@ import { targetFiles, workspaceOf } from "../workspace/snapshots.js";
 import { headOf } from "../core/head.js";
 import { finishMoveTx } from "./finish-move.js";
 import { moveEvent, sessionPosition } from "./history.js";
-import { restoreMoveFiles, snapshotPosition } from "./move-files.js";
+import { heldOtherwiseUnit, restoreMoveFiles, snapshotPosition } from "./move-files.js";
 import { filesTrackPlan } from "./files-track.js";
 import { computePlan } from "./move-plan.js";
 import { type BaseMoveSpec, type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js";
@@ -318,7 +318,9 @@ function* moveConversationUnit(
     base.sameAsWorld &&
     !within &&
     !stopped &&
-    plan.undo.length + plan.replay.length + plan.unregistered.length + plan.covered.length === 0
+    plan.undo.length + plan.replay.length + plan.unregistered.length + plan.covered.length === 0 &&
+    // A call applied by another application than the one the restored snapshot holds is re-marked by the files step.
+    !(filesManifest !== undefined && session.hasTools && (yield* reheld(tx, session.id, base)))
   ) {
     const here = yield* stayingHere(tx, session, plan);
     // Nothing moves, yet the request is applied: a retry finds it, and answers the same. A move with files records
@@ -364,4 +366,9 @@ function* moveConversationUnit(
     ].map((step, idx) => ({ moveId, idx, ...step, status: "pending" as const, result: null, error: null })),
   );
   return { spec, plan, done: null, moveId, hasWorkspace: session.hasWorkspace };
+}
+
+/** Whether a move with files to `base`'s target would re-mark a call the restored snapshot holds by another application. */
+function* reheld(tx: Tx, sessionId: string, base: BaseMoveSpec): Step<boolean> {
+  return (yield* heldOtherwiseUnit(tx, sessionId, base.target, base.newBranch?.forkCheckpointId ?? null, [])).length > 0;
 }
