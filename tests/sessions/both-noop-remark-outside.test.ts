@@ -1,0 +1,51 @@
+// Issue 32 (defect, pinned): a "both" move with nothing to run re-marks a call acting only OUTSIDE the workspace with
+// the application the restored snapshot holds, although the snapshot holds no effect of that call: after a replay
+// (application 2), a second "both" rollback to the same checkpoint points the call at application 1's result, so a
+// later undo passes the stale result and the replay's effect stays on disk while the track says it is undone.
+import fs from "node:fs";
+import path from "node:path";
+import { expect, it } from "vitest";
+import { defineTool } from "../../src/index.js";
+import { readOrNull, tempDir } from "../fixtures/file-tools.js";
+import { tempDatabases } from "../helpers.js";
+
+const dbs = tempDatabases();
+
+type LineArgs = { path: string; line: string };
+let runs = 0;
+/** tag_line: appends the line tagged with its run number; undo removes exactly the line its result names. */
+const tagLine = defineTool<LineArgs, { tag: number }>({
+  name: "tag_line",
+  run: (args) => {
+    const tag = ++runs;
+    fs.appendFileSync(args.path, `${args.line}#${tag}\n`);
+    return { tag };
+  },
+  undo: ({ args, result }) => {
+    const kept = (readOrNull(args.path) ?? "").split("\n").filter((l) => l !== "" && l !== `${args.line}#${result.tag}`);
+    fs.writeFileSync(args.path, kept.map((l) => `${l}\n`).join(""));
+  },
+});
+
+it.fails("an outside call replayed, then kept by a both move that runs nothing, is undone with the replay's result", async () => {
+  const { fp } = dbs.open({ tools: [tagLine] });
+  const root = tempDir("forkpoint-both-noop-outside-");
+  const ws = path.join(root, "ws");
+  fs.mkdirSync(ws);
+  const outside = path.join(root, "outside");
+  const s = await fp.createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  const c0 = await s.checkpoint({ name: "c0" });
+  await s.invoke("tag_line", { path: outside, line: "A" });
+  const c1 = await s.checkpoint({ name: "c1" });
+  await s.rollback(c0.id, { scope: "conversation" });
+  await s.rollback(c1.id, { scope: "both" });
+  const replayed = readOrNull(outside);
+  expect(replayed).toMatch(/^A#\d+\n$/);
+  await s.rollback(c1.id, { scope: "both" });
+  expect(readOrNull(outside)).toBe(replayed);
+  await s.rollback(c0.id, { scope: "conversation" });
+  const track = await s.toolTrack({ branchId: (await s.info()).currentBranchId });
+  expect(track.every((call) => !call.applied)).toBe(true);
+  expect(readOrNull(outside)).toBe("");
+});
