@@ -1,0 +1,57 @@
+// Issue 32 (defect, pinned): undo({ scope: "both" }) restores files holding one application of a call but leaves the
+// call marked with another. A call runs (application 1), is replayed by a conversation rollback (application 2, held by
+// a checkpoint), a "both" rollback undoes it and a "files" rollback restores application 1; undo({ scope: "both" })
+// brings back the files of application 2, yet the next conversation undo passes application 1's result, so the line
+// of application 2 stays on disk while the track says the call is undone. On SQLite only: PostgreSQL passes.
+import fs from "node:fs";
+import path from "node:path";
+import { expect, it } from "vitest";
+import { defineTool } from "../../src/index.js";
+import { onPostgres } from "../fixtures/backend.js";
+import { readOrNull, tempDir } from "../fixtures/file-tools.js";
+import { tempDatabases } from "../helpers.js";
+
+const dbs = tempDatabases();
+
+type LineArgs = { path: string; line: string };
+let runs = 0;
+/** tag_line: appends the line tagged with its run number; undo removes exactly the line its result names. */
+const tagLine = defineTool<LineArgs, { tag: number }>({
+  name: "tag_line",
+  run: (args) => {
+    const tag = ++runs;
+    fs.appendFileSync(args.path, `${args.line}#${tag}\n`);
+    return { tag };
+  },
+  undo: ({ args, result }) => {
+    const kept = (readOrNull(args.path) ?? "").split("\n").filter((l) => l !== "" && l !== `${args.line}#${result.tag}`);
+    fs.writeFileSync(args.path, kept.map((l) => `${l}\n`).join(""));
+  },
+});
+
+(onPostgres ? it : it.fails)("a both undo that restores another application of a call re-marks the call with it", async () => {
+  const { fp } = dbs.open({ tools: [tagLine] });
+  const ws = path.join(tempDir("forkpoint-both-undo-remark-"), "ws");
+  fs.mkdirSync(ws);
+  const log = path.join(ws, "log");
+  const s = await fp.createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  const c0 = await s.checkpoint({ name: "c0" });
+  await s.invoke("tag_line", { path: log, line: "A" });
+  const c1 = await s.checkpoint({ name: "c1" });
+  const first = readOrNull(log);
+  await s.rollback(c0.id, { scope: "both" });
+  await s.rollback(c1.id, { scope: "conversation" });
+  const replayed = readOrNull(log);
+  expect(replayed).not.toBe(first);
+  await s.checkpoint({ name: "replayed" });
+  await s.rollback(c0.id, { scope: "both" });
+  await s.rollback(c1.id, { scope: "files" });
+  expect(readOrNull(log)).toBe(first);
+  await s.undo({ scope: "both" });
+  expect(readOrNull(log)).toBe(replayed);
+  await s.undo({ scope: "conversation" });
+  const track = await s.toolTrack({ branchId: (await s.info()).currentBranchId });
+  expect(track.every((call) => !call.applied)).toBe(true);
+  expect(readOrNull(log) ?? "").toBe("");
+});
