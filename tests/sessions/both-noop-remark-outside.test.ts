@@ -1,7 +1,6 @@
-// Issue 32 (defect, pinned): a "both" move with nothing to run re-marks a call acting only OUTSIDE the workspace with
-// the application the restored snapshot holds, although the snapshot holds no effect of that call: after a replay
-// (application 2), a second "both" rollback to the same checkpoint points the call at application 1's result, so a
-// later undo passes the stale result and the replay's effect stays on disk while the track says it is undone.
+// Issue 32: a "both" move with nothing to run re-marks only calls whose effect is in the files it restores. A call
+// acting only OUTSIDE the workspace keeps the application it has: after a replay (application 2), a second "both"
+// rollback to the same checkpoint leaves it pointing at the replay's result, so a later undo removes the replay's line.
 import fs from "node:fs";
 import path from "node:path";
 import { expect, it } from "vitest";
@@ -27,7 +26,7 @@ const tagLine = defineTool<LineArgs, { tag: number }>({
   },
 });
 
-it.fails("an outside call replayed, then kept by a both move that runs nothing, is undone with the replay's result", async () => {
+it("an outside call replayed, then kept by a both move that runs nothing, is undone with the replay's result", async () => {
   const { fp } = dbs.open({ tools: [tagLine] });
   const root = tempDir("forkpoint-both-noop-outside-");
   const ws = path.join(root, "ws");

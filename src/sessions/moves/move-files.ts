@@ -10,6 +10,7 @@ import { failedUndos, keptTarget, pathsAcross, stoppedUndos } from "./failed-und
 import { TreeReader } from "../workspace/trees.js";
 import { fenced } from "./fence.js";
 import { heldOtherwise, markHeld } from "../core/latest-result.js";
+import { outsideCalls } from "../workspace/call-reach.js";
 import type { MoveTarget, SnapshotAt } from "./move-plan.js";
 import type { MoveSpec } from "./move-spec.js";
 
@@ -130,10 +131,12 @@ export function* heldOtherwiseUnit(
   const ids = [...new Set([...now.keys(), ...Object.keys(at.replays)])];
   if (ids.length === 0) return [];
   const segments = yield* tx.lineage(target.branchId, at.position);
+  // A call whose run changed no workspace file is not in the snapshot's files, whichever application it holds.
+  const outside = yield* outsideCalls(tx, sessionId);
   const found: { row: ToolRow; application: number | undefined }[] = [];
   for (const id of ids) {
     const row = yield* tx.getTool(id);
-    if (!row || row.appliedSeq === null || covered.includes(id)) continue;
+    if (!row || row.appliedSeq === null || covered.includes(id) || outside.has(id)) continue;
     const onLineage = segments.some((s) => s.branchId === row.branchId && row.position > s.after && row.position <= s.upTo);
     if (!((onLineage && !at.unapplied.has(id)) || at.held.has(id))) continue;
     if (yield* heldOtherwise(tx, row, at.replays[id])) found.push({ row, application: at.replays[id] });
