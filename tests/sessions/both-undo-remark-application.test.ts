@@ -1,13 +1,12 @@
-// Issue 32 (defect, pinned): undo({ scope: "both" }) restores files holding one application of a call but leaves the
-// call marked with another. A call runs (application 1), is replayed by a conversation rollback (application 2, held by
-// a checkpoint), a "both" rollback undoes it and a "files" rollback restores application 1; undo({ scope: "both" })
-// brings back the files of application 2, yet the next conversation undo passes application 1's result, so the line
-// of application 2 stays on disk while the track says the call is undone. On SQLite only: PostgreSQL passes.
+// Issue 32: undo({ scope: "both" }) restores files holding one application of a call and marks the call with that
+// application. A call runs (application 1), is replayed by a conversation rollback (application 2, held by a
+// checkpoint), a "both" rollback undoes it and a "files" rollback restores application 1; undo({ scope: "both" })
+// brings back the files of application 2, and the next conversation undo passes application 2's result, removing its
+// line. An application's number is never reused (SQLite numbered a replay like the unapplied first run before).
 import fs from "node:fs";
 import path from "node:path";
 import { expect, it } from "vitest";
 import { defineTool } from "../../src/index.js";
-import { onPostgres } from "../fixtures/backend.js";
 import { readOrNull, tempDir } from "../fixtures/file-tools.js";
 import { tempDatabases } from "../helpers.js";
 
@@ -29,7 +28,7 @@ const tagLine = defineTool<LineArgs, { tag: number }>({
   },
 });
 
-(onPostgres ? it : it.fails)("a both undo that restores another application of a call re-marks the call with it", async () => {
+it("a both undo that restores another application of a call re-marks the call with it", async () => {
   const { fp } = dbs.open({ tools: [tagLine] });
   const ws = path.join(tempDir("forkpoint-both-undo-remark-"), "ws");
   fs.mkdirSync(ws);

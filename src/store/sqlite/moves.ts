@@ -12,8 +12,10 @@ export function movesTx(db: Database.Database): MovesTx {
     WHERE a.session_id = ? ORDER BY a.applied_seq DESC`),
     appliedCalls: p(`SELECT e.id, e.branch_id AS branchId, e.position FROM applied a JOIN entries e ON e.id = a.entry_id
     WHERE a.session_id = ? ORDER BY a.applied_seq DESC`),
+    // An application's number is never reused: a snapshot may name a replay's (kept in replay_results) after the
+    // call was unapplied, so the next number counts past those too, not only past the applications standing now.
     markApplied: p(`INSERT OR REPLACE INTO applied (entry_id, session_id, result, applied_seq, applied_at)
-    VALUES (?, ?, ?, (SELECT coalesce(max(applied_seq), 0) + 1 FROM applied), ?)`),
+    VALUES (?, ?, ?, max((SELECT coalesce(max(applied_seq), 0) FROM applied), (SELECT coalesce(max(applied_seq), 0) FROM replay_results)) + 1, ?)`),
     unmarkApplied: p(`DELETE FROM applied WHERE entry_id = ?`),
     uncertain: p(
       `SELECT DISTINCT s.entry_id AS id FROM move_steps s JOIN moves m ON m.id = s.move_id WHERE m.session_id = ? AND s.status = 'unknown'`,
