@@ -8,10 +8,12 @@ import { expect, it } from "vitest";
 import { defineTool, type SessionHandle } from "../../src/index.js";
 import { readOrNull, tempDir } from "../fixtures/file-tools.js";
 import { prng } from "../fixtures/prng.js";
+import { testStore } from "../fixtures/backend.js";
 import { tempDatabases } from "../helpers.js";
 
 const dbs = tempDatabases();
-const SEEDS = [1, 2, 3, 4, 5, 6];
+// Through PgBouncer the engine is PostgreSQL's: two walks check the pooler; the other stores walk six.
+const SEEDS = testStore === "pgbouncer" ? [1, 2] : [1, 2, 3, 4, 5, 6];
 const STEPS = 60;
 
 type LineArgs = { path: string; line: string };
