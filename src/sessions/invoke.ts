@@ -1,5 +1,5 @@
 // invoke: run a registered tool, journaled first, completed once, its effect marked applied.
-import type { ToolCallOptions } from "../models/inputs.js";
+import { invokeOptions, parseOptions, type InvokeOptions, type ToolCallOptions } from "../models/inputs.js";
 import { toJsonText, type JsonInput } from "../models/json.js";
 import { journalRunComplete, type CallOptions } from "./calls/journal.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
@@ -24,4 +24,14 @@ export async function invoke(
       ctx.withSessionLock(ref.id, () => journalRunComplete(ctx, ref, tool, argsText, control), "shared", `invoke(${JSON.stringify(name)})`),
     ),
   );
+}
+
+/**
+ * `invoke` as the public API takes it: a call id (`{ callId }`, the framework's id of the call) is the call's own
+ * field, not a write option, so it is checked here and passed as the adapters pass theirs.
+ */
+export function invokeVerb(ctx: EngineContext, ref: SessionRef, name: string, args: JsonInput, options?: InvokeOptions): Promise<unknown> {
+  if (typeof options !== "object" || options === null || !("callId" in options)) return invoke(ctx, ref, name, args, {}, options);
+  const { callId, ...rest } = parseOptions(invokeOptions, options, "options");
+  return invoke(ctx, ref, name, args, { callId: callId ?? null }, rest);
 }

@@ -8,7 +8,7 @@ import { deleteCheckpoint } from "./delete-checkpoint.js";
 import { expireCheckpoint } from "./expire.js";
 import { diffFiles } from "./diff-files.js";
 import { getState } from "./get-state.js";
-import { invoke } from "./invoke.js";
+import { invokeVerb } from "./invoke.js";
 import { listCheckpoints } from "./list-checkpoints.js";
 import { recordToolCall } from "./record-tool-call.js";
 import { resolveToolCall } from "./resolve-tool-call.js";
@@ -36,8 +36,6 @@ import {
   type ToolCallOptions,
   type InvokeOptions,
   type WriteOptions,
-  invokeOptions,
-  parseOptions,
 } from "../models/inputs.js";
 import type { JsonInput, JsonValue } from "../models/json.js";
 import type {
@@ -252,10 +250,7 @@ export class SessionHandle {
     // A definition (typed form) names its tool; it must be the one registered, so its types are the ones that run.
     return this.#run(async (ctx, ref) => {
       const name = ctx.tools.nameOf(typeof tool === "object" && tool !== null ? tool : id(tool, "tool"));
-      // A call id is the call's own field, not a write option: checked here, and passed as the adapters pass theirs.
-      if (typeof options !== "object" || options === null || !("callId" in options)) return invoke(ctx, ref, name, args, {}, options);
-      const { callId, ...rest } = parseOptions(invokeOptions, options, "options");
-      return invoke(ctx, ref, name, args, { callId: callId ?? null }, rest);
+      return invokeVerb(ctx, ref, name, args, options);
     });
   }
 
