@@ -4,27 +4,12 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect, it } from "vitest";
-import { defineTool } from "../../src/index.js";
-import { readOrNull, tempDir } from "../fixtures/file-tools.js";
+import { readOrNull, tempDir, tagLineTool } from "../fixtures/file-tools.js";
 import { tempDatabases } from "../helpers.js";
 
 const dbs = tempDatabases();
 
-type LineArgs = { path: string; line: string };
-let runs = 0;
-/** tag_line: appends the line tagged with its run number; undo removes exactly the line its result names. */
-const tagLine = defineTool<LineArgs, { tag: number }>({
-  name: "tag_line",
-  run: (args) => {
-    const tag = ++runs;
-    fs.appendFileSync(args.path, `${args.line}#${tag}\n`);
-    return { tag };
-  },
-  undo: ({ args, result }) => {
-    const kept = (readOrNull(args.path) ?? "").split("\n").filter((l) => l !== "" && l !== `${args.line}#${result.tag}`);
-    fs.writeFileSync(args.path, kept.map((l) => `${l}\n`).join(""));
-  },
-});
+const tagLine = tagLineTool();
 
 it("an outside call replayed, then kept by a both move that runs nothing, is undone with the replay's result", async () => {
   const { fp } = dbs.open({ tools: [tagLine] });

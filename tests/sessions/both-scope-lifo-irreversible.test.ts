@@ -6,20 +6,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect, it } from "vitest";
-import { defineTool, ForkpointError, type Forkpoint } from "../../src/index.js";
-import { appendLineTool, readOrNull, tempDir, type AppendArgs } from "../fixtures/file-tools.js";
+import { ForkpointError, type Forkpoint } from "../../src/index.js";
+import { appendLineTool, readOrNull, tempDir, noteLineTool } from "../fixtures/file-tools.js";
 import { tempDatabases } from "../helpers.js";
 
 const dbs = tempDatabases();
-
-/** note_line: appends a line, with no undo (irreversible). */
-const noteLineTool = defineTool<AppendArgs, null>({
-  name: "note_line",
-  run: (args) => {
-    fs.appendFileSync(args.path, `${args.line}\n`);
-    return null;
-  },
-});
 
 /** A held append to `log` (off the current branch), then an irreversible note to it on the current branch. */
 async function heldThenNote(fp: Forkpoint, ws: string, log: string) {

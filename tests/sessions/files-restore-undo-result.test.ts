@@ -5,20 +5,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect, it } from "vitest";
-import { defineTool } from "../../src/index.js";
-import { appendLineTool, readOrNull, tempDir, type AppendArgs } from "../fixtures/file-tools.js";
+import { appendLineTool, readOrNull, tempDir, noteLineTool } from "../fixtures/file-tools.js";
 import { tempDatabases } from "../helpers.js";
 
 const dbs = tempDatabases();
-
-/** note_line: appends a line, with no undo (irreversible). */
-const noteLineTool = defineTool<AppendArgs, null>({
-  name: "note_line",
-  run: (args) => {
-    fs.appendFileSync(args.path, `${args.line}\n`);
-    return null;
-  },
-});
 
 for (const away of [false, true]) {
   it(`an append the snapshot holds from its first run is undone to that run's size (${away ? "undone" : "applied"} before the restore)`, async () => {

@@ -8,8 +8,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { defineTool, type Forkpoint, type SessionHandle } from "../../src/index.js";
-import { appendLineTool, flakyWriteTool, readOrNull, type AppendArgs, type FlakyControl } from "../fixtures/file-tools.js";
+import { type Forkpoint, type SessionHandle } from "../../src/index.js";
+import { appendLineTool, flakyWriteTool, readOrNull, type FlakyControl, noteLineTool } from "../fixtures/file-tools.js";
 import { makeTempDir, rejectionOf, removeDir } from "../helpers.js";
 import { openForkpoint } from "../fixtures/backend.js";
 
@@ -18,15 +18,6 @@ let fp: Forkpoint;
 const control: FlakyControl = {};
 const file = (rel: string) => path.join(dir, rel);
 const idsOf = (list: readonly { id: string }[]) => list.map((t) => t.id);
-
-/** note_line: appends a line as append_line does, with no undo (irreversible). */
-const noteLineTool = defineTool<AppendArgs, null>({
-  name: "note_line",
-  run: (args) => {
-    fs.appendFileSync(args.path, `${args.line}\n`);
-    return null;
-  },
-});
 
 beforeEach(() => {
   dir = makeTempDir("forkpoint-undo-under-later-");
