@@ -45,10 +45,11 @@ const answers = () => page.locator('[data-role="assistant"]');
 const questions = () => page.locator('[data-role="user"]');
 const texts = (list: ReturnType<typeof answers>) => list.locator("p:not(.tool)").allTextContents();
 const todos = () => page.locator(".todos li").allTextContents();
-/** Resolves once the page is idle: no answer streaming, and the chat read again after the last one. */
+/** Resolves once the page is idle: no answer streaming, the chat read again after the last one, and the sidebar too. */
 const idle = async () => {
   await poll(() => chat().getAttribute("data-status")).toBe("ready");
   await poll(() => page.locator(".message:not([data-versions])").count()).toBe(0);
+  await poll(() => page.locator("nav.sidebar").getAttribute("aria-busy")).toBe("false");
 };
 
 /** What `shown` reads of a message element in the page (the project compiles without the DOM lib). */
@@ -232,6 +233,7 @@ describe.skipIf(!available)("examples/chat-app in Chromium", () => {
 
   it("shows the same chat, versions and sidebar after a reload", async () => {
     const before = await shown();
+    await idle();
     const sidebar = await page.locator(".sidebar li").allTextContents();
     expect(before).toHaveLength(11);
     await page.reload();
