@@ -266,11 +266,15 @@ export class Forkpoint {
    * Writes an exported session back, ids and times kept, owned by `userId`. The document's links and hashes are
    * checked; an id that already exists refuses the whole import (`ConflictError`). Nothing of it is applied.
    * Takes `signal` and `onProgress` (units: the document's entries, states and checkpoints); an abort before the final
-   * write is an `AbortedError` and writes nothing.
+   * write is an `AbortedError` and writes nothing. States newer than the schema the handle reads under (the
+   * Forkpoint's, or the `stateVersion` given here, as to `createSession`) refuse it (`StateVersionError`).
    * @example const copy = await other.importSession(doc, { userId: "alice" });
    */
-  importSession(document: SessionExport, scope: ImportOptions): Promise<SessionHandle> {
-    return this.#whenReady(async () => new SessionHandle(this.#ctx, await importSession(this.#ctx, document, scope), this.#whenReady));
+  importSession(document: SessionExport, scope: ImportOptions & SessionStateOptions): Promise<SessionHandle> {
+    return this.#whenReady(async () => {
+      const { ctx, rest } = withSessionState(this.#ctx, scope);
+      return new SessionHandle(ctx, await importSession(ctx, document, rest), this.#whenReady);
+    });
   }
 
   /**

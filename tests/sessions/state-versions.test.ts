@@ -250,4 +250,24 @@ describe("state versions per session", () => {
     await other.restore(cp.id);
     expect(agent).toEqual({ memory: ["one"] });
   });
+
+  it("a session with its own schema exports a document the same Forkpoint imports under that schema", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u", stateVersion: 2, migrateState: toV2 });
+    await s.setState({ n: 1 });
+    const doc = await fp.exportSession(s.id, { userId: "u" });
+    await fp.deleteSession(s.id, { userId: "u" });
+    // Under the Forkpoint's own schema (version 1) its states could never be read: refused, nothing written.
+    expect(await rejectionOf(fp.importSession(doc, { userId: "u" }))).toMatchObject({ code: "STATE_VERSION_UNKNOWN" });
+    expect((await fp.listSessions({ userId: "u" })).items).toEqual([]);
+    const bad = await rejectionOf(fp.importSession(doc, { userId: "u", stateVersion: 0 }));
+    expect(bad).toBeInstanceOf(ValidationError);
+    expect(bad).toMatchObject({ field: "stateVersion" });
+    expect((await fp.listSessions({ userId: "u" })).items).toEqual([]);
+    const copy = await fp.importSession(doc, { userId: "u", stateVersion: 2, migrateState: toV2 });
+    expect(await copy.getState()).toEqual({ n: 1 });
+    await copy.setState({ n: 2 });
+    expect((await fp.exportSession(copy.id, { userId: "u" })).states.map((st) => st.version)).toEqual([2, 2]);
+    expect((await fp.verify({ sessionId: copy.id })).ok).toBe(true);
+  });
 });
