@@ -26,6 +26,11 @@ export interface SnapshotAt {
 
 export interface ComputedPlan {
   steps: StepPlan<ToolInvocation>;
+  /**
+   * A move with files: its first replays, run before the files are restored (up to the last whose call the snapshot
+   * holds, replayed through a tool that acts outside the workspace too: see `planSteps`' `rerun`).
+   */
+  beforeFiles: string[];
   /** Length of the lineage prefix the world and the target share. */
   common: number;
   worldBranchId: string;
@@ -79,6 +84,10 @@ export function* computePlan(
             .map((t) => t.id),
           ...held.filter((id) => !applied.some((t) => t.id === id && handling(t) === "irreversible")),
         ]);
+  // A covered call whose tool acts outside the workspace too is replayed through it, before the files are restored.
+  const rerun = new Set(
+    covered === undefined ? [] : targetTools.filter((t) => covered.has(t.id) && ctx.tools.actsOutside(t.tool)).map((t) => t.id),
+  );
   const steps = planSteps(
     applied,
     targetTools,
@@ -89,6 +98,7 @@ export function* computePlan(
     covered,
     leftOut(targetTools, snapshotAt),
     outside,
+    rerun,
   );
   if (snapshotAt) {
     // A held call undone first (applied after one the move undoes) comes back with the files as those undone before did.
@@ -96,7 +106,9 @@ export function* computePlan(
     const stayApplied = appliedRows.filter((r) => !undone.has(r.id));
     steps.covered.push(...(yield* heldOffTarget(tx, held, targetTools, stayApplied, uncertain)));
   }
-  return { steps, common, worldBranchId: worldBranch.id, worldPosition };
+  const last = steps.replay.findLastIndex((t) => rerun.has(t.id));
+  const beforeFiles = steps.replay.slice(0, last + 1).map((t) => t.id);
+  return { steps, beforeFiles, common, worldBranchId: worldBranch.id, worldPosition };
 }
 
 /**
