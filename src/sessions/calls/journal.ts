@@ -19,7 +19,7 @@ import { holdLease } from "../moves/lease.js";
 import { refuseConcurrentMove } from "../moves/refusals.js";
 import { callMayRun, inflightInvocations } from "../core/ownership.js";
 import { applyOnce, jsonArgument, recordRequest, requestOf, type AnswerCodec, type Request } from "../requests/ledger.js";
-import { absorbChanges, filesBefore } from "../workspace/absorb.js";
+import { filesBefore, forgetChanges, landChanges, recordQuietPaths, scanChanges, type ScannedChanges } from "../workspace/absorb.js";
 import { landInBackground, lostConnection, settleFirst } from "./landing.js";
 
 /**
@@ -196,24 +196,29 @@ async function runAndComplete(
   // The workspace's files before the tool runs: what it changes becomes known to forkpoint (not drift).
   const before = session.hasWorkspace ? await filesBefore(ctx, await ctx.store.read((tx) => tx.getWorkspace(session.id))) : null;
   const complete = async (outcome: { result: string | null; error: string | null }): Promise<void> => {
-    const finish = async (completed: Completed | null) => {
-      await absorbChanges(ctx, session.id, before, entry.id);
+    // What the run changed in the files, scanned first: when only its paths are to be recorded, the completion does it.
+    const scanned = await scanChanges(ctx, session.id, before);
+    const finish = async (completed: Completed | null, recorded: boolean) => {
+      await landChanges(ctx, scanned, entry.id, recorded);
       if (completed) emitCompleted(ctx, completed);
     };
-    let completed: Completed;
+    let completed: { done: Completed; recorded: boolean };
     try {
-      completed = await ctx.store.write({ sessionId: ref.id }, (tx) => completeUnit(tx, session, ctx, entry, outcome));
+      completed = await ctx.store.write({ sessionId: ref.id }, (tx) => completeWithPathsUnit(tx, session, ctx, entry, outcome, scanned));
     } catch (error) {
       // The connection was lost: the completion may or may not have landed. Either way the caller gets the error (the
       // call's result is not known to have been recorded), and this handle writes the completion, once, when it can.
       if (lostConnection(error))
         landLater(async () => {
           const landed = await ctx.store.write({ sessionId: ref.id }, (tx) => completeUnlessLanded(tx, session, ctx, entry, outcome));
-          await finish(landed).catch((e: unknown) => ctx.logger.warn(`forkpoint: after the late completion of tool call ${entry.id}`, e));
+          await finish(landed, false).catch((e: unknown) =>
+            ctx.logger.warn(`forkpoint: after the late completion of tool call ${entry.id}`, e),
+          );
         });
+      else forgetChanges(scanned);
       throw error;
     }
-    await finish(completed);
+    await finish(completed.done, completed.recorded);
   };
   let value: unknown;
   try {
@@ -259,6 +264,19 @@ function* completeUnit(
   yield* ownedSession(tx, session.id, session.userId);
   yield* tx.deleteCallOwner(entry.id);
   return yield* completeCall(ctx, tx, session, entry, outcome);
+}
+
+/** The completion, with the call's changed paths when they are all there is to record of its files (one write, not two). */
+function* completeWithPathsUnit(
+  tx: Tx,
+  session: SessionRow,
+  ctx: EngineContext,
+  entry: EntryRow,
+  outcome: { result: string | null; error: string | null },
+  scanned: ScannedChanges | null,
+): Step<{ done: Completed; recorded: boolean }> {
+  const done = yield* completeUnit(tx, session, ctx, entry, outcome);
+  return { done, recorded: yield* recordQuietPaths(tx, scanned, entry.id) };
 }
 
 /** The completion again after a lost connection: nothing when it landed (the lost commit was made) or was resolved. */

@@ -1,6 +1,6 @@
 // Forkpoint's own doing is not drift: the files a tool call or a move's undo and replay changed (tracked from before to
 // after) become what forkpoint last saw; a hand edit made before them stays drift.
-import type { Tx, WorkspaceRow } from "../../store/port/index.js";
+import type { Step, Tx, WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
 import { readIfStill } from "./capture.js";
 import { contentOf } from "./file-id.js";
@@ -34,6 +34,16 @@ export async function filesBefore(ctx: EngineContext, ws: WorkspaceRow | undefin
   }
 }
 
+/** What a scan after forkpoint's own doing found: every path that changed, and those whose contents are to be stored. */
+export interface ScannedChanges {
+  sessionId: string;
+  before: FilesBefore;
+  /** Every path that changed, those that stay drift included: a call's effect may be in any of them. */
+  changed: string[];
+  /** The paths to make known, with their new file ids (null: deleted); empty when nothing is to be written but paths. */
+  touched: Map<string, string | null>;
+}
+
 /**
  * After forkpoint's own doing: the paths that changed since `before` become known (not drift). Changes made by hand
  * earlier stay drift. With `callId` (an `invoke`'s own run), the paths that changed are recorded as that call's, none
@@ -41,11 +51,22 @@ export async function filesBefore(ctx: EngineContext, ws: WorkspaceRow | undefin
  * as drift, and the call without a record (moves infer its paths from the snapshots around it).
  */
 export async function absorbChanges(ctx: EngineContext, sessionId: string, before: FilesBefore | null, callId?: string): Promise<void> {
-  if (!before) return;
+  await landChanges(ctx, await scanChanges(ctx, sessionId, before), callId);
+}
+
+/**
+ * The first half of `absorbChanges`: the scan, and the new contents stored. Null without a workspace or when the scan
+ * fails (logged; the changes stay drift). `landChanges` must follow, whatever happens between.
+ */
+export async function scanChanges(ctx: EngineContext, sessionId: string, before: FilesBefore | null): Promise<ScannedChanges | null> {
+  if (!before) return null;
   const { state, tracker } = before;
   try {
     const ws = await ctx.store.read((tx) => tx.getWorkspace(sessionId));
-    if (!ws || !sameFilesConfig(ws, state.config)) return;
+    if (!ws || !sameFilesConfig(ws, state.config)) {
+      state.cache.trackers.delete(tracker);
+      return null;
+    }
     let changed: string[] = [];
     const touched = await state.exclusive(async () => {
       await scan(ctx, state, new PackWriter());
@@ -55,7 +76,6 @@ export async function absorbChanges(ctx: EngineContext, sessionId: string, befor
         const now = state.cache.fileId(path);
         if (now !== was) out.set(path, now);
       }
-      // Every path that changed, those that stay drift below included: the call's effect may be in any of them.
       changed = [...out.keys()];
       // Contents a scan read before without storing them: stored now (those that changed again stay drift).
       const needed = [...new Set([...out.values()].flatMap((id) => (id === null ? [] : [contentOf(id)])))];
@@ -71,20 +91,52 @@ export async function absorbChanges(ctx: EngineContext, sessionId: string, befor
       await writer.persist(ctx.store, sessionId);
       return out;
     });
+    return { sessionId, before, changed, touched };
+  } catch (error) {
+    state.cache.trackers.delete(tracker);
+    warnScan(ctx, sessionId, error);
+    return null;
+  }
+}
+
+/**
+ * In the unit that completes call `callId`: its paths recorded there when the scan found nothing to store (no write
+ * of its own then). True when recorded: `landChanges` is then told so.
+ */
+export function* recordQuietPaths(tx: Tx, scanned: ScannedChanges | null, callId: string): Step<boolean> {
+  if (!scanned || scanned.touched.size > 0) return false;
+  yield* recordPathsUnit(tx, scanned.sessionId, callId, scanned.changed);
+  return true;
+}
+
+/** The second half of `absorbChanges`: the changes made known, and the call's paths recorded unless `recorded`. Never throws. */
+export async function landChanges(ctx: EngineContext, scanned: ScannedChanges | null, callId?: string, recorded = false): Promise<void> {
+  if (!scanned) return;
+  const { sessionId, touched, changed } = scanned;
+  const { state, tracker } = scanned.before;
+  try {
     if (touched.size === 0) {
-      if (callId !== undefined) await ctx.store.write({ sessionId }, (tx) => recordPathsUnit(tx, sessionId, callId, changed));
+      if (callId !== undefined && !recorded) await ctx.store.write({ sessionId }, (tx) => recordPathsUnit(tx, sessionId, callId, changed));
       return;
     }
     const stats = state.cache.toRows();
     await ctx.store.write({ sessionId }, (tx) => absorbChangesUnit(tx, sessionId, touched, ctx, stats, callId, changed));
     state.cache.markStored(stats);
   } catch (error) {
-    // The tool call or move itself succeeded; its file changes then count as drift until the next checkpoint.
-    ctx.logger.warn(`forkpoint: scanning the workspace of session ${sessionId} after a tool ran failed; its changes count as drift`, error);
+    warnScan(ctx, sessionId, error);
   } finally {
     state.cache.trackers.delete(tracker);
   }
 }
+
+/** Instead of `landChanges` when the call's completion failed: nothing is written, and the scan stops tracking. */
+export function forgetChanges(scanned: ScannedChanges | null): void {
+  scanned?.before.state.cache.trackers.delete(scanned.before.tracker);
+}
+
+// The tool call or move itself succeeded; its file changes then count as drift until the next checkpoint.
+const warnScan = (ctx: EngineContext, sessionId: string, error: unknown) =>
+  ctx.logger.warn(`forkpoint: scanning the workspace of session ${sessionId} after a tool ran failed; its changes count as drift`, error);
 
 /** Makes the changed files known, and records them as call `callId`'s when given (an `invoke`'s own run). */
 function* absorbChangesUnit(
