@@ -105,6 +105,9 @@ export function* computePlan(
     const undone = new Set(steps.undo.map((t) => t.id));
     const stayApplied = appliedRows.filter((r) => !undone.has(r.id));
     steps.covered.push(...(yield* heldOffTarget(tx, held, targetTools, stayApplied, uncertain)));
+    // Marked in the order the calls were made (ids sort by creation), off the target's lineage or on it, as they were
+    // applied when the snapshot was taken: a later undo then takes them back last first.
+    steps.covered.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
   const last = steps.replay.findLastIndex((t) => rerun.has(t.id));
   const beforeFiles = steps.replay.slice(0, last + 1).map((t) => t.id);
