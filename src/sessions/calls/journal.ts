@@ -19,6 +19,7 @@ import { holdLease } from "../moves/lease.js";
 import { refuseConcurrentMove } from "../moves/refusals.js";
 import { callMayRun, inflightInvocations } from "../core/ownership.js";
 import { applyOnce, jsonArgument, recordRequest, requestOf, type AnswerCodec, type Request } from "../requests/ledger.js";
+import { takeRunTurn } from "../workspace/run-turns.js";
 import { filesBefore, forgetChanges, landChanges, recordQuietPaths, scanChanges, type ScannedChanges } from "../workspace/absorb.js";
 import { landInBackground, lostConnection, settleFirst } from "./landing.js";
 
@@ -193,64 +194,75 @@ async function runAndComplete(
   entry: EntryRow,
   landLater: (attempt: () => Promise<void>) => void,
 ): Promise<unknown> {
-  // The workspace's files before the tool runs: what it changes becomes known to forkpoint (not drift).
-  const before = session.hasWorkspace ? await filesBefore(ctx, await ctx.store.read((tx) => tx.getWorkspace(session.id))) : null;
-  const complete = async (outcome: { result: string | null; error: string | null }): Promise<void> => {
-    // What the run changed in the files, scanned first: when only its paths are to be recorded, the completion does it.
-    const scanned = await scanChanges(ctx, session.id, before);
-    const finish = async (completed: Completed | null, recorded: boolean) => {
-      await landChanges(ctx, scanned, entry.id, recorded);
-      if (completed) emitCompleted(ctx, completed);
+  const ws = session.hasWorkspace ? await ctx.store.read((tx) => tx.getWorkspace(session.id)) : undefined;
+  // One run at a time on a workspace (see run-turns.ts), held until what this one changed is scanned.
+  const turn = ws ? await takeRunTurn(ws.dir) : null;
+  const within = <T>(fn: () => T): T => (turn ? turn.within(fn) : fn());
+  try {
+    // The workspace's files before the tool runs: what it changes becomes known to forkpoint (not drift).
+    const before = await filesBefore(ctx, ws);
+    const complete = async (outcome: { result: string | null; error: string | null }): Promise<void> => {
+      // What the run changed in the files, scanned first: when only its paths are to be recorded, the completion does it.
+      const scanned = await scanChanges(ctx, session.id, before);
+      turn?.release();
+      const finish = async (completed: Completed | null, recorded: boolean) => {
+        await landChanges(ctx, scanned, entry.id, recorded);
+        if (completed) emitCompleted(ctx, completed);
+      };
+      let completed: { done: Completed; recorded: boolean };
+      try {
+        completed = await ctx.store.write({ sessionId: ref.id }, (tx) => completeWithPathsUnit(tx, session, ctx, entry, outcome, scanned));
+      } catch (error) {
+        // The connection was lost: the completion may or may not have landed. Either way the caller gets the error (the
+        // call's result is not known to have been recorded), and this handle writes the completion, once, when it can.
+        if (lostConnection(error))
+          landLater(async () => {
+            const landed = await ctx.store.write({ sessionId: ref.id }, (tx) => completeUnlessLanded(tx, session, ctx, entry, outcome));
+            await finish(landed, false).catch((e: unknown) =>
+              ctx.logger.warn(`forkpoint: after the late completion of tool call ${entry.id}`, e),
+            );
+          });
+        else forgetChanges(scanned);
+        throw error;
+      }
+      await finish(completed.done, completed.recorded);
     };
-    let completed: { done: Completed; recorded: boolean };
+    let value: unknown;
     try {
-      completed = await ctx.store.write({ sessionId: ref.id }, (tx) => completeWithPathsUnit(tx, session, ctx, entry, outcome, scanned));
+      const args = JSON.parse(argsText) as JsonValue;
+      const handlerCall = { tool, step: "run", sessionId: session.id, invocationId: entry.id, mode: "call", closing: ctx.closing } as const;
+      // A timed-out run is a failed call: its late result is never recorded.
+      value = await within(() =>
+        runHandler(handlerCall, (signal) =>
+          tool.run(args, {
+            sessionId: session.id,
+            userId: session.userId,
+            invocationId: entry.id,
+            callId: entry.callId,
+            replay: false,
+            signal,
+          }),
+        ),
+      );
     } catch (error) {
-      // The connection was lost: the completion may or may not have landed. Either way the caller gets the error (the
-      // call's result is not known to have been recorded), and this handle writes the completion, once, when it can.
-      if (lostConnection(error))
-        landLater(async () => {
-          const landed = await ctx.store.write({ sessionId: ref.id }, (tx) => completeUnlessLanded(tx, session, ctx, entry, outcome));
-          await finish(landed, false).catch((e: unknown) =>
-            ctx.logger.warn(`forkpoint: after the late completion of tool call ${entry.id}`, e),
-          );
-        });
-      else forgetChanges(scanned);
+      await complete({ result: null, error: errorJson(error, ctx.limits) });
       throw error;
     }
-    await finish(completed.done, completed.recorded);
-  };
-  let value: unknown;
-  try {
-    const args = JSON.parse(argsText) as JsonValue;
-    const handlerCall = { tool, step: "run", sessionId: session.id, invocationId: entry.id, mode: "call", closing: ctx.closing } as const;
-    // A timed-out run is a failed call: its late result is never recorded.
-    value = await runHandler(handlerCall, (signal) =>
-      tool.run(args, {
-        sessionId: session.id,
-        userId: session.userId,
-        invocationId: entry.id,
-        callId: entry.callId,
-        replay: false,
-        signal,
-      }),
-    );
-  } catch (error) {
-    await complete({ result: null, error: errorJson(error, ctx.limits) });
-    throw error;
+    // Once `run` has returned, its effect is in the world; a result that cannot be stored is never stored as something
+    // else: the call is recorded as failed, saying so, and the caller gets the typed error.
+    let resultText: string;
+    try {
+      resultText = resultAsJson(value, ctx.limits);
+    } catch (error) {
+      if (!(error instanceof ForkpointError)) throw error;
+      await complete({ result: null, error: unstorableResultJson(error, ctx.limits) });
+      throw error;
+    }
+    await complete({ result: resultText, error: null });
+    return value;
+  } finally {
+    turn?.release();
   }
-  // Once `run` has returned, its effect is in the world; a result that cannot be stored is never stored as something
-  // else: the call is recorded as failed, saying so, and the caller gets the typed error.
-  let resultText: string;
-  try {
-    resultText = resultAsJson(value, ctx.limits);
-  } catch (error) {
-    if (!(error instanceof ForkpointError)) throw error;
-    await complete({ result: null, error: unstorableResultJson(error, ctx.limits) });
-    throw error;
-  }
-  await complete({ result: resultText, error: null });
-  return value;
 }
 
 function* completeUnit(
