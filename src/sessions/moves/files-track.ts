@@ -5,6 +5,7 @@ import type { TrackPlan } from "../workspace/track-plan.js";
 import type { MoveTarget } from "./move-plan.js";
 import { snapshotPosition } from "./move-files.js";
 import { fileCalls } from "../workspace/call-reach.js";
+import { byApplication } from "../workspace/unapplied.js";
 
 /**
  * The calls a files-only move to `target` marks applied or unapplied with the snapshot it restores (the one
@@ -53,8 +54,17 @@ export function* filesTrackPlan(
     (held.has(id) ? mark : unmark).push(id);
   }
   if (mark.length + unmark.length === 0) return undefined;
+  // Marked as they were applied when the snapshot was taken, as a move marks the calls its snapshot holds, with the
+  // held calls that stay applied but were applied after one of them there: undo then takes them back last first.
+  const marking = new Set(mark);
+  const all = byApplication(
+    candidates.filter(
+      (c) =>
+        marking.has(c.id) || (held.has(c.id) && applied.has(c.id) && !unmark.includes(c.id) && !uncertain.has(c.id) && !imported.has(c.id)),
+    ),
+    at.order ?? [],
+  );
+  mark.splice(0, mark.length, ...all.slice(all.findIndex((c) => marking.has(c.id))).map((c) => c.id));
   const replays = Object.fromEntries(mark.filter((id) => at.replays[id] !== undefined).map((id) => [id, at.replays[id]!]));
-  // Marked in the order the calls were made (the order `fileCalls` gives), as a move marks the calls its
-  // snapshot holds: undo takes them back last first.
   return { mark, unmark, ...(Object.keys(replays).length === 0 ? {} : { replays }) };
 }

@@ -5,7 +5,7 @@ import type { EngineContext } from "../core/context.js";
 import { prepareRestore, type PreparedRestore } from "../workspace/prepare-restore.js";
 import { restoreFiles } from "../workspace/restore.js";
 import { workspaceOf } from "../workspace/snapshots.js";
-import { heldOff, notHeld, replaysHeld } from "../workspace/unapplied.js";
+import { appliedOrder, byApplication, heldOff, notHeld, replaysHeld } from "../workspace/unapplied.js";
 import { failedUndos, keptTarget, pathsAcross, stoppedUndos } from "./failed-undo-files.js";
 import { TreeReader } from "../workspace/trees.js";
 import { fenced } from "./fence.js";
@@ -27,7 +27,8 @@ export type RestoredFiles = { written: string[]; deleted: string[]; kept?: strin
  */
 export function* snapshotPosition(tx: Tx, target: MoveTarget, checkpointId: string | null): Step<HeldSnapshot | undefined> {
   const own = checkpointId === null ? undefined : yield* tx.checkpointManifest(checkpointId);
-  if (own) return { position: target.position, unapplied: notHeld(own), held: heldOff(own), replays: replaysHeld(own) };
+  if (own)
+    return { position: target.position, unapplied: notHeld(own), held: heldOff(own), replays: replaysHeld(own), order: appliedOrder(own) };
   const segments = yield* tx.lineage(target.branchId, target.position);
   for (let i = segments.length - 1; i >= 0; i--) {
     const s = segments[i]!;
@@ -35,7 +36,7 @@ export function* snapshotPosition(tx: Tx, target: MoveTarget, checkpointId: stri
     if (found === undefined) continue;
     // The newest checkpoint with files there, as `targetFiles` reads it.
     const files = yield* tx.lastCheckpointFiles(s.branchId, found, found);
-    return { position: found, unapplied: notHeld(files), held: heldOff(files), replays: replaysHeld(files) };
+    return { position: found, unapplied: notHeld(files), held: heldOff(files), replays: replaysHeld(files), order: appliedOrder(files) };
   }
   return undefined;
 }
@@ -101,7 +102,7 @@ function* markCoveredUnit(tx: Tx, ctx: EngineContext, moveId: string, spec: Move
   }
   const fork = spec.newBranch?.forkCheckpointId ?? null;
   marked.push(...(yield* heldOtherwiseUnit(tx, spec.sessionId, spec.target, fork, spec.files!.covered)));
-  for (const { row, application } of marked) {
+  for (const { row, application } of yield* inHeldOrder(tx, spec, marked)) {
     const id = row.id;
     if (keptPaths.size > 0) {
       // Only when every path it may have changed was kept: its run's recorded paths say exactly which; for a call
@@ -112,6 +113,40 @@ function* markCoveredUnit(tx: Tx, ctx: EngineContext, moveId: string, spec: Move
     }
     yield* markHeld(tx, spec.sessionId, row, application, ctx.now());
   }
+}
+
+/**
+ * The calls to mark, as they were applied in the restored snapshot's world, with the calls it holds that stay applied
+ * but were applied after one of them there: marked again after it, so a later undo takes them all back last first.
+ */
+function* inHeldOrder(
+  tx: Tx,
+  spec: MoveSpec,
+  marked: { row: ToolRow; application: number | undefined }[],
+): Step<{ row: ToolRow; application: number | undefined }[]> {
+  if (marked.length === 0) return marked;
+  const at = yield* snapshotPosition(tx, spec.target, spec.newBranch?.forkCheckpointId ?? null);
+  if (!at) return marked;
+  const marking = new Set(marked.map((m) => m.row.id));
+  const segments = yield* tx.lineage(spec.target.branchId, at.position);
+  const outside = yield* outsideCalls(tx, spec.sessionId);
+  const staying = (yield* tx.appliedCalls(spec.sessionId)).filter((c) => {
+    if (marking.has(c.id) || outside.has(c.id)) return false;
+    const onLineage = segments.some((s) => s.branchId === c.branchId && c.position > s.after && c.position <= s.upTo);
+    return (onLineage && !at.unapplied.has(c.id)) || at.held.has(c.id);
+  });
+  const all = byApplication(
+    [...marking, ...staying.map((c) => c.id)].map((id) => ({ id })),
+    at.order ?? [],
+  );
+  const first = all.findIndex((c) => marking.has(c.id));
+  const byId = new Map(marked.map((m) => [m.row.id, m]));
+  const out: { row: ToolRow; application: number | undefined }[] = [];
+  for (const { id } of all.slice(first)) {
+    const m = byId.get(id) ?? { row: (yield* tx.getTool(id))!, application: at.replays[id] };
+    out.push(m);
+  }
+  return out;
 }
 
 /**

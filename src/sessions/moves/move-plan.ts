@@ -7,6 +7,7 @@ import { toEntry, toToolInvocation } from "../core/rows.js";
 import { commonPrefix, lineageEntries, lineageTools } from "../log/lineage.js";
 import { headOf } from "../core/head.js";
 import { outsideCalls } from "../workspace/call-reach.js";
+import { byApplication } from "../workspace/unapplied.js";
 
 /** Where a move goes: a position on a branch's lineage. */
 export interface MoveTarget {
@@ -22,6 +23,8 @@ export interface SnapshotAt {
   position: number;
   unapplied: ReadonlySet<string>;
   held: ReadonlySet<string>;
+  /** The calls it holds as they were applied, when not in the order they were made (see `appliedOrder`). */
+  order?: readonly string[];
 }
 
 export interface ComputedPlan {
@@ -105,9 +108,9 @@ export function* computePlan(
     const undone = new Set(steps.undo.map((t) => t.id));
     const stayApplied = appliedRows.filter((r) => !undone.has(r.id));
     steps.covered.push(...(yield* heldOffTarget(tx, held, targetTools, stayApplied, uncertain)));
-    // Marked in the order the calls were made (ids sort by creation), off the target's lineage or on it, as they were
-    // applied when the snapshot was taken: a later undo then takes them back last first.
-    steps.covered.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    // Marked as they were applied when the snapshot was taken, off the target's lineage or on it: a later undo then
+    // takes them back last first.
+    byApplication(steps.covered, snapshotAt.order ?? []);
   }
   const last = steps.replay.findLastIndex((t) => rerun.has(t.id));
   const beforeFiles = steps.replay.slice(0, last + 1).map((t) => t.id);

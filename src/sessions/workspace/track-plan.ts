@@ -24,10 +24,13 @@ export function* applyTrackPlan(tx: Tx, sessionId: string, plan: TrackPlan, at: 
     const row = yield* tx.getTool(id);
     if (row && row.appliedSeq !== null) yield* tx.unmarkApplied(id);
   }
+  // Once one is marked, those after it (applied after it when the snapshot was taken) are marked again after it.
+  let marking = false;
   for (const id of plan.mark) {
     const row = yield* tx.getTool(id);
-    if (row && (row.appliedSeq === null || (yield* heldOtherwise(tx, row, plan.replays?.[id])))) {
+    if (row && (marking || row.appliedSeq === null || (yield* heldOtherwise(tx, row, plan.replays?.[id])))) {
       yield* markHeld(tx, sessionId, row, plan.replays?.[id], at);
+      marking = true;
     }
   }
 }

@@ -18,17 +18,27 @@ export interface SnapshotCalls {
 
 const listed = (ids: readonly string[]) => (ids.length === 0 ? null : JSON.stringify(ids));
 
-/** What `unapplied` ends with: the calls off the lineage the files hold, and the replays among the applied calls. */
+/**
+ * What `unapplied` ends with: the calls off the lineage the files hold, the replays among the applied calls, and the
+ * applied calls in the order they were applied when that is not the order they were made in (a replay reorders them).
+ */
 interface Trailer {
   held?: string[];
   replays?: Record<string, number>;
+  order?: string[];
 }
 
 /** `unapplied` as stored: the lineage's calls the files do not hold, then the trailer (when it says anything). */
-function withTrailer(unapplied: readonly string[], held: readonly string[], replays: Readonly<Record<string, number>>): string | null {
+function withTrailer(
+  unapplied: readonly string[],
+  held: readonly string[],
+  replays: Readonly<Record<string, number>>,
+  order: readonly string[] = [],
+): string | null {
   const trailer: Trailer = {
     ...(held.length === 0 ? {} : { held: [...held] }),
     ...(Object.keys(replays).length === 0 ? {} : { replays: { ...replays } }),
+    ...(order.length === 0 ? {} : { order: [...order] }),
   };
   return Object.keys(trailer).length === 0 ? listed(unapplied) : JSON.stringify([...unapplied, trailer]);
 }
@@ -68,11 +78,33 @@ export function* snapshotCalls(
   }
   // The world holds calls of another lineage too (a move stopped midway, an undo that failed): the files hold them
   // (those of unknown outcome may not: no move touches them until they are resolved).
-  const held = (yield* tx.appliedCalls(session.id)).filter((c) => !onLineage(c) && !uncertain.includes(c.id)).map((c) => c.id);
+  const applied = (yield* tx.appliedCalls(session.id)).filter((c) => !uncertain.includes(c.id));
+  const held = applied.filter((c) => !onLineage(c)).map((c) => c.id);
   // Few applications are replays (a call applied again by a move): the files hold their results' worlds, not the first runs'.
   const replays: Record<string, number> = {};
   for (const r of yield* tx.replayedApplications(session.id)) if (!uncertain.includes(r.entryId)) replays[r.entryId] = r.appliedSeq;
-  return { unapplied: withTrailer(unapplied, held, replays), unknown: listed(unknown) };
+  return { unapplied: withTrailer(unapplied, held, replays, reordered(applied.map((c) => c.id).reverse())), unknown: listed(unknown) };
+}
+
+/** The applied calls oldest application first, when that is not the order they were made in (ids sort by it); else none. */
+function reordered(oldestFirst: readonly string[]): readonly string[] {
+  return oldestFirst.every((id, i) => i === 0 || oldestFirst[i - 1]! < id) ? [] : oldestFirst;
+}
+
+/**
+ * Sorts calls a snapshot's files hold as they were applied when it was taken (`appliedOrder`), else in the order they
+ * were made: marked applied again in that order, a later undo takes them back last first.
+ */
+export function byApplication<T extends { id: string }>(calls: T[], order: readonly string[]): T[] {
+  const rank = new Map(order.map((id, i) => [id, i]));
+  const r = (id: string) => rank.get(id) ?? Number.MAX_SAFE_INTEGER;
+  return calls.sort((a, b) => r(a.id) - r(b.id) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** The applied calls of a snapshot in the order they were applied, when a replay made it differ from the order made. */
+export function appliedOrder(files: { unapplied?: string | null } | undefined): string[] {
+  const order: unknown = trailerOf(files?.unapplied).order;
+  return Array.isArray(order) ? order.filter((id): id is string => typeof id === "string") : [];
 }
 
 /** The ids a snapshot's record lists (none for null: snapshots stored before it was kept). */
@@ -135,7 +167,7 @@ export function* settleSnapshots(tx: Tx, sessionId: string, entryId: string, hel
     if (held && application !== undefined) replays[entryId] = application;
     yield* tx.setCheckpointCalls({
       checkpointId: row.checkpointId,
-      unapplied: withTrailer(held ? unapplied : [...unapplied, entryId], heldIn(row.unapplied), replays),
+      unapplied: withTrailer(held ? unapplied : [...unapplied, entryId], heldIn(row.unapplied), replays, appliedOrder(row)),
       unknown: listed(unknown.filter((id) => id !== entryId)),
     });
   }
