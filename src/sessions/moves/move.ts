@@ -3,7 +3,7 @@
 import { ValidationError } from "../../models/errors.js";
 import { newId } from "../../models/ids.js";
 import { moveOptions, parseOptions, type MoveOptions } from "../../models/inputs.js";
-import type { ToolInvocation } from "../../models/types.js";
+import type { SavedDrift, ToolInvocation } from "../../models/types.js";
 import type { SessionRow, Step, Tx } from "../../store/port/index.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
 import { ownedCurrent, ownedSession } from "../core/owned.js";
@@ -21,6 +21,7 @@ import { computePlan } from "./move-plan.js";
 import { type BaseMoveSpec, type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js";
 import { inflightMoves } from "../core/ownership.js";
 import { OwnChanges } from "./own-changes.js";
+import { checkFilesPlanned, isReplannable, PLANNING_ATTEMPTS, type PlannedFiles } from "./files-planned.js";
 import { runJournaledMove } from "./run-steps.js";
 import { awaitingSameRequest } from "./same-request.js";
 import { checkIfAt, type IfAt } from "../core/if-at.js";
@@ -73,49 +74,72 @@ export async function performMove(
         ref.id,
         async () => {
           if (scope === "conversation") return moveConversation(ctx, ref, o, prepare, within, { request, ifAt });
-          // A retry must not save drift or restore files again either.
-          if (request) {
-            const recorded = await ctx.store.read((tx) => recordedAnswer(tx, ref, request));
-            if (recorded) return recorded.value;
+          // Another handle's, process's or server's write between the files' planning and the conversation's is met by
+          // planning the move again on what it left, as if it had come first.
+          let earlier: SavedDrift | undefined;
+          for (let attempt = 1; ; attempt++) {
+            try {
+              return await moveWithFiles(ctx, ref, scope, o, prepare, within, { request, ifAt }, earlier);
+            } catch (error) {
+              if (!isReplannable(error) || attempt >= PLANNING_ATTEMPTS) throw error;
+              // A forced attempt's saved drift stays saved: the move that lands reports it.
+              earlier ??= (error as { savedDrift?: SavedDrift }).savedDrift;
+            }
           }
-          // Everything the files need is checked first (drift, contents, links in the way), so a refused move changes
-          // nothing.
-          const { ws, manifestId, from, kind, track } = await ctx.store.read((tx) =>
-            performMoveUnit(tx, ref, prepare, scope, ctx, o, ifAt),
-          );
-          const forced = await prepareMoveRestore(ctx, ref, ws, manifestId, o.force ? { move: kind } : null);
-          const { savedDrift } = forced;
-          const saved = savedDrift ? { savedDrift } : {};
-          if (scope === "both") {
-            // The saved drift's checkpoint may be on the target's lineage (a switch to the current branch): its files are
-            // the target's snapshot now, the one the conversation's move plans its undos and replays around.
-            const prepared = savedDrift
-              ? await reportSavedDrift(savedDrift, filesNow(ctx, ref, prepare, forced.prepared))
-              : forced.prepared;
-            // The saved drift's checkpoint moved the head on: the conversation's unit checks the branch only.
-            const stillAt = ifAt && savedDrift ? { branchId: ifAt.branchId } : ifAt;
-            // The conversation's move is journaled first: the calls it leaves are undone on the files they changed, then
-            // the files are restored to the target's snapshot, then the target's calls made after it are replayed on top.
-            const w = { request, ifAt: stillAt, extra: saved };
-            const moved = moveConversation(ctx, ref, o, prepare, within, w, { manifestId: prepared.manifestId, prepared });
-            return { ...(await reportSavedDrift(savedDrift, moved)), ...saved };
-          }
-          // Saved drift is a checkpoint with a position of its own: the conversation stays there.
-          const left = savedDrift ? await ctx.store.read((tx) => leavingFrom(tx, ref)) : from;
-          // Whatever fails from here on says where the drift was saved.
-          const move = { scope, ...left, ...(track ? { track } : {}) };
-          const files = await reportSavedDrift(savedDrift, restoreFiles(ctx, ref.id, forced.prepared, move));
-          return {
-            ...(await reportSavedDrift(savedDrift, stayingPut(ctx, ref, { request, extra: { files, ...saved } }))),
-            files,
-            ...saved,
-          };
         },
         "exclusive",
         verb,
       ),
     ),
   );
+}
+
+/**
+ * A move with files (scope "files" or "both"), planned files first; the caller holds the session's lock. `earlier`: the
+ * drift an earlier attempt of this call saved (see `checkFilesPlanned`).
+ */
+async function moveWithFiles(
+  ctx: EngineContext,
+  ref: SessionRef,
+  scope: "files" | "both",
+  o: MoveOptions,
+  prepare: (tx: Tx, session: SessionRow) => Step<BaseMoveSpec>,
+  within: WithinMove | undefined,
+  { request, ifAt }: Pick<MoveWrite, "request" | "ifAt">,
+  earlier: SavedDrift | undefined,
+): Promise<MoveOutcome> {
+  // A retry must not save drift or restore files again either.
+  if (request) {
+    const recorded = await ctx.store.read((tx) => recordedAnswer(tx, ref, request));
+    if (recorded) return recorded.value;
+  }
+  // Everything the files need is checked first (drift, contents, links in the way), so a refused move changes
+  // nothing.
+  const { ws, manifestId, from, kind, track } = await ctx.store.read((tx) => performMoveUnit(tx, ref, prepare, scope, ctx, o, ifAt));
+  const forced = await prepareMoveRestore(ctx, ref, ws, manifestId, o.force ? { move: kind } : null);
+  const savedDrift = forced.savedDrift ?? earlier ?? null;
+  const saved = savedDrift ? { savedDrift } : {};
+  if (scope === "both") {
+    // The saved drift's checkpoint may be on the target's lineage (a switch to the current branch): its files are
+    // the target's snapshot now, the one the conversation's move plans its undos and replays around.
+    const at = { branchId: from.fromBranchId, head: from.fromHead };
+    const planned = forced.savedDrift
+      ? await reportSavedDrift(savedDrift, filesNow(ctx, ref, prepare, forced.prepared))
+      : { prepared: forced.prepared, at };
+    // The saved drift's checkpoint moved the head on: the conversation's unit checks the branch only.
+    const stillAt = ifAt && forced.savedDrift ? { branchId: ifAt.branchId } : ifAt;
+    // The conversation's move is journaled first: the calls it leaves are undone on the files they changed, then
+    // the files are restored to the target's snapshot, then the target's calls made after it are replayed on top.
+    const w = { request, ifAt: stillAt, extra: saved };
+    const moved = moveConversation(ctx, ref, o, prepare, within, w, { manifestId: planned.prepared.manifestId, ...planned });
+    return { ...(await reportSavedDrift(savedDrift, moved)), ...saved };
+  }
+  // Saved drift is a checkpoint with a position of its own: the conversation stays there.
+  const left = forced.savedDrift ? await ctx.store.read((tx) => leavingFrom(tx, ref)) : from;
+  // Whatever fails from here on says where the drift was saved.
+  const move = { scope, ...left, ...(track ? { track } : {}) };
+  const files = await reportSavedDrift(savedDrift, restoreFiles(ctx, ref.id, forced.prepared, move));
+  return { ...(await reportSavedDrift(savedDrift, stayingPut(ctx, ref, { request, extra: { files, ...saved } }))), files, ...saved };
 }
 
 /** A move's options with their defaults spelled out: a retry that gives a default is the call that left it out. */
@@ -159,22 +183,27 @@ function* performMoveUnit(
   return { ws, manifestId, from: { fromBranchId: branch.id, fromHead: head.position }, kind: base.kind, track };
 }
 
-/** The restore of a "both" move planned again after its drift was saved: `prepared` while its target's snapshot is the same. */
+/**
+ * The restore of a "both" move planned again after its drift was saved: `prepared` while its target's snapshot is the
+ * same; and where the session is now (the saved drift's checkpoint moved its head on).
+ */
 async function filesNow(
   ctx: EngineContext,
   ref: SessionRef,
   prepare: (tx: Tx, session: SessionRow) => Step<BaseMoveSpec>,
   prepared: PreparedRestore,
-): Promise<PreparedRestore> {
+): Promise<Omit<PlannedFiles, "manifestId">> {
   const now = await ctx.store.read((tx) => filesTargetUnit(tx, ref, prepare));
-  return now.manifestId === prepared.manifestId ? prepared : prepareRestore(ctx, now.ws, now.manifestId, false);
+  if (now.manifestId === prepared.manifestId) return { prepared, at: now.at };
+  return { prepared: await prepareRestore(ctx, now.ws, now.manifestId, false), at: now.at };
 }
 
 function* filesTargetUnit(tx: Tx, ref: SessionRef, prepare: (tx: Tx, session: SessionRow) => Step<BaseMoveSpec>) {
-  const { session } = yield* ownedCurrent(tx, ref.id, ref.userId);
+  const { session, branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
   const ws = yield* workspaceOf(tx, session.id, "scope");
   const base = yield* prepare(tx, session);
-  return { ws, manifestId: yield* targetFiles(tx, ws, base.target, base.newBranch?.forkCheckpointId ?? null) };
+  const manifestId = yield* targetFiles(tx, ws, base.target, base.newBranch?.forkCheckpointId ?? null);
+  return { ws, manifestId, at: { branchId: branch.id, head: head.position } };
 }
 
 /** Where the session's conversation is before a move: what a restore's journal records. */
@@ -268,14 +297,12 @@ export async function moveConversation(
   prepare: (tx: Tx, session: SessionRow) => Step<BaseMoveSpec>,
   within?: WithinMove,
   w: MoveWrite = {},
-  files?: { manifestId: number; prepared: PreparedRestore },
+  files?: PlannedFiles,
 ): Promise<MoveOutcome> {
   {
     // One write transaction plans the move and either finishes it (no tool has to run) or journals its steps,
     // so no other process can plan a move of this session in between.
-    const planned = await ctx.store.write({ sessionId: ref.id }, (tx) =>
-      moveConversationUnit(tx, ref, ctx, prepare, within, o, w, files?.manifestId),
-    );
+    const planned = await ctx.store.write({ sessionId: ref.id }, (tx) => moveConversationUnit(tx, ref, ctx, prepare, within, o, w, files));
     const { spec, done, moveId } = planned;
     if (done) {
       if (spec) ctx.events.emit(moveEvent(spec), done);
@@ -308,7 +335,7 @@ function* moveConversationUnit(
   within: WithinMove | undefined,
   o: MoveOptions,
   w: MoveWrite,
-  filesManifest: number | undefined,
+  files: PlannedFiles | undefined,
 ) {
   const session = yield* ownedSession(tx, ref.id, ref.userId);
   // A request this session applied already: its answer, and nothing moves (before anything else can refuse it).
@@ -320,6 +347,9 @@ function* moveConversationUnit(
   if (session.hasTools) yield* refuseActivity(ctx, tx, session.id);
   const base = yield* prepare(tx, session);
   if (w.request) base.request = { id: w.request.id, fingerprint: w.request.fingerprint, ...(w.extra ? { extra: w.extra } : {}) };
+  // The files were planned in a unit of their own: this one moves the conversation around the same snapshot, or none.
+  if (files) yield* checkFilesPlanned(tx, session, base, files);
+  const filesManifest = files?.manifestId;
   const snapshotAt =
     filesManifest === undefined ? undefined : yield* snapshotPosition(tx, base.target, base.newBranch?.forkCheckpointId ?? null);
   // A session that never recorded a tool call has no world to move: skip reading the lineages.
