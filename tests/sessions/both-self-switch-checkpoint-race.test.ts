@@ -35,6 +35,8 @@ it("a 'both' self-switch racing another process's checkpoint keeps the files the
   // Enough rounds that some checkpoint lands between the switch's files step and its conversation step: before the
   // fix, most of them deleted tag.txt on PostgreSQL while a7 and a8 stayed applied.
   const rounds = 12;
+  // The database is made (on PostgreSQL, created) before the other process opens it.
+  await fp.listSessions({ userId: "u" });
   partner = await startPartner(path.join(dir, "forkpoint.db"), "u");
   for (let i = 0; i < rounds; i++) {
     const ws = path.join(dir, `ws${i}`);

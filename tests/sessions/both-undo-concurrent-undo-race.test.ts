@@ -35,6 +35,8 @@ it("a 'both' undo racing another process's undo leaves the files as the track sa
   // Before the fix, most rounds ended with x1 applied and tag.txt empty: the "both" undo planned its files for the
   // first move to undo, and its conversation, after the other undo, for the second.
   const rounds = 10;
+  // The database is made (on PostgreSQL, created) before the other process opens it.
+  await fp.listSessions({ userId: "u" });
   partner = await startPartner(path.join(dir, "forkpoint.db"), "u");
   for (let i = 0; i < rounds; i++) {
     const ws = path.join(dir, `ws${i}`);
