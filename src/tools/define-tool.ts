@@ -33,15 +33,6 @@ export interface ToolDefinition<Args extends JsonValue = any, Result extends Jso
   /** Reverses the work, given the recorded args and the result of the latest application. Absent: irreversible. */
   undo?: (recorded: { args: Args; result: Result }, ctx: ToolContext) => Promise<void> | void;
   /**
-   * Its calls also act outside the workspace (another directory, a path the workspace excludes, a service) besides
-   * changing workspace files. A move that restores files (scope "both") then undoes and replays such a call through
-   * `undo` and `run` rather than taking it as brought back by a snapshot: a replay the restored snapshot holds runs
-   * before its files are laid down, so what it wrote inside the workspace ends as the snapshot has it. A files-only
-   * move (scope "files") leaves such calls applied as they are. Default false: a call that changed workspace files
-   * acts on them alone (a call that changed none is taken to act outside them whatever this says).
-   */
-  outsideEffects?: boolean;
-  /**
    * Time limit of each `run`, `undo` and replay, in ms (default: none). On expiry the handler's signal aborts and it
    * fails with a `ToolTimeoutError` (code `TOOL_TIMEOUT`): a failed call for `invoke`, a failed step for a move.
    * The engine stops waiting; the handler stops only if it heeds its signal. What a timed-out `run` still does is
@@ -74,9 +65,6 @@ export function checkTool(definition: ToolDefinition): void {
     throw new ValidationError("run", `must be a function (tool ${JSON.stringify(definition.name)})`);
   if (definition.undo !== undefined && typeof definition.undo !== "function") {
     throw new ValidationError("undo", `must be a function when given (tool ${JSON.stringify(definition.name)})`);
-  }
-  if (definition.outsideEffects !== undefined && typeof definition.outsideEffects !== "boolean") {
-    throw new ValidationError("outsideEffects", `must be a boolean when given (tool ${JSON.stringify(definition.name)})`);
   }
   const t = definition.timeoutMs;
   if (t !== undefined && !(Number.isSafeInteger(t) && t > 0 && t <= MAX_TIMEOUT_MS)) {

@@ -62,9 +62,6 @@ export interface StepPlan<T extends PlannedInvocation> {
  * @param outside for a move that restores files: invocations whose run changed no workspace file (their effect lies
  *   outside what a snapshot captures). Never in `covered`; the target lineage's stay applied as in a move without
  *   files, and are replayed when unapplied.
- * @param rerun for a move that restores files: covered invocations whose tool acts outside the workspace too
- *   (`outsideEffects`): kept as covered ones are when applied, but replayed through their tool when unapplied (their
- *   outside effect does not come back with the files), before the files are restored.
  */
 export function planSteps<T extends PlannedInvocation>(
   applied: T[],
@@ -76,7 +73,6 @@ export function planSteps<T extends PlannedInvocation>(
   covered?: ReadonlySet<string>,
   left: ReadonlySet<string> = new Set(),
   outside: ReadonlySet<string> = new Set(),
-  rerun: ReadonlySet<string> = new Set(),
 ): StepPlan<T> {
   const onTarget = new Set(target.map((t) => t.id));
   // What stays applied as it is: the target lineage's calls, or with files those the snapshot holds and the target's
@@ -138,7 +134,7 @@ export function planSteps<T extends PlannedInvocation>(
     if (inv.status !== "succeeded" || (inv.applied && !undone.has(inv.id)) || left.has(inv.id)) continue;
     const h = uncertain.has(inv.id) || foreign.has(inv.id) ? null : handling(inv);
     if (uncertain.has(inv.id)) markUnknown(inv);
-    else if (covered?.has(inv.id) && h !== null && h !== "irreversible" && !rerun.has(inv.id)) plan.covered.push(inv);
+    else if (covered?.has(inv.id) && h !== null && h !== "irreversible") plan.covered.push(inv);
     else if (h === "reversible") plan.replay.push(inv);
     else if (h === "unregistered") plan.unregistered.push(inv);
     else if (passed.has(inv.id)) plan.skipped.push(inv);

@@ -45,11 +45,6 @@ export class ToolRegistry {
     return tool.name;
   }
 
-  /** True when the named tool is registered with `outsideEffects`: its calls act outside the workspace too. */
-  actsOutside(name: string): boolean {
-    return this.#tools.get(name)?.outsideEffects === true;
-  }
-
   /** True when the named tool is registered and has an `undo`. */
   isReversible(name: string): boolean {
     return typeof this.#tools.get(name)?.undo === "function";

@@ -12,9 +12,8 @@ import { byApplication } from "../workspace/unapplied.js";
  * `targetFiles` finds): a call whose run changed workspace files (its recorded paths) has its effect in those files,
  * so it is applied exactly when the snapshot holds it (its lineage's calls up to it less those it records as not
  * held, and the calls off it it records as held). Calls that changed no file (effects outside the workspace), calls
- * without recorded paths (an older database's, or run elsewhere), calls of tools that act outside the workspace too
- * (`outsideEffects`), irreversible ones (they stay applied), imported ones and those of unknown outcome are left as
- * they are. Undefined when nothing changes.
+ * without recorded paths (an older database's, or run elsewhere), irreversible ones (they stay applied), imported ones
+ * and those of unknown outcome are left as they are. Undefined when nothing changes.
  */
 export function* filesTrackPlan(
   ctx: EngineContext,
@@ -49,8 +48,6 @@ export function* filesTrackPlan(
     const row = yield* tx.getTool(id);
     if (!row || row.status !== "succeeded" || uncertain.has(id) || imported.has(id)) continue;
     if (row.reversible === false || (row.reversible === null && !ctx.tools.isReversible(row.tool ?? ""))) continue;
-    // Its effect outside the workspace stays as it is: the call stays as it is too.
-    if (ctx.tools.actsOutside(row.tool ?? "")) continue;
     (held.has(id) ? mark : unmark).push(id);
   }
   if (mark.length + unmark.length === 0) return undefined;

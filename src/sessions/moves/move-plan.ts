@@ -29,11 +29,6 @@ export interface SnapshotAt {
 
 export interface ComputedPlan {
   steps: StepPlan<ToolInvocation>;
-  /**
-   * A move with files: its first replays, run before the files are restored (up to the last whose call the snapshot
-   * holds, replayed through a tool that acts outside the workspace too: see `planSteps`' `rerun`).
-   */
-  beforeFiles: string[];
   /** Length of the lineage prefix the world and the target share. */
   common: number;
   worldBranchId: string;
@@ -87,10 +82,6 @@ export function* computePlan(
             .map((t) => t.id),
           ...held.filter((id) => !applied.some((t) => t.id === id && handling(t) === "irreversible")),
         ]);
-  // A covered call whose tool acts outside the workspace too is replayed through it, before the files are restored.
-  const rerun = new Set(
-    covered === undefined ? [] : targetTools.filter((t) => covered.has(t.id) && ctx.tools.actsOutside(t.tool)).map((t) => t.id),
-  );
   const steps = planSteps(
     applied,
     targetTools,
@@ -101,7 +92,6 @@ export function* computePlan(
     covered,
     leftOut(targetTools, snapshotAt),
     outside,
-    rerun,
   );
   if (snapshotAt) {
     // A held call undone first (applied after one the move undoes) comes back with the files as those undone before did.
@@ -112,9 +102,7 @@ export function* computePlan(
     // takes them back last first.
     byApplication(steps.covered, snapshotAt.order ?? []);
   }
-  const last = steps.replay.findLastIndex((t) => rerun.has(t.id));
-  const beforeFiles = steps.replay.slice(0, last + 1).map((t) => t.id);
-  return { steps, beforeFiles, common, worldBranchId: worldBranch.id, worldPosition };
+  return { steps, common, worldBranchId: worldBranch.id, worldPosition };
 }
 
 /**

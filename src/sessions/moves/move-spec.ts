@@ -37,10 +37,9 @@ export interface MoveSpec {
   /**
    * Set when the move restores the workspace's files too (scope "both"): the snapshot restored once the undos are done,
    * before the replays, and the target's calls it holds (marked applied then, never run), with the `applied_seq` of
-   * those it holds a replay of (absent in older journals: see `markHeld`). `beforeFiles`: the replays run before the
-   * restore instead (calls it holds whose tool acts outside the workspace too, and those before them).
+   * those it holds a replay of (absent in older journals: see `markHeld`).
    */
-  files?: { manifestId: number; covered: string[]; replays?: Record<string, number>; beforeFiles?: string[] };
+  files?: { manifestId: number; covered: string[]; replays?: Record<string, number> };
 }
 
 /** A move's result; an edit's carries its message, and the checkpoint written with it when one was asked for. */

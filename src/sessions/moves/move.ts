@@ -28,10 +28,7 @@ import { checkIfAt, type IfAt } from "../core/if-at.js";
 import { moveAnswer } from "./move-answer.js";
 import { refuseActivity, refuseLiveCalls, refuseMove } from "./refusals.js";
 import { recordRequest, recordedAnswer, recordedIn, requestOf, type Request } from "../requests/ledger.js";
-export const NOTHING_TO_MOVE = {
-  steps: { undo: [], replay: [], skipped: [], unregistered: [], unknown: [], covered: [] },
-  beforeFiles: [],
-} as const;
+export const NOTHING_TO_MOVE = { steps: { undo: [], replay: [], skipped: [], unregistered: [], unknown: [], covered: [] } } as const;
 
 /** What a move is called with, for its request's fingerprint: the verb as the caller named it and its arguments. */
 export interface MoveCall {
@@ -266,24 +263,11 @@ function* stayingHere(
   };
 }
 
-/**
- * A move's files: the snapshot, the calls it holds, those of them whose application it holds was a replay, and the
- * replays run before the files are restored.
- */
-function filesOf(
-  manifestId: number,
-  covered: readonly { id: string }[],
-  replays: Readonly<Record<string, number>>,
-  beforeFiles: readonly string[],
-): MoveSpec["files"] {
+/** A move's files: the snapshot, the calls it holds, and those of them whose application it holds was a replay. */
+function filesOf(manifestId: number, covered: readonly { id: string }[], replays: Readonly<Record<string, number>>): MoveSpec["files"] {
   const ids = covered.map((t) => t.id);
   const held = Object.fromEntries(ids.filter((id) => replays[id] !== undefined).map((id) => [id, replays[id]!]));
-  return {
-    manifestId,
-    covered: ids,
-    ...(Object.keys(held).length === 0 ? {} : { replays: held }),
-    ...(beforeFiles.length === 0 ? {} : { beforeFiles: [...beforeFiles] }),
-  };
+  return { manifestId, covered: ids, ...(Object.keys(held).length === 0 ? {} : { replays: held }) };
 }
 
 /**
@@ -384,9 +368,7 @@ function* moveConversationUnit(
     skipped: plan.skipped.map((t) => t.id),
     unregistered: plan.unregistered.map((t) => t.id),
     unknown: plan.unknown.map((t) => t.id),
-    ...(filesManifest === undefined
-      ? {}
-      : { files: filesOf(filesManifest, plan.covered, snapshotAt?.replays ?? {}, computed.beforeFiles) }),
+    ...(filesManifest === undefined ? {} : { files: filesOf(filesManifest, plan.covered, snapshotAt?.replays ?? {}) }),
   });
   // A move with files is journaled whatever it runs: its files step is one of its steps.
   if (plan.undo.length + plan.replay.length === 0 && !spec.files)

@@ -15,7 +15,7 @@ import { OwnChanges } from "./own-changes.js";
 
 /**
  * Runs the pending steps of a journaled move in order, then finishes it. Throws under the `stop` policy. A move that
- * restores files (`spec.files`) does so after its undos and before its replays (bar `beforeFiles`), with `restoreFiles` (by default
+ * restores files (`spec.files`) does so after its undos and before its replays, with `restoreFiles` (by default
  * `restoreMoveFiles`, as recovery resumes it). `own`: the workspace's files tracked since before the first step (by
  * default from now on, as recovery resumes it).
  */
@@ -35,10 +35,8 @@ export async function runJournaledMove(
     const steps = await ctx.store.read((tx) => tx.moveSteps(moveId));
     // A move of no undo or replay runs no tool: nothing it does to the files but its restore is its own (see move.ts).
     changes ??= await OwnChanges.start(ctx, spec.sessionId, steps.length > 0);
-    // Resumed after a replay started, the files were restored already (unless it is one that runs before them).
-    const beforeFiles = new Set(spec.files?.beforeFiles ?? []);
-    const afterFiles = (s: MoveStepRow) => s.op === "replay" && !beforeFiles.has(s.entryId);
-    let filesDue = spec.files !== undefined && !steps.some((s) => afterFiles(s) && s.status !== "pending");
+    // Resumed after a replay started, the files were restored already.
+    let filesDue = spec.files !== undefined && !steps.some((s) => s.op === "replay" && s.status !== "pending");
     let files: RestoredFiles | undefined;
     // Calls whose undo failed in this move ("continue") are still applied: their replay must not run them again.
     const stillApplied = new Set(steps.filter((s) => s.op === "undo" && s.status === "failed").map((s) => s.entryId));
@@ -51,7 +49,7 @@ export async function runJournaledMove(
     const staysOnTop = (s: MoveStepRow) => spec.files === undefined && s.op === "undo" && s.status === "failed" && replays.has(s.entryId);
     let above = steps.find(staysOnTop)?.entryId;
     for (const step of steps) {
-      if (filesDue && afterFiles(step)) {
+      if (filesDue && step.op === "replay") {
         files = await filesStep(ctx, spec, moveId, restoreFiles, changes, true);
         filesDue = false;
       }
