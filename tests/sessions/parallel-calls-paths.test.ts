@@ -84,4 +84,38 @@ describe("calls running at once on one workspace", () => {
     expect(await s.invoke("outer", { path: path.join(ws, "n.txt") })).toBe("done");
     expect(readOrNull(path.join(ws, "n.txt"))).toMatch(/^nested#\d+\n$/);
   });
+
+  it("a handler that outlives its time limit keeps the turn until it ends: the next call's changes are its own", async () => {
+    const late = defineTool<{ path: string }, null>({
+      name: "late_write",
+      timeoutMs: 50,
+      run: async (args) => {
+        await new Promise((r) => setTimeout(r, 250));
+        fs.writeFileSync(args.path, "late\n");
+        return null;
+      },
+    });
+    const opened = dbs.open({ tools: [late, slowOut] });
+    const ws = path.join(tempDir("forkpoint-parallel-paths-"), "ws");
+    fs.mkdirSync(ws);
+    const s = await opened.fp.createSession({ userId: "u" });
+    await s.attachWorkspace(ws);
+    const outside = path.join(path.dirname(ws), "out.txt");
+    const c0 = await s.checkpoint({ name: "c0" });
+    await s.append({ role: "user", content: "go" });
+    const [timedOut, out] = await Promise.allSettled([
+      s.invoke("late_write", { path: path.join(ws, "late.txt") }),
+      s.invoke("slow_out", { path: outside, line: "X" }),
+    ]);
+    expect([timedOut.status, out.status]).toEqual(["rejected", "fulfilled"]);
+    expect(readOrNull(path.join(ws, "late.txt"))).toBe("late\n");
+    // The late write is no call's: the checkpoint captures it with the rest of the files.
+    await s.checkpoint({ name: "after" });
+    const br = (await s.info()).currentBranchId;
+    await s.rollback(c0.id, { scope: "both", force: true });
+    expect(readOrNull(outside)).toBe("");
+    const back = await s.switchBranch(br, { scope: "both" });
+    expect(back.replayed.map((t) => t.tool)).toEqual(["slow_out"]);
+    expect(readOrNull(outside)).toBe("X\n");
+  });
 });

@@ -196,15 +196,24 @@ async function runAndComplete(
 ): Promise<unknown> {
   const ws = session.hasWorkspace ? await ctx.store.read((tx) => tx.getWorkspace(session.id)) : undefined;
   // One run at a time on a workspace (see run-turns.ts), held until what this one changed is scanned.
-  const turn = ws ? await takeRunTurn(ws.dir) : null;
+  const turn = ws ? await takeRunTurn(ws.dir, ctx.closing) : null;
   const within = <T>(fn: () => T): T => (turn ? turn.within(fn) : fn());
+  // The turn passes on once the run is scanned and its handler has settled (one that outlives its time limit still writes).
+  let handler: Promise<unknown> | undefined;
+  const passTurn = () => {
+    if (turn && handler) void handler.then(turn.release, turn.release);
+    else turn?.release();
+  };
   try {
     // The workspace's files before the tool runs: what it changes becomes known to forkpoint (not drift).
     const before = await filesBefore(ctx, ws);
     const complete = async (outcome: { result: string | null; error: string | null }): Promise<void> => {
       // What the run changed in the files, scanned first: when only its paths are to be recorded, the completion does it.
-      const scanned = await scanChanges(ctx, session.id, before);
-      turn?.release();
+      const found = await scanChanges(ctx, session.id, before);
+      // Another run went on meanwhile: the changes are made known, but are not this call's alone to record.
+      const scanned = turn?.shared ? null : found;
+      if (turn?.shared) await landChanges(ctx, found);
+      passTurn();
       const finish = async (completed: Completed | null, recorded: boolean) => {
         await landChanges(ctx, scanned, entry.id, recorded);
         if (completed) emitCompleted(ctx, completed);
@@ -233,15 +242,18 @@ async function runAndComplete(
       const handlerCall = { tool, step: "run", sessionId: session.id, invocationId: entry.id, mode: "call", closing: ctx.closing } as const;
       // A timed-out run is a failed call: its late result is never recorded.
       value = await within(() =>
-        runHandler(handlerCall, (signal) =>
-          tool.run(args, {
-            sessionId: session.id,
-            userId: session.userId,
-            invocationId: entry.id,
-            callId: entry.callId,
-            replay: false,
-            signal,
-          }),
+        runHandler(
+          handlerCall,
+          (signal) =>
+            (handler = (async () =>
+              tool.run(args, {
+                sessionId: session.id,
+                userId: session.userId,
+                invocationId: entry.id,
+                callId: entry.callId,
+                replay: false,
+                signal,
+              }))()),
         ),
       );
     } catch (error) {
@@ -261,7 +273,7 @@ async function runAndComplete(
     await complete({ result: resultText, error: null });
     return value;
   } finally {
-    turn?.release();
+    passTurn();
   }
 }
 
