@@ -1,8 +1,7 @@
 // A "both" move's files step is planned in one unit and its conversation in the next: this checks that nothing moved in
 // between, and asks the move to be planned again when something did.
 import { ConflictError } from "../../models/errors.js";
-import type { SessionRow, Step, Tx, WorkspaceRow } from "../../store/port/index.js";
-import type { EngineContext } from "../core/context.js";
+import type { SessionRow, Step, Tx } from "../../store/port/index.js";
 import type { PreparedRestore } from "../workspace/prepare-restore.js";
 import { targetFiles, workspaceOf } from "../workspace/snapshots.js";
 import { sessionPosition } from "./history.js";
@@ -38,32 +37,11 @@ export function* checkFilesPlanned(tx: Tx, session: SessionRow, base: BaseMoveSp
     still = (yield* targetFiles(tx, ws, base.target, base.newBranch?.forkCheckpointId ?? null)) === files.manifestId;
   }
   if (still) return;
-  throw movedMeanwhile(session.id, `it is at position ${here.position} of branch ${here.branchId}`);
-}
-
-/**
- * `preparing` (a restore checked against workspace row `ws`), except that drift found after another handle, process or
- * server moved the workspace's files since `ws` was read (its own undos and replays, what forkpoint last saw changed) is
- * that move's doing, not drift: the caller plans the move again on what it left.
- */
-export async function driftOrMoved<T>(ctx: EngineContext, ws: WorkspaceRow, preparing: Promise<T>): Promise<T> {
-  try {
-    return await preparing;
-  } catch (error) {
-    if (!(error instanceof ConflictError) || error.code !== "WORKSPACE_DRIFT") throw error;
-    const now = await ctx.store.read((tx) => tx.getWorkspace(ws.sessionId));
-    if (!now || (now.manifestId === ws.manifestId && now.restoring === ws.restoring)) throw error;
-    throw movedMeanwhile(ws.sessionId, "its workspace's files were moved");
-  }
-}
-
-/** The refusal `isReplannable` recognizes. */
-function movedMeanwhile(sessionId: string, now: string): ConflictError {
   const error = new ConflictError(
-    `session ${JSON.stringify(sessionId)} moved while this move was planned (another handle, process or server moved ` +
-      `it or wrote to it: ${now}); nothing was moved, try again`,
+    `session ${JSON.stringify(session.id)} moved while this move was planned (another handle, process or server moved ` +
+      `it or wrote to it: it is at position ${here.position} of branch ${here.branchId}); nothing was moved, try again`,
     "MOVE_IN_PROGRESS",
   );
   replannable.add(error);
-  return error;
+  throw error;
 }

@@ -21,7 +21,7 @@ import { computePlan } from "./move-plan.js";
 import { type BaseMoveSpec, type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js";
 import { inflightMoves } from "../core/ownership.js";
 import { OwnChanges } from "./own-changes.js";
-import { checkFilesPlanned, driftOrMoved, isReplannable, PLANNING_ATTEMPTS, type PlannedFiles } from "./files-planned.js";
+import { checkFilesPlanned, isReplannable, PLANNING_ATTEMPTS, type PlannedFiles } from "./files-planned.js";
 import { runJournaledMove } from "./run-steps.js";
 import { awaitingSameRequest } from "./same-request.js";
 import { checkIfAt, type IfAt } from "../core/if-at.js";
@@ -113,7 +113,7 @@ async function moveWithFiles(
   // Everything the files need is checked first (drift, contents, links in the way), so a refused move changes
   // nothing.
   const { ws, manifestId, from, kind, track } = await ctx.store.read((tx) => performMoveUnit(tx, ref, prepare, scope, ctx, o, ifAt));
-  const forced = await driftOrMoved(ctx, ws, prepareMoveRestore(ctx, ref, ws, manifestId, o.force ? { move: kind } : null));
+  const forced = await prepareMoveRestore(ctx, ref, ws, manifestId, o.force ? { move: kind } : null);
   const savedDrift = forced.savedDrift ?? earlier ?? null;
   const saved = savedDrift ? { savedDrift } : {};
   if (scope === "both") {
