@@ -105,7 +105,7 @@ describe("calls running at once on one workspace", () => {
     await s.append({ role: "user", content: "go" });
     const [timedOut, out] = await Promise.allSettled([
       s.invoke("late_write", { path: path.join(ws, "late.txt") }),
-      s.invoke("slow_out", { path: outside, line: "X" }),
+      new Promise((r) => setTimeout(r, 20)).then(() => s.invoke("slow_out", { path: outside, line: "X" })),
     ]);
     expect([timedOut.status, out.status]).toEqual(["rejected", "fulfilled"]);
     expect(readOrNull(path.join(ws, "late.txt"))).toBe("late\n");

@@ -43,6 +43,19 @@ describe("run turns", () => {
     expect(third).toBe(true);
   });
 
+  it("a run that went ahead and ended still holds back the next until the run it went past ends", async () => {
+    const holder = await takeRunTurn("/w", open, 20);
+    const ahead = await takeRunTurn("/w", open, 20);
+    ahead.release();
+    let next = false;
+    const waiting = takeRunTurn("/w", open, 1_000).then((t) => ((next = true), t));
+    await tick();
+    expect(next).toBe(false);
+    holder.release();
+    (await waiting).release();
+    expect(next).toBe(true);
+  });
+
   it("closing stops the wait", async () => {
     const holder = await takeRunTurn("/w", open);
     const closing = new AbortController();

@@ -198,7 +198,8 @@ async function runAndComplete(
   // One run at a time on a workspace (see run-turns.ts), held until what this one changed is scanned.
   const turn = ws ? await takeRunTurn(ws.dir, ctx.closing) : null;
   const within = <T>(fn: () => T): T => (turn ? turn.within(fn) : fn());
-  // The turn passes on once the run is scanned and its handler has settled (one that outlives its time limit still writes).
+  // The turn passes on once the run's completion is written and its handler has settled (one that outlives its time
+  // limit still writes).
   let handler: Promise<unknown> | undefined;
   const passTurn = () => {
     if (turn && handler) void handler.then(turn.release, turn.release);
@@ -213,7 +214,6 @@ async function runAndComplete(
       // Another run went on meanwhile: the changes are made known, but are not this call's alone to record.
       const scanned = turn?.shared ? null : found;
       if (turn?.shared) await landChanges(ctx, found);
-      passTurn();
       const finish = async (completed: Completed | null, recorded: boolean) => {
         await landChanges(ctx, scanned, entry.id, recorded);
         if (completed) emitCompleted(ctx, completed);
@@ -233,6 +233,9 @@ async function runAndComplete(
           });
         else forgetChanges(scanned);
         throw error;
+      } finally {
+        // Held until the completion is written: a checkpoint waiting for it then sees the call done, not half done.
+        passTurn();
       }
       await finish(completed.done, completed.recorded);
     };

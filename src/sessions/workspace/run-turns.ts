@@ -35,6 +35,11 @@ export async function takeRunTurn(dir: string, closing: AbortSignal, waitMs = TU
   const ended = new Promise<void>((resolve) => (done = resolve));
   const tail = before.then(() => ended);
   tails.set(dir, tail);
+  // Forgotten once it ends, unless a later run queued behind it (a run gone ahead ends its turn only after the one it
+  // went past has ended too).
+  void tail.then(() => {
+    if (tails.get(dir) === tail) tails.delete(dir);
+  });
   const state: TurnState = { shared: false };
   let timer: NodeJS.Timeout | undefined;
   let onClose: (() => void) | undefined;
@@ -63,7 +68,6 @@ export async function takeRunTurn(dir: string, closing: AbortSignal, waitMs = TU
       if (released) return;
       released = true;
       if (holders.get(dir) === state) holders.delete(dir);
-      if (tails.get(dir) === tail) tails.delete(dir);
       done();
     },
     get shared() {

@@ -21,6 +21,7 @@ import { assertNoRestorePending } from "../workspace/restore-guards.js";
 import { resumingOwnRestore } from "../workspace/resume-own.js";
 import { sameFilesConfig } from "../workspace/snapshots.js";
 import { snapshotCalls } from "../workspace/unapplied.js";
+import { takeRunTurn, type RunTurn } from "../workspace/run-turns.js";
 
 /** How `checkpointAfter` writes: weighing retention or not, recording a request, only while `ifAt` holds. */
 export interface CheckpointHow {
@@ -79,20 +80,28 @@ export async function checkpointAfter(
   return applyOnce(ctx, ref, request, async () => {
     // A session with a workspace: its files are read outside the transaction, then stored with the checkpoint.
     let files: Capture | null = null;
-    for (;;) {
-      const unit = () => ctx.store.write({ sessionId: ref.id }, (tx) => checkpointUnit(ctx, tx, ref, messages, fields, files, request));
-      const out = await resumingOwnRestore(ctx, ref.id, unit);
-      if ("scan" in out) {
-        files = await takeCapture(ctx, out.scan);
-        continue;
+    let running: RunTurn | null = null;
+    try {
+      for (;;) {
+        const unit = () => ctx.store.write({ sessionId: ref.id }, (tx) => checkpointUnit(ctx, tx, ref, messages, fields, files, request));
+        const out = await resumingOwnRestore(ctx, ref.id, unit);
+        if ("scan" in out) {
+          // No tool runs on the directory while its files are captured and recorded (see run-turns.ts): a call is in
+          // them done, or not yet begun, never half done (unless taken from inside that call's own run).
+          running ??= await takeRunTurn(out.scan.dir, ctx.closing);
+          files = await takeCapture(ctx, out.scan);
+          continue;
+        }
+        if (files) await captureStored(ctx, files);
+        // What the capture left out is said with the checkpoint it returns (not kept: a retry's answer lacks it).
+        const turn =
+          files && files.skipped.length > 0 ? { ...out.turn, checkpoint: { ...out.turn.checkpoint, skipped: files.skipped } } : out.turn;
+        for (const cp of out.auto) ctx.events.emit("checkpoint", cp);
+        ctx.events.emit("checkpoint", turn.checkpoint);
+        return turn;
       }
-      if (files) await captureStored(ctx, files);
-      // What the capture left out is said with the checkpoint it returns (not kept: a retry's answer lacks it).
-      const turn =
-        files && files.skipped.length > 0 ? { ...out.turn, checkpoint: { ...out.turn.checkpoint, skipped: files.skipped } } : out.turn;
-      for (const cp of out.auto) ctx.events.emit("checkpoint", cp);
-      ctx.events.emit("checkpoint", turn.checkpoint);
-      return turn;
+    } finally {
+      running?.release();
     }
   });
 }
