@@ -99,7 +99,7 @@ async function runAndKill(lane: Lane, run: number, rand: () => number): Promise<
   proc.kill("SIGKILL");
   const { signal } = await exited;
   expect(signal, output).toBe("SIGKILL");
-  await expireLeases(lane.dbPath);
+  await expireLeases(lane.dbPath, { endConnections: true });
 }
 
 /** Reopens the lane's database after a kill and checks every invariant; returns what it saw. */
