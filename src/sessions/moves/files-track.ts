@@ -5,7 +5,7 @@ import type { TrackPlan } from "../workspace/track-plan.js";
 import type { MoveTarget } from "./move-plan.js";
 import { snapshotPosition } from "./move-files.js";
 import { fileCalls } from "../workspace/call-reach.js";
-import { byApplication } from "../workspace/unapplied.js";
+import { markedInOrder, snapshotHolds } from "../workspace/unapplied.js";
 
 /**
  * The calls a files-only move to `target` marks applied or unapplied with the snapshot it restores (the one
@@ -34,8 +34,7 @@ export function* filesTrackPlan(
   // many, their results large). A call applied by another application than the one the snapshot holds is marked again.
   const held = new Set<string>();
   const changing = candidates.filter((c) => {
-    const onLineage = segments.some((s) => s.branchId === c.branchId && c.position > s.after && c.position <= s.upTo);
-    if ((onLineage && !at.unapplied.has(c.id)) || at.held.has(c.id)) held.add(c.id);
+    if (snapshotHolds(segments, at, c)) held.add(c.id);
     if (held.has(c.id) !== applied.has(c.id)) return true;
     return held.has(c.id) && replayed.get(c.id) !== at.replays[c.id];
   });
@@ -54,14 +53,11 @@ export function* filesTrackPlan(
   // Marked as they were applied when the snapshot was taken, as a move marks the calls its snapshot holds, with the
   // held calls that stay applied but were applied after one of them there: undo then takes them back last first.
   const marking = new Set(mark);
-  const all = byApplication(
-    candidates.filter(
-      (c) =>
-        marking.has(c.id) || (held.has(c.id) && applied.has(c.id) && !unmark.includes(c.id) && !uncertain.has(c.id) && !imported.has(c.id)),
-    ),
-    at.order ?? [],
+  const staying = candidates.filter(
+    (c) =>
+      !marking.has(c.id) && held.has(c.id) && applied.has(c.id) && !unmark.includes(c.id) && !uncertain.has(c.id) && !imported.has(c.id),
   );
-  mark.splice(0, mark.length, ...all.slice(all.findIndex((c) => marking.has(c.id))).map((c) => c.id));
+  mark.splice(0, mark.length, ...markedInOrder([...mark, ...staying.map((c) => c.id)], marking, at.order ?? []));
   const replays = Object.fromEntries(mark.filter((id) => at.replays[id] !== undefined).map((id) => [id, at.replays[id]!]));
   return { mark, unmark, ...(Object.keys(replays).length === 0 ? {} : { replays }) };
 }

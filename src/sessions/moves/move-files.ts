@@ -5,7 +5,7 @@ import type { EngineContext } from "../core/context.js";
 import { prepareRestore, type PreparedRestore } from "../workspace/prepare-restore.js";
 import { restoreFiles } from "../workspace/restore.js";
 import { workspaceOf } from "../workspace/snapshots.js";
-import { appliedOrder, byApplication, heldOff, notHeld, replaysHeld } from "../workspace/unapplied.js";
+import { appliedOrder, heldOff, markedInOrder, notHeld, replaysHeld, snapshotHolds } from "../workspace/unapplied.js";
 import { failedUndos, keptTarget, pathsAcross, stoppedUndos } from "./failed-undo-files.js";
 import { TreeReader } from "../workspace/trees.js";
 import { fenced } from "./fence.js";
@@ -131,18 +131,11 @@ function* inHeldOrder(
   const segments = yield* tx.lineage(spec.target.branchId, at.position);
   const outside = yield* outsideCalls(tx, spec.sessionId);
   const staying = (yield* tx.appliedCalls(spec.sessionId)).filter((c) => {
-    if (marking.has(c.id) || outside.has(c.id)) return false;
-    const onLineage = segments.some((s) => s.branchId === c.branchId && c.position > s.after && c.position <= s.upTo);
-    return (onLineage && !at.unapplied.has(c.id)) || at.held.has(c.id);
+    return !marking.has(c.id) && !outside.has(c.id) && snapshotHolds(segments, at, c);
   });
-  const all = byApplication(
-    [...marking, ...staying.map((c) => c.id)].map((id) => ({ id })),
-    at.order ?? [],
-  );
-  const first = all.findIndex((c) => marking.has(c.id));
   const byId = new Map(marked.map((m) => [m.row.id, m]));
   const out: { row: ToolRow; application: number | undefined }[] = [];
-  for (const { id } of all.slice(first)) {
+  for (const id of markedInOrder([...marking, ...staying.map((c) => c.id)], marking, at.order ?? [])) {
     const m = byId.get(id) ?? { row: (yield* tx.getTool(id))!, application: at.replays[id] };
     out.push(m);
   }
@@ -172,8 +165,7 @@ export function* heldOtherwiseUnit(
   for (const id of ids) {
     const row = yield* tx.getTool(id);
     if (!row || row.appliedSeq === null || covered.includes(id) || outside.has(id)) continue;
-    const onLineage = segments.some((s) => s.branchId === row.branchId && row.position > s.after && row.position <= s.upTo);
-    if (!((onLineage && !at.unapplied.has(id)) || at.held.has(id))) continue;
+    if (!snapshotHolds(segments, at, row)) continue;
     if (yield* heldOtherwise(tx, row, at.replays[id])) found.push({ row, application: at.replays[id] });
   }
   // Oldest application first, as the covered calls are marked.

@@ -1,5 +1,5 @@
 // Which calls a snapshot's files hold: its lineage's they do not, others' they do; recorded with it, read by a move restoring it.
-import type { SessionRow, Step, Tx } from "../../store/port/index.js";
+import type { LineageSegment, SessionRow, Step, Tx } from "../../store/port/index.js";
 
 /** What a snapshot records of its lineage's calls (JSON arrays of entry ids; null: none). */
 export interface SnapshotCalls {
@@ -56,8 +56,7 @@ export function* snapshotCalls(
   if (!session.hasTools) return { unapplied: null, unknown: null };
   const segments = yield* tx.lineage(branchId, position);
   // Few calls are ever of unknown outcome: each is looked up, and kept when it is on the lineage.
-  const onLineage = (row: { branchId: string; position: number }) =>
-    segments.some((s) => s.branchId === row.branchId && row.position > s.after && row.position <= s.upTo);
+  const onLineage = (row: { branchId: string; position: number }) => onSegments(segments, row);
   const unknown: string[] = [];
   const uncertain = yield* tx.uncertainInvocations(session.id);
   for (const id of uncertain) {
@@ -101,10 +100,41 @@ export function byApplication<T extends { id: string }>(calls: T[], order: reado
   return calls.sort((a, b) => r(a.id) - r(b.id) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
+/**
+ * What a restore marks applied, in order: the calls it marks (`marking`) and those it leaves applied (the rest of
+ * `ids`), as the snapshot's world applied them, from the first it marks on: those applied after it there are marked
+ * again after it, so a later undo takes them all back last first.
+ */
+export function markedInOrder(ids: readonly string[], marking: ReadonlySet<string>, order: readonly string[]): string[] {
+  const all = byApplication(
+    ids.map((id) => ({ id })),
+    order,
+  ).map((c) => c.id);
+  const first = all.findIndex((id) => marking.has(id));
+  return first < 0 ? [] : all.slice(first);
+}
+
 /** The applied calls of a snapshot in the order they were applied, when a replay made it differ from the order made. */
 export function appliedOrder(files: { unapplied?: string | null } | undefined): string[] {
   const order: unknown = trailerOf(files?.unapplied).order;
   return Array.isArray(order) ? order.filter((id): id is string => typeof id === "string") : [];
+}
+
+/** Whether a call sits on the lineage these segments make up. */
+export function onSegments(segments: readonly LineageSegment[], call: { branchId: string; position: number }): boolean {
+  return segments.some((s) => s.branchId === call.branchId && call.position > s.after && call.position <= s.upTo);
+}
+
+/**
+ * Whether a snapshot's files hold a call: one of its lineage (`segments`, up to the snapshot) it does not list as
+ * unapplied, or one off it that it lists as held.
+ */
+export function snapshotHolds(
+  segments: readonly LineageSegment[],
+  at: { unapplied: ReadonlySet<string>; held: ReadonlySet<string> },
+  call: { id: string; branchId: string; position: number },
+): boolean {
+  return (onSegments(segments, call) && !at.unapplied.has(call.id)) || at.held.has(call.id);
 }
 
 /** The ids a snapshot's record lists (none for null: snapshots stored before it was kept). */
