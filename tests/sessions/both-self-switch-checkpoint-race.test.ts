@@ -2,42 +2,20 @@
 // lands on the session as that checkpoint left it (or is refused), never restoring the snapshot it planned before it.
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, expect, it } from "vitest";
-import { ConflictError, type Forkpoint } from "../../src/index.js";
-import { makeTempDir, removeDir, sleep } from "../helpers.js";
-import { openForkpoint } from "../fixtures/backend.js";
-import { noteLineTool, readOrNull, tagLineTool } from "../fixtures/file-tools.js";
-import { startPartner, type Partner } from "../fixtures/race-partner.js";
+import { expect, it } from "vitest";
+import { ConflictError } from "../../src/index.js";
+import { sleep } from "../helpers.js";
+import { noteLineTool, tagLinesOf, tagLineTool } from "../fixtures/file-tools.js";
+import { raceDatabase } from "../fixtures/race-partner.js";
 
-let dir: string;
-let fp: Forkpoint;
-let partner: Partner | undefined;
-
-beforeEach(() => {
-  dir = makeTempDir("forkpoint-self-switch-race-");
-  fp = openForkpoint({ path: path.join(dir, "forkpoint.db"), tools: [tagLineTool(), noteLineTool] });
-});
-afterEach(async () => {
-  await partner?.close();
-  partner = undefined;
-  await fp.close();
-  removeDir(dir);
-});
-
-/** The lines of a tag_line file, without their run tags. */
-const linesOf = (file: string) =>
-  (readOrNull(file) ?? "")
-    .split("\n")
-    .filter((l) => l !== "")
-    .map((l) => l.replace(/#\d+$/, ""));
+const race = raceDatabase("forkpoint-self-switch-race-", () => [tagLineTool(), noteLineTool]);
 
 it("a 'both' self-switch racing another process's checkpoint keeps the files the track says are applied", async () => {
   // Enough rounds that some checkpoint lands between the switch's files step and its conversation step: before the
   // fix, most of them deleted tag.txt on PostgreSQL while a7 and a8 stayed applied.
   const rounds = 12;
-  // The database is made (on PostgreSQL, created) before the other process opens it.
-  await fp.listSessions({ userId: "u" });
-  partner = await startPartner(path.join(dir, "forkpoint.db"), "u");
+  const { dir, fp } = race;
+  const partner = await race.partner("u");
   for (let i = 0; i < rounds; i++) {
     const ws = path.join(dir, `ws${i}`);
     fs.mkdirSync(ws);
@@ -70,7 +48,7 @@ it("a 'both' self-switch racing another process's checkpoint keeps the files the
     if (switched) expect(switched).toBeInstanceOf(ConflictError);
     if (!checkpointed.ok) expect(checkpointed.code).toBe("MOVE_IN_PROGRESS");
     const applied = (await s.toolTrack()).filter((t) => t.applied && t.tool === "tag_line").map((t) => (t.args as { line: string }).line);
-    expect({ round: i, file: linesOf(file) }).toEqual({ round: i, file: applied });
+    expect({ round: i, file: tagLinesOf(file) }).toEqual({ round: i, file: applied });
     expect(applied).toEqual(["a7", "a8"]);
   }
 });

@@ -2,42 +2,19 @@
 // left (or is refused), so the workspace's files always hold what the track says is applied.
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, expect, it } from "vitest";
-import { ConflictError, type Forkpoint } from "../../src/index.js";
-import { makeTempDir, removeDir } from "../helpers.js";
-import { openForkpoint } from "../fixtures/backend.js";
-import { readOrNull, tagLineTool } from "../fixtures/file-tools.js";
-import { startPartner, type Partner } from "../fixtures/race-partner.js";
+import { expect, it } from "vitest";
+import { ConflictError } from "../../src/index.js";
+import { tagLinesOf, tagLineTool } from "../fixtures/file-tools.js";
+import { raceDatabase } from "../fixtures/race-partner.js";
 
-let dir: string;
-let fp: Forkpoint;
-let partner: Partner | undefined;
-
-beforeEach(() => {
-  dir = makeTempDir("forkpoint-undo-race-");
-  fp = openForkpoint({ path: path.join(dir, "forkpoint.db"), tools: [tagLineTool()] });
-});
-afterEach(async () => {
-  await partner?.close();
-  partner = undefined;
-  await fp.close();
-  removeDir(dir);
-});
-
-/** The lines of a tag_line file without their run tags. */
-const linesOf = (file: string) =>
-  (readOrNull(file) ?? "")
-    .split("\n")
-    .filter((l) => l !== "")
-    .map((l) => l.replace(/#\d+$/, ""));
+const race = raceDatabase("forkpoint-undo-race-", () => [tagLineTool()]);
 
 it("a 'both' undo racing another process's undo leaves the files as the track says", async () => {
   // Before the fix, most rounds ended with x1 applied and tag.txt empty: the "both" undo planned its files for the
   // first move to undo, and its conversation, after the other undo, for the second.
   const rounds = 10;
-  // The database is made (on PostgreSQL, created) before the other process opens it.
-  await fp.listSessions({ userId: "u" });
-  partner = await startPartner(path.join(dir, "forkpoint.db"), "u");
+  const { dir, fp } = race;
+  const partner = await race.partner("u");
   for (let i = 0; i < rounds; i++) {
     const ws = path.join(dir, `ws${i}`);
     fs.mkdirSync(ws);
@@ -65,7 +42,7 @@ it("a 'both' undo racing another process's undo leaves the files as the track sa
     if (mine) expect(mine).toBeInstanceOf(ConflictError);
     if (!theirs.ok) expect(theirs.code).toBe("MOVE_IN_PROGRESS");
     const applied = (await s.toolTrack()).filter((t) => t.applied).map((t) => (t.args as { line: string }).line);
-    expect({ round: i, file: linesOf(file) }).toEqual({ round: i, file: applied });
+    expect({ round: i, file: tagLinesOf(file) }).toEqual({ round: i, file: applied });
     // Two undos that both went through landed one after the other: back where x1 was made and captured.
     if (!mine && theirs.ok) expect(applied).toEqual(["x1"]);
   }

@@ -8,7 +8,8 @@ import { tempDatabases } from "../helpers.js";
 
 const dbs = tempDatabases();
 
-it("a call held off the lineage and one made after it, marked by one restore, are undone newest first", async () => {
+/** A session over a workspace, checkpoint c0, then call A appended to app.txt and checkpoint cA. */
+async function appendedA() {
   const calls: ToolCallRecord[] = [];
   const { fp } = dbs.open({ tools: [appendLineTool({ calls })] });
   const ws = path.join(tempDir("forkpoint-remark-lifo-"), "ws");
@@ -20,6 +21,11 @@ it("a call held off the lineage and one made after it, marked by one restore, ar
   await s.append({ role: "user", content: "m1" });
   await s.invoke("append_line", { path: file, line: "A" });
   const cA = await s.checkpoint({ name: "cA" });
+  return { fp, s, file, calls, c0, cA };
+}
+
+it("a call held off the lineage and one made after it, marked by one restore, are undone newest first", async () => {
+  const { fp, s, file, calls, c0, cA } = await appendedA();
   await s.rollback(c0.id, { scope: "both" });
   const b1 = (await s.info()).currentBranchId;
   // The files hold A again (applied, off the lineage); B is appended after it.
@@ -39,17 +45,7 @@ it("a call held off the lineage and one made after it, marked by one restore, ar
 
 for (const scope of ["both", "files"] as const)
   it(`a call re-marked for the application its snapshot holds keeps its place before the calls applied after it there (${scope})`, async () => {
-    const calls: ToolCallRecord[] = [];
-    const { fp } = dbs.open({ tools: [appendLineTool({ calls })] });
-    const ws = path.join(tempDir("forkpoint-remark-lifo-"), "ws");
-    fs.mkdirSync(ws);
-    const file = path.join(ws, "app.txt");
-    const s = await fp.createSession({ userId: "u" });
-    await s.attachWorkspace(ws);
-    const c0 = await s.checkpoint({ name: "c0" });
-    await s.append({ role: "user", content: "m1" });
-    await s.invoke("append_line", { path: file, line: "A" });
-    const cA = await s.checkpoint({ name: "cA" });
+    const { s, file, calls, c0, cA } = await appendedA();
     await s.invoke("append_line", { path: file, line: "B" });
     const cAB = await s.checkpoint({ name: "cAB" });
     const main = (await s.info()).currentBranchId;
