@@ -20,7 +20,7 @@ import { refuseConcurrentMove } from "../moves/refusals.js";
 import { callMayRun, inflightInvocations } from "../core/ownership.js";
 import { applyOnce, jsonArgument, recordRequest, requestOf, type AnswerCodec, type Request } from "../requests/ledger.js";
 import { takeRunTurn } from "../workspace/run-turns.js";
-import { filesBefore, forgetChanges, landChanges, recordQuietPaths, scanChanges, type ScannedChanges } from "../workspace/absorb.js";
+import { filesBefore, landChanges, recordQuietPaths, scanChanges, type ScannedChanges } from "../workspace/absorb.js";
 import { landInBackground, lostConnection, settleFirst } from "./landing.js";
 
 /**
@@ -231,7 +231,6 @@ async function runAndComplete(
               ctx.logger.warn(`forkpoint: after the late completion of tool call ${entry.id}`, e),
             );
           });
-        else forgetChanges(scanned);
         throw error;
       } finally {
         // Held until the completion is written: a checkpoint waiting for it then sees the call done, not half done.

@@ -113,7 +113,7 @@ export function* recordQuietPaths(tx: Tx, scanned: ScannedChanges | null, callId
 export async function landChanges(ctx: EngineContext, scanned: ScannedChanges | null, callId?: string, recorded = false): Promise<void> {
   if (!scanned) return;
   const { sessionId, touched, changed } = scanned;
-  const { state, tracker } = scanned.before;
+  const { state } = scanned.before;
   try {
     if (touched.size === 0) {
       if (callId !== undefined && !recorded) await ctx.store.write({ sessionId }, (tx) => recordPathsUnit(tx, sessionId, callId, changed));
@@ -124,14 +124,7 @@ export async function landChanges(ctx: EngineContext, scanned: ScannedChanges | 
     state.cache.markStored(stats);
   } catch (error) {
     warnScan(ctx, sessionId, error);
-  } finally {
-    state.cache.trackers.delete(tracker);
   }
-}
-
-/** Instead of `landChanges` when the call's completion failed: nothing is written, and the scan stops tracking. */
-export function forgetChanges(scanned: ScannedChanges | null): void {
-  scanned?.before.state.cache.trackers.delete(scanned.before.tracker);
 }
 
 // The tool call or move itself succeeded; its file changes then count as drift until the next checkpoint.
