@@ -4,6 +4,7 @@ import type { ChannelVersions, Checkpoint, CheckpointMetadata } from "@langchain
 import { NotFoundError, ValidationError } from "../models/errors.js";
 import { toJsonText } from "../models/json.js";
 import { mirrorOf } from "./mirror-cache.js";
+import { parentRunOf, refuseStoppedParentRun } from "./parent-run-guard.js";
 import { serializeNew, type PreparedPut } from "./put-plan.js";
 import type { PutWriter } from "./put-writer.js";
 import { assertSaverKey, serializeItems, threadConfig, threadKey, userOf, versionKey, type SaverParts } from "./saver-parts.js";
@@ -60,6 +61,8 @@ export async function putCheckpoint(
     serializing.push(parts.serde.dumpsTyped((values as Record<string, unknown>)[channel]));
     channels.push([channel, versionKey(version)]);
   }
+  // A subgraph's put: its parent run's messages, as they are at the step that runs it.
+  const parentRun = parentRunOf(parts, config, ns);
   const key = threadKey(userId, threadId, ns);
   const known = parts.sessions.get(key);
   const land = async (): Promise<RunnableConfig> => {
@@ -78,6 +81,7 @@ export async function putCheckpoint(
     }));
 
     const ctx = await parts.engine();
+    if (parentRun) await refuseStoppedParentRun(parts, ctx, userId, threadId, parentRun);
     const cpMetadata = toJsonText(
       { langgraph: { ...scalars(metadata), threadId, checkpointNs: ns, checkpointId: checkpoint.id } },
       "metadata",

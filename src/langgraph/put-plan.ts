@@ -161,11 +161,27 @@ function* landUnit(tx: Tx, ref: SessionRef, thread: LgThreadRow, checkpointId: s
   yield* refuseTakenId(tx, ref.id, thread.threadId, checkpointId);
   const current = (yield* tx.getBranch(session.currentBranchId))!;
   const parent = yield* parentAt(tx, thread, parentId, current);
-  if (parentId !== null && parent.target.branchId !== session.currentBranchId) {
-    yield* refuseLeftBehind(tx, ref.id, thread, parent.target);
-    if (continuing) yield* refuseOvertaken(tx, session.id, current, thread, parent.target);
-  } else if (parentId !== null && continuing) yield* refuseAppended(tx, session.id, current, thread, parent.target);
+  if (parentId !== null) yield* refuseMovedParent(tx, session.id, current, thread, parent.target, continuing);
   return parent;
+}
+
+/**
+ * The refusals (`SESSION_MOVED`) of a put going on from `target` (its parent, off the empty start) while the session
+ * is on `current`: one that would fork from where a move left the session, and, for a step of a run under way
+ * (`continuing`), one overtaken by moves or by messages another writer added since its parent.
+ */
+export function* refuseMovedParent(
+  tx: Tx,
+  sessionId: string,
+  current: BranchRow,
+  thread: LgThreadRow,
+  target: Target,
+  continuing: boolean,
+): Step<void> {
+  if (target.branchId !== current.id) {
+    yield* refuseLeftBehind(tx, sessionId, thread, target);
+    if (continuing) yield* refuseOvertaken(tx, sessionId, current, thread, target);
+  } else if (continuing) yield* refuseAppended(tx, sessionId, current, thread, target);
 }
 
 /** Whether a put is a step of a run under way (LangGraph's `source: "loop"`), whose parent is the run's own last put. */
@@ -267,7 +283,7 @@ export function* parentAt(tx: Tx, thread: LgThreadRow, parentId: string | null, 
   return { target: targetOf((yield* tx.getCheckpoint(thread.startCheckpointId))!), messagesVersion: null };
 }
 
-const targetOf = (cp: { id: string; branchId: string; position: number; headHash: string }): Target => ({
+export const targetOf = (cp: { id: string; branchId: string; position: number; headHash: string }): Target => ({
   fpCheckpointId: cp.id,
   branchId: cp.branchId,
   position: cp.position,

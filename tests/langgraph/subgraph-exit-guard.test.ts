@@ -1,0 +1,93 @@
+// A run with a `checkpointer: true` subgraph under durability "exit": the subgraph puts when it ends, before its parent.
+// When another server moved the thread meanwhile, that put is refused (SESSION_MOVED) as the parent's is, so the stopped
+// run does not live on in the subgraph's history; time travel from an older checkpoint goes on as with MemorySaver.
+import { AIMessage } from "@langchain/core/messages";
+import { MemorySaver, MessagesAnnotation, START, StateGraph, type BaseCheckpointSaver } from "@langchain/langgraph";
+import { describe, expect, it } from "vitest";
+import { ConflictError } from "../../src/index.js";
+import { ForkpointSaver } from "../../src/langgraph/index.js";
+import { rejectionOf, tempDatabases } from "../helpers.js";
+import { say, texts } from "./helpers.js";
+
+const dbs = tempDatabases();
+const exit = { configurable: { thread_id: "t" }, durability: "exit" as const };
+
+/** A root graph whose "sub" node is a subgraph keeping its own history; its inner node waits for `gate`. */
+function graphWithSub(saver: BaseCheckpointSaver, gate: { wait?: () => Promise<void>; reached?: () => void } = {}) {
+  const sub = new StateGraph(MessagesAnnotation)
+    .addNode("inner", async () => {
+      gate.reached?.();
+      await gate.wait?.();
+      return { messages: [new AIMessage("inner")] };
+    })
+    .addEdge(START, "inner")
+    .compile({ checkpointer: true });
+  return new StateGraph(MessagesAnnotation)
+    .addNode("first", () => ({ messages: [new AIMessage("first")] }))
+    .addNode("sub", sub)
+    .addEdge(START, "first")
+    .addEdge("first", "sub")
+    .compile({ checkpointer: saver });
+}
+
+function latch() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { open, wait: () => opened };
+}
+
+/** Runs "hi", "two", "three", then a run from the checkpoint after "two" (time travel); its messages. */
+async function timeTravel(saver: BaseCheckpointSaver) {
+  const graph = graphWithSub(saver);
+  for (const text of ["hi", "two", "three"]) await graph.invoke(say(text), exit);
+  const states = [];
+  for await (const state of graph.getStateHistory(exit)) states.push(state);
+  const older = states.find((st) => texts(st.values.messages ?? []).join() === "human:hi,ai:first,ai:inner,human:two,ai:first,ai:inner")!;
+  return texts((await graph.invoke(say("tt"), { ...older.config, durability: "exit" })).messages);
+}
+
+describe('a subgraph\'s put under durability "exit" when another server moved the thread', () => {
+  it("the run stops with SESSION_MOVED and the subgraph's history holds nothing of it", async () => {
+    const { fp, path } = dbs.open();
+    const saver = new ForkpointSaver(fp, { userId: "alice" });
+    let gate = latch();
+    gate.open();
+    let reached = latch();
+    const graph = graphWithSub(saver, { wait: () => gate.wait(), reached: () => reached.open() });
+    await graph.invoke(say("hi"), exit);
+    const s = await saver.sessionFor("t", { userId: "alice" });
+    const cp = await s.checkpoint({ name: "after hi" });
+    await graph.invoke(say("two"), exit);
+    const subSession = await saver.sessionFor("t", { userId: "alice", checkpointNs: "sub" });
+    const subBefore = (await subSession.history()).map((m) => m.content);
+    expect(subBefore).toEqual(["hi", "first", "inner", "two", "first", "inner"]);
+    gate = latch();
+    reached = latch();
+    const running = graph.invoke(say("plan"), exit);
+    running.catch(() => undefined);
+    await reached.wait(); // the subgraph's node waits
+    const other = await dbs.open({ path }).fp.getSession(s.id, { userId: "alice" });
+    const moved = await other.rollback(cp.id);
+    gate.open();
+    const error = await rejectionOf(running);
+    expect(error).toBeInstanceOf(ConflictError);
+    expect(error).toMatchObject({ code: "SESSION_MOVED" });
+    // Nothing written: neither the thread nor its subgraph's namespace holds the stopped run.
+    expect((await subSession.history()).map((m) => m.content)).toEqual(subBefore);
+    expect(await subSession.branches()).toHaveLength(1);
+    expect((await s.info()).currentBranchId).toBe(moved.branch.id);
+    expect((await s.history()).map((m) => m.content)).toEqual(["hi", "first", "inner"]);
+    // The next run goes on from where the thread was moved; the stopped run's input is nowhere in it.
+    const next = texts((await graph.invoke(say("again"), exit)).messages);
+    expect(next).not.toContain("human:plan");
+    expect(next.slice(0, 5)).toEqual(["human:hi", "ai:first", "ai:inner", "human:again", "ai:first"]);
+    expect(await fp.verify()).toMatchObject({ ok: true });
+  }, 30_000);
+
+  it("time travel from an older checkpoint (nobody moved the thread) goes on as with LangGraph's MemorySaver", async () => {
+    const { fp } = dbs.open();
+    const expected = await timeTravel(new MemorySaver());
+    expect(await timeTravel(new ForkpointSaver(fp, { userId: "alice" }))).toEqual(expected);
+    expect(expected).toContain("human:tt");
+  }, 30_000);
+});
