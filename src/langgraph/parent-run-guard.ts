@@ -69,7 +69,8 @@ function* parentRunUnit(tx: Tx, userId: string, threadId: string, ns: string, ru
   if (!thread) return;
   const { branch: current, head } = yield* ownedCurrent(tx, thread.sessionId, userId);
   const headIn =
-    head.msgCount <= run.length && (head.msgCount === 0 || textOf(yield* lastLineageMessage(tx, current.id)) === run[head.msgCount - 1]);
+    head.msgCount <= run.length &&
+    (head.msgCount === 0 || textOf(rowMessage(yield* lastLineageMessage(tx, current.id))) === run[head.msgCount - 1]);
   // The stored checkpoints by message count, most first, down to the head's when the run goes on from it.
   const byCount = new Map<number, LgPointRow[]>();
   for (const p of yield* tx.langgraph.pointsOf(thread.sessionId)) {
@@ -100,3 +101,4 @@ function* parentRunUnit(tx: Tx, userId: string, threadId: string, ns: string, ru
 
 const textOf = (message: Parameters<typeof fromMessage>[0] | undefined): string | undefined =>
   message === undefined ? undefined : canonicalJson(fromMessage(message));
+const rowMessage = (row: Parameters<typeof toMessage>[0] | undefined) => (row === undefined ? undefined : toMessage(row));
