@@ -76,6 +76,9 @@ export async function runJournaledMove(
     if (filesDue) files = await filesStep(ctx, spec, moveId, restoreFiles, changes, false);
     // A request's answer carries the files restored, as the move's result does.
     if (files && spec.request) spec.request.extra = { ...spec.request.extra, files };
+    // What the last steps changed is known while the move still runs: a move that finds none running (another handle's,
+    // process's or server's) then finds the files as forkpoint last saw them, not drift.
+    await changes.end();
     const outcome = await finishMove(ctx, spec, moveId, within);
     return files ? { ...outcome, files } : outcome;
   } finally {
