@@ -20,7 +20,7 @@ import { refuseConcurrentMove } from "../moves/refusals.js";
 import { callMayRun, inflightInvocations } from "../core/ownership.js";
 import { applyOnce, jsonArgument, recordRequest, requestOf, type AnswerCodec, type Request } from "../requests/ledger.js";
 import { takeRunTurn } from "../workspace/run-turns.js";
-import { filesBefore, landChanges, recordQuietPaths, scanChanges, type ScannedChanges } from "../workspace/absorb.js";
+import { filesBefore, landChanges, landInCompletion, scanChanges, type ScannedChanges } from "../workspace/absorb.js";
 import { landInBackground, lostConnection, settleFirst } from "./landing.js";
 
 /**
@@ -209,13 +209,13 @@ async function runAndComplete(
     // The workspace's files before the tool runs: what it changes becomes known to forkpoint (not drift).
     const before = await filesBefore(ctx, ws);
     const complete = async (outcome: { result: string | null; error: string | null }): Promise<void> => {
-      // What the run changed in the files, scanned first: when only its paths are to be recorded, the completion does it.
+      // What the run changed in the files, scanned first: the completion makes it known (see `landInCompletion`).
       const found = await scanChanges(ctx, session.id, before);
       // Another run went on meanwhile: the changes are made known, but are not this call's alone to record.
       const scanned = turn?.shared ? null : found;
       if (turn?.shared) await landChanges(ctx, found);
-      const finish = async (completed: Completed | null, recorded: boolean) => {
-        await landChanges(ctx, scanned, entry.id, recorded);
+      const finish = async (completed: Completed | null, landed: boolean) => {
+        await landChanges(ctx, scanned, entry.id, landed);
         if (completed) emitCompleted(ctx, completed);
       };
       let completed: { done: Completed; recorded: boolean };
@@ -227,6 +227,8 @@ async function runAndComplete(
         if (lostConnection(error))
           landLater(async () => {
             const landed = await ctx.store.write({ sessionId: ref.id }, (tx) => completeUnlessLanded(tx, session, ctx, entry, outcome));
+            // The completion that landed (or the resolution) made the changes known already, or left them drift.
+            if (landed === null) return;
             await finish(landed, false).catch((e: unknown) =>
               ctx.logger.warn(`forkpoint: after the late completion of tool call ${entry.id}`, e),
             );
@@ -292,7 +294,10 @@ function* completeUnit(
   return yield* completeCall(ctx, tx, session, entry, outcome);
 }
 
-/** The completion, with the call's changed paths when they are all there is to record of its files (one write, not two). */
+/**
+ * The completion, with what the run changed in the files made known (one write): no move finds the call ended and its
+ * files not yet known.
+ */
 function* completeWithPathsUnit(
   tx: Tx,
   session: SessionRow,
@@ -302,7 +307,7 @@ function* completeWithPathsUnit(
   scanned: ScannedChanges | null,
 ): Step<{ done: Completed; recorded: boolean }> {
   const done = yield* completeUnit(tx, session, ctx, entry, outcome);
-  return { done, recorded: yield* recordQuietPaths(tx, scanned, entry.id) };
+  return { done, recorded: yield* landInCompletion(tx, ctx, scanned, entry.id) };
 }
 
 /** The completion again after a lost connection: nothing when it landed (the lost commit was made) or was resolved. */

@@ -42,6 +42,8 @@ export interface ScannedChanges {
   changed: string[];
   /** The paths to make known, with their new file ids (null: deleted); empty when nothing is to be written but paths. */
   touched: Map<string, string | null>;
+  /** The stat rows written with them where a call's completion did (see `landInCompletion`). */
+  stats?: StatRows;
 }
 
 /**
@@ -100,23 +102,37 @@ export async function scanChanges(ctx: EngineContext, sessionId: string, before:
 }
 
 /**
- * In the unit that completes call `callId`: its paths recorded there when the scan found nothing to store (no write
- * of its own then). True when recorded: `landChanges` is then told so.
+ * In the unit that completes call `callId`: what its run changed made known there, and recorded as its paths. Another
+ * handle's, process's or server's move then never finds the call ended and its files not yet known (drift). True when
+ * landed: `landChanges` is then told so.
  */
-export function* recordQuietPaths(tx: Tx, scanned: ScannedChanges | null, callId: string): Step<boolean> {
-  if (!scanned || scanned.touched.size > 0) return false;
-  yield* recordPathsUnit(tx, scanned.sessionId, callId, scanned.changed);
+export function* landInCompletion(tx: Tx, ctx: EngineContext, scanned: ScannedChanges | null, callId: string): Step<boolean> {
+  if (!scanned) return false;
+  if (scanned.touched.size === 0) {
+    yield* recordPathsUnit(tx, scanned.sessionId, callId, scanned.changed);
+    return true;
+  }
+  // The same rows on a retry of the unit: the ones `landChanges` marks stored once it committed.
+  scanned.stats ??= scanned.before.state.cache.toRows();
+  yield* absorbChangesUnit(tx, scanned.sessionId, new Map(scanned.touched), ctx, scanned.stats, callId, scanned.changed);
   return true;
 }
 
-/** The second half of `absorbChanges`: the changes made known, and the call's paths recorded unless `recorded`. Never throws. */
-export async function landChanges(ctx: EngineContext, scanned: ScannedChanges | null, callId?: string, recorded = false): Promise<void> {
+/**
+ * The second half of `absorbChanges`: the changes made known, and the call's paths recorded, unless `landed` (by
+ * `landInCompletion`, in a unit that committed). Never throws.
+ */
+export async function landChanges(ctx: EngineContext, scanned: ScannedChanges | null, callId?: string, landed = false): Promise<void> {
   if (!scanned) return;
   const { sessionId, touched, changed } = scanned;
   const { state } = scanned.before;
+  if (landed) {
+    if (scanned.stats) state.cache.markStored(scanned.stats);
+    return;
+  }
   try {
     if (touched.size === 0) {
-      if (callId !== undefined && !recorded) await ctx.store.write({ sessionId }, (tx) => recordPathsUnit(tx, sessionId, callId, changed));
+      if (callId !== undefined) await ctx.store.write({ sessionId }, (tx) => recordPathsUnit(tx, sessionId, callId, changed));
       return;
     }
     const stats = state.cache.toRows();
