@@ -37,11 +37,19 @@ export function* checkFilesPlanned(tx: Tx, session: SessionRow, base: BaseMoveSp
     still = (yield* targetFiles(tx, ws, base.target, base.newBranch?.forkCheckpointId ?? null)) === files.manifestId;
   }
   if (still) return;
+  throw movedMeanwhile(session.id, `it is at position ${here.position} of branch ${here.branchId}`);
+}
+
+/**
+ * The refusal of a move planned on what another handle, process or server changed since (`now` says what), which
+ * `isReplannable` recognizes: the move is planned again on what it left.
+ */
+export function movedMeanwhile(sessionId: string, now: string): ConflictError {
   const error = new ConflictError(
-    `session ${JSON.stringify(session.id)} moved while this move was planned (another handle, process or server moved ` +
-      `it or wrote to it: it is at position ${here.position} of branch ${here.branchId}); nothing was moved, try again`,
+    `session ${JSON.stringify(sessionId)} moved while this move was planned (another handle, process or server moved ` +
+      `it or wrote to it: ${now}); nothing was moved, try again`,
     "MOVE_IN_PROGRESS",
   );
   replannable.add(error);
-  throw error;
+  return error;
 }

@@ -10,6 +10,8 @@ import { assertRestorable } from "./files.js";
 import { TreeReader, diffTrees, type FileChange } from "./trees.js";
 import { packCacheOf, readBlobs, type PackCache } from "./packs.js";
 import { assertNoMoveRunning, assertNoRestorePending } from "./restore-guards.js";
+import { movedMeanwhile } from "../moves/files-planned.js";
+import { refuseLiveCalls } from "../moves/refusals.js";
 import { scan, stateOf, type WorkspaceState } from "./state.js";
 import { ignoredByTarget } from "./target-rules.js";
 
@@ -59,7 +61,7 @@ export async function prepareRestore(
   const state = await stateOf(ctx, ws);
   const { drifted, changes, contents, applied, leftAlone } = await state.exclusive(async () => {
     await scan(ctx, state);
-    return ctx.store.read((tx) => prepareRestoreUnit(tx, state, ws, manifestId, ownMove, packCacheOf(ctx.store), leaveAlone));
+    return ctx.store.read((tx) => prepareRestoreUnit(ctx, tx, state, ws, manifestId, ownMove, packCacheOf(ctx.store), leaveAlone));
   });
   // Checked before drift is refused: a refusal that forcing would not get past says what is in the way instead.
   const blocked = assertRestorable(ws.dir, applied);
@@ -126,6 +128,7 @@ const foreignText = (foreign: readonly string[]) =>
   `(ignored, or not a file it can store); move ${foreign.length === 1 ? "it" : "them"} away, then move`;
 
 function* prepareRestoreUnit(
+  ctx: EngineContext,
   tx: Tx,
   state: WorkspaceState,
   ws: WorkspaceRow,
@@ -137,6 +140,7 @@ function* prepareRestoreUnit(
   yield* assertNoMoveRunning(tx, ws, ownMove);
   const found = yield* restoreChanges(tx, state, ws, manifestId, packs);
   const { drifted, applied, leftAlone } = found;
+  if (drifted.length > 0) yield* refuseOthersDoing(ctx, tx, ws);
   // A forced move's second look, after its drift was saved: what the first look left alone stays so (see force.ts).
   const changes = leaveAlone.length === 0 ? found.changes : found.changes.filter((c) => c.to !== null || !leaveAlone.includes(c.path));
   const contents = yield* checkedContents(
@@ -145,6 +149,19 @@ function* prepareRestoreUnit(
     packs,
   );
   return { drifted, changes, contents, applied, leftAlone };
+}
+
+/**
+ * Drift found against workspace row `ws` that forkpoint's own doing elsewhere may explain is refused as that, not as
+ * drift: another handle's, process's or server's move or call that made its changes known since `ws` was read (the
+ * move is planned again on them, see `movedMeanwhile`), or a call running now (`CALL_IN_PROGRESS`), its changes not yet
+ * known. Run after the scan that found the drift: what forkpoint made known before it is in the row read here.
+ */
+function* refuseOthersDoing(ctx: EngineContext, tx: Tx, ws: WorkspaceRow): Step<void> {
+  const now = yield* tx.getWorkspace(ws.sessionId);
+  if (now && (now.manifestId !== ws.manifestId || now.restoring !== ws.restoring))
+    throw movedMeanwhile(ws.sessionId, `forkpoint changed the files of its workspace ${ws.dir} since`);
+  yield* refuseLiveCalls(ctx, tx, ws.sessionId);
 }
 
 /**
