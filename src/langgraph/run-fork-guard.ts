@@ -44,6 +44,7 @@ export function guardRunCalls(parts: SaverParts, handle: SessionHandle, thread: 
  * messages cannot be read, nothing is refused.
  */
 async function refuseForkingRun(parts: SaverParts, handle: SessionHandle, thread: GuardedThread): Promise<void> {
+  if (inTimeTravelingSubgraph(thread)) throw forkingRunRefusal(thread);
   const list = runMessages(parts, thread);
   if (list === undefined) return;
   await parts.landing.settled(threadKey(thread.userId, thread.threadId, thread.ns));
@@ -54,12 +55,32 @@ async function refuseForkingRun(parts: SaverParts, handle: SessionHandle, thread
     const [item] = await serializeItems(parts, [list[head.count - 1]]).catch(() => [undefined]);
     if (item !== undefined && canonicalJson(fromMessage(toMessage(head.last))) === canonicalJson(item)) return;
   }
-  throw new ConflictError(
+  throw forkingRunRefusal(thread);
+}
+
+const forkingRunRefusal = (thread: GuardedThread) =>
+  new ConflictError(
     `thread ${thread.threadId}: this run goes on from an older checkpoint than the session's head, and its put, which ` +
       'forks there, has not landed: a call recorded now would be undone by that fork. Under durability "exit" a run ' +
       'from an older checkpoint (time travel) cannot record tool calls: invoke it with durability "async" or "sync"',
     "SESSION_MOVED",
   );
+
+/**
+ * Whether the caller is a node of a subgraph, in a run of this saver's graph on the thread's root namespace under
+ * durability "exit" that LangGraph itself runs as time travel (it addressed a checkpoint other than the thread's
+ * latest: it hands its subgraphs a replay state). That run's one put forks at the addressed checkpoint; the subgraph's
+ * tasks cannot read the root graph's messages, so the replay state is what tells.
+ */
+function inTimeTravelingSubgraph(thread: GuardedThread): boolean {
+  const config = AsyncLocalStorageProviderSingleton.getRunnableConfig() as
+    { durability?: unknown; configurable?: Record<string, unknown> } | undefined;
+  const configurable = config?.configurable;
+  if (!configurable || configurable.__pregel_checkpointer !== thread.saver || configurable.thread_id !== thread.threadId) return false;
+  const taskNs = configurable.checkpoint_ns;
+  if (thread.ns !== "" || typeof taskNs !== "string" || !taskNs.includes("|") || config.durability !== "exit") return false;
+  const replay = configurable.__pregel_replay_state as { checkpointId?: unknown } | undefined;
+  return typeof replay === "object" && replay !== null && typeof replay.checkpointId === "string";
 }
 
 /**

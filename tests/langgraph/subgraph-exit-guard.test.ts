@@ -1,6 +1,8 @@
-// A run with a `checkpointer: true` subgraph under durability "exit": the subgraph puts when it ends, before its parent.
-// When another server moved the thread meanwhile, that put is refused (SESSION_MOVED) as the parent's is, so the stopped
-// run does not live on in the subgraph's history; time travel from an older checkpoint goes on as with MemorySaver.
+// A run with a subgraph under durability "exit". A `checkpointer: true` subgraph puts when it ends, before its parent:
+// when another server moved the thread meanwhile, that put is refused (SESSION_MOVED) as the parent's is, so the stopped
+// run does not live on in the subgraph's history; time travel from an older checkpoint goes on as with MemorySaver. A
+// subgraph node's tool call on the thread's session in a time-travel run is refused as a root node's is (the run's one
+// put forks away from it), before it is journaled.
 import { AIMessage } from "@langchain/core/messages";
 import { MemorySaver, MessagesAnnotation, START, StateGraph, type BaseCheckpointSaver } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
@@ -12,16 +14,24 @@ import { say, texts } from "./helpers.js";
 const dbs = tempDatabases();
 const exit = { configurable: { thread_id: "t" }, durability: "exit" as const };
 
-/** A root graph whose "sub" node is a subgraph keeping its own history; its inner node waits for `gate`. */
-function graphWithSub(saver: BaseCheckpointSaver, gate: { wait?: () => Promise<void>; reached?: () => void } = {}) {
+/**
+ * A root graph whose "sub" node is a subgraph (keeping its own history unless `own` is false); its inner node waits for
+ * `hook.wait`, then runs `hook.call`.
+ */
+function graphWithSub(
+  saver: BaseCheckpointSaver,
+  hook: { wait?: () => Promise<void>; reached?: () => void; call?: () => Promise<void> } = {},
+  own = true,
+) {
   const sub = new StateGraph(MessagesAnnotation)
     .addNode("inner", async () => {
-      gate.reached?.();
-      await gate.wait?.();
+      hook.reached?.();
+      await hook.wait?.();
+      await hook.call?.();
       return { messages: [new AIMessage("inner")] };
     })
     .addEdge(START, "inner")
-    .compile({ checkpointer: true });
+    .compile(own ? { checkpointer: true } : {});
   return new StateGraph(MessagesAnnotation)
     .addNode("first", () => ({ messages: [new AIMessage("first")] }))
     .addNode("sub", sub)
@@ -90,4 +100,44 @@ describe('a subgraph\'s put under durability "exit" when another server moved th
     expect(await timeTravel(new ForkpointSaver(fp, { userId: "alice" }))).toEqual(expected);
     expect(expected).toContain("human:tt");
   }, 30_000);
+
+  for (const own of [true, false]) {
+    it(`a subgraph node's call on the thread's session: refused in a time-travel run, kept otherwise (own history: ${own})`, async () => {
+      const { fp } = dbs.open();
+      const saver = new ForkpointSaver(fp, { userId: "alice" });
+      const errors: unknown[] = [];
+      let calling = false;
+      const call = async () => {
+        if (!calling) return;
+        const s = await saver.sessionFor("t", { userId: "alice" });
+        await s.recordToolCall({ tool: "note", args: {}, result: "ok" }).catch((error: unknown) => errors.push(error));
+      };
+      const graph = graphWithSub(saver, { call }, own);
+      for (const text of ["hi", "two", "three"]) await graph.invoke(say(text), exit);
+      const s = await saver.sessionFor("t", { userId: "alice" });
+      // A run from the head: its call is recorded and stays.
+      calling = true;
+      await graph.invoke(say("four"), exit);
+      expect(errors).toEqual([]);
+      expect((await s.toolTrack()).map((t) => t.tool)).toEqual(["note"]);
+      const states = [];
+      for await (const state of graph.getStateHistory(exit)) states.push(state);
+      const older = states.find(
+        (st) => texts(st.values.messages ?? []).join() === "human:hi,ai:first,ai:inner,human:two,ai:first,ai:inner",
+      )!;
+      const out = await graph.invoke(say("tt"), { ...older.config, durability: "exit" });
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toBeInstanceOf(ConflictError);
+      expect(errors[0]).toMatchObject({ code: "SESSION_MOVED" });
+      expect(texts(out.messages)).toContain("human:tt");
+      // Nothing journaled for it: the fork's lineage holds no call, and the one left behind only the first run's.
+      expect(await s.toolTrack()).toEqual([]);
+      expect(await fp.verify()).toMatchObject({ ok: true });
+      // Under "async" the run's first put forks before its nodes run: the call is recorded on the fork and stays.
+      errors.length = 0;
+      await graph.invoke(say("tt2"), { ...older.config, durability: "async" });
+      expect(errors).toEqual([]);
+      expect((await s.toolTrack()).map((t) => t.tool)).toEqual(["note"]);
+    }, 30_000);
+  }
 });
