@@ -42,14 +42,15 @@ export function* checkFilesPlanned(tx: Tx, session: SessionRow, base: BaseMoveSp
 
 /**
  * The refusal of a move planned on what another handle, process or server changed since (`now` says what), which
- * `isReplannable` recognizes: the move is planned again on what it left.
+ * `isReplannable` recognizes unless `replan` is false (a journaled move's own files step: calling it again continues):
+ * the move is planned again on what it left.
  */
-export function movedMeanwhile(sessionId: string, now: string): ConflictError {
+export function movedMeanwhile(sessionId: string, now: string, replan = true): ConflictError {
   const error = new ConflictError(
     `session ${JSON.stringify(sessionId)} moved while this move was planned (another handle, process or server moved ` +
       `it or wrote to it: ${now}); nothing was moved, try again`,
     "MOVE_IN_PROGRESS",
   );
-  replannable.add(error);
+  if (replan) replannable.add(error);
   return error;
 }

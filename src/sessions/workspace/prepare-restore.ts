@@ -140,7 +140,7 @@ function* prepareRestoreUnit(
   yield* assertNoMoveRunning(tx, ws, ownMove);
   const found = yield* restoreChanges(tx, state, ws, manifestId, packs);
   const { drifted, applied, leftAlone } = found;
-  if (drifted.length > 0) yield* refuseOthersDoing(ctx, tx, ws);
+  if (drifted.length > 0) yield* refuseOthersDoing(ctx, tx, ws, ownMove === undefined);
   // A forced move's second look, after its drift was saved: what the first look left alone stays so (see force.ts).
   const changes = leaveAlone.length === 0 ? found.changes : found.changes.filter((c) => c.to !== null || !leaveAlone.includes(c.path));
   const contents = yield* checkedContents(
@@ -155,12 +155,13 @@ function* prepareRestoreUnit(
  * Drift found against workspace row `ws` that forkpoint's own doing elsewhere may explain is refused as that, not as
  * drift: another handle's, process's or server's move or call that made its changes known since `ws` was read (the
  * move is planned again on them, see `movedMeanwhile`), or a call running now (`CALL_IN_PROGRESS`), its changes not yet
- * known. Run after the scan that found the drift: what forkpoint made known before it is in the row read here.
+ * known. Run after the scan that found the drift: what forkpoint made known before it is in the row read here. `replan`:
+ * false for a journaled move's own restore (see `movedMeanwhile`).
  */
-function* refuseOthersDoing(ctx: EngineContext, tx: Tx, ws: WorkspaceRow): Step<void> {
+function* refuseOthersDoing(ctx: EngineContext, tx: Tx, ws: WorkspaceRow, replan: boolean): Step<void> {
   const now = yield* tx.getWorkspace(ws.sessionId);
   if (now && (now.manifestId !== ws.manifestId || now.restoring !== ws.restoring))
-    throw movedMeanwhile(ws.sessionId, `forkpoint changed the files of its workspace ${ws.dir} since`);
+    throw movedMeanwhile(ws.sessionId, `forkpoint changed the files of its workspace ${ws.dir} since`, replan);
   yield* refuseLiveCalls(ctx, tx, ws.sessionId);
 }
 

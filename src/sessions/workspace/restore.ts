@@ -9,6 +9,7 @@ import { restoreChanges, type Moved, type RestoreChange, type Restored } from ".
 import { TreeReader, applyChanges, type FileChange } from "./trees.js";
 import { PackWriter } from "./packs.js";
 import { contentsFor, type PreparedRestore } from "./prepare-restore.js";
+import { movedMeanwhile } from "../moves/files-planned.js";
 import { assertNoMoveRunning, endRestore, inflightRestores, type RestoreJournal } from "./restore-guards.js";
 import { sameFilesConfig } from "./snapshots.js";
 import type { StatRows } from "./stat-cache.js";
@@ -152,12 +153,16 @@ function* startFilesRestoreUnit(tx: Tx, sessionId: string, p: PreparedRestore, j
     throw new ConflictError(`the workspace ${p.ws.dir} is being restored by another move; try again when it ends`, "MOVE_IN_PROGRESS");
   }
   yield* assertNoMoveRunning(tx, p.ws, p.ownMove);
-  if (!now || now.manifestId !== p.ws.manifestId || !sameFilesConfig(now, p.ws)) {
+  if (!now || !sameFilesConfig(now, p.ws)) {
     throw new ConflictError(
       `the workspace ${p.ws.dir} changed (another process moved or re-attached it) since this move checked it; move again`,
       "WORKSPACE_DRIFT",
     );
   }
+  // Another handle's, process's or server's call or move made its changes known since: forkpoint's own doing, the move
+  // is planned again on it (not drift).
+  if (now.manifestId !== p.ws.manifestId)
+    throw movedMeanwhile(sessionId, `forkpoint changed the files of its workspace ${p.ws.dir} since`, p.ownMove === undefined);
   // The target's snapshot, stored again if a prune took it since it was read (otherwise its id, unchanged).
   if ((yield* tx.getManifest(p.manifestId)) === undefined) journal.manifestId = yield* storeTarget(tx, p);
   yield* tx.setWorkspaceRestoring(sessionId, JSON.stringify(journal));
