@@ -65,6 +65,9 @@ export async function prepareRestore(
   });
   // Checked before drift is refused: a refusal that forcing would not get past says what is in the way instead.
   const blocked = assertRestorable(ws.dir, applied);
+  const foreign = blocked ? [] : foreignPaths(ws.dir, applied);
+  // The directory is looked at again here, after the scan: what is in the way may be another call's or move's doing.
+  if (blocked || foreign.length > 0) await ctx.store.read((tx) => refuseOthersDoing(ctx, tx, ws, ownMove === undefined));
   if (blocked) throw new ConflictError(`cannot restore the workspace ${ws.dir}: ${blocked}`, "WORKSPACE_DRIFT");
   if (drifted.length > 0 && !allowDrift) {
     const unknown = await ctx.store.read((tx) => interruptedCalls(tx, ws.sessionId));
@@ -81,7 +84,7 @@ export async function prepareRestore(
   return {
     ws,
     manifestId,
-    changes: withoutForeign(ws.dir, changes, applied),
+    changes: withoutForeign(ws.dir, changes, foreign),
     contents,
     drifted,
     leftAlone: [...leftAlone],
@@ -99,11 +102,11 @@ function* interruptedCalls(tx: Tx, sessionId: string): Step<string[]> {
 /**
  * `changes` less the files to add that are already there with the target's content. A file to add that is there
  * with another content is not forkpoint's (ignored now, e.g. by a .gitignore changed since the target was captured):
- * it is never overwritten, so the restore is refused. Asked of `applied`, the changes from the directory as it is
- * now: a file forkpoint captures where it saw none (a folder made a file by hand) is drift, saved first when forced.
+ * it is never overwritten, so the restore is refused (`foreign`: those files, see `foreignPaths`, asked of the changes
+ * from the directory as it is now: a file forkpoint captures where it saw none, a folder made a file by hand, is drift,
+ * saved first when forced).
  */
-function withoutForeign(dir: string, changes: FileChange[], applied: readonly FileChange[]): FileChange[] {
-  const foreign = foreignPaths(dir, applied);
+function withoutForeign(dir: string, changes: FileChange[], foreign: readonly string[]): FileChange[] {
   if (foreign.length > 0) throw new ConflictError(`cannot restore the workspace ${dir}: ${foreignText(foreign)}`, "WORKSPACE_DRIFT");
   return changes.filter((c) => !(c.from === null && c.to !== null && lstatOrNull(`${dir}/${c.path}`)?.isFile()));
 }
