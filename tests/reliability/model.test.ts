@@ -4,7 +4,7 @@
 // applied flags), the world, the branch tree, the current branch and every user's checkpoint list.
 //
 // FORKPOINT_SEED=<int>            seed of the run (default below); a failure prints the seed and the shrunk sequence
-// FORKPOINT_PROPERTY_RUNS=<int>   number of sequences (default 1,000; 330 on PostgreSQL; 110 through PgBouncer)
+// FORKPOINT_PROPERTY_RUNS=<int>   number of sequences (default 1,000; 120 on PostgreSQL; 50 through PgBouncer)
 import * as path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,11 +14,14 @@ import { makeTempDir, removeDir } from "../helpers.js";
 import { onPooler, onPostgres, openForkpoint } from "../fixtures/backend.js";
 
 const SEED = Number.parseInt(process.env.FORKPOINT_SEED ?? "20250607", 10);
-// On PostgreSQL, where every step is a few round trips, a third as many by default. Through PgBouncer the SQL is the
-// same as on PostgreSQL (already run 330 times); what differs is each transaction's connection, which every step of
-// every sequence exercises: a third again (~1,300 steps; each kind of operation 50 to 160 times).
-const RUNS = Number.parseInt(process.env.FORKPOINT_PROPERTY_RUNS ?? (onPooler ? "110" : onPostgres ? "330" : "1000"), 10);
+// The engine is the same on every store and SQLite runs 1,000 sequences; what PostgreSQL adds is each operation's SQL,
+// which a few hundred steps of each kind already run: 120 sequences (~1,400 steps; each kind of operation 19 to 170
+// times). Through PgBouncer the SQL is the same as on PostgreSQL; what differs is each transaction's connection, which
+// every step exercises: 50 (~600 steps; each kind 10 to 75 times). FLOOR below checks that every kind still runs.
+const RUNS = Number.parseInt(process.env.FORKPOINT_PROPERTY_RUNS ?? (onPooler ? "50" : onPostgres ? "120" : "1000"), 10);
 const MAX_COMMANDS = 25;
+/** Fewest times each kind of operation (and a move's undo, replay and skip of a call) must reach the engine in a run. */
+const FLOOR = 8;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Commands: plain records; every reference (session, checkpoint, message, branch) is an index resolved modulo what
@@ -288,6 +291,9 @@ function modelMove(model: Model, s: MSession, target: MEntry[]): { undone: strin
     s.applied.push({ id: e.id, tool: e.tool, args: e.args, result });
     replayed.push(e.id);
   }
+  ran("a move undoes a call", undone.length);
+  ran("a move replays a call", replayed.length);
+  ran("a move skips a call", skipped.length);
   return { undone, replayed, skipped };
 }
 
@@ -412,6 +418,12 @@ async function compare(fp: Forkpoint, model: Model, step: string): Promise<void>
 
 let lastTool: ToolInvocation | null = null;
 
+/** How many times each kind of operation reached the engine in this run: fewer runs must still exercise every kind. */
+const exercised = new Map<string, number>();
+function ran(kind: string, times = 1): void {
+  exercised.set(kind, (exercised.get(kind) ?? 0) + times);
+}
+
 /** A checkpoint just taken at the head of `branch` (by checkpoint or turn): checks what it says, then models it. */
 function recordCheckpoint(model: Model, s: MSession, branch: MBranch, cp: Checkpoint, name: string | null): void {
   const mcp: MCheckpoint = {
@@ -436,6 +448,7 @@ function recordCheckpoint(model: Model, s: MSession, branch: MBranch, cp: Checkp
 
 async function execute(fp: Forkpoint, model: Model, c: Cmd, runTag: string): Promise<void> {
   if (c.op === "create") {
+    ran(c.op);
     const user = `${runTag}-u${c.user}`;
     const handle = await fp.createSession({ userId: user, title: `session ${model.sessions.length}` });
     const root = (await handle.info()).currentBranchId;
@@ -455,6 +468,7 @@ async function execute(fp: Forkpoint, model: Model, c: Cmd, runTag: string): Pro
   if (model.sessions.length === 0) return;
   const s = model.sessions[c.s % model.sessions.length]!;
   const branch = currentBranch(s);
+  if (c.op !== "restore" && c.op !== "rollback" && c.op !== "edit") ran("fail" in c && c.fail ? `${c.op} (fails)` : c.op);
   switch (c.op) {
     case "append":
     case "turn": {
@@ -489,6 +503,7 @@ async function execute(fp: Forkpoint, model: Model, c: Cmd, runTag: string): Pro
     }
     case "restore": {
       if (s.checkpoints.length === 0) return;
+      ran(c.op);
       const cp = s.checkpoints[c.cp % s.checkpoints.length]!;
       const r = await s.handle.restore(cp.id);
       expect(r.checkpoint.id).toBe(cp.id);
@@ -502,6 +517,7 @@ async function execute(fp: Forkpoint, model: Model, c: Cmd, runTag: string): Pro
     }
     case "rollback": {
       if (s.checkpoints.length === 0) return;
+      ran(c.op);
       const cp = s.checkpoints[c.cp % s.checkpoints.length]!;
       const world = currentBranch(s).entries;
       // Where the session already is (nothing written since): the rollback keeps the current branch.
@@ -533,6 +549,7 @@ async function execute(fp: Forkpoint, model: Model, c: Cmd, runTag: string): Pro
     }
     case "edit": {
       if (s.messages.length === 0) return;
+      ran(c.op);
       const original = s.messages[c.msg % s.messages.length]!;
       const owner = branchOfModel(s, original.branchId);
       const forkPosition = original.position - 1;
@@ -701,6 +718,15 @@ describe("model-based: forkpoint behaves like the naive reference model", () => 
         }),
         { seed: SEED, numRuns: RUNS, endOnFailure: false },
       );
+      // A run of a chosen size (FORKPOINT_PROPERTY_RUNS) may be too short for it.
+      if (process.env.FORKPOINT_PROPERTY_RUNS !== undefined) return;
+      const kinds = ["create", "append", "setState", "checkpoint", "turn", "restore", "rollback", "edit", "switch"];
+      for (const op of ["invoke", "record"]) kinds.push(op, `${op} (fails)`);
+      kinds.push("a move undoes a call", "a move replays a call", "a move skips a call");
+      expect(
+        kinds.filter((k) => (exercised.get(k) ?? 0) < FLOOR).map((k) => `${k}: ${exercised.get(k) ?? 0}`),
+        `kinds run fewer than ${FLOOR} times`,
+      ).toEqual([]);
     },
     Math.max(600_000, RUNS * 600),
   );
