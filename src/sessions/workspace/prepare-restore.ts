@@ -11,7 +11,7 @@ import { TreeReader, diffTrees, type FileChange } from "./trees.js";
 import { packCacheOf, readBlobs, type PackCache } from "./packs.js";
 import { assertNoMoveRunning, assertNoRestorePending } from "./restore-guards.js";
 import { movedMeanwhile } from "../moves/files-planned.js";
-import { refuseLiveCalls } from "../moves/refusals.js";
+import { callMayRun } from "../core/ownership.js";
 import { scan, stateOf, type WorkspaceState } from "./state.js";
 import { ignoredByTarget } from "./target-rules.js";
 
@@ -157,7 +157,7 @@ function* prepareRestoreUnit(
 /**
  * Drift found against workspace row `ws` that forkpoint's own doing elsewhere may explain is refused as that, not as
  * drift: another handle's, process's or server's move or call that made its changes known since `ws` was read (the
- * move is planned again on them, see `movedMeanwhile`), or a call running now (`CALL_IN_PROGRESS`), its changes not yet
+ * move is planned again on them, see `movedMeanwhile`), or a call running (`CALL_IN_PROGRESS`), its changes not yet
  * known. Run after the scan that found the drift: what forkpoint made known before it is in the row read here. `replan`:
  * false for a journaled move's own restore (see `movedMeanwhile`).
  */
@@ -165,7 +165,18 @@ function* refuseOthersDoing(ctx: EngineContext, tx: Tx, ws: WorkspaceRow, replan
   const now = yield* tx.getWorkspace(ws.sessionId);
   if (now && (now.manifestId !== ws.manifestId || now.restoring !== ws.restoring))
     throw movedMeanwhile(ws.sessionId, `forkpoint changed the files of its workspace ${ws.dir} since`, replan);
-  yield* refuseLiveCalls(ctx, tx, ws.sessionId);
+  // This thread's own call is counted too when it is no longer in flight: its completion (which makes its changes
+  // known) may have committed after this read began.
+  const self = ctx.ownership.self;
+  const live = (yield* tx.callOwners(ws.sessionId)).filter(
+    (c) => callMayRun(ctx.ownership, c) || (c.pid === self.pid && c.pidStart === self.pidStart),
+  );
+  if (live.length === 0) return;
+  throw new ConflictError(
+    `a tool call of this session is running or has just ended (${live.map((c) => `${JSON.stringify(c.tool)} ${c.entryId}`).join("; ")}), ` +
+      `and what it changed in the workspace ${ws.dir} is not yet known to forkpoint; try again when it ends`,
+    "CALL_IN_PROGRESS",
+  );
 }
 
 /**
