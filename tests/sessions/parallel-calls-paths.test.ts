@@ -86,10 +86,14 @@ describe("calls running at once on one workspace", () => {
   });
 
   it("a handler that outlives its time limit keeps the turn until it ends: the next call's changes are its own", async () => {
+    // The second call starts once this one runs (a fixed delay let it take the turn first on a loaded machine).
+    let running!: () => void;
+    const started = new Promise<void>((r) => (running = r));
     const late = defineTool<{ path: string }, null>({
       name: "late_write",
       timeoutMs: 50,
       run: async (args) => {
+        running();
         await new Promise((r) => setTimeout(r, 250));
         fs.writeFileSync(args.path, "late\n");
         return null;
@@ -105,7 +109,7 @@ describe("calls running at once on one workspace", () => {
     await s.append({ role: "user", content: "go" });
     const [timedOut, out] = await Promise.allSettled([
       s.invoke("late_write", { path: path.join(ws, "late.txt") }),
-      new Promise((r) => setTimeout(r, 20)).then(() => s.invoke("slow_out", { path: outside, line: "X" })),
+      started.then(() => s.invoke("slow_out", { path: outside, line: "X" })),
     ]);
     expect([timedOut.status, out.status]).toEqual(["rejected", "fulfilled"]);
     expect(readOrNull(path.join(ws, "late.txt"))).toBe("late\n");
