@@ -10,14 +10,15 @@ import { tempDatabases } from "../helpers.js";
 
 const dbs = tempDatabases();
 
-/** slow_tag: appends `line#n` to the file at once, then takes a while to return; undo removes that line. */
-function slowTag(file: string) {
+/** slow_tag: appends `line#n` to the file at once, calls `wrote`, then takes a while to return; undo removes that line. */
+function slowTag(file: string, wrote: () => void = () => undefined) {
   let runs = 0;
   return defineTool<{ line: string; ms: number }, { tag: number }>({
     name: "slow_tag",
     run: async (args) => {
       const tag = ++runs;
       fs.appendFileSync(file, `${args.line}#${tag}\n`);
+      wrote();
       await new Promise((r) => setTimeout(r, args.ms));
       return { tag };
     },
@@ -33,7 +34,10 @@ for (const handles of ["one handle", "two Forkpoints"])
     const ws = path.join(tempDir("forkpoint-cp-mid-call-"), "ws");
     fs.mkdirSync(ws);
     const file = path.join(ws, "tag.txt");
-    const a = dbs.open({ tools: [slowTag(file)] });
+    // The checkpoint is asked for once the call has written (a fixed delay could let it come first on a loaded machine).
+    let wrote!: () => void;
+    const written = new Promise<void>((r) => (wrote = r));
+    const a = dbs.open({ tools: [slowTag(file, wrote)] });
     const s = await a.fp.createSession({ userId: "u" });
     await s.attachWorkspace(ws);
     const other =
@@ -42,7 +46,7 @@ for (const handles of ["one handle", "two Forkpoints"])
     await s.append({ role: "user", content: "go" });
     const [, mid] = await Promise.all([
       s.invoke("slow_tag", { line: "b", ms: 250 }),
-      new Promise((r) => setTimeout(r, 60)).then(() => other.checkpoint({ name: "mid" })),
+      written.then(() => other.checkpoint({ name: "mid" })),
     ]);
     await s.rollback(c0.id, { scope: "both" });
     expect(readOrNull(file)).toBeNull();
