@@ -42,6 +42,16 @@ const FALLBACK_AUTOCHECKPOINT = 8000;
 
 const driverPath = createRequire(import.meta.url).resolve("better-sqlite3");
 
+/**
+ * Checkpointers whose worker runs, closed when the process is about to end by itself with a database left open: a
+ * worker torn down mid-checkpoint at exit can abort the process from native code.
+ */
+const running = new Set<WalCheckpointer>();
+let hooked = false;
+const closeLeftOpen = () => {
+  for (const checkpointer of running) void checkpointer.close();
+};
+
 export interface WalCheckpointerOptions {
   /** Write transactions between two checkpoint requests. */
   everyWrites: number;
@@ -96,6 +106,9 @@ export class WalCheckpointer {
     // adding a "message" listener refs the worker's port again.
     worker.unref();
     this.#db.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT}`);
+    running.add(this);
+    if (!hooked) process.on("beforeExit", closeLeftOpen);
+    hooked = true;
     return worker;
   }
 
@@ -106,6 +119,7 @@ export class WalCheckpointer {
       this.#options.onFailure?.("forkpoint: the WAL checkpoint worker stopped; the writer checkpoints itself again", cause);
     this.#stopped = true;
     this.#worker = undefined;
+    running.delete(this);
     if (this.#db.open) this.#db.pragma(`wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT}`);
   }
 
@@ -113,6 +127,7 @@ export class WalCheckpointer {
   close(): Promise<void> | undefined {
     const worker = this.#worker;
     this.#stopped = true;
+    running.delete(this);
     if (!worker) return undefined;
     // "exit" follows "error" too: waiting for it alone (not `events.once`, which rejects on "error") never rejects.
     const exited = new Promise<void>((done) => worker.once("exit", () => done()));
