@@ -39,7 +39,7 @@ async function costOf(sent: string[], call: () => Promise<unknown>) {
   await call();
   return {
     commits: sent.filter((t) => t === "COMMIT").length,
-    checks: sent.filter((t) => t.startsWith("SELECT WHERE forkpoint_expect_current")).length,
+    checks: sent.filter((t) => t.endsWith("ELSE forkpoint_expect_current(false) END")).length,
     reads: sent.filter((t) => /^SELECT s\.seq/.test(t)).length,
   };
 }
