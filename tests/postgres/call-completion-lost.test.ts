@@ -71,7 +71,15 @@ async function lostCompletion(o: { outage: boolean; viaPooler?: boolean; tool?: 
   }
   if (o.outage) {
     await allow(false);
-    await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [name]);
+    // Until none is left: a connection that was signing in as connections were shut out shows up only after.
+    for (;;) {
+      const { rowCount } = await admin.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`,
+        [name],
+      );
+      if (rowCount === 0) break;
+      await sleep(20);
+    }
     await locker.end().catch(() => undefined);
   } else {
     for (const pid of waiting) await locker.query("SELECT pg_terminate_backend($1)", [pid]);
