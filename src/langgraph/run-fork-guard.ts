@@ -6,6 +6,7 @@ import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
 import { ConflictError } from "../models/errors.js";
 import { canonicalJson, lastLineageMessage, ownedCurrent, toMessage, type SessionHandle } from "../sessions/langgraph-bridge.js";
 import { fromMessage } from "./messages.js";
+import { refuseMovedRun } from "./moved-run-guard.js";
 import { serializeItems, threadKey, type SaverParts } from "./saver-parts.js";
 import type { Tx } from "../store/port/index.js";
 
@@ -19,8 +20,9 @@ export interface GuardedThread {
 
 /**
  * The handle (a fresh one, `fp.getSession`'s), its calls (`invoke`, `recordToolCall`) refused while a run of the
- * thread's graph would fork away from them. Own methods shadow the class's: the handle stays a `SessionHandle` itself
- * (the adapters reach its engine through it).
+ * thread's graph would fork away from them, or will be stopped at its next put by a move of the thread
+ * (`moved-run-guard.ts`). Own methods shadow the class's: the handle stays a `SessionHandle` itself (the adapters reach
+ * its engine through it).
  */
 export function guardRunCalls(parts: SaverParts, handle: SessionHandle, thread: GuardedThread): SessionHandle {
   for (const name of ["invoke", "recordToolCall"] as const) {
@@ -28,6 +30,7 @@ export function guardRunCalls(parts: SaverParts, handle: SessionHandle, thread: 
     Object.defineProperty(handle, name, {
       value: async (...args: unknown[]) => {
         await refuseForkingRun(parts, handle, thread);
+        await refuseMovedRun(parts, handle, thread);
         return method.apply(handle, args);
       },
       configurable: true,

@@ -1,0 +1,54 @@
+// A graph node's tool call through `sessionFor` in a run whose thread was moved (a rollback, switch or edit, by any
+// server) since the run's last put: that run's next put is refused (`SESSION_MOVED`), and the call, journaled at the
+// session's head, would land on the move's branch, beside a conversation without the messages it answers. Under
+// durability "async" or "sync" the run's last put is stored, so the call is refused as that put will be, first.
+import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
+import { ownedCurrent, type SessionHandle } from "../sessions/langgraph-bridge.js";
+import type { Step, Tx } from "../store/port/index.js";
+import { refuseMovedParent, targetOf } from "./put-plan.js";
+import type { GuardedThread } from "./run-fork-guard.js";
+import { threadKey, type SaverParts } from "./saver-parts.js";
+
+/**
+ * Refuses (`SESSION_MOVED`, before anything is written or run) a call made in a node of a run of this saver's graph
+ * on the thread's root namespace whose next put, going on from the run's last stored checkpoint, would be refused.
+ * Outside a run, under durability "exit" (nothing of the run is stored until it ends), or where the run's last
+ * checkpoint is not stored, nothing is refused here.
+ */
+export async function refuseMovedRun(parts: SaverParts, handle: SessionHandle, thread: GuardedThread): Promise<void> {
+  const runAt = runCheckpointId(thread);
+  if (runAt === undefined) return;
+  // The run's puts made so far land first: its last one is then stored.
+  await parts.landing.settled(threadKey(thread.userId, thread.threadId, thread.ns));
+  const ctx = await parts.engine();
+  await ctx.store.read((tx) => movedRunUnit(tx, handle.id, thread, runAt));
+}
+
+function* movedRunUnit(tx: Tx, sessionId: string, guarded: GuardedThread, runAt: string): Step<void> {
+  const thread = yield* tx.langgraph.getThread(guarded.userId, guarded.threadId, guarded.ns);
+  if (thread?.sessionId !== sessionId) return;
+  // Not stored: a run under "exit" (a tool's config does not always say so), or a put of the run still refused.
+  const row = yield* tx.langgraph.getCheckpoint(sessionId, runAt);
+  if (!row) return;
+  const { branch: current } = yield* ownedCurrent(tx, sessionId, guarded.userId);
+  const target = targetOf((yield* tx.getCheckpoint(row.fpCheckpointId))!);
+  // The run's next put is a step of the run under way (LangGraph's `source: "loop"`) going on from this checkpoint.
+  yield* refuseMovedParent(tx, sessionId, current, thread, target, true);
+}
+
+/**
+ * The id of the root graph's checkpoint the caller's step runs from, when the caller is a task (of the root graph or
+ * of a subgraph) of a run of this saver's graph on the thread, under durability "async" or "sync": LangGraph's
+ * `checkpoint_map` names it under the root namespace. Else undefined.
+ */
+function runCheckpointId(thread: GuardedThread): string | undefined {
+  const config = AsyncLocalStorageProviderSingleton.getRunnableConfig() as
+    { durability?: unknown; checkpointDuring?: unknown; configurable?: Record<string, unknown> } | undefined;
+  const configurable = config?.configurable;
+  if (!configurable || configurable.__pregel_checkpointer !== thread.saver || configurable.thread_id !== thread.threadId) return undefined;
+  if (thread.ns !== "" || config.durability === "exit" || (config.durability == null && config.checkpointDuring === false))
+    return undefined;
+  const map = configurable.checkpoint_map;
+  const id = typeof map === "object" && map !== null ? (map as Record<string, unknown>)[""] : undefined;
+  return typeof id === "string" ? id : undefined;
+}

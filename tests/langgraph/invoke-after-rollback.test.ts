@@ -1,0 +1,117 @@
+// A graph node's tool call through `sessionFor`, made after another server rolled the thread back mid-run (durability
+// "sync" or "async"): the run's next put is refused (SESSION_MOVED), so the call is refused first, before anything is
+// recorded or run; it would otherwise land on the rollback's branch, without the message it answers.
+import { AIMessage } from "@langchain/core/messages";
+import { MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { describe, expect, it, vi } from "vitest";
+import { ConflictError, defineTool, type SessionHandle } from "../../src/index.js";
+import { ForkpointSaver } from "../../src/langgraph/index.js";
+import { rejectionOf, tempDatabases } from "../helpers.js";
+import { say } from "./helpers.js";
+
+const dbs = tempDatabases();
+
+function latch() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { open, wait: () => opened };
+}
+
+describe.each(["sync", "async"] as const)("a node's call after another server's rollback (durability \"%s\")", (durability) => {
+  const config = { configurable: { thread_id: "t" }, durability };
+
+  /**
+   * A thread with one whole run and a user's checkpoint after it; a second run whose node makes `before` calls, then
+   * waits for `gate`, then makes one more (its outcome kept in `refusal`, null when it went through).
+   */
+  async function runInFlight(before: number) {
+    const sent: string[] = [];
+    const send = defineTool<{ t: string }, null>({
+      name: "send",
+      run: (args) => {
+        sent.push(args.t);
+        return null;
+      },
+      undo: ({ args }) => {
+        sent.splice(sent.indexOf(args.t), 1);
+      },
+    });
+    const { fp, path } = dbs.open({ tools: [send] });
+    const saver = new ForkpointSaver(fp, { userId: "alice" });
+    let armed = false;
+    const gate = latch();
+    const waiting = latch();
+    let refusal: unknown = null;
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode("tool", async (state) => {
+        if (armed) {
+          const s = await saver.sessionFor("t", { userId: "alice" });
+          const asked = String(state.messages.at(-1)!.content);
+          for (let i = 0; i < before; i++) await s.invoke("send", { t: `${asked} ${i}` });
+          waiting.open();
+          await gate.wait();
+          refusal = await s.invoke("send", { t: `${asked} last` }).then(
+            () => null,
+            (error: unknown) => error,
+          );
+        }
+        return { messages: [new AIMessage("done")] };
+      })
+      .addEdge(START, "tool")
+      .compile({ checkpointer: saver });
+    await graph.invoke(say("hi"), config);
+    const s: SessionHandle = await saver.sessionFor("t", { userId: "alice" });
+    const cp = await s.checkpoint({ name: "after hi" });
+    armed = true;
+    const running = graph.invoke(say("email bob"), config);
+    running.catch(() => undefined);
+    await waiting.wait();
+    // The run's step checkpoint (with "email bob") is stored before the node's call asks for it.
+    await vi.waitFor(async () => expect((await s.history()).map((m) => m.content)).toEqual(["hi", "done", "email bob"]));
+    return { path, send, s, cp, sent, running, release: () => gate.open(), refusal: () => refusal, graph };
+  }
+
+  it("is refused with SESSION_MOVED before it is recorded or run; the run stops; neither branch has it", async () => {
+    const { path, send, s, cp, sent, running, release, refusal } = await runInFlight(0);
+    const runBranch = (await s.info()).currentBranchId;
+    const other = dbs.open({ path, tools: [send] }).fp;
+    const moved = await (await other.getSession(s.id, { userId: "alice" })).rollback(cp.id);
+    release();
+    expect(await rejectionOf(running)).toMatchObject({ code: "SESSION_MOVED" });
+    expect(refusal()).toBeInstanceOf(ConflictError);
+    expect(refusal()).toMatchObject({ code: "SESSION_MOVED" });
+    expect(sent).toEqual([]);
+    expect((await s.info()).currentBranchId).toBe(moved.branch.id);
+    expect((await s.history()).map((m) => m.content)).toEqual(["hi", "done"]);
+    expect(await s.toolTrack()).toEqual([]);
+    await s.switchBranch(runBranch);
+    expect(await s.toolTrack()).toEqual([]);
+    expect(sent).toEqual([]);
+  }, 30_000);
+
+  it("after a call of its own: the next one is refused; the first stays on the run's branch only", async () => {
+    const { path, send, s, cp, sent, running, release, refusal } = await runInFlight(1);
+    const runBranch = (await s.info()).currentBranchId;
+    const other = dbs.open({ path, tools: [send] }).fp;
+    await (await other.getSession(s.id, { userId: "alice" })).rollback(cp.id);
+    expect(sent).toEqual([]); // the rollback undid the first call
+    release();
+    expect(await rejectionOf(running)).toMatchObject({ code: "SESSION_MOVED" });
+    expect(refusal()).toMatchObject({ code: "SESSION_MOVED" });
+    expect(sent).toEqual([]);
+    expect(await s.toolTrack()).toEqual([]);
+    await s.switchBranch(runBranch);
+    expect((await s.toolTrack()).map((t) => [(t.args as { t: string }).t, t.applied])).toEqual([["email bob 0", true]]);
+    expect(sent).toEqual(["email bob 0"]);
+  }, 30_000);
+
+  it("nobody moved the thread: the call is recorded and run, and the run finishes", async () => {
+    const { s, sent, running, release, refusal } = await runInFlight(0);
+    release();
+    await running;
+    expect(refusal()).toBeNull();
+    expect(sent).toEqual(["email bob last"]);
+    expect((await s.toolTrack()).map((t) => [(t.args as { t: string }).t, t.applied])).toEqual([["email bob last", true]]);
+    expect((await s.history()).map((m) => m.content)).toEqual(["hi", "done", "email bob", "done"]);
+  }, 30_000);
+});
