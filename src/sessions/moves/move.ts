@@ -22,6 +22,7 @@ import { type BaseMoveSpec, type MoveOutcome, type MoveSpec, type WithinMove } f
 import { inflightMoves } from "../core/ownership.js";
 import { OwnChanges } from "./own-changes.js";
 import { checkFilesPlanned, isReplannable, PLANNING_ATTEMPTS, type PlannedFiles } from "./files-planned.js";
+import { inWorkspaceTurn } from "./move-turn.js";
 import { runJournaledMove } from "./run-steps.js";
 import { awaitingSameRequest } from "./same-request.js";
 import { checkIfAt, type IfAt } from "../core/if-at.js";
@@ -69,21 +70,23 @@ export async function performMove(
     awaitingSameRequest(ctx, ref.id, request?.id, () =>
       ctx.withSessionLock(
         ref.id,
-        async () => {
-          if (scope === "conversation") return moveConversation(ctx, ref, o, prepare, within, { request, ifAt });
-          // Another handle's, process's or server's write between the files' planning and the conversation's is met by
-          // planning the move again on what it left, as if it had come first.
-          let earlier: SavedDrift | undefined;
-          for (let attempt = 1; ; attempt++) {
-            try {
-              return await moveWithFiles(ctx, ref, scope, o, prepare, within, { request, ifAt }, earlier);
-            } catch (error) {
-              if (!isReplannable(error) || attempt >= PLANNING_ATTEMPTS) throw error;
-              // A forced attempt's saved drift stays saved: the move that lands reports it.
-              earlier ??= (error as { savedDrift?: SavedDrift }).savedDrift;
+        // No call or checkpoint of this process runs on the workspace meanwhile (see move-turn.ts).
+        () =>
+          inWorkspaceTurn(ctx, ref, async () => {
+            if (scope === "conversation") return moveConversation(ctx, ref, o, prepare, within, { request, ifAt });
+            // Another handle's, process's or server's write between the files' planning and the conversation's is met by
+            // planning the move again on what it left, as if it had come first.
+            let earlier: SavedDrift | undefined;
+            for (let attempt = 1; ; attempt++) {
+              try {
+                return await moveWithFiles(ctx, ref, scope, o, prepare, within, { request, ifAt }, earlier);
+              } catch (error) {
+                if (!isReplannable(error) || attempt >= PLANNING_ATTEMPTS) throw error;
+                // A forced attempt's saved drift stays saved: the move that lands reports it.
+                earlier ??= (error as { savedDrift?: SavedDrift }).savedDrift;
+              }
             }
-          }
-        },
+          }),
         "exclusive",
         verb,
       ),
