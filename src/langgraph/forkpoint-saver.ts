@@ -55,6 +55,8 @@ export interface ForkpointSaverOptions {
 
 /** How many threads' sessions a saver remembers for its one-transaction put. */
 const MAX_KNOWN_THREADS = 100_000;
+/** How many threads' refused puts the saver remembers. */
+const MAX_STOPPED_THREADS = 10_000;
 
 /**
  * A LangGraph.js checkpointer (`BaseCheckpointSaver`) that stores threads as forkpoint sessions.
@@ -86,6 +88,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       verified: new VerifiedItemsCache(),
       sessions: new WeightedLru<string>(MAX_KNOWN_THREADS),
       landing: new LandingPuts(engineOf(fp).ctx.landing),
+      stopped: new WeightedLru<string>(MAX_STOPPED_THREADS),
       nextVersion: (v) => this.getNextVersion(v),
       engine: async () => {
         const { ctx, guard } = engineOf(this.#fp);

@@ -19,6 +19,8 @@ export async function getTuple(parts: SaverParts, reader: CheckpointReader, conf
   if (threadId === undefined) return undefined;
   assertReadNames({ threadId, ns, checkpointId });
   const userId = userOf(parts, config);
+  // A run of the thread starts here (LangGraph reads the thread first): a run stopped before it is no longer its latest.
+  if (checkpointId === undefined) parts.stopped.delete(threadKey(userId, threadId, ns));
   const ctx = await parts.engine();
   const found = await ctx.store.read((tx) => getTupleUnit(tx, userId, threadId, ns, checkpointId));
   if (!found) return undefined;

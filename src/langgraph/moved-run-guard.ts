@@ -1,8 +1,10 @@
 // A graph node's tool call through `sessionFor` in a run whose thread was moved (a rollback, switch or edit, by any
 // server) since the run's last put: that run's next put is refused (`SESSION_MOVED`), and the call, journaled at the
 // session's head, would land on the move's branch, beside a conversation without the messages it answers. Under
-// durability "async" or "sync" the run's last put is stored, so the call is refused as that put will be, first.
+// durability "async" or "sync" the run's last put is stored, so the call is refused as that put will be, first; a
+// put refused because the thread moved before it landed is remembered by the saver, and the run's calls are refused.
 import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
+import { ConflictError } from "../models/errors.js";
 import { ownedCurrent, type SessionHandle } from "../sessions/langgraph-bridge.js";
 import type { Step, Tx } from "../store/port/index.js";
 import { refuseMovedParent, targetOf } from "./put-plan.js";
@@ -19,22 +21,36 @@ export async function refuseMovedRun(parts: SaverParts, handle: SessionHandle, t
   const runAt = runCheckpointId(thread);
   if (runAt === undefined) return;
   // The run's puts made so far land first: its last one is then stored.
-  await parts.landing.settled(threadKey(thread.userId, thread.threadId, thread.ns));
+  const key = threadKey(thread.userId, thread.threadId, thread.ns);
+  await parts.landing.settled(key);
+  const stoppedAt = parts.stopped.peek(key);
   const ctx = await parts.engine();
-  await ctx.store.read((tx) => movedRunUnit(tx, handle.id, thread, runAt));
+  const stored = await ctx.store.read((tx) => movedRunUnit(tx, handle.id, thread, runAt));
+  // Not stored: that put (or one before it, and LangGraph issued no more) was refused, the thread having moved before
+  // it landed. Checkpoint ids are time-ordered; the refused one is this run's when no run of the thread started since.
+  if (!stored && stoppedAt !== undefined && stoppedAt <= runAt) throw stoppedRun(thread);
 }
 
-function* movedRunUnit(tx: Tx, sessionId: string, guarded: GuardedThread, runAt: string): Step<void> {
+/** Whether the run's last checkpoint is stored; refuses (`refuseMovedParent`) when its next put would be refused. */
+function* movedRunUnit(tx: Tx, sessionId: string, guarded: GuardedThread, runAt: string): Step<boolean> {
   const thread = yield* tx.langgraph.getThread(guarded.userId, guarded.threadId, guarded.ns);
-  if (thread?.sessionId !== sessionId) return;
-  // Not stored: a run under "exit" (a tool's config does not always say so), or a put of the run still refused.
+  if (thread?.sessionId !== sessionId) return true;
+  // Not stored: a run under "exit" (a tool's config does not always say so), or one whose put was refused.
   const row = yield* tx.langgraph.getCheckpoint(sessionId, runAt);
-  if (!row) return;
+  if (!row) return false;
   const { branch: current } = yield* ownedCurrent(tx, sessionId, guarded.userId);
   const target = targetOf((yield* tx.getCheckpoint(row.fpCheckpointId))!);
   // The run's next put is a step of the run under way (LangGraph's `source: "loop"`) going on from this checkpoint.
   yield* refuseMovedParent(tx, sessionId, current, thread, target, true);
+  return true;
 }
+
+const stoppedRun = (thread: GuardedThread) =>
+  new ConflictError(
+    `thread ${thread.threadId}: its session moved before this run's last checkpoint landed; ` +
+      "the run is stopped: invoke the graph again to go on from where the session is now",
+    "SESSION_MOVED",
+  );
 
 /**
  * The id of the root graph's checkpoint the caller's step runs from, when the caller is a task (of the root graph or

@@ -1,7 +1,7 @@
 // ForkpointSaver's put: a checkpoint checked and serialized as put is called, then landed by `PutWriter`.
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { ChannelVersions, Checkpoint, CheckpointMetadata } from "@langchain/langgraph-checkpoint";
-import { NotFoundError, ValidationError } from "../models/errors.js";
+import { ConflictError, NotFoundError, ValidationError } from "../models/errors.js";
 import { toJsonText } from "../models/json.js";
 import { mirrorOf } from "./mirror-cache.js";
 import { parentRunOf, refuseStoppedParentRun } from "./parent-run-guard.js";
@@ -121,7 +121,11 @@ export async function putCheckpoint(
   };
   // Tracked from here (the rest runs at once up to its first await): `sessionFor` and the session's tool calls wait
   // for the thread's puts (`landing-puts.ts`).
-  const landing: Promise<RunnableConfig> = land();
+  const landing: Promise<RunnableConfig> = land().catch((error: unknown) => {
+    // A run stopped by a move of its thread: its nodes' calls are refused too (`moved-run-guard.ts`).
+    if (error instanceof ConflictError && error.code === "SESSION_MOVED") parts.stopped.set(key, checkpoint.id, 1);
+    throw error;
+  });
   return parts.landing.add(key, landing, known);
 }
 

@@ -30,6 +30,11 @@ export interface SaverParts {
   sessions: WeightedLru<string>;
   /** Each thread's puts still landing (`sessionFor` waits for them). */
   landing: LandingPuts;
+  /**
+   * Each thread's latest put refused because the thread moved (its checkpoint id), until a run of the thread starts
+   * (`getTuple`): LangGraph issues none of that run's later puts, and its nodes' calls are refused (`moved-run-guard.ts`).
+   */
+  stopped: WeightedLru<string>;
   /** The saver's `getNextVersion`. */
   nextVersion: (current: number | undefined) => number;
   /** The engine behind the saver's Forkpoint, once recovery at open is done (throws once it is closed). */
