@@ -199,7 +199,11 @@ function continuesRun(put: PreparedPut): boolean {
 function* refuseOvertaken(tx: Tx, sessionId: string, current: BranchRow, thread: LgThreadRow, target: Target): Step<void> {
   if (target.fpCheckpointId === null) return;
   // The session is where the run left off (a branch forked right at it, with nothing of its own yet).
-  if ((yield* headOf(tx, current)).hash === target.headHash) return;
+  const head = yield* headOf(tx, current);
+  if (head.hash === target.headHash) return;
+  // Or it is, with tool calls and state changes since: the step's own (a node journaling through the thread's session).
+  const at = yield* entryAt(tx, current, target.position);
+  if ((at?.hash ?? GENESIS_HASH) === target.headHash && (at?.msgCount ?? 0) === head.msgCount) return;
   const parent = yield* tx.getCheckpoint(target.fpCheckpointId);
   if (!parent || (yield* tx.langgraph.landedSince(sessionId, current.id, parent.seq))) return;
   throw runStopped(thread, "its session moved");
