@@ -22,12 +22,13 @@ import { type BaseMoveSpec, type MoveOutcome, type MoveSpec, type WithinMove } f
 import { inflightMoves } from "../core/ownership.js";
 import { OwnChanges } from "./own-changes.js";
 import { checkFilesPlanned, isReplannable, PLANNING_ATTEMPTS, type PlannedFiles } from "./files-planned.js";
-import { inWorkspaceTurn } from "./move-turn.js";
+import { inRunTurn } from "./move-turn.js";
+import { holdsRunTurn } from "../workspace/run-turns.js";
 import { runJournaledMove } from "./run-steps.js";
 import { awaitingSameRequest } from "./same-request.js";
 import { checkIfAt, type IfAt } from "../core/if-at.js";
 import { moveAnswer } from "./move-answer.js";
-import { refuseActivity, refuseLiveCalls, refuseMove } from "./refusals.js";
+import { refuseActivity, refuseConcurrentMove, refuseLiveCalls, refuseMove } from "./refusals.js";
 import { recordRequest, recordedAnswer, recordedIn, requestOf, type Request } from "../requests/ledger.js";
 export const NOTHING_TO_MOVE = { steps: { undo: [], replay: [], skipped: [], unregistered: [], unknown: [], covered: [] } } as const;
 
@@ -70,23 +71,21 @@ export async function performMove(
     awaitingSameRequest(ctx, ref.id, request?.id, () =>
       ctx.withSessionLock(
         ref.id,
-        // No call or checkpoint of this process runs on the workspace meanwhile (see move-turn.ts).
-        () =>
-          inWorkspaceTurn(ctx, ref, async () => {
-            if (scope === "conversation") return moveConversation(ctx, ref, o, prepare, within, { request, ifAt });
-            // Another handle's, process's or server's write between the files' planning and the conversation's is met by
-            // planning the move again on what it left, as if it had come first.
-            let earlier: SavedDrift | undefined;
-            for (let attempt = 1; ; attempt++) {
-              try {
-                return await moveWithFiles(ctx, ref, scope, o, prepare, within, { request, ifAt }, earlier);
-              } catch (error) {
-                if (!isReplannable(error) || attempt >= PLANNING_ATTEMPTS) throw error;
-                // A forced attempt's saved drift stays saved: the move that lands reports it.
-                earlier ??= (error as { savedDrift?: SavedDrift }).savedDrift;
-              }
+        async () => {
+          if (scope === "conversation") return moveConversation(ctx, ref, o, prepare, within, { request, ifAt });
+          // Another handle's, process's or server's write between the files' planning and the conversation's is met by
+          // planning the move again on what it left, as if it had come first.
+          let earlier: SavedDrift | undefined;
+          for (let attempt = 1; ; attempt++) {
+            try {
+              return await moveWithFiles(ctx, ref, scope, o, prepare, within, { request, ifAt }, earlier);
+            } catch (error) {
+              if (!isReplannable(error) || attempt >= PLANNING_ATTEMPTS) throw error;
+              // A forced attempt's saved drift stays saved: the move that lands reports it.
+              earlier ??= (error as { savedDrift?: SavedDrift }).savedDrift;
             }
-          }),
+          }
+        },
         "exclusive",
         verb,
       ),
@@ -115,7 +114,11 @@ async function moveWithFiles(
   }
   // Everything the files need is checked first (drift, contents, links in the way), so a refused move changes
   // nothing.
-  const { ws, manifestId, from, kind, track } = await ctx.store.read((tx) => performMoveUnit(tx, ref, prepare, scope, ctx, o, ifAt));
+  const planned = await ctx.store.read((tx) => performMoveUnit(tx, ref, prepare, scope, ctx, o, ifAt));
+  // Planned again holding the directory's run turn (see move-turn.ts).
+  if (planned.turn !== undefined)
+    return inRunTurn(ctx, planned.turn, () => moveWithFiles(ctx, ref, scope, o, prepare, within, { request, ifAt }, earlier));
+  const { ws, manifestId, from, kind, track } = planned;
   const forced = await prepareMoveRestore(ctx, ref, ws, manifestId, o.force ? { move: kind } : null);
   const savedDrift = forced.savedDrift ?? earlier ?? null;
   const saved = savedDrift ? { savedDrift } : {};
@@ -167,6 +170,11 @@ function* performMoveUnit(
   const ws = yield* workspaceOf(tx, session.id, "scope");
   // Files are restored under no tool that still runs (its files would be overwritten under it).
   if (session.hasTools) yield* refuseLiveCalls(ctx, tx, session.id);
+  if (!holdsRunTurn(ws.dir)) {
+    // Another move running its tools holds the turn until it ends: refused now, as its restore would be.
+    if (session.hasTools) yield* refuseConcurrentMove(ctx, tx, session.id);
+    return { turn: ws.dir };
+  }
   const base = yield* prepare(tx, session);
   if (scope === "files" && base.kind === "edit") {
     throw new ValidationError("scope", 'an edit adds a message: use scope "both" (or "conversation")');
@@ -290,6 +298,8 @@ export async function moveConversation(
     // One write transaction plans the move and either finishes it (no tool has to run) or journals its steps,
     // so no other process can plan a move of this session in between.
     const planned = await ctx.store.write({ sessionId: ref.id }, (tx) => moveConversationUnit(tx, ref, ctx, prepare, within, o, w, files));
+    // Planned again holding the workspace's run turn (see move-turn.ts).
+    if (planned.turn !== undefined) return inRunTurn(ctx, planned.turn, () => moveConversation(ctx, ref, o, prepare, within, w, files));
     const { spec, done, moveId } = planned;
     if (done) {
       if (spec) ctx.events.emit(moveEvent(spec), done);
@@ -332,6 +342,11 @@ function* moveConversationUnit(
   }
   yield* checkIfAt(tx, session, w.ifAt);
   if (session.hasTools) yield* refuseActivity(ctx, tx, session.id);
+  // A move that may run tools on the workspace plans and runs holding its run turn: asked for before anything is written.
+  if (session.hasTools && session.hasWorkspace) {
+    const ws = yield* tx.getWorkspace(session.id);
+    if (ws && !holdsRunTurn(ws.dir)) return { turn: ws.dir };
+  }
   const base = yield* prepare(tx, session);
   if (w.request) base.request = { id: w.request.id, fingerprint: w.request.fingerprint, ...(w.extra ? { extra: w.extra } : {}) };
   // The files were planned in a unit of their own: this one moves the conversation around the same snapshot, or none.

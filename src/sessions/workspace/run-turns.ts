@@ -75,3 +75,8 @@ export async function takeRunTurn(dir: string, closing: AbortSignal, waitMs = TU
     },
   };
 }
+
+/** Whether the current async context holds `dir`'s turn (a run, or a move, on it). */
+export function holdsRunTurn(dir: string): boolean {
+  return holding.getStore()?.has(dir) ?? false;
+}
