@@ -4,25 +4,16 @@
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { expect, it } from "vitest";
-import { defineTool } from "../../src/index.js";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
 import { tempDatabases } from "../helpers.js";
+import { sendTool } from "./helpers.js";
 
 const dbs = tempDatabases();
 
 for (const durability of ["exit", "sync"] as const)
   it(`a "${durability}" run after a rollback whose node records a call finishes with the call on its own branch`, async () => {
     const sent: string[] = [];
-    const send = defineTool<{ t: string }, null>({
-      name: "send",
-      run: (args) => {
-        sent.push(args.t);
-        return null;
-      },
-      undo: ({ args }) => {
-        sent.splice(sent.indexOf(args.t), 1);
-      },
-    });
+    const send = sendTool(sent);
     const { fp } = dbs.open({ tools: [send] });
     const saver = new ForkpointSaver(fp, { userId: "a" });
     let calls = false;

@@ -1,6 +1,7 @@
 // Test setup the LangGraph suites share: a compiled echo chat graph on a saver, and short ways to write and read messages.
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { END, MessagesAnnotation, START, StateGraph, interrupt } from "@langchain/langgraph";
+import { defineTool } from "../../src/index.js";
 import type { ForkpointSaver } from "../../src/langgraph/index.js";
 
 /** A chat graph whose bot answers "echo: <last message>". */
@@ -29,3 +30,17 @@ export const texts = (messages: BaseMessage[]) => messages.map((m) => `${m.getTy
 
 /** A graph input of one user message. */
 export const say = (text: string) => ({ messages: [new HumanMessage(text)] });
+
+/** A "send" tool whose effect is `sent` gaining its text (its undo takes it out): what a node's call did to the world. */
+export function sendTool(sent: string[]) {
+  return defineTool<{ t: string }, null>({
+    name: "send",
+    run: (args) => {
+      sent.push(args.t);
+      return null;
+    },
+    undo: ({ args }) => {
+      sent.splice(sent.indexOf(args.t), 1);
+    },
+  });
+}

@@ -6,10 +6,10 @@ import { RunnableLambda } from "@langchain/core/runnables";
 import { MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
 import { describe, expect, it, vi } from "vitest";
-import { ConflictError, defineTool, type SessionHandle } from "../../src/index.js";
+import { ConflictError, type SessionHandle } from "../../src/index.js";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
 import { rejectionOf, tempDatabases } from "../helpers.js";
-import { say } from "./helpers.js";
+import { say, sendTool } from "./helpers.js";
 
 const dbs = tempDatabases();
 
@@ -28,16 +28,7 @@ describe.each(["sync", "async"] as const)("a node's call after another server's 
    */
   async function runInFlight(before: number) {
     const sent: string[] = [];
-    const send = defineTool<{ t: string }, null>({
-      name: "send",
-      run: (args) => {
-        sent.push(args.t);
-        return null;
-      },
-      undo: ({ args }) => {
-        sent.splice(sent.indexOf(args.t), 1);
-      },
-    });
+    const send = sendTool(sent);
     const { fp, path } = dbs.open({ tools: [send] });
     const saver = new ForkpointSaver(fp, { userId: "alice" });
     let armed = false;
@@ -135,16 +126,7 @@ describe.each([[["loop"]], [["input", "loop"]]])(
   (sources) => {
     it("is refused with SESSION_MOVED, as the run's put is, before it is recorded or run; the next run's calls go on", async () => {
       const sent: string[] = [];
-      const send = defineTool<{ t: string }, null>({
-        name: "send",
-        run: (args) => {
-          sent.push(args.t);
-          return null;
-        },
-        undo: ({ args }) => {
-          sent.splice(sent.indexOf(args.t), 1);
-        },
-      });
+      const send = sendTool(sent);
       const { fp, path } = dbs.open({ tools: [send] });
       const serde = new HeldSerializer();
       serde.sources = sources;
