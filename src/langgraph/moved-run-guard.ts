@@ -3,12 +3,12 @@
 // session's head, would land on the move's branch, beside a conversation without the messages it answers. Under
 // durability "async" or "sync" the run's last put is stored, so the call is refused as that put will be, first; a
 // put refused because the thread moved before it landed is remembered by the saver, and the run's calls are refused.
-import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
 import { ConflictError } from "../models/errors.js";
 import { ownedCurrent, type SessionHandle } from "../sessions/langgraph-bridge.js";
 import type { Step, Tx } from "../store/port/index.js";
 import { refuseMovedParent, targetOf } from "./put-plan.js";
 import type { GuardedThread } from "./run-fork-guard.js";
+import { taskConfig } from "./task-config.js";
 import { threadKey, type SaverParts } from "./saver-parts.js";
 
 /**
@@ -58,13 +58,11 @@ const stoppedRun = (thread: GuardedThread) =>
  * `checkpoint_map` names it under the root namespace. Else undefined.
  */
 function runCheckpointId(thread: GuardedThread): string | undefined {
-  const config = AsyncLocalStorageProviderSingleton.getRunnableConfig() as
-    { durability?: unknown; checkpointDuring?: unknown; configurable?: Record<string, unknown> } | undefined;
-  const configurable = config?.configurable;
-  if (!configurable || configurable.__pregel_checkpointer !== thread.saver || configurable.thread_id !== thread.threadId) return undefined;
+  const config = taskConfig(thread);
+  if (!config) return undefined;
   if (thread.ns !== "" || config.durability === "exit" || (config.durability == null && config.checkpointDuring === false))
     return undefined;
-  const map = configurable.checkpoint_map;
+  const map = config.configurable.checkpoint_map;
   const id = typeof map === "object" && map !== null ? (map as Record<string, unknown>)[""] : undefined;
   return typeof id === "string" ? id : undefined;
 }

@@ -2,11 +2,11 @@
 // Under `durability: "exit"` a run from an older checkpoint (time travel) puts nothing until it ends: its calls would
 // be journaled at the session's head, and its one put then forks at that checkpoint, a move that undoes them. Such a
 // call is refused before anything is written or run; under "async" or "sync" the run's puts land first.
-import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
 import { ConflictError } from "../models/errors.js";
 import { canonicalJson, lastLineageMessage, ownedCurrent, toMessage, type SessionHandle } from "../sessions/langgraph-bridge.js";
 import { fromMessage } from "./messages.js";
 import { refuseMovedRun } from "./moved-run-guard.js";
+import { taskConfig } from "./task-config.js";
 import { serializeItems, threadKey, type SaverParts } from "./saver-parts.js";
 import type { Tx } from "../store/port/index.js";
 
@@ -76,10 +76,9 @@ const forkingRunRefusal = (thread: GuardedThread) =>
  * tasks cannot read the root graph's messages, so the replay state is what tells.
  */
 function inTimeTravelingSubgraph(thread: GuardedThread): boolean {
-  const config = AsyncLocalStorageProviderSingleton.getRunnableConfig() as
-    { durability?: unknown; configurable?: Record<string, unknown> } | undefined;
-  const configurable = config?.configurable;
-  if (!configurable || configurable.__pregel_checkpointer !== thread.saver || configurable.thread_id !== thread.threadId) return false;
+  const config = taskConfig(thread);
+  if (!config) return false;
+  const { configurable } = config;
   const taskNs = configurable.checkpoint_ns;
   if (thread.ns !== "" || typeof taskNs !== "string" || !taskNs.includes("|") || config.durability !== "exit") return false;
   const replay = configurable.__pregel_replay_state as { checkpointId?: unknown } | undefined;
@@ -91,9 +90,8 @@ function inTimeTravelingSubgraph(thread: GuardedThread): boolean {
  * namespace (LangGraph's config of the running task, its `__pregel_read` of the step's channels); else undefined.
  */
 function runMessages(parts: SaverParts, thread: GuardedThread): unknown[] | undefined {
-  const configurable = (AsyncLocalStorageProviderSingleton.getRunnableConfig() as { configurable?: Record<string, unknown> } | undefined)
-    ?.configurable;
-  if (!configurable || configurable.__pregel_checkpointer !== thread.saver || configurable.thread_id !== thread.threadId) return undefined;
+  const configurable = taskConfig(thread)?.configurable;
+  if (!configurable) return undefined;
   // A task of the root graph has the namespace "node:task"; a subgraph's has more parts ("a:1|b:2").
   const taskNs = configurable.checkpoint_ns;
   if (thread.ns !== "" || typeof taskNs !== "string" || taskNs.includes("|")) return undefined;
