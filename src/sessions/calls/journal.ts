@@ -20,6 +20,7 @@ import { refuseConcurrentMove } from "../moves/refusals.js";
 import { callMayRun, inflightInvocations } from "../core/ownership.js";
 import { applyOnce, jsonArgument, recordRequest, requestOf, type AnswerCodec, type Request } from "../requests/ledger.js";
 import { takeRunTurn } from "../workspace/run-turns.js";
+import { assertNoRestorePending } from "../workspace/restore-guards.js";
 import { filesBefore, landChanges, landInCompletion, scanChanges, type ScannedChanges } from "../workspace/absorb.js";
 import { landInBackground, lostConnection, settleFirst } from "./landing.js";
 
@@ -41,6 +42,9 @@ export function* journalCall(
   after?: string,
 ): Step<EntryRow> {
   if (session.hasTools) yield* refuseConcurrentMove(ctx, tx, session.id);
+  // A "files" move restoring the workspace elsewhere has planned the tool track without this call: refused until it ends.
+  const ws = session.hasWorkspace ? yield* tx.getWorkspace(session.id) : undefined;
+  if (ws) assertNoRestorePending(ws);
   const branch = (yield* tx.getBranch(session.currentBranchId))!;
   const head = yield* headOf(tx, branch);
   const at = after === undefined ? { branchId: branch.id, head } : yield* findLanding(tx, session, { branch, head }, after);

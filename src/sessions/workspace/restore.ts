@@ -10,6 +10,7 @@ import { TreeReader, applyChanges, type FileChange } from "./trees.js";
 import { PackWriter } from "./packs.js";
 import { contentsFor, type PreparedRestore } from "./prepare-restore.js";
 import { movedMeanwhile } from "../moves/files-planned.js";
+import { refuseLiveCalls } from "../moves/refusals.js";
 import { assertNoMoveRunning, endRestore, inflightRestores, type RestoreJournal } from "./restore-guards.js";
 import { sameFilesConfig } from "./snapshots.js";
 import type { StatRows } from "./stat-cache.js";
@@ -39,7 +40,7 @@ export async function restoreFiles(
     pids: [process.pid],
   };
   const state = await stateOf(ctx, p.ws);
-  await ctx.store.write({ sessionId }, (tx) => startFilesRestoreUnit(tx, sessionId, p, journal));
+  await ctx.store.write({ sessionId }, (tx) => startFilesRestoreUnit(ctx, tx, sessionId, p, journal));
   inflightRestores.add(sessionId);
   try {
     const moved: Moved = { any: false, applied: [] };
@@ -145,7 +146,7 @@ function* endFilesRestoreUnit(
   yield* tx.setWorkspaceRestoring(sessionId, null);
 }
 
-function* startFilesRestoreUnit(tx: Tx, sessionId: string, p: PreparedRestore, journal: RestoreJournal) {
+function* startFilesRestoreUnit(ctx: EngineContext, tx: Tx, sessionId: string, p: PreparedRestore, journal: RestoreJournal) {
   // Another process (or handle) may have restored, re-attached or pruned since `prepareRestore` checked: the
   // journal is written only onto the workspace that was checked, and no other restore can start once it is.
   const now = yield* tx.getWorkspace(sessionId);
@@ -153,6 +154,9 @@ function* startFilesRestoreUnit(tx: Tx, sessionId: string, p: PreparedRestore, j
     throw new ConflictError(`the workspace ${p.ws.dir} is being restored by another move; try again when it ends`, "MOVE_IN_PROGRESS");
   }
   yield* assertNoMoveRunning(tx, p.ws, p.ownMove);
+  // A call another process or server started since the move was planned: the track plan does not hold it (a journaled
+  // move refuses calls itself while it runs). Calls refuse to start once the journal is written (see journalCall).
+  if (p.ownMove === undefined) yield* refuseLiveCalls(ctx, tx, sessionId);
   if (!now || !sameFilesConfig(now, p.ws)) {
     throw new ConflictError(
       `the workspace ${p.ws.dir} changed (another process moved or re-attached it) since this move checked it; move again`,

@@ -1,0 +1,118 @@
+// Issue #32: a "files" rollback racing a call another server makes on the same session. The move plans the tool track
+// (which calls the restored files hold) before it restores; a call started elsewhere after that plan wrote a line the
+// restore then overwrote while its call stayed applied, or landed after the restore with the track already marked.
+// Each is refused now (CALL_IN_PROGRESS, MOVE_IN_PROGRESS), and the file holds exactly the applied calls' lines.
+import { spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import type { Forkpoint, SessionHandle } from "../../src/index.js";
+import { engineOf } from "../../src/sessions/forkpoint.js";
+import type { Body, WriteScope } from "../../src/store/port/index.js";
+import { makeTempDir, removeDir, sleep } from "../helpers.js";
+import { openForkpoint } from "../fixtures/backend.js";
+import { nodeArgs } from "../fixtures/compiled.js";
+import { tagLineTool, tagLinesOf } from "../fixtures/file-tools.js";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+let dir: string;
+let db: string;
+let fp: Forkpoint;
+
+beforeEach(() => {
+  dir = makeTempDir("forkpoint-files-vs-call-");
+  db = path.join(dir, "forkpoint.db");
+  fp = openForkpoint({ path: db, tools: [tagLineTool()] });
+});
+afterEach(async () => {
+  await fp.close();
+  removeDir(dir);
+});
+
+/** A session whose workspace file holds a1 then a2 (checkpoints c1 after a1, c2 after a2). */
+async function twoCalls() {
+  const ws = path.join(dir, "ws");
+  fs.mkdirSync(ws);
+  const file = path.join(ws, "tag.txt");
+  const s = await fp.createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  await s.invoke("tag_line", { path: file, line: "a1" });
+  const c1 = await s.checkpoint({ name: "c1" });
+  await s.invoke("tag_line", { path: file, line: "a2" });
+  await s.checkpoint({ name: "c2" });
+  return { s, file, c1 };
+}
+
+/** The lines of the calls applied now, on any branch, and those in the file (tags dropped), each sorted. */
+async function linesAndTrack(s: SessionHandle, file: string) {
+  const applied = new Set<string>();
+  for (const b of await s.branches())
+    for (const t of await s.toolTrack({ branchId: b.id })) if (t.applied) applied.add((t.args as { line: string }).line);
+  return {
+    file: tagLinesOf(file)
+      .map((l) => l.replace(/#\d+$/, ""))
+      .sort(),
+    applied: [...applied].sort(),
+  };
+}
+
+/** Runs `around` before (or after) each write transaction of this handle, until it returns true. */
+function aroundWrites(when: "before" | "after", around: () => Promise<boolean>) {
+  const store = engineOf(fp).ctx.store;
+  const write = store.write.bind(store);
+  let done = false;
+  store.write = async <T>(scope: WriteScope, body: Body<T>): Promise<T> => {
+    if (!done && when === "before") done = await around();
+    const result = await write(scope, body);
+    if (!done && when === "after") done = await around();
+    return result;
+  };
+}
+
+const codeOf = (p: Promise<unknown>) =>
+  p.then(
+    () => null,
+    (error: { code?: string }) => error.code ?? String(error),
+  );
+
+it("a call another server starts once the files rollback is planned keeps the move from restoring", async () => {
+  const { s, file, c1 } = await twoCalls();
+  const hold = path.join(dir, "hold");
+  fs.mkdirSync(hold);
+  let child: Promise<string> | undefined;
+  // The rollback has read the session and planned; before its first write, the other server's call runs (its line
+  // written) and stays running.
+  aroundWrites("before", async () => {
+    const run = spawn(process.execPath, [...nodeArgs("tests/fixtures/invoke-child.ts"), db, s.id, "u", file, "b1", hold], { cwd: ROOT });
+    let out = "";
+    run.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child = new Promise((resolve) => run.on("close", () => resolve(out)));
+    while (!fs.existsSync(path.join(hold, "running"))) await sleep(10);
+    return true;
+  });
+  const moved = await codeOf(s.rollback(c1.id, { scope: "files" }));
+  fs.writeFileSync(path.join(hold, "go"), "");
+  const told = JSON.parse((await child!).trim().split("\n").at(-1)!) as { ok?: true; code?: string };
+  expect(told).toEqual({ ok: true });
+  expect(moved).toBe("CALL_IN_PROGRESS");
+  expect(await linesAndTrack(s, file)).toEqual({ file: ["a1", "a2", "b1"], applied: ["a1", "a2", "b1"] });
+});
+
+it("a call another server starts while the files rollback restores is refused", async () => {
+  const { s, file, c1 } = await twoCalls();
+  let told: { ok?: true; code?: string } | undefined;
+  // The rollback's journal is written (its restore under way): the other server's call comes now.
+  aroundWrites("after", async () => {
+    if (!(await engineOf(fp).ctx.store.read((tx) => tx.getWorkspace(s.id)))?.restoring) return false;
+    const run = spawnSync(process.execPath, [...nodeArgs("tests/fixtures/invoke-child.ts"), db, s.id, "u", file, "b1"], {
+      cwd: ROOT,
+      encoding: "utf8",
+    });
+    told = JSON.parse(run.stdout.trim().split("\n").at(-1)!) as typeof told;
+    return true;
+  });
+  expect(await codeOf(s.rollback(c1.id, { scope: "files" }))).toBeNull();
+  expect(told?.code).toBe("MOVE_IN_PROGRESS");
+  expect(await linesAndTrack(s, file)).toEqual({ file: ["a1"], applied: ["a1"] });
+});
