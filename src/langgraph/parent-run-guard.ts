@@ -47,7 +47,8 @@ export function parentRunOf(parts: SaverParts, config: RunnableConfig, ns: strin
  * checkpoint of the parent's thread that a move (by any server) has since left: the parent's thread was rolled back,
  * switched or edited while the run was in flight. The run's parent checkpoint is the one whose messages its own begin
  * with, the most of them (a head the session was moved to, or synthesized, counts when it has as many). Legitimate time
- * travel (a run from an older checkpoint nobody moved away from) goes on, as LangGraph's own savers have it.
+ * travel (a run from an older checkpoint nobody moved away from) goes on, as LangGraph's own savers have it. Returns the
+ * check, for the put's write transaction to run again.
  */
 export async function refuseStoppedParentRun(
   parts: SaverParts,
@@ -55,14 +56,19 @@ export async function refuseStoppedParentRun(
   userId: string,
   threadId: string,
   run: ParentRun,
-): Promise<void> {
+): Promise<PutGuard | null> {
   const items = await run.serialized;
-  if (items === null) return;
+  if (items === null) return null;
   // The parent's puts made so far land first: the parent's latest step is then stored.
   await parts.landing.settled(threadKey(userId, threadId, run.ns));
   const texts = items.map((item) => canonicalJson(item));
-  await ctx.store.read((tx) => parentRunUnit(tx, userId, threadId, run.ns, texts));
+  const guard: PutGuard = (tx) => parentRunUnit(tx, userId, threadId, run.ns, texts);
+  await ctx.store.read(guard);
+  return guard;
 }
+
+/** A check the put runs again in its write transaction: a move landing after the first look is seen there. */
+export type PutGuard = (tx: Tx) => Step<void>;
 
 function* parentRunUnit(tx: Tx, userId: string, threadId: string, ns: string, run: string[]): Step<void> {
   const thread = yield* tx.langgraph.getThread(userId, threadId, ns);

@@ -81,7 +81,7 @@ export async function putCheckpoint(
     }));
 
     const ctx = await parts.engine();
-    if (parentRun) await refuseStoppedParentRun(parts, ctx, userId, threadId, parentRun);
+    const guard = parentRun ? await refuseStoppedParentRun(parts, ctx, userId, threadId, parentRun) : null;
     const cpMetadata = toJsonText(
       { langgraph: { ...scalars(metadata), threadId, checkpointNs: ns, checkpointId: checkpoint.id } },
       "metadata",
@@ -100,6 +100,7 @@ export async function putCheckpoint(
       blobs,
       cpMetadata,
       lg: { type, checkpoint: Buffer.from(body), metadataType, metadata: Buffer.from(metadataBody) },
+      guard,
     };
     if (known !== undefined) {
       const done = await ctx.withSessionLock(`langgraph-put:${known}`, () => writer.putAtHead(ctx, known, put));

@@ -76,6 +76,8 @@ export interface PreparedPut {
   cpMetadata: string;
   /** The saver row's serialized checkpoint (without channel values) and metadata. */
   lg: Pick<LgCheckpointRow, "type" | "checkpoint" | "metadataType" | "metadata">;
+  /** A subgraph's check of its parent run (see parent-run-guard.ts), run again where the put is written at the head. */
+  guard: ((tx: Tx) => Step<void>) | null;
 }
 
 /** A put's new messages (those after the thread's mirror), taken as the put was called. */

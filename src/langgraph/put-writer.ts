@@ -154,6 +154,7 @@ function* putAtHeadUnit(
   const thread = yield* tx.langgraph.getThread(put.userId, put.threadId, put.ns);
   if (thread?.sessionId !== sessionId) return null;
   yield* refuseTakenId(tx, sessionId, put.threadId, put.checkpointId);
+  if (put.guard) yield* put.guard(tx);
   const { session, branch, head } = yield* ownedCurrent(tx, sessionId, put.userId);
   const { target, messagesVersion } = yield* parentAt(tx, thread, put.parentId, branch);
   if (head.position !== target.position || head.hash !== target.headHash || (cached && cached.headHash !== head.hash)) return null;
@@ -174,6 +175,7 @@ function* writeAtHead(
   landing: Landing,
 ): Step<Written | typeof FORK> {
   yield* refuseTakenId(tx, ref.id, put.threadId, put.checkpointId);
+  if (put.guard) yield* put.guard(tx);
   const { session, branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
   const { target } = landing;
   if (landing.editAt !== null || !(yield* continuesAtHead(tx, branch, head, target))) return FORK;

@@ -29,15 +29,39 @@ export function guardRunCalls(parts: SaverParts, handle: SessionHandle, thread: 
     const method = handle[name] as (...args: unknown[]) => Promise<unknown>;
     Object.defineProperty(handle, name, {
       value: async (...args: unknown[]) => {
+        const at = await runBranch(parts, handle, thread);
         await refuseForkingRun(parts, handle, thread);
         await refuseMovedRun(parts, handle, thread);
-        return method.apply(handle, args);
+        return method.apply(handle, at === undefined ? args : onBranch(args, name === "invoke" ? 2 : 1, at));
       },
       configurable: true,
       writable: true,
     });
   }
   return handle;
+}
+
+/**
+ * The session's current branch as a call made inside a node of a run of this saver's graph begins (the run's puts so
+ * far landed): the checks above read the database before the call's own transaction, so the call is made on this
+ * branch only (`ifAt`), and a move landing in between refuses it too. Outside a run, undefined.
+ */
+async function runBranch(parts: SaverParts, handle: SessionHandle, thread: GuardedThread): Promise<string | undefined> {
+  if (!taskConfig(thread)) return undefined;
+  await parts.landing.settled(threadKey(thread.userId, thread.threadId, thread.ns));
+  const ctx = await parts.engine();
+  return ctx.store.read(function* (tx) {
+    return (yield* ownedCurrent(tx, handle.id, thread.userId)).branch.id;
+  });
+}
+
+/** The call's arguments with `ifAt: { branchId }` in its options, unless they say where it lands (`ifAt`, `after`). */
+function onBranch(args: unknown[], at: number, branchId: string): unknown[] {
+  const options = args[at] ?? {};
+  if (typeof options !== "object" || options === null || "ifAt" in options || "after" in options) return args;
+  const out = [...args];
+  out[at] = { ...options, ifAt: { branchId } };
+  return out;
 }
 
 /**

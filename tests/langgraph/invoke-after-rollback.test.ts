@@ -8,6 +8,7 @@ import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
 import { describe, expect, it, vi } from "vitest";
 import { ConflictError, type SessionHandle } from "../../src/index.js";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
+import { aroundWrites } from "../fixtures/around-writes.js";
 import { rejectionOf, tempDatabases } from "../helpers.js";
 import { say, sendTool } from "./helpers.js";
 
@@ -61,7 +62,7 @@ describe.each(["sync", "async"] as const)("a node's call after another server's 
     await waiting.wait();
     // The run's step checkpoint (with "email bob") is stored before the node's call asks for it.
     await vi.waitFor(async () => expect((await s.history()).map((m) => m.content)).toEqual(["hi", "done", "email bob"]));
-    return { path, send, s, cp, sent, running, release: () => gate.open(), refusal: () => refusal, graph };
+    return { fp, path, send, s, cp, sent, running, release: () => gate.open(), refusal: () => refusal, graph };
   }
 
   it("is refused with SESSION_MOVED before it is recorded or run; the run stops; neither branch has it", async () => {
@@ -96,6 +97,23 @@ describe.each(["sync", "async"] as const)("a node's call after another server's 
     await s.switchBranch(runBranch);
     expect((await s.toolTrack()).map((t) => [(t.args as { t: string }).t, t.applied])).toEqual([["email bob 0", true]]);
     expect(sent).toEqual(["email bob 0"]);
+  }, 30_000);
+
+  it("a rollback landing between the call's checks and its journal refuses it too", async () => {
+    const { fp, path, send, s, cp, sent, running, release, refusal } = await runInFlight(0);
+    const other = dbs.open({ path, tools: [send] }).fp;
+    let moved: Awaited<ReturnType<SessionHandle["rollback"]>> | undefined;
+    // The call's first write is its journal, its checks read by then: the other server moves right here.
+    aroundWrites(fp, "before", async () => {
+      moved = await (await other.getSession(s.id, { userId: "alice" })).rollback(cp.id);
+      return true;
+    });
+    release();
+    expect(await rejectionOf(running)).toMatchObject({ code: "SESSION_MOVED" });
+    expect(refusal()).toMatchObject({ code: "SESSION_MOVED" });
+    expect(sent).toEqual([]);
+    expect((await s.info()).currentBranchId).toBe(moved!.branch.id);
+    expect(await s.toolTrack()).toEqual([]);
   }, 30_000);
 
   it("nobody moved the thread: the call is recorded and run, and the run finishes", async () => {

@@ -8,6 +8,7 @@ import { MemorySaver, MessagesAnnotation, START, StateGraph, type BaseCheckpoint
 import { describe, expect, it } from "vitest";
 import { ConflictError } from "../../src/index.js";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
+import { aroundWrites } from "../fixtures/around-writes.js";
 import { rejectionOf, tempDatabases } from "../helpers.js";
 import { say, texts } from "./helpers.js";
 
@@ -91,6 +92,34 @@ describe('a subgraph\'s put under durability "exit" when another server moved th
     const next = texts((await graph.invoke(say("again"), exit)).messages);
     expect(next).not.toContain("human:plan");
     expect(next.slice(0, 5)).toEqual(["human:hi", "ai:first", "ai:inner", "human:again", "ai:first"]);
+    expect(await fp.verify()).toMatchObject({ ok: true });
+  }, 30_000);
+
+  it("a move landing between the subgraph put's check and its write stops the run too", async () => {
+    const { fp, path } = dbs.open();
+    const saver = new ForkpointSaver(fp, { userId: "alice" });
+    let reached = latch();
+    const graph = graphWithSub(saver, { reached: () => reached.open() });
+    await graph.invoke(say("hi"), exit);
+    const s = await saver.sessionFor("t", { userId: "alice" });
+    const cp = await s.checkpoint({ name: "after hi" });
+    await graph.invoke(say("two"), exit);
+    const subSession = await saver.sessionFor("t", { userId: "alice", checkpointNs: "sub" });
+    const subBefore = (await subSession.history()).map((m) => m.content);
+    reached = latch();
+    const other = await dbs.open({ path }).fp.getSession(s.id, { userId: "alice" });
+    let moved: Awaited<ReturnType<typeof other.rollback>> | undefined;
+    const running = graph.invoke(say("plan"), exit);
+    running.catch(() => undefined);
+    await reached.wait();
+    // The run's first write is the subgraph's put, its parent run checked by then: the other server moves right here.
+    aroundWrites(fp, "before", async () => {
+      moved = await other.rollback(cp.id);
+      return true;
+    });
+    expect(await rejectionOf(running)).toMatchObject({ code: "SESSION_MOVED" });
+    expect((await subSession.history()).map((m) => m.content)).toEqual(subBefore);
+    expect((await s.info()).currentBranchId).toBe(moved!.branch.id);
     expect(await fp.verify()).toMatchObject({ ok: true });
   }, 30_000);
 

@@ -9,8 +9,8 @@ import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import type { Forkpoint, SessionHandle } from "../../src/index.js";
 import { engineOf } from "../../src/sessions/forkpoint.js";
-import type { Body, WriteScope } from "../../src/store/port/index.js";
 import { makeTempDir, removeDir, sleep } from "../helpers.js";
+import { aroundWrites } from "../fixtures/around-writes.js";
 import { openForkpoint } from "../fixtures/backend.js";
 import { nodeArgs } from "../fixtures/compiled.js";
 import { tagLineTool, tagLinesOf } from "../fixtures/file-tools.js";
@@ -57,19 +57,6 @@ async function linesAndTrack(s: SessionHandle, file: string) {
   };
 }
 
-/** Runs `around` before (or after) each write transaction of this handle, until it returns true. */
-function aroundWrites(when: "before" | "after", around: () => Promise<boolean>) {
-  const store = engineOf(fp).ctx.store;
-  const write = store.write.bind(store);
-  let done = false;
-  store.write = async <T>(scope: WriteScope, body: Body<T>): Promise<T> => {
-    if (!done && when === "before") done = await around();
-    const result = await write(scope, body);
-    if (!done && when === "after") done = await around();
-    return result;
-  };
-}
-
 const codeOf = (p: Promise<unknown>) =>
   p.then(
     () => null,
@@ -83,7 +70,7 @@ it("a call another server starts once the files rollback is planned keeps the mo
   let child: Promise<string> | undefined;
   // The rollback has read the session and planned; before its first write, the other server's call runs (its line
   // written) and stays running.
-  aroundWrites("before", async () => {
+  aroundWrites(fp, "before", async () => {
     const run = spawn(process.execPath, [...nodeArgs("tests/fixtures/invoke-child.ts"), db, s.id, "u", file, "b1", hold], { cwd: ROOT });
     let out = "";
     run.stdout.on("data", (d: Buffer) => (out += d.toString()));
@@ -103,7 +90,7 @@ it("a call another server starts while the files rollback restores is refused", 
   const { s, file, c1 } = await twoCalls();
   let told: { ok?: true; code?: string } | undefined;
   // The rollback's journal is written (its restore under way): the other server's call comes now.
-  aroundWrites("after", async () => {
+  aroundWrites(fp, "after", async () => {
     if (!(await engineOf(fp).ctx.store.read((tx) => tx.getWorkspace(s.id)))?.restoring) return false;
     const run = spawnSync(process.execPath, [...nodeArgs("tests/fixtures/invoke-child.ts"), db, s.id, "u", file, "b1"], {
       cwd: ROOT,
