@@ -50,9 +50,11 @@ async function runBranch(parts: SaverParts, handle: SessionHandle, thread: Guard
   if (!taskConfig(thread)) return undefined;
   await parts.landing.settled(threadKey(thread.userId, thread.threadId, thread.ns));
   const ctx = await parts.engine();
-  return ctx.store.read(function* (tx) {
-    return (yield* ownedCurrent(tx, handle.id, thread.userId)).branch.id;
-  });
+  return ctx.store.read((tx) => currentBranchUnit(tx, handle.id, thread.userId));
+}
+
+function* currentBranchUnit(tx: Tx, sessionId: string, userId: string) {
+  return (yield* ownedCurrent(tx, sessionId, userId)).branch.id;
 }
 
 /** The call's arguments with `ifAt: { branchId }` in its options, unless they say where it lands (`ifAt`, `after`). */

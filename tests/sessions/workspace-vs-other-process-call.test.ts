@@ -1,7 +1,8 @@
 // Issue #32: a "files" rollback racing a call another server makes on the same session. The move plans the tool track
 // (which calls the restored files hold) before it restores; a call started elsewhere after that plan wrote a line the
 // restore then overwrote while its call stayed applied, or landed after the restore with the track already marked.
-// Each is refused now (CALL_IN_PROGRESS, MOVE_IN_PROGRESS), and the file holds exactly the applied calls' lines.
+// Each is refused now (CALL_IN_PROGRESS, MOVE_IN_PROGRESS), and the file holds exactly the applied calls' lines. A
+// checkpoint taken while the other server's call runs would hold part of its effect as not begun: refused too.
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -102,4 +103,27 @@ it("a call another server starts while the files rollback restores is refused", 
   expect(await codeOf(s.rollback(c1.id, { scope: "files" }))).toBeNull();
   expect(told?.code).toBe("MOVE_IN_PROGRESS");
   expect(await linesAndTrack(s, file)).toEqual({ file: ["a1"], applied: ["a1"] });
+});
+
+it("a checkpoint while another server's call runs is refused, and taken once it ends", async () => {
+  const { s, file } = await twoCalls();
+  const hold = path.join(dir, "hold");
+  fs.mkdirSync(hold);
+  const run = spawn(process.execPath, [...nodeArgs("tests/fixtures/invoke-child.ts"), db, s.id, "u", file, "b1", hold], { cwd: ROOT });
+  let out = "";
+  run.stdout.on("data", (d: Buffer) => (out += d.toString()));
+  const child = new Promise<string>((resolve) => run.on("close", () => resolve(out)));
+  while (!fs.existsSync(path.join(hold, "running"))) await sleep(10);
+  expect(await codeOf(s.checkpoint({ name: "mid-call" }))).toBe("CALL_IN_PROGRESS");
+  fs.writeFileSync(path.join(hold, "go"), "");
+  expect(JSON.parse((await child).trim().split("\n").at(-1)!)).toEqual({ ok: true });
+  const after = await s.checkpoint({ name: "after the call" });
+  expect((await s.listCheckpoints()).items.map((c) => c.name)).not.toContain("mid-call");
+  // The other server's call is held by the checkpoint's files: a "both" move away and back runs nothing again.
+  const c2 = (await s.listCheckpoints()).items.find((c) => c.name === "c2")!;
+  await s.rollback(c2.id, { scope: "both" });
+  expect(tagLinesOf(file).map((l) => l.replace(/#\d+$/, ""))).toEqual(["a1", "a2"]);
+  const back = await s.rollback(after.id, { scope: "both" });
+  expect(back.replayed).toEqual([]);
+  expect(await linesAndTrack(s, file)).toEqual({ file: ["a1", "a2", "b1"], applied: ["a1", "a2", "b1"] });
 });
