@@ -33,7 +33,8 @@ export interface EngineOptions {
   recover?: boolean;
   /**
    * Where warnings and errors that no call can throw go (default `console`): a listener that throws, recovery at open
-   * that fails or leaves moves waiting for tools, a WAL worker that stops, a workspace scan after a move that fails.
+   * that fails, leaves moves waiting for tools or finds an undo or replay a crash interrupted (unknown), a WAL worker
+   * that stops, a workspace scan after a move that fails.
    */
   logger?: ForkpointLogger;
   /**

@@ -34,6 +34,14 @@ export function recoveryAtOpen(engine: EngineContext, store: Store, recover: boo
   let answered = false;
   const heard = (report: RecoveryReport): RecoveryReport => {
     for (const { moveId, error } of report.failed) logger.error(`forkpoint: resuming interrupted move ${moveId} at open failed`, error);
+    // A step the crash interrupted is unknown until someone resolves it: said here, as no caller reads this report
+    // (`fp.recover()` lists the call again until then).
+    for (const moved of report.resumed)
+      for (const call of moved.unknown.filter((c) => c.status !== "running"))
+        logger.warn(
+          `forkpoint: a crash interrupted the undo or replay of ${call.tool} ${call.id}: whether it changed anything is unknown ` +
+            "until resolveToolCall records it",
+        );
     // A move waiting for its live owner is no news; one waiting for tools this opener lacks waits until someone acts.
     for (const { moveId, reason } of report.waiting) {
       if (reason.includes("TOOL_NOT_REGISTERED")) logger.warn(`forkpoint: interrupted move ${moveId} left for later: ${reason}`);

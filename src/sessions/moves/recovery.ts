@@ -4,7 +4,7 @@ import { inflightMoves } from "../core/ownership.js";
 import { callMayRun, inflightInvocations } from "../core/ownership.js";
 import { runJournaledMove } from "./run-steps.js";
 import type { MoveResult, ToolInvocation } from "../../models/types.js";
-import type { MoveRow, Tx } from "../../store/port/index.js";
+import type { MoveRow, ToolRow, Tx } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
 import { toToolInvocation } from "../core/rows.js";
 import { isLocal } from "../workspace/host.js";
@@ -21,6 +21,9 @@ export interface RecoveryReport {
    * Tool calls that never completed: their process died while the tool ran, so whether the effect happened is
    * unknown (moves never undo or replay them). Only `fp.recover()` lists them (opening does not scan for them). A
    * call whose owner may still run it (a live process; on a shared database, a lease that holds) is not listed.
+   * With them, the completed calls whose undo or replay a crash interrupted (a move reported the step `unknown`, at
+   * open or in an earlier `recover()`), until `resolveToolCall` records what became of that step: whoever recovered
+   * the move first, the truth is not lost to the next caller.
    */
   unknown: ToolInvocation[];
   /**
@@ -62,9 +65,10 @@ export async function recoverMoves(
   const report: RecoveryReport = { resumed: [], waiting: [], failed: [], unknown: [], workspaces: await recoverWorkspaces(ctx) };
   if (options.listUnknown) {
     // One snapshot: a call that completes or starts meanwhile is seen with its owner or not at all.
-    const { running, owners } = await ctx.store.read(runningCallsUnit);
+    const { running, owners, uncertain } = await ctx.store.read(runningCallsUnit);
     const live = new Set(owners.filter((o) => callMayRun(ctx.ownership, o)).map((o) => o.entryId));
     report.unknown = running.filter((t) => !live.has(t.id) && !inflightInvocations.has(t.id)).map(toToolInvocation);
+    report.unknown.push(...uncertain.map(toToolInvocation));
   }
   const moves = await ctx.store.read((tx) => tx.runningMoves(options.sessionId));
   for (const move of moves) {
@@ -117,7 +121,14 @@ export async function recoverMoves(
 }
 
 function* runningCallsUnit(tx: Tx) {
-  return { running: yield* tx.runningTools(), owners: yield* tx.callOwners() };
+  const running = yield* tx.runningTools();
+  // A call whose undo or replay is unknown has completed: it is never among the running ones.
+  const uncertain: ToolRow[] = [];
+  for (const id of yield* tx.uncertainCalls()) {
+    const row = yield* tx.getTool(id);
+    if (row) uncertain.push(row);
+  }
+  return { running, owners: yield* tx.callOwners(), uncertain };
 }
 
 /** What this process lacks to finish the move: tools, or (a move that restores files) the workspace's host. */
