@@ -127,3 +127,18 @@ it("a checkpoint while another server's call runs is refused, and taken once it 
   expect(back.replayed).toEqual([]);
   expect(await linesAndTrack(s, file)).toEqual({ file: ["a1", "a2", "b1"], applied: ["a1", "a2", "b1"] });
 });
+
+it("another server's move that runs tools, started while the files rollback restores, is refused", async () => {
+  const { s, file, c1 } = await twoCalls();
+  let told: { undone?: string[]; code?: string } | undefined;
+  aroundWrites(fp, "after", async () => {
+    if (!(await engineOf(fp).ctx.store.read((tx) => tx.getWorkspace(s.id)))?.restoring) return false;
+    const child = [...nodeArgs("tests/fixtures/both-rollback-child.ts"), db, s.id, "u", c1.id, "conversation"];
+    const run = spawnSync(process.execPath, child, { cwd: ROOT, encoding: "utf8" });
+    told = JSON.parse(run.stdout.trim().split("\n").at(-1)!) as typeof told;
+    return true;
+  });
+  expect(await codeOf(s.rollback(c1.id, { scope: "files" }))).toBeNull();
+  expect(told?.code).toBe("MOVE_IN_PROGRESS");
+  expect(await linesAndTrack(s, file)).toEqual({ file: ["a1"], applied: ["a1"] });
+});

@@ -11,6 +11,7 @@ import { toBranch } from "../core/rows.js";
 import { prepareMoveRestore, reportSavedDrift } from "./force.js";
 import { prepareRestore, type PreparedRestore } from "../workspace/prepare-restore.js";
 import { restoreFiles } from "../workspace/restore.js";
+import { assertNoRestorePending } from "../workspace/restore-guards.js";
 import { targetFiles, workspaceOf } from "../workspace/snapshots.js";
 import { headOf } from "../core/head.js";
 import { finishMoveTx } from "./finish-move.js";
@@ -345,6 +346,9 @@ function* moveConversationUnit(
   // A move that may run tools on the workspace plans and runs holding its run turn: asked for before anything is written.
   if (session.hasTools && session.hasWorkspace) {
     const ws = yield* tx.getWorkspace(session.id);
+    // Another process's "files" restore under way: its tool track and this move's undos and replays would both act
+    // on the files. Checked where the move is journaled: that restore, once its journal is written, refuses this one.
+    if (ws) assertNoRestorePending(ws);
     if (ws && !holdsRunTurn(ws.dir)) return { turn: ws.dir };
   }
   const base = yield* prepare(tx, session);
