@@ -114,7 +114,16 @@ export function* landInCompletion(tx: Tx, ctx: EngineContext, scanned: ScannedCh
   }
   // The same rows on a retry of the unit: the ones `landChanges` marks stored once it committed.
   scanned.stats ??= scanned.before.state.cache.toRows();
-  yield* absorbChangesUnit(tx, scanned.sessionId, new Map(scanned.touched), ctx, scanned.stats, callId, scanned.changed);
+  yield* absorbChangesUnit(
+    tx,
+    scanned.sessionId,
+    scanned.before.state.config.dir,
+    new Map(scanned.touched),
+    ctx,
+    scanned.stats,
+    callId,
+    scanned.changed,
+  );
   return true;
 }
 
@@ -136,7 +145,9 @@ export async function landChanges(ctx: EngineContext, scanned: ScannedChanges | 
       return;
     }
     const stats = state.cache.toRows();
-    await ctx.store.write({ sessionId }, (tx) => absorbChangesUnit(tx, sessionId, touched, ctx, stats, callId, changed));
+    await ctx.store.write({ sessionId }, (tx) =>
+      absorbChangesUnit(tx, sessionId, state.config.dir, new Map(touched), ctx, stats, callId, changed),
+    );
     state.cache.markStored(stats);
   } catch (error) {
     warnScan(ctx, sessionId, error);
@@ -151,6 +162,7 @@ const warnScan = (ctx: EngineContext, sessionId: string, error: unknown) =>
 function* absorbChangesUnit(
   tx: Tx,
   sessionId: string,
+  dir: string,
   touched: Map<string, string | null>,
   ctx: EngineContext,
   stats: StatRows,
@@ -160,14 +172,33 @@ function* absorbChangesUnit(
   const current = (yield* tx.getWorkspace(sessionId))!;
   const reader = new TreeReader();
   const known = yield* reader.rootOf(tx, current.manifestId);
-  // A content a prune took meanwhile: that change stays drift.
-  const present = new Set(yield* tx.presentBlobs([...touched.values()].flatMap((id) => (id === null ? [] : [contentOf(id)]))));
-  for (const [path, id] of touched) if (id !== null && !present.has(contentOf(id))) touched.delete(path);
+  yield* restoreTakenContents(tx, dir, touched);
   const applied = yield* applyChanges(tx, reader, known, touched);
   yield* tx.insertTrees([...[...reader.ephemeralBodies].map(([hash, body]) => ({ hash, body })), ...applied.trees]);
   yield* tx.setWorkspaceManifest(sessionId, yield* tx.putManifest(applied.root, "{}", applied.root), ctx.now());
   yield* tx.putWorkspaceStats(sessionId, stats.rows, stats.deleted);
   if (callId !== undefined) yield* recordPathsUnit(tx, sessionId, callId, changed);
+}
+
+/** Contents read again are stored once they reach this much (memory stays bounded whatever the files' size). */
+const FLUSH_BYTES = 2 << 20;
+
+/**
+ * Contents stored before the unit and not referenced yet are what a prune (another process's, another server's) deletes
+ * between the scan and this unit: stored again from the files where they still hold them, since the prune cannot run
+ * during the unit. A file that changed again meanwhile is left out: that change stays drift.
+ */
+function* restoreTakenContents(tx: Tx, dir: string, touched: Map<string, string | null>): Step<void> {
+  const present = new Set(yield* tx.presentBlobs([...touched.values()].flatMap((id) => (id === null ? [] : [contentOf(id)]))));
+  const writer = new PackWriter();
+  for (const [path, id] of touched) {
+    if (id === null || present.has(contentOf(id))) continue;
+    const content = readIfStill(dir, path, contentOf(id));
+    if (content) writer.add(contentOf(id), content);
+    else touched.delete(path);
+    if (writer.pendingBytes >= FLUSH_BYTES) yield* writer.flush(tx);
+  }
+  yield* writer.flush(tx);
 }
 
 /** Records the paths call `callId` changed while it ran, unless its session was deleted meanwhile. */
