@@ -21,9 +21,9 @@ export interface RecoveryReport {
    * Tool calls that never completed: their process died while the tool ran, so whether the effect happened is
    * unknown (moves never undo or replay them). Only `fp.recover()` lists them (opening does not scan for them). A
    * call whose owner may still run it (a live process; on a shared database, a lease that holds) is not listed.
-   * With them, the completed calls whose undo or replay a crash interrupted (an ended move reported the step `unknown`,
-   * at open or in an earlier `recover()`), until `resolveToolCall` records what became of that step: whoever recovered
-   * the move first, the truth is not lost to the next caller. A move still running reports its own when it ends.
+   * With them, the completed calls whose undo or replay a crash interrupted (a move reported the step `unknown`, at
+   * open or in an earlier `recover()`), until `resolveToolCall` records what became of that step: whoever recovered
+   * the move first, the truth is not lost to the next caller.
    */
   unknown: ToolInvocation[];
   /**

@@ -98,10 +98,7 @@ export interface MovesTx {
 
   /** Invocations of a session whose move step was interrupted by a crash (status "unknown"). */
   uncertainInvocations(sessionId: string): Step<string[]>;
-  /**
-   * Invocations of every session whose move step a crash interrupted and no one has resolved since (`recover()`), in
-   * moves that have ended: a move still running reports its own when it ends.
-   */
+  /** Invocations of every session whose move step a crash interrupted and no one has resolved since (`recover()`). */
   uncertainCalls(): Step<string[]>;
   /** The steps of a session's moves that a crash interrupted (status "unknown") for invocation `entryId`. */
   unknownSteps(sessionId: string, entryId: string): Step<MoveStepRow[]>;

@@ -73,8 +73,7 @@ const s = {
   replayedApplications: `SELECT a.entry_id AS "entryId", a.applied_seq AS "appliedSeq" FROM applied a WHERE a.session_id = $1
     AND EXISTS (SELECT 1 FROM replay_results r WHERE r.entry_id = a.entry_id AND r.applied_seq = a.applied_seq) ORDER BY a.applied_seq`,
   uncertainInvocations: `SELECT DISTINCT s.entry_id FROM move_steps s JOIN moves m ON m.id = s.move_id WHERE m.session_id = $1 AND s.status = 'unknown'`,
-  uncertainCalls: `SELECT DISTINCT s.entry_id FROM move_steps s JOIN moves m ON m.id = s.move_id
-    WHERE s.status = 'unknown' AND m.status <> 'running'`,
+  uncertainCalls: `SELECT DISTINCT entry_id FROM move_steps WHERE status = 'unknown'`,
   unknownSteps: `SELECT ${STEP_COLS} FROM move_steps WHERE move_id IN (SELECT id FROM moves WHERE session_id = $1) AND entry_id = $2
     AND status = 'unknown' ORDER BY move_id, idx`,
   resolveUnknownStep: `UPDATE move_steps SET status = $1, result = $2, error = $3 WHERE move_id = $4 AND idx = $5 AND status = 'unknown'`,

@@ -20,8 +20,7 @@ export function movesTx(db: Database.Database): MovesTx {
     uncertain: p(
       `SELECT DISTINCT s.entry_id AS id FROM move_steps s JOIN moves m ON m.id = s.move_id WHERE m.session_id = ? AND s.status = 'unknown'`,
     ),
-    uncertainAll: p(`SELECT DISTINCT s.entry_id AS id FROM move_steps s JOIN moves m ON m.id = s.move_id
-      WHERE s.status = 'unknown' AND m.status <> 'running'`),
+    uncertainAll: p(`SELECT DISTINCT entry_id AS id FROM move_steps WHERE status = 'unknown'`),
     unknownSteps: p(
       `SELECT ${STEP_COLS} FROM move_steps WHERE move_id IN (SELECT id FROM moves WHERE session_id = ?) AND entry_id = ? AND status = 'unknown'
       ORDER BY move_id, idx`,
