@@ -71,6 +71,9 @@ async function lostCompletion(o: { outage: boolean; viaPooler?: boolean; tool?: 
   }
   if (o.outage) {
     await allow(false);
+    // The waiting completion ends first, while the lock still holds it: ended together, the locker's end could let it
+    // take the lock and commit (its statements are already sent) before its own end lands.
+    for (const pid of waiting) await admin.query("SELECT pg_terminate_backend($1, 5000)", [pid]);
     // Until none is left: a connection that was signing in as connections were shut out shows up only after.
     for (;;) {
       const { rowCount } = await admin.query(
