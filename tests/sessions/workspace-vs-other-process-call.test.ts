@@ -89,7 +89,7 @@ it("a call another server starts once the files rollback is planned keeps the mo
 
 it("a call another server starts while the files rollback restores is refused", async () => {
   const { s, file, c1 } = await twoCalls();
-  let told: { ok?: true; code?: string } | undefined;
+  let told: { ok?: true; code?: string; message?: string } | undefined;
   // The rollback's journal is written (its restore under way): the other server's call comes now.
   aroundWrites(fp, "after", async () => {
     if (!(await engineOf(fp).ctx.store.read((tx) => tx.getWorkspace(s.id)))?.restoring) return false;
@@ -102,6 +102,8 @@ it("a call another server starts while the files rollback restores is refused", 
   });
   expect(await codeOf(s.rollback(c1.id, { scope: "files" }))).toBeNull();
   expect(told?.code).toBe("MOVE_IN_PROGRESS");
+  // Running in this live process, not interrupted: the refusal says to try again, not that recover() finishes it.
+  expect(told?.message).toMatch(new RegExp(`is running \\(process ${process.pid}\\); try again when it ends`));
   expect(await linesAndTrack(s, file)).toEqual({ file: ["a1"], applied: ["a1"] });
 });
 

@@ -58,11 +58,15 @@ export interface RestoreJournal {
 /** A ConflictError while a restore of the workspace is interrupted or running: recovery must finish it first. */
 export function assertNoRestorePending(ws: WorkspaceRow): void {
   if (ws.restoring) {
+    const stopped = stoppedRestore(ws.sessionId, ws.restoring);
+    const { pid } = JSON.parse(ws.restoring) as Pick<RestoreJournal, "pid">;
     const error = new ConflictError(
-      `a restore of the workspace ${ws.dir} was interrupted or is running: fp.recover() finishes it (opening the database does too)`,
+      stopped
+        ? `a restore of the workspace ${ws.dir} was interrupted: fp.recover() finishes it (opening the database does too)`
+        : `a restore of the workspace ${ws.dir} is running (process ${pid}); try again when it ends, or call fp.recover() if its process died`,
       "MOVE_IN_PROGRESS",
     );
-    if (stoppedRestore(ws.sessionId, ws.restoring)) resumable.add(error);
+    if (stopped) resumable.add(error);
     throw error;
   }
 }
