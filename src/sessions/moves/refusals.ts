@@ -78,11 +78,24 @@ export function* refuseLiveCalls(ctx: EngineContext, tx: Tx, sessionId: string):
   refuseCalls(ctx, yield* tx.callOwners(sessionId));
 }
 
-function refuseCalls(ctx: EngineContext, owners: readonly CallOwnerRow[]): void {
+/**
+ * `refuseLiveCalls` counting only the calls of other processes and servers: this process's own on the directory are
+ * waited for (its run turn), or made from inside the caller's handler. `why`: what such a call puts in the way.
+ */
+export function* refuseCallsElsewhere(ctx: EngineContext, tx: Tx, sessionId: string, why: string): Step<void> {
+  const { pid, pidStart } = ctx.ownership.self;
+  refuseCalls(
+    ctx,
+    (yield* tx.callOwners(sessionId)).filter((c) => !(c.pid === pid && c.pidStart === pidStart)),
+    why,
+  );
+}
+
+function refuseCalls(ctx: EngineContext, owners: readonly CallOwnerRow[], why = ""): void {
   const live = owners.filter((c) => callMayRun(ctx.ownership, c));
   if (live.length === 0) return;
   throw new ConflictError(
-    `a tool call of this session is running (${live.map((c) => `${JSON.stringify(c.tool)} ${c.entryId}, process ${c.pid}`).join("; ")}); ` +
+    `a tool call of this session is running (${live.map((c) => `${JSON.stringify(c.tool)} ${c.entryId}, process ${c.pid}`).join("; ")})${why}; ` +
       "try again when it ends",
     "CALL_IN_PROGRESS",
   );

@@ -8,7 +8,8 @@ import type { Step, Tx, WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
 import { checkIfAt, type IfAt } from "../core/if-at.js";
 import { ownedCurrent } from "../core/owned.js";
-import { callMayRun, moveMayRun } from "../core/ownership.js";
+import { moveMayRun } from "../core/ownership.js";
+import { refuseCallsElsewhere } from "../moves/refusals.js";
 import { toCheckpoint } from "../core/rows.js";
 import { findLanding, settleLanding } from "../log/after.js";
 import { writeCaptureEntry, writeCheckpoint, writeMessages, type EntryFields } from "../log/writer.js";
@@ -135,7 +136,8 @@ function* checkpointUnit(
   if (ws) assertNoRestorePending(ws);
   // A move of the session's world runs its tools elsewhere: files read now would hold some of its steps and not others.
   if (ws) yield* refuseMoveUnderWay(ctx, tx, ws);
-  if (ws && session.hasTools) yield* refuseCallElsewhere(ctx, tx, ws);
+  // A call running elsewhere: files read now may hold part of its effect while the snapshot records it as not begun.
+  if (ws && session.hasTools) yield* refuseCallsElsewhere(ctx, tx, session.id, ` and may be changing the workspace ${ws.dir}`);
   // The scan request must stay before any write: returning commits this transaction.
   if (ws && (!files || !sameFilesConfig(files, ws) || !(yield* captureStorable(tx, files, ws)))) return { scan: ws };
   yield* settleLanding(ctx, tx, at);
@@ -169,24 +171,6 @@ function* checkpointUnit(
   const turn = { messages: written.messages, checkpoint: toCheckpoint(row) };
   yield* recordRequest(ctx, tx, session.id, request, { ...turn, expiresIn: o.expiresIn ?? null });
   return { turn, auto: written.checkpoints };
-}
-
-/**
- * `CALL_IN_PROGRESS` while a call of the session may be running in another process or server: files read now may hold
- * part of its effect while the snapshot records it as not begun (a move back here would run it again). This process's
- * own calls on the directory are waited for instead (its run turn), or taken from inside their handler.
- */
-function* refuseCallElsewhere(ctx: EngineContext, tx: Tx, ws: WorkspaceRow): Step<void> {
-  const { pid, pidStart } = ctx.ownership.self;
-  const live = (yield* tx.callOwners(ws.sessionId)).filter(
-    (c) => !(c.pid === pid && c.pidStart === pidStart) && callMayRun(ctx.ownership, c),
-  );
-  if (live.length === 0) return;
-  throw new ConflictError(
-    `a tool call of this session is running elsewhere (${live.map((c) => `${JSON.stringify(c.tool)} ${c.entryId}, process ${c.pid}`).join("; ")}) ` +
-      `and may be changing the workspace ${ws.dir}: checkpoint again when it ends`,
-    "CALL_IN_PROGRESS",
-  );
 }
 
 /**
