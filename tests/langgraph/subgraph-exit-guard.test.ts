@@ -47,6 +47,16 @@ function latch() {
   return { open, wait: () => opened };
 }
 
+/** Runs "hi", a user's checkpoint after it, then "two": the thread's session, that checkpoint, the subgraph's session and history. */
+async function twoRuns(graph: ReturnType<typeof graphWithSub>, saver: ForkpointSaver) {
+  await graph.invoke(say("hi"), exit);
+  const s = await saver.sessionFor("t", { userId: "alice" });
+  const cp = await s.checkpoint({ name: "after hi" });
+  await graph.invoke(say("two"), exit);
+  const subSession = await saver.sessionFor("t", { userId: "alice", checkpointNs: "sub" });
+  return { s, cp, subSession, subBefore: (await subSession.history()).map((m) => m.content) };
+}
+
 /** Runs "hi", "two", "three", then a run from the checkpoint after "two" (time travel); its messages. */
 async function timeTravel(saver: BaseCheckpointSaver) {
   const graph = graphWithSub(saver);
@@ -65,12 +75,7 @@ describe('a subgraph\'s put under durability "exit" when another server moved th
     gate.open();
     let reached = latch();
     const graph = graphWithSub(saver, { wait: () => gate.wait(), reached: () => reached.open() });
-    await graph.invoke(say("hi"), exit);
-    const s = await saver.sessionFor("t", { userId: "alice" });
-    const cp = await s.checkpoint({ name: "after hi" });
-    await graph.invoke(say("two"), exit);
-    const subSession = await saver.sessionFor("t", { userId: "alice", checkpointNs: "sub" });
-    const subBefore = (await subSession.history()).map((m) => m.content);
+    const { s, cp, subSession, subBefore } = await twoRuns(graph, saver);
     expect(subBefore).toEqual(["hi", "first", "inner", "two", "first", "inner"]);
     gate = latch();
     reached = latch();
@@ -100,12 +105,7 @@ describe('a subgraph\'s put under durability "exit" when another server moved th
     const saver = new ForkpointSaver(fp, { userId: "alice" });
     let reached = latch();
     const graph = graphWithSub(saver, { reached: () => reached.open() });
-    await graph.invoke(say("hi"), exit);
-    const s = await saver.sessionFor("t", { userId: "alice" });
-    const cp = await s.checkpoint({ name: "after hi" });
-    await graph.invoke(say("two"), exit);
-    const subSession = await saver.sessionFor("t", { userId: "alice", checkpointNs: "sub" });
-    const subBefore = (await subSession.history()).map((m) => m.content);
+    const { s, cp, subSession, subBefore } = await twoRuns(graph, saver);
     reached = latch();
     const other = await dbs.open({ path }).fp.getSession(s.id, { userId: "alice" });
     let moved: Awaited<ReturnType<typeof other.rollback>> | undefined;

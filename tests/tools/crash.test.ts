@@ -22,6 +22,18 @@ import { rejectionOf } from "../helpers.js";
 import { expireLeases, onPostgres, openForkpoint, sqlOn } from "../fixtures/backend.js";
 import { nodeArgs } from "../fixtures/compiled.js";
 
+/** A later `recover()` finds nothing to do, and lists again only the calls the move reported unknown (`first`). */
+async function expectOnlyUnknownAgain(fp: Forkpoint, first: { unknown: readonly { id: string }[] }): Promise<void> {
+  const later = await fp.recover();
+  expect({ ...later, unknown: ids(later.unknown) }).toEqual({
+    resumed: [],
+    waiting: [],
+    failed: [],
+    unknown: ids(first.unknown),
+    workspaces: [],
+  });
+}
+
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const USER = "carol";
 const opened: Forkpoint[] = [];
@@ -270,15 +282,7 @@ describe("a child killed in the middle of a rollback", () => {
       });
       await again.ready;
       expect(recoveredAgain).toBe(false);
-      // Only the step the kill interrupted is said again, until someone resolves it.
-      const recoveredLater = await again.recover();
-      expect({ ...recoveredLater, unknown: ids(recoveredLater.unknown) }).toEqual({
-        resumed: [],
-        waiting: [],
-        failed: [],
-        unknown: ids(result.unknown),
-        workspaces: [],
-      });
+      await expectOnlyUnknownAgain(again, result);
       expect(undoLines(setup.logFile)).toEqual(log);
       const s2 = await again.getSession(setup.sessionId, { userId: USER });
       expect((await s2.branches()).map((b) => b.id)).toEqual(branches.map((b) => b.id));
@@ -449,15 +453,7 @@ describe("a child killed in the middle of a switch that replays", () => {
 
     const again = open(setup.dbPath, [writeFileTool({ logFile: setup.logFile }), blockTool()]);
     await again.ready;
-    // Only the step the kill interrupted is said again, until someone resolves it.
-    const recoveredLater = await again.recover();
-    expect({ ...recoveredLater, unknown: ids(recoveredLater.unknown) }).toEqual({
-      resumed: [],
-      waiting: [],
-      failed: [],
-      unknown: ids(result.unknown),
-      workspaces: [],
-    });
+    await expectOnlyUnknownAgain(again, result);
     expect(replays()).toEqual(log);
   });
 });
