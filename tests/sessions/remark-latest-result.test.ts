@@ -95,8 +95,16 @@ describe("a call marked applied again with restored files", () => {
     const { fp, dbFile, s, log, start, head } = await replayedAtAnotherSize(calls);
     await fp.close();
     const migrations = onPostgres ? "drizzle.__forkpoint_migrations" : "__drizzle_migrations";
+    // The database as it was before replay_results: that migration and every later one undone, then unrecorded.
+    const journal = JSON.parse(fs.readFileSync(`drizzle/${onPostgres ? "postgres" : "sqlite"}/meta/_journal.json`, "utf8")) as {
+      entries: { tag: string; when: number }[];
+    };
+    const since = journal.entries.find((e) => e.tag.endsWith("_replay_results"))!.when;
     await sqlOn(dbFile, `DROP TABLE replay_results`);
-    await sqlOn(dbFile, `DELETE FROM ${migrations} WHERE created_at = (SELECT max(created_at) FROM ${migrations})`);
+    await sqlOn(dbFile, `DROP INDEX checkpoints_request`);
+    for (const column of ["request_id", "request_fingerprint", "request_answer"])
+      await sqlOn(dbFile, `ALTER TABLE checkpoints DROP COLUMN ${column}`);
+    await sqlOn(dbFile, `DELETE FROM ${migrations} WHERE created_at >= ${since}`);
     const upgraded = dbs.open({ path: dbFile, tools: [appendLineTool({ calls })] }).fp;
     expect((await upgraded.prune()).moves).toBeGreaterThan(0);
     const again = await upgraded.getSession(s.id, { userId: "u" });

@@ -274,5 +274,16 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
       "\nCREATE INDEX \"replay_results_session\" ON \"replay_results\" USING btree (\"session_id\");",
       "\n-- Replays a database journaled before this table: kept here too (the application each was unnamed: 0), so prune's\n-- deleting their moves loses none.\nINSERT INTO \"replay_results\" (\"entry_id\", \"session_id\", \"applied_seq\", \"result\", \"replayed_at\")\nSELECT DISTINCT ON (s.\"entry_id\") s.\"entry_id\", m.\"session_id\", 0, s.\"result\", coalesce(m.\"finished_at\", m.\"created_at\")\nFROM \"move_steps\" s JOIN \"moves\" m ON m.\"id\" = s.\"move_id\"\nWHERE s.\"op\" = 'replay' AND s.\"status\" = 'done' AND s.\"entry_id\" IN (SELECT \"id\" FROM \"entries\")\nORDER BY s.\"entry_id\", m.\"seq\" DESC, s.\"idx\" DESC;\n"
     ]
+  },
+  {
+    "tag": "0022_checkpoint_requests",
+    "folderMillis": 1796002703902,
+    "hash": "79770b115f69aa0c8aa969c77b8c501edace2498c57d46e290cfd6430120458b",
+    "sql": [
+      "ALTER TABLE \"checkpoints\" ADD COLUMN \"request_id\" text COLLATE \"C\";",
+      "\nALTER TABLE \"checkpoints\" ADD COLUMN \"request_fingerprint\" text COLLATE \"C\";",
+      "\nALTER TABLE \"checkpoints\" ADD COLUMN \"request_answer\" text COLLATE \"C\";",
+      "\nCREATE UNIQUE INDEX \"checkpoints_request\" ON \"checkpoints\" USING btree (\"session_id\",\"request_id\") WHERE request_id IS NOT NULL;"
+    ]
   }
 ];

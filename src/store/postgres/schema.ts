@@ -172,6 +172,14 @@ export const checkpoints = pgTable(
     expiresAt: time("expires_at"),
     /** Made while its session had a retention policy (or marked when one was set): only these are in retention's time index. */
     weighed: boolean("weighed").notNull().default(false),
+    /**
+     * The request id of the turn (or checkpoint()) that made it, kept on its row rather than in \`requests\`: a turn's
+     * ledger record then costs one index entry, not a row and an index entry. Kept as long as the checkpoint.
+     */
+    requestId: text("request_id"),
+    /** That request's fingerprint and answer, as \`requests\` keeps them (the checkpoint itself is the rest of it). */
+    requestFingerprint: text("request_fingerprint"),
+    requestAnswer: text("request_answer"),
   },
   (t) => [
     unique("checkpoints_id").on(t.id),
@@ -189,6 +197,10 @@ export const checkpoints = pgTable(
     // The foreign key to branches: deleting a branch checks it, which without an index is a scan of every user's
     // checkpoints per deleted branch (deleteSession of a branchy session took seconds).
     index("checkpoints_branch").on(t.branchId),
+    // A session applies a request id once: partial, so a checkpoint without one (most of them) writes no entry of it.
+    uniqueIndex("checkpoints_request")
+      .on(t.sessionId, t.requestId)
+      .where(sql`request_id IS NOT NULL`),
     // Retention's keepFor reads the checkpoints that aged out since it last looked, by time. Partial: the timeline walks
     // checkpoints by seq, so a session without a policy writes no entry of it.
     index("checkpoints_session_weighed_created")

@@ -333,5 +333,16 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
       "\nCREATE INDEX `replay_results_session` ON `replay_results` (`session_id`);",
       "\n-- Replays a database journaled before this table: kept here too (the application each was unnamed: 0), so prune's\n-- deleting their moves loses none.\nINSERT INTO `replay_results` (`entry_id`, `session_id`, `applied_seq`, `result`, `replayed_at`)\nSELECT `entry_id`, `session_id`, 0, `result`, `replayed_at` FROM (\n  SELECT s.`entry_id`, m.`session_id`, s.`result`, coalesce(m.`finished_at`, m.`created_at`) AS `replayed_at`,\n    row_number() OVER (PARTITION BY s.`entry_id` ORDER BY m.`seq` DESC, s.`idx` DESC) AS `newest`\n  FROM `move_steps` s JOIN `moves` m ON m.`id` = s.`move_id`\n  WHERE s.`op` = 'replay' AND s.`status` = 'done' AND s.`entry_id` IN (SELECT `id` FROM `entries`)\n) WHERE `newest` = 1;\n"
     ]
+  },
+  {
+    "tag": "0027_checkpoint_requests",
+    "folderMillis": 1796002703196,
+    "hash": "a545d194c043e51e1e64d379e29c5f783fd7dfffeb683b72669520ccb6423caf",
+    "sql": [
+      "ALTER TABLE `checkpoints` ADD `request_id` text;",
+      "\nALTER TABLE `checkpoints` ADD `request_fingerprint` text;",
+      "\nALTER TABLE `checkpoints` ADD `request_answer` text;",
+      "\nCREATE UNIQUE INDEX `checkpoints_request` ON `checkpoints` (`session_id`,`request_id`) WHERE request_id IS NOT NULL;"
+    ]
   }
 ];

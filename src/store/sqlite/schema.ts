@@ -169,6 +169,14 @@ export const checkpoints = sqliteTable(
     expiresAt: integer("expires_at"),
     /** Made while its session had a retention policy (or marked when one was set): only these are in the name index. */
     weighed: integer("weighed", { mode: "boolean" }).notNull().default(false),
+    /**
+     * The request id of the turn (or checkpoint()) that made it, kept on its row rather than in \`requests\`: a turn's
+     * ledger record then costs one index entry, not a row and an index entry. Kept as long as the checkpoint.
+     */
+    requestId: text("request_id"),
+    /** That request's fingerprint and answer, as \`requests\` keeps them (the checkpoint itself is the rest of it). */
+    requestFingerprint: text("request_fingerprint"),
+    requestAnswer: text("request_answer"),
   },
   (t) => [
     uniqueIndex("checkpoints_id").on(t.id),
@@ -194,6 +202,10 @@ export const checkpoints = sqliteTable(
     // The foreign key to branches: deleting a branch checks each deleted row against it, which without an index is a
     // scan of every user's checkpoints per row (deleteSession of a branchy session took seconds).
     index("checkpoints_branch").on(t.branchId),
+    // A session applies a request id once: partial, so a checkpoint without one (most of them) writes no entry of it.
+    uniqueIndex("checkpoints_request")
+      .on(t.sessionId, t.requestId)
+      .where(sql`request_id IS NOT NULL`),
     // Retention (one per name) finds the newest checkpoint of a name without reading the others. Partial: a session
     // without a policy (most of them) writes no page of it on each checkpoint.
     index("checkpoints_session_name_seq")
