@@ -529,14 +529,16 @@ describe("a bad requestId, on any write or move", () => {
 });
 
 describe("a request id's records", () => {
-  it("cost one row per call given an id, kept while the session is", async () => {
+  it("cost one row per call given an id (a checkpoint's is on its row), kept while the session is", async () => {
     const { fp, db, s, asked } = await chat();
-    const before = (await countRowsOf(db)).requests ?? 0;
+    const before = await countRowsOf(db);
     await s.setState({ x: 1 }, { requestId: "1" });
     await s.checkpoint({ requestId: "2" });
     await s.rollback(asked.id, { requestId: "3" });
     await s.undo({ requestId: "4" });
-    expect((await countRowsOf(db)).requests).toBe(before + 4);
+    const after = await countRowsOf(db);
+    expect(after.requests).toBe((before.requests ?? 0) + 3);
+    expect(after.checkpoints).toBe((before.checkpoints ?? 0) + 1);
     await (fp as Forkpoint).deleteSession(s.id, { userId: "alice" });
     expect((await countRowsOf(db)).requests).toBe(0);
   });

@@ -3,7 +3,8 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { ConflictError, ValidationError, type Checkpoint, type Message } from "../../src/index.js";
-import { countRowsOf, dumpOf, openForkpoint } from "../fixtures/backend.js";
+import { turnAnswer } from "../../src/sessions/requests/answers.js";
+import { countRowsOf, dumpOf, openForkpoint, sqlOn } from "../fixtures/backend.js";
 import { startWorker } from "../fixtures/workers.js";
 import { rejectionOf, tempDatabases } from "../helpers.js";
 
@@ -52,6 +53,30 @@ describe("a write given a requestId", () => {
     await s.deleteCheckpoint(first.checkpoint.id);
     expect(await s.turn(question("q"), { name: "turn 1", metadata: { n: 1 }, expiresIn: "2h" }, { requestId: "t-1" })).toEqual(first);
     expect((await s.history()).length).toBe(3);
+  });
+
+  it("a turn's record is on its checkpoint's row; one an earlier version kept in the ledger's table still answers", async () => {
+    const { path, s } = await chat();
+    const before = (await countRowsOf(path)).requests ?? 0;
+    const first = await s.turn(question("q"), { name: "t", metadata: { n: [1] }, expiresIn: 60_000 }, { requestId: "old" });
+    expect((await countRowsOf(path)).requests ?? 0).toBe(before);
+    expect(await sqlOn(path, `SELECT request_id AS r FROM checkpoints WHERE id = $1`, [first.checkpoint.id])).toEqual([{ r: "old" }]);
+    // As an earlier version recorded it: the row in the ledger's table, the checkpoint whole in its answer.
+    await sqlOn(path, `UPDATE checkpoints SET request_id = NULL, request_fingerprint = NULL, request_answer = NULL WHERE id = $1`, [
+      first.checkpoint.id,
+    ]);
+    await sqlOn(path, `INSERT INTO requests (session_id, request_id, fingerprint, answer, created_at) VALUES ($1, $2, $3, $4, $5)`, [
+      s.id,
+      "old",
+      "=turn",
+      turnAnswer.encode({ ...first, expiresIn: 60_000 }),
+      Date.now(),
+    ]);
+    const dump = await dumpOf(path);
+    expect(await s.turn(question("q"), { name: "t", metadata: { n: [1] }, expiresIn: 60_000 }, { requestId: "old" })).toEqual(first);
+    const reused = await rejectionOf(() => s.turn(question("q"), { name: "other" }, { requestId: "old" }));
+    expect(reused).toMatchObject({ code: "REQUEST_ID_REUSED" });
+    expect(await dumpOf(path)).toEqual(dump);
   });
 
   it("retention and prune keep the records: a retry after its checkpoint was expired and pruned answers as the first", async () => {

@@ -2,7 +2,7 @@
 // and taking a checkpoint at a head. All run inside a caller's write transaction.
 import { newId, type IdKind } from "../../models/ids.js";
 import type { Checkpoint, Message } from "../../models/types.js";
-import type { CheckpointRow, EntryKind, EntryRow, Step, Tx } from "../../store/port/index.js";
+import type { CheckpointRequest, CheckpointRow, EntryKind, EntryRow, Step, Tx } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
 import { toCheckpoint, toMessage } from "../core/rows.js";
 import { EMPTY_STATE_HASH, checkpointChecksum, entryHash } from "../integrity/hashes.js";
@@ -84,6 +84,8 @@ export interface CheckpointFields {
   auto: boolean;
   metadata: string | null;
   expiresAt: number | null;
+  /** The request that makes it (a turn's), kept on its row: a taken id fails the unit (`RequestTakenError`). */
+  request?: CheckpointRequest | undefined;
 }
 
 /** Who a checkpoint belongs to, with the time of the session's newest checkpoint when the caller read it already. */
@@ -122,7 +124,7 @@ export function* writeCheckpoint(
     checksum: "",
   };
   row.checksum = checkpointChecksum(row, yield* stateHashOf(tx, head.stateId));
-  yield* tx.insertCheckpoint(row, row.createdAt);
+  yield* tx.insertCheckpoint(fields.request ? { ...row, request: fields.request } : row, row.createdAt);
   session.lastCheckpointAt = row.createdAt;
   return row;
 }

@@ -1,7 +1,7 @@
 // Answers the request ledger keeps small: messages by where they are, a checkpoint whole (it may be deleted later).
 import type { Checkpoint, Message, Turn } from "../../models/types.js";
-import type { MessageRow, Step, Tx } from "../../store/port/index.js";
-import { toMessage } from "../core/rows.js";
+import type { CheckpointRow, MessageRow, Step, Tx } from "../../store/port/index.js";
+import { toCheckpoint, toMessage } from "../core/rows.js";
 import type { EntryFields } from "../log/writer.js";
 import { sameJsonText, type AnswerCodec } from "./ledger.js";
 
@@ -100,7 +100,11 @@ export const turnAnswer: AnswerCodec<Turn & { expiresIn?: number | null }> = {
     ];
     return JSON.stringify([messagesRange(messages), cp, expiresIn ?? null] satisfies TurnRecord);
   },
-  *decode(tx, answer) {
+  *decode(tx, answer, checkpointId) {
+    if (checkpointId != null) {
+      const { messages, checkpoint } = yield* turnOnRow(tx, answer, checkpointId);
+      return { messages: yield* messagesIn(tx, messages, toMessage), checkpoint: toCheckpoint(checkpoint) };
+    }
     const [range, c] = JSON.parse(answer) as TurnRecord;
     const checkpoint: Checkpoint = {
       id: c[0],
@@ -118,3 +122,25 @@ export const turnAnswer: AnswerCodec<Turn & { expiresIn?: number | null }> = {
     return { messages: yield* messagesIn(tx, range, toMessage), checkpoint };
   },
 };
+
+/**
+ * A turn's answer as its checkpoint's row keeps it (the rest of it is that row): where its messages begin on the
+ * checkpoint's branch, how many, and the `expiresIn` it was asked for.
+ */
+export type TurnRowRecord = [first: number, count: number, expiresIn: number | null];
+
+/** The answer a turn's checkpoint row keeps for `messages` and `expiresIn`. */
+export const turnRowAnswer = (messages: readonly Message[], expiresIn: number | null): string =>
+  JSON.stringify([messages[0]?.position ?? 0, messages.length, expiresIn] satisfies TurnRowRecord);
+
+/** A turn kept on the row of checkpoint `checkpointId`: that row, where its messages are, and its `expiresIn`. */
+export function* turnOnRow(
+  tx: Tx,
+  answer: string,
+  checkpointId: string,
+): Step<{ checkpoint: CheckpointRow; messages: MessagesRange; expiresIn: number | null }> {
+  const [first, count, expiresIn] = JSON.parse(answer) as TurnRowRecord;
+  // The row was found by the request in this same unit: it is there.
+  const checkpoint = (yield* tx.getCheckpoint(checkpointId))!;
+  return { checkpoint, messages: count === 0 ? [] : [checkpoint.branchId, first, count], expiresIn };
+}

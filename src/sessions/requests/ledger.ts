@@ -20,7 +20,8 @@ import { canonicalJson, sha256 } from "../integrity/hashes.js";
 /** How a verb keeps its answer in the ledger and reads it back, in a read unit, for a retry. */
 export interface AnswerCodec<T> {
   encode(value: T): string;
-  decode(tx: Tx, answer: string): Step<T>;
+  /** `checkpointId`: the checkpoint whose row keeps the request (a turn's), when it is kept there. */
+  decode(tx: Tx, answer: string, checkpointId?: string | null): Step<T>;
 }
 
 /** A call given a request id: what the ledger records of it. */
@@ -33,7 +34,7 @@ export interface Request<T> {
   readonly fingerprint: string;
   readonly answer: AnswerCodec<T>;
   /** Whether the first call, whose recorded answer is `answer`, wrote what this call would: its arguments (`args`) are the same. */
-  readonly written?: { readonly args: unknown; same(tx: Tx, answer: string, args: unknown): Step<boolean> };
+  readonly written?: { readonly args: unknown; same(tx: Tx, answer: string, args: unknown, checkpointId?: string | null): Step<boolean> };
   /**
    * Whether the first call's answer is what this call would have written, for an argument whose default is read in the
    * unit (an edit's role left out is the original message's): kept out of the fingerprint, compared on a retry.
@@ -107,7 +108,7 @@ export function writtenRequestOf<T, A>(
   requestId: string | undefined,
   mark: string,
   answer: AnswerCodec<T>,
-  same: (tx: Tx, answer: string, args: A) => Step<boolean>,
+  same: (tx: Tx, answer: string, args: A, checkpointId?: string | null) => Step<boolean>,
   args: A,
 ): Request<T> | undefined {
   if (requestId === undefined) return undefined;
@@ -115,7 +116,7 @@ export function writtenRequestOf<T, A>(
     id: requestId,
     fingerprint: `=${mark}`,
     answer,
-    written: { args, same: same as (tx: Tx, answer: string, args: unknown) => Step<boolean> },
+    written: { args, same: same as (tx: Tx, answer: string, args: unknown, checkpointId?: string | null) => Step<boolean> },
   };
 }
 
@@ -200,9 +201,10 @@ export function* recordedAnswer<T>(tx: Tx, ref: SessionRef, request: Request<T>)
 export function* recordedIn<T>(tx: Tx, sessionId: string, request: Request<T>): Step<{ value: T } | undefined> {
   const row = yield* tx.getRequest(sessionId, request.id);
   if (!row) return undefined;
-  if (row.fingerprint !== request.fingerprint || (request.written && !(yield* request.written.same(tx, row.answer, request.written.args))))
+  const { written } = request;
+  if (row.fingerprint !== request.fingerprint || (written && !(yield* written.same(tx, row.answer, written.args, row.checkpointId))))
     throw reusedError(request.id);
-  const value = yield* request.answer.decode(tx, row.answer);
+  const value = yield* request.answer.decode(tx, row.answer, row.checkpointId);
   if (request.sameAnswer && !(yield* request.sameAnswer(tx, value))) throw reusedError(request.id);
   return { value };
 }

@@ -13,8 +13,8 @@ import { refuseCallsElsewhere } from "../moves/refusals.js";
 import { toCheckpoint } from "../core/rows.js";
 import { findLanding, settleLanding } from "../log/after.js";
 import { writeCaptureEntry, writeCheckpoint, writeMessages, type EntryFields } from "../log/writer.js";
-import { turnAnswer, wroteMessages, type TurnRecord } from "../requests/answers.js";
-import { applyOnce, recordRequest, sameJsonText, writtenRequestOf, type Request } from "../requests/ledger.js";
+import { turnAnswer, turnOnRow, turnRowAnswer, wroteMessages, type TurnRecord } from "../requests/answers.js";
+import { applyOnce, sameJsonText, writtenRequestOf, type Request } from "../requests/ledger.js";
 import { retainAfterCheckpoint } from "../log/retention.js";
 import { captureStorable, captureStored, saveCapture, saveCaptureStats, takeCapture, type Capture } from "../workspace/capture.js";
 import { assertLocal } from "../workspace/host.js";
@@ -44,7 +44,13 @@ interface TurnArgs {
 }
 
 /** A retried turn's arguments are the first's when it wrote these messages and a checkpoint of these fields. */
-function* sameTurn(tx: Tx, answer: string, args: TurnArgs): Step<boolean> {
+function* sameTurn(tx: Tx, answer: string, args: TurnArgs, checkpointId?: string | null): Step<boolean> {
+  if (checkpointId != null) {
+    const { checkpoint: c, messages, expiresIn } = yield* turnOnRow(tx, answer, checkpointId);
+    if (c.name !== args.name || !sameJsonText(c.metadata, args.metadata) || expiresIn !== args.expiresIn) return false;
+    return yield* wroteMessages(tx, messages, args.messages);
+  }
+  // A turn an earlier version recorded in the ledger's table keeps its checkpoint whole there.
   const [range, c, expiresIn] = JSON.parse(answer) as TurnRecord;
   const metadata = c[6] === null ? null : JSON.stringify(c[6]);
   if (c[4] !== args.name || !sameJsonText(metadata, args.metadata) || expiresIn !== args.expiresIn) return false;
@@ -150,6 +156,8 @@ function* checkpointUnit(
     auto: false,
     metadata: o.metadata,
     expiresAt: o.expiresIn === undefined ? null : now + o.expiresIn,
+    // The request is kept on the checkpoint's row: one index entry, where the ledger's table costs a row and one.
+    request: request && { id: request.id, fingerprint: request.fingerprint, answer: turnRowAnswer(written.messages, o.expiresIn ?? null) },
   });
   if (o.hold !== undefined) yield* tx.holdCheckpoint(row.id, session.id, o.hold);
   if (ws && files) {
@@ -168,9 +176,7 @@ function* checkpointUnit(
   }
   // A session without a retention policy pays nothing more here.
   if (o.retain && session.retention !== null) yield* retainAfterCheckpoint(tx, session, row.id, now);
-  const turn = { messages: written.messages, checkpoint: toCheckpoint(row) };
-  yield* recordRequest(ctx, tx, session.id, request, { ...turn, expiresIn: o.expiresIn ?? null });
-  return { turn, auto: written.checkpoints };
+  return { turn: { messages: written.messages, checkpoint: toCheckpoint(row) }, auto: written.checkpoints };
 }
 
 /**

@@ -19,8 +19,18 @@ export interface CheckpointRow {
   expiresAt: number | null;
 }
 
-/** A checkpoint to insert: its `seq` is assigned by the store, growing in insertion order. */
-export type NewCheckpoint = Omit<CheckpointRow, "seq">;
+/**
+ * A checkpoint to insert: its `seq` is assigned by the store, growing in insertion order. With `request`, its row keeps
+ * the request that made it (a turn's): the unit fails with `RequestTakenError` when the session applied that id already.
+ */
+export type NewCheckpoint = Omit<CheckpointRow, "seq"> & { request?: CheckpointRequest | undefined };
+
+/** A request a checkpoint's row keeps: its id, fingerprint and answer, as the ledger's `RequestRow` has them. */
+export interface CheckpointRequest {
+  id: string;
+  fingerprint: string;
+  answer: string;
+}
 
 /** What a listing reads: every field but the state and head hash. */
 export type ListedCheckpoint = Omit<CheckpointRow, "stateId" | "headHash">;

@@ -21,7 +21,8 @@ import {
   slice,
 } from "./columns.js";
 import { lastCheckpointAt } from "./current.js";
-import { insertRow } from "./batch.js";
+import { insertRow, insertWith } from "./batch.js";
+import { keepRequests } from "./requests.js";
 import type { Sql } from "./sql.js";
 import { indexedMetadata, type CheckpointNameStats, type RetentionRow } from "../port/checkpoints.js";
 
@@ -47,10 +48,25 @@ const CHECKPOINT_INSERT_COLS = [
 const INSERT_CHECKPOINT = insertRow("checkpoints", CHECKPOINT_INSERT_COLS, {
   expr: { weighed: (p) => `coalesce((SELECT retention IS NOT NULL FROM sessions WHERE id = ${p}), false)` },
 });
-/** A checkpoint with its metadata's index rows ($15 keys, $16 values) in the same statement. */
-const INSERT_CHECKPOINT_INDEXED = `WITH c AS (${INSERT_CHECKPOINT.text} RETURNING seq)
+/** A checkpoint that keeps the turn's request on its row ($15-$17): the partial index `checkpoints_request` refuses a taken id. */
+const INSERT_REQUESTED = insertRow("checkpoints", [...CHECKPOINT_INSERT_COLS, "request_id", "request_fingerprint", "request_answer"], {
+  expr: { weighed: (p) => `coalesce((SELECT retention IS NOT NULL FROM sessions WHERE id = ${p}), false)` },
+});
+/** `insert` (of `n` parameters) with the metadata's index rows ($n+1 keys, $n+2 values) in the same statement. */
+const withIndexed = (insert: string, n: number) => `WITH c AS (${insert} RETURNING seq)
   INSERT INTO checkpoint_metadata (cp_user, key, value, cp_seq)
-  SELECT $8, k, v, c.seq FROM c, unnest($15::text[], $16::text[]) AS u(k, v) ON CONFLICT DO NOTHING`;
+  SELECT $8, k, v, c.seq FROM c, unnest($${n + 1}::text[], $${n + 2}::text[]) AS u(k, v) ON CONFLICT DO NOTHING`;
+const INSERT_CHECKPOINT_INDEXED = withIndexed(INSERT_CHECKPOINT.text, 14);
+const INSERT_REQUESTED_INDEXED = withIndexed(INSERT_REQUESTED.text, 17);
+/**
+ * An id the ledger's table holds (another verb applied it) is taken as well: its row inserted again fails on the
+ * primary key (a RequestTakenError), with no round trip of its own; an id it does not hold inserts nothing.
+ */
+const REFUSE_LEDGER_HELD = insertWith(
+  "requests",
+  (p) => `INSERT INTO requests (session_id, request_id, fingerprint, answer, created_at)
+  SELECT session_id, request_id, fingerprint, answer, created_at FROM requests WHERE session_id = ${p(1)} AND request_id = ${p(2)}`,
+);
 
 /** This file's statements, named for the methods that run them. */
 const s = {
@@ -67,12 +83,16 @@ const s = {
   deleteFiles: `DELETE FROM checkpoint_files WHERE checkpoint_id = $1`,
   deleteMetadata: `DELETE FROM checkpoint_metadata WHERE cp_seq = (SELECT seq FROM checkpoints WHERE id = $1)`,
   deleteRow: `DELETE FROM checkpoints WHERE id = $1`,
+  keepRequest: keepRequests("id = $1"),
   sessionCheckpoints: `SELECT ${CHECKPOINT_COLS} FROM checkpoints WHERE user_id = $1 AND session_id = $2 ORDER BY seq`,
   lastFilesPosition: `SELECT max(c.position) FROM checkpoints c JOIN checkpoint_files f ON f.checkpoint_id = c.id
     WHERE c.branch_id = $1 AND c.position >= $2::bigint AND c.position <= $3::bigint`,
   isMovingFrom: `SELECT 1 FROM moves WHERE status = 'running' AND ${MOVE_FORK_CHECKPOINT} = $1 LIMIT 1`,
-  expireCheckpoints: `UPDATE checkpoints SET expires_at = $1, checksum = e.checksum FROM unnest($2::text[], $3::text[]) AS e(id, checksum)
-    WHERE checkpoints.id = e.id`,
+  // Their requests go to the ledger's table first, as the checkpoints were when they answered (the CTE reads the rows
+  // as they were before the statement).
+  expireCheckpoints: `WITH kept AS (${keepRequests("id = ANY($2::text[])")})
+    UPDATE checkpoints SET expires_at = $1, checksum = e.checksum, request_id = NULL, request_fingerprint = NULL, request_answer = NULL
+    FROM unnest($2::text[], $3::text[]) AS e(id, checksum) WHERE checkpoints.id = e.id`,
   liveCheckpointAt: `SELECT ${RETENTION_COLS} FROM checkpoints WHERE user_id = $1 AND session_id = $2 AND (expires_at IS NULL OR expires_at > $3::float8)
     ORDER BY seq DESC LIMIT 1 OFFSET $4`,
   firstCheckpointSeq: `SELECT seq FROM checkpoints WHERE user_id = $1 AND session_id = $2 ORDER BY seq LIMIT 1`,
@@ -96,9 +116,12 @@ export function checkpointsTx(sql: Sql): CheckpointsTx {
       // seq is an identity: it grows in insertion order across every server and never repeats a deleted one's, so
       // `insertedAt` is not needed to order it (SQLite derives its seq from it).
       const pairs = indexedMetadata(r.metadata);
+      const q = r.request;
+      if (q) yield* sql.later(REFUSE_LEDGER_HELD, [r.sessionId, q.id], true);
       // With metadata, its index rows go in the same statement (most checkpoints have none: they pay nothing).
+      const insert = q ? [INSERT_REQUESTED, INSERT_REQUESTED_INDEXED] : [INSERT_CHECKPOINT, INSERT_CHECKPOINT_INDEXED];
       yield* sql.later(
-        pairs.length === 0 ? INSERT_CHECKPOINT : INSERT_CHECKPOINT_INDEXED,
+        pairs.length === 0 ? insert[0]! : insert[1]!,
         [
           r.id,
           r.sessionId,
@@ -114,6 +137,7 @@ export function checkpointsTx(sql: Sql): CheckpointsTx {
           r.createdAt,
           r.expiresAt,
           r.sessionId,
+          ...(q ? [q.id, q.fingerprint, q.answer] : []),
           ...(pairs.length === 0 ? [] : [pairs.map((p) => p[0]), pairs.map((p) => p[1])]),
         ],
         true,
@@ -187,6 +211,7 @@ export function checkpointsTx(sql: Sql): CheckpointsTx {
     *deleteCheckpoint(id: string) {
       yield* sql.later(s.deleteFiles, [id]);
       yield* sql.later(s.deleteMetadata, [id]);
+      yield* sql.later(s.keepRequest, [id]);
       yield* sql.later(s.deleteRow, [id]);
     },
     *sessionCheckpoints(userId: string, sessionId: string) {
@@ -213,6 +238,7 @@ export function checkpointsTx(sql: Sql): CheckpointsTx {
         `WITH gone AS (SELECT id FROM checkpoints WHERE ${expiredUnused(sessionId !== undefined)}),
           files AS (DELETE FROM checkpoint_files WHERE checkpoint_id IN (SELECT id FROM gone)),
           meta AS (DELETE FROM checkpoint_metadata WHERE cp_seq IN (SELECT seq FROM checkpoints WHERE id IN (SELECT id FROM gone))),
+          kept AS (${keepRequests("id IN (SELECT id FROM gone)")}),
           deleted AS (DELETE FROM checkpoints WHERE id IN (SELECT id FROM gone) RETURNING ${CHECKPOINT_COLS}),
           lapsed AS (DELETE FROM checkpoint_holds WHERE until <= ${DB_NOW_MS} ${sessionId === undefined ? "" : "AND session_id = $2"})
         SELECT * FROM deleted ORDER BY seq`,

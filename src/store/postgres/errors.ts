@@ -40,6 +40,9 @@ export function translate(error: unknown): unknown {
   // SQLSTATE classes: https://www.postgresql.org/docs/current/errcodes-appendix.html
   // The request ledger's primary key: the session applied that request id already (see RequestsTx.insertRequest).
   if (code === "23505" && (error as { table?: unknown }).table === "requests") return new RequestTakenError({ cause: error });
+  // The same, for a turn's request kept on its checkpoint's row.
+  if (code === "23505" && (error as { constraint?: unknown }).constraint === "checkpoints_request")
+    return new RequestTakenError({ cause: error });
   if (code === "23505") return new ConflictError(`already exists: ${message}`, "ALREADY_EXISTS");
   // Text the API's checks let through that the server cannot store (U+0000 is refused before a unit starts).
   if (code === "22021" || code === "22P05") return new ValidationError("text", `cannot be stored as text: ${message}`, "MALFORMED_TEXT");

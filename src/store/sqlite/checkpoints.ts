@@ -1,6 +1,13 @@
 // Checkpoints: inserted with a growing seq, read, listed per user, expired: SQLite's statements and the port's CheckpointsTx.
 import type Database from "better-sqlite3";
-import type { CheckpointFilter, CheckpointRow, CheckpointsTx, ListedCheckpoint, NewCheckpoint } from "../port/index.js";
+import {
+  RequestTakenError,
+  type CheckpointFilter,
+  type CheckpointRow,
+  type CheckpointsTx,
+  type ListedCheckpoint,
+  type NewCheckpoint,
+} from "../port/index.js";
 import {
   BRANCH_FIELDS,
   CHECKPOINT_COLS,
@@ -16,10 +23,23 @@ import {
   LAST_CHECKPOINT_AT,
 } from "./columns.js";
 import { prepare, type RowMode } from "./object-rows.js";
+import { keepRequests } from "./requests.js";
 import { indexedMetadata, type CheckpointNameStats, type RetentionRow } from "../port/checkpoints.js";
 
 const LIVE = "(expires_at IS NULL OR expires_at > @now)";
 const RETENTION_COLS = "seq, id, name, created_at AS createdAt";
+
+/**
+ * The INSERT of a checkpoint, with `columns` and their `values` after the others. Checkpoints can be deleted, and a
+ * plain rowid would then hand a deleted newest seq to the next checkpoint, which would show up on a later page of a
+ * listing begun before. Their seq is the insertion time in µs (never below the largest seq + 1): it only grows, without
+ * AUTOINCREMENT's extra page write per insert. The insertion time, not `created_at`: an imported checkpoint keeps its
+ * old creation time, which must not steer the order.
+ */
+const insertCheckpoint = (columns: string, values: string) =>
+  `INSERT INTO checkpoints (seq, id, session_id, branch_id, position, name, auto, metadata, user_id, state_id, head_hash, checksum, created_at, expires_at, weighed${columns})
+    VALUES (max(CAST(round(? * 1000) AS INTEGER), coalesce((SELECT max(seq) FROM checkpoints), 0) + 1),
+      ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, coalesce((SELECT retention IS NOT NULL FROM sessions WHERE id = ?), 0)${values})`;
 
 export function checkpointsTx(db: Database.Database): CheckpointsTx {
   const p = (sql: string, mode?: RowMode) => prepare(db, sql, mode);
@@ -31,14 +51,10 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
     return statement;
   };
   const s = {
-    // Checkpoints can be deleted, and a plain rowid would then hand a deleted newest seq to the next checkpoint,
-    // which would show up on a later page of a listing begun before. Their seq is the insertion time in µs (never
-    // below the largest seq + 1): it only grows, without AUTOINCREMENT's extra page write per insert. The insertion
-    // time, not `created_at`: an imported checkpoint keeps its old creation time, which must not steer the order.
-    insertCheckpoint:
-      p(`INSERT INTO checkpoints (seq, id, session_id, branch_id, position, name, auto, metadata, user_id, state_id, head_hash, checksum, created_at, expires_at, weighed)
-    VALUES (max(CAST(round(? * 1000) AS INTEGER), coalesce((SELECT max(seq) FROM checkpoints), 0) + 1),
-      ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, coalesce((SELECT retention IS NOT NULL FROM sessions WHERE id = ?), 0))`),
+    insertCheckpoint: p(insertCheckpoint("", "")),
+    // A turn's request on its row: one entry of the partial index `checkpoints_request`, which refuses a taken id.
+    insertRequested: p(insertCheckpoint(", request_id, request_fingerprint, request_answer", ", ?, ?, ?")),
+    inLedger: p(`SELECT 1 FROM requests WHERE session_id = ? AND request_id = ?`, "pluck"),
     getCheckpoint: p(`SELECT ${CHECKPOINT_COLS} FROM checkpoints WHERE id = ?`),
     lastCheckpointAt: p(`SELECT ${LAST_CHECKPOINT_AT("?", "?")}`, "pluck"),
     // LEFT JOIN branches: a checkpoint whose branch is gone is damage (IntegrityError), not an unknown checkpoint.
@@ -64,7 +80,9 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
     insertMetadata: p(`INSERT OR IGNORE INTO checkpoint_metadata (cp_user, key, value, cp_seq) VALUES (?, ?, ?, ?)`),
     deleteMetadata: p(`DELETE FROM checkpoint_metadata WHERE cp_seq = (SELECT seq FROM checkpoints WHERE id = ?)`),
     deleteExpiredMetadata: p(`DELETE FROM checkpoint_metadata WHERE cp_seq IN (SELECT seq FROM checkpoints WHERE ${EXPIRED_UNUSED})`),
-    expire: p(`UPDATE checkpoints SET expires_at = ?, checksum = ? WHERE id = ?`),
+    // Its request goes to the ledger's table first (`keepRequest`), as the checkpoint was when it answered.
+    expire: p(`UPDATE checkpoints SET expires_at = ?, checksum = ?, request_id = NULL, request_fingerprint = NULL, request_answer = NULL
+      WHERE id = ?`),
     liveAt: p(`SELECT ${RETENTION_COLS} FROM checkpoints INDEXED BY checkpoints_session_user_seq
       WHERE user_id = @userId AND session_id = @sessionId AND ${LIVE} ORDER BY seq DESC LIMIT 1 OFFSET @offset`),
     newestNamed: p(`SELECT ${RETENTION_COLS} FROM checkpoints INDEXED BY checkpoints_session_name_seq
@@ -105,6 +123,8 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
     movingFrom: p(`SELECT 1 FROM moves WHERE status = 'running' AND json_extract(spec, '$.newBranch.forkCheckpointId') = ?`, "pluck"),
     deleteExpiredFiles: p(`DELETE FROM checkpoint_files WHERE checkpoint_id IN (SELECT id FROM checkpoints WHERE ${EXPIRED_UNUSED})`),
     deleteExpired: p(`DELETE FROM checkpoints WHERE ${EXPIRED_UNUSED} RETURNING ${CHECKPOINT_COLS}`),
+    keepExpiredRequests: p(keepRequests(`(${EXPIRED_UNUSED})`)),
+    keepRequest: p(keepRequests("id = ?")),
     deleteLapsedHolds: p(`DELETE FROM checkpoint_holds WHERE until <= ${DB_NOW_MS} AND (@sessionId IS NULL OR session_id = @sessionId)`),
     hold: p(`INSERT INTO checkpoint_holds (checkpoint_id, session_id, until) VALUES (?, ?, ${DB_NOW_MS} + ?)
       ON CONFLICT (checkpoint_id) DO UPDATE SET until = excluded.until`),
@@ -112,7 +132,10 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
   };
   return {
     *insertCheckpoint(r: NewCheckpoint, insertedAt: number) {
-      const { lastInsertRowid } = s.insertCheckpoint.run(
+      const q = r.request;
+      // An id the ledger's table holds (another verb applied it) is taken as well.
+      if (q && s.inLedger.get(r.sessionId, q.id) !== undefined) throw new RequestTakenError();
+      const { lastInsertRowid } = (q ? s.insertRequested : s.insertCheckpoint).run(
         insertedAt,
         r.id,
         r.sessionId,
@@ -128,6 +151,7 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
         r.createdAt,
         r.expiresAt,
         r.sessionId,
+        ...(q ? [q.id, q.fingerprint, q.answer] : []),
       );
       // Most checkpoints carry no metadata: they pay nothing here.
       for (const [key, value] of indexedMetadata(r.metadata)) s.insertMetadata.run(r.userId, key, value, lastInsertRowid);
@@ -206,6 +230,7 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
     *deleteCheckpoint(id: string) {
       s.deleteCheckpointFiles.run(id);
       s.deleteMetadata.run(id);
+      s.keepRequest.run(id);
       s.deleteCheckpoint.run(id);
     },
     *sessionCheckpoints(userId: string, sessionId: string) {
@@ -225,13 +250,17 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
     *deleteExpiredCheckpoints(now: number, sessionId?: string) {
       s.deleteExpiredFiles.run({ now, sessionId: sessionId ?? null });
       s.deleteExpiredMetadata.run({ now, sessionId: sessionId ?? null });
+      s.keepExpiredRequests.run({ now, sessionId: sessionId ?? null });
       const rows = s.deleteExpired.all({ now, sessionId: sessionId ?? null }) as CheckpointRow[];
       s.deleteLapsedHolds.run({ sessionId: sessionId ?? null });
       for (const row of rows) row.auto = Boolean(row.auto);
       return rows;
     },
     *expireCheckpoints(expired: { id: string; checksum: string }[], at: number) {
-      for (const { id, checksum } of expired) s.expire.run(at, checksum, id);
+      for (const { id, checksum } of expired) {
+        s.keepRequest.run(id);
+        s.expire.run(at, checksum, id);
+      }
     },
     *liveCheckpointAt(userId: string, sessionId: string, now: number, offset: number) {
       return s.liveAt.get({ userId, sessionId, now, offset }) as RetentionRow | undefined;

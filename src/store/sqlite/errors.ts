@@ -9,6 +9,9 @@ export function translate(error: unknown): unknown {
   // The request ledger's primary key: the session applied that request id already (see RequestsTx.insertRequest).
   if (code === "SQLITE_CONSTRAINT_PRIMARYKEY" && /\brequests\./.test((error as Error).message))
     return new RequestTakenError({ cause: error });
+  // The same, for a turn's request kept on its checkpoint's row (the partial index `checkpoints_request`).
+  if (code === "SQLITE_CONSTRAINT_UNIQUE" && /\bcheckpoints\.request_id\b/.test((error as Error).message))
+    return new RequestTakenError({ cause: error });
   if (code.startsWith("SQLITE_READONLY"))
     return new DatabaseError("READ_ONLY", "the database is read-only: writes are refused", { cause: error });
   if (code.startsWith("SQLITE_BUSY"))
