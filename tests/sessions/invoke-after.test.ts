@@ -67,6 +67,21 @@ describe("invoke after a message", () => {
     expect([lines(), ops()]).toEqual(["one\ntwo\n", ["run", "undo", "undo", "run (replay)", "run (replay)"]]);
   });
 
+  it("the loop's calls made before the other tab appended stay in the answer's lineage: its branch runs nothing again", async () => {
+    const { s, file, question, ops, lines } = await chat();
+    await s.invoke("append_line", { path: file, line: "P" }, { after: question.id });
+    await s.append({ role: "user", content: "another tab" });
+    await s.invoke("append_line", { path: file, line: "X" }, { after: question.id });
+    const [answer] = await s.append({ role: "assistant", content: "noted P and X" }, { after: question.id });
+    await s.switchBranch(answer!.branchId);
+    expect((await s.toolTrack()).map((t) => (t.args as { line: string }).line)).toEqual(["P", "X"]);
+    expect((await s.history()).map((m) => m.content)).toEqual(["take a note", "noted P and X"]);
+    expect(ops()).toEqual(["run", "run"]);
+    expect(lines()).toBe("P\nX\n");
+    // The other tab's conversation holds P too (made before it wrote), and the answer is a version of what follows.
+    expect((await s.versions(answer!.id)).count).toBe(2);
+  });
+
   it("a move away while the call sits off the current branch undoes it once; a rollback there replays nothing twice", async () => {
     const { s, file, question, ops, lines } = await chat();
     const start = await s.checkpoint({ name: "start" });

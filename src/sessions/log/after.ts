@@ -1,5 +1,5 @@
 // Where messages given `after: messageId` land: right after that message, on its own lineage, never another conversation.
-import type { BranchRow, SessionRow, Step, Tx } from "../../store/port/index.js";
+import type { BranchRow, EntryRow, SessionRow, Step, Tx } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
 import { sessionMessage } from "../core/owned.js";
 import { forkedBranch } from "./forked-branch.js";
@@ -21,7 +21,8 @@ export interface Landing {
  * after it). While it is the current lineage's last message: the current branch, as usual. When the session has moved
  * on (an edit, a rollback, another tab): the branch whose lineage's last message it is (its own branch first, else the
  * newest such), entered at its head (after the calls made since, the answer's own); with none, a new branch forked right
- * after it, so what is written becomes a version of what follows it there. The current branch stays as it is.
+ * after it and the calls and state changes that follow it there, so what is written becomes a version of what follows
+ * it. The current branch stays as it is.
  * `NotFoundError` when the message is not one of this session's.
  */
 export function* findLanding(tx: Tx, session: SessionRow, current: { branch: BranchRow; head: Head }, afterId: string): Step<Landing> {
@@ -33,8 +34,16 @@ export function* findLanding(tx: Tx, session: SessionRow, current: { branch: Bra
   const ending = yield* tx.branchesEndingAt(session.id, afterId);
   const target = ending.find((b) => b.id === found.branch.id) ?? ending.at(-1);
   if (target) return { branchId: target.id, head: yield* headOf(tx, target) };
-  const fork = forkedBranch(session.id, { parentId: found.branch.id, position: found.message.position, entryId: found.message.id });
-  return { branchId: fork.id, head: headOfEntry(found.message), fork };
+  // Forked after the tool calls and state changes that follow the message there: the answer's own, made before the
+  // session moved on (an agent loop's first calls), stay in its lineage rather than only in the other conversation.
+  let from: EntryRow = found.message;
+  for (;;) {
+    const next = yield* tx.ownEntryAt(found.branch.id, from.position + 1);
+    if (!next || next.kind === "message") break;
+    from = next;
+  }
+  const fork = forkedBranch(session.id, { parentId: found.branch.id, position: from.position, entryId: from.id });
+  return { branchId: fork.id, head: headOfEntry(from), fork };
 }
 
 /** Creates the landing's new branch, if it has one (no move: the session stays on its current branch). */
