@@ -119,6 +119,8 @@ export class Forkpoint {
       stateSchema,
       tools,
       autoCheckpoint: o.autoCheckpoint ?? {},
+      // The store's option: another process's call holds the session as its lock holds the database.
+      busyWaitMs: (parsed as { busyTimeoutMs?: number }).busyTimeoutMs ?? 15_000,
       events,
       logger,
       now: monotonicClock(),

@@ -23,7 +23,11 @@ export interface StoreOpenOptions {
   preparedStatements?: boolean;
   /** SQLite: "normal" (WAL, synchronous=NORMAL: the default) or "full" (an fsync per commit). */
   durability?: "normal" | "full";
-  /** SQLite: how long a write waits for another process's lock, in ms. Default 15,000. */
+  /**
+   * SQLite: how long a write waits for another process's lock, in ms. On every store: how long a checkpoint that
+   * captures a workspace waits for another process's tool call or move of its session before it is refused
+   * (`CALL_IN_PROGRESS`, `MOVE_IN_PROGRESS`). Default 15,000.
+   */
   busyTimeoutMs?: number;
   /**
    * Fold SQLite's write-ahead log into the database file on a worker thread (default false). Without it, about

@@ -107,19 +107,41 @@ it("a call another server starts while the files rollback restores is refused", 
   expect(await linesAndTrack(s, file)).toEqual({ file: ["a1"], applied: ["a1"] });
 });
 
-it("a checkpoint while another server's call runs is refused, and taken once it ends", async () => {
-  const { s, file } = await twoCalls();
-  const hold = path.join(dir, "hold");
+/** Another server's call of `s`, appending `line`, held running (its line written) until `go()`. */
+async function heldCall(s: SessionHandle, file: string, line: string) {
+  const hold = path.join(dir, `hold-${line}`);
   fs.mkdirSync(hold);
-  const run = spawn(process.execPath, [...nodeArgs("tests/fixtures/invoke-child.ts"), db, s.id, "u", file, "b1", hold], { cwd: ROOT });
+  const run = spawn(process.execPath, [...nodeArgs("tests/fixtures/invoke-child.ts"), db, s.id, "u", file, line, hold], { cwd: ROOT });
   let out = "";
   run.stdout.on("data", (d: Buffer) => (out += d.toString()));
   const child = new Promise<string>((resolve) => run.on("close", () => resolve(out)));
   while (!fs.existsSync(path.join(hold, "running"))) await sleep(10);
-  expect(await codeOf(s.checkpoint({ name: "mid-call" }))).toBe("CALL_IN_PROGRESS");
-  fs.writeFileSync(path.join(hold, "go"), "");
-  expect(JSON.parse((await child).trim().split("\n").at(-1)!)).toEqual({ ok: true });
-  const after = await s.checkpoint({ name: "after the call" });
+  return {
+    go: async () => {
+      fs.writeFileSync(path.join(hold, "go"), "");
+      return JSON.parse((await child).trim().split("\n").at(-1)!) as unknown;
+    },
+  };
+}
+
+it("a checkpoint while another server's call runs waits for it (busyTimeoutMs), then holds the call done", async () => {
+  const { s, file } = await twoCalls();
+  const call = await heldCall(s, file, "b1");
+  // Past the handle's bound, refused with nothing written.
+  const impatient = openForkpoint({ path: db, tools: [tagLineTool()], busyTimeoutMs: 300 });
+  try {
+    const mine = await impatient.getSession(s.id, { userId: "u" });
+    expect(await codeOf(mine.checkpoint({ name: "mid-call" }))).toBe("CALL_IN_PROGRESS");
+  } finally {
+    await impatient.close();
+  }
+  // Within it (the default: 15 s), taken once the call ends.
+  let taken = false;
+  const waiting = s.checkpoint({ name: "after the call" }).then((cp) => ((taken = true), cp));
+  await sleep(400);
+  expect(taken).toBe(false);
+  expect(await call.go()).toEqual({ ok: true });
+  const after = await waiting;
   expect((await s.listCheckpoints()).items.map((c) => c.name)).not.toContain("mid-call");
   // The other server's call is held by the checkpoint's files: a "both" move away and back runs nothing again.
   const c2 = (await s.listCheckpoints()).items.find((c) => c.name === "c2")!;
@@ -128,19 +150,4 @@ it("a checkpoint while another server's call runs is refused, and taken once it 
   const back = await s.rollback(after.id, { scope: "both" });
   expect(back.replayed).toEqual([]);
   expect(await linesAndTrack(s, file)).toEqual({ file: ["a1", "a2", "b1"], applied: ["a1", "a2", "b1"] });
-});
-
-it("another server's move that runs tools, started while the files rollback restores, is refused", async () => {
-  const { s, file, c1 } = await twoCalls();
-  let told: { undone?: string[]; code?: string } | undefined;
-  aroundWrites(fp, "after", async () => {
-    if (!(await engineOf(fp).ctx.store.read((tx) => tx.getWorkspace(s.id)))?.restoring) return false;
-    const child = [...nodeArgs("tests/fixtures/both-rollback-child.ts"), db, s.id, "u", c1.id, "conversation"];
-    const run = spawnSync(process.execPath, child, { cwd: ROOT, encoding: "utf8" });
-    told = JSON.parse(run.stdout.trim().split("\n").at(-1)!) as typeof told;
-    return true;
-  });
-  expect(await codeOf(s.rollback(c1.id, { scope: "files" }))).toBeNull();
-  expect(told?.code).toBe("MOVE_IN_PROGRESS");
-  expect(await linesAndTrack(s, file)).toEqual({ file: ["a1"], applied: ["a1"] });
 });

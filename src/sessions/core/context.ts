@@ -23,6 +23,8 @@ export interface EngineContext {
   stateSchema?: StateSchema;
   tools: ToolRegistry;
   autoCheckpoint: AutoCheckpointSettings;
+  /** How long (ms) a checkpoint that captures files waits for another process's tool call or move of its session. */
+  busyWaitMs: number;
   events: EventEmitter;
   /** `openForkpoint`'s logger: for what no call can throw. */
   logger: Required<ForkpointLogger>;

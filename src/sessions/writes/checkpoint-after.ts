@@ -1,5 +1,6 @@
 // A checkpoint after messages (none for checkpoint(), a turn's for turn()), with the workspace's files when one is
 // attached: one transaction, applied once per request id. The body of checkpoint and turn.
+import { setTimeout as sleep } from "node:timers/promises";
 import { ConflictError } from "../../models/errors.js";
 import { checkpointInput, parseOptions, type CheckpointInput } from "../../models/inputs.js";
 import { toJsonText } from "../../models/json.js";
@@ -88,10 +89,24 @@ export async function checkpointAfter(
     // A session with a workspace: its files are read outside the transaction, then stored with the checkpoint.
     let files: Capture | null = null;
     let running: RunTurn | null = null;
+    const deadline = performance.now() + ctx.busyWaitMs;
     try {
-      for (;;) {
+      for (let pause = 10; ;) {
         const unit = () => ctx.store.write({ sessionId: ref.id }, (tx) => checkpointUnit(ctx, tx, ref, messages, fields, files, request));
-        const out = await resumingOwnRestore(ctx, ref.id, unit);
+        const out = await resumingOwnRestore(ctx, ref.id, unit).catch((error: unknown) => {
+          if (!busyElsewhere.has(error as object) || performance.now() + pause > deadline) throw error;
+          return null;
+        });
+        if (out === null) {
+          // Another process's call or move of the session runs: it ends by itself. Files read before may have changed,
+          // and this process's own calls need not wait meanwhile.
+          files = null;
+          running?.release();
+          running = null;
+          await sleep(pause);
+          pause = Math.min(pause * 2, 500);
+          continue;
+        }
         if ("scan" in out) {
           // No tool runs on the directory while its files are captured and recorded (see run-turns.ts): a call is in
           // them done, or not yet begun, never half done (unless taken from inside that call's own run).
@@ -112,6 +127,9 @@ export async function checkpointAfter(
     }
   });
 }
+
+/** Refusals for a call or move another process runs on the session: `checkpointAfter` tries again, up to `busyWaitMs`. */
+const busyElsewhere = new WeakSet<object>();
 
 /** The unit of `checkpointAfter`: writes the messages and the checkpoint, or asks for the workspace to be scanned first. */
 function* checkpointUnit(
@@ -141,9 +159,17 @@ function* checkpointUnit(
   // A restore of the directory is under way (or was interrupted): its files are half one version, half another.
   if (ws) assertNoRestorePending(ws);
   // A move of the session's world runs its tools elsewhere: files read now would hold some of its steps and not others.
-  if (ws) yield* refuseMoveUnderWay(ctx, tx, ws);
   // A call running elsewhere: files read now may hold part of its effect while the snapshot records it as not begun.
-  if (ws && session.hasTools) yield* refuseCallsElsewhere(ctx, tx, session.id, ` and may be changing the workspace ${ws.dir}`);
+  // Either ends by itself: `checkpointAfter` waits for it (see `busyElsewhere`).
+  if (ws) {
+    try {
+      yield* refuseMoveUnderWay(ctx, tx, ws);
+      if (session.hasTools) yield* refuseCallsElsewhere(ctx, tx, session.id, ` and may be changing the workspace ${ws.dir}`);
+    } catch (error) {
+      busyElsewhere.add(error as object);
+      throw error;
+    }
+  }
   // The scan request must stay before any write: returning commits this transaction.
   if (ws && (!files || !sameFilesConfig(files, ws) || !(yield* captureStorable(tx, files, ws)))) return { scan: ws };
   yield* settleLanding(ctx, tx, at);
