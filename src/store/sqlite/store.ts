@@ -14,6 +14,7 @@ import { movesTx } from "./moves.js";
 import { requestsTx } from "./requests.js";
 import { openDatabase, type OpenDatabaseOptions } from "./open.js";
 import { sessionsTx } from "./sessions.js";
+import { EventLoopTurns } from "./event-loop-turns.js";
 import { WalCheckpointer } from "./wal-checkpointer.js";
 import { hasWalFiles, releaseWalFiles } from "./wal-files.js";
 import { workspacesTx } from "./workspaces.js";
@@ -49,6 +50,7 @@ export class SqliteStore implements Store {
     commit: Database.Statement;
     rollback: Database.Statement;
   };
+  readonly #turns = new EventLoopTurns();
   #closed = false;
   #closing: Promise<void> | undefined;
   /** A read-only open of a database at rest (no -wal or -shm beside it): its close gives those files back. */
@@ -116,6 +118,8 @@ export class SqliteStore implements Store {
   }
 
   async write<T>(_scope: WriteScope, body: Body<T>): Promise<T> {
+    const turn = this.#turns.due();
+    if (turn) await turn;
     // One writer at a time for the whole file: BEGIN IMMEDIATE, whatever the scope.
     const value = this.#unit(this.#statements.begin, body);
     this.checkpointer?.committed();
@@ -123,6 +127,8 @@ export class SqliteStore implements Store {
   }
 
   async read<T>(body: Body<T>): Promise<T> {
+    const turn = this.#turns.due();
+    if (turn) await turn;
     return this.#unit(this.#statements.beginRead, body);
   }
 
