@@ -82,6 +82,23 @@ describe("invoke after a message", () => {
     expect((await s.versions(answer!.id)).count).toBe(2);
   });
 
+  it("after a regenerate, the answer's branch holds the new loop's calls, not the rejected answer's", async () => {
+    const { s, file, question, ops, lines } = await chat();
+    const asked = await s.checkpoint({ name: "asked" });
+    await s.invoke("append_line", { path: file, line: "old" }, { after: question.id });
+    await s.append({ role: "assistant", content: "first answer" }, { after: question.id });
+    // A regenerate: a branch forked right after the question (the first answer's call undone), the new loop's call on it.
+    const regenerated = await s.rollback(asked.id);
+    await s.invoke("append_line", { path: file, line: "new" }, { after: question.id });
+    await s.append({ role: "user", content: "another tab" });
+    const [answer] = await s.append({ role: "assistant", content: "second answer" }, { after: question.id });
+    expect((await s.info()).currentBranchId).toBe(regenerated.branch.id);
+    await s.switchBranch(answer!.branchId);
+    expect((await s.toolTrack()).map((t) => [(t.args as { line: string }).line, t.applied])).toEqual([["new", true]]);
+    expect(ops()).toEqual(["run", "undo", "run"]);
+    expect(lines()).toBe("new\n");
+  });
+
   it("a move away while the call sits off the current branch undoes it once; a rollback there replays nothing twice", async () => {
     const { s, file, question, ops, lines } = await chat();
     const start = await s.checkpoint({ name: "start" });

@@ -3,7 +3,7 @@ import type { BranchRow, EntryRow, SessionRow, Step, Tx } from "../../store/port
 import type { EngineContext } from "../core/context.js";
 import { sessionMessage } from "../core/owned.js";
 import { forkedBranch } from "./forked-branch.js";
-import { lastLineageMessage } from "./lineage.js";
+import { entryAt, lastLineageMessage } from "./lineage.js";
 import { headOf, headOfEntry, type Head } from "../core/head.js";
 
 /** How the ids forkpoint makes for messages begin (see models/ids.ts); tool calls' and state changes' begin otherwise. */
@@ -21,8 +21,8 @@ export interface Landing {
  * after it). While it is the current lineage's last message: the current branch, as usual. When the session has moved
  * on (an edit, a rollback, another tab): the branch whose lineage's last message it is (its own branch first, else the
  * newest such), entered at its head (after the calls made since, the answer's own); with none, a new branch forked right
- * after it and the calls and state changes that follow it there, so what is written becomes a version of what follows
- * it. The current branch stays as it is.
+ * after it (and after the calls and state changes that follow it in the current lineage), so what is written becomes
+ * a version of what follows it. The current branch stays as it is.
  * `NotFoundError` when the message is not one of this session's.
  */
 export function* findLanding(tx: Tx, session: SessionRow, current: { branch: BranchRow; head: Head }, afterId: string): Step<Landing> {
@@ -34,15 +34,18 @@ export function* findLanding(tx: Tx, session: SessionRow, current: { branch: Bra
   const ending = yield* tx.branchesEndingAt(session.id, afterId);
   const target = ending.find((b) => b.id === found.branch.id) ?? ending.at(-1);
   if (target) return { branchId: target.id, head: yield* headOf(tx, target) };
-  // Forked after the tool calls and state changes that follow the message there: the answer's own, made before the
-  // session moved on (an agent loop's first calls), stay in its lineage rather than only in the other conversation.
+  // While the message is in the current lineage, the fork comes after the tool calls and state changes that follow it
+  // there: the answer's own, made before another tab wrote (an agent loop's first calls), stay in its lineage. Off the
+  // current lineage (a rollback past it) which calls were the answer's is not known: none are taken.
   let from: EntryRow = found.message;
-  for (;;) {
-    const next = yield* tx.ownEntryAt(found.branch.id, from.position + 1);
-    if (!next || next.kind === "message") break;
-    from = next;
+  if ((yield* entryAt(tx, current.branch, from.position))?.id === from.id) {
+    for (;;) {
+      const next = yield* entryAt(tx, current.branch, from.position + 1);
+      if (!next || next.kind === "message") break;
+      from = next;
+    }
   }
-  const fork = forkedBranch(session.id, { parentId: found.branch.id, position: from.position, entryId: from.id });
+  const fork = forkedBranch(session.id, { parentId: from.branchId, position: from.position, entryId: from.id });
   return { branchId: fork.id, head: headOfEntry(from), fork };
 }
 
