@@ -8,6 +8,12 @@ import { absorbChanges, filesBefore, type FilesBefore } from "../workspace/absor
 
 export class OwnChanges {
   #before: FilesBefore | null = null;
+  /**
+   * The paths the steps since the last absorb may change: an undo changes what its call changed (its recorded paths),
+   * so a file saved by hand meanwhile elsewhere stays drift, and the restore keeps it. "all": a step whose paths are
+   * not known (a replay runs the tool anew; a call recorded without paths).
+   */
+  #may: Set<string> | "all" = new Set();
 
   private constructor(
     private readonly ctx: EngineContext,
@@ -26,6 +32,13 @@ export class OwnChanges {
     return own;
   }
 
+  /** A step is about to run that may change `paths` (undefined: any path). */
+  expect(paths: readonly string[] | undefined): void {
+    if (this.#may === "all") return;
+    if (paths === undefined) this.#may = "all";
+    else for (const path of paths) this.#may.add(path);
+  }
+
   /** A step ran: what changed since the last one becomes known, and what changes next is tracked. */
   async step(): Promise<void> {
     const state = this.#before?.state;
@@ -37,8 +50,10 @@ export class OwnChanges {
   /** Before the files are restored: absorbed so far, not tracked meanwhile (the restore records what it writes). */
   async pause(): Promise<void> {
     const before = this.#before;
+    const may = this.#may;
     this.#before = null;
-    await absorbChanges(this.ctx, this.sessionId, before);
+    this.#may = new Set();
+    await absorbChanges(this.ctx, this.sessionId, before, undefined, may === "all" ? undefined : may);
   }
 
   /** Tracked again from here (after the files were restored). */
