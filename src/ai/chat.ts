@@ -82,6 +82,10 @@ const isToolPart = (p: unknown): p is { type: string; toolCallId: string } =>
   ((p as { type: string }).type.startsWith("tool-") || (p as { type: string }).type === "dynamic-tool") &&
   typeof (p as { toolCallId?: unknown }).toolCallId === "string";
 
+/** The ids of the tool calls a message's parts name (`undoableTools` records each call under its `toolCallId`). */
+const callsOf = (m: MessageInput): string[] =>
+  Array.isArray(m.content) ? m.content.flatMap((p) => (isToolPart(p) ? [p.toolCallId] : [])) : [];
+
 /**
  * Whether `next` is the stored answer gone on: both assistant messages, `next`'s parts begin with the stored ones,
  * where a tool part may have moved on to a later state (its output added by the client, an approval answered).
@@ -118,7 +122,7 @@ export async function saveChat<M extends UIMessage<any, any, any>>(
   messages: readonly M[],
   options: SaveChatOptions = {},
 ): Promise<SaveResult> {
-  return syncHistory(s, list(messages, "messages").map(uiInput), { continues: continuesAnswer, sameAs, ...afterOf(options) });
+  return syncHistory(s, list(messages, "messages").map(uiInput), { continues: continuesAnswer, sameAs, callsOf, ...afterOf(options) });
 }
 
 /** `saveChat`'s options. */

@@ -74,6 +74,8 @@ export interface SyncOptions {
   sameAs?: (content: unknown) => unknown;
   /** The stored message the list's new messages follow, on its own lineage (see `saveChat`'s `after`). */
   after?: string;
+  /** The ids of the tool calls a message names: the answer's own calls tell its branch where several end at `after`. */
+  callsOf?: (message: MessageInput) => string[];
 }
 
 /**
@@ -209,7 +211,14 @@ async function syncAfter(s: SessionHandle, inputs: MessageInput[], afterId: stri
   if (rest.length === 0) return { kept, forked: null, continued: false, appended: 0, lastMessageId: after.id, branchId: after.branchId };
   // Looked for in the unit that would append: the same list saved by several servers at once is stored once.
   const out = await sessionEngine(s).run((ctx, ref) =>
-    appendAfterUnlessStored(ctx, ref, rest, after.id, (tails) => storedIn(tails, rest, options)),
+    appendAfterUnlessStored(
+      ctx,
+      ref,
+      rest,
+      after.id,
+      (tails) => storedIn(tails, rest, options),
+      rest.flatMap((m) => options.callsOf?.(m) ?? []),
+    ),
   );
   if ("stored" in out) {
     const saved = out.stored;

@@ -5,7 +5,7 @@ import { convertToModelMessages, createIdGenerator, streamText, type UIMessage }
 import { MockLanguageModelV4 } from "ai/test";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import type { Forkpoint, SessionHandle } from "../../src/index.js";
+import { defineTool, type Forkpoint, type SessionHandle } from "../../src/index.js";
 import { loadChat, saveChat, type SaveResult } from "../../src/ai/index.js";
 import { startWorker } from "../fixtures/workers.js";
 import { rejectionOf, tempDatabases } from "../helpers.js";
@@ -159,5 +159,42 @@ describe("an answer saved after its question, while the session moved", () => {
     expect(error.field).toBe("messages");
     expect((await rejectionOf(saveChat(s, request, { after: "msg_unknown" }))).code).toBe("NOT_FOUND");
     expect(texts(await loadChat(s))).toEqual(["hello", "hi", "trip to Lisbon?", "Lisbon it is."]);
+  });
+
+  // Review 14: another tab rolled back to a checkpoint right at the question while the loop ran: both branches end at
+  // it. The answer names its loop's calls (its tool parts' ids): it lands where they are, not on the rollback's branch.
+  it("after a rollback to the question, the answer lands on the branch holding its own calls", async () => {
+    const world: string[] = [];
+    const booking = defineTool<{ hotel: string }, string>({
+      name: "book",
+      run: ({ hotel }) => (world.push(hotel), hotel),
+      undo: ({ args }) => void world.splice(world.indexOf(args.hotel), 1),
+    });
+    const { fp } = dbs.open({ tools: [booking] });
+    const s = await fp.createSession({ userId: "alice" });
+    const request = [ui("q1", "user", "book a hotel")];
+    const asked = await saveChat(s, request);
+    const atQuestion = await s.checkpoint({ name: "asked" });
+    const loopBranch = (await s.info()).currentBranchId;
+    await s.invoke("book", { hotel: "Hilton" }, { after: asked.lastMessageId, callId: "call-1" });
+    const rolledBack = await s.rollback(atQuestion.id); // another tab
+    expect(world).toEqual([]);
+    const answer: UIMessage = {
+      id: "a1",
+      role: "assistant",
+      parts: [
+        { type: "tool-book", toolCallId: "call-1", state: "output-available", input: { hotel: "Hilton" }, output: "Hilton" },
+        { type: "text", text: "Booked the Hilton." },
+      ],
+    };
+    const saved = await saveChat(s, [...request, answer], { after: asked.lastMessageId });
+    expect(saved.branchId).toBe(loopBranch);
+    expect((await s.info()).currentBranchId).toBe(rolledBack.branch.id);
+    expect(texts(await loadChat(s))).toEqual(["book a hotel"]);
+    // The answer's branch holds the call its answer shows: switching there replays it, once.
+    await s.switchBranch(loopBranch);
+    expect(texts(await loadChat(s))).toEqual(["book a hotel", "Booked the Hilton."]);
+    expect((await s.toolTrack()).map((t) => [t.callId, t.applied])).toEqual([["call-1", true]]);
+    expect(world).toEqual(["Hilton"]);
   });
 });

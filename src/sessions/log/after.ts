@@ -25,13 +25,28 @@ export interface Landing {
  * a version of what follows it. The current branch stays as it is.
  * `NotFoundError` when the message is not one of this session's.
  */
-export function* findLanding(tx: Tx, session: SessionRow, current: { branch: BranchRow; head: Head }, afterId: string): Step<Landing> {
+export function* findLanding(
+  tx: Tx,
+  session: SessionRow,
+  current: { branch: BranchRow; head: Head },
+  afterId: string,
+  calls?: readonly string[],
+): Step<Landing> {
   // The usual case costs nothing: the answer follows its question at the head. The head may be a tool call or a state
-  // change, no message to follow: only an id forkpoint made for a message skips the lookup (any other id is read).
-  if (current.head.entryId === afterId && afterId.startsWith(MESSAGE_ID_PREFIX)) return { branchId: current.branch.id, head: current.head };
+  // change, no message to follow: only an id forkpoint made for a message skips the lookup (any other id is read). An
+  // answer naming calls that are not there (its loop's, made before a rollback to the question) is looked for.
+  if (current.head.entryId === afterId && afterId.startsWith(MESSAGE_ID_PREFIX) && !calls?.length)
+    return { branchId: current.branch.id, head: current.head };
   const found = yield* sessionMessage(tx, session, afterId);
-  if ((yield* lastLineageMessage(tx, current.branch.id))?.id === afterId) return { branchId: current.branch.id, head: current.head };
+  const currentEnds = (yield* lastLineageMessage(tx, current.branch.id))?.id === afterId;
   const ending = yield* tx.branchesEndingAt(session.id, afterId);
+  // Several branches ending at the message (another tab rolled back to a checkpoint right at it): the one holding the
+  // answer's own calls (`calls`, the ids of the calls it names) is the answer's.
+  if (calls && calls.length > 0 && (ending.length > 1 || (currentEnds && ending.some((b) => b.id !== current.branch.id)))) {
+    const mine = yield* holdingCalls(tx, currentEnds ? [current.branch, ...ending] : ending, found.message.position, calls);
+    if (mine) return { branchId: mine.id, head: yield* headOf(tx, mine) };
+  }
+  if (currentEnds) return { branchId: current.branch.id, head: current.head };
   const target = ending.find((b) => b.id === found.branch.id) ?? ending.at(-1);
   if (target) return { branchId: target.id, head: yield* headOf(tx, target) };
   // While the message is in the current lineage, the fork comes after the tool calls and state changes that follow it
@@ -48,6 +63,27 @@ export function* findLanding(tx: Tx, session: SessionRow, current: { branch: Bra
   const fork = forkedBranch(session.id, { parentId: from.branchId, position: from.position, entryId: from.id });
   return { branchId: fork.id, head: headOfEntry(from), fork };
 }
+
+/** Of `branches` (each ending at the message at `position`), the one whose entries after it hold most of `calls`. */
+function* holdingCalls(tx: Tx, branches: readonly BranchRow[], position: number, calls: readonly string[]): Step<BranchRow | undefined> {
+  const wanted = new Set(calls);
+  let best: BranchRow | undefined;
+  let most = 0;
+  for (const branch of branches) {
+    let held = 0;
+    // What follows the message there is no message: the calls and state changes made since (a loop's, bounded).
+    for (let p = position + 1; p <= position + MAX_FOLLOWING; p++) {
+      const entry = yield* entryAt(tx, branch, p);
+      if (!entry) break;
+      if (entry.callId !== null && wanted.has(entry.callId)) held++;
+    }
+    if (held > most) [best, most] = [branch, held];
+  }
+  return best;
+}
+
+/** How many entries after the message `holdingCalls` reads on each branch. */
+const MAX_FOLLOWING = 256;
 
 /** Creates the landing's new branch, if it has one (no move: the session stays on its current branch). */
 export function* settleLanding(ctx: EngineContext, tx: Tx, landing: Landing): Step<void> {

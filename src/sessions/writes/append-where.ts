@@ -38,10 +38,12 @@ export async function appendAfterUnlessStored(
   input: MessageInput[],
   afterId: string,
   storedIn: (tails: Message[][]) => Message | null,
+  calls?: readonly string[],
 ): Promise<{ written: Message[] } | { stored: Message }> {
   let stored: Message | null = null;
   const written = await appendWhere(ctx, ref, batchFields(ctx, input), {
     after: afterId,
+    afterCalls: calls,
     // Run again with the unit when the store runs it again: the last run's is what the committed unit saw.
     unlessStored: (tails) => (stored = storedIn(tails)) !== null,
   });
@@ -67,6 +69,8 @@ function* tailsAfter(tx: Tx, sessionId: string, afterId: string): Step<Message[]
 export interface AppendHow {
   lastMessageId?: string | null;
   after?: string | undefined;
+  /** The ids of the calls what is written names (an answer's tool parts): where several branches end at `after`. */
+  afterCalls?: readonly string[] | undefined;
   unlessStored?: (tails: Message[][]) => boolean;
   request?: Request<Message[]> | undefined;
   ifAt?: IfAt | undefined;
@@ -89,7 +93,8 @@ function* appendUnit(tx: Tx, ref: SessionRef, ctx: EngineContext, fields: EntryF
   const { lastMessageId } = how;
   if (lastMessageId !== undefined && ((yield* lastLineageMessage(tx, branch.id))?.id ?? null) !== lastMessageId) return null;
   if (how.unlessStored && how.after !== undefined && how.unlessStored(yield* tailsAfter(tx, session.id, how.after))) return null;
-  const at = how.after === undefined ? { branchId: branch.id, head } : yield* findLanding(tx, session, { branch, head }, how.after);
+  const at =
+    how.after === undefined ? { branchId: branch.id, head } : yield* findLanding(tx, session, { branch, head }, how.after, how.afterCalls);
   yield* settleLanding(ctx, tx, at);
   const written = yield* writeMessages(ctx, tx, session, at.branchId, at.head, fields);
   yield* recordRequest(ctx, tx, session.id, how.request, written.messages);
