@@ -176,7 +176,7 @@ describe("an answer saved after its question, while the session moved", () => {
     const asked = await saveChat(s, request);
     const atQuestion = await s.checkpoint({ name: "asked" });
     const loopBranch = (await s.info()).currentBranchId;
-    await s.invoke("book", { hotel: "Hilton" }, { after: asked.lastMessageId, callId: "call-1" });
+    await s.invoke("book", { hotel: "Hilton" }, { after: asked.lastMessageId!, callId: "call-1" });
     const rolledBack = await s.rollback(atQuestion.id); // another tab
     expect(world).toEqual([]);
     const answer: UIMessage = {
