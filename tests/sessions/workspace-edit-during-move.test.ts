@@ -112,4 +112,47 @@ describe("a file edited by hand while a move that runs no tool finishes", () => 
       await mine.close();
     }
   });
+
+  // Review 13: saved by hand while one call's undo ran, into the file an older call's undo then wrote back over.
+  it("saved while one undo runs, into the file the next undo writes: the move stops there, the save kept", async () => {
+    const g = path.join(ws, "g.txt");
+    const h = path.join(ws, "h.txt");
+    const put = (name: string, target: string, onUndo?: () => void) =>
+      defineTool<{ text: string }, { previous: string | null }>({
+        name,
+        run: (args) => {
+          const previous = fs.existsSync(target) ? fs.readFileSync(target, "utf8") : null;
+          fs.writeFileSync(target, args.text);
+          return { previous };
+        },
+        undo: ({ result }) => {
+          if (result.previous === null) fs.rmSync(target, { force: true });
+          else fs.writeFileSync(target, result.previous);
+          onUndo?.();
+        },
+      });
+    let save = false;
+    const tools = [put("put_g", g), put("put_h", h, () => save && fs.writeFileSync(g, "saved by hand\n"))];
+    const mine = openForkpoint({ path: path.join(dir, "two-undos.db"), tools });
+    try {
+      fs.writeFileSync(g, "g0\n");
+      const s = await mine.createSession({ userId: "u" });
+      await s.attachWorkspace(ws);
+      const start = await s.checkpoint({ name: "start" });
+      await s.invoke("put_g", { text: "g1\n" });
+      await s.invoke("put_h", { text: "h1\n" });
+      await s.checkpoint({ name: "end" });
+      save = true;
+      expect(await rejectionOf(s.rollback(start.id, { scope: "both" }))).toMatchObject({ code: "WORKSPACE_DRIFT" });
+      expect(fs.existsSync(h)).toBe(false);
+      expect(fs.readFileSync(g, "utf8")).toBe("saved by hand\n");
+      // put_g's undo never ran over the save: its call is still applied.
+      expect((await s.toolTrack()).map((t) => [t.tool, t.applied])).toEqual([
+        ["put_g", true],
+        ["put_h", false],
+      ]);
+    } finally {
+      await mine.close();
+    }
+  });
 });

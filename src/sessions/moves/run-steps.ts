@@ -67,6 +67,7 @@ export async function runJournaledMove(
         stillApplied.add(step.entryId);
         continue;
       }
+      if (step.op === "undo") await refuseHandEdits(ctx, spec, moveId, step, changes);
       const failure = await runStep(ctx, spec, step, changes);
       if (failure && step.op === "undo") stillApplied.add(step.entryId);
       if (failure && staysOnTop({ ...step, status: "failed" })) above = step.entryId;
@@ -86,6 +87,23 @@ export async function runJournaledMove(
     await lease.release();
     inflightMoves.delete(moveId);
   }
+}
+
+/**
+ * Stops the move before an undo that would write over files saved by hand while the move ran (`WORKSPACE_DRIFT`), as a
+ * restore refuses drift: calling the move again, once those changes are kept (a checkpoint), continues.
+ */
+async function refuseHandEdits(ctx: EngineContext, spec: MoveSpec, moveId: string, step: MoveStepRow, own: OwnChanges) {
+  const paths = await ctx.store.read((tx) => tx.callPaths(step.entryId));
+  const edited = await own.changedByHand(paths);
+  if (edited.length === 0) return;
+  const ws = await ctx.store.read((tx) => tx.getWorkspace(spec.sessionId));
+  await ctx.store.write({ sessionId: spec.sessionId }, (tx) => stopMoveUnit(tx, moveId, ctx));
+  throw new ConflictError(
+    `the workspace ${ws?.dir ?? ""} changed outside forkpoint while this move ran (${edited.join(", ")}), where the undo of ` +
+      `${step.entryId} writes: take a checkpoint to keep those changes, then move again`,
+    "WORKSPACE_DRIFT",
+  );
 }
 
 /** Why an undo is not run: a call applied after it, which the move keeps, could not be undone first. */
