@@ -226,6 +226,25 @@ describe("requestId on invoke: the tool runs once", () => {
     expect(readLog(log).filter((c) => c.op === "run")).toHaveLength(1);
   });
 
+  // Review 13: on PostgreSQL a retry whose read began before the call completed saw it running with no handler left,
+  // and answered CALL_UNKNOWN ("left running by a process that died") for a call that was live (10-25% of rounds).
+  it("two handles sending one id at once: a live call is never answered as left by a dead process", async () => {
+    let runs = 0;
+    const count = defineTool<{ k: number }, { ok: number }>({ name: "count", run: () => (runs++, { ok: 1 }), undo: () => {} });
+    const { fp, path: db } = dbs.open({ tools: [count] });
+    const s = await fp.createSession({ userId: "alice" });
+    const other = dbs.track(openForkpoint({ path: db, tools: [count] }));
+    const t = await other.getSession(s.id, { userId: "alice" });
+    const codes = new Set<string>();
+    for (let k = 0; k < 60; k++) {
+      const both = [s, t].map((h) => h.invoke("count", { k }, { requestId: `c${k}` }).catch((e: ConflictError) => codes.add(e.code)));
+      await Promise.all(both);
+      expect(await t.invoke("count", { k }, { requestId: `c${k}` })).toEqual({ ok: 1 });
+    }
+    expect([...codes].filter((c) => c !== "CALL_IN_PROGRESS")).toEqual([]);
+    expect(runs).toBe(60);
+  });
+
   it("from two processes: the tool runs once, the second process is told it runs, then gets its result", async () => {
     const dir = tempDir();
     const { fp, path: db } = dbs.open({ tools: [heldWriteTool()] });

@@ -169,7 +169,13 @@ export async function journalRunComplete(
   if ("recorded" in journaled) {
     // A completion this process still writes after a lost connection: the retry answers with it once it lands.
     await settleFirst(journaled.recorded);
-    return ctx.store.read((tx) => recordedCall(ctx, tx, ref.id, journaled.recorded));
+    const answer = () => ctx.store.read((tx) => recordedCall(ctx, tx, ref.id, journaled.recorded));
+    // A read whose snapshot began before this process's call completed sees it running with no handler left here
+    // (its completion committed meanwhile): read again, once, before calling its outcome unknown.
+    return answer().catch((error: unknown) => {
+      if (error instanceof ConflictError && error.code === "CALL_UNKNOWN") return answer();
+      throw error;
+    });
   }
   const { session, entry } = journaled;
   // The call's owner keeps its lease for as long as the call runs, until its completion is written.
