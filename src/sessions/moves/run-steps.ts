@@ -67,7 +67,6 @@ export async function runJournaledMove(
         stillApplied.add(step.entryId);
         continue;
       }
-      if (step.op === "undo") await refuseHandEdits(ctx, spec, moveId, step, changes);
       const failure = await runStep(ctx, spec, step, changes);
       if (failure && step.op === "undo") stillApplied.add(step.entryId);
       if (failure && staysOnTop({ ...step, status: "failed" })) above = step.entryId;
@@ -87,23 +86,6 @@ export async function runJournaledMove(
     await lease.release();
     inflightMoves.delete(moveId);
   }
-}
-
-/**
- * Stops the move before an undo that would write over files saved by hand while the move ran (`WORKSPACE_DRIFT`), as a
- * restore refuses drift: calling the move again, once those changes are kept (a checkpoint), continues.
- */
-async function refuseHandEdits(ctx: EngineContext, spec: MoveSpec, moveId: string, step: MoveStepRow, own: OwnChanges) {
-  const paths = await ctx.store.read((tx) => tx.callPaths(step.entryId));
-  const edited = await own.changedByHand(paths);
-  if (edited.length === 0) return;
-  const ws = await ctx.store.read((tx) => tx.getWorkspace(spec.sessionId));
-  await ctx.store.write({ sessionId: spec.sessionId }, (tx) => stopMoveUnit(tx, moveId, ctx));
-  throw new ConflictError(
-    `the workspace ${ws?.dir ?? ""} changed outside forkpoint while this move ran (${edited.join(", ")}), where the undo of ` +
-      `${step.entryId} writes: take a checkpoint to keep those changes, then move again`,
-    "WORKSPACE_DRIFT",
-  );
 }
 
 /** Why an undo is not run: a call applied after it, which the move keeps, could not be undone first. */
@@ -179,9 +161,7 @@ export async function runStep(
   step: MoveStepRow,
   own?: OwnChanges,
 ): Promise<{ tool: string; cause: unknown } | null> {
-  const { row, paths } = await ctx.store.write({ sessionId: spec.sessionId }, (tx) => startStepUnit(tx, ctx, step));
-  // An undo changes the files its call changed; a replay runs the tool anew, which may change others.
-  own?.expect(step.op === "undo" ? paths : undefined);
+  const row = await ctx.store.write({ sessionId: spec.sessionId }, (tx) => startStepUnit(tx, ctx, step));
   const invocation = toToolInvocation(row);
   let resultText: string | null = null;
   try {
@@ -244,8 +224,7 @@ function* failStepUnit(tx: Tx, ctx: EngineContext, step: MoveStepRow, cause: unk
 
 function* startStepUnit(tx: Tx, ctx: EngineContext, step: MoveStepRow) {
   fenced(yield* tx.setMoveStep(ctx.ownership.self, step.moveId, step.idx, "running", null, null, ctx.ownership.leaseMs));
-  const row = (yield* tx.getTool(step.entryId))!;
-  return { row, paths: step.op === "undo" ? yield* tx.callPaths(step.entryId) : undefined };
+  return (yield* tx.getTool(step.entryId))!;
 }
 
 /**

@@ -52,26 +52,15 @@ export interface ScannedChanges {
  * included: a move then knows which files the call's effect is in. Never throws: a scan that fails leaves the changes
  * as drift, and the call without a record (moves infer its paths from the snapshots around it).
  */
-export async function absorbChanges(
-  ctx: EngineContext,
-  sessionId: string,
-  before: FilesBefore | null,
-  callId?: string,
-  only?: ReadonlySet<string>,
-): Promise<void> {
-  await landChanges(ctx, await scanChanges(ctx, sessionId, before, only), callId);
+export async function absorbChanges(ctx: EngineContext, sessionId: string, before: FilesBefore | null, callId?: string): Promise<void> {
+  await landChanges(ctx, await scanChanges(ctx, sessionId, before), callId);
 }
 
 /**
  * The first half of `absorbChanges`: the scan, and the new contents stored. Null without a workspace or when the scan
  * fails (logged; the changes stay drift). `landChanges` must follow, whatever happens between.
  */
-export async function scanChanges(
-  ctx: EngineContext,
-  sessionId: string,
-  before: FilesBefore | null,
-  only?: ReadonlySet<string>,
-): Promise<ScannedChanges | null> {
+export async function scanChanges(ctx: EngineContext, sessionId: string, before: FilesBefore | null): Promise<ScannedChanges | null> {
   if (!before) return null;
   const { state, tracker } = before;
   try {
@@ -87,8 +76,7 @@ export async function scanChanges(
       const out = new Map<string, string | null>();
       for (const [path, was] of tracker) {
         const now = state.cache.fileId(path);
-        // Outside `only` (the paths forkpoint's doing may change), a change is someone else's: it stays drift.
-        if (now !== was && (!only || only.has(path))) out.set(path, now);
+        if (now !== was) out.set(path, now);
       }
       changed = [...out.keys()];
       // Contents a scan read before without storing them: stored now (those that changed again stay drift).
