@@ -1,6 +1,6 @@
 // Answers the request ledger keeps small: messages by where they are, a checkpoint whole (it may be deleted later).
 import type { Checkpoint, Message, Turn } from "../../models/types.js";
-import type { CheckpointRow, MessageRow, Step, Tx } from "../../store/port/index.js";
+import type { KeptTurnAnswer, MessageRow, Step, Tx } from "../../store/port/index.js";
 import { toCheckpoint, toMessage } from "../core/rows.js";
 import type { EntryFields } from "../log/writer.js";
 import { sameJsonText, type AnswerCodec } from "./ledger.js";
@@ -61,31 +61,20 @@ export function* wroteMessages(tx: Tx, range: MessagesRange, fields: readonly En
   );
 }
 
-/** A checkpoint's fields as a turn's answer keeps them, in one flat array (times as numbers). */
-type CheckpointTuple = [
-  id: string,
-  sessionId: string,
-  branchId: string,
-  position: number,
-  name: string | null,
-  auto: boolean,
-  metadata: Checkpoint["metadata"],
-  userId: string,
-  checksum: string,
-  createdAt: number,
-  expiresAt: number | null,
-];
-
-/** A turn's answer as kept: where its messages are, its checkpoint whole, and the `expiresIn` it was asked for. */
-export type TurnRecord = [messages: MessagesRange, checkpoint: CheckpointTuple, expiresIn: number | null];
+/**
+ * A turn's answer as the ledger's table keeps it: where its messages are, its checkpoint whole, and the `expiresIn` it
+ * was asked for. Earlier versions wrote it so; a store writes it so when it deletes a checkpoint that kept a request.
+ */
+export type TurnRecord = KeptTurnAnswer;
 
 /**
  * A turn as the request ledger keeps it: its messages as `append`'s are (where they are), its checkpoint whole (small,
- * and the checkpoint may be deleted or expire before a retry), in one flat array: cheap to write on the hot path.
+ * and the checkpoint may be deleted or expire before a retry), in one flat array. A turn written now keeps it on its
+ * checkpoint's row instead (`turnRowAnswer`); this encoding is the table's.
  */
 export const turnAnswer: AnswerCodec<Turn & { expiresIn?: number | null }> = {
   encode: ({ messages, checkpoint: c, expiresIn }) => {
-    const cp: CheckpointTuple = [
+    const cp: TurnRecord[1] = [
       c.id,
       c.sessionId,
       c.branchId,
@@ -101,25 +90,8 @@ export const turnAnswer: AnswerCodec<Turn & { expiresIn?: number | null }> = {
     return JSON.stringify([messagesRange(messages), cp, expiresIn ?? null] satisfies TurnRecord);
   },
   *decode(tx, answer, checkpointId) {
-    if (checkpointId != null) {
-      const { messages, checkpoint } = yield* turnOnRow(tx, answer, checkpointId);
-      return { messages: yield* messagesIn(tx, messages, toMessage), checkpoint: toCheckpoint(checkpoint) };
-    }
-    const [range, c] = JSON.parse(answer) as TurnRecord;
-    const checkpoint: Checkpoint = {
-      id: c[0],
-      sessionId: c[1],
-      branchId: c[2],
-      position: c[3],
-      name: c[4],
-      auto: c[5],
-      metadata: c[6],
-      userId: c[7],
-      checksum: c[8],
-      createdAt: new Date(c[9]),
-      expiresAt: c[10] === null ? null : new Date(c[10]),
-    };
-    return { messages: yield* messagesIn(tx, range, toMessage), checkpoint };
+    const { messages, checkpoint } = yield* readTurn(tx, answer, checkpointId);
+    return { messages: yield* messagesIn(tx, messages, toMessage), checkpoint };
   },
 };
 
@@ -133,14 +105,34 @@ export type TurnRowRecord = [first: number, count: number, expiresIn: number | n
 export const turnRowAnswer = (messages: readonly Message[], expiresIn: number | null): string =>
   JSON.stringify([messages[0]?.position ?? 0, messages.length, expiresIn] satisfies TurnRowRecord);
 
-/** A turn kept on the row of checkpoint `checkpointId`: that row, where its messages are, and its `expiresIn`. */
-export function* turnOnRow(
+/**
+ * A recorded turn, whichever way it was kept: on the row of checkpoint `checkpointId` (given), or whole in the ledger's
+ * table (`TurnRecord`): its checkpoint, where its messages are, and the `expiresIn` it was asked for.
+ */
+export function* readTurn(
   tx: Tx,
   answer: string,
-  checkpointId: string,
-): Step<{ checkpoint: CheckpointRow; messages: MessagesRange; expiresIn: number | null }> {
-  const [first, count, expiresIn] = JSON.parse(answer) as TurnRowRecord;
-  // The row was found by the request in this same unit: it is there.
-  const checkpoint = (yield* tx.getCheckpoint(checkpointId))!;
-  return { checkpoint, messages: count === 0 ? [] : [checkpoint.branchId, first, count], expiresIn };
+  checkpointId: string | null | undefined,
+): Step<{ checkpoint: Checkpoint; messages: MessagesRange; expiresIn: number | null }> {
+  if (checkpointId != null) {
+    const [first, count, expiresIn] = JSON.parse(answer) as TurnRowRecord;
+    // The row was found by the request in this same unit: it is there.
+    const row = (yield* tx.getCheckpoint(checkpointId))!;
+    return { checkpoint: toCheckpoint(row), messages: count === 0 ? [] : [row.branchId, first, count], expiresIn };
+  }
+  const [messages, c, expiresIn] = JSON.parse(answer) as TurnRecord;
+  const checkpoint: Checkpoint = {
+    id: c[0],
+    sessionId: c[1],
+    branchId: c[2],
+    position: c[3],
+    name: c[4],
+    auto: c[5],
+    metadata: c[6] as Checkpoint["metadata"],
+    userId: c[7],
+    checksum: c[8],
+    createdAt: new Date(c[9]),
+    expiresAt: c[10] === null ? null : new Date(c[10]),
+  };
+  return { checkpoint, messages, expiresIn };
 }

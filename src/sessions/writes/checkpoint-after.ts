@@ -14,7 +14,7 @@ import { refuseCallsElsewhere } from "../moves/refusals.js";
 import { toCheckpoint } from "../core/rows.js";
 import { findLanding, settleLanding } from "../log/after.js";
 import { writeCaptureEntry, writeCheckpoint, writeMessages, type EntryFields } from "../log/writer.js";
-import { turnAnswer, turnOnRow, turnRowAnswer, wroteMessages, type TurnRecord } from "../requests/answers.js";
+import { readTurn, turnAnswer, turnRowAnswer, wroteMessages } from "../requests/answers.js";
 import { applyOnce, sameJsonText, writtenRequestOf, type Request } from "../requests/ledger.js";
 import { retainAfterCheckpoint } from "../log/retention.js";
 import { captureStorable, captureStored, saveCapture, saveCaptureStats, takeCapture, type Capture } from "../workspace/capture.js";
@@ -46,16 +46,10 @@ interface TurnArgs {
 
 /** A retried turn's arguments are the first's when it wrote these messages and a checkpoint of these fields. */
 function* sameTurn(tx: Tx, answer: string, args: TurnArgs, checkpointId?: string | null): Step<boolean> {
-  if (checkpointId != null) {
-    const { checkpoint: c, messages, expiresIn } = yield* turnOnRow(tx, answer, checkpointId);
-    if (c.name !== args.name || !sameJsonText(c.metadata, args.metadata) || expiresIn !== args.expiresIn) return false;
-    return yield* wroteMessages(tx, messages, args.messages);
-  }
-  // A turn an earlier version recorded in the ledger's table keeps its checkpoint whole there.
-  const [range, c, expiresIn] = JSON.parse(answer) as TurnRecord;
-  const metadata = c[6] === null ? null : JSON.stringify(c[6]);
-  if (c[4] !== args.name || !sameJsonText(metadata, args.metadata) || expiresIn !== args.expiresIn) return false;
-  return yield* wroteMessages(tx, range, args.messages);
+  const { checkpoint: c, messages, expiresIn } = yield* readTurn(tx, answer, checkpointId);
+  const metadata = c.metadata === null ? null : JSON.stringify(c.metadata);
+  if (c.name !== args.name || !sameJsonText(metadata, args.metadata) || expiresIn !== args.expiresIn) return false;
+  return yield* wroteMessages(tx, messages, args.messages);
 }
 
 /**

@@ -45,13 +45,14 @@ const CHECKPOINT_INSERT_COLS = [
   "weighed",
 ];
 /** A checkpoint; weighed by retention when its session ($14, its id again) has a policy. */
-const INSERT_CHECKPOINT = insertRow("checkpoints", CHECKPOINT_INSERT_COLS, {
-  expr: { weighed: (p) => `coalesce((SELECT retention IS NOT NULL FROM sessions WHERE id = ${p}), false)` },
-});
+const WEIGHED = { expr: { weighed: (p: string) => `coalesce((SELECT retention IS NOT NULL FROM sessions WHERE id = ${p}), false)` } };
+const INSERT_CHECKPOINT = insertRow("checkpoints", CHECKPOINT_INSERT_COLS, WEIGHED);
 /** A checkpoint that keeps the turn's request on its row ($15-$17): the partial index `checkpoints_request` refuses a taken id. */
-const INSERT_REQUESTED = insertRow("checkpoints", [...CHECKPOINT_INSERT_COLS, "request_id", "request_fingerprint", "request_answer"], {
-  expr: { weighed: (p) => `coalesce((SELECT retention IS NOT NULL FROM sessions WHERE id = ${p}), false)` },
-});
+const INSERT_REQUESTED = insertRow(
+  "checkpoints",
+  [...CHECKPOINT_INSERT_COLS, "request_id", "request_fingerprint", "request_answer"],
+  WEIGHED,
+);
 /** `insert` (of `n` parameters) with the metadata's index rows ($n+1 keys, $n+2 values) in the same statement. */
 const withIndexed = (insert: string, n: number) => `WITH c AS (${insert} RETURNING seq)
   INSERT INTO checkpoint_metadata (cp_user, key, value, cp_seq)
@@ -119,9 +120,9 @@ export function checkpointsTx(sql: Sql): CheckpointsTx {
       const q = r.request;
       if (q) yield* sql.later(REFUSE_LEDGER_HELD, [r.sessionId, q.id], true);
       // With metadata, its index rows go in the same statement (most checkpoints have none: they pay nothing).
-      const insert = q ? [INSERT_REQUESTED, INSERT_REQUESTED_INDEXED] : [INSERT_CHECKPOINT, INSERT_CHECKPOINT_INDEXED];
+      const [plain, indexed] = q ? [INSERT_REQUESTED, INSERT_REQUESTED_INDEXED] : [INSERT_CHECKPOINT, INSERT_CHECKPOINT_INDEXED];
       yield* sql.later(
-        pairs.length === 0 ? insert[0]! : insert[1]!,
+        pairs.length === 0 ? plain : indexed,
         [
           r.id,
           r.sessionId,
