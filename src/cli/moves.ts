@@ -94,6 +94,7 @@ function toolLines(out: Output, r: Omit<MoveResult, "branch">, planned: boolean)
           ...r.failed.map((f) => `  ${f.step} ${toolLine(f.invocation)}: ${inline(f.error)}`),
         ]),
     ...(r.files ? [`files         ${r.files.written.length} written, ${r.files.deleted.length} deleted`] : []),
+    ...(r.files?.kept ? [out.c.yellow(`kept as is    ${r.files.kept.length}: ${shownKept(r.files.kept)}`)] : []),
     ...(r.savedDrift ? [`saved drift   ${r.savedDrift.files.length} file(s) in checkpoint ${escapeText(r.savedDrift.checkpointId)}`] : []),
   ];
 }
@@ -128,3 +129,7 @@ export function planLines(out: Output, plan: MovePlan, current?: string): string
     ...toolLines(out, plan, true),
   ];
 }
+
+/** The first five paths a move left as they are (a later move refuses to overwrite them unsaved), and how many more. */
+const shownKept = (paths: readonly string[]) =>
+  paths.slice(0, 5).map(escapeText).join(", ") + (paths.length > 5 ? `, and ${paths.length - 5} more` : "");

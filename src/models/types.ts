@@ -235,10 +235,11 @@ export interface MoveResult {
   unknown: ToolInvocation[];
   /**
    * With `scope: "files"` or `"both"`: the workspace files written and deleted to match the target; `kept` (present
-   * when any): files left as they are. Either someone changed them while the restore ran: left with their newer content
-   * (never overwritten), they count as changed since forkpoint last saw them (the next move refuses to overwrite them
-   * unsaved, as any drift). Or, under `onUndoError: "continue"`, they may hold the effect of a call whose undo failed
-   * (in `failed`): that call stays applied, so its files stay with it (not drift).
+   * when any): files left as they are. Either someone changed them while the restore ran, or while the move's undos
+   * ran outside the files the undone calls changed (a save by hand, a log an undo writes): left with their newer
+   * content (never overwritten or deleted), they count as changed since forkpoint last saw them (the next move refuses
+   * to overwrite them unsaved, as any drift). Or, under `onUndoError: "continue"`, they may hold the effect of a call
+   * whose undo failed (in `failed`): that call stays applied, so its files stay with it (not drift).
    */
   files?: { written: string[]; deleted: string[]; kept?: string[] };
   /** With `force: true`, when files had changed outside forkpoint: the checkpoint they were saved in before the move. */

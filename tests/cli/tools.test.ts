@@ -1,6 +1,6 @@
 // --tools: CLI moves undo and replay the calls of the tools a module exports; without it they refuse, naming --tools.
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -67,6 +67,33 @@ describe("--tools", () => {
     const back = cli.run(["--tools", toolsModule, "--db", db, "switch", sessionId, result.branch.parentId, "-u", "ann"]);
     expect(back.stdout).toMatch(/^now on branch br_\S+ at position 1\nreplayed      1\n  write_file tc_\S+ \{"path":.*\n$/);
     expect(readFileSync(file, "utf8")).toBe("written");
+  });
+
+  it("a rollback that leaves a file as it is (written by an undo past its call's files) says so", async () => {
+    const ws = join(cli.dir, "logged");
+    mkdirSync(ws);
+    const logged = join(cli.dir, "logged-tools.mjs");
+    writeFileSync(
+      logged,
+      `import { appendFileSync, rmSync, writeFileSync } from "node:fs";
+export default [{
+  name: "put",
+  run: ({ path }) => { writeFileSync(path, "put"); return { path }; },
+  undo: ({ result }) => { rmSync(result.path); appendFileSync(${JSON.stringify(join(ws, "undo.log"))}, "undone\\n"); },
+}];
+`,
+    );
+    const db = join(cli.dir, "logged.db");
+    const { default: tools } = (await import(pathToFileURL(logged).href)) as { default: ToolDefinition[] };
+    const fp = openForkpoint({ path: db, tools });
+    const s = await fp.createSession({ userId: "ann" });
+    await s.attachWorkspace(ws);
+    const start = await s.checkpoint({ name: "start" });
+    await s.invoke("put", { path: join(ws, "put.txt") });
+    await fp.close();
+    const r = cli.run(["--db", db, "--tools", logged, "rollback", s.id, start.id, "-u", "ann", "--scope", "both"]);
+    expect(r.stdout.split("\n").slice(-3)).toEqual(["files         0 written, 0 deleted", "kept as is    1: undo.log", ""]);
+    expect(readFileSync(join(ws, "undo.log"), "utf8")).toBe("undone\n");
   });
 
   it("--leave-unregistered moves the conversation and leaves the call's effect as it is", async () => {

@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Forkpoint } from "../../src/index.js";
+import { defineTool, type Forkpoint } from "../../src/index.js";
 import { makeTempDir, rejectionOf, removeDir } from "../helpers.js";
 import { openForkpoint } from "../fixtures/backend.js";
 import { writeFileTool } from "../fixtures/file-tools.js";
@@ -75,5 +75,84 @@ describe("a file edited by hand while a move that runs no tool finishes", () => 
 
     expect(await rejectionOf(s.rollback(two.id, { scope: "both" }))).toMatchObject({ code: "WORKSPACE_DRIFT" });
     expect(fs.readFileSync(file(), "utf8")).toBe("typed during the rollback\n");
+  });
+});
+
+// Reviews 10 and 13: a file saved by hand while an undo ran was taken as the undo's, and the restore wrote over it.
+describe("a file changed while a move's undos run, outside the files the undone calls changed", () => {
+  /** A tool writing `target`, its undo writing it back, then running `onUndo` (an editor saving, a log written). */
+  const put = (name: string, target: () => string, onUndo: () => void = () => {}) =>
+    defineTool<{ text: string }, { previous: string | null }>({
+      name,
+      run: (args) => {
+        const previous = fs.existsSync(target()) ? fs.readFileSync(target(), "utf8") : null;
+        fs.writeFileSync(target(), args.text);
+        return { previous };
+      },
+      undo: ({ result }) => {
+        if (result.previous === null) fs.rmSync(target(), { force: true });
+        else fs.writeFileSync(target(), result.previous);
+        onUndo();
+      },
+    });
+
+  it("is left as it is (files.kept), counts as changed, and a checkpoint keeps it", async () => {
+    const h = () => path.join(ws, "h.txt");
+    let save = false;
+    const mine = openForkpoint({
+      path: path.join(dir, "saved.db"),
+      tools: [put("put_h", h, () => save && fs.writeFileSync(file(), "saved by hand\n"))],
+    });
+    try {
+      fs.writeFileSync(file(), "one\n");
+      const s = await mine.createSession({ userId: "u" });
+      await s.attachWorkspace(ws);
+      const start = await s.checkpoint({ name: "start" });
+      fs.writeFileSync(file(), "two\n");
+      await s.invoke("put_h", { text: "h1\n" });
+      const end = await s.checkpoint({ name: "end" });
+      save = true;
+      const back = await s.rollback(start.id, { scope: "both" });
+      expect(back.undone.map((c) => c.tool)).toEqual(["put_h"]);
+      expect(back.files).toEqual({ written: [], deleted: [], kept: ["a.txt"] });
+      expect(fs.readFileSync(file(), "utf8")).toBe("saved by hand\n");
+      expect(fs.existsSync(h())).toBe(false);
+      save = false;
+
+      // Forkpoint never saw it: the next rewind refuses to overwrite it, and a checkpoint keeps it.
+      expect(await rejectionOf(s.rollback(end.id, { scope: "both" }))).toMatchObject({ code: "WORKSPACE_DRIFT" });
+      expect(fs.readFileSync(file(), "utf8")).toBe("saved by hand\n");
+      const kept = await s.checkpoint({ name: "kept" });
+      await s.rollback(end.id, { scope: "both" });
+      expect(fs.readFileSync(file(), "utf8")).toBe("two\n");
+      expect(fs.readFileSync(h(), "utf8")).toBe("h1\n");
+      await s.rollback(kept.id, { scope: "both" });
+      expect(fs.readFileSync(file(), "utf8")).toBe("saved by hand\n");
+    } finally {
+      await mine.close();
+    }
+  });
+
+  it("a file an undo writes past its call's files (a log) stays, and counts as changed", async () => {
+    const h = () => path.join(ws, "h.txt");
+    const log = () => path.join(ws, "undo.log");
+    const mine = openForkpoint({
+      path: path.join(dir, "log.db"),
+      tools: [put("put_h", h, () => fs.appendFileSync(log(), "undid put_h\n"))],
+    });
+    try {
+      const s = await mine.createSession({ userId: "u" });
+      await s.attachWorkspace(ws);
+      const start = await s.checkpoint({ name: "start" });
+      await s.invoke("put_h", { text: "h1\n" });
+      const back = await s.rollback(start.id, { scope: "both" });
+      expect(back.files?.kept).toEqual(["undo.log"]);
+      expect(fs.readFileSync(log(), "utf8")).toBe("undid put_h\n");
+      const again = await rejectionOf(s.rollback(start.id, { scope: "both" }));
+      expect(again).toMatchObject({ code: "WORKSPACE_DRIFT", message: expect.stringContaining("undo.log") });
+      expect(fs.readFileSync(log(), "utf8")).toBe("undid put_h\n");
+    } finally {
+      await mine.close();
+    }
   });
 });

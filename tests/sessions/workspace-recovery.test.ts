@@ -39,13 +39,14 @@ const journalRestore = async (
   pid: number,
   pidStart: string | null,
   scope: "files" | "both" = "files",
+  leave?: string[],
 ) => {
   const one = async (sql: string, param: string) => Object.values((await sqlOn(dbFile, sql, [param]))[0]!)[0];
   const manifestId = await one("SELECT manifest_id FROM checkpoint_files WHERE checkpoint_id = $1", cp.id);
   const fromManifestId = await one("SELECT manifest_id FROM workspaces WHERE session_id = $1", sessionId);
   const fromBranchId = (await one("SELECT current_branch_id FROM sessions WHERE id = $1", sessionId)) as string;
   const fromHead = await one("SELECT coalesce(max(position), 0) AS head FROM entries WHERE branch_id = $1", fromBranchId);
-  const journal = { manifestId, fromManifestId, scope, fromBranchId, fromHead, pid, pidStart, pids: [pid] };
+  const journal = { manifestId, fromManifestId, scope, fromBranchId, fromHead, pid, pidStart, pids: [pid], leave };
   await sqlOn(dbFile, "UPDATE workspaces SET restoring = $1 WHERE session_id = $2", [JSON.stringify(journal), sessionId]);
 };
 const deadPid = () => spawnSync(process.execPath, ["-e", ""]).pid!;
@@ -149,6 +150,17 @@ describe("workspace restore interrupted by a crash", () => {
     expect(tree()).toEqual({ "a.txt": "A1", "b.txt": "B", "sub/c.txt": "C1" });
     expect(reports).toHaveLength(1);
     expect(reports[0]).toMatchObject({ workspaces: [{ outcome: "completed" }] });
+  });
+
+  it("a path the move left as it is (changed while its undos ran) is not written by recovery either", async () => {
+    const { s, a, pid } = await crashedHalfwayToA();
+    write("a.txt", "A2"); // as the move's undos left it (a save by hand): the restore had not written it
+    await journalRestore(s.id, a, pid, null, "files", ["a.txt"]);
+    const report = await (await reopen()).recover();
+    expect(report.workspaces[0]).toMatchObject({ outcome: "completed" });
+    expect(tree()).toEqual({ "a.txt": "A2", "b.txt": "B", "sub/c.txt": "C1" });
+    const again = await fp.getSession(s.id, { userId: "alice" });
+    expect(await again.diffFiles(a.id, "disk")).toMatchObject({ added: [], modified: ["a.txt"], deleted: [] });
   });
 
   it("a file changed by someone else since the crash leaves the directory as it is, reported as drift", async () => {

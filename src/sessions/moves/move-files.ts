@@ -11,6 +11,7 @@ import { TreeReader } from "../workspace/trees.js";
 import { fenced } from "./fence.js";
 import { heldOtherwise, markHeld } from "../core/latest-result.js";
 import { outsideCalls } from "../workspace/call-reach.js";
+import { leftAsMade, undonePaths } from "./left-as-made.js";
 import type { MoveTarget, SnapshotAt } from "./move-plan.js";
 import type { MoveSpec } from "./move-spec.js";
 
@@ -52,9 +53,10 @@ export async function restoreMoveFiles(
   moveId: string,
   spec: MoveSpec,
   prepared: PreparedRestore | null,
+  made: ReadonlyMap<string, string | null> = new Map(),
 ): Promise<RestoredFiles> {
   const files = spec.files!;
-  const { ws, failed } = await ctx.store.read((tx) => filesStepUnit(tx, ctx, spec, moveId));
+  const { ws, failed, undone } = await ctx.store.read((tx) => filesStepUnit(tx, ctx, spec, moveId, made.size > 0));
   // A call whose undo failed, or that the move left applied under a kept call it cannot undo, stays applied: the
   // files its effect is in stay as they are (reported kept).
   const target =
@@ -62,26 +64,38 @@ export async function restoreMoveFiles(
       ? { manifestId: files.manifestId, kept: [] }
       : await ctx.store.write({ sessionId: spec.sessionId }, (tx) => keptTarget(tx, spec, failed, files.manifestId, ws.manifestId));
   let restored: RestoredFiles = { written: [], deleted: [] };
+  let left: string[] = [];
   if (ws.manifestId !== target.manifestId || ws.restoring) {
     const p =
       prepared && prepared.manifestId === target.manifestId && prepared.ws.manifestId === ws.manifestId && prepared.ws.restoring === null
         ? { ...prepared, ownMove: moveId }
         : await prepareRestore(ctx, ws, target.manifestId, false, moveId);
+    // Not written: the target's content becomes what forkpoint last saw there, so the file counts as changed since.
+    left = leftAsMade(p.changes, made, undone);
+    const changes = left.length === 0 ? p.changes : p.changes.filter((c) => !left.includes(c.path));
     // The move is journaled before the files move, so a crash in the middle of them finishes the restore (scope
     // "files" in its journal) and then resumes the move.
     const from = spec.from ?? spec.target;
-    restored = await restoreFiles(ctx, spec.sessionId, p, { scope: "files", fromBranchId: from.branchId, fromHead: from.position });
+    const at = { scope: "files", fromBranchId: from.branchId, fromHead: from.position } as const;
+    restored = await restoreFiles(ctx, spec.sessionId, { ...p, changes }, left.length === 0 ? at : { ...at, leave: left });
   }
   if (!("nothing" in target))
     await ctx.store.write({ sessionId: spec.sessionId }, (tx) => markCoveredUnit(tx, ctx, moveId, spec, target.kept));
-  if (target.kept.length === 0) return restored;
-  return { ...restored, kept: [...new Set([...(restored.kept ?? []), ...target.kept])].sort() };
+  if (target.kept.length === 0 && left.length === 0) return restored;
+  return { ...restored, kept: [...new Set([...(restored.kept ?? []), ...target.kept, ...left])].sort() };
 }
 
-function* filesStepUnit(tx: Tx, ctx: EngineContext, spec: MoveSpec, moveId: string) {
+function* filesStepUnit(tx: Tx, ctx: EngineContext, spec: MoveSpec, moveId: string, madeAny: boolean) {
   const stopped = yield* stoppedUndos(tx, (tool) => ctx.tools.isReversible(tool), spec.skipped);
-  return { ws: yield* workspaceOf(tx, spec.sessionId, "scope"), failed: [...(yield* failedUndos(tx, moveId)), ...stopped] };
+  return {
+    ws: yield* workspaceOf(tx, spec.sessionId, "scope"),
+    failed: [...(yield* failedUndos(tx, moveId)), ...stopped],
+    undone: madeAny ? yield* undonePaths(tx, moveId) : new Set<string>(),
+  };
 }
+
+/** A move's files step, given what its steps left in the files (see `OwnChanges.made`). */
+export type RestoreMoveFiles = (made: ReadonlyMap<string, string | null>) => Promise<RestoredFiles>;
 
 /**
  * The calls the restored files hold (the target's, and those off it applied when the snapshot was taken) are applied

@@ -8,6 +8,8 @@ import { absorbChanges, filesBefore, type FilesBefore } from "../workspace/absor
 
 export class OwnChanges {
   #before: FilesBefore | null = null;
+  /** Each path the steps changed so far, as they left it (null: deleted): what the files step finds them holding. */
+  readonly made = new Map<string, string | null>();
 
   private constructor(
     private readonly ctx: EngineContext,
@@ -38,7 +40,7 @@ export class OwnChanges {
   async pause(): Promise<void> {
     const before = this.#before;
     this.#before = null;
-    await absorbChanges(this.ctx, this.sessionId, before);
+    for (const [path, id] of await absorbChanges(this.ctx, this.sessionId, before)) this.made.set(path, id);
   }
 
   /** Tracked again from here (after the files were restored). */

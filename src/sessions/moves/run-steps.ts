@@ -8,7 +8,7 @@ import { toToolInvocation } from "../core/rows.js";
 import { fenced } from "./fence.js";
 import { finishMove, journalReport } from "./finish-move.js";
 import { holdLease, type HeldLease } from "./lease.js";
-import { restoreMoveFiles, type RestoredFiles } from "./move-files.js";
+import { restoreMoveFiles, type RestoredFiles, type RestoreMoveFiles } from "./move-files.js";
 import { type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js";
 import { inflightMoves } from "../core/ownership.js";
 import { OwnChanges } from "./own-changes.js";
@@ -24,7 +24,7 @@ export async function runJournaledMove(
   moveId: string,
   spec: MoveSpec,
   within?: WithinMove,
-  restoreFiles: () => Promise<RestoredFiles> = () => restoreMoveFiles(ctx, moveId, spec, null),
+  restoreFiles: RestoreMoveFiles = (made) => restoreMoveFiles(ctx, moveId, spec, null, made),
   own?: OwnChanges,
 ): Promise<MoveOutcome> {
   inflightMoves.add(moveId);
@@ -120,7 +120,7 @@ async function filesStep(
   ctx: EngineContext,
   spec: MoveSpec,
   moveId: string,
-  restoreFiles: () => Promise<RestoredFiles>,
+  restoreFiles: RestoreMoveFiles,
   own: OwnChanges,
   replaysFollow: boolean,
 ): Promise<RestoredFiles> {
@@ -128,7 +128,7 @@ async function filesStep(
     // The undos' changes are known before the files are checked for drift and restored; the replays' after. With no
     // replay after the files, nothing the move does changes them again: what changes meanwhile is a hand edit.
     await own.pause();
-    const restored = await restoreFiles();
+    const restored = await restoreFiles(own.made);
     if (replaysFollow) await own.resume();
     return restored;
   } catch (error) {

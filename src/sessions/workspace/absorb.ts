@@ -52,8 +52,14 @@ export interface ScannedChanges {
  * included: a move then knows which files the call's effect is in. Never throws: a scan that fails leaves the changes
  * as drift, and the call without a record (moves infer its paths from the snapshots around it).
  */
-export async function absorbChanges(ctx: EngineContext, sessionId: string, before: FilesBefore | null, callId?: string): Promise<void> {
-  await landChanges(ctx, await scanChanges(ctx, sessionId, before), callId);
+export async function absorbChanges(
+  ctx: EngineContext,
+  sessionId: string,
+  before: FilesBefore | null,
+  callId?: string,
+): Promise<ReadonlyMap<string, string | null>> {
+  const scanned = await scanChanges(ctx, sessionId, before);
+  return (await landChanges(ctx, scanned, callId)) && scanned ? scanned.touched : new Map();
 }
 
 /**
@@ -129,28 +135,30 @@ export function* landInCompletion(tx: Tx, ctx: EngineContext, scanned: ScannedCh
 
 /**
  * The second half of `absorbChanges`: the changes made known, and the call's paths recorded, unless `landed` (by
- * `landInCompletion`, in a unit that committed). Never throws.
+ * `landInCompletion`, in a unit that committed). Never throws: false when the changes stay drift.
  */
-export async function landChanges(ctx: EngineContext, scanned: ScannedChanges | null, callId?: string, landed = false): Promise<void> {
-  if (!scanned) return;
+export async function landChanges(ctx: EngineContext, scanned: ScannedChanges | null, callId?: string, landed = false): Promise<boolean> {
+  if (!scanned) return false;
   const { sessionId, touched, changed } = scanned;
   const { state } = scanned.before;
   if (landed) {
     if (scanned.stats) state.cache.markStored(scanned.stats);
-    return;
+    return true;
   }
   try {
     if (touched.size === 0) {
       if (callId !== undefined) await ctx.store.write({ sessionId }, (tx) => recordPathsUnit(tx, sessionId, callId, changed));
-      return;
+      return true;
     }
     const stats = state.cache.toRows();
     await ctx.store.write({ sessionId }, (tx) =>
       absorbChangesUnit(tx, sessionId, state.config.dir, new Map(touched), ctx, stats, callId, changed),
     );
     state.cache.markStored(stats);
+    return true;
   } catch (error) {
     warnScan(ctx, sessionId, error);
+    return false;
   }
 }
 

@@ -172,7 +172,8 @@ function* planUnit(tx: Tx, state: WorkspaceState, journal: RestoreJournal, goal:
   const target = yield* reader.rootOf(tx, goal);
   const notBefore = new Set((yield* diffTrees(tx, reader, state.cache.root, before)).map((c) => c.path));
   const foreign = (yield* diffTrees(tx, reader, state.cache.root, after)).map((c) => c.path).filter((p) => notBefore.has(p));
-  const changes = yield* diffTrees(tx, reader, state.cache.root, target);
+  const leave = new Set(journal.leave ?? []);
+  const changes = (yield* diffTrees(tx, reader, state.cache.root, target)).filter((c) => !leave.has(c.path));
   const contents =
     foreign.length > 0
       ? new Map<string, Buffer>()

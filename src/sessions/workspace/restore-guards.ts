@@ -53,6 +53,8 @@ export interface RestoreJournal {
   pids: number[];
   /** "files": the calls the restored files hold or not, marked so when the restore ends (absent: none change). */
   track?: TrackPlan;
+  /** Paths the restore leaves as they are (see left-as-made.ts): recovery does not write them either. */
+  leave?: string[];
 }
 
 /** A ConflictError while a restore of the workspace is interrupted or running: recovery must finish it first. */

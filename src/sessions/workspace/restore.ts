@@ -29,7 +29,7 @@ export async function restoreFiles(
   ctx: EngineContext,
   sessionId: string,
   p: PreparedRestore,
-  move: Pick<RestoreJournal, "scope" | "fromBranchId" | "fromHead" | "track">,
+  move: Pick<RestoreJournal, "scope" | "fromBranchId" | "fromHead" | "track" | "leave">,
 ): Promise<RestoredFiles> {
   const journal: RestoreJournal = {
     ...move,
