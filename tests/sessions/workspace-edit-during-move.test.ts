@@ -155,4 +155,31 @@ describe("a file changed while a move's undos run, outside the files the undone 
       await mine.close();
     }
   });
+
+  it("in a move that restores no files, stays drift too: a later rewind refuses to overwrite it", async () => {
+    const h = () => path.join(ws, "h.txt");
+    let save = false;
+    const tools = [put("put_h", h, () => save && fs.writeFileSync(file(), "saved by hand\n"))];
+    const mine = openForkpoint({ path: path.join(dir, "conversation.db"), tools });
+    try {
+      fs.writeFileSync(file(), "one\n");
+      const s = await mine.createSession({ userId: "u" });
+      await s.attachWorkspace(ws);
+      const start = await s.checkpoint({ name: "start" });
+      await s.invoke("put_h", { text: "h1\n" });
+      const end = await s.checkpoint({ name: "end" });
+      save = true;
+      await s.rollback(start.id);
+      save = false;
+      expect(fs.existsSync(h())).toBe(false);
+      expect(fs.readFileSync(file(), "utf8")).toBe("saved by hand\n");
+      expect(await rejectionOf(s.rollback(end.id, { scope: "both" }))).toMatchObject({
+        code: "WORKSPACE_DRIFT",
+        message: expect.stringContaining("a.txt"),
+      });
+      expect(fs.readFileSync(file(), "utf8")).toBe("saved by hand\n");
+    } finally {
+      await mine.close();
+    }
+  });
 });

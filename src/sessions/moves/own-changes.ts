@@ -1,7 +1,9 @@
 // What a move's own undos and replays change in the session's workspace is forkpoint's doing, not drift: absorbed after
 // each step where a watcher makes that cheap, before the step is recorded done, so that a crash leaves as drift only
 // what the interrupted step (then reported unknown) may have done, and recovery restores the target's files over the
-// rest. Without a watcher a scan walks the whole tree: absorbed before the files step and at the end only.
+// rest. Without a watcher a scan walks the whole tree: absorbed before the files step and at the end only. In a move
+// that restores no files, an undo is held to the files its call changed: what changes elsewhere meanwhile (a save by
+// hand) stays drift. A move that restores files leaves such files as they are there instead (see left-as-made.ts).
 import type { WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
 import { absorbChanges, filesBefore, type FilesBefore } from "../workspace/absorb.js";
@@ -10,6 +12,11 @@ export class OwnChanges {
   #before: FilesBefore | null = null;
   /** Each path the steps changed so far, as they left it (null: deleted): what the files step finds them holding. */
   readonly made = new Map<string, string | null>();
+  /**
+   * The paths the steps since the last absorb may change, once `holdToCalls` asked for it: an undo's are those its call
+   * changed; "all" for a replay (the tool runs anew) or a call without that record; undefined: not held.
+   */
+  #may: Set<string> | "all" | undefined;
 
   private constructor(
     private readonly ctx: EngineContext,
@@ -28,6 +35,18 @@ export class OwnChanges {
     return own;
   }
 
+  /** From now on, what changes is absorbed only where the steps run since may have changed it (see `expect`). */
+  holdToCalls(): void {
+    this.#may = new Set();
+  }
+
+  /** A step is about to run that may change `paths` (undefined: any path). */
+  expect(paths: readonly string[] | undefined): void {
+    if (this.#may === undefined || this.#may === "all") return;
+    if (paths === undefined) this.#may = "all";
+    else for (const path of paths) this.#may.add(path);
+  }
+
   /** A step ran: what changed since the last one becomes known, and what changes next is tracked. */
   async step(): Promise<void> {
     const state = this.#before?.state;
@@ -39,8 +58,11 @@ export class OwnChanges {
   /** Before the files are restored: absorbed so far, not tracked meanwhile (the restore records what it writes). */
   async pause(): Promise<void> {
     const before = this.#before;
+    const may = this.#may;
     this.#before = null;
-    for (const [path, id] of await absorbChanges(this.ctx, this.sessionId, before)) this.made.set(path, id);
+    if (may !== undefined) this.#may = new Set();
+    const only = may === "all" ? undefined : may;
+    for (const [path, id] of await absorbChanges(this.ctx, this.sessionId, before, undefined, only)) this.made.set(path, id);
   }
 
   /** Tracked again from here (after the files were restored). */

@@ -35,6 +35,7 @@ export async function runJournaledMove(
     const steps = await ctx.store.read((tx) => tx.moveSteps(moveId));
     // A move of no undo or replay runs no tool: nothing it does to the files but its restore is its own (see move.ts).
     changes ??= await OwnChanges.start(ctx, spec.sessionId, steps.length > 0);
+    if (spec.files === undefined) changes.holdToCalls();
     // Resumed after a replay started, the files were restored already.
     let filesDue = spec.files !== undefined && !steps.some((s) => s.op === "replay" && s.status !== "pending");
     let files: RestoredFiles | undefined;
@@ -161,7 +162,9 @@ export async function runStep(
   step: MoveStepRow,
   own?: OwnChanges,
 ): Promise<{ tool: string; cause: unknown } | null> {
-  const row = await ctx.store.write({ sessionId: spec.sessionId }, (tx) => startStepUnit(tx, ctx, step));
+  const { row, paths } = await ctx.store.write({ sessionId: spec.sessionId }, (tx) => startStepUnit(tx, ctx, step));
+  // An undo changes the files its call changed; a replay runs the tool anew, which may change others.
+  own?.expect(step.op === "undo" ? paths : undefined);
   const invocation = toToolInvocation(row);
   let resultText: string | null = null;
   try {
@@ -224,7 +227,8 @@ function* failStepUnit(tx: Tx, ctx: EngineContext, step: MoveStepRow, cause: unk
 
 function* startStepUnit(tx: Tx, ctx: EngineContext, step: MoveStepRow) {
   fenced(yield* tx.setMoveStep(ctx.ownership.self, step.moveId, step.idx, "running", null, null, ctx.ownership.leaseMs));
-  return (yield* tx.getTool(step.entryId))!;
+  const row = (yield* tx.getTool(step.entryId))!;
+  return { row, paths: step.op === "undo" ? yield* tx.callPaths(step.entryId) : undefined };
 }
 
 /**

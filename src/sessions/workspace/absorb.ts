@@ -57,8 +57,9 @@ export async function absorbChanges(
   sessionId: string,
   before: FilesBefore | null,
   callId?: string,
+  only?: ReadonlySet<string>,
 ): Promise<ReadonlyMap<string, string | null>> {
-  const scanned = await scanChanges(ctx, sessionId, before);
+  const scanned = await scanChanges(ctx, sessionId, before, only);
   return (await landChanges(ctx, scanned, callId)) && scanned ? scanned.touched : new Map();
 }
 
@@ -66,7 +67,12 @@ export async function absorbChanges(
  * The first half of `absorbChanges`: the scan, and the new contents stored. Null without a workspace or when the scan
  * fails (logged; the changes stay drift). `landChanges` must follow, whatever happens between.
  */
-export async function scanChanges(ctx: EngineContext, sessionId: string, before: FilesBefore | null): Promise<ScannedChanges | null> {
+export async function scanChanges(
+  ctx: EngineContext,
+  sessionId: string,
+  before: FilesBefore | null,
+  only?: ReadonlySet<string>,
+): Promise<ScannedChanges | null> {
   if (!before) return null;
   const { state, tracker } = before;
   try {
@@ -82,7 +88,8 @@ export async function scanChanges(ctx: EngineContext, sessionId: string, before:
       const out = new Map<string, string | null>();
       for (const [path, was] of tracker) {
         const now = state.cache.fileId(path);
-        if (now !== was) out.set(path, now);
+        // Outside `only` (the paths forkpoint's doing may have changed), a change is someone else's: it stays drift.
+        if (now !== was && (!only || only.has(path))) out.set(path, now);
       }
       changed = [...out.keys()];
       // Contents a scan read before without storing them: stored now (those that changed again stay drift).
