@@ -40,6 +40,11 @@ export class OwnChanges {
     this.#may = new Set();
   }
 
+  /** Whether steps' paths are asked for (`expect`): the move holds undos to their calls' files in a workspace here. */
+  get holding(): boolean {
+    return this.#may !== undefined && this.ws !== undefined;
+  }
+
   /** A step is about to run that may change `paths` (undefined: any path). */
   expect(paths: readonly string[] | undefined): void {
     if (this.#may === undefined || this.#may === "all") return;

@@ -162,7 +162,8 @@ export async function runStep(
   step: MoveStepRow,
   own?: OwnChanges,
 ): Promise<{ tool: string; cause: unknown } | null> {
-  const { row, paths } = await ctx.store.write({ sessionId: spec.sessionId }, (tx) => startStepUnit(tx, ctx, step));
+  const withPaths = own?.holding === true && step.op === "undo";
+  const { row, paths } = await ctx.store.write({ sessionId: spec.sessionId }, (tx) => startStepUnit(tx, ctx, step, withPaths));
   // An undo changes the files its call changed; a replay runs the tool anew, which may change others.
   own?.expect(step.op === "undo" ? paths : undefined);
   const invocation = toToolInvocation(row);
@@ -225,10 +226,10 @@ function* failStepUnit(tx: Tx, ctx: EngineContext, step: MoveStepRow, cause: unk
   fenced(yield* tx.setMoveStep(ctx.ownership.self, step.moveId, step.idx, "failed", null, error, ctx.ownership.leaseMs));
 }
 
-function* startStepUnit(tx: Tx, ctx: EngineContext, step: MoveStepRow) {
+function* startStepUnit(tx: Tx, ctx: EngineContext, step: MoveStepRow, withPaths: boolean) {
   fenced(yield* tx.setMoveStep(ctx.ownership.self, step.moveId, step.idx, "running", null, null, ctx.ownership.leaseMs));
   const row = (yield* tx.getTool(step.entryId))!;
-  return { row, paths: step.op === "undo" ? yield* tx.callPaths(step.entryId) : undefined };
+  return { row, paths: withPaths ? yield* tx.callPaths(step.entryId) : undefined };
 }
 
 /**
