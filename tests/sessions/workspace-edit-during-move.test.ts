@@ -182,4 +182,41 @@ describe("a file changed while a move's undos run, outside the files the undone 
       await mine.close();
     }
   });
+
+  it("saved while a switch replays a call: stays drift, and a later rewind refuses to overwrite it", async () => {
+    const h = () => path.join(ws, "h.txt");
+    const putOnReplay = defineTool<{ text: string }, { previous: string | null }>({
+      name: "put_h",
+      run: (args, ctx) => {
+        const previous = fs.existsSync(h()) ? fs.readFileSync(h(), "utf8") : null;
+        fs.writeFileSync(h(), args.text);
+        if (ctx.replay) fs.writeFileSync(file(), "saved by hand\n");
+        return { previous };
+      },
+      undo: ({ result }) => (result.previous === null ? fs.rmSync(h(), { force: true }) : fs.writeFileSync(h(), result.previous)),
+    });
+    for (const scope of ["conversation", "both"] as const) {
+      const mine = openForkpoint({ path: path.join(dir, `replay-${scope}.db`), tools: [putOnReplay] });
+      try {
+        fs.writeFileSync(file(), "one\n");
+        const s = await mine.createSession({ userId: "u" });
+        await s.attachWorkspace(ws);
+        const start = await s.checkpoint({ name: "start" });
+        await s.invoke("put_h", { text: "h1\n" });
+        const back = await s.rollback(start.id, { scope: "both" });
+        const again = await s.switchBranch(back.branch.parentId!, { scope });
+        expect(again.replayed.map((c) => c.tool)).toEqual(["put_h"]);
+        expect(fs.readFileSync(h(), "utf8")).toBe("h1\n");
+        expect(fs.readFileSync(file(), "utf8")).toBe("saved by hand\n");
+        expect(await rejectionOf(s.rollback(start.id, { scope: "both" }))).toMatchObject({
+          code: "WORKSPACE_DRIFT",
+          message: expect.stringContaining("a.txt"),
+        });
+        expect(fs.readFileSync(file(), "utf8")).toBe("saved by hand\n");
+      } finally {
+        await mine.close();
+        fs.rmSync(h(), { force: true });
+      }
+    }
+  });
 });

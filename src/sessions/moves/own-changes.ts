@@ -1,9 +1,9 @@
 // What a move's own undos and replays change in the session's workspace is forkpoint's doing, not drift: absorbed after
 // each step where a watcher makes that cheap, before the step is recorded done, so that a crash leaves as drift only
 // what the interrupted step (then reported unknown) may have done, and recovery restores the target's files over the
-// rest. Without a watcher a scan walks the whole tree: absorbed before the files step and at the end only. In a move
-// that restores no files, an undo is held to the files its call changed: what changes elsewhere meanwhile (a save by
-// hand) stays drift. A move that restores files leaves such files as they are there instead (see left-as-made.ts).
+// rest. Without a watcher a scan walks the whole tree: absorbed before the files step and at the end only. An undo or
+// a replay is held to the files its call's run changed: what changes elsewhere meanwhile (a save by hand) stays drift.
+// Before a move's files step, such files are left as they are by the restore instead (see left-as-made.ts).
 import type { WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
 import { absorbChanges, filesBefore, type FilesBefore } from "../workspace/absorb.js";
@@ -13,8 +13,8 @@ export class OwnChanges {
   /** Each path the steps changed so far, as they left it (null: deleted): what the files step finds them holding. */
   readonly made = new Map<string, string | null>();
   /**
-   * The paths the steps since the last absorb may change, once `holdToCalls` asked for it: an undo's are those its call
-   * changed; "all" for a replay (the tool runs anew) or a call without that record; undefined: not held.
+   * The paths the steps since the last absorb may change, once `holdToCalls` asked for it: those their calls' runs
+   * changed; "all" after a call without that record; undefined: not held.
    */
   #may: Set<string> | "all" | undefined;
 

@@ -35,9 +35,10 @@ export async function runJournaledMove(
     const steps = await ctx.store.read((tx) => tx.moveSteps(moveId));
     // A move of no undo or replay runs no tool: nothing it does to the files but its restore is its own (see move.ts).
     changes ??= await OwnChanges.start(ctx, spec.sessionId, steps.length > 0);
-    if (spec.files === undefined) changes.holdToCalls();
     // Resumed after a replay started, the files were restored already.
     let filesDue = spec.files !== undefined && !steps.some((s) => s.op === "replay" && s.status !== "pending");
+    // Before a files step, what changes outside the steps' calls' files is left as it is by the restore instead.
+    if (!filesDue) changes.holdToCalls();
     let files: RestoredFiles | undefined;
     // Calls whose undo failed in this move ("continue") are still applied: their replay must not run them again.
     const stillApplied = new Set(steps.filter((s) => s.op === "undo" && s.status === "failed").map((s) => s.entryId));
@@ -130,7 +131,10 @@ async function filesStep(
     // replay after the files, nothing the move does changes them again: what changes meanwhile is a hand edit.
     await own.pause();
     const restored = await restoreFiles(own.made);
-    if (replaysFollow) await own.resume();
+    if (replaysFollow) {
+      await own.resume();
+      own.holdToCalls();
+    }
     return restored;
   } catch (error) {
     const ws = await ctx.store.read((tx) => tx.getWorkspace(spec.sessionId));
@@ -162,10 +166,10 @@ export async function runStep(
   step: MoveStepRow,
   own?: OwnChanges,
 ): Promise<{ tool: string; cause: unknown } | null> {
-  const withPaths = own?.holding === true && step.op === "undo";
+  const withPaths = own?.holding === true;
   const { row, paths } = await ctx.store.write({ sessionId: spec.sessionId }, (tx) => startStepUnit(tx, ctx, step, withPaths));
-  // An undo changes the files its call changed; a replay runs the tool anew, which may change others.
-  own?.expect(step.op === "undo" ? paths : undefined);
+  // An undo changes the files its call's run changed; a replay runs the same call again, so changes them too.
+  own?.expect(paths);
   const invocation = toToolInvocation(row);
   let resultText: string | null = null;
   try {
