@@ -1,6 +1,6 @@
 // attachWorkspace: a directory whose files checkpoints capture and moves restore.
 import type { Tx } from "../store/port/index.js";
-import { THIS_HOST } from "./workspace/host.js";
+import { THIS_HOST, isLocal } from "./workspace/host.js";
 import { resolve } from "node:path";
 import { ValidationError } from "../models/errors.js";
 import { attachWorkspaceInput, directoryPath, parseInput, parseOptions } from "../models/inputs.js";
@@ -45,7 +45,10 @@ function* attachWorkspaceUnit(tx: Tx, ref: SessionRef, capture: Capture, ctx: En
   if (ws) assertNoRestorePending(ws);
   // A content a prune took since it was stored: captured again (before any write).
   if (!(yield* captureStorable(tx, capture, undefined)) && attempt < 3) return false;
-  const manifestId = yield* saveCapture(tx, capture);
+  // Attached again as it was (same directory, rules and host): what forkpoint last saw stays, so files changed since
+  // stay drift. Taking the directory as it is now would make those changes look saved, and a rewind overwrite them.
+  const again = ws !== undefined && sameFilesConfig(ws, capture) && isLocal(ws);
+  const manifestId = again ? (yield* tx.insertTrees(capture.trees), ws.manifestId) : yield* saveCapture(tx, capture);
   yield* tx.putWorkspace({
     sessionId: ref.id,
     dir: capture.dir,

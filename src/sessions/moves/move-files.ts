@@ -11,7 +11,7 @@ import { TreeReader } from "../workspace/trees.js";
 import { fenced } from "./fence.js";
 import { heldOtherwise, markHeld } from "../core/latest-result.js";
 import { outsideCalls } from "../workspace/call-reach.js";
-import { leftAsMade, undonePaths } from "./left-as-made.js";
+import { mayLeaveDrift, refuseReplayOver, replayPaths } from "./drift-in-move.js";
 import type { MoveTarget, SnapshotAt } from "./move-plan.js";
 import type { MoveSpec } from "./move-spec.js";
 
@@ -43,20 +43,19 @@ export function* snapshotPosition(tx: Tx, target: MoveTarget, checkpointId: stri
 }
 
 /**
- * The files step of journaled move `moveId`: the directory gets the target's snapshot (refused on drift, as before the
- * move), then the calls it holds are marked applied. `prepared`: the restore as checked before the move started, used
- * when the files forkpoint knows have not changed since (no undo touched them). Resumed after a crash, a restore that
- * already finished is not done again.
+ * The files step of journaled move `moveId`: the directory gets the target's snapshot, then the calls it holds are
+ * marked applied. Drift found now arose while the move ran (it was refused before): left as it is and reported kept
+ * (see drift-in-move.ts). `prepared`: the restore as checked before the move started, used when no step ran and the
+ * files forkpoint knows have not changed since. Resumed after a crash, a restore that already finished is not done again.
  */
 export async function restoreMoveFiles(
   ctx: EngineContext,
   moveId: string,
   spec: MoveSpec,
   prepared: PreparedRestore | null,
-  made: ReadonlyMap<string, string | null> = new Map(),
 ): Promise<RestoredFiles> {
   const files = spec.files!;
-  const { ws, failed, undone } = await ctx.store.read((tx) => filesStepUnit(tx, ctx, spec, moveId, made.size > 0));
+  const { ws, failed, ran, leaveDrift } = await ctx.store.read((tx) => filesStepUnit(tx, ctx, spec, moveId));
   // A call whose undo failed, or that the move left applied under a kept call it cannot undo, stays applied: the
   // files its effect is in stay as they are (reported kept).
   const target =
@@ -65,19 +64,25 @@ export async function restoreMoveFiles(
       : await ctx.store.write({ sessionId: spec.sessionId }, (tx) => keptTarget(tx, spec, failed, files.manifestId, ws.manifestId));
   let restored: RestoredFiles = { written: [], deleted: [] };
   let left: string[] = [];
-  if (ws.manifestId !== target.manifestId || ws.restoring) {
+  // Once steps ran, the files are looked at even when forkpoint last saw the target's: drift to report may be there.
+  if (ws.manifestId !== target.manifestId || ws.restoring || ran) {
+    // Checked again once steps ran: a file changed meanwhile outside their calls' files is drift, left as it is.
     const p =
-      prepared && prepared.manifestId === target.manifestId && prepared.ws.manifestId === ws.manifestId && prepared.ws.restoring === null
+      !ran &&
+      prepared &&
+      prepared.manifestId === target.manifestId &&
+      prepared.ws.manifestId === ws.manifestId &&
+      prepared.ws.restoring === null
         ? { ...prepared, ownMove: moveId }
-        : await prepareRestore(ctx, ws, target.manifestId, false, moveId);
-    // Not written: the target's content becomes what forkpoint last saw there, so the file counts as changed since.
-    left = leftAsMade(p.changes, made, undone);
-    const changes = left.length === 0 ? p.changes : p.changes.filter((c) => !left.includes(c.path));
+        : await prepareRestore(ctx, ws, target.manifestId, leaveDrift ? "leave" : false, moveId);
+    left = p.drifted;
+    if (left.length > 0) refuseReplayOver(ws.dir, left, await ctx.store.read((tx) => replayPaths(tx, moveId)));
     // The move is journaled before the files move, so a crash in the middle of them finishes the restore (scope
-    // "files" in its journal) and then resumes the move.
+    // "files" in its journal) and then resumes the move; it leaves the drift as it is too.
     const from = spec.from ?? spec.target;
     const at = { scope: "files", fromBranchId: from.branchId, fromHead: from.position } as const;
-    restored = await restoreFiles(ctx, spec.sessionId, { ...p, changes }, left.length === 0 ? at : { ...at, leave: left });
+    if (p.changes.length > 0 || ws.restoring || ws.manifestId !== target.manifestId)
+      restored = await restoreFiles(ctx, spec.sessionId, p, left.length === 0 ? at : { ...at, leave: left });
   }
   if (!("nothing" in target))
     await ctx.store.write({ sessionId: spec.sessionId }, (tx) => markCoveredUnit(tx, ctx, moveId, spec, target.kept));
@@ -85,17 +90,15 @@ export async function restoreMoveFiles(
   return { ...restored, kept: [...new Set([...(restored.kept ?? []), ...target.kept, ...left])].sort() };
 }
 
-function* filesStepUnit(tx: Tx, ctx: EngineContext, spec: MoveSpec, moveId: string, madeAny: boolean) {
+function* filesStepUnit(tx: Tx, ctx: EngineContext, spec: MoveSpec, moveId: string) {
   const stopped = yield* stoppedUndos(tx, (tool) => ctx.tools.isReversible(tool), spec.skipped);
   return {
     ws: yield* workspaceOf(tx, spec.sessionId, "scope"),
     failed: [...(yield* failedUndos(tx, moveId)), ...stopped],
-    undone: madeAny ? yield* undonePaths(tx, moveId) : new Set<string>(),
+    ran: (yield* tx.moveSteps(moveId)).some((s) => s.status !== "pending"),
+    leaveDrift: yield* mayLeaveDrift(tx, moveId),
   };
 }
-
-/** A move's files step, given what its steps left in the files (see `OwnChanges.made`). */
-export type RestoreMoveFiles = (made: ReadonlyMap<string, string | null>) => Promise<RestoredFiles>;
 
 /**
  * The calls the restored files hold (the target's, and those off it applied when the snapshot was taken) are applied

@@ -320,7 +320,7 @@ export async function moveConversation(
       inflightMoves.delete(moveId);
       throw error;
     }
-    const restore = files && ((made: ReadonlyMap<string, string | null>) => restoreMoveFiles(ctx, moveId, spec, files.prepared, made));
+    const restore = files && (() => restoreMoveFiles(ctx, moveId, spec, files.prepared));
     return runJournaledMove(ctx, moveId, spec, within, restore, own);
   }
 }

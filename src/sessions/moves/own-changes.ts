@@ -2,21 +2,19 @@
 // each step where a watcher makes that cheap, before the step is recorded done, so that a crash leaves as drift only
 // what the interrupted step (then reported unknown) may have done, and recovery restores the target's files over the
 // rest. Without a watcher a scan walks the whole tree: absorbed before the files step and at the end only. An undo or
-// a replay is held to the files its call's run changed: what changes elsewhere meanwhile (a save by hand) stays drift.
-// Before a move's files step, such files are left as they are by the restore instead (see left-as-made.ts).
+// a replay is held to the files its call's run changed: what changes elsewhere meanwhile (a save by hand) stays drift,
+// which the move's files step leaves as it is (see move-files.ts).
 import type { WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
 import { absorbChanges, filesBefore, type FilesBefore } from "../workspace/absorb.js";
 
 export class OwnChanges {
   #before: FilesBefore | null = null;
-  /** Each path the steps changed so far, as they left it (null: deleted): what the files step finds them holding. */
-  readonly made = new Map<string, string | null>();
   /**
-   * The paths the steps since the last absorb may change, once `holdToCalls` asked for it: those their calls' runs
-   * changed; "all" after a call without that record; undefined: not held.
+   * The paths the steps since the last absorb may have changed: those their calls' runs changed; "all" after a call
+   * without that record (recorded with `recordToolCall`, or before paths were kept).
    */
-  #may: Set<string> | "all" | undefined;
+  #may: Set<string> | "all" = new Set();
 
   private constructor(
     private readonly ctx: EngineContext,
@@ -35,19 +33,14 @@ export class OwnChanges {
     return own;
   }
 
-  /** From now on, what changes is absorbed only where the steps run since may have changed it (see `expect`). */
-  holdToCalls(): void {
-    this.#may = new Set();
-  }
-
-  /** Whether steps' paths are asked for (`expect`): the move holds undos to their calls' files in a workspace here. */
+  /** Whether steps' paths are asked for (`expect`): there is a workspace here to hold them to. */
   get holding(): boolean {
-    return this.#may !== undefined && this.ws !== undefined;
+    return this.ws !== undefined;
   }
 
   /** A step is about to run that may change `paths` (undefined: any path). */
   expect(paths: readonly string[] | undefined): void {
-    if (this.#may === undefined || this.#may === "all") return;
+    if (this.#may === "all") return;
     if (paths === undefined) this.#may = "all";
     else for (const path of paths) this.#may.add(path);
   }
@@ -65,9 +58,8 @@ export class OwnChanges {
     const before = this.#before;
     const may = this.#may;
     this.#before = null;
-    if (may !== undefined) this.#may = new Set();
-    const only = may === "all" ? undefined : may;
-    for (const [path, id] of await absorbChanges(this.ctx, this.sessionId, before, undefined, only)) this.made.set(path, id);
+    this.#may = new Set();
+    await absorbChanges(this.ctx, this.sessionId, before, undefined, may === "all" ? undefined : may);
   }
 
   /** Tracked again from here (after the files were restored). */

@@ -8,7 +8,7 @@ import { toToolInvocation } from "../core/rows.js";
 import { fenced } from "./fence.js";
 import { finishMove, journalReport } from "./finish-move.js";
 import { holdLease, type HeldLease } from "./lease.js";
-import { restoreMoveFiles, type RestoredFiles, type RestoreMoveFiles } from "./move-files.js";
+import { restoreMoveFiles, type RestoredFiles } from "./move-files.js";
 import { type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js";
 import { inflightMoves } from "../core/ownership.js";
 import { OwnChanges } from "./own-changes.js";
@@ -24,7 +24,7 @@ export async function runJournaledMove(
   moveId: string,
   spec: MoveSpec,
   within?: WithinMove,
-  restoreFiles: RestoreMoveFiles = (made) => restoreMoveFiles(ctx, moveId, spec, null, made),
+  restoreFiles: () => Promise<RestoredFiles> = () => restoreMoveFiles(ctx, moveId, spec, null),
   own?: OwnChanges,
 ): Promise<MoveOutcome> {
   inflightMoves.add(moveId);
@@ -37,8 +37,6 @@ export async function runJournaledMove(
     changes ??= await OwnChanges.start(ctx, spec.sessionId, steps.length > 0);
     // Resumed after a replay started, the files were restored already.
     let filesDue = spec.files !== undefined && !steps.some((s) => s.op === "replay" && s.status !== "pending");
-    // Before a files step, what changes outside the steps' calls' files is left as it is by the restore instead.
-    if (!filesDue) changes.holdToCalls();
     let files: RestoredFiles | undefined;
     // Calls whose undo failed in this move ("continue") are still applied: their replay must not run them again.
     const stillApplied = new Set(steps.filter((s) => s.op === "undo" && s.status === "failed").map((s) => s.entryId));
@@ -122,7 +120,7 @@ async function filesStep(
   ctx: EngineContext,
   spec: MoveSpec,
   moveId: string,
-  restoreFiles: RestoreMoveFiles,
+  restoreFiles: () => Promise<RestoredFiles>,
   own: OwnChanges,
   replaysFollow: boolean,
 ): Promise<RestoredFiles> {
@@ -130,11 +128,8 @@ async function filesStep(
     // The undos' changes are known before the files are checked for drift and restored; the replays' after. With no
     // replay after the files, nothing the move does changes them again: what changes meanwhile is a hand edit.
     await own.pause();
-    const restored = await restoreFiles(own.made);
-    if (replaysFollow) {
-      await own.resume();
-      own.holdToCalls();
-    }
+    const restored = await restoreFiles();
+    if (replaysFollow) await own.resume();
     return restored;
   } catch (error) {
     const ws = await ctx.store.read((tx) => tx.getWorkspace(spec.sessionId));

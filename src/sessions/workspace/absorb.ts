@@ -3,6 +3,7 @@
 import type { Step, Tx, WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
 import { readIfStill } from "./capture.js";
+import { capturedPaths } from "./captured.js";
 import { contentOf } from "./file-id.js";
 import { isLocal } from "./host.js";
 import { TreeReader, applyChanges } from "./trees.js";
@@ -86,12 +87,23 @@ export async function scanChanges(
       await scan(ctx, state, new PackWriter());
       state.cache.trackers.delete(tracker);
       const out = new Map<string, string | null>();
+      const outside = new Map<string, string>();
+      const rewritten: string[] = [];
       for (const [path, was] of tracker) {
         const now = state.cache.fileId(path);
-        // Outside `only` (the paths forkpoint's doing may have changed), a change is someone else's: it stays drift.
-        if (now !== was && (!only || only.has(path))) out.set(path, now);
+        // Written again with the same content: a call's path (it wrote there) with nothing to make known.
+        if (now === was) {
+          rewritten.push(path);
+          continue;
+        }
+        if (!only || only.has(path)) out.set(path, now);
+        else if (now !== null) outside.set(path, now);
       }
-      changed = [...out.keys()];
+      // Outside `only` (the paths forkpoint's doing may have changed), a change is someone else's: it stays drift,
+      // unless a checkpoint holds that content there (an undo writing back what its call's run found unchanged).
+      if (outside.size > 0)
+        for (const path of await ctx.store.read((tx) => capturedPaths(tx, sessionId, outside))) out.set(path, outside.get(path)!);
+      changed = [...out.keys(), ...rewritten];
       // Contents a scan read before without storing them: stored now (those that changed again stay drift).
       const needed = [...new Set([...out.values()].flatMap((id) => (id === null ? [] : [contentOf(id)])))];
       const present = new Set(await ctx.store.read((tx) => tx.presentBlobs(needed)));

@@ -53,15 +53,16 @@ export async function prepareRestore(
   ctx: EngineContext,
   ws: WorkspaceRow,
   manifestId: number,
-  allowDrift = false,
+  allowDrift: boolean | "leave" = false,
   ownMove?: string,
   leaveAlone: readonly string[] = [],
 ): Promise<PreparedRestore> {
   assertNoRestorePending(ws);
   const state = await stateOf(ctx, ws);
+  const leave = allowDrift === "leave";
   const { drifted, changes, contents, applied, leftAlone } = await state.exclusive(async () => {
     await scan(ctx, state);
-    return ctx.store.read((tx) => prepareRestoreUnit(ctx, tx, state, ws, manifestId, ownMove, packCacheOf(ctx.store), leaveAlone));
+    return ctx.store.read((tx) => prepareRestoreUnit(ctx, tx, state, ws, manifestId, ownMove, packCacheOf(ctx.store), leaveAlone, leave));
   });
   // Checked before drift is refused: a refusal that forcing would not get past says what is in the way instead.
   const blocked = assertRestorable(ws.dir, applied);
@@ -139,13 +140,21 @@ function* prepareRestoreUnit(
   ownMove: string | undefined,
   packs: PackCache,
   leaveAlone: readonly string[],
+  leaveDrift: boolean,
 ) {
   yield* assertNoMoveRunning(tx, ws, ownMove);
   const found = yield* restoreChanges(tx, state, ws, manifestId, packs);
-  const { drifted, applied, leftAlone } = found;
+  const { drifted, leftAlone } = found;
   if (drifted.length > 0) yield* refuseOthersDoing(ctx, tx, ws, ownMove === undefined);
   // A forced move's second look, after its drift was saved: what the first look left alone stays so (see force.ts).
-  const changes = leaveAlone.length === 0 ? found.changes : found.changes.filter((c) => c.to !== null || !leaveAlone.includes(c.path));
+  let changes = leaveAlone.length === 0 ? found.changes : found.changes.filter((c) => c.to !== null || !leaveAlone.includes(c.path));
+  let applied = found.applied;
+  // Drift left as it is: the rest of the files, as forkpoint last saw them, get the target's.
+  if (leaveDrift && drifted.length > 0) {
+    const drift = new Set(drifted);
+    changes = changes.filter((c) => !drift.has(c.path));
+    applied = changes;
+  }
   const contents = yield* checkedContents(
     tx,
     changes.flatMap((c) => (c.to === null ? [] : [contentOf(c.to)])),

@@ -132,8 +132,9 @@ export class StatCache {
     return node;
   }
 
-  #record(rel: string, before: string | null, after: string | null): void {
-    if (before === after) return;
+  /** `touched`: written again with the same content (new stat data): a tracker counts it among the paths changed. */
+  #record(rel: string, before: string | null, after: string | null, touched = false): void {
+    if (before === after && !touched) return;
     for (const t of this.trackers) if (!t.has(rel)) t.set(rel, before);
   }
 
@@ -171,13 +172,13 @@ export class StatCache {
   }
 
   /** Sets the file `name` of `dir` (at `rel`). */
-  setFile(dir: DirNode, name: string, rel: string, entry: FileEntry): void {
+  setFile(dir: DirNode, name: string, rel: string, entry: FileEntry, touched = false): void {
     dir.skipped?.delete(name);
     const old = dir.entries.get(name);
     if (isDir(old)) this.#dropTree(old, rel);
     const before = old === undefined || isDir(old) ? null : idOf(old);
     const after = idOf(entry);
-    this.#record(rel, before, after);
+    this.#record(rel, before, after, touched);
     dir.entries.set(name, entry);
     this.#dirty(dir);
     if (before !== after) dir.invalidate();

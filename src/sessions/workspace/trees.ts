@@ -252,7 +252,12 @@ const baseOf = (p: string) => p.slice(p.lastIndexOf("/") + 1);
 
 /** Those of `paths` that are files of the tree `root`. */
 export function* filesIn(tx: Tx, reader: TreeReader, root: string, paths: Iterable<string>): Step<Set<string>> {
-  const found = new Set<string>();
+  return new Set((yield* filesAt(tx, reader, root, paths)).keys());
+}
+
+/** The file ids of those of `paths` that are files of the tree `root`. */
+export function* filesAt(tx: Tx, reader: TreeReader, root: string, paths: Iterable<string>): Step<Map<string, string>> {
+  const found = new Map<string, string>();
   for (const path of paths) {
     const parts = path.split("/");
     let tree: string | undefined = root;
@@ -262,7 +267,8 @@ export function* filesIn(tx: Tx, reader: TreeReader, root: string, paths: Iterab
     }
     if (tree === undefined) continue;
     yield* reader.load(tx, [tree]);
-    if (reader.entries(tree).has(parts[parts.length - 1]!)) found.add(path);
+    const id = reader.entries(tree).get(parts[parts.length - 1]!);
+    if (id !== undefined) found.set(path, id);
   }
   return found;
 }

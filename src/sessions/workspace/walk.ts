@@ -150,7 +150,8 @@ function refreshFile(cache: StatCache, sc: ScanContext, dir: DirNode, name: stri
     racy: st.mtimeNs >= statAt - RACY_NS,
   };
   if (read.content && sc.store && (old === undefined || isDir(old) || old.hash !== read.hash)) sc.store(read.hash, read.content);
-  cache.setFile(dir, name, rel, entry);
+  // Its stat data changed: written again, maybe with the same content (a tool rewriting a file: that file is its).
+  cache.setFile(dir, name, rel, entry, old !== undefined && !isDir(old) && !sameStat(old, st));
 }
 
 /** Walks the directory `node` (at `rel`) and everything below it, reconciling the cache with what is there now. */

@@ -117,6 +117,8 @@ export interface WorkspacesTx {
   setCheckpointCalls(row: CheckpointCallsRow): Step<void>;
   /** The files a checkpoint captured (none when it was taken without a workspace). */
   checkpointManifest(checkpointId: string): Step<CheckpointFilesRow | undefined>;
+  /** The distinct snapshots the session's checkpoints captured (any order). */
+  sessionManifests(sessionId: string): Step<number[]>;
   /** The files of the newest checkpoint with files on `branchId` with `from <= position <= upTo`. */
   lastCheckpointFiles(branchId: string, from: number, upTo: number): Step<CheckpointFilesRow | undefined>;
   /** The session's stat cache, one row per directory. */

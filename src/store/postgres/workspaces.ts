@@ -69,6 +69,7 @@ const s = {
     JOIN checkpoints c ON c.id = f.checkpoint_id WHERE c.session_id = $1 AND strpos(f.unknown, $2) > 0`,
   setCheckpointCalls: `UPDATE checkpoint_files SET unapplied = $1, unknown = $2 WHERE checkpoint_id = $3`,
   checkpointManifest: `SELECT ${FILES_COLS} FROM checkpoint_files WHERE checkpoint_id = $1`,
+  sessionManifests: `SELECT DISTINCT f.manifest_id AS "manifestId" FROM checkpoints c JOIN checkpoint_files f ON f.checkpoint_id = c.id WHERE c.session_id = $1`,
   lastCheckpointFiles: `SELECT f.manifest_id AS "manifestId", f.dir, f.exclude, f.gitignore, f.unapplied, f.unknown FROM checkpoints c JOIN checkpoint_files f ON f.checkpoint_id = c.id
     WHERE c.branch_id = $1 AND c.position >= $2::bigint AND c.position <= $3::bigint ORDER BY c.position DESC, c.seq DESC LIMIT 1`,
   workspaceStats: `SELECT dir, body FROM workspace_stats WHERE session_id = $1`,
@@ -165,6 +166,9 @@ export function workspacesTx(sql: Sql): WorkspacesTx {
     },
     *checkpointManifest(checkpointId: string) {
       return filesOf(yield* sql.one<CheckpointFilesRow>(s.checkpointManifest, [checkpointId]));
+    },
+    *sessionManifests(sessionId: string) {
+      return (yield* sql.rows<{ manifestId: number | string }>(s.sessionManifests, [sessionId])).map((r) => Number(r.manifestId));
     },
     *lastCheckpointFiles(branchId: string, from: number, upTo: number) {
       return filesOf(yield* sql.one<CheckpointFilesRow>(s.lastCheckpointFiles, [branchId, from, upTo]));

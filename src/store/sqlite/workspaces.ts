@@ -64,6 +64,10 @@ export function workspacesTx(db: Database.Database): WorkspacesTx {
     checkpointsAwaiting: p(`SELECT f.checkpoint_id AS checkpointId, f.unapplied, f.unknown FROM checkpoint_files f
     JOIN checkpoints c ON c.id = f.checkpoint_id WHERE c.session_id = ? AND instr(f.unknown, ?) > 0`),
     setCheckpointCalls: p(`UPDATE checkpoint_files SET unapplied = @unapplied, unknown = @unknown WHERE checkpoint_id = @checkpointId`),
+    sessionManifests: p(
+      `SELECT DISTINCT f.manifest_id FROM checkpoints c JOIN checkpoint_files f ON f.checkpoint_id = c.id WHERE c.session_id = ?`,
+      "pluck",
+    ),
     lastCheckpointFiles:
       p(`SELECT f.manifest_id AS manifestId, f.dir, f.exclude, f.gitignore, f.unapplied, f.unknown FROM checkpoints c JOIN checkpoint_files f ON f.checkpoint_id = c.id
     WHERE c.branch_id = ? AND c.position >= ? AND c.position <= ? ORDER BY c.position DESC, c.seq DESC LIMIT 1`),
@@ -157,6 +161,9 @@ export function workspacesTx(db: Database.Database): WorkspacesTx {
     },
     *checkpointManifest(checkpointId: string) {
       return filesOf(s.checkpointManifest.get(checkpointId) as CheckpointFilesRow | undefined);
+    },
+    *sessionManifests(sessionId: string) {
+      return s.sessionManifests.all(sessionId) as number[];
     },
     *lastCheckpointFiles(branchId: string, from: number, upTo: number) {
       return filesOf(s.lastCheckpointFiles.get(branchId, from, upTo) as CheckpointFilesRow | undefined);

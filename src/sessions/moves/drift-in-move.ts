@@ -1,0 +1,34 @@
+// What changed in the files while a move ran, outside its calls' files (a save by hand, a log an undo writes), is drift
+// its files step leaves as it is; unless a crash interrupted one of its steps (that step may have made it), or a replay
+// still to run writes it (the replay would overwrite it unsaved): the files step is then refused.
+import { ConflictError } from "../../models/errors.js";
+import type { Step, Tx } from "../../store/port/index.js";
+
+/** Whether the drift a files step finds may be left as it is: no step of move `moveId` was interrupted by a crash. */
+export function* mayLeaveDrift(tx: Tx, moveId: string): Step<boolean> {
+  return !(yield* tx.moveSteps(moveId)).some((s) => s.status === "unknown");
+}
+
+/** The paths move `moveId`'s replays still to run may write: those their calls' runs changed ("all": one has no record). */
+export function* replayPaths(tx: Tx, moveId: string): Step<Set<string> | "all"> {
+  const out = new Set<string>();
+  for (const step of yield* tx.moveSteps(moveId)) {
+    if (step.op !== "replay" || step.status !== "pending") continue;
+    const paths = yield* tx.callPaths(step.entryId);
+    if (paths === undefined) return "all";
+    for (const path of paths) out.add(path);
+  }
+  return out;
+}
+
+/** Refuses a files step whose drift (left as it is) a replay still to run would write over. */
+export function refuseReplayOver(dir: string, drifted: readonly string[], replays: Set<string> | "all"): void {
+  const over = replays === "all" ? [...drifted] : drifted.filter((p) => replays.has(p));
+  if (over.length === 0) return;
+  const shown = over.slice(0, 10).join(", ") + (over.length > 10 ? `, and ${over.length - 10} more` : "");
+  throw new ConflictError(
+    `the workspace ${dir} changed while this move ran (${shown}), and ${replays === "all" ? "a call it replays next may write" : "a call it replays next writes"} ` +
+      `${over.length === 1 ? "it" : "them"}; take a checkpoint to keep those changes (or move with force: true), then move again`,
+    "WORKSPACE_DRIFT",
+  );
+}
