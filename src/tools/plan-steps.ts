@@ -77,7 +77,23 @@ export function planSteps<T extends PlannedInvocation>(
   const onTarget = new Set(target.map((t) => t.id));
   // What stays applied as it is: the target lineage's calls, or with files those the snapshot holds and the target's
   // whose effect lies outside the files (the restore leaves it as it is).
-  const kept = covered === undefined ? onTarget : new Set([...covered, ...[...outside].filter((id) => onTarget.has(id))]);
+  const kept = covered === undefined ? new Set(onTarget) : new Set([...covered, ...[...outside].filter((id) => onTarget.has(id))]);
+  // Replays keep the lineage's order: a target call applied after one to replay (landed there with `after` while the
+  // session was elsewhere) is undone first and replayed after it, unless it cannot be undone here.
+  const first = target.find(
+    (t) =>
+      t.status === "succeeded" &&
+      !t.applied &&
+      !left.has(t.id) &&
+      !covered?.has(t.id) &&
+      !uncertain.has(t.id) &&
+      !foreign.has(t.id) &&
+      handling(t) === "reversible",
+  );
+  const firstAt = first === undefined ? -1 : target.indexOf(first);
+  if (firstAt >= 0)
+    for (const t of target.slice(firstAt + 1))
+      if (t.applied && !uncertain.has(t.id) && handling(t) === "reversible" && !covered?.has(t.id)) kept.delete(t.id);
   const passed = new Set(divergent.map((t) => t.id));
   const plan: StepPlan<T> = { undo: [], replay: [], skipped: [], unregistered: [], unknown: [], covered: [] };
   const unknown = new Set<string>();

@@ -90,13 +90,14 @@ describe("undo", () => {
     const away = await w.s.rollback(cp0.id, { onUndoError: "continue" });
     expect(ids(away.undone)).toEqual([first!.id]);
     expect(away.failed.map((f) => f.invocation.id)).toEqual([second!.id]);
-    w.control.failUndo = false;
 
-    // back on root: only a is replayed, so now a was applied after b
-    const back = await w.s.switchBranch(root);
+    // back on root: b, still applied after a's position, cannot be undone first either: only a is replayed, so now a
+    // was applied after b
+    const back = await w.s.switchBranch(root, { onUndoError: "continue" });
     expect(ids(back.replayed)).toEqual([first!.id]);
     expect(readOrNull(a)).toBe("A");
     expect(readOrNull(b)).toBe("B");
+    w.control.failUndo = false;
 
     w.calls.length = 0;
     const again = await w.s.rollback(cp0.id);
@@ -172,6 +173,26 @@ describe("replay across branches", () => {
     expect(moved.replayed.map((t) => t.args)).toEqual([{ path: x, text: "X" }]);
     expect(w.calls.some((c) => c.invocationId === sharedInv!.id)).toBe(false);
     expect([readOrNull(shared), readOrNull(x), readOrNull(y)]).toEqual(["S", "X", null]);
+  });
+
+  // Review 18: a call landed with `after` on the branch another tab left is applied there; a switch back replays the
+  // branch's older call, which must not land on top of it.
+  it("keeps the lineage's order: a later call still applied is undone first and replayed after the older one", async () => {
+    w = await openWorld();
+    const log = w.file("log.txt");
+    const start = await w.s.checkpoint();
+    await w.s.invoke("append_line", { path: log, line: "a" });
+    const [q] = await w.s.append({ role: "user", content: "q" });
+    const tab = await w.s.rollback(start.id);
+    await w.s.invoke("append_line", { path: log, line: "b" }, { after: q!.id });
+    expect(readOrNull(log)).toBe("b\n");
+    const back = await w.s.switchBranch(tab.branch.parentId!);
+    expect(back.undone.map((t) => t.args)).toEqual([{ path: log, line: "b" }]);
+    expect(back.replayed.map((t) => t.args)).toEqual([
+      { path: log, line: "a" },
+      { path: log, line: "b" },
+    ]);
+    expect(readOrNull(log)).toBe("a\nb\n");
   });
 
   it("a replay's result is recorded, and a later undo receives the most recent application's result", async () => {
