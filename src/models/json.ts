@@ -134,26 +134,28 @@ export function toJsonText(value: unknown, field: string, limits: Pick<Limits, "
 
 /**
  * JSON text of what a tool returned, to be stored as its result. A value that is not plain JSON is stored as
- * JSON.stringify writes it (a Date becomes its ISO string; `undefined`, as a tool that returns nothing gives, is null),
- * with each lone surrogate (in a string or a key) replaced by U+FFFD. What cannot be stored as it is never replaced by
- * something else: a result over the payload limit or nested deeper than the depth limit (as stored) is a
- * `PayloadTooLargeError`, one JSON.stringify cannot write (a cycle, a BigInt) a `ValidationError`, both naming `result`.
+ * JSON.stringify writes it (a Date becomes its ISO string; `undefined`, as a tool that returns nothing gives, is null).
+ * What cannot be stored as it is never replaced by something else: a result over the payload limit or nested deeper
+ * than the depth limit (as stored) is a `PayloadTooLargeError`, one JSON.stringify cannot write (a cycle, a BigInt) a
+ * `ValidationError`, one holding a lone surrogate (in a string or a key) a `ValidationError` `MALFORMED_TEXT`, all
+ * naming `result`.
  */
 export function resultAsJson(value: unknown, limits: Pick<Limits, "maxDepth" | "maxPayloadBytes">): string {
   if (value === undefined) return "null";
   try {
     return toJsonText(value, "result", limits);
   } catch (error) {
-    if (error instanceof PayloadTooLargeError) throw error;
+    if (error instanceof PayloadTooLargeError || (error instanceof ValidationError && error.code === "MALFORMED_TEXT")) throw error;
   }
   let text: string | undefined;
   try {
-    text = wellFormedJsonText(JSON.stringify(value));
+    text = JSON.stringify(value);
   } catch (cause) {
     throw new ValidationError("result", `cannot be written as JSON (${cause instanceof Error ? cause.message : String(cause)})`);
   }
   // What JSON.stringify writes nothing for (a function) is no result, as `undefined` is.
   if (text === undefined) return "null";
+  if (wellFormedJsonText(text) !== text) throw new ValidationError("result", MALFORMED_TEXT_MESSAGE, "MALFORMED_TEXT");
   // Its depth and size as stored, which an export and an import check again.
   return toJsonText(JSON.parse(text), "result", limits);
 }

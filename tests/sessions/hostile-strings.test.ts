@@ -1,5 +1,5 @@
 // Lone surrogates: every string that crosses the API is refused with MALFORMED_TEXT naming the field (nothing written),
-// well-formed astral text round-trips exactly, and a tool's own output is stored with U+FFFD in their place.
+// well-formed astral text round-trips exactly; a tool's result holding one fails the call, its error message keeps U+FFFD.
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -330,8 +330,10 @@ describe("well-formed text, astral characters included, round-trips exactly", ()
   });
 });
 
-describe("a tool's own output holding a lone surrogate is stored with U+FFFD, and the session keeps working", () => {
-  it("a result (string, nested, key) and a thrown message; restore, rollback, verify and export keep working", async () => {
+// Review 18: a result is never stored as something else (as one over the payload limit is not): the call is failed,
+// saying why, and the caller gets MALFORMED_TEXT. A thrown error's message is only a message: stored with U+FFFD.
+describe("a tool's own output holding a lone surrogate", () => {
+  it("a result (string, nested, key) fails the call with MALFORMED_TEXT; a thrown message is stored with U+FFFD", async () => {
     const undone: unknown[] = [];
     const lone = "😀".slice(0, 1);
     const tool = defineTool({
@@ -350,24 +352,24 @@ describe("a tool's own output holding a lone surrogate is stored with U+FFFD, an
     const fp1 = tempFp({ tools: [tool, thrower] });
     const s1 = await fp1.createSession({ userId: "alice" });
     const before = await s1.checkpoint({ name: "before" });
-    await s1.invoke("leaky");
+    expect(await rejectionOf(s1.invoke("leaky"))).toMatchObject({ code: "MALFORMED_TEXT", field: "result.text" });
     await expect(s1.invoke("thrower")).rejects.toThrow("broken");
-    const repaired = { text: "half \ufffd", list: ["\ufffd", "whole 😀"], "k\ufffd": "\\ud800 is only text" };
     const [call, failed] = await s1.toolTrack();
-    expect(call!.result).toEqual(repaired);
+    expect(call).toMatchObject({ status: "failed", result: null, error: { code: "MALFORMED_TEXT" } });
+    expect(call!.error!.message).toContain("the tool ran, but its result could not be stored");
     expect(failed!.error).toEqual({ message: "broken \ufffd", name: "Error" });
 
     const after = await s1.checkpoint({ name: "after" });
-    expect((await s1.restore(after.id)).toolTrack.map((t) => t.result)).toEqual([repaired, null]);
+    expect((await s1.restore(after.id)).toolTrack.map((t) => t.status)).toEqual(["failed", "failed"]);
     expect(await fp1.verify()).toMatchObject({ ok: true, problems: [] });
-
     const doc = await fp1.exportSession(s1.id, { userId: "alice" });
     const copy = await tempFp().importSession(JSON.parse(JSON.stringify(doc)), { userId: "alice" });
-    expect((await copy.toolTrack())[0]!.result).toEqual(repaired);
+    expect((await copy.toolTrack()).map((t) => t.status)).toEqual(["failed", "failed"]);
 
+    // Failed: no move undoes it (its record says its effect happened).
     const moved = await s1.rollback(before.id);
-    expect(moved.undone.map((t) => t.tool)).toEqual(["leaky"]);
-    expect(undone).toEqual([repaired]);
+    expect(moved.undone).toEqual([]);
+    expect(undone).toEqual([]);
     expect(await fp1.verify()).toMatchObject({ ok: true, problems: [] });
   });
 });
