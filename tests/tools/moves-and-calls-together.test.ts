@@ -140,7 +140,11 @@ describe("two openers of one file: a tool call and a move or a delete at once", 
     await running;
     await second.deleteSession(s1.id, { userId: "u" });
     release();
-    await expect(called).rejects.toMatchObject({ name: "NotFoundError", code: "NOT_FOUND" });
+    await expect(called).rejects.toMatchObject({
+      name: "NotFoundError",
+      code: "NOT_FOUND",
+      message: expect.stringContaining("deleted while tool call"),
+    });
     expect(await first.verify()).toMatchObject({ ok: true, sessions: 0 });
   });
 });

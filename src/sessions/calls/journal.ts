@@ -1,5 +1,5 @@
 // The call journal: a tool call is written before it runs, then completed once (and its effect marked applied).
-import { ConflictError, ForkpointError, errorText } from "../../models/errors.js";
+import { ConflictError, ForkpointError, NotFoundError, errorText } from "../../models/errors.js";
 import { resultAsJson, wellFormedJsonText, type JsonValue } from "../../models/json.js";
 import type { Limits } from "../../models/limits.js";
 import type { Checkpoint, ToolInvocation } from "../../models/types.js";
@@ -232,6 +232,8 @@ async function runAndComplete(
       try {
         completed = await ctx.store.write({ sessionId: ref.id }, (tx) => completeWithPathsUnit(tx, session, ctx, entry, outcome, scanned));
       } catch (error) {
+        // Deleted (by another handle, process or server) while the tool ran: the caller learns that its effect happened.
+        if (error instanceof NotFoundError && error.kind === "session") throw deletedWhileRunning(error, entry.id);
         // The connection was lost: the completion may or may not have landed. Either way the caller gets the error (the
         // call's result is not known to have been recorded), and this handle writes the completion, once, when it can.
         if (lostConnection(error))
@@ -387,4 +389,11 @@ function* recordedCall(ctx: EngineContext, tx: Tx, sessionId: string, entryId: s
       "its outcome is unknown; record it with resolveToolCall",
     "CALL_UNKNOWN",
   );
+}
+
+/** The error of a call whose session was deleted while its tool ran: the session's, saying the effect happened. */
+function deletedWhileRunning(error: NotFoundError, entryId: string): NotFoundError {
+  const out = new NotFoundError(error.kind, error.id);
+  out.message = `${error.message}: it was deleted while tool call ${entryId} ran, whose effect happened and is recorded nowhere`;
+  return out;
 }
