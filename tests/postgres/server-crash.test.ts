@@ -136,4 +136,42 @@ describe.skipIf(!url)("an app server killed in the middle of a rollback (Postgre
     expect((await again.info()).currentBranchId).toBe(result.branch.id);
     expect(await restarted.recover()).toMatchObject({ resumed: [], waiting: [] });
   });
+
+  // Review 18 (issue 32's item 9): a server open all along is not stuck on MOVE_IN_PROGRESS until someone recovers.
+  it("is finished by another server open all along, on its next call once the lease ran out, without recover()", async () => {
+    const { dir, db, log, s, cp, track, child } = await rollingBackServer("forkpoint-pg-peer-", 8);
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
+    cleanup.push(() => void child.kill("SIGKILL"));
+    const peer = open(db, log, false);
+    const viaPeer = await peer.getSession(s.id, { userId: "u" });
+    for (let i = 0; undoLines(log).length < 2; i++) {
+      if (i > 12_000) throw new Error("the child never undid 2 calls");
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    child.kill("SIGKILL");
+    await exited;
+
+    const after = path.join(dir, "after.txt");
+    let refused = 0;
+    for (;;) {
+      const outcome = await viaPeer.invoke("write_file", { path: after, text: "after" }).then(
+        () => "ran",
+        (e: { code?: string }) => e.code,
+      );
+      if (outcome === "ran") break;
+      expect(outcome).toBe("MOVE_IN_PROGRESS");
+      if (++refused > 600) throw new Error("the call was refused on and on");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    // The move was finished first (each call undone once, or reported unknown), then the call ran on its branch.
+    expect(fs.readFileSync(after, "utf8")).toBe("after");
+    const undone = undoLines(log).map((c) => c.invocationId);
+    expect(new Set(undone).size).toBe(undone.length);
+    const now = await viaPeer.toolTrack();
+    expect(now.map((t) => (t.args as { path: string }).path)).toEqual([after]);
+    expect(ids(track).every((id) => undone.includes(id) || !now.some((t) => t.id === id))).toBe(true);
+    expect((await viaPeer.info()).currentBranchId).not.toBe(cp.branchId);
+    expect(await peer.recover()).toMatchObject({ resumed: [], waiting: [] });
+    expect((await peer.verify()).ok).toBe(true);
+  });
 });

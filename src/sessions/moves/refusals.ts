@@ -3,10 +3,9 @@
 import { ConflictError } from "../../models/errors.js";
 import type { MoveOptions } from "../../models/inputs.js";
 import type { ToolInvocation } from "../../models/types.js";
-import type { CallOwnerRow, Owner, Step, Tx } from "../../store/port/index.js";
+import type { CallOwnerRow, Step, Tx } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
-import { callMayRun, inflightMoves } from "../core/ownership.js";
-import { isAlive } from "../core/process-identity.js";
+import { callMayRun, moveMayRun, type OwnerRow } from "../core/ownership.js";
 
 /**
  * Refuses a move before anything moves: one that must undo or replay calls whose tool is not registered here (unless
@@ -44,21 +43,18 @@ export function* refuseConcurrentMove(ctx: EngineContext, tx: Tx, sessionId: str
 
 /**
  * Refusals that this thread can lift itself: every move in the way runs nowhere, being its own (a unit of it failed, as
- * on a lost connection) or, where owners are processes, one whose process died (killed mid-move while this one served
- * the same session), so resuming it now (`resumeOwnMoves`, as recovery at open does) compensates nothing twice.
+ * on a lost connection) or one whose owner is gone (a process that died while this one served the same session; on a
+ * shared database, a server whose lease ran out), so resuming it now (`resumingOwnMoves`, as recovery does) compensates
+ * nothing twice: recovery claims it in a transaction, and a stalled owner that comes back is fenced out.
  */
 const resumable = new WeakSet<Error>();
 
 /** Whether `error` refused a call only for this thread's own interrupted moves (see `resumable`). */
 export const isResumableRefusal = (error: unknown): boolean => error instanceof Error && resumable.has(error);
 
-function refuseMoves(ctx: EngineContext, running: readonly (Owner & { id: string })[]): void {
+function refuseMoves(ctx: EngineContext, running: readonly (OwnerRow & { id: string })[]): void {
   if (running.length === 0) return;
-  const self = ctx.ownership.self;
-  const stopped = (m: Owner & { id: string }) =>
-    !inflightMoves.has(m.id) &&
-    ((m.pid === self.pid && m.pidStart === self.pidStart) || (ctx.ownership.leaseMs === null && !isAlive(m.pid, m.pidStart)));
-  const own = running.every(stopped);
+  const own = running.every((m) => !moveMayRun(ctx.ownership, m));
   const error = new ConflictError(
     `a move of this session is under way (${running.map((m) => `${m.id}, process ${m.pid}`).join("; ")}); ` +
       "try again when it ends, or call fp.recover() if it stopped midway (its process died, or lost its database)",

@@ -14,7 +14,8 @@ export interface CallOwnerRow extends Owner {
 
 /** What may be changing a session's world now: its running moves (by id and owner) and its running calls' owners. */
 export interface SessionActivity {
-  moves: (Owner & { id: string })[];
+  /** Its running moves; `leaseHeld` as `MoveRow`'s (null where owners are processes). */
+  moves: (Owner & { id: string; leaseHeld: boolean | null })[];
   calls: CallOwnerRow[];
 }
 

@@ -10,7 +10,7 @@ const OWNER_COLS = `c.entry_id AS "entryId", c.session_id AS "sessionId", e.tool
 
 /** A session's running moves and its calls' owners as one statement (one round trip): `kind` tells them apart. */
 const ACTIVITY = `SELECT 0 AS kind, id, NULL AS "entryId", session_id AS "sessionId", NULL AS tool, pid, pid_start AS "pidStart",
-    NULL::boolean AS "leaseHeld", seq
+    lease_until > ${DB_NOW_MS} AS "leaseHeld", seq
   FROM moves WHERE status = 'running' AND session_id = $1
   UNION ALL
   SELECT 1, NULL, ${OWNER_COLS}, e.seq FROM running_calls c JOIN entries e ON e.id = c.entry_id WHERE c.session_id = $1
@@ -65,7 +65,7 @@ export function callsTx(sql: Sql): CallsTx {
       for (const { kind, id, entryId, sessionId: session, tool, pid, pidStart, leaseHeld } of yield* sql.rows<ActivityRow>(ACTIVITY, [
         sessionId,
       ])) {
-        if (kind === 0) out.moves.push({ id, pid, pidStart });
+        if (kind === 0) out.moves.push({ id, pid, pidStart, leaseHeld });
         else out.calls.push({ entryId, sessionId: session, tool, pid, pidStart, leaseHeld });
       }
       return out;

@@ -11,7 +11,10 @@ export function callsTx(db: Database.Database): CallsTx {
     holds: prepare(db, `SELECT 1 FROM running_calls WHERE entry_id = ? AND pid = ? AND pid_start IS ?`, "pluck"),
     delete: prepare(db, `DELETE FROM running_calls WHERE entry_id = ?`),
     all: prepare(db, `SELECT ${OWNER_COLS} FROM running_calls c JOIN entries e ON e.id = c.entry_id ORDER BY e.seq`),
-    moves: prepare(db, `SELECT id, pid, pid_start AS pidStart FROM moves WHERE status = 'running' AND session_id = ? ORDER BY seq`),
+    moves: prepare(
+      db,
+      `SELECT id, pid, pid_start AS pidStart, NULL AS leaseHeld FROM moves WHERE status = 'running' AND session_id = ? ORDER BY seq`,
+    ),
     ofSession: prepare(
       db,
       `SELECT ${OWNER_COLS} FROM running_calls c JOIN entries e ON e.id = c.entry_id WHERE c.session_id = ? ORDER BY e.seq`,
