@@ -20,6 +20,8 @@ import { forkAfter } from "../sessions/fork-after.js";
 import { canonicalJson } from "../sessions/integrity/hashes.js";
 import { replaceTail, type TailReplacement } from "../sessions/replace-tail.js";
 import { SessionHandle, sessionEngine } from "../sessions/session-handle.js";
+import { currentHistory } from "../sessions/history.js";
+import { appendServed, type Served } from "./run-landing.js";
 
 /** The forkpoint metadata that marks a message as an Agents item (its content is the item, as added). */
 const ITEM_MARK: JsonObject = { openaiAgentsItem: true };
@@ -65,13 +67,19 @@ const storedKey = (m: Message): string => (m.metadata?.openaiAgentsItem === true
  * chat's "edit message", the CLI, the web view) then forks before them, so they are undone with it.
  */
 function withCausedCalls(inputs: MessageInput[], items: readonly AgentInputItem[]): MessageInput[] {
+  const callIds = functionCallIds(items);
+  if (callIds.length === 0 || inputs.length === 0) return inputs;
+  return [{ ...inputs[0]!, metadata: { ...ITEM_MARK, [CAUSED_CALLS_KEY]: callIds } }, ...inputs.slice(1)];
+}
+
+/** The `callId`s of the function calls among the items, each once. */
+function functionCallIds(items: readonly AgentInputItem[]): string[] {
   const callIds = new Set<string>();
   for (const item of items) {
     const o = item as { type?: unknown; callId?: unknown };
     if (o.type === "function_call" && typeof o.callId === "string") callIds.add(o.callId);
   }
-  if (callIds.size === 0 || inputs.length === 0) return inputs;
-  return [{ ...inputs[0]!, metadata: { ...ITEM_MARK, [CAUSED_CALLS_KEY]: [...callIds] } }, ...inputs.slice(1)];
+  return [...callIds];
 }
 
 /** An array of items argument, checked before anything is written. */
@@ -91,6 +99,8 @@ function itemsOf(value: unknown, field: string): AgentInputItem[] {
 export class ForkpointSession implements Session, SessionHistoryTransactionAwareSession {
   readonly #s: SessionHandle;
   readonly #moveOptions: MoveOptions | undefined;
+  /** What the run was given (or wrote last): where its items go when the session moved meanwhile; null until read. */
+  #served: Served | null = null;
 
   constructor(session: SessionHandle, options: { moveOptions?: MoveOptions } = {}) {
     if (!(session instanceof SessionHandle))
@@ -108,20 +118,31 @@ export class ForkpointSession implements Session, SessionHistoryTransactionAware
   async getItems(limit?: number): Promise<AgentInputItem[]> {
     if (limit !== undefined && !(Number.isInteger(limit) && limit >= 0))
       throw new ValidationError("limit", "must be a non-negative integer");
-    const history = await this.#s.history();
-    const kept = limit === undefined ? history : limit === 0 ? [] : history.slice(-limit);
+    const { branchId, messages } = await sessionEngine(this.#s).run((ctx, ref) => currentHistory(ctx, ref));
+    this.#served = { branchId, lastMessageId: messages.at(-1)?.id ?? null };
+    const kept = limit === undefined ? messages : limit === 0 ? [] : messages.slice(-limit);
     return kept.map(toItem);
   }
 
-  /** Appends the items (one transaction). */
+  /**
+   * Appends the items (one transaction) on the current branch while it is the branch this session last read
+   * (`getItems`, which the Runner calls as a run starts) or wrote. When the session moved off it meanwhile (another
+   * handle, process or server rolled back, edited or switched, undoing the run's tool calls), they go right after the
+   * last item read or written, on that item's lineage, as `append`'s `after` has it: on the run's branch while it
+   * ends there, else on a new branch forked right after it. The current branch stays as the user left it.
+   */
   async addItems(items: AgentInputItem[]): Promise<void> {
     if (itemsOf(items, "items").length === 0) return;
-    await this.#s.append(
-      withCausedCalls(
-        items.map((item, i) => toInput(item, `items[${i}]`)),
-        items,
-      ),
+    const inputs = withCausedCalls(
+      items.map((item, i) => toInput(item, `items[${i}]`)),
+      items,
     );
+    const served = this.#served;
+    const written = served
+      ? await sessionEngine(this.#s).run((ctx, ref) => appendServed(ctx, ref, batchFields(ctx, inputs), served, functionCallIds(items)))
+      : await this.#s.append(inputs);
+    const last = written.at(-1)!;
+    this.#served = { branchId: last.branchId, lastMessageId: last.id };
   }
 
   /**
@@ -151,7 +172,8 @@ export class ForkpointSession implements Session, SessionHistoryTransactionAware
   async clearSession(): Promise<void> {
     const [history, track] = await Promise.all([this.#s.history(), this.#s.toolTrack()]);
     if (history.length === 0 && track.length === 0) return;
-    await selfMove(this.#s.id, () => sessionEngine(this.#s).run((ctx, ref) => forkAfter(ctx, ref, null, this.#moveOptions)));
+    const moved = await selfMove(this.#s.id, () => sessionEngine(this.#s).run((ctx, ref) => forkAfter(ctx, ref, null, this.#moveOptions)));
+    this.#served = { branchId: moved.branch.id, lastMessageId: null };
   }
 
   /**
@@ -201,12 +223,19 @@ export class ForkpointSession implements Session, SessionHistoryTransactionAware
    * The session's own tail replacement (made between runs, or by the Runner for its own run): the session's wrapped
    * tools go on from the new branch, so the same Agent runs again, where an outside rollback or switch stops them.
    */
-  #replace(r: Omit<TailReplacement, "messages"> & { messages: MessageInput[] }, request?: { id: string; verb: string; args: JsonValue }) {
-    return selfMove(this.#s.id, () =>
+  async #replace(
+    r: Omit<TailReplacement, "messages"> & { messages: MessageInput[] },
+    request?: { id: string; verb: string; args: JsonValue },
+  ) {
+    const done = await selfMove(this.#s.id, () =>
       sessionEngine(this.#s).run((ctx, ref) => {
         const messages = r.messages.length === 0 ? [] : batchFields(ctx, r.messages);
         return replaceTail(ctx, ref, { ...r, messages }, { moveOptions: this.#moveOptions, ...(request ? { request } : {}) });
       }),
     );
+    // Its own move: what follows goes on the current branch again (the last item known when it wrote one).
+    const last = done?.messages.at(-1);
+    this.#served = last ? { branchId: last.branchId, lastMessageId: last.id } : null;
+    return done;
   }
 }

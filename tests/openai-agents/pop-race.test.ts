@@ -1,9 +1,9 @@
 // popItem and addItems at once, from two handles and from real processes: no acknowledged item is ever lost. Each
-// added item ends up either on the current branch or in exactly one popItem's answer, and a pop that moves the world
-// (undoing a tool call) keeps an item another process added while the undo ran.
+// added item ends up on the current branch, in exactly one popItem's answer, or right after its writer's previous item
+// when a pop took that one; a pop that moves the world (undoing a tool call) keeps an item added while the undo ran.
 import type { AgentInputItem } from "@openai/agents";
 import { describe, expect, it } from "vitest";
-import { defineTool } from "../../src/index.js";
+import { defineTool, type SessionHandle } from "../../src/index.js";
 import { ForkpointSession } from "../../src/openai-agents/index.js";
 import { openForkpoint } from "../fixtures/backend.js";
 import { tempDatabases } from "../helpers.js";
@@ -29,11 +29,30 @@ async function race(memory: ForkpointSession, tag: string, count: number, popEve
   return { added, popped };
 }
 
-/** Every acknowledged item is on the branch or was popped, exactly once; nothing else is either; each writer's order holds. */
-function expectNothingLost(added: string[], popped: AgentInputItem[], final: AgentInputItem[]) {
-  const seen = [...final, ...popped].map(contentOf);
-  expect([...seen].sort()).toEqual([...added].sort());
+/**
+ * Every acknowledged item is stored exactly once in the session's tree, and nothing else is: on the current branch, or
+ * popped, or, added after a pop took its writer's previous item (`addItems` goes on after the last item it read or
+ * wrote, as `append`'s `after` does), right after that item on its lineage. Each writer's order holds on the branch.
+ */
+async function expectNothingLost(s: SessionHandle, added: string[], popped: AgentInputItem[], final: AgentInputItem[]) {
+  const stored = new Map<string, { content: string; before: string | undefined }>();
+  for (const branch of await s.branches()) {
+    const lineage = await s.history({ branchId: branch.id });
+    lineage.forEach((m, i) => {
+      const before = i === 0 ? undefined : contentOf(lineage[i - 1]!.content as AgentInputItem);
+      if (m.branchId === branch.id || !stored.has(m.id)) stored.set(m.id, { content: contentOf(m.content as AgentInputItem), before });
+    });
+  }
+  expect([...stored.values()].map((m) => m.content).sort()).toEqual([...added].sort());
   const onBranch = final.map(contentOf);
+  const poppedContents = popped.map(contentOf);
+  expect(new Set(poppedContents).size).toBe(poppedContents.length);
+  expect(poppedContents.filter((c) => onBranch.includes(c))).toEqual([]);
+  for (const { content, before } of stored.values()) {
+    if (onBranch.includes(content) || poppedContents.includes(content)) continue;
+    const [tag, i] = content.split("-");
+    expect(before).toBe(`${tag}-${Number(i) - 1}`);
+  }
   for (const tag of new Set(added.map((a) => a.split("-")[0]))) {
     const mine = onBranch.filter((c) => c.startsWith(`${tag}-`)).map((c) => Number(c.split("-")[1]));
     expect(mine).toEqual([...mine].sort((a, b) => a - b));
@@ -57,7 +76,7 @@ describe("popItem and addItems at once", () => {
       }
     })();
     const [{ added }, { added: added2 }] = await Promise.all([adding, adding2, popping]);
-    expectNothingLost([...added, ...added2], popped, await popper.getItems());
+    await expectNothingLost(s, [...added, ...added2], popped, await popper.getItems());
     // Both kept going all along: some pops found items to pop.
     expect(popped.length).toBeGreaterThan(0);
   });
@@ -74,7 +93,8 @@ describe("popItem and addItems at once", () => {
         race(memory, "p", 40, 2).then((r) => ({ ok: true, ...r })),
       ]);
       for (const run of runs) expect(run).toMatchObject({ ok: true });
-      expectNothingLost(
+      await expectNothingLost(
+        s,
         runs.flatMap((r) => r.added as string[]),
         runs.flatMap((r) => r.popped as AgentInputItem[]),
         await memory.getItems(),

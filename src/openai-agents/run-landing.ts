@@ -1,0 +1,102 @@
+// Where a run's items land when the session moved while it ran: after what it was served, never on the moved-to branch.
+import type { Message } from "../models/types.js";
+import type { BranchRow, EntryRow, SessionRow, Step, Tx } from "../store/port/index.js";
+import type { EngineContext, SessionRef } from "../sessions/core/context.js";
+import { ownedCurrent, sessionMessage } from "../sessions/core/owned.js";
+import { headOf, headOfEntry } from "../sessions/core/head.js";
+import { findLanding, settleLanding, type Landing } from "../sessions/log/after.js";
+import { forkedBranch } from "../sessions/log/forked-branch.js";
+import { branchOf, entryAt, lastLineageMessage } from "../sessions/log/lineage.js";
+import { writeMessages, type EntryFields } from "../sessions/log/writer.js";
+
+/** What a run was given: the branch it read and that branch's last message (null: none), or what it wrote last. */
+export interface Served {
+  branchId: string;
+  lastMessageId: string | null;
+}
+
+/**
+ * Writes `fields` on the current branch (after whatever was written there meanwhile, as a plain append) while it is
+ * the branch the run was served from, or its lineage still holds the last item served and the run's journaled tool
+ * calls. Once the session moved back before them (a rollback, edit, switch or pop by another handle, process or
+ * server, which undid the run's tool calls), `append`'s `after` rule with the run's branch in place of the current
+ * one: on the run's branch while it still ends at that item (after the run's own tool calls), else on a new branch
+ * forked right after it; never on the current branch, which stays as the user left it. `calls` (the run's function
+ * call ids) tell the run's branch where several end at that item.
+ */
+export async function appendServed(
+  ctx: EngineContext,
+  ref: SessionRef,
+  fields: EntryFields[],
+  served: Served,
+  calls: readonly string[],
+): Promise<Message[]> {
+  const written = await ctx.store.write({ sessionId: ref.id }, (tx) => servedUnit(ctx, tx, ref, fields, served, calls));
+  for (const cp of written.checkpoints) ctx.events.emit("checkpoint", cp);
+  return written.messages;
+}
+
+function* servedUnit(ctx: EngineContext, tx: Tx, ref: SessionRef, fields: EntryFields[], served: Served, calls: readonly string[]) {
+  const { session, branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
+  const follows = branch.id === served.branchId || (yield* continues(tx, session, branch, served, calls));
+  const at = follows ? { branchId: branch.id, head } : yield* movedLanding(tx, session, branch.id, served, calls);
+  yield* settleLanding(ctx, tx, at);
+  return yield* writeMessages(ctx, tx, session, at.branchId, at.head, fields);
+}
+
+/**
+ * True when the current lineage still holds what the run was served and the tool calls it names that were journaled
+ * after that on its branch: the session moved on from there (another writer's pop of a later item, a fork after the
+ * run's calls), not back before them, so the run's items continue the current branch.
+ */
+function* continues(tx: Tx, session: SessionRow, current: BranchRow, served: Served, calls: readonly string[]): Step<boolean> {
+  let from = 0;
+  if (served.lastMessageId !== null) {
+    const { message } = yield* sessionMessage(tx, session, served.lastMessageId);
+    if ((yield* entryAt(tx, current, message.position))?.id !== message.id) return false;
+    from = message.position;
+  }
+  if (calls.length === 0) return true;
+  const wanted = new Set(calls);
+  for (const segment of yield* tx.lineage(served.branchId)) {
+    if (segment.upTo <= from) continue;
+    for (const entry of yield* tx.segmentEntries({ ...segment, after: Math.max(segment.after, from) })) {
+      if (entry.callId === null || !wanted.has(entry.callId)) continue;
+      if ((yield* entryAt(tx, current, entry.position))?.id !== entry.id) return false;
+    }
+  }
+  return true;
+}
+
+function* movedLanding(tx: Tx, session: SessionRow, currentId: string, served: Served, calls: readonly string[]): Step<Landing> {
+  const branch = yield* branchOf(tx, session, served.branchId);
+  const runs = { branch, head: yield* headOf(tx, branch) };
+  if (served.lastMessageId === null) {
+    // Served an empty conversation: its branch while that has no message yet, else a fork at the start.
+    if (!(yield* lastLineageMessage(tx, branch.id))) return { branchId: branch.id, head: runs.head };
+    return yield* forkRightAfter(tx, session, branch, undefined);
+  }
+  const at = yield* findLanding(tx, session, runs, served.lastMessageId, calls);
+  if (at.branchId !== currentId) return at;
+  // Another branch ending at that item, which is the current one (the rollback's): a version of its own instead.
+  return yield* forkRightAfter(tx, session, branch, (yield* sessionMessage(tx, session, served.lastMessageId)).message);
+}
+
+/**
+ * A new branch forked right after `message` (undefined: the start) on `branch`'s lineage, and after the tool calls and
+ * state changes that follow it there: the run's own, made on its branch before the other writer's message.
+ */
+function* forkRightAfter(tx: Tx, session: SessionRow, branch: BranchRow, message: EntryRow | undefined): Step<Landing> {
+  let from = message;
+  for (let p = (message?.position ?? 0) + 1; ; p++) {
+    const next = yield* entryAt(tx, branch, p);
+    if (!next || next.kind === "message") break;
+    from = next;
+  }
+  const fork = forkedBranch(session.id, {
+    parentId: from?.branchId ?? branch.id,
+    position: from?.position ?? 0,
+    entryId: from?.id ?? null,
+  });
+  return { branchId: fork.id, head: headOfEntry(from), fork };
+}

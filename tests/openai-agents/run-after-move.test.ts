@@ -1,0 +1,128 @@
+// A run in flight when the session moves (another handle or another server rolls back) saves its items on its own
+// lineage, after what it was served: the branch the user rolled back to stays as it was, its undone calls off it.
+import { Agent, Runner, setTracingDisabled, tool, type AgentInputItem } from "@openai/agents";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { defineTool, type SessionHandle } from "../../src/index.js";
+import { ForkpointSession, undoableAgentTools } from "../../src/openai-agents/index.js";
+import { openForkpoint } from "../fixtures/backend.js";
+import { makeTempDir, removeDir, tempDatabases } from "../helpers.js";
+import { ScriptedModel, functionCall, reply } from "./fake-model.js";
+
+const dbs = tempDatabases();
+const dirs: string[] = [];
+beforeAll(() => setTracingDisabled(true));
+afterEach(() => dirs.splice(0).forEach(removeDir));
+
+/** Each item as [role or type, its text or call id]. */
+const shown = (items: AgentInputItem[]) =>
+  items.map((item) => {
+    const o = item as { role?: string; type?: string; content?: unknown; callId?: string };
+    const text = typeof o.content === "string" ? o.content : Array.isArray(o.content) ? (o.content[0] as { text: string }).text : o.callId;
+    return [o.role ?? o.type, text];
+  });
+
+/** A branch's messages as items: the Agents items as added, `s.append`'s messages as easy input messages. */
+const itemsOn = async (s: SessionHandle, branchId: string) =>
+  (await s.history({ branchId })).map((m) =>
+    m.metadata?.openaiAgentsItem === true ? (m.content as AgentInputItem) : ({ role: m.role, content: m.content } as AgentInputItem),
+  );
+
+const RUN_ITEMS = [
+  ["user", "plan day 1"],
+  ["function_call", "call-1"],
+  ["function_call_result", "call-1"],
+  ["assistant", "Planned day 1."],
+];
+
+/** A session with one message and a checkpoint after it (or before it), and an Agent that writes a file then answers. */
+async function setup(checkpointFirst = false) {
+  const dir = makeTempDir();
+  dirs.push(dir);
+  const file = join(dir, "plan.txt");
+  const undo = () => rmSync(file, { force: true });
+  const { fp, path } = dbs.open();
+  // Another server, with the tool registered (`openForkpoint({ tools })`) so that its moves can undo its calls.
+  const other = () => dbs.track(openForkpoint({ path, tools: [defineTool({ name: "write_plan", run: async () => "written", undo })] }));
+  const s = await fp.createSession({ userId: "u" });
+  const early = checkpointFirst ? await s.checkpoint({ name: "empty" }) : null;
+  await s.append({ role: "user", content: "hello" });
+  const cp = early ?? (await s.checkpoint({ name: "start" }));
+  const startBranch = (await s.info()).currentBranchId;
+  const writePlan = tool({
+    name: "write_plan",
+    description: "Write the plan",
+    parameters: z.object({ text: z.string() }),
+    execute: async ({ text }) => {
+      writeFileSync(file, text);
+      return "written";
+    },
+  });
+  /** Runs the Agent; `move` runs after its tool call, before its answer. */
+  const run = async (move: (s: SessionHandle) => Promise<unknown>) => {
+    const abortController = new AbortController();
+    const model = new ScriptedModel(
+      [[functionCall("call-1", "write_plan", { text: "day 1" })], [reply("Planned day 1.")]],
+      async (turn) => {
+        if (turn === 1) await move(s);
+      },
+    );
+    const agent = new Agent({ name: "p", model, tools: undoableAgentTools(s, [writePlan], { write_plan: undo }, { abortController }) });
+    const memory = new ForkpointSession(s);
+    const outcome = await new Runner().run(agent, "plan day 1", { session: memory, signal: abortController.signal }).then(
+      () => "finished",
+      (e: { code?: string }) => e.code ?? "rejected",
+    );
+    return { outcome, memory };
+  };
+  return { fp, other, s, cp, file, startBranch, run };
+}
+
+describe("a run in flight when the session moves", () => {
+  it("another handle's rollback: the run stops and its items stay off the branch rolled back to", async () => {
+    const { fp, s, cp, file, startBranch, run } = await setup();
+    const { outcome, memory } = await run(async () => (await fp.getSession(s.id, { userId: "u" })).rollback(cp.id));
+    expect(outcome).toBe("SESSION_MOVED");
+    expect(shown(await memory.getItems())).toEqual([["user", "hello"]]);
+    expect(await s.toolTrack()).toEqual([]);
+    expect(existsSync(file)).toBe(false);
+    // The run's items went where the run was: after its tool call on the branch it started on.
+    expect(shown(await itemsOn(s, startBranch))).toEqual([["user", "hello"], ...RUN_ITEMS]);
+  });
+
+  it("another server's rollback: the run finishes, the branch rolled back to stays as it was", async () => {
+    const { other, s, cp, file, startBranch, run } = await setup();
+    const { outcome, memory } = await run(async () => (await other().getSession(s.id, { userId: "u" })).rollback(cp.id));
+    expect(outcome).toBe("finished");
+    expect(shown(await memory.getItems())).toEqual([["user", "hello"]]);
+    expect((await s.branches()).find((b) => b.current)!.forkCheckpointId).toBe(cp.id);
+    expect(await s.toolTrack()).toEqual([]);
+    expect(existsSync(file)).toBe(false);
+    expect(shown(await itemsOn(s, startBranch))).toEqual([["user", "hello"], ...RUN_ITEMS]);
+    // Switching back to the run's branch brings its call back with its items.
+    await s.switchBranch(startBranch);
+    expect(shown(await memory.getItems())).toEqual([["user", "hello"], ...RUN_ITEMS]);
+    expect(existsSync(file)).toBe(true);
+  });
+
+  it("a rollback to before what the run was served: its items stay on its branch, the empty one stays empty", async () => {
+    const { other, s, cp, startBranch, run } = await setup(true);
+    const { memory } = await run(async () => (await other().getSession(s.id, { userId: "u" })).rollback(cp.id));
+    expect(await memory.getItems()).toEqual([]);
+    expect(await s.toolTrack()).toEqual([]);
+    expect(shown(await itemsOn(s, startBranch))).toEqual([["user", "hello"], ...RUN_ITEMS]);
+  });
+
+  it("a write on the run's branch meanwhile (no move): its items go on after it, as before", async () => {
+    const { fp, s, startBranch, run } = await setup();
+    const { outcome, memory } = await run(async () =>
+      (await fp.getSession(s.id, { userId: "u" })).append({ role: "user", content: "aside" }),
+    );
+    expect(outcome).toBe("finished");
+    expect((await s.info()).currentBranchId).toBe(startBranch);
+    expect(shown(await memory.getItems())).toEqual([["user", "hello"], ["user", "aside"], ...RUN_ITEMS]);
+    expect((await s.toolTrack()).map((t) => t.callId)).toEqual(["call-1"]);
+  });
+});
