@@ -1,8 +1,7 @@
 // ForkpointSaver's deleteThread: every namespace of a user's thread deleted, with its sessions and saver rows.
 import { ValidationError } from "../models/errors.js";
-import { assertPlainText } from "../models/strings.js";
 import { deleteSessions, type EngineContext } from "../sessions/langgraph-bridge.js";
-import { userIn, type SaverParts } from "./saver-parts.js";
+import { assertSaverKey, userIn, type SaverParts } from "./saver-parts.js";
 
 /**
  * Deletes every namespace of the thread: its sessions, with all they recorded, and its saver rows. The thread is
@@ -10,7 +9,7 @@ import { userIn, type SaverParts } from "./saver-parts.js";
  */
 export async function deleteThread(parts: SaverParts, threadId: string, options: { userId?: string } | undefined): Promise<void> {
   if (typeof threadId !== "string" && typeof threadId !== "number") throw new ValidationError("threadId", "must be a string");
-  assertPlainText(String(threadId), "threadId");
+  assertSaverKey(String(threadId), "threadId");
   const userId = userIn(parts, options);
   const ctx = await parts.engine();
   const sessions = await ctx.store.read((tx) => tx.langgraph.threadSessions(userId, String(threadId)));

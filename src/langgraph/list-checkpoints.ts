@@ -3,8 +3,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import type { CheckpointListOptions, CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { ValidationError } from "../models/errors.js";
 import type { CheckpointReader } from "./checkpoint-reader.js";
-import { assertPlainText } from "../models/strings.js";
-import { assertReadNames, threadConfig, userOf, type SaverParts } from "./saver-parts.js";
+import { assertReadNames, assertSaverKey, threadConfig, userOf, type SaverParts } from "./saver-parts.js";
 
 /** The checkpoints `config` names (a thread, a namespace, one checkpoint), filtered on metadata, before and limit. */
 export async function* listCheckpoints(
@@ -21,7 +20,7 @@ export async function* listCheckpoints(
   const { threadId, ns, checkpointId } = threadConfig(config);
   assertReadNames({ threadId, ns, checkpointId });
   const before = options.before?.configurable?.checkpoint_id;
-  if (typeof before === "string") assertPlainText(before, "before.configurable.checkpoint_id");
+  if (typeof before === "string") assertSaverKey(before, "before.configurable.checkpoint_id");
   const userId = userOf(parts, config);
   const metadata = Object.entries(options.filter ?? {})
     .filter(([, v]) => v !== undefined)

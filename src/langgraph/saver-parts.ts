@@ -89,13 +89,14 @@ export function assertSaverKey(text: string, field: string): void {
 }
 
 /**
- * Refuses (`MALFORMED_TEXT`, as a put does) a thread, namespace or checkpoint id a read is given that no put stores: a
- * lone surrogate or a NUL. Reads thus answer alike on every store (PostgreSQL's text cannot even be queried with a NUL).
+ * Refuses, as a put does, a thread, namespace or checkpoint id a read is given that no put stores: a lone surrogate or
+ * a NUL (`MALFORMED_TEXT`), or one past the length limit (`ValidationError`). Reads thus answer alike on every store
+ * (PostgreSQL's text cannot even be queried with a NUL), and a caller with such an id hears of it, as from a put.
  */
 export function assertReadNames(names: { threadId?: string; ns?: string; checkpointId?: string }): void {
-  if (names.threadId !== undefined) assertPlainText(names.threadId, "config.configurable.thread_id");
-  if (names.ns !== undefined) assertPlainText(names.ns, "config.configurable.checkpoint_ns");
-  if (names.checkpointId !== undefined) assertPlainText(names.checkpointId, "config.configurable.checkpoint_id");
+  if (names.threadId !== undefined) assertSaverKey(names.threadId, "config.configurable.thread_id");
+  if (names.ns !== undefined) assertSaverKey(names.ns, "config.configurable.checkpoint_ns");
+  if (names.checkpointId !== undefined) assertSaverKey(names.checkpointId, "config.configurable.checkpoint_id");
 }
 
 /**

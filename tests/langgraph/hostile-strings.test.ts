@@ -121,6 +121,39 @@ describe("ForkpointSaver and lone surrogates", () => {
     expect(await dumpOf(path)).toEqual(before);
   });
 
+  it("refuses those long ids in reads and deletes too, as sessionFor and prune do, changing nothing", async () => {
+    const { fp, path } = dbs.open();
+    const saver = new ForkpointSaver(fp);
+    await echoGraph(saver).invoke(say("one"), thread);
+    const before = await dumpOf(path);
+    const long = "x".repeat(600);
+    const all = async (config: RunnableConfig, options?: CheckpointListOptions) => {
+      const out = [];
+      for await (const tuple of saver.list(config, options)) out.push(tuple);
+      return out;
+    };
+    const refused: [() => Promise<unknown>, string][] = [
+      [() => saver.getTuple({ configurable: { thread_id: long } }), "config.configurable.thread_id"],
+      [() => saver.getTuple({ configurable: { thread_id: "t", checkpoint_ns: long } }), "config.configurable.checkpoint_ns"],
+      [() => saver.getTuple({ configurable: { thread_id: "t", checkpoint_id: long } }), "config.configurable.checkpoint_id"],
+      [() => all({ configurable: { thread_id: long } }), "config.configurable.thread_id"],
+      [() => all({ configurable: { thread_id: "t", checkpoint_ns: long } }), "config.configurable.checkpoint_ns"],
+      [
+        () => all({ configurable: { thread_id: "t" } }, { before: { configurable: { checkpoint_id: long } } }),
+        "before.configurable.checkpoint_id",
+      ],
+      [() => saver.deleteThread(long), "threadId"],
+      [() => saver.sessionFor(long, { userId: "langgraph" }), "threadId"],
+      [() => saver.prune([long]), "threadIds[0]"],
+    ];
+    for (const [call, field] of refused) {
+      const refusal = call();
+      await expect(refusal).rejects.toBeInstanceOf(ValidationError);
+      await expect(refusal).rejects.toMatchObject({ code: "VALIDATION_ERROR", field, message: expect.stringContaining("at most 512") });
+    }
+    expect(await dumpOf(path)).toEqual(before);
+  });
+
   it("a NUL inside a checkpoint's metadata (JSON) is stored, read back and filtered on alike on every store", async () => {
     const { fp } = dbs.open();
     const saver = new ForkpointSaver(fp);
