@@ -60,8 +60,8 @@ async function setup(checkpointFirst = false) {
       return "written";
     },
   });
-  /** Runs the Agent; `move` runs after its tool call, before its answer. */
-  const run = async (move: (s: SessionHandle) => Promise<unknown>) => {
+  /** Runs the Agent (streamed or not); `move` runs after its tool call, before its answer. */
+  const run = async (move: (s: SessionHandle) => Promise<unknown>, stream = false) => {
     const abortController = new AbortController();
     const model = new ScriptedModel(
       [[functionCall("call-1", "write_plan", { text: "day 1" })], [reply("Planned day 1.")]],
@@ -71,7 +71,14 @@ async function setup(checkpointFirst = false) {
     );
     const agent = new Agent({ name: "p", model, tools: undoableAgentTools(s, [writePlan], { write_plan: undo }, { abortController }) });
     const memory = new ForkpointSession(s);
-    const outcome = await new Runner().run(agent, "plan day 1", { session: memory, signal: abortController.signal }).then(
+    const options = { session: memory, signal: abortController.signal };
+    const running = stream
+      ? new Runner().run(agent, "plan day 1", { ...options, stream: true }).then(async (streamed) => {
+          for await (const _event of streamed) void _event;
+          await streamed.completed;
+        })
+      : new Runner().run(agent, "plan day 1", options);
+    const outcome = await running.then(
       () => "finished",
       (e: { code?: string }) => e.code ?? "rejected",
     );
@@ -92,9 +99,9 @@ describe("a run in flight when the session moves", () => {
     expect(shown(await itemsOn(s, startBranch))).toEqual([["user", "hello"], ...RUN_ITEMS]);
   });
 
-  it("another server's rollback: the run finishes, the branch rolled back to stays as it was", async () => {
+  it.each([false, true])("another server's rollback: the run finishes, the branch rolled back to stays (stream: %s)", async (stream) => {
     const { other, s, cp, file, startBranch, run } = await setup();
-    const { outcome, memory } = await run(async () => (await other().getSession(s.id, { userId: "u" })).rollback(cp.id));
+    const { outcome, memory } = await run(async () => (await other().getSession(s.id, { userId: "u" })).rollback(cp.id), stream);
     expect(outcome).toBe("finished");
     expect(shown(await memory.getItems())).toEqual([["user", "hello"]]);
     expect((await s.branches()).find((b) => b.current)!.forkCheckpointId).toBe(cp.id);
@@ -124,5 +131,27 @@ describe("a run in flight when the session moves", () => {
     expect((await s.info()).currentBranchId).toBe(startBranch);
     expect(shown(await memory.getItems())).toEqual([["user", "hello"], ["user", "aside"], ...RUN_ITEMS]);
     expect((await s.toolTrack()).map((t) => t.callId)).toEqual(["call-1"]);
+  });
+
+  it("by hand: a pop elsewhere of the item last added puts the next after it; getItems or a new session follows the move", async () => {
+    const { fp, s } = await setup();
+    const memory = new ForkpointSession(s);
+    const other = new ForkpointSession(await fp.getSession(s.id, { userId: "u" }));
+    await memory.addItems([{ role: "user", content: "a" }]);
+    expect(await other.popItem()).toEqual({ role: "user", content: "a" });
+    await memory.addItems([{ role: "user", content: "b" }]);
+    // The current branch is the pop's; "b" followed "a", its writer's last item, on a's branch.
+    expect(shown(await other.getItems())).toEqual([["user", "hello"]]);
+    const [b] = (await s.history({ branchId: (await s.branches()).find((x) => !x.current && x.parentId === null)!.id })).slice(-1);
+    expect(b!.content).toEqual({ role: "user", content: "b" });
+    // A session never read from, or one read again, goes on from the current branch.
+    await new ForkpointSession(s).addItems([{ role: "user", content: "c" }]);
+    await memory.getItems();
+    await memory.addItems([{ role: "user", content: "d" }]);
+    expect(shown(await other.getItems())).toEqual([
+      ["user", "hello"],
+      ["user", "c"],
+      ["user", "d"],
+    ]);
   });
 });
