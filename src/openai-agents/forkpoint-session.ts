@@ -126,10 +126,11 @@ export class ForkpointSession implements Session, SessionHistoryTransactionAware
 
   /**
    * Appends the items (one transaction) on the current branch while it is the branch this session last read
-   * (`getItems`, which the Runner calls as a run starts) or wrote. When the session moved off it meanwhile (another
-   * handle, process or server rolled back, edited or switched, undoing the run's tool calls), they go right after the
-   * last item read or written, on that item's lineage, as `append`'s `after` has it: on the run's branch while it
-   * ends there, else on a new branch forked right after it. The current branch stays as the user left it.
+   * (`getItems`, which the Runner calls as a run starts) or wrote, or its lineage still holds the last item read or
+   * written and the tool calls the items name. When the session moved back before them meanwhile (another handle,
+   * process or server rolled back, edited, switched or popped, undoing the run's tool calls), they go right after that
+   * item, on its lineage, as `append`'s `after` has it: on the run's branch while it ends there, else on a new branch
+   * forked right after it. The current branch stays as the user left it. A session never read from appends.
    */
   async addItems(items: AgentInputItem[]): Promise<void> {
     if (itemsOf(items, "items").length === 0) return;
