@@ -114,7 +114,9 @@ function continuesAnswer(stored: Message, next: MessageInput): boolean {
  * new branch (saved only after, the fork would undo them). Then save the response with `{ after }`, the
  * `lastMessageId` that first save returned: the answer lands right after its question on the question's own lineage,
  * even when the session moved meanwhile (an edit or a rollback in another tab while the answer streamed); it becomes a
- * version of what follows the question there, and the session stays where the user put it.
+ * version of what follows the question there, and the session stays where the user put it. The same list saved again
+ * is stored once; an answer equal to one stored on another branch (a regenerated answer in the same words) is another
+ * answer unless its id or its tool calls tell otherwise.
  * @example const saved = await saveChat(s, messages); ...; await saveChat(s, [...messages, answer], { after: saved.lastMessageId })
  */
 export async function saveChat<M extends UIMessage<any, any, any>>(

@@ -169,18 +169,51 @@ async function unlessMoved<T>(move: Promise<T>): Promise<T | null> {
   }
 }
 
+const same = (m: Message, input: MessageInput, options: SyncOptions): boolean =>
+  isDeepStrictEqual(comparable(m, options), comparable(input, options));
+
+/**
+ * Whether stored message `stored` is `input` (or a form of it), as far as ids and calls tell. Ids first: a server that
+ * names its answers (`generateMessageId`) names each response anew, and `loadChat` gives a message saved unnamed the id
+ * of its entry, so the same id is the same message and two ids are two messages. With no id to compare, a message
+ * naming tool calls is the one whose calls they are (their ids are the model's, one per call). Null when nothing tells:
+ * an answer in the same words is all there is.
+ */
+function identified(stored: StoredMessage, input: MessageInput, options: SyncOptions): boolean | null {
+  const id = stored.latest.clientId ?? stored.first.clientId;
+  if (id !== null && input.clientId !== undefined) return id === input.clientId;
+  if (input.clientId !== undefined && input.clientId === stored.first.id) return true;
+  const m = stored.latest;
+  return (options.callsOf?.({ role: m.role, content: m.content }).length ?? 0) > 0 ? true : null;
+}
+
+/** How sure it is that stored messages are the list's, from what `identified` tells of each: 0 sure, 2 least. */
+function rank(told: (boolean | null)[]): number {
+  if (told.includes(false)) return 2;
+  return told.includes(true) ? 0 : 1;
+}
+
 /**
  * The last of `rest` as stored right after a message, if an earlier save stored them all there: `tails` is what follows
- * that message (each message after it, with those after it on its branch; see `appendAfterUnlessStored`).
+ * that message (each message after it, with those after it on its branch; see `appendAfterUnlessStored`). When a
+ * branch ends at that message (`forks` false), the save has a place of its own to go: equal messages elsewhere are an
+ * earlier answer to the same question (a regenerated answer that came out the same) unless ids or calls tell they are
+ * these. With nowhere but a fork to go, equal messages following it are this list saved before (a double submit):
+ * those ids or calls tell are these first, then the newest.
  */
-function storedIn(tails: Message[][], rest: MessageInput[], options: SyncOptions): Message | null {
-  const same = (m: Message, input: MessageInput) => isDeepStrictEqual(comparable(m, options), comparable(input, options));
+function storedIn(tails: Message[][], rest: MessageInput[], forks: boolean, options: SyncOptions): Message | null {
+  let best: { message: Message; rank: number } | null = null;
   for (const stored of tails) {
-    if (!same(stored[0]!, rest[0]!)) continue;
-    const tail = storedMessages(stored);
-    if (tail.length >= rest.length && rest.every((m, i) => same(tail[i]!.latest, m))) return tail[rest.length - 1]!.latest;
+    // Grouped first: what follows may be the earlier forms of a message that went on (saved after each step).
+    const tail = storedMessages(stored).slice(0, rest.length);
+    if (tail.length < rest.length || !rest.every((m, i) => same(tail[i]!.latest, m, options))) continue;
+    const r = rank(rest.map((m, i) => identified(tail[i]!, m, options)));
+    const message = tail.at(-1)!.latest;
+    if (r === 0) return message;
+    if (!forks) continue;
+    if (!best || r < best.rank || (r === best.rank && message.createdAt > best.message.createdAt)) best = { message, rank: r };
   }
-  return null;
+  return best?.message ?? null;
 }
 
 /**
@@ -188,7 +221,7 @@ function storedIn(tails: Message[][], rest: MessageInput[], options: SyncOptions
  * stored): they are appended right after it on its own lineage (`append`'s `after`), wherever the session went
  * meanwhile. Nothing is forked and the current branch stays: a list whose messages before the new ones are not that
  * lineage's is refused (`ValidationError`, field `messages`). A list that ends there writes nothing, and so does one
- * whose new messages follow it already on some branch (the same list saved again: a double submit is stored once).
+ * whose new messages follow it already (the same list saved again: a double submit is stored once; see `storedIn`).
  */
 async function syncAfter(s: SessionHandle, inputs: MessageInput[], afterId: string, options: SyncOptions): Promise<SaveResult> {
   const after = await s.message(afterId);
@@ -216,7 +249,7 @@ async function syncAfter(s: SessionHandle, inputs: MessageInput[], afterId: stri
       ref,
       rest,
       after.id,
-      (tails) => storedIn(tails, rest, options),
+      (tails, forks) => storedIn(tails, rest, forks, options),
       rest.flatMap((m) => options.callsOf?.(m) ?? []),
     ),
   );

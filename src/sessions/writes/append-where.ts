@@ -29,15 +29,16 @@ export async function appendAfter(
 /**
  * `append` with `after: afterId`, unless what it would write is stored after that message already: `storedIn` is given
  * what follows it (for each message that follows `afterId` on some branch, that message and those after it there) and
- * returns the stored message that ends what this call would write, if any. Checked in the unit that would write, so
- * the same save made by several servers at once (a double submit, a retried request) is stored once.
+ * whether the write would fork (no branch ends at `afterId`: what follows it elsewhere is all there is), and returns the
+ * stored message that ends what this call would write, if any. Checked in the unit that would write, so the same save
+ * made by several servers at once (a double submit, a retried request) is stored once.
  */
 export async function appendAfterUnlessStored(
   ctx: EngineContext,
   ref: SessionRef,
   input: MessageInput[],
   afterId: string,
-  storedIn: (tails: Message[][]) => Message | null,
+  storedIn: (tails: Message[][], forks: boolean) => Message | null,
   calls?: readonly string[],
 ): Promise<{ written: Message[] } | { stored: Message }> {
   let stored: Message | null = null;
@@ -45,7 +46,7 @@ export async function appendAfterUnlessStored(
     after: afterId,
     afterCalls: calls,
     // Run again with the unit when the store runs it again: the last run's is what the committed unit saw.
-    unlessStored: (tails) => (stored = storedIn(tails)) !== null,
+    unlessStored: (tails, forks) => (stored = storedIn(tails, forks)) !== null,
   });
   return written ? { written } : { stored: stored! };
 }
@@ -71,7 +72,7 @@ export interface AppendHow {
   after?: string | undefined;
   /** The ids of the calls what is written names (an answer's tool parts): where several branches end at `after`. */
   afterCalls?: readonly string[] | undefined;
-  unlessStored?: (tails: Message[][]) => boolean;
+  unlessStored?: (tails: Message[][], forks: boolean) => boolean;
   request?: Request<Message[]> | undefined;
   ifAt?: IfAt | undefined;
 }
@@ -92,9 +93,14 @@ function* appendUnit(tx: Tx, ref: SessionRef, ctx: EngineContext, fields: EntryF
   yield* checkIfAt(tx, session, how.ifAt, head.position);
   const { lastMessageId } = how;
   if (lastMessageId !== undefined && ((yield* lastLineageMessage(tx, branch.id))?.id ?? null) !== lastMessageId) return null;
-  if (how.unlessStored && how.after !== undefined && how.unlessStored(yield* tailsAfter(tx, session.id, how.after))) return null;
   const at =
     how.after === undefined ? { branchId: branch.id, head } : yield* findLanding(tx, session, { branch, head }, how.after, how.afterCalls);
+  if (
+    how.unlessStored &&
+    how.after !== undefined &&
+    how.unlessStored(yield* tailsAfter(tx, session.id, how.after), "fork" in at && at.fork !== undefined)
+  )
+    return null;
   yield* settleLanding(ctx, tx, at);
   const written = yield* writeMessages(ctx, tx, session, at.branchId, at.head, fields);
   yield* recordRequest(ctx, tx, session.id, how.request, written.messages);

@@ -1,0 +1,87 @@
+// The route handler of docs/ai-sdk.md (saveChat before the loop, the answer saved `after` its question) when a save
+// meets an answer stored already: a regenerated answer equal to the old one, a step's earlier form, a request sent twice.
+import { convertToModelMessages, createIdGenerator, isStepCount, streamText, tool, type UIMessage } from "ai";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import type { Forkpoint, SessionHandle } from "../../src/index.js";
+import { loadChat, saveChat, undoableTools, type SaveResult } from "../../src/ai/index.js";
+import { tempDatabases } from "../helpers.js";
+import { call, scriptedStreamModel, text } from "./mock-model.js";
+
+const dbs = tempDatabases();
+
+type Step = Parameters<typeof scriptedStreamModel>[0][number];
+
+interface RouteOptions {
+  /** Server-side ids for answers (`generateMessageId`), as the docs' route gives them; absent: the client names them. */
+  serverIds?: boolean;
+  /** Saves in `onStepEnd` too (after each step), not only in `onEnd`. */
+  saveEachStep?: boolean;
+  /** Runs before model step `step` (another tab moving the session while the answer streams). */
+  beforeStep?: (step: number) => Promise<void>;
+}
+
+/** An app whose `put` writes a key of its world (undone by deleting it) and `send` needs the user's approval. */
+function app(fp: Forkpoint, steps: Step[], { serverIds = true, saveEachStep = false, beforeStep }: RouteOptions = {}) {
+  const world = new Set<string>();
+  let sends = 0;
+  const appTools = {
+    put: tool({ inputSchema: z.object({ k: z.string() }), execute: async ({ k }) => (world.add(k), k) }),
+    send: tool({ inputSchema: z.object({ to: z.string() }), execute: async ({ to }) => (sends++, `sent to ${to}`) }),
+  };
+  const model = scriptedStreamModel(steps, beforeStep);
+  const saves: SaveResult[] = [];
+  const post = async (sessionId: string, body: string): Promise<string> => {
+    const { messages } = JSON.parse(body) as { messages: UIMessage[] };
+    const s = await fp.getSession(sessionId, { userId: "u" });
+    const asked = await saveChat(s, messages);
+    const result = streamText({
+      model,
+      messages: await convertToModelMessages(messages),
+      tools: undoableTools(s, appTools, { put: ({ args }) => void world.delete(args.k) }, { after: asked.lastMessageId }),
+      toolApproval: { send: "user-approval" },
+      stopWhen: isStepCount(5),
+    });
+    const save = async ({ messages: all }: { messages: UIMessage[] }) =>
+      void saves.push(await saveChat(s, all, { after: asked.lastMessageId }));
+    return result
+      .toUIMessageStreamResponse({
+        originalMessages: messages,
+        ...(serverIds ? { generateMessageId: createIdGenerator({ prefix: "msg", size: 16 }) } : {}),
+        ...(saveEachStep ? { onStepEnd: save } : {}),
+        onEnd: save,
+      })
+      .text();
+  };
+  const send = (s: SessionHandle, messages: UIMessage[]) => post(s.id, JSON.stringify({ messages }));
+  return { world, sends: () => sends, saves, post, send };
+}
+
+const question: UIMessage = { id: "q", role: "user", parts: [{ type: "text", text: "is it?" }] };
+const words = (m: UIMessage) => m.parts.map((p) => (p.type === "text" ? p.text : "")).join("");
+
+describe("an answer saved after its question, meeting one stored already", () => {
+  for (const serverIds of [true, false]) {
+    it(`a regenerated answer equal to the old one is a < 2/2 > version (${serverIds ? "server" : "client"} ids)`, async () => {
+      const { fp } = dbs.open();
+      const s = await fp.createSession({ userId: "u" });
+      const { send, saves } = app(fp, [[text("Yes.")], [text("Yes.")]], { serverIds });
+      await send(s, [question]);
+      const first = (await s.history()).at(-1)!;
+      await send(s, [question]); // regenerate: the messages before the answer
+      const chat = await loadChat(s);
+      expect(chat.map(words)).toEqual(["is it?", "Yes."]);
+      const answer = (await s.history()).at(-1)!;
+      expect(answer.id).not.toBe(first.id);
+      expect(saves.at(-1)).toMatchObject({ appended: 1, lastMessageId: answer.id, branchId: (await s.info()).currentBranchId });
+      const v = await s.versions(answer.id);
+      expect([v.index + 1, v.count]).toEqual([2, 2]);
+      // The same list saved once more (a double save): stored once.
+      expect(await saveChat(s, [question, chat[1]!], { after: (await s.history())[0]!.id })).toMatchObject({
+        appended: 0,
+        lastMessageId: answer.id,
+      });
+      expect((await s.history()).map((m) => m.id)).toEqual([(await s.history())[0]!.id, answer.id]);
+    });
+  }
+});
