@@ -3,7 +3,7 @@ import { isDeepStrictEqual } from "node:util";
 import type { JsonObject } from "../models/json.js";
 import type { Message, MessageInput } from "../models/types.js";
 import { ConflictError, PayloadTooLargeError, ValidationError } from "../models/errors.js";
-import { appendAfter, appendAfterUnlessStored } from "../sessions/writes/append-where.js";
+import { appendAfter, appendAfterUnlessStored, messagesAfter } from "../sessions/writes/append-where.js";
 import { messageFields } from "../sessions/writes/message-fields.js";
 import { forkAfter } from "../sessions/fork-after.js";
 import { currentHistory } from "../sessions/history.js";
@@ -217,13 +217,39 @@ function storedIn(tails: Message[][], rest: MessageInput[], forks: boolean, opti
 }
 
 /**
+ * The stored message that an answer among `rest` goes on from, when a save of the same answer stored an earlier form
+ * right after the message `rest` follows (`tails`, what follows that message): an answer saved after each step
+ * (`onStepEnd`) grows there, on the branch holding its calls, wherever the session went meanwhile. The earlier form
+ * must be its branch's last message, the messages before it the list's, and be this answer's (ids or calls tell).
+ */
+function earlierForm(tails: Message[][], rest: MessageInput[], options: SyncOptions): Message | null {
+  const continues = options.continues;
+  if (!continues) return null;
+  for (const stored of tails) {
+    const tail = storedMessages(stored);
+    const i = tail.length - 1;
+    if (i >= rest.length || !tail.slice(0, i).every((m, j) => same(m.latest, rest[j]!, options))) continue;
+    const form = tail[i]!.latest;
+    if (!same(form, rest[i]!, options) && continues(form, rest[i]!) && identified(tail[i]!, rest[i]!, options) === true) return form;
+  }
+  return null;
+}
+
+/**
  * A save whose new messages follow stored message `afterId` (the list's messages up to it are that message's lineage, as
  * stored): they are appended right after it on its own lineage (`append`'s `after`), wherever the session went
  * meanwhile. Nothing is forked and the current branch stays: a list whose messages before the new ones are not that
  * lineage's is refused (`ValidationError`, field `messages`). A list that ends there writes nothing, and so does one
  * whose new messages follow it already (the same list saved again: a double submit is stored once; see `storedIn`).
+ * An answer whose earlier form follows it already (saved after a step) goes on from that form, on its branch.
  */
-async function syncAfter(s: SessionHandle, inputs: MessageInput[], afterId: string, options: SyncOptions): Promise<SaveResult> {
+async function syncAfter(
+  s: SessionHandle,
+  inputs: MessageInput[],
+  afterId: string,
+  options: SyncOptions,
+  redirected = false,
+): Promise<SaveResult> {
   const after = await s.message(afterId);
   const stored = storedMessages(await s.history({ branchId: after.branchId, before: after.position + 1 }));
   const kept = stored.length;
@@ -242,6 +268,11 @@ async function syncAfter(s: SessionHandle, inputs: MessageInput[], afterId: stri
   const rest = inputs.slice(continued ? kept - 1 : kept);
   if (continued) rest[0] = { ...rest[0]!, metadata: { ...(rest[0]!.metadata ?? {}), [CONTINUES]: after.id } };
   if (rest.length === 0) return { kept, forked: null, continued: false, appended: 0, lastMessageId: after.id, branchId: after.branchId };
+  // An earlier form of the answer stored after the message already (the save of an earlier step): it goes on from there.
+  if (!redirected && options.continues && rest.some((m) => m.role === "assistant")) {
+    const form = earlierForm(await sessionEngine(s).run((ctx, ref) => messagesAfter(ctx, ref, after.id)), rest, options);
+    if (form) return syncAfter(s, inputs, form.id, options, true);
+  }
   // Looked for in the unit that would append: the same list saved by several servers at once is stored once.
   const out = await sessionEngine(s).run((ctx, ref) =>
     appendAfterUnlessStored(

@@ -84,4 +84,54 @@ describe("an answer saved after its question, meeting one stored already", () =>
       expect((await s.history()).map((m) => m.id)).toEqual([(await s.history())[0]!.id, answer.id]);
     });
   }
+
+  for (const serverIds of [true, false]) {
+    it(`saved after each step, the answer grows on its own branch (${serverIds ? "server" : "client"} ids)`, async () => {
+      const { fp } = dbs.open();
+      const s = await fp.createSession({ userId: "u" });
+      const { send, saves, world } = app(fp, [[call("c1", "put", { k: "one" })], [text("put one")]], { serverIds, saveEachStep: true });
+      await send(s, [question]);
+      expect(saves.map((r) => [r.appended, r.continued])).toEqual([
+        [1, false],
+        [1, true],
+        [0, false],
+      ]);
+      expect(await s.branches()).toHaveLength(1);
+      const chat = await loadChat(s);
+      expect(chat.map((m) => m.parts.map((p) => p.type))).toEqual([["text"], ["step-start", "tool-put", "step-start", "text"]]);
+      expect((await s.toolTrack()).map((t) => t.callId)).toEqual(["c1"]);
+      expect([...world]).toEqual(["one"]);
+    });
+  }
+
+  it("another tab rolls back to the question mid-answer: the next step's form goes on where its calls are", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    const tab2 = await fp.getSession(s.id, { userId: "u" });
+    let atQuestion = "";
+    const { send, saves } = app(fp, [[call("c1", "put", { k: "one" })], [text("put one")]], {
+      saveEachStep: true,
+      beforeStep: async (step) => {
+        if (step === 1) await tab2.rollback(atQuestion);
+      },
+    });
+    await saveChat(s, [question]);
+    atQuestion = (await s.checkpoint({ name: "at the question" })).id;
+    await send(s, [question]);
+    const rolledBack = (await s.info()).currentBranchId;
+    expect((await loadChat(s)).map(words)).toEqual(["is it?"]);
+    // The step's save went on from the first step's form, on the branch holding c1; the end's save stored nothing.
+    expect(saves.map((r) => [r.appended, r.continued])).toEqual([
+      [1, false],
+      [1, true],
+      [0, false],
+    ]);
+    const answered = saves[1]!.branchId;
+    expect(answered).not.toBe(rolledBack);
+    expect(saves.map((r) => r.branchId)).toEqual([answered, answered, answered]);
+    await s.switchBranch(answered);
+    const chat = await loadChat(s);
+    expect(chat.map((m) => m.parts.map((p) => p.type))).toEqual([["text"], ["step-start", "tool-put", "step-start", "text"]]);
+    expect(await s.history({ branchId: rolledBack })).toHaveLength(1);
+  });
 });

@@ -4,7 +4,7 @@ import type { Message, MessageInput } from "../../models/types.js";
 import type { Step, Tx } from "../../store/port/index.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
 import { checkIfAt, type IfAt } from "../core/if-at.js";
-import { ownedCurrent } from "../core/owned.js";
+import { ownedCurrent, ownedSession } from "../core/owned.js";
 import { toMessage } from "../core/rows.js";
 import { findLanding, settleLanding } from "../log/after.js";
 import { lastLineageMessage } from "../log/lineage.js";
@@ -49,6 +49,14 @@ export async function appendAfterUnlessStored(
     unlessStored: (tails, forks) => (stored = storedIn(tails, forks)) !== null,
   });
   return written ? { written } : { stored: stored! };
+}
+
+/** What follows message `afterId` now (see `tailsAfter`), read in a unit of its own: what a save looks at before it writes. */
+export function messagesAfter(ctx: EngineContext, ref: SessionRef, afterId: string): Promise<Message[][]> {
+  return ctx.store.read(function* (tx) {
+    yield* ownedSession(tx, ref.id, ref.userId);
+    return yield* tailsAfter(tx, ref.id, afterId);
+  });
 }
 
 /** What follows message `afterId`: each message after it, on any branch, with the messages after that one on its branch. */
