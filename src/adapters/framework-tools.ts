@@ -110,21 +110,27 @@ function ownDispatcher(ctx: EngineContext, name: string, d: Dispatcher): Dispatc
 
 /**
  * Journals the call (with the framework's call id) on `onBranch`, after message `after` when given (see `invoke`), runs
- * the live binding with `options`, records the result.
+ * the live binding with `options`, records the result. With `requestId`, once per session and id (see `invoke`).
  */
 export async function invokeFramework(
   s: SessionHandle,
   name: string,
   args: unknown,
-  call: { callId: string; onBranch: string; options: unknown; after?: string | undefined },
+  call: { callId: string; onBranch: string; options: unknown; after?: string | undefined; requestId?: string | undefined },
 ): Promise<unknown> {
   const engine = sessionEngine(s);
   const d = byEngine.get(engine.ctx)?.get(name);
   const key = liveKey(s.id, call.callId);
   d?.live.set(key, call.options);
   try {
-    // `after` goes as the caller's option, validated as `invoke`'s is.
-    const options = call.after === undefined ? undefined : { after: call.after };
+    // `after` and `requestId` go as the caller's options, validated as `invoke`'s are.
+    const options =
+      call.after === undefined && call.requestId === undefined
+        ? undefined
+        : {
+            ...(call.after === undefined ? {} : { after: call.after }),
+            ...(call.requestId === undefined ? {} : { requestId: call.requestId }),
+          };
     return await engine.run((ctx, ref) =>
       invoke(ctx, ref, name, args as JsonValue, { callId: call.callId, onBranch: call.onBranch }, options),
     );

@@ -18,8 +18,8 @@ export interface SaveResult {
   continued: boolean;
   appended: number;
   /**
-   * The stored message the list ends at now (its latest form): what a later save of the same chat passes as `after`
-   * (null for an empty list).
+   * The stored message the list ends at now (its latest form; the earlier form it holds, for a list sent again after
+   * its last answer went on): what a later save of the same chat passes as `after` (null for an empty list).
    */
   lastMessageId: string | null;
   /** The branch that message is on: the current branch, unless a save with `after` landed elsewhere. */
@@ -32,10 +32,14 @@ export interface SaveResult {
  */
 export const CONTINUES = "continues";
 
-/** One message of the app's list as stored: the entry it began as and its latest form (the same entry unless it went on). */
+/**
+ * One message of the app's list as stored: the entry it began as, its latest form (the same entry unless it went on),
+ * and every form from the first to the latest.
+ */
 export interface StoredMessage {
   first: Message;
   latest: Message;
+  forms: Message[];
 }
 
 /** Groups a history's entries into the app's messages: an entry marked as continuing the one before replaces it. */
@@ -43,8 +47,10 @@ export function storedMessages(history: Message[]): StoredMessage[] {
   const out: StoredMessage[] = [];
   for (const m of history) {
     const last = out.at(-1);
-    if (last && m.metadata?.[CONTINUES] === last.latest.id) last.latest = m;
-    else out.push({ first: m, latest: m });
+    if (last && m.metadata?.[CONTINUES] === last.latest.id) {
+      last.latest = m;
+      last.forms.push(m);
+    } else out.push({ first: m, latest: m, forms: [m] });
   }
   return out;
 }
@@ -115,6 +121,14 @@ async function syncOnce(s: SessionHandle, inputs: MessageInput[], options: SyncO
     isDeepStrictEqual(comparable(stored[kept]!.latest, options), comparable(inputs[kept]!, options))
   )
     kept++;
+  // The list ends at an earlier form of the last answer, which has gone on since: the request that continued it, sent
+  // again as it was (a double submit, a retry). Nothing changed: taken for an edit, it would fork and undo the calls
+  // the first request made, and the loop would make them again. Its messages end at that form: what the retry follows.
+  if (kept === stored.length - 1 && inputs.length === stored.length) {
+    const input = comparable(inputs[kept]!, options);
+    const form = stored[kept]!.forms.findLast((f) => isDeepStrictEqual(comparable(f, options), input));
+    if (form) return { kept: inputs.length, forked: null, continued: false, appended: 0, lastMessageId: form.id, branchId: form.branchId };
+  }
   // Everything to be written is checked before the first write: a bad message leaves the history as it was.
   const { ctx } = sessionEngine(s);
   for (let i = kept; i < inputs.length; i++) messageFields(ctx, inputs[i], `messages[${i}]`);

@@ -8,6 +8,7 @@ import {
   type ToolExecutionOptions,
   type ToolSet,
 } from "ai";
+import { createHash } from "node:crypto";
 import { bindFrameworkTools, frameworkTool, invokeFramework, type FrameworkBinding } from "../adapters/framework-tools.js";
 import { guardLoop, stopLoop } from "../adapters/loop-guard.js";
 import { ValidationError } from "../models/errors.js";
@@ -54,7 +55,9 @@ export interface UndoableToolsOptions<TOOLS extends ToolSet = ToolSet> {
   /**
    * The request's question (the `lastMessageId` that `saveChat` returned for the request's messages): the loop's calls
    * follow it on its own lineage, as the answer saved `{ after }` it does, so they land on the answer's branch even when
-   * another tab appended to the session meanwhile (see `invoke`'s `after`). Null or absent: on the current branch.
+   * another tab appended to the session meanwhile (see `invoke`'s `after`). A call made again (the same `toolCallId`
+   * and input, after the same message, wrapped on the same branch: a tool approval POSTed twice) returns the recorded
+   * result instead of running twice. Null or absent: on the current branch.
    */
   after?: string | null;
 }
@@ -173,6 +176,17 @@ function bindings(
 }
 
 /**
+ * The request id of a loop's call that follows message `after` (a route handler's): the same call made again by the
+ * same request sent again (an approval POSTed twice: the AI SDK runs an approved call from the request's messages)
+ * follows the same stored message on the same branch, and gets the recorded result instead of running twice. A
+ * regenerate or a rollback is another branch, a new question another message: their calls run, whatever their ids.
+ */
+function callRequestId(onBranch: string, after: string, name: string, toolCallId: string, input: unknown): string {
+  const key = JSON.stringify([onBranch, after, name, toolCallId, input ?? null]);
+  return `forkpoint/ai:${createHash("sha256").update(key).digest("hex")}`;
+}
+
+/**
  * Wraps an AI SDK ToolSet for one session: each call is journaled on the session's track before it runs (the AI SDK's
  * `toolCallId` as its `callId`), then runs the tool's own `execute`, then records the result. Moves of the session
  * undo the calls with `undos[name]` and replay them (on a switch back) with
@@ -203,8 +217,9 @@ export function undoableTools<TOOLS extends ToolSet>(
     const journaled = async (input: unknown, callOptions: ToolExecutionOptions<unknown>, onOutput?: (output: unknown) => void) => {
       const onBranch = await guard.branch;
       const live: LiveCall = { options: callOptions, ...(onOutput ? { onOutput } : {}) };
+      const requestId = after === undefined ? undefined : callRequestId(onBranch, after, name, callOptions.toolCallId, input);
       try {
-        return await invokeFramework(s, name, input, { callId: callOptions.toolCallId, onBranch, options: live, after });
+        return await invokeFramework(s, name, input, { callId: callOptions.toolCallId, onBranch, options: live, after, requestId });
       } catch (error) {
         stopLoop(guard, error);
         throw error;

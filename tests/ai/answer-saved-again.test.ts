@@ -134,4 +134,30 @@ describe("an answer saved after its question, meeting one stored already", () =>
     expect(chat.map((m) => m.parts.map((p) => p.type))).toEqual([["text"], ["step-start", "tool-put", "step-start", "text"]]);
     expect(await s.history({ branchId: rolledBack })).toHaveLength(1);
   });
+
+  for (const serverIds of [true, false]) {
+    it(`a tool approval POSTed twice runs the tool once and stores once (${serverIds ? "server" : "client"} ids)`, async () => {
+      const { fp } = dbs.open();
+      const s = await fp.createSession({ userId: "u" });
+      const { send, post, sends } = app(fp, [[call("g1", "send", { to: "bob" })], [text("Sent.")], [text("Sent.")]], { serverIds });
+      await send(s, [question]);
+      const chat = await loadChat(s);
+      const part = chat[1]!.parts.find((p) => p.type === "tool-send") as { state: string; approval: { id: string; approved?: boolean } };
+      expect(part.state).toBe("approval-requested");
+      part.state = "approval-responded";
+      part.approval = { ...part.approval, approved: true };
+      const body = JSON.stringify({ messages: chat });
+      await post(s.id, body);
+      const once = await loadChat(s);
+      const history = (await s.history()).map((m) => m.id);
+      expect(sends()).toBe(1);
+      await post(s.id, body); // the same request again: a double submit, a retry after a dropped connection
+      expect(sends()).toBe(1);
+      expect(await s.branches()).toHaveLength(1);
+      expect((await s.toolTrack()).map((t) => [t.callId, t.status])).toEqual([["g1", "succeeded"]]);
+      expect((await s.history()).map((m) => m.id)).toEqual(history);
+      expect(await loadChat(s)).toEqual(once);
+      expect(words(once[1]!)).toBe("Sent.");
+    });
+  }
 });
