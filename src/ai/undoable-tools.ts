@@ -9,9 +9,10 @@ import {
   type ToolSet,
 } from "ai";
 import { createHash } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { bindFrameworkTools, frameworkTool, invokeFramework, type FrameworkBinding } from "../adapters/framework-tools.js";
 import { guardLoop, stopLoop } from "../adapters/loop-guard.js";
-import { ValidationError } from "../models/errors.js";
+import { ConflictError, ValidationError } from "../models/errors.js";
 import type { SessionHandle } from "../sessions/session-handle.js";
 import type { ToolContext, ToolDefinition } from "../tools/define-tool.js";
 
@@ -57,7 +58,7 @@ export interface UndoableToolsOptions<TOOLS extends ToolSet = ToolSet> {
    * follow it on its own lineage, as the answer saved `{ after }` it does, so they land on the answer's branch even when
    * another tab appended to the session meanwhile (see `invoke`'s `after`). A call made again (the same `toolCallId`
    * and input, after the same message, wrapped on the same branch: a tool approval POSTed twice) returns the recorded
-   * result instead of running twice. Null or absent: on the current branch.
+   * result instead of running twice, waiting for the first call's tool to end. Null or absent: on the current branch.
    */
   after?: string | null;
 }
@@ -175,6 +176,10 @@ function bindings(
   return out;
 }
 
+/** How long a call made again waits before asking again whether the first one's tool has ended: doubled up to the longest. */
+const FIRST_WAIT_MS = 20;
+const LONGEST_WAIT_MS = 1_000;
+
 /**
  * The request id of a loop's call that follows message `after` (a route handler's): the same call made again by the
  * same request sent again (an approval POSTed twice: the AI SDK runs an approved call from the request's messages)
@@ -218,11 +223,18 @@ export function undoableTools<TOOLS extends ToolSet>(
       const onBranch = await guard.branch;
       const live: LiveCall = { options: callOptions, ...(onOutput ? { onOutput } : {}) };
       const requestId = after === undefined ? undefined : callRequestId(onBranch, after, name, callOptions.toolCallId, input);
-      try {
-        return await invokeFramework(s, name, input, { callId: callOptions.toolCallId, onBranch, options: live, after, requestId });
-      } catch (error) {
-        stopLoop(guard, error);
-        throw error;
+      for (let wait = FIRST_WAIT_MS; ; wait = Math.min(LONGEST_WAIT_MS, wait * 2)) {
+        try {
+          return await invokeFramework(s, name, input, { callId: callOptions.toolCallId, onBranch, options: live, after, requestId });
+        } catch (error) {
+          // The same call made by the same request sent twice at once: its result, once the first one's tool ends.
+          if (requestId !== undefined && error instanceof ConflictError && error.code === "CALL_IN_PROGRESS") {
+            await sleep(wait, undefined, callOptions.abortSignal ? { signal: callOptions.abortSignal } : {});
+            continue;
+          }
+          stopLoop(guard, error);
+          throw error;
+        }
       }
     };
     wrapped[name] = {

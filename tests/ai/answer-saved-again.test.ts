@@ -19,15 +19,24 @@ interface RouteOptions {
   saveEachStep?: boolean;
   /** Runs before model step `step` (another tab moving the session while the answer streams). */
   beforeStep?: (step: number) => Promise<void>;
+  /** What `send` waits for once it has started (a slow tool). */
+  sending?: Promise<void>;
 }
 
 /** An app whose `put` writes a key of its world (undone by deleting it) and `send` needs the user's approval. */
-function app(fp: Forkpoint, steps: Step[], { serverIds = true, saveEachStep = false, beforeStep }: RouteOptions = {}) {
+function app(fp: Forkpoint, steps: Step[], { serverIds = true, saveEachStep = false, beforeStep, sending }: RouteOptions = {}) {
   const world = new Set<string>();
   let sends = 0;
   const appTools = {
     put: tool({ inputSchema: z.object({ k: z.string() }), execute: async ({ k }) => (world.add(k), k) }),
-    send: tool({ inputSchema: z.object({ to: z.string() }), execute: async ({ to }) => (sends++, `sent to ${to}`) }),
+    send: tool({
+      inputSchema: z.object({ to: z.string() }),
+      execute: async ({ to }) => {
+        sends++;
+        await sending;
+        return `sent to ${to}`;
+      },
+    }),
   };
   const model = scriptedStreamModel(steps, beforeStep);
   const saves: SaveResult[] = [];
@@ -160,4 +169,31 @@ describe("an answer saved after its question, meeting one stored already", () =>
       expect(words(once[1]!)).toBe("Sent.");
     });
   }
+
+  it("a tool approval POSTed twice at once runs the tool once: the second request waits for its result", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    let sent!: () => void;
+    const sending = new Promise<void>((resolve) => (sent = resolve));
+    const { send, post, sends } = app(fp, [[call("g1", "send", { to: "bob" })], [text("Sent.")], [text("Sent.")]], { sending });
+    await send(s, [question]);
+    const chat = await loadChat(s);
+    const part = chat[1]!.parts.find((p) => p.type === "tool-send") as { state: string; approval: { id: string; approved?: boolean } };
+    part.state = "approval-responded";
+    part.approval = { ...part.approval, approved: true };
+    const body = JSON.stringify({ messages: chat });
+    const both = Promise.all([post(s.id, body), post(s.id, body)]);
+    while (sends() === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the other request meets the call running
+    sent();
+    // Both responses answer with the tool's result, and no error form of the answer is stored.
+    for (const body of await both) expect(body).toContain('"type":"tool-output-available"');
+    expect(JSON.stringify(await s.history())).not.toContain("output-error");
+    expect(sends()).toBe(1);
+    expect(await s.branches()).toHaveLength(1);
+    expect((await s.toolTrack()).map((t) => [t.callId, t.status])).toEqual([["g1", "succeeded"]]);
+    const answer = (await loadChat(s))[1]!;
+    expect(answer.parts.find((p) => p.type === "tool-send")).toMatchObject({ state: "output-available", output: "sent to bob" });
+    expect(words(answer)).toBe("Sent.");
+  });
 });
