@@ -30,6 +30,19 @@ export const MAX_PATCH_CHARS = 60_000;
  */
 const MOVE: MoveOptions = { scope: "both", refuseIrreversible: true };
 
+/** Each session's rollbacks through this server, chained: the last one's promise (settled either way). */
+const rollingBack = new WeakMap<SessionHandle, Promise<unknown>>();
+
+/** Runs `fn` once the session's rollbacks through this server before it have ended. */
+function oneAtATime<T>(s: SessionHandle, fn: () => Promise<T>): Promise<T> {
+  const run = (rollingBack.get(s) ?? Promise.resolve()).then(fn, fn);
+  rollingBack.set(
+    s,
+    run.catch(() => undefined),
+  );
+  return run;
+}
+
 /** The target `diff` takes and answers for the files on disk. */
 const DISK = "disk";
 
@@ -115,8 +128,13 @@ export const handlers: ToolHandlers = {
 
   async rollback({ session: s }, { checkpoint, force }) {
     const cp = await findCheckpoint(s, checkpoint);
-    const before = (await s.info()).currentBranchId;
-    const move = moveOf(await s.rollback(cp.id, { ...MOVE, ...(force ? { force } : {}) }));
+    // One at a time through this server: another client's rollback between the read and the move would make this
+    // one, finding the session where it goes, say it rolled back.
+    const { before, moved } = await oneAtATime(s, async () => {
+      const before = (await s.info()).currentBranchId;
+      return { before, moved: await s.rollback(cp.id, { ...MOVE, ...(force ? { force } : {}) }) };
+    });
+    const move = moveOf(moved);
     // A rollback to where the session already is forks no branch, and is no move for undo to take back.
     const line =
       move.branch.id === before

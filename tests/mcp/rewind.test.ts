@@ -161,6 +161,19 @@ describe("what the lines say", () => {
     expect(filesIn(ws)).toEqual({ "a.txt": "2\n" });
   });
 
+  // Review 16: two clients rolling back at once; the second moved nothing and must say so.
+  it("two rollbacks to one checkpoint at once: one rolls back, the other says it is already there", async () => {
+    write(ws, "a.txt", "1\n");
+    server = await connect("stdio", ["--workspace", ws, "--db", db, "--user", "alice"]);
+    const { client } = server;
+    await ok(client, "checkpoint", { name: "one" });
+    write(ws, "a.txt", "2\n");
+    await ok(client, "checkpoint", { name: "two" });
+    const both = await Promise.all([call(client, "rollback", { checkpoint: "one" }), call(client, "rollback", { checkpoint: "one" })]);
+    expect(both.map((r) => lineOf(r).split(" ")[0]).sort()).toEqual(["Already", "Rolled"]);
+    expect((await ok(client, "branches")).branches).toHaveLength(2);
+  });
+
   it('history names the checkpoint a rollback went to; diff takes to: "disk"', async () => {
     write(ws, "a.txt", "1\n");
     server = await connect("stdio", ["--workspace", ws, "--db", db, "--user", "alice"]);
