@@ -53,10 +53,12 @@ export async function appendAfterUnlessStored(
 
 /** What follows message `afterId` now (see `tailsAfter`), read in a unit of its own: what a save looks at before it writes. */
 export function messagesAfter(ctx: EngineContext, ref: SessionRef, afterId: string): Promise<Message[][]> {
-  return ctx.store.read(function* (tx) {
-    yield* ownedSession(tx, ref.id, ref.userId);
-    return yield* tailsAfter(tx, ref.id, afterId);
-  });
+  return ctx.store.read((tx) => messagesAfterUnit(tx, ref, afterId));
+}
+
+function* messagesAfterUnit(tx: Tx, ref: SessionRef, afterId: string): Step<Message[][]> {
+  yield* ownedSession(tx, ref.id, ref.userId);
+  return yield* tailsAfter(tx, ref.id, afterId);
 }
 
 /** What follows message `afterId`: each message after it, on any branch, with the messages after that one on its branch. */
