@@ -128,12 +128,21 @@ describe("two openers of one file: a tool call and a move or a delete at once", 
     // The tool runs until the other opener's delete is done: the order does not hang on timing.
     let started!: () => void;
     let release!: () => void;
-    const running = new Promise<void>((r) => (started = r));
-    const gate = new Promise<void>((r) => (release = r));
-    const gated = defineTool({ name: "gated", run: async () => (started(), await gate, { ok: true }) });
+    let running = new Promise<void>((r) => (started = r));
+    let gate = new Promise<void>((r) => (release = r));
+    const gated = defineTool({
+      name: "gated",
+      run: async ({ fail }: { fail?: boolean }) => {
+        started();
+        await gate;
+        if (fail) throw new Error("nothing done");
+        return { ok: true };
+      },
+    });
     const first = openForkpoint({ path: join(dir, "db.sqlite"), tools: [gated] });
     opened.push(first);
     const s1 = await first.createSession({ userId: "u" });
+    const s2 = await first.createSession({ userId: "u" });
     const second = open();
     const called = s1.invoke("gated", {});
     called.catch(() => undefined);
@@ -143,8 +152,22 @@ describe("two openers of one file: a tool call and a move or a delete at once", 
     await expect(called).rejects.toMatchObject({
       name: "NotFoundError",
       code: "NOT_FOUND",
-      message: expect.stringContaining("deleted while tool call"),
+      message: expect.stringContaining("ran, whose effect happened, and is recorded nowhere"),
     });
+    // A tool that failed meanwhile: its own error is said, and kept as the cause.
+    running = new Promise<void>((r) => (started = r));
+    gate = new Promise<void>((r) => (release = r));
+    const failing = s2.invoke("gated", { fail: true });
+    failing.catch(() => undefined);
+    await running;
+    await second.deleteSession(s2.id, { userId: "u" });
+    release();
+    const e = await failing.then(
+      () => null,
+      (err: Error) => err,
+    );
+    expect(e).toMatchObject({ code: "NOT_FOUND", message: expect.stringContaining("which failed (nothing done)") });
+    expect((e!.cause as Error).message).toBe("nothing done");
     expect(await first.verify()).toMatchObject({ ok: true, sessions: 0 });
   });
 });

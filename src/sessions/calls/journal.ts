@@ -233,7 +233,8 @@ async function runAndComplete(
         completed = await ctx.store.write({ sessionId: ref.id }, (tx) => completeWithPathsUnit(tx, session, ctx, entry, outcome, scanned));
       } catch (error) {
         // Deleted (by another handle, process or server) while the tool ran: the caller learns that its effect happened.
-        if (error instanceof NotFoundError && error.kind === "session") throw deletedWhileRunning(error, entry.id);
+        if (error instanceof NotFoundError && error.kind === "session" && outcome.error === null)
+          throw deletedWhileRunning(error, entry.id);
         // The connection was lost: the completion may or may not have landed. Either way the caller gets the error (the
         // call's result is not known to have been recorded), and this handle writes the completion, once, when it can.
         if (lostConnection(error))
@@ -273,7 +274,13 @@ async function runAndComplete(
         ),
       );
     } catch (error) {
-      await complete({ result: null, error: errorJson(error, ctx.limits) });
+      try {
+        await complete({ result: null, error: errorJson(error, ctx.limits) });
+      } catch (gone) {
+        // The session went while the tool ran: the caller still learns how the tool ended.
+        if (gone instanceof NotFoundError && gone.kind === "session") throw deletedWhileRunning(gone, entry.id, error);
+        throw gone;
+      }
       throw error;
     }
     // Once `run` has returned, its effect is in the world; a result that cannot be stored is never stored as something
@@ -391,9 +398,14 @@ function* recordedCall(ctx: EngineContext, tx: Tx, sessionId: string, entryId: s
   );
 }
 
-/** The error of a call whose session was deleted while its tool ran: the session's, saying the effect happened. */
-function deletedWhileRunning(error: NotFoundError, entryId: string): NotFoundError {
+/**
+ * The error of a call whose session was deleted while its tool ran: the session's, saying what became of the call (its
+ * effect happened, or, `failed`, the tool's own error, kept as the cause), recorded nowhere.
+ */
+function deletedWhileRunning(error: NotFoundError, entryId: string, failed?: unknown): NotFoundError {
   const out = new NotFoundError(error.kind, error.id);
-  out.message = `${error.message}: it was deleted while tool call ${entryId} ran, whose effect happened and is recorded nowhere`;
+  const how = failed === undefined ? "whose effect happened" : `which failed (${errorText(failed)})`;
+  out.message = `${error.message}: it was deleted while tool call ${entryId} ran, ${how}, and is recorded nowhere`;
+  if (failed !== undefined) Object.defineProperty(out, "cause", { value: failed, configurable: true, writable: true });
   return out;
 }
