@@ -1,5 +1,5 @@
 // The MCP tools over one session with a workspace: each takes its parsed input and returns JSON and a line to read.
-import type { Branch, Checkpoint, MoveOptions, SessionHandle } from "../index.js";
+import { ConflictError, type Branch, type Checkpoint, type MoveOptions, type MoveResult, type SessionHandle } from "../index.js";
 import type { FilesDiffer } from "./files-diff.js";
 import { rollbackCheck } from "./blocked.js";
 import { findCheckpoint, lastCheckpoint } from "./lineage.js";
@@ -30,17 +30,21 @@ export const MAX_PATCH_CHARS = 60_000;
  */
 const MOVE: MoveOptions = { scope: "both", refuseIrreversible: true };
 
-/** Each session's rollbacks through this server, chained: the last one's promise (settled either way). */
-const rollingBack = new WeakMap<SessionHandle, Promise<unknown>>();
-
-/** Runs `fn` once the session's rollbacks through this server before it have ended. */
-function oneAtATime<T>(s: SessionHandle, fn: () => Promise<T>): Promise<T> {
-  const run = (rollingBack.get(s) ?? Promise.resolve()).then(fn, fn);
-  rollingBack.set(
-    s,
-    run.catch(() => undefined),
-  );
-  return run;
+/**
+ * A rollback, and the branch it started from: made only while the session is still on the branch read first, so that
+ * another client's move in between (through this server or another) is read again, and a rollback that finds the
+ * session where it goes says so instead of claiming a move.
+ */
+async function rollbackFrom(s: SessionHandle, checkpointId: string, force: boolean): Promise<{ before: string; moved: MoveResult }> {
+  for (let attempt = 0; ; attempt++) {
+    const before = (await s.info()).currentBranchId;
+    try {
+      return { before, moved: await s.rollback(checkpointId, { ...MOVE, ...(force ? { force } : {}), ifAt: { branchId: before } }) };
+    } catch (error) {
+      if (attempt < 10 && error instanceof ConflictError && error.code === "SESSION_MOVED") continue;
+      throw error;
+    }
+  }
 }
 
 /** The target `diff` takes and answers for the files on disk. */
@@ -128,12 +132,7 @@ export const handlers: ToolHandlers = {
 
   async rollback({ session: s }, { checkpoint, force }) {
     const cp = await findCheckpoint(s, checkpoint);
-    // One at a time through this server: another client's rollback between the read and the move would make this
-    // one, finding the session where it goes, say it rolled back.
-    const { before, moved } = await oneAtATime(s, async () => {
-      const before = (await s.info()).currentBranchId;
-      return { before, moved: await s.rollback(cp.id, { ...MOVE, ...(force ? { force } : {}) }) };
-    });
+    const { before, moved } = await rollbackFrom(s, cp.id, force === true);
     const move = moveOf(moved);
     // A rollback to where the session already is forks no branch, and is no move for undo to take back.
     const line =
