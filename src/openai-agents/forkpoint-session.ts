@@ -139,10 +139,13 @@ export class ForkpointSession implements Session, SessionHistoryTransactionAware
       items,
     );
     const served = this.#served;
-    const written = served
-      ? await sessionEngine(this.#s).run((ctx, ref) => appendServed(ctx, ref, batchFields(ctx, inputs), served, functionCallIds(items)))
-      : await this.#s.append(inputs);
-    const last = written.at(-1)!;
+    if (served) {
+      this.#served = await sessionEngine(this.#s).run((ctx, ref) =>
+        appendServed(ctx, ref, batchFields(ctx, inputs), served, functionCallIds(items)),
+      );
+      return;
+    }
+    const last = (await this.#s.append(inputs)).at(-1)!;
     this.#served = { branchId: last.branchId, lastMessageId: last.id };
   }
 
@@ -180,7 +183,8 @@ export class ForkpointSession implements Session, SessionHistoryTransactionAware
   /**
    * Applies a history transaction atomically (all of its items or none) and once per `operationId`: the same id again,
    * from any handle, process or server, changes nothing and succeeds as the first call did; with another transaction
-   * it is a `ConflictError` (`REQUEST_ID_REUSED`) and nothing changes. `append_items` appends. `replace_suffix` checks
+   * it is a `ConflictError` (`REQUEST_ID_REUSED`) and nothing changes. `append_items` appends where `addItems` would
+   * (after the item last read or written, off a branch the session moved to meanwhile). `replace_suffix` checks
    * that the current branch ends with `expectedSuffix` (items compared as canonical JSON; else `ConflictError`
    * `SUFFIX_MISMATCH`, nothing changed) and replaces it: items the replacement starts with stay; after them, a new branch
    * forked right after the last item kept (or the item before the suffix) takes the rest of the replacement, as
@@ -192,10 +196,20 @@ export class ForkpointSession implements Session, SessionHistoryTransactionAware
     const transaction: SessionHistoryTransaction | null = typeof args.transaction === "object" ? args.transaction : null;
     if (transaction?.type === "append_items") {
       const inputs = itemsOf(transaction.items, "transaction.items").map((item, i) => toInput(item, `transaction.items[${i}]`));
-      await this.#replace(
-        { count: 0, messages: withCausedCalls(inputs, transaction.items) },
-        { id, verb: TRANSACTION_VERB, args: { type: "append_items", items: inputs.map(inputKey) } },
-      );
+      const messages = withCausedCalls(inputs, transaction.items);
+      const request = { id, verb: TRANSACTION_VERB, args: { type: "append_items", items: inputs.map(inputKey) } };
+      const served = this.#served;
+      // The Runner saves a run an output guardrail stopped this way: its items follow what the run read, as addItems'.
+      if (served && messages.length > 0) {
+        const calls = functionCallIds(transaction.items);
+        const last = await sessionEngine(this.#s).run((ctx, ref) =>
+          appendServed(ctx, ref, batchFields(ctx, messages), served, calls, request),
+        );
+        // A retry of an operation applied where it did not say (from a session never read): what was read still holds.
+        if (last) this.#served = last;
+        return;
+      }
+      await this.#replace({ count: 0, messages }, request);
       return;
     }
     if (transaction?.type !== "replace_suffix") throw new ValidationError("transaction.type", 'must be "append_items" or "replace_suffix"');
@@ -234,9 +248,11 @@ export class ForkpointSession implements Session, SessionHistoryTransactionAware
         return replaceTail(ctx, ref, { ...r, messages }, { moveOptions: this.#moveOptions, ...(request ? { request } : {}) });
       }),
     );
-    // Its own move: what follows goes on the current branch again (the last item known when it wrote one).
+    // Its own move: what follows goes on the current branch again (the last item known when it wrote one). An append
+    // of no item moved nothing: what was read still holds.
     const last = done?.messages.at(-1);
-    this.#served = last ? { branchId: last.branchId, lastMessageId: last.id } : null;
+    if (last) this.#served = { branchId: last.branchId, lastMessageId: last.id };
+    else if (done === null || done.move !== null) this.#served = null;
     return done;
   }
 }

@@ -8,6 +8,7 @@ import { findLanding, settleLanding, type Landing } from "../sessions/log/after.
 import { forkedBranch } from "../sessions/log/forked-branch.js";
 import { branchOf, entryAt, lastLineageMessage } from "../sessions/log/lineage.js";
 import { writeMessages, type EntryFields } from "../sessions/log/writer.js";
+import { applyOnce, recordRequest, requestOf, type AnswerCodec } from "../sessions/requests/ledger.js";
 
 /** What a run was given: the branch it read and that branch's last message (null: none), or what it wrote last. */
 export interface Served {
@@ -22,7 +23,9 @@ export interface Served {
  * server, which undid the run's tool calls), `append`'s `after` rule with the run's branch in place of the current
  * one: on the run's branch while it still ends at that item (after the run's own tool calls), else on a new branch
  * forked right after it; never on the current branch, which stays as the user left it. `calls` (the run's function
- * call ids) tell the run's branch where several end at that item.
+ * call ids) tell the run's branch where several end at that item. With `request` (a history transaction's operation
+ * id), it is recorded in the same transaction and applied once. What the run wrote last, where what follows goes;
+ * null for a request an earlier call applied without telling where (`replaceTail`'s, from a session never read).
  */
 export async function appendServed(
   ctx: EngineContext,
@@ -30,18 +33,51 @@ export async function appendServed(
   fields: EntryFields[],
   served: Served,
   calls: readonly string[],
-): Promise<Message[]> {
-  const written = await ctx.store.write({ sessionId: ref.id }, (tx) => servedUnit(ctx, tx, ref, fields, served, calls));
-  for (const cp of written.checkpoints) ctx.events.emit("checkpoint", cp);
-  return written.messages;
+  request?: { id: string; verb: string; args: unknown },
+): Promise<Served | null> {
+  const recorded = request && requestOf(request.id, request.verb, request.args, LAST_WRITTEN);
+  return applyOnce(ctx, ref, recorded, async () => {
+    const written = await ctx.store.write({ sessionId: ref.id }, (tx) => servedUnit(ctx, tx, ref, fields, served, calls, recorded));
+    for (const cp of written.checkpoints) ctx.events.emit("checkpoint", cp);
+    return lastOf(written.messages);
+  });
 }
 
-function* servedUnit(ctx: EngineContext, tx: Tx, ref: SessionRef, fields: EntryFields[], served: Served, calls: readonly string[]) {
+const lastOf = (messages: Message[]): Served => {
+  const last = messages.at(-1)!;
+  return { branchId: last.branchId, lastMessageId: last.id };
+};
+
+/**
+ * A history transaction's answer in the ledger: where its last item went, so that a retry (a resumed run) goes on
+ * after it. `replaceTail`'s answer for the same operation is "null": such a retry learns nothing.
+ */
+const LAST_WRITTEN: AnswerCodec<Served | null> = {
+  encode: (value) => JSON.stringify(value),
+  *decode(_tx, answer) {
+    const value = JSON.parse(answer) as Partial<Served> | null;
+    return typeof value?.branchId === "string" && typeof value.lastMessageId === "string"
+      ? { branchId: value.branchId, lastMessageId: value.lastMessageId }
+      : null;
+  },
+};
+
+function* servedUnit(
+  ctx: EngineContext,
+  tx: Tx,
+  ref: SessionRef,
+  fields: EntryFields[],
+  served: Served,
+  calls: readonly string[],
+  request: ReturnType<typeof requestOf<Served | null>>,
+) {
   const { session, branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
   const follows = branch.id === served.branchId || (yield* continues(tx, session, branch, served, calls));
   const at = follows ? { branchId: branch.id, head } : yield* movedLanding(tx, session, branch.id, served, calls);
   yield* settleLanding(ctx, tx, at);
-  return yield* writeMessages(ctx, tx, session, at.branchId, at.head, fields);
+  const written = yield* writeMessages(ctx, tx, session, at.branchId, at.head, fields);
+  yield* recordRequest(ctx, tx, session.id, request, lastOf(written.messages));
+  return written;
 }
 
 /**

@@ -1,6 +1,6 @@
 // A run in flight when the session moves (another handle or another server rolls back) saves its items on its own
 // lineage, after what it was served: the branch the user rolled back to stays as it was, its undone calls off it.
-import { Agent, Runner, setTracingDisabled, tool, type AgentInputItem } from "@openai/agents";
+import { Agent, Runner, setTracingDisabled, tool, type AgentInputItem, type OutputGuardrail } from "@openai/agents";
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -60,8 +60,11 @@ async function setup(checkpointFirst = false) {
       return "written";
     },
   });
-  /** Runs the Agent (streamed or not); `move` runs after its tool call, before its answer. */
-  const run = async (move: (s: SessionHandle) => Promise<unknown>, stream = false) => {
+  /**
+   * Runs the Agent (streamed or not); `move` runs after its tool call, before its answer. `guarded`: an output
+   * guardrail trips on the answer (the Runner then saves the run's items through a history transaction).
+   */
+  const run = async (move: (s: SessionHandle) => Promise<unknown>, stream = false, guarded = false) => {
     const abortController = new AbortController();
     const model = new ScriptedModel(
       [[functionCall("call-1", "write_plan", { text: "day 1" })], [reply("Planned day 1.")]],
@@ -69,7 +72,13 @@ async function setup(checkpointFirst = false) {
         if (turn === 1) await move(s);
       },
     );
-    const agent = new Agent({ name: "p", model, tools: undoableAgentTools(s, [writePlan], { write_plan: undo }, { abortController }) });
+    const guardrail: OutputGuardrail = { name: "no-plans", execute: async () => ({ tripwireTriggered: true, outputInfo: null }) };
+    const agent = new Agent({
+      name: "p",
+      model,
+      tools: undoableAgentTools(s, [writePlan], { write_plan: undo }, { abortController }),
+      outputGuardrails: guarded ? [guardrail] : [],
+    });
     const memory = new ForkpointSession(s);
     const options = { session: memory, signal: abortController.signal };
     const running = stream
@@ -80,7 +89,7 @@ async function setup(checkpointFirst = false) {
       : new Runner().run(agent, "plan day 1", options);
     const outcome = await running.then(
       () => "finished",
-      (e: { code?: string }) => e.code ?? "rejected",
+      (e: { code?: string; constructor: { name: string } }) => e.code ?? e.constructor.name,
     );
     return { outcome, memory };
   };
@@ -112,6 +121,37 @@ describe("a run in flight when the session moves", () => {
     await s.switchBranch(startBranch);
     expect(shown(await memory.getItems())).toEqual([["user", "hello"], ...RUN_ITEMS]);
     expect(existsSync(file)).toBe(true);
+  });
+
+  it("a run an output guardrail stopped: its items, saved by a history transaction, stay off the branch rolled back to", async () => {
+    const { other, s, cp, file, startBranch, run } = await setup();
+    const { outcome, memory } = await run(async () => (await other().getSession(s.id, { userId: "u" })).rollback(cp.id), false, true);
+    expect(outcome).toBe("OutputGuardrailTripwireTriggered");
+    expect(shown(await memory.getItems())).toEqual([["user", "hello"]]);
+    expect(await s.toolTrack()).toEqual([]);
+    expect(existsSync(file)).toBe(false);
+    // The stopped answer is not saved; the run's input and call are, after its call on its branch.
+    expect(shown(await itemsOn(s, startBranch))).toEqual([["user", "hello"], ...RUN_ITEMS.slice(0, 3)]);
+  });
+
+  it("by hand: an append_items transaction after a rollback elsewhere follows what was read, and so does addItems", async () => {
+    const { other, s, cp, startBranch } = await setup();
+    const memory = new ForkpointSession(s);
+    await memory.getItems();
+    await memory.addItems([{ role: "user", content: "a" }]);
+    await (await other().getSession(s.id, { userId: "u" })).rollback(cp.id);
+    const b = { role: "user" as const, content: "b" };
+    await memory.applyHistoryTransaction({ operationId: "op-b", transaction: { type: "append_items", items: [b] } });
+    // Retried (a resumed run): nothing more is written, and what follows still goes after "b".
+    await memory.applyHistoryTransaction({ operationId: "op-b", transaction: { type: "append_items", items: [b] } });
+    await memory.addItems([{ role: "user", content: "c" }]);
+    expect(shown(await itemsOn(s, (await s.info()).currentBranchId))).toEqual([["user", "hello"]]);
+    expect(shown(await itemsOn(s, startBranch))).toEqual([
+      ["user", "hello"],
+      ["user", "a"],
+      ["user", "b"],
+      ["user", "c"],
+    ]);
   });
 
   it("a rollback to before what the run was served: its items stay on its branch, the empty one stays empty", async () => {
