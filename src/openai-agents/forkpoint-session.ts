@@ -2,6 +2,8 @@
 // instead of deleting, and history transactions are applied once per operation id.
 import type {
   AgentInputItem,
+  RunContext,
+  RunContextAwareSession,
   Session,
   SessionHistoryTransaction,
   SessionHistoryTransactionArgs,
@@ -22,6 +24,7 @@ import { replaceTail, type TailReplacement } from "../sessions/replace-tail.js";
 import { SessionHandle, sessionEngine } from "../sessions/session-handle.js";
 import { currentHistory } from "../sessions/history.js";
 import { appendServed, type Served } from "./run-landing.js";
+import { useMemory, type RunMemory } from "./run-memory.js";
 
 /** The forkpoint metadata that marks a message as an Agents item (its content is the item, as added). */
 const ITEM_MARK: JsonObject = { openaiAgentsItem: true };
@@ -96,17 +99,27 @@ function itemsOf(value: unknown, field: string): AgentInputItem[] {
  * History transactions (`applyHistoryTransaction`, what the Runner uses around output guardrails) are atomic and
  * applied once per operation id, whoever retries them (another handle, process or server).
  */
-export class ForkpointSession implements Session, SessionHistoryTransactionAwareSession {
+export class ForkpointSession implements Session, RunContextAwareSession, SessionHistoryTransactionAwareSession {
+  /**
+   * The Runner passes its run context to each history operation: the run's tools (`undoableAgentTools`) then know which
+   * memory is the run's, whose own pops and clears they follow. Nothing stored depends on it.
+   */
+  readonly acceptsRunContext = true as const;
   readonly #s: SessionHandle;
   readonly #moveOptions: MoveOptions | undefined;
   /** What the run was given (or wrote last): where its items go when the session moved meanwhile; null until read. */
   #served: Served | null = null;
+  /** The branch last read here or moved to by this memory's own pop, clear or replacement (null: none yet). */
+  #branch: string | null = null;
+  /** This memory as its runs' tools see it. */
+  readonly #memory: RunMemory;
 
   constructor(session: SessionHandle, options: { moveOptions?: MoveOptions } = {}) {
     if (!(session instanceof SessionHandle))
       throw new ValidationError("session", "ForkpointSession expects a session handle (from fp.createSession or fp.getSession)");
     this.#s = session;
     this.#moveOptions = options.moveOptions;
+    this.#memory = { sessionId: session.id, branch: () => this.#branch };
   }
 
   /** The forkpoint session's id. */
@@ -115,11 +128,13 @@ export class ForkpointSession implements Session, SessionHistoryTransactionAware
   }
 
   /** The current branch's items, oldest first; with `limit`, the last `limit` of them. */
-  async getItems(limit?: number): Promise<AgentInputItem[]> {
+  async getItems(limit?: number, runContext?: RunContext): Promise<AgentInputItem[]> {
     if (limit !== undefined && !(Number.isInteger(limit) && limit >= 0))
       throw new ValidationError("limit", "must be a non-negative integer");
+    useMemory(runContext, this.#memory);
     const { branchId, messages } = await sessionEngine(this.#s).run((ctx, ref) => currentHistory(ctx, ref));
     this.#served = { branchId, lastMessageId: messages.at(-1)?.id ?? null };
+    this.#branch = branchId;
     const kept = limit === undefined ? messages : limit === 0 ? [] : messages.slice(-limit);
     return kept.map(toItem);
   }
@@ -132,7 +147,8 @@ export class ForkpointSession implements Session, SessionHistoryTransactionAware
    * item, on its lineage, as `append`'s `after` has it: on the run's branch while it ends there, else on a new branch
    * forked right after it. The current branch stays as the user left it. A session never read from appends.
    */
-  async addItems(items: AgentInputItem[]): Promise<void> {
+  async addItems(items: AgentInputItem[], runContext?: RunContext): Promise<void> {
+    useMemory(runContext, this.#memory);
     if (itemsOf(items, "items").length === 0) return;
     const inputs = withCausedCalls(
       items.map((item, i) => toInput(item, `items[${i}]`)),
@@ -154,8 +170,8 @@ export class ForkpointSession implements Session, SessionHistoryTransactionAware
    * SDK allows for stores that treat the leading compaction item as where history starts (the Runner reads from the
    * latest one). Without this the Runner would clear the session, a move that undoes every tool call before it.
    */
-  async replaceHistoryWithCompaction(items: AgentInputItem[]): Promise<void> {
-    await this.addItems(items);
+  async replaceHistoryWithCompaction(items: AgentInputItem[], runContext?: RunContext): Promise<void> {
+    await this.addItems(items, runContext);
   }
 
   /**
@@ -166,18 +182,21 @@ export class ForkpointSession implements Session, SessionHistoryTransactionAware
    * undoes them, and so does an edit of the input (its message names the calls the run made). `undefined` when there
    * is no item.
    */
-  async popItem(): Promise<AgentInputItem | undefined> {
+  async popItem(runContext?: RunContext): Promise<AgentInputItem | undefined> {
+    useMemory(runContext, this.#memory);
     const popped = await this.#replace({ count: 1, messages: [] });
     const last = popped?.replaced[0];
     return last && toItem(last);
   }
 
   /** Goes back to an empty conversation on a new branch forked at the start; the old branch stays in the tree. */
-  async clearSession(): Promise<void> {
+  async clearSession(runContext?: RunContext): Promise<void> {
+    useMemory(runContext, this.#memory);
     const [history, track] = await Promise.all([this.#s.history(), this.#s.toolTrack()]);
     if (history.length === 0 && track.length === 0) return;
     const moved = await selfMove(this.#s.id, () => sessionEngine(this.#s).run((ctx, ref) => forkAfter(ctx, ref, null, this.#moveOptions)));
     this.#served = { branchId: moved.branch.id, lastMessageId: null };
+    this.#branch = moved.branch.id;
   }
 
   /**
@@ -190,7 +209,8 @@ export class ForkpointSession implements Session, SessionHistoryTransactionAware
    * forked right after the last item kept (or the item before the suffix) takes the rest of the replacement, as
    * `popItem` forks. A replacement that starts with the whole suffix only appends.
    */
-  async applyHistoryTransaction(args: SessionHistoryTransactionArgs): Promise<void> {
+  async applyHistoryTransaction(args: SessionHistoryTransactionArgs, runContext?: RunContext): Promise<void> {
+    useMemory(runContext, this.#memory);
     if (typeof args !== "object" || args === null) throw new ValidationError("args", "must be { operationId, transaction }");
     const id = parseInput(requestId, args.operationId, "operationId");
     const transaction: SessionHistoryTransaction | null = typeof args.transaction === "object" ? args.transaction : null;
@@ -253,6 +273,7 @@ export class ForkpointSession implements Session, SessionHistoryTransactionAware
     const last = done?.messages.at(-1);
     if (last) this.#served = { branchId: last.branchId, lastMessageId: last.id };
     else if (done === null || done.move !== null) this.#served = null;
+    if (done?.move) this.#branch = done.move.branch.id;
     return done;
   }
 }

@@ -2,10 +2,11 @@
 import { RunContext, type FunctionTool, type Tool } from "@openai/agents";
 import { bindFrameworkTools, invokeFramework, type FrameworkBinding } from "../adapters/framework-tools.js";
 import { guardLoop, stopLoop } from "../adapters/loop-guard.js";
-import { ValidationError } from "../models/errors.js";
+import { ConflictError, ValidationError } from "../models/errors.js";
 import type { JsonValue } from "../models/json.js";
 import type { SessionHandle } from "../sessions/session-handle.js";
 import type { ToolContext } from "../tools/define-tool.js";
+import { memoryBranch } from "./run-memory.js";
 
 /** Reverses one call of a tool, given its recorded (parsed) input and the result of its latest application. */
 export type AgentToolUndo = (recorded: { args: any; result: any }, ctx: ToolContext) => Promise<void> | void;
@@ -64,7 +65,9 @@ const parse = (input: string): { ok: true; args: JsonValue } | { ok: false } => 
  * does for the AI SDK: each call is journaled (its `callId` as forkpoint's) before it runs, undone by `undos[name]` and
  * replayed by the tool itself (`invoke` with the recorded arguments and call id, in a fresh `RunContext`). A tool
  * without an undo is irreversible; other kinds of tools (hosted, computer, ...) pass through unchanged. Once the
- * session is on another branch than when they were wrapped, calls are refused (`ConflictError` `SESSION_MOVED`).
+ * session is on another branch than when they were wrapped, calls are refused (`ConflictError` `SESSION_MOVED`);
+ * a `ForkpointSession`'s `popItem` and `clearSession` are followed, but a run in flight goes on from the new branch
+ * only when the pop or clear went through its own `ForkpointSession` (another's stops its later calls).
  * A throw the SDK's default `errorFunction` turns into its fixed text for the model is recorded as a failed call (with
  * that text as its error: the SDK keeps the thrown error to itself); a custom `errorFunction`'s output is told from a
  * success by `options.failedOutput`, else recorded as one.
@@ -121,6 +124,11 @@ export function undoableAgentTools<T extends Tool<any>[]>(
       const live: LiveCall = { runContext, input, details };
       try {
         if (callId === undefined) throw new ValidationError(`tool ${t.name}`, "was called without a toolCall.callId");
+        // The tools follow any ForkpointSession's pop or clear of the session (a conversation's own move); a run whose
+        // memory is another, still on the branch it read, was moved under: its calls stop, as after a rollback.
+        const ran = memoryBranch(runContext, s.id);
+        if (ran !== undefined && ran !== onBranch)
+          throw new ConflictError(`session ${JSON.stringify(s.id)} moved: the agent run is stopped`, "SESSION_MOVED");
         return await invokeFramework(s, t.name, parsed.args, { callId, onBranch, options: live });
       } catch (error) {
         // Recorded as failed; the model sees what the tool made of its error, as it would unwrapped.

@@ -194,4 +194,90 @@ describe("a run in flight when the session moves", () => {
       ["user", "d"],
     ]);
   });
+
+  it.each([
+    ["popItem", "the run's handle"],
+    ["clearSession", "the run's handle"],
+    ["popItem", "another handle"],
+    ["clearSession", "another handle"],
+  ] as const)("another ForkpointSession's %s on %s mid-run stops the run's later calls", async (how, on) => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    const world = new Set<string>();
+    const put = tool({
+      name: "put",
+      description: "Put a key",
+      parameters: z.object({ k: z.string() }),
+      execute: async ({ k }) => (world.add(k), "ok"),
+    });
+    const abortController = new AbortController();
+    const memory = new ForkpointSession(s);
+    const other = new ForkpointSession(on === "another handle" ? await fp.getSession(s.id, { userId: "u" }) : s);
+    const model = new ScriptedModel(
+      [
+        [reply("first answer")],
+        [functionCall("c1", "put", { k: "one" })],
+        [functionCall("c2", "put", { k: "two" })],
+        // The next run's (the run above stops at c2).
+        [functionCall("c3", "put", { k: "three" })],
+        [reply("put three")],
+      ],
+      async (turn) => {
+        if (turn !== 2) return;
+        await other.getItems();
+        await other[how]();
+      },
+    );
+    const agent = new Agent({
+      name: "p",
+      model,
+      tools: undoableAgentTools(s, [put], { put: ({ args }) => void world.delete((args as { k: string }).k) }, { abortController }),
+    });
+    const runner = new Runner();
+    await runner.run(agent, "q0", { session: memory });
+    const outcome = await runner.run(agent, "q1", { session: memory, signal: abortController.signal }).then(
+      () => "finished",
+      (e: { code?: string }) => e.code ?? "rejected",
+    );
+    expect(outcome).toBe("SESSION_MOVED");
+    // c1 was undone by the move; c2 never ran, on either branch.
+    expect([...world]).toEqual([]);
+    expect(await s.toolTrack()).toEqual([]);
+    for (const b of await s.branches()) expect((await s.toolTrack({ branchId: b.id })).map((t) => t.callId)).not.toContain("c2");
+    expect(shown(await other.getItems())).toEqual(how === "popItem" ? [["user", "q0"]] : []);
+    // A run started after the move goes on from the branch moved to, with the same Agent.
+    const next = await runner.run(agent, "q2", { session: new ForkpointSession(s) });
+    expect(next.finalOutput).toBe("put three");
+    expect([...world]).toEqual(["three"]);
+    expect((await s.toolTrack()).map((t) => t.callId)).toEqual(["c3"]);
+  });
+
+  it("the run's own ForkpointSession's pop mid-run: its later calls go on from the new branch", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    const world = new Set<string>();
+    const put = tool({
+      name: "put",
+      description: "Put a key",
+      parameters: z.object({ k: z.string() }),
+      execute: async ({ k }) => (world.add(k), "ok"),
+    });
+    const memory = new ForkpointSession(s);
+    const model = new ScriptedModel(
+      [[reply("first answer")], [functionCall("c1", "put", { k: "one" })], [functionCall("c2", "put", { k: "two" })], [reply("done")]],
+      async (turn) => {
+        if (turn === 2) await memory.popItem();
+      },
+    );
+    const agent = new Agent({
+      name: "p",
+      model,
+      tools: undoableAgentTools(s, [put], { put: ({ args }) => void world.delete((args as { k: string }).k) }),
+    });
+    const runner = new Runner();
+    await runner.run(agent, "q0", { session: memory });
+    expect((await runner.run(agent, "q1", { session: memory })).finalOutput).toBe("done");
+    expect([...world]).toEqual(["two"]);
+    expect((await s.toolTrack()).map((t) => t.callId)).toEqual(["c2"]);
+  });
 });
