@@ -56,9 +56,10 @@ export interface UndoableToolsOptions<TOOLS extends ToolSet = ToolSet> {
   /**
    * The request's question (the `lastMessageId` that `saveChat` returned for the request's messages): the loop's calls
    * follow it on its own lineage, as the answer saved `{ after }` it does, so they land on the answer's branch even when
-   * another tab appended to the session meanwhile (see `invoke`'s `after`). A call made again (the same `toolCallId`
-   * and input, after the same message, wrapped on the same branch: a tool approval POSTed twice) returns the recorded
-   * result instead of running twice, waiting for the first call's tool to end. Null or absent: on the current branch.
+   * another tab appended to the session meanwhile (see `invoke`'s `after`). A call the same request makes again (the
+   * same `toolCallId`, input and messages, after the same message, wrapped on the same branch: a tool approval POSTed
+   * twice) returns the recorded result instead of running twice, waiting for the first call's tool to end; a later
+   * step's call or a second call in one step runs, whatever id the model gives it. Null or absent: on the current branch.
    */
   after?: string | null;
 }
@@ -183,12 +184,27 @@ const LONGEST_WAIT_MS = 1_000;
 /**
  * The request id of a loop's call that follows message `after` (a route handler's): the same call made again by the
  * same request sent again (an approval POSTed twice: the AI SDK runs an approved call from the request's messages)
- * follows the same stored message on the same branch, and gets the recorded result instead of running twice. A
- * regenerate or a rollback is another branch, a new question another message: their calls run, whatever their ids.
+ * follows the same stored message on the same branch with the same messages, and gets the recorded result instead of
+ * running twice. A regenerate or a rollback is another branch, a new question another message, a later step of the
+ * loop other messages (the steps before it added): their calls run, whatever ids a model reuses (some number them per
+ * response, `call_0`). `occurrence` counts the calls with the same key already made through the same wrapped tools:
+ * two calls with one id in one step are two calls, and a request sent again counts its own from 0.
  */
-function callRequestId(onBranch: string, after: string, name: string, toolCallId: string, input: unknown): string {
-  const key = JSON.stringify([onBranch, after, name, toolCallId, input ?? null]);
-  return `forkpoint/ai:${createHash("sha256").update(key).digest("hex")}`;
+function callRequestId(
+  onBranch: string,
+  after: string,
+  name: string,
+  toolCallId: string,
+  input: unknown,
+  messages: unknown,
+  occurrence: (key: string) => number,
+): string {
+  const digest = (value: unknown) =>
+    createHash("sha256")
+      .update(JSON.stringify(value) ?? "null")
+      .digest("hex");
+  const key = digest([onBranch, after, name, toolCallId, input ?? null, digest(messages ?? [])]);
+  return `forkpoint/ai:${digest([key, occurrence(key)])}`;
 }
 
 /**
@@ -213,6 +229,13 @@ export function undoableTools<TOOLS extends ToolSet>(
   bindFrameworkTools(s, bound, "undoableTools");
   const guard = guardLoop(s, given.abortController);
   const after = given.after ?? undefined;
+  // How many calls with each key these tools have made: the nth call with a key is another call than the first.
+  const made = new Map<string, number>();
+  const occurrence = (key: string): number => {
+    const n = made.get(key) ?? 0;
+    made.set(key, n + 1);
+    return n;
+  };
   const wrapped: Record<string, unknown> = {};
   for (const [name, t] of Object.entries(tools)) {
     if (!(name in bound)) {
@@ -222,7 +245,10 @@ export function undoableTools<TOOLS extends ToolSet>(
     const journaled = async (input: unknown, callOptions: ToolExecutionOptions<unknown>, onOutput?: (output: unknown) => void) => {
       const onBranch = await guard.branch;
       const live: LiveCall = { options: callOptions, ...(onOutput ? { onOutput } : {}) };
-      const requestId = after === undefined ? undefined : callRequestId(onBranch, after, name, callOptions.toolCallId, input);
+      const requestId =
+        after === undefined
+          ? undefined
+          : callRequestId(onBranch, after, name, callOptions.toolCallId, input, callOptions.messages, occurrence);
       for (let wait = FIRST_WAIT_MS; ; wait = Math.min(LONGEST_WAIT_MS, wait * 2)) {
         try {
           return await invokeFramework(s, name, input, { callId: callOptions.toolCallId, onBranch, options: live, after, requestId });
