@@ -83,7 +83,7 @@ const isToolPart = (p: unknown): p is { type: string; toolCallId: string } =>
   typeof (p as { toolCallId?: unknown }).toolCallId === "string";
 
 /** The ids of the tool calls a message's parts name (`undoableTools` records each call under its `toolCallId`). */
-const callsOf = (m: MessageInput): string[] =>
+export const callsOf = (m: MessageInput): string[] =>
   Array.isArray(m.content) ? m.content.flatMap((p) => (isToolPart(p) ? [p.toolCallId] : [])) : [];
 
 /**

@@ -13,7 +13,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { bindFrameworkTools, frameworkTool, invokeFramework, type FrameworkBinding } from "../adapters/framework-tools.js";
 import { guardLoop, stopLoop } from "../adapters/loop-guard.js";
 import { ConflictError, ValidationError } from "../models/errors.js";
-import type { SessionHandle } from "../sessions/session-handle.js";
+import { sessionEngine, type SessionHandle } from "../sessions/session-handle.js";
+import { messagesAfter } from "../sessions/writes/append-where.js";
+import type { Message } from "../models/types.js";
+import { callsOf } from "./chat.js";
+import { storedMessages } from "./sync-history.js";
 import type { ToolContext, ToolDefinition } from "../tools/define-tool.js";
 
 /** Reverses one call of a tool, given its recorded input and the result of its latest application. */
@@ -56,7 +60,8 @@ export interface UndoableToolsOptions<TOOLS extends ToolSet = ToolSet> {
   /**
    * The request's question (the `lastMessageId` that `saveChat` returned for the request's messages): the loop's calls
    * follow it on its own lineage, as the answer saved `{ after }` it does, so they land on the answer's branch even when
-   * another tab appended to the session meanwhile (see `invoke`'s `after`). A call the same request makes again (the
+   * another tab appended to the session meanwhile (see `invoke`'s `after`); once a form of the answer is stored after
+   * it (saved in `onStepEnd`), they follow that form, on the answer's branch. A call the same request makes again (the
    * same `toolCallId`, input and messages, after the same message, wrapped on the same branch: a tool approval POSTed
    * twice) returns the recorded result instead of running twice, waiting for the first call's tool to end; a later
    * step's call or a second call in one step runs, whatever id the model gives it. Null or absent: on the current branch.
@@ -208,6 +213,36 @@ function callRequestId(
 }
 
 /**
+ * The message a loop's next call follows: `after` (its question), or the latest form of the loop's answer stored
+ * right after it (saved in `onStepEnd`) once there is one. Landing after the question, the call would find no branch
+ * ending there and fork one without the answer; after the answer's form it lands with the answer, on its branch.
+ * The form must be the last message of a branch that is the wrapped one or forked from it after the question (a save
+ * that forked when another tab wrote: its branch holds this loop's calls), and name a call these tools made (`mine`):
+ * an earlier answer on another branch (a regenerate's old one) is not this loop's, whatever ids it names.
+ */
+async function answerForm(s: SessionHandle, onBranch: string, after: string, mine: ReadonlySet<string>): Promise<string> {
+  if (mine.size === 0) return after;
+  const tails = await sessionEngine(s).run((ctx, ref) => messagesAfter(ctx, ref, after));
+  let best: Message | null = null;
+  let question: Message | null = null;
+  let branches: Awaited<ReturnType<SessionHandle["branches"]>> | null = null;
+  for (const tail of tails) {
+    const grouped = storedMessages(tail);
+    if (grouped.length !== 1) continue;
+    const form = grouped[0]!.latest;
+    if (form.role !== "assistant" || !callsOf({ role: form.role, content: form.content }).some((id) => mine.has(id))) continue;
+    if (form.branchId !== onBranch) {
+      question ??= await s.message(after);
+      branches ??= await s.branches();
+      const branch = branches.find((b) => b.id === form.branchId);
+      if (!branch || branch.parentId !== onBranch || branch.forkPosition <= question.position) continue;
+    }
+    if (!best || form.createdAt > best.createdAt) best = form;
+  }
+  return best?.id ?? after;
+}
+
+/**
  * Wraps an AI SDK ToolSet for one session: each call is journaled on the session's track before it runs (the AI SDK's
  * `toolCallId` as its `callId`), then runs the tool's own `execute`, then records the result. Moves of the session
  * undo the calls with `undos[name]` and replay them (on a switch back) with
@@ -231,6 +266,8 @@ export function undoableTools<TOOLS extends ToolSet>(
   const after = given.after ?? undefined;
   // How many calls with each key these tools have made: the nth call with a key is another call than the first.
   const made = new Map<string, number>();
+  // The toolCallIds of the calls these tools made: a stored answer naming one is this loop's (see answerForm).
+  const mine = new Set<string>();
   const occurrence = (key: string): number => {
     const n = made.get(key) ?? 0;
     made.set(key, n + 1);
@@ -245,13 +282,21 @@ export function undoableTools<TOOLS extends ToolSet>(
     const journaled = async (input: unknown, callOptions: ToolExecutionOptions<unknown>, onOutput?: (output: unknown) => void) => {
       const onBranch = await guard.branch;
       const live: LiveCall = { options: callOptions, ...(onOutput ? { onOutput } : {}) };
+      const follows = after === undefined ? undefined : await answerForm(s, onBranch, after, mine);
+      mine.add(callOptions.toolCallId);
       const requestId =
-        after === undefined
+        follows === undefined
           ? undefined
-          : callRequestId(onBranch, after, name, callOptions.toolCallId, input, callOptions.messages, occurrence);
+          : callRequestId(onBranch, follows, name, callOptions.toolCallId, input, callOptions.messages, occurrence);
       for (let wait = FIRST_WAIT_MS; ; wait = Math.min(LONGEST_WAIT_MS, wait * 2)) {
         try {
-          return await invokeFramework(s, name, input, { callId: callOptions.toolCallId, onBranch, options: live, after, requestId });
+          return await invokeFramework(s, name, input, {
+            callId: callOptions.toolCallId,
+            onBranch,
+            options: live,
+            after: follows,
+            requestId,
+          });
         } catch (error) {
           // The same call made by the same request sent twice at once: its result, once the first one's tool ends.
           if (requestId !== undefined && error instanceof ConflictError && error.code === "CALL_IN_PROGRESS") {

@@ -21,10 +21,12 @@ interface RouteOptions {
   beforeStep?: (step: number) => Promise<void>;
   /** What `send` waits for once it has started (a slow tool). */
   sending?: Promise<void>;
+  /** What the first save waits for before it reads (a slow save). */
+  firstSave?: Promise<void>;
 }
 
 /** An app whose `put` writes a key of its world (undone by deleting it) and `send` needs the user's approval. */
-function app(fp: Forkpoint, steps: Step[], { serverIds = true, saveEachStep = false, beforeStep, sending }: RouteOptions = {}) {
+function app(fp: Forkpoint, steps: Step[], { serverIds = true, saveEachStep = false, beforeStep, sending, firstSave }: RouteOptions = {}) {
   const world = new Set<string>();
   let sends = 0;
   const appTools = {
@@ -51,8 +53,12 @@ function app(fp: Forkpoint, steps: Step[], { serverIds = true, saveEachStep = fa
       toolApproval: { send: "user-approval" },
       stopWhen: isStepCount(5),
     });
-    const save = async ({ messages: all }: { messages: UIMessage[] }) =>
-      void saves.push(await saveChat(s, all, { after: asked.lastMessageId }));
+    let first = true;
+    const save = async ({ messages: all }: { messages: UIMessage[] }) => {
+      if (first) await firstSave;
+      first = false;
+      saves.push(await saveChat(s, all, { after: asked.lastMessageId }));
+    };
     return result
       .toUIMessageStreamResponse({
         originalMessages: messages,
@@ -143,6 +149,37 @@ describe("an answer saved after its question, meeting one stored already", () =>
     expect(chat.map((m) => m.parts.map((p) => p.type))).toEqual([["text"], ["step-start", "tool-put", "step-start", "text"]]);
     expect(await s.history({ branchId: rolledBack })).toHaveLength(1);
   });
+
+  for (const tab of [true, false])
+    it(`saved after each step, a later step's call lands with the answer (${tab ? "another tab posts mid-answer" : "alone"})`, async () => {
+      const { fp } = dbs.open();
+      const s = await fp.createSession({ userId: "u" });
+      const tab2 = await fp.getSession(s.id, { userId: "u" });
+      const steps = [[call("c1", "put", { k: "one" })], [call("c2", "put", { k: "two" })], [text("put both")]];
+      let saving!: () => void;
+      const a = app(fp, steps, {
+        saveEachStep: true,
+        firstSave: new Promise<void>((resolve) => (saving = resolve)),
+        beforeStep: async (step) => {
+          if (step !== 1) return;
+          // Another tab's message lands before the first step's form (after it, that tab's list would be an edit).
+          if (tab) await saveChat(tab2, [question, { id: "q2", role: "user", parts: [{ type: "text", text: "and?" }] }]);
+          saving();
+          // The first step's form is stored before the next step's call.
+          while (a.saves.length < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+        },
+      });
+      await a.send(s, [question]);
+      const answered = a.saves.at(-1)!.branchId;
+      expect(a.saves.map((r) => r.branchId)).toEqual(a.saves.map(() => answered));
+      expect((await s.toolTrack({ branchId: answered })).map((t) => t.callId)).toEqual(["c1", "c2"]);
+      expect(await s.branches()).toHaveLength(tab ? 2 : 1);
+      await s.switchBranch(answered);
+      expect([...a.world].sort()).toEqual(["one", "two"]);
+      const chat = await loadChat(s);
+      expect(chat.map(words)).toEqual(["is it?", "put both"]);
+      expect(chat[1]!.parts.filter((p) => p.type === "tool-put")).toHaveLength(2);
+    });
 
   for (const serverIds of [true, false]) {
     it(`a tool approval POSTed twice runs the tool once and stores once (${serverIds ? "server" : "client"} ids)`, async () => {
