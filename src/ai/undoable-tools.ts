@@ -213,17 +213,19 @@ function callRequestId(
 }
 
 /**
- * The message a loop's next call follows: `after` (its question), or the latest form of the loop's answer stored
- * right after it (saved in `onStepEnd`) once there is one. Landing after the question, the call would find no branch
- * ending there and fork one without the answer; after the answer's form it lands with the answer, on its branch.
- * The form must be the last message of a branch that is the wrapped one or forked from it after the question (a save
- * that forked when another tab wrote: its branch holds this loop's calls), and name a call these tools made (`mine`):
- * an earlier answer on another branch (a regenerate's old one) is not this loop's, whatever ids it names.
+ * The messages a loop's next call may follow, the one it follows first: `after` (its question), or the latest form of
+ * the loop's answer stored right after it (saved in `onStepEnd`) once there is one. Landing after the question, the
+ * call would find no branch ending there and fork one without the answer; after the answer's form it lands with the
+ * answer, on its branch. The form must be the last message of a branch that is the wrapped one or forked from it after
+ * the question (a save that forked when another tab wrote: its branch holds this loop's calls), and name a call these
+ * tools made (`mine`): an earlier answer on another branch (a regenerate's old one) is not this loop's, whatever ids
+ * it names. The others (the question, the answer's earlier forms) are what the same call made by the same request
+ * before (a request sent again) may have followed: its request id was applied with one of them.
  */
-async function answerForm(s: SessionHandle, onBranch: string, after: string, mine: ReadonlySet<string>): Promise<string> {
-  if (mine.size === 0) return after;
+async function answerForms(s: SessionHandle, onBranch: string, after: string, mine: ReadonlySet<string>): Promise<string[]> {
+  if (mine.size === 0) return [after];
   const tails = await sessionEngine(s).run((ctx, ref) => messagesAfter(ctx, ref, after));
-  let best: Message | null = null;
+  const found: Message[][] = [];
   let question: Message | null = null;
   let branches: Awaited<ReturnType<SessionHandle["branches"]>> | null = null;
   for (const tail of tails) {
@@ -237,9 +239,13 @@ async function answerForm(s: SessionHandle, onBranch: string, after: string, min
       const branch = branches.find((b) => b.id === form.branchId);
       if (!branch || branch.parentId !== onBranch || branch.forkPosition <= question.position) continue;
     }
-    if (!best || form.createdAt > best.createdAt) best = form;
+    found.push(grouped[0]!.forms);
   }
-  return best?.id ?? after;
+  // The newest latest form first; then the question and every earlier form.
+  found.sort((x, y) => y.at(-1)!.createdAt.getTime() - x.at(-1)!.createdAt.getTime());
+  const ids = found.map((forms) => forms.at(-1)!.id);
+  for (const forms of found) ids.push(...forms.slice(0, -1).map((f) => f.id));
+  return ids.length === 0 ? [after] : [ids[0]!, after, ...ids.slice(1)];
 }
 
 /**
@@ -282,13 +288,15 @@ export function undoableTools<TOOLS extends ToolSet>(
     const journaled = async (input: unknown, callOptions: ToolExecutionOptions<unknown>, onOutput?: (output: unknown) => void) => {
       const onBranch = await guard.branch;
       const live: LiveCall = { options: callOptions, ...(onOutput ? { onOutput } : {}) };
-      const follows = after === undefined ? undefined : await answerForm(s, onBranch, after, mine);
+      const forms = after === undefined ? [undefined] : await answerForms(s, onBranch, after, mine);
       mine.add(callOptions.toolCallId);
+      // Keyed on the question, not the form followed: the same call of a request sent again has the same id.
       const requestId =
-        follows === undefined
+        after === undefined
           ? undefined
-          : callRequestId(onBranch, follows, name, callOptions.toolCallId, input, callOptions.messages, occurrence);
-      for (let wait = FIRST_WAIT_MS; ; wait = Math.min(LONGEST_WAIT_MS, wait * 2)) {
+          : callRequestId(onBranch, after, name, callOptions.toolCallId, input, callOptions.messages, occurrence);
+      for (let wait = FIRST_WAIT_MS, tried = 0; ;) {
+        const follows = forms[tried];
         try {
           return await invokeFramework(s, name, input, {
             callId: callOptions.toolCallId,
@@ -298,10 +306,18 @@ export function undoableTools<TOOLS extends ToolSet>(
             requestId,
           });
         } catch (error) {
-          // The same call made by the same request sent twice at once: its result, once the first one's tool ends.
-          if (requestId !== undefined && error instanceof ConflictError && error.code === "CALL_IN_PROGRESS") {
-            await sleep(wait, undefined, callOptions.abortSignal ? { signal: callOptions.abortSignal } : {});
-            continue;
+          if (error instanceof ConflictError && requestId !== undefined) {
+            // The same call made by the same request sent twice at once: its result, once the first one's tool ends.
+            if (error.code === "CALL_IN_PROGRESS") {
+              await sleep(wait, undefined, callOptions.abortSignal ? { signal: callOptions.abortSignal } : {});
+              wait = Math.min(LONGEST_WAIT_MS, wait * 2);
+              continue;
+            }
+            // Made before by the same request sent again, following another of the answer's forms: its result.
+            if (error.code === "REQUEST_ID_REUSED" && tried + 1 < forms.length) {
+              tried++;
+              continue;
+            }
           }
           stopLoop(guard, error);
           throw error;

@@ -207,6 +207,32 @@ describe("an answer saved after its question, meeting one stored already", () =>
     });
   }
 
+  it("a tool approval POSTed twice, saved after each step, runs each call once", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    const put = call("p1", "put", { k: "one" });
+    const steps = [[call("g1", "send", { to: "bob" })], [put], [text("Sent.")], [put], [text("Sent.")]];
+    const { send, post, sends, world } = app(fp, steps, { saveEachStep: true });
+    await send(s, [question]);
+    const chat = await loadChat(s);
+    const part = chat[1]!.parts.find((p) => p.type === "tool-send") as { state: string; approval: { id: string; approved?: boolean } };
+    part.state = "approval-responded";
+    part.approval = { ...part.approval, approved: true };
+    const body = JSON.stringify({ messages: chat });
+    await post(s.id, body);
+    const once = await loadChat(s);
+    world.clear();
+    await post(s.id, body); // the same request again: its later step's call follows the answer's stored form now
+    expect(sends()).toBe(1);
+    expect([...world]).toEqual([]);
+    expect((await s.toolTrack()).map((t) => [t.callId, t.status])).toEqual([
+      ["g1", "succeeded"],
+      ["p1", "succeeded"],
+    ]);
+    expect(await loadChat(s)).toEqual(once);
+    expect(words(once[1]!)).toBe("Sent.");
+  });
+
   it("a tool approval POSTed twice at once runs the tool once: the second request waits for its result", async () => {
     const { fp } = dbs.open();
     const s = await fp.createSession({ userId: "u" });
