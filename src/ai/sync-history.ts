@@ -214,15 +214,19 @@ function rank(told: (boolean | null)[]): number {
  * earlier answer to the same question (a regenerated answer that came out the same) unless ids or calls tell they are
  * these. With nowhere but a fork to go, equal messages following it are this list saved before (a double submit):
  * those ids or calls tell are these first, then the newest.
+ * The list's last message may be an earlier form of a stored one (an answer that went on: see `forms`).
  */
 function storedIn(tails: Message[][], rest: MessageInput[], forks: boolean, options: SyncOptions): Message | null {
   let best: { message: Message; rank: number } | null = null;
   for (const stored of tails) {
     // Grouped first: what follows may be the earlier forms of a message that went on (saved after each step).
     const tail = storedMessages(stored).slice(0, rest.length);
-    if (tail.length < rest.length || !rest.every((m, i) => same(tail[i]!.latest, m, options))) continue;
+    if (tail.length < rest.length || !rest.slice(0, -1).every((m, i) => same(tail[i]!.latest, m, options))) continue;
+    // The last may be an earlier form of a stored answer that went on (the request that saved it after a step, sent
+    // again): stored already, as `syncOnce` finds a list ending at one; saved again, it would fork a copy of the answer.
+    const message = tail.at(-1)!.forms.findLast((f) => same(f, rest.at(-1)!, options));
+    if (!message) continue;
     const r = rank(rest.map((m, i) => identified(tail[i]!, m, options)));
-    const message = tail.at(-1)!.latest;
     if (r === 0) return message;
     if (!forks) continue;
     if (!best || r < best.rank || (r === best.rank && message.createdAt > best.message.createdAt)) best = { message, rank: r };

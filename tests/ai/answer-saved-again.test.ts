@@ -207,7 +207,7 @@ describe("an answer saved after its question, meeting one stored already", () =>
     });
   }
 
-  it("a tool approval POSTed twice, saved after each step, runs each call once", async () => {
+  it("a tool approval POSTed twice, saved after each step, runs each call once and stores once", async () => {
     const { fp } = dbs.open();
     const s = await fp.createSession({ userId: "u" });
     const put = call("p1", "put", { k: "one" });
@@ -221,10 +221,14 @@ describe("an answer saved after its question, meeting one stored already", () =>
     const body = JSON.stringify({ messages: chat });
     await post(s.id, body);
     const once = await loadChat(s);
+    const history = (await s.history()).map((m) => m.id);
     world.clear();
     await post(s.id, body); // the same request again: its later step's call follows the answer's stored form now
     expect(sends()).toBe(1);
     expect([...world]).toEqual([]);
+    // Its steps' forms are the stored answer's earlier forms: nothing is written, no copy of the answer forked.
+    expect(await s.branches()).toHaveLength(1);
+    expect((await s.history()).map((m) => m.id)).toEqual(history);
     expect((await s.toolTrack()).map((t) => [t.callId, t.status])).toEqual([
       ["g1", "succeeded"],
       ["p1", "succeeded"],
