@@ -121,3 +121,23 @@ it("a 'both' move killed inside an undo: finished at open, recover() lists the c
   await resolveByFile(again, report.unknown);
   expect((await fp!.recover()).unknown).toEqual([]);
 });
+
+// Review 19: a handle open all along finds the dead process's move on its next call and finishes it first; when that
+// cannot be done (a file saved meanwhile, beside the interrupted undo's), the call says why, not that the dead process
+// still runs the move.
+it("a handle open all along: its next call finishes the dead process's move first, or says why it cannot", async () => {
+  const { s, c0 } = await twoCalls();
+  const run = await startWorker(CHILD, [db, s.id, "undo", "rollback", c0.id, "both"]).done;
+  expect(run.code).toBeNull();
+  await expireLeases(db);
+  fs.writeFileSync(path.join(dir, "ws", "notes.txt"), "saved by hand\n");
+  const next = () => s.invoke("line", { path: path.join(dir, "ws", "next.txt"), line: "n" });
+  const refused = await next().then(
+    () => null,
+    (e: Error) => e,
+  );
+  expect(refused).toMatchObject({ code: "WORKSPACE_DRIFT", message: expect.stringContaining("notes.txt") });
+  expect(fs.readFileSync(path.join(dir, "ws", "notes.txt"), "utf8")).toBe("saved by hand\n");
+  // The move stopped there: the session goes on.
+  await next();
+});

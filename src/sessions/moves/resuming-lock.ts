@@ -19,7 +19,8 @@ export function resumingOwnMoves(lock: EngineContext["withSessionLock"], engine:
     } catch (error) {
       if (call === "recover" || insideHandler() || !(isResumableRefusal(error) || isOwnRestoreRefusal(error))) throw error;
       const report = await recoverMoves(engine(), { sessionId });
-      if (report.resumed.length === 0 && !settledFor(report.workspaces, sessionId)) throw error;
+      // Finishing it failed (it stopped, as under the stop policy): why is what the caller needs, not who began it.
+      if (report.resumed.length === 0 && !settledFor(report.workspaces, sessionId)) throw report.failed[0]?.error ?? error;
       return lock(sessionId, fn, mode, call);
     }
   };
