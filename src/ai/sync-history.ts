@@ -222,9 +222,16 @@ function storedIn(tails: Message[][], rest: MessageInput[], forks: boolean, opti
     // Grouped first: what follows may be the earlier forms of a message that went on (saved after each step).
     const tail = storedMessages(stored).slice(0, rest.length);
     if (tail.length < rest.length || !rest.slice(0, -1).every((m, i) => same(tail[i]!.latest, m, options))) continue;
-    // The last may be an earlier form of a stored answer that went on (the request that saved it after a step, sent
-    // again): stored already, as `syncOnce` finds a list ending at one; saved again, it would fork a copy of the answer.
-    const message = tail.at(-1)!.forms.findLast((f) => same(f, rest.at(-1)!, options));
+    // With nowhere but a fork to go, the last may be an earlier form of a stored answer that went on (the request that
+    // saved it after a step, sent again): stored already, as `syncOnce` finds a list ending at one; saved again, it
+    // would fork a copy of the answer. With a place of its own, it is matched as stored now only (a regenerated answer
+    // may equal the old one's first form).
+    const last = tail.at(-1)!;
+    const message = forks
+      ? last.forms.findLast((f) => same(f, rest.at(-1)!, options))
+      : same(last.latest, rest.at(-1)!, options)
+        ? last.latest
+        : undefined;
     if (!message) continue;
     const r = rank(rest.map((m, i) => identified(tail[i]!, m, options)));
     if (r === 0) return message;

@@ -264,3 +264,38 @@ describe("an answer saved after its question, meeting one stored already", () =>
     expect(words(answer)).toBe("Sent.");
   });
 });
+
+// Review 21: a regenerated answer equal to an earlier form of the old one (its first step: a client-side tool's call,
+// a model numbering its calls per response) has a place of its own: it is stored there, as a version.
+describe("a regenerated answer equal to the old answer's first form", () => {
+  it("is stored on the regenerate's branch as a version, not taken for the old answer", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    const q: UIMessage = { id: "q", role: "user", parts: [{ type: "text", text: "pick a colour" }] };
+    // No ids to tell answers apart (the client sends none, the server gives none): only the call ids, which repeat.
+    const asking = (output?: string): UIMessage => ({
+      id: "",
+      role: "assistant",
+      parts: [
+        { type: "step-start" },
+        output === undefined
+          ? { type: "tool-ask", toolCallId: "call_0", state: "input-available", input: {} }
+          : { type: "tool-ask", toolCallId: "call_0", state: "output-available", input: {}, output },
+        ...(output === undefined
+          ? []
+          : [{ type: "step-start" } as const, { type: "text", text: `${output} it is`, state: "done" } as const]),
+      ],
+    });
+    const asked = await saveChat(s, [q]);
+    await saveChat(s, [q, asking()], { after: asked.lastMessageId });
+    await saveChat(s, [q, asking("red")], { after: asked.lastMessageId });
+    // Regenerate: the list ends at the question (a branch forked right after it), then the new answer's first form.
+    const again = await saveChat(s, [q]);
+    const saved = await saveChat(s, [q, asking()], { after: again.lastMessageId });
+    expect(saved).toMatchObject({ appended: 1, branchId: (await s.info()).currentBranchId });
+    const chat = await loadChat(s);
+    expect(chat.map((m) => m.role)).toEqual(["user", "assistant"]);
+    const answer = (await s.history()).at(-1)!;
+    expect(await s.versions(answer.id)).toMatchObject({ index: 1, count: 2 });
+  });
+});
