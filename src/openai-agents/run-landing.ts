@@ -1,11 +1,10 @@
 // Where a run's items land when the session moved while it ran: after what it was served, never on the moved-to branch.
 import type { Message } from "../models/types.js";
-import type { BranchRow, EntryRow, SessionRow, Step, Tx } from "../store/port/index.js";
+import type { BranchRow, SessionRow, Step, Tx } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "../sessions/core/context.js";
 import { ownedCurrent, sessionMessage } from "../sessions/core/owned.js";
-import { headOf, headOfEntry } from "../sessions/core/head.js";
-import { findLanding, settleLanding, type Landing } from "../sessions/log/after.js";
-import { forkedBranch } from "../sessions/log/forked-branch.js";
+import { headOf } from "../sessions/core/head.js";
+import { findLanding, forkRightAfter, settleLanding, type Landing } from "../sessions/log/after.js";
 import { branchOf, entryAt, lastLineageMessage } from "../sessions/log/lineage.js";
 import { writeMessages, type EntryFields } from "../sessions/log/writer.js";
 import { applyOnce, recordRequest, requestOf, type AnswerCodec } from "../sessions/requests/ledger.js";
@@ -116,23 +115,4 @@ function* movedLanding(tx: Tx, session: SessionRow, currentId: string, served: S
   if (at.branchId !== currentId) return at;
   // Another branch ending at that item, which is the current one (the rollback's): a version of its own instead.
   return yield* forkRightAfter(tx, session, branch, (yield* sessionMessage(tx, session, served.lastMessageId)).message);
-}
-
-/**
- * A new branch forked right after `message` (undefined: the start) on `branch`'s lineage, and after the tool calls and
- * state changes that follow it there: the run's own, made on its branch before the other writer's message.
- */
-function* forkRightAfter(tx: Tx, session: SessionRow, branch: BranchRow, message: EntryRow | undefined): Step<Landing> {
-  let from = message;
-  for (let p = (message?.position ?? 0) + 1; ; p++) {
-    const next = yield* entryAt(tx, branch, p);
-    if (!next || next.kind === "message") break;
-    from = next;
-  }
-  const fork = forkedBranch(session.id, {
-    parentId: from?.branchId ?? branch.id,
-    position: from?.position ?? 0,
-    entryId: from?.id ?? null,
-  });
-  return { branchId: fork.id, head: headOfEntry(from), fork };
 }

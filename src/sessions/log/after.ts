@@ -52,15 +52,22 @@ export function* findLanding(
   // While the message is in the current lineage, the fork comes after the tool calls and state changes that follow it
   // there: the answer's own, made before another tab wrote (an agent loop's first calls), stay in its lineage. Off the
   // current lineage (a rollback past it) which calls were the answer's is not known: none are taken.
-  let from: EntryRow = found.message;
-  if ((yield* entryAt(tx, current.branch, from.position))?.id === from.id) {
-    for (;;) {
-      const next = yield* entryAt(tx, current.branch, from.position + 1);
-      if (!next || next.kind === "message") break;
-      from = next;
-    }
+  const inLineage = (yield* entryAt(tx, current.branch, found.message.position))?.id === found.message.id;
+  return yield* forkRightAfter(tx, session, inLineage ? current.branch : undefined, found.message);
+}
+
+/**
+ * A landing on a new branch forked right after `message` (undefined: at the start of `on`), and, on branch `on`'s
+ * lineage, after the tool calls and state changes that follow it there (`on` undefined: none are taken).
+ */
+export function* forkRightAfter(tx: Tx, session: SessionRow, on: BranchRow | undefined, message: EntryRow | undefined): Step<Landing> {
+  let from = message;
+  for (let p = (message?.position ?? 0) + 1; on !== undefined; p++) {
+    const next = yield* entryAt(tx, on, p);
+    if (!next || next.kind === "message") break;
+    from = next;
   }
-  const fork = forkedBranch(session.id, { parentId: from.branchId, position: from.position, entryId: from.id });
+  const fork = forkedBranch(session.id, { parentId: from?.branchId ?? on!.id, position: from?.position ?? 0, entryId: from?.id ?? null });
   return { branchId: fork.id, head: headOfEntry(from), fork };
 }
 
