@@ -59,9 +59,8 @@ export async function absorbChanges(
   before: FilesBefore | null,
   callId?: string,
   only?: ReadonlySet<string>,
-): Promise<ReadonlyMap<string, string | null>> {
-  const scanned = await scanChanges(ctx, sessionId, before, only);
-  return (await landChanges(ctx, scanned, callId)) && scanned ? scanned.touched : new Map();
+): Promise<void> {
+  await landChanges(ctx, await scanChanges(ctx, sessionId, before, only), callId);
 }
 
 /**
@@ -154,30 +153,28 @@ export function* landInCompletion(tx: Tx, ctx: EngineContext, scanned: ScannedCh
 
 /**
  * The second half of `absorbChanges`: the changes made known, and the call's paths recorded, unless `landed` (by
- * `landInCompletion`, in a unit that committed). Never throws: false when the changes stay drift.
+ * `landInCompletion`, in a unit that committed). Never throws.
  */
-export async function landChanges(ctx: EngineContext, scanned: ScannedChanges | null, callId?: string, landed = false): Promise<boolean> {
-  if (!scanned) return false;
+export async function landChanges(ctx: EngineContext, scanned: ScannedChanges | null, callId?: string, landed = false): Promise<void> {
+  if (!scanned) return;
   const { sessionId, touched, changed } = scanned;
   const { state } = scanned.before;
   if (landed) {
     if (scanned.stats) state.cache.markStored(scanned.stats);
-    return true;
+    return;
   }
   try {
     if (touched.size === 0) {
       if (callId !== undefined) await ctx.store.write({ sessionId }, (tx) => recordPathsUnit(tx, sessionId, callId, changed));
-      return true;
+      return;
     }
     const stats = state.cache.toRows();
     await ctx.store.write({ sessionId }, (tx) =>
       absorbChangesUnit(tx, sessionId, state.config.dir, new Map(touched), ctx, stats, callId, changed),
     );
     state.cache.markStored(stats);
-    return true;
   } catch (error) {
     warnScan(ctx, sessionId, error);
-    return false;
   }
 }
 
