@@ -2,12 +2,10 @@
 // its files step leaves as it is; unless a crash interrupted one of its steps (that step may have made it), or a replay
 // still to run writes it (the replay would overwrite it unsaved): the files step is then refused.
 import { ConflictError } from "../../models/errors.js";
-import type { Step, Tx } from "../../store/port/index.js";
+import type { MoveStepRow, Step, Tx } from "../../store/port/index.js";
 
-/** Whether the drift a files step finds may be left as it is: no step of move `moveId` was interrupted by a crash. */
-export function* mayLeaveDrift(tx: Tx, moveId: string): Step<boolean> {
-  return !(yield* tx.moveSteps(moveId)).some((s) => s.status === "unknown");
-}
+/** Whether the drift a files step finds may be left as it is: none of the move's `steps` was interrupted by a crash. */
+export const mayLeaveDrift = (steps: readonly MoveStepRow[]): boolean => !steps.some((s) => s.status === "unknown");
 
 /** The paths move `moveId`'s replays still to run may write: those their calls' runs changed ("all": one has no record). */
 export function* replayPaths(tx: Tx, moveId: string): Step<Set<string> | "all"> {

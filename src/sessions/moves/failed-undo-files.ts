@@ -1,7 +1,7 @@
 // What a "both" move's restore leaves to calls whose undo failed ("continue") or that it left applied under a kept call
 // it cannot undo: they stay applied, so the files holding their effects stay as they are, and the move restores the
 // target's snapshot with those paths as the world has them.
-import type { Step, ToolRow, Tx } from "../../store/port/index.js";
+import type { MoveStepRow, Step, ToolRow, Tx } from "../../store/port/index.js";
 import { notHeld } from "../workspace/unapplied.js";
 import { TreeReader, applyChanges, diffTrees } from "../workspace/trees.js";
 import type { MoveSpec } from "./move-spec.js";
@@ -72,9 +72,9 @@ export function* pathsAcross(
   return (yield* diffTrees(tx, reader, from, to)).map((c) => c.path);
 }
 
-/** The calls whose undo failed in move `moveId` (under "continue"): they stay applied. */
-export function* failedUndos(tx: Tx, moveId: string): Step<string[]> {
-  return (yield* tx.moveSteps(moveId)).filter((s) => s.op === "undo" && s.status === "failed").map((s) => s.entryId);
+/** The calls whose undo failed among a move's `steps` (under "continue"): they stay applied. */
+export function failedUndos(steps: readonly MoveStepRow[]): string[] {
+  return steps.filter((s) => s.op === "undo" && s.status === "failed").map((s) => s.entryId);
 }
 
 /**

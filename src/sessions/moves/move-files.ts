@@ -92,11 +92,12 @@ export async function restoreMoveFiles(
 
 function* filesStepUnit(tx: Tx, ctx: EngineContext, spec: MoveSpec, moveId: string) {
   const stopped = yield* stoppedUndos(tx, (tool) => ctx.tools.isReversible(tool), spec.skipped);
+  const steps = yield* tx.moveSteps(moveId);
   return {
     ws: yield* workspaceOf(tx, spec.sessionId, "scope"),
-    failed: [...(yield* failedUndos(tx, moveId)), ...stopped],
-    ran: (yield* tx.moveSteps(moveId)).some((s) => s.status !== "pending"),
-    leaveDrift: yield* mayLeaveDrift(tx, moveId),
+    failed: [...failedUndos(steps), ...stopped],
+    ran: steps.some((s) => s.status !== "pending"),
+    leaveDrift: mayLeaveDrift(steps),
   };
 }
 
