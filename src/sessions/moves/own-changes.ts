@@ -33,9 +33,9 @@ export class OwnChanges {
     return own;
   }
 
-  /** Whether steps' paths are asked for (`expect`): there is a workspace here to hold them to. */
+  /** Whether steps' paths are asked for (`expect`): the workspace's files are tracked here. */
   get holding(): boolean {
-    return this.ws !== undefined;
+    return this.#before !== null;
   }
 
   /** A step is about to run that may change `paths` (undefined: any path). */

@@ -53,7 +53,7 @@ export interface RestoreJournal {
   pids: number[];
   /** "files": the calls the restored files hold or not, marked so when the restore ends (absent: none change). */
   track?: TrackPlan;
-  /** Paths the restore leaves as they are (see left-as-made.ts): recovery does not write them either. */
+  /** Paths the restore leaves as they are (see drift-in-move.ts): recovery does not write them either. */
   leave?: string[];
 }
 
