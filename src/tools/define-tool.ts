@@ -41,6 +41,14 @@ export interface ToolDefinition<Args extends JsonValue = any, Result extends Jso
    * handler makes through forkpoint (`s.invoke`) has its own signal and time limit, and a move waits for it.
    */
   timeoutMs?: number;
+  /**
+   * Where the tool's effects lie, for moves that restore a workspace's files (default `"anywhere"`). `"workspace"`: only
+   * in the attached workspace's files, so a call whose run changed no file there (a delete of a file that was not there)
+   * did nothing a snapshot misses: a move restoring files that hold it marks it applied with them, as any call whose
+   * effect is in the files, and never runs it again over them. With `"anywhere"`, such a call is taken to act outside
+   * the files (an email, another directory): such moves undo and replay it through the tool.
+   */
+  effects?: "workspace" | "anywhere";
 }
 
 /** Defines a tool; checks its shape once so mistakes show at startup, not mid-rollback. */
@@ -65,6 +73,9 @@ export function checkTool(definition: ToolDefinition): void {
     throw new ValidationError("run", `must be a function (tool ${JSON.stringify(definition.name)})`);
   if (definition.undo !== undefined && typeof definition.undo !== "function") {
     throw new ValidationError("undo", `must be a function when given (tool ${JSON.stringify(definition.name)})`);
+  }
+  if (definition.effects !== undefined && definition.effects !== "workspace" && definition.effects !== "anywhere") {
+    throw new ValidationError("effects", `must be "workspace" or "anywhere" when given (tool ${JSON.stringify(definition.name)})`);
   }
   const t = definition.timeoutMs;
   if (t !== undefined && !(Number.isSafeInteger(t) && t > 0 && t <= MAX_TIMEOUT_MS)) {

@@ -45,6 +45,11 @@ export class ToolRegistry {
     return tool.name;
   }
 
+  /** True when the named tool is registered and says its effects lie only in the workspace's files (`effects`). */
+  actsInWorkspaceOnly(name: string): boolean {
+    return this.#tools.get(name)?.effects === "workspace";
+  }
+
   /** True when the named tool is registered and has an `undo`. */
   isReversible(name: string): boolean {
     return typeof this.#tools.get(name)?.undo === "function";

@@ -49,6 +49,7 @@ describe("deleteSession", () => {
       "applied",
       "call_paths",
       "replay_results",
+      "set_aside",
       "events",
       "moves",
       "move_steps",

@@ -92,6 +92,10 @@ describe("deleteUser", () => {
     await chat.rollback(cp.id);
     await chat.edit(question!.id, { content: "hello" });
     await chat.switchBranch((await chat.branches())[0]!.id);
+    // ...a call a files-only rollback set aside...
+    const beforeB = await chat.checkpoint({ name: "before b" });
+    await chat.invoke("write_file", { path: path.join(dir, "b.txt"), text: "B" });
+    await chat.rollback(beforeB.id, { scope: "files" });
     // ...a handoff to bob (his copy stays), a clone, an import...
     const handed = await chat.handoff(cp.id, { userId: "bob", title: "handed over" });
     await fp.clone(chat.id, { userId: "alice" });

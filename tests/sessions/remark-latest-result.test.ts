@@ -101,6 +101,7 @@ describe("a call marked applied again with restored files", () => {
     };
     const since = journal.entries.find((e) => e.tag.endsWith("_replay_results"))!.when;
     await sqlOn(dbFile, `DROP TABLE replay_results`);
+    await sqlOn(dbFile, `DROP TABLE set_aside`);
     await sqlOn(dbFile, `DROP INDEX checkpoints_request`);
     for (const column of ["request_id", "request_fingerprint", "request_answer"])
       await sqlOn(dbFile, `ALTER TABLE checkpoints DROP COLUMN ${column}`);

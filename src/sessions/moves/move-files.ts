@@ -5,7 +5,7 @@ import type { EngineContext } from "../core/context.js";
 import { prepareRestore, type PreparedRestore } from "../workspace/prepare-restore.js";
 import { restoreFiles } from "../workspace/restore.js";
 import { workspaceOf } from "../workspace/snapshots.js";
-import { appliedOrder, heldOff, markedInOrder, notHeld, replaysHeld, snapshotHolds } from "../workspace/unapplied.js";
+import { appliedOrder, heldOff, markedInOrder, notHeld, replaysHeld, setAsideIn, snapshotHolds } from "../workspace/unapplied.js";
 import { failedUndos, keptTarget, pathsAcross, stoppedUndos } from "./failed-undo-files.js";
 import { TreeReader } from "../workspace/trees.js";
 import { fenced } from "./fence.js";
@@ -28,8 +28,7 @@ export type RestoredFiles = { written: string[]; deleted: string[]; kept?: strin
  */
 export function* snapshotPosition(tx: Tx, target: MoveTarget, checkpointId: string | null): Step<HeldSnapshot | undefined> {
   const own = checkpointId === null ? undefined : yield* tx.checkpointManifest(checkpointId);
-  if (own)
-    return { position: target.position, unapplied: notHeld(own), held: heldOff(own), replays: replaysHeld(own), order: appliedOrder(own) };
+  if (own) return { position: target.position, ...snapshotCallsOf(own) };
   const segments = yield* tx.lineage(target.branchId, target.position);
   for (let i = segments.length - 1; i >= 0; i--) {
     const s = segments[i]!;
@@ -37,9 +36,16 @@ export function* snapshotPosition(tx: Tx, target: MoveTarget, checkpointId: stri
     if (found === undefined) continue;
     // The newest checkpoint with files there, as `targetFiles` reads it.
     const files = yield* tx.lastCheckpointFiles(s.branchId, found, found);
-    return { position: found, unapplied: notHeld(files), held: heldOff(files), replays: replaysHeld(files), order: appliedOrder(files) };
+    return { position: found, ...snapshotCallsOf(files) };
   }
   return undefined;
+}
+
+/** What a snapshot's files row says of its calls, as a move reads it. */
+function snapshotCallsOf(files: { unapplied?: string | null; unknown?: string | null } | undefined): Omit<HeldSnapshot, "position"> {
+  const calls = { unapplied: notHeld(files), held: heldOff(files), replays: replaysHeld(files), order: appliedOrder(files) };
+  const aside = setAsideIn(files);
+  return aside.size === 0 ? calls : { ...calls, aside };
 }
 
 /**
@@ -119,8 +125,8 @@ function* markCoveredUnit(tx: Tx, ctx: EngineContext, moveId: string, spec: Move
     if (row.appliedSeq === null) marked.push({ row, application: replays[id] });
   }
   const fork = spec.newBranch?.forkCheckpointId ?? null;
-  marked.push(...(yield* heldOtherwiseUnit(tx, spec.sessionId, spec.target, fork, spec.files!.covered)));
-  for (const { row, application } of yield* inHeldOrder(tx, spec, marked)) {
+  marked.push(...(yield* heldOtherwiseUnit(tx, ctx, spec.sessionId, spec.target, fork, spec.files!.covered)));
+  for (const { row, application } of yield* inHeldOrder(tx, ctx, spec, marked)) {
     const id = row.id;
     if (keptPaths.size > 0) {
       // Only when every path it may have changed was kept: its run's recorded paths say exactly which; for a call
@@ -131,6 +137,19 @@ function* markCoveredUnit(tx: Tx, ctx: EngineContext, moveId: string, spec: Move
     }
     yield* markHeld(tx, spec.sessionId, row, application, ctx.now());
   }
+  yield* setAsideLeft(tx, ctx, spec);
+}
+
+/**
+ * The calls the restored snapshot lists as set aside by a files-only restore stay set aside once the move left them
+ * unapplied (undone first when applied since): a snapshot read later leaves them out too.
+ */
+function* setAsideLeft(tx: Tx, ctx: EngineContext, spec: MoveSpec) {
+  const at = yield* snapshotPosition(tx, spec.target, spec.newBranch?.forkCheckpointId ?? null);
+  for (const id of at?.aside ?? []) {
+    const row = yield* tx.getTool(id);
+    if (row?.appliedSeq === null) yield* tx.setAside(id, spec.sessionId, ctx.now());
+  }
 }
 
 /**
@@ -139,6 +158,7 @@ function* markCoveredUnit(tx: Tx, ctx: EngineContext, moveId: string, spec: Move
  */
 function* inHeldOrder(
   tx: Tx,
+  ctx: EngineContext,
   spec: MoveSpec,
   marked: { row: ToolRow; application: number | undefined }[],
 ): Step<{ row: ToolRow; application: number | undefined }[]> {
@@ -147,7 +167,7 @@ function* inHeldOrder(
   if (!at) return marked;
   const marking = new Set(marked.map((m) => m.row.id));
   const segments = yield* tx.lineage(spec.target.branchId, at.position);
-  const outside = yield* outsideCalls(tx, spec.sessionId);
+  const outside = yield* outsideCalls(tx, spec.sessionId, ctx.tools);
   const staying = (yield* tx.appliedCalls(spec.sessionId)).filter((c) => {
     return !marking.has(c.id) && !outside.has(c.id) && snapshotHolds(segments, at, c);
   });
@@ -166,6 +186,7 @@ function* inHeldOrder(
  */
 export function* heldOtherwiseUnit(
   tx: Tx,
+  ctx: EngineContext,
   sessionId: string,
   target: MoveTarget,
   forkCheckpointId: string | null,
@@ -178,7 +199,7 @@ export function* heldOtherwiseUnit(
   if (ids.length === 0) return [];
   const segments = yield* tx.lineage(target.branchId, at.position);
   // A call whose run changed no workspace file is not in the snapshot's files, whichever application it holds.
-  const outside = yield* outsideCalls(tx, sessionId);
+  const outside = yield* outsideCalls(tx, sessionId, ctx.tools);
   const found: { row: ToolRow; application: number | undefined }[] = [];
   for (const id of ids) {
     const row = yield* tx.getTool(id);

@@ -25,6 +25,8 @@ export interface SnapshotAt {
   held: ReadonlySet<string>;
   /** The calls it holds as they were applied, when not in the order they were made (see `appliedOrder`). */
   order?: readonly string[];
+  /** Among `unapplied`, those a files-only restore had taken out of the world (see `setAsideIn`): they stay out. */
+  aside?: ReadonlySet<string>;
 }
 
 export interface ComputedPlan {
@@ -69,7 +71,7 @@ export function* computePlan(
   // (its effect lies elsewhere) is undone and replayed through its tool as in a move without files. A call with no
   // record (an older database's, or run in a workspace on another host) is taken to be in the files, as snapshots
   // cannot tell.
-  const outside = snapshotAt === undefined ? new Set<string>() : yield* outsideCalls(tx, session.id);
+  const outside = snapshotAt === undefined ? new Set<string>() : yield* outsideCalls(tx, session.id, ctx.tools);
   const held = [...(snapshotAt?.held ?? [])].filter((id) => !outside.has(id));
   // The calls off the snapshot's lineage its files hold are kept as the target's it holds are: left applied, or marked
   // so. An irreversible one stays applied anyway, and is reported as any other the move passes.
@@ -126,14 +128,17 @@ function* heldOffTarget(
   return out;
 }
 
-/** The succeeded calls the snapshot does not hold although it holds a later one: they stay unapplied (see `planSteps`' `left`). */
+/**
+ * The succeeded calls the snapshot does not hold although it holds a later one, or that a files-only restore had taken
+ * out of the world when it was taken: they stay unapplied (see `planSteps`' `left`).
+ */
 function leftOut(targetTools: ToolInvocation[], snapshotAt: SnapshotAt | undefined): Set<string> {
   if (snapshotAt === undefined) return new Set();
   const upTo = targetTools.filter((t) => t.position <= snapshotAt.position && t.status === "succeeded");
   const lastHeld = upTo.findLast((t) => !snapshotAt.unapplied.has(t.id));
-  return new Set(
-    upTo.filter((t) => lastHeld !== undefined && t.position < lastHeld.position && snapshotAt.unapplied.has(t.id)).map((t) => t.id),
-  );
+  const left = (t: ToolInvocation) =>
+    snapshotAt.unapplied.has(t.id) && ((lastHeld !== undefined && t.position < lastHeld.position) || !!snapshotAt.aside?.has(t.id));
+  return new Set(upTo.filter(left).map((t) => t.id));
 }
 
 /**

@@ -372,7 +372,7 @@ function* moveConversationUnit(
     !stopped &&
     plan.undo.length + plan.replay.length + plan.unregistered.length + plan.covered.length === 0 &&
     // A call applied by another application than the one the restored snapshot holds is re-marked by the files step.
-    !(filesManifest !== undefined && session.hasTools && (yield* reheld(tx, session.id, base)))
+    !(filesManifest !== undefined && session.hasTools && (yield* reheld(tx, ctx, session.id, base)))
   ) {
     const here = yield* stayingHere(tx, session, plan);
     // Nothing moves, yet the request is applied: a retry finds it, and answers the same. A move with files records
@@ -421,6 +421,6 @@ function* moveConversationUnit(
 }
 
 /** Whether a move with files to `base`'s target would re-mark a call the restored snapshot holds by another application. */
-function* reheld(tx: Tx, sessionId: string, base: BaseMoveSpec): Step<boolean> {
-  return (yield* heldOtherwiseUnit(tx, sessionId, base.target, base.newBranch?.forkCheckpointId ?? null, [])).length > 0;
+function* reheld(tx: Tx, ctx: EngineContext, sessionId: string, base: BaseMoveSpec): Step<boolean> {
+  return (yield* heldOtherwiseUnit(tx, ctx, sessionId, base.target, base.newBranch?.forkCheckpointId ?? null, [])).length > 0;
 }

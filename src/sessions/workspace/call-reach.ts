@@ -1,6 +1,7 @@
 // Where a tool call's effect lies, by the workspace paths its run recorded: what the moves that restore files (scope
 // "both" and scope "files") take as a call whose effect comes back with a snapshot's files.
 import type { CallPlace, Step, Tx } from "../../store/port/index.js";
+import type { ToolRegistry } from "../../tools/registry.js";
 
 /**
  * The session's calls whose run changed workspace files (at least one recorded path), where they sit, oldest first:
@@ -15,8 +16,10 @@ export function* fileCalls(tx: Tx, sessionId: string): Step<CallPlace[]> {
 /**
  * The session's calls whose run changed no workspace file: whatever they did lies outside what a snapshot captures
  * (another directory, a path the workspace excludes, an email), so restored files neither bring it back nor take it
- * away, and a move undoes and replays such a call through its tool as a move without files does.
+ * away, and a move undoes and replays such a call through its tool as a move without files does. A call of a tool
+ * registered here as acting only in the workspace (`effects: "workspace"`) did nothing at all: not among them.
  */
-export function* outsideCalls(tx: Tx, sessionId: string): Step<ReadonlySet<string>> {
-  return new Set(yield* tx.pathlessCalls(sessionId));
+export function* outsideCalls(tx: Tx, sessionId: string, tools: ToolRegistry): Step<ReadonlySet<string>> {
+  const calls = yield* tx.pathlessCalls(sessionId);
+  return new Set(calls.filter((c) => c.tool === null || !tools.actsInWorkspaceOnly(c.tool)).map((c) => c.id));
 }

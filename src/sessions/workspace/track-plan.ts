@@ -17,12 +17,15 @@ export interface TrackPlan {
 /**
  * Applies a files-only restore's track plan. Each call changes only when it is not already as planned: applied again
  * with the result of the application the snapshot holds (also when applied now by another one), as a move's restore
- * marks the calls its snapshot holds.
+ * marks the calls its snapshot holds; unapplied and set aside (the conversation keeps it, the world does not).
  */
 export function* applyTrackPlan(tx: Tx, sessionId: string, plan: TrackPlan, at: number): Step<void> {
   for (const id of plan.unmark) {
     const row = yield* tx.getTool(id);
-    if (row && row.appliedSeq !== null) yield* tx.unmarkApplied(id);
+    if (row && row.appliedSeq !== null) {
+      yield* tx.unmarkApplied(id);
+      yield* tx.setAside(id, sessionId, at);
+    }
   }
   // Once one is marked, those after it (applied after it when the snapshot was taken) are marked again after it.
   let marking = false;

@@ -6,10 +6,11 @@ export interface SnapshotCalls {
   /**
    * Succeeded in this world and not applied when the files were read, or still running then (a checkpoint from a
    * handler, or from another handle while a call runs): the files do not hold their effects, or not all of them.
-   * The array may end with `{ "held": [ids], "replays": { id: seq } }` (either may be absent): calls off the lineage
-   * applied when the files were read (a stopped move left them, or a failed undo), whose effects the files hold (see
-   * `heldOff`), and the applied calls whose application then was a replay, with its `applied_seq` (see `replaysHeld`).
-   * Readers of ids skip it.
+   * The array may end with `{ "held": [ids], "replays": { id: seq }, "aside": [ids] }` (each may be absent): calls off
+   * the lineage applied when the files were read (a stopped move left them, or a failed undo), whose effects the files
+   * hold (see `heldOff`), the applied calls whose application then was a replay, with its `applied_seq` (see
+   * `replaysHeld`), and the listed calls a files-only restore took out of the world (see `setAsideIn`). Readers of ids
+   * skip it.
    */
   unapplied: string | null;
   /** Their undo or replay interrupted by a crash (reported unknown): whether the files hold them is not known yet. */
@@ -23,22 +24,19 @@ const listed = (ids: readonly string[]) => (ids.length === 0 ? null : JSON.strin
  * applied calls in the order they were applied when that is not the order they were made in (a replay reorders them).
  */
 interface Trailer {
-  held?: string[];
-  replays?: Record<string, number>;
-  order?: string[];
+  held?: readonly string[];
+  replays?: Readonly<Record<string, number>>;
+  order?: readonly string[];
+  aside?: readonly string[];
 }
 
 /** `unapplied` as stored: the lineage's calls the files do not hold, then the trailer (when it says anything). */
-function withTrailer(
-  unapplied: readonly string[],
-  held: readonly string[],
-  replays: Readonly<Record<string, number>>,
-  order: readonly string[] = [],
-): string | null {
+function withTrailer(unapplied: readonly string[], { held = [], replays = {}, order = [], aside = [] }: Trailer): string | null {
   const trailer: Trailer = {
     ...(held.length === 0 ? {} : { held: [...held] }),
     ...(Object.keys(replays).length === 0 ? {} : { replays: { ...replays } }),
     ...(order.length === 0 ? {} : { order: [...order] }),
+    ...(aside.length === 0 ? {} : { aside: [...aside] }),
   };
   return Object.keys(trailer).length === 0 ? listed(unapplied) : JSON.stringify([...unapplied, trailer]);
 }
@@ -82,7 +80,10 @@ export function* snapshotCalls(
   // Few applications are replays (a call applied again by a move): the files hold their results' worlds, not the first runs'.
   const replays: Record<string, number> = {};
   for (const r of yield* tx.replayedApplications(session.id)) if (!uncertain.includes(r.entryId)) replays[r.entryId] = r.appliedSeq;
-  return { unapplied: withTrailer(unapplied, held, replays, reordered(applied.map((c) => c.id).reverse())), unknown: listed(unknown) };
+  // A files-only restore took some out on purpose: a move restoring these files leaves those out too.
+  const aside = unapplied.length === 0 ? [] : (yield* tx.setAsideCalls(session.id)).filter((id) => unapplied.includes(id));
+  const order = reordered(applied.map((c) => c.id).reverse());
+  return { unapplied: withTrailer(unapplied, { held, replays, order, aside }), unknown: listed(unknown) };
 }
 
 /** The applied calls oldest application first, when that is not the order they were made in (ids sort by it); else none. */
@@ -164,6 +165,15 @@ export function replaysHeld(files: { unapplied?: string | null } | undefined): R
   return replaysIn(files?.unapplied);
 }
 
+/**
+ * The calls a snapshot lists as not held because a files-only restore had taken them out of the world (see
+ * `setAside`): a move restoring it leaves them unapplied, as the conversation left them when it was taken.
+ */
+export function setAsideIn(files: { unapplied?: string | null } | undefined): ReadonlySet<string> {
+  const aside: unknown = trailerOf(files?.unapplied).aside;
+  return new Set(Array.isArray(aside) ? aside.filter((id): id is string => typeof id === "string") : []);
+}
+
 function trailerOf(text: string | null | undefined): Trailer {
   if (!text) return {};
   const ids = JSON.parse(text) as unknown;
@@ -195,9 +205,10 @@ export function* settleSnapshots(tx: Tx, sessionId: string, entryId: string, hel
     const unapplied = idsOf(row.unapplied).filter((id) => id !== entryId);
     const replays = replaysIn(row.unapplied);
     if (held && application !== undefined) replays[entryId] = application;
+    const trailer = { held: heldIn(row.unapplied), replays, order: appliedOrder(row), aside: [...setAsideIn(row)] };
     yield* tx.setCheckpointCalls({
       checkpointId: row.checkpointId,
-      unapplied: withTrailer(held ? unapplied : [...unapplied, entryId], heldIn(row.unapplied), replays, appliedOrder(row)),
+      unapplied: withTrailer(held ? unapplied : [...unapplied, entryId], trailer),
       unknown: listed(unknown.filter((id) => id !== entryId)),
     });
   }

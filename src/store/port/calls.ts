@@ -52,7 +52,7 @@ export interface CallsTx {
   pathChangingCalls(sessionId: string): Step<CallPlace[]>;
   /**
    * The session's calls recorded as having changed no workspace path (whatever effect they have lies outside the files
-   * a snapshot captures), oldest first.
+   * a snapshot captures, unless their tool says its effects lie only in the files), oldest first, with their tool's name.
    */
-  pathlessCalls(sessionId: string): Step<string[]>;
+  pathlessCalls(sessionId: string): Step<{ id: string; tool: string | null }[]>;
 }

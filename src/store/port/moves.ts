@@ -69,9 +69,19 @@ export interface MovesTx {
   appliedTools(sessionId: string): Step<ToolRow[]>;
   /** Applied invocations of a session, newest application first, as where they sit only (no result: one may be large). */
   appliedCalls(sessionId: string): Step<AppliedCall[]>;
-  /** Marks an invocation applied (again), as the session's newest application, with the result it had. */
+  /**
+   * Marks an invocation applied (again), as the session's newest application, with the result it had; it is no longer
+   * set aside (`setAside`).
+   */
   markApplied(entryId: string, sessionId: string, result: string | null, at: number): Step<void>;
   unmarkApplied(entryId: string): Step<void>;
+  /**
+   * Records that a files-only restore unapplied invocation `entryId` (`unmarkApplied` in the same transaction): its
+   * conversation keeps it, the world does not. Cleared by its next `markApplied`; deleted with the session.
+   */
+  setAside(entryId: string, sessionId: string, at: number): Step<void>;
+  /** The invocations of a session set aside (`setAside`) and not applied since. */
+  setAsideCalls(sessionId: string): Step<string[]>;
 
   /**
    * Keeps `result` as that of invocation `entryId`'s current application (its `markApplied`, earlier in the same

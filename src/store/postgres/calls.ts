@@ -33,7 +33,7 @@ const s = {
   callPaths: `SELECT paths FROM call_paths WHERE entry_id = $1`,
   pathChangingCalls: `SELECT e.id, e.branch_id AS "branchId", e.position FROM call_paths c JOIN entries e ON e.id = c.entry_id
     WHERE c.session_id = $1 AND c.paths <> '[]' ORDER BY e.seq`,
-  pathlessCalls: `SELECT c.entry_id FROM call_paths c JOIN entries e ON e.id = c.entry_id
+  pathlessCalls: `SELECT c.entry_id AS id, e.tool FROM call_paths c JOIN entries e ON e.id = c.entry_id
     WHERE c.session_id = $1 AND c.paths = '[]' ORDER BY e.seq`,
 };
 
@@ -81,7 +81,7 @@ export function callsTx(sql: Sql): CallsTx {
       return yield* sql.rows<CallPlace>(s.pathChangingCalls, [sessionId]);
     },
     *pathlessCalls(sessionId: string) {
-      return yield* sql.column<string>(s.pathlessCalls, [sessionId]);
+      return yield* sql.rows<{ id: string; tool: string | null }>(s.pathlessCalls, [sessionId]);
     },
   };
 }

@@ -285,5 +285,15 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
       "\nALTER TABLE \"checkpoints\" ADD COLUMN \"request_answer\" text COLLATE \"C\";",
       "\nCREATE UNIQUE INDEX \"checkpoints_request\" ON \"checkpoints\" USING btree (\"session_id\",\"request_id\") WHERE request_id IS NOT NULL;"
     ]
+  },
+  {
+    "tag": "0023_set_aside",
+    "folderMillis": 1796023296301,
+    "hash": "80e970abdc20238f90cd6cca939649cd19a31e13ae90e97e8cfdcdbcc22d3aac",
+    "sql": [
+      "CREATE TABLE \"set_aside\" (\n\t\"entry_id\" text COLLATE \"C\" PRIMARY KEY NOT NULL,\n\t\"session_id\" text COLLATE \"C\" NOT NULL,\n\t\"set_at\" double precision NOT NULL\n);\n",
+      "\nALTER TABLE \"set_aside\" ADD CONSTRAINT \"set_aside_entry_id_entries_id_fk\" FOREIGN KEY (\"entry_id\") REFERENCES \"public\".\"entries\"(\"id\") ON DELETE no action ON UPDATE no action;",
+      "\nCREATE INDEX \"set_aside_session\" ON \"set_aside\" USING btree (\"session_id\");"
+    ]
   }
 ];

@@ -59,6 +59,7 @@ export const DELETE_SESSION = [
   `DELETE FROM applied WHERE session_id = $1`,
   `DELETE FROM call_paths WHERE session_id = $1`,
   `DELETE FROM replay_results WHERE session_id = $1`,
+  `DELETE FROM set_aside WHERE session_id = $1`,
   `DELETE FROM running_calls WHERE session_id = $1`,
   `DELETE FROM imported_calls WHERE session_id = $1`,
   `DELETE FROM move_steps WHERE move_id IN (SELECT id FROM moves WHERE session_id = $1)`,

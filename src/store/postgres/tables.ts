@@ -25,6 +25,7 @@ export const TABLES = [
   "requests",
   "running_calls",
   "sessions",
+  "set_aside",
   "state_snapshots",
   "tool_results",
   "workspace_stats",

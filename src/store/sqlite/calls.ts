@@ -28,8 +28,8 @@ export function callsTx(db: Database.Database): CallsTx {
     ),
     pathless: prepare(
       db,
-      `SELECT c.entry_id FROM call_paths c JOIN entries e ON e.id = c.entry_id WHERE c.session_id = ? AND c.paths = '[]' ORDER BY e.seq`,
-      "pluck",
+      `SELECT c.entry_id AS id, e.tool FROM call_paths c JOIN entries e ON e.id = c.entry_id WHERE c.session_id = ? AND c.paths = '[]'
+      ORDER BY e.seq`,
     ),
   };
   return {
@@ -65,7 +65,7 @@ export function callsTx(db: Database.Database): CallsTx {
       return s.changing.all(sessionId) as CallPlace[];
     },
     *pathlessCalls(sessionId: string) {
-      return s.pathless.all(sessionId) as string[];
+      return s.pathless.all(sessionId) as { id: string; tool: string | null }[];
     },
   };
 }

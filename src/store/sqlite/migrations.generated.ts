@@ -344,5 +344,14 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
       "\nALTER TABLE `checkpoints` ADD `request_answer` text;",
       "\nCREATE UNIQUE INDEX `checkpoints_request` ON `checkpoints` (`session_id`,`request_id`) WHERE request_id IS NOT NULL;"
     ]
+  },
+  {
+    "tag": "0028_set_aside",
+    "folderMillis": 1796023295509,
+    "hash": "7a703dd457f533467f1c555adf0c3ef00e43a69574e612f8d5add80ed4a8800f",
+    "sql": [
+      "CREATE TABLE `set_aside` (\n\t`entry_id` text PRIMARY KEY NOT NULL,\n\t`session_id` text NOT NULL,\n\t`set_at` integer NOT NULL,\n\tFOREIGN KEY (`entry_id`) REFERENCES `entries`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
+      "\nCREATE INDEX `set_aside_session` ON `set_aside` (`session_id`);"
+    ]
   }
 ];

@@ -17,6 +17,9 @@ export function movesTx(db: Database.Database): MovesTx {
     markApplied: p(`INSERT OR REPLACE INTO applied (entry_id, session_id, result, applied_seq, applied_at)
     VALUES (?, ?, ?, max((SELECT coalesce(max(applied_seq), 0) FROM applied), (SELECT coalesce(max(applied_seq), 0) FROM replay_results)) + 1, ?)`),
     unmarkApplied: p(`DELETE FROM applied WHERE entry_id = ?`),
+    setAside: p(`INSERT OR REPLACE INTO set_aside (entry_id, session_id, set_at) VALUES (?, ?, ?)`),
+    unsetAside: p(`DELETE FROM set_aside WHERE entry_id = ?`),
+    setAsideCalls: p(`SELECT entry_id FROM set_aside WHERE session_id = ? ORDER BY entry_id`, "pluck"),
     uncertain: p(
       `SELECT DISTINCT s.entry_id AS id FROM move_steps s JOIN moves m ON m.id = s.move_id WHERE m.session_id = ? AND s.status = 'unknown'`,
     ),
@@ -83,9 +86,16 @@ export function movesTx(db: Database.Database): MovesTx {
     },
     *markApplied(entryId: string, sessionId: string, result: string | null, at: number) {
       s.markApplied.run(entryId, sessionId, result, at);
+      s.unsetAside.run(entryId);
     },
     *unmarkApplied(entryId: string) {
       s.unmarkApplied.run(entryId);
+    },
+    *setAside(entryId: string, sessionId: string, at: number) {
+      s.setAside.run(entryId, sessionId, at);
+    },
+    *setAsideCalls(sessionId: string) {
+      return s.setAsideCalls.all(sessionId) as string[];
     },
 
     *keepReplayResult(entryId: string, sessionId: string, result: string | null, at: number) {

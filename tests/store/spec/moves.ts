@@ -61,7 +61,7 @@ export function callsSpec(store: () => Store): void {
           e3: yield* tx.callPaths("cp-b1-e3"),
           e4: yield* tx.callPaths("cp-b1-e4"),
           changing: (yield* tx.pathChangingCalls("cp")).map((c) => [c.id, c.branchId, c.position]),
-          pathless: yield* tx.pathlessCalls("cp"),
+          pathless: (yield* tx.pathlessCalls("cp")).map((c) => `${c.id}:${c.tool}`),
         };
       });
     expect(await read()).toEqual({
@@ -69,13 +69,19 @@ export function callsSpec(store: () => Store): void {
       e3: [],
       e4: undefined,
       changing: [["cp-b1-e2", "cp-b1", 2]],
-      pathless: ["cp-b1-e3"],
+      pathless: ["cp-b1-e3:write"],
     });
     await store().write({ sessionId: "cp" }, function* (tx) {
       yield* tx.putCallPaths("cp-b1-e2", "cp", []);
       yield* tx.putCallPaths("cp-b1-e4", "cp", ["é/ü"]);
     });
-    expect(await read()).toEqual({ e2: [], e3: [], e4: ["é/ü"], changing: [["cp-b1-e4", "cp-b1", 4]], pathless: ["cp-b1-e2", "cp-b1-e3"] });
+    expect(await read()).toEqual({
+      e2: [],
+      e3: [],
+      e4: ["é/ü"],
+      changing: [["cp-b1-e4", "cp-b1", 4]],
+      pathless: ["cp-b1-e2:write", "cp-b1-e3:write"],
+    });
     expect(await store().read((tx) => tx.pathChangingCalls("nope"))).toEqual([]);
     expect(await store().read((tx) => tx.pathlessCalls("nope"))).toEqual([]);
   });
@@ -343,6 +349,26 @@ export function movesSpec(store: () => Store): void {
     expect((await store().read((tx) => tx.appliedTools("mv"))).map((t) => t.id)).toEqual(["mv-b1-e3"]);
     expect((await store().read((tx) => tx.getTool("mv-b1-e3")))?.appliedResult).toBe('{"again":1}');
     expect(await store().read((tx) => tx.appliedTools("nope"))).toEqual([]);
+  });
+
+  it("sets calls aside per session until they are applied again", async () => {
+    await seed(store(), "sa", "sam", 2);
+    await store().write({ sessionId: "sa" }, function* (tx) {
+      yield* tx.insertEntry(tool("sa-b1", 3));
+      yield* tx.insertEntry(tool("sa-b1", 4));
+      yield* tx.markApplied("sa-b1-e3", "sa", null, at(70));
+    });
+    expect(await store().read((tx) => tx.setAsideCalls("sa"))).toEqual([]);
+    await store().write({ sessionId: "sa" }, function* (tx) {
+      yield* tx.unmarkApplied("sa-b1-e3");
+      yield* tx.setAside("sa-b1-e3", "sa", at(71));
+      yield* tx.setAside("sa-b1-e4", "sa", at(71));
+      yield* tx.setAside("sa-b1-e4", "sa", at(72));
+    });
+    expect(await store().read((tx) => tx.setAsideCalls("sa"))).toEqual(["sa-b1-e3", "sa-b1-e4"]);
+    expect(await store().read((tx) => tx.setAsideCalls("other"))).toEqual([]);
+    await store().write({ sessionId: "sa" }, (tx) => tx.markApplied("sa-b1-e3", "sa", '"again"', at(73)));
+    expect(await store().read((tx) => tx.setAsideCalls("sa"))).toEqual(["sa-b1-e4"]);
   });
 
   it("lists the applied calls as where they sit, newest application first", async () => {

@@ -1,0 +1,85 @@
+// Issue 32 (review 19): calls a files-only rollback took out of the world stay out when a later "both" rewind restores
+// a checkpoint taken after it: its files do not hold them, and the conversation never asked for them again.
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import type { Forkpoint } from "../../src/index.js";
+import { appendLineTool, readOrNull } from "../fixtures/file-tools.js";
+import { makeTempDir, removeDir } from "../helpers.js";
+import { openForkpoint } from "../fixtures/backend.js";
+
+let dir: string;
+let ws: string;
+let fp: Forkpoint;
+const file = (rel: string) => path.join(ws, rel);
+
+beforeEach(() => {
+  dir = makeTempDir("forkpoint-files-then-both-");
+  ws = path.join(dir, "project");
+  fs.mkdirSync(ws);
+  fp = openForkpoint({ path: path.join(dir, "forkpoint.db"), tools: [appendLineTool()] });
+});
+afterEach(async () => {
+  await fp.close();
+  removeDir(dir);
+});
+
+it("a checkpoint after a files rollback, restored by a both rewind: the calls it took away are not replayed", async () => {
+  const s = await fp.createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  const start = await s.checkpoint({ name: "start" });
+  await s.invoke("append_line", { path: file("log"), line: "L1" });
+  const withL1 = await s.checkpoint({ name: "L1" });
+  await s.invoke("append_line", { path: file("log"), line: "L2" });
+  await s.rollback(withL1.id, { scope: "files" });
+  expect(readOrNull(file("log"))).toBe("L1\n");
+  const after = await s.checkpoint({ name: "after files rollback" });
+
+  await s.rollback(start.id, { scope: "both" });
+  expect(readOrNull(file("log"))).toBeNull();
+  const back = await s.rollback(after.id, { scope: "both" });
+  expect(readOrNull(file("log"))).toBe("L1\n");
+  expect(back.replayed).toEqual([]);
+
+  // The conversation can still ask for L2 again: a conversation move to the same point replays it.
+  const again = await s.rollback(after.id, { scope: "conversation" });
+  expect(again.replayed.map((t) => t.args)).toEqual([{ path: file("log"), line: "L2" }]);
+  expect(readOrNull(file("log"))).toBe("L1\nL2\n");
+});
+
+it("the same with nothing moved in between: a both rewind to it keeps L2 out", async () => {
+  const s = await fp.createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  await s.invoke("append_line", { path: file("log"), line: "L1" });
+  const withL1 = await s.checkpoint({ name: "L1" });
+  await s.invoke("append_line", { path: file("log"), line: "L2" });
+  await s.rollback(withL1.id, { scope: "files" });
+  const after = await s.checkpoint({ name: "after files rollback" });
+  await s.append({ role: "user", content: "go on" });
+  const back = await s.rollback(after.id, { scope: "both" });
+  expect(back.replayed).toEqual([]);
+  expect(readOrNull(file("log"))).toBe("L1\n");
+});
+
+it("a both rewind that leaves such a call out sets it aside again: a checkpoint after it keeps it out too", async () => {
+  const s = await fp.createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  const start = await s.checkpoint({ name: "start" });
+  await s.invoke("append_line", { path: file("log"), line: "L1" });
+  const withL1 = await s.checkpoint({ name: "L1" });
+  await s.invoke("append_line", { path: file("log"), line: "L2" });
+  await s.rollback(withL1.id, { scope: "files" });
+  const after = await s.checkpoint({ name: "after files rollback" });
+  // Replayed by a conversation move (it is applied again), then left out again by a both rewind.
+  await s.rollback(after.id, { scope: "conversation" });
+  expect(readOrNull(file("log"))).toBe("L1\nL2\n");
+  const out = await s.rollback(after.id, { scope: "both" });
+  expect(out.undone.map((t) => t.args)).toEqual([{ path: file("log"), line: "L2" }]);
+  expect(readOrNull(file("log"))).toBe("L1\n");
+  const later = await s.checkpoint({ name: "later" });
+
+  await s.rollback(start.id, { scope: "both" });
+  const back = await s.rollback(later.id, { scope: "both" });
+  expect(back.replayed).toEqual([]);
+  expect(readOrNull(file("log"))).toBe("L1\n");
+});
