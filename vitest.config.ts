@@ -41,7 +41,15 @@ export default defineConfig({
     maxWorkers: Math.max(3, availableParallelism() - 1),
     coverage: { provider: "v8", include: ["src/**/*.ts"], reporter: ["text-summary", "text"] },
     projects: [
-      { test: { ...shared, name: "sqlite", include: ["tests/**/*.test.ts"], env: { FORKPOINT_TEST_STORE: "sqlite" } } },
+      {
+        test: {
+          ...shared,
+          name: "sqlite",
+          include: ["tests/**/*.test.ts"],
+          env: { FORKPOINT_TEST_STORE: "sqlite" },
+          setupFiles: ["tests/setup/temp-dirs.ts"],
+        },
+      },
       {
         test: {
           ...shared,
@@ -49,7 +57,7 @@ export default defineConfig({
           include: PUBLIC_API,
           exclude: STORE_FREE,
           env: { FORKPOINT_TEST_STORE: "postgres" },
-          setupFiles: ["tests/setup/store.ts"],
+          setupFiles: ["tests/setup/temp-dirs.ts", "tests/setup/store.ts"],
         },
       },
       // The same suites through a real PgBouncer in transaction mode, with `preparedStatements: false` (issue 32).
@@ -60,7 +68,7 @@ export default defineConfig({
           include: PUBLIC_API,
           exclude: STORE_FREE,
           env: { FORKPOINT_TEST_STORE: "pgbouncer" },
-          setupFiles: ["tests/setup/store.ts"],
+          setupFiles: ["tests/setup/temp-dirs.ts", "tests/setup/store.ts"],
         },
       },
     ],

@@ -1,15 +1,15 @@
 // Shared test helpers: temporary database files, raw access to them for dumps and tampering, error capture.
 import Database from "better-sqlite3";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterEach, expect } from "vitest";
 import { defineTool, type Forkpoint, type ForkpointOptions } from "../src/index.js";
 import { openForkpoint } from "./fixtures/backend.js";
+import { makeTrackedTempDir } from "./fixtures/temp-dirs.js";
 
-/** A fresh directory under the OS temp dir (the caller removes it, or uses `tempDatabases`). */
+/** A fresh directory under the OS temp dir, removed after the test that made it (tests/fixtures/temp-dirs.ts). */
 export function makeTempDir(prefix = "forkpoint-test-"): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  return makeTrackedTempDir(prefix);
 }
 
 export function removeDir(dir: string): void {
