@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { openForkpoint } from "../../src/index.js";
 import { dumpStore } from "../fixtures/backend.js";
 import { freshPgDatabase, pgServer } from "../fixtures/postgres-database.js";
+import { makeTempDir } from "../helpers.js";
 import { runInProcess } from "./in-process.js";
 
 /** How many tables the database at `url` holds, outside PostgreSQL's own catalogs. */
@@ -96,7 +97,7 @@ describe.skipIf(!(await pgServer()))("forkpoint --postgres", () => {
     const fp = openForkpoint({ postgres: url });
     const s = await fp.createSession({ userId: "ann" });
     await fp.close();
-    const file = join(mkdtempSync(join(tmpdir(), "forkpoint-pg-env-")), "missing.db");
+    const file = join(makeTempDir("forkpoint-pg-env-"), "missing.db");
     const env = { FORKPOINT_DB: file, FORKPOINT_POSTGRES: url };
     const both = await runInProcess(["sessions", "-u", "ann"], { env });
     expect([both.status, both.stderr]).toEqual([2, expect.stringContaining("FORKPOINT_DB and FORKPOINT_POSTGRES are both set")]);
