@@ -9,8 +9,9 @@ import { startCli, type UiProcess } from "./serve.js";
 
 const clone = mkdtempSync(join(tmpdir(), "forkpoint-clone-"));
 let ui: UiProcess | undefined;
-afterAll(() => {
-  ui?.stop();
+afterAll(async () => {
+  // Once it exited: it closes its database in the clone on SIGTERM, which would race the removal.
+  await ui?.stop();
   rmSync(clone, { recursive: true, force: true });
 });
 
