@@ -13,18 +13,13 @@ import { buildSync } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DatabaseError, IntegrityError, defineTool, type Forkpoint } from "../../src/index.js";
 import { copyDatabase, dumpOf, onPostgres, openForkpoint, sqlOn } from "../fixtures/backend.js";
-import { makeTempDir, rejectionOf, removeDir, thrownBy, withRawDatabase } from "../helpers.js";
+import { makeTempDir, rejectionOf, thrownBy, withRawDatabase } from "../helpers.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const USER = "erin";
-const dirs: string[] = [];
 const opened: Forkpoint[] = [];
 afterAll(async () => {
   for (const fp of opened) await fp.close().catch(() => undefined);
-  for (const dir of dirs) {
-    fs.chmodSync(dir, 0o700);
-    removeDir(dir);
-  }
 });
 
 const undone: string[] = [];
@@ -40,10 +35,9 @@ function open(file: string, extra: { readonly?: boolean } = {}): Forkpoint {
   return fp;
 }
 
+/** Removed after the test that made it (or, made in beforeAll, after the file) by tests/setup/temp-dirs.ts. */
 function freshDir(): string {
-  const dir = makeTempDir("forkpoint-corrupt-");
-  dirs.push(dir);
-  return dir;
+  return makeTempDir("forkpoint-corrupt-");
 }
 
 const sha = (file: string) => createHash("sha256").update(fs.readFileSync(file)).digest("hex");
