@@ -70,7 +70,7 @@ describe("the demo", () => {
           const page = await fetch(ui.url);
           expect([page.status, await page.text()]).toEqual([200, expect.stringContaining('<div id="root">')]);
         } finally {
-          ui.stop();
+          await ui.stop();
         }
         continue;
       }

@@ -58,7 +58,7 @@ describe.skipIf(!available)("forkpoint ui in Chromium", () => {
   });
   afterAll(async () => {
     await browser?.close();
-    server?.stop();
+    await server?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -292,7 +292,7 @@ describe.skipIf(!available)("forkpoint ui in Chromium", () => {
       expect(await plan.getByTestId("plan-unregistered").textContent()).toContain("write_file");
     } finally {
       await other.close();
-      bare.stop();
+      await bare.stop();
     }
   });
 

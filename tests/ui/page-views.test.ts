@@ -123,7 +123,7 @@ describe.skipIf(!available)("the page's views, in Chromium", () => {
   });
   afterAll(async () => {
     await browser?.close();
-    server?.stop();
+    await server?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 
