@@ -121,6 +121,10 @@ export interface LangGraphTx {
   checkpointsOf(sessionId: string): Step<LgCheckpointRow[]>;
   /** The keys of the session's stored channel values. */
   blobKeysOf(sessionId: string): Step<LgBlobKey[]>;
+  /** Every stored channel value of the session, with its value, in no order (an export carries them). */
+  blobsOf(sessionId: string): Step<LgBlobRow[]>;
+  /** Every pending write of the session, whatever checkpoint id it names, in no order (an export carries them). */
+  allWritesOf(sessionId: string): Step<LgWriteRow[]>;
   /** Where each of the session's pending writes sits (whatever checkpoint id it names, stored or not). */
   writeKeysOf(sessionId: string): Step<LgWriteKey[]>;
   /** Deletes these LangGraph checkpoints of the session, with every pending write made under their ids. */

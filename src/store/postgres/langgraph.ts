@@ -78,6 +78,8 @@ const s = {
   writesOf: `SELECT ${WRITE_COLS} FROM lg_writes WHERE session_id = $1 AND checkpoint_id = $2 ORDER BY task_id, idx`,
   checkpointsOf: `SELECT ${CP_COLS} FROM lg_checkpoints c WHERE c.session_id = $1`,
   blobKeysOf: `SELECT channel, version FROM lg_blobs WHERE session_id = $1`,
+  blobsOf: `SELECT session_id AS "sessionId", channel, version, type, value FROM lg_blobs WHERE session_id = $1`,
+  allWritesOf: `SELECT ${WRITE_COLS} FROM lg_writes WHERE session_id = $1`,
   writeKeysOf: `SELECT checkpoint_id AS "checkpointId", task_id AS "taskId", idx, channel FROM lg_writes WHERE session_id = $1`,
   deleteCheckpointWrites: `DELETE FROM lg_writes WHERE session_id = $1 AND checkpoint_id = ANY($2::text[])`,
   deleteCheckpointsOf: `DELETE FROM lg_checkpoints WHERE session_id = $1 AND checkpoint_id = ANY($2::text[])`,
@@ -213,6 +215,12 @@ export function langgraphTx(sql: Sql): LangGraphTx {
     },
     *writeKeysOf(sessionId: string) {
       return yield* sql.rows<LgWriteKey>(s.writeKeysOf, [sessionId]);
+    },
+    *blobsOf(sessionId: string) {
+      return yield* sql.rows<LgBlobRow>(s.blobsOf, [sessionId]);
+    },
+    *allWritesOf(sessionId: string) {
+      return yield* sql.rows<LgWriteRow>(s.allWritesOf, [sessionId]);
     },
     // Each list is one statement (an array parameter), whatever its length. None of them changes a session's current
     // branch or head (`keepsCurrent`).

@@ -68,6 +68,9 @@ export function langgraphTx(db: Database.Database): LangGraphTx {
     deleteThread: p(`DELETE FROM lg_threads WHERE session_id = ?`),
     checkpointsOf: p(`SELECT ${CP_COLS} FROM lg_checkpoints c WHERE c.session_id = ?`),
     blobKeysOf: p(`SELECT channel, version FROM lg_blobs WHERE session_id = ?`),
+    blobsOf: p(`SELECT session_id AS sessionId, channel, version, type, value FROM lg_blobs WHERE session_id = ?`),
+    allWritesOf: p(`SELECT session_id AS sessionId, checkpoint_id AS checkpointId, task_id AS taskId, idx, channel, type, value,
+      task_path AS taskPath FROM lg_writes WHERE session_id = ?`),
     writeKeysOf: p(`SELECT checkpoint_id AS checkpointId, task_id AS taskId, idx, channel FROM lg_writes WHERE session_id = ?`),
     deleteCheckpointRow: p(`DELETE FROM lg_checkpoints WHERE session_id = ? AND checkpoint_id = ?`),
     deleteWritesOfId: p(`DELETE FROM lg_writes WHERE session_id = ? AND checkpoint_id = ?`),
@@ -177,6 +180,12 @@ export function langgraphTx(db: Database.Database): LangGraphTx {
     },
     *writeKeysOf(sessionId: string) {
       return s.writeKeysOf.all(sessionId) as LgWriteKey[];
+    },
+    *blobsOf(sessionId: string) {
+      return s.blobsOf.all(sessionId) as LgBlobRow[];
+    },
+    *allWritesOf(sessionId: string) {
+      return s.allWritesOf.all(sessionId) as LgWriteRow[];
     },
     // One prepared statement per row: SQLite runs each in microseconds, with no statement per list length.
     *deleteCheckpointRows(sessionId: string, checkpointIds: readonly string[]) {

@@ -162,6 +162,37 @@ export function langgraphSpec(store: () => Store): void {
     expect(got).toMatchObject({ noWrites: [], blobKeys: ["1", "2"], writeKeys: 2, rows: 2 });
   });
 
+  it("reads a session's channel values and pending writes whole (an export's), and only that session's", async () => {
+    await seed(store(), "lg-x", "alice");
+    await store().write({ sessionId: "lg-x" }, function* (tx) {
+      const lg = tx.langgraph;
+      yield* lg.insertBlob({ sessionId: "lg-x", channel: "count", version: "1.5", type: "json", value: json(1) });
+      yield* lg.insertBlob({ sessionId: "lg-x", channel: "count", version: "2.5", type: "bytes", value: Buffer.from([0, 255]) });
+      // Writes under a checkpoint id no row holds (a head synthesized at a point) are the session's too.
+      yield* lg.insertWrites([{ ...write("t-x", 0, "w0"), sessionId: "lg-x", checkpointId: "synth", taskPath: "~ns" }], false);
+      yield* lg.insertWrites([{ ...write("t-x", 1, "w1"), sessionId: "lg-x" }], false);
+    });
+    const got = await store().read(function* (tx) {
+      const lg = tx.langgraph;
+      return { blobs: yield* lg.blobsOf("lg-x"), writes: yield* lg.allWritesOf("lg-x"), none: yield* lg.blobsOf("lg-none") };
+    });
+    const byVersion = [...got.blobs].sort((a, b) => (a.version < b.version ? -1 : 1));
+    expect(byVersion).toEqual([
+      { sessionId: "lg-x", channel: "count", version: "1.5", type: "json", value: json(1) },
+      { sessionId: "lg-x", channel: "count", version: "2.5", type: "bytes", value: Buffer.from([0, 255]) },
+    ]);
+    const byIdx = [...got.writes].sort((a, b) => a.idx - b.idx);
+    expect(byIdx).toEqual([
+      { ...write("t-x", 0, "w0"), sessionId: "lg-x", checkpointId: "synth", taskPath: "~ns" },
+      { ...write("t-x", 1, "w1"), sessionId: "lg-x" },
+    ]);
+    expect(got.none).toEqual([]);
+    // Another session's rows are not among them (the "lg" session holds values and writes of its own).
+    const others = await store().read((tx) => tx.langgraph.allWritesOf("lg"));
+    expect(others.length).toBeGreaterThan(0);
+    expect(others.every((w) => w.sessionId === "lg")).toBe(true);
+  });
+
   it("deletes checkpoint rows, writes and values by key, and a session's thread rows whole", async () => {
     await store().write({ sessionId: "lg" }, function* (tx) {
       const lg = tx.langgraph;
