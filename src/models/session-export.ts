@@ -7,8 +7,14 @@ import { loneSurrogatePath, type JsonObject, type JsonValue } from "./json.js";
 
 /** The `format` tag of a forkpoint session export. */
 export const EXPORT_FORMAT = "forkpoint.session";
-/** The version of the export document this forkpoint writes and reads. */
-export const EXPORT_VERSION = 1;
+/**
+ * The newest version of the export document this forkpoint writes and reads. Version 2 adds `langgraph` (a LangGraph
+ * thread's rows); a document without one is still written as version 1, the same bytes as before, which every
+ * forkpoint reads. Every version up to this one imports.
+ */
+export const EXPORT_VERSION = 2;
+/** The versions `importSession` reads. */
+export type ExportVersion = 1 | 2;
 
 /** A branch (internal session) in an export, in creation order; the first is the root. */
 export interface ExportedBranch {
@@ -85,6 +91,54 @@ export interface ExportedEvent {
   createdAt: number;
 }
 
+/** A LangGraph checkpoint of the thread (`ForkpointSaver`), serialized as LangGraph's serde made it (base64). */
+export interface ExportedLgCheckpoint {
+  checkpointId: string;
+  parentCheckpointId: string | null;
+  /** The forkpoint checkpoint (of `checkpoints`) it is stored in. */
+  fpCheckpointId: string;
+  type: string;
+  checkpoint: string;
+  metadataType: string;
+  metadata: string;
+  /** JSON of the messages channel's version that the forkpoint checkpoint's messages are (null: none are). */
+  messagesVersion: string | null;
+}
+
+/** A channel value of the thread at one version (JSON text of the version), serialized (base64). */
+export interface ExportedLgValue {
+  channel: string;
+  version: string;
+  type: string;
+  value: string;
+}
+
+/** A pending write of the thread, under the checkpoint id it names (stored or not), serialized (base64). */
+export interface ExportedLgWrite {
+  checkpointId: string;
+  taskId: string;
+  idx: number;
+  channel: string;
+  type: string;
+  value: string;
+  taskPath: string;
+}
+
+/**
+ * The LangGraph thread (one namespace) a session holds, with everything `ForkpointSaver` stored beside the session:
+ * its LangGraph checkpoints, channel values and pending writes, each list sorted by its key (code-unit order). The
+ * thread's owner is the importing user.
+ */
+export interface ExportedLangGraph {
+  threadId: string;
+  checkpointNs: string;
+  /** The forkpoint checkpoint (of `checkpoints`) at the thread's empty start. */
+  startCheckpointId: string;
+  checkpoints: ExportedLgCheckpoint[];
+  values: ExportedLgValue[];
+  writes: ExportedLgWrite[];
+}
+
 /**
  * Everything a session recorded, as one JSON document. The same session always exports to the same
  * document, and `JSON.stringify` of it to the same bytes (ids and times kept, nothing about the export itself).
@@ -92,7 +146,8 @@ export interface ExportedEvent {
  */
 export interface SessionExport {
   format: typeof EXPORT_FORMAT;
-  version: typeof EXPORT_VERSION;
+  /** 2 when the document carries `langgraph`, else 1. */
+  version: ExportVersion;
   session: {
     id: string;
     title: string | null;
@@ -107,6 +162,8 @@ export interface SessionExport {
   states: ExportedState[];
   checkpoints: ExportedCheckpoint[];
   events: ExportedEvent[];
+  /** Version 2: the LangGraph thread the session holds (absent when it holds none). */
+  langgraph?: ExportedLangGraph;
 }
 
 const MAX = DEFAULT_LIMITS.maxStringField;
@@ -135,78 +192,133 @@ const jsonObject = z
   .custom<JsonObject>((v) => typeof v === "object" && v !== null && !Array.isArray(v), "must be a JSON object")
   .superRefine(wellFormedJson);
 
-/** The runtime check of a `SessionExport` (shape only; the importer checks ids, links and hashes). */
-export const sessionExportSchema = z.strictObject({
-  format: z.literal(EXPORT_FORMAT),
-  version: z.literal(EXPORT_VERSION),
-  session: z.strictObject({
-    id,
-    title: text.nullable(),
-    metadata: jsonObject.nullable(),
-    currentBranchId: id,
-    origin: z.strictObject({ sessionId: id, checkpointId: id }).nullable(),
-    createdAt: time,
-    updatedAt: time,
-  }),
-  branches: z
-    .array(
-      z.strictObject({
-        id,
-        parentId: id.nullable(),
-        forkCheckpointId: id.nullable(),
-        forkPosition: position,
-        forkEntryId: id.nullable(),
-        name: text.nullable(),
-        reason: z.enum(["root", "rollback", "edit"]),
-        createdAt: time,
-      }),
-    )
-    .min(1, "must hold at least the root branch"),
-  entries: z.array(
-    z.strictObject({
-      id,
-      branchId: id,
-      position: position.min(1),
-      kind: z.enum(["message", "state", "tool"]),
-      role: text.nullable(),
-      content: json.nullable(),
-      tool: text.nullable(),
-      callId: text.nullable(),
-      clientId: text.nullable(),
-      metadata: jsonObject.nullable(),
-      state: hash.nullable(),
-      createdAt: time,
-      hash,
-      completion: z
-        .strictObject({ status: z.enum(["succeeded", "failed"]), result: json.nullable(), error: json.nullable(), completedAt: time, hash })
-        .nullable(),
-    }),
-  ),
-  states: z.array(z.strictObject({ hash, value: json, version: z.number().int().min(1).max(MAX_STATE_VERSION).optional() })),
+/** A key of `ForkpointSaver`'s (a thread, namespace, checkpoint, task id, channel, version): what a put takes. */
+const saverKey = wellFormedText().max(MAX, `must be at most ${MAX} characters`);
+/** Bytes as canonical base64 (what `Buffer.toString("base64")` writes, nothing else). */
+const base64 = z
+  .string()
+  .max(Math.ceil(DEFAULT_LIMITS.maxPayloadBytes / 3) * 4, "must hold at most maxPayloadBytes bytes")
+  .refine((s) => Buffer.from(s, "base64").toString("base64") === s, 'must be base64 (as Buffer.toString("base64") writes it)');
+
+const langgraphSchema = z.strictObject({
+  threadId: saverKey,
+  checkpointNs: saverKey,
+  startCheckpointId: id,
   checkpoints: z.array(
     z.strictObject({
-      id,
-      branchId: id,
-      position,
-      name: text.nullable(),
-      auto: z.boolean(),
-      metadata: jsonObject.nullable(),
-      state: hash.nullable(),
-      headHash: hash,
-      createdAt: time,
-      expiresAt: time.nullable(),
-      checksum: hash,
+      checkpointId: saverKey,
+      parentCheckpointId: saverKey.nullable(),
+      fpCheckpointId: id,
+      type: saverKey,
+      checkpoint: base64,
+      metadataType: saverKey,
+      metadata: base64,
+      messagesVersion: saverKey.nullable(),
     }),
   ),
-  events: z.array(
+  values: z.array(z.strictObject({ channel: saverKey, version: saverKey, type: saverKey, value: base64 })),
+  writes: z.array(
     z.strictObject({
-      kind: text,
-      refId: id,
-      branchId: id,
-      detail: wellFormedText()
-        .max(4 * MAX)
-        .nullable(),
-      createdAt: time,
+      checkpointId: saverKey,
+      taskId: saverKey,
+      idx: z.number().int().min(-2_147_483_648).max(2_147_483_647),
+      channel: saverKey,
+      type: saverKey,
+      value: base64,
+      taskPath: wellFormedText(),
     }),
   ),
 });
+
+/** The runtime check of a `SessionExport` (shape only; the importer checks ids, links and hashes). */
+export const sessionExportSchema = z
+  .strictObject({
+    format: z.literal(EXPORT_FORMAT),
+    version: z.union([z.literal(1), z.literal(EXPORT_VERSION)], {
+      message: `must be 1 or ${EXPORT_VERSION} (a newer forkpoint wrote it?)`,
+    }),
+    session: z.strictObject({
+      id,
+      title: text.nullable(),
+      metadata: jsonObject.nullable(),
+      currentBranchId: id,
+      origin: z.strictObject({ sessionId: id, checkpointId: id }).nullable(),
+      createdAt: time,
+      updatedAt: time,
+    }),
+    branches: z
+      .array(
+        z.strictObject({
+          id,
+          parentId: id.nullable(),
+          forkCheckpointId: id.nullable(),
+          forkPosition: position,
+          forkEntryId: id.nullable(),
+          name: text.nullable(),
+          reason: z.enum(["root", "rollback", "edit"]),
+          createdAt: time,
+        }),
+      )
+      .min(1, "must hold at least the root branch"),
+    entries: z.array(
+      z.strictObject({
+        id,
+        branchId: id,
+        position: position.min(1),
+        kind: z.enum(["message", "state", "tool"]),
+        role: text.nullable(),
+        content: json.nullable(),
+        tool: text.nullable(),
+        callId: text.nullable(),
+        clientId: text.nullable(),
+        metadata: jsonObject.nullable(),
+        state: hash.nullable(),
+        createdAt: time,
+        hash,
+        completion: z
+          .strictObject({
+            status: z.enum(["succeeded", "failed"]),
+            result: json.nullable(),
+            error: json.nullable(),
+            completedAt: time,
+            hash,
+          })
+          .nullable(),
+      }),
+    ),
+    states: z.array(z.strictObject({ hash, value: json, version: z.number().int().min(1).max(MAX_STATE_VERSION).optional() })),
+    checkpoints: z.array(
+      z.strictObject({
+        id,
+        branchId: id,
+        position,
+        name: text.nullable(),
+        auto: z.boolean(),
+        metadata: jsonObject.nullable(),
+        state: hash.nullable(),
+        headHash: hash,
+        createdAt: time,
+        expiresAt: time.nullable(),
+        checksum: hash,
+      }),
+    ),
+    events: z.array(
+      z.strictObject({
+        kind: text,
+        refId: id,
+        branchId: id,
+        detail: wellFormedText()
+          .max(4 * MAX)
+          .nullable(),
+        createdAt: time,
+      }),
+    ),
+    langgraph: langgraphSchema.optional(),
+  })
+  .superRefine((doc, ctx) => {
+    // Version 1 knows no LangGraph section; version 2 is written only with one.
+    if (doc.version === 1 && doc.langgraph !== undefined)
+      ctx.addIssue({ code: "custom", path: ["langgraph"], message: "is not part of version 1 (a version 2 document carries it)" });
+    if (doc.version === 2 && doc.langgraph === undefined)
+      ctx.addIssue({ code: "custom", path: ["langgraph"], message: "is required in version 2 (a document without it is version 1)" });
+  });

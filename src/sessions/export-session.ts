@@ -13,10 +13,12 @@ import {
   type ExportedBranch,
   type ExportedCheckpoint,
   type ExportedEntry,
+  type ExportedLangGraph,
   type ExportedState,
   type SessionExport,
 } from "../models/session-export.js";
 import type { BranchRow, CheckpointRow, EventRow, SessionRow, Step, ToolRow, Tx } from "../store/port/index.js";
+import { langgraphOf, readLangGraph, type LangGraphRows } from "./transfer/langgraph-rows.js";
 import type { EngineContext } from "./core/context.js";
 import { ownedCurrent, ownedSession } from "./core/owned.js";
 import { EMPTY_STATE_HASH, portableChecksum } from "./integrity/hashes.js";
@@ -61,7 +63,7 @@ export async function exportDocument(
   markAt?: MarkAt,
 ): Promise<{ doc: SessionExport; mark: CheckpointRow | undefined }> {
   const call = new LongCall(o);
-  const { session, work, events, mark, running } = await ctx.store.read((tx) => readSessionUnit(tx, id, o, markAt));
+  const { session, work, events, mark, running, langgraph } = await ctx.store.read((tx) => readSessionUnit(tx, id, o, markAt));
   call.start(work.units);
   const stateIds = new Set<number>();
   const entries: ExportedEntry[] = [];
@@ -78,7 +80,7 @@ export async function exportDocument(
     );
   }
   const branches = work.branches.map((b) => b.branch);
-  const doc = await ctx.store.read((tx) => exportLogUnit(tx, session, o, ctx, branches, work, stateIds, entries, events));
+  const doc = await ctx.store.read((tx) => exportLogUnit(tx, session, o, ctx, branches, work, stateIds, entries, events, langgraph));
   call.finish();
   return { doc, mark };
 }
@@ -93,12 +95,15 @@ function* exportLogUnit(
   stateIds: Set<number>,
   entries: ExportedEntry[],
   events: EventRow[],
+  lg: LangGraphRows | undefined,
 ): Step<SessionExport> {
   yield* ownedSession(tx, session.id, o.userId); // deleted meanwhile: what was read of it is not a whole session
-  // Expired checkpoints are gone from every read, but a branch forking from one keeps it (as prune does).
+  // Expired checkpoints are gone from every read, but a branch forking from one keeps it, and so does a LangGraph
+  // checkpoint stored in one or a thread starting at one (as prune does).
   const now = ctx.now();
-  const forkedFrom = new Set(branches.map((b) => b.forkCheckpointId));
-  const live = work.checkpoints.filter((c) => c.expiresAt === null || c.expiresAt > now || forkedFrom.has(c.id));
+  const kept = new Set<string | null>(branches.map((b) => b.forkCheckpointId));
+  if (lg) for (const id of lg.usedCheckpoints) kept.add(id);
+  const live = work.checkpoints.filter((c) => c.expiresAt === null || c.expiresAt > now || kept.has(c.id));
   const checkpoints: ExportedCheckpoint[] = [];
   for (const c of live) {
     if (c.stateId !== null) stateIds.add(c.stateId);
@@ -123,9 +128,11 @@ function* exportLogUnit(
     // A state keeps the version it was written under (absent for 1, as exports made before versions have it).
     .map((s) => ({ hash: s.hash, value: JSON.parse(s.body) as JsonValue, ...(s.version === 1 ? {} : { version: s.version }) }))
     .sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0));
+  const langgraph: ExportedLangGraph | undefined = lg && langgraphOf(lg);
   return {
     format: EXPORT_FORMAT,
-    version: EXPORT_VERSION,
+    // Version 1 (the same bytes as before version 2) unless the document carries a LangGraph thread.
+    version: langgraph ? EXPORT_VERSION : 1,
     session: {
       id: session.id,
       title: session.title,
@@ -152,6 +159,7 @@ function* exportLogUnit(
     states,
     checkpoints,
     events: events.map((e) => ({ kind: e.kind, refId: e.refId, branchId: e.branchId, detail: e.detail, createdAt: e.createdAt })),
+    ...(langgraph ? { langgraph } : {}),
   };
 }
 
@@ -182,7 +190,9 @@ function* readSessionUnit(tx: Tx, id: string, o: ExportScope, markAt: MarkAt | u
   if (!markAt) {
     const session = yield* ownedSession(tx, id, o.userId);
     const work = yield* sessionWork(tx, session.id);
-    return { session, work, events: yield* tx.sessionEvents(session.id), mark: undefined, running: new Set<string>() };
+    // In this read: the LangGraph rows go with the checkpoints read here (a put made later is not in the document).
+    const langgraph = yield* readLangGraph(tx, session.id);
+    return { session, work, events: yield* tx.sessionEvents(session.id), mark: undefined, running: new Set<string>(), langgraph };
   }
   const current = yield* ownedCurrent(tx, id, o.userId);
   const work = yield* sessionWork(tx, id);
@@ -192,7 +202,8 @@ function* readSessionUnit(tx: Tx, id: string, o: ExportScope, markAt: MarkAt | u
   work.units += 1;
   // Their completion, if written after this read, is not of the session as of this read.
   const running = new Set((yield* tx.callOwners(id)).map((c) => c.entryId));
-  return { session: current.session, work, events: yield* tx.sessionEvents(id), mark, running };
+  // A clone is not the thread (its user holds that thread already): its copy carries no LangGraph rows.
+  return { session: current.session, work, events: yield* tx.sessionEvents(id), mark, running, langgraph: undefined };
 }
 
 function* stateHash(tx: Tx, stateId: number | null): Step<string | null> {

@@ -15,6 +15,7 @@ import { EMPTY_STATE_HASH, checkpointChecksum } from "./integrity/hashes.js";
 import { LongCall, runSlices, withoutStore } from "./maintenance/long-call.js";
 import { DEFAULT_STATE_SCHEMA } from "./core/state-schema.js";
 import { DocumentCheck, checkBranchLinks, checkUniqueIds, type PreparedEntry } from "./transfer/document-check.js";
+import { prepareLangGraph, refuseExistingThread, writeLangGraph, type PreparedLangGraph } from "./transfer/langgraph-rows.js";
 export const importScope = z.strictObject({ ...userScope.shape, ...longCallFields });
 
 /** The scope of `importSession`: the new owner, and the long-call options. */
@@ -39,6 +40,8 @@ export interface PreparedImport {
   checked: DocumentCheck;
   userId: string;
   sessionMetadata: string | null;
+  /** The LangGraph thread the document carries (version 2), decoded and checked. */
+  langgraph: PreparedLangGraph | undefined;
   call: LongCall;
 }
 
@@ -114,21 +117,27 @@ export async function prepareImport(
     );
   }
 
+  const langgraph = prepareLangGraph(doc);
+
   // Refused before the long checks (and before any progress), and again when writing (another call may import the
-  // same ids meanwhile).
-  await ctx.store.read((tx) => refuseExistingIds(tx, doc));
+  // same ids, or the user's run make the same thread, meanwhile).
+  await ctx.store.read(function* (tx) {
+    yield* refuseExistingIds(tx, doc);
+    yield* refuseExistingThread(tx, langgraph, userId);
+  });
   call.start(entries.length + doc.states.length + doc.checkpoints.length);
   await call.pause();
   const checked = new DocumentCheck(doc, entries, stateTexts, checkpointMetadata);
   await runSlices(call, checked.slices(), withoutStore);
   call.check();
-  return { doc, checked, userId, sessionMetadata, call };
+  return { doc, checked, userId, sessionMetadata, langgraph, call };
 }
 
 /** Writes a prepared document (ids refused again: another call may have imported them meanwhile). */
 export function* importUnit(tx: Tx, prepared: PreparedImport, ctx: EngineContext): Step<SessionRef> {
-  const { doc, checked, userId, sessionMetadata } = prepared;
+  const { doc, checked, userId, sessionMetadata, langgraph } = prepared;
   yield* refuseExistingIds(tx, doc);
+  yield* refuseExistingThread(tx, langgraph, userId);
   const stateIds = yield* tx.putSnapshots([...checked.stateBodies].map(([hash, s]) => ({ hash, body: s.body, version: s.version })));
   const stateIdOf = (hash: string | null) => (hash === null ? null : stateIds.get(hash)!);
   const s = doc.session;
@@ -190,6 +199,7 @@ export function* importUnit(tx: Tx, prepared: PreparedImport, ctx: EngineContext
       ctx.now(),
     );
   }
+  yield* writeLangGraph(tx, langgraph, s.id, userId);
   for (const e of doc.events) yield* tx.insertEvent({ sessionId: s.id, ...e }, { asRecorded: true });
   if (!timesOrdered(doc)) yield* tx.markTimesUnordered(s.id);
   return { id: s.id, userId };
