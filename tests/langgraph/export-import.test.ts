@@ -147,6 +147,22 @@ describe("exporting and importing a LangGraph thread", () => {
     expect(await dumpStore(b)).toEqual(empty);
   });
 
+  it("keeps the forkpoint checkpoints LangGraph's rows stand on, even expired ones", async () => {
+    const { fp: a, sessionId } = await twoTurns();
+    const s = await a.getSession(sessionId, { userId: "alice" });
+    const first = (await a.exportSession(sessionId, { userId: "alice" })).langgraph!;
+    const expired = [first.startCheckpointId, first.checkpoints[0]!.fpCheckpointId];
+    for (const id of expired) await s.expire(id);
+    const doc = await a.exportSession(sessionId, { userId: "alice" });
+    for (const id of expired) expect(doc.checkpoints.find((c) => c.id === id)?.expiresAt, id).not.toBeNull();
+
+    const { fp: b } = dbs.open();
+    await b.importSession(doc, { userId: "alice" });
+    expect(JSON.stringify(await b.exportSession(sessionId, { userId: "alice" }))).toBe(JSON.stringify(doc));
+    const out = await countingGraph(b).invoke({ messages: [new HumanMessage("third")] }, thread("t1"));
+    expect(out.turns).toBe(3);
+  });
+
   it("still writes a session that holds no thread as version 1, and imports version 1 documents", async () => {
     const a = sqlite();
     const s = await a.createSession({ userId: "alice", title: "plain" });
