@@ -61,6 +61,10 @@ export type {
   ExportedState,
   ExportedCheckpoint,
   ExportedEvent,
+  ExportedLangGraph,
+  ExportedLgCheckpoint,
+  ExportedLgValue,
+  ExportedLgWrite,
 } from "./models/session-export.js";
 export type { LongCallOptions, Progress } from "./models/progress.js";
 export type { VerifyOptions } from "./sessions/verify.js";

@@ -13,8 +13,6 @@ export const EXPORT_FORMAT = "forkpoint.session";
  * forkpoint reads. Every version up to this one imports.
  */
 export const EXPORT_VERSION = 2;
-/** The versions `importSession` reads. */
-export type ExportVersion = 1 | 2;
 
 /** A branch (internal session) in an export, in creation order; the first is the root. */
 export interface ExportedBranch {
@@ -147,7 +145,7 @@ export interface ExportedLangGraph {
 export interface SessionExport {
   format: typeof EXPORT_FORMAT;
   /** 2 when the document carries `langgraph`, else 1. */
-  version: ExportVersion;
+  version: 1 | 2;
   session: {
     id: string;
     title: string | null;

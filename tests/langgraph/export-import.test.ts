@@ -141,7 +141,7 @@ describe("exporting and importing a LangGraph thread", () => {
       ["a write twice", { ...doc, langgraph: { ...lg, writes: [w0, w0] } }],
     ];
     for (const [what, document] of bad) {
-      const error = await b.importSession(document, { userId: "alice" }).catch((e: unknown) => e);
+      const error = await b.importSession(document as SessionExport, { userId: "alice" }).catch((e: unknown) => e);
       expect(error, what).toBeInstanceOf(ValidationError);
     }
     expect(await dumpStore(b)).toEqual(empty);
