@@ -79,6 +79,23 @@ describe("exporting and importing a LangGraph thread", () => {
     expect((await c.listSessions({ userId: "alice" })).items).toHaveLength(1);
   });
 
+  it("restores an older export into the same database after deleteThread, under the same saver", async () => {
+    const { fp } = dbs.open();
+    const graph = countingGraph(fp);
+    await graph.invoke({ messages: [new HumanMessage("one")] }, thread("t1"));
+    const saver = new ForkpointSaver(fp, { userId: "alice" });
+    const sessionId = (await saver.sessionFor("t1", { userId: "alice" })).id;
+    const backup = await fp.exportSession(sessionId, { userId: "alice" });
+    await graph.invoke({ messages: [new HumanMessage("two")] }, thread("t1"));
+    await saver.deleteThread("t1");
+    await fp.importSession(backup, { userId: "alice" });
+    expect((await graph.getState(thread("t1"))).values.turns).toBe(1);
+    const out = await graph.invoke({ messages: [new HumanMessage("after")] }, thread("t1"));
+    expect(texts(out.messages)).toEqual(["human:one", "ai:echo: one", "human:after", "ai:echo: after"]);
+    expect(out.turns).toBe(2);
+    expect((await fp.verify({ sessionId })).ok).toBe(true);
+  });
+
   it("carries pending writes: an interrupted thread resumes on the new database", async () => {
     const a = sqlite();
     const graphA = approvalGraph(new ForkpointSaver(a, { userId: "alice" }));
