@@ -681,6 +681,11 @@ async function scenario(store: Store): Promise<Log> {
       hasChild: [yield* lg.hasChild("s1", "1ef0-a"), yield* lg.hasChild("s1", "1ef0-b")],
       writes: yield* lg.writesOf("s1", "1ef0-b"),
       noWrites: yield* lg.writesOf("s1", "1ef0-a"),
+      // In no order: sorted here (by the key each list's rows have).
+      blobs: [...(yield* lg.blobsOf("s1"))].sort((a, b) => (a.version < b.version ? -1 : 1)),
+      allWrites: [...(yield* lg.allWritesOf("s1"))].sort((a, b) =>
+        `${a.checkpointId}/${a.taskId}/${a.idx}` < `${b.checkpointId}/${b.taskId}/${b.idx}` ? -1 : 1,
+      ),
     };
   });
   const lgFilters = [
