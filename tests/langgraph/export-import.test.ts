@@ -1,7 +1,7 @@
 // A LangGraph thread's session exported and imported elsewhere carries the thread: its checkpoints, channel values and
 // pending writes go with it (document version 2), so the graph goes on there where it was, as the same thread.
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
-import { Annotation, Command, END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { Annotation, Command, END, MessagesAnnotation, START, StateGraph, interrupt } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { ConflictError, ValidationError, openForkpoint, type Forkpoint } from "../../src/index.js";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
@@ -111,6 +111,38 @@ describe("exporting and importing a LangGraph thread", () => {
     expect(paused.tasks.flatMap((t) => t.interrupts.map((i) => i.value))).toEqual(["approve?"]);
     const done = await graphB.invoke(new Command({ resume: "yes" }), thread("p"));
     expect(texts(done.messages)).toEqual(["human:pay 10", "ai:approved: yes"]);
+  });
+
+  it("moves a thread interrupted inside a subgraph with each namespace's session, and it resumes there", async () => {
+    const build = (fp: Forkpoint) => {
+      const inner = new StateGraph(MessagesAnnotation)
+        .addNode("ask", () => ({ messages: [new AIMessage(`inner: ${interrupt("approve?") as string}`)] }))
+        .addEdge(START, "ask")
+        .addEdge("ask", END)
+        .compile();
+      return new StateGraph(MessagesAnnotation)
+        .addNode("sub", inner)
+        .addNode("done", () => ({ messages: [new AIMessage("outer done")] }))
+        .addEdge(START, "sub")
+        .addEdge("sub", "done")
+        .addEdge("done", END)
+        .compile({ checkpointer: new ForkpointSaver(fp, { userId: "alice" }) });
+    };
+    const a = sqlite();
+    await build(a).invoke({ messages: [new HumanMessage("first")] }, thread("n"));
+    const sessions = (await a.listSessions({ userId: "alice" })).items;
+    expect(sessions).toHaveLength(2); // the root namespace's, and the subgraph's
+    const { fp: b } = dbs.open();
+    const namespaces = [];
+    for (const s of sessions) {
+      const doc = await a.exportSession(s.id, { userId: "alice" });
+      namespaces.push(doc.langgraph!.checkpointNs);
+      await b.importSession(doc, { userId: "alice" });
+    }
+    expect(namespaces.some((ns) => ns.startsWith("sub:"))).toBe(true);
+    const out = await build(b).invoke(new Command({ resume: "yes" }), thread("n"));
+    expect(texts(out.messages)).toEqual(["human:first", "ai:inner: yes", "ai:outer done"]);
+    expect((await b.listSessions({ userId: "alice" })).items).toHaveLength(2);
   });
 
   it("gives the thread to the importing user, and refuses a thread that user holds already, writing nothing", async () => {
