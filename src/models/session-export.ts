@@ -192,10 +192,12 @@ const jsonObject = z
 
 /** A key of `ForkpointSaver`'s (a thread, namespace, checkpoint, task id, channel, version): what a put takes. */
 const saverKey = wellFormedText().max(MAX, `must be at most ${MAX} characters`);
-/** Bytes as canonical base64 (what `Buffer.toString("base64")` writes, nothing else). */
+/**
+ * Bytes as canonical base64 (what `Buffer.toString("base64")` writes, nothing else). No size limit: the saver stores
+ * channel values of any size, and what it stored must import.
+ */
 const base64 = z
   .string()
-  .max(Math.ceil(DEFAULT_LIMITS.maxPayloadBytes / 3) * 4, "must hold at most maxPayloadBytes bytes")
   .refine((s) => Buffer.from(s, "base64").toString("base64") === s, 'must be base64 (as Buffer.toString("base64") writes it)');
 
 const langgraphSchema = z.strictObject({
