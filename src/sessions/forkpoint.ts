@@ -257,6 +257,8 @@ export class Forkpoint {
    * The whole session (branches, messages, state changes, tool calls with their completions, states, checkpoints,
    * timeline events) as one JSON document, verified first. Deterministic: the same session gives the same document
    * and `JSON.stringify` gives the same bytes. The owner, the applied set and the move journal are not included.
+   * A LangGraph thread's session also carries the thread (`langgraph`: its checkpoints, channel values and pending
+   * writes; document version 2), so that the graph goes on where it was wherever it is imported.
    * Takes `signal` and `onProgress` (units: entries and checkpoints); an abort is an `AbortedError`.
    * @example const doc = await fp.exportSession(s.id, { userId: "alice" });
    */
@@ -266,7 +268,8 @@ export class Forkpoint {
 
   /**
    * Writes an exported session back, ids and times kept, owned by `userId`. The document's links and hashes are
-   * checked; an id that already exists refuses the whole import (`ConflictError`). Nothing of it is applied.
+   * checked; an id that already exists, or a LangGraph thread `userId` has already, refuses the whole import
+   * (`ConflictError`). Nothing of it is applied.
    * Takes `signal` and `onProgress` (units: the document's entries, states and checkpoints); an abort before the final
    * write is an `AbortedError` and writes nothing. States newer than the schema the handle reads under (the
    * Forkpoint's, or the `stateVersion` given here, as to `createSession`) refuse it (`StateVersionError`).
