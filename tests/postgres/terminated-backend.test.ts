@@ -46,6 +46,32 @@ describe.skipIf(!url)("a backend terminated mid-unit", () => {
     }
   });
 
+  it("a connection the server ends right as the pool hands it out is heard: the process lives on (review 22)", async () => {
+    const database = await freshPgDatabase();
+    const pool = new pg.Pool({ connectionString: database, max: 2 });
+    const fp = openForkpoint({ postgres: pool });
+    const admin = new pg.Client({ connectionString: database });
+    await admin.connect();
+    try {
+      const s = await fp.createSession({ userId: "u" });
+      // Handed out, with nothing of its user listening yet: the server's end arrives before any unit could listen.
+      const client = await pool.connect();
+      const ended = new Promise((resolve) => client.once("end", resolve));
+      const { rows } = await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
+      await admin.query("SELECT pg_terminate_backend($1)", [rows[0]!.pid]);
+      await ended;
+      client.release(new Error("ended"));
+      await s.append({ role: "user", content: "still here" });
+      expect((await s.history()).map((m) => m.content)).toEqual(["still here"]);
+    } finally {
+      await admin.end();
+      await fp.close();
+      await pool.end();
+    }
+    // Closed, forkpoint no longer listens on the app's pool.
+    expect(pool.listenerCount("acquire")).toBe(0);
+  });
+
   it("a statement ended by the app's statement_timeout is TIMEOUT, not lock contention", async () => {
     const database = await freshPgDatabase();
     const fp = openForkpoint({ postgres: { connectionString: database, statement_timeout: 200 } });

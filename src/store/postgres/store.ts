@@ -76,8 +76,22 @@ export class PostgresStore implements Store {
     this.#types = types;
     this.#readonly = options.readonly === true;
     this.#named = options.preparedStatements !== false;
+    pool.on("acquire", this.#hear);
     void this.#ready();
   }
+
+  /**
+   * A connection the server ends (a failover, pg_terminate_backend) emits 'error' besides failing its query; the pool
+   * listens only while it is idle, and the end can arrive in the same read as the answer that hands it out, before a
+   * unit could listen: an unheard 'error' ends the process. Each connection is heard from the moment it is handed out
+   * (the caller's own too, on a pool it passed: their queries still fail); the unit closes it instead of pooling it.
+   */
+  readonly #heard = new WeakSet<PoolClient>();
+  readonly #hear = (client: PoolClient): void => {
+    if (this.#heard.has(client)) return;
+    this.#heard.add(client);
+    client.on("error", () => undefined);
+  };
 
   /** The schema's current attempt, or a new one when none is under way or the last failed. */
   #ready(): Promise<void> {
@@ -145,10 +159,6 @@ export class PostgresStore implements Store {
   #unit(client: PoolClient): { sql: Sql; tx: Tx } {
     let unit = this.#units.get(client);
     if (!unit) {
-      // A connection the server ends while it is checked out (a failover, pg_terminate_backend) emits 'error' besides
-      // failing its query; the pool listens only while it is idle, and an unheard 'error' ends the process. The failed
-      // query reaches the unit, which closes the connection instead of pooling it.
-      client.on("error", () => undefined);
       const sql = new Sql(client, this.#types, this.#current, this.#named);
       const tx: Tx = {
         ...sessionsTx(sql),
@@ -279,7 +289,10 @@ export class PostgresStore implements Store {
     this.#closing = (this.#schema ?? Promise.resolve())
       .catch(() => undefined)
       .then(() => idle)
-      .then(() => (this.#owned ? this.pool.end() : undefined));
+      .then(() => {
+        this.pool.off("acquire", this.#hear);
+        return this.#owned ? this.pool.end() : undefined;
+      });
     return this.#closing;
   }
 
