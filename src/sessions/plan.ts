@@ -15,6 +15,25 @@ export async function plan(ctx: EngineContext, ref: SessionRef, target: PlanTarg
   return ctx.store.read((tx) => planUnit(tx, ctx, ref, t));
 }
 
+/** @internal A plan and where the session was when it was made: the `ifAt` that performs that plan or none. */
+export interface PlanAt extends MovePlan {
+  /** The session's current branch and its head position, read in the plan's transaction. */
+  at: { branchId: string; head: number };
+}
+
+/**
+ * @internal `plan`, with the session's current branch and head read in the same read transaction (`forkpoint ui`'s
+ * `/api/plan`): passed back as the move's `ifAt`, the move performed is the one planned, or it is refused.
+ */
+export async function planAt(ctx: EngineContext, ref: SessionRef, target: PlanTarget): Promise<PlanAt> {
+  const t = parseOptions(planInput, target, "target");
+  return ctx.store.read(function* (tx) {
+    const planned = yield* planUnit(tx, ctx, ref, t);
+    const { currentBranchId } = yield* ownedSession(tx, ref.id, ref.userId);
+    return { ...planned, at: { branchId: currentBranchId, head: (yield* tx.headPosition(currentBranchId)) ?? 0 } };
+  });
+}
+
 function* planUnit(
   tx: Tx,
   ctx: EngineContext,

@@ -1,6 +1,7 @@
 // The UI's JSON endpoints: each one a call of the public API, with its input read from the query or the body.
 import { ConflictError, ValidationError, type Forkpoint, type PlanTarget, type SessionHandle, type SessionInfo } from "../index.js";
 import { sessionEngine } from "../sessions/session-handle.js";
+import { planAt } from "../sessions/plan.js";
 import { treeView, type TreeView } from "../sessions/tree-view.js";
 
 /** What a route receives: the query, the parsed JSON body (POST), and whether writes are allowed. */
@@ -75,6 +76,19 @@ function refuseWrites(allowWrites: boolean): void {
   if (!allowWrites) throw new ConflictError("the UI was started without --allow-writes: moves are refused", "READ_ONLY");
 }
 
+/**
+ * The move's precondition: `ifAt: { branchId, head? }` of the body (the `at` of the plan the user confirmed), passed
+ * to the move as is, so that a session moved since (another server's call, another tab) is refused with
+ * SESSION_MOVED (409) rather than moved otherwise than planned. Absent: the move runs wherever the session is.
+ */
+function ifAtOf(req: ApiRequest): { ifAt?: { branchId: string; head?: number } } {
+  const ifAt = req.body["ifAt"];
+  if (ifAt === undefined || ifAt === null) return {};
+  if (typeof ifAt !== "object" || Array.isArray(ifAt)) throw new ValidationError("ifAt", "must be an object { branchId, head? }");
+  // The library validates its fields (and names them in its ValidationError).
+  return { ifAt: ifAt as { branchId: string; head?: number } };
+}
+
 function planTarget(req: ApiRequest): PlanTarget {
   const checkpointId = optionalParam(req, "checkpointId");
   const branchId = optionalParam(req, "branchId");
@@ -114,13 +128,18 @@ export const routes: Record<string, Route> = {
     return { ...diff, files };
   },
   "GET /api/versions": async (fp, req) => (await session(fp, req)).versions(param(req, "message")),
-  "POST /api/plan": async (fp, req) => (await session(fp, req)).plan(planTarget(req)),
+  /** The plan, and `at`: where the session was when it was made (the `ifAt` to send with the move). */
+  "POST /api/plan": async (fp, req) => {
+    const s = await session(fp, req);
+    const target = planTarget(req);
+    return sessionEngine(s).run((ctx, ref) => planAt(ctx, ref, target));
+  },
   "POST /api/rollback": async (fp, req, allowWrites) => {
     refuseWrites(allowWrites);
-    return (await session(fp, req)).rollback(param(req, "checkpointId"));
+    return (await session(fp, req)).rollback(param(req, "checkpointId"), ifAtOf(req));
   },
   "POST /api/switch": async (fp, req, allowWrites) => {
     refuseWrites(allowWrites);
-    return (await session(fp, req)).switchBranch(param(req, "branchId"));
+    return (await session(fp, req)).switchBranch(param(req, "branchId"), ifAtOf(req));
   },
 };

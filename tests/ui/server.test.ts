@@ -209,3 +209,46 @@ describe("with allowWrites", () => {
     }
   });
 });
+
+describe("a move with the plan's ifAt", () => {
+  it("performs the plan while the session is where it was planned, and answers 409 SESSION_MOVED once it moved", async () => {
+    const w = openForkpoint({ path: db });
+    const writable = await startUiServer({ fp: w, allowWrites: true, assetsDir: assets });
+    const post = (path: string, body: unknown) =>
+      fetch(`http://127.0.0.1:${writable.port}${path}`, {
+        method: "POST",
+        headers: { "x-forkpoint-token": writable.token, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    try {
+      const s = await w.createSession({ userId: "ifat", title: "planned" });
+      await s.append({ role: "user", content: "hello" });
+      const cp = await s.checkpoint({ name: "start" });
+      await s.append({ role: "user", content: "more" });
+      const target = { user: "ifat", session: s.id, checkpointId: cp.id };
+      const plan = (await (await post("/api/plan", target)).json()) as { at: { branchId: string; head: number } };
+      const info = await s.info();
+      expect(plan.at).toEqual({ branchId: info.currentBranchId, head: 2 });
+
+      // Another writer adds a message: the plan's ifAt no longer holds, and nothing moves.
+      await s.append({ role: "user", content: "written elsewhere" });
+      const refused = await post("/api/rollback", { ...target, ifAt: plan.at });
+      expect([refused.status, ((await refused.json()) as { error: { code: string } }).error.code]).toEqual([409, "SESSION_MOVED"]);
+      const sw = await post("/api/switch", { user: "ifat", session: s.id, branchId: info.currentBranchId, ifAt: { branchId: "br_other" } });
+      expect([sw.status, ((await sw.json()) as { error: { code: string } }).error.code]).toEqual([409, "SESSION_MOVED"]);
+      expect((await s.branches()).length).toBe(1);
+
+      // Planned again, it is performed.
+      const again = (await (await post("/api/plan", target)).json()) as { at: { branchId: string; head: number } };
+      expect(again.at.head).toBe(3);
+      const moved = await post("/api/rollback", { ...target, ifAt: again.at });
+      expect(moved.status).toBe(200);
+      expect((await s.history()).map((m) => m.content)).toEqual(["hello"]);
+      const bad = await post("/api/rollback", { ...target, ifAt: "here" });
+      expect([bad.status, ((await bad.json()) as { error: { field?: string } }).error.field]).toEqual([400, "ifAt"]);
+    } finally {
+      await writable.close();
+      await w.close();
+    }
+  });
+});

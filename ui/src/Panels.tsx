@@ -1,6 +1,6 @@
 // The side panels: a checkpoint's state, history and tool track; a message's versions; two checkpoints' diff; a move's plan.
 import { useEffect, useRef, useState, type ReactNode } from "react";
-import { api, isAbort } from "./api";
+import { api, ApiError, isAbort } from "./api";
 import { Bdi, isolate } from "./bidi";
 import type { Checkpoint, CheckpointDiff, Json, Message, MovePlan, Page, ToolInvocation } from "./types";
 import { useLoad } from "./useLoad";
@@ -281,30 +281,56 @@ export interface MoveTarget {
 
 export function PlanPanel(props: { user: string; session: string; target: MoveTarget; allowWrites: boolean; onMoved: () => void }) {
   const { user, session, target } = props;
+  // Bumped by "Plan again": the plan read anew, where the session is now.
+  const [attempt, setAttempt] = useState(0);
   const { data: plan, error: planError } = useLoad(
     (signal) => api.plan(user, session, target.kind === "rollback" ? { checkpointId: target.id } : { branchId: target.id }, signal),
-    [user, session, target.kind, target.id],
+    [user, session, target.kind, target.id, attempt],
   );
   const [error, setError] = useState<unknown>(null);
   const [done, setDone] = useState<string | null>(null);
+  // A move under way: the button is disabled until it answers (a double click sends one move, not two).
+  const [busy, setBusy] = useState(false);
+  const inFlight = useRef(false);
   useEffect(() => {
     setError(null);
     setDone(null);
-  }, [user, session, target.kind, target.id]);
+  }, [user, session, target.kind, target.id, attempt]);
   const perform = () => {
+    if (!plan || inFlight.current) return;
+    inFlight.current = true;
+    setBusy(true);
     setError(null);
-    const move = target.kind === "rollback" ? api.rollback(user, session, target.id) : api.switch(user, session, target.id);
-    move.then((r) => {
-      setDone(`Done: now on branch ${r.branch.id.slice(-6)} (${r.undone.length} undone, ${r.replayed.length} replayed)`);
-      props.onMoved();
-    }, setError);
+    // The move confirmed is the one planned: sent with where the session was at the plan, refused if it moved since.
+    const move =
+      target.kind === "rollback" ? api.rollback(user, session, target.id, plan.at) : api.switch(user, session, target.id, plan.at);
+    move
+      .then((r) => {
+        setDone(`Done: now on branch ${r.branch.id.slice(-6)} (${r.undone.length} undone, ${r.replayed.length} replayed)`);
+        props.onMoved();
+      }, setError)
+      .finally(() => {
+        inFlight.current = false;
+        setBusy(false);
+      });
   };
+  const moved = error instanceof ApiError && error.code === "SESSION_MOVED";
   return (
     <section data-testid="plan-panel">
       <h2>
         Plan: {target.kind} to <Bdi>{target.label}</Bdi>
       </h2>
-      <ErrorLine error={planError ?? error} />
+      {moved ? (
+        <p className="error" role="alert" data-testid="plan-stale">
+          The session changed since this plan (another tab or server wrote to it): nothing was done. Plan again to see what the{" "}
+          {target.kind} would do now.{" "}
+          <button onClick={() => setAttempt((a) => a + 1)} data-testid="plan-again">
+            Plan again
+          </button>
+        </p>
+      ) : (
+        <ErrorLine error={planError ?? error} />
+      )}
       {plan && (
         <>
           <p data-testid="plan-where">
@@ -330,7 +356,7 @@ export function PlanPanel(props: { user: string; session: string; target: MoveTa
             </>
           )}
           {props.allowWrites ? (
-            <button onClick={perform} disabled={done !== null} data-testid="perform-move">
+            <button onClick={perform} disabled={done !== null || busy || moved} data-testid="perform-move">
               {target.kind === "rollback" ? "Roll back" : "Switch"}
             </button>
           ) : (

@@ -3,7 +3,7 @@ import type {
   Checkpoint,
   CheckpointDiff,
   HistoryPage,
-  MovePlan,
+  PlanAt,
   MoveResult,
   Page,
   Restored,
@@ -34,14 +34,26 @@ export const isAbort = (error: unknown): boolean => error instanceof DOMExceptio
 
 type Params = Record<string, string | undefined>;
 
-async function call<T>(method: "GET" | "POST", path: string, params: Params, signal?: AbortSignal): Promise<T> {
+/** Where the session was when a move was planned: sent back with the move, which is refused if it moved since. */
+export interface IfAt {
+  branchId: string;
+  head: number;
+}
+
+async function call<T>(
+  method: "GET" | "POST",
+  path: string,
+  params: Params,
+  signal?: AbortSignal,
+  extra: { ifAt?: IfAt } = {},
+): Promise<T> {
   const defined = Object.fromEntries(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined));
   const url = method === "GET" ? `${path}?${new URLSearchParams(defined)}` : path;
   const res = await fetch(url, {
     method,
     signal,
     headers: { "x-forkpoint-token": token, ...(method === "POST" ? { "content-type": "application/json" } : {}) },
-    ...(method === "POST" ? { body: JSON.stringify(defined) } : {}),
+    ...(method === "POST" ? { body: JSON.stringify({ ...defined, ...extra }) } : {}),
   });
   const body = (await res.json()) as T & { error?: { code: string; message: string } };
   if (!res.ok) throw new ApiError(body.error?.code ?? String(res.status), body.error?.message ?? res.statusText);
@@ -67,8 +79,11 @@ export const api = {
   versions: (user: string, session: string, message: string, signal?: AbortSignal) =>
     get<Versions>("/api/versions", { user, session, message }, signal),
   plan: (user: string, session: string, target: { checkpointId?: string; branchId?: string }, signal?: AbortSignal) =>
-    call<MovePlan>("POST", "/api/plan", { user, session, ...target }, signal),
-  rollback: (user: string, session: string, checkpointId: string) =>
-    call<MoveResult>("POST", "/api/rollback", { user, session, checkpointId }),
-  switch: (user: string, session: string, branchId: string) => call<MoveResult>("POST", "/api/switch", { user, session, branchId }),
+    call<PlanAt>("POST", "/api/plan", { user, session, ...target }, signal),
+  /** The rollback planned at `ifAt` (the plan's `at`): refused with SESSION_MOVED if the session moved since. */
+  rollback: (user: string, session: string, checkpointId: string, ifAt: IfAt) =>
+    call<MoveResult>("POST", "/api/rollback", { user, session, checkpointId }, undefined, { ifAt }),
+  /** The switch planned at `ifAt` (the plan's `at`): refused with SESSION_MOVED if the session moved since. */
+  switch: (user: string, session: string, branchId: string, ifAt: IfAt) =>
+    call<MoveResult>("POST", "/api/switch", { user, session, branchId }, undefined, { ifAt }),
 };

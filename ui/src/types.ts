@@ -103,6 +103,10 @@ export interface MovePlan {
   unregistered?: ToolInvocation[];
   leftBehind?: { position: number; kind?: string }[];
 }
+/** `/api/plan`'s answer: the plan, and where the session was when it was made (the move's `ifAt`). */
+export interface PlanAt extends MovePlan {
+  at: { branchId: string; head: number };
+}
 export interface MoveResult extends Omit<MovePlan, "branch"> {
   branch: Branch;
 }
