@@ -74,7 +74,12 @@ export interface SessionSummary extends SessionInfo {
   lastCheckpointAt: Date | null;
   /** Milliseconds from the first to the last of them (0 with one); null when there is none. */
   checkpointSpanMs: number | null;
-  /** Tool calls on the current lineage (what `toolTrack()` returns), by status, and how many are applied now. */
+  /**
+   * Tool calls on the current lineage (what `toolTrack()` returns), by status; and `applied`: how many calls' effects
+   * are applied now, in the session's world (what a rollback to before them would undo). A call that landed off the
+   * current lineage (`invoke(tool, args, { after })` once the session had moved on) counts there too, so `applied`
+   * may exceed `total`.
+   */
   toolCalls: { total: number; running: number; succeeded: number; failed: number; applied: number };
 }
 

@@ -1,5 +1,6 @@
 // `s.summary()`: a session at a glance (a list row, a status line, the CLI), read in one transaction with index
-// lookups and counts (the checkpoint analytics one grouped count), except the tool counts, which walk the current lineage's tool calls.
+// lookups and counts (the checkpoint analytics one grouped count), except the tool counts, which walk the current
+// lineage's tool calls and the session's applied set (the world).
 import type { SessionSummary } from "../models/types.js";
 import type { Tx } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
@@ -34,8 +35,10 @@ function* summaryUnit(tx: Tx, ctx: EngineContext, ref: SessionRef) {
   for (const tool of yield* lineageTools(tx, branch.id)) {
     toolCalls.total++;
     toolCalls[tool.status ?? "running"]++;
-    if (tool.appliedSeq !== null) toolCalls.applied++;
   }
+  // The world's applied set, not the lineage's applied calls: a call landed off the current lineage (`invoke` with
+  // `after`, once the session moved on) is applied all the same, and a rollback undoes it.
+  toolCalls.applied = (yield* tx.appliedCalls(ref.id)).length;
   return {
     ...toSessionInfo((yield* tx.getSessionInfo(ref.id))!),
     branches: yield* tx.countBranches(ref.id),

@@ -10,8 +10,13 @@ import { lineageTools } from "./log/lineage.js";
 export interface TreeView {
   info: SessionInfo;
   branches: Branch[];
-  /** The current lineage's tool calls: where the world is. */
+  /** The current lineage's tool calls (applied or not). */
   toolTrack: ToolInvocation[];
+  /**
+   * The tool calls applied in the session's world, oldest application first: the current lineage's applied calls and
+   * any applied off it (`invoke` with `after` once the session moved on), which a rollback would undo as well.
+   */
+  world: ToolInvocation[];
   /** Each branch's newest checkpoints, at most `perBranch` of each (the rest are listed page by page). */
   checkpoints: Checkpoint[];
   /** The branches that have more checkpoints than `checkpoints` holds. */
@@ -36,6 +41,7 @@ function* treeViewUnit(tx: Tx, ctx: EngineContext, ref: SessionRef, perBranch: n
   const rows = yield* tx.listBranches(session.id);
   const branches = rows.map((b) => toBranch(b, Math.max(heads.get(b.id) ?? 0, b.forkPosition), session.currentBranchId));
   const toolTrack = (yield* lineageTools(tx, session.currentBranchId)).map(toToolInvocation);
+  const world = (yield* tx.appliedTools(session.id)).map(toToolInvocation).reverse();
   const now = ctx.now();
   // One more than shown: whether a branch has more.
   const listed = yield* tx.newestPerBranch(
@@ -54,5 +60,5 @@ function* treeViewUnit(tx: Tx, ctx: EngineContext, ref: SessionRef, perBranch: n
     else more.add(row.branchId);
   }
   const checkpointCount = yield* tx.countCheckpoints(ref.userId, session.id, now);
-  return { info, branches, toolTrack, checkpoints, moreCheckpoints: [...more], checkpointCount };
+  return { info, branches, toolTrack, world, checkpoints, moreCheckpoints: [...more], checkpointCount };
 }

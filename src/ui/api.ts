@@ -107,7 +107,7 @@ export const routes: Record<string, Route> = {
     const q = optionalParam(req, "q");
     return q ? searchSessions(fp, userId, q, cursor) : fp.listSessions({ userId, limit: SEARCH_PAGE, cursor });
   },
-  /** A session's tree: its branches, its checkpoints and where the world is (the current lineage's tool track). */
+  /** A session's tree: its branches, its checkpoints, the current lineage's tool track and the world's applied calls. */
   "GET /api/session": async (fp, req) => sessionTree(await session(fp, req)),
   "GET /api/checkpoint": async (fp, req) => (await session(fp, req)).restore(param(req, "checkpoint")),
   "GET /api/checkpoints": async (fp, req) =>

@@ -122,7 +122,7 @@ describe("reading one session", () => {
     const text = await lines(["summary", ids.session, "-u", "ann"]);
     expect(text[0]).toMatch(new RegExp(`^${ids.session}  CLI test  updated ${ISO.source}$`));
     expect(text[2]).toBe("last message user: more");
-    expect(text[4]).toBe("tool calls   1 (1 succeeded, 0 failed, 0 running; 1 applied)");
+    expect(text[4]).toBe("tool calls   1 on this lineage (1 succeeded, 0 failed, 0 running); 1 applied in the world");
     expect(await json(["summary", ids.session, "-u", "ann"])).toMatchObject({ branches: 1, checkpoints: 2, messages: 3 });
   });
 

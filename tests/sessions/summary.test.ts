@@ -72,4 +72,20 @@ describe("summary", () => {
     expect(sum.checkpoints).toBe((await fp.listCheckpoints({ userId: "alice", sessionId: s.id })).items.length);
     expect(fs.existsSync(path.join(dir, "a.txt"))).toBe(false);
   });
+
+  it("counts as applied a call that landed off the current lineage (invoke after a question): the world, not the lineage", async () => {
+    const { fp } = dbs.open({ tools: [writeFile] });
+    const s = await fp.createSession({ userId: "alice" });
+    const [question] = await s.append({ role: "user", content: "write b" });
+    const cp = await s.checkpoint({ name: "asked" });
+    await s.append({ role: "user", content: "another tab's message" });
+    await s.invoke("write_file", { name: "b.txt", text: "B" }, { after: question!.id });
+    // Off the current lineage: its track holds no call, yet the effect is in the world, and a rollback would undo it.
+    expect(await s.toolTrack()).toEqual([]);
+    expect((await s.plan({ checkpointId: cp.id })).undone.map((t) => t.tool)).toEqual(["write_file"]);
+    expect((await s.summary()).toolCalls).toEqual({ total: 0, running: 0, succeeded: 0, failed: 0, applied: 1 });
+    await s.rollback(cp.id);
+    expect(fs.existsSync(path.join(dir, "b.txt"))).toBe(false);
+    expect((await s.summary()).toolCalls.applied).toBe(0);
+  });
 });

@@ -1,5 +1,6 @@
 // The page performs the move it planned, or none: a session moved since the plan (another server's call) refuses the
-// confirmed move and says to plan again; a double click performs one move.
+// confirmed move and says to plan again; a double click performs one move. And the world it shows is the session's
+// applied set: a call applied off the current lineage counts.
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -154,5 +155,27 @@ export const put = defineTool({
     expect(posts).toHaveLength(1);
     expect(JSON.parse(posts[0]!)).toMatchObject({ ifAt: { branchId: expect.any(String), head: expect.any(Number) } });
     expect(worldLines()).toEqual(["undo b", "undo a"]);
+  });
+
+  it("counts in the world a call applied off the current lineage (invoke after a question), as the rollback undoes it", async () => {
+    const fp = openForkpoint({ path: db, tools: [put] });
+    let ids: { session: string; start: string };
+    try {
+      const s = await fp.createSession({ userId: "alice", title: "off the lineage" });
+      const [question] = await s.append({ role: "user", content: "question" });
+      const start = await s.checkpoint({ name: "start" });
+      await s.append({ role: "user", content: "another tab's message" });
+      await s.invoke("put", { k: "off" }, { after: question!.id });
+      expect(await s.toolTrack()).toEqual([]);
+      ids = { session: s.id, start: start.id };
+    } finally {
+      await fp.close();
+    }
+    const plan = await planRollback(ids, 1);
+    await expect.poll(() => page.getByTestId("session-counts").textContent()).toContain("the world: 1 tool effects applied");
+    expect(await page.locator(".node.current").textContent()).toContain("world · 1 applied");
+    await page.getByRole("tab", { name: "World" }).click();
+    expect(await page.getByTestId("world-tools").locator("li").count()).toBe(1);
+    expect(await page.getByTestId("world-off-lineage").textContent()).toContain("put");
   });
 });

@@ -141,7 +141,10 @@ export function App() {
     setTab("checkpoint");
   };
   const selectedBranch = branchId ? branchOf(branchId) : undefined;
-  const applied = tree?.toolTrack.filter((t) => t.applied) ?? [];
+  // The world: every call whose effect is applied, those that landed off the current lineage too (a rollback undoes them).
+  const applied = tree?.world ?? [];
+  const onLineage = new Set(tree?.toolTrack.map((t) => t.id));
+  const offLineage = applied.filter((t) => !onLineage.has(t.id));
   // The diff's pickers: the checkpoints drawn in the graph and those the list has loaded, each once.
   const pickable = [...new Map([...(tree?.checkpoints ?? []), ...listed].map((c) => [c.id, c])).values()];
 
@@ -285,6 +288,12 @@ export function App() {
                   <section>
                     <h2>Tool effects applied in the world ({applied.length})</h2>
                     <Tools tools={applied} testid="world-tools" />
+                    {offLineage.length > 0 && (
+                      <>
+                        <h3>Of those, off the current branch's lineage ({offLineage.length}): a rollback undoes them too</h3>
+                        <Tools tools={offLineage} testid="world-off-lineage" />
+                      </>
+                    )}
                   </section>
                 )}
               </div>

@@ -10,7 +10,8 @@ interface TreeActions {
   selectedBranch: string | undefined;
   /** Branches with more checkpoints than their node shows. */
   more: ReadonlySet<string>;
-  appliedOnCurrent: number;
+  /** Calls whose effect is in the world: the session's applied set, those applied off the current lineage too. */
+  appliedInWorld: number;
   onCheckpoint: (id: string) => void;
   onBranch: (id: string) => void;
   toggle: (id: string) => void;
@@ -49,7 +50,7 @@ function BranchNode({ data }: NodeProps<FlowNode>) {
         <span className="muted"> head {b.head}</span>
         {b.current && (
           <span className="badge world" title="the current branch: where the world is">
-            world · {a.appliedOnCurrent} applied
+            world · {a.appliedInWorld} applied
           </span>
         )}
       </div>
@@ -116,7 +117,7 @@ export function TreeView(props: {
     selectedCheckpoint: props.selectedCheckpoint,
     selectedBranch: props.selectedBranch,
     more,
-    appliedOnCurrent: tree.toolTrack.filter((t) => t.applied).length,
+    appliedInWorld: tree.world.length,
     onCheckpoint: props.onCheckpoint,
     onBranch: props.onBranch,
     toggle: (id) =>

@@ -58,7 +58,10 @@ export interface Checkpoint {
 export interface SessionTree {
   info: SessionInfo;
   branches: Branch[];
+  /** The current lineage's tool calls. */
   toolTrack: ToolInvocation[];
+  /** The calls applied in the world, oldest application first (those applied off the current lineage too). */
+  world: ToolInvocation[];
   /** Each branch's newest checkpoints (a few of each); every one is in the paged list. */
   checkpoints: Checkpoint[];
   /** Branches with more checkpoints than `checkpoints` holds. */

@@ -22,7 +22,7 @@ export function summaryCommand(program: Command, cli: Cli): void {
         `branches     ${sum.branches}; current ${escapeText(sum.currentBranchId)} at position ${sum.position}, ${sum.messages} messages`,
         `last message ${sum.lastMessage ? `${inline(sum.lastMessage.role)}: ${inline(sum.lastMessage.content, 120)}` : "(none)"}`,
         `checkpoints  ${sum.checkpoints}${sum.latestCheckpoint ? `; latest ${escapeText(sum.latestCheckpoint.id)} ${inline(sum.latestCheckpoint.name ?? "(unnamed)")} ${out.time(sum.latestCheckpoint.createdAt)}` : ""}`,
-        `tool calls   ${t.total} (${t.succeeded} succeeded, ${t.failed} failed, ${t.running} running; ${t.applied} applied)`,
+        `tool calls   ${t.total} on this lineage (${t.succeeded} succeeded, ${t.failed} failed, ${t.running} running); ${t.applied} applied in the world`,
       ]);
     }),
   );
