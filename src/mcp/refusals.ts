@@ -14,6 +14,8 @@ function hint(code: string, tool: ToolName, message: string): string {
       return tool === "rollback"
         ? "Call rollback again with force: true to save those files in a checkpoint of their own first (nothing is lost)."
         : "Call checkpoint {} to keep those files first, then try again.";
+    case "TOOL_NOT_REGISTERED":
+      return "A person can start this MCP server with --tools MODULE (a module exporting those tools' definitions, with their undo), then try again.";
     case "IRREVERSIBLE":
       return "A tool call on the way cannot be undone, so the agent may not move past it; a person can, with the forkpoint CLI.";
     case "NOT_FOUND":
@@ -52,8 +54,12 @@ export function refusalText(error: unknown, tool: ToolName): string {
     ? ` The files changed since the last checkpoint were saved in checkpoint ${error.savedDrift.checkpointId} before this failed.`
     : "";
   const next = hint(error.code, tool, error.message);
-  // One line whatever the message holds (a tool's error can span several).
-  const message = error.message.replace(/\s*\n\s*/g, " ").replace(/\.$/, "");
+  // One line whatever the message holds (a tool's error can span several); the library's advice for a program
+  // (openForkpoint({ tools }), { unregistered: "leave" }) is no tool of this server's: the hint says what is.
+  const message = error.message
+    .replace(/\s*\n\s*/g, " ")
+    .replace(/; register them in openForkpoint\(\{ tools \}\).*$/, "")
+    .replace(/\.$/, "");
   return oneLine(`${error.code}: ${message}.${saved}${next ? ` ${next}` : ""}`);
 }
 

@@ -93,16 +93,25 @@ export const handlers: ToolHandlers = {
     const uncheckpointed = last ? (sinceLast ?? toCheckpoint!) : null;
     const changed = uncheckpointed ? [...uncheckpointed.added, ...uncheckpointed.modified, ...uncheckpointed.deleted].sort() : [];
     const irreversible = plan.skipped.map(callOf);
+    const unregistered = (plan.unregistered ?? []).map(callOf);
     // The move's own drift check decides (a new file the target ignores is no drift); the file lists, when it could not run.
     const drifts = check ? check.drifted.length > 0 : changed.length > 0;
-    const refusal = drifts || blocked ? "WORKSPACE_DRIFT" : irreversible.length > 0 ? "IRREVERSIBLE" : null;
+    // The refusal rollback gives first: the tool calls' (checked before any file is looked at), then the files'.
+    const refusal =
+      unregistered.length > 0
+        ? "TOOL_NOT_REGISTERED"
+        : irreversible.length > 0
+          ? "IRREVERSIBLE"
+          : drifts || blocked
+            ? "WORKSPACE_DRIFT"
+            : null;
     const structured = {
       checkpoint: checkpointOf(cp),
       restore: [...toCheckpoint!.modified, ...toCheckpoint!.deleted].sort(),
       remove: toCheckpoint!.added.filter((p) => !check?.leftAlone.includes(p)),
       uncheckpointed: changed,
       lastCheckpointId: last?.id ?? null,
-      tools: { undo: plan.undone.map(callOf), replay: plan.replayed.map(callOf), irreversible },
+      tools: { undo: plan.undone.map(callOf), replay: plan.replayed.map(callOf), irreversible, unregistered },
       refusal,
     };
     const parts = [
@@ -126,6 +135,10 @@ export const handlers: ToolHandlers = {
       );
     // Something in the way (a link, a file or folder forkpoint does not capture): rollback refuses, forced or not.
     if (blocked) parts.push(`refused (WORKSPACE_DRIFT) even with force: true, until what is in the way is removed or moved: ${blocked}`);
+    if (unregistered.length > 0)
+      parts.push(
+        `refused (TOOL_NOT_REGISTERED): it would undo or replay ${paths(unregistered)}, whose tools this server has not loaded (start it with --tools MODULE)`,
+      );
     if (irreversible.length > 0) parts.push(`refused (IRREVERSIBLE): it would pass ${paths(irreversible)}`);
     return { structured, line: `${parts.join("; ")}.` };
   },

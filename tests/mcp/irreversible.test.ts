@@ -39,7 +39,10 @@ describe("an irreversible tool call on the way", () => {
     write(ws, "a.txt", "two\n");
     await ok(server.client, "checkpoint", { name: "two" });
     const plan = await ok(server.client, "plan_rollback", { checkpoint: "one" });
-    expect(plan).toMatchObject({ refusal: "IRREVERSIBLE", tools: { undo: [], replay: [], irreversible: [`send_email ${sent.id}`] } });
+    expect(plan).toMatchObject({
+      refusal: "IRREVERSIBLE",
+      tools: { undo: [], replay: [], irreversible: [`send_email ${sent.id}`], unregistered: [] },
+    });
     expect(await refused(server.client, "rollback", { checkpoint: "one" })).toMatch(/^IRREVERSIBLE: .*forkpoint CLI/);
     expect(filesIn(ws)).toEqual({ "a.txt": "two\n" });
     expect((await ok(server.client, "branches")).branches).toHaveLength(1);

@@ -24,6 +24,16 @@ describe("refusalText", () => {
     );
   });
 
+  it("answers a tool not registered with this server's remedy (--tools MODULE), not the library's", () => {
+    const missing = new ConflictError(
+      'the move must undo or replay 1 call(s) of tool(s) not registered here with an undo: "note" (note tc_1); register them in openForkpoint({ tools }), or pass { unregistered: "leave" } to leave those calls as they are',
+      "TOOL_NOT_REGISTERED",
+    );
+    expect(refusalText(missing, "rollback")).toBe(
+      'TOOL_NOT_REGISTERED: the move must undo or replay 1 call(s) of tool(s) not registered here with an undo: "note" (note tc_1). A person can start this MCP server with --tools MODULE (a module exporting those tools\' definitions, with their undo), then try again.',
+    );
+  });
+
   it("tells where a forced move that failed afterwards saved the changed files", () => {
     const failed = Object.assign(new ForkpointError("UNDO_FAILED", "undo of write_file tc_1 failed: disk full"), {
       savedDrift: { checkpointId: "cp_saved", files: ["a.txt"] },
