@@ -47,11 +47,16 @@ export function processIo(): Io {
   };
 }
 
-/** A failure the CLI itself reports (a missing database, a tools module that does not load): one line, exit 1. */
+/**
+ * A failure the CLI itself reports (a missing database, a tools module that does not load): one line
+ * `error CODE: message`, exit 1. `code` names it as the library's error codes do (under --json too).
+ */
 export class CliError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
+  readonly code: string;
+  constructor(message: string, options?: { cause?: unknown; code?: string }) {
     super(message, options);
     this.name = "CliError";
+    this.code = options?.code ?? "CLI_ERROR";
   }
 }
 

@@ -20,8 +20,8 @@ export async function loadTools(spec: string): Promise<ToolDefinition[]> {
   const path = resolve(spec);
   // The common mistakes get a sentence saying what to do; Node's own messages name paths inside forkpoint.
   const stat = statSync(path, { throwIfNoEntry: false });
-  if (!stat) throw new CliError(`cannot load --tools ${spec}: no such file`);
-  if (stat.isDirectory()) throw new CliError(`cannot load --tools ${spec}: a directory, not a module file`);
+  if (!stat) throw new CliError(`cannot load --tools ${spec}: no such file`, { code: "TOOLS_NOT_LOADED" });
+  if (stat.isDirectory()) throw new CliError(`cannot load --tools ${spec}: a directory, not a module file`, { code: "TOOLS_NOT_LOADED" });
   let module: Record<string, unknown>;
   importOwnSource();
   try {
@@ -32,10 +32,10 @@ export async function loadTools(spec: string): Promise<ToolDefinition[]> {
     if ((code === "ERR_UNKNOWN_FILE_EXTENSION" || code === "ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX") && /\.[cm]?tsx?$/.test(path)) {
       throw new CliError(
         `cannot load --tools ${spec}: TypeScript that Node cannot strip (enums, namespaces, parameter properties); compile it to JavaScript, or run forkpoint with node --import tsx`,
-        { cause },
+        { cause, code: "TOOLS_NOT_LOADED" },
       );
     }
-    throw new CliError(`cannot load --tools ${spec}: ${(cause as Error).message}`, { cause });
+    throw new CliError(`cannot load --tools ${spec}: ${(cause as Error).message}`, { cause, code: "TOOLS_NOT_LOADED" });
   }
   const found = new Set<ToolDefinition>();
   const take = (value: unknown) => {
@@ -44,7 +44,9 @@ export async function loadTools(spec: string): Promise<ToolDefinition[]> {
   };
   for (const value of Object.values(module)) take(value);
   if (found.size === 0) {
-    throw new CliError(`--tools ${spec} exports no tool definitions (export defineTool results, or a default array of them)`);
+    throw new CliError(`--tools ${spec} exports no tool definitions (export defineTool results, or a default array of them)`, {
+      code: "TOOLS_NOT_LOADED",
+    });
   }
   return [...found];
 }

@@ -4,9 +4,10 @@ import { readFileSync, realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError } from "commander";
 // The error classes only: the engine itself loads when a command opens a database, so --help stays quick.
-import { ForkpointError } from "../models/errors.js";
-import { Cli, CliError, processIo, type Io } from "./cli.js";
-import { escapeText } from "./output.js";
+import { ForkpointError, ToolMoveError } from "../models/errors.js";
+import { Cli, CliError, processIo, type GlobalOptions, type Io } from "./cli.js";
+import { stoppedMoveLines } from "./moves.js";
+import { createOutput, escapeText, terminalSafeJson } from "./output.js";
 import { checkpointsCommand } from "./commands/checkpoints.js";
 import { deleteCommand } from "./commands/delete.js";
 import { demoCommand } from "./commands/demo.js";
@@ -98,20 +99,67 @@ Examples:
   return program;
 }
 
-/** Runs the CLI and sets the exit code; a failure prints one line (FORKPOINT_DEBUG=1 adds the stack). */
+/** A failure's code: the library's, the CLI's own; null for anything else (a bug: INTERNAL under --json). */
+function codeOf(error: unknown): string | null {
+  return error instanceof ForkpointError || error instanceof CliError ? error.code : null;
+}
+
+/**
+ * A failure as `--json` prints it on standard output: `{ "error": { code, message } }`, with what the error carries
+ * besides (a ValidationError's `field`; a move stopped by a failing handler: `undone`, `replayed`, `failed`,
+ * `invocationId`, `tool`; a forced move's `savedDrift`).
+ */
+function errorJson(error: unknown, code: string | null): { error: Record<string, unknown> } {
+  const message = error instanceof Error ? error.message : String(error);
+  const extra: Record<string, unknown> = {};
+  if (error instanceof ForkpointError) {
+    const { field } = error as { field?: unknown };
+    if (field !== undefined) extra.field = field;
+    if (error instanceof ToolMoveError)
+      Object.assign(extra, {
+        invocationId: error.invocationId,
+        tool: error.tool,
+        undone: error.undone,
+        replayed: error.replayed,
+        failed: error.failed,
+      });
+    if (error.savedDrift) extra.savedDrift = error.savedDrift;
+  }
+  return { error: { code: code ?? "INTERNAL", message, ...extra } };
+}
+
+/** Whether the command line asked for --json (read from argv when commander stopped before it parsed the options). */
+function wantsJson(program: Command, argv: string[]): boolean {
+  if (program.opts<GlobalOptions>().json) return true;
+  const args = argv.slice(2);
+  const end = args.indexOf("--");
+  return (end < 0 ? args : args.slice(0, end)).includes("--json");
+}
+
+/**
+ * Runs the CLI and sets the exit code; a failure prints one line on standard error, `error CODE: message`
+ * (FORKPOINT_DEBUG=1 adds the stack). Under --json it prints `{ "error": { code, message, ... } }` on standard output
+ * too, usage errors as code USAGE. A move stopped by a failing undo or replay prints what it had done first.
+ */
 export async function main(argv: string[] = process.argv, io: Io = processIo()): Promise<void> {
+  const program = buildProgram(io);
+  const output = () => createOutput({ json: wantsJson(program, argv), write: io.out, tty: io.stdoutIsTTY, env: io.env });
   try {
-    await buildProgram(io).parseAsync(argv);
+    await program.parseAsync(argv);
   } catch (error) {
     if (error instanceof CommanderError) {
       // Commander has printed its message (or the help, or the version): 0 for those, 2 for every usage error.
       process.exitCode = error.exitCode === 0 ? 0 : 2;
+      if (error.exitCode !== 0 && wantsJson(program, argv))
+        io.out(terminalSafeJson({ error: { code: "USAGE", message: error.message.replace(/^error: /, "") } }, 2));
       return;
     }
-    const line =
-      error instanceof ForkpointError
-        ? `error ${error.code}: ${error.message}`
-        : `error: ${error instanceof Error ? error.message : String(error)}`;
+    const code = codeOf(error);
+    const out = output();
+    if (out.json) out.print(errorJson(error, code), () => []);
+    else if (error instanceof ToolMoveError) out.print(null, () => stoppedMoveLines(out, error));
+    const message = error instanceof Error ? error.message : String(error);
+    const line = code ? `error ${code}: ${message}` : `error: ${message}`;
     // Messages can quote stored text (a tool's error, an id): escaped like everything the CLI prints.
     io.stderr.write(`${escapeText(line)}\n`);
     if (io.env.FORKPOINT_DEBUG && error instanceof Error && !(error instanceof CliError)) io.stderr.write(`${error.stack}\n`);

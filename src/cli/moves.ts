@@ -1,7 +1,7 @@
 // What the moving commands (rollback, switch, edit, undo, redo) share: their options, the tools check, and how results print.
 import type { Command } from "commander";
 import type { MoveOptions, MovePlan, MoveResult, PlanTarget, SessionHandle, ToolInvocation } from "../index.js";
-import { ConflictError } from "../models/errors.js";
+import { ConflictError, type ToolMoveError } from "../models/errors.js";
 import { CliError, type Cli } from "./cli.js";
 import { escapeText, inline, type Output } from "./output.js";
 
@@ -42,6 +42,7 @@ function toolsRefusal(cli: Cli, verb: string, unregistered: readonly ToolInvocat
     `this ${verb} must undo or replay ${unregistered.length} reversible tool call(s) (${calls(unregistered)}) whose tool(s) ` +
       (loaded ? `${tools} --tools ${loaded} does not define with an undo` : `${tools} are not loaded`) +
       `: pass --tools ./my-tools.js (a module exporting their defineTool definitions), or --leave-unregistered to leave those calls as they are`,
+    { code: "TOOL_NOT_REGISTERED" },
   );
 }
 
@@ -70,7 +71,7 @@ export async function withToolsHint<R>(move: () => Promise<R>): Promise<R> {
     return await move();
   } catch (error) {
     if (error instanceof ConflictError && error.code === "TOOL_NOT_REGISTERED")
-      throw new CliError(`${error.message} (the CLI loads tools with --tools ./my-tools.js)`, { cause: error });
+      throw new CliError(`${error.message} (the CLI loads tools with --tools ./my-tools.js)`, { cause: error, code: error.code });
     throw error;
   }
 }
@@ -96,6 +97,28 @@ function toolLines(out: Output, r: Omit<MoveResult, "branch">, planned: boolean)
     ...(r.files ? [`files         ${r.files.written.length} written, ${r.files.deleted.length} deleted`] : []),
     ...(r.files?.kept ? [out.c.yellow(`kept as is    ${r.files.kept.length}: ${shownKept(r.files.kept)}`)] : []),
     ...(r.savedDrift ? [`saved drift   ${r.savedDrift.files.length} file(s) in checkpoint ${escapeText(r.savedDrift.checkpointId)}`] : []),
+  ];
+}
+
+/**
+ * What a move stopped by a failing undo or replay (`UNDO_FAILED`, `REPLAY_FAILED`: the `stop` policy) had done: the
+ * calls it undid or replayed before it stopped (their effects are gone, or back), and the one that failed. The
+ * session did not move; the same command again continues from there.
+ */
+export function stoppedMoveLines(out: Output, error: ToolMoveError): string[] {
+  const done = {
+    undone: error.undone as ToolInvocation[],
+    replayed: error.replayed as ToolInvocation[],
+    skipped: [],
+    unregistered: [],
+    unknown: [],
+    failed: error.failed as MoveResult["failed"],
+  };
+  return [
+    out.c.red(
+      `stopped: ${error.failed.length > 0 ? "a tool call's handler failed" : "the move failed"}; the session did not move (run the command again to continue)`,
+    ),
+    ...toolLines(out, done, false),
   ];
 }
 

@@ -13,9 +13,10 @@ type Mode =
   /** Writable, created when absent (import, demo). */
   | "create";
 
-const missing = (path: string) => new CliError(`no database at ${path} (give --db or FORKPOINT_DB; only import and demo create one)`);
+const missing = (path: string) =>
+  new CliError(`no database at ${path} (give --db or FORKPOINT_DB; only import and demo create one)`, { code: "NO_DATABASE" });
 const noSchema = (url: string) =>
-  new CliError(`no forkpoint database at ${url}: it has no forkpoint schema (only import and demo create one)`);
+  new CliError(`no forkpoint database at ${url}: it has no forkpoint schema (only import and demo create one)`, { code: "NO_DATABASE" });
 
 /** Opens the database in `mode` with the `--tools` module's tools, runs `fn`, and closes it. */
 export async function withForkpoint<T>(

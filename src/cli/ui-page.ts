@@ -32,7 +32,10 @@ export async function buildPage(out: string, source: string): Promise<void> {
   try {
     vite = await import("vite");
   } catch (cause) {
-    throw new CliError(`the web view's page is not built and Vite is not installed: run npm ci, then npm run build:ui`, { cause });
+    throw new CliError(`the web view's page is not built and Vite is not installed: run npm ci, then npm run build:ui`, {
+      cause,
+      code: "UI_NOT_BUILT",
+    });
   }
   const staging = `${out}.${process.pid}.tmp`;
   rmSync(staging, { recursive: true, force: true });

@@ -405,7 +405,7 @@ describe("maintenance", () => {
     const r = await runInProcess(["--db", missing, "ui"]);
     expect([r.status, r.stderr]).toEqual([
       1,
-      `error: no database at ${missing} (give --db or FORKPOINT_DB; only import and demo create one)\n`,
+      `error NO_DATABASE: no database at ${missing} (give --db or FORKPOINT_DB; only import and demo create one)\n`,
     ]);
     expect(existsSync(missing)).toBe(false);
   });

@@ -49,7 +49,7 @@ describe("reads never create a database", () => {
     expect([r.status, r.stdout, r.stderr]).toEqual([
       1,
       "",
-      `error: no database at ${db} (give --db or FORKPOINT_DB; only import and demo create one)\n`,
+      `error NO_DATABASE: no database at ${db} (give --db or FORKPOINT_DB; only import and demo create one)\n`,
     ]);
     expect(existsSync(db)).toBe(false);
     expect(existsSync(`${db}-wal`)).toBe(false);
@@ -65,7 +65,7 @@ describe("reads never create a database", () => {
       expect([r.status, r.stdout, r.stderr]).toEqual([
         1,
         "",
-        `error: no database at ${db} (give --db or FORKPOINT_DB; only import and demo create one)\n`,
+        `error NO_DATABASE: no database at ${db} (give --db or FORKPOINT_DB; only import and demo create one)\n`,
       ]);
       expect([existsSync(db), existsSync(`${db}-wal`)]).toEqual([false, false]);
     }

@@ -49,7 +49,7 @@ describe("--tools", () => {
     expect(r.status).toBe(1);
     expect(r.stderr.split("\n")).toEqual([
       expect.stringMatching(
-        /^error: this rollback must undo or replay 1 reversible tool call\(s\) \(write_file tc_\S+\) .*pass --tools \.\/my-tools\.js/,
+        /^error TOOL_NOT_REGISTERED: this rollback must undo or replay 1 reversible tool call\(s\) \(write_file tc_\S+\) .*pass --tools \.\/my-tools\.js/,
       ),
       "",
     ]);
@@ -149,25 +149,113 @@ export const writeFile: ToolDefinition = defineTool({
   it("a module that does not load, or exports no tools, is one line and exit 1", async () => {
     const { db, sessionId, checkpointId } = await seeded("bad-module");
     const missing = cli.run(["--db", db, "--tools", join(cli.dir, "nope.mjs"), "rollback", sessionId, checkpointId, "-u", "ann"]);
-    expect([missing.status, missing.stderr]).toEqual([1, `error: cannot load --tools ${join(cli.dir, "nope.mjs")}: no such file\n`]);
+    expect([missing.status, missing.stderr]).toEqual([
+      1,
+      `error TOOLS_NOT_LOADED: cannot load --tools ${join(cli.dir, "nope.mjs")}: no such file\n`,
+    ]);
     // A TypeScript module under plain node: Node strips erasable types itself, so this one loads (and exports no tool).
     const ts = join(cli.dir, "my-tools.ts");
     writeFileSync(ts, "export const n: number = 1;\n");
     const typed = cli.run(["--db", db, "--tools", ts, "rollback", sessionId, checkpointId, "-u", "ann"]);
-    expect([typed.status, typed.stderr]).toEqual([1, expect.stringMatching(/^error: --tools .*my-tools\.ts exports no tool definitions/)]);
+    expect([typed.status, typed.stderr]).toEqual([
+      1,
+      expect.stringMatching(/^error TOOLS_NOT_LOADED: --tools .*my-tools\.ts exports no tool definitions/),
+    ]);
     // Syntax Node cannot strip: say what to do, not Node's own error and our own paths.
     const enumTs = join(cli.dir, "enum-tools.ts");
     writeFileSync(enumTs, "export enum Kind { A }\n");
     const enumed = cli.run(["--db", db, "--tools", enumTs, "rollback", sessionId, checkpointId, "-u", "ann"]);
     expect([enumed.status, enumed.stderr]).toEqual([
       1,
-      `error: cannot load --tools ${enumTs}: TypeScript that Node cannot strip (enums, namespaces, parameter properties); compile it to JavaScript, or run forkpoint with node --import tsx\n`,
+      `error TOOLS_NOT_LOADED: cannot load --tools ${enumTs}: TypeScript that Node cannot strip (enums, namespaces, parameter properties); compile it to JavaScript, or run forkpoint with node --import tsx\n`,
     ]);
     const directory = cli.run(["--db", db, "--tools", cli.dir, "rollback", sessionId, checkpointId, "-u", "ann"]);
-    expect([directory.status, directory.stderr]).toEqual([1, `error: cannot load --tools ${cli.dir}: a directory, not a module file\n`]);
+    expect([directory.status, directory.stderr]).toEqual([
+      1,
+      `error TOOLS_NOT_LOADED: cannot load --tools ${cli.dir}: a directory, not a module file\n`,
+    ]);
     const empty = join(cli.dir, "empty.mjs");
     writeFileSync(empty, "export const answer = 42;\n");
     const none = cli.run(["--db", db, "--tools", empty, "rollback", sessionId, checkpointId, "-u", "ann"]);
-    expect([none.status, none.stderr]).toEqual([1, expect.stringMatching(/^error: --tools .*empty\.mjs exports no tool definitions/)]);
+    expect([none.status, none.stderr]).toEqual([
+      1,
+      expect.stringMatching(/^error TOOLS_NOT_LOADED: --tools .*empty\.mjs exports no tool definitions/),
+    ]);
+  });
+});
+
+describe("a move that fails, and --json failures", () => {
+  /** A module whose undo of the call with `v: "bad"` throws (its message holds a terminal escape). */
+  function badTools(): string {
+    const file = join(cli.dir, "bad-tools.mjs");
+    writeFileSync(
+      file,
+      `export const put = { name: "put", run: ({ v }) => v, undo: ({ args }) => { if (args.v === "bad") throw new Error("disk \\x1b[31mfull"); } };\n`,
+    );
+    return file;
+  }
+
+  /** A session with checkpoint "start", then calls of put: bad, ok1, ok2 (undone newest first: ok2, ok1, then bad fails). */
+  async function withCalls(name: string) {
+    const db = join(cli.dir, `${name}.db`);
+    const { put } = (await import(pathToFileURL(badTools()).href)) as { put: ToolDefinition };
+    const fp = openForkpoint({ path: db, tools: [put] });
+    const s = await fp.createSession({ userId: "ann" });
+    const start = await s.checkpoint({ name: "start" });
+    for (const v of ["bad", "ok1", "ok2"]) await s.invoke("put", { v });
+    const calls = (await s.toolTrack()).map((t) => t.id);
+    await fp.close();
+    return { db, sessionId: s.id, checkpointId: start.id, calls };
+  }
+
+  it("an undo that throws: what the rollback undid before it is printed, with the failed call, and exit 1", async () => {
+    const { db, sessionId, checkpointId, calls } = await withCalls("undo-fails");
+    const r = cli.run(["--db", db, "--tools", badTools(), "rollback", sessionId, checkpointId, "-u", "ann"]);
+    expect(r.status).toBe(1);
+    expect(r.stdout.split("\n")).toEqual([
+      "stopped: a tool call's handler failed; the session did not move (run the command again to continue)",
+      "undone        2",
+      `  put ${calls[2]} {"v":"ok2"}`,
+      `  put ${calls[1]} {"v":"ok1"}`,
+      "failed        1",
+      `  undo put ${calls[0]} {"v":"bad"}: disk \\x1b[31mfull`,
+      "",
+    ]);
+    expect(r.stderr).toBe(`error UNDO_FAILED: undo of put invocation ${calls[0]} failed: disk \\x1b[31mfull\n`);
+  });
+
+  it("under --json: the failure on stdout as { error: { code, message, undone, replayed, failed } }", async () => {
+    const { db, sessionId, checkpointId, calls } = await withCalls("undo-fails-json");
+    const r = cli.run(["--db", db, "--json", "--tools", badTools(), "rollback", sessionId, checkpointId, "-u", "ann"]);
+    expect(r.status).toBe(1);
+    const { error } = JSON.parse(r.stdout) as { error: Record<string, any> };
+    expect(error).toMatchObject({ code: "UNDO_FAILED", invocationId: calls[0], tool: "put", replayed: [] });
+    expect(error.message).toBe(`undo of put invocation ${calls[0]} failed: disk \u001b[31mfull`);
+    expect(error.undone.map((t: { id: string }) => t.id)).toEqual([calls[2], calls[1]]);
+    expect(error.failed).toEqual([{ step: "undo", error: "disk \u001b[31mfull", invocation: expect.objectContaining({ id: calls[0] }) }]);
+    // Escaped for a terminal, as all --json output is.
+    expect(r.stdout).not.toContain("\u001b");
+  });
+
+  it("under --json, every failure is JSON on stdout with its code: the CLI's own, the engine's, a usage error", async () => {
+    const { db, sessionId, checkpointId } = await withCalls("codes");
+    const refused = cli.run(["--db", db, "--json", "rollback", sessionId, checkpointId, "-u", "ann"]);
+    expect([refused.status, JSON.parse(refused.stdout).error.code]).toEqual([1, "TOOL_NOT_REGISTERED"]);
+    expect(JSON.parse(refused.stdout).error.message).toMatch(/^this rollback must undo or replay 3 reversible tool call/);
+    expect(refused.stderr).toMatch(/^error TOOL_NOT_REGISTERED: this rollback must undo/);
+    const missing = cli.run(["--db", join(cli.dir, "none.db"), "--json", "sessions", "-u", "ann"]);
+    expect([missing.status, JSON.parse(missing.stdout)]).toEqual([
+      1,
+      { error: { code: "NO_DATABASE", message: expect.stringMatching(/^no database at /) } },
+    ]);
+    const notFound = cli.run(["--db", db, "--json", "show", "cp_nope", "-u", "ann"]);
+    expect([notFound.status, JSON.parse(notFound.stdout).error.code]).toEqual([1, "NOT_FOUND"]);
+    const usage = cli.run(["--db", db, "--json", "rollback", sessionId]);
+    expect([usage.status, JSON.parse(usage.stdout)]).toEqual([
+      2,
+      { error: { code: "USAGE", message: expect.stringMatching(/-u, --user/) } },
+    ]);
+    // Without --json, stdout stays empty.
+    expect(cli.run(["--db", db, "rollback", sessionId, checkpointId, "-u", "ann"]).stdout).toBe("");
   });
 });

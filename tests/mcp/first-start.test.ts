@@ -125,7 +125,7 @@ describe("a later --exclude", () => {
     expect(refused.status).toBe(1);
     const line = refused.stderr.trim();
     expect(line).not.toContain("\n");
-    expect(line).toMatch(/^error: the workspace has checkpoints taken with another exclude list \(--exclude '\*\.log'\)/);
+    expect(line).toMatch(/^error WORKSPACE_REFUSED: the workspace has checkpoints taken with another exclude list \(--exclude '\*\.log'\)/);
     expect(line).toContain("write the new patterns in a .gitignore file in the workspace");
     expect(line).toContain(`forkpoint delete ${id} -u alice --db ${db}`);
     // Nothing changed: the same list (or none) starts as before.

@@ -81,7 +81,7 @@ describe("refusals at start", () => {
 
   it("a missing directory, another directory's session, or --port without --http: one line, no database written", async () => {
     const missing = run(["--workspace", path.join(root, "nope"), "--user", "alice", "--db", path.join(root, "x.db")]);
-    expect([missing.status, missing.stderr.trim()]).toEqual([1, `error: no directory at ${path.join(root, "nope")}`]);
+    expect([missing.status, missing.stderr.trim()]).toEqual([1, `error WORKSPACE_REFUSED: no directory at ${path.join(root, "nope")}`]);
     expect(fs.existsSync(path.join(root, "x.db"))).toBe(false);
     const usage = run(["--workspace", ws, "--port", "8080"]);
     expect(usage.status).toBe(2);

@@ -54,5 +54,5 @@ export function deleteCommand(program: Command, cli: Cli): void {
 
 /** Asks, and stops the command (exit 1, nothing deleted) unless the answer is yes. */
 async function confirmOrStop(cli: Cli, question: string): Promise<void> {
-  if (!(await confirmed(cli, question))) throw new CliError("not deleted (answer y to delete, or pass --yes)");
+  if (!(await confirmed(cli, question))) throw new CliError("not deleted (answer y to delete, or pass --yes)", { code: "NOT_CONFIRMED" });
 }

@@ -69,7 +69,7 @@ async function run(cli: Cli, o: McpOptions): Promise<void> {
   try {
     realDirectory(o.workspace);
   } catch (error) {
-    throw error instanceof WorkspaceSessionError ? new CliError(error.message) : error;
+    throw error instanceof WorkspaceSessionError ? new CliError(error.message, { code: "WORKSPACE_REFUSED" }) : error;
   }
   const { defaultDatabasePath } = await import("../../mcp/data-dir.js");
   const dataFile = defaultDatabasePath(cli.io.env);
@@ -124,7 +124,7 @@ async function serve(cli: Cli, fp: Forkpoint, o: McpOptions, setting: Setting): 
     lockDir: setting.lockDir,
     databaseArgs: setting.databaseArgs,
   }).catch((error: unknown) => {
-    throw error instanceof WorkspaceSessionError ? new CliError(error.message) : error;
+    throw error instanceof WorkspaceSessionError ? new CliError(error.message, { code: "WORKSPACE_REFUSED" }) : error;
   });
   const version = (JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string }).version;
   const about = `session ${ws.session.id} (user ${userId}) for ${ws.dir}${ws.attached ? ", just attached" : ""}; database ${database}`;
