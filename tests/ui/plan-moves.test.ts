@@ -121,6 +121,8 @@ export const put = defineTool({
     // Planned again, the plan shows the three calls, and the rollback confirmed undoes those three.
     await plan.getByTestId("plan-again").click();
     await expect.poll(() => plan.getByTestId("plan-undone").locator("li").count()).toBe(3);
+    // The tree is read again with it: the header counts the third call.
+    await expect.poll(() => page.getByTestId("session-counts").textContent()).toContain("the world: 3 tool effects applied");
     expect(await plan.getByTestId("plan-stale").count()).toBe(0);
     await plan.getByTestId("perform-move").click();
     await expect.poll(() => plan.getByTestId("move-done").textContent()).toContain("(3 undone, 0 replayed)");

@@ -256,6 +256,8 @@ export function App() {
                         setGeneration((g) => g + 1);
                         setBranchId(undefined);
                       }}
+                      // Planned again after the session moved under the plan: the tree is read again too.
+                      onReplan={() => setGeneration((g) => g + 1)}
                     />
                   ) : (
                     <p className="muted">Plan a rollback from a checkpoint, or a switch from another branch's history.</p>

@@ -279,7 +279,15 @@ export interface MoveTarget {
   label: string;
 }
 
-export function PlanPanel(props: { user: string; session: string; target: MoveTarget; allowWrites: boolean; onMoved: () => void }) {
+export function PlanPanel(props: {
+  user: string;
+  session: string;
+  target: MoveTarget;
+  allowWrites: boolean;
+  onMoved: () => void;
+  /** "Plan again" after the session moved since the plan: what else shows the session is stale too. */
+  onReplan: () => void;
+}) {
   const { user, session, target } = props;
   // Bumped by "Plan again": the plan read anew, where the session is now.
   const [attempt, setAttempt] = useState(0);
@@ -324,7 +332,13 @@ export function PlanPanel(props: { user: string; session: string; target: MoveTa
         <p className="error" role="alert" data-testid="plan-stale">
           The session changed since this plan (another tab or server wrote to it): nothing was done. Plan again to see what the{" "}
           {target.kind} would do now.{" "}
-          <button onClick={() => setAttempt((a) => a + 1)} data-testid="plan-again">
+          <button
+            onClick={() => {
+              setAttempt((a) => a + 1);
+              props.onReplan();
+            }}
+            data-testid="plan-again"
+          >
             Plan again
           </button>
         </p>
