@@ -2,6 +2,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ConflictError, ForkpointError, NotFoundError, ValidationError, type Forkpoint } from "../index.js";
+import { ToolMoveError } from "../models/errors.js";
 import { routes, type ApiRequest } from "./api.js";
 import { defaultAssetsDir, readAsset } from "./assets.js";
 import { loopbackHost, newToken, requestTokens, sameToken, TOKEN_COOKIE } from "./auth.js";
@@ -99,7 +100,14 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
       } catch (error) {
         if (error instanceof ForkpointError) {
           const field = (error as { field?: unknown }).field;
-          return json(res, statusOf(error), { error: { code: error.code, message: error.message, ...(field ? { field } : {}) } });
+          // A move stopped by a failing undo or replay: what it had done before (the session did not move).
+          const stopped =
+            error instanceof ToolMoveError
+              ? { invocationId: error.invocationId, tool: error.tool, undone: error.undone, replayed: error.replayed, failed: error.failed }
+              : {};
+          return json(res, statusOf(error), {
+            error: { code: error.code, message: error.message, ...(field ? { field } : {}), ...stopped },
+          });
         }
         if (error instanceof SyntaxError) return json(res, 400, { error: { code: "BAD_JSON", message: error.message } });
         return json(res, 500, { error: { code: "INTERNAL", message: error instanceof Error ? error.message : String(error) } });

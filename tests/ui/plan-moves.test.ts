@@ -21,7 +21,10 @@ const toolsModule = join(dir, "tools.ts");
 const put = defineTool({
   name: "put",
   run: async ({ k }: { k: string }) => (appendFileSync(world, `run ${k}\n`), k),
-  undo: async ({ args }: { args: { k: string } }) => appendFileSync(world, `undo ${args.k}\n`),
+  undo: async ({ args }: { args: { k: string } }) => {
+    if (args.k === "bad") throw new Error("cannot undo bad");
+    appendFileSync(world, `undo ${args.k}\n`);
+  },
 });
 
 let server: UiProcess | undefined;
@@ -31,15 +34,15 @@ let page: Page;
 const worldLines = () => readFileSync(world, "utf8").trim().split("\n");
 
 /** A session of alice: a message, checkpoint "start", then two calls of `put` (a, b) with a message between. */
-async function seeded(title: string): Promise<{ session: string; start: string }> {
+async function seeded(title: string, [a, b] = ["a", "b"]): Promise<{ session: string; start: string }> {
   const fp = openForkpoint({ path: db, tools: [put] });
   try {
     const s = await fp.createSession({ userId: "alice", title });
     await s.append({ role: "user", content: "hello" });
     const start = await s.checkpoint({ name: "start" });
-    await s.invoke("put", { k: "a" });
+    await s.invoke("put", { k: a });
     await s.append({ role: "assistant", content: "wrote a" });
-    await s.invoke("put", { k: "b" });
+    await s.invoke("put", { k: b });
     return { session: s.id, start: start.id };
   } finally {
     await fp.close();
@@ -80,7 +83,10 @@ import { defineTool } from "forkpoint";
 export const put = defineTool({
   name: "put",
   run: async ({ k }: { k: string }) => (appendFileSync(${JSON.stringify(world)}, "run " + k + "\\n"), k),
-  undo: async ({ args }: { args: { k: string } }) => appendFileSync(${JSON.stringify(world)}, "undo " + args.k + "\\n"),
+  undo: async ({ args }: { args: { k: string } }) => {
+    if (args.k === "bad") throw new Error("cannot undo bad");
+    appendFileSync(${JSON.stringify(world)}, "undo " + args.k + "\\n");
+  },
 });
 `,
     );
@@ -179,5 +185,17 @@ export const put = defineTool({
     await page.getByRole("tab", { name: "World" }).click();
     expect(await page.getByTestId("world-tools").locator("li").count()).toBe(1);
     expect(await page.getByTestId("world-off-lineage").textContent()).toContain("put");
+  });
+
+  it("stopped by an undo that throws: the page shows what was undone before the failure, and that nothing moved", async () => {
+    const ids = await seeded("undo fails", ["bad", "ok"]);
+    const plan = await planRollback(ids, 2);
+    writeFileSync(world, "");
+    await plan.getByTestId("perform-move").click();
+    await expect.poll(() => plan.getByRole("alert").textContent()).toMatch(/undo of put invocation tc_\S+ failed: cannot undo bad/);
+    expect(await plan.getByTestId("move-stopped").textContent()).toContain("the session did not move, but the rollback had undone 1");
+    expect(await plan.getByTestId("stopped-undone").locator("li").count()).toBe(1);
+    expect(await plan.getByTestId("stopped-undone").textContent()).toContain('"ok"');
+    expect(worldLines()).toEqual(["undo ok"]);
   });
 });

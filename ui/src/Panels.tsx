@@ -345,6 +345,26 @@ export function PlanPanel(props: {
       ) : (
         <ErrorLine error={planError ?? error} />
       )}
+      {error instanceof ApiError && error.stopped && (
+        <div data-testid="move-stopped">
+          <p>
+            Stopped: the session did not move, but the {target.kind} had undone {error.stopped.undone.length} and replayed{" "}
+            {error.stopped.replayed.length} call(s) before the failure. Performing it again continues from there.
+          </p>
+          {error.stopped.undone.length > 0 && (
+            <>
+              <h3>Undone before the failure ({error.stopped.undone.length})</h3>
+              <Tools tools={error.stopped.undone} testid="stopped-undone" />
+            </>
+          )}
+          {error.stopped.replayed.length > 0 && (
+            <>
+              <h3>Replayed before the failure ({error.stopped.replayed.length})</h3>
+              <Tools tools={error.stopped.replayed} testid="stopped-replayed" />
+            </>
+          )}
+        </div>
+      )}
       {plan && (
         <>
           <p data-testid="plan-where">

@@ -9,6 +9,7 @@ import type {
   Restored,
   SessionInfo,
   SessionTree,
+  ToolInvocation,
   UserInfo,
   Versions,
 } from "./types";
@@ -24,6 +25,8 @@ export class ApiError extends Error {
   constructor(
     readonly code: string,
     message: string,
+    /** A move stopped by a failing undo or replay (UNDO_FAILED, REPLAY_FAILED): the calls it undid or replayed first. */
+    readonly stopped?: { undone: ToolInvocation[]; replayed: ToolInvocation[] },
   ) {
     super(message);
   }
@@ -55,8 +58,14 @@ async function call<T>(
     headers: { "x-forkpoint-token": token, ...(method === "POST" ? { "content-type": "application/json" } : {}) },
     ...(method === "POST" ? { body: JSON.stringify({ ...defined, ...extra }) } : {}),
   });
-  const body = (await res.json()) as T & { error?: { code: string; message: string } };
-  if (!res.ok) throw new ApiError(body.error?.code ?? String(res.status), body.error?.message ?? res.statusText);
+  const body = (await res.json()) as T & {
+    error?: { code: string; message: string; undone?: ToolInvocation[]; replayed?: ToolInvocation[] };
+  };
+  if (!res.ok) {
+    const e = body.error;
+    const stopped = e?.undone && e.replayed ? { undone: e.undone, replayed: e.replayed } : undefined;
+    throw new ApiError(e?.code ?? String(res.status), e?.message ?? res.statusText, stopped);
+  }
   return body;
 }
 
