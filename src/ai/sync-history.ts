@@ -8,6 +8,7 @@ import { messageFields } from "../sessions/writes/message-fields.js";
 import { forkAfter } from "../sessions/fork-after.js";
 import { currentHistory } from "../sessions/history.js";
 import { sessionEngine, type SessionHandle } from "../sessions/session-handle.js";
+import { CONTINUES_KEY } from "../sessions/entry-refs.js";
 
 /** What `saveChat` did: how many stored messages it kept as they were, whether it forked a new branch, how many it appended. */
 export interface SaveResult {
@@ -30,7 +31,7 @@ export interface SaveResult {
  * The forkpoint metadata key of a message that is a later form of the message before it (the id of that entry):
  * entries are never rewritten, so an answer that grows across requests is stored again, whole, and read as one.
  */
-export const CONTINUES = "continues";
+export const CONTINUES = CONTINUES_KEY;
 
 /**
  * One message of the app's list as stored: the entry it began as, its latest form (the same entry unless it went on),

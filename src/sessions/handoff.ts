@@ -8,6 +8,7 @@ import { ownedSession, sessionCheckpoint } from "./core/owned.js";
 import { newSessionFields, writeNewSession } from "./create-session.js";
 import { headOfEntry } from "./core/head.js";
 import { stateHashOf, writeEntry } from "./log/writer.js";
+import { remapEntryRefsText } from "./entry-refs.js";
 
 export async function handoff(ctx: EngineContext, ref: SessionRef, checkpointId: string, target: CreateSessionInput): Promise<SessionRef> {
   const fields = newSessionFields(ctx, target, "target");
@@ -28,17 +29,20 @@ function* handoffUnit(
   const { entries } = yield* readVerified(tx, cp);
   const { id, branchId } = yield* writeNewSession(ctx, tx, { ...fields, origin: { sessionId: source.id, checkpointId: cp.id } });
   let head = headOfEntry(undefined);
+  // Each message's copy, by the original's id: metadata naming an entry (a later form of an answer names the one
+  // before it) names the copy's.
+  const copies = new Map<string, string>();
   for (const e of entries) {
     if (e.kind !== "message") continue;
-    head = headOfEntry(
-      yield* writeEntry(ctx, tx, branchId, head, {
-        kind: "message",
-        role: e.role,
-        content: e.content,
-        clientId: e.clientId,
-        metadata: e.metadata,
-      }),
-    );
+    const copy = yield* writeEntry(ctx, tx, branchId, head, {
+      kind: "message",
+      role: e.role,
+      content: e.content,
+      clientId: e.clientId,
+      metadata: remapEntryRefsText(e.metadata, (old) => copies.get(old)),
+    });
+    copies.set(e.id, copy.id);
+    head = headOfEntry(copy);
   }
   // The state document is content-addressed: the new session points at the same snapshot.
   if (cp.stateId !== null)

@@ -2,6 +2,7 @@
 import { newId, type IdKind } from "../../models/ids.js";
 import type { ExportedEntry, SessionExport } from "../../models/session-export.js";
 import { GENESIS_HASH, entryHash, portableChecksum, toolResultHash, EMPTY_STATE_HASH } from "../integrity/hashes.js";
+import { remapEntryRefs } from "../entry-refs.js";
 
 // The texts an import stores and hashes (see importSession): a message's content, a call's args and a succeeded call's
 // result are JSON text even when they are JSON null; only metadata (and a state entry's content) may be absent.
@@ -39,10 +40,11 @@ export function rewriteIds(doc: SessionExport, sessionId: string, createdAt: num
   for (const b of doc.branches) {
     let previous = b.forkEntryId === null ? GENESIS_HASH : hashOf.get(b.forkEntryId)!;
     for (const e of (byBranch.get(b.id) ?? []).sort((x, y) => x.position - y.position)) {
-      const moved = { ...e, id: to(e.id), branchId: to(e.branchId) };
+      // Metadata naming an entry (a later form of an answer names the one before it) names the copy's.
+      const moved = { ...e, id: to(e.id), branchId: to(e.branchId), metadata: remapEntryRefs(e.metadata, (id) => ids.get(id)) };
       const hash = entryHash(
         previous,
-        { ...moved, content: e.kind === "state" ? null : text(e.content), metadata: orAbsent(e.metadata) },
+        { ...moved, content: e.kind === "state" ? null : text(e.content), metadata: orAbsent(moved.metadata) },
         e.state,
       );
       const c = e.completion;

@@ -1,0 +1,83 @@
+// The AI SDK chat client and the guide's route where the session is not what the client holds: a copy of the chat
+// (clone, handoff) read back, a stale tab's list, a thumbs-up on an earlier answer, a rollback the model made.
+import { convertToModelMessages, createIdGenerator, isStepCount, streamText, tool, type UIMessage } from "ai";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import type { Forkpoint } from "../../src/index.js";
+import { loadChat, saveChat, undoableTools } from "../../src/ai/index.js";
+import { tempDatabases } from "../helpers.js";
+import { TestChat } from "./chat-client.js";
+import { call, scriptedStreamModel, text } from "./mock-model.js";
+
+const dbs = tempDatabases();
+
+type Step = Parameters<typeof scriptedStreamModel>[0][number];
+
+/** An app whose `put` writes a key of its world (undone by deleting it) and `send` needs the user's approval. */
+function app(fp: Forkpoint, steps: Step[]) {
+  const world = new Set<string>();
+  const appTools = {
+    put: tool({ inputSchema: z.object({ k: z.string() }), execute: async ({ k }) => (world.add(k), k) }),
+    send: tool({ inputSchema: z.object({ to: z.string() }), execute: async ({ to }) => `sent to ${to}` }),
+  };
+  const model = scriptedStreamModel(steps);
+  const route = async (req: Request): Promise<Response> => {
+    const { id, messages } = (await req.json()) as { id: string; messages: UIMessage[] };
+    const s = await fp.getSession(id, { userId: "u" });
+    const asked = await saveChat(s, messages);
+    const result = streamText({
+      model,
+      messages: await convertToModelMessages(messages),
+      tools: undoableTools(s, appTools, { put: ({ args }) => void world.delete(args.k) }, { after: asked.lastMessageId }),
+      toolApproval: { send: "user-approval" },
+      stopWhen: isStepCount(5),
+    });
+    return result.toUIMessageStreamResponse({
+      originalMessages: messages,
+      generateMessageId: createIdGenerator({ prefix: "msg", size: 16 }),
+      onEnd: async ({ messages: all }) => void (await saveChat(s, all, { after: asked.lastMessageId })),
+    });
+  };
+  const chat = (sessionId: string, messages: UIMessage[] = []) => new TestChat({ id: sessionId, route, messages });
+  return { world, chat };
+}
+
+const words = (m: UIMessage) =>
+  m.parts
+    .map((p) => (p.type === "text" ? p.text : p.type.startsWith("tool-") ? `[${p.type}:${(p as { state: string }).state}]` : ""))
+    .join("");
+
+describe("copies of an AI SDK chat", () => {
+  it("clone and handoff keep an answer that went on (a tool approval) as one message", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    const { chat } = app(fp, [[call("s1", "send", { to: "bob" })], [text("sent to bob")]]);
+    const client = chat(s.id);
+    await client.sendMessage({ text: "mail bob" });
+    const part = client.messages[1]!.parts.find((p) => p.type === "tool-send") as { approval: { id: string } };
+    await client.addToolApprovalResponse({ id: part.approval.id, approved: true });
+    await client.sendMessage();
+    // The answer was stored three times as it grew, and is read as one.
+    expect((await s.history()).length).toBe(4);
+    const chatNow = (await loadChat(s)).map(words);
+    expect(chatNow).toEqual(["mail bob", "[tool-send:output-available]sent to bob"]);
+    const cp = await s.checkpoint({ name: "end" });
+
+    const copy = await fp.clone(s.id, { userId: "u" });
+    expect((await loadChat(copy)).map(words)).toEqual(chatNow);
+    const handed = await s.handoff(cp.id, { userId: "v" });
+    expect((await loadChat(handed)).map(words)).toEqual(chatNow);
+    // Each copy's later forms name the copy's own entries, and its hash chain holds.
+    for (const c of [copy, handed]) {
+      const ids = new Set((await c.history()).map((m) => m.id));
+      for (const m of await c.history()) if (typeof m.metadata?.continues === "string") expect(ids.has(m.metadata.continues)).toBe(true);
+      expect((await fp.verify({ sessionId: c.id })).ok).toBe(true);
+    }
+    // The copy goes on as a chat of its own: the client's list of it is its history, nothing forked.
+    const { chat: copyChat } = app(fp, [[text("answer on the copy")]]);
+    const again = copyChat(copy.id, await loadChat(copy));
+    await again.sendMessage({ text: "and carol?" });
+    expect(await copy.branches()).toHaveLength(1);
+    expect((await loadChat(copy)).map(words)).toEqual([...chatNow, "and carol?", "answer on the copy"]);
+  });
+});
