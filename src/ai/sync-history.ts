@@ -116,12 +116,7 @@ async function syncOnce(s: SessionHandle, inputs: MessageInput[], options: SyncO
   const ifAt = { branchId: readOn };
   const stored = storedMessages(history);
   let kept = 0;
-  while (
-    kept < stored.length &&
-    kept < inputs.length &&
-    isDeepStrictEqual(comparable(stored[kept]!.latest, options), comparable(inputs[kept]!, options))
-  )
-    kept++;
+  while (kept < stored.length && kept < inputs.length && keeps(stored[kept]!.latest, inputs[kept]!, options)) kept++;
   // The list ends at an earlier form of the last answer, which has gone on since: the request that continued it, sent
   // again as it was (a double submit, a retry). Nothing changed: taken for an edit, it would fork and undo the calls
   // the first request made, and the loop would make them again. Its messages end at that form: what the retry follows.
@@ -182,6 +177,18 @@ async function unlessMoved<T>(move: Promise<T>): Promise<T | null> {
     if (error instanceof ConflictError && error.code === "SESSION_MOVED") return null;
     throw error;
   }
+}
+
+/**
+ * Whether stored message `m` is the list's `input` as it is: role and content. Metadata is not compared: a client that
+ * changes an earlier message's metadata only (a thumbs-up) has not edited it, and an edit would fork before it and undo
+ * every later tool call. Entries are never rewritten, so such a change is not stored (the last answer's, with more
+ * parts, is: see `continues`).
+ */
+function keeps(m: Message, input: MessageInput, options: SyncOptions): boolean {
+  const { role, content } = comparable(m, options);
+  const next = comparable(input, options);
+  return role === next.role && isDeepStrictEqual(content, next.content);
 }
 
 const same = (m: Message, input: MessageInput, options: SyncOptions): boolean =>
@@ -279,9 +286,8 @@ async function syncAfter(
   const after = await s.message(afterId);
   const stored = storedMessages(await s.history({ branchId: after.branchId, before: after.position + 1 }));
   const kept = stored.length;
-  const same = (i: number) => isDeepStrictEqual(comparable(stored[i]!.latest, options), comparable(inputs[i]!, options));
   let prefix = 0;
-  while (prefix < kept && prefix < inputs.length && same(prefix)) prefix++;
+  while (prefix < kept && prefix < inputs.length && keeps(stored[prefix]!.latest, inputs[prefix]!, options)) prefix++;
   // The stored message may have gone on in the list (a client-side tool's output added to the answer): its longer form.
   const continued =
     prefix === kept - 1 && inputs.length >= kept && options.continues?.(stored[kept - 1]!.latest, inputs[kept - 1]!) === true;

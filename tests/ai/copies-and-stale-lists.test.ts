@@ -4,7 +4,8 @@ import { convertToModelMessages, createIdGenerator, isStepCount, streamText, too
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { Forkpoint } from "../../src/index.js";
-import { loadChat, saveChat, undoableTools } from "../../src/ai/index.js";
+import type { SessionHandle } from "../../src/index.js";
+import { aiCheckpointTools, loadChat, saveChat, undoableTools } from "../../src/ai/index.js";
 import { tempDatabases } from "../helpers.js";
 import { TestChat } from "./chat-client.js";
 import { call, scriptedStreamModel, text } from "./mock-model.js";
@@ -13,8 +14,11 @@ const dbs = tempDatabases();
 
 type Step = Parameters<typeof scriptedStreamModel>[0][number];
 
-/** An app whose `put` writes a key of its world (undone by deleting it) and `send` needs the user's approval. */
-function app(fp: Forkpoint, steps: Step[]) {
+/**
+ * An app whose `put` writes a key of its world (undone by deleting it) and `send` needs the user's approval; its route is
+ * the guide's.
+ */
+function app(fp: Forkpoint, steps: Step[], { checkpointTools = false } = {}) {
   const world = new Set<string>();
   const appTools = {
     put: tool({ inputSchema: z.object({ k: z.string() }), execute: async ({ k }) => (world.add(k), k) }),
@@ -28,13 +32,18 @@ function app(fp: Forkpoint, steps: Step[]) {
     const result = streamText({
       model,
       messages: await convertToModelMessages(messages),
-      tools: undoableTools(s, appTools, { put: ({ args }) => void world.delete(args.k) }, { after: asked.lastMessageId }),
+      tools: {
+        ...undoableTools(s, appTools, { put: ({ args }) => void world.delete(args.k) }, { after: asked.lastMessageId }),
+        ...(checkpointTools ? aiCheckpointTools(s) : {}),
+      },
       toolApproval: { send: "user-approval" },
       stopWhen: isStepCount(5),
     });
     return result.toUIMessageStreamResponse({
       originalMessages: messages,
       generateMessageId: createIdGenerator({ prefix: "msg", size: 16 }),
+      // The branch the question is on, for the page's next `at`.
+      messageMetadata: () => ({ branchId: asked.branchId }),
       onEnd: async ({ messages: all }) => void (await saveChat(s, all, { after: asked.lastMessageId })),
     });
   };
@@ -79,5 +88,49 @@ describe("copies of an AI SDK chat", () => {
     await again.sendMessage({ text: "and carol?" });
     expect(await copy.branches()).toHaveLength(1);
     expect((await loadChat(copy)).map(words)).toEqual([...chatNow, "and carol?", "answer on the copy"]);
+  });
+});
+
+/** What the session holds: its current conversation, its branches, the calls on its current track. */
+async function snapshot(s: SessionHandle) {
+  return {
+    chat: (await loadChat(s)).map(words),
+    branches: (await s.branches()).length,
+    track: (await s.toolTrack()).map((t) => t.callId),
+    entries: (await s.history()).map((m) => m.id),
+  };
+}
+
+const steps4: Step[] = [
+  [call("c1", "put", { k: "a" })],
+  [text("put a")],
+  [call("c2", "put", { k: "b" })],
+  [text("put b")],
+  [text("third answer")],
+];
+
+describe("a client list the session moved away from", () => {
+  it("a thumbs-up on an earlier answer (its metadata only) forks nothing and undoes no call", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    const { world, chat } = app(fp, steps4);
+    const client = chat(s.id);
+    await client.sendMessage({ text: "put a" });
+    await client.sendMessage({ text: "put b" });
+    const messages = client.messages;
+    client.messages = messages.map((m, i) => (i === 1 ? { ...m, metadata: { ...(m.metadata as object), feedback: "up" } } : m));
+    await client.sendMessage({ text: "third" });
+    expect(client.error).toBeUndefined();
+    expect(await s.branches()).toHaveLength(1);
+    expect((await s.toolTrack()).map((t) => t.callId)).toEqual(["c1", "c2"]);
+    expect([...world].sort()).toEqual(["a", "b"]);
+    expect((await loadChat(s)).map(words)).toEqual([
+      "put a",
+      "[tool-put:output-available]put a",
+      "put b",
+      "[tool-put:output-available]put b",
+      "third",
+      "third answer",
+    ]);
   });
 });
