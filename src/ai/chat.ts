@@ -2,6 +2,7 @@
 import type { ModelMessage, UIMessage } from "ai";
 import { isDeepStrictEqual } from "node:util";
 import { ValidationError } from "../models/errors.js";
+import { ifAt as ifAtSchema, parseInput, type IfAt } from "../models/inputs.js";
 import type { JsonObject, JsonValue } from "../models/json.js";
 import type { Message, MessageInput } from "../models/types.js";
 import type { SessionHandle } from "../sessions/session-handle.js";
@@ -124,7 +125,7 @@ export async function saveChat<M extends UIMessage<any, any, any>>(
   messages: readonly M[],
   options: SaveChatOptions = {},
 ): Promise<SaveResult> {
-  return syncHistory(s, list(messages, "messages").map(uiInput), { continues: continuesAnswer, sameAs, callsOf, ...afterOf(options) });
+  return syncHistory(s, list(messages, "messages").map(uiInput), { continues: continuesAnswer, sameAs, callsOf, ...optionsOf(options) });
 }
 
 /** `saveChat`'s options. */
@@ -134,15 +135,23 @@ export interface SaveChatOptions {
    * messages follow; the list's messages up to it must be its lineage's. Null or absent: the list is the current history.
    */
   after?: string | null;
+  /**
+   * The session's current branch (and head position) as the client last saw it, as any write takes it: the save runs
+   * only while the session is still there, else `ConflictError` `SESSION_MOVED` and nothing is written (a tab showing
+   * a conversation another tab moved away from cannot write into the one it moved to). With `after`, checked once as
+   * the save begins and again as it writes.
+   */
+  ifAt?: IfAt;
 }
 
-function afterOf(options: SaveChatOptions): { after?: string } {
+function optionsOf(options: SaveChatOptions): { after?: string; ifAt?: { branchId: string; head?: number | undefined } } {
   if (typeof options !== "object" || options === null) throw new ValidationError("options", "must be an object");
-  const { after, ...rest } = options;
+  const { after, ifAt, ...rest } = options;
   if (Object.keys(rest).length > 0) throw new ValidationError("options", `unknown option(s): ${Object.keys(rest).join(", ")}`);
-  if (after === undefined || after === null) return {};
+  const at = ifAt === undefined ? {} : { ifAt: parseInput(ifAtSchema, ifAt, "ifAt") };
+  if (after === undefined || after === null) return at;
   if (typeof after !== "string" || after === "") throw new ValidationError("after", "must be a message id");
-  return { after };
+  return { after, ...at };
 }
 
 /** The session's current history as `UIMessage[]`, exactly as saved (binary data back as the Uint8Array, Buffer or ArrayBuffer it was). */
@@ -168,7 +177,7 @@ export async function saveModelMessages(
   messages: readonly ModelMessage[],
   options: SaveChatOptions = {},
 ): Promise<SaveResult> {
-  return syncHistory(s, list(messages, "messages").map(modelInput), afterOf(options));
+  return syncHistory(s, list(messages, "messages").map(modelInput), optionsOf(options));
 }
 
 /** The session's current history as `ModelMessage[]`, exactly as saved. */

@@ -7,6 +7,8 @@ import { appendAfter, appendAfterUnlessStored, messagesAfter } from "../sessions
 import { messageFields } from "../sessions/writes/message-fields.js";
 import { forkAfter } from "../sessions/fork-after.js";
 import { currentHistory } from "../sessions/history.js";
+import { checkIfAt, type IfAt } from "../sessions/core/if-at.js";
+import { ownedSession } from "../sessions/core/owned.js";
 import { sessionEngine, type SessionHandle } from "../sessions/session-handle.js";
 import { CONTINUES_KEY } from "../sessions/entry-refs.js";
 
@@ -83,6 +85,8 @@ export interface SyncOptions {
   after?: string;
   /** The ids of the tool calls a message names: the answer's own calls tell its branch where several end at `after`. */
   callsOf?: (message: MessageInput) => string[];
+  /** The save's precondition (as any write's `ifAt`): the session's current branch (and head) the list was read at. */
+  ifAt?: IfAt;
 }
 
 /**
@@ -93,7 +97,10 @@ export interface SyncOptions {
  * that are appended in one transaction.
  */
 export async function syncHistory(s: SessionHandle, inputs: MessageInput[], options: SyncOptions = {}): Promise<SaveResult> {
-  if (options.after !== undefined) return syncAfter(s, inputs, options.after, options);
+  if (options.after !== undefined) {
+    if (options.ifAt) await checkAt(s, options.ifAt);
+    return syncAfter(s, inputs, options.after, options);
+  }
   for (let read = 1; read <= SAVE_READS; read++) {
     const saved = await syncOnce(s, inputs, options);
     if (saved) return saved;
@@ -110,10 +117,13 @@ const SAVE_READS = 5;
  * the same messages are never stored twice.
  */
 async function syncOnce(s: SessionHandle, inputs: MessageInput[], options: SyncOptions): Promise<SaveResult | null> {
-  const { branchId: readOn, messages: history } = await sessionEngine(s).run((ctx, ref) => currentHistory(ctx, ref));
-  // An edit or a fork is made only from the branch read: the same save by another server (a double submit, a retried
-  // request) that made it first moved the session on, and this one reads again instead of making it twice.
-  const ifAt = { branchId: readOn };
+  // With the caller's `ifAt`, read only while it holds (else SESSION_MOVED, nothing written).
+  const { branchId: readOn, messages: history } = await sessionEngine(s).run((ctx, ref) => currentHistory(ctx, ref, options.ifAt));
+  // An edit, a fork or an append is made only from the branch read: the same save by another server (a double submit,
+  // a retried request) that made it first moved the session on, and this one reads again instead of making it twice.
+  // With the caller's `ifAt` (the same branch, and maybe a head), the session moving on refuses the save instead.
+  const ifAt: IfAt = options.ifAt ?? { branchId: readOn };
+  const again = options.ifAt === undefined;
   const stored = storedMessages(history);
   let kept = 0;
   while (kept < stored.length && kept < inputs.length && keeps(stored[kept]!.latest, inputs[kept]!, options)) kept++;
@@ -147,21 +157,30 @@ async function syncOnce(s: SessionHandle, inputs: MessageInput[], options: SyncO
     rest[0] = { ...next, metadata: { ...(next.metadata ?? {}), [CONTINUES]: stored[kept]!.latest.id } };
   } else if (changed) {
     // Before the message's first form: its later forms and the tool calls between them go with it.
-    const edited = await unlessMoved(s.edit(stored[kept]!.first.id, rest.shift()!, { ifAt }));
+    const edited = await unlessMoved(s.edit(stored[kept]!.first.id, rest.shift()!, { ifAt }), again);
     if (!edited) return null;
     last = edited.message;
     forked = "edit";
   } else if (kept < stored.length) {
     // Right after the last message kept: tool calls made after it (the dropped answer's) are undone too.
     const lastKept = kept > 0 ? stored[kept - 1]!.latest.id : null;
-    if (!(await unlessMoved(sessionEngine(s).run((ctx, ref) => forkAfter(ctx, ref, lastKept, { ifAt }))))) return null;
+    if (
+      !(await unlessMoved(
+        sessionEngine(s).run((ctx, ref) => forkAfter(ctx, ref, lastKept, { ifAt })),
+        again,
+      ))
+    )
+      return null;
     forked = "truncate";
   }
   if (rest.length > 0) {
     // After a fork the session is on the branch this save made; otherwise it appends where it read, or reads again.
     const written = forked
       ? await s.append(rest)
-      : await sessionEngine(s).run((ctx, ref) => appendAfter(ctx, ref, rest, history.at(-1)?.id ?? null));
+      : await unlessMoved(
+          sessionEngine(s).run((ctx, ref) => appendAfter(ctx, ref, rest, history.at(-1)?.id ?? null, ifAt)),
+          again,
+        );
     if (!written) return null;
     last = written.at(-1)!;
   }
@@ -169,14 +188,26 @@ async function syncOnce(s: SessionHandle, inputs: MessageInput[], options: SyncO
   return { kept, forked, continued, appended: rest.length, lastMessageId: last?.id ?? null, branchId };
 }
 
-/** A move's result, or null when it was refused because the session moved on since it was read (`SESSION_MOVED`). */
-async function unlessMoved<T>(move: Promise<T>): Promise<T | null> {
+/**
+ * A move's result, or null when it was refused because the session moved on since it was read (`SESSION_MOVED`), to be
+ * read again (`again`); without `again` (the caller's own `ifAt` refused it) the refusal is thrown.
+ */
+async function unlessMoved<T>(move: Promise<T>, again: boolean): Promise<T | null> {
   try {
     return await move;
   } catch (error) {
-    if (error instanceof ConflictError && error.code === "SESSION_MOVED") return null;
+    if (again && error instanceof ConflictError && error.code === "SESSION_MOVED") return null;
     throw error;
   }
+}
+
+/** Throws `ConflictError` `SESSION_MOVED` unless the session is at `ifAt` (its current branch, and head when given). */
+async function checkAt(s: SessionHandle, ifAt: IfAt): Promise<void> {
+  await sessionEngine(s).run((ctx, ref) =>
+    ctx.store.read(function* (tx) {
+      yield* checkIfAt(tx, yield* ownedSession(tx, ref.id, ref.userId), ifAt);
+    }),
+  );
 }
 
 /**
@@ -314,6 +345,7 @@ async function syncAfter(
       after.id,
       (tails, forks) => storedIn(tails, rest, forks, options),
       rest.flatMap((m) => options.callsOf?.(m) ?? []),
+      options.ifAt,
     ),
   );
   if ("stored" in out) {

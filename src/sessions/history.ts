@@ -4,6 +4,7 @@ import type { Message, MessageVersions, VersionedMessage } from "../models/types
 import type { MessageRow, Step, Tx, VersionRow } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedSession } from "./core/owned.js";
+import { checkIfAt, type IfAt } from "./core/if-at.js";
 import { toMessage } from "./core/rows.js";
 import { branchOf, lineageMessages } from "./log/lineage.js";
 
@@ -14,14 +15,16 @@ export async function history(ctx: EngineContext, ref: SessionRef, options: Hist
 
 /**
  * The current branch's whole history with that branch's id, read in one unit: what a save compares a chat with, and
- * the branch its edit or fork must still start from (`ifAt`) when it is made.
+ * the branch its edit or fork must still start from (`ifAt`) when it is made. With `ifAt`, read only while it holds
+ * (else `ConflictError` `SESSION_MOVED`).
  */
-export async function currentHistory(ctx: EngineContext, ref: SessionRef): Promise<{ branchId: string; messages: Message[] }> {
-  return ctx.store.read((tx) => currentHistoryUnit(tx, ref));
+export async function currentHistory(ctx: EngineContext, ref: SessionRef, ifAt?: IfAt): Promise<{ branchId: string; messages: Message[] }> {
+  return ctx.store.read((tx) => currentHistoryUnit(tx, ref, ifAt));
 }
 
-function* currentHistoryUnit(tx: Tx, ref: SessionRef) {
+function* currentHistoryUnit(tx: Tx, ref: SessionRef, ifAt: IfAt | undefined) {
   const session = yield* ownedSession(tx, ref.id, ref.userId);
+  yield* checkIfAt(tx, session, ifAt);
   return { branchId: session.currentBranchId, messages: yield* lineageMessages(tx, session.currentBranchId, toMessage) };
 }
 

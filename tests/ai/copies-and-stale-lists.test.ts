@@ -4,7 +4,7 @@ import { convertToModelMessages, createIdGenerator, isStepCount, streamText, too
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { Forkpoint } from "../../src/index.js";
-import type { SessionHandle } from "../../src/index.js";
+import { ConflictError, type SessionHandle } from "../../src/index.js";
 import { aiCheckpointTools, loadChat, saveChat, undoableTools } from "../../src/ai/index.js";
 import { tempDatabases } from "../helpers.js";
 import { TestChat } from "./chat-client.js";
@@ -16,7 +16,8 @@ type Step = Parameters<typeof scriptedStreamModel>[0][number];
 
 /**
  * An app whose `put` writes a key of its world (undone by deleting it) and `send` needs the user's approval; its route is
- * the guide's.
+ * the guide's: the client may send `at`, the branch it last saw, for `ifAt`; a save refused because the session moved
+ * (`SESSION_MOVED`) is a 409 with the code, so the page loads the chat again.
  */
 function app(fp: Forkpoint, steps: Step[], { checkpointTools = false } = {}) {
   const world = new Set<string>();
@@ -26,9 +27,15 @@ function app(fp: Forkpoint, steps: Step[], { checkpointTools = false } = {}) {
   };
   const model = scriptedStreamModel(steps);
   const route = async (req: Request): Promise<Response> => {
-    const { id, messages } = (await req.json()) as { id: string; messages: UIMessage[] };
+    const { id, messages, at } = (await req.json()) as { id: string; messages: UIMessage[]; at?: string };
     const s = await fp.getSession(id, { userId: "u" });
-    const asked = await saveChat(s, messages);
+    let asked;
+    try {
+      asked = await saveChat(s, messages, at ? { ifAt: { branchId: at } } : {});
+    } catch (error) {
+      if (error instanceof ConflictError && error.code === "SESSION_MOVED") return Response.json({ code: error.code }, { status: 409 });
+      throw error;
+    }
     const result = streamText({
       model,
       messages: await convertToModelMessages(messages),
@@ -110,6 +117,59 @@ const steps4: Step[] = [
 ];
 
 describe("a client list the session moved away from", () => {
+  it("saveChat takes ifAt: a tab sending with the branch it saw is refused once another tab moved the chat", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    await saveChat(s, [{ id: "q1", role: "user", parts: [{ type: "text", text: "hi" }] }]);
+    const seen = (await s.info()).currentBranchId;
+    const cp = await s.checkpoint({ name: "at hi" });
+    const list: UIMessage[] = [
+      { id: "q1", role: "user", parts: [{ type: "text", text: "hi" }] },
+      { id: "a1", role: "assistant", parts: [{ type: "text", text: "hello" }] },
+    ];
+    // While the session is where the tab saw it, the save runs (and a head given must match too).
+    const head = (await s.summary()).position;
+    expect(await saveChat(s, list, { ifAt: { branchId: seen, head } })).toMatchObject({ appended: 1, branchId: seen });
+    const other = await fp.getSession(s.id, { userId: "u" });
+    await other.rollback(cp.id);
+    const before = await snapshot(s);
+    for (const options of [{ ifAt: { branchId: seen } }, { ifAt: { branchId: seen }, after: (await s.history())[0]!.id }]) {
+      const refused = await saveChat(s, [...list, { id: "q2", role: "user", parts: [{ type: "text", text: "and?" }] }], options).catch(
+        (e) => e,
+      );
+      expect(refused).toBeInstanceOf(ConflictError);
+      expect(refused.code).toBe("SESSION_MOVED");
+    }
+    await expect(saveChat(s, list, { ifAt: { branchId: "" } })).rejects.toMatchObject({ code: "VALIDATION_ERROR", field: "ifAt.branchId" });
+    expect(await snapshot(s)).toEqual(before);
+  });
+
+  it("another tab rolled back: the stale tab's next question is refused, nothing copied; loaded again it goes on", async () => {
+    for (const withAt of [true]) {
+      const { fp } = dbs.open();
+      const s = await fp.createSession({ userId: "u" });
+      const { world, chat } = app(fp, steps4);
+      const tabA = chat(s.id);
+      await tabA.sendMessage({ text: "put a" }, withAt ? { body: { at: (await s.info()).currentBranchId } } : undefined);
+      const cp = await s.checkpoint({ name: "after the first answer" });
+      const at = () => (withAt ? { body: { at: (tabA.lastMessage!.metadata as { branchId: string }).branchId } } : undefined);
+      await tabA.sendMessage({ text: "put b" }, at());
+      await (await fp.getSession(s.id, { userId: "u" })).rollback(cp.id);
+      const rolledBack = await snapshot(s);
+      expect(rolledBack.track).toEqual(["c1"]);
+      expect([...world]).toEqual(["a"]);
+      await tabA.sendMessage({ text: "third" }, at());
+      expect(tabA.error?.message).toContain("SESSION_MOVED");
+      expect(await snapshot(s)).toEqual(rolledBack);
+      expect([...world]).toEqual(["a"]);
+      // The page loads the chat again and asks from there.
+      const reloaded = chat(s.id, await loadChat(s));
+      await reloaded.sendMessage({ text: "third" });
+      expect((await loadChat(s)).map(words)).toEqual(["put a", "[tool-put:output-available]put a", "third", "third answer"]);
+      expect((await snapshot(s)).track).toEqual(["c1"]);
+    }
+  });
+
   it("a thumbs-up on an earlier answer (its metadata only) forks nothing and undoes no call", async () => {
     const { fp } = dbs.open();
     const s = await fp.createSession({ userId: "u" });

@@ -15,15 +15,17 @@ import { batchFields } from "./message-fields.js";
 /**
  * `append`, only while the current lineage's last message is still `lastMessageId` (null: none), as the caller read
  * it before deciding what to append: another writer (another app server saving the same chat) may have appended it
- * meanwhile. Returns null, having written nothing, when the last message is another.
+ * meanwhile. Returns null, having written nothing, when the last message is another. With `ifAt`, only while it holds
+ * (else `ConflictError` `SESSION_MOVED`, nothing written).
  */
 export async function appendAfter(
   ctx: EngineContext,
   ref: SessionRef,
   input: MessageInput[],
   lastMessageId: string | null,
+  ifAt?: IfAt,
 ): Promise<Message[] | null> {
-  return appendWhere(ctx, ref, batchFields(ctx, input), { lastMessageId });
+  return appendWhere(ctx, ref, batchFields(ctx, input), { lastMessageId, ifAt });
 }
 
 /**
@@ -31,7 +33,7 @@ export async function appendAfter(
  * what follows it (for each message that follows `afterId` on some branch, that message and those after it there) and
  * whether the write would fork (no branch ends at `afterId`: what follows it elsewhere is all there is), and returns the
  * stored message that ends what this call would write, if any. Checked in the unit that would write, so the same save
- * made by several servers at once (a double submit, a retried request) is stored once.
+ * made by several servers at once (a double submit, a retried request) is stored once. With `ifAt`, only while it holds.
  */
 export async function appendAfterUnlessStored(
   ctx: EngineContext,
@@ -40,11 +42,13 @@ export async function appendAfterUnlessStored(
   afterId: string,
   storedIn: (tails: Message[][], forks: boolean) => Message | null,
   calls?: readonly string[],
+  ifAt?: IfAt,
 ): Promise<{ written: Message[] } | { stored: Message }> {
   let stored: Message | null = null;
   const written = await appendWhere(ctx, ref, batchFields(ctx, input), {
     after: afterId,
     afterCalls: calls,
+    ifAt,
     // Run again with the unit when the store runs it again: the last run's is what the committed unit saw.
     unlessStored: (tails, forks) => (stored = storedIn(tails, forks)) !== null,
   });
