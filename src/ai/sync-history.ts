@@ -83,7 +83,10 @@ export interface SyncOptions {
   sameAs?: (content: unknown) => unknown;
   /** The stored message the list's new messages follow, on its own lineage (see `saveChat`'s `after`). */
   after?: string;
-  /** The ids of the tool calls a message names: the answer's own calls tell its branch where several end at `after`. */
+  /**
+   * The ids of the tool calls a message names: the answer's own calls tell its branch where several end at `after`,
+   * and a call only another branch holds tells a list copied from that branch (see `refuseOffLineage`).
+   */
   callsOf?: (message: MessageInput) => string[];
   /** The save's precondition (as any write's `ifAt`): the session's current branch (and head) the list was read at. */
   ifAt?: IfAt;
@@ -138,6 +141,7 @@ async function syncOnce(s: SessionHandle, inputs: MessageInput[], options: SyncO
   // Everything to be written is checked before the first write: a bad message leaves the history as it was.
   const { ctx } = sessionEngine(s);
   for (let i = kept; i < inputs.length; i++) messageFields(ctx, inputs[i], `messages[${i}]`);
+  await refuseOffLineage(s, history, stored, kept, inputs, options);
   const changed = kept < stored.length && kept < inputs.length;
   const continued = changed && kept === stored.length - 1 && options.continues?.(stored[kept]!.latest, inputs[kept]!) === true;
   const appending = inputs.length - kept - (changed && !continued ? 1 : 0);
@@ -220,6 +224,50 @@ function keeps(m: Message, input: MessageInput, options: SyncOptions): boolean {
   const { role, content } = comparable(m, options);
   const next = comparable(input, options);
   return role === next.role && isDeepStrictEqual(content, next.content);
+}
+
+/**
+ * Refuses (`ConflictError` `SESSION_MOVED`, nothing written) a list whose messages from `kept` on name, by id or by
+ * tool call, a message that only another branch holds: a list copied from a conversation the session moved away from
+ * (another tab rolled back, edited or switched; the model rolled back through `aiCheckpointTools`). Saved, its copies
+ * would show calls as done that the current branch does not hold. An id the current lineage holds too (an edited
+ * message keeps its id) is no such copy. Looked for where the list leaves the current lineage: what follows its last
+ * kept message on every branch.
+ */
+async function refuseOffLineage(
+  s: SessionHandle,
+  history: Message[],
+  stored: StoredMessage[],
+  kept: number,
+  inputs: MessageInput[],
+  options: SyncOptions,
+): Promise<void> {
+  const callsOf = options.callsOf ?? (() => []);
+  const rest = inputs.slice(kept);
+  if (!rest.some((m) => m.clientId !== undefined || callsOf(m).length > 0)) return;
+  const anchor = kept > 0 ? stored[kept - 1]!.latest.id : null;
+  const tails = await sessionEngine(s).run((ctx, ref) => messagesAfter(ctx, ref, anchor));
+  const onLineage = new Set(history.map((m) => m.id));
+  const named = (m: Message) => [m.id, ...(m.clientId !== null ? [m.clientId] : [])];
+  const callsIn = (m: Message) => callsOf({ role: m.role, content: m.content });
+  const ids = new Set(history.flatMap(named));
+  const calls = new Set(history.flatMap(callsIn));
+  const off = tails.flat().filter((m) => !onLineage.has(m.id));
+  const offIds = new Set(off.flatMap(named).filter((id) => !ids.has(id)));
+  const offCalls = new Set(off.flatMap(callsIn).filter((id) => !calls.has(id)));
+  if (offIds.size === 0 && offCalls.size === 0) return;
+  for (const [i, m] of rest.entries()) {
+    const byId = m.clientId !== undefined && offIds.has(m.clientId);
+    const call = callsOf(m).find((id) => offCalls.has(id));
+    if (!byId && call === undefined) continue;
+    const what = byId ? `message ${JSON.stringify(m.clientId)}` : `tool call ${JSON.stringify(call)}`;
+    throw new ConflictError(
+      `messages[${kept + i}] (${what}) is not in the session's current conversation but on another branch: the session ` +
+        "moved on from this list (a rollback, an edit or a branch switch made elsewhere, or a rollback the model made); " +
+        "nothing was written: load the chat again (loadChat) and send from there",
+      "SESSION_MOVED",
+    );
+  }
 }
 
 const same = (m: Message, input: MessageInput, options: SyncOptions): boolean =>

@@ -145,7 +145,7 @@ describe("a client list the session moved away from", () => {
   });
 
   it("another tab rolled back: the stale tab's next question is refused, nothing copied; loaded again it goes on", async () => {
-    for (const withAt of [true]) {
+    for (const withAt of [false, true]) {
       const { fp } = dbs.open();
       const s = await fp.createSession({ userId: "u" });
       const { world, chat } = app(fp, steps4);
@@ -192,5 +192,45 @@ describe("a client list the session moved away from", () => {
       "third",
       "third answer",
     ]);
+  });
+
+  it("the model rolled back (aiCheckpointTools): the next request's copy of the undone turn is refused", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    let checkpointId = "";
+    const rollback = {
+      type: "tool-call" as const,
+      toolCallId: "r1",
+      toolName: "rollback",
+      get input() {
+        return JSON.stringify({ checkpointId });
+      },
+    };
+    const { world, chat } = app(
+      fp,
+      [
+        [call("c1", "put", { k: "a" })],
+        [text("put a")],
+        [call("c2", "put", { k: "b" })],
+        [rollback as unknown as Step[number]],
+        [text("rolled back")],
+        [text("third answer")],
+      ],
+      { checkpointTools: true },
+    );
+    const client = chat(s.id);
+    await client.sendMessage({ text: "put a" });
+    checkpointId = (await s.checkpoint({ name: "after a" })).id;
+    await client.sendMessage({ text: "put b, then roll back" });
+    const rolledBack = await snapshot(s);
+    expect(rolledBack).toMatchObject({ chat: ["put a", "[tool-put:output-available]put a"], track: ["c1"] });
+    expect([...world]).toEqual(["a"]);
+    await client.sendMessage({ text: "third" });
+    expect(client.error?.message).toContain("SESSION_MOVED");
+    expect(await snapshot(s)).toEqual(rolledBack);
+    // A list renamed on the client (its answers' ids not the server's) is known by its tool calls.
+    const renamed = client.messages.slice(0, 4).map((m, i) => (i === 3 ? { ...m, id: "renamed" } : m));
+    await expect(saveChat(s, [...renamed.slice(0, 2), renamed[3]!])).rejects.toMatchObject({ code: "SESSION_MOVED" });
+    expect(await snapshot(s)).toEqual(rolledBack);
   });
 });

@@ -55,18 +55,21 @@ export async function appendAfterUnlessStored(
   return written ? { written } : { stored: stored! };
 }
 
-/** What follows message `afterId` now (see `tailsAfter`), read in a unit of its own: what a save looks at before it writes. */
-export function messagesAfter(ctx: EngineContext, ref: SessionRef, afterId: string): Promise<Message[][]> {
+/**
+ * What follows message `afterId` now (see `tailsAfter`; null: what begins a branch with no message before it), read in
+ * a unit of its own: what a save looks at before it writes.
+ */
+export function messagesAfter(ctx: EngineContext, ref: SessionRef, afterId: string | null): Promise<Message[][]> {
   return ctx.store.read((tx) => messagesAfterUnit(tx, ref, afterId));
 }
 
-function* messagesAfterUnit(tx: Tx, ref: SessionRef, afterId: string): Step<Message[][]> {
+function* messagesAfterUnit(tx: Tx, ref: SessionRef, afterId: string | null): Step<Message[][]> {
   yield* ownedSession(tx, ref.id, ref.userId);
   return yield* tailsAfter(tx, ref.id, afterId);
 }
 
 /** What follows message `afterId`: each message after it, on any branch, with the messages after that one on its branch. */
-function* tailsAfter(tx: Tx, sessionId: string, afterId: string): Step<Message[][]> {
+function* tailsAfter(tx: Tx, sessionId: string, afterId: string | null): Step<Message[][]> {
   const tails: Message[][] = [];
   for (const first of yield* tx.versionsAfter(sessionId, afterId)) {
     const tail: Message[] = [];
