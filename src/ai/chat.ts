@@ -118,6 +118,10 @@ function continuesAnswer(stored: Message, next: MessageInput): boolean {
  * version of what follows the question there, and the session stays where the user put it. The same list saved again
  * is stored once; an answer equal to one stored on another branch (a regenerated answer in the same words) is another
  * answer unless its id or its tool calls tell otherwise.
+ * An earlier message whose `metadata` only changed (a thumbs-up) is kept as stored: no fork, no call undone, the change
+ * not stored. A list holding a message that, by its id or a tool call it names, is only on another branch (a stale tab
+ * after a rollback, edit or switch elsewhere; a rollback the model made) is refused, `ConflictError` `SESSION_MOVED`,
+ * nothing written: load the chat again. `{ ifAt }` refuses the save the same way once the session left that branch.
  * @example const saved = await saveChat(s, messages); ...; await saveChat(s, [...messages, answer], { after: saved.lastMessageId })
  */
 export async function saveChat<M extends UIMessage<any, any, any>>(
