@@ -141,7 +141,7 @@ async function syncOnce(s: SessionHandle, inputs: MessageInput[], options: SyncO
   // Everything to be written is checked before the first write: a bad message leaves the history as it was.
   const { ctx } = sessionEngine(s);
   for (let i = kept; i < inputs.length; i++) messageFields(ctx, inputs[i], `messages[${i}]`);
-  await refuseOffLineage(s, history, stored, kept, inputs, options);
+  if (!(await refuseOffLineage(s, readOn, history, stored, kept, inputs, options))) return null;
   const changed = kept < stored.length && kept < inputs.length;
   const continued = changed && kept === stored.length - 1 && options.continues?.(stored[kept]!.latest, inputs[kept]!) === true;
   const appending = inputs.length - kept - (changed && !continued ? 1 : 0);
@@ -232,19 +232,20 @@ function keeps(m: Message, input: MessageInput, options: SyncOptions): boolean {
  * (another tab rolled back, edited or switched; the model rolled back through `aiCheckpointTools`). Saved, its copies
  * would show calls as done that the current branch does not hold. An id the current lineage holds too (an edited
  * message keeps its id) is no such copy. Looked for where the list leaves the current lineage: what follows its last
- * kept message on every branch.
+ * kept message on every branch but the one read (`readOn`). False when the session left that branch since: read again.
  */
 async function refuseOffLineage(
   s: SessionHandle,
+  readOn: string,
   history: Message[],
   stored: StoredMessage[],
   kept: number,
   inputs: MessageInput[],
   options: SyncOptions,
-): Promise<void> {
+): Promise<boolean> {
   const callsOf = options.callsOf ?? (() => []);
   const rest = inputs.slice(kept);
-  if (!rest.some((m) => m.clientId !== undefined || callsOf(m).length > 0)) return;
+  if (!rest.some((m) => m.clientId !== undefined || callsOf(m).length > 0)) return true;
   const anchor = kept > 0 ? stored[kept - 1]!.latest.id : null;
   const tails = await sessionEngine(s).run((ctx, ref) => messagesAfter(ctx, ref, anchor));
   const onLineage = new Set(history.map((m) => m.id));
@@ -252,14 +253,17 @@ async function refuseOffLineage(
   const callsIn = (m: Message) => callsOf({ role: m.role, content: m.content });
   const ids = new Set(history.flatMap(named));
   const calls = new Set(history.flatMap(callsIn));
-  const off = tails.flat().filter((m) => !onLineage.has(m.id));
+  // Read after the history: what was appended to the branch read since (another server saving the same list) is no copy.
+  const off = tails.flat().filter((m) => m.branchId !== readOn && !onLineage.has(m.id));
   const offIds = new Set(off.flatMap(named).filter((id) => !ids.has(id)));
   const offCalls = new Set(off.flatMap(callsIn).filter((id) => !calls.has(id)));
-  if (offIds.size === 0 && offCalls.size === 0) return;
+  if (offIds.size === 0 && offCalls.size === 0) return true;
   for (const [i, m] of rest.entries()) {
     const byId = m.clientId !== undefined && offIds.has(m.clientId);
     const call = callsOf(m).find((id) => offCalls.has(id));
     if (!byId && call === undefined) continue;
+    // Moved since the read (another server's save of the same list may have forked): read again before judging.
+    if ((await s.info()).currentBranchId !== readOn) return false;
     const what = byId ? `message ${JSON.stringify(m.clientId)}` : `tool call ${JSON.stringify(call)}`;
     throw new ConflictError(
       `messages[${kept + i}] (${what}) is not in the session's current conversation but on another branch: the session ` +
@@ -268,6 +272,7 @@ async function refuseOffLineage(
       "SESSION_MOVED",
     );
   }
+  return true;
 }
 
 const same = (m: Message, input: MessageInput, options: SyncOptions): boolean =>
