@@ -231,6 +231,28 @@ describe.skipIf(!available)("examples/chat-app in Chromium", () => {
     expect(await answers().last().locator(".versions").count()).toBe(0);
   });
 
+  it("a question from a tab another tab moved away from is refused; the tab then shows the chat as it is", async () => {
+    const before = await shown();
+    const other = await browser.newPage();
+    try {
+      await other.goto(page.url());
+      const rollBack = other.locator(".checkpoints li").getByRole("button", { name: "Roll back", exact: true });
+      await rollBack.waitFor();
+      await rollBack.click();
+      await poll(() => other.locator('[data-role="assistant"]').count()).toBe(2);
+    } finally {
+      await other.close();
+    }
+    // This tab still shows the whole chat, and asks on from it: nothing is saved, and it shows where the chat is now.
+    await send("a stale question");
+    await poll(() => page.locator("main > .error").textContent()).toContain("changed in another tab");
+    await poll(() => answers().count()).toBe(2);
+    await idle();
+    expect(await texts(questions())).not.toContain("a stale question");
+    await page.getByRole("button", { name: "Undo", exact: true }).click();
+    await poll(shown).toEqual(before);
+  });
+
   it("shows the same chat, versions and sidebar after a reload", async () => {
     const before = await shown();
     await idle();

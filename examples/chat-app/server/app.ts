@@ -28,8 +28,8 @@ export function chatApp(fp: Forkpoint, model: LanguageModel, todos: TodoList): H
   const view = async (c: Context) => c.json(await chatView(await session(c), todos));
 
   app.post("/api/chat", async (c) => {
-    const { id, messages } = (await c.req.json()) as { id: string; messages: UIMessage[] };
-    return answer(await fp.getSession(id, { userId: userOf(c) }), messages, model, todos);
+    const { id, messages, at } = (await c.req.json()) as { id: string; messages: UIMessage[]; at?: string };
+    return answer(await fp.getSession(id, { userId: userOf(c) }), messages, model, todos, at);
   });
   app.get("/api/sessions", async (c) => c.json(await sidebar(fp, userOf(c))));
   app.post("/api/sessions", async (c) => c.json(await chatView(await fp.createSession({ userId: userOf(c) }), todos)));

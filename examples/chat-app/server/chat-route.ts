@@ -14,9 +14,17 @@ const titleOf = (m: UIMessage | undefined) =>
     .trim()
     .slice(0, 60) ?? "";
 
-export async function answer(s: SessionHandle, messages: UIMessage[], model: LanguageModel, todos: TodoList): Promise<Response> {
+export async function answer(
+  s: SessionHandle,
+  messages: UIMessage[],
+  model: LanguageModel,
+  todos: TodoList,
+  at: string | undefined,
+): Promise<Response> {
   // An edited question or a regenerate request forks here, before the model's tool calls, so they land on the new branch.
-  const asked = await saveChat(s, messages);
+  // Only while the chat is on the branch the page shows (`at`): a tab another tab moved away from (an undo, a rollback,
+  // another version picked) is refused with SESSION_MOVED (409), nothing written, and the page reads the chat again.
+  const asked = await saveChat(s, messages, at ? { ifAt: { branchId: at } } : {});
   if (messages.length === 1) await s.update({ title: titleOf(messages[0]) });
   const toolsContext = todoContext({ sessionId: s.id });
   const result = streamText({

@@ -6,6 +6,8 @@ import type { Todo, TodoList } from "./todos.js";
 
 export interface ChatView {
   id: string;
+  /** The branch shown: the page sends it with its next question (`at`), so a tab another tab moved away from is refused. */
+  branchId: string;
   title: string | null;
   messages: UIMessage[];
   /** The `< 2/3 >` picker of each message, by its UIMessage id: `branchIds[i]` is where version i lives. */
@@ -27,6 +29,7 @@ export async function chatView(s: SessionHandle, todos: TodoList): Promise<ChatV
   for (const m of history) versions[m.clientId ?? m.id] ??= m.versions;
   return {
     id: s.id,
+    branchId: info.currentBranchId,
     title: info.title,
     messages,
     versions,

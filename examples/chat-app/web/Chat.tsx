@@ -1,6 +1,7 @@
 // One chat: useChat streams the answers; versions, undo/redo and rollback are forkpoint moves that return the new view.
 import { useChat } from "@ai-sdk/react";
-import { useEffect, useState, type FormEvent } from "react";
+import { DefaultChatTransport } from "ai";
+import { useEffect, useMemo, useRef, useState, type FormEvent } from "react";
 import { api, type ChatView, type Move } from "./api";
 import { MessageItem } from "./MessageItem";
 
@@ -11,9 +12,23 @@ interface Props {
 }
 
 export function Chat({ view, onView, onError }: Props) {
-  const { messages, sendMessage, regenerate, setMessages, status, stop, error } = useChat({
+  // Each request says which branch the page shows: the server refuses it (SESSION_MOVED) once another tab moved the chat.
+  const shown = useRef(view.branchId);
+  shown.current = view.branchId;
+  const transport = useMemo(() => new DefaultChatTransport({ body: () => ({ at: shown.current }) }), []);
+  const { messages, sendMessage, regenerate, setMessages, status, stop, error, clearError } = useChat({
     id: view.id,
     messages: view.messages,
+    transport,
+    // Refused because another tab moved the chat: show it as it is now (the question was not saved), and say why.
+    onError: (e) => {
+      if (!e.message.includes("SESSION_MOVED")) return;
+      void api.view(view.id).then((now) => {
+        onView(now);
+        clearError();
+        onError(new Error("This chat changed in another tab: here it is as it is now. Nothing was sent: ask again."));
+      }, onError);
+    },
     // The answer is saved before its stream ends: the chat read now has it, with its versions. (A stopped answer is
     // saved as the server's stream is cancelled, maybe after this: the page keeps what it shows.)
     onFinish: ({ isAbort }) => {
