@@ -170,6 +170,31 @@ describe("a client list the session moved away from", () => {
     }
   });
 
+  it("another tab edited a question or picked another version: the stale tab's list is refused; an edit is not", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    const q = (id: string, t: string): UIMessage => ({ id, role: "user", parts: [{ type: "text", text: t }] });
+    const a = (id: string, t: string): UIMessage => ({ id, role: "assistant", parts: [{ type: "text", text: t }] });
+    const tabA = [q("q1", "one?"), a("a1", "one."), q("q2", "two?"), a("a2", "two.")];
+    await saveChat(s, tabA);
+    const root = (await s.info()).currentBranchId;
+    // Tab B edits q2 (useChat's edit keeps the message's id): a new version, the old one and its answer on the root.
+    expect(await saveChat(s, [...tabA.slice(0, 2), q("q2", "two, really?")])).toMatchObject({ forked: "edit" });
+    const edited = await snapshot(s);
+    // Tab A, still showing the old q2 and its answer, asks on: refused, nothing written.
+    await expect(saveChat(s, [...tabA, q("q3", "three?")])).rejects.toMatchObject({ code: "SESSION_MOVED" });
+    expect(await snapshot(s)).toEqual(edited);
+    // Tab B edits q2 again: its id is on the current branch too, so this is an edit, not a stale copy.
+    expect(await saveChat(s, [...tabA.slice(0, 2), q("q2", "two, at last?")])).toMatchObject({ forked: "edit" });
+    await saveChat(s, [...tabA.slice(0, 2), q("q2", "two, at last?"), a("a2b", "two at last.")]);
+    // Tab B picks the first version again; a tab showing the last one asks on: refused.
+    const last = await loadChat(s);
+    await s.switchBranch(root);
+    await expect(saveChat(s, [...last, q("q4", "four?")])).rejects.toMatchObject({ code: "SESSION_MOVED" });
+    // The tab showing the first version asks on: appended.
+    expect(await saveChat(s, [...tabA, q("q3", "three?")])).toMatchObject({ appended: 1, forked: null });
+  });
+
   it("a thumbs-up on an earlier answer (its metadata only) forks nothing and undoes no call", async () => {
     const { fp } = dbs.open();
     const s = await fp.createSession({ userId: "u" });
