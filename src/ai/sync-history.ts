@@ -257,6 +257,9 @@ async function refuseOffLineage(
   const off = tails.flat().filter((m) => m.branchId !== readOn && !onLineage.has(m.id));
   const offIds = new Set(off.flatMap(named).filter((id) => !ids.has(id)));
   const offCalls = new Set(off.flatMap(callsIn).filter((id) => !calls.has(id)));
+  // A call the current lineage made is this conversation's, whatever else holds its id: a model that numbers its calls
+  // per response (`call_0`) names a regenerated answer's calls as the old answer's.
+  if (offCalls.size > 0) for (const t of await s.toolTrack()) if (t.callId !== null) offCalls.delete(t.callId);
   if (offIds.size === 0 && offCalls.size === 0) return true;
   for (const [i, m] of rest.entries()) {
     const byId = m.clientId !== undefined && offIds.has(m.clientId);

@@ -195,6 +195,42 @@ describe("a client list the session moved away from", () => {
     expect(await saveChat(s, [...tabA, q("q3", "three?")])).toMatchObject({ appended: 1, forked: null });
   });
 
+  it("a model reusing call ids (call_0 per response): a regenerated answer saved without `after` is no stale copy", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    const world = new Set<string>();
+    const put = tool({ inputSchema: z.object({ k: z.string() }), execute: async ({ k }) => (world.add(k), k) });
+    const model = scriptedStreamModel([
+      [call("call_0", "put", { k: "a" })],
+      [text("put a")],
+      [call("call_0", "put", { k: "b" })],
+      [text("put b")],
+    ]);
+    // A route that saves the request's messages, then the whole list in onEnd without `after`.
+    const route = async (req: Request): Promise<Response> => {
+      const { messages } = (await req.json()) as { messages: UIMessage[] };
+      await saveChat(s, messages);
+      const result = streamText({
+        model,
+        messages: await convertToModelMessages(messages),
+        tools: undoableTools(s, { put }, { put: ({ args }) => void world.delete(args.k) }),
+        stopWhen: isStepCount(5),
+      });
+      return result.toUIMessageStreamResponse({
+        originalMessages: messages,
+        generateMessageId: createIdGenerator({ prefix: "msg", size: 16 }),
+        onEnd: async ({ messages: all }) => void (await saveChat(s, all)),
+      });
+    };
+    const client = new TestChat({ id: s.id, route });
+    await client.sendMessage({ text: "put something" });
+    await client.regenerate();
+    expect(client.error).toBeUndefined();
+    expect((await loadChat(s)).map(words)).toEqual(["put something", "[tool-put:output-available]put b"]);
+    expect((await s.toolTrack()).map((t) => t.callId)).toEqual(["call_0"]);
+    expect([...world]).toEqual(["b"]);
+  });
+
   it("a thumbs-up on an earlier answer (its metadata only) forks nothing and undoes no call", async () => {
     const { fp } = dbs.open();
     const s = await fp.createSession({ userId: "u" });
