@@ -17,7 +17,7 @@ import type { MoveOptions } from "../models/inputs.js";
 import type { Message, MessageInput } from "../models/types.js";
 import { selfMove } from "../adapters/loop-guard.js";
 import { batchFields } from "../sessions/writes/message-fields.js";
-import { CAUSED_CALLS_KEY } from "../sessions/edit-point.js";
+import { CAUSED_AFTER_KEY, CAUSED_CALLS_KEY } from "../sessions/edit-point.js";
 import { forkAfter } from "../sessions/fork-after.js";
 import { canonicalJson } from "../sessions/integrity/hashes.js";
 import { replaceTail, type TailReplacement } from "../sessions/replace-tail.js";
@@ -65,14 +65,18 @@ const inputKey = (input: MessageInput): string => canonicalJson(input.content);
 const storedKey = (m: Message): string => (m.metadata?.openaiAgentsItem === true ? canonicalJson(m.content) : itemKey(toItem(m)));
 
 /**
- * The messages of items written together, the first naming the function calls among them as caused by it: the Runner
- * saves a run's input once the run's tool calls have run, journaled before it, and an edit of the input (`s.edit`, a
- * chat's "edit message", the CLI, the web view) then forks before them, so they are undone with it.
+ * The messages of items written together, the first naming the function calls among them as caused by it, and the
+ * message the run read last as it started (`after`, null: none; undefined: not known): the Runner saves a run's input
+ * once the run's tool calls have run, journaled before it, and an edit of the input (`s.edit`, a chat's "edit
+ * message", the CLI, the web view) then forks before them (those after `after`), so they are undone with it, or is
+ * refused when another run's or writer's message landed after them.
  */
-function withCausedCalls(inputs: MessageInput[], items: readonly AgentInputItem[]): MessageInput[] {
+function withCausedCalls(inputs: MessageInput[], items: readonly AgentInputItem[], after: string | null | undefined): MessageInput[] {
   const callIds = functionCallIds(items);
   if (callIds.length === 0 || inputs.length === 0) return inputs;
-  return [{ ...inputs[0]!, metadata: { ...ITEM_MARK, [CAUSED_CALLS_KEY]: callIds } }, ...inputs.slice(1)];
+  const caused: JsonObject =
+    after === undefined ? { [CAUSED_CALLS_KEY]: callIds } : { [CAUSED_CALLS_KEY]: callIds, [CAUSED_AFTER_KEY]: after };
+  return [{ ...inputs[0]!, metadata: { ...ITEM_MARK, ...caused } }, ...inputs.slice(1)];
 }
 
 /** The `callId`s of the function calls among the items, each once. */
@@ -113,6 +117,12 @@ export class ForkpointSession implements Session, RunContextAwareSession, Sessio
   #branch: string | null = null;
   /** This memory as its runs' tools see it. */
   readonly #memory: RunMemory;
+  /**
+   * Per run (its run context): the last message the run read as it started, or wrote since (null: none). The run's
+   * tool calls are journaled after it: its input names it, so that an edit of the input finds them all, wherever the
+   * items of other runs on this memory landed meanwhile.
+   */
+  readonly #runs = new WeakMap<object, string | null>();
 
   constructor(session: SessionHandle, options: { moveOptions?: MoveOptions } = {}) {
     if (!(session instanceof SessionHandle))
@@ -135,6 +145,9 @@ export class ForkpointSession implements Session, RunContextAwareSession, Sessio
     const { branchId, messages } = await sessionEngine(this.#s).run((ctx, ref) => currentHistory(ctx, ref));
     this.#served = { branchId, lastMessageId: messages.at(-1)?.id ?? null };
     this.#branch = branchId;
+    // A run's first read (the Runner reads again as it saves a run an output guardrail stopped: that is not its start).
+    if (typeof runContext === "object" && runContext !== null && !this.#runs.has(runContext))
+      this.#runs.set(runContext, this.#served.lastMessageId);
     const kept = limit === undefined ? messages : limit === 0 ? [] : messages.slice(-limit);
     return kept.map(toItem);
   }
@@ -153,16 +166,34 @@ export class ForkpointSession implements Session, RunContextAwareSession, Sessio
     const inputs = withCausedCalls(
       items.map((item, i) => toInput(item, `items[${i}]`)),
       items,
+      this.#runStart(runContext),
     );
     const served = this.#served;
     if (served) {
       this.#served = await sessionEngine(this.#s).run((ctx, ref) =>
         appendServed(ctx, ref, batchFields(ctx, inputs), served, functionCallIds(items)),
       );
+      this.#ranTo(runContext, this.#served?.lastMessageId);
       return;
     }
     const last = (await this.#s.append(inputs)).at(-1)!;
     this.#served = { branchId: last.branchId, lastMessageId: last.id };
+    this.#ranTo(runContext, last.id);
+  }
+
+  /**
+   * Where the calls of the run writing now were journaled after: the last message it read as it started or wrote
+   * since; for a write outside a run, the last this memory read or wrote (undefined: not known).
+   */
+  #runStart(runContext: RunContext | undefined): string | null | undefined {
+    if (typeof runContext === "object" && runContext !== null && this.#runs.has(runContext)) return this.#runs.get(runContext);
+    return this.#served ? this.#served.lastMessageId : undefined;
+  }
+
+  /** The run wrote up to that message: what it writes next was caused after it. */
+  #ranTo(runContext: RunContext | undefined, lastMessageId: string | null | undefined): void {
+    if (typeof runContext === "object" && runContext !== null && typeof lastMessageId === "string")
+      this.#runs.set(runContext, lastMessageId);
   }
 
   /**
@@ -216,7 +247,7 @@ export class ForkpointSession implements Session, RunContextAwareSession, Sessio
     const transaction: SessionHistoryTransaction | null = typeof args.transaction === "object" ? args.transaction : null;
     if (transaction?.type === "append_items") {
       const inputs = itemsOf(transaction.items, "transaction.items").map((item, i) => toInput(item, `transaction.items[${i}]`));
-      const messages = withCausedCalls(inputs, transaction.items);
+      const messages = withCausedCalls(inputs, transaction.items, this.#runStart(runContext));
       const request = { id, verb: TRANSACTION_VERB, args: { type: "append_items", items: inputs.map(inputKey) } };
       const served = this.#served;
       // The Runner saves a run an output guardrail stopped this way: its items follow what the run read, as addItems'.
@@ -227,9 +258,10 @@ export class ForkpointSession implements Session, RunContextAwareSession, Sessio
         );
         // A retry of an operation applied where it did not say (from a session never read): what was read still holds.
         if (last) this.#served = last;
+        this.#ranTo(runContext, last?.lastMessageId);
         return;
       }
-      await this.#replace({ count: 0, messages }, request);
+      this.#ranTo(runContext, (await this.#replace({ count: 0, messages }, request))?.messages.at(-1)?.id);
       return;
     }
     if (transaction?.type !== "replace_suffix") throw new ValidationError("transaction.type", 'must be "append_items" or "replace_suffix"');
@@ -250,8 +282,15 @@ export class ForkpointSession implements Session, RunContextAwareSession, Sessio
         );
     };
     const request = { id, verb: TRANSACTION_VERB, args: { type: "replace_suffix", expectedSuffix: expected, replacement: replacing } };
-    const written = withCausedCalls(inputs.slice(keep), (transaction.replacement as AgentInputItem[]).slice(keep));
-    await this.#replace({ count: expected.length, keep, messages: written, check }, request);
+    const written = withCausedCalls(
+      inputs.slice(keep),
+      (transaction.replacement as AgentInputItem[]).slice(keep),
+      this.#runStart(runContext),
+    );
+    this.#ranTo(
+      runContext,
+      (await this.#replace({ count: expected.length, keep, messages: written, check }, request))?.messages.at(-1)?.id,
+    );
   }
 
   /**

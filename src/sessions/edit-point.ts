@@ -1,5 +1,7 @@
 // Where an edit of a message forks: just before it, or before the tool calls it caused that were journaled first.
+import { ConflictError } from "../models/errors.js";
 import type { BranchRow, EntryRow, Step, Tx } from "../store/port/index.js";
+import { entryAt } from "./log/lineage.js";
 import { messageBefore } from "./versions.js";
 
 /**
@@ -10,30 +12,74 @@ import { messageBefore } from "./versions.js";
 export const CAUSED_CALLS_KEY = "forkpointCausedCalls";
 
 /**
+ * The message metadata key naming where the calls of `CAUSED_CALLS_KEY` may lie: after that message (the last one the
+ * run read as it started; null: a run that read an empty conversation). Without it, after the message before.
+ */
+export const CAUSED_AFTER_KEY = "forkpointCausedAfter";
+
+/**
  * The position an edit of `message` (on `branch`'s lineage) forks at: just before it, or, when its metadata names
- * caused calls (`CAUSED_CALLS_KEY`), just before the earliest tool call of its lineage between the message before it
- * and itself whose `callId` is named. Only tool calls and state changes are passed over, never a message: a name that
- * matches nothing there (another session's call, a call before the message before it) changes nothing.
+ * caused calls (`CAUSED_CALLS_KEY`), just before the earliest tool call of its lineage whose `callId` is named, among
+ * those after the message `CAUSED_AFTER_KEY` names (when that message is on its lineage; else after the message
+ * before it) and before itself. Only tool calls and state changes are passed over, never a message: when a message
+ * lies between the earliest named call and `message` (another run or writer added it while the run ran), the edit
+ * is refused (`ConflictError` `RUN_INTERLEAVED`), since forking before the calls would leave that message out and
+ * forking just before `message` would leave the calls applied. A name that matches no call there changes nothing.
  */
 export function* editForkPosition(tx: Tx, branch: BranchRow, message: EntryRow): Step<number> {
   const before = message.position - 1;
   const caused = causedCalls(message.metadata);
-  if (caused.size === 0) return before;
-  const from = (yield* messageBefore(tx, branch, message.position))?.position ?? 0;
+  if (caused === null) return before;
+  const from =
+    (yield* causedAfter(tx, branch, message, caused.after)) ?? (yield* messageBefore(tx, branch, message.position))?.position ?? 0;
+  let earliest: EntryRow | undefined;
   for (const segment of yield* tx.lineage(branch.id, before)) {
     if (segment.upTo <= from) continue;
     const range = { branchId: segment.branchId, after: Math.max(segment.after, from), upTo: Math.min(segment.upTo, before) };
-    for (const row of yield* tx.segmentEntries(range))
-      if (row.kind === "tool" && row.callId !== null && caused.has(row.callId)) return row.position - 1;
+    for (const row of yield* tx.segmentEntries(range)) {
+      if (!earliest && row.kind === "tool" && row.callId !== null && caused.ids.has(row.callId)) earliest = row;
+      else if (earliest && row.kind === "message") throw interleaved(message, earliest, row);
+    }
   }
-  return before;
+  return earliest ? earliest.position - 1 : before;
 }
 
-/** The call ids a message's metadata names as caused (none when it names none, or names them in another shape). */
-function causedCalls(metadata: string | null): Set<string> {
+/**
+ * The position of the message a caused-after name points at, when it is a message of `branch`'s lineage before
+ * `message` (0 for null: the conversation's start); undefined when not named, or named elsewhere (then the message
+ * before bounds the search, as when not named).
+ */
+function* causedAfter(tx: Tx, branch: BranchRow, message: EntryRow, after: string | null | undefined): Step<number | undefined> {
+  if (after === undefined) return undefined;
+  if (after === null) return 0;
+  const named = yield* tx.getEntry(after);
+  if (!named || named.kind !== "message" || named.position >= message.position) return undefined;
+  return (yield* entryAt(tx, branch, named.position))?.id === named.id ? named.position : undefined;
+}
+
+function interleaved(message: EntryRow, call: EntryRow, other: EntryRow): ConflictError {
+  return new ConflictError(
+    `message ${JSON.stringify(message.id)} started a run whose tool call ${JSON.stringify(call.callId)} was made before ` +
+      `message ${JSON.stringify(other.id)} was added (by another run or writer while it ran): editing it would either ` +
+      "leave that message out or leave the run's calls applied, so nothing was changed (roll back to a checkpoint " +
+      "before the run, or edit an earlier message)",
+    "RUN_INTERLEAVED",
+  );
+}
+
+/**
+ * The call ids a message's metadata names as caused, and where they may lie (`after`: undefined when not named);
+ * null when it names none, or names them in another shape.
+ */
+function causedCalls(metadata: string | null): { ids: Set<string>; after: string | null | undefined } | null {
   // Most messages name none: their metadata is not parsed.
-  if (metadata === null || !metadata.includes(`"${CAUSED_CALLS_KEY}"`)) return new Set();
+  if (metadata === null || !metadata.includes(`"${CAUSED_CALLS_KEY}"`)) return null;
   const parsed: unknown = JSON.parse(metadata);
-  const named = typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>)[CAUSED_CALLS_KEY] : undefined;
-  return new Set(Array.isArray(named) ? named.filter((id): id is string => typeof id === "string") : []);
+  if (typeof parsed !== "object" || parsed === null) return null;
+  const o = parsed as Record<string, unknown>;
+  const named = o[CAUSED_CALLS_KEY];
+  const ids = new Set(Array.isArray(named) ? named.filter((id): id is string => typeof id === "string") : []);
+  if (ids.size === 0) return null;
+  const after = o[CAUSED_AFTER_KEY];
+  return { ids, after: after === null || typeof after === "string" ? after : undefined };
 }
