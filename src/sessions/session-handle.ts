@@ -344,7 +344,10 @@ export class SessionHandle {
     return this.#run((ctx, ref) => diffFiles(ctx, ref, checkpointId, target, options));
   }
 
-  /** What a rollback (`{ checkpointId }`), switch (`{ branchId }`) or edit (`{ messageId }`) would do, without doing it. */
+  /**
+   * What a rollback (`{ checkpointId }`), switch (`{ branchId }`) or edit (`{ messageId }`) would do, without doing it
+   * (an edit `edit` would refuse, `RUN_INTERLEAVED`, is refused here too).
+   */
   plan(target: PlanTarget): Promise<MovePlan> {
     return this.#run((ctx, ref) => plan(ctx, ref, target));
   }
@@ -364,7 +367,8 @@ export class SessionHandle {
   /**
    * A new version of a message: a branch forked just before it, with `next` appended, made current (a message whose
    * metadata names, under `forkpointCausedCalls`, tool calls it caused that were journaled before it, as the Agents
-   * adapter's run inputs do, forks before the earliest of them instead, so they are undone with it). `next.role`
+   * adapter's run inputs do, forks before the earliest of them instead, so they are undone with it; when another
+   * writer's message lies between them and it, the edit is refused: `ConflictError` `RUN_INTERLEAVED`). `next.role`
    * defaults to the original's. With `{ checkpoint: { name } }` a checkpoint at the new message is written in the
    * same transaction (`result.checkpoint`); in a session with a workspace it captures the files as the move left
    * them, as `checkpoint()` does.
