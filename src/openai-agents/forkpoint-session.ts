@@ -209,9 +209,10 @@ export class ForkpointSession implements Session, RunContextAwareSession, Sessio
    * Removes the last item: a new branch forked right after the item before it becomes current (the old branch keeps
    * it), so tool calls made between the two are undone with it. The item is read in the transaction that forks: an
    * item added meanwhile (by another handle, process or server) is either the one popped or stays. The Runner saves a
-   * run's items once the run is over, after its tool calls: popping a run's items back to and including its input
-   * undoes them, and so does an edit of the input (its message names the calls the run made). `undefined` when there
-   * is no item.
+   * run's items once the run is over, after its tool calls: popping its answer, results and calls leaves the calls
+   * applied; popping back to and including its input undoes them, and so does an edit of the input (its message names
+   * the calls the run made). Both are refused (`ConflictError` `RUN_INTERLEAVED`, nothing changed) when another
+   * writer's message landed after the run's calls and before its input. `undefined` when there is no item.
    */
   async popItem(runContext?: RunContext): Promise<AgentInputItem | undefined> {
     useMemory(runContext, this.#memory);

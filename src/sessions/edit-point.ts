@@ -17,6 +17,9 @@ export const CAUSED_CALLS_KEY = "forkpointCausedCalls";
  */
 export const CAUSED_AFTER_KEY = "forkpointCausedAfter";
 
+/** What the search needs of the message edited or popped. */
+type CausingMessage = Pick<EntryRow, "id" | "position" | "metadata">;
+
 /**
  * The position an edit of `message` (on `branch`'s lineage) forks at: just before it, or, when its metadata names
  * caused calls (`CAUSED_CALLS_KEY`), just before the earliest tool call of its lineage whose `callId` is named, among
@@ -26,7 +29,7 @@ export const CAUSED_AFTER_KEY = "forkpointCausedAfter";
  * is refused (`ConflictError` `RUN_INTERLEAVED`), since forking before the calls would leave that message out and
  * forking just before `message` would leave the calls applied. A name that matches no call there changes nothing.
  */
-export function* editForkPosition(tx: Tx, branch: BranchRow, message: EntryRow): Step<number> {
+export function* editForkPosition(tx: Tx, branch: BranchRow, message: CausingMessage): Step<number> {
   const before = message.position - 1;
   const caused = causedCalls(message.metadata);
   if (caused === null) return before;
@@ -45,11 +48,22 @@ export function* editForkPosition(tx: Tx, branch: BranchRow, message: EntryRow):
 }
 
 /**
+ * Refuses, as an edit of it would be (`RUN_INTERLEAVED`), a move that takes `message` (a message of the current
+ * branch's lineage) off the conversation by forking right after the message before it (a pop, a replaced suffix)
+ * when the calls it names as caused lie before another writer's message: they would stay applied. Otherwise that fork
+ * undoes them already (they lie after the message before it).
+ */
+export function* assertCausedCallsPassable(tx: Tx, branchId: string, message: CausingMessage): Step<void> {
+  if (causedCalls(message.metadata) === null) return;
+  yield* editForkPosition(tx, (yield* tx.getBranch(branchId))!, message);
+}
+
+/**
  * The position of the message a caused-after name points at, when it is a message of `branch`'s lineage before
  * `message` (0 for null: the conversation's start); undefined when not named, or named elsewhere (then the message
  * before bounds the search, as when not named).
  */
-function* causedAfter(tx: Tx, branch: BranchRow, message: EntryRow, after: string | null | undefined): Step<number | undefined> {
+function* causedAfter(tx: Tx, branch: BranchRow, message: CausingMessage, after: string | null | undefined): Step<number | undefined> {
   if (after === undefined) return undefined;
   if (after === null) return 0;
   const named = yield* tx.getEntry(after);
@@ -57,7 +71,7 @@ function* causedAfter(tx: Tx, branch: BranchRow, message: EntryRow, after: strin
   return (yield* entryAt(tx, branch, named.position))?.id === named.id ? named.position : undefined;
 }
 
-function interleaved(message: EntryRow, call: EntryRow, other: EntryRow): ConflictError {
+function interleaved(message: CausingMessage, call: EntryRow, other: EntryRow): ConflictError {
   return new ConflictError(
     `message ${JSON.stringify(message.id)} started a run whose tool call ${JSON.stringify(call.callId)} was made before ` +
       `message ${JSON.stringify(other.id)} was added (by another run or writer while it ran): editing it would either ` +

@@ -12,6 +12,7 @@ import { toMessage } from "./core/rows.js";
 import { headOfEntry } from "./core/head.js";
 import { writeMessages, type EntryFields } from "./log/writer.js";
 import { forkSpec } from "./fork-after.js";
+import { assertCausedCallsPassable } from "./edit-point.js";
 import { performMove } from "./moves/move.js";
 import type { BaseMoveSpec, MoveOutcome } from "./moves/move-spec.js";
 import { applyOnce, recordRequest, requestOf, type AnswerCodec } from "./requests/ledger.js";
@@ -122,6 +123,8 @@ function* prepareFork(tx: Tx, session: SessionRow, state: ForkState): Step<BaseM
   const tail = rows.slice(Math.max(0, rows.length - r.count)).map(toMessage);
   if (r.check?.(tail) === false || tail.length <= keep) throw new Declined();
   const after = keep > 0 ? tail[keep - 1]! : rows.length > r.count ? toMessage(rows[0]!) : null;
+  // A run's input taken off, its calls journaled before another writer's message: refused, as its edit is.
+  yield* assertCausedCallsPassable(tx, session.currentBranchId, rows[rows.length - tail.length + keep]!);
   const spec = yield* forkSpec(tx, session, after?.id ?? null);
   state.planned = {
     branchId: session.currentBranchId,

@@ -69,23 +69,31 @@ const snapshot = async (s: SessionHandle) => ({
   track: (await s.toolTrack()).map((t) => t.callId),
 });
 
+/**
+ * Runs X and Y at once on one session (one ForkpointSession, or one per handle): the log becomes X0 Y0 X1 Y1, then X's
+ * items, then Y's, each turn waiting for the other run's call before it.
+ */
+async function twoRunsAtOnce(handles: "one ForkpointSession" | "two handles") {
+  const { fp, path } = dbs.open();
+  const s = await fp.createSession({ userId: "u" });
+  const other = handles === "two handles" ? await dbs.open({ path }).fp.getSession(s.id, { userId: "u" }) : s;
+  const world = new Set<string>();
+  let xDone = false;
+  const model = puttingModel(async (input, turn) => {
+    if (input === "X" && turn > 0) await until(() => world.has(`Y${turn - 1}`));
+    if (input === "Y" && turn < 2) await until(() => world.has(`X${turn}`));
+    if (input === "Y" && turn === 2) await until(() => xDone);
+  });
+  const mx = new ForkpointSession(s);
+  const my = handles === "two handles" ? new ForkpointSession(other) : mx;
+  await Promise.all([run(putter(s, world, model), "X", mx).then(() => void (xDone = true)), run(putter(other, world, model), "Y", my)]);
+  return { s, world };
+}
+
 describe("an edit of an Agents run's input, other writers having written during the run", () => {
   for (const handles of ["one ForkpointSession", "two handles"] as const) {
     it(`two runs at once (${handles}): X's input edit undoes all; Y's, whose calls precede X's items, is refused`, async () => {
-      const { fp, path } = dbs.open();
-      const s = await fp.createSession({ userId: "u" });
-      const other = handles === "two handles" ? await dbs.open({ path }).fp.getSession(s.id, { userId: "u" }) : s;
-      const world = new Set<string>();
-      let xDone = false;
-      // The log becomes X0 Y0 X1 Y1, X's items, Y's items: each turn waits for the other run's call before it.
-      const model = puttingModel(async (input, turn) => {
-        if (input === "X" && turn > 0) await until(() => world.has(`Y${turn - 1}`));
-        if (input === "Y" && turn < 2) await until(() => world.has(`X${turn}`));
-        if (input === "Y" && turn === 2) await until(() => xDone);
-      });
-      const mx = new ForkpointSession(s);
-      const my = handles === "two handles" ? new ForkpointSession(other) : mx;
-      await Promise.all([run(putter(s, world, model), "X", mx).then(() => void (xDone = true)), run(putter(other, world, model), "Y", my)]);
+      const { s, world } = await twoRunsAtOnce(handles);
       expect(await brief(s)).toEqual([
         "user:X",
         "function_call",
@@ -120,6 +128,22 @@ describe("an edit of an Agents run's input, other writers having written during 
       expect(world.size).toBe(0);
     });
   }
+
+  it("popping back to the later run's input: its calls stay applied through its items' pops, its input's is refused", async () => {
+    const { s, world } = await twoRunsAtOnce("two handles");
+    const memory = new ForkpointSession(s);
+    // The answer, then each result and call: the calls were journaled before the run's input, so they stay applied.
+    for (let i = 0; i < 5; i++) await memory.popItem();
+    expect((await brief(s)).at(-1)).toBe("user:Y");
+    expect([...world].sort()).toEqual(["X0", "X1", "Y0", "Y1"]);
+    // The input: forking right after X's answer would leave Y's calls applied, forking before them would drop X's items.
+    const before = await snapshot(s);
+    await expect(memory.popItem()).rejects.toMatchObject({ name: "ConflictError", code: "RUN_INTERLEAVED" });
+    expect(await snapshot(s)).toEqual(before);
+    // Cleared: every call is undone.
+    await memory.clearSession();
+    expect(world.size).toBe(0);
+  });
 
   it("a run that started after another's items landed: editing it undoes its calls only, the other's stay", async () => {
     const { fp } = dbs.open();

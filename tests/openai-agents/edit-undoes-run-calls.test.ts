@@ -105,6 +105,23 @@ describe("a forkpoint edit of an Agents run's input", () => {
     });
   }
 
+  it("popItem: a run's calls stay applied while its answer, results and calls are popped, and go with its input", async () => {
+    const dir = tempDir();
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    const model = new ScriptedModel([[functionCall("c1", "write_file", { path: "a.txt" })], [reply("wrote a.txt")]]);
+    const memory = new ForkpointSession(s);
+    await run(writer(s, dir, model), "write a.txt", memory, false);
+    // Journaled before the run's input, the call is not between the items popped and the one before them.
+    for (const type of ["message", "function_call_result", "function_call"]) {
+      expect(((await memory.popItem()) as { type?: string }).type).toBe(type);
+      expect(existsSync(join(dir, "a.txt"))).toBe(true);
+    }
+    expect((await s.summary()).toolCalls).toMatchObject({ applied: 1 });
+    expect(await memory.popItem()).toMatchObject({ role: "user", content: "write a.txt" });
+    expect(existsSync(join(dir, "a.txt"))).toBe(false);
+  });
+
   it("undoes parallel calls of a run an output guardrail stopped (its items saved by a history transaction)", async () => {
     const dir = tempDir();
     const { fp } = dbs.open();
