@@ -2,7 +2,7 @@
 // ForkpointSession, or two handles), or a message another handle added while the run ran. The edit undoes every call
 // the run made, or, when forking before them would leave out a message another run or writer added after them, is
 // refused (ConflictError RUN_INTERLEAVED) with nothing changed: never a fork that leaves some of the run's calls applied.
-import { Agent, Runner, Usage, tool, type Model, type ModelRequest, type ModelResponse } from "@openai/agents";
+import { Agent, Runner, Usage, tool, type Model, type ModelRequest, type ModelResponse, type StreamEvent } from "@openai/agents";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ConflictError, type SessionHandle } from "../../src/index.js";
@@ -22,7 +22,7 @@ async function until(ready: () => boolean): Promise<void> {
  * the call's index, then answers. `gate(input, turn)` holds a turn back until the script allows it.
  */
 function puttingModel(gate: (input: string, turn: number) => Promise<void>): Model {
-  return {
+  const model: Model = {
     async getResponse(request: ModelRequest): Promise<ModelResponse> {
       const items = (Array.isArray(request.input) ? request.input : []) as { role?: string; type?: string; content?: unknown }[];
       const mine = items.slice(items.map((i) => i.role).lastIndexOf("user"));
@@ -32,10 +32,14 @@ function puttingModel(gate: (input: string, turn: number) => Promise<void>): Mod
       const output = turn < 2 ? [functionCall(`c-${input}-${turn}`, "put", { k: `${input}${turn}` })] : [reply(`done ${input}`)];
       return { usage: new Usage(), output };
     },
-    getStreamedResponse: () => {
-      throw new Error("not streamed here");
+    /** Streams each turn as one `response_done` event holding its output. */
+    async *getStreamedResponse(request: ModelRequest): AsyncIterable<StreamEvent> {
+      const { output } = await model.getResponse(request);
+      const usage = { inputTokens: 1, outputTokens: 1, totalTokens: 2 };
+      yield { type: "response_done", response: { id: "resp", usage, output: output as never } };
     },
   };
+  return model;
 }
 
 /** An agent whose `put` tool adds to `world`, undoably on `s`. */
@@ -50,8 +54,13 @@ function putter(s: SessionHandle, world: Set<string>, model: Model): Agent {
   return new Agent({ name: "putter", model, tools: undoableAgentTools(s, [put], undos) });
 }
 
-const run = (agent: Agent, input: string, session: ForkpointSession) =>
-  new Runner({ tracingDisabled: true }).run(agent, input, { session });
+async function run(agent: Agent, input: string, session: ForkpointSession, stream = false): Promise<void> {
+  const runner = new Runner({ tracingDisabled: true });
+  if (!stream) return void (await runner.run(agent, input, { session }));
+  const streamed = await runner.run(agent, input, { session, stream: true });
+  for await (const _ of streamed);
+  await streamed.completed;
+}
 
 const inputOf = async (s: SessionHandle, text: string) =>
   (await s.history()).find((m) => m.role === "user" && (m.content as { content?: unknown }).content === text)!;
@@ -73,7 +82,7 @@ const snapshot = async (s: SessionHandle) => ({
  * Runs X and Y at once on one session (one ForkpointSession, or one per handle): the log becomes X0 Y0 X1 Y1, then X's
  * items, then Y's, each turn waiting for the other run's call before it.
  */
-async function twoRunsAtOnce(handles: "one ForkpointSession" | "two handles") {
+async function twoRunsAtOnce(handles: "one ForkpointSession" | "two handles", stream = false) {
   const { fp, path } = dbs.open();
   const s = await fp.createSession({ userId: "u" });
   const other = handles === "two handles" ? await dbs.open({ path }).fp.getSession(s.id, { userId: "u" }) : s;
@@ -86,14 +95,21 @@ async function twoRunsAtOnce(handles: "one ForkpointSession" | "two handles") {
   });
   const mx = new ForkpointSession(s);
   const my = handles === "two handles" ? new ForkpointSession(other) : mx;
-  await Promise.all([run(putter(s, world, model), "X", mx).then(() => void (xDone = true)), run(putter(other, world, model), "Y", my)]);
+  await Promise.all([
+    run(putter(s, world, model), "X", mx, stream).then(() => void (xDone = true)),
+    run(putter(other, world, model), "Y", my, stream),
+  ]);
   return { s, world };
 }
 
 describe("an edit of an Agents run's input, other writers having written during the run", () => {
-  for (const handles of ["one ForkpointSession", "two handles"] as const) {
-    it(`two runs at once (${handles}): X's input edit undoes all; Y's, whose calls precede X's items, is refused`, async () => {
-      const { s, world } = await twoRunsAtOnce(handles);
+  for (const [handles, stream] of [
+    ["one ForkpointSession", false],
+    ["two handles", false],
+    ["one ForkpointSession", true],
+  ] as const) {
+    it(`two runs at once (${handles}${stream ? ", streamed" : ""}): X's input edit undoes all; Y's is refused`, async () => {
+      const { s, world } = await twoRunsAtOnce(handles, stream);
       expect(await brief(s)).toEqual([
         "user:X",
         "function_call",
