@@ -28,6 +28,8 @@ type CausingMessage = Pick<EntryRow, "id" | "position" | "metadata">;
  * lies between the earliest named call and `message` (another run or writer added it while the run ran), the edit
  * is refused (`ConflictError` `RUN_INTERLEAVED`), since forking before the calls would leave that message out and
  * forking just before `message` would leave the calls applied. A name that matches no call there changes nothing.
+ * Calls journaled right before the earliest one (no message between) that a later message of `branch` names as
+ * caused (a run that ran alongside, its items saved after `message`, which the edit leaves out) are passed too.
  */
 export function* editForkPosition(tx: Tx, branch: BranchRow, message: CausingMessage): Step<number> {
   const before = message.position - 1;
@@ -36,15 +38,44 @@ export function* editForkPosition(tx: Tx, branch: BranchRow, message: CausingMes
   const from =
     (yield* causedAfter(tx, branch, message, caused.after)) ?? (yield* messageBefore(tx, branch, message.position))?.position ?? 0;
   let earliest: EntryRow | undefined;
+  // Calls not named, journaled right before the earliest named one (no message between): another run's, maybe.
+  let others: EntryRow[] = [];
   for (const segment of yield* tx.lineage(branch.id, before)) {
     if (segment.upTo <= from) continue;
     const range = { branchId: segment.branchId, after: Math.max(segment.after, from), upTo: Math.min(segment.upTo, before) };
     for (const row of yield* tx.segmentEntries(range)) {
-      if (!earliest && row.kind === "tool" && row.callId !== null && caused.ids.has(row.callId)) earliest = row;
-      else if (earliest && row.kind === "message") throw interleaved(message, earliest, row);
+      if (earliest) {
+        if (row.kind === "message") throw interleaved(message, earliest, row);
+      } else if (row.kind === "message") others = [];
+      else if (row.kind === "tool" && row.callId !== null) {
+        if (caused.ids.has(row.callId)) earliest = row;
+        else others.push(row);
+      }
     }
   }
-  return earliest ? earliest.position - 1 : before;
+  if (!earliest) return before;
+  const leftOut = others.length === 0 ? undefined : yield* earliestLeftOut(tx, branch, message, others);
+  return (leftOut ?? earliest).position - 1;
+}
+
+/**
+ * The earliest of `calls` (tool calls in position order, just before the fork, no message among them) that a message
+ * after `message` on `branch`'s lineage names as caused: the calls of a run that ran alongside the edited one and
+ * saved its items after it. The edit leaves those items out, so it forks before their calls too, passing no message.
+ */
+function* earliestLeftOut(tx: Tx, branch: BranchRow, message: CausingMessage, calls: EntryRow[]): Step<EntryRow | undefined> {
+  const wanted = new Set(calls.map((c) => c.callId!));
+  const named = new Set<string>();
+  for (const segment of yield* tx.lineage(branch.id)) {
+    if (segment.upTo <= message.position) continue;
+    for (const row of yield* tx.segmentEntries({ ...segment, after: Math.max(segment.after, message.position) })) {
+      if (row.kind !== "message") continue;
+      for (const id of causedCalls(row.metadata)?.ids ?? []) if (wanted.delete(id)) named.add(id);
+      if (wanted.size === 0) break;
+    }
+    if (wanted.size === 0) break;
+  }
+  return calls.find((c) => named.has(c.callId!));
 }
 
 /**

@@ -80,24 +80,24 @@ const snapshot = async (s: SessionHandle) => ({
 
 /**
  * Runs X and Y at once on one session (one ForkpointSession, or one per handle): the log becomes X0 Y0 X1 Y1, then X's
- * items, then Y's, each turn waiting for the other run's call before it.
+ * items, then Y's (Y's first with `ySavesFirst`), each turn waiting for the other run's call before it.
  */
-async function twoRunsAtOnce(handles: "one ForkpointSession" | "two handles", stream = false) {
+async function twoRunsAtOnce(handles: "one ForkpointSession" | "two handles", stream = false, ySavesFirst = false) {
   const { fp, path } = dbs.open();
   const s = await fp.createSession({ userId: "u" });
   const other = handles === "two handles" ? await dbs.open({ path }).fp.getSession(s.id, { userId: "u" }) : s;
   const world = new Set<string>();
-  let xDone = false;
+  const done = new Set<string>();
   const model = puttingModel(async (input, turn) => {
     if (input === "X" && turn > 0) await until(() => world.has(`Y${turn - 1}`));
     if (input === "Y" && turn < 2) await until(() => world.has(`X${turn}`));
-    if (input === "Y" && turn === 2) await until(() => xDone);
+    if (turn === 2 && input === (ySavesFirst ? "X" : "Y")) await until(() => done.has(ySavesFirst ? "Y" : "X"));
   });
   const mx = new ForkpointSession(s);
   const my = handles === "two handles" ? new ForkpointSession(other) : mx;
   await Promise.all([
-    run(putter(s, world, model), "X", mx, stream).then(() => void (xDone = true)),
-    run(putter(other, world, model), "Y", my, stream),
+    run(putter(s, world, model), "X", mx, stream).then(() => void done.add("X")),
+    run(putter(other, world, model), "Y", my, stream).then(() => void done.add("Y")),
   ]);
   return { s, world };
 }
@@ -144,6 +144,26 @@ describe("an edit of an Agents run's input, other writers having written during 
       expect(world.size).toBe(0);
     });
   }
+
+  it("two runs at once, Y's items first: Y's input edit undoes both runs' calls, X's items left out; X's is refused", async () => {
+    const { s, world } = await twoRunsAtOnce("two handles", false, true);
+    expect((await brief(s)).filter((item) => item.startsWith("user"))).toEqual(["user:Y", "user:X"]);
+    const x = await inputOf(s, "X");
+    await expect(s.edit(x.id, { content: "X edited" })).rejects.toMatchObject({ code: "RUN_INTERLEAVED" });
+    expect([...world].sort()).toEqual(["X0", "X1", "Y0", "Y1"]);
+
+    // Y's edit leaves X's items out (they followed Y's): X's calls, journaled among Y's with no message between, go too.
+    expect((await s.plan({ messageId: (await inputOf(s, "Y")).id })).undone.map((c) => c.callId).sort()).toEqual([
+      "c-X-0",
+      "c-X-1",
+      "c-Y-0",
+      "c-Y-1",
+    ]);
+    const y = await s.edit((await inputOf(s, "Y")).id, { content: "Y edited" });
+    expect(y.undone.map((c) => c.callId).sort()).toEqual(["c-X-0", "c-X-1", "c-Y-0", "c-Y-1"]);
+    expect(world.size).toBe(0);
+    expect(await brief(s)).toEqual(["user:Y edited"]);
+  });
 
   it("popping back to the later run's input: its calls stay applied through its items' pops, its input's is refused", async () => {
     const { s, world } = await twoRunsAtOnce("two handles");
