@@ -62,20 +62,38 @@ export function* editForkPosition(tx: Tx, branch: BranchRow, message: CausingMes
  * The earliest of `calls` (tool calls in position order, just before the fork, no message among them) that a message
  * after `message` on `branch`'s lineage names as caused: the calls of a run that ran alongside the edited one and
  * saved its items after it. The edit leaves those items out, so it forks before their calls too, passing no message.
+ * The search reads the lineage a page at a time and ends at the first later input of a run that started after
+ * `message` (what a chat's next run is): runs that ran alongside it saved before that one, as a rule.
  */
 function* earliestLeftOut(tx: Tx, branch: BranchRow, message: CausingMessage, calls: EntryRow[]): Step<EntryRow | undefined> {
   const wanted = new Set(calls.map((c) => c.callId!));
   const named = new Set<string>();
-  for (const segment of yield* tx.lineage(branch.id)) {
-    if (segment.upTo <= message.position) continue;
-    for (const row of yield* tx.segmentEntries({ ...segment, after: Math.max(segment.after, message.position) })) {
-      if (row.kind !== "message") continue;
-      for (const id of causedCalls(row.metadata)?.ids ?? []) if (wanted.delete(id)) named.add(id);
-      if (wanted.size === 0) break;
+  const head = (yield* tx.headPosition(branch.id)) ?? 0;
+  search: for (const segment of yield* tx.lineage(branch.id, head)) {
+    // A lineage's last segment is open-ended (upTo: the largest safe integer): its head ends it.
+    const upTo = Math.min(segment.upTo, head);
+    for (let after = Math.max(segment.after, message.position); after < upTo; after += LEFT_OUT_PAGE) {
+      const page = { branchId: segment.branchId, after, upTo: Math.min(upTo, after + LEFT_OUT_PAGE) };
+      for (const row of yield* tx.segmentEntries(page)) {
+        const caused = row.kind === "message" ? causedCalls(row.metadata) : null;
+        if (caused === null) continue;
+        for (const id of caused.ids) if (wanted.delete(id)) named.add(id);
+        if (wanted.size === 0 || (yield* startedAfter(tx, caused.after, message))) break search;
+      }
     }
-    if (wanted.size === 0) break;
   }
   return calls.find((c) => named.has(c.callId!));
+}
+
+/** Entries read at once by the search for left-out runs' inputs. */
+const LEFT_OUT_PAGE = 64;
+
+/** Whether a run whose input names `after` as where it started read `message` (or a later message) first. */
+function* startedAfter(tx: Tx, after: string | null | undefined, message: CausingMessage): Step<boolean> {
+  if (typeof after !== "string") return false;
+  if (after === message.id) return true;
+  const named = yield* tx.getEntry(after);
+  return named !== undefined && named.position > message.position;
 }
 
 /**
