@@ -123,9 +123,9 @@ function* causedAfter(tx: Tx, branch: BranchRow, message: CausingMessage, after:
 function interleaved(message: CausingMessage, call: EntryRow, other: EntryRow): ConflictError {
   return new ConflictError(
     `message ${JSON.stringify(message.id)} started a run whose tool call ${JSON.stringify(call.callId)} was made before ` +
-      `message ${JSON.stringify(other.id)} was added (by another run or writer while it ran): editing it would either ` +
-      "leave that message out or leave the run's calls applied, so nothing was changed (roll back to a checkpoint " +
-      "before the run, or edit an earlier message)",
+      `message ${JSON.stringify(other.id)} was added (by another run or writer while it ran): an edit or pop of it would ` +
+      "either leave that message out or leave the run's calls applied, so nothing was changed (roll back to a " +
+      "checkpoint before the run, or edit an earlier message)",
     "RUN_INTERLEAVED",
   );
 }
