@@ -6,7 +6,7 @@ import { readIfStill } from "./capture.js";
 import { capturedPaths } from "./captured.js";
 import { contentOf } from "./file-id.js";
 import { isLocal } from "./host.js";
-import { TreeReader, applyChanges } from "./trees.js";
+import { TreeReader, applyChanges, filesAt } from "./trees.js";
 import { PackWriter } from "./packs.js";
 import { sameFilesConfig } from "./snapshots.js";
 import type { StatRows } from "./stat-cache.js";
@@ -43,6 +43,8 @@ export interface ScannedChanges {
   changed: string[];
   /** The paths to make known, with their new file ids (null: deleted); empty when nothing is to be written but paths. */
   touched: Map<string, string | null>;
+  /** What those paths held when forkpoint's doing began (null: nothing): one forkpoint did not know then stays drift. */
+  was: ReadonlyMap<string, string | null>;
   /** The stat rows written with them where a call's completion did (see `landInCompletion`). */
   stats?: StatRows;
 }
@@ -82,6 +84,7 @@ export async function scanChanges(
       return null;
     }
     let changed: string[] = [];
+    const was = new Map<string, string | null>();
     const touched = await state.exclusive(async () => {
       await scan(ctx, state, new PackWriter());
       state.cache.trackers.delete(tracker);
@@ -115,9 +118,10 @@ export async function scanChanges(
         else out.delete(path);
       }
       await writer.persist(ctx.store, sessionId);
+      for (const path of out.keys()) was.set(path, tracker.get(path) ?? null);
       return out;
     });
-    return { sessionId, before, changed, touched };
+    return { sessionId, before, changed, touched, was };
   } catch (error) {
     state.cache.trackers.delete(tracker);
     warnScan(ctx, sessionId, error);
@@ -143,6 +147,7 @@ export function* landInCompletion(tx: Tx, ctx: EngineContext, scanned: ScannedCh
     scanned.sessionId,
     scanned.before.state.config.dir,
     new Map(scanned.touched),
+    scanned.was,
     ctx,
     scanned.stats,
     callId,
@@ -157,7 +162,7 @@ export function* landInCompletion(tx: Tx, ctx: EngineContext, scanned: ScannedCh
  */
 export async function landChanges(ctx: EngineContext, scanned: ScannedChanges | null, callId?: string, landed = false): Promise<void> {
   if (!scanned) return;
-  const { sessionId, touched, changed } = scanned;
+  const { sessionId, touched, changed, was } = scanned;
   const { state } = scanned.before;
   if (landed) {
     if (scanned.stats) state.cache.markStored(scanned.stats);
@@ -170,7 +175,7 @@ export async function landChanges(ctx: EngineContext, scanned: ScannedChanges | 
     }
     const stats = state.cache.toRows();
     await ctx.store.write({ sessionId }, (tx) =>
-      absorbChangesUnit(tx, sessionId, state.config.dir, new Map(touched), ctx, stats, callId, changed),
+      absorbChangesUnit(tx, sessionId, state.config.dir, new Map(touched), was, ctx, stats, callId, changed),
     );
     state.cache.markStored(stats);
   } catch (error) {
@@ -188,6 +193,7 @@ function* absorbChangesUnit(
   sessionId: string,
   dir: string,
   touched: Map<string, string | null>,
+  was: ReadonlyMap<string, string | null>,
   ctx: EngineContext,
   stats: StatRows,
   callId: string | undefined,
@@ -196,6 +202,10 @@ function* absorbChangesUnit(
   const current = (yield* tx.getWorkspace(sessionId))!;
   const reader = new TreeReader();
   const known = yield* reader.rootOf(tx, current.manifestId);
+  // A path that had drifted when forkpoint's doing began (a hand edit no checkpoint holds) stays drift: made known,
+  // the hand edit would pass for forkpoint's, and a rewind would write over it unsaved.
+  const knownIds = yield* filesAt(tx, reader, known, touched.keys());
+  for (const path of [...touched.keys()]) if ((knownIds.get(path) ?? null) !== (was.get(path) ?? null)) touched.delete(path);
   yield* restoreTakenContents(tx, dir, touched);
   const applied = yield* applyChanges(tx, reader, known, touched);
   yield* tx.insertTrees([...[...reader.ephemeralBodies].map(([hash, body]) => ({ hash, body })), ...applied.trees]);
