@@ -46,7 +46,9 @@ export interface ToolDefinition<Args extends JsonValue = any, Result extends Jso
    * in the attached workspace's files, so a call whose run changed no file there (a delete of a file that was not there)
    * did nothing a snapshot misses: a move restoring files that hold it marks it applied with them, as any call whose
    * effect is in the files, and never runs it again over them. With `"anywhere"`, such a call is taken to act outside
-   * the files (an email, another directory): such moves undo and replay it through the tool.
+   * the files (an email, another directory): such moves undo and replay it through the tool. Declare `"workspace"`
+   * only for a tool whose every effect lands in files a checkpoint captures (not empty directories, excluded or ignored
+   * paths, links out of the workspace): what it does elsewhere is neither captured nor replayed.
    */
   effects?: "workspace" | "anywhere";
 }

@@ -83,3 +83,38 @@ it("a both rewind that leaves such a call out sets it aside again: a checkpoint 
   expect(back.replayed).toEqual([]);
   expect(readOrNull(file("log"))).toBe("L1\n");
 });
+
+it("applied again since, a set-aside call is the branch's again: a both move restoring that checkpoint as the newest keeps it", async () => {
+  const s = await fp.createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  await s.invoke("append_line", { path: file("log"), line: "L1" });
+  const withL1 = await s.checkpoint({ name: "L1" });
+  await s.invoke("append_line", { path: file("log"), line: "L2" });
+  await s.rollback(withL1.id, { scope: "files" });
+  const after = await s.checkpoint({ name: "after files rollback" });
+  await s.rollback(after.id, { scope: "conversation" });
+  expect(readOrNull(file("log"))).toBe("L1\nL2\n");
+  const [m] = await s.append({ role: "user", content: "M" });
+  // The edit restores `after`'s files (the newest on its lineage) and replays L2 over them: the branch had it.
+  await s.edit(m!.id, { content: "M2" }, { scope: "both" });
+  expect(readOrNull(file("log"))).toBe("L1\nL2\n");
+  expect((await s.toolTrack()).map((t) => [t.args, t.applied])).toEqual([
+    [{ path: file("log"), line: "L1" }, true],
+    [{ path: file("log"), line: "L2" }, true],
+  ]);
+});
+
+it("with no checkpoint after the files rollback, undo of a later rewind keeps the set-aside call out", async () => {
+  const s = await fp.createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  const start = await s.checkpoint({ name: "start" });
+  await s.invoke("append_line", { path: file("log"), line: "L1" });
+  const withL1 = await s.checkpoint({ name: "L1" });
+  await s.invoke("append_line", { path: file("log"), line: "L2" });
+  await s.rollback(withL1.id, { scope: "files" });
+  await s.rollback(start.id, { scope: "both" });
+  expect(readOrNull(file("log"))).toBeNull();
+  const back = await s.undo({ scope: "both" });
+  expect(back.replayed).toEqual([]);
+  expect(readOrNull(file("log"))).toBe("L1\n");
+});

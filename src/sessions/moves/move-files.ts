@@ -28,7 +28,8 @@ export type RestoredFiles = { written: string[]; deleted: string[]; kept?: strin
  */
 export function* snapshotPosition(tx: Tx, target: MoveTarget, checkpointId: string | null): Step<HeldSnapshot | undefined> {
   const own = checkpointId === null ? undefined : yield* tx.checkpointManifest(checkpointId);
-  if (own) return { position: target.position, ...snapshotCallsOf(own) };
+  // The checkpoint's own files: the calls set aside when it was taken stay out (see `setAsideIn`).
+  if (own) return { position: target.position, ...snapshotCallsOf(own, true) };
   const segments = yield* tx.lineage(target.branchId, target.position);
   for (let i = segments.length - 1; i >= 0; i--) {
     const s = segments[i]!;
@@ -36,15 +37,21 @@ export function* snapshotPosition(tx: Tx, target: MoveTarget, checkpointId: stri
     if (found === undefined) continue;
     // The newest checkpoint with files there, as `targetFiles` reads it.
     const files = yield* tx.lastCheckpointFiles(s.branchId, found, found);
-    return { position: found, ...snapshotCallsOf(files) };
+    return { position: found, ...snapshotCallsOf(files, false) };
   }
   return undefined;
 }
 
-/** What a snapshot's files row says of its calls, as a move reads it. */
-function snapshotCallsOf(files: { unapplied?: string | null; unknown?: string | null } | undefined): Omit<HeldSnapshot, "position"> {
+/**
+ * What a snapshot's files row says of its calls, as a move reads it; `asTaken`: the move goes to its very checkpoint,
+ * so the calls set aside then stay out even if applied since (else only those set aside now do: see `computePlan`).
+ */
+function snapshotCallsOf(
+  files: { unapplied?: string | null; unknown?: string | null } | undefined,
+  asTaken: boolean,
+): Omit<HeldSnapshot, "position"> {
   const calls = { unapplied: notHeld(files), held: heldOff(files), replays: replaysHeld(files), order: appliedOrder(files) };
-  const aside = setAsideIn(files);
+  const aside = asTaken ? setAsideIn(files) : new Set<string>();
   return aside.size === 0 ? calls : { ...calls, aside };
 }
 

@@ -84,6 +84,8 @@ export function* computePlan(
             .map((t) => t.id),
           ...held.filter((id) => !applied.some((t) => t.id === id && handling(t) === "irreversible")),
         ]);
+  // Calls a files-only restore set aside and nothing applied since stay out of a move with files, as they are.
+  const asideNow = snapshotAt === undefined ? new Set<string>() : new Set(yield* tx.setAsideCalls(session.id));
   const steps = planSteps(
     applied,
     targetTools,
@@ -92,7 +94,7 @@ export function* computePlan(
     uncertain,
     yield* tx.importedCalls(session.id),
     covered,
-    leftOut(targetTools, snapshotAt),
+    leftOut(targetTools, snapshotAt, asideNow, covered),
     outside,
   );
   if (snapshotAt) {
@@ -130,15 +132,23 @@ function* heldOffTarget(
 
 /**
  * The succeeded calls the snapshot does not hold although it holds a later one, or that a files-only restore had taken
- * out of the world when it was taken: they stay unapplied (see `planSteps`' `left`).
+ * out of the world when it was taken (`aside`, for a move to that very checkpoint), and the target's unapplied calls
+ * that one set aside and nothing applied since (`asideNow`) unless the snapshot holds them: they stay unapplied (see
+ * `planSteps`' `left`).
  */
-function leftOut(targetTools: ToolInvocation[], snapshotAt: SnapshotAt | undefined): Set<string> {
+function leftOut(
+  targetTools: ToolInvocation[],
+  snapshotAt: SnapshotAt | undefined,
+  asideNow: ReadonlySet<string>,
+  covered: ReadonlySet<string> | undefined,
+): Set<string> {
   if (snapshotAt === undefined) return new Set();
   const upTo = targetTools.filter((t) => t.position <= snapshotAt.position && t.status === "succeeded");
   const lastHeld = upTo.findLast((t) => !snapshotAt.unapplied.has(t.id));
   const left = (t: ToolInvocation) =>
     snapshotAt.unapplied.has(t.id) && ((lastHeld !== undefined && t.position < lastHeld.position) || !!snapshotAt.aside?.has(t.id));
-  return new Set(upTo.filter(left).map((t) => t.id));
+  const setAside = (t: ToolInvocation) => asideNow.has(t.id) && !t.applied && t.status === "succeeded" && !covered?.has(t.id);
+  return new Set([...upTo.filter(left), ...targetTools.filter(setAside)].map((t) => t.id));
 }
 
 /**
