@@ -1,10 +1,12 @@
-// After a crash mid-move: finish journaled moves exactly once. A step that was running is reported unknown, never re-run.
+// After a crash mid-move: finish journaled moves exactly once. A step that was running is reported unknown, never
+// re-run (unless this handle ran it to the end and only its record was lost with the connection).
 import type { MoveSpec } from "./move-spec.js";
 import { inflightMoves } from "../core/ownership.js";
 import { callMayRun, inflightInvocations } from "../core/ownership.js";
-import { runJournaledMove } from "./run-steps.js";
+import { completeStepUnit, failStepUnit, runJournaledMove } from "./run-steps.js";
+import { forgetUnrecorded, unrecordedOutcome } from "./unrecorded-steps.js";
 import type { MoveResult, ToolInvocation } from "../../models/types.js";
-import type { MoveRow, ToolRow, Tx } from "../../store/port/index.js";
+import type { MoveRow, Step, ToolRow, Tx } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
 import { toToolInvocation } from "../core/rows.js";
 import { isLocal } from "../workspace/host.js";
@@ -36,26 +38,44 @@ export interface RecoveryReport {
 /**
  * Takes the interrupted move over from its dead owner, in one transaction: its steps left running are marked unknown
  * and this thread owns it. False when another recoverer (another process, or another handle of this one) took it
- * first: only one finishes it, and no step is run twice.
+ * first: only one finishes it, and no step is run twice. A step this handle ran to the end, whose record its lost
+ * connection kept from being written, is recorded as it ended instead (only this handle knows it).
  */
 async function claim(ctx: EngineContext, move: MoveRow): Promise<boolean> {
+  let landed: ToolInvocation[] | null;
   try {
-    return await ctx.store.write({ sessionId: move.sessionId }, (tx) => claimUnit(tx, ctx, move));
+    landed = await ctx.store.write({ sessionId: move.sessionId }, (tx) => claimUnit(tx, ctx, move));
   } catch (error) {
     inflightMoves.delete(move.id);
     throw error;
   }
+  if (landed === null) return false;
+  forgetUnrecorded(ctx, move.id);
+  for (const t of landed) ctx.events.emit(t.applied ? "replay" : "undo", t);
+  return true;
 }
 
-function* claimUnit(tx: Tx, ctx: EngineContext, move: MoveRow) {
+/** Claims the move (see `claim`): null when another recoverer has it, else the undos and replays recorded late. */
+function* claimUnit(tx: Tx, ctx: EngineContext, move: MoveRow): Step<ToolInvocation[] | null> {
   const self = ctx.ownership.self;
   const leaseMs = ctx.ownership.leaseMs;
-  if (inflightMoves.has(move.id) || !(yield* tx.claimMove(move.id, move, self, leaseMs))) return false;
-  for (const s of yield* tx.moveSteps(move.id))
-    if (s.status === "running") yield* tx.setMoveStep(self, move.id, s.idx, "unknown", null, null, leaseMs);
+  if (inflightMoves.has(move.id) || !(yield* tx.claimMove(move.id, move, self, leaseMs))) return null;
+  // Still this thread's when it was read, and claimed as read: no other server or process took it over meanwhile (one
+  // that did marked its running steps unknown).
+  const own = move.pid === self.pid && move.pidStart === self.pidStart;
+  const landed: ToolInvocation[] = [];
+  for (const s of yield* tx.moveSteps(move.id)) {
+    if (s.status !== "running") continue;
+    const kept = own ? unrecordedOutcome(ctx, move.id, s.idx) : undefined;
+    if (kept?.status === "done") {
+      yield* completeStepUnit(tx, ctx, s, kept.result, move.sessionId);
+      landed.push(toToolInvocation((yield* tx.getTool(s.entryId))!));
+    } else if (kept) yield* failStepUnit(tx, ctx, s, kept.error);
+    else yield* tx.setMoveStep(self, move.id, s.idx, "unknown", null, null, leaseMs);
+  }
   // In the claiming transaction: another handle of this thread reading the move next must see it is taken.
   inflightMoves.add(move.id);
-  return true;
+  return landed;
 }
 
 export async function recoverMoves(

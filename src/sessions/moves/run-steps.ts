@@ -1,7 +1,7 @@
 // Running a journaled move's steps: each undo or replay once, recorded as it starts and ends, fenced by the move's owner.
 import { ConflictError, ToolReplayError, ToolUndoError, errorText } from "../../models/errors.js";
 import { resultAsJson } from "../../models/json.js";
-import type { MoveStepRow, ToolRow, Tx } from "../../store/port/index.js";
+import type { MoveStepRow, Step, Tx } from "../../store/port/index.js";
 import { runHandler } from "../../tools/run-handler.js";
 import type { EngineContext } from "../core/context.js";
 import { toToolInvocation } from "../core/rows.js";
@@ -12,6 +12,7 @@ import { restoreMoveFiles, type RestoredFiles } from "./move-files.js";
 import { type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js";
 import { inflightMoves } from "../core/ownership.js";
 import { OwnChanges } from "./own-changes.js";
+import { keepUnrecorded, type StepOutcome } from "./unrecorded-steps.js";
 
 /**
  * Runs the pending steps of a journaled move in order, then finishes it. Throws under the `stop` policy. A move that
@@ -59,11 +60,11 @@ export async function runJournaledMove(
       if (step.status !== "pending" || (step.op === "replay" && undoUnknown.has(step.entryId))) continue;
       if (step.op === "replay" && stillApplied.has(step.entryId)) {
         const cause = new Error("its undo failed in this move: it is still applied, so it is not run again");
-        await ctx.store.write({ sessionId: spec.sessionId }, (tx) => failStepUnit(tx, ctx, step, cause));
+        await ctx.store.write({ sessionId: spec.sessionId }, (tx) => failStepUnit(tx, ctx, step, stepErrorJson(cause)));
         continue;
       }
       if (step.op === "undo" && above !== undefined) {
-        await ctx.store.write({ sessionId: spec.sessionId }, (tx) => failStepUnit(tx, ctx, step, underFailed(above!)));
+        await ctx.store.write({ sessionId: spec.sessionId }, (tx) => failStepUnit(tx, ctx, step, stepErrorJson(underFailed(above!))));
         stillApplied.add(step.entryId);
         continue;
       }
@@ -201,27 +202,55 @@ export async function runStep(
     }
   } catch (cause) {
     await own?.step();
-    await ctx.store.write({ sessionId: spec.sessionId }, (tx) => failStepUnit(tx, ctx, step, cause));
+    const error = stepErrorJson(cause);
+    await recording(ctx, spec.sessionId, step, { status: "failed", error }, (tx) => failStepUnit(tx, ctx, step, error));
     return { tool: invocation.tool, cause };
   }
   await own?.step();
-  await ctx.store.write({ sessionId: spec.sessionId }, (tx) => completeStepUnit(tx, ctx, step, resultText, row, spec));
+  const done = { status: "done", result: resultText } as const;
+  await recording(ctx, spec.sessionId, step, done, (tx) => completeStepUnit(tx, ctx, step, resultText, spec.sessionId));
   ctx.events.emit(step.op === "undo" ? "undo" : "replay", { ...invocation, applied: step.op === "replay" });
   return null;
 }
 
-function* completeStepUnit(tx: Tx, ctx: EngineContext, step: MoveStepRow, resultText: string | null, row: ToolRow, spec: MoveSpec) {
-  fenced(yield* tx.setMoveStep(ctx.ownership.self, step.moveId, step.idx, "done", resultText, null, ctx.ownership.leaseMs));
-  if (step.op === "undo") yield* tx.unmarkApplied(row.id);
-  else {
-    yield* tx.markApplied(row.id, spec.sessionId, resultText, ctx.now());
-    // Kept past prune of this move: files restored later may hold this replay's effect (see latest-result.ts).
-    yield* tx.keepReplayResult(row.id, spec.sessionId, resultText, ctx.now());
+/**
+ * Writes a finished step's record. When the write fails (a lost connection, say: it may have landed or not), this
+ * handle keeps the outcome and writes it as it resumes its own move (see `claimUnit` in recovery.ts), instead of
+ * reporting the step unknown.
+ */
+async function recording(
+  ctx: EngineContext,
+  sessionId: string,
+  step: MoveStepRow,
+  outcome: StepOutcome,
+  unit: (tx: Tx) => Step<void>,
+): Promise<void> {
+  try {
+    await ctx.store.write({ sessionId }, unit);
+  } catch (error) {
+    keepUnrecorded(ctx, step, outcome);
+    throw error;
   }
 }
 
-function* failStepUnit(tx: Tx, ctx: EngineContext, step: MoveStepRow, cause: unknown) {
-  const error = JSON.stringify({ message: errorText(cause) });
+/** A finished step's record: "done" (an undo leaves its call unapplied, a replay applies it with its result). */
+export function* completeStepUnit(tx: Tx, ctx: EngineContext, step: MoveStepRow, resultText: string | null, sessionId: string) {
+  fenced(yield* tx.setMoveStep(ctx.ownership.self, step.moveId, step.idx, "done", resultText, null, ctx.ownership.leaseMs));
+  if (step.op === "undo") yield* tx.unmarkApplied(step.entryId);
+  else {
+    yield* tx.markApplied(step.entryId, sessionId, resultText, ctx.now());
+    // Kept past prune of this move: files restored later may hold this replay's effect (see latest-result.ts).
+    yield* tx.keepReplayResult(step.entryId, sessionId, resultText, ctx.now());
+  }
+}
+
+/** A failed step's error as its journal records it. */
+function stepErrorJson(cause: unknown): string {
+  return JSON.stringify({ message: errorText(cause) });
+}
+
+/** A failed step's record, with its error as `stepErrorJson` makes it. */
+export function* failStepUnit(tx: Tx, ctx: EngineContext, step: Pick<MoveStepRow, "moveId" | "idx">, error: string) {
   fenced(yield* tx.setMoveStep(ctx.ownership.self, step.moveId, step.idx, "failed", null, error, ctx.ownership.leaseMs));
 }
 
