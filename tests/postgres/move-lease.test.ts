@@ -240,8 +240,11 @@ describe.skipIf(!url)("servers that look alike (the same pid, as containers' nod
 });
 
 describe.skipIf(!url)("a move of this server's that failed on a lost connection", () => {
-  /** A session whose next rollback loses the database midway: its `outage` tool's undo takes the database away. */
-  async function interruptedMove(prefix: string) {
+  /**
+   * A session whose next rollback loses the database midway: its `outage` tool's undo takes the database away, then
+   * returns (or, `undoFails`, throws). The rollback is made with `requestId` when given.
+   */
+  async function interruptedMove(prefix: string, o: { requestId?: string; undoFails?: boolean } = {}) {
     const dir = makeTempDir(prefix);
     cleanup.push(() => removeDir(dir));
     const db = await freshPgDatabase();
@@ -260,6 +263,7 @@ describe.skipIf(!url)("a move of this server's that failed on a lost connection"
       undo: async () => {
         await allow(false);
         await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1`, [name]);
+        if (o.undoFails) throw new Error("the outage's undo failed");
       },
     });
     const fp = openForkpoint({ postgres: db, leaseMs: 600_000, recover: false, tools: [writeFileTool(), outage] });
@@ -269,19 +273,28 @@ describe.skipIf(!url)("a move of this server's that failed on a lost connection"
     const file = path.join(dir, "a.txt");
     await s.invoke("write_file", { path: file, text: "a" });
     await s.invoke("outage", {});
+    const track = await s.toolTrack();
 
-    await expect(s.rollback(cp.id)).rejects.toMatchObject({ name: "DatabaseError", code: "CANNOT_CONNECT" });
+    await expect(s.rollback(cp.id, o.requestId === undefined ? {} : { requestId: o.requestId })).rejects.toMatchObject({
+      name: "DatabaseError",
+      code: "CANNOT_CONNECT",
+    });
     // A new connection is refused while the database takes none (SQLSTATE 55000): as unreachable.
     await expect(s.history()).rejects.toMatchObject({ name: "DatabaseError", code: "CANNOT_CONNECT" });
-    return { fp, s, cp, dir, file, allow };
+    return { db, fp, s, cp, dir, file, allow, track, tools: [writeFileTool(), outage] };
   }
 
   it("is this server's to finish at once: recover() resumes it without waiting out its own lease", async () => {
-    const { fp, s, file, allow } = await interruptedMove("forkpoint-pg-own-");
+    const { fp, s, file, allow, track } = await interruptedMove("forkpoint-pg-own-");
     await allow(true);
     const report = await fp.recover();
     expect(report.waiting).toEqual([]);
     expect(report.resumed).toHaveLength(1);
+    // The outage's undo ended before its record was lost: this handle ran it, so it records it as it ended.
+    expect({ undone: ids(report.resumed[0]!.undone), unknown: report.resumed[0]!.unknown }).toEqual({
+      undone: ids(track).reverse(),
+      unknown: [],
+    });
     expect(fs.existsSync(file)).toBe(false);
     expect((await s.info()).currentBranchId).toBe(report.resumed[0]!.branch.id);
     expect((await fp.verify()).ok).toBe(true);
@@ -298,6 +311,60 @@ describe.skipIf(!url)("a move of this server's that failed on a lost connection"
     expect((await s.toolTrack()).map((t) => t.tool)).toEqual([]);
     expect((await fp.recover()).resumed).toEqual([]);
     expect((await fp.verify()).ok).toBe(true);
+  });
+
+  // The outage's undo ran to the end before its record was lost with the connection: the handle that ran it knows.
+  it("reports the undo that ended before the connection went as undone, not unknown, when its handle resumes it", async () => {
+    const { fp, s, cp, file, allow, track } = await interruptedMove("forkpoint-pg-own-done-", { requestId: "mv1" });
+    const seen: string[] = [];
+    fp.on("undo", (t) => void seen.push(t.id));
+    await allow(true);
+    const root = (await s.info()).currentBranchId;
+    // The retry of the request finishes the move: both calls undone (each once), none unknown.
+    const moved = await s.rollback(cp.id, { requestId: "mv1" });
+    expect({ undone: ids(moved.undone), unknown: ids(moved.unknown) }).toEqual({ undone: ids(track).reverse(), unknown: [] });
+    expect(fs.existsSync(file)).toBe(false);
+    expect(await s.toolTrack()).toEqual([]);
+    // The undo recorded late is heard as the others are (before it, the first attempt's "undo" events were none).
+    expect(seen).toEqual(ids(track).reverse());
+    // Nothing is left for anyone to resolve; the way back replays both.
+    expect(await fp.recover()).toMatchObject({ resumed: [], waiting: [], failed: [], unknown: [] });
+    const back = await s.plan({ branchId: root });
+    expect({ replayed: ids(back.replayed), unknown: ids(back.unknown) }).toEqual({ replayed: ids(track), unknown: [] });
+    expect((await fp.verify()).ok).toBe(true);
+  });
+
+  it("reports the undo that failed before the connection went as failed, not unknown, when its handle resumes it", async () => {
+    const { fp, s, cp, file, allow, track } = await interruptedMove("forkpoint-pg-own-failed-", { requestId: "mv1", undoFails: true });
+    await allow(true);
+    // Under the stop policy the retry stops there, as the first attempt would have: the call stays applied.
+    await expect(s.rollback(cp.id, { requestId: "mv1" })).rejects.toMatchObject({
+      code: "UNDO_FAILED",
+      invocationId: track[1]!.id,
+      message: expect.stringContaining("the outage's undo failed") as unknown,
+    });
+    expect(fs.readFileSync(file, "utf8")).toBe("a");
+    expect((await s.toolTrack()).map((t) => [t.tool, t.applied])).toEqual([
+      ["write_file", true],
+      ["outage", true],
+    ]);
+    expect((await fp.recover()).unknown).toEqual([]);
+    expect((await fp.verify()).ok).toBe(true);
+  });
+
+  it("is still reported unknown when another handle takes the move over: only the handle that ran the step knows", async () => {
+    const { db, s, cp, file, allow, track, tools } = await interruptedMove("forkpoint-pg-other-", { requestId: "mv1" });
+    await allow(true);
+    await using other = openForkpoint({ postgres: db, leaseMs: 600_000, recover: false, tools });
+    const report = await other.recover();
+    expect(report.resumed).toHaveLength(1);
+    const resumed = report.resumed[0]!;
+    expect({ undone: ids(resumed.undone), unknown: ids(resumed.unknown) }).toEqual({ undone: [track[0]!.id], unknown: [track[1]!.id] });
+    expect(fs.existsSync(file)).toBe(false);
+    expect(ids((await other.recover()).unknown)).toEqual([track[1]!.id]);
+    // The handle that ran it answers its retry as the move ended.
+    const retried = await s.rollback(cp.id, { requestId: "mv1" });
+    expect(ids(retried.unknown)).toEqual([track[1]!.id]);
   });
 
   it("is resumed by the handle's next tool call once the database is back, which then runs on the moved session", async () => {
