@@ -242,9 +242,10 @@ describe.skipIf(!url)("servers that look alike (the same pid, as containers' nod
 describe.skipIf(!url)("a move of this server's that failed on a lost connection", () => {
   /**
    * A session whose next rollback loses the database midway: its `outage` tool's undo takes the database away, then
-   * returns (or, `undoFails`, throws). The rollback is made with `requestId` when given.
+   * returns (or, `undoFails`, throws). The rollback is made with `requestId` when given. With `replay`, the session is
+   * rolled back first, and the move that loses the database is the switch back to `root`, in the outage's replay.
    */
-  async function interruptedMove(prefix: string, o: { requestId?: string; undoFails?: boolean } = {}) {
+  async function interruptedMove(prefix: string, o: { requestId?: string; undoFails?: boolean; replay?: boolean } = {}) {
     const dir = makeTempDir(prefix);
     cleanup.push(() => removeDir(dir));
     const db = await freshPgDatabase();
@@ -256,32 +257,45 @@ describe.skipIf(!url)("a move of this server's that failed on a lost connection"
       await allow(true);
       await admin.end();
     });
-    // Its undo takes the database away from forkpoint: every connection ended, no new one accepted.
-    const outage = defineTool<Record<string, never>, null>({
+    // Every connection to the database ended, no new one accepted.
+    const takeAway = async () => {
+      await allow(false);
+      await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1`, [name]);
+    };
+    // The results its undos were given.
+    const undoneWith: unknown[] = [];
+    const outage = defineTool<Record<string, never>, { replay: boolean }>({
       name: "outage",
-      run: async () => null,
-      undo: async () => {
-        await allow(false);
-        await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1`, [name]);
+      run: async (_args, ctx) => {
+        if (o.replay && ctx.replay) await takeAway();
+        return { replay: ctx.replay };
+      },
+      undo: async ({ result }) => {
+        undoneWith.push(result);
+        if (o.replay) return;
+        await takeAway();
         if (o.undoFails) throw new Error("the outage's undo failed");
       },
     });
     const fp = openForkpoint({ postgres: db, leaseMs: 600_000, recover: false, tools: [writeFileTool(), outage] });
     cleanup.push(() => fp.close());
     const s = await fp.createSession({ userId: "u" });
+    const root = (await s.info()).currentBranchId;
     const cp = await s.checkpoint({ name: "before" });
     const file = path.join(dir, "a.txt");
     await s.invoke("write_file", { path: file, text: "a" });
     await s.invoke("outage", {});
     const track = await s.toolTrack();
+    if (o.replay) await s.rollback(cp.id);
 
-    await expect(s.rollback(cp.id, o.requestId === undefined ? {} : { requestId: o.requestId })).rejects.toMatchObject({
+    const options = o.requestId === undefined ? {} : { requestId: o.requestId };
+    await expect(o.replay ? s.switchBranch(root, options) : s.rollback(cp.id, options)).rejects.toMatchObject({
       name: "DatabaseError",
       code: "CANNOT_CONNECT",
     });
     // A new connection is refused while the database takes none (SQLSTATE 55000): as unreachable.
     await expect(s.history()).rejects.toMatchObject({ name: "DatabaseError", code: "CANNOT_CONNECT" });
-    return { db, fp, s, cp, dir, file, allow, track, tools: [writeFileTool(), outage] };
+    return { db, fp, s, root, cp, dir, file, allow, track, undoneWith, tools: [writeFileTool(), outage] };
   }
 
   it("is this server's to finish at once: recover() resumes it without waiting out its own lease", async () => {
@@ -331,6 +345,26 @@ describe.skipIf(!url)("a move of this server's that failed on a lost connection"
     expect(await fp.recover()).toMatchObject({ resumed: [], waiting: [], failed: [], unknown: [] });
     const back = await s.plan({ branchId: root });
     expect({ replayed: ids(back.replayed), unknown: ids(back.unknown) }).toEqual({ replayed: ids(track), unknown: [] });
+    expect((await fp.verify()).ok).toBe(true);
+  });
+
+  it("reports the replay that ended before the connection went as replayed, with its result, when its handle resumes it", async () => {
+    const { fp, s, root, cp, file, allow, track, undoneWith } = await interruptedMove("forkpoint-pg-own-replay-", {
+      requestId: "sw1",
+      replay: true,
+    });
+    await allow(true);
+    const moved = await s.switchBranch(root, { requestId: "sw1" });
+    expect({ replayed: ids(moved.replayed), unknown: ids(moved.unknown) }).toEqual({ replayed: ids(track), unknown: [] });
+    expect(fs.readFileSync(file, "utf8")).toBe("a");
+    expect((await s.toolTrack()).map((t) => [t.tool, t.applied])).toEqual([
+      ["write_file", true],
+      ["outage", true],
+    ]);
+    expect((await fp.recover()).unknown).toEqual([]);
+    // The replay's result was recorded: the next undo of the call is given it, not the first run's.
+    await s.rollback(cp.id);
+    expect(undoneWith).toEqual([{ replay: false }, { replay: true }]);
     expect((await fp.verify()).ok).toBe(true);
   });
 
