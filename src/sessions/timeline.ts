@@ -32,7 +32,7 @@ export async function timeline(
   const o = parseOptions(timelineInput, options, "options");
   const limit = o.limit ?? 50;
   const before = o.cursor == null ? undefined : decodeCursor("timeline", o.cursor);
-  const rows = await ctx.store.read((tx) => timelineUnit(tx, ref, before, limit));
+  const rows = await ctx.store.read((tx) => timelineUnit(tx, ref, before, limit, ctx.now()));
   const more = rows.length > limit;
   const items = more ? rows.slice(0, limit) : rows;
   const last = items[items.length - 1];
@@ -48,7 +48,8 @@ export async function timeline(
   };
 }
 
-function* timelineUnit(tx: Tx, ref: SessionRef, before: readonly [number, string, number] | undefined, limit: number) {
+function* timelineUnit(tx: Tx, ref: SessionRef, before: readonly [number, string, number] | undefined, limit: number, now: number) {
   yield* ownedSession(tx, ref.id, ref.userId);
-  return yield* tx.timeline(ref.userId, ref.id, before && { createdAt: before[0], source: before[1], seq: before[2] }, limit + 1);
+  // Expired checkpoints are gone from reads now, as `listCheckpoints` and `restore` have them (prune only deletes them).
+  return yield* tx.timeline(ref.userId, ref.id, before && { createdAt: before[0], source: before[1], seq: before[2] }, limit + 1, now);
 }

@@ -20,6 +20,33 @@ describe("expire", () => {
     expect((await fp.prune({ vacuum: false })).checkpoints).toBe(1);
   });
 
+  it("leaves expired checkpoints (expire() or expiresIn) out of the timeline before prune, its pages joining up", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    const kept: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      await s.append({ role: "user", content: `m${i}` });
+      kept.push((await s.checkpoint({ name: `keep${i}` })).id);
+      const gone = await s.checkpoint({ name: `gone${i}`, ...(i % 2 ? { expiresIn: 1 } : {}) });
+      if (i % 2 === 0) await s.expire(gone.id);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const all = (await s.timeline({ limit: 1000 })).items;
+    expect(all.filter((i) => i.kind === "checkpoint").map((i) => i.id)).toEqual([...kept].reverse());
+    expect(all).toHaveLength(4 + 4);
+    for (const limit of [1, 2, 3]) {
+      const paged = [];
+      let cursor: string | null = null;
+      do {
+        const page = await s.timeline({ limit, cursor });
+        paged.push(...page.items);
+        cursor = page.nextCursor;
+      } while (cursor);
+      expect(paged).toEqual(all);
+    }
+    expect((await s.summary()).checkpoints).toBe(4);
+  });
+
   it("a fork point expires but is kept: its branch still reads the history", async () => {
     const { fp } = dbs.open();
     const s = await fp.createSession({ userId: "u" });

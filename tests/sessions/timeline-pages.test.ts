@@ -83,8 +83,9 @@ describe("timeline pages", () => {
           /SEARCH entries USING INDEX entries_branch_position \(branch_id=\?\)/,
         ],
         checkpoints: [
-          `SELECT id FROM checkpoints INDEXED BY checkpoints_session_user_seq WHERE user_id = $1 AND session_id = $2 AND ${below("checkpoint", 3)} ORDER BY seq DESC LIMIT 6`,
-          ["u", "x", ...k],
+          `SELECT id FROM checkpoints INDEXED BY checkpoints_session_user_seq WHERE user_id = $1 AND session_id = $2
+            AND (expires_at IS NULL OR expires_at > $3) AND ${below("checkpoint", 4)} ORDER BY seq DESC LIMIT 6`,
+          ["u", "x", key[0], ...k],
           /SEARCH checkpoints USING INDEX checkpoints_session_user_seq \(session_id=\? AND user_id=\?\)/,
         ],
         events: [

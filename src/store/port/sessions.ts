@@ -143,8 +143,9 @@ export interface SessionsTx {
   /**
    * Entries, checkpoints, branches and events of a session, newest first, below `before`. A session with its times in
    * order (every one written since `timesOrdered`) is read along the positions and seqs its streams are indexed by.
+   * Checkpoints expired at `now` are left out, as every other read of checkpoints leaves them out.
    */
-  timeline(userId: string, sessionId: string, before: TimelineKey | undefined, limit: number): Step<TimelineRow[]>;
+  timeline(userId: string, sessionId: string, before: TimelineKey | undefined, limit: number, now: number): Step<TimelineRow[]>;
 
   /** Records that some of the session's times go back along its streams (an imported document's): its timeline sorts. */
   markTimesUnordered(sessionId: string): Step<void>;

@@ -29,7 +29,7 @@ function timelineQuery(ordered: boolean): string {
       FROM entries WHERE branch_id = b.id AND ${below("entry")} ORDER BY ${by("position DESC")} LIMIT $6) e
     UNION ALL
     (SELECT 'checkpoint', 'checkpoint', id, branch_id, name, created_at, seq FROM checkpoints
-      WHERE session_id = $2 AND user_id = $1 AND ${below("checkpoint")} ORDER BY ${by("seq DESC")} LIMIT $6)
+      WHERE session_id = $2 AND user_id = $1 AND (expires_at IS NULL OR expires_at > $7::float8) AND ${below("checkpoint")} ORDER BY ${by("seq DESC")} LIMIT $6)
     UNION ALL
     (SELECT 'branch', 'branch', id, id, reason || ' at position ' || fork_position, created_at, seq FROM branches
       WHERE session_id = $2 AND parent_id IS NOT NULL AND ${below("branch")} ORDER BY created_at DESC, seq DESC LIMIT $6)
@@ -202,7 +202,7 @@ export function sessionsTx(sql: Sql): SessionsTx {
     *sessionEvents(sessionId: string) {
       return yield* sql.rows<EventRow>(s.sessionEvents, [sessionId]);
     },
-    *timeline(userId: string, sessionId: string, before: TimelineKey | undefined, limit: number) {
+    *timeline(userId: string, sessionId: string, before: TimelineKey | undefined, limit: number, now: number) {
       return yield* sql.rows<TimelineRow>(TIMELINE, [
         userId,
         sessionId,
@@ -210,6 +210,7 @@ export function sessionsTx(sql: Sql): SessionsTx {
         before?.source ?? "~",
         before?.seq ?? Number.MAX_SAFE_INTEGER,
         limit,
+        now,
       ]);
     },
     *markTimesUnordered(sessionId: string) {

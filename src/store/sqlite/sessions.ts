@@ -21,7 +21,7 @@ function timelineStreams(ordered: boolean) {
       ORDER BY ${by("position DESC")} LIMIT @limit`,
     others: `SELECT * FROM (SELECT 'checkpoint' AS source, 'checkpoint' AS kind, id AS refId, branch_id AS branchId, name AS detail,
         created_at AS createdAt, seq FROM checkpoints INDEXED BY checkpoints_session_user_seq
-        WHERE user_id = @userId AND session_id = @sessionId AND ${below("checkpoint")} ORDER BY ${by("seq DESC")} LIMIT @limit)
+        WHERE user_id = @userId AND session_id = @sessionId AND (expires_at IS NULL OR expires_at > @now) AND ${below("checkpoint")} ORDER BY ${by("seq DESC")} LIMIT @limit)
       UNION ALL SELECT * FROM (SELECT 'branch', 'branch', id, id, reason || ' at position ' || fork_position, created_at, seq FROM branches
         WHERE session_id = @sessionId AND parent_id IS NOT NULL AND ${below("branch")} ORDER BY created_at DESC, seq DESC LIMIT @limit)
       UNION ALL SELECT * FROM (SELECT 'event', kind, ref_id, branch_id, detail, created_at, seq FROM events INDEXED BY events_session_seq
@@ -196,7 +196,13 @@ export function sessionsTx(db: Database.Database): SessionsTx {
     *sessionEvents(sessionId: string) {
       return s.sessionEvents.all(sessionId) as EventRow[];
     },
-    *timeline(userId: string, sessionId: string, before: { createdAt: number; seq: number; source: string } | undefined, limit: number) {
+    *timeline(
+      userId: string,
+      sessionId: string,
+      before: { createdAt: number; seq: number; source: string } | undefined,
+      limit: number,
+      now: number,
+    ) {
       const key = {
         at: before?.createdAt ?? Number.MAX_SAFE_INTEGER,
         source: before?.source ?? "~",
@@ -205,7 +211,7 @@ export function sessionsTx(db: Database.Database): SessionsTx {
       };
       const ordered = s.timesOrdered.get(sessionId) === 1;
       const [entries, others] = ordered ? [s.timelineEntries, s.timelineOthers] : [s.sortedTimelineEntries, s.sortedTimelineOthers];
-      const rows = others.all({ ...key, userId, sessionId }) as TimelineRow[];
+      const rows = others.all({ ...key, userId, sessionId, now }) as TimelineRow[];
       const page = (more: TimelineRow[]) => more.sort(newestFirst).slice(0, limit);
       if (!ordered) {
         for (const branchId of s.timelineBranches.all(sessionId) as string[])

@@ -236,15 +236,16 @@ async function scenario(store: Store): Promise<Log> {
   // Timeline, page by page.
   let before: TimelineKey | undefined;
   for (let page = 0; page < 10; page++) {
-    const rows = await r(`timeline page ${page}`, (tx) => tx.timeline("alice", "s1", before, 4));
+    const rows = await r(`timeline page ${page}`, (tx) => tx.timeline("alice", "s1", before, 4, at(49)));
     if (rows.length < 4) break;
     before = rows[rows.length - 1];
   }
-  await r("timeline of another user", (tx) => tx.timeline("Bob", "s1", undefined, 100));
+  await r("timeline after expiries", (tx) => tx.timeline("alice", "s1", undefined, 100, at(60)));
+  await r("timeline of another user", (tx) => tx.timeline("Bob", "s1", undefined, 100, at(49)));
   await w("markTimesUnordered s2", "s2", (tx) => tx.markTimesUnordered("s2"));
   await r("timeline of times that go back", function* (tx) {
-    const page = yield* tx.timeline("Bob", "s2", undefined, 1);
-    return [page, yield* tx.timeline("Bob", "s2", page[0], 10)];
+    const page = yield* tx.timeline("Bob", "s2", undefined, 1, at(49));
+    return [page, yield* tx.timeline("Bob", "s2", page[0], 10, at(49))];
   });
 
   // Branches and entries.

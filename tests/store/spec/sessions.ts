@@ -1,6 +1,6 @@
 // Spec: sessions, their listings, events, the timeline, imported calls, retention marks and deletion.
 import { expect, it } from "vitest";
-import type { Store } from "../../../src/store/port/index.js";
+import type { Store, TimelineKey } from "../../../src/store/port/index.js";
 import { at, checkpoint, entry, rootBranch, seed, session } from "./fixture.js";
 
 export function sessionsSpec(store: () => Store): void {
@@ -88,11 +88,43 @@ export function sessionsSpec(store: () => Store): void {
       ["branch", '{"why":"x"}', at(20)],
       ["switch", null, at(21)],
     ]);
-    const rows = await store().read((tx) => tx.timeline("tina", "t1", undefined, 100));
+    const rows = await store().read((tx) => tx.timeline("tina", "t1", undefined, 100, at(0)));
     expect(rows.map((r) => r.refId)).toEqual(["y", "x", "t1-b1-e2", "t1-b1-e1"]);
-    const firstPage = await store().read((tx) => tx.timeline("tina", "t1", undefined, 2));
-    const rest = await store().read((tx) => tx.timeline("tina", "t1", firstPage[1], 100));
+    const firstPage = await store().read((tx) => tx.timeline("tina", "t1", undefined, 2, at(0)));
+    const rest = await store().read((tx) => tx.timeline("tina", "t1", firstPage[1], 100, at(0)));
     expect([...firstPage, ...rest].map((r) => r.refId)).toEqual(rows.map((r) => r.refId));
+  });
+
+  it("leaves checkpoints expired at `now` out of the timeline, and its pages still join up", async () => {
+    await seed(store(), "tx1", "xena", 2);
+    await store().write({ sessionId: "tx1" }, function* (tx) {
+      // Expiring at at(50), at(60) and never, interleaved by time and seq with each other.
+      const cp = (id: string, n: number, expiresAt: number | null) =>
+        checkpoint(id, "tx1", 2, { userId: "xena", createdAt: at(n), expiresAt });
+      yield* tx.insertCheckpoint(cp("x1", 40, at(50)), at(40));
+      yield* tx.insertCheckpoint(cp("x2", 41, null), at(41));
+      yield* tx.insertCheckpoint(cp("x3", 42, at(60)), at(42));
+      yield* tx.insertCheckpoint(cp("x4", 43, at(50)), at(43));
+      yield* tx.insertCheckpoint(cp("x5", 44, null), at(44));
+    });
+    const all = async (now: number, limit: number) => {
+      const rows: string[] = [];
+      let before: TimelineKey | undefined;
+      for (;;) {
+        const page = await store().read((tx) => tx.timeline("xena", "tx1", before, limit, now));
+        rows.push(...page.map((r) => r.refId));
+        if (page.length < limit) return rows;
+        before = page[page.length - 1];
+      }
+    };
+    const messages = ["tx1-b1-e2", "tx1-b1-e1"];
+    expect(await all(at(49), 100)).toEqual(["x5", "x4", "x3", "x2", "x1", ...messages]);
+    // Expired exactly at `now` is expired, as listCheckpoints has it.
+    expect(await all(at(50), 100)).toEqual(["x5", "x3", "x2", ...messages]);
+    expect(await all(at(61), 100)).toEqual(["x5", "x2", ...messages]);
+    for (const limit of [1, 2, 3]) expect(await all(at(50), limit)).toEqual(["x5", "x3", "x2", ...messages]);
+    // The store is shared by the specs that follow: they expect no other session's expired checkpoints.
+    await store().write({ sessionId: "tx1" }, (tx) => tx.deleteSession("tx1"));
   });
 
   it("sorts the timeline of a session marked as having times that go back", async () => {
@@ -107,12 +139,12 @@ export function sessionsSpec(store: () => Store): void {
         yield* tx.insertEntry(entry("tu-b1", position, { createdAt: at(time) }));
       yield* tx.markTimesUnordered("tu");
     });
-    const page = await store().read((tx) => tx.timeline("tuva", "tu", undefined, 2));
+    const page = await store().read((tx) => tx.timeline("tuva", "tu", undefined, 2, at(0)));
     expect(page.map((r) => [r.refId, r.createdAt])).toEqual([
       ["tu-b1-e3", at(30)],
       ["tu-b1-e1", at(20)],
     ]);
-    const rest = await store().read((tx) => tx.timeline("tuva", "tu", page[1], 100));
+    const rest = await store().read((tx) => tx.timeline("tuva", "tu", page[1], 100, at(0)));
     expect(rest.map((r) => r.refId)).toEqual(["tu-b1-e2"]);
   });
 
