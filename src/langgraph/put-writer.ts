@@ -196,12 +196,7 @@ function* writeRows(
 ): Step<Written> {
   const msgs = yield* writeMessages(ctx, tx, session, branchId, head, fields);
   // LangGraph's per-step checkpoints are automatic: `listCheckpoints({ auto: false })` lists only a user's own.
-  const row = yield* writeCheckpoint(ctx, tx, session, branchId, msgs.head, {
-    name: null,
-    auto: true,
-    metadata: put.cpMetadata,
-    expiresAt: null,
-  });
+  const row = yield* writeCheckpoint(ctx, tx, session, branchId, msgs.head, { name: null, auto: true, metadata: put.cpMetadata });
   for (const b of put.blobs) yield* tx.langgraph.insertBlob({ sessionId: session.id, ...b });
   yield* tx.langgraph.insertCheckpoint({
     sessionId: session.id,

@@ -64,7 +64,6 @@ export function* startThread(
     name: "langgraph:start",
     auto: true,
     metadata: null,
-    expiresAt: null,
   });
   const row = { userId, threadId, checkpointNs: ns, sessionId: id, startCheckpointId: start.id };
   yield* tx.langgraph.insertThread(row);

@@ -131,7 +131,7 @@ function* checkpointWithin(
   tx: Tx,
   ref: SessionRef,
   outcome: MoveOutcome,
-  fields: CheckpointFields & { expiresIn?: number },
+  fields: EditCheckpointFields,
   within: WithinMove | undefined,
   made: { checkpoint?: Checkpoint },
 ): Step<void> {
@@ -141,16 +141,20 @@ function* checkpointWithin(
   if (within) yield* within(tx, outcome);
 }
 
-/** The checkpoint's fields, validated before anything is written. */
+/** An edit's checkpoint's fields, as its request's arguments have them. */
+type EditCheckpointFields = CheckpointFields & { expiresAt: null };
+
 /** A checkpoint's fields as a request's arguments: its metadata as a value (see `jsonArgument`). */
 const cpArgs = (fields: CheckpointFields | undefined) => (fields ? { ...fields, metadata: jsonArgument(fields.metadata) } : null);
 
-function checkpointFields(ctx: EngineContext, input: CheckpointInput): CheckpointFields & { expiresIn?: number } {
+/** The checkpoint's fields, validated before anything is written. */
+function checkpointFields(ctx: EngineContext, input: CheckpointInput): EditCheckpointFields {
   const o = parseInput(checkpointInput, input, "checkpoint");
   return {
     name: o.name ?? null,
     auto: false,
     metadata: o.metadata === undefined ? null : toJsonText(o.metadata, "checkpoint.metadata", ctx.limits),
+    // Always null: kept in the request's arguments, whose fingerprint requests recorded before would no longer match.
     expiresAt: null,
     ...(o.expiresIn === undefined ? {} : { expiresIn: o.expiresIn }),
   };
@@ -161,14 +165,11 @@ function* checkpointAtMessage(
   tx: Tx,
   session: SessionRef,
   outcome: MoveOutcome,
-  fields: CheckpointFields & { expiresIn?: number },
+  fields: EditCheckpointFields,
 ): Step<CheckpointRow> {
   const entry = (yield* tx.getEntry(outcome.message!.id))!;
-  const { expiresIn, ...rest } = fields;
-  const row = yield* writeCheckpoint(ctx, tx, session, entry.branchId, headOfEntry(entry), {
-    ...rest,
-    expiresAt: expiresIn === undefined ? null : ctx.now() + expiresIn,
-  });
+  // Its expiry is counted from its createdAt (see `CheckpointFields.expiresIn`).
+  const row = yield* writeCheckpoint(ctx, tx, session, entry.branchId, headOfEntry(entry), fields);
   yield* captureFiles(ctx, tx, session.id, row.id, "edit");
   yield* retainAfterWrite(tx, session, row.id, row.createdAt);
   return row;

@@ -83,7 +83,11 @@ export interface CheckpointFields {
   name: string | null;
   auto: boolean;
   metadata: string | null;
-  expiresAt: number | null;
+  /**
+   * Its time to live (ms), or none. The expiry is counted from the checkpoint's `createdAt`, which may be later than
+   * this process's clock reads (it is never before the session's newest checkpoint's): a TTL is never shortened.
+   */
+  expiresIn?: number | undefined;
   /** The request that makes it (a turn's), kept on its row: a taken id fails the unit (`RequestTakenError`). */
   request?: CheckpointRequest | undefined;
 }
@@ -107,6 +111,7 @@ export function* writeCheckpoint(
   head: Head,
   fields: CheckpointFields,
 ): Step<CheckpointRow> {
+  const createdAt = Math.max(ctx.now(), session.lastCheckpointAt ?? (yield* tx.lastCheckpointAt(session.userId, session.id)));
   const row: CheckpointRow = {
     seq: 0,
     id: newId("cp"),
@@ -118,8 +123,8 @@ export function* writeCheckpoint(
     metadata: fields.metadata,
     userId: session.userId,
     headHash: head.hash,
-    createdAt: Math.max(ctx.now(), session.lastCheckpointAt ?? (yield* tx.lastCheckpointAt(session.userId, session.id))),
-    expiresAt: fields.expiresAt,
+    createdAt,
+    expiresAt: fields.expiresIn === undefined ? null : createdAt + fields.expiresIn,
     stateId: head.stateId,
     checksum: "",
   };
@@ -161,12 +166,7 @@ export function* autoCheckpointAfterMessage(
 ): Step<CheckpointRow | undefined> {
   const every = ctx.autoCheckpoint.everyMessages;
   if (!every || entry.kind !== "message" || entry.msgCount % every !== 0) return undefined;
-  const row = yield* writeCheckpoint(ctx, tx, session, entry.branchId, headOfEntry(entry), {
-    name: null,
-    auto: true,
-    metadata: null,
-    expiresAt: null,
-  });
+  const row = yield* writeCheckpoint(ctx, tx, session, entry.branchId, headOfEntry(entry), { name: null, auto: true, metadata: null });
   yield* retainAfterWrite(tx, session, row.id, row.createdAt);
   return row;
 }

@@ -175,7 +175,8 @@ function* checkpointUnit(
     name: o.name,
     auto: false,
     metadata: o.metadata,
-    expiresAt: o.expiresIn === undefined ? null : now + o.expiresIn,
+    // Counted from the checkpoint's createdAt, which may be later than `now` (see `CheckpointFields.expiresIn`).
+    expiresIn: o.expiresIn,
     // The request is kept on the checkpoint's row: one index entry, where the ledger's table costs a row and one.
     request: request && { id: request.id, fingerprint: request.fingerprint, answer: turnRowAnswer(written.messages, o.expiresIn ?? null) },
   });
