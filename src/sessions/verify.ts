@@ -1,4 +1,5 @@
-// verify: recompute every hash chain, tool completion, state snapshot and checkpoint checksum (like `git fsck`).
+// verify: recompute every hash chain, tool completion, state snapshot and checkpoint checksum (like `git fsck`), and
+// each checkpoint's metadata index rows from its metadata.
 // An operator call over one session or the whole database; it reports problems instead of stopping at the first.
 import type { Tx } from "../store/port/index.js";
 import { z } from "zod";
@@ -33,7 +34,7 @@ export async function verify(ctx: EngineContext, input: VerifyOptions = {}): Pro
   const call = new LongCall(o);
   const work = await ctx.store.read((tx) => sessionWorkUnit(tx, o));
   call.start(work.reduce((n, w) => n + w.units, 0));
-  const check: SessionCheck = { problems: [], snapshots: new Map() };
+  const check: SessionCheck = { problems: [], snapshots: new Map(), metadataIndex: true };
   const slices = () => checkSlices(work, check);
   await runSlices(call, slices(), (fn) => ctx.store.read(fn));
   await ctx.store.read((tx) => orphansUnit(tx, o, check));

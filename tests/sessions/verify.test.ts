@@ -79,6 +79,40 @@ describe("fp.verify", () => {
     expect(one.problems).toContainEqual({ kind: "checkpoint", id: cp.id, detail: "checkpoint belongs to no session of its user" });
   });
 
+  it("reports a checkpoint whose metadata index disagrees with its metadata: a changed, missing or extra row", async () => {
+    const { a } = await build();
+    const long = "x".repeat(300);
+    const tagged = await a.checkpoint({ name: "tagged", metadata: { agent: "planner", step: 2, nested: { a: 1 }, long } });
+    const other = await a.checkpoint({ name: "other", metadata: { agent: "critic", done: true } });
+    const third = await a.checkpoint({ name: "third", metadata: { agent: "critic" } });
+    await a.expire(third.id); // expired, not yet pruned: its rows are still checked
+    // Intact, with values the index leaves out (objects, long text): nothing is wrong.
+    expect(await fp.verify()).toMatchObject({ ok: true, problems: [] });
+    const seqOf = `(SELECT seq FROM checkpoints WHERE id = $1)`;
+    await tamper(`UPDATE checkpoint_metadata SET value = '"writer"' WHERE key = 'agent' AND cp_seq = ${seqOf}`, tagged.id);
+    await tamper(`DELETE FROM checkpoint_metadata WHERE key = 'done' AND cp_seq = ${seqOf}`, other.id);
+    await tamper(`INSERT INTO checkpoint_metadata (cp_user, key, value, cp_seq) SELECT 'ann', 'agent', '"writer"', ${seqOf}`, third.id);
+    // What a metadata filter now reads: a checkpoint that was never the writer's, and none of those that are done.
+    const filtered = async (metadata: Record<string, string | boolean>) =>
+      (await fp.listCheckpoints({ userId: "ann", metadata })).items.map((c) => c.name);
+    expect(await filtered({ agent: "writer" })).toEqual(["tagged"]);
+    expect(await filtered({ done: true })).toEqual([]);
+    for (const report of [await fp.verify(), await fp.verify({ sessionId: a.id })]) {
+      expect(report.ok).toBe(false);
+      const index = report.problems.filter((p) => p.detail.includes("metadata index"));
+      expect(index.map((p) => [p.kind, p.id])).toEqual([
+        ["checkpoint", tagged.id],
+        ["checkpoint", other.id],
+        ["checkpoint", third.id],
+      ]);
+      expect(index[0]!.detail).toMatch(/lacks "agent".*rows its metadata does not make for "agent"/);
+      expect(index[1]!.detail).toMatch(/lacks "done"/);
+      expect(index[2]!.detail).toMatch(/rows its metadata does not make for "agent"/);
+    }
+    // Nothing else is reported: the checkpoints and their checksums are intact.
+    expect((await fp.verify()).problems).toHaveLength(3);
+  });
+
   it("reports a branch whose fork checkpoint is missing", async () => {
     const { a, cp } = await build();
     const branch = (await a.branches()).find((b) => b.forkCheckpointId === cp.id)!;

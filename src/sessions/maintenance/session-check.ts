@@ -1,6 +1,8 @@
-// The checks of one session as slices of a long call: every hash chain, completion, snapshot and checkpoint.
+// The checks of one session as slices of a long call: every hash chain, completion, snapshot and checkpoint (with the
+// metadata index rows it is listed by).
 import { ForkpointError, errorText } from "../../models/errors.js";
-import type { BranchRow, CheckpointRow, EntryRow, Step, ToolRow, Tx } from "../../store/port/index.js";
+import type { BranchRow, CheckpointRow, EntryRow, IndexedMetadataRow, Step, ToolRow, Tx } from "../../store/port/index.js";
+import { MAX_INDEXED_METADATA, indexedMetadata } from "../../store/port/index.js";
 import { GENESIS_HASH, entryHash, snapshotIntact, toolResultIntact } from "../integrity/hashes.js";
 import { verifyCheckpointAnchor } from "../log/verified-read.js";
 import { checkpointFilesProblems, type FilesSeen } from "../workspace/verify-files.js";
@@ -50,6 +52,11 @@ export interface LogChunk {
 export interface SessionCheck {
   problems: VerifyProblem[];
   snapshots: Map<number, string | null>;
+  /**
+   * Whether each checkpoint's metadata index rows are checked too (verify's). Export leaves them: they are made from
+   * the metadata it carries, and an import makes them again.
+   */
+  metadataIndex?: boolean;
   onChunk?: (tx: Tx, chunk: LogChunk) => Step<void>;
 }
 
@@ -116,11 +123,12 @@ export function* sessionSlices(work: SessionWork, check: SessionCheck): Generato
   // Snapshots share most of their trees and contents: each is checked once per session.
   const filesSeen: FilesSeen = { trees: new Map(), contents: new Map() };
   for (const counted of work.checkpoints) {
-    yield { units: 1, run: (tx) => runUnit(tx, alive, counted, problems, filesSeen) };
+    yield { units: 1, run: (tx) => runUnit(tx, alive, counted, check, filesSeen) };
   }
 }
 
-function* runUnit(tx: Tx, alive: (tx: Tx) => Step<boolean>, counted: CheckpointRow, problems: VerifyProblem[], filesSeen: FilesSeen) {
+function* runUnit(tx: Tx, alive: (tx: Tx) => Step<boolean>, counted: CheckpointRow, check: SessionCheck, filesSeen: FilesSeen) {
+  const problems = check.problems;
   const cp = (yield* alive(tx)) ? yield* tx.getCheckpoint(counted.id) : undefined;
   if (!cp) return;
   for (const detail of yield* checkpointFilesProblems(tx, cp.id, filesSeen)) problems.push({ kind: "checkpoint", id: cp.id, detail });
@@ -129,7 +137,34 @@ function* runUnit(tx: Tx, alive: (tx: Tx) => Step<boolean>, counted: CheckpointR
   } catch (error) {
     if (!(error instanceof ForkpointError)) throw error;
     problems.push({ kind: "checkpoint", id: cp.id, detail: errorText(error) });
+    return;
   }
+  if (!check.metadataIndex) return;
+  // Its metadata matched the checksum: the index rows `listCheckpoints({ metadata })` finds it by are made from it.
+  const detail = metadataIndexProblem(cp, yield* tx.checkpointMetadataRows(cp.seq));
+  if (detail) problems.push({ kind: "checkpoint", id: cp.id, detail });
+}
+
+/**
+ * What is wrong with a checkpoint's metadata index rows, given its (verified) metadata: a row its metadata makes that
+ * is missing (a filter on it misses the checkpoint), or one a filter can reach that its metadata does not make (a
+ * filter finds it for a value it does not have). Rows no filter reaches (a migration's backfill may have written a
+ * few the code leaves out: see `indexedMetadata`) are not damage.
+ */
+export function metadataIndexProblem(cp: CheckpointRow, rows: readonly IndexedMetadataRow[]): string | undefined {
+  const made = new Set(indexedMetadata(cp.metadata).map(([key, value]) => JSON.stringify([cp.userId, key, value])));
+  const found = new Set(rows.map((r) => JSON.stringify([r.userId, r.key, r.value])));
+  const missing = [...made].filter((row) => !found.has(row));
+  const reachable = (r: IndexedMetadataRow) =>
+    r.key.length <= MAX_INDEXED_METADATA && r.value.length <= MAX_INDEXED_METADATA && !r.key.includes("\0");
+  const extra = rows.filter((r) => reachable(r) && !made.has(JSON.stringify([r.userId, r.key, r.value])));
+  if (missing.length === 0 && extra.length === 0) return undefined;
+  const keys = (list: string[]) => [...new Set(list)].map((k) => JSON.stringify(k)).join(", ");
+  const parts = [
+    ...(missing.length ? [`lacks ${keys(missing.map((row) => (JSON.parse(row) as string[])[1]!))}`] : []),
+    ...(extra.length ? [`has rows its metadata does not make for ${keys(extra.map((r) => r.key))}`] : []),
+  ];
+  return `its metadata index does not match its metadata (${parts.join("; ")}): listCheckpoints' metadata filter reads it wrong`;
 }
 
 /** The snapshot's hash when its body matches it, else null (reported once). */

@@ -86,6 +86,13 @@ export interface CheckpointNameStats {
  */
 export const MAX_INDEXED_METADATA = 256;
 
+/** A row of the checkpoint metadata index: its checkpoint's user, a top-level key, and the JSON text of its value. */
+export interface IndexedMetadataRow {
+  userId: string;
+  key: string;
+  value: string;
+}
+
 /** The `[key, JSON text of the value]` pairs of a checkpoint's metadata that the metadata index holds: scalars only. */
 export function indexedMetadata(metadata: string | null): [string, string][] {
   if (metadata === null) return [];
@@ -122,6 +129,11 @@ export interface CheckpointsTx {
   sessionCheckpoints(userId: string, sessionId: string): Step<CheckpointRow[]>;
   /** Ids of checkpoints (of one session, or all) whose (user, session) matches no session: only tampering makes them. */
   orphanCheckpointIds(sessionId?: string): Step<string[]>;
+  /**
+   * The metadata index's rows of the checkpoint with this seq (what `listCheckpoints({ metadata })` finds it by), in no
+   * particular order: `verify` compares them with the ones its metadata makes (`indexedMetadata`). One index lookup.
+   */
+  checkpointMetadataRows(cpSeq: number): Step<IndexedMetadataRow[]>;
   /**
    * The position of the newest checkpoint with files on `branchId` with `from <= position <= upTo` (the one whose
    * snapshot `lastCheckpointFiles` finds), if any.

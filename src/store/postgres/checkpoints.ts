@@ -24,7 +24,7 @@ import { lastCheckpointAt } from "./current.js";
 import { insertRow, insertWith } from "./batch.js";
 import { keepRequests } from "./requests.js";
 import type { Sql } from "./sql.js";
-import { indexedMetadata, type CheckpointNameStats, type RetentionRow } from "../port/checkpoints.js";
+import { indexedMetadata, type CheckpointNameStats, type IndexedMetadataRow, type RetentionRow } from "../port/checkpoints.js";
 
 const RETENTION_COLS = `seq, id, name, created_at AS "createdAt"`;
 
@@ -83,6 +83,7 @@ const s = {
   countCheckpoints: `SELECT count(*) FROM checkpoints WHERE user_id = $1 AND session_id = $2 AND (expires_at IS NULL OR expires_at > $3::float8)`,
   deleteFiles: `DELETE FROM checkpoint_files WHERE checkpoint_id = $1`,
   deleteMetadata: `DELETE FROM checkpoint_metadata WHERE cp_seq = (SELECT seq FROM checkpoints WHERE id = $1)`,
+  metadataRows: `SELECT cp_user AS "userId", key, value FROM checkpoint_metadata WHERE cp_seq = $1::bigint`,
   deleteRow: `DELETE FROM checkpoints WHERE id = $1`,
   keepRequest: keepRequests("id = $1"),
   sessionCheckpoints: `SELECT ${CHECKPOINT_COLS} FROM checkpoints WHERE user_id = $1 AND session_id = $2 ORDER BY seq`,
@@ -223,6 +224,9 @@ export function checkpointsTx(sql: Sql): CheckpointsTx {
       return sessionId === undefined
         ? yield* sql.column<string>(`SELECT c.id FROM checkpoints c WHERE ${orphan} ORDER BY c.seq`)
         : yield* sql.column<string>(`SELECT c.id FROM checkpoints c WHERE c.session_id = $1 AND ${orphan} ORDER BY c.seq`, [sessionId]);
+    },
+    *checkpointMetadataRows(cpSeq: number) {
+      return yield* sql.rows<IndexedMetadataRow>(s.metadataRows, [cpSeq]);
     },
     *lastFilesPosition(branchId: string, from: number, upTo: number) {
       const [position] = yield* sql.column<number | null>(s.lastFilesPosition, [branchId, from, upTo]);

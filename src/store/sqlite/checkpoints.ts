@@ -24,7 +24,7 @@ import {
 } from "./columns.js";
 import { prepare, type RowMode } from "./object-rows.js";
 import { keepRequests } from "./requests.js";
-import { indexedMetadata, type CheckpointNameStats, type RetentionRow } from "../port/checkpoints.js";
+import { indexedMetadata, type CheckpointNameStats, type IndexedMetadataRow, type RetentionRow } from "../port/checkpoints.js";
 
 const LIVE = "(expires_at IS NULL OR expires_at > @now)";
 const RETENTION_COLS = "seq, id, name, created_at AS createdAt";
@@ -79,6 +79,7 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
     deleteCheckpointFiles: p(`DELETE FROM checkpoint_files WHERE checkpoint_id = ?`),
     insertMetadata: p(`INSERT OR IGNORE INTO checkpoint_metadata (cp_user, key, value, cp_seq) VALUES (?, ?, ?, ?)`),
     deleteMetadata: p(`DELETE FROM checkpoint_metadata WHERE cp_seq = (SELECT seq FROM checkpoints WHERE id = ?)`),
+    metadataRows: p(`SELECT cp_user AS userId, key, value FROM checkpoint_metadata INDEXED BY checkpoint_metadata_seq WHERE cp_seq = ?`),
     deleteExpiredMetadata: p(`DELETE FROM checkpoint_metadata WHERE cp_seq IN (SELECT seq FROM checkpoints WHERE ${EXPIRED_UNUSED})`),
     // Its request goes to the ledger's table first (`keepRequest`), as the checkpoint was when it answered.
     expire: p(`UPDATE checkpoints SET expires_at = ?, checksum = ?, request_id = NULL, request_fingerprint = NULL, request_answer = NULL
@@ -240,6 +241,9 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
     },
     *orphanCheckpointIds(sessionId?: string) {
       return s.orphanCheckpoints.all({ sessionId: sessionId ?? null }) as string[];
+    },
+    *checkpointMetadataRows(cpSeq: number) {
+      return s.metadataRows.all(cpSeq) as IndexedMetadataRow[];
     },
     *lastFilesPosition(branchId: string, from: number, upTo: number) {
       return (s.lastFilesPosition.get(branchId, from, upTo) as number | null) ?? undefined;

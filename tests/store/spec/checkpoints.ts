@@ -21,6 +21,34 @@ export function checkpointsSpec(store: () => Store): void {
     expect(await store().query((tx) => tx.getCheckpoint("nope"))).toBeUndefined();
   });
 
+  it("reads a checkpoint's metadata index rows by its seq: its top-level scalars, for its user", async () => {
+    await store().write({ sessionId: "k" }, function* (tx) {
+      const metadata = '{"agent":"planner","step":2,"ok":true,"nested":{"a":1},"none":null}';
+      yield* tx.insertCheckpoint(checkpoint("km", "k", 1, { metadata, createdAt: at(40) }), at(40));
+    });
+    const rows = await store().read(function* (tx) {
+      const seqOf = function* (id: string) {
+        return (yield* tx.getCheckpoint(id))!.seq;
+      };
+      return {
+        km: yield* tx.checkpointMetadataRows(yield* seqOf("km")),
+        k2: yield* tx.checkpointMetadataRows(yield* seqOf("k2")),
+        none: yield* tx.checkpointMetadataRows(0),
+      };
+    });
+    const order = (a: { key: string }, b: { key: string }) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+    expect(rows.km.sort(order)).toEqual([
+      { userId: "alice", key: "agent", value: '"planner"' },
+      { userId: "alice", key: "none", value: "null" },
+      { userId: "alice", key: "ok", value: "true" },
+      { userId: "alice", key: "step", value: "2" },
+    ]);
+    expect(rows.k2).toEqual([]);
+    expect(rows.none).toEqual([]);
+    // Later specs count this session's checkpoints: it is gone again.
+    await store().write({ sessionId: "k" }, (tx) => tx.deleteCheckpoint("km"));
+  });
+
   it("lists a user's live checkpoints newest first, filtered, a page at a time", async () => {
     const list = (filter: object) =>
       store().query((tx) => tx.listCheckpoints({ userId: "alice", sessionId: "k", now: at(49), limit: 10, ...filter }));
