@@ -7,8 +7,7 @@ import { appendAfter, appendAfterUnlessStored, messagesAfter } from "../sessions
 import { messageFields } from "../sessions/writes/message-fields.js";
 import { forkAfter } from "../sessions/fork-after.js";
 import { currentHistory } from "../sessions/history.js";
-import { checkIfAt, type IfAt } from "../sessions/core/if-at.js";
-import { ownedSession } from "../sessions/core/owned.js";
+import { checkSessionAt, type IfAt } from "../sessions/core/if-at.js";
 import { sessionEngine, type SessionHandle } from "../sessions/session-handle.js";
 import { CONTINUES_KEY } from "../sessions/entry-refs.js";
 
@@ -207,11 +206,7 @@ async function unlessMoved<T>(move: Promise<T>, again: boolean): Promise<T | nul
 
 /** Throws `ConflictError` `SESSION_MOVED` unless the session is at `ifAt` (its current branch, and head when given). */
 async function checkAt(s: SessionHandle, ifAt: IfAt): Promise<void> {
-  await sessionEngine(s).run((ctx, ref) =>
-    ctx.store.read(function* (tx) {
-      yield* checkIfAt(tx, yield* ownedSession(tx, ref.id, ref.userId), ifAt);
-    }),
-  );
+  await sessionEngine(s).run((ctx, ref) => ctx.store.read((tx) => checkSessionAt(tx, ref, ifAt)));
 }
 
 /**

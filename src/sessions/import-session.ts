@@ -121,10 +121,7 @@ export async function prepareImport(
 
   // Refused before the long checks (and before any progress), and again when writing (another call may import the
   // same ids, or the user's run make the same thread, meanwhile).
-  await ctx.store.read(function* (tx) {
-    yield* refuseExistingIds(tx, doc);
-    yield* refuseExistingThread(tx, langgraph, userId);
-  });
+  await ctx.store.read((tx) => refuseExisting(tx, doc, langgraph, userId));
   call.start(entries.length + doc.states.length + doc.checkpoints.length);
   await call.pause();
   const checked = new DocumentCheck(doc, entries, stateTexts, checkpointMetadata);
@@ -136,8 +133,7 @@ export async function prepareImport(
 /** Writes a prepared document (ids refused again: another call may have imported them meanwhile). */
 export function* importUnit(tx: Tx, prepared: PreparedImport, ctx: EngineContext): Step<SessionRef> {
   const { doc, checked, userId, sessionMetadata, langgraph } = prepared;
-  yield* refuseExistingIds(tx, doc);
-  yield* refuseExistingThread(tx, langgraph, userId);
+  yield* refuseExisting(tx, doc, langgraph, userId);
   const stateIds = yield* tx.putSnapshots([...checked.stateBodies].map(([hash, s]) => ({ hash, body: s.body, version: s.version })));
   const stateIdOf = (hash: string | null) => (hash === null ? null : stateIds.get(hash)!);
   const s = doc.session;
@@ -206,6 +202,12 @@ export function* importUnit(tx: Tx, prepared: PreparedImport, ctx: EngineContext
 }
 
 /** Import keeps ids: one that already exists in this database refuses the whole document. */
+/** Refuses a document whose ids, or whose LangGraph thread for `userId`, the database holds already. */
+function* refuseExisting(tx: Tx, doc: SessionExport, langgraph: PreparedLangGraph | undefined, userId: string): Step<void> {
+  yield* refuseExistingIds(tx, doc);
+  yield* refuseExistingThread(tx, langgraph, userId);
+}
+
 export function* refuseExistingIds(tx: Tx, doc: SessionExport): Step<void> {
   const taken = yield* tx.takenId({
     sessions: [doc.session.id],

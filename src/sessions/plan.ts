@@ -27,11 +27,13 @@ export interface PlanAt extends MovePlan {
  */
 export async function planAt(ctx: EngineContext, ref: SessionRef, target: PlanTarget): Promise<PlanAt> {
   const t = parseOptions(planInput, target, "target");
-  return ctx.store.read(function* (tx) {
-    const planned = yield* planUnit(tx, ctx, ref, t);
-    const { currentBranchId } = yield* ownedSession(tx, ref.id, ref.userId);
-    return { ...planned, at: { branchId: currentBranchId, head: (yield* tx.headPosition(currentBranchId)) ?? 0 } };
-  });
+  return ctx.store.read((tx) => planAtUnit(tx, ctx, ref, t));
+}
+
+function* planAtUnit(tx: Tx, ctx: EngineContext, ref: SessionRef, t: Parameters<typeof planUnit>[3]) {
+  const planned = yield* planUnit(tx, ctx, ref, t);
+  const { currentBranchId } = yield* ownedSession(tx, ref.id, ref.userId);
+  return { ...planned, at: { branchId: currentBranchId, head: (yield* tx.headPosition(currentBranchId)) ?? 0 } };
 }
 
 function* planUnit(

@@ -1,6 +1,8 @@
 // `ifAt`: a write or move runs only while the session is where the caller saw it (its current branch, and head).
 import { ConflictError } from "../../models/errors.js";
 import type { SessionRow, Step, Tx } from "../../store/port/index.js";
+import type { SessionRef } from "./context.js";
+import { ownedSession } from "./owned.js";
 
 /** A write's precondition, validated: the current branch and (when given) its head position. */
 export interface IfAt {
@@ -20,6 +22,11 @@ export function* checkIfAt(tx: Tx, session: Pick<SessionRow, "id" | "currentBran
   if (ifAt.head === undefined) return;
   const at = head ?? (yield* tx.headPosition(branchId)) ?? 0;
   if (at !== ifAt.head) throw moved(session.id, ifAt, `is at position ${at} of branch ${branchId}`);
+}
+
+/** `checkIfAt` as a read unit of its own, for a caller that checks before it reads or writes anything else. */
+export function* checkSessionAt(tx: Tx, ref: SessionRef, ifAt: IfAt): Step<void> {
+  yield* checkIfAt(tx, yield* ownedSession(tx, ref.id, ref.userId), ifAt);
 }
 
 function moved(sessionId: string, ifAt: IfAt, now: string): ConflictError {
