@@ -17,8 +17,48 @@ export const CAUSED_CALLS_KEY = "forkpointCausedCalls";
  */
 export const CAUSED_AFTER_KEY = "forkpointCausedAfter";
 
+/**
+ * The message metadata key of a message written with the one naming caused calls, after it (the run's later input
+ * items, what its model said before its first call): how many messages before it that one lies (a positive integer).
+ * An edit of it takes off the conversation the calls' items, which the batch holds after it: it forks where an edit of
+ * that message would, and the messages of the batch before it go on the new branch again, before the new version.
+ */
+export const CAUSED_WITH_KEY = "forkpointCausedWith";
+
 /** What the search needs of the message edited or popped. */
 type CausingMessage = Pick<EntryRow, "id" | "position" | "metadata">;
+
+/**
+ * Where an edit of `message` (on `branch`'s lineage) forks (see `editForkPosition`), and the messages written again on
+ * the new branch before the new version: for a message written after the one naming the calls (`CAUSED_WITH_KEY`)
+ * whose edit forks before them, that one and the messages between (in position order); else none.
+ */
+export function* editPoint(tx: Tx, branch: BranchRow, message: CausingMessage): Step<{ position: number; carried: EntryRow[] }> {
+  const before = message.position - 1;
+  const batch = yield* causingBatch(tx, branch, message);
+  if (batch === null) return { position: yield* editForkPosition(tx, branch, message), carried: [] };
+  const position = yield* editForkPosition(tx, branch, batch[0]!);
+  // No named call lies before the batch: the edit forks just before the message, as any.
+  if (position >= batch[0]!.position - 1) return { position: before, carried: [] };
+  return { position, carried: batch };
+}
+
+/**
+ * The message naming caused calls that `message` says it was written after (`CAUSED_WITH_KEY`), and the messages
+ * between, in position order, when each of them says so too (they lie right after it, one batch); else null.
+ */
+function* causingBatch(tx: Tx, branch: BranchRow, message: CausingMessage): Step<EntryRow[] | null> {
+  const index = causedWith(message.metadata);
+  if (index === null || index >= message.position) return null;
+  const batch: EntryRow[] = [];
+  for (let i = index; i >= 1; i--) {
+    const row = yield* entryAt(tx, branch, message.position - i);
+    if (row?.kind !== "message") return null;
+    if (i === index ? causedCalls(row.metadata) === null : causedWith(row.metadata) !== index - i) return null;
+    batch.push(row);
+  }
+  return batch;
+}
 
 /**
  * The position an edit of `message` (on `branch`'s lineage) forks at: just before it, or, when its metadata names
@@ -103,6 +143,7 @@ function* startedAfter(tx: Tx, after: string | null | undefined, message: Causin
  * undoes them already (they lie after the message before it).
  */
 export function* assertCausedCallsPassable(tx: Tx, branchId: string, message: CausingMessage): Step<void> {
+  // A message written after the one naming the calls (`CAUSED_WITH_KEY`) names none: that one stays, and the calls.
   if (causedCalls(message.metadata) === null) return;
   yield* editForkPosition(tx, (yield* tx.getBranch(branchId))!, message);
 }
@@ -128,6 +169,15 @@ function interleaved(message: CausingMessage, call: EntryRow, other: EntryRow): 
       "checkpoint before the run, or edit an earlier message)",
     "RUN_INTERLEAVED",
   );
+}
+
+/** How many messages before it the message naming its batch's caused calls lies (`CAUSED_WITH_KEY`); null: none. */
+function causedWith(metadata: string | null): number | null {
+  if (metadata === null || !metadata.includes(`"${CAUSED_WITH_KEY}"`)) return null;
+  const parsed: unknown = JSON.parse(metadata);
+  if (typeof parsed !== "object" || parsed === null) return null;
+  const index = (parsed as Record<string, unknown>)[CAUSED_WITH_KEY];
+  return typeof index === "number" && Number.isSafeInteger(index) && index > 0 ? index : null;
 }
 
 /**

@@ -22,7 +22,7 @@ import { entryAt } from "./log/lineage.js";
 import { headOfEntry } from "./core/head.js";
 import { writeCheckpoint, type CheckpointFields, type EntryFields } from "./log/writer.js";
 import { forkedBranch } from "./log/forked-branch.js";
-import { editForkPosition } from "./edit-point.js";
+import { editPoint } from "./edit-point.js";
 import { performMove } from "./moves/move.js";
 import { jsonArgument } from "./requests/ledger.js";
 import { sameEditRole } from "./requests/edit-role.js";
@@ -179,8 +179,9 @@ function* checkpointAtMessage(
 function* editSpec(tx: Tx, session: SessionRow, messageId: string, fields: EntryFields, check?: EditCheck): Step<BaseMoveSpec> {
   const { message: original, branch, base } = yield* sessionMessage(tx, session, messageId);
   check?.(original);
-  // Just before the message, or before the calls it caused that were journaled before it (see `editForkPosition`).
-  const forkPosition = yield* editForkPosition(tx, branch, original);
+  // Just before the message, or before the calls it caused that were journaled before it (see `editPoint`), then the
+  // messages written with it before it again.
+  const { position: forkPosition, carried } = yield* editPoint(tx, branch, original);
   const forkEntry = (forkPosition === original.position - 1 ? base : undefined) ?? (yield* entryAt(tx, branch, forkPosition));
   return {
     kind: "edit",
@@ -189,9 +190,23 @@ function* editSpec(tx: Tx, session: SessionRow, messageId: string, fields: Entry
     target: { branchId: branch.id, position: forkPosition },
     newBranch: forkedBranch(session.id, { parentId: branch.id, position: forkPosition, entryId: forkEntry?.id ?? null }),
     // The role is the original's when the caller left it out.
-    edit: { id: newId("msg"), fields: { ...fields, role: fields.role ?? original.role }, base: headOfEntry(forkEntry) },
+    edit: {
+      id: newId("msg"),
+      fields: { ...fields, role: fields.role ?? original.role },
+      base: headOfEntry(forkEntry),
+      ...(carried.length === 0 ? {} : { carried: carried.map(carriedFields) }),
+    },
   };
 }
+
+/** A message written again before an edit's new version, as it was. */
+const carriedFields = (row: EntryRow): EntryFields => ({
+  kind: "message",
+  role: row.role,
+  content: row.content,
+  clientId: row.clientId,
+  metadata: row.metadata,
+});
 
 /** Refuses a regenerate of a message that is not an assistant's answer. */
 export const assistantOnly: EditCheck = (original) => {

@@ -5,7 +5,7 @@ import type { MovePlan, PlannedBranch } from "../models/types.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedSession, sessionCheckpoint, sessionMessage } from "./core/owned.js";
 import { branchOf } from "./log/lineage.js";
-import { editForkPosition } from "./edit-point.js";
+import { editPoint } from "./edit-point.js";
 import { headOf } from "./core/head.js";
 import { isSessionPosition } from "./moves/history.js";
 import { computePlan, leftBehind } from "./moves/move-plan.js";
@@ -53,7 +53,7 @@ function* planUnit(
     branch = { id: b.id, parentId: b.parentId, forkPosition: b.forkPosition, position };
   } else {
     const { message: m, branch: of } = yield* sessionMessage(tx, session, t.messageId);
-    const at = yield* editForkPosition(tx, of, m);
+    const at = (yield* editPoint(tx, of, m)).position;
     branch = { id: null, parentId: m.branchId, forkPosition: at, position: at };
   }
   const target = { branchId: branch.id ?? branch.parentId!, position: branch.position };

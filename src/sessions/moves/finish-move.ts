@@ -64,7 +64,13 @@ export function* finishMoveTx(ctx: EngineContext, tx: Tx, spec: MoveSpec, moveId
     branchRow.createdAt = now;
     yield* tx.insertBranch(branchRow, branchMove(spec));
     if (spec.edit) {
-      const base = spec.edit.base ?? headOfEntry(branchRow.forkEntryId ? yield* tx.getEntry(branchRow.forkEntryId) : undefined);
+      let base = spec.edit.base ?? headOfEntry(branchRow.forkEntryId ? yield* tx.getEntry(branchRow.forkEntryId) : undefined);
+      // The messages written with the edited one before it, again (see `editPoint`), each as an append writes it.
+      for (const fields of spec.edit.carried ?? []) {
+        const carried = yield* writeEntry(ctx, tx, branchRow.id, base, fields);
+        yield* autoCheckpointAfterMessage(ctx, tx, { id: spec.sessionId, userId: spec.userId }, carried);
+        base = headOfEntry(carried);
+      }
       const row = yield* writeEntry(ctx, tx, branchRow.id, base, spec.edit.fields, spec.edit.id);
       message = toMessage(row);
       head = row.position;

@@ -89,6 +89,6 @@ export function branchMove(spec: MoveSpec): BranchMove | undefined {
     kind: spec.kind,
     fromBranchId: spec.from.branchId,
     fromPosition: spec.from.position,
-    toPosition: spec.newBranch.forkPosition + (spec.edit ? 1 : 0),
+    toPosition: spec.newBranch.forkPosition + (spec.edit ? 1 + (spec.edit.carried?.length ?? 0) : 0),
   };
 }

@@ -13,8 +13,12 @@ export interface MoveSpec {
   target: MoveTarget;
   /** The branch a rollback or edit creates once the world has moved (id chosen up front). */
   newBranch: BranchRow | null;
-  /** The edited message, appended on the new branch after `base` (the fork entry's head; read again when absent). */
-  edit: { id: string; fields: EntryFields; base?: Head } | null;
+  /**
+   * The edited message, appended on the new branch after `base` (the fork entry's head; read again when absent), and
+   * after `carried`: messages written with it before it, written again first (an edit that forks before the calls a
+   * run's input caused, of an input item after the first: see `editPoint`).
+   */
+  edit: { id: string; fields: EntryFields; base?: Head; carried?: EntryFields[] } | null;
   onError: "stop" | "continue";
   skipped: string[];
   /** Calls left as they are because their tool is not registered (absent in journals written before it was kept). */
