@@ -17,7 +17,7 @@ import type { MoveOptions } from "../models/inputs.js";
 import type { Message, MessageInput } from "../models/types.js";
 import { selfMove } from "../adapters/loop-guard.js";
 import { batchFields } from "../sessions/writes/message-fields.js";
-import { CAUSED_AFTER_KEY, CAUSED_CALLS_KEY } from "../sessions/edit-point.js";
+import { CAUSED_AFTER_KEY, CAUSED_CALLS_KEY, CAUSED_WITH_KEY } from "../sessions/edit-point.js";
 import { forkAfter } from "../sessions/fork-after.js";
 import { canonicalJson } from "../sessions/integrity/hashes.js";
 import { replaceTail, type TailReplacement } from "../sessions/replace-tail.js";
@@ -69,23 +69,33 @@ const storedKey = (m: Message): string => (m.metadata?.openaiAgentsItem === true
  * message the run read last as it started (`after`, null: none; undefined: not known): the Runner saves a run's input
  * once the run's tool calls have run, journaled before it, and an edit of the input (`s.edit`, a chat's "edit
  * message", the CLI, the web view) then forks before them (those after `after`), so they are undone with it, or is
- * refused when another run's or writer's message landed after them.
+ * refused when another run's or writer's message landed after them. The items after the first and before the first
+ * function call (the rest of the run's input, what the model said before its first call) say how far before them the
+ * first lies: an edit of one takes the calls' items off the conversation too, so it forks where an edit of the first
+ * would, and the items before it go on the new branch again.
  */
 function withCausedCalls(inputs: MessageInput[], items: readonly AgentInputItem[], after: string | null | undefined): MessageInput[] {
   const callIds = functionCallIds(items);
   if (callIds.length === 0 || inputs.length === 0) return inputs;
   const caused: JsonObject =
     after === undefined ? { [CAUSED_CALLS_KEY]: callIds } : { [CAUSED_CALLS_KEY]: callIds, [CAUSED_AFTER_KEY]: after };
-  return [{ ...inputs[0]!, metadata: { ...ITEM_MARK, ...caused } }, ...inputs.slice(1)];
+  const firstCall = items.findIndex(isFunctionCall);
+  return inputs.map((input, i) => {
+    if (i === 0) return { ...input, metadata: { ...ITEM_MARK, ...caused } };
+    return i < firstCall ? { ...input, metadata: { ...ITEM_MARK, [CAUSED_WITH_KEY]: i } } : input;
+  });
+}
+
+/** Whether an item is a function call with a `callId`. */
+function isFunctionCall(item: AgentInputItem): boolean {
+  const o = item as { type?: unknown; callId?: unknown };
+  return o.type === "function_call" && typeof o.callId === "string";
 }
 
 /** The `callId`s of the function calls among the items, each once. */
 function functionCallIds(items: readonly AgentInputItem[]): string[] {
   const callIds = new Set<string>();
-  for (const item of items) {
-    const o = item as { type?: unknown; callId?: unknown };
-    if (o.type === "function_call" && typeof o.callId === "string") callIds.add(o.callId);
-  }
+  for (const item of items) if (isFunctionCall(item)) callIds.add((item as { callId: string }).callId);
   return [...callIds];
 }
 
