@@ -2,7 +2,8 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { api, isAbort } from "./api";
 import { branchLabel, HistoryPane } from "./History";
-import { CheckpointList, CheckpointPanel, DiffPanel, ErrorLine, PlanPanel, Tools, VersionsPanel, type MoveTarget } from "./Panels";
+import { CheckpointList, CheckpointPanel, DiffPanel, ErrorLine, Tools, VersionsPanel } from "./Panels";
+import { PlanPanel, type MoveTarget } from "./PlanPanel";
 import { TreeView } from "./TreeView";
 import type { Checkpoint, Page, SessionInfo, UserInfo } from "./types";
 import { useLoad } from "./useLoad";
