@@ -24,7 +24,11 @@ export interface SaveResult {
    * its last answer went on): what a later save of the same chat passes as `after` (null for an empty list).
    */
   lastMessageId: string | null;
-  /** The branch that message is on: the current branch, unless a save with `after` landed elsewhere. */
+  /**
+   * The current branch after the save (a fork's when it forked; that message may be on an ancestor of it, as after a
+   * regenerate), unless a save with `after` landed elsewhere: the branch the answer is on. What the page sends as its
+   * next `ifAt`.
+   */
   branchId: string;
 }
 
@@ -135,7 +139,7 @@ async function syncOnce(s: SessionHandle, inputs: MessageInput[], options: SyncO
   if (kept === stored.length - 1 && inputs.length === stored.length) {
     const input = comparable(inputs[kept]!, options);
     const form = stored[kept]!.forms.findLast((f) => isDeepStrictEqual(comparable(f, options), input));
-    if (form) return { kept: inputs.length, forked: null, continued: false, appended: 0, lastMessageId: form.id, branchId: form.branchId };
+    if (form) return { kept: inputs.length, forked: null, continued: false, appended: 0, lastMessageId: form.id, branchId: readOn };
   }
   // Everything to be written is checked before the first write: a bad message leaves the history as it was.
   const { ctx } = sessionEngine(s);
@@ -155,6 +159,9 @@ async function syncOnce(s: SessionHandle, inputs: MessageInput[], options: SyncO
   const rest = inputs.slice(kept);
   // The list's last message as stored once this save is done: the last one written, else the last one kept.
   let last: Message | null = kept > 0 ? stored[kept - 1]!.latest : null;
+  // The branch a truncating fork made: the list's last message stays on the parent branch, but the session (and the
+  // page's next `ifAt`) is on the fork.
+  let forkedOn: string | null = null;
   if (continued) {
     const next = rest[0]!;
     rest[0] = { ...next, metadata: { ...(next.metadata ?? {}), [CONTINUES]: stored[kept]!.latest.id } };
@@ -167,13 +174,12 @@ async function syncOnce(s: SessionHandle, inputs: MessageInput[], options: SyncO
   } else if (kept < stored.length) {
     // Right after the last message kept: tool calls made after it (the dropped answer's) are undone too.
     const lastKept = kept > 0 ? stored[kept - 1]!.latest.id : null;
-    if (
-      !(await unlessMoved(
-        sessionEngine(s).run((ctx, ref) => forkAfter(ctx, ref, lastKept, { ifAt })),
-        again,
-      ))
-    )
-      return null;
+    const fork = await unlessMoved(
+      sessionEngine(s).run((ctx, ref) => forkAfter(ctx, ref, lastKept, { ifAt })),
+      again,
+    );
+    if (!fork) return null;
+    forkedOn = fork.branch.id;
     forked = "truncate";
   }
   if (rest.length > 0) {
@@ -187,7 +193,9 @@ async function syncOnce(s: SessionHandle, inputs: MessageInput[], options: SyncO
     if (!written) return null;
     last = written.at(-1)!;
   }
-  const branchId = last?.branchId ?? (await s.info()).currentBranchId;
+  // The current branch: the one written to, else the fork, else the one read (the list's last message may be on an
+  // ancestor branch, as after a regenerate's fork; the page sends this as its next `ifAt`).
+  const branchId = rest.length > 0 || forked === "edit" ? last!.branchId : (forkedOn ?? readOn);
   return { kept, forked, continued, appended: rest.length, lastMessageId: last?.id ?? null, branchId };
 }
 
