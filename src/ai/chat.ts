@@ -88,6 +88,21 @@ export const callsOf = (m: MessageInput): string[] =>
   Array.isArray(m.content) ? m.content.flatMap((p) => (isToolPart(p) ? [p.toolCallId] : [])) : [];
 
 /**
+ * The tool and input of each call a message's parts give one (a part still streaming its input, or only answering a
+ * call, gives none): a model numbering its calls per response names a regenerated answer's calls as the old one's.
+ */
+const callInputsOf = (m: MessageInput): [string, unknown][] =>
+  Array.isArray(m.content)
+    ? m.content.flatMap((p): [string, unknown][] => {
+        if (!isToolPart(p)) return [];
+        const part = staticForm(p) as { type: string; state?: unknown; input?: unknown; rawInput?: unknown };
+        if (part.state === "input-streaming") return [];
+        const input = part.input !== undefined ? part.input : part.rawInput;
+        return input === undefined ? [] : [[p.toolCallId, [part.type, input]]];
+      })
+    : [];
+
+/**
  * Whether `next` is the stored answer gone on: both assistant messages, `next`'s parts begin with the stored ones,
  * where a tool part may have moved on to a later state (its output added by the client, an approval answered).
  * The AI SDK continues the last assistant message this way (same message, more parts) after a client-side tool's
@@ -129,7 +144,13 @@ export async function saveChat<M extends UIMessage<any, any, any>>(
   messages: readonly M[],
   options: SaveChatOptions = {},
 ): Promise<SaveResult> {
-  return syncHistory(s, list(messages, "messages").map(uiInput), { continues: continuesAnswer, sameAs, callsOf, ...optionsOf(options) });
+  return syncHistory(s, list(messages, "messages").map(uiInput), {
+    continues: continuesAnswer,
+    sameAs,
+    callsOf,
+    callInputsOf,
+    ...optionsOf(options),
+  });
 }
 
 /** `saveChat`'s options. */
@@ -175,13 +196,46 @@ function modelInput(value: unknown, i: number): MessageInput {
   };
 }
 
+/** A ModelMessage part naming a tool call: the call itself, its result, an approval asked for it. */
+const MODEL_CALL_PARTS = new Set(["tool-call", "tool-result", "tool-approval-request"]);
+
+/** The ids of the tool calls a ModelMessage's parts name (an assistant's `tool-call`s, a tool message's `tool-result`s). */
+const modelCallsOf = (m: MessageInput): string[] =>
+  Array.isArray(m.content)
+    ? m.content.flatMap((p) =>
+        typeof p === "object" &&
+        p !== null &&
+        !Array.isArray(p) &&
+        typeof p.type === "string" &&
+        MODEL_CALL_PARTS.has(p.type) &&
+        typeof p.toolCallId === "string"
+          ? [p.toolCallId]
+          : [],
+      )
+    : [];
+
+/** The tool and input of each `tool-call` part of a ModelMessage, by call id (see `callInputsOf`). */
+const modelCallInputsOf = (m: MessageInput): [string, unknown][] =>
+  Array.isArray(m.content)
+    ? m.content.flatMap((p): [string, unknown][] =>
+        typeof p === "object" &&
+        p !== null &&
+        !Array.isArray(p) &&
+        p.type === "tool-call" &&
+        typeof p.toolCallId === "string" &&
+        p.input !== undefined
+          ? [[p.toolCallId, [`tool-${String(p.toolName)}`, p.input]]]
+          : [],
+      )
+    : [];
+
 /** `saveChat` for the AI SDK's `ModelMessage[]` (a `generateText` loop's `messages`, with `response.messages` added). */
 export async function saveModelMessages(
   s: SessionHandle,
   messages: readonly ModelMessage[],
   options: SaveChatOptions = {},
 ): Promise<SaveResult> {
-  return syncHistory(s, list(messages, "messages").map(modelInput), optionsOf(options));
+  return syncHistory(s, list(messages, "messages").map(modelInput), { callsOf: modelCallsOf, callInputsOf: modelCallInputsOf, ...optionsOf(options) });
 }
 
 /** The session's current history as `ModelMessage[]`, exactly as saved. */

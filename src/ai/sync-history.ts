@@ -91,6 +91,12 @@ export interface SyncOptions {
    * and a call only another branch holds tells a list copied from that branch (see `refuseOffLineage`).
    */
   callsOf?: (message: MessageInput) => string[];
+  /**
+   * What a message's parts tell of the calls they name beyond their ids (the tool and its input), by call id: a model
+   * that numbers its calls per response (`call_0`) names another answer's calls with the same ids, and a list's call
+   * whose input differs from the one another branch holds under its id is no copy of it (see `refuseOffLineage`).
+   */
+  callInputsOf?: (message: MessageInput) => [string, unknown][];
   /** The save's precondition (as any write's `ifAt`): the session's current branch (and head) the list was read at. */
   ifAt?: IfAt;
 }
@@ -264,9 +270,10 @@ async function refuseOffLineage(
   // per response (`call_0`) names a regenerated answer's calls as the old answer's.
   if (offCalls.size > 0) for (const t of await s.toolTrack()) if (t.callId !== null) offCalls.delete(t.callId);
   if (offIds.size === 0 && offCalls.size === 0) return true;
+  const copied = copiedCall(off, rest, new Set([...ids, ...off.flatMap(named)]), options);
   for (const [i, m] of rest.entries()) {
     const byId = m.clientId !== undefined && offIds.has(m.clientId);
-    const call = callsOf(m).find((id) => offCalls.has(id));
+    const call = callsOf(m).find((id) => offCalls.has(id) && copied(m, id));
     if (!byId && call === undefined) continue;
     // Moved since the read (another server's save of the same list may have forked): read again before judging.
     if ((await s.info()).currentBranchId !== readOn) return false;
@@ -279,6 +286,36 @@ async function refuseOffLineage(
     );
   }
   return true;
+}
+
+/**
+ * Whether message `m` of the list, naming call `id` that a message off the current lineage (`off`) names too, is a copy
+ * of that call rather than another call under the same id (a model numbering its calls per response, `call_0`, and a
+ * tool not wrapped, so no track tells the calls apart). Another call: the list gives the call (the message naming it,
+ * or another of the list's new messages, as a tool message follows its call) a tool or input no off-lineage message
+ * gives it under that id; or, the same, the message is new (its id on no message read) and differs from every such
+ * message (a regenerated answer making the same call). Nothing to compare (no input in the list, or no
+ * `callInputsOf`): a copy, as before.
+ */
+function copiedCall(
+  off: Message[],
+  rest: MessageInput[],
+  known: Set<string>,
+  options: SyncOptions,
+): (m: MessageInput, id: string) => boolean {
+  const inputsOf = options.callInputsOf;
+  if (!inputsOf) return () => true;
+  const callsOf = options.callsOf ?? (() => []);
+  const listed = new Map<string, unknown>();
+  for (const m of rest) for (const [id, input] of inputsOf(m)) if (!listed.has(id)) listed.set(id, input);
+  return (m, id) => {
+    if (!listed.has(id)) return true;
+    const theirs = off.filter((o) => callsOf({ role: o.role, content: o.content }).includes(id));
+    const given = theirs.flatMap((o) => inputsOf({ role: o.role, content: o.content }).filter(([other]) => other === id));
+    if (given.length > 0 && !given.some(([, input]) => isDeepStrictEqual(input, listed.get(id)))) return false;
+    if (m.clientId !== undefined && !known.has(m.clientId) && !theirs.some((o) => keeps(o, m, options))) return false;
+    return true;
+  };
 }
 
 const same = (m: Message, input: MessageInput, options: SyncOptions): boolean =>

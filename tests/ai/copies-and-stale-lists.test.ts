@@ -1,14 +1,30 @@
 // The AI SDK chat client and the guide's route where the session is not what the client holds: a copy of the chat
 // (clone, handoff) read back, a stale tab's list, a thumbs-up on an earlier answer, a rollback the model made.
-import { convertToModelMessages, createIdGenerator, isStepCount, streamText, tool, type UIMessage } from "ai";
+import {
+  convertToModelMessages,
+  createIdGenerator,
+  generateText,
+  isStepCount,
+  streamText,
+  tool,
+  type ModelMessage,
+  type UIMessage,
+} from "ai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { Forkpoint } from "../../src/index.js";
 import { ConflictError, type SessionHandle } from "../../src/index.js";
-import { aiCheckpointTools, loadChat, saveChat, undoableTools } from "../../src/ai/index.js";
+import {
+  aiCheckpointTools,
+  loadChat,
+  loadModelMessages,
+  saveChat,
+  saveModelMessages,
+  undoableTools,
+} from "../../src/ai/index.js";
 import { tempDatabases } from "../helpers.js";
 import { TestChat } from "./chat-client.js";
-import { call, scriptedStreamModel, text } from "./mock-model.js";
+import { call, scriptedModel, scriptedStreamModel, text } from "./mock-model.js";
 
 const dbs = tempDatabases();
 
@@ -107,6 +123,9 @@ async function snapshot(s: SessionHandle) {
     entries: (await s.history()).map((m) => m.id),
   };
 }
+
+const q = (id: string, t: string): UIMessage => ({ id, role: "user", parts: [{ type: "text", text: t }] });
+const a = (id: string, t: string): UIMessage => ({ id, role: "assistant", parts: [{ type: "text", text: t }] });
 
 const steps4: Step[] = [
   [call("c1", "put", { k: "a" })],
@@ -229,6 +248,65 @@ describe("a client list the session moved away from", () => {
     expect((await loadChat(s)).map(words)).toEqual(["put something", "[tool-put:output-available]put b"]);
     expect((await s.toolTrack()).map((t) => t.callId)).toEqual(["call_0"]);
     expect([...world]).toEqual(["b"]);
+  });
+
+  it("saveModelMessages refuses a stale list as saveChat does: its calls (tool-call, tool-result) only on another branch", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    const world = new Set<string>();
+    const put = tool({ inputSchema: z.object({ k: z.string() }), execute: async ({ k }) => (world.add(k), k) });
+    const messages: ModelMessage[] = [{ role: "user", content: "put a" }];
+    await saveModelMessages(s, messages);
+    const cp = await s.checkpoint({ name: "asked" });
+    const result = await generateText({
+      model: scriptedModel([[call("call-1", "put", { k: "a" })], [text("put a")]]),
+      tools: undoableTools(s, { put }, { put: ({ args }) => void world.delete(args.k) }),
+      messages,
+      stopWhen: isStepCount(5),
+    });
+    messages.push(...result.responseMessages);
+    await saveModelMessages(s, messages);
+    await (await fp.getSession(s.id, { userId: "u" })).rollback(cp.id);
+    const rolledBack = await snapshot(s);
+    // The script still holds the list of the turn rolled back: asked on, its copy of that turn is refused.
+    await expect(saveModelMessages(s, [...messages, { role: "user", content: "thanks" }])).rejects.toMatchObject({
+      code: "SESSION_MOVED",
+    });
+    expect(await snapshot(s)).toEqual(rolledBack);
+    expect([...world]).toEqual([]);
+    // From the history as it is, it goes on.
+    expect(await saveModelMessages(s, [...(await loadModelMessages(s)), { role: "user", content: "thanks" }])).toMatchObject({
+      appended: 1,
+    });
+  });
+
+  it("a model reusing call ids, tools not wrapped: regenerated answers naming call_0 again are versions, copies refused", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    const question = q("q", "weather?");
+    const answer = (id: string, city: string, says = `sunny in ${city}`): UIMessage => ({
+      id,
+      role: "assistant",
+      parts: [
+        { type: "tool-weather", toolCallId: "call_0", state: "output-available", input: { city }, output: "sunny" },
+        { type: "text", text: says },
+      ],
+    });
+    expect(await saveChat(s, [question, answer("a1", "Paris")])).toMatchObject({ appended: 2 });
+    expect(await saveChat(s, [question, a("a2", "I don't know")])).toMatchObject({ forked: "edit" });
+    // A tab still showing the first answer asks on: refused by its id; renamed, by its call (same input, same parts).
+    const moved = await snapshot(s);
+    await expect(saveChat(s, [question, answer("a1", "Paris"), q("q2", "and?")])).rejects.toMatchObject({ code: "SESSION_MOVED" });
+    await expect(saveChat(s, [question, answer("renamed", "Paris"), q("q2", "and?")])).rejects.toMatchObject({
+      code: "SESSION_MOVED",
+    });
+    expect(await snapshot(s)).toEqual(moved);
+    // Another input under call_0: another call, a new version.
+    expect(await saveChat(s, [question, answer("a3", "Lyon")])).toMatchObject({ forked: "edit" });
+    expect(await saveChat(s, [question, a("a4", "Still no idea")])).toMatchObject({ forked: "edit" });
+    // The same input, in a new message that says otherwise: a new answer making the same call again.
+    expect(await saveChat(s, [question, answer("a5", "Paris", "Paris: sunny")])).toMatchObject({ forked: "edit" });
+    expect((await s.versions((await s.history()).at(-1)!.id)).count).toBe(5);
   });
 
   it("a thumbs-up on an earlier answer (its metadata only) forks nothing and undoes no call", async () => {
