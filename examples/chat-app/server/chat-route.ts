@@ -1,6 +1,6 @@
 // POST /api/chat: useChat's request. The question is saved before the model runs, the answer after it, `after` its question.
 import { convertToModelMessages, createIdGenerator, isStepCount, streamText, type LanguageModel, type UIMessage } from "ai";
-import type { SessionHandle } from "forkpoint";
+import type { IfAt, SessionHandle } from "forkpoint";
 import { saveChat, undoableTools } from "forkpoint/ai";
 import { todoContext, todoUndos, todoTools, type TodoList } from "./todos.js";
 
@@ -19,12 +19,13 @@ export async function answer(
   messages: UIMessage[],
   model: LanguageModel,
   todos: TodoList,
-  at: string | undefined,
+  at: IfAt | undefined,
 ): Promise<Response> {
   // An edited question or a regenerate request forks here, before the model's tool calls, so they land on the new branch.
-  // Only while the chat is on the branch the page shows (`at`): a tab another tab moved away from (an undo, a rollback,
-  // another version picked) is refused with SESSION_MOVED (409), nothing written, and the page reads the chat again.
-  const asked = await saveChat(s, messages, at ? { ifAt: { branchId: at } } : {});
+  // Only while the chat is where the page shows it (`at`: its branch and head): a tab another tab moved away from (an
+  // undo, a rollback, another version picked) or asked on meanwhile is refused with SESSION_MOVED (409), nothing
+  // written, and the page reads the chat again.
+  const asked = await saveChat(s, messages, at ? { ifAt: at } : {});
   if (messages.length === 1) await s.update({ title: titleOf(messages[0]) });
   const toolsContext = todoContext({ sessionId: s.id });
   const result = streamText({

@@ -12,9 +12,10 @@ interface Props {
 }
 
 export function Chat({ view, onView, onError }: Props) {
-  // Each request says which branch the page shows: the server refuses it (SESSION_MOVED) once another tab moved the chat.
-  const shown = useRef(view.branchId);
-  shown.current = view.branchId;
+  // Each request says where the page shows the chat (its branch and head): the server refuses it (SESSION_MOVED) once
+  // another tab moved the chat or asked on in it.
+  const shown = useRef({ branchId: view.branchId, head: view.head });
+  shown.current = { branchId: view.branchId, head: view.head };
   const transport = useMemo(() => new DefaultChatTransport({ body: () => ({ at: shown.current }) }), []);
   const { messages, sendMessage, regenerate, setMessages, status, stop, error, clearError } = useChat({
     id: view.id,
@@ -31,15 +32,26 @@ export function Chat({ view, onView, onError }: Props) {
     },
     // The answer is saved before its stream ends: the chat read now has it, with its versions. (A stopped answer is
     // saved as the server's stream is cancelled, maybe after this: the page keeps what it shows.)
-    onFinish: ({ isAbort }) => {
-      if (!isAbort) void api.view(view.id).then(onView, onError);
+    // ai@7 calls onFinish after an error too: a refused request is onError's to handle (reading the chat here as well
+    // would race it and clear the message it shows).
+    onFinish: ({ isAbort, isError }) => {
+      if (!isAbort && !isError) void api.view(view.id).then(onView, onError);
     },
   });
   // A move (or a finished answer) brings the chat as stored: useChat shows that from then on.
   useEffect(() => setMessages(view.messages), [view, setMessages]);
   const [input, setInput] = useState("");
   const busy = status === "submitted" || status === "streaming";
-  const move = (name: Move, body?: object) => api.move(view.id, name, body).then(onView, onError);
+  // Each move with where the page shows the chat too: refused (SESSION_MOVED) once another tab moved it, and the page
+  // then reads the chat again.
+  const move = (name: Move, body?: object) =>
+    api.move(view.id, name, { at: shown.current, ...body }).then(onView, (e: unknown) => {
+      if ((e as { code?: string }).code !== "SESSION_MOVED") return onError(e);
+      void api.view(view.id).then((now) => {
+        onView(now);
+        onError(new Error("This chat changed in another tab: here it is as it is now. Nothing was done: try again."));
+      }, onError);
+    });
 
   const send = (e: FormEvent) => {
     e.preventDefault();

@@ -10,8 +10,9 @@ async function call<T>(method: "GET" | "POST", path: string, body?: object): Pro
     method,
     ...(body ? { headers: { "content-type": "application/json" }, body: JSON.stringify(body) } : {}),
   });
-  const data = (await res.json()) as T & { message?: string };
-  if (!res.ok) throw new Error(data.message ?? res.statusText);
+  const data = (await res.json()) as T & { code?: string; message?: string };
+  // forkpoint's error code (SESSION_MOVED, ...) goes with the error, as `code`.
+  if (!res.ok) throw Object.assign(new Error(data.message ?? res.statusText), { code: data.code });
   return data;
 }
 
