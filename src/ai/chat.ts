@@ -229,7 +229,13 @@ const modelCallInputsOf = (m: MessageInput): [string, unknown][] =>
       )
     : [];
 
-/** `saveChat` for the AI SDK's `ModelMessage[]` (a `generateText` loop's `messages`, with `response.messages` added). */
+/**
+ * `saveChat` for the AI SDK's `ModelMessage[]`: a `generateText` or `streamText` loop's `messages` with its
+ * `responseMessages` added (every step's; ai@7's `response.messages` holds the final step's only). A list holding a
+ * message that, by a tool call its `tool-call` or `tool-result` parts name, is only on another branch is refused as
+ * `saveChat` refuses it (`ConflictError` `SESSION_MOVED`, nothing written).
+ * @example await saveModelMessages(s, [...messages, ...result.responseMessages])
+ */
 export async function saveModelMessages(
   s: SessionHandle,
   messages: readonly ModelMessage[],
