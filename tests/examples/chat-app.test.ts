@@ -253,11 +253,30 @@ describe.skipIf(!available)("examples/chat-app in Chromium", () => {
     await poll(shown).toEqual(before);
   });
 
+  it("an undo from a tab that missed a question asked in another is refused; that tab then shows the chat as it is", async () => {
+    await idle();
+    const other = await browser.newPage();
+    try {
+      await other.goto(page.url());
+      await poll(() => other.locator('[data-role="assistant"]').count()).toBe(await answers().count());
+      // This tab asks on; the other still shows the chat without that turn, and clicks Undo: refused (its head is
+      // older), so the turn is not taken back, and it reads the chat again.
+      await send("one more");
+      await idle();
+      const asked = await texts(questions());
+      await other.getByRole("button", { name: "Undo", exact: true }).click();
+      await poll(() => other.locator("main > .error").textContent()).toContain("changed in another tab");
+      await poll(() => other.locator('[data-role="user"] p:not(.tool)').allTextContents()).toEqual(asked);
+    } finally {
+      await other.close();
+    }
+  });
+
   it("shows the same chat, versions and sidebar after a reload", async () => {
     const before = await shown();
     await idle();
     const sidebar = await page.locator(".sidebar li").allTextContents();
-    expect(before).toHaveLength(11);
+    expect(before).toHaveLength(13);
     await page.reload();
     await poll(shown).toEqual(before);
     await poll(() => page.locator(".sidebar li").allTextContents()).toEqual(sidebar);
