@@ -241,7 +241,11 @@ export async function saveModelMessages(
   messages: readonly ModelMessage[],
   options: SaveChatOptions = {},
 ): Promise<SaveResult> {
-  return syncHistory(s, list(messages, "messages").map(modelInput), { callsOf: modelCallsOf, callInputsOf: modelCallInputsOf, ...optionsOf(options) });
+  return syncHistory(s, list(messages, "messages").map(modelInput), {
+    callsOf: modelCallsOf,
+    callInputsOf: modelCallInputsOf,
+    ...optionsOf(options),
+  });
 }
 
 /** The session's current history as `ModelMessage[]`, exactly as saved. */

@@ -14,14 +14,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { Forkpoint } from "../../src/index.js";
 import { ConflictError, type SessionHandle } from "../../src/index.js";
-import {
-  aiCheckpointTools,
-  loadChat,
-  loadModelMessages,
-  saveChat,
-  saveModelMessages,
-  undoableTools,
-} from "../../src/ai/index.js";
+import { aiCheckpointTools, loadChat, loadModelMessages, saveChat, saveModelMessages, undoableTools } from "../../src/ai/index.js";
 import { tempDatabases } from "../helpers.js";
 import { TestChat } from "./chat-client.js";
 import { call, scriptedModel, scriptedStreamModel, text } from "./mock-model.js";
@@ -269,9 +262,7 @@ describe("a client list the session moved away from", () => {
     await (await fp.getSession(s.id, { userId: "u" })).rollback(cp.id);
     const rolledBack = await snapshot(s);
     // The script still holds the list of the turn rolled back: asked on, its copy of that turn is refused.
-    await expect(saveModelMessages(s, [...messages, { role: "user", content: "thanks" }])).rejects.toMatchObject({
-      code: "SESSION_MOVED",
-    });
+    await expect(saveModelMessages(s, [...messages, { role: "user", content: "thanks" }])).rejects.toMatchObject({ code: "SESSION_MOVED" });
     expect(await snapshot(s)).toEqual(rolledBack);
     expect([...world]).toEqual([]);
     // From the history as it is, it goes on.
@@ -297,9 +288,7 @@ describe("a client list the session moved away from", () => {
     // A tab still showing the first answer asks on: refused by its id; renamed, by its call (same input, same parts).
     const moved = await snapshot(s);
     await expect(saveChat(s, [question, answer("a1", "Paris"), q("q2", "and?")])).rejects.toMatchObject({ code: "SESSION_MOVED" });
-    await expect(saveChat(s, [question, answer("renamed", "Paris"), q("q2", "and?")])).rejects.toMatchObject({
-      code: "SESSION_MOVED",
-    });
+    await expect(saveChat(s, [question, answer("renamed", "Paris"), q("q2", "and?")])).rejects.toMatchObject({ code: "SESSION_MOVED" });
     expect(await snapshot(s)).toEqual(moved);
     // Another input under call_0: another call, a new version.
     expect(await saveChat(s, [question, answer("a3", "Lyon")])).toMatchObject({ forked: "edit" });

@@ -60,7 +60,7 @@ describe("two tabs on one branch, the guide's route", () => {
     expect(statusB).toBe(409);
     expect([...world]).toEqual(["fromA"]);
     expect(await s.branches()).toHaveLength(1);
-    expect((await loadChat(s)).map((m) => m.id.startsWith("msg") ? "answer" : m.id)).toEqual(["q1", "answer", "q2", "answer"]);
+    expect((await loadChat(s)).map((m) => (m.id.startsWith("msg") ? "answer" : m.id))).toEqual(["q1", "answer", "q2", "answer"]);
   });
 
   it("with the branch alone, it forks over that turn and undoes its call (why the guide sends the head)", async () => {
