@@ -136,7 +136,8 @@ function continuesAnswer(stored: Message, next: MessageInput): boolean {
  * An earlier message whose `metadata` only changed (a thumbs-up) is kept as stored: no fork, no call undone, the change
  * not stored. A list holding a message that, by its id or a tool call it names, is only on another branch (a stale tab
  * after a rollback, edit or switch elsewhere; a rollback the model made) is refused, `ConflictError` `SESSION_MOVED`,
- * nothing written: load the chat again. `{ ifAt }` refuses the save the same way once the session left that branch.
+ * nothing written: load the chat again. `{ ifAt }` refuses the save the same way once the session left that branch
+ * (and, with `head`, once anything was added to it: a tab that missed another tab's turn).
  * @example const saved = await saveChat(s, messages); ...; await saveChat(s, [...messages, answer], { after: saved.lastMessageId })
  */
 export async function saveChat<M extends UIMessage<any, any, any>>(
