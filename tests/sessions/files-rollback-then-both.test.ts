@@ -118,3 +118,23 @@ it("with no checkpoint after the files rollback, undo of a later rewind keeps th
   expect(back.replayed).toEqual([]);
   expect(readOrNull(file("log"))).toBe("L1\n");
 });
+
+it("undo of a both rewind that left a re-applied call out brings it back: its branch had it (review 26)", async () => {
+  const s = await fp.createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  await s.invoke("append_line", { path: file("log"), line: "L1" });
+  const withL1 = await s.checkpoint({ name: "L1" });
+  await s.invoke("append_line", { path: file("log"), line: "L2" });
+  await s.rollback(withL1.id, { scope: "files" });
+  const after = await s.checkpoint({ name: "after files rollback" });
+  await s.rollback(after.id, { scope: "conversation" });
+  const x = (await s.info()).currentBranchId;
+  await s.append({ role: "user", content: "on X" });
+  expect(readOrNull(file("log"))).toBe("L1\nL2\n");
+  const out = await s.rollback(after.id, { scope: "both" });
+  expect(out.undone.map((t) => t.args)).toEqual([{ path: file("log"), line: "L2" }]);
+  const back = await s.undo({ scope: "both" });
+  expect((await s.info()).currentBranchId).toBe(x);
+  expect(back.replayed.map((t) => t.args)).toEqual([{ path: file("log"), line: "L2" }]);
+  expect(readOrNull(file("log"))).toBe("L1\nL2\n");
+});

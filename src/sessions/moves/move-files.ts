@@ -149,13 +149,14 @@ function* markCoveredUnit(tx: Tx, ctx: EngineContext, moveId: string, spec: Move
 
 /**
  * The calls the restored snapshot lists as set aside by a files-only restore stay set aside once the move left them
- * unapplied (undone first when applied since): a snapshot read later leaves them out too.
+ * unapplied (undone first when applied since), on the branch the move goes to: a snapshot read later there leaves them
+ * out too, while a move back to a branch where they were applied replays them.
  */
 function* setAsideLeft(tx: Tx, ctx: EngineContext, spec: MoveSpec) {
   const at = yield* snapshotPosition(tx, spec.target, spec.newBranch?.forkCheckpointId ?? null);
   for (const id of at?.aside ?? []) {
     const row = yield* tx.getTool(id);
-    if (row?.appliedSeq === null) yield* tx.setAside(id, spec.sessionId, ctx.now());
+    if (row?.appliedSeq === null) yield* tx.setAside(id, spec.sessionId, spec.newBranch?.id ?? spec.target.branchId, ctx.now());
   }
 }
 

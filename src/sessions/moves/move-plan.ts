@@ -85,7 +85,7 @@ export function* computePlan(
           ...held.filter((id) => !applied.some((t) => t.id === id && handling(t) === "irreversible")),
         ]);
   // Calls a files-only restore set aside and nothing applied since stay out of a move with files, as they are.
-  const asideNow = snapshotAt === undefined ? new Set<string>() : new Set(yield* tx.setAsideCalls(session.id));
+  const asideNow = snapshotAt === undefined ? new Set<string>() : yield* setAsideOn(tx, session.id, target);
   const steps = planSteps(
     applied,
     targetTools,
@@ -128,6 +128,17 @@ function* heldOffTarget(
     if (row?.status === "succeeded") out.push(toToolInvocation(row));
   }
   return out;
+}
+
+/**
+ * The calls set aside on a branch the target's lineage goes through (see `setAside`): a move to another branch, where
+ * they were applied, replays them.
+ */
+function* setAsideOn(tx: Tx, sessionId: string, target: MoveTarget): Step<Set<string>> {
+  const aside = yield* tx.setAsideCalls(sessionId);
+  if (aside.length === 0) return new Set();
+  const through = new Set((yield* tx.lineage(target.branchId, target.position)).map((s) => s.branchId));
+  return new Set(aside.filter((c) => c.branchId === null || through.has(c.branchId)).map((c) => c.id));
 }
 
 /**

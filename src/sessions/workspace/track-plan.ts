@@ -20,11 +20,13 @@ export interface TrackPlan {
  * marks the calls its snapshot holds; unapplied and set aside (the conversation keeps it, the world does not).
  */
 export function* applyTrackPlan(tx: Tx, sessionId: string, plan: TrackPlan, at: number): Step<void> {
+  // Set aside on the branch the conversation stays on: moves to lineages through it keep them out.
+  const branchId = plan.unmark.length === 0 ? "" : ((yield* tx.getSession(sessionId))?.currentBranchId ?? "");
   for (const id of plan.unmark) {
     const row = yield* tx.getTool(id);
     if (row && row.appliedSeq !== null) {
       yield* tx.unmarkApplied(id);
-      yield* tx.setAside(id, sessionId, at);
+      yield* tx.setAside(id, sessionId, branchId, at);
     }
   }
   // Once one is marked, those after it (applied after it when the snapshot was taken) are marked again after it.

@@ -81,9 +81,15 @@ export function* snapshotCalls(
   const replays: Record<string, number> = {};
   for (const r of yield* tx.replayedApplications(session.id)) if (!uncertain.includes(r.entryId)) replays[r.entryId] = r.appliedSeq;
   // A files-only restore took some out on purpose: a move restoring these files leaves those out too.
-  const aside = unapplied.length === 0 ? [] : (yield* tx.setAsideCalls(session.id)).filter((id) => unapplied.includes(id));
+  const aside =
+    unapplied.length === 0 ? [] : (yield* tx.setAsideCalls(session.id)).filter((c) => asideHere(c, segments, unapplied)).map((c) => c.id);
   const order = reordered(applied.map((c) => c.id).reverse());
   return { unapplied: withTrailer(unapplied, { held, replays, order, aside }), unknown: listed(unknown) };
+}
+
+/** A call set aside on a branch this lineage goes through (or before branches were kept), and not held here. */
+function asideHere(c: { id: string; branchId: string | null }, segments: readonly LineageSegment[], unapplied: readonly string[]) {
+  return unapplied.includes(c.id) && (c.branchId === null || segments.some((s) => s.branchId === c.branchId));
 }
 
 /** The applied calls oldest application first, when that is not the order they were made in (ids sort by it); else none. */

@@ -79,9 +79,12 @@ export interface MovesTx {
    * Records that a files-only restore unapplied invocation `entryId` (`unmarkApplied` in the same transaction): its
    * conversation keeps it, the world does not. Cleared by its next `markApplied`; deleted with the session.
    */
-  setAside(entryId: string, sessionId: string, at: number): Step<void>;
-  /** The invocations of a session set aside (`setAside`) and not applied since. */
-  setAsideCalls(sessionId: string): Step<string[]>;
+  setAside(entryId: string, sessionId: string, branchId: string, at: number): Step<void>;
+  /**
+   * The invocations of a session set aside (`setAside`) and not applied since, with the branch the session was on then
+   * (null for a row written before it was kept).
+   */
+  setAsideCalls(sessionId: string): Step<{ id: string; branchId: string | null }[]>;
 
   /**
    * Keeps `result` as that of invocation `entryId`'s current application (its `markApplied`, earlier in the same

@@ -295,5 +295,13 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
       "\nALTER TABLE \"set_aside\" ADD CONSTRAINT \"set_aside_entry_id_entries_id_fk\" FOREIGN KEY (\"entry_id\") REFERENCES \"public\".\"entries\"(\"id\") ON DELETE no action ON UPDATE no action;",
       "\nCREATE INDEX \"set_aside_session\" ON \"set_aside\" USING btree (\"session_id\");"
     ]
+  },
+  {
+    "tag": "0024_set_aside_branch",
+    "folderMillis": 1796029585337,
+    "hash": "215fc580a38949576543e99876416473da8c61575c749c78d0314788d3de5003",
+    "sql": [
+      "ALTER TABLE \"set_aside\" ADD COLUMN \"branch_id\" text COLLATE \"C\";"
+    ]
   }
 ];

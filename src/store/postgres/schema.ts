@@ -329,6 +329,8 @@ export const setAside = pgTable(
       .primaryKey()
       .references(() => entries.id),
     sessionId: text("session_id").notNull(),
+    /** The branch the session was on when they were set aside: moves to lineages through it keep them out (null: any). */
+    branchId: text("branch_id"),
     setAt: time("set_at").notNull(),
   },
   (t) => [index("set_aside_session").on(t.sessionId)],

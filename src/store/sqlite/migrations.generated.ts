@@ -353,5 +353,13 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
       "CREATE TABLE `set_aside` (\n\t`entry_id` text PRIMARY KEY NOT NULL,\n\t`session_id` text NOT NULL,\n\t`set_at` integer NOT NULL,\n\tFOREIGN KEY (`entry_id`) REFERENCES `entries`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
       "\nCREATE INDEX `set_aside_session` ON `set_aside` (`session_id`);"
     ]
+  },
+  {
+    "tag": "0029_set_aside_branch",
+    "folderMillis": 1796029583796,
+    "hash": "317d4ed76f6026b98212059090b94418edc938a36c53e286d9deafffdd71c44f",
+    "sql": [
+      "ALTER TABLE `set_aside` ADD `branch_id` text;"
+    ]
   }
 ];

@@ -17,9 +17,9 @@ export function movesTx(db: Database.Database): MovesTx {
     markApplied: p(`INSERT OR REPLACE INTO applied (entry_id, session_id, result, applied_seq, applied_at)
     VALUES (?, ?, ?, max((SELECT coalesce(max(applied_seq), 0) FROM applied), (SELECT coalesce(max(applied_seq), 0) FROM replay_results)) + 1, ?)`),
     unmarkApplied: p(`DELETE FROM applied WHERE entry_id = ?`),
-    setAside: p(`INSERT OR REPLACE INTO set_aside (entry_id, session_id, set_at) VALUES (?, ?, ?)`),
+    setAside: p(`INSERT OR REPLACE INTO set_aside (entry_id, session_id, branch_id, set_at) VALUES (?, ?, ?, ?)`),
     unsetAside: p(`DELETE FROM set_aside WHERE entry_id = ?`),
-    setAsideCalls: p(`SELECT entry_id FROM set_aside WHERE session_id = ? ORDER BY entry_id`, "pluck"),
+    setAsideCalls: p(`SELECT entry_id AS id, branch_id AS branchId FROM set_aside WHERE session_id = ? ORDER BY entry_id`),
     uncertain: p(
       `SELECT DISTINCT s.entry_id AS id FROM move_steps s JOIN moves m ON m.id = s.move_id WHERE m.session_id = ? AND s.status = 'unknown'`,
     ),
@@ -91,11 +91,11 @@ export function movesTx(db: Database.Database): MovesTx {
     *unmarkApplied(entryId: string) {
       s.unmarkApplied.run(entryId);
     },
-    *setAside(entryId: string, sessionId: string, at: number) {
-      s.setAside.run(entryId, sessionId, at);
+    *setAside(entryId: string, sessionId: string, branchId: string, at: number) {
+      s.setAside.run(entryId, sessionId, branchId, at);
     },
     *setAsideCalls(sessionId: string) {
-      return s.setAsideCalls.all(sessionId) as string[];
+      return s.setAsideCalls.all(sessionId) as { id: string; branchId: string | null }[];
     },
 
     *keepReplayResult(entryId: string, sessionId: string, result: string | null, at: number) {

@@ -344,6 +344,8 @@ export const setAside = sqliteTable(
       .primaryKey()
       .references(() => entries.id),
     sessionId: text("session_id").notNull(),
+    /** The branch the session was on when they were set aside: moves to lineages through it keep them out (null: any). */
+    branchId: text("branch_id"),
     setAt: integer("set_at").notNull(),
   },
   (t) => [index("set_aside_session").on(t.sessionId)],

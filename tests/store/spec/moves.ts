@@ -361,14 +361,17 @@ export function movesSpec(store: () => Store): void {
     expect(await store().read((tx) => tx.setAsideCalls("sa"))).toEqual([]);
     await store().write({ sessionId: "sa" }, function* (tx) {
       yield* tx.unmarkApplied("sa-b1-e3");
-      yield* tx.setAside("sa-b1-e3", "sa", at(71));
-      yield* tx.setAside("sa-b1-e4", "sa", at(71));
-      yield* tx.setAside("sa-b1-e4", "sa", at(72));
+      yield* tx.setAside("sa-b1-e3", "sa", "sa-b1", at(71));
+      yield* tx.setAside("sa-b1-e4", "sa", "sa-b1", at(71));
+      yield* tx.setAside("sa-b1-e4", "sa", "sa-b2", at(72));
     });
-    expect(await store().read((tx) => tx.setAsideCalls("sa"))).toEqual(["sa-b1-e3", "sa-b1-e4"]);
+    expect(await store().read((tx) => tx.setAsideCalls("sa"))).toEqual([
+      { id: "sa-b1-e3", branchId: "sa-b1" },
+      { id: "sa-b1-e4", branchId: "sa-b2" },
+    ]);
     expect(await store().read((tx) => tx.setAsideCalls("other"))).toEqual([]);
     await store().write({ sessionId: "sa" }, (tx) => tx.markApplied("sa-b1-e3", "sa", '"again"', at(73)));
-    expect(await store().read((tx) => tx.setAsideCalls("sa"))).toEqual(["sa-b1-e4"]);
+    expect(await store().read((tx) => tx.setAsideCalls("sa"))).toEqual([{ id: "sa-b1-e4", branchId: "sa-b2" }]);
   });
 
   it("lists the applied calls as where they sit, newest application first", async () => {

@@ -1,0 +1,1 @@
+ALTER TABLE "set_aside" ADD COLUMN "branch_id" text COLLATE "C";
