@@ -1,6 +1,5 @@
 // Makes a session's history equal a list the app holds: the unchanged prefix kept, a changed message an edit, the rest appended.
 import { isDeepStrictEqual } from "node:util";
-import type { JsonObject } from "../models/json.js";
 import type { Message, MessageInput } from "../models/types.js";
 import { ConflictError, PayloadTooLargeError, ValidationError } from "../models/errors.js";
 import { appendAfter, appendAfterUnlessStored, messagesAfter } from "../sessions/writes/append-where.js";
@@ -10,6 +9,7 @@ import { currentHistory } from "../sessions/history.js";
 import { checkSessionAt, type IfAt } from "../sessions/core/if-at.js";
 import { sessionEngine, type SessionHandle } from "../sessions/session-handle.js";
 import { CONTINUES_KEY } from "../sessions/entry-refs.js";
+import { comparable, keeps, same } from "./same-message.js";
 
 /** What `saveChat` did: how many stored messages it kept as they were, whether it forked a new branch, how many it appended. */
 export interface SaveResult {
@@ -60,24 +60,6 @@ export function storedMessages(history: Message[]): StoredMessage[] {
   }
   return out;
 }
-
-/** A message's own metadata, without the continuation mark. */
-function ownMetadata(metadata: unknown): JsonObject | null {
-  if (typeof metadata !== "object" || metadata === null) return null;
-  const { [CONTINUES]: _mark, ...rest } = metadata as JsonObject;
-  return Object.keys(rest).length > 0 ? rest : null;
-}
-
-/**
- * Role, content and metadata: what makes a message the same. Ids are left out: a client names the answers it
- * receives itself unless the server sends ids (`generateMessageId`), and a list whose ids changed is the same chat;
- * treating it as edited would fork and undo every tool call after the first renamed message.
- */
-const comparable = (m: { role: string; content: unknown; metadata?: unknown }, options: SyncOptions) => ({
-  role: m.role,
-  content: options.sameAs ? options.sameAs(m.content) : m.content,
-  metadata: ownMetadata(m.metadata),
-});
 
 export interface SyncOptions {
   /** Whether `next` is a later form of the stored last message `stored` (an answer continued by a later request). */
@@ -224,18 +206,6 @@ async function checkAt(s: SessionHandle, ifAt: IfAt): Promise<void> {
 }
 
 /**
- * Whether stored message `m` is the list's `input` as it is: role and content. Metadata is not compared: a client that
- * changes an earlier message's metadata only (a thumbs-up) has not edited it, and an edit would fork before it and undo
- * every later tool call. Entries are never rewritten, so such a change is not stored (the last answer's, with more
- * parts, is: see `continues`).
- */
-function keeps(m: Message, input: MessageInput, options: SyncOptions): boolean {
-  const { role, content } = comparable(m, options);
-  const next = comparable(input, options);
-  return role === next.role && isDeepStrictEqual(content, next.content);
-}
-
-/**
  * Refuses (`ConflictError` `SESSION_MOVED`, nothing written) a list whose messages from `kept` on name, by id or by
  * tool call, a message that only another branch holds: a list copied from a conversation the session moved away from
  * (another tab rolled back, edited or switched; the model rolled back through `aiCheckpointTools`). Saved, its copies
@@ -317,9 +287,6 @@ function copiedCall(
     return true;
   };
 }
-
-const same = (m: Message, input: MessageInput, options: SyncOptions): boolean =>
-  isDeepStrictEqual(comparable(m, options), comparable(input, options));
 
 /**
  * Whether stored message `stored` is `input` (or a form of it), as far as ids and calls tell. Ids first: a server that
