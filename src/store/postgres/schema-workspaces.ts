@@ -1,8 +1,8 @@
-// The tables of attached workspaces (snapshots, their trees and contents, the stat cache), part of the schema
-// drizzle-kit reads through schema.ts.
-import { boolean, pgTable, primaryKey, uniqueIndex } from "drizzle-orm/pg-core";
+// The tables of attached workspaces (snapshots, their trees and contents, the stat cache, the calls a files restore set
+// aside), part of the schema drizzle-kit reads through schema.ts.
+import { boolean, index, pgTable, primaryKey, uniqueIndex } from "drizzle-orm/pg-core";
 import { bytea, seq, text, time } from "./column-types.js";
-import { checkpoints, sessions } from "./schema.js";
+import { checkpoints, entries, sessions } from "./schema.js";
 
 /** A session's workspace: a directory whose files checkpoints capture and moves with scope "files"/"both" restore. */
 export const workspaces = pgTable("workspaces", {
@@ -95,3 +95,23 @@ export const checkpointFiles = pgTable("checkpoint_files", {
    */
   unknown: text("unknown"),
 });
+
+/**
+ * The invocations a files-only restore took out of the world (unapplied: the restored files do not hold them) while
+ * they stay in the conversation; an application clears the row. A snapshot read later records them so, and a move
+ * that restores it leaves them unapplied rather than replaying them. One world's knowledge: not exported, imported or
+ * cloned.
+ */
+export const setAside = pgTable(
+  "set_aside",
+  {
+    entryId: text("entry_id")
+      .primaryKey()
+      .references(() => entries.id),
+    sessionId: text("session_id").notNull(),
+    /** The branch the session was on when they were set aside: moves to lineages through it keep them out (null: any). */
+    branchId: text("branch_id"),
+    setAt: time("set_at").notNull(),
+  },
+  (t) => [index("set_aside_session").on(t.sessionId)],
+);

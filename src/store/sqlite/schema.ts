@@ -332,26 +332,6 @@ export const replayResults = sqliteTable(
 );
 
 /**
- * The invocations a files-only restore took out of the world (unapplied: the restored files do not hold them) while
- * they stay in the conversation; an application clears the row. A snapshot read later records them so, and a move
- * that restores it leaves them unapplied rather than replaying them. One world's knowledge: not exported, imported or
- * cloned.
- */
-export const setAside = sqliteTable(
-  "set_aside",
-  {
-    entryId: text("entry_id")
-      .primaryKey()
-      .references(() => entries.id),
-    sessionId: text("session_id").notNull(),
-    /** The branch the session was on when they were set aside: moves to lineages through it keep them out (null: any). */
-    branchId: text("branch_id"),
-    setAt: integer("set_at").notNull(),
-  },
-  (t) => [index("set_aside_session").on(t.sessionId)],
-);
-
-/**
  * The workspace paths each `invoke` changed while it ran (JSON array of paths, relative to the workspace; `[]`: it changed
  * none), as its run's scan found them. Calls without a row (recorded before it was kept, or run without a local
  * workspace) are inferred from the snapshots around them. One world's knowledge: not exported, imported or cloned.
