@@ -24,14 +24,20 @@ afterEach(async () => {
   removeDir(dir);
 });
 
-it("a checkpoint after a files rollback, restored by a both rewind: the calls it took away are not replayed", async () => {
+/** A session whose workspace log got L1 (checkpoint "L1"), then L2, which a files rollback to "L1" set aside. */
+async function l2SetAside(withStart: boolean) {
   const s = await fp.createSession({ userId: "u" });
   await s.attachWorkspace(ws);
-  const start = await s.checkpoint({ name: "start" });
+  const start = withStart ? await s.checkpoint({ name: "start" }) : undefined;
   await s.invoke("append_line", { path: file("log"), line: "L1" });
   const withL1 = await s.checkpoint({ name: "L1" });
   await s.invoke("append_line", { path: file("log"), line: "L2" });
   await s.rollback(withL1.id, { scope: "files" });
+  return { s, start: start! };
+}
+
+it("a checkpoint after a files rollback, restored by a both rewind: the calls it took away are not replayed", async () => {
+  const { s, start } = await l2SetAside(true);
   expect(readOrNull(file("log"))).toBe("L1\n");
   const after = await s.checkpoint({ name: "after files rollback" });
 
@@ -48,12 +54,7 @@ it("a checkpoint after a files rollback, restored by a both rewind: the calls it
 });
 
 it("the same with nothing moved in between: a both rewind to it keeps L2 out", async () => {
-  const s = await fp.createSession({ userId: "u" });
-  await s.attachWorkspace(ws);
-  await s.invoke("append_line", { path: file("log"), line: "L1" });
-  const withL1 = await s.checkpoint({ name: "L1" });
-  await s.invoke("append_line", { path: file("log"), line: "L2" });
-  await s.rollback(withL1.id, { scope: "files" });
+  const { s } = await l2SetAside(false);
   const after = await s.checkpoint({ name: "after files rollback" });
   await s.append({ role: "user", content: "go on" });
   const back = await s.rollback(after.id, { scope: "both" });
@@ -62,13 +63,7 @@ it("the same with nothing moved in between: a both rewind to it keeps L2 out", a
 });
 
 it("a both rewind that leaves such a call out sets it aside again: a checkpoint after it keeps it out too", async () => {
-  const s = await fp.createSession({ userId: "u" });
-  await s.attachWorkspace(ws);
-  const start = await s.checkpoint({ name: "start" });
-  await s.invoke("append_line", { path: file("log"), line: "L1" });
-  const withL1 = await s.checkpoint({ name: "L1" });
-  await s.invoke("append_line", { path: file("log"), line: "L2" });
-  await s.rollback(withL1.id, { scope: "files" });
+  const { s, start } = await l2SetAside(true);
   const after = await s.checkpoint({ name: "after files rollback" });
   // Replayed by a conversation move (it is applied again), then left out again by a both rewind.
   await s.rollback(after.id, { scope: "conversation" });
@@ -85,12 +80,7 @@ it("a both rewind that leaves such a call out sets it aside again: a checkpoint 
 });
 
 it("applied again since, a set-aside call is the branch's again: a both move restoring that checkpoint as the newest keeps it", async () => {
-  const s = await fp.createSession({ userId: "u" });
-  await s.attachWorkspace(ws);
-  await s.invoke("append_line", { path: file("log"), line: "L1" });
-  const withL1 = await s.checkpoint({ name: "L1" });
-  await s.invoke("append_line", { path: file("log"), line: "L2" });
-  await s.rollback(withL1.id, { scope: "files" });
+  const { s } = await l2SetAside(false);
   const after = await s.checkpoint({ name: "after files rollback" });
   await s.rollback(after.id, { scope: "conversation" });
   expect(readOrNull(file("log"))).toBe("L1\nL2\n");
@@ -105,13 +95,7 @@ it("applied again since, a set-aside call is the branch's again: a both move res
 });
 
 it("with no checkpoint after the files rollback, undo of a later rewind keeps the set-aside call out", async () => {
-  const s = await fp.createSession({ userId: "u" });
-  await s.attachWorkspace(ws);
-  const start = await s.checkpoint({ name: "start" });
-  await s.invoke("append_line", { path: file("log"), line: "L1" });
-  const withL1 = await s.checkpoint({ name: "L1" });
-  await s.invoke("append_line", { path: file("log"), line: "L2" });
-  await s.rollback(withL1.id, { scope: "files" });
+  const { s, start } = await l2SetAside(true);
   await s.rollback(start.id, { scope: "both" });
   expect(readOrNull(file("log"))).toBeNull();
   const back = await s.undo({ scope: "both" });
@@ -120,12 +104,7 @@ it("with no checkpoint after the files rollback, undo of a later rewind keeps th
 });
 
 it("undo of a both rewind that left a re-applied call out brings it back: its branch had it (review 26)", async () => {
-  const s = await fp.createSession({ userId: "u" });
-  await s.attachWorkspace(ws);
-  await s.invoke("append_line", { path: file("log"), line: "L1" });
-  const withL1 = await s.checkpoint({ name: "L1" });
-  await s.invoke("append_line", { path: file("log"), line: "L2" });
-  await s.rollback(withL1.id, { scope: "files" });
+  const { s } = await l2SetAside(false);
   const after = await s.checkpoint({ name: "after files rollback" });
   await s.rollback(after.id, { scope: "conversation" });
   const x = (await s.info()).currentBranchId;
