@@ -133,7 +133,8 @@ function* markCoveredUnit(tx: Tx, ctx: EngineContext, moveId: string, spec: Move
   }
   const fork = spec.newBranch?.forkCheckpointId ?? null;
   marked.push(...(yield* heldOtherwiseUnit(tx, ctx, spec.sessionId, spec.target, fork, spec.files!.covered)));
-  for (const { row, application } of yield* inHeldOrder(tx, ctx, spec, marked)) {
+  const at = yield* snapshotPosition(tx, spec.target, fork);
+  for (const { row, application } of yield* inHeldOrder(tx, ctx, spec, marked, at)) {
     const id = row.id;
     if (keptPaths.size > 0) {
       // Only when every path it may have changed was kept: its run's recorded paths say exactly which; for a call
@@ -144,7 +145,7 @@ function* markCoveredUnit(tx: Tx, ctx: EngineContext, moveId: string, spec: Move
     }
     yield* markHeld(tx, spec.sessionId, row, application, ctx.now());
   }
-  yield* setAsideLeft(tx, ctx, spec);
+  yield* setAsideLeft(tx, ctx, spec, at);
 }
 
 /**
@@ -152,8 +153,7 @@ function* markCoveredUnit(tx: Tx, ctx: EngineContext, moveId: string, spec: Move
  * unapplied (undone first when applied since), on the branch the move goes to: a snapshot read later there leaves them
  * out too, while a move back to a branch where they were applied replays them.
  */
-function* setAsideLeft(tx: Tx, ctx: EngineContext, spec: MoveSpec) {
-  const at = yield* snapshotPosition(tx, spec.target, spec.newBranch?.forkCheckpointId ?? null);
+function* setAsideLeft(tx: Tx, ctx: EngineContext, spec: MoveSpec, at: HeldSnapshot | undefined) {
   for (const id of at?.aside ?? []) {
     const row = yield* tx.getTool(id);
     if (row?.appliedSeq === null) yield* tx.setAside(id, spec.sessionId, spec.newBranch?.id ?? spec.target.branchId, ctx.now());
@@ -169,10 +169,9 @@ function* inHeldOrder(
   ctx: EngineContext,
   spec: MoveSpec,
   marked: { row: ToolRow; application: number | undefined }[],
+  at: HeldSnapshot | undefined,
 ): Step<{ row: ToolRow; application: number | undefined }[]> {
-  if (marked.length === 0) return marked;
-  const at = yield* snapshotPosition(tx, spec.target, spec.newBranch?.forkCheckpointId ?? null);
-  if (!at) return marked;
+  if (marked.length === 0 || !at) return marked;
   const marking = new Set(marked.map((m) => m.row.id));
   const segments = yield* tx.lineage(spec.target.branchId, at.position);
   const outside = yield* outsideCalls(tx, spec.sessionId, ctx.tools);
