@@ -6,6 +6,8 @@ import type { Checkpoint as CheckpointInfo, MessageInput } from "../models/types
 import type { BranchRow, EntryRow, LgThreadRow, LineageSegment, SessionRow, Step, Tx } from "../store/port/index.js";
 import {
   GENESIS_HASH,
+  afterMoves,
+  currentToWrite,
   edit,
   entryAt,
   forkAtPoint,
@@ -69,7 +71,9 @@ export class PutWriter {
     if (serialized === null) return null;
     const append = toMessageInputs(serialized);
     const parts = this.#parts;
-    const written = await store.write({ sessionId }, (tx) => putAtHeadUnit(tx, put, sessionId, cached, parts, ctx, append));
+    const written = await afterMoves(ctx, { id: sessionId }, () =>
+      store.write({ sessionId }, (tx) => putAtHeadUnit(tx, put, sessionId, cached, parts, ctx, append)),
+    );
     if (!written) return null;
     // The write committed: the mirror (the saver's own arrays, never LangGraph's) grows in place; copying it made every
     // put O(thread).
@@ -96,7 +100,9 @@ export class PutWriter {
         const [t, v] = await this.#parts.serde.dumpsTyped(items);
         blobs.push({ channel: this.#parts.messages, version: messagesVersion!, type: t, value: Buffer.from(v) });
       }
-      const atHead = await ctx.store.write({ sessionId: ref.id }, (tx) => writeAtHead(this.#parts, ctx, tx, ref, put, landing));
+      const atHead = await afterMoves(ctx, ref, () =>
+        ctx.store.write({ sessionId: ref.id }, (tx) => writeAtHead(this.#parts, ctx, tx, ref, put, landing)),
+      );
       const written = atHead === FORK ? await this.forkAndWrite(ctx, ref, put, landing) : atHead;
       return this.landed(ctx, ref.id, put, written, landing.mirrored);
     });
@@ -155,7 +161,7 @@ function* putAtHeadUnit(
   if (thread?.sessionId !== sessionId) return null;
   yield* refuseTakenId(tx, sessionId, put.threadId, put.checkpointId);
   if (put.guard) yield* put.guard(tx);
-  const { session, branch, head } = yield* ownedCurrent(tx, sessionId, put.userId);
+  const { session, branch, head } = yield* currentToWrite(ctx, tx, sessionId, put.userId);
   const { target, messagesVersion } = yield* parentAt(tx, thread, put.parentId, branch);
   if (head.position !== target.position || head.hash !== target.headHash || (cached && cached.headHash !== head.hash)) return null;
   const fields = validateMessages(parts, ctx, append, cached ? cached.items.length : 0);
@@ -176,7 +182,7 @@ function* writeAtHead(
 ): Step<Written | typeof FORK> {
   yield* refuseTakenId(tx, ref.id, put.threadId, put.checkpointId);
   if (put.guard) yield* put.guard(tx);
-  const { session, branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
+  const { session, branch, head } = yield* currentToWrite(ctx, tx, ref.id, ref.userId);
   const { target } = landing;
   if (landing.editAt !== null || !(yield* continuesAtHead(tx, branch, head, target))) return FORK;
   return yield* writeRows(parts, ctx, tx, session, branch.id, head, landing.fields, put, landing.messagesVersion);

@@ -2,12 +2,13 @@
 import type { Message } from "../models/types.js";
 import type { BranchRow, SessionRow, Step, Tx } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "../sessions/core/context.js";
-import { ownedCurrent, sessionMessage } from "../sessions/core/owned.js";
+import { sessionMessage } from "../sessions/core/owned.js";
 import { headOf } from "../sessions/core/head.js";
 import { findLanding, forkRightAfter, settleLanding, type Landing } from "../sessions/log/after.js";
 import { branchOf, entryAt, lastLineageMessage } from "../sessions/log/lineage.js";
 import { writeMessages, type EntryFields } from "../sessions/log/writer.js";
 import { applyOnce, recordRequest, requestOf, type AnswerCodec } from "../sessions/requests/ledger.js";
+import { afterMoves, currentToWrite } from "../sessions/writes/after-moves.js";
 
 /** What a run was given: the branch it read and that branch's last message (null: none), or what it wrote last. */
 export interface Served {
@@ -36,7 +37,9 @@ export async function appendServed(
 ): Promise<Served | null> {
   const recorded = request && requestOf(request.id, request.verb, request.args, LAST_WRITTEN);
   return applyOnce(ctx, ref, recorded, async () => {
-    const written = await ctx.store.write({ sessionId: ref.id }, (tx) => servedUnit(ctx, tx, ref, fields, served, calls, recorded));
+    const written = await afterMoves(ctx, ref, () =>
+      ctx.store.write({ sessionId: ref.id }, (tx) => servedUnit(ctx, tx, ref, fields, served, calls, recorded)),
+    );
     for (const cp of written.checkpoints) ctx.events.emit("checkpoint", cp);
     return lastOf(written.messages);
   });
@@ -70,7 +73,7 @@ function* servedUnit(
   calls: readonly string[],
   request: ReturnType<typeof requestOf<Served | null>>,
 ) {
-  const { session, branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
+  const { session, branch, head } = yield* currentToWrite(ctx, tx, ref.id, ref.userId);
   const follows = branch.id === served.branchId || (yield* continues(tx, session, branch, served, calls));
   const at = follows ? { branchId: branch.id, head } : yield* movedLanding(tx, session, branch.id, served, calls);
   yield* settleLanding(ctx, tx, at);

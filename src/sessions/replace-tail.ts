@@ -7,7 +7,6 @@ import type { MoveOptions } from "../models/inputs.js";
 import type { Checkpoint, Message, MoveResult } from "../models/types.js";
 import type { MessageRow, SessionRow, Step, Tx } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
-import { ownedCurrent } from "./core/owned.js";
 import { toMessage } from "./core/rows.js";
 import { headOfEntry } from "./core/head.js";
 import { writeMessages, type EntryFields } from "./log/writer.js";
@@ -16,6 +15,7 @@ import { assertCausedCallsPassable } from "./edit-point.js";
 import { performMove } from "./moves/move.js";
 import type { BaseMoveSpec, MoveOutcome } from "./moves/move-spec.js";
 import { applyOnce, recordRequest, requestOf, type AnswerCodec } from "./requests/ledger.js";
+import { afterMoves, currentToWrite } from "./writes/after-moves.js";
 
 export interface TailReplacement {
   /** How many of the current lineage's last messages are replaced. */
@@ -65,7 +65,9 @@ export async function replaceTail(
   const keep = r.keep ?? 0;
   return applyOnce(ctx, ref, request, async () => {
     if (keep >= r.count) {
-      const out = await ctx.store.write({ sessionId: ref.id }, (tx) => appendTailUnit(tx, ctx, ref, r, request));
+      const out = await afterMoves(ctx, ref, () =>
+        ctx.store.write({ sessionId: ref.id }, (tx) => appendTailUnit(tx, ctx, ref, r, request)),
+      );
       if (!out) return null;
       for (const cp of out.checkpoints) ctx.events.emit("checkpoint", cp);
       return out.done;
@@ -105,7 +107,7 @@ function* appendTailUnit(
   r: TailReplacement,
   request: ReturnType<typeof requestOf> | undefined,
 ) {
-  const { session, branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
+  const { session, branch, head } = yield* currentToWrite(ctx, tx, ref.id, ref.userId);
   if (r.check) {
     const tail = (yield* lastMessages(tx, branch.id, r.count)).map(toMessage);
     if (r.check(tail) === false) return null;

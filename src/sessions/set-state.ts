@@ -5,11 +5,11 @@ import { toJsonText, type JsonInput, type JsonValue } from "../models/json.js";
 import type { WriteOptions } from "../models/inputs.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { checkIfAt, type IfAt } from "./core/if-at.js";
-import { ownedCurrent } from "./core/owned.js";
 import { canonicalJson } from "./integrity/hashes.js";
 import { readRecordedState, readState, storeSnapshot } from "./log/snapshots.js";
 import { writeEntry } from "./log/writer.js";
 import { applyOnce, recordRequest, requestOf, writeControlOf, type AnswerCodec, type Request } from "./requests/ledger.js";
+import { afterMoves, currentToWrite } from "./writes/after-moves.js";
 
 /** The new state (any JSON, a framework's own interfaces too: checked at run time), or a function of the previous one. */
 export type StateUpdate = JsonInput | ((previous: JsonValue) => JsonInput);
@@ -39,7 +39,7 @@ export async function setState(ctx: EngineContext, ref: SessionRef, next: StateU
   const { requestId, ifAt } = writeControlOf(options);
   const request = requestOf(requestId, "setState", text === null ? { updater: String(next) } : { state: given }, stateAnswer);
   const out = await applyOnce(ctx, ref, request, () =>
-    ctx.store.write({ sessionId: ref.id }, (tx) => setStateUnit(tx, ref, given, next, ctx, request, ifAt)),
+    afterMoves(ctx, ref, () => ctx.store.write({ sessionId: ref.id }, (tx) => setStateUnit(tx, ref, given, next, ctx, request, ifAt))),
   );
   return out.value;
 }
@@ -53,7 +53,7 @@ function* setStateUnit(
   request: Request<{ entryId: string; value: JsonValue }> | undefined,
   ifAt: IfAt | undefined,
 ) {
-  const { session, branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
+  const { session, branch, head } = yield* currentToWrite(ctx, tx, ref.id, ref.userId);
   yield* checkIfAt(tx, session, ifAt, head.position);
   let value = given as JsonValue;
   if (typeof next === "function") {

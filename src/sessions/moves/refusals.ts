@@ -52,6 +52,17 @@ const resumable = new WeakSet<Error>();
 /** Whether `error` refused a call only for this thread's own interrupted moves (see `resumable`). */
 export const isResumableRefusal = (error: unknown): boolean => error instanceof Error && resumable.has(error);
 
+/**
+ * `MOVE_IN_PROGRESS` (resumable: see `isResumableRefusal`) while a move of the session is unfinished and runs nowhere,
+ * as after its process was killed or lost its database midway. A move that may still run (another handle, process or
+ * server) is not in the way: what is written meanwhile comes before its end, as if written before it began.
+ */
+export function* refuseStoppedMoves(ctx: EngineContext, tx: Tx, sessionId: string): Step<void> {
+  const running = yield* tx.runningMoves(sessionId);
+  if (running.some((m) => moveMayRun(ctx.ownership, m))) return;
+  refuseMoves(ctx, running);
+}
+
 function refuseMoves(ctx: EngineContext, running: readonly (OwnerRow & { id: string })[]): void {
   if (running.length === 0) return;
   const own = running.every((m) => !moveMayRun(ctx.ownership, m));

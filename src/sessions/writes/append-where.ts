@@ -4,13 +4,14 @@ import type { Message, MessageInput } from "../../models/types.js";
 import type { Step, Tx } from "../../store/port/index.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
 import { checkIfAt, type IfAt } from "../core/if-at.js";
-import { ownedCurrent, ownedSession } from "../core/owned.js";
+import { ownedSession } from "../core/owned.js";
 import { toMessage } from "../core/rows.js";
 import { findLanding, settleLanding } from "../log/after.js";
 import { lastLineageMessage } from "../log/lineage.js";
 import { writeMessages, type EntryFields } from "../log/writer.js";
 import { recordRequest, type Request } from "../requests/ledger.js";
 import { batchFields } from "./message-fields.js";
+import { afterMoves, currentToWrite } from "./after-moves.js";
 
 /**
  * `append`, only while the current lineage's last message is still `lastMessageId` (null: none), as the caller read
@@ -99,14 +100,14 @@ export interface AppendHow {
  * `unlessStored` finds them stored): null then, nothing written; with `request`, records it in the same transaction.
  */
 export async function appendWhere(ctx: EngineContext, ref: SessionRef, fields: EntryFields[], how: AppendHow) {
-  const written = await ctx.store.write({ sessionId: ref.id }, (tx) => appendUnit(tx, ref, ctx, fields, how));
+  const written = await afterMoves(ctx, ref, () => ctx.store.write({ sessionId: ref.id }, (tx) => appendUnit(tx, ref, ctx, fields, how)));
   if (!written) return null;
   for (const cp of written.checkpoints) ctx.events.emit("checkpoint", cp);
   return written.messages;
 }
 
 function* appendUnit(tx: Tx, ref: SessionRef, ctx: EngineContext, fields: EntryFields[], how: AppendHow) {
-  const { session, branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
+  const { session, branch, head } = yield* currentToWrite(ctx, tx, ref.id, ref.userId);
   yield* checkIfAt(tx, session, how.ifAt, head.position);
   const { lastMessageId } = how;
   if (lastMessageId !== undefined && ((yield* lastLineageMessage(tx, branch.id))?.id ?? null) !== lastMessageId) return null;

@@ -8,7 +8,6 @@ import type { Checkpoint, Turn } from "../../models/types.js";
 import type { Step, Tx, WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
 import { checkIfAt, type IfAt } from "../core/if-at.js";
-import { ownedCurrent } from "../core/owned.js";
 import { moveMayRun } from "../core/ownership.js";
 import { refuseCallsElsewhere } from "../moves/refusals.js";
 import { toCheckpoint } from "../core/rows.js";
@@ -24,6 +23,7 @@ import { resumingOwnRestore } from "../workspace/resume-own.js";
 import { sameFilesConfig } from "../workspace/snapshots.js";
 import { snapshotCalls } from "../workspace/unapplied.js";
 import { takeRunTurn, type RunTurn } from "../workspace/run-turns.js";
+import { afterMoves, currentToWrite } from "./after-moves.js";
 
 /** How `checkpointAfter` writes: weighing retention or not, recording a request, only while `ifAt` holds. */
 export interface CheckpointHow {
@@ -86,7 +86,10 @@ export async function checkpointAfter(
     const deadline = performance.now() + ctx.busyWaitMs;
     try {
       for (let pause = 10; ;) {
-        const unit = () => ctx.store.write({ sessionId: ref.id }, (tx) => checkpointUnit(ctx, tx, ref, messages, fields, files, request));
+        const unit = () =>
+          afterMoves(ctx, ref, () =>
+            ctx.store.write({ sessionId: ref.id }, (tx) => checkpointUnit(ctx, tx, ref, messages, fields, files, request)),
+          );
         const out = await resumingOwnRestore(ctx, ref.id, unit).catch((error: unknown) => {
           if (!busyElsewhere.has(error as object) || performance.now() + pause > deadline) throw error;
           return null;
@@ -143,7 +146,7 @@ function* checkpointUnit(
   files: Capture | null,
   request: Request<Turn & { expiresIn?: number | null }> | undefined,
 ): Step<{ turn: Turn; auto: Checkpoint[] } | { scan: WorkspaceRow }> {
-  const current = yield* ownedCurrent(tx, ref.id, ref.userId);
+  const current = yield* currentToWrite(ctx, tx, ref.id, ref.userId);
   const { session, head: start } = current;
   yield* checkIfAt(tx, session, o.ifAt, start.position);
   const at = o.after === undefined ? { branchId: current.branch.id, head: start } : yield* findLanding(tx, session, current, o.after);

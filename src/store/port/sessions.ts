@@ -24,6 +24,11 @@ export interface SessionRow {
    * is never before it, so the timeline's checkpoints stay in time order along seq.
    */
   lastCheckpointAt?: number;
+  /**
+   * Whether a move of the session is journaled and unfinished (running, or stopped midway), where the read of the
+   * session gives it in the same statement (`currentOf`): a write on the current branch waits for it or resumes it.
+   */
+  moving?: boolean;
 }
 
 export type NewSession = Omit<SessionRow, "seq" | "hasTools" | "hasWorkspace" | "retention" | "retentionAgedAt">;

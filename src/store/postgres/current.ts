@@ -28,6 +28,8 @@ export const lastCheckpointAt = (userId: string, sessionId: string) =>
   ORDER BY c.seq DESC LIMIT 1), 0)`;
 /** That of the session `s`. */
 const LAST_CHECKPOINT_AT = lastCheckpointAt("s.user_id", "s.id");
+/** Whether session `s` has a move journaled and unfinished: only one with tools can (see `moves_running`). */
+const MOVING = `(s.has_tools AND EXISTS (SELECT 1 FROM moves m WHERE m.session_id = s.id AND m.status = 'running'))`;
 
 const SESSION_CURRENT_FIELDS = [
   ["seq", "seq"],
@@ -51,7 +53,7 @@ export const CURRENT_OF = `SELECT s.seq, s.id, s.user_id, s.title, s.metadata, s
     s.has_tools, s.has_workspace, s.created_at, s.updated_at, s.retention, s.retention_aged_at, ${select("b", BRANCH_FIELDS)}, ${HEAD_COLS},
     ${select("f", HEAD_FIELDS)},
     -- In the same round trip: a checkpoint written in this unit is never before the session's newest.
-    ${LAST_CHECKPOINT_AT}, ${STAMP}
+    ${MOVING}, ${LAST_CHECKPOINT_AT}, ${STAMP}
   FROM sessions s JOIN branches b ON b.id = s.current_branch_id
   -- The head entry as a lateral top-1 on (branch_id, position): a generic plan of "position = (SELECT max ...)"
   -- may pick another index of entries and scan the whole branch.
@@ -65,6 +67,7 @@ export function currentFromTuple(t: unknown[]): { row: CurrentRow; stamp: string
   const n = SESSION_CURRENT_FIELDS.length;
   const session = slice<SessionRow>(t, 0, SESSION_CURRENT_FIELDS)!;
   session.lastCheckpointAt = t.at(-2) as number;
+  session.moving = t.at(-3) === true;
   const at = n + BRANCH_FIELDS.length;
   const row: CurrentRow = { session, branch: slice<BranchRow>(t, n, BRANCH_FIELDS)!, last: slice<HeadRow>(t, at, HEAD_FIELDS) };
   const base = slice<HeadRow>(t, at + HEAD_FIELDS.length, HEAD_FIELDS);
@@ -74,7 +77,8 @@ export function currentFromTuple(t: unknown[]): { row: CurrentRow; stamp: string
 
 /**
  * Fails the transaction unless the session is still as known: the stamp, the id of the current branch's last own
- * entry (entries never change once written, so the id stands for the whole head) and its newest checkpoint's time. The failure is `STALE_CODE`; the
+ * entry (entries never change once written, so the id stands for the whole head), its newest checkpoint's time and
+ * whether a move of it is unfinished (another server's journal does not touch the session's row). The failure is `STALE_CODE`; the
  * store forgets what it knew and runs the unit again from a fresh read. It answers no column: nothing to describe or parse.
  * The function that raises is called only on a failure (a call per unit costs more than the check's reads).
  */
@@ -82,7 +86,7 @@ export const EXPECT_CURRENT = `SELECT WHERE CASE WHEN EXISTS (
   SELECT 1 FROM sessions s JOIN branches b ON b.id = s.current_branch_id
   WHERE s.id = $1 AND ${STAMP} = $2
     AND (SELECT e.id FROM entries e WHERE e.branch_id = b.id ORDER BY e.position DESC LIMIT 1) IS NOT DISTINCT FROM $3::text
-    AND ${LAST_CHECKPOINT_AT} = $4::float8) THEN true ELSE forkpoint_expect_current(false) END`;
+    AND ${LAST_CHECKPOINT_AT} = $4::float8 AND ${MOVING} = $5::boolean) THEN true ELSE forkpoint_expect_current(false) END`;
 
 /** The SQLSTATE `forkpoint_expect_current` raises (a migration defines it). */
 const STALE_CODE = "FP409";

@@ -278,7 +278,11 @@ export function entriesTx(sql: Sql): EntriesTx {
       if (known && !known.contested && sql.speculates) {
         // Checked by the server ahead of the unit's writes, in their round trip; a copy, as a read returns.
         const { last, session } = known.row;
-        yield* sql.later(EXPECT_CURRENT, [sessionId, known.stamp, last?.id ?? null, session.lastCheckpointAt ?? 0], true);
+        yield* sql.later(
+          EXPECT_CURRENT,
+          [sessionId, known.stamp, last?.id ?? null, session.lastCheckpointAt ?? 0, session.moving === true],
+          true,
+        );
         sql.see(sessionId, known, true);
         return copyOf(known.row);
       }
@@ -289,7 +293,10 @@ export function entriesTx(sql: Sql): EntriesTx {
       // Contested until a read finds the session as this server last wrote it.
       const contested =
         known?.contested === true &&
-        (known.stamp !== stamp || known.row.last?.id !== row.last?.id || known.row.session.lastCheckpointAt !== session.lastCheckpointAt);
+        (known.stamp !== stamp ||
+          known.row.last?.id !== row.last?.id ||
+          known.row.session.lastCheckpointAt !== session.lastCheckpointAt ||
+          known.row.session.moving !== session.moving);
       sql.see(sessionId, { row: copyOf(row), stamp, contested }, false);
       return row;
     },

@@ -303,5 +303,13 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     "sql": [
       "ALTER TABLE \"set_aside\" ADD COLUMN \"branch_id\" text COLLATE \"C\";"
     ]
+  },
+  {
+    "tag": "0025_moves_running",
+    "folderMillis": 1796033428923,
+    "hash": "45abe2e38ac5f3d6b0177b146ea4e4b42a88f5e33ba8f2245d24d4354e748340",
+    "sql": [
+      "CREATE INDEX \"moves_running\" ON \"moves\" USING btree (\"session_id\") WHERE status = 'running';"
+    ]
   }
 ];

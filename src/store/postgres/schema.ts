@@ -372,7 +372,15 @@ export const moves = pgTable(
     createdAt: time("created_at").notNull(),
     finishedAt: time("finished_at"),
   },
-  (t) => [uniqueIndex("moves_id").on(t.id), index("moves_status").on(t.status), index("moves_session").on(t.sessionId)],
+  (t) => [
+    uniqueIndex("moves_id").on(t.id),
+    index("moves_status").on(t.status),
+    index("moves_session").on(t.sessionId),
+    // Every write on a session's current branch asks whether a move of it is unfinished: a probe of the few running.
+    index("moves_running")
+      .on(t.sessionId)
+      .where(sql`status = 'running'`),
+  ],
 );
 
 /**

@@ -32,6 +32,7 @@ import {
   slice,
   toolRows,
   LAST_CHECKPOINT_AT,
+  MOVING,
 } from "./columns.js";
 import { prepare, type RowMode } from "./object-rows.js";
 
@@ -127,7 +128,7 @@ export function entriesTx(db: Database.Database): EntriesTx {
       b.session_id, b.parent_id, b.fork_checkpoint_id, b.fork_position, b.fork_entry_id, b.name, b.reason, b.created_at,
       ${HEAD_COLS}, s.has_workspace, s.retention, s.retention_aged_at,
       -- In the same statement: a checkpoint the unit writes is never before the session's newest (lastCheckpointAt).
-      ${LAST_CHECKPOINT_AT("s.user_id", "s.id")}
+      ${LAST_CHECKPOINT_AT("s.user_id", "s.id")}, ${MOVING}
     FROM sessions s JOIN branches b ON b.id = s.current_branch_id
     LEFT JOIN entries e ON e.branch_id = b.id AND e.position = (SELECT max(position) FROM entries WHERE branch_id = b.id)
     WHERE s.id = ?`,
@@ -282,6 +283,7 @@ export function entriesTx(db: Database.Database): EntriesTx {
           createdAt: t[9],
           updatedAt: t[10],
           lastCheckpointAt: t[28],
+          moving: t[29] === 1,
         },
         branch: {
           id: t[5],

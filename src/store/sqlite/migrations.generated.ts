@@ -361,5 +361,13 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     "sql": [
       "ALTER TABLE `set_aside` ADD `branch_id` text;"
     ]
+  },
+  {
+    "tag": "0030_moves_running",
+    "folderMillis": 1796033428214,
+    "hash": "9598baceaa4d8dbc362a581c6c98b675ba171ae05b3bef07431b5ff3eef295ba",
+    "sql": [
+      "CREATE INDEX `moves_running` ON `moves` (`session_id`) WHERE status = 'running';"
+    ]
   }
 ];

@@ -1,0 +1,1 @@
+CREATE INDEX `moves_running` ON `moves` (`session_id`) WHERE status = 'running';
