@@ -24,7 +24,7 @@ afterEach(async () => {
   removeDir(dir);
 });
 
-/** A session whose workspace log got L1 (checkpoint "L1"), then L2, which a files rollback to "L1" set aside. */
+/** A session whose workspace log got L1 (checkpoint "L1"), then L2 (checkpoint "L2"), which a files rollback to "L1" set aside. */
 async function l2SetAside(withStart: boolean) {
   const s = await fp.createSession({ userId: "u" });
   await s.attachWorkspace(ws);
@@ -32,6 +32,7 @@ async function l2SetAside(withStart: boolean) {
   await s.invoke("append_line", { path: file("log"), line: "L1" });
   const withL1 = await s.checkpoint({ name: "L1" });
   await s.invoke("append_line", { path: file("log"), line: "L2" });
+  await s.checkpoint({ name: "L2" });
   await s.rollback(withL1.id, { scope: "files" });
   return { s, start: start! };
 }
@@ -116,4 +117,21 @@ it("undo of a both rewind that left a re-applied call out brings it back: its br
   expect((await s.info()).currentBranchId).toBe(x);
   expect(back.replayed.map((t) => t.args)).toEqual([{ path: file("log"), line: "L2" }]);
   expect(readOrNull(file("log"))).toBe("L1\nL2\n");
+});
+
+it("a both move to a point with no snapshot of its own after a files rollback restores one without the calls it took away", async () => {
+  const { s, start } = await l2SetAside(true);
+  // A checkpoint taken before the files rollback holds L2: the newest on the lineage, yet not what the files were after.
+  expect(readOrNull(file("log"))).toBe("L1\n");
+  await s.invoke("append_line", { path: file("log"), line: "L3" });
+  expect(readOrNull(file("log"))).toBe("L1\nL3\n");
+  await s.rollback(start.id, { scope: "both" });
+  expect(readOrNull(file("log"))).toBeNull();
+  const back = await s.undo({ scope: "both" });
+  expect(readOrNull(file("log"))).toBe("L1\nL3\n");
+  expect(back.replayed.map((t) => t.args)).toEqual([{ path: file("log"), line: "L3" }]);
+  expect((await s.toolTrack()).filter((t) => t.applied).map((t) => t.args)).toEqual([
+    { path: file("log"), line: "L1" },
+    { path: file("log"), line: "L3" },
+  ]);
 });

@@ -25,7 +25,7 @@ export function* filesTrackPlan(
   if (!session.hasTools) return undefined;
   const candidates = yield* fileCalls(tx, session.id);
   if (candidates.length === 0) return undefined;
-  const at = yield* snapshotPosition(tx, target, checkpointId);
+  const at = yield* snapshotPosition(tx, session.id, target, checkpointId);
   if (!at) return undefined;
   const segments = yield* tx.lineage(target.branchId, at.position);
   const applied = new Set((yield* tx.appliedCalls(session.id)).map((c) => c.id));

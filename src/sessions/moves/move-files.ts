@@ -5,6 +5,7 @@ import type { EngineContext } from "../core/context.js";
 import { prepareRestore, type PreparedRestore } from "../workspace/prepare-restore.js";
 import { restoreFiles } from "../workspace/restore.js";
 import { workspaceOf } from "../workspace/snapshots.js";
+import { newestSnapshot } from "../workspace/newest-snapshot.js";
 import { appliedOrder, heldOff, markedInOrder, notHeld, replaysHeld, setAsideIn, snapshotHolds } from "../workspace/unapplied.js";
 import { failedUndos, keptTarget, pathsAcross, stoppedUndos } from "./failed-undo-files.js";
 import { TreeReader } from "../workspace/trees.js";
@@ -24,22 +25,19 @@ export type RestoredFiles = { written: string[]; deleted: string[]; kept?: strin
 /**
  * Where the snapshot a move restores (the one `targetFiles` finds) sits on the target lineage, and the calls made up to
  * there that its files do not hold, or may not (see `snapshotCalls`): the checkpoint's own when the move goes to one that captured
- * files, else the newest checkpoint with files at or before the target.
+ * files, else the newest checkpoint with files at or before the target that holds no call set aside there.
  */
-export function* snapshotPosition(tx: Tx, target: MoveTarget, checkpointId: string | null): Step<HeldSnapshot | undefined> {
+export function* snapshotPosition(
+  tx: Tx,
+  sessionId: string,
+  target: MoveTarget,
+  checkpointId: string | null,
+): Step<HeldSnapshot | undefined> {
   const own = checkpointId === null ? undefined : yield* tx.checkpointManifest(checkpointId);
   // The checkpoint's own files: the calls set aside when it was taken stay out (see `setAsideIn`).
   if (own) return { position: target.position, ...snapshotCallsOf(own, true) };
-  const segments = yield* tx.lineage(target.branchId, target.position);
-  for (let i = segments.length - 1; i >= 0; i--) {
-    const s = segments[i]!;
-    const found = yield* tx.lastFilesPosition(s.branchId, s.after, s.upTo);
-    if (found === undefined) continue;
-    // The newest checkpoint with files there, as `targetFiles` reads it.
-    const files = yield* tx.lastCheckpointFiles(s.branchId, found, found);
-    return { position: found, ...snapshotCallsOf(files, false) };
-  }
-  return undefined;
+  const found = yield* newestSnapshot(tx, sessionId, target);
+  return found && { position: found.position, ...snapshotCallsOf(found.files, false) };
 }
 
 /**
@@ -133,7 +131,7 @@ function* markCoveredUnit(tx: Tx, ctx: EngineContext, moveId: string, spec: Move
   }
   const fork = spec.newBranch?.forkCheckpointId ?? null;
   marked.push(...(yield* heldOtherwiseUnit(tx, ctx, spec.sessionId, spec.target, fork, spec.files!.covered)));
-  const at = yield* snapshotPosition(tx, spec.target, fork);
+  const at = yield* snapshotPosition(tx, spec.sessionId, spec.target, fork);
   for (const { row, application } of yield* inHeldOrder(tx, ctx, spec, marked, at)) {
     const id = row.id;
     if (keptPaths.size > 0) {
@@ -199,7 +197,7 @@ export function* heldOtherwiseUnit(
   forkCheckpointId: string | null,
   covered: readonly string[],
 ): Step<{ row: ToolRow; application: number | undefined }[]> {
-  const at = yield* snapshotPosition(tx, target, forkCheckpointId);
+  const at = yield* snapshotPosition(tx, sessionId, target, forkCheckpointId);
   if (!at) return [];
   const now = new Map((yield* tx.replayedApplications(sessionId)).map((r) => [r.entryId, r.appliedSeq]));
   const ids = [...new Set([...now.keys(), ...Object.keys(at.replays)])];

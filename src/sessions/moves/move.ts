@@ -186,7 +186,7 @@ function* performMoveUnit(
   const track = scope === "files" ? yield* filesTrackPlan(ctx, tx, session, base.target, forkCheckpointId) : undefined;
   // The conversation's refusals come before any file moves.
   if (scope === "both" && session.hasTools) {
-    const snapshotAt = yield* snapshotPosition(tx, base.target, forkCheckpointId);
+    const snapshotAt = yield* snapshotPosition(tx, session.id, base.target, forkCheckpointId);
     refuseMove((yield* computePlan(ctx, tx, session, base.target, snapshotAt)).steps, o);
   }
   return { ws, manifestId, from: { fromBranchId: branch.id, fromHead: head.position }, kind: base.kind, track };
@@ -357,7 +357,9 @@ function* moveConversationUnit(
   if (files) yield* checkFilesPlanned(tx, session, base, files);
   const filesManifest = files?.manifestId;
   const snapshotAt =
-    filesManifest === undefined ? undefined : yield* snapshotPosition(tx, base.target, base.newBranch?.forkCheckpointId ?? null);
+    filesManifest === undefined
+      ? undefined
+      : yield* snapshotPosition(tx, session.id, base.target, base.newBranch?.forkCheckpointId ?? null);
   // A session that never recorded a tool call has no world to move: skip reading the lineages.
   const computed = session.hasTools ? yield* computePlan(ctx, tx, session, base.target, snapshotAt) : NOTHING_TO_MOVE;
   const plan = computed.steps;

@@ -6,6 +6,7 @@ import { ValidationError } from "../../models/errors.js";
 import type { CheckpointFilesRow, Step, Tx, WorkspaceRow } from "../../store/port/index.js";
 import type { DirNode } from "./dir-node.js";
 import { assertLocal } from "./host.js";
+import { newestSnapshot } from "./newest-snapshot.js";
 import { TreeReader, diffTrees, listFiles, type FileChange } from "./trees.js";
 
 /** The configuration a snapshot is read under (its directory and ignore rules), as the workspace row has it. */
@@ -61,8 +62,8 @@ export function* checkpointFiles(tx: Tx, checkpointId: string, field: string): S
 
 /**
  * The files a move's target should have: the checkpoint's own when the move goes to one, else those of the newest
- * checkpoint with files on the target lineage at or before the target position. Read under the current workspace
- * configuration only.
+ * checkpoint with files on the target lineage at or before the target position that holds no call set aside there
+ * (see `newestSnapshot`). Read under the current workspace configuration only.
  */
 export function* targetFiles(
   tx: Tx,
@@ -70,12 +71,8 @@ export function* targetFiles(
   target: { branchId: string; position: number },
   checkpointId: string | null,
 ): Step<number> {
-  let found = checkpointId ? yield* tx.checkpointManifest(checkpointId) : undefined;
-  const segments = yield* tx.lineage(target.branchId, target.position);
-  for (let i = segments.length - 1; i >= 0 && !found; i--) {
-    const s = segments[i]!;
-    found = yield* tx.lastCheckpointFiles(s.branchId, s.after, s.upTo);
-  }
+  const found =
+    (checkpointId ? yield* tx.checkpointManifest(checkpointId) : undefined) ?? (yield* newestSnapshot(tx, ws.sessionId, target))?.files;
   if (!found) throw new ValidationError("scope", "no checkpoint on the target's lineage captured the workspace's files");
   return sameConfig(found, ws, "scope", "the target's checkpoint").manifestId;
 }
