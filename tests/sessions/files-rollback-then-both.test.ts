@@ -135,3 +135,21 @@ it("a both move to a point with no snapshot of its own after a files rollback re
     { path: file("log"), line: "L3" },
   ]);
 });
+
+it("redo of a both rewind that left a re-applied set-aside call out leaves it out again", async () => {
+  const { s } = await l2SetAside(true);
+  const after = await s.checkpoint({ name: "after files rollback" });
+  await s.rollback(after.id, { scope: "conversation" });
+  expect(readOrNull(file("log"))).toBe("L1\nL2\n");
+  await s.rollback(after.id, { scope: "both" });
+  expect(readOrNull(file("log"))).toBe("L1\n");
+  // Back where a conversation move had applied L2 again: it comes back.
+  await s.undo({ scope: "both" });
+  expect(readOrNull(file("log"))).toBe("L1\nL2\n");
+  // Forward to the rewind that left it out: out again.
+  const redone = await s.redo({ scope: "both" });
+  expect(redone.undone.map((t) => t.args)).toEqual([{ path: file("log"), line: "L2" }]);
+  expect(redone.replayed).toEqual([]);
+  expect(readOrNull(file("log"))).toBe("L1\n");
+  expect((await s.toolTrack()).filter((t) => t.applied).map((t) => t.args)).toEqual([{ path: file("log"), line: "L1" }]);
+});

@@ -9,14 +9,22 @@ import type { Step, ToolRow, Tx } from "../../store/port/index.js";
  * before it), and restored files hold that world. A snapshot read before applications were recorded names none: the
  * replay kept for the call then (unnamed) is the one it may hold, as before. A named application whose result is not
  * kept (a database journaled before results were) gets the most recent replay's, as before. A replay's result is kept
- * again for this application, so a snapshot read later names it.
+ * again for this application, so a snapshot read later names it. `through`: the lineage the files are restored for
+ * (see `markApplied`).
  */
-export function* markHeld(tx: Tx, sessionId: string, row: ToolRow, application: number | undefined, at: number): Step<void> {
+export function* markHeld(
+  tx: Tx,
+  sessionId: string,
+  row: ToolRow,
+  application: number | undefined,
+  at: number,
+  through?: readonly string[],
+): Step<void> {
   const replay =
     application === undefined
       ? yield* tx.replayResult(row.id, null)
       : ((yield* tx.replayResult(row.id, application)) ?? (yield* tx.lastReplay(sessionId, row.id)));
-  yield* tx.markApplied(row.id, sessionId, replay === undefined ? row.result : replay.result, at);
+  yield* tx.markApplied(row.id, sessionId, replay === undefined ? row.result : replay.result, at, through);
   if (replay !== undefined) yield* tx.keepReplayResult(row.id, sessionId, replay.result, at);
 }
 

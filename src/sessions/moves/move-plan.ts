@@ -158,7 +158,8 @@ function leftOut(
   const lastHeld = upTo.findLast((t) => !snapshotAt.unapplied.has(t.id));
   const left = (t: ToolInvocation) =>
     snapshotAt.unapplied.has(t.id) && ((lastHeld !== undefined && t.position < lastHeld.position) || !!snapshotAt.aside?.has(t.id));
-  const setAside = (t: ToolInvocation) => asideNow.has(t.id) && !t.applied && t.status === "succeeded" && !covered?.has(t.id);
+  // Applied since on another lineage (a move elsewhere replayed it), it is still out of this one: undone.
+  const setAside = (t: ToolInvocation) => asideNow.has(t.id) && t.status === "succeeded" && !covered?.has(t.id);
   return new Set([...upTo.filter(left), ...targetTools.filter(setAside)].map((t) => t.id));
 }
 

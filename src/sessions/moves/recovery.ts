@@ -68,7 +68,7 @@ function* claimUnit(tx: Tx, ctx: EngineContext, move: MoveRow): Step<ToolInvocat
     if (s.status !== "running") continue;
     const kept = own ? unrecordedOutcome(ctx, move.id, s.idx) : undefined;
     if (kept?.status === "done") {
-      yield* completeStepUnit(tx, ctx, s, kept.result, move.sessionId);
+      yield* completeStepUnit(tx, ctx, s, kept.result, JSON.parse(move.spec) as MoveSpec);
       landed.push(toToolInvocation((yield* tx.getTool(s.entryId))!));
     } else if (kept) yield* failStepUnit(tx, ctx, s, kept.error);
     else yield* tx.setMoveStep(self, move.id, s.idx, "unknown", null, null, leaseMs);

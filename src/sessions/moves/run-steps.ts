@@ -13,6 +13,7 @@ import { type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js
 import { inflightMoves } from "../core/ownership.js";
 import { OwnChanges } from "./own-changes.js";
 import { keepUnrecorded, type StepOutcome } from "./unrecorded-steps.js";
+import { targetBranches } from "./target-branches.js";
 
 /**
  * Runs the pending steps of a journaled move in order, then finishes it. Throws under the `stop` policy. A move that
@@ -208,7 +209,7 @@ export async function runStep(
   }
   await own?.step();
   const done = { status: "done", result: resultText } as const;
-  await recording(ctx, spec.sessionId, step, done, (tx) => completeStepUnit(tx, ctx, step, resultText, spec.sessionId));
+  await recording(ctx, spec.sessionId, step, done, (tx) => completeStepUnit(tx, ctx, step, resultText, spec));
   ctx.events.emit(step.op === "undo" ? "undo" : "replay", { ...invocation, applied: step.op === "replay" });
   return null;
 }
@@ -234,11 +235,13 @@ async function recording(
 }
 
 /** A finished step's record: "done" (an undo leaves its call unapplied, a replay applies it with its result). */
-export function* completeStepUnit(tx: Tx, ctx: EngineContext, step: MoveStepRow, resultText: string | null, sessionId: string) {
+export function* completeStepUnit(tx: Tx, ctx: EngineContext, step: MoveStepRow, resultText: string | null, spec: MoveSpec) {
   fenced(yield* tx.setMoveStep(ctx.ownership.self, step.moveId, step.idx, "done", resultText, null, ctx.ownership.leaseMs));
+  const sessionId = spec.sessionId;
   if (step.op === "undo") yield* tx.unmarkApplied(step.entryId);
   else {
-    yield* tx.markApplied(step.entryId, sessionId, resultText, ctx.now());
+    // Applied on the target's lineage: set aside on another branch, it stays out of moves there.
+    yield* tx.markApplied(step.entryId, sessionId, resultText, ctx.now(), yield* targetBranches(tx, spec));
     // Kept past prune of this move: files restored later may hold this replay's effect (see latest-result.ts).
     yield* tx.keepReplayResult(step.entryId, sessionId, resultText, ctx.now());
   }

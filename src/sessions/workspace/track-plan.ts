@@ -31,11 +31,19 @@ export function* applyTrackPlan(tx: Tx, sessionId: string, plan: TrackPlan, at: 
   }
   // Once one is marked, those after it (applied after it when the snapshot was taken) are marked again after it.
   let marking = false;
+  let through: string[] | undefined;
   for (const id of plan.mark) {
     const row = yield* tx.getTool(id);
     if (row && (marking || row.appliedSeq === null || (yield* heldOtherwise(tx, row, plan.replays?.[id])))) {
-      yield* markHeld(tx, sessionId, row, plan.replays?.[id], at);
+      // Applied again on the lineage the conversation stays on: set aside on another branch, it stays out there.
+      through ??= yield* currentLineage(tx, sessionId);
+      yield* markHeld(tx, sessionId, row, plan.replays?.[id], at, through);
       marking = true;
     }
   }
+}
+
+function* currentLineage(tx: Tx, sessionId: string): Step<string[]> {
+  const session = yield* tx.getSession(sessionId);
+  return session ? (yield* tx.lineage(session.currentBranchId)).map((s) => s.branchId) : [];
 }

@@ -71,13 +71,15 @@ export interface MovesTx {
   appliedCalls(sessionId: string): Step<AppliedCall[]>;
   /**
    * Marks an invocation applied (again), as the session's newest application, with the result it had; it is no longer
-   * set aside (`setAside`).
+   * set aside (`setAside`). `through`: the branches of the lineage it is applied on (a move's target); it stays set
+   * aside on another branch, where a later move still leaves it out.
    */
-  markApplied(entryId: string, sessionId: string, result: string | null, at: number): Step<void>;
+  markApplied(entryId: string, sessionId: string, result: string | null, at: number, through?: readonly string[]): Step<void>;
   unmarkApplied(entryId: string): Step<void>;
   /**
    * Records that a files-only restore unapplied invocation `entryId` (`unmarkApplied` in the same transaction): its
-   * conversation keeps it, the world does not. Cleared by its next `markApplied`; deleted with the session.
+   * conversation keeps it, the world does not. Cleared by its next `markApplied` on a lineage through `branchId`; deleted
+   * with the session.
    */
   setAside(entryId: string, sessionId: string, branchId: string, at: number): Step<void>;
   /**

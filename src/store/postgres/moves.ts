@@ -66,6 +66,7 @@ const s = {
   setAside: `INSERT INTO set_aside (entry_id, session_id, branch_id, set_at) VALUES ($1, $2, $3, $4)
     ON CONFLICT (entry_id) DO UPDATE SET session_id = excluded.session_id, branch_id = excluded.branch_id, set_at = excluded.set_at`,
   unsetAside: `DELETE FROM set_aside WHERE entry_id = $1`,
+  unsetAsideThrough: `DELETE FROM set_aside WHERE entry_id = $1 AND (branch_id IS NULL OR branch_id = ANY($2::text[]))`,
   setAsideCalls: `SELECT entry_id AS id, branch_id AS "branchId" FROM set_aside WHERE session_id = $1 ORDER BY entry_id`,
   // The kept result, else (a replay recorded before results were kept) the journal's newest: one round trip.
   lastReplay: `SELECT result FROM ((SELECT 0 AS k, result FROM replay_results WHERE session_id = $1 AND entry_id = $2
@@ -105,9 +106,10 @@ export function movesTx(sql: Sql): MovesTx {
     *appliedCalls(sessionId: string) {
       return yield* sql.rows<AppliedCall>(s.appliedCalls, [sessionId]);
     },
-    *markApplied(entryId: string, sessionId: string, result: string | null, at: number) {
+    *markApplied(entryId: string, sessionId: string, result: string | null, at: number, through?: readonly string[]) {
       yield* sql.later(MARK_APPLIED, [entryId, sessionId, result, at]);
-      yield* sql.later(s.unsetAside, [entryId], true);
+      if (through === undefined) yield* sql.later(s.unsetAside, [entryId], true);
+      else yield* sql.later(s.unsetAsideThrough, [entryId, [...through]], true);
     },
     *unmarkApplied(entryId: string) {
       yield* sql.later(s.unmarkApplied, [entryId]);

@@ -19,6 +19,9 @@ export function movesTx(db: Database.Database): MovesTx {
     unmarkApplied: p(`DELETE FROM applied WHERE entry_id = ?`),
     setAside: p(`INSERT OR REPLACE INTO set_aside (entry_id, session_id, branch_id, set_at) VALUES (?, ?, ?, ?)`),
     unsetAside: p(`DELETE FROM set_aside WHERE entry_id = ?`),
+    unsetAsideThrough: p(
+      `DELETE FROM set_aside WHERE entry_id = ? AND (branch_id IS NULL OR branch_id IN (SELECT value FROM json_each(?)))`,
+    ),
     setAsideCalls: p(`SELECT entry_id AS id, branch_id AS branchId FROM set_aside WHERE session_id = ? ORDER BY entry_id`),
     uncertain: p(
       `SELECT DISTINCT s.entry_id AS id FROM move_steps s JOIN moves m ON m.id = s.move_id WHERE m.session_id = ? AND s.status = 'unknown'`,
@@ -84,9 +87,10 @@ export function movesTx(db: Database.Database): MovesTx {
     *appliedCalls(sessionId: string) {
       return s.appliedCalls.all(sessionId) as AppliedCall[];
     },
-    *markApplied(entryId: string, sessionId: string, result: string | null, at: number) {
+    *markApplied(entryId: string, sessionId: string, result: string | null, at: number, through?: readonly string[]) {
       s.markApplied.run(entryId, sessionId, result, at);
-      s.unsetAside.run(entryId);
+      if (through === undefined) s.unsetAside.run(entryId);
+      else s.unsetAsideThrough.run(entryId, JSON.stringify(through));
     },
     *unmarkApplied(entryId: string) {
       s.unmarkApplied.run(entryId);

@@ -372,6 +372,14 @@ export function movesSpec(store: () => Store): void {
     expect(await store().read((tx) => tx.setAsideCalls("other"))).toEqual([]);
     await store().write({ sessionId: "sa" }, (tx) => tx.markApplied("sa-b1-e3", "sa", '"again"', at(73)));
     expect(await store().read((tx) => tx.setAsideCalls("sa"))).toEqual([{ id: "sa-b1-e4", branchId: "sa-b2" }]);
+    // Applied on a lineage that does not go through its branch: still set aside there.
+    await store().write({ sessionId: "sa" }, (tx) => tx.markApplied("sa-b1-e4", "sa", null, at(74), ["sa-b1", "sa-b3"]));
+    expect(await store().read((tx) => tx.setAsideCalls("sa"))).toEqual([{ id: "sa-b1-e4", branchId: "sa-b2" }]);
+    await store().write({ sessionId: "sa" }, function* (tx) {
+      yield* tx.unmarkApplied("sa-b1-e4");
+      yield* tx.markApplied("sa-b1-e4", "sa", null, at(75), ["sa-b1", "sa-b2"]);
+    });
+    expect(await store().read((tx) => tx.setAsideCalls("sa"))).toEqual([]);
   });
 
   it("lists the applied calls as where they sit, newest application first", async () => {
