@@ -7,6 +7,7 @@ import { ownedSession } from "./core/owned.js";
 import { checkIfAt, type IfAt } from "./core/if-at.js";
 import { toMessage } from "./core/rows.js";
 import { branchOf, lineageMessages } from "./log/lineage.js";
+import { afterMoves, currentToServe } from "./writes/after-moves.js";
 
 export async function history(ctx: EngineContext, ref: SessionRef, options: HistoryOptions = {}): Promise<(Message | VersionedMessage)[]> {
   const o = parseOptions(historyInput, options ?? {}, "options");
@@ -19,11 +20,12 @@ export async function history(ctx: EngineContext, ref: SessionRef, options: Hist
  * (else `ConflictError` `SESSION_MOVED`).
  */
 export async function currentHistory(ctx: EngineContext, ref: SessionRef, ifAt?: IfAt): Promise<{ branchId: string; messages: Message[] }> {
-  return ctx.store.read((tx) => currentHistoryUnit(tx, ref, ifAt));
+  // What a run is served: a move stopped midway is finished first, as the write that follows would finish it.
+  return afterMoves(ctx, ref, () => ctx.store.read((tx) => currentHistoryUnit(ctx, tx, ref, ifAt)));
 }
 
-function* currentHistoryUnit(tx: Tx, ref: SessionRef, ifAt: IfAt | undefined) {
-  const session = yield* ownedSession(tx, ref.id, ref.userId);
+function* currentHistoryUnit(ctx: EngineContext, tx: Tx, ref: SessionRef, ifAt: IfAt | undefined) {
+  const { session } = yield* currentToServe(ctx, tx, ref.id, ref.userId);
   yield* checkIfAt(tx, session, ifAt);
   return { branchId: session.currentBranchId, messages: yield* lineageMessages(tx, session.currentBranchId, toMessage) };
 }

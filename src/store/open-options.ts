@@ -25,8 +25,9 @@ export interface StoreOpenOptions {
   durability?: "normal" | "full";
   /**
    * SQLite: how long a write waits for another process's lock, in ms. On every store: how long a checkpoint that
-   * captures a workspace waits for another process's tool call or move of its session before it is refused
-   * (`CALL_IN_PROGRESS`, `MOVE_IN_PROGRESS`). Default 15,000.
+   * captures a workspace waits for another process's tool call or move of its session, and a write on a session's
+   * current branch for a move of it running elsewhere, before it is refused (`CALL_IN_PROGRESS`, `MOVE_IN_PROGRESS`).
+   * Default 15,000.
    */
   busyTimeoutMs?: number;
   /**

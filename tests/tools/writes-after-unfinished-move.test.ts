@@ -1,5 +1,5 @@
-// A write on the current branch while a move of the session is unfinished, its process killed midway, lands after that
-// move, on the branch it makes current, never on the branch the move is leaving.
+// A write on the current branch while a move of the session is unfinished (its process killed midway, or still
+// running elsewhere) lands after that move, on the branch it makes current, never on the branch the move is leaving.
 import { spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -9,6 +9,7 @@ import { ConflictError, type Forkpoint, type SessionHandle as Session } from "..
 import { expireLeases, openForkpoint, sqlOn } from "../fixtures/backend.js";
 import { nodeArgs } from "../fixtures/compiled.js";
 import { blockTool, readLog, tempDir, writeFileTool } from "../fixtures/file-tools.js";
+import { ForkpointSession } from "../../src/openai-agents/index.js";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const USER = "dana";
@@ -21,9 +22,9 @@ afterEach(async () => {
   for (const fp of opened.splice(0)) await fp.close().catch(() => undefined);
 });
 
-function open(dbPath: string, logFile: string | null): Forkpoint {
+function open(dbPath: string, logFile: string | null, o: { busyTimeoutMs?: number } = {}): Forkpoint {
   const tools = logFile === null ? [] : [writeFileTool({ logFile }), blockTool()];
-  const fp = openForkpoint({ path: dbPath, tools, recover: false });
+  const fp = openForkpoint({ path: dbPath, tools, recover: false, ...o });
   opened.push(fp);
   return fp;
 }
@@ -37,8 +38,8 @@ interface Setup {
   cp0: string;
 }
 
-/** A message, a checkpoint, then N write_file calls over new files. */
-async function setUp(): Promise<Setup> {
+/** A message, a checkpoint, then N write_file calls over new files (and a message after them: `later`). */
+async function setUp(later?: string): Promise<Setup> {
   const dir = tempDir("forkpoint-after-move-");
   const dbPath = path.join(dir, "forkpoint.db");
   const logFile = path.join(dir, "calls.jsonl");
@@ -48,6 +49,7 @@ async function setUp(): Promise<Setup> {
   await s.append({ role: "user", content: "write the files" });
   const cp0 = await s.checkpoint({ name: "before" });
   for (const file of files) await s.invoke("write_file", { path: file, text: "new" });
+  if (later !== undefined) await s.append({ role: "assistant", content: later });
   const root = (await s.info()).currentBranchId;
   await fp.close();
   opened.splice(opened.indexOf(fp), 1);
@@ -139,15 +141,86 @@ describe("a write while a killed process's move is unfinished", () => {
   });
 });
 
+/** A child writer of the session: resolves once it is open; `go()` makes it append `content` and tells what it got. */
+async function writerChild(setup: Setup, content: string) {
+  const script = path.join(repoRoot, "tests/fixtures/append-after-move.ts");
+  const args = [setup.dbPath, setup.sessionId, USER, setup.logFile, content];
+  const proc = spawn(process.execPath, [...nodeArgs(script), ...args], { cwd: repoRoot, stdio: ["pipe", "pipe", "pipe"] });
+  children.push(proc);
+  let out = "";
+  proc.stdout.on("data", (d: Buffer) => (out += d.toString()));
+  proc.stderr.on("data", (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<void>((resolve) => proc.on("exit", () => resolve()));
+  while (!out.includes("ready\n")) {
+    if (proc.exitCode !== null) throw new Error(`the writer exited:\n${out}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  return {
+    go: async () => {
+      proc.stdin.end("go\n");
+      await exited;
+      return JSON.parse(out.split("\n").find((l) => l.startsWith("{")) ?? `{"out":${JSON.stringify(out)}}`) as {
+        branchId?: string;
+        code?: string;
+      };
+    },
+  };
+}
+
+describe("two processes writing at once after the move was killed", () => {
+  it("both land on the branch it made current, the move finished once", async () => {
+    const setup = await setUp();
+    await killedMidway(setup);
+    const [a, b] = await Promise.all([writerChild(setup, "A"), writerChild(setup, "B")]);
+    const [gotA, gotB] = await Promise.all([a.go(), b.go()]);
+    const fp = open(setup.dbPath, setup.logFile);
+    const s = await fp.getSession(setup.sessionId, { userId: USER });
+    const { currentBranchId } = await s.info();
+    expect([gotA, gotB]).toEqual([{ branchId: currentBranchId }, { branchId: currentBranchId }]);
+    expect(currentBranchId).not.toBe(setup.root);
+    expect((await s.history()).map((m) => m.content).sort()).toEqual(["A", "B", "write the files"]);
+    expect(undos(setup.logFile)).toBe(N);
+  });
+});
+
+describe("an Agents session read after the move was killed", () => {
+  it("is served the branch the finished move made current, and its items are saved there", async () => {
+    // The rollback leaves "done" behind: what a run served before it finished would go on after.
+    const setup = await setUp("done");
+    await killedMidway(setup);
+    const fp = open(setup.dbPath, setup.logFile);
+    const s = await fp.getSession(setup.sessionId, { userId: USER });
+    const memory = new ForkpointSession(s);
+    expect((await memory.getItems()).map((i) => (i as { content?: unknown }).content)).toEqual(["write the files"]);
+    await memory.addItems([{ role: "user", content: "question" }]);
+    // An item is stored as the message's content.
+    const item = { role: "user", content: "question" };
+    expect(await standing(s, setup)).toEqual({ onRoot: false, contents: ["write the files", item], filesLeft: 0 });
+  });
+});
+
 describe("a write while another process's move runs", () => {
-  it("is not held up: it lands now, on the branch the move leaves, as if made before the move", async () => {
+  it("waits for it and lands on the branch it made current", async () => {
     const setup = await setUp();
     const child = await rollbackInChild(setup, 2, 40);
     const fp = open(setup.dbPath, setup.logFile);
     const s = await fp.getSession(setup.sessionId, { userId: USER });
-    expect((await s.append({ role: "user", content: "meanwhile" }))[0]!.branchId).toBe(setup.root);
+    expect((await s.append({ role: "user", content: "after" }))[0]!.branchId).not.toBe(setup.root);
     expect(await child.exited).toBe(0);
-    expect(await standing(s, setup)).toEqual({ onRoot: false, contents: ["write the files"], filesLeft: 0 });
-    expect((await s.history({ branchId: setup.root })).map((m) => m.content)).toEqual(["write the files", "meanwhile"]);
+    expect(await standing(s, setup)).toEqual({ onRoot: false, contents: ["write the files", "after"], filesLeft: 0 });
+    expect((await s.history({ branchId: setup.root })).map((m) => m.content)).toEqual(["write the files"]);
+  });
+
+  it("is refused MOVE_IN_PROGRESS once busyTimeoutMs runs out, nothing written", async () => {
+    const setup = await setUp();
+    await rollbackInChild(setup, 2, 400);
+    const fp = open(setup.dbPath, setup.logFile, { busyTimeoutMs: 50 });
+    const s = await fp.getSession(setup.sessionId, { userId: USER });
+    const error = await s.setState({ x: 1 }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect((error as ConflictError).code).toBe("MOVE_IN_PROGRESS");
+    expect(await s.getState()).toEqual({});
   });
 });

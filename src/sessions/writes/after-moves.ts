@@ -1,34 +1,78 @@
-// Writes on a session's current branch come after its stopped moves, never onto the branch such a move is leaving.
+// Writes on a session's current branch come after its unfinished moves, never onto the branch such a move is leaving.
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Step, Tx } from "../../store/port/index.js";
+import { insideHandler } from "../../tools/handler-scope.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
 import { ownedCurrent } from "../core/owned.js";
-import type { Tx } from "../../store/port/index.js";
-import { insideHandler } from "../../tools/handler-scope.js";
-import { isResumableRefusal, refuseStoppedMoves } from "../moves/refusals.js";
+import { isResumableRefusal, refuseConcurrentMove, refuseStoppedMoves } from "../moves/refusals.js";
 import { recoverMoves } from "../moves/recovery.js";
+
+/** Refusals of `currentToWrite` and `currentToServe`: `afterMoves` finishes or waits for the move they name. */
+const unfinished = new WeakSet<object>();
 
 /**
  * `ownedCurrent` for a unit that writes on the current branch: refused `MOVE_IN_PROGRESS` while a move of the session
- * stopped midway (its process killed, or its connection lost) and runs nowhere; finishing it makes another branch
- * current, so what is written now would leave the conversation then. The session's read says whether a move is
- * unfinished in the same statement: a session with none pays no other read.
+ * is unfinished, whose end makes another branch current (what is written now would leave the conversation then). The
+ * session's read says whether one is in the same statement: a session with none pays no other read.
  */
 export function* currentToWrite(ctx: EngineContext, tx: Tx, sessionId: string, userId: string) {
   const current = yield* ownedCurrent(tx, sessionId, userId);
-  if (current.session.moving === true) yield* refuseStoppedMoves(ctx, tx, sessionId);
+  if (current.session.moving === true) yield* refuseUnfinished(ctx, tx, sessionId, true);
   return current;
 }
 
 /**
- * Runs `write` (a unit reading `currentToWrite`) after finishing the session's stopped moves, as a tool call does:
- * refused, it resumes them (recovery claims each in a transaction) and writes once more. The refusal stands when they
- * cannot be finished here (a tool not registered, an undo failing again), and from inside a tool handler.
+ * `ownedCurrent` for a read that a write will follow (what an adapter serves a run): refused only while a move of the
+ * session stopped midway and runs nowhere, which the write would finish first. A move running elsewhere ends by itself:
+ * the write that follows waits for it.
  */
-export function afterMoves<T>(ctx: EngineContext, ref: Pick<SessionRef, "id">, write: () => Promise<T>): Promise<T> {
-  // The usual write's own promise: no extra step on the way when no move is in it.
-  return write().catch(async (error: unknown) => {
-    if (!isResumableRefusal(error) || insideHandler()) throw error;
-    const report = await recoverMoves(ctx, { sessionId: ref.id });
-    if (report.resumed.length === 0) throw report.failed[0]?.error ?? error;
-    return write();
-  });
+export function* currentToServe(ctx: EngineContext, tx: Tx, sessionId: string, userId: string) {
+  const current = yield* ownedCurrent(tx, sessionId, userId);
+  if (current.session.moving === true) yield* refuseUnfinished(ctx, tx, sessionId, false);
+  return current;
+}
+
+function* refuseUnfinished(ctx: EngineContext, tx: Tx, sessionId: string, running: boolean): Step<void> {
+  try {
+    yield* (running ? refuseConcurrentMove : refuseStoppedMoves)(ctx, tx, sessionId);
+  } catch (error) {
+    unfinished.add(error as object);
+    throw error;
+  }
+}
+
+/**
+ * Runs `unit` (reading `currentToWrite` or `currentToServe`) after the session's unfinished moves. One that runs
+ * nowhere (this thread's own, stopped midway, or one whose owner is gone) is resumed first, as a tool call's is (its
+ * failure is the call's); one running elsewhere (another handle, process or server, or another writer finishing a
+ * stopped one) is waited for, up to `busyTimeoutMs`. Refused `MOVE_IN_PROGRESS` when neither ends it: a stopped move that
+ * cannot be finished here (a tool not registered), or the wait runs out. Never waits inside a tool handler: its own
+ * move may be the one in the way.
+ */
+export function afterMoves<T>(ctx: EngineContext, ref: Pick<SessionRef, "id">, unit: () => Promise<T>): Promise<T> {
+  // The usual call's own promise: no extra step on the way when no move is in it.
+  return unit().catch((error: unknown) => resumeOrWait(ctx, ref.id, unit, error));
+}
+
+async function resumeOrWait<T>(ctx: EngineContext, sessionId: string, unit: () => Promise<T>, error: unknown): Promise<T> {
+  const deadline = performance.now() + ctx.busyWaitMs;
+  let recovered = false;
+  for (let pause = 10; ; pause = Math.min(pause * 2, 500)) {
+    if (typeof error !== "object" || error === null || !unfinished.has(error) || insideHandler()) throw error;
+    if (isResumableRefusal(error)) {
+      // Still stopped after a recovery that resumed nothing: it cannot be finished here.
+      if (recovered) throw error;
+      recovered = true;
+      const report = await recoverMoves(ctx, { sessionId });
+      if (report.failed.length > 0) throw report.failed[0]!.error;
+    } else {
+      if (performance.now() + pause > deadline) throw error;
+      await sleep(pause);
+    }
+    try {
+      return await unit();
+    } catch (again) {
+      error = again;
+    }
+  }
 }

@@ -28,8 +28,8 @@ export const lastCheckpointAt = (userId: string, sessionId: string) =>
   ORDER BY c.seq DESC LIMIT 1), 0)`;
 /** That of the session `s`. */
 const LAST_CHECKPOINT_AT = lastCheckpointAt("s.user_id", "s.id");
-/** Whether session `s` has a move journaled and unfinished: only one with tools can (see `moves_running`). */
-const MOVING = `(s.has_tools AND EXISTS (SELECT 1 FROM moves m WHERE m.session_id = s.id AND m.status = 'running'))`;
+/** Whether session `s` has a move journaled and unfinished: only one with tools or a workspace can (see `moves_running`). */
+const MOVING = `((s.has_tools OR s.has_workspace) AND EXISTS (SELECT 1 FROM moves m WHERE m.session_id = s.id AND m.status = 'running'))`;
 
 const SESSION_CURRENT_FIELDS = [
   ["seq", "seq"],

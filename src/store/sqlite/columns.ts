@@ -93,8 +93,8 @@ export function toolRows(rows: unknown[]): ToolRow[] {
  * left to choose, SQLite takes the covering per-user listing index and walks back through every newer checkpoint of the
  * user's other sessions (246 µs a read with 2,000 sessions, against 5.5 µs).
  */
-/** Whether session `s` has a move journaled and unfinished: only one with tools can (see `moves_running`). */
-export const MOVING = `CASE WHEN s.has_tools THEN EXISTS (SELECT 1 FROM moves m WHERE m.session_id = s.id AND m.status = 'running') ELSE 0 END`;
+/** Whether session `s` has a move journaled and unfinished: only one with tools or a workspace can (see `moves_running`). */
+export const MOVING = `CASE WHEN s.has_tools OR s.has_workspace THEN EXISTS (SELECT 1 FROM moves m WHERE m.session_id = s.id AND m.status = 'running') ELSE 0 END`;
 export const LAST_CHECKPOINT_AT = (userId: string, sessionId: string) =>
   `coalesce((SELECT created_at FROM checkpoints INDEXED BY checkpoints_session_user_seq
   WHERE user_id = ${userId} AND session_id = ${sessionId} ORDER BY seq DESC LIMIT 1), 0)`;

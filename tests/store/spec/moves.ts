@@ -115,6 +115,37 @@ export function movesSpec(store: () => Store): void {
     expect((await store().read((tx) => tx.activity("mv"))).moves).toEqual([{ id: "mv1", ...first, leaseHeld: running[0]!.leaseHeld }]);
   });
 
+  it("says in the read of a session's current state whether a move of it is unfinished, once it has tools or a workspace", async () => {
+    await seed(store(), "mo", "alice", 1);
+    const moving = async () => (await store().read((tx) => tx.currentOf("mo")))!.session.moving;
+    expect(await moving()).toBe(false);
+    // A session with neither journals no move: not looked for.
+    await store().write({ sessionId: "mo" }, (tx) => tx.insertMove(move("mo1", "mo", first), null));
+    expect(await moving()).toBe(false);
+    await store().write({ sessionId: "mo" }, function* (tx) {
+      const manifestId = yield* tx.putManifest("ab".repeat(32), "{}", null);
+      yield* tx.putWorkspace({
+        sessionId: "mo",
+        dir: "/work/mo",
+        exclude: "[]",
+        gitignore: false,
+        manifestId,
+        updatedAt: at(61),
+        host: "h1",
+      });
+    });
+    expect(await moving()).toBe(true);
+    await store().write({ sessionId: "mo" }, (tx) => tx.finishMove("mo1", "failed", at(62)));
+    expect(await moving()).toBe(false);
+    await store().write({ sessionId: "mo" }, function* (tx) {
+      yield* tx.markHasTools("mo");
+      yield* tx.insertMove(move("mo2", "mo", first), null);
+    });
+    expect(await moving()).toBe(true);
+    await store().write({ sessionId: "mo" }, (tx) => tx.finishMove("mo2", "done", at(63)));
+    expect(await moving()).toBe(false);
+  });
+
   it("fences the journal by owner: a take-over wins once, and the old owner then writes nothing", async () => {
     const lease = leaseOf(store(), 60_000);
     const write = <T>(body: Parameters<Store["write"]>[1]) => store().write({ sessionId: "mv" }, body) as Promise<T>;
