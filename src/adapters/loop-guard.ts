@@ -1,5 +1,6 @@
 // Stop and undo: an agent loop's wrapped tools stay on the branch their loop began on, and a move ends the loop.
 import type { Tx } from "../store/port/index.js";
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { EventEmitter } from "node:events";
 import { ConflictError } from "../models/errors.js";
 import type { MoveResult } from "../models/types.js";
@@ -12,12 +13,27 @@ export interface LoopGuard {
   /** The session's current branch when the tools were wrapped (read once, asynchronously). */
   branch: Promise<string>;
   abortController?: AbortController;
+  /**
+   * What its loop's calls carried that tells the loop from another's (the AI SDK's abort signal, the loop's first
+   * message): a model's own rollback is followed only by the guards of the loop that made it.
+   */
+  loop: Set<object>;
+  /** The loop a rollback was made by when this guard had made no call yet to tell: its next call must be of it. */
+  followed?: readonly object[];
 }
 
 /** Guards by engine and session; weakly held, so wrapped tools that are dropped take their guard with them. */
 const guards = new WeakMap<EventEmitter, Map<string, Set<WeakRef<LoopGuard>>>>();
-/** Sessions whose own agent is moving them now (a checkpoint tool's rollback): their loops follow instead of stopping. */
-const selfMoving = new Set<string>();
+/**
+ * A move the session's own agent is making (a checkpoint tool's rollback, a memory's pop), in the async context that
+ * makes it: the move's own event is told from another tab's made meanwhile. `loop` is what tells the moving loop's
+ * calls (empty: not told, every loop of the session follows).
+ */
+interface SelfMove {
+  sessionId: string;
+  loop: readonly object[];
+}
+const selfMoving = new AsyncLocalStorage<SelfMove>();
 
 // Every move of the session, undo and redo included: each takes the session off the loop's branch.
 const MOVES = ["rollback", "edit", "switch", "undoMove", "redoMove"] as const;
@@ -28,27 +44,23 @@ function watch(ctx: EngineContext): Map<string, Set<WeakRef<LoopGuard>>> {
   const table = new Map<string, Set<WeakRef<LoopGuard>>>();
   guards.set(ctx.events, table);
   const onMove = (outcome: MoveResult) => {
-    const set = table.get(outcome.branch.sessionId);
+    const sessionId = outcome.branch.sessionId;
+    const set = table.get(sessionId);
     if (!set) return;
-    const follow = selfMoving.has(outcome.branch.sessionId);
+    const self = selfMoving.getStore();
+    const own = self?.sessionId === sessionId ? self : undefined;
     for (const ref of set) {
       const guard = ref.deref();
-      if (!guard) continue;
-      if (follow) {
-        guard.branch = Promise.resolve(outcome.branch.id);
+      const follow = guard && own ? follows(guard, own.loop) : "no";
+      if (!guard || follow === "no") {
+        set.delete(ref);
+        if (guard) stop(guard, sessionId);
         continue;
       }
-      const stopped = new ConflictError(
-        `session ${JSON.stringify(outcome.branch.sessionId)} moved: the agent loop is stopped`,
-        "SESSION_MOVED",
-      );
-      // Its calls are refused from now on, even when the branch it read at wrapping comes back after the move (a slow
-      // read, as behind a pooler): that read may already name the move's branch.
-      guard.branch = Promise.reject(stopped);
-      guard.branch.catch(() => undefined);
-      guard.abortController?.abort(stopped);
+      guard.branch = Promise.resolve(outcome.branch.id);
+      if (follow === "unknown") guard.followed = own!.loop;
     }
-    if (!follow) table.delete(outcome.branch.sessionId);
+    if (set.size === 0) table.delete(sessionId);
   };
   for (const event of MOVES) ctx.events.on(event, onMove);
   return table;
@@ -60,6 +72,7 @@ export function guardLoop(s: SessionHandle, abortController?: AbortController): 
   const guard: LoopGuard = {
     branch: engine.run((ctx, ref) => ctx.store.read((tx) => branchUnit(tx, ref))),
     ...(abortController ? { abortController } : {}),
+    loop: new Set(),
   };
   // Not awaited by anyone until the first call: a session that does not exist fails that call, not an unhandled rejection.
   guard.branch.catch(() => undefined);
@@ -75,14 +88,48 @@ function* branchUnit(tx: Tx, ref: SessionRef) {
   return (yield* ownedSession(tx, ref.id, ref.userId)).currentBranchId;
 }
 
-/** Runs a move the session's own agent makes (a checkpoint tool's rollback): its loops go on from the new branch. */
-export async function selfMove<T>(sessionId: string, move: () => Promise<T>): Promise<T> {
-  selfMoving.add(sessionId);
-  try {
-    return await move();
-  } finally {
-    selfMoving.delete(sessionId);
+/**
+ * Whether a guard follows its session's own move made by the loop `loop` tells (empty: any loop): "yes" when its
+ * calls (or its abort controller) show that loop, "no" when they show another, "unknown" before its first call.
+ */
+function follows(guard: LoopGuard, loop: readonly object[]): "yes" | "no" | "unknown" {
+  if (loop.length === 0) return "yes";
+  const signal = guard.abortController?.signal;
+  if (loop.some((mark) => guard.loop.has(mark) || mark === signal)) return "yes";
+  return guard.loop.size > 0 ? "no" : "unknown";
+}
+
+/** Refuses the guard's calls from now on and aborts its loop: the session moved under it. */
+function stop(guard: LoopGuard, sessionId: string): void {
+  const stopped = new ConflictError(`session ${JSON.stringify(sessionId)} moved: the agent loop is stopped`, "SESSION_MOVED");
+  // Its calls are refused from now on, even when the branch it read at wrapping comes back after the move (a slow
+  // read, as behind a pooler): that read may already name the move's branch.
+  guard.branch = Promise.reject(stopped);
+  guard.branch.catch(() => undefined);
+  guard.abortController?.abort(stopped);
+}
+
+/**
+ * The branch a call of the guard's loop must be on, the call telling its loop by `loop` (see LoopGuard.loop). A guard
+ * that followed a rollback before its first call learns here whether the rollback was its loop's: if not, the call is
+ * refused and the loop stopped, as any other loop's was.
+ */
+export function loopBranch(guard: LoopGuard, sessionId: string, loop: readonly object[]): Promise<string> {
+  const followed = guard.followed;
+  if (followed && loop.length > 0) {
+    delete guard.followed;
+    if (!loop.some((mark) => followed.includes(mark))) stop(guard, sessionId);
   }
+  for (const mark of loop) guard.loop.add(mark);
+  return guard.branch;
+}
+
+/**
+ * Runs a move the session's own agent makes (a checkpoint tool's rollback, a memory's pop): the loop that `loop` tells
+ * goes on from the new branch (every loop of the session, when `loop` is empty); the others stop.
+ */
+export function selfMove<T>(sessionId: string, move: () => Promise<T>, loop: readonly object[] = []): Promise<T> {
+  return selfMoving.run({ sessionId, loop }, move);
 }
 
 /** When a refused call means the loop should end: aborts the loop's controller with the refusal. */

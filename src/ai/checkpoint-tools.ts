@@ -1,24 +1,29 @@
 // aiCheckpointTools: forkpoint's checkpoint tools (create, list, rollback, ...) as an AI SDK ToolSet.
-import { jsonSchema, tool, type ToolSet } from "ai";
+import { jsonSchema, tool, type ToolExecutionOptions, type ToolSet } from "ai";
 import { selfMove } from "../adapters/loop-guard.js";
 import { checkpointTools, type AgentToolOutput } from "../sessions/checkpoint-tools.js";
 import type { SessionHandle } from "../sessions/session-handle.js";
+import { loopOf } from "./undoable-tools.js";
 
 /**
  * The six checkpoint tools bound to one session, for `generateText({ tools })`: each returns `{ ok: true, ... }` or
  * `{ ok: false, error: { code, message } }` and never throws. A rollback the model makes with them is its own: the
- * session's `undoableTools` go on from the new branch instead of refusing.
+ * `undoableTools` of the loop that called it go on from the new branch instead of refusing; other loops on the
+ * session stop (`SESSION_MOVED`), as after any other move.
  * @example const tools = { ...undoableTools(s, myTools, undos), ...aiCheckpointTools(s) }
  */
 export function aiCheckpointTools(s: SessionHandle): ToolSet {
   const out: ToolSet = {};
   for (const t of checkpointTools(s)) {
-    const handler = t.name === "rollback" ? (input: unknown) => selfMove(s.id, () => t.handler(input)) : t.handler;
+    const handler =
+      t.name === "rollback"
+        ? (input: unknown, options?: ToolExecutionOptions<unknown>) => selfMove(s.id, () => t.handler(input), loopOf(options))
+        : t.handler;
     // No contextSchema: the tools need no context (the session is bound here), so none is asked of toolsContext.
     out[t.name] = tool({
       description: t.description,
       inputSchema: jsonSchema<unknown>(t.inputSchema as Parameters<typeof jsonSchema>[0]),
-      execute: (input: unknown): Promise<AgentToolOutput> => handler(input),
+      execute: (input: unknown, options: ToolExecutionOptions<unknown>): Promise<AgentToolOutput> => handler(input, options),
     });
   }
   return out;

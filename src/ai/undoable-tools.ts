@@ -11,7 +11,7 @@ import {
 import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { bindFrameworkTools, frameworkTool, invokeFramework, type FrameworkBinding } from "../adapters/framework-tools.js";
-import { guardLoop, stopLoop } from "../adapters/loop-guard.js";
+import { guardLoop, loopBranch, stopLoop } from "../adapters/loop-guard.js";
 import { ConflictError, ValidationError } from "../models/errors.js";
 import { sessionEngine, type SessionHandle } from "../sessions/session-handle.js";
 import { messagesAfter } from "../sessions/writes/append-where.js";
@@ -182,6 +182,15 @@ function bindings(
   return out;
 }
 
+/**
+ * What tells an AI SDK loop's tool calls from another loop's: its abort signal and its first message (the same objects
+ * in every step of one `generateText`/`streamText`), whichever it has.
+ */
+export function loopOf(options: Partial<ToolExecutionOptions<unknown>> | undefined): object[] {
+  const first: unknown = Array.isArray(options?.messages) ? options.messages[0] : undefined;
+  return [options?.abortSignal, first].filter((mark): mark is object => typeof mark === "object" && mark !== null);
+}
+
 /** How long a call made again waits before asking again whether the first one's tool has ended: doubled up to the longest. */
 const FIRST_WAIT_MS = 20;
 const LONGEST_WAIT_MS = 1_000;
@@ -286,7 +295,7 @@ export function undoableTools<TOOLS extends ToolSet>(
       continue;
     }
     const journaled = async (input: unknown, callOptions: ToolExecutionOptions<unknown>, onOutput?: (output: unknown) => void) => {
-      const onBranch = await guard.branch;
+      const onBranch = await loopBranch(guard, s.id, loopOf(callOptions));
       const live: LiveCall = { options: callOptions, ...(onOutput ? { onOutput } : {}) };
       const forms = after === undefined ? [undefined] : await answerForms(s, onBranch, after, mine);
       mine.add(callOptions.toolCallId);
