@@ -95,12 +95,17 @@ const callInputsOf = (m: MessageInput): [string, unknown][] =>
   Array.isArray(m.content)
     ? m.content.flatMap((p): [string, unknown][] => {
         if (!isToolPart(p)) return [];
-        const part = staticForm(p) as { type: string; state?: unknown; input?: unknown; rawInput?: unknown };
+        const part = staticForm(p) as { type: string; toolName?: unknown; state?: unknown; input?: unknown; rawInput?: unknown };
         if (part.state === "input-streaming") return [];
         const input = part.input !== undefined ? part.input : part.rawInput;
-        return input === undefined ? [] : [[p.toolCallId, [part.type, input]]];
+        // A dynamic tool's part names its tool apart: as `tool-<name>`, it compares with the track's calls.
+        const tool = part.type === "dynamic-tool" && typeof part.toolName === "string" ? `tool-${part.toolName}` : part.type;
+        return input === undefined ? [] : [[p.toolCallId, [tool, input]]];
       })
     : [];
+
+/** A journaled call as `callInputsOf` and `modelCallInputsOf` give one: a list's call is told from the track's by it. */
+const trackInputOf = (t: { tool: string; args: JsonValue }): unknown => [`tool-${t.tool}`, t.args];
 
 /**
  * Whether `next` is the stored answer gone on: both assistant messages, `next`'s parts begin with the stored ones,
@@ -150,6 +155,7 @@ export async function saveChat<M extends UIMessage<any, any, any>>(
     sameAs,
     callsOf,
     callInputsOf,
+    trackInputOf,
     ...optionsOf(options),
   });
 }
@@ -245,6 +251,7 @@ export async function saveModelMessages(
   return syncHistory(s, list(messages, "messages").map(modelInput), {
     callsOf: modelCallsOf,
     callInputsOf: modelCallInputsOf,
+    trackInputOf,
     ...optionsOf(options),
   });
 }

@@ -9,6 +9,7 @@ import { currentHistory } from "../sessions/history.js";
 import { checkSessionAt, type IfAt } from "../sessions/core/if-at.js";
 import { sessionEngine, type SessionHandle } from "../sessions/session-handle.js";
 import { CONTINUES_KEY } from "../sessions/entry-refs.js";
+import { refuseOffLineage, type CallReading } from "./off-lineage.js";
 import { comparable, keeps, same } from "./same-message.js";
 
 /** What `saveChat` did: how many stored messages it kept as they were, whether it forked a new branch, how many it appended. */
@@ -61,24 +62,13 @@ export function storedMessages(history: Message[]): StoredMessage[] {
   return out;
 }
 
-export interface SyncOptions {
+export interface SyncOptions extends CallReading {
   /** Whether `next` is a later form of the stored last message `stored` (an answer continued by a later request). */
   continues?: (stored: Message, next: MessageInput) => boolean;
   /** The form of a content compared to tell whether a message changed, when a framework writes one content several ways. */
   sameAs?: (content: unknown) => unknown;
   /** The stored message the list's new messages follow, on its own lineage (see `saveChat`'s `after`). */
   after?: string;
-  /**
-   * The ids of the tool calls a message names: the answer's own calls tell its branch where several end at `after`,
-   * and a call only another branch holds tells a list copied from that branch (see `refuseOffLineage`).
-   */
-  callsOf?: (message: MessageInput) => string[];
-  /**
-   * What a message's parts tell of the calls they name beyond their ids (the tool and its input), by call id: a model
-   * that numbers its calls per response (`call_0`) names another answer's calls with the same ids, and a list's call
-   * whose input differs from the one another branch holds under its id is no copy of it (see `refuseOffLineage`).
-   */
-  callInputsOf?: (message: MessageInput) => [string, unknown][];
   /** The save's precondition (as any write's `ifAt`): the session's current branch (and head) the list was read at. */
   ifAt?: IfAt;
 }
@@ -132,7 +122,8 @@ async function syncOnce(s: SessionHandle, inputs: MessageInput[], options: SyncO
   // Everything to be written is checked before the first write: a bad message leaves the history as it was.
   const { ctx } = sessionEngine(s);
   for (let i = kept; i < inputs.length; i++) messageFields(ctx, inputs[i], `messages[${i}]`);
-  if (!(await refuseOffLineage(s, readOn, history, stored, kept, inputs, options))) return null;
+  const anchor = kept > 0 ? stored[kept - 1]!.latest.id : null;
+  if (!(await refuseOffLineage(s, readOn, history, anchor, kept, inputs, options))) return null;
   const changed = kept < stored.length && kept < inputs.length;
   const continued = changed && kept === stored.length - 1 && options.continues?.(stored[kept]!.latest, inputs[kept]!) === true;
   const appending = inputs.length - kept - (changed && !continued ? 1 : 0);
@@ -203,89 +194,6 @@ async function unlessMoved<T>(move: Promise<T>, again: boolean): Promise<T | nul
 /** Throws `ConflictError` `SESSION_MOVED` unless the session is at `ifAt` (its current branch, and head when given). */
 async function checkAt(s: SessionHandle, ifAt: IfAt): Promise<void> {
   await sessionEngine(s).run((ctx, ref) => ctx.store.read((tx) => checkSessionAt(tx, ref, ifAt)));
-}
-
-/**
- * Refuses (`ConflictError` `SESSION_MOVED`, nothing written) a list whose messages from `kept` on name, by id or by
- * tool call, a message that only another branch holds: a list copied from a conversation the session moved away from
- * (another tab rolled back, edited or switched; the model rolled back through `aiCheckpointTools`). Saved, its copies
- * would show calls as done that the current branch does not hold. An id the current lineage holds too (an edited
- * message keeps its id) is no such copy. Looked for where the list leaves the current lineage: what follows its last
- * kept message on every branch but the one read (`readOn`). False when the session left that branch since: read again.
- */
-async function refuseOffLineage(
-  s: SessionHandle,
-  readOn: string,
-  history: Message[],
-  stored: StoredMessage[],
-  kept: number,
-  inputs: MessageInput[],
-  options: SyncOptions,
-): Promise<boolean> {
-  const callsOf = options.callsOf ?? (() => []);
-  const rest = inputs.slice(kept);
-  if (!rest.some((m) => m.clientId !== undefined || callsOf(m).length > 0)) return true;
-  const anchor = kept > 0 ? stored[kept - 1]!.latest.id : null;
-  const tails = await sessionEngine(s).run((ctx, ref) => messagesAfter(ctx, ref, anchor));
-  const onLineage = new Set(history.map((m) => m.id));
-  const named = (m: Message) => [m.id, ...(m.clientId !== null ? [m.clientId] : [])];
-  const callsIn = (m: Message) => callsOf({ role: m.role, content: m.content });
-  const ids = new Set(history.flatMap(named));
-  const calls = new Set(history.flatMap(callsIn));
-  // Read after the history: what was appended to the branch read since (another server saving the same list) is no copy.
-  const off = tails.flat().filter((m) => m.branchId !== readOn && !onLineage.has(m.id));
-  const offIds = new Set(off.flatMap(named).filter((id) => !ids.has(id)));
-  const offCalls = new Set(off.flatMap(callsIn).filter((id) => !calls.has(id)));
-  // A call the current lineage made is this conversation's, whatever else holds its id: a model that numbers its calls
-  // per response (`call_0`) names a regenerated answer's calls as the old answer's.
-  if (offCalls.size > 0) for (const t of await s.toolTrack()) if (t.callId !== null) offCalls.delete(t.callId);
-  if (offIds.size === 0 && offCalls.size === 0) return true;
-  const copied = copiedCall(off, rest, new Set([...ids, ...off.flatMap(named)]), options);
-  for (const [i, m] of rest.entries()) {
-    const byId = m.clientId !== undefined && offIds.has(m.clientId);
-    const call = callsOf(m).find((id) => offCalls.has(id) && copied(m, id));
-    if (!byId && call === undefined) continue;
-    // Moved since the read (another server's save of the same list may have forked): read again before judging.
-    if ((await s.info()).currentBranchId !== readOn) return false;
-    const what = byId ? `message ${JSON.stringify(m.clientId)}` : `tool call ${JSON.stringify(call)}`;
-    throw new ConflictError(
-      `messages[${kept + i}] (${what}) is not in the session's current conversation but on another branch: the session ` +
-        "moved on from this list (a rollback, an edit or a branch switch made elsewhere, or a rollback the model made); " +
-        "nothing was written: load the chat again (loadChat) and send from there",
-      "SESSION_MOVED",
-    );
-  }
-  return true;
-}
-
-/**
- * Whether message `m` of the list, naming call `id` that a message off the current lineage (`off`) names too, is a copy
- * of that call rather than another call under the same id (a model numbering its calls per response, `call_0`, and a
- * tool not wrapped, so no track tells the calls apart). Another call: the list gives the call (the message naming it,
- * or another of the list's new messages, as a tool message follows its call) a tool or input no off-lineage message
- * gives it under that id; or, the same, the message is new (its id on no message read) and differs from every such
- * message (a regenerated answer making the same call). Nothing to compare (no input in the list, or no
- * `callInputsOf`): a copy, as before.
- */
-function copiedCall(
-  off: Message[],
-  rest: MessageInput[],
-  known: Set<string>,
-  options: SyncOptions,
-): (m: MessageInput, id: string) => boolean {
-  const inputsOf = options.callInputsOf;
-  if (!inputsOf) return () => true;
-  const callsOf = options.callsOf ?? (() => []);
-  const listed = new Map<string, unknown>();
-  for (const m of rest) for (const [id, input] of inputsOf(m)) if (!listed.has(id)) listed.set(id, input);
-  return (m, id) => {
-    if (!listed.has(id)) return true;
-    const theirs = off.filter((o) => callsOf({ role: o.role, content: o.content }).includes(id));
-    const given = theirs.flatMap((o) => inputsOf({ role: o.role, content: o.content }).filter(([other]) => other === id));
-    if (given.length > 0 && !given.some(([, input]) => isDeepStrictEqual(input, listed.get(id)))) return false;
-    if (m.clientId !== undefined && !known.has(m.clientId) && !theirs.some((o) => keeps(o, m, options))) return false;
-    return true;
-  };
 }
 
 /**
