@@ -99,6 +99,20 @@ function functionCallIds(items: readonly AgentInputItem[]): string[] {
   return [...callIds];
 }
 
+/**
+ * The `callId`s of the `function_call_result` items among the items whose call is not among them: the results of a
+ * run resumed after an approval, whose calls were saved when it stopped.
+ */
+function answeredCallIds(items: readonly AgentInputItem[]): string[] {
+  const made = new Set(functionCallIds(items));
+  const answered = new Set<string>();
+  for (const item of items) {
+    const o = item as { type?: unknown; callId?: unknown };
+    if (o.type === "function_call_result" && typeof o.callId === "string" && !made.has(o.callId)) answered.add(o.callId);
+  }
+  return [...answered];
+}
+
 /** An array of items argument, checked before anything is written. */
 function itemsOf(value: unknown, field: string): AgentInputItem[] {
   if (!Array.isArray(value)) throw new ValidationError(field, "must be an array of items");
@@ -179,9 +193,11 @@ export class ForkpointSession implements Session, RunContextAwareSession, Sessio
       this.#runStart(runContext),
     );
     const served = this.#served;
-    if (served) {
+    const answered = answeredCallIds(items);
+    // A resumed run's results go only where their calls are: never into a conversation another tab moved to.
+    if (served || answered.length > 0) {
       this.#served = await sessionEngine(this.#s).run((ctx, ref) =>
-        appendServed(ctx, ref, batchFields(ctx, inputs), served, functionCallIds(items)),
+        appendServed(ctx, ref, batchFields(ctx, inputs), served, functionCallIds(items), answered),
       );
       this.#ranTo(runContext, this.#served?.lastMessageId);
       return;
@@ -261,11 +277,12 @@ export class ForkpointSession implements Session, RunContextAwareSession, Sessio
       const messages = withCausedCalls(inputs, transaction.items, this.#runStart(runContext));
       const request = { id, verb: TRANSACTION_VERB, args: { type: "append_items", items: inputs.map(inputKey) } };
       const served = this.#served;
+      const answered = answeredCallIds(transaction.items);
       // The Runner saves a run an output guardrail stopped this way: its items follow what the run read, as addItems'.
-      if (served && messages.length > 0) {
+      if ((served || answered.length > 0) && messages.length > 0) {
         const calls = functionCallIds(transaction.items);
         const last = await sessionEngine(this.#s).run((ctx, ref) =>
-          appendServed(ctx, ref, batchFields(ctx, messages), served, calls, request),
+          appendServed(ctx, ref, batchFields(ctx, messages), served, calls, answered, request),
         );
         // A retry of an operation applied where it did not say (from a session never read): what was read still holds.
         if (last) this.#served = last;

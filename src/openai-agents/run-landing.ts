@@ -9,6 +9,7 @@ import { branchOf, entryAt, lastLineageMessage } from "../sessions/log/lineage.j
 import { writeMessages, type EntryFields } from "../sessions/log/writer.js";
 import { applyOnce, recordRequest, requestOf, type AnswerCodec } from "../sessions/requests/ledger.js";
 import { afterMoves, currentToWrite } from "../sessions/writes/after-moves.js";
+import { refuseCallsOffLineage } from "./call-items.js";
 
 /** What a run was given: the branch it read and that branch's last message (null: none), or what it wrote last. */
 export interface Served {
@@ -23,22 +24,26 @@ export interface Served {
  * server, which undid the run's tool calls), `append`'s `after` rule with the run's branch in place of the current
  * one: on the run's branch while it still ends at that item (after the run's own tool calls), else on a new branch
  * forked right after it; never on the current branch, which stays as the user left it. `calls` (the run's function
- * call ids) tell the run's branch where several end at that item. With `request` (a history transaction's operation
- * id), it is recorded in the same transaction and applied once. What the run wrote last, where what follows goes;
- * null for a request an earlier call applied without telling where (`replaceTail`'s, from a session never read).
+ * call ids) tell the run's branch where several end at that item. `served` null (a memory never read): the current
+ * branch. `answered` (the ids of the calls whose results the items hold without their calls: a run resumed after an
+ * approval) must not be calls only another branch holds, else `ConflictError` `SESSION_MOVED`, nothing written. With
+ * `request` (a history transaction's operation id), it is recorded in the same transaction and applied once. What the
+ * run wrote last, where what follows goes; null for a request an earlier call applied without telling where
+ * (`replaceTail`'s, from a session never read).
  */
 export async function appendServed(
   ctx: EngineContext,
   ref: SessionRef,
   fields: EntryFields[],
-  served: Served,
+  served: Served | null,
   calls: readonly string[],
+  answered: readonly string[],
   request?: { id: string; verb: string; args: unknown },
 ): Promise<Served | null> {
   const recorded = request && requestOf(request.id, request.verb, request.args, LAST_WRITTEN);
   return applyOnce(ctx, ref, recorded, async () => {
     const written = await afterMoves(ctx, ref, () =>
-      ctx.store.write({ sessionId: ref.id }, (tx) => servedUnit(ctx, tx, ref, fields, served, calls, recorded)),
+      ctx.store.write({ sessionId: ref.id }, (tx) => servedUnit(ctx, tx, ref, fields, served, calls, answered, recorded)),
     );
     for (const cp of written.checkpoints) ctx.events.emit("checkpoint", cp);
     return lastOf(written.messages);
@@ -69,14 +74,16 @@ function* servedUnit(
   tx: Tx,
   ref: SessionRef,
   fields: EntryFields[],
-  served: Served,
+  served: Served | null,
   calls: readonly string[],
+  answered: readonly string[],
   request: ReturnType<typeof requestOf<Served | null>>,
 ) {
   const { session, branch, head } = yield* currentToWrite(ctx, tx, ref.id, ref.userId);
-  const follows = branch.id === served.branchId || (yield* continues(tx, session, branch, served, calls));
+  const follows = served === null || branch.id === served.branchId || (yield* continues(tx, session, branch, served, calls));
   const at = follows ? { branchId: branch.id, head } : yield* movedLanding(tx, session, branch.id, served, calls);
   yield* settleLanding(ctx, tx, at);
+  yield* refuseCallsOffLineage(tx, session.id, at.branchId, answered, "answered by the items written");
   const written = yield* writeMessages(ctx, tx, session, at.branchId, at.head, fields);
   yield* recordRequest(ctx, tx, session.id, request, lastOf(written.messages));
   return written;

@@ -4,8 +4,9 @@ import { bindFrameworkTools, invokeFramework, type FrameworkBinding } from "../a
 import { guardLoop, stopLoop } from "../adapters/loop-guard.js";
 import { ConflictError, ValidationError } from "../models/errors.js";
 import type { JsonValue } from "../models/json.js";
-import type { SessionHandle } from "../sessions/session-handle.js";
+import { sessionEngine, type SessionHandle } from "../sessions/session-handle.js";
 import type { ToolContext } from "../tools/define-tool.js";
+import { checkCallsOnLineage } from "./call-items.js";
 import { memoryBranch } from "./run-memory.js";
 
 /** Reverses one call of a tool, given its recorded (parsed) input and the result of its latest application. */
@@ -51,6 +52,10 @@ async function failedAsThrown(output: Promise<unknown>, failed: (output: unknown
   if (failed(value)) throw new ReportedToolError(value);
   return value;
 }
+
+/** Whether the run's context records the call as approved (a `needsApproval` tool's call, approved on its RunState). */
+const approved = (runContext: unknown, toolName: string, callId: string): boolean =>
+  (runContext as Partial<Pick<RunContext, "isToolApproved">> | null)?.isToolApproved?.({ toolName, callId }) === true;
 
 const parse = (input: string): { ok: true; args: JsonValue } | { ok: false } => {
   try {
@@ -129,6 +134,10 @@ export function undoableAgentTools<T extends Tool<any>[]>(
         const ran = memoryBranch(runContext, s.id);
         if (ran !== undefined && ran !== onBranch)
           throw new ConflictError(`session ${JSON.stringify(s.id)} moved: the agent run is stopped`, "SESSION_MOVED");
+        // An approved call runs in a run resumed from its saved state, maybe in a new request after another tab moved
+        // the session: its function_call, saved when the run stopped, must be in the conversation it runs in.
+        if (approved(runContext, t.name, callId))
+          await sessionEngine(s).run((ctx, ref) => checkCallsOnLineage(ctx, ref, onBranch, [callId], "approved, to run now"));
         return await invokeFramework(s, t.name, parsed.args, { callId, onBranch, options: live });
       } catch (error) {
         // Recorded as failed; the model sees what the tool made of its error, as it would unwrapped.
