@@ -79,6 +79,16 @@ describe("a run resumed after an approval in a new request", () => {
     expect((await s.history()).map((m) => [m.role, m.content])).toEqual([["user", "never mind"]]);
   });
 
+  it("switched back to the run's branch after the edit, the resumed run goes on there", async () => {
+    const { s, world, resume, editInput } = await stoppedForApproval();
+    const runBranch = (await s.info()).currentBranchId;
+    await editInput();
+    await s.switchBranch(runBranch);
+    expect(await resume()).toBe("did x");
+    expect([...world]).toEqual(["x"]);
+    expect(kinds(await new ForkpointSession(s).getItems())).toEqual(["user", "function_call", "function_call_result", "assistant"]);
+  });
+
   it("a rejected call's result is not written into the edited conversation either", async () => {
     const { s, world, resume, editInput } = await stoppedForApproval();
     await editInput();
