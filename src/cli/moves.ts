@@ -36,14 +36,32 @@ export function moveOptions(cli: Cli, o: MoveFlags): MoveOptions {
 const calls = (list: readonly ToolInvocation[]) => list.map((t) => `${t.tool} ${t.id}`).join(", "); // escaped with the whole message
 
 function toolsRefusal(cli: Cli, verb: string, unregistered: readonly ToolInvocation[]): CliError {
-  const tools = [...new Set(unregistered.map((t) => t.tool))].join(", ");
+  return refusalText(cli, verb, unregistered.length, [...new Set(unregistered.map((t) => t.tool))], calls(unregistered));
+}
+
+/** The CLI's refusal of a move whose calls' tools it has not loaded: what to pass to this command, not to the API. */
+function refusalText(cli: Cli, verb: string, count: number, tools: readonly string[], listed: string, cause?: unknown): CliError {
   const loaded = cli.options.tools;
   return new CliError(
-    `this ${verb} must undo or replay ${unregistered.length} reversible tool call(s) (${calls(unregistered)}) whose tool(s) ` +
-      (loaded ? `${tools} --tools ${loaded} does not define with an undo` : `${tools} are not loaded`) +
+    `this ${verb} must undo or replay ${count} reversible tool call(s) (${listed}) whose tool(s) ` +
+      (loaded ? `${tools.join(", ")} --tools ${loaded} does not define with an undo` : `${tools.join(", ")} are not loaded`) +
       `: pass --tools ./my-tools.js (a module exporting their defineTool definitions), or --leave-unregistered to leave those calls as they are`,
-    { code: "TOOL_NOT_REGISTERED" },
+    { code: "TOOL_NOT_REGISTERED", ...(cause !== undefined ? { cause } : {}) },
   );
+}
+
+/** The engine's refusal of a move for want of tools (src/sessions/moves/refusals.ts): its count, tools and calls. */
+const ENGINE_REFUSAL =
+  /^the move must undo or replay (\d+) call\(s\) of tool\(s\) not registered here with an undo: (.*) \((.*)\); register them in openForkpoint/s;
+
+/** The tool names of the engine's refusal, JSON-quoted and comma-separated there; null when they do not read so. */
+function quotedNames(text: string): string[] | null {
+  try {
+    const names: unknown = JSON.parse(`[${text}]`);
+    return Array.isArray(names) && names.every((n) => typeof n === "string") ? names : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -62,17 +80,22 @@ export async function guardedMove<R>(
     const plan = await s.plan(target);
     if (plan.unregistered.length > 0) throw toolsRefusal(cli, verb, plan.unregistered);
   }
-  return withToolsHint(move);
+  return withToolsHint(cli, verb, move);
 }
 
-/** Runs a move; the engine's refusal for want of tools says how the CLI loads them. */
-export async function withToolsHint<R>(move: () => Promise<R>): Promise<R> {
+/**
+ * Runs a move; the engine's refusal for want of tools (a move planned nowhere else: undo, redo) says what to pass to
+ * the command, as the planned moves' refusal does, not the API's options.
+ */
+export async function withToolsHint<R>(cli: Cli, verb: string, move: () => Promise<R>): Promise<R> {
   try {
     return await move();
   } catch (error) {
-    if (error instanceof ConflictError && error.code === "TOOL_NOT_REGISTERED")
-      throw new CliError(`${error.message} (the CLI loads tools with --tools ./my-tools.js)`, { cause: error, code: error.code });
-    throw error;
+    if (!(error instanceof ConflictError) || error.code !== "TOOL_NOT_REGISTERED") throw error;
+    const parts = ENGINE_REFUSAL.exec(error.message);
+    const tools = parts ? quotedNames(parts[2]!) : null;
+    if (parts && tools) throw refusalText(cli, verb, Number(parts[1]), tools, parts[3]!, error);
+    throw new CliError(`${error.message} (the CLI loads tools with --tools ./my-tools.js)`, { cause: error, code: error.code });
   }
 }
 

@@ -103,6 +103,29 @@ export default [{
     expect(readFileSync(file, "utf8")).toBe("written");
   });
 
+  it("undo and redo without it are refused in the CLI's words (--tools, --leave-unregistered), nothing changed", async () => {
+    const { db, file, sessionId, checkpointId } = await seeded("undo-redo");
+    expect(cli.run(["--db", db, "rollback", sessionId, checkpointId, "-u", "ann", "--tools", toolsModule]).status).toBe(0);
+    const refusal = (verb: string) =>
+      new RegExp(
+        `^error TOOL_NOT_REGISTERED: this ${verb} must undo or replay 1 reversible tool call\\(s\\) \\(write_file tc_\\S+\\) ` +
+          "whose tool\\(s\\) write_file are not loaded: pass --tools \\./my-tools\\.js \\(a module exporting their defineTool " +
+          "definitions\\), or --leave-unregistered to leave those calls as they are\n$",
+      );
+    const before = dumpDatabase(db);
+    const undo = cli.run(["--db", db, "undo", sessionId, "-u", "ann"]);
+    expect(undo.status).toBe(1);
+    expect(undo.stderr).toMatch(refusal("undo"));
+    expect(dumpDatabase(db)).toEqual(before);
+    expect(existsSync(file)).toBe(false);
+    expect(cli.run(["--db", db, "undo", sessionId, "-u", "ann", "--tools", toolsModule]).status).toBe(0);
+    expect(readFileSync(file, "utf8")).toBe("written");
+    const redo = cli.run(["--db", db, "redo", sessionId, "-u", "ann"]);
+    expect(redo.status).toBe(1);
+    expect(redo.stderr).toMatch(refusal("redo"));
+    expect(readFileSync(file, "utf8")).toBe("written");
+  });
+
   it("plan shows the call as one to undo once the tools are loaded, and as unregistered without them", async () => {
     const { db, sessionId, checkpointId } = await seeded("planned");
     const without = cli.run(["--db", db, "plan", sessionId, "-c", checkpointId, "-u", "ann"]).stdout;

@@ -22,7 +22,7 @@ function historyMoveCommand(op: keyof typeof VERBS, program: Command, cli: Cli):
     const options = moveOptions(cli, o);
     return withForkpoint(cli, "write", async (fp) => {
       const s = await fp.getSession(sessionId, { userId: o.user });
-      const r = await withToolsHint(() => (op === "undo" ? s.undo(options) : s.redo(options)));
+      const r = await withToolsHint(cli, op, () => (op === "undo" ? s.undo(options) : s.redo(options)));
       cli.out.print(r, () => [VERBS[op].done, ...moveResultLines(cli.out, r)]);
     });
   });
