@@ -58,8 +58,10 @@ export function checkCallsOnLineage(
   callIds: readonly string[],
   what: string,
 ): Promise<void> {
-  return ctx.store.read(function* (tx) {
-    yield* ownedSession(tx, ref.id, ref.userId);
-    yield* refuseCallsOffLineage(tx, ref.id, branchId, callIds, what);
-  });
+  return ctx.store.read((tx) => checkUnit(tx, ref, branchId, callIds, what));
+}
+
+function* checkUnit(tx: Tx, ref: SessionRef, branchId: string, callIds: readonly string[], what: string): Step<void> {
+  yield* ownedSession(tx, ref.id, ref.userId);
+  yield* refuseCallsOffLineage(tx, ref.id, branchId, callIds, what);
 }
