@@ -14,11 +14,11 @@ export interface LoopGuard {
   branch: Promise<string>;
   abortController?: AbortController;
   /**
-   * What its loop's calls carried that tells the loop from another's (the AI SDK's abort signal, the loop's first
+   * What its last call carried that tells its loop from another's (the AI SDK's abort signal, the loop's first
    * message): a model's own rollback is followed only by the guards of the loop that made it.
    */
   loop: Set<object>;
-  /** The loop a rollback was made by when this guard had made no call yet to tell: its next call must be of it. */
+  /** The loop a rollback was made by when this guard's calls did not show it as its own: its next call must be of it. */
   followed?: readonly object[];
 }
 
@@ -51,14 +51,16 @@ function watch(ctx: EngineContext): Map<string, Set<WeakRef<LoopGuard>>> {
     const own = self?.sessionId === sessionId ? self : undefined;
     for (const ref of set) {
       const guard = ref.deref();
-      const follow = guard && own ? follows(guard, own.loop) : "no";
-      if (!guard || follow === "no") {
+      if (!guard || !own) {
         set.delete(ref);
         if (guard) stop(guard, sessionId);
         continue;
       }
       guard.branch = Promise.resolve(outcome.branch.id);
-      if (follow === "unknown") guard.followed = own!.loop;
+      // A guard not shown to be of the moving loop follows until its next call tells: a loop wrapped once for many
+      // turns may not have called yet in the turn that rolled back, and another loop's calls are refused there.
+      if (ofLoop(guard, own.loop)) delete guard.followed;
+      else guard.followed = own.loop;
     }
     if (set.size === 0) table.delete(sessionId);
   };
@@ -88,15 +90,10 @@ function* branchUnit(tx: Tx, ref: SessionRef) {
   return (yield* ownedSession(tx, ref.id, ref.userId)).currentBranchId;
 }
 
-/**
- * Whether a guard follows its session's own move made by the loop `loop` tells (empty: any loop): "yes" when its
- * calls (or its abort controller) show that loop, "no" when they show another, "unknown" before its first call.
- */
-function follows(guard: LoopGuard, loop: readonly object[]): "yes" | "no" | "unknown" {
-  if (loop.length === 0) return "yes";
+/** Whether a guard's last call (or its abort controller) shows the loop `loop` tells (empty: any loop). */
+function ofLoop(guard: LoopGuard, loop: readonly object[]): boolean {
   const signal = guard.abortController?.signal;
-  if (loop.some((mark) => guard.loop.has(mark) || mark === signal)) return "yes";
-  return guard.loop.size > 0 ? "no" : "unknown";
+  return loop.length === 0 || loop.some((mark) => guard.loop.has(mark) || mark === signal);
 }
 
 /** Refuses the guard's calls from now on and aborts its loop: the session moved under it. */
@@ -111,8 +108,8 @@ function stop(guard: LoopGuard, sessionId: string): void {
 
 /**
  * The branch a call of the guard's loop must be on, the call telling its loop by `loop` (see LoopGuard.loop). A guard
- * that followed a rollback before its first call learns here whether the rollback was its loop's: if not, the call is
- * refused and the loop stopped, as any other loop's was.
+ * that followed a rollback its calls did not show to be its loop's learns here whether it was: if not, the call is
+ * refused and the loop stopped (SESSION_MOVED, its controller aborted), as after another tab's move.
  */
 export function loopBranch(guard: LoopGuard, sessionId: string, loop: readonly object[]): Promise<string> {
   const followed = guard.followed;
@@ -120,7 +117,8 @@ export function loopBranch(guard: LoopGuard, sessionId: string, loop: readonly o
     delete guard.followed;
     if (!loop.some((mark) => followed.includes(mark))) stop(guard, sessionId);
   }
-  for (const mark of loop) guard.loop.add(mark);
+  // The last call's only: a guard kept for many turns holds no earlier turn's messages.
+  if (loop.length > 0) guard.loop = new Set(loop);
   return guard.branch;
 }
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { aiCheckpointTools, undoableTools } from "../../src/ai/index.js";
 import { tempDatabases } from "../helpers.js";
-import { call, text } from "./mock-model.js";
+import { call, scriptedModel, text } from "./mock-model.js";
 
 const dbs = tempDatabases();
 
@@ -102,5 +102,22 @@ describe("a model's own rollback with two loops on the session", () => {
     expect(b.steps[1]!.toolResults[0]!.output).toBe("b1");
     expect([...world]).toEqual(["b1"]);
     expect((await s.toolTrack()).map((t) => t.callId)).toEqual(["b-1"]);
+  });
+
+  it("tools wrapped once for many turns follow a later turn's rollback made before that turn's first call", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    const cp = await s.checkpoint({ name: "cp" });
+    const world = new Set<string>();
+    const put = tool({ inputSchema: z.object({ k: z.string() }), execute: async ({ k }) => (world.add(k), k) });
+    const tools = { ...undoableTools(s, { put }, { put: ({ args }) => void world.delete(args.k) }), ...aiCheckpointTools(s) };
+    const turn = (steps: Parameters<typeof scriptedModel>[0]) =>
+      // Each turn's messages built anew (as read back from the session): no object is shared with the turn before.
+      generateText({ model: scriptedModel(steps), tools, messages: [{ role: "user", content: "go" }], stopWhen: isStepCount(5) });
+    await turn([[call("p1", "put", { k: "a" })], [text("one")]]);
+    const second = await turn([[call("r1", "rollback", { checkpointId: cp.id })], [call("p2", "put", { k: "b" })], [text("two")]]);
+    expect(second.steps[1]!.toolResults[0]!.output).toBe("b");
+    expect([...world]).toEqual(["b"]);
+    expect((await s.toolTrack()).map((t) => t.callId)).toEqual(["p2"]);
   });
 });
