@@ -97,13 +97,17 @@ describe("a run resumed after an approval in a new request", () => {
     expect((await s.history()).map((m) => [m.role, m.content])).toEqual([["user", "never mind"]]);
   });
 
-  it("a result whose call only another branch holds is refused by addItems; one whose call is on it is written", async () => {
+  it("a result whose call only another branch holds is refused (addItems, append_items); on its branch it is written", async () => {
     const { s, editInput } = await stoppedForApproval(false);
     const result = { type: "function_call_result", name: "put", callId: "c1", status: "completed", output: { type: "text", text: "ok" } };
     const onLineage = await s.info();
     await editInput();
     const error = await new ForkpointSession(s).addItems([result as AgentInputItem]).catch((e: unknown) => e);
     expect(codeOf(error)).toBe("SESSION_MOVED");
+    expect((await s.history()).map((m) => m.role)).toEqual(["user"]);
+    const transaction = { type: "append_items" as const, items: [result as AgentInputItem] };
+    const applied = new ForkpointSession(s).applyHistoryTransaction({ operationId: "op-1", transaction });
+    expect(codeOf(await applied.catch((e: unknown) => e))).toBe("SESSION_MOVED");
     expect((await s.history()).map((m) => m.role)).toEqual(["user"]);
     await s.switchBranch(onLineage.currentBranchId);
     await new ForkpointSession(s).addItems([result as AgentInputItem]);
