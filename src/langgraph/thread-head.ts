@@ -1,7 +1,7 @@
 // Where a LangGraph thread stands in its session's tree: its head, and the checkpoints synthesized at points of it.
-// A thread's head is its session's current position: the LangGraph checkpoint sitting exactly there, or else a
-// checkpoint ForkpointSaver synthesizes at that position (after a forkpoint rollback to a user's own checkpoint, an
-// edit, a switch, an append or a state change).
+// A thread's head is its session's current position: the LangGraph checkpoint sitting exactly there, or on the current
+// branch the one only tool calls and state changes came after, or else a checkpoint ForkpointSaver synthesizes at that
+// position (after a forkpoint rollback to a user's own checkpoint, an edit, a switch or an append).
 //
 // A synthesized checkpoint's id is a UUID (LangGraph derives task ids from checkpoint ids as UUID namespaces) of
 // version 8 ("custom"): its first 12 bytes are SHA-256 of (session, the point's hash-chain value, the id of the
@@ -85,6 +85,12 @@ function baseAmong(on: LgPointRow[]): LgPointRow | undefined {
   return newest(pool.filter((p) => p.position === top));
 }
 
+/** How many messages the session holds at a LangGraph checkpoint's point (-1: its branch is gone). */
+function* msgCountAt(tx: Tx, p: LgPointRow): Step<number> {
+  const branch = yield* tx.getBranch(p.branchId);
+  return branch ? ((yield* entryAt(tx, branch, p.position))?.msgCount ?? 0) : -1;
+}
+
 /** The messages channel's version at a point: the base's when the point has the base's messages, else a new one. */
 function* messagesVersionAt(
   tx: Tx,
@@ -94,9 +100,7 @@ function* messagesVersionAt(
 ): Step<number | string | undefined> {
   const baseVersion = base?.messagesVersion == null ? undefined : (JSON.parse(base.messagesVersion) as number | string);
   if (base && basePoint && base.messagesVersion !== null) {
-    const branch = yield* tx.getBranch(basePoint.branchId);
-    const count = branch ? ((yield* entryAt(tx, branch, basePoint.position))?.msgCount ?? 0) : -1;
-    if (count === point.msgCount) return baseVersion;
+    if ((yield* msgCountAt(tx, basePoint)) === point.msgCount) return baseVersion;
   } else if (!base && point.msgCount === 0) return undefined;
   // Above the base's (LangGraph sees the channel changed); the fraction, from the point, as `getNextVersion` has one.
   const n = typeof baseVersion === "number" && Number.isFinite(baseVersion) ? Math.floor(baseVersion) : 0;
@@ -130,9 +134,11 @@ function* pointOf(tx: Tx, branch: BranchRow, position: number): Step<LineagePoin
  * position): the newest LangGraph checkpoint written there on that branch, as LangGraph reads its latest; else, at a
  * branch's fork point, the LangGraph checkpoint it was forked from (a rollback to it); else one at the same point on
  * another branch (a rollback to a user's checkpoint there) that is not an input checkpoint (its pending input came
- * after that point); else a synthesized one. As a point (`configFor` a user's checkpoint): one at that point that is
- * not an input checkpoint, else a synthesized one. Undefined for the thread's empty start (position 0, nothing but
- * an input checkpoint there). `known`: the session's points as read already in this unit (`prune` asks for many).
+ * after that point); else, on the session's current branch, the base a synthesized one would have when only tool
+ * calls and state changes came after it (with its pending writes); else a synthesized one. As a point (`configFor` a
+ * user's checkpoint): one at that point that is not an input checkpoint, else a synthesized one. Undefined for the
+ * thread's empty start (position 0, nothing but an input checkpoint there). `known`: the session's points as read
+ * already in this unit (`prune` asks for many).
  */
 export function* checkpointAt(
   tx: Tx,
@@ -160,7 +166,21 @@ export function* checkpointAt(
   const base = baseAmong(onLineage(points, yield* tx.lineage(branch.id, position), position));
   // The thread's empty start: LangGraph starts the thread anew there.
   if (position === 0 && (!base || !settled(base))) return undefined;
+  // Tool calls and state changes since the base, on the current branch: the graph goes on from the base itself, with
+  // its pending writes (a finished task's results, an interrupt), as it would had nobody written to the session.
+  if (as === "head" && base && settled(base) && (yield* onlyCallsSince(tx, sessionId, branch, base, point.msgCount)))
+    return yield* stored(tx, sessionId, base, moved);
   return { kind: "synthesized", synth: yield* synthesize(tx, sessionId, point, base), moved };
+}
+
+/**
+ * Whether `branch` is the session's current one and what came after `base` up to a point holding `msgCount` messages
+ * is tool calls and state changes only (a put from the base lands after them: `continuesAtHead`). Another branch's
+ * head keeps a synthesized checkpoint: a put from the base there would fork before those calls, not after them.
+ */
+function* onlyCallsSince(tx: Tx, sessionId: string, branch: BranchRow, base: LgPointRow, msgCount: number): Step<boolean> {
+  if ((yield* tx.getSession(sessionId))?.currentBranchId !== branch.id) return false;
+  return (yield* msgCountAt(tx, base)) === msgCount;
 }
 
 function* stored(tx: Tx, sessionId: string, p: LgPointRow, moved: boolean): Step<PointCheckpoint | undefined> {
