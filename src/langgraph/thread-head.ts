@@ -77,10 +77,11 @@ function onLineage(points: LgPointRow[], segments: LineageSegment[], position: n
 /**
  * The base of a point, among the LangGraph checkpoints on its lineage at or before it: the latest (highest position,
  * then newest) that is not an input checkpoint, whose pending input came after the point or is among its messages
- * already (its other channels are its parent's); an input checkpoint only when there is nothing else.
+ * already (its other channels are its parent's). Never an input checkpoint: with nothing else on the lineage (an edit
+ * of the thread's first message), its input is not the point's, and LangGraph would take it again.
  */
 function baseAmong(on: LgPointRow[]): LgPointRow | undefined {
-  const pool = on.some(settled) ? on.filter(settled) : on;
+  const pool = on.filter(settled);
   const top = Math.max(-1, ...pool.map((p) => p.position));
   return newest(pool.filter((p) => p.position === top));
 }
@@ -165,10 +166,10 @@ export function* checkpointAt(
   if (there) return yield* stored(tx, sessionId, there, moved);
   const base = baseAmong(onLineage(points, yield* tx.lineage(branch.id, position), position));
   // The thread's empty start: LangGraph starts the thread anew there.
-  if (position === 0 && (!base || !settled(base))) return undefined;
+  if (position === 0 && !base) return undefined;
   // Tool calls and state changes since the base, on the current branch: the graph goes on from the base itself, with
   // its pending writes (a finished task's results, an interrupt), as it would had nobody written to the session.
-  if (as === "head" && base && settled(base) && (yield* onlyCallsSince(tx, sessionId, branch, base, point.msgCount)))
+  if (as === "head" && base && (yield* onlyCallsSince(tx, sessionId, branch, base, point.msgCount)))
     return yield* stored(tx, sessionId, base, moved);
   return { kind: "synthesized", synth: yield* synthesize(tx, sessionId, point, base), moved };
 }
@@ -205,9 +206,10 @@ export function* resolveSynthesized(tx: Tx, sessionId: string, id: string, hint?
     const point = yield* pointOf(tx, branch, position);
     const on = onLineage(points, yield* tx.lineage(branch.id, position), position);
     const now = baseAmong(on);
-    for (const base of [now, ...on.filter((p) => p !== now)]) {
+    // Then no base, then any other on the lineage (an id read while another was the point's base).
+    const tried = now ? [now, undefined, ...on.filter((p) => p !== now)] : [undefined, ...on];
+    for (const base of tried) {
       if (synthesizedId(sessionId, point, base?.checkpointId ?? null) === id) return yield* synthesize(tx, sessionId, point, base);
-      if (!base) break;
     }
   }
   return undefined;
