@@ -97,7 +97,9 @@ export class CheckpointReader {
       delete values[messages];
       delete versions[messages];
     } else if (read) {
-      values[messages] = read.items;
+      // A base whose graph trimmed its list (stored as a value: `trimmed-list.ts`): that list, then the messages since.
+      const trimmed = base !== undefined && synth.base!.messagesVersion === null && Array.isArray(values[messages]);
+      values[messages] = trimmed ? [...(values[messages] as unknown[]), ...read.items.slice(synth.baseCount)] : read.items;
       versions[messages] = synth.messagesVersion;
     }
     const checkpoint: Checkpoint = {
@@ -115,7 +117,7 @@ export class CheckpointReader {
     const pendingWrites: CheckpointPendingWrite[] = await Promise.all(
       writes.map(async (w): Promise<CheckpointPendingWrite> => [w.taskId, w.channel, await this.#parts.serde.loadsTyped(w.type, w.value)]),
     );
-    if (mirror && read && synth.messagesVersion !== undefined)
+    if (mirror && read && synth.messagesVersion !== undefined && values[messages] === read.items)
       this.#parts.cache.set(sessionId, { ...mirrorOf(read.items), headHash: read.headHash, checkpointId: synth.id });
     const tuple: CheckpointTuple = { config: configOf(this.#parts, thread, synth.id), checkpoint, metadata, pendingWrites };
     if (base) tuple.parentConfig = base.config;

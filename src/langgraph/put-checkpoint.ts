@@ -7,6 +7,7 @@ import { mirrorOf } from "./mirror-cache.js";
 import { parentRunOf, refuseStoppedParentRun } from "./parent-run-guard.js";
 import { serializeNew, type PreparedPut } from "./put-plan.js";
 import type { PutWriter } from "./put-writer.js";
+import { synthesizedPosition } from "./thread-head.js";
 import { assertSaverKey, serializeItems, threadConfig, threadKey, userOf, versionKey, type SaverParts } from "./saver-parts.js";
 
 /**
@@ -61,6 +62,18 @@ export async function putCheckpoint(
     serializing.push(parts.serde.dumpsTyped((values as Record<string, unknown>)[channel]));
     channels.push([channel, versionKey(version)]);
   }
+  // A parent synthesized on a trimmed base (`thread-head.ts`): the unchanged list is this checkpoint's to store.
+  const unchangedVersion = (skeleton.channel_versions ?? {})[parts.messages];
+  const unchanged =
+    items === null &&
+    Array.isArray(list) &&
+    unchangedVersion !== undefined &&
+    parentId !== null &&
+    synthesizedPosition(parentId) !== undefined
+      ? { value: parts.serde.dumpsTyped(list), version: versionKey(unchangedVersion) }
+      : null;
+  // Awaited only where the list is stored; a put that does not store it must not leave it rejected and unheard.
+  unchanged?.value.catch(() => undefined);
   // A subgraph's put: its parent run's messages, as they are at the step that runs it.
   const parentRun = parentRunOf(parts, config, ns);
   const key = threadKey(userId, threadId, ns);
@@ -94,6 +107,7 @@ export async function putCheckpoint(
       parentId,
       checkpointId: checkpoint.id,
       items,
+      unchanged,
       early,
       whole,
       messagesVersion,

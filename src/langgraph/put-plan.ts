@@ -22,7 +22,9 @@ import { toMessageInputs } from "./caused-calls.js";
 import { fromMessage } from "./messages.js";
 import { extendsMirror, fieldsOf, mirrorOf, type Mirror, type MirrorItems } from "./mirror-cache.js";
 import { serializeItems, versionKey, type SaverParts } from "./saver-parts.js";
+import { rowVersions } from "./channel-values.js";
 import { resolveSynthesized } from "./thread-head.js";
+import { keptByTrim } from "./trimmed-list.js";
 
 /** Where a put lands (the checkpoint it goes on from, and the message where its list departs), and what it writes. */
 export interface Landing {
@@ -37,7 +39,7 @@ export interface Landing {
   messagesVersion: string | null;
   /** The items now mirrored and their field values (for the cache); null when the channel did not change or is stored as a value. */
   mirrored: MirrorItems | null;
-  /** The new list could not be kept as messages (it drops some from the end): it is stored as a value. */
+  /** The new list drops messages (a trim): it is stored as a value, and the session keeps every message. */
   asValue: boolean;
 }
 
@@ -53,6 +55,11 @@ export interface Target {
 export interface ParentAt {
   target: Target;
   messagesVersion: string | null;
+  /**
+   * A synthesized parent's base whose messages channel is no list of the session's messages (a trimmed list stored
+   * as a value, or LangGraph's deltas): the parent's list is that base's, then the session's messages since.
+   */
+  valueBase?: LgCheckpointRow;
 }
 
 /** A put, serialized and checked, before it lands. */
@@ -65,6 +72,8 @@ export interface PreparedPut {
   checkpointId: string;
   /** The messages channel's new list (null: the channel did not change). */
   items: unknown[] | null;
+  /** The channel's unchanged list (serialized as put was called) and version, when the parent is synthesized. */
+  unchanged: { value: Promise<[string, Uint8Array]>; version: string } | null;
   /** The items after the mirror, taken as put was called, when it goes on from the mirrored checkpoint. */
   early: NewItems | undefined;
   /** The whole list's field values and serialization, taken as put was called (when its new items alone were not). */
@@ -111,8 +120,12 @@ export async function land(
   let editAt: string | null = null;
   let outcome: Pick<Landing, "messagesVersion" | "mirrored" | "asValue">;
   if (items === null) {
-    // The messages channel unchanged: the parent's messages (none at the start) are this checkpoint's.
-    outcome = { messagesVersion: parent.messagesVersion, mirrored: null, asValue: false };
+    // The messages channel unchanged: the parent's messages (none at the start) are this checkpoint's; a parent on a
+    // trimmed base has its list stored here, as a value.
+    const value = parent.valueBase && put.unchanged && !(await rowVersions(parts, parent.valueBase)).deltaChannels.has(parts.messages);
+    outcome = value
+      ? { messagesVersion: null, mirrored: null, asValue: true }
+      : { messagesVersion: parent.messagesVersion, mirrored: null, asValue: false };
   } else {
     const cached = parts.cache.get(ref.id);
     if (cached && cached.headHash === target.headHash && extendsMirror(cached, items)) {
@@ -143,12 +156,17 @@ export async function land(
       let common = 0;
       while (common < old.length && common < items.length && canonicalJson(fromMessage(old[common]!)) === canonicalJson(serialized[common]))
         common++;
-      if (common < old.length && common === items.length) {
-        // A list that drops messages from the end cannot be a fork of messages: it is stored as a value.
+      // How many of the list's first items keep stored messages: a list that drops some of them (`keptByTrim`) is a
+      // trim, one that keeps them all (LangGraph may read one back without its undefined fields) goes on after them.
+      const kept = common === old.length || common === items.length ? common : keptByTrim(old.map(fromMessage), serialized);
+      if (kept >= 0 && kept < old.length) {
+        // A trim is no edit: the session keeps every message and appends the new ones; the list is stored as a
+        // value, as LangGraph's own savers store it.
+        append = toMessageInputs(serialized.slice(kept));
         outcome = { messagesVersion: null, mirrored: null, asValue: true };
       } else {
-        if (common < old.length) editAt = old[common]!.id;
-        append = toMessageInputs(serialized.slice(common));
+        if (kept < 0) editAt = old[common]!.id;
+        append = toMessageInputs(serialized.slice(kept < 0 ? common : kept));
         outcome = { messagesVersion, mirrored, asValue: false };
       }
     }
@@ -283,7 +301,8 @@ export function* parentAt(tx: Tx, thread: LgThreadRow, parentId: string | null, 
     if (synth) {
       const { branchId, position, hash } = synth.point;
       const messagesVersion = synth.messagesVersion === undefined ? null : versionKey(synth.messagesVersion);
-      return { target: { fpCheckpointId: null, branchId, position, headHash: hash }, messagesVersion };
+      const target = { fpCheckpointId: null, branchId, position, headHash: hash };
+      return synth.base?.messagesVersion === null ? { target, messagesVersion, valueBase: synth.base } : { target, messagesVersion };
     }
   }
   return { target: targetOf((yield* tx.getCheckpoint(thread.startCheckpointId))!), messagesVersion: null };

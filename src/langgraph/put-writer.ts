@@ -96,9 +96,10 @@ export class PutWriter {
     return ctx.withSessionLock(`langgraph-put:${ref.id}`, async () => {
       const landing = await land(this.#parts, ctx, ref, thread, put);
       if (landing.asValue && !blobs.some((b) => b.channel === this.#parts.messages)) {
-        // The messages could not be kept as messages (a shorter list than its parent's): stored as a value instead.
-        const [t, v] = await this.#parts.serde.dumpsTyped(items);
-        blobs.push({ channel: this.#parts.messages, version: messagesVersion!, type: t, value: Buffer.from(v) });
+        // A trimmed list (it drops messages the session keeps), or a list going on from one: stored as a value.
+        const [t, v] = await (items ? this.#parts.serde.dumpsTyped(items) : put.unchanged!.value);
+        const version = items ? messagesVersion! : put.unchanged!.version;
+        blobs.push({ channel: this.#parts.messages, version, type: t, value: Buffer.from(v) });
       }
       const atHead = await afterMoves(ctx, ref, () =>
         ctx.store.write({ sessionId: ref.id }, (tx) => writeAtHead(this.#parts, ctx, tx, ref, put, landing)),
@@ -162,7 +163,9 @@ function* putAtHeadUnit(
   yield* refuseTakenId(tx, sessionId, put.threadId, put.checkpointId);
   if (put.guard) yield* put.guard(tx);
   const { session, branch, head } = yield* currentToWrite(ctx, tx, sessionId, put.userId);
-  const { target, messagesVersion } = yield* parentAt(tx, thread, put.parentId, branch);
+  const { target, messagesVersion, valueBase } = yield* parentAt(tx, thread, put.parentId, branch);
+  // A parent on a trimmed base: its list may need storing (the general path weighs it).
+  if (put.items === null && valueBase) return null;
   if (head.position !== target.position || head.hash !== target.headHash || (cached && cached.headHash !== head.hash)) return null;
   const fields = validateMessages(parts, ctx, append, cached ? cached.items.length : 0);
   return yield* writeRows(parts, ctx, tx, session, branch.id, head, fields, put, cached ? put.messagesVersion : messagesVersion);

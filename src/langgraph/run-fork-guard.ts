@@ -7,6 +7,7 @@ import { canonicalJson, lastLineageMessage, ownedCurrent, toMessage, type Sessio
 import { fromMessage } from "./messages.js";
 import { refuseMovedRun } from "./moved-run-guard.js";
 import { taskConfig } from "./task-config.js";
+import { trimKey } from "./trimmed-list.js";
 import { serializeItems, threadKey, type SaverParts } from "./saver-parts.js";
 import type { Tx } from "../store/port/index.js";
 
@@ -80,9 +81,17 @@ async function refuseForkingRun(parts: SaverParts, handle: SessionHandle, thread
   const ctx = await parts.engine();
   const head = await ctx.store.read((tx) => sessionHeadUnit(tx, handle.id, thread.userId));
   if (head.count === 0) return;
-  if (list.length >= head.count && head.last !== undefined) {
+  if (head.last === undefined) throw forkingRunRefusal(thread);
+  const last = fromMessage(toMessage(head.last));
+  if (list.length >= head.count) {
     const [item] = await serializeItems(parts, [list[head.count - 1]]).catch(() => [undefined]);
-    if (item !== undefined && canonicalJson(fromMessage(toMessage(head.last))) === canonicalJson(item)) return;
+    if (item !== undefined && canonicalJson(last) === canonicalJson(item)) return;
+  }
+  // A run whose graph trims its messages (`trimmed-list.ts`) holds the session's last message further up its list.
+  const key = trimKey(last);
+  for (let i = Math.min(list.length, head.count) - 1; i >= 0; i--) {
+    const [item] = await serializeItems(parts, [list[i]]).catch(() => [undefined]);
+    if (item !== undefined && trimKey(item) === key) return;
   }
   throw forkingRunRefusal(thread);
 }

@@ -17,6 +17,8 @@ export interface Synthesized {
   point: LineagePoint;
   /** The latest LangGraph checkpoint on the point's lineage at or before it (undefined: none, an empty start). */
   base: LgCheckpointRow | undefined;
+  /** How many of the point's messages the session held at the base's point (the rest came after it). */
+  baseCount: number;
   /** The messages channel's version (a number): the base's, or a new one when the messages differ from the base's. */
   messagesVersion: number | string | undefined;
   /** When the point's entry was written (ms; 0 at position 0): the checkpoint's `ts`. */
@@ -98,10 +100,11 @@ function* messagesVersionAt(
   point: LineagePoint & { msgCount: number },
   base: LgCheckpointRow | undefined,
   basePoint: LgPointRow | undefined,
+  baseCount: number,
 ): Step<number | string | undefined> {
   const baseVersion = base?.messagesVersion == null ? undefined : (JSON.parse(base.messagesVersion) as number | string);
   if (base && basePoint && base.messagesVersion !== null) {
-    if ((yield* msgCountAt(tx, basePoint)) === point.msgCount) return baseVersion;
+    if (baseCount === point.msgCount) return baseVersion;
   } else if (!base && point.msgCount === 0) return undefined;
   // Above the base's (LangGraph sees the channel changed); the fraction, from the point, as `getNextVersion` has one.
   const n = typeof baseVersion === "number" && Number.isFinite(baseVersion) ? Math.floor(baseVersion) : 0;
@@ -115,11 +118,13 @@ function* synthesize(
   basePoint: LgPointRow | undefined,
 ): Step<Synthesized> {
   const base = basePoint && (yield* tx.langgraph.getCheckpoint(sessionId, basePoint.checkpointId));
+  const baseCount = basePoint ? yield* msgCountAt(tx, basePoint) : 0;
   return {
     id: synthesizedId(sessionId, point, basePoint?.checkpointId ?? null),
     point: { branchId: point.branchId, position: point.position, hash: point.hash },
     base,
-    messagesVersion: yield* messagesVersionAt(tx, point, base, basePoint),
+    baseCount,
+    messagesVersion: yield* messagesVersionAt(tx, point, base, basePoint, baseCount),
     at: point.at,
   };
 }
