@@ -14,6 +14,7 @@ import { inflightMoves } from "../core/ownership.js";
 import { OwnChanges } from "./own-changes.js";
 import { keepUnrecorded, type StepOutcome } from "./unrecorded-steps.js";
 import { targetBranches } from "./target-branches.js";
+import type { RestoreJournal } from "../workspace/restore-guards.js";
 
 /**
  * Runs the pending steps of a journaled move in order, then finishes it. Throws under the `stop` policy. A move that
@@ -134,10 +135,19 @@ async function filesStep(
     if (replaysFollow) await own.resume();
     return restored;
   } catch (error) {
+    // Only its own restore, stopped midway, keeps the move journaled (recovery finishes both); refused before it began
+    // (another move's restore under way, drift), the move stops.
     const ws = await ctx.store.read((tx) => tx.getWorkspace(spec.sessionId));
-    if (!ws?.restoring) await ctx.store.write({ sessionId: spec.sessionId }, (tx) => stopMoveUnit(tx, moveId, ctx));
+    if (!restoringFor(ws?.restoring, moveId)) await ctx.store.write({ sessionId: spec.sessionId }, (tx) => stopMoveUnit(tx, moveId, ctx));
     throw error;
   }
+}
+
+/** Whether a workspace's restore journal is move `moveId`'s own (one written before moves were named: taken to be). */
+function restoringFor(journal: string | null | undefined, moveId: string): boolean {
+  if (!journal) return false;
+  const { move } = JSON.parse(journal) as Pick<RestoreJournal, "move">;
+  return move === undefined || move === moveId;
 }
 
 function* stopMoveUnit(tx: Tx, moveId: string, ctx: EngineContext) {

@@ -38,6 +38,7 @@ export async function restoreFiles(
     pid: process.pid,
     pidStart: SELF_START,
     pids: [process.pid],
+    ...(p.ownMove === undefined ? {} : { move: p.ownMove }),
   };
   const state = await stateOf(ctx, p.ws);
   await ctx.store.write({ sessionId }, (tx) => startFilesRestoreUnit(ctx, tx, sessionId, p, journal));

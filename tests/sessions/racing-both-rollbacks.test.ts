@@ -1,0 +1,75 @@
+// Two processes rolling one session's conversation and files back at the same moment: the one refused because the
+// other's restore is under way changes nothing for good, leaves no move journaled, and never runs later.
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, expect, it } from "vitest";
+import type { Forkpoint } from "../../src/index.js";
+import { openForkpoint, sqlOn } from "../fixtures/backend.js";
+import { nodeArgs } from "../fixtures/compiled.js";
+import { makeTempDir, removeDir } from "../helpers.js";
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const ROUNDS = 12;
+const children: ChildProcess[] = [];
+let fp: Forkpoint | undefined;
+let dir: string | undefined;
+
+afterEach(async () => {
+  for (const child of children.splice(0)) child.kill("SIGKILL");
+  await fp?.close();
+  if (dir) removeDir(dir);
+});
+
+/** A child that rolls back on cue; `cue(id)` resolves with what it was told. */
+async function roller(db: string, sessionId: string) {
+  const script = path.join(repoRoot, "tests/fixtures/rollback-on-cue.ts");
+  const proc = spawn(process.execPath, [...nodeArgs(script), db, sessionId, "u"], { cwd: repoRoot, stdio: ["pipe", "pipe", "pipe"] });
+  children.push(proc);
+  const lines: string[] = [];
+  let out = "";
+  proc.stdout.on("data", (d: Buffer) => {
+    out += d.toString();
+    const parts = out.split("\n");
+    out = parts.pop()!;
+    lines.push(...parts);
+  });
+  const next = async () => {
+    for (let i = 0; lines.length === 0; i++) {
+      if (proc.exitCode !== null || i > 12_000) throw new Error("the child stopped answering");
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    return lines.shift()!;
+  };
+  expect(await next()).toBe("ready");
+  return {
+    cue: async (checkpointId: string) => (proc.stdin.write(`${checkpointId}\n`), JSON.parse(await next()) as { ok?: true; code?: string }),
+  };
+}
+
+it("a rollback refused for another's restore leaves nothing journaled: the session moves on", async () => {
+  dir = makeTempDir("forkpoint-racing-rollbacks-");
+  const ws = path.join(dir, "ws");
+  fs.mkdirSync(ws);
+  const db = path.join(dir, "forkpoint.db");
+  fs.writeFileSync(path.join(ws, "a.txt"), "one\n");
+  fp = openForkpoint({ path: db });
+  const s = await fp.createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  const one = await s.checkpoint({ name: "one" });
+  fs.writeFileSync(path.join(ws, "a.txt"), "two\n");
+  const two = await s.checkpoint({ name: "two" });
+  const [a, b] = await Promise.all([roller(db, s.id), roller(db, s.id)]);
+  for (let round = 0; round < ROUNDS; round++) {
+    const told = await Promise.all([a.cue(one.id), b.cue(one.id)]);
+    for (const t of told) if (!t.ok) expect(t.code).toBe("MOVE_IN_PROGRESS");
+    // Both may be refused (each saw the other under way): then nothing moved.
+    const moved = told.some((t) => t.ok);
+    expect(fs.readFileSync(path.join(ws, "a.txt"), "utf8")).toBe(moved ? "one\n" : "two\n");
+    // Nothing left running while both children live: a move now is not refused.
+    expect(await sqlOn(db, "SELECT id FROM moves WHERE status = 'running'")).toEqual([]);
+    await s.rollback(two.id, { scope: "both" });
+    expect(fs.readFileSync(path.join(ws, "a.txt"), "utf8")).toBe("two\n");
+  }
+});
