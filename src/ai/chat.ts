@@ -72,8 +72,17 @@ function staticForm(part: unknown): unknown {
   return { ...rest, type: `tool-${toolName}` };
 }
 
+/**
+ * Text content as the one text part `loadChat` and `convertToModelMessages` give it: a message written with `s.append`
+ * (a string) and read back as parts is the same message, not an edit that would fork and undo every later call.
+ */
+const asParts = (content: unknown): unknown => (typeof content === "string" ? [{ type: "text", text: content }] : content);
+
 /** A message's content as compared: its parts in their static form. */
-const sameAs = (content: unknown): unknown => (Array.isArray(content) ? content.map(staticForm) : content);
+const sameAs = (content: unknown): unknown => {
+  const parts = asParts(content);
+  return Array.isArray(parts) ? parts.map(staticForm) : parts;
+};
 
 const isToolPart = (p: unknown): p is { type: string; toolCallId: string } =>
   typeof p === "object" &&
@@ -249,6 +258,7 @@ export async function saveModelMessages(
   options: SaveChatOptions = {},
 ): Promise<SaveResult> {
   return syncHistory(s, list(messages, "messages").map(modelInput), {
+    sameAs: asParts,
     callsOf: modelCallsOf,
     callInputsOf: modelCallInputsOf,
     trackInputOf,
