@@ -55,8 +55,9 @@ export interface StepPlan<T extends PlannedInvocation> {
  *   effect would land over the later calls', so they stay unapplied, as they were when the snapshot was taken
  * @param covered for a move that restores files: the target lineage's invocations made at or before the restored
  *   snapshot's position, less those that were not applied when it was taken (its files do not hold them: they are
- *   undone first when applied, and replayed). Their effects come back with the files: they are never replayed
- *   (`covered` when unapplied).
+ *   undone first when applied, and replayed), and the target lineage's calls of a tool acting only in the workspace
+ *   that changed no file, wherever they sit (they did nothing). Their effects come back with the files: they are never
+ *   replayed (`covered` when unapplied).
  *   The target's later invocations that are applied are undone before the files are restored (their undo finds what
  *   they wrote) and replayed on top of the snapshot.
  * @param outside for a move that restores files: invocations whose run changed no workspace file (their effect lies

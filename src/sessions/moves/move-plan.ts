@@ -6,7 +6,7 @@ import type { EngineContext } from "../core/context.js";
 import { toEntry, toToolInvocation } from "../core/rows.js";
 import { commonPrefix, lineageEntries, lineageTools } from "../log/lineage.js";
 import { headOf } from "../core/head.js";
-import { outsideCalls } from "../workspace/call-reach.js";
+import { pathlessReach } from "../workspace/call-reach.js";
 import { byApplication } from "../workspace/unapplied.js";
 
 /** Where a move goes: a position on a branch's lineage. */
@@ -36,6 +36,9 @@ export interface ComputedPlan {
   worldBranchId: string;
   worldPosition: number;
 }
+
+/** A move without files reads no call's reach: each is undone and replayed through its tool. */
+const NO_REACH: { outside: ReadonlySet<string>; idle: ReadonlySet<string> } = { outside: new Set(), idle: new Set() };
 
 /**
  * Runs inside a read or write unit of work. `snapshotAt`: the move restores the workspace's files to the snapshot taken
@@ -71,10 +74,12 @@ export function* computePlan(
   // (its effect lies elsewhere) is undone and replayed through its tool as in a move without files. A call with no
   // record (an older database's, or run in a workspace on another host) is taken to be in the files, as snapshots
   // cannot tell.
-  const outside = snapshotAt === undefined ? new Set<string>() : yield* outsideCalls(tx, session.id, ctx.tools);
+  const { outside, idle } = snapshotAt === undefined ? NO_REACH : yield* pathlessReach(tx, session.id, ctx.tools);
   const held = [...(snapshotAt?.held ?? [])].filter((id) => !outside.has(id));
   // The calls off the snapshot's lineage its files hold are kept as the target's it holds are: left applied, or marked
-  // so. An irreversible one stays applied anyway, and is reported as any other the move passes.
+  // so. An irreversible one stays applied anyway, and is reported as any other the move passes. A call of a tool acting
+  // only in the workspace that changed no file did nothing: any files hold it, wherever it sits (run again over them,
+  // it could change what later calls or hand edits made of them).
   const covered =
     snapshotAt === undefined
       ? undefined
@@ -82,6 +87,7 @@ export function* computePlan(
           ...targetTools
             .filter((t) => t.position <= snapshotAt.position && !snapshotAt.unapplied.has(t.id) && !outside.has(t.id))
             .map((t) => t.id),
+          ...targetTools.filter((t) => idle.has(t.id) && t.status === "succeeded").map((t) => t.id),
           ...held.filter((id) => !applied.some((t) => t.id === id && handling(t) === "irreversible")),
         ]);
   // Calls a files-only restore set aside and nothing applied since stay out of a move with files, as they are.

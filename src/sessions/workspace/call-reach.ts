@@ -20,6 +20,21 @@ export function* fileCalls(tx: Tx, sessionId: string): Step<CallPlace[]> {
  * registered here as acting only in the workspace (`effects: "workspace"`) did nothing at all: not among them.
  */
 export function* outsideCalls(tx: Tx, sessionId: string, tools: ToolRegistry): Step<ReadonlySet<string>> {
-  const calls = yield* tx.pathlessCalls(sessionId);
-  return new Set(calls.filter((c) => c.tool === null || !tools.actsInWorkspaceOnly(c.tool)).map((c) => c.id));
+  return (yield* pathlessReach(tx, sessionId, tools)).outside;
+}
+
+/**
+ * The session's calls whose run changed no workspace file, by where their tool says its effects lie: `outside` (see
+ * `outsideCalls`), and `idle`, those of a tool acting only in the workspace (`effects: "workspace"`): they did nothing,
+ * so a move with files neither runs them again nor undoes them through their tool (any restored files hold them).
+ */
+export function* pathlessReach(
+  tx: Tx,
+  sessionId: string,
+  tools: ToolRegistry,
+): Step<{ outside: ReadonlySet<string>; idle: ReadonlySet<string> }> {
+  const outside = new Set<string>();
+  const idle = new Set<string>();
+  for (const c of yield* tx.pathlessCalls(sessionId)) (c.tool !== null && tools.actsInWorkspaceOnly(c.tool) ? idle : outside).add(c.id);
+  return { outside, idle };
 }
