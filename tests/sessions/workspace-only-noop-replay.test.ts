@@ -78,3 +78,37 @@ it("an undo to a call that deleted nothing, made after the restored snapshot, ma
   expect(readOrNull(file("a.txt"))).toBe("init\n");
   expect(readOrNull(file("f.txt"))).toBeNull();
 });
+
+it("a move with files takes back a call that deleted nothing without running its undo", async () => {
+  const s = await fp.createSession({ userId: "u" });
+  fs.writeFileSync(file("f.txt"), "kept\n");
+  await s.attachWorkspace(ws);
+  const start = await s.checkpoint({ name: "start" });
+  await s.invoke("delete_file", { path: file("gone.txt") }); // nothing there: changes nothing
+  // Written by hand and kept in a checkpoint: an undo run over it would be a write the call never made.
+  fs.writeFileSync(file("gone.txt"), "later\n");
+  await s.checkpoint({ name: "later" });
+
+  const back = await s.rollback(start.id, { scope: "both" });
+  expect(handled).toEqual(["run gone.txt"]);
+  expect(back.undone.map((t) => t.tool)).toEqual(["delete_file"]);
+  expect(await trackOf(s)).toEqual([]);
+  expect(readOrNull(file("gone.txt"))).toBeNull();
+  expect(readOrNull(file("f.txt"))).toBe("kept\n");
+  // Brought back with the files that hold it: marked applied, never run.
+  const again = await s.undo({ scope: "both" });
+  expect(again.replayed).toEqual([]);
+  expect(handled).toEqual(["run gone.txt"]);
+  expect(readOrNull(file("gone.txt"))).toBe("later\n");
+  expect(await trackOf(s)).toEqual([[2, true]]);
+});
+
+it("a move without files runs such a call's undo and replay as any call's", async () => {
+  const s = await fp.createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  const start = await s.checkpoint({ name: "start" });
+  await s.invoke("delete_file", { path: file("gone.txt") });
+  await s.rollback(start.id, { scope: "conversation" });
+  await s.undo({ scope: "conversation" });
+  expect(handled).toEqual(["run gone.txt", "undo gone.txt", "replay gone.txt"]);
+});

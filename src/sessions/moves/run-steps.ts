@@ -174,7 +174,10 @@ export async function runStep(
   own?: OwnChanges,
 ): Promise<{ tool: string; cause: unknown } | null> {
   const withPaths = own?.holding === true;
-  const { row, paths } = await ctx.store.write({ sessionId: spec.sessionId }, (tx) => startStepUnit(tx, ctx, step, withPaths));
+  const idleAsked = spec.files !== undefined && step.op === "undo";
+  const { row, paths, idle } = await ctx.store.write({ sessionId: spec.sessionId }, (tx) =>
+    startStepUnit(tx, ctx, step, withPaths, idleAsked),
+  );
   // An undo changes the files its call's run changed; a replay runs the same call again, so changes them too.
   own?.expect(paths);
   const invocation = toToolInvocation(row);
@@ -204,10 +207,12 @@ export async function runStep(
       replay: step.op === "replay",
       signal,
     });
-    // A timed-out handler is a failed step; whatever it returns later is not recorded.
+    // A timed-out handler is a failed step; whatever it returns later is not recorded. A call that did nothing (see
+    // `pathlessReach`) has nothing to undo: its undo, run over files it never touched, could only change what others made
+    // of them, and the move's restore brings the target's files back anyway.
     if (step.op === "undo") {
       const result = row.appliedResult === null ? invocation.result : (JSON.parse(row.appliedResult) as unknown);
-      await runHandler(call, (signal) => undo({ args: invocation.args, result }, handlerCtx(signal)));
+      if (!idle) await runHandler(call, (signal) => undo({ args: invocation.args, result }, handlerCtx(signal)));
     } else {
       resultText = resultAsJson(await runHandler(call, (signal) => tool.run(invocation.args, handlerCtx(signal))), ctx.limits);
     }
@@ -267,10 +272,16 @@ export function* failStepUnit(tx: Tx, ctx: EngineContext, step: Pick<MoveStepRow
   fenced(yield* tx.setMoveStep(ctx.ownership.self, step.moveId, step.idx, "failed", null, error, ctx.ownership.leaseMs));
 }
 
-function* startStepUnit(tx: Tx, ctx: EngineContext, step: MoveStepRow, withPaths: boolean) {
+/**
+ * Starts a step: its call, the paths its run changed (`withPaths`), and (`idleAsked`: an undo in a move with files)
+ * whether the call did nothing, a run of a tool acting only in the workspace that changed no file.
+ */
+function* startStepUnit(tx: Tx, ctx: EngineContext, step: MoveStepRow, withPaths: boolean, idleAsked: boolean) {
   fenced(yield* tx.setMoveStep(ctx.ownership.self, step.moveId, step.idx, "running", null, null, ctx.ownership.leaseMs));
   const row = (yield* tx.getTool(step.entryId))!;
-  return { row, paths: withPaths ? yield* tx.callPaths(step.entryId) : undefined };
+  const paths = withPaths || idleAsked ? yield* tx.callPaths(step.entryId) : undefined;
+  const idle = idleAsked && paths?.length === 0 && ctx.tools.actsInWorkspaceOnly(row.tool ?? "");
+  return { row, paths: withPaths ? paths : undefined, idle };
 }
 
 /**
