@@ -22,7 +22,7 @@ afterEach(async () => {
   if (dir) removeDir(dir);
 });
 
-/** A child that rolls back on cue; `cue(id)` resolves with what it was told. */
+/** A child that rolls back on cue; `cue(id, scope)` resolves with what it was told. */
 async function roller(db: string, sessionId: string) {
   const script = path.join(repoRoot, "tests/fixtures/rollback-on-cue.ts");
   const proc = spawn(process.execPath, [...nodeArgs(script), db, sessionId, "u"], { cwd: repoRoot, stdio: ["pipe", "pipe", "pipe"] });
@@ -44,32 +44,39 @@ async function roller(db: string, sessionId: string) {
   };
   expect(await next()).toBe("ready");
   return {
-    cue: async (checkpointId: string) => (proc.stdin.write(`${checkpointId}\n`), JSON.parse(await next()) as { ok?: true; code?: string }),
+    cue: async (checkpointId: string, scope = "both") => {
+      proc.stdin.write(`${checkpointId} ${scope}\n`);
+      return JSON.parse(await next()) as { ok?: true; code?: string };
+    },
   };
 }
 
-it("a rollback refused for another's restore leaves nothing journaled: the session moves on", async () => {
-  dir = makeTempDir("forkpoint-racing-rollbacks-");
-  const ws = path.join(dir, "ws");
-  fs.mkdirSync(ws);
-  const db = path.join(dir, "forkpoint.db");
-  fs.writeFileSync(path.join(ws, "a.txt"), "one\n");
-  fp = openForkpoint({ path: db });
-  const s = await fp.createSession({ userId: "u" });
-  await s.attachWorkspace(ws);
-  const one = await s.checkpoint({ name: "one" });
-  fs.writeFileSync(path.join(ws, "a.txt"), "two\n");
-  const two = await s.checkpoint({ name: "two" });
-  const [a, b] = await Promise.all([roller(db, s.id), roller(db, s.id)]);
-  for (let round = 0; round < ROUNDS; round++) {
-    const told = await Promise.all([a.cue(one.id), b.cue(one.id)]);
-    for (const t of told) if (!t.ok) expect(t.code).toBe("MOVE_IN_PROGRESS");
-    // Both may be refused (each saw the other under way): then nothing moved.
-    const moved = told.some((t) => t.ok);
-    expect(fs.readFileSync(path.join(ws, "a.txt"), "utf8")).toBe(moved ? "one\n" : "two\n");
-    // Nothing left running while both children live: a move now is not refused.
-    expect(await sqlOn(db, "SELECT id FROM moves WHERE status = 'running'")).toEqual([]);
-    await s.rollback(two.id, { scope: "both" });
-    expect(fs.readFileSync(path.join(ws, "a.txt"), "utf8")).toBe("two\n");
-  }
-});
+for (const other of ["both", "files"])
+  it(`a both rollback racing a ${other} one, refused for its restore, leaves nothing journaled: the session moves on`, async () => {
+    dir = makeTempDir("forkpoint-racing-rollbacks-");
+    const ws = path.join(dir, "ws");
+    fs.mkdirSync(ws);
+    const db = path.join(dir, "forkpoint.db");
+    fs.writeFileSync(path.join(ws, "a.txt"), "one\n");
+    // Enough files that two restores overlap.
+    for (let i = 0; i < 200; i++) fs.writeFileSync(path.join(ws, `f${i}.txt`), `one ${i}\n`.repeat(50));
+    fp = openForkpoint({ path: db });
+    const s = await fp.createSession({ userId: "u" });
+    await s.attachWorkspace(ws);
+    const one = await s.checkpoint({ name: "one" });
+    fs.writeFileSync(path.join(ws, "a.txt"), "two\n");
+    for (let i = 0; i < 200; i++) fs.writeFileSync(path.join(ws, `f${i}.txt`), `two ${i}\n`.repeat(50));
+    const two = await s.checkpoint({ name: "two" });
+    const [a, b] = await Promise.all([roller(db, s.id), roller(db, s.id)]);
+    for (let round = 0; round < ROUNDS; round++) {
+      const told = await Promise.all([a.cue(one.id), b.cue(one.id, other)]);
+      for (const t of told) if (!t.ok) expect(t.code).toBe("MOVE_IN_PROGRESS");
+      // Both may be refused (each saw the other under way): then nothing moved.
+      const moved = told.some((t) => t.ok);
+      expect(fs.readFileSync(path.join(ws, "a.txt"), "utf8")).toBe(moved ? "one\n" : "two\n");
+      // Nothing left running while both children live: a move now is not refused.
+      expect(await sqlOn(db, "SELECT id FROM moves WHERE status = 'running'")).toEqual([]);
+      await s.rollback(two.id, { scope: "both" });
+      expect(fs.readFileSync(path.join(ws, "a.txt"), "utf8")).toBe("two\n");
+    }
+  });

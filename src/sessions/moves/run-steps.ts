@@ -147,7 +147,7 @@ async function filesStep(
 function restoringFor(journal: string | null | undefined, moveId: string): boolean {
   if (!journal) return false;
   const { move } = JSON.parse(journal) as Pick<RestoreJournal, "move">;
-  return move === undefined || move === moveId;
+  return move === undefined ? true : move === moveId;
 }
 
 function* stopMoveUnit(tx: Tx, moveId: string, ctx: EngineContext) {

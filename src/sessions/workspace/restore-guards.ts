@@ -55,8 +55,8 @@ export interface RestoreJournal {
   track?: TrackPlan;
   /** Paths the restore leaves as they are (see drift-in-move.ts): recovery does not write them either. */
   leave?: string[];
-  /** The journaled move whose files step this is (absent: a "files" restore, or a journal written before it was kept). */
-  move?: string;
+  /** The journaled move whose files step this is; null: a "files" restore. Absent from journals written before it was kept. */
+  move?: string | null;
 }
 
 /** A ConflictError while a restore of the workspace is interrupted or running: recovery must finish it first. */

@@ -38,7 +38,7 @@ export async function restoreFiles(
     pid: process.pid,
     pidStart: SELF_START,
     pids: [process.pid],
-    ...(p.ownMove === undefined ? {} : { move: p.ownMove }),
+    move: p.ownMove ?? null,
   };
   const state = await stateOf(ctx, p.ws);
   await ctx.store.write({ sessionId }, (tx) => startFilesRestoreUnit(ctx, tx, sessionId, p, journal));
