@@ -123,7 +123,7 @@ describe("a write while a killed process's move is unfinished", () => {
     });
   }
 
-  it("is refused MOVE_IN_PROGRESS, nothing written, when the move cannot be finished here (its tools not registered)", async () => {
+  it("is refused TOOL_NOT_REGISTERED, nothing written, when the move cannot be finished here (its tools not registered)", async () => {
     const setup = await setUp();
     await killedMidway(setup);
     const fp = open(setup.dbPath, null);
@@ -135,7 +135,8 @@ describe("a write while a killed process's move is unfinished", () => {
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(ConflictError);
-    expect((error as ConflictError).code).toBe("MOVE_IN_PROGRESS");
+    expect((error as ConflictError).code).toBe("TOOL_NOT_REGISTERED");
+    expect((error as ConflictError).message).toContain("write_file");
     expect(await entries()).toEqual(before);
     expect((await standing(s, setup)).onRoot).toBe(true);
   });

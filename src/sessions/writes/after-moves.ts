@@ -1,5 +1,6 @@
 // Writes on a session's current branch come after its unfinished moves, never onto the branch such a move is leaving.
 import { setTimeout as sleep } from "node:timers/promises";
+import { ConflictError } from "../../models/errors.js";
 import type { Step, Tx } from "../../store/port/index.js";
 import { insideHandler } from "../../tools/handler-scope.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
@@ -45,8 +46,8 @@ function* refuseUnfinished(ctx: EngineContext, tx: Tx, sessionId: string, runnin
  * Runs `unit` (reading `currentToWrite` or `currentToServe`) after the session's unfinished moves. One that runs
  * nowhere (this thread's own, stopped midway, or one whose owner is gone) is resumed first, as a tool call's is (its
  * failure is the call's); one running elsewhere (another handle, process or server, or another writer finishing a
- * stopped one) is waited for, up to `busyTimeoutMs`. Refused `MOVE_IN_PROGRESS` when neither ends it: a stopped move that
- * cannot be finished here (a tool not registered), or the wait runs out. Never waits inside a tool handler: its own
+ * stopped one) is waited for, up to `busyTimeoutMs`. Refused when neither ends it: `TOOL_NOT_REGISTERED` for a stopped
+ * move whose tools are not registered here, else `MOVE_IN_PROGRESS` (the wait ran out). Never waits inside a tool handler: its own
  * move may be the one in the way.
  */
 export function afterMoves<T>(ctx: EngineContext, ref: Pick<SessionRef, "id">, unit: () => Promise<T>): Promise<T> {
@@ -65,6 +66,14 @@ async function resumeOrWait<T>(ctx: EngineContext, sessionId: string, unit: () =
       recovered = true;
       const report = await recoverMoves(ctx, { sessionId });
       if (report.failed.length > 0) throw report.failed[0]!.error;
+      const missing = report.waiting.find((w) => w.reason.includes("TOOL_NOT_REGISTERED"));
+      // Why it cannot be finished here is what the caller can act on, not that a dead process began it.
+      if (missing && report.resumed.length === 0)
+        throw new ConflictError(
+          `a move of this session stopped midway (${missing.moveId}) and is finished before anything is written, but not here: ` +
+            `${missing.reason}; register them in openForkpoint({ tools })`,
+          "TOOL_NOT_REGISTERED",
+        );
     } else {
       if (performance.now() + pause > deadline) throw error;
       await sleep(pause);
