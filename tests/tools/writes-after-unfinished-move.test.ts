@@ -225,3 +225,29 @@ describe("a write while another process's move runs", () => {
     expect(await s.getState()).toEqual({});
   });
 });
+
+describe("writes made while the handle's own move runs, not awaited", () => {
+  it("land after it, in the order they were made, and a move made after them goes after them", async () => {
+    const dir = tempDir("forkpoint-after-move-order-");
+    const fp = openForkpoint({ path: path.join(dir, "forkpoint.db"), tools: [writeFileTool({ undoDelayMs: 60 })] });
+    opened.push(fp);
+    const s = await fp.createSession({ userId: USER });
+    await s.append({ role: "user", content: "q" });
+    const cp = await s.checkpoint({ name: "q" });
+    for (let i = 0; i < 4; i++) await s.invoke("write_file", { path: path.join(dir, `f${i}.txt`), text: "x" });
+    const undone = new Promise((resolve) => fp.on("undo", resolve));
+    const moving = s.rollback(cp.id);
+    await undone;
+    const writes = [s.append({ role: "user", content: "A" }), s.append({ role: "user", content: "B" }), s.setState({ n: 1 })];
+    writes.push(s.append({ role: "user", content: "C" }));
+    await new Promise((r) => setTimeout(r, 150));
+    writes.push(s.append({ role: "user", content: "D" }));
+    const second = s.undo();
+    const moved = await moving;
+    await Promise.all(writes);
+    await second;
+    // The undo came after the writes: they stay on the rollback's branch, which the undo left.
+    expect((await s.history({ branchId: moved.branch.id })).map((m) => m.content)).toEqual(["q", "A", "B", "C", "D"]);
+    expect((await s.info()).currentBranchId).not.toBe(moved.branch.id);
+  });
+});

@@ -1,5 +1,6 @@
 // The session lock, lifting refusals this thread caused itself by resuming its own interrupted move first.
 import { insideHandler } from "../../tools/handler-scope.js";
+import { queuedWrites } from "../core/write-queue.js";
 import type { EngineContext } from "../core/context.js";
 import { isOwnRestoreRefusal } from "../workspace/restore-guards.js";
 import { settledFor } from "../workspace/resume-own.js";
@@ -14,6 +15,9 @@ import { recoverMoves } from "./recovery.js";
  */
 export function resumingOwnMoves(lock: EngineContext["withSessionLock"], engine: () => EngineContext): EngineContext["withSessionLock"] {
   return async (sessionId, fn, mode, call) => {
+    // After this handle's writes waiting on a move of the session: they were made first (see write-queue.ts).
+    const queued = call === "recover" || insideHandler() ? undefined : queuedWrites(engine().events, sessionId);
+    if (queued) await queued;
     try {
       return await lock(sessionId, fn, mode, call);
     } catch (error) {

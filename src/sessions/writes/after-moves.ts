@@ -5,6 +5,7 @@ import type { Step, Tx } from "../../store/port/index.js";
 import { insideHandler } from "../../tools/handler-scope.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
 import { ownedCurrent } from "../core/owned.js";
+import { enqueueWrite, queuedWrites } from "../core/write-queue.js";
 import { isResumableRefusal, refuseConcurrentMove, refuseStoppedMoves } from "../moves/refusals.js";
 import { recoverMoves } from "../moves/recovery.js";
 
@@ -51,15 +52,24 @@ function* refuseUnfinished(ctx: EngineContext, tx: Tx, sessionId: string, runnin
  * move may be the one in the way.
  */
 export function afterMoves<T>(ctx: EngineContext, ref: Pick<SessionRef, "id">, unit: () => Promise<T>): Promise<T> {
+  const run = () => unit().catch((error: unknown) => resumeOrWait(ctx, ref.id, unit, error));
+  // Behind this handle's writes already waiting on the session: they were made first.
+  if (queuedWrites(ctx.events, ref.id) !== undefined) return enqueueWrite(ctx.events, ref.id, run);
   // The usual call's own promise: no extra step on the way when no move is in it.
-  return unit().catch((error: unknown) => resumeOrWait(ctx, ref.id, unit, error));
+  return unit().catch((error: unknown) =>
+    isUnfinished(error) && !insideHandler()
+      ? enqueueWrite(ctx.events, ref.id, () => resumeOrWait(ctx, ref.id, unit, error))
+      : Promise.reject(error),
+  );
 }
+
+const isUnfinished = (error: unknown): boolean => typeof error === "object" && error !== null && unfinished.has(error);
 
 async function resumeOrWait<T>(ctx: EngineContext, sessionId: string, unit: () => Promise<T>, error: unknown): Promise<T> {
   const deadline = performance.now() + ctx.busyWaitMs;
   let recovered = false;
   for (let pause = 10; ; pause = Math.min(pause * 2, 500)) {
-    if (typeof error !== "object" || error === null || !unfinished.has(error) || insideHandler()) throw error;
+    if (!isUnfinished(error) || insideHandler()) throw error;
     if (isResumableRefusal(error)) {
       // Still stopped after a recovery that resumed nothing: it cannot be finished here.
       if (recovered) throw error;
