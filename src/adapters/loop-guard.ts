@@ -49,6 +49,10 @@ function watch(ctx: EngineContext): Map<string, Set<WeakRef<LoopGuard>>> {
     if (!set) return;
     const self = selfMoving.getStore();
     const own = self?.sessionId === sessionId ? self : undefined;
+    const live = [...set].map((ref) => ref.deref()).filter((guard) => guard !== undefined);
+    // The session's only guard is the moving loop's own (its checkpoint tools sit beside wrapped tools), maybe wrapped
+    // once for many turns: a later turn, whose messages are built anew, is no other loop, and its calls go on.
+    const sole = live.length === 1 ? live[0] : undefined;
     for (const ref of set) {
       const guard = ref.deref();
       if (!guard || !own) {
@@ -59,7 +63,7 @@ function watch(ctx: EngineContext): Map<string, Set<WeakRef<LoopGuard>>> {
       guard.branch = Promise.resolve(outcome.branch.id);
       // A guard not shown to be of the moving loop follows until its next call tells: a loop wrapped once for many
       // turns may not have called yet in the turn that rolled back, and another loop's calls are refused there.
-      if (ofLoop(guard, own.loop)) delete guard.followed;
+      if (guard === sole || ofLoop(guard, own.loop)) delete guard.followed;
       else guard.followed = own.loop;
     }
     if (set.size === 0) table.delete(sessionId);

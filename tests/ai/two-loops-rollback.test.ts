@@ -120,4 +120,24 @@ describe("a model's own rollback with two loops on the session", () => {
     expect([...world]).toEqual(["b"]);
     expect((await s.toolTrack()).map((t) => t.callId)).toEqual(["p2"]);
   });
+
+  it("tools wrapped once for many turns go on in the turns after one whose first call rolled back", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    const cp = await s.checkpoint({ name: "cp" });
+    await s.append({ role: "user", content: "after the checkpoint" }); // so that the rollback moves
+    const world = new Set<string>();
+    const put = tool({ inputSchema: z.object({ k: z.string() }), execute: async ({ k }) => (world.add(k), k) });
+    const tools = { ...undoableTools(s, { put }, { put: ({ args }) => void world.delete(args.k) }), ...aiCheckpointTools(s) };
+    const turn = (steps: Parameters<typeof scriptedModel>[0]) =>
+      generateText({ model: scriptedModel(steps), tools, messages: [{ role: "user", content: "go" }], stopWhen: isStepCount(5) });
+    // The rolling-back turn makes no call of the wrapped tools: the guard never saw its loop, nor the next turns'.
+    await turn([[call("r1", "rollback", { checkpointId: cp.id })], [text("rolled back")]]);
+    const second = await turn([[call("p1", "put", { k: "a" })], [text("two")]]);
+    const third = await turn([[call("p2", "put", { k: "b" })], [text("three")]]);
+    expect(second.steps[0]!.toolResults[0]!.output).toBe("a");
+    expect(third.steps[0]!.toolResults[0]!.output).toBe("b");
+    expect([...world]).toEqual(["a", "b"]);
+    expect((await s.toolTrack()).map((t) => t.callId)).toEqual(["p1", "p2"]);
+  });
 });
