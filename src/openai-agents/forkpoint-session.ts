@@ -24,6 +24,7 @@ import { replaceTail, type TailReplacement } from "../sessions/replace-tail.js";
 import { SessionHandle, sessionEngine } from "../sessions/session-handle.js";
 import { currentHistory } from "../sessions/history.js";
 import { appendServed, type Served } from "./run-landing.js";
+import type { NamedCall } from "./call-items.js";
 import { useMemory, type RunMemory } from "./run-memory.js";
 
 /** The forkpoint metadata that marks a message as an Agents item (its content is the item, as added). */
@@ -100,17 +101,18 @@ function functionCallIds(items: readonly AgentInputItem[]): string[] {
 }
 
 /**
- * The `callId`s of the `function_call_result` items among the items whose call is not among them: the results of a
- * run resumed after an approval, whose calls were saved when it stopped.
+ * The calls of the `function_call_result` items among the items whose call is not among them (each by its id and
+ * tool): the results of a run resumed after an approval, whose calls were saved when it stopped.
  */
-function answeredCallIds(items: readonly AgentInputItem[]): string[] {
+function answeredCalls(items: readonly AgentInputItem[]): NamedCall[] {
   const made = new Set(functionCallIds(items));
-  const answered = new Set<string>();
+  const answered = new Map<string, NamedCall>();
   for (const item of items) {
-    const o = item as { type?: unknown; callId?: unknown };
-    if (o.type === "function_call_result" && typeof o.callId === "string" && !made.has(o.callId)) answered.add(o.callId);
+    const o = item as { type?: unknown; callId?: unknown; name?: unknown };
+    if (o.type !== "function_call_result" || typeof o.callId !== "string" || made.has(o.callId)) continue;
+    answered.set(o.callId, typeof o.name === "string" ? { callId: o.callId, name: o.name } : { callId: o.callId });
   }
-  return [...answered];
+  return [...answered.values()];
 }
 
 /** An array of items argument, checked before anything is written. */
@@ -193,7 +195,7 @@ export class ForkpointSession implements Session, RunContextAwareSession, Sessio
       this.#runStart(runContext),
     );
     const served = this.#served;
-    const answered = answeredCallIds(items);
+    const answered = answeredCalls(items);
     // A resumed run's results go only where their calls are: never into a conversation another tab moved to.
     if (served || answered.length > 0) {
       this.#served = await sessionEngine(this.#s).run((ctx, ref) =>
@@ -277,7 +279,7 @@ export class ForkpointSession implements Session, RunContextAwareSession, Sessio
       const messages = withCausedCalls(inputs, transaction.items, this.#runStart(runContext));
       const request = { id, verb: TRANSACTION_VERB, args: { type: "append_items", items: inputs.map(inputKey) } };
       const served = this.#served;
-      const answered = answeredCallIds(transaction.items);
+      const answered = answeredCalls(transaction.items);
       // The Runner saves a run an output guardrail stopped this way: its items follow what the run read, as addItems'.
       if ((served || answered.length > 0) && messages.length > 0) {
         const calls = functionCallIds(transaction.items);

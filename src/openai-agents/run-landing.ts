@@ -9,7 +9,7 @@ import { branchOf, entryAt, lastLineageMessage } from "../sessions/log/lineage.j
 import { writeMessages, type EntryFields } from "../sessions/log/writer.js";
 import { applyOnce, recordRequest, requestOf, type AnswerCodec } from "../sessions/requests/ledger.js";
 import { afterMoves, currentToWrite } from "../sessions/writes/after-moves.js";
-import { refuseCallsOffLineage } from "./call-items.js";
+import { refuseCallsOffLineage, type NamedCall } from "./call-items.js";
 
 /** What a run was given: the branch it read and that branch's last message (null: none), or what it wrote last. */
 export interface Served {
@@ -25,7 +25,7 @@ export interface Served {
  * one: on the run's branch while it still ends at that item (after the run's own tool calls), else on a new branch
  * forked right after it; never on the current branch, which stays as the user left it. `calls` (the run's function
  * call ids) tell the run's branch where several end at that item. `served` null (a memory never read): the current
- * branch. `answered` (the ids of the calls whose results the items hold without their calls: a run resumed after an
+ * branch. `answered` (the calls whose results the items hold without their calls: a run resumed after an
  * approval) must not be calls only another branch holds, else `ConflictError` `SESSION_MOVED`, nothing written. With
  * `request` (a history transaction's operation id), it is recorded in the same transaction and applied once. What the
  * run wrote last, where what follows goes; null for a request an earlier call applied without telling where
@@ -37,7 +37,7 @@ export async function appendServed(
   fields: EntryFields[],
   served: Served | null,
   calls: readonly string[],
-  answered: readonly string[],
+  answered: readonly NamedCall[],
   request?: { id: string; verb: string; args: unknown },
 ): Promise<Served | null> {
   const recorded = request && requestOf(request.id, request.verb, request.args, LAST_WRITTEN);
@@ -76,7 +76,7 @@ function* servedUnit(
   fields: EntryFields[],
   served: Served | null,
   calls: readonly string[],
-  answered: readonly string[],
+  answered: readonly NamedCall[],
   request: ReturnType<typeof requestOf<Served | null>>,
 ) {
   const { session, branch, head } = yield* currentToWrite(ctx, tx, ref.id, ref.userId);

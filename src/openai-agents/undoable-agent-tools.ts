@@ -136,8 +136,15 @@ export function undoableAgentTools<T extends Tool<any>[]>(
           throw new ConflictError(`session ${JSON.stringify(s.id)} moved: the agent run is stopped`, "SESSION_MOVED");
         // An approved call runs in a run resumed from its saved state, maybe in a new request after another tab moved
         // the session: its function_call, saved when the run stopped, must be in the conversation it runs in.
-        if (approved(runContext, t.name, callId))
-          await sessionEngine(s).run((ctx, ref) => checkCallsOnLineage(ctx, ref, onBranch, [callId], "approved, to run now"));
+        // Told by its tool and arguments too: a model numbering its calls per response reuses an earlier call's id.
+        if (approved(runContext, t.name, callId)) {
+          const call = {
+            callId,
+            name: t.name,
+            ...(typeof details?.toolCall?.arguments === "string" ? { arguments: details.toolCall.arguments } : {}),
+          };
+          await sessionEngine(s).run((ctx, ref) => checkCallsOnLineage(ctx, ref, onBranch, [call], "approved, to run now"));
+        }
         return await invokeFramework(s, t.name, parsed.args, { callId, onBranch, options: live });
       } catch (error) {
         // Recorded as failed; the model sees what the tool made of its error, as it would unwrapped.
