@@ -20,6 +20,8 @@ export interface LoopGuard {
   loop: Set<object>;
   /** The loop a rollback was made by when this guard's calls did not show it as its own: its next call must be of it. */
   followed?: readonly object[];
+  /** Whether it followed a move the session's own agent made: its calls then go on the move's branch, after no question. */
+  selfMoved?: boolean;
 }
 
 /** Guards by engine and session; weakly held, so wrapped tools that are dropped take their guard with them. */
@@ -61,6 +63,7 @@ function watch(ctx: EngineContext): Map<string, Set<WeakRef<LoopGuard>>> {
         continue;
       }
       guard.branch = Promise.resolve(outcome.branch.id);
+      guard.selfMoved = true;
       // A guard not shown to be of the moving loop follows until its next call tells: a loop wrapped once for many
       // turns may not have called yet in the turn that rolled back, and another loop's calls are refused there.
       if (guard === sole || ofLoop(guard, own.loop)) delete guard.followed;

@@ -64,7 +64,8 @@ export interface UndoableToolsOptions<TOOLS extends ToolSet = ToolSet> {
    * it (saved in `onStepEnd`), they follow that form, on the answer's branch. A call the same request makes again (the
    * same `toolCallId`, input and messages, after the same message, wrapped on the same branch: a tool approval POSTed
    * twice) returns the recorded result instead of running twice, waiting for the first call's tool to end; a later
-   * step's call or a second call in one step runs, whatever id the model gives it. Null or absent: on the current branch.
+   * step's call or a second call in one step runs, whatever id the model gives it. Null or absent: on the current branch;
+   * after a rollback the loop's own model made (`aiCheckpointTools`), on the rollback's branch too.
    */
   after?: string | null;
 }
@@ -278,7 +279,7 @@ export function undoableTools<TOOLS extends ToolSet>(
   const bound = bindings(tools, (undos ?? {}) as Record<string, unknown>, given as UndoableToolsOptions, "undoableTools");
   bindFrameworkTools(s, bound, "undoableTools");
   const guard = guardLoop(s, given.abortController);
-  const after = given.after ?? undefined;
+  const question = given.after ?? undefined;
   // How many calls with each key these tools have made: the nth call with a key is another call than the first.
   const made = new Map<string, number>();
   // The toolCallIds of the calls these tools made: a stored answer naming one is this loop's (see answerForm).
@@ -296,6 +297,8 @@ export function undoableTools<TOOLS extends ToolSet>(
     }
     const journaled = async (input: unknown, callOptions: ToolExecutionOptions<unknown>, onOutput?: (output: unknown) => void) => {
       const onBranch = await loopBranch(guard, s.id, loopOf(callOptions));
+      // After the loop's own rollback the question is on a branch the session left: the calls go on the rollback's.
+      const after = guard.selfMoved ? undefined : question;
       const live: LiveCall = { options: callOptions, ...(onOutput ? { onOutput } : {}) };
       const forms = after === undefined ? [undefined] : await answerForms(s, onBranch, after, mine);
       mine.add(callOptions.toolCallId);
