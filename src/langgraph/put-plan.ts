@@ -24,7 +24,7 @@ import { extendsMirror, fieldsOf, mirrorOf, type Mirror, type MirrorItems } from
 import { serializeItems, versionKey, type SaverParts } from "./saver-parts.js";
 import { rowVersions } from "./channel-values.js";
 import { resolveSynthesized } from "./thread-head.js";
-import { keptByTrim } from "./trimmed-list.js";
+import { departure, keptByTrim } from "./trimmed-list.js";
 
 /** Where a put lands (the checkpoint it goes on from, and the message where its list departs), and what it writes. */
 export interface Landing {
@@ -153,21 +153,28 @@ export async function land(
       const mirrored = put.whole?.mirrored ?? mirrorOf(items);
       const serialized = await (put.whole?.serialized ?? serializeItems(parts, items));
       const old = await store.read((tx) => lineageMessages(tx, target.branchId, toMessage, target.position));
+      const stored = old.map(fromMessage);
       let common = 0;
-      while (common < old.length && common < items.length && canonicalJson(fromMessage(old[common]!)) === canonicalJson(serialized[common]))
-        common++;
+      while (common < old.length && common < items.length && canonicalJson(stored[common]!) === canonicalJson(serialized[common])) common++;
       // How many of the list's first items keep stored messages: a list that drops some of them (`keptByTrim`) is a
       // trim, one that keeps them all (LangGraph may read one back without its undefined fields) goes on after them.
-      const kept = common === old.length || common === items.length ? common : keptByTrim(old.map(fromMessage), serialized);
+      const kept = common === old.length || common === items.length ? common : keptByTrim(stored, serialized);
       if (kept >= 0 && kept < old.length) {
         // A trim is no edit: the session keeps every message and appends the new ones; the list is stored as a
         // value, as LangGraph's own savers store it.
         append = toMessageInputs(serialized.slice(kept));
         outcome = { messagesVersion: null, mirrored: null, asValue: true };
-      } else {
-        if (kept < 0) editAt = old[common]!.id;
-        append = toMessageInputs(serialized.slice(kept < 0 ? common : kept));
+      } else if (kept >= 0) {
+        append = toMessageInputs(serialized.slice(kept));
         outcome = { messagesVersion, mirrored, asValue: false };
+      } else {
+        // An edit, at the stored message the list departs from (a trimmed list's too: not at the thread's first
+        // message, which would undo every earlier turn and call). A list holding fewer messages before it than the
+        // session (a trimmed one) is stored as a value, as a trim is.
+        const { at, from } = departure(stored, serialized);
+        editAt = old[at]!.id;
+        append = toMessageInputs(serialized.slice(from));
+        outcome = at === from ? { messagesVersion, mirrored, asValue: false } : { messagesVersion: null, mirrored: null, asValue: true };
       }
     }
   }

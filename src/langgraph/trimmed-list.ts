@@ -28,14 +28,8 @@ function messageId(item: JsonValue): string | undefined {
   return typeof id === "string" ? id : undefined;
 }
 
-/**
- * How many items at the front of `list` keep messages of `old` in their order, when the rest are new ones appended
- * after the last of `old`: a trim (LangGraph's `RemoveMessage`, a node keeping the last N messages) that changes and
- * inserts nothing before what it keeps. A list that keeps none is one when each of its items has an id that none of
- * `old` has (LangGraph's `add_messages` replaces a message in place only by its id: a new id is a new message). -1
- * when the list is no such trim.
- */
-export function keptByTrim(old: readonly JsonValue[], list: readonly JsonValue[]): number {
+/** How many items at the front of `list` keep messages of `old` in their order, and the index in `old` after the last. */
+function keptInOrder(old: readonly JsonValue[], list: readonly JsonValue[]): { kept: number; next: number } {
   const oldKeys = old.map(trimKey);
   let next = 0;
   let kept = 0;
@@ -46,8 +40,38 @@ export function keptByTrim(old: readonly JsonValue[], list: readonly JsonValue[]
     if (at === old.length) break;
     next = at + 1;
   }
+  return { kept, next };
+}
+
+/**
+ * How many items at the front of `list` keep messages of `old` in their order, when the rest are new ones appended
+ * after the last of `old`: a trim (LangGraph's `RemoveMessage`, a node keeping the last N messages) that changes and
+ * inserts nothing before what it keeps. A list that keeps none is one when each of its items has an id that none of
+ * `old` has (LangGraph's `add_messages` replaces a message in place only by its id: a new id is a new message). -1
+ * when the list is no such trim.
+ */
+export function keptByTrim(old: readonly JsonValue[], list: readonly JsonValue[]): number {
+  const { kept, next } = keptInOrder(old, list);
   if (kept === list.length) return kept;
   if (kept > 0) return next === old.length ? kept : -1;
   const oldIds = new Set(old.map(messageId));
   return list.every((item) => messageId(item) !== undefined && !oldIds.has(messageId(item))) ? 0 : -1;
+}
+
+/**
+ * Where a list that is no trim (`keptByTrim` -1) departs from `old`: `at`, the index in `old` of the message it edits,
+ * and `from`, the index in `list` of the first item that differs. The first differing item replaces the stored
+ * message whose id it carries (`add_messages` replaces by id: an edit in place of a message a trimmed list still
+ * holds), else the one right after the last kept message. A trimmed list starts later than the stored one, so the
+ * departure is never the stored list's first message merely because the list's first item is not it.
+ */
+export function departure(old: readonly JsonValue[], list: readonly JsonValue[]): { at: number; from: number } {
+  const { kept, next } = keptInOrder(old, list);
+  const id = kept < list.length ? messageId(list[kept]!) : undefined;
+  let at = next;
+  if (id !== undefined) {
+    const byId = old.findIndex((m, i) => i >= next && messageId(m) === id);
+    if (byId >= 0) at = byId;
+  }
+  return { at: Math.min(at, old.length - 1), from: kept };
 }

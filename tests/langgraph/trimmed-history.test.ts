@@ -19,7 +19,7 @@ const keepLast = (n: number) => (state: { messages: BaseMessage[] }) => ({
 });
 
 /** An agent that sends each user message through a journaling tool node, answers "done", then trims to the last 4. */
-function trimmingAgent(saver: ForkpointSaver) {
+function trimmingAgent(saver: ForkpointSaver, interruptBefore: "tools"[] = []) {
   const send = tool(
     async ({ t }, config) =>
       (await saver.sessionFor("t", { userId: "alice" })).invoke("send", { t }, { callId: (config.toolCall as { id: string }).id }),
@@ -41,7 +41,7 @@ function trimmingAgent(saver: ForkpointSaver) {
     .addConditionalEdges("agent", (s) => ((s.messages.at(-1) as AIMessage).tool_calls?.length ? "tools" : "trim"))
     .addEdge("tools", "agent")
     .addEdge("trim", END)
-    .compile({ checkpointer: saver });
+    .compile({ checkpointer: saver, interruptBefore });
 }
 
 describe.each(["async", "sync", "exit"] as const)('a graph trimming its history (durability "%s")', (durability) => {
@@ -114,5 +114,41 @@ describe("a trimmed thread and forkpoint", () => {
     const out = await graph.invoke(say("F"), config);
     expect(texts(out.messages)).toEqual(["human:F", "ai:echo: F"]);
     expect((await s.history()).map((m) => m.content)).toEqual(["A", "echo: A", "B2", "F", "echo: F"]);
+  });
+
+  it("an in-place edit of a message the trimmed list holds forks at that message, keeping earlier turns", async () => {
+    const { fp } = dbs.open();
+    const saver = new ForkpointSaver(fp, { userId: "alice" });
+    const graph = echoKeepingTwo(saver);
+    for (const q of ["A", "B", "C"]) await graph.invoke(say(q), config);
+    const c = (await graph.getState(config)).values.messages.find((m: BaseMessage) => m.content === "C")!;
+    await graph.updateState(config, { messages: [new HumanMessage({ id: c.id!, content: "C2" })] });
+    const s = await saver.sessionFor("t", { userId: "alice" });
+    expect((await s.history()).map((m) => m.content)).toEqual(["A", "echo: A", "B", "echo: B", "C2", "echo: C"]);
+    expect(await s.branches()).toHaveLength(2);
+    expect(texts((await graph.getState(config)).values.messages)).toEqual(["human:C2", "ai:echo: C"]);
+  });
+
+  it("reviewing a tool call (interruptBefore, updateState by id) in a trimmed thread keeps earlier calls", async () => {
+    const sent: string[] = [];
+    const { fp } = dbs.open({ tools: [sendTool(sent)] });
+    const saver = new ForkpointSaver(fp, { userId: "alice" });
+    const graph = trimmingAgent(saver, ["tools"]);
+    for (const q of ["A", "B", "C"]) {
+      await graph.invoke({ messages: [new HumanMessage(q)] }, config);
+      await graph.invoke(null, config);
+    }
+    await graph.invoke({ messages: [new HumanMessage("D-typo")] }, config);
+    const ai = (await graph.getState(config)).values.messages.at(-1) as AIMessage;
+    const call = { ...ai.tool_calls![0]!, args: { t: "D" } };
+    await graph.updateState(config, { messages: [new AIMessage({ id: ai.id!, content: "", tool_calls: [call] })] });
+    const out = await graph.invoke(null, config);
+    expect(texts(out.messages)).toEqual(["human:D-typo", "ai:", "tool:null", "ai:done"]);
+    expect(sent).toEqual(["A", "B", "C", "D"]);
+    const s = await saver.sessionFor("t", { userId: "alice" });
+    expect((await s.history()).map((m) => `${m.role}:${String(m.content)}`)).toEqual(
+      ["A", "B", "C", "D-typo"].flatMap((q) => [`user:${q}`, "assistant:", "tool:null", "assistant:done"]),
+    );
+    expect((await s.toolTrack()).map((c) => c.callId)).toEqual(["call_1", "call_2", "call_3", "call_4"]);
   });
 });
