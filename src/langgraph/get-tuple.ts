@@ -2,11 +2,11 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { ValidationError } from "../models/errors.js";
-import type { LgThreadRow, Step, Tx } from "../store/port/index.js";
+import type { LgCheckpointRow, LgThreadRow, Step, Tx } from "../store/port/index.js";
 import { ownedCurrent, ownedSession } from "../sessions/langgraph-bridge.js";
 import type { CheckpointReader } from "./checkpoint-reader.js";
 import { assertReadNames, threadConfig, threadKey, userOf, type SaverParts } from "./saver-parts.js";
-import { checkpointAt, pendingAtMovedHead, resolveSynthesized, type PointCheckpoint } from "./thread-head.js";
+import { callsLeftOut, checkpointAt, pendingAtMovedHead, resolveSynthesized, type PointCheckpoint } from "./thread-head.js";
 
 /**
  * A checkpoint of a thread: the one `checkpoint_id` names (stored, or synthesized at a point), or without one the
@@ -34,9 +34,21 @@ export async function getTuple(parts: SaverParts, reader: CheckpointReader, conf
 export function* getTupleUnit(tx: Tx, userId: string, threadId: string, ns: string, checkpointId: string | undefined) {
   const thread = yield* tx.langgraph.getThread(userId, threadId, ns);
   const at = thread && (yield* checkpointOf(tx, thread, checkpointId));
-  const id = at && (at.kind === "stored" ? at.row.checkpointId : at.synth.id);
-  // A head the session was moved back to, after the graph went on from it: that continuation is undone there.
-  return at && { thread, at, undone: at.moved === true && (yield* tx.langgraph.hasChild(thread.sessionId, id!)) };
+  if (!at) return undefined;
+  const id = at.kind === "stored" ? at.row.checkpointId : at.synth.id;
+  // A head the session was moved back to, after the graph went on from it: that continuation is undone there. Or a
+  // stored one whose step's tool calls the head's world does not hold (a rollback to it undid them): their tasks'
+  // results are stale.
+  const undone =
+    at.moved === true &&
+    ((yield* tx.langgraph.hasChild(thread.sessionId, id)) || (at.kind === "stored" && (yield* leftOutAtHead(tx, thread, at.row))));
+  return { thread, at, undone };
+}
+
+/** `callsLeftOut` at the session's current position. */
+function* leftOutAtHead(tx: Tx, thread: LgThreadRow, row: LgCheckpointRow): Step<boolean> {
+  const { branch, head } = yield* ownedCurrent(tx, thread.sessionId, thread.userId);
+  return yield* callsLeftOut(tx, thread.sessionId, row, branch, head.position);
 }
 
 /** The checkpoint `checkpointId` names in the thread (stored or synthesized), or the thread's head (in a read unit). */

@@ -189,6 +189,24 @@ function* onlyCallsSince(tx: Tx, sessionId: string, branch: BranchRow, base: LgP
   return (yield* msgCountAt(tx, base)) === msgCount;
 }
 
+/**
+ * Whether a tool call that succeeded after a stored checkpoint on its branch (where its step's tasks journal theirs)
+ * is not in the world at the session's head, at `position` of `branch`: off that lineage, or undone on it (a rollback
+ * to the checkpoint undid it). The calls carry no task id, so the checkpoint's task results then all stand for calls
+ * the world may no longer hold: its pending writes are shown as at a moved head (the tasks run again).
+ */
+export function* callsLeftOut(tx: Tx, sessionId: string, row: LgCheckpointRow, branch: BranchRow, position: number): Step<boolean> {
+  const cp = yield* tx.getCheckpoint(row.fpCheckpointId);
+  const upTo = cp && (yield* tx.branchHeads(sessionId)).get(cp.branchId);
+  if (!cp || upTo === undefined || upTo <= cp.position) return false;
+  const after = { branchId: cp.branchId, after: cp.position, upTo };
+  const calls = (yield* tx.segmentTools(after)).filter((t) => t.status === "succeeded");
+  if (calls.length === 0) return false;
+  const onLineage = (yield* tx.lineage(branch.id, position)).find((s) => s.branchId === cp.branchId)?.upTo ?? -1;
+  const unapplied = new Set(yield* tx.unappliedTools(after));
+  return calls.some((t) => t.position > onLineage || unapplied.has(t.id));
+}
+
 function* stored(tx: Tx, sessionId: string, p: LgPointRow, moved: boolean): Step<PointCheckpoint | undefined> {
   const row = yield* tx.langgraph.getCheckpoint(sessionId, p.checkpointId);
   return row && { kind: "stored", row, moved };

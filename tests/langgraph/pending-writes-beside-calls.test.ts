@@ -1,7 +1,9 @@
 // A thread's pending writes (a finished task's results, an interrupt) survive tool calls and state changes recorded on
-// its session after its checkpoint: a parallel node's call made through `sessionFor` is not run again on resume.
+// its session after its checkpoint: a parallel node's call made through `sessionFor` is not run again on resume,
+// unless a rollback undid that call.
 import { Annotation, Command, END, START, StateGraph, interrupt } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
+import type { SessionHandle } from "../../src/index.js";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
 import { tempDatabases } from "../helpers.js";
 import { approvalGraph, say, sendTool, texts } from "./helpers.js";
@@ -43,6 +45,12 @@ function parallelGraph(saver: ForkpointSaver, other: "interrupt" | "fail") {
   return { graph, runs, recover: () => (failing = false) };
 }
 
+/** The forkpoint checkpoint holding LangGraph checkpoint `id`. */
+async function holding(s: SessionHandle, id: unknown) {
+  const { items } = await s.listCheckpoints({});
+  return items.find((c) => (c.metadata as { langgraph?: { checkpointId?: string } } | null)?.langgraph?.checkpointId === id)!;
+}
+
 describe.each(["async", "sync"] as const)('a node\'s call beside a parallel node that stops (durability "%s")', (durability) => {
   const config = { configurable: { thread_id: "t" }, durability };
 
@@ -77,6 +85,45 @@ describe.each(["async", "sync"] as const)('a node\'s call beside a parallel node
     expect(out.log).toEqual(["start", "plan", "charged", "other"]);
     expect(runs.act).toBe(1);
     expect(sent).toEqual(["charge"]);
+  });
+
+  it("a rollback to the checkpoint it waits at undoes the call: resuming runs that node again", async () => {
+    const sent: string[] = [];
+    const { fp } = dbs.open({ tools: [sendTool(sent)] });
+    const saver = new ForkpointSaver(fp, { userId: "alice" });
+    const { graph, runs } = parallelGraph(saver, "interrupt");
+    await graph.invoke({ log: ["start"] }, config);
+    const waitingAt = (await graph.getState(config)).config.configurable!.checkpoint_id;
+    const s = await saver.sessionFor("t", { userId: "alice" });
+    const cp = await holding(s, waitingAt);
+    await s.rollback(cp.id);
+    expect(sent).toEqual([]);
+    const state = await graph.getState(config);
+    expect(state.next).toEqual(["act", "other"]);
+    expect(state.tasks.flatMap((t) => t.interrupts)).toHaveLength(1);
+    const out = await graph.invoke(new Command({ resume: "yes" }), config);
+    expect(out.log).toEqual(["start", "plan", "charged", "approved: yes"]);
+    expect(runs.act).toBe(2);
+    expect(sent).toEqual(["charge"]);
+  });
+
+  it("switched back to the branch that holds the call, the finished node's result is kept again", async () => {
+    const sent: string[] = [];
+    const { fp } = dbs.open({ tools: [sendTool(sent)] });
+    const saver = new ForkpointSaver(fp, { userId: "alice" });
+    const { graph, runs } = parallelGraph(saver, "interrupt");
+    await graph.invoke({ log: ["start"] }, config);
+    const waitingAt = (await graph.getState(config)).config.configurable!.checkpoint_id;
+    const s = await saver.sessionFor("t", { userId: "alice" });
+    const original = (await s.branches()).find((b) => b.current)!;
+    const cp = await holding(s, waitingAt);
+    await s.rollback(cp.id);
+    await s.switchBranch(original.id);
+    expect(sent).toEqual(["charge"]);
+    expect((await graph.getState(config)).next).toEqual(["other"]);
+    const out = await graph.invoke(new Command({ resume: "yes" }), config);
+    expect(out.log).toEqual(["start", "plan", "charged", "approved: yes"]);
+    expect(runs.act).toBe(1);
   });
 });
 
