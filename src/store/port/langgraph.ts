@@ -35,6 +35,8 @@ export interface LgPointRow {
   position: number;
   headHash: string;
   source: string | null;
+  /** Its forkpoint checkpoint's seq: the order checkpoints were written in (a user's among them). */
+  seq: number;
 }
 
 /** A listed checkpoint, with the thread it belongs to. */

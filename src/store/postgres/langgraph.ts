@@ -25,7 +25,7 @@ const THREAD_COLS = `user_id AS "userId", thread_id AS "threadId", checkpoint_ns
  * go through it, so two values compare as they did on SQLite unless one holds U+FFFF where the other holds a NUL.
  */
 const asJsonb = (json: string) => `replace(${json}, '\\u0000', '\\uffff')::jsonb`;
-const POINT = `SELECT c.checkpoint_id AS "checkpointId", c.fp_checkpoint_id AS "fpCheckpointId", f.branch_id AS "branchId", f.position,
+const POINT = `SELECT c.checkpoint_id AS "checkpointId", c.fp_checkpoint_id AS "fpCheckpointId", f.branch_id AS "branchId", f.position, f.seq,
     f.head_hash AS "headHash", (${asJsonb("f.metadata")} #>> '{langgraph,source}') AS source
   FROM lg_checkpoints c JOIN checkpoints f ON f.id = c.fp_checkpoint_id WHERE c.session_id = $1`;
 const WRITE_COLS = `session_id AS "sessionId", checkpoint_id AS "checkpointId", task_id AS "taskId", idx, channel, type, value,

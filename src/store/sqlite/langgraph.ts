@@ -28,13 +28,14 @@ export function langgraphTx(db: Database.Database): LangGraphTx {
     sessionThread: p(`SELECT 1 AS one FROM lg_threads WHERE session_id = ?`),
     threadOfSession: p(`SELECT user_id AS userId, thread_id AS threadId, checkpoint_ns AS checkpointNs, session_id AS sessionId,
       start_checkpoint_id AS startCheckpointId FROM lg_threads WHERE session_id = ?`),
-    points: p(`SELECT c.checkpoint_id AS checkpointId, c.fp_checkpoint_id AS fpCheckpointId, f.branch_id AS branchId, f.position,
+    points: p(`SELECT c.checkpoint_id AS checkpointId, c.fp_checkpoint_id AS fpCheckpointId, f.branch_id AS branchId, f.position, f.seq,
       f.head_hash AS headHash, f.metadata ->> '$.langgraph.source' AS source
       FROM lg_checkpoints c JOIN checkpoints f ON f.id = c.fp_checkpoint_id WHERE c.session_id = ?`),
-    point: p(`SELECT c.checkpoint_id AS checkpointId, c.fp_checkpoint_id AS fpCheckpointId, f.branch_id AS branchId, f.position,
+    point: p(`SELECT c.checkpoint_id AS checkpointId, c.fp_checkpoint_id AS fpCheckpointId, f.branch_id AS branchId, f.position, f.seq,
       f.head_hash AS headHash, f.metadata ->> '$.langgraph.source' AS source
       FROM lg_checkpoints c JOIN checkpoints f ON f.id = c.fp_checkpoint_id WHERE c.session_id = ? AND c.checkpoint_id = ?`),
-    latestPoint: p(`SELECT c.checkpoint_id AS checkpointId, c.fp_checkpoint_id AS fpCheckpointId, f.branch_id AS branchId, f.position,
+    latestPoint:
+      p(`SELECT c.checkpoint_id AS checkpointId, c.fp_checkpoint_id AS fpCheckpointId, f.branch_id AS branchId, f.position, f.seq,
       f.head_hash AS headHash, f.metadata ->> '$.langgraph.source' AS source
       FROM lg_checkpoints c JOIN checkpoints f ON f.id = c.fp_checkpoint_id WHERE c.session_id = ? ORDER BY c.checkpoint_id DESC LIMIT 1`),
     byFpCheckpoint: p(`SELECT ${CP_COLS} FROM lg_checkpoints c WHERE c.fp_checkpoint_id = ? ORDER BY c.checkpoint_id DESC LIMIT 1`),

@@ -86,6 +86,7 @@ export function langgraphSpec(store: () => Store): void {
         byId: yield* lg.getCheckpoint("lg", "1ef0-a"),
         missing: yield* lg.getCheckpoint("lg", "nope"),
         point: yield* lg.pointOf("lg", "1ef0-a"),
+        seqC1: (yield* tx.getCheckpoint("lg-c1"))!.seq,
         latestPoint: (yield* lg.latestPoint("lg"))?.checkpointId,
         points: (yield* lg.pointsOf("lg")).map((p) => p.checkpointId).sort(),
         inFp: (yield* lg.checkpointInFp("lg-c2"))?.checkpointId,
@@ -105,6 +106,7 @@ export function langgraphSpec(store: () => Store): void {
       position: 2,
       headHash: checkpoint("lg-c1", "lg", 2).headHash,
       source: "input",
+      seq: got.seqC1,
     });
     expect(got).toMatchObject({ latestPoint: "1ef0-b", points: ["1ef0-a", "1ef0-b"], inFp: "1ef0-b", uses: [true, false] });
     expect(got).toMatchObject({ hasChild: [true, false], landed: [true, false], since: [true, false] });
