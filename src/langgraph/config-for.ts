@@ -51,7 +51,10 @@ function* configForUnit(
     yield* sessionCheckpoint(tx, yield* ownedSession(tx, cp.sessionId, userId), checkpointId, ctx.now());
     const lg = yield* tx.langgraph.checkpointInFp(cp.id);
     if (lg) return { thread, at: { kind: "stored", row: lg } };
-    return { thread, at: yield* checkpointAt(tx, cp.sessionId, (yield* tx.getBranch(cp.branchId))!, cp.position, "point") };
+    return {
+      thread,
+      at: yield* checkpointAt(tx, cp.sessionId, (yield* tx.getBranch(cp.branchId))!, cp.position, "point", undefined, cp.seq),
+    };
   }
   // A LangGraph checkpoint id: unique within a thread, so looked up among the user's threads.
   const rows = yield* tx.langgraph.listCheckpoints({ userId, checkpointId, metadata: [] });

@@ -2,11 +2,12 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { ValidationError } from "../models/errors.js";
-import type { LgCheckpointRow, LgThreadRow, Step, Tx } from "../store/port/index.js";
+import type { LgThreadRow, Step, Tx } from "../store/port/index.js";
 import { ownedCurrent, ownedSession } from "../sessions/langgraph-bridge.js";
 import type { CheckpointReader } from "./checkpoint-reader.js";
 import { assertReadNames, threadConfig, threadKey, userOf, type SaverParts } from "./saver-parts.js";
-import { callsLeftOut, checkpointAt, pendingAtMovedHead, resolveSynthesized, type PointCheckpoint } from "./thread-head.js";
+import { callsLeftOut, pendingAtMovedHead, type Undone } from "./moved-head-writes.js";
+import { checkpointAt, resolveSynthesized, type PointCheckpoint } from "./thread-head.js";
 
 /**
  * A checkpoint of a thread: the one `checkpoint_id` names (stored, or synthesized at a point), or without one the
@@ -26,7 +27,7 @@ export async function getTuple(parts: SaverParts, reader: CheckpointReader, conf
   if (!found) return undefined;
   parts.sessions.set(threadKey(userId, threadId, ns), found.thread.sessionId, 1);
   const tuple = await reader.pointTuple(ctx, found.thread, found.at, true);
-  if (tuple?.pendingWrites && found.undone) tuple.pendingWrites = pendingAtMovedHead(tuple.pendingWrites);
+  if (tuple?.pendingWrites && found.undone) tuple.pendingWrites = pendingAtMovedHead(tuple.pendingWrites, found.undone);
   return tuple;
 }
 
@@ -35,20 +36,21 @@ export function* getTupleUnit(tx: Tx, userId: string, threadId: string, ns: stri
   const thread = yield* tx.langgraph.getThread(userId, threadId, ns);
   const at = thread && (yield* checkpointOf(tx, thread, checkpointId));
   if (!at) return undefined;
-  const id = at.kind === "stored" ? at.row.checkpointId : at.synth.id;
-  // A head the session was moved back to, after the graph went on from it: that continuation is undone there. Or a
-  // stored one whose step's tool calls the head's world does not hold (a rollback to it undid them): their tasks'
-  // results are stale.
-  const undone =
-    at.moved === true &&
-    ((yield* tx.langgraph.hasChild(thread.sessionId, id)) || (at.kind === "stored" && (yield* leftOutAtHead(tx, thread, at.row))));
-  return { thread, at, undone };
+  return { thread, at, undone: at.moved === true ? yield* undoneAt(tx, thread, at) : null };
 }
 
-/** `callsLeftOut` at the session's current position. */
-function* leftOutAtHead(tx: Tx, thread: LgThreadRow, row: LgCheckpointRow): Step<boolean> {
-  const { branch, head } = yield* ownedCurrent(tx, thread.sessionId, thread.userId);
-  return yield* callsLeftOut(tx, thread.sessionId, row, branch, head.position);
+/**
+ * What a move left of a head's checkpoint: the step's tool calls, when the head's world does not hold them all (a
+ * rollback to it undid them: its tasks' results are stale); else its continuation, after the graph went on from it.
+ */
+function* undoneAt(tx: Tx, thread: LgThreadRow, at: PointCheckpoint): Step<Undone | null> {
+  if (at.kind === "stored") {
+    const { branch, head } = yield* ownedCurrent(tx, thread.sessionId, thread.userId);
+    const points = yield* tx.langgraph.pointsOf(thread.sessionId);
+    if (yield* callsLeftOut(tx, thread.sessionId, at.row, points, branch, head.position)) return "calls";
+  }
+  const id = at.kind === "stored" ? at.row.checkpointId : at.synth.id;
+  return (yield* tx.langgraph.hasChild(thread.sessionId, id)) ? "continuation" : null;
 }
 
 /** The checkpoint `checkpointId` names in the thread (stored or synthesized), or the thread's head (in a read unit). */

@@ -11,14 +11,8 @@ import type { BranchRow, LgCheckpointRow, LgWriteKey, Step, Tx } from "../store/
 import { headOf, type EngineContext } from "../sessions/langgraph-bridge.js";
 import { openChannels, type RowVersions, type ValuesNode } from "./channel-values.js";
 import type { SaverParts } from "./saver-parts.js";
-import {
-  checkpointAt,
-  resolveSynthesized,
-  shownAtMovedHead,
-  synthesizedPosition,
-  type PointCheckpoint,
-  type Synthesized,
-} from "./thread-head.js";
+import { shownAtMovedHead } from "./moved-head-writes.js";
+import { checkpointAt, resolveSynthesized, synthesizedPosition, type PointCheckpoint, type Synthesized } from "./thread-head.js";
 
 /** Each stored checkpoint's channel versions, by session and id: rows never change, so they are read once. */
 export type KnownVersions = Map<string, RowVersions>;
@@ -96,7 +90,7 @@ export function* planKeepLatest(
   for (const cp of session ? yield* tx.sessionCheckpoints(session.userId, sessionId) : []) {
     if (cp.id === thread?.startCheckpointId || lgHeld.has(cp.id) || (cp.expiresAt !== null && cp.expiresAt <= now)) continue;
     const branch = branchById.get(cp.branchId);
-    if (branch) keepAt(yield* checkpointAt(tx, sessionId, branch, cp.position, "point", points));
+    if (branch) keepAt(yield* checkpointAt(tx, sessionId, branch, cp.position, "point", points, cp.seq));
   }
   // What a branch forks from keeps its LangGraph checkpoint: a rollback to it resumes exactly there.
   const forkPoints = new Set(branches.map((b) => b.forkCheckpointId).filter((id) => id !== null));
@@ -133,9 +127,17 @@ export function* planKeepLatest(
     }),
   );
   const writeKeys = yield* tx.langgraph.writeKeysOf(sessionId);
-  const hiddenWrites = writeKeys
-    .filter((w) => continuationGone.has(w.checkpointId) && !shownAtMovedHead(w.channel))
-    .map(({ checkpointId, taskId, idx }) => ({ checkpointId, taskId, idx }));
+  const goneSteps = new Map<string, LgWriteKey[]>();
+  for (const w of writeKeys) {
+    if (!continuationGone.has(w.checkpointId)) continue;
+    const step = goneSteps.get(w.checkpointId);
+    if (step) step.push(w);
+    else goneSteps.set(w.checkpointId, [w]);
+  }
+  const hiddenWrites = [...goneSteps.values()].flatMap((ws) => {
+    const shown = shownAtMovedHead(ws, "continuation");
+    return ws.filter((_, i) => !shown[i]).map(({ checkpointId, taskId, idx }) => ({ checkpointId, taskId, idx }));
+  });
   const orphanWriteIds = [
     ...new Set(
       writeKeys.map((w) => w.checkpointId).filter((id) => !byId.has(id) && !keptSynth.has(id) && synthesizedPosition(id) !== undefined),

@@ -7,7 +7,6 @@
 // version 8 ("custom"): its first 12 bytes are SHA-256 of (session, the point's hash-chain value, the id of the
 // LangGraph checkpoint it is based on), its last 4 the point's position. It never changes, and it names its point:
 // the position narrows the search to one entry per branch, the hash picks the point and its base.
-import { RESUME, WRITES_IDX_MAP, type CheckpointPendingWrite } from "@langchain/langgraph-checkpoint";
 import type { BranchRow, LgCheckpointRow, LgPointRow, LineageSegment, Step, Tx } from "../store/port/index.js";
 import { GENESIS_HASH, entryAt, sha256, type LineagePoint } from "../sessions/langgraph-bridge.js";
 
@@ -30,19 +29,6 @@ export type PointCheckpoint = ({ kind: "stored"; row: LgCheckpointRow } | { kind
   /** A head the session was moved to (not where the graph left it): what the graph did after it is undone there. */
   moved?: boolean;
 };
-
-/**
- * The pending writes a thread shows at a head the session was moved back to, when the graph went on from that
- * checkpoint before: its interrupts and errors (what the graph was waiting on there), not the results of tasks that
- * ran in the continuation the move left, nor the resume values that continuation was given. Kept, those would make
- * the graph skip its tasks and bring back the results the rollback undid.
- */
-export function pendingAtMovedHead(writes: CheckpointPendingWrite[]): CheckpointPendingWrite[] {
-  return writes.filter(([, channel]) => shownAtMovedHead(channel));
-}
-
-/** Whether a pending write on this channel is one a moved head still shows (an interrupt or an error). */
-export const shownAtMovedHead = (channel: string): boolean => channel in WRITES_IDX_MAP && channel !== RESUME;
 
 const SYNTHESIZED_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -71,9 +57,35 @@ function newest(points: LgPointRow[]): LgPointRow | undefined {
 }
 
 /** Every LangGraph checkpoint on the lineage (`segments`) at or before `position`. */
-function onLineage(points: LgPointRow[], segments: LineageSegment[], position: number): LgPointRow[] {
+function onLineage(points: LgPointRow[], segments: LineageSegment[], position: number, asOf: Map<string, number>): LgPointRow[] {
   const cut = new Map(segments.map((s) => [s.branchId, Math.min(s.upTo, position)]));
-  return points.filter((p) => p.position <= (cut.get(p.branchId) ?? -1));
+  return points.filter((p) => {
+    const at = cut.get(p.branchId) ?? -1;
+    return p.position < at || (p.position === at && p.seq <= (asOf.get(p.branchId) ?? Infinity));
+  });
+}
+
+/**
+ * For each segment of a lineage whose last point is a checkpoint the next segment's branch forks from (a rollback to
+ * a user's checkpoint), that checkpoint's seq; for the last segment, `last` (a user's checkpoint there, read as a
+ * point). A LangGraph checkpoint written at that position after it (a step resumed there that added no message, as a
+ * thread answering an interrupt does) is not that point's: the lineage stands for the point as the checkpoint was.
+ */
+function* asOfCuts(tx: Tx, segments: LineageSegment[], points: LgPointRow[], last: number | undefined): Step<Map<string, number>> {
+  const cuts = new Map<string, number>();
+  for (let i = 0; i + 1 < segments.length; i++) {
+    const { branchId, upTo } = segments[i]!;
+    if (!points.some((p) => p.branchId === branchId && p.position === upTo)) continue;
+    const seq = yield* forkSeq(tx, (yield* tx.getBranch(segments[i + 1]!.branchId))!);
+    if (seq !== undefined) cuts.set(branchId, seq);
+  }
+  if (last !== undefined && segments.length > 0) cuts.set(segments.at(-1)!.branchId, last);
+  return cuts;
+}
+
+/** The seq of the checkpoint a branch forks from (undefined: none, as an edit's fork). */
+function* forkSeq(tx: Tx, branch: BranchRow): Step<number | undefined> {
+  return branch.forkCheckpointId === null ? undefined : (yield* tx.getCheckpoint(branch.forkCheckpointId))?.seq;
 }
 
 /**
@@ -144,7 +156,8 @@ function* pointOf(tx: Tx, branch: BranchRow, position: number): Step<LineagePoin
  * calls and state changes came after it (with its pending writes); else a synthesized one. As a point (`configFor` a
  * user's checkpoint): one at that point that is not an input checkpoint, else a synthesized one. Undefined for the
  * thread's empty start (position 0, nothing but an input checkpoint there). `known`: the session's points as read
- * already in this unit (`prune` asks for many).
+ * already in this unit (`prune` asks for many). `asOf`: as a point, the seq of the user's checkpoint read there; at a
+ * user's checkpoint, LangGraph checkpoints written after it are left out (`asOfCuts`).
  */
 export function* checkpointAt(
   tx: Tx,
@@ -153,6 +166,7 @@ export function* checkpointAt(
   position: number,
   as: "head" | "point" = "head",
   known?: LgPointRow[],
+  asOf?: number,
 ): Step<PointCheckpoint | undefined> {
   const latest = as === "head" ? yield* tx.langgraph.latestPoint(sessionId) : undefined;
   // The usual case: the graph wrote last, and the session is where it left it.
@@ -167,9 +181,12 @@ export function* checkpointAt(
     as === "head" && position === branch.forkPosition && branch.forkCheckpointId !== null
       ? here.find((p) => p.fpCheckpointId === branch.forkCheckpointId)
       : undefined;
-  const there = forkedFrom ?? newest(here.filter(settled));
+  // At a user's checkpoint (the one a branch forks from, or `asOf`), not one LangGraph wrote there after it.
+  const limit = as === "point" ? asOf : position === branch.forkPosition ? yield* forkSeq(tx, branch) : undefined;
+  const there = forkedFrom ?? newest(here.filter((p) => settled(p) && p.seq <= (limit ?? Infinity)));
   if (there) return yield* stored(tx, sessionId, there, moved);
-  const base = baseAmong(onLineage(points, yield* tx.lineage(branch.id, position), position));
+  const segments = yield* tx.lineage(branch.id, position);
+  const base = baseAmong(onLineage(points, segments, position, yield* asOfCuts(tx, segments, points, as === "point" ? asOf : undefined)));
   // The thread's empty start: LangGraph starts the thread anew there.
   if (position === 0 && !base) return undefined;
   // Tool calls and state changes since the base, on the current branch: the graph goes on from the base itself, with
@@ -187,24 +204,6 @@ export function* checkpointAt(
 function* onlyCallsSince(tx: Tx, sessionId: string, branch: BranchRow, base: LgPointRow, msgCount: number): Step<boolean> {
   if ((yield* tx.getSession(sessionId))?.currentBranchId !== branch.id) return false;
   return (yield* msgCountAt(tx, base)) === msgCount;
-}
-
-/**
- * Whether a tool call that succeeded after a stored checkpoint on its branch (where its step's tasks journal theirs)
- * is not in the world at the session's head, at `position` of `branch`: off that lineage, or undone on it (a rollback
- * to the checkpoint undid it). The calls carry no task id, so the checkpoint's task results then all stand for calls
- * the world may no longer hold: its pending writes are shown as at a moved head (the tasks run again).
- */
-export function* callsLeftOut(tx: Tx, sessionId: string, row: LgCheckpointRow, branch: BranchRow, position: number): Step<boolean> {
-  const cp = yield* tx.getCheckpoint(row.fpCheckpointId);
-  const upTo = cp && (yield* tx.branchHeads(sessionId)).get(cp.branchId);
-  if (!cp || upTo === undefined || upTo <= cp.position) return false;
-  const after = { branchId: cp.branchId, after: cp.position, upTo };
-  const calls = (yield* tx.segmentTools(after)).filter((t) => t.status === "succeeded");
-  if (calls.length === 0) return false;
-  const onLineage = (yield* tx.lineage(branch.id, position)).find((s) => s.branchId === cp.branchId)?.upTo ?? -1;
-  const unapplied = new Set(yield* tx.unappliedTools(after));
-  return calls.some((t) => t.position > onLineage || unapplied.has(t.id));
 }
 
 function* stored(tx: Tx, sessionId: string, p: LgPointRow, moved: boolean): Step<PointCheckpoint | undefined> {
@@ -227,7 +226,8 @@ export function* resolveSynthesized(tx: Tx, sessionId: string, id: string, hint?
   for (const branch of hint ? [hint, ...branches] : branches) {
     if (Math.max(heads.get(branch.id) ?? 0, branch.forkPosition) < position) continue;
     const point = yield* pointOf(tx, branch, position);
-    const on = onLineage(points, yield* tx.lineage(branch.id, position), position);
+    const segments = yield* tx.lineage(branch.id, position);
+    const on = onLineage(points, segments, position, yield* asOfCuts(tx, segments, points, undefined));
     const now = baseAmong(on);
     // Then no base, then any other on the lineage (an id read while another was the point's base).
     const tried = now ? [now, undefined, ...on.filter((p) => p !== now)] : [undefined, ...on];

@@ -1,0 +1,61 @@
+// Which pending writes of a stored checkpoint a thread shows at a head the session was moved to.
+// A move can leave a continuation behind (the graph went on from the checkpoint) or undo the step's tool calls; what
+// stands for either is hidden, so LangGraph runs those tasks again rather than bring back results the move undid.
+import { RESUME, WRITES_IDX_MAP, type CheckpointPendingWrite } from "@langchain/langgraph-checkpoint";
+import type { BranchRow, LgCheckpointRow, LgPointRow, Step, Tx } from "../store/port/index.js";
+
+/** What a move left of a stored checkpoint's step: its continuation (the graph went on from it), or its tool calls. */
+export type Undone = "continuation" | "calls";
+
+/** Whether a pending write on this channel is an interrupt or an error: what the graph waits on at the checkpoint. */
+const isWait = (channel: string): boolean => channel in WRITES_IDX_MAP && channel !== RESUME;
+
+/**
+ * Which of a checkpoint's pending writes (task id, channel) a head moved to it shows. Always its interrupts and errors.
+ * When only its continuation is undone, also the results of tasks that finished in a step that stopped (an interrupt or
+ * a failure beside them): they ran before the graph waited there. Not the results of tasks that ran in the
+ * continuation (those that interrupted or failed, run again once resumed; every task of a step that did not stop),
+ * nor the resume values it was given. When the step's calls are undone, no task's result: a call names no task.
+ */
+export function shownAtMovedHead(writes: readonly { taskId: string; channel: string }[], undone: Undone): boolean[] {
+  const waited = new Set(writes.filter((w) => isWait(w.channel)).map((w) => w.taskId));
+  const finishedBefore = (w: { taskId: string; channel: string }) =>
+    undone === "continuation" && waited.size > 0 && !(w.channel in WRITES_IDX_MAP) && !waited.has(w.taskId);
+  return writes.map((w) => isWait(w.channel) || finishedBefore(w));
+}
+
+/** The pending writes a head moved to their checkpoint shows (`shownAtMovedHead`). */
+export function pendingAtMovedHead(writes: CheckpointPendingWrite[], undone: Undone): CheckpointPendingWrite[] {
+  const shown = shownAtMovedHead(
+    writes.map(([taskId, channel]) => ({ taskId, channel })),
+    undone,
+  );
+  return writes.filter((_, i) => shown[i]);
+}
+
+/**
+ * Whether a tool call that succeeded in a stored checkpoint's step (after it on its branch, up to the next LangGraph
+ * checkpoint written there: where its tasks journal theirs) is not in the world at `position` of `branch`: off that
+ * lineage, or undone on it (a rollback to the checkpoint undid it). `points`: the session's LangGraph checkpoints.
+ */
+export function* callsLeftOut(
+  tx: Tx,
+  sessionId: string,
+  row: LgCheckpointRow,
+  points: LgPointRow[],
+  branch: BranchRow,
+  position: number,
+): Step<boolean> {
+  const at = points.find((p) => p.checkpointId === row.checkpointId);
+  const head = at && (yield* tx.branchHeads(sessionId)).get(at.branchId);
+  if (!at || head === undefined) return false;
+  const later = points.filter((p) => p.branchId === at.branchId && p.position >= at.position && p.seq > at.seq);
+  const upTo = Math.min(head, ...later.map((p) => p.position));
+  if (upTo <= at.position) return false;
+  const step = { branchId: at.branchId, after: at.position, upTo };
+  const calls = (yield* tx.segmentTools(step)).filter((t) => t.status === "succeeded");
+  if (calls.length === 0) return false;
+  const onLineage = (yield* tx.lineage(branch.id, position)).find((s) => s.branchId === at.branchId)?.upTo ?? -1;
+  const unapplied = new Set(yield* tx.unappliedTools(step));
+  return calls.some((t) => t.position > onLineage || unapplied.has(t.id));
+}
