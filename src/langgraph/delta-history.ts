@@ -11,7 +11,7 @@ import type { LgBlobRow, LgCheckpointRow, LgThreadRow, LgWriteRow, Step, Tx } fr
 import type { EngineContext } from "../sessions/langgraph-bridge.js";
 import { mirroredAt, parentOf, rowVersions, type ValuesNode } from "./channel-values.js";
 import type { CheckpointReader } from "./checkpoint-reader.js";
-import { getTupleUnit } from "./get-tuple.js";
+import { readPlace } from "./get-tuple.js";
 import { assertReadNames, sortedWrites, threadConfig, userOf, type SaverParts } from "./saver-parts.js";
 import { resolveSynthesized, type Synthesized } from "./thread-head.js";
 
@@ -39,7 +39,7 @@ export async function getDeltaChannelHistory(
   assertReadNames({ threadId, ns, checkpointId });
   const userId = userOf(parts, config);
   const ctx = await parts.engine();
-  const found = await ctx.store.read((tx) => getTupleUnit(tx, userId, threadId, ns, checkpointId));
+  const found = await readPlace(ctx, userId, threadId, ns, checkpointId);
   if (!found) return result();
   const { thread, at } = found;
   const remaining = new Set(channels);

@@ -3,7 +3,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import type { CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { ValidationError } from "../models/errors.js";
 import type { LgThreadRow, Step, Tx } from "../store/port/index.js";
-import { ownedCurrent, ownedSession } from "../sessions/langgraph-bridge.js";
+import { afterMoves, currentToServe, ownedCurrent, ownedSession, type EngineContext } from "../sessions/langgraph-bridge.js";
 import type { CheckpointReader } from "./checkpoint-reader.js";
 import { assertReadNames, threadConfig, threadKey, userOf, type SaverParts } from "./saver-parts.js";
 import { callsLeftOut, pendingAtMovedHead, type Undone } from "./moved-head-writes.js";
@@ -23,7 +23,7 @@ export async function getTuple(parts: SaverParts, reader: CheckpointReader, conf
   // A run of the thread starts here (LangGraph reads the thread first): a run stopped before it is no longer its latest.
   if (checkpointId === undefined) parts.stopped.delete(threadKey(userId, threadId, ns));
   const ctx = await parts.engine();
-  const found = await ctx.store.read((tx) => getTupleUnit(tx, userId, threadId, ns, checkpointId));
+  const found = await readPlace(ctx, userId, threadId, ns, checkpointId);
   if (!found) return undefined;
   parts.sessions.set(threadKey(userId, threadId, ns), found.thread.sessionId, 1);
   const tuple = await reader.pointTuple(ctx, found.thread, found.at, true);
@@ -31,10 +31,29 @@ export async function getTuple(parts: SaverParts, reader: CheckpointReader, conf
   return tuple;
 }
 
-/** The thread and the checkpoint a read names (in a read unit), and whether it is a head the graph went on from. */
-export function* getTupleUnit(tx: Tx, userId: string, threadId: string, ns: string, checkpointId: string | undefined) {
+/**
+ * The thread and the checkpoint a read names, and what a move left of it when it is a head the session was moved to. A
+ * read of the head is what a run is served: a move of the session stopped midway (its process killed) is finished
+ * first (`afterMoves`), as the run's first put would finish it, so the run goes on from where the move ends.
+ */
+export function readPlace(ctx: EngineContext, userId: string, threadId: string, ns: string, checkpointId: string | undefined) {
+  // The session is known once the unit read the thread; a refusal (a stopped move) comes after that.
+  const ref = { id: "" };
+  return afterMoves(ctx, ref, () => ctx.store.read((tx) => placeUnit(ctx, tx, ref, userId, threadId, ns, checkpointId)));
+}
+
+function* placeUnit(
+  ctx: EngineContext,
+  tx: Tx,
+  ref: { id: string },
+  userId: string,
+  threadId: string,
+  ns: string,
+  checkpointId: string | undefined,
+) {
   const thread = yield* tx.langgraph.getThread(userId, threadId, ns);
-  const at = thread && (yield* checkpointOf(tx, thread, checkpointId));
+  if (thread) ref.id = thread.sessionId;
+  const at = thread && (yield* checkpointOf(ctx, tx, thread, checkpointId));
   if (!at) return undefined;
   return { thread, at, undone: at.moved === true ? yield* undoneAt(tx, thread, at) : null };
 }
@@ -54,9 +73,14 @@ function* undoneAt(tx: Tx, thread: LgThreadRow, at: PointCheckpoint): Step<Undon
 }
 
 /** The checkpoint `checkpointId` names in the thread (stored or synthesized), or the thread's head (in a read unit). */
-function* checkpointOf(tx: Tx, thread: LgThreadRow, checkpointId: string | undefined): Step<PointCheckpoint | undefined> {
+function* checkpointOf(
+  ctx: EngineContext,
+  tx: Tx,
+  thread: LgThreadRow,
+  checkpointId: string | undefined,
+): Step<PointCheckpoint | undefined> {
   if (checkpointId === undefined) {
-    const { branch, head } = yield* ownedCurrent(tx, thread.sessionId, thread.userId);
+    const { branch, head } = yield* currentToServe(ctx, tx, thread.sessionId, thread.userId);
     return yield* checkpointAt(tx, thread.sessionId, branch, head.position);
   }
   const row = yield* tx.langgraph.getCheckpoint(thread.sessionId, checkpointId);
