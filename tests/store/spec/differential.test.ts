@@ -747,7 +747,7 @@ async function scenario(store: Store): Promise<Log> {
 
 /**
  * What may differ, made equal: SQLite's checkpoint seq is the insertion time in µs (PostgreSQL's an identity: only the
- * order is compared), applied_seq values (only their order counts), whether a move's lease holds (SQLite's owners are
+ * order is compared; a LangGraph point row's too), applied_seq values (only their order counts), whether a move's lease holds (SQLite's owners are
  * processes: null there; PostgreSQL's leases are checked in tests/store/postgres/store.test.ts), and the
  * session's newest checkpoint time that PostgreSQL's `currentOf` reads along (SQLite reads it when a checkpoint is written).
  * Session flags are booleans on both.
@@ -761,7 +761,9 @@ function normalize(value: unknown, parentKey = ""): unknown {
   }
   const row = { ...(value as Record<string, unknown>) };
   const isCheckpoint = "checksum" in row || row.source === "checkpoint";
-  if (isCheckpoint) delete row.seq;
+  // A LangGraph point row carries its forkpoint checkpoint's seq.
+  const isPoint = "fpCheckpointId" in row && "headHash" in row;
+  if (isCheckpoint || isPoint) delete row.seq;
   if ("appliedSeq" in row) row.appliedSeq = row.appliedSeq === null ? null : "set";
   if ("leaseHeld" in row) delete row.leaseHeld;
   if ("lastCheckpointAt" in row) delete row.lastCheckpointAt;
