@@ -7,19 +7,10 @@ import type { SessionHandle } from "../../src/index.js";
 import { ForkpointSession, undoableAgentTools } from "../../src/openai-agents/index.js";
 import { tempDatabases } from "../helpers.js";
 import { ScriptedModel, functionCall, reply } from "./fake-model.js";
+import { codeOf, kinds } from "./item-kinds.js";
 
 const dbs = tempDatabases();
 beforeAll(() => setTracingDisabled(true));
-
-const kinds = (items: AgentInputItem[]) =>
-  items.map((item) => (item as { role?: string; type?: string }).role ?? (item as { type: string }).type);
-
-/** The error's code, or the code of the error it wraps (the Runner's ToolCallError holds what a tool threw). */
-const codeOf = (e: unknown): string | undefined => {
-  const o = e as { code?: unknown; error?: unknown; cause?: unknown } | null | undefined;
-  if (typeof o?.code === "string") return o.code;
-  return o?.error || o?.cause ? codeOf(o.error ?? o.cause) : undefined;
-};
 
 /** Request 1: the run asks to `put` (approval needed) and stops; its state is saved as a server would. */
 async function stoppedForApproval(wrapped = true) {

@@ -56,7 +56,13 @@ export async function recoverWorkspaces(ctx: EngineContext): Promise<WorkspaceRe
     }
     inflightRestores.add(row.sessionId);
     try {
-      const result = await ctx.withSessionLock(row.sessionId, () => finishRestore(ctx, row.sessionId, row.restoring!));
+      // As recovery: a write queued on the session may be what asked for it (see write-queue.ts).
+      const result = await ctx.withSessionLock(
+        row.sessionId,
+        () => finishRestore(ctx, row.sessionId, row.restoring!),
+        "exclusive",
+        "recover",
+      );
       if (result) done.push({ ...at, ...result });
     } catch (error) {
       done.push({ ...at, outcome: "failed", paths: [], detail: (error as Error).message });
