@@ -251,3 +251,33 @@ describe("writes made while the handle's own move runs, not awaited", () => {
     expect((await s.info()).currentBranchId).not.toBe(moved.branch.id);
   });
 });
+
+describe("writes of another handle made together while a move runs", () => {
+  it("are refused together once busyTimeoutMs runs out: none lands after an earlier one was refused", async () => {
+    const dir = tempDir("forkpoint-after-move-together-");
+    const db = path.join(dir, "forkpoint.db");
+    const a = openForkpoint({ path: db, tools: [writeFileTool({ undoDelayMs: 100 })] });
+    const b = openForkpoint({ path: db, tools: [writeFileTool()], busyTimeoutMs: 500 });
+    opened.push(a, b);
+    const s = await a.createSession({ userId: USER });
+    await s.append({ role: "user", content: "q" });
+    const cp = await s.checkpoint({ name: "q" });
+    // The move outlasts one write's wait, not five waits in a row.
+    for (let i = 0; i < 11; i++) await s.invoke("write_file", { path: path.join(dir, `f${i}.txt`), text: "x" });
+    const t = await b.getSession(s.id, { userId: USER });
+    const undone = new Promise((resolve) => a.on("undo", resolve));
+    const moving = s.rollback(cp.id);
+    await undone;
+    const told = await Promise.all(
+      ["b1", "b2", "b3", "b4", "b5"].map((content) =>
+        t.append({ role: "user", content }).then(
+          () => "landed",
+          (e: { code?: string }) => e.code,
+        ),
+      ),
+    );
+    await moving;
+    expect(told).toEqual(Array(5).fill("MOVE_IN_PROGRESS"));
+    expect((await s.history()).map((m) => m.content)).toEqual(["q"]);
+  });
+});

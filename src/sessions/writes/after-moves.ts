@@ -1,16 +1,18 @@
 // Writes on a session's current branch come after its unfinished moves, never onto the branch such a move is leaving.
 import { setTimeout as sleep } from "node:timers/promises";
-import { ConflictError } from "../../models/errors.js";
+import { ConflictError, errorText } from "../../models/errors.js";
 import type { Step, Tx } from "../../store/port/index.js";
 import { insideHandler } from "../../tools/handler-scope.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
 import { ownedCurrent } from "../core/owned.js";
-import { enqueueWrite, queuedWrites } from "../core/write-queue.js";
+import { enqueueWrite, queuedWrites, type WriteQueue } from "../core/write-queue.js";
 import { isResumableRefusal, refuseConcurrentMove, refuseStoppedMoves } from "../moves/refusals.js";
 import { recoverMoves } from "../moves/recovery.js";
 
 /** Refusals of `currentToWrite` and `currentToServe`: `afterMoves` finishes or waits for the move they name. */
 const unfinished = new WeakSet<object>();
+/** Why finishing a stopped move for a write failed (its undo failed again, its tools are not here). */
+const ending = new WeakSet<object>();
 
 /**
  * `ownedCurrent` for a unit that writes on the current branch: refused `MOVE_IN_PROGRESS` while a move of the session
@@ -52,21 +54,47 @@ function* refuseUnfinished(ctx: EngineContext, tx: Tx, sessionId: string, runnin
  * move may be the one in the way.
  */
 export function afterMoves<T>(ctx: EngineContext, ref: Pick<SessionRef, "id">, unit: () => Promise<T>): Promise<T> {
-  const run = () => unit().catch((error: unknown) => resumeOrWait(ctx, ref.id, unit, error));
-  // Behind this handle's writes already waiting on the session: they were made first.
-  if (queuedWrites(ctx.events, ref.id) !== undefined) return enqueueWrite(ctx.events, ref.id, run);
+  // Behind this handle's writes already waiting on the session: they were made first. Its wait counts from now.
+  if (queuedWrites(ctx.events, ref.id) !== undefined) {
+    const deadline = performance.now() + ctx.busyWaitMs;
+    return enqueueWrite(ctx.events, ref.id, (queue) =>
+      queue.refusal !== undefined
+        ? Promise.reject(behind(queue.refusal))
+        : unit().catch((error: unknown) => waited(ctx, ref.id, unit, error, deadline, queue)),
+    );
+  }
   // The usual call's own promise: no extra step on the way when no move is in it.
-  return unit().catch((error: unknown) =>
-    isUnfinished(error) && !insideHandler()
-      ? enqueueWrite(ctx.events, ref.id, () => resumeOrWait(ctx, ref.id, unit, error))
-      : Promise.reject(error),
-  );
+  return unit().catch((error: unknown) => {
+    if (!isUnfinished(error) || insideHandler()) throw error;
+    const deadline = performance.now() + ctx.busyWaitMs;
+    return enqueueWrite(ctx.events, ref.id, (queue) => waited(ctx, ref.id, unit, error, deadline, queue));
+  });
 }
 
 const isUnfinished = (error: unknown): boolean => typeof error === "object" && error !== null && unfinished.has(error);
 
-async function resumeOrWait<T>(ctx: EngineContext, sessionId: string, unit: () => Promise<T>, error: unknown): Promise<T> {
-  const deadline = performance.now() + ctx.busyWaitMs;
+/** `resumeOrWait` for a queued write: refused there, the writes queued behind it are refused too. */
+function waited<T>(ctx: EngineContext, sessionId: string, unit: () => Promise<T>, error: unknown, deadline: number, queue: WriteQueue) {
+  if (!isUnfinished(error) || insideHandler()) return Promise.reject(error);
+  return resumeOrWait(ctx, sessionId, unit, error, deadline).catch((refusal: unknown) => {
+    if (isUnfinished(refusal) || (typeof refusal === "object" && refusal !== null && ending.has(refusal))) queue.refusal ??= refusal;
+    throw refusal;
+  });
+}
+
+/** The refusal of a write queued behind one refused waiting for a move: it would otherwise land before that one. */
+function behind(refusal: unknown): ConflictError {
+  const code = refusal instanceof ConflictError ? refusal.code : "MOVE_IN_PROGRESS";
+  return new ConflictError(`an earlier write of this session, made before this one, was refused: ${errorText(refusal)}`, code);
+}
+
+async function resumeOrWait<T>(
+  ctx: EngineContext,
+  sessionId: string,
+  unit: () => Promise<T>,
+  error: unknown,
+  deadline: number,
+): Promise<T> {
   let recovered = false;
   for (let pause = 10; ; pause = Math.min(pause * 2, 500)) {
     if (!isUnfinished(error) || insideHandler()) throw error;
@@ -75,14 +103,16 @@ async function resumeOrWait<T>(ctx: EngineContext, sessionId: string, unit: () =
       if (recovered) throw error;
       recovered = true;
       const report = await recoverMoves(ctx, { sessionId });
-      if (report.failed.length > 0) throw report.failed[0]!.error;
+      if (report.failed.length > 0) throw marked(report.failed[0]!.error);
       const missing = report.waiting.find((w) => w.reason.includes("TOOL_NOT_REGISTERED"));
       // Why it cannot be finished here is what the caller can act on, not that a dead process began it.
       if (missing && report.resumed.length === 0)
-        throw new ConflictError(
-          `a move of this session stopped midway (${missing.moveId}) and is finished before anything is written, but not here: ` +
-            `${missing.reason}; register them in openForkpoint({ tools })`,
-          "TOOL_NOT_REGISTERED",
+        throw marked(
+          new ConflictError(
+            `a move of this session stopped midway (${missing.moveId}) and is finished before anything is written, but not here: ` +
+              `${missing.reason}; register them in openForkpoint({ tools })`,
+            "TOOL_NOT_REGISTERED",
+          ),
         );
     } else {
       if (performance.now() + pause > deadline) throw error;
@@ -94,4 +124,9 @@ async function resumeOrWait<T>(ctx: EngineContext, sessionId: string, unit: () =
       error = again;
     }
   }
+}
+
+function marked<E extends object>(error: E): E {
+  ending.add(error);
+  return error;
 }
