@@ -87,7 +87,8 @@ describe.each(["async", "sync"] as const)('a node\'s call beside a parallel node
     expect(sent).toEqual(["charge"]);
   });
 
-  it("a rollback to the checkpoint it waits at undoes the call: resuming runs that node again", async () => {
+  /** A thread waiting at an interrupt beside a finished node whose call was journaled: where it waits, its session. */
+  async function waitingThread() {
     const sent: string[] = [];
     const { fp } = dbs.open({ tools: [sendTool(sent)] });
     const saver = new ForkpointSaver(fp, { userId: "alice" });
@@ -95,6 +96,11 @@ describe.each(["async", "sync"] as const)('a node\'s call beside a parallel node
     await graph.invoke({ log: ["start"] }, config);
     const waitingAt = (await graph.getState(config)).config.configurable!.checkpoint_id;
     const s = await saver.sessionFor("t", { userId: "alice" });
+    return { sent, graph, runs, s, waitingAt };
+  }
+
+  it("a rollback to the checkpoint it waits at undoes the call: resuming runs that node again", async () => {
+    const { sent, graph, runs, s, waitingAt } = await waitingThread();
     const cp = await holding(s, waitingAt);
     await s.rollback(cp.id);
     expect(sent).toEqual([]);
@@ -108,13 +114,7 @@ describe.each(["async", "sync"] as const)('a node\'s call beside a parallel node
   });
 
   it("switched back to the branch that holds the call, the finished node's result is kept again", async () => {
-    const sent: string[] = [];
-    const { fp } = dbs.open({ tools: [sendTool(sent)] });
-    const saver = new ForkpointSaver(fp, { userId: "alice" });
-    const { graph, runs } = parallelGraph(saver, "interrupt");
-    await graph.invoke({ log: ["start"] }, config);
-    const waitingAt = (await graph.getState(config)).config.configurable!.checkpoint_id;
-    const s = await saver.sessionFor("t", { userId: "alice" });
+    const { sent, graph, runs, s, waitingAt } = await waitingThread();
     const original = (await s.branches()).find((b) => b.current)!;
     const cp = await holding(s, waitingAt);
     await s.rollback(cp.id);

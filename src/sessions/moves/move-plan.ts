@@ -8,6 +8,7 @@ import { commonPrefix, lineageEntries, lineageTools } from "../log/lineage.js";
 import { headOf } from "../core/head.js";
 import { pathlessReach } from "../workspace/call-reach.js";
 import { byApplication } from "../workspace/unapplied.js";
+import { asideOnLineage } from "../workspace/newest-snapshot.js";
 
 /** Where a move goes: a position on a branch's lineage. */
 export interface MoveTarget {
@@ -143,8 +144,7 @@ function* heldOffTarget(
 function* setAsideOn(tx: Tx, sessionId: string, target: MoveTarget): Step<Set<string>> {
   const aside = yield* tx.setAsideCalls(sessionId);
   if (aside.length === 0) return new Set();
-  const through = new Set((yield* tx.lineage(target.branchId, target.position)).map((s) => s.branchId));
-  return new Set(aside.filter((c) => c.branchId === null || through.has(c.branchId)).map((c) => c.id));
+  return new Set(asideOnLineage(aside, yield* tx.lineage(target.branchId, target.position)));
 }
 
 /**

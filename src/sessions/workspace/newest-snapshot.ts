@@ -37,21 +37,23 @@ export function* newestSnapshot(
 }
 
 /**
- * The calls a files-only restore set aside on a branch of the lineage and nothing applied since (see `setAside`), with
- * where each sits; a row written before its branch was kept counts on every lineage.
+ * The ids among `rows` (a session's `setAsideCalls`) set aside on a branch of the lineage `segments`; a row written
+ * before its branch was kept counts on every lineage.
  */
-export function* setAsideThrough(
+export function asideOnLineage(rows: readonly { id: string; branchId: string | null }[], segments: readonly LineageSegment[]): string[] {
+  const through = new Set(segments.map((s) => s.branchId));
+  return rows.filter((r) => r.branchId === null || through.has(r.branchId)).map((r) => r.id);
+}
+
+/** The calls a files-only restore set aside on a branch of the lineage and nothing applied since, with where each sits. */
+function* setAsideThrough(
   tx: Tx,
   sessionId: string,
   segments: readonly LineageSegment[],
 ): Step<{ id: string; branchId: string; position: number }[]> {
-  const rows = yield* tx.setAsideCalls(sessionId);
-  if (rows.length === 0) return [];
-  const through = new Set(segments.map((s) => s.branchId));
   const out: { id: string; branchId: string; position: number }[] = [];
-  for (const row of rows) {
-    if (row.branchId !== null && !through.has(row.branchId)) continue;
-    const call = yield* tx.getTool(row.id);
+  for (const id of asideOnLineage(yield* tx.setAsideCalls(sessionId), segments)) {
+    const call = yield* tx.getTool(id);
     if (call) out.push({ id: call.id, branchId: call.branchId, position: call.position });
   }
   return out;
