@@ -3,7 +3,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import type { CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { ValidationError } from "../models/errors.js";
 import type { LgThreadRow, Step, Tx } from "../store/port/index.js";
-import { afterMoves, currentToServe, ownedCurrent, ownedSession, type EngineContext } from "../sessions/langgraph-bridge.js";
+import { servedAfterMoves, currentToServe, ownedCurrent, ownedSession, type EngineContext } from "../sessions/langgraph-bridge.js";
 import type { CheckpointReader } from "./checkpoint-reader.js";
 import { assertReadNames, threadConfig, threadKey, userOf, type SaverParts } from "./saver-parts.js";
 import { callsLeftOut, pendingAtMovedHead, type Undone } from "./moved-head-writes.js";
@@ -34,12 +34,12 @@ export async function getTuple(parts: SaverParts, reader: CheckpointReader, conf
 /**
  * The thread and the checkpoint a read names, and what a move left of it when it is a head the session was moved to. A
  * read of the head is what a run is served: a move of the session stopped midway (its process killed) is finished
- * first (`afterMoves`), as the run's first put would finish it, so the run goes on from where the move ends.
+ * first (`servedAfterMoves`), as the run's first put would finish it, so the run goes on from where the move ends.
  */
 export function readPlace(ctx: EngineContext, userId: string, threadId: string, ns: string, checkpointId: string | undefined) {
   // The session is known once the unit read the thread; a refusal (a stopped move) comes after that.
   const ref = { id: "" };
-  return afterMoves(ctx, ref, () => ctx.store.read((tx) => placeUnit(ctx, tx, ref, userId, threadId, ns, checkpointId)));
+  return servedAfterMoves(ctx, ref, () => ctx.store.read((tx) => placeUnit(ctx, tx, ref, userId, threadId, ns, checkpointId)));
 }
 
 function* placeUnit(

@@ -7,7 +7,7 @@ import { ownedSession } from "./core/owned.js";
 import { checkIfAt, type IfAt } from "./core/if-at.js";
 import { toMessage } from "./core/rows.js";
 import { branchOf, lineageMessages } from "./log/lineage.js";
-import { afterMoves, currentToServe } from "./writes/after-moves.js";
+import { servedAfterMoves, currentToServe } from "./writes/after-moves.js";
 
 export async function history(ctx: EngineContext, ref: SessionRef, options: HistoryOptions = {}): Promise<(Message | VersionedMessage)[]> {
   const o = parseOptions(historyInput, options ?? {}, "options");
@@ -21,7 +21,7 @@ export async function history(ctx: EngineContext, ref: SessionRef, options: Hist
  */
 export async function currentHistory(ctx: EngineContext, ref: SessionRef, ifAt?: IfAt): Promise<{ branchId: string; messages: Message[] }> {
   // What a run is served: a move stopped midway is finished first, as the write that follows would finish it.
-  return afterMoves(ctx, ref, () => ctx.store.read((tx) => currentHistoryUnit(ctx, tx, ref, ifAt)));
+  return servedAfterMoves(ctx, ref, () => ctx.store.read((tx) => currentHistoryUnit(ctx, tx, ref, ifAt)));
 }
 
 function* currentHistoryUnit(ctx: EngineContext, tx: Tx, ref: SessionRef, ifAt: IfAt | undefined) {

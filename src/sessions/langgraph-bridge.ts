@@ -83,7 +83,7 @@ function* forkSpec(tx: Tx, session: SessionRow, point: LineagePoint): Step<BaseM
 export { messageFields } from "./writes/message-fields.js";
 export type { EngineContext, SessionRef } from "./core/context.js";
 export { ownedCurrent, ownedSession, sessionCheckpoint } from "./core/owned.js";
-export { afterMoves, currentToServe, currentToWrite } from "./writes/after-moves.js";
+export { afterMoves, servedAfterMoves, currentToServe, currentToWrite } from "./writes/after-moves.js";
 export { toCheckpoint, toMessage } from "./core/rows.js";
 export { writeNewSession } from "./create-session.js";
 export { deleteSessions } from "./delete-session.js";

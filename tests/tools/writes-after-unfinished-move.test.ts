@@ -142,6 +142,22 @@ describe("a write while a killed process's move is unfinished", () => {
   });
 });
 
+describe("a tool call made right after a write, not awaited, while a killed process's move is unfinished", () => {
+  it("goes after the write: the write finishes the move and lands, then the call runs, both on the new branch", async () => {
+    const setup = await setUp();
+    await killedMidway(setup);
+    const fp = open(setup.dbPath, setup.logFile);
+    const s = await fp.getSession(setup.sessionId, { userId: USER });
+    const written = s.append({ role: "user", content: "after" });
+    const invoked = s.invoke("write_file", { path: `${setup.files[0]}.next`, text: "next" });
+    const [[message]] = await Promise.all([written, invoked]);
+    const call = (await s.toolTrack()).at(-1)!;
+    expect(message!.branchId).not.toBe(setup.root);
+    expect([call.branchId, call.position]).toEqual([message!.branchId, message!.position + 1]);
+    expect(undos(setup.logFile)).toBe(N);
+  });
+});
+
 /** A child writer of the session: resolves once it is open; `go()` makes it append `content` and tells what it got. */
 async function writerChild(setup: Setup, content: string) {
   const script = path.join(repoRoot, "tests/fixtures/append-after-move.ts");

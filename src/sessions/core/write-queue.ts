@@ -1,5 +1,5 @@
-// A handle's writes waiting for a session's move, in the order they were made: its later calls on that session
-// (writes, moves, tool calls) go after them, as calls made without awaiting commit in the order made.
+// A handle's writes waiting for a session's move, in the order they were made: its later writes on that session go
+// after them, as calls made without awaiting commit in the order made (its moves and tool calls: see call-order.ts).
 
 /** The writes one handle has waiting on one session, until the last settles. */
 export interface WriteQueue {

@@ -1,6 +1,6 @@
 // The session lock, lifting refusals this thread caused itself by resuming its own interrupted move first.
 import { insideHandler } from "../../tools/handler-scope.js";
-import { queuedWrites } from "../core/write-queue.js";
+import { orderedCall } from "../core/call-order.js";
 import type { EngineContext } from "../core/context.js";
 import { isOwnRestoreRefusal } from "../workspace/restore-guards.js";
 import { settledFor } from "../workspace/resume-own.js";
@@ -14,18 +14,24 @@ import { recoverMoves } from "./recovery.js";
  * from inside a tool handler (resuming would wait on the lock its caller holds), nor for recovery itself.
  */
 export function resumingOwnMoves(lock: EngineContext["withSessionLock"], engine: () => EngineContext): EngineContext["withSessionLock"] {
-  return async (sessionId, fn, mode, call) => {
-    // After this handle's writes waiting on a move of the session: they were made first (see write-queue.ts).
-    const queued = call === "recover" || insideHandler() ? undefined : queuedWrites(engine().events, sessionId);
-    if (queued) await queued;
-    try {
-      return await lock(sessionId, fn, mode, call);
-    } catch (error) {
-      if (call === "recover" || insideHandler() || !(isResumableRefusal(error) || isOwnRestoreRefusal(error))) throw error;
-      const report = await recoverMoves(engine(), { sessionId });
-      // Finishing it failed (it stopped, as under the stop policy): why is what the caller needs, not who began it.
-      if (report.resumed.length === 0 && !settledFor(report.workspaces, sessionId)) throw report.failed[0]?.error ?? error;
-      return lock(sessionId, fn, mode, call);
-    }
+  return (sessionId, fn, mode, call) => {
+    if (call === "recover" || insideHandler()) return lock(sessionId, fn, mode, call);
+    // After this handle's writes on the session still landing: they were made first (see call-order.ts).
+    return orderedCall(engine().events, sessionId, async (entered) => {
+      const held = () => {
+        const running = fn();
+        entered();
+        return running;
+      };
+      try {
+        return await lock(sessionId, held, mode, call);
+      } catch (error) {
+        if (!(isResumableRefusal(error) || isOwnRestoreRefusal(error))) throw error;
+        const report = await recoverMoves(engine(), { sessionId });
+        // Finishing it failed (it stopped, as under the stop policy): why is what the caller needs, not who began it.
+        if (report.resumed.length === 0 && !settledFor(report.workspaces, sessionId)) throw report.failed[0]?.error ?? error;
+        return lock(sessionId, held, mode, call);
+      }
+    });
   };
 }

@@ -5,6 +5,7 @@ import type { Step, Tx } from "../../store/port/index.js";
 import { insideHandler } from "../../tools/handler-scope.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
 import { ownedCurrent } from "../core/owned.js";
+import { orderedWrite } from "../core/call-order.js";
 import { enqueueWrite, queuedWrites, type WriteQueue } from "../core/write-queue.js";
 import { isResumableRefusal, refuseConcurrentMove, refuseStoppedMoves } from "../moves/refusals.js";
 import { recoverMoves } from "../moves/recovery.js";
@@ -54,6 +55,20 @@ function* refuseUnfinished(ctx: EngineContext, tx: Tx, sessionId: string, runnin
  * move may be the one in the way.
  */
 export function afterMoves<T>(ctx: EngineContext, ref: Pick<SessionRef, "id">, unit: () => Promise<T>): Promise<T> {
+  // A handler's own write joins its call, which is under way: it never waits for calls made after that one.
+  if (insideHandler()) return unit();
+  return orderedWrite(ctx.events, ref.id, () => landing(ctx, ref, unit));
+}
+
+/**
+ * `afterMoves` for a read (`currentToServe`): it changes nothing, so the calls made after it need not wait for it (a
+ * step's parallel tool calls each read where their loop stands).
+ */
+export function servedAfterMoves<T>(ctx: EngineContext, ref: Pick<SessionRef, "id">, read: () => Promise<T>): Promise<T> {
+  return landing(ctx, ref, read);
+}
+
+function landing<T>(ctx: EngineContext, ref: Pick<SessionRef, "id">, unit: () => Promise<T>): Promise<T> {
   // Behind this handle's writes already waiting on the session: they were made first. Its wait counts from now.
   if (queuedWrites(ctx.events, ref.id) !== undefined) {
     const deadline = performance.now() + ctx.busyWaitMs;

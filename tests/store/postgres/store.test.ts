@@ -223,12 +223,22 @@ describe.skipIf(!server)("PostgresStore", () => {
   });
 
   it("lets reads run beside a write unit of the same session", async () => {
-    const write: number[] = [];
-    const one = store.write({ sessionId: "a" }, timed(300, write));
-    await sleep(50);
+    // The write holds its lock until the read is done: a read that waited for it would never end (the test times out).
+    let began!: () => void, release!: () => void;
+    const holding = new Promise<void>((resolve) => (began = resolve));
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let ended = false;
+    const one = store.write({ sessionId: "a" }, function* (tx) {
+      yield* tx.getSession("a");
+      began();
+      yield held;
+      ended = true;
+    });
+    await holding;
     await store.read((tx) => tx.getSession("a"));
-    const readDone = performance.now();
+    expect(ended).toBe(false);
+    release();
     await one;
-    expect(readDone).toBeLessThan(write[1]!);
+    expect(ended).toBe(true);
   });
 });
