@@ -6,7 +6,8 @@ import type { LgThreadRow, Step, Tx } from "../store/port/index.js";
 import { servedAfterMoves, currentToServe, ownedCurrent, ownedSession, type EngineContext } from "../sessions/langgraph-bridge.js";
 import type { CheckpointReader } from "./checkpoint-reader.js";
 import { assertReadNames, threadConfig, threadKey, userOf, type SaverParts } from "./saver-parts.js";
-import { callsLeftOut, pendingAtMovedHead, type Undone } from "./moved-head-writes.js";
+import { pendingAtMovedHead } from "./moved-head-writes.js";
+import { currentLineage, undoneAt, undoneById } from "./served-writes.js";
 import { checkpointAt, resolveSynthesized, type PointCheckpoint } from "./thread-head.js";
 
 /**
@@ -55,21 +56,14 @@ function* placeUnit(
   if (thread) ref.id = thread.sessionId;
   const at = thread && (yield* checkpointOf(ctx, tx, thread, checkpointId));
   if (!at) return undefined;
-  return { thread, at, undone: at.moved === true ? yield* undoneAt(tx, thread, at) : null };
-}
-
-/**
- * What a move left of a head's checkpoint: the step's tool calls, when the head's world does not hold them all (a
- * rollback to it undid them: its tasks' results are stale); else its continuation, after the graph went on from it.
- */
-function* undoneAt(tx: Tx, thread: LgThreadRow, at: PointCheckpoint): Step<Undone | null> {
-  if (at.kind === "stored") {
-    const { branch, head } = yield* ownedCurrent(tx, thread.sessionId, thread.userId);
-    const points = yield* tx.langgraph.pointsOf(thread.sessionId);
-    if (yield* callsLeftOut(tx, thread.sessionId, at.row, points, branch, head.position)) return "calls";
+  if (at.kind === "stored" && checkpointId !== undefined) {
+    // Read by its id: the writes the session's current lineage still holds (`undoneById`).
+    return { thread, at, undone: yield* undoneById(tx, thread, at.row, yield* currentLineage(tx, thread)) };
   }
-  const id = at.kind === "stored" ? at.row.checkpointId : at.synth.id;
-  return (yield* tx.langgraph.hasChild(thread.sessionId, id)) ? "continuation" : null;
+  if (at.moved !== true) return { thread, at, undone: null };
+  const { branch, head } = yield* ownedCurrent(tx, thread.sessionId, thread.userId);
+  const points = at.kind === "stored" ? yield* tx.langgraph.pointsOf(thread.sessionId) : [];
+  return { thread, at, undone: yield* undoneAt(tx, thread, at, { branch, head, points }) };
 }
 
 /** The checkpoint `checkpointId` names in the thread (stored or synthesized), or the thread's head (in a read unit). */

@@ -257,7 +257,7 @@ describe("a LangGraph thread goes on from its forkpoint session's current positi
     expect(await s.branches()).toHaveLength(2);
   });
 
-  it("the same for a rollback to the LangGraph checkpoint the interrupt was pending at; its own config still replays", async () => {
+  it("the same for a rollback to the LangGraph checkpoint the interrupt was pending at, from its own config too", async () => {
     const { fp } = dbs.open();
     const saver = new ForkpointSaver(fp);
     const graph = approvalGraph(saver);
@@ -268,9 +268,9 @@ describe("a LangGraph thread goes on from its forkpoint session's current positi
     await s.rollback((await stepCheckpoint(fp, s, 0)).id);
 
     expect(texts((await graph.getState(thread("i"))).values.messages)).toEqual(["human:go"]);
-    // Named by its id, the checkpoint reads as LangGraph's time travel reads it (MemorySaver alike): with its results.
-    expect((await graph.getState(atInterrupt)).tasks[0]?.result).toBeDefined();
-    const out = await graph.invoke(new Command({ resume: "later" }), thread("i"));
+    // Named by its id, the thread's head reads as the head does: without the results of the run the rollback left.
+    expect((await graph.getState(atInterrupt)).tasks[0]?.result).toBeUndefined();
+    const out = await graph.invoke(new Command({ resume: "later" }), atInterrupt);
     expect(texts(out.messages)).toEqual(["human:go", "ai:approved: later"]);
     expect(await contents(s)).toEqual(["go", "approved: later"]);
     expect(await s.branches()).toHaveLength(2);
