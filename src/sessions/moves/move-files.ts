@@ -156,7 +156,11 @@ function* markCoveredUnit(tx: Tx, ctx: EngineContext, moveId: string, spec: Move
 function* setAsideLeft(tx: Tx, ctx: EngineContext, spec: MoveSpec, at: HeldSnapshot | undefined) {
   for (const id of at?.aside ?? []) {
     const row = yield* tx.getTool(id);
-    if (row?.appliedSeq === null) yield* tx.setAside(id, spec.sessionId, spec.newBranch?.id ?? spec.target.branchId, ctx.now());
+    // Where the move leaves the branch it goes to: at a new branch's fork (an edit's message comes after), or the target.
+    const [branchId, head] = spec.newBranch
+      ? [spec.newBranch.id, spec.newBranch.forkPosition]
+      : [spec.target.branchId, spec.target.position];
+    if (row?.appliedSeq === null) yield* tx.setAside(id, spec.sessionId, branchId, head, ctx.now());
   }
 }
 

@@ -1,6 +1,7 @@
 // What a files-only restore does to the tool track: the calls it marks applied and unapplied, journaled with the restore.
 import type { Step, Tx } from "../../store/port/index.js";
 import { heldOtherwise, markHeld } from "../core/latest-result.js";
+import { headOf } from "../core/head.js";
 
 /**
  * The calls a files-only restore makes applied (`mark`: the restored snapshot holds their effect) and unapplied
@@ -20,13 +21,13 @@ export interface TrackPlan {
  * marks the calls its snapshot holds; unapplied and set aside (the conversation keeps it, the world does not).
  */
 export function* applyTrackPlan(tx: Tx, sessionId: string, plan: TrackPlan, at: number): Step<void> {
-  // Set aside on the branch the conversation stays on: moves to lineages through it keep them out.
-  const branchId = plan.unmark.length === 0 ? "" : ((yield* tx.getSession(sessionId))?.currentBranchId ?? "");
+  // Set aside on the branch the conversation stays on, at its head: moves to lineages through it past there keep them out.
+  const on = plan.unmark.length === 0 ? undefined : yield* currentHead(tx, sessionId);
   for (const id of plan.unmark) {
     const row = yield* tx.getTool(id);
     if (row && row.appliedSeq !== null) {
       yield* tx.unmarkApplied(id);
-      yield* tx.setAside(id, sessionId, branchId, at);
+      if (on) yield* tx.setAside(id, sessionId, on.branchId, on.position, at);
     }
   }
   // Once one is marked, those after it (applied after it when the snapshot was taken) are marked again after it.
@@ -46,4 +47,10 @@ export function* applyTrackPlan(tx: Tx, sessionId: string, plan: TrackPlan, at: 
 function* currentLineage(tx: Tx, sessionId: string): Step<string[]> {
   const session = yield* tx.getSession(sessionId);
   return session ? (yield* tx.lineage(session.currentBranchId)).map((s) => s.branchId) : [];
+}
+
+function* currentHead(tx: Tx, sessionId: string): Step<{ branchId: string; position: number } | undefined> {
+  const session = yield* tx.getSession(sessionId);
+  const branch = session && (yield* tx.getBranch(session.currentBranchId));
+  return branch && { branchId: branch.id, position: (yield* headOf(tx, branch)).position };
 }

@@ -64,6 +64,15 @@ export interface AppliedCall {
   position: number;
 }
 
+/** An invocation set aside (`setAside`): its entry id, and the branch and head position the session was at then. */
+export interface SetAsideCall {
+  id: string;
+  /** Null for a row written before the branch was kept: set aside on every lineage. */
+  branchId: string | null;
+  /** Null for a row written before the position was kept: set aside on every lineage through `branchId`. */
+  position: number | null;
+}
+
 export interface MovesTx {
   /** Applied invocations of a session, newest application first. */
   appliedTools(sessionId: string): Step<ToolRow[]>;
@@ -78,15 +87,12 @@ export interface MovesTx {
   unmarkApplied(entryId: string): Step<void>;
   /**
    * Records that a files-only restore unapplied invocation `entryId` (`unmarkApplied` in the same transaction): its
-   * conversation keeps it, the world does not. Cleared by its next `markApplied` on a lineage through `branchId`; deleted
-   * with the session.
+   * conversation keeps it, the world does not, on `branchId` from its head `position` on. Cleared by its next
+   * `markApplied` without `through` or with `branchId` in it; deleted with the session.
    */
-  setAside(entryId: string, sessionId: string, branchId: string, at: number): Step<void>;
-  /**
-   * The invocations of a session set aside (`setAside`) and not applied since, with the branch the session was on then
-   * (null for a row written before it was kept).
-   */
-  setAsideCalls(sessionId: string): Step<{ id: string; branchId: string | null }[]>;
+  setAside(entryId: string, sessionId: string, branchId: string, position: number, at: number): Step<void>;
+  /** The invocations of a session set aside (`setAside`) and not applied since, with where the session was then. */
+  setAsideCalls(sessionId: string): Step<SetAsideCall[]>;
 
   /**
    * Keeps `result` as that of invocation `entryId`'s current application (its `markApplied`, earlier in the same

@@ -311,5 +311,13 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     "sql": [
       "CREATE INDEX \"moves_running\" ON \"moves\" USING btree (\"session_id\") WHERE status = 'running';"
     ]
+  },
+  {
+    "tag": "0026_set_aside_position",
+    "folderMillis": 1796044211706,
+    "hash": "844ac64bf0ee022bce37636e1e551ded2e006c577ea6a6514bbe7bd988fe972b",
+    "sql": [
+      "ALTER TABLE \"set_aside\" ADD COLUMN \"position\" integer;"
+    ]
   }
 ];

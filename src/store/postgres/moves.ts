@@ -8,6 +8,7 @@ import type {
   MovesTx,
   NewMove,
   Owner,
+  SetAsideCall,
   Step,
   ToolRow,
 } from "../port/index.js";
@@ -63,11 +64,12 @@ const s = {
   appliedCalls: `SELECT e.id, e.branch_id AS "branchId", e.position FROM applied a JOIN entries e ON e.id = a.entry_id
     WHERE a.session_id = $1 ORDER BY a.applied_seq DESC`,
   unmarkApplied: `DELETE FROM applied WHERE entry_id = $1`,
-  setAside: `INSERT INTO set_aside (entry_id, session_id, branch_id, set_at) VALUES ($1, $2, $3, $4)
-    ON CONFLICT (entry_id) DO UPDATE SET session_id = excluded.session_id, branch_id = excluded.branch_id, set_at = excluded.set_at`,
+  setAside: `INSERT INTO set_aside (entry_id, session_id, branch_id, position, set_at) VALUES ($1, $2, $3, $4, $5)
+    ON CONFLICT (entry_id) DO UPDATE SET session_id = excluded.session_id, branch_id = excluded.branch_id,
+    position = excluded.position, set_at = excluded.set_at`,
   unsetAside: `DELETE FROM set_aside WHERE entry_id = $1`,
   unsetAsideThrough: `DELETE FROM set_aside WHERE entry_id = $1 AND (branch_id IS NULL OR branch_id = ANY($2::text[]))`,
-  setAsideCalls: `SELECT entry_id AS id, branch_id AS "branchId" FROM set_aside WHERE session_id = $1 ORDER BY entry_id`,
+  setAsideCalls: `SELECT entry_id AS id, branch_id AS "branchId", position FROM set_aside WHERE session_id = $1 ORDER BY entry_id`,
   // The kept result, else (a replay recorded before results were kept) the journal's newest: one round trip.
   lastReplay: `SELECT result FROM ((SELECT 0 AS k, result FROM replay_results WHERE session_id = $1 AND entry_id = $2
     ORDER BY applied_seq DESC LIMIT 1)
@@ -114,11 +116,11 @@ export function movesTx(sql: Sql): MovesTx {
     *unmarkApplied(entryId: string) {
       yield* sql.later(s.unmarkApplied, [entryId]);
     },
-    *setAside(entryId: string, sessionId: string, branchId: string, at: number) {
-      yield* sql.later(s.setAside, [entryId, sessionId, branchId, at], true);
+    *setAside(entryId: string, sessionId: string, branchId: string, position: number, at: number) {
+      yield* sql.later(s.setAside, [entryId, sessionId, branchId, position, at], true);
     },
     *setAsideCalls(sessionId: string) {
-      return yield* sql.rows<{ id: string; branchId: string | null }>(s.setAsideCalls, [sessionId]);
+      return yield* sql.rows<SetAsideCall>(s.setAsideCalls, [sessionId]);
     },
 
     *keepReplayResult(entryId: string, sessionId: string, result: string | null, at: number) {

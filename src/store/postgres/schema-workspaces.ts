@@ -1,6 +1,6 @@
 // The tables of attached workspaces (snapshots, their trees and contents, the stat cache, the calls a files restore set
 // aside), part of the schema drizzle-kit reads through schema.ts.
-import { boolean, index, pgTable, primaryKey, uniqueIndex } from "drizzle-orm/pg-core";
+import { boolean, index, integer, pgTable, primaryKey, uniqueIndex } from "drizzle-orm/pg-core";
 import { bytea, seq, text, time } from "./column-types.js";
 import { checkpoints, entries, sessions } from "./schema.js";
 
@@ -111,6 +111,11 @@ export const setAside = pgTable(
     sessionId: text("session_id").notNull(),
     /** The branch the session was on when they were set aside: moves to lineages through it keep them out (null: any). */
     branchId: text("branch_id"),
+    /**
+     * That branch's head position then: a lineage forking from it before there keeps the call (null: a row written
+     * before it was kept, kept out on every lineage through the branch).
+     */
+    position: integer("position"),
     setAt: time("set_at").notNull(),
   },
   (t) => [index("set_aside_session").on(t.sessionId)],

@@ -369,5 +369,13 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     "sql": [
       "CREATE INDEX `moves_running` ON `moves` (`session_id`) WHERE status = 'running';"
     ]
+  },
+  {
+    "tag": "0031_set_aside_position",
+    "folderMillis": 1796044202135,
+    "hash": "1863229c5c3349333659f772f53dc8692aeb557fded6905b07eff822778873da",
+    "sql": [
+      "ALTER TABLE `set_aside` ADD `position` integer;"
+    ]
   }
 ];

@@ -1,6 +1,16 @@
 // The applied set and the move journal: SQLite's statements and the port's MovesTx.
 import type Database from "better-sqlite3";
-import type { AppliedCall, MoveHistoryRow, MoveRow, MoveStepRow, MoveStepStatus, MovesTx, NewMove, Owner } from "../port/index.js";
+import type {
+  AppliedCall,
+  MoveHistoryRow,
+  MoveRow,
+  MoveStepRow,
+  MoveStepStatus,
+  MovesTx,
+  NewMove,
+  Owner,
+  SetAsideCall,
+} from "../port/index.js";
 import { stackAfter, type MoveStack } from "../port/move-stack.js";
 import { BRANCH_MOVE_COLS, FORGET_UNDONE, HISTORY_COLS, MOVE_COLS, STEP_COLS, TOOL_COLS, toolRows } from "./columns.js";
 import { prepare, type RowMode } from "./object-rows.js";
@@ -17,12 +27,12 @@ export function movesTx(db: Database.Database): MovesTx {
     markApplied: p(`INSERT OR REPLACE INTO applied (entry_id, session_id, result, applied_seq, applied_at)
     VALUES (?, ?, ?, max((SELECT coalesce(max(applied_seq), 0) FROM applied), (SELECT coalesce(max(applied_seq), 0) FROM replay_results)) + 1, ?)`),
     unmarkApplied: p(`DELETE FROM applied WHERE entry_id = ?`),
-    setAside: p(`INSERT OR REPLACE INTO set_aside (entry_id, session_id, branch_id, set_at) VALUES (?, ?, ?, ?)`),
+    setAside: p(`INSERT OR REPLACE INTO set_aside (entry_id, session_id, branch_id, position, set_at) VALUES (?, ?, ?, ?, ?)`),
     unsetAside: p(`DELETE FROM set_aside WHERE entry_id = ?`),
     unsetAsideThrough: p(
       `DELETE FROM set_aside WHERE entry_id = ? AND (branch_id IS NULL OR branch_id IN (SELECT value FROM json_each(?)))`,
     ),
-    setAsideCalls: p(`SELECT entry_id AS id, branch_id AS branchId FROM set_aside WHERE session_id = ? ORDER BY entry_id`),
+    setAsideCalls: p(`SELECT entry_id AS id, branch_id AS branchId, position FROM set_aside WHERE session_id = ? ORDER BY entry_id`),
     uncertain: p(
       `SELECT DISTINCT s.entry_id AS id FROM move_steps s JOIN moves m ON m.id = s.move_id WHERE m.session_id = ? AND s.status = 'unknown'`,
     ),
@@ -95,11 +105,11 @@ export function movesTx(db: Database.Database): MovesTx {
     *unmarkApplied(entryId: string) {
       s.unmarkApplied.run(entryId);
     },
-    *setAside(entryId: string, sessionId: string, branchId: string, at: number) {
-      s.setAside.run(entryId, sessionId, branchId, at);
+    *setAside(entryId: string, sessionId: string, branchId: string, position: number, at: number) {
+      s.setAside.run(entryId, sessionId, branchId, position, at);
     },
     *setAsideCalls(sessionId: string) {
-      return s.setAsideCalls.all(sessionId) as { id: string; branchId: string | null }[];
+      return s.setAsideCalls.all(sessionId) as SetAsideCall[];
     },
 
     *keepReplayResult(entryId: string, sessionId: string, result: string | null, at: number) {

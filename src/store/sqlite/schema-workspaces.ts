@@ -120,6 +120,11 @@ export const setAside = sqliteTable(
     sessionId: text("session_id").notNull(),
     /** The branch the session was on when they were set aside: moves to lineages through it keep them out (null: any). */
     branchId: text("branch_id"),
+    /**
+     * That branch's head position then: a lineage forking from it before there keeps the call (null: a row written
+     * before it was kept, kept out on every lineage through the branch).
+     */
+    position: integer("position"),
     setAt: integer("set_at").notNull(),
   },
   (t) => [index("set_aside_session").on(t.sessionId)],

@@ -426,7 +426,7 @@ async function scenario(store: Store): Promise<Log> {
     return { both, again, after: yield* tx.appliedTools("s1"), tool: yield* tx.getTool("s1-b1-e4"), other: yield* tx.appliedTools("s2") };
   });
   await w("set aside", "s1", function* (tx) {
-    yield* tx.setAside("s1-b1-e5", "s1", "s1-b1", at(72));
+    yield* tx.setAside("s1-b1-e5", "s1", "s1-b1", 5, at(72));
     const aside = yield* tx.setAsideCalls("s1");
     yield* tx.markApplied("s1-b1-e5", "s1", null, at(72));
     yield* tx.unmarkApplied("s1-b1-e5");

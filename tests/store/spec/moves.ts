@@ -392,20 +392,20 @@ export function movesSpec(store: () => Store): void {
     expect(await store().read((tx) => tx.setAsideCalls("sa"))).toEqual([]);
     await store().write({ sessionId: "sa" }, function* (tx) {
       yield* tx.unmarkApplied("sa-b1-e3");
-      yield* tx.setAside("sa-b1-e3", "sa", "sa-b1", at(71));
-      yield* tx.setAside("sa-b1-e4", "sa", "sa-b1", at(71));
-      yield* tx.setAside("sa-b1-e4", "sa", "sa-b2", at(72));
+      yield* tx.setAside("sa-b1-e3", "sa", "sa-b1", 4, at(71));
+      yield* tx.setAside("sa-b1-e4", "sa", "sa-b1", 4, at(71));
+      yield* tx.setAside("sa-b1-e4", "sa", "sa-b2", 6, at(72));
     });
     expect(await store().read((tx) => tx.setAsideCalls("sa"))).toEqual([
-      { id: "sa-b1-e3", branchId: "sa-b1" },
-      { id: "sa-b1-e4", branchId: "sa-b2" },
+      { id: "sa-b1-e3", branchId: "sa-b1", position: 4 },
+      { id: "sa-b1-e4", branchId: "sa-b2", position: 6 },
     ]);
     expect(await store().read((tx) => tx.setAsideCalls("other"))).toEqual([]);
     await store().write({ sessionId: "sa" }, (tx) => tx.markApplied("sa-b1-e3", "sa", '"again"', at(73)));
-    expect(await store().read((tx) => tx.setAsideCalls("sa"))).toEqual([{ id: "sa-b1-e4", branchId: "sa-b2" }]);
+    expect(await store().read((tx) => tx.setAsideCalls("sa"))).toEqual([{ id: "sa-b1-e4", branchId: "sa-b2", position: 6 }]);
     // Applied on a lineage that does not go through its branch: still set aside there.
     await store().write({ sessionId: "sa" }, (tx) => tx.markApplied("sa-b1-e4", "sa", null, at(74), ["sa-b1", "sa-b3"]));
-    expect(await store().read((tx) => tx.setAsideCalls("sa"))).toEqual([{ id: "sa-b1-e4", branchId: "sa-b2" }]);
+    expect(await store().read((tx) => tx.setAsideCalls("sa"))).toEqual([{ id: "sa-b1-e4", branchId: "sa-b2", position: 6 }]);
     await store().write({ sessionId: "sa" }, function* (tx) {
       yield* tx.unmarkApplied("sa-b1-e4");
       yield* tx.markApplied("sa-b1-e4", "sa", null, at(75), ["sa-b1", "sa-b2"]);

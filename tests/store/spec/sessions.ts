@@ -176,13 +176,13 @@ export function sessionsSpec(store: () => Store): void {
       yield* tx.insertImportedCall("d1-b1-e3", "d1");
       yield* tx.putCallPaths("d1-b1-e3", "d1", ["a.txt"]);
       yield* tx.keepReplayResult("d1-b1-e3", "d1", '"r1"', at(41));
-      yield* tx.setAside("d1-b1-e3", "d1", "d1-b1", at(41));
+      yield* tx.setAside("d1-b1-e3", "d1", "d1-b1", 3, at(41));
     });
     await store().write({ sessionId: "d2" }, function* (tx) {
       yield* tx.insertEntry(entry("d2-b1", 2, { kind: "tool", role: null, tool: "t", callId: "c", content: "{}" }));
       yield* tx.putCallPaths("d2-b1-e2", "d2", ["b.txt"]);
       yield* tx.keepReplayResult("d2-b1-e2", "d2", '"r2"', at(42));
-      yield* tx.setAside("d2-b1-e2", "d2", "d2-b1", at(42));
+      yield* tx.setAside("d2-b1-e2", "d2", "d2-b1", 2, at(42));
     });
     await store().write({ sessionId: "d1" }, (tx) => tx.deleteSession("d1"));
     const after = await store().read(function* (tx) {
@@ -206,7 +206,7 @@ export function sessionsSpec(store: () => Store): void {
     expect(after.paths).toEqual([undefined, []]);
     expect(after.otherPaths).toEqual(["b.txt"]);
     expect([after.replay, after.otherReplay]).toEqual([undefined, { result: '"r2"' }]);
-    expect(after.aside).toEqual([[], [{ id: "d2-b1-e2", branchId: "d2-b1" }]]);
+    expect(after.aside).toEqual([[], [{ id: "d2-b1-e2", branchId: "d2-b1", position: 2 }]]);
     expect(after.other?.id).toBe("d2-b1-e1");
     expect(await store().query((tx) => tx.countUserSessions("dora"))).toBe(1);
   });

@@ -1,0 +1,1 @@
+ALTER TABLE "set_aside" ADD COLUMN "position" integer;
