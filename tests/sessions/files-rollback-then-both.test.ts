@@ -6,7 +6,7 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import type { Forkpoint } from "../../src/index.js";
 import { appendLineTool, readOrNull } from "../fixtures/file-tools.js";
 import { makeTempDir, removeDir } from "../helpers.js";
-import { openForkpoint } from "../fixtures/backend.js";
+import { openForkpoint, sqlOn } from "../fixtures/backend.js";
 
 let dir: string;
 let ws: string;
@@ -32,9 +32,9 @@ async function l2SetAside(withStart: boolean) {
   await s.invoke("append_line", { path: file("log"), line: "L1" });
   const withL1 = await s.checkpoint({ name: "L1" });
   await s.invoke("append_line", { path: file("log"), line: "L2" });
-  await s.checkpoint({ name: "L2" });
+  const withL2 = await s.checkpoint({ name: "L2" });
   await s.rollback(withL1.id, { scope: "files" });
-  return { s, start: start! };
+  return { s, start: start!, withL2 };
 }
 
 it("a checkpoint after a files rollback, restored by a both rewind: the calls it took away are not replayed", async () => {
@@ -152,4 +152,66 @@ it("redo of a both rewind that left a re-applied set-aside call out leaves it ou
   expect(redone.replayed).toEqual([]);
   expect(readOrNull(file("log"))).toBe("L1\n");
   expect((await s.toolTrack()).filter((t) => t.applied).map((t) => t.args)).toEqual([{ path: file("log"), line: "L1" }]);
+});
+
+it("a rewind to a checkpoint taken before a files rollback applies its call again there only: back on the branch it stays out", async () => {
+  const { s, withL2 } = await l2SetAside(false);
+  const a = (await s.info()).currentBranchId;
+  // The new branch forks before the files rollback: its checkpoint's files hold L2, applied again there.
+  await s.rollback(withL2.id, { scope: "both" });
+  expect(readOrNull(file("log"))).toBe("L1\nL2\n");
+  const back = await s.switchBranch(a, { scope: "both" });
+  expect(readOrNull(file("log"))).toBe("L1\n");
+  expect(back.replayed).toEqual([]);
+  expect((await s.toolTrack()).filter((t) => t.applied).map((t) => t.args)).toEqual([{ path: file("log"), line: "L1" }]);
+  // Undo and redo between the two branches keep each one's files.
+  await s.undo({ scope: "both" });
+  expect(readOrNull(file("log"))).toBe("L1\nL2\n");
+  await s.redo({ scope: "both" });
+  expect(readOrNull(file("log"))).toBe("L1\n");
+});
+
+it("the same when the rewind replays it in the conversation only", async () => {
+  const { s, withL2 } = await l2SetAside(false);
+  const a = (await s.info()).currentBranchId;
+  await s.rollback(withL2.id, { scope: "conversation" });
+  expect(readOrNull(file("log"))).toBe("L1\nL2\n");
+  await s.switchBranch(a, { scope: "both" });
+  expect(readOrNull(file("log"))).toBe("L1\n");
+});
+
+it("a rewind to a point before where the files rollback set a call aside applies it there only", async () => {
+  const s = await fp.createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  await s.invoke("append_line", { path: file("log"), line: "L1" });
+  const withL1 = await s.checkpoint({ name: "L1" });
+  await s.invoke("append_line", { path: file("log"), line: "L2" });
+  const withL2 = await s.checkpoint({ name: "L2" });
+  await s.append({ role: "user", content: "after L2" });
+  await s.rollback(withL1.id, { scope: "files" });
+  const a = (await s.info()).currentBranchId;
+  await s.rollback(withL2.id, { scope: "both" });
+  expect(readOrNull(file("log"))).toBe("L1\nL2\n");
+  const back = await s.switchBranch(a, { scope: "both" });
+  expect(back.replayed).toEqual([]);
+  expect(readOrNull(file("log"))).toBe("L1\n");
+  expect((await s.toolTrack()).filter((t) => t.applied).map((t) => t.args)).toEqual([{ path: file("log"), line: "L1" }]);
+});
+
+it("an edit of a message after the files rollback forks where it was set aside: the call stays out there", async () => {
+  const { s } = await l2SetAside(false);
+  const [m] = await s.append({ role: "user", content: "M" });
+  await s.edit(m!.id, { content: "M2" }, { scope: "both" });
+  expect(readOrNull(file("log"))).toBe("L1\n");
+  expect((await s.toolTrack()).filter((t) => t.applied).map((t) => t.args)).toEqual([{ path: file("log"), line: "L1" }]);
+});
+
+it("set aside by an earlier version (no position kept): out on every lineage through its branch, as then", async () => {
+  const { s, start } = await l2SetAside(true);
+  await sqlOn(path.join(dir, "forkpoint.db"), `UPDATE set_aside SET position = NULL`);
+  await s.rollback(start.id, { scope: "both" });
+  expect(readOrNull(file("log"))).toBeNull();
+  const back = await s.undo({ scope: "both" });
+  expect(back.replayed).toEqual([]);
+  expect(readOrNull(file("log"))).toBe("L1\n");
 });

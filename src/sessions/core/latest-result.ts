@@ -1,6 +1,7 @@
 // The result a call's next undo gets when a move marks it applied again without running it (its effect came back with
 // restored files): that of the application the restored snapshot holds.
 import type { Step, ToolRow, Tx } from "../../store/port/index.js";
+import { asideCleared, type AsideLineage } from "../workspace/unapplied.js";
 
 /**
  * Marks `row` applied again, as the files a move restored hold it: with the result of the application `application`
@@ -18,13 +19,14 @@ export function* markHeld(
   row: ToolRow,
   application: number | undefined,
   at: number,
-  through?: readonly string[],
+  through?: AsideLineage,
 ): Step<void> {
   const replay =
     application === undefined
       ? yield* tx.replayResult(row.id, null)
       : ((yield* tx.replayResult(row.id, application)) ?? (yield* tx.lastReplay(sessionId, row.id)));
-  yield* tx.markApplied(row.id, sessionId, replay === undefined ? row.result : replay.result, at, through);
+  const cleared = through && (yield* asideCleared(tx, sessionId, row.id, through));
+  yield* tx.markApplied(row.id, sessionId, replay === undefined ? row.result : replay.result, at, cleared);
   if (replay !== undefined) yield* tx.keepReplayResult(row.id, sessionId, replay.result, at);
 }
 

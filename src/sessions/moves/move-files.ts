@@ -15,7 +15,7 @@ import { outsideCalls } from "../workspace/call-reach.js";
 import { mayLeaveDrift, refuseReplayOver, replayPaths } from "./drift-in-move.js";
 import type { MoveTarget, SnapshotAt } from "./move-plan.js";
 import type { MoveSpec } from "./move-spec.js";
-import { targetBranches } from "./target-branches.js";
+import { targetLineage } from "./target-lineage.js";
 
 /** A snapshot as a move restoring it reads it: and the applications it holds that were replays (see `replaysHeld`). */
 export type HeldSnapshot = SnapshotAt & { replays: Record<string, number> };
@@ -133,7 +133,7 @@ function* markCoveredUnit(tx: Tx, ctx: EngineContext, moveId: string, spec: Move
   const fork = spec.newBranch?.forkCheckpointId ?? null;
   marked.push(...(yield* heldOtherwiseUnit(tx, ctx, spec.sessionId, spec.target, fork, spec.files!.covered)));
   const at = yield* snapshotPosition(tx, spec.sessionId, spec.target, fork);
-  const through = yield* targetBranches(tx, spec);
+  const through = yield* targetLineage(tx, spec);
   for (const { row, application } of yield* inHeldOrder(tx, ctx, spec, marked, at)) {
     const id = row.id;
     if (keptPaths.size > 0) {

@@ -7,8 +7,7 @@ import { toEntry, toToolInvocation } from "../core/rows.js";
 import { commonPrefix, lineageEntries, lineageTools } from "../log/lineage.js";
 import { headOf } from "../core/head.js";
 import { pathlessReach } from "../workspace/call-reach.js";
-import { byApplication } from "../workspace/unapplied.js";
-import { asideOnLineage } from "../workspace/newest-snapshot.js";
+import { asideOnLineage, byApplication } from "../workspace/unapplied.js";
 
 /** Where a move goes: a position on a branch's lineage. */
 export interface MoveTarget {
@@ -144,7 +143,7 @@ function* heldOffTarget(
 function* setAsideOn(tx: Tx, sessionId: string, target: MoveTarget): Step<Set<string>> {
   const aside = yield* tx.setAsideCalls(sessionId);
   if (aside.length === 0) return new Set();
-  return new Set(asideOnLineage(aside, yield* tx.lineage(target.branchId, target.position)));
+  return new Set(yield* asideOnLineage(tx, aside, { segments: yield* tx.lineage(target.branchId, target.position) }));
 }
 
 /**

@@ -13,7 +13,8 @@ import { type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js
 import { inflightMoves } from "../core/ownership.js";
 import { OwnChanges } from "./own-changes.js";
 import { keepUnrecorded, type StepOutcome } from "./unrecorded-steps.js";
-import { targetBranches } from "./target-branches.js";
+import { targetLineage } from "./target-lineage.js";
+import { asideCleared } from "../workspace/unapplied.js";
 import type { RestoreJournal } from "../workspace/restore-guards.js";
 
 /**
@@ -256,7 +257,8 @@ export function* completeStepUnit(tx: Tx, ctx: EngineContext, step: MoveStepRow,
   if (step.op === "undo") yield* tx.unmarkApplied(step.entryId);
   else {
     // Applied on the target's lineage: set aside on another branch, it stays out of moves there.
-    yield* tx.markApplied(step.entryId, sessionId, resultText, ctx.now(), yield* targetBranches(tx, spec));
+    const through = yield* asideCleared(tx, sessionId, step.entryId, () => targetLineage(tx, spec));
+    yield* tx.markApplied(step.entryId, sessionId, resultText, ctx.now(), through);
     // Kept past prune of this move: files restored later may hold this replay's effect (see latest-result.ts).
     yield* tx.keepReplayResult(step.entryId, sessionId, resultText, ctx.now());
   }

@@ -1,7 +1,7 @@
 // The snapshot a move with files restores when its target has none of its own: the newest on the target's lineage
 // whose files hold no call a files-only restore set aside there since (restoring it would bring that call back).
 import type { CheckpointFilesRow, LineageSegment, Step, Tx } from "../../store/port/index.js";
-import { heldOff, notHeld, snapshotHolds } from "./unapplied.js";
+import { asideOnLineage, heldOff, notHeld, snapshotHolds } from "./unapplied.js";
 
 /** A snapshot on a target's lineage: where it was taken, and its files' row. */
 export interface SnapshotOnLineage {
@@ -36,15 +36,6 @@ export function* newestSnapshot(
   return newest;
 }
 
-/**
- * The ids among `rows` (a session's `setAsideCalls`) set aside on a branch of the lineage `segments`; a row written
- * before its branch was kept counts on every lineage.
- */
-export function asideOnLineage(rows: readonly { id: string; branchId: string | null }[], segments: readonly LineageSegment[]): string[] {
-  const through = new Set(segments.map((s) => s.branchId));
-  return rows.filter((r) => r.branchId === null || through.has(r.branchId)).map((r) => r.id);
-}
-
 /** The calls a files-only restore set aside on a branch of the lineage and nothing applied since, with where each sits. */
 function* setAsideThrough(
   tx: Tx,
@@ -52,7 +43,7 @@ function* setAsideThrough(
   segments: readonly LineageSegment[],
 ): Step<{ id: string; branchId: string; position: number }[]> {
   const out: { id: string; branchId: string; position: number }[] = [];
-  for (const id of asideOnLineage(yield* tx.setAsideCalls(sessionId), segments)) {
+  for (const id of yield* asideOnLineage(tx, yield* tx.setAsideCalls(sessionId), { segments })) {
     const call = yield* tx.getTool(id);
     if (call) out.push({ id: call.id, branchId: call.branchId, position: call.position });
   }

@@ -2,6 +2,7 @@
 import type { Step, Tx } from "../../store/port/index.js";
 import { heldOtherwise, markHeld } from "../core/latest-result.js";
 import { headOf } from "../core/head.js";
+import type { AsideLineage } from "./unapplied.js";
 
 /**
  * The calls a files-only restore makes applied (`mark`: the restored snapshot holds their effect) and unapplied
@@ -32,7 +33,7 @@ export function* applyTrackPlan(tx: Tx, sessionId: string, plan: TrackPlan, at: 
   }
   // Once one is marked, those after it (applied after it when the snapshot was taken) are marked again after it.
   let marking = false;
-  let through: string[] | undefined;
+  let through: AsideLineage | undefined;
   for (const id of plan.mark) {
     const row = yield* tx.getTool(id);
     if (row && (marking || row.appliedSeq === null || (yield* heldOtherwise(tx, row, plan.replays?.[id])))) {
@@ -44,9 +45,9 @@ export function* applyTrackPlan(tx: Tx, sessionId: string, plan: TrackPlan, at: 
   }
 }
 
-function* currentLineage(tx: Tx, sessionId: string): Step<string[]> {
+function* currentLineage(tx: Tx, sessionId: string): Step<AsideLineage> {
   const session = yield* tx.getSession(sessionId);
-  return session ? (yield* tx.lineage(session.currentBranchId)).map((s) => s.branchId) : [];
+  return { segments: session ? yield* tx.lineage(session.currentBranchId) : [] };
 }
 
 function* currentHead(tx: Tx, sessionId: string): Step<{ branchId: string; position: number } | undefined> {

@@ -1,5 +1,5 @@
 // Which calls a snapshot's files hold: its lineage's they do not, others' they do; recorded with it, read by a move restoring it.
-import type { LineageSegment, SessionRow, Step, Tx } from "../../store/port/index.js";
+import type { LineageSegment, SessionRow, SetAsideCall, Step, Tx } from "../../store/port/index.js";
 
 /** What a snapshot records of its lineage's calls (JSON arrays of entry ids; null: none). */
 export interface SnapshotCalls {
@@ -81,15 +81,70 @@ export function* snapshotCalls(
   const replays: Record<string, number> = {};
   for (const r of yield* tx.replayedApplications(session.id)) if (!uncertain.includes(r.entryId)) replays[r.entryId] = r.appliedSeq;
   // A files-only restore took some out on purpose: a move restoring these files leaves those out too.
-  const aside =
-    unapplied.length === 0 ? [] : (yield* tx.setAsideCalls(session.id)).filter((c) => asideHere(c, segments, unapplied)).map((c) => c.id);
+  const asideRows = unapplied.length === 0 ? [] : (yield* tx.setAsideCalls(session.id)).filter((c) => unapplied.includes(c.id));
+  const aside = yield* asideOnLineage(tx, asideRows, { segments });
   const order = reordered(applied.map((c) => c.id).reverse());
   return { unapplied: withTrailer(unapplied, { held, replays, order, aside }), unknown: listed(unknown) };
 }
 
-/** A call set aside on a branch this lineage goes through (or before branches were kept), and not held here. */
-function asideHere(c: { id: string; branchId: string | null }, segments: readonly LineageSegment[], unapplied: readonly string[]) {
-  return unapplied.includes(c.id) && (c.branchId === null || segments.some((s) => s.branchId === c.branchId));
+/**
+ * A lineage a set-aside call may be out of: its segments, and the branch a move makes off its last one (`made`, forking
+ * at a checkpoint or not), which is not stored yet.
+ */
+export interface AsideLineage {
+  segments: readonly LineageSegment[];
+  made?: { id: string; forkCheckpointId: string | null } | undefined;
+}
+
+/** The ids among `rows` (a session's `setAsideCalls`) that `lineage` has set aside (see `asideOn`). */
+export function* asideOnLineage(tx: Tx, rows: readonly SetAsideCall[], lineage: AsideLineage): Step<string[]> {
+  const out: string[] = [];
+  for (const row of rows) if (yield* asideOn(tx, row, lineage)) out.push(row.id);
+  return out;
+}
+
+/**
+ * The branches whose set-aside of call `entryId` a marking applied on `lineage` clears (see `markApplied`): its own
+ * when the lineage has it set aside, none when the lineage forks before it was (it stays out on that branch). The
+ * lineage is read only for a call set aside.
+ */
+export function* asideCleared(
+  tx: Tx,
+  sessionId: string,
+  entryId: string,
+  lineage: AsideLineage | (() => Step<AsideLineage>),
+): Step<string[]> {
+  const row = (yield* tx.setAsideCalls(sessionId)).find((r) => r.id === entryId);
+  if (!row || row.branchId === null) return [];
+  return (yield* asideOn(tx, row, typeof lineage === "function" ? yield* lineage() : lineage)) ? [row.branchId] : [];
+}
+
+/**
+ * Whether a call set aside on a branch is out of `lineage`: the lineage goes through that branch past the head it had
+ * then, or forks at that very head from a checkpoint whose files do not hold the call (taken after it was set aside),
+ * or from no checkpoint (an edit made since). A row written before its branch or position was kept counts on every
+ * lineage, or on every one through its branch, as it did then.
+ */
+function* asideOn(tx: Tx, row: SetAsideCall, lineage: AsideLineage): Step<boolean> {
+  if (row.branchId === null || lineage.made?.id === row.branchId) return true;
+  const i = lineage.segments.findIndex((s) => s.branchId === row.branchId);
+  if (i < 0) return false;
+  const upTo = lineage.segments[i]!.upTo;
+  if (row.position === null || upTo > row.position) return true;
+  if (upTo < row.position) return false;
+  const next = lineage.segments[i + 1];
+  const fork = next ? ((yield* tx.getBranch(next.branchId))?.forkCheckpointId ?? null) : (lineage.made?.forkCheckpointId ?? null);
+  return fork === null || !(yield* checkpointHolds(tx, fork, row.id));
+}
+
+/** Whether the files checkpoint `checkpointId` captured hold call `entryId` (false when it captured none). */
+function* checkpointHolds(tx: Tx, checkpointId: string, entryId: string): Step<boolean> {
+  const files = yield* tx.checkpointManifest(checkpointId);
+  const checkpoint = files && (yield* tx.getCheckpoint(checkpointId));
+  const call = checkpoint && (yield* tx.getTool(entryId));
+  if (!files || !checkpoint || !call) return false;
+  const segments = yield* tx.lineage(checkpoint.branchId, checkpoint.position);
+  return snapshotHolds(segments, { unapplied: notHeld(files), held: heldOff(files) }, call);
 }
 
 /** The applied calls oldest application first, when that is not the order they were made in (ids sort by it); else none. */

@@ -80,8 +80,8 @@ export interface MovesTx {
   appliedCalls(sessionId: string): Step<AppliedCall[]>;
   /**
    * Marks an invocation applied (again), as the session's newest application, with the result it had; it is no longer
-   * set aside (`setAside`). `through`: the branches of the lineage it is applied on (a move's target); it stays set
-   * aside on another branch, where a later move still leaves it out.
+   * set aside (`setAside`). `through`: the branches whose set-aside of it the lineage it is applied on (a move's target)
+   * goes past (see `asideCleared`); it stays set aside on another branch, where a later move still leaves it out.
    */
   markApplied(entryId: string, sessionId: string, result: string | null, at: number, through?: readonly string[]): Step<void>;
   unmarkApplied(entryId: string): Step<void>;
