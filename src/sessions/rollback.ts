@@ -6,7 +6,9 @@ import type { MoveResult } from "../models/types.js";
 import type { SessionRow, Step, Tx } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { sessionCheckpointAnchor } from "./core/owned.js";
+import { GENESIS_HASH } from "./integrity/hashes.js";
 import { forkedBranch } from "./log/forked-branch.js";
+import { graphStays } from "./moves/graph-stays.js";
 import { isSessionPosition } from "./moves/history.js";
 import { performMove } from "./moves/move.js";
 
@@ -39,8 +41,9 @@ function* rollbackSpec(ctx: EngineContext, tx: Tx, session: SessionRow, checkpoi
     sessionId: session.id,
     userId: session.userId,
     target,
-    // A rollback to where the session is (clicked twice, nothing written since) keeps its branch: no empty fork.
-    sameAsWorld: yield* isSessionPosition(tx, session, target),
+    // A rollback to where the session is (clicked twice, nothing written since) keeps its branch: no empty fork. A
+    // LangGraph thread resumed there without a message or call has moved on, though: the rollback brings it back.
+    sameAsWorld: (yield* isSessionPosition(tx, session, target)) && (yield* graphStays(tx, session, cp, anchor?.hash ?? GENESIS_HASH)),
     newBranch: forkedBranch(session.id, { parentId: cp.branchId, position: cp.position, entryId: anchor?.id ?? null, checkpointId: cp.id }),
     edit: null,
   };

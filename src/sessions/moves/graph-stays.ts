@@ -1,0 +1,32 @@
+// Whether a rollback to where the session is leaves a LangGraph thread's head where it is (else the rollback forks).
+import type { CheckpointRow, LgPointRow, SessionRow, Step, Tx } from "../../store/port/index.js";
+
+/** The newest of them (LangGraph's ids are time-ordered): what LangGraph itself reads as latest. */
+function newest(points: LgPointRow[]): LgPointRow | undefined {
+  return points.reduce<LgPointRow | undefined>((best, p) => (!best || p.checkpointId > best.checkpointId ? p : best), undefined);
+}
+
+/**
+ * The LangGraph checkpoint a thread's head reads among `points` (those at one point of the tree) at a user's checkpoint
+ * `at` (the one a branch forks from): that one when it is LangGraph's, else the newest written there up to it that is
+ * not an input checkpoint; with no `at`, the newest of them. (The head's read: `checkpointAt` in src/langgraph.)
+ */
+function headAmong(points: LgPointRow[], at: CheckpointRow | undefined): LgPointRow | undefined {
+  const own = at && points.find((p) => p.fpCheckpointId === at.id);
+  return own ?? newest(points.filter((p) => p.source !== "input" && p.seq <= (at?.seq ?? Infinity)));
+}
+
+/**
+ * For a rollback to `cp` whose position (hash-chain value `hash`) is the session's: true when its thread (if it has
+ * one) reads the same LangGraph checkpoint as its head there as it would after the rollback. A step LangGraph resumed
+ * there that added no message (a thread answering an interrupt) moved the thread on without moving the session.
+ */
+export function* graphStays(tx: Tx, session: SessionRow, cp: CheckpointRow, hash: string): Step<boolean> {
+  const points = (yield* tx.langgraph.pointsOf(session.id)).filter((p) => p.position === cp.position && p.headHash === hash);
+  if (points.length === 0) return true;
+  const branch = (yield* tx.getBranch(session.currentBranchId))!;
+  const forkedFrom =
+    branch.forkPosition === cp.position && branch.forkCheckpointId !== null ? yield* tx.getCheckpoint(branch.forkCheckpointId) : undefined;
+  const now = newest(points.filter((p) => p.branchId === branch.id)) ?? headAmong(points, forkedFrom);
+  return now?.checkpointId === headAmong(points, cp)?.checkpointId;
+}
