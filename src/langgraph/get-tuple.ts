@@ -7,6 +7,7 @@ import { servedAfterMoves, currentToServe, ownedCurrent, ownedSession, type Engi
 import type { CheckpointReader } from "./checkpoint-reader.js";
 import { assertReadNames, threadConfig, threadKey, userOf, type SaverParts } from "./saver-parts.js";
 import { pendingAtMovedHead } from "./moved-head-writes.js";
+import { headThroughParent } from "./namespace-head.js";
 import { currentLineage, undoneAt, undoneById } from "./served-writes.js";
 import { checkpointAt, resolveSynthesized, type PointCheckpoint } from "./thread-head.js";
 
@@ -54,6 +55,9 @@ function* placeUnit(
 ) {
   const thread = yield* tx.langgraph.getThread(userId, threadId, ns);
   if (thread) ref.id = thread.sessionId;
+  // A subgraph's head while its parent's thread stands where it was moved to: as the subgraph waited there.
+  const through = thread && checkpointId === undefined ? yield* headThroughParent(tx, userId, threadId, ns) : null;
+  if (thread && through) return through.at && { thread, at: through.at, undone: through.undone };
   const at = thread && (yield* checkpointOf(ctx, tx, thread, checkpointId));
   if (!at) return undefined;
   if (at.kind === "stored" && checkpointId !== undefined) {
