@@ -5,6 +5,7 @@
 import { isUtf8 } from "node:buffer";
 import { closeSync, lstatSync, openSync, readFileSync, readSync, readdirSync, type BigIntStats } from "node:fs";
 import { createHash } from "node:crypto";
+import { ForkpointError, errorText } from "../../models/errors.js";
 import { sha256 } from "../integrity/hashes.js";
 import { DirNode, isDir, join, type FileEntry } from "./dir-node.js";
 import type { Rules } from "./rules.js";
@@ -69,6 +70,17 @@ export const codeOf = (error: unknown) => (error as NodeJS.ErrnoException).code;
 
 /** Why a file or directory is skipped that cannot be read or listed. */
 const unreadable = (error: unknown) => `cannot be read (${codeOf(error) ?? (error as Error).message})`;
+
+/** The workspace directory itself cannot be listed (gone, a file now, no permission): nothing can be captured or restored. */
+function rootUnlistable(root: string, error: unknown): ForkpointError {
+  const code = codeOf(error);
+  const why = code === "ENOENT" ? "does not exist" : code === "ENOTDIR" ? "is not a directory" : `cannot be listed (${errorText(error)})`;
+  return new ForkpointError(
+    "WORKSPACE_MISSING",
+    `the workspace directory ${root} ${why}: put it back before its files are checkpointed, compared or restored`,
+    { cause: error },
+  );
+}
 
 /** A directory the walk cannot list (`rel`): its parent skips it, unless it is the workspace itself. */
 class Unlistable extends Error {
@@ -166,7 +178,7 @@ export function* walkTree(cache: StatCache, sc: ScanContext, node: DirNode, rel:
     if (dirents.some((d) => (d.name as string).includes("\uFFFD")))
       dirents = readdirSync(full, { withFileTypes: true, encoding: "buffer" });
   } catch (error) {
-    if (rel === "") throw error;
+    if (rel === "") throw rootUnlistable(sc.root, error);
     throw new Unlistable(rel, error);
   }
   for (const d of dirents) {
@@ -253,7 +265,7 @@ export function* relistDir(cache: StatCache, sc: ScanContext, rel: string): Gene
   try {
     names = readdirSync(rel === "" ? sc.root : `${sc.root}/${rel}`, { encoding: "buffer" });
   } catch (error) {
-    if (rel === "") throw error;
+    if (rel === "") throw rootUnlistable(sc.root, error);
     if (codeOf(error) === "ENOENT" || codeOf(error) === "ENOTDIR") return yield* refreshPaths(cache, sc, [rel], new Set());
     // No longer readable: skipped by its parent.
     const at = rel.lastIndexOf("/");
