@@ -2,7 +2,7 @@
 // A move can leave a continuation behind (the graph went on from the checkpoint) or undo the step's tool calls; what
 // stands for either is hidden, so LangGraph runs those tasks again rather than bring back results the move undid.
 import { RESUME, WRITES_IDX_MAP, type CheckpointPendingWrite } from "@langchain/langgraph-checkpoint";
-import type { BranchRow, LgCheckpointRow, LgPointRow, Step, Tx } from "../store/port/index.js";
+import type { BranchRow, LgCheckpointRow, LgPointRow, LineageSegment, Step, Tx } from "../store/port/index.js";
 
 /** What a move left of a stored checkpoint's step: its continuation (the graph went on from it), or its tool calls. */
 export type Undone = "continuation" | "calls";
@@ -36,7 +36,10 @@ export function pendingAtMovedHead(writes: CheckpointPendingWrite[], undone: Und
 /**
  * Whether a tool call that succeeded in a stored checkpoint's step (after it on its branch, up to the next LangGraph
  * checkpoint written there: where its tasks journal theirs) is not in the world at `position` of `branch`: off that
- * lineage, or undone on it (a rollback to the checkpoint undid it). `points`: the session's LangGraph checkpoints.
+ * lineage, or undone on it (a rollback to the checkpoint undid them). `points`: the session's LangGraph checkpoints.
+ * When that world leaves the checkpoint's branch at a point after it (a user's checkpoint taken while the step was
+ * stopped, or the entries the world keeps), only the calls up to that point count: those after it came later (a task
+ * resumed or retried there, the app's own call), and leaving them out does not undo what finished before it.
  */
 export function* callsLeftOut(
   tx: Tx,
@@ -50,12 +53,29 @@ export function* callsLeftOut(
   const head = at && (yield* tx.branchHeads(sessionId)).get(at.branchId);
   if (!at || head === undefined) return false;
   const later = points.filter((p) => p.branchId === at.branchId && p.position >= at.position && p.seq > at.seq);
-  const upTo = Math.min(head, ...later.map((p) => p.position));
+  const kept = yield* keptOf(tx, at, yield* tx.lineage(branch.id, position));
+  if (kept === "after") return false;
+  // Up to the point the world keeps of the branch, when that is past the checkpoint: what came after it came later.
+  const upTo = Math.min(head, kept > at.position ? kept : Infinity, ...later.map((p) => p.position));
   if (upTo <= at.position) return false;
   const step = { branchId: at.branchId, after: at.position, upTo };
   const calls = (yield* tx.segmentTools(step)).filter((t) => t.status === "succeeded");
   if (calls.length === 0) return false;
-  const onLineage = (yield* tx.lineage(branch.id, position)).find((s) => s.branchId === at.branchId)?.upTo ?? -1;
   const unapplied = new Set(yield* tx.unappliedTools(step));
-  return calls.some((t) => t.position > onLineage || unapplied.has(t.id));
+  return calls.some((t) => t.position > kept || unapplied.has(t.id));
+}
+
+/**
+ * How far a lineage keeps the branch of a LangGraph checkpoint (`at`): the position (-1: not at all), or "after" when
+ * it leaves right at the checkpoint's position from a forkpoint checkpoint written after it (a user's, taken while the
+ * step was stopped before any call of its tasks): nothing the step journaled came before that point.
+ */
+function* keptOf(tx: Tx, at: LgPointRow, segments: LineageSegment[]): Step<number | "after"> {
+  const i = segments.findIndex((s) => s.branchId === at.branchId);
+  const upTo = segments[i]?.upTo ?? -1;
+  const next = segments[i + 1];
+  if (upTo !== at.position || !next) return upTo;
+  const forkId = (yield* tx.getBranch(next.branchId))?.forkCheckpointId;
+  const fork = forkId ? yield* tx.getCheckpoint(forkId) : undefined;
+  return fork && fork.id !== at.fpCheckpointId && fork.seq > at.seq ? "after" : upTo;
 }
