@@ -84,4 +84,18 @@ describe.each(["async", "sync"] as const)('configFor a user\'s checkpoint beside
     expect(runs.act).toBe(1);
     expect(sent).toEqual(["charge", "receipt"]);
   });
+
+  it("after the app's own call since it, gives the head: invoking keeps that call; a rollback to it first undoes it", async () => {
+    const { sent, saver, graph, runs, s, mine } = await waitingThread();
+    await s.invoke("send", { t: "later" });
+    const head = (await graph.getState(config)).config.configurable!.checkpoint_id;
+    expect((await saver.configFor({ checkpointId: mine.id })).configurable!.checkpoint_id).toBe(head);
+    await s.rollback(mine.id);
+    expect(sent).toEqual(["charge"]);
+    const at = await saver.configFor({ checkpointId: mine.id });
+    const out = await graph.invoke(new Command({ resume: "yes" }), { ...at, durability });
+    expect(out.log).toEqual(["start", "plan", "charged", "approved: yes", "receipt"]);
+    expect(runs.act).toBe(1);
+    expect(sent).toEqual(["charge", "receipt"]);
+  });
 });
