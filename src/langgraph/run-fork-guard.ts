@@ -96,13 +96,33 @@ async function refuseForkingRun(parts: SaverParts, handle: SessionHandle, thread
   throw forkingRunRefusal(thread);
 }
 
-const forkingRunRefusal = (thread: GuardedThread) =>
-  new ConflictError(
+/**
+ * The refusal of a call in a run whose put forks away from it, with what the caller can do: under "exit" nothing is
+ * put before the run ends (another durability helps a run with input: its input's put lands first); under "async" or
+ * "sync" the call came before the run's first put (a run from that checkpoint without input: a resume, a retry), so
+ * another durability would not help. Either way a rollback to that checkpoint first does. A tool of a `ToolNode` is
+ * not handed the run's durability: its refusal says both.
+ */
+const forkingRunRefusal = (thread: GuardedThread) => {
+  const durability = taskConfig(thread)?.durability;
+  const exit =
+    'under durability "exit" a run from an older checkpoint (time travel) puts nothing before it ends: a run with ' +
+    'input can go on under durability "async" or "sync" (its input\'s put forks first, and its calls follow it)';
+  const first = "a call comes before the run's first put (a run from that checkpoint without input: a resume, a retry)";
+  const why =
+    durability === "exit"
+      ? exit
+      : durability === "async" || durability === "sync"
+        ? `under durability "${durability}" ${first}`
+        : `${exit}; under "async" or "sync" ${first}`;
+  return new ConflictError(
     `thread ${thread.threadId}: this run goes on from an older checkpoint than the session's head, and its put, which ` +
-      'forks there, has not landed: a call recorded now would be undone by that fork. Under durability "exit" a run ' +
-      'from an older checkpoint (time travel) cannot record tool calls: invoke it with durability "async" or "sync"',
+      `forks there, has not landed: a call recorded now would be undone by that fork (${why}). Any run can go ` +
+      "on once you roll the thread's session back to that checkpoint (rollback to the forkpoint checkpoint whose " +
+      "metadata.langgraph.checkpointId names it) and invoke from the thread",
     "SESSION_MOVED",
   );
+};
 
 /**
  * Whether the caller is a node of a subgraph, in a run of this saver's graph on the thread's root namespace under
