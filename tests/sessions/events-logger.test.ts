@@ -155,7 +155,7 @@ describe("warnings from background work", () => {
       await s.attachWorkspace(dir);
       await expect(s.invoke("remove_dir", { dir })).resolves.toBeNull();
       expect(lines).toEqual([
-        { level: "warn", message: expect.stringContaining("scanning the workspace"), detail: expect.objectContaining({ code: "ENOENT" }) },
+        { level: "warn", message: expect.stringContaining("scanning the workspace"), detail: expect.objectContaining({ code: "WORKSPACE_MISSING" }) },
       ]);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
