@@ -16,19 +16,23 @@ export interface NamedCall {
   arguments?: string;
 }
 
-/** A stored `function_call` (its id, tool and arguments) or `function_call_result` (its call's id) item. */
-type StoredCallItem = { result: false; call: NamedCall } | { result: true; callId: string };
+/**
+ * A stored `function_call` (its id, tool and arguments) or `function_call_result` (its call's id) item, with its
+ * message's id and position.
+ */
+type StoredCallItem = { at: { id: string; position: number } } & ({ result: false; call: NamedCall } | { result: true; callId: string });
 
 /** What a stored item says of a function call (the item's type is its message's role); null: nothing. */
 function storedCallItem(row: MessageRow): StoredCallItem | null {
   if (row.role !== "function_call" && row.role !== "function_call_result") return null;
   const item = fromJsonText(row.content as string) as { callId?: unknown; name?: unknown; arguments?: unknown } | null;
   if (typeof item !== "object" || item === null || typeof item.callId !== "string") return null;
-  if (row.role === "function_call_result") return { result: true, callId: item.callId };
+  const at = { id: row.id, position: row.position };
+  if (row.role === "function_call_result") return { at, result: true, callId: item.callId };
   const call: NamedCall = { callId: item.callId };
   if (typeof item.name === "string") call.name = item.name;
   if (typeof item.arguments === "string") call.arguments = item.arguments;
-  return { result: false, call };
+  return { at, result: false, call };
 }
 
 /** Arguments as JSON text, compared by value (key order aside) when both parse, else as text. */
@@ -51,62 +55,118 @@ function* storedItems(tx: Tx, segment: LineageSegment, out: (StoredCallItem | nu
   yield* tx.segmentMessages(segment, storedCallItem, out);
 }
 
+type CallOnLineage = Extract<StoredCallItem, { result: false }>;
+
 /**
- * Of `calls`, those whose `function_call` item the session stores but not on branch `branchId`'s lineage: a run
- * stopped for approval saved its calls, and another tab then edited, rolled back or switched away from them. On the
- * lineage means a call there with the same id, tool and arguments that no result there answers yet: an earlier
- * answered call reusing the id (`call_0` every response) is another call.
+ * Where each of `calls` stands from branch `branchId`: `open`, a `function_call` on its lineage with the same id, tool
+ * and arguments that no result there answers yet (an earlier answered call reusing the id, `call_0` every response,
+ * is another call); else `off`, one the session stores only off that lineage (a run stopped for approval saved its
+ * calls, and another tab then edited, rolled back or switched away from them); else `answered`, one the lineage holds
+ * answered already (the same approval resumed twice); else `nowhere` (a run's calls are saved once it is over).
  */
-function* callsOffLineage(tx: Tx, sessionId: string, branchId: string, calls: readonly NamedCall[]): Step<NamedCall[]> {
+function* whereCalls(
+  tx: Tx,
+  sessionId: string,
+  branchId: string,
+  calls: readonly NamedCall[],
+): Step<{ call: NamedCall; where: "open" | "off" | "answered" | "nowhere"; open?: CallOnLineage }[]> {
   if (calls.length === 0) return [];
   const lineage: (StoredCallItem | null)[] = [];
   for (const segment of yield* tx.lineage(branchId)) yield* storedItems(tx, segment, lineage);
   // The calls the lineage holds unanswered: a result answers the latest call before it with its id.
-  const open: NamedCall[] = [];
+  const open: CallOnLineage[] = [];
+  const held = new Set<string>();
   for (const item of lineage) {
     if (item === null) continue;
-    if (!item.result) open.push(item.call);
+    held.add(item.at.id);
+    if (!item.result) open.push(item);
     else {
-      const answered = open.findLastIndex((c) => c.callId === item.callId);
+      const answered = open.findLastIndex((c) => c.call.callId === item.callId);
       if (answered >= 0) open.splice(answered, 1);
     }
   }
-  const rest = calls.filter((wanted) => !open.some((stored) => sameCall(stored, wanted)));
-  if (rest.length === 0) return [];
+  const placed = calls.map((call) => {
+    const found = open.findLast((stored) => sameCall(stored.call, call));
+    return found ? { call, where: "open" as const, open: found } : { call, where: "nowhere" as "off" | "answered" | "nowhere" };
+  });
+  if (placed.every((p) => p.where === "open")) return placed;
   const elsewhere: (StoredCallItem | null)[] = [];
   for (const b of yield* tx.listBranches(sessionId))
     yield* storedItems(tx, { branchId: b.id, after: b.forkPosition, upTo: Number.MAX_SAFE_INTEGER }, elsewhere);
-  const held = elsewhere.flatMap((item) => (item === null || item.result ? [] : [item.call]));
-  return rest.filter((wanted) => held.some((stored) => sameCall(stored, wanted)));
+  const stored = (item: StoredCallItem | null): item is CallOnLineage => item !== null && !item.result;
+  const off = elsewhere.filter((item) => stored(item) && !held.has(item.at.id)) as CallOnLineage[];
+  const onLineage = lineage.filter(stored);
+  for (const p of placed) {
+    if (p.where === "open") continue;
+    if (off.some((item) => sameCall(item.call, p.call))) p.where = "off";
+    else if (onLineage.some((item) => sameCall(item.call, p.call))) p.where = "answered";
+  }
+  return placed;
 }
 
 /**
  * Throws `ConflictError` `SESSION_MOVED` when one of `calls` is a function call the session holds only off branch
- * `branchId`'s lineage: what would run or be written there answers a call that conversation does not hold. A call
- * stored nowhere (a run's calls are saved once it is over) passes.
+ * `branchId`'s lineage: what would run or be written there answers a call that conversation does not hold; and
+ * `CALL_ANSWERED` when that lineage answered it already (a run resumed twice from one saved state: the result the
+ * other resume wrote stands). A call stored nowhere passes. The open `function_call` of each call, else undefined.
  */
-export function* refuseCallsOffLineage(tx: Tx, sessionId: string, branchId: string, calls: readonly NamedCall[], what: string): Step<void> {
-  const off = yield* callsOffLineage(tx, sessionId, branchId, calls);
-  if (off.length === 0) return;
-  throw new ConflictError(
-    `function call ${JSON.stringify(off[0]!.callId)} (${what}) is only on another branch of the session: it moved away from ` +
-      "the run (an edit, rollback or switch made elsewhere); nothing was run or written",
-    "SESSION_MOVED",
-  );
-}
-
-/** `refuseCallsOffLineage` in a read of its own, for the session's branch `branchId`. */
-export function checkCallsOnLineage(
-  ctx: EngineContext,
-  ref: SessionRef,
+export function* refuseCallsOffLineage(
+  tx: Tx,
+  sessionId: string,
   branchId: string,
   calls: readonly NamedCall[],
   what: string,
-): Promise<void> {
-  return ctx.store.read((tx) => checkUnit(tx, ref, branchId, calls, what));
+  answeredOutcome: string,
+): Step<(CallOnLineage | undefined)[]> {
+  const placed = yield* whereCalls(tx, sessionId, branchId, calls);
+  const off = placed.find((p) => p.where === "off");
+  if (off)
+    throw new ConflictError(
+      `function call ${JSON.stringify(off.call.callId)} (${what}) is only on another branch of the session: it moved away ` +
+        "from the run (an edit, rollback or switch made elsewhere); nothing was run or written",
+      "SESSION_MOVED",
+    );
+  const answered = placed.find((p) => p.where === "answered");
+  if (answered)
+    throw new ConflictError(
+      `function call ${JSON.stringify(answered.call.callId)} (${what}) is answered already in this conversation: its ` +
+        `approval was resumed before (one saved run state resumed twice); ${answeredOutcome}`,
+      "CALL_ANSWERED",
+    );
+  return placed.map((p) => p.open);
 }
 
-function* checkUnit(tx: Tx, ref: SessionRef, branchId: string, calls: readonly NamedCall[], what: string): Step<void> {
+/**
+ * An approved call about to run in a resumed run, from branch `branchId`: refused as `refuseCallsOffLineage` has it;
+ * else the request id it runs under (undefined: its `function_call` is stored nowhere), so that the same approval
+ * resumed twice at once (a double-clicked "approve", two servers) or again after a crash runs the tool once and
+ * gets its recorded result: its stored `function_call`, and the branch of the call journaled after it on the lineage
+ * (else `branchId`: a rollback that undid that call leaves it off the lineage, and the call runs again).
+ */
+export function approvedCallRequest(ctx: EngineContext, ref: SessionRef, branchId: string, call: NamedCall): Promise<string | undefined> {
+  return ctx.store.read((tx) => approvedUnit(tx, ref, branchId, call));
+}
+
+function* approvedUnit(tx: Tx, ref: SessionRef, branchId: string, call: NamedCall): Step<string | undefined> {
   yield* ownedSession(tx, ref.id, ref.userId);
-  yield* refuseCallsOffLineage(tx, ref.id, branchId, calls, what);
+  const [open] = yield* refuseCallsOffLineage(
+    tx,
+    ref.id,
+    branchId,
+    [call],
+    "approved, to run now",
+    "it is not run again, nothing was written",
+  );
+  if (!open) return undefined;
+  let ranOn = branchId;
+  search: for (const segment of yield* tx.lineage(branchId)) {
+    if (segment.upTo <= open.at.position) continue;
+    for (const entry of yield* tx.segmentEntries({ ...segment, after: Math.max(segment.after, open.at.position) })) {
+      if (entry.kind !== "tool" || entry.callId !== call.callId || entry.tool !== call.name) continue;
+      if (call.arguments !== undefined && entry.content !== null && !sameArguments(entry.content, call.arguments)) continue;
+      ranOn = entry.branchId;
+      break search;
+    }
+  }
+  return `forkpoint/openai-agents:approved:${open.at.id}:${ranOn}`;
 }

@@ -69,6 +69,9 @@ const LAST_WRITTEN: AnswerCodec<Served | null> = {
   },
 };
 
+/** Why a resumed run's result is refused when another resume of its approval wrote one. */
+const ONCE_ANSWERED = "nothing was written (undoableAgentTools ran the call once, for both)";
+
 function* servedUnit(
   ctx: EngineContext,
   tx: Tx,
@@ -83,7 +86,7 @@ function* servedUnit(
   const follows = served === null || branch.id === served.branchId || (yield* continues(tx, session, branch, served, calls));
   const at = follows ? { branchId: branch.id, head } : yield* movedLanding(tx, session, branch.id, served, calls);
   yield* settleLanding(ctx, tx, at);
-  yield* refuseCallsOffLineage(tx, session.id, at.branchId, answered, "answered by the items written");
+  yield* refuseCallsOffLineage(tx, session.id, at.branchId, answered, "answered by the items written", ONCE_ANSWERED);
   const written = yield* writeMessages(ctx, tx, session, at.branchId, at.head, fields);
   yield* recordRequest(ctx, tx, session.id, request, lastOf(written.messages));
   return written;

@@ -1,4 +1,5 @@
 // undoableAgentTools: @openai/agents function tools whose calls are journaled on a session's track, undone and replayed.
+import { setTimeout as sleep } from "node:timers/promises";
 import { RunContext, type FunctionTool, type Tool } from "@openai/agents";
 import { bindFrameworkTools, invokeFramework, type FrameworkBinding } from "../adapters/framework-tools.js";
 import { guardLoop, stopLoop } from "../adapters/loop-guard.js";
@@ -6,7 +7,7 @@ import { ConflictError, ValidationError } from "../models/errors.js";
 import type { JsonValue } from "../models/json.js";
 import { sessionEngine, type SessionHandle } from "../sessions/session-handle.js";
 import type { ToolContext } from "../tools/define-tool.js";
-import { checkCallsOnLineage } from "./call-items.js";
+import { approvedCallRequest } from "./call-items.js";
 import { memoryBranch } from "./run-memory.js";
 
 /** Reverses one call of a tool, given its recorded (parsed) input and the result of its latest application. */
@@ -64,6 +65,31 @@ const parse = (input: string): { ok: true; args: JsonValue } | { ok: false } => 
     return { ok: false };
   }
 };
+
+/** How long a resume waits before asking again whether the other resume's call has ended: doubled up to the longest. */
+const FIRST_WAIT_MS = 20;
+const LONGEST_WAIT_MS = 1_000;
+
+/**
+ * `invokeFramework`, and with a request id (an approved call) once per id: while the same approval's call runs for
+ * another resume (`CALL_IN_PROGRESS`), waits for it, and answers with its recorded result.
+ */
+async function invokeOnce(
+  s: SessionHandle,
+  name: string,
+  args: unknown,
+  call: Parameters<typeof invokeFramework>[3],
+  signal: AbortSignal | undefined,
+): Promise<unknown> {
+  for (let wait = FIRST_WAIT_MS; ; wait = Math.min(LONGEST_WAIT_MS, wait * 2)) {
+    try {
+      return await invokeFramework(s, name, args, call);
+    } catch (error) {
+      if (!(call.requestId !== undefined && error instanceof ConflictError && error.code === "CALL_IN_PROGRESS")) throw error;
+      await sleep(wait, undefined, signal ? { signal } : {});
+    }
+  }
+}
 
 /**
  * Wraps Agents SDK function tools (from `tool({ name, parameters, execute })`) for one session, as `undoableTools`
@@ -137,15 +163,17 @@ export function undoableAgentTools<T extends Tool<any>[]>(
         // An approved call runs in a run resumed from its saved state, maybe in a new request after another tab moved
         // the session: its function_call, saved when the run stopped, must be in the conversation it runs in.
         // Told by its tool and arguments too: a model numbering its calls per response reuses an earlier call's id.
+        // The same approval resumed twice (a double-clicked "approve", two servers, a retry after a crash) runs it once.
+        let requestId: string | undefined;
         if (approved(runContext, t.name, callId)) {
           const call = {
             callId,
             name: t.name,
             ...(typeof details?.toolCall?.arguments === "string" ? { arguments: details.toolCall.arguments } : {}),
           };
-          await sessionEngine(s).run((ctx, ref) => checkCallsOnLineage(ctx, ref, onBranch, [call], "approved, to run now"));
+          requestId = await sessionEngine(s).run((ctx, ref) => approvedCallRequest(ctx, ref, onBranch, call));
         }
-        return await invokeFramework(s, t.name, parsed.args, { callId, onBranch, options: live });
+        return await invokeOnce(s, t.name, parsed.args, { callId, onBranch, options: live, requestId }, details?.signal);
       } catch (error) {
         // Recorded as failed; the model sees what the tool made of its error, as it would unwrapped.
         if (error instanceof ReportedToolError) return error.output as Awaited<ReturnType<Invoke>>;
