@@ -25,3 +25,24 @@ export function memoryBranch(runContext: unknown, sessionId: string): string | u
   if (!memory || memory.sessionId !== sessionId) return undefined;
   return memory.branch() ?? undefined;
 }
+
+/** Run contexts to the ids of the calls their run's wrapped tools made (journaled, or refused as they were). */
+const runCalls = new WeakMap<object, Set<string>>();
+
+/** Records that the run of `runContext` made call `callId` through `undoableAgentTools`. */
+export function madeCall(runContext: unknown, callId: string): void {
+  if (typeof runContext !== "object" || runContext === null) return;
+  let calls = runCalls.get(runContext);
+  if (!calls) runCalls.set(runContext, (calls = new Set()));
+  calls.add(callId);
+}
+
+/**
+ * The ids of the function calls among `written` (a write's items), and of those the run of `runContext` made: a run
+ * a move stopped saves its input without its calls' items, and still goes where its calls are, not where the session
+ * moved to.
+ */
+export function runCallIds(runContext: unknown, written: readonly string[]): string[] {
+  const made = typeof runContext === "object" && runContext !== null ? runCalls.get(runContext) : undefined;
+  return made ? [...new Set([...written, ...made])] : [...written];
+}

@@ -8,7 +8,7 @@ import type { JsonValue } from "../models/json.js";
 import { sessionEngine, type SessionHandle } from "../sessions/session-handle.js";
 import type { ToolContext } from "../tools/define-tool.js";
 import { approvedCallRequest } from "./call-items.js";
-import { memoryBranch } from "./run-memory.js";
+import { madeCall, memoryBranch } from "./run-memory.js";
 
 /** Reverses one call of a tool, given its recorded (parsed) input and the result of its latest application. */
 export type AgentToolUndo = (recorded: { args: any; result: any }, ctx: ToolContext) => Promise<void> | void;
@@ -173,6 +173,8 @@ export function undoableAgentTools<T extends Tool<any>[]>(
           };
           requestId = await sessionEngine(s).run((ctx, ref) => approvedCallRequest(ctx, ref, onBranch, call));
         }
+        // The run's items go where its calls are, also when it saves only its input (a run a move stopped).
+        madeCall(runContext, callId);
         return await invokeOnce(s, t.name, parsed.args, { callId, onBranch, options: live, requestId }, details?.signal);
       } catch (error) {
         // Recorded as failed; the model sees what the tool made of its error, as it would unwrapped.

@@ -62,12 +62,14 @@ async function setup(checkpointFirst = false) {
   });
   /**
    * Runs the Agent (streamed or not); `move` runs after its tool call, before its answer. `guarded`: an output
-   * guardrail trips on the answer (the Runner then saves the run's items through a history transaction).
+   * guardrail trips on the answer (the Runner then saves the run's items through a history transaction). `again`:
+   * the model calls the tool again after the move instead of answering.
    */
-  const run = async (move: (s: SessionHandle) => Promise<unknown>, stream = false, guarded = false) => {
+  const run = async (move: (s: SessionHandle) => Promise<unknown>, stream = false, guarded = false, again = false) => {
     const abortController = new AbortController();
+    const call = (id: string) => [functionCall(id, "write_plan", { text: "day 1" })];
     const model = new ScriptedModel(
-      [[functionCall("call-1", "write_plan", { text: "day 1" })], [reply("Planned day 1.")]],
+      [call("call-1"), again ? call("call-2") : [reply("Planned day 1.")], [reply("Planned day 1.")]],
       async (turn) => {
         if (turn === 1) await move(s);
       },
@@ -106,6 +108,22 @@ describe("a run in flight when the session moves", () => {
     expect(existsSync(file)).toBe(false);
     // The run's items went where the run was: after its tool call on the branch it started on.
     expect(shown(await itemsOn(s, startBranch))).toEqual([["user", "hello"], ...RUN_ITEMS]);
+  });
+
+  it("streamed, another handle's rollback: the run stops, its input goes after its call on its branch, not the one rolled back to", async () => {
+    const { fp, s, cp, file, startBranch, run } = await setup();
+    const { outcome, memory } = await run(async () => (await fp.getSession(s.id, { userId: "u" })).rollback(cp.id), true, false, true);
+    // Stopped (aborted: the stream just ends) once its next call is refused.
+    expect(["SESSION_MOVED", "finished"]).toContain(outcome);
+    expect(shown(await memory.getItems())).toEqual([["user", "hello"]]);
+    expect(shown(await itemsOn(s, (await s.info()).currentBranchId))).toEqual([["user", "hello"]]);
+    expect(await s.toolTrack()).toEqual([]);
+    expect(existsSync(file)).toBe(false);
+    // The run saved what it got to (its input at least) on the branch it started on, after its call.
+    const onRunBranch = await s.history({ branchId: startBranch });
+    expect(shown(await itemsOn(s, startBranch)).slice(0, 2)).toEqual([["user", "hello"], RUN_ITEMS[0]]);
+    const call = (await s.toolTrack({ branchId: startBranch })).find((t) => t.callId === "call-1")!;
+    expect(call.position).toBeLessThan(onRunBranch[1]!.position);
   });
 
   it.each([false, true])("another server's rollback: the run finishes, the branch rolled back to stays (stream: %s)", async (stream) => {
