@@ -1,12 +1,12 @@
 // undoableAgentTools: @openai/agents function tools whose calls are journaled on a session's track, undone and replayed.
 import { setTimeout as sleep } from "node:timers/promises";
 import { RunContext, type FunctionTool, type Tool } from "@openai/agents";
-import { bindFrameworkTools, invokeFramework, type FrameworkBinding } from "../adapters/framework-tools.js";
+import { bindFrameworkTools, frameworkTool, invokeFramework, type FrameworkBinding } from "../adapters/framework-tools.js";
 import { guardLoop, stopLoop } from "../adapters/loop-guard.js";
 import { ConflictError, ValidationError } from "../models/errors.js";
 import type { JsonValue } from "../models/json.js";
 import { sessionEngine, type SessionHandle } from "../sessions/session-handle.js";
-import type { ToolContext } from "../tools/define-tool.js";
+import type { ToolContext, ToolDefinition } from "../tools/define-tool.js";
 import { approvedCallRequest } from "./call-items.js";
 import { madeCall, memoryBranch } from "./run-memory.js";
 
@@ -91,26 +91,14 @@ async function invokeOnce(
   }
 }
 
-/**
- * Wraps Agents SDK function tools (from `tool({ name, parameters, execute })`) for one session, as `undoableTools`
- * does for the AI SDK: each call is journaled (its `callId` as forkpoint's) before it runs, undone by `undos[name]` and
- * replayed by the tool itself (`invoke` with the recorded arguments and call id, in a fresh `RunContext`). A tool
- * without an undo is irreversible; other kinds of tools (hosted, computer, ...) pass through unchanged. Once the
- * session is on another branch than when they were wrapped, calls are refused (`ConflictError` `SESSION_MOVED`);
- * a `ForkpointSession`'s `popItem` and `clearSession` are followed, but a run in flight goes on from the new branch
- * only when the pop or clear went through its own `ForkpointSession` (another's stops its later calls).
- * A throw the SDK's default `errorFunction` turns into its fixed text for the model is recorded as a failed call (with
- * that text as its error: the SDK keeps the thrown error to itself); a custom `errorFunction`'s output is told from a
- * success by `options.failedOutput`, else recorded as one.
- * @example new Agent({ name: "coder", tools: undoableAgentTools(s, [writeFile], { write_file: ({ args }) => rm(args.path) }) })
- */
-export function undoableAgentTools<T extends Tool<any>[]>(
-  s: SessionHandle,
-  tools: T,
-  undos: Record<string, AgentToolUndo> = {},
-  options: UndoableAgentToolsOptions = {},
-): T {
-  if (!Array.isArray(tools)) throw new ValidationError("tools", "undoableAgentTools expects an array of Agents SDK tools");
+/** The forkpoint bindings of the function tools among `tools` (each run by its own invoke, undone by `undos[name]`). */
+function agentBindings(
+  tools: readonly Tool<any>[],
+  undos: Record<string, AgentToolUndo>,
+  options: Pick<UndoableAgentToolsOptions, "failedOutput">,
+  where: string,
+): Record<string, FrameworkBinding> {
+  if (!Array.isArray(tools)) throw new ValidationError("tools", `${where} expects an array of Agents SDK tools`);
   const functions = new Map<string, FunctionTool<any, any, any>>();
   for (const t of tools) if (t?.type === "function") functions.set(t.name, t as FunctionTool<any, any, any>);
   for (const [name, undo] of Object.entries(undos)) {
@@ -141,6 +129,29 @@ export function undoableAgentTools<T extends Tool<any>[]>(
       ...(undo ? { undo } : {}),
     };
   }
+  return bindings;
+}
+
+/**
+ * Wraps Agents SDK function tools (from `tool({ name, parameters, execute })`) for one session, as `undoableTools`
+ * does for the AI SDK: each call is journaled (its `callId` as forkpoint's) before it runs, undone by `undos[name]` and
+ * replayed by the tool itself (`invoke` with the recorded arguments and call id, in a fresh `RunContext`). A tool
+ * without an undo is irreversible; other kinds of tools (hosted, computer, ...) pass through unchanged. Once the
+ * session is on another branch than when they were wrapped, calls are refused (`ConflictError` `SESSION_MOVED`);
+ * a `ForkpointSession`'s `popItem` and `clearSession` are followed, but a run in flight goes on from the new branch
+ * only when the pop or clear went through its own `ForkpointSession` (another's stops its later calls).
+ * A throw the SDK's default `errorFunction` turns into its fixed text for the model is recorded as a failed call (with
+ * that text as its error: the SDK keeps the thrown error to itself); a custom `errorFunction`'s output is told from a
+ * success by `options.failedOutput`, else recorded as one.
+ * @example new Agent({ name: "coder", tools: undoableAgentTools(s, [writeFile], { write_file: ({ args }) => rm(args.path) }) })
+ */
+export function undoableAgentTools<T extends Tool<any>[]>(
+  s: SessionHandle,
+  tools: T,
+  undos: Record<string, AgentToolUndo> = {},
+  options: UndoableAgentToolsOptions = {},
+): T {
+  const bindings = agentBindings(tools, undos, options, "undoableAgentTools");
   bindFrameworkTools(s, bindings, "undoableAgentTools");
   const guard = guardLoop(s, options.abortController);
   return tools.map((t) => {
@@ -185,4 +196,19 @@ export function undoableAgentTools<T extends Tool<any>[]>(
     };
     return { ...t, invoke };
   }) as T;
+}
+
+/**
+ * The same function tools as forkpoint tool definitions, for `openForkpoint({ tools })`: moves of a session whose
+ * tools this process has not wrapped (recovery at open, a rollback on another server or handle) can then undo calls
+ * with `undos[name]` and replay them through the tool's own `invoke` (in a fresh `RunContext`), as `undoableAgentTools`'s.
+ * A session wrapped here uses the functions it was wrapped with.
+ * @example openForkpoint({ path, tools: agentToolDefinitions([writeFile], { write_file: ({ args }) => rm(args.path) }) })
+ */
+export function agentToolDefinitions(
+  tools: readonly Tool<any>[],
+  undos: Record<string, AgentToolUndo> = {},
+  options: Pick<UndoableAgentToolsOptions, "failedOutput"> = {},
+): ToolDefinition[] {
+  return Object.entries(agentBindings(tools, undos, options, "agentToolDefinitions")).map(([name, b]) => frameworkTool(name, b, true));
 }
