@@ -112,4 +112,16 @@ describe("an approval resumed twice", () => {
     const result = (await new ForkpointSession(s).getItems())[2] as AgentInputItem & { output: unknown };
     expect(JSON.stringify(result.output)).toContain("deployed prod");
   });
+
+  it("again after a rollback undid the call it ran (its function_call kept): the tool runs again", async () => {
+    const { fp, other, s, counts, approve, track, items } = await stoppedForApproval();
+    const asked = await s.checkpoint({ name: "asked" });
+    expect(await approve(fp, DiesBeforeSaving)).toMatchObject({ message: "server died" });
+    expect((await s.rollback(asked.id)).undone).toHaveLength(1);
+    expect(counts).toEqual({ runs: 1, undos: 1 });
+    expect(await approve(other)).toBe("deployed");
+    expect(counts).toEqual({ runs: 2, undos: 1 });
+    expect(await track()).toEqual(["call_1/succeeded"]);
+    expect(await items()).toEqual(["user", "function_call", "function_call_result", "assistant"]);
+  });
 });
