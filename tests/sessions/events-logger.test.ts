@@ -155,7 +155,11 @@ describe("warnings from background work", () => {
       await s.attachWorkspace(dir);
       await expect(s.invoke("remove_dir", { dir })).resolves.toBeNull();
       expect(lines).toEqual([
-        { level: "warn", message: expect.stringContaining("scanning the workspace"), detail: expect.objectContaining({ code: "WORKSPACE_MISSING" }) },
+        {
+          level: "warn",
+          message: expect.stringContaining("scanning the workspace"),
+          detail: expect.objectContaining({ code: "WORKSPACE_MISSING" }),
+        },
       ]);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
