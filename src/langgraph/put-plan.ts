@@ -49,6 +49,11 @@ export interface Target {
   branchId: string;
   position: number;
   headHash: string;
+  /**
+   * For a step of a run under way: its parent's branch's head, when only tool calls and state changes follow the
+   * parent there (the step's own, journaled by its nodes). A fork the put needs goes on from there.
+   */
+  after?: { position: number; headHash: string };
 }
 
 /** A put's parent: where it sits, and the messages channel's version there. */
@@ -189,7 +194,27 @@ function* landUnit(tx: Tx, ref: SessionRef, thread: LgThreadRow, checkpointId: s
   const current = (yield* tx.getBranch(session.currentBranchId))!;
   const parent = yield* parentAt(tx, thread, parentId, current);
   if (parentId !== null) yield* refuseMovedParent(tx, session.id, current, thread, parent.target, continuing);
+  if (continuing && parentId !== null) {
+    const after = yield* afterStepCalls(tx, parent.target);
+    if (after) return { ...parent, target: { ...parent.target, after } };
+  }
   return parent;
+}
+
+/**
+ * The head of `target`'s branch when only tool calls and state changes follow `target` there (a step's nodes journal
+ * theirs after its parent's put, and nothing landed on the branch since); else undefined. A fork from the parent
+ * would leave them out, and the other run's fork that made it needed may have undone them (two runs of one thread
+ * forking side by side): the fork goes on after them, which replays what was undone.
+ */
+function* afterStepCalls(tx: Tx, target: Target): Step<{ position: number; headHash: string } | undefined> {
+  const branch = yield* tx.getBranch(target.branchId);
+  if (!branch) return undefined;
+  const head = yield* headOf(tx, branch);
+  if (head.position <= target.position) return undefined;
+  const at = yield* entryAt(tx, branch, target.position);
+  if ((at?.hash ?? GENESIS_HASH) !== target.headHash || (at?.msgCount ?? 0) !== head.msgCount) return undefined;
+  return { position: head.position, headHash: head.hash };
 }
 
 /**

@@ -129,6 +129,9 @@ export class PutWriter {
     const within: WithinMove = (tx) => writeWithinMove(parts, ctx, tx, ref, put, landing, out);
     const { target } = landing;
     if (landing.editAt !== null) await edit(ctx, ref, landing.editAt, landing.append[0]!, undefined, within);
+    // A step's own calls after its parent: the fork keeps them (replaying them when a move undid them).
+    else if (target.after)
+      await forkAtPoint(ctx, ref, { branchId: target.branchId, position: target.after.position, hash: target.after.headHash }, within);
     else if (target.fpCheckpointId !== null) await rollback(ctx, ref, target.fpCheckpointId, undefined, within);
     // A synthesized parent (a position no checkpoint marks): a fork right there.
     else await forkAtPoint(ctx, ref, { branchId: target.branchId, position: target.position, hash: target.headHash }, within);
