@@ -30,10 +30,13 @@ export async function prepareMoveRestore(
   const first = await prepareRestore(ctx, ws, manifestId, force !== null);
   if (!force || first.drifted.length === 0) return { prepared: first, savedDrift: null };
   const drifted = first.drifted;
-  const { checkpoint } = await checkpointAfter(ctx, ref, [], {
-    name: savedDriftName(force.move),
-    metadata: { forkpoint: "saved-drift", move: force.move, drifted },
-  });
+  const { checkpoint } = await checkpointAfter(
+    ctx,
+    ref,
+    [],
+    { name: savedDriftName(force.move), metadata: { forkpoint: "saved-drift", move: force.move, drifted } },
+    { ordered: false },
+  );
   const savedDrift = { checkpointId: checkpoint.id, files: drifted };
   // A change made after the checkpoint read the directory is drift again: refused, so it is not lost either.
   const saved = await reportSavedDrift(

@@ -1,5 +1,5 @@
 // The session lock, lifting refusals this thread caused itself by resuming its own interrupted move first.
-import { insideHandler } from "../../tools/handler-scope.js";
+import { insideHandler, servedHandler } from "../../tools/handler-scope.js";
 import { orderedCall } from "../core/call-order.js";
 import type { EngineContext } from "../core/context.js";
 import { isOwnRestoreRefusal } from "../workspace/restore-guards.js";
@@ -15,9 +15,9 @@ import { recoverMoves } from "./recovery.js";
  */
 export function resumingOwnMoves(lock: EngineContext["withSessionLock"], engine: () => EngineContext): EngineContext["withSessionLock"] {
   return (sessionId, fn, mode, call) => {
-    if (call === "recover" || insideHandler()) return lock(sessionId, fn, mode, call);
+    if (call === "recover" || servedHandler(sessionId)) return lock(sessionId, fn, mode, call);
     // After this handle's writes on the session still landing: they were made first (see call-order.ts).
-    return orderedCall(engine().events, sessionId, async (entered) => {
+    return orderedCall(engine().events, sessionId, mode !== "shared", async (entered) => {
       const held = () => {
         const running = fn();
         entered();
@@ -26,7 +26,7 @@ export function resumingOwnMoves(lock: EngineContext["withSessionLock"], engine:
       try {
         return await lock(sessionId, held, mode, call);
       } catch (error) {
-        if (!(isResumableRefusal(error) || isOwnRestoreRefusal(error))) throw error;
+        if (insideHandler() || !(isResumableRefusal(error) || isOwnRestoreRefusal(error))) throw error;
         const report = await recoverMoves(engine(), { sessionId });
         // Finishing it failed (it stopped, as under the stop policy): why is what the caller needs, not who began it.
         if (report.resumed.length === 0 && !settledFor(report.workspaces, sessionId)) throw report.failed[0]?.error ?? error;

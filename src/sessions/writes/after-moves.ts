@@ -1,11 +1,11 @@
 // Writes on a session's current branch come after its unfinished moves, never onto the branch such a move is leaving.
 import { setTimeout as sleep } from "node:timers/promises";
-import { ConflictError, errorText } from "../../models/errors.js";
+import { ConflictError } from "../../models/errors.js";
 import type { Step, Tx } from "../../store/port/index.js";
-import { insideHandler } from "../../tools/handler-scope.js";
+import { insideHandler, servedHandler } from "../../tools/handler-scope.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
 import { ownedCurrent } from "../core/owned.js";
-import { orderedWrite } from "../core/call-order.js";
+import { behind, cascades, orderedWrite } from "../core/call-order.js";
 import { enqueueWrite, queuedWrites, type WriteQueue } from "../core/write-queue.js";
 import { isResumableRefusal, refuseConcurrentMove, refuseStoppedMoves } from "../moves/refusals.js";
 import { recoverMoves } from "../moves/recovery.js";
@@ -50,14 +50,16 @@ function* refuseUnfinished(ctx: EngineContext, tx: Tx, sessionId: string, runnin
  * Runs `unit` (reading `currentToWrite` or `currentToServe`) after the session's unfinished moves. One that runs
  * nowhere (this thread's own, stopped midway, or one whose owner is gone) is resumed first, as a tool call's is (its
  * failure is the call's); one running elsewhere (another handle, process or server, or another writer finishing a
- * stopped one) is waited for, up to `busyTimeoutMs`. Refused when neither ends it: `TOOL_NOT_REGISTERED` for a stopped
- * move whose tools are not registered here, else `MOVE_IN_PROGRESS` (the wait ran out). Never waits inside a tool handler: its own
- * move may be the one in the way.
+ * stopped one) is waited for, up to `busyTimeoutMs` from when the write was made. Refused when neither ends it:
+ * `TOOL_NOT_REGISTERED` for a stopped move whose tools are not registered here, else `MOVE_IN_PROGRESS` (the wait ran
+ * out). Never waits inside a tool handler: its own move may be the one in the way. Ordered with the handle's other
+ * calls on the session (see call-order.ts) unless `ordered` is false (a write inside a call already ordered).
  */
-export function afterMoves<T>(ctx: EngineContext, ref: Pick<SessionRef, "id">, unit: () => Promise<T>): Promise<T> {
+export function afterMoves<T>(ctx: EngineContext, ref: Pick<SessionRef, "id">, unit: () => Promise<T>, ordered = true): Promise<T> {
+  const made = performance.now();
   // A handler's own write joins its call, which is under way: it never waits for calls made after that one.
-  if (insideHandler()) return unit();
-  return orderedWrite(ctx.events, ref.id, () => landing(ctx, ref, unit));
+  if (!ordered || servedHandler(ref.id)) return landing(ctx, ref, unit, made);
+  return orderedWrite(ctx.events, ref.id, () => landing(ctx, ref, unit, made));
 }
 
 /**
@@ -65,13 +67,13 @@ export function afterMoves<T>(ctx: EngineContext, ref: Pick<SessionRef, "id">, u
  * step's parallel tool calls each read where their loop stands).
  */
 export function servedAfterMoves<T>(ctx: EngineContext, ref: Pick<SessionRef, "id">, read: () => Promise<T>): Promise<T> {
-  return landing(ctx, ref, read);
+  return landing(ctx, ref, read, performance.now());
 }
 
-function landing<T>(ctx: EngineContext, ref: Pick<SessionRef, "id">, unit: () => Promise<T>): Promise<T> {
-  // Behind this handle's writes already waiting on the session: they were made first. Its wait counts from now.
+function landing<T>(ctx: EngineContext, ref: Pick<SessionRef, "id">, unit: () => Promise<T>, made: number): Promise<T> {
+  const deadline = made + ctx.busyWaitMs;
+  // Behind this handle's writes already waiting on the session: they were made first.
   if (queuedWrites(ctx.events, ref.id) !== undefined) {
-    const deadline = performance.now() + ctx.busyWaitMs;
     return enqueueWrite(ctx.events, ref.id, (queue) =>
       queue.refusal !== undefined
         ? Promise.reject(behind(queue.refusal))
@@ -81,7 +83,6 @@ function landing<T>(ctx: EngineContext, ref: Pick<SessionRef, "id">, unit: () =>
   // The usual call's own promise: no extra step on the way when no move is in it.
   return unit().catch((error: unknown) => {
     if (!isUnfinished(error) || insideHandler()) throw error;
-    const deadline = performance.now() + ctx.busyWaitMs;
     return enqueueWrite(ctx.events, ref.id, (queue) => waited(ctx, ref.id, unit, error, deadline, queue));
   });
 }
@@ -92,15 +93,12 @@ const isUnfinished = (error: unknown): boolean => typeof error === "object" && e
 function waited<T>(ctx: EngineContext, sessionId: string, unit: () => Promise<T>, error: unknown, deadline: number, queue: WriteQueue) {
   if (!isUnfinished(error) || insideHandler()) return Promise.reject(error);
   return resumeOrWait(ctx, sessionId, unit, error, deadline).catch((refusal: unknown) => {
-    if (isUnfinished(refusal) || (typeof refusal === "object" && refusal !== null && ending.has(refusal))) queue.refusal ??= refusal;
+    if (isUnfinished(refusal) || (typeof refusal === "object" && refusal !== null && ending.has(refusal))) {
+      queue.refusal ??= refusal;
+      cascades(refusal);
+    }
     throw refusal;
   });
-}
-
-/** The refusal of a write queued behind one refused waiting for a move: it would otherwise land before that one. */
-function behind(refusal: unknown): ConflictError {
-  const code = refusal instanceof ConflictError ? refusal.code : "MOVE_IN_PROGRESS";
-  return new ConflictError(`an earlier write of this session, made before this one, was refused: ${errorText(refusal)}`, code);
 }
 
 async function resumeOrWait<T>(

@@ -24,6 +24,8 @@ import { sameFilesConfig } from "../workspace/snapshots.js";
 import { snapshotCalls } from "../workspace/unapplied.js";
 import { takeRunTurn, type RunTurn } from "../workspace/run-turns.js";
 import { afterMoves, currentToWrite } from "./after-moves.js";
+import { orderedCall } from "../core/call-order.js";
+import { servedHandler } from "../../tools/handler-scope.js";
 
 /** How `checkpointAfter` writes: weighing retention or not, recording a request, only while `ifAt` holds. */
 export interface CheckpointHow {
@@ -34,6 +36,8 @@ export interface CheckpointHow {
   ifAt?: IfAt | undefined;
   /** The messages (and the checkpoint after them) go right after this message, on its own lineage (see `findLanding`). */
   after?: string | undefined;
+  /** False for a checkpoint a call already ordered takes (a forced move's): it does not wait for what came after it. */
+  ordered?: boolean;
 }
 
 /** What a turn (or `checkpoint()`) was asked to write: its messages and its checkpoint's fields. */
@@ -79,50 +83,56 @@ export async function checkpointAfter(
   const mark = how.after === undefined ? how.request?.verb : `${how.request?.verb}>${how.after}`;
   const args: TurnArgs = { messages, name: fields.name, metadata, expiresIn: fields.expiresIn ?? null };
   const request = how.request && writtenRequestOf(how.request.id, mark!, turnAnswer, sameTurn, args);
-  return applyOnce(ctx, ref, request, async () => {
-    // A session with a workspace: its files are read outside the transaction, then stored with the checkpoint.
-    let files: Capture | null = null;
-    let running: RunTurn | null = null;
-    const deadline = performance.now() + ctx.busyWaitMs;
-    try {
-      for (let pause = 10; ;) {
-        const unit = () =>
-          afterMoves(ctx, ref, () =>
-            ctx.store.write({ sessionId: ref.id }, (tx) => checkpointUnit(ctx, tx, ref, messages, fields, files, request)),
-          );
-        const out = await resumingOwnRestore(ctx, ref.id, unit).catch((error: unknown) => {
-          if (!busyElsewhere.has(error as object) || performance.now() + pause > deadline) throw error;
-          return null;
-        });
-        if (out === null) {
-          // Another process's call or move of the session runs: it ends by itself. Files read before may have changed,
-          // and this process's own calls need not wait meanwhile.
-          files = null;
-          running?.release();
-          running = null;
-          await sleep(pause);
-          pause = Math.min(pause * 2, 500);
-          continue;
+  // In the handle's order as a whole, its files' scan included: what is made after it goes after all of it.
+  const write = () =>
+    applyOnce(ctx, ref, request, async () => {
+      // A session with a workspace: its files are read outside the transaction, then stored with the checkpoint.
+      let files: Capture | null = null;
+      let running: RunTurn | null = null;
+      const deadline = performance.now() + ctx.busyWaitMs;
+      try {
+        for (let pause = 10; ;) {
+          const unit = () =>
+            afterMoves(
+              ctx,
+              ref,
+              () => ctx.store.write({ sessionId: ref.id }, (tx) => checkpointUnit(ctx, tx, ref, messages, fields, files, request)),
+              false,
+            );
+          const out = await resumingOwnRestore(ctx, ref.id, unit).catch((error: unknown) => {
+            if (!busyElsewhere.has(error as object) || performance.now() + pause > deadline) throw error;
+            return null;
+          });
+          if (out === null) {
+            // Another process's call or move of the session runs: it ends by itself. Files read before may have changed,
+            // and this process's own calls need not wait meanwhile.
+            files = null;
+            running?.release();
+            running = null;
+            await sleep(pause);
+            pause = Math.min(pause * 2, 500);
+            continue;
+          }
+          if ("scan" in out) {
+            // No tool runs on the directory while its files are captured and recorded (see run-turns.ts): a call is in
+            // them done, or not yet begun, never half done (unless taken from inside that call's own run).
+            running ??= await takeRunTurn(out.scan.dir, ctx.closing);
+            files = await takeCapture(ctx, out.scan);
+            continue;
+          }
+          if (files) await captureStored(ctx, files);
+          // What the capture left out is said with the checkpoint it returns (not kept: a retry's answer lacks it).
+          const turn =
+            files && files.skipped.length > 0 ? { ...out.turn, checkpoint: { ...out.turn.checkpoint, skipped: files.skipped } } : out.turn;
+          for (const cp of out.auto) ctx.events.emit("checkpoint", cp);
+          ctx.events.emit("checkpoint", turn.checkpoint);
+          return turn;
         }
-        if ("scan" in out) {
-          // No tool runs on the directory while its files are captured and recorded (see run-turns.ts): a call is in
-          // them done, or not yet begun, never half done (unless taken from inside that call's own run).
-          running ??= await takeRunTurn(out.scan.dir, ctx.closing);
-          files = await takeCapture(ctx, out.scan);
-          continue;
-        }
-        if (files) await captureStored(ctx, files);
-        // What the capture left out is said with the checkpoint it returns (not kept: a retry's answer lacks it).
-        const turn =
-          files && files.skipped.length > 0 ? { ...out.turn, checkpoint: { ...out.turn.checkpoint, skipped: files.skipped } } : out.turn;
-        for (const cp of out.auto) ctx.events.emit("checkpoint", cp);
-        ctx.events.emit("checkpoint", turn.checkpoint);
-        return turn;
+      } finally {
+        running?.release();
       }
-    } finally {
-      running?.release();
-    }
-  });
+    });
+  return how.ordered === false || servedHandler(ref.id) ? write() : orderedCall(ctx.events, ref.id, true, write);
 }
 
 /** Refusals for a call or move another process runs on the session: `checkpointAfter` tries again, up to `busyWaitMs`. */
