@@ -202,13 +202,11 @@ function* absorbChangesUnit(
   const current = (yield* tx.getWorkspace(sessionId))!;
   const reader = new TreeReader();
   const known = yield* reader.rootOf(tx, current.manifestId);
-  // A path that had drifted when a tool call began (a hand edit no checkpoint holds) stays drift: made known, the hand
-  // edit would pass for the call's, and a rewind would write over it unsaved. (A move refuses drift before it starts,
-  // and holds its steps to their calls' paths: see own-changes.ts.)
-  if (callId !== undefined) {
-    const knownIds = yield* filesAt(tx, reader, known, touched.keys());
-    for (const path of [...touched.keys()]) if ((knownIds.get(path) ?? null) !== (was.get(path) ?? null)) touched.delete(path);
-  }
+  // A path that had drifted when a tool call or a move's step began (a hand edit no checkpoint holds) stays drift: made
+  // known, the hand edit would pass for forkpoint's, and a later files move would write over it unsaved. (A files move
+  // refuses drift before it starts; a "conversation" move does not, and its undos and replays may change such a file.)
+  const knownIds = yield* filesAt(tx, reader, known, touched.keys());
+  for (const path of [...touched.keys()]) if ((knownIds.get(path) ?? null) !== (was.get(path) ?? null)) touched.delete(path);
   yield* restoreTakenContents(tx, dir, touched);
   const applied = yield* applyChanges(tx, reader, known, touched);
   yield* tx.insertTrees([...[...reader.ephemeralBodies].map(([hash, body]) => ({ hash, body })), ...applied.trees]);
