@@ -4,7 +4,7 @@
 // rest. Without a watcher a scan walks the whole tree: absorbed before the files step and at the end only. An undo or
 // a replay is held to the files its call's run changed: what changes elsewhere meanwhile (a save by hand) stays drift,
 // which the move's files step leaves as it is (see move-files.ts).
-import type { WorkspaceRow } from "../../store/port/index.js";
+import type { MoveStepRow, Step, Tx, WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
 import { absorbChanges, filesBefore, type FilesBefore } from "../workspace/absorb.js";
 
@@ -20,15 +20,22 @@ export class OwnChanges {
     private readonly ctx: EngineContext,
     private readonly sessionId: string,
     private readonly ws: WorkspaceRow | undefined,
+    private readonly ownDrift: ReadonlySet<string> | "all" | undefined,
   ) {}
 
   /**
    * Starts tracking the session's workspace (nothing to track without one, or on another host). `hasWorkspace`: known
-   * already (false skips the read). Throws only when the store does.
+   * already (false skips the read). `ownDrift`: the paths a step of the move that a crash interrupted may have changed
+   * (see `interruptedPaths`), made known with what later steps change there. Throws only when the store does.
    */
-  static async start(ctx: EngineContext, sessionId: string, hasWorkspace = true): Promise<OwnChanges> {
+  static async start(
+    ctx: EngineContext,
+    sessionId: string,
+    hasWorkspace = true,
+    ownDrift?: ReadonlySet<string> | "all",
+  ): Promise<OwnChanges> {
     const ws = hasWorkspace ? await ctx.store.read((tx) => tx.getWorkspace(sessionId)) : undefined;
-    const own = new OwnChanges(ctx, sessionId, ws);
+    const own = new OwnChanges(ctx, sessionId, ws, ownDrift);
     await own.resume();
     return own;
   }
@@ -59,7 +66,7 @@ export class OwnChanges {
     const may = this.#may;
     this.#before = null;
     this.#may = new Set();
-    await absorbChanges(this.ctx, this.sessionId, before, undefined, may === "all" ? undefined : may);
+    await absorbChanges(this.ctx, this.sessionId, before, undefined, may === "all" ? undefined : may, this.ownDrift);
   }
 
   /** Tracked again from here (after the files were restored). */
@@ -71,4 +78,19 @@ export class OwnChanges {
   end(): Promise<void> {
     return this.pause();
   }
+}
+
+/**
+ * The paths the steps of a resumed move that a crash interrupted may have changed ("all": one has no record of its
+ * call's paths): drifted when the move resumes, they are the move's own doing, not a hand edit.
+ */
+export function* interruptedPaths(tx: Tx, steps: readonly MoveStepRow[]): Step<Set<string> | "all"> {
+  const out = new Set<string>();
+  for (const step of steps) {
+    if (step.status !== "unknown" && step.status !== "running") continue;
+    const paths = yield* tx.callPaths(step.entryId);
+    if (paths === undefined) return "all";
+    for (const path of paths) out.add(path);
+  }
+  return out;
 }

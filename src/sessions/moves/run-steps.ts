@@ -11,7 +11,7 @@ import { holdLease, type HeldLease } from "./lease.js";
 import { restoreMoveFiles, type RestoredFiles } from "./move-files.js";
 import { type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js";
 import { inflightMoves } from "../core/ownership.js";
-import { OwnChanges } from "./own-changes.js";
+import { OwnChanges, interruptedPaths } from "./own-changes.js";
 import { keepUnrecorded, type StepOutcome } from "./unrecorded-steps.js";
 import { targetLineage } from "./target-lineage.js";
 import { asideCleared } from "../workspace/unapplied.js";
@@ -36,9 +36,12 @@ export async function runJournaledMove(
   const lease = holdMoveLease(ctx, spec.sessionId, moveId);
   let changes = own;
   try {
-    const steps = await ctx.store.read((tx) => tx.moveSteps(moveId));
+    const [steps, interrupted] = await ctx.store.read(function* (tx) {
+      const rows = yield* tx.moveSteps(moveId);
+      return [rows, yield* interruptedPaths(tx, rows)] as const;
+    });
     // A move of no undo or replay runs no tool: nothing it does to the files but its restore is its own (see move.ts).
-    changes ??= await OwnChanges.start(ctx, spec.sessionId, steps.length > 0);
+    changes ??= await OwnChanges.start(ctx, spec.sessionId, steps.length > 0, interrupted);
     // Resumed after a replay started, the files were restored already.
     let filesDue = spec.files !== undefined && !steps.some((s) => s.op === "replay" && s.status !== "pending");
     let files: RestoredFiles | undefined;

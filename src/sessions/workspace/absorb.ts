@@ -47,6 +47,11 @@ export interface ScannedChanges {
   was: ReadonlyMap<string, string | null>;
   /** The stat rows written with them where a call's completion did (see `landInCompletion`). */
   stats?: StatRows;
+  /**
+   * The paths whose drift when forkpoint's doing began may be forkpoint's own ("all": any): those a move's step that a
+   * crash interrupted may have changed. They are made known as the rest; other drifted paths stay drift.
+   */
+  ownDrift?: ReadonlySet<string> | "all";
 }
 
 /**
@@ -61,8 +66,11 @@ export async function absorbChanges(
   before: FilesBefore | null,
   callId?: string,
   only?: ReadonlySet<string>,
+  ownDrift?: ReadonlySet<string> | "all",
 ): Promise<void> {
-  await landChanges(ctx, await scanChanges(ctx, sessionId, before, only), callId);
+  const scanned = await scanChanges(ctx, sessionId, before, only);
+  if (scanned && ownDrift) scanned.ownDrift = ownDrift;
+  await landChanges(ctx, scanned, callId);
 }
 
 /**
@@ -175,7 +183,7 @@ export async function landChanges(ctx: EngineContext, scanned: ScannedChanges | 
     }
     const stats = state.cache.toRows();
     await ctx.store.write({ sessionId }, (tx) =>
-      absorbChangesUnit(tx, sessionId, state.config.dir, new Map(touched), was, ctx, stats, callId, changed),
+      absorbChangesUnit(tx, sessionId, state.config.dir, new Map(touched), was, ctx, stats, callId, changed, scanned.ownDrift),
     );
     state.cache.markStored(stats);
   } catch (error) {
@@ -198,6 +206,7 @@ function* absorbChangesUnit(
   stats: StatRows,
   callId: string | undefined,
   changed: readonly string[],
+  ownDrift?: ReadonlySet<string> | "all",
 ) {
   const current = (yield* tx.getWorkspace(sessionId))!;
   const reader = new TreeReader();
@@ -205,8 +214,10 @@ function* absorbChangesUnit(
   // A path that had drifted when a tool call or a move's step began (a hand edit no checkpoint holds) stays drift: made
   // known, the hand edit would pass for forkpoint's, and a later files move would write over it unsaved. (A files move
   // refuses drift before it starts; a "conversation" move does not, and its undos and replays may change such a file.)
-  const knownIds = yield* filesAt(tx, reader, known, touched.keys());
-  for (const path of [...touched.keys()]) if ((knownIds.get(path) ?? null) !== (was.get(path) ?? null)) touched.delete(path);
+  // A path a move's step interrupted by a crash may have changed is the move's own: its resumed steps make it known.
+  const drifted = [...touched.keys()].filter((path) => ownDrift !== "all" && !ownDrift?.has(path));
+  const knownIds = yield* filesAt(tx, reader, known, drifted);
+  for (const path of drifted) if ((knownIds.get(path) ?? null) !== (was.get(path) ?? null)) touched.delete(path);
   yield* restoreTakenContents(tx, dir, touched);
   const applied = yield* applyChanges(tx, reader, known, touched);
   yield* tx.insertTrees([...[...reader.ephemeralBodies].map(([hash, body]) => ({ hash, body })), ...applied.trees]);
