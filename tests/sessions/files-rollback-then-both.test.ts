@@ -6,7 +6,7 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import type { Forkpoint } from "../../src/index.js";
 import { appendLineTool, readOrNull } from "../fixtures/file-tools.js";
 import { makeTempDir, removeDir } from "../helpers.js";
-import { openForkpoint, sqlOn } from "../fixtures/backend.js";
+import { onPostgres, openForkpoint, sqlOn } from "../fixtures/backend.js";
 
 let dir: string;
 let ws: string;
@@ -34,7 +34,7 @@ async function l2SetAside(withStart: boolean) {
   await s.invoke("append_line", { path: file("log"), line: "L2" });
   const withL2 = await s.checkpoint({ name: "L2" });
   await s.rollback(withL1.id, { scope: "files" });
-  return { s, start: start!, withL2 };
+  return { s, start: start!, withL1, withL2 };
 }
 
 it("a checkpoint after a files rollback, restored by a both rewind: the calls it took away are not replayed", async () => {
@@ -212,6 +212,82 @@ it("set aside by an earlier version (no position kept): out on every lineage thr
   await s.rollback(start.id, { scope: "both" });
   expect(readOrNull(file("log"))).toBeNull();
   const back = await s.undo({ scope: "both" });
+  expect(back.replayed).toEqual([]);
+  expect(readOrNull(file("log"))).toBe("L1\n");
+});
+
+it("set aside on two branches by a files rollback on each: each keeps it out (review 27)", async () => {
+  const { s, withL1, withL2 } = await l2SetAside(false);
+  await s.append({ role: "user", content: "on A" });
+  const a = (await s.info()).currentBranchId;
+  // B forks before A's files rollback (L2 back there), then a files rollback of its own sets L2 aside on B too.
+  await s.rollback(withL2.id, { scope: "both" });
+  const b = (await s.info()).currentBranchId;
+  await s.append({ role: "user", content: "on B" });
+  await s.rollback(withL1.id, { scope: "files" });
+  expect(readOrNull(file("log"))).toBe("L1\n");
+
+  const toA = await s.switchBranch(a, { scope: "both" });
+  expect(toA.replayed).toEqual([]);
+  expect(readOrNull(file("log"))).toBe("L1\n");
+  await s.switchBranch(b, { scope: "both" });
+  expect(readOrNull(file("log"))).toBe("L1\n");
+  // Applied again on B's lineage, it is B's again only: A still leaves it out.
+  const onB = await s.checkpoint({ name: "on B" });
+  const replayed = await s.rollback(onB.id, { scope: "conversation" });
+  expect(replayed.replayed.map((t) => t.args)).toEqual([{ path: file("log"), line: "L2" }]);
+  expect(readOrNull(file("log"))).toBe("L1\nL2\n");
+  const back = await s.switchBranch(a, { scope: "both" });
+  expect(back.undone.map((t) => t.args)).toEqual([{ path: file("log"), line: "L2" }]);
+  expect(readOrNull(file("log"))).toBe("L1\n");
+});
+
+/** Puts the set_aside table back as it was before a call could be set aside on several branches, upgrade not applied. */
+async function asBeforePerBranch(db: string) {
+  if (onPostgres)
+    await sqlOn(
+      db,
+      `ALTER TABLE set_aside DROP CONSTRAINT set_aside_entry_id_branch_id_pk; ALTER TABLE set_aside ALTER COLUMN branch_id DROP NOT NULL;
+      ALTER TABLE set_aside ALTER COLUMN branch_id DROP DEFAULT; ALTER TABLE set_aside ADD CONSTRAINT set_aside_pkey PRIMARY KEY (entry_id);
+      DELETE FROM drizzle.__forkpoint_migrations WHERE created_at = (SELECT max(created_at) FROM drizzle.__forkpoint_migrations)`,
+    );
+  else
+    for (const statement of `CREATE TABLE old_set_aside (entry_id text PRIMARY KEY NOT NULL, session_id text NOT NULL,
+      set_at integer NOT NULL, branch_id text, position integer);
+      INSERT INTO old_set_aside SELECT entry_id, session_id, set_at, branch_id, position FROM set_aside; DROP TABLE set_aside;
+      ALTER TABLE old_set_aside RENAME TO set_aside; CREATE INDEX set_aside_session ON set_aside (session_id);
+      DELETE FROM __drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM __drizzle_migrations)`.split(";"))
+      await sqlOn(db, statement);
+}
+
+it("set aside before a call could be set aside per branch: the row is kept by the upgrade", async () => {
+  const { s, withL1, withL2 } = await l2SetAside(false);
+  await s.append({ role: "user", content: "on A" });
+  const a = (await s.info()).currentBranchId;
+  await fp.close();
+  const db = path.join(dir, "forkpoint.db");
+  await asBeforePerBranch(db);
+  fp = openForkpoint({ path: db, tools: [appendLineTool()] });
+  const again = await fp.getSession(s.id, { userId: "u" });
+  await again.rollback(withL2.id, { scope: "both" });
+  await again.append({ role: "user", content: "on B" });
+  await again.rollback(withL1.id, { scope: "files" });
+  await again.switchBranch(a, { scope: "both" });
+  expect(readOrNull(file("log"))).toBe("L1\n");
+});
+
+it("a row with no branch kept (an earlier version's) stays out of every lineage after the upgrade", async () => {
+  const { s, start } = await l2SetAside(true);
+  await fp.close();
+  const db = path.join(dir, "forkpoint.db");
+  await asBeforePerBranch(db);
+  await sqlOn(db, `UPDATE set_aside SET branch_id = NULL`);
+  fp = openForkpoint({ path: db, tools: [appendLineTool()] });
+  await fp.ready;
+  expect(await sqlOn(db, `SELECT branch_id FROM set_aside`)).toEqual([{ branch_id: "" }]);
+  const again = await fp.getSession(s.id, { userId: "u" });
+  await again.rollback(start.id, { scope: "both" });
+  const back = await again.undo({ scope: "both" });
   expect(back.replayed).toEqual([]);
   expect(readOrNull(file("log"))).toBe("L1\n");
 });

@@ -96,16 +96,19 @@ export interface AsideLineage {
   made?: { id: string; forkCheckpointId: string | null } | undefined;
 }
 
-/** The ids among `rows` (a session's `setAsideCalls`) that `lineage` has set aside (see `asideOn`). */
+/**
+ * The ids among `rows` (a session's `setAsideCalls`, several per call set aside on several branches) that `lineage` has
+ * set aside on any of them (see `asideOn`), each once.
+ */
 export function* asideOnLineage(tx: Tx, rows: readonly SetAsideCall[], lineage: AsideLineage): Step<string[]> {
   const out: string[] = [];
-  for (const row of rows) if (yield* asideOn(tx, row, lineage)) out.push(row.id);
+  for (const row of rows) if (!out.includes(row.id) && (yield* asideOn(tx, row, lineage))) out.push(row.id);
   return out;
 }
 
 /**
- * The branches whose set-aside of call `entryId` a marking applied on `lineage` clears (see `markApplied`): its own
- * when the lineage has it set aside, none when the lineage forks before it was (it stays out on that branch). The
+ * The branches whose set-aside of call `entryId` a marking applied on `lineage` clears (see `markApplied`): those of
+ * its rows that keep it out of the lineage, none of those the lineage forks before (it stays out on that branch). The
  * lineage is read only for a call set aside.
  */
 export function* asideCleared(
@@ -114,9 +117,12 @@ export function* asideCleared(
   entryId: string,
   lineage: AsideLineage | (() => Step<AsideLineage>),
 ): Step<string[]> {
-  const row = (yield* tx.setAsideCalls(sessionId)).find((r) => r.id === entryId);
-  if (!row || row.branchId === null) return [];
-  return (yield* asideOn(tx, row, typeof lineage === "function" ? yield* lineage() : lineage)) ? [row.branchId] : [];
+  const rows = (yield* tx.setAsideCalls(sessionId)).filter((r) => r.id === entryId && r.branchId !== null);
+  if (rows.length === 0) return [];
+  const on = typeof lineage === "function" ? yield* lineage() : lineage;
+  const out: string[] = [];
+  for (const row of rows) if (yield* asideOn(tx, row, on)) out.push(row.branchId!);
+  return out;
 }
 
 /**

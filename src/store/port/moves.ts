@@ -88,10 +88,14 @@ export interface MovesTx {
   /**
    * Records that a files-only restore unapplied invocation `entryId` (`unmarkApplied` in the same transaction): its
    * conversation keeps it, the world does not, on `branchId` from its head `position` on. Cleared by its next
-   * `markApplied` without `through` or with `branchId` in it; deleted with the session.
+   * `markApplied` without `through` or with `branchId` in it; deleted with the session. One record per call and branch:
+   * set aside on two branches, it stays out of lineages through either.
    */
   setAside(entryId: string, sessionId: string, branchId: string, position: number, at: number): Step<void>;
-  /** The invocations of a session set aside (`setAside`) and not applied since, with where the session was then. */
+  /**
+   * The invocations of a session set aside (`setAside`) and not applied since, with where the session was then: one
+   * row per call and branch it was set aside on.
+   */
   setAsideCalls(sessionId: string): Step<SetAsideCall[]>;
 
   /**

@@ -319,5 +319,17 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     "sql": [
       "ALTER TABLE \"set_aside\" ADD COLUMN \"position\" integer;"
     ]
+  },
+  {
+    "tag": "0027_set_aside_per_branch",
+    "folderMillis": 1796047493837,
+    "hash": "286a4c720622934d4b47ccf0f6ffda536727f811c7f69034e1666c309f023300",
+    "sql": [
+      "ALTER TABLE \"set_aside\" DROP CONSTRAINT \"set_aside_pkey\";",
+      "\nUPDATE \"set_aside\" SET \"branch_id\" = '' WHERE \"branch_id\" IS NULL;",
+      "\nALTER TABLE \"set_aside\" ALTER COLUMN \"branch_id\" SET DEFAULT '';",
+      "\nALTER TABLE \"set_aside\" ALTER COLUMN \"branch_id\" SET NOT NULL;",
+      "\nALTER TABLE \"set_aside\" ADD CONSTRAINT \"set_aside_entry_id_branch_id_pk\" PRIMARY KEY(\"entry_id\",\"branch_id\");\n"
+    ]
   }
 ];

@@ -64,12 +64,13 @@ const s = {
   appliedCalls: `SELECT e.id, e.branch_id AS "branchId", e.position FROM applied a JOIN entries e ON e.id = a.entry_id
     WHERE a.session_id = $1 ORDER BY a.applied_seq DESC`,
   unmarkApplied: `DELETE FROM applied WHERE entry_id = $1`,
+  // One row per call and branch (set aside on two branches, it stays out of both): set aside again there, replaced.
   setAside: `INSERT INTO set_aside (entry_id, session_id, branch_id, position, set_at) VALUES ($1, $2, $3, $4, $5)
-    ON CONFLICT (entry_id) DO UPDATE SET session_id = excluded.session_id, branch_id = excluded.branch_id,
+    ON CONFLICT (entry_id, branch_id) DO UPDATE SET session_id = excluded.session_id,
     position = excluded.position, set_at = excluded.set_at`,
   unsetAside: `DELETE FROM set_aside WHERE entry_id = $1`,
-  unsetAsideThrough: `DELETE FROM set_aside WHERE entry_id = $1 AND (branch_id IS NULL OR branch_id = ANY($2::text[]))`,
-  setAsideCalls: `SELECT entry_id AS id, branch_id AS "branchId", position FROM set_aside WHERE session_id = $1 ORDER BY entry_id`,
+  unsetAsideThrough: `DELETE FROM set_aside WHERE entry_id = $1 AND (branch_id = '' OR branch_id = ANY($2::text[]))`,
+  setAsideCalls: `SELECT entry_id AS id, nullif(branch_id, '') AS "branchId", position FROM set_aside WHERE session_id = $1 ORDER BY entry_id, branch_id`,
   // The kept result, else (a replay recorded before results were kept) the journal's newest: one round trip.
   lastReplay: `SELECT result FROM ((SELECT 0 AS k, result FROM replay_results WHERE session_id = $1 AND entry_id = $2
     ORDER BY applied_seq DESC LIMIT 1)

@@ -377,5 +377,19 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     "sql": [
       "ALTER TABLE `set_aside` ADD `position` integer;"
     ]
+  },
+  {
+    "tag": "0032_set_aside_per_branch",
+    "folderMillis": 1796047491889,
+    "hash": "95e06d0ad448ad99169aa5a34139905e77e51677c0b9ad9cd5365cb720c3954b",
+    "sql": [
+      "PRAGMA foreign_keys=OFF;",
+      "\nCREATE TABLE `__new_set_aside` (\n\t`entry_id` text NOT NULL,\n\t`session_id` text NOT NULL,\n\t`branch_id` text DEFAULT '' NOT NULL,\n\t`position` integer,\n\t`set_at` integer NOT NULL,\n\tPRIMARY KEY(`entry_id`, `branch_id`),\n\tFOREIGN KEY (`entry_id`) REFERENCES `entries`(`id`) ON UPDATE no action ON DELETE no action\n);\n",
+      "\nINSERT INTO `__new_set_aside`(\"entry_id\", \"session_id\", \"branch_id\", \"position\", \"set_at\") SELECT \"entry_id\", \"session_id\", coalesce(\"branch_id\", ''), \"position\", \"set_at\" FROM `set_aside`;",
+      "\nDROP TABLE `set_aside`;",
+      "\nALTER TABLE `__new_set_aside` RENAME TO `set_aside`;",
+      "\nPRAGMA foreign_keys=ON;",
+      "\nCREATE INDEX `set_aside_session` ON `set_aside` (`session_id`);"
+    ]
   }
 ];

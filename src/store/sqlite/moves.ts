@@ -27,12 +27,14 @@ export function movesTx(db: Database.Database): MovesTx {
     markApplied: p(`INSERT OR REPLACE INTO applied (entry_id, session_id, result, applied_seq, applied_at)
     VALUES (?, ?, ?, max((SELECT coalesce(max(applied_seq), 0) FROM applied), (SELECT coalesce(max(applied_seq), 0) FROM replay_results)) + 1, ?)`),
     unmarkApplied: p(`DELETE FROM applied WHERE entry_id = ?`),
-    setAside: p(`INSERT OR REPLACE INTO set_aside (entry_id, session_id, branch_id, position, set_at) VALUES (?, ?, ?, ?, ?)`),
+    // One row per call and branch (set aside on two branches, it stays out of both): set aside again there, replaced.
+    setAside: p(`INSERT INTO set_aside (entry_id, session_id, branch_id, position, set_at) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (entry_id, branch_id) DO UPDATE SET session_id = excluded.session_id, position = excluded.position, set_at = excluded.set_at`),
     unsetAside: p(`DELETE FROM set_aside WHERE entry_id = ?`),
-    unsetAsideThrough: p(
-      `DELETE FROM set_aside WHERE entry_id = ? AND (branch_id IS NULL OR branch_id IN (SELECT value FROM json_each(?)))`,
+    unsetAsideThrough: p(`DELETE FROM set_aside WHERE entry_id = ? AND (branch_id = '' OR branch_id IN (SELECT value FROM json_each(?)))`),
+    setAsideCalls: p(
+      `SELECT entry_id AS id, nullif(branch_id, '') AS branchId, position FROM set_aside WHERE session_id = ? ORDER BY entry_id, branch_id`,
     ),
-    setAsideCalls: p(`SELECT entry_id AS id, branch_id AS branchId, position FROM set_aside WHERE session_id = ? ORDER BY entry_id`),
     uncertain: p(
       `SELECT DISTINCT s.entry_id AS id FROM move_steps s JOIN moves m ON m.id = s.move_id WHERE m.session_id = ? AND s.status = 'unknown'`,
     ),

@@ -115,11 +115,14 @@ export const setAside = sqliteTable(
   "set_aside",
   {
     entryId: text("entry_id")
-      .primaryKey()
+      .notNull()
       .references(() => entries.id),
     sessionId: text("session_id").notNull(),
-    /** The branch the session was on when they were set aside: moves to lineages through it keep them out (null: any). */
-    branchId: text("branch_id"),
+    /**
+     * The branch the session was on when they were set aside: moves to lineages through it keep them out ("": a row
+     * written before it was kept, out of every lineage). One row per call and branch: set aside on two, out of both.
+     */
+    branchId: text("branch_id").notNull().default(""),
     /**
      * That branch's head position then: a lineage forking from it before there keeps the call (null: a row written
      * before it was kept, kept out on every lineage through the branch).
@@ -127,5 +130,5 @@ export const setAside = sqliteTable(
     position: integer("position"),
     setAt: integer("set_at").notNull(),
   },
-  (t) => [index("set_aside_session").on(t.sessionId)],
+  (t) => [primaryKey({ columns: [t.entryId, t.branchId] }), index("set_aside_session").on(t.sessionId)],
 );

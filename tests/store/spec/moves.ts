@@ -396,14 +396,21 @@ export function movesSpec(store: () => Store): void {
       yield* tx.setAside("sa-b1-e4", "sa", "sa-b1", 4, at(71));
       yield* tx.setAside("sa-b1-e4", "sa", "sa-b2", 6, at(72));
     });
+    // One row per call and branch: set aside on two branches, a call is out of both.
     expect(await store().read((tx) => tx.setAsideCalls("sa"))).toEqual([
       { id: "sa-b1-e3", branchId: "sa-b1", position: 4 },
+      { id: "sa-b1-e4", branchId: "sa-b1", position: 4 },
       { id: "sa-b1-e4", branchId: "sa-b2", position: 6 },
     ]);
     expect(await store().read((tx) => tx.setAsideCalls("other"))).toEqual([]);
+    // Set aside again on a branch: that branch's row is replaced.
+    await store().write({ sessionId: "sa" }, (tx) => tx.setAside("sa-b1-e4", "sa", "sa-b1", 5, at(72)));
     await store().write({ sessionId: "sa" }, (tx) => tx.markApplied("sa-b1-e3", "sa", '"again"', at(73)));
-    expect(await store().read((tx) => tx.setAsideCalls("sa"))).toEqual([{ id: "sa-b1-e4", branchId: "sa-b2", position: 6 }]);
-    // Applied on a lineage that does not go through its branch: still set aside there.
+    expect(await store().read((tx) => tx.setAsideCalls("sa"))).toEqual([
+      { id: "sa-b1-e4", branchId: "sa-b1", position: 5 },
+      { id: "sa-b1-e4", branchId: "sa-b2", position: 6 },
+    ]);
+    // Applied on a lineage that goes through one of its branches only: still set aside on the other.
     await store().write({ sessionId: "sa" }, (tx) => tx.markApplied("sa-b1-e4", "sa", null, at(74), ["sa-b1", "sa-b3"]));
     expect(await store().read((tx) => tx.setAsideCalls("sa"))).toEqual([{ id: "sa-b1-e4", branchId: "sa-b2", position: 6 }]);
     await store().write({ sessionId: "sa" }, function* (tx) {
