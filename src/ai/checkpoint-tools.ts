@@ -3,6 +3,7 @@ import { jsonSchema, tool, type ToolExecutionOptions, type ToolSet } from "ai";
 import { selfMove } from "../adapters/loop-guard.js";
 import { checkpointTools, type AgentToolOutput } from "../sessions/checkpoint-tools.js";
 import type { SessionHandle } from "../sessions/session-handle.js";
+import { moveInStep } from "./step-order.js";
 import { loopOf } from "./undoable-tools.js";
 
 /**
@@ -17,7 +18,8 @@ export function aiCheckpointTools(s: SessionHandle): ToolSet {
   for (const t of checkpointTools(s)) {
     const handler =
       t.name === "rollback"
-        ? (input: unknown, options?: ToolExecutionOptions<unknown>) => selfMove(s.id, () => t.handler(input), loopOf(options))
+        ? (input: unknown, options?: ToolExecutionOptions<unknown>) =>
+            moveInStep(options, () => selfMove(s.id, () => t.handler(input), loopOf(options)))
         : t.handler;
     // No contextSchema: the tools need no context (the session is bound here), so none is asked of toolsContext.
     out[t.name] = tool({

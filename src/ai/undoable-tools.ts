@@ -17,6 +17,7 @@ import { sessionEngine, type SessionHandle } from "../sessions/session-handle.js
 import { messagesAfter } from "../sessions/writes/append-where.js";
 import type { Message } from "../models/types.js";
 import { callsOf } from "./chat.js";
+import { callInStep } from "./step-order.js";
 import { storedMessages } from "./sync-history.js";
 import type { ToolContext, ToolDefinition } from "../tools/define-tool.js";
 
@@ -339,8 +340,9 @@ export function undoableTools<TOOLS extends ToolSet>(
     wrapped[name] = {
       ...t,
       execute: streams(t.execute)
-        ? (input: unknown, callOptions: ToolExecutionOptions<unknown>) => relay((onOutput) => journaled(input, callOptions, onOutput))
-        : (input: unknown, callOptions: ToolExecutionOptions<unknown>) => journaled(input, callOptions),
+        ? (input: unknown, callOptions: ToolExecutionOptions<unknown>) =>
+            relay((onOutput) => callInStep(callOptions, () => journaled(input, callOptions, onOutput)))
+        : (input: unknown, callOptions: ToolExecutionOptions<unknown>) => callInStep(callOptions, () => journaled(input, callOptions)),
     };
   }
   return wrapped as TOOLS;
