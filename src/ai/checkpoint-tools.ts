@@ -10,7 +10,8 @@ import { loopOf } from "./undoable-tools.js";
  * The six checkpoint tools bound to one session, for `generateText({ tools })`: each returns `{ ok: true, ... }` or
  * `{ ok: false, error: { code, message } }` and never throws. A rollback the model makes with them is its own: the
  * `undoableTools` of the loop that called it go on from the new branch instead of refusing; other loops on the
- * session stop (`SESSION_MOVED`), as after any other move.
+ * session stop (`SESSION_MOVED`), as after any other move. The wrapped calls of its own step keep the order the AI SDK
+ * starts them in (the model's): those before it run first and are undone by it, those after it wait and run on its branch.
  * @example const tools = { ...undoableTools(s, myTools, undos), ...aiCheckpointTools(s) }
  */
 export function aiCheckpointTools(s: SessionHandle): ToolSet {
