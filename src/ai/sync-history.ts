@@ -7,6 +7,8 @@ import { messageFields } from "../sessions/writes/message-fields.js";
 import { forkAfter } from "../sessions/fork-after.js";
 import { currentHistory } from "../sessions/history.js";
 import { checkSessionAt, type IfAt } from "../sessions/core/if-at.js";
+import { orderedCompound } from "../sessions/core/call-order.js";
+import { servedHandler } from "../tools/handler-scope.js";
 import { sessionEngine, type SessionHandle } from "../sessions/session-handle.js";
 import { CONTINUES_KEY } from "../sessions/entry-refs.js";
 import { refuseOffLineage, type CallReading } from "./off-lineage.js";
@@ -80,7 +82,13 @@ export interface SyncOptions extends CallReading {
  * last message (the old branch stays in the tree; tool calls made after that message are undone); the messages after
  * that are appended in one transaction.
  */
-export async function syncHistory(s: SessionHandle, inputs: MessageInput[], options: SyncOptions = {}): Promise<SaveResult> {
+export function syncHistory(s: SessionHandle, inputs: MessageInput[], options: SyncOptions = {}): Promise<SaveResult> {
+  // One call of the handle's order, its read and its writes together: a rollback made after it goes after all of it.
+  const save = () => syncSaving(s, inputs, options);
+  return servedHandler(s.id) ? save() : orderedCompound(sessionEngine(s).ctx.events, s.id, save);
+}
+
+async function syncSaving(s: SessionHandle, inputs: MessageInput[], options: SyncOptions): Promise<SaveResult> {
   if (options.after !== undefined) {
     if (options.ifAt) await checkAt(s, options.ifAt);
     return syncAfter(s, inputs, options.after, options);

@@ -3,6 +3,7 @@
 // write made while such a call waits lands once it has started (taken the session's lock); a move (or any exclusive
 // call) goes after the writes made before it, and what is made after it waits until it has ended. A write refused
 // waiting for another's move refuses what was made after it while it waited: nothing lands after it.
+import { AsyncLocalStorage } from "node:async_hooks";
 import { ConflictError, errorText } from "../../models/errors.js";
 
 /** The writes made since the last call that had to wait: settled once `count` is back to 0. */
@@ -20,6 +21,11 @@ interface Order {
 }
 
 const orders = new WeakMap<object, Map<string, Order>>();
+
+/** The compound calls (see `orderedCompound`) the current async context runs inside: their own parts are not ordered again. */
+const inside = new AsyncLocalStorage<ReadonlyArray<{ owner: object; sessionId: string }>>();
+const isInside = (owner: object, sessionId: string): boolean =>
+  inside.getStore()?.some((c) => c.owner === owner && c.sessionId === sessionId) ?? false;
 /** Refusals that refuse what was made after them (a write's wait for a move ran out, or could not finish it). */
 const cascading = new WeakSet<object>();
 
@@ -70,6 +76,7 @@ function forget(byId: Map<string, Order>, sessionId: string, order: Order): void
  * it that have not started, counting it as landing until it settles. With none (the usual case) it runs at once.
  */
 export function orderedWrite<T>(owner: object, sessionId: string, run: () => Promise<T>): Promise<T> {
+  if (isInside(owner, sessionId)) return run();
   const { byId, order } = orderOf(owner, sessionId);
   const gen = order.writes;
   gen.count++;
@@ -100,6 +107,7 @@ export function orderedCall<T>(
   exclusive: boolean,
   take: (entered: () => void) => Promise<T>,
 ): Promise<T> {
+  if (isInside(owner, sessionId)) return take(() => undefined);
   const existing = orders.get(owner)?.get(sessionId);
   if (!exclusive && (!existing || (existing.writes.count === 0 && existing.starting === undefined))) return take(() => undefined);
   const { byId, order } = orderOf(owner, sessionId);
@@ -130,4 +138,15 @@ export function orderedCall<T>(
     forget(byId, sessionId, order);
   });
   return taken;
+}
+
+/**
+ * Runs `run`, a call made of several (an adapter's save: a read, then a fork or writes), as one exclusive call of the
+ * handle's order: what was made before it goes first, what is made after it waits until it has ended, and its own
+ * writes and moves are not ordered again (they would wait for it).
+ */
+export function orderedCompound<T>(owner: object, sessionId: string, run: () => Promise<T>): Promise<T> {
+  if (isInside(owner, sessionId)) return run();
+  const outer = inside.getStore() ?? [];
+  return orderedCall(owner, sessionId, true, () => inside.run([...outer, { owner, sessionId }], run));
 }
