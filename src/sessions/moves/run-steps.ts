@@ -17,6 +17,12 @@ import { targetLineage } from "./target-lineage.js";
 import { asideCleared } from "../workspace/unapplied.js";
 import type { RestoreJournal } from "../workspace/restore-guards.js";
 
+/** The move's steps, and the paths of those a crash interrupted (see `interruptedPaths`). */
+function* stepsOf(tx: Tx, moveId: string) {
+  const rows = yield* tx.moveSteps(moveId);
+  return [rows, yield* interruptedPaths(tx, rows)] as const;
+}
+
 /**
  * Runs the pending steps of a journaled move in order, then finishes it. Throws under the `stop` policy. A move that
  * restores files (`spec.files`) does so after its undos and before its replays, with `restoreFiles` (by default
@@ -36,10 +42,7 @@ export async function runJournaledMove(
   const lease = holdMoveLease(ctx, spec.sessionId, moveId);
   let changes = own;
   try {
-    const [steps, interrupted] = await ctx.store.read(function* (tx) {
-      const rows = yield* tx.moveSteps(moveId);
-      return [rows, yield* interruptedPaths(tx, rows)] as const;
-    });
+    const [steps, interrupted] = await ctx.store.read((tx) => stepsOf(tx, moveId));
     // A move of no undo or replay runs no tool: nothing it does to the files but its restore is its own (see move.ts).
     changes ??= await OwnChanges.start(ctx, spec.sessionId, steps.length > 0, interrupted);
     // Resumed after a replay started, the files were restored already.
