@@ -137,6 +137,50 @@ export function* refuseCallsOffLineage(
 }
 
 /**
+ * Throws `ConflictError` `CALL_ANSWERED` when one of `answered` (results about to be written on branch `branchId`,
+ * each with its open `function_call` there) answers a call whose tool was journaled on that lineage after its
+ * `function_call` (running or ended) by another run than the writer's (`made`: the calls the writer's run made): an
+ * approval resumed at once with a rejection of the same call, or after an approved resume ran it and died unsaved.
+ * The call ran: a result saying it did not must not be written; the approved resume writes the call's own result.
+ */
+export function* refuseCallsRunElsewhere(
+  tx: Tx,
+  branchId: string,
+  answered: readonly NamedCall[],
+  opens: readonly (CallOnLineage | undefined)[],
+  made: ReadonlySet<string>,
+  outcome: string,
+): Step<void> {
+  for (const [i, call] of answered.entries()) {
+    const open = opens[i];
+    if (open === undefined || made.has(call.callId)) continue;
+    const ran: NamedCall = { ...open.call, ...(call.name !== undefined ? { name: call.name } : {}) };
+    if ((yield* journaledAfter(tx, branchId, open.at.position, ran)) === undefined) continue;
+    throw new ConflictError(
+      `function call ${JSON.stringify(call.callId)} (answered by the items written) was approved and run by another ` +
+        `resume of its approval; ${outcome}`,
+      "CALL_ANSWERED",
+    );
+  }
+}
+
+/**
+ * The branch of the first tool call journaled on `branchId`'s lineage after `position` that may be `call` (its id, and
+ * its tool and arguments where given); undefined: none.
+ */
+function* journaledAfter(tx: Tx, branchId: string, position: number, call: NamedCall): Step<string | undefined> {
+  for (const segment of yield* tx.lineage(branchId)) {
+    if (segment.upTo <= position) continue;
+    for (const entry of yield* tx.segmentEntries({ ...segment, after: Math.max(segment.after, position) })) {
+      if (entry.kind !== "tool" || entry.callId !== call.callId || (call.name !== undefined && entry.tool !== call.name)) continue;
+      if (call.arguments !== undefined && entry.content !== null && !sameArguments(entry.content, call.arguments)) continue;
+      return entry.branchId;
+    }
+  }
+  return undefined;
+}
+
+/**
  * An approved call about to run in a resumed run, from branch `branchId`: refused as `refuseCallsOffLineage` has it;
  * else the request id it runs under (undefined: its `function_call` is stored nowhere), so that the same approval
  * resumed twice at once (a double-clicked "approve", two servers) or again after a crash runs the tool once and
@@ -158,15 +202,6 @@ function* approvedUnit(tx: Tx, ref: SessionRef, branchId: string, call: NamedCal
     "it is not run again, nothing was written",
   );
   if (!open) return undefined;
-  let ranOn = branchId;
-  search: for (const segment of yield* tx.lineage(branchId)) {
-    if (segment.upTo <= open.at.position) continue;
-    for (const entry of yield* tx.segmentEntries({ ...segment, after: Math.max(segment.after, open.at.position) })) {
-      if (entry.kind !== "tool" || entry.callId !== call.callId || entry.tool !== call.name) continue;
-      if (call.arguments !== undefined && entry.content !== null && !sameArguments(entry.content, call.arguments)) continue;
-      ranOn = entry.branchId;
-      break search;
-    }
-  }
+  const ranOn = (yield* journaledAfter(tx, branchId, open.at.position, call)) ?? branchId;
   return `forkpoint/openai-agents:approved:${open.at.id}:${ranOn}`;
 }

@@ -25,7 +25,7 @@ import { SessionHandle, sessionEngine } from "../sessions/session-handle.js";
 import { currentHistory } from "../sessions/history.js";
 import { appendServed, type Served } from "./run-landing.js";
 import type { NamedCall } from "./call-items.js";
-import { runCallIds, useMemory, type RunMemory } from "./run-memory.js";
+import { madeCalls, runCallIds, useMemory, type RunMemory } from "./run-memory.js";
 
 /** The forkpoint metadata that marks a message as an Agents item (its content is the item, as added). */
 const ITEM_MARK: JsonObject = { openaiAgentsItem: true };
@@ -199,7 +199,15 @@ export class ForkpointSession implements Session, RunContextAwareSession, Sessio
     // A resumed run's results go only where their calls are: never into a conversation another tab moved to.
     if (served || answered.length > 0) {
       this.#served = await sessionEngine(this.#s).run((ctx, ref) =>
-        appendServed(ctx, ref, batchFields(ctx, inputs), served, runCallIds(runContext, functionCallIds(items)), answered),
+        appendServed(
+          ctx,
+          ref,
+          batchFields(ctx, inputs),
+          served,
+          runCallIds(runContext, functionCallIds(items)),
+          answered,
+          madeCalls(runContext),
+        ),
       );
       this.#ranTo(runContext, this.#served?.lastMessageId);
       return;
@@ -284,7 +292,7 @@ export class ForkpointSession implements Session, RunContextAwareSession, Sessio
       if ((served || answered.length > 0) && messages.length > 0) {
         const calls = runCallIds(runContext, functionCallIds(transaction.items));
         const last = await sessionEngine(this.#s).run((ctx, ref) =>
-          appendServed(ctx, ref, batchFields(ctx, messages), served, calls, answered, request),
+          appendServed(ctx, ref, batchFields(ctx, messages), served, calls, answered, madeCalls(runContext), request),
         );
         // A retry of an operation applied where it did not say (from a session never read): what was read still holds.
         if (last) this.#served = last;

@@ -9,7 +9,7 @@ import { branchOf, entryAt, lastLineageMessage } from "../sessions/log/lineage.j
 import { writeMessages, type EntryFields } from "../sessions/log/writer.js";
 import { applyOnce, recordRequest, requestOf, type AnswerCodec } from "../sessions/requests/ledger.js";
 import { afterMoves, currentToWrite } from "../sessions/writes/after-moves.js";
-import { refuseCallsOffLineage, type NamedCall } from "./call-items.js";
+import { refuseCallsOffLineage, refuseCallsRunElsewhere, type NamedCall } from "./call-items.js";
 
 /** What a run was given: the branch it read and that branch's last message (null: none), or what it wrote last. */
 export interface Served {
@@ -26,7 +26,8 @@ export interface Served {
  * forked right after it; never on the current branch, which stays as the user left it. `calls` (the run's function
  * call ids) tell the run's branch where several end at that item. `served` null (a memory never read): the current
  * branch. `answered` (the calls whose results the items hold without their calls: a run resumed after an
- * approval) must not be calls only another branch holds, else `ConflictError` `SESSION_MOVED`, nothing written. With
+ * approval) must not be calls only another branch holds, else `ConflictError` `SESSION_MOVED`, nothing written, nor
+ * calls another run (not one of `made`, the calls the writing run made) journaled there, else `CALL_ANSWERED`. With
  * `request` (a history transaction's operation id), it is recorded in the same transaction and applied once. What the
  * run wrote last, where what follows goes; null for a request an earlier call applied without telling where
  * (`replaceTail`'s, from a session never read).
@@ -38,12 +39,13 @@ export async function appendServed(
   served: Served | null,
   calls: readonly string[],
   answered: readonly NamedCall[],
+  made: ReadonlySet<string>,
   request?: { id: string; verb: string; args: unknown },
 ): Promise<Served | null> {
   const recorded = request && requestOf(request.id, request.verb, request.args, LAST_WRITTEN);
   return applyOnce(ctx, ref, recorded, async () => {
     const written = await afterMoves(ctx, ref, () =>
-      ctx.store.write({ sessionId: ref.id }, (tx) => servedUnit(ctx, tx, ref, fields, served, calls, answered, recorded)),
+      ctx.store.write({ sessionId: ref.id }, (tx) => servedUnit(ctx, tx, ref, fields, served, calls, answered, made, recorded)),
     );
     for (const cp of written.checkpoints) ctx.events.emit("checkpoint", cp);
     return lastOf(written.messages);
@@ -72,6 +74,9 @@ const LAST_WRITTEN: AnswerCodec<Served | null> = {
 /** Why a resumed run's result is refused when another resume of its approval wrote one. */
 const ONCE_ANSWERED = "nothing was written (undoableAgentTools ran the call once, for both)";
 
+/** Why a result is refused for a call another resume of its approval ran (or runs): that resume's result stands. */
+const RAN_ELSEWHERE = "its result is that run's, not this one's: nothing was written";
+
 function* servedUnit(
   ctx: EngineContext,
   tx: Tx,
@@ -80,13 +85,15 @@ function* servedUnit(
   served: Served | null,
   calls: readonly string[],
   answered: readonly NamedCall[],
+  made: ReadonlySet<string>,
   request: ReturnType<typeof requestOf<Served | null>>,
 ) {
   const { session, branch, head } = yield* currentToWrite(ctx, tx, ref.id, ref.userId);
   const follows = served === null || branch.id === served.branchId || (yield* continues(tx, session, branch, served, calls));
   const at = follows ? { branchId: branch.id, head } : yield* movedLanding(tx, session, branch.id, served, calls);
   yield* settleLanding(ctx, tx, at);
-  yield* refuseCallsOffLineage(tx, session.id, at.branchId, answered, "answered by the items written", ONCE_ANSWERED);
+  const opens = yield* refuseCallsOffLineage(tx, session.id, at.branchId, answered, "answered by the items written", ONCE_ANSWERED);
+  yield* refuseCallsRunElsewhere(tx, at.branchId, answered, opens, made, RAN_ELSEWHERE);
   const written = yield* writeMessages(ctx, tx, session, at.branchId, at.head, fields);
   yield* recordRequest(ctx, tx, session.id, request, lastOf(written.messages));
   return written;

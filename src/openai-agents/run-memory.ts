@@ -46,3 +46,8 @@ export function runCallIds(runContext: unknown, written: readonly string[]): str
   const made = typeof runContext === "object" && runContext !== null ? runCalls.get(runContext) : undefined;
   return made ? [...new Set([...written, ...made])] : [...written];
 }
+
+/** The ids of the calls the run of `runContext` made through `undoableAgentTools` (empty: none, or no run). */
+export function madeCalls(runContext: unknown): ReadonlySet<string> {
+  return (typeof runContext === "object" && runContext !== null ? runCalls.get(runContext) : undefined) ?? new Set();
+}

@@ -25,6 +25,15 @@ async function stoppedForApproval() {
   const s = await fp.createSession({ userId: "u" });
   const start = await s.checkpoint({ name: "start" });
   const counts = { runs: 0, undos: 0 };
+  // A latch in the tool: once held, the next run of deploy waits inside the tool until released.
+  let held: { entered: () => void; released: Promise<void> } | null = null;
+  const hold = () => {
+    let entered!: () => void;
+    let release!: () => void;
+    const running = new Promise<void>((resolve) => (entered = resolve));
+    held = { entered, released: new Promise<void>((resolve) => (release = resolve)) };
+    return { running, release };
+  };
   const deploy = tool({
     name: "deploy",
     description: "deploy",
@@ -32,6 +41,12 @@ async function stoppedForApproval() {
     needsApproval: true,
     execute: async ({ env }) => {
       counts.runs++;
+      const latch = held;
+      held = null;
+      if (latch) {
+        latch.entered();
+        await latch.released;
+      }
       await new Promise((resolve) => setTimeout(resolve, 50));
       return `deployed ${env}`;
     },
@@ -55,20 +70,22 @@ async function stoppedForApproval() {
   );
   expect(first.interruptions).toHaveLength(1);
   const saved = first.state.toString();
-  /** POST /approve on server `on`: a new Agent and memory, the saved state approved and resumed. */
-  const approve = async (on: Forkpoint, memory: typeof ForkpointSession = ForkpointSession) => {
+  /** POST /approve (or /reject) on server `on`: a new Agent and memory, the saved state approved and resumed. */
+  const resume = async (on: Forkpoint, memory: typeof ForkpointSession, how: "approve" | "reject") => {
     const again = await on.getSession(s.id, { userId: "u" });
-    const resumed = agent(again, ["deployed"]);
+    const resumed = agent(again, [how === "approve" ? "deployed" : "not deployed"]);
     const state = await RunState.fromString(resumed, saved);
-    for (const i of state.getInterruptions()) state.approve(i);
+    for (const i of state.getInterruptions()) how === "approve" ? state.approve(i) : state.reject(i);
     return new Runner().run(resumed, state, { session: new memory(again) }).then(
       (r) => r.finalOutput,
       (e: unknown) => ({ code: codeOf(e), message: String((e as Error).message) }),
     );
   };
+  const approve = (on: Forkpoint, memory: typeof ForkpointSession = ForkpointSession) => resume(on, memory, "approve");
+  const reject = (on: Forkpoint) => resume(on, ForkpointSession, "reject");
   const track = async () => (await s.toolTrack()).map((t) => `${t.callId}/${t.status}`);
   const items = async () => kinds(await new ForkpointSession(s).getItems());
-  return { fp, other, s, start, counts, approve, track, items };
+  return { fp, other, s, start, counts, hold, approve, reject, track, items };
 }
 
 describe("an approval resumed twice", () => {
@@ -121,6 +138,36 @@ describe("an approval resumed twice", () => {
     expect(counts).toEqual({ runs: 1, undos: 1 });
     expect(await approve(other)).toBe("deployed");
     expect(counts).toEqual({ runs: 2, undos: 1 });
+    expect(await track()).toEqual(["call_1/succeeded"]);
+    expect(await items()).toEqual(["user", "function_call", "function_call_result", "assistant"]);
+  });
+
+  for (const servers of ["one server", "two servers"] as const) {
+    it(`approved and rejected at once (${servers}): the rejection is refused while the call runs`, async () => {
+      const { fp, other, s, counts, hold, approve, reject, track, items } = await stoppedForApproval();
+      const latch = hold();
+      const approving = approve(fp);
+      await latch.running;
+      const rejected = (await reject(servers === "one server" ? fp : other)) as { code: string; message: string };
+      expect(rejected.code).toBe("CALL_ANSWERED");
+      expect(await items()).toEqual(["user", "function_call"]);
+      latch.release();
+      expect(await approving).toBe("deployed");
+      expect(counts.runs).toBe(1);
+      expect(await track()).toEqual(["call_1/succeeded"]);
+      expect(await items()).toEqual(["user", "function_call", "function_call_result", "assistant"]);
+      const result = (await new ForkpointSession(s).getItems())[2] as AgentInputItem & { output: unknown };
+      expect(JSON.stringify(result.output)).toContain("deployed prod");
+    });
+  }
+
+  it("rejected once the approved call ran (its run not saved): refused CALL_ANSWERED, an approval resumes it", async () => {
+    const { fp, other, counts, approve, reject, track, items } = await stoppedForApproval();
+    expect(await approve(fp, DiesBeforeSaving)).toMatchObject({ message: "server died" });
+    expect(((await reject(other)) as { code: string }).code).toBe("CALL_ANSWERED");
+    expect(await items()).toEqual(["user", "function_call"]);
+    expect(await approve(other)).toBe("deployed");
+    expect(counts.runs).toBe(1);
     expect(await track()).toEqual(["call_1/succeeded"]);
     expect(await items()).toEqual(["user", "function_call", "function_call_result", "assistant"]);
   });
