@@ -35,14 +35,16 @@ describe("checkpoint lifetime", () => {
   it("refuses to delete (or prune) the checkpoint a running rollback goes to; the new branch forks from it", async () => {
     const s = await fp.createSession({ userId: "u" });
     await s.append({ role: "user", content: "hi" });
-    const target = await s.checkpoint({ name: "target", expiresIn: 300 });
+    // Long enough to outlast a loaded machine's steps up to the delete; waited out before the prune.
+    const target = await s.checkpoint({ name: "target", expiresIn: 2000 });
     await s.invoke("slow", { k: 1 });
     const moving = s.rollback(target.id);
     await undoStarted;
     const e = await rejectionOf(s.deleteCheckpoint(target.id));
     expect(e).toBeInstanceOf(ConflictError);
     expect(e.code).toBe("CHECKPOINT_IN_USE");
-    await new Promise((r) => setTimeout(r, 350)); // expired now, but the move still needs it
+    // Expired now, but the move still needs it.
+    while (Date.now() <= target.expiresAt!.getTime() + 50) await new Promise((r) => setTimeout(r, 50));
     expect((await fp.prune({ vacuum: false })).checkpoints).toBe(0);
     releaseUndo();
     const { branch } = await moving;
