@@ -115,6 +115,7 @@ export async function putCheckpoint(
       cpMetadata,
       lg: { type, checkpoint: Buffer.from(body), metadataType, metadata: Buffer.from(metadataBody) },
       guard,
+      fromHead: ns === "" && metadata?.source === "input" && runFromThread(config),
     };
     if (known !== undefined) {
       const done = await ctx.withSessionLock(`langgraph-put:${known}`, () => writer.putAtHead(ctx, known, put));
@@ -142,6 +143,16 @@ export async function putCheckpoint(
     throw error;
   });
   return parts.landing.add(key, landing, known);
+}
+
+/**
+ * Whether the put's run is one LangGraph started from the thread's latest checkpoint: LangGraph copies the run's
+ * `thread_id` into its config's metadata, and its `checkpoint_id` when the run addressed one (time travel, a resume by
+ * id), and hands that config to every put. A put made outside a run (no such metadata) is not taken for one.
+ */
+function runFromThread(config: RunnableConfig): boolean {
+  const metadata = config.metadata as Record<string, unknown> | undefined;
+  return metadata?.thread_id != null && metadata.checkpoint_id == null;
 }
 
 /** The scalar fields of LangGraph's metadata (`source`, `step`, …), for the forkpoint checkpoint's own metadata. */

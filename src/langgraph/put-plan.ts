@@ -92,6 +92,11 @@ export interface PreparedPut {
   lg: Pick<LgCheckpointRow, "type" | "checkpoint" | "metadataType" | "metadata">;
   /** A subgraph's check of its parent run (see parent-run-guard.ts), run again where the put is written at the head. */
   guard: ((tx: Tx) => Step<void>) | null;
+  /**
+   * The input of a run LangGraph started from the thread's latest checkpoint (none addressed by id): it goes on from
+   * the head the run read, as a step of a run under way goes on from its last checkpoint.
+   */
+  fromHead: boolean;
 }
 
 /** A put's new messages (those after the thread's mirror), taken as the put was called. */
@@ -119,7 +124,7 @@ export async function land(
 ): Promise<Landing> {
   const { parentId, checkpointId, items, messagesVersion } = put;
   const store = ctx.store;
-  const parent = await store.read((tx) => landUnit(tx, ref, thread, checkpointId, parentId, continuesRun(put)));
+  const parent = await store.read((tx) => landUnit(tx, ref, thread, checkpointId, parentId, continuesRun(put) || put.fromHead));
   const target = parent.target;
   let append: MessageInput[] = [];
   let editAt: string | null = null;
@@ -219,8 +224,9 @@ function* afterStepCalls(tx: Tx, target: Target): Step<{ position: number; headH
 
 /**
  * The refusals (`SESSION_MOVED`) of a put going on from `target` (its parent, off the empty start) while the session
- * is on `current`: one that would fork from where a move left the session, and, for a step of a run under way
- * (`continuing`), one overtaken by moves or by messages another writer added since its parent.
+ * is on `current`: one that would fork from where a move left the session, and, for a step of a run under way or the
+ * input of a run from the thread's head (`continuing`), one overtaken by moves or by messages another writer added
+ * since its parent.
  */
 export function* refuseMovedParent(
   tx: Tx,
