@@ -275,13 +275,18 @@ function* refuseOvertaken(tx: Tx, sessionId: string, current: BranchRow, thread:
  * node journaling through the thread's session): the put goes on after them.
  */
 function* refuseAppended(tx: Tx, sessionId: string, current: BranchRow, thread: LgThreadRow, target: Target): Step<void> {
-  if (target.fpCheckpointId === null) return;
   const head = yield* headOf(tx, current);
   if (head.position <= target.position) return;
   const at = yield* entryAt(tx, current, target.position);
   if ((at?.hash ?? GENESIS_HASH) !== target.headHash || (at?.msgCount ?? 0) === head.msgCount) return;
-  const parent = yield* tx.getCheckpoint(target.fpCheckpointId);
-  if (!parent || (yield* tx.langgraph.landedSince(sessionId, current.id, parent.seq))) return;
+  // A synthesized parent (the head a run from the thread read, after messages the app appended) has no checkpoint:
+  // a LangGraph checkpoint landed after its point is one landed since.
+  const parent = target.fpCheckpointId === null ? null : yield* tx.getCheckpoint(target.fpCheckpointId);
+  if (target.fpCheckpointId !== null && !parent) return;
+  const landed = parent
+    ? yield* tx.langgraph.landedSince(sessionId, current.id, parent.seq)
+    : yield* tx.langgraph.landedOnBranch(sessionId, current.id, target.position + 1);
+  if (landed) return;
   throw runStopped(thread, "messages were added to its session");
 }
 

@@ -30,7 +30,7 @@ class HeldSerializer extends JsonPlusSerializer {
  * A thread with one run ("one", "asks one"), a checkpoint there and a call recorded after it; `during` runs in the
  * next run's node while that run's input put is held, and the put is released once it is done.
  */
-async function heldThread(during: (fp: Forkpoint, sessionId: string, checkpointId: string) => Promise<void>) {
+async function heldThread(during: (fp: Forkpoint, sessionId: string, checkpointId: string) => Promise<void>, between?: string) {
   const { fp, path: file } = dbs.open({ tools: [appendLineTool()] });
   const serde = new HeldSerializer();
   const saver = new ForkpointSaver(fp, { userId: "alice", serde });
@@ -48,6 +48,8 @@ async function heldThread(during: (fp: Forkpoint, sessionId: string, checkpointI
   const s = await saver.sessionFor("t", { userId: "alice" });
   const cp = await s.checkpoint({ name: "after one" });
   await s.invoke("append_line", { path: log, line: "x1" });
+  // The app's own message between the runs: the next run goes on from the head LangGraph has no checkpoint of.
+  if (between !== undefined) await s.append({ role: "user", content: between });
   let release = () => {};
   serde.holds.set("input", new Promise<void>((resolve) => (release = resolve)));
   inNode = async () => {
@@ -77,6 +79,18 @@ describe("a LangGraph run from the thread whose input put is held while a messag
     const next = await graph.invoke(say("go on"), thread);
     expect(texts(next.messages)).toEqual(["human:one", "ai:asks one", "human:during", "human:go on", "ai:asks go on"]);
     expect(readOrNull(log)).toBe("x1\n");
+  }, 30_000);
+
+  it("goes on from a head the app appended to before the run: stops the same way", async () => {
+    const { graph, s, log, running } = await heldThread(async (fp, sessionId) => {
+      await (await fp.getSession(sessionId, { userId: "alice" })).append({ role: "user", content: "during" });
+    }, "between");
+    expect(await rejectionOf(running)).toMatchObject({ code: "SESSION_MOVED" });
+    expect((await s.history()).map((m) => m.content)).toEqual(["one", "asks one", "between", "during"]);
+    expect(await s.branches()).toHaveLength(1);
+    expect(readOrNull(log)).toBe("x1\n");
+    const next = await graph.invoke(say("go on"), thread);
+    expect(texts(next.messages).slice(2)).toEqual(["human:between", "human:during", "human:go on", "ai:asks go on"]);
   }, 30_000);
 
   it("after a rollback by another handle, the appended message stays current", async () => {
