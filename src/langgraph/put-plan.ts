@@ -124,7 +124,7 @@ export async function land(
 ): Promise<Landing> {
   const { parentId, checkpointId, items, messagesVersion } = put;
   const store = ctx.store;
-  const parent = await store.read((tx) => landUnit(tx, ref, thread, checkpointId, parentId, continuesRun(put) || put.fromHead));
+  const parent = await store.read((tx) => landUnit(tx, ref, thread, checkpointId, parentId, goesOnFromHead(put)));
   const target = parent.target;
   let append: MessageInput[] = [];
   let editAt: string | null = null;
@@ -242,9 +242,12 @@ export function* refuseMovedParent(
   } else if (continuing) yield* refuseAppended(tx, sessionId, current, thread, target);
 }
 
-/** Whether a put is a step of a run under way (LangGraph's `source: "loop"`), whose parent is the run's own last put. */
-function continuesRun(put: PreparedPut): boolean {
-  return (JSON.parse(put.cpMetadata) as { langgraph?: { source?: unknown } }).langgraph?.source === "loop";
+/**
+ * Whether a put goes on from where its run left the session: a step of a run under way (LangGraph's `source:
+ * "loop"`), whose parent is the run's own last put, or the input of a run from the thread's head (`fromHead`).
+ */
+export function goesOnFromHead(put: PreparedPut): boolean {
+  return put.fromHead || (JSON.parse(put.cpMetadata) as { langgraph?: { source?: unknown } }).langgraph?.source === "loop";
 }
 
 /**

@@ -24,7 +24,17 @@ import {
 } from "../sessions/langgraph-bridge.js";
 import { toMessageInputs } from "./caused-calls.js";
 import type { Mirror, MirrorItems } from "./mirror-cache.js";
-import { land, parentAt, refuseTakenId, serializeNew, validateMessages, type Landing, type PreparedPut } from "./put-plan.js";
+import {
+  goesOnFromHead,
+  land,
+  parentAt,
+  refuseMovedParent,
+  refuseTakenId,
+  serializeNew,
+  validateMessages,
+  type Landing,
+  type PreparedPut,
+} from "./put-plan.js";
 import { serializeItems, type SaverParts } from "./saver-parts.js";
 import { createThread, findThread } from "./threads.js";
 
@@ -102,7 +112,7 @@ export class PutWriter {
         blobs.push({ channel: this.#parts.messages, version, type: t, value: Buffer.from(v) });
       }
       const atHead = await afterMoves(ctx, ref, () =>
-        ctx.store.write({ sessionId: ref.id }, (tx) => writeAtHead(this.#parts, ctx, tx, ref, put, landing)),
+        ctx.store.write({ sessionId: ref.id }, (tx) => writeAtHead(this.#parts, ctx, tx, thread, put, landing)),
       );
       const written = atHead === FORK ? await this.forkAndWrite(ctx, ref, put, landing) : atHead;
       return this.landed(ctx, ref.id, put, written, landing.mirrored);
@@ -182,16 +192,20 @@ function* writeAtHead(
   parts: SaverParts,
   ctx: EngineContext,
   tx: Tx,
-  ref: SessionRef,
+  thread: LgThreadRow,
   put: PreparedPut,
   landing: Landing,
 ): Step<Written | typeof FORK> {
-  yield* refuseTakenId(tx, ref.id, put.threadId, put.checkpointId);
+  yield* refuseTakenId(tx, thread.sessionId, put.threadId, put.checkpointId);
   if (put.guard) yield* put.guard(tx);
-  const { session, branch, head } = yield* currentToWrite(ctx, tx, ref.id, ref.userId);
+  const { session, branch, head } = yield* currentToWrite(ctx, tx, thread.sessionId, put.userId);
   const { target } = landing;
-  if (landing.editAt !== null || !(yield* continuesAtHead(tx, branch, head, target))) return FORK;
-  return yield* writeRows(parts, ctx, tx, session, branch.id, head, landing.fields, put, landing.messagesVersion);
+  if (landing.editAt === null && (yield* continuesAtHead(tx, branch, head, target))) {
+    return yield* writeRows(parts, ctx, tx, session, branch.id, head, landing.fields, put, landing.messagesVersion);
+  }
+  // The fork's refusals again, on what this write sees: a move or an append landed since the put was planned.
+  if (put.parentId !== null) yield* refuseMovedParent(tx, session.id, branch, thread, target, goesOnFromHead(put));
+  return FORK;
 }
 
 /** The put's rows after `head` of `branchId` (in the caller's write unit); what the saver keeps of them. */
