@@ -1,40 +1,14 @@
 // configFor a user's checkpoint taken while a thread waits beside a journaled call: the finished task's results are
 // served there, so invoking from it runs only what had not finished (the call is not made again).
-import { Annotation, Command, END, START, StateGraph, interrupt } from "@langchain/langgraph";
+import { Command } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
 import { tempDatabases } from "../helpers.js";
-import { sendTool } from "./helpers.js";
+import { chargeThenReceiptGraph, sendTool } from "./helpers.js";
 
 const dbs = tempDatabases();
 
-const Log = Annotation.Root({ log: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }) });
-
-/** "act" journals a call through the thread's session and "other" interrupts, side by side; then "after" sends a receipt. */
-function parallelGraph(saver: ForkpointSaver) {
-  const runs = { act: 0 };
-  const sessionOf = () => saver.sessionFor("t", { userId: "alice" });
-  const graph = new StateGraph(Log)
-    .addNode("plan", () => ({ log: ["plan"] }))
-    .addNode("act", async () => {
-      runs.act++;
-      await (await sessionOf()).invoke("send", { t: "charge" });
-      return { log: ["charged"] };
-    })
-    .addNode("other", () => ({ log: [`approved: ${interrupt("send the receipt?") as string}`] }))
-    .addNode("after", async () => {
-      await (await sessionOf()).invoke("send", { t: "receipt" });
-      return { log: ["receipt"] };
-    })
-    .addEdge(START, "plan")
-    .addEdge("plan", "act")
-    .addEdge("plan", "other")
-    .addEdge("act", "after")
-    .addEdge("other", "after")
-    .addEdge("after", END)
-    .compile({ checkpointer: saver });
-  return { graph, runs };
-}
+const parallelGraph = (saver: ForkpointSaver) => chargeThenReceiptGraph(saver, "send the receipt?");
 
 describe.each(["async", "sync"] as const)('configFor a user\'s checkpoint beside a journaled call (durability "%s")', (durability) => {
   const config = { configurable: { thread_id: "t" }, durability };

@@ -1,6 +1,6 @@
 // Test setup the LangGraph suites share: a compiled echo chat graph on a saver, and short ways to write and read messages.
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
-import { END, MessagesAnnotation, START, StateGraph, interrupt } from "@langchain/langgraph";
+import { Annotation, END, MessagesAnnotation, START, StateGraph, interrupt } from "@langchain/langgraph";
 import { defineTool } from "../../src/index.js";
 import type { ForkpointSaver } from "../../src/langgraph/index.js";
 
@@ -23,6 +23,38 @@ export function approvalGraph(saver: ForkpointSaver) {
     .addEdge(START, "ask")
     .addEdge("ask", END)
     .compile({ checkpointer: saver });
+}
+
+/** A state of one log, each node's entries appended. No channel is messages. */
+export const Log = Annotation.Root({ log: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }) });
+
+/**
+ * Thread "t" of alice: "act" journals a call ("charge") through the thread's session and "other" asks `question` (an
+ * interrupt), side by side after "plan"; then "after" sends a receipt. `runs.act` counts the runs of "act".
+ */
+export function chargeThenReceiptGraph(saver: ForkpointSaver, question: string) {
+  const runs = { act: 0 };
+  const sessionOf = () => saver.sessionFor("t", { userId: "alice" });
+  const graph = new StateGraph(Log)
+    .addNode("plan", () => ({ log: ["plan"] }))
+    .addNode("act", async () => {
+      runs.act++;
+      await (await sessionOf()).invoke("send", { t: "charge" });
+      return { log: ["charged"] };
+    })
+    .addNode("other", () => ({ log: [`approved: ${interrupt(question) as string}`] }))
+    .addNode("after", async () => {
+      await (await sessionOf()).invoke("send", { t: "receipt" });
+      return { log: ["receipt"] };
+    })
+    .addEdge(START, "plan")
+    .addEdge("plan", "act")
+    .addEdge("plan", "other")
+    .addEdge("act", "after")
+    .addEdge("other", "after")
+    .addEdge("after", END)
+    .compile({ checkpointer: saver });
+  return { graph, runs };
 }
 
 /** Messages as "type:content" lines, easy to compare. */

@@ -1,40 +1,14 @@
 // A user's checkpoint taken while a thread waits on an interrupt stands for that wait: a rollback to it shows the
 // interrupt pending again, with the results of the tasks that had finished beside it.
-import { Annotation, Command, END, START, StateGraph, interrupt } from "@langchain/langgraph";
+import { Command } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
 import { tempDatabases } from "../helpers.js";
-import { sendTool } from "./helpers.js";
+import { chargeThenReceiptGraph, sendTool } from "./helpers.js";
 
 const dbs = tempDatabases();
 
-const Log = Annotation.Root({ log: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }) });
-
-/** "act" charges and "other" asks, side by side; then "after" sends a receipt. No channel is messages. */
-function waitingGraph(saver: ForkpointSaver) {
-  const runs = { act: 0 };
-  const sessionOf = () => saver.sessionFor("t", { userId: "alice" });
-  const graph = new StateGraph(Log)
-    .addNode("plan", () => ({ log: ["plan"] }))
-    .addNode("act", async () => {
-      runs.act++;
-      await (await sessionOf()).invoke("send", { t: "charge" });
-      return { log: ["charged"] };
-    })
-    .addNode("other", () => ({ log: [`approved: ${interrupt("ok?") as string}`] }))
-    .addNode("after", async () => {
-      await (await sessionOf()).invoke("send", { t: "receipt" });
-      return { log: ["receipt"] };
-    })
-    .addEdge(START, "plan")
-    .addEdge("plan", "act")
-    .addEdge("plan", "other")
-    .addEdge("act", "after")
-    .addEdge("other", "after")
-    .addEdge("after", END)
-    .compile({ checkpointer: saver });
-  return { graph, runs };
-}
+const waitingGraph = (saver: ForkpointSaver) => chargeThenReceiptGraph(saver, "ok?");
 
 describe("a user's checkpoint taken while a thread waits on an interrupt", () => {
   const config = { configurable: { thread_id: "t" }, durability: "sync" as const };
