@@ -1,4 +1,5 @@
 // One forkpoint tool per framework tool name: runs, undoes and replays the framework's own execute/undo, bound per session.
+import type { CallOptions } from "../sessions/calls/journal.js";
 import { invoke } from "../sessions/invoke.js";
 import { ConflictError, ValidationError } from "../models/errors.js";
 import type { JsonValue } from "../models/json.js";
@@ -110,13 +111,21 @@ function ownDispatcher(ctx: EngineContext, name: string, d: Dispatcher): Dispatc
 
 /**
  * Journals the call (with the framework's call id) on `onBranch`, after message `after` when given (see `invoke`), runs
- * the live binding with `options`, records the result. With `requestId`, once per session and id (see `invoke`).
+ * the live binding with `options`, records the result. With `requestId`, once per session and id (see `invoke`). With
+ * `check`, the adapter's precondition, checked in the unit that journals the call (see `CallOptions`).
  */
 export async function invokeFramework(
   s: SessionHandle,
   name: string,
   args: unknown,
-  call: { callId: string; onBranch: string; options: unknown; after?: string | undefined; requestId?: string | undefined },
+  call: {
+    callId: string;
+    onBranch: string;
+    options: unknown;
+    after?: string | undefined;
+    requestId?: string | undefined;
+    check?: CallOptions["check"];
+  },
 ): Promise<unknown> {
   const engine = sessionEngine(s);
   const d = byEngine.get(engine.ctx)?.get(name);
@@ -132,7 +141,14 @@ export async function invokeFramework(
             ...(call.requestId === undefined ? {} : { requestId: call.requestId }),
           };
     return await engine.run((ctx, ref) =>
-      invoke(ctx, ref, name, args as JsonValue, { callId: call.callId, onBranch: call.onBranch }, options),
+      invoke(
+        ctx,
+        ref,
+        name,
+        args as JsonValue,
+        { callId: call.callId, onBranch: call.onBranch, ...(call.check === undefined ? {} : { check: call.check }) },
+        options,
+      ),
     );
   } finally {
     d?.live.delete(key);

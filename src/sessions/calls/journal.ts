@@ -123,6 +123,12 @@ export interface CallOptions {
   ifAt?: IfAt | undefined;
   /** The message the call follows, on its own lineage (see `journalCall`). */
   after?: string | undefined;
+  /**
+   * An adapter's precondition, checked in the unit that journals the call, before it is written (after the branch
+   * check): what it throws refuses the call, nothing written. It reads what it checks in that unit, so no write of
+   * another handle, process or server lands between its check and the journal.
+   */
+  check?: ((tx: Tx, session: SessionRow) => Step<void>) | undefined;
 }
 
 /** A journal unit's outcome: the call journaled now, or the one a request with the same id journaled before. */
@@ -362,6 +368,7 @@ function* journalRunCompleteUnit(
       "SESSION_MOVED",
     );
   }
+  if (call.check) yield* call.check(tx, session);
   const entry = yield* journalCall(ctx, tx, session, name, argsText, call.callId ?? null, typeof tool.undo === "function", call.after);
   // This thread runs it: a move elsewhere refuses while that holds (see refuseLiveCalls). In flight from this
   // transaction on, so that another handle of this thread reading the owner next does not take it for a dead one's.
