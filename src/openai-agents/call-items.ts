@@ -2,7 +2,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { ConflictError } from "../models/errors.js";
 import { fromJsonText } from "../models/json.js";
-import type { LineageSegment, MessageRow, Step, Tx } from "../store/port/index.js";
+import type { LineageSegment, MessageRow, SessionRow, Step, Tx } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "../sessions/core/context.js";
 import { ownedSession } from "../sessions/core/owned.js";
 
@@ -130,7 +130,7 @@ export function* refuseCallsOffLineage(
   if (answered)
     throw new ConflictError(
       `function call ${JSON.stringify(answered.call.callId)} (${what}) is answered already in this conversation: its ` +
-        `approval was resumed before (one saved run state resumed twice); ${answeredOutcome}`,
+        `approval was resumed, or it was rejected, before (one saved run state resumed twice); ${answeredOutcome}`,
       "CALL_ANSWERED",
     );
   return placed.map((p) => p.open);
@@ -180,6 +180,20 @@ function* journaledAfter(tx: Tx, branchId: string, position: number, call: Named
   return undefined;
 }
 
+/** Why an approved call whose conversation answered it already is refused. */
+const NOT_RUN = "it is not run, nothing was written";
+
+/**
+ * `approvedCallRequest`'s refusals again, in the unit that journals the approved call (its `check`): a rejection of
+ * the call (or another resume's result) saved since that read refuses it, `CALL_ANSWERED`, the tool not run, nothing
+ * written; a rejection saved once the call is journaled is refused in its own unit (`refuseCallsRunElsewhere`).
+ * Whichever lands second is refused: the conversation never says "not approved" of a call whose tool ran.
+ */
+export const approvedCallCheck = (call: NamedCall) =>
+  function* (tx: Tx, session: SessionRow): Step<void> {
+    yield* refuseCallsOffLineage(tx, session.id, session.currentBranchId, [call], "approved, to run now", NOT_RUN);
+  };
+
 /**
  * An approved call about to run in a resumed run, from branch `branchId`: refused as `refuseCallsOffLineage` has it;
  * else the request id it runs under (undefined: its `function_call` is stored nowhere), so that the same approval
@@ -193,14 +207,7 @@ export function approvedCallRequest(ctx: EngineContext, ref: SessionRef, branchI
 
 function* approvedUnit(tx: Tx, ref: SessionRef, branchId: string, call: NamedCall): Step<string | undefined> {
   yield* ownedSession(tx, ref.id, ref.userId);
-  const [open] = yield* refuseCallsOffLineage(
-    tx,
-    ref.id,
-    branchId,
-    [call],
-    "approved, to run now",
-    "it is not run again, nothing was written",
-  );
+  const [open] = yield* refuseCallsOffLineage(tx, ref.id, branchId, [call], "approved, to run now", NOT_RUN);
   if (!open) return undefined;
   const ranOn = (yield* journaledAfter(tx, branchId, open.at.position, call)) ?? branchId;
   return `forkpoint/openai-agents:approved:${open.at.id}:${ranOn}`;

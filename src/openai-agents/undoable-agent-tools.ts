@@ -7,7 +7,7 @@ import { ConflictError, ValidationError } from "../models/errors.js";
 import type { JsonValue } from "../models/json.js";
 import { sessionEngine, type SessionHandle } from "../sessions/session-handle.js";
 import type { ToolContext, ToolDefinition } from "../tools/define-tool.js";
-import { approvedCallRequest } from "./call-items.js";
+import { approvedCallCheck, approvedCallRequest } from "./call-items.js";
 import { madeCall, memoryBranch } from "./run-memory.js";
 
 /** Reverses one call of a tool, given its recorded (parsed) input and the result of its latest application. */
@@ -175,7 +175,9 @@ export function undoableAgentTools<T extends Tool<any>[]>(
         // the session: its function_call, saved when the run stopped, must be in the conversation it runs in.
         // Told by its tool and arguments too: a model numbering its calls per response reuses an earlier call's id.
         // The same approval resumed twice (a double-clicked "approve", two servers, a retry after a crash) runs it once.
+        // Checked again where the call is journaled: a rejection of it saved meanwhile refuses it (CALL_ANSWERED).
         let requestId: string | undefined;
+        let check: ReturnType<typeof approvedCallCheck> | undefined;
         if (approved(runContext, t.name, callId)) {
           const call = {
             callId,
@@ -183,10 +185,11 @@ export function undoableAgentTools<T extends Tool<any>[]>(
             ...(typeof details?.toolCall?.arguments === "string" ? { arguments: details.toolCall.arguments } : {}),
           };
           requestId = await sessionEngine(s).run((ctx, ref) => approvedCallRequest(ctx, ref, onBranch, call));
+          check = approvedCallCheck(call);
         }
         // The run's items go where its calls are, also when it saves only its input (a run a move stopped).
         madeCall(runContext, callId);
-        return await invokeOnce(s, t.name, parsed.args, { callId, onBranch, options: live, requestId }, details?.signal);
+        return await invokeOnce(s, t.name, parsed.args, { callId, onBranch, options: live, requestId, check }, details?.signal);
       } catch (error) {
         // Recorded as failed; the model sees what the tool made of its error, as it would unwrapped.
         if (error instanceof ReportedToolError) return error.output as Awaited<ReturnType<Invoke>>;
