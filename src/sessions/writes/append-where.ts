@@ -70,7 +70,7 @@ function* messagesAfterUnit(tx: Tx, ref: SessionRef, afterId: string | null): St
 }
 
 /** What follows message `afterId`: each message after it, on any branch, with the messages after that one on its branch. */
-function* tailsAfter(tx: Tx, sessionId: string, afterId: string | null): Step<Message[][]> {
+export function* tailsAfter(tx: Tx, sessionId: string, afterId: string | null): Step<Message[][]> {
   const tails: Message[][] = [];
   for (const first of yield* tx.versionsAfter(sessionId, afterId)) {
     const tail: Message[] = [];
