@@ -15,10 +15,11 @@ import { guardLoop, loopBranch, stopLoop } from "../adapters/loop-guard.js";
 import { ConflictError, ValidationError } from "../models/errors.js";
 import { sessionEngine, type SessionHandle } from "../sessions/session-handle.js";
 import { messagesAfter } from "../sessions/writes/append-where.js";
+import { FollowedChanged, followedCheck } from "./followed-check.js";
 import type { Message } from "../models/types.js";
 import { callsOf } from "./chat.js";
 import { callInStep } from "./step-order.js";
-import { storedMessages } from "./sync-history.js";
+import { storedMessages, type StoredMessage } from "./sync-history.js";
 import type { ToolContext, ToolDefinition } from "../tools/define-tool.js";
 
 /** Reverses one call of a tool, given its recorded input and the result of its latest application. */
@@ -223,6 +224,13 @@ function callRequestId(
   return `forkpoint/ai:${digest([key, occurrence(key)])}`;
 }
 
+/** What a loop's next call may follow (see `answerForms`), and how to tell, given what follows the question then, whether it still would. */
+interface AnswerForms {
+  ids: string[];
+  /** Absent when the call follows the question whatever is stored (no call made yet: no answer of this loop). */
+  followed?: ReturnType<typeof followedCheck>;
+}
+
 /**
  * The messages a loop's next call may follow, the one it follows first: `after` (its question), or the latest form of
  * the loop's answer stored right after it (saved in `onStepEnd`) once there is one. Landing after the question, the
@@ -232,32 +240,76 @@ function callRequestId(
  * tools made (`mine`): an earlier answer on another branch (a regenerate's old one) is not this loop's, whatever ids
  * it names. The others (the question, the answer's earlier forms) are what the same call made by the same request
  * before (a request sent again) may have followed: its request id was applied with one of them.
+ * The choice is made from a read: a step's save may land between it and the call's journal, which then would follow a
+ * form no longer last (and fork a branch without the answer). `followed` lets the journal's own unit tell whether the
+ * same choice still holds there (it refuses the call otherwise, and the caller reads again).
  */
-async function answerForms(s: SessionHandle, onBranch: string, after: string, mine: ReadonlySet<string>): Promise<string[]> {
-  if (mine.size === 0) return [after];
+async function answerForms(s: SessionHandle, onBranch: string, after: string, mine: ReadonlySet<string>): Promise<AnswerForms> {
+  if (mine.size === 0) return { ids: [after] };
   const tails = await sessionEngine(s).run((ctx, ref) => messagesAfter(ctx, ref, after));
-  const found: Message[][] = [];
+  // As read: the journal's unit judges what it finds by the same calls.
+  const known = new Set(mine);
+  // Whether each branch (other than the wrapped one) that holds a candidate form may hold this loop's answer.
+  const places = new Map<string, boolean>();
   let question: Message | null = null;
   let branches: Awaited<ReturnType<SessionHandle["branches"]>> | null = null;
   for (const tail of tails) {
-    const grouped = storedMessages(tail);
-    if (grouped.length !== 1) continue;
-    const form = grouped[0]!.latest;
-    if (form.role !== "assistant" || !callsOf({ role: form.role, content: form.content }).some((id) => mine.has(id))) continue;
-    if (form.branchId !== onBranch) {
-      question ??= await s.message(after);
-      branches ??= await s.branches();
-      const branch = branches.find((b) => b.id === form.branchId);
-      if (!branch || branch.parentId !== onBranch || branch.forkPosition <= question.position) continue;
-    }
-    found.push(grouped[0]!.forms);
+    const form = answerIn(tail, known)?.latest;
+    if (!form || form.branchId === onBranch || places.has(form.branchId)) continue;
+    question ??= await s.message(after);
+    branches ??= await s.branches();
+    const branch = branches.find((b) => b.id === form.branchId);
+    places.set(form.branchId, branch !== undefined && branch.parentId === onBranch && branch.forkPosition > question.position);
   }
-  // The newest latest form first; then the question and every earlier form.
-  found.sort((x, y) => y.at(-1)!.createdAt.getTime() - x.at(-1)!.createdAt.getTime());
+  const found = formsIn(tails, known, onBranch, (branchId) => places.get(branchId) ?? false)!;
   const ids = found.map((forms) => forms.at(-1)!.id);
   for (const forms of found) ids.push(...forms.slice(0, -1).map((f) => f.id));
-  return ids.length === 0 ? [after] : [ids[0]!, after, ...ids.slice(1)];
+  const first = ids[0] ?? after;
+  // A branch not judged here (forked since the read) cannot be told: the call reads again.
+  const holds = (now: Message[][]) => {
+    const again = formsIn(now, known, onBranch, (branchId) => places.get(branchId));
+    return again !== null && (again[0]?.at(-1)!.id ?? after) === first;
+  };
+  return { ids: ids.length === 0 ? [after] : [ids[0]!, after, ...ids.slice(1)], followed: followedCheck(after, holds) };
 }
+
+/** The answer `tail` (what follows the question on a branch) holds, if it may be the loop's: one message, naming a call of `mine`. */
+function answerIn(tail: Message[], mine: ReadonlySet<string>): StoredMessage | null {
+  const grouped = storedMessages(tail);
+  if (grouped.length !== 1) return null;
+  const form = grouped[0]!.latest;
+  if (form.role !== "assistant" || !callsOf({ role: form.role, content: form.content }).some((id) => mine.has(id))) return null;
+  return grouped[0]!;
+}
+
+/**
+ * The forms of the loop's answer in `tails` (each answer's forms, from the first to the latest), the newest latest form
+ * first: of the answers in them (see `answerIn`), those on the wrapped branch or on a branch `place` accepts; null when
+ * `place` cannot tell of a branch (undefined).
+ */
+function formsIn(
+  tails: Message[][],
+  mine: ReadonlySet<string>,
+  onBranch: string,
+  place: (branchId: string) => boolean | undefined,
+): Message[][] | null {
+  const found: Message[][] = [];
+  for (const tail of tails) {
+    const answer = answerIn(tail, mine);
+    if (!answer) continue;
+    if (answer.latest.branchId !== onBranch) {
+      const ok = place(answer.latest.branchId);
+      if (ok === undefined) return null;
+      if (!ok) continue;
+    }
+    found.push(answer.forms);
+  }
+  // The newest latest form first.
+  return found.sort((x, y) => y.at(-1)!.createdAt.getTime() - x.at(-1)!.createdAt.getTime());
+}
+
+/** How many times a call reads again what its loop's answer follows when a save keeps landing between its read and its journal. */
+const FOLLOW_READS = 8;
 
 /**
  * Wraps an AI SDK ToolSet for one session: each call is journaled on the session's track before it runs (the AI SDK's
@@ -301,15 +353,17 @@ export function undoableTools<TOOLS extends ToolSet>(
       // After the loop's own rollback the question is on a branch the session left: the calls go on the rollback's.
       const after = guard.selfMoved ? undefined : question;
       const live: LiveCall = { options: callOptions, ...(onOutput ? { onOutput } : {}) };
-      const forms = after === undefined ? [undefined] : await answerForms(s, onBranch, after, mine);
+      let read = after === undefined ? undefined : await answerForms(s, onBranch, after, mine);
+      // Read again (see below) without this call's own id, as the first time, unless an earlier call had it too.
+      const others = mine.has(callOptions.toolCallId) ? mine : null;
       mine.add(callOptions.toolCallId);
       // Keyed on the question, not the form followed: the same call of a request sent again has the same id.
       const requestId =
         after === undefined
           ? undefined
           : callRequestId(onBranch, after, name, callOptions.toolCallId, input, callOptions.messages, occurrence);
-      for (let wait = FIRST_WAIT_MS, tried = 0; ;) {
-        const follows = forms[tried];
+      for (let wait = FIRST_WAIT_MS, tried = 0, reads = 1; ;) {
+        const follows = read?.ids[tried];
         try {
           return await invokeFramework(s, name, input, {
             callId: callOptions.toolCallId,
@@ -317,8 +371,17 @@ export function undoableTools<TOOLS extends ToolSet>(
             options: live,
             after: follows,
             requestId,
+            check: read?.followed,
           });
         } catch (error) {
+          // A step's save landed between the read and the journal (nothing written): what to follow is read again.
+          if (error instanceof FollowedChanged && after !== undefined && reads < FOLLOW_READS) {
+            const calls = others ?? new Set([...mine].filter((id) => id !== callOptions.toolCallId));
+            read = await answerForms(s, onBranch, after, calls);
+            tried = 0;
+            reads++;
+            continue;
+          }
           if (error instanceof ConflictError && requestId !== undefined) {
             // The same call made by the same request sent twice at once: its result, once the first one's tool ends.
             if (error.code === "CALL_IN_PROGRESS") {
@@ -327,7 +390,7 @@ export function undoableTools<TOOLS extends ToolSet>(
               continue;
             }
             // Made before by the same request sent again, following another of the answer's forms: its result.
-            if (error.code === "REQUEST_ID_REUSED" && tried + 1 < forms.length) {
+            if (error.code === "REQUEST_ID_REUSED" && tried + 1 < (read?.ids.length ?? 1)) {
               tried++;
               continue;
             }
