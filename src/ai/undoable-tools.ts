@@ -308,6 +308,28 @@ function formsIn(
   return found.sort((x, y) => y.at(-1)!.createdAt.getTime() - x.at(-1)!.createdAt.getTime());
 }
 
+/**
+ * The ids of the tool calls the loop's earlier steps made, as the messages the AI SDK gives a step's calls tell them:
+ * those of the assistant messages after the last user message (the request's question), the earlier steps' responses.
+ * A step whose calls were all of other tools (a checkpoint tool, a tool not wrapped) is saved (`onStepEnd`) as an
+ * answer naming none of these tools' calls; it is still the loop's answer, which the next call must follow.
+ */
+function stepCalls(messages: unknown): string[] {
+  if (!Array.isArray(messages)) return [];
+  const ids: string[] = [];
+  for (const m of messages as unknown[]) {
+    if (typeof m !== "object" || m === null) continue;
+    const { role, content } = m as { role?: unknown; content?: unknown };
+    if (role === "user") ids.length = 0;
+    if (role !== "assistant" || !Array.isArray(content)) continue;
+    for (const part of content as unknown[]) {
+      const { type, toolCallId } = (typeof part === "object" && part !== null ? part : {}) as { type?: unknown; toolCallId?: unknown };
+      if (type === "tool-call" && typeof toolCallId === "string") ids.push(toolCallId);
+    }
+  }
+  return ids;
+}
+
 /** How many times a call reads again what its loop's answer follows when a save keeps landing between its read and its journal. */
 const FOLLOW_READS = 8;
 
@@ -353,9 +375,12 @@ export function undoableTools<TOOLS extends ToolSet>(
       // After the loop's own rollback the question is on a branch the session left: the calls go on the rollback's.
       const after = guard.selfMoved ? undefined : question;
       const live: LiveCall = { options: callOptions, ...(onOutput ? { onOutput } : {}) };
-      let read = after === undefined ? undefined : await answerForms(s, onBranch, after, mine);
+      // The loop's calls before this one: those these tools made, and those its earlier steps made with other tools.
+      const earlier = stepCalls(callOptions.messages);
+      const ours = (): Set<string> => new Set([...mine, ...earlier]);
+      let read = after === undefined ? undefined : await answerForms(s, onBranch, after, ours());
       // Read again (see below) without this call's own id, as the first time, unless an earlier call had it too.
-      const others = mine.has(callOptions.toolCallId) ? mine : null;
+      const own = mine.has(callOptions.toolCallId) || earlier.includes(callOptions.toolCallId) ? null : callOptions.toolCallId;
       mine.add(callOptions.toolCallId);
       // Keyed on the question, not the form followed: the same call of a request sent again has the same id.
       const requestId =
@@ -376,7 +401,8 @@ export function undoableTools<TOOLS extends ToolSet>(
         } catch (error) {
           // A step's save landed between the read and the journal (nothing written): what to follow is read again.
           if (error instanceof FollowedChanged && after !== undefined && reads < FOLLOW_READS) {
-            const calls = others ?? new Set([...mine].filter((id) => id !== callOptions.toolCallId));
+            const calls = ours();
+            if (own !== null) calls.delete(own);
             read = await answerForms(s, onBranch, after, calls);
             tried = 0;
             reads++;

@@ -68,3 +68,42 @@ it("a step's save landing between the next call's read and its journal: the call
   expect(chat[1]!.parts.flatMap((p) => ("toolCallId" in p ? [p.toolCallId] : []))).toEqual(["p1", "p2", "p3"]);
   expect([...world].sort()).toEqual(["one", "three", "two"]);
 });
+
+it("a step whose calls are of a tool not wrapped, saved before the next step's call: that call follows the answer", async () => {
+  const { fp } = dbs.open();
+  const world = new Set<string>();
+  const s = await fp.createSession({ userId: "u" });
+  const asked = await saveChat(s, [question]);
+  const lookup = tool({ inputSchema: z.object({ q: z.string() }), execute: async ({ q }) => `found ${q}` });
+  const put = tool({ inputSchema: z.object({ k: z.string() }), execute: async ({ k }) => (world.add(k), k) });
+  const tools = { ...undoableTools(s, { put }, { put: ({ args }) => void world.delete(args.k) }, { after: asked.lastMessageId }), lookup };
+  const looked = {
+    type: "tool-lookup" as const,
+    toolCallId: "l1",
+    state: "output-available" as const,
+    input: { q: "x" },
+    output: "found x",
+  };
+  const stored = { type: "tool-put" as const, toolCallId: "p1", state: "output-available" as const, input: { k: "one" }, output: "one" };
+  const first: UIMessage = { id: "a", role: "assistant", parts: [{ type: "step-start" }, looked] };
+  const model = scriptedStreamModel(
+    [[call("l1", "lookup", { q: "x" })], [call("p1", "put", { k: "one" })], [text("done")]],
+    async (step) => {
+      // The first step's answer, saved (`onStepEnd`) before the next step's call: it names no call of the wrapped tools.
+      if (step === 1) await saveChat(s, [question, first], { after: asked.lastMessageId });
+    },
+  );
+  const result = streamText({ model, prompt: "look, then put", tools, stopWhen: isStepCount(5) });
+  expect(await result.text).toBe("done");
+  const whole: UIMessage = {
+    ...first,
+    parts: [...first.parts, { type: "step-start" }, stored, { type: "step-start" }, { type: "text", text: "done" }],
+  };
+  await saveChat(s, [question, whole], { after: asked.lastMessageId });
+
+  expect((await s.branches()).map((b) => b.reason)).toEqual(["root"]);
+  expect((await s.toolTrack()).map((t) => [t.callId, t.applied])).toEqual([["p1", true]]);
+  const chat = await loadChat(s);
+  expect(chat[1]!.parts.flatMap((p) => ("toolCallId" in p ? [p.toolCallId] : []))).toEqual(["l1", "p1"]);
+  expect([...world]).toEqual(["one"]);
+});
