@@ -17,10 +17,20 @@ export interface NamespaceHead {
  * for a node's further subgraphs); undefined for the root's own, and for a `checkpointer: true` subgraph's (no task id:
  * one history across its parent's steps).
  */
-function parentNs(ns: string): string | undefined {
+export function parentNs(ns: string): string | undefined {
   const segments = ns.replace(/\|\d+$/, "").split("|");
   return ns !== "" && segments.at(-1)!.includes(":") ? segments.slice(0, -1).join("|") : undefined;
 }
+
+/** The id of the parent's task a subgraph's namespace is named by (`node:taskId`); undefined as for `parentNs`. */
+export function taskOfNs(ns: string): string | undefined {
+  if (parentNs(ns) === undefined) return undefined;
+  const named = ns.replace(/\|\d+$/, "");
+  return named.slice(named.lastIndexOf(":") + 1);
+}
+
+/** Whether a pending write is one a namespace's head through its parent's waits on (`headThroughParent`). */
+export const isWaitWrite = (channel: string): boolean => channel === INTERRUPT || channel === ERROR;
 
 /**
  * The head of namespace `ns` (a subgraph's, named by its task: `node:taskId`) when the head of the namespace it runs
@@ -42,7 +52,7 @@ export function* headThroughParent(tx: Tx, userId: string, threadId: string, ns:
   const rows = (yield* tx.langgraph.checkpointsOf(thread.sessionId)).sort((a, b) => (a.checkpointId < b.checkpointId ? 1 : -1));
   for (const row of rows) {
     const writes = yield* tx.langgraph.writesOf(thread.sessionId, row.checkpointId);
-    if (writes.some((w) => w.channel === INTERRUPT || w.channel === ERROR)) {
+    if (writes.some((w) => isWaitWrite(w.channel))) {
       return { at: { kind: "stored", row, moved: true }, undone: "continuation" };
     }
   }

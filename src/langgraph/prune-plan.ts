@@ -3,21 +3,33 @@
 // is (the stored checkpoint there, or the base a head synthesized at a point is built on), so that the thread and
 // every branch a user may switch back to go on as before; what each forkpoint checkpoint of the session that is not
 // LangGraph's own (a user's, a policy's) resumes from; the checkpoints stored in a forkpoint checkpoint a branch forks
-// from; and, for each one kept, its ancestors up to where every DeltaChannel it holds no value of has a stored value
-// (LangGraph rebuilds such a channel from their writes). Everything else goes: the LangGraph rows with their pending
-// writes, the forkpoint checkpoints that held them (those a branch forks from stay), channel values no kept
-// checkpoint has. The session's log is never touched: its messages and tree stay as they were.
+// from; in a subgraph's namespace, the newest checkpoint where it waited (an interrupt or an error) when a checkpoint
+// its parent's namespace keeps for those reasons waited on its task there (a head moved back to that one serves the
+// subgraph where it waited: `namespace-head.ts`); and, for each one kept, its ancestors up to where every DeltaChannel
+// it holds no value of has a stored value (LangGraph rebuilds such a channel from their writes). Everything else goes:
+// the LangGraph rows with their pending writes, the forkpoint checkpoints that held them (those a branch forks from
+// stay), channel values no kept checkpoint has. The session's log is never touched: its messages and tree stay as
+// they were.
 import type { BranchRow, LgCheckpointRow, LgWriteKey, Step, Tx } from "../store/port/index.js";
 import { headOf, type EngineContext } from "../sessions/langgraph-bridge.js";
 import { openChannels, type RowVersions, type ValuesNode } from "./channel-values.js";
 import type { SaverParts } from "./saver-parts.js";
 import { shownAtMovedHead } from "./moved-head-writes.js";
+import { isWaitWrite, parentNs, taskOfNs } from "./namespace-head.js";
 import { checkpointAt, resolveSynthesized, synthesizedPosition, type PointCheckpoint, type Synthesized } from "./thread-head.js";
 
 /** Each stored checkpoint's channel versions, by session and id: rows never change, so they are read once. */
 export type KnownVersions = Map<string, RowVersions>;
 
 export const versionsKey = (sessionId: string, checkpointId: string): string => `${sessionId}\0${checkpointId}`;
+
+/**
+ * The tasks that waited (an interrupt or an error written) at the checkpoints a namespace keeps as something a head may
+ * stand at, by thread and namespace (`waitsKey`): filled as each namespace is planned, parents before their subgraphs.
+ */
+export type KeptWaits = Map<string, Set<string>>;
+
+export const waitsKey = (threadId: string, ns: string): string => `${threadId}\0${ns}`;
 
 /** What `keep_latest` deletes in one session, as planned in the unit that deletes it. */
 export interface PrunePlan {
@@ -42,6 +54,7 @@ export function* planKeepLatest(
   tx: Tx,
   sessionId: string,
   known: KnownVersions,
+  waits: KeptWaits,
 ): Step<{ plan: PrunePlan } | { missing: LgCheckpointRow[] }> {
   const rows = yield* tx.langgraph.checkpointsOf(sessionId);
   const missing = rows.filter((r) => !known.has(versionsKey(sessionId, r.checkpointId)));
@@ -95,6 +108,23 @@ export function* planKeepLatest(
   // What a branch forks from keeps its LangGraph checkpoint: a rollback to it resumes exactly there.
   const forkPoints = new Set(branches.map((b) => b.forkCheckpointId).filter((id) => id !== null));
   for (const row of rows) if (forkPoints.has(row.fpCheckpointId)) keepRow(row);
+  const writeKeys = yield* tx.langgraph.writeKeysOf(sessionId);
+  // A subgraph whose task waited at a checkpoint its parent's namespace keeps: where it waited, which a head moved back
+  // to that checkpoint serves (the newest of its checkpoints holding an interrupt or an error).
+  const up = thread && parentNs(thread.checkpointNs);
+  if (thread && up !== undefined && waits.get(waitsKey(thread.threadId, up))?.has(taskOfNs(thread.checkpointNs)!)) {
+    let waited: LgCheckpointRow | undefined;
+    for (const w of writeKeys) {
+      const row = isWaitWrite(w.channel) ? byId.get(w.checkpointId) : undefined;
+      if (row && (!waited || row.checkpointId > waited.checkpointId)) waited = row;
+    }
+    if (waited) keepRow(waited);
+  }
+  // The tasks that waited at what this namespace keeps so far (what a head may stand at): its subgraphs' waits to keep.
+  if (thread) {
+    const tasks = new Set(writeKeys.filter((w) => isWaitWrite(w.channel) && keptRows.has(w.checkpointId)).map((w) => w.taskId));
+    waits.set(waitsKey(thread.threadId, thread.checkpointNs), tasks);
+  }
 
   // Each kept checkpoint with a channel it holds no value of keeps its parent (which may keep its own, and so on), up
   // to the values those channels are rebuilt from; one of the format before 4 keeps its parent (its sends are there).
@@ -126,7 +156,6 @@ export function* planKeepLatest(
       return next !== undefined && next.every((c) => !keptRows.has(c));
     }),
   );
-  const writeKeys = yield* tx.langgraph.writeKeysOf(sessionId);
   const goneSteps = new Map<string, LgWriteKey[]>();
   for (const w of writeKeys) {
     if (!continuationGone.has(w.checkpointId)) continue;

@@ -6,7 +6,7 @@ import type { LgCheckpointRow, Step, Tx } from "../store/port/index.js";
 import { ownedSession, type EngineContext } from "../sessions/langgraph-bridge.js";
 import { rowVersions } from "./channel-values.js";
 import { deleteThreadSessions } from "./delete-thread.js";
-import { carryOut, planKeepLatest, versionsKey, type KnownVersions, type PrunePlan } from "./prune-plan.js";
+import { carryOut, planKeepLatest, versionsKey, type KeptWaits, type KnownVersions, type PrunePlan } from "./prune-plan.js";
 import { assertSaverKey, userIn, type SaverParts } from "./saver-parts.js";
 
 /** How `prune` treats the threads it is given. */
@@ -103,7 +103,14 @@ function* checkpointsUnit(tx: Tx, sessions: string[]): Step<LgCheckpointRow[]> {
 function* keepLatestUnit(parts: SaverParts, ctx: EngineContext, tx: Tx, userId: string, sessions: string[], known: KnownVersions) {
   const plans: PrunePlan[] = [];
   const missing: LgCheckpointRow[] = [];
+  const waits: KeptWaits = new Map();
+  // A namespace's parent is planned before it: what the parent keeps is what its subgraphs keep where they waited for.
+  const depth = new Map<string, number>();
   for (const id of sessions) {
+    const ns = (yield* tx.langgraph.threadOfSession(id))?.checkpointNs ?? "";
+    depth.set(id, ns === "" ? 0 : ns.split("|").length);
+  }
+  for (const id of [...sessions].sort((a, b) => depth.get(a)! - depth.get(b)!)) {
     // Deleted meanwhile (another saver's deleteThread): nothing left to prune there.
     if (!(yield* tx.getSession(id))) continue;
     yield* ownedSession(tx, id, userId);
@@ -111,7 +118,7 @@ function* keepLatestUnit(parts: SaverParts, ctx: EngineContext, tx: Tx, userId: 
     if ((yield* tx.runningMoves(id)).length > 0 || (yield* tx.getWorkspace(id))?.restoring) {
       throw new ConflictError(`session ${id} has a move in progress; let it finish (or run fp.recover()) first`, "MOVE_IN_PROGRESS");
     }
-    const planned = yield* planKeepLatest(parts, ctx, tx, id, known);
+    const planned = yield* planKeepLatest(parts, ctx, tx, id, known, waits);
     if ("missing" in planned) missing.push(...planned.missing);
     else plans.push(planned.plan);
   }

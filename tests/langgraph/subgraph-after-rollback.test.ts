@@ -56,7 +56,7 @@ type Graph = Awaited<ReturnType<typeof setup>>["graph"];
 type Config = Awaited<ReturnType<typeof setup>>["config"];
 
 /** The thread waits in the subgraph's "review" again, with its question. */
-async function expectWaitingInReview(graph: Graph, config: Config) {
+async function expectWaitingInReview(graph: Pick<Graph, "getState">, config: Config) {
   const state = await graph.getState(config, { subgraphs: true });
   expect(state.next).toEqual(["sub"]);
   expect(state.tasks.flatMap((t) => t.interrupts).map((i) => i.value)).toEqual(["publish?"]);
@@ -182,4 +182,73 @@ describe("a rollback that leaves a subgraph's run", () => {
     expect(out.pub).toBe("sent a");
     expect(sent).toEqual(["a"]);
   });
+});
+
+/**
+ * A subgraph whose "review" asks "publish?" (then sends "pub=<answer>") beside an "audit" that sends "audit" and
+ * finishes before the wait; `fin`: the parent graph goes on after the subgraph (a step more to prune away).
+ */
+function auditedGraph(saver: ForkpointSaver, fin: boolean) {
+  const runs: string[] = [];
+  const send = async (t: string) => (await saver.sessionFor("t", { userId: "alice" })).invoke("send", { t });
+  const sub = new StateGraph(Sub)
+    .addNode("review", async () => {
+      const ok = interrupt("publish?") as string;
+      runs.push("review");
+      await send(`pub=${ok}`);
+      return { pub: `published: ${ok}` };
+    })
+    .addNode("audit", async () => {
+      runs.push("audit");
+      await send("audit");
+      return {};
+    })
+    .addEdge(START, "review")
+    .addEdge(START, "audit")
+    .addEdge("review", END)
+    .addEdge("audit", END)
+    .compile();
+  const graph = fin
+    ? new StateGraph(Root)
+        .addNode("sub", sub)
+        .addNode("fin", (s) => ({ done: `done after ${s.pub}` }))
+        .addEdge(START, "sub")
+        .addEdge("sub", "fin")
+        .addEdge("fin", END)
+        .compile({ checkpointer: saver })
+    : new StateGraph(Root).addNode("sub", sub).addEdge(START, "sub").addEdge("sub", END).compile({ checkpointer: saver });
+  return { graph, runs };
+}
+
+describe.each(["sync", "async"] as const)("keep_latest around a rollback to a wait inside a subgraph (durability %s)", (durability) => {
+  it.each([
+    ["before", false],
+    ["after", false],
+  ] as const)(
+    "pruned %s the rollback (parent goes on: %s): the subgraph waits again, its finished node is not rerun",
+    async (when, fin) => {
+      const sent: string[] = [];
+      const { fp } = dbs.open({ tools: [sendTool(sent)] });
+      const saver = new ForkpointSaver(fp, { userId: "alice" });
+      const { graph, runs } = auditedGraph(saver, fin);
+      const config = { configurable: { thread_id: "t" }, durability };
+      await graph.invoke({ pub: "none" }, config);
+      const s = await saver.sessionFor("t", { userId: "alice" });
+      const mine = await s.checkpoint({ name: "waiting in review" });
+      await graph.invoke(new Command({ resume: "yes" }), config);
+      expect(sent.sort()).toEqual(["audit", "pub=yes"]);
+      if (when === "before") await saver.prune(["t"], { userId: "alice" });
+      await s.rollback(mine.id);
+      if (when === "after") await saver.prune(["t"], { userId: "alice" });
+      expect(sent).toEqual(["audit"]);
+      await expectWaitingInReview(graph, config);
+      runs.length = 0;
+      const out = await graph.invoke(new Command({ resume: "no" }), config);
+      expect(out.pub).toBe("published: no");
+      if (fin) expect(out.done).toBe("done after published: no");
+      expect(runs).toEqual(["review"]);
+      expect(sent).toEqual(["audit", "pub=no"]);
+      expect(await fp.verify()).toMatchObject({ ok: true });
+    },
+  );
 });
