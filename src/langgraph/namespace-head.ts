@@ -39,6 +39,9 @@ export const isWaitWrite = (channel: string): boolean => channel === INTERRUPT |
  * task id comes from the checkpoint's), so every checkpoint of the namespace belongs to that step: the head is then
  * the newest that holds an interrupt or an error (where the subgraph waited as its parent's step stopped), with
  * only what it waited on and what finished before that served; none when the subgraph never waited (it runs anew).
+ * A moved head with nothing left undone there (`prune` deleted the continuation, and with it what the step's resumed
+ * tasks wrote) still takes the subgraph back to where it waited when the subgraph went on past that: its task is
+ * pending there again, so what the subgraph did after its wait is no longer the parent's.
  */
 export function* headThroughParent(tx: Tx, userId: string, threadId: string, ns: string): Step<NamespaceHead | null> {
   const up = parentNs(ns);
@@ -53,17 +56,18 @@ export function* headThroughParent(tx: Tx, userId: string, threadId: string, ns:
   for (const row of rows) {
     const writes = yield* tx.langgraph.writesOf(thread.sessionId, row.checkpointId);
     if (writes.some((w) => isWaitWrite(w.channel))) {
+      // Nothing undone, and the subgraph's newest is where it waited: its own head is that already.
+      if (moved.undone === null && row === rows[0]) return null;
       return { at: { kind: "stored", row, moved: true }, undone: "continuation" };
     }
   }
-  return { at: undefined, undone: moved.undone };
+  return moved.undone === null ? null : { at: undefined, undone: moved.undone };
 }
 
-/** The thread's head when it is a checkpoint the session was moved to, with what is undone there; else null. */
-function* movedHead(tx: Tx, thread: LgThreadRow): Step<NamespaceHead | null> {
+/** The thread's head when it is a checkpoint the session was moved to, with what is undone there (null: nothing). */
+function* movedHead(tx: Tx, thread: LgThreadRow): Step<{ at: PointCheckpoint; undone: Undone | null } | null> {
   const { branch, head } = yield* ownedCurrent(tx, thread.sessionId, thread.userId);
   const at = yield* checkpointAt(tx, thread.sessionId, branch, head.position);
   if (at?.moved !== true) return null;
-  const undone = yield* undoneAt(tx, thread, at, { branch, head, points: yield* tx.langgraph.pointsOf(thread.sessionId) });
-  return undone === null ? null : { at, undone };
+  return { at, undone: yield* undoneAt(tx, thread, at, { branch, head, points: yield* tx.langgraph.pointsOf(thread.sessionId) }) };
 }

@@ -460,6 +460,56 @@ describe("keep_latest on a graph's threads", () => {
       "ai:outer done",
     ]);
   });
+  it("a subgraph a kept checkpoint waited on keeps where it waited, beside its latest; one nothing waits on keeps its latest", async () => {
+    const { fp, path } = dbs.open();
+    const saver = new ForkpointSaver(fp);
+    const inner = new StateGraph(new StateSchema({ messages: MessagesValue }))
+      .addNode("ask", () => ({ messages: [new AIMessage(`inner: ${interrupt("approve?") as string}`)] }))
+      .addEdge(START, "ask")
+      .addEdge("ask", END)
+      .compile();
+    const graph = new StateGraph(new StateSchema({ messages: MessagesValue }))
+      .addNode("sub", inner)
+      .addNode("done", () => ({ messages: [new AIMessage("outer done")] }))
+      .addEdge(START, "sub")
+      .addEdge("sub", "done")
+      .addEdge("done", END)
+      .compile({ checkpointer: saver });
+    await graph.invoke(say("first"), thread("n"));
+    await graph.invoke(new Command({ resume: "one" }), thread("n"));
+    await graph.invoke(say("second"), thread("n"));
+    const s = await saver.sessionFor("n");
+    // A user's checkpoint while the second run waits in the subgraph: what a rollback goes back to.
+    const waiting = await s.checkpoint({ name: "waiting in the subgraph" });
+    await graph.invoke(new Command({ resume: "two" }), thread("n"));
+    await s.rollback(waiting.id);
+    const namespaces = await sqlOn<{ ns: string }>(
+      path,
+      "SELECT checkpoint_ns AS ns FROM lg_threads WHERE checkpoint_ns <> '' ORDER BY checkpoint_ns",
+    );
+    expect(namespaces).toHaveLength(2);
+    const before = await Promise.all(namespaces.map(({ ns }) => listed(saver, thread("n", undefined, ns))));
+    await saver.prune(["n"]);
+    await verified(fp);
+    const after = await Promise.all(namespaces.map(({ ns }) => listed(saver, thread("n", undefined, ns))));
+    // The first run's subgraph: nothing kept waits on it, so its latest alone. The second's: its latest (where it
+    // finished), and where it waited, which the head the rollback moved to reads.
+    const sizes = after.map((ids) => ids.length).sort();
+    expect(sizes).toEqual([1, 2]);
+    after.forEach((ids, i) => expect(ids[0]).toBe(before[i]![0]));
+    const state = await graph.getState(thread("n"));
+    expect(state.next).toEqual(["sub"]);
+    expect(state.tasks[0]?.interrupts[0]?.value).toBe("approve?");
+    const out = await graph.invoke(new Command({ resume: "three" }), thread("n"));
+    expect(texts(out.messages)).toEqual([
+      "human:first",
+      "ai:inner: one",
+      "ai:outer done",
+      "human:second",
+      "ai:inner: three",
+      "ai:outer done",
+    ]);
+  });
 });
 
 describe("keep_latest and DeltaChannels across forkpoint's own changes", () => {

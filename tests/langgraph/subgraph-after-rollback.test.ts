@@ -224,6 +224,8 @@ describe.each(["sync", "async"] as const)("keep_latest around a rollback to a wa
   it.each([
     ["before", false],
     ["after", false],
+    ["before", true],
+    ["after", true],
   ] as const)(
     "pruned %s the rollback (parent goes on: %s): the subgraph waits again, its finished node is not rerun",
     async (when, fin) => {
@@ -251,4 +253,54 @@ describe.each(["sync", "async"] as const)("keep_latest around a rollback to a wa
       expect(await fp.verify()).toMatchObject({ ok: true });
     },
   );
+
+  it("a subgraph inside a subgraph, pruned after the rollback, waits again and reruns nothing that finished", async () => {
+    const sent: string[] = [];
+    const { fp } = dbs.open({ tools: [sendTool(sent)] });
+    const saver = new ForkpointSaver(fp, { userId: "alice" });
+    const runs: string[] = [];
+    const send = async (t: string) => (await saver.sessionFor("t", { userId: "alice" })).invoke("send", { t });
+    const review = new StateGraph(Sub)
+      .addNode("review", async () => {
+        const ok = interrupt("publish?") as string;
+        runs.push("review");
+        await send(`pub=${ok}`);
+        return { pub: `published: ${ok}` };
+      })
+      .addEdge(START, "review")
+      .addEdge("review", END)
+      .compile();
+    const middle = new StateGraph(Sub)
+      .addNode("inner", review)
+      .addNode("audit", async () => {
+        runs.push("audit");
+        await send("audit");
+        return {};
+      })
+      .addEdge(START, "inner")
+      .addEdge(START, "audit")
+      .addEdge("inner", END)
+      .addEdge("audit", END)
+      .compile();
+    const graph = new StateGraph(Root)
+      .addNode("middle", middle)
+      .addNode("fin", (s) => ({ done: `done after ${s.pub}` }))
+      .addEdge(START, "middle")
+      .addEdge("middle", "fin")
+      .addEdge("fin", END)
+      .compile({ checkpointer: saver });
+    const config = { configurable: { thread_id: "t" }, durability };
+    await graph.invoke({ pub: "none" }, config);
+    const s = await saver.sessionFor("t", { userId: "alice" });
+    const mine = await s.checkpoint({ name: "waiting in review" });
+    await graph.invoke(new Command({ resume: "yes" }), config);
+    await s.rollback(mine.id);
+    await saver.prune(["t"], { userId: "alice" });
+    expect(sent).toEqual(["audit"]);
+    runs.length = 0;
+    const out = await graph.invoke(new Command({ resume: "no" }), config);
+    expect(out.done).toBe("done after published: no");
+    expect(runs).toEqual(["review"]);
+    expect(sent).toEqual(["audit", "pub=no"]);
+  });
 });
