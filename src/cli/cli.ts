@@ -2,10 +2,12 @@
 import type { Command } from "commander";
 import { createOutput, type Output } from "./output.js";
 
-/** The program's global options (`--db`, `--postgres`, `--json`, `--tools`), as parsed. */
+/** The program's global options (`--db`, `--postgres`, `--no-prepared-statements`, `--json`, `--tools`), as parsed. */
 export interface GlobalOptions {
   db?: string;
   postgres?: string;
+  /** False with `--no-prepared-statements`. */
+  preparedStatements?: boolean;
   json?: boolean;
   tools?: string;
 }
@@ -91,6 +93,27 @@ export class Cli {
     const { FORKPOINT_DB: file, FORKPOINT_POSTGRES: url } = this.io.env;
     if (file && url) this.usage("FORKPOINT_DB and FORKPOINT_POSTGRES are both set: give --db or --postgres to choose");
     return url || undefined;
+  }
+
+  /**
+   * The PostgreSQL store to open (undefined: the file): `postgresUrl`, without named prepared statements when
+   * `--no-prepared-statements` or `FORKPOINT_PREPARED_STATEMENTS=false` says so (a transaction-mode pooler).
+   */
+  get postgresStore(): { postgres: string; preparedStatements?: false } | undefined {
+    const postgres = this.postgresUrl;
+    if (postgres === undefined) return undefined;
+    const flag = this.options.preparedStatements === false;
+    const env = this.io.env.FORKPOINT_PREPARED_STATEMENTS;
+    if (env !== undefined && env !== "" && env !== "true" && env !== "false")
+      this.usage(`FORKPOINT_PREPARED_STATEMENTS must be true or false, not ${JSON.stringify(env)}`);
+    return flag || env === "false" ? { postgres, preparedStatements: false } : { postgres };
+  }
+
+  /** The options that choose the PostgreSQL store again in another command (a hint's command line). */
+  get postgresArgs(): string[] {
+    const store = this.postgresStore;
+    if (store === undefined) return [];
+    return store.preparedStatements === false ? ["--no-prepared-statements"] : [];
   }
 
   get out(): Output {

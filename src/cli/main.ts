@@ -49,6 +49,10 @@ export function buildProgram(io: Io = processIo()): Command {
     .version(version, "-V, --version")
     .option("-d, --db <path>", "database file (default: $FORKPOINT_DB, else ./forkpoint.db)")
     .option("--postgres <url>", "a PostgreSQL database instead of the file (default: $FORKPOINT_POSTGRES)")
+    .option(
+      "--no-prepared-statements",
+      "on PostgreSQL behind a transaction-mode pooler: name no prepared statement ($FORKPOINT_PREPARED_STATEMENTS=false)",
+    )
     .option("--json", "print JSON instead of text (values exact; characters a terminal acts on as \\u escapes)")
     .option("--tools <module>", "a module exporting defineTool definitions: moves undo and replay their calls")
     .showSuggestionAfterError()

@@ -25,7 +25,8 @@ export async function withForkpoint<T>(
   fn: (fp: Forkpoint) => Promise<T>,
   extraTools: ToolDefinition[] = [],
 ): Promise<T> {
-  const postgres = cli.postgresUrl;
+  const pg = cli.postgresStore;
+  const postgres = pg?.postgres;
   const path = cli.dbPath;
   // Checked first for every mode but "create": the engine refuses a read-only open of a missing file too, but a
   // writable open would create it.
@@ -37,8 +38,8 @@ export async function withForkpoint<T>(
   // PostgreSQL it writes nothing (no migration, no recovery).
   // A writable open migrates: on PostgreSQL, a database without forkpoint's schema (the app's, or a mistyped name)
   // is refused first, as a missing file is, unless the command creates one.
-  if (postgres !== undefined && mode === "write") await assertForkpointDatabase(openForkpoint, postgres);
-  const store = postgres === undefined ? { path } : { postgres };
+  if (pg !== undefined && mode === "write") await assertForkpointDatabase(openForkpoint, pg);
+  const store = pg ?? { path };
   const fp = openForkpoint({
     ...store,
     readonly: mode === "read",
@@ -53,8 +54,12 @@ export async function withForkpoint<T>(
 }
 
 /** Throws the "no database" usage error unless `postgres` holds forkpoint's schema (read through a read-only handle). */
-async function assertForkpointDatabase(open: typeof import("../index.js").openForkpoint, postgres: string): Promise<void> {
-  const reader = open({ postgres, readonly: true });
+async function assertForkpointDatabase(
+  open: typeof import("../index.js").openForkpoint,
+  store: { postgres: string; preparedStatements?: false },
+): Promise<void> {
+  const postgres = store.postgres;
+  const reader = open({ ...store, readonly: true });
   try {
     await reader.listUsers({ limit: 1 });
   } catch (error) {

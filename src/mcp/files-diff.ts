@@ -32,7 +32,7 @@ export interface FilesDiffer {
 }
 
 /** The database a worker opens: the server's own. */
-export type WorkerStore = { path: string } | { postgres: string };
+export type WorkerStore = { path: string } | { postgres: string; preparedStatements?: false };
 
 /** @internal what the server's thread posts to the worker */
 export interface DiffRequest {

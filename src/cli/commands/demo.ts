@@ -15,7 +15,13 @@ function invocation(cli: Cli): string {
   const script = process.argv[1] ?? "";
   const self = script.endsWith(".ts") ? `npx tsx ${shellArg(relative(process.cwd(), script) || script)}` : "forkpoint";
   // A database named on the command line is named again; one from the environment is found there again.
-  if (cli.options.postgres !== undefined) return `${self} --postgres ${shellArg(cli.options.postgres)}`;
+  if (cli.options.postgres !== undefined)
+    return [
+      self,
+      "--postgres",
+      shellArg(cli.options.postgres),
+      ...(cli.options.preparedStatements === false ? ["--no-prepared-statements"] : []),
+    ].join(" ");
   if (cli.postgresUrl !== undefined) return self;
   return cli.options.db || cli.io.env.FORKPOINT_DB ? `${self} --db ${shellArg(cli.dbPath)}` : self;
 }

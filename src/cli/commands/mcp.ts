@@ -63,7 +63,8 @@ async function run(cli: Cli, o: McpOptions): Promise<void> {
   const token = o.http ? cli.io.env.FORKPOINT_MCP_TOKEN || undefined : undefined;
   if (token !== undefined && token.length < MIN_TOKEN_LENGTH)
     cli.usage(`FORKPOINT_MCP_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters`);
-  const postgres = cli.postgresUrl;
+  const pg = cli.postgresStore;
+  const postgres = pg?.postgres;
   // The directory is checked before any database is opened (and so created).
   const { realDirectory, WorkspaceSessionError } = await import("../../mcp/workspace-session.js");
   try {
@@ -79,17 +80,17 @@ async function run(cli: Cli, o: McpOptions): Promise<void> {
   const tools = cli.options.tools ? await loadTools(cli.options.tools) : [];
   const { openForkpoint } = await import("../../index.js");
   // Created when absent, on either store: the MCP server is where a coding agent's first checkpoint comes from.
-  const store = postgres === undefined ? { path } : { postgres };
+  const store = pg ?? { path };
   const fp = openForkpoint({ ...store, logger: cliLogger(cli.io.stderr), ...(tools.length > 0 ? { tools } : {}) });
   // Files are compared in a worker thread of the server's (its own handle on the same database): see files-diff.ts.
   const { inThreadDiffer, workerDiffer } = await import("../../mcp/files-diff.js");
   const files =
     path === ":memory:" && postgres === undefined
       ? inThreadDiffer
-      : workerDiffer({ store: postgres === undefined ? { path: resolve(path) } : { postgres }, timeoutMs: o.diffTimeout });
+      : workerDiffer({ store: pg ?? { path: resolve(path) }, timeoutMs: o.diffTimeout });
   const setting: Setting = {
     database: where,
-    databaseArgs: postgres === undefined ? ["--db", where] : ["--postgres", where],
+    databaseArgs: postgres === undefined ? ["--db", where] : ["--postgres", where, ...cli.postgresArgs],
     lockDir: join(dirname(dataFile), "locks"),
     token,
     files,
