@@ -95,6 +95,7 @@ export type { VerifiedLineage } from "./log/verified-read.js";
 export { entryAt, lastLineageMessage, lineageMessages } from "./log/lineage.js";
 export { headOf, headOfEntry, type Head } from "./core/head.js";
 export { LandingWrites } from "./core/landing-writes.js";
+export { watchJournal } from "./calls/journal-watch.js";
 export { writeCheckpoint, writeMessages, type EntryFields } from "./log/writer.js";
 export type { WithinMove } from "./moves/move-spec.js";
 export { rollback } from "./rollback.js";

@@ -23,6 +23,7 @@ import { takeRunTurn } from "../workspace/run-turns.js";
 import { assertNoRestorePending } from "../workspace/restore-guards.js";
 import { filesBefore, landChanges, landInCompletion, scanChanges, type ScannedChanges } from "../workspace/absorb.js";
 import { landInBackground, lostConnection, settleFirst } from "./landing.js";
+import { noteJournaled } from "./journal-watch.js";
 
 /**
  * Writes a tool call onto the current branch (status running until completed), with whether its tool had an `undo`
@@ -50,6 +51,7 @@ export function* journalCall(
   const at = after === undefined ? { branchId: branch.id, head } : yield* findLanding(tx, session, { branch, head }, after);
   yield* settleLanding(ctx, tx, at);
   const row = yield* writeEntry(ctx, tx, at.branchId, at.head, { kind: "tool", tool, content: argsText, callId, reversible });
+  noteJournaled(row.id);
   if (!session.hasTools) yield* tx.markHasTools(session.id);
   return row;
 }
