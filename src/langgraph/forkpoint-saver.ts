@@ -36,6 +36,7 @@ import { PutWriter } from "./put-writer.js";
 import { putWrites } from "./put-writes.js";
 import { LandingPuts } from "./landing-puts.js";
 import type { SaverParts } from "./saver-parts.js";
+import { RunCalls } from "./run-calls.js";
 import { sessionFor } from "./session-for.js";
 import { VerifiedItemsCache } from "./verified-items.js";
 import { WeightedLru } from "./weighted-lru.js";
@@ -89,6 +90,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       sessions: new WeightedLru<string>(MAX_KNOWN_THREADS),
       landing: new LandingPuts(engineOf(fp).ctx.landing),
       stopped: new WeightedLru<string>(MAX_STOPPED_THREADS),
+      runs: new RunCalls(),
       nextVersion: (v) => this.getNextVersion(v),
       engine: async () => {
         const { ctx, guard } = engineOf(this.#fp);

@@ -22,6 +22,8 @@ export async function getTuple(parts: SaverParts, reader: CheckpointReader, conf
   if (threadId === undefined) return undefined;
   assertReadNames({ threadId, ns, checkpointId });
   const userId = userOf(parts, config);
+  // A run's loop reads its thread first: its calls are told from those of runs beside it from here (`run-calls.ts`).
+  parts.runs.started(config);
   // A run of the thread starts here (LangGraph reads the thread first): a run stopped before it is no longer its latest.
   if (checkpointId === undefined) parts.stopped.delete(threadKey(userId, threadId, ns));
   const ctx = await parts.engine();
@@ -30,6 +32,7 @@ export async function getTuple(parts: SaverParts, reader: CheckpointReader, conf
   parts.sessions.set(threadKey(userId, threadId, ns), found.thread.sessionId, 1);
   const tuple = await reader.pointTuple(ctx, found.thread, found.at, true);
   if (tuple?.pendingWrites && found.undone) tuple.pendingWrites = pendingAtMovedHead(tuple.pendingWrites, found.undone);
+  parts.runs.served(config, tuple?.pendingWrites);
   return tuple;
 }
 

@@ -39,11 +39,22 @@ function* movedRunUnit(tx: Tx, sessionId: string, guarded: GuardedThread, runAt:
   const row = yield* tx.langgraph.getCheckpoint(sessionId, runAt);
   if (!row) return false;
   const { branch: current } = yield* ownedCurrent(tx, sessionId, guarded.userId);
-  const target = targetOf((yield* tx.getCheckpoint(row.fpCheckpointId))!);
+  const fp = (yield* tx.getCheckpoint(row.fpCheckpointId))!;
+  const target = targetOf(fp);
   // The run's next put is a step of the run under way (LangGraph's `source: "loop"`) going on from this checkpoint.
   yield* refuseMovedParent(tx, sessionId, current, thread, target, true);
+  // Another run of the thread put a checkpoint on the session's branch since (two runs at once): this run's next put
+  // forks away from the head, which would undo a call journaled there now.
+  if (yield* tx.langgraph.landedSince(sessionId, current.id, fp.seq)) throw overtakenRun(guarded);
   return true;
 }
+
+const overtakenRun = (thread: GuardedThread) =>
+  new ConflictError(
+    `thread ${thread.threadId}: another run of the thread put a checkpoint since this run's last one; ` +
+      "the run is stopped: invoke the graph again to go on from where the session is now",
+    "SESSION_MOVED",
+  );
 
 const stoppedRun = (thread: GuardedThread) =>
   new ConflictError(

@@ -116,6 +116,7 @@ export async function putCheckpoint(
       lg: { type, checkpoint: Buffer.from(body), metadataType, metadata: Buffer.from(metadataBody) },
       guard,
       fromHead: ns === "" && metadata?.source === "input" && runFromThread(config),
+      run: parts.runs.runOf(config),
     };
     if (known !== undefined) {
       const done = await ctx.withSessionLock(`langgraph-put:${known}`, () => writer.putAtHead(ctx, known, put));

@@ -23,6 +23,7 @@ import { fromMessage } from "./messages.js";
 import { extendsMirror, fieldsOf, mirrorOf, type Mirror, type MirrorItems } from "./mirror-cache.js";
 import { serializeItems, versionKey, type SaverParts } from "./saver-parts.js";
 import { rowVersions } from "./channel-values.js";
+import type { RunMark } from "./run-calls.js";
 import { resolveSynthesized } from "./thread-head.js";
 import { departure, keptByTrim } from "./trimmed-list.js";
 
@@ -97,6 +98,8 @@ export interface PreparedPut {
    * the head the run read, as a step of a run under way goes on from its last checkpoint.
    */
   fromHead: boolean;
+  /** The run that made the put, when the saver saw it start (`run-calls.ts`): its nodes' calls are told apart. */
+  run: RunMark | undefined;
 }
 
 /** A put's new messages (those after the thread's mirror), taken as the put was called. */
@@ -124,7 +127,7 @@ export async function land(
 ): Promise<Landing> {
   const { parentId, checkpointId, items, messagesVersion } = put;
   const store = ctx.store;
-  const parent = await store.read((tx) => landUnit(tx, ref, thread, checkpointId, parentId, goesOnFromHead(put)));
+  const parent = await store.read((tx) => landUnit(tx, parts, ref, thread, put));
   const target = parent.target;
   let append: MessageInput[] = [];
   let editAt: string | null = null;
@@ -193,14 +196,16 @@ export async function land(
   return { target, editAt, append, fields, ...outcome };
 }
 
-function* landUnit(tx: Tx, ref: SessionRef, thread: LgThreadRow, checkpointId: string, parentId: string | null, continuing: boolean) {
+function* landUnit(tx: Tx, parts: SaverParts, ref: SessionRef, thread: LgThreadRow, put: PreparedPut) {
+  const { checkpointId, parentId } = put;
+  const continuing = goesOnFromHead(put);
   const session = yield* ownedSession(tx, ref.id, ref.userId);
   yield* refuseTakenId(tx, ref.id, thread.threadId, checkpointId);
   const current = (yield* tx.getBranch(session.currentBranchId))!;
   const parent = yield* parentAt(tx, thread, parentId, current);
   if (parentId !== null) yield* refuseMovedParent(tx, session.id, current, thread, parent.target, continuing);
   if (continuing && parentId !== null) {
-    const after = yield* afterStepCalls(tx, parent.target);
+    const after = yield* afterStepCalls(tx, parts, session.id, thread, parent.target, put);
     if (after) return { ...parent, target: { ...parent.target, after } };
   }
   return parent;
@@ -211,15 +216,73 @@ function* landUnit(tx: Tx, ref: SessionRef, thread: LgThreadRow, checkpointId: s
  * theirs after its parent's put, and nothing landed on the branch since); else undefined. A fork from the parent
  * would leave them out, and the other run's fork that made it needed may have undone them (two runs of one thread
  * forking side by side): the fork goes on after them, which replays what was undone.
+ * Never after another run's calls (`run-calls.ts`): the fork goes on after the step's own calls before the first of
+ * them (or from the parent), and a step with calls of its own after one is refused (`stepCalls`).
  */
-function* afterStepCalls(tx: Tx, target: Target): Step<{ position: number; headHash: string } | undefined> {
+function* afterStepCalls(
+  tx: Tx,
+  parts: SaverParts,
+  sessionId: string,
+  thread: LgThreadRow,
+  target: Target,
+  put: PreparedPut,
+): Step<{ position: number; headHash: string } | undefined> {
   const branch = yield* tx.getBranch(target.branchId);
   if (!branch) return undefined;
   const head = yield* headOf(tx, branch);
   if (head.position <= target.position) return undefined;
   const at = yield* entryAt(tx, branch, target.position);
-  if ((at?.hash ?? GENESIS_HASH) !== target.headHash || (at?.msgCount ?? 0) !== head.msgCount) return undefined;
+  if ((at?.hash ?? GENESIS_HASH) !== target.headHash) return undefined;
+  const beside = yield* stepCalls(tx, parts, sessionId, thread, branch, target.position, head.position, put);
+  if (beside) return beside.position > target.position ? beside : undefined;
+  if ((at?.msgCount ?? 0) !== head.msgCount) return undefined;
   return { position: head.position, headHash: head.hash };
+}
+
+/**
+ * Where the calls of another run of the thread (one beside the put's run, `RunCalls.foreign`) begin after `from` on
+ * `branch`, up to `to`: the point right before the first of them or of the messages after it (the fork's point),
+ * or undefined when none of them is there (or the put's run is not told apart). Refuses (`SESSION_MOVED`) a step with
+ * a call of its own after that point: a fork there undoes it, a fork after it keeps the other run's call, whose result
+ * the step's state does not hold (two resumes of one waiting thread sent at once: the step landing first keeps its
+ * own calls; the other is stopped, its calls undone off the thread's head).
+ */
+export function* stepCalls(
+  tx: Tx,
+  parts: SaverParts,
+  sessionId: string,
+  thread: LgThreadRow,
+  branch: BranchRow,
+  from: number,
+  to: number,
+  put: PreparedPut,
+): Step<{ position: number; headHash: string } | undefined> {
+  const run = put.run;
+  if (!run || !parts.runs.anyForeign(sessionId, run)) return undefined;
+  let point: { position: number; headHash: string } | undefined;
+  let previous = yield* entryAt(tx, branch, from);
+  for (let position = from + 1; position <= to; position++) {
+    const entry = yield* entryAt(tx, branch, position);
+    if (!entry) break;
+    if (point === undefined && (entry.kind === "message" || (entry.kind === "tool" && parts.runs.foreign(sessionId, entry.id, run)))) {
+      point = { position: position - 1, headHash: previous?.hash ?? GENESIS_HASH };
+      // Nothing of another run's here: the step's messages are its own (a run's put writes them after its calls).
+      if (entry.kind === "message" && !(yield* foreignAfter(tx, parts, sessionId, branch, position, to, run))) return undefined;
+    } else if (point !== undefined && entry.kind === "tool" && parts.runs.own(sessionId, entry.id, run)) {
+      throw runStopped(thread, "another run of the thread made tool calls");
+    }
+    previous = entry;
+  }
+  return point;
+}
+
+/** Whether a call of another run beside `run` follows `from` on `branch`, up to `to`. */
+function* foreignAfter(tx: Tx, parts: SaverParts, sessionId: string, branch: BranchRow, from: number, to: number, run: RunMark) {
+  for (let position = from + 1; position <= to; position++) {
+    const entry = yield* entryAt(tx, branch, position);
+    if (entry?.kind === "tool" && parts.runs.foreign(sessionId, entry.id, run)) return true;
+  }
+  return false;
 }
 
 /**

@@ -31,6 +31,7 @@ import {
   refuseMovedParent,
   refuseTakenId,
   serializeNew,
+  stepCalls,
   validateMessages,
   type Landing,
   type PreparedPut,
@@ -200,7 +201,12 @@ function* writeAtHead(
   if (put.guard) yield* put.guard(tx);
   const { session, branch, head } = yield* currentToWrite(ctx, tx, thread.sessionId, put.userId);
   const { target } = landing;
-  if (landing.editAt === null && (yield* continuesAtHead(tx, branch, head, target))) {
+  if (
+    landing.editAt === null &&
+    (yield* continuesAtHead(tx, branch, head, target)) &&
+    // Not after another run's calls (two runs of the thread at once): the fork leaves them out.
+    !(goesOnFromHead(put) && (yield* stepCalls(tx, parts, session.id, thread, branch, target.position, head.position, put)))
+  ) {
     return yield* writeRows(parts, ctx, tx, session, branch.id, head, landing.fields, put, landing.messagesVersion);
   }
   // The fork's refusals again, on what this write sees: a move or an append landed since the put was planned.

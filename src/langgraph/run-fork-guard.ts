@@ -3,7 +3,15 @@
 // be journaled at the session's head, and its one put then forks at that checkpoint, a move that undoes them. Such a
 // call is refused before anything is written or run; under "async" or "sync" the run's puts land first.
 import { ConflictError } from "../models/errors.js";
-import { canonicalJson, lastLineageMessage, ownedCurrent, toMessage, type SessionHandle } from "../sessions/langgraph-bridge.js";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import {
+  canonicalJson,
+  lastLineageMessage,
+  ownedCurrent,
+  toMessage,
+  watchJournal,
+  type SessionHandle,
+} from "../sessions/langgraph-bridge.js";
 import { fromMessage } from "./messages.js";
 import { refuseMovedRun } from "./moved-run-guard.js";
 import { taskConfig } from "./task-config.js";
@@ -33,7 +41,13 @@ export function guardRunCalls(parts: SaverParts, handle: SessionHandle, thread: 
         const at = await runBranch(parts, handle, thread);
         await refuseForkingRun(parts, handle, thread);
         await refuseMovedRun(parts, handle, thread);
-        return method.apply(handle, at === undefined ? args : onBranch(args, name === "invoke" ? 2 : 1, at));
+        const call = () => method.apply(handle, at === undefined ? args : onBranch(args, name === "invoke" ? 2 : 1, at));
+        // The run's own call, told from those of another run of the thread beside it (`run-calls.ts`).
+        const config = taskConfig(thread);
+        const run = parts.runs.runOf(config as RunnableConfig | undefined);
+        if (!run) return call();
+        const task = config?.configurable.__pregel_task_id;
+        return watchJournal((entryId) => parts.runs.journaled(handle.id, entryId, run, typeof task === "string" ? task : undefined), call);
       },
       configurable: true,
       writable: true,

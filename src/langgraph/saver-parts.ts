@@ -12,6 +12,7 @@ import type { JsonValue } from "../models/json.js";
 import type { LgThreadRow, LgWriteRow, Step, Tx } from "../store/port/index.js";
 import type { EngineContext } from "../sessions/langgraph-bridge.js";
 import type { MirrorCache } from "./mirror-cache.js";
+import type { RunCalls } from "./run-calls.js";
 import type { VerifiedItemsCache } from "./verified-items.js";
 import type { WeightedLru } from "./weighted-lru.js";
 
@@ -35,6 +36,8 @@ export interface SaverParts {
    * (`getTuple`): LangGraph issues none of that run's later puts, and its nodes' calls are refused (`moved-run-guard.ts`).
    */
   stopped: WeightedLru<string>;
+  /** Which run of a thread's graph made each call its nodes journaled, in this process (`run-calls.ts`). */
+  runs: RunCalls;
   /** The saver's `getNextVersion`. */
   nextVersion: (current: number | undefined) => number;
   /** The engine behind the saver's Forkpoint, once recovery at open is done (throws once it is closed). */

@@ -1,0 +1,97 @@
+// Which run of a thread's graph made each tool call its nodes journaled through `sessionFor`, in this process. Two
+// runs of one thread at once (two resumes, two inputs sent together) both journal their nodes' calls on the session's
+// current lineage; a put then tells its own run's calls from the other run's (`stepCalls` in put-plan.ts): it never
+// goes on after the other run's, whose results its state does not hold.
+// A run is named by LangGraph's `config.control` (a `RunControl` LangGraph makes per invoke, shared by the run's tasks,
+// its puts and its subgraphs); a run whose config has none (an older LangGraph) is not told apart, as before.
+import type { RunnableConfig } from "@langchain/core/runnables";
+
+/** A run of a thread's graph, as this saver saw it start (its first read of the thread). */
+export interface RunMark {
+  /** When it started, on the saver's clock (`RunCalls.#tick`). */
+  readonly start: number;
+  /** The tasks whose writes its reads were served (their results are in its state: their calls are not another run's). */
+  readonly held: Set<string>;
+}
+
+/** A call a run's node journaled: by which run and task, and when on the saver's clock. */
+interface CallMark {
+  run: RunMark;
+  task: string | undefined;
+  at: number;
+}
+
+/** Pending writes that hold no task's result. */
+const NO_RESULT = new Set(["__interrupt__", "__resume__", "__error__"]);
+
+/** Calls kept per session, the oldest forgotten first (a forgotten call counts as the put's own, as before). */
+const PER_SESSION = 1024;
+/** Sessions kept, the least recently written forgotten first. */
+const SESSIONS = 4096;
+
+export class RunCalls {
+  readonly #runs = new WeakMap<object, RunMark>();
+  readonly #calls = new Map<string, Map<string, CallMark>>();
+  #tick = 0;
+
+  /** Marks the run `config` belongs to as started now, if it was not yet (a read of its thread by its loop). */
+  started(config: RunnableConfig | undefined): void {
+    const control = controlOf(config);
+    if (control && !this.#runs.has(control)) this.#runs.set(control, { start: ++this.#tick, held: new Set() });
+  }
+
+  /** Notes the tasks whose results a read served to the run `config` belongs to (its tuple's pending writes). */
+  served(config: RunnableConfig | undefined, writes: readonly (readonly [string, string, unknown])[] | undefined): void {
+    const run = this.runOf(config);
+    if (!run || !writes) return;
+    for (const [task, channel] of writes) if (!NO_RESULT.has(channel)) run.held.add(task);
+  }
+
+  /** The run `config` belongs to (a put's, a task's), if it was seen starting. */
+  runOf(config: RunnableConfig | undefined): RunMark | undefined {
+    const control = controlOf(config);
+    return control ? this.#runs.get(control) : undefined;
+  }
+
+  /** Notes that `run` journaled the call `entryId` on the session, in a node of its task `task`. */
+  journaled(sessionId: string, entryId: string, run: RunMark, task: string | undefined): void {
+    let calls = this.#calls.get(sessionId);
+    if (calls) this.#calls.delete(sessionId);
+    else calls = new Map();
+    this.#calls.set(sessionId, calls);
+    if (this.#calls.size > SESSIONS) this.#calls.delete(this.#calls.keys().next().value!);
+    calls.set(entryId, { run, task, at: ++this.#tick });
+    if (calls.size > PER_SESSION) calls.delete(calls.keys().next().value!);
+  }
+
+  /**
+   * Whether the call `entryId` is another run's, made while `run` was under way (after it started): a run beside it,
+   * whose results `run`'s state does not hold. A call made before `run` started (the step `run` resumes made it, or an
+   * earlier run that failed) is not: `run` read the thread with it; nor one of a task whose writes `run` was served.
+   */
+  foreign(sessionId: string, entryId: string, run: RunMark): boolean {
+    const mark = this.#calls.get(sessionId)?.get(entryId);
+    return mark !== undefined && isForeign(mark, run);
+  }
+
+  /** Whether `run` journaled the call `entryId`. */
+  own(sessionId: string, entryId: string, run: RunMark): boolean {
+    return this.#calls.get(sessionId)?.get(entryId)?.run === run;
+  }
+
+  /** Whether any call of the session is another run's made while `run` was under way (`foreign`): a cheap first look. */
+  anyForeign(sessionId: string, run: RunMark): boolean {
+    const calls = this.#calls.get(sessionId);
+    if (!calls) return false;
+    for (const mark of calls.values()) if (isForeign(mark, run)) return true;
+    return false;
+  }
+}
+
+const isForeign = (mark: CallMark, run: RunMark): boolean =>
+  mark.run !== run && mark.at > run.start && !(mark.task !== undefined && run.held.has(mark.task));
+
+function controlOf(config: RunnableConfig | undefined): object | undefined {
+  const control = (config as { control?: unknown } | undefined)?.control;
+  return typeof control === "object" && control !== null ? control : undefined;
+}
