@@ -1,16 +1,22 @@
 // Who journaled a call: a caller can watch the calls journaled inside what it runs (the LangGraph saver tells which
-// run of a thread's graph made each call, `src/langgraph/run-calls.ts`). Told in the call's own write unit, before it
-// commits: no reader can see the call before its watcher knows it (a unit that then fails told of an id never stored).
+// run of a thread's graph made each call, `src/langgraph/run-calls.ts`). The watcher runs in the call's own write unit,
+// before it commits: no reader sees the call before its watcher knows it, and a watcher that throws refuses the call
+// (nothing is written, its tool never runs). A unit that fails later told of an id never stored.
 import { AsyncLocalStorage } from "node:async_hooks";
+import type { EntryRow, Step, Tx } from "../../store/port/index.js";
 
-const watching = new AsyncLocalStorage<(entryId: string) => void>();
+/** A watcher of the calls journaled: runs in the call's write unit, once its entry is written. */
+export type JournalWatcher = (tx: Tx, entry: EntryRow) => Step<void>;
 
-/** Runs `fn`, telling `onJournal` the id of each tool call journaled inside it (in its async context). */
-export function watchJournal<T>(onJournal: (entryId: string) => void, fn: () => T): T {
-  return watching.run(onJournal, fn);
+const watching = new AsyncLocalStorage<JournalWatcher>();
+
+/** Runs `fn`, with `watcher` told of each tool call journaled inside it (in its async context). */
+export function watchJournal<T>(watcher: JournalWatcher, fn: () => T): T {
+  return watching.run(watcher, fn);
 }
 
-/** Tells the caller's watcher, if any, of a call just journaled. */
-export function noteJournaled(entryId: string): void {
-  watching.getStore()?.(entryId);
+/** The caller's watcher, told of a call just journaled (in the unit that journals it). */
+export function* noteJournaled(tx: Tx, entry: EntryRow): Step<void> {
+  const watcher = watching.getStore();
+  if (watcher) yield* watcher(tx, entry);
 }

@@ -51,7 +51,7 @@ export function* journalCall(
   const at = after === undefined ? { branchId: branch.id, head } : yield* findLanding(tx, session, { branch, head }, after);
   yield* settleLanding(ctx, tx, at);
   const row = yield* writeEntry(ctx, tx, at.branchId, at.head, { kind: "tool", tool, content: argsText, callId, reversible });
-  noteJournaled(row.id);
+  yield* noteJournaled(tx, row);
   if (!session.hasTools) yield* tx.markHasTools(session.id);
   return row;
 }
