@@ -5,7 +5,7 @@
 // put refused because the thread moved before it landed is remembered by the saver, and the run's calls are refused.
 import { ConflictError } from "../models/errors.js";
 import { ownedCurrent, type SessionHandle } from "../sessions/langgraph-bridge.js";
-import type { Step, Tx } from "../store/port/index.js";
+import type { EntryRow, Step, Tx } from "../store/port/index.js";
 import { refuseMovedParent, targetOf } from "./put-plan.js";
 import type { GuardedThread } from "./run-fork-guard.js";
 import { taskConfig } from "./task-config.js";
@@ -47,6 +47,23 @@ function* movedRunUnit(tx: Tx, sessionId: string, guarded: GuardedThread, runAt:
   // forks away from the head, which would undo a call journaled there now.
   if (yield* tx.langgraph.landedSince(sessionId, current.id, fp.seq)) throw overtakenRun(guarded);
   return true;
+}
+
+/**
+ * In the unit that journals a call made in a node of such a run (the check above ran before it, in another): refuses
+ * it (`SESSION_MOVED`, nothing written or run) when another run of the thread put a checkpoint on the call's branch
+ * since the run's last one meanwhile. Journaled after that put, the call would stay at the head, beside a state
+ * without its result, once this run's own put is refused.
+ */
+export function refuseOvertakenCall(thread: GuardedThread, sessionId: string): ((tx: Tx, entry: EntryRow) => Step<void>) | undefined {
+  const runAt = runCheckpointId(thread);
+  if (runAt === undefined) return undefined;
+  return function* (tx, entry) {
+    const row = yield* tx.langgraph.getCheckpoint(sessionId, runAt);
+    if (!row) return;
+    const fp = yield* tx.getCheckpoint(row.fpCheckpointId);
+    if (fp && (yield* tx.langgraph.landedSince(sessionId, entry.branchId, fp.seq))) throw overtakenRun(thread);
+  };
 }
 
 const overtakenRun = (thread: GuardedThread) =>

@@ -13,7 +13,7 @@ import {
   type SessionHandle,
 } from "../sessions/langgraph-bridge.js";
 import { fromMessage } from "./messages.js";
-import { refuseMovedRun } from "./moved-run-guard.js";
+import { refuseMovedRun, refuseOvertakenCall } from "./moved-run-guard.js";
 import { taskConfig } from "./task-config.js";
 import { trimKey } from "./trimmed-list.js";
 import { serializeItems, threadKey, type SaverParts } from "./saver-parts.js";
@@ -44,10 +44,14 @@ export function guardRunCalls(parts: SaverParts, handle: SessionHandle, thread: 
         const call = () => method.apply(handle, at === undefined ? args : onBranch(args, name === "invoke" ? 2 : 1, at));
         // The run's own call, told from those of another run of the thread beside it (`run-calls.ts`).
         const config = taskConfig(thread);
-        const run = parts.runs.runOf(config as RunnableConfig | undefined);
-        if (!run) return call();
-        const task = config?.configurable.__pregel_task_id;
-        return watchJournal((entryId) => parts.runs.journaled(handle.id, entryId, run, typeof task === "string" ? task : undefined), call);
+        if (!config) return call();
+        const run = parts.runs.runOf(config as RunnableConfig);
+        const task = config.configurable.__pregel_task_id;
+        const overtaken = refuseOvertakenCall(thread, handle.id);
+        return watchJournal(function* (tx, entry) {
+          if (overtaken) yield* overtaken(tx, entry);
+          if (run) parts.runs.journaled(handle.id, entry.id, run, typeof task === "string" ? task : undefined);
+        }, call);
       },
       configurable: true,
       writable: true,
