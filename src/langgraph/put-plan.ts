@@ -216,8 +216,8 @@ function* landUnit(tx: Tx, parts: SaverParts, ref: SessionRef, thread: LgThreadR
  * theirs after its parent's put, and nothing landed on the branch since); else undefined. A fork from the parent
  * would leave them out, and the other run's fork that made it needed may have undone them (two runs of one thread
  * forking side by side): the fork goes on after them, which replays what was undone.
- * Never after another run's calls (`run-calls.ts`): the fork goes on after the step's own calls before the first of
- * them (or from the parent), and a step with calls of its own after one is refused (`stepCalls`).
+ * Never after another run's calls, nor after another run's messages (two runs of the thread at once): the fork goes on
+ * after the calls before the first of them that the put's run knows (`stepCalls`), or from the parent.
  */
 function* afterStepCalls(
   tx: Tx,
@@ -233,19 +233,24 @@ function* afterStepCalls(
   if (head.position <= target.position) return undefined;
   const at = yield* entryAt(tx, branch, target.position);
   if ((at?.hash ?? GENESIS_HASH) !== target.headHash) return undefined;
-  const beside = yield* stepCalls(tx, parts, sessionId, thread, branch, target.position, head.position, put);
-  if (beside) return beside.position > target.position ? beside : undefined;
-  if ((at?.msgCount ?? 0) !== head.msgCount) return undefined;
+  const messagesAfter = (at?.msgCount ?? 0) !== head.msgCount;
+  if (put.run && (messagesAfter || parts.runs.anyForeign(sessionId, put.run))) {
+    const point = yield* stepCalls(tx, parts, sessionId, thread, branch, target.position, head.position, put);
+    if (point) return point.position > target.position ? point : undefined;
+  }
+  if (messagesAfter) return undefined;
   return { position: head.position, headHash: head.hash };
 }
 
 /**
- * Where the calls of another run of the thread (one beside the put's run, `RunCalls.foreign`) begin after `from` on
- * `branch`, up to `to`: the point right before the first of them or of the messages after it (the fork's point),
- * or undefined when none of them is there (or the put's run is not told apart). Refuses (`SESSION_MOVED`) a step with
- * a call of its own after that point: a fork there undoes it, a fork after it keeps the other run's call, whose result
- * the step's state does not hold (two resumes of one waiting thread sent at once: the step landing first keeps its
- * own calls; the other is stopped, its calls undone off the thread's head).
+ * Where the put's step must fork after `from` (its parent's point) on `branch`, up to `to`, when another run of the
+ * thread went on there beside its run (`RunCalls.foreign`): right before the first call of that run, or before the
+ * first message after `from` (another run's put wrote it) when the calls before it are all ones the put's run knows
+ * (its own, or ones made before it started or whose results it was served). Undefined when no such point is there
+ * (or the put's run is not told apart). Refuses (`SESSION_MOVED`) a step with a call of its own after that point: a
+ * fork there undoes it, a fork after it keeps the other run's call, whose result the step's state does not hold (two
+ * resumes of one waiting thread sent at once: the step landing first keeps its own calls; the other is stopped, its
+ * calls undone off the thread's head).
  */
 export function* stepCalls(
   tx: Tx,
@@ -258,17 +263,23 @@ export function* stepCalls(
   put: PreparedPut,
 ): Step<{ position: number; headHash: string } | undefined> {
   const run = put.run;
-  if (!run || !parts.runs.anyForeign(sessionId, run)) return undefined;
+  if (!run) return undefined;
+  const beside = parts.runs.anyForeign(sessionId, run);
   let point: { position: number; headHash: string } | undefined;
+  let known = true;
   let previous = yield* entryAt(tx, branch, from);
   for (let position = from + 1; position <= to; position++) {
     const entry = yield* entryAt(tx, branch, position);
     if (!entry) break;
-    if (point === undefined && (entry.kind === "message" || (entry.kind === "tool" && parts.runs.foreign(sessionId, entry.id, run)))) {
-      point = { position: position - 1, headHash: previous?.hash ?? GENESIS_HASH };
-      // Nothing of another run's here: the step's messages are its own (a run's put writes them after its calls).
-      if (entry.kind === "message" && !(yield* foreignAfter(tx, parts, sessionId, branch, position, to, run))) return undefined;
-    } else if (point !== undefined && entry.kind === "tool" && parts.runs.own(sessionId, entry.id, run)) {
+    if (point === undefined) {
+      const foreign = entry.kind === "tool" && parts.runs.foreign(sessionId, entry.id, run);
+      if (foreign || entry.kind === "message") {
+        point = { position: position - 1, headHash: previous?.hash ?? GENESIS_HASH };
+        // A message first, and no call of another run after it: the calls before it are kept if the run knows them.
+        if (!foreign && !(beside && (yield* foreignAfter(tx, parts, sessionId, branch, position, to, run))))
+          return known && position - 1 > from ? point : undefined;
+      } else if (!(entry.kind === "tool" && parts.runs.known(sessionId, entry.id))) known = false;
+    } else if (entry.kind === "tool" && parts.runs.own(sessionId, entry.id, run)) {
       throw runStopped(thread, "another run of the thread made tool calls");
     }
     previous = entry;

@@ -205,7 +205,12 @@ function* writeAtHead(
     landing.editAt === null &&
     (yield* continuesAtHead(tx, branch, head, target)) &&
     // Not after another run's calls (two runs of the thread at once): the fork leaves them out.
-    !(goesOnFromHead(put) && (yield* stepCalls(tx, parts, session.id, thread, branch, target.position, head.position, put)))
+    !(
+      goesOnFromHead(put) &&
+      put.run &&
+      parts.runs.anyForeign(session.id, put.run) &&
+      (yield* stepCalls(tx, parts, session.id, thread, branch, target.position, head.position, put))
+    )
   ) {
     return yield* writeRows(parts, ctx, tx, session, branch.id, head, landing.fields, put, landing.messagesVersion);
   }

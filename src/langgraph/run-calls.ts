@@ -74,6 +74,11 @@ export class RunCalls {
     return mark !== undefined && isForeign(mark, run);
   }
 
+  /** Whether a run's node of this saver journaled the call `entryId` (and it is still remembered). */
+  known(sessionId: string, entryId: string): boolean {
+    return this.#calls.get(sessionId)?.has(entryId) ?? false;
+  }
+
   /** Whether `run` journaled the call `entryId`. */
   own(sessionId: string, entryId: string, run: RunMark): boolean {
     return this.#calls.get(sessionId)?.get(entryId)?.run === run;
