@@ -53,10 +53,11 @@ function* movedRunUnit(tx: Tx, sessionId: string, guarded: GuardedThread, runAt:
  * In the unit that journals a call made in a node of such a run (the check above ran before it, in another): refuses
  * it (`SESSION_MOVED`, nothing written or run) when another run of the thread put a checkpoint on the call's branch
  * since the run's last one meanwhile. Journaled after that put, the call would stay at the head, beside a state
- * without its result, once this run's own put is refused.
+ * without its result, once this run's own put is refused. Under durability "exit" too, when the checkpoint the step
+ * runs from is stored (a resume's first step).
  */
 export function refuseOvertakenCall(thread: GuardedThread, sessionId: string): ((tx: Tx, entry: EntryRow) => Step<void>) | undefined {
-  const runAt = runCheckpointId(thread);
+  const runAt = stepCheckpointId(thread);
   if (runAt === undefined) return undefined;
   return function* (tx, entry) {
     const row = yield* tx.langgraph.getCheckpoint(sessionId, runAt);
@@ -88,8 +89,14 @@ const stoppedRun = (thread: GuardedThread) =>
 function runCheckpointId(thread: GuardedThread): string | undefined {
   const config = taskConfig(thread);
   if (!config) return undefined;
-  if (thread.ns !== "" || config.durability === "exit" || (config.durability == null && config.checkpointDuring === false))
-    return undefined;
+  if (config.durability === "exit" || (config.durability == null && config.checkpointDuring === false)) return undefined;
+  return stepCheckpointId(thread);
+}
+
+/** The id of the root graph's checkpoint the caller's step runs from (stored or not), whatever the run's durability. */
+function stepCheckpointId(thread: GuardedThread): string | undefined {
+  const config = taskConfig(thread);
+  if (!config || thread.ns !== "") return undefined;
   const map = config.configurable.checkpoint_map;
   const id = typeof map === "object" && map !== null ? (map as Record<string, unknown>)[""] : undefined;
   return typeof id === "string" ? id : undefined;
