@@ -1,0 +1,210 @@
+// Two runs of one thread at once, both inside a node that calls a tool through the thread's session: the thread's
+// head never shows a state whose tool calls the world does not hold (or holds calls whose results it does not show).
+// The run whose step lands first keeps its own calls; the other is stopped (`SESSION_MOVED`), its calls undone.
+import { AIMessage } from "@langchain/core/messages";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { Annotation, Command, END, MessagesAnnotation, START, StateGraph, interrupt } from "@langchain/langgraph";
+import { describe, expect, it } from "vitest";
+import { ConflictError } from "../../src/index.js";
+import { ForkpointSaver } from "../../src/langgraph/index.js";
+import { tempDatabases } from "../helpers.js";
+import { Log, sendTool } from "./helpers.js";
+
+const dbs = tempDatabases();
+const thread = { configurable: { thread_id: "t" }, durability: "sync" as const };
+
+function latch() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { open, wait: () => opened };
+}
+
+const Chat = Annotation.Root({ ...MessagesAnnotation.spec, log: Log.spec.log });
+
+/** A graph whose node "ship" asks (an interrupt), sends the answer (a forkpoint call) and logs it; `chat`: a message too. */
+function shipGraph(saver: ForkpointSaver, chat: boolean, hooks: { before: (a: string) => Promise<void>; after: (a: string) => Promise<void> }) {
+  const ship = async () => {
+    const answer = interrupt("ship?") as string;
+    await hooks.before(answer);
+    await (await saver.sessionFor("t", { userId: "alice" })).invoke("send", { t: answer });
+    await hooks.after(answer);
+    return chat ? { log: [`ship ${answer}`], messages: [new AIMessage(`shipped ${answer}`)] } : { log: [`ship ${answer}`] };
+  };
+  return new StateGraph(chat ? Chat : Log)
+    .addNode("ship", ship)
+    .addEdge(START, "ship")
+    .addEdge("ship", END)
+    .compile({ checkpointer: saver });
+}
+
+const outcome = (r: PromiseSettledResult<unknown>) =>
+  r.status === "fulfilled" ? "ok" : r.reason instanceof ConflictError ? r.reason.code : String(r.reason);
+
+describe.each([
+  ["with a messages channel", true],
+  ["without a messages channel", false],
+])("two resumes of a waiting thread sent at once (%s)", (_, chat) => {
+  it("keeps the calls of the run landing first and stops the other, its call undone", async () => {
+    const sent: string[] = [];
+    const { fp } = dbs.open({ tools: [sendTool(sent)] });
+    const saver = new ForkpointSaver(fp, { userId: "alice" });
+    // Both runs are inside "ship" with their calls made before either step's put lands: A's lands first.
+    const aCalled = latch();
+    const bCalled = latch();
+    let aRun: Promise<unknown> = Promise.resolve();
+    const graph = shipGraph(saver, chat, {
+      // B's node calls once A's has called.
+      before: async (answer) => {
+        if (answer === "B") await aCalled.wait();
+      },
+      // A's step waits for B's call; B's step for A's run to end (its put landed first).
+      after: async (answer) => {
+        if (answer === "A") {
+          aCalled.open();
+          await bCalled.wait();
+        } else {
+          bCalled.open();
+          await aRun.catch(() => undefined);
+        }
+      },
+    });
+    await graph.invoke(chat ? { log: ["start"], messages: [{ role: "user", content: "ship it" }] } : { log: ["start"] }, thread);
+    aRun = graph.invoke(new Command({ resume: "A" }), thread);
+    const sendB = graph.invoke(new Command({ resume: "B" }), thread);
+    const settled = await Promise.allSettled([aRun, sendB]);
+
+    // The head shows A's result, and the world holds A's call alone.
+    const state = await graph.getState(thread);
+    expect({ head: state.values.log, world: sent }).toEqual({ head: ["start", "ship A"], world: ["A"] });
+    const s = await saver.sessionFor("t", { userId: "alice" });
+    expect((await s.toolTrack()).filter((c) => c.status === "succeeded").map((c) => (c.args as { t: string }).t)).toEqual(["A"]);
+    expect((await fp.verify()).ok).toBe(true);
+    // The other run was stopped.
+    expect(settled.map(outcome)).toEqual(["ok", "SESSION_MOVED"]);
+  });
+});
+
+/** A saver whose reads of a thread's head wait, once done, for the latch the config's `submit` names. */
+class HeldSaver extends ForkpointSaver {
+  holds = new Map<string, { read?: () => void; then: Promise<void> }>();
+  override async getTuple(config: RunnableConfig) {
+    const tuple = await super.getTuple(config);
+    const hold = this.holds.get(String(config.configurable?.submit));
+    if (hold) {
+      hold.read?.();
+      await hold.then;
+    }
+    return tuple;
+  }
+}
+
+describe("two inputs of a thread without a messages channel sent at once", () => {
+  it("stops the run overtaken by the other's input before its node's call runs", async () => {
+    const sent: string[] = [];
+    const { fp } = dbs.open({ tools: [sendTool(sent)] });
+    const saver = new HeldSaver(fp, { userId: "alice" });
+    const bInNode = latch();
+    const St = Annotation.Root({ order: Annotation<string>(), log: Log.spec.log });
+    const graph = new StateGraph(St)
+      .addNode("place", async (state) => {
+        // A's node calls once B's node is under way (B's input landed after A's).
+        if (state.order === "A") await bInNode.wait();
+        else if (state.order === "B") bInNode.open();
+        await (await saver.sessionFor("t", { userId: "alice" })).invoke("send", { t: state.order });
+        return { log: [`placed ${state.order}`] };
+      })
+      .addEdge(START, "place")
+      .addEdge("place", END)
+      .compile({ checkpointer: saver });
+    await graph.invoke({ order: "first" }, thread);
+
+    // Both runs read the thread's head before either input lands; A's input lands first.
+    const bRead = latch();
+    saver.holds.set("a", { then: bRead.wait() });
+    saver.holds.set("b", { read: bRead.open, then: Promise.resolve() });
+    const aRun = graph.invoke({ order: "A" }, { ...thread, configurable: { ...thread.configurable, submit: "a" } });
+    const bRun = graph.invoke({ order: "B" }, { ...thread, configurable: { ...thread.configurable, submit: "b" } });
+    const settled = await Promise.allSettled([aRun, bRun]);
+
+    // The head shows B's order placed, and the world holds its call alone (besides the first order's).
+    const head = (await graph.getState(thread)).values.log;
+    expect({ head, world: sent }).toEqual({ head: ["placed first", "placed B"], world: ["first", "B"] });
+    const s = await saver.sessionFor("t", { userId: "alice" });
+    expect((await s.toolTrack()).filter((c) => c.status === "succeeded").map((c) => (c.args as { t: string }).t)).toEqual([
+      "first",
+      "B",
+    ]);
+    expect((await fp.verify()).ok).toBe(true);
+    // The other run was stopped.
+    expect(settled.map(outcome)).toEqual(["SESSION_MOVED", "ok"]);
+  });
+});
+
+/** A saver that lets a test hold each run's reads and puts (a run is named by its config's `submit` at its first read). */
+class GatedSaver extends ForkpointSaver {
+  readonly names = new WeakMap<object, string>();
+  beforeRead = new Map<string, () => Promise<void>>();
+  afterRead = new Map<string, () => void>();
+  beforePut = new Map<string, () => Promise<void>>();
+  afterPut = new Map<string, () => void>();
+  afterWrites = new Map<string, () => void>();
+  #name(config: RunnableConfig): string | undefined {
+    const control = (config as { control?: object }).control;
+    if (!control) return undefined;
+    const submit = config.configurable?.submit;
+    if (typeof submit === "string" && !this.names.has(control)) this.names.set(control, submit);
+    return this.names.get(control);
+  }
+  override async getTuple(config: RunnableConfig) {
+    const name = this.#name(config);
+    if (name) await this.beforeRead.get(name)?.();
+    const tuple = await super.getTuple(config);
+    if (name) this.afterRead.get(name)?.();
+    return tuple;
+  }
+  override async put(...args: Parameters<ForkpointSaver["put"]>) {
+    const name = this.#name(args[0]);
+    if (name && args[2]?.source === "loop") await this.beforePut.get(name)?.();
+    const done = await super.put(...args);
+    if (name && args[2]?.source === "loop") this.afterPut.get(name)?.();
+    return done;
+  }
+  override async putWrites(...args: Parameters<ForkpointSaver["putWrites"]>) {
+    await super.putWrites(...args);
+    const name = this.#name(args[0]);
+    if (name && args[1].some(([channel]) => channel === "log")) this.afterWrites.get(name)?.();
+  }
+}
+
+describe("a resume served the other resume's step results", () => {
+  it("keeps that step's call when its put forks past the other's", async () => {
+    const sent: string[] = [];
+    const { fp } = dbs.open({ tools: [sendTool(sent)] });
+    const saver = new GatedSaver(fp, { userId: "alice" });
+    const graph = shipGraph(saver, true, { before: async () => undefined, after: async () => undefined });
+    await graph.invoke({ log: ["start"], messages: [{ role: "user", content: "ship it" }] }, thread);
+
+    // B starts beside A, but reads the thread once A's step has run (its call made, its writes stored): B is served
+    // them and does not run "ship" again. A's step lands next; then B's, a fork (its messages depart from A's).
+    const aWrote = latch();
+    const bRead = latch();
+    const aLanded = latch();
+    saver.afterWrites.set("a", aWrote.open);
+    saver.beforeRead.set("b", aWrote.wait);
+    saver.afterRead.set("b", bRead.open);
+    saver.beforePut.set("a", bRead.wait);
+    saver.afterPut.set("a", aLanded.open);
+    saver.beforePut.set("b", aLanded.wait);
+    const aRun = graph.invoke(new Command({ resume: "A" }), { ...thread, configurable: { ...thread.configurable, submit: "a" } });
+    const bRun = graph.invoke(new Command({ resume: "B" }), { ...thread, configurable: { ...thread.configurable, submit: "b" } });
+    const settled = await Promise.allSettled([aRun, bRun]);
+
+    // The head shows A's result, and the world holds A's call.
+    const state = await graph.getState(thread);
+    expect({ head: state.values.log, world: sent }).toEqual({ head: ["start", "ship A"], world: ["A"] });
+    const s = await saver.sessionFor("t", { userId: "alice" });
+    expect((await s.toolTrack()).filter((c) => c.status === "succeeded").map((c) => (c.args as { t: string }).t)).toEqual(["A"]);
+    expect((await fp.verify()).ok).toBe(true);
+    expect(settled.map(outcome)).toEqual(["ok", "ok"]);
+  });
+});
