@@ -208,3 +208,36 @@ describe("a resume served the other resume's step results", () => {
     expect(settled.map(outcome)).toEqual(["ok", "ok"]);
   });
 });
+
+describe('two resumes of a waiting thread sent at once under durability "exit"', () => {
+  it("refuses the call of the run whose node calls once the other run's put has landed", async () => {
+    const sent: string[] = [];
+    const { fp } = dbs.open({ tools: [sendTool(sent)] });
+    const saver = new ForkpointSaver(fp, { userId: "alice" });
+    const exit = { ...thread, durability: "exit" as const };
+    let aRun: Promise<unknown> = Promise.resolve();
+    const aInNode = latch();
+    // B's node calls once A's run has ended (its one put landed), A's once B's node is under way.
+    const graph = shipGraph(saver, false, {
+      before: async (answer) => {
+        if (answer === "A") await aInNode.wait();
+        else {
+          aInNode.open();
+          await aRun.catch(() => undefined);
+        }
+      },
+      after: async () => undefined,
+    });
+    await graph.invoke({ log: ["start"] }, exit);
+    aRun = graph.invoke(new Command({ resume: "A" }), exit);
+    const bRun = graph.invoke(new Command({ resume: "B" }), exit);
+    const settled = await Promise.allSettled([aRun, bRun]);
+
+    const state = await graph.getState(exit);
+    expect({ head: state.values.log, world: sent }).toEqual({ head: ["start", "ship A"], world: ["A"] });
+    const s = await saver.sessionFor("t", { userId: "alice" });
+    expect((await s.toolTrack()).map((c) => (c.args as { t: string }).t)).toEqual(["A"]);
+    expect((await fp.verify()).ok).toBe(true);
+    expect(settled.map(outcome)).toEqual(["ok", "SESSION_MOVED"]);
+  });
+});
