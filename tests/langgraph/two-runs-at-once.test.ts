@@ -22,7 +22,11 @@ function latch() {
 const Chat = Annotation.Root({ ...MessagesAnnotation.spec, log: Log.spec.log });
 
 /** A graph whose node "ship" asks (an interrupt), sends the answer (a forkpoint call) and logs it; `chat`: a message too. */
-function shipGraph(saver: ForkpointSaver, chat: boolean, hooks: { before: (a: string) => Promise<void>; after: (a: string) => Promise<void> }) {
+function shipGraph(
+  saver: ForkpointSaver,
+  chat: boolean,
+  hooks: { before: (a: string) => Promise<void>; after: (a: string) => Promise<void> },
+) {
   const ship = async () => {
     const answer = interrupt("ship?") as string;
     await hooks.before(answer);
@@ -130,10 +134,7 @@ describe("two inputs of a thread without a messages channel sent at once", () =>
     const head = (await graph.getState(thread)).values.log;
     expect({ head, world: sent }).toEqual({ head: ["placed first", "placed B"], world: ["first", "B"] });
     const s = await saver.sessionFor("t", { userId: "alice" });
-    expect((await s.toolTrack()).filter((c) => c.status === "succeeded").map((c) => (c.args as { t: string }).t)).toEqual([
-      "first",
-      "B",
-    ]);
+    expect((await s.toolTrack()).filter((c) => c.status === "succeeded").map((c) => (c.args as { t: string }).t)).toEqual(["first", "B"]);
     expect((await fp.verify()).ok).toBe(true);
     // The other run was stopped.
     expect(settled.map(outcome)).toEqual(["SESSION_MOVED", "ok"]);
