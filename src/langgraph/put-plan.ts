@@ -234,7 +234,7 @@ function* afterStepCalls(
   const at = yield* entryAt(tx, branch, target.position);
   if ((at?.hash ?? GENESIS_HASH) !== target.headHash) return undefined;
   const messagesAfter = (at?.msgCount ?? 0) !== head.msgCount;
-  if (put.run && (messagesAfter || parts.runs.anyForeign(sessionId, put.run))) {
+  if (put.run && (messagesAfter || parts.runs.anyForeign(sessionId, put.run, put.fromHead))) {
     const point = yield* stepCalls(tx, parts, sessionId, thread, branch, target.position, head.position, put);
     if (point) return point.position > target.position ? point : undefined;
   }
@@ -264,7 +264,7 @@ export function* stepCalls(
 ): Step<{ position: number; headHash: string } | undefined> {
   const run = put.run;
   if (!run) return undefined;
-  const beside = parts.runs.anyForeign(sessionId, run);
+  const beside = parts.runs.anyForeign(sessionId, run, put.fromHead);
   let point: { position: number; headHash: string } | undefined;
   let known = true;
   let previous = yield* entryAt(tx, branch, from);
@@ -272,11 +272,11 @@ export function* stepCalls(
     const entry = yield* entryAt(tx, branch, position);
     if (!entry) break;
     if (point === undefined) {
-      const foreign = entry.kind === "tool" && parts.runs.foreign(sessionId, entry.id, run);
+      const foreign = entry.kind === "tool" && parts.runs.foreign(sessionId, entry.id, run, put.fromHead);
       if (foreign || entry.kind === "message") {
         point = { position: position - 1, headHash: previous?.hash ?? GENESIS_HASH };
         // A message first, and no call of another run after it: the calls before it are kept if the run knows them.
-        if (!foreign && !(beside && (yield* foreignAfter(tx, parts, sessionId, branch, position, to, run))))
+        if (!foreign && !(beside && (yield* foreignAfter(tx, parts, sessionId, branch, position, to, run, put.fromHead))))
           return known && position - 1 > from ? point : undefined;
       } else if (!(entry.kind === "tool" && parts.runs.known(sessionId, entry.id))) known = false;
     } else if (entry.kind === "tool" && parts.runs.own(sessionId, entry.id, run)) {
@@ -288,10 +288,19 @@ export function* stepCalls(
 }
 
 /** Whether a call of another run beside `run` follows `from` on `branch`, up to `to`. */
-function* foreignAfter(tx: Tx, parts: SaverParts, sessionId: string, branch: BranchRow, from: number, to: number, run: RunMark) {
+function* foreignAfter(
+  tx: Tx,
+  parts: SaverParts,
+  sessionId: string,
+  branch: BranchRow,
+  from: number,
+  to: number,
+  run: RunMark,
+  input: boolean,
+) {
   for (let position = from + 1; position <= to; position++) {
     const entry = yield* entryAt(tx, branch, position);
-    if (entry?.kind === "tool" && parts.runs.foreign(sessionId, entry.id, run)) return true;
+    if (entry?.kind === "tool" && parts.runs.foreign(sessionId, entry.id, run, input)) return true;
   }
   return false;
 }

@@ -208,7 +208,7 @@ function* writeAtHead(
     !(
       goesOnFromHead(put) &&
       put.run &&
-      parts.runs.anyForeign(session.id, put.run) &&
+      parts.runs.anyForeign(session.id, put.run, put.fromHead) &&
       (yield* stepCalls(tx, parts, session.id, thread, branch, target.position, head.position, put))
     )
   ) {

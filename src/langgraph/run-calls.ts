@@ -68,10 +68,12 @@ export class RunCalls {
    * Whether the call `entryId` is another run's, made while `run` was under way (after it started): a run beside it,
    * whose results `run`'s state does not hold. A call made before `run` started (the step `run` resumes made it, or an
    * earlier run that failed) is not: `run` read the thread with it; nor one of a task whose writes `run` was served.
+   * For a run's input (`input`), whose run has run no node yet, any other run's call is, whenever made (the other
+   * run's step may still be under way), unless `run` was served its task's writes.
    */
-  foreign(sessionId: string, entryId: string, run: RunMark): boolean {
+  foreign(sessionId: string, entryId: string, run: RunMark, input = false): boolean {
     const mark = this.#calls.get(sessionId)?.get(entryId);
-    return mark !== undefined && isForeign(mark, run);
+    return mark !== undefined && isForeign(mark, run, input);
   }
 
   /** Whether a run's node of this saver journaled the call `entryId` (and it is still remembered). */
@@ -84,17 +86,17 @@ export class RunCalls {
     return this.#calls.get(sessionId)?.get(entryId)?.run === run;
   }
 
-  /** Whether any call of the session is another run's made while `run` was under way (`foreign`): a cheap first look. */
-  anyForeign(sessionId: string, run: RunMark): boolean {
+  /** Whether any call of the session is another run's (`foreign`): a cheap first look. */
+  anyForeign(sessionId: string, run: RunMark, input = false): boolean {
     const calls = this.#calls.get(sessionId);
     if (!calls) return false;
-    for (const mark of calls.values()) if (isForeign(mark, run)) return true;
+    for (const mark of calls.values()) if (isForeign(mark, run, input)) return true;
     return false;
   }
 }
 
-const isForeign = (mark: CallMark, run: RunMark): boolean =>
-  mark.run !== run && mark.at > run.start && !(mark.task !== undefined && run.held.has(mark.task));
+const isForeign = (mark: CallMark, run: RunMark, input: boolean): boolean =>
+  mark.run !== run && (input || mark.at > run.start) && !(mark.task !== undefined && run.held.has(mark.task));
 
 function controlOf(config: RunnableConfig | undefined): object | undefined {
   const control = (config as { control?: unknown } | undefined)?.control;
