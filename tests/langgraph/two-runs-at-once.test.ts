@@ -242,3 +242,43 @@ describe('two resumes of a waiting thread sent at once under durability "exit"',
     expect(settled.map(outcome)).toEqual(["ok", "SESSION_MOVED"]);
   });
 });
+
+describe("an input sent while another run's node is under way, its call made (no messages channel)", () => {
+  it("forks before that call, which the new run's state does not hold", async () => {
+    const sent: string[] = [];
+    const { fp } = dbs.open({ tools: [sendTool(sent)] });
+    const saver = new ForkpointSaver(fp, { userId: "alice" });
+    const aCalled = latch();
+    const bDone = latch();
+    const St = Annotation.Root({ order: Annotation<string>(), log: Log.spec.log });
+    const graph = new StateGraph(St)
+      .addNode("place", async (state) => {
+        await (await saver.sessionFor("t", { userId: "alice" })).invoke("send", { t: state.order });
+        if (state.order === "A") {
+          aCalled.open();
+          await bDone.wait();
+        }
+        return { log: [`placed ${state.order}`] };
+      })
+      .addEdge(START, "place")
+      .addEdge("place", END)
+      .compile({ checkpointer: saver });
+    await graph.invoke({ order: "first" }, thread);
+    /** The orders the head shows placed, and the calls the world holds. */
+    const seen = async () => {
+      const head = ((await graph.getState(thread)).values.log as string[]).map((l) => l.slice("placed ".length));
+      return { head, world: [...sent] };
+    };
+
+    // A's node has made its call when B is sent: B runs to its end, its input forking before A's call.
+    const aRun = graph.invoke({ order: "A" }, thread);
+    await aCalled.wait();
+    await graph.invoke({ order: "B" }, thread);
+    expect(await seen()).toEqual({ head: ["first", "B"], world: ["first", "B"] });
+    // Then A's step lands, forking back after its own call (the last to land is the head).
+    bDone.open();
+    await aRun;
+    expect(await seen()).toEqual({ head: ["first", "A"], world: ["first", "A"] });
+    expect((await fp.verify()).ok).toBe(true);
+  });
+});
