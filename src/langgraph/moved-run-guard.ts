@@ -56,15 +56,11 @@ function* movedRunUnit(tx: Tx, sessionId: string, guarded: GuardedThread, runAt:
  * without its result, once this run's own put is refused. Under durability "exit" too, when the checkpoint the step
  * runs from is stored (a resume's first step).
  */
-export function refuseOvertakenCall(thread: GuardedThread, sessionId: string): ((tx: Tx, entry: EntryRow) => Step<void>) | undefined {
-  const runAt = stepCheckpointId(thread);
-  if (runAt === undefined) return undefined;
-  return function* (tx, entry) {
-    const row = yield* tx.langgraph.getCheckpoint(sessionId, runAt);
-    if (!row) return;
-    const fp = yield* tx.getCheckpoint(row.fpCheckpointId);
-    if (fp && (yield* tx.langgraph.landedSince(sessionId, entry.branchId, fp.seq))) throw overtakenRun(thread);
-  };
+export function* refuseOvertakenCall(tx: Tx, sessionId: string, thread: GuardedThread, runAt: string, entry: EntryRow): Step<void> {
+  const row = yield* tx.langgraph.getCheckpoint(sessionId, runAt);
+  if (!row) return;
+  const fp = yield* tx.getCheckpoint(row.fpCheckpointId);
+  if (fp && (yield* tx.langgraph.landedSince(sessionId, entry.branchId, fp.seq))) throw overtakenRun(thread);
 }
 
 const overtakenRun = (thread: GuardedThread) =>
@@ -94,7 +90,7 @@ function runCheckpointId(thread: GuardedThread): string | undefined {
 }
 
 /** The id of the root graph's checkpoint the caller's step runs from (stored or not), whatever the run's durability. */
-function stepCheckpointId(thread: GuardedThread): string | undefined {
+export function stepCheckpointId(thread: GuardedThread): string | undefined {
   const config = taskConfig(thread);
   if (!config || thread.ns !== "") return undefined;
   const map = config.configurable.checkpoint_map;

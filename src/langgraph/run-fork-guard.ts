@@ -13,11 +13,12 @@ import {
   type SessionHandle,
 } from "../sessions/langgraph-bridge.js";
 import { fromMessage } from "./messages.js";
-import { refuseMovedRun, refuseOvertakenCall } from "./moved-run-guard.js";
+import { refuseMovedRun, refuseOvertakenCall, stepCheckpointId } from "./moved-run-guard.js";
+import type { RunMark } from "./run-calls.js";
 import { taskConfig } from "./task-config.js";
 import { trimKey } from "./trimmed-list.js";
 import { serializeItems, threadKey, type SaverParts } from "./saver-parts.js";
-import type { Tx } from "../store/port/index.js";
+import type { EntryRow, Step, Tx } from "../store/port/index.js";
 
 /** What names the thread a handle of `sessionFor` belongs to, and the saver it came from. */
 export interface GuardedThread {
@@ -45,19 +46,42 @@ export function guardRunCalls(parts: SaverParts, handle: SessionHandle, thread: 
         // The run's own call, told from those of another run of the thread beside it (`run-calls.ts`).
         const config = taskConfig(thread);
         if (!config) return call();
-        const run = parts.runs.runOf(config as RunnableConfig);
         const task = config.configurable.__pregel_task_id;
-        const overtaken = refuseOvertakenCall(thread, handle.id);
-        return watchJournal(function* (tx, entry) {
-          if (overtaken) yield* overtaken(tx, entry);
-          if (run) parts.runs.journaled(handle.id, entry.id, run, typeof task === "string" ? task : undefined);
-        }, call);
+        const context: RunCall = {
+          parts,
+          sessionId: handle.id,
+          thread,
+          runAt: stepCheckpointId(thread),
+          run: parts.runs.runOf(config as RunnableConfig),
+          task: typeof task === "string" ? task : undefined,
+        };
+        return watchJournal({ unit: journaledInRun, context }, call);
       },
       configurable: true,
       writable: true,
     });
   }
   return handle;
+}
+
+/** A call made in a node of a run of this saver's graph on the thread: what its journal unit checks and notes. */
+interface RunCall {
+  parts: SaverParts;
+  sessionId: string;
+  thread: GuardedThread;
+  /** The root graph's checkpoint the call's step runs from. */
+  runAt: string | undefined;
+  run: RunMark | undefined;
+  task: string | undefined;
+}
+
+/**
+ * In the unit journaling the call: refused once another run of the thread put a checkpoint since the step's
+ * (`refuseOvertakenCall`), else noted as the run's own (`run-calls.ts`).
+ */
+function* journaledInRun(tx: Tx, entry: EntryRow, call: RunCall): Step<void> {
+  if (call.runAt !== undefined) yield* refuseOvertakenCall(tx, call.sessionId, call.thread, call.runAt, entry);
+  if (call.run) call.parts.runs.journaled(call.sessionId, entry.id, call.run, call.task);
 }
 
 /**

@@ -5,18 +5,21 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { EntryRow, Step, Tx } from "../../store/port/index.js";
 
-/** A watcher of the calls journaled: runs in the call's write unit, once its entry is written. */
-export type JournalWatcher = (tx: Tx, entry: EntryRow) => Step<void>;
+/** A watcher of the calls journaled: a module-level unit body run in the call's write unit, and what it is given. */
+export interface JournalWatcher<C> {
+  unit: (tx: Tx, entry: EntryRow, context: C) => Step<void>;
+  context: C;
+}
 
-const watching = new AsyncLocalStorage<JournalWatcher>();
+const watching = new AsyncLocalStorage<JournalWatcher<unknown>>();
 
 /** Runs `fn`, with `watcher` told of each tool call journaled inside it (in its async context). */
-export function watchJournal<T>(watcher: JournalWatcher, fn: () => T): T {
-  return watching.run(watcher, fn);
+export function watchJournal<C, T>(watcher: JournalWatcher<C>, fn: () => T): T {
+  return watching.run(watcher as JournalWatcher<unknown>, fn);
 }
 
 /** The caller's watcher, told of a call just journaled (in the unit that journals it). */
 export function* noteJournaled(tx: Tx, entry: EntryRow): Step<void> {
   const watcher = watching.getStore();
-  if (watcher) yield* watcher(tx, entry);
+  if (watcher) yield* watcher.unit(tx, entry, watcher.context);
 }
