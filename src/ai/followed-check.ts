@@ -16,7 +16,8 @@ export class FollowedChanged extends ConflictError {
  * call (each message after it, on any branch, with those after it on its branch), whether the caller would choose the
  * same form to follow; when it would not, the call is refused with `FollowedChanged`, for the caller to read again.
  */
-export const followedCheck = (of: string, holds: (tails: Message[][]) => boolean) =>
-  function* (tx: Tx, session: SessionRow): Step<void> {
-    if (!holds(yield* tailsAfter(tx, session.id, of))) throw new FollowedChanged();
-  };
+export const followedCheck = (of: string, holds: (tails: Message[][]) => boolean) => ({ unit: followedUnit, context: { of, holds } });
+
+function* followedUnit(tx: Tx, session: SessionRow, { of, holds }: { of: string; holds: (tails: Message[][]) => boolean }): Step<void> {
+  if (!holds(yield* tailsAfter(tx, session.id, of))) throw new FollowedChanged();
+}

@@ -189,10 +189,11 @@ const NOT_RUN = "it is not run, nothing was written";
  * written; a rejection saved once the call is journaled is refused in its own unit (`refuseCallsRunElsewhere`).
  * Whichever lands second is refused: the conversation never says "not approved" of a call whose tool ran.
  */
-export const approvedCallCheck = (call: NamedCall) =>
-  function* (tx: Tx, session: SessionRow): Step<void> {
-    yield* refuseCallsOffLineage(tx, session.id, session.currentBranchId, [call], "approved, to run now", NOT_RUN);
-  };
+export const approvedCallCheck = (call: NamedCall) => ({ unit: approvedCallUnit, context: call });
+
+function* approvedCallUnit(tx: Tx, session: SessionRow, call: NamedCall): Step<void> {
+  yield* refuseCallsOffLineage(tx, session.id, session.currentBranchId, [call], "approved, to run now", NOT_RUN);
+}
 
 /**
  * An approved call about to run in a resumed run, from branch `branchId`: refused as `refuseCallsOffLineage` has it;

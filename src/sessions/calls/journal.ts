@@ -130,7 +130,14 @@ export interface CallOptions {
    * check): what it throws refuses the call, nothing written. It reads what it checks in that unit, so no write of
    * another handle, process or server lands between its check and the journal.
    */
-  check?: ((tx: Tx, session: SessionRow) => Step<void>) | undefined;
+  check?: CallCheck | undefined;
+}
+
+/** A call's precondition (see `CallOptions.check`): a module-level unit body and what it is given. */
+export interface CallCheck<C = unknown> {
+  // Method syntax: a check of any context is a `CallCheck` (its unit is only ever given its own context).
+  unit(tx: Tx, session: SessionRow, context: C): Step<void>;
+  context: C;
 }
 
 /** A journal unit's outcome: the call journaled now, or the one a request with the same id journaled before. */
@@ -370,7 +377,7 @@ function* journalRunCompleteUnit(
       "SESSION_MOVED",
     );
   }
-  if (call.check) yield* call.check(tx, session);
+  if (call.check) yield* call.check.unit(tx, session, call.check.context);
   const entry = yield* journalCall(ctx, tx, session, name, argsText, call.callId ?? null, typeof tool.undo === "function", call.after);
   // This thread runs it: a move elsewhere refuses while that holds (see refuseLiveCalls). In flight from this
   // transaction on, so that another handle of this thread reading the owner next does not take it for a dead one's.
