@@ -126,6 +126,8 @@ export interface MoveFailureDetail {
   replayed: unknown[];
   /** The invocation(s) whose handler threw, with the error message. */
   failed: unknown[];
+  /** Invocations whose undo or replay in this move a crash interrupted: whether their effect is there is unknown. */
+  unknown: unknown[];
 }
 
 /** A tool handler threw during a move under the `stop` policy: what the move had done, and which call failed. */
@@ -135,6 +137,7 @@ export abstract class ToolMoveError extends ForkpointError implements MoveFailur
   readonly undone: unknown[];
   readonly replayed: unknown[];
   readonly failed: unknown[];
+  readonly unknown: unknown[];
   constructor(code: string, step: string, invocationId: string, tool: string, detail: MoveFailureDetail, cause: unknown) {
     super(code, `${step} of ${tool} invocation ${invocationId} failed: ${errorText(cause)}`, { cause });
     this.invocationId = invocationId;
@@ -142,6 +145,7 @@ export abstract class ToolMoveError extends ForkpointError implements MoveFailur
     this.undone = detail.undone;
     this.replayed = detail.replayed;
     this.failed = detail.failed;
+    this.unknown = detail.unknown;
   }
 }
 

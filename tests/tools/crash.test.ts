@@ -5,7 +5,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { ToolUndoError, type Forkpoint, type RecoveryReport, type ToolInvocation } from "../../src/index.js";
+import { ToolUndoError, defineTool, type Forkpoint, type RecoveryReport, type ToolInvocation } from "../../src/index.js";
 import {
   blockTool,
   flakyWriteTool,
@@ -399,6 +399,82 @@ describe("a child killed in the middle of a rollback", () => {
     const moved = await s.rollback(setup.cp0);
     expect(ids(moved.undone)).not.toContain(unknownId);
     expect(countOf()).toBe(before);
+  });
+});
+
+/** write_file whose undo now throws: a resumed move stops on the first undo it runs. */
+function undoRefusingWriteTool() {
+  return defineTool<{ path: string; text: string }, { previous: string | null }>({
+    name: "write_file",
+    run: () => {
+      throw new Error("not run here");
+    },
+    undo: () => {
+      throw new Error("this undo fails now");
+    },
+  });
+}
+
+describe("a child killed in the middle of an undo, the move then stopping on the next one", () => {
+  /** Kills the rollback while its 5th undo runs; the step the journal then marks unknown is that undo's. */
+  async function killed(): Promise<{ setup: Setup; running: string }> {
+    const setup = await setUpManyWrites();
+    await killMidRollback(setup, 5);
+    const running = await rows<{ entry_id: string }>(setup.dbPath, "SELECT entry_id FROM move_steps WHERE status = 'running'");
+    expect(running).toHaveLength(1);
+    return { setup, running: running[0]!.entry_id };
+  }
+
+  it("recover() reports the step it marked unknown, in its report and in the error it stops with", async () => {
+    const { setup, running } = await killed();
+    const fp = open(setup.dbPath, [undoRefusingWriteTool(), blockTool()], false);
+    const report = await fp.recover();
+    expect(report.resumed).toEqual([]);
+    expect(report.failed).toHaveLength(1);
+    const error = report.failed[0]!.error as ToolUndoError;
+    expect(error).toBeInstanceOf(ToolUndoError);
+    expect(ids(error.unknown as ToolInvocation[])).toEqual([running]);
+    expect(ids(report.unknown)).toEqual([running]);
+    // The next recover() lists it again, until it is resolved.
+    expect(ids((await fp.recover()).unknown)).toEqual([running]);
+  });
+
+  it("a rollback of another process resuming it stops with an error listing that step", async () => {
+    const { setup, running } = await killed();
+    const fp = open(setup.dbPath, [undoRefusingWriteTool(), blockTool()], false);
+    const s = await fp.getSession(setup.sessionId, { userId: USER });
+    const error = await rejectionOf(s.rollback(setup.cp0));
+    expect(error).toBeInstanceOf(ToolUndoError);
+    expect(ids((error as ToolUndoError).unknown as ToolInvocation[])).toEqual([running]);
+  });
+
+  it("a switch of another process that resumes it and then moves reports that step with its own", async () => {
+    const { setup, running } = await killed();
+    const fp = open(setup.dbPath, [writeFileTool({ logFile: setup.logFile }), blockTool()], false);
+    const s = await fp.getSession(setup.sessionId, { userId: USER });
+    // Resumed first (the rollback to cp0 finishes), then the switch back replays all but the unknown call.
+    const moved = await s.switchBranch(setup.root);
+    expect(ids(moved.unknown)).toEqual([running]);
+    expect(ids(moved.replayed)).not.toContain(running);
+  });
+
+  it("the same switch made again by another process, resuming the killed one, reports the step unknown", async () => {
+    const setup = await setUpManyWrites();
+    let fp = open(setup.dbPath, [writeFileTool({ logFile: setup.logFile }), blockTool()]);
+    expect((await (await fp.getSession(setup.sessionId, { userId: USER })).rollback(setup.cp0)).undone).toHaveLength(N);
+    await closeAll();
+    const replays = () => readLog(setup.logFile).filter((c) => c.op === "run" && c.replay);
+    const child = startChild("crash-rollback.ts", [setup.dbPath, setup.sessionId, USER, "switch", setup.root, setup.logFile, "40"]);
+    await waitUntil(child, () => replays().length >= 5, "5 replays");
+    await kill(child, setup.dbPath);
+    const running = await rows<{ entry_id: string }>(setup.dbPath, "SELECT entry_id FROM move_steps WHERE status = 'running'");
+    expect(running).toHaveLength(1);
+    fp = open(setup.dbPath, [writeFileTool({ logFile: setup.logFile }), blockTool()], false);
+    const s = await fp.getSession(setup.sessionId, { userId: USER });
+    // The killed switch is finished first: the switch made again then finds the session there already.
+    const moved = await s.switchBranch(setup.root);
+    expect(moved.branch.id).toBe(setup.root);
+    expect(ids(moved.unknown)).toEqual([running[0]!.entry_id]);
   });
 });
 

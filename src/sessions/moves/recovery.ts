@@ -25,7 +25,8 @@ export interface RecoveryReport {
    * call whose owner may still run it (a live process; on a shared database, a lease that holds) is not listed.
    * With them, the completed calls whose undo or replay a crash interrupted (a move reported the step `unknown`, at
    * open or in an earlier `recover()`), until `resolveToolCall` records what became of that step: whoever recovered
-   * the move first, the truth is not lost to the next caller.
+   * the move first, the truth is not lost to the next caller. Every report (the one at open too) lists the calls whose
+   * step this recovery marked unknown, also when their move then stopped (in `failed`: its error lists them as well).
    */
   unknown: ToolInvocation[];
   /**
@@ -37,26 +38,30 @@ export interface RecoveryReport {
 
 /**
  * Takes the interrupted move over from its dead owner, in one transaction: its steps left running are marked unknown
- * and this thread owns it. False when another recoverer (another process, or another handle of this one) took it
- * first: only one finishes it, and no step is run twice. A step this handle ran to the end, whose record its lost
- * connection kept from being written, is recorded as it ended instead (only this handle knows it).
+ * (their calls added to `marked`) and this thread owns it. False when another recoverer (another process, or another
+ * handle of this one) took it first: only one finishes it, and no step is run twice. A step this handle ran to the end,
+ * whose record its lost connection kept from being written, is recorded as it ended instead (only this handle knows it).
  */
-async function claim(ctx: EngineContext, move: MoveRow): Promise<boolean> {
-  let landed: ToolInvocation[] | null;
+async function claim(ctx: EngineContext, move: MoveRow, marked: ToolInvocation[]): Promise<boolean> {
+  let claimed: { landed: ToolInvocation[]; unknown: ToolInvocation[] } | null;
   try {
-    landed = await ctx.store.write({ sessionId: move.sessionId }, (tx) => claimUnit(tx, ctx, move));
+    claimed = await ctx.store.write({ sessionId: move.sessionId }, (tx) => claimUnit(tx, ctx, move));
   } catch (error) {
     inflightMoves.delete(move.id);
     throw error;
   }
-  if (landed === null) return false;
+  if (claimed === null) return false;
+  marked.push(...claimed.unknown);
   forgetUnrecorded(ctx, move.id);
-  for (const t of landed) ctx.events.emit(t.applied ? "replay" : "undo", t);
+  for (const t of claimed.landed) ctx.events.emit(t.applied ? "replay" : "undo", t);
   return true;
 }
 
-/** Claims the move (see `claim`): null when another recoverer has it, else the undos and replays recorded late. */
-function* claimUnit(tx: Tx, ctx: EngineContext, move: MoveRow): Step<ToolInvocation[] | null> {
+/**
+ * Claims the move (see `claim`): null when another recoverer has it, else the undos and replays recorded late and the
+ * calls whose step it marked unknown.
+ */
+function* claimUnit(tx: Tx, ctx: EngineContext, move: MoveRow): Step<{ landed: ToolInvocation[]; unknown: ToolInvocation[] } | null> {
   const self = ctx.ownership.self;
   const leaseMs = ctx.ownership.leaseMs;
   if (inflightMoves.has(move.id) || !(yield* tx.claimMove(move.id, move, self, leaseMs))) return null;
@@ -64,6 +69,7 @@ function* claimUnit(tx: Tx, ctx: EngineContext, move: MoveRow): Step<ToolInvocat
   // that did marked its running steps unknown).
   const own = move.pid === self.pid && move.pidStart === self.pidStart;
   const landed: ToolInvocation[] = [];
+  const unknown: ToolInvocation[] = [];
   for (const s of yield* tx.moveSteps(move.id)) {
     if (s.status !== "running") continue;
     const kept = own ? unrecordedOutcome(ctx, move.id, s.idx) : undefined;
@@ -71,11 +77,14 @@ function* claimUnit(tx: Tx, ctx: EngineContext, move: MoveRow): Step<ToolInvocat
       yield* completeStepUnit(tx, ctx, s, kept.result, JSON.parse(move.spec) as MoveSpec);
       landed.push(toToolInvocation((yield* tx.getTool(s.entryId))!));
     } else if (kept) yield* failStepUnit(tx, ctx, s, kept.error);
-    else yield* tx.setMoveStep(self, move.id, s.idx, "unknown", null, null, leaseMs);
+    else {
+      yield* tx.setMoveStep(self, move.id, s.idx, "unknown", null, null, leaseMs);
+      unknown.push(toToolInvocation((yield* tx.getTool(s.entryId))!));
+    }
   }
   // In the claiming transaction: another handle of this thread reading the move next must see it is taken.
   inflightMoves.add(move.id);
-  return landed;
+  return { landed, unknown };
 }
 
 export async function recoverMoves(
@@ -113,6 +122,8 @@ export async function recoverMoves(
       });
       continue;
     }
+    // The calls whose step this recovery marks unknown: reported whatever becomes of the move after (it may stop).
+    const marked: ToolInvocation[] = [];
     try {
       // Tracked as a move is: closing waits until the handlers it runs have their outcome recorded (for `fp.recover()`
       // too, which nothing else waits for), so the move is never left running by a live thread.
@@ -120,7 +131,7 @@ export async function recoverMoves(
         ctx.withSessionLock(
           spec.sessionId,
           async () => {
-            if (!(await claim(ctx, move))) return null;
+            if (!(await claim(ctx, move, marked))) return null;
             return runJournaledMove(ctx, move.id, spec);
           },
           "exclusive",
@@ -136,6 +147,7 @@ export async function recoverMoves(
     } catch (error) {
       report.failed.push({ moveId: move.id, error: error as Error });
     }
+    for (const t of marked) if (!report.unknown.some((u) => u.id === t.id)) report.unknown.push(t);
   }
   return report;
 }

@@ -115,7 +115,7 @@ export async function stopMove(
   failure: { tool: string; cause: unknown },
 ): Promise<Error> {
   const report = await ctx.store.write({ sessionId: spec.sessionId }, (tx) => stopMoveUnit(tx, moveId, ctx));
-  const detail = { undone: report.undone, replayed: report.replayed, failed: report.failed };
+  const detail = { undone: report.undone, replayed: report.replayed, failed: report.failed, unknown: report.unknown };
   return step.op === "undo"
     ? new ToolUndoError(step.entryId, failure.tool, detail, failure.cause)
     : new ToolReplayError(step.entryId, failure.tool, detail, failure.cause);
