@@ -63,7 +63,8 @@ import type {
   WorkspaceInfo,
 } from "../models/types.js";
 import type { ToolDefinition } from "../tools/define-tool.js";
-import { refuseInsideMove } from "../tools/handler-scope.js";
+import { refuseInsideMove, servedHandler } from "../tools/handler-scope.js";
+import { orderedCompound } from "./core/call-order.js";
 import { append } from "./append.js";
 import { listBranches } from "./branches.js";
 import { info } from "./info.js";
@@ -430,7 +431,10 @@ export class SessionHandle {
    * A guarded block: a checkpoint, then `block`; if it throws, the session rolls back to the checkpoint (state,
    * messages, tool effects) and the error is rethrown (`AtomicRollbackError` if the rollback fails too). While the block
    * runs, its checkpoint is held: no retention policy expires it and no prune deletes it, from any handle or server.
-   * A rollback refused for a call or move running elsewhere waits for it (`waitMs`, default 30 s).
+   * A rollback refused for a call or move running elsewhere waits for it (`waitMs`, default 30 s). Like a move, it is
+   * one call in the order this handle's calls on the session were made: the block's own calls run at once, while a
+   * call made after `atomic()` outside the block (not awaited, or from another request) waits until the block and its
+   * rollback have ended, and lands after them.
    * @example await s.atomic(async () => { await s.invoke("write_file", args); await s.setState(next); })
    */
   atomic<T>(block: () => Promise<T> | T, options?: AtomicOptions): Promise<T> {
@@ -440,7 +444,10 @@ export class SessionHandle {
       rollback: (checkpointId: string, o?: MoveOptions) =>
         this.#afterMove(this.#run((ctx, ref) => rollback(ctx, ref, checkpointId, o, undefined, { expired: true }))),
     };
-    return atomic(target, block, options);
+    const guarded = () => atomic(target, block, options);
+    // One exclusive call of the handle's order (see call-order.ts): a write made after it is not rolled back with the
+    // block. From a tool handler of this session, the block runs as the handler's own calls do (they would wait for it).
+    return servedHandler(this.id) ? guarded() : orderedCompound(this.#ctx.events, this.id, guarded);
   }
 
   /** `fn` wrapped so that a checkpoint follows every `every`th call it completes (counted per wrapper). */

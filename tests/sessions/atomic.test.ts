@@ -105,6 +105,103 @@ describe("atomic", () => {
   });
 });
 
+describe("atomic among the handle's calls made without awaiting", () => {
+  const contents = async (s: { history(): Promise<{ content: unknown }[]> }) => (await s.history()).map((m) => m.content);
+
+  it("a write made after atomic() lands after the block's rollback, not rolled back with it", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    await s.append({ role: "user", content: "start" });
+    const guarded = rejectionOf(
+      s.atomic(async () => {
+        await s.append({ role: "user", content: "inside 1" });
+        await new Promise((r) => setTimeout(r, 50));
+        await s.append({ role: "user", content: "inside 2" });
+        throw new Error("boom");
+      }),
+    );
+    const after = s.append({ role: "user", content: "after" });
+    await after;
+    expect(((await guarded) as Error).message).toBe("boom");
+    expect(await contents(s)).toEqual(["start", "after"]);
+    expect((await fp.verify()).ok).toBe(true);
+  });
+
+  it("a write made after atomic() lands after the block's writes when it returns", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    const guarded = s.atomic(async () => {
+      await s.append({ role: "user", content: "inside 1" });
+      await new Promise((r) => setTimeout(r, 50));
+      await s.append({ role: "user", content: "inside 2" });
+      return "done";
+    });
+    await s.setState({ after: true });
+    await s.append({ role: "user", content: "after" });
+    expect(await guarded).toBe("done");
+    expect(await contents(s)).toEqual(["inside 1", "inside 2", "after"]);
+  });
+
+  it("the block's own calls (a nested atomic, a rollback, a checkpoint) do not wait for it", async () => {
+    const { fp } = dbs.open({ tools: [writeFile] });
+    const s = await fp.createSession({ userId: "u" });
+    await s.append({ role: "user", content: "start" });
+    const value = await s.atomic(async () => {
+      const cp = await s.checkpoint({ name: "inside" });
+      await Promise.all([s.append({ role: "user", content: "a" }), s.setState({ n: 1 })]);
+      await rejectionOf(
+        s.atomic(async () => {
+          await s.invoke("write_file", { name: "nested.txt", text: "x" });
+          throw new Error("nested");
+        }),
+      );
+      await s.append({ role: "user", content: "b" });
+      await s.rollback(cp.id);
+      await s.append({ role: "user", content: "c" });
+      return "ok";
+    });
+    expect(value).toBe("ok");
+    expect(await contents(s)).toEqual(["start", "c"]);
+    expect(fs.existsSync(path.join(dir, "nested.txt"))).toBe(false);
+  });
+
+  it("a block in a tool's run on its own session runs, its writes landing after the running call", async () => {
+    const { fp } = dbs.open({
+      tools: [
+        defineTool<{ text: string }, { ok: boolean }>({
+          name: "note",
+          run: async ({ text }, ctx) => {
+            const own = await fp.getSession(ctx.sessionId, { userId: "u" });
+            await own.atomic(async () => {
+              await own.append({ role: "assistant", content: text });
+            });
+            return { ok: true };
+          },
+        }),
+      ],
+    });
+    const s = await fp.createSession({ userId: "u" });
+    expect(await s.invoke("note", { text: "from the tool" })).toEqual({ ok: true });
+    expect(await contents(s)).toEqual(["from the tool"]);
+  });
+
+  it("a call on another session does not wait for the block", async () => {
+    const { fp } = dbs.open();
+    const [s, other] = [await fp.createSession({ userId: "u" }), await fp.createSession({ userId: "u" })];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const guarded = s.atomic(async () => {
+      await s.append({ role: "user", content: "inside" });
+      await gate;
+    });
+    await other.append({ role: "user", content: "elsewhere" });
+    release();
+    await guarded;
+    expect(await contents(other)).toEqual(["elsewhere"]);
+    expect(await contents(s)).toEqual(["inside"]);
+  });
+});
+
 describe("withCheckpoints", () => {
   it("takes a checkpoint after every nth completed call, counting per wrapper", async () => {
     const { fp } = dbs.open();
