@@ -1,12 +1,13 @@
-// What a "both" move's restore leaves to calls whose undo failed ("continue") or that it left applied under a kept call
-// it cannot undo: they stay applied, so the files holding their effects stay as they are, and the move restores the
-// target's snapshot with those paths as the world has them.
+// What a "both" move's restore leaves to the calls it leaves applied: those whose undo failed ("continue"), those left
+// under a kept call it cannot undo, those left for want of their tool, and the irreversible ones it passed. Their
+// effects stay, so the files holding them stay as they are, and the move restores the target's snapshot with those
+// paths as the world has them.
 import type { MoveStepRow, Step, ToolRow, Tx } from "../../store/port/index.js";
 import { notHeld } from "../workspace/unapplied.js";
 import { TreeReader, applyChanges, diffTrees } from "../workspace/trees.js";
 import type { MoveSpec } from "./move-spec.js";
 
-/** The snapshot a move's files step restores, and the paths of it left as they are (none unless an undo failed). */
+/** The snapshot a move's files step restores, and the paths of it left as they are (none unless it leaves calls applied). */
 export interface KeptTarget {
   manifestId: number;
   kept: string[];
@@ -18,21 +19,22 @@ export interface KeptTarget {
 }
 
 /**
- * The snapshot the files step of a move restores: its target's (`manifestId`), or, when some of its undos failed
- * (`failed`), the target's with the paths those calls' effects may be in as the workspace has them now (`known`, what
- * forkpoint last saw). Those are the paths the call's run changed (see `pathsAcross`), or for a call without that
- * record the paths that differ between the newest snapshot taken before the call on its lineage and the oldest one
- * after it that holds it (or the files now); every path (`nothing`) when neither is known. Inside a write unit: the
- * snapshot made is stored.
+ * The snapshot the files step of a move restores: its target's (`manifestId`), or, when it leaves calls applied
+ * (`left`), the target's with the paths those calls' effects may be in as the workspace has them now (`known`, what
+ * forkpoint last saw). Those are the paths the call's run changed (see `pathsAcross`), or for a call of `left.failed`
+ * without that record the paths that differ between the newest snapshot taken before the call on its lineage and the
+ * oldest one after it that holds it (or the files now); every path (`nothing`) when neither is known. Inside a write
+ * unit: the snapshot made is stored.
  */
 export function* keptTarget(
   tx: Tx,
   spec: Pick<MoveSpec, "sessionId" | "userId">,
-  failed: readonly string[],
+  left: LeftApplied,
   manifestId: number,
   known: number,
 ): Step<KeptTarget> {
-  if (failed.length === 0 || known === manifestId) return { manifestId, kept: [] };
+  const { failed, irreversible } = left;
+  if (failed.length + irreversible.length === 0 || known === manifestId) return { manifestId, kept: [] };
   const reader = new TreeReader();
   const now = yield* reader.rootOf(tx, known);
   const target = yield* reader.rootOf(tx, manifestId);
@@ -43,6 +45,10 @@ export function* keptTarget(
     if (paths === undefined) return { manifestId: known, kept: [...restored.keys()].sort(), nothing: true };
     for (const path of paths) if (restored.has(path)) kept.set(path, restored.get(path)!);
   }
+  // An irreversible call's effect stays out there: the paths its run recorded stay as they are. One without that record
+  // (`recordToolCall`'s) is taken to be in the snapshot, as moves with files take such calls.
+  for (const id of irreversible)
+    for (const path of (yield* tx.callPaths(id)) ?? []) if (restored.has(path)) kept.set(path, restored.get(path)!);
   if (kept.size === 0) return { manifestId, kept: [] };
   const applied = yield* applyChanges(tx, reader, target, kept);
   yield* tx.insertTrees([...[...reader.ephemeralBodies].map(([hash, body]) => ({ hash, body })), ...applied.trees]);
@@ -78,15 +84,35 @@ export function failedUndos(steps: readonly MoveStepRow[]): string[] {
 }
 
 /**
- * The calls move `skipped` left applied although it would have undone them (applied before a kept call it cannot undo:
- * compensation stops there): they stay applied as a failed undo's do, so the files their effects are in stay too.
- * Irreversible calls it passed are not among them: the files are restored from before those, as documented.
+ * The calls a "both" move leaves applied that its restore must not take the effects of (see `keptTarget`): `failed`,
+ * those whose undo failed (under "continue"), those of its `skipped` it would have undone but left applied under a
+ * kept call it cannot undo (compensation stops there), and its `unregistered` ones still applied (left for want of
+ * their tool: the next move by an opener with it undoes them, and its undo must find their effect); `irreversible`,
+ * the irreversible calls it passed, applied (their effect is still out there, and no move runs them again).
  */
-export function* stoppedUndos(tx: Tx, isReversible: (tool: string) => boolean, skipped: readonly string[]): Step<string[]> {
-  const out: string[] = [];
-  for (const id of skipped) {
+export interface LeftApplied {
+  failed: string[];
+  irreversible: string[];
+}
+
+/** The calls move `spec` leaves applied (see `LeftApplied`), given the steps it ran. */
+export function* leftApplied(
+  tx: Tx,
+  isReversible: (tool: string) => boolean,
+  spec: Pick<MoveSpec, "skipped" | "unregistered">,
+  steps: readonly MoveStepRow[],
+): Step<LeftApplied> {
+  const out: LeftApplied = { failed: failedUndos(steps), irreversible: [] };
+  for (const id of spec.skipped) {
     const row = yield* tx.getTool(id);
-    if (row && row.appliedSeq !== null && row.reversible !== false && isReversible(row.tool ?? "")) out.push(id);
+    if (!row || row.appliedSeq === null) continue;
+    const irreversible = row.reversible === false || (row.reversible === null && !isReversible(row.tool ?? ""));
+    if (irreversible) out.irreversible.push(id);
+    else if (isReversible(row.tool ?? "")) out.failed.push(id);
+  }
+  for (const id of spec.unregistered ?? []) {
+    const row = yield* tx.getTool(id);
+    if (row && row.appliedSeq !== null && !out.failed.includes(id)) out.failed.push(id);
   }
   return out;
 }

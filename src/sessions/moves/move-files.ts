@@ -7,7 +7,7 @@ import { restoreFiles } from "../workspace/restore.js";
 import { workspaceOf } from "../workspace/snapshots.js";
 import { newestSnapshot } from "../workspace/newest-snapshot.js";
 import { appliedOrder, heldOff, markedInOrder, notHeld, replaysHeld, setAsideIn, snapshotHolds } from "../workspace/unapplied.js";
-import { failedUndos, keptTarget, pathsAcross, stoppedUndos } from "./failed-undo-files.js";
+import { keptTarget, leftApplied, pathsAcross } from "./failed-undo-files.js";
 import { TreeReader } from "../workspace/trees.js";
 import { fenced } from "./fence.js";
 import { heldOtherwise, markHeld } from "../core/latest-result.js";
@@ -68,10 +68,10 @@ export async function restoreMoveFiles(
 ): Promise<RestoredFiles> {
   const files = spec.files!;
   const { ws, failed, ran, leaveDrift } = await ctx.store.read((tx) => filesStepUnit(tx, ctx, spec, moveId));
-  // A call whose undo failed, or that the move left applied under a kept call it cannot undo, stays applied: the
-  // files its effect is in stay as they are (reported kept).
+  // A call whose undo failed, that the move left applied under a kept call it cannot undo or for want of its tool, or
+  // an irreversible one it passed, stays applied: the files its effect is in stay as they are (reported kept).
   const target =
-    ws.restoring || failed.length === 0
+    ws.restoring || failed.failed.length + failed.irreversible.length === 0
       ? { manifestId: files.manifestId, kept: [] }
       : await ctx.store.write({ sessionId: spec.sessionId }, (tx) => keptTarget(tx, spec, failed, files.manifestId, ws.manifestId));
   let restored: RestoredFiles = { written: [], deleted: [] };
@@ -103,11 +103,10 @@ export async function restoreMoveFiles(
 }
 
 function* filesStepUnit(tx: Tx, ctx: EngineContext, spec: MoveSpec, moveId: string) {
-  const stopped = yield* stoppedUndos(tx, (tool) => ctx.tools.isReversible(tool), spec.skipped);
   const steps = yield* tx.moveSteps(moveId);
   return {
     ws: yield* workspaceOf(tx, spec.sessionId, "scope"),
-    failed: [...failedUndos(steps), ...stopped],
+    failed: yield* leftApplied(tx, (tool) => ctx.tools.isReversible(tool), spec, steps),
     ran: steps.some((s) => s.status !== "pending"),
     leaveDrift: mayLeaveDrift(steps),
   };

@@ -365,9 +365,9 @@ function* moveConversationUnit(
   const plan = computed.steps;
   // Already there, world included (a second click): nothing is written, no event, nothing for undo.
   // Calls off the lineage left applied for want of their tool (`unregistered`) mean the world does not match.
-  // A move with files that leaves a call applied under a kept one it cannot undo runs its files step as journaled
-  // moves do: the restore keeps that call's paths as the world has them.
-  const stopped = filesManifest !== undefined && plan.skipped.some((t) => t.applied && ctx.tools.isReversible(t.tool));
+  // A move with files that leaves a call it passes applied (under a kept one it cannot undo, or irreversible) runs its
+  // files step as journaled moves do: the restore keeps that call's paths as the world has them.
+  const stopped = filesManifest !== undefined && plan.skipped.some((t) => t.applied);
   if (
     base.sameAsWorld &&
     !within &&

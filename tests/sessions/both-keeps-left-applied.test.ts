@@ -1,0 +1,98 @@
+// A move with scope "both" leaves the files of the calls it leaves applied as they are, as it does for a call whose undo
+// failed under "continue": an irreversible call it passes (its effect is still out there, and no move runs it again),
+// and a call left for want of its tool (`unregistered: "leave"`: the next move by an opener with the tool undoes it,
+// and its undo must find its effect). Their paths are reported in `files.kept`.
+import fs from "node:fs";
+import path from "node:path";
+import { expect, it } from "vitest";
+import { defineTool } from "../../src/index.js";
+import { appendLineTool, noteLineTool, readOrNull, tempDir } from "../fixtures/file-tools.js";
+import { tempDatabases } from "../helpers.js";
+
+const dbs = tempDatabases();
+
+/** A workspace with `keep.txt`, and the session attached to it. */
+async function attached(tools: Parameters<typeof dbs.open>[0]) {
+  const ws = tempDir("forkpoint-left-applied-");
+  fs.writeFileSync(path.join(ws, "keep.txt"), "k\n");
+  const { fp, path: file } = dbs.open(tools);
+  const s = await fp.createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  return { ws, s, file };
+}
+
+it("a rewind keeps the file an irreversible call wrote, and so does the switch back", async () => {
+  const { ws, s } = await attached({ tools: [noteLineTool] });
+  const notes = path.join(ws, "notes.txt");
+  const c0 = await s.checkpoint({ name: "c0" });
+  await s.invoke("note_line", { path: notes, line: "sent" });
+  const main = (await s.info()).currentBranchId;
+  const back = await s.rollback(c0.id, { scope: "both" });
+  expect(back.skipped.map((t) => t.tool)).toEqual(["note_line"]);
+  expect(back.files).toEqual({ written: [], deleted: [], kept: ["notes.txt"] });
+  expect(readOrNull(notes)).toBe("sent\n");
+  expect((await s.toolTrack({ branchId: main })).map((t) => t.applied)).toEqual([true]);
+  const forth = await s.switchBranch(main, { scope: "both" });
+  expect(forth.replayed).toEqual([]);
+  expect(forth.files?.kept).toEqual(["notes.txt"]);
+  expect(readOrNull(notes)).toBe("sent\n");
+  // Nothing else counts as drift: a checkpoint finds the files as forkpoint left them.
+  expect((await s.diffFiles(c0.id, "disk")).added).toEqual(["notes.txt"]);
+});
+
+it("a reset to the current branch keeps an irreversible call's file too", async () => {
+  const { ws, s } = await attached({ tools: [noteLineTool] });
+  const notes = path.join(ws, "notes.txt");
+  await s.checkpoint({ name: "c0" });
+  await s.invoke("note_line", { path: notes, line: "sent" });
+  const reset = await s.switchBranch((await s.info()).currentBranchId, { scope: "both" });
+  expect(reset.files?.kept).toEqual(["notes.txt"]);
+  expect(readOrNull(notes)).toBe("sent\n");
+});
+
+it("only the irreversible call's paths are kept: a reversible call's are undone and restored", async () => {
+  const { ws, s } = await attached({ tools: [noteLineTool, appendLineTool()] });
+  const [log, notes] = [path.join(ws, "log.txt"), path.join(ws, "notes.txt")];
+  const c0 = await s.checkpoint({ name: "c0" });
+  await s.invoke("append_line", { path: log, line: "a" });
+  await s.invoke("note_line", { path: notes, line: "sent" });
+  const back = await s.rollback(c0.id, { scope: "both" });
+  expect(back.undone.map((t) => t.tool)).toEqual(["append_line"]);
+  expect(back.skipped.map((t) => t.tool)).toEqual(["note_line"]);
+  expect(back.files).toEqual({ written: [], deleted: ["log.txt"], kept: ["notes.txt"] });
+  expect(readOrNull(log)).toBe(null);
+  expect(readOrNull(notes)).toBe("sent\n");
+});
+
+it("an opener without the tool leaves the call's file as it is, so the next move with the tool undoes it", async () => {
+  let undos = 0;
+  /** Appends a line; its undo removes that last line, and refuses when the file does not end with it. */
+  const strictAppend = defineTool<{ path: string; line: string }, null>({
+    name: "strict_append",
+    run: (args) => {
+      fs.appendFileSync(args.path, `${args.line}\n`);
+      return null;
+    },
+    undo: ({ args }) => {
+      undos++;
+      const text = fs.readFileSync(args.path, "utf8");
+      if (!text.endsWith(`${args.line}\n`)) throw new Error(`${args.line} is not the last line of ${JSON.stringify(text)}`);
+      fs.writeFileSync(args.path, text.slice(0, -args.line.length - 1));
+    },
+  });
+  const { ws, s, file } = await attached({ tools: [strictAppend] });
+  const log = path.join(ws, "log.txt");
+  fs.writeFileSync(log, "base\n");
+  const c0 = await s.checkpoint({ name: "c0" });
+  await s.invoke("strict_append", { path: log, line: "A" });
+  const bare = dbs.open({ path: file }).fp;
+  const left = await (await bare.getSession(s.id, { userId: "u" })).rollback(c0.id, { scope: "both", unregistered: "leave" });
+  await bare.close();
+  expect(left.unregistered.map((t) => t.tool)).toEqual(["strict_append"]);
+  expect(left.files?.kept).toEqual(["log.txt"]);
+  expect(readOrNull(log)).toBe("base\nA\n");
+  const moved = await s.rollback(c0.id, { scope: "both" });
+  expect(moved.undone.map((t) => t.tool)).toEqual(["strict_append"]);
+  expect(undos).toBe(1);
+  expect(readOrNull(log)).toBe("base\n");
+});
