@@ -40,6 +40,36 @@ it("a rewind keeps the file an irreversible call wrote, and so does the switch b
   expect((await s.diffFiles(c0.id, "disk")).added).toEqual(["notes.txt"]);
 });
 
+it("a second rewind to the same point keeps it too, though it no longer passes the call", async () => {
+  const { ws, s } = await attached({ tools: [noteLineTool] });
+  const notes = path.join(ws, "notes.txt");
+  const c0 = await s.checkpoint({ name: "c0" });
+  await s.append({ role: "user", content: "send it" });
+  await s.invoke("note_line", { path: notes, line: "sent" });
+  const first = await s.rollback(c0.id, { scope: "both" });
+  const again = await s.rollback(c0.id, { scope: "both" });
+  expect(again.skipped).toEqual([]);
+  expect(again.files?.kept).toEqual(["notes.txt"]);
+  expect(readOrNull(notes)).toBe("sent\n");
+  await s.append({ role: "user", content: "elsewhere" });
+  await s.checkpoint({ name: "c1" });
+  await s.rollback(c0.id, { scope: "both" });
+  await s.switchBranch(first.branch.id, { scope: "both" });
+  expect(readOrNull(notes)).toBe("sent\n");
+});
+
+it("an irreversible call recorded without paths is taken to be in the snapshot: its file is restored", async () => {
+  const { ws, s } = await attached({});
+  const notes = path.join(ws, "notes.txt");
+  const c0 = await s.checkpoint({ name: "c0" });
+  fs.writeFileSync(notes, "sent\n");
+  await s.recordToolCall({ tool: "note_line", args: { path: notes, line: "sent" }, result: null });
+  await s.checkpoint({ name: "c1" });
+  const back = await s.rollback(c0.id, { scope: "both" });
+  expect(back.files).toEqual({ written: [], deleted: ["notes.txt"] });
+  expect(readOrNull(notes)).toBe(null);
+});
+
 it("a reset to the current branch keeps an irreversible call's file too", async () => {
   const { ws, s } = await attached({ tools: [noteLineTool] });
   const notes = path.join(ws, "notes.txt");

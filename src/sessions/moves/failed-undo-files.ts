@@ -3,7 +3,7 @@
 // effects stay, so the files holding them stay as they are, and the move restores the target's snapshot with those
 // paths as the world has them.
 import type { MoveStepRow, Step, ToolRow, Tx } from "../../store/port/index.js";
-import { notHeld } from "../workspace/unapplied.js";
+import { notHeld, snapshotHolds } from "../workspace/unapplied.js";
 import { TreeReader, applyChanges, diffTrees } from "../workspace/trees.js";
 import type { MoveSpec } from "./move-spec.js";
 
@@ -88,34 +88,68 @@ export function failedUndos(steps: readonly MoveStepRow[]): string[] {
  * those whose undo failed (under "continue"), those of its `skipped` it would have undone but left applied under a
  * kept call it cannot undo (compensation stops there), and its `unregistered` ones still applied (left for want of
  * their tool: the next move by an opener with it undoes them, and its undo must find their effect); `irreversible`,
- * the irreversible calls it passed, applied (their effect is still out there, and no move runs them again).
+ * the applied irreversible calls whose run changed workspace files that the restored snapshot does not hold (see
+ * `irreversibleOutside`).
  */
 export interface LeftApplied {
   failed: string[];
   irreversible: string[];
 }
 
-/** The calls move `spec` leaves applied (see `LeftApplied`), given the steps it ran. */
+/** The calls move `spec` leaves applied (see `LeftApplied`), given the steps it ran and the snapshot it restores. */
 export function* leftApplied(
   tx: Tx,
   isReversible: (tool: string) => boolean,
-  spec: Pick<MoveSpec, "skipped" | "unregistered">,
+  spec: Pick<MoveSpec, "sessionId" | "skipped" | "unregistered" | "target">,
   steps: readonly MoveStepRow[],
+  at: SnapshotCalls | undefined,
 ): Step<LeftApplied> {
   const out: LeftApplied = { failed: failedUndos(steps), irreversible: [] };
   for (const id of spec.skipped) {
     const row = yield* tx.getTool(id);
-    if (!row || row.appliedSeq === null) continue;
-    const irreversible = row.reversible === false || (row.reversible === null && !isReversible(row.tool ?? ""));
-    if (irreversible) out.irreversible.push(id);
-    else if (isReversible(row.tool ?? "")) out.failed.push(id);
+    if (row && row.appliedSeq !== null && !irreversibleRow(row, isReversible) && isReversible(row.tool ?? "")) out.failed.push(id);
   }
   for (const id of spec.unregistered ?? []) {
     const row = yield* tx.getTool(id);
     if (row && row.appliedSeq !== null && !out.failed.includes(id)) out.failed.push(id);
   }
+  out.irreversible = yield* irreversibleOutside(tx, isReversible, spec.sessionId, spec.target, at);
   return out;
 }
+
+/** A restored snapshot: where it sits on the target's lineage, and which calls its files hold (see `snapshotHolds`). */
+export type SnapshotCalls = { position: number } & Parameters<typeof snapshotHolds>[1];
+
+/**
+ * The applied irreversible calls whose run changed workspace files (recorded paths) that snapshot `at` of the lineage
+ * of `target` does not hold: an irreversible call stays applied, its effect still out there, and no move runs it
+ * again, so a restore of files without it must leave its paths as they are (whether or not the move passes it: a second
+ * rewind to the same point must not take what the first one kept). A call without recorded paths is taken to be in the
+ * snapshot, as moves with files take such calls.
+ */
+export function* irreversibleOutside(
+  tx: Tx,
+  isReversible: (tool: string) => boolean,
+  sessionId: string,
+  target: { branchId: string; position: number },
+  at: SnapshotCalls | undefined,
+): Step<string[]> {
+  const applied = yield* tx.appliedCalls(sessionId);
+  if (applied.length === 0) return [];
+  const segments = at === undefined ? [] : yield* tx.lineage(target.branchId, at.position);
+  const out: string[] = [];
+  for (const call of applied) {
+    if (at !== undefined && snapshotHolds(segments, at, call)) continue;
+    const row = yield* tx.getTool(call.id);
+    if (!row || !irreversibleRow(row, isReversible)) continue;
+    if (((yield* tx.callPaths(call.id)) ?? []).length > 0) out.push(call.id);
+  }
+  return out;
+}
+
+/** Whether a call is irreversible: recorded without an undo, or of unknown kind and of a tool without one here. */
+const irreversibleRow = (row: ToolRow, isReversible: (tool: string) => boolean): boolean =>
+  row.reversible === false || (row.reversible === null && !isReversible(row.tool ?? ""));
 
 /** The snapshot of the newest checkpoint with files on the call's lineage before it, if any. */
 function* snapshotBefore(tx: Tx, call: ToolRow): Step<number | undefined> {

@@ -104,9 +104,10 @@ export async function restoreMoveFiles(
 
 function* filesStepUnit(tx: Tx, ctx: EngineContext, spec: MoveSpec, moveId: string) {
   const steps = yield* tx.moveSteps(moveId);
+  const at = yield* snapshotPosition(tx, spec.sessionId, spec.target, spec.newBranch?.forkCheckpointId ?? null);
   return {
     ws: yield* workspaceOf(tx, spec.sessionId, "scope"),
-    failed: yield* leftApplied(tx, (tool) => ctx.tools.isReversible(tool), spec, steps),
+    failed: yield* leftApplied(tx, (tool) => ctx.tools.isReversible(tool), spec, steps, at),
     ran: steps.some((s) => s.status !== "pending"),
     leaveDrift: mayLeaveDrift(steps),
   };

@@ -21,6 +21,7 @@ import { filesTrackPlan } from "./files-track.js";
 import { computePlan } from "./move-plan.js";
 import { type BaseMoveSpec, type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js";
 import { inflightMoves } from "../core/ownership.js";
+import { irreversibleOutside } from "./failed-undo-files.js";
 import { OwnChanges } from "./own-changes.js";
 import { checkFilesPlanned, isReplannable, PLANNING_ATTEMPTS, type PlannedFiles } from "./files-planned.js";
 import { inRunTurn } from "./move-turn.js";
@@ -365,9 +366,12 @@ function* moveConversationUnit(
   const plan = computed.steps;
   // Already there, world included (a second click): nothing is written, no event, nothing for undo.
   // Calls off the lineage left applied for want of their tool (`unregistered`) mean the world does not match.
-  // A move with files that leaves a call it passes applied (under a kept one it cannot undo, or irreversible) runs its
-  // files step as journaled moves do: the restore keeps that call's paths as the world has them.
-  const stopped = filesManifest !== undefined && plan.skipped.some((t) => t.applied);
+  // A move with files that leaves a call applied under a kept one it cannot undo, or an irreversible one its snapshot
+  // does not hold, runs its files step as journaled moves do: the restore keeps that call's paths as the world has them.
+  const stopped =
+    filesManifest !== undefined &&
+    (plan.skipped.some((t) => t.applied && ctx.tools.isReversible(t.tool)) ||
+      (yield* irreversibleOutside(tx, (tool) => ctx.tools.isReversible(tool), session.id, base.target, snapshotAt)).length > 0);
   if (
     base.sameAsWorld &&
     !within &&
