@@ -18,7 +18,7 @@ import { finishMoveTx } from "./finish-move.js";
 import { moveEvent, sessionPosition } from "./history.js";
 import { heldOtherwiseUnit, restoreMoveFiles, snapshotPosition } from "./move-files.js";
 import { filesTrackPlan } from "./files-track.js";
-import { computePlan } from "./move-plan.js";
+import { computePlan, type SnapshotAt } from "./move-plan.js";
 import { type BaseMoveSpec, type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js";
 import { inflightMoves } from "../core/ownership.js";
 import { irreversibleOutside } from "./failed-undo-files.js";
@@ -368,15 +368,13 @@ function* moveConversationUnit(
   // Calls off the lineage left applied for want of their tool (`unregistered`) mean the world does not match.
   // A move with files that leaves a call applied under a kept one it cannot undo, or an irreversible one its snapshot
   // does not hold, runs its files step as journaled moves do: the restore keeps that call's paths as the world has them.
-  const stopped =
-    filesManifest !== undefined &&
-    (plan.skipped.some((t) => t.applied && ctx.tools.isReversible(t.tool)) ||
-      (yield* irreversibleOutside(tx, (tool) => ctx.tools.isReversible(tool), session.id, base.target, snapshotAt)).length > 0);
+  const stopped = filesManifest !== undefined && plan.skipped.some((t) => t.applied && ctx.tools.isReversible(t.tool));
   if (
     base.sameAsWorld &&
     !within &&
     !stopped &&
     plan.undo.length + plan.replay.length + plan.unregistered.length + plan.covered.length === 0 &&
+    !(filesManifest !== undefined && session.hasTools && (yield* irreversibleLeft(tx, ctx, session.id, base, snapshotAt))) &&
     // A call applied by another application than the one the restored snapshot holds is re-marked by the files step.
     !(filesManifest !== undefined && session.hasTools && (yield* reheld(tx, ctx, session.id, base)))
   ) {
@@ -424,6 +422,12 @@ function* moveConversationUnit(
     ].map((step, idx) => ({ moveId, idx, ...step, status: "pending" as const, result: null, error: null })),
   );
   return { spec, plan, done: null, moveId, hasWorkspace: session.hasWorkspace };
+}
+
+/** Whether a move with files to `base`'s target leaves an irreversible call's files as they are (see `irreversibleOutside`). */
+function* irreversibleLeft(tx: Tx, ctx: EngineContext, sessionId: string, base: BaseMoveSpec, at: SnapshotAt | undefined): Step<boolean> {
+  const isReversible = (tool: string) => ctx.tools.isReversible(tool);
+  return (yield* irreversibleOutside(tx, isReversible, sessionId, base.target, at)).length > 0;
 }
 
 /** Whether a move with files to `base`'s target would re-mark a call the restored snapshot holds by another application. */
