@@ -126,3 +126,24 @@ it("an opener without the tool leaves the call's file as it is, so the next move
   expect(undos).toBe(1);
   expect(readOrNull(log)).toBe("base\n");
 });
+
+it("an irreversible call of another branch keeps its file, and a call sharing it is undone as the file has it", async () => {
+  const { ws, s } = await attached({ tools: [noteLineTool, appendLineTool()] });
+  const log = path.join(ws, "log");
+  const start = await s.checkpoint({ name: "start" });
+  await s.append({ role: "user", content: "note L0" });
+  await s.invoke("append_line", { path: log, line: "L0" });
+  const noted = await s.checkpoint({ name: "noted" });
+  const first = (await s.info()).currentBranchId;
+  await s.rollback(start.id, { scope: "conversation" });
+  await s.invoke("note_line", { path: log, line: "N" });
+  await s.switchBranch(first, { scope: "conversation" });
+  expect(readOrNull(log)).toBe("N\nL0\n");
+  // The note is applied off the target's lineage and "noted" does not hold it: its line stays.
+  const back = await s.rollback(noted.id, { scope: "both" });
+  expect(back.files?.kept).toEqual(["log"]);
+  expect(readOrNull(log)).toBe("N\nL0\n");
+  // The append stays applied as the file holds it (its replay over the note): undone to that, the note stays.
+  await s.rollback(start.id, { scope: "conversation" });
+  expect(readOrNull(log)).toBe("N\n");
+});

@@ -1,7 +1,9 @@
 // Issue 32, scope "both": a call that a files-and-conversation move leaves applied, while the snapshot it restores
 // holds an earlier application of it, is undone later with the result of that application. An append runs on an empty
 // file (snapshot "L0\n"), is replayed on top of an irreversible note ("N\nL0\n", size before 2), and a "both" rollback
-// to the snapshot keeps the append applied: its later undo truncates the file to the first run's size (0).
+// to the snapshot keeps the append applied: its later undo truncates the file to the first run's size (0). The note is
+// recorded with `recordToolCall` (no recorded paths: taken to be in the snapshot, so the restore rewrites its file); an
+// invoked one's paths would stay as they are (see both-keeps-left-applied.test.ts).
 import fs from "node:fs";
 import path from "node:path";
 import { expect, it } from "vitest";
@@ -23,7 +25,9 @@ async function replayedOverNote() {
   const noted = await s.checkpoint({ name: "noted" });
   const first = (await s.info()).currentBranchId;
   await s.rollback(start.id, { scope: "conversation" });
-  await s.invoke("note_line", { path: log, line: "N" });
+  fs.appendFileSync(log, "N\n");
+  await s.recordToolCall({ tool: "note_line", args: { path: log, line: "N" }, result: null });
+  await s.checkpoint({ name: "noted by hand" });
   await s.switchBranch(first, { scope: "conversation" });
   expect(readOrNull(log)).toBe("N\nL0\n");
   return { s, ws, log, start, noted, first };
