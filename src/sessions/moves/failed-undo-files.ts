@@ -1,7 +1,7 @@
 // What a "both" move's restore leaves to the calls it leaves applied: those whose undo failed ("continue"), those left
-// under a kept call it cannot undo, those left for want of their tool, and the irreversible ones it passed. Their
-// effects stay, so the files holding them stay as they are, and the move restores the target's snapshot with those
-// paths as the world has them.
+// under a kept call it cannot undo, those left for want of their tool, and the applied irreversible ones its snapshot
+// does not hold. Their effects stay, so the files holding them stay as they are, and the move restores the target's
+// snapshot with those paths as the world has them.
 import type { MoveStepRow, Step, ToolRow, Tx } from "../../store/port/index.js";
 import { notHeld, snapshotHolds } from "../workspace/unapplied.js";
 import { TreeReader, applyChanges, diffTrees } from "../workspace/trees.js";

@@ -69,7 +69,7 @@ export async function restoreMoveFiles(
   const files = spec.files!;
   const { ws, failed, ran, leaveDrift } = await ctx.store.read((tx) => filesStepUnit(tx, ctx, spec, moveId));
   // A call whose undo failed, that the move left applied under a kept call it cannot undo or for want of its tool, or
-  // an irreversible one it passed, stays applied: the files its effect is in stay as they are (reported kept).
+  // an irreversible one the snapshot does not hold, stays applied: the files its effect is in stay as they are (kept).
   const target =
     ws.restoring || failed.failed.length + failed.irreversible.length === 0
       ? { manifestId: files.manifestId, kept: [] }
