@@ -1,13 +1,13 @@
 // ForkpointSaver's getTuple: the checkpoint a config names (stored, or synthesized at a point), or the thread's head.
 import type { RunnableConfig } from "@langchain/core/runnables";
-import type { CheckpointTuple } from "@langchain/langgraph-checkpoint";
+import { ERROR, INTERRUPT, type CheckpointPendingWrite, type CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { ValidationError } from "../models/errors.js";
-import type { LgThreadRow, Step, Tx } from "../store/port/index.js";
+import type { LgThreadRow, LgWriteRow, Step, Tx } from "../store/port/index.js";
 import { servedAfterMoves, currentToServe, ownedCurrent, ownedSession, type EngineContext } from "../sessions/langgraph-bridge.js";
 import type { CheckpointReader } from "./checkpoint-reader.js";
 import { assertReadNames, threadConfig, threadKey, userOf, type SaverParts } from "./saver-parts.js";
 import { pendingAtMovedHead } from "./moved-head-writes.js";
-import { headThroughParent } from "./namespace-head.js";
+import { headThroughParent, isWaitWrite, subgraphWaits } from "./namespace-head.js";
 import { currentLineage, undoneAt, undoneById } from "./served-writes.js";
 import { checkpointAt, resolveSynthesized, type PointCheckpoint } from "./thread-head.js";
 
@@ -32,8 +32,32 @@ export async function getTuple(parts: SaverParts, reader: CheckpointReader, conf
   parts.sessions.set(threadKey(userId, threadId, ns), found.thread.sessionId, 1);
   const tuple = await reader.pointTuple(ctx, found.thread, found.at, true);
   if (tuple?.pendingWrites && found.undone) tuple.pendingWrites = pendingAtMovedHead(tuple.pendingWrites, found.undone);
+  if (tuple?.pendingWrites && found.waits && found.waits.size > 0)
+    tuple.pendingWrites = await withSubgraphWaits(parts, tuple.pendingWrites, found.waits);
   parts.runs.served(config, tuple?.pendingWrites);
   return tuple;
+}
+
+/**
+ * The pending writes with each task's interrupts and errors replaced by those its subgraph is served at
+ * (`subgraphWaits`): its interrupts as one write (LangGraph's task writes a subgraph's interrupts so), its error.
+ */
+async function withSubgraphWaits(
+  parts: SaverParts,
+  writes: CheckpointPendingWrite[],
+  waits: Map<string, LgWriteRow[]>,
+): Promise<CheckpointPendingWrite[]> {
+  const out = writes.filter(([taskId, channel]) => !(waits.has(taskId) && isWaitWrite(channel)));
+  for (const [taskId, rows] of waits) {
+    const interrupts: unknown[] = [];
+    for (const w of rows) {
+      const value: unknown = await parts.serde.loadsTyped(w.type, w.value);
+      if (w.channel === INTERRUPT) interrupts.push(...(Array.isArray(value) ? value : [value]));
+      else if (w.channel === ERROR) out.push([taskId, ERROR, value]);
+    }
+    if (interrupts.length > 0) out.push([taskId, INTERRUPT, interrupts]);
+  }
+  return out;
 }
 
 /**
@@ -60,17 +84,32 @@ function* placeUnit(
   if (thread) ref.id = thread.sessionId;
   // A subgraph's head while its parent's thread stands where it was moved to: as the subgraph waited there.
   const through = thread && checkpointId === undefined ? yield* headThroughParent(tx, userId, threadId, ns) : null;
-  if (thread && through) return through.at && { thread, at: through.at, undone: through.undone };
+  if (thread && through) {
+    const at = through.at;
+    return (
+      at && {
+        thread,
+        at,
+        undone: through.undone,
+        waits: at.kind === "stored" ? yield* subgraphWaits(tx, userId, threadId, ns, at.row) : undefined,
+      }
+    );
+  }
   const at = thread && (yield* checkpointOf(ctx, tx, thread, checkpointId));
   if (!at) return undefined;
   if (at.kind === "stored" && checkpointId !== undefined) {
-    // Read by its id: the writes the session's current lineage still holds (`undoneById`).
-    return { thread, at, undone: yield* undoneById(tx, thread, at.row, yield* currentLineage(tx, thread)) };
+    // Read by its id: the writes the session's current lineage still holds (`undoneById`); the head's, as the head's.
+    const current = yield* currentLineage(tx, thread);
+    const head =
+      current.served?.kind === "stored" && current.served.moved === true && current.served.row.checkpointId === at.row.checkpointId;
+    const waits = head ? yield* subgraphWaits(tx, userId, threadId, ns, at.row) : undefined;
+    return { thread, at, undone: yield* undoneById(tx, thread, at.row, current), waits };
   }
   if (at.moved !== true) return { thread, at, undone: null };
   const { branch, head } = yield* ownedCurrent(tx, thread.sessionId, thread.userId);
   const points = at.kind === "stored" ? yield* tx.langgraph.pointsOf(thread.sessionId) : [];
-  return { thread, at, undone: yield* undoneAt(tx, thread, at, { branch, head, points }) };
+  const waits = at.kind === "stored" ? yield* subgraphWaits(tx, userId, threadId, ns, at.row) : undefined;
+  return { thread, at, undone: yield* undoneAt(tx, thread, at, { branch, head, points }), waits };
 }
 
 /** The checkpoint `checkpointId` names in the thread (stored or synthesized), or the thread's head (in a read unit). */

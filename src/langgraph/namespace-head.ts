@@ -1,7 +1,8 @@
 // A subgraph namespace's head while its parent graph's thread stands at a head it was moved to: as the subgraph waited.
 import { ERROR, INTERRUPT } from "@langchain/langgraph-checkpoint";
 import { ownedCurrent } from "../sessions/langgraph-bridge.js";
-import type { LgThreadRow, Step, Tx } from "../store/port/index.js";
+import type { LgCheckpointRow, LgPointRow, LgThreadRow, LgWriteRow, LineageSegment, Step, Tx } from "../store/port/index.js";
+import { sortedWrites } from "./saver-parts.js";
 import type { Undone } from "./moved-head-writes.js";
 import { undoneAt } from "./served-writes.js";
 import { checkpointAt, type PointCheckpoint } from "./thread-head.js";
@@ -10,6 +11,8 @@ import { checkpointAt, type PointCheckpoint } from "./thread-head.js";
 export interface NamespaceHead {
   at: PointCheckpoint | undefined;
   undone: Undone;
+  /** What the parent's head keeps of the step (`waitWindows`): its subgraphs' waits are weighed by the same. */
+  windows: readonly WaitWindow[];
 }
 
 /**
@@ -37,11 +40,13 @@ export const isWaitWrite = (channel: string): boolean => channel === INTERRUPT |
  * in is a stored checkpoint the session was moved to, with its continuation or its step's calls undone (`undoneAt`);
  * null otherwise (the namespace's own head is served). The subgraph's task was prepared from that checkpoint (its
  * task id comes from the checkpoint's), so every checkpoint of the namespace belongs to that step: the head is then
- * the newest that holds an interrupt or an error (where the subgraph waited as its parent's step stopped), with
- * only what it waited on and what finished before that served; none when the subgraph never waited (it runs anew).
- * A moved head with nothing left undone there (`prune` deleted the continuation, and with it what the step's resumed
- * tasks wrote) still takes the subgraph back to where it waited when the subgraph went on past that: its task is
- * pending there again, so what the subgraph did after its wait is no longer the parent's.
+ * the one that holds an interrupt or an error (where the subgraph waited as its parent's step stopped) the parent's
+ * lineage keeps last (`chosenWait`: the newest written before the user's checkpoint a rollback went to, not one the
+ * subgraph reached after it; the first when the rollback went to the parent's checkpoint itself), with only what it
+ * waited on and what finished before that served; none when the subgraph never waited (it runs anew). A moved head
+ * with nothing left undone there (`prune` deleted the continuation, and with it what the step's resumed tasks wrote)
+ * still takes the subgraph back to where it waited when the subgraph went on past that: its task is pending there
+ * again, so what the subgraph did after its wait is no longer the parent's.
  */
 export function* headThroughParent(tx: Tx, userId: string, threadId: string, ns: string): Step<NamespaceHead | null> {
   const up = parentNs(ns);
@@ -52,22 +57,133 @@ export function* headThroughParent(tx: Tx, userId: string, threadId: string, ns:
   if (moved === null || moved.at?.kind !== "stored") return null;
   const thread = yield* tx.langgraph.getThread(userId, threadId, ns);
   if (!thread) return null;
-  const rows = (yield* tx.langgraph.checkpointsOf(thread.sessionId)).sort((a, b) => (a.checkpointId < b.checkpointId ? 1 : -1));
-  for (const row of rows) {
-    const writes = yield* tx.langgraph.writesOf(thread.sessionId, row.checkpointId);
-    if (writes.some((w) => isWaitWrite(w.channel))) {
-      // Nothing undone, and the subgraph's newest is where it waited: its own head is that already.
-      if (moved.undone === null && row === rows[0]) return null;
-      return { at: { kind: "stored", row, moved: true }, undone: "continuation" };
-    }
+  const waits = yield* waitsOf(tx, thread.sessionId);
+  const chosen = chosenWait(waits, moved.windows);
+  if (chosen) {
+    const newest = (yield* tx.langgraph.getCheckpoint(thread.sessionId))?.checkpointId;
+    // Nothing undone, and the subgraph's newest is where it waited: its own head is that already.
+    if (moved.undone === null && chosen.row.checkpointId === newest) return null;
+    return { at: { kind: "stored", row: chosen.row, moved: true }, undone: "continuation", windows: moved.windows };
   }
-  return moved.undone === null ? null : { at: undefined, undone: moved.undone };
+  return moved.undone === null ? null : { at: undefined, undone: moved.undone, windows: moved.windows };
 }
 
 /** The thread's head when it is a checkpoint the session was moved to, with what is undone there (null: nothing). */
-function* movedHead(tx: Tx, thread: LgThreadRow): Step<{ at: PointCheckpoint; undone: Undone | null } | null> {
+function* movedHead(
+  tx: Tx,
+  thread: LgThreadRow,
+): Step<{ at: PointCheckpoint; undone: Undone | null; windows: readonly WaitWindow[] } | null> {
   const { branch, head } = yield* ownedCurrent(tx, thread.sessionId, thread.userId);
   const at = yield* checkpointAt(tx, thread.sessionId, branch, head.position);
   if (at?.moved !== true) return null;
-  return { at, undone: yield* undoneAt(tx, thread, at, { branch, head, points: yield* tx.langgraph.pointsOf(thread.sessionId) }) };
+  const points = yield* tx.langgraph.pointsOf(thread.sessionId);
+  const point = at.kind === "stored" ? points.find((p) => p.checkpointId === at.row.checkpointId) : undefined;
+  const windows = point ? yield* waitWindows(tx, point, yield* tx.lineage(branch.id, head.position)) : WHOLE_STEP;
+  return { at, undone: yield* undoneAt(tx, thread, at, { branch, head, points }), windows };
+}
+/**
+ * What a lineage keeps of a subgraph's step in its parent's namespace, as windows along the lineage: on the branch of
+ * the parent's checkpoint (`at`), what was written up to the forkpoint checkpoint a further branch forks from right at
+ * its position (a rollback to a user's checkpoint taken while the step was stopped, or to the LangGraph checkpoint
+ * itself); on each such further branch, what was written once that branch was made, up to the checkpoint the next forks
+ * from. A subgraph's waits in the step are its own session's checkpoints, so they are weighed by the global seq of
+ * their forkpoint checkpoints (`upTo`) and by when they were written (`after`, ms: a branch made by a move has no seq).
+ */
+export interface WaitWindow {
+  /** Written at or after this time (ms). */
+  after: number;
+  /** Its forkpoint checkpoint's seq at most this. */
+  upTo: number;
+}
+
+/** The whole step: what a head the graph left there (or its newest checkpoint) keeps of it. */
+export const WHOLE_STEP: readonly WaitWindow[] = [{ after: -Infinity, upTo: Infinity }];
+
+/** A checkpoint of a subgraph's namespace where it waited, with its forkpoint checkpoint's seq and time. */
+export interface NamespaceWait {
+  row: LgCheckpointRow;
+  seq: number;
+  at: number;
+}
+
+/**
+ * The windows (`WaitWindow`) of the lineage `segments` (root first) for a step stopped at the parent's checkpoint
+ * whose point is `at`; `last`: the seq the lineage's last segment stops at (a user's checkpoint read as a point, which
+ * a rollback forks from), else none. The whole step when the lineage does not hold the checkpoint's branch.
+ */
+export function* waitWindows(tx: Tx, at: LgPointRow, segments: LineageSegment[], last?: number): Step<WaitWindow[]> {
+  const i = segments.findIndex((s) => s.branchId === at.branchId);
+  if (i < 0 || segments[i]!.upTo < at.position) return [...WHOLE_STEP];
+  const windows: WaitWindow[] = [];
+  for (let k = i; k < segments.length; k++) {
+    const after = k === i ? -Infinity : ((yield* tx.getBranch(segments[k]!.branchId))?.createdAt ?? -Infinity);
+    const next = segments[k + 1];
+    // The lineage goes on past the checkpoint's position on this branch: the step went on there.
+    if (segments[k]!.upTo > at.position || (!next && last === undefined)) {
+      windows.push({ after, upTo: Infinity });
+      break;
+    }
+    const forkId = next ? (yield* tx.getBranch(next.branchId))?.forkCheckpointId : undefined;
+    const upTo = next ? (forkId ? (yield* tx.getCheckpoint(forkId))?.seq : undefined) : last;
+    windows.push({ after, upTo: upTo ?? Infinity });
+    if (upTo === undefined) break;
+  }
+  return windows;
+}
+
+/**
+ * The wait a lineage's windows keep last: along them, the newest wait each window holds (what the subgraph waited at
+ * as the session stood there); the step's first wait when none does (the lineage leaves before the subgraph waited:
+ * the step's calls are undone, the subgraph waits where it first did).
+ */
+export function chosenWait(waits: readonly NamespaceWait[], windows: readonly WaitWindow[]): NamespaceWait | undefined {
+  const newest = (a: NamespaceWait | undefined, x: NamespaceWait) => (!a || x.seq > a.seq ? x : a);
+  let chosen: NamespaceWait | undefined;
+  for (const w of windows)
+    chosen = waits.filter((x) => x.seq <= w.upTo && x.at >= w.after).reduce<NamespaceWait | undefined>(newest, undefined) ?? chosen;
+  return chosen ?? waits.reduce<NamespaceWait | undefined>((first, x) => (!first || x.seq < first.seq ? x : first), undefined);
+}
+
+/** The checkpoints of a namespace's session where it waited (an interrupt or an error written there). */
+export function* waitsOf(tx: Tx, sessionId: string): Step<NamespaceWait[]> {
+  const waited = new Set((yield* tx.langgraph.writeKeysOf(sessionId)).filter((w) => isWaitWrite(w.channel)).map((w) => w.checkpointId));
+  if (waited.size === 0) return [];
+  const points = new Map((yield* tx.langgraph.pointsOf(sessionId)).map((p) => [p.checkpointId, p]));
+  const waits: NamespaceWait[] = [];
+  for (const row of yield* tx.langgraph.checkpointsOf(sessionId)) {
+    const p = waited.has(row.checkpointId) ? points.get(row.checkpointId) : undefined;
+    const cp = p && (yield* tx.getCheckpoint(p.fpCheckpointId));
+    if (p && cp) waits.push({ row, seq: p.seq, at: cp.createdAt });
+  }
+  return waits;
+}
+
+/**
+ * For a namespace's head served at a stored checkpoint a move took it to (`row`, its own or through its parent's),
+ * the waits its subgraphs are served at (`headThroughParent`), by the id of the task that runs them: their interrupts
+ * and errors there. The parent's own writes for that task name the subgraph's last wait (LangGraph replaces a task's
+ * interrupt when it waits again in the same step), which may be a later one: a read shows these instead.
+ */
+export function* subgraphWaits(
+  tx: Tx,
+  userId: string,
+  threadId: string,
+  ns: string,
+  row: LgCheckpointRow,
+): Step<Map<string, LgWriteRow[]>> {
+  const waits = new Map<string, LgWriteRow[]>();
+  const tasks = new Set(
+    (yield* tx.langgraph.writesOf(row.sessionId, row.checkpointId)).filter((w) => isWaitWrite(w.channel)).map((w) => w.taskId),
+  );
+  if (tasks.size === 0) return waits;
+  for (const sessionId of yield* tx.langgraph.threadSessions(userId, threadId)) {
+    const sub = sessionId === row.sessionId ? undefined : yield* tx.langgraph.threadOfSession(sessionId);
+    const task = sub && parentNs(sub.checkpointNs) === ns ? taskOfNs(sub.checkpointNs) : undefined;
+    if (!sub || task === undefined || !tasks.has(task)) continue;
+    const head = yield* headThroughParent(tx, userId, threadId, sub.checkpointNs);
+    if (head?.at?.kind !== "stored") continue;
+    const written = (yield* sortedWrites(tx, sessionId, head.at.row.checkpointId)).filter((w) => isWaitWrite(w.channel));
+    waits.set(task, [...(waits.get(task) ?? []), ...written]);
+  }
+  return waits;
 }
