@@ -3,19 +3,19 @@
 // is (the stored checkpoint there, or the base a head synthesized at a point is built on), so that the thread and
 // every branch a user may switch back to go on as before; what each forkpoint checkpoint of the session that is not
 // LangGraph's own (a user's, a policy's) resumes from; the checkpoints stored in a forkpoint checkpoint a branch forks
-// from; in a subgraph's namespace, the newest checkpoint where it waited (an interrupt or an error) when a checkpoint
-// its parent's namespace keeps for those reasons waited on its task there (a head moved back to that one serves the
-// subgraph where it waited: `namespace-head.ts`); and, for each one kept, its ancestors up to where every DeltaChannel
-// it holds no value of has a stored value (LangGraph rebuilds such a channel from their writes). Everything else goes:
-// the LangGraph rows with their pending writes, the forkpoint checkpoints that held them (those a branch forks from
-// stay), channel values no kept checkpoint has. The session's log is never touched: its messages and tree stay as
-// they were.
+// from; in a subgraph's namespace, the checkpoints where it waited (an interrupt or an error) that the heads and points
+// its parent's namespace keeps for those reasons land at, when they wait on its task there (a head moved back to one
+// serves the subgraph where it waited as it stood: `namespace-head.ts`); and, for each one kept, its ancestors up to
+// where every DeltaChannel it holds no value of has a stored value (LangGraph rebuilds such a channel from their
+// writes). Everything else goes: the LangGraph rows with their pending writes, the forkpoint checkpoints that held them
+// (those a branch forks from stay), channel values no kept checkpoint has. The session's log is never touched: its
+// messages and tree stay as they were.
 import type { BranchRow, LgCheckpointRow, LgWriteKey, Step, Tx } from "../store/port/index.js";
 import { headOf, type EngineContext } from "../sessions/langgraph-bridge.js";
 import { openChannels, type RowVersions, type ValuesNode } from "./channel-values.js";
 import type { SaverParts } from "./saver-parts.js";
 import { shownAtMovedHead } from "./moved-head-writes.js";
-import { isWaitWrite, parentNs, taskOfNs } from "./namespace-head.js";
+import { WHOLE_STEP, chosenWait, isWaitWrite, parentNs, taskOfNs, waitWindows, waitsOf, type WaitWindow } from "./namespace-head.js";
 import { checkpointAt, resolveSynthesized, synthesizedPosition, type PointCheckpoint, type Synthesized } from "./thread-head.js";
 
 /** Each stored checkpoint's channel versions, by session and id: rows never change, so they are read once. */
@@ -25,9 +25,10 @@ export const versionsKey = (sessionId: string, checkpointId: string): string => 
 
 /**
  * The tasks that waited (an interrupt or an error written) at the checkpoints a namespace keeps as something a head may
- * stand at, by thread and namespace (`waitsKey`): filled as each namespace is planned, parents before their subgraphs.
+ * stand at, by thread and namespace (`waitsKey`), each with what the heads and points standing there keep of its step
+ * (`waitWindows`, one list each): filled as each namespace is planned, parents before their subgraphs.
  */
-export type KeptWaits = Map<string, Set<string>>;
+export type KeptWaits = Map<string, Map<string, (readonly WaitWindow[])[]>>;
 
 export const waitsKey = (threadId: string, ns: string): string => `${threadId}\0${ns}`;
 
@@ -85,16 +86,33 @@ export function* planKeepLatest(
     if (row) keepRow(row);
     else if (at?.kind === "synthesized") keepSynth(at.synth);
   };
+  // By kept checkpoint: what the heads and points standing there keep of its step, for its subgraphs' waits.
+  const landings = new Map<string, Map<string, readonly WaitWindow[]>>();
+  const land = (id: string, windows: readonly WaitWindow[]) => {
+    const known = landings.get(id) ?? new Map<string, readonly WaitWindow[]>();
+    known.set(JSON.stringify(windows), windows);
+    landings.set(id, known);
+  };
 
   // LangGraph's latest: the newest id (uuid6 ids are time-ordered).
   let newest: LgCheckpointRow | undefined;
   for (const row of rows) if (!newest || row.checkpointId > newest.checkpointId) newest = row;
-  if (newest) keepRow(newest);
+  if (newest) {
+    keepRow(newest);
+    land(newest.checkpointId, WHOLE_STEP);
+  }
   // Each branch's head, as the thread reads it there (the current branch's is the thread's head).
   const branches = yield* tx.listBranches(sessionId);
   const branchById = new Map<string, BranchRow>(branches.map((b) => [b.id, b]));
   const points = yield* tx.langgraph.pointsOf(sessionId);
-  for (const branch of branches) keepAt(yield* checkpointAt(tx, sessionId, branch, (yield* headOf(tx, branch)).position, "head", points));
+  const pointById = new Map(points.map((p) => [p.checkpointId, p]));
+  for (const branch of branches) {
+    const position = (yield* headOf(tx, branch)).position;
+    const at = yield* checkpointAt(tx, sessionId, branch, position, "head", points);
+    keepAt(at);
+    const p = at?.kind === "stored" ? pointById.get(at.row.checkpointId) : undefined;
+    if (p) land(p.checkpointId, yield* waitWindows(tx, p, yield* tx.lineage(branch.id, position)));
+  }
   // Each forkpoint checkpoint that is not LangGraph's own (nor the thread's empty start): what a rollback to it resumes.
   const thread = yield* tx.langgraph.threadOfSession(sessionId);
   const lgHeld = new Set(rows.map((r) => r.fpCheckpointId));
@@ -103,26 +121,42 @@ export function* planKeepLatest(
   for (const cp of session ? yield* tx.sessionCheckpoints(session.userId, sessionId) : []) {
     if (cp.id === thread?.startCheckpointId || lgHeld.has(cp.id) || (cp.expiresAt !== null && cp.expiresAt <= now)) continue;
     const branch = branchById.get(cp.branchId);
-    if (branch) keepAt(yield* checkpointAt(tx, sessionId, branch, cp.position, "point", points, cp.seq));
+    if (!branch) continue;
+    const at = yield* checkpointAt(tx, sessionId, branch, cp.position, "point", points, cp.seq);
+    keepAt(at);
+    const p = at?.kind === "stored" ? pointById.get(at.row.checkpointId) : undefined;
+    if (p) land(p.checkpointId, yield* waitWindows(tx, p, yield* tx.lineage(branch.id, cp.position), cp.seq));
   }
   // What a branch forks from keeps its LangGraph checkpoint: a rollback to it resumes exactly there.
   const forkPoints = new Set(branches.map((b) => b.forkCheckpointId).filter((id) => id !== null));
-  for (const row of rows) if (forkPoints.has(row.fpCheckpointId)) keepRow(row);
+  for (const row of rows) {
+    if (!forkPoints.has(row.fpCheckpointId)) continue;
+    keepRow(row);
+    const p = pointById.get(row.checkpointId);
+    if (p) land(row.checkpointId, [{ after: -Infinity, upTo: p.seq }]);
+  }
   const writeKeys = yield* tx.langgraph.writeKeysOf(sessionId);
   // A subgraph whose task waited at a checkpoint its parent's namespace keeps: where it waited, which a head moved back
-  // to that checkpoint serves (the newest of its checkpoints holding an interrupt or an error).
+  // to that checkpoint serves (the wait each head or point standing there keeps last: `chosenWait`).
   const up = thread && parentNs(thread.checkpointNs);
-  if (thread && up !== undefined && waits.get(waitsKey(thread.threadId, up))?.has(taskOfNs(thread.checkpointNs)!)) {
-    let waited: LgCheckpointRow | undefined;
-    for (const w of writeKeys) {
-      const row = isWaitWrite(w.channel) ? byId.get(w.checkpointId) : undefined;
-      if (row && (!waited || row.checkpointId > waited.checkpointId)) waited = row;
+  const asked = thread && up !== undefined ? waits.get(waitsKey(thread.threadId, up))?.get(taskOfNs(thread.checkpointNs)!) : undefined;
+  if (asked) {
+    const ownWaits = yield* waitsOf(tx, sessionId);
+    for (const windows of asked) {
+      const row = byId.get(chosenWait(ownWaits, windows)?.row.checkpointId ?? "");
+      if (!row) continue;
+      keepRow(row);
+      land(row.checkpointId, windows);
     }
-    if (waited) keepRow(waited);
   }
   // The tasks that waited at what this namespace keeps so far (what a head may stand at): its subgraphs' waits to keep.
   if (thread) {
-    const tasks = new Set(writeKeys.filter((w) => isWaitWrite(w.channel) && keptRows.has(w.checkpointId)).map((w) => w.taskId));
+    const tasks = new Map<string, (readonly WaitWindow[])[]>();
+    for (const w of writeKeys) {
+      if (!isWaitWrite(w.channel) || !keptRows.has(w.checkpointId)) continue;
+      const windows = [...(landings.get(w.checkpointId)?.values() ?? [WHOLE_STEP])];
+      tasks.set(w.taskId, [...(tasks.get(w.taskId) ?? []), ...windows]);
+    }
     waits.set(waitsKey(thread.threadId, thread.checkpointNs), tasks);
   }
 
