@@ -7,7 +7,7 @@ import { servedAfterMoves, currentToServe, ownedCurrent, ownedSession, type Engi
 import type { CheckpointReader } from "./checkpoint-reader.js";
 import { assertReadNames, threadConfig, threadKey, userOf, type SaverParts } from "./saver-parts.js";
 import { pendingAtMovedHead } from "./moved-head-writes.js";
-import { headThroughParent, isWaitWrite, subgraphWaits } from "./namespace-head.js";
+import { isWaitWrite, subgraphWaits, throughParent } from "./namespace-head.js";
 import { currentLineage, undoneAt, undoneById } from "./served-writes.js";
 import { checkpointAt, resolveSynthesized, type PointCheckpoint } from "./thread-head.js";
 
@@ -83,8 +83,8 @@ function* placeUnit(
   const thread = yield* tx.langgraph.getThread(userId, threadId, ns);
   if (thread) ref.id = thread.sessionId;
   // A subgraph's head while its parent's thread stands where it was moved to: as the subgraph waited there.
-  const through = thread && checkpointId === undefined ? yield* headThroughParent(tx, userId, threadId, ns) : null;
-  if (thread && through) {
+  const through = thread && checkpointId === undefined ? yield* throughParent(tx, userId, threadId, ns) : null;
+  if (thread && through && through.undone !== null) {
     const at = through.at;
     return (
       at && {
@@ -105,7 +105,11 @@ function* placeUnit(
     const waits = head ? yield* subgraphWaits(tx, userId, threadId, ns, at.row) : undefined;
     return { thread, at, undone: yield* undoneById(tx, thread, at.row, current), waits };
   }
-  if (at.moved !== true) return { thread, at, undone: null };
+  if (at.moved !== true) {
+    // Its own head, where its parent's move left it (`throughParent`): its subgraphs follow that move still.
+    const waits = through && at.kind === "stored" ? yield* subgraphWaits(tx, userId, threadId, ns, at.row) : undefined;
+    return { thread, at, undone: null, waits };
+  }
   const { branch, head } = yield* ownedCurrent(tx, thread.sessionId, thread.userId);
   const points = at.kind === "stored" ? yield* tx.langgraph.pointsOf(thread.sessionId) : [];
   const waits = at.kind === "stored" ? yield* subgraphWaits(tx, userId, threadId, ns, at.row) : undefined;

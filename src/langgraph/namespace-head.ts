@@ -49,30 +49,44 @@ export const isWaitWrite = (channel: string): boolean => channel === INTERRUPT |
  * again, so what the subgraph did after its wait is no longer the parent's.
  */
 export function* headThroughParent(tx: Tx, userId: string, threadId: string, ns: string): Step<NamespaceHead | null> {
+  const through = yield* throughParent(tx, userId, threadId, ns);
+  return through && through.undone !== null ? { at: through.at, undone: through.undone, windows: through.windows } : null;
+}
+
+/** A namespace's place when a move took its head (or its parent's) back: what `headThroughParent` serves, or its own. */
+export interface MovedPlace {
+  at: PointCheckpoint | undefined;
+  /** Null: nothing undone there, the namespace's own head is served (its subgraphs still follow `windows`). */
+  undone: Undone | null;
+  windows: readonly WaitWindow[];
+}
+
+/**
+ * Where namespace `ns` stands when its parent's head (its own, or its parent's through theirs) is where a move took
+ * it: as `headThroughParent`, but with nothing undone (`undone` null) too, when the namespace's own head is served
+ * there; null when no move stands above it.
+ */
+export function* throughParent(tx: Tx, userId: string, threadId: string, ns: string): Step<MovedPlace | null> {
   const up = parentNs(ns);
   if (up === undefined) return null;
   const parent = yield* tx.langgraph.getThread(userId, threadId, up);
   if (!parent) return null;
-  const moved = (yield* headThroughParent(tx, userId, threadId, up)) ?? (yield* movedHead(tx, parent));
+  const moved = (yield* throughParent(tx, userId, threadId, up)) ?? (yield* movedHead(tx, parent));
   if (moved === null || moved.at?.kind !== "stored") return null;
   const thread = yield* tx.langgraph.getThread(userId, threadId, ns);
   if (!thread) return null;
-  const waits = yield* waitsOf(tx, thread.sessionId);
-  const chosen = chosenWait(waits, moved.windows);
+  const chosen = chosenWait(yield* waitsOf(tx, thread.sessionId), moved.windows);
   if (chosen) {
     const newest = (yield* tx.langgraph.getCheckpoint(thread.sessionId))?.checkpointId;
     // Nothing undone, and the subgraph's newest is where it waited: its own head is that already.
-    if (moved.undone === null && chosen.row.checkpointId === newest) return null;
-    return { at: { kind: "stored", row: chosen.row, moved: true }, undone: "continuation", windows: moved.windows };
+    const undone = moved.undone === null && chosen.row.checkpointId === newest ? null : "continuation";
+    return { at: { kind: "stored", row: chosen.row, moved: true }, undone, windows: moved.windows };
   }
   return moved.undone === null ? null : { at: undefined, undone: moved.undone, windows: moved.windows };
 }
 
 /** The thread's head when it is a checkpoint the session was moved to, with what is undone there (null: nothing). */
-function* movedHead(
-  tx: Tx,
-  thread: LgThreadRow,
-): Step<{ at: PointCheckpoint; undone: Undone | null; windows: readonly WaitWindow[] } | null> {
+function* movedHead(tx: Tx, thread: LgThreadRow): Step<MovedPlace | null> {
   const { branch, head } = yield* ownedCurrent(tx, thread.sessionId, thread.userId);
   const at = yield* checkpointAt(tx, thread.sessionId, branch, head.position);
   if (at?.moved !== true) return null;
@@ -180,10 +194,13 @@ export function* subgraphWaits(
     const sub = sessionId === row.sessionId ? undefined : yield* tx.langgraph.threadOfSession(sessionId);
     const task = sub && parentNs(sub.checkpointNs) === ns ? taskOfNs(sub.checkpointNs) : undefined;
     if (!sub || task === undefined || !tasks.has(task)) continue;
-    const head = yield* headThroughParent(tx, userId, threadId, sub.checkpointNs);
+    const head = yield* throughParent(tx, userId, threadId, sub.checkpointNs);
     if (head?.at?.kind !== "stored") continue;
+    // As the subgraph's own head shows them: its subgraphs' in place of its tasks' (a subgraph inside a subgraph).
+    const inner = yield* subgraphWaits(tx, userId, threadId, sub.checkpointNs, head.at.row);
     const written = (yield* sortedWrites(tx, sessionId, head.at.row.checkpointId)).filter((w) => isWaitWrite(w.channel));
-    waits.set(task, [...(waits.get(task) ?? []), ...written]);
+    const shown = [...written.filter((w) => !inner.has(w.taskId)), ...[...inner.values()].flat()];
+    waits.set(task, [...(waits.get(task) ?? []), ...shown]);
   }
   return waits;
 }

@@ -148,3 +148,61 @@ describe.each(["sync", "async"] as const)("two waits in one subgraph task, rolle
     await expectWaiting(t, "first?", "ask1");
   });
 });
+
+describe.each(["sync", "async"] as const)("two waits in a subgraph inside a subgraph (durability %s)", (durability) => {
+  it.each([false, true])("rolled back to the first wait (pruned: %s): every level waits at the first question", async (pruned) => {
+    const sent: string[] = [];
+    const { fp } = dbs.open({ tools: [sendTool(sent)] });
+    const saver = new ForkpointSaver(fp, { userId: "alice" });
+    const send = async (t: string) => (await saver.sessionFor("t", { userId: "alice" })).invoke("send", { t });
+    const inner = new StateGraph(State)
+      .addNode("ask1", async () => {
+        const a = interrupt("first?") as string;
+        await send(`a=${a}`);
+        return { a };
+      })
+      .addNode("ask2", async () => {
+        const b = interrupt("second?") as string;
+        await send(`b=${b}`);
+        return { b };
+      })
+      .addEdge(START, "ask1")
+      .addEdge("ask1", "ask2")
+      .addEdge("ask2", END)
+      .compile();
+    const middle = new StateGraph(State).addNode("inner", inner).addEdge(START, "inner").addEdge("inner", END).compile();
+    const graph = new StateGraph(State)
+      .addNode("middle", middle)
+      .addEdge(START, "middle")
+      .addEdge("middle", END)
+      .compile({ checkpointer: saver });
+    const config = { configurable: { thread_id: "t" }, durability };
+    /** The questions each level shows, and where the inner subgraph waits. */
+    const waiting = async () => {
+      const state = await graph.getState(config, { subgraphs: true });
+      const mid = state.tasks[0]?.state as { tasks: { interrupts: { value?: unknown }[]; state?: { next?: string[] } }[] };
+      return {
+        top: state.tasks.flatMap((t) => t.interrupts).map((i) => i.value),
+        middle: mid.tasks.flatMap((t) => t.interrupts).map((i) => i.value),
+        inner: mid.tasks[0]?.state?.next,
+      };
+    };
+    await graph.invoke({ a: "-", b: "-" }, config);
+    const s = await saver.sessionFor("t", { userId: "alice" });
+    const first = await s.checkpoint({ name: "first wait" });
+    await graph.invoke(new Command({ resume: "A" }), config);
+    expect(await waiting()).toEqual({ top: ["second?"], middle: ["second?"], inner: ["ask2"] });
+    await s.rollback(first.id);
+    if (pruned) await saver.prune(["t"], { userId: "alice" });
+    expect(sent).toEqual([]);
+    expect(await waiting()).toEqual({ top: ["first?"], middle: ["first?"], inner: ["ask1"] });
+    await graph.invoke(new Command({ resume: "B" }), config);
+    expect(sent).toEqual(["a=B"]);
+    expect(await waiting()).toEqual({ top: ["second?"], middle: ["second?"], inner: ["ask2"] });
+    expect(await graph.invoke(new Command({ resume: "C" }), config)).toMatchObject({ a: "B", b: "C" });
+    expect(sent).toEqual(["a=B", "b=C"]);
+    await s.undo();
+    expect(sent).toEqual(["a=A"]);
+    expect(await waiting()).toEqual({ top: ["second?"], middle: ["second?"], inner: ["ask2"] });
+  });
+});
