@@ -95,6 +95,7 @@ function* movedHead(tx: Tx, thread: LgThreadRow): Step<MovedPlace | null> {
   const windows = point ? yield* waitWindows(tx, point, yield* tx.lineage(branch.id, head.position)) : WHOLE_STEP;
   return { at, undone: yield* undoneAt(tx, thread, at, { branch, head, points }), windows };
 }
+
 /**
  * What a lineage keeps of a subgraph's step in its parent's namespace, as windows along the lineage: on the branch of
  * the parent's checkpoint (`at`), what was written up to the forkpoint checkpoint a further branch forks from right at
@@ -174,7 +175,7 @@ export function* waitsOf(tx: Tx, sessionId: string): Step<NamespaceWait[]> {
 
 /**
  * For a namespace's head served at a stored checkpoint a move took it to (`row`, its own or through its parent's),
- * the waits its subgraphs are served at (`headThroughParent`), by the id of the task that runs them: their interrupts
+ * the waits its subgraphs are served at (`throughParent`), by the id of the task that runs them: their interrupts
  * and errors there. The parent's own writes for that task name the subgraph's last wait (LangGraph replaces a task's
  * interrupt when it waits again in the same step), which may be a later one: a read shows these instead.
  */

@@ -106,11 +106,16 @@ export function* planKeepLatest(
   const branchById = new Map<string, BranchRow>(branches.map((b) => [b.id, b]));
   const points = yield* tx.langgraph.pointsOf(sessionId);
   const pointById = new Map(points.map((p) => [p.checkpointId, p]));
+  const writeKeys = yield* tx.langgraph.writeKeysOf(sessionId);
+  // Where a task waited: what a head standing there keeps of its step matters to its subgraphs (`waitWindows`).
+  const waitedAt = new Set(writeKeys.filter((w) => isWaitWrite(w.channel)).map((w) => w.checkpointId));
+  const waitedPoint = (at: PointCheckpoint | undefined) =>
+    at?.kind === "stored" && waitedAt.has(at.row.checkpointId) ? pointById.get(at.row.checkpointId) : undefined;
   for (const branch of branches) {
     const position = (yield* headOf(tx, branch)).position;
     const at = yield* checkpointAt(tx, sessionId, branch, position, "head", points);
     keepAt(at);
-    const p = at?.kind === "stored" ? pointById.get(at.row.checkpointId) : undefined;
+    const p = waitedPoint(at);
     if (p) land(p.checkpointId, yield* waitWindows(tx, p, yield* tx.lineage(branch.id, position)));
   }
   // Each forkpoint checkpoint that is not LangGraph's own (nor the thread's empty start): what a rollback to it resumes.
@@ -124,7 +129,7 @@ export function* planKeepLatest(
     if (!branch) continue;
     const at = yield* checkpointAt(tx, sessionId, branch, cp.position, "point", points, cp.seq);
     keepAt(at);
-    const p = at?.kind === "stored" ? pointById.get(at.row.checkpointId) : undefined;
+    const p = waitedPoint(at);
     if (p) land(p.checkpointId, yield* waitWindows(tx, p, yield* tx.lineage(branch.id, cp.position), cp.seq));
   }
   // What a branch forks from keeps its LangGraph checkpoint: a rollback to it resumes exactly there.
@@ -135,7 +140,6 @@ export function* planKeepLatest(
     const p = pointById.get(row.checkpointId);
     if (p) land(row.checkpointId, [{ after: -Infinity, upTo: p.seq }]);
   }
-  const writeKeys = yield* tx.langgraph.writeKeysOf(sessionId);
   // A subgraph whose task waited at a checkpoint its parent's namespace keeps: where it waited, which a head moved back
   // to that checkpoint serves (the wait each head or point standing there keeps last: `chosenWait`).
   const up = thread && parentNs(thread.checkpointNs);
