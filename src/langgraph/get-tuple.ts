@@ -1,13 +1,13 @@
 // ForkpointSaver's getTuple: the checkpoint a config names (stored, or synthesized at a point), or the thread's head.
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { ERROR, INTERRUPT, type CheckpointPendingWrite, type CheckpointTuple } from "@langchain/langgraph-checkpoint";
+import type { CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { ValidationError } from "../models/errors.js";
-import type { LgThreadRow, LgWriteRow, Step, Tx } from "../store/port/index.js";
+import type { LgThreadRow, Step, Tx } from "../store/port/index.js";
 import { servedAfterMoves, currentToServe, ownedCurrent, ownedSession, type EngineContext } from "../sessions/langgraph-bridge.js";
 import type { CheckpointReader } from "./checkpoint-reader.js";
 import { assertReadNames, threadConfig, threadKey, userOf, type SaverParts } from "./saver-parts.js";
 import { pendingAtMovedHead } from "./moved-head-writes.js";
-import { isWaitWrite, subgraphWaits, throughParent } from "./namespace-head.js";
+import { subgraphWaits, throughParent, withSubgraphWaits } from "./namespace-head.js";
 import { currentLineage, undoneAt, undoneById } from "./served-writes.js";
 import { checkpointAt, resolveSynthesized, type PointCheckpoint } from "./thread-head.js";
 
@@ -33,31 +33,9 @@ export async function getTuple(parts: SaverParts, reader: CheckpointReader, conf
   const tuple = await reader.pointTuple(ctx, found.thread, found.at, true);
   if (tuple?.pendingWrites && found.undone) tuple.pendingWrites = pendingAtMovedHead(tuple.pendingWrites, found.undone);
   if (tuple?.pendingWrites && found.waits && found.waits.size > 0)
-    tuple.pendingWrites = await withSubgraphWaits(parts, tuple.pendingWrites, found.waits);
+    tuple.pendingWrites = await withSubgraphWaits(parts.serde, tuple.pendingWrites, found.waits);
   parts.runs.served(config, tuple?.pendingWrites);
   return tuple;
-}
-
-/**
- * The pending writes with each task's interrupts and errors replaced by those its subgraph is served at
- * (`subgraphWaits`): its interrupts as one write (LangGraph's task writes a subgraph's interrupts so), its error.
- */
-async function withSubgraphWaits(
-  parts: SaverParts,
-  writes: CheckpointPendingWrite[],
-  waits: Map<string, LgWriteRow[]>,
-): Promise<CheckpointPendingWrite[]> {
-  const out = writes.filter(([taskId, channel]) => !(waits.has(taskId) && isWaitWrite(channel)));
-  for (const [taskId, rows] of waits) {
-    const interrupts: unknown[] = [];
-    for (const w of rows) {
-      const value: unknown = await parts.serde.loadsTyped(w.type, w.value);
-      if (w.channel === INTERRUPT) interrupts.push(...(Array.isArray(value) ? value : [value]));
-      else if (w.channel === ERROR) out.push([taskId, ERROR, value]);
-    }
-    if (interrupts.length > 0) out.push([taskId, INTERRUPT, interrupts]);
-  }
-  return out;
 }
 
 /**

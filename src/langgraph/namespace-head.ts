@@ -1,5 +1,5 @@
 // A subgraph namespace's head while its parent graph's thread stands at a head it was moved to: as the subgraph waited.
-import { ERROR, INTERRUPT } from "@langchain/langgraph-checkpoint";
+import { ERROR, INTERRUPT, type CheckpointPendingWrite, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import { ownedCurrent } from "../sessions/langgraph-bridge.js";
 import type { LgCheckpointRow, LgPointRow, LgThreadRow, LgWriteRow, LineageSegment, Step, Tx } from "../store/port/index.js";
 import { sortedWrites } from "./saver-parts.js";
@@ -204,4 +204,26 @@ export function* subgraphWaits(
     waits.set(task, [...(waits.get(task) ?? []), ...shown]);
   }
   return waits;
+}
+
+/**
+ * The pending writes with each task's interrupts and errors replaced by those its subgraph is served at
+ * (`subgraphWaits`): its interrupts as one write (LangGraph's task writes a subgraph's interrupts so), its error.
+ */
+export async function withSubgraphWaits(
+  serde: SerializerProtocol,
+  writes: CheckpointPendingWrite[],
+  waits: Map<string, LgWriteRow[]>,
+): Promise<CheckpointPendingWrite[]> {
+  const out = writes.filter(([taskId, channel]) => !(waits.has(taskId) && isWaitWrite(channel)));
+  for (const [taskId, rows] of waits) {
+    const interrupts: unknown[] = [];
+    for (const w of rows) {
+      const value: unknown = await serde.loadsTyped(w.type, w.value);
+      if (w.channel === INTERRUPT) interrupts.push(...(Array.isArray(value) ? value : [value]));
+      else if (w.channel === ERROR) out.push([taskId, ERROR, value]);
+    }
+    if (interrupts.length > 0) out.push([taskId, INTERRUPT, interrupts]);
+  }
+  return out;
 }

@@ -66,6 +66,11 @@ async function expectWaiting({ graph, config }: Setup, question: string, node: s
   const sub = state.tasks[0]?.state as { next?: string[]; tasks?: { interrupts: { id?: string }[] }[] } | undefined;
   expect(sub?.next).toEqual([node]);
   expect(state.tasks[0]!.interrupts.map((i) => i.id)).toEqual(sub?.tasks?.flatMap((t) => t.interrupts).map((i) => i.id));
+  // The history lists the head's checkpoint as the head shows it.
+  const id = state.config.configurable?.checkpoint_id as string;
+  let listed: typeof state | undefined;
+  for await (const h of graph.getStateHistory(config)) if (h.config.configurable?.checkpoint_id === id) listed = h;
+  expect(listed?.tasks.flatMap((t) => t.interrupts).map((i) => i.value)).toEqual([question]);
 }
 
 describe.each(["sync", "async"] as const)("two waits in one subgraph task, rolled back (durability %s)", (durability) => {
