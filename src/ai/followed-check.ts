@@ -11,13 +11,20 @@ export class FollowedChanged extends ConflictError {
   }
 }
 
-/**
- * A journal `check` (see `CallOptions`): `holds` tells, given what follows message `of` in the unit that journals the
- * call (each message after it, on any branch, with those after it on its branch), whether the caller would choose the
- * same form to follow; when it would not, the call is refused with `FollowedChanged`, for the caller to read again.
- */
-export const followedCheck = (of: string, holds: (tails: Message[][]) => boolean) => ({ unit: followedUnit, context: { of, holds } });
+/** One read the choice was made from: what follows message `of`, and whether it still leads to the same choice. */
+export interface FollowedRead {
+  of: string;
+  holds: (tails: Message[][]) => boolean;
+}
 
-function* followedUnit(tx: Tx, session: SessionRow, { of, holds }: { of: string; holds: (tails: Message[][]) => boolean }): Step<void> {
-  if (!holds(yield* tailsAfter(tx, session.id, of))) throw new FollowedChanged();
+/**
+ * A journal `check` (see `CallOptions`): for each read, `holds` tells, given what follows message `of` in the unit that
+ * journals the call (each message after it, on any branch, with those after it on its branch), whether the caller would
+ * choose the same form to follow; when one would not, the call is refused with `FollowedChanged`, for the caller to read
+ * again.
+ */
+export const followedCheck = (reads: FollowedRead[]) => ({ unit: followedUnit, context: reads });
+
+function* followedUnit(tx: Tx, session: SessionRow, reads: FollowedRead[]): Step<void> {
+  for (const { of, holds } of reads) if (!holds(yield* tailsAfter(tx, session.id, of))) throw new FollowedChanged();
 }

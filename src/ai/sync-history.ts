@@ -260,20 +260,64 @@ function storedIn(tails: Message[][], rest: MessageInput[], forks: boolean, opti
 }
 
 /**
+ * The newest form continuing `formId` on a branch of its own, in `tails` (what follows that form): a branch whose first
+ * message after it is marked as its later form (a step's save that forked after it, when other messages followed it).
+ * Its latest form there, or null.
+ */
+export function continuationIn(tails: Message[][], formId: string): Message | null {
+  let best: Message | null = null;
+  for (const tail of tails) {
+    if (tail[0]?.metadata?.[CONTINUES] !== formId) continue;
+    const latest = storedMessages(tail)[0]!.latest;
+    if (!best || latest.createdAt.getTime() > best.createdAt.getTime()) best = latest;
+  }
+  return best;
+}
+
+/** How many branches of its own an answer's forms are followed through (each a step's save that forked). */
+export const MAX_FORM_FORKS = 64;
+
+/**
+ * The latest form of the answer `form` is a form of, following its later forms onto the branches forked after a form
+ * (see `continuationIn`); `read` is given what follows each form read (for a check of the same choice later).
+ */
+export async function latestForm(s: SessionHandle, form: Message, read?: (of: Message, tails: Message[][]) => void): Promise<Message> {
+  for (let n = 0; n < MAX_FORM_FORKS; n++) {
+    const tails = await sessionEngine(s).run((ctx, ref) => messagesAfter(ctx, ref, form.id));
+    read?.(form, tails);
+    const next = continuationIn(tails, form.id);
+    if (!next) return form;
+    form = next;
+  }
+  return form;
+}
+
+/**
  * The stored message that an answer among `rest` goes on from, when a save of the same answer stored an earlier form
  * right after the message `rest` follows (`tails`, what follows that message): an answer saved after each step
- * (`onStepEnd`) grows there, on the branch holding its calls, wherever the session went meanwhile. The earlier form
- * must be its branch's last message, the messages before it the list's, and be this answer's (ids or calls tell).
+ * (`onStepEnd`) grows there, on the branch holding its calls, wherever the session went meanwhile. The messages before
+ * the earlier form must be the list's, and it must be this answer's (ids or calls tell). Ending its branch, it is the
+ * form to go on from; followed by other messages there (another tab asked meanwhile), its latest form is (see
+ * `latestForm`): the save goes on after it, on a branch ending there or forked right after it, so the answer's calls made
+ * before stay on its branch (the same list saved again then writes nothing).
  */
-function earlierForm(tails: Message[][], rest: MessageInput[], options: SyncOptions): Message | null {
+async function earlierForm(s: SessionHandle, tails: Message[][], rest: MessageInput[], options: SyncOptions): Promise<Message | null> {
   const continues = options.continues;
   if (!continues) return null;
   for (const stored of tails) {
     const tail = storedMessages(stored);
-    const i = tail.length - 1;
-    if (i >= rest.length || !tail.slice(0, i).every((m, j) => same(m.latest, rest[j]!, options))) continue;
-    const form = tail[i]!.latest;
-    if (!same(form, rest[i]!, options) && continues(form, rest[i]!) && identified(tail[i]!, rest[i]!, options) === true) return form;
+    for (let i = 0; i < tail.length && i < rest.length; i++) {
+      if (i > 0 && !same(tail[i - 1]!.latest, rest[i - 1]!, options)) break;
+      if (rest[i]!.role !== "assistant" || identified(tail[i]!, rest[i]!, options) !== true) continue;
+      const ends = i === tail.length - 1;
+      const form = ends ? tail[i]!.latest : await latestForm(s, tail[i]!.latest);
+      if (same(form, rest[i]!, options)) {
+        // Stored already: where it ends its branch, as before (see `storedIn`); else it is followed to its latest form.
+        if (!ends) return form;
+        continue;
+      }
+      if (continues(form, rest[i]!)) return form;
+    }
   }
   return null;
 }
@@ -312,7 +356,7 @@ async function syncAfter(
   if (rest.length === 0) return { kept, forked: null, continued: false, appended: 0, lastMessageId: after.id, branchId: after.branchId };
   // An earlier form of the answer stored after the message already (the save of an earlier step): it goes on from there.
   if (!redirected && options.continues && rest.some((m) => m.role === "assistant")) {
-    const form = earlierForm(await sessionEngine(s).run((ctx, ref) => messagesAfter(ctx, ref, after.id)), rest, options);
+    const form = await earlierForm(s, await sessionEngine(s).run((ctx, ref) => messagesAfter(ctx, ref, after.id)), rest, options);
     if (form) return syncAfter(s, inputs, form.id, options, true);
   }
   // Looked for in the unit that would append: the same list saved by several servers at once is stored once.

@@ -15,11 +15,11 @@ import { guardLoop, loopBranch, stopLoop } from "../adapters/loop-guard.js";
 import { ConflictError, ValidationError } from "../models/errors.js";
 import { sessionEngine, type SessionHandle } from "../sessions/session-handle.js";
 import { messagesAfter } from "../sessions/writes/append-where.js";
-import { FollowedChanged, followedCheck } from "./followed-check.js";
+import { FollowedChanged, followedCheck, type FollowedRead } from "./followed-check.js";
 import type { Message } from "../models/types.js";
 import { callsOf } from "./chat.js";
 import { callInStep } from "./step-order.js";
-import { storedMessages, type StoredMessage } from "./sync-history.js";
+import { continuationIn, latestForm, storedMessages, type StoredMessage } from "./sync-history.js";
 import type { ToolContext, ToolDefinition } from "../tools/define-tool.js";
 
 /** Reverses one call of a tool, given its recorded input and the result of its latest application. */
@@ -235,10 +235,12 @@ interface AnswerForms {
  * The messages a loop's next call may follow, the one it follows first: `after` (its question), or the latest form of
  * the loop's answer stored right after it (saved in `onStepEnd`) once there is one. Landing after the question, the
  * call would find no branch ending there and fork one without the answer; after the answer's form it lands with the
- * answer, on its branch. The form must be the last message of a branch that is the wrapped one or forked from it after
- * the question (a save that forked when another tab wrote: its branch holds this loop's calls), and name a call these
- * tools made (`mine`): an earlier answer on another branch (a regenerate's old one) is not this loop's, whatever ids
- * it names. The others (the question, the answer's earlier forms) are what the same call made by the same request
+ * answer, on its branch. The form must be the first message after the question on a branch that is the wrapped one or
+ * forked from it after the question (a save that forked when another tab wrote: its branch holds this loop's calls),
+ * and name a call these tools made (`mine`): an earlier answer on another branch (a regenerate's old one) is not this
+ * loop's, whatever ids it names. Other messages may follow it there (another tab asked after a step's save): the call
+ * then follows the answer's latest form, on the branch a later step's save or call forked right after a form (see
+ * `latestForm`), or forks one there itself, keeping the loop's calls made before. The others (the question, the answer's earlier forms) are what the same call made by the same request
  * before (a request sent again) may have followed: its request id was applied with one of them.
  * The choice is made from a read: a step's save may land between it and the call's journal, which then would follow a
  * form no longer last (and fork a branch without the answer). `followed` lets the journal's own unit tell whether the
@@ -264,22 +266,45 @@ async function answerForms(s: SessionHandle, onBranch: string, after: string, mi
   const found = formsIn(tails, known, onBranch, (branchId) => places.get(branchId) ?? false)!;
   const ids = found.map((forms) => forms.at(-1)!.id);
   for (const forms of found) ids.push(...forms.slice(0, -1).map((f) => f.id));
-  const first = ids[0] ?? after;
+  const newest = found[0]?.at(-1);
   // A branch not judged here (forked since the read) cannot be told: the call reads again.
   const holds = (now: Message[][]) => {
     const again = formsIn(now, known, onBranch, (branchId) => places.get(branchId));
-    return again !== null && (again[0]?.at(-1)!.id ?? after) === first;
+    return again !== null && (again[0]?.at(-1)!.id ?? after) === (newest?.id ?? after);
   };
-  return { ids: ids.length === 0 ? [after] : [ids[0]!, after, ...ids.slice(1)], followed: followedCheck(after, holds) };
+  const reads: FollowedRead[] = [{ of: after, holds }];
+  if (!newest) return { ids: [after], followed: followedCheck(reads) };
+  // Followed by other messages on its branch (another tab asked meanwhile), the answer went on, if at all, on a branch
+  // forked right after that form (see `latestForm`): the call follows its latest form there, with the same check of each.
+  const chain: Message[] = [];
+  const latest = await latestForm(s, newest, (of, tails) => {
+    const next = continuationIn(tails, of.id)?.id ?? null;
+    reads.push({ of: of.id, holds: (now) => (continuationIn(now, of.id)?.id ?? null) === next });
+    chain.push(of);
+  });
+  const others = [
+    ...chain
+      .slice(0, -1)
+      .reverse()
+      .map((f) => f.id),
+    ...ids.slice(1),
+  ];
+  return {
+    ids: latest.id === newest.id ? [newest.id, after, ...ids.slice(1)] : [latest.id, after, ...others],
+    followed: followedCheck(reads),
+  };
 }
 
-/** The answer `tail` (what follows the question on a branch) holds, if it may be the loop's: one message, naming a call of `mine`. */
+/**
+ * The answer `tail` (what follows the question on a branch) holds, if it may be the loop's: its first message, naming a
+ * call of `mine` (other messages may follow it there: another tab's question, asked after a step's save).
+ */
 function answerIn(tail: Message[], mine: ReadonlySet<string>): StoredMessage | null {
-  const grouped = storedMessages(tail);
-  if (grouped.length !== 1) return null;
-  const form = grouped[0]!.latest;
+  const answer = storedMessages(tail)[0];
+  if (!answer) return null;
+  const form = answer.latest;
   if (form.role !== "assistant" || !callsOf({ role: form.role, content: form.content }).some((id) => mine.has(id))) return null;
-  return grouped[0]!;
+  return answer;
 }
 
 /**

@@ -1,0 +1,150 @@
+// docs/ai-sdk.md's route saving in `onStepEnd` and `onEnd` `{ after }` the question, tools wrapped `{ after }` it, while
+// another tab (or another request for the same question) writes to the session: the loop's calls land with its answer,
+// on a branch holding the loop's calls and no other loop's, so choosing the answer keeps exactly what it shows.
+import { isStepCount, streamText, tool, type UIMessage } from "ai";
+import { expect, it } from "vitest";
+import { z } from "zod";
+import type { SessionHandle } from "../../src/index.js";
+import { loadChat, saveChat, undoableTools } from "../../src/ai/index.js";
+import { tempDatabases } from "../helpers.js";
+import { call, scriptedStreamModel, text } from "./mock-model.js";
+
+const dbs = tempDatabases();
+
+const question: UIMessage = { id: "q", role: "user", parts: [{ type: "text", text: "put them" }] };
+const asked2: UIMessage = { id: "qB", role: "user", parts: [{ type: "text", text: "tab B asks" }] };
+const answerB: UIMessage = { id: "b", role: "assistant", parts: [{ type: "step-start" }, { type: "text", text: "B answers" }] };
+
+type Part = UIMessage["parts"][number];
+const put = (id: string, k: string): Part => ({ type: "tool-put", toolCallId: id, state: "output-available", input: { k }, output: k });
+const looked: Part = { type: "tool-lookup", toolCallId: "l1", state: "output-available", input: { q: "x" }, output: "found x" };
+
+/** The answer as `onStepEnd` saves it once the given steps have ended (each step's parts), then the text when done. */
+function answer(steps: Part[][], done = false): UIMessage {
+  const parts = steps.flatMap((step) => [{ type: "step-start" as const }, ...step]);
+  return {
+    id: "a",
+    role: "assistant",
+    parts: [...parts, ...(done ? [{ type: "step-start" as const }, { type: "text" as const, text: "done" }] : [])],
+  };
+}
+
+/** The world's files as a set, with the `put` tool writing into it, wrapped for `s` `{ after }` the question. */
+function putTools(s: SessionHandle, world: Set<string>, after: string | null) {
+  const putTool = tool({ inputSchema: z.object({ k: z.string() }), execute: async ({ k }) => (world.add(k), k) });
+  return undoableTools(s, { put: putTool }, { put: ({ args }) => void world.delete(args.k) }, { after });
+}
+
+/** Tab B loads the chat (with where it is) and asks; its answer (text only) is saved after its question. */
+async function tabAsks(s: SessionHandle): Promise<void> {
+  const { currentBranchId: branchId, position: head } = await s.summary();
+  const shown = await loadChat(s);
+  const askedB = await saveChat(s, [...shown, asked2], { ifAt: { branchId, head } });
+  await saveChat(s, [...shown, asked2, answerB], { after: askedB.lastMessageId });
+}
+
+/** Switches to the branch that is not the current one (there must be one) and returns what it shows and holds. */
+async function pickOther(s: SessionHandle, world: Set<string>) {
+  const others = (await s.branches()).filter((b) => !b.current);
+  expect(others).toHaveLength(1);
+  await s.switchBranch(others[0]!.id);
+  const chat = await loadChat(s);
+  return {
+    chat: chat.map((m) => m.id),
+    calls: chat.flatMap((m) => m.parts.flatMap((p) => ("toolCallId" in p ? [p.toolCallId] : []))),
+    track: (await s.toolTrack()).map((t) => [t.callId, t.applied]),
+    world: [...world].sort(),
+  };
+}
+
+it("tab B asks after the loop's second step is saved: the third call lands with the first two, on the answer's branch", async () => {
+  const { fp } = dbs.open();
+  const world = new Set<string>();
+  const s = await fp.createSession({ userId: "u" });
+  const asked = await saveChat(s, [question]);
+  const steps = [[put("p1", "one")], [put("p2", "two")], [put("p3", "three")]];
+  const model = scriptedStreamModel(
+    [[call("p1", "put", { k: "one" })], [call("p2", "put", { k: "two" })], [call("p3", "put", { k: "three" })], [text("done")]],
+    async (step) => {
+      // Each step's answer saved (`onStepEnd`) before the next step's call; tab B asks once the second one is.
+      if (step > 0 && step <= steps.length) await saveChat(s, [question, answer(steps.slice(0, step))], { after: asked.lastMessageId });
+      if (step === 2) await tabAsks(s);
+    },
+  );
+  const result = streamText({ model, prompt: "put them", tools: putTools(s, world, asked.lastMessageId), stopWhen: isStepCount(6) });
+  expect(await result.text).toBe("done");
+  await saveChat(s, [question, answer(steps, true)], { after: asked.lastMessageId });
+
+  // The session stays on tab B's conversation.
+  expect((await loadChat(s)).map((m) => m.id)).toEqual(["q", "a", "qB", "b"]);
+  expect(await pickOther(s, world)).toEqual({
+    chat: ["q", "a"],
+    calls: ["p1", "p2", "p3"],
+    track: [
+      ["p1", true],
+      ["p2", true],
+      ["p3", true],
+    ],
+    world: ["one", "three", "two"],
+  });
+});
+
+it("tab B asks after the loop's last call is saved: the answer lands on a branch holding all its calls", async () => {
+  const { fp } = dbs.open();
+  const world = new Set<string>();
+  const s = await fp.createSession({ userId: "u" });
+  const asked = await saveChat(s, [question]);
+  const steps = [[put("p1", "one")], [put("p2", "two")]];
+  const model = scriptedStreamModel(
+    [[call("p1", "put", { k: "one" })], [call("p2", "put", { k: "two" })], [text("done")]],
+    async (step) => {
+      if (step > 0 && step <= steps.length) await saveChat(s, [question, answer(steps.slice(0, step))], { after: asked.lastMessageId });
+      if (step === 2) await tabAsks(s);
+    },
+  );
+  const result = streamText({ model, prompt: "put them", tools: putTools(s, world, asked.lastMessageId), stopWhen: isStepCount(6) });
+  expect(await result.text).toBe("done");
+  await saveChat(s, [question, answer(steps, true)], { after: asked.lastMessageId });
+
+  expect((await loadChat(s)).map((m) => m.id)).toEqual(["q", "a", "qB", "b"]);
+  expect(await pickOther(s, world)).toEqual({
+    chat: ["q", "a"],
+    calls: ["p1", "p2"],
+    track: [
+      ["p1", true],
+      ["p2", true],
+    ],
+    world: ["one", "two"],
+  });
+});
+
+it("a first step of a tool not wrapped, saved, then tab B asks: the loop's later calls stay together on its answer's branch", async () => {
+  const { fp } = dbs.open();
+  const world = new Set<string>();
+  const s = await fp.createSession({ userId: "u" });
+  const asked = await saveChat(s, [question]);
+  const lookup = tool({ inputSchema: z.object({ q: z.string() }), execute: async ({ q }) => `found ${q}` });
+  const steps = [[looked], [put("p1", "one")], [put("p2", "two")]];
+  const model = scriptedStreamModel(
+    [[call("l1", "lookup", { q: "x" })], [call("p1", "put", { k: "one" })], [call("p2", "put", { k: "two" })], [text("done")]],
+    async (step) => {
+      if (step > 0 && step <= steps.length) await saveChat(s, [question, answer(steps.slice(0, step))], { after: asked.lastMessageId });
+      if (step === 1) await tabAsks(s);
+    },
+  );
+  const tools = { ...putTools(s, world, asked.lastMessageId), lookup };
+  const result = streamText({ model, prompt: "look, then put", tools, stopWhen: isStepCount(6) });
+  expect(await result.text).toBe("done");
+  await saveChat(s, [question, answer(steps, true)], { after: asked.lastMessageId });
+
+  expect((await loadChat(s)).map((m) => m.id)).toEqual(["q", "a", "qB", "b"]);
+  expect(await pickOther(s, world)).toEqual({
+    chat: ["q", "a"],
+    calls: ["l1", "p1", "p2"],
+    track: [
+      ["p1", true],
+      ["p2", true],
+    ],
+    world: ["one", "two"],
+  });
+});
