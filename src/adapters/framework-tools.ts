@@ -125,6 +125,7 @@ export async function invokeFramework(
     after?: string | undefined;
     requestId?: string | undefined;
     check?: CallOptions["check"];
+    ownCalls?: readonly string[];
   },
 ): Promise<unknown> {
   const engine = sessionEngine(s);
@@ -146,7 +147,12 @@ export async function invokeFramework(
         ref,
         name,
         args as JsonValue,
-        { callId: call.callId, onBranch: call.onBranch, ...(call.check === undefined ? {} : { check: call.check }) },
+        {
+          callId: call.callId,
+          onBranch: call.onBranch,
+          ...(call.check === undefined ? {} : { check: call.check }),
+          ...(call.ownCalls === undefined ? {} : { ownCalls: call.ownCalls }),
+        },
         options,
       ),
     );

@@ -422,6 +422,8 @@ export function undoableTools<TOOLS extends ToolSet>(
             after: follows,
             requestId,
             check: read?.followed,
+            // A fork right after the question keeps the loop's own calls only, not another request's for the same question.
+            ...(after === undefined ? {} : { ownCalls: [...ours()].filter((id) => id !== own) }),
           });
         } catch (error) {
           // A step's save landed between the read and the journal (nothing written): what to follow is read again.

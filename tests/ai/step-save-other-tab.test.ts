@@ -148,3 +148,39 @@ it("a first step of a tool not wrapped, saved, then tab B asks: the loop's later
     world: ["one", "two"],
   });
 });
+
+it("a second request for the same question (a double submit) forks without the first request's calls", async () => {
+  const { fp } = dbs.open();
+  const world = new Set<string>();
+  const s = await fp.createSession({ userId: "u" });
+  const asked = await saveChat(s, [question]);
+  const bAnswer: UIMessage = {
+    id: "b",
+    role: "assistant",
+    parts: [{ type: "step-start" }, put("b1", "bee"), { type: "step-start" }, { type: "text", text: "B done" }],
+  };
+  const model = scriptedStreamModel(
+    [[call("p1", "put", { k: "one" })], [call("p2", "put", { k: "two" })], [text("done")]],
+    async (step) => {
+      if (step !== 1) return;
+      // The same [question] again, before the first request's step is saved: it writes nothing and follows the question.
+      const again = await saveChat(s, [question]);
+      const toolsB = putTools(s, world, again.lastMessageId);
+      await saveChat(s, [question, answer([[put("p1", "one")]])], { after: asked.lastMessageId });
+      const b = streamText({
+        model: scriptedStreamModel([[call("b1", "put", { k: "bee" })], [text("B done")]]),
+        prompt: "put them",
+        tools: toolsB,
+        stopWhen: isStepCount(5),
+      });
+      expect(await b.text).toBe("B done");
+      await saveChat(s, [question, bAnswer], { after: again.lastMessageId });
+    },
+  );
+  const result = streamText({ model, prompt: "put them", tools: putTools(s, world, asked.lastMessageId), stopWhen: isStepCount(6) });
+  expect(await result.text).toBe("done");
+  await saveChat(s, [question, answer([[put("p1", "one")], [put("p2", "two")]], true)], { after: asked.lastMessageId });
+
+  expect((await s.toolTrack()).map((t) => t.callId)).toEqual(["p1", "p2"]);
+  expect(await pickOther(s, world)).toEqual({ chat: ["q", "b"], calls: ["b1"], track: [["b1", true]], world: ["bee"] });
+});

@@ -41,6 +41,7 @@ export function* journalCall(
   callId: string | null,
   reversible: boolean | null,
   after?: string,
+  own?: ReadonlySet<string>,
 ): Step<EntryRow> {
   if (session.hasTools) yield* refuseConcurrentMove(ctx, tx, session.id);
   // A "files" move restoring the workspace elsewhere has planned the tool track without this call: refused until it ends.
@@ -48,7 +49,7 @@ export function* journalCall(
   if (ws) assertNoRestorePending(ws);
   const branch = (yield* tx.getBranch(session.currentBranchId))!;
   const head = yield* headOf(tx, branch);
-  const at = after === undefined ? { branchId: branch.id, head } : yield* findLanding(tx, session, { branch, head }, after);
+  const at = after === undefined ? { branchId: branch.id, head } : yield* findLanding(tx, session, { branch, head }, after, undefined, own);
   yield* settleLanding(ctx, tx, at);
   const row = yield* writeEntry(ctx, tx, at.branchId, at.head, { kind: "tool", tool, content: argsText, callId, reversible });
   yield* noteJournaled(tx, row);
@@ -131,6 +132,11 @@ export interface CallOptions {
    * another handle, process or server lands between its check and the journal.
    */
   check?: CallCheck | undefined;
+  /**
+   * The ids of the calls the adapter's loop made before this one: a branch forked right after `after` keeps only
+   * those of the calls that follow it (see `forkRightAfter`), not another loop's answering the same message.
+   */
+  ownCalls?: readonly string[] | undefined;
 }
 
 /** A call's precondition (see `CallOptions.check`): a module-level unit body and what it is given. */
@@ -378,7 +384,17 @@ function* journalRunCompleteUnit(
     );
   }
   if (call.check) yield* call.check.unit(tx, session, call.check.context);
-  const entry = yield* journalCall(ctx, tx, session, name, argsText, call.callId ?? null, typeof tool.undo === "function", call.after);
+  const entry = yield* journalCall(
+    ctx,
+    tx,
+    session,
+    name,
+    argsText,
+    call.callId ?? null,
+    typeof tool.undo === "function",
+    call.after,
+    call.ownCalls === undefined ? undefined : new Set(call.ownCalls),
+  );
   // This thread runs it: a move elsewhere refuses while that holds (see refuseLiveCalls). In flight from this
   // transaction on, so that another handle of this thread reading the owner next does not take it for a dead one's.
   yield* tx.insertCallOwner(entry.id, session.id, ctx.ownership.self, ctx.ownership.leaseMs);

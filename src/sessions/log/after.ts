@@ -31,6 +31,7 @@ export function* findLanding(
   current: { branch: BranchRow; head: Head },
   afterId: string,
   calls?: readonly string[],
+  own?: ReadonlySet<string>,
 ): Step<Landing> {
   // The usual case costs nothing: the answer follows its question at the head. The head may be a tool call or a state
   // change, no message to follow: only an id forkpoint made for a message skips the lookup (any other id is read). An
@@ -53,18 +54,27 @@ export function* findLanding(
   // there: the answer's own, made before another tab wrote (an agent loop's first calls), stay in its lineage. Off the
   // current lineage (a rollback past it) which calls were the answer's is not known: none are taken.
   const inLineage = (yield* entryAt(tx, current.branch, found.message.position))?.id === found.message.id;
-  return yield* forkRightAfter(tx, session, inLineage ? current.branch : undefined, found.message);
+  return yield* forkRightAfter(tx, session, inLineage ? current.branch : undefined, found.message, own);
 }
 
 /**
  * A landing on a new branch forked right after `message` (undefined: at the start of `on`), and, on branch `on`'s
- * lineage, after the tool calls and state changes that follow it there (`on` undefined: none are taken).
+ * lineage, after the tool calls and state changes that follow it there (`on` undefined: none are taken). With `own` (the
+ * ids of the calls of the loop whose write this is), only up to the first call that is not one of them: another loop's
+ * calls (another request answering the same question) stay off the fork.
  */
-export function* forkRightAfter(tx: Tx, session: SessionRow, on: BranchRow | undefined, message: EntryRow | undefined): Step<Landing> {
+export function* forkRightAfter(
+  tx: Tx,
+  session: SessionRow,
+  on: BranchRow | undefined,
+  message: EntryRow | undefined,
+  own?: ReadonlySet<string>,
+): Step<Landing> {
   let from = message;
   for (let p = (message?.position ?? 0) + 1; on !== undefined; p++) {
     const next = yield* entryAt(tx, on, p);
     if (!next || next.kind === "message") break;
+    if (own && next.kind === "tool" && (next.callId === null || !own.has(next.callId))) break;
     from = next;
   }
   const fork = forkedBranch(session.id, { parentId: from?.branchId ?? on!.id, position: from?.position ?? 0, entryId: from?.id ?? null });
