@@ -6,6 +6,7 @@ import { expect, it } from "vitest";
 import { z } from "zod";
 import type { SessionHandle } from "../../src/index.js";
 import { loadChat, saveChat, undoableTools } from "../../src/ai/index.js";
+import { aroundWrites } from "../fixtures/around-writes.js";
 import { tempDatabases } from "../helpers.js";
 import { call, scriptedStreamModel, text } from "./mock-model.js";
 
@@ -86,6 +87,52 @@ it("tab B asks after the loop's second step is saved: the third call lands with 
       ["p3", true],
     ],
     world: ["one", "three", "two"],
+  });
+});
+
+it("past tab B's question, a step's save landing between the next call's read and its journal: the call reads again", async () => {
+  const { fp, path } = dbs.open();
+  // Tab B and the step saves are another server's, so that a save lands exactly there (see aroundWrites).
+  const { fp: other } = dbs.open({ path });
+  const world = new Set<string>();
+  const s = await fp.createSession({ userId: "u" });
+  const elsewhere = await other.getSession(s.id, { userId: "u" });
+  const asked = await saveChat(s, [question]);
+  const steps = [[put("p1", "one")], [put("p2", "two")], [put("p3", "three")], [put("p4", "four")]];
+  let landing: UIMessage | null = null;
+  let landed = 0;
+  aroundWrites(fp, "before", async () => {
+    const saving = landing;
+    landing = null;
+    if (saving) landed += (await saveChat(elsewhere, [question, saving], { after: asked.lastMessageId })).appended;
+    return false;
+  });
+  const model = scriptedStreamModel(
+    [...steps.map((step, i) => [call(`p${i + 1}`, "put", { k: (step[0] as { input: { k: string } }).input.k })]), [text("done")]],
+    async (step) => {
+      // The third step's save lands right before the fourth call's journal, once that call has read what to follow.
+      if (step === 3) landing = answer(steps.slice(0, step));
+      else if (step > 0 && step <= steps.length)
+        await saveChat(elsewhere, [question, answer(steps.slice(0, step))], { after: asked.lastMessageId });
+      if (step === 2) await tabAsks(elsewhere);
+    },
+  );
+  const result = streamText({ model, prompt: "put them", tools: putTools(s, world, asked.lastMessageId), stopWhen: isStepCount(8) });
+  expect(await result.text).toBe("done");
+  expect(landed).toBe(1);
+  await saveChat(s, [question, answer(steps, true)], { after: asked.lastMessageId });
+
+  expect((await loadChat(s)).map((m) => m.id)).toEqual(["q", "a", "qB", "b"]);
+  expect(await pickOther(s, world)).toEqual({
+    chat: ["q", "a"],
+    calls: ["p1", "p2", "p3", "p4"],
+    track: [
+      ["p1", true],
+      ["p2", true],
+      ["p3", true],
+      ["p4", true],
+    ],
+    world: ["four", "one", "three", "two"],
   });
 });
 
