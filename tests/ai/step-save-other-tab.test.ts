@@ -5,7 +5,7 @@ import { isStepCount, streamText, tool, type UIMessage } from "ai";
 import { expect, it } from "vitest";
 import { z } from "zod";
 import type { SessionHandle } from "../../src/index.js";
-import { loadChat, saveChat, undoableTools } from "../../src/ai/index.js";
+import { aiCheckpointTools, loadChat, saveChat, undoableTools } from "../../src/ai/index.js";
 import { aroundWrites } from "../fixtures/around-writes.js";
 import { tempDatabases } from "../helpers.js";
 import { call, scriptedStreamModel, text } from "./mock-model.js";
@@ -165,36 +165,44 @@ it("tab B asks after the loop's last call is saved: the answer lands on a branch
   });
 });
 
-it("a first step of a tool not wrapped, saved, then tab B asks: the loop's later calls stay together on its answer's branch", async () => {
-  const { fp } = dbs.open();
-  const world = new Set<string>();
-  const s = await fp.createSession({ userId: "u" });
-  const asked = await saveChat(s, [question]);
-  const lookup = tool({ inputSchema: z.object({ q: z.string() }), execute: async ({ q }) => `found ${q}` });
-  const steps = [[looked], [put("p1", "one")], [put("p2", "two")]];
-  const model = scriptedStreamModel(
-    [[call("l1", "lookup", { q: "x" })], [call("p1", "put", { k: "one" })], [call("p2", "put", { k: "two" })], [text("done")]],
-    async (step) => {
-      if (step > 0 && step <= steps.length) await saveChat(s, [question, answer(steps.slice(0, step))], { after: asked.lastMessageId });
-      if (step === 1) await tabAsks(s);
-    },
-  );
-  const tools = { ...putTools(s, world, asked.lastMessageId), lookup };
-  const result = streamText({ model, prompt: "look, then put", tools, stopWhen: isStepCount(6) });
-  expect(await result.text).toBe("done");
-  await saveChat(s, [question, answer(steps, true)], { after: asked.lastMessageId });
+it.each(["lookup", "create_checkpoint"] as const)(
+  "a first step of %s only (not wrapped), saved, then tab B asks: the loop's later calls stay together on its answer's branch",
+  async (first) => {
+    const { fp } = dbs.open();
+    const world = new Set<string>();
+    const s = await fp.createSession({ userId: "u" });
+    const asked = await saveChat(s, [question]);
+    const lookup = tool({ inputSchema: z.object({ q: z.string() }), execute: async ({ q }) => `found ${q}` });
+    const firstCall = first === "lookup" ? call("l1", "lookup", { q: "x" }) : call("l1", "create_checkpoint", { name: "m" });
+    const firstPart: Part =
+      first === "lookup"
+        ? looked
+        : { type: "tool-create_checkpoint", toolCallId: "l1", state: "output-available", input: { name: "m" }, output: "made" };
+    const steps = [[firstPart], [put("p1", "one")], [put("p2", "two")]];
+    const model = scriptedStreamModel(
+      [[firstCall], [call("p1", "put", { k: "one" })], [call("p2", "put", { k: "two" })], [text("done")]],
+      async (step) => {
+        if (step > 0 && step <= steps.length) await saveChat(s, [question, answer(steps.slice(0, step))], { after: asked.lastMessageId });
+        if (step === 1) await tabAsks(s);
+      },
+    );
+    const tools = { ...putTools(s, world, asked.lastMessageId), lookup, ...aiCheckpointTools(s) };
+    const result = streamText({ model, prompt: "look, then put", tools, stopWhen: isStepCount(6) });
+    expect(await result.text).toBe("done");
+    await saveChat(s, [question, answer(steps, true)], { after: asked.lastMessageId });
 
-  expect((await loadChat(s)).map((m) => m.id)).toEqual(["q", "a", "qB", "b"]);
-  expect(await pickOther(s, world)).toEqual({
-    chat: ["q", "a"],
-    calls: ["l1", "p1", "p2"],
-    track: [
-      ["p1", true],
-      ["p2", true],
-    ],
-    world: ["one", "two"],
-  });
-});
+    expect((await loadChat(s)).map((m) => m.id)).toEqual(["q", "a", "qB", "b"]);
+    expect(await pickOther(s, world)).toEqual({
+      chat: ["q", "a"],
+      calls: ["l1", "p1", "p2"],
+      track: [
+        ["p1", true],
+        ["p2", true],
+      ],
+      world: ["one", "two"],
+    });
+  },
+);
 
 it("a second request for the same question (a double submit) forks without the first request's calls", async () => {
   const { fp } = dbs.open();
