@@ -31,7 +31,8 @@ export async function answer(
   const result = streamText({
     model,
     system: SYSTEM,
-    messages: await convertToModelMessages(messages),
+    // A call the user stopped is saved without its result (docs/ai-sdk.md): left out, the next request still converts.
+    messages: await convertToModelMessages(messages, { ignoreIncompleteToolCalls: true }),
     // Journaled on the session's track, so undo, edit, regenerate and rollback take the model's calls back; `after` the
     // question, so they land with the answer even when another tab adds to the chat meanwhile.
     tools: undoableTools(s, todoTools(todos), todoUndos(todos), { toolsContext, after: asked.lastMessageId }),
