@@ -76,8 +76,10 @@ it("tab B asks after the loop's second step is saved: the third call lands with 
   expect(await result.text).toBe("done");
   await saveChat(s, [question, answer(steps, true)], { after: asked.lastMessageId });
 
-  // The session stays on tab B's conversation.
+  // The session stays on tab B's conversation; its question and the answer's next form are versions.
   expect((await loadChat(s)).map((m) => m.id)).toEqual(["q", "a", "qB", "b"]);
+  const asked2Stored = (await s.history()).find((m) => m.clientId === "qB")!;
+  expect(await s.versions(asked2Stored.id)).toMatchObject({ index: 0, count: 2 });
   expect(await pickOther(s, world)).toEqual({
     chat: ["q", "a"],
     calls: ["p1", "p2", "p3"],
