@@ -84,7 +84,11 @@ async function storeWrites(
       if (!scoped || !startedElsewhere(error)) throw error;
       elsewhere = { sessionId: (await findThread(ctx, userId, threadId, ns))?.sessionId };
     }
-    if (!elsewhere) return;
+    if (!elsewhere) {
+      // A task's wait or failure, stored: runs served it tell the task's later calls from its earlier (`run-calls.ts`).
+      parts.runs.settled(taskId, writes);
+      return;
+    }
     expected = elsewhere.sessionId;
   }
 }

@@ -12,6 +12,12 @@ export interface RunMark {
   readonly start: number;
   /** The tasks whose writes its reads were served (their results are in its state: their calls are not another run's). */
   readonly held: Set<string>;
+  /**
+   * The tasks whose wait or failure its reads were served (an `__interrupt__` or `__error__` write), each with when the
+   * saver stored that write: the task's calls made before it are the step the run resumes (or goes on after); calls of
+   * the task made after it are another run's resuming it beside this one, whenever they were made.
+   */
+  readonly resumed: Map<string, number>;
 }
 
 /** A call a run's node journaled: by which run and task, and when on the saver's clock. */
@@ -23,28 +29,46 @@ interface CallMark {
 
 /** Pending writes that hold no task's result. */
 const NO_RESULT = new Set(["__interrupt__", "__resume__", "__error__"]);
+/** Pending writes that end a task's step without its result: a run reading them resumes the task or goes on after it. */
+const SETTLED = new Set(["__interrupt__", "__error__"]);
 
 /** Calls kept per session, the oldest forgotten first (a forgotten call counts as the put's own, as before). */
 const PER_SESSION = 1024;
 /** Sessions kept, the least recently written forgotten first. */
 const SESSIONS = 4096;
+/** Tasks whose wait or failure is remembered (`settled`), the oldest forgotten first. */
+const SETTLED_TASKS = 4096;
 
 export class RunCalls {
   readonly #runs = new WeakMap<object, RunMark>();
   readonly #calls = new Map<string, Map<string, CallMark>>();
+  readonly #settled = new Map<string, number>();
   #tick = 0;
 
   /** Marks the run `config` belongs to as started now, if it was not yet (a read of its thread by its loop). */
   started(config: RunnableConfig | undefined): void {
     const control = controlOf(config);
-    if (control && !this.#runs.has(control)) this.#runs.set(control, { start: ++this.#tick, held: new Set() });
+    if (control && !this.#runs.has(control)) this.#runs.set(control, { start: ++this.#tick, held: new Set(), resumed: new Map() });
   }
 
   /** Notes the tasks whose results a read served to the run `config` belongs to (its tuple's pending writes). */
   served(config: RunnableConfig | undefined, writes: readonly (readonly [string, string, unknown])[] | undefined): void {
     const run = this.runOf(config);
     if (!run || !writes) return;
-    for (const [task, channel] of writes) if (!NO_RESULT.has(channel)) run.held.add(task);
+    for (const [task, channel] of writes) {
+      if (!NO_RESULT.has(channel)) run.held.add(task);
+      // A wait or failure stored before this saver saw it (another process, or forgotten): the task's calls made
+      // before the run started count as the step it resumes, as before.
+      else if (SETTLED.has(channel)) run.resumed.set(task, Math.max(run.resumed.get(task) ?? 0, this.#settled.get(task) ?? run.start));
+    }
+  }
+
+  /** Notes that the task `task` stored its wait or failure (`writes` of a `putWrites`), now on the saver's clock. */
+  settled(task: string, writes: readonly (readonly [string, unknown])[]): void {
+    if (!writes.some(([channel]) => SETTLED.has(channel))) return;
+    this.#settled.delete(task);
+    this.#settled.set(task, ++this.#tick);
+    if (this.#settled.size > SETTLED_TASKS) this.#settled.delete(this.#settled.keys().next().value!);
   }
 
   /** The run `config` belongs to (a put's, a task's), if it was seen starting. */
@@ -68,6 +92,8 @@ export class RunCalls {
    * Whether the call `entryId` is another run's, made while `run` was under way (after it started): a run beside it,
    * whose results `run`'s state does not hold. A call made before `run` started (the step `run` resumes made it, or an
    * earlier run that failed) is not: `run` read the thread with it; nor one of a task whose writes `run` was served.
+   * But a call of a task `run` was served waiting (or failed) made after that wait was stored is: another run resuming
+   * the same wait made it, its step not landed when `run` read the thread.
    * For a run's input (`input`), whose run has run no node yet, any other run's call is, whenever made (the other
    * run's step may still be under way), unless `run` was served its task's writes.
    */
@@ -95,8 +121,12 @@ export class RunCalls {
   }
 }
 
+// A call made before the run started is another run's when it is of a task the run was served waiting (or failed),
+// made after that wait was stored: another run resuming the same wait, its step not landed when this run read the thread.
 const isForeign = (mark: CallMark, run: RunMark, input: boolean): boolean =>
-  mark.run !== run && (input || mark.at > run.start) && !(mark.task !== undefined && run.held.has(mark.task));
+  mark.run !== run &&
+  !(mark.task !== undefined && run.held.has(mark.task)) &&
+  (input || mark.at > run.start || (mark.task !== undefined && mark.at > (run.resumed.get(mark.task) ?? Infinity)));
 
 function controlOf(config: RunnableConfig | undefined): object | undefined {
   const control = (config as { control?: unknown } | undefined)?.control;
