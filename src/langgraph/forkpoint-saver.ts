@@ -59,6 +59,22 @@ const MAX_KNOWN_THREADS = 100_000;
 /** How many threads' refused puts the saver remembers. */
 const MAX_STOPPED_THREADS = 10_000;
 
+/** What tells a thread's runs apart, shared by every saver on one Forkpoint (engine). */
+const tracking = new WeakMap<object, Pick<SaverParts, "stopped" | "runs">>();
+
+/**
+ * The runs' calls and the stopped runs of every saver on the Forkpoint whose engine is `ctx`: puts land one at a time
+ * in a process, whichever saver makes them, and a run's nodes may journal through another saver's `sessionFor`.
+ */
+function runTracking(ctx: object): Pick<SaverParts, "stopped" | "runs"> {
+  let shared = tracking.get(ctx);
+  if (!shared) {
+    shared = { stopped: new WeightedLru<string>(MAX_STOPPED_THREADS), runs: new RunCalls() };
+    tracking.set(ctx, shared);
+  }
+  return shared;
+}
+
 /**
  * A LangGraph.js checkpointer (`BaseCheckpointSaver`) that stores threads as forkpoint sessions.
  * @example
@@ -89,8 +105,7 @@ export class ForkpointSaver extends BaseCheckpointSaver {
       verified: new VerifiedItemsCache(),
       sessions: new WeightedLru<string>(MAX_KNOWN_THREADS),
       landing: new LandingPuts(engineOf(fp).ctx.landing),
-      stopped: new WeightedLru<string>(MAX_STOPPED_THREADS),
-      runs: new RunCalls(),
+      ...runTracking(engineOf(fp).ctx),
       nextVersion: (v) => this.getNextVersion(v),
       engine: async () => {
         const { ctx, guard } = engineOf(this.#fp);

@@ -1,0 +1,67 @@
+// Two savers on one Forkpoint (two graphs, two modules) running one thread at once: they tell the runs apart as one
+// saver does. Two resumes of a waiting thread, each through its own saver: the run whose step lands first keeps its
+// call; the other is stopped (`SESSION_MOVED`), its call undone.
+import { AIMessage } from "@langchain/core/messages";
+import { Annotation, Command, END, MessagesAnnotation, START, StateGraph, interrupt } from "@langchain/langgraph";
+import { describe, expect, it } from "vitest";
+import { ConflictError } from "../../src/index.js";
+import { ForkpointSaver } from "../../src/langgraph/index.js";
+import { tempDatabases } from "../helpers.js";
+import { Log, sendTool } from "./helpers.js";
+
+const dbs = tempDatabases();
+const thread = { configurable: { thread_id: "t" }, durability: "sync" as const };
+
+function latch() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { open, wait: () => opened };
+}
+
+const Chat = Annotation.Root({ ...MessagesAnnotation.spec, log: Log.spec.log });
+const outcome = (r: PromiseSettledResult<unknown>) =>
+  r.status === "fulfilled" ? "ok" : r.reason instanceof ConflictError ? r.reason.code : String(r.reason);
+
+describe.each([
+  ["with a messages channel", true],
+  ["without a messages channel", false],
+])("two resumes of a waiting thread through two savers on one Forkpoint (%s)", (_, chat) => {
+  it("keeps the calls of the run landing first and stops the other, its call undone", async () => {
+    const sent: string[] = [];
+    const { fp } = dbs.open({ tools: [sendTool(sent)] });
+    const savers = { A: new ForkpointSaver(fp, { userId: "alice" }), B: new ForkpointSaver(fp, { userId: "alice" }) };
+    const aCalled = latch();
+    const bCalled = latch();
+    let aRun: Promise<unknown> = Promise.resolve();
+    const build = () =>
+      new StateGraph(chat ? Chat : Log)
+        .addNode("ship", async () => {
+          const answer = interrupt("ship?") as "A" | "B";
+          // B's node calls once A's has called; A's step lands once B's call is made; B's put once A's run ended.
+          if (answer === "B") await aCalled.wait();
+          await (await savers[answer].sessionFor("t", { userId: "alice" })).invoke("send", { t: answer });
+          if (answer === "A") {
+            aCalled.open();
+            await bCalled.wait();
+          } else {
+            bCalled.open();
+            await aRun.catch(() => undefined);
+          }
+          return chat ? { log: [`ship ${answer}`], messages: [new AIMessage(`shipped ${answer}`)] } : { log: [`ship ${answer}`] };
+        })
+        .addEdge(START, "ship")
+        .addEdge("ship", END);
+    const graphA = build().compile({ checkpointer: savers.A });
+    const graphB = build().compile({ checkpointer: savers.B });
+    await graphA.invoke(chat ? { log: ["start"], messages: [{ role: "user", content: "ship it" }] } : { log: ["start"] }, thread);
+    aRun = graphA.invoke(new Command({ resume: "A" }), thread);
+    const settled = await Promise.allSettled([aRun, graphB.invoke(new Command({ resume: "B" }), thread)]);
+
+    const state = await graphA.getState(thread);
+    expect({ head: state.values.log, world: sent }).toEqual({ head: ["start", "ship A"], world: ["A"] });
+    const s = await savers.A.sessionFor("t", { userId: "alice" });
+    expect((await s.toolTrack()).filter((c) => c.applied).map((c) => (c.args as { t: string }).t)).toEqual(["A"]);
+    expect((await fp.verify()).ok).toBe(true);
+    expect(settled.map(outcome)).toEqual(["ok", "SESSION_MOVED"]);
+  });
+});
