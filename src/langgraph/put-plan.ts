@@ -1,7 +1,7 @@
 // ForkpointSaver's put planning: where a put goes on from, and what it writes there.
 // It goes on from a stored parent's forkpoint checkpoint, a synthesized one's point, or the thread's empty start; it
 // writes the messages its list appends, or departs from a stored message (an edit), each checked before anything moves.
-import { ConflictError } from "../models/errors.js";
+import { ConflictError, NotFoundError } from "../models/errors.js";
 import type { JsonValue } from "../models/json.js";
 import type { MessageInput } from "../models/types.js";
 import type { BranchRow, LgCheckpointRow, LgThreadRow, Step, Tx } from "../store/port/index.js";
@@ -433,6 +433,9 @@ export function* parentAt(tx: Tx, thread: LgThreadRow, parentId: string | null, 
       const target = { fpCheckpointId: null, branchId, position, headHash: hash };
       return synth.base?.messagesVersion === null ? { target, messagesVersion, valueBase: synth.base } : { target, messagesVersion };
     }
+    // A parent the thread no longer has (pruned, or never its): going on from the empty start would undo every call
+    // of the thread's head. A thread without a checkpoint yet (its writes came first) starts there, as before.
+    if (yield* tx.langgraph.getCheckpoint(thread.sessionId)) throw new NotFoundError("checkpoint", parentId);
   }
   return { target: targetOf((yield* tx.getCheckpoint(thread.startCheckpointId))!), messagesVersion: null };
 }
