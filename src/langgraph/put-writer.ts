@@ -11,6 +11,7 @@ import {
   edit,
   entryAt,
   forkAtPoint,
+  headOf,
   ownedCurrent,
   rollback,
   toCheckpoint,
@@ -181,8 +182,26 @@ function* putAtHeadUnit(
   // A parent on a trimmed base: its list may need storing (the general path weighs it).
   if (put.items === null && valueBase) return null;
   if (head.position !== target.position || head.hash !== target.headHash || (cached && cached.headHash !== head.hash)) return null;
+  // A step whose parent is on another branch (the one the session was forked from) that went on after it (its nodes'
+  // calls, which the fork that made the session's branch undid: another run's input forking beside it): the general
+  // path forks after them, replaying them, rather than landing beside the same point without them.
+  if (target.branchId !== branch.id && goesOnFromHead(put) && (yield* ownCallsAfter(tx, parts, sessionId, target, put))) return null;
   const fields = validateMessages(parts, ctx, append, cached ? cached.items.length : 0);
   return yield* writeRows(parts, ctx, tx, session, branch.id, head, fields, put, cached ? put.messagesVersion : messagesVersion);
+}
+
+/** Whether the put's run journaled calls after `target` on its branch (another run's fork undid them off the head). */
+function* ownCallsAfter(tx: Tx, parts: SaverParts, sessionId: string, target: { branchId: string; position: number }, put: PreparedPut): Step<boolean> {
+  const run = put.run;
+  if (!run) return false;
+  const branch = yield* tx.getBranch(target.branchId);
+  if (!branch) return false;
+  const head = yield* headOf(tx, branch);
+  for (let position = target.position + 1; position <= head.position; position++) {
+    const entry = yield* entryAt(tx, branch, position);
+    if (entry?.kind === "tool" && parts.runs.own(sessionId, entry.id, run)) return true;
+  }
+  return false;
 }
 
 /**
@@ -203,6 +222,9 @@ function* writeAtHead(
   const { target } = landing;
   if (
     landing.editAt === null &&
+    // A step going on after its calls on another branch than the session's (a fork beside it undid them): the fork
+    // there replays them.
+    !(target.after && target.branchId !== branch.id && (yield* ownCallsAfter(tx, parts, session.id, target, put))) &&
     (yield* continuesAtHead(tx, branch, head, target)) &&
     // Not after another run's calls (two runs of the thread at once): the fork leaves them out.
     !(
