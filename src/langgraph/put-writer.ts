@@ -191,7 +191,13 @@ function* putAtHeadUnit(
 }
 
 /** Whether the put's run journaled calls after `target` on its branch (another run's fork undid them off the head). */
-function* ownCallsAfter(tx: Tx, parts: SaverParts, sessionId: string, target: { branchId: string; position: number }, put: PreparedPut): Step<boolean> {
+function* ownCallsAfter(
+  tx: Tx,
+  parts: SaverParts,
+  sessionId: string,
+  target: { branchId: string; position: number },
+  put: PreparedPut,
+): Step<boolean> {
   const run = put.run;
   if (!run) return false;
   const branch = yield* tx.getBranch(target.branchId);

@@ -24,7 +24,12 @@ const outcome = (r: PromiseSettledResult<unknown>) =>
 /** A saver telling when run B's first step checkpoint landed. */
 class WatchedSaver extends ForkpointSaver {
   onPut?: (config: RunnableConfig, metadata: CheckpointMetadata) => void;
-  override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, versions: Record<string, string | number>) {
+  override async put(
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    versions: Record<string, string | number>,
+  ) {
     const out = await super.put(config, checkpoint, metadata, versions);
     this.onPut?.(config, metadata);
     return out;

@@ -36,7 +36,10 @@ describe.each([
   ["with a messages channel", true],
   ["without a messages channel", false],
 ])("a resume sent while another resume's call runs (%s)", (_, chat) => {
-  it.each([["A's step lands first", "AB"], ["B's step is put first", "BA"]])("never shows B's result beside A's call (%s)", async (_, order) => {
+  it.each([
+    ["A's step lands first", "AB"],
+    ["B's step is put first", "BA"],
+  ])("never shows B's result beside A's call (%s)", async (_, order) => {
     const sent: string[] = [];
     const aRunning = latch();
     const bRead = latch();
