@@ -35,6 +35,7 @@ export async function getTuple(parts: SaverParts, reader: CheckpointReader, conf
   if (tuple?.pendingWrites && found.waits && found.waits.size > 0)
     tuple.pendingWrites = await withSubgraphWaits(parts.serde, tuple.pendingWrites, found.waits);
   parts.runs.served(config, tuple?.pendingWrites);
+  parts.runs.goesOnFrom(config, tuple?.checkpoint.id);
   return tuple;
 }
 

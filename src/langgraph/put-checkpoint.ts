@@ -118,6 +118,7 @@ export async function putCheckpoint(
       fromHead: ns === "" && metadata?.source === "input" && runFromThread(config),
       run: parts.runs.runOf(config),
     };
+    parts.runs.goesOnFrom(config, checkpoint.id);
     if (known !== undefined) {
       const done = await ctx.withSessionLock(`langgraph-put:${known}`, () => writer.putAtHead(ctx, known, put));
       if (done) return done;

@@ -43,6 +43,7 @@ export class RunCalls {
   readonly #runs = new WeakMap<object, RunMark>();
   readonly #calls = new Map<string, Map<string, CallMark>>();
   readonly #settled = new Map<string, number>();
+  readonly #checkpoints = new Map<string, RunMark>();
   #tick = 0;
 
   /** Marks the run `config` belongs to as started now, if it was not yet (a read of its thread by its loop). */
@@ -75,6 +76,34 @@ export class RunCalls {
   runOf(config: RunnableConfig | undefined): RunMark | undefined {
     const control = controlOf(config);
     return control ? this.#runs.get(control) : undefined;
+  }
+
+  /**
+   * Notes that the run `config` belongs to goes on from the checkpoint `checkpointId` (it put it, or read it last): a
+   * task of its step runs from it. A task whose config lost the run's `control` (a tool a prebuilt \`ToolNode\` runs,
+   * invoked with a config of its own) is told by its checkpoint (`runAt`).
+   */
+  goesOnFrom(config: RunnableConfig | undefined, checkpointId: string | undefined): void {
+    const run = this.runOf(config);
+    if (!run || checkpointId === undefined) return;
+    this.#checkpoints.delete(checkpointId);
+    this.#checkpoints.set(checkpointId, run);
+    if (this.#checkpoints.size > SETTLED_TASKS) this.#checkpoints.delete(this.#checkpoints.keys().next().value!);
+  }
+
+  /** The run a task's config belongs to: by its `control`, else by the checkpoint its step runs from. */
+  runAt(config: RunnableConfig | undefined): RunMark | undefined {
+    const run = this.runOf(config);
+    if (run || controlOf(config)) return run;
+    // The checkpoints of the task's step and of the steps of the graphs it runs in (`checkpoint_map`, as LangGraph
+    // hands it to tasks), the innermost first.
+    const map = config?.configurable?.checkpoint_map as Record<string, unknown> | undefined;
+    if (typeof map !== "object" || map === null) return undefined;
+    for (const id of Object.values(map).reverse()) {
+      const run = typeof id === "string" ? this.#checkpoints.get(id) : undefined;
+      if (run) return run;
+    }
+    return undefined;
   }
 
   /** Notes that `run` journaled the call `entryId` on the session, in a node of its task `task`. */

@@ -52,7 +52,7 @@ export function guardRunCalls(parts: SaverParts, handle: SessionHandle, thread: 
           sessionId: handle.id,
           thread,
           runAt: stepCheckpointId(thread),
-          run: parts.runs.runOf(config as RunnableConfig),
+          run: parts.runs.runAt(config as RunnableConfig),
           task: typeof task === "string" ? task : undefined,
         };
         return watchJournal({ unit: journaledInRun, context }, call);
