@@ -2,7 +2,7 @@
 // `config.control`, and the saver tells the run by the checkpoint the tool's step runs from. The input forks before
 // the call (undoing it); the other run's step lands after the call again, replaying it: the head never shows a
 // tool's result whose call is undone.
-import { AIMessage, HumanMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
 import { MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
@@ -78,7 +78,7 @@ describe("an input sent while another run's ToolNode call runs", () => {
     await Promise.allSettled([aRun, graph.invoke({ messages: [new HumanMessage("hello")] }, config("B"))]);
 
     // The head shows the tool's result only with its call applied.
-    const head = (await graph.getState(config("x"))).values.messages;
+    const head = (await graph.getState(config("x"))).values.messages as BaseMessage[];
     const shown = head.filter((m) => m.getType() === "tool").map((m) => String(m.content).slice(5));
     expect([...sent].sort()).toEqual(shown);
     const s = await saver.sessionFor("t", { userId: "alice" });
