@@ -66,6 +66,39 @@ export function* callsLeftOut(
 }
 
 /**
+ * Whether the step of a stored checkpoint went on after a user's checkpoint taken while it was stopped, and a move
+ * back to that checkpoint left it out: the lineage leaves the checkpoint's branch right at its position from that
+ * user's checkpoint (`keptOf` "after"), and the branch holds a call of the step past it. The step journaled nothing
+ * before the user's checkpoint, so its calls came from tasks resumed or retried after it: the resume values stored
+ * since (LangGraph writes no checkpoint while a task asks again in the same step) are not the head's, nor what those
+ * tasks wrote; the step shows what a moved-to checkpoint the graph went on from shows. Once a call of the step lands on
+ * the lineage past the move (the thread was resumed there), the writes stored are that resume's, and are served.
+ */
+export function* resumedPastUserCheckpoint(
+  tx: Tx,
+  sessionId: string,
+  row: LgCheckpointRow,
+  points: LgPointRow[],
+  branch: BranchRow,
+  position: number,
+): Step<boolean> {
+  const at = points.find((p) => p.checkpointId === row.checkpointId);
+  const head = at && (yield* tx.branchHeads(sessionId)).get(at.branchId);
+  if (!at || head === undefined) return false;
+  const segments = yield* tx.lineage(branch.id, position);
+  if ((yield* keptOf(tx, at, segments)) !== "after") return false;
+  // A task resumed since the move made its call on the lineage: the writes stored since are that resume's.
+  for (const segment of segments.slice(segments.findIndex((x) => x.branchId === at.branchId) + 1)) {
+    if ((yield* tx.segmentTools(segment)).some((t) => t.status === "succeeded")) return false;
+  }
+  const later = points.filter((p) => p.branchId === at.branchId && p.position >= at.position && p.seq > at.seq);
+  const upTo = Math.min(head, ...later.map((p) => p.position));
+  if (upTo <= at.position) return false;
+  const calls = yield* tx.segmentTools({ branchId: at.branchId, after: at.position, upTo });
+  return calls.some((t) => t.status === "succeeded");
+}
+
+/**
  * How far a lineage keeps the branch of a LangGraph checkpoint (`at`): the position (-1: not at all), or "after" when
  * it leaves right at the checkpoint's position from a forkpoint checkpoint written after it (a user's, taken while the
  * step was stopped before any call of its tasks): nothing the step journaled came before that point.

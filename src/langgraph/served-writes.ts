@@ -1,7 +1,7 @@
 // Which of a stored checkpoint's pending writes a read serves: what the session's current lineage still holds of them.
 import type { BranchRow, LgCheckpointRow, LgPointRow, LgThreadRow, Step, Tx } from "../store/port/index.js";
 import { ownedCurrent, type Head } from "../sessions/langgraph-bridge.js";
-import { callsLeftOut, type Undone } from "./moved-head-writes.js";
+import { callsLeftOut, resumedPastUserCheckpoint, type Undone } from "./moved-head-writes.js";
 import { checkpointAt, type PointCheckpoint } from "./thread-head.js";
 
 /** The session's current branch and head, and its LangGraph checkpoints' points (read once for many checkpoints). */
@@ -25,14 +25,21 @@ export function* currentLineage(tx: Tx, thread: LgThreadRow): Step<CurrentLineag
 
 /**
  * What a move left of a head's checkpoint: the step's tool calls, when the head's world does not hold them all (a
- * rollback to it undid them: its tasks' results are stale); else its continuation, after the graph went on from it.
+ * rollback to it undid them: its tasks' results are stale); else its continuation, after the graph went on from it,
+ * or after its step's tasks were resumed past the user's checkpoint the session was moved back to
+ * (`resumedPastUserCheckpoint`).
  */
 export function* undoneAt(tx: Tx, thread: LgThreadRow, at: PointCheckpoint, current: Lineage): Step<Undone | null> {
   if (at.kind === "stored" && (yield* callsLeftOut(tx, thread.sessionId, at.row, current.points, current.branch, current.head.position))) {
     return "calls";
   }
   const id = at.kind === "stored" ? at.row.checkpointId : at.synth.id;
-  return (yield* tx.langgraph.hasChild(thread.sessionId, id)) ? "continuation" : null;
+  if (yield* tx.langgraph.hasChild(thread.sessionId, id)) return "continuation";
+  // Resumed past a user's checkpoint the session was moved back to, asking again in the same step (no child written).
+  const resumed =
+    at.kind === "stored" &&
+    (yield* resumedPastUserCheckpoint(tx, thread.sessionId, at.row, current.points, current.branch, current.head.position));
+  return resumed ? "continuation" : null;
 }
 
 /**
