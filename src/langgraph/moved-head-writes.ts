@@ -68,11 +68,12 @@ export function* callsLeftOut(
 /**
  * Whether the step of a stored checkpoint went on after a user's checkpoint taken while it was stopped, and a move
  * back to that checkpoint left it out: the lineage leaves the checkpoint's branch right at its position from that
- * user's checkpoint (`keptOf` "after"), and the branch holds a call of the step past it. The step journaled nothing
- * before the user's checkpoint, so its calls came from tasks resumed or retried after it: the resume values stored
- * since (LangGraph writes no checkpoint while a task asks again in the same step) are not the head's, nor what those
- * tasks wrote; the step shows what a moved-to checkpoint the graph went on from shows. Once a call of the step lands on
- * the lineage past the move (the thread was resumed there), the writes stored are that resume's, and are served.
+ * user's checkpoint (`keptOf` "after"), the step stopped there (an interrupt or an error written), and the branch
+ * holds a call of the step past it. The step journaled nothing before the user's checkpoint, so its calls came from
+ * tasks resumed or retried after it: the resume values stored since (LangGraph writes no checkpoint while a task asks
+ * again in the same step) are not the head's, nor what those tasks wrote; the step shows what a moved-to checkpoint
+ * the graph went on from shows. Once a call of the step lands on the lineage past the move (the thread was resumed
+ * there), the writes stored are that resume's, and are served.
  */
 export function* resumedPastUserCheckpoint(
   tx: Tx,
@@ -95,7 +96,9 @@ export function* resumedPastUserCheckpoint(
   const upTo = Math.min(head, ...later.map((p) => p.position));
   if (upTo <= at.position) return false;
   const calls = yield* tx.segmentTools({ branchId: at.branchId, after: at.position, upTo });
-  return calls.some((t) => t.status === "succeeded");
+  if (!calls.some((t) => t.status === "succeeded")) return false;
+  // The step stopped there (an interrupt or an error): its tasks were resumed or retried past the user's checkpoint.
+  return (yield* tx.langgraph.writesOf(sessionId, row.checkpointId)).some((w) => isWait(w.channel));
 }
 
 /**
