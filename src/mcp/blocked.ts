@@ -6,6 +6,8 @@ import type { Tx } from "../store/port/index.js";
 import { sessionEngine } from "../sessions/session-handle.js";
 import { restoreCheck, type RestoreCheck } from "../sessions/workspace/prepare-restore.js";
 import { sameFilesConfig } from "../sessions/workspace/snapshots.js";
+import { irreversibleOutside } from "../sessions/moves/failed-undo-files.js";
+import { snapshotPosition } from "../sessions/moves/move-files.js";
 
 function* targetOf(tx: Tx, sessionId: string, checkpointId: string) {
   const ws = yield* tx.getWorkspace(sessionId);
@@ -26,6 +28,29 @@ export async function rollbackCheck(s: SessionHandle, checkpointId: string): Pro
     });
   } catch (error) {
     if (error instanceof ForkpointError) return null;
+    throw error;
+  }
+}
+
+/**
+ * The paths a "both" rollback to checkpoint `cp` leaves as they are, whatever the checkpoint holds: those the applied
+ * irreversible calls its files do not hold recorded (their effect stays out there, so the move keeps them; see
+ * `irreversibleOutside`). Empty when it cannot be read (a restore under way: the rollback says it).
+ */
+export async function keptByRollback(s: SessionHandle, cp: { id: string; branchId: string; position: number }): Promise<string[]> {
+  try {
+    return await sessionEngine(s).run((ctx, ref) =>
+      ctx.store.read(function* (tx) {
+        const target = { branchId: cp.branchId, position: cp.position };
+        const at = yield* snapshotPosition(tx, ref.id, target, cp.id);
+        const calls = yield* irreversibleOutside(tx, (tool) => ctx.tools.isReversible(tool), ref.id, target, at);
+        const kept = new Set<string>();
+        for (const id of calls) for (const p of (yield* tx.callPaths(id)) ?? []) kept.add(p);
+        return [...kept].sort();
+      }),
+    );
+  } catch (error) {
+    if (error instanceof ForkpointError) return [];
     throw error;
   }
 }

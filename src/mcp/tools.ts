@@ -1,7 +1,7 @@
 // The MCP tools over one session with a workspace: each takes its parsed input and returns JSON and a line to read.
 import { ConflictError, type Branch, type Checkpoint, type MoveOptions, type MoveResult, type SessionHandle } from "../index.js";
 import type { FilesDiffer } from "./files-diff.js";
-import { rollbackCheck } from "./blocked.js";
+import { keptByRollback, rollbackCheck } from "./blocked.js";
 import { findCheckpoint, lastCheckpoint } from "./lineage.js";
 import type { ToolInput, ToolName, ToolOutput } from "./schemas.js";
 import { branchOf, callOf, checkpointOf, countOf, diffLine, moveOf, moveTail, named, paths, skippedTail, where } from "./shapes.js";
@@ -84,7 +84,12 @@ export const handlers: ToolHandlers = {
 
   async plan_rollback({ session: s, files }, { checkpoint }) {
     const cp = await findCheckpoint(s, checkpoint);
-    const [plan, last, check] = await Promise.all([s.plan({ checkpointId: cp.id }), lastCheckpoint(s), rollbackCheck(s, cp.id)]);
+    const [plan, last, check, held] = await Promise.all([
+      s.plan({ checkpointId: cp.id }),
+      lastCheckpoint(s),
+      rollbackCheck(s, cp.id),
+      keptByRollback(s, cp),
+    ]);
     const blocked = check?.blocked ?? null;
     // File lists only (no patch is computed), both in one call: the checkpoint's files against the disk, and those of the
     // last checkpoint on this branch (once, when it is that checkpoint).
@@ -105,10 +110,15 @@ export const handlers: ToolHandlers = {
           : drifts || blocked
             ? "WORKSPACE_DRIFT"
             : null;
+    // The files of an applied irreversible call the checkpoint does not hold stay as they are (rollback keeps them).
+    const differs = [...toCheckpoint!.added, ...toCheckpoint!.modified, ...toCheckpoint!.deleted];
+    const kept = differs.filter((p) => held.includes(p)).sort();
+    const moved = (p: string) => !kept.includes(p);
     const structured = {
       checkpoint: checkpointOf(cp),
-      restore: [...toCheckpoint!.modified, ...toCheckpoint!.deleted].sort(),
-      remove: toCheckpoint!.added.filter((p) => !check?.leftAlone.includes(p)),
+      restore: [...toCheckpoint!.modified, ...toCheckpoint!.deleted].filter(moved).sort(),
+      remove: toCheckpoint!.added.filter((p) => moved(p) && !check?.leftAlone.includes(p)),
+      kept,
       uncheckpointed: changed,
       lastCheckpointId: last?.id ?? null,
       tools: { undo: plan.undone.map(callOf), replay: plan.replayed.map(callOf), irreversible, unregistered },
@@ -120,6 +130,11 @@ export const handlers: ToolHandlers = {
         ` and delete ${structured.remove.length}` +
         (structured.remove.length > 0 ? ` (${paths(structured.remove)})` : ""),
     ];
+    if (kept.length > 0)
+      parts.push(
+        `keep ${countOf(kept.length, "file")} as ${kept.length === 1 ? "it is" : "they are"} (${paths(kept)}): ` +
+          "irreversible tool calls wrote them, and those stay applied",
+      );
     if (structured.tools.undo.length > 0) parts.push(`undo ${paths(structured.tools.undo)}`);
     if (structured.tools.replay.length > 0) parts.push(`replay ${paths(structured.tools.replay)}`);
     if (changed.length > 0)
