@@ -79,6 +79,7 @@ export async function putCheckpoint(
   const key = threadKey(userId, threadId, ns);
   const known = parts.sessions.get(key);
   const land = async (): Promise<RunnableConfig> => {
+    if (parts.runs.stoppedRun(config)) throw stoppedRunPut(threadId);
     const early = known === undefined || items === null ? undefined : serializeNew(parts, known, items, parentId);
     const whole = items === null || early ? null : { mirrored: mirrorOf(items), serialized: serializeItems(parts, items) };
     // Awaited by the path that needs it; a put that fails before then must not leave it rejected and unheard.
@@ -146,6 +147,14 @@ export async function putCheckpoint(
   });
   return parts.landing.add(key, landing, known);
 }
+
+/** The refusal of a put of a run one of whose nodes' calls was refused (`SESSION_MOVED`, `run-fork-guard.ts`). */
+export const stoppedRunPut = (threadId: string) =>
+  new ConflictError(
+    `thread ${threadId}: a call of this run was refused (SESSION_MOVED), so the run cannot keep its own calls; ` +
+      "the run is stopped: invoke the graph again to go on from where the session is now",
+    "SESSION_MOVED",
+  );
 
 /**
  * Whether the put's run is one LangGraph started from the thread's latest checkpoint: LangGraph copies the run's

@@ -6,6 +6,7 @@ import { newId } from "../models/ids.js";
 import { assertPlainText } from "../models/strings.js";
 import type { LgWriteRow, Tx, WriteScope } from "../store/port/index.js";
 import { assertSaverKey, threadConfig, threadKey, userOf, type SaverParts } from "./saver-parts.js";
+import { stoppedRunPut } from "./put-checkpoint.js";
 import { findThread, startThread, startedElsewhere } from "./threads.js";
 import type { EngineContext } from "../sessions/langgraph-bridge.js";
 
@@ -34,6 +35,9 @@ export async function putWrites(
   if (!Array.isArray(writes) || !writes.every((w) => Array.isArray(w) && typeof w[0] === "string")) {
     throw new ValidationError("writes", "must be an array of [channel, value] pairs");
   }
+  // A stopped run's writes are refused, but for the failure it ends with (`run-calls.ts`).
+  const failure = writes.some(([channel]) => channel === "__error__");
+  if (parts.runs.stoppedWrites(config, taskId) && !failure) throw stoppedRunPut(threadId);
   // Tracked from here, as a put is (`landing-puts.ts`): LangGraph issues the next put once these writes have landed.
   const key = threadKey(userId, threadId, ns);
   const landed = Promise.withResolvers<void>();

@@ -44,7 +44,37 @@ export class RunCalls {
   readonly #calls = new Map<string, Map<string, CallMark>>();
   readonly #settled = new Map<string, number>();
   readonly #checkpoints = new Map<string, RunMark>();
+  readonly #stopped = new WeakSet<RunMark>();
+  readonly #stoppedTasks = new Set<string>();
   #tick = 0;
+
+  /**
+   * Marks stopped the run `config` (a task's) belongs to: one of its nodes' calls was refused (`SESSION_MOVED`), so its
+   * later puts are refused too. A task whose config lost the run's `control` (a tool a prebuilt `ToolNode` runs) is
+   * noted by its id: the run is the one whose `putWrites` stores that task's writes (`stoppedWrites`).
+   */
+  stop(config: RunnableConfig | undefined): void {
+    const run = this.runOf(config);
+    if (run) this.#stopped.add(run);
+    const task = config?.configurable?.__pregel_task_id;
+    if (run || typeof task !== "string") return;
+    this.#stoppedTasks.add(task);
+    if (this.#stoppedTasks.size > SETTLED_TASKS) this.#stoppedTasks.delete(this.#stoppedTasks.values().next().value!);
+  }
+
+  /** Whether the run `config` belongs to was stopped (`stop`). */
+  stoppedRun(config: RunnableConfig | undefined): boolean {
+    const run = this.runOf(config);
+    return run !== undefined && this.#stopped.has(run);
+  }
+
+  /** Whether the writes of task `task` of the run `config` belongs to come from a stopped run (which they then stop). */
+  stoppedWrites(config: RunnableConfig | undefined, task: string): boolean {
+    if (!this.#stoppedTasks.delete(task)) return this.stoppedRun(config);
+    const run = this.runOf(config);
+    if (run) this.#stopped.add(run);
+    return true;
+  }
 
   /** Marks the run `config` belongs to as started now, if it was not yet (a read of its thread by its loop). */
   started(config: RunnableConfig | undefined): void {

@@ -37,31 +37,49 @@ export interface GuardedThread {
 export function guardRunCalls(parts: SaverParts, handle: SessionHandle, thread: GuardedThread): SessionHandle {
   for (const name of ["invoke", "recordToolCall"] as const) {
     const method = handle[name] as (...args: unknown[]) => Promise<unknown>;
+    const guardedCall = async (...args: unknown[]): Promise<unknown> => {
+      const at = await runBranch(parts, handle, thread);
+      await refuseForkingRun(parts, handle, thread);
+      await refuseMovedRun(parts, handle, thread);
+      const call = () => method.apply(handle, at === undefined ? args : onBranch(args, name === "invoke" ? 2 : 1, at));
+      // The run's own call, told from those of another run of the thread beside it (`run-calls.ts`).
+      const config = taskConfig(thread);
+      if (!config) return call();
+      const task = config.configurable.__pregel_task_id;
+      const context: RunCall = {
+        parts,
+        sessionId: handle.id,
+        thread,
+        runAt: stepCheckpointId(thread),
+        run: parts.runs.runAt(config as RunnableConfig),
+        task: typeof task === "string" ? task : undefined,
+      };
+      return watchJournal({ unit: journaledInRun, context }, call);
+    };
     Object.defineProperty(handle, name, {
       value: async (...args: unknown[]) => {
-        const at = await runBranch(parts, handle, thread);
-        await refuseForkingRun(parts, handle, thread);
-        await refuseMovedRun(parts, handle, thread);
-        const call = () => method.apply(handle, at === undefined ? args : onBranch(args, name === "invoke" ? 2 : 1, at));
-        // The run's own call, told from those of another run of the thread beside it (`run-calls.ts`).
-        const config = taskConfig(thread);
-        if (!config) return call();
-        const task = config.configurable.__pregel_task_id;
-        const context: RunCall = {
-          parts,
-          sessionId: handle.id,
-          thread,
-          runAt: stepCheckpointId(thread),
-          run: parts.runs.runAt(config as RunnableConfig),
-          task: typeof task === "string" ? task : undefined,
-        };
-        return watchJournal({ unit: journaledInRun, context }, call);
+        try {
+          return await guardedCall(...args);
+        } catch (error) {
+          // A run from the thread's latest checkpoint whose call is refused cannot keep its own calls: it is stopped,
+          // its later puts refused too, even when its node goes on past the refusal (a prebuilt `ToolNode` turns it
+          // into a ToolMessage). A run from a checkpoint it addressed (time travel) forks there by design: it goes on.
+          const config = taskConfig(thread) as RunnableConfig | undefined;
+          if (error instanceof ConflictError && error.code === "SESSION_MOVED" && fromLatest(config)) parts.runs.stop(config);
+          throw error;
+        }
       },
       configurable: true,
       writable: true,
     });
   }
   return handle;
+}
+
+/** Whether the task's run is one LangGraph started from the thread's latest checkpoint (it addressed none). */
+function fromLatest(config: RunnableConfig | undefined): boolean {
+  const metadata = config?.metadata as Record<string, unknown> | undefined;
+  return metadata?.thread_id != null && metadata.checkpoint_id == null;
 }
 
 /** A call made in a node of a run of this saver's graph on the thread: what its journal unit checks and notes. */
