@@ -2,7 +2,7 @@
 // says, a link, a file or folder in the way, a file it does not capture where one goes), run through the handle.
 import type { SessionHandle } from "../index.js";
 import { ForkpointError } from "../index.js";
-import type { Tx } from "../store/port/index.js";
+import type { Step, Tx } from "../store/port/index.js";
 import { sessionEngine } from "../sessions/session-handle.js";
 import { restoreCheck, type RestoreCheck } from "../sessions/workspace/prepare-restore.js";
 import { sameFilesConfig } from "../sessions/workspace/snapshots.js";
@@ -40,17 +40,24 @@ export async function rollbackCheck(s: SessionHandle, checkpointId: string): Pro
 export async function keptByRollback(s: SessionHandle, cp: { id: string; branchId: string; position: number }): Promise<string[]> {
   try {
     return await sessionEngine(s).run((ctx, ref) =>
-      ctx.store.read(function* (tx) {
-        const target = { branchId: cp.branchId, position: cp.position };
-        const at = yield* snapshotPosition(tx, ref.id, target, cp.id);
-        const calls = yield* irreversibleOutside(tx, (tool) => ctx.tools.isReversible(tool), ref.id, target, at);
-        const kept = new Set<string>();
-        for (const id of calls) for (const p of (yield* tx.callPaths(id)) ?? []) kept.add(p);
-        return [...kept].sort();
-      }),
+      ctx.store.read((tx) => keptUnit(tx, ref.id, cp, (tool) => ctx.tools.isReversible(tool))),
     );
   } catch (error) {
     if (error instanceof ForkpointError) return [];
     throw error;
   }
+}
+
+function* keptUnit(
+  tx: Tx,
+  sessionId: string,
+  cp: { id: string; branchId: string; position: number },
+  isReversible: (tool: string) => boolean,
+): Step<string[]> {
+  const target = { branchId: cp.branchId, position: cp.position };
+  const at = yield* snapshotPosition(tx, sessionId, target, cp.id);
+  const calls = yield* irreversibleOutside(tx, isReversible, sessionId, target, at);
+  const kept = new Set<string>();
+  for (const id of calls) for (const p of (yield* tx.callPaths(id)) ?? []) kept.add(p);
+  return [...kept].sort();
 }
