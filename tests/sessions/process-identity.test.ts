@@ -46,11 +46,12 @@ describe("isAlive", () => {
   });
 
   it.skipIf(!linux)("a zombie (exited, not yet reaped) counts as dead", async () => {
-    // The child's own child exits at once; the child never waits for it, so it stays a zombie while the child sleeps.
-    const parent = spawn("sh", ["-c", "sleep 0 & echo $!; exec sleep 30"], { stdio: ["ignore", "pipe", "ignore"] });
+    // The child's own child exits once the child has become `sleep` (a shell might reap it before its exec); `sleep`
+    // never waits for it, so it stays a zombie while the child sleeps.
+    const parent = spawn("sh", ["-c", "sleep 0.3 & echo $!; exec sleep 30"], { stdio: ["ignore", "pipe", "ignore"] });
     kids.push(parent);
     const pid = Number(await new Promise<string>((r) => parent.stdout!.once("data", (d: Buffer) => r(d.toString().trim()))));
-    for (let i = 0; i < 200 && processStart(pid) !== null && !isZombie(pid); i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 500 && processStart(pid) !== null && !isZombie(pid); i++) await new Promise((r) => setTimeout(r, 10));
     expect(isZombie(pid)).toBe(true);
     expect(isAlive(pid, `${processStart(pid)}#0`)).toBe(false);
   });
