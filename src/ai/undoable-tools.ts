@@ -1,4 +1,5 @@
 // undoableTools: an AI SDK ToolSet whose calls are journaled on a session's track, undone and replayed by its moves.
+// Over 450 lines: the wrapper, its request ids and the answer-form choice are one loop's rules, read together.
 import {
   asSchema,
   type InferToolInput,

@@ -1,4 +1,5 @@
 // ForkpointSaver's put planning: where a put goes on from, and what it writes there.
+// Over 450 lines: where a put lands and whose calls it keeps are one decision, checked in one place.
 // It goes on from a stored parent's forkpoint checkpoint, a synthesized one's point, or the thread's empty start; it
 // writes the messages its list appends, or departs from a stored message (an edit), each checked before anything moves.
 import { ConflictError, NotFoundError } from "../models/errors.js";
