@@ -48,7 +48,8 @@ it("another handle's checkpoint while a 'both' move undoes is MOVE_IN_PROGRESS, 
   const start = await s.checkpoint({ name: "start" });
   await s.invoke("gated_write", { name: "a" });
   await s.invoke("gated_write", { name: "b" });
-  const other = openForkpoint({ path: db, tools: [gatedWrite] });
+  // Its writes wait for another handle's move at most a second (not the default 15 s) before they are refused.
+  const other = openForkpoint({ path: db, tools: [gatedWrite], busyTimeoutMs: 1_000 });
   opened.push(other);
   const t = await other.getSession(s.id, { userId: "u" });
   const before = (await t.listCheckpoints()).items.length;
