@@ -98,10 +98,10 @@ function* movedHead(tx: Tx, thread: LgThreadRow): Step<MovedPlace | null> {
 
 /**
  * What a lineage keeps of a subgraph's step in its parent's namespace, as windows along the lineage: on the branch of
- * the parent's checkpoint (`at`), what was written up to the forkpoint checkpoint a further branch forks from right at
- * its position (a rollback to a user's checkpoint taken while the step was stopped, or to the LangGraph checkpoint
- * itself); on each such further branch, what was written once that branch was made, up to the checkpoint the next forks
- * from. A subgraph's waits in the step are its own session's checkpoints, so they are weighed by the global seq of
+ * the parent's checkpoint (`at`), what was written up to the forkpoint checkpoint a further branch forks from at its
+ * position or past it (a rollback to a user's checkpoint taken while the step was stopped, past the calls tasks beside
+ * the stopped one journaled first, or to the LangGraph checkpoint itself); on each further branch, what was written
+ * once that branch was made, up to the checkpoint the next forks from; the last, to the end of the step. A subgraph's waits in the step are its own session's checkpoints, so they are weighed by the global seq of
  * their forkpoint checkpoints (`upTo`) and by when they were written (`after`, ms: a branch made by a move has no seq).
  */
 export interface WaitWindow {
@@ -133,8 +133,8 @@ export function* waitWindows(tx: Tx, at: LgPointRow, segments: LineageSegment[],
   for (let k = i; k < segments.length; k++) {
     const after = k === i ? -Infinity : ((yield* tx.getBranch(segments[k]!.branchId))?.createdAt ?? -Infinity);
     const next = segments[k + 1];
-    // The lineage goes on past the checkpoint's position on this branch: the step went on there.
-    if (segments[k]!.upTo > at.position || (!next && last === undefined)) {
+    // The lineage ends at this branch's head: the step went on there as far as it did.
+    if (!next && last === undefined) {
       windows.push({ after, upTo: Infinity });
       break;
     }
