@@ -67,13 +67,13 @@ export function* callsLeftOut(
 
 /**
  * Whether the step of a stored checkpoint went on after a user's checkpoint taken while it was stopped, and a move
- * back to that checkpoint left it out: the lineage leaves the checkpoint's branch right at its position from that
- * user's checkpoint (`keptOf` "after"), the step stopped there (an interrupt or an error written), and the branch
- * holds a call of the step past it. The step journaled nothing before the user's checkpoint, so its calls came from
- * tasks resumed or retried after it: the resume values stored since (LangGraph writes no checkpoint while a task asks
- * again in the same step) are not the head's, nor what those tasks wrote; the step shows what a moved-to checkpoint
- * the graph went on from shows. Once a call of the step lands on the lineage past the move (the thread was resumed
- * there), the writes stored are that resume's, and are served.
+ * back to that checkpoint left it out: the lineage leaves the checkpoint's branch within the step from that user's
+ * checkpoint (`leftWithin`: right at its position, or past the calls tasks beside the stopped one journaled before
+ * it), the step stopped there (an interrupt or an error written), and the branch holds a call of the step past that
+ * point. Those calls came from tasks resumed or retried after the user's checkpoint: the resume values stored since
+ * (LangGraph writes no checkpoint while a task asks again in the same step) are not the head's, nor what those tasks
+ * wrote; the step shows what a moved-to checkpoint the graph went on from shows. Once a call of the step lands on the
+ * lineage past the move (the thread was resumed there), the writes stored are that resume's, and are served.
  */
 export function* resumedPastUserCheckpoint(
   tx: Tx,
@@ -87,18 +87,36 @@ export function* resumedPastUserCheckpoint(
   const head = at && (yield* tx.branchHeads(sessionId)).get(at.branchId);
   if (!at || head === undefined) return false;
   const segments = yield* tx.lineage(branch.id, position);
-  if ((yield* keptOf(tx, at, segments)) !== "after") return false;
+  const left = yield* leftWithin(tx, at, segments);
+  if (left === undefined) return false;
   // A task resumed since the move made its call on the lineage: the writes stored since are that resume's.
   for (const segment of segments.slice(segments.findIndex((x) => x.branchId === at.branchId) + 1)) {
     if ((yield* tx.segmentTools(segment)).some((t) => t.status === "succeeded")) return false;
   }
   const later = points.filter((p) => p.branchId === at.branchId && p.position >= at.position && p.seq > at.seq);
   const upTo = Math.min(head, ...later.map((p) => p.position));
-  if (upTo <= at.position) return false;
-  const calls = yield* tx.segmentTools({ branchId: at.branchId, after: at.position, upTo });
+  if (upTo <= left) return false;
+  const calls = yield* tx.segmentTools({ branchId: at.branchId, after: left, upTo });
   if (!calls.some((t) => t.status === "succeeded")) return false;
   // The step stopped there (an interrupt or an error): its tasks were resumed or retried past the user's checkpoint.
   return (yield* tx.langgraph.writesOf(sessionId, row.checkpointId)).some((w) => isWait(w.channel));
+}
+
+/**
+ * Where a lineage leaves the branch of a LangGraph checkpoint (`at`) from a forkpoint checkpoint written after it (a
+ * user's, taken while the step was stopped): right at its position (`keptOf` "after"), or past it (calls of tasks
+ * that ran beside the stopped one came before the user's checkpoint); undefined when the lineage ends on that branch,
+ * does not hold it, or leaves it by an edit's fork. Past the step (a later LangGraph checkpoint of the branch at or
+ * before that point) is for the caller to weigh.
+ */
+function* leftWithin(tx: Tx, at: LgPointRow, segments: LineageSegment[]): Step<number | undefined> {
+  const kept = yield* keptOf(tx, at, segments);
+  if (kept === "after") return at.position;
+  if (kept <= at.position) return undefined;
+  const next = segments[segments.findIndex((s) => s.branchId === at.branchId) + 1];
+  const forkId = next ? (yield* tx.getBranch(next.branchId))?.forkCheckpointId : undefined;
+  const fork = forkId ? yield* tx.getCheckpoint(forkId) : undefined;
+  return fork && fork.seq > at.seq ? kept : undefined;
 }
 
 /**

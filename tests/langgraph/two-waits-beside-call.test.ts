@@ -1,5 +1,4 @@
-// A subgraph's task that asks twice in one step while a task beside it journaled a call before its first wait: a rollback
-// to a user's checkpoint taken at the first wait (past that call) waits at the first question again.
+// A task asking twice beside a journaled call, rolled back to its first wait, asks its first question again.
 import { Annotation, Command, END, START, StateGraph, interrupt } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
@@ -97,5 +96,67 @@ describe.each(["sync", "async"] as const)("two waits in a subgraph beside a jour
     expect(await t.graph.invoke(new Command({ resume: "D" }), t.config)).toMatchObject({ a: "B", b: "D", done: "done B D yes" });
     expect(t.sent).toEqual(["side", "a=B", "b=D"]);
     expect(await t.fp.verify()).toMatchObject({ ok: true });
+  });
+
+  it("rolled back to the first wait, run on without an answer: the undone answer is not given again", async () => {
+    const t = await setup(durability);
+    await t.s.rollback(t.first.id);
+    await t.graph.invoke(null, t.config);
+    expect(t.sent).toEqual(["side"]);
+    await expectWaiting(t, "first?", "ask1");
+  });
+});
+
+/** Thread "t": node "both" asks "q1", sends "q1=<answer>", asks "q2", sends "q2=<answer>", beside "side" (sends "side"). */
+function askTwiceBesideGraph(saver: ForkpointSaver, inSubgraph: boolean) {
+  const Log = Annotation.Root({ log: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }) });
+  const send = async (t: string) => (await saver.sessionFor("t", { userId: "alice" })).invoke("send", { t });
+  const inner = new StateGraph(Log)
+    .addNode("both", async () => {
+      const a = interrupt("q1") as string;
+      await send(`q1=${a}`);
+      const b = interrupt("q2") as string;
+      await send(`q2=${b}`);
+      return { log: [`q1=${a}`, `q2=${b}`] };
+    })
+    .addNode("side", async () => {
+      await send("side");
+      return { log: ["side"] };
+    })
+    .addEdge(START, "both")
+    .addEdge(START, "side")
+    .addEdge("both", END)
+    .addEdge("side", END);
+  const root = () => inner.compile({ checkpointer: saver });
+  if (!inSubgraph) return root();
+  const outer = new StateGraph(Log).addNode("sub", inner.compile()).addEdge(START, "sub").addEdge("sub", END);
+  // Driven as the root graph is (invoke, getState).
+  return outer.compile({ checkpointer: saver }) as unknown as ReturnType<typeof root>;
+}
+
+describe.each(["sync", "async"] as const)("one node asks twice beside a journaled call, rolled back (durability %s)", (durability) => {
+  it.each([false, true])("(in a subgraph: %s) answers the first question with the new answer", async (inSubgraph) => {
+    const sent: string[] = [];
+    const { fp } = dbs.open({ tools: [sendTool(sent)] });
+    const saver = new ForkpointSaver(fp, { userId: "alice" });
+    const graph = askTwiceBesideGraph(saver, inSubgraph);
+    const config = { configurable: { thread_id: "t" }, durability };
+    await graph.invoke({ log: ["start"] }, config);
+    expect(sent).toEqual(["side"]);
+    const s = await saver.sessionFor("t", { userId: "alice" });
+    const w1 = await s.checkpoint({ name: "waiting on q1" });
+    await graph.invoke(new Command({ resume: "x" }), config);
+    expect(sent).toEqual(["side", "q1=x"]);
+    await s.rollback(w1.id);
+    expect(sent).toEqual(["side"]);
+    // The answer "x" came after the checkpoint and its call is undone: "x2" answers the first question.
+    await graph.invoke(new Command({ resume: "x2" }), config);
+    expect(sent).toEqual(["side", "q1=x2"]);
+    expect((await graph.getState(config)).tasks.flatMap((t) => t.interrupts).map((i) => i.value)).toEqual(["q2"]);
+    const done = await graph.invoke(new Command({ resume: "y" }), config);
+    expect(done.log.filter((l) => l.startsWith("q"))).toEqual(["q1=x2", "q2=y"]);
+    // (The node runs again from its start once answered: it sends "q1=x2" again, as LangGraph reruns it.)
+    expect(new Set(sent)).toEqual(new Set(["side", "q1=x2", "q2=y"]));
+    expect(await fp.verify()).toMatchObject({ ok: true });
   });
 });
