@@ -7,6 +7,7 @@ import { servedAfterMoves, currentToServe, ownedCurrent, ownedSession, type Engi
 import type { CheckpointReader } from "./checkpoint-reader.js";
 import { assertReadNames, threadConfig, threadKey, userOf, type SaverParts } from "./saver-parts.js";
 import { pendingAtMovedHead } from "./moved-head-writes.js";
+import { firstAskedAt, withFirstAsked } from "./first-asked.js";
 import { subgraphWaits, throughParent, withSubgraphWaits } from "./namespace-head.js";
 import { currentLineage, undoneAt, undoneById } from "./served-writes.js";
 import { checkpointAt, resolveSynthesized, type PointCheckpoint } from "./thread-head.js";
@@ -31,7 +32,10 @@ export async function getTuple(parts: SaverParts, reader: CheckpointReader, conf
   if (!found) return undefined;
   parts.sessions.set(threadKey(userId, threadId, ns), found.thread.sessionId, 1);
   const tuple = await reader.pointTuple(ctx, found.thread, found.at, true);
-  if (tuple?.pendingWrites && found.undone) tuple.pendingWrites = pendingAtMovedHead(tuple.pendingWrites, found.undone);
+  if (tuple?.pendingWrites && found.undone) {
+    tuple.pendingWrites = pendingAtMovedHead(tuple.pendingWrites, found.undone);
+    if (found.firsts) tuple.pendingWrites = await withFirstAsked(parts.serde, tuple.pendingWrites, found.firsts);
+  }
   if (tuple?.pendingWrites && found.waits && found.waits.size > 0)
     tuple.pendingWrites = await withSubgraphWaits(parts.serde, tuple.pendingWrites, found.waits);
   parts.runs.served(config, tuple?.pendingWrites);
@@ -47,7 +51,26 @@ export async function getTuple(parts: SaverParts, reader: CheckpointReader, conf
 export function readPlace(ctx: EngineContext, userId: string, threadId: string, ns: string, checkpointId: string | undefined) {
   // The session is known once the unit read the thread; a refusal (a stopped move) comes after that.
   const ref = { id: "" };
-  return servedAfterMoves(ctx, ref, () => ctx.store.read((tx) => placeUnit(ctx, tx, ref, userId, threadId, ns, checkpointId)));
+  return servedAfterMoves(ctx, ref, () => ctx.store.read((tx) => placeWithFirsts(ctx, tx, ref, userId, threadId, ns, checkpointId)));
+}
+
+/**
+ * `placeUnit`, with the first interrupts kept at the checkpoint (`firstAskedAt`) when its resume values are not served
+ * (something is undone there): its tasks ask their first questions again, and show them.
+ */
+function* placeWithFirsts(
+  ctx: EngineContext,
+  tx: Tx,
+  ref: { id: string },
+  userId: string,
+  threadId: string,
+  ns: string,
+  checkpointId: string | undefined,
+) {
+  const found = yield* placeUnit(ctx, tx, ref, userId, threadId, ns, checkpointId);
+  const firsts =
+    found?.undone && found.at.kind === "stored" ? yield* firstAskedAt(tx, found.thread.sessionId, found.at.row.checkpointId) : undefined;
+  return found && { ...found, firsts };
 }
 
 function* placeUnit(

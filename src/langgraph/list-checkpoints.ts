@@ -5,6 +5,7 @@ import { ValidationError } from "../models/errors.js";
 import type { LgListedRow, LgListFilter, LgThreadRow, LgWriteRow, Step, Tx } from "../store/port/index.js";
 import type { CheckpointReader } from "./checkpoint-reader.js";
 import { pendingAtMovedHead, type Undone } from "./moved-head-writes.js";
+import { firstAskedAt, withFirstAsked } from "./first-asked.js";
 import { subgraphWaits, withSubgraphWaits } from "./namespace-head.js";
 import { currentLineage, undoneById, type CurrentLineage } from "./served-writes.js";
 import { assertReadNames, assertSaverKey, threadConfig, userOf, type SaverParts } from "./saver-parts.js";
@@ -32,13 +33,17 @@ export async function* listCheckpoints(
   // A limit past any count is none: the stores bind a safe integer (neither takes one past 2^63).
   const limit = options.limit === undefined ? undefined : Math.min(options.limit, Number.MAX_SAFE_INTEGER);
   const ctx = await parts.engine();
-  const { rows, undone, waits } = await ctx.store.read((tx) =>
+  const { rows, undone, waits, firsts } = await ctx.store.read((tx) =>
     listUnit(tx, { userId, threadId, checkpointNs: ns, checkpointId, before, metadata, limit }),
   );
   // Checkpoints of one lineage share its verified history (`VerifiedItems`): read and verified once, not once each.
   for (const [i, row] of rows.entries()) {
     const tuple = await reader.tupleIfThere(ctx, { userId, threadId: row.threadId, checkpointNs: row.checkpointNs }, row, false);
-    if (tuple?.pendingWrites && undone[i]) tuple.pendingWrites = pendingAtMovedHead(tuple.pendingWrites, undone[i]);
+    if (tuple?.pendingWrites && undone[i]) {
+      tuple.pendingWrites = pendingAtMovedHead(tuple.pendingWrites, undone[i]);
+      const asked = firsts.get(i);
+      if (asked) tuple.pendingWrites = await withFirstAsked(parts.serde, tuple.pendingWrites, asked);
+    }
     const served = waits.get(i);
     if (tuple?.pendingWrites && served && served.size > 0)
       tuple.pendingWrites = await withSubgraphWaits(parts.serde, tuple.pendingWrites, served);
@@ -48,28 +53,36 @@ export async function* listCheckpoints(
 
 /**
  * The listed rows, what each one's read by id leaves out of its pending writes (`undoneById`), and for the one that is
- * a head a move took its thread to, the waits its subgraphs are served at there (`subgraphWaits`), by its index.
+ * a head a move took its thread to, the waits its subgraphs are served at there (`subgraphWaits`), by its index; for
+ * each with something left out, the first interrupts kept there (`firstAskedAt`: its tasks ask those again).
  */
-function* listUnit(
-  tx: Tx,
-  filter: LgListFilter,
-): Step<{ rows: LgListedRow[]; undone: (Undone | null)[]; waits: Map<number, Map<string, LgWriteRow[]>> }> {
+function* listUnit(tx: Tx, filter: LgListFilter): Step<ListedRows> {
   const rows = yield* tx.langgraph.listCheckpoints(filter);
   // Each session's current lineage, read once for all its rows.
   const sessions = new Map<string, { thread: LgThreadRow; current: CurrentLineage } | null>();
   const undone: (Undone | null)[] = [];
   const waits = new Map<number, Map<string, LgWriteRow[]>>();
+  const firsts = new Map<number, Map<string, LgWriteRow>>();
   for (const [i, row] of rows.entries()) {
     if (!sessions.has(row.sessionId)) {
       const thread = yield* tx.langgraph.threadOfSession(row.sessionId);
       sessions.set(row.sessionId, thread ? { thread, current: yield* currentLineage(tx, thread) } : null);
     }
     const of = sessions.get(row.sessionId);
-    undone.push(of ? yield* undoneById(tx, of.thread, row, of.current) : null);
+    const left = of ? yield* undoneById(tx, of.thread, row, of.current) : null;
+    undone.push(left);
+    if (left) firsts.set(i, yield* firstAskedAt(tx, row.sessionId, row.checkpointId));
     const served = of?.current.served;
     if (of && served?.kind === "stored" && served.moved === true && served.row.checkpointId === row.checkpointId) {
       waits.set(i, yield* subgraphWaits(tx, of.thread.userId, of.thread.threadId, of.thread.checkpointNs, row));
     }
   }
-  return { rows, undone, waits };
+  return { rows, undone, waits, firsts };
+}
+
+interface ListedRows {
+  rows: LgListedRow[];
+  undone: (Undone | null)[];
+  waits: Map<number, Map<string, LgWriteRow[]>>;
+  firsts: Map<number, Map<string, LgWriteRow>>;
 }

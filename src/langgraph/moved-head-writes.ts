@@ -3,12 +3,16 @@
 // stands for either is hidden, so LangGraph runs those tasks again rather than bring back results the move undid.
 import { RESUME, WRITES_IDX_MAP, type CheckpointPendingWrite } from "@langchain/langgraph-checkpoint";
 import type { BranchRow, LgCheckpointRow, LgPointRow, LineageSegment, Step, Tx } from "../store/port/index.js";
+import { FIRST_ASKED } from "./first-asked.js";
 
 /** What a move left of a stored checkpoint's step: its continuation (the graph went on from it), or its tool calls. */
 export type Undone = "continuation" | "calls";
 
-/** Whether a pending write on this channel is an interrupt or an error: what the graph waits on at the checkpoint. */
-const isWait = (channel: string): boolean => channel in WRITES_IDX_MAP && channel !== RESUME;
+/**
+ * Whether a pending write on this channel is an interrupt or an error: what the graph waits on at the checkpoint (or a
+ * task's first interrupt kept there, `first-asked.ts`: what a head moved back there shows).
+ */
+const isWait = (channel: string): boolean => (channel in WRITES_IDX_MAP && channel !== RESUME) || channel === FIRST_ASKED;
 
 /**
  * Which of a checkpoint's pending writes (task id, channel) a head moved to it shows. Always its interrupts and errors.

@@ -3,6 +3,7 @@ import { ERROR, INTERRUPT, type CheckpointPendingWrite, type SerializerProtocol 
 import { ownedCurrent } from "../sessions/langgraph-bridge.js";
 import type { LgCheckpointRow, LgPointRow, LgThreadRow, LgWriteRow, LineageSegment, Step, Tx } from "../store/port/index.js";
 import { sortedWrites } from "./saver-parts.js";
+import { asFirstAsked, firstAskedAt } from "./first-asked.js";
 import type { Undone } from "./moved-head-writes.js";
 import { undoneAt } from "./served-writes.js";
 import { checkpointAt, type PointCheckpoint } from "./thread-head.js";
@@ -199,7 +200,9 @@ export function* subgraphWaits(
     if (head?.at?.kind !== "stored") continue;
     // As the subgraph's own head shows them: its subgraphs' in place of its tasks' (a subgraph inside a subgraph).
     const inner = yield* subgraphWaits(tx, userId, threadId, sub.checkpointNs, head.at.row);
-    const written = (yield* sortedWrites(tx, sessionId, head.at.row.checkpointId)).filter((w) => isWaitWrite(w.channel));
+    const stored = (yield* sortedWrites(tx, sessionId, head.at.row.checkpointId)).filter((w) => isWaitWrite(w.channel));
+    // Served with its resume values left out (`undone`): its tasks ask their first questions of the step again.
+    const written = head.undone === null ? stored : asFirstAsked(stored, yield* firstAskedAt(tx, sessionId, head.at.row.checkpointId));
     const shown = [...written.filter((w) => !inner.has(w.taskId)), ...[...inner.values()].flat()];
     waits.set(task, [...(waits.get(task) ?? []), ...shown]);
   }

@@ -9,6 +9,7 @@ import { assertSaverKey, threadConfig, threadKey, userOf, type SaverParts } from
 import { stoppedRunPut } from "./put-checkpoint.js";
 import { findThread, startThread, startedElsewhere } from "./threads.js";
 import type { EngineContext } from "../sessions/langgraph-bridge.js";
+import { keepFirstAsked } from "./first-asked.js";
 
 /** Units locking the one session they expect the thread in, before one that locks everything (a thread in churn). */
 const SCOPED_ATTEMPTS = 3;
@@ -112,6 +113,8 @@ function* putWritesUnit(
   const found = yield* tx.langgraph.getThread(userId, threadId, ns);
   if (scoped && found?.sessionId !== expected) return { sessionId: found?.sessionId };
   const thread = found ?? (yield* startThread(ctx, tx, userId, threadId, ns, expected === undefined ? sessionId : newId("ses")));
+  // A task asking again in the same step: the question it replaces is kept, as the one a move back before it shows.
+  if (special) yield* keepFirstAsked(tx, thread.sessionId, rows);
   yield* tx.langgraph.insertWrites(
     rows.map((r) => ({ sessionId: thread.sessionId, ...r })),
     special,

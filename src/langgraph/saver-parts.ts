@@ -11,6 +11,7 @@ import { assertPlainText } from "../models/strings.js";
 import type { JsonValue } from "../models/json.js";
 import type { LgThreadRow, LgWriteRow, Step, Tx } from "../store/port/index.js";
 import type { EngineContext } from "../sessions/langgraph-bridge.js";
+import { FIRST_ASKED } from "./first-asked.js";
 import type { MirrorCache } from "./mirror-cache.js";
 import type { RunCalls } from "./run-calls.js";
 import type { VerifiedItemsCache } from "./verified-items.js";
@@ -122,11 +123,14 @@ export function userIn(parts: SaverParts, options: { userId?: string } | undefin
   return options?.userId === undefined ? parts.defaultUserId : parseInput(idSchema, options.userId, "userId");
 }
 
-/** A checkpoint's pending writes in the order LangGraph applies them: (task path, task id, index). */
+/**
+ * A checkpoint's pending writes in the order LangGraph applies them: (task path, task id, index). Not the first
+ * interrupts kept of tasks that asked again (`first-asked.ts`): those are served only in place of their task's.
+ */
 export function* sortedWrites(tx: Tx, sessionId: string, checkpointId: string): Step<LgWriteRow[]> {
-  return (yield* tx.langgraph.writesOf(sessionId, checkpointId)).sort((a, b) =>
-    compareWritesSortKeys(writesSortKey(a.taskPath, a.taskId, a.idx), writesSortKey(b.taskPath, b.taskId, b.idx)),
-  );
+  return (yield* tx.langgraph.writesOf(sessionId, checkpointId))
+    .filter((w) => w.channel !== FIRST_ASKED)
+    .sort((a, b) => compareWritesSortKeys(writesSortKey(a.taskPath, a.taskId, a.idx), writesSortKey(b.taskPath, b.taskId, b.idx)));
 }
 
 /** The items as LangGraph's serializer writes them: one call for the whole list (per item only for binary ones). */

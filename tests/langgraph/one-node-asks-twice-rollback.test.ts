@@ -60,3 +60,56 @@ describe.each(["sync", "async"] as const)("one node asks twice, rolled back to i
     expect(await fp.verify()).toMatchObject({ ok: true });
   });
 });
+
+describe.each(["sync", "async"] as const)("one node asks twice, rolled back to its first wait, shows (durability %s)", (durability) => {
+  it.each([
+    { inSubgraph: false, pruned: false, finished: false },
+    { inSubgraph: true, pruned: false, finished: false },
+    { inSubgraph: false, pruned: true, finished: false },
+    { inSubgraph: true, pruned: true, finished: false },
+    { inSubgraph: false, pruned: true, finished: true },
+    { inSubgraph: true, pruned: true, finished: true },
+  ])("its first question, not the second LangGraph stored over it ($inSubgraph, $pruned, $finished)", async (o) => {
+    const { inSubgraph, pruned } = o;
+    const sent: string[] = [];
+    const { fp } = dbs.open({ tools: [sendTool(sent)] });
+    const saver = new ForkpointSaver(fp, { userId: "alice" });
+    const graph = askTwiceGraph(saver, inSubgraph);
+    const config = { configurable: { thread_id: "t" }, durability };
+    /** The questions the head shows: as read, with its subgraphs, and as the history lists the head's checkpoint. */
+    const asked = async () => {
+      const state = await graph.getState(config);
+      const nested = await graph.getState(config, { subgraphs: true });
+      const sub = nested.tasks[0]?.state as { tasks?: { interrupts: { value?: unknown }[] }[] } | undefined;
+      let listed: typeof state | undefined;
+      for await (const h of graph.getStateHistory(config))
+        if (h.config.configurable?.checkpoint_id === state.config.configurable?.checkpoint_id) listed = h;
+      const values = (s: { tasks: readonly { interrupts: readonly { value?: unknown }[] }[] } | undefined) =>
+        s?.tasks.flatMap((t) => t.interrupts).map((i) => i.value);
+      return {
+        head: values(state),
+        listed: values(listed),
+        inner: inSubgraph ? sub?.tasks?.flatMap((t) => t.interrupts).map((i) => i.value) : [],
+      };
+    };
+    const shows = (q: string) => ({ head: [q], listed: [q], inner: inSubgraph ? [q] : [] });
+    await graph.invoke({ log: ["start"] }, config);
+    const s = await saver.sessionFor("t", { userId: "alice" });
+    const w1 = await s.checkpoint({ name: "waiting on q1" });
+    await graph.invoke(new Command({ resume: "x" }), config);
+    expect(await asked()).toEqual(shows("q2"));
+    // Answered both (the step went on: pruned, what it wrote past its wait goes), or still waiting on the second.
+    if (o.finished) await graph.invoke(new Command({ resume: "y" }), config);
+    await s.rollback(w1.id);
+    if (pruned) await saver.prune(["t"], { userId: "alice" });
+    expect(await asked()).toEqual(shows("q1"));
+    if (o.finished) return;
+    await graph.invoke(new Command({ resume: "x2" }), config);
+    expect(sent).toEqual(["q1=x2"]);
+    expect(await asked()).toEqual(shows("q2"));
+    // Back to the first wait again: the first question still.
+    await s.rollback(w1.id);
+    expect(await asked()).toEqual(shows("q1"));
+    expect(await fp.verify()).toMatchObject({ ok: true });
+  });
+});

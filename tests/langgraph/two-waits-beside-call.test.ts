@@ -149,6 +149,7 @@ describe.each(["sync", "async"] as const)("one node asks twice beside a journale
     expect(sent).toEqual(["side", "q1=x"]);
     await s.rollback(w1.id);
     expect(sent).toEqual(["side"]);
+    expect((await graph.getState(config)).tasks.flatMap((t) => t.interrupts).map((i) => i.value)).toEqual(["q1"]);
     // The answer "x" came after the checkpoint and its call is undone: "x2" answers the first question.
     await graph.invoke(new Command({ resume: "x2" }), config);
     expect(sent).toEqual(["side", "q1=x2"]);
