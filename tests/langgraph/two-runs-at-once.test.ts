@@ -1,6 +1,7 @@
 // Two runs of one thread at once, both inside a node that calls a tool through the thread's session: the thread's
 // head never shows a state whose tool calls the world does not hold (or holds calls whose results it does not show).
-// The run whose step lands first keeps its own calls; the other is stopped (`SESSION_MOVED`), its calls undone.
+// The run whose step lands first keeps its own calls; the other is stopped (`SESSION_MOVED`), its calls undone (or
+// refused before they run, when they come after the first run's).
 import { AIMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { Annotation, Command, END, MessagesAnnotation, START, StateGraph, interrupt } from "@langchain/langgraph";
@@ -21,7 +22,10 @@ function latch() {
 
 const Chat = Annotation.Root({ ...MessagesAnnotation.spec, log: Log.spec.log });
 
-/** A graph whose node "ship" asks (an interrupt), sends the answer (a forkpoint call) and logs it; `chat`: a message too. */
+/**
+ * A graph whose node "ship" asks (an interrupt), sends the answer (a forkpoint call) and logs it; `chat`: a message
+ * too. `after` runs once the call is made or refused.
+ */
 function shipGraph(
   saver: ForkpointSaver,
   chat: boolean,
@@ -30,8 +34,12 @@ function shipGraph(
   const ship = async () => {
     const answer = interrupt("ship?") as string;
     await hooks.before(answer);
-    await (await saver.sessionFor("t", { userId: "alice" })).invoke("send", { t: answer });
-    await hooks.after(answer);
+    try {
+      await (await saver.sessionFor("t", { userId: "alice" })).invoke("send", { t: answer });
+    } finally {
+      // Run when the call is refused too.
+      await hooks.after(answer);
+    }
     return chat ? { log: [`ship ${answer}`], messages: [new AIMessage(`shipped ${answer}`)] } : { log: [`ship ${answer}`] };
   };
   return new StateGraph(chat ? Chat : Log)
@@ -48,11 +56,12 @@ describe.each([
   ["with a messages channel", true],
   ["without a messages channel", false],
 ])("two resumes of a waiting thread sent at once (%s)", (_, chat) => {
-  it("keeps the calls of the run landing first and stops the other, its call undone", async () => {
+  it("keeps the calls of the run calling first and stops the other, its call refused", async () => {
     const sent: string[] = [];
     const { fp } = dbs.open({ tools: [sendTool(sent)] });
     const saver = new ForkpointSaver(fp, { userId: "alice" });
-    // Both runs are inside "ship" with their calls made before either step's put lands: A's lands first.
+    // Both runs are inside "ship" before either step's put lands; B's node calls once A's has called, and is refused
+    // before its tool runs (its put would fork before A's call, undoing its own).
     const aCalled = latch();
     const bCalled = latch();
     let aRun: Promise<unknown> = Promise.resolve();

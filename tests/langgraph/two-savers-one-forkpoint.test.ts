@@ -1,6 +1,6 @@
 // Two savers on one Forkpoint (two graphs, two modules) running one thread at once: they tell the runs apart as one
-// saver does. Two resumes of a waiting thread, each through its own saver: the run whose step lands first keeps its
-// call; the other is stopped (`SESSION_MOVED`), its call undone.
+// saver does. Two resumes of a waiting thread, each through its own saver: the run whose node calls first keeps its
+// call; the other is stopped (`SESSION_MOVED`), its call refused before its tool runs.
 import { AIMessage } from "@langchain/core/messages";
 import { Annotation, Command, END, MessagesAnnotation, START, StateGraph, interrupt } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
@@ -26,7 +26,7 @@ describe.each([
   ["with a messages channel", true],
   ["without a messages channel", false],
 ])("two resumes of a waiting thread through two savers on one Forkpoint (%s)", (_, chat) => {
-  it("keeps the calls of the run landing first and stops the other, its call undone", async () => {
+  it("keeps the calls of the run calling first and stops the other, its call refused", async () => {
     const sent: string[] = [];
     const { fp } = dbs.open({ tools: [sendTool(sent)] });
     const savers = { A: new ForkpointSaver(fp, { userId: "alice" }), B: new ForkpointSaver(fp, { userId: "alice" }) };
@@ -38,14 +38,18 @@ describe.each([
         .addNode("ship", async () => {
           const answer = interrupt("ship?") as "A" | "B";
           // B's node calls once A's has called; A's step lands once B's call is made; B's put once A's run ended.
+          // B's call is refused before its tool runs (its put would fork before A's call, undoing its own).
           if (answer === "B") await aCalled.wait();
-          await (await savers[answer].sessionFor("t", { userId: "alice" })).invoke("send", { t: answer });
-          if (answer === "A") {
-            aCalled.open();
-            await bCalled.wait();
-          } else {
-            bCalled.open();
-            await aRun.catch(() => undefined);
+          try {
+            await (await savers[answer].sessionFor("t", { userId: "alice" })).invoke("send", { t: answer });
+          } finally {
+            if (answer === "A") {
+              aCalled.open();
+              await bCalled.wait();
+            } else {
+              bCalled.open();
+              await aRun.catch(() => undefined);
+            }
           }
           return chat ? { log: [`ship ${answer}`], messages: [new AIMessage(`shipped ${answer}`)] } : { log: [`ship ${answer}`] };
         })
