@@ -12,6 +12,7 @@ import {
   watchJournal,
   type SessionHandle,
 } from "../sessions/langgraph-bridge.js";
+import { refuseCallAfterOtherRun } from "./beside-run-call.js";
 import { fromMessage } from "./messages.js";
 import { refuseMovedRun, refuseOvertakenCall, stepCheckpointId } from "./moved-run-guard.js";
 import type { RunMark } from "./run-calls.js";
@@ -95,11 +96,14 @@ interface RunCall {
 
 /**
  * In the unit journaling the call: refused once another run of the thread put a checkpoint since the step's
- * (`refuseOvertakenCall`), else noted as the run's own (`run-calls.ts`).
+ * (`refuseOvertakenCall`) or made a call since it (`refuseCallAfterOtherRun`), else noted as the run's own
+ * (`run-calls.ts`).
  */
 function* journaledInRun(tx: Tx, entry: EntryRow, call: RunCall): Step<void> {
   if (call.runAt !== undefined) yield* refuseOvertakenCall(tx, call.sessionId, call.thread, call.runAt, entry);
-  if (call.run) call.parts.runs.journaled(call.sessionId, entry.id, call.run, call.task);
+  if (!call.run) return;
+  if (call.runAt !== undefined) yield* refuseCallAfterOtherRun(tx, call.parts, call.sessionId, call.thread, call.runAt, entry, call.run);
+  call.parts.runs.journaled(call.sessionId, entry.id, call.run, call.task);
 }
 
 /**
