@@ -88,7 +88,10 @@ export function* tailsAfter(tx: Tx, sessionId: string, afterId: string | null): 
 export interface AppendHow {
   lastMessageId?: string | null;
   after?: string | undefined;
-  /** The ids of the calls what is written names (an answer's tool parts): where several branches end at `after`. */
+  /**
+   * The ids of the calls what is written names (an answer's tool parts): where several branches end at `after`, and which
+   * of the calls following it a fork right after it keeps (see `forkRightAfter`).
+   */
   afterCalls?: readonly string[] | undefined;
   unlessStored?: (tails: Message[][], forks: boolean) => boolean;
   request?: Request<Message[]> | undefined;
@@ -111,8 +114,13 @@ function* appendUnit(tx: Tx, ref: SessionRef, ctx: EngineContext, fields: EntryF
   yield* checkIfAt(tx, session, how.ifAt, head.position);
   const { lastMessageId } = how;
   if (lastMessageId !== undefined && ((yield* lastLineageMessage(tx, branch.id))?.id ?? null) !== lastMessageId) return null;
+  // A fork right after `after` keeps the calls that follow it only while they are the answer's own (`afterCalls`): another
+  // request's for the same message (a double submit's) stay off the answer's lineage.
+  const own = how.afterCalls === undefined ? undefined : new Set(how.afterCalls);
   const at =
-    how.after === undefined ? { branchId: branch.id, head } : yield* findLanding(tx, session, { branch, head }, how.after, how.afterCalls);
+    how.after === undefined
+      ? { branchId: branch.id, head }
+      : yield* findLanding(tx, session, { branch, head }, how.after, how.afterCalls, own);
   if (
     how.unlessStored &&
     how.after !== undefined &&
