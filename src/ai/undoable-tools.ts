@@ -237,12 +237,14 @@ interface AnswerForms {
  * the loop's answer stored right after it (saved in `onStepEnd`) once there is one. Landing after the question, the
  * call would find no branch ending there and fork one without the answer; after the answer's form it lands with the
  * answer, on its branch. The form must be the first message after the question on a branch that is the wrapped one or
- * forked from it after the question (a save that forked when another tab wrote: its branch holds this loop's calls),
- * and name a call these tools made (`mine`): an earlier answer on another branch (a regenerate's old one) is not this
- * loop's, whatever ids it names. Other messages may follow it there (another tab asked after a step's save): the call
- * then follows the answer's latest form, on the branch a later step's save or call forked right after a form (see
- * `latestForm`), or forks one there itself, keeping the loop's calls made before. The others (the question, the answer's earlier forms) are what the same call made by the same request
- * before (a request sent again) may have followed: its request id was applied with one of them.
+ * forked from it at or after the question (a save, or the loop's first call, that forked when another tab wrote: its
+ * branch holds this loop's calls; right at the question when the tab wrote before the first step's save), and name a
+ * call these tools or the loop's earlier steps made (`mine`): an earlier answer on another branch (a regenerate's old
+ * one) is not this loop's, whatever ids it names. Other messages may follow it there (another tab asked after a step's
+ * save): the call then follows the answer's latest form, on the branch a later step's save or call forked right after
+ * a form (see `latestForm`), or forks one there itself, keeping the loop's calls made before. The others (the question,
+ * the answer's earlier forms) are what the same call made by the same request before (a request sent again) may have
+ * followed: its request id was applied with one of them.
  * The choice is made from a read: a step's save may land between it and the call's journal, which then would follow a
  * form no longer last (and fork a branch without the answer). `followed` lets the journal's own unit tell whether the
  * same choice still holds there (it refuses the call otherwise, and the caller reads again).
@@ -262,7 +264,8 @@ async function answerForms(s: SessionHandle, onBranch: string, after: string, mi
     question ??= await s.message(after);
     branches ??= await s.branches();
     const branch = branches.find((b) => b.id === form.branchId);
-    places.set(form.branchId, branch !== undefined && branch.parentId === onBranch && branch.forkPosition > question.position);
+    // Forked right at the question too: the first step's save (or call) forked there when another tab wrote before it.
+    places.set(form.branchId, branch !== undefined && branch.parentId === onBranch && branch.forkPosition >= question.position);
   }
   const found = formsIn(tails, known, onBranch, (branchId) => places.get(branchId) ?? false)!;
   const ids = found.map((forms) => forms.at(-1)!.id);
