@@ -5,16 +5,10 @@ import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph
 import { describe, expect, it } from "vitest";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
 import { tempDatabases } from "../helpers.js";
-import { say, sendTool, texts } from "./helpers.js";
+import { latch, say, sendTool, texts } from "./helpers.js";
 
 const dbs = tempDatabases();
 const thread = { configurable: { thread_id: "t" }, durability: "sync" as const };
-
-function latch() {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  return { open, wait: () => opened };
-}
 
 /** A saver whose reads of a thread's head wait, once done, for the latch the config's `submit` names. */
 class HeldSaver extends ForkpointSaver {

@@ -1,7 +1,7 @@
 // Test setup the LangGraph suites share: a compiled echo chat graph on a saver, and short ways to write and read messages.
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { Annotation, END, MessagesAnnotation, START, StateGraph, interrupt } from "@langchain/langgraph";
-import { defineTool } from "../../src/index.js";
+import { ConflictError, defineTool } from "../../src/index.js";
 import type { ForkpointSaver } from "../../src/langgraph/index.js";
 
 /** A chat graph whose bot answers "echo: <last message>". */
@@ -76,3 +76,14 @@ export function sendTool(sent: string[]) {
     },
   });
 }
+
+/** A gate a test opens once: `wait()` resolves after `open()`. */
+export function latch() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { open, wait: () => opened };
+}
+
+/** How a run ended: "ok", a `ConflictError`'s code, or the error's text. */
+export const outcome = (r: PromiseSettledResult<unknown>) =>
+  r.status === "fulfilled" ? "ok" : r.reason instanceof ConflictError ? r.reason.code : String(r.reason);

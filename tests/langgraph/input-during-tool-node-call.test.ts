@@ -12,15 +12,9 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
 import { tempDatabases } from "../helpers.js";
-import { sendTool } from "./helpers.js";
+import { latch, sendTool } from "./helpers.js";
 
 const dbs = tempDatabases();
-
-function latch() {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  return { open, wait: () => opened };
-}
 
 /** A saver telling when run B's first step checkpoint landed. */
 class WatchedSaver extends ForkpointSaver {

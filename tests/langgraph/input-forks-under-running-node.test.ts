@@ -5,21 +5,11 @@ import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { Checkpoint, CheckpointMetadata } from "@langchain/langgraph-checkpoint";
 import { describe, expect, it } from "vitest";
-import { ConflictError } from "../../src/index.js";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
 import { tempDatabases } from "../helpers.js";
-import { Log, sendTool } from "./helpers.js";
+import { latch, Log, outcome, sendTool } from "./helpers.js";
 
 const dbs = tempDatabases();
-
-function latch() {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  return { open, wait: () => opened };
-}
-
-const outcome = (r: PromiseSettledResult<unknown>) =>
-  r.status === "fulfilled" ? "ok" : r.reason instanceof ConflictError ? r.reason.code : String(r.reason);
 
 /** A saver telling when run B's first step checkpoint landed. */
 class WatchedSaver extends ForkpointSaver {

@@ -10,15 +10,9 @@ import { ConflictError, type SessionHandle } from "../../src/index.js";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
 import { aroundWrites } from "../fixtures/around-writes.js";
 import { rejectionOf, tempDatabases } from "../helpers.js";
-import { say, sendTool } from "./helpers.js";
+import { latch, say, sendTool } from "./helpers.js";
 
 const dbs = tempDatabases();
-
-function latch() {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  return { open, wait: () => opened };
-}
 
 describe.each(["sync", "async"] as const)("a node's call after another server's rollback (durability \"%s\")", (durability) => {
   const config = { configurable: { thread_id: "t" }, durability };

@@ -9,15 +9,9 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
 import { tempDatabases } from "../helpers.js";
-import { sendTool } from "./helpers.js";
+import { latch, sendTool } from "./helpers.js";
 
 const dbs = tempDatabases();
-
-function latch() {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  return { open, wait: () => opened };
-}
 
 describe("a ToolNode call refused because another run's input landed first", () => {
   it("stops its run: the other run's step stays the head, its call applied", async () => {

@@ -5,23 +5,14 @@ import { AIMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { Annotation, Command, END, MessagesAnnotation, START, StateGraph, interrupt } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
-import { ConflictError, defineTool } from "../../src/index.js";
+import { defineTool } from "../../src/index.js";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
 import { tempDatabases } from "../helpers.js";
-import { Log } from "./helpers.js";
+import { latch, Log, outcome } from "./helpers.js";
 
 const dbs = tempDatabases();
 
-function latch() {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  return { open, wait: () => opened };
-}
-
 const Chat = Annotation.Root({ ...MessagesAnnotation.spec, log: Log.spec.log });
-const outcome = (r: PromiseSettledResult<unknown>) =>
-  r.status === "fulfilled" ? "ok" : r.reason instanceof ConflictError ? r.reason.code : String(r.reason);
-
 /** A saver telling when run B first read the thread. */
 class WatchedSaver extends ForkpointSaver {
   onRead?: (config: RunnableConfig) => void;

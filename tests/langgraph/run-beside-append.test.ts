@@ -7,16 +7,10 @@ import { describe, expect, it, vi } from "vitest";
 import { ConflictError } from "../../src/index.js";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
 import { rejectionOf, tempDatabases } from "../helpers.js";
-import { say, texts } from "./helpers.js";
+import { latch, say, texts } from "./helpers.js";
 
 const dbs = tempDatabases();
 const thread = { configurable: { thread_id: "t" } };
-
-function latch() {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  return { open, wait: () => opened };
-}
 
 /** A thread with one whole run (hi, drafted, booked) and a second run held in flight after its first step. */
 async function runInFlight() {

@@ -7,7 +7,7 @@ import { describe, expect, it, vi } from "vitest";
 import { ConflictError } from "../../src/index.js";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
 import { rejectionOf, tempDatabases } from "../helpers.js";
-import { say, texts } from "./helpers.js";
+import { latch, say, texts } from "./helpers.js";
 
 const dbs = tempDatabases();
 const thread = { configurable: { thread_id: "t" } };
@@ -24,12 +24,6 @@ function gatedGraph(saver: ForkpointSaver, gate: () => Promise<void>, reached: (
     .addEdge(START, "first")
     .addEdge("first", "second")
     .compile({ checkpointer: saver });
-}
-
-function latch() {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  return { open, wait: () => opened };
 }
 
 describe("a LangGraph run in flight when its session moves", () => {

@@ -4,21 +4,11 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { Annotation, Command, END, START, Send, StateGraph, interrupt } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
-import { ConflictError } from "../../src/index.js";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
 import { tempDatabases } from "../helpers.js";
-import { Log, sendTool } from "./helpers.js";
+import { latch, Log, outcome, sendTool } from "./helpers.js";
 
 const dbs = tempDatabases();
-
-function latch() {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  return { open, wait: () => opened };
-}
-
-const outcome = (r: PromiseSettledResult<unknown>) =>
-  r.status === "fulfilled" ? "ok" : r.reason instanceof ConflictError ? r.reason.code : String(r.reason);
 
 /** A saver telling when a run's step put landed and when a run first read the thread (by the config's `who`). */
 class WatchedSaver extends ForkpointSaver {

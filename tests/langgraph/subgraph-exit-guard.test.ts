@@ -10,7 +10,7 @@ import { ConflictError } from "../../src/index.js";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
 import { aroundWrites } from "../fixtures/around-writes.js";
 import { rejectionOf, tempDatabases } from "../helpers.js";
-import { say, texts } from "./helpers.js";
+import { latch, say, texts } from "./helpers.js";
 
 const dbs = tempDatabases();
 const exit = { configurable: { thread_id: "t" }, durability: "exit" as const };
@@ -39,12 +39,6 @@ function graphWithSub(
     .addEdge(START, "first")
     .addEdge("first", "sub")
     .compile({ checkpointer: saver });
-}
-
-function latch() {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  return { open, wait: () => opened };
 }
 
 /** Runs "hi", a user's checkpoint after it, then "two": the thread's session, that checkpoint, the subgraph's session and history. */

@@ -4,24 +4,14 @@
 import { AIMessage } from "@langchain/core/messages";
 import { Annotation, Command, END, MessagesAnnotation, START, StateGraph, interrupt } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
-import { ConflictError } from "../../src/index.js";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
 import { tempDatabases } from "../helpers.js";
-import { Log, sendTool } from "./helpers.js";
+import { latch, Log, outcome, sendTool } from "./helpers.js";
 
 const dbs = tempDatabases();
 const thread = { configurable: { thread_id: "t" }, durability: "sync" as const };
 
-function latch() {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  return { open, wait: () => opened };
-}
-
 const Chat = Annotation.Root({ ...MessagesAnnotation.spec, log: Log.spec.log });
-const outcome = (r: PromiseSettledResult<unknown>) =>
-  r.status === "fulfilled" ? "ok" : r.reason instanceof ConflictError ? r.reason.code : String(r.reason);
-
 describe.each([
   ["with a messages channel", true],
   ["without a messages channel", false],
