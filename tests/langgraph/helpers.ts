@@ -1,5 +1,6 @@
-// Test setup the LangGraph suites share: a compiled echo chat graph on a saver, and short ways to write and read messages.
+// Test setup the LangGraph suites share: graphs on a saver, ways to write and read messages, gates for runs at once.
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
 import { Annotation, END, MessagesAnnotation, START, StateGraph, interrupt } from "@langchain/langgraph";
 import { ConflictError, defineTool } from "../../src/index.js";
 import type { ForkpointSaver } from "../../src/langgraph/index.js";
@@ -87,3 +88,12 @@ export function latch() {
 /** How a run ended: "ok", a `ConflictError`'s code, or the error's text. */
 export const outcome = (r: PromiseSettledResult<unknown>) =>
   r.status === "fulfilled" ? "ok" : r.reason instanceof ConflictError ? r.reason.code : String(r.reason);
+
+/** A serializer whose work waits for `hold` while it is set: the put it serves waits with it. */
+export class HeldSerializer extends JsonPlusSerializer {
+  hold: Promise<void> | null = null;
+  override async dumpsTyped(value: unknown): Promise<[string, Uint8Array]> {
+    if (this.hold) await this.hold;
+    return super.dumpsTyped(value);
+  }
+}

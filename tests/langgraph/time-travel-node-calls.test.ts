@@ -3,26 +3,16 @@
 // stays applied. (A serializer holds the put until the node has called, or a second: the node always calls first.)
 import { AIMessage } from "@langchain/core/messages";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
-import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { SessionHandle } from "../../src/index.js";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
 import { appendLineTool, readOrNull, tempDir } from "../fixtures/file-tools.js";
 import { tempDatabases } from "../helpers.js";
-import { say, texts } from "./helpers.js";
+import { HeldSerializer, say, texts } from "./helpers.js";
 
 const dbs = tempDatabases();
 const thread = { configurable: { thread_id: "t" } };
-
-/** A serializer whose work waits for `hold` while it is set: the put it serves waits with it. */
-class HeldSerializer extends JsonPlusSerializer {
-  hold: Promise<void> | null = null;
-  override async dumpsTyped(value: unknown): Promise<[string, Uint8Array]> {
-    if (this.hold) await this.hold;
-    return super.dumpsTyped(value);
-  }
-}
 
 describe("LangGraph time travel over a node that calls a forkpoint tool", () => {
   it("the node's call lands on the fork and stays applied", async () => {
