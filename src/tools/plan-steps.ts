@@ -63,6 +63,9 @@ export interface StepPlan<T extends PlannedInvocation> {
  * @param outside for a move that restores files: invocations whose run changed no workspace file (their effect lies
  *   outside what a snapshot captures). Never in `covered`; the target lineage's stay applied as in a move without
  *   files, and are replayed when unapplied.
+ * @param shared for a move that restores files from a snapshot older than the point the world and the target share:
+ *   the applied invocations of that shared part made after the snapshot. They stay applied as in a move without files
+ *   (the restore keeps their files as the world has them), unless one the move replays comes before them.
  */
 export function planSteps<T extends PlannedInvocation>(
   applied: T[],
@@ -74,11 +77,14 @@ export function planSteps<T extends PlannedInvocation>(
   covered?: ReadonlySet<string>,
   left: ReadonlySet<string> = new Set(),
   outside: ReadonlySet<string> = new Set(),
+  shared: ReadonlySet<string> = new Set(),
 ): StepPlan<T> {
   const onTarget = new Set(target.map((t) => t.id));
   // What stays applied as it is: the target lineage's calls, or with files those the snapshot holds and the target's
-  // whose effect lies outside the files (the restore leaves it as it is).
-  const kept = covered === undefined ? new Set(onTarget) : new Set([...covered, ...[...outside].filter((id) => onTarget.has(id))]);
+  // whose effect lies outside the files (the restore leaves it as it is), and those the world shares with the target
+  // made after the snapshot (the restore keeps their files as they are).
+  const kept =
+    covered === undefined ? new Set(onTarget) : new Set([...covered, ...[...outside, ...shared].filter((id) => onTarget.has(id))]);
   // Replays keep the lineage's order: a target call applied after one to replay (landed there with `after` while the
   // session was elsewhere) is undone first and replayed after it, unless it cannot be undone here.
   const first = target.find(

@@ -70,13 +70,15 @@ it("an irreversible call recorded without paths is taken to be in the snapshot: 
   expect(readOrNull(notes)).toBe(null);
 });
 
-it("a reset to the current branch keeps an irreversible call's file too", async () => {
+it("an edit after an irreversible call its snapshot does not hold keeps that call's file too", async () => {
   const { ws, s } = await attached({ tools: [noteLineTool] });
   const notes = path.join(ws, "notes.txt");
   await s.checkpoint({ name: "c0" });
   await s.invoke("note_line", { path: notes, line: "sent" });
-  const reset = await s.switchBranch((await s.info()).currentBranchId, { scope: "both" });
-  expect(reset.files?.kept).toEqual(["notes.txt"]);
+  const [m] = await s.append({ role: "user", content: "then" });
+  const edited = await s.edit(m!.id, { content: "else" }, { scope: "both" });
+  expect(edited.skipped).toEqual([]);
+  expect(edited.files?.kept).toEqual(["notes.txt"]);
   expect(readOrNull(notes)).toBe("sent\n");
 });
 

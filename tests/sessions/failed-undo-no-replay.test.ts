@@ -1,6 +1,7 @@
 // A move under "continue" whose undo of a call fails leaves that call applied: when the move would also replay it (a
-// "both" move whose snapshot is older than the call), it is not run again, so its effect is not doubled and its
-// recorded result (what a later undo puts back) stays the first run's (issue 32 review).
+// "both" move to a lineage holding a call made after its snapshot, landed there with `after` while the session was
+// elsewhere), it is not run again, so its effect is not doubled and its recorded result (what a later undo puts back)
+// stays the first run's (issue 32 review).
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
@@ -33,8 +34,12 @@ it("a call whose undo failed is not replayed by the same move, and a later undo 
   const s = await fp.createSession({ userId: "u" });
   await s.attachWorkspace(ws);
   const start = await s.checkpoint({ name: "start" });
-  await s.invoke("flaky_write", { path: file("c"), text: "c1" });
+  const [question] = await s.append({ role: "user", content: "write c" });
   const root = (await s.info()).currentBranchId;
+  // Another tab moved the session away; the first one's call lands on its own lineage, after its question.
+  await s.rollback(start.id, { scope: "conversation" });
+  await s.invoke("append_line", { path: file("w"), line: "w" });
+  await s.invoke("flaky_write", { path: file("c"), text: "c1" }, { after: question!.id });
 
   control.failUndo = true;
   const moved = await s.switchBranch(root, { scope: "both", onUndoError: "continue" });

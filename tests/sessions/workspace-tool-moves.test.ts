@@ -86,7 +86,7 @@ describe('moves with scope "both" and tool calls', () => {
     expect(calls.filter((c) => c.op === "undo").map((c) => c.result)).toEqual([{ previous: "v1" }, { previous: "v1" }]);
   });
 
-  it("calls after the snapshot are undone before the files are restored, then replayed on top of it", async () => {
+  it("calls after the snapshot that the target shares with the world stay applied: only later ones are undone", async () => {
     fs.writeFileSync(file("log.txt"), "");
     // Automatic checkpoints capture no files: the snapshot for a rollback to one is the newest before it that did.
     const s = await session({ autoCheckpoint: { afterToolCalls: true } });
@@ -99,10 +99,11 @@ describe('moves with scope "both" and tool calls', () => {
 
     const r = await s.rollback(afterA.id, { scope: "both" });
     expect(readOrNull(file("log.txt"))).toBe("a\n");
-    // "b" is left; "a" is undone before "start"'s files come back, and replayed after: it is applied again.
-    expect(r.undone.map((t) => (t.args as { line: string }).line)).toEqual(["b", "a"]);
-    expect(r.replayed.map((t) => (t.args as { line: string }).line)).toEqual(["a"]);
-    expect(ops()).toEqual(["run a", "run b", "undo b", "undo a", "run (replay) a"]);
+    // "b" is left; "a", made after "start"'s files but on both lineages, stays applied: its file stays as it is.
+    expect(r.undone.map((t) => (t.args as { line: string }).line)).toEqual(["b"]);
+    expect(r.replayed).toEqual([]);
+    expect(r.files?.kept).toBeUndefined();
+    expect(ops()).toEqual(["run a", "run b", "undo b"]);
   });
 
   it("the next move finds no drift after tools ran around a restore", async () => {

@@ -12,6 +12,11 @@ export interface KeptTarget {
   manifestId: number;
   kept: string[];
   /**
+   * Those of `kept` the move reports (`files.kept`); absent: all. Paths kept only for calls the world shares with the
+   * target (`LeftApplied.shared`) are not reported: they are the target's files as much as the world's.
+   */
+  shown?: string[];
+  /**
    * Every file stays as it is: no snapshot precedes a call whose undo failed, so the paths its effect is in are not
    * known. The target's calls its snapshot holds are then not applied again either (their files did not come back).
    */
@@ -34,7 +39,8 @@ export function* keptTarget(
   known: number,
 ): Step<KeptTarget> {
   const { failed, irreversible } = left;
-  if (failed.length + irreversible.length === 0 || known === manifestId) return { manifestId, kept: [] };
+  const shared = left.shared ?? [];
+  if (failed.length + irreversible.length + shared.length === 0 || known === manifestId) return { manifestId, kept: [] };
   const reader = new TreeReader();
   const now = yield* reader.rootOf(tx, known);
   const target = yield* reader.rootOf(tx, manifestId);
@@ -49,10 +55,22 @@ export function* keptTarget(
   // (`recordToolCall`'s) is taken to be in the snapshot, as moves with files take such calls.
   for (const id of irreversible)
     for (const path of (yield* tx.callPaths(id)) ?? []) if (restored.has(path)) kept.set(path, restored.get(path)!);
+  // Kept as the world has them, not reported: the target's lineage holds these calls' effects too.
+  const shown = new Set(kept.keys());
+  for (const id of shared) {
+    const paths = yield* pathsAcross(tx, spec, reader, id, now);
+    if (paths === undefined) return { manifestId: known, kept: [...restored.keys()].sort(), nothing: true };
+    for (const path of paths) if (restored.has(path)) kept.set(path, restored.get(path)!);
+  }
   if (kept.size === 0) return { manifestId, kept: [] };
   const applied = yield* applyChanges(tx, reader, target, kept);
   yield* tx.insertTrees([...[...reader.ephemeralBodies].map(([hash, body]) => ({ hash, body })), ...applied.trees]);
-  return { manifestId: yield* tx.putManifest(applied.root, "{}", applied.root), kept: [...kept.keys()].sort() };
+  const all = [...kept.keys()].sort();
+  return {
+    manifestId: yield* tx.putManifest(applied.root, "{}", applied.root),
+    kept: all,
+    ...(shown.size === kept.size ? {} : { shown: all.filter((p) => shown.has(p)) }),
+  };
 }
 
 /**
@@ -86,7 +104,7 @@ export function failedUndos(steps: readonly MoveStepRow[]): string[] {
 /**
  * The calls a "both" move leaves applied that its restore must not take the effects of (see `keptTarget`): `failed`,
  * those whose undo failed (under "continue"), those of its `skipped` it would have undone but left applied under a
- * kept call it cannot undo (compensation stops there), and its `unregistered` ones still applied (left for want of
+ * kept call it cannot undo (compensation stops there), its `unregistered` ones still applied (left for want of
  * their tool: the next move by an opener with it undoes them, and its undo must find their effect); `irreversible`,
  * the applied irreversible calls whose run changed workspace files that the restored snapshot does not hold (see
  * `irreversibleOutside`).
@@ -94,13 +112,15 @@ export function failedUndos(steps: readonly MoveStepRow[]): string[] {
 export interface LeftApplied {
   failed: string[];
   irreversible: string[];
+  /** The calls the world shares with the target after its snapshot, still applied (`files.stays`): kept, not reported. */
+  shared?: string[];
 }
 
 /** The calls move `spec` leaves applied (see `LeftApplied`), given the steps it ran and the snapshot it restores. */
 export function* leftApplied(
   tx: Tx,
   isReversible: (tool: string) => boolean,
-  spec: Pick<MoveSpec, "sessionId" | "skipped" | "unregistered" | "target">,
+  spec: Pick<MoveSpec, "sessionId" | "skipped" | "unregistered" | "target" | "files">,
   steps: readonly MoveStepRow[],
   at: SnapshotCalls | undefined,
 ): Step<LeftApplied> {
@@ -114,7 +134,12 @@ export function* leftApplied(
     if (row && row.appliedSeq !== null && !out.failed.includes(id)) out.failed.push(id);
   }
   out.irreversible = yield* irreversibleOutside(tx, isReversible, spec.sessionId, spec.target, at);
-  return out;
+  const shared: string[] = [];
+  for (const id of spec.files?.stays ?? []) {
+    const row = yield* tx.getTool(id);
+    if (row && row.appliedSeq !== null && !out.failed.includes(id) && !out.irreversible.includes(id)) shared.push(id);
+  }
+  return shared.length === 0 ? out : { ...out, shared };
 }
 
 /** A restored snapshot: where it sits on the target's lineage, and which calls its files hold (see `snapshotHolds`). */

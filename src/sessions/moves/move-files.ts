@@ -7,7 +7,7 @@ import { restoreFiles } from "../workspace/restore.js";
 import { workspaceOf } from "../workspace/snapshots.js";
 import { newestSnapshot } from "../workspace/newest-snapshot.js";
 import { appliedOrder, heldOff, markedInOrder, notHeld, replaysHeld, setAsideIn, snapshotHolds } from "../workspace/unapplied.js";
-import { keptTarget, leftApplied, pathsAcross } from "./failed-undo-files.js";
+import { keptTarget, leftApplied, pathsAcross, type KeptTarget } from "./failed-undo-files.js";
 import { TreeReader } from "../workspace/trees.js";
 import { fenced } from "./fence.js";
 import { heldOtherwise, markHeld } from "../core/latest-result.js";
@@ -70,8 +70,9 @@ export async function restoreMoveFiles(
   const { ws, failed, ran, leaveDrift } = await ctx.store.read((tx) => filesStepUnit(tx, ctx, spec, moveId));
   // A call whose undo failed, that the move left applied under a kept call it cannot undo or for want of its tool, or
   // an irreversible one the snapshot does not hold, stays applied: the files its effect is in stay as they are (kept).
-  const target =
-    ws.restoring || failed.failed.length + failed.irreversible.length === 0
+  // So do the calls the world shares with the target after an older snapshot (kept, not reported: see `keptTarget`).
+  const target: KeptTarget =
+    ws.restoring || failed.failed.length + failed.irreversible.length + (failed.shared?.length ?? 0) === 0
       ? { manifestId: files.manifestId, kept: [] }
       : await ctx.store.write({ sessionId: spec.sessionId }, (tx) => keptTarget(tx, spec, failed, files.manifestId, ws.manifestId));
   let restored: RestoredFiles = { written: [], deleted: [] };
@@ -98,8 +99,9 @@ export async function restoreMoveFiles(
   }
   if (!("nothing" in target))
     await ctx.store.write({ sessionId: spec.sessionId }, (tx) => markCoveredUnit(tx, ctx, moveId, spec, target.kept));
-  if (target.kept.length === 0 && left.length === 0) return restored;
-  return { ...restored, kept: [...new Set([...(restored.kept ?? []), ...target.kept, ...left])].sort() };
+  const shown = target.shown ?? target.kept;
+  if (shown.length === 0 && left.length === 0) return restored;
+  return { ...restored, kept: [...new Set([...(restored.kept ?? []), ...shown, ...left])].sort() };
 }
 
 function* filesStepUnit(tx: Tx, ctx: EngineContext, spec: MoveSpec, moveId: string) {

@@ -35,6 +35,12 @@ export interface ComputedPlan {
   common: number;
   worldBranchId: string;
   worldPosition: number;
+  /**
+   * A move with files whose snapshot is older than the point the world and the target share: the applied calls of that
+   * shared part made after the snapshot that the move leaves applied (see `sharedAfter`). Its files step keeps the
+   * paths they changed as the world has them.
+   */
+  stays: string[];
 }
 
 /** A move without files reads no call's reach: each is undone and replayed through its tool. */
@@ -92,6 +98,8 @@ export function* computePlan(
         ]);
   // Calls a files-only restore set aside and nothing applied since stay out of a move with files, as they are.
   const asideNow = snapshotAt === undefined ? new Set<string>() : yield* setAsideOn(tx, session.id, target);
+  const left = leftOut(targetTools, snapshotAt, asideNow, covered);
+  const shared = sharedAfter(targetTools, snapshotAt, common, new Set([...outside, ...uncertain, ...left]));
   const steps = planSteps(
     applied,
     targetTools,
@@ -100,19 +108,40 @@ export function* computePlan(
     uncertain,
     yield* tx.importedCalls(session.id),
     covered,
-    leftOut(targetTools, snapshotAt, asideNow, covered),
+    left,
     outside,
+    shared,
   );
+  const undone = new Set(steps.undo.map((t) => t.id));
+  const stays = [...shared].filter((id) => !undone.has(id));
   if (snapshotAt) {
     // A held call undone first (applied after one the move undoes) comes back with the files as those undone before did.
-    const undone = new Set(steps.undo.map((t) => t.id));
     const stayApplied = appliedRows.filter((r) => !undone.has(r.id));
     steps.covered.push(...(yield* heldOffTarget(tx, held, targetTools, stayApplied, uncertain)));
     // Marked as they were applied when the snapshot was taken, off the target's lineage or on it: a later undo then
     // takes them back last first.
     byApplication(steps.covered, snapshotAt.order ?? []);
   }
-  return { steps, common, worldBranchId: worldBranch.id, worldPosition };
+  return { steps, common, worldBranchId: worldBranch.id, worldPosition, stays };
+}
+
+/**
+ * The applied calls of the target's lineage made after the restored snapshot, up to the point the world's lineage
+ * shares with it (`common`): their effects are in the world on both sides of the move, so it neither undoes nor
+ * replays them (as a move without files does not); the snapshot, older, does not hold them, so its restore keeps the
+ * paths they changed as the world has them (see `leftApplied`). Not `besides`: those whose run changed no workspace
+ * file (they stay applied anyway), those of unknown outcome, and those the move leaves out of the target (see `leftOut`:
+ * a files-only restore set them aside there).
+ */
+function sharedAfter(
+  targetTools: readonly ToolInvocation[],
+  snapshotAt: SnapshotAt | undefined,
+  common: number,
+  besides: ReadonlySet<string>,
+): Set<string> {
+  if (snapshotAt === undefined || snapshotAt.position >= common) return new Set();
+  const after = (t: ToolInvocation) => t.position > snapshotAt.position && t.position <= common;
+  return new Set(targetTools.filter((t) => after(t) && t.applied && !besides.has(t.id)).map((t) => t.id));
 }
 
 /**

@@ -41,9 +41,11 @@ export interface MoveSpec {
   /**
    * Set when the move restores the workspace's files too (scope "both"): the snapshot restored once the undos are done,
    * before the replays, and the target's calls it holds (marked applied then, never run), with the `applied_seq` of
-   * those it holds a replay of (absent in older journals: see `markHeld`).
+   * those it holds a replay of (absent in older journals: see `markHeld`); `stays`: the applied calls the world shares
+   * with the target made after that snapshot, which the move leaves applied (its restore keeps their paths as the
+   * world has them: see `leftApplied`).
    */
-  files?: { manifestId: number; covered: string[]; replays?: Record<string, number> };
+  files?: { manifestId: number; covered: string[]; replays?: Record<string, number>; stays?: string[] };
 }
 
 /** A move's result; an edit's carries its message, and the checkpoint written with it when one was asked for. */

@@ -276,11 +276,24 @@ function* stayingHere(
   };
 }
 
-/** A move's files: the snapshot, the calls it holds, and those of them whose application it holds was a replay. */
-function filesOf(manifestId: number, covered: readonly { id: string }[], replays: Readonly<Record<string, number>>): MoveSpec["files"] {
+/**
+ * A move's files: the snapshot, the calls it holds, those of them whose application it holds was a replay, and the
+ * calls the world shares with the target after it, left applied (see `ComputedPlan.stays`).
+ */
+function filesOf(
+  manifestId: number,
+  covered: readonly { id: string }[],
+  replays: Readonly<Record<string, number>>,
+  stays: readonly string[],
+): MoveSpec["files"] {
   const ids = covered.map((t) => t.id);
   const held = Object.fromEntries(ids.filter((id) => replays[id] !== undefined).map((id) => [id, replays[id]!]));
-  return { manifestId, covered: ids, ...(Object.keys(held).length === 0 ? {} : { replays: held }) };
+  return {
+    manifestId,
+    covered: ids,
+    ...(Object.keys(held).length === 0 ? {} : { replays: held }),
+    ...(stays.length === 0 ? {} : { stays: [...stays] }),
+  };
 }
 
 /**
@@ -364,11 +377,14 @@ function* moveConversationUnit(
   // A session that never recorded a tool call has no world to move: skip reading the lineages.
   const computed = session.hasTools ? yield* computePlan(ctx, tx, session, base.target, snapshotAt) : NOTHING_TO_MOVE;
   const plan = computed.steps;
+  // Calls the world shares with the target after its snapshot stay applied: the files step keeps their paths.
+  const stays = filesManifest === undefined || !("stays" in computed) ? [] : computed.stays;
   // Already there, world included (a second click): nothing is written, no event, nothing for undo.
   // Calls off the lineage left applied for want of their tool (`unregistered`) mean the world does not match.
   // A move with files that leaves a call applied under a kept one it cannot undo, or an irreversible one its snapshot
   // does not hold, runs its files step as journaled moves do: the restore keeps that call's paths as the world has them.
-  const stopped = filesManifest !== undefined && plan.skipped.some((t) => t.applied && ctx.tools.isReversible(t.tool));
+  const stopped =
+    filesManifest !== undefined && (stays.length > 0 || plan.skipped.some((t) => t.applied && ctx.tools.isReversible(t.tool)));
   if (
     base.sameAsWorld &&
     !within &&
@@ -394,7 +410,7 @@ function* moveConversationUnit(
     skipped: plan.skipped.map((t) => t.id),
     unregistered: plan.unregistered.map((t) => t.id),
     unknown: plan.unknown.map((t) => t.id),
-    ...(filesManifest === undefined ? {} : { files: filesOf(filesManifest, plan.covered, snapshotAt?.replays ?? {}) }),
+    ...(filesManifest === undefined ? {} : { files: filesOf(filesManifest, plan.covered, snapshotAt?.replays ?? {}, stays) }),
   });
   // A move with files is journaled whatever it runs: its files step is one of its steps.
   if (plan.undo.length + plan.replay.length === 0 && !spec.files)
