@@ -1,5 +1,5 @@
-// A forced "both" switch to the current branch saves the drift in a checkpoint on that very branch: that checkpoint's
-// files are then the target's snapshot, so the calls made before it keep their files and stay applied (issue 32 review).
+// A forced "both" switch to the current branch does nothing, as any switch to it: no file moves, so no drift is saved,
+// and its calls keep their files and stay applied (issue 32 review).
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
@@ -25,7 +25,7 @@ afterEach(async () => {
   removeDir(dir);
 });
 
-it("a forced switch to the current branch keeps its calls' files, applied, and the drift it saved", async () => {
+it("a forced switch to the current branch keeps its calls' files, applied, and the drift as it is", async () => {
   const s = await fp.createSession({ userId: "u" });
   await s.attachWorkspace(ws);
   const start = await s.checkpoint({ name: "start" });
@@ -35,9 +35,13 @@ it("a forced switch to the current branch keeps its calls' files, applied, and t
   const root = (await s.info()).currentBranchId;
 
   const moved = await s.switchBranch(root, { scope: "both", force: true });
-  expect(moved.savedDrift?.files).toEqual(["h"]);
+  expect(moved.savedDrift).toBeUndefined();
+  expect(moved.files).toBeUndefined();
+  expect(moved.branch.id).toBe(root);
   expect(files()).toEqual(["w1", "L1\n", "by hand"]);
   expect((await s.toolTrack()).map((t) => t.applied)).toEqual([true, true]);
+  expect((await s.listCheckpoints()).items).toHaveLength(1);
+  await s.checkpoint({ name: "by hand" });
 
   // Away and back: each call undone once, replayed once.
   await s.rollback(start.id, { scope: "both" });

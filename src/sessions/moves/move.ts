@@ -117,6 +117,10 @@ async function moveWithFiles(
   // Everything the files need is checked first (drift, contents, links in the way), so a refused move changes
   // nothing.
   const planned = await ctx.store.read((tx) => performMoveUnit(tx, ref, prepare, scope, ctx, o, ifAt));
+  // A switch to the current branch does what the conversation's does (nothing, when the world matches the branch):
+  // its files are the branch's already, and restoring its newest snapshot would take what its calls made since.
+  if ("self" in planned)
+    return scope === "both" ? moveConversation(ctx, ref, o, prepare, within, { request, ifAt }) : stayingPut(ctx, ref, { request });
   // Planned again holding the directory's run turn (see move-turn.ts).
   if (planned.turn !== undefined)
     return inRunTurn(ctx, planned.turn, () => moveWithFiles(ctx, ref, scope, o, prepare, within, { request, ifAt }, earlier));
@@ -170,6 +174,9 @@ function* performMoveUnit(
   const { session, branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
   yield* checkIfAt(tx, session, ifAt, head.position);
   const ws = yield* workspaceOf(tx, session.id, "scope");
+  const base = yield* prepare(tx, session);
+  // A switch to the current branch moves no file, whatever its scope (see `moveWithFiles`).
+  if (base.kind === "switch" && base.sameAsWorld) return { self: true } as const;
   // Files are restored under no tool that still runs (its files would be overwritten under it).
   if (session.hasTools) yield* refuseLiveCalls(ctx, tx, session.id);
   if (!holdsRunTurn(ws.dir)) {
@@ -177,7 +184,6 @@ function* performMoveUnit(
     if (session.hasTools) yield* refuseConcurrentMove(ctx, tx, session.id);
     return { turn: ws.dir };
   }
-  const base = yield* prepare(tx, session);
   if (scope === "files" && base.kind === "edit") {
     throw new ValidationError("scope", 'an edit adds a message: use scope "both" (or "conversation")');
   }
