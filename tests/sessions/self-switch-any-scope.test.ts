@@ -72,6 +72,26 @@ it("a switch to the current branch before any checkpoint is not refused for want
   expect(readOrNull(at("a.txt"))).toBe("a");
 });
 
+it("a both switch to the current branch leaves out a call a files-only rewind set aside; a conversation one replays it", async () => {
+  const { s, events, at } = await attached();
+  const start = await s.checkpoint({ name: "start" });
+  await s.invoke("write", { path: at("a.txt"), text: "1" });
+  const current = (await s.info()).currentBranchId;
+  await s.rollback(start.id, { scope: "files" });
+  expect(readOrNull(at("a.txt"))).toBeNull();
+  events.length = 0;
+
+  for (const scope of ["both", "files"] as const) {
+    const moved = await s.switchBranch(current, { scope });
+    expect([moved.undone, moved.replayed, moved.files]).toEqual([[], [], undefined]);
+  }
+  expect(events).toEqual([]);
+  expect(readOrNull(at("a.txt"))).toBeNull();
+  const replayed = await s.switchBranch(current);
+  expect(replayed.replayed.map((t) => t.tool)).toEqual(["write"]);
+  expect(readOrNull(at("a.txt"))).toBe("1");
+});
+
 async function rejectionOf(p: Promise<unknown>): Promise<ConflictError> {
   try {
     await p;

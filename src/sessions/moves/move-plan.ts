@@ -57,6 +57,7 @@ export function* computePlan(
   session: SessionRow,
   target: MoveTarget,
   snapshotAt?: SnapshotAt,
+  keepAside = false,
 ): Step<ComputedPlan> {
   const worldBranch = (yield* tx.getBranch(session.currentBranchId))!;
   const worldPosition = (yield* headOf(tx, worldBranch)).position;
@@ -97,7 +98,8 @@ export function* computePlan(
           ...held.filter((id) => !applied.some((t) => t.id === id && handling(t) === "irreversible")),
         ]);
   // Calls a files-only restore set aside and nothing applied since stay out of a move with files, as they are.
-  const asideNow = snapshotAt === undefined ? new Set<string>() : yield* setAsideOn(tx, session.id, target);
+  // So do they out of a "both" move that restores no files (a switch to the current branch: `keepAside`).
+  const asideNow = snapshotAt === undefined && !keepAside ? new Set<string>() : yield* setAsideOn(tx, session.id, target);
   const left = leftOut(targetTools, snapshotAt, asideNow, covered);
   const shared = sharedAfter(targetTools, snapshotAt, common, new Set([...outside, ...uncertain, ...left]));
   const steps = planSteps(
@@ -187,13 +189,13 @@ function leftOut(
   asideNow: ReadonlySet<string>,
   covered: ReadonlySet<string> | undefined,
 ): Set<string> {
-  if (snapshotAt === undefined) return new Set();
+  // Applied since on another lineage (a move elsewhere replayed it), it is still out of this one: undone.
+  const setAside = (t: ToolInvocation) => asideNow.has(t.id) && t.status === "succeeded" && !covered?.has(t.id);
+  if (snapshotAt === undefined) return new Set(targetTools.filter(setAside).map((t) => t.id));
   const upTo = targetTools.filter((t) => t.position <= snapshotAt.position && t.status === "succeeded");
   const lastHeld = upTo.findLast((t) => !snapshotAt.unapplied.has(t.id));
   const left = (t: ToolInvocation) =>
     snapshotAt.unapplied.has(t.id) && ((lastHeld !== undefined && t.position < lastHeld.position) || !!snapshotAt.aside?.has(t.id));
-  // Applied since on another lineage (a move elsewhere replayed it), it is still out of this one: undone.
-  const setAside = (t: ToolInvocation) => asideNow.has(t.id) && t.status === "succeeded" && !covered?.has(t.id);
   return new Set([...upTo.filter(left), ...targetTools.filter(setAside)].map((t) => t.id));
 }
 

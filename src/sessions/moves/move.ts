@@ -48,6 +48,8 @@ interface MoveWrite {
   ifAt?: IfAt | undefined;
   /** What the request's answer carries beyond the conversation's move (the files a "both" move restored). */
   extra?: Pick<MoveOutcome, "files" | "savedDrift">;
+  /** A "both" move that restores no files: the calls a files-only restore set aside stay out (see `computePlan`). */
+  keepAside?: boolean;
 }
 
 export async function performMove(
@@ -117,10 +119,13 @@ async function moveWithFiles(
   // Everything the files need is checked first (drift, contents, links in the way), so a refused move changes
   // nothing.
   const planned = await ctx.store.read((tx) => performMoveUnit(tx, ref, prepare, scope, ctx, o, ifAt));
-  // A switch to the current branch does what the conversation's does (nothing, when the world matches the branch):
-  // its files are the branch's already, and restoring its newest snapshot would take what its calls made since.
+  // A switch to the current branch moves no file: they are the branch's already, and restoring its newest snapshot
+  // would take what its calls made since. With "both", the world moves as the conversation's does (nothing, when it
+  // matches the branch), but the calls a files-only restore set aside stay out, as in any "both" move.
   if ("self" in planned)
-    return scope === "both" ? moveConversation(ctx, ref, o, prepare, within, { request, ifAt }) : stayingPut(ctx, ref, { request });
+    return scope === "both"
+      ? moveConversation(ctx, ref, o, prepare, within, { request, ifAt, keepAside: true })
+      : stayingPut(ctx, ref, { request });
   // Planned again holding the directory's run turn (see move-turn.ts).
   if (planned.turn !== undefined)
     return inRunTurn(ctx, planned.turn, () => moveWithFiles(ctx, ref, scope, o, prepare, within, { request, ifAt }, earlier));
@@ -381,7 +386,7 @@ function* moveConversationUnit(
       ? undefined
       : yield* snapshotPosition(tx, session.id, base.target, base.newBranch?.forkCheckpointId ?? null);
   // A session that never recorded a tool call has no world to move: skip reading the lineages.
-  const computed = session.hasTools ? yield* computePlan(ctx, tx, session, base.target, snapshotAt) : NOTHING_TO_MOVE;
+  const computed = session.hasTools ? yield* computePlan(ctx, tx, session, base.target, snapshotAt, w.keepAside) : NOTHING_TO_MOVE;
   const plan = computed.steps;
   // Calls the world shares with the target after its snapshot stay applied: the files step keeps their paths.
   const stays = filesManifest === undefined || !("stays" in computed) ? [] : computed.stays;
