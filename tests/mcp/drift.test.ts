@@ -52,7 +52,8 @@ describe.each(TRANSPORTS)("over %s", (transport) => {
     const text = await refused(client, "rollback", { checkpoint: v1.id });
     expect(text).toMatch(/^WORKSPACE_DRIFT: /);
     expect(text).toContain("force: true");
-    expect(await refused(client, "switch_branch", { branch: v1.branchId })).toMatch(/^WORKSPACE_DRIFT: .*checkpoint \{\}/);
+    // A switch to the current branch moves no file: nothing to refuse.
+    expect((await ok(client, "switch_branch", { branch: v1.branchId })).branch.id).toBe(v1.branchId);
     expect(filesIn(ws)).toEqual(DRIFTED);
     expect((await ok(client, "branches")).branches).toHaveLength(1);
 
