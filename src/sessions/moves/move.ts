@@ -134,7 +134,7 @@ async function moveWithFiles(
   const savedDrift = forced.savedDrift ?? earlier ?? null;
   const saved = savedDrift ? { savedDrift } : {};
   if (scope === "both") {
-    // The saved drift's checkpoint may be on the target's lineage (a switch to the current branch): its files are
+    // The saved drift's checkpoint may be on the target's lineage (a move to the current branch's head): its files are
     // the target's snapshot now, the one the conversation's move plans its undos and replays around.
     const at = { branchId: from.fromBranchId, head: from.fromHead };
     const planned = forced.savedDrift
