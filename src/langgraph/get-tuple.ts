@@ -6,7 +6,7 @@ import type { LgThreadRow, Step, Tx } from "../store/port/index.js";
 import { servedAfterMoves, currentToServe, ownedCurrent, ownedSession, type EngineContext } from "../sessions/langgraph-bridge.js";
 import type { CheckpointReader } from "./checkpoint-reader.js";
 import { assertReadNames, threadConfig, threadKey, userOf, type SaverParts } from "./saver-parts.js";
-import { pendingAtMovedHead } from "./moved-head-writes.js";
+import { firstsAsked, pendingAtMovedHead } from "./moved-head-writes.js";
 import { firstAskedAt, withFirstAsked } from "./first-asked.js";
 import { subgraphWaits, throughParent, withSubgraphWaits } from "./namespace-head.js";
 import { currentLineage, undoneAt, undoneById } from "./served-writes.js";
@@ -69,7 +69,9 @@ function* placeWithFirsts(
 ) {
   const found = yield* placeUnit(ctx, tx, ref, userId, threadId, ns, checkpointId);
   const firsts =
-    found?.undone && found.at.kind === "stored" ? yield* firstAskedAt(tx, found.thread.sessionId, found.at.row.checkpointId) : undefined;
+    found?.undone && found.at.kind === "stored"
+      ? firstsAsked(yield* firstAskedAt(tx, found.thread.sessionId, found.at.row.checkpointId), found.undone)
+      : undefined;
   return found && { ...found, firsts };
 }
 

@@ -4,7 +4,7 @@ import type { CheckpointListOptions, CheckpointTuple } from "@langchain/langgrap
 import { ValidationError } from "../models/errors.js";
 import type { LgListedRow, LgListFilter, LgThreadRow, LgWriteRow, Step, Tx } from "../store/port/index.js";
 import type { CheckpointReader } from "./checkpoint-reader.js";
-import { pendingAtMovedHead, type Undone } from "./moved-head-writes.js";
+import { firstsAsked, pendingAtMovedHead, type Undone } from "./moved-head-writes.js";
 import { firstAskedAt, withFirstAsked } from "./first-asked.js";
 import { subgraphWaits, withSubgraphWaits } from "./namespace-head.js";
 import { currentLineage, undoneById, type CurrentLineage } from "./served-writes.js";
@@ -71,7 +71,7 @@ function* listUnit(tx: Tx, filter: LgListFilter): Step<ListedRows> {
     const of = sessions.get(row.sessionId);
     const left = of ? yield* undoneById(tx, of.thread, row, of.current) : null;
     undone.push(left);
-    if (left) firsts.set(i, yield* firstAskedAt(tx, row.sessionId, row.checkpointId));
+    if (left) firsts.set(i, firstsAsked(yield* firstAskedAt(tx, row.sessionId, row.checkpointId), left));
     const served = of?.current.served;
     if (of && served?.kind === "stored" && served.moved === true && served.row.checkpointId === row.checkpointId) {
       waits.set(i, yield* subgraphWaits(tx, of.thread.userId, of.thread.threadId, of.thread.checkpointNs, row));

@@ -5,8 +5,29 @@ import { RESUME, WRITES_IDX_MAP, type CheckpointPendingWrite } from "@langchain/
 import type { BranchRow, LgCheckpointRow, LgPointRow, LineageSegment, Step, Tx } from "../store/port/index.js";
 import { FIRST_ASKED } from "./first-asked.js";
 
-/** What a move left of a stored checkpoint's step: its continuation (the graph went on from it), or its tool calls. */
-export type Undone = "continuation" | "calls";
+/**
+ * What a move left of a stored checkpoint's step: its continuation (the graph went on from it), or its tool calls; or
+ * either, with the step resumed on the head's branch since the move (`Resumed`).
+ */
+export type Undone = "continuation" | "calls" | Resumed;
+
+/**
+ * A stopped step resumed since the move: `fresh` names the tasks (and the ids LangGraph stores resume values under:
+ * the null task's, an interrupt's) whose resume values at the checkpoint were stored on the head's branch since
+ * (`resumed-on.ts`). Theirs are that resume's, and so is the question such a task asked last.
+ */
+export interface Resumed {
+  fresh: ReadonlySet<string>;
+}
+
+/**
+ * Of the first interrupts kept at a checkpoint (`firstAskedAt`, by task id), those a head with `undone` shows in place
+ * of its tasks' last: the tasks it runs from their start (every one, but those resumed since the move).
+ */
+export function firstsAsked<T>(firsts: ReadonlyMap<string, T>, undone: Undone | null): Map<string, T> {
+  if (undone === null) return new Map();
+  return new Map([...firsts].filter(([taskId]) => typeof undone === "string" || !undone.fresh.has(taskId)));
+}
 
 /**
  * Whether a pending write on this channel is an interrupt or an error: what the graph waits on at the checkpoint (or a
@@ -20,12 +41,18 @@ const isWait = (channel: string): boolean => (channel in WRITES_IDX_MAP && chann
  * a failure beside them): they ran before the graph waited there. Not the results of tasks that ran in the
  * continuation (those that interrupted or failed, run again once resumed; every task of a step that did not stop),
  * nor the resume values it was given. When the step's calls are undone, no task's result: a call names no task.
+ * When the step was resumed since the move (`Resumed`), also the resume values stored since, and the results of tasks
+ * that never stopped there (they finished before it stopped, or ran again in that resume); still not the results of
+ * the tasks that stopped: the continuation the move left behind wrote them, or a resume since (its checkpoint, where
+ * the graph goes on from them, is not written yet), which LangGraph runs again.
  */
 export function shownAtMovedHead(writes: readonly { taskId: string; channel: string }[], undone: Undone): boolean[] {
   const waited = new Set(writes.filter((w) => isWait(w.channel)).map((w) => w.taskId));
   const finishedBefore = (w: { taskId: string; channel: string }) =>
-    undone === "continuation" && waited.size > 0 && !(w.channel in WRITES_IDX_MAP) && !waited.has(w.taskId);
-  return writes.map((w) => isWait(w.channel) || finishedBefore(w));
+    undone !== "calls" && waited.size > 0 && !(w.channel in WRITES_IDX_MAP) && !waited.has(w.taskId);
+  const given = (w: { taskId: string; channel: string }) =>
+    typeof undone !== "string" && w.channel === RESUME && undone.fresh.has(w.taskId);
+  return writes.map((w) => isWait(w.channel) || given(w) || finishedBefore(w));
 }
 
 /** The pending writes a head moved to their checkpoint shows (`shownAtMovedHead`). */

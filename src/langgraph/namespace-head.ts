@@ -4,7 +4,8 @@ import { ownedCurrent } from "../sessions/langgraph-bridge.js";
 import type { LgCheckpointRow, LgPointRow, LgThreadRow, LgWriteRow, LineageSegment, Step, Tx } from "../store/port/index.js";
 import { sortedWrites } from "./saver-parts.js";
 import { asFirstAsked, firstAskedAt } from "./first-asked.js";
-import type { Undone } from "./moved-head-writes.js";
+import { firstsAsked, type Undone } from "./moved-head-writes.js";
+import { resumedOnBranch, rootBranchOf } from "./resumed-on.js";
 import { undoneAt } from "./served-writes.js";
 import { checkpointAt, type PointCheckpoint } from "./thread-head.js";
 
@@ -79,8 +80,12 @@ export function* throughParent(tx: Tx, userId: string, threadId: string, ns: str
   const chosen = chosenWait(yield* waitsOf(tx, thread.sessionId), moved.windows);
   if (chosen) {
     const newest = (yield* tx.langgraph.getCheckpoint(thread.sessionId))?.checkpointId;
+    // Resumed there on the root's branch since the move: its resume values stored since are served (`Resumed`).
+    const branchId = moved.undone === null ? undefined : yield* rootBranchOf(tx, thread);
+    const fresh =
+      branchId === undefined ? new Set<string>() : yield* resumedOnBranch(tx, thread.sessionId, chosen.row.checkpointId, branchId);
     // Nothing undone, and the subgraph's newest is where it waited: its own head is that already.
-    const undone = moved.undone === null && chosen.row.checkpointId === newest ? null : "continuation";
+    const undone = fresh.size > 0 ? { fresh } : moved.undone === null && chosen.row.checkpointId === newest ? null : "continuation";
     return { at: { kind: "stored", row: chosen.row, moved: true }, undone, windows: moved.windows };
   }
   return moved.undone === null ? null : { at: undefined, undone: moved.undone, windows: moved.windows };
@@ -201,8 +206,10 @@ export function* subgraphWaits(
     // As the subgraph's own head shows them: its subgraphs' in place of its tasks' (a subgraph inside a subgraph).
     const inner = yield* subgraphWaits(tx, userId, threadId, sub.checkpointNs, head.at.row);
     const stored = (yield* sortedWrites(tx, sessionId, head.at.row.checkpointId)).filter((w) => isWaitWrite(w.channel));
-    // Served with its resume values left out (`undone`): its tasks ask their first questions of the step again.
-    const written = head.undone === null ? stored : asFirstAsked(stored, yield* firstAskedAt(tx, sessionId, head.at.row.checkpointId));
+    // Served with its resume values left out (`undone`): its tasks ask their first questions of the step again (but
+    // those resumed since the move).
+    const firsts = head.undone === null ? new Map<string, LgWriteRow>() : yield* firstAskedAt(tx, sessionId, head.at.row.checkpointId);
+    const written = asFirstAsked(stored, firstsAsked(firsts, head.undone));
     const shown = [...written.filter((w) => !inner.has(w.taskId)), ...[...inner.values()].flat()];
     waits.set(task, [...(waits.get(task) ?? []), ...shown]);
   }

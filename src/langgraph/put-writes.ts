@@ -10,6 +10,7 @@ import { stoppedRunPut } from "./put-checkpoint.js";
 import { findThread, startThread, startedElsewhere } from "./threads.js";
 import type { EngineContext } from "../sessions/langgraph-bridge.js";
 import { keepFirstAsked } from "./first-asked.js";
+import { markResumedOn } from "./resumed-on.js";
 
 /** Units locking the one session they expect the thread in, before one that locks everything (a thread in churn). */
 const SCOPED_ATTEMPTS = 3;
@@ -115,6 +116,8 @@ function* putWritesUnit(
   const thread = found ?? (yield* startThread(ctx, tx, userId, threadId, ns, expected === undefined ? sessionId : newId("ses")));
   // A task asking again in the same step: the question it replaces is kept, as the one a move back before it shows.
   if (special) yield* keepFirstAsked(tx, thread.sessionId, rows);
+  // Resume values: marked with the branch they are stored on, as a head moved back to their checkpoint weighs them.
+  yield* markResumedOn(tx, thread, rows, special);
   yield* tx.langgraph.insertWrites(
     rows.map((r) => ({ sessionId: thread.sessionId, ...r })),
     special,

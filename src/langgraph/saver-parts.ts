@@ -12,6 +12,7 @@ import type { JsonValue } from "../models/json.js";
 import type { LgThreadRow, LgWriteRow, Step, Tx } from "../store/port/index.js";
 import type { EngineContext } from "../sessions/langgraph-bridge.js";
 import { FIRST_ASKED } from "./first-asked.js";
+import { RESUMED_ON } from "./resumed-on.js";
 import type { MirrorCache } from "./mirror-cache.js";
 import type { RunCalls } from "./run-calls.js";
 import type { VerifiedItemsCache } from "./verified-items.js";
@@ -125,11 +126,12 @@ export function userIn(parts: SaverParts, options: { userId?: string } | undefin
 
 /**
  * A checkpoint's pending writes in the order LangGraph applies them: (task path, task id, index). Not the first
- * interrupts kept of tasks that asked again (`first-asked.ts`): those are served only in place of their task's.
+ * interrupts kept of tasks that asked again (`first-asked.ts`): those are served only in place of their task's; nor
+ * the marks of where resume values were stored (`resumed-on.ts`).
  */
 export function* sortedWrites(tx: Tx, sessionId: string, checkpointId: string): Step<LgWriteRow[]> {
   return (yield* tx.langgraph.writesOf(sessionId, checkpointId))
-    .filter((w) => w.channel !== FIRST_ASKED)
+    .filter((w) => w.channel !== FIRST_ASKED && w.channel !== RESUMED_ON)
     .sort((a, b) => compareWritesSortKeys(writesSortKey(a.taskPath, a.taskId, a.idx), writesSortKey(b.taskPath, b.taskId, b.idx)));
 }
 

@@ -2,6 +2,7 @@
 import type { BranchRow, LgCheckpointRow, LgPointRow, LgThreadRow, Step, Tx } from "../store/port/index.js";
 import { ownedCurrent, type Head } from "../sessions/langgraph-bridge.js";
 import { callsLeftOut, resumedPastUserCheckpoint, type Undone } from "./moved-head-writes.js";
+import { resumedOnBranch } from "./resumed-on.js";
 import { checkpointAt, type PointCheckpoint } from "./thread-head.js";
 
 /** The session's current branch and head, and its LangGraph checkpoints' points (read once for many checkpoints). */
@@ -27,19 +28,33 @@ export function* currentLineage(tx: Tx, thread: LgThreadRow): Step<CurrentLineag
  * What a move left of a head's checkpoint: the step's tool calls, when the head's world does not hold them all (a
  * rollback to it undid them: its tasks' results are stale); else its continuation, after the graph went on from it,
  * or after its step's tasks were resumed past the user's checkpoint the session was moved back to
- * (`resumedPastUserCheckpoint`).
+ * (`resumedPastUserCheckpoint`). Either with the resume values stored on the head's branch since the move
+ * (`resumedSince`): the stopped step was resumed there, and asks on from them.
  */
 export function* undoneAt(tx: Tx, thread: LgThreadRow, at: PointCheckpoint, current: Lineage): Step<Undone | null> {
   if (at.kind === "stored" && (yield* callsLeftOut(tx, thread.sessionId, at.row, current.points, current.branch, current.head.position))) {
-    return "calls";
+    return yield* resumedSince(tx, thread, at, current, "calls");
   }
   const id = at.kind === "stored" ? at.row.checkpointId : at.synth.id;
-  if (yield* tx.langgraph.hasChild(thread.sessionId, id)) return "continuation";
+  if (yield* tx.langgraph.hasChild(thread.sessionId, id)) return yield* resumedSince(tx, thread, at, current, "continuation");
   // Resumed past a user's checkpoint the session was moved back to, asking again in the same step (no child written).
   const resumed =
     at.kind === "stored" &&
     (yield* resumedPastUserCheckpoint(tx, thread.sessionId, at.row, current.points, current.branch, current.head.position));
   return resumed ? "continuation" : null;
+}
+
+/**
+ * `undone`, or the step resumed since the move (`Resumed`) when resume values at the head's checkpoint were stored on
+ * the session's current branch and that branch is not the checkpoint's (a move forked it: what was stored on it came
+ * after the move).
+ */
+function* resumedSince(tx: Tx, thread: LgThreadRow, at: PointCheckpoint, current: Lineage, undone: Undone): Step<Undone> {
+  if (at.kind !== "stored") return undone;
+  const point = current.points.find((p) => p.checkpointId === at.row.checkpointId);
+  if (!point || point.branchId === current.branch.id) return undone;
+  const fresh = yield* resumedOnBranch(tx, thread.sessionId, at.row.checkpointId, current.branch.id);
+  return fresh.size > 0 ? { fresh } : undone;
 }
 
 /**
