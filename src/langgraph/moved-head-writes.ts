@@ -18,6 +18,11 @@ export type Undone = "continuation" | "calls" | Resumed;
  */
 export interface Resumed {
   fresh: ReadonlySet<string>;
+  /**
+   * The step never went on past the head (no continuation was written, nor calls undone: `resumedPastUserCheckpoint`):
+   * its tasks' results are served as stored, only its resume values weighed.
+   */
+  results?: "stored";
 }
 
 /**
@@ -52,7 +57,9 @@ export function shownAtMovedHead(writes: readonly { taskId: string; channel: str
     undone !== "calls" && waited.size > 0 && !(w.channel in WRITES_IDX_MAP) && !waited.has(w.taskId);
   const given = (w: { taskId: string; channel: string }) =>
     typeof undone !== "string" && w.channel === RESUME && undone.fresh.has(w.taskId);
-  return writes.map((w) => isWait(w.channel) || given(w) || finishedBefore(w));
+  const stored = (w: { taskId: string; channel: string }) =>
+    typeof undone !== "string" && undone.results === "stored" && !(w.channel in WRITES_IDX_MAP);
+  return writes.map((w) => isWait(w.channel) || given(w) || finishedBefore(w) || stored(w));
 }
 
 /** The pending writes a head moved to their checkpoint shows (`shownAtMovedHead`). */
@@ -103,8 +110,9 @@ export function* callsLeftOut(
  * it), the step stopped there (an interrupt or an error written), and the branch holds a call of the step past that
  * point. Those calls came from tasks resumed or retried after the user's checkpoint: the resume values stored since
  * (LangGraph writes no checkpoint while a task asks again in the same step) are not the head's, nor what those tasks
- * wrote; the step shows what a moved-to checkpoint the graph went on from shows. Once a call of the step lands on the
- * lineage past the move (the thread was resumed there), the writes stored are that resume's, and are served.
+ * wrote; the step shows what a moved-to checkpoint the graph went on from shows ("stopped"). Once a call of the step
+ * lands on the lineage past the move (the thread ran there again: "ran"), the results stored are that run's, and are
+ * served; of the resume values, those given since (`resumed-on.ts`).
  */
 export function* resumedPastUserCheckpoint(
   tx: Tx,
@@ -113,24 +121,25 @@ export function* resumedPastUserCheckpoint(
   points: LgPointRow[],
   branch: BranchRow,
   position: number,
-): Step<boolean> {
+): Step<"stopped" | "ran" | false> {
   const at = points.find((p) => p.checkpointId === row.checkpointId);
   const head = at && (yield* tx.branchHeads(sessionId)).get(at.branchId);
   if (!at || head === undefined) return false;
   const segments = yield* tx.lineage(branch.id, position);
   const left = yield* leftWithin(tx, at, segments);
   if (left === undefined) return false;
-  // A task resumed since the move made its call on the lineage: the writes stored since are that resume's.
-  for (const segment of segments.slice(segments.findIndex((x) => x.branchId === at.branchId) + 1)) {
-    if ((yield* tx.segmentTools(segment)).some((t) => t.status === "succeeded")) return false;
-  }
   const later = points.filter((p) => p.branchId === at.branchId && p.position >= at.position && p.seq > at.seq);
   const upTo = Math.min(head, ...later.map((p) => p.position));
   if (upTo <= left) return false;
   const calls = yield* tx.segmentTools({ branchId: at.branchId, after: left, upTo });
   if (!calls.some((t) => t.status === "succeeded")) return false;
   // The step stopped there (an interrupt or an error): its tasks were resumed or retried past the user's checkpoint.
-  return (yield* tx.langgraph.writesOf(sessionId, row.checkpointId)).some((w) => isWait(w.channel));
+  if (!(yield* tx.langgraph.writesOf(sessionId, row.checkpointId)).some((w) => isWait(w.channel))) return false;
+  // A task ran since the move and made its call on the lineage: the results stored since are that run's.
+  for (const segment of segments.slice(segments.findIndex((x) => x.branchId === at.branchId) + 1)) {
+    if ((yield* tx.segmentTools(segment)).some((t) => t.status === "succeeded")) return "ran";
+  }
+  return "stopped";
 }
 
 /**

@@ -84,8 +84,17 @@ export function* throughParent(tx: Tx, userId: string, threadId: string, ns: str
     const branchId = moved.undone === null ? undefined : yield* rootBranchOf(tx, thread);
     const fresh =
       branchId === undefined ? new Set<string>() : yield* resumedOnBranch(tx, thread.sessionId, chosen.row.checkpointId, branchId);
-    // Nothing undone, and the subgraph's newest is where it waited: its own head is that already.
-    const undone = fresh.size > 0 ? { fresh } : moved.undone === null && chosen.row.checkpointId === newest ? null : "continuation";
+    // Nothing undone, and the subgraph's newest is where it waited: its own head is that already. Its parent's step
+    // ran since the move with nothing else undone: so did it, its results are served as its parent's are.
+    const isNewest = chosen.row.checkpointId === newest;
+    const ran = isNewest && moved.undone !== null && typeof moved.undone !== "string" && moved.undone.results === "stored";
+    const undone: Undone | null = ran
+      ? { fresh, results: "stored" }
+      : fresh.size > 0
+        ? { fresh }
+        : moved.undone === null && isNewest
+          ? null
+          : "continuation";
     return { at: { kind: "stored", row: chosen.row, moved: true }, undone, windows: moved.windows };
   }
   return moved.undone === null ? null : { at: undefined, undone: moved.undone, windows: moved.windows };

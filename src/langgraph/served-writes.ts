@@ -38,10 +38,14 @@ export function* undoneAt(tx: Tx, thread: LgThreadRow, at: PointCheckpoint, curr
   const id = at.kind === "stored" ? at.row.checkpointId : at.synth.id;
   if (yield* tx.langgraph.hasChild(thread.sessionId, id)) return yield* resumedSince(tx, thread, at, current, "continuation");
   // Resumed past a user's checkpoint the session was moved back to, asking again in the same step (no child written).
-  const resumed =
+  const past =
     at.kind === "stored" &&
     (yield* resumedPastUserCheckpoint(tx, thread.sessionId, at.row, current.points, current.branch, current.head.position));
-  return resumed ? "continuation" : null;
+  if (past === "stopped") return "continuation";
+  if (past !== "ran" || at.kind !== "stored") return null;
+  // Run there since: its results are served, and of its resume values those given on the head's branch.
+  const fresh = yield* resumedOnBranch(tx, thread.sessionId, at.row.checkpointId, current.branch.id);
+  return { fresh, results: "stored" };
 }
 
 /**
