@@ -1,4 +1,4 @@
-// A node that asked twice and finished, rolled back to its first wait: each resume after it answers the next question.
+// A node that asked twice (and finished), rolled back to its first wait: each resume after it answers the next question.
 import { Annotation, Command, END, START, StateGraph, interrupt } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
@@ -33,9 +33,15 @@ function askTwiceGraph(saver: ForkpointSaver, inSubgraph: boolean, callFirst = f
 
 /**
  * Runs the thread to its first wait, takes a checkpoint there (the user's, or the LangGraph checkpoint's own with
- * `toStep`), answers "x" and "y" (the graph finishes), and rolls back to that checkpoint.
+ * `toStep`), answers "x" and "y" (the graph finishes; only "x" with `finish` false), and rolls back to that checkpoint.
  */
-async function finishedThenRolledBack(o: { durability: "sync" | "async"; inSubgraph: boolean; toStep: boolean; callFirst?: boolean }) {
+async function finishedThenRolledBack(o: {
+  durability: "sync" | "async";
+  inSubgraph: boolean;
+  toStep: boolean;
+  callFirst?: boolean;
+  finish?: boolean;
+}) {
   const sent: string[] = [];
   const { fp } = dbs.open({ tools: [sendTool(sent)] });
   const saver = new ForkpointSaver(fp, { userId: "alice" });
@@ -51,8 +57,10 @@ async function finishedThenRolledBack(o: { durability: "sync" | "async"; inSubgr
       )!
     : await s.checkpoint({ name: "waiting on q1" });
   await graph.invoke(new Command({ resume: "x" }), config);
-  const done = await graph.invoke(new Command({ resume: "y" }), config);
-  expect(done.log.slice(-2)).toEqual(["q1=x", "q2=y"]);
+  if (o.finish !== false) {
+    const done = await graph.invoke(new Command({ resume: "y" }), config);
+    expect(done.log.slice(-2)).toEqual(["q1=x", "q2=y"]);
+  }
   await s.rollback(w1.id);
   expect(sent).toEqual(o.callFirst ? ["go"] : []);
   expect(await asked()).toEqual(["q1"]);
@@ -98,8 +106,13 @@ describe.each(["sync", "async"] as const)(
       },
     );
 
-    it("run on without an answer (its first call lands again): still asks q1, never given the undone answers", async () => {
-      const t = await finishedThenRolledBack({ durability, inSubgraph: false, toStep: false, callFirst: true });
+    it.each([
+      { inSubgraph: false, finish: true },
+      { inSubgraph: true, finish: true },
+      { inSubgraph: false, finish: false },
+      { inSubgraph: true, finish: false },
+    ])("run on without an answer (its first call lands again): asks q1, not given the undone answers ($inSubgraph, $finish)", async (o) => {
+      const t = await finishedThenRolledBack({ durability, toStep: false, callFirst: true, ...o });
       await t.graph.invoke(null, t.config);
       expect(await t.asked()).toEqual(["q1"]);
       await t.graph.invoke(new Command({ resume: "x2" }), t.config);
