@@ -107,6 +107,11 @@ export interface LangGraphTx {
   landedOnBranch(sessionId: string, branchId: string, position: number): Step<boolean>;
   /** True when some LangGraph checkpoint of the session is stored on `branchId` in a forkpoint checkpoint after `seq`. */
   landedSince(sessionId: string, branchId: string, seq: number): Step<boolean>;
+  /**
+   * The position of the first LangGraph checkpoint of the session stored on `branchId` in a forkpoint checkpoint after
+   * `seq`, with `from <= position <= upTo`, if any.
+   */
+  firstLandedSince(sessionId: string, branchId: string, seq: number, from: number, upTo: number): Step<number | undefined>;
   /** A user's checkpoints matching `filter`, newest id first. */
   listCheckpoints(filter: LgListFilter): Step<LgListedRow[]>;
   /** Stores a channel value at a version (once). */

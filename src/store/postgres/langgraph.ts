@@ -73,6 +73,8 @@ const s = {
      WHERE c.session_id = $1 AND f.branch_id = $2 AND f.position >= $3 LIMIT 1`,
   landedSince: `SELECT 1 FROM lg_checkpoints c JOIN checkpoints f ON f.id = c.fp_checkpoint_id
      WHERE c.session_id = $1 AND f.branch_id = $2 AND f.seq > $3 LIMIT 1`,
+  firstLandedSince: `SELECT MIN(f.position) AS position FROM lg_checkpoints c JOIN checkpoints f ON f.id = c.fp_checkpoint_id
+     WHERE c.session_id = $1 AND f.branch_id = $2 AND f.seq > $3 AND f.position >= $4 AND f.position <= $5`,
   getBlob: `SELECT session_id AS "sessionId", channel, version, type, value FROM lg_blobs WHERE session_id = $1 AND channel = $2 AND version = $3`,
   hasChild: `SELECT 1 FROM lg_checkpoints WHERE session_id = $1 AND parent_checkpoint_id = $2 LIMIT 1`,
   writesOf: `SELECT ${WRITE_COLS} FROM lg_writes WHERE session_id = $1 AND checkpoint_id = $2 ORDER BY task_id, idx`,
@@ -147,6 +149,10 @@ export function langgraphTx(sql: Sql): LangGraphTx {
     *landedSince(sessionId: string, branchId: string, seq: number) {
       const rows = yield* sql.column(s.landedSince, [sessionId, branchId, seq]);
       return rows.length > 0;
+    },
+    *firstLandedSince(sessionId: string, branchId: string, seq: number, from: number, upTo: number) {
+      const [position] = yield* sql.column<number | string | null>(s.firstLandedSince, [sessionId, branchId, seq, from, upTo]);
+      return position === null || position === undefined ? undefined : Number(position);
     },
     *listCheckpoints(filter: LgListFilter) {
       const args: unknown[] = [filter.userId];

@@ -51,6 +51,8 @@ export function langgraphTx(db: Database.Database): LangGraphTx {
       WHERE c.session_id = ? AND f.branch_id = ? AND f.position >= ? LIMIT 1`),
     landedSince: p(`SELECT 1 AS one FROM lg_checkpoints c JOIN checkpoints f ON f.id = c.fp_checkpoint_id
       WHERE c.session_id = ? AND f.branch_id = ? AND f.seq > ? LIMIT 1`),
+    firstLandedSince: p(`SELECT MIN(f.position) AS position FROM lg_checkpoints c JOIN checkpoints f ON f.id = c.fp_checkpoint_id
+      WHERE c.session_id = ? AND f.branch_id = ? AND f.seq > ? AND f.position >= ? AND f.position <= ?`),
     insertBlob: p(
       `INSERT OR IGNORE INTO lg_blobs (session_id, channel, version, type, value) VALUES (@sessionId, @channel, @version, @type, @value)`,
     ),
@@ -130,6 +132,10 @@ export function langgraphTx(db: Database.Database): LangGraphTx {
     },
     *landedSince(sessionId: string, branchId: string, seq: number) {
       return s.landedSince.get(sessionId, branchId, seq) !== undefined;
+    },
+    *firstLandedSince(sessionId: string, branchId: string, seq: number, from: number, upTo: number) {
+      const row = s.firstLandedSince.get(sessionId, branchId, seq, from, upTo) as { position: number | null } | undefined;
+      return row?.position ?? undefined;
     },
     /** A user's checkpoints matching `filter`, newest id first. */
     *listCheckpoints(filter: LgListFilter) {

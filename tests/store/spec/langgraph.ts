@@ -94,6 +94,14 @@ export function langgraphSpec(store: () => Store): void {
         hasChild: [yield* lg.hasChild("lg", "1ef0-a"), yield* lg.hasChild("lg", "1ef0-b")],
         landed: [yield* lg.landedOnBranch("lg", "lg-b1", 4), yield* lg.landedOnBranch("lg", "lg-b1", 5)],
         since: [yield* lg.landedSince("lg", "lg-b1", 0), yield* lg.landedSince("lg", "lg-b1", (yield* tx.getCheckpoint("lg-c2"))!.seq)],
+        first: [
+          yield* lg.firstLandedSince("lg", "lg-b1", 0, 0, 9),
+          yield* lg.firstLandedSince("lg", "lg-b1", (yield* tx.getCheckpoint("lg-c1"))!.seq, 0, 9),
+          yield* lg.firstLandedSince("lg", "lg-b1", 0, 3, 9),
+          yield* lg.firstLandedSince("lg", "lg-b1", 0, 3, 3),
+          yield* lg.firstLandedSince("lg", "lg-b1", (yield* tx.getCheckpoint("lg-c2"))!.seq, 0, 9),
+          yield* lg.firstLandedSince("lg", "other", 0, 0, 9),
+        ],
       };
     });
     expect(got.latest).toEqual({ ...lgCheckpoint("1ef0-b", "1ef0-a", "lg-c2", { source: "loop", step: 0 }), messagesVersion: '"2"' });
@@ -110,6 +118,7 @@ export function langgraphSpec(store: () => Store): void {
     });
     expect(got).toMatchObject({ latestPoint: "1ef0-b", points: ["1ef0-a", "1ef0-b"], inFp: "1ef0-b", uses: [true, false] });
     expect(got).toMatchObject({ hasChild: [true, false], landed: [true, false], since: [true, false] });
+    expect(got.first).toEqual([2, 4, 4, undefined, undefined, undefined]);
   });
 
   it("lists a user's LangGraph checkpoints newest first, by thread and by metadata", async () => {
