@@ -218,7 +218,9 @@ function* landUnit(tx: Tx, parts: SaverParts, ref: SessionRef, thread: LgThreadR
  * would leave them out, and the other run's fork that made it needed may have undone them (two runs of one thread
  * forking side by side): the fork goes on after them, which replays what was undone.
  * Never after another run's calls, nor after another run's messages (two runs of the thread at once): the fork goes on
- * after the calls before the first of them that the put's run knows (`stepCalls`), or from the parent.
+ * after the calls before the first of them that the put's run knows (`stepCalls`), or from the parent. Nor after a
+ * LangGraph checkpoint stored since the parent (`landedAfterParent`: an old wait resumed again from the history): the
+ * calls after it are the later steps' of the run that went on from the parent then, which this run makes again.
  */
 function* afterStepCalls(
   tx: Tx,
@@ -234,13 +236,40 @@ function* afterStepCalls(
   if (head.position <= target.position) return undefined;
   const at = yield* entryAt(tx, branch, target.position);
   if ((at?.hash ?? GENESIS_HASH) !== target.headHash) return undefined;
-  const messagesAfter = (at?.msgCount ?? 0) !== head.msgCount;
-  if (put.run && (messagesAfter || parts.runs.anyForeign(sessionId, put.run, put.fromHead))) {
-    const point = yield* stepCalls(tx, parts, sessionId, thread, branch, target.position, head.position, put);
+  // The step's own calls end where a checkpoint stored since the parent sits, if one does before the head.
+  const bound = yield* landedAfterParent(tx, sessionId, target, branch, head.position);
+  const last = bound === undefined ? undefined : yield* entryAt(tx, branch, bound);
+  const end = bound === undefined ? head : { position: bound, hash: last?.hash ?? GENESIS_HASH, msgCount: last?.msgCount ?? 0 };
+  const messagesAfter = (at?.msgCount ?? 0) !== end.msgCount;
+  if (put.run && (messagesAfter || bound !== undefined || parts.runs.anyForeign(sessionId, put.run, put.fromHead))) {
+    const point = yield* stepCalls(tx, parts, sessionId, thread, branch, target.position, head.position, put, bound);
     if (point) return point.position > target.position ? point : undefined;
   }
-  if (messagesAfter) return undefined;
-  return { position: head.position, headHash: head.hash };
+  if (messagesAfter || end.position <= target.position) return undefined;
+  return { position: end.position, headHash: end.hash };
+}
+
+/**
+ * The first position on `branch`'s lineage, from `target`'s (a put's parent) and before `before`, of a LangGraph
+ * checkpoint stored after the parent's (after a synthesized parent's point: past it) that its own branch's entries
+ * follow there; undefined when none is. A run went on from the parent there (the thread resumed an old wait from its
+ * history again): what follows that checkpoint is that run's later steps, not the step a put going on from the parent
+ * goes on after.
+ */
+export function* landedAfterParent(tx: Tx, sessionId: string, target: Target, branch: BranchRow, before: number): Step<number | undefined> {
+  const from = target.fpCheckpointId === null ? target.position + 1 : target.position;
+  if (from >= before) return undefined;
+  const parent = target.fpCheckpointId === null ? undefined : yield* tx.getCheckpoint(target.fpCheckpointId);
+  if (target.fpCheckpointId !== null && !parent) return undefined;
+  const seq = parent?.seq ?? -1;
+  // Only one with its own branch's entries after it: those at a branch's end (where a move forked the next segment)
+  // are followed by entries someone appended after that move, not by that run's.
+  for (const segment of yield* tx.lineage(branch.id, before)) {
+    if (segment.upTo <= from) continue;
+    const at = yield* tx.langgraph.firstLandedSince(sessionId, segment.branchId, seq, Math.max(from, segment.after), segment.upTo - 1);
+    if (at !== undefined) return at;
+  }
+  return undefined;
 }
 
 /**
@@ -251,7 +280,8 @@ function* afterStepCalls(
  * (or the put's run is not told apart). Refuses (`SESSION_MOVED`) a step with a call of its own after that point: a
  * fork there undoes it, a fork after it keeps the other run's call, whose result the step's state does not hold (two
  * resumes of one waiting thread sent at once: the step landing first keeps its own calls; the other is stopped, its
- * calls undone off the thread's head).
+ * calls undone off the thread's head). Entries after `bound` (a LangGraph checkpoint stored since the parent,
+ * `landedAfterParent`) are cut at as a message is: they are the later steps' of the run that went on from there.
  */
 export function* stepCalls(
   tx: Tx,
@@ -262,6 +292,7 @@ export function* stepCalls(
   from: number,
   to: number,
   put: PreparedPut,
+  bound = Infinity,
 ): Step<{ position: number; headHash: string } | undefined> {
   const run = put.run;
   if (!run) return undefined;
@@ -274,9 +305,10 @@ export function* stepCalls(
     if (!entry) break;
     if (point === undefined) {
       const foreign = entry.kind === "tool" && parts.runs.foreign(sessionId, entry.id, run, put.fromHead);
-      if (foreign || entry.kind === "message") {
+      if (foreign || entry.kind === "message" || position > bound) {
         point = { position: position - 1, headHash: previous?.hash ?? GENESIS_HASH };
-        // A message first, and no call of another run after it: the calls before it are kept if the run knows them.
+        // A message (or the bound) first, and no call of another run after it: the calls before it are kept if the run
+        // knows them.
         if (!foreign && !(beside && (yield* foreignAfter(tx, parts, sessionId, branch, position, to, run, put.fromHead))))
           return known && position - 1 > from ? point : undefined;
       } else if (!(entry.kind === "tool" && parts.runs.known(sessionId, entry.id))) known = false;

@@ -28,6 +28,7 @@ import type { Mirror, MirrorItems } from "./mirror-cache.js";
 import {
   goesOnFromHead,
   land,
+  landedAfterParent,
   parentAt,
   refuseMovedParent,
   refuseTakenId,
@@ -232,6 +233,9 @@ function* writeAtHead(
     // there replays them.
     !(target.after && target.branchId !== branch.id && (yield* ownCallsAfter(tx, parts, session.id, target, put))) &&
     (yield* continuesAtHead(tx, branch, head, target)) &&
+    // Not after the later steps of a run that went on from the parent before (an old wait resumed again): the fork
+    // leaves out what followed the checkpoint that run stored since.
+    !(goesOnFromHead(put) && (yield* landedAfterParent(tx, session.id, target, branch, head.position)) !== undefined) &&
     // Not after another run's calls (two runs of the thread at once): the fork leaves them out.
     !(
       goesOnFromHead(put) &&
