@@ -25,7 +25,7 @@ import { SessionHandle, sessionEngine } from "../sessions/session-handle.js";
 import { currentHistory } from "../sessions/history.js";
 import { appendServed, type Served } from "./run-landing.js";
 import type { NamedCall } from "./call-items.js";
-import { madeCalls, runCallIds, useMemory, type RunMemory } from "./run-memory.js";
+import { callsToName, madeCalls, namedCaused, runCallIds, useMemory, type RunMemory } from "./run-memory.js";
 
 /** The forkpoint metadata that marks a message as an Agents item (its content is the item, as added). */
 const ITEM_MARK: JsonObject = { openaiAgentsItem: true };
@@ -73,18 +73,28 @@ const storedKey = (m: Message): string => (m.metadata?.openaiAgentsItem === true
  * refused when another run's or writer's message landed after them. The items after the first and before the first
  * function call (the rest of the run's input, what the model said before its first call) say how far before them the
  * first lies: an edit of one takes the calls' items off the conversation too, so it forks where an edit of the first
- * would, and the items before it go on the new branch again.
+ * would, and the items before it go on the new branch again. `made` (the calls the run made that no earlier write of
+ * it named) are named too: a streamed run stopped (an abort, a move) saves its input alone, without its calls' items,
+ * and an edit of that input undoes them all the same. The messages, and the calls named.
  */
-function withCausedCalls(inputs: MessageInput[], items: readonly AgentInputItem[], after: string | null | undefined): MessageInput[] {
-  const callIds = functionCallIds(items);
-  if (callIds.length === 0 || inputs.length === 0) return inputs;
+function withCausedCalls(
+  inputs: MessageInput[],
+  items: readonly AgentInputItem[],
+  after: string | null | undefined,
+  made: readonly string[],
+): { messages: MessageInput[]; named: string[] } {
+  const callIds = [...new Set([...functionCallIds(items), ...made])];
+  if (callIds.length === 0 || inputs.length === 0) return { messages: inputs, named: [] };
   const caused: JsonObject =
     after === undefined ? { [CAUSED_CALLS_KEY]: callIds } : { [CAUSED_CALLS_KEY]: callIds, [CAUSED_AFTER_KEY]: after };
-  const firstCall = items.findIndex(isFunctionCall);
-  return inputs.map((input, i) => {
+  // Items without a function call (an input saved alone): all of them lie before the calls.
+  const found = items.findIndex(isFunctionCall);
+  const firstCall = found < 0 ? items.length : found;
+  const messages = inputs.map((input, i) => {
     if (i === 0) return { ...input, metadata: { ...ITEM_MARK, ...caused } };
     return i < firstCall ? { ...input, metadata: { ...ITEM_MARK, [CAUSED_WITH_KEY]: i } } : input;
   });
+  return { messages, named: callIds };
 }
 
 /** Whether an item is a function call with a `callId`. */
@@ -189,10 +199,10 @@ export class ForkpointSession implements Session, RunContextAwareSession, Sessio
   async addItems(items: AgentInputItem[], runContext?: RunContext): Promise<void> {
     useMemory(runContext, this.#memory);
     if (itemsOf(items, "items").length === 0) return;
-    const inputs = withCausedCalls(
+    const { messages: inputs, named } = this.#caused(
       items.map((item, i) => toInput(item, `items[${i}]`)),
       items,
-      this.#runStart(runContext),
+      runContext,
     );
     const served = this.#served;
     const answered = answeredCalls(items);
@@ -209,12 +219,24 @@ export class ForkpointSession implements Session, RunContextAwareSession, Sessio
           madeCalls(runContext),
         ),
       );
-      this.#ranTo(runContext, this.#served?.lastMessageId);
+      this.#ranTo(runContext, this.#served?.lastMessageId, named);
       return;
     }
     const last = (await this.#s.append(inputs)).at(-1)!;
     this.#served = { branchId: last.branchId, lastMessageId: last.id };
-    this.#ranTo(runContext, last.id);
+    this.#ranTo(runContext, last.id, named);
+  }
+
+  /**
+   * `withCausedCalls` for a write of the run of `runContext`: after the message it started after (or wrote last), the
+   * function calls among the items and, unless the items answer calls saved before them (a resumed run's results),
+   * the calls it made that no earlier write of it named. Those are named, or passed over, once the write is done.
+   */
+  #caused(inputs: MessageInput[], items: readonly AgentInputItem[], runContext: RunContext | undefined) {
+    const pending = callsToName(runContext);
+    const made = answeredCalls(items).length === 0 ? pending : [];
+    const caused = withCausedCalls(inputs, items, this.#runStart(runContext), made);
+    return { messages: caused.messages, named: [...caused.named, ...pending] };
   }
 
   /**
@@ -226,8 +248,9 @@ export class ForkpointSession implements Session, RunContextAwareSession, Sessio
     return this.#served ? this.#served.lastMessageId : undefined;
   }
 
-  /** The run wrote up to that message: what it writes next was caused after it. */
-  #ranTo(runContext: RunContext | undefined, lastMessageId: string | null | undefined): void {
+  /** The run wrote up to that message, naming `named` as caused: what it writes next was caused after it. */
+  #ranTo(runContext: RunContext | undefined, lastMessageId: string | null | undefined, named: readonly string[]): void {
+    namedCaused(runContext, named);
     if (typeof runContext === "object" && runContext !== null && typeof lastMessageId === "string")
       this.#runs.set(runContext, lastMessageId);
   }
@@ -284,7 +307,7 @@ export class ForkpointSession implements Session, RunContextAwareSession, Sessio
     const transaction: SessionHistoryTransaction | null = typeof args.transaction === "object" ? args.transaction : null;
     if (transaction?.type === "append_items") {
       const inputs = itemsOf(transaction.items, "transaction.items").map((item, i) => toInput(item, `transaction.items[${i}]`));
-      const messages = withCausedCalls(inputs, transaction.items, this.#runStart(runContext));
+      const { messages, named } = this.#caused(inputs, transaction.items, runContext);
       const request = { id, verb: TRANSACTION_VERB, args: { type: "append_items", items: inputs.map(inputKey) } };
       const served = this.#served;
       const answered = answeredCalls(transaction.items);
@@ -296,10 +319,10 @@ export class ForkpointSession implements Session, RunContextAwareSession, Sessio
         );
         // A retry of an operation applied where it did not say (from a session never read): what was read still holds.
         if (last) this.#served = last;
-        this.#ranTo(runContext, last?.lastMessageId);
+        this.#ranTo(runContext, last?.lastMessageId, named);
         return;
       }
-      this.#ranTo(runContext, (await this.#replace({ count: 0, messages }, request))?.messages.at(-1)?.id);
+      this.#ranTo(runContext, (await this.#replace({ count: 0, messages }, request))?.messages.at(-1)?.id, named);
       return;
     }
     if (transaction?.type !== "replace_suffix") throw new ValidationError("transaction.type", 'must be "append_items" or "replace_suffix"');
@@ -320,14 +343,15 @@ export class ForkpointSession implements Session, RunContextAwareSession, Sessio
         );
     };
     const request = { id, verb: TRANSACTION_VERB, args: { type: "replace_suffix", expectedSuffix: expected, replacement: replacing } };
-    const written = withCausedCalls(
+    const { messages: written, named } = this.#caused(
       inputs.slice(keep),
       (transaction.replacement as AgentInputItem[]).slice(keep),
-      this.#runStart(runContext),
+      runContext,
     );
     this.#ranTo(
       runContext,
       (await this.#replace({ count: expected.length, keep, messages: written, check }, request))?.messages.at(-1)?.id,
+      named,
     );
   }
 

@@ -47,6 +47,27 @@ export function runCallIds(runContext: unknown, written: readonly string[]): str
   return made ? [...new Set([...written, ...made])] : [...written];
 }
 
+/** Run contexts to the ids of the calls a write of their run named as caused by its first item. */
+const namedCalls = new WeakMap<object, Set<string>>();
+
+/**
+ * The calls the run of `runContext` made that no write of it named yet as caused: a stopped streamed run saves its
+ * input alone, without its calls' items, and that input still caused them.
+ */
+export function callsToName(runContext: unknown): string[] {
+  if (typeof runContext !== "object" || runContext === null) return [];
+  const named = namedCalls.get(runContext);
+  return [...madeCalls(runContext)].filter((callId) => !named?.has(callId));
+}
+
+/** Records that a write of the run of `runContext` named `callIds` as caused (a later write names them no more). */
+export function namedCaused(runContext: unknown, callIds: readonly string[]): void {
+  if (typeof runContext !== "object" || runContext === null || callIds.length === 0) return;
+  let named = namedCalls.get(runContext);
+  if (!named) namedCalls.set(runContext, (named = new Set()));
+  for (const callId of callIds) named.add(callId);
+}
+
 /** The ids of the calls the run of `runContext` made through `undoableAgentTools` (empty: none, or no run). */
 export function madeCalls(runContext: unknown): ReadonlySet<string> {
   return (typeof runContext === "object" && runContext !== null ? runCalls.get(runContext) : undefined) ?? new Set();
