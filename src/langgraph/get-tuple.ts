@@ -10,6 +10,7 @@ import { firstsAsked, pendingAtMovedHead } from "./moved-head-writes.js";
 import { firstAskedAt, withFirstAsked } from "./first-asked.js";
 import { subgraphWaits, throughParent, withSubgraphWaits } from "./namespace-head.js";
 import { currentLineage, undoneAt, undoneById } from "./served-writes.js";
+import { memoryOnParentLineage } from "./subgraph-memory.js";
 import { checkpointAt, resolveSynthesized, type PointCheckpoint } from "./thread-head.js";
 
 /**
@@ -101,6 +102,13 @@ function* placeUnit(
   }
   const at = thread && (yield* checkpointOf(ctx, tx, thread, checkpointId));
   if (!at) return undefined;
+  // A `checkpointer: true` subgraph's memory, as its parent's current lineage keeps it (`subgraph-memory.ts`).
+  const memory =
+    checkpointId === undefined && at.kind === "stored" && at.moved !== true
+      ? yield* memoryOnParentLineage(tx, userId, threadId, ns, thread.sessionId, at.row)
+      : undefined;
+  if (memory)
+    return memory.row && { thread, at: { kind: "stored" as const, row: memory.row, moved: true }, undone: memory.undone, waits: undefined };
   if (at.kind === "stored" && checkpointId !== undefined) {
     // Read by its id: the writes the session's current lineage still holds (`undoneById`); the head's, as the head's.
     const current = yield* currentLineage(tx, thread);

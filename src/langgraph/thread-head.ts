@@ -83,6 +83,11 @@ function* asOfCuts(tx: Tx, segments: LineageSegment[], points: LgPointRow[], las
   return cuts;
 }
 
+/** Every LangGraph checkpoint on the lineage `segments` at or before `position`, as a head there holds them. */
+export function* onLineageAt(tx: Tx, points: LgPointRow[], segments: LineageSegment[], position: number): Step<LgPointRow[]> {
+  return onLineage(points, segments, position, yield* asOfCuts(tx, segments, points, undefined));
+}
+
 /** The seq of the checkpoint a branch forks from (undefined: none, as an edit's fork). */
 function* forkSeq(tx: Tx, branch: BranchRow): Step<number | undefined> {
   return branch.forkCheckpointId === null ? undefined : (yield* tx.getCheckpoint(branch.forkCheckpointId))?.seq;

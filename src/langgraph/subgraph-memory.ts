@@ -1,0 +1,104 @@
+// A `checkpointer: true` subgraph's memory as its parent's lineage holds it: a move of the parent takes it along.
+import { ownedCurrent } from "../sessions/langgraph-bridge.js";
+import type { LgCheckpointRow, LgPointRow, LineageSegment, Step, Tx } from "../store/port/index.js";
+import { parentNs, waitWindows, type WaitWindow } from "./namespace-head.js";
+import type { Undone } from "./moved-head-writes.js";
+import { onLineageAt } from "./thread-head.js";
+
+const utf8 = new TextDecoder();
+
+/**
+ * The namespace a `checkpointer: true` subgraph's namespace runs in (its node's name is its last segment, with no task
+ * id: one history across its parent's steps); undefined for the root's and for a namespace named by a task.
+ */
+export function memoryParentNs(ns: string): string | undefined {
+  if (ns === "" || parentNs(ns) !== undefined) return undefined;
+  const segments = ns.replace(/\|\d+$/, "").split("|");
+  return segments.slice(0, -1).join("|");
+}
+
+/** The parent's checkpoint a subgraph's checkpoint was written in the step of (LangGraph's `metadata.parents`). */
+function parentIdOf(row: LgCheckpointRow, up: string): string | undefined {
+  if (row.metadataType !== "json") return undefined;
+  try {
+    const metadata = JSON.parse(utf8.decode(row.metadata)) as { parents?: Record<string, unknown> } | null;
+    const id = metadata?.parents?.[up];
+    return typeof id === "string" ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Where a `checkpointer: true` subgraph's memory stands on its parent's lineage: the checkpoint served (none: anew). */
+export interface MemoryPlace {
+  row: LgCheckpointRow | undefined;
+  /** What is left out of its pending writes (its continuation when the subgraph went on past it). */
+  undone: Undone | null;
+}
+
+/** What a parent's current lineage keeps, to weigh the subgraph's checkpoints by. */
+interface ParentLineage {
+  points: LgPointRow[];
+  /** The parent's LangGraph checkpoints on its current lineage, at or before its position, by id. */
+  on: Map<string, LgPointRow>;
+  segments: LineageSegment[];
+  windows: Map<string, WaitWindow[]>;
+}
+
+/**
+ * The checkpoint of a `checkpointer: true` subgraph's namespace `ns` its parent's current lineage keeps last, when the
+ * namespace's own head (`own`) is not one it keeps: the parent's session was rolled back, switched or edited past the
+ * steps that wrote it. A subgraph's checkpoint belongs to the parent's step it was written in (LangGraph's
+ * `metadata.parents`; else, as under durability "exit", the parent's checkpoint written next after it), and is kept
+ * when that checkpoint is on the lineage at or before the parent's position and it was written within what the
+ * lineage keeps of that step (`waitWindows`: not after a rollback back to it). Undefined: the own head is kept (or
+ * nothing tells). A place with no row: the lineage keeps none of them, the subgraph runs anew.
+ */
+export function* memoryOnParentLineage(
+  tx: Tx,
+  userId: string,
+  threadId: string,
+  ns: string,
+  sessionId: string,
+  own: LgCheckpointRow,
+): Step<MemoryPlace | undefined> {
+  const up = memoryParentNs(ns);
+  if (up === undefined) return undefined;
+  const parent = yield* tx.langgraph.getThread(userId, threadId, up);
+  if (!parent) return undefined;
+  const { branch, head } = yield* ownedCurrent(tx, parent.sessionId, parent.userId);
+  const points = yield* tx.langgraph.pointsOf(parent.sessionId);
+  const segments = yield* tx.lineage(branch.id, head.position);
+  const on = new Map((yield* onLineageAt(tx, points, segments, head.position)).map((p) => [p.checkpointId, p]));
+  const lineage: ParentLineage = { points, on, segments, windows: new Map() };
+  const subPoints = new Map((yield* tx.langgraph.pointsOf(sessionId)).map((p) => [p.checkpointId, p]));
+  const ownKept = yield* kept(tx, lineage, own, subPoints.get(own.checkpointId), up);
+  if (ownKept !== false) return undefined;
+  let chosen: { row: LgCheckpointRow; seq: number } | undefined;
+  for (const row of yield* tx.langgraph.checkpointsOf(sessionId)) {
+    const p = subPoints.get(row.checkpointId);
+    if (!p || (chosen && p.seq <= chosen.seq)) continue;
+    if ((yield* kept(tx, lineage, row, p, up)) !== false) chosen = { row, seq: p.seq };
+  }
+  if (!chosen) return { row: undefined, undone: "continuation" };
+  const newest = (yield* tx.langgraph.getCheckpoint(sessionId))?.checkpointId;
+  return { row: chosen.row, undone: chosen.row.checkpointId === newest ? null : "continuation" };
+}
+
+/** Whether the parent's lineage keeps a subgraph's checkpoint (undefined: nothing tells, as a step still running). */
+function* kept(tx: Tx, lineage: ParentLineage, row: LgCheckpointRow, p: LgPointRow | undefined, up: string): Step<boolean | undefined> {
+  if (!p) return undefined;
+  const named = parentIdOf(row, up);
+  const anchor =
+    (named === undefined ? undefined : lineage.points.find((x) => x.checkpointId === named)) ??
+    lineage.points.filter((x) => x.seq > p.seq).reduce<LgPointRow | undefined>((a, x) => (!a || x.seq < a.seq ? x : a), undefined);
+  if (!anchor) return undefined;
+  if (!lineage.on.has(anchor.checkpointId)) return false;
+  let windows = lineage.windows.get(anchor.checkpointId);
+  if (!windows) {
+    windows = yield* waitWindows(tx, anchor, lineage.segments);
+    lineage.windows.set(anchor.checkpointId, windows);
+  }
+  const at = (yield* tx.getCheckpoint(p.fpCheckpointId))?.createdAt ?? -Infinity;
+  return windows.some((w) => p.seq <= w.upTo && at >= w.after);
+}
