@@ -1,0 +1,70 @@
+// A `checkpointer: true` subgraph's memory follows its parent's rollback and switch: no turn the parent left returns.
+import { AIMessage } from "@langchain/core/messages";
+import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { describe, expect, it } from "vitest";
+import { ForkpointSaver } from "../../src/langgraph/index.js";
+import { tempDatabases } from "../helpers.js";
+import { say, sendTool, texts } from "./helpers.js";
+
+const dbs = tempDatabases();
+
+/** A parent whose one node is a subgraph with its own memory: "send X" sends X through the thread's session. */
+function setup(durability: "sync" | "async" | "exit") {
+  const sent: string[] = [];
+  const { fp } = dbs.open({ tools: [sendTool(sent)] });
+  const saver = new ForkpointSaver(fp, { userId: "alice" });
+  const sub = new StateGraph(MessagesAnnotation)
+    .addNode("agent", async (st) => {
+      const text = String(st.messages.at(-1)!.content);
+      if (text.startsWith("send ")) await (await saver.sessionFor("t", { userId: "alice" })).invoke("send", { t: text.slice(5) });
+      return { messages: [new AIMessage(`re: ${text} (${st.messages.length})`)] };
+    })
+    .addEdge(START, "agent")
+    .addEdge("agent", END)
+    .compile({ checkpointer: true });
+  const graph = new StateGraph(MessagesAnnotation)
+    .addNode("chat", sub)
+    .addEdge(START, "chat")
+    .addEdge("chat", END)
+    .compile({ checkpointer: saver });
+  const config = { configurable: { thread_id: "t" }, durability };
+  const head = async () => texts((await graph.getState(config)).values.messages);
+  return { sent, saver, graph, config, head };
+}
+
+describe.each(["sync", "async", "exit"] as const)("a checkpointer: true subgraph (durability %s)", (durability) => {
+  it("forgets a turn a rollback undid, and a switch back brings none of the other branch's", async () => {
+    const { sent, saver, graph, config, head } = setup(durability);
+    await graph.invoke(say("hi"), config);
+    const s = await saver.sessionFor("t", { userId: "alice" });
+    const cp = await s.checkpoint({ name: "after hi" });
+    await graph.invoke(say("send L1"), config);
+    expect(sent).toEqual(["L1"]);
+    await s.rollback(cp.id);
+    expect(sent).toEqual([]);
+    await graph.invoke(say("hello"), config);
+    expect(await head()).toEqual(["human:hi", "ai:re: hi (1)", "human:hello", "ai:re: hello (3)"]);
+
+    const original = (await s.branches()).find((b) => b.parentId === null)!;
+    await s.switchBranch(original.id);
+    expect(sent).toEqual(["L1"]);
+    await graph.invoke(say("send L2"), config);
+    expect(await head()).toEqual([
+      "human:hi",
+      "ai:re: hi (1)",
+      "human:send L1",
+      "ai:re: send L1 (3)",
+      "human:send L2",
+      "ai:re: send L2 (5)",
+    ]);
+    expect(sent).toEqual(["L1", "L2"]);
+  });
+
+  it("keeps its memory across the parent's turns with no move", async () => {
+    const { graph, config, head } = setup(durability);
+    await graph.invoke(say("a"), config);
+    await graph.invoke(say("b"), config);
+    await graph.invoke(say("c"), config);
+    expect(await head()).toEqual(["human:a", "ai:re: a (1)", "human:b", "ai:re: b (3)", "human:c", "ai:re: c (5)"]);
+  });
+});
