@@ -10,7 +10,7 @@ import { firstsAsked, pendingAtMovedHead } from "./moved-head-writes.js";
 import { firstAskedAt, withFirstAsked } from "./first-asked.js";
 import { subgraphWaits, throughParent, withSubgraphWaits } from "./namespace-head.js";
 import { currentLineage, undoneAt, undoneById } from "./served-writes.js";
-import { memoryOnParentLineage } from "./subgraph-memory.js";
+import { memoryOnParentLineage, memoryParentNs } from "./subgraph-memory.js";
 import { checkpointAt, resolveSynthesized, type PointCheckpoint } from "./thread-head.js";
 
 /**
@@ -28,6 +28,9 @@ export async function getTuple(parts: SaverParts, reader: CheckpointReader, conf
   parts.runs.started(config);
   // A run of the thread starts here (LangGraph reads the thread first): a run stopped before it is no longer its latest.
   if (checkpointId === undefined) parts.stopped.delete(threadKey(userId, threadId, ns));
+  // A `checkpointer: true` subgraph's memory follows its parent's lineage: the parent's puts so far land first.
+  const up = checkpointId === undefined ? memoryParentNs(ns) : undefined;
+  if (up !== undefined) await parts.landing.settled(threadKey(userId, threadId, up));
   const ctx = await parts.engine();
   const found = await readPlace(ctx, userId, threadId, ns, checkpointId);
   if (!found) return undefined;

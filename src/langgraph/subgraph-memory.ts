@@ -3,7 +3,7 @@ import { ownedCurrent } from "../sessions/langgraph-bridge.js";
 import type { LgCheckpointRow, LgPointRow, LineageSegment, Step, Tx } from "../store/port/index.js";
 import { parentNs, waitWindows, type WaitWindow } from "./namespace-head.js";
 import type { Undone } from "./moved-head-writes.js";
-import { onLineageAt } from "./thread-head.js";
+import { checkpointAt, onLineageAt } from "./thread-head.js";
 
 const utf8 = new TextDecoder();
 
@@ -72,27 +72,48 @@ export function* memoryOnParentLineage(
   const on = new Map((yield* onLineageAt(tx, points, segments, head.position)).map((p) => [p.checkpointId, p]));
   const lineage: ParentLineage = { points, on, segments, windows: new Map() };
   const subPoints = new Map((yield* tx.langgraph.pointsOf(sessionId)).map((p) => [p.checkpointId, p]));
-  const ownKept = yield* kept(tx, lineage, own, subPoints.get(own.checkpointId), up);
-  if (ownKept !== false) return undefined;
+  const ownPoint = subPoints.get(own.checkpointId);
+  if ((yield* kept(tx, lineage, anchorOf(lineage, own, ownPoint, up), ownPoint)) !== false) return undefined;
+  // The parent's head where a move took it (a stored checkpoint the graph went on from): its step runs again.
+  const at = yield* checkpointAt(tx, parent.sessionId, branch, head.position, "head", points);
+  const moved = at?.kind === "stored" && at.moved === true ? at.row.checkpointId : undefined;
   let chosen: { row: LgCheckpointRow; seq: number } | undefined;
+  let first: { row: LgCheckpointRow; seq: number } | undefined;
+  let stepKept = false;
   for (const row of yield* tx.langgraph.checkpointsOf(sessionId)) {
     const p = subPoints.get(row.checkpointId);
-    if (!p || (chosen && p.seq <= chosen.seq)) continue;
-    if ((yield* kept(tx, lineage, row, p, up)) !== false) chosen = { row, seq: p.seq };
+    if (!p) continue;
+    const anchor = anchorOf(lineage, row, p, up);
+    const keeps = (yield* kept(tx, lineage, anchor, p)) !== false;
+    if (anchor !== undefined && anchor.checkpointId === moved) {
+      if (!first || p.seq < first.seq) first = { row, seq: p.seq };
+      stepKept ||= keeps;
+    }
+    if (keeps && (!chosen || p.seq > chosen.seq)) chosen = { row, seq: p.seq };
   }
+  // Back at the parent's checkpoint itself, past everything the subgraph wrote in its step: where the step began.
+  if (first && !stepKept) return { row: first.row, undone: null };
   if (!chosen) return { row: undefined, undone: "continuation" };
   const newest = (yield* tx.langgraph.getCheckpoint(sessionId))?.checkpointId;
   return { row: chosen.row, undone: chosen.row.checkpointId === newest ? null : "continuation" };
 }
 
-/** Whether the parent's lineage keeps a subgraph's checkpoint (undefined: nothing tells, as a step still running). */
-function* kept(tx: Tx, lineage: ParentLineage, row: LgCheckpointRow, p: LgPointRow | undefined, up: string): Step<boolean | undefined> {
+/**
+ * The parent's checkpoint a subgraph's checkpoint belongs to: the one its `metadata.parents` names, else the parent's
+ * checkpoint written next after it (undefined: none yet).
+ */
+function anchorOf(lineage: ParentLineage, row: LgCheckpointRow, p: LgPointRow | undefined, up: string): LgPointRow | undefined {
   if (!p) return undefined;
   const named = parentIdOf(row, up);
-  const anchor =
+  return (
     (named === undefined ? undefined : lineage.points.find((x) => x.checkpointId === named)) ??
-    lineage.points.filter((x) => x.seq > p.seq).reduce<LgPointRow | undefined>((a, x) => (!a || x.seq < a.seq ? x : a), undefined);
-  if (!anchor) return undefined;
+    lineage.points.filter((x) => x.seq > p.seq).reduce<LgPointRow | undefined>((a, x) => (!a || x.seq < a.seq ? x : a), undefined)
+  );
+}
+
+/** Whether the parent's lineage keeps a subgraph's checkpoint (undefined: nothing tells, as a step still running). */
+function* kept(tx: Tx, lineage: ParentLineage, anchor: LgPointRow | undefined, p: LgPointRow | undefined): Step<boolean | undefined> {
+  if (!anchor || !p) return undefined;
   if (!lineage.on.has(anchor.checkpointId)) return false;
   let windows = lineage.windows.get(anchor.checkpointId);
   if (!windows) {
