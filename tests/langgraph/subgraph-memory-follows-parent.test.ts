@@ -67,4 +67,31 @@ describe.each(["sync", "async", "exit"] as const)("a checkpointer: true subgraph
     await graph.invoke(say("c"), config);
     expect(await head()).toEqual(["human:a", "ai:re: a (1)", "human:b", "ai:re: b (3)", "human:c", "ai:re: c (5)"]);
   });
+
+  it.skipIf(durability === "exit")("reruns a step a rollback to the parent's own checkpoint went back to", async () => {
+    const { sent, saver, graph, config, head } = setup(durability);
+    await graph.invoke(say("hi"), config);
+    await graph.invoke(say("send L1"), config);
+    const s = await saver.sessionFor("t", { userId: "alice" });
+    const history: Awaited<ReturnType<typeof graph.getState>>[] = [];
+    for await (const state of graph.getStateHistory(config)) history.push(state);
+    const stepOf = (n: number) => history.find((h) => h.next.includes("chat") && h.values.messages.length === n)!;
+    const lgId = (n: number) => stepOf(n).config.configurable!.checkpoint_id as string;
+    const fpOf = async (id: string) =>
+      (await s.listCheckpoints({})).items.find(
+        (c) => (c.metadata as { langgraph?: { checkpointId?: string } }).langgraph?.checkpointId === id,
+      )!;
+    // Back where the subgraph's second turn began: it runs that turn again, with the first turn's memory only.
+    await s.rollback((await fpOf(lgId(3))).id);
+    expect(sent).toEqual([]);
+    await graph.invoke(null, config);
+    expect(await head()).toEqual(["human:hi", "ai:re: hi (1)", "human:send L1", "ai:re: send L1 (3)"]);
+    expect(sent).toEqual(["L1"]);
+    // Back where it first ran: it runs anew, remembering nothing.
+    await s.rollback((await fpOf(lgId(1))).id);
+    expect(sent).toEqual([]);
+    await graph.invoke(null, config);
+    await graph.invoke(say("again"), config);
+    expect(await head()).toEqual(["human:hi", "ai:re: hi (1)", "human:again", "ai:re: again (3)"]);
+  });
 });
