@@ -1,7 +1,7 @@
 // A `checkpointer: true` subgraph's memory as its parent's lineage holds it: a move of the parent takes it along.
 import { ownedCurrent } from "../sessions/langgraph-bridge.js";
 import type { LgCheckpointRow, LgPointRow, LineageSegment, Step, Tx } from "../store/port/index.js";
-import { parentNs, waitWindows, type WaitWindow } from "./namespace-head.js";
+import { parentNs, waitsOf, waitWindows, type NamespaceWait, type WaitWindow } from "./namespace-head.js";
 import type { Undone } from "./moved-head-writes.js";
 import { checkpointAt, onLineageAt } from "./thread-head.js";
 
@@ -91,8 +91,16 @@ export function* memoryOnParentLineage(
     }
     if (keeps && (!chosen || p.seq > chosen.seq)) chosen = { row, seq: p.seq };
   }
-  // Back at the parent's checkpoint itself, past everything the subgraph wrote in its step: where the step began.
-  if (first && !stepKept) return { row: first.row, undone: null };
+  // Back at the parent's checkpoint itself, past everything the subgraph wrote in its step: where it first waited in
+  // the step (asking its first question again), else where the step began.
+  if (first && !stepKept) {
+    const waited = (yield* waitsOf(tx, sessionId)).filter((w) => {
+      const anchor = anchorOf(lineage, w.row, subPoints.get(w.row.checkpointId), up);
+      return anchor !== undefined && anchor.checkpointId === moved;
+    });
+    const firstWait = waited.reduce<NamespaceWait | undefined>((a, w) => (!a || w.seq < a.seq ? w : a), undefined);
+    return firstWait ? { row: firstWait.row, undone: "continuation" } : { row: first.row, undone: null };
+  }
   if (!chosen) return { row: undefined, undone: "continuation" };
   const newest = (yield* tx.langgraph.getCheckpoint(sessionId))?.checkpointId;
   return { row: chosen.row, undone: chosen.row.checkpointId === newest ? null : "continuation" };
