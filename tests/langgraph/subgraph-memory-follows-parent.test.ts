@@ -1,6 +1,6 @@
 // A `checkpointer: true` subgraph's memory follows its parent's rollback and switch: no turn the parent left returns.
 import { AIMessage } from "@langchain/core/messages";
-import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { Command, END, MessagesAnnotation, START, StateGraph, interrupt } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
 import { tempDatabases } from "../helpers.js";
@@ -8,7 +8,10 @@ import { say, sendTool, texts } from "./helpers.js";
 
 const dbs = tempDatabases();
 
-/** A parent whose one node is a subgraph with its own memory: "send X" sends X through the thread's session. */
+/**
+ * A parent whose one node is a subgraph with its own memory: "send X" sends X through the thread's session; "ask" asks
+ * "ok?" and sends the answer.
+ */
 function setup(durability: "sync" | "async" | "exit") {
   const sent: string[] = [];
   const { fp } = dbs.open({ tools: [sendTool(sent)] });
@@ -16,6 +19,11 @@ function setup(durability: "sync" | "async" | "exit") {
   const sub = new StateGraph(MessagesAnnotation)
     .addNode("agent", async (st) => {
       const text = String(st.messages.at(-1)!.content);
+      if (text === "ask") {
+        const answer = interrupt("ok?") as string;
+        await (await saver.sessionFor("t", { userId: "alice" })).invoke("send", { t: answer });
+        return { messages: [new AIMessage(`answered ${answer} (${st.messages.length})`)] };
+      }
       if (text.startsWith("send ")) await (await saver.sessionFor("t", { userId: "alice" })).invoke("send", { t: text.slice(5) });
       return { messages: [new AIMessage(`re: ${text} (${st.messages.length})`)] };
     })
@@ -79,7 +87,7 @@ describe.each(["sync", "async", "exit"] as const)("a checkpointer: true subgraph
     const lgId = (n: number) => stepOf(n).config.configurable!.checkpoint_id as string;
     const fpOf = async (id: string) =>
       (await s.listCheckpoints({})).items.find(
-        (c) => (c.metadata as { langgraph?: { checkpointId?: string } }).langgraph?.checkpointId === id,
+        (c) => (c.metadata as { langgraph?: { checkpointId?: string } } | null)?.langgraph?.checkpointId === id,
       )!;
     // Back where the subgraph's second turn began: it runs that turn again, with the first turn's memory only.
     await s.rollback((await fpOf(lgId(3))).id);
@@ -94,4 +102,29 @@ describe.each(["sync", "async", "exit"] as const)("a checkpointer: true subgraph
     await graph.invoke(say("again"), config);
     expect(await head()).toEqual(["human:hi", "ai:re: hi (1)", "human:again", "ai:re: again (3)"]);
   });
+
+  it.each(["user", "LangGraph"] as const)(
+    "waits again after a rollback to the %s checkpoint where it waited, and forgets the answer",
+    async (which) => {
+      const { sent, saver, graph, config, head } = setup(durability);
+      await graph.invoke(say("hi"), config);
+      await graph.invoke(say("ask"), config);
+      const s = await saver.sessionFor("t", { userId: "alice" });
+      const waitingId = (await graph.getState(config)).config.configurable!.checkpoint_id as string;
+      const mine = await s.checkpoint({ name: "waiting" });
+      await graph.invoke(new Command({ resume: "yes" }), config);
+      expect(sent).toEqual(["yes"]);
+      const waiting = (await s.listCheckpoints({})).items.find(
+        (c) => (c.metadata as { langgraph?: { checkpointId?: string } } | null)?.langgraph?.checkpointId === waitingId,
+      )!;
+      await s.rollback(which === "user" ? mine.id : waiting.id);
+      expect(sent).toEqual([]);
+      const state = await graph.getState(config);
+      expect(state.tasks.flatMap((t) => t.interrupts).map((i) => i.value)).toEqual(["ok?"]);
+      await graph.invoke(new Command({ resume: "no" }), config);
+      expect(sent).toEqual(["no"]);
+      await graph.invoke(say("more"), config);
+      expect(await head()).toEqual(["human:hi", "ai:re: hi (1)", "human:ask", "ai:answered no (3)", "human:more", "ai:re: more (5)"]);
+    },
+  );
 });
