@@ -8,7 +8,9 @@ import { firstsAsked, pendingAtMovedHead, type Undone } from "./moved-head-write
 import { firstAskedAt, withFirstAsked } from "./first-asked.js";
 import { subgraphWaits, withSubgraphWaits } from "./namespace-head.js";
 import { currentLineage, undoneById, type CurrentLineage } from "./served-writes.js";
-import { assertReadNames, assertSaverKey, threadConfig, userOf, type SaverParts } from "./saver-parts.js";
+import { assertReadNames, assertSaverKey, threadConfig, threadKey, userOf, type SaverParts } from "./saver-parts.js";
+import { getTuple } from "./get-tuple.js";
+import { memoryParentNs } from "./subgraph-memory.js";
 
 /** The checkpoints `config` names (a thread, a namespace, one checkpoint), filtered on metadata, before and limit. */
 export async function* listCheckpoints(
@@ -32,6 +34,18 @@ export async function* listCheckpoints(
     .map(([k, v]): [string, string] => [k, JSON.stringify(v)]);
   // A limit past any count is none: the stores bind a safe integer (neither takes one past 2^63).
   const limit = options.limit === undefined ? undefined : Math.min(options.limit, Number.MAX_SAFE_INTEGER);
+  // LangGraph's time travel (`ReplayState`) reads a `checkpointer: true` subgraph's first checkpoint of the run as
+  // the latest before its parent's: its memory as the parent's lineage keeps it, as its head is (`subgraph-memory.ts`).
+  const up = threadId !== undefined && checkpointId === undefined && before !== undefined ? memoryParentNs(ns ?? "") : undefined;
+  if (up !== undefined && options.limit === 1 && metadata.length === 0) {
+    await parts.landing.settled(threadKey(userId, threadId!, up));
+    const ctx = await parts.engine();
+    if (await ctx.store.read((tx) => isCheckpointOf(tx, userId, threadId!, up, before!))) {
+      const tuple = await getTuple(parts, reader, config);
+      if (tuple) yield tuple;
+      return;
+    }
+  }
   const ctx = await parts.engine();
   const { rows, undone, waits, firsts } = await ctx.store.read((tx) =>
     listUnit(tx, { userId, threadId, checkpointNs: ns, checkpointId, before, metadata, limit }),
@@ -49,6 +63,12 @@ export async function* listCheckpoints(
       tuple.pendingWrites = await withSubgraphWaits(parts.serde, tuple.pendingWrites, served);
     if (tuple) yield tuple;
   }
+}
+
+/** Whether `checkpointId` is a LangGraph checkpoint of the thread's namespace `ns`. */
+function* isCheckpointOf(tx: Tx, userId: string, threadId: string, ns: string, checkpointId: string): Step<boolean> {
+  const thread = yield* tx.langgraph.getThread(userId, threadId, ns);
+  return thread !== undefined && (yield* tx.langgraph.getCheckpoint(thread.sessionId, checkpointId)) !== undefined;
 }
 
 /**
