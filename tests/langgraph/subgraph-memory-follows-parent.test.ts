@@ -127,4 +127,13 @@ describe.each(["sync", "async", "exit"] as const)("a checkpointer: true subgraph
       expect(await head()).toEqual(["human:hi", "ai:re: hi (1)", "human:ask", "ai:answered no (3)", "human:more", "ai:re: more (5)"]);
     },
   );
+
+  it.skipIf(durability === "exit")("remembers a time-traveled turn's past, not what came after it", async () => {
+    const { graph, config, head } = setup(durability);
+    await graph.invoke(say("a"), config);
+    const first = (await graph.getState(config)).config;
+    await graph.invoke(say("b"), config);
+    await graph.invoke(say("c"), { ...first, durability });
+    expect(await head()).toEqual(["human:a", "ai:re: a (1)", "human:c", "ai:re: c (3)"]);
+  });
 });
