@@ -42,8 +42,11 @@ export async function* listCheckpoints(
     const ctx = await parts.engine();
     if (await ctx.store.read((tx) => isCheckpointOf(tx, userId, threadId!, up, before!))) {
       const tuple = await getTuple(parts, reader, config);
-      if (tuple) yield tuple;
-      return;
+      // Served only when it is before that checkpoint, as a list's answer must be: else the list's own.
+      if (tuple && tuple.checkpoint.id < before!) {
+        yield tuple;
+        return;
+      }
     }
   }
   const ctx = await parts.engine();
