@@ -52,5 +52,6 @@ describe("files written while a checkpoint runs", () => {
       await server.close();
       server = undefined;
     }
-  });
+    // Ten server starts: past the minute on a loaded two-core machine.
+  }, 180_000);
 });
