@@ -264,11 +264,13 @@ function storedIn(tails: Message[][], rest: MessageInput[], forks: boolean, opti
  * message after it is marked as its later form (a step's save that forked after it, when other messages followed it).
  * Its latest form there, or null.
  */
-export function continuationIn(tails: Message[][], formId: string): Message | null {
+export function continuationIn(tails: Message[][], formId: string, mine?: (form: Message) => boolean): Message | null {
   let best: Message | null = null;
   for (const tail of tails) {
-    if (tail[0]?.metadata?.[CONTINUES] !== formId) continue;
-    const latest = storedMessages(tail)[0]!.latest;
+    if (tail[0]?.metadata?.[CONTINUES] !== formId || (mine && !mine(tail[0]))) continue;
+    const forms = storedMessages(tail)[0]!.forms;
+    const end = mine ? forms.findIndex((f) => !mine(f)) : -1;
+    const latest = (end === -1 ? forms : forms.slice(0, end)).at(-1)!;
     if (!best || latest.createdAt.getTime() > best.createdAt.getTime()) best = latest;
   }
   return best;
@@ -281,11 +283,16 @@ export const MAX_FORM_FORKS = 64;
  * The latest form of the answer `form` is a form of, following its later forms onto the branches forked after a form
  * (see `continuationIn`); `read` is given what follows each form read (for a check of the same choice later).
  */
-export async function latestForm(s: SessionHandle, form: Message, read?: (of: Message, tails: Message[][]) => void): Promise<Message> {
+export async function latestForm(
+  s: SessionHandle,
+  form: Message,
+  read?: (of: Message, tails: Message[][]) => void,
+  mine?: (form: Message) => boolean,
+): Promise<Message> {
   for (let n = 0; n < MAX_FORM_FORKS; n++) {
     const tails = await sessionEngine(s).run((ctx, ref) => messagesAfter(ctx, ref, form.id));
     read?.(form, tails);
-    const next = continuationIn(tails, form.id);
+    const next = continuationIn(tails, form.id, mine);
     if (!next) return form;
     form = next;
   }

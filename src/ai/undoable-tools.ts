@@ -64,7 +64,9 @@ export interface UndoableToolsOptions<TOOLS extends ToolSet = ToolSet> {
    * The request's question (the `lastMessageId` that `saveChat` returned for the request's messages): the loop's calls
    * follow it on its own lineage, as the answer saved `{ after }` it does, so they land on the answer's branch even when
    * another tab appended to the session meanwhile (see `invoke`'s `after`); once a form of the answer is stored after
-   * it (saved in `onStepEnd`), they follow that form, on the answer's branch. A call the same request makes again (the
+   * it (saved in `onStepEnd`), they follow that form, on the answer's branch. Never another request's for the same
+   * question (a double submit, an approval POSTed again whose model goes on otherwise): calls or forms naming calls the
+   * loop did not make are not its own, and its calls fork right after what both share. A call the same request makes again (the
    * same `toolCallId`, input and messages, after the same message, wrapped on the same branch: a tool approval POSTed
    * twice) returns the recorded result instead of running twice, waiting for the first call's tool to end; a later
    * step's call or a second call in one step runs, whatever id the model gives it. Null or absent: on the current branch;
@@ -281,11 +283,18 @@ async function answerForms(s: SessionHandle, onBranch: string, after: string, mi
   // Followed by other messages on its branch (another tab asked meanwhile), the answer went on, if at all, on a branch
   // forked right after that form (see `latestForm`): the call follows its latest form there, with the same check of each.
   const chain: Message[] = [];
-  const latest = await latestForm(s, newest, (of, tails) => {
-    const next = continuationIn(tails, of.id)?.id ?? null;
-    reads.push({ of: of.id, holds: (now) => (continuationIn(now, of.id)?.id ?? null) === next });
-    chain.push(of);
-  });
+  // Only through forms naming the loop's own calls: another request's went on from a form both share.
+  const mineOnly = (form: Message) => ownForm(form, known);
+  const latest = await latestForm(
+    s,
+    newest,
+    (of, tails) => {
+      const next = continuationIn(tails, of.id, mineOnly)?.id ?? null;
+      reads.push({ of: of.id, holds: (now) => (continuationIn(now, of.id, mineOnly)?.id ?? null) === next });
+      chain.push(of);
+    },
+    mineOnly,
+  );
   const others = [
     ...chain
       .slice(0, -1)
@@ -305,11 +314,19 @@ async function answerForms(s: SessionHandle, onBranch: string, after: string, mi
  */
 function answerIn(tail: Message[], mine: ReadonlySet<string>): StoredMessage | null {
   const answer = storedMessages(tail)[0];
-  if (!answer) return null;
-  const form = answer.latest;
-  if (form.role !== "assistant" || !callsOf({ role: form.role, content: form.content }).some((id) => mine.has(id))) return null;
-  return answer;
+  if (!answer || answer.first.role !== "assistant") return null;
+  // Its forms up to the first naming a call the loop did not make: later ones are another request's answering the same
+  // (a request sent again whose model went on otherwise), which went on from the last form both share.
+  const end = answer.forms.findIndex((form) => !ownForm(form, mine));
+  const forms = end === -1 ? answer.forms : answer.forms.slice(0, end);
+  const latest = forms.at(-1);
+  if (!latest || !callsOf({ role: latest.role, content: latest.content }).some((id) => mine.has(id))) return null;
+  return { first: answer.first, latest, forms };
 }
+
+/** Whether every call a form of an answer names is one of `mine` (a form of this loop's answer names only its calls). */
+const ownForm = (form: Message, mine: ReadonlySet<string>): boolean =>
+  callsOf({ role: form.role, content: form.content }).every((id) => mine.has(id));
 
 /**
  * The forms of the loop's answer in `tails` (each answer's forms, from the first to the latest), the newest latest form
@@ -356,6 +373,16 @@ function stepCalls(messages: unknown): string[] {
       if (type === "tool-call" && typeof toolCallId === "string") ids.push(toolCallId);
     }
   }
+  return ids;
+}
+
+/** The ids of the calls each step made through wrapped tools, by the messages array the AI SDK gives all its calls. */
+const stepIds = new WeakMap<object, Set<string>>();
+
+function stepCallIds(messages: unknown): Set<string> {
+  if (!Array.isArray(messages)) return new Set();
+  let ids = stepIds.get(messages);
+  if (!ids) stepIds.set(messages, (ids = new Set()));
   return ids;
 }
 
@@ -406,11 +433,14 @@ export function undoableTools<TOOLS extends ToolSet>(
       const live: LiveCall = { options: callOptions, ...(onOutput ? { onOutput } : {}) };
       // The loop's calls before this one: those these tools made, and those its earlier steps made with other tools.
       const earlier = stepCalls(callOptions.messages);
-      const ours = (): Set<string> => new Set([...mine, ...earlier]);
+      // The calls of the same step made through other wrapped tools of the loop (a route may wrap several sets).
+      const step = stepCallIds(callOptions.messages);
+      const ours = (): Set<string> => new Set([...mine, ...earlier, ...step]);
       let read = after === undefined ? undefined : await answerForms(s, onBranch, after, ours());
       // Read again (see below) without this call's own id, as the first time, unless an earlier call had it too.
       const own = mine.has(callOptions.toolCallId) || earlier.includes(callOptions.toolCallId) ? null : callOptions.toolCallId;
       mine.add(callOptions.toolCallId);
+      step.add(callOptions.toolCallId);
       // Keyed on the question, not the form followed: the same call of a request sent again has the same id.
       const requestId =
         after === undefined

@@ -30,7 +30,8 @@ import { noteJournaled } from "./journal-watch.js";
  * here (null: not known, for a recorded call of a tool not registered here). With `after` (a message id), the call
  * follows that message on its own lineage, as messages appended `after` it do (see `findLanding`): off the current
  * branch once the session has moved on, its effect then held in the world as any applied call off the lineage is (the
- * next move undoes it, unless it goes to the call's branch).
+ * next move undoes it, unless it goes to the call's branch). With `own` (an agent loop's calls made before), never after
+ * another loop's calls that follow the message (see `findLanding`).
  */
 export function* journalCall(
   ctx: EngineContext,
@@ -49,7 +50,10 @@ export function* journalCall(
   if (ws) assertNoRestorePending(ws);
   const branch = (yield* tx.getBranch(session.currentBranchId))!;
   const head = yield* headOf(tx, branch);
-  const at = after === undefined ? { branchId: branch.id, head } : yield* findLanding(tx, session, { branch, head }, after, undefined, own);
+  const at =
+    after === undefined
+      ? { branchId: branch.id, head }
+      : yield* findLanding(tx, session, { branch, head }, after, undefined, own, own !== undefined);
   yield* settleLanding(ctx, tx, at);
   const row = yield* writeEntry(ctx, tx, at.branchId, at.head, { kind: "tool", tool, content: argsText, callId, reversible });
   yield* noteJournaled(tx, row);

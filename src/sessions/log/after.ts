@@ -22,7 +22,8 @@ export interface Landing {
  * on (an edit, a rollback, another tab): the branch whose lineage's last message it is (its own branch first, else the
  * newest such), entered at its head (after the calls made since, the answer's own); with none, a new branch forked right
  * after it (and after the calls and state changes that follow it in the current lineage), so what is written becomes
- * a version of what follows it. The current branch stays as it is.
+ * a version of what follows it. The current branch stays as it is. An agent loop's call (`loopCall`, with `own` the ids
+ * of the loop's calls made before) never lands after another loop's calls following the message (see `loopCallLanding`).
  * `NotFoundError` when the message is not one of this session's.
  */
 export function* findLanding(
@@ -32,6 +33,7 @@ export function* findLanding(
   afterId: string,
   calls?: readonly string[],
   own?: ReadonlySet<string>,
+  loopCall = false,
 ): Step<Landing> {
   // The usual case costs nothing: the answer follows its question at the head. The head may be a tool call or a state
   // change, no message to follow: only an id forkpoint made for a message skips the lookup (any other id is read). An
@@ -47,6 +49,7 @@ export function* findLanding(
     const mine = yield* holdingCalls(tx, currentEnds ? [current.branch, ...ending] : ending, found.message.position, calls);
     if (mine) return { branchId: mine.id, head: yield* headOf(tx, mine) };
   }
+  if (loopCall && own) return yield* loopCallLanding(tx, session, current, found, currentEnds, ending, own);
   if (currentEnds) return { branchId: current.branch.id, head: current.head };
   const target = ending.find((b) => b.id === found.branch.id) ?? ending.at(-1);
   if (target) return { branchId: target.id, head: yield* headOf(tx, target) };
@@ -55,6 +58,51 @@ export function* findLanding(
   // current lineage (a rollback past it) which calls were the answer's is not known: none are taken.
   const inLineage = (yield* entryAt(tx, current.branch, found.message.position))?.id === found.message.id;
   return yield* forkRightAfter(tx, session, inLineage ? current.branch : undefined, found.message, own);
+}
+
+/**
+ * Where an agent loop's call following the message lands (`own`: the ids of the loop's calls made before): on a branch
+ * whose lineage ends at the message and whose calls after it are all the loop's own (the most of them; the current
+ * branch, then the message's own, then the newest on a tie), never after another loop's calls answering the same
+ * message (a double submit, a request sent again whose model went on otherwise); with none, on a new branch forked
+ * right after it and the loop's own calls that follow it.
+ */
+function* loopCallLanding(
+  tx: Tx,
+  session: SessionRow,
+  current: { branch: BranchRow; head: Head },
+  found: { message: EntryRow; branch: BranchRow },
+  currentEnds: boolean,
+  ending: readonly BranchRow[],
+  own: ReadonlySet<string>,
+): Step<Landing> {
+  const candidates = [
+    ...(currentEnds ? [current.branch] : []),
+    ...ending.filter((b) => b.id === found.branch.id),
+    ...[...ending].reverse(),
+  ].filter((b, i, all) => all.findIndex((o) => o.id === b.id) === i);
+  let best: BranchRow | undefined;
+  let most = -1;
+  for (const branch of candidates) {
+    const held = yield* ownCallsAfter(tx, branch, found.message.position, own);
+    if (held > most) [best, most] = [branch, held];
+  }
+  if (best) return { branchId: best.id, head: best.id === current.branch.id ? current.head : yield* headOf(tx, best) };
+  const inLineage = (yield* entryAt(tx, current.branch, found.message.position))?.id === found.message.id;
+  return yield* forkRightAfter(tx, session, inLineage ? current.branch : candidates[0], found.message, own);
+}
+
+/** How many of `own` the calls after the message at `position` on `branch` are; -1 when another's is among them. */
+function* ownCallsAfter(tx: Tx, branch: BranchRow, position: number, own: ReadonlySet<string>): Step<number> {
+  let held = 0;
+  for (let p = position + 1; p <= position + MAX_FOLLOWING; p++) {
+    const entry = yield* entryAt(tx, branch, p);
+    if (!entry) break;
+    if (entry.kind !== "tool" || entry.callId === null) continue;
+    if (!own.has(entry.callId)) return -1;
+    held++;
+  }
+  return held;
 }
 
 /**

@@ -1,0 +1,173 @@
+// docs/ai-sdk.md's route answering one question twice (a double submit, an approval or a client tool's output POSTed again), the models going on otherwise: each loop's calls land with its own answer.
+import {
+  convertToModelMessages,
+  createIdGenerator,
+  isStepCount,
+  streamText,
+  tool,
+  type LanguageModel,
+  type ToolSet,
+  type UIMessage,
+} from "ai";
+import { expect, it } from "vitest";
+import { z } from "zod";
+import type { SessionHandle } from "../../src/index.js";
+import { loadChat, saveChat, undoableTools } from "../../src/ai/index.js";
+import { tempDatabases } from "../helpers.js";
+import { call, scriptedStreamModel, text } from "./mock-model.js";
+
+const dbs = tempDatabases();
+
+const user = (id: string, t: string): UIMessage => ({ id, role: "user", parts: [{ type: "text", text: t }] });
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The world's keys, with `put` adding one (and `send`, the same tool needing approval; `ask`, a client-side tool). */
+function worldTools(world: Set<string>) {
+  const execute = async ({ k }: { k: string }) => (world.add(k), k);
+  const tools = {
+    put: tool({ inputSchema: z.object({ k: z.string() }), execute }),
+    send: tool({ inputSchema: z.object({ k: z.string() }), execute, needsApproval: true }),
+    ask: tool({ inputSchema: z.object({ k: z.string() }) }),
+  } satisfies ToolSet;
+  const undo = ({ args }: { args: { k: string } }) => void world.delete(args.k);
+  return { tools, undos: { put: undo, send: undo } };
+}
+
+/** The guide's route: saveChat before the loop, tools `{ after }` its question, the answer saved in `onEnd` (and `onStepEnd`). */
+async function route(s: SessionHandle, world: Set<string>, messages: UIMessage[], model: LanguageModel, steps = false): Promise<void> {
+  const asked = await saveChat(s, messages);
+  const after = asked.lastMessageId;
+  const { tools, undos } = worldTools(world);
+  const result = streamText({
+    model,
+    messages: await convertToModelMessages(messages, { ignoreIncompleteToolCalls: true }),
+    tools: undoableTools(s, tools, undos, { after }),
+    stopWhen: isStepCount(6),
+  });
+  let saved!: Promise<unknown>;
+  const ended = new Promise<void>((resolve) => {
+    const response = result.toUIMessageStreamResponse({
+      originalMessages: messages,
+      generateMessageId: createIdGenerator({ prefix: "msg", size: 16 }),
+      ...(steps ? { onStepEnd: async ({ messages: all }) => void (await saveChat(s, all, { after })) } : {}),
+      onEnd: async ({ messages: all }) => {
+        saved = saveChat(s, all, { after });
+        await saved.finally(resolve);
+      },
+    });
+    void response.text();
+  });
+  await ended;
+  await saved;
+}
+
+/** For each branch: the calls its chat shows done, the calls its track holds applied once switched to, and the world then. */
+async function eachBranch(s: SessionHandle, world: Set<string>) {
+  const out: { shown: string[]; applied: string[]; world: string[] }[] = [];
+  for (const b of await s.branches()) {
+    await s.switchBranch(b.id);
+    const chat = await loadChat(s);
+    const shown = chat.flatMap((m) =>
+      m.parts.flatMap((p) => ("toolCallId" in p && p.state === "output-available" && p.type !== "tool-ask" ? [p.toolCallId] : [])),
+    );
+    const applied = (await s.toolTrack()).filter((t) => t.applied).map((t) => t.callId!);
+    out.push({ shown: shown.sort(), applied: applied.sort(), world: [...world].sort() });
+  }
+  return out;
+}
+
+/** What each branch shows, holds and puts in the world agrees; the answers are `count` versions, one per branch. */
+async function expectConsistent(s: SessionHandle, world: Set<string>, answers: string[][]) {
+  const seen = await eachBranch(s, world);
+  for (const b of seen) {
+    expect(b.applied).toEqual(b.shown);
+    expect(b.world).toEqual(b.shown);
+  }
+  expect(seen.map((b) => b.shown.join(",")).sort()).toEqual(answers.map((a) => [...a].sort().join(",")).sort());
+}
+
+for (const steps of [false, true]) {
+  const saves = steps ? "saved after each step" : "saved at the end";
+  it(`a question POSTed twice at once, the models calling other tools: each answer's branch holds its own calls (${saves})`, async () => {
+    const { fp } = dbs.open();
+    const world = new Set<string>();
+    const s = await fp.createSession({ userId: "u" });
+    const q = user("q", "put them");
+    const body = JSON.stringify([q]);
+    const model = (p: string, wait: number) =>
+      scriptedStreamModel([[call(p, "put", { k: p })], [call(`${p}b`, "put", { k: `${p}b` })], [text(`${p} done`)]], () => pause(wait));
+    await Promise.all([
+      route(s, world, JSON.parse(body) as UIMessage[], model("p1", 10), steps),
+      route(s, world, JSON.parse(body) as UIMessage[], model("p2", 15), steps),
+    ]);
+    await expectConsistent(s, world, [
+      ["p1", "p1b"],
+      ["p2", "p2b"],
+    ]);
+  });
+
+  it(`a tool approval POSTed again after the first request ended, the model going on otherwise: the retry's calls land with its answer (${saves})`, async () => {
+    const { fp } = dbs.open();
+    const world = new Set<string>();
+    const s = await fp.createSession({ userId: "u" });
+    const q = user("q", "send it");
+    await route(s, world, [q], scriptedStreamModel([[call("g1", "send", { k: "g1" })]]), steps);
+    const [asked, answer] = await loadChat(s);
+    const approved = {
+      ...answer!,
+      parts: answer!.parts.map((p) =>
+        p.type === "tool-send" && p.state === "approval-requested"
+          ? { ...p, state: "approval-responded" as const, approval: { ...p.approval, approved: true } }
+          : p,
+      ),
+    } as UIMessage;
+    const body = JSON.stringify([asked, approved]);
+    await route(
+      s,
+      world,
+      JSON.parse(body) as UIMessage[],
+      scriptedStreamModel([[call("p1", "put", { k: "p1" })], [text("A done")]]),
+      steps,
+    );
+    await route(
+      s,
+      world,
+      JSON.parse(body) as UIMessage[],
+      scriptedStreamModel([[call("p2", "put", { k: "p2" })], [text("B done")]]),
+      steps,
+    );
+    await expectConsistent(s, world, [
+      ["g1", "p1"],
+      ["g1", "p2"],
+    ]);
+  });
+
+  it(`a client-side tool's output POSTed again, the model going on otherwise: the retry's calls land with its answer (${saves})`, async () => {
+    const { fp } = dbs.open();
+    const world = new Set<string>();
+    const s = await fp.createSession({ userId: "u" });
+    const q = user("q", "ask me");
+    await route(s, world, [q], scriptedStreamModel([[call("c1", "ask", { k: "c1" })]]), steps);
+    const [asked, answer] = await loadChat(s);
+    const answered = {
+      ...answer!,
+      parts: answer!.parts.map((p) => (p.type === "tool-ask" ? { ...p, state: "output-available" as const, output: "yes" } : p)),
+    } as UIMessage;
+    const body = JSON.stringify([asked, answered]);
+    await route(
+      s,
+      world,
+      JSON.parse(body) as UIMessage[],
+      scriptedStreamModel([[call("p1", "put", { k: "p1" })], [text("A done")]]),
+      steps,
+    );
+    await route(
+      s,
+      world,
+      JSON.parse(body) as UIMessage[],
+      scriptedStreamModel([[call("p2", "put", { k: "p2" })], [text("B done")]]),
+      steps,
+    );
+    await expectConsistent(s, world, [["p1"], ["p2"]]);
+  });
+}
