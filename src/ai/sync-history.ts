@@ -153,8 +153,13 @@ async function syncOnce(s: SessionHandle, inputs: MessageInput[], options: SyncO
     const next = rest[0]!;
     rest[0] = { ...next, metadata: { ...(next.metadata ?? {}), [CONTINUES]: stored[kept]!.latest.id } };
   } else if (changed) {
-    // Before the message's first form: its later forms and the tool calls between them go with it.
-    const edited = await unlessMoved(s.edit(stored[kept]!.first.id, rest.shift()!, { ifAt }), again);
+    // Before the form after the last call of the answer's the edited message still shows (the first form when it shows
+    // none): the calls it shows stay applied, those it dropped and the forms after them go.
+    const form = await formToEdit(s, readOn, stored[kept]!, inputs[kept]!, options);
+    const input = rest.shift()!;
+    const before = stored[kept]!.forms[stored[kept]!.forms.indexOf(form) - 1];
+    const edit = before ? { ...input, metadata: { ...(input.metadata ?? {}), [CONTINUES]: before.id } } : input;
+    const edited = await unlessMoved(s.edit(form.id, edit, { ifAt }), again);
     if (!edited) return null;
     last = edited.message;
     forked = "edit";
@@ -184,6 +189,30 @@ async function syncOnce(s: SessionHandle, inputs: MessageInput[], options: SyncO
   // ancestor branch, as after a regenerate's fork; the page sends this as its next `ifAt`).
   const branchId = rest.length > 0 || forked === "edit" ? last!.branchId : (forkedOn ?? readOn);
   return { kept, forked, continued, appended: rest.length, lastMessageId: last?.id ?? null, branchId };
+}
+
+/**
+ * The form of a stored answer (saved after each step: its forms and the calls between them) an edit of it forks before:
+ * the first form after the last of those calls the edited message still names, so that the calls it shows stay applied
+ * (a text edit keeping its tool parts); the first form when it names none of them.
+ */
+async function formToEdit(
+  s: SessionHandle,
+  branchId: string,
+  stored: StoredMessage,
+  input: MessageInput,
+  options: SyncOptions,
+): Promise<Message> {
+  const { forms } = stored;
+  const named = new Set(options.callsOf?.(input) ?? []);
+  if (forms.length === 1 || named.size === 0) return forms[0]!;
+  const first = forms[0]!.position;
+  const latest = forms.at(-1)!.position;
+  let last = -1;
+  for (const t of await s.toolTrack({ branchId })) {
+    if (t.position > first && t.position < latest && t.callId !== null && named.has(t.callId)) last = Math.max(last, t.position);
+  }
+  return forms.find((f) => f.position > last) ?? forms[0]!;
 }
 
 /**
