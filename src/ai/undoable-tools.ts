@@ -438,7 +438,10 @@ export function undoableTools<TOOLS extends ToolSet>(
       const ours = (): Set<string> => new Set([...mine, ...earlier, ...step]);
       let read = after === undefined ? undefined : await answerForms(s, onBranch, after, ours());
       // Read again (see below) without this call's own id, as the first time, unless an earlier call had it too.
-      const own = mine.has(callOptions.toolCallId) || earlier.includes(callOptions.toolCallId) ? null : callOptions.toolCallId;
+      const own =
+        mine.has(callOptions.toolCallId) || step.has(callOptions.toolCallId) || earlier.includes(callOptions.toolCallId)
+          ? null
+          : callOptions.toolCallId;
       mine.add(callOptions.toolCallId);
       step.add(callOptions.toolCallId);
       // Keyed on the question, not the form followed: the same call of a request sent again has the same id.

@@ -171,3 +171,28 @@ for (const steps of [false, true]) {
     await expectConsistent(s, world, [["p1"], ["p2"]]);
   });
 }
+
+it("one loop's tools wrapped in two sets, one step calling both: its calls stay on one branch, with its answer", async () => {
+  const { fp } = dbs.open();
+  const world = new Set<string>();
+  const s = await fp.createSession({ userId: "u" });
+  const q = user("q", "put both");
+  const { lastMessageId: after } = await saveChat(s, [q]);
+  const { tools, undos } = worldTools(world);
+  const other = { ...tools.put, execute: async ({ k }: { k: string }) => (await pause(5), world.add(k), k) };
+  const result = streamText({
+    model: scriptedStreamModel([[call("p1", "put", { k: "p1" }), call("o1", "other", { k: "o1" })], [text("done")]]),
+    messages: await convertToModelMessages([q]),
+    tools: {
+      ...undoableTools(s, { put: tools.put }, { put: undos.put }, { after }),
+      ...undoableTools(s, { other }, { other: undos.put }, { after }),
+    },
+    stopWhen: isStepCount(4),
+  });
+  expect(await result.text).toBe("done");
+  expect(await s.branches()).toHaveLength(1);
+  expect((await s.toolTrack()).map((t) => [t.callId, t.applied])).toEqual([
+    ["p1", true],
+    ["o1", true],
+  ]);
+});
