@@ -191,8 +191,9 @@ it("one loop's tools wrapped in two sets, one step calling both: its calls stay 
   });
   expect(await result.text).toBe("done");
   expect(await s.branches()).toHaveLength(1);
-  expect((await s.toolTrack()).map((t) => [t.callId, t.applied])).toEqual([
-    ["p1", true],
+  // Journaled in either order: the AI SDK starts both at once.
+  expect((await s.toolTrack()).map((t) => [t.callId, t.applied]).sort()).toEqual([
     ["o1", true],
+    ["p1", true],
   ]);
 });
