@@ -29,15 +29,7 @@ export async function prepareMoveRestore(
 ): Promise<{ prepared: PreparedRestore; savedDrift: SavedDrift | null }> {
   const first = await prepareRestore(ctx, ws, manifestId, force !== null);
   if (!force || first.drifted.length === 0) return { prepared: first, savedDrift: null };
-  const drifted = first.drifted;
-  const { checkpoint } = await checkpointAfter(
-    ctx,
-    ref,
-    [],
-    { name: savedDriftName(force.move), metadata: { forkpoint: "saved-drift", move: force.move, drifted } },
-    { ordered: false },
-  );
-  const savedDrift = { checkpointId: checkpoint.id, files: drifted };
+  const savedDrift = await saveDrift(ctx, ref, force.move, first.drifted);
   // A change made after the checkpoint read the directory is drift again: refused, so it is not lost either.
   const saved = await reportSavedDrift(
     savedDrift,
@@ -46,6 +38,35 @@ export async function prepareMoveRestore(
   // The saved checkpoint holds the new files the target ignores too; the restore leaves them as the first look did.
   const prepared = prepareRestore(ctx, saved, manifestId, false, undefined, first.leftAlone);
   return { prepared: await reportSavedDrift(savedDrift, prepared), savedDrift };
+}
+
+/**
+ * The drift check of a move that restores no files yet runs tools on the workspace (a "both" switch to the current
+ * branch with calls to undo or replay): their undos and replays would overwrite files changed outside forkpoint,
+ * unsaved. Refused as a restore's drift is (`WORKSPACE_DRIFT`), or with `force` saved first, as `prepareMoveRestore`
+ * does; null when there is none.
+ */
+export async function saveDriftBeforeTools(
+  ctx: EngineContext,
+  ref: SessionRef,
+  ws: WorkspaceRow,
+  force: { move: string } | null,
+): Promise<SavedDrift | null> {
+  // The files as forkpoint last saw them, "restored": no change, only the checks (drift, calls under way).
+  const { drifted } = await prepareRestore(ctx, ws, ws.manifestId, force !== null);
+  return force && drifted.length > 0 ? saveDrift(ctx, ref, force.move, drifted) : null;
+}
+
+/** Saves the directory as it is now in a checkpoint of its own (see `prepareMoveRestore`). */
+async function saveDrift(ctx: EngineContext, ref: SessionRef, move: string, drifted: string[]): Promise<SavedDrift> {
+  const { checkpoint } = await checkpointAfter(
+    ctx,
+    ref,
+    [],
+    { name: savedDriftName(move), metadata: { forkpoint: "saved-drift", move, drifted } },
+    { ordered: false },
+  );
+  return { checkpointId: checkpoint.id, files: drifted };
 }
 
 /**

@@ -8,7 +8,7 @@ import type { SessionRow, Step, Tx } from "../../store/port/index.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
 import { ownedCurrent, ownedSession } from "../core/owned.js";
 import { toBranch } from "../core/rows.js";
-import { prepareMoveRestore, reportSavedDrift } from "./force.js";
+import { prepareMoveRestore, reportSavedDrift, saveDriftBeforeTools } from "./force.js";
 import { prepareRestore, type PreparedRestore } from "../workspace/prepare-restore.js";
 import { restoreFiles } from "../workspace/restore.js";
 import { assertNoRestorePending } from "../workspace/restore-guards.js";
@@ -122,10 +122,19 @@ async function moveWithFiles(
   // A switch to the current branch moves no file: they are the branch's already, and restoring its newest snapshot
   // would take what its calls made since. With "both", the world moves as the conversation's does (nothing, when it
   // matches the branch), but the calls a files-only restore set aside stay out, as in any "both" move.
-  if ("self" in planned)
-    return scope === "both"
-      ? moveConversation(ctx, ref, o, prepare, within, { request, ifAt, keepAside: true })
-      : stayingPut(ctx, ref, { request });
+  if ("self" in planned) {
+    if (scope === "files") return stayingPut(ctx, ref, { request });
+    if (planned.ws === undefined) return moveConversation(ctx, ref, o, prepare, within, { request, ifAt, keepAside: true });
+    // Calls to undo or replay on the files: drift they would overwrite is refused, or saved first when forced, as a
+    // "both" move's restore does.
+    const forced = await saveDriftBeforeTools(ctx, ref, planned.ws, o.force ? { move: planned.kind } : null);
+    const savedDrift = forced ?? earlier ?? null;
+    const saved = savedDrift ? { savedDrift } : {};
+    // The saved drift's checkpoint moved the head on: the conversation's unit checks the branch only.
+    const stillAt = ifAt && forced ? { branchId: ifAt.branchId } : ifAt;
+    const moved = moveConversation(ctx, ref, o, prepare, within, { request, ifAt: stillAt, extra: saved, keepAside: true });
+    return { ...(await reportSavedDrift(savedDrift, moved)), ...saved };
+  }
   // Planned again holding the directory's run turn (see move-turn.ts).
   if (planned.turn !== undefined)
     return inRunTurn(ctx, planned.turn, () => moveWithFiles(ctx, ref, scope, o, prepare, within, { request, ifAt }, earlier));
@@ -180,14 +189,22 @@ function* performMoveUnit(
   yield* checkIfAt(tx, session, ifAt, head.position);
   const ws = yield* workspaceOf(tx, session.id, "scope");
   const base = yield* prepare(tx, session);
-  // A switch to the current branch moves no file, whatever its scope (see `moveWithFiles`).
-  if (base.kind === "switch" && base.sameAsWorld) return { self: true } as const;
+  // A switch to the current branch moves no file, whatever its scope (see `moveWithFiles`). With "both" and calls to
+  // undo or replay, those run on the files: checked as a restore is (below) and for drift, refused before any is saved.
+  const self = base.kind === "switch" && base.sameAsWorld;
+  const selfSteps =
+    self && scope === "both" && session.hasTools ? (yield* computePlan(ctx, tx, session, base.target, undefined, true)).steps : undefined;
+  if (self && (selfSteps === undefined || selfSteps.undo.length + selfSteps.replay.length === 0)) return { self: true } as const;
   // Files are restored under no tool that still runs (its files would be overwritten under it).
   if (session.hasTools) yield* refuseLiveCalls(ctx, tx, session.id);
   if (!holdsRunTurn(ws.dir)) {
     // Another move running its tools holds the turn until it ends: refused now, as its restore would be.
     if (session.hasTools) yield* refuseConcurrentMove(ctx, tx, session.id);
     return { turn: ws.dir };
+  }
+  if (selfSteps !== undefined) {
+    refuseMove(selfSteps, o);
+    return { self: true, ws, kind: base.kind } as const;
   }
   if (scope === "files" && base.kind === "edit") {
     throw new ValidationError("scope", 'an edit adds a message: use scope "both" (or "conversation")');
