@@ -164,3 +164,27 @@ it("a path a shared call and a later call both changed gets the shared call's co
   expect(back.undone.map((t) => (t.args as { text: string }).text)).toEqual(["shared base", "shared"]);
   expect([readOrNull(at("a.txt")), readOrNull(at("base.txt"))]).toEqual([null, "base"]);
 });
+
+it("a shared call with no record of its paths takes none of the other lineage's later hand edits along", async () => {
+  const { s, at } = await attached();
+  fs.writeFileSync(at("p.txt"), "P0");
+  fs.writeFileSync(at("q.txt"), "Q0");
+  await s.append({ role: "user", content: "go" });
+  await s.checkpoint({ name: "start" });
+  // Run by the app itself, then recorded: no record of the paths it changed.
+  fs.writeFileSync(at("p.txt"), "P1");
+  await s.recordToolCall({ tool: "write_file", args: { path: at("p.txt"), text: "P1" }, result: { previous: "P0" } });
+  const [m] = await s.append({ role: "user", content: "more" });
+  fs.writeFileSync(at("q.txt"), "Q by hand");
+  await s.checkpoint({ name: "after the fork point" });
+  const x = (await s.info()).currentBranchId;
+
+  const edited = await s.edit(m!.id, { content: "other" }, { scope: "both" });
+  // Undone and replayed through its tool, as the snapshots cannot tell which paths are its own.
+  expect(edited.undone.map((t) => t.tool)).toEqual(["write_file"]);
+  expect(edited.replayed.map((t) => t.tool)).toEqual(["write_file"]);
+  expect([readOrNull(at("p.txt")), readOrNull(at("q.txt"))]).toEqual(["P1", "Q0"]);
+  await s.switchBranch(x, { scope: "both" });
+  expect([readOrNull(at("p.txt")), readOrNull(at("q.txt"))]).toEqual(["P1", "Q by hand"]);
+  expect((await s.toolTrack()).map((t) => t.applied)).toEqual([true]);
+});

@@ -102,6 +102,7 @@ export function* computePlan(
   const asideNow = snapshotAt === undefined && !keepAside ? new Set<string>() : yield* setAsideOn(tx, session.id, target);
   const left = leftOut(targetTools, snapshotAt, asideNow, covered);
   const shared = sharedAfter(targetTools, snapshotAt, common, new Set([...outside, ...uncertain, ...left]));
+  yield* withoutPathless(tx, shared);
   const steps = planSteps(
     applied,
     targetTools,
@@ -144,6 +145,18 @@ function sharedAfter(
   if (snapshotAt === undefined || snapshotAt.position >= common) return new Set();
   const after = (t: ToolInvocation) => t.position > snapshotAt.position && t.position <= common;
   return new Set(targetTools.filter((t) => after(t) && t.applied && !besides.has(t.id)).map((t) => t.id));
+}
+
+/**
+ * Takes out of `shared` (in place) the calls with no record of the paths their run changed (`recordToolCall`'s,
+ * LangGraph's, an older database's, one that outlived the wait for its changes): the restore could only read their
+ * paths between the snapshots around them, and a snapshot holding such a call at or before the shared point would be
+ * the restored one (the newest there), so the one after it lies past that point, on one side, holding what that side
+ * changed since (a hand edit, another call) too. They are undone and replayed through their tool instead, as a move
+ * whose snapshot is newer than the shared point undoes and replays the calls after it.
+ */
+function* withoutPathless(tx: Tx, shared: Set<string>): Step<void> {
+  for (const id of [...shared]) if ((yield* tx.callPaths(id)) === undefined) shared.delete(id);
 }
 
 /**
