@@ -27,7 +27,8 @@ export interface StepPlan<T extends PlannedInvocation> {
   /**
    * Irreversible (or imported) invocations passed by the move: left as they are, never replayed. With them, the
    * reversible ones it would undo that were applied before a call it keeps and cannot undo (irreversible, unregistered,
-   * or of unknown outcome): left applied, as a saga stops compensating at such a step (a move with files keeps the
+   * or of unknown outcome), or before one it must undo whose tool is not registered here (`unregistered`, left applied
+   * when the move goes on): left applied, as a saga stops compensating at such a step (a move with files keeps the
    * paths their effects are in as the world has them).
    */
   skipped: T[];
@@ -147,8 +148,13 @@ export function planSteps<T extends PlannedInvocation>(
       plan.undo.push(inv);
       undone.add(inv.id);
     }
-    // Its undo exists, only not here: the move must undo it, whether or not it passes the call.
-    else if (h === "unregistered") plan.unregistered.push(inv);
+    // Its undo exists, only not here: the move must undo it, whether or not it passes the call. Left applied (when
+    // told to leave it), it is undone later, by an opener with its tool: the calls applied before it stay applied
+    // under it until then, as under any call the move keeps and cannot undo (LIFO holds for that later undo).
+    else if (h === "unregistered") {
+      plan.unregistered.push(inv);
+      pivot ??= { inv, handling: h };
+    }
     // An irreversible effect stays in the world; only a move that passes its call (or restores files from before
     // it, which it cannot run again on top of) reports it.
     else if (passed.has(inv.id) || onTarget.has(inv.id)) plan.skipped.push(inv);
