@@ -1,4 +1,4 @@
-// A "both" switch to the current branch with calls to replay does not write over unsaved hand edits: drift refused, or saved first when forced.
+// A "both" switch to the current branch with calls to run does not write over unsaved hand edits: refused, or saved first when forced.
 import fs from "node:fs";
 import path from "node:path";
 import { expect, it } from "vitest";
@@ -94,4 +94,17 @@ it("a both switch to the current branch with nothing to run leaves drift as it i
   }
   expect(events).toEqual([]);
   expect(readOrNull(at("b"))).toBe("by hand again");
+});
+
+it("a both switch to the current branch leaves drift its calls do not write as it is, unsaved", async () => {
+  const { s, at, events, current } = await stoppedWithHandEdit();
+  fs.writeFileSync(at("b"), "B");
+  fs.writeFileSync(at("h"), "elsewhere by hand");
+  await expect(s.switchBranch(current, { scope: "both" })).rejects.toMatchObject({ code: "WORKSPACE_DRIFT" });
+  fs.rmSync(at("b"));
+  const moved = await s.switchBranch(current, { scope: "both", force: true });
+  expect([moved.replayed.map((t) => t.tool), moved.savedDrift]).toEqual([["write"], undefined]);
+  expect(events).toEqual(["replay b"]);
+  expect([readOrNull(at("b")), readOrNull(at("h"))]).toEqual(["B", "elsewhere by hand"]);
+  expect((await s.listCheckpoints()).items.map((c) => c.name)).toEqual(["start"]);
 });

@@ -1,5 +1,6 @@
 // Forced workspace moves (`force: true`): files changed outside forkpoint (drift) are saved in a checkpoint of their
 // own on the current branch, then the move overwrites them, as `git checkout --force` does but with nothing lost.
+import { ConflictError } from "../../models/errors.js";
 import type { SavedDrift } from "../../models/types.js";
 import type { WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
@@ -42,19 +43,29 @@ export async function prepareMoveRestore(
 
 /**
  * The drift check of a move that restores no files yet runs tools on the workspace (a "both" switch to the current
- * branch with calls to undo or replay): their undos and replays would overwrite files changed outside forkpoint,
- * unsaved. Refused as a restore's drift is (`WORKSPACE_DRIFT`), or with `force` saved first, as `prepareMoveRestore`
- * does; null when there is none.
+ * branch with calls to undo or replay): drift in the paths `reach` those calls' runs changed ("all": one has no record)
+ * would be written over unsaved. Refused (`WORKSPACE_DRIFT`), or with `force` saved first, as `prepareMoveRestore`
+ * does; null when there is none. Drift elsewhere is left as it is: nothing writes over it.
  */
 export async function saveDriftBeforeTools(
   ctx: EngineContext,
   ref: SessionRef,
   ws: WorkspaceRow,
+  reach: ReadonlySet<string> | "all",
   force: { move: string } | null,
 ): Promise<SavedDrift | null> {
   // The files as forkpoint last saw them, "restored": no change, only the checks (drift, calls under way).
-  const { drifted } = await prepareRestore(ctx, ws, ws.manifestId, force !== null);
-  return force && drifted.length > 0 ? saveDrift(ctx, ref, force.move, drifted) : null;
+  const { drifted } = await prepareRestore(ctx, ws, ws.manifestId, true);
+  const over = reach === "all" ? drifted : drifted.filter((p) => reach.has(p));
+  if (over.length === 0) return null;
+  if (force) return saveDrift(ctx, ref, force.move, drifted);
+  const shown = over.slice(0, 10).join(", ") + (over.length > 10 ? `, and ${over.length - 10} more` : "");
+  throw new ConflictError(
+    `the workspace ${ws.dir} changed outside forkpoint since it last saw it (${shown}), and ` +
+      `${reach === "all" ? "a call this move undoes or replays may write" : "the calls this move undoes or replays write"} ` +
+      `${over.length === 1 ? "it" : "them"}; take a checkpoint to keep those changes (or move with force: true), then move`,
+    "WORKSPACE_DRIFT",
+  );
 }
 
 /** Saves the directory as it is now in a checkpoint of its own (see `prepareMoveRestore`). */

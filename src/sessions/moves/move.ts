@@ -124,10 +124,11 @@ async function moveWithFiles(
   // matches the branch), but the calls a files-only restore set aside stay out, as in any "both" move.
   if ("self" in planned) {
     if (scope === "files") return stayingPut(ctx, ref, { request });
-    if (planned.ws === undefined) return moveConversation(ctx, ref, o, prepare, within, { request, ifAt, keepAside: true });
-    // Calls to undo or replay on the files: drift they would overwrite is refused, or saved first when forced, as a
+    const run = planned.self === true ? undefined : planned.self;
+    if (run === undefined) return moveConversation(ctx, ref, o, prepare, within, { request, ifAt, keepAside: true });
+    // Calls to undo or replay on the files: drift they would write over is refused, or saved first when forced, as a
     // "both" move's restore does.
-    const forced = await saveDriftBeforeTools(ctx, ref, planned.ws, o.force ? { move: planned.kind } : null);
+    const forced = await saveDriftBeforeTools(ctx, ref, run.ws, run.reach, o.force ? { move: run.kind } : null);
     const savedDrift = forced ?? earlier ?? null;
     const saved = savedDrift ? { savedDrift } : {};
     // The saved drift's checkpoint moved the head on: the conversation's unit checks the branch only.
@@ -204,7 +205,8 @@ function* performMoveUnit(
   }
   if (selfSteps !== undefined) {
     refuseMove(selfSteps, o);
-    return { self: true, ws, kind: base.kind } as const;
+    // What the calls run on: the workspace, and the paths their runs changed.
+    return { self: { ws, kind: base.kind, reach: yield* reachOf(tx, [...selfSteps.undo, ...selfSteps.replay]) } };
   }
   if (scope === "files" && base.kind === "edit") {
     throw new ValidationError("scope", 'an edit adds a message: use scope "both" (or "conversation")');
@@ -219,6 +221,17 @@ function* performMoveUnit(
     refuseMove((yield* computePlan(ctx, tx, session, base.target, snapshotAt)).steps, o);
   }
   return { ws, manifestId, from: { fromBranchId: branch.id, fromHead: head.position }, kind: base.kind, track };
+}
+
+/** The paths the runs of `calls` changed, as recorded ("all": one has no record). */
+function* reachOf(tx: Tx, calls: readonly ToolInvocation[]): Step<Set<string> | "all"> {
+  const out = new Set<string>();
+  for (const call of calls) {
+    const paths = yield* tx.callPaths(call.id);
+    if (paths === undefined) return "all";
+    for (const path of paths) out.add(path);
+  }
+  return out;
 }
 
 /**
