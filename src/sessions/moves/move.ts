@@ -1,5 +1,6 @@
 // Moving the world: journal the steps, run each undo/replay once, then make the target current.
 // Used by rollback, edit, switchBranch, undo and redo, and by crash recovery to finish a journaled move.
+// Over 450 lines: a move's checks (files, drift, run turn, live calls, a switch to itself) run in one order, read here.
 import { ValidationError } from "../../models/errors.js";
 import { newId } from "../../models/ids.js";
 import { moveOptions, parseOptions, type MoveOptions } from "../../models/inputs.js";
