@@ -23,7 +23,15 @@ export interface Resumed {
    * its tasks' results are served as stored, only its resume values weighed.
    */
   results?: "stored";
+  /**
+   * The move undid the step's tool calls before that resume: a subgraph of the step that was not resumed since runs its
+   * finished tasks again, as the step's own tasks did (`throughParent`).
+   */
+  calls?: true;
 }
+
+/** Whether a move undid the step's tool calls (`"calls"`, or a resume since that followed such a move). */
+export const callsUndone = (undone: Undone | null): boolean => undone === "calls" || (typeof undone === "object" && undone?.calls === true);
 
 /**
  * Of the first interrupts kept at a checkpoint (`firstAskedAt`, by task id), those a head with `undone` shows in place

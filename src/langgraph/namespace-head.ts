@@ -4,7 +4,7 @@ import { ownedCurrent } from "../sessions/langgraph-bridge.js";
 import type { LgCheckpointRow, LgPointRow, LgThreadRow, LgWriteRow, LineageSegment, Step, Tx } from "../store/port/index.js";
 import { sortedWrites } from "./saver-parts.js";
 import { asFirstAsked, firstAskedAt } from "./first-asked.js";
-import { firstsAsked, type Undone } from "./moved-head-writes.js";
+import { callsUndone, firstsAsked, type Undone } from "./moved-head-writes.js";
 import { resumedOnBranch, rootBranchOf } from "./resumed-on.js";
 import { undoneAt } from "./served-writes.js";
 import { checkpointAt, type PointCheckpoint } from "./thread-head.js";
@@ -85,7 +85,8 @@ export function* throughParent(tx: Tx, userId: string, threadId: string, ns: str
     const fresh =
       branchId === undefined ? new Set<string>() : yield* resumedOnBranch(tx, thread.sessionId, chosen.row.checkpointId, branchId);
     // Nothing undone, and the subgraph's newest is where it waited: its own head is that already. Its parent's step
-    // ran since the move with nothing else undone: so did it, its results are served as its parent's are.
+    // ran since the move with nothing else undone: so did it, its results are served as its parent's are. The move
+    // undid the step's calls (its parent resumed since or not): a call names no task, so its finished tasks run again.
     const isNewest = chosen.row.checkpointId === newest;
     const ran = isNewest && moved.undone !== null && typeof moved.undone !== "string" && moved.undone.results === "stored";
     const undone: Undone | null = ran
@@ -94,7 +95,9 @@ export function* throughParent(tx: Tx, userId: string, threadId: string, ns: str
         ? { fresh }
         : moved.undone === null && isNewest
           ? null
-          : "continuation";
+          : callsUndone(moved.undone)
+            ? "calls"
+            : "continuation";
     return { at: { kind: "stored", row: chosen.row, moved: true }, undone, windows: moved.windows };
   }
   return moved.undone === null ? null : { at: undefined, undone: moved.undone, windows: moved.windows };

@@ -58,7 +58,8 @@ function* resumedSince(tx: Tx, thread: LgThreadRow, at: PointCheckpoint, current
   const point = current.points.find((p) => p.checkpointId === at.row.checkpointId);
   if (!point || point.branchId === current.branch.id) return undone;
   const fresh = yield* resumedOnBranch(tx, thread.sessionId, at.row.checkpointId, current.branch.id);
-  return fresh.size > 0 ? { fresh } : undone;
+  if (fresh.size === 0) return undone;
+  return undone === "calls" ? { fresh, calls: true } : { fresh };
 }
 
 /**
