@@ -12,6 +12,7 @@ import { subgraphWaits, throughParent, withSubgraphWaits } from "./namespace-hea
 import { currentLineage, undoneAt, undoneById } from "./served-writes.js";
 import { memoryOnParentLineage, memoryParentNs } from "./subgraph-memory.js";
 import { checkpointAt, resolveSynthesized, type PointCheckpoint } from "./thread-head.js";
+import { servedWritten, writtenAt } from "./written-on.js";
 
 /**
  * A checkpoint of a thread: the one `checkpoint_id` names (stored, or synthesized at a point), or without one the
@@ -36,10 +37,13 @@ export async function getTuple(parts: SaverParts, reader: CheckpointReader, conf
   if (!found) return undefined;
   parts.sessions.set(threadKey(userId, threadId, ns), found.thread.sessionId, 1);
   const tuple = await reader.pointTuple(ctx, found.thread, found.at, true);
-  if (tuple?.pendingWrites && found.undone) {
-    tuple.pendingWrites = pendingAtMovedHead(tuple.pendingWrites, found.undone);
-    if (found.firsts) tuple.pendingWrites = await withFirstAsked(parts.serde, tuple.pendingWrites, found.firsts);
-  }
+  const all = tuple?.pendingWrites;
+  if (tuple?.pendingWrites && found.undone) tuple.pendingWrites = pendingAtMovedHead(tuple.pendingWrites, found.undone);
+  // Results stored by a run a move undid or left are not served; those of a task run again since the move are.
+  if (all && tuple?.pendingWrites && found.written)
+    tuple.pendingWrites = await servedWritten(parts.serde, all, tuple.pendingWrites, found.written);
+  if (tuple?.pendingWrites && found.undone && found.firsts)
+    tuple.pendingWrites = await withFirstAsked(parts.serde, tuple.pendingWrites, found.firsts);
   if (tuple?.pendingWrites && found.waits && found.waits.size > 0)
     tuple.pendingWrites = await withSubgraphWaits(parts.serde, tuple.pendingWrites, found.waits);
   parts.runs.served(config, tuple?.pendingWrites);
@@ -76,7 +80,11 @@ function* placeWithFirsts(
     found?.undone && found.at.kind === "stored"
       ? firstsAsked(yield* firstAskedAt(tx, found.thread.sessionId, found.at.row.checkpointId), found.undone)
       : undefined;
-  return found && { ...found, firsts };
+  // The root's own checkpoint: the branch its step ran on first tells a task run again since a move (`writtenAt`).
+  const step =
+    found?.at.kind === "stored" && ns === "" ? yield* tx.langgraph.pointOf(found.thread.sessionId, found.at.row.checkpointId) : undefined;
+  const written = found?.at.kind === "stored" ? yield* writtenAt(tx, found.thread, found.at.row.checkpointId, step?.branchId) : undefined;
+  return found && { ...found, firsts, written };
 }
 
 function* placeUnit(

@@ -11,6 +11,7 @@ import { findThread, startThread, startedElsewhere } from "./threads.js";
 import type { EngineContext } from "../sessions/langgraph-bridge.js";
 import { keepFirstAsked } from "./first-asked.js";
 import { markResumedOn } from "./resumed-on.js";
+import { markWrittenOn } from "./written-on.js";
 
 /** Units locking the one session they expect the thread in, before one that locks everything (a thread in churn). */
 const SCOPED_ATTEMPTS = 3;
@@ -116,11 +117,13 @@ function* putWritesUnit(
   const thread = found ?? (yield* startThread(ctx, tx, userId, threadId, ns, expected === undefined ? sessionId : newId("ses")));
   // A task asking again in the same step: the question it replaces is kept, as the one a move back before it shows.
   if (special) yield* keepFirstAsked(tx, thread.sessionId, rows);
+  // Results: marked with the branch they are stored on; a task run again after a move back replaces the undone run's.
+  const rerun = !special && (yield* markWrittenOn(tx, thread, rows));
   // Resume values: marked with the branch they are stored on, as a head moved back to their checkpoint weighs them.
-  yield* markResumedOn(tx, thread, rows, special);
+  yield* markResumedOn(tx, thread, rows, special || rerun);
   yield* tx.langgraph.insertWrites(
     rows.map((r) => ({ sessionId: thread.sessionId, ...r })),
-    special,
+    special || rerun,
   );
   return undefined;
 }

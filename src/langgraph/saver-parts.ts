@@ -13,6 +13,7 @@ import type { LgThreadRow, LgWriteRow, Step, Tx } from "../store/port/index.js";
 import type { EngineContext } from "../sessions/langgraph-bridge.js";
 import { FIRST_ASKED } from "./first-asked.js";
 import { RESUMED_ON } from "./resumed-on.js";
+import { PRIOR, WRITTEN_ON } from "./written-on.js";
 import type { MirrorCache } from "./mirror-cache.js";
 import type { RunCalls } from "./run-calls.js";
 import type { VerifiedItemsCache } from "./verified-items.js";
@@ -127,11 +128,12 @@ export function userIn(parts: SaverParts, options: { userId?: string } | undefin
 /**
  * A checkpoint's pending writes in the order LangGraph applies them: (task path, task id, index). Not the first
  * interrupts kept of tasks that asked again (`first-asked.ts`): those are served only in place of their task's; nor
- * the marks of where resume values were stored (`resumed-on.ts`).
+ * the marks of where resume values and results were stored (`resumed-on.ts`, `written-on.ts`), nor the rows a task's
+ * later run replaced, kept aside (`written-on.ts`).
  */
 export function* sortedWrites(tx: Tx, sessionId: string, checkpointId: string): Step<LgWriteRow[]> {
   return (yield* tx.langgraph.writesOf(sessionId, checkpointId))
-    .filter((w) => w.channel !== FIRST_ASKED && w.channel !== RESUMED_ON)
+    .filter((w) => w.channel !== FIRST_ASKED && w.channel !== RESUMED_ON && w.channel !== WRITTEN_ON && !w.taskId.startsWith(PRIOR))
     .sort((a, b) => compareWritesSortKeys(writesSortKey(a.taskPath, a.taskId, a.idx), writesSortKey(b.taskPath, b.taskId, b.idx)));
 }
 

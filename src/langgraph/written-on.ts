@@ -1,0 +1,140 @@
+// Where a task's results at a checkpoint were stored: a task run again there after a move replaces the undone run's.
+import { RESUME, WRITES_IDX_MAP, type CheckpointPendingWrite, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
+import { ownedCurrent } from "../sessions/langgraph-bridge.js";
+import type { LgThreadRow, LgWriteRow, Step, Tx } from "../store/port/index.js";
+
+/**
+ * The channel and index of a task's mark at a checkpoint: where its results (regular writes) there were stored, as the
+ * branch and head position of the session of the thread's root graph (a subgraph's session is never moved). LangGraph
+ * writes a task's results once per checkpoint (a retry's are dropped as copies), but a move back to the checkpoint
+ * leaves the results of the run it undid stored, under the very keys the task's next run writes: only the mark tells
+ * them apart. Never served as a write of its own (`sortedWrites` leaves it out).
+ */
+export const WRITTEN_ON = "__forkpoint_written_on__";
+export const WRITTEN_ON_IDX = -1005;
+
+/** The prefix of the task ids a task's replaced rows are kept under (`markWrittenOn`); never a LangGraph task id. */
+export const PRIOR = "__forkpoint_prior__|";
+
+/** The task id a task's rows replaced by a run on another branch are kept under, by the branch they were stored on. */
+const priorTaskId = (taskId: string, branchId: string) => `${PRIOR}${branchId}|${taskId}`;
+
+/** Where results were stored: the root session's branch, and its head's position then. */
+interface Mark {
+  branchId: string;
+  position: number;
+}
+
+const isRegular = (channel: string) => !(channel in WRITES_IDX_MAP);
+
+/** The root graph's thread of `thread` (itself when it is the root's). */
+function* rootOf(tx: Tx, thread: LgThreadRow): Step<LgThreadRow | undefined> {
+  return thread.checkpointNs === "" ? thread : yield* tx.langgraph.getThread(thread.userId, thread.threadId, "");
+}
+
+/**
+ * Marks a task's results among `rows` (one task's writes, about to be stored in `thread`) with where they are stored,
+ * and tells whether they replace those stored: yes when the task's results there were stored on another branch (by a
+ * run a move undid or left), so the task ran again since and its new results are the ones that count; the old ones
+ * the new do not write over are deleted. Rows stored before marks were kept have none: they stay, as they did.
+ */
+export function* markWrittenOn(tx: Tx, thread: LgThreadRow, rows: readonly Omit<LgWriteRow, "sessionId">[]): Step<boolean> {
+  const first = rows.find((r) => isRegular(r.channel));
+  const root = first && (yield* rootOf(tx, thread));
+  if (!first || !root) return false;
+  const { branch, head } = yield* ownedCurrent(tx, root.sessionId, root.userId);
+  const stored = (yield* tx.langgraph.writesOf(thread.sessionId, first.checkpointId)).filter((w) => w.taskId === first.taskId);
+  const mark = stored.find((w) => w.channel === WRITTEN_ON);
+  // Regular writes have an index of their own (from 0); LangGraph's special ones and the saver's marks, negative ones.
+  const results = stored.filter((w) => w.idx >= 0);
+  const replace = results.length > 0 && mark !== undefined && (JSON.parse(mark.value.toString("utf8")) as Mark).branchId !== branch.id;
+  if (results.length > 0 && !replace) return false;
+  // The rows replaced are kept aside (under a task id of their own, never served as one): a lineage that holds the
+  // run that wrote them (a switch back to its branch) is served them still (`servedWritten`).
+  if (replace) {
+    const prior = stored.filter((w) => w.idx >= 0 || w.channel === WRITTEN_ON || w.channel === RESUME);
+    const kept = priorTaskId(first.taskId, (JSON.parse(mark.value.toString("utf8")) as Mark).branchId);
+    yield* tx.langgraph.insertWrites(
+      prior.map((w) => ({ ...w, taskId: kept })),
+      true,
+    );
+  }
+  const value = Buffer.from(JSON.stringify({ branchId: branch.id, position: head.position } satisfies Mark));
+  yield* tx.langgraph.insertWrites(
+    [{ ...first, sessionId: thread.sessionId, idx: WRITTEN_ON_IDX, channel: WRITTEN_ON, type: "json", value }],
+    true,
+  );
+  const kept = new Set(rows.map((r) => r.idx));
+  const gone = results.filter((w) => !kept.has(w.idx));
+  if (gone.length > 0) yield* tx.langgraph.deleteWrites(thread.sessionId, gone);
+  return replace;
+}
+
+/** Of a checkpoint's tasks with marked results: those run again since a move (`on`), and those a move left (`off`). */
+export interface Written {
+  /** Stored on the root's current branch, which is not the branch the step ran on first: served as done. */
+  on: ReadonlySet<string>;
+  /** Stored where the root's current lineage does not reach: a run a move undid or left wrote them; never served. */
+  off: ReadonlySet<string>;
+  /** Of the tasks `off`, the rows a run the lineage holds stored before they were replaced: served in their place. */
+  prior: ReadonlyMap<string, LgWriteRow[]>;
+}
+
+/**
+ * The tasks of a stored checkpoint of `thread` whose results are `Written` on or off the root session's current
+ * lineage; `stepBranch`: the branch of the root's session the step ran on first (the root's own checkpoints only).
+ * Undefined when no task's results are marked off the current branch (nothing to weigh).
+ */
+export function* writtenAt(tx: Tx, thread: LgThreadRow, checkpointId: string, stepBranch?: string): Step<Written | undefined> {
+  const rows = yield* tx.langgraph.writesOf(thread.sessionId, checkpointId);
+  const marks = rows.filter((w) => w.channel === WRITTEN_ON);
+  const root = marks.length > 0 ? yield* rootOf(tx, thread) : undefined;
+  if (!root) return undefined;
+  const { branch, head } = yield* ownedCurrent(tx, root.sessionId, root.userId);
+  const parsed = marks.map((w) => ({ taskId: w.taskId, mark: JSON.parse(w.value.toString("utf8")) as Mark }));
+  const live = parsed.filter((m) => !m.taskId.startsWith(PRIOR));
+  const here = live.every((m) => m.mark.branchId === branch.id);
+  if (here && (stepBranch === undefined || stepBranch === branch.id)) return undefined;
+  const segments = yield* tx.lineage(branch.id, head.position);
+  const held = (mark: Mark) => segments.some((s) => s.branchId === mark.branchId && mark.position <= s.upTo);
+  const on = new Set<string>();
+  const off = new Set<string>();
+  const prior = new Map<string, LgWriteRow[]>();
+  for (const { taskId, mark } of live) {
+    if (!held(mark)) off.add(taskId);
+    else if (mark.branchId === branch.id && stepBranch !== undefined && stepBranch !== branch.id) on.add(taskId);
+  }
+  // A task's rows a later run replaced, stored by a run the lineage holds: served in place of the live ones.
+  for (const { taskId, mark } of parsed) {
+    const task = taskId.slice(taskId.lastIndexOf("|") + 1);
+    if (!taskId.startsWith(PRIOR) || !off.has(task) || !held(mark)) continue;
+    prior.set(
+      task,
+      rows.filter((w) => w.taskId === taskId && (w.idx >= 0 || w.channel === RESUME)).map((w) => ({ ...w, taskId: task })),
+    );
+  }
+  return on.size > 0 || off.size > 0 ? { on, off, prior } : undefined;
+}
+
+/**
+ * The pending writes served at a checkpoint (`shown`, what a move left of `all`), weighed by `Written`: the results of
+ * the tasks run again since the move are served (they finished there), and those a move left are not.
+ */
+export async function servedWritten(
+  serde: SerializerProtocol,
+  all: CheckpointPendingWrite[],
+  shown: CheckpointPendingWrite[],
+  written: Written,
+): Promise<CheckpointPendingWrite[]> {
+  const kept = new Set(shown);
+  const out = all.filter(([taskId, channel], i) => {
+    // A task's resume values are weighed by where they were stored (`resumed-on.ts`), but for those kept aside with it.
+    if (written.off.has(taskId) && (isRegular(channel) || (channel === RESUME && written.prior.has(taskId)))) return false;
+    if (!isRegular(channel)) return kept.has(all[i]!);
+    return kept.has(all[i]!) || written.on.has(taskId);
+  });
+  for (const rows of written.prior.values()) {
+    for (const w of rows) out.push([w.taskId, w.channel, await serde.loadsTyped(w.type, w.value)]);
+  }
+  return out;
+}
