@@ -207,7 +207,7 @@ function* performMoveUnit(
   if (selfSteps !== undefined) {
     refuseMove(selfSteps, o);
     // What the calls run on: the workspace, and the paths their runs changed.
-    return { self: { ws, kind: base.kind, reach: yield* reachOf(tx, [...selfSteps.undo, ...selfSteps.replay]) } };
+    return { self: { ws, kind: base.kind, reach: yield* reachOf(ctx, tx, [...selfSteps.undo, ...selfSteps.replay]) } };
   }
   if (scope === "files" && base.kind === "edit") {
     throw new ValidationError("scope", 'an edit adds a message: use scope "both" (or "conversation")');
@@ -224,12 +224,15 @@ function* performMoveUnit(
   return { ws, manifestId, from: { fromBranchId: branch.id, fromHead: head.position }, kind: base.kind, track };
 }
 
-/** The paths the runs of `calls` changed, as recorded ("all": one has no record). */
-function* reachOf(tx: Tx, calls: readonly ToolInvocation[]): Step<Set<string> | "all"> {
+/**
+ * The paths the runs of `calls` changed, as recorded ("all": one has no record, or is a tool's acting only in the
+ * workspace that changed none: run again over other files, it may change any of them, a delete of a file made since).
+ */
+function* reachOf(ctx: EngineContext, tx: Tx, calls: readonly ToolInvocation[]): Step<Set<string> | "all"> {
   const out = new Set<string>();
   for (const call of calls) {
     const paths = yield* tx.callPaths(call.id);
-    if (paths === undefined) return "all";
+    if (paths === undefined || (paths.length === 0 && ctx.tools.actsInWorkspaceOnly(call.tool))) return "all";
     for (const path of paths) out.add(path);
   }
   return out;
