@@ -35,12 +35,17 @@ it("a file edited by hand, then written by a tool: the rewind to before is refus
   const error = await rejectionOf(s.rollback(before.id, { scope: "both" }));
   expect(error).toMatchObject({ code: "WORKSPACE_DRIFT" });
   expect(readOrNull(file("app.ts"))).toBe("const a = 42;\n// my note\n");
-  // Kept in a checkpoint, the rewind goes through, and the checkpoint brings the note back.
+  // Kept in a checkpoint, the rewind goes through: the call's undo puts the hand edit back, which no checkpoint holds,
+  // so it stays as it is (drift still), and the checkpoint brings the call's version back.
   const kept = await s.checkpoint({ name: "kept" });
-  await s.rollback(before.id, { scope: "both" });
-  expect(readOrNull(file("app.ts"))).toBe("const a = 1;\n");
-  await s.rollback(kept.id, { scope: "files" });
+  const moved = await s.rollback(before.id, { scope: "both" });
+  expect(moved.files?.kept).toEqual(["app.ts"]);
+  expect(readOrNull(file("app.ts"))).toBe("const a = 1;\n// my note\n");
+  expect(await rejectionOf(s.rollback(kept.id, { scope: "files" }))).toMatchObject({ code: "WORKSPACE_DRIFT" });
+  const forced = await s.rollback(kept.id, { scope: "files", force: true });
   expect(readOrNull(file("app.ts"))).toBe("const a = 42;\n// my note\n");
+  await s.rollback(forced.savedDrift!.checkpointId, { scope: "files" });
+  expect(readOrNull(file("app.ts"))).toBe("const a = 1;\n// my note\n");
 });
 
 it("a file made by hand, then rewritten by a tool: a files rollback is refused, not a silent delete", async () => {

@@ -3,7 +3,7 @@
 // what the interrupted step (then reported unknown) may have done, and recovery restores the target's files over the
 // rest. Without a watcher a scan walks the whole tree: absorbed before the files step and at the end only. An undo or
 // a replay is held to the files its call's run changed: what changes elsewhere meanwhile (a save by hand) stays drift,
-// which the move's files step leaves as it is (see move-files.ts).
+// which the move's files step leaves as it is (see move-files.ts); so does a hand edit an undo puts back.
 import type { MoveStepRow, Step, Tx, WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
 import { absorbChanges, filesBefore, type FilesBefore } from "../workspace/absorb.js";
@@ -15,6 +15,8 @@ export class OwnChanges {
    * without that record (recorded with `recordToolCall`, or before paths were kept).
    */
   #may: Set<string> | "all" = new Set();
+  /** Paths an undo since the last absorb put a hand edit back in (its call's run found it there): drift, not ours. */
+  #unseen = new Set<string>();
 
   private constructor(
     private readonly ctx: EngineContext,
@@ -45,8 +47,12 @@ export class OwnChanges {
     return this.#before !== null;
   }
 
-  /** A step is about to run that may change `paths` (undefined: any path). */
-  expect(paths: readonly string[] | undefined): void {
+  /**
+   * A step is about to run that may change `paths` (undefined: any path); `unseen`: those it puts back as a hand edit
+   * its call's run found there, which no checkpoint may hold (an undo's), taken as drift.
+   */
+  expect(paths: readonly string[] | undefined, unseen: readonly string[] = []): void {
+    for (const path of unseen) this.#unseen.add(path);
     if (this.#may === "all") return;
     if (paths === undefined) this.#may = "all";
     else for (const path of paths) this.#may.add(path);
@@ -64,9 +70,11 @@ export class OwnChanges {
   async pause(): Promise<void> {
     const before = this.#before;
     const may = this.#may;
+    const unseen = this.#unseen;
     this.#before = null;
     this.#may = new Set();
-    await absorbChanges(this.ctx, this.sessionId, before, undefined, may === "all" ? undefined : may, this.ownDrift);
+    this.#unseen = new Set();
+    await absorbChanges(this.ctx, this.sessionId, before, undefined, may === "all" ? undefined : may, this.ownDrift, unseen);
   }
 
   /** Tracked again from here (after the files were restored). */

@@ -182,11 +182,11 @@ export async function runStep(
 ): Promise<{ tool: string; cause: unknown } | null> {
   const withPaths = own?.holding === true;
   const idleAsked = spec.files !== undefined && step.op === "undo";
-  const { row, paths, idle } = await ctx.store.write({ sessionId: spec.sessionId }, (tx) =>
+  const { row, paths, idle, unseen } = await ctx.store.write({ sessionId: spec.sessionId }, (tx) =>
     startStepUnit(tx, ctx, step, withPaths, idleAsked),
   );
   // An undo changes the files its call's run changed; a replay runs the same call again, so changes them too.
-  own?.expect(paths);
+  own?.expect(paths, unseen);
   const invocation = toToolInvocation(row);
   let resultText: string | null = null;
   try {
@@ -281,15 +281,18 @@ export function* failStepUnit(tx: Tx, ctx: EngineContext, step: Pick<MoveStepRow
 }
 
 /**
- * Starts a step: its call, the paths its run changed (`withPaths`), and (`idleAsked`: an undo in a move with files)
- * whether the call did nothing, a run of a tool acting only in the workspace that changed no file.
+ * Starts a step: its call, the paths its run changed (`withPaths`) and, for an undo, those of them that held a hand edit
+ * as it began (`unseen`), and (`idleAsked`: an undo in a move with files) whether the call did nothing, a run of a tool
+ * acting only in the workspace that changed no file.
  */
 function* startStepUnit(tx: Tx, ctx: EngineContext, step: MoveStepRow, withPaths: boolean, idleAsked: boolean) {
   fenced(yield* tx.setMoveStep(ctx.ownership.self, step.moveId, step.idx, "running", null, null, ctx.ownership.leaseMs));
   const row = (yield* tx.getTool(step.entryId))!;
   const paths = withPaths || idleAsked ? yield* tx.callPaths(step.entryId) : undefined;
   const idle = idleAsked && paths?.length === 0 && ctx.tools.actsInWorkspaceOnly(row.tool ?? "");
-  return { row, paths: withPaths ? paths : undefined, idle };
+  // An undo puts back what its call's run found, a hand edit included: that stays drift, never taken for the move's.
+  const unseen = withPaths && step.op === "undo" ? yield* tx.callHandEdited(step.entryId) : [];
+  return { row, paths: withPaths ? paths : undefined, idle, unseen };
 }
 
 /**

@@ -58,7 +58,8 @@ export interface ScannedChanges {
  * After forkpoint's own doing: the paths that changed since `before` become known (not drift). Changes made by hand
  * earlier stay drift. With `callId` (an `invoke`'s own run), the paths that changed are recorded as that call's, none
  * included: a move then knows which files the call's effect is in. Never throws: a scan that fails leaves the changes
- * as drift, and the call without a record (moves infer its paths from the snapshots around it).
+ * as drift, and the call without a record (moves infer its paths from the snapshots around it). `unseen`: paths taken
+ * out of `only`, whose change is someone else's (an undo putting back a hand edit its call's run found there).
  */
 export async function absorbChanges(
   ctx: EngineContext,
@@ -67,8 +68,9 @@ export async function absorbChanges(
   callId?: string,
   only?: ReadonlySet<string>,
   ownDrift?: ReadonlySet<string> | "all",
+  unseen?: ReadonlySet<string>,
 ): Promise<void> {
-  const scanned = await scanChanges(ctx, sessionId, before, only);
+  const scanned = await scanChanges(ctx, sessionId, before, only, unseen);
   if (scanned && ownDrift) scanned.ownDrift = ownDrift;
   await landChanges(ctx, scanned, callId);
 }
@@ -82,6 +84,7 @@ export async function scanChanges(
   sessionId: string,
   before: FilesBefore | null,
   only?: ReadonlySet<string>,
+  unseen?: ReadonlySet<string>,
 ): Promise<ScannedChanges | null> {
   if (!before) return null;
   const { state, tracker } = before;
@@ -106,7 +109,7 @@ export async function scanChanges(
           rewritten.push(path);
           continue;
         }
-        if (!only || only.has(path)) out.set(path, now);
+        if ((!only || only.has(path)) && !unseen?.has(path)) out.set(path, now);
         else if (now !== null) outside.set(path, now);
       }
       // Outside `only` (the paths forkpoint's doing may have changed), a change is someone else's: it stays drift,
@@ -217,13 +220,15 @@ function* absorbChangesUnit(
   // A path a move's step interrupted by a crash may have changed is the move's own: its resumed steps make it known.
   const drifted = [...touched.keys()].filter((path) => ownDrift !== "all" && !ownDrift?.has(path));
   const knownIds = yield* filesAt(tx, reader, known, drifted);
-  for (const path of drifted) if ((knownIds.get(path) ?? null) !== (was.get(path) ?? null)) touched.delete(path);
+  const handEdited = drifted.filter((path) => (knownIds.get(path) ?? null) !== (was.get(path) ?? null));
+  for (const path of handEdited) touched.delete(path);
   yield* restoreTakenContents(tx, dir, touched);
   const applied = yield* applyChanges(tx, reader, known, touched);
   yield* tx.insertTrees([...[...reader.ephemeralBodies].map(([hash, body]) => ({ hash, body })), ...applied.trees]);
   yield* tx.setWorkspaceManifest(sessionId, yield* tx.putManifest(applied.root, "{}", applied.root), ctx.now());
   yield* tx.putWorkspaceStats(sessionId, stats.rows, stats.deleted);
-  if (callId !== undefined) yield* recordPathsUnit(tx, sessionId, callId, changed);
+  // A call's undo puts such a hand edit back: recorded, so a move undoing it leaves that as drift (see own-changes.ts).
+  if (callId !== undefined) yield* recordPathsUnit(tx, sessionId, callId, changed, handEdited);
 }
 
 /** Contents read again are stored once they reach this much (memory stays bounded whatever the files' size). */
@@ -247,8 +252,11 @@ function* restoreTakenContents(tx: Tx, dir: string, touched: Map<string, string 
   yield* writer.flush(tx);
 }
 
-/** Records the paths call `callId` changed while it ran, unless its session was deleted meanwhile. */
-function* recordPathsUnit(tx: Tx, sessionId: string, callId: string, paths: readonly string[]) {
+/**
+ * Records the paths call `callId` changed while it ran, and those of them that held a hand edit as it began
+ * (`handEdited`), unless its session was deleted meanwhile.
+ */
+function* recordPathsUnit(tx: Tx, sessionId: string, callId: string, paths: readonly string[], handEdited: readonly string[] = []) {
   if ((yield* tx.getSession(sessionId)) === undefined) return;
-  yield* tx.putCallPaths(callId, sessionId, paths);
+  yield* tx.putCallPaths(callId, sessionId, paths, handEdited);
 }

@@ -43,11 +43,17 @@ export interface CallsTx {
 
   /**
    * Records the workspace paths call `entryId` of `sessionId` changed while it ran (relative to the workspace; none:
-   * it changed no file), replacing any record of it. Deleted with its session; never exported, imported or cloned.
+   * it changed no file), and those of them that held a hand edit then (`handEdited`), replacing any record of it.
+   * Deleted with its session; never exported, imported or cloned.
    */
-  putCallPaths(entryId: string, sessionId: string, paths: readonly string[]): Step<void>;
+  putCallPaths(entryId: string, sessionId: string, paths: readonly string[], handEdited?: readonly string[]): Step<void>;
   /** The workspace paths call `entryId` changed while it ran, sorted; undefined when none were recorded. */
   callPaths(entryId: string): Step<string[] | undefined>;
+  /**
+   * Those of them `putCallPaths` was given as `handEdited`: changed by hand before the call ran, in content forkpoint
+   * never saw (its undo puts that back: drift, not forkpoint's own doing). Sorted; empty when none or not recorded.
+   */
+  callHandEdited(entryId: string): Step<string[]>;
   /** The session's calls recorded as having changed at least one workspace path, where they sit, oldest first. */
   pathChangingCalls(sessionId: string): Step<CallPlace[]>;
   /**

@@ -2,6 +2,7 @@
 // changed: the port's CallsTx.
 import type { CallOwnerRow, CallPlace, CallsTx, Owner, SessionActivity } from "../port/index.js";
 import { DB_NOW_MS } from "./columns.js";
+import { callPathsText, handEditedOfText, pathsOfText } from "../call-paths-json.js";
 import { insertRow } from "./batch.js";
 import type { Sql } from "./sql.js";
 
@@ -70,12 +71,16 @@ export function callsTx(sql: Sql): CallsTx {
       }
       return out;
     },
-    *putCallPaths(entryId: string, sessionId: string, paths: readonly string[]) {
-      yield* sql.later(PUT_PATHS, [entryId, sessionId, JSON.stringify([...paths].sort())], true);
+    *putCallPaths(entryId: string, sessionId: string, paths: readonly string[], handEdited?: readonly string[]) {
+      yield* sql.later(PUT_PATHS, [entryId, sessionId, callPathsText(paths, handEdited)], true);
     },
     *callPaths(entryId: string) {
       const text = yield* sql.column<string>(s.callPaths, [entryId]);
-      return text.length === 0 ? undefined : (JSON.parse(text[0]!) as string[]);
+      return text.length === 0 ? undefined : pathsOfText(text[0]!);
+    },
+    *callHandEdited(entryId: string) {
+      const text = yield* sql.column<string>(s.callPaths, [entryId]);
+      return text.length === 0 ? [] : handEditedOfText(text[0]!);
     },
     *pathChangingCalls(sessionId: string) {
       return yield* sql.rows<CallPlace>(s.pathChangingCalls, [sessionId]);

@@ -320,6 +320,7 @@ export const replayResults = pgTable(
  * The workspace paths each `invoke` changed while it ran (JSON array of paths, relative to the workspace; `[]`: it changed
  * none), as its run's scan found them. Calls without a row (recorded before it was kept, or run without a local
  * workspace) are inferred from the snapshots around them. One world's knowledge: not exported, imported or cloned.
+ * Ends with an object `{ "handEdited": [paths] }` when some held a hand edit as the call began (see call-paths-json.ts).
  */
 export const callPaths = pgTable(
   "call_paths",

@@ -2,6 +2,7 @@
 import type Database from "better-sqlite3";
 import type { CallOwnerRow, CallPlace, CallsTx, Owner, SessionActivity } from "../port/index.js";
 import { prepare } from "./object-rows.js";
+import { callPathsText, handEditedOfText, pathsOfText } from "../call-paths-json.js";
 
 const OWNER_COLS = `c.entry_id AS entryId, c.session_id AS sessionId, e.tool, c.pid, c.pid_start AS pidStart, NULL AS leaseHeld`;
 
@@ -54,12 +55,16 @@ export function callsTx(db: Database.Database): CallsTx {
       };
       return out;
     },
-    *putCallPaths(entryId: string, sessionId: string, paths: readonly string[]) {
-      s.putPaths.run(entryId, sessionId, JSON.stringify([...paths].sort()));
+    *putCallPaths(entryId: string, sessionId: string, paths: readonly string[], handEdited?: readonly string[]) {
+      s.putPaths.run(entryId, sessionId, callPathsText(paths, handEdited));
     },
     *callPaths(entryId: string) {
       const text = s.paths.get(entryId) as string | undefined;
-      return text === undefined ? undefined : (JSON.parse(text) as string[]);
+      return text === undefined ? undefined : pathsOfText(text);
+    },
+    *callHandEdited(entryId: string) {
+      const text = s.paths.get(entryId) as string | undefined;
+      return text === undefined ? [] : handEditedOfText(text);
     },
     *pathChangingCalls(sessionId: string) {
       return s.changing.all(sessionId) as CallPlace[];

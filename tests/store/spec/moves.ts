@@ -85,6 +85,26 @@ export function callsSpec(store: () => Store): void {
     expect(await store().read((tx) => tx.pathChangingCalls("nope"))).toEqual([]);
     expect(await store().read((tx) => tx.pathlessCalls("nope"))).toEqual([]);
   });
+
+  it("records which of a call's paths held a hand edit as it began, with them", async () => {
+    await seed(store(), "ch", "alice", 1);
+    await store().write({ sessionId: "ch" }, function* (tx) {
+      for (const position of [2, 3]) yield* tx.insertEntry(tool("ch-b1", position));
+      yield* tx.putCallPaths("ch-b1-e2", "ch", ["b", "a"], ["b"]);
+    });
+    const read = () =>
+      store().read(function* (tx) {
+        return {
+          paths: yield* tx.callPaths("ch-b1-e2"),
+          hand: yield* tx.callHandEdited("ch-b1-e2"),
+          none: yield* tx.callHandEdited("ch-b1-e3"),
+          changing: (yield* tx.pathChangingCalls("ch")).map((c) => c.id),
+        };
+      });
+    expect(await read()).toEqual({ paths: ["a", "b"], hand: ["b"], none: [], changing: ["ch-b1-e2"] });
+    await store().write({ sessionId: "ch" }, (tx) => tx.putCallPaths("ch-b1-e2", "ch", ["a"]));
+    expect(await read()).toEqual({ paths: ["a"], hand: [], none: [], changing: ["ch-b1-e2"] });
+  });
 }
 
 export function movesSpec(store: () => Store): void {
