@@ -108,8 +108,8 @@ function* ownCallsAfter(tx: Tx, branch: BranchRow, position: number, own: Readon
 /**
  * A landing on a new branch forked right after `message` (undefined: at the start of `on`), and, on branch `on`'s
  * lineage, after the tool calls and state changes that follow it there (`on` undefined: none are taken). With `own` (the
- * ids of the calls of the loop whose write this is), only up to the first call that is not one of them: another loop's
- * calls (another request answering the same question) stay off the fork.
+ * ids of the calls of the loop whose write this is), only up to the first call with another id: another loop's calls
+ * (another request answering the same question) stay off the fork; the app's own calls (no id) are kept.
  */
 export function* forkRightAfter(
   tx: Tx,
@@ -122,7 +122,9 @@ export function* forkRightAfter(
   for (let p = (message?.position ?? 0) + 1; on !== undefined; p++) {
     const next = yield* entryAt(tx, on, p);
     if (!next || next.kind === "message") break;
-    if (own && next.kind === "tool" && (next.callId === null || !own.has(next.callId))) break;
+    // A call with no id is the app's own (`invoke` or `recordToolCall` between the question's save and the loop): a
+    // loop's calls always carry the model's id. It stays with the answer, as the calls after it do.
+    if (own && next.kind === "tool" && next.callId !== null && !own.has(next.callId)) break;
     from = next;
   }
   const fork = forkedBranch(session.id, { parentId: from?.branchId ?? on!.id, position: from?.position ?? 0, entryId: from?.id ?? null });
