@@ -100,7 +100,7 @@ export const callsOf = (m: MessageInput): string[] =>
  * The tool and input of each call a message's parts give one (a part still streaming its input, or only answering a
  * call, gives none): a model numbering its calls per response names a regenerated answer's calls as the old one's.
  */
-const callInputsOf = (m: MessageInput): [string, unknown][] =>
+export const callInputsOf = (m: MessageInput): [string, unknown][] =>
   Array.isArray(m.content)
     ? m.content.flatMap((p): [string, unknown][] => {
         if (!isToolPart(p)) return [];

@@ -13,6 +13,7 @@ import { sessionEngine, type SessionHandle } from "../sessions/session-handle.js
 import { CONTINUES_KEY } from "../sessions/entry-refs.js";
 import { refuseOffLineage, type CallReading } from "./off-lineage.js";
 import { comparable, keeps, same } from "./same-message.js";
+import { answerCallKeys } from "./answer-call-keys.js";
 
 /** What `saveChat` did: how many stored messages it kept as they were, whether it forked a new branch, how many it appended. */
 export interface SaveResult {
@@ -403,7 +404,7 @@ async function syncAfter(
       rest,
       after.id,
       (tails, forks) => storedIn(tails, rest, forks, options),
-      rest.flatMap((m) => options.callsOf?.(m) ?? []),
+      answerCallKeys(rest, options),
       options.ifAt,
     ),
   );

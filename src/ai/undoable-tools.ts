@@ -18,8 +18,9 @@ import { sessionEngine, type SessionHandle } from "../sessions/session-handle.js
 import { messagesAfter } from "../sessions/writes/append-where.js";
 import { FollowedChanged, followedCheck, type FollowedRead } from "./followed-check.js";
 import type { Message } from "../models/types.js";
-import { callsOf } from "./chat.js";
 import { callInStep } from "./step-order.js";
+import { formCallKeys, namesMine, stepCallKeys, stepMadeKeys } from "./own-call-keys.js";
+import { ownCallKey } from "../sessions/log/own-calls.js";
 import { continuationIn, latestForm, storedMessages, type StoredMessage } from "./sync-history.js";
 import type { ToolContext, ToolDefinition } from "../tools/define-tool.js";
 
@@ -266,8 +267,13 @@ async function answerForms(s: SessionHandle, onBranch: string, after: string, mi
     question ??= await s.message(after);
     branches ??= await s.branches();
     const branch = branches.find((b) => b.id === form.branchId);
-    // Forked right at the question too: the first step's save (or call) forked there when another tab wrote before it.
-    places.set(form.branchId, branch !== undefined && branch.parentId === onBranch && branch.forkPosition >= question.position);
+    // Forked right at the question too: the first step's save (or call) forked there when another tab wrote before it;
+    // from the question's own branch when the wrapped one begins after it (a regenerate's fork, sent twice at once).
+    const parent = branch?.parentId;
+    places.set(
+      form.branchId,
+      branch !== undefined && (parent === onBranch || parent === question.branchId) && branch.forkPosition >= question.position,
+    );
   }
   const found = formsIn(tails, known, onBranch, (branchId) => places.get(branchId) ?? false)!;
   const ids = found.map((forms) => forms.at(-1)!.id);
@@ -320,13 +326,12 @@ function answerIn(tail: Message[], mine: ReadonlySet<string>): StoredMessage | n
   const end = answer.forms.findIndex((form) => !ownForm(form, mine));
   const forms = end === -1 ? answer.forms : answer.forms.slice(0, end);
   const latest = forms.at(-1);
-  if (!latest || !callsOf({ role: latest.role, content: latest.content }).some((id) => mine.has(id))) return null;
+  if (!latest || !formCallKeys(latest).some((call) => namesMine(call, mine))) return null;
   return { first: answer.first, latest, forms };
 }
 
 /** Whether every call a form of an answer names is one of `mine` (a form of this loop's answer names only its calls). */
-const ownForm = (form: Message, mine: ReadonlySet<string>): boolean =>
-  callsOf({ role: form.role, content: form.content }).every((id) => mine.has(id));
+const ownForm = (form: Message, mine: ReadonlySet<string>): boolean => formCallKeys(form).every((call) => namesMine(call, mine));
 
 /**
  * The forms of the loop's answer in `tails` (each answer's forms, from the first to the latest), the newest latest form
@@ -352,38 +357,6 @@ function formsIn(
   }
   // The newest latest form first.
   return found.sort((x, y) => y.at(-1)!.createdAt.getTime() - x.at(-1)!.createdAt.getTime());
-}
-
-/**
- * The ids of the tool calls the loop's earlier steps made, as the messages the AI SDK gives a step's calls tell them:
- * those of the assistant messages after the last user message (the request's question), the earlier steps' responses.
- * A step whose calls were all of other tools (a checkpoint tool, a tool not wrapped) is saved (`onStepEnd`) as an
- * answer naming none of these tools' calls; it is still the loop's answer, which the next call must follow.
- */
-function stepCalls(messages: unknown): string[] {
-  if (!Array.isArray(messages)) return [];
-  const ids: string[] = [];
-  for (const m of messages as unknown[]) {
-    if (typeof m !== "object" || m === null) continue;
-    const { role, content } = m as { role?: unknown; content?: unknown };
-    if (role === "user") ids.length = 0;
-    if (role !== "assistant" || !Array.isArray(content)) continue;
-    for (const part of content as unknown[]) {
-      const { type, toolCallId } = (typeof part === "object" && part !== null ? part : {}) as { type?: unknown; toolCallId?: unknown };
-      if (type === "tool-call" && typeof toolCallId === "string") ids.push(toolCallId);
-    }
-  }
-  return ids;
-}
-
-/** The ids of the calls each step made through wrapped tools, by the messages array the AI SDK gives all its calls. */
-const stepIds = new WeakMap<object, Set<string>>();
-
-function stepCallIds(messages: unknown): Set<string> {
-  if (!Array.isArray(messages)) return new Set();
-  let ids = stepIds.get(messages);
-  if (!ids) stepIds.set(messages, (ids = new Set()));
-  return ids;
 }
 
 /** How many times a call reads again what its loop's answer follows when a save keeps landing between its read and its journal. */
@@ -413,7 +386,7 @@ export function undoableTools<TOOLS extends ToolSet>(
   const question = given.after ?? undefined;
   // How many calls with each key these tools have made: the nth call with a key is another call than the first.
   const made = new Map<string, number>();
-  // The toolCallIds of the calls these tools made: a stored answer naming one is this loop's (see answerForm).
+  // The calls these tools made (`ownCallKey`s): a stored answer naming one is this loop's (see answerIn).
   const mine = new Set<string>();
   const occurrence = (key: string): number => {
     const n = made.get(key) ?? 0;
@@ -431,19 +404,23 @@ export function undoableTools<TOOLS extends ToolSet>(
       // After the loop's own rollback the question is on a branch the session left: the calls go on the rollback's.
       const after = guard.selfMoved ? undefined : question;
       const live: LiveCall = { options: callOptions, ...(onOutput ? { onOutput } : {}) };
-      // The loop's calls before this one: those these tools made, and those its earlier steps made with other tools.
-      const earlier = stepCalls(callOptions.messages);
-      // The calls of the same step made through other wrapped tools of the loop (a route may wrap several sets).
-      const step = stepCallIds(callOptions.messages);
-      const ours = (): Set<string> => new Set([...mine, ...earlier, ...step]);
-      let read = after === undefined ? undefined : await answerForms(s, onBranch, after, ours());
-      // Read again (see below) without this call's own id, as the first time, unless an earlier call had it too.
-      const own =
-        mine.has(callOptions.toolCallId) || step.has(callOptions.toolCallId) || earlier.includes(callOptions.toolCallId)
-          ? null
-          : callOptions.toolCallId;
-      mine.add(callOptions.toolCallId);
-      step.add(callOptions.toolCallId);
+      // The loop's calls before this one, by id, tool and input (`ownCallKey`: a model numbering its calls per response
+      // gives another request's calls these ids): those these tools made, those its earlier steps made with other
+      // tools, and those of the same step made through other wrapped tools of the loop (a route may wrap several sets).
+      const earlier = stepCallKeys(callOptions.messages);
+      const step = stepMadeKeys(callOptions.messages);
+      const key = ownCallKey(callOptions.toolCallId, name, input ?? null);
+      const all = (): Set<string> => new Set([...mine, ...earlier, ...step]);
+      let read = after === undefined ? undefined : await answerForms(s, onBranch, after, all());
+      // Read again (see below) without this call's own key, as the first time, unless an earlier call had it too.
+      const own = mine.has(key) || step.has(key) || earlier.includes(key) ? null : key;
+      mine.add(key);
+      step.add(key);
+      const ours = (): Set<string> => {
+        const calls = all();
+        if (own !== null) calls.delete(own);
+        return calls;
+      };
       // Keyed on the question, not the form followed: the same call of a request sent again has the same id.
       const requestId =
         after === undefined
@@ -460,14 +437,12 @@ export function undoableTools<TOOLS extends ToolSet>(
             requestId,
             check: read?.followed,
             // A fork right after the question keeps the loop's own calls only, not another request's for the same question.
-            ...(after === undefined ? {} : { ownCalls: [...ours()].filter((id) => id !== own) }),
+            ...(after === undefined ? {} : { ownCalls: [...ours()] }),
           });
         } catch (error) {
           // A step's save landed between the read and the journal (nothing written): what to follow is read again.
           if (error instanceof FollowedChanged && after !== undefined && reads < FOLLOW_READS) {
-            const calls = ours();
-            if (own !== null) calls.delete(own);
-            read = await answerForms(s, onBranch, after, calls);
+            read = await answerForms(s, onBranch, after, ours());
             tried = 0;
             reads++;
             continue;

@@ -137,8 +137,8 @@ export interface CallOptions {
    */
   check?: CallCheck | undefined;
   /**
-   * The ids of the calls the adapter's loop made before this one: a branch forked right after `after` keeps only
-   * those of the calls that follow it (see `forkRightAfter`), not another loop's answering the same message.
+   * The calls the adapter's loop made before this one (ids, or `ownCallKey`s): a branch forked right after `after`
+   * keeps only those of the calls that follow it (see `forkRightAfter`), not another loop's answering the same message.
    */
   ownCalls?: readonly string[] | undefined;
 }

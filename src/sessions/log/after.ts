@@ -5,6 +5,7 @@ import { sessionMessage } from "../core/owned.js";
 import { forkedBranch } from "./forked-branch.js";
 import { entryAt, lastLineageMessage } from "./lineage.js";
 import { headOf, headOfEntry, type Head } from "../core/head.js";
+import { isOwnCall } from "./own-calls.js";
 
 /** How the ids forkpoint makes for messages begin (see models/ids.ts); tool calls' and state changes' begin otherwise. */
 const MESSAGE_ID_PREFIX = "msg_";
@@ -99,7 +100,7 @@ function* ownCallsAfter(tx: Tx, branch: BranchRow, position: number, own: Readon
     const entry = yield* entryAt(tx, branch, p);
     if (!entry) break;
     if (entry.kind !== "tool" || entry.callId === null) continue;
-    if (!own.has(entry.callId)) return -1;
+    if (!isOwnCall(own, entry)) return -1;
     held++;
   }
   return held;
@@ -124,7 +125,7 @@ export function* forkRightAfter(
     if (!next || next.kind === "message") break;
     // A call with no id is the app's own (`invoke` or `recordToolCall` between the question's save and the loop): a
     // loop's calls always carry the model's id. It stays with the answer, as the calls after it do.
-    if (own && next.kind === "tool" && next.callId !== null && !own.has(next.callId)) break;
+    if (own && next.kind === "tool" && next.callId !== null && !isOwnCall(own, next)) break;
     from = next;
   }
   const fork = forkedBranch(session.id, { parentId: from?.branchId ?? on!.id, position: from?.position ?? 0, entryId: from?.id ?? null });
@@ -142,7 +143,7 @@ function* holdingCalls(tx: Tx, branches: readonly BranchRow[], position: number,
     for (let p = position + 1; p <= position + MAX_FOLLOWING; p++) {
       const entry = yield* entryAt(tx, branch, p);
       if (!entry) break;
-      if (entry.callId !== null && wanted.has(entry.callId)) held++;
+      if (entry.kind === "tool" && isOwnCall(wanted, entry)) held++;
     }
     if (held > most) [best, most] = [branch, held];
   }

@@ -89,8 +89,8 @@ export interface AppendHow {
   lastMessageId?: string | null;
   after?: string | undefined;
   /**
-   * The ids of the calls what is written names (an answer's tool parts): where several branches end at `after`, and which
-   * of the calls following it a fork right after it keeps (see `forkRightAfter`).
+   * The calls what is written names (an answer's tool parts: ids, or `ownCallKey`s): where several branches end at
+   * `after`, and which of the calls following it a fork right after it keeps (see `forkRightAfter`).
    */
   afterCalls?: readonly string[] | undefined;
   unlessStored?: (tails: Message[][], forks: boolean) => boolean;
