@@ -53,7 +53,7 @@ export function* journalCall(
   const at =
     after === undefined
       ? { branchId: branch.id, head }
-      : yield* findLanding(tx, session, { branch, head }, after, undefined, own, own !== undefined);
+      : yield* findLanding(tx, session, { branch, head }, after, undefined, own, own !== undefined, own === undefined);
   yield* settleLanding(ctx, tx, at);
   const row = yield* writeEntry(ctx, tx, at.branchId, at.head, { kind: "tool", tool, content: argsText, callId, reversible });
   yield* noteJournaled(tx, row);

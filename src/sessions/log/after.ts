@@ -24,7 +24,8 @@ export interface Landing {
  * newest such), entered at its head (after the calls made since, the answer's own); with none, a new branch forked right
  * after it (and after the calls and state changes that follow it in the current lineage), so what is written becomes
  * a version of what follows it. The current branch stays as it is. An agent loop's call (`loopCall`, with `own` the ids
- * of the loop's calls made before) never lands after another loop's calls following the message (see `loopCallLanding`).
+ * of the loop's calls made before) never lands after another loop's calls following the message (see `loopCallLanding`);
+ * the app's own call (`appCall`) lands at the head while only an answer follows the message there (see `answeredOnly`).
  * `NotFoundError` when the message is not one of this session's.
  */
 export function* findLanding(
@@ -35,6 +36,7 @@ export function* findLanding(
   calls?: readonly string[],
   own?: ReadonlySet<string>,
   loopCall = false,
+  appCall = false,
 ): Step<Landing> {
   // The usual case costs nothing: the answer follows its question at the head. The head may be a tool call or a state
   // change, no message to follow: only an id forkpoint made for a message skips the lookup (any other id is read). An
@@ -52,6 +54,9 @@ export function* findLanding(
   }
   if (loopCall && own) return yield* loopCallLanding(tx, session, current, found, currentEnds, ending, own);
   if (currentEnds) return { branchId: current.branch.id, head: current.head };
+  // The app's own call (`appCall`: no loop's) after a question its answer follows on the current lineage (saved after a
+  // step, `onStepEnd`, where the app makes the call): the answer is no moving on, and the call lands with it, at the head.
+  if (appCall && (yield* answeredOnly(tx, current, found.message))) return { branchId: current.branch.id, head: current.head };
   const target = ending.find((b) => b.id === found.branch.id) ?? ending.at(-1);
   if (target) return { branchId: target.id, head: yield* headOf(tx, target) };
   // While the message is in the current lineage, the fork comes after the tool calls and state changes that follow it
@@ -91,6 +96,25 @@ function* loopCallLanding(
   if (best) return { branchId: best.id, head: best.id === current.branch.id ? current.head : yield* headOf(tx, best) };
   const inLineage = (yield* entryAt(tx, current.branch, found.message.position))?.id === found.message.id;
   return yield* forkRightAfter(tx, session, inLineage ? current.branch : candidates[0], found.message, own);
+}
+
+/**
+ * Whether `message` is on the current lineage and only an answer follows it there: assistant messages (an answer's
+ * forms), tool calls and state changes, no user's message (another tab's question), up to the head (bounded). The
+ * answer must begin on the message's own branch: one on a branch forked after it is another version (a regenerate
+ * from another tab), not the answer the app's call goes with.
+ */
+function* answeredOnly(tx: Tx, current: { branch: BranchRow; head: Head }, message: EntryRow): Step<boolean> {
+  if ((yield* entryAt(tx, current.branch, message.position))?.id !== message.id) return false;
+  if (current.head.position - message.position > MAX_FOLLOWING) return false;
+  let answered = false;
+  for (let p = message.position + 1; p <= current.head.position; p++) {
+    const entry = yield* entryAt(tx, current.branch, p);
+    if (entry?.kind !== "message") continue;
+    if (entry.role !== "assistant" || (!answered && entry.branchId !== message.branchId)) return false;
+    answered = true;
+  }
+  return answered;
 }
 
 /** How many of `own` the calls after the message at `position` on `branch` are; -1 when another's is among them. */
