@@ -5,7 +5,7 @@ import path from "node:path";
 import { expect, it } from "vitest";
 import { defineTool } from "../../src/index.js";
 import { readOrNull, tempDir, writeFileTool } from "../fixtures/file-tools.js";
-import { tempDatabases } from "../helpers.js";
+import { rejectionOf, tempDatabases } from "../helpers.js";
 
 const dbs = tempDatabases();
 
@@ -41,7 +41,7 @@ async function attached(extra: Parameters<typeof defineTool>[0][] = []) {
   const { fp, path: file } = dbs.open({ tools: [writeFileTool(), generate, email, ...extra] as never[] });
   const s = await fp.createSession({ userId: "u" });
   await s.attachWorkspace(ws);
-  return { ws, s, file, events, runs: () => runs, at: (rel: string) => path.join(ws, rel) };
+  return { fp, ws, s, file, events, runs: () => runs, at: (rel: string) => path.join(ws, rel) };
 }
 
 it("an edit and the switches between the siblings neither undo nor run again a call made before the fork point", async () => {
@@ -187,4 +187,36 @@ it("a shared call with no record of its paths takes none of the other lineage's 
   await s.switchBranch(x, { scope: "both" });
   expect([readOrNull(at("p.txt")), readOrNull(at("q.txt"))]).toEqual(["P1", "Q by hand"]);
   expect((await s.toolTrack()).map((t) => t.applied)).toEqual([true]);
+});
+
+it("a shared call's file hand-edited on the other branch and saved there comes back as of the fork point", async () => {
+  const { fp, s, at, runs } = await attached();
+  fs.writeFileSync(at("p.txt"), "P0");
+  await s.append({ role: "user", content: "go" });
+  await s.checkpoint({ name: "start" });
+  await s.invoke("write_file", { path: at("p.txt"), text: "PR" });
+  await s.invoke("generate", { path: at("g.txt") });
+  const generated = readOrNull(at("g.txt"));
+  const [m] = await s.append({ role: "user", content: "second" });
+  fs.writeFileSync(at("p.txt"), "PR by hand on X");
+  fs.writeFileSync(at("g.txt"), "G by hand on X");
+  await s.checkpoint({ name: "hand edits on X" });
+  const x = (await s.info()).currentBranchId;
+  // Contents only the calls' outputs hold now: a prune keeps them.
+  await fp.prune();
+
+  const edited = await s.edit(m!.id, { content: "other" }, { scope: "both" });
+  // The sibling never saw X's hand edits: its files are those at the fork point, with no call run again.
+  expect([edited.undone, edited.replayed, edited.files?.kept]).toEqual([[], [], undefined]);
+  expect([readOrNull(at("p.txt")), readOrNull(at("g.txt"))]).toEqual(["PR", generated]);
+  expect(runs()).toBe(1);
+  const planned = await s.plan({ branchId: x });
+  const back = await s.switchBranch(x, { scope: "both" });
+  expect([planned.undone, planned.replayed]).toEqual([back.undone, back.replayed]);
+  expect([readOrNull(at("p.txt")), readOrNull(at("g.txt"))]).toEqual(["PR by hand on X", "G by hand on X"]);
+  // An unsaved hand edit of such a file is drift: refused, as any.
+  fs.writeFileSync(at("p.txt"), "unsaved");
+  expect(await rejectionOf(s.switchBranch(edited.branch.id, { scope: "both" }))).toMatchObject({ code: "WORKSPACE_DRIFT" });
+  expect(readOrNull(at("p.txt"))).toBe("unsaved");
+  expect((await s.toolTrack()).map((t) => t.applied)).toEqual([true, true]);
 });

@@ -242,21 +242,30 @@ it("set aside on two branches by a files rollback on each: each keeps it out (re
   expect(readOrNull(file("log"))).toBe("L1\n");
 });
 
-/** Puts the set_aside table back as it was before a call could be set aside on several branches, upgrade not applied. */
+/**
+ * Puts the set_aside table back as it was before a call could be set aside on several branches, upgrade not applied
+ * (nor any later one: call_paths loses its outputs and hand_edited).
+ */
 async function asBeforePerBranch(db: string) {
+  const journal = JSON.parse(fs.readFileSync(`drizzle/${onPostgres ? "postgres" : "sqlite"}/meta/_journal.json`, "utf8")) as {
+    entries: { tag: string; when: number }[];
+  };
+  const since = journal.entries.find((e) => e.tag.endsWith("_set_aside_per_branch"))!.when;
+  await sqlOn(db, `ALTER TABLE call_paths DROP COLUMN outputs`);
+  await sqlOn(db, `ALTER TABLE call_paths DROP COLUMN hand_edited`);
   if (onPostgres)
     await sqlOn(
       db,
       `ALTER TABLE set_aside DROP CONSTRAINT set_aside_entry_id_branch_id_pk; ALTER TABLE set_aside ALTER COLUMN branch_id DROP NOT NULL;
       ALTER TABLE set_aside ALTER COLUMN branch_id DROP DEFAULT; ALTER TABLE set_aside ADD CONSTRAINT set_aside_pkey PRIMARY KEY (entry_id);
-      DELETE FROM drizzle.__forkpoint_migrations WHERE created_at = (SELECT max(created_at) FROM drizzle.__forkpoint_migrations)`,
+      DELETE FROM drizzle.__forkpoint_migrations WHERE created_at >= ${since}`,
     );
   else
     for (const statement of `CREATE TABLE old_set_aside (entry_id text PRIMARY KEY NOT NULL, session_id text NOT NULL,
       set_at integer NOT NULL, branch_id text, position integer);
       INSERT INTO old_set_aside SELECT entry_id, session_id, set_at, branch_id, position FROM set_aside; DROP TABLE set_aside;
       ALTER TABLE old_set_aside RENAME TO set_aside; CREATE INDEX set_aside_session ON set_aside (session_id);
-      DELETE FROM __drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM __drizzle_migrations)`.split(";"))
+      DELETE FROM __drizzle_migrations WHERE created_at >= ${since}`.split(";"))
       await sqlOn(db, statement);
 }
 

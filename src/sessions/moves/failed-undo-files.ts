@@ -4,7 +4,8 @@
 // snapshot with those paths as the world has them.
 import type { MoveStepRow, Step, ToolRow, Tx } from "../../store/port/index.js";
 import { notHeld, snapshotHolds } from "../workspace/unapplied.js";
-import { TreeReader, applyChanges, diffTrees } from "../workspace/trees.js";
+import { TreeReader, applyChanges, diffTrees, filesAt } from "../workspace/trees.js";
+import { sharedOutputs } from "./shared-outputs.js";
 import type { MoveSpec } from "./move-spec.js";
 
 /** The snapshot a move's files step restores, and the paths of it left as they are (none unless it leaves calls applied). */
@@ -28,8 +29,9 @@ export interface KeptTarget {
  * (`left`), the target's with the paths those calls' effects may be in as the workspace has them now (`known`, what
  * forkpoint last saw). Those are the paths the call's run changed (see `pathsAcross`), or for a call of `left.failed`
  * without that record the paths that differ between the newest snapshot taken before the call on its lineage and the
- * oldest one after it that holds it (or the files now); every path (`nothing`) when neither is known. Inside a write
- * unit: the snapshot made is stored.
+ * oldest one after it that holds it (or the files now); every path (`nothing`) when neither is known. The paths of
+ * `left.shared` get what those calls left there when known (see `sharedOutputs`), as the workspace has them otherwise.
+ * Inside a write unit: the snapshot made is stored.
  */
 export function* keptTarget(
   tx: Tx,
@@ -40,7 +42,9 @@ export function* keptTarget(
 ): Step<KeptTarget> {
   const { failed, irreversible } = left;
   const shared = left.shared ?? [];
-  if (failed.length + irreversible.length + shared.length === 0 || known === manifestId) return { manifestId, kept: [] };
+  // The world already has the target's files: only the shared calls' outputs may still differ from them.
+  if (failed.length + irreversible.length + shared.length === 0 || (known === manifestId && shared.length === 0))
+    return { manifestId, kept: [] };
   const reader = new TreeReader();
   const now = yield* reader.rootOf(tx, known);
   const target = yield* reader.rootOf(tx, manifestId);
@@ -55,12 +59,21 @@ export function* keptTarget(
   // (`recordToolCall`'s) is taken to be in the snapshot, as moves with files take such calls.
   for (const id of irreversible)
     for (const path of (yield* tx.callPaths(id)) ?? []) if (restored.has(path)) kept.set(path, restored.get(path)!);
-  // Kept as the world has them, not reported: the target's lineage holds these calls' effects too.
+  // Not reported: the target's lineage holds these calls' effects too. A path gets what the newest of them left there
+  // (as of the point the two sides part, not a later hand edit one side saved), or, not known, stays as the world has it.
   const shown = new Set(kept.keys());
+  const outputs = yield* sharedOutputs(tx, spec.sessionId, shared);
+  const targetIds = yield* filesAt(tx, reader, target, [...outputs.keys()]);
   for (const id of shared) {
     const paths = yield* pathsAcross(tx, spec, reader, id, now);
     if (paths === undefined) return { manifestId: known, kept: [...restored.keys()].sort(), nothing: true };
-    for (const path of paths) if (restored.has(path)) kept.set(path, restored.get(path)!);
+    for (const path of paths) {
+      if (shown.has(path)) continue;
+      const output = outputs.get(path);
+      if (output !== undefined) {
+        if (output !== (targetIds.get(path) ?? null)) kept.set(path, output);
+      } else if (restored.has(path)) kept.set(path, restored.get(path)!);
+    }
   }
   if (kept.size === 0) return { manifestId, kept: [] };
   const applied = yield* applyChanges(tx, reader, target, kept);
@@ -112,7 +125,10 @@ export function failedUndos(steps: readonly MoveStepRow[]): string[] {
 export interface LeftApplied {
   failed: string[];
   irreversible: string[];
-  /** The calls the world shares with the target after its snapshot, still applied (`files.stays`): kept, not reported. */
+  /**
+   * The calls the world shares with the target after its snapshot, still applied (`files.stays`): their paths get what
+   * they left there (or stay as the world has them), not reported.
+   */
   shared?: string[];
 }
 

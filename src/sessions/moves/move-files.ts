@@ -70,7 +70,8 @@ export async function restoreMoveFiles(
   const { ws, failed, ran, leaveDrift } = await ctx.store.read((tx) => filesStepUnit(tx, ctx, spec, moveId));
   // A call whose undo failed, that the move left applied under a kept call it cannot undo or for want of its tool, or
   // an irreversible one the snapshot does not hold, stays applied: the files its effect is in stay as they are (kept).
-  // So do the calls the world shares with the target after an older snapshot (kept, not reported: see `keptTarget`).
+  // The calls the world shares with the target after an older snapshot give their paths what they left there (not
+  // reported: see `keptTarget`).
   const target: KeptTarget =
     ws.restoring || failed.failed.length + failed.irreversible.length + (failed.shared?.length ?? 0) === 0
       ? { manifestId: files.manifestId, kept: [] }

@@ -37,8 +37,8 @@ export interface ComputedPlan {
   worldPosition: number;
   /**
    * A move with files whose snapshot is older than the point the world and the target share: the applied calls of that
-   * shared part made after the snapshot that the move leaves applied (see `sharedAfter`). Its files step keeps the
-   * paths they changed as the world has them.
+   * shared part made after the snapshot that the move leaves applied (see `sharedAfter`). Its files step gives the
+   * paths they changed what they left there (see `keptTarget`).
    */
   stays: string[];
 }
@@ -131,8 +131,8 @@ export function* computePlan(
 /**
  * The applied calls of the target's lineage made after the restored snapshot, up to the point the world's lineage
  * shares with it (`common`): their effects are in the world on both sides of the move, so it neither undoes nor
- * replays them (as a move without files does not); the snapshot, older, does not hold them, so its restore keeps the
- * paths they changed as the world has them (see `leftApplied`). Not `besides`: those whose run changed no workspace
+ * replays them (as a move without files does not); the snapshot, older, does not hold them, so its restore gives the
+ * paths they changed what they left there, not what one side changed since (see `keptTarget`). Not `besides`: those whose run changed no workspace
  * file (they stay applied anyway), those of unknown outcome, and those the move leaves out of the target (see `leftOut`:
  * a files-only restore set them aside there).
  */

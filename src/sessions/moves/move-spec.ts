@@ -42,8 +42,8 @@ export interface MoveSpec {
    * Set when the move restores the workspace's files too (scope "both"): the snapshot restored once the undos are done,
    * before the replays, and the target's calls it holds (marked applied then, never run), with the `applied_seq` of
    * those it holds a replay of (absent in older journals: see `markHeld`); `stays`: the applied calls the world shares
-   * with the target made after that snapshot, which the move leaves applied (its restore keeps their paths as the
-   * world has them: see `leftApplied`).
+   * with the target made after that snapshot, which the move leaves applied (its restore gives their paths what they
+   * left there, or keeps them as the world has them: see `leftApplied`, `keptTarget`).
    */
   files?: { manifestId: number; covered: string[]; replays?: Record<string, number>; stays?: string[] };
 }

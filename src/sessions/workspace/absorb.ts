@@ -1,6 +1,6 @@
 // Forkpoint's own doing is not drift: the files a tool call or a move's undo and replay changed (tracked from before to
 // after) become what forkpoint last saw; a hand edit made before them stays drift.
-import type { Step, Tx, WorkspaceRow } from "../../store/port/index.js";
+import type { CallRecord, Step, Tx, WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
 import { readIfStill } from "./capture.js";
 import { capturedPaths } from "./captured.js";
@@ -227,8 +227,9 @@ function* absorbChangesUnit(
   yield* tx.insertTrees([...[...reader.ephemeralBodies].map(([hash, body]) => ({ hash, body })), ...applied.trees]);
   yield* tx.setWorkspaceManifest(sessionId, yield* tx.putManifest(applied.root, "{}", applied.root), ctx.now());
   yield* tx.putWorkspaceStats(sessionId, stats.rows, stats.deleted);
-  // A call's undo puts such a hand edit back: recorded, so a move undoing it leaves that as drift (see own-changes.ts).
-  if (callId !== undefined) yield* recordPathsUnit(tx, sessionId, callId, changed, handEdited);
+  // What the run left there, as made known now (drift left out): a move takes a call both its sides share from this.
+  // A call's undo puts a hand edit it found back: recorded, so a move undoing it leaves that as drift (own-changes.ts).
+  if (callId !== undefined) yield* recordPathsUnit(tx, sessionId, callId, changed, { handEdited, outputs: touched });
 }
 
 /** Contents read again are stored once they reach this much (memory stays bounded whatever the files' size). */
@@ -253,10 +254,10 @@ function* restoreTakenContents(tx: Tx, dir: string, touched: Map<string, string 
 }
 
 /**
- * Records the paths call `callId` changed while it ran, and those of them that held a hand edit as it began
- * (`handEdited`), unless its session was deleted meanwhile.
+ * Records the paths call `callId` changed while it ran, what it left in those made known (`outputs`) and which of
+ * them held a hand edit as it began (`handEdited`), unless its session was deleted meanwhile.
  */
-function* recordPathsUnit(tx: Tx, sessionId: string, callId: string, paths: readonly string[], handEdited: readonly string[] = []) {
+function* recordPathsUnit(tx: Tx, sessionId: string, callId: string, paths: readonly string[], recorded: CallRecord = {}) {
   if ((yield* tx.getSession(sessionId)) === undefined) return;
-  yield* tx.putCallPaths(callId, sessionId, paths, handEdited);
+  yield* tx.putCallPaths(callId, sessionId, paths, recorded);
 }

@@ -26,6 +26,18 @@ export interface CallPlace {
   position: number;
 }
 
+/**
+ * What a call's run left in the paths it changed, as forkpoint made them known: a path's file id, or null where it
+ * deleted the file. A path whose content stayed drift (a hand edit forkpoint did not know was there before) is not in it.
+ */
+export type CallOutputs = ReadonlyMap<string, string | null>;
+
+/** What is known of a call's changed paths as it is recorded: its outputs, and those that held a hand edit before it. */
+export interface CallRecord {
+  outputs?: CallOutputs;
+  handEdited?: readonly string[];
+}
+
 export interface CallsTx {
   /** Records who runs a call journaled in this unit; on lease stores it holds the call for `leaseMs` from now. */
   insertCallOwner(entryId: string, sessionId: string, owner: Owner, leaseMs: number | null): Step<void>;
@@ -43,12 +55,14 @@ export interface CallsTx {
 
   /**
    * Records the workspace paths call `entryId` of `sessionId` changed while it ran (relative to the workspace; none:
-   * it changed no file), and those of them that held a hand edit then (`handEdited`), replacing any record of it.
+   * it changed no file), with what `recorded` knows of them, replacing any record of it.
    * Deleted with its session; never exported, imported or cloned.
    */
-  putCallPaths(entryId: string, sessionId: string, paths: readonly string[], handEdited?: readonly string[]): Step<void>;
+  putCallPaths(entryId: string, sessionId: string, paths: readonly string[], recorded?: CallRecord): Step<void>;
   /** The workspace paths call `entryId` changed while it ran, sorted; undefined when none were recorded. */
   callPaths(entryId: string): Step<string[] | undefined>;
+  /** What call `entryId`'s run left in the paths it changed (see `CallOutputs`); undefined when not recorded. */
+  callOutputs(entryId: string): Step<CallOutputs | undefined>;
   /**
    * Those of them `putCallPaths` was given as `handEdited`: changed by hand before the call ran, in content forkpoint
    * never saw (its undo puts that back: drift, not forkpoint's own doing). Sorted; empty when none or not recorded.

@@ -1,8 +1,8 @@
 // The owners of running tool calls, whose leases PostgreSQL sets and judges by its own clock, and the paths calls
 // changed: the port's CallsTx.
-import type { CallOwnerRow, CallPlace, CallsTx, Owner, SessionActivity } from "../port/index.js";
+import type { CallOwnerRow, CallRecord, CallPlace, CallsTx, Owner, SessionActivity } from "../port/index.js";
+import { handEditedJson, handEditedOf, outputsJson, outputsOf } from "../port/call-outputs.js";
 import { DB_NOW_MS } from "./columns.js";
-import { callPathsText, handEditedOfText, pathsOfText } from "../call-paths-json.js";
 import { insertRow } from "./batch.js";
 import type { Sql } from "./sql.js";
 
@@ -32,6 +32,8 @@ const s = {
   allOwners: `SELECT ${OWNER_COLS} FROM running_calls c JOIN entries e ON e.id = c.entry_id ORDER BY e.seq`,
   sessionOwners: `SELECT ${OWNER_COLS} FROM running_calls c JOIN entries e ON e.id = c.entry_id WHERE c.session_id = $1 ORDER BY e.seq`,
   callPaths: `SELECT paths FROM call_paths WHERE entry_id = $1`,
+  callOutputs: `SELECT outputs FROM call_paths WHERE entry_id = $1`,
+  callHandEdited: `SELECT hand_edited FROM call_paths WHERE entry_id = $1`,
   pathChangingCalls: `SELECT e.id, e.branch_id AS "branchId", e.position FROM call_paths c JOIN entries e ON e.id = c.entry_id
     WHERE c.session_id = $1 AND c.paths <> '[]' ORDER BY e.seq`,
   pathlessCalls: `SELECT c.entry_id AS id, e.tool FROM call_paths c JOIN entries e ON e.id = c.entry_id
@@ -39,8 +41,8 @@ const s = {
 };
 
 /** A call's changed paths, replacing any record of them. */
-const PUT_PATHS = insertRow("call_paths", ["entry_id", "session_id", "paths"], {
-  tail: `ON CONFLICT (entry_id) DO UPDATE SET session_id = excluded.session_id, paths = excluded.paths`,
+const PUT_PATHS = insertRow("call_paths", ["entry_id", "session_id", "paths", "outputs", "hand_edited"], {
+  tail: `ON CONFLICT (entry_id) DO UPDATE SET session_id = excluded.session_id, paths = excluded.paths, outputs = excluded.outputs, hand_edited = excluded.hand_edited`,
 });
 
 // An owner's row leaves every session's current state (branch, head) as it was: writing one keeps what is known of it.
@@ -71,16 +73,25 @@ export function callsTx(sql: Sql): CallsTx {
       }
       return out;
     },
-    *putCallPaths(entryId: string, sessionId: string, paths: readonly string[], handEdited?: readonly string[]) {
-      yield* sql.later(PUT_PATHS, [entryId, sessionId, callPathsText(paths, handEdited)], true);
+    *putCallPaths(entryId: string, sessionId: string, paths: readonly string[], recorded: CallRecord = {}) {
+      const row = [
+        entryId,
+        sessionId,
+        JSON.stringify([...paths].sort()),
+        outputsJson(recorded.outputs),
+        handEditedJson(recorded.handEdited),
+      ];
+      yield* sql.later(PUT_PATHS, row, true);
+    },
+    *callOutputs(entryId: string) {
+      return outputsOf((yield* sql.column<string | null>(s.callOutputs, [entryId]))[0]);
     },
     *callPaths(entryId: string) {
       const text = yield* sql.column<string>(s.callPaths, [entryId]);
-      return text.length === 0 ? undefined : pathsOfText(text[0]!);
+      return text.length === 0 ? undefined : (JSON.parse(text[0]!) as string[]);
     },
     *callHandEdited(entryId: string) {
-      const text = yield* sql.column<string>(s.callPaths, [entryId]);
-      return text.length === 0 ? [] : handEditedOfText(text[0]!);
+      return handEditedOf((yield* sql.column<string | null>(s.callHandEdited, [entryId]))[0]);
     },
     *pathChangingCalls(sessionId: string) {
       return yield* sql.rows<CallPlace>(s.pathChangingCalls, [sessionId]);

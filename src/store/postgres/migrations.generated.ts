@@ -331,5 +331,14 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
       "\nALTER TABLE \"set_aside\" ALTER COLUMN \"branch_id\" SET NOT NULL;",
       "\nALTER TABLE \"set_aside\" ADD CONSTRAINT \"set_aside_entry_id_branch_id_pk\" PRIMARY KEY(\"entry_id\",\"branch_id\");\n"
     ]
+  },
+  {
+    "tag": "0028_call_outputs",
+    "folderMillis": 1796082465588,
+    "hash": "78463034b7da460cf58b25e1371b94b8e65e62a42282ef5284466e985015c96b",
+    "sql": [
+      "ALTER TABLE \"call_paths\" ADD COLUMN \"outputs\" text COLLATE \"C\";",
+      "\nALTER TABLE \"call_paths\" ADD COLUMN \"hand_edited\" text COLLATE \"C\";"
+    ]
   }
 ];

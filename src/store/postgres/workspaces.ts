@@ -85,7 +85,9 @@ const s = {
     DELETE FROM file_trees t WHERE NOT EXISTS (SELECT 1 FROM reach WHERE reach.hash = t.hash)`,
   deleteBlobs: `WITH held AS MATERIALIZED (
       SELECT j.value AS hash FROM file_manifests m, jsonb_each_text(m.body::jsonb) j WHERE m.root IS NULL
-      UNION SELECT e ->> 1 FROM file_trees t, jsonb_array_elements(t.body::jsonb) e WHERE right(e ->> 0, 1) <> '/')
+      UNION SELECT e ->> 1 FROM file_trees t, jsonb_array_elements(t.body::jsonb) e WHERE right(e ->> 0, 1) <> '/'
+      UNION SELECT replace(j.value, '+x', '') FROM call_paths c, jsonb_each_text(c.outputs::jsonb) j
+        WHERE c.outputs IS NOT NULL AND j.value IS NOT NULL)
     DELETE FROM file_blobs b WHERE NOT EXISTS (SELECT 1 FROM held WHERE held.hash = b.hash)`,
   deletePacks: `DELETE FROM file_packs p WHERE NOT EXISTS (SELECT 1 FROM file_blobs b WHERE b.pack_id = p.id)`,
 };

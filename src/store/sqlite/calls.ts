@@ -1,8 +1,8 @@
 // The owners of running tool calls (processes here, not leases) and the paths calls changed: SQLite's CallsTx.
 import type Database from "better-sqlite3";
-import type { CallOwnerRow, CallPlace, CallsTx, Owner, SessionActivity } from "../port/index.js";
+import { handEditedJson, handEditedOf, outputsJson, outputsOf } from "../port/call-outputs.js";
+import type { CallOwnerRow, CallRecord, CallPlace, CallsTx, Owner, SessionActivity } from "../port/index.js";
 import { prepare } from "./object-rows.js";
-import { callPathsText, handEditedOfText, pathsOfText } from "../call-paths-json.js";
 
 const OWNER_COLS = `c.entry_id AS entryId, c.session_id AS sessionId, e.tool, c.pid, c.pid_start AS pidStart, NULL AS leaseHeld`;
 
@@ -20,8 +20,10 @@ export function callsTx(db: Database.Database): CallsTx {
       db,
       `SELECT ${OWNER_COLS} FROM running_calls c JOIN entries e ON e.id = c.entry_id WHERE c.session_id = ? ORDER BY e.seq`,
     ),
-    putPaths: prepare(db, `INSERT OR REPLACE INTO call_paths (entry_id, session_id, paths) VALUES (?, ?, ?)`),
+    putPaths: prepare(db, `INSERT OR REPLACE INTO call_paths (entry_id, session_id, paths, outputs, hand_edited) VALUES (?, ?, ?, ?, ?)`),
     paths: prepare(db, `SELECT paths FROM call_paths WHERE entry_id = ?`, "pluck"),
+    outputs: prepare(db, `SELECT outputs FROM call_paths WHERE entry_id = ?`, "pluck"),
+    handEdited: prepare(db, `SELECT hand_edited FROM call_paths WHERE entry_id = ?`, "pluck"),
     changing: prepare(
       db,
       `SELECT e.id, e.branch_id AS branchId, e.position FROM call_paths c JOIN entries e ON e.id = c.entry_id
@@ -55,16 +57,24 @@ export function callsTx(db: Database.Database): CallsTx {
       };
       return out;
     },
-    *putCallPaths(entryId: string, sessionId: string, paths: readonly string[], handEdited?: readonly string[]) {
-      s.putPaths.run(entryId, sessionId, callPathsText(paths, handEdited));
+    *putCallPaths(entryId: string, sessionId: string, paths: readonly string[], recorded: CallRecord = {}) {
+      s.putPaths.run(
+        entryId,
+        sessionId,
+        JSON.stringify([...paths].sort()),
+        outputsJson(recorded.outputs),
+        handEditedJson(recorded.handEdited),
+      );
+    },
+    *callOutputs(entryId: string) {
+      return outputsOf(s.outputs.get(entryId) as string | null | undefined);
     },
     *callPaths(entryId: string) {
       const text = s.paths.get(entryId) as string | undefined;
-      return text === undefined ? undefined : pathsOfText(text);
+      return text === undefined ? undefined : (JSON.parse(text) as string[]);
     },
     *callHandEdited(entryId: string) {
-      const text = s.paths.get(entryId) as string | undefined;
-      return text === undefined ? [] : handEditedOfText(text);
+      return handEditedOf(s.handEdited.get(entryId) as string | null | undefined);
     },
     *pathChangingCalls(sessionId: string) {
       return s.changing.all(sessionId) as CallPlace[];

@@ -391,5 +391,14 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
       "\nPRAGMA foreign_keys=ON;",
       "\nCREATE INDEX `set_aside_session` ON `set_aside` (`session_id`);"
     ]
+  },
+  {
+    "tag": "0033_call_outputs",
+    "folderMillis": 1796082462603,
+    "hash": "df30d93fa6a003a5ecaa3d83479806851117c79e18ee7feabe2561d5516e2f20",
+    "sql": [
+      "ALTER TABLE `call_paths` ADD `outputs` text;",
+      "\nALTER TABLE `call_paths` ADD `hand_edited` text;"
+    ]
   }
 ];

@@ -335,7 +335,6 @@ export const replayResults = sqliteTable(
  * The workspace paths each `invoke` changed while it ran (JSON array of paths, relative to the workspace; `[]`: it changed
  * none), as its run's scan found them. Calls without a row (recorded before it was kept, or run without a local
  * workspace) are inferred from the snapshots around them. One world's knowledge: not exported, imported or cloned.
- * Ends with an object `{ "handEdited": [paths] }` when some held a hand edit as the call began (see call-paths-json.ts).
  */
 export const callPaths = sqliteTable(
   "call_paths",
@@ -345,6 +344,14 @@ export const callPaths = sqliteTable(
       .references(() => entries.id),
     sessionId: text("session_id").notNull(),
     paths: text("paths").notNull(),
+    /**
+     * What the run left in those paths, as forkpoint made it known: JSON `{ path: file id | null }` (null: deleted); a
+     * path whose content stayed drift is not in it. Null: not recorded (older rows). A move takes a call the world
+     * shares with its target from here, not from what a branch changed since (see `keptTarget`).
+     */
+    outputs: text("outputs"),
+    /** Those of `paths` that held a hand edit as the call began (JSON array; null: none, or not recorded). */
+    handEdited: text("hand_edited"),
   },
   (t) => [index("call_paths_session").on(t.sessionId)],
 );

@@ -86,9 +86,13 @@ export function workspacesTx(db: Database.Database): WorkspacesTx {
       SELECT json_extract(j.value, '$[1]') FROM reach JOIN file_trees t ON t.hash = reach.hash, json_each(t.body) j
         WHERE substr(json_extract(j.value, '$[0]'), -1) = '/')
     DELETE FROM file_trees WHERE hash NOT IN (SELECT hash FROM reach)`),
+    // A call's outputs hold their contents too: a move takes a shared call's files from them (a file id is its
+    // content's hash, "+x" after it for an executable file).
     deleteUnreferencedBlobs: p(`DELETE FROM file_blobs
     WHERE hash NOT IN (SELECT j.value FROM file_manifests m, json_each(m.body) j WHERE m.root IS NULL)
-      AND hash NOT IN (SELECT json_extract(j.value, '$[1]') FROM file_trees t, json_each(t.body) j WHERE substr(json_extract(j.value, '$[0]'), -1) <> '/')`),
+      AND hash NOT IN (SELECT json_extract(j.value, '$[1]') FROM file_trees t, json_each(t.body) j WHERE substr(json_extract(j.value, '$[0]'), -1) <> '/')
+      AND hash NOT IN (SELECT replace(j.value, '+x', '') FROM call_paths c, json_each(c.outputs) j
+        WHERE c.outputs IS NOT NULL AND j.value IS NOT NULL)`),
     deleteEmptyPacks: p(`DELETE FROM file_packs WHERE id NOT IN (SELECT pack_id FROM file_blobs WHERE pack_id IS NOT NULL)`),
   };
   return {

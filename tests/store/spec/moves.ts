@@ -90,7 +90,7 @@ export function callsSpec(store: () => Store): void {
     await seed(store(), "ch", "alice", 1);
     await store().write({ sessionId: "ch" }, function* (tx) {
       for (const position of [2, 3]) yield* tx.insertEntry(tool("ch-b1", position));
-      yield* tx.putCallPaths("ch-b1-e2", "ch", ["b", "a"], ["b"]);
+      yield* tx.putCallPaths("ch-b1-e2", "ch", ["b", "a"], { handEdited: ["b"] });
     });
     const read = () =>
       store().read(function* (tx) {
@@ -104,6 +104,32 @@ export function callsSpec(store: () => Store): void {
     expect(await read()).toEqual({ paths: ["a", "b"], hand: ["b"], none: [], changing: ["ch-b1-e2"] });
     await store().write({ sessionId: "ch" }, (tx) => tx.putCallPaths("ch-b1-e2", "ch", ["a"]));
     expect(await read()).toEqual({ paths: ["a"], hand: [], none: [], changing: ["ch-b1-e2"] });
+  });
+
+  it("records what a call left in its paths with them (none given: not recorded), and replaces it", async () => {
+    await seed(store(), "co", "alice", 1);
+    await store().write({ sessionId: "co" }, function* (tx) {
+      for (const position of [2, 3, 4]) yield* tx.insertEntry(tool("co-b1", position));
+      yield* tx.putCallPaths("co-b1-e2", "co", ["b", "a"], {
+        outputs: new Map([
+          ["b", "h1+x"],
+          ["a", null],
+        ]),
+      });
+      yield* tx.putCallPaths("co-b1-e3", "co", ["a"]);
+    });
+    const read = () =>
+      store().read(function* (tx) {
+        const out = [];
+        for (const id of ["co-b1-e2", "co-b1-e3", "co-b1-e4"]) {
+          const outputs = yield* tx.callOutputs(id);
+          out.push(outputs && Object.fromEntries(outputs));
+        }
+        return [...out, yield* tx.callPaths("co-b1-e2"), (yield* tx.pathChangingCalls("co")).length];
+      });
+    expect(await read()).toEqual([{ a: null, b: "h1+x" }, undefined, undefined, ["a", "b"], 2]);
+    await store().write({ sessionId: "co" }, (tx) => tx.putCallPaths("co-b1-e2", "co", ["a"]));
+    expect(await read()).toEqual([undefined, undefined, undefined, ["a"], 2]);
   });
 }
 
