@@ -116,7 +116,7 @@ export function failedUndos(steps: readonly MoveStepRow[]): string[] {
 
 /**
  * The calls a "both" move leaves applied that its restore must not take the effects of (see `keptTarget`): `failed`,
- * those whose undo failed (under "continue"), those of its `skipped` it would have undone but left applied under a
+ * those whose undo failed (under "continue"), those a crash left of unknown outcome, those of its `skipped` it would have undone but left applied under a
  * kept call it cannot undo (compensation stops there), its `unregistered` ones still applied (left for want of
  * their tool: the next move by an opener with it undoes them, and its undo must find their effect); `irreversible`,
  * the applied irreversible calls whose run changed workspace files that the restored snapshot does not hold (see
@@ -148,6 +148,14 @@ export function* leftApplied(
   for (const id of spec.unregistered ?? []) {
     const row = yield* tx.getTool(id);
     if (row && row.appliedSeq !== null && !out.failed.includes(id)) out.failed.push(id);
+  }
+  // A call a crash left of unknown outcome (its step in this move or an earlier one), still applied: no move undoes or
+  // replays it until it is resolved (restored away, one resolved as not undone would have lost its effect), so the paths its run recorded stay as they are, as a failed undo's. (One without that record is taken to
+  // be in the snapshots, as moves with files take such calls: else no file at all could be restored.)
+  for (const id of yield* tx.uncertainInvocations(spec.sessionId)) {
+    const row = yield* tx.getTool(id);
+    if (!row || row.appliedSeq === null || out.failed.includes(id) || (yield* tx.callPaths(id)) === undefined) continue;
+    out.failed.push(id);
   }
   out.irreversible = yield* irreversibleOutside(tx, isReversible, spec.sessionId, spec.target, at);
   const shared: string[] = [];
