@@ -319,17 +319,24 @@ export class PostgresStore implements Store {
     const client = await this.#connect();
     try {
       await client.query(BEGIN_READ);
+      const tables = [...TABLES, MIGRATIONS_TABLE];
+      // Each table's primary key, in key order, for all tables in one query; then every table's rows in one round trip.
+      const keys = await client.query<{ order: string }>({
+        text: `SELECT (SELECT string_agg('"' || a.attname || '"', ', ' ORDER BY array_position(i.indkey::int2[], a.attnum))
+          FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
+          WHERE i.indrelid = t.name::regclass AND i.indisprimary) AS "order"
+          FROM unnest($1::text[]) WITH ORDINALITY AS t(name, n) ORDER BY t.n`,
+        values: [tables],
+        types: this.#types,
+      });
+      const selects = tables.map((table, i) => {
+        const order = keys.rows[i]?.order;
+        if (!order) throw new Error(`${table} has no primary key to order its rows by`);
+        return `SELECT * FROM ${table} ORDER BY ${order}`;
+      });
+      const results = (await client.query({ text: selects.join(";\n"), types: this.#types })) as unknown as { rows: unknown[] }[];
       const out: Record<string, unknown[]> = {};
-      for (const table of [...TABLES, MIGRATIONS_TABLE]) {
-        const key = await client.query<{ name: string }>({
-          text: `SELECT a.attname AS name FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
-          WHERE i.indrelid = $1::regclass AND i.indisprimary ORDER BY array_position(i.indkey::int2[], a.attnum)`,
-          values: [table],
-          types: this.#types,
-        });
-        const order = key.rows.map((r) => `"${r.name}"`).join(", ");
-        out[table] = (await client.query({ text: `SELECT * FROM ${table} ORDER BY ${order}`, types: this.#types })).rows;
-      }
+      tables.forEach((table, i) => (out[table] = results[i]!.rows));
       await client.query("COMMIT");
       return JSON.stringify(out);
     } catch (error) {
