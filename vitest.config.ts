@@ -29,6 +29,7 @@ const STORE_FREE = [
   "tests/sessions/process-identity.test.ts",
   "tests/sessions/workspace-late-write.test.ts",
   "tests/sessions/workspace-replace-race.test.ts",
+  "tests/tools/run-turns.test.ts",
 ];
 
 export default defineConfig({
