@@ -12,7 +12,7 @@ import { subgraphWaits, throughParent, withSubgraphWaits } from "./namespace-hea
 import { currentLineage, undoneAt, undoneById } from "./served-writes.js";
 import { memoryOnParentLineage, memoryParentNs } from "./subgraph-memory.js";
 import { checkpointAt, resolveSynthesized, type PointCheckpoint } from "./thread-head.js";
-import { servedWritten, writtenAt } from "./written-on.js";
+import { servedWritten, subgraphStepBranch, writtenAt } from "./written-on.js";
 
 /**
  * A checkpoint of a thread: the one `checkpoint_id` names (stored, or synthesized at a point), or without one the
@@ -80,10 +80,17 @@ function* placeWithFirsts(
     found?.undone && found.at.kind === "stored"
       ? firstsAsked(yield* firstAskedAt(tx, found.thread.sessionId, found.at.row.checkpointId), found.undone)
       : undefined;
-  // The root's own checkpoint: the branch its step ran on first tells a task run again since a move (`writtenAt`).
-  const step =
-    found?.at.kind === "stored" && ns === "" ? yield* tx.langgraph.pointOf(found.thread.sessionId, found.at.row.checkpointId) : undefined;
-  const written = found?.at.kind === "stored" ? yield* writtenAt(tx, found.thread, found.at.row.checkpointId, step?.branchId) : undefined;
+  // The branch the step ran on first tells a task run again since a move (`writtenAt`): the root's own checkpoint's, or
+  // for a subgraph's head served through its parent's moved head, the root step's (`subgraphStepBranch`).
+  const stepBranch =
+    found?.at.kind !== "stored"
+      ? undefined
+      : ns === ""
+        ? (yield* tx.langgraph.pointOf(found.thread.sessionId, found.at.row.checkpointId))?.branchId
+        : found.undone && checkpointId === undefined
+          ? yield* subgraphStepBranch(tx, userId, threadId)
+          : undefined;
+  const written = found?.at.kind === "stored" ? yield* writtenAt(tx, found.thread, found.at.row.checkpointId, stepBranch) : undefined;
   return found && { ...found, firsts, written };
 }
 

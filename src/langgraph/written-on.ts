@@ -2,6 +2,7 @@
 import { RESUME, WRITES_IDX_MAP, type CheckpointPendingWrite, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import { ownedCurrent } from "../sessions/langgraph-bridge.js";
 import type { LgThreadRow, LgWriteRow, Step, Tx } from "../store/port/index.js";
+import { checkpointAt } from "./thread-head.js";
 
 /**
  * The channel and index of a task's mark at a checkpoint: where its results (regular writes) there were stored, as the
@@ -68,6 +69,20 @@ export function* markWrittenOn(tx: Tx, thread: LgThreadRow, rows: readonly Omit<
   const gone = results.filter((w) => !kept.has(w.idx));
   if (gone.length > 0) yield* tx.langgraph.deleteWrites(thread.sessionId, gone);
   return replace;
+}
+
+/**
+ * The branch the root graph's step at its head ran on first, when that head is a stored checkpoint the session was
+ * moved to: a subgraph's head served through it belongs to that step, so its tasks' results stored on the root's
+ * current branch since are weighed as the root's own (`writtenAt`).
+ */
+export function* subgraphStepBranch(tx: Tx, userId: string, threadId: string): Step<string | undefined> {
+  const root = yield* tx.langgraph.getThread(userId, threadId, "");
+  if (!root) return undefined;
+  const { branch, head } = yield* ownedCurrent(tx, root.sessionId, root.userId);
+  const at = yield* checkpointAt(tx, root.sessionId, branch, head.position);
+  if (at?.kind !== "stored" || at.moved !== true) return undefined;
+  return (yield* tx.langgraph.pointOf(root.sessionId, at.row.checkpointId))?.branchId;
 }
 
 /** Of a checkpoint's tasks with marked results: those run again since a move (`on`), and those a move left (`off`). */
