@@ -12,6 +12,7 @@ import { subgraphWaits, throughParent, withSubgraphWaits } from "./namespace-hea
 import { currentLineage, undoneAt, undoneById } from "./served-writes.js";
 import { memoryOnParentLineage, memoryParentNs } from "./subgraph-memory.js";
 import { checkpointAt, resolveSynthesized, type PointCheckpoint } from "./thread-head.js";
+import { resumedOffLineage, withLineageResumes } from "./resumed-aside.js";
 import { servedWritten, subgraphStepBranch, writtenAt } from "./written-on.js";
 
 /**
@@ -46,6 +47,8 @@ export async function getTuple(parts: SaverParts, reader: CheckpointReader, conf
     tuple.pendingWrites = await withFirstAsked(parts.serde, tuple.pendingWrites, found.firsts);
   if (tuple?.pendingWrites && found.waits && found.waits.size > 0)
     tuple.pendingWrites = await withSubgraphWaits(parts.serde, tuple.pendingWrites, found.waits);
+  if (tuple?.pendingWrites && found.swaps && found.swaps.size > 0)
+    tuple.pendingWrites = await withLineageResumes(parts.serde, tuple.pendingWrites, found.swaps);
   parts.runs.served(config, tuple?.pendingWrites);
   parts.runs.goesOnFrom(config, tuple?.checkpoint.id);
   return tuple;
@@ -91,7 +94,10 @@ function* placeWithFirsts(
           ? yield* subgraphStepBranch(tx, userId, threadId)
           : undefined;
   const written = found?.at.kind === "stored" ? yield* writtenAt(tx, found.thread, found.at.row.checkpointId, stepBranch) : undefined;
-  return found && { ...found, firsts, written };
+  // A checkpoint serves the resume values its lineage gave, not another branch's written over them (`resumed-aside.ts`).
+  const swaps =
+    found?.at.kind === "stored" ? yield* resumedOffLineage(tx, found.thread, found.at.row.checkpointId, !!found.undone) : undefined;
+  return found && { ...found, firsts, written, swaps };
 }
 
 function* placeUnit(

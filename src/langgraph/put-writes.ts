@@ -11,6 +11,7 @@ import { findThread, startThread, startedElsewhere } from "./threads.js";
 import type { EngineContext } from "../sessions/langgraph-bridge.js";
 import { keepFirstAsked } from "./first-asked.js";
 import { markResumedOn } from "./resumed-on.js";
+import { keepResumedAside } from "./resumed-aside.js";
 import { markWrittenOn } from "./written-on.js";
 
 /** Units locking the one session they expect the thread in, before one that locks everything (a thread in churn). */
@@ -119,6 +120,8 @@ function* putWritesUnit(
   if (special) yield* keepFirstAsked(tx, thread.sessionId, rows);
   // Results: marked with the branch they are stored on; a task run again after a move back replaces the undone run's.
   const rerun = !special && (yield* markWrittenOn(tx, thread, rows));
+  // Resume values a run on another branch gave are kept aside before these write over them (`resumed-aside.ts`).
+  if (special || rerun) yield* keepResumedAside(tx, thread, rows);
   // Resume values: marked with the branch they are stored on, as a head moved back to their checkpoint weighs them.
   yield* markResumedOn(tx, thread, rows, special || rerun);
   yield* tx.langgraph.insertWrites(
