@@ -18,6 +18,12 @@ export interface RunMark {
    * the task made after it are another run's resuming it beside this one, whenever they were made.
    */
   readonly resumed: Map<string, number>;
+  /**
+   * The tasks whose resume values its reads were served: the task's calls made before the run started were made under
+   * those values by a run that finished without storing the task's result (a node returning no update): LangGraph
+   * runs the task again from them, as any saver serves them (at least once), not a run beside this one.
+   */
+  readonly given: Set<string>;
 }
 
 /** A call a run's node journaled: by which run and task, and when on the saver's clock. */
@@ -79,7 +85,8 @@ export class RunCalls {
   /** Marks the run `config` belongs to as started now, if it was not yet (a read of its thread by its loop). */
   started(config: RunnableConfig | undefined): void {
     const control = controlOf(config);
-    if (control && !this.#runs.has(control)) this.#runs.set(control, { start: ++this.#tick, held: new Set(), resumed: new Map() });
+    if (control && !this.#runs.has(control))
+      this.#runs.set(control, { start: ++this.#tick, held: new Set(), resumed: new Map(), given: new Set() });
   }
 
   /** Notes the tasks whose results a read served to the run `config` belongs to (its tuple's pending writes). */
@@ -88,6 +95,7 @@ export class RunCalls {
     if (!run || !writes) return;
     for (const [task, channel] of writes) {
       if (!NO_RESULT.has(channel)) run.held.add(task);
+      else if (channel === "__resume__") run.given.add(task);
       // A wait or failure stored before this saver saw it (another process, or forgotten): the task's calls made
       // before the run started count as the step it resumes, as before.
       else if (SETTLED.has(channel)) run.resumed.set(task, Math.max(run.resumed.get(task) ?? 0, this.#settled.get(task) ?? run.start));
@@ -185,7 +193,9 @@ export class RunCalls {
 const isForeign = (mark: CallMark, run: RunMark, input: boolean): boolean =>
   mark.run !== run &&
   !(mark.task !== undefined && run.held.has(mark.task)) &&
-  (input || mark.at > run.start || (mark.task !== undefined && mark.at > (run.resumed.get(mark.task) ?? Infinity)));
+  (input ||
+    mark.at > run.start ||
+    (mark.task !== undefined && !run.given.has(mark.task) && mark.at > (run.resumed.get(mark.task) ?? Infinity)));
 
 function controlOf(config: RunnableConfig | undefined): object | undefined {
   const control = (config as { control?: unknown } | undefined)?.control;
