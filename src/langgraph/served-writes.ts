@@ -41,7 +41,8 @@ export function* undoneAt(tx: Tx, thread: LgThreadRow, at: PointCheckpoint, curr
   const past =
     at.kind === "stored" &&
     (yield* resumedPastUserCheckpoint(tx, thread.sessionId, at.row, current.points, current.branch, current.head.position));
-  if (past === "stopped") return "continuation";
+  // Stopped past it, and resumed on the head's branch since with no call yet (a task that asks again): as resumed.
+  if (past === "stopped") return yield* resumedSince(tx, thread, at, current, "continuation");
   if (past !== "ran" || at.kind !== "stored") return null;
   // Run there since: its results are served, and of its resume values those given on the head's branch.
   const fresh = yield* resumedOnBranch(tx, thread.sessionId, at.row.checkpointId, current.branch.id);
