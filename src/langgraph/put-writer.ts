@@ -40,6 +40,8 @@ import {
 } from "./put-plan.js";
 import { serializeItems, type SaverParts } from "./saver-parts.js";
 import { createThread, findThread } from "./threads.js";
+import { markPutOn } from "./put-on.js";
+import { memoryParentNs } from "./subgraph-memory.js";
 
 /** What a put's transaction wrote, for what the saver keeps and the events. */
 export interface Written {
@@ -275,6 +277,8 @@ function* writeRows(
     ...put.lg,
     messagesVersion,
   });
+  // A `checkpointer: true` subgraph's checkpoint belongs to the root's branch it is put on (`put-on.ts`).
+  if (memoryParentNs(put.ns) !== undefined) yield* markPutOn(tx, put.userId, put.threadId, session.id, put.checkpointId);
   // The lineage's segments, when the saver's kept lineage cannot simply be extended (a new thread, a new branch).
   const last = parts.verified.get(session.id)?.lineage.segments.at(-1);
   const segments = msgs.rows.length > 0 && last?.branchId !== branchId ? yield* tx.lineage(branchId, msgs.head.position) : null;

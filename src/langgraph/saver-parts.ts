@@ -14,6 +14,7 @@ import type { EngineContext } from "../sessions/langgraph-bridge.js";
 import { FIRST_ASKED } from "./first-asked.js";
 import { RESUMED_ON } from "./resumed-on.js";
 import { PRIOR, WRITTEN_ON } from "./written-on.js";
+import { PUT_ON } from "./put-on.js";
 import type { MirrorCache } from "./mirror-cache.js";
 import type { RunCalls } from "./run-calls.js";
 import type { VerifiedItemsCache } from "./verified-items.js";
@@ -133,7 +134,14 @@ export function userIn(parts: SaverParts, options: { userId?: string } | undefin
  */
 export function* sortedWrites(tx: Tx, sessionId: string, checkpointId: string): Step<LgWriteRow[]> {
   return (yield* tx.langgraph.writesOf(sessionId, checkpointId))
-    .filter((w) => w.channel !== FIRST_ASKED && w.channel !== RESUMED_ON && w.channel !== WRITTEN_ON && !w.taskId.startsWith(PRIOR))
+    .filter(
+      (w) =>
+        w.channel !== FIRST_ASKED &&
+        w.channel !== RESUMED_ON &&
+        w.channel !== WRITTEN_ON &&
+        w.channel !== PUT_ON &&
+        !w.taskId.startsWith(PRIOR),
+    )
     .sort((a, b) => compareWritesSortKeys(writesSortKey(a.taskPath, a.taskId, a.idx), writesSortKey(b.taskPath, b.taskId, b.idx)));
 }
 

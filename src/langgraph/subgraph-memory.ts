@@ -4,6 +4,7 @@ import type { LgCheckpointRow, LgPointRow, LineageSegment, Step, Tx } from "../s
 import { parentNs, waitsOf, waitWindows, type NamespaceWait, type WaitWindow } from "./namespace-head.js";
 import type { Undone } from "./moved-head-writes.js";
 import { checkpointAt, onLineageAt } from "./thread-head.js";
+import { putOffLineage } from "./put-on.js";
 
 const utf8 = new TextDecoder();
 
@@ -73,7 +74,8 @@ export function* memoryOnParentLineage(
   const lineage: ParentLineage = { points, on, segments, windows: new Map() };
   const subPoints = new Map((yield* tx.langgraph.pointsOf(sessionId)).map((p) => [p.checkpointId, p]));
   const ownPoint = subPoints.get(own.checkpointId);
-  if ((yield* kept(tx, lineage, anchorOf(lineage, own, ownPoint, up), ownPoint)) !== false) return undefined;
+  const ownKept = (yield* kept(tx, lineage, anchorOf(lineage, own, ownPoint, up), ownPoint)) !== false;
+  if (ownKept && !(yield* putOffLineage(tx, sessionId, own.checkpointId, segments))) return undefined;
   // The parent's head where a move took it (a stored checkpoint the graph went on from): its step runs again.
   const at = yield* checkpointAt(tx, parent.sessionId, branch, head.position, "head", points);
   const moved = at?.kind === "stored" && at.moved === true ? at.row.checkpointId : undefined;
@@ -84,7 +86,8 @@ export function* memoryOnParentLineage(
     const p = subPoints.get(row.checkpointId);
     if (!p) continue;
     const anchor = anchorOf(lineage, row, p, up);
-    const keeps = (yield* kept(tx, lineage, anchor, p)) !== false;
+    // Put while the root's session was on a branch its lineage does not hold: that branch's run (`put-on.ts`).
+    const keeps = (yield* kept(tx, lineage, anchor, p)) !== false && !(yield* putOffLineage(tx, sessionId, row.checkpointId, segments));
     if (anchor !== undefined && anchor.checkpointId === moved) {
       if (!first || p.seq < first.seq) first = { row, seq: p.seq };
       stepKept ||= keeps;
