@@ -117,12 +117,18 @@ export function planSteps<T extends PlannedInvocation>(
   // so far (newer than the current one), not undone yet; `pivot`: a newer kept call that cannot be undone here.
   let above: T[] = [];
   let pivot: { inv: T; handling: Handling | null } | undefined;
-  const undoAbove = () => {
-    for (const later of above) {
+  // With files, a kept call whose run changed no workspace file stays applied above one whose effect is in the files:
+  // their effects lie apart, so the older undo cannot find the later effect, and undoing it first would retract and
+  // run again an effect (a message, a notification) the move has no reason to touch. It comes off first only above one
+  // acting outside the files too, where the two effects may meet (a call with no record of its paths is taken to be in
+  // the files, as everywhere a move restores them).
+  const undoAbove = (under: T) => {
+    const stay = (later: T) => outside.has(later.id) && covered !== undefined && !outside.has(under.id);
+    for (const later of above.filter((t) => !stay(t))) {
       plan.undo.push(later);
       undone.add(later.id);
     }
-    above = [];
+    above = above.filter(stay);
   };
   for (const inv of applied) {
     if (kept.has(inv.id)) {
@@ -144,7 +150,7 @@ export function planSteps<T extends PlannedInvocation>(
       if (pivot.handling === "unregistered" && !plan.unregistered.includes(pivot.inv)) plan.unregistered.push(pivot.inv);
       plan.skipped.push(inv);
     } else if (h === "reversible") {
-      undoAbove();
+      undoAbove(inv);
       plan.undo.push(inv);
       undone.add(inv.id);
     }
