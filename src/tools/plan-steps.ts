@@ -145,9 +145,12 @@ export function planSteps<T extends PlannedInvocation>(
     }
     const h = handling(inv);
     // A saga's compensation stops at a step it cannot compensate: this call stays applied under it, as it is. A pivot
-    // whose tool is only not registered here is one the move must undo: refused as any such call, unless left.
+    // whose tool is only not registered here is one the move must undo when the call under it must come off: refused
+    // as any such call, unless left. Over a call of the target's lineage the move undoes only to replay it, it is a stop
+    // as any other: that call stays applied, as the target has it.
     if (h === "reversible" && pivot !== undefined) {
-      if (pivot.handling === "unregistered" && !plan.unregistered.includes(pivot.inv)) plan.unregistered.push(pivot.inv);
+      const mustGo = !onTarget.has(inv.id) || left.has(inv.id);
+      if (pivot.handling === "unregistered" && mustGo && !plan.unregistered.includes(pivot.inv)) plan.unregistered.push(pivot.inv);
       plan.skipped.push(inv);
     } else if (h === "reversible") {
       undoAbove(inv);

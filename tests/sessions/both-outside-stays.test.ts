@@ -1,10 +1,10 @@
-// A "both" move leaves applied a kept call that changed no workspace file, even when it was applied after a call the
-// move undoes whose effect is in the files: it neither recalls nor sends again a message both lineages hold.
+// A "both" move leaves applied the calls both lineages hold above a call it undoes only to refresh it: a message is
+// neither recalled nor sent again, and a call of a tool not registered here stops the undos without refusing the move.
 import fs from "node:fs";
 import path from "node:path";
 import { expect, it } from "vitest";
 import { defineTool } from "../../src/index.js";
-import { readOrNull, tempDir, writeFileTool } from "../fixtures/file-tools.js";
+import { appendLineTool, readOrNull, tempDir, writeFileTool } from "../fixtures/file-tools.js";
 import { tempDatabases } from "../helpers.js";
 
 const dbs = tempDatabases();
@@ -23,10 +23,10 @@ async function attached() {
       events.push(`recall ${args.id}`);
     },
   });
-  const { fp } = dbs.open({ tools: [writeFileTool(), notify] as never[] });
+  const { fp, path: db } = dbs.open({ tools: [writeFileTool(), appendLineTool(), notify] as never[] });
   const s = await fp.createSession({ userId: "u" });
   await s.attachWorkspace(ws);
-  return { s, events, at: (rel: string) => path.join(ws, rel) };
+  return { s, db, events, at: (rel: string) => path.join(ws, rel) };
 }
 
 it("a shared call with no record of its paths is undone and replayed alone, not the shared notification after it", async () => {
@@ -76,5 +76,29 @@ it("a shared notification a switch replayed over restored files stays sent when 
   expect((await s.toolTrack()).map((t) => [t.tool, t.applied])).toEqual([
     ["write_file", true],
     ["notify", true],
+  ]);
+});
+
+it("a shared call of a tool not registered here over one with no record of its paths stops the undo, not the move", async () => {
+  const { s, db, at } = await attached();
+  fs.writeFileSync(at("a.txt"), "a");
+  await s.checkpoint({ name: "start" });
+  const elsewhere = path.join(tempDir("forkpoint-outside-"), "out.txt");
+  fs.writeFileSync(elsewhere, "framework");
+  await s.recordToolCall({ tool: "write_file", args: { path: elsewhere, text: "framework" }, result: { previous: null } });
+  await s.invoke("append_line", { path: at("u.txt"), line: "U" });
+  const [q] = await s.append({ role: "user", content: "q" });
+  await s.invoke("write_file", { path: at("b.txt"), text: "after" });
+  const other = dbs.open({ path: db, tools: [writeFileTool()] as never[] }).fp;
+  const h = await other.getSession(s.id, { userId: "u" });
+
+  // Both shared calls stay applied, their files as they are: the recorded one is not undone under the other.
+  const edited = await h.edit(q!.id, { content: "q2" }, { scope: "both" });
+  expect([edited.undone.map((t) => t.tool), edited.replayed, edited.unregistered]).toEqual([["write_file"], [], []]);
+  expect(edited.skipped.map((t) => t.tool)).toEqual(["write_file"]);
+  expect([readOrNull(elsewhere), readOrNull(at("u.txt")), readOrNull(at("b.txt"))]).toEqual(["framework", "U\n", null]);
+  expect((await h.toolTrack()).map((t) => [t.tool, t.applied])).toEqual([
+    ["write_file", true],
+    ["append_line", true],
   ]);
 });
