@@ -67,6 +67,9 @@ export interface StepPlan<T extends PlannedInvocation> {
  * @param shared for a move that restores files from a snapshot older than the point the world and the target share:
  *   the applied invocations of that shared part made after the snapshot. They stay applied as in a move without files
  *   (the restore keeps their files as the world has them), unless one the move replays comes before them.
+ * @param inFiles for a move without files: the invocations whose run changed workspace files (with files, every one
+ *   not `outside` is taken to be in them, a call with no record of its paths too). A kept invocation in `outside` is
+ *   not undone first for one of them (see `undoAbove`).
  */
 export function planSteps<T extends PlannedInvocation>(
   applied: T[],
@@ -79,6 +82,7 @@ export function planSteps<T extends PlannedInvocation>(
   left: ReadonlySet<string> = new Set(),
   outside: ReadonlySet<string> = new Set(),
   shared: ReadonlySet<string> = new Set(),
+  inFiles?: ReadonlySet<string>,
 ): StepPlan<T> {
   const onTarget = new Set(target.map((t) => t.id));
   // What stays applied as it is: the target lineage's calls, or with files those the snapshot holds and the target's
@@ -117,13 +121,13 @@ export function planSteps<T extends PlannedInvocation>(
   // so far (newer than the current one), not undone yet; `pivot`: a newer kept call that cannot be undone here.
   let above: T[] = [];
   let pivot: { inv: T; handling: Handling | null } | undefined;
-  // With files, a kept call whose run changed no workspace file stays applied above one whose effect is in the files:
-  // their effects lie apart, so the older undo cannot find the later effect, and undoing it first would retract and
-  // run again an effect (a message, a notification) the move has no reason to touch. It comes off first only above one
-  // acting outside the files too, where the two effects may meet (a call with no record of its paths is taken to be in
-  // the files, as everywhere a move restores them).
+  // A kept call whose run changed no workspace file stays applied above one whose effect is in the files: their effects
+  // lie apart, so the older undo cannot find the later effect, and undoing it first would retract and run again an
+  // effect (a message, a notification) the move has no reason to touch. It comes off first only above one acting
+  // outside the files too, or of unknown reach, where the two effects may meet.
+  const inTheFiles = (inv: T) => (inFiles === undefined ? covered !== undefined && !outside.has(inv.id) : inFiles.has(inv.id));
   const undoAbove = (under: T) => {
-    const stay = (later: T) => outside.has(later.id) && covered !== undefined && !outside.has(under.id);
+    const stay = (later: T) => outside.has(later.id) && inTheFiles(under);
     for (const later of above.filter((t) => !stay(t))) {
       plan.undo.push(later);
       undone.add(later.id);

@@ -1,5 +1,5 @@
-// A "both" move leaves applied the calls both lineages hold above a call it undoes only to refresh it: a message is
-// neither recalled nor sent again, and a call of a tool not registered here stops the undos without refusing the move.
+// A move leaves applied a kept call that changed no workspace file above one it undoes whose effect is in the files (a
+// message is neither recalled nor sent again); a kept call of a tool not registered here over one only to replay stops.
 import fs from "node:fs";
 import path from "node:path";
 import { expect, it } from "vitest";
@@ -69,8 +69,12 @@ it("a shared notification a switch replayed over restored files stays sent when 
   expect(events).toEqual(["send n3", "recall n3", "send n3"]);
   events.length = 0;
 
+  const planned = await s.plan({ messageId: m5!.id });
   const edited = await s.edit(m5!.id, { content: "m5 edited" }, { scope: "both" });
   expect(events).toEqual([]);
+  expect([planned.undone, planned.replayed].map((l) => l.map((t) => t.id))).toEqual(
+    [edited.undone, edited.replayed].map((l) => l.map((t) => t.id)),
+  );
   expect([edited.undone.map((t) => t.tool), edited.replayed]).toEqual([["write_file"], []]);
   expect([readOrNull(at("c.txt")), readOrNull(at("d.txt"))]).toEqual(["C", null]);
   expect((await s.toolTrack()).map((t) => [t.tool, t.applied])).toEqual([
@@ -101,4 +105,29 @@ it("a shared call of a tool not registered here over one with no record of its p
     ["write_file", true],
     ["append_line", true],
   ]);
+});
+
+it("a move without files leaves applied a notification ordered above a file call it undoes", async () => {
+  const { s, events, at } = await attached();
+  fs.writeFileSync(at("a.txt"), "a");
+  await s.checkpoint({ name: "start" });
+  const [m0] = await s.append({ role: "user", content: "m0" });
+  await s.invoke("notify", { id: "n1" });
+  const [m2] = await s.append({ role: "user", content: "m2" });
+  await s.invoke("write_file", { path: at("d.txt"), text: "D" });
+  await s.checkpoint({ name: "head of A" });
+  const a = (await s.info()).currentBranchId;
+  await s.edit(m0!.id, { content: "m0 edited" }, { scope: "both" });
+  // The restore marks the write applied, then sends the notification on top of it.
+  await s.switchBranch(a, { scope: "both" });
+  events.length = 0;
+
+  const planned = await s.plan({ messageId: m2!.id });
+  const edited = await s.edit(m2!.id, { content: "m2 edited" }, { scope: "conversation" });
+  expect(events).toEqual([]);
+  expect([edited.undone.map((t) => t.tool), edited.replayed]).toEqual([["write_file"], []]);
+  expect([planned.undone, planned.replayed].map((l) => l.map((t) => t.id))).toEqual(
+    [edited.undone, edited.replayed].map((l) => l.map((t) => t.id)),
+  );
+  expect(readOrNull(at("d.txt"))).toBeNull();
 });

@@ -6,7 +6,7 @@ import type { EngineContext } from "../core/context.js";
 import { toEntry, toToolInvocation } from "../core/rows.js";
 import { commonPrefix, lineageEntries, lineageTools } from "../log/lineage.js";
 import { headOf } from "../core/head.js";
-import { pathlessReach } from "../workspace/call-reach.js";
+import { fileCalls, pathlessReach } from "../workspace/call-reach.js";
 import { asideOnLineage, byApplication } from "../workspace/unapplied.js";
 
 /** Where a move goes: a position on a branch's lineage. */
@@ -43,7 +43,7 @@ export interface ComputedPlan {
   stays: string[];
 }
 
-/** A move without files reads no call's reach: each is undone and replayed through its tool. */
+/** A session without a workspace has no record of any call's reach. */
 const NO_REACH: { outside: ReadonlySet<string>; idle: ReadonlySet<string> } = { outside: new Set(), idle: new Set() };
 
 /**
@@ -81,7 +81,11 @@ export function* computePlan(
   // (its effect lies elsewhere) is undone and replayed through its tool as in a move without files. A call with no
   // record (an older database's, or run in a workspace on another host) is taken to be in the files, as snapshots
   // cannot tell.
-  const { outside, idle } = snapshotAt === undefined ? NO_REACH : yield* pathlessReach(tx, session.id, ctx.tools);
+  const { outside, idle } = snapshotAt === undefined && !session.hasWorkspace ? NO_REACH : yield* pathlessReach(tx, session.id, ctx.tools);
+  // A move without files undoes and replays each call through its tool; only its undo order reads where their effects
+  // lie: a call that changed no workspace file stays applied above one that changed some (see `planSteps`' `inFiles`).
+  const inFiles =
+    snapshotAt !== undefined ? undefined : new Set(session.hasWorkspace ? (yield* fileCalls(tx, session.id)).map((c) => c.id) : []);
   const held = [...(snapshotAt?.held ?? [])].filter((id) => !outside.has(id));
   // The calls off the snapshot's lineage its files hold are kept as the target's it holds are: left applied, or marked
   // so. An irreversible one stays applied anyway, and is reported as any other the move passes. A call of a tool acting
@@ -114,6 +118,7 @@ export function* computePlan(
     left,
     outside,
     shared,
+    inFiles,
   );
   const undone = new Set(steps.undo.map((t) => t.id));
   const stays = [...shared].filter((id) => !undone.has(id));
