@@ -134,7 +134,8 @@ function* ownCallsAfter(tx: Tx, branch: BranchRow, position: number, own: Readon
  * A landing on a new branch forked right after `message` (undefined: at the start of `on`), and, on branch `on`'s
  * lineage, after the tool calls and state changes that follow it there (`on` undefined: none are taken). With `own` (the
  * ids of the calls of the loop whose write this is), only up to the first call with another id: another loop's calls
- * (another request answering the same question) stay off the fork; the app's own calls (no id) are kept.
+ * (another request answering the same question) stay off the fork; the app's own calls (no id) are kept, unless another
+ * loop's call follows them.
  */
 export function* forkRightAfter(
   tx: Tx,
@@ -144,12 +145,20 @@ export function* forkRightAfter(
   own?: ReadonlySet<string>,
 ): Step<Landing> {
   let from = message;
+  // Where the fork would come before the app's calls (no id) taken since the loop's last own call or state change.
+  let beforeApp: { entry: EntryRow | undefined } | undefined;
   for (let p = (message?.position ?? 0) + 1; on !== undefined; p++) {
     const next = yield* entryAt(tx, on, p);
     if (!next || next.kind === "message") break;
     // A call with no id is the app's own (`invoke` or `recordToolCall` between the question's save and the loop): a
-    // loop's calls always carry the model's id. It stays with the answer, as the calls after it do.
-    if (own && next.kind === "tool" && next.callId !== null && !isOwnCall(own, next)) break;
+    // loop's calls always carry the model's id. It stays with the answer, as the calls after it do, unless another
+    // loop's call comes next: it may then be that request's app call (a double submit, each making one), so it stays off.
+    if (own && next.kind === "tool" && next.callId !== null && !isOwnCall(own, next)) {
+      if (beforeApp) from = beforeApp.entry;
+      break;
+    }
+    if (next.kind === "tool" && next.callId === null) beforeApp ??= { entry: from };
+    else beforeApp = undefined;
     from = next;
   }
   const fork = forkedBranch(session.id, { parentId: from?.branchId ?? on!.id, position: from?.position ?? 0, entryId: from?.id ?? null });
