@@ -25,7 +25,8 @@ export interface Landing {
  * after it (and after the calls and state changes that follow it in the current lineage), so what is written becomes
  * a version of what follows it. The current branch stays as it is. An agent loop's call (`loopCall`, with `own` the ids
  * of the loop's calls made before) never lands after another loop's calls following the message (see `loopCallLanding`);
- * the app's own call (`appCall`) lands at the head while only an answer follows the message there (see `answeredOnly`).
+ * the app's own call (`appCall`) lands at the head while only an answer follows the message there, its only version
+ * (see `answeredOnly`).
  * `NotFoundError` when the message is not one of this session's.
  */
 export function* findLanding(
@@ -56,7 +57,7 @@ export function* findLanding(
   if (currentEnds) return { branchId: current.branch.id, head: current.head };
   // The app's own call (`appCall`: no loop's) after a question its answer follows on the current lineage (saved after a
   // step, `onStepEnd`, where the app makes the call): the answer is no moving on, and the call lands with it, at the head.
-  if (appCall && (yield* answeredOnly(tx, current, found.message))) return { branchId: current.branch.id, head: current.head };
+  if (appCall && (yield* answeredOnly(tx, session, current, found.message))) return { branchId: current.branch.id, head: current.head };
   const target = ending.find((b) => b.id === found.branch.id) ?? ending.at(-1);
   if (target) return { branchId: target.id, head: yield* headOf(tx, target) };
   // While the message is in the current lineage, the fork comes after the tool calls and state changes that follow it
@@ -102,19 +103,22 @@ function* loopCallLanding(
  * Whether `message` is on the current lineage and only an answer follows it there: assistant messages (an answer's
  * forms), tool calls and state changes, no user's message (another tab's question), up to the head (bounded). The
  * answer must begin on the message's own branch: one on a branch forked after it is another version (a regenerate
- * from another tab), not the answer the app's call goes with.
+ * from another tab), not the answer the app's call goes with. And it must be the message's only version anywhere: with
+ * two (a double submit, a regenerate, another tab's question) nothing tells which one the call's request saved.
  */
-function* answeredOnly(tx: Tx, current: { branch: BranchRow; head: Head }, message: EntryRow): Step<boolean> {
+function* answeredOnly(tx: Tx, session: SessionRow, current: { branch: BranchRow; head: Head }, message: EntryRow): Step<boolean> {
   if ((yield* entryAt(tx, current.branch, message.position))?.id !== message.id) return false;
   if (current.head.position - message.position > MAX_FOLLOWING) return false;
-  let answered = false;
+  let answer: EntryRow | undefined;
   for (let p = message.position + 1; p <= current.head.position; p++) {
     const entry = yield* entryAt(tx, current.branch, p);
     if (entry?.kind !== "message") continue;
-    if (entry.role !== "assistant" || (!answered && entry.branchId !== message.branchId)) return false;
-    answered = true;
+    if (entry.role !== "assistant" || (!answer && entry.branchId !== message.branchId)) return false;
+    answer ??= entry;
   }
-  return answered;
+  if (!answer) return false;
+  const versions = yield* tx.versionsAfter(session.id, message.id);
+  return versions.length === 1 && versions[0]!.id === answer.id;
 }
 
 /** How many of `own` the calls after the message at `position` on `branch` are; -1 when another's is among them. */
