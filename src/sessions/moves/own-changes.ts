@@ -17,6 +17,11 @@ export class OwnChanges {
   #may: Set<string> | "all" = new Set();
   /** Paths an undo since the last absorb put a hand edit back in (its call's run found it there): drift, not ours. */
   #unseen = new Set<string>();
+  /**
+   * Paths an earlier step of this move put a hand edit back in, absorbed as drift: a later step that may change them
+   * and does writes over that edit as its tool would (its own doing, not left as drift). Per step only (a watcher).
+   */
+  #putBack = new Set<string>();
 
   private constructor(
     private readonly ctx: EngineContext,
@@ -74,7 +79,17 @@ export class OwnChanges {
     this.#before = null;
     this.#may = new Set();
     this.#unseen = new Set();
-    await absorbChanges(this.ctx, this.sessionId, before, undefined, may === "all" ? undefined : may, this.ownDrift, unseen);
+    const own = this.#ownDrift(may);
+    await absorbChanges(this.ctx, this.sessionId, before, undefined, may === "all" ? undefined : may, own, unseen);
+    if (before?.state.watch && before.state.walked) for (const path of unseen) this.#putBack.add(path);
+  }
+
+  /** The drifted paths this absorb's changes may make known: a crash's, and the hand edits put back earlier it may change. */
+  #ownDrift(may: Set<string> | "all"): ReadonlySet<string> | "all" | undefined {
+    if (this.ownDrift === "all") return "all";
+    const putBack = [...this.#putBack].filter((path) => may === "all" || may.has(path));
+    if (putBack.length === 0) return this.ownDrift;
+    return new Set([...(this.ownDrift ?? []), ...putBack]);
   }
 
   /** Tracked again from here (after the files were restored). */

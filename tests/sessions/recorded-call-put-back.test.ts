@@ -1,0 +1,51 @@
+// A recorded call's write (drift), then a tool call over the same file: a "both" edit undoes the tool call, putting the
+// recorded write back, then undoes the recorded call over it. That undo's write is the move's own, not drift the
+// move found while it ran: the move was refused midway (WORKSPACE_DRIFT), forced or not, with nothing edited by hand.
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import type { Forkpoint } from "../../src/index.js";
+import { readOrNull, writeFileTool } from "../fixtures/file-tools.js";
+import { makeTempDir, rejectionOf, removeDir } from "../helpers.js";
+import { openForkpoint } from "../fixtures/backend.js";
+
+let dir: string;
+let ws: string;
+let fp: Forkpoint;
+
+beforeEach(() => {
+  dir = makeTempDir("forkpoint-recorded-put-back-");
+  ws = path.join(dir, "project");
+  fs.mkdirSync(ws);
+  fp = openForkpoint({ path: path.join(dir, "forkpoint.db"), tools: [writeFileTool()] });
+});
+afterEach(async () => {
+  await fp.close();
+  removeDir(dir);
+});
+
+it("a forced edit undoes a tool call over a recorded call's write and replays both", async () => {
+  const file = path.join(ws, "c.txt");
+  fs.writeFileSync(file, "v0\n");
+  const s = await fp.createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  await s.checkpoint({ name: "c0" });
+  fs.writeFileSync(file, "rec\n"); // a call that ran elsewhere, recorded: drift until a checkpoint
+  await s.recordToolCall({ tool: "write_file", args: { path: file, text: "rec\n" }, result: { previous: "v0\n" } });
+  await s.invoke("write_file", { path: file, text: "w1\n" });
+  const [m] = await s.append({ role: "user", content: "hi" });
+
+  expect(await rejectionOf(s.edit(m!.id, { content: "edited" }, { scope: "both" }))).toMatchObject({ code: "WORKSPACE_DRIFT" });
+  const forced = await s.edit(m!.id, { content: "edited" }, { scope: "both", force: true });
+  expect(forced.savedDrift?.files).toEqual(["c.txt"]);
+  expect(forced.replayed.map((t) => (t.args as { text: string }).text)).toEqual(["rec\n", "w1\n"]);
+  expect(forced.files?.kept).toBeUndefined();
+  expect(readOrNull(file)).toBe("w1\n");
+  expect((await s.toolTrack()).map((t) => t.applied)).toEqual([true, true]);
+
+  // Kept in a checkpoint since, the same edit again runs without force.
+  await s.checkpoint({ name: "kept" });
+  const again = await s.edit(m!.id, { content: "again" }, { scope: "both" });
+  expect(again.files?.kept).toBeUndefined();
+  expect(readOrNull(file)).toBe("w1\n");
+});
