@@ -125,7 +125,7 @@ export async function invokeFramework(
     after?: string | undefined;
     requestId?: string | undefined;
     check?: CallOptions["check"];
-    ownCalls?: readonly string[];
+    ownCalls?: CallOptions["ownCalls"];
   },
 ): Promise<unknown> {
   const engine = sessionEngine(s);

@@ -303,7 +303,8 @@ export function undoableTools<TOOLS extends ToolSet>(
             requestId,
             check: read?.followed,
             // A fork right after the question keeps the loop's own calls only, not another request's for the same question.
-            ...(after === undefined ? {} : { ownCalls: [...ours()] }),
+            // Read where the call is journaled: the step's other calls, started at once, may be journaled before it.
+            ...(after === undefined ? {} : { ownCalls: ours }),
           });
         } catch (error) {
           // A step's save landed between the read and the journal (nothing written): what to follow is read again.

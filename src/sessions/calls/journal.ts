@@ -139,8 +139,10 @@ export interface CallOptions {
   /**
    * The calls the adapter's loop made before this one (ids, or `ownCallKey`s): a branch forked right after `after`
    * keeps only those of the calls that follow it (see `forkRightAfter`), not another loop's answering the same message.
+   * A function is read in the unit that journals the call: the loop's calls started with this one (a step's, which the
+   * AI SDK runs at once) and journaled before it are then among them.
    */
-  ownCalls?: readonly string[] | undefined;
+  ownCalls?: readonly string[] | (() => Iterable<string>) | undefined;
 }
 
 /** A call's precondition (see `CallOptions.check`): a module-level unit body and what it is given. */
@@ -397,7 +399,7 @@ function* journalRunCompleteUnit(
     call.callId ?? null,
     typeof tool.undo === "function",
     call.after,
-    call.ownCalls === undefined ? undefined : new Set(call.ownCalls),
+    call.ownCalls === undefined ? undefined : new Set(typeof call.ownCalls === "function" ? call.ownCalls() : call.ownCalls),
   );
   // This thread runs it: a move elsewhere refuses while that holds (see refuseLiveCalls). In flight from this
   // transaction on, so that another handle of this thread reading the owner next does not take it for a dead one's.
