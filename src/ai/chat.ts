@@ -118,7 +118,8 @@ const trackInputOf = (t: { tool: string; args: JsonValue }): unknown => [`tool-$
 
 /**
  * Whether `next` is the stored answer gone on: both assistant messages, `next`'s parts begin with the stored ones,
- * where a tool part may have moved on to a later state (its output added by the client, an approval answered).
+ * where a tool part may have moved on to a later state (its output added by the client, an approval answered), its
+ * input the same.
  * The AI SDK continues the last assistant message this way (same message, more parts) after a client-side tool's
  * output or a tool approval; an edit or a regenerated answer differs in its parts instead.
  */
@@ -129,7 +130,11 @@ function continuesAnswer(stored: Message, next: MessageInput): boolean {
     const part = staticForm(storedPart);
     const later = staticForm((next.content as JsonValue[])[i]);
     if (isDeepStrictEqual(part, later)) return true;
-    return isToolPart(part) && isToolPart(later) && part.type === later.type && part.toolCallId === later.toolCallId;
+    if (!isToolPart(part) || !isToolPart(later) || part.type !== later.type || part.toolCallId !== later.toolCallId) return false;
+    // The same call gone on keeps its input: another input under the id is another request's call (a model numbering
+    // its calls per response, answering the same question), and the stored form another request's answer.
+    const [was, is] = [part, later].map((p) => callInputsOf({ role: "assistant", content: [p] })[0]?.[1]);
+    return was === undefined || is === undefined || isDeepStrictEqual(was, is);
   });
 }
 
