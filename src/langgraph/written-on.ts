@@ -1,7 +1,7 @@
 // Where a task's results at a checkpoint were stored: a task run again there after a move replaces the undone run's.
 import { RESUME, WRITES_IDX_MAP, type CheckpointPendingWrite, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import { ownedCurrent } from "../sessions/langgraph-bridge.js";
-import type { LgThreadRow, LgWriteRow, Step, Tx } from "../store/port/index.js";
+import type { LgThreadRow, LgWriteRow, LineageSegment, Step, Tx } from "../store/port/index.js";
 import { checkpointAt } from "./thread-head.js";
 
 /**
@@ -20,10 +20,12 @@ export const PRIOR = "__forkpoint_prior__|";
 /** The task id a task's rows replaced by a run on another branch are kept under, by the branch they were stored on. */
 const priorTaskId = (taskId: string, branchId: string) => `${PRIOR}${branchId}|${taskId}`;
 
-/** Where results were stored: the root session's branch, and its head's position then. */
+/** Where results were stored: the root session's branch, its head's position then, and its newest checkpoint then. */
 interface Mark {
   branchId: string;
   position: number;
+  /** Its id (ids, unlike seqs, survive an export): absent on marks kept before it was, or when there was none. */
+  after?: string;
 }
 
 const isRegular = (channel: string) => !(channel in WRITES_IDX_MAP);
@@ -60,7 +62,9 @@ export function* markWrittenOn(tx: Tx, thread: LgThreadRow, rows: readonly Omit<
       true,
     );
   }
-  const value = Buffer.from(JSON.stringify({ branchId: branch.id, position: head.position } satisfies Mark));
+  // At time 0 every checkpoint is live: the newest one, expired or not, is what a later fork's checkpoint comes after.
+  const newest = yield* tx.liveCheckpointAt(root.userId, root.sessionId, 0, 0);
+  const value = Buffer.from(JSON.stringify({ branchId: branch.id, position: head.position, after: newest?.id } satisfies Mark));
   yield* tx.langgraph.insertWrites(
     [{ ...first, sessionId: thread.sessionId, idx: WRITTEN_ON_IDX, channel: WRITTEN_ON, type: "json", value }],
     true,
@@ -111,24 +115,42 @@ export function* writtenAt(tx: Tx, thread: LgThreadRow, checkpointId: string, st
   const here = live.every((m) => m.mark.branchId === branch.id);
   if (here && (stepBranch === undefined || stepBranch === branch.id)) return undefined;
   const segments = yield* tx.lineage(branch.id, head.position);
-  const held = (mark: Mark) => segments.some((s) => s.branchId === mark.branchId && mark.position <= s.upTo);
   const on = new Set<string>();
   const off = new Set<string>();
   const prior = new Map<string, LgWriteRow[]>();
   for (const { taskId, mark } of live) {
-    if (!held(mark)) off.add(taskId);
+    if (!(yield* heldBy(tx, segments, mark))) off.add(taskId);
     else if (mark.branchId === branch.id && stepBranch !== undefined && stepBranch !== branch.id) on.add(taskId);
   }
   // A task's rows a later run replaced, stored by a run the lineage holds: served in place of the live ones.
   for (const { taskId, mark } of parsed) {
     const task = taskId.slice(taskId.lastIndexOf("|") + 1);
-    if (!taskId.startsWith(PRIOR) || !off.has(task) || !held(mark)) continue;
+    if (!taskId.startsWith(PRIOR) || !off.has(task) || !(yield* heldBy(tx, segments, mark))) continue;
     prior.set(
       task,
       rows.filter((w) => w.taskId === taskId && (w.idx >= 0 || w.channel === RESUME)).map((w) => ({ ...w, taskId: task })),
     );
   }
   return on.size > 0 || off.size > 0 ? { on, off, prior } : undefined;
+}
+
+/**
+ * Whether a lineage (`segments`) holds the run that stored results marked `mark`: it keeps the mark's branch past the
+ * mark's position, or up to it and then stays there or forks from a checkpoint written after the results were stored
+ * (a user's taken once the task finished); a fork from one written before (the wait the task was answered at) leaves
+ * the run out, however often the session moves back there.
+ */
+function* heldBy(tx: Tx, segments: readonly LineageSegment[], mark: Mark): Step<boolean> {
+  const i = segments.findIndex((s) => s.branchId === mark.branchId);
+  const segment = segments[i];
+  if (!segment || mark.position > segment.upTo) return false;
+  const next = segments[i + 1];
+  if (mark.position < segment.upTo || !next || mark.after === undefined) return true;
+  const forkId = (yield* tx.getBranch(next.branchId))?.forkCheckpointId;
+  const fork = forkId ? yield* tx.getCheckpoint(forkId) : undefined;
+  const newest = yield* tx.getCheckpoint(mark.after);
+  // A pruned newest checkpoint (or a copied session's) tells no order: the lineage holds the run, as it did.
+  return !fork || newest?.sessionId !== fork.sessionId || fork.seq > newest.seq;
 }
 
 /**
