@@ -52,19 +52,15 @@ it("one step with a client-side tool, a throwing tool and a repeated call id: ea
   ]);
   const loop = (await s.info()).currentBranchId;
   // The step's two calls ran side by side: they are undone last applied first (whichever finished first), and
-  // replayed in the order they were applied.
+  // replayed in the lineage's order (the track's).
   const back = await s.rollback(cp.id);
   const undone = back.undone.map((t) => (t.args as { k: string }).k);
   expect([...undone].sort()).toEqual(["a", "b"]);
   const again = await s.switchBranch(loop);
-  expect(again.replayed.map((t) => (t.args as { k: string }).k)).toEqual([...undone].reverse());
+  expect(again.replayed.map((t) => (t.args as { k: string }).k)).toEqual(["a", "b"]);
   // A failed call is never undone nor replayed.
-  expect(log).toEqual([
-    "put a x1",
-    "put b x1",
-    ...undone.map((k) => `undo ${k} {"at":"${k}","n":[1]}`),
-    ...[...undone].reverse().map((k) => `put ${k} x1`),
-  ]);
+  expect(log.slice(0, 2).sort()).toEqual(["put a x1", "put b x1"]);
+  expect(log.slice(2)).toEqual([...undone.map((k) => `undo ${k} {"at":"${k}","n":[1]}`), "put a x1", "put b x1"]);
 });
 
 it("a tool that streams preliminary outputs still streams them wrapped; its final output is what is recorded", async () => {
