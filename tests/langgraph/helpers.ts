@@ -1,7 +1,7 @@
 // Test setup the LangGraph suites share: graphs on a saver, ways to write and read messages, gates for runs at once.
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
-import { Annotation, END, MessagesAnnotation, START, StateGraph, interrupt } from "@langchain/langgraph";
+import { Annotation, Command, END, MessagesAnnotation, START, StateGraph, interrupt } from "@langchain/langgraph";
 import { ConflictError, defineTool } from "../../src/index.js";
 import type { ForkpointSaver } from "../../src/langgraph/index.js";
 
@@ -96,4 +96,33 @@ export class HeldSerializer extends JsonPlusSerializer {
     if (this.hold) await this.hold;
     return super.dumpsTyped(value);
   }
+}
+
+/**
+ * Node A asks q1 then q2 and sends both answers; node B, beside it, asks qb and sends its answer. `waits` maps each
+ * open question to its interrupt id; `resume` answers one question by id.
+ */
+export function asksTwiceBesideOne(saver: ForkpointSaver, send: (t: string) => Promise<unknown>) {
+  const graph = new StateGraph(Log)
+    .addNode("A", async () => {
+      const v1 = interrupt("q1") as string;
+      const v2 = interrupt("q2") as string;
+      await send(`A:${v1},${v2}`);
+      return { log: [`A:${v1},${v2}`] };
+    })
+    .addNode("B", async () => {
+      const v = interrupt("qb") as string;
+      await send(`qb=${v}`);
+      return { log: [`qb=${v}`] };
+    })
+    .addEdge(START, "A")
+    .addEdge(START, "B")
+    .addEdge("A", END)
+    .addEdge("B", END)
+    .compile({ checkpointer: saver });
+  const config = { configurable: { thread_id: "t" }, durability: "sync" as const };
+  const waits = async () =>
+    Object.fromEntries((await graph.getState(config)).tasks.flatMap((t) => t.interrupts).map((i) => [i.value as string, i.id as string]));
+  const resume = async (q: string, v: string) => graph.invoke(new Command({ resume: { [(await waits())[q]!]: v } }), config);
+  return { graph, config, waits, resume };
 }
