@@ -96,6 +96,23 @@ const isToolPart = (p: unknown): p is { type: string; toolCallId: string } =>
 export const callsOf = (m: MessageInput): string[] =>
   Array.isArray(m.content) ? m.content.flatMap((p) => (isToolPart(p) ? [p.toolCallId] : [])) : [];
 
+/** A tool part's states that tell its call has not run: an approval still asked for, or denied. */
+const NOT_RUN = new Set(["approval-requested", "output-denied"]);
+
+/**
+ * The ids of the tool calls a message's parts show run or running: a call whose approval it still asks for or denies
+ * is not (a stale tab's deny of an approval another request granted is an answer without that call).
+ */
+export const shownCallsOf = (m: MessageInput): string[] =>
+  Array.isArray(m.content)
+    ? m.content.flatMap((p) => {
+        if (!isToolPart(p)) return [];
+        const { state, approval } = p as { state?: unknown; approval?: { approved?: unknown } };
+        const denied = state === "approval-responded" && approval?.approved === false;
+        return NOT_RUN.has(String(state)) || denied ? [] : [p.toolCallId];
+      })
+    : [];
+
 /**
  * The tool and input of each call a message's parts give one (a part still streaming its input, or only answering a
  * call, gives none): a model numbering its calls per response names a regenerated answer's calls as the old one's.
@@ -168,6 +185,7 @@ export async function saveChat<M extends UIMessage<any, any, any>>(
     continues: continuesAnswer,
     sameAs,
     callsOf,
+    shownCallsOf,
     callInputsOf,
     trackInputOf,
     ...optionsOf(options),

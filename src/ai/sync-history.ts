@@ -68,6 +68,11 @@ export function storedMessages(history: Message[]): StoredMessage[] {
 export interface SyncOptions extends CallReading {
   /** Whether `next` is a later form of the stored last message `stored` (an answer continued by a later request). */
   continues?: (stored: Message, next: MessageInput) => boolean;
+  /**
+   * The ids of the calls a message shows run (`callsOf` when absent): an edit of an answer keeps those applied, and a
+   * call it names as not run (an approval it denies) is undone with the forms after it.
+   */
+  shownCallsOf?: (message: MessageInput) => string[];
   /** The form of a content compared to tell whether a message changed, when a framework writes one content several ways. */
   sameAs?: (content: unknown) => unknown;
   /** The stored message the list's new messages follow, on its own lineage (see `saveChat`'s `after`). */
@@ -194,8 +199,9 @@ async function syncOnce(s: SessionHandle, inputs: MessageInput[], options: SyncO
 
 /**
  * The form of a stored answer (saved after each step: its forms and the calls between them) an edit of it forks before:
- * the first form after the last of those calls the edited message still names, so that the calls it shows stay applied
- * (a text edit keeping its tool parts); the first form when it names none of them.
+ * the first form after the last of those calls the edited message still shows run, so that the calls it shows stay
+ * applied (a text edit keeping its tool parts); the first form when it shows none of them (an approval denied after
+ * another request granted it: the granted call and the forms after it go).
  */
 async function formToEdit(
   s: SessionHandle,
@@ -205,7 +211,7 @@ async function formToEdit(
   options: SyncOptions,
 ): Promise<Message> {
   const { forms } = stored;
-  const named = new Set(options.callsOf?.(input) ?? []);
+  const named = new Set((options.shownCallsOf ?? options.callsOf)?.(input) ?? []);
   if (forms.length === 1 || named.size === 0) return forms[0]!;
   const first = forms[0]!.position;
   const latest = forms.at(-1)!.position;

@@ -1,0 +1,120 @@
+// A tool approval answered again by a stale tab (denied after another request approved it and the tool ran): a version without the approved call.
+import {
+  convertToModelMessages,
+  createIdGenerator,
+  isStepCount,
+  streamText,
+  tool,
+  type LanguageModel,
+  type ToolSet,
+  type UIMessage,
+} from "ai";
+import { expect, it } from "vitest";
+import { z } from "zod";
+import type { SessionHandle } from "../../src/index.js";
+import { loadChat, saveChat, undoableTools } from "../../src/ai/index.js";
+import { tempDatabases } from "../helpers.js";
+import { call, scriptedStreamModel, text } from "./mock-model.js";
+
+const dbs = tempDatabases();
+
+const user = (id: string, t: string): UIMessage => ({ id, role: "user", parts: [{ type: "text", text: t }] });
+
+/** The world's keys, with `put` adding one and `send`, the same tool, needing approval. */
+function worldTools(world: Set<string>) {
+  const execute = async ({ k }: { k: string }) => (world.add(k), k);
+  const tools = {
+    put: tool({ inputSchema: z.object({ k: z.string() }), execute }),
+    send: tool({ inputSchema: z.object({ k: z.string() }), execute, needsApproval: true }),
+  } satisfies ToolSet;
+  const undo = ({ args }: { args: { k: string } }) => void world.delete(args.k);
+  return { tools, undos: { put: undo, send: undo } };
+}
+
+/** The guide's route without `at`: saveChat before the loop, tools `{ after }` its question, saves in `onEnd` (and `onStepEnd`). */
+async function route(s: SessionHandle, world: Set<string>, messages: UIMessage[], model: LanguageModel, steps: boolean): Promise<void> {
+  const asked = await saveChat(s, messages);
+  const after = asked.lastMessageId;
+  const { tools, undos } = worldTools(world);
+  const result = streamText({
+    model,
+    messages: await convertToModelMessages(messages, { ignoreIncompleteToolCalls: true }),
+    tools: undoableTools(s, tools, undos, { after }),
+    stopWhen: isStepCount(6),
+  });
+  let saved!: Promise<unknown>;
+  const ended = new Promise<void>((resolve) => {
+    const response = result.toUIMessageStreamResponse({
+      originalMessages: messages,
+      generateMessageId: createIdGenerator({ prefix: "msg", size: 16 }),
+      ...(steps ? { onStepEnd: async ({ messages: all }) => void (await saveChat(s, all, { after })) } : {}),
+      onEnd: async ({ messages: all }) => {
+        saved = saveChat(s, all, { after });
+        await saved.finally(resolve);
+      },
+    });
+    void response.text();
+  });
+  await ended;
+  await saved;
+}
+
+/** The chat with the approval of call `id` answered. */
+function respond(chat: UIMessage[], id: string, approved: boolean): UIMessage[] {
+  const answer = chat.at(-1)!;
+  const parts = answer.parts.map((p) =>
+    "toolCallId" in p && p.toolCallId === id && p.state === "approval-requested"
+      ? { ...p, state: "approval-responded" as const, approval: { ...p.approval, approved } }
+      : p,
+  );
+  return [...chat.slice(0, -1), { ...answer, parts } as UIMessage];
+}
+
+/** For each branch once switched to: the calls its chat shows run, the calls its track holds applied, the world. */
+async function eachBranch(s: SessionHandle, world: Set<string>) {
+  const out: { shown: string[]; applied: string[]; world: string[] }[] = [];
+  for (const b of await s.branches()) {
+    await s.switchBranch(b.id);
+    const shown = (await loadChat(s)).flatMap((m) =>
+      m.parts.flatMap((p) => ("toolCallId" in p && p.state === "output-available" ? [p.toolCallId] : [])),
+    );
+    const applied = (await s.toolTrack()).filter((t) => t.applied).map((t) => t.callId!);
+    out.push({ shown: shown.sort(), applied: applied.sort(), world: [...world].sort() });
+  }
+  return out;
+}
+
+for (const steps of [false, true]) {
+  for (const before of [false, true]) {
+    const how = `${steps ? "saved after each step" : "saved at the end"}${before ? ", a call made with the question" : ""}`;
+    it(`an approval denied by a stale tab after it was approved and ran: the denied version holds no approved call (${how})`, async () => {
+      const { fp } = dbs.open();
+      const world = new Set<string>();
+      const s = await fp.createSession({ userId: "u" });
+      const first = [...(before ? [call("a1", "put", { k: "a1" })] : []), call("g1", "send", { k: "g1" })];
+      await route(s, world, [user("q", "send it")], scriptedStreamModel([first]), steps);
+      // Both tabs show the approval asked; the first approves it (g1 runs, then p1), the other, not reloaded, denies it.
+      const shown = JSON.stringify(await loadChat(s));
+      const approve = respond(JSON.parse(shown) as UIMessage[], "g1", true);
+      await route(s, world, approve, scriptedStreamModel([[call("p1", "put", { k: "p1" })], [text("sent")]]), steps);
+      const deny = respond(JSON.parse(shown) as UIMessage[], "g1", false);
+      await route(s, world, deny, scriptedStreamModel([[call("p2", "put", { k: "p2" })], [text("not sent")]]), steps);
+
+      const kept = before ? ["a1"] : [];
+      // The denied answer is current: the approved call and the calls after it are undone.
+      const chat = await loadChat(s);
+      expect(chat.at(-1)!.parts.find((p) => "toolCallId" in p && p.toolCallId === "g1")).toMatchObject({ state: "output-denied" });
+      expect((await s.toolTrack()).filter((t) => t.applied).map((t) => t.callId)).toEqual([...kept, "p2"]);
+      expect([...world].sort()).toEqual([...kept, "p2"]);
+      // Each answer is a version of the other (`< 2/2 >`), and every branch shows what it holds.
+      const [answer] = (await s.history({ withVersions: true })).filter((m) => m.role === "assistant");
+      expect([answer!.versions!.index, answer!.versions!.count]).toEqual([1, 2]);
+      const seen = await eachBranch(s, world);
+      for (const b of seen) {
+        expect(b.applied).toEqual(b.shown);
+        expect(b.world).toEqual(b.shown);
+      }
+      expect(seen.map((b) => b.shown.join(",")).sort()).toEqual([[...kept, "g1", "p1"].sort().join(","), [...kept, "p2"].join(",")].sort());
+    });
+  }
+}
