@@ -1,4 +1,4 @@
-// A tool approval answered again by a stale tab (denied after another request approved it and the tool ran): a version without the approved call.
+// A stale tab still showing a tool approval asked (another tab approved it, the tool ran) denies it or asks on: a version without the approved call.
 import {
   convertToModelMessages,
   createIdGenerator,
@@ -117,4 +117,35 @@ for (const steps of [false, true]) {
       expect(seen.map((b) => b.shown.join(",")).sort()).toEqual([[...kept, "g1", "p1"].sort().join(","), [...kept, "p2"].join(",")].sort());
     });
   }
+}
+
+for (const steps of [false, true]) {
+  const how = steps ? "saved after each step" : "saved at the end";
+  it(`a question asked by a stale tab still showing the approval asked, after it was approved and ran: its branch holds no approved call (${how})`, async () => {
+    const { fp } = dbs.open();
+    const world = new Set<string>();
+    const s = await fp.createSession({ userId: "u" });
+    await route(
+      s,
+      world,
+      [user("q", "send it")],
+      scriptedStreamModel([[call("a1", "put", { k: "a1" }), call("g1", "send", { k: "g1" })]]),
+      steps,
+    );
+    const shown = JSON.stringify(await loadChat(s));
+    const approve = respond(JSON.parse(shown) as UIMessage[], "g1", true);
+    await route(s, world, approve, scriptedStreamModel([[call("p1", "put", { k: "p1" })], [text("sent")]]), steps);
+    // The other tab leaves the approval unanswered and asks on: its chat shows g1 not run.
+    const asked = [...(JSON.parse(shown) as UIMessage[]), user("q2", "and then")];
+    await route(s, world, asked, scriptedStreamModel([[call("p2", "put", { k: "p2" })], [text("then done")]]), steps);
+
+    expect((await s.toolTrack()).filter((t) => t.applied).map((t) => t.callId)).toEqual(["a1", "p2"]);
+    expect([...world].sort()).toEqual(["a1", "p2"]);
+    const seen = await eachBranch(s, world);
+    for (const b of seen) {
+      expect(b.applied).toEqual(b.shown);
+      expect(b.world).toEqual(b.shown);
+    }
+    expect(seen.map((b) => b.shown.join(",")).sort()).toEqual(["a1,g1,p1", "a1,p2"]);
+  });
 }
