@@ -3,10 +3,12 @@
 // what the interrupted step (then reported unknown) may have done, and recovery restores the target's files over the
 // rest. Without a watcher a scan walks the whole tree: absorbed before the files step and at the end only. An undo or
 // a replay is held to the files its call's run changed: what changes elsewhere meanwhile (a save by hand) stays drift,
-// which the move's files step leaves as it is (see move-files.ts); so does a hand edit an undo puts back.
+// which the move's files step leaves as it is (see move-files.ts); so does a hand edit an undo puts back, which the
+// move's later steps leave as put back (see put-back.ts).
 import type { MoveStepRow, Step, Tx, WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
 import { absorbChanges, filesBefore, type FilesBefore } from "../workspace/absorb.js";
+import { PutBack } from "./put-back.js";
 
 export class OwnChanges {
   #before: FilesBefore | null = null;
@@ -18,10 +20,15 @@ export class OwnChanges {
   /** Paths an undo since the last absorb put a hand edit back in (its call's run found it there): drift, not ours. */
   #unseen = new Set<string>();
   /**
-   * Paths an earlier step of this move put a hand edit back in, absorbed as drift: a later step that may change them
-   * and does writes over that edit as its tool would (its own doing, not left as drift). Per step only (a watcher).
+   * Paths an earlier step of this move put a hand edit back in, absorbed as drift: a later step of a call without a
+   * record of its paths that may change them and does writes over that edit as its tool would (it may be that call's
+   * own effect, as a recorded call's write found as drift is): its own doing, not left as drift. A watcher's only.
    */
-  #putBack = new Set<string>();
+  #mayOwn = new Set<string>();
+  /** The hand edits this move's undos put back, kept as put back by later steps of calls with recorded paths. */
+  #putBack: PutBack | null = null;
+  /** The running step: the paths it may change, and what those it may put a hand edit back in held as it began. */
+  #step: { may: Set<string> | "all"; before: ReturnType<PutBack["read"]> } | null = null;
 
   private constructor(
     private readonly ctx: EngineContext,
@@ -40,11 +47,19 @@ export class OwnChanges {
     sessionId: string,
     hasWorkspace = true,
     ownDrift?: ReadonlySet<string> | "all",
+    putBack: readonly string[] = [],
   ): Promise<OwnChanges> {
     const ws = hasWorkspace ? await ctx.store.read((tx) => tx.getWorkspace(sessionId)) : undefined;
     const own = new OwnChanges(ctx, sessionId, ws, ownDrift);
     await own.resume();
+    // A resumed move: the hand edits its finished undos put back are on disk as they left them (see `putBackPaths`).
+    if (own.holding) own.#putBackOf(ws!).holdAsIs(putBack);
     return own;
+  }
+
+  #putBackOf(ws: WorkspaceRow): PutBack {
+    this.#putBack ??= new PutBack(ws.dir, (message, error) => this.ctx.logger.warn(message, error));
+    return this.#putBack;
   }
 
   /** Whether steps' paths are asked for (`expect`): the workspace's files are tracked here. */
@@ -58,13 +73,29 @@ export class OwnChanges {
    */
   expect(paths: readonly string[] | undefined, unseen: readonly string[] = []): void {
     for (const path of unseen) this.#unseen.add(path);
+    if (this.ws && this.holding) {
+      const putBack = this.#putBackOf(this.ws);
+      this.#step = { may: paths === undefined ? "all" : new Set(paths), before: putBack.read(unseen) };
+    }
     if (this.#may === "all") return;
     if (paths === undefined) this.#may = "all";
     else for (const path of paths) this.#may.add(path);
   }
 
-  /** A step ran: what changed since the last one becomes known, and what changes next is tracked. */
-  async step(): Promise<void> {
+  /**
+   * A step ran (`undone`: an undo that succeeded): the hand edits put back earlier that it wrote over are written back,
+   * those it put back are kept from now on; what changed since the last step becomes known, and what changes next is
+   * tracked.
+   */
+  async step(undone = false): Promise<void> {
+    const ran = this.#step;
+    this.#step = null;
+    if (ran && this.#putBack) {
+      // A call without recorded paths may have written its own effect there: what it wrote stays (see `#mayOwn`).
+      if (ran.may === "all") this.#putBack.release();
+      else this.#putBack.keep(ran.may);
+      if (undone) this.#putBack.hold(ran.before);
+    }
     const state = this.#before?.state;
     if (!state?.watch || !state.walked) return;
     await this.pause();
@@ -81,15 +112,13 @@ export class OwnChanges {
     this.#unseen = new Set();
     const own = this.#ownDrift(may);
     await absorbChanges(this.ctx, this.sessionId, before, undefined, may === "all" ? undefined : may, own, unseen);
-    if (before?.state.watch && before.state.walked) for (const path of unseen) this.#putBack.add(path);
+    if (before?.state.watch && before.state.walked) for (const path of unseen) this.#mayOwn.add(path);
   }
 
-  /** The drifted paths this absorb's changes may make known: a crash's, and the hand edits put back earlier it may change. */
+  /** The drifted paths this absorb's changes may make known: a crash's, and the hand edits put back earlier a call without recorded paths may change. */
   #ownDrift(may: Set<string> | "all"): ReadonlySet<string> | "all" | undefined {
-    if (this.ownDrift === "all") return "all";
-    const putBack = [...this.#putBack].filter((path) => may === "all" || may.has(path));
-    if (putBack.length === 0) return this.ownDrift;
-    return new Set([...(this.ownDrift ?? []), ...putBack]);
+    if (this.ownDrift === "all" || may !== "all" || this.#mayOwn.size === 0) return this.ownDrift;
+    return new Set([...(this.ownDrift ?? []), ...this.#mayOwn]);
   }
 
   /** Tracked again from here (after the files were restored). */
@@ -101,6 +130,19 @@ export class OwnChanges {
   end(): Promise<void> {
     return this.pause();
   }
+}
+
+/**
+ * The paths a resumed move's finished undos put a hand edit back in (their calls' runs found it there), but those a
+ * step a crash interrupted may have changed since (`interrupted`: that step's own doing, as drift it leaves is).
+ */
+export function* putBackPaths(tx: Tx, steps: readonly MoveStepRow[], interrupted: ReadonlySet<string> | "all"): Step<string[]> {
+  if (interrupted === "all") return [];
+  const out = new Set<string>();
+  for (const step of steps)
+    if (step.op === "undo" && step.status === "done")
+      for (const path of yield* tx.callHandEdited(step.entryId)) if (!interrupted.has(path)) out.add(path);
+  return [...out];
 }
 
 /**

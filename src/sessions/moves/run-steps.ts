@@ -11,16 +11,17 @@ import { holdLease, type HeldLease } from "./lease.js";
 import { restoreMoveFiles, type RestoredFiles } from "./move-files.js";
 import { type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js";
 import { inflightMoves } from "../core/ownership.js";
-import { OwnChanges, interruptedPaths } from "./own-changes.js";
+import { OwnChanges, interruptedPaths, putBackPaths } from "./own-changes.js";
 import { keepUnrecorded, type StepOutcome } from "./unrecorded-steps.js";
 import { targetLineage } from "./target-lineage.js";
 import { asideCleared } from "../workspace/unapplied.js";
 import type { RestoreJournal } from "../workspace/restore-guards.js";
 
-/** The move's steps, and the paths of those a crash interrupted (see `interruptedPaths`). */
+/** The move's steps, the paths of those a crash interrupted (see `interruptedPaths`), and the hand edits put back. */
 function* stepsOf(tx: Tx, moveId: string) {
   const rows = yield* tx.moveSteps(moveId);
-  return [rows, yield* interruptedPaths(tx, rows)] as const;
+  const interrupted = yield* interruptedPaths(tx, rows);
+  return [rows, interrupted, yield* putBackPaths(tx, rows, interrupted)] as const;
 }
 
 /**
@@ -42,9 +43,9 @@ export async function runJournaledMove(
   const lease = holdMoveLease(ctx, spec.sessionId, moveId);
   let changes = own;
   try {
-    const [steps, interrupted] = await ctx.store.read((tx) => stepsOf(tx, moveId));
+    const [steps, interrupted, putBack] = await ctx.store.read((tx) => stepsOf(tx, moveId));
     // A move of no undo or replay runs no tool: nothing it does to the files but its restore is its own (see move.ts).
-    changes ??= await OwnChanges.start(ctx, spec.sessionId, steps.length > 0, interrupted);
+    changes ??= await OwnChanges.start(ctx, spec.sessionId, steps.length > 0, interrupted, putBack);
     // Resumed after a replay started, the files were restored already.
     let filesDue = spec.files !== undefined && !steps.some((s) => s.op === "replay" && s.status !== "pending");
     let files: RestoredFiles | undefined;
@@ -229,7 +230,7 @@ export async function runStep(
     await recording(ctx, spec.sessionId, step, { status: "failed", error }, (tx) => failStepUnit(tx, ctx, step, error));
     return { tool: invocation.tool, cause };
   }
-  await own?.step();
+  await own?.step(step.op === "undo");
   const done = { status: "done", result: resultText } as const;
   await recording(ctx, spec.sessionId, step, done, (tx) => completeStepUnit(tx, ctx, step, resultText, spec));
   ctx.events.emit(step.op === "undo" ? "undo" : "replay", { ...invocation, applied: step.op === "replay" });

@@ -1,0 +1,88 @@
+// Hand edits a move's undo puts back (its call's run found them there) are the user's: the move's later undos and
+// replays of calls whose recorded paths hold those files leave them as put back (a write there is taken back after
+// the step), so the edit stays, as drift. A call without that record may have written that content itself (a recorded
+// call's write is drift too): once one runs, its undo or replay writes there as its tool would.
+import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { codeOf } from "../workspace/walk.js";
+import { stagedName } from "../workspace/staged.js";
+
+/** A file as put back: its content and mode; null: no file there (a deletion by hand put back). */
+type Held = { content: Buffer; mode: number } | null;
+
+export class PutBack {
+  /** The paths holding a hand edit put back, with what it is. */
+  readonly #held = new Map<string, Held>();
+
+  constructor(
+    private readonly dir: string,
+    private readonly warn: (message: string, error: unknown) => void,
+  ) {}
+
+  /** What `paths` hold now (undefined: something not kept, as a link or a folder, or unreadable). */
+  read(paths: Iterable<string>): Map<string, Held | undefined> {
+    const out = new Map<string, Held | undefined>();
+    for (const path of paths) if (!this.#held.has(path)) out.set(path, this.#readOne(path));
+    return out;
+  }
+
+  /** After an undo: the paths it changed from `before` (read as it began) hold the hand edit it put back. */
+  hold(before: ReadonlyMap<string, Held | undefined>): void {
+    for (const [path, was] of before) {
+      const now = this.#readOne(path);
+      if (now !== undefined && !same(was, now)) this.#held.set(path, now);
+    }
+  }
+
+  /** Holds `paths` as they are now (a resumed move: the hand edits its finished undos put back). */
+  holdAsIs(paths: Iterable<string>): void {
+    for (const [path, now] of this.read(paths)) if (now !== undefined) this.#held.set(path, now);
+  }
+
+  /** No longer held: a step of a call without recorded paths ran, which may have written its own effect there. */
+  release(): void {
+    this.#held.clear();
+  }
+
+  /** After a step that may have changed `may`: the hand edits put back there are written back. */
+  keep(may: ReadonlySet<string>): void {
+    for (const [path, held] of this.#held) {
+      if (!may.has(path)) continue;
+      const now = this.#readOne(path);
+      if (now === undefined || same(held, now)) continue;
+      try {
+        this.#write(path, held);
+      } catch (error) {
+        this.warn(`forkpoint: a hand edit put back in ${join(this.dir, path)} could not be written back after a later step`, error);
+      }
+    }
+  }
+
+  #full(path: string): string {
+    return join(this.dir, ...path.split("/"));
+  }
+
+  #readOne(path: string): Held | undefined {
+    const full = this.#full(path);
+    try {
+      const st = lstatSync(full);
+      return st.isFile() ? { content: readFileSync(full), mode: st.mode & 0o777 } : undefined;
+    } catch (error) {
+      return codeOf(error) === "ENOENT" || codeOf(error) === "ENOTDIR" ? null : undefined;
+    }
+  }
+
+  /** Written beside the file, then renamed into place: a link in the way is replaced, never written through. */
+  #write(path: string, held: Held): void {
+    const full = this.#full(path);
+    if (held === null) return rmSync(full, { force: true });
+    mkdirSync(dirname(full), { recursive: true });
+    const staged = join(dirname(full), stagedName(basename(full), process.pid));
+    writeFileSync(staged, held.content);
+    chmodSync(staged, held.mode);
+    renameSync(staged, full);
+  }
+}
+
+const same = (a: Held | undefined, b: Held | undefined): boolean =>
+  a === b || (!!a && !!b && a.mode === b.mode && a.content.equals(b.content));

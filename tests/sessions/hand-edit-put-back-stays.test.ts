@@ -1,0 +1,147 @@
+// A hand edit a call's undo puts back stays as put back for the rest of the move: an earlier call of the same move that
+// also wrote that file does not overwrite or delete it on undo. Kept as drift, listed in `files.kept`, with a watcher
+// or without, and in a move a crash interrupted, once recovered.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { expect, it } from "vitest";
+import { defineTool, type Forkpoint, type SessionHandle } from "../../src/index.js";
+import { engineOf } from "../../src/sessions/forkpoint.js";
+import { workspaceStateFor } from "../../src/sessions/workspace/state.js";
+import { watchableFileSystem } from "../../src/sessions/workspace/watch.js";
+import { readOrNull, tempDir, writeFileTool, type WriteArgs, type WriteResult } from "../fixtures/file-tools.js";
+import { expireLeases } from "../fixtures/backend.js";
+import { startWorker } from "../fixtures/workers.js";
+import { rejectionOf, tempDatabases } from "../helpers.js";
+
+const dbs = tempDatabases();
+const WORKER = fileURLToPath(new URL("../fixtures/stalled-move.ts", import.meta.url));
+const watched = watchableFileSystem(os.tmpdir());
+
+const put = (p: string, text: string | null) => (text === null ? fs.rmSync(p, { force: true }) : fs.writeFileSync(p, text));
+
+const removeFile = defineTool<{ path: string }, { previous: string | null }>({
+  name: "delete_file",
+  effects: "workspace",
+  run: ({ path: p }) => {
+    const previous = readOrNull(p);
+    fs.rmSync(p, { force: true });
+    return { previous };
+  },
+  undo: ({ args, result }) => put(args.path, result.previous),
+});
+
+const renameFile = defineTool<{ from: string; to: string }, { from: string | null; to: string | null }>({
+  name: "rename_file",
+  effects: "workspace",
+  run: ({ from, to }) => {
+    const was = { from: readOrNull(from), to: readOrNull(to) };
+    if (was.from !== null) fs.renameSync(from, to);
+    return was;
+  },
+  undo: ({ args, result }) => {
+    put(args.from, result.from);
+    put(args.to, result.to);
+  },
+});
+
+/** In this process stall_write only writes (its undo stalls in the child, tests/fixtures/stalled-move.ts). */
+const stallWrite = defineTool<WriteArgs, WriteResult>({
+  name: "stall_write",
+  run: (args) => {
+    fs.writeFileSync(args.path, args.text);
+    return { previous: null };
+  },
+  undo: ({ args }) => fs.rmSync(args.path, { force: true }),
+});
+
+/** A session on a fresh workspace, checkpointed empty; `walk`: followed without a watcher (every scan walks). */
+async function started(walk: boolean, fp?: Forkpoint) {
+  const ws = tempDir("forkpoint-put-back-");
+  const opened = fp ?? dbs.open({ tools: [removeFile, renameFile, writeFileTool()] as never[] }).fp;
+  const s = await opened.createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  if (walk) {
+    const state = workspaceStateFor(engineOf(opened).ctx, s.id)!;
+    state.watch?.close();
+    state.watch = null;
+    state.watchable = false;
+  }
+  const start = await s.checkpoint({ name: "start" });
+  return { s, ws, start, file: (rel: string) => path.join(ws, rel) };
+}
+
+/** d written, renamed to c, d made again by hand, then deleted by the agent (the reproducer of seed 6). */
+async function renamedThenDeleted(s: SessionHandle, file: (rel: string) => string) {
+  await s.invoke("write_file", { path: file("d"), text: "w" });
+  await s.invoke("rename_file", { from: file("d"), to: file("c") });
+  fs.writeFileSync(file("d"), "by hand");
+  await s.invoke("delete_file", { path: file("d") });
+}
+
+/** d written, then edited by hand, then written back as the first call left it (so no drift is left before the move). */
+async function writtenTwice(s: SessionHandle, file: (rel: string) => string) {
+  await s.invoke("write_file", { path: file("d"), text: "w" });
+  fs.writeFileSync(file("d"), "by hand");
+  await s.invoke("write_file", { path: file("d"), text: "w" });
+}
+
+for (const walk of [false, true])
+  for (const [name, calls] of [
+    ["renamed away, made by hand, then deleted", renamedThenDeleted],
+    ["written, edited by hand, then written back", writtenTwice],
+  ] as const) {
+    const how = walk ? "without a watcher" : "with a watcher where there is one";
+    it(`${name}: a both rewind keeps the hand edit its undo put back (${how})`, async () => {
+      const { s, start, file } = await started(walk);
+      await calls(s, file);
+      const moved = await s.rollback(start.id, { scope: "both" });
+      expect(moved.undone.length).toBeGreaterThan(1);
+      expect(moved.files?.kept).toEqual(["d"]);
+      expect(readOrNull(file("d"))).toBe("by hand");
+      expect(readOrNull(file("c"))).toBeNull();
+      // Drift: a files rewind refuses it rather than overwrite it unsaved.
+      expect(await rejectionOf(s.rollback(start.id, { scope: "files" }))).toMatchObject({ code: "WORKSPACE_DRIFT" });
+      expect(readOrNull(file("d"))).toBe("by hand");
+    });
+
+    it(`${name}: a conversation rewind keeps it too (${how})`, async () => {
+      const { s, start, file } = await started(walk);
+      await calls(s, file);
+      await s.rollback(start.id, { scope: "conversation" });
+      expect(readOrNull(file("d"))).toBe("by hand");
+      expect(readOrNull(file("c"))).toBeNull();
+    });
+  }
+
+it.skipIf(!watched)("a both rewind killed after the undo that put the hand edit back keeps it once recovered", async () => {
+  const db = dbs.path();
+  const fp = dbs.open({ path: db, tools: [writeFileTool(), stallWrite] as never[] }).fp;
+  const { s, start, file } = await started(false, fp);
+  await s.invoke("write_file", { path: file("d"), text: "w" });
+  await s.invoke("stall_write", { path: file("e"), text: "e" });
+  fs.writeFileSync(file("d"), "by hand");
+  await s.invoke("write_file", { path: file("d"), text: "w" });
+  await fp.close();
+
+  // Undone last first: write_file's undo puts "by hand" back, then stall_write's undo stalls and the child is killed.
+  const marker = path.join(path.dirname(db), "stalled");
+  const w = startWorker(WORKER, [db, s.id, "rollback", start.id, "both", marker]);
+  while (!fs.existsSync(marker) && w.child.exitCode === null) await new Promise((r) => setTimeout(r, 20));
+  w.child.kill("SIGKILL");
+  expect((await w.done).stderr).toBe("");
+  expect(readOrNull(file("d"))).toBe("by hand");
+  await expireLeases(db);
+
+  // Recovery undoes the first write_file, which would delete d: the hand edit stays. The interrupted undo may have
+  // made that drift, so the files step is refused (as drift-in-move.ts says), with d left as it is.
+  const again = dbs.open({ path: db, tools: [writeFileTool(), stallWrite] as never[], recover: false }).fp;
+  const report = await again.recover();
+  expect(report.resumed).toEqual([]);
+  expect(report.failed).toHaveLength(1);
+  expect(report.failed[0]!.error).toMatchObject({ code: "WORKSPACE_DRIFT" });
+  expect(report.failed[0]!.error.message).toContain("(d)");
+  expect(readOrNull(file("d"))).toBe("by hand");
+  expect(readOrNull(file("e"))).toBe("e");
+});
