@@ -14,7 +14,8 @@ export interface KeptTarget {
   kept: string[];
   /**
    * Those of `kept` the move reports (`files.kept`); absent: all. Paths kept only for calls the world shares with the
-   * target (`LeftApplied.shared`) are not reported: they are the target's files as much as the world's.
+   * target (`LeftApplied.shared`) are not reported: they are the target's files as much as the world's; nor are those
+   * of other calls that hold just what the shared ones left there.
    */
   shown?: string[];
   /**
@@ -63,6 +64,9 @@ export function* keptTarget(
   // (as of the point the two sides part, not a later hand edit one side saved), or, not known, stays as the world has it.
   const shown = new Set(kept.keys());
   const outputs = yield* sharedOutputs(tx, spec.sessionId, shared);
+  // A path kept for a call left applied that holds what the shared calls left there (a call without recorded paths
+  // takes in every path that changed across it) is what the target's lineage has too: not kept as drift, not reported.
+  for (const path of shown) if (outputs.has(path) && outputs.get(path) === kept.get(path)) shown.delete(path);
   const targetIds = yield* filesAt(tx, reader, target, [...outputs.keys()]);
   for (const id of shared) {
     const paths = yield* pathsAcross(tx, spec, reader, id, now);
