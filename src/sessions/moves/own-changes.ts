@@ -139,9 +139,13 @@ export class OwnChanges {
 export function* putBackPaths(tx: Tx, steps: readonly MoveStepRow[], interrupted: ReadonlySet<string> | "all"): Step<string[]> {
   if (interrupted === "all") return [];
   const out = new Set<string>();
-  for (const step of steps)
-    if (step.op === "undo" && step.status === "done")
+  for (const step of steps) {
+    if (step.status === "pending") continue;
+    // A step of a call without recorded paths wrote there as its tool would (see `PutBack.release`).
+    if ((yield* tx.callPaths(step.entryId)) === undefined) out.clear();
+    else if (step.op === "undo" && step.status === "done")
       for (const path of yield* tx.callHandEdited(step.entryId)) if (!interrupted.has(path)) out.add(path);
+  }
   return [...out];
 }
 
