@@ -50,10 +50,19 @@ export function* keptTarget(
   const now = yield* reader.rootOf(tx, known);
   const target = yield* reader.rootOf(tx, manifestId);
   const restored = new Map((yield* diffTrees(tx, reader, now, target)).map((c) => [c.path, c.from]));
+  const outputs = yield* sharedOutputs(tx, spec.sessionId, shared);
+  // A path kept that holds what the shared calls left there (a call without recorded paths takes in every path that
+  // changed across it) is what the target's lineage has too: not kept as drift, not reported.
+  const sharedHas = (path: string, id: string | null) => outputs.has(path) && outputs.get(path) === id;
+  const everything = (): KeptTarget => {
+    const all = [...restored.keys()].sort();
+    const shown = all.filter((path) => !sharedHas(path, restored.get(path)!));
+    return { manifestId: known, kept: all, nothing: true, ...(shown.length === all.length ? {} : { shown }) };
+  };
   const kept = new Map<string, string | null>();
   for (const id of failed) {
     const paths = yield* pathsAcross(tx, spec, reader, id, now);
-    if (paths === undefined) return { manifestId: known, kept: [...restored.keys()].sort(), nothing: true };
+    if (paths === undefined) return everything();
     for (const path of paths) if (restored.has(path)) kept.set(path, restored.get(path)!);
   }
   // An irreversible call's effect stays out there: the paths its run recorded stay as they are. One without that record
@@ -62,15 +71,11 @@ export function* keptTarget(
     for (const path of (yield* tx.callPaths(id)) ?? []) if (restored.has(path)) kept.set(path, restored.get(path)!);
   // Not reported: the target's lineage holds these calls' effects too. A path gets what the newest of them left there
   // (as of the point the two sides part, not a later hand edit one side saved), or, not known, stays as the world has it.
-  const shown = new Set(kept.keys());
-  const outputs = yield* sharedOutputs(tx, spec.sessionId, shared);
-  // A path kept for a call left applied that holds what the shared calls left there (a call without recorded paths
-  // takes in every path that changed across it) is what the target's lineage has too: not kept as drift, not reported.
-  for (const path of shown) if (outputs.has(path) && outputs.get(path) === kept.get(path)) shown.delete(path);
+  const shown = new Set([...kept.keys()].filter((path) => !sharedHas(path, kept.get(path)!)));
   const targetIds = yield* filesAt(tx, reader, target, [...outputs.keys()]);
   for (const id of shared) {
     const paths = yield* pathsAcross(tx, spec, reader, id, now);
-    if (paths === undefined) return { manifestId: known, kept: [...restored.keys()].sort(), nothing: true };
+    if (paths === undefined) return everything();
     for (const path of paths) {
       if (shown.has(path)) continue;
       const output = outputs.get(path);
