@@ -46,6 +46,19 @@ const renameFile = defineTool<{ from: string; to: string }, { from: string | nul
   },
 });
 
+/** Records a note outside the workspace; recorded with `recordToolCall`, so no record of its files. */
+const notes: string[] = [];
+const note = defineTool<{ text: string }, { ok: boolean }>({
+  name: "note",
+  run: ({ text }) => {
+    notes.push(text);
+    return { ok: true };
+  },
+  undo: ({ args }) => {
+    notes.push(`un${args.text}`);
+  },
+});
+
 /** In this process stall_write only writes (its undo stalls in the child, tests/fixtures/stalled-move.ts). */
 const stallWrite = defineTool<WriteArgs, WriteResult>({
   name: "stall_write",
@@ -59,7 +72,7 @@ const stallWrite = defineTool<WriteArgs, WriteResult>({
 /** A session on a fresh workspace, checkpointed empty; `walk`: followed without a watcher (every scan walks). */
 async function started(walk: boolean, fp?: Forkpoint) {
   const ws = tempDir("forkpoint-put-back-");
-  const opened = fp ?? dbs.open({ tools: [removeFile, renameFile, writeFileTool()] as never[] }).fp;
+  const opened = fp ?? dbs.open({ tools: [removeFile, renameFile, note, writeFileTool()] as never[] }).fp;
   const s = await opened.createSession({ userId: "u" });
   await s.attachWorkspace(ws);
   if (walk) {
@@ -73,16 +86,18 @@ async function started(walk: boolean, fp?: Forkpoint) {
 }
 
 /** d written, renamed to c, d made again by hand, then deleted by the agent (the reproducer of seed 6). */
-async function renamedThenDeleted(s: SessionHandle, file: (rel: string) => string) {
+async function renamedThenDeleted(s: SessionHandle, file: (rel: string) => string, between?: () => Promise<unknown>) {
   await s.invoke("write_file", { path: file("d"), text: "w" });
   await s.invoke("rename_file", { from: file("d"), to: file("c") });
+  await between?.();
   fs.writeFileSync(file("d"), "by hand");
   await s.invoke("delete_file", { path: file("d") });
 }
 
 /** d written, then edited by hand, then written back as the first call left it (so no drift is left before the move). */
-async function writtenTwice(s: SessionHandle, file: (rel: string) => string) {
+async function writtenTwice(s: SessionHandle, file: (rel: string) => string, between?: () => Promise<unknown>) {
   await s.invoke("write_file", { path: file("d"), text: "w" });
+  await between?.();
   fs.writeFileSync(file("d"), "by hand");
   await s.invoke("write_file", { path: file("d"), text: "w" });
 }
@@ -106,6 +121,15 @@ for (const walk of [false, true])
       expect(readOrNull(file("d"))).toBe("by hand");
     });
 
+    it(`${name}, a recorded call between: a both rewind keeps the hand edit that call left alone (${how})`, async () => {
+      const { s, start, file } = await started(walk);
+      await calls(s, file, () => s.recordToolCall({ tool: "note", args: { text: "n" }, result: { ok: true } }));
+      const moved = await s.rollback(start.id, { scope: "both" });
+      expect(moved.undone.map((t) => t.tool)).toContain("note");
+      expect(moved.files?.kept).toEqual(["d"]);
+      expect(readOrNull(file("d"))).toBe("by hand");
+    });
+
     it(`${name}: a conversation rewind keeps it too (${how})`, async () => {
       const { s, start, file } = await started(walk);
       await calls(s, file);
@@ -114,6 +138,21 @@ for (const walk of [false, true])
       expect(readOrNull(file("c"))).toBeNull();
     });
   }
+
+for (const walk of [false, true])
+  it(`calls one after another over a hand edit: a forced rewind keeps the hand edit the first one found (${walk ? "without a watcher" : "with a watcher where there is one"})`, async () => {
+    const { s, start, file } = await started(walk);
+    await s.invoke("write_file", { path: file("d"), text: "w" });
+    fs.writeFileSync(file("d"), "by hand");
+    // Each finds drift there: the hand edit, then what the call before it left (forkpoint never took it for its own).
+    await s.invoke("write_file", { path: file("d"), text: "x" });
+    await s.invoke("write_file", { path: file("d"), text: "y" });
+    expect(await rejectionOf(s.rollback(start.id, { scope: "both" }))).toMatchObject({ code: "WORKSPACE_DRIFT" });
+    const moved = await s.rollback(start.id, { scope: "both", force: true });
+    expect(moved.savedDrift?.files).toEqual(["d"]);
+    expect(moved.files?.kept).toEqual(["d"]);
+    expect(readOrNull(file("d"))).toBe("by hand");
+  });
 
 it.skipIf(!watched)("a both rewind killed after the undo that put the hand edit back keeps it once recovered", async () => {
   const db = dbs.path();

@@ -75,7 +75,9 @@ export class OwnChanges {
     for (const path of unseen) this.#unseen.add(path);
     if (this.ws && this.holding) {
       const putBack = this.#putBackOf(this.ws);
-      this.#step = { may: paths === undefined ? "all" : new Set(paths), before: putBack.read(unseen) };
+      // Where its call's run found a hand edit too, the undo puts that one back (see `PutBack.hold`): not kept from it.
+      const may = paths === undefined ? "all" : new Set(paths.filter((path) => !unseen.includes(path)));
+      this.#step = { may, before: putBack.read(unseen) };
     }
     if (this.#may === "all") return;
     if (paths === undefined) this.#may = "all";

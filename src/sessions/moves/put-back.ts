@@ -1,7 +1,7 @@
 // Hand edits a move's undo puts back (its call's run found them there) are the user's: the move's later undos and
 // replays of calls whose recorded paths hold those files leave them as put back (a write there is taken back after
 // the step), so the edit stays, as drift. A call without that record may have written that content itself (a recorded
-// call's write is drift too): once one runs, its undo or replay writes there as its tool would.
+// call's write is drift too): what its undo or replay writes there stays, the move's own from then on.
 import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { codeOf } from "../workspace/walk.js";
@@ -22,11 +22,15 @@ export class PutBack {
   /** What `paths` hold now (undefined: something not kept, as a link or a folder, or unreadable). */
   read(paths: Iterable<string>): Map<string, Held | undefined> {
     const out = new Map<string, Held | undefined>();
-    for (const path of paths) if (!this.#held.has(path)) out.set(path, this.#readOne(path));
+    for (const path of paths) out.set(path, this.#readOne(path));
     return out;
   }
 
-  /** After an undo: the paths it changed from `before` (read as it began) hold the hand edit it put back. */
+  /**
+   * After an undo: the paths it changed from `before` (read as it began) hold the hand edit it put back, one held
+   * already included: its call's run found a hand edit there too, made before the one held (which may be no more than
+   * what that call left there, drift as the hand edit under it was), and the rewind goes back before it.
+   */
   hold(before: ReadonlyMap<string, Held | undefined>): void {
     for (const [path, was] of before) {
       const now = this.#readOne(path);
@@ -39,9 +43,9 @@ export class PutBack {
     for (const [path, now] of this.read(paths)) if (now !== undefined) this.#held.set(path, now);
   }
 
-  /** No longer held: a step of a call without recorded paths ran, which may have written its own effect there. */
+  /** After a step of a call without recorded paths: those it wrote are no longer held (that may be its own effect). */
   release(): void {
-    this.#held.clear();
+    for (const [path, held] of this.#held) if (!same(held, this.#readOne(path))) this.#held.delete(path);
   }
 
   /** After a step that may have changed `may`: the hand edits put back there are written back. */
