@@ -2,8 +2,9 @@
 // call's effect: a "both" move restoring it replays the call on top once it succeeded, so files and tool track agree.
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
 import { defineTool, type Forkpoint, type SessionHandle } from "../../src/index.js";
+import { TURN_WAIT_MS, turnWait } from "../../src/sessions/workspace/run-turns.js";
 import { readOrNull } from "../fixtures/file-tools.js";
 import { makeTempDir, removeDir } from "../helpers.js";
 import { openForkpoint } from "../fixtures/backend.js";
@@ -12,6 +13,11 @@ let dir: string;
 let ws: string;
 const opened: Forkpoint[] = [];
 const out = () => readOrNull(path.join(ws, "out"));
+
+// The other handle's checkpoint waits for the workspace's run turn that the held call keeps, then goes ahead beside it:
+// after 1 s here, not 10 (nothing else in this file runs beside another run).
+beforeAll(() => void (turnWait.ms = 1_000));
+afterAll(() => void (turnWait.ms = TURN_WAIT_MS));
 
 beforeEach(() => {
   dir = makeTempDir("forkpoint-checkpoint-running-");

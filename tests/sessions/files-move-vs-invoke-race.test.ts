@@ -3,12 +3,18 @@
 // the move reads the files or after it has restored them and marked the track, never in between.
 import fs from "node:fs";
 import path from "node:path";
-import { expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { ConflictError, defineTool, type SessionHandle } from "../../src/index.js";
+import { TURN_WAIT_MS, turnWait } from "../../src/sessions/workspace/run-turns.js";
 import { readOrNull, tempDir } from "../fixtures/file-tools.js";
 import { sleep, tempDatabases } from "../helpers.js";
 
 const dbs = tempDatabases();
+
+// A round whose call took the workspace's run turn first waits on the move that waits for that turn, until the move goes
+// ahead beside the call: after 2 s here, not 10 (still far longer than a move or call takes, so no other round does).
+beforeAll(() => void (turnWait.ms = 2_000));
+afterAll(() => void (turnWait.ms = TURN_WAIT_MS));
 
 /** What a call's handler waits for once it has written (the move it races): its completion then lands after the move. */
 let gate: Promise<unknown> = Promise.resolve();
