@@ -256,18 +256,21 @@ export class Watch {
   async sync(): Promise<Synced> {
     if (!(await this.#ready) || this.failed !== null) return UNTRUSTED;
     const n = ++this.#n;
+    let timer: NodeJS.Timeout | undefined;
     const answered = new Promise<(WatchMessage & { type: "sync" }) | null>((resolve) => {
       this.#waiting.set(n, resolve);
-      setTimeout(() => resolve(null), SYNC_TIMEOUT_MS).unref();
+      timer = setTimeout(() => resolve(null), SYNC_TIMEOUT_MS).unref();
     });
     const cookie = join(this.#cookieDir, `c${n}`);
     try {
       writeFileSync(cookie, "");
     } catch {
+      clearTimeout(timer);
       this.#waiting.delete(n);
       return UNTRUSTED;
     }
     const m = await answered;
+    clearTimeout(timer);
     this.#waiting.delete(n);
     rmSync(cookie, { force: true });
     if (m === null) {
