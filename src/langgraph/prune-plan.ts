@@ -7,16 +7,17 @@
 // its parent's namespace keeps for those reasons land at, when they wait on its task there (a head moved back to one
 // serves the subgraph where it waited as it stood: `namespace-head.ts`); and, for each one kept, its ancestors up to
 // where every DeltaChannel it holds no value of has a stored value (LangGraph rebuilds such a channel from their
-// writes). Everything else goes: the LangGraph rows with their pending writes, the forkpoint checkpoints that held them
+// writes). A kept checkpoint whose continuations all go keeps its pending writes, marked (`went-on.ts`). Everything
+// else goes: the LangGraph rows with their pending writes, the forkpoint checkpoints that held them
 // (those a branch forks from stay), channel values no kept checkpoint has. The session's log is never touched: its
 // messages and tree stay as they were.
-import type { BranchRow, LgCheckpointRow, LgWriteKey, Step, Tx } from "../store/port/index.js";
+import type { BranchRow, LgCheckpointRow, Step, Tx } from "../store/port/index.js";
 import { headOf, type EngineContext } from "../sessions/langgraph-bridge.js";
 import { openChannels, type RowVersions, type ValuesNode } from "./channel-values.js";
 import type { SaverParts } from "./saver-parts.js";
-import { shownAtMovedHead } from "./moved-head-writes.js";
 import { WHOLE_STEP, chosenWait, isWaitWrite, parentNs, taskOfNs, waitWindows, waitsOf, type WaitWindow } from "./namespace-head.js";
 import { checkpointAt, resolveSynthesized, synthesizedPosition, type PointCheckpoint, type Synthesized } from "./thread-head.js";
+import { wentOnMark } from "./went-on.js";
 
 /** Each stored checkpoint's channel versions, by session and id: rows never change, so they are read once. */
 export type KnownVersions = Map<string, RowVersions>;
@@ -37,8 +38,8 @@ export interface PrunePlan {
   sessionId: string;
   /** LangGraph checkpoints that go, with their pending writes. */
   drop: LgCheckpointRow[];
-  /** Pending writes of kept checkpoints whose continuation goes: those a moved head no longer shows. */
-  hiddenWrites: Omit<LgWriteKey, "channel">[];
+  /** Kept checkpoints whose every continuation goes: each gets a mark that the graph went on from it. */
+  wentOn: string[];
   /** Ids of checkpoints synthesized at points nothing kept is built on: their pending writes go. */
   orphanWriteIds: string[];
   /** Channel values no kept checkpoint has. */
@@ -186,24 +187,12 @@ export function* planKeepLatest(
     if (list) list.push(row.checkpointId);
     else children.set(row.parentCheckpointId, [row.checkpointId]);
   }
-  // A kept checkpoint the graph went on from, all of whose continuations go: the writes of the step that went on go with
-  // them (its interrupts and errors stay), as a head moved back to it never shows them.
-  const continuationGone = new Set(
-    [...keptRows, ...keptSynth.keys()].filter((id) => {
-      const next = children.get(id);
-      return next !== undefined && next.every((c) => !keptRows.has(c));
-    }),
-  );
-  const goneSteps = new Map<string, LgWriteKey[]>();
-  for (const w of writeKeys) {
-    if (!continuationGone.has(w.checkpointId)) continue;
-    const step = goneSteps.get(w.checkpointId);
-    if (step) step.push(w);
-    else goneSteps.set(w.checkpointId, [w]);
-  }
-  const hiddenWrites = [...goneSteps.values()].flatMap((ws) => {
-    const shown = shownAtMovedHead(ws, "continuation");
-    return ws.filter((_, i) => !shown[i]).map(({ checkpointId, taskId, idx }) => ({ checkpointId, taskId, idx }));
+  // A kept checkpoint the graph went on from, all of whose continuations go: marked so (`went-on.ts`), its writes kept. A
+  // head moved back to it hides what the continuation wrote there as before, and serves the answers and results stored
+  // there since on other branches, which only their own marks tell from the continuation's.
+  const wentOn = [...keptRows, ...keptSynth.keys()].filter((id) => {
+    const next = children.get(id);
+    return next !== undefined && next.every((c) => !keptRows.has(c));
   });
   const orphanWriteIds = [
     ...new Set(
@@ -216,7 +205,7 @@ export function* planKeepLatest(
     plan: {
       sessionId,
       drop: rows.filter((r) => !keptRows.has(r.checkpointId)),
-      hiddenWrites,
+      wentOn,
       orphanWriteIds,
       blobs: blobKeys.filter((b) => !keptBlobs.has(blobKey(b.channel, b.version))),
     },
@@ -230,7 +219,10 @@ export function* carryOut(tx: Tx, plan: PrunePlan): Step<number> {
     sessionId,
     drop.map((r) => r.checkpointId),
   );
-  yield* tx.langgraph.deleteWrites(sessionId, plan.hiddenWrites);
+  yield* tx.langgraph.insertWrites(
+    plan.wentOn.map((id) => wentOnMark(sessionId, id)),
+    true,
+  );
   yield* tx.langgraph.deleteWritesOf(sessionId, plan.orphanWriteIds);
   yield* tx.langgraph.deleteBlobs(sessionId, plan.blobs);
   // The forkpoint checkpoints that held them, unless a branch forks from one (the tree stays whole) or it holds another.

@@ -15,6 +15,7 @@ import { FIRST_ASKED } from "./first-asked.js";
 import { RESUMED_ON } from "./resumed-on.js";
 import { PRIOR, WRITTEN_ON } from "./written-on.js";
 import { PUT_ON } from "./put-on.js";
+import { WENT_ON } from "./went-on.js";
 import type { MirrorCache } from "./mirror-cache.js";
 import type { RunCalls } from "./run-calls.js";
 import type { VerifiedItemsCache } from "./verified-items.js";
@@ -129,8 +130,8 @@ export function userIn(parts: SaverParts, options: { userId?: string } | undefin
 /**
  * A checkpoint's pending writes in the order LangGraph applies them: (task path, task id, index). Not the first
  * interrupts kept of tasks that asked again (`first-asked.ts`): those are served only in place of their task's; nor
- * the marks of where resume values and results were stored (`resumed-on.ts`, `written-on.ts`), nor the rows a task's
- * later run replaced, kept aside (`written-on.ts`).
+ * the marks of where resume values and results were stored (`resumed-on.ts`, `written-on.ts`) or a continuation
+ * pruned (`went-on.ts`), nor the rows a task's later run replaced, kept aside (`written-on.ts`).
  */
 export function* sortedWrites(tx: Tx, sessionId: string, checkpointId: string): Step<LgWriteRow[]> {
   return (yield* tx.langgraph.writesOf(sessionId, checkpointId))
@@ -140,6 +141,7 @@ export function* sortedWrites(tx: Tx, sessionId: string, checkpointId: string): 
         w.channel !== RESUMED_ON &&
         w.channel !== WRITTEN_ON &&
         w.channel !== PUT_ON &&
+        w.channel !== WENT_ON &&
         !w.taskId.startsWith(PRIOR),
     )
     .sort((a, b) => compareWritesSortKeys(writesSortKey(a.taskPath, a.taskId, a.idx), writesSortKey(b.taskPath, b.taskId, b.idx)));

@@ -4,6 +4,7 @@ import { ownedCurrent, type Head } from "../sessions/langgraph-bridge.js";
 import { callsLeftOut, resumedPastUserCheckpoint, type Undone } from "./moved-head-writes.js";
 import { resumedOnBranch } from "./resumed-on.js";
 import { checkpointAt, type PointCheckpoint } from "./thread-head.js";
+import { wentOnFrom } from "./went-on.js";
 
 /** The session's current branch and head, and its LangGraph checkpoints' points (read once for many checkpoints). */
 export interface Lineage {
@@ -36,7 +37,7 @@ export function* undoneAt(tx: Tx, thread: LgThreadRow, at: PointCheckpoint, curr
     return yield* resumedSince(tx, thread, at, current, "calls");
   }
   const id = at.kind === "stored" ? at.row.checkpointId : at.synth.id;
-  if (yield* tx.langgraph.hasChild(thread.sessionId, id)) return yield* resumedSince(tx, thread, at, current, "continuation");
+  if (yield* wentOnFrom(tx, thread.sessionId, id)) return yield* resumedSince(tx, thread, at, current, "continuation");
   // Resumed past a user's checkpoint the session was moved back to, asking again in the same step (no child written).
   const past =
     at.kind === "stored" &&
