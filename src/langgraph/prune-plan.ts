@@ -5,7 +5,8 @@
 // LangGraph's own (a user's, a policy's) resumes from; the checkpoints stored in a forkpoint checkpoint a branch forks
 // from; in a subgraph's namespace, the checkpoints where it waited (an interrupt or an error) that the heads and points
 // its parent's namespace keeps for those reasons land at, when they wait on its task there (a head moved back to one
-// serves the subgraph where it waited as it stood: `namespace-head.ts`); and, for each one kept, its ancestors up to
+// serves the subgraph where it waited as it stood: `namespace-head.ts`); in a `checkpointer: true` subgraph's
+// namespace, all it wrote in each step its parent's namespace keeps; and, for each one kept, its ancestors up to
 // where every DeltaChannel it holds no value of has a stored value (LangGraph rebuilds such a channel from their
 // writes). A kept checkpoint whose continuations all go keeps its pending writes, marked (`went-on.ts`). Everything
 // else goes: the LangGraph rows with their pending writes, the forkpoint checkpoints that held them
@@ -18,6 +19,7 @@ import type { SaverParts } from "./saver-parts.js";
 import { WHOLE_STEP, chosenWait, isWaitWrite, parentNs, taskOfNs, waitWindows, waitsOf, type WaitWindow } from "./namespace-head.js";
 import { checkpointAt, resolveSynthesized, synthesizedPosition, type PointCheckpoint, type Synthesized } from "./thread-head.js";
 import { wentOnMark } from "./went-on.js";
+import { memoryAnchor, memoryParentNs } from "./subgraph-memory.js";
 
 /** Each stored checkpoint's channel versions, by session and id: rows never change, so they are read once. */
 export type KnownVersions = Map<string, RowVersions>;
@@ -30,6 +32,9 @@ export const versionsKey = (sessionId: string, checkpointId: string): string => 
  * (`waitWindows`, one list each): filled as each namespace is planned, parents before their subgraphs.
  */
 export type KeptWaits = Map<string, Map<string, (readonly WaitWindow[])[]>>;
+
+/** The LangGraph checkpoints each namespace keeps, by thread and namespace (`waitsKey`): its memory subgraphs' steps. */
+export type KeptRows = Map<string, ReadonlySet<string>>;
 
 export const waitsKey = (threadId: string, ns: string): string => `${threadId}\0${ns}`;
 
@@ -57,6 +62,7 @@ export function* planKeepLatest(
   sessionId: string,
   known: KnownVersions,
   waits: KeptWaits,
+  kept: KeptRows,
 ): Step<{ plan: PrunePlan } | { missing: LgCheckpointRow[] }> {
   const rows = yield* tx.langgraph.checkpointsOf(sessionId);
   const missing = rows.filter((r) => !known.has(versionsKey(sessionId, r.checkpointId)));
@@ -154,6 +160,19 @@ export function* planKeepLatest(
       land(row.checkpointId, windows);
     }
   }
+  // A `checkpointer: true` subgraph's memory: all it wrote in each step its parent's namespace keeps. A parent's head
+  // or point reads it through `memoryOnParentLineage`, which picks among the step's checkpoints by the lineage it
+  // stands on (where the subgraph waited, went on, or began the step), so none of them can go while the step stays.
+  const memoryUp = thread ? memoryParentNs(thread.checkpointNs) : undefined;
+  const parentKept = thread && memoryUp !== undefined ? kept.get(waitsKey(thread.threadId, memoryUp)) : undefined;
+  if (thread && memoryUp !== undefined && parentKept) {
+    const parentThread = yield* tx.langgraph.getThread(thread.userId, thread.threadId, memoryUp);
+    const parentPoints = parentThread ? yield* tx.langgraph.pointsOf(parentThread.sessionId) : [];
+    for (const row of rows) {
+      const anchor = memoryAnchor(parentPoints, row, pointById.get(row.checkpointId), memoryUp);
+      if (anchor && parentKept.has(anchor.checkpointId)) keepRow(row);
+    }
+  }
   // The tasks that waited at what this namespace keeps so far (what a head may stand at): its subgraphs' waits to keep.
   if (thread) {
     const tasks = new Map<string, (readonly WaitWindow[])[]>();
@@ -163,6 +182,8 @@ export function* planKeepLatest(
       tasks.set(w.taskId, [...(tasks.get(w.taskId) ?? []), ...windows]);
     }
     waits.set(waitsKey(thread.threadId, thread.checkpointNs), tasks);
+    // Filled on by the walk below: complete once this namespace is planned, before its subgraphs are.
+    kept.set(waitsKey(thread.threadId, thread.checkpointNs), keptRows);
   }
 
   // Each kept checkpoint with a channel it holds no value of keeps its parent (which may keep its own, and so on), up

@@ -6,7 +6,7 @@ import type { LgCheckpointRow, Step, Tx } from "../store/port/index.js";
 import { ownedSession, type EngineContext } from "../sessions/langgraph-bridge.js";
 import { rowVersions } from "./channel-values.js";
 import { deleteThreadSessions } from "./delete-thread.js";
-import { carryOut, planKeepLatest, versionsKey, type KeptWaits, type KnownVersions, type PrunePlan } from "./prune-plan.js";
+import { carryOut, planKeepLatest, versionsKey, type KeptRows, type KeptWaits, type KnownVersions, type PrunePlan } from "./prune-plan.js";
 import { assertSaverKey, userIn, type SaverParts } from "./saver-parts.js";
 
 /** How `prune` treats the threads it is given. */
@@ -104,6 +104,7 @@ function* keepLatestUnit(parts: SaverParts, ctx: EngineContext, tx: Tx, userId: 
   const plans: PrunePlan[] = [];
   const missing: LgCheckpointRow[] = [];
   const waits: KeptWaits = new Map();
+  const kept: KeptRows = new Map();
   // A namespace's parent is planned before it: what the parent keeps is what its subgraphs keep where they waited for.
   const depth = new Map<string, number>();
   for (const id of sessions) {
@@ -118,7 +119,7 @@ function* keepLatestUnit(parts: SaverParts, ctx: EngineContext, tx: Tx, userId: 
     if ((yield* tx.runningMoves(id)).length > 0 || (yield* tx.getWorkspace(id))?.restoring) {
       throw new ConflictError(`session ${id} has a move in progress; let it finish (or run fp.recover()) first`, "MOVE_IN_PROGRESS");
     }
-    const planned = yield* planKeepLatest(parts, ctx, tx, id, known, waits);
+    const planned = yield* planKeepLatest(parts, ctx, tx, id, known, waits, kept);
     if ("missing" in planned) missing.push(...planned.missing);
     else plans.push(planned.plan);
   }

@@ -114,11 +114,21 @@ export function* memoryOnParentLineage(
  * checkpoint written next after it (undefined: none yet).
  */
 function anchorOf(lineage: ParentLineage, row: LgCheckpointRow, p: LgPointRow | undefined, up: string): LgPointRow | undefined {
+  return memoryAnchor(lineage.points, row, p, up);
+}
+
+/** `anchorOf` among the parent's LangGraph checkpoints' points (`points`): `prune` keeps a step's memory with it. */
+export function memoryAnchor(
+  points: readonly LgPointRow[],
+  row: LgCheckpointRow,
+  p: LgPointRow | undefined,
+  up: string,
+): LgPointRow | undefined {
   if (!p) return undefined;
   const named = parentIdOf(row, up);
   return (
-    (named === undefined ? undefined : lineage.points.find((x) => x.checkpointId === named)) ??
-    lineage.points.filter((x) => x.seq > p.seq).reduce<LgPointRow | undefined>((a, x) => (!a || x.seq < a.seq ? x : a), undefined)
+    (named === undefined ? undefined : points.find((x) => x.checkpointId === named)) ??
+    points.filter((x) => x.seq > p.seq).reduce<LgPointRow | undefined>((a, x) => (!a || x.seq < a.seq ? x : a), undefined)
   );
 }
 
