@@ -38,6 +38,31 @@ async function twoWaits() {
   return { sent, saver, graph, s, waiting, answer };
 }
 
+/** A node running a `checkpointer: true` subgraph that asks, then sends its answer. */
+async function memorySubgraph() {
+  const sent: string[] = [];
+  const { fp } = dbs.open({ tools: [sendTool(sent)] });
+  const saver = new ForkpointSaver(fp, { userId: "alice" });
+  const sub = new StateGraph(Log)
+    .addNode("ask", async () => {
+      const a = interrupt("q") as string;
+      await (await saver.sessionFor("t", { userId: "alice" })).invoke("send", { t: a });
+      return { log: [`ans ${a}`] };
+    })
+    .addEdge(START, "ask")
+    .addEdge("ask", END)
+    .compile({ checkpointer: true });
+  const graph = new StateGraph(Log)
+    .addNode("sub", async () => ({ log: (await sub.invoke({ log: [] })).log }))
+    .addEdge(START, "sub")
+    .addEdge("sub", END)
+    .compile({ checkpointer: saver });
+  await graph.invoke({ log: ["go"] }, config);
+  const s = await saver.sessionFor("t", { userId: "alice" });
+  const waiting = await s.checkpoint({ name: "waiting" });
+  return { sent, saver, graph, s, waiting };
+}
+
 describe("keep_latest after a rollback to a wait answered again", () => {
   it("keeps the answer given on the current branch since, and a rollback to the wait asks both again", async () => {
     const { sent, saver, graph, s, waiting, answer } = await twoWaits();
@@ -77,5 +102,23 @@ describe("keep_latest after a rollback to a wait answered again", () => {
     expect((await graph.getState(config)).values.log).toEqual(["start", "qa=a2"]);
     await answer("qb", "b2");
     expect(sent).toEqual(["qa=a2,qb=b2"]);
+  });
+
+  it("a checkpointer: true subgraph answered on two branches: a rollback to its wait asks again, the tool runs", async () => {
+    const { sent, saver, graph, s, waiting } = await memorySubgraph();
+    await graph.invoke(new Command({ resume: "yes1" }), config);
+    const first = (await s.info()).currentBranchId;
+    await s.rollback(waiting.id);
+    await graph.invoke(new Command({ resume: "yes3" }), config);
+    await s.switchBranch(first);
+    expect(sent).toEqual(["yes1"]);
+    await saver.prune(["t"]);
+    expect((await graph.getState(config)).values.log).toEqual(["go", "ans yes1"]);
+    await s.rollback(waiting.id);
+    expect(sent).toEqual([]);
+    expect((await graph.getState(config)).next).toEqual(["sub"]);
+    const out = await graph.invoke(new Command({ resume: "yes4" }), config);
+    expect(out.log).toEqual(["go", "ans yes4"]);
+    expect(sent).toEqual(["yes4"]);
   });
 });
