@@ -88,6 +88,18 @@ export function* onLineageAt(tx: Tx, points: LgPointRow[], segments: LineageSegm
   return onLineage(points, segments, position, yield* asOfCuts(tx, segments, points, undefined));
 }
 
+/** The lineage of `branch` up to `position`, with the seq each of its segments is cut at (`asOfCuts`). */
+function* cutLineage(
+  tx: Tx,
+  branch: BranchRow,
+  position: number,
+  points: LgPointRow[],
+  last: number | undefined,
+): Step<{ segments: LineageSegment[]; cuts: Map<string, number> }> {
+  const segments = yield* tx.lineage(branch.id, position);
+  return { segments, cuts: yield* asOfCuts(tx, segments, points, last) };
+}
+
 /** The seq of the checkpoint a branch forks from (undefined: none, as an edit's fork). */
 function* forkSeq(tx: Tx, branch: BranchRow): Step<number | undefined> {
   return branch.forkCheckpointId === null ? undefined : (yield* tx.getCheckpoint(branch.forkCheckpointId))?.seq;
@@ -157,12 +169,13 @@ function* pointOf(tx: Tx, branch: BranchRow, position: number): Step<LineagePoin
  * position): the newest LangGraph checkpoint written there on that branch, as LangGraph reads its latest; else, at a
  * branch's fork point, the LangGraph checkpoint it was forked from (a rollback to it); else one at the same point on
  * another branch (a rollback to a user's checkpoint there) that is not an input checkpoint (its pending input came
- * after that point); else, on the session's current branch, the base a synthesized one would have when only tool
- * calls and state changes came after it (with its pending writes); else a synthesized one. As a point (`configFor` a
- * user's checkpoint): one at that point that is not an input checkpoint, else a synthesized one. Undefined for the
- * thread's empty start (position 0, nothing but an input checkpoint there). `known`: the session's points as read
- * already in this unit (`prune` asks for many). `asOf`: as a point, the seq of the user's checkpoint read there; at a
- * user's checkpoint, LangGraph checkpoints written after it are left out (`asOfCuts`).
+ * after that point), written before the lineage left that branch; else, on the session's current branch, the base a
+ * synthesized one would have when only tool calls and state changes came after it (with its pending writes); else a
+ * synthesized one. As a point (`configFor` a user's checkpoint): one at that point that is not an input checkpoint,
+ * written before the lineage left its branch, else a synthesized one. Undefined for the thread's empty start (position
+ * 0, nothing but an input checkpoint there). `known`: the session's points as read already in this unit (`prune` asks
+ * for many). `asOf`: as a point, the seq of the user's checkpoint read there; at a user's checkpoint, LangGraph
+ * checkpoints written after it are left out (`asOfCuts`).
  */
 export function* checkpointAt(
   tx: Tx,
@@ -186,12 +199,18 @@ export function* checkpointAt(
     as === "head" && position === branch.forkPosition && branch.forkCheckpointId !== null
       ? here.find((p) => p.fpCheckpointId === branch.forkCheckpointId)
       : undefined;
+  if (forkedFrom) return yield* stored(tx, sessionId, forkedFrom, moved);
+  const last = as === "point" ? asOf : undefined;
   // At a user's checkpoint (the one a branch forks from, or `asOf`), not one LangGraph wrote there after it.
   const limit = as === "point" ? asOf : position === branch.forkPosition ? yield* forkSeq(tx, branch) : undefined;
-  const there = forkedFrom ?? newest(here.filter((p) => settled(p) && p.seq <= (limit ?? Infinity)));
+  const candidates = here.filter((p) => settled(p) && p.seq <= (limit ?? Infinity));
+  // On each branch the lineage leaves at a user's checkpoint, not one written there after that checkpoint either (a
+  // branch rolled back from: its answer is not this lineage's). The lineage is read only when that can matter.
+  let cut = candidates.some((p) => p.branchId !== branch.id) ? yield* cutLineage(tx, branch, position, points, last) : undefined;
+  const there = newest(candidates.filter((p) => p.seq <= (cut?.cuts.get(p.branchId) ?? Infinity)));
   if (there) return yield* stored(tx, sessionId, there, moved);
-  const segments = yield* tx.lineage(branch.id, position);
-  const base = baseAmong(onLineage(points, segments, position, yield* asOfCuts(tx, segments, points, as === "point" ? asOf : undefined)));
+  cut ??= yield* cutLineage(tx, branch, position, points, last);
+  const base = baseAmong(onLineage(points, cut.segments, position, cut.cuts));
   // The thread's empty start: LangGraph starts the thread anew there.
   if (position === 0 && !base) return undefined;
   // Tool calls and state changes since the base, on the current branch: the graph goes on from the base itself, with
