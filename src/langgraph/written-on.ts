@@ -120,7 +120,9 @@ export function* writtenAt(tx: Tx, thread: LgThreadRow, checkpointId: string, st
   const prior = new Map<string, LgWriteRow[]>();
   for (const { taskId, mark } of live) {
     if (!(yield* heldBy(tx, segments, mark))) off.add(taskId);
-    else if (mark.branchId === branch.id && stepBranch !== undefined && stepBranch !== branch.id) on.add(taskId);
+    // Stored on the current branch since a move, or before the point a move forked the lineage from (a user's
+    // checkpoint taken once the task finished): the lineage holds the run that wrote them.
+    else if (stepBranch !== undefined && stepBranch !== branch.id) on.add(taskId);
   }
   // A task's rows a later run replaced, stored by a run the lineage holds: served in place of the live ones.
   for (const { taskId, mark } of parsed) {
