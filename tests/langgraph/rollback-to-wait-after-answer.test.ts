@@ -12,11 +12,14 @@ const config = { configurable: { thread_id: "t" } };
 
 const Answers = Annotation.Root({ a: Annotation<string>(), b: Annotation<string>(), done: Annotation<string>() });
 
-/** "qa" and "qb" ask side by side ("qa" sends its answer when `call`); "act" joins the answers. */
-function twoQuestions(saver: ForkpointSaver, call: boolean) {
+/**
+ * "qa" and "qb" ask side by side ("qa" sends its answer when `call`); "act" joins the answers. `inSubgraph`: all of it
+ * is a subgraph, the one node of the graph the saver checkpoints.
+ */
+function twoQuestions(saver: ForkpointSaver, call: boolean, inSubgraph = false) {
   const runs = { qa: 0 };
   const sessionOf = () => saver.sessionFor("t", { userId: "alice" });
-  const graph = new StateGraph(Answers)
+  const steps = new StateGraph(Answers)
     .addNode("plan", () => ({}))
     .addNode("qa", async () => {
       runs.qa++;
@@ -31,8 +34,15 @@ function twoQuestions(saver: ForkpointSaver, call: boolean) {
     .addEdge("plan", "qb")
     .addEdge("qa", "act")
     .addEdge("qb", "act")
-    .addEdge("act", END)
-    .compile({ checkpointer: saver });
+    .addEdge("act", END);
+  // One type for both: the tests only invoke the graph and read its state.
+  const graph = inSubgraph
+    ? (new StateGraph(Answers)
+        .addNode("sub", steps.compile())
+        .addEdge(START, "sub")
+        .addEdge("sub", END)
+        .compile({ checkpointer: saver }) as unknown as ReturnType<typeof steps.compile>)
+    : steps.compile({ checkpointer: saver });
   return { graph, runs, sessionOf };
 }
 
@@ -40,7 +50,7 @@ type Graph = ReturnType<typeof twoQuestions>["graph"];
 
 /** Answers the question `value` asks with `answer` (by its interrupt's id). */
 async function answer(graph: Graph, question: string, value: string) {
-  const state = await graph.getState(config);
+  const state = await graph.getState(config, { subgraphs: true });
   const id = state.tasks.flatMap((t) => t.interrupts).find((i) => i.value === question)!.id!;
   return graph.invoke(new Command({ resume: { [id]: value } }), config);
 }
@@ -68,6 +78,25 @@ describe("a rollback to a user's checkpoint taken after one of a step's two ques
       expect((await s.toolTrack()).map((c) => (c.args as { t: string }).t)).toEqual(call ? ["A1"] : []);
     });
   }
+
+  it("inside a subgraph: keeps the answered task's result and its call, asking only the other", async () => {
+    const sent: string[] = [];
+    const { fp } = dbs.open({ tools: [sendTool(sent)] });
+    const saver = new ForkpointSaver(fp, { userId: "alice" });
+    const { graph, runs, sessionOf } = twoQuestions(saver, true, true);
+    await graph.invoke({}, config);
+    await answer(graph, "A?", "A1");
+    const s = await sessionOf();
+    const answered = await s.checkpoint({ name: "WA" });
+    expect((await answer(graph, "B?", "B1")).done).toBe("A1/B1");
+    await s.rollback(answered.id);
+    const inner = (await graph.getState(config, { subgraphs: true })).tasks[0]!.state as { next: string[]; values: { a?: string } };
+    expect(inner.next).toEqual(["qb"]);
+    expect(inner.values.a).toBe("A1");
+    expect((await answer(graph, "B?", "B2")).done).toBe("A1/B2");
+    expect(runs.qa).toBe(2);
+    expect(sent).toEqual(["A1"]);
+  });
 
   it("taken on a branch a rollback made: keeps that branch's answer, not the first branch's", async () => {
     const sent: string[] = [];
