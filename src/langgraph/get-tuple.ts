@@ -37,6 +37,7 @@ export async function getTuple(parts: SaverParts, reader: CheckpointReader, conf
   const found = await readPlace(ctx, userId, threadId, ns, checkpointId);
   if (!found) return undefined;
   parts.sessions.set(threadKey(userId, threadId, ns), found.thread.sessionId, 1);
+  if (found.readOn !== undefined) parts.runs.readOn(config, found.readOn);
   const tuple = await reader.pointTuple(ctx, found.thread, found.at, true);
   const all = tuple?.pendingWrites;
   if (tuple?.pendingWrites && found.undone) tuple.pendingWrites = pendingAtMovedHead(tuple.pendingWrites, found.undone);
@@ -97,7 +98,10 @@ function* placeWithFirsts(
   // A checkpoint serves the resume values its lineage gave, not another branch's written over them (`resumed-aside.ts`).
   const swaps =
     found?.at.kind === "stored" ? yield* resumedOffLineage(tx, found.thread, found.at.row.checkpointId, !!found.undone) : undefined;
-  return found && { ...found, firsts, written, swaps };
+  // The branch a read of the root graph's head is served on: a run reading it goes on from there (`RunMark.readOn`).
+  const readOn =
+    found && checkpointId === undefined && ns === "" ? (yield* tx.getSession(found.thread.sessionId))?.currentBranchId : undefined;
+  return found && { ...found, firsts, written, swaps, readOn };
 }
 
 function* placeUnit(

@@ -2,8 +2,10 @@
 // A move can leave a continuation behind (the graph went on from the checkpoint) or undo the step's tool calls; what
 // stands for either is hidden, so LangGraph runs those tasks again rather than bring back results the move undid.
 import { RESUME, WRITES_IDX_MAP, type CheckpointPendingWrite } from "@langchain/langgraph-checkpoint";
-import type { BranchRow, LgCheckpointRow, LgPointRow, LineageSegment, Step, Tx } from "../store/port/index.js";
+import { parseResumeMark } from "../sessions/langgraph-bridge.js";
+import type { BranchRow, LgCheckpointRow, LgPointRow, LgWriteRow, LineageSegment, Step, Tx } from "../store/port/index.js";
 import { FIRST_ASKED } from "./first-asked.js";
+import { RESUMED_ON } from "./resumed-on.js";
 
 /**
  * What a move left of a stored checkpoint's step: its continuation (the graph went on from it), or its tool calls; or
@@ -138,16 +140,38 @@ export function* resumedPastUserCheckpoint(
   if (left === undefined) return false;
   const later = points.filter((p) => p.branchId === at.branchId && p.position >= at.position && p.seq > at.seq);
   const upTo = Math.min(head, ...later.map((p) => p.position));
-  if (upTo <= left) return false;
-  const calls = yield* tx.segmentTools({ branchId: at.branchId, after: left, upTo });
-  if (!calls.some((t) => t.status === "succeeded")) return false;
+  const calls = upTo > left ? yield* tx.segmentTools({ branchId: at.branchId, after: left, upTo }) : [];
+  const writes = yield* tx.langgraph.writesOf(sessionId, row.checkpointId);
+  // Past the point: a call of the step, or an answer stored on the branch once the user's checkpoint was taken (a task
+  // that asked again with no call between journals nothing).
+  if (!calls.some((t) => t.status === "succeeded") && !(yield* answeredPast(tx, writes, at, segments))) return false;
   // The step stopped there (an interrupt or an error): its tasks were resumed or retried past the user's checkpoint.
-  if (!(yield* tx.langgraph.writesOf(sessionId, row.checkpointId)).some((w) => isWait(w.channel))) return false;
+  if (!writes.some((w) => isWait(w.channel))) return false;
   // A task ran since the move and made its call on the lineage: the results stored since are that run's.
   for (const segment of segments.slice(segments.findIndex((x) => x.branchId === at.branchId) + 1)) {
     if ((yield* tx.segmentTools(segment)).some((t) => t.status === "succeeded")) return "ran";
   }
   return "stopped";
+}
+
+/**
+ * Whether resume values at the checkpoint (`writes`, its pending writes) were stored on its branch (`at`) once the
+ * forkpoint checkpoint the lineage leaves that branch from was taken: their mark (those kept aside too, written over
+ * by a run on another branch since) names the session's newest checkpoint then, that one or a later one.
+ */
+function* answeredPast(tx: Tx, writes: readonly LgWriteRow[], at: LgPointRow, segments: LineageSegment[]): Step<boolean> {
+  const marks = writes.filter((w) => w.channel === RESUMED_ON).map((w) => parseResumeMark(w.value));
+  const after = marks.filter((m) => m.branchId === at.branchId && m.after !== undefined);
+  if (after.length === 0) return false;
+  const next = segments[segments.findIndex((s) => s.branchId === at.branchId) + 1];
+  const forkId = next ? (yield* tx.getBranch(next.branchId))?.forkCheckpointId : undefined;
+  const fork = forkId ? yield* tx.getCheckpoint(forkId) : undefined;
+  if (!fork) return false;
+  for (const mark of after) {
+    const newest = yield* tx.getCheckpoint(mark.after!);
+    if (newest && newest.sessionId === fork.sessionId && newest.seq >= fork.seq) return true;
+  }
+  return false;
 }
 
 /**

@@ -8,6 +8,7 @@ import { ownedCurrent, type SessionHandle } from "../sessions/langgraph-bridge.j
 import type { EntryRow, Step, Tx } from "../store/port/index.js";
 import { refuseMovedParent, targetOf } from "./put-plan.js";
 import type { GuardedThread } from "./run-fork-guard.js";
+import type { RunMark } from "./run-calls.js";
 import { taskConfig } from "./task-config.js";
 import { threadKey, type SaverParts } from "./saver-parts.js";
 
@@ -25,14 +26,15 @@ export async function refuseMovedRun(parts: SaverParts, handle: SessionHandle, t
   await parts.landing.settled(key);
   const stoppedAt = parts.stopped.peek(key);
   const ctx = await parts.engine();
-  const stored = await ctx.store.read((tx) => movedRunUnit(tx, handle.id, thread, runAt));
+  const run = parts.runs.runAt(taskConfig(thread));
+  const stored = await ctx.store.read((tx) => movedRunUnit(tx, handle.id, thread, runAt, run));
   // Not stored: that put (or one before it, and LangGraph issued no more) was refused, the thread having moved before
   // it landed. Checkpoint ids are time-ordered; the refused one is this run's when no run of the thread started since.
   if (!stored && stoppedAt !== undefined && stoppedAt <= runAt) throw stoppedRun(thread);
 }
 
 /** Whether the run's last checkpoint is stored; refuses (`refuseMovedParent`) when its next put would be refused. */
-function* movedRunUnit(tx: Tx, sessionId: string, guarded: GuardedThread, runAt: string): Step<boolean> {
+function* movedRunUnit(tx: Tx, sessionId: string, guarded: GuardedThread, runAt: string, run: RunMark | undefined): Step<boolean> {
   const thread = yield* tx.langgraph.getThread(guarded.userId, guarded.threadId, guarded.ns);
   if (thread?.sessionId !== sessionId) return true;
   // Not stored: a run under "exit" (a tool's config does not always say so), or one whose put was refused.
@@ -42,7 +44,7 @@ function* movedRunUnit(tx: Tx, sessionId: string, guarded: GuardedThread, runAt:
   const fp = (yield* tx.getCheckpoint(row.fpCheckpointId))!;
   const target = targetOf(fp);
   // The run's next put is a step of the run under way (LangGraph's `source: "loop"`) going on from this checkpoint.
-  yield* refuseMovedParent(tx, sessionId, current, thread, target, true);
+  yield* refuseMovedParent(tx, sessionId, current, thread, target, true, run);
   // Another run of the thread put a checkpoint on the session's branch since (two runs at once): this run's next put
   // forks away from the head, which would undo a call journaled there now.
   if (yield* tx.langgraph.landedSince(sessionId, current.id, fp.seq)) throw overtakenRun(guarded);

@@ -204,7 +204,7 @@ function* landUnit(tx: Tx, parts: SaverParts, ref: SessionRef, thread: LgThreadR
   yield* refuseTakenId(tx, ref.id, thread.threadId, checkpointId);
   const current = (yield* tx.getBranch(session.currentBranchId))!;
   const parent = yield* parentAt(tx, thread, parentId, current);
-  if (parentId !== null) yield* refuseMovedParent(tx, session.id, current, thread, parent.target, continuing);
+  if (parentId !== null) yield* refuseMovedParent(tx, session.id, current, thread, parent.target, continuing, put.run);
   if (continuing && parentId !== null) {
     const after = yield* afterStepCalls(tx, parts, session.id, thread, parent.target, put);
     if (after) return { ...parent, target: { ...parent.target, after } };
@@ -351,9 +351,10 @@ export function* refuseMovedParent(
   thread: LgThreadRow,
   target: Target,
   continuing: boolean,
+  run?: RunMark,
 ): Step<void> {
   if (target.branchId !== current.id) {
-    yield* refuseLeftBehind(tx, sessionId, thread, target);
+    yield* refuseLeftBehind(tx, sessionId, thread, target, run);
     if (continuing) yield* refuseOvertaken(tx, sessionId, current, thread, target);
   } else if (continuing) yield* refuseAppended(tx, sessionId, current, thread, target);
 }
@@ -418,9 +419,12 @@ function* refuseAppended(tx: Tx, sessionId: string, current: BranchRow, thread: 
  * finish), as does a run that went on from the move since. Going on from the point left behind on purpose is a
  * `switchBranch` back to it first.
  */
-function* refuseLeftBehind(tx: Tx, sessionId: string, thread: LgThreadRow, target: Target): Step<void> {
+function* refuseLeftBehind(tx: Tx, sessionId: string, thread: LgThreadRow, target: Target, run?: RunMark): Step<void> {
   const latest = yield* tx.moveToUndo(sessionId);
   if (!latest || latest.fromBranchId !== target.branchId || latest.fromPosition !== target.position) return;
+  // A run that read the thread's head on the branch the move made went on from that head (a rollback to a user's
+  // checkpoint at the point the session was at, whose step the head still reads): it started after the move.
+  if (run?.readOn !== undefined && run.readOn === latest.toBranchId && latest.kind !== "switch") return;
   if (latest.kind !== "switch" && (yield* tx.langgraph.landedOnBranch(sessionId, latest.toBranchId, latest.toPosition))) return;
   throw runStopped(thread, `its session moved (${latest.kind})`);
 }

@@ -249,7 +249,7 @@ function* writeAtHead(
     return yield* writeRows(parts, ctx, tx, session, branch.id, head, landing.fields, put, landing.messagesVersion);
   }
   // The fork's refusals again, on what this write sees: a move or an append landed since the put was planned.
-  if (put.parentId !== null) yield* refuseMovedParent(tx, session.id, branch, thread, target, goesOnFromHead(put));
+  if (put.parentId !== null) yield* refuseMovedParent(tx, session.id, branch, thread, target, goesOnFromHead(put), put.run);
   return FORK;
 }
 

@@ -1,6 +1,6 @@
 // Resume values a run on another branch wrote over: kept aside, and served again to the lineage that gave them.
 import { RESUME, type CheckpointPendingWrite, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
-import { ownedCurrent } from "../sessions/langgraph-bridge.js";
+import { ownedCurrent, parseResumeMark } from "../sessions/langgraph-bridge.js";
 import type { LgThreadRow, LgWriteRow, Step, Tx } from "../store/port/index.js";
 import { RESUMED_ON, rootBranchOf } from "./resumed-on.js";
 import { PRIOR } from "./written-on.js";
@@ -11,7 +11,7 @@ const ASIDE = `${PRIOR}resumed|`;
 /** The task id a task's resume values stored on `branchId` are kept under once a run on another branch replaces them. */
 const asideTaskId = (taskId: string, branchId: string) => `${ASIDE}${branchId}|${taskId}`;
 
-const branchOfMark = (w: LgWriteRow) => JSON.parse(w.value.toString("utf8")) as string;
+const branchOfMark = (w: LgWriteRow) => parseResumeMark(w.value).branchId;
 
 /**
  * Keeps aside the stored resume values the RESUME rows among `rows` (about to replace them in `thread`) write over,

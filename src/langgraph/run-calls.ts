@@ -24,6 +24,11 @@ export interface RunMark {
    * runs the task again from them, as any saver serves them (at least once), not a run beside this one.
    */
   readonly given: Set<string>;
+  /**
+   * The branch of the thread's session its first read of the thread's head was served on: a run that started on the
+   * branch a move made goes on from the head it read there, not from where the move left the session.
+   */
+  readOn?: string;
 }
 
 /** A call a run's node journaled: by which run and task, and when on the saver's clock. */
@@ -87,6 +92,12 @@ export class RunCalls {
     const control = controlOf(config);
     if (control && !this.#runs.has(control))
       this.#runs.set(control, { start: ++this.#tick, held: new Set(), resumed: new Map(), given: new Set() });
+  }
+
+  /** Notes the branch the first read of the thread's head by the run `config` belongs to was served on (`readOn`). */
+  readOn(config: RunnableConfig | undefined, branchId: string): void {
+    const run = this.runOf(config);
+    if (run && run.readOn === undefined) run.readOn = branchId;
   }
 
   /** Notes the tasks whose results a read served to the run `config` belongs to (its tuple's pending writes). */

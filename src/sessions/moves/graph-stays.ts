@@ -1,5 +1,6 @@
 // Whether a rollback to where the session is leaves a LangGraph thread's head where it is (else the rollback forks).
 import type { CheckpointRow, LgPointRow, SessionRow, Step, Tx } from "../../store/port/index.js";
+import { RESUMED_ON, parseResumeMark } from "./resume-mark.js";
 
 /** The newest of them (LangGraph's ids are time-ordered): what LangGraph itself reads as latest. */
 function newest(points: LgPointRow[]): LgPointRow | undefined {
@@ -19,7 +20,8 @@ function headAmong(points: LgPointRow[], at: CheckpointRow | undefined): LgPoint
 /**
  * For a rollback to `cp` whose position (hash-chain value `hash`) is the session's: true when its thread (if it has
  * one) reads the same LangGraph checkpoint as its head there as it would after the rollback. A step LangGraph resumed
- * there that added no message (a thread answering an interrupt) moved the thread on without moving the session.
+ * there that added no message (a thread answering an interrupt) moved the thread on without moving the session, and so
+ * did an answer stored there since a user's `cp` was taken that left the task asking again (no step written since).
  */
 export function* graphStays(tx: Tx, session: SessionRow, cp: CheckpointRow, hash: string): Step<boolean> {
   const points = (yield* tx.langgraph.pointsOf(session.id)).filter((p) => p.position === cp.position && p.headHash === hash);
@@ -28,5 +30,23 @@ export function* graphStays(tx: Tx, session: SessionRow, cp: CheckpointRow, hash
   const forkedFrom =
     branch.forkPosition === cp.position && branch.forkCheckpointId !== null ? yield* tx.getCheckpoint(branch.forkCheckpointId) : undefined;
   const now = newest(points.filter((p) => p.branchId === branch.id)) ?? headAmong(points, forkedFrom);
-  return now?.checkpointId === headAmong(points, cp)?.checkpointId;
+  if (now?.checkpointId !== headAmong(points, cp)?.checkpointId) return false;
+  // At a user's checkpoint (not LangGraph's own, which holds the step's writes as LangGraph's savers do).
+  const users = !points.some((p) => p.fpCheckpointId === cp.id);
+  return !now || !users || !(yield* resumedSince(tx, session.id, now.checkpointId, branch.id, cp));
+}
+
+/**
+ * Whether resume values were stored at LangGraph checkpoint `checkpointId` on `branchId` since `cp` was taken: their
+ * mark names the session's newest checkpoint then, `cp` or a later one (an answer given before `cp` names an earlier).
+ */
+function* resumedSince(tx: Tx, sessionId: string, checkpointId: string, branchId: string, cp: CheckpointRow): Step<boolean> {
+  const marks = (yield* tx.langgraph.writesOf(sessionId, checkpointId)).filter((w) => w.channel === RESUMED_ON);
+  for (const w of marks) {
+    const mark = parseResumeMark(w.value);
+    if (mark.branchId !== branchId || mark.after === undefined) continue;
+    const after = yield* tx.getCheckpoint(mark.after);
+    if (after && after.sessionId === cp.sessionId && after.seq >= cp.seq) return true;
+  }
+  return false;
 }
