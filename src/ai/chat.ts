@@ -96,21 +96,19 @@ const isToolPart = (p: unknown): p is { type: string; toolCallId: string } =>
 export const callsOf = (m: MessageInput): string[] =>
   Array.isArray(m.content) ? m.content.flatMap((p) => (isToolPart(p) ? [p.toolCallId] : [])) : [];
 
-/** A tool part's states that tell its call has not run: an approval still asked for, or denied. */
-const NOT_RUN = new Set(["approval-requested", "output-denied"]);
+/**
+ * A tool part's states that tell its call has not run: an approval still asked for, answered (an approved call runs
+ * only once the list holding the answer is sent), or denied.
+ */
+const NOT_RUN = new Set(["approval-requested", "approval-responded", "output-denied"]);
 
 /**
- * The ids of the tool calls a message's parts show run or running: a call whose approval it still asks for or denies
- * is not (a stale tab's deny of an approval another request granted is an answer without that call).
+ * The ids of the tool calls a message's parts show run or running: a call whose approval it asks for or answers is
+ * not (a stale tab's answer to an approval another request granted is an answer without that call, to run again).
  */
 export const shownCallsOf = (m: MessageInput): string[] =>
   Array.isArray(m.content)
-    ? m.content.flatMap((p) => {
-        if (!isToolPart(p)) return [];
-        const { state, approval } = p as { state?: unknown; approval?: { approved?: unknown } };
-        const denied = state === "approval-responded" && approval?.approved === false;
-        return NOT_RUN.has(String(state)) || denied ? [] : [p.toolCallId];
-      })
+    ? m.content.flatMap((p) => (isToolPart(p) && !NOT_RUN.has(String((p as { state?: unknown }).state)) ? [p.toolCallId] : []))
     : [];
 
 /**

@@ -1,4 +1,4 @@
-// A stale tab still showing a tool approval asked (another tab approved it, the tool ran) denies it or asks on: a version without the approved call.
+// A stale tab still showing a tool approval asked (another tab approved it, the tool ran) answers it otherwise or asks on: a version without the approved call.
 import {
   convertToModelMessages,
   createIdGenerator,
@@ -59,12 +59,12 @@ async function route(s: SessionHandle, world: Set<string>, messages: UIMessage[]
   await saved;
 }
 
-/** The chat with the approval of call `id` answered. */
-function respond(chat: UIMessage[], id: string, approved: boolean): UIMessage[] {
+/** The chat with the approvals of the calls `answers` names answered (call id: approved). */
+function respond(chat: UIMessage[], answers: Record<string, boolean>): UIMessage[] {
   const answer = chat.at(-1)!;
   const parts = answer.parts.map((p) =>
-    "toolCallId" in p && p.toolCallId === id && p.state === "approval-requested"
-      ? { ...p, state: "approval-responded" as const, approval: { ...p.approval, approved } }
+    "toolCallId" in p && p.toolCallId in answers && p.state === "approval-requested"
+      ? { ...p, state: "approval-responded" as const, approval: { ...p.approval, approved: answers[p.toolCallId]! } }
       : p,
   );
   return [...chat.slice(0, -1), { ...answer, parts } as UIMessage];
@@ -95,9 +95,9 @@ for (const steps of [false, true]) {
       await route(s, world, [user("q", "send it")], scriptedStreamModel([first]), steps);
       // Both tabs show the approval asked; the first approves it (g1 runs, then p1), the other, not reloaded, denies it.
       const shown = JSON.stringify(await loadChat(s));
-      const approve = respond(JSON.parse(shown) as UIMessage[], "g1", true);
+      const approve = respond(JSON.parse(shown) as UIMessage[], { g1: true });
       await route(s, world, approve, scriptedStreamModel([[call("p1", "put", { k: "p1" })], [text("sent")]]), steps);
-      const deny = respond(JSON.parse(shown) as UIMessage[], "g1", false);
+      const deny = respond(JSON.parse(shown) as UIMessage[], { g1: false });
       await route(s, world, deny, scriptedStreamModel([[call("p2", "put", { k: "p2" })], [text("not sent")]]), steps);
 
       const kept = before ? ["a1"] : [];
@@ -133,7 +133,7 @@ for (const steps of [false, true]) {
       steps,
     );
     const shown = JSON.stringify(await loadChat(s));
-    const approve = respond(JSON.parse(shown) as UIMessage[], "g1", true);
+    const approve = respond(JSON.parse(shown) as UIMessage[], { g1: true });
     await route(s, world, approve, scriptedStreamModel([[call("p1", "put", { k: "p1" })], [text("sent")]]), steps);
     // The other tab leaves the approval unanswered and asks on: its chat shows g1 not run.
     const asked = [...(JSON.parse(shown) as UIMessage[]), user("q2", "and then")];
@@ -148,4 +148,47 @@ for (const steps of [false, true]) {
     }
     expect(seen.map((b) => b.shown.join(",")).sort()).toEqual(["a1,g1,p1", "a1,p2"]);
   });
+}
+
+// Tab A answers both approvals of one step; a stale tab answers them otherwise, approving g1 again: a version of its own.
+const twoAnswers = [
+  { a: { g1: true, g2: true }, b: { g1: true, g2: false }, shown: { a: "g1,g2,p1", b: "g1,p2" } },
+  { a: { g1: true, g2: false }, b: { g1: true, g2: true }, shown: { a: "g1,p1", b: "g1,g2,p2" } },
+];
+for (const steps of [false, true]) {
+  for (const { a, b, shown: expected } of twoAnswers) {
+    const how = `${JSON.stringify(a)} then ${JSON.stringify(b)}, ${steps ? "saved after each step" : "saved at the end"}`;
+    it(`two approvals answered otherwise by a stale tab: its branch holds the calls it approves, run once (${how})`, async () => {
+      const { fp } = dbs.open();
+      const world = new Set<string>();
+      const s = await fp.createSession({ userId: "u" });
+      const asked = [call("g1", "send", { k: "g1" }), call("g2", "send", { k: "g2" })];
+      await route(s, world, [user("q", "send them")], scriptedStreamModel([asked]), steps);
+      const shown = JSON.stringify(await loadChat(s));
+      await route(
+        s,
+        world,
+        respond(JSON.parse(shown) as UIMessage[], a),
+        scriptedStreamModel([[call("p1", "put", { k: "p1" })], [text("A")]]),
+        steps,
+      );
+      await route(
+        s,
+        world,
+        respond(JSON.parse(shown) as UIMessage[], b),
+        scriptedStreamModel([[call("p2", "put", { k: "p2" })], [text("B")]]),
+        steps,
+      );
+
+      expect((await s.toolTrack()).filter((t) => t.applied).map((t) => t.callId)).toEqual(expected.b.split(","));
+      const [answer] = (await s.history({ withVersions: true })).filter((m) => m.role === "assistant");
+      expect([answer!.versions!.index, answer!.versions!.count]).toEqual([1, 2]);
+      const seen = await eachBranch(s, world);
+      for (const branch of seen) {
+        expect(branch.applied).toEqual(branch.shown);
+        expect(branch.world).toEqual(branch.shown);
+      }
+      expect(seen.map((branch) => branch.shown.join(",")).sort()).toEqual([expected.a, expected.b].sort());
+    });
+  }
 }
