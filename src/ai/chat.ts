@@ -128,13 +128,44 @@ export const callInputsOf = (m: MessageInput): [string, unknown][] =>
       })
     : [];
 
+/**
+ * How far on a tool part's state is, in the order a call goes through them: a result (an output, an error, a deny) is
+ * as far on as any other.
+ */
+const STATE_ORDER: Readonly<Record<string, number>> = {
+  "input-streaming": 0,
+  "input-available": 1,
+  "approval-requested": 2,
+  "approval-responded": 3,
+  "output-available": 4,
+  "output-error": 4,
+  "output-denied": 4,
+};
+
+/** A tool part's state and approval answer, as `partGoesOn` compares them. */
+interface PartProgress {
+  state?: unknown;
+  approval?: { approved?: unknown };
+}
+
+/**
+ * Whether tool part `later` can be `part` gone on: its state not gone back, an approval answer it had kept. Either is
+ * another tab's answer to the same call (a stale tab denying an approval another request granted), not this one.
+ */
+function partGoesOn(part: PartProgress, later: PartProgress): boolean {
+  const [was, is] = [STATE_ORDER[String(part.state)], STATE_ORDER[String(later.state)]];
+  if (was !== undefined && is !== undefined && is < was) return false;
+  const [answered, answers] = [part.approval?.approved, later.approval?.approved];
+  return answered === undefined || answers === undefined || answered === answers;
+}
+
 /** A journaled call as `callInputsOf` and `modelCallInputsOf` give one: a list's call is told from the track's by it. */
 const trackInputOf = (t: { tool: string; args: JsonValue }): unknown => [`tool-${t.tool}`, t.args];
 
 /**
  * Whether `next` is the stored answer gone on: both assistant messages, `next`'s parts begin with the stored ones,
  * where a tool part may have moved on to a later state (its output added by the client, an approval answered), its
- * input the same.
+ * input and its approval's answer the same.
  * The AI SDK continues the last assistant message this way (same message, more parts) after a client-side tool's
  * output or a tool approval; an edit or a regenerated answer differs in its parts instead.
  */
@@ -146,6 +177,8 @@ function continuesAnswer(stored: Message, next: MessageInput): boolean {
     const later = staticForm((next.content as JsonValue[])[i]);
     if (isDeepStrictEqual(part, later)) return true;
     if (!isToolPart(part) || !isToolPart(later) || part.type !== later.type || part.toolCallId !== later.toolCallId) return false;
+    // A stale tab's answer to the same approval is a version of the answer, its call undone, not the answer gone on.
+    if (!partGoesOn(part as PartProgress, later as PartProgress)) return false;
     // The same call gone on keeps its input: another input under the id is another request's call (a model numbering
     // its calls per response, answering the same question), and the stored form another request's answer.
     const [was, is] = [part, later].map((p) => callInputsOf({ role: "assistant", content: [p] })[0]?.[1]);
