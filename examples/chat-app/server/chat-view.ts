@@ -2,6 +2,7 @@
 import type { Checkpoint, MessageVersions, SessionHandle } from "forkpoint";
 import { loadChat } from "forkpoint/ai";
 import type { UIMessage } from "ai";
+import { versionsByMessage } from "./message-versions.js";
 import type { Todo, TodoList } from "./todos.js";
 
 export interface ChatView {
@@ -30,10 +31,7 @@ export async function chatView(s: SessionHandle, todos: TodoList): Promise<ChatV
     s.history({ withVersions: true }),
     s.listCheckpoints({ limit: 20 }),
   ]);
-  // loadChat names a message by the id the client gave it (stored as clientId), else by forkpoint's id; a message
-  // stored in several entries (an answer continued after a client-side tool) takes the versions of its first.
-  const versions: Record<string, MessageVersions> = {};
-  for (const m of history) versions[m.clientId ?? m.id] ??= m.versions;
+  const versions = versionsByMessage(history);
   return {
     id: s.id,
     branchId: summary.currentBranchId,
