@@ -1,65 +1,15 @@
 // docs/ai-sdk.md's route answering one question twice (a double submit, an approval or a client tool's output POSTed again), the models going on otherwise: each loop's calls land with its own answer.
-import {
-  convertToModelMessages,
-  createIdGenerator,
-  isStepCount,
-  streamText,
-  tool,
-  type LanguageModel,
-  type ToolSet,
-  type UIMessage,
-} from "ai";
+import { convertToModelMessages, isStepCount, streamText, type UIMessage } from "ai";
 import { expect, it } from "vitest";
-import { z } from "zod";
 import type { SessionHandle } from "../../src/index.js";
 import { loadChat, saveChat, undoableTools } from "../../src/ai/index.js";
 import { tempDatabases } from "../helpers.js";
+import { guideRoute as route, user, worldTools } from "./guide-route.js";
 import { call, scriptedStreamModel, text } from "./mock-model.js";
 
 const dbs = tempDatabases();
 
-const user = (id: string, t: string): UIMessage => ({ id, role: "user", parts: [{ type: "text", text: t }] });
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** The world's keys, with `put` adding one (and `send`, the same tool needing approval; `ask`, a client-side tool). */
-function worldTools(world: Set<string>) {
-  const execute = async ({ k }: { k: string }) => (world.add(k), k);
-  const tools = {
-    put: tool({ inputSchema: z.object({ k: z.string() }), execute }),
-    send: tool({ inputSchema: z.object({ k: z.string() }), execute, needsApproval: true }),
-    ask: tool({ inputSchema: z.object({ k: z.string() }) }),
-  } satisfies ToolSet;
-  const undo = ({ args }: { args: { k: string } }) => void world.delete(args.k);
-  return { tools, undos: { put: undo, send: undo } };
-}
-
-/** The guide's route: saveChat before the loop, tools `{ after }` its question, the answer saved in `onEnd` (and `onStepEnd`). */
-async function route(s: SessionHandle, world: Set<string>, messages: UIMessage[], model: LanguageModel, steps = false): Promise<void> {
-  const asked = await saveChat(s, messages);
-  const after = asked.lastMessageId;
-  const { tools, undos } = worldTools(world);
-  const result = streamText({
-    model,
-    messages: await convertToModelMessages(messages, { ignoreIncompleteToolCalls: true }),
-    tools: undoableTools(s, tools, undos, { after }),
-    stopWhen: isStepCount(6),
-  });
-  let saved!: Promise<unknown>;
-  const ended = new Promise<void>((resolve) => {
-    const response = result.toUIMessageStreamResponse({
-      originalMessages: messages,
-      generateMessageId: createIdGenerator({ prefix: "msg", size: 16 }),
-      ...(steps ? { onStepEnd: async ({ messages: all }) => void (await saveChat(s, all, { after })) } : {}),
-      onEnd: async ({ messages: all }) => {
-        saved = saveChat(s, all, { after });
-        await saved.finally(resolve);
-      },
-    });
-    void response.text();
-  });
-  await ended;
-  await saved;
-}
 
 /** For each branch: the calls its chat shows done, the calls its track holds applied once switched to, and the world then. */
 async function eachBranch(s: SessionHandle, world: Set<string>) {

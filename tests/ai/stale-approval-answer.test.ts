@@ -1,63 +1,13 @@
 // A stale tab still showing a tool approval asked (another tab approved it, the tool ran) answers it otherwise or asks on: a version without the approved call.
-import {
-  convertToModelMessages,
-  createIdGenerator,
-  isStepCount,
-  streamText,
-  tool,
-  type LanguageModel,
-  type ToolSet,
-  type UIMessage,
-} from "ai";
+import { type UIMessage } from "ai";
 import { expect, it } from "vitest";
-import { z } from "zod";
 import type { SessionHandle } from "../../src/index.js";
-import { loadChat, saveChat, undoableTools } from "../../src/ai/index.js";
+import { loadChat } from "../../src/ai/index.js";
 import { tempDatabases } from "../helpers.js";
+import { guideRoute as route, user, worldTools } from "./guide-route.js";
 import { call, scriptedStreamModel, text } from "./mock-model.js";
 
 const dbs = tempDatabases();
-
-const user = (id: string, t: string): UIMessage => ({ id, role: "user", parts: [{ type: "text", text: t }] });
-
-/** The world's keys, with `put` adding one and `send`, the same tool, needing approval. */
-function worldTools(world: Set<string>) {
-  const execute = async ({ k }: { k: string }) => (world.add(k), k);
-  const tools = {
-    put: tool({ inputSchema: z.object({ k: z.string() }), execute }),
-    send: tool({ inputSchema: z.object({ k: z.string() }), execute, needsApproval: true }),
-  } satisfies ToolSet;
-  const undo = ({ args }: { args: { k: string } }) => void world.delete(args.k);
-  return { tools, undos: { put: undo, send: undo } };
-}
-
-/** The guide's route without `at`: saveChat before the loop, tools `{ after }` its question, saves in `onEnd` (and `onStepEnd`). */
-async function route(s: SessionHandle, world: Set<string>, messages: UIMessage[], model: LanguageModel, steps: boolean): Promise<void> {
-  const asked = await saveChat(s, messages);
-  const after = asked.lastMessageId;
-  const { tools, undos } = worldTools(world);
-  const result = streamText({
-    model,
-    messages: await convertToModelMessages(messages, { ignoreIncompleteToolCalls: true }),
-    tools: undoableTools(s, tools, undos, { after }),
-    stopWhen: isStepCount(6),
-  });
-  let saved!: Promise<unknown>;
-  const ended = new Promise<void>((resolve) => {
-    const response = result.toUIMessageStreamResponse({
-      originalMessages: messages,
-      generateMessageId: createIdGenerator({ prefix: "msg", size: 16 }),
-      ...(steps ? { onStepEnd: async ({ messages: all }) => void (await saveChat(s, all, { after })) } : {}),
-      onEnd: async ({ messages: all }) => {
-        saved = saveChat(s, all, { after });
-        await saved.finally(resolve);
-      },
-    });
-    void response.text();
-  });
-  await ended;
-  await saved;
-}
 
 /** The chat with the approvals of the calls `answers` names answered (call id: approved). */
 function respond(chat: UIMessage[], answers: Record<string, boolean>): UIMessage[] {

@@ -1,51 +1,17 @@
 // examples/chat-app's `< 2/2 >` picker of an answer saved after each step, forked before a later form of it.
-import {
-  convertToModelMessages,
-  createIdGenerator,
-  isStepCount,
-  streamText,
-  tool,
-  type LanguageModel,
-  type ToolSet,
-  type UIMessage,
-} from "ai";
+import type { LanguageModel, UIMessage } from "ai";
 import { expect, it } from "vitest";
-import { z } from "zod";
 import type { SessionHandle } from "../../src/index.js";
-import { loadChat, saveChat, undoableTools } from "../../src/ai/index.js";
+import { loadChat, saveChat } from "../../src/ai/index.js";
 import { versionsByMessage } from "../../examples/chat-app/server/message-versions.js";
+import { guideRoute, user } from "../ai/guide-route.js";
 import { call, scriptedStreamModel, text } from "../ai/mock-model.js";
 import { tempDatabases } from "../helpers.js";
 
 const dbs = tempDatabases();
 
-const user = (id: string, t: string): UIMessage => ({ id, role: "user", parts: [{ type: "text", text: t }] });
-
 /** The guide's route without `at`, saving after each step and at the end; `send` needs approval. */
-async function route(s: SessionHandle, messages: UIMessage[], model: LanguageModel): Promise<void> {
-  const asked = await saveChat(s, messages);
-  const after = asked.lastMessageId;
-  const execute = async ({ k }: { k: string }) => k;
-  const tools = {
-    put: tool({ inputSchema: z.object({ k: z.string() }), execute }),
-    send: tool({ inputSchema: z.object({ k: z.string() }), execute, needsApproval: true }),
-  } satisfies ToolSet;
-  const result = streamText({
-    model,
-    messages: await convertToModelMessages(messages, { ignoreIncompleteToolCalls: true }),
-    tools: undoableTools(s, tools, { put: () => {}, send: () => {} }, { after }),
-    stopWhen: isStepCount(6),
-  });
-  let saved!: Promise<unknown>;
-  const response = result.toUIMessageStreamResponse({
-    originalMessages: messages,
-    generateMessageId: createIdGenerator({ prefix: "msg", size: 16 }),
-    onStepEnd: async ({ messages: all }) => void (await saveChat(s, all, { after })),
-    onEnd: ({ messages: all }) => void (saved = saveChat(s, all, { after })),
-  });
-  await response.text();
-  await saved;
-}
+const route = (s: SessionHandle, messages: UIMessage[], model: LanguageModel) => guideRoute(s, new Set(), messages, model, true);
 
 /** The chat with the approval of `g1` answered. */
 function respond(chat: UIMessage[], approved: boolean): UIMessage[] {
