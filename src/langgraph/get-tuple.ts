@@ -38,7 +38,6 @@ export async function getTuple(parts: SaverParts, reader: CheckpointReader, conf
   if (!found) return undefined;
   parts.sessions.set(threadKey(userId, threadId, ns), found.thread.sessionId, 1);
   if (found.readOn !== undefined) parts.runs.readOn(config, found.readOn);
-  if (found.seenSeq !== undefined) parts.runs.seen(config, found.seenSeq);
   const tuple = await reader.pointTuple(ctx, found.thread, found.at, true);
   const all = tuple?.pendingWrites;
   if (tuple?.pendingWrites && found.undone) tuple.pendingWrites = pendingAtMovedHead(tuple.pendingWrites, found.undone);
@@ -144,9 +143,7 @@ function* placeUnit(
     const head =
       current.served?.kind === "stored" && current.served.moved === true && current.served.row.checkpointId === at.row.checkpointId;
     const waits = head ? yield* subgraphWaits(tx, userId, threadId, ns, at.row) : undefined;
-    // What the thread had stored when read so (`RunMark.seenSeq`): a run from here began after those.
-    const seenSeq = ns === "" ? current.points.reduce((max, p) => Math.max(max, p.seq), -1) : undefined;
-    return { thread, at, undone: yield* undoneById(tx, thread, at.row, current), waits, seenSeq };
+    return { thread, at, undone: yield* undoneById(tx, thread, at.row, current), waits };
   }
   if (at.moved !== true) {
     // Its own head, where its parent's move left it (`throughParent`): its subgraphs follow that move still.

@@ -47,7 +47,7 @@ function* movedRunUnit(tx: Tx, sessionId: string, guarded: GuardedThread, runAt:
   yield* refuseMovedParent(tx, sessionId, current, thread, target, true, run);
   // Another run of the thread put a checkpoint on the session's branch since (two runs at once): this run's next put
   // forks away from the head, which would undo a call journaled there now.
-  if (yield* tx.langgraph.landedSince(sessionId, current.id, sinceSeq(fp.seq, run))) throw overtakenRun(guarded);
+  if (yield* tx.langgraph.landedSince(sessionId, current.id, fp.seq)) throw overtakenRun(guarded);
   return true;
 }
 
@@ -58,25 +58,12 @@ function* movedRunUnit(tx: Tx, sessionId: string, guarded: GuardedThread, runAt:
  * without its result, once this run's own put is refused. Under durability "exit" too, when the checkpoint the step
  * runs from is stored (a resume's first step).
  */
-export function* refuseOvertakenCall(
-  tx: Tx,
-  sessionId: string,
-  thread: GuardedThread,
-  runAt: string,
-  entry: EntryRow,
-  run: RunMark | undefined,
-): Step<void> {
+export function* refuseOvertakenCall(tx: Tx, sessionId: string, thread: GuardedThread, runAt: string, entry: EntryRow): Step<void> {
   const row = yield* tx.langgraph.getCheckpoint(sessionId, runAt);
   if (!row) return;
   const fp = yield* tx.getCheckpoint(row.fpCheckpointId);
-  if (fp && (yield* tx.langgraph.landedSince(sessionId, entry.branchId, sinceSeq(fp.seq, run)))) throw overtakenRun(thread);
+  if (fp && (yield* tx.langgraph.landedSince(sessionId, entry.branchId, fp.seq))) throw overtakenRun(thread);
 }
-
-/**
- * The seq after which a LangGraph checkpoint landed is another run's: after the run's step checkpoint (`seq`), and,
- * for a run from a checkpoint it named (time travel), after those the thread had stored when it began (`seenSeq`).
- */
-const sinceSeq = (seq: number, run: RunMark | undefined) => Math.max(seq, run?.seenSeq ?? -1);
 
 const overtakenRun = (thread: GuardedThread) =>
   new ConflictError(

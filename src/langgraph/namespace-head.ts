@@ -78,10 +78,6 @@ export function* throughParent(tx: Tx, userId: string, threadId: string, ns: str
   const thread = yield* tx.langgraph.getThread(userId, threadId, ns);
   if (!thread) return null;
   const chosen = chosenWait(yield* waitsOf(tx, thread.sessionId), moved.windows);
-  // The move undid a call the step made before the subgraph reached that wait (a task of an earlier step of the
-  // subgraph made it): the subgraph runs anew, from its start, as LangGraph's own savers run it from there.
-  if (chosen && callsUndone(moved.undone) && (yield* undoneCallBefore(tx, parent, moved.at.row, chosen, moved.windows)))
-    return { at: undefined, undone: moved.undone!, windows: moved.windows };
   if (chosen) {
     const newest = (yield* tx.langgraph.getCheckpoint(thread.sessionId))?.checkpointId;
     // Resumed there on the root's branch since the move: its resume values stored since are served (`Resumed`).
@@ -105,36 +101,6 @@ export function* throughParent(tx: Tx, userId: string, threadId: string, ns: str
     return { at: { kind: "stored", row: chosen.row, moved: true }, undone, windows: moved.windows };
   }
   return moved.undone === null ? null : { at: undefined, undone: moved.undone, windows: moved.windows };
-}
-
-/**
- * Whether a tool call of the parent's step at `row` (journaled on the parent's session after the checkpoint, before its
- * next one) that the session's current world left out (off its lineage, or undone on it) was made before the subgraph
- * wrote its wait `wait`, a wait of the run the move undid (the lineage's first window holds it: none written on a
- * branch made since). Such a wait's checkpoint holds that call's task's result: the subgraph cannot go on from it.
- */
-function* undoneCallBefore(
-  tx: Tx,
-  parent: LgThreadRow,
-  row: LgCheckpointRow,
-  wait: NamespaceWait,
-  windows: readonly WaitWindow[],
-): Step<boolean> {
-  if (windows.slice(1).some((w) => wait.seq <= w.upTo && wait.at >= w.after)) return false;
-  const points = yield* tx.langgraph.pointsOf(parent.sessionId);
-  const at = points.find((p) => p.checkpointId === row.checkpointId);
-  const head = at && (yield* tx.branchHeads(parent.sessionId)).get(at.branchId);
-  if (!at || head === undefined) return false;
-  const later = points.filter((p) => p.branchId === at.branchId && p.position >= at.position && p.seq > at.seq);
-  const upTo = Math.min(head, ...later.map((p) => p.position));
-  if (upTo <= at.position) return false;
-  const step = { branchId: at.branchId, after: at.position, upTo };
-  const before = (yield* tx.segmentTools(step)).filter((t) => t.status === "succeeded" && t.createdAt < wait.at);
-  if (before.length === 0) return false;
-  const { branch, head: current } = yield* ownedCurrent(tx, parent.sessionId, parent.userId);
-  const kept = (yield* tx.lineage(branch.id, current.position)).find((s) => s.branchId === at.branchId)?.upTo ?? -1;
-  const unapplied = new Set(yield* tx.unappliedTools(step));
-  return before.some((t) => t.position > kept || unapplied.has(t.id));
 }
 
 /** The thread's head when it is a checkpoint the session was moved to, with what is undone there (null: nothing). */

@@ -29,11 +29,6 @@ export interface RunMark {
    * branch a move made goes on from the head it read there, not from where the move left the session.
    */
   readOn?: string;
-  /**
-   * For a run whose first read named a checkpoint (time travel), the seq of the newest LangGraph checkpoint of the
-   * thread's session then: those stored up to it are not another run's beside it (the thread went on before it began).
-   */
-  seenSeq?: number;
 }
 
 /** A call a run's node journaled: by which run and task, and when on the saver's clock. */
@@ -103,12 +98,6 @@ export class RunCalls {
   readOn(config: RunnableConfig | undefined, branchId: string): void {
     const run = this.runOf(config);
     if (run && run.readOn === undefined) run.readOn = branchId;
-  }
-
-  /** Notes the newest LangGraph checkpoint's seq when the run `config` belongs to first read one by id (`seenSeq`). */
-  seen(config: RunnableConfig | undefined, seq: number): void {
-    const run = this.runOf(config);
-    if (run && run.seenSeq === undefined) run.seenSeq = seq;
   }
 
   /** Notes the tasks whose results a read served to the run `config` belongs to (its tuple's pending writes). */

@@ -100,7 +100,7 @@ interface RunCall {
  * (`run-calls.ts`).
  */
 function* journaledInRun(tx: Tx, entry: EntryRow, call: RunCall): Step<void> {
-  if (call.runAt !== undefined) yield* refuseOvertakenCall(tx, call.sessionId, call.thread, call.runAt, entry, call.run);
+  if (call.runAt !== undefined) yield* refuseOvertakenCall(tx, call.sessionId, call.thread, call.runAt, entry);
   if (!call.run) return;
   if (call.runAt !== undefined) yield* refuseCallAfterOtherRun(tx, call.parts, call.sessionId, call.thread, call.runAt, entry, call.run);
   call.parts.runs.journaled(call.sessionId, entry.id, call.run, call.task);
