@@ -1,5 +1,6 @@
 // Whether a rollback to where the session is leaves a LangGraph thread's head where it is (else the rollback forks).
 import type { CheckpointRow, LgPointRow, SessionRow, Step, Tx } from "../../store/port/index.js";
+import { pointsOnLineage } from "./points-on-lineage.js";
 import { RESUMED_ON, parseResumeMark } from "./resume-mark.js";
 
 /** The newest of them (LangGraph's ids are time-ordered): what LangGraph itself reads as latest. */
@@ -29,8 +30,10 @@ export function* graphStays(tx: Tx, session: SessionRow, cp: CheckpointRow, hash
   const branch = (yield* tx.getBranch(session.currentBranchId))!;
   const forkedFrom =
     branch.forkPosition === cp.position && branch.forkCheckpointId !== null ? yield* tx.getCheckpoint(branch.forkCheckpointId) : undefined;
-  const now = newest(points.filter((p) => p.branchId === branch.id)) ?? headAmong(points, forkedFrom);
-  if (now?.checkpointId !== headAmong(points, cp)?.checkpointId) return false;
+  // Each read among its own lineage's checkpoints there: not those of a branch rolled back from that went on.
+  const fromFork = forkedFrom ? yield* pointsOnLineage(tx, points, forkedFrom, cp.position) : points;
+  const now = newest(points.filter((p) => p.branchId === branch.id)) ?? headAmong(fromFork, forkedFrom);
+  if (now?.checkpointId !== headAmong(yield* pointsOnLineage(tx, points, cp, cp.position), cp)?.checkpointId) return false;
   // At a user's checkpoint (not LangGraph's own, which holds the step's writes as LangGraph's savers do).
   const users = !points.some((p) => p.fpCheckpointId === cp.id);
   return !now || !users || !(yield* resumedSince(tx, session.id, now.checkpointId, branch.id, cp));
