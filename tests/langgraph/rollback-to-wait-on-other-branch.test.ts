@@ -29,6 +29,24 @@ function twoWaitsGraph(saver: ForkpointSaver) {
     .compile({ checkpointer: saver });
 }
 
+/** Thread "t": node "both" asks "q1", then "q2", then sends "<a1>,<a2>". */
+function askTwiceGraph(saver: ForkpointSaver) {
+  const State1 = Annotation.Root({ log: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }) });
+  return new StateGraph(State1)
+    .addNode("both", async () => {
+      const a = interrupt("q1") as string;
+      const b = interrupt("q2") as string;
+      await (await saver.sessionFor("t", { userId: "alice" })).invoke("send", { t: `${a},${b}` });
+      return { log: [`${a},${b}`] };
+    })
+    .addEdge(START, "both")
+    .addEdge("both", END)
+    .compile({ checkpointer: saver });
+}
+
+type Asking = { tasks: { interrupts: { id?: string; value?: unknown }[] }[] };
+const asked = (state: Asking) => state.tasks.flatMap((t) => t.interrupts).map((i) => i.value);
+
 describe.each(["sync", "async"] as const)("a rollback to a wait on another branch (durability %s)", (durability) => {
   const config = { configurable: { thread_id: "t" }, durability };
 
@@ -49,6 +67,47 @@ describe.each(["sync", "async"] as const)("a rollback to a wait on another branc
     const branches = async () => (await s.branches()).length;
     return { fp, sent, s, graph, answer, branches };
   }
+
+  it("reached through a rollback to the other branch's checkpoint there, forks and serves its answer", async () => {
+    const { fp, sent, s, graph, answer, branches } = await setup();
+    const c0 = await s.checkpoint({ name: "C0" });
+    await answer({ "A?": "A1" });
+    const c1 = await s.checkpoint({ name: "C1" });
+    await s.rollback(c0.id);
+    await answer({ "A?": "A2" });
+    const c2 = await s.checkpoint({ name: "C2" });
+    await s.rollback(c1.id);
+    expect((await graph.getState(config)).values.a).toBe("A1");
+    const atC1 = (await s.info()).currentBranchId;
+    await s.rollback(c2.id);
+    expect(await branches()).toBe(4);
+    expect((await s.info()).currentBranchId).not.toBe(atC1);
+    const state = await graph.getState(config);
+    expect(state.values.a).toBe("A2");
+    expect(state.next).toEqual(["qb"]);
+    // Clicked twice: no empty fork.
+    await s.rollback(c2.id);
+    expect(await branches()).toBe(4);
+    await answer({ "B?": "B7" });
+    expect(sent).toEqual(["A2/B7"]);
+    expect(await fp.verify()).toMatchObject({ ok: true });
+  });
+
+  it("from a rollback's branch that read the wait before the answer, forks to the answer", async () => {
+    const { sent, s, graph, answer, branches } = await setup();
+    const c0 = await s.checkpoint({ name: "C0" });
+    await answer({ "A?": "A1" });
+    const c1 = await s.checkpoint({ name: "C1" });
+    await s.rollback(c0.id);
+    expect((await graph.getState(config)).next).toEqual(["qa", "qb"]);
+    await s.rollback(c1.id);
+    expect(await branches()).toBe(3);
+    const state = await graph.getState(config);
+    expect(state.values.a).toBe("A1");
+    expect(state.next).toEqual(["qb"]);
+    await answer({ "B?": "B3" });
+    expect(sent).toEqual(["A1/B3"]);
+  });
 
   it("from a branch whose parent went on past the wait, reads the target's lineage there", async () => {
     const { sent, s, graph, answer, branches } = await setup();
@@ -71,5 +130,25 @@ describe.each(["sync", "async"] as const)("a rollback to a wait on another branc
     expect(state.next).toEqual(["qb"]);
     await answer({ "B?": "B5" });
     expect(sent).toEqual(["A2/B5"]);
+  });
+
+  it("a node asking twice: a rollback to its second question from a rollback to its first asks the second", async () => {
+    const sent: string[] = [];
+    const { fp } = dbs.open({ tools: [sendTool(sent)] });
+    const saver = new ForkpointSaver(fp, { userId: "alice" });
+    const graph = askTwiceGraph(saver);
+    await graph.invoke({ log: ["start"] }, config);
+    const s = await saver.sessionFor("t", { userId: "alice" });
+    const atQ1 = await s.checkpoint({ name: "waiting on q1" });
+    await graph.invoke(new Command({ resume: "a" }), config);
+    const atQ2 = await s.checkpoint({ name: "waiting on q2" });
+    await s.rollback(atQ1.id);
+    expect(asked(await graph.getState(config))).toEqual(["q1"]);
+    await s.rollback(atQ2.id);
+    expect((await s.branches()).length).toBe(3);
+    expect(asked(await graph.getState(config))).toEqual(["q2"]);
+    const out = await graph.invoke(new Command({ resume: "y" }), config);
+    expect(out.log).toEqual(["start", "a,y"]);
+    expect(sent).toEqual(["a,y"]);
   });
 });

@@ -2,6 +2,7 @@
 import type { CheckpointRow, LgPointRow, SessionRow, Step, Tx } from "../../store/port/index.js";
 import { pointsOnLineage } from "./points-on-lineage.js";
 import { RESUMED_ON, parseResumeMark } from "./resume-mark.js";
+import { answersDiffer } from "./served-answers.js";
 
 /** The newest of them (LangGraph's ids are time-ordered): what LangGraph itself reads as latest. */
 function newest(points: LgPointRow[]): LgPointRow | undefined {
@@ -36,6 +37,8 @@ export function* graphStays(tx: Tx, session: SessionRow, cp: CheckpointRow, hash
   if (now?.checkpointId !== headAmong(yield* pointsOnLineage(tx, points, cp, cp.position), cp)?.checkpointId) return false;
   // At a user's checkpoint (not LangGraph's own, which holds the step's writes as LangGraph's savers do).
   const users = !points.some((p) => p.fpCheckpointId === cp.id);
+  // Answered there on another lineage than the current one (a rollback's branch reads its parent's answers there).
+  if (now && users && (yield* answersDiffer(tx, session.id, now.checkpointId, branch, cp))) return false;
   return !now || !users || !(yield* resumedSince(tx, session.id, now.checkpointId, branch.id, cp));
 }
 
