@@ -176,7 +176,7 @@ function* answeredPast(tx: Tx, writes: readonly LgWriteRow[], at: LgPointRow, se
 
 /**
  * Where a lineage leaves the branch of a LangGraph checkpoint (`at`) from a forkpoint checkpoint written after it (a
- * user's, taken while the step was stopped): right at its position (`keptOf` "after"), or past it (calls of tasks
+ * user's, taken while the step was stopped, or LangGraph's own): right at its position (`keptOf` "after"), or past it (calls of tasks
  * that ran beside the stopped one came before the user's checkpoint); undefined when the lineage ends on that branch,
  * does not hold it, or leaves it by an edit's fork. Past the step (a later LangGraph checkpoint of the branch at or
  * before that point) is for the caller to weigh.
@@ -184,9 +184,11 @@ function* answeredPast(tx: Tx, writes: readonly LgWriteRow[], at: LgPointRow, se
 function* leftWithin(tx: Tx, at: LgPointRow, segments: LineageSegment[]): Step<number | undefined> {
   const kept = yield* keptOf(tx, at, segments);
   if (kept === "after") return at.position;
-  if (kept <= at.position) return undefined;
+  if (kept < at.position) return undefined;
   const next = segments[segments.findIndex((s) => s.branchId === at.branchId) + 1];
   const forkId = next ? (yield* tx.getBranch(next.branchId))?.forkCheckpointId : undefined;
+  // A rollback to LangGraph's own checkpoint of the step leaves right at it, as one to a user's taken there does.
+  if (kept === at.position) return forkId === at.fpCheckpointId ? at.position : undefined;
   const fork = forkId ? yield* tx.getCheckpoint(forkId) : undefined;
   return fork && fork.seq > at.seq ? kept : undefined;
 }

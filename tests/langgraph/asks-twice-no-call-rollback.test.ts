@@ -1,5 +1,6 @@
 // A node that asks twice in one step with no call between: a rollback to a user's checkpoint taken at its first
-// question, after an answer that left it asking the second, forks there and asks the first question again.
+// question (or to LangGraph's own checkpoint of that wait), after an answer that left it asking the second, forks
+// there and asks the first question again.
 import { Annotation, Command, END, START, StateGraph, interrupt } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
@@ -58,6 +59,29 @@ describe.each(["sync", "async"] as const)("one node asks twice with no call betw
     expect(sent).toEqual(["x,y"]);
     expect(await fp.verify()).toMatchObject({ ok: true });
   });
+
+  it.each([false, true])(
+    "(in a subgraph: %s) a rollback to LangGraph's own checkpoint of the first wait forks and asks it again",
+    async (inSubgraph) => {
+      const { fp, sent, s, graph, config } = await setup(durability, inSubgraph);
+      const hist = [];
+      for await (const h of graph.getStateHistory(config)) hist.push(h);
+      const waitId = hist.find((h) => asked(h).length > 0)!.config.configurable!.checkpoint_id as string;
+      const listed = await s.listCheckpoints({ auto: true });
+      const lg = listed.items.find(
+        (c) => (c.metadata as { langgraph?: { checkpointId?: string } } | null)?.langgraph?.checkpointId === waitId,
+      )!;
+      expect(lg).toBeDefined();
+      await s.rollback(lg.id);
+      expect((await s.branches()).length).toBe(2);
+      expect(asked(await graph.getState(config))).toEqual(["q1"]);
+      await graph.invoke(new Command({ resume: "x" }), config);
+      const out = await graph.invoke(new Command({ resume: "y" }), config);
+      expect(out.log.at(-1)).toBe("x,y");
+      expect(sent).toEqual(["x,y"]);
+      expect(await fp.verify()).toMatchObject({ ok: true });
+    },
+  );
 
   it("a switch back to the first branch asks its second question, answered with its first answer", async () => {
     const { sent, s, graph, config, atQ1 } = await setup(durability, false);

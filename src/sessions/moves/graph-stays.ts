@@ -23,7 +23,8 @@ function headAmong(points: LgPointRow[], at: CheckpointRow | undefined): LgPoint
  * For a rollback to `cp` whose position (hash-chain value `hash`) is the session's: true when its thread (if it has
  * one) reads the same LangGraph checkpoint as its head there as it would after the rollback. A step LangGraph resumed
  * there that added no message (a thread answering an interrupt) moved the thread on without moving the session, and so
- * did an answer stored there since a user's `cp` was taken that left the task asking again (no step written since).
+ * did an answer stored there since `cp` was taken (a user's or LangGraph's own) that left the task asking again (no
+ * step written since).
  */
 export function* graphStays(tx: Tx, session: SessionRow, cp: CheckpointRow, hash: string): Step<boolean> {
   const points = (yield* tx.langgraph.pointsOf(session.id)).filter((p) => p.position === cp.position && p.headHash === hash);
@@ -39,7 +40,9 @@ export function* graphStays(tx: Tx, session: SessionRow, cp: CheckpointRow, hash
   const users = !points.some((p) => p.fpCheckpointId === cp.id);
   // Answered there on another lineage than the current one (a rollback's branch reads its parent's answers there).
   if (now && users && (yield* answersDiffer(tx, session.id, now.checkpointId, branch, cp))) return false;
-  return !now || !users || !(yield* resumedSince(tx, session.id, now.checkpointId, branch.id, cp));
+  // At a user's checkpoint, or LangGraph's own (an answer stored there was given once it was written): a resume from it
+  // asks the task's first question again, as one from LangGraph's own savers does.
+  return !now || !(yield* resumedSince(tx, session.id, now.checkpointId, branch.id, cp));
 }
 
 /**
