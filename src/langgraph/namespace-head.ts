@@ -6,6 +6,7 @@ import { sortedWrites } from "./saver-parts.js";
 import { asFirstAsked, firstAskedAt } from "./first-asked.js";
 import { callsUndone, firstsAsked, type Undone } from "./moved-head-writes.js";
 import { resumedOnBranch, rootBranchOf } from "./resumed-on.js";
+import { rootOrder } from "./root-order.js";
 import { undoneAt } from "./served-writes.js";
 import { checkpointAt, type PointCheckpoint } from "./thread-head.js";
 
@@ -136,6 +137,8 @@ export const WHOLE_STEP: readonly WaitWindow[] = [{ after: -Infinity, upTo: Infi
 export interface NamespaceWait {
   row: LgCheckpointRow;
   seq: number;
+  /** `seq` as the root's session orders it (`rootOrder`): what a window's `upTo` weighs. */
+  rootSeq: number;
   at: number;
 }
 
@@ -173,7 +176,7 @@ export function chosenWait(waits: readonly NamespaceWait[], windows: readonly Wa
   const newest = (a: NamespaceWait | undefined, x: NamespaceWait) => (!a || x.seq > a.seq ? x : a);
   let chosen: NamespaceWait | undefined;
   for (const w of windows)
-    chosen = waits.filter((x) => x.seq <= w.upTo && x.at >= w.after).reduce<NamespaceWait | undefined>(newest, undefined) ?? chosen;
+    chosen = waits.filter((x) => x.rootSeq <= w.upTo && x.at >= w.after).reduce<NamespaceWait | undefined>(newest, undefined) ?? chosen;
   return chosen ?? waits.reduce<NamespaceWait | undefined>((first, x) => (!first || x.seq < first.seq ? x : first), undefined);
 }
 
@@ -182,11 +185,12 @@ export function* waitsOf(tx: Tx, sessionId: string): Step<NamespaceWait[]> {
   const waited = new Set((yield* tx.langgraph.writeKeysOf(sessionId)).filter((w) => isWaitWrite(w.channel)).map((w) => w.checkpointId));
   if (waited.size === 0) return [];
   const points = new Map((yield* tx.langgraph.pointsOf(sessionId)).map((p) => [p.checkpointId, p]));
+  const order = yield* rootOrder(tx, sessionId);
   const waits: NamespaceWait[] = [];
   for (const row of yield* tx.langgraph.checkpointsOf(sessionId)) {
     const p = waited.has(row.checkpointId) ? points.get(row.checkpointId) : undefined;
     const cp = p && (yield* tx.getCheckpoint(p.fpCheckpointId));
-    if (p && cp) waits.push({ row, seq: p.seq, at: cp.createdAt });
+    if (p && cp) waits.push({ row, seq: p.seq, rootSeq: order ? order(p.seq) : p.seq, at: cp.createdAt });
   }
   return waits;
 }

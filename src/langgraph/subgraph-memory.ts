@@ -5,6 +5,7 @@ import { parentNs, waitsOf, waitWindows, type NamespaceWait, type WaitWindow } f
 import type { Undone } from "./moved-head-writes.js";
 import { checkpointAt, onLineageAt } from "./thread-head.js";
 import { putOffLineage } from "./put-on.js";
+import { rootOrder } from "./root-order.js";
 
 const utf8 = new TextDecoder();
 
@@ -73,7 +74,10 @@ export function* memoryOnParentLineage(
   const on = new Map((yield* onLineageAt(tx, points, segments, head.position)).map((p) => [p.checkpointId, p]));
   const lineage: ParentLineage = { points, on, segments, windows: new Map() };
   const subPoints = new Map((yield* tx.langgraph.pointsOf(sessionId)).map((p) => [p.checkpointId, p]));
-  const ownPoint = subPoints.get(own.checkpointId);
+  // Weighed against the parent's points and forks in the root's order (`rootOrder`); among themselves, by their own.
+  const order = yield* rootOrder(tx, sessionId);
+  const rootPoints = order ? new Map([...subPoints].map(([id, p]) => [id, { ...p, seq: order(p.seq) }])) : subPoints;
+  const ownPoint = rootPoints.get(own.checkpointId);
   const ownKept = (yield* kept(tx, lineage, anchorOf(lineage, own, ownPoint, up), ownPoint)) !== false;
   if (ownKept && !(yield* putOffLineage(tx, sessionId, own.checkpointId, segments))) return undefined;
   // The parent's head where a move took it (a stored checkpoint the graph went on from): its step runs again.
@@ -85,9 +89,11 @@ export function* memoryOnParentLineage(
   for (const row of yield* tx.langgraph.checkpointsOf(sessionId)) {
     const p = subPoints.get(row.checkpointId);
     if (!p) continue;
-    const anchor = anchorOf(lineage, row, p, up);
+    const inRoot = rootPoints.get(row.checkpointId);
+    const anchor = anchorOf(lineage, row, inRoot, up);
     // Put while the root's session was on a branch its lineage does not hold: that branch's run (`put-on.ts`).
-    const keeps = (yield* kept(tx, lineage, anchor, p)) !== false && !(yield* putOffLineage(tx, sessionId, row.checkpointId, segments));
+    const keeps =
+      (yield* kept(tx, lineage, anchor, inRoot)) !== false && !(yield* putOffLineage(tx, sessionId, row.checkpointId, segments));
     if (anchor !== undefined && anchor.checkpointId === moved) {
       if (!first || p.seq < first.seq) first = { row, seq: p.seq };
       stepKept ||= keeps;
@@ -98,7 +104,7 @@ export function* memoryOnParentLineage(
   // the step (asking its first question again), else where the step began.
   if (first && !stepKept) {
     const waited = (yield* waitsOf(tx, sessionId)).filter((w) => {
-      const anchor = anchorOf(lineage, w.row, subPoints.get(w.row.checkpointId), up);
+      const anchor = anchorOf(lineage, w.row, rootPoints.get(w.row.checkpointId), up);
       return anchor !== undefined && anchor.checkpointId === moved;
     });
     const firstWait = waited.reduce<NamespaceWait | undefined>((a, w) => (!a || w.seq < a.seq ? w : a), undefined);
