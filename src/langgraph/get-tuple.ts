@@ -94,7 +94,11 @@ function* placeWithFirsts(
         : found.undone && checkpointId === undefined
           ? yield* subgraphStepBranch(tx, userId, threadId)
           : undefined;
-  const written = found?.at.kind === "stored" ? yield* writtenAt(tx, found.thread, found.at.row.checkpointId, stepBranch) : undefined;
+  // Moved to a checkpoint the graph went on from: a task's results the lineage holds were its own run's (`writtenAt`).
+  const written =
+    found?.at.kind === "stored"
+      ? yield* writtenAt(tx, found.thread, found.at.row.checkpointId, stepBranch, found.undone === "continuation")
+      : undefined;
   // A checkpoint serves the resume values its lineage gave, not another branch's written over them (`resumed-aside.ts`).
   const swaps =
     found?.at.kind === "stored" ? yield* resumedOffLineage(tx, found.thread, found.at.row.checkpointId, !!found.undone) : undefined;

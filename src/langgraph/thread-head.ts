@@ -205,9 +205,10 @@ export function* checkpointAt(
   const limit = as === "point" ? asOf : position === branch.forkPosition ? yield* forkSeq(tx, branch) : undefined;
   const candidates = here.filter((p) => settled(p) && p.seq <= (limit ?? Infinity));
   // On each branch the lineage leaves at a user's checkpoint, not one written there after that checkpoint either (a
-  // branch rolled back from: its answer is not this lineage's). The lineage is read only when that can matter.
+  // branch rolled back from: its answer is not this lineage's); none on a branch it does not hold (one forked from
+  // this point: the graph went on there, not here). The lineage is read only when that can matter.
   let cut = candidates.some((p) => p.branchId !== branch.id) ? yield* cutLineage(tx, branch, position, points, last) : undefined;
-  const there = newest(candidates.filter((p) => p.seq <= (cut?.cuts.get(p.branchId) ?? Infinity)));
+  const there = newest(cut ? onLineage(candidates, cut.segments, position, cut.cuts) : candidates);
   if (there) return yield* stored(tx, sessionId, there, moved);
   cut ??= yield* cutLineage(tx, branch, position, points, last);
   const base = baseAmong(onLineage(points, cut.segments, position, cut.cuts));

@@ -101,10 +101,17 @@ export interface Written {
 
 /**
  * The tasks of a stored checkpoint of `thread` whose results are `Written` on or off the root session's current
- * lineage; `stepBranch`: the branch of the root's session the step ran on first (the root's own checkpoints only).
- * Undefined when no task's results are marked off the current branch (nothing to weigh).
+ * lineage; `stepBranch`: the branch of the root's session the step ran on first (the root's own checkpoints only);
+ * `wentOn`: the head was moved to the checkpoint and the graph went on from it (`undoneAt`'s "continuation"). Undefined
+ * when no task's results are marked off the current branch (nothing to weigh).
  */
-export function* writtenAt(tx: Tx, thread: LgThreadRow, checkpointId: string, stepBranch?: string): Step<Written | undefined> {
+export function* writtenAt(
+  tx: Tx,
+  thread: LgThreadRow,
+  checkpointId: string,
+  stepBranch?: string,
+  wentOn = false,
+): Step<Written | undefined> {
   const rows = yield* tx.langgraph.writesOf(thread.sessionId, checkpointId);
   const marks = rows.filter((w) => w.channel === WRITTEN_ON);
   const root = marks.length > 0 ? yield* rootOf(tx, thread) : undefined;
@@ -123,6 +130,9 @@ export function* writtenAt(tx: Tx, thread: LgThreadRow, checkpointId: string, st
     // Stored on the current branch since a move, or before the point a move forked the lineage from (a user's
     // checkpoint taken once the task finished): the lineage holds the run that wrote them.
     else if (stepBranch !== undefined && stepBranch !== branch.id) on.add(taskId);
+    // On the step's own branch, where the graph went on only from a branch forked past these results (the lineage
+    // holds them, and the other branch's are off it): this branch's run finished the task, as it left it.
+    else if (wentOn && stepBranch === branch.id) on.add(taskId);
   }
   // A task's rows a later run replaced, stored by a run the lineage holds: served in place of the live ones.
   for (const { taskId, mark } of parsed) {
