@@ -12,7 +12,7 @@ import { subgraphWaits, throughParent, withSubgraphWaits } from "./namespace-hea
 import { currentLineage, undoneAt, undoneById } from "./served-writes.js";
 import { memoryOnParentLineage, memoryParentNs } from "./subgraph-memory.js";
 import { checkpointAt, resolveSynthesized, type PointCheckpoint } from "./thread-head.js";
-import { resumedOffLineage, withLineageResumes } from "./resumed-aside.js";
+import { answeredOnLineage, resumedOffLineage, withLineageResumes } from "./resumed-aside.js";
 import { servedWritten, subgraphStepBranch, writtenAt } from "./written-on.js";
 
 /**
@@ -80,10 +80,15 @@ function* placeWithFirsts(
   checkpointId: string | undefined,
 ) {
   const found = yield* placeUnit(ctx, tx, ref, userId, threadId, ns, checkpointId);
+  // A checkpoint serves the resume values its lineage gave, not another branch's written over them (`resumed-aside.ts`).
+  const swaps =
+    found?.at.kind === "stored" ? yield* resumedOffLineage(tx, found.thread, found.at.row.checkpointId, !!found.undone) : undefined;
+  // A task given its lineage's answers back runs on from them: it shows the question it asked after them.
   const firsts =
     found?.undone && found.at.kind === "stored"
       ? firstsAsked(yield* firstAskedAt(tx, found.thread.sessionId, found.at.row.checkpointId), found.undone)
       : undefined;
+  for (const taskId of firsts?.keys() ?? []) if (answeredOnLineage(swaps?.get(taskId))) firsts!.delete(taskId);
   // The branch the step ran on first tells a task run again since a move (`writtenAt`): the root's own checkpoint's, or
   // for a subgraph's head served through its parent's moved head, the root step's (`subgraphStepBranch`).
   const stepBranch =
@@ -99,9 +104,6 @@ function* placeWithFirsts(
     found?.at.kind === "stored"
       ? yield* writtenAt(tx, found.thread, found.at.row.checkpointId, stepBranch, found.undone === "continuation")
       : undefined;
-  // A checkpoint serves the resume values its lineage gave, not another branch's written over them (`resumed-aside.ts`).
-  const swaps =
-    found?.at.kind === "stored" ? yield* resumedOffLineage(tx, found.thread, found.at.row.checkpointId, !!found.undone) : undefined;
   // The branch a read of the root graph's head is served on: a run reading it goes on from there (`RunMark.readOn`).
   const readOn =
     found && checkpointId === undefined && ns === "" ? (yield* tx.getSession(found.thread.sessionId))?.currentBranchId : undefined;

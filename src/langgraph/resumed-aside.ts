@@ -1,5 +1,5 @@
 // Resume values a run on another branch wrote over: kept aside, and served again to the lineage that gave them.
-import { RESUME, type CheckpointPendingWrite, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
+import { INTERRUPT, RESUME, type CheckpointPendingWrite, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import { ownedCurrent, parseResumeMark } from "../sessions/langgraph-bridge.js";
 import type { LgThreadRow, LgWriteRow, Step, Tx } from "../store/port/index.js";
 import { RESUMED_ON, rootBranchOf } from "./resumed-on.js";
@@ -16,7 +16,8 @@ const branchOfMark = (w: LgWriteRow) => parseResumeMark(w.value).branchId;
 /**
  * Keeps aside the stored resume values the RESUME rows among `rows` (about to replace them in `thread`) write over,
  * when they were stored on another branch of the root's session than the current one: LangGraph stores a task's resume
- * values at one key, so a resume on one branch would otherwise take the other branch's answers from it.
+ * values at one key, so a resume on one branch would otherwise take the other branch's answers from it. The task's
+ * interrupt stored then goes with them: the question it asked after those answers, which a lineage served them shows.
  */
 export function* keepResumedAside(tx: Tx, thread: LgThreadRow, rows: readonly Omit<LgWriteRow, "sessionId">[]): Step<void> {
   const resumed = rows.filter((r) => r.channel === RESUME);
@@ -28,7 +29,9 @@ export function* keepResumedAside(tx: Tx, thread: LgThreadRow, rows: readonly Om
     const mark = stored.find((w) => w.taskId === taskId && w.channel === RESUMED_ON);
     if (!mark || branchOfMark(mark) === branchId) continue;
     const kept = asideTaskId(taskId, branchOfMark(mark));
-    const prior = stored.filter((w) => w.taskId === taskId && (w.channel === RESUME || w.channel === RESUMED_ON));
+    const prior = stored.filter(
+      (w) => w.taskId === taskId && (w.channel === RESUME || w.channel === RESUMED_ON || w.channel === INTERRUPT),
+    );
     yield* tx.langgraph.insertWrites(
       prior.map((w) => ({ ...w, taskId: kept })),
       true,
@@ -39,8 +42,8 @@ export function* keepResumedAside(tx: Tx, thread: LgThreadRow, rows: readonly Om
 /**
  * The tasks of a stored checkpoint of `thread` whose resume values there were last stored on a branch the root's
  * current lineage does not reach (a run on another branch wrote over them), each with the resume values the lineage
- * gave it there (kept aside by `keepResumedAside`; none when it gave none): what a head that was not moved serves. A
- * head moved there (`moved`) gets back only those given on its own branch.
+ * gave it there and the interrupt it asked after them (kept aside by `keepResumedAside`; none when it gave none): what
+ * a head that was not moved serves. A head moved there (`moved`) gets back only those given on its own branch.
  */
 export function* resumedOffLineage(tx: Tx, thread: LgThreadRow, checkpointId: string, moved: boolean): Step<Map<string, LgWriteRow[]>> {
   const rows = yield* tx.langgraph.writesOf(thread.sessionId, checkpointId);
@@ -60,7 +63,8 @@ export function* resumedOffLineage(tx: Tx, thread: LgThreadRow, checkpointId: st
     if (moved ? branchOfMark(mark) === branch.id : reached.has(branchOfMark(mark))) continue;
     const from = (moved ? [branch.id] : order).find((b) => rows.some((w) => w.taskId === asideTaskId(mark.taskId, b)));
     if (moved && from === undefined) continue;
-    const kept = from === undefined ? [] : rows.filter((w) => w.taskId === asideTaskId(mark.taskId, from) && w.channel === RESUME);
+    const aside = from === undefined ? [] : rows.filter((w) => w.taskId === asideTaskId(mark.taskId, from));
+    const kept = aside.filter((w) => w.channel === RESUME || w.channel === INTERRUPT);
     swaps.set(
       mark.taskId,
       kept.map((w) => ({ ...w, taskId: mark.taskId })),
@@ -69,13 +73,25 @@ export function* resumedOffLineage(tx: Tx, thread: LgThreadRow, checkpointId: st
   return swaps;
 }
 
-/** `writes` with the resume values of the tasks in `swaps` (`resumedOffLineage`) replaced by the lineage's own. */
+/**
+ * Whether a task's swap (`resumedOffLineage`) gives it the lineage's answers: it runs on from them, so it shows the
+ * question it asked after them, not its first of the step.
+ */
+export const answeredOnLineage = (swap: readonly LgWriteRow[] | undefined): boolean => swap?.some((w) => w.channel === RESUME) ?? false;
+
+/**
+ * `writes` with the resume values of the tasks in `swaps` (`resumedOffLineage`) replaced by the lineage's own, and the
+ * interrupt by the one asked after them when it was kept (a task whose interrupt was not shows the one stored).
+ */
 export async function withLineageResumes(
   serde: SerializerProtocol,
   writes: CheckpointPendingWrite[],
   swaps: ReadonlyMap<string, LgWriteRow[]>,
 ): Promise<CheckpointPendingWrite[]> {
-  const out = writes.filter(([taskId, channel]) => !(channel === RESUME && swaps.has(taskId)));
+  const asked = new Set([...swaps].filter(([, rows]) => rows.some((w) => w.channel === INTERRUPT)).map(([taskId]) => taskId));
+  const out = writes.filter(
+    ([taskId, channel]) => !((channel === RESUME && swaps.has(taskId)) || (channel === INTERRUPT && asked.has(taskId))),
+  );
   for (const rows of swaps.values()) {
     for (const w of rows) out.push([w.taskId, w.channel, await serde.loadsTyped(w.type, w.value)]);
   }
