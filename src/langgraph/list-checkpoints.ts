@@ -11,6 +11,7 @@ import { currentLineage, undoneById, type CurrentLineage } from "./served-writes
 import { assertReadNames, assertSaverKey, threadConfig, threadKey, userOf, type SaverParts } from "./saver-parts.js";
 import { getTuple } from "./get-tuple.js";
 import { memoryParentNs } from "./subgraph-memory.js";
+import { answeredOnLineage, resumedOffLineage, withLineageResumes } from "./resumed-aside.js";
 
 /** The checkpoints `config` names (a thread, a namespace, one checkpoint), filtered on metadata, before and limit. */
 export async function* listCheckpoints(
@@ -50,7 +51,7 @@ export async function* listCheckpoints(
     }
   }
   const ctx = await parts.engine();
-  const { rows, undone, waits, firsts } = await ctx.store.read((tx) =>
+  const { rows, undone, waits, firsts, swaps } = await ctx.store.read((tx) =>
     listUnit(tx, { userId, threadId, checkpointNs: ns, checkpointId, before, metadata, limit }),
   );
   // Checkpoints of one lineage share its verified history (`VerifiedItems`): read and verified once, not once each.
@@ -64,6 +65,9 @@ export async function* listCheckpoints(
     const served = waits.get(i);
     if (tuple?.pendingWrites && served && served.size > 0)
       tuple.pendingWrites = await withSubgraphWaits(parts.serde, tuple.pendingWrites, served);
+    const resumed = swaps.get(i);
+    if (tuple?.pendingWrites && resumed && resumed.size > 0)
+      tuple.pendingWrites = await withLineageResumes(parts.serde, tuple.pendingWrites, resumed);
     if (tuple) yield tuple;
   }
 }
@@ -75,9 +79,10 @@ function* isCheckpointOf(tx: Tx, userId: string, threadId: string, ns: string, c
 }
 
 /**
- * The listed rows, what each one's read by id leaves out of its pending writes (`undoneById`), and for the one that is
- * a head a move took its thread to, the waits its subgraphs are served at there (`subgraphWaits`), by its index; for
- * each with something left out, the first interrupts kept there (`firstAskedAt`: its tasks ask those again).
+ * The listed rows, what each one's read by id leaves out of its pending writes (`undoneById`); for the thread's head,
+ * the resume values its lineage gave (`resumedOffLineage`), and when a move took the thread there, the waits its
+ * subgraphs are served at (`subgraphWaits`), by its index; for each with something left out, the first interrupts kept
+ * there (`firstAskedAt`: its tasks ask those again, but for those given their lineage's answers back), as `getTuple`.
  */
 function* listUnit(tx: Tx, filter: LgListFilter): Step<ListedRows> {
   const rows = yield* tx.langgraph.listCheckpoints(filter);
@@ -86,6 +91,7 @@ function* listUnit(tx: Tx, filter: LgListFilter): Step<ListedRows> {
   const undone: (Undone | null)[] = [];
   const waits = new Map<number, Map<string, LgWriteRow[]>>();
   const firsts = new Map<number, Map<string, LgWriteRow>>();
+  const swaps = new Map<number, Map<string, LgWriteRow[]>>();
   for (const [i, row] of rows.entries()) {
     if (!sessions.has(row.sessionId)) {
       const thread = yield* tx.langgraph.threadOfSession(row.sessionId);
@@ -96,11 +102,13 @@ function* listUnit(tx: Tx, filter: LgListFilter): Step<ListedRows> {
     undone.push(left);
     if (left) firsts.set(i, firstsAsked(yield* firstAskedAt(tx, row.sessionId, row.checkpointId), left));
     const served = of?.current.served;
-    if (of && served?.kind === "stored" && served.moved === true && served.row.checkpointId === row.checkpointId) {
-      waits.set(i, yield* subgraphWaits(tx, of.thread.userId, of.thread.threadId, of.thread.checkpointNs, row));
-    }
+    if (!of || served?.kind !== "stored" || served.row.checkpointId !== row.checkpointId) continue;
+    if (served.moved === true) waits.set(i, yield* subgraphWaits(tx, of.thread.userId, of.thread.threadId, of.thread.checkpointNs, row));
+    const resumed = yield* resumedOffLineage(tx, of.thread, row.checkpointId, left !== null);
+    swaps.set(i, resumed);
+    for (const taskId of firsts.get(i)?.keys() ?? []) if (answeredOnLineage(resumed.get(taskId))) firsts.get(i)!.delete(taskId);
   }
-  return { rows, undone, waits, firsts };
+  return { rows, undone, waits, firsts, swaps };
 }
 
 interface ListedRows {
@@ -108,4 +116,5 @@ interface ListedRows {
   undone: (Undone | null)[];
   waits: Map<number, Map<string, LgWriteRow[]>>;
   firsts: Map<number, Map<string, LgWriteRow>>;
+  swaps: Map<number, Map<string, LgWriteRow[]>>;
 }

@@ -43,6 +43,12 @@ describe("a task asking twice, answered once on a branch and on another since", 
     await s.switchBranch(x);
     // As the branch would stand had the other never been (as a MemorySaver shows it): "a" given, its next question open.
     expect(await asked()).toEqual(["q2 after a"]);
+    // The history lists the head's checkpoint as the head shows it.
+    const id = (await graph.getState(config)).config.configurable?.checkpoint_id as string;
+    const listed: unknown[] = [];
+    for await (const h of graph.getStateHistory(config))
+      if (h.config.configurable?.checkpoint_id === id) listed.push(...h.tasks.flatMap((t) => t.interrupts).map((i) => i.value));
+    expect(listed).toEqual(["q2 after a"]);
     expect(sent).toEqual([]);
     expect((await graph.invoke(new Command({ resume: "z" }), config)).log).toEqual(["start", "a,z"]);
     expect(sent).toEqual(["a,z"]);
