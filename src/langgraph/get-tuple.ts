@@ -6,7 +6,7 @@ import type { LgThreadRow, Step, Tx } from "../store/port/index.js";
 import { servedAfterMoves, currentToServe, ownedCurrent, ownedSession, type EngineContext } from "../sessions/langgraph-bridge.js";
 import type { CheckpointReader } from "./checkpoint-reader.js";
 import { assertReadNames, threadConfig, threadKey, userOf, type SaverParts } from "./saver-parts.js";
-import { firstsAsked, pendingAtMovedHead } from "./moved-head-writes.js";
+import { callsUndone, firstsAsked, pendingAtMovedHead } from "./moved-head-writes.js";
 import { firstAskedAt, withFirstAsked } from "./first-asked.js";
 import { subgraphWaits, throughParent, withSubgraphWaits } from "./namespace-head.js";
 import { currentLineage, undoneAt, undoneById } from "./served-writes.js";
@@ -99,10 +99,11 @@ function* placeWithFirsts(
         : found.undone && checkpointId === undefined
           ? yield* subgraphStepBranch(tx, userId, threadId)
           : undefined;
-  // Moved to a checkpoint the graph went on from: a task's results the lineage holds were its own run's (`writtenAt`).
+  // Moved to a checkpoint whose step's calls stand (the graph went on from it, or it was resumed since): a task's
+  // results the lineage holds were its own run's (`writtenAt`).
   const written =
     found?.at.kind === "stored"
-      ? yield* writtenAt(tx, found.thread, found.at.row.checkpointId, stepBranch, found.undone === "continuation")
+      ? yield* writtenAt(tx, found.thread, found.at.row.checkpointId, stepBranch, !!found.undone && !callsUndone(found.undone))
       : undefined;
   // The branch a read of the root graph's head is served on: a run reading it goes on from there (`RunMark.readOn`).
   const readOn =

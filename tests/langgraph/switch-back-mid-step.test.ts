@@ -9,10 +9,13 @@ const dbs = tempDatabases();
 
 const State = Annotation.Root({ a: Annotation<string>(), b: Annotation<string>(), done: Annotation<string>() });
 
-/** Thread "t": "qa" asks "A?" and sends "a=<answer>", beside "qb" asking "B?"; then "act" sends "act:<a>/<b>". */
-function twoWaitsGraph(saver: ForkpointSaver) {
+/**
+ * Thread "t": "qa" asks "A?" and sends "a=<answer>", beside "qb" asking "B?"; then "act" sends "act:<a>/<b>". In a
+ * subgraph (`inSubgraph`): the root graph's one node "sub" runs them.
+ */
+function twoWaitsGraph(saver: ForkpointSaver, inSubgraph = false) {
   const send = async (t: string) => (await saver.sessionFor("t", { userId: "alice" })).invoke("send", { t });
-  const graph = new StateGraph(State)
+  const inner = new StateGraph(State)
     .addNode("qa", async () => {
       const a = interrupt("A?") as string;
       await send(`a=${a}`);
@@ -26,8 +29,11 @@ function twoWaitsGraph(saver: ForkpointSaver) {
     .addEdge(START, "qa")
     .addEdge(START, "qb")
     .addEdge(["qa", "qb"], "act")
-    .addEdge("act", END)
-    .compile({ checkpointer: saver });
+    .addEdge("act", END);
+  const root = () => inner.compile({ checkpointer: saver });
+  const outer = () => new StateGraph(State).addNode("sub", inner.compile()).addEdge(START, "sub").addEdge("sub", END);
+  // Driven as the root graph is (invoke, getState).
+  const graph = inSubgraph ? (outer().compile({ checkpointer: saver }) as unknown as ReturnType<typeof root>) : root();
   const config = { configurable: { thread_id: "t" } };
   const answer = async (question: string, value: string) => {
     const asked = (await graph.getState(config)).tasks.flatMap((t) => t.interrupts).find((i) => i.value === question);
@@ -66,6 +72,37 @@ describe("a branch left with one of two waits answered (its call made)", () => {
     expect(sent).toEqual(["a=A1", "act:A1/B6"]);
     await s.switchBranch(z);
     expect((await graph.getState(config)).values).toMatchObject({ a: "A1", b: "B3", done: "A1/B3" });
+    expect(sent).toEqual(["a=A1", "act:A1/B3"]);
+    expect(await fp.verify()).toMatchObject({ ok: true });
+  });
+});
+
+describe("a subgraph left with one of two waits answered (its call made)", () => {
+  it("resumes its own step after another branch finished it, the answered task not run again", async () => {
+    const sent: string[] = [];
+    const { fp } = dbs.open({ tools: [sendTool(sent)] });
+    const saver = new ForkpointSaver(fp, { userId: "alice" });
+    const { graph, config, answer } = twoWaitsGraph(saver, true);
+    await graph.invoke({ done: "" }, config);
+    const s = await saver.sessionFor("t", { userId: "alice" });
+    const x = (await s.info()).currentBranchId;
+    const waiting = await s.checkpoint({ name: "both waiting" });
+    await answer("A?", "A1");
+    const answered = await s.checkpoint({ name: "A answered" });
+    await s.rollback(waiting.id);
+    await s.rollback(answered.id);
+    const z = (await s.info()).currentBranchId;
+    expect(await answer("B?", "B3")).toMatchObject({ a: "A1", b: "B3", done: "A1/B3" });
+    expect(sent).toEqual(["a=A1", "act:A1/B3"]);
+    await s.switchBranch(x);
+    expect(sent).toEqual(["a=A1"]);
+    const sub = (await graph.getState(config, { subgraphs: true })).tasks[0]?.state as { next?: string[]; values?: { a?: string } };
+    expect(sub.next).toEqual(["qb"]);
+    expect(sub.values?.a).toBe("A1");
+    // "qa" finished on this branch: only "qb" runs (a MemorySaver thread would not run "qa" again either).
+    expect(await answer("B?", "B6")).toMatchObject({ a: "A1", b: "B6", done: "A1/B6" });
+    expect(sent).toEqual(["a=A1", "act:A1/B6"]);
+    await s.switchBranch(z);
     expect(sent).toEqual(["a=A1", "act:A1/B3"]);
     expect(await fp.verify()).toMatchObject({ ok: true });
   });
