@@ -59,6 +59,21 @@ const note = defineTool<{ text: string }, { ok: boolean }>({
   },
 });
 
+/** Makes folder `dir` with an index file; its undo deletes the whole folder (beyond the paths its run changed). */
+const scaffold = defineTool<{ dir: string }, { had: boolean }>({
+  name: "scaffold",
+  effects: "workspace",
+  run: ({ dir }) => {
+    const had = fs.existsSync(dir);
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, "index.ts"), "export {}");
+    return { had };
+  },
+  undo: ({ args, result }) => {
+    if (!result.had) fs.rmSync(args.dir, { recursive: true, force: true });
+  },
+});
+
 /** In this process stall_write only writes (its undo stalls in the child, tests/fixtures/stalled-move.ts). */
 const stallWrite = defineTool<WriteArgs, WriteResult>({
   name: "stall_write",
@@ -72,7 +87,7 @@ const stallWrite = defineTool<WriteArgs, WriteResult>({
 /** A session on a fresh workspace, checkpointed empty; `walk`: followed without a watcher (every scan walks). */
 async function started(walk: boolean, fp?: Forkpoint) {
   const ws = tempDir("forkpoint-put-back-");
-  const opened = fp ?? dbs.open({ tools: [removeFile, renameFile, note, writeFileTool()] as never[] }).fp;
+  const opened = fp ?? dbs.open({ tools: [removeFile, renameFile, note, scaffold, writeFileTool()] as never[] }).fp;
   const s = await opened.createSession({ userId: "u" });
   await s.attachWorkspace(ws);
   if (walk) {
@@ -153,6 +168,39 @@ for (const walk of [false, true])
     expect(moved.files?.kept).toEqual(["d"]);
     expect(readOrNull(file("d"))).toBe("by hand");
   });
+
+for (const walk of [false, true]) {
+  const how = walk ? "without a watcher" : "with a watcher where there is one";
+
+  it(`a hand edit put back equal to the restored files leaves a later replay's write (${how})`, async () => {
+    const { s, file } = await started(walk);
+    fs.writeFileSync(file("d"), "v0");
+    const cp0 = await s.checkpoint({ name: "cp0" });
+    await s.invoke("write_file", { path: file("d"), text: "a" });
+    await s.append({ role: "assistant", content: "A" });
+    await s.rollback(cp0.id, { scope: "both" });
+    await s.invoke("write_file", { path: file("d"), text: "b" });
+    fs.writeFileSync(file("d"), "v0");
+    await s.invoke("write_file", { path: file("d"), text: "b" });
+    // Back to A: B's calls undone (the second puts "v0" back, a hand edit), cp0's files restored, A's write replayed.
+    const moved = await s.undo({ scope: "both" });
+    expect(moved.replayed.map((t) => t.tool)).toEqual(["write_file"]);
+    expect(readOrNull(file("d"))).toBe("a");
+    expect((await s.toolTrack()).map((t) => [t.args, t.applied])).toEqual([[{ path: file("d"), text: "a" }, true]]);
+  });
+
+  it(`an older undo deleting beyond its recorded paths leaves a hand-made file put back there (${how})`, async () => {
+    const { s, start, file } = await started(walk);
+    await s.invoke("scaffold", { dir: file("sub") });
+    fs.writeFileSync(file("sub/notes.md"), "my notes");
+    await s.invoke("delete_file", { path: file("sub/notes.md") });
+    const moved = await s.rollback(start.id, { scope: "both" });
+    expect(moved.undone.map((t) => t.tool)).toEqual(["delete_file", "scaffold"]);
+    expect(moved.files?.kept).toEqual(["sub/notes.md"]);
+    expect(readOrNull(file("sub/notes.md"))).toBe("my notes");
+    expect(readOrNull(file("sub/index.ts"))).toBeNull();
+  });
+}
 
 it.skipIf(!watched)("a both rewind killed after the undo that put the hand edit back keeps it once recovered", async () => {
   const db = dbs.path();

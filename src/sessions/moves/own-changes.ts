@@ -4,7 +4,7 @@
 // rest. Without a watcher a scan walks the whole tree: absorbed before the files step and at the end only. An undo or
 // a replay is held to the files its call's run changed: what changes elsewhere meanwhile (a save by hand) stays drift,
 // which the move's files step leaves as it is (see move-files.ts); so does a hand edit an undo puts back, which the
-// move's later steps leave as put back (see put-back.ts).
+// move's later undos leave as put back (see put-back.ts).
 import type { MoveStepRow, Step, Tx, WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
 import { absorbChanges, filesBefore, type FilesBefore } from "../workspace/absorb.js";
@@ -25,10 +25,10 @@ export class OwnChanges {
    * own effect, as a recorded call's write found as drift is): its own doing, not left as drift. A watcher's only.
    */
   #mayOwn = new Set<string>();
-  /** The hand edits this move's undos put back, kept as put back by later steps of calls with recorded paths. */
+  /** The hand edits this move's undos put back, kept as put back by later undos of calls with recorded paths. */
   #putBack: PutBack | null = null;
-  /** The running step: the paths it may change, and what those it may put a hand edit back in held as it began. */
-  #step: { may: Set<string> | "all"; before: ReturnType<PutBack["read"]> } | null = null;
+  /** The running step: an undo's, of a call with recorded paths or not, or a replay; what those it may put a hand edit back in held as it began. */
+  #step: { kind: "undo" | "pathless" | "replay"; before: ReturnType<PutBack["read"]> } | null = null;
 
   private constructor(
     private readonly ctx: EngineContext,
@@ -68,16 +68,16 @@ export class OwnChanges {
   }
 
   /**
-   * A step is about to run that may change `paths` (undefined: any path); `unseen`: those it puts back as a hand edit
-   * its call's run found there, which no checkpoint may hold (an undo's), taken as drift.
+   * A step (`op`) is about to run that may change `paths` (undefined: any path); `unseen`: those it puts back as a hand
+   * edit its call's run found there, which no checkpoint may hold (an undo's), taken as drift.
    */
-  expect(paths: readonly string[] | undefined, unseen: readonly string[] = []): void {
+  expect(paths: readonly string[] | undefined, unseen: readonly string[] = [], op: "undo" | "replay" = "undo"): void {
     for (const path of unseen) this.#unseen.add(path);
     if (this.ws && this.holding) {
       const putBack = this.#putBackOf(this.ws);
       // Where its call's run found a hand edit too, the undo puts that one back (see `PutBack.hold`): not kept from it.
-      const may = paths === undefined ? "all" : new Set(paths.filter((path) => !unseen.includes(path)));
-      this.#step = { may, before: putBack.read(unseen) };
+      const kind = op === "replay" ? "replay" : paths === undefined ? "pathless" : "undo";
+      this.#step = { kind, before: putBack.read(unseen) };
     }
     if (this.#may === "all") return;
     if (paths === undefined) this.#may = "all";
@@ -93,9 +93,10 @@ export class OwnChanges {
     const ran = this.#step;
     this.#step = null;
     if (ran && this.#putBack) {
-      // A call without recorded paths may have written its own effect there: what it wrote stays (see `#mayOwn`).
-      if (ran.may === "all") this.#putBack.release();
-      else this.#putBack.keep(ran.may);
+      // A call without recorded paths may have written its own effect there: what it wrote stays (see `#mayOwn`). A
+      // replay applies its call again: what it writes is that call's effect, never taken back for a hand edit.
+      if (ran.kind === "undo") this.#putBack.keep(new Set(ran.before.keys()));
+      else this.#putBack.release();
       if (undone) this.#putBack.hold(ran.before);
     }
     const state = this.#before?.state;

@@ -1,7 +1,7 @@
-// Hand edits a move's undo puts back (its call's run found them there) are the user's: the move's later undos and
-// replays of calls whose recorded paths hold those files leave them as put back (a write there is taken back after
-// the step), so the edit stays, as drift. A call without that record may have written that content itself (a recorded
-// call's write is drift too): what its undo or replay writes there stays, the move's own from then on.
+// Hand edits a move's undo puts back (its call's run found them there) are the user's: the move's later undos of calls
+// with recorded paths leave them as put back (a write there, in those paths or beyond, is taken back after the step),
+// so the edit stays, as drift. A call without that record may have written that content itself (a recorded call's
+// write is drift too): what its undo writes there stays, the move's own from then on; so does what a replay writes.
 import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { codeOf } from "../workspace/walk.js";
@@ -43,15 +43,22 @@ export class PutBack {
     for (const [path, now] of this.read(paths)) if (now !== undefined) this.#held.set(path, now);
   }
 
-  /** After a step of a call without recorded paths: those it wrote are no longer held (that may be its own effect). */
+  /**
+   * After a step of a call without recorded paths, or a replay: those it wrote are no longer held (that may be its
+   * own effect; a replay's is its call's, applied again).
+   */
   release(): void {
     for (const [path, held] of this.#held) if (!same(held, this.#readOne(path))) this.#held.delete(path);
   }
 
-  /** After a step that may have changed `may`: the hand edits put back there are written back. */
-  keep(may: ReadonlySet<string>): void {
+  /**
+   * After an undo of a call with recorded paths: the hand edits put back that it changed are written back, wherever
+   * they are (an undo may delete beyond its call's recorded paths, a folder its call made, say); but those in `own`,
+   * where it puts back an older hand edit its call's run found (see `hold`).
+   */
+  keep(own: ReadonlySet<string>): void {
     for (const [path, held] of this.#held) {
-      if (!may.has(path)) continue;
+      if (own.has(path)) continue;
       const now = this.#readOne(path);
       if (now === undefined || same(held, now)) continue;
       try {

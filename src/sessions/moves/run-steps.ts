@@ -187,7 +187,7 @@ export async function runStep(
     startStepUnit(tx, ctx, step, withPaths, idleAsked),
   );
   // An undo changes the files its call's run changed; a replay runs the same call again, so changes them too.
-  own?.expect(paths, unseen);
+  own?.expect(paths, unseen, step.op);
   const invocation = toToolInvocation(row);
   let resultText: string | null = null;
   try {
