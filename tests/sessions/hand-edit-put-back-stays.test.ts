@@ -232,3 +232,31 @@ it.skipIf(!watched)("a both rewind killed after the undo that put the hand edit 
   expect(readOrNull(file("d"))).toBe("by hand");
   expect(readOrNull(file("e"))).toBe("e");
 });
+
+it.skipIf(!watched)("killed after the undos of the put-back and of a call without recorded paths: recovery keeps the hand edit", async () => {
+  const db = dbs.path();
+  const fp = dbs.open({ path: db, tools: [writeFileTool(), stallWrite, note] as never[] }).fp;
+  const { s, start, file } = await started(false, fp);
+  await s.invoke("write_file", { path: file("d"), text: "w" });
+  await s.invoke("stall_write", { path: file("e"), text: "e" });
+  await s.recordToolCall({ tool: "note", args: { text: "n" }, result: { ok: true } });
+  fs.writeFileSync(file("d"), "by hand");
+  await s.invoke("write_file", { path: file("d"), text: "w" });
+  await fp.close();
+
+  // write_file's undo puts "by hand" back, note's undo (no recorded paths) writes nothing, stall_write's stalls.
+  const marker = path.join(path.dirname(db), "stalled");
+  const w = startWorker(WORKER, [db, s.id, "rollback", start.id, "both", marker]);
+  while (!fs.existsSync(marker) && w.child.exitCode === null) await new Promise((r) => setTimeout(r, 20));
+  w.child.kill("SIGKILL");
+  expect((await w.done).stderr).toBe("");
+  expect(readOrNull(file("d"))).toBe("by hand");
+  await expireLeases(db);
+
+  // Which paths note's undo changed is not known after the crash: d is held as it is on disk, the hand edit.
+  const again = dbs.open({ path: db, tools: [writeFileTool(), stallWrite, note] as never[], recover: false }).fp;
+  const report = await again.recover();
+  expect(report.failed).toHaveLength(1);
+  expect(report.failed[0]!.error).toMatchObject({ code: "WORKSPACE_DRIFT" });
+  expect(readOrNull(file("d"))).toBe("by hand");
+});

@@ -144,9 +144,9 @@ export function* putBackPaths(tx: Tx, steps: readonly MoveStepRow[], interrupted
   const out = new Set<string>();
   for (const step of steps) {
     if (step.status === "pending") continue;
-    // A step of a call without recorded paths wrote there as its tool would (see `PutBack.release`).
-    if ((yield* tx.callPaths(step.entryId)) === undefined) out.clear();
-    else if (step.op === "undo" && step.status === "done")
+    // A step of a call without recorded paths owns what it wrote there (see `PutBack.release`), but which paths it
+    // changed is not known now: they are held as they are on disk, as it left them (the hand edit, most often).
+    if (step.op === "undo" && step.status === "done")
       for (const path of yield* tx.callHandEdited(step.entryId)) if (!interrupted.has(path)) out.add(path);
   }
   return [...out];
