@@ -189,6 +189,30 @@ for (const walk of [false, true]) {
     expect((await s.toolTrack()).map((t) => [t.args, t.applied])).toEqual([[{ path: file("d"), text: "a" }, true]]);
   });
 
+  it(`the undo of a replayed application puts back what the replay found, not its first run's hand edit (${how})`, async () => {
+    const { s, file } = await started(walk);
+    fs.writeFileSync(file("d"), "v0");
+    const cp0 = await s.checkpoint({ name: "cp0" });
+    await s.invoke("write_file", { path: file("d"), text: "w" });
+    fs.writeFileSync(file("d"), "by hand");
+    await s.invoke("write_file", { path: file("d"), text: "x" });
+    const [m1] = await s.append({ role: "assistant", content: "m1" });
+    await s.checkpoint({ name: "x" });
+    await s.edit(m1!.id, { content: "m1'" }, { scope: "both" });
+    const edited = (await s.info()).currentBranchId;
+    // The first runs undone: the second's puts the hand edit back, which stays.
+    expect((await s.rollback(cp0.id, { scope: "both" })).files?.kept).toEqual(["d"]);
+    expect(readOrNull(file("d"))).toBe("by hand");
+    await s.checkpoint({ name: "kept" });
+    // Both replayed over the files of cp0: the second replay finds the first's "w", no hand edit.
+    expect((await s.switchBranch(edited, { scope: "both" })).replayed).toHaveLength(2);
+    expect(readOrNull(file("d"))).toBe("x");
+    const moved = await s.rollback(cp0.id, { scope: "both" });
+    expect(moved.undone).toHaveLength(2);
+    expect(moved.files?.kept ?? []).toEqual([]);
+    expect(readOrNull(file("d"))).toBe("v0");
+  });
+
   it(`an older undo deleting beyond its recorded paths leaves a hand-made file put back there (${how})`, async () => {
     const { s, start, file } = await started(walk);
     await s.invoke("scaffold", { dir: file("sub") });

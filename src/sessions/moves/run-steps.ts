@@ -1,7 +1,7 @@
 // Running a journaled move's steps: each undo or replay once, recorded as it starts and ends, fenced by the move's owner.
 import { ConflictError, ToolReplayError, ToolUndoError, errorText } from "../../models/errors.js";
 import { resultAsJson } from "../../models/json.js";
-import type { MoveStepRow, Step, Tx } from "../../store/port/index.js";
+import type { MoveStepRow, Step, ToolRow, Tx } from "../../store/port/index.js";
 import { runHandler } from "../../tools/run-handler.js";
 import type { EngineContext } from "../core/context.js";
 import { toToolInvocation } from "../core/rows.js";
@@ -291,9 +291,16 @@ function* startStepUnit(tx: Tx, ctx: EngineContext, step: MoveStepRow, withPaths
   const row = (yield* tx.getTool(step.entryId))!;
   const paths = withPaths || idleAsked ? yield* tx.callPaths(step.entryId) : undefined;
   const idle = idleAsked && paths?.length === 0 && ctx.tools.actsInWorkspaceOnly(row.tool ?? "");
-  // An undo puts back what its call's run found, a hand edit included: that stays drift, never taken for the move's.
-  const unseen = withPaths && step.op === "undo" ? yield* tx.callHandEdited(step.entryId) : [];
+  // An undo puts back what its call's run found, a hand edit included: that stays drift, never taken for the move's. A
+  // replay's application found what the world held then, forkpoint's own (a move's files): only the first run's counts.
+  const firstRun = step.op === "undo" && !(yield* replayedApplication(tx, row));
+  const unseen = withPaths && firstRun ? yield* tx.callHandEdited(step.entryId) : [];
   return { row, paths: withPaths ? paths : undefined, idle, unseen };
+}
+
+/** Whether applied call `row` is applied by a replay (its result kept for that application), not by its first run. */
+function* replayedApplication(tx: Tx, row: ToolRow): Step<boolean> {
+  return row.appliedSeq !== null && (yield* tx.replayResult(row.id, row.appliedSeq)) !== undefined;
 }
 
 /**
