@@ -284,3 +284,32 @@ it.skipIf(!watched)("killed after the undos of the put-back and of a call withou
   expect(report.failed[0]!.error).toMatchObject({ code: "WORKSPACE_DRIFT" });
   expect(readOrNull(file("d"))).toBe("by hand");
 });
+
+it.skipIf(!watched)("killed in a step that writes the put-back file: recovery refuses the drift before an older undo deletes it", async () => {
+  const db = dbs.path();
+  const fp = dbs.open({ path: db, tools: [writeFileTool(), stallWrite] as never[] }).fp;
+  const { s, start, file } = await started(false, fp);
+  await s.invoke("write_file", { path: file("d"), text: "w" });
+  await s.invoke("stall_write", { path: file("d"), text: "s" });
+  fs.writeFileSync(file("d"), "by hand");
+  await s.invoke("write_file", { path: file("d"), text: "s" });
+  await fp.close();
+
+  // write_file's undo puts "by hand" back; stall_write's undo, whose run wrote d too, stalls there.
+  const marker = path.join(path.dirname(db), "stalled");
+  const w = startWorker(WORKER, [db, s.id, "rollback", start.id, "both", marker]);
+  while (!fs.existsSync(marker) && w.child.exitCode === null) await new Promise((r) => setTimeout(r, 20));
+  w.child.kill("SIGKILL");
+  expect((await w.done).stderr).toBe("");
+  expect(readOrNull(file("d"))).toBe("by hand");
+  await expireLeases(db);
+
+  // The first write_file's undo would delete d: what d holds stays (the hand edit, or the interrupted step's doing),
+  // and the files step refuses it as drift.
+  const again = dbs.open({ path: db, tools: [writeFileTool(), stallWrite] as never[], recover: false }).fp;
+  const report = await again.recover();
+  expect(report.failed).toHaveLength(1);
+  expect(report.failed[0]!.error).toMatchObject({ code: "WORKSPACE_DRIFT" });
+  expect(report.failed[0]!.error.message).toContain("(d)");
+  expect(readOrNull(file("d"))).toBe("by hand");
+});

@@ -50,7 +50,9 @@ export class OwnChanges {
     putBack: readonly string[] = [],
   ): Promise<OwnChanges> {
     const ws = hasWorkspace ? await ctx.store.read((tx) => tx.getWorkspace(sessionId)) : undefined;
-    const own = new OwnChanges(ctx, sessionId, ws, ownDrift);
+    // A hand edit put back stays drift, even where the interrupted step may have written (see `putBackPaths`).
+    const drift = ownDrift instanceof Set ? new Set([...ownDrift].filter((path) => !putBack.includes(path))) : ownDrift;
+    const own = new OwnChanges(ctx, sessionId, ws, drift);
     await own.resume();
     // A resumed move: the hand edits its finished undos put back are on disk as they left them (see `putBackPaths`).
     if (own.holding) own.#putBackOf(ws!).holdAsIs(putBack);
@@ -136,8 +138,9 @@ export class OwnChanges {
 }
 
 /**
- * The paths a resumed move's finished undos put a hand edit back in (their calls' runs found it there), but those a
- * step a crash interrupted may have changed since (`interrupted`: that step's own doing, as drift it leaves is).
+ * The paths a resumed move's finished undos put a hand edit back in (their calls' runs found it there), those a step a
+ * crash interrupted may have changed since included: held as they are, whoever's doing that is, and left as drift (see
+ * `OwnChanges.start`), so the files step refuses it rather than a later undo deleting a hand edit.
  */
 export function* putBackPaths(tx: Tx, steps: readonly MoveStepRow[], interrupted: ReadonlySet<string> | "all"): Step<string[]> {
   if (interrupted === "all") return [];
@@ -147,7 +150,7 @@ export function* putBackPaths(tx: Tx, steps: readonly MoveStepRow[], interrupted
     // A step of a call without recorded paths owns what it wrote there (see `PutBack.release`), but which paths it
     // changed is not known now: they are held as they are on disk, as it left them (the hand edit, most often).
     if (step.op === "undo" && step.status === "done")
-      for (const path of yield* tx.callHandEdited(step.entryId)) if (!interrupted.has(path)) out.add(path);
+      for (const path of yield* tx.callHandEdited(step.entryId)) out.add(path);
   }
   return [...out];
 }
