@@ -27,10 +27,7 @@ export class OwnChanges {
   #mayOwn = new Set<string>();
   /** The hand edits this move's undos put back, kept as put back by later undos of calls with recorded paths. */
   #putBack: PutBack | null = null;
-  /**
-   * The running step: an undo of a call with recorded paths, one without, or a replay; and what the paths it may put a
-   * hand edit back in held as it began.
-   */
+  /** The running step: an undo's, of a call with recorded paths or not, or a replay; what those it may put a hand edit back in held as it began. */
   #step: { kind: "undo" | "pathless" | "replay"; before: ReturnType<PutBack["read"]> } | null = null;
 
   private constructor(

@@ -147,7 +147,7 @@ export interface MovesTx {
   finishMove(id: string, status: "done" | "failed", at: number): Step<void>;
   insertMoveSteps(rows: MoveStepRow[]): Step<void>;
   moveSteps(moveId: string): Step<MoveStepRow[]>;
-  /** The calls the move of session `sessionId` just before move `moveId` undid, when that one stopped ("failed"). */
+  /** The calls whose undo the move of session `sessionId` journaled just before move `moveId` ran, when that one stopped ("failed"). */
   stoppedUndos(sessionId: string, moveId: string): Step<string[]>;
   /**
    * Updates a step of a move `owner` still holds, and on lease stores extends its lease to `leaseMs` from now in the

@@ -55,9 +55,7 @@ export function movesTx(db: Database.Database): MovesTx {
     ),
     steps: p(`SELECT ${STEP_COLS} FROM move_steps WHERE move_id = ? ORDER BY idx`),
     stoppedUndos: p(
-      `SELECT entry_id FROM move_steps WHERE op = 'undo' AND status = 'done' AND move_id = (SELECT id FROM (
-        SELECT id, status FROM moves WHERE session_id = ? AND seq < (SELECT seq FROM moves WHERE id = ?) ORDER BY seq DESC LIMIT 1
-      ) last WHERE status = 'failed') ORDER BY idx`,
+      `SELECT entry_id FROM move_steps WHERE op = 'undo' AND status = 'done' AND move_id = (SELECT id FROM (SELECT id, status FROM moves WHERE session_id = ? AND seq < (SELECT seq FROM moves WHERE id = ?) ORDER BY seq DESC LIMIT 1) last WHERE status = 'failed') ORDER BY idx`,
       "pluck",
     ),
     // One per application: the current one's (0 when not applied) replaces any kept for it before.
