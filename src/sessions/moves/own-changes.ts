@@ -54,16 +54,9 @@ export class OwnChanges {
     const drift = ownDrift instanceof Set ? new Set([...ownDrift].filter((path) => !putBack.includes(path))) : ownDrift;
     const own = new OwnChanges(ctx, sessionId, ws, drift);
     await own.resume();
-    own.holdAsIs(putBack);
+    // A resumed move: the hand edits its finished undos put back are on disk as they left them (see `putBackPaths`).
+    if (own.holding) own.#putBackOf(ws!).holdAsIs(putBack);
     return own;
-  }
-
-  /**
-   * Holds `paths` as they are now: the hand edits the move's finished undos put back, on disk as they left them (a
-   * resumed move, or one called again after a stop: see `putBackPaths`).
-   */
-  holdAsIs(paths: readonly string[]): void {
-    if (this.ws && this.holding && paths.length > 0) this.#putBackOf(this.ws).holdAsIs(paths);
   }
 
   #putBackOf(ws: WorkspaceRow): PutBack {
@@ -145,26 +138,19 @@ export class OwnChanges {
 }
 
 /**
- * The paths a resumed move's finished undos put a hand edit back in (their calls' runs found it there), and those the
- * undos of the move just before put one back in when that one stopped (`stopped`: their calls), those a step a
+ * The paths a resumed move's finished undos put a hand edit back in (their calls' runs found it there), those a step a
  * crash interrupted may have changed since included: held as they are, whoever's doing that is, and left as drift (see
  * `OwnChanges.start`), so the files step refuses it rather than a later undo deleting a hand edit.
  */
-export function* putBackPaths(
-  tx: Tx,
-  steps: readonly MoveStepRow[],
-  interrupted: ReadonlySet<string> | "all",
-  stopped: readonly string[],
-): Step<string[]> {
+export function* putBackPaths(tx: Tx, steps: readonly MoveStepRow[], interrupted: ReadonlySet<string> | "all"): Step<string[]> {
   if (interrupted === "all") return [];
   const out = new Set<string>();
-  // Called again after it stopped, a move goes on from where the last one stopped: what that one's undos put back stays.
-  for (const entryId of stopped) for (const path of yield* tx.callHandEdited(entryId)) out.add(path);
   for (const step of steps) {
     if (step.status === "pending") continue;
     // A step of a call without recorded paths owns what it wrote there (see `PutBack.release`), but which paths it
     // changed is not known now: they are held as they are on disk, as it left them (the hand edit, most often).
-    if (step.op === "undo" && step.status === "done") for (const path of yield* tx.callHandEdited(step.entryId)) out.add(path);
+    if (step.op === "undo" && step.status === "done")
+      for (const path of yield* tx.callHandEdited(step.entryId)) out.add(path);
   }
   return [...out];
 }

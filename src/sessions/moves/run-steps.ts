@@ -18,11 +18,10 @@ import { asideCleared } from "../workspace/unapplied.js";
 import type { RestoreJournal } from "../workspace/restore-guards.js";
 
 /** The move's steps, the paths of those a crash interrupted (see `interruptedPaths`), and the hand edits put back. */
-function* stepsOf(tx: Tx, sessionId: string, moveId: string) {
+function* stepsOf(tx: Tx, moveId: string) {
   const rows = yield* tx.moveSteps(moveId);
   const interrupted = yield* interruptedPaths(tx, rows);
-  const stopped = yield* tx.stoppedUndos(sessionId, moveId);
-  return [rows, interrupted, yield* putBackPaths(tx, rows, interrupted, stopped)] as const;
+  return [rows, interrupted, yield* putBackPaths(tx, rows, interrupted)] as const;
 }
 
 /**
@@ -44,10 +43,9 @@ export async function runJournaledMove(
   const lease = holdMoveLease(ctx, spec.sessionId, moveId);
   let changes = own;
   try {
-    const [steps, interrupted, putBack] = await ctx.store.read((tx) => stepsOf(tx, spec.sessionId, moveId));
+    const [steps, interrupted, putBack] = await ctx.store.read((tx) => stepsOf(tx, moveId));
     // A move of no undo or replay runs no tool: nothing it does to the files but its restore is its own (see move.ts).
-    if (changes) changes.holdAsIs(putBack);
-    else changes = await OwnChanges.start(ctx, spec.sessionId, steps.length > 0, interrupted, putBack);
+    changes ??= await OwnChanges.start(ctx, spec.sessionId, steps.length > 0, interrupted, putBack);
     // Resumed after a replay started, the files were restored already.
     let filesDue = spec.files !== undefined && !steps.some((s) => s.op === "replay" && s.status !== "pending");
     let files: RestoredFiles | undefined;

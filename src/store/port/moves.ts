@@ -147,8 +147,6 @@ export interface MovesTx {
   finishMove(id: string, status: "done" | "failed", at: number): Step<void>;
   insertMoveSteps(rows: MoveStepRow[]): Step<void>;
   moveSteps(moveId: string): Step<MoveStepRow[]>;
-  /** The calls whose undo the move of session `sessionId` journaled just before move `moveId` ran, when that one stopped ("failed"). */
-  stoppedUndos(sessionId: string, moveId: string): Step<string[]>;
   /**
    * Updates a step of a move `owner` still holds, and on lease stores extends its lease to `leaseMs` from now in the
    * same statement: false (and nothing written) when it no longer holds it.

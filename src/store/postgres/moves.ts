@@ -93,7 +93,6 @@ const s = {
   renewMove: `UPDATE moves SET lease_until = ${leaseFor(1)} WHERE status = 'running' AND ${heldBy(2, 3)}`,
   finishMove: `UPDATE moves SET status = $1, finished_at = $2 WHERE id = $3`,
   moveSteps: `SELECT ${STEP_COLS} FROM move_steps WHERE move_id = $1 ORDER BY idx`,
-  stoppedUndos: `SELECT entry_id FROM move_steps WHERE op = 'undo' AND status = 'done' AND move_id = (SELECT id FROM (SELECT id, status FROM moves WHERE session_id = $1 AND seq < (SELECT seq FROM moves WHERE id = $2) ORDER BY seq DESC LIMIT 1) last WHERE status = 'failed') ORDER BY idx`,
   setMoveStep: `WITH held AS (UPDATE moves SET lease_until = coalesce(${leaseFor(8)}, lease_until) WHERE ${heldBy(4, 6)} RETURNING 1)
     UPDATE move_steps SET status = $1, result = $2, error = $3 WHERE move_id = $4 AND idx = $5 AND EXISTS (SELECT 1 FROM held)`,
   recordMove: `WITH m AS (INSERT INTO move_history (session_id, kind, from_branch_id, from_position, to_branch_id, to_position, created_at, prev)
@@ -184,9 +183,6 @@ export function movesTx(sql: Sql): MovesTx {
     },
     *moveSteps(moveId: string) {
       return yield* sql.rows<MoveStepRow>(s.moveSteps, [moveId]);
-    },
-    *stoppedUndos(sessionId: string, moveId: string) {
-      return yield* sql.column<string>(s.stoppedUndos, [sessionId, moveId]);
     },
     *setMoveStep(
       owner: Owner,

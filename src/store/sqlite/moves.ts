@@ -54,10 +54,6 @@ export function movesTx(db: Database.Database): MovesTx {
       `INSERT INTO move_steps (move_id, idx, op, entry_id, status, result, error) VALUES (@moveId, @idx, @op, @entryId, @status, @result, @error)`,
     ),
     steps: p(`SELECT ${STEP_COLS} FROM move_steps WHERE move_id = ? ORDER BY idx`),
-    stoppedUndos: p(
-      `SELECT entry_id FROM move_steps WHERE op = 'undo' AND status = 'done' AND move_id = (SELECT id FROM (SELECT id, status FROM moves WHERE session_id = ? AND seq < (SELECT seq FROM moves WHERE id = ?) ORDER BY seq DESC LIMIT 1) last WHERE status = 'failed') ORDER BY idx`,
-      "pluck",
-    ),
     // One per application: the current one's (0 when not applied) replaces any kept for it before.
     keepReplay: p(`INSERT OR REPLACE INTO replay_results (entry_id, session_id, applied_seq, result, replayed_at)
       VALUES (@entryId, @sessionId, coalesce((SELECT applied_seq FROM applied WHERE entry_id = @entryId), 0), @result, @at)`),
@@ -165,9 +161,6 @@ export function movesTx(db: Database.Database): MovesTx {
     },
     *moveSteps(moveId: string) {
       return s.steps.all(moveId) as MoveStepRow[];
-    },
-    *stoppedUndos(sessionId: string, moveId: string) {
-      return s.stoppedUndos.all(sessionId, moveId) as string[];
     },
     *setMoveStep(owner: Owner, moveId: string, idx: number, status: MoveStepStatus, result: string | null, error: string | null) {
       return s.setStep.run(status, result, error, moveId, idx, moveId, owner.pid, owner.pidStart).changes === 1;
