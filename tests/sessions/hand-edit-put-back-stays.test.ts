@@ -74,6 +74,22 @@ const scaffold = defineTool<{ dir: string }, { had: boolean }>({
   },
 });
 
+/** Writes a file; its undo first runs `duringUndo` (a save by hand while the move runs), then takes the write back. */
+let duringUndo: (() => void) | undefined;
+const slowWrite = defineTool<WriteArgs, { previous: string | null }>({
+  name: "slow_write",
+  effects: "workspace",
+  run: (args) => {
+    const previous = readOrNull(args.path);
+    fs.writeFileSync(args.path, args.text);
+    return { previous };
+  },
+  undo: ({ args, result }) => {
+    duringUndo?.();
+    put(args.path, result.previous);
+  },
+});
+
 /** In this process stall_write only writes (its undo stalls in the child, tests/fixtures/stalled-move.ts). */
 const stallWrite = defineTool<WriteArgs, WriteResult>({
   name: "stall_write",
@@ -87,7 +103,7 @@ const stallWrite = defineTool<WriteArgs, WriteResult>({
 /** A session on a fresh workspace, checkpointed empty; `walk`: followed without a watcher (every scan walks). */
 async function started(walk: boolean, fp?: Forkpoint) {
   const ws = tempDir("forkpoint-put-back-");
-  const opened = fp ?? dbs.open({ tools: [removeFile, renameFile, note, scaffold, writeFileTool()] as never[] }).fp;
+  const opened = fp ?? dbs.open({ tools: [removeFile, renameFile, note, scaffold, slowWrite, writeFileTool()] as never[] }).fp;
   const s = await opened.createSession({ userId: "u" });
   await s.attachWorkspace(ws);
   if (walk) {
@@ -213,6 +229,23 @@ for (const walk of [false, true]) {
     expect(readOrNull(file("d"))).toBe("v0");
   });
 
+  it(`a save by hand to a put-back file while a later undo runs stays, drift (${how})`, async () => {
+    const { s, start, file } = await started(walk);
+    await s.invoke("slow_write", { path: file("e"), text: "e" });
+    fs.writeFileSync(file("d"), "by hand");
+    await s.invoke("write_file", { path: file("d"), text: "w" });
+    // write_file's undo puts "by hand" back; then, while slow_write's undo runs, the user saves d again.
+    duringUndo = () => fs.writeFileSync(file("d"), "typed during the move");
+    try {
+      const moved = await s.rollback(start.id, { scope: "conversation" });
+      expect(moved.undone.map((t) => t.tool)).toEqual(["write_file", "slow_write"]);
+    } finally {
+      duringUndo = undefined;
+    }
+    expect(readOrNull(file("d"))).toBe("typed during the move");
+    expect(readOrNull(file("e"))).toBeNull();
+  });
+
   it(`an older undo deleting beyond its recorded paths leaves a hand-made file put back there (${how})`, async () => {
     const { s, start, file } = await started(walk);
     await s.invoke("scaffold", { dir: file("sub") });
@@ -257,59 +290,65 @@ it.skipIf(!watched)("a both rewind killed after the undo that put the hand edit 
   expect(readOrNull(file("e"))).toBe("e");
 });
 
-it.skipIf(!watched)("killed after the undos of the put-back and of a call without recorded paths: recovery keeps the hand edit", async () => {
-  const db = dbs.path();
-  const fp = dbs.open({ path: db, tools: [writeFileTool(), stallWrite, note] as never[] }).fp;
-  const { s, start, file } = await started(false, fp);
-  await s.invoke("write_file", { path: file("d"), text: "w" });
-  await s.invoke("stall_write", { path: file("e"), text: "e" });
-  await s.recordToolCall({ tool: "note", args: { text: "n" }, result: { ok: true } });
-  fs.writeFileSync(file("d"), "by hand");
-  await s.invoke("write_file", { path: file("d"), text: "w" });
-  await fp.close();
+it.skipIf(!watched)(
+  "killed after the undos of the put-back and of a call without recorded paths: recovery keeps the hand edit",
+  async () => {
+    const db = dbs.path();
+    const fp = dbs.open({ path: db, tools: [writeFileTool(), stallWrite, note] as never[] }).fp;
+    const { s, start, file } = await started(false, fp);
+    await s.invoke("write_file", { path: file("d"), text: "w" });
+    await s.invoke("stall_write", { path: file("e"), text: "e" });
+    await s.recordToolCall({ tool: "note", args: { text: "n" }, result: { ok: true } });
+    fs.writeFileSync(file("d"), "by hand");
+    await s.invoke("write_file", { path: file("d"), text: "w" });
+    await fp.close();
 
-  // write_file's undo puts "by hand" back, note's undo (no recorded paths) writes nothing, stall_write's stalls.
-  const marker = path.join(path.dirname(db), "stalled");
-  const w = startWorker(WORKER, [db, s.id, "rollback", start.id, "both", marker]);
-  while (!fs.existsSync(marker) && w.child.exitCode === null) await new Promise((r) => setTimeout(r, 20));
-  w.child.kill("SIGKILL");
-  expect((await w.done).stderr).toBe("");
-  expect(readOrNull(file("d"))).toBe("by hand");
-  await expireLeases(db);
+    // write_file's undo puts "by hand" back, note's undo (no recorded paths) writes nothing, stall_write's stalls.
+    const marker = path.join(path.dirname(db), "stalled");
+    const w = startWorker(WORKER, [db, s.id, "rollback", start.id, "both", marker]);
+    while (!fs.existsSync(marker) && w.child.exitCode === null) await new Promise((r) => setTimeout(r, 20));
+    w.child.kill("SIGKILL");
+    expect((await w.done).stderr).toBe("");
+    expect(readOrNull(file("d"))).toBe("by hand");
+    await expireLeases(db);
 
-  // Which paths note's undo changed is not known after the crash: d is held as it is on disk, the hand edit.
-  const again = dbs.open({ path: db, tools: [writeFileTool(), stallWrite, note] as never[], recover: false }).fp;
-  const report = await again.recover();
-  expect(report.failed).toHaveLength(1);
-  expect(report.failed[0]!.error).toMatchObject({ code: "WORKSPACE_DRIFT" });
-  expect(readOrNull(file("d"))).toBe("by hand");
-});
+    // Which paths note's undo changed is not known after the crash: d is held as it is on disk, the hand edit.
+    const again = dbs.open({ path: db, tools: [writeFileTool(), stallWrite, note] as never[], recover: false }).fp;
+    const report = await again.recover();
+    expect(report.failed).toHaveLength(1);
+    expect(report.failed[0]!.error).toMatchObject({ code: "WORKSPACE_DRIFT" });
+    expect(readOrNull(file("d"))).toBe("by hand");
+  },
+);
 
-it.skipIf(!watched)("killed in a step that writes the put-back file: recovery refuses the drift before an older undo deletes it", async () => {
-  const db = dbs.path();
-  const fp = dbs.open({ path: db, tools: [writeFileTool(), stallWrite] as never[] }).fp;
-  const { s, start, file } = await started(false, fp);
-  await s.invoke("write_file", { path: file("d"), text: "w" });
-  await s.invoke("stall_write", { path: file("d"), text: "s" });
-  fs.writeFileSync(file("d"), "by hand");
-  await s.invoke("write_file", { path: file("d"), text: "s" });
-  await fp.close();
+it.skipIf(!watched)(
+  "killed in a step that writes the put-back file: recovery refuses the drift before an older undo deletes it",
+  async () => {
+    const db = dbs.path();
+    const fp = dbs.open({ path: db, tools: [writeFileTool(), stallWrite] as never[] }).fp;
+    const { s, start, file } = await started(false, fp);
+    await s.invoke("write_file", { path: file("d"), text: "w" });
+    await s.invoke("stall_write", { path: file("d"), text: "s" });
+    fs.writeFileSync(file("d"), "by hand");
+    await s.invoke("write_file", { path: file("d"), text: "s" });
+    await fp.close();
 
-  // write_file's undo puts "by hand" back; stall_write's undo, whose run wrote d too, stalls there.
-  const marker = path.join(path.dirname(db), "stalled");
-  const w = startWorker(WORKER, [db, s.id, "rollback", start.id, "both", marker]);
-  while (!fs.existsSync(marker) && w.child.exitCode === null) await new Promise((r) => setTimeout(r, 20));
-  w.child.kill("SIGKILL");
-  expect((await w.done).stderr).toBe("");
-  expect(readOrNull(file("d"))).toBe("by hand");
-  await expireLeases(db);
+    // write_file's undo puts "by hand" back; stall_write's undo, whose run wrote d too, stalls there.
+    const marker = path.join(path.dirname(db), "stalled");
+    const w = startWorker(WORKER, [db, s.id, "rollback", start.id, "both", marker]);
+    while (!fs.existsSync(marker) && w.child.exitCode === null) await new Promise((r) => setTimeout(r, 20));
+    w.child.kill("SIGKILL");
+    expect((await w.done).stderr).toBe("");
+    expect(readOrNull(file("d"))).toBe("by hand");
+    await expireLeases(db);
 
-  // The first write_file's undo would delete d: what d holds stays (the hand edit, or the interrupted step's doing),
-  // and the files step refuses it as drift.
-  const again = dbs.open({ path: db, tools: [writeFileTool(), stallWrite] as never[], recover: false }).fp;
-  const report = await again.recover();
-  expect(report.failed).toHaveLength(1);
-  expect(report.failed[0]!.error).toMatchObject({ code: "WORKSPACE_DRIFT" });
-  expect(report.failed[0]!.error.message).toContain("(d)");
-  expect(readOrNull(file("d"))).toBe("by hand");
-});
+    // The first write_file's undo would delete d: what d holds stays (the hand edit, or the interrupted step's doing),
+    // and the files step refuses it as drift.
+    const again = dbs.open({ path: db, tools: [writeFileTool(), stallWrite] as never[], recover: false }).fp;
+    const report = await again.recover();
+    expect(report.failed).toHaveLength(1);
+    expect(report.failed[0]!.error).toMatchObject({ code: "WORKSPACE_DRIFT" });
+    expect(report.failed[0]!.error.message).toContain("(d)");
+    expect(readOrNull(file("d"))).toBe("by hand");
+  },
+);

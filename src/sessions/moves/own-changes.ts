@@ -27,8 +27,11 @@ export class OwnChanges {
   #mayOwn = new Set<string>();
   /** The hand edits this move's undos put back, kept as put back by later undos of calls with recorded paths. */
   #putBack: PutBack | null = null;
-  /** The running step: an undo's, of a call with recorded paths or not, or a replay; what those it may put a hand edit back in held as it began. */
-  #step: { kind: "undo" | "pathless" | "replay"; before: ReturnType<PutBack["read"]> } | null = null;
+  /**
+   * The running step: an undo of a call with recorded paths (those paths), one without, or a replay; and what the
+   * paths it may put a hand edit back in held as it began.
+   */
+  #step: { kind: "undo" | "pathless" | "replay"; paths: ReadonlySet<string>; before: ReturnType<PutBack["read"]> } | null = null;
 
   private constructor(
     private readonly ctx: EngineContext,
@@ -79,7 +82,7 @@ export class OwnChanges {
       const putBack = this.#putBackOf(this.ws);
       // Where its call's run found a hand edit too, the undo puts that one back (see `PutBack.hold`): not kept from it.
       const kind = op === "replay" ? "replay" : paths === undefined ? "pathless" : "undo";
-      this.#step = { kind, before: putBack.read(unseen) };
+      this.#step = { kind, paths: new Set(paths), before: putBack.read(unseen) };
     }
     if (this.#may === "all") return;
     if (paths === undefined) this.#may = "all";
@@ -97,7 +100,7 @@ export class OwnChanges {
     if (ran && this.#putBack) {
       // A call without recorded paths may have written its own effect there: what it wrote stays (see `#mayOwn`). A
       // replay applies its call again: what it writes is that call's effect, never taken back for a hand edit.
-      if (ran.kind === "undo") this.#putBack.keep(new Set(ran.before.keys()));
+      if (ran.kind === "undo") this.#putBack.keep(new Set(ran.before.keys()), ran.paths);
       else this.#putBack.release();
       if (undone) this.#putBack.hold(ran.before);
     }
@@ -149,8 +152,7 @@ export function* putBackPaths(tx: Tx, steps: readonly MoveStepRow[], interrupted
     if (step.status === "pending") continue;
     // A step of a call without recorded paths owns what it wrote there (see `PutBack.release`), but which paths it
     // changed is not known now: they are held as they are on disk, as it left them (the hand edit, most often).
-    if (step.op === "undo" && step.status === "done")
-      for (const path of yield* tx.callHandEdited(step.entryId)) out.add(path);
+    if (step.op === "undo" && step.status === "done") for (const path of yield* tx.callHandEdited(step.entryId)) out.add(path);
   }
   return [...out];
 }

@@ -52,15 +52,17 @@ export class PutBack {
   }
 
   /**
-   * After an undo of a call with recorded paths: the hand edits put back that it changed are written back, wherever
-   * they are (an undo may delete beyond its call's recorded paths, a folder its call made, say); but those in `own`,
-   * where it puts back an older hand edit its call's run found (see `hold`).
+   * After an undo of a call with recorded paths (`paths`): the hand edits put back that it changed are written back,
+   * among its paths or deleted elsewhere (an undo may delete beyond its call's recorded paths, a folder its call made,
+   * say); but those in `own`, where it puts back an older hand edit its call's run found (see `hold`). Any other change
+   * to a held file meanwhile is the user's (a save during the move): drift, left as it is.
    */
-  keep(own: ReadonlySet<string>): void {
+  keep(own: ReadonlySet<string>, paths: ReadonlySet<string>): void {
     for (const [path, held] of this.#held) {
       if (own.has(path)) continue;
       const now = this.#readOne(path);
       if (now === undefined || same(held, now)) continue;
+      if (now !== null && !paths.has(path)) continue;
       try {
         this.#write(path, held);
       } catch (error) {
