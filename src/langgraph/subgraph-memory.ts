@@ -72,6 +72,9 @@ export function* memoryOnParentLineage(
   const points = yield* tx.langgraph.pointsOf(parent.sessionId);
   const segments = yield* tx.lineage(branch.id, head.position);
   const on = new Map((yield* onLineageAt(tx, points, segments, head.position)).map((p) => [p.checkpointId, p]));
+  // A checkpoint is marked with the root's branch it was put on (`put-on.ts`): weighed by the root's lineage, not the
+  // parent's, when the parent is itself a memory subgraph (a move forks only the root's session).
+  const rootSegments = up === "" ? segments : ((yield* rootLineage(tx, userId, threadId)) ?? segments);
   const lineage: ParentLineage = { points, on, segments, windows: new Map() };
   const subPoints = new Map((yield* tx.langgraph.pointsOf(sessionId)).map((p) => [p.checkpointId, p]));
   // Weighed against the parent's points and forks in the root's order (`rootOrder`); among themselves, by their own.
@@ -79,7 +82,7 @@ export function* memoryOnParentLineage(
   const rootPoints = order ? new Map([...subPoints].map(([id, p]) => [id, { ...p, seq: order(p.seq) }])) : subPoints;
   const ownPoint = rootPoints.get(own.checkpointId);
   const ownKept = (yield* kept(tx, lineage, anchorOf(lineage, own, ownPoint, up), ownPoint)) !== false;
-  if (ownKept && !(yield* putOffLineage(tx, sessionId, own.checkpointId, segments))) return undefined;
+  if (ownKept && !(yield* putOffLineage(tx, sessionId, own.checkpointId, rootSegments))) return undefined;
   // The parent's head where a move took it (a stored checkpoint the graph went on from): its step runs again.
   const at = yield* checkpointAt(tx, parent.sessionId, branch, head.position, "head", points);
   const moved = at?.kind === "stored" && at.moved === true ? at.row.checkpointId : undefined;
@@ -93,7 +96,7 @@ export function* memoryOnParentLineage(
     const anchor = anchorOf(lineage, row, inRoot, up);
     // Put while the root's session was on a branch its lineage does not hold: that branch's run (`put-on.ts`).
     const keeps =
-      (yield* kept(tx, lineage, anchor, inRoot)) !== false && !(yield* putOffLineage(tx, sessionId, row.checkpointId, segments));
+      (yield* kept(tx, lineage, anchor, inRoot)) !== false && !(yield* putOffLineage(tx, sessionId, row.checkpointId, rootSegments));
     if (anchor !== undefined && anchor.checkpointId === moved) {
       if (!first || p.seq < first.seq) first = { row, seq: p.seq };
       stepKept ||= keeps;
@@ -113,6 +116,14 @@ export function* memoryOnParentLineage(
   if (!chosen) return { row: undefined, undone: "continuation" };
   const newest = (yield* tx.langgraph.getCheckpoint(sessionId))?.checkpointId;
   return { row: chosen.row, undone: chosen.row.checkpointId === newest ? null : "continuation" };
+}
+
+/** The current lineage of the thread's root graph's session (undefined: the thread has no root graph's yet). */
+function* rootLineage(tx: Tx, userId: string, threadId: string): Step<LineageSegment[] | undefined> {
+  const root = yield* tx.langgraph.getThread(userId, threadId, "");
+  if (!root) return undefined;
+  const { branch, head } = yield* ownedCurrent(tx, root.sessionId, root.userId);
+  return yield* tx.lineage(branch.id, head.position);
 }
 
 /**

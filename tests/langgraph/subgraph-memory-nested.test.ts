@@ -1,0 +1,65 @@
+// A `checkpointer: true` subgraph inside another finishes on resume as with MemorySaver: its answers are not dropped.
+import { AIMessage, HumanMessage } from "@langchain/core/messages";
+import { Annotation, Command, END, MemorySaver, MessagesAnnotation, START, StateGraph, interrupt } from "@langchain/langgraph";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { describe, expect, it } from "vitest";
+import { ForkpointSaver } from "../../src/langgraph/index.js";
+import { tempDatabases } from "../helpers.js";
+
+const dbs = tempDatabases();
+
+const State = Annotation.Root({
+  ...MessagesAnnotation.spec,
+  log: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
+});
+
+/** The root runs memory subgraph "mid", which runs memory subgraph "leaf", which asks "Q?" and logs the answer. */
+function nestedGraph(checkpointer: BaseCheckpointSaver) {
+  const asked = { count: 0 };
+  const leaf = new StateGraph(State)
+    .addNode("ask", () => {
+      asked.count++;
+      return { log: [`ans ${interrupt("Q?") as string}`] };
+    })
+    .addEdge(START, "ask")
+    .addEdge("ask", END)
+    .compile({ checkpointer: true });
+  const mid = new StateGraph(State)
+    .addNode("leaf", async () => ({ log: [`L[${(await leaf.invoke({ messages: [] })).log.join(",")}]`] }))
+    .addEdge(START, "leaf")
+    .addEdge("leaf", END)
+    .compile({ checkpointer: true });
+  const graph = new StateGraph(State)
+    .addNode("mid", async () => ({ messages: [new AIMessage(`mid:${(await mid.invoke({ messages: [] })).log.join(",")}`)] }))
+    .addEdge(START, "mid")
+    .addEdge("mid", END)
+    .compile({ checkpointer });
+  return { graph, asked };
+}
+
+/** Two turns, each answered once: the contents of the messages and what is asked after each step, and the asks run. */
+async function twoTurns(checkpointer: BaseCheckpointSaver) {
+  const { graph, asked } = nestedGraph(checkpointer);
+  const config = { configurable: { thread_id: "t" } };
+  const questions = async () => (await graph.getState(config)).tasks.flatMap((t) => t.interrupts.map((i) => String(i.value))).join(",");
+  const seen: string[] = [];
+  for (const [input, answer] of [
+    ["go", "y1"],
+    ["more", "y2"],
+  ] as const) {
+    await graph.invoke({ messages: [new HumanMessage(input)] }, config);
+    seen.push(`asked ${await questions()}`);
+    const out = await graph.invoke(new Command({ resume: answer }), config);
+    seen.push(`${String(out.messages.at(-1)!.content)}; asked ${await questions()}`);
+  }
+  return { seen, asks: asked.count };
+}
+
+describe("a checkpointer: true subgraph inside another", () => {
+  it("finishes on resume with its answer, as with MemorySaver, turn after turn", async () => {
+    const expected = await twoTurns(new MemorySaver());
+    expect(expected.seen).toEqual(["asked Q?", "mid:L[ans y1]; asked ", "asked Q?", "mid:L[ans y1],L[ans y1,ans y2]; asked "]);
+    const { fp } = dbs.open();
+    expect(await twoTurns(new ForkpointSaver(fp, { userId: "alice" }))).toEqual(expected);
+  });
+});
