@@ -62,4 +62,23 @@ describe("a checkpointer: true subgraph inside another", () => {
     const { fp } = dbs.open();
     expect(await twoTurns(new ForkpointSaver(fp, { userId: "alice" }))).toEqual(expected);
   });
+
+  it("forgets a turn a rollback of the root undid, and a switch back brings it again", async () => {
+    const { fp } = dbs.open();
+    const saver = new ForkpointSaver(fp, { userId: "alice" });
+    const { graph } = nestedGraph(saver);
+    const config = { configurable: { thread_id: "t" } };
+    const turn = async (input: string, answer: string) => {
+      await graph.invoke({ messages: [new HumanMessage(input)] }, config);
+      return String((await graph.invoke(new Command({ resume: answer }), config)).messages.at(-1)!.content);
+    };
+    expect(await turn("a", "y1")).toBe("mid:L[ans y1]");
+    const s = await saver.sessionFor("t", { userId: "alice" });
+    const cp = await s.checkpoint({ name: "after a" });
+    expect(await turn("b", "y2")).toBe("mid:L[ans y1],L[ans y1,ans y2]");
+    await s.rollback(cp.id);
+    expect(await turn("c", "z")).toBe("mid:L[ans y1],L[ans y1,ans z]");
+    await s.switchBranch((await s.branches()).find((b) => b.parentId === null)!.id);
+    expect(await turn("d", "w")).toBe("mid:L[ans y1],L[ans y1,ans y2],L[ans y1,ans y2,ans w]");
+  });
 });
