@@ -13,24 +13,6 @@ export interface ResumeMark {
   after?: string;
 }
 
-/** LangGraph's channel of a task's resume values (`RESUME` in @langchain/langgraph-checkpoint): a list, one per answer. */
-export const RESUME_CHANNEL = "__resume__";
-
-/**
- * Whether resume values as stored (`type`, `value`) hold a single answer: a list of one, in a step whose task asked once
- * on its lineage (a task that asks again there is given its earlier answers with the next one).
- */
-export function oneAnswer(type: string, value: Buffer): boolean {
-  if (type !== "json") return false;
-  try {
-    const values = JSON.parse(value.toString("utf8")) as unknown;
-    return Array.isArray(values) && values.length === 1;
-  } catch {
-    // A serializer's own "json" that is not JSON tells nothing: as if more came before.
-    return false;
-  }
-}
-
 /** A mark's value as stored (marks kept before `after` was are the branch id alone). */
 export function parseResumeMark(value: Buffer): ResumeMark {
   const mark = JSON.parse(value.toString("utf8")) as string | ResumeMark;

@@ -1,6 +1,6 @@
 // Which answers two lineages serve at one LangGraph checkpoint, by the branch each task's resume values came from.
 import type { BranchRow, CheckpointRow, Step, Tx } from "../../store/port/index.js";
-import { RESUMED_ON, RESUME_CHANNEL, markSeq, oneAnswer, parseResumeMark } from "./resume-mark.js";
+import { RESUMED_ON, markSeq, parseResumeMark } from "./resume-mark.js";
 
 /** A task's mark at the checkpoint: the branch its resume values were stored on, and when (`after`'s seq: `markSeq`). */
 interface Stored {
@@ -8,8 +8,6 @@ interface Stored {
   branchId: string;
   after: string | undefined;
   afterSeq: number | undefined;
-  /** The resume values stored with it hold one answer (`oneAnswer`): none came before them on their lineage. */
-  first: boolean;
 }
 
 /**
@@ -17,17 +15,15 @@ interface Stored {
  * when another branch's resume wrote over them (their task ids end with the task's: `|<task id>`).
  */
 function* marksAt(tx: Tx, sessionId: string, checkpointId: string): Step<Stored[]> {
-  const writes = yield* tx.langgraph.writesOf(sessionId, checkpointId);
+  const rows = (yield* tx.langgraph.writesOf(sessionId, checkpointId)).filter((w) => w.channel === RESUMED_ON);
   const out: Stored[] = [];
-  for (const w of writes.filter((x) => x.channel === RESUMED_ON)) {
+  for (const w of rows) {
     const mark = parseResumeMark(w.value);
-    const values = writes.find((x) => x.taskId === w.taskId && x.channel === RESUME_CHANNEL);
     out.push({
       taskId: w.taskId.slice(w.taskId.lastIndexOf("|") + 1),
       branchId: mark.branchId,
       after: mark.after,
       afterSeq: yield* markSeq(tx, sessionId, mark),
-      first: values !== undefined && oneAnswer(values.type, values.value),
     });
   }
   return out;
@@ -37,8 +33,7 @@ function* marksAt(tx: Tx, sessionId: string, checkpointId: string): Step<Stored[
  * What `branch`'s lineage serves of each task's resume values at the checkpoint, as of user checkpoint `upTo` (none:
  * the branch's head): those its branch stored before `upTo`, else (with none stored there) those of the branch it
  * forked from at `position`, as of its fork's checkpoint. A task's values stored on a branch only after the cut leave
- * what it served then unknown (a resume there writes over the branch's own): a token of the cut alone; unless each
- * holds the task's first answer (nothing of the branch's was written over).
+ * what it served then unknown (a resume there writes over the branch's own): a token of the cut alone.
  */
 function* servedAnswers(
   tx: Tx,
@@ -59,9 +54,6 @@ function* servedAnswers(
       // A mark whose checkpoint is gone may come before the cut or after it: what the lineage serves is unknown.
       const known = own.every((m) => m.afterSeq !== undefined);
       const before = own.filter((m) => m.afterSeq! < (cut?.seq ?? Infinity)).sort((a, b) => b.afterSeq! - a.afterSeq!)[0];
-      // Stored on the branch only after the cut, each its task's first answer there: the branch had stored none of
-      // its own by then (none was written over), so the lineage serves what the branch's fork did.
-      if (known && !before && own.every((m) => m.first)) continue;
       served.set(taskId, known && before ? `${at.id}@${before.after}` : `?${at.id}@${cut?.id}`);
       tasks.delete(taskId);
     }
