@@ -1,6 +1,6 @@
 // Where a task's results at a checkpoint were stored: a task run again there after a move replaces the undone run's.
 import { RESUME, WRITES_IDX_MAP, type CheckpointPendingWrite, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
-import { markSeq, ownedCurrent } from "../sessions/langgraph-bridge.js";
+import { ownedCurrent } from "../sessions/langgraph-bridge.js";
 import type { LgThreadRow, LgWriteRow, LineageSegment, Step, Tx } from "../store/port/index.js";
 import { checkpointAt } from "./thread-head.js";
 
@@ -160,11 +160,9 @@ function* heldBy(tx: Tx, segments: readonly LineageSegment[], mark: Mark): Step<
   if (mark.position < segment.upTo || !next || mark.after === undefined) return true;
   const forkId = (yield* tx.getBranch(next.branchId))?.forkCheckpointId;
   const fork = forkId ? yield* tx.getCheckpoint(forkId) : undefined;
-  if (!fork) return true;
-  // A copied session's newest checkpoint tells no order: the lineage holds the run, as it did. One gone since (deleted,
-  // pruned) may have been taken after the fork: the run is left out, and its task runs again.
-  const seq = yield* markSeq(tx, fork.sessionId, mark);
-  return seq !== undefined && fork.seq > seq;
+  const newest = yield* tx.getCheckpoint(mark.after);
+  // A pruned newest checkpoint (or a copied session's) tells no order: the lineage holds the run, as it did.
+  return !fork || newest?.sessionId !== fork.sessionId || fork.seq > newest.seq;
 }
 
 /**

@@ -98,6 +98,6 @@ export { LandingWrites } from "./core/landing-writes.js";
 export { watchJournal } from "./calls/journal-watch.js";
 export { writeCheckpoint, writeMessages, type EntryFields } from "./log/writer.js";
 export type { WithinMove } from "./moves/move-spec.js";
-export { RESUMED_ON, markSeq, parseResumeMark, resumeMarkValue } from "./moves/resume-mark.js";
+export { RESUMED_ON, parseResumeMark, resumeMarkValue } from "./moves/resume-mark.js";
 export { rollback } from "./rollback.js";
 export type { SessionHandle } from "./session-handle.js";

@@ -1,5 +1,4 @@
 // The mark ForkpointSaver keeps on a task's resume values at a LangGraph checkpoint, which a rollback weighs too.
-import type { Step, Tx } from "../../store/port/index.js";
 
 /**
  * The pending write channel of the mark (`src/langgraph/resumed-on.ts` writes it): the branch of the root graph's
@@ -22,16 +21,4 @@ export function parseResumeMark(value: Buffer): ResumeMark {
 /** A mark's value to store. */
 export function resumeMarkValue(mark: ResumeMark): Buffer {
   return Buffer.from(JSON.stringify(mark));
-}
-
-/**
- * When a mark's values were stored, as the seq of its `after`: -Infinity when it names none (stored before any
- * checkpoint) or another session's; undefined when that checkpoint is gone (deleted, or pruned once expired): the
- * values may have come before or after any checkpoint still there, so a move weighs them as unknown.
- */
-export function* markSeq(tx: Tx, sessionId: string, mark: ResumeMark): Step<number | undefined> {
-  if (mark.after === undefined) return -Infinity;
-  const after = yield* tx.getCheckpoint(mark.after);
-  if (!after) return undefined;
-  return after.sessionId === sessionId ? after.seq : -Infinity;
 }

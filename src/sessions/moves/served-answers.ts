@@ -1,13 +1,13 @@
 // Which answers two lineages serve at one LangGraph checkpoint, by the branch each task's resume values came from.
 import type { BranchRow, CheckpointRow, Step, Tx } from "../../store/port/index.js";
-import { RESUMED_ON, markSeq, parseResumeMark } from "./resume-mark.js";
+import { RESUMED_ON, parseResumeMark } from "./resume-mark.js";
 
-/** A task's mark at the checkpoint: the branch its resume values were stored on, and when (`after`'s seq: `markSeq`). */
+/** A task's mark at the checkpoint: the branch its resume values were stored on, and when (`after`'s seq). */
 interface Stored {
   taskId: string;
   branchId: string;
   after: string | undefined;
-  afterSeq: number | undefined;
+  afterSeq: number;
 }
 
 /**
@@ -19,11 +19,13 @@ function* marksAt(tx: Tx, sessionId: string, checkpointId: string): Step<Stored[
   const out: Stored[] = [];
   for (const w of rows) {
     const mark = parseResumeMark(w.value);
+    // A mark naming no checkpoint (or one deleted since) was stored before any the lineages are cut at.
+    const after = mark.after === undefined ? undefined : yield* tx.getCheckpoint(mark.after);
     out.push({
       taskId: w.taskId.slice(w.taskId.lastIndexOf("|") + 1),
       branchId: mark.branchId,
       after: mark.after,
-      afterSeq: yield* markSeq(tx, sessionId, mark),
+      afterSeq: after?.seq ?? -Infinity,
     });
   }
   return out;
@@ -51,10 +53,8 @@ function* servedAnswers(
     for (const taskId of [...tasks]) {
       const own = here.filter((m) => m.taskId === taskId);
       if (own.length === 0) continue;
-      // A mark whose checkpoint is gone may come before the cut or after it: what the lineage serves is unknown.
-      const known = own.every((m) => m.afterSeq !== undefined);
-      const before = own.filter((m) => m.afterSeq! < (cut?.seq ?? Infinity)).sort((a, b) => b.afterSeq! - a.afterSeq!)[0];
-      served.set(taskId, known && before ? `${at.id}@${before.after}` : `?${at.id}@${cut?.id}`);
+      const before = own.filter((m) => m.afterSeq < (cut?.seq ?? Infinity)).sort((a, b) => b.afterSeq - a.afterSeq)[0];
+      served.set(taskId, before ? `${at.id}@${before.after}` : `?${at.id}@${cut?.id}`);
       tasks.delete(taskId);
     }
     if (at.forkPosition !== position || at.parentId === null) break;
