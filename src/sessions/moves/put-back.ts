@@ -2,10 +2,11 @@
 // with recorded paths leave them as put back (a write there, in those paths or beyond, is taken back after the step),
 // so the edit stays, as drift. A call without that record may have written that content itself (a recorded call's
 // write is drift too): what its undo writes there stays, the move's own from then on; so does what a replay writes.
-import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { codeOf } from "../workspace/walk.js";
 import { stagedName } from "../workspace/staged.js";
+import { writeStaged } from "../workspace/files.js";
 
 /** A file as put back: its content and mode; null: no file there (a deletion by hand put back). */
 type Held = { content: Buffer; mode: number } | null;
@@ -91,7 +92,7 @@ export class PutBack {
     if (held === null) return rmSync(full, { force: true });
     mkdirSync(dirname(full), { recursive: true });
     const staged = join(dirname(full), stagedName(basename(full), process.pid));
-    writeFileSync(staged, held.content);
+    writeStaged(staged, held.content, held.mode);
     chmodSync(staged, held.mode);
     renameSync(staged, full);
   }

@@ -183,7 +183,7 @@ function landed(from: string, full: string): boolean {
 }
 
 /** Writes a staged file, new, with `mode` (before the umask); a leftover of that name (its mode unknown) is replaced. */
-function writeStaged(temp: string, content: Buffer, mode: number): void {
+export function writeStaged(temp: string, content: Buffer, mode: number): void {
   try {
     writeFileSync(temp, content, { mode, flag: "wx" });
   } catch (error) {
