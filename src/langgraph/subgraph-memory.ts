@@ -1,7 +1,7 @@
 // A `checkpointer: true` subgraph's memory as its parent's lineage holds it: a move of the parent takes it along.
 import { ownedCurrent } from "../sessions/langgraph-bridge.js";
 import type { LgCheckpointRow, LgPointRow, LineageSegment, Step, Tx } from "../store/port/index.js";
-import { parentNs, waitsOf, waitWindows, type NamespaceWait, type WaitWindow } from "./namespace-head.js";
+import { parentNs, waitsOf, waitWindows, WHOLE_STEP, type NamespaceWait, type WaitWindow } from "./namespace-head.js";
 import type { Undone } from "./moved-head-writes.js";
 import { checkpointAt, onLineageAt } from "./thread-head.js";
 import { putOffLineage } from "./put-on.js";
@@ -64,6 +64,25 @@ export function* memoryOnParentLineage(
   sessionId: string,
   own: LgCheckpointRow,
 ): Step<MemoryPlace | undefined> {
+  return (yield* memoryView(tx, userId, threadId, ns, sessionId, own))?.place;
+}
+
+/** A memory namespace's place off its own head, with what it keeps: its own memory subgraphs are weighed by it. */
+interface MemoryView {
+  place: MemoryPlace;
+  /** For each checkpoint the place keeps (and the one it serves), the windows of the root's step it was written in. */
+  windows: Map<string, readonly WaitWindow[]>;
+}
+
+/** `memoryOnParentLineage`, with what the place keeps (`MemoryView`). */
+function* memoryView(
+  tx: Tx,
+  userId: string,
+  threadId: string,
+  ns: string,
+  sessionId: string,
+  own: LgCheckpointRow,
+): Step<MemoryView | undefined> {
   const up = memoryParentNs(ns);
   if (up === undefined) return undefined;
   const parent = yield* tx.langgraph.getThread(userId, threadId, up);
@@ -71,6 +90,14 @@ export function* memoryOnParentLineage(
   const { branch, head } = yield* ownedCurrent(tx, parent.sessionId, parent.userId);
   const points = yield* tx.langgraph.pointsOf(parent.sessionId);
   const segments = yield* tx.lineage(branch.id, head.position);
+  // The parent's head, where a move took it (a stored checkpoint the graph went on from): its step runs again.
+  const at = yield* checkpointAt(tx, parent.sessionId, branch, head.position, "head", points);
+  // A parent that is itself a memory subgraph is served off its own head when a move of the root took it back (its own
+  // session is never moved): the subgraph is weighed by where that serves the parent, in the root's step's windows.
+  const above =
+    memoryParentNs(up) !== undefined && at?.kind === "stored" && at.moved !== true
+      ? yield* memoryView(tx, userId, threadId, up, parent.sessionId, at.row)
+      : undefined;
   const on = new Map((yield* onLineageAt(tx, points, segments, head.position)).map((p) => [p.checkpointId, p]));
   // A checkpoint is marked with the root's branch it was put on (`put-on.ts`): weighed by the root's lineage, not the
   // parent's, when the parent is itself a memory subgraph (a move forks only the root's session).
@@ -80,12 +107,29 @@ export function* memoryOnParentLineage(
   // Weighed against the parent's points and forks in the root's order (`rootOrder`); among themselves, by their own.
   const order = yield* rootOrder(tx, sessionId);
   const rootPoints = order ? new Map([...subPoints].map(([id, p]) => [id, { ...p, seq: order(p.seq) }])) : subPoints;
+  // The windows of the root's step a checkpoint of the parent's belongs to (undefined: the lineage does not keep it).
+  const windowsAt = function* (anchor: LgPointRow | undefined): Step<readonly WaitWindow[] | undefined> {
+    if (!anchor) return undefined;
+    if (above) return above.windows.get(anchor.checkpointId);
+    return lineage.on.has(anchor.checkpointId) ? yield* stepWindows(tx, lineage, anchor) : undefined;
+  };
+  const keptHere = function* (anchor: LgPointRow | undefined, p: LgPointRow | undefined): Step<boolean | undefined> {
+    if (!above) return yield* kept(tx, lineage, anchor, p);
+    if (!anchor || !p) return undefined;
+    return yield* within(tx, (yield* windowsAt(anchor)) ?? [], p);
+  };
   const ownPoint = rootPoints.get(own.checkpointId);
-  const ownKept = (yield* kept(tx, lineage, anchorOf(lineage, own, ownPoint, up), ownPoint)) !== false;
+  const ownKept = (yield* keptHere(anchorOf(lineage, own, ownPoint, up), ownPoint)) !== false;
   if (ownKept && !(yield* putOffLineage(tx, sessionId, own.checkpointId, rootSegments))) return undefined;
-  // The parent's head where a move took it (a stored checkpoint the graph went on from): its step runs again.
-  const at = yield* checkpointAt(tx, parent.sessionId, branch, head.position, "head", points);
-  const moved = at?.kind === "stored" && at.moved === true ? at.row.checkpointId : undefined;
+  // The parent's checkpoint whose step runs again: its head a move took it to, or where a move above it serves it.
+  const moved = above
+    ? above.place.undone === null
+      ? undefined
+      : above.place.row?.checkpointId
+    : at?.kind === "stored" && at.moved === true
+      ? at.row.checkpointId
+      : undefined;
+  const windows = new Map<string, readonly WaitWindow[]>();
   let chosen: { row: LgCheckpointRow; seq: number } | undefined;
   let first: { row: LgCheckpointRow; seq: number } | undefined;
   let stepKept = false;
@@ -95,8 +139,8 @@ export function* memoryOnParentLineage(
     const inRoot = rootPoints.get(row.checkpointId);
     const anchor = anchorOf(lineage, row, inRoot, up);
     // Put while the root's session was on a branch its lineage does not hold: that branch's run (`put-on.ts`).
-    const keeps =
-      (yield* kept(tx, lineage, anchor, inRoot)) !== false && !(yield* putOffLineage(tx, sessionId, row.checkpointId, rootSegments));
+    const keeps = (yield* keptHere(anchor, inRoot)) !== false && !(yield* putOffLineage(tx, sessionId, row.checkpointId, rootSegments));
+    if (keeps) windows.set(row.checkpointId, (yield* windowsAt(anchor)) ?? WHOLE_STEP);
     if (anchor !== undefined && anchor.checkpointId === moved) {
       if (!first || p.seq < first.seq) first = { row, seq: p.seq };
       stepKept ||= keeps;
@@ -111,11 +155,14 @@ export function* memoryOnParentLineage(
       return anchor !== undefined && anchor.checkpointId === moved;
     });
     const firstWait = waited.reduce<NamespaceWait | undefined>((a, w) => (!a || w.seq < a.seq ? w : a), undefined);
-    return firstWait ? { row: firstWait.row, undone: "continuation" } : { row: first.row, undone: null };
+    const served = firstWait?.row ?? first.row;
+    const movedAt = points.find((x) => x.checkpointId === moved);
+    windows.set(served.checkpointId, (yield* windowsAt(movedAt)) ?? WHOLE_STEP);
+    return { place: firstWait ? { row: firstWait.row, undone: "continuation" } : { row: first.row, undone: null }, windows };
   }
-  if (!chosen) return { row: undefined, undone: "continuation" };
+  if (!chosen) return { place: { row: undefined, undone: "continuation" }, windows };
   const newest = (yield* tx.langgraph.getCheckpoint(sessionId))?.checkpointId;
-  return { row: chosen.row, undone: chosen.row.checkpointId === newest ? null : "continuation" };
+  return { place: { row: chosen.row, undone: chosen.row.checkpointId === newest ? null : "continuation" }, windows };
 }
 
 /** The current lineage of the thread's root graph's session (undefined: the thread has no root graph's yet). */
@@ -153,11 +200,21 @@ export function memoryAnchor(
 function* kept(tx: Tx, lineage: ParentLineage, anchor: LgPointRow | undefined, p: LgPointRow | undefined): Step<boolean | undefined> {
   if (!anchor || !p) return undefined;
   if (!lineage.on.has(anchor.checkpointId)) return false;
+  return yield* within(tx, yield* stepWindows(tx, lineage, anchor), p);
+}
+
+/** What the parent's lineage keeps of the step of its checkpoint `anchor` (`waitWindows`), read once per lineage. */
+function* stepWindows(tx: Tx, lineage: ParentLineage, anchor: LgPointRow): Step<WaitWindow[]> {
   let windows = lineage.windows.get(anchor.checkpointId);
   if (!windows) {
     windows = yield* waitWindows(tx, anchor, lineage.segments);
     lineage.windows.set(anchor.checkpointId, windows);
   }
+  return windows;
+}
+
+/** Whether a subgraph's checkpoint (its point, in the root's order) was written within one of `windows`. */
+function* within(tx: Tx, windows: readonly WaitWindow[], p: LgPointRow): Step<boolean> {
   const at = (yield* tx.getCheckpoint(p.fpCheckpointId))?.createdAt ?? -Infinity;
   return windows.some((w) => p.seq <= w.upTo && at >= w.after);
 }

@@ -5,6 +5,7 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { describe, expect, it } from "vitest";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
 import { tempDatabases } from "../helpers.js";
+import { sendTool } from "./helpers.js";
 
 const dbs = tempDatabases();
 
@@ -80,5 +81,62 @@ describe("a checkpointer: true subgraph inside another", () => {
     expect(await turn("c", "z")).toBe("mid:L[ans y1],L[ans y1,ans z]");
     await s.switchBranch((await s.branches()).find((b) => b.parentId === null)!.id);
     expect(await turn("d", "w")).toBe("mid:L[ans y1],L[ans y1,ans y2],L[ans y1,ans y2,ans w]");
+  });
+});
+
+/**
+ * As `nestedGraph`, but the root's node sends what "mid" returned through the thread's session: the leaf's checkpoint
+ * holding the answer is put before any call moves the root's session on.
+ */
+function sendingNestedGraph(saver: ForkpointSaver) {
+  const leaf = new StateGraph(State)
+    .addNode("ask", () => ({ log: [`ans ${interrupt("Q?") as string}`] }))
+    .addEdge(START, "ask")
+    .addEdge("ask", END)
+    .compile({ checkpointer: true });
+  const mid = new StateGraph(State)
+    .addNode("leaf", async () => ({ log: [`L[${(await leaf.invoke({ messages: [] })).log.join(",")}]`] }))
+    .addEdge(START, "leaf")
+    .addEdge("leaf", END)
+    .compile({ checkpointer: true });
+  return new StateGraph(State)
+    .addNode("mid", async () => {
+      const text = `mid:${(await mid.invoke({ messages: [] })).log.join(",")}`;
+      await (await saver.sessionFor("t", { userId: "alice" })).invoke("send", { t: text });
+      return { messages: [new AIMessage(text)] };
+    })
+    .addEdge(START, "mid")
+    .addEdge("mid", END)
+    .compile({ checkpointer: saver });
+}
+
+describe.each(["sync", "async", "exit"] as const)("a checkpointer: true subgraph inside another (durability %s)", (durability) => {
+  it.each(["user", "LangGraph"] as const)("waits again after a rollback to the %s checkpoint at its wait", async (which) => {
+    const sent: string[] = [];
+    const { fp } = dbs.open({ tools: [sendTool(sent)] });
+    const saver = new ForkpointSaver(fp, { userId: "alice" });
+    const graph = sendingNestedGraph(saver);
+    const config = { configurable: { thread_id: "t" }, durability };
+    const asked = async () => (await graph.getState(config)).tasks.flatMap((t) => t.interrupts.map((i) => String(i.value)));
+    const answer = async (value: string) => String((await graph.invoke(new Command({ resume: value }), config)).messages.at(-1)!.content);
+    await graph.invoke({ messages: [new HumanMessage("go")] }, config);
+    expect(await asked()).toEqual(["Q?"]);
+    const s = await saver.sessionFor("t", { userId: "alice" });
+    const waitingId = (await graph.getState(config)).config.configurable!.checkpoint_id as string;
+    const mine = await s.checkpoint({ name: "waiting" });
+    expect(await answer("y1")).toBe("mid:L[ans y1]");
+    expect(sent).toEqual(["mid:L[ans y1]"]);
+    const waiting = (await s.listCheckpoints({})).items.find(
+      (c) => (c.metadata as { langgraph?: { checkpointId?: string } } | null)?.langgraph?.checkpointId === waitingId,
+    )!;
+    await s.rollback(which === "user" ? mine.id : waiting.id);
+    expect(sent).toEqual([]);
+    expect(await asked()).toEqual(["Q?"]);
+    // The new answer is the one used, not the undone one: the leaf waited again at its question.
+    expect(await answer("z")).toBe("mid:L[ans z]");
+    expect(sent).toEqual(["mid:L[ans z]"]);
+    await graph.invoke({ messages: [new HumanMessage("more")] }, config);
+    expect(await answer("w")).toBe("mid:L[ans z],L[ans z,ans w]");
+    expect(sent).toEqual(["mid:L[ans z]", "mid:L[ans z],L[ans z,ans w]"]);
   });
 });
