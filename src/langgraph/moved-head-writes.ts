@@ -2,7 +2,7 @@
 // A move can leave a continuation behind (the graph went on from the checkpoint) or undo the step's tool calls; what
 // stands for either is hidden, so LangGraph runs those tasks again rather than bring back results the move undid.
 import { RESUME, WRITES_IDX_MAP, type CheckpointPendingWrite } from "@langchain/langgraph-checkpoint";
-import { parseResumeMark } from "../sessions/langgraph-bridge.js";
+import { markSeq, parseResumeMark } from "../sessions/langgraph-bridge.js";
 import type { BranchRow, LgCheckpointRow, LgPointRow, LgWriteRow, LineageSegment, Step, Tx } from "../store/port/index.js";
 import { FIRST_ASKED } from "./first-asked.js";
 import { RESUMED_ON } from "./resumed-on.js";
@@ -157,7 +157,8 @@ export function* resumedPastUserCheckpoint(
 /**
  * Whether resume values at the checkpoint (`writes`, its pending writes) were stored on its branch (`at`) once the
  * forkpoint checkpoint the lineage leaves that branch from was taken: their mark (those kept aside too, written over
- * by a run on another branch since) names the session's newest checkpoint then, that one or a later one.
+ * by a run on another branch since) names the session's newest checkpoint then, that one or a later one (by its seq:
+ * `markSeq`, kept in the mark once that checkpoint is gone).
  */
 function* answeredPast(tx: Tx, writes: readonly LgWriteRow[], at: LgPointRow, segments: LineageSegment[]): Step<boolean> {
   const marks = writes.filter((w) => w.channel === RESUMED_ON).map((w) => parseResumeMark(w.value));
@@ -167,10 +168,7 @@ function* answeredPast(tx: Tx, writes: readonly LgWriteRow[], at: LgPointRow, se
   const forkId = next ? (yield* tx.getBranch(next.branchId))?.forkCheckpointId : undefined;
   const fork = forkId ? yield* tx.getCheckpoint(forkId) : undefined;
   if (!fork) return false;
-  for (const mark of after) {
-    const newest = yield* tx.getCheckpoint(mark.after!);
-    if (newest && newest.sessionId === fork.sessionId && newest.seq >= fork.seq) return true;
-  }
+  for (const mark of after) if ((yield* markSeq(tx, fork.sessionId, mark)) >= fork.seq) return true;
   return false;
 }
 

@@ -6,7 +6,8 @@ import type { LgThreadRow, LgWriteRow, Step, Tx } from "../store/port/index.js";
 /**
  * The channel (`RESUMED_ON`) and index of a task's mark at a checkpoint: the branch its resume values there were last
  * stored on (the current branch of the session of the thread's root graph, which a move forks; a subgraph's session is
- * never moved), and that session's newest checkpoint then (a rollback to a user's checkpoint taken before them forks).
+ * never moved), and that session's newest checkpoint then with its seq (a rollback to a user's checkpoint taken before
+ * them forks, even once that checkpoint is gone).
  * LangGraph stores a task's resume values anew, at one index, each time it resumes it: a move back to the checkpoint
  * leaves those of the runs it undid stored, and only the mark tells them from those of a run since. Never served as a
  * write of its own (`sortedWrites` leaves it out).
@@ -32,7 +33,7 @@ export function* markResumedOn(tx: Tx, thread: LgThreadRow, rows: readonly Omit<
   if (branchId === undefined) return;
   // At time 0 every checkpoint is live: the newest one, expired or not.
   const newest = yield* tx.liveCheckpointAt(root!.userId, root!.sessionId, 0, 0);
-  const value = resumeMarkValue({ branchId, after: newest?.id });
+  const value = resumeMarkValue({ branchId, after: newest?.id, seq: newest?.seq });
   const marks = new Map(resumed.map((r) => [r.taskId, r]));
   yield* tx.langgraph.insertWrites(
     [...marks.values()].map((r) => ({ ...r, sessionId: thread.sessionId, idx: RESUMED_ON_IDX, channel: RESUMED_ON, type: "json", value })),

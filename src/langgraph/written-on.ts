@@ -1,6 +1,6 @@
 // Where a task's results at a checkpoint were stored: a task run again there after a move replaces the undone run's.
 import { RESUME, WRITES_IDX_MAP, type CheckpointPendingWrite, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
-import { ownedCurrent } from "../sessions/langgraph-bridge.js";
+import { WRITTEN_ON, markSeq, ownedCurrent } from "../sessions/langgraph-bridge.js";
 import type { LgThreadRow, LgWriteRow, LineageSegment, Step, Tx } from "../store/port/index.js";
 import { checkpointAt } from "./thread-head.js";
 
@@ -11,7 +11,7 @@ import { checkpointAt } from "./thread-head.js";
  * leaves the results of the run it undid stored, under the very keys the task's next run writes: only the mark tells
  * them apart. Never served as a write of its own (`sortedWrites` leaves it out).
  */
-export const WRITTEN_ON = "__forkpoint_written_on__";
+export { WRITTEN_ON };
 export const WRITTEN_ON_IDX = -1005;
 
 /** The prefix of the task ids a task's replaced rows are kept under (`markWrittenOn`); never a LangGraph task id. */
@@ -26,6 +26,8 @@ interface Mark {
   position: number;
   /** Its id (ids, unlike seqs, survive an export): absent on marks kept before it was, or when there was none. */
   after?: string;
+  /** That checkpoint's seq, which orders the results once it is gone (`markSeq`); absent on marks kept before it was. */
+  seq?: number;
 }
 
 const isRegular = (channel: string) => !(channel in WRITES_IDX_MAP);
@@ -64,7 +66,9 @@ export function* markWrittenOn(tx: Tx, thread: LgThreadRow, rows: readonly Omit<
   }
   // At time 0 every checkpoint is live: the newest one, expired or not, is what a later fork's checkpoint comes after.
   const newest = yield* tx.liveCheckpointAt(root.userId, root.sessionId, 0, 0);
-  const value = Buffer.from(JSON.stringify({ branchId: branch.id, position: head.position, after: newest?.id } satisfies Mark));
+  const value = Buffer.from(
+    JSON.stringify({ branchId: branch.id, position: head.position, after: newest?.id, seq: newest?.seq } satisfies Mark),
+  );
   yield* tx.langgraph.insertWrites(
     [{ ...first, sessionId: thread.sessionId, idx: WRITTEN_ON_IDX, channel: WRITTEN_ON, type: "json", value }],
     true,
@@ -160,9 +164,9 @@ function* heldBy(tx: Tx, segments: readonly LineageSegment[], mark: Mark): Step<
   if (mark.position < segment.upTo || !next || mark.after === undefined) return true;
   const forkId = (yield* tx.getBranch(next.branchId))?.forkCheckpointId;
   const fork = forkId ? yield* tx.getCheckpoint(forkId) : undefined;
-  const newest = yield* tx.getCheckpoint(mark.after);
-  // A pruned newest checkpoint (or a copied session's) tells no order: the lineage holds the run, as it did.
-  return !fork || newest?.sessionId !== fork.sessionId || fork.seq > newest.seq;
+  // By the newest checkpoint's seq, kept in the mark once it is gone (`markSeq`): a mark that tells no order (one kept
+  // before seqs were, or a copied session's) leaves the lineage holding the run, as it did.
+  return !fork || fork.seq > (yield* markSeq(tx, fork.sessionId, mark));
 }
 
 /**

@@ -98,6 +98,7 @@ export { LandingWrites } from "./core/landing-writes.js";
 export { watchJournal } from "./calls/journal-watch.js";
 export { writeCheckpoint, writeMessages, type EntryFields } from "./log/writer.js";
 export type { WithinMove } from "./moves/move-spec.js";
+export { WRITTEN_ON, markSeq } from "./moves/mark-seq.js";
 export { RESUMED_ON, parseResumeMark, resumeMarkValue } from "./moves/resume-mark.js";
 export { rollback } from "./rollback.js";
 export type { SessionHandle } from "./session-handle.js";

@@ -1,6 +1,7 @@
 // Whether a rollback to where the session is leaves a LangGraph thread's head where it is (else the rollback forks).
 import type { CheckpointRow, LgPointRow, SessionRow, Step, Tx } from "../../store/port/index.js";
 import { pointsOnLineage } from "./points-on-lineage.js";
+import { markSeq } from "./mark-seq.js";
 import { RESUMED_ON, parseResumeMark } from "./resume-mark.js";
 import { answersDiffer } from "./served-answers.js";
 
@@ -47,15 +48,14 @@ export function* graphStays(tx: Tx, session: SessionRow, cp: CheckpointRow, hash
 
 /**
  * Whether resume values were stored at LangGraph checkpoint `checkpointId` on `branchId` since `cp` was taken: their
- * mark names the session's newest checkpoint then, `cp` or a later one (an answer given before `cp` names an earlier).
+ * mark names the session's newest checkpoint then, `cp` or a later one (an answer given before `cp` names an earlier),
+ * by its seq (`markSeq`: kept in the mark once that checkpoint is gone).
  */
 function* resumedSince(tx: Tx, sessionId: string, checkpointId: string, branchId: string, cp: CheckpointRow): Step<boolean> {
   const marks = (yield* tx.langgraph.writesOf(sessionId, checkpointId)).filter((w) => w.channel === RESUMED_ON);
   for (const w of marks) {
     const mark = parseResumeMark(w.value);
-    if (mark.branchId !== branchId || mark.after === undefined) continue;
-    const after = yield* tx.getCheckpoint(mark.after);
-    if (after && after.sessionId === cp.sessionId && after.seq >= cp.seq) return true;
+    if (mark.branchId === branchId && (yield* markSeq(tx, cp.sessionId, mark)) >= cp.seq) return true;
   }
   return false;
 }

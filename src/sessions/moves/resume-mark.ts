@@ -10,6 +10,11 @@ export interface ResumeMark {
   branchId: string;
   /** The session's newest checkpoint when they were stored: absent on marks kept before it was, or with none. */
   after?: string;
+  /**
+   * That checkpoint's seq, kept so a move still orders the values once it is gone (deleted, or pruned once expired):
+   * absent on marks kept before it was; left out of exports, and an import keeps the new seq (`mark-seq.ts`).
+   */
+  seq?: number;
 }
 
 /** A mark's value as stored (marks kept before `after` was are the branch id alone). */

@@ -1,8 +1,9 @@
 // Which answers two lineages serve at one LangGraph checkpoint, by the branch each task's resume values came from.
 import type { BranchRow, CheckpointRow, Step, Tx } from "../../store/port/index.js";
+import { markSeq } from "./mark-seq.js";
 import { RESUMED_ON, parseResumeMark } from "./resume-mark.js";
 
-/** A task's mark at the checkpoint: the branch its resume values were stored on, and when (`after`'s seq). */
+/** A task's mark at the checkpoint: the branch its resume values were stored on, and when (`after`'s seq: `markSeq`). */
 interface Stored {
   taskId: string;
   branchId: string;
@@ -19,13 +20,11 @@ function* marksAt(tx: Tx, sessionId: string, checkpointId: string): Step<Stored[
   const out: Stored[] = [];
   for (const w of rows) {
     const mark = parseResumeMark(w.value);
-    // A mark naming no checkpoint (or one deleted since) was stored before any the lineages are cut at.
-    const after = mark.after === undefined ? undefined : yield* tx.getCheckpoint(mark.after);
     out.push({
       taskId: w.taskId.slice(w.taskId.lastIndexOf("|") + 1),
       branchId: mark.branchId,
       after: mark.after,
-      afterSeq: after?.seq ?? -Infinity,
+      afterSeq: yield* markSeq(tx, sessionId, mark),
     });
   }
   return out;

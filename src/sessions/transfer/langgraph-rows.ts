@@ -2,6 +2,7 @@
 import { ConflictError, ValidationError } from "../../models/errors.js";
 import type { ExportedLangGraph, SessionExport } from "../../models/session-export.js";
 import type { LgBlobRow, LgCheckpointRow, LgThreadRow, LgWriteRow, Step, Tx } from "../../store/port/index.js";
+import { exportedWrite, importedWrite } from "../moves/mark-seq.js";
 
 /** What `ForkpointSaver` stored beside a session that holds a thread, as read in one transaction. */
 export interface LangGraphRows {
@@ -78,7 +79,7 @@ export function langgraphOf(rows: LangGraphRows): ExportedLangGraph {
         idx: w.idx,
         channel: w.channel,
         type: w.type,
-        value: b64(w.value),
+        value: b64(exportedWrite(w.channel, w.value)),
         taskPath: w.taskPath,
       })),
   };
@@ -149,9 +150,7 @@ export function* writeLangGraph(tx: Tx, lg: PreparedLangGraph | undefined, sessi
   yield* tx.langgraph.insertThread({ userId, threadId, checkpointNs, sessionId, startCheckpointId });
   for (const c of lg.checkpoints) yield* tx.langgraph.insertCheckpoint({ ...c, sessionId });
   for (const v of lg.blobs) yield* tx.langgraph.insertBlob({ ...v, sessionId });
-  if (lg.writes.length > 0)
-    yield* tx.langgraph.insertWrites(
-      lg.writes.map((w) => ({ ...w, sessionId })),
-      false,
-    );
+  const writes: LgWriteRow[] = [];
+  for (const w of lg.writes) writes.push({ ...w, sessionId, value: yield* importedWrite(tx, w.channel, w.value) });
+  if (writes.length > 0) yield* tx.langgraph.insertWrites(writes, false);
 }
