@@ -3,7 +3,7 @@ import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messa
 import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
 import { Annotation, Command, END, MessagesAnnotation, START, StateGraph, interrupt } from "@langchain/langgraph";
 import { ConflictError, defineTool } from "../../src/index.js";
-import type { ForkpointSaver } from "../../src/langgraph/index.js";
+import { ForkpointSaver } from "../../src/langgraph/index.js";
 
 /** A chat graph whose bot answers "echo: <last message>". */
 export function echoGraph(saver: ForkpointSaver) {
@@ -83,6 +83,32 @@ export function latch() {
   let open!: () => void;
   const opened = new Promise<void>((resolve) => (open = resolve));
   return { open, wait: () => opened };
+}
+
+/**
+ * A saver that tells when the put of a checkpoint holding a given number of messages has settled (landed or refused):
+ * LangGraph stores a step's checkpoint while the next step's nodes already run, so a node under way does not mean its
+ * step's checkpoint is in.
+ */
+export class LandingSaver extends ForkpointSaver {
+  readonly #settled = new Map<number, ReturnType<typeof latch>>();
+  /** Settles once a put of a checkpoint whose messages channel holds `count` messages has settled. */
+  settledWith(count: number): Promise<void> {
+    return this.#latch(count).wait();
+  }
+  override async put(...args: Parameters<ForkpointSaver["put"]>) {
+    const list = (args[1].channel_values as Record<string, unknown> | undefined)?.messages;
+    try {
+      return await super.put(...args);
+    } finally {
+      if (Array.isArray(list)) this.#latch(list.length).open();
+    }
+  }
+  #latch(count: number) {
+    let gate = this.#settled.get(count);
+    if (!gate) this.#settled.set(count, (gate = latch()));
+    return gate;
+  }
 }
 
 /** How a run ended: "ok", a `ConflictError`'s code, or the error's text. */

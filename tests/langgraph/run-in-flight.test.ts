@@ -3,11 +3,11 @@
 // session stays where the move put it.
 import { AIMessage } from "@langchain/core/messages";
 import { MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ConflictError } from "../../src/index.js";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
 import { rejectionOf, tempDatabases } from "../helpers.js";
-import { latch, say, texts } from "./helpers.js";
+import { LandingSaver, latch, say, texts } from "./helpers.js";
 
 const dbs = tempDatabases();
 const thread = { configurable: { thread_id: "t" } };
@@ -30,7 +30,7 @@ describe("a LangGraph run in flight when its session moves", () => {
   /** A thread with one whole run (hi, drafted, booked), a user's checkpoint after it, and a second run held in flight. */
   async function runInFlight() {
     const { fp, path } = dbs.open();
-    const saver = new ForkpointSaver(fp, { userId: "alice" });
+    const saver = new LandingSaver(fp, { userId: "alice" });
     let gate = latch();
     gate.open();
     let inSecond = latch();
@@ -47,8 +47,9 @@ describe("a LangGraph run in flight when its session moves", () => {
     const running = graph.invoke(say("plan"), thread);
     running.catch(() => undefined);
     await inSecond.wait(); // "second" waits
-    // LangGraph stores a step's checkpoint while the next step runs: wait until the one after "first" is in.
-    await vi.waitFor(async () => expect((await s.history()).map((m) => m.content)).toEqual(["hi", "drafted", "booked", "plan", "drafted"]));
+    // LangGraph stores a step's checkpoint while the next step runs: the one after "first" (five messages) is in first.
+    await saver.settledWith(5);
+    expect((await s.history()).map((m) => m.content)).toEqual(["hi", "drafted", "booked", "plan", "drafted"]);
     return { fp, path, saver, graph, s, cp, running, release: () => gate.open() };
   }
 
