@@ -121,10 +121,12 @@ describe("two inputs of a thread without a messages channel sent at once", () =>
       .compile({ checkpointer: saver });
     await graph.invoke({ order: "first" }, thread);
 
-    // Both runs read the thread's head before either input lands; A's input lands first.
+    // Both runs read the thread's head before either input lands: each run's read returns once the other's is done
+    // (a run whose read came back first would otherwise go on alone, and could end before the other's input lands).
+    const aRead = latch();
     const bRead = latch();
-    saver.holds.set("a", { then: bRead.wait() });
-    saver.holds.set("b", { read: bRead.open, then: Promise.resolve() });
+    saver.holds.set("a", { read: aRead.open, then: bRead.wait() });
+    saver.holds.set("b", { read: bRead.open, then: aRead.wait() });
     const aRun = graph.invoke({ order: "A" }, { ...thread, configurable: { ...thread.configurable, submit: "a" } });
     const bRun = graph.invoke({ order: "B" }, { ...thread, configurable: { ...thread.configurable, submit: "b" } });
     const settled = await Promise.allSettled([aRun, bRun]);
