@@ -5,12 +5,12 @@ import { AIMessage } from "@langchain/core/messages";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { JsonPlusSerializer } from "@langchain/langgraph-checkpoint";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ConflictError, type SessionHandle } from "../../src/index.js";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
 import { aroundWrites } from "../fixtures/around-writes.js";
 import { rejectionOf, tempDatabases } from "../helpers.js";
-import { latch, say, sendTool } from "./helpers.js";
+import { LandingSaver, latch, say, sendTool } from "./helpers.js";
 
 const dbs = tempDatabases();
 
@@ -25,7 +25,7 @@ describe.each(["sync", "async"] as const)("a node's call after another server's 
     const sent: string[] = [];
     const send = sendTool(sent);
     const { fp, path } = dbs.open({ tools: [send] });
-    const saver = new ForkpointSaver(fp, { userId: "alice" });
+    const saver = new LandingSaver(fp, { userId: "alice" });
     let armed = false;
     const gate = latch();
     const waiting = latch();
@@ -55,7 +55,8 @@ describe.each(["sync", "async"] as const)("a node's call after another server's 
     running.catch(() => undefined);
     await waiting.wait();
     // The run's step checkpoint (with "email bob") is stored before the node's call asks for it.
-    await vi.waitFor(async () => expect((await s.history()).map((m) => m.content)).toEqual(["hi", "done", "email bob"]));
+    await saver.settledWith(3);
+    expect((await s.history()).map((m) => m.content)).toEqual(["hi", "done", "email bob"]);
     return { fp, path, send, s, cp, sent, running, release: () => gate.open(), refusal: () => refusal, graph };
   }
 
