@@ -28,10 +28,10 @@ export class OwnChanges {
   /** The hand edits this move's undos put back, kept as put back by later undos of calls with recorded paths. */
   #putBack: PutBack | null = null;
   /**
-   * The running step: an undo of a call with recorded paths (those paths), one without, or a replay; and what the
+   * The running step: an undo of a call with recorded paths, one without, or a replay; and what the
    * paths it may put a hand edit back in held as it began.
    */
-  #step: { kind: "undo" | "pathless" | "replay"; paths: ReadonlySet<string>; before: ReturnType<PutBack["read"]> } | null = null;
+  #step: { kind: "undo" | "pathless" | "replay"; before: ReturnType<PutBack["read"]> } | null = null;
 
   private constructor(
     private readonly ctx: EngineContext,
@@ -82,7 +82,9 @@ export class OwnChanges {
       const putBack = this.#putBackOf(this.ws);
       // Where its call's run found a hand edit too, the undo puts that one back (see `PutBack.hold`): not kept from it.
       const kind = op === "replay" ? "replay" : paths === undefined ? "pathless" : "undo";
-      this.#step = { kind, paths: new Set(paths), before: putBack.read(unseen) };
+      this.#step = { kind, before: putBack.read(unseen) };
+      // The last read before its handler runs: what changes a held file from here to `step` is the step's doing.
+      putBack.open();
     }
     if (this.#may === "all") return;
     if (paths === undefined) this.#may = "all";
@@ -100,7 +102,7 @@ export class OwnChanges {
     if (ran && this.#putBack) {
       // A call without recorded paths may have written its own effect there: what it wrote stays (see `#mayOwn`). A
       // replay applies its call again: what it writes is that call's effect, never taken back for a hand edit.
-      if (ran.kind === "undo") this.#putBack.keep(new Set(ran.before.keys()), ran.paths);
+      if (ran.kind === "undo") this.#putBack.keep(new Set(ran.before.keys()));
       else this.#putBack.release();
       if (undone) this.#putBack.hold(ran.before);
     }

@@ -1,7 +1,11 @@
-// Hand edits a move's undo puts back (its call's run found them there) are the user's: the move's later undos of calls
-// with recorded paths leave them as put back (a write there, in those paths or beyond, is taken back after the step),
-// so the edit stays, as drift. A call without that record may have written that content itself (a recorded call's
-// write is drift too): what its undo writes there stays, the move's own from then on; so does what a replay writes.
+// Hand edits a move's undo puts back (its call's run found them there) are the user's: the move's later undos leave
+// them as put back. What changes a held file is told apart by when it changes: within an undo's run (between the
+// snapshot taken just before its handler starts and the read just after it returns) it is that undo's write, wherever
+// its call's run wrote (an undo may restore a snapshot of several files), and is taken back; between steps it is the
+// user's own save during the move: drift, left as it is and held from then on. A save by hand made while an undo runs
+// cannot be told from that undo's write: it is taken back too, the one case this reading gets wrong. A call without a
+// record of its paths may have written that content itself (a recorded call's write is drift too): what its undo writes
+// there stays, the move's own from then on; so does what a replay writes.
 import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { codeOf } from "../workspace/walk.js";
@@ -14,6 +18,8 @@ type Held = { content: Buffer; mode: number } | null;
 export class PutBack {
   /** The paths holding a hand edit put back, with what it is. */
   readonly #held = new Map<string, Held>();
+  /** What the held paths held as the running step began (see `open`); null between steps. */
+  #window: Map<string, Held | undefined> | null = null;
 
   constructor(
     private readonly dir: string,
@@ -45,31 +51,50 @@ export class PutBack {
   }
 
   /**
+   * Just before a step's handler runs: what the held paths hold now is read as its window's start. A held file changed
+   * since the last step is the user's save (nothing of the move runs between steps): it stays, held as it is now.
+   */
+  open(): void {
+    this.#window = new Map();
+    for (const [path, held] of this.#held) {
+      const now = this.#readOne(path);
+      this.#window.set(path, now);
+      if (now !== undefined && !same(held, now)) this.#held.set(path, now);
+    }
+  }
+
+  /** Whether `path` changed while the running step ran (from its window's start to now, `now`). */
+  #changedInWindow(path: string, now: Held | undefined): boolean {
+    return now !== undefined && !same(this.#window?.get(path), now);
+  }
+
+  /**
    * After a step of a call without recorded paths, or a replay: those it wrote are no longer held (that may be its
    * own effect; a replay's is its call's, applied again).
    */
   release(): void {
-    for (const [path, held] of this.#held) if (!same(held, this.#readOne(path))) this.#held.delete(path);
+    for (const path of [...this.#held.keys()]) if (this.#changedInWindow(path, this.#readOne(path))) this.#held.delete(path);
+    this.#window = null;
   }
 
   /**
-   * After an undo of a call with recorded paths (`paths`): the hand edits put back that it changed are written back,
-   * among its paths or deleted elsewhere (an undo may delete beyond its call's recorded paths, a folder its call made,
-   * say); but those in `own`, where it puts back an older hand edit its call's run found (see `hold`). Any other change
-   * to a held file meanwhile is the user's (a save during the move): drift, left as it is.
+   * After an undo of a call with recorded paths: the hand edits put back that changed while it ran are written back,
+   * wherever it wrote (beyond its call's recorded paths too); but those in `own`, where it puts back an older hand edit its
+   * call's run found (see
+   * `hold`). A change made between steps is the user's (see `open`).
    */
-  keep(own: ReadonlySet<string>, paths: ReadonlySet<string>): void {
+  keep(own: ReadonlySet<string>): void {
     for (const [path, held] of this.#held) {
       if (own.has(path)) continue;
       const now = this.#readOne(path);
-      if (now === undefined || same(held, now)) continue;
-      if (now !== null && !paths.has(path)) continue;
+      if (!this.#changedInWindow(path, now) || same(held, now)) continue;
       try {
         this.#write(path, held);
       } catch (error) {
         this.warn(`forkpoint: a hand edit put back in ${join(this.dir, path)} could not be written back after a later step`, error);
       }
     }
+    this.#window = null;
   }
 
   #full(path: string): string {
