@@ -4,6 +4,7 @@ import type { BranchRow, Step, Tx } from "../../store/port/index.js";
 import { type Head } from "../core/head.js";
 import { type EntryFields } from "../log/writer.js";
 import { type MoveTarget } from "./move-plan.js";
+import type { PutBacks } from "./put-back.js";
 
 /** Everything needed to finish a move, persisted with its journal so a crash can be resumed. */
 export interface MoveSpec {
@@ -46,6 +47,11 @@ export interface MoveSpec {
    * left there, or keeps them as the world has them: see `leftApplied`, `keptTarget`).
    */
   files?: { manifestId: number; covered: string[]; replays?: Record<string, number>; stays?: string[] };
+  /**
+   * Called again after a stop: the hand edits the stopped move put back (see `stoppedPutBacks`), each path with its
+   * content's fingerprint; held by this one where the file still holds just that.
+   */
+  putBacks?: PutBacks;
 }
 
 /** A move's result; an edit's carries its message, and the checkpoint written with it when one was asked for. */

@@ -23,7 +23,7 @@ import { computePlan, type SnapshotAt } from "./move-plan.js";
 import { type BaseMoveSpec, type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js";
 import { inflightMoves } from "../core/ownership.js";
 import { irreversibleOutside } from "./failed-undo-files.js";
-import { OwnChanges } from "./own-changes.js";
+import { OwnChanges, stoppedPutBacks } from "./own-changes.js";
 import { checkFilesPlanned, isReplannable, PLANNING_ATTEMPTS, type PlannedFiles } from "./files-planned.js";
 import { inRunTurn } from "./move-turn.js";
 import { holdsRunTurn } from "../workspace/run-turns.js";
@@ -460,6 +460,8 @@ function* moveConversationUnit(
   // A move with files is journaled whatever it runs: its files step is one of its steps.
   if (plan.undo.length + plan.replay.length === 0 && !spec.files)
     return { spec, plan, done: yield* finishMoveTx(ctx, tx, spec, null, within), moveId: null };
+  const putBacks = session.hasWorkspace ? yield* stoppedPutBacks(tx, session.id, spec) : undefined;
+  if (putBacks) spec.putBacks = putBacks;
   const moveId = newId("mv");
   yield* tx.insertMove(
     {

@@ -7,8 +7,9 @@
 // move's later undos leave as put back (see put-back.ts).
 import type { MoveStepRow, Step, Tx, WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
+import type { MoveSpec } from "./move-spec.js";
 import { absorbChanges, filesBefore, type FilesBefore } from "../workspace/absorb.js";
-import { PutBack } from "./put-back.js";
+import { PutBack, type PutBacks } from "./put-back.js";
 
 export class OwnChanges {
   #before: FilesBefore | null = null;
@@ -91,12 +92,18 @@ export class OwnChanges {
     else for (const path of paths) this.#may.add(path);
   }
 
+  /** Holds the hand edits the stopped move just before this one put back (see `stoppedPutBacks`), where still as left. */
+  holdStopped(made: PutBacks | undefined): void {
+    if (made && this.ws && this.holding) this.#putBackOf(this.ws).holdIfAsLeft(made);
+  }
+
   /**
    * A step ran (`undone`: an undo that succeeded): the hand edits put back earlier that it wrote over are written back,
-   * those it put back are kept from now on; what changed since the last step becomes known, and what changes next is
-   * tracked.
+   * those it put back are kept from now on (returned, for its journal); what changed since the last step becomes known,
+   * and what changes next is tracked.
    */
-  async step(undone = false): Promise<void> {
+  async step(undone = false): Promise<PutBacks> {
+    let made: PutBacks = {};
     const ran = this.#step;
     this.#step = null;
     if (ran && this.#putBack) {
@@ -104,12 +111,13 @@ export class OwnChanges {
       // replay applies its call again: what it writes is that call's effect, never taken back for a hand edit.
       if (ran.kind === "undo") this.#putBack.keep(new Set(ran.before.keys()));
       else this.#putBack.release();
-      if (undone) this.#putBack.hold(ran.before);
+      if (undone) made = this.#putBack.hold(ran.before);
     }
     const state = this.#before?.state;
-    if (!state?.watch || !state.walked) return;
+    if (!state?.watch || !state.walked) return made;
     await this.pause();
     await this.resume();
+    return made;
   }
 
   /** Before the files are restored: absorbed so far, not tracked meanwhile (the restore records what it writes). */
@@ -172,4 +180,21 @@ export function* interruptedPaths(tx: Tx, steps: readonly MoveStepRow[]): Step<S
     for (const path of paths) out.add(path);
   }
   return out;
+}
+
+/**
+ * The hand edits the session's last move put back, when it stopped ("failed") and this one (`spec`) is that move called
+ * again (same kind, same target): what its undos' journal records, and what it held itself from the one stopped before
+ * it. A move of another kind or target, or after one that finished, starts afresh.
+ */
+export function* stoppedPutBacks(tx: Tx, sessionId: string, spec: Pick<MoveSpec, "kind" | "target">): Step<PutBacks | undefined> {
+  const last = yield* tx.lastMove(sessionId);
+  if (last?.status !== "failed") return undefined;
+  const was = JSON.parse(last.spec) as MoveSpec;
+  if (was.kind !== spec.kind || JSON.stringify(was.target) !== JSON.stringify(spec.target)) return undefined;
+  const out: PutBacks = { ...was.putBacks };
+  for (const step of yield* tx.moveSteps(last.id))
+    if (step.op === "undo" && step.status === "done" && step.result !== null)
+      Object.assign(out, (JSON.parse(step.result) as { putBack?: PutBacks }).putBack);
+  return Object.keys(out).length > 0 ? out : undefined;
 }

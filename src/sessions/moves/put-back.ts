@@ -6,6 +6,7 @@
 // cannot be told from that undo's write: it is taken back too, the one case this reading gets wrong. A call without a
 // record of its paths may have written that content itself (a recorded call's write is drift too): what its undo writes
 // there stays, the move's own from then on; so does what a replay writes.
+import { createHash } from "node:crypto";
 import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { codeOf } from "../workspace/walk.js";
@@ -14,6 +15,12 @@ import { writeStaged } from "../workspace/files.js";
 
 /** A file as put back: its content and mode; null: no file there (a deletion by hand put back). */
 type Held = { content: Buffer; mode: number } | null;
+
+/**
+ * The put-backs an undo made, as its journal keeps them: each path with its content's fingerprint (null: a deletion),
+ * so that the move called again after a stop holds them only where the file still holds just that.
+ */
+export type PutBacks = Record<string, string | null>;
 
 export class PutBack {
   /** The paths holding a hand edit put back, with what it is. */
@@ -38,10 +45,25 @@ export class PutBack {
    * already included: its call's run found a hand edit there too, made before the one held (which may be no more than
    * what that call left there, drift as the hand edit under it was), and the rewind goes back before it.
    */
-  hold(before: ReadonlyMap<string, Held | undefined>): void {
+  hold(before: ReadonlyMap<string, Held | undefined>): PutBacks {
+    const made: PutBacks = {};
     for (const [path, was] of before) {
       const now = this.#readOne(path);
-      if (now !== undefined && !same(was, now)) this.#held.set(path, now);
+      if (now === undefined || same(was, now)) continue;
+      this.#held.set(path, now);
+      made[path] = fingerprint(now);
+    }
+    return made;
+  }
+
+  /**
+   * Holds the put-backs a stopped move made (`made`, from its journal) that the files still hold as it left them: a
+   * file changed since (by hand, by a call) is no longer that hand edit, and is not held.
+   */
+  holdIfAsLeft(made: PutBacks): void {
+    for (const [path, print] of Object.entries(made)) {
+      const now = this.#readOne(path);
+      if (now !== undefined && fingerprint(now) === print) this.#held.set(path, now);
     }
   }
 
@@ -122,6 +144,9 @@ export class PutBack {
     renameSync(staged, full);
   }
 }
+
+const fingerprint = (held: Held): string | null =>
+  held === null ? null : `${held.mode.toString(8)}:${createHash("sha256").update(held.content).digest("hex")}`;
 
 const same = (a: Held | undefined, b: Held | undefined): boolean =>
   a === b || (!!a && !!b && a.mode === b.mode && a.content.equals(b.content));

@@ -46,6 +46,8 @@ export async function runJournaledMove(
     const [steps, interrupted, putBack] = await ctx.store.read((tx) => stepsOf(tx, moveId));
     // A move of no undo or replay runs no tool: nothing it does to the files but its restore is its own (see move.ts).
     changes ??= await OwnChanges.start(ctx, spec.sessionId, steps.length > 0, interrupted, putBack);
+    // Called again after a stop: the hand edits that move's undos put back stay, as a resumed move's do.
+    changes.holdStopped(spec.putBacks);
     // Resumed after a replay started, the files were restored already.
     let filesDue = spec.files !== undefined && !steps.some((s) => s.op === "replay" && s.status !== "pending");
     let files: RestoredFiles | undefined;
@@ -230,7 +232,9 @@ export async function runStep(
     await recording(ctx, spec.sessionId, step, { status: "failed", error }, (tx) => failStepUnit(tx, ctx, step, error));
     return { tool: invocation.tool, cause };
   }
-  await own?.step(step.op === "undo");
+  const putBacks = await own?.step(step.op === "undo");
+  // An undo's journal keeps the hand edits it put back: a move called again after a stop holds them (`stoppedPutBacks`).
+  if (step.op === "undo" && putBacks && Object.keys(putBacks).length > 0) resultText = JSON.stringify({ putBack: putBacks });
   const done = { status: "done", result: resultText } as const;
   await recording(ctx, spec.sessionId, step, done, (tx) => completeStepUnit(tx, ctx, step, resultText, spec));
   ctx.events.emit(step.op === "undo" ? "undo" : "replay", { ...invocation, applied: step.op === "replay" });

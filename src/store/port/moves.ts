@@ -147,6 +147,8 @@ export interface MovesTx {
   finishMove(id: string, status: "done" | "failed", at: number): Step<void>;
   insertMoveSteps(rows: MoveStepRow[]): Step<void>;
   moveSteps(moveId: string): Step<MoveStepRow[]>;
+  /** The session's newest move, of any status (a stopped one's journal tells the move called again its put-backs). */
+  lastMove(sessionId: string): Step<MoveRow | undefined>;
   /**
    * Updates a step of a move `owner` still holds, and on lease stores extends its lease to `leaseMs` from now in the
    * same statement: false (and nothing written) when it no longer holds it.
@@ -172,6 +174,10 @@ export interface MovesTx {
   /** Undoes the newest standing move, or redoes the last undone one: false when `ref` is not that move (any more). */
   setMoveUndone(sessionId: string, ref: string, op: "undo" | "redo"): Step<boolean>;
 
-  /** Deletes finished moves (and their steps) of one session or all, keeping any with a step of unknown outcome. */
+  /**
+   * Deletes finished moves (and their steps) of one session or all, keeping any with a step of unknown outcome, and a
+   * session's newest move when it stopped ("failed") with hand edits put back (an undo step's result, or the spec's
+   * `putBacks`): the move called again next holds them.
+   */
   deleteFinishedMoves(sessionId?: string): Step<number>;
 }

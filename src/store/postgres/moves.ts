@@ -87,6 +87,7 @@ const s = {
   resolveUnknownStep: `UPDATE move_steps SET status = $1, result = $2, error = $3 WHERE move_id = $4 AND idx = $5 AND status = 'unknown'`,
   allRunningMoves: `SELECT ${MOVE_COLS} FROM moves WHERE status = 'running' ORDER BY seq`,
   sessionRunningMoves: `SELECT ${MOVE_COLS} FROM moves WHERE status = 'running' AND session_id = $1 ORDER BY seq`,
+  lastMove: `SELECT ${MOVE_COLS} FROM moves WHERE session_id = $1 ORDER BY seq DESC LIMIT 1`,
   claimMove: `UPDATE moves SET pid = $1, pid_start = $2, lease_until = ${leaseFor(3)}
     WHERE status = 'running' AND ${heldBy(4, 5)} AND (lease_until IS NULL OR lease_until <= ${DB_NOW_MS}
       OR (pid = $1 AND pid_start IS NOT DISTINCT FROM $2::text))`,
@@ -184,6 +185,9 @@ export function movesTx(sql: Sql): MovesTx {
     *moveSteps(moveId: string) {
       return yield* sql.rows<MoveStepRow>(s.moveSteps, [moveId]);
     },
+    *lastMove(sessionId: string) {
+      return (yield* sql.rows<MoveRow>(s.lastMove, [sessionId]))[0];
+    },
     *setMoveStep(
       owner: Owner,
       moveId: string,
@@ -221,7 +225,9 @@ export function movesTx(sql: Sql): MovesTx {
     *deleteFinishedMoves(sessionId?: string) {
       const [n] = yield* sql.column<number>(
         `WITH gone AS (SELECT id FROM moves m WHERE m.status <> 'running' ${sessionId === undefined ? "" : "AND m.session_id = $1"}
-            AND NOT EXISTS (SELECT 1 FROM move_steps s WHERE s.move_id = m.id AND s.status = 'unknown')),
+            AND NOT EXISTS (SELECT 1 FROM move_steps s WHERE s.move_id = m.id AND s.status = 'unknown')
+            AND NOT (m.status = 'failed' AND m.seq = (SELECT max(x.seq) FROM moves x WHERE x.session_id = m.session_id)
+              AND (m.spec LIKE '%"putBacks"%' OR EXISTS (SELECT 1 FROM move_steps s WHERE s.move_id = m.id AND s.op = 'undo' AND s.result IS NOT NULL)))),
           steps AS (DELETE FROM move_steps WHERE move_id IN (SELECT id FROM gone)),
           deleted AS (DELETE FROM moves WHERE id IN (SELECT id FROM gone) RETURNING 1)
         SELECT count(*) FROM deleted`,

@@ -48,6 +48,7 @@ export function movesTx(db: Database.Database): MovesTx {
     VALUES (@id, @sessionId, @kind, @spec, @status, @pid, @pidStart, @createdAt, @finishedAt)`),
     runningMoves: p(`SELECT ${MOVE_COLS} FROM moves WHERE status = 'running' ORDER BY seq`),
     runningMovesOf: p(`SELECT ${MOVE_COLS} FROM moves WHERE status = 'running' AND session_id = ? ORDER BY seq`),
+    lastMove: p(`SELECT ${MOVE_COLS} FROM moves WHERE session_id = ? ORDER BY seq DESC LIMIT 1`),
     claimMove: p(`UPDATE moves SET pid = ?, pid_start = ? WHERE id = ? AND status = 'running' AND pid = ? AND pid_start IS ?`),
     finishMove: p(`UPDATE moves SET status = ?, finished_at = ? WHERE id = ?`),
     insertStep: p(
@@ -70,7 +71,9 @@ export function movesTx(db: Database.Database): MovesTx {
     holds: p(`SELECT 1 FROM moves WHERE id = ? AND status = 'running' AND pid = ? AND pid_start IS ?`, "pluck"),
     finishedMoves: p(
       `SELECT id FROM moves m WHERE m.status <> 'running' AND (@sessionId IS NULL OR m.session_id = @sessionId)
-      AND NOT EXISTS (SELECT 1 FROM move_steps s WHERE s.move_id = m.id AND s.status = 'unknown')`,
+      AND NOT EXISTS (SELECT 1 FROM move_steps s WHERE s.move_id = m.id AND s.status = 'unknown')
+      AND NOT (m.status = 'failed' AND m.seq = (SELECT max(x.seq) FROM moves x WHERE x.session_id = m.session_id)
+        AND (m.spec LIKE '%"putBacks"%' OR EXISTS (SELECT 1 FROM move_steps s WHERE s.move_id = m.id AND s.op = 'undo' AND s.result IS NOT NULL)))`,
       "pluck",
     ),
     deleteMoveSteps: p(`DELETE FROM move_steps WHERE move_id = ?`),
@@ -161,6 +164,9 @@ export function movesTx(db: Database.Database): MovesTx {
     },
     *moveSteps(moveId: string) {
       return s.steps.all(moveId) as MoveStepRow[];
+    },
+    *lastMove(sessionId: string) {
+      return s.lastMove.get(sessionId) as MoveRow | undefined;
     },
     *setMoveStep(owner: Owner, moveId: string, idx: number, status: MoveStepStatus, result: string | null, error: string | null) {
       return s.setStep.run(status, result, error, moveId, idx, moveId, owner.pid, owner.pidStart).changes === 1;
