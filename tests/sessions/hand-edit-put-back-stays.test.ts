@@ -245,6 +245,23 @@ for (const walk of [false, true]) {
     expect(readOrNull(file("e"))).toBeNull();
   });
 
+  it(`a put-back file deleted by hand between later undos stays deleted (${how})`, async () => {
+    const { s, fp, file } = await started(walk);
+    fs.writeFileSync(file("d"), "v0");
+    const start = await s.checkpoint({ name: "v0" });
+    await s.invoke("write_file", { path: file("e"), text: "e" });
+    fs.writeFileSync(file("d"), "by hand");
+    await s.invoke("write_file", { path: file("d"), text: "w" });
+    // The write to d is undone first (it puts "by hand" back); the user then deletes d before e's undo starts.
+    let undos = 0;
+    fp.on("undo", () => {
+      if (++undos === 1) fs.rmSync(file("d"));
+    });
+    expect((await s.rollback(start.id, { scope: "conversation" })).undone).toHaveLength(2);
+    expect(readOrNull(file("d"))).toBeNull();
+    expect(readOrNull(file("e"))).toBeNull();
+  });
+
   // A save by hand made while an undo runs cannot be told from that undo's write (see put-back.ts): not tested.
 
   for (const scope of ["conversation", "both"] as const)
