@@ -1,6 +1,5 @@
 // Moving the world: journal the steps, run each undo/replay once, then make the target current.
 // Used by rollback, edit, switchBranch, undo and redo, and by crash recovery to finish a journaled move.
-// Over 450 lines: a move's checks (files, drift, run turn, live calls, a switch to itself) run in one order, read here.
 import { ValidationError } from "../../models/errors.js";
 import { newId } from "../../models/ids.js";
 import { moveOptions, parseOptions, type MoveOptions } from "../../models/inputs.js";
@@ -8,13 +7,11 @@ import type { SavedDrift, ToolInvocation } from "../../models/types.js";
 import type { SessionRow, Step, Tx } from "../../store/port/index.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
 import { ownedCurrent, ownedSession } from "../core/owned.js";
-import { toBranch } from "../core/rows.js";
 import { prepareMoveRestore, reportSavedDrift, saveDriftBeforeTools } from "./force.js";
 import { prepareRestore, type PreparedRestore } from "../workspace/prepare-restore.js";
 import { restoreFiles } from "../workspace/restore.js";
 import { assertNoRestorePending } from "../workspace/restore-guards.js";
 import { targetFiles, workspaceOf } from "../workspace/snapshots.js";
-import { headOf } from "../core/head.js";
 import { finishMoveTx } from "./finish-move.js";
 import { moveEvent, sessionPosition } from "./history.js";
 import { heldOtherwiseUnit, restoreMoveFiles, snapshotPosition } from "./move-files.js";
@@ -32,6 +29,7 @@ import { awaitingSameRequest } from "./same-request.js";
 import { checkIfAt, type IfAt } from "../core/if-at.js";
 import { moveAnswer } from "./move-answer.js";
 import { refuseActivity, refuseConcurrentMove, refuseLiveCalls, refuseMove } from "./refusals.js";
+import { stayingHere, stayingPut } from "./staying-put.js";
 import { recordRequest, recordedAnswer, recordedIn, requestOf, type Request } from "../requests/ledger.js";
 export const NOTHING_TO_MOVE = { steps: { undo: [], replay: [], skipped: [], unregistered: [], unknown: [], covered: [] } } as const;
 
@@ -265,60 +263,6 @@ function* filesTargetUnit(tx: Tx, ref: SessionRef, prepare: (tx: Tx, session: Se
 function* leavingFrom(tx: Tx, ref: SessionRef) {
   const { branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
   return { fromBranchId: branch.id, fromHead: head.position };
-}
-
-/** A files-only move: the conversation stays where it is (a request is recorded, with the files restored). */
-export async function stayingPut(ctx: EngineContext, ref: SessionRef, w: MoveWrite = {}): Promise<MoveOutcome> {
-  if (!w.request) return ctx.store.read((tx) => stayingPutUnit(tx, ref));
-  const request = w.request;
-  return ctx.store.write({ sessionId: ref.id }, (tx) => stayingPutRecorded(ctx, tx, ref, request, w.extra));
-}
-
-function* stayingPutRecorded(
-  ctx: EngineContext,
-  tx: Tx,
-  ref: SessionRef,
-  request: Request<MoveOutcome>,
-  extra: MoveWrite["extra"],
-): Step<MoveOutcome> {
-  const outcome = yield* stayingPutUnit(tx, ref);
-  yield* recordRequest(ctx, tx, ref.id, request, { ...outcome, ...extra });
-  return outcome;
-}
-
-function* stayingPutUnit(tx: Tx, ref: SessionRef): Step<MoveOutcome> {
-  const { branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
-  return {
-    branch: toBranch(branch, head.position, branch.id),
-    undone: [],
-    replayed: [],
-    skipped: [],
-    unregistered: [],
-    failed: [],
-    unknown: [],
-  };
-}
-
-/** The result of a move that finds the session already at its target: the current branch, nothing undone or replayed. */
-function* stayingHere(
-  tx: Tx,
-  session: SessionRow,
-  plan: {
-    readonly skipped: readonly ToolInvocation[];
-    readonly unregistered: readonly ToolInvocation[];
-    readonly unknown: readonly ToolInvocation[];
-  },
-): Step<MoveOutcome> {
-  const branch = (yield* tx.getBranch(session.currentBranchId))!;
-  return {
-    branch: toBranch(branch, (yield* headOf(tx, branch)).position, branch.id),
-    undone: [],
-    replayed: [],
-    skipped: [...plan.skipped],
-    unregistered: [...plan.unregistered],
-    failed: [],
-    unknown: [...plan.unknown],
-  };
 }
 
 /**
