@@ -6,7 +6,7 @@
 import { ConflictError } from "../models/errors.js";
 import { ownedCurrent, type SessionHandle } from "../sessions/langgraph-bridge.js";
 import type { EntryRow, Step, Tx } from "../store/port/index.js";
-import { refuseMovedParent, targetOf } from "./put-plan.js";
+import { refuseMovedParent, targetOf } from "./moved-parent.js";
 import type { GuardedThread } from "./run-fork-guard.js";
 import type { RunMark } from "./run-calls.js";
 import { taskConfig } from "./task-config.js";

@@ -14,7 +14,7 @@ import {
 } from "../sessions/langgraph-bridge.js";
 import type { LgPointRow, Step, Tx } from "../store/port/index.js";
 import { fromMessage } from "./messages.js";
-import { refuseMovedParent, targetOf } from "./put-plan.js";
+import { refuseMovedParent, targetOf } from "./moved-parent.js";
 import { serializeItems, threadKey, type SaverParts } from "./saver-parts.js";
 
 /** The run of the graph a subgraph's put belongs to: that graph's namespace, and its messages channel at the step. */

@@ -1,5 +1,4 @@
 // ForkpointSaver's put planning: where a put goes on from, and what it writes there.
-// Over 450 lines: where a put lands and whose calls it keeps are one decision, checked in one place.
 // It goes on from a stored parent's forkpoint checkpoint, a synthesized one's point, or the thread's empty start; it
 // writes the messages its list appends, or departs from a stored message (an edit), each checked before anything moves.
 import { ConflictError, NotFoundError } from "../models/errors.js";
@@ -25,6 +24,7 @@ import { extendsMirror, fieldsOf, mirrorOf, type Mirror, type MirrorItems } from
 import { serializeItems, versionKey, type SaverParts } from "./saver-parts.js";
 import { rowVersions } from "./channel-values.js";
 import type { RunMark } from "./run-calls.js";
+import { refuseMovedParent, runStopped, targetOf, type Target } from "./moved-parent.js";
 import { resolveSynthesized } from "./thread-head.js";
 import { departure, keptByTrim } from "./trimmed-list.js";
 
@@ -43,19 +43,6 @@ export interface Landing {
   mirrored: MirrorItems | null;
   /** The new list drops messages (a trim): it is stored as a value, and the session keeps every message. */
   asValue: boolean;
-}
-
-/** The point a put goes on from, and the forkpoint checkpoint there, if the parent is stored (null: synthesized). */
-export interface Target {
-  fpCheckpointId: string | null;
-  branchId: string;
-  position: number;
-  headHash: string;
-  /**
-   * For a step of a run under way: its parent's branch's head, when only tool calls and state changes follow the
-   * parent there (the step's own, journaled by its nodes). A fork the put needs goes on from there.
-   */
-  after?: { position: number; headHash: string };
 }
 
 /** A put's parent: where it sits, and the messages channel's version there. */
@@ -339,103 +326,12 @@ function* foreignAfter(
 }
 
 /**
- * The refusals (`SESSION_MOVED`) of a put going on from `target` (its parent, off the empty start) while the session
- * is on `current`: one that would fork from where a move left the session, and, for a step of a run under way or the
- * input of a run from the thread's head (`continuing`), one overtaken by moves or by messages another writer added
- * since its parent.
- */
-export function* refuseMovedParent(
-  tx: Tx,
-  sessionId: string,
-  current: BranchRow,
-  thread: LgThreadRow,
-  target: Target,
-  continuing: boolean,
-  run?: RunMark,
-): Step<void> {
-  if (target.branchId !== current.id) {
-    yield* refuseLeftBehind(tx, sessionId, thread, target, run);
-    if (continuing) yield* refuseOvertaken(tx, sessionId, current, thread, target);
-  } else if (continuing) yield* refuseAppended(tx, sessionId, current, thread, target);
-}
-
-/**
  * Whether a put goes on from where its run left the session: a step of a run under way (LangGraph's `source:
  * "loop"`), whose parent is the run's own last put, or the input of a run from the thread's head (`fromHead`).
  */
 export function goesOnFromHead(put: PreparedPut): boolean {
   return put.fromHead || (JSON.parse(put.cpMetadata) as { langgraph?: { source?: unknown } }).langgraph?.source === "loop";
 }
-
-/**
- * A step of a run under way whose parent (the run's last checkpoint) is off the session's current branch, while no
- * LangGraph checkpoint has landed on that branch since: the session was moved by something other than a LangGraph run
- * (any number of rollbacks, switches, edits, undos or redos, by any server), which a fork from that parent would
- * silently undo. Refused as `refuseLeftBehind` refuses a run overtaken by one move. A saver's fork (or a run going on
- * from it) lands a checkpoint on its branch, so runs forking side by side are not refused.
- */
-function* refuseOvertaken(tx: Tx, sessionId: string, current: BranchRow, thread: LgThreadRow, target: Target): Step<void> {
-  if (target.fpCheckpointId === null) return;
-  // The session is where the run left off (a branch forked right at it, with nothing of its own yet).
-  const head = yield* headOf(tx, current);
-  if (head.hash === target.headHash) return;
-  // Or it is, with tool calls and state changes since: the step's own (a node journaling through the thread's session).
-  const at = yield* entryAt(tx, current, target.position);
-  if ((at?.hash ?? GENESIS_HASH) === target.headHash && (at?.msgCount ?? 0) === head.msgCount) return;
-  const parent = yield* tx.getCheckpoint(target.fpCheckpointId);
-  if (!parent || (yield* tx.langgraph.landedSince(sessionId, current.id, parent.seq))) return;
-  throw runStopped(thread, "its session moved");
-}
-
-/**
- * A step of a run under way whose parent (the run's last checkpoint) is on the session's current branch, with messages
- * after it behind which no LangGraph checkpoint has landed: another writer (an app server's append, a user's message)
- * added them while the run was in flight. A fork from the parent would silently take them out of the conversation, so
- * the run stops as one overtaken by a move does. Tool calls and state changes after the parent are the step's own (a
- * node journaling through the thread's session): the put goes on after them.
- */
-function* refuseAppended(tx: Tx, sessionId: string, current: BranchRow, thread: LgThreadRow, target: Target): Step<void> {
-  const head = yield* headOf(tx, current);
-  if (head.position <= target.position) return;
-  const at = yield* entryAt(tx, current, target.position);
-  if ((at?.hash ?? GENESIS_HASH) !== target.headHash || (at?.msgCount ?? 0) === head.msgCount) return;
-  // A synthesized parent (the head a run from the thread read, after messages the app appended) has no checkpoint:
-  // a LangGraph checkpoint landed after its point is one landed since.
-  const parent = target.fpCheckpointId === null ? null : yield* tx.getCheckpoint(target.fpCheckpointId);
-  if (target.fpCheckpointId !== null && !parent) return;
-  const landed = parent
-    ? yield* tx.langgraph.landedSince(sessionId, current.id, parent.seq)
-    : yield* tx.langgraph.landedOnBranch(sessionId, current.id, target.position + 1);
-  if (landed) return;
-  throw runStopped(thread, "messages were added to its session");
-}
-
-/**
- * A run already under way when the session moved (a rollback, switch or edit, by any server) would put its next
- * checkpoint as a fork from its own last one, making that fork current: the move would silently be undone. Such a
- * put goes on from exactly where the session's latest move departed, so it is refused, as the AI SDK's loop is: the
- * run stops with `SESSION_MOVED` and the session stays where it was moved. A saver's own fork is not such a move: it
- * makes a branch and lands a LangGraph checkpoint on it in one transaction (so two runs forking side by side both
- * finish), as does a run that went on from the move since. Going on from the point left behind on purpose is a
- * `switchBranch` back to it first.
- */
-function* refuseLeftBehind(tx: Tx, sessionId: string, thread: LgThreadRow, target: Target, run?: RunMark): Step<void> {
-  const latest = yield* tx.moveToUndo(sessionId);
-  if (!latest || latest.fromBranchId !== target.branchId || latest.fromPosition !== target.position) return;
-  // A run that read the thread's head on the branch the move made went on from that head (a rollback to a user's
-  // checkpoint at the point the session was at, whose step the head still reads): it started after the move.
-  if (run?.readOn !== undefined && run.readOn === latest.toBranchId && latest.kind !== "switch") return;
-  if (latest.kind !== "switch" && (yield* tx.langgraph.landedOnBranch(sessionId, latest.toBranchId, latest.toPosition))) return;
-  throw runStopped(thread, `its session moved (${latest.kind})`);
-}
-
-/** The refusal of a run's put that would fork from where a move left it. */
-const runStopped = (thread: LgThreadRow, moved: string) =>
-  new ConflictError(
-    `thread ${thread.threadId}: ${moved} since this run's last checkpoint, which it would fork from; ` +
-      "the run is stopped: invoke the graph again to go on from where the session is now",
-    "SESSION_MOVED",
-  );
 
 /**
  * The items of `items` after the thread's mirror (when `items` begins with it), with their field values and their
@@ -476,13 +372,6 @@ export function* parentAt(tx: Tx, thread: LgThreadRow, parentId: string | null, 
   }
   return { target: targetOf((yield* tx.getCheckpoint(thread.startCheckpointId))!), messagesVersion: null };
 }
-
-export const targetOf = (cp: { id: string; branchId: string; position: number; headHash: string }): Target => ({
-  fpCheckpointId: cp.id,
-  branchId: cp.branchId,
-  position: cp.position,
-  headHash: cp.headHash,
-});
 
 /** A LangGraph checkpoint id is written once per thread. */
 export function* refuseTakenId(tx: Tx, sessionId: string, threadId: string, checkpointId: string): Step<void> {

@@ -30,7 +30,6 @@ import {
   land,
   landedAfterParent,
   parentAt,
-  refuseMovedParent,
   refuseTakenId,
   serializeNew,
   stepCalls,
@@ -38,6 +37,7 @@ import {
   type Landing,
   type PreparedPut,
 } from "./put-plan.js";
+import { refuseMovedParent } from "./moved-parent.js";
 import { serializeItems, type SaverParts } from "./saver-parts.js";
 import { createThread, findThread } from "./threads.js";
 import { markPutOn } from "./put-on.js";

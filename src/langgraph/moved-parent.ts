@@ -1,0 +1,116 @@
+// The refusals (`SESSION_MOVED`) of a LangGraph put whose run was overtaken: moved, appended to, or left behind.
+import { ConflictError } from "../models/errors.js";
+import type { BranchRow, LgThreadRow, Step, Tx } from "../store/port/index.js";
+import { GENESIS_HASH, entryAt, headOf } from "../sessions/langgraph-bridge.js";
+import type { RunMark } from "./run-calls.js";
+
+/** The point a put goes on from, and the forkpoint checkpoint there, if the parent is stored (null: synthesized). */
+export interface Target {
+  fpCheckpointId: string | null;
+  branchId: string;
+  position: number;
+  headHash: string;
+  /**
+   * For a step of a run under way: its parent's branch's head, when only tool calls and state changes follow the
+   * parent there (the step's own, journaled by its nodes). A fork the put needs goes on from there.
+   */
+  after?: { position: number; headHash: string };
+}
+
+export const targetOf = (cp: { id: string; branchId: string; position: number; headHash: string }): Target => ({
+  fpCheckpointId: cp.id,
+  branchId: cp.branchId,
+  position: cp.position,
+  headHash: cp.headHash,
+});
+
+/**
+ * The refusals (`SESSION_MOVED`) of a put going on from `target` (its parent, off the empty start) while the session
+ * is on `current`: one that would fork from where a move left the session, and, for a step of a run under way or the
+ * input of a run from the thread's head (`continuing`), one overtaken by moves or by messages another writer added
+ * since its parent.
+ */
+export function* refuseMovedParent(
+  tx: Tx,
+  sessionId: string,
+  current: BranchRow,
+  thread: LgThreadRow,
+  target: Target,
+  continuing: boolean,
+  run?: RunMark,
+): Step<void> {
+  if (target.branchId !== current.id) {
+    yield* refuseLeftBehind(tx, sessionId, thread, target, run);
+    if (continuing) yield* refuseOvertaken(tx, sessionId, current, thread, target);
+  } else if (continuing) yield* refuseAppended(tx, sessionId, current, thread, target);
+}
+
+/**
+ * A step of a run under way whose parent (the run's last checkpoint) is off the session's current branch, while no
+ * LangGraph checkpoint has landed on that branch since: the session was moved by something other than a LangGraph run
+ * (any number of rollbacks, switches, edits, undos or redos, by any server), which a fork from that parent would
+ * silently undo. Refused as `refuseLeftBehind` refuses a run overtaken by one move. A saver's fork (or a run going on
+ * from it) lands a checkpoint on its branch, so runs forking side by side are not refused.
+ */
+function* refuseOvertaken(tx: Tx, sessionId: string, current: BranchRow, thread: LgThreadRow, target: Target): Step<void> {
+  if (target.fpCheckpointId === null) return;
+  // The session is where the run left off (a branch forked right at it, with nothing of its own yet).
+  const head = yield* headOf(tx, current);
+  if (head.hash === target.headHash) return;
+  // Or it is, with tool calls and state changes since: the step's own (a node journaling through the thread's session).
+  const at = yield* entryAt(tx, current, target.position);
+  if ((at?.hash ?? GENESIS_HASH) === target.headHash && (at?.msgCount ?? 0) === head.msgCount) return;
+  const parent = yield* tx.getCheckpoint(target.fpCheckpointId);
+  if (!parent || (yield* tx.langgraph.landedSince(sessionId, current.id, parent.seq))) return;
+  throw runStopped(thread, "its session moved");
+}
+
+/**
+ * A step of a run under way whose parent (the run's last checkpoint) is on the session's current branch, with messages
+ * after it behind which no LangGraph checkpoint has landed: another writer (an app server's append, a user's message)
+ * added them while the run was in flight. A fork from the parent would silently take them out of the conversation, so
+ * the run stops as one overtaken by a move does. Tool calls and state changes after the parent are the step's own (a
+ * node journaling through the thread's session): the put goes on after them.
+ */
+function* refuseAppended(tx: Tx, sessionId: string, current: BranchRow, thread: LgThreadRow, target: Target): Step<void> {
+  const head = yield* headOf(tx, current);
+  if (head.position <= target.position) return;
+  const at = yield* entryAt(tx, current, target.position);
+  if ((at?.hash ?? GENESIS_HASH) !== target.headHash || (at?.msgCount ?? 0) === head.msgCount) return;
+  // A synthesized parent (the head a run from the thread read, after messages the app appended) has no checkpoint:
+  // a LangGraph checkpoint landed after its point is one landed since.
+  const parent = target.fpCheckpointId === null ? null : yield* tx.getCheckpoint(target.fpCheckpointId);
+  if (target.fpCheckpointId !== null && !parent) return;
+  const landed = parent
+    ? yield* tx.langgraph.landedSince(sessionId, current.id, parent.seq)
+    : yield* tx.langgraph.landedOnBranch(sessionId, current.id, target.position + 1);
+  if (landed) return;
+  throw runStopped(thread, "messages were added to its session");
+}
+
+/**
+ * A run already under way when the session moved (a rollback, switch or edit, by any server) would put its next
+ * checkpoint as a fork from its own last one, making that fork current: the move would silently be undone. Such a
+ * put goes on from exactly where the session's latest move departed, so it is refused, as the AI SDK's loop is: the
+ * run stops with `SESSION_MOVED` and the session stays where it was moved. A saver's own fork is not such a move: it
+ * makes a branch and lands a LangGraph checkpoint on it in one transaction (so two runs forking side by side both
+ * finish), as does a run that went on from the move since. Going on from the point left behind on purpose is a
+ * `switchBranch` back to it first.
+ */
+function* refuseLeftBehind(tx: Tx, sessionId: string, thread: LgThreadRow, target: Target, run?: RunMark): Step<void> {
+  const latest = yield* tx.moveToUndo(sessionId);
+  if (!latest || latest.fromBranchId !== target.branchId || latest.fromPosition !== target.position) return;
+  // A run that read the thread's head on the branch the move made went on from that head (a rollback to a user's
+  // checkpoint at the point the session was at, whose step the head still reads): it started after the move.
+  if (run?.readOn !== undefined && run.readOn === latest.toBranchId && latest.kind !== "switch") return;
+  if (latest.kind !== "switch" && (yield* tx.langgraph.landedOnBranch(sessionId, latest.toBranchId, latest.toPosition))) return;
+  throw runStopped(thread, `its session moved (${latest.kind})`);
+}
+
+/** The refusal of a run's put that would fork from where a move left it. */
+export const runStopped = (thread: LgThreadRow, moved: string) =>
+  new ConflictError(
+    `thread ${thread.threadId}: ${moved} since this run's last checkpoint, which it would fork from; ` +
+      "the run is stopped: invoke the graph again to go on from where the session is now",
+    "SESSION_MOVED",
+  );
