@@ -245,6 +245,39 @@ for (const walk of [false, true]) {
     expect(readOrNull(file("e"))).toBeNull();
   });
 
+  it(`a save by hand between undos stays where an older undo puts back an older hand edit (${how})`, async () => {
+    const { s, fp, start, file } = await started(walk);
+    await s.invoke("write_file", { path: file("d"), text: "w1" });
+    fs.writeFileSync(file("d"), "h1");
+    await s.invoke("write_file", { path: file("d"), text: "w2" });
+    fs.writeFileSync(file("d"), "h2");
+    await s.invoke("write_file", { path: file("d"), text: "w3" });
+    // The last write's undo puts "h2" back; the user then saves d before the next undo, which would put "h1" back.
+    let undos = 0;
+    fp.on("undo", () => {
+      if (++undos === 1) fs.writeFileSync(file("d"), "saved between");
+    });
+    const moved = await s.rollback(start.id, { scope: "conversation" });
+    expect(moved.undone).toHaveLength(3);
+    expect(readOrNull(file("d"))).toBe("saved between");
+  });
+
+  it(`a deletion by hand between undos stays where an older undo puts back an older hand edit (${how})`, async () => {
+    const { s, fp, start, file } = await started(walk);
+    await s.invoke("write_file", { path: file("d"), text: "w1" });
+    fs.writeFileSync(file("d"), "h1");
+    await s.invoke("write_file", { path: file("d"), text: "w2" });
+    fs.writeFileSync(file("d"), "h2");
+    await s.invoke("write_file", { path: file("d"), text: "w3" });
+    let undos = 0;
+    fp.on("undo", () => {
+      if (++undos === 1) fs.rmSync(file("d"));
+    });
+    const moved = await s.rollback(start.id, { scope: "conversation" });
+    expect(moved.undone).toHaveLength(3);
+    expect(readOrNull(file("d"))).toBeNull();
+  });
+
   it(`a put-back file deleted by hand between later undos stays deleted (${how})`, async () => {
     const { s, fp, file } = await started(walk);
     fs.writeFileSync(file("d"), "v0");

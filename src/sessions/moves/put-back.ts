@@ -25,6 +25,8 @@ export type PutBacks = Record<string, string | null>;
 export class PutBack {
   /** The paths holding a hand edit put back, with what it is. */
   readonly #held = new Map<string, Held>();
+  /** The held paths whose content is the user's own save during the move (see `open`): newer than any hand edit. */
+  readonly #saved = new Set<string>();
   /** What the held paths held as the running step began (see `open`); null between steps. */
   #window: Map<string, Held | undefined> | null = null;
 
@@ -48,6 +50,7 @@ export class PutBack {
   hold(before: ReadonlyMap<string, Held | undefined>): PutBacks {
     const made: PutBacks = {};
     for (const [path, was] of before) {
+      if (this.#saved.has(path)) continue;
       const now = this.#readOne(path);
       if (now === undefined || same(was, now)) continue;
       this.#held.set(path, now);
@@ -81,7 +84,10 @@ export class PutBack {
     for (const [path, held] of this.#held) {
       const now = this.#readOne(path);
       this.#window.set(path, now);
-      if (now !== undefined && !same(held, now)) this.#held.set(path, now);
+      if (now !== undefined && !same(held, now)) {
+        this.#held.set(path, now);
+        this.#saved.add(path);
+      }
     }
   }
 
@@ -102,12 +108,12 @@ export class PutBack {
   /**
    * After an undo of a call with recorded paths: the hand edits put back that changed while it ran are written back,
    * wherever it wrote (beyond its call's recorded paths too); but those in `own`, where it puts back an older hand edit its
-   * call's run found (see
-   * `hold`). A change made between steps is the user's (see `open`).
+   * call's run found (see `hold`), unless the user saved there since: a save made during the move is newer than any
+   * hand edit an undo finds (see `open`).
    */
   keep(own: ReadonlySet<string>): void {
     for (const [path, held] of this.#held) {
-      if (own.has(path)) continue;
+      if (own.has(path) && !this.#saved.has(path)) continue;
       const now = this.#readOne(path);
       if (!this.#changedInWindow(path, now) || same(held, now)) continue;
       try {
