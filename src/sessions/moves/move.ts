@@ -14,12 +14,11 @@ import { assertNoRestorePending } from "../workspace/restore-guards.js";
 import { targetFiles, workspaceOf } from "../workspace/snapshots.js";
 import { finishMoveTx } from "./finish-move.js";
 import { moveEvent, sessionPosition } from "./history.js";
-import { heldOtherwiseUnit, restoreMoveFiles, snapshotPosition } from "./move-files.js";
+import { restoreMoveFiles, snapshotPosition } from "./move-files.js";
 import { filesTrackPlan } from "./files-track.js";
-import { computePlan, type MoveTarget, type SnapshotAt } from "./move-plan.js";
+import { computePlan, type MoveTarget } from "./move-plan.js";
 import { type BaseMoveSpec, type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js";
 import { inflightMoves } from "../core/ownership.js";
-import { irreversibleOutside } from "./failed-undo-files.js";
 import { OwnChanges, stoppedPutBacks } from "./own-changes.js";
 import { asLeft } from "./put-back.js";
 import { checkFilesPlanned, isReplannable, PLANNING_ATTEMPTS, type PlannedFiles } from "./files-planned.js";
@@ -31,6 +30,7 @@ import { checkIfAt, type IfAt } from "../core/if-at.js";
 import { moveAnswer } from "./move-answer.js";
 import { refuseActivity, refuseConcurrentMove, refuseLiveCalls, refuseMove } from "./refusals.js";
 import { stayingHere, stayingPut } from "./staying-put.js";
+import { filesOf, irreversibleLeft, reheld } from "./move-files-spec.js";
 import { recordRequest, recordedAnswer, recordedIn, requestOf, type Request } from "../requests/ledger.js";
 export const NOTHING_TO_MOVE = { steps: { undo: [], replay: [], skipped: [], unregistered: [], unknown: [], covered: [] } } as const;
 
@@ -280,26 +280,6 @@ function* leavingFrom(tx: Tx, ref: SessionRef) {
 }
 
 /**
- * A move's files: the snapshot, the calls it holds, those of them whose application it holds was a replay, and the
- * calls the world shares with the target after it, left applied (see `ComputedPlan.stays`).
- */
-function filesOf(
-  manifestId: number,
-  covered: readonly { id: string }[],
-  replays: Readonly<Record<string, number>>,
-  stays: readonly string[],
-): MoveSpec["files"] {
-  const ids = covered.map((t) => t.id);
-  const held = Object.fromEntries(ids.filter((id) => replays[id] !== undefined).map((id) => [id, replays[id]!]));
-  return {
-    manifestId,
-    covered: ids,
-    ...(Object.keys(held).length === 0 ? {} : { replays: held }),
-    ...(stays.length === 0 ? {} : { stays: [...stays] }),
-  };
-}
-
-/**
  * The conversation part of a move (the caller holds the session's lock). With `files` (scope "both", checked by the
  * caller), the move restores the workspace to snapshot `files.manifestId` between its undos and its replays.
  */
@@ -444,15 +424,4 @@ function* moveConversationUnit(
     ].map((step, idx) => ({ moveId, idx, ...step, status: "pending" as const, result: null, error: null })),
   );
   return { spec, plan, done: null, moveId, hasWorkspace: session.hasWorkspace };
-}
-
-/** Whether a move with files to `base`'s target leaves an irreversible call's files as they are (see `irreversibleOutside`). */
-function* irreversibleLeft(tx: Tx, ctx: EngineContext, sessionId: string, base: BaseMoveSpec, at: SnapshotAt | undefined): Step<boolean> {
-  const isReversible = (tool: string) => ctx.tools.isReversible(tool);
-  return (yield* irreversibleOutside(tx, isReversible, sessionId, base.target, at)).length > 0;
-}
-
-/** Whether a move with files to `base`'s target would re-mark a call the restored snapshot holds by another application. */
-function* reheld(tx: Tx, ctx: EngineContext, sessionId: string, base: BaseMoveSpec): Step<boolean> {
-  return (yield* heldOtherwiseUnit(tx, ctx, sessionId, base.target, base.newBranch?.forkCheckpointId ?? null, [])).length > 0;
 }
