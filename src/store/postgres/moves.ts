@@ -227,7 +227,7 @@ export function movesTx(sql: Sql): MovesTx {
         `WITH gone AS (SELECT id FROM moves m WHERE m.status <> 'running' ${sessionId === undefined ? "" : "AND m.session_id = $1"}
             AND NOT EXISTS (SELECT 1 FROM move_steps s WHERE s.move_id = m.id AND s.status = 'unknown')
             AND NOT (m.status = 'failed' AND m.seq = (SELECT max(x.seq) FROM moves x WHERE x.session_id = m.session_id)
-              AND (m.spec LIKE '%"putBacks"%' OR EXISTS (SELECT 1 FROM move_steps s WHERE s.move_id = m.id AND s.op = 'undo' AND s.result IS NOT NULL)))),
+              AND (m.spec LIKE '%"putBacks"%' OR EXISTS (SELECT 1 FROM move_steps s WHERE s.move_id = m.id AND s.op = 'undo' AND s.result LIKE '{"putBack":%')))),
           steps AS (DELETE FROM move_steps WHERE move_id IN (SELECT id FROM gone)),
           deleted AS (DELETE FROM moves WHERE id IN (SELECT id FROM gone) RETURNING 1)
         SELECT count(*) FROM deleted`,

@@ -73,7 +73,7 @@ export function movesTx(db: Database.Database): MovesTx {
       `SELECT id FROM moves m WHERE m.status <> 'running' AND (@sessionId IS NULL OR m.session_id = @sessionId)
       AND NOT EXISTS (SELECT 1 FROM move_steps s WHERE s.move_id = m.id AND s.status = 'unknown')
       AND NOT (m.status = 'failed' AND m.seq = (SELECT max(x.seq) FROM moves x WHERE x.session_id = m.session_id)
-        AND (m.spec LIKE '%"putBacks"%' OR EXISTS (SELECT 1 FROM move_steps s WHERE s.move_id = m.id AND s.op = 'undo' AND s.result IS NOT NULL)))`,
+        AND (m.spec LIKE '%"putBacks"%' OR EXISTS (SELECT 1 FROM move_steps s WHERE s.move_id = m.id AND s.op = 'undo' AND s.result LIKE '{"putBack":%')))`,
       "pluck",
     ),
     deleteMoveSteps: p(`DELETE FROM move_steps WHERE move_id = ?`),
