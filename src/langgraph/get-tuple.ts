@@ -10,7 +10,7 @@ import { callsUndone, firstsAsked, pendingAtMovedHead } from "./moved-head-write
 import { firstAskedAt, withFirstAsked } from "./first-asked.js";
 import { subgraphWaits, throughParent, withSubgraphWaits } from "./namespace-head.js";
 import { currentLineage, undoneAt, undoneById } from "./served-writes.js";
-import { memoryOnParentLineage, memoryParentNs } from "./subgraph-memory.js";
+import { memoryAboveNs, memoryOnParentLineage } from "./subgraph-memory.js";
 import { checkpointAt, resolveSynthesized, type PointCheckpoint } from "./thread-head.js";
 import { answeredOnLineage, resumedOffLineage, withLineageResumes } from "./resumed-aside.js";
 import { servedWritten, subgraphStepBranch, writtenAt } from "./written-on.js";
@@ -30,9 +30,9 @@ export async function getTuple(parts: SaverParts, reader: CheckpointReader, conf
   parts.runs.started(config);
   // A run of the thread starts here (LangGraph reads the thread first): a run stopped before it is no longer its latest.
   if (checkpointId === undefined) parts.stopped.delete(threadKey(userId, threadId, ns));
-  // A `checkpointer: true` subgraph's memory follows its parent's lineage: the parent's puts so far land first.
-  const up = checkpointId === undefined ? memoryParentNs(ns) : undefined;
-  if (up !== undefined) await parts.landing.settled(threadKey(userId, threadId, up));
+  // A `checkpointer: true` subgraph's memory follows its parent's lineage (the root's, through a plain subgraph): the
+  // puts so far of the graphs above it land first.
+  for (const above of checkpointId === undefined ? memoryAboveNs(ns) : []) await parts.landing.settled(threadKey(userId, threadId, above));
   const ctx = await parts.engine();
   const found = await readPlace(ctx, userId, threadId, ns, checkpointId);
   if (!found) return undefined;

@@ -19,16 +19,46 @@ export function memoryParentNs(ns: string): string | undefined {
   return segments.slice(0, -1).join("|");
 }
 
-/** The parent's checkpoint a subgraph's checkpoint was written in the step of (LangGraph's `metadata.parents`). */
-function parentIdOf(row: LgCheckpointRow, up: string): string | undefined {
+/**
+ * The namespaces of the graphs above a `checkpointer: true` subgraph's namespace, nearest first, down to the root's
+ * (""), as `memoryParentNs` names them: a plain subgraph between has none of its own (its namespace names its task).
+ */
+export function memoryAboveNs(ns: string): string[] {
+  const up = memoryParentNs(ns);
+  if (up === undefined) return [];
+  const segments = up === "" ? [] : up.split("|");
+  return segments.map((_, i) => segments.slice(0, segments.length - i).join("|")).concat("");
+}
+
+/**
+ * The namespace whose lineage a `checkpointer: true` subgraph's memory follows, as its checkpoint `row` names its
+ * graphs above (LangGraph's `metadata.parents`): its parent's, or when that parent is a plain subgraph (named by its
+ * task, `mid:taskId`: its steps are its own parent's), the nearest graph above with a history of its own (the root's,
+ * or a memory subgraph's). Undefined as for `memoryParentNs`.
+ */
+export function memoryLineageNs(ns: string, row: LgCheckpointRow): string | undefined {
+  const up = memoryParentNs(ns);
+  const parents = up === undefined ? undefined : parentsOf(row);
+  if (up === undefined || !parents || Object.hasOwn(parents, up)) return up;
+  const above = Object.keys(parents).filter((k) => parentNs(k) === undefined && (k === "" || up.startsWith(`${k}|`)));
+  return above.reduce<string | undefined>((a, k) => (a === undefined || k.length > a.length ? k : a), undefined) ?? up;
+}
+
+/** LangGraph's `metadata.parents` of a checkpoint: the checkpoint of each graph above it, by namespace. */
+function parentsOf(row: LgCheckpointRow): Record<string, unknown> | undefined {
   if (row.metadataType !== "json") return undefined;
   try {
     const metadata = JSON.parse(utf8.decode(row.metadata)) as { parents?: Record<string, unknown> } | null;
-    const id = metadata?.parents?.[up];
-    return typeof id === "string" ? id : undefined;
+    return metadata?.parents ?? undefined;
   } catch {
     return undefined;
   }
+}
+
+/** The parent's checkpoint a subgraph's checkpoint was written in the step of (LangGraph's `metadata.parents`). */
+function parentIdOf(row: LgCheckpointRow, up: string): string | undefined {
+  const id = parentsOf(row)?.[up];
+  return typeof id === "string" ? id : undefined;
 }
 
 /** Where a `checkpointer: true` subgraph's memory stands on its parent's lineage: the checkpoint served (none: anew). */
@@ -83,7 +113,7 @@ function* memoryView(
   sessionId: string,
   own: LgCheckpointRow,
 ): Step<MemoryView | undefined> {
-  const up = memoryParentNs(ns);
+  const up = memoryLineageNs(ns, own);
   if (up === undefined) return undefined;
   const parent = yield* tx.langgraph.getThread(userId, threadId, up);
   if (!parent) return undefined;
