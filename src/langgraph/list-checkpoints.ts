@@ -10,7 +10,7 @@ import { subgraphWaits, withSubgraphWaits } from "./namespace-head.js";
 import { currentLineage, undoneById, type CurrentLineage } from "./served-writes.js";
 import { assertReadNames, assertSaverKey, threadConfig, threadKey, userOf, type SaverParts } from "./saver-parts.js";
 import { getTuple } from "./get-tuple.js";
-import { memoryParentNs } from "./subgraph-memory.js";
+import { memoryAboveNs, memoryParentNs } from "./subgraph-memory.js";
 import { answeredOnLineage, resumedOffLineage, withLineageResumes } from "./resumed-aside.js";
 
 /** The checkpoints `config` names (a thread, a namespace, one checkpoint), filtered on metadata, before and limit. */
@@ -36,12 +36,13 @@ export async function* listCheckpoints(
   // A limit past any count is none: the stores bind a safe integer (neither takes one past 2^63).
   const limit = options.limit === undefined ? undefined : Math.min(options.limit, Number.MAX_SAFE_INTEGER);
   // LangGraph's time travel (`ReplayState`) reads a `checkpointer: true` subgraph's first checkpoint of the run as
-  // the latest before its parent's: its memory as the parent's lineage keeps it, as its head is (`subgraph-memory.ts`).
+  // the latest before the root graph's (at any depth): its memory as the parent's lineage keeps it, as its head is
+  // (`subgraph-memory.ts`).
   const up = threadId !== undefined && checkpointId === undefined && before !== undefined ? memoryParentNs(ns ?? "") : undefined;
   if (up !== undefined && options.limit === 1 && metadata.length === 0) {
-    await parts.landing.settled(threadKey(userId, threadId!, up));
+    for (const above of memoryAboveNs(ns ?? "")) await parts.landing.settled(threadKey(userId, threadId!, above));
     const ctx = await parts.engine();
-    if (await ctx.store.read((tx) => isCheckpointOf(tx, userId, threadId!, up, before!))) {
+    if (await ctx.store.read((tx) => isReplayBound(tx, userId, threadId!, up, before!))) {
       const tuple = await getTuple(parts, reader, config);
       // Served only when it is before that checkpoint, as a list's answer must be: else the list's own.
       if (tuple && tuple.checkpoint.id < before!) {
@@ -70,6 +71,11 @@ export async function* listCheckpoints(
       tuple.pendingWrites = await withLineageResumes(parts.serde, tuple.pendingWrites, resumed);
     if (tuple) yield tuple;
   }
+}
+
+/** Whether `checkpointId` is the root graph's checkpoint (as `ReplayState` names at any depth) or the parent's (`up`). */
+function* isReplayBound(tx: Tx, userId: string, threadId: string, up: string, checkpointId: string): Step<boolean> {
+  return (yield* isCheckpointOf(tx, userId, threadId, "", checkpointId)) || (yield* isCheckpointOf(tx, userId, threadId, up, checkpointId));
 }
 
 /** Whether `checkpointId` is a LangGraph checkpoint of the thread's namespace `ns`. */
