@@ -6,6 +6,7 @@ import type { Undone } from "./moved-head-writes.js";
 import { checkpointAt, onLineageAt } from "./thread-head.js";
 import { putOffLineage } from "./put-on.js";
 import { rootOrder } from "./root-order.js";
+import { resumedAtMemoryPlace } from "./memory-resumed.js";
 
 const utf8 = new TextDecoder();
 
@@ -94,7 +95,9 @@ export function* memoryOnParentLineage(
   sessionId: string,
   own: LgCheckpointRow,
 ): Step<MemoryPlace | undefined> {
-  return (yield* memoryView(tx, userId, threadId, ns, sessionId, own))?.place;
+  const place = (yield* memoryView(tx, userId, threadId, ns, sessionId, own))?.place;
+  const parent = place && (yield* tx.langgraph.getThread(userId, threadId, memoryParentNs(ns)!));
+  return place && parent ? yield* resumedAtMemoryPlace(tx, parent, sessionId, place) : place;
 }
 
 /** A memory namespace's place off its own head, with what it keeps: its own memory subgraphs are weighed by it. */
