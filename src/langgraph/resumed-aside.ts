@@ -1,7 +1,7 @@
 // Resume values a run on another branch wrote over: kept aside, and served again to the lineage that gave them.
 import { INTERRUPT, RESUME, type CheckpointPendingWrite, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
-import { ownedCurrent, parseResumeMark } from "../sessions/langgraph-bridge.js";
-import type { LgThreadRow, LgWriteRow, Step, Tx } from "../store/port/index.js";
+import { markSeq, ownedCurrent, parseResumeMark } from "../sessions/langgraph-bridge.js";
+import type { LgThreadRow, LgWriteRow, LineageSegment, Step, Tx } from "../store/port/index.js";
 import { RESUMED_ON, rootBranchOf } from "./resumed-on.js";
 import { PRIOR } from "./written-on.js";
 
@@ -41,9 +41,9 @@ export function* keepResumedAside(tx: Tx, thread: LgThreadRow, rows: readonly Om
 
 /**
  * The tasks of a stored checkpoint of `thread` whose resume values there were last stored on a branch the root's
- * current lineage does not reach (a run on another branch wrote over them), each with the resume values the lineage
- * gave it there and the interrupt it asked after them (kept aside by `keepResumedAside`; none when it gave none): what
- * a head that was not moved serves. A head moved there (`moved`) gets back only those given on its own branch.
+ * current lineage does not reach, or reaches only up to a checkpoint taken before them (`reachedBy`; a run on another
+ * branch wrote over them), each with the resume values the lineage gave it there and the interrupt it asked after them
+ * (kept aside by `keepResumedAside`; none when it gave none): what a head that was not moved serves. A head moved there (`moved`) gets back only those given on its own branch.
  */
 export function* resumedOffLineage(tx: Tx, thread: LgThreadRow, checkpointId: string, moved: boolean): Step<Map<string, LgWriteRow[]>> {
   const rows = yield* tx.langgraph.writesOf(thread.sessionId, checkpointId);
@@ -56,11 +56,11 @@ export function* resumedOffLineage(tx: Tx, thread: LgThreadRow, checkpointId: st
   const segments = yield* tx.lineage(branch.id, head.position);
   // Nearest first: the current branch's own answers, then those of the branches it forked from.
   const order = [...segments].map((s) => s.branchId).sort((a, b) => (a === branch.id ? -1 : b === branch.id ? 1 : 0));
-  const reached = new Set(order);
+  const reached = yield* reachedUpTo(tx, segments);
   for (const mark of marks.filter((w) => !w.taskId.startsWith(PRIOR))) {
     // A head moved there weighs resume values by the branch they were stored on (`resumedOnBranch`): only its own
     // branch's, written over since, are brought back.
-    if (moved ? branchOfMark(mark) === branch.id : reached.has(branchOfMark(mark))) continue;
+    if (moved ? branchOfMark(mark) === branch.id : yield* reachedBy(tx, root.sessionId, reached, parseResumeMark(mark.value))) continue;
     const from = (moved ? [branch.id] : order).find((b) => rows.some((w) => w.taskId === asideTaskId(mark.taskId, b)));
     if (moved && from === undefined) continue;
     const aside = from === undefined ? [] : rows.filter((w) => w.taskId === asideTaskId(mark.taskId, from));
@@ -71,6 +71,35 @@ export function* resumedOffLineage(tx: Tx, thread: LgThreadRow, checkpointId: st
     );
   }
   return swaps;
+}
+
+/**
+ * For each branch of a lineage (`segments`), the seq of the checkpoint the lineage leaves it from (the next segment's
+ * fork): resume values stored on it once that checkpoint was taken came after it, which the lineage does not hold
+ * (Infinity: the lineage's own last branch, or a fork at no checkpoint).
+ */
+function* reachedUpTo(tx: Tx, segments: readonly LineageSegment[]): Step<Map<string, number>> {
+  const reached = new Map<string, number>();
+  for (const [i, segment] of segments.entries()) {
+    const next = segments[i + 1];
+    const forkId = next ? (yield* tx.getBranch(next.branchId))?.forkCheckpointId : undefined;
+    const fork = forkId ? yield* tx.getCheckpoint(forkId) : undefined;
+    reached.set(segment.branchId, fork?.seq ?? Infinity);
+  }
+  return reached;
+}
+
+/**
+ * Whether the lineage (`reached`, `reachedUpTo`) holds resume values marked `mark`: stored on one of its branches
+ * before the checkpoint it leaves that branch from (a rollback to a user's checkpoint taken at a memory subgraph's
+ * wait leaves out the answers given there since, though the subgraph's checkpoint stays its head).
+ */
+type ResumeMark = ReturnType<typeof parseResumeMark>;
+
+function* reachedBy(tx: Tx, sessionId: string, reached: ReadonlyMap<string, number>, mark: ResumeMark): Step<boolean> {
+  const upTo = reached.get(mark.branchId);
+  if (upTo === undefined) return false;
+  return upTo === Infinity || (yield* markSeq(tx, sessionId, mark)) < upTo;
 }
 
 /**
