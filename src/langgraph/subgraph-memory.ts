@@ -140,19 +140,8 @@ function* memoryView(
   // Weighed against the parent's points and forks in the root's order (`rootOrder`); among themselves, by their own.
   const order = yield* rootOrder(tx, sessionId);
   const rootPoints = order ? new Map([...subPoints].map(([id, p]) => [id, { ...p, seq: order(p.seq) }])) : subPoints;
-  // The windows of the root's step a checkpoint of the parent's belongs to (undefined: the lineage does not keep it).
-  const windowsAt = function* (anchor: LgPointRow | undefined): Step<readonly WaitWindow[] | undefined> {
-    if (!anchor) return undefined;
-    if (above) return above.windows.get(anchor.checkpointId);
-    return lineage.on.has(anchor.checkpointId) ? yield* stepWindows(tx, lineage, anchor) : undefined;
-  };
-  const keptHere = function* (anchor: LgPointRow | undefined, p: LgPointRow | undefined): Step<boolean | undefined> {
-    if (!above) return yield* kept(tx, lineage, anchor, p);
-    if (!anchor || !p) return undefined;
-    return yield* within(tx, (yield* windowsAt(anchor)) ?? [], p);
-  };
   const ownPoint = rootPoints.get(own.checkpointId);
-  const ownKept = (yield* keptHere(anchorOf(lineage, own, ownPoint, up), ownPoint)) !== false;
+  const ownKept = (yield* keptHere(tx, lineage, above, anchorOf(lineage, own, ownPoint, up), ownPoint)) !== false;
   if (ownKept && !(yield* putOffLineage(tx, sessionId, own.checkpointId, rootSegments))) return undefined;
   // The parent's checkpoint whose step runs again: its head a move took it to, or where a move above it serves it.
   const moved = above
@@ -172,8 +161,10 @@ function* memoryView(
     const inRoot = rootPoints.get(row.checkpointId);
     const anchor = anchorOf(lineage, row, inRoot, up);
     // Put while the root's session was on a branch its lineage does not hold: that branch's run (`put-on.ts`).
-    const keeps = (yield* keptHere(anchor, inRoot)) !== false && !(yield* putOffLineage(tx, sessionId, row.checkpointId, rootSegments));
-    if (keeps) windows.set(row.checkpointId, (yield* windowsAt(anchor)) ?? WHOLE_STEP);
+    const keeps =
+      (yield* keptHere(tx, lineage, above, anchor, inRoot)) !== false &&
+      !(yield* putOffLineage(tx, sessionId, row.checkpointId, rootSegments));
+    if (keeps) windows.set(row.checkpointId, (yield* windowsAt(tx, lineage, above, anchor)) ?? WHOLE_STEP);
     if (anchor !== undefined && anchor.checkpointId === moved) {
       if (!first || p.seq < first.seq) first = { row, seq: p.seq };
       stepKept ||= keeps;
@@ -190,12 +181,37 @@ function* memoryView(
     const firstWait = waited.reduce<NamespaceWait | undefined>((a, w) => (!a || w.seq < a.seq ? w : a), undefined);
     const served = firstWait?.row ?? first.row;
     const movedAt = points.find((x) => x.checkpointId === moved);
-    windows.set(served.checkpointId, (yield* windowsAt(movedAt)) ?? WHOLE_STEP);
+    windows.set(served.checkpointId, (yield* windowsAt(tx, lineage, above, movedAt)) ?? WHOLE_STEP);
     return { place: firstWait ? { row: firstWait.row, undone: "continuation" } : { row: first.row, undone: null }, windows };
   }
   if (!chosen) return { place: { row: undefined, undone: "continuation" }, windows };
   const newest = (yield* tx.langgraph.getCheckpoint(sessionId))?.checkpointId;
   return { place: { row: chosen.row, undone: chosen.row.checkpointId === newest ? null : "continuation" }, windows };
+}
+
+/** The windows of the root's step a checkpoint of the parent's belongs to (undefined: the lineage does not keep it). */
+function* windowsAt(
+  tx: Tx,
+  lineage: ParentLineage,
+  above: MemoryView | undefined,
+  anchor: LgPointRow | undefined,
+): Step<readonly WaitWindow[] | undefined> {
+  if (!anchor) return undefined;
+  if (above) return above.windows.get(anchor.checkpointId);
+  return lineage.on.has(anchor.checkpointId) ? yield* stepWindows(tx, lineage, anchor) : undefined;
+}
+
+/** Whether the parent's lineage keeps `p` (anchored at `anchor`): by the windows a memory parent above is served in. */
+function* keptHere(
+  tx: Tx,
+  lineage: ParentLineage,
+  above: MemoryView | undefined,
+  anchor: LgPointRow | undefined,
+  p: LgPointRow | undefined,
+): Step<boolean | undefined> {
+  if (!above) return yield* kept(tx, lineage, anchor, p);
+  if (!anchor || !p) return undefined;
+  return yield* within(tx, (yield* windowsAt(tx, lineage, above, anchor)) ?? [], p);
 }
 
 /** The current lineage of the thread's root graph's session (undefined: the thread has no root graph's yet). */
