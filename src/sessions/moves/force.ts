@@ -16,8 +16,7 @@ export const savedDriftName = (move: string): string => `forced: drift before ${
  * it, the directory as it is now is first saved in a checkpoint (not automatic) named `savedDriftName(move)` with
  * metadata `{ forkpoint: "saved-drift", move, drifted: [paths] }`, which also makes it what forkpoint last saw; the
  * restore is then checked again against that. Everything else that would refuse the move (a damaged content, a link
- * or file in the way) is checked before anything is saved. `putBack`: the hand edits a stopped move put back that this
- * one, called again, holds: neither refused nor saved as drift (see `prepareRestore`).
+ * or file in the way) is checked before anything is saved.
  * Crash safety: the checkpoint commits in one transaction before the restore journal is written, so a crash in
  * between leaves the directory as it was and saved; one after it is a journaled restore like any other, whose
  * "before" is the saved drift.
@@ -28,9 +27,8 @@ export async function prepareMoveRestore(
   ws: WorkspaceRow,
   manifestId: number,
   force: { move: string } | null,
-  putBack: readonly string[] = [],
 ): Promise<{ prepared: PreparedRestore; savedDrift: SavedDrift | null }> {
-  const first = await prepareRestore(ctx, ws, manifestId, force !== null, undefined, [], putBack);
+  const first = await prepareRestore(ctx, ws, manifestId, force !== null);
   if (!force || first.drifted.length === 0) return { prepared: first, savedDrift: null };
   const savedDrift = await saveDrift(ctx, ref, force.move, first.drifted);
   // A change made after the checkpoint read the directory is drift again: refused, so it is not lost either.
@@ -39,7 +37,7 @@ export async function prepareMoveRestore(
     ctx.store.read((tx) => workspaceOf(tx, ref.id, "scope")),
   );
   // The saved checkpoint holds the new files the target ignores too; the restore leaves them as the first look did.
-  const prepared = prepareRestore(ctx, saved, manifestId, false, undefined, first.leftAlone, putBack);
+  const prepared = prepareRestore(ctx, saved, manifestId, false, undefined, first.leftAlone);
   return { prepared: await reportSavedDrift(savedDrift, prepared), savedDrift };
 }
 
@@ -47,8 +45,7 @@ export async function prepareMoveRestore(
  * The drift check of a move that restores no files yet runs tools on the workspace (a "both" switch to the current
  * branch with calls to undo or replay): drift in the paths `reach` those calls' runs changed ("all": one has no record)
  * would be written over unsaved. Refused (`WORKSPACE_DRIFT`), or with `force` saved first, as `prepareMoveRestore`
- * does; null when there is none. Drift elsewhere is left as it is: nothing writes over it; so are the hand edits a
- * stopped move put back that this one, called again, holds (`putBack`: its undos leave them as put back).
+ * does; null when there is none. Drift elsewhere is left as it is: nothing writes over it.
  */
 export async function saveDriftBeforeTools(
   ctx: EngineContext,
@@ -56,10 +53,9 @@ export async function saveDriftBeforeTools(
   ws: WorkspaceRow,
   reach: ReadonlySet<string> | "all",
   force: { move: string } | null,
-  putBack: readonly string[] = [],
 ): Promise<SavedDrift | null> {
   // The files as forkpoint last saw them, "restored": no change, only the checks (drift, calls under way).
-  const { drifted } = await prepareRestore(ctx, ws, ws.manifestId, true, undefined, [], putBack);
+  const { drifted } = await prepareRestore(ctx, ws, ws.manifestId, true);
   const over = reach === "all" ? drifted : drifted.filter((p) => reach.has(p));
   if (over.length === 0) return null;
   if (force) return saveDrift(ctx, ref, force.move, drifted);

@@ -16,7 +16,6 @@ import { mayLeaveDrift, refuseReplayOver, replayPaths } from "./drift-in-move.js
 import type { MoveTarget, SnapshotAt } from "./move-plan.js";
 import type { MoveSpec } from "./move-spec.js";
 import { targetLineage } from "./target-lineage.js";
-import { asLeft } from "./put-back.js";
 
 /** A snapshot as a move restoring it reads it: and the applications it holds that were replays (see `replaysHeld`). */
 export type HeldSnapshot = SnapshotAt & { replays: Record<string, number> };
@@ -89,9 +88,8 @@ export async function restoreMoveFiles(
       prepared.ws.manifestId === ws.manifestId &&
       prepared.ws.restoring === null
         ? { ...prepared, ownMove: moveId }
-        : await prepareRestore(ctx, ws, target.manifestId, leaveDrift ? "leave" : false, moveId, [], asLeft(ws.dir, spec.putBacks));
-    // The hand edits a stopped move put back, held by this one called again, are left as its own undos' are.
-    left = [...p.drifted, ...(p.putBack ?? [])];
+        : await prepareRestore(ctx, ws, target.manifestId, leaveDrift ? "leave" : false, moveId);
+    left = p.drifted;
     if (left.length > 0) refuseReplayOver(ws.dir, left, await ctx.store.read((tx) => replayPaths(tx, moveId)));
     // The move is journaled before the files move, so a crash in the middle of them finishes the restore (scope
     // "files" in its journal) and then resumes the move; it leaves the drift as it is too.

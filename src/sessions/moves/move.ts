@@ -16,11 +16,10 @@ import { finishMoveTx } from "./finish-move.js";
 import { moveEvent, sessionPosition } from "./history.js";
 import { restoreMoveFiles, snapshotPosition } from "./move-files.js";
 import { filesTrackPlan } from "./files-track.js";
-import { computePlan, type MoveTarget } from "./move-plan.js";
+import { computePlan } from "./move-plan.js";
 import { type BaseMoveSpec, type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js";
 import { inflightMoves } from "../core/ownership.js";
 import { OwnChanges, stoppedPutBacks } from "./own-changes.js";
-import { asLeft } from "./put-back.js";
 import { checkFilesPlanned, isReplannable, PLANNING_ATTEMPTS, type PlannedFiles } from "./files-planned.js";
 import { inRunTurn } from "./move-turn.js";
 import { holdsRunTurn } from "../workspace/run-turns.js";
@@ -50,8 +49,6 @@ interface MoveWrite {
   extra?: Pick<MoveOutcome, "files" | "savedDrift">;
   /** A "both" move that restores no files: the calls a files-only restore set aside stay out (see `computePlan`). */
   keepAside?: boolean;
-  /** The target a stopped move this one is called again after had, when a forced save moved the head on since. */
-  stoppedAt?: MoveTarget;
 }
 
 export async function performMove(
@@ -130,26 +127,19 @@ async function moveWithFiles(
     if (run === undefined) return moveConversation(ctx, ref, o, prepare, within, { request, ifAt, keepAside: true });
     // Calls to undo or replay on the files: drift they would write over is refused, or saved first when forced, as a
     // "both" move's restore does.
-    // Called again after a stop, the hand edits it put back are held (see below), not refused or saved as drift.
-    const putBack = asLeft(run.ws.dir, run.putBacks);
-    const forced = await saveDriftBeforeTools(ctx, ref, run.ws, run.reach, o.force ? { move: run.kind } : null, putBack);
+    const forced = await saveDriftBeforeTools(ctx, ref, run.ws, run.reach, o.force ? { move: run.kind } : null);
     const savedDrift = forced ?? earlier ?? null;
     const saved = savedDrift ? { savedDrift } : {};
-    // The saved drift's checkpoint moved the head on: the conversation's unit checks the branch only, and finds the
-    // stopped move by the target it had (the branch's head before).
+    // The saved drift's checkpoint moved the head on: the conversation's unit checks the branch only.
     const stillAt = ifAt && forced ? { branchId: ifAt.branchId } : ifAt;
-    const w = { request, ifAt: stillAt, extra: saved, keepAside: true, ...(forced ? { stoppedAt: run.target } : {}) };
-    const moved = moveConversation(ctx, ref, o, prepare, within, w);
+    const moved = moveConversation(ctx, ref, o, prepare, within, { request, ifAt: stillAt, extra: saved, keepAside: true });
     return { ...(await reportSavedDrift(savedDrift, moved)), ...saved };
   }
   // Planned again holding the directory's run turn (see move-turn.ts).
   if (planned.turn !== undefined)
     return inRunTurn(ctx, planned.turn, () => moveWithFiles(ctx, ref, scope, o, prepare, within, { request, ifAt }, earlier));
   const { ws, manifestId, from, kind, track } = planned;
-  // Called again after a stop, the move holds the hand edits that one put back where still as it left them: drift its
-  // files step leaves as it is, as a move that ran uninterrupted does with those its undos put back.
-  const putBack = asLeft(ws.dir, planned.putBacks);
-  const forced = await prepareMoveRestore(ctx, ref, ws, manifestId, o.force ? { move: kind } : null, putBack);
+  const forced = await prepareMoveRestore(ctx, ref, ws, manifestId, o.force ? { move: kind } : null);
   const savedDrift = forced.savedDrift ?? earlier ?? null;
   const saved = savedDrift ? { savedDrift } : {};
   if (scope === "both") {
@@ -157,7 +147,7 @@ async function moveWithFiles(
     // the target's snapshot now, the one the conversation's move plans its undos and replays around.
     const at = { branchId: from.fromBranchId, head: from.fromHead };
     const planned = forced.savedDrift
-      ? await reportSavedDrift(savedDrift, filesNow(ctx, ref, prepare, forced.prepared, putBack))
+      ? await reportSavedDrift(savedDrift, filesNow(ctx, ref, prepare, forced.prepared))
       : { prepared: forced.prepared, at };
     // The saved drift's checkpoint moved the head on: the conversation's unit checks the branch only.
     const stillAt = ifAt && forced.savedDrift ? { branchId: ifAt.branchId } : ifAt;
@@ -215,8 +205,7 @@ function* performMoveUnit(
   if (selfSteps !== undefined) {
     refuseMove(selfSteps, o);
     // What the calls run on: the workspace, and the paths their runs changed.
-    const reach = yield* reachOf(ctx, tx, [...selfSteps.undo, ...selfSteps.replay]);
-    return { self: { ws, kind: base.kind, reach, target: base.target, putBacks: yield* stoppedPutBacks(tx, session.id, base) } };
+    return { self: { ws, kind: base.kind, reach: yield* reachOf(ctx, tx, [...selfSteps.undo, ...selfSteps.replay]) } };
   }
   if (scope === "files" && base.kind === "edit") {
     throw new ValidationError("scope", 'an edit adds a message: use scope "both" (or "conversation")');
@@ -230,9 +219,7 @@ function* performMoveUnit(
     const snapshotAt = yield* snapshotPosition(tx, session.id, base.target, forkCheckpointId);
     refuseMove((yield* computePlan(ctx, tx, session, base.target, snapshotAt)).steps, o);
   }
-  // A "both" move is the stopped one called again whatever that one's scope: the conversation's move goes on the same.
-  const putBacks = scope === "both" ? yield* stoppedPutBacks(tx, session.id, base) : undefined;
-  return { ws, manifestId, from: { fromBranchId: branch.id, fromHead: head.position }, kind: base.kind, track, putBacks };
+  return { ws, manifestId, from: { fromBranchId: branch.id, fromHead: head.position }, kind: base.kind, track };
 }
 
 /**
@@ -258,11 +245,10 @@ async function filesNow(
   ref: SessionRef,
   prepare: (tx: Tx, session: SessionRow) => Step<BaseMoveSpec>,
   prepared: PreparedRestore,
-  putBack: readonly string[],
 ): Promise<Omit<PlannedFiles, "manifestId">> {
   const now = await ctx.store.read((tx) => filesTargetUnit(tx, ref, prepare));
   if (now.manifestId === prepared.manifestId) return { prepared, at: now.at };
-  return { prepared: await prepareRestore(ctx, now.ws, now.manifestId, false, undefined, [], putBack), at: now.at };
+  return { prepared: await prepareRestore(ctx, now.ws, now.manifestId, false), at: now.at };
 }
 
 function* filesTargetUnit(tx: Tx, ref: SessionRef, prepare: (tx: Tx, session: SessionRow) => Step<BaseMoveSpec>) {
@@ -398,8 +384,7 @@ function* moveConversationUnit(
   // A move with files is journaled whatever it runs: its files step is one of its steps.
   if (plan.undo.length + plan.replay.length === 0 && !spec.files)
     return { spec, plan, done: yield* finishMoveTx(ctx, tx, spec, null, within), moveId: null };
-  const calledAgain = { kind: spec.kind, target: w.stoppedAt ?? spec.target };
-  const putBacks = session.hasWorkspace ? yield* stoppedPutBacks(tx, session.id, calledAgain) : undefined;
+  const putBacks = session.hasWorkspace ? yield* stoppedPutBacks(tx, session.id, spec) : undefined;
   if (putBacks) spec.putBacks = putBacks;
   const moveId = newId("mv");
   yield* tx.insertMove(

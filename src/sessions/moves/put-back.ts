@@ -64,7 +64,10 @@ export class PutBack {
    * file changed since (by hand, by a call) is no longer that hand edit, and is not held.
    */
   holdIfAsLeft(made: PutBacks): void {
-    for (const [path, now] of heldAsLeft(this.dir, made)) this.#held.set(path, now);
+    for (const [path, print] of Object.entries(made)) {
+      const now = this.#readOne(path);
+      if (now !== undefined && fingerprint(now) === print) this.#held.set(path, now);
+    }
   }
 
   /** Holds `paths` as they are now (a resumed move: the hand edits its finished undos put back). */
@@ -127,7 +130,13 @@ export class PutBack {
   }
 
   #readOne(path: string): Held | undefined {
-    return readHeld(this.dir, path);
+    const full = this.#full(path);
+    try {
+      const st = lstatSync(full);
+      return st.isFile() ? { content: readFileSync(full), mode: st.mode & 0o777 } : undefined;
+    } catch (error) {
+      return codeOf(error) === "ENOENT" || codeOf(error) === "ENOTDIR" ? null : undefined;
+    }
   }
 
   /** Written beside the file, then renamed into place: a link in the way is replaced, never written through. */
@@ -139,34 +148,6 @@ export class PutBack {
     writeStaged(staged, held.content, held.mode);
     chmodSync(staged, held.mode);
     renameSync(staged, full);
-  }
-}
-
-/**
- * The paths of `made` (a stopped move's put-backs) that still hold just what it left there: those the move called again
- * holds, and its files step leaves as they are, as the drift an undo puts back is in a move that ran uninterrupted.
- */
-export function asLeft(dir: string, made: PutBacks | undefined): string[] {
-  return made ? [...heldAsLeft(dir, made).keys()] : [];
-}
-
-function heldAsLeft(dir: string, made: PutBacks): Map<string, Held> {
-  const out = new Map<string, Held>();
-  for (const [path, print] of Object.entries(made)) {
-    const now = readHeld(dir, path);
-    if (now !== undefined && fingerprint(now) === print) out.set(path, now);
-  }
-  return out;
-}
-
-/** What `path` in `dir` holds now (undefined: something not kept, as a link or a folder, or unreadable). */
-function readHeld(dir: string, path: string): Held | undefined {
-  const full = join(dir, ...path.split("/"));
-  try {
-    const st = lstatSync(full);
-    return st.isFile() ? { content: readFileSync(full), mode: st.mode & 0o777 } : undefined;
-  } catch (error) {
-    return codeOf(error) === "ENOENT" || codeOf(error) === "ENOTDIR" ? null : undefined;
   }
 }
 

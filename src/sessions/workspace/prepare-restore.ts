@@ -47,9 +47,7 @@ const shownPaths = (paths: readonly string[]) =>
  * file in the way of a path to write.
  * With `allowDrift`, drift is reported in `drifted` instead of refused (a forced move saves it first); everything
  * else is still checked, so a forced move that cannot be done is refused before it saves anything. `ownMove`: the
- * journaled move this restore is a step of (running, and no other move). `putBack`: the hand edits a stopped move put
- * back that the move called again holds (see put-back.ts): left as they are, neither refused as drift nor written over,
- * as those its own undos put back are.
+ * journaled move this restore is a step of (running, and no other move).
  */
 export async function prepareRestore(
   ctx: EngineContext,
@@ -58,16 +56,13 @@ export async function prepareRestore(
   allowDrift: boolean | "leave" = false,
   ownMove?: string,
   leaveAlone: readonly string[] = [],
-  putBack: readonly string[] = [],
 ): Promise<PreparedRestore> {
   assertNoRestorePending(ws);
   const state = await stateOf(ctx, ws);
   const leave = allowDrift === "leave";
-  const { drifted, changes, contents, applied, leftAlone, held } = await state.exclusive(async () => {
+  const { drifted, changes, contents, applied, leftAlone } = await state.exclusive(async () => {
     await scan(ctx, state);
-    return ctx.store.read((tx) =>
-      prepareRestoreUnit(ctx, tx, state, ws, manifestId, ownMove, packCacheOf(ctx.store), leaveAlone, leave, putBack),
-    );
+    return ctx.store.read((tx) => prepareRestoreUnit(ctx, tx, state, ws, manifestId, ownMove, packCacheOf(ctx.store), leaveAlone, leave));
   });
   // Checked before drift is refused: a refusal that forcing would not get past says what is in the way instead.
   const blocked = assertRestorable(ws.dir, applied);
@@ -94,7 +89,6 @@ export async function prepareRestore(
     contents,
     drifted,
     leftAlone: [...leftAlone],
-    ...(held.length === 0 ? {} : { putBack: held }),
     ...(ownMove === undefined ? {} : { ownMove }),
   };
 }
@@ -147,27 +141,14 @@ function* prepareRestoreUnit(
   packs: PackCache,
   leaveAlone: readonly string[],
   leaveDrift: boolean,
-  putBack: readonly string[],
 ) {
   yield* assertNoMoveRunning(tx, ws, ownMove);
   const found = yield* restoreChanges(tx, state, ws, manifestId, packs);
-  const { leftAlone } = found;
-  if (found.drifted.length > 0) yield* refuseOthersDoing(ctx, tx, ws, ownMove === undefined);
-  // A held hand edit is drift, or known once a forced move saved it (see force.ts): either way the restore leaves it;
-  // but a move's files step that may not leave drift (a crash stopped one of its steps) refuses it as drift.
-  const touched = new Set([...found.drifted, ...found.changes.map((c) => c.path)]);
-  const refused = ownMove !== undefined && !leaveDrift;
-  const held = refused ? [] : putBack.filter((path) => touched.has(path));
-  const drifted = refused
-    ? [...new Set([...found.drifted, ...putBack.filter((path) => touched.has(path))])]
-    : found.drifted.filter((path) => !held.includes(path));
+  const { drifted, leftAlone } = found;
+  if (drifted.length > 0) yield* refuseOthersDoing(ctx, tx, ws, ownMove === undefined);
   // A forced move's second look, after its drift was saved: what the first look left alone stays so (see force.ts).
   let changes = leaveAlone.length === 0 ? found.changes : found.changes.filter((c) => c.to !== null || !leaveAlone.includes(c.path));
   let applied = found.applied;
-  if (held.length > 0) {
-    changes = changes.filter((c) => !held.includes(c.path));
-    applied = applied.filter((c) => !held.includes(c.path));
-  }
   // Drift left as it is: the rest of the files, as forkpoint last saw them, get the target's.
   if (leaveDrift && drifted.length > 0) {
     const drift = new Set(drifted);
@@ -179,7 +160,7 @@ function* prepareRestoreUnit(
     changes.flatMap((c) => (c.to === null ? [] : [contentOf(c.to)])),
     packs,
   );
-  return { drifted, changes, contents, applied, leftAlone, held };
+  return { drifted, changes, contents, applied, leftAlone };
 }
 
 /**
@@ -285,8 +266,6 @@ export interface PreparedRestore {
   drifted: string[];
   /** New files the target ignores: no drift, and left as they are (see target-rules.ts). */
   leftAlone: string[];
-  /** The hand edits put back that the restore leaves as they are (see `prepareRestore`), where it would change them. */
-  putBack?: string[];
   /** The journaled move the restore is a step of (see `prepareRestore`). */
   ownMove?: string;
 }
