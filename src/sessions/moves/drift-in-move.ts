@@ -3,6 +3,9 @@
 // still to run writes it (the replay would overwrite it unsaved): the files step is then refused.
 import { ConflictError } from "../../models/errors.js";
 import type { MoveStepRow, Step, Tx } from "../../store/port/index.js";
+import type { EngineContext } from "../core/context.js";
+import { prepareRestore } from "../workspace/prepare-restore.js";
+import { workspaceOf } from "../workspace/snapshots.js";
 
 /** Whether the drift a files step finds may be left as it is: none of the move's `steps` was interrupted by a crash. */
 export const mayLeaveDrift = (steps: readonly MoveStepRow[]): boolean => !steps.some((s) => s.status === "unknown");
@@ -29,4 +32,16 @@ export function refuseReplayOver(dir: string, drifted: readonly string[], replay
       `${over.length === 1 ? "it" : "them"}; take a checkpoint to keep those changes (or move with force: true), then move again`,
     "WORKSPACE_DRIFT",
   );
+}
+
+/**
+ * The check a "both" move that restores no files (a switch to the current branch) makes where a files step would run,
+ * between its undos and its replays: drift a replay still to run writes (a hand edit an undo put back, a save by hand
+ * since) is refused, as that step refuses it (see `refuseReplayOver`); drift elsewhere is left as it is.
+ */
+export async function refuseDriftBeforeReplays(ctx: EngineContext, sessionId: string, moveId: string): Promise<void> {
+  const ws = await ctx.store.read((tx) => workspaceOf(tx, sessionId, "scope"));
+  // The files as forkpoint last saw them, "restored": no change, only the drift check.
+  const { drifted } = await prepareRestore(ctx, ws, ws.manifestId, "leave", moveId);
+  if (drifted.length > 0) refuseReplayOver(ws.dir, drifted, await ctx.store.read((tx) => replayPaths(tx, moveId)));
 }

@@ -15,6 +15,7 @@ import { targetFiles, workspaceOf } from "../workspace/snapshots.js";
 import { finishMoveTx } from "./finish-move.js";
 import { moveEvent, sessionPosition } from "./history.js";
 import { restoreMoveFiles, snapshotPosition } from "./move-files.js";
+import { refuseDriftBeforeReplays } from "./drift-in-move.js";
 import { filesTrackPlan } from "./files-track.js";
 import { computePlan } from "./move-plan.js";
 import { type BaseMoveSpec, type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js";
@@ -304,7 +305,10 @@ export async function moveConversation(
       throw error;
     }
     const restore = files && (() => restoreMoveFiles(ctx, moveId, spec, files.prepared));
-    return runJournaledMove(ctx, moveId, spec, within, restore, own);
+    // A "both" switch to the current branch restores no file, yet its undos may put a hand edit back: its replays do
+    // not write over it unsaved (see `refuseDriftBeforeReplays`).
+    const check = w.keepAside && !files ? () => refuseDriftBeforeReplays(ctx, ref.id, moveId) : undefined;
+    return runJournaledMove(ctx, moveId, spec, within, restore, own, check);
   }
 }
 

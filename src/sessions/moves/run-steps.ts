@@ -28,7 +28,8 @@ function* stepsOf(tx: Tx, moveId: string) {
  * Runs the pending steps of a journaled move in order, then finishes it. Throws under the `stop` policy. A move that
  * restores files (`spec.files`) does so after its undos and before its replays, with `restoreFiles` (by default
  * `restoreMoveFiles`, as recovery resumes it). `own`: the workspace's files tracked since before the first step (by
- * default from now on, as recovery resumes it).
+ * default from now on, as recovery resumes it). `beforeReplays`: in a move without files, the check its undos' changes
+ * get before its replays run, where a files step would run (a "both" switch to the current branch: see move.ts).
  */
 export async function runJournaledMove(
   ctx: EngineContext,
@@ -37,6 +38,7 @@ export async function runJournaledMove(
   within?: WithinMove,
   restoreFiles: () => Promise<RestoredFiles> = () => restoreMoveFiles(ctx, moveId, spec, null),
   own?: OwnChanges,
+  beforeReplays?: () => Promise<void>,
 ): Promise<MoveOutcome> {
   inflightMoves.add(moveId);
   // The lease is held for the whole move, between steps as while a handler runs: a live owner keeps its move.
@@ -51,6 +53,8 @@ export async function runJournaledMove(
     // Resumed after a replay started, the files were restored already.
     let filesDue = spec.files !== undefined && !steps.some((s) => s.op === "replay" && s.status !== "pending");
     let files: RestoredFiles | undefined;
+    // Checked once, before the first replay, refused as a files step is (the move stops there).
+    let checkDue = spec.files === undefined && beforeReplays !== undefined;
     // Calls whose undo failed in this move ("continue") are still applied: their replay must not run them again.
     const stillApplied = new Set(steps.filter((s) => s.op === "undo" && s.status === "failed").map((s) => s.entryId));
     // A call undone first to be replayed on top (see `planSteps`) whose undo a crash interrupted may still be applied:
@@ -65,6 +69,10 @@ export async function runJournaledMove(
       if (filesDue && step.op === "replay") {
         files = await filesStep(ctx, spec, moveId, restoreFiles, changes, true);
         filesDue = false;
+      }
+      if (checkDue && step.op === "replay") {
+        if (step.status === "pending") await filesStep(ctx, spec, moveId, async () => (await beforeReplays!(), NO_FILES), changes, true);
+        checkDue = false;
       }
       // A step that failed before a crash, under "stop": the process died before recording the stop it causes.
       if (step.status === "failed" && spec.onError === "stop")
@@ -100,6 +108,9 @@ export async function runJournaledMove(
     inflightMoves.delete(moveId);
   }
 }
+
+/** What a check standing in for a files step restores: nothing. */
+const NO_FILES: RestoredFiles = { written: [], deleted: [] };
 
 /** Why an undo is not run: a call applied after it, which the move keeps, could not be undone first. */
 function underFailed(entryId: string): Error {
