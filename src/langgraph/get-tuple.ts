@@ -20,7 +20,12 @@ import { servedWritten, subgraphStepBranch, writtenAt } from "./written-on.js";
  * thread's head, which is its session's current position (`thread-head.ts`): a forkpoint move or append on the
  * session is what the graph goes on from.
  */
-export async function getTuple(parts: SaverParts, reader: CheckpointReader, config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+export async function getTuple(
+  parts: SaverParts,
+  reader: CheckpointReader,
+  config: RunnableConfig,
+  rootAt?: string,
+): Promise<CheckpointTuple | undefined> {
   if (config === null || typeof config !== "object") throw new ValidationError("config", "must be a RunnableConfig object");
   const { threadId, ns = "", checkpointId } = threadConfig(config);
   if (threadId === undefined) return undefined;
@@ -30,11 +35,12 @@ export async function getTuple(parts: SaverParts, reader: CheckpointReader, conf
   parts.runs.started(config);
   // A run of the thread starts here (LangGraph reads the thread first): a run stopped before it is no longer its latest.
   if (checkpointId === undefined) parts.stopped.delete(threadKey(userId, threadId, ns));
+  if (ns === "") parts.runs.readRoot(config, checkpointId);
   // A `checkpointer: true` subgraph's memory follows its parent's lineage (the root's, through a plain subgraph): the
   // puts so far of the graphs above it land first.
   for (const above of checkpointId === undefined ? memoryAboveNs(ns) : []) await parts.landing.settled(threadKey(userId, threadId, above));
   const ctx = await parts.engine();
-  const found = await readPlace(ctx, userId, threadId, ns, checkpointId);
+  const found = await readPlace(ctx, userId, threadId, ns, checkpointId, rootAt);
   if (!found) return undefined;
   parts.sessions.set(threadKey(userId, threadId, ns), found.thread.sessionId, 1);
   if (found.readOn !== undefined) parts.runs.readOn(config, found.readOn);
@@ -60,10 +66,19 @@ export async function getTuple(parts: SaverParts, reader: CheckpointReader, conf
  * read of the head is what a run is served: a move of the session stopped midway (its process killed) is finished
  * first (`servedAfterMoves`), as the run's first put would finish it, so the run goes on from where the move ends.
  */
-export function readPlace(ctx: EngineContext, userId: string, threadId: string, ns: string, checkpointId: string | undefined) {
+export function readPlace(
+  ctx: EngineContext,
+  userId: string,
+  threadId: string,
+  ns: string,
+  checkpointId: string | undefined,
+  rootAt?: string,
+) {
   // The session is known once the unit read the thread; a refusal (a stopped move) comes after that.
   const ref = { id: "" };
-  return servedAfterMoves(ctx, ref, () => ctx.store.read((tx) => placeWithFirsts(ctx, tx, ref, userId, threadId, ns, checkpointId)));
+  return servedAfterMoves(ctx, ref, () =>
+    ctx.store.read((tx) => placeWithFirsts(ctx, tx, ref, userId, threadId, ns, checkpointId, rootAt)),
+  );
 }
 
 /**
@@ -78,8 +93,9 @@ function* placeWithFirsts(
   threadId: string,
   ns: string,
   checkpointId: string | undefined,
+  rootAt?: string,
 ) {
-  const found = yield* placeUnit(ctx, tx, ref, userId, threadId, ns, checkpointId);
+  const found = yield* placeUnit(ctx, tx, ref, userId, threadId, ns, checkpointId, rootAt);
   // A checkpoint serves the resume values its lineage gave, not another branch's written over them (`resumed-aside.ts`).
   const swaps =
     found?.at.kind === "stored" ? yield* resumedOffLineage(tx, found.thread, found.at.row.checkpointId, !!found.undone) : undefined;
@@ -119,11 +135,16 @@ function* placeUnit(
   threadId: string,
   ns: string,
   checkpointId: string | undefined,
+  rootAt?: string,
 ) {
   const thread = yield* tx.langgraph.getThread(userId, threadId, ns);
   if (thread) ref.id = thread.sessionId;
+  // The root's checkpoint a run travelled from, its memory subgraphs served as its lineage there keeps them (not where
+  // the root's session stands: the run's put moves it there only as it lands, `RunMark.travelledFrom`).
+  const root = rootAt === undefined ? undefined : yield* tx.langgraph.getThread(userId, threadId, "");
+  const travelled = root && rootAt !== undefined ? yield* tx.langgraph.pointOf(root.sessionId, rootAt) : undefined;
   // A subgraph's head while its parent's thread stands where it was moved to: as the subgraph waited there.
-  const through = thread && checkpointId === undefined ? yield* throughParent(tx, userId, threadId, ns) : null;
+  const through = thread && checkpointId === undefined && !travelled ? yield* throughParent(tx, userId, threadId, ns) : null;
   if (thread && through && through.undone !== null) {
     const at = through.at;
     return (
@@ -140,7 +161,7 @@ function* placeUnit(
   // A `checkpointer: true` subgraph's memory, as its parent's current lineage keeps it (`subgraph-memory.ts`).
   const memory =
     checkpointId === undefined && at.kind === "stored" && at.moved !== true
-      ? yield* memoryOnParentLineage(tx, userId, threadId, ns, thread.sessionId, at.row)
+      ? yield* memoryOnParentLineage(tx, userId, threadId, ns, thread.sessionId, at.row, travelled)
       : undefined;
   if (memory)
     return memory.row && { thread, at: { kind: "stored" as const, row: memory.row, moved: true }, undone: memory.undone, waits: undefined };

@@ -42,8 +42,13 @@ export async function* listCheckpoints(
   if (up !== undefined && options.limit === 1 && metadata.length === 0) {
     for (const above of memoryAboveNs(ns ?? "")) await parts.landing.settled(threadKey(userId, threadId!, above));
     const ctx = await parts.engine();
-    if (await ctx.store.read((tx) => isReplayBound(tx, userId, threadId!, up, before!))) {
-      const tuple = await getTuple(parts, reader, config);
+    // Under durability "exit" the root's checkpoint named is its run's new one, not stored yet: the run travelled from
+    // a checkpoint of the root's it read by id (`RunMark.travelledFrom`), whose lineage keeps the memory served.
+    const from = parts.runs.runOf(config)?.travelledFrom;
+    const bound = await ctx.store.read((tx) => isReplayBound(tx, userId, threadId!, up, before!));
+    const rootAt = !bound && from !== undefined && from < before! ? from : undefined;
+    if (bound || rootAt !== undefined) {
+      const tuple = await getTuple(parts, reader, config, rootAt);
       // Served only when it is before that checkpoint, as a list's answer must be: else the list's own.
       if (tuple && tuple.checkpoint.id < before!) {
         yield tuple;

@@ -17,12 +17,25 @@ interface Mark {
   position: number;
 }
 
-/** Marks a subgraph's checkpoint `checkpointId` of `sessionId` with where the root's session stands as it is put. */
-export function* markPutOn(tx: Tx, userId: string, threadId: string, sessionId: string, checkpointId: string): Step<void> {
+/**
+ * Marks a subgraph's checkpoint `checkpointId` of `sessionId` with where the root's session stands as it is put, or
+ * where the root's checkpoint its run travelled from stands (`RunMark.travelledFrom`): under durability "exit" the
+ * root's session moves there only when the run's put lands, after the subgraph's.
+ */
+export function* markPutOn(
+  tx: Tx,
+  userId: string,
+  threadId: string,
+  sessionId: string,
+  checkpointId: string,
+  travelledFrom?: string,
+): Step<void> {
   const root = yield* tx.langgraph.getThread(userId, threadId, "");
   if (!root) return;
+  const from = travelledFrom === undefined ? undefined : yield* tx.langgraph.pointOf(root.sessionId, travelledFrom);
   const { branch, head } = yield* ownedCurrent(tx, root.sessionId, root.userId);
-  const value = Buffer.from(JSON.stringify({ branchId: branch.id, position: head.position } satisfies Mark));
+  const mark: Mark = from ? { branchId: from.branchId, position: from.position } : { branchId: branch.id, position: head.position };
+  const value = Buffer.from(JSON.stringify(mark));
   yield* tx.langgraph.insertWrites(
     [{ sessionId, checkpointId, taskId: PUT_ON, idx: PUT_ON_IDX, channel: PUT_ON, type: "json", value, taskPath: "" }],
     true,

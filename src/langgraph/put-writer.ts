@@ -155,6 +155,7 @@ export class PutWriter {
 
   /** After the put's transaction committed (not before: a failed commit leaves nothing behind in the saver either). */
   landed(ctx: EngineContext, sessionId: string, put: PreparedPut, written: Written, mirrored: MirrorItems | null): RunnableConfig {
+    if (put.ns === "") this.#parts.runs.rootPut(put.run);
     this.#parts.verified.written(sessionId, written.from, written.wrote);
     if (mirrored) this.#parts.cache.set(sessionId, { ...mirrored, headHash: written.headHash, checkpointId: put.checkpointId });
     else if (put.items === null) {
@@ -278,7 +279,8 @@ function* writeRows(
     messagesVersion,
   });
   // A `checkpointer: true` subgraph's checkpoint belongs to the root's branch it is put on (`put-on.ts`).
-  if (memoryParentNs(put.ns) !== undefined) yield* markPutOn(tx, put.userId, put.threadId, session.id, put.checkpointId);
+  if (memoryParentNs(put.ns) !== undefined)
+    yield* markPutOn(tx, put.userId, put.threadId, session.id, put.checkpointId, put.run?.travelledFrom);
   // The lineage's segments, when the saver's kept lineage cannot simply be extended (a new thread, a new branch).
   const last = parts.verified.get(session.id)?.lineage.segments.at(-1);
   const segments = msgs.rows.length > 0 && last?.branchId !== branchId ? yield* tx.lineage(branchId, msgs.head.position) : null;

@@ -29,6 +29,14 @@ export interface RunMark {
    * branch a move made goes on from the head it read there, not from where the move left the session.
    */
   readOn?: string;
+  /**
+   * The root graph's checkpoint its first read of the root's thread named by id (LangGraph's time travel), until the
+   * root's first put of the run lands: under durability "exit" the root's session stays where it was until then, and
+   * its `checkpointer: true` subgraphs run on from that checkpoint (`put-on.ts`, `subgraph-memory.ts`).
+   */
+  travelledFrom?: string;
+  /** Whether the run read the root's thread yet (`travelledFrom` is its first read's). */
+  readRoot?: boolean;
 }
 
 /** A call a run's node journaled: by which run and task, and when on the saver's clock. */
@@ -98,6 +106,19 @@ export class RunCalls {
   readOn(config: RunnableConfig | undefined, branchId: string): void {
     const run = this.runOf(config);
     if (run && run.readOn === undefined) run.readOn = branchId;
+  }
+
+  /** Notes a read of the root graph's thread by the run `config` belongs to, by id or of its head (`travelledFrom`). */
+  readRoot(config: RunnableConfig | undefined, checkpointId: string | undefined): void {
+    const run = this.runOf(config);
+    if (!run || run.readRoot) return;
+    run.readRoot = true;
+    run.travelledFrom = checkpointId;
+  }
+
+  /** Notes a put of the root graph's by the run `config` belongs to landed: its session stands where the run put. */
+  rootPut(run: RunMark | undefined): void {
+    if (run) run.travelledFrom = undefined;
   }
 
   /** Notes the tasks whose results a read served to the run `config` belongs to (its tuple's pending writes). */

@@ -85,7 +85,8 @@ interface ParentLineage {
  * `metadata.parents`; else, as under durability "exit", the parent's checkpoint written next after it), and is kept
  * when that checkpoint is on the lineage at or before the parent's position and it was written within what the
  * lineage keeps of that step (`waitWindows`: not after a rollback back to it). Undefined: the own head is kept (or
- * nothing tells). A place with no row: the lineage keeps none of them, the subgraph runs anew.
+ * nothing tells). A place with no row: the lineage keeps none of them, the subgraph runs anew. With `rootAt`, the
+ * root's lineage is taken as it stands at that checkpoint of its (`RootAt`).
  */
 export function* memoryOnParentLineage(
   tx: Tx,
@@ -94,8 +95,9 @@ export function* memoryOnParentLineage(
   ns: string,
   sessionId: string,
   own: LgCheckpointRow,
+  rootAt?: LgPointRow,
 ): Step<MemoryPlace | undefined> {
-  const place = (yield* memoryView(tx, userId, threadId, ns, sessionId, own))?.place;
+  const place = (yield* memoryView(tx, userId, threadId, ns, sessionId, own, rootAt))?.place;
   const parent = place && (yield* tx.langgraph.getThread(userId, threadId, memoryParentNs(ns)!));
   return place && parent ? yield* resumedAtMemoryPlace(tx, parent, sessionId, place) : place;
 }
@@ -115,6 +117,7 @@ function* memoryView(
   ns: string,
   sessionId: string,
   own: LgCheckpointRow,
+  rootAt?: LgPointRow,
 ): Step<MemoryView | undefined> {
   const up = memoryLineageNs(ns, own);
   if (up === undefined) return undefined;
@@ -122,19 +125,29 @@ function* memoryView(
   if (!parent) return undefined;
   const { branch, head } = yield* ownedCurrent(tx, parent.sessionId, parent.userId);
   const points = yield* tx.langgraph.pointsOf(parent.sessionId);
-  const segments = yield* tx.lineage(branch.id, head.position);
+  // At the root's checkpoint a run travelled from: the root's lineage up to it (its step is the run's next).
+  const travelled = up === "" ? rootAt : undefined;
+  const segments = travelled ? yield* tx.lineage(travelled.branchId, travelled.position) : yield* tx.lineage(branch.id, head.position);
   // The parent's head, where a move took it (a stored checkpoint the graph went on from): its step runs again.
-  const at = yield* checkpointAt(tx, parent.sessionId, branch, head.position, "head", points);
+  const at = travelled ? undefined : yield* checkpointAt(tx, parent.sessionId, branch, head.position, "head", points);
   // A parent that is itself a memory subgraph is served off its own head when a move of the root took it back (its own
   // session is never moved): the subgraph is weighed by where that serves the parent, in the root's step's windows.
   const above =
     memoryParentNs(up) !== undefined && at?.kind === "stored" && at.moved !== true
-      ? yield* memoryView(tx, userId, threadId, up, parent.sessionId, at.row)
+      ? yield* memoryView(tx, userId, threadId, up, parent.sessionId, at.row, rootAt)
       : undefined;
-  const on = new Map((yield* onLineageAt(tx, points, segments, head.position)).map((p) => [p.checkpointId, p]));
+  const onAt = travelled
+    ? (yield* onLineageAt(tx, points, segments, travelled.position)).filter((p) => p.seq <= travelled.seq)
+    : yield* onLineageAt(tx, points, segments, head.position);
+  const on = new Map(onAt.map((p) => [p.checkpointId, p]));
   // A checkpoint is marked with the root's branch it was put on (`put-on.ts`): weighed by the root's lineage, not the
   // parent's, when the parent is itself a memory subgraph (a move forks only the root's session).
-  const rootSegments = up === "" ? segments : ((yield* rootLineage(tx, userId, threadId)) ?? segments);
+  const rootSegments =
+    up === ""
+      ? segments
+      : rootAt
+        ? yield* tx.lineage(rootAt.branchId, rootAt.position)
+        : ((yield* rootLineage(tx, userId, threadId)) ?? segments);
   const lineage: ParentLineage = { points, on, segments, windows: new Map() };
   const subPoints = new Map((yield* tx.langgraph.pointsOf(sessionId)).map((p) => [p.checkpointId, p]));
   // Weighed against the parent's points and forks in the root's order (`rootOrder`); among themselves, by their own.

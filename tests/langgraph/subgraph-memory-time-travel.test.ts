@@ -1,4 +1,4 @@
-// LangGraph's time travel takes a `checkpointer: true` subgraph nested in another subgraph back with the root graph.
+// LangGraph's time travel takes a `checkpointer: true` subgraph (nested in another subgraph or not) back with the root.
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { Annotation, Command, END, MessagesAnnotation, START, StateGraph, interrupt } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
@@ -17,7 +17,7 @@ const State = Annotation.Root({
  * The root runs subgraph "mid" (a memory one, or a plain one inheriting the checkpointer), which runs memory subgraph
  * "leaf", which asks "Q?" and sends its answer through the thread's session: the root's message lists the leaf's answers.
  */
-function nestedGraph(saver: ForkpointSaver, midMemory: boolean) {
+function nestedGraph(saver: ForkpointSaver, mid: "memory" | "plain" | "none") {
   const leaf = new StateGraph(State)
     .addNode("ask", async () => {
       const answer = interrupt("Q?") as string;
@@ -27,27 +27,36 @@ function nestedGraph(saver: ForkpointSaver, midMemory: boolean) {
     .addEdge(START, "ask")
     .addEdge("ask", END)
     .compile({ checkpointer: true });
-  const mid = new StateGraph(State)
+  // With none between, the root's node "mid" runs the leaf itself.
+  if (mid === "none")
+    return new StateGraph(State)
+      .addNode("mid", async () => ({ messages: [new AIMessage(`[${(await leaf.invoke({ messages: [] })).log.join(",")}]`)] }))
+      .addEdge(START, "mid")
+      .addEdge("mid", END)
+      .compile({ checkpointer: saver });
+  const between = new StateGraph(State)
     .addNode("leaf", async () => ({ log: [`[${(await leaf.invoke({ messages: [] })).log.join(",")}]`] }))
     .addEdge(START, "leaf")
     .addEdge("leaf", END)
-    .compile(midMemory ? { checkpointer: true } : {});
+    .compile(mid === "memory" ? { checkpointer: true } : {});
   return new StateGraph(State)
-    .addNode("mid", async () => ({ messages: [new AIMessage((await mid.invoke({ messages: [] })).log.at(-1)!)] }))
+    .addNode("mid", async () => ({ messages: [new AIMessage((await between.invoke({ messages: [] })).log.at(-1)!)] }))
     .addEdge(START, "mid")
     .addEdge("mid", END)
     .compile({ checkpointer: saver });
 }
 
-describe.each(["sync", "async"] as const)("LangGraph time travel over nested subgraphs (durability %s)", (durability) => {
+// Under "exit" the root's new checkpoint is not stored while the subgraphs run: they go on from the one travelled from.
+describe.each(["sync", "async", "exit"] as const)("LangGraph time travel over nested subgraphs (durability %s)", (durability) => {
   it.each([
-    ["a memory", true],
-    ["a plain", false],
-  ] as const)("forgets the turns after the checkpoint it goes on from, with %s subgraph between", async (_, midMemory) => {
+    ["a memory", "memory"],
+    ["a plain", "plain"],
+    ["no", "none"],
+  ] as const)("forgets the turns after the checkpoint it goes on from, with %s subgraph between", async (_, mid) => {
     const sent: string[] = [];
     const { fp } = dbs.open({ tools: [sendTool(sent)] });
     const saver = new ForkpointSaver(fp, { userId: "alice" });
-    const graph = nestedGraph(saver, midMemory);
+    const graph = nestedGraph(saver, mid);
     const config = { configurable: { thread_id: "t" }, durability };
     const turn = async (input: string, answer: string, from: typeof config = config) => {
       await graph.invoke({ messages: [new HumanMessage(input)] }, from);
