@@ -35,7 +35,6 @@ export async function getTuple(
   parts.runs.started(config);
   // A run of the thread starts here (LangGraph reads the thread first): a run stopped before it is no longer its latest.
   if (checkpointId === undefined) parts.stopped.delete(threadKey(userId, threadId, ns));
-  if (ns === "") parts.runs.readRoot(config, checkpointId);
   // A `checkpointer: true` subgraph's memory follows its parent's lineage (the root's, through a plain subgraph): the
   // puts so far of the graphs above it land first.
   for (const above of checkpointId === undefined ? memoryAboveNs(ns) : []) await parts.landing.settled(threadKey(userId, threadId, above));
@@ -58,6 +57,7 @@ export async function getTuple(
     tuple.pendingWrites = await withLineageResumes(parts.serde, tuple.pendingWrites, found.swaps);
   parts.runs.served(config, tuple?.pendingWrites);
   parts.runs.goesOnFrom(config, tuple?.checkpoint.id);
+  if (ns === "") parts.runs.readRoot(config, checkpointId, tuple?.checkpoint.id);
   return tuple;
 }
 

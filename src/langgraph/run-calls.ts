@@ -108,10 +108,18 @@ export class RunCalls {
     if (run && run.readOn === undefined) run.readOn = branchId;
   }
 
-  /** Notes a read of the root graph's thread by the run `config` belongs to, by id or of its head (`travelledFrom`). */
-  readRoot(config: RunnableConfig | undefined, checkpointId: string | undefined): void {
+  /**
+   * Notes a read of the root graph's thread by the run `config` belongs to, by id or of its head, served `servedId`
+   * (`travelledFrom`): a head read serving the checkpoint its first read named (LangGraph checks the thread did not
+   * move past it) is no travel.
+   */
+  readRoot(config: RunnableConfig | undefined, checkpointId: string | undefined, servedId: string | undefined): void {
     const run = this.runOf(config);
-    if (!run || run.readRoot) return;
+    if (!run) return;
+    if (run.readRoot) {
+      if (checkpointId === undefined && servedId !== undefined && servedId === run.travelledFrom) run.travelledFrom = undefined;
+      return;
+    }
     run.readRoot = true;
     run.travelledFrom = checkpointId;
   }
