@@ -98,7 +98,7 @@ export function* memoryOnParentLineage(
   rootAt?: LgPointRow,
 ): Step<MemoryPlace | undefined> {
   const place = (yield* memoryView(tx, userId, threadId, ns, sessionId, own, rootAt))?.place;
-  const parent = place && (yield* tx.langgraph.getThread(userId, threadId, memoryParentNs(ns)!));
+  const parent = place && (yield* tx.langgraph.getThread(userId, threadId, memoryLineageNs(ns, own)!));
   return place && parent ? yield* resumedAtMemoryPlace(tx, parent, sessionId, place) : place;
 }
 

@@ -12,8 +12,11 @@ const State = Annotation.Root({
   log: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
 });
 
-/** The root runs subgraph "mid" (nested: "mid" runs "leaf"), whose one node asks Q1 then Q2 and logs both answers. */
-function asksTwiceGraph(saver: ForkpointSaver, memory: boolean, nested: boolean) {
+/**
+ * The root runs subgraph "mid" (nested: "mid" runs "leaf"), whose one node asks Q1 then Q2 and logs both answers. With
+ * `plainAbove`, the graph between the root and the asking one is a plain subgraph (only the asking one keeps memory).
+ */
+function asksTwiceGraph(saver: ForkpointSaver, memory: boolean, nested: boolean, plainAbove = false) {
   const checkpointer = memory ? true : undefined;
   const ask = new StateGraph(State)
     .addNode("ask", () => ({ log: [`ans ${interrupt("Q1") as string}+${interrupt("Q2") as string}`] }))
@@ -25,7 +28,7 @@ function asksTwiceGraph(saver: ForkpointSaver, memory: boolean, nested: boolean)
         .addNode("leaf", async () => ({ log: [`L[${(await ask.invoke({ messages: [] })).log.join(",")}]`] }))
         .addEdge(START, "leaf")
         .addEdge("leaf", END)
-        .compile({ checkpointer })
+        .compile({ checkpointer: plainAbove ? undefined : checkpointer })
     : ask;
   return new StateGraph(State)
     .addNode("mid", async () => ({ messages: [new AIMessage(`mid:${(await sub.invoke({ messages: [] })).log.join(",")}`)] }))
@@ -38,10 +41,16 @@ function asksTwiceGraph(saver: ForkpointSaver, memory: boolean, nested: boolean)
  * One turn answered p then q, a rollback to a checkpoint taken at a wait of the step (a user's at Q1 or at Q2, or
  * LangGraph's own of the step), then resumes r1, r2, r3: the last message after each.
  */
-async function rolledBack(memory: boolean, nested: boolean, at: "Q1" | "Q2" | "langgraph", durability: "async" | "sync" | "exit") {
+async function rolledBack(
+  memory: boolean,
+  nested: boolean,
+  at: "Q1" | "Q2" | "langgraph",
+  durability: "async" | "sync" | "exit",
+  plainAbove = false,
+) {
   const { fp } = dbs.open();
   const saver = new ForkpointSaver(fp, { userId: "alice" });
-  const graph = asksTwiceGraph(saver, memory, nested);
+  const graph = asksTwiceGraph(saver, memory, nested, plainAbove);
   const config = { configurable: { thread_id: "t" }, durability };
   const last = (out: { messages: { content: unknown }[] }) => String(out.messages.at(-1)!.content);
   await graph.invoke({ messages: [new HumanMessage("go")] }, config);
@@ -73,5 +82,19 @@ describe("a checkpointer: true subgraph whose node asks twice, after a rollback 
         }
       });
     }
+  }
+
+  for (const at of ["Q1", "Q2"] as const) {
+    it(`under a plain subgraph, asks Q2 after the first resume and finishes on the second (checkpoint at ${at})`, async () => {
+      for (const durability of ["async", "sync", "exit"] as const) {
+        expect([durability, ...(await rolledBack(true, true, at, durability, true))]).toEqual([
+          durability,
+          "mid:L[ans p+q]",
+          "go",
+          "mid:L[ans r1+r2]",
+          "mid:L[ans r1+r2]",
+        ]);
+      }
+    });
   }
 });
