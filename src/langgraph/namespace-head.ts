@@ -9,6 +9,7 @@ import { resumedOnBranch, rootBranchOf } from "./resumed-on.js";
 import { rootOrder } from "./root-order.js";
 import { undoneAt } from "./served-writes.js";
 import { checkpointAt, type PointCheckpoint } from "./thread-head.js";
+import { memoryParentNs, memoryServed } from "./subgraph-memory.js";
 
 /** A namespace's head read through its parent's: the checkpoint served (none: it runs anew), and what is undone there. */
 export interface NamespaceHead {
@@ -74,7 +75,10 @@ export function* throughParent(tx: Tx, userId: string, threadId: string, ns: str
   if (up === undefined) return null;
   const parent = yield* tx.langgraph.getThread(userId, threadId, up);
   if (!parent) return null;
-  const moved = (yield* throughParent(tx, userId, threadId, up)) ?? (yield* movedHead(tx, parent));
+  const moved =
+    (yield* throughParent(tx, userId, threadId, up)) ??
+    (memoryParentNs(up) !== undefined ? yield* memoryHead(tx, parent) : null) ??
+    (yield* movedHead(tx, parent));
   if (moved === null || moved.at?.kind !== "stored") return null;
   const thread = yield* tx.langgraph.getThread(userId, threadId, ns);
   if (!thread) return null;
@@ -113,6 +117,20 @@ function* movedHead(tx: Tx, thread: LgThreadRow): Step<MovedPlace | null> {
   const point = at.kind === "stored" ? points.find((p) => p.checkpointId === at.row.checkpointId) : undefined;
   const windows = point ? yield* waitWindows(tx, point, yield* tx.lineage(branch.id, head.position)) : WHOLE_STEP;
   return { at, undone: yield* undoneAt(tx, thread, at, { branch, head, points }), windows };
+}
+
+/**
+ * A `checkpointer: true` subgraph's head when its parent's lineage serves it elsewhere than its own (`memoryServed`: a
+ * move of the root took it back; its own session is never moved), with the windows of the root's step it was written
+ * in; null otherwise. A plain subgraph it runs (named by a task of the step served again) waits there as it did then.
+ */
+function* memoryHead(tx: Tx, thread: LgThreadRow): Step<MovedPlace | null> {
+  const { branch, head } = yield* ownedCurrent(tx, thread.sessionId, thread.userId);
+  const at = yield* checkpointAt(tx, thread.sessionId, branch, head.position);
+  if (at?.kind !== "stored" || at.moved === true) return null;
+  const served = yield* memoryServed(tx, thread.userId, thread.threadId, thread.checkpointNs, thread.sessionId, at.row);
+  if (!served?.place.row || served.place.undone === null) return null;
+  return { at: { kind: "stored", row: served.place.row, moved: true }, undone: served.place.undone, windows: served.windows };
 }
 
 /**

@@ -97,9 +97,27 @@ export function* memoryOnParentLineage(
   own: LgCheckpointRow,
   rootAt?: LgPointRow,
 ): Step<MemoryPlace | undefined> {
-  const place = (yield* memoryView(tx, userId, threadId, ns, sessionId, own, rootAt))?.place;
-  const parent = place && (yield* tx.langgraph.getThread(userId, threadId, memoryLineageNs(ns, own)!));
-  return place && parent ? yield* resumedAtMemoryPlace(tx, parent, sessionId, place) : place;
+  return (yield* memoryServed(tx, userId, threadId, ns, sessionId, own, rootAt))?.place;
+}
+
+/**
+ * `memoryOnParentLineage`, with the windows of the root's step its served checkpoint was written in: the subgraphs
+ * it runs by task (a plain subgraph inside it) are weighed by them (`throughParent`).
+ */
+export function* memoryServed(
+  tx: Tx,
+  userId: string,
+  threadId: string,
+  ns: string,
+  sessionId: string,
+  own: LgCheckpointRow,
+  rootAt?: LgPointRow,
+): Step<{ place: MemoryPlace; windows: readonly WaitWindow[] } | undefined> {
+  const view = yield* memoryView(tx, userId, threadId, ns, sessionId, own, rootAt);
+  if (!view) return undefined;
+  const windows = (view.place.row && view.windows.get(view.place.row.checkpointId)) ?? WHOLE_STEP;
+  const parent = yield* tx.langgraph.getThread(userId, threadId, memoryLineageNs(ns, own)!);
+  return { place: parent ? yield* resumedAtMemoryPlace(tx, parent, sessionId, view.place) : view.place, windows };
 }
 
 /** A memory namespace's place off its own head, with what it keeps: its own memory subgraphs are weighed by it. */
