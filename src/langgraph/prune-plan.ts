@@ -16,7 +16,7 @@ import type { BranchRow, LgCheckpointRow, Step, Tx } from "../store/port/index.j
 import { headOf, type EngineContext } from "../sessions/langgraph-bridge.js";
 import { openChannels, type RowVersions, type ValuesNode } from "./channel-values.js";
 import type { SaverParts } from "./saver-parts.js";
-import { WHOLE_STEP, chosenWait, isWaitWrite, parentNs, taskOfNs, waitWindows, waitsOf, type WaitWindow } from "./namespace-head.js";
+import { WHOLE_STEP, chosenWait, isWaitWrite, parentNs, taskOfNs, waitWindows, waitsOf, type WaitWindow } from "./namespace-waits.js";
 import { checkpointAt, resolveSynthesized, synthesizedPosition, type PointCheckpoint, type Synthesized } from "./thread-head.js";
 import { wentOnMark } from "./went-on.js";
 import { memoryAnchor, memoryParentNs } from "./subgraph-memory.js";

@@ -1,7 +1,7 @@
 // A `checkpointer: true` subgraph's memory as its parent's lineage holds it: a move of the parent takes it along.
 import { ownedCurrent } from "../sessions/langgraph-bridge.js";
 import type { LgCheckpointRow, LgPointRow, LineageSegment, Step, Tx } from "../store/port/index.js";
-import { parentNs, waitsOf, waitWindows, WHOLE_STEP, type NamespaceWait, type WaitWindow } from "./namespace-head.js";
+import { parentNs, waitsOf, waitWindows, WHOLE_STEP, type NamespaceWait, type WaitWindow } from "./namespace-waits.js";
 import type { Undone } from "./moved-head-writes.js";
 import { checkpointAt, onLineageAt } from "./thread-head.js";
 import { putOffLineage } from "./put-on.js";
