@@ -1,6 +1,6 @@
 // A `checkpointer: true` subgraph's memory as its parent's lineage holds it: a move of the parent takes it along.
 import { ownedCurrent } from "../sessions/langgraph-bridge.js";
-import type { LgCheckpointRow, LgPointRow, LineageSegment, Step, Tx } from "../store/port/index.js";
+import type { LgCheckpointRow, LgPointRow, LgThreadRow, LineageSegment, Step, Tx } from "../store/port/index.js";
 import { parentNs, waitsOf, waitWindows, WHOLE_STEP, type NamespaceWait, type WaitWindow } from "./namespace-waits.js";
 import type { Undone } from "./moved-head-writes.js";
 import { checkpointAt, onLineageAt } from "./thread-head.js";
@@ -116,8 +116,7 @@ export function* memoryServed(
   const view = yield* memoryView(tx, userId, threadId, ns, sessionId, own, rootAt);
   if (!view) return undefined;
   const windows = (view.place.row && view.windows.get(view.place.row.checkpointId)) ?? WHOLE_STEP;
-  const parent = yield* tx.langgraph.getThread(userId, threadId, memoryLineageNs(ns, own)!);
-  return { place: parent ? yield* resumedAtMemoryPlace(tx, parent, sessionId, view.place) : view.place, windows };
+  return { place: yield* resumedAtMemoryPlace(tx, view.parent, sessionId, view.place), windows };
 }
 
 /** A memory namespace's place off its own head, with what it keeps: its own memory subgraphs are weighed by it. */
@@ -125,6 +124,8 @@ interface MemoryView {
   place: MemoryPlace;
   /** For each checkpoint the place keeps (and the one it serves), the windows of the root's step it was written in. */
   windows: Map<string, readonly WaitWindow[]>;
+  /** The thread of the graph whose lineage the memory follows (`memoryLineageNs`). */
+  parent: LgThreadRow;
 }
 
 /** `memoryOnParentLineage`, with what the place keeps (`MemoryView`). */
@@ -213,11 +214,11 @@ function* memoryView(
     const served = firstWait?.row ?? first.row;
     const movedAt = points.find((x) => x.checkpointId === moved);
     windows.set(served.checkpointId, (yield* windowsAt(tx, lineage, above, movedAt)) ?? WHOLE_STEP);
-    return { place: firstWait ? { row: firstWait.row, undone: "continuation" } : { row: first.row, undone: null }, windows };
+    return { place: firstWait ? { row: firstWait.row, undone: "continuation" } : { row: first.row, undone: null }, windows, parent };
   }
-  if (!chosen) return { place: { row: undefined, undone: "continuation" }, windows };
+  if (!chosen) return { place: { row: undefined, undone: "continuation" }, windows, parent };
   const newest = (yield* tx.langgraph.getCheckpoint(sessionId))?.checkpointId;
-  return { place: { row: chosen.row, undone: chosen.row.checkpointId === newest ? null : "continuation" }, windows };
+  return { place: { row: chosen.row, undone: chosen.row.checkpointId === newest ? null : "continuation" }, windows, parent };
 }
 
 /** The windows of the root's step a checkpoint of the parent's belongs to (undefined: the lineage does not keep it). */
