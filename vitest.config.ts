@@ -21,6 +21,25 @@ const PUBLIC_API = [
   "tests/reliability/**/*.test.ts",
   "tests/docs/examples.test.ts",
 ];
+/**
+ * Through the pooler in every `npm test`: the suites about connections (leases, locks, crashes, racing processes) and
+ * one tour per adapter; the store spec also runs through it (tests/store/spec/pgbouncer.test.ts), so every store unit's
+ * SQL does. `npm run test:pgbouncer` (FORKPOINT_POOLER_SUITES=all, run by .ci/run) takes every public-API suite through it.
+ */
+const POOLER_SAMPLE = [
+  "tests/reliability/concurrency.test.ts",
+  "tests/reliability/crash.test.ts",
+  "tests/tools/crash.test.ts",
+  "tests/sessions/concurrency.test.ts",
+  "tests/sessions/moves-random-walk.test.ts",
+  "tests/sessions/workspace.test.ts",
+  "tests/langgraph/contention.test.ts",
+  "tests/langgraph/graph.test.ts",
+  "tests/ai/chat.test.ts",
+  "tests/openai-agents/session.test.ts",
+  "tests/docs/examples.test.ts",
+];
+const POOLER_SUITES = process.env.FORKPOINT_POOLER_SUITES === "all" ? PUBLIC_API : POOLER_SAMPLE;
 /** In those folders, but with no database at all (codecs, caches, process identities, file restores): the same on any store. */
 const STORE_FREE = [
   "tests/ai/json-codec.test.ts",
@@ -61,12 +80,12 @@ export default defineConfig({
           setupFiles: ["tests/setup/temp-dirs.ts", "tests/setup/store.ts"],
         },
       },
-      // The same suites through a real PgBouncer in transaction mode, with `preparedStatements: false` (issue 32).
+      // Those suites (a sample, or all of them) through a real PgBouncer in transaction mode, `preparedStatements: false`.
       {
         test: {
           ...shared,
           name: "pgbouncer",
-          include: PUBLIC_API,
+          include: POOLER_SUITES,
           exclude: STORE_FREE,
           env: { FORKPOINT_TEST_STORE: "pgbouncer" },
           setupFiles: ["tests/setup/temp-dirs.ts", "tests/setup/store.ts"],
