@@ -135,10 +135,13 @@ export class SessionHandle {
     });
   }
 
-  /** A move's result once the objects tracked on this session have loaded the state it arrived at. */
-  async #afterMove<T>(move: Promise<T>): Promise<T> {
-    const result = await move;
-    await settleTracked(this.#ctx, this.id);
+  /**
+   * A move run as the handle's calls run, its result once the objects tracked on this session have loaded the state it
+   * left: also when it found the session there already (no event), unless it moved the files only.
+   */
+  async #move<T>(options: MoveOptions | undefined, fn: (ctx: EngineContext, ref: SessionRef) => Promise<T>): Promise<T> {
+    const result = await this.#run(fn);
+    await settleTracked(this.#ctx, this.id, options?.scope !== "files");
     return result;
   }
 
@@ -362,7 +365,7 @@ export class SessionHandle {
    * @example await s.rollback(cp.id, { requestId: "click-7f3", ifAt: { branchId: info.currentBranchId } })
    */
   rollback(checkpointId: string, options?: MoveOptions): Promise<MoveResult> {
-    return this.#afterMove(this.#run((ctx, ref) => rollback(ctx, ref, id(checkpointId, "checkpointId"), options)));
+    return this.#move(options, (ctx, ref) => rollback(ctx, ref, id(checkpointId, "checkpointId"), options));
   }
 
   /**
@@ -376,7 +379,7 @@ export class SessionHandle {
    * @example const { message, checkpoint } = await s.edit(id, { content: "new text" }, { checkpoint: { name: "v2" } })
    */
   edit(messageId: string, next: EditInput, options?: EditOptions): Promise<EditResult> {
-    return this.#afterMove(this.#run((ctx, ref) => edit(ctx, ref, id(messageId, "messageId"), next, options)));
+    return this.#move(options, (ctx, ref) => edit(ctx, ref, id(messageId, "messageId"), next, options));
   }
 
   /**
@@ -385,7 +388,7 @@ export class SessionHandle {
    * @example await s.regenerate(answer.id, { content: "Another take" }, { checkpoint: { name: "retry" } })
    */
   regenerate(messageId: string, answer: RegenerateInput, options?: EditOptions): Promise<EditResult> {
-    return this.#afterMove(this.#run((ctx, ref) => regenerate(ctx, ref, id(messageId, "messageId"), answer, options)));
+    return this.#move(options, (ctx, ref) => regenerate(ctx, ref, id(messageId, "messageId"), answer, options));
   }
 
   /** The `< i/n >` versions of a message across branches, in creation order. */
@@ -400,17 +403,17 @@ export class SessionHandle {
 
   /** Makes another branch current; the world moves to its head. */
   switchBranch(branchId: string, options?: MoveOptions): Promise<MoveResult> {
-    return this.#afterMove(this.#run((ctx, ref) => switchBranch(ctx, ref, id(branchId, "branchId"), options)));
+    return this.#move(options, (ctx, ref) => switchBranch(ctx, ref, id(branchId, "branchId"), options));
   }
 
   /** Takes the session back to where its last move (rollback, switch, edit) left from; the world follows. */
   undo(options?: MoveOptions): Promise<MoveResult> {
-    return this.#afterMove(this.#run((ctx, ref) => undo(ctx, ref, options)));
+    return this.#move(options, (ctx, ref) => undo(ctx, ref, options));
   }
 
   /** Does the last undone move again. */
   redo(options?: MoveOptions): Promise<MoveResult> {
-    return this.#afterMove(this.#run((ctx, ref) => redo(ctx, ref, options)));
+    return this.#move(options, (ctx, ref) => redo(ctx, ref, options));
   }
 
   /** Compares two checkpoints: state paths, shared message/tool prefix, each side's rest. */
@@ -442,7 +445,7 @@ export class SessionHandle {
     const target = {
       begin: (o: { name: string }) => this.#run((ctx, ref) => heldCheckpoint(ctx, ref, o)),
       rollback: (checkpointId: string, o?: MoveOptions) =>
-        this.#afterMove(this.#run((ctx, ref) => rollback(ctx, ref, checkpointId, o, undefined, { expired: true }))),
+        this.#move(o, (ctx, ref) => rollback(ctx, ref, checkpointId, o, undefined, { expired: true })),
     };
     const guarded = () => atomic(target, block, options);
     // One exclusive call of the handle's order (see call-order.ts): a write made after it is not rolled back with the
@@ -457,7 +460,8 @@ export class SessionHandle {
 
   /**
    * Keeps `fields` of a plain object in the session state: `save()` writes them (top-level keys of the state, or
-   * under `key`); rollbacks, edits, switches and `restore` load them back into the object; `stop()` detaches.
+   * under `key`); rollbacks (one to where the session is too, and a failed `atomic` block's), edits, switches and
+   * `restore` load them back into the object (a files-only move does not); `stop()` detaches.
    * @example const t = s.track(agent, { fields: ["memory", "callCount"] }); await t.save();
    */
   track<T extends object>(target: T, options: TrackOptions): Tracked<T> {

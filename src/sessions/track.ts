@@ -59,7 +59,10 @@ function registry(ctx: EngineContext): Map<string, Set<Loader>> {
     const onMove = (move: MoveResult) => {
       const loaders = sessions.get(move.branch.sessionId);
       if (!loaders) return;
-      const read = readStateOf(ctx, loaders);
+      const read: Promise<void> = readStateOf(ctx, loaders).finally(() => {
+        // Done: a later move that starts no load of its own (see `settleTracked`) reads the state afresh.
+        for (const l of loaders) if (l.pending === read) l.pending = null;
+      });
       for (const l of loaders) l.pending = read;
     };
     for (const name of MOVES) ctx.events.on(name, onMove);
@@ -69,7 +72,7 @@ function registry(ctx: EngineContext): Map<string, Set<Loader>> {
 
 /** The loaders are fed from one read, made through a tracker's own session (any of them: they share the session). */
 const readers = new WeakMap<Loader, () => Promise<JsonValue>>();
-function readStateOf(ctx: EngineContext, loaders: Set<Loader>): Promise<void> {
+function readStateOf(ctx: EngineContext, loaders: ReadonlySet<Loader>): Promise<void> {
   const first = [...loaders][0]!;
   return readers.get(first)!()
     .then((state) => {
@@ -78,10 +81,18 @@ function readStateOf(ctx: EngineContext, loaders: Set<Loader>): Promise<void> {
     .catch((error: unknown) => ctx.logger.error("forkpoint: loading tracked objects after a move failed", error));
 }
 
-/** Waits for the loads a move of this session started (the session handle's moves resolve after them). */
-export async function settleTracked(ctx: EngineContext, sessionId: string): Promise<void> {
+/**
+ * Waits for the loads a move of this session started (the session handle's moves resolve after them). A move that
+ * finds the session where it goes (a rollback to the head's checkpoint, a switch to the current branch, an atomic
+ * block's rollback with nothing written) emits no event and starts none: with `reload`, the objects not loading read
+ * the state now, so that a change not saved goes as it goes with any move. A files-only move leaves the state: no reload.
+ */
+export async function settleTracked(ctx: EngineContext, sessionId: string, reload: boolean): Promise<void> {
   const loaders = registries.get(ctx.events)?.get(sessionId);
-  if (loaders) await Promise.all([...loaders].map((l) => l.pending));
+  if (!loaders) return;
+  const idle = new Set([...loaders].filter((l) => l.pending === null));
+  const fresh = reload && idle.size > 0 ? readStateOf(ctx, idle) : null;
+  await Promise.all([...[...loaders].map((l) => l.pending), fresh]);
 }
 
 /** Loads `state` (a restored checkpoint's) into this session's tracked objects. */
