@@ -236,9 +236,10 @@ function* writeAtHead(
     // there replays them.
     !(target.after && target.branchId !== branch.id && (yield* ownCallsAfter(tx, parts, session.id, target, put))) &&
     (yield* continuesAtHead(tx, branch, head, target)) &&
-    // Not after the later steps of a run that went on from the parent before (an old wait resumed again): the fork
-    // leaves out what followed the checkpoint that run stored since.
-    !(goesOnFromHead(put) && (yield* landedAfterParent(tx, session.id, target, branch, head.position)) !== undefined) &&
+    // Not after the later steps of a run that went on from the parent before (an old wait resumed again, or time
+    // travel and updateState from an older checkpoint, whose later turns may have added calls and no message): the
+    // fork leaves out what followed the checkpoint that run stored since.
+    (yield* landedAfterParent(tx, session.id, target, branch, head.position)) === undefined &&
     // Not after another run's calls (two runs of the thread at once): the fork leaves them out.
     !(
       goesOnFromHead(put) &&
