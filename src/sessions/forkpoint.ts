@@ -340,10 +340,16 @@ export class Forkpoint {
 
   /**
    * Closes the database after interrupted moves have been resumed. Running tool handlers' signals are aborted first
-   * and the engine stops waiting for them: their calls and move steps are recorded as failed. Idempotent.
+   * and the engine stops waiting for them (their calls and moves reject with `DatabaseError` `CLOSED`). A handler may
+   * go on and finish after that, so what it was doing is left as a crash there would leave it: a call stays running,
+   * its outcome unknown (listed by `recover()`, settled with `resolveToolCall`); a move stays journaled with that step
+   * running, and the next opener's recovery reports the step unknown and never runs it again. Idempotent.
    */
   async close(): Promise<void> {
-    const closed = new DatabaseError("CLOSED", "the forkpoint database was closed while the tool ran");
+    const closed = new DatabaseError(
+      "CLOSED",
+      "the forkpoint database was closed while the tool ran: its outcome is unknown until resolveToolCall records it",
+    );
     await this.#lifecycle.shutdown(closed);
     await this.#ready;
     await this.#lifecycle.shutdown(closed);

@@ -1,5 +1,5 @@
 // Calls a tool handler with its AbortSignal, and stops waiting for it on its time limit or when forkpoint closes.
-import { ToolTimeoutError } from "../models/errors.js";
+import { DatabaseError, ToolTimeoutError } from "../models/errors.js";
 import type { ToolDefinition } from "./define-tool.js";
 import { serveHandler } from "./handler-scope.js";
 
@@ -19,10 +19,15 @@ export interface HandlerCall {
 /**
  * Runs `handler(signal)` and settles with it, unless its signal aborts first (the tool's `timeoutMs` elapsed, or the
  * forkpoint closed): then it rejects with the abort's reason at once, whether or not the handler heeds the signal,
- * and whatever the handler does later is ignored. Rejects before calling the handler when forkpoint is already closing.
+ * and whatever the handler does later is ignored. Closed, that reason is `closing.reason` (see `abandonedAtClose`).
+ * Rejects before calling the handler when forkpoint is already closing, with another error: that handler never ran.
  */
 export async function runHandler<T>(call: HandlerCall, handler: (signal: AbortSignal) => Promise<T> | T): Promise<T> {
-  if (call.closing.aborted) throw call.closing.reason;
+  if (call.closing.aborted)
+    throw new DatabaseError(
+      "CLOSED",
+      `the forkpoint database was closed before the ${call.step} handler of tool ${JSON.stringify(call.tool.name)} started`,
+    );
   const controller = new AbortController();
   const { signal } = controller;
   const onClose = () => controller.abort(call.closing.reason);
@@ -50,4 +55,12 @@ export async function runHandler<T>(call: HandlerCall, handler: (signal: AbortSi
     if (timer) clearTimeout(timer);
     call.closing.removeEventListener("abort", onClose);
   }
+}
+
+/**
+ * Whether `error` says forkpoint closed while the handler ran (not before it started): the engine stopped waiting, but
+ * the handler may go on and finish, so its outcome is unknown, as if the process had died there.
+ */
+export function abandonedAtClose(closing: AbortSignal, error: unknown): boolean {
+  return closing.aborted && error === closing.reason;
 }

@@ -1,11 +1,11 @@
 // The call journal: a tool call is written before it runs, then completed once (and its effect marked applied).
-import { ConflictError, ForkpointError, NotFoundError, errorText } from "../../models/errors.js";
+import { ConflictError, DatabaseError, ForkpointError, NotFoundError, errorText } from "../../models/errors.js";
 import { resultAsJson, wellFormedJsonText, type JsonValue } from "../../models/json.js";
 import type { Limits } from "../../models/limits.js";
 import type { Checkpoint, ToolInvocation } from "../../models/types.js";
 import type { EntryRow, SessionRow, Step, Tx } from "../../store/port/index.js";
 import type { ToolDefinition } from "../../tools/define-tool.js";
-import { runHandler } from "../../tools/run-handler.js";
+import { abandonedAtClose, runHandler } from "../../tools/run-handler.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
 import { checkIfAt, type IfAt } from "../core/if-at.js";
 import { ownedSession } from "../core/owned.js";
@@ -172,7 +172,7 @@ export async function journalRunComplete(
 ): Promise<unknown> {
   const name = tool.name;
   // Closing: the call is not journaled (its handler would not be started).
-  if (ctx.closing.aborted) throw ctx.closing.reason;
+  if (ctx.closing.aborted) throw new DatabaseError("CLOSED", `the forkpoint database is closing: tool ${JSON.stringify(name)} was not run`);
   // Calls the unit marked in flight: those of attempts that did not commit (all of them if it failed) are not.
   const marked: string[] = [];
   const unmark = (kept: string | null) => {
@@ -301,6 +301,9 @@ async function runAndComplete(
         ),
       );
     } catch (error) {
+      // Closed while the tool ran, which may still finish: left running, as a crash there leaves it (its outcome
+      // unknown, never run again, until resolveToolCall records it), not failed (no move would undo its effect).
+      if (abandonedAtClose(ctx.closing, error)) throw error;
       try {
         await complete({ result: null, error: errorJson(error, ctx.limits) });
       } catch (gone) {

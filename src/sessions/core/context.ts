@@ -39,7 +39,10 @@ export interface EngineContext {
   withSessionLock<T>(sessionId: string, fn: () => Promise<T>, mode?: "exclusive" | "shared", call?: string): Promise<T>;
   /** Aborted when the forkpoint closes: tool handlers' signals follow it, and no new handler starts. */
   closing: AbortSignal;
-  /** Registers an operation that runs tool handlers: closing waits for it to record how its handlers ended. */
+  /**
+   * Registers an operation that runs tool handlers: closing waits for it to record how its handlers ended, or to leave
+   * the one closing cut short running (unknown, as a crash leaves it: see `abandonedAtClose`).
+   */
   track<T>(operation: Promise<T>): Promise<T>;
   /**
    * Writes to each session (by id) still landing that its tool calls follow: a LangGraph saver's puts, which a step's

@@ -16,7 +16,10 @@ export function engineLifecycle(): Pick<EngineContext, "closing" | "track"> & { 
       void settled.then(() => running.delete(settled));
       return operation;
     },
-    /** Aborts every handler's signal, then waits until the operations running them have recorded the outcome. */
+    /**
+     * Aborts every handler's signal, then waits until the operations running them have returned: each handler's outcome
+     * recorded, or (cut short while it ran) left unknown for recovery, never recorded as something it may not be.
+     */
     async shutdown(reason: unknown): Promise<void> {
       if (!controller.signal.aborted) controller.abort(reason);
       while (running.size > 0) await Promise.all(running);

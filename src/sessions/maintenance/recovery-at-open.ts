@@ -39,7 +39,7 @@ export function recoveryAtOpen(engine: EngineContext, store: Store, recover: boo
     for (const moved of report.resumed)
       for (const call of moved.unknown.filter((c) => c.status !== "running"))
         logger.warn(
-          `forkpoint: a crash interrupted the undo or replay of ${call.tool} ${call.id}: whether it changed anything is unknown ` +
+          `forkpoint: a crash (or a close) interrupted the undo or replay of ${call.tool} ${call.id}: whether it changed anything is unknown ` +
             "until resolveToolCall records it",
         );
     // A move waiting for its live owner is no news; one waiting for tools this opener lacks waits until someone acts.

@@ -125,8 +125,8 @@ export async function recoverMoves(
     // The calls whose step this recovery marks unknown: reported whatever becomes of the move after (it may stop).
     const marked: ToolInvocation[] = [];
     try {
-      // Tracked as a move is: closing waits until the handlers it runs have their outcome recorded (for `fp.recover()`
-      // too, which nothing else waits for), so the move is never left running by a live thread.
+      // Tracked as a move is: closing waits until the move has stopped (for `fp.recover()` too, which nothing else
+      // waits for), each handler's outcome recorded, or the step closing cut short left running for the next recovery.
       const result = await ctx.track(
         ctx.withSessionLock(
           spec.sessionId,

@@ -2,7 +2,7 @@
 import { ConflictError, ToolReplayError, ToolUndoError, errorText } from "../../models/errors.js";
 import { resultAsJson } from "../../models/json.js";
 import type { MoveStepRow, Step, ToolRow, Tx } from "../../store/port/index.js";
-import { runHandler } from "../../tools/run-handler.js";
+import { abandonedAtClose, runHandler } from "../../tools/run-handler.js";
 import type { EngineContext } from "../core/context.js";
 import { toToolInvocation } from "../core/rows.js";
 import { fenced } from "./fence.js";
@@ -238,6 +238,9 @@ export async function runStep(
       resultText = resultAsJson(await runHandler(call, (signal) => tool.run(invocation.args, handlerCtx(signal))), ctx.limits);
     }
   } catch (cause) {
+    // Closed while the handler ran, which may still finish: the step stays running and the move journaled, as a crash
+    // there leaves them. The next recovery reports the step unknown and never runs it again (see recovery.ts).
+    if (abandonedAtClose(ctx.closing, cause)) throw cause;
     await own?.step();
     const error = stepErrorJson(cause);
     await recording(ctx, spec.sessionId, step, { status: "failed", error }, (tx) => failStepUnit(tx, ctx, step, error));
