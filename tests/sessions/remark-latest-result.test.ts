@@ -104,6 +104,7 @@ describe("a call marked applied again with restored files", () => {
     await sqlOn(dbFile, `DROP TABLE set_aside`);
     await sqlOn(dbFile, `DROP INDEX checkpoints_request`);
     await sqlOn(dbFile, `DROP INDEX moves_running`);
+    await sqlOn(dbFile, `DROP INDEX checkpoints_branch_kind_seq`);
     await sqlOn(dbFile, `ALTER TABLE call_paths DROP COLUMN outputs`);
     await sqlOn(dbFile, `ALTER TABLE call_paths DROP COLUMN hand_edited`);
     for (const column of ["request_id", "request_fingerprint", "request_answer"])

@@ -68,7 +68,9 @@ export interface CheckpointAnchorRow {
 export interface RetentionRow {
   seq: number;
   id: string;
+  branchId: string;
   name: string | null;
+  auto: boolean;
   createdAt: number;
 }
 
@@ -156,6 +158,13 @@ export interface CheckpointsTx {
   liveCheckpointAt(userId: string, sessionId: string, now: number, offset: number): Step<RetentionRow | undefined>;
   /** The newest live checkpoint of the session with this name (null: unnamed) below `beforeSeq`. */
   newestNamed(sessionId: string, name: string | null, now: number, beforeSeq: number): Step<RetentionRow | undefined>;
+  /**
+   * The newest `limit` live checkpoints of the branch of one kind (automatic or not), newest first, read by index: what
+   * retention's `keepLast` weighs per branch. Only checkpoints of sessions with a policy (`weighed`) are read.
+   */
+  branchCheckpoints(branchId: string, auto: boolean, now: number, limit: number): Step<RetentionRow[]>;
+  /** The newest live checkpoint of the branch below `beforeSeq` (of any kind), read by index. */
+  newestOnBranch(branchId: string, now: number, beforeSeq: number): Step<RetentionRow | undefined>;
   /** The seq of the session's first checkpoint (expired ones included); undefined when it has none. */
   firstCheckpointSeq(userId: string, sessionId: string): Step<number | undefined>;
   /** Live checkpoints made after `afterAt` and at or before `cutoff`, oldest first, at most `limit` (read by index). */

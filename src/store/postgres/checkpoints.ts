@@ -26,7 +26,7 @@ import { keepRequests } from "./requests.js";
 import type { Sql } from "./sql.js";
 import { indexedMetadata, type CheckpointNameStats, type IndexedMetadataRow, type RetentionRow } from "../port/checkpoints.js";
 
-const RETENTION_COLS = `seq, id, name, created_at AS "createdAt"`;
+const RETENTION_COLS = `seq, id, branch_id AS "branchId", name, auto, created_at AS "createdAt"`;
 
 const CHECKPOINT_INSERT_COLS = [
   "id",
@@ -97,6 +97,11 @@ const s = {
     FROM unnest($2::text[], $3::text[]) AS e(id, checksum) WHERE checkpoints.id = e.id`,
   liveCheckpointAt: `SELECT ${RETENTION_COLS} FROM checkpoints WHERE user_id = $1 AND session_id = $2 AND (expires_at IS NULL OR expires_at > $3::float8)
     ORDER BY seq DESC LIMIT 1 OFFSET $4`,
+  // keepLast per branch: one kind's newest live ones, by the partial index (branch, kind, seq) read backwards.
+  branchCheckpoints: `SELECT ${RETENTION_COLS} FROM checkpoints WHERE branch_id = $1 AND weighed AND auto = $2
+      AND (expires_at IS NULL OR expires_at > $3::float8) ORDER BY seq DESC LIMIT $4`,
+  newestOnBranch: `SELECT ${RETENTION_COLS} FROM checkpoints WHERE branch_id = $1 AND seq < $2::bigint
+      AND (expires_at IS NULL OR expires_at > $3::float8) ORDER BY seq DESC LIMIT 1`,
   firstCheckpointSeq: `SELECT seq FROM checkpoints WHERE user_id = $1 AND session_id = $2 ORDER BY seq LIMIT 1`,
   agedCheckpoints: `SELECT ${RETENTION_COLS} FROM checkpoints WHERE session_id = $1 AND weighed AND created_at > $2::float8 AND created_at <= $3::float8
       AND (expires_at IS NULL OR expires_at > $4::float8) ORDER BY created_at, seq LIMIT $5`,
@@ -270,6 +275,12 @@ export function checkpointsTx(sql: Sql): CheckpointsTx {
             now,
             name,
           ]);
+    },
+    *branchCheckpoints(branchId: string, auto: boolean, now: number, limit: number) {
+      return yield* sql.rows<RetentionRow>(s.branchCheckpoints, [branchId, auto, now, limit]);
+    },
+    *newestOnBranch(branchId: string, now: number, beforeSeq: number) {
+      return yield* sql.one<RetentionRow>(s.newestOnBranch, [branchId, beforeSeq, now]);
     },
     *firstCheckpointSeq(userId: string, sessionId: string) {
       const [seq] = yield* sql.column<number>(s.firstCheckpointSeq, [userId, sessionId]);

@@ -340,5 +340,15 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
       "ALTER TABLE \"call_paths\" ADD COLUMN \"outputs\" text COLLATE \"C\";",
       "\nALTER TABLE \"call_paths\" ADD COLUMN \"hand_edited\" text COLLATE \"C\";"
     ]
+  },
+  {
+    "tag": "0029_branch_retention",
+    "folderMillis": 1796118397998,
+    "hash": "05049625332316d67278cbc76798a0bd9a7d3d100026ab1dd7c280b5d6779a1b",
+    "sql": [
+      "DROP INDEX \"checkpoints_branch\";",
+      "\nCREATE INDEX \"checkpoints_branch_kind_seq\" ON \"checkpoints\" USING btree (\"branch_id\",\"auto\",\"seq\") WHERE weighed;",
+      "\nCREATE INDEX \"checkpoints_branch\" ON \"checkpoints\" USING btree (\"branch_id\",\"seq\");"
+    ]
   }
 ];

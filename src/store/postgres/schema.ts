@@ -195,8 +195,9 @@ export const checkpoints = pgTable(
       .on(t.sessionId, t.name, t.seq)
       .where(sql`weighed`),
     // The foreign key to branches: deleting a branch checks it, which without an index is a scan of every user's
-    // checkpoints per deleted branch (deleteSession of a branchy session took seconds).
-    index("checkpoints_branch").on(t.branchId),
+    // checkpoints per deleted branch (deleteSession of a branchy session took seconds). With seq, as SQLite's rowid
+    // makes it there: a branch's newest are read from its end (retention, the tree view).
+    index("checkpoints_branch").on(t.branchId, t.seq),
     // A session applies a request id once: partial, so a checkpoint without one (most of them) writes no entry of it.
     uniqueIndex("checkpoints_request")
       .on(t.sessionId, t.requestId)
@@ -205,6 +206,11 @@ export const checkpoints = pgTable(
     // checkpoints by seq, so a session without a policy writes no entry of it.
     index("checkpoints_session_weighed_created")
       .on(t.sessionId, t.createdAt, t.seq)
+      .where(sql`weighed`),
+    // Retention keeps the last N of each branch, manual ones before automatic ones: each kind's newest of a branch
+    // without reading the other kind's. Partial, as the name index.
+    index("checkpoints_branch_kind_seq")
+      .on(t.branchId, t.auto, t.seq)
       .where(sql`weighed`),
     index("checkpoints_expires")
       .on(t.expiresAt)

@@ -27,7 +27,14 @@ import { keepRequests } from "./requests.js";
 import { indexedMetadata, type CheckpointNameStats, type IndexedMetadataRow, type RetentionRow } from "../port/checkpoints.js";
 
 const LIVE = "(expires_at IS NULL OR expires_at > @now)";
-const RETENTION_COLS = "seq, id, name, created_at AS createdAt";
+const RETENTION_COLS = "seq, id, branch_id AS branchId, name, auto, created_at AS createdAt";
+
+/** A retention row as SQLite reads it (`auto` an integer) made the port's. */
+function retentionRow(row: unknown): RetentionRow | undefined {
+  if (row === undefined) return undefined;
+  const r = row as RetentionRow;
+  return { ...r, auto: Boolean(r.auto) };
+}
 
 /**
  * The INSERT of a checkpoint, with `columns` and their `values` after the others. Checkpoints can be deleted, and a
@@ -90,6 +97,12 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
       WHERE session_id = @sessionId AND weighed = 1 AND name = @name AND seq < @beforeSeq AND ${LIVE} ORDER BY seq DESC LIMIT 1`),
     newestUnnamed: p(`SELECT ${RETENTION_COLS} FROM checkpoints INDEXED BY checkpoints_session_name_seq
       WHERE session_id = @sessionId AND weighed = 1 AND name IS NULL AND seq < @beforeSeq AND ${LIVE} ORDER BY seq DESC LIMIT 1`),
+    // keepLast per branch: one kind's newest live ones, by the partial index (branch, kind, seq) read backwards.
+    branchKind: p(`SELECT ${RETENTION_COLS} FROM checkpoints INDEXED BY checkpoints_branch_kind_seq
+      WHERE branch_id = @branchId AND weighed = 1 AND auto = @auto AND ${LIVE} ORDER BY seq DESC LIMIT @limit`),
+    // The branch index holds the rowid (seq): its newest are read backwards from `beforeSeq`.
+    newestOnBranch: p(`SELECT ${RETENTION_COLS} FROM checkpoints INDEXED BY checkpoints_branch
+      WHERE branch_id = @branchId AND seq < @beforeSeq AND ${LIVE} ORDER BY seq DESC LIMIT 1`),
     firstSeq: p(
       `SELECT seq FROM checkpoints INDEXED BY checkpoints_session_user_seq WHERE user_id = ? AND session_id = ? ORDER BY seq LIMIT 1`,
       "pluck",
@@ -267,17 +280,23 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
       }
     },
     *liveCheckpointAt(userId: string, sessionId: string, now: number, offset: number) {
-      return s.liveAt.get({ userId, sessionId, now, offset }) as RetentionRow | undefined;
+      return retentionRow(s.liveAt.get({ userId, sessionId, now, offset }));
     },
     *newestNamed(sessionId: string, name: string | null, now: number, beforeSeq: number) {
       const statement = name === null ? s.newestUnnamed : s.newestNamed;
-      return statement.get({ sessionId, now, beforeSeq, ...(name === null ? {} : { name }) }) as RetentionRow | undefined;
+      return retentionRow(statement.get({ sessionId, now, beforeSeq, ...(name === null ? {} : { name }) }));
+    },
+    *branchCheckpoints(branchId: string, auto: boolean, now: number, limit: number) {
+      return s.branchKind.all({ branchId, auto: auto ? 1 : 0, now, limit }).map((r) => retentionRow(r)!);
+    },
+    *newestOnBranch(branchId: string, now: number, beforeSeq: number) {
+      return retentionRow(s.newestOnBranch.get({ branchId, now, beforeSeq }));
     },
     *firstCheckpointSeq(userId: string, sessionId: string) {
       return s.firstSeq.get(userId, sessionId) as number | undefined;
     },
     *agedCheckpoints(sessionId: string, afterAt: number, cutoff: number, now: number, limit: number) {
-      return s.aged.all({ sessionId, afterAt, cutoff, now, limit }) as RetentionRow[];
+      return s.aged.all({ sessionId, afterAt, cutoff, now, limit }).map((r) => retentionRow(r)!);
     },
     *checkpointInUse(sessionId: string, checkpointId: string) {
       return s.inUse.get({ sessionId, id: checkpointId }) !== undefined;

@@ -400,5 +400,13 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
       "ALTER TABLE `call_paths` ADD `outputs` text;",
       "\nALTER TABLE `call_paths` ADD `hand_edited` text;"
     ]
+  },
+  {
+    "tag": "0034_branch_retention",
+    "folderMillis": 1796118396280,
+    "hash": "4cf1eaf05b754f6676b4275412787146281b230f4ee3c6f6087b6cdb67bb7c6e",
+    "sql": [
+      "CREATE INDEX `checkpoints_branch_kind_seq` ON `checkpoints` (`branch_id`,`auto`,`seq`) WHERE weighed = 1;"
+    ]
   }
 ];

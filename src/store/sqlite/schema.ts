@@ -216,6 +216,11 @@ export const checkpoints = sqliteTable(
     index("checkpoints_session_weighed_created")
       .on(t.sessionId, t.createdAt, t.seq)
       .where(sql`weighed = 1`),
+    // Retention keeps the last N of each branch, manual ones before automatic ones: each kind's newest of a branch
+    // without reading the other kind's. Partial, as the name index.
+    index("checkpoints_branch_kind_seq")
+      .on(t.branchId, t.auto, t.seq)
+      .where(sql`weighed = 1`),
     index("checkpoints_expires")
       .on(t.expiresAt)
       .where(sql`expires_at IS NOT NULL`),

@@ -97,6 +97,12 @@ export function checkpointsSpec(store: () => Store): void {
         beyond: yield* tx.liveCheckpointAt("alice", "k", at(49), 9),
         named: yield* tx.newestNamed("k", "first", at(49), Number.MAX_SAFE_INTEGER),
         unnamed: yield* tx.newestNamed("k", null, at(49), Number.MAX_SAFE_INTEGER),
+        manual: (yield* tx.branchCheckpoints("k-b1", false, at(49), 10)).map((c) => c.id),
+        manualNewest: (yield* tx.branchCheckpoints("k-b1", false, at(49), 1)).map((c) => c.id),
+        autos: yield* tx.branchCheckpoints("k-b1", true, at(49), 10),
+        laterManual: (yield* tx.branchCheckpoints("k-b1", false, at(60), 10)).map((c) => c.id),
+        otherBranch: yield* tx.branchCheckpoints("nope", false, at(49), 10),
+        branchNewest: yield* tx.newestOnBranch("k-b1", at(49), Number.MAX_SAFE_INTEGER),
         firstSeq: yield* tx.firstCheckpointSeq("alice", "k"),
         aged: (yield* tx.agedCheckpoints("k", 0, at(44), at(49), 10)).map((c) => c.id),
         stats: yield* tx.checkpointStats("alice", "k", at(49)),
@@ -109,6 +115,17 @@ export function checkpointsSpec(store: () => Store): void {
     expect(got.named?.id).toBe("k3");
     // Not scoped to a user: the session's checkpoints, mallory's orphan k4 among them.
     expect(got.unnamed?.id).toBe("k4");
+    // A branch's own, one kind at a time, newest first (not scoped to a user either).
+    expect(got.manual).toEqual(["k4", "k3", "k1"]);
+    expect(got.manualNewest).toEqual(["k4"]);
+    expect(got.autos).toEqual([{ seq: expect.any(Number), id: "k2", branchId: "k-b1", name: null, auto: true, createdAt: at(42) }]);
+    expect(got.laterManual).toEqual(["k4", "k1"]);
+    expect(got.otherBranch).toEqual([]);
+    expect(got.branchNewest).toMatchObject({ id: "k4", branchId: "k-b1", auto: false });
+    const below = await store().read((tx) => tx.newestOnBranch("k-b1", at(49), got.branchNewest!.seq));
+    expect(below?.id).toBe("k3");
+    expect(await store().read((tx) => tx.newestOnBranch("k-b1", at(60), got.branchNewest!.seq))).toMatchObject({ id: "k2" });
+    expect(await store().read((tx) => tx.newestOnBranch("nope", at(49), Number.MAX_SAFE_INTEGER))).toBeUndefined();
     expect(got.firstSeq).toBeTypeOf("number");
     expect(got.aged).toEqual(["k2", "k3", "k4"]);
     expect(got.stats.find((s) => s.name === "first")).toMatchObject({ count: 2 });

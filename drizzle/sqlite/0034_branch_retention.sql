@@ -1,0 +1,1 @@
+CREATE INDEX `checkpoints_branch_kind_seq` ON `checkpoints` (`branch_id`,`auto`,`seq`) WHERE weighed = 1;
