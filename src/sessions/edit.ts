@@ -171,7 +171,7 @@ function* checkpointAtMessage(
   // Its expiry is counted from its createdAt (see `CheckpointFields.expiresIn`).
   const row = yield* writeCheckpoint(ctx, tx, session, entry.branchId, headOfEntry(entry), fields);
   yield* captureFiles(ctx, tx, session.id, row.id, "edit");
-  yield* retainAfterWrite(tx, session, row.id, row.createdAt);
+  yield* retainAfterWrite(tx, session, row, row.createdAt);
   return row;
 }
 

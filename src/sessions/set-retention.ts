@@ -17,8 +17,10 @@ const retentionInput = z
 
 /**
  * A session's retention policy. A checkpoint stays while any rule keeps it: the session's first (`keepFirst`), one of
- * the last `keepLast`, the newest of its name (`onePerName`; the unnamed ones count as one name), one made less than
- * `keepFor` ago ("7d", or ms), and always one a branch forks from. The others are expired, as with a TTL.
+ * the last `keepLast` of its branch (each branch counts its own; over `keepLast`, automatic checkpoints expire before
+ * manual ones), the newest of its name (`onePerName`; the unnamed ones count as one name), one made less than `keepFor`
+ * ago ("7d", or ms), and always one a branch forks from. The others are expired, as with a TTL; a branch's newest
+ * waits for the next checkpoint on that branch.
  */
 export interface RetentionPolicy {
   keepFirst?: boolean;

@@ -1,5 +1,5 @@
-// Retention: a session's policy keeps the first, the last N, the newest of each name, the recent ones and every fork
-// point; the others expire as checkpoints are made, when the policy is set, and by prune.
+// Retention: a session's policy keeps the first, the last N of each branch, the newest of each name, the recent ones
+// and every fork point; the others expire as checkpoints are made, when the policy is set, and by prune.
 import { describe, expect, it } from "vitest";
 import { NotFoundError, ValidationError, type SessionHandle } from "../../src/index.js";
 import { dumpOf, onPostgres, sqlOn } from "../fixtures/backend.js";
@@ -72,19 +72,23 @@ describe("retention", () => {
     expect(await liveNames(s)).toEqual(["t4", "t5"]);
   });
 
-  it("edit and regenerate with a checkpoint apply it too", async () => {
+  it("edit and regenerate with a checkpoint apply it too (each new branch keeps its own last N)", async () => {
     const { fp } = dbs.open();
     const s = await fp.createSession({ userId: "u" });
     const [q, a] = await s.append([
       { role: "user", content: "q" },
       { role: "assistant", content: "a" },
     ]);
-    await s.setRetention({ keepLast: 1 });
-    await s.checkpoint({ name: "first" });
-    await s.edit(q!.id, { content: "q2" }, { checkpoint: { name: "edited" } });
-    expect(await liveNames(s)).toEqual(["edited"]);
-    await s.regenerate(a!.id, { content: "a2" }, { checkpoint: { name: "regenerated" } });
-    expect(await liveNames(s)).toEqual(["regenerated"]);
+    await s.setRetention({ keepLast: 1, onePerName: true });
+    await s.checkpoint({ name: "v" });
+    await s.checkpoint({ name: "w" });
+    expect(await liveNames(s)).toEqual(["v", "w"]);
+    // The new "v" (on the regenerated branch) takes the place of the old one, which no rule keeps any more.
+    await s.regenerate(a!.id, { content: "a2" }, { checkpoint: { name: "v" } });
+    expect(await liveNames(s)).toEqual(["w", "v"]);
+    await s.checkpoint({ name: "x" });
+    await s.edit(q!.id, { content: "q2" }, { checkpoint: { name: "v" } });
+    expect(await liveNames(s)).toEqual(["w", "x", "v"]);
     expect(await fp.verify()).toMatchObject({ ok: true });
   });
 
@@ -228,6 +232,10 @@ describe("retention", () => {
       `SELECT id FROM checkpoints INDEXED BY checkpoints_session_weighed_created WHERE session_id = $1 AND weighed = 1 AND created_at > $2 AND created_at <= $3 AND ${live} ORDER BY created_at, seq LIMIT 16`,
       // The Nth newest live one (keepLast).
       `SELECT id FROM checkpoints INDEXED BY checkpoints_session_user_seq WHERE user_id = $1 AND session_id = $2 AND ${live} ORDER BY seq DESC LIMIT 1 OFFSET 10`,
+      // A branch's newest of one kind (keepLast, manual ones before automatic ones).
+      `SELECT id FROM checkpoints INDEXED BY checkpoints_branch_kind_seq WHERE branch_id = $1 AND weighed = 1 AND auto = $2 AND ${live} ORDER BY seq DESC LIMIT 3`,
+      // A branch's newest below a seq (the one a new checkpoint follows).
+      `SELECT id FROM checkpoints INDEXED BY checkpoints_branch WHERE branch_id = $1 AND seq < $2 AND ${live} ORDER BY seq DESC LIMIT 1`,
       // The newest of a name (onePerName).
       `SELECT id FROM checkpoints INDEXED BY checkpoints_session_name_seq WHERE session_id = $1 AND weighed = 1 AND name = $2 AND seq < $3 AND ${live} ORDER BY seq DESC LIMIT 1`,
     ];

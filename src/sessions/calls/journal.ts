@@ -84,7 +84,7 @@ export function* completeCall(
   // Right after the call, not at the branch's head now: what was written while the tool ran came after it.
   const at = headOfEntry(entry);
   const row = yield* writeCheckpoint(ctx, tx, session, entry.branchId, at, { name: null, auto: true, metadata: null });
-  yield* retainAfterWrite(tx, session, row.id, row.createdAt);
+  yield* retainAfterWrite(tx, session, row, row.createdAt);
   const checkpoint = toCheckpoint(row);
   return { invocation, checkpoint };
 }

@@ -167,6 +167,6 @@ export function* autoCheckpointAfterMessage(
   const every = ctx.autoCheckpoint.everyMessages;
   if (!every || entry.kind !== "message" || entry.msgCount % every !== 0) return undefined;
   const row = yield* writeCheckpoint(ctx, tx, session, entry.branchId, headOfEntry(entry), { name: null, auto: true, metadata: null });
-  yield* retainAfterWrite(tx, session, row.id, row.createdAt);
+  yield* retainAfterWrite(tx, session, row, row.createdAt);
   return row;
 }

@@ -209,7 +209,7 @@ function* checkpointUnit(
     yield* tx.setWorkspaceManifest(session.id, manifestId, now);
   }
   // A session without a retention policy pays nothing more here.
-  if (o.retain && session.retention !== null) yield* retainAfterCheckpoint(tx, session, row.id, now);
+  if (o.retain && session.retention !== null) yield* retainAfterCheckpoint(tx, session, row, now);
   return { turn: { messages: written.messages, checkpoint: toCheckpoint(row) }, auto: written.checkpoints };
 }
 
