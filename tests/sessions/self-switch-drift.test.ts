@@ -84,6 +84,9 @@ it("a forced both switch to the current branch saves the drift before its replay
 
 it("a both switch to the current branch with nothing to run leaves drift as it is", async () => {
   const { s, at, events, current } = await stoppedWithHandEdit();
+  // A "conversation" switch's replay would write over the hand edit too: refused (conversation-rewind-drift.test.ts).
+  expect(await s.switchBranch(current).catch((e: ConflictError) => e.code)).toBe("WORKSPACE_DRIFT");
+  fs.rmSync(at("b"));
   await s.switchBranch(current);
   expect(events).toEqual(["replay b"]);
   fs.writeFileSync(at("b"), "by hand again");

@@ -136,16 +136,21 @@ describe("force: true", () => {
     expect((await fp.listCheckpoints({ userId: "alice" })).items.length).toBe(count);
   });
 
-  it("validates force, and refuses it without a workspace scope, leaving the database unchanged", async () => {
+  it("validates force, and refuses it in a session without a workspace, leaving the database unchanged", async () => {
     const { s, a } = await drifted();
+    const bare = await fp.createSession({ userId: "alice" });
+    await bare.append({ role: "user", content: "hi" });
+    const at = await bare.checkpoint({ name: "at" });
+    await bare.append({ role: "assistant", content: "later" });
     const before = await dumpOf(dbFile);
     const bad = await rejectionOf(s.rollback(a.id, { scope: "files", force: "yes" as never }));
     expect(bad).toBeInstanceOf(ValidationError);
     expect(bad.field).toBe("force");
-    const noScope = await rejectionOf(s.rollback(a.id, { force: true }));
-    expect(noScope).toBeInstanceOf(ValidationError);
-    expect(noScope.field).toBe("force");
-    expect((await rejectionOf(s.switchBranch((await s.info()).currentBranchId, { scope: "conversation", force: true }))).field).toBe(
+    // A "conversation" move runs tools on the workspace too (its drift check, see conversation-rewind-drift.test.ts).
+    const noWorkspace = await rejectionOf(bare.rollback(at.id, { force: true }));
+    expect(noWorkspace).toBeInstanceOf(ValidationError);
+    expect(noWorkspace.field).toBe("force");
+    expect((await rejectionOf(bare.switchBranch((await bare.info()).currentBranchId, { scope: "conversation", force: true }))).field).toBe(
       "force",
     );
     expect(await dumpOf(dbFile)).toEqual(before);

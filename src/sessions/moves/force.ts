@@ -45,7 +45,8 @@ export async function prepareMoveRestore(
  * The drift check of a move that restores no files yet runs tools on the workspace (a "both" switch to the current
  * branch with calls to undo or replay): drift in the paths `reach` those calls' runs changed ("all": one has no record)
  * would be written over unsaved. Refused (`WORKSPACE_DRIFT`), or with `force` saved first, as `prepareMoveRestore`
- * does; null when there is none. Drift elsewhere is left as it is: nothing writes over it.
+ * does; null when there is none. Drift elsewhere, and in `keep` (hand edits the move's undos put back and keep), is
+ * left as it is: nothing writes over it.
  */
 export async function saveDriftBeforeTools(
   ctx: EngineContext,
@@ -53,10 +54,11 @@ export async function saveDriftBeforeTools(
   ws: WorkspaceRow,
   reach: ReadonlySet<string> | "all",
   force: { move: string } | null,
+  keep: ReadonlySet<string> = new Set(),
 ): Promise<SavedDrift | null> {
   // The files as forkpoint last saw them, "restored": no change, only the checks (drift, calls under way).
   const { drifted } = await prepareRestore(ctx, ws, ws.manifestId, true);
-  const over = reach === "all" ? drifted : drifted.filter((p) => reach.has(p));
+  const over = drifted.filter((p) => !keep.has(p) && (reach === "all" || reach.has(p)));
   if (over.length === 0) return null;
   if (force) return saveDrift(ctx, ref, force.move, drifted);
   const shown = over.slice(0, 10).join(", ") + (over.length > 10 ? `, and ${over.length - 10} more` : "");

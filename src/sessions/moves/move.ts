@@ -16,6 +16,7 @@ import { finishMoveTx } from "./finish-move.js";
 import { moveEvent, sessionPosition } from "./history.js";
 import { restoreMoveFiles, snapshotPosition } from "./move-files.js";
 import { refuseDriftBeforeReplays } from "./drift-in-move.js";
+import { conversationDrift } from "./conversation-drift.js";
 import { filesTrackPlan } from "./files-track.js";
 import { computePlan } from "./move-plan.js";
 import { type BaseMoveSpec, type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js";
@@ -65,7 +66,6 @@ export async function performMove(
   const parsed: MoveOptions = options === undefined || options === null ? {} : parseOptions(moveOptions, options, "options");
   const { requestId, ifAt, ...o } = parsed;
   const scope = o.scope ?? "conversation";
-  if (o.force && scope === "conversation") throw new ValidationError("force", 'applies to the workspace: use scope "files" or "both"');
   // The same id again is answered from the ledger, looked up in the unit that plans the move: no tool runs twice.
   const request =
     requestId === undefined
@@ -76,7 +76,7 @@ export async function performMove(
       ctx.withSessionLock(
         ref.id,
         async () => {
-          if (scope === "conversation") return moveConversation(ctx, ref, o, prepare, within, { request, ifAt });
+          if (scope === "conversation") return moveConversationChecked(ctx, ref, o, prepare, within, { request, ifAt });
           // Another handle's, process's or server's write between the files' planning and the conversation's is met by
           // planning the move again on what it left, as if it had come first.
           let earlier: SavedDrift | undefined;
@@ -164,6 +164,30 @@ async function moveWithFiles(
   const move = { scope, ...left, ...(track ? { track } : {}) };
   const files = await reportSavedDrift(savedDrift, restoreFiles(ctx, ref.id, forced.prepared, move));
   return { ...(await reportSavedDrift(savedDrift, stayingPut(ctx, ref, { request, extra: { files, ...saved } }))), files, ...saved };
+}
+
+/**
+ * A "conversation" move (the caller holds the session's lock), its workspace's drift checked first: refused where its
+ * undos and replays would write over a save by hand, or saved first with `force` (see conversation-drift.ts).
+ */
+async function moveConversationChecked(
+  ctx: EngineContext,
+  ref: SessionRef,
+  o: MoveOptions,
+  prepare: (tx: Tx, session: SessionRow) => Step<BaseMoveSpec>,
+  within: WithinMove | undefined,
+  { request, ifAt }: Pick<MoveWrite, "request" | "ifAt">,
+): Promise<MoveOutcome> {
+  const checked = await conversationDrift(ctx, ref, o, prepare, ifAt, request);
+  // Planned again holding the directory's run turn (see move-turn.ts).
+  if ("turn" in checked)
+    return inRunTurn(ctx, checked.turn, () => moveConversationChecked(ctx, ref, o, prepare, within, { request, ifAt }));
+  const { savedDrift } = checked;
+  if (!savedDrift) return moveConversation(ctx, ref, o, prepare, within, { request, ifAt });
+  // The saved drift's checkpoint moved the head on: the conversation's unit checks the branch only.
+  const stillAt = ifAt ? { branchId: ifAt.branchId } : ifAt;
+  const moved = moveConversation(ctx, ref, o, prepare, within, { request, ifAt: stillAt, extra: { savedDrift } });
+  return { ...(await reportSavedDrift(savedDrift, moved)), savedDrift };
 }
 
 /** A move's options with their defaults spelled out: a retry that gives a default is the call that left it out. */

@@ -64,10 +64,15 @@ export class PutBack {
    * file changed since (by hand, by a call) is no longer that hand edit, and is not held.
    */
   holdIfAsLeft(made: PutBacks): void {
-    for (const [path, print] of Object.entries(made)) {
+    for (const path of this.asLeft(made)) this.#held.set(path, this.#readOne(path)!);
+  }
+
+  /** The paths of `made` the files still hold just as put back (see `holdIfAsLeft`). */
+  asLeft(made: PutBacks): string[] {
+    return Object.entries(made).flatMap(([path, print]) => {
       const now = this.#readOne(path);
-      if (now !== undefined && fingerprint(now) === print) this.#held.set(path, now);
-    }
+      return now !== undefined && fingerprint(now) === print ? [path] : [];
+    });
   }
 
   /** Holds `paths` as they are now (a resumed move: the hand edits its finished undos put back). */

@@ -317,7 +317,7 @@ function* startStepUnit(tx: Tx, ctx: EngineContext, step: MoveStepRow, withPaths
 }
 
 /** Whether applied call `row` is applied by a replay (its result kept for that application), not by its first run. */
-function* replayedApplication(tx: Tx, row: ToolRow): Step<boolean> {
+export function* replayedApplication(tx: Tx, row: ToolRow): Step<boolean> {
   return row.appliedSeq !== null && (yield* tx.replayResult(row.id, row.appliedSeq)) !== undefined;
 }
 

@@ -1,0 +1,107 @@
+// The drift check of a "conversation" move of a session with a workspace: its undos and replays run tools on the files,
+// so a file saved by hand after the call that last changed it (drift) that one of them writes would be overwritten
+// unsaved. Refused (`WORKSPACE_DRIFT`) before the first step, or saved first with `force`, as a "both" move does. A
+// hand edit a call's run found there (made before it) is what that call's undo puts back (see put-back.ts): not refused.
+import { ValidationError } from "../../models/errors.js";
+import type { MoveOptions } from "../../models/inputs.js";
+import type { SavedDrift, ToolInvocation } from "../../models/types.js";
+import type { SessionRow, Step, Tx, WorkspaceRow } from "../../store/port/index.js";
+import type { EngineContext, SessionRef } from "../core/context.js";
+import { ownedCurrent } from "../core/owned.js";
+import { checkIfAt, type IfAt } from "../core/if-at.js";
+import { isLocal } from "../workspace/host.js";
+import { holdsRunTurn } from "../workspace/run-turns.js";
+import { recordedIn, type Request } from "../requests/ledger.js";
+import { saveDriftBeforeTools } from "./force.js";
+import { computePlan } from "./move-plan.js";
+import type { BaseMoveSpec, MoveOutcome } from "./move-spec.js";
+import { stoppedPutBacks } from "./own-changes.js";
+import { PutBack } from "./put-back.js";
+import { refuseMove } from "./refusals.js";
+import { replayedApplication } from "./run-steps.js";
+
+/** What the check found: the run turn to take first (planned again holding it), or the drift saved (null: none). */
+export type ConversationDrift = { turn: string } | { savedDrift: SavedDrift | null };
+
+/**
+ * Checks the files a "conversation" move's undos and replays write for drift (see the file's comment), before the
+ * move is journaled; with `force`, saves the drift in a checkpoint of its own first (see `saveDriftBeforeTools`).
+ */
+export async function conversationDrift(
+  ctx: EngineContext,
+  ref: SessionRef,
+  o: MoveOptions,
+  prepare: (tx: Tx, session: SessionRow) => Step<BaseMoveSpec>,
+  ifAt: IfAt | undefined,
+  request: Request<MoveOutcome> | undefined,
+): Promise<ConversationDrift> {
+  const planned = await ctx.store.read((tx) => writesUnit(ctx, tx, ref, o, prepare, ifAt, request));
+  if (planned === null) return { savedDrift: null };
+  if (planned.turn !== undefined) return { turn: planned.turn };
+  const { ws, kind, writes, keep, stopped } = planned;
+  // The hand edits a stopped move (this one called again) put back, where the files still hold them as it left them.
+  for (const path of stopped ? new PutBack(ws.dir, () => undefined).asLeft(stopped) : []) keep.add(path);
+  return { savedDrift: await saveDriftBeforeTools(ctx, ref, ws, writes, o.force ? { move: kind } : null, keep) };
+}
+
+/** The planned move's workspace and the paths its steps write (see `writtenPaths`); null: it runs no tool on files. */
+function* writesUnit(
+  ctx: EngineContext,
+  tx: Tx,
+  ref: SessionRef,
+  o: MoveOptions,
+  prepare: (tx: Tx, session: SessionRow) => Step<BaseMoveSpec>,
+  ifAt: IfAt | undefined,
+  request: Request<MoveOutcome> | undefined,
+) {
+  const { session, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
+  if (!session.hasWorkspace && o.force) throw new ValidationError("force", "applies to the workspace: the session has none");
+  if (!session.hasTools || !session.hasWorkspace) return null;
+  // A request applied already is answered by the move, which runs nothing.
+  if (request && (yield* recordedIn(tx, session.id, request))) return null;
+  yield* checkIfAt(tx, session, ifAt, head.position);
+  const ws: WorkspaceRow | undefined = yield* tx.getWorkspace(session.id);
+  // Another host's files cannot be looked at here: a "conversation" move works anywhere (its tools run here).
+  if (!ws || !isLocal(ws)) return null;
+  if (!holdsRunTurn(ws.dir)) return { turn: ws.dir } as const;
+  const base = yield* prepare(tx, session);
+  const steps = (yield* computePlan(ctx, tx, session, base.target)).steps;
+  if (steps.undo.length + steps.replay.length === 0) return null;
+  // Refused before any drift is saved, as the move's own planning would refuse it.
+  refuseMove(steps, o);
+  const { writes, keep } = yield* writtenPaths(ctx, tx, steps.undo, steps.replay);
+  const stopped = yield* stoppedPutBacks(tx, session.id, base);
+  return { ws, kind: base.kind, writes, keep, stopped };
+}
+
+/**
+ * The paths the steps write, in the order they run (undos, newest call first, then replays): those their calls' runs
+ * changed ("all": a call with no record of them, or a replay of a tool's acting only in the workspace that changed
+ * none: run again, it may change any). `keep`: the paths whose first writer found a hand edit there as its call's first
+ * run began (its record's `handEdited`): drift there is that edit, not a save made after the call; an undo puts it back
+ * (kept), a replay applies its call over it again, as its first run did.
+ */
+function* writtenPaths(
+  ctx: EngineContext,
+  tx: Tx,
+  undos: readonly ToolInvocation[],
+  replays: readonly ToolInvocation[],
+): Step<{ writes: Set<string> | "all"; keep: Set<string> }> {
+  const writes = new Set<string>();
+  const keep = new Set<string>();
+  const steps = [...undos.map((call) => ({ call, undo: true })), ...replays.map((call) => ({ call, undo: false }))];
+  for (const { call, undo } of steps) {
+    const paths = yield* tx.callPaths(call.id);
+    if (paths === undefined || (!undo && paths.length === 0 && ctx.tools.actsInWorkspaceOnly(call.tool))) return { writes: "all", keep };
+    // A call applied by a replay: its undo puts back what that replay found, the files a move left (see run-steps.ts).
+    const row = undo ? yield* tx.getTool(call.id) : undefined;
+    const first = !undo || !(yield* replayedApplication(tx, row!));
+    const found = first ? new Set(yield* tx.callHandEdited(call.id)) : new Set();
+    for (const path of paths) {
+      if (writes.has(path) || keep.has(path)) continue;
+      if (found.has(path)) keep.add(path);
+      else writes.add(path);
+    }
+  }
+  return { writes, keep };
+}
