@@ -13,6 +13,7 @@ import { isLocal } from "../workspace/host.js";
 import { holdsRunTurn } from "../workspace/run-turns.js";
 import { recordedIn, type Request } from "../requests/ledger.js";
 import { saveDriftBeforeTools } from "./force.js";
+import { isReplannable, PLANNING_ATTEMPTS } from "./files-planned.js";
 import { computePlan } from "./move-plan.js";
 import type { BaseMoveSpec, MoveOutcome } from "./move-spec.js";
 import { stoppedPutBacks } from "./own-changes.js";
@@ -28,6 +29,24 @@ export type ConversationDrift = { turn: string } | { savedDrift: SavedDrift | nu
  * move is journaled; with `force`, saves the drift in a checkpoint of its own first (see `saveDriftBeforeTools`).
  */
 export async function conversationDrift(
+  ctx: EngineContext,
+  ref: SessionRef,
+  o: MoveOptions,
+  prepare: (tx: Tx, session: SessionRow) => Step<BaseMoveSpec>,
+  ifAt: IfAt | undefined,
+  request: Request<MoveOutcome> | undefined,
+): Promise<ConversationDrift> {
+  // Another handle's, process's or server's write to the files between the planning and the look at them: planned again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await checkOnce(ctx, ref, o, prepare, ifAt, request);
+    } catch (error) {
+      if (!isReplannable(error) || attempt >= PLANNING_ATTEMPTS) throw error;
+    }
+  }
+}
+
+async function checkOnce(
   ctx: EngineContext,
   ref: SessionRef,
   o: MoveOptions,
