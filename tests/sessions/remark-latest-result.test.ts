@@ -27,6 +27,7 @@ async function replayedAtAnotherSize(calls: ToolCallRecord[]) {
   await s.rollback(start.id, { scope: "conversation" });
   expect(readOrNull(log)).toBe("");
   fs.writeFileSync(log, "hand\n");
+  await s.checkpoint({ name: "hand" }); // kept: a "conversation" move's replay does not write over unsaved drift
   await s.switchBranch(head, { scope: "conversation" }); // replayed at size 5
   expect(readOrNull(log)).toBe("hand\nx\n");
   await s.checkpoint({ name: "at" }); // captures the replay's line after the hand edit
