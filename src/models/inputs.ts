@@ -128,7 +128,10 @@ export const baseMoveOptions = z.strictObject({
   scope: z.enum(["conversation", "files", "both"]).optional(),
   /** Calls to undo or replay whose tool is not registered here: refuse the move (default) or leave them as they are. */
   unregistered: z.enum(["refuse", "leave"]).optional(),
-  /** With scope "files" or "both": files changed outside forkpoint are saved in a checkpoint, then overwritten. */
+  /**
+   * With a workspace: files changed outside forkpoint that the move overwrites (any, with scope "files" or "both"; those
+   * its undos and replays write, with "conversation") are saved in a checkpoint, then overwritten.
+   */
   force: z.boolean().optional(),
 });
 /** `rollback`, `switchBranch`, `undo`, `redo` options: the move's own, a `requestId` and an `ifAt`. */
