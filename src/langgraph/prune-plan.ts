@@ -6,13 +6,13 @@
 // from; in a subgraph's namespace, the checkpoints where it waited (an interrupt or an error) that the heads and points
 // its parent's namespace keeps for those reasons land at, when they wait on its task there (a head moved back to one
 // serves the subgraph where it waited as it stood: `namespace-head.ts`); in a `checkpointer: true` subgraph's
-// namespace, all it wrote in each step its parent's namespace keeps; and, for each one kept, its ancestors up to
-// where every DeltaChannel it holds no value of has a stored value (LangGraph rebuilds such a channel from their
-// writes). A kept checkpoint whose continuations all go keeps its pending writes, marked (`went-on.ts`). Everything
-// else goes: the LangGraph rows with their pending writes, the forkpoint checkpoints that held them
-// (those a branch forks from stay), channel values no kept checkpoint has. The session's log is never touched: its
-// messages and tree stay as they were.
-import type { BranchRow, LgCheckpointRow, Step, Tx } from "../store/port/index.js";
+// namespace, all it wrote in each step its parent's namespace keeps and in the step before each that last ran it (its
+// memory there); and, for each one kept, its ancestors up to where every DeltaChannel it holds no value of has a
+// stored value (LangGraph rebuilds such a channel from their writes). A kept checkpoint whose continuations all go
+// keeps its pending writes, marked (`went-on.ts`). Everything else goes: the LangGraph rows with their pending writes,
+// the forkpoint checkpoints that held them (those a branch forks from stay), channel values no kept checkpoint has.
+// The session's log is never touched: its messages and tree stay as they were.
+import type { BranchRow, LgCheckpointRow, LgPointRow, Step, Tx } from "../store/port/index.js";
 import { headOf, type EngineContext } from "../sessions/langgraph-bridge.js";
 import { openChannels, type RowVersions, type ValuesNode } from "./channel-values.js";
 import type { SaverParts } from "./saver-parts.js";
@@ -160,17 +160,18 @@ export function* planKeepLatest(
       land(row.checkpointId, windows);
     }
   }
-  // A `checkpointer: true` subgraph's memory: all it wrote in each step its parent's namespace keeps. A parent's head
-  // or point reads it through `memoryOnParentLineage`, which picks among the step's checkpoints by the lineage it
-  // stands on (where the subgraph waited, went on, or began the step), so none of them can go while the step stays.
+  // A `checkpointer: true` subgraph's memory: all it wrote in each step its parent's namespace keeps, and in the step
+  // before it that last ran the subgraph (what a head there, a rollback or a run from there is served: its memory).
+  // A parent's head or point reads it through `memoryOnParentLineage`, which picks among a step's checkpoints by the
+  // lineage it stands on (where the subgraph waited, went on, or began the step), so none of them can go.
   const memoryUp = thread ? memoryParentNs(thread.checkpointNs) : undefined;
   const parentKept = thread && memoryUp !== undefined ? kept.get(waitsKey(thread.threadId, memoryUp)) : undefined;
   if (thread && memoryUp !== undefined && parentKept) {
     const parentThread = yield* tx.langgraph.getThread(thread.userId, thread.threadId, memoryUp);
     const parentPoints = parentThread ? yield* tx.langgraph.pointsOf(parentThread.sessionId) : [];
-    for (const row of rows) {
-      const anchor = memoryAnchor(parentPoints, row, pointById.get(row.checkpointId), memoryUp);
-      if (anchor && parentKept.has(anchor.checkpointId)) keepRow(row);
+    const parentRows = parentThread ? yield* tx.langgraph.checkpointsOf(parentThread.sessionId) : [];
+    for (const id of yield* memoryStepsKept(tx, parentThread?.sessionId, parentRows, parentKept, rows, parentPoints, pointById, memoryUp)) {
+      keepRow(byId.get(id)!);
     }
   }
   // The tasks that waited at what this namespace keeps so far (what a head may stand at): its subgraphs' waits to keep.
@@ -251,6 +252,58 @@ export function* carryOut(tx: Tx, plan: PrunePlan): Step<number> {
     if (!(yield* tx.checkpointInUse(sessionId, fpId))) yield* tx.deleteCheckpoint(fpId);
   }
   return drop.length;
+}
+
+/**
+ * The checkpoints of a `checkpointer: true` subgraph's namespace (`rows`) that its parent's kept checkpoints (`parentKept`)
+ * may be served from: all it wrote in the step of each (the step run from it), and in the nearest step before it on its
+ * parent chain that wrote any (the memory a head there, a rollback to it or a run from it goes on with).
+ */
+function* memoryStepsKept(
+  tx: Tx,
+  parentSession: string | undefined,
+  parentRows: readonly LgCheckpointRow[],
+  parentKept: ReadonlySet<string>,
+  rows: readonly LgCheckpointRow[],
+  parentPoints: readonly LgPointRow[],
+  pointById: ReadonlyMap<string, LgPointRow>,
+  up: string,
+): Step<Set<string>> {
+  const byAnchor = new Map<string, string[]>();
+  for (const row of rows) {
+    const anchor = memoryAnchor(parentPoints, row, pointById.get(row.checkpointId), up);
+    if (anchor) byAnchor.set(anchor.checkpointId, [...(byAnchor.get(anchor.checkpointId) ?? []), row.checkpointId]);
+  }
+  const parentOf = new Map(parentRows.map((r) => [r.checkpointId, r.parentCheckpointId]));
+  const keep = new Set<string>();
+  for (const id of parentKept) {
+    for (const row of byAnchor.get(id) ?? []) keep.add(row);
+    const seen = new Set([id]);
+    let at = yield* storedParent(tx, parentSession, parentOf, id);
+    while (at !== undefined && !seen.has(at)) {
+      seen.add(at);
+      const step = byAnchor.get(at);
+      if (step) {
+        for (const row of step) keep.add(row);
+        break;
+      }
+      at = yield* storedParent(tx, parentSession, parentOf, at);
+    }
+  }
+  return keep;
+}
+
+/** The stored checkpoint a parent's checkpoint goes on from: its parent, or the base of one synthesized at a point. */
+function* storedParent(
+  tx: Tx,
+  sessionId: string | undefined,
+  parentOf: ReadonlyMap<string, string | null>,
+  id: string,
+): Step<string | undefined> {
+  const parent = parentOf.get(id);
+  if (parent === null || parent === undefined || sessionId === undefined) return undefined;
+  if (parentOf.has(parent)) return parent;
+  return (yield* resolveSynthesized(tx, sessionId, parent))?.base?.checkpointId;
 }
 
 function* resolvedAt(tx: Tx, sessionId: string, id: string): Step<PointCheckpoint | undefined> {
