@@ -19,7 +19,7 @@ import type { SaverParts } from "./saver-parts.js";
 import { WHOLE_STEP, chosenWait, isWaitWrite, parentNs, taskOfNs, waitWindows, waitsOf, type WaitWindow } from "./namespace-waits.js";
 import { checkpointAt, resolveSynthesized, synthesizedPosition, type PointCheckpoint, type Synthesized } from "./thread-head.js";
 import { wentOnMark } from "./went-on.js";
-import { memoryAnchor, memoryParentNs } from "./subgraph-memory.js";
+import { memoryAnchor, memoryLineageNs, memoryParentNs } from "./subgraph-memory.js";
 
 /** Each stored checkpoint's channel versions, by session and id: rows never change, so they are read once. */
 export type KnownVersions = Map<string, RowVersions>;
@@ -164,16 +164,24 @@ export function* planKeepLatest(
   // before it that last ran the subgraph (what a head there, a rollback or a run from there is served: its memory).
   // A parent's head or point reads it through `memoryOnParentLineage`, which picks among a step's checkpoints by the
   // lineage it stands on (where the subgraph waited, went on, or began the step), so none of them can go.
-  const memoryUp = thread ? memoryParentNs(thread.checkpointNs) : undefined;
-  const parentKept = thread && memoryUp !== undefined ? kept.get(waitsKey(thread.threadId, memoryUp)) : undefined;
-  if (thread && memoryUp !== undefined && parentKept) {
-    const parentThread = yield* tx.langgraph.getThread(thread.userId, thread.threadId, memoryUp);
-    const parentPoints = parentThread ? yield* tx.langgraph.pointsOf(parentThread.sessionId) : [];
-    const parentRows = parentThread ? yield* tx.langgraph.checkpointsOf(parentThread.sessionId) : [];
-    for (const id of yield* memoryStepsKept(tx, parentThread?.sessionId, parentRows, parentKept, rows, parentPoints, pointById, memoryUp)) {
+  // Each checkpoint by the graph whose lineage it follows (`memoryLineageNs`): its parent's, or under a plain subgraph
+  // (a namespace per task) the nearest graph above with a history of its own.
+  const byUp = new Map<string, LgCheckpointRow[]>();
+  for (const row of thread && memoryParentNs(thread.checkpointNs) !== undefined ? rows : []) {
+    const up = memoryLineageNs(thread!.checkpointNs, row)!;
+    byUp.set(up, [...(byUp.get(up) ?? []), row]);
+  }
+  for (const [up, upRows] of byUp) {
+    const parentKept = kept.get(waitsKey(thread!.threadId, up));
+    const parentThread = parentKept && (yield* tx.langgraph.getThread(thread!.userId, thread!.threadId, up));
+    if (!parentKept || !parentThread) continue;
+    const parentPoints = yield* tx.langgraph.pointsOf(parentThread.sessionId);
+    const parentRows = yield* tx.langgraph.checkpointsOf(parentThread.sessionId);
+    for (const id of yield* memoryStepsKept(tx, parentThread.sessionId, parentRows, parentKept, upRows, parentPoints, pointById, up)) {
       keepRow(byId.get(id)!);
     }
   }
+
   // The tasks that waited at what this namespace keeps so far (what a head may stand at): its subgraphs' waits to keep.
   if (thread) {
     const tasks = new Map<string, (readonly WaitWindow[])[]>();
@@ -261,7 +269,7 @@ export function* carryOut(tx: Tx, plan: PrunePlan): Step<number> {
  */
 function* memoryStepsKept(
   tx: Tx,
-  parentSession: string | undefined,
+  parentSession: string,
   parentRows: readonly LgCheckpointRow[],
   parentKept: ReadonlySet<string>,
   rows: readonly LgCheckpointRow[],
@@ -294,14 +302,9 @@ function* memoryStepsKept(
 }
 
 /** The stored checkpoint a parent's checkpoint goes on from: its parent, or the base of one synthesized at a point. */
-function* storedParent(
-  tx: Tx,
-  sessionId: string | undefined,
-  parentOf: ReadonlyMap<string, string | null>,
-  id: string,
-): Step<string | undefined> {
+function* storedParent(tx: Tx, sessionId: string, parentOf: ReadonlyMap<string, string | null>, id: string): Step<string | undefined> {
   const parent = parentOf.get(id);
-  if (parent === null || parent === undefined || sessionId === undefined) return undefined;
+  if (parent === null || parent === undefined) return undefined;
   if (parentOf.has(parent)) return parent;
   return (yield* resolveSynthesized(tx, sessionId, parent))?.base?.checkpointId;
 }

@@ -30,10 +30,11 @@ function appendTool() {
 }
 
 /**
- * A root graph over a memory subgraph (added as its node, or invoked in its node) that asks Q1 then Q2, appends each
- * answer to a file and remembers them all: `seen` is its memory after the turn.
+ * A root graph over a memory subgraph (added as its node, invoked in its node, or the node of a plain subgraph invoked
+ * in its node) that asks Q1 then Q2, appends each answer to a file and remembers them all: `seen` is its memory after
+ * the turn.
  */
-function memoryGraph(shape: "node" | "call") {
+function memoryGraph(shape: "node" | "call" | "plain") {
   const { fp } = dbs.open({ tools: [appendTool()] });
   const saver = new ForkpointSaver(fp, { userId: "alice" });
   const file = path.join(makeTempDir(), "answers.txt");
@@ -49,8 +50,10 @@ function memoryGraph(shape: "node" | "call") {
     .addEdge("a1", "a2")
     .addEdge("a2", END)
     .compile({ checkpointer: true });
+  // "plain": the node of a plain subgraph (a namespace per task) invoked in the root's node; it follows the root.
+  const plain = new StateGraph(Sub).addNode("sub", sub).addEdge(START, "sub").addEdge("sub", END).compile();
   const graph = new StateGraph(Root)
-    .addNode("sub", shape === "node" ? sub : async () => ({ seen: (await sub.invoke({})).seen }))
+    .addNode("sub", shape === "node" ? sub : async () => ({ seen: (await (shape === "plain" ? plain : sub).invoke({})).seen }))
     .addEdge(START, "sub")
     .addEdge("sub", END)
     .compile({ checkpointer: saver });
@@ -67,7 +70,7 @@ function memoryGraph(shape: "node" | "call") {
   return { saver, graph, turn, lines };
 }
 
-describe.each(["node", "call"] as const)("keep_latest and a memory subgraph (%s)", (shape) => {
+describe.each(["node", "call", "plain"] as const)("keep_latest and a memory subgraph (%s)", (shape) => {
   const config = { configurable: { thread_id: "t" } };
 
   it("a rollback to a user's checkpoint after the prune goes on with the memory of the turns before it", async () => {
