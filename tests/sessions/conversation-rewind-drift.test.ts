@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect, it } from "vitest";
-import { type SessionHandle } from "../../src/index.js";
+import { defineTool, type SessionHandle } from "../../src/index.js";
 import { readOrNull, tempDir, writeFileTool } from "../fixtures/file-tools.js";
 import { dumpOf } from "../fixtures/backend.js";
 import { rejectionOf, tempDatabases } from "../helpers.js";
@@ -130,4 +130,36 @@ it("drift in a file no undo or replay writes is left as it is, not refused", asy
   expect(files(at)).toEqual(["v0\n", SAVE]);
   // Still drift: a files move refuses it.
   expect(await rejectionOf(s.rollback(c0.id, { scope: "files" }))).toMatchObject({ code: "WORKSPACE_DRIFT" });
+});
+
+it("a call recorded without its paths, or a workspace replay that changed no file, refuses no drift", async () => {
+  const ws = tempDir("forkpoint-conv-drift-");
+  const at = (rel: string) => path.join(ws, rel);
+  fs.writeFileSync(at("a.txt"), "v0\n");
+  const readFile = defineTool({
+    name: "read_file",
+    effects: "workspace",
+    run: ({ path: p }: { path: string }) => fs.readFileSync(p, "utf8"),
+    undo: () => undefined,
+  });
+  const { fp } = dbs.open({ tools: [writeFileTool(), readFile] as never[] });
+  const s = await fp.createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  await s.append({ role: "user", content: "go" });
+  const c0 = await s.checkpoint({ name: "c0" });
+  // The framework wrote a.txt itself and recorded the call: its own write is drift, which its undo takes back.
+  fs.writeFileSync(at("a.txt"), "by the framework\n");
+  await s.recordToolCall({ tool: "write_file", args: { path: at("a.txt"), text: "by the framework\n" }, result: { previous: "v0\n" } });
+  const undone = await s.rollback(c0.id);
+  expect(undone.savedDrift).toBeUndefined();
+  expect(readOrNull(at("a.txt"))).toBe("v0\n");
+  // A read changes no file; replayed by undo, it writes none: a save elsewhere is no reason to refuse.
+  await s.invoke("read_file", { path: at("a.txt") });
+  const c1 = await s.checkpoint({ name: "c1" });
+  await s.rollback(c0.id);
+  fs.writeFileSync(at("notes.md"), SAVE);
+  const back = await s.undo();
+  expect(back.replayed.map((t) => t.tool)).toEqual(["read_file"]);
+  expect(readOrNull(at("notes.md"))).toBe(SAVE);
+  expect(c1.name).toBe("c1");
 });

@@ -88,30 +88,31 @@ function* writesUnit(
   if (steps.undo.length + steps.replay.length === 0) return null;
   // Refused before any drift is saved, as the move's own planning would refuse it.
   refuseMove(steps, o);
-  const { writes, keep } = yield* writtenPaths(ctx, tx, steps.undo, steps.replay);
+  const { writes, keep } = yield* writtenPaths(tx, steps.undo, steps.replay);
   const stopped = yield* stoppedPutBacks(tx, session.id, base);
   return { ws, kind: base.kind, writes, keep, stopped };
 }
 
 /**
  * The paths the steps write, in the order they run (undos, newest call first, then replays): those their calls' runs
- * changed ("all": a call with no record of them, or a replay of a tool's acting only in the workspace that changed
- * none: run again, it may change any). `keep`: the paths whose first writer found a hand edit there as its call's first
- * run began (its record's `handEdited`): drift there is that edit, not a save made after the call; an undo puts it back
- * (kept), a replay applies its call over it again, as its first run did.
+ * changed. A call with no record of them (`recordToolCall`'s), or a replay of a tool's acting only in the workspace
+ * that changed none, names no path here: refusing every drifted file for it would block the move over files it never
+ * touches (its own recorded write counts as drift), so it is left out, as docs/workspaces.md says. `keep`: the paths
+ * whose first writer found a hand edit there as its call's first run began (its record's `handEdited`): drift there is
+ * that edit, not a save made after the call; an undo puts it back (kept), a replay applies its call over it again, as
+ * its first run did.
  */
 function* writtenPaths(
-  ctx: EngineContext,
   tx: Tx,
   undos: readonly ToolInvocation[],
   replays: readonly ToolInvocation[],
-): Step<{ writes: Set<string> | "all"; keep: Set<string> }> {
+): Step<{ writes: Set<string>; keep: Set<string> }> {
   const writes = new Set<string>();
   const keep = new Set<string>();
   const steps = [...undos.map((call) => ({ call, undo: true })), ...replays.map((call) => ({ call, undo: false }))];
   for (const { call, undo } of steps) {
     const paths = yield* tx.callPaths(call.id);
-    if (paths === undefined || (!undo && paths.length === 0 && ctx.tools.actsInWorkspaceOnly(call.tool))) return { writes: "all", keep };
+    if (paths === undefined) continue;
     // A call applied by a replay: its undo puts back what that replay found, the files a move left (see run-steps.ts).
     const row = undo ? yield* tx.getTool(call.id) : undefined;
     const first = !undo || !(yield* replayedApplication(tx, row!));
