@@ -16,7 +16,7 @@ import { restore } from "./restore.js";
 import type { StateUpdate } from "./set-state.js";
 import { setState } from "./set-state.js";
 import { toolTrack } from "./tool-track.js";
-import { loadTracked, settleTracked, track, type TrackOptions, type Tracked } from "./track.js";
+import { hasTracked, loadTracked, settleTracked, track, type TrackOptions, type Tracked } from "./track.js";
 import { turn } from "./turn.js";
 import {
   idSchema,
@@ -137,11 +137,17 @@ export class SessionHandle {
 
   /**
    * A move run as the handle's calls run, its result once the objects tracked on this session have loaded the state it
-   * left: also when it found the session there already (no event), unless it moved the files only.
+   * left: also when it found the session there already (no event), unless it moved the files only, or it is a retry
+   * (its request id applied already: it answers as the first call did, which loaded them; changes since stay).
    */
   async #move<T>(options: MoveOptions | undefined, fn: (ctx: EngineContext, ref: SessionRef) => Promise<T>): Promise<T> {
+    const requestId = options?.requestId;
+    const retry =
+      typeof requestId === "string" &&
+      hasTracked(this.#ctx, this.id) &&
+      (await this.#ctx.store.read((tx) => tx.getRequest(this.id, requestId))) !== undefined;
     const result = await this.#run(fn);
-    await settleTracked(this.#ctx, this.id, options?.scope !== "files");
+    await settleTracked(this.#ctx, this.id, options?.scope !== "files" && !retry);
     return result;
   }
 

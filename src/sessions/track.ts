@@ -95,6 +95,11 @@ export async function settleTracked(ctx: EngineContext, sessionId: string, reloa
   await Promise.all([...[...loaders].map((l) => l.pending), fresh]);
 }
 
+/** Whether this process tracks objects of the session (a move then loads them). */
+export function hasTracked(ctx: EngineContext, sessionId: string): boolean {
+  return (registries.get(ctx.events)?.get(sessionId)?.size ?? 0) > 0;
+}
+
 /** Loads `state` (a restored checkpoint's) into this session's tracked objects. */
 export function loadTracked(ctx: EngineContext, sessionId: string, state: JsonValue): void {
   for (const l of registries.get(ctx.events)?.get(sessionId) ?? []) l.apply(state);

@@ -84,3 +84,25 @@ describe("track: reloads where nothing moves", () => {
     }
   });
 });
+
+it("a retried rollback or edit (its request id applied already) leaves changes made since in the object", async () => {
+  const { fp } = dbs.open();
+  const s = await fp.createSession({ userId: "u" });
+  const agent = { memory: ["a"] as string[] };
+  const t = s.track(agent, { fields: ["memory"] });
+  await t.save();
+  const [q] = await s.append({ role: "user", content: "q" });
+  const c = await s.checkpoint({ name: "c" });
+  await s.setState({ memory: ["b"] });
+  await s.rollback(c.id, { requestId: "rq1" });
+  expect(agent.memory).toEqual(["a"]);
+  agent.memory.push("work after the rollback");
+  await s.rollback(c.id, { requestId: "rq1" });
+  expect(agent.memory).toEqual(["a", "work after the rollback"]);
+  // The first edit is a move: it loads the state (the change above was never saved).
+  await s.edit(q!.id, { content: "q2" }, { requestId: "rq2" });
+  expect(agent.memory).toEqual(["a"]);
+  agent.memory.push("after the edit");
+  await s.edit(q!.id, { content: "q2" }, { requestId: "rq2" });
+  expect(agent.memory).toEqual(["a", "after the edit"]);
+});
