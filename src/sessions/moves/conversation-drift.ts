@@ -7,7 +7,7 @@ import type { MoveOptions } from "../../models/inputs.js";
 import type { SavedDrift, ToolInvocation } from "../../models/types.js";
 import type { SessionRow, Step, Tx, WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
-import { ownedCurrent } from "../core/owned.js";
+import { ownedCurrent, ownedSession } from "../core/owned.js";
 import { checkIfAt, type IfAt } from "../core/if-at.js";
 import { isLocal } from "../workspace/host.js";
 import { holdsRunTurn } from "../workspace/run-turns.js";
@@ -73,9 +73,11 @@ function* writesUnit(
   ifAt: IfAt | undefined,
   request: Request<MoveOutcome> | undefined,
 ) {
+  // The session row alone first: a session with no tools or no workspace reads nothing more (the move reads the rest).
+  const row = yield* ownedSession(tx, ref.id, ref.userId);
+  if (!row.hasWorkspace && o.force) throw new ValidationError("force", "applies to the workspace: the session has none");
+  if (!row.hasTools || !row.hasWorkspace) return null;
   const { session, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
-  if (!session.hasWorkspace && o.force) throw new ValidationError("force", "applies to the workspace: the session has none");
-  if (!session.hasTools || !session.hasWorkspace) return null;
   // A request applied already is answered by the move, which runs nothing.
   if (request && (yield* recordedIn(tx, session.id, request))) return null;
   yield* checkIfAt(tx, session, ifAt, head.position);
