@@ -9,6 +9,9 @@ import { openForkpoint } from "../fixtures/backend.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Set by a test: `set`'s undo tells it has started, then waits for the test's go-ahead. */
+let undoHeld: { started: () => void; release: Promise<void> } | undefined;
+
 /** An in-memory world; `set` records key=true, slowly if asked; its undo deletes the key. */
 function worldTools(world: Set<string>, log: string[]): ToolDefinition[] {
   return [
@@ -21,6 +24,11 @@ function worldTools(world: Set<string>, log: string[]): ToolDefinition[] {
         return { key };
       },
       undo: async ({ args }: { args: { key: string; delay?: number }; result: unknown }) => {
+        const held = undoHeld;
+        if (held) {
+          held.started();
+          await held.release;
+        }
         if (args.delay) await sleep(args.delay);
         world.delete(args.key);
         log.push(`undo ${args.key}`);
@@ -116,7 +124,13 @@ describe("two openers of one file moving one session at once", () => {
 describe("two openers of one file: a tool call and a move or a delete at once", () => {
   it("a call made while the other opener's move runs its undos is refused (MOVE_IN_PROGRESS), not journaled on the branch being left", async () => {
     const { first, s1, cp, s2 } = await calledOnTwoOpeners(30);
-    const [moved, called] = await Promise.allSettled([s1.rollback(cp.id), sleep(10).then(() => s2.invoke("set", { key: "during" }))]);
+    // The call is made once the undo runs, and the undo goes on once the call has its answer: no timing assumed.
+    let started!: () => void;
+    let release!: () => void;
+    const undoing = new Promise<void>((r) => (started = r));
+    undoHeld = { started, release: new Promise<void>((r) => (release = r)) };
+    const call = undoing.then(() => s2.invoke("set", { key: "during" })).finally(() => release());
+    const [moved, called] = await Promise.allSettled([s1.rollback(cp.id), call]).finally(() => (undoHeld = undefined));
     expect(moved.status).toBe("fulfilled");
     expect((called as PromiseRejectedResult).reason).toMatchObject({ code: "MOVE_IN_PROGRESS" });
     expect(world.has("during")).toBe(false);
