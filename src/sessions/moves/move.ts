@@ -25,6 +25,7 @@ import { OwnChanges, stoppedPutBacks } from "./own-changes.js";
 import { checkFilesPlanned, isReplannable, PLANNING_ATTEMPTS, type PlannedFiles } from "./files-planned.js";
 import { inRunTurn } from "./move-turn.js";
 import { holdsRunTurn } from "../workspace/run-turns.js";
+import { isLocal } from "../workspace/host.js";
 import { runJournaledMove } from "./run-steps.js";
 import { awaitingSameRequest } from "./same-request.js";
 import { checkIfAt, type IfAt } from "../core/if-at.js";
@@ -51,6 +52,8 @@ interface MoveWrite {
   extra?: Pick<MoveOutcome, "files" | "savedDrift">;
   /** A "both" move that restores no files: the calls a files-only restore set aside stay out (see `computePlan`). */
   keepAside?: boolean;
+  /** A "conversation" move not yet checked for drift its tools would write over (see conversation-drift.ts). */
+  checkDrift?: boolean;
 }
 
 export async function performMove(
@@ -76,7 +79,8 @@ export async function performMove(
       ctx.withSessionLock(
         ref.id,
         async () => {
-          if (scope === "conversation") return moveConversationChecked(ctx, ref, o, prepare, within, { request, ifAt });
+          // Its drift is checked once its planning unit finds a workspace and tools (no read more for a chat session).
+          if (scope === "conversation") return moveConversation(ctx, ref, o, prepare, within, { request, ifAt, checkDrift: true });
           // Another handle's, process's or server's write between the files' planning and the conversation's is met by
           // planning the move again on what it left, as if it had come first.
           let earlier: SavedDrift | undefined;
@@ -183,10 +187,10 @@ async function moveConversationChecked(
   if ("turn" in checked)
     return inRunTurn(ctx, checked.turn, () => moveConversationChecked(ctx, ref, o, prepare, within, { request, ifAt }));
   const { savedDrift } = checked;
-  if (!savedDrift) return moveConversation(ctx, ref, o, prepare, within, { request, ifAt });
+  if (!savedDrift) return moveConversation(ctx, ref, o, prepare, within, { request, ifAt, checkDrift: false });
   // The saved drift's checkpoint moved the head on: the conversation's unit checks the branch only.
   const stillAt = ifAt ? { branchId: ifAt.branchId } : ifAt;
-  const moved = moveConversation(ctx, ref, o, prepare, within, { request, ifAt: stillAt, extra: { savedDrift } });
+  const moved = moveConversation(ctx, ref, o, prepare, within, { request, ifAt: stillAt, extra: { savedDrift }, checkDrift: false });
   return { ...(await reportSavedDrift(savedDrift, moved)), savedDrift };
 }
 
@@ -309,6 +313,7 @@ export async function moveConversation(
     const planned = await ctx.store.write({ sessionId: ref.id }, (tx) => moveConversationUnit(tx, ref, ctx, prepare, within, o, w, files));
     // Planned again holding the workspace's run turn (see move-turn.ts).
     if (planned.turn !== undefined) return inRunTurn(ctx, planned.turn, () => moveConversation(ctx, ref, o, prepare, within, w, files));
+    if (planned.checkDrift) return moveConversationChecked(ctx, ref, o, prepare, within, w);
     const { spec, done, moveId } = planned;
     if (done) {
       if (spec) ctx.events.emit(moveEvent(spec), done);
@@ -361,7 +366,11 @@ function* moveConversationUnit(
     // on the files. Checked where the move is journaled: that restore, once its journal is written, refuses this one.
     if (ws) assertNoRestorePending(ws);
     if (ws && !holdsRunTurn(ws.dir)) return { turn: ws.dir };
+    // Its tools' writes over drift are checked first, outside this unit (see conversation-drift.ts).
+    if (ws && w.checkDrift && isLocal(ws)) return { checkDrift: true } as const;
   }
+  if (w.checkDrift && o.force && !session.hasWorkspace)
+    throw new ValidationError("force", "applies to the workspace: the session has none");
   const base = yield* prepare(tx, session);
   if (w.request) base.request = { id: w.request.id, fingerprint: w.request.fingerprint, ...(w.extra ? { extra: w.extra } : {}) };
   // The files were planned in a unit of their own: this one moves the conversation around the same snapshot, or none.
