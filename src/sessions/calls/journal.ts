@@ -1,4 +1,5 @@
 // The call journal: a tool call is written before it runs, then completed once (and its effect marked applied).
+// Just over 450 lines: journal, run and completion are one protocol whose steps share their failure handling.
 import { ConflictError, DatabaseError, ForkpointError, NotFoundError, errorText } from "../../models/errors.js";
 import { resultAsJson, wellFormedJsonText, type JsonValue } from "../../models/json.js";
 import type { Limits } from "../../models/limits.js";

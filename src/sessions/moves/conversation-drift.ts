@@ -39,28 +39,17 @@ export async function conversationDrift(
   // Another handle's, process's or server's write to the files between the planning and the look at them: planned again.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await checkOnce(ctx, ref, o, prepare, ifAt, request);
+      const planned = await ctx.store.read((tx) => writesUnit(ctx, tx, ref, o, prepare, ifAt, request));
+      if (planned === null) return { savedDrift: null };
+      if (planned.turn !== undefined) return { turn: planned.turn };
+      const { ws, kind, writes, keep, stopped } = planned;
+      // The hand edits a stopped move (this one called again) put back, where the files still hold them as it left them.
+      for (const path of stopped ? new PutBack(ws.dir, () => undefined).asLeft(stopped) : []) keep.add(path);
+      return { savedDrift: await saveDriftBeforeTools(ctx, ref, ws, writes, o.force ? { move: kind } : null, keep) };
     } catch (error) {
       if (!isReplannable(error) || attempt >= PLANNING_ATTEMPTS) throw error;
     }
   }
-}
-
-async function checkOnce(
-  ctx: EngineContext,
-  ref: SessionRef,
-  o: MoveOptions,
-  prepare: (tx: Tx, session: SessionRow) => Step<BaseMoveSpec>,
-  ifAt: IfAt | undefined,
-  request: Request<MoveOutcome> | undefined,
-): Promise<ConversationDrift> {
-  const planned = await ctx.store.read((tx) => writesUnit(ctx, tx, ref, o, prepare, ifAt, request));
-  if (planned === null) return { savedDrift: null };
-  if (planned.turn !== undefined) return { turn: planned.turn };
-  const { ws, kind, writes, keep, stopped } = planned;
-  // The hand edits a stopped move (this one called again) put back, where the files still hold them as it left them.
-  for (const path of stopped ? new PutBack(ws.dir, () => undefined).asLeft(stopped) : []) keep.add(path);
-  return { savedDrift: await saveDriftBeforeTools(ctx, ref, ws, writes, o.force ? { move: kind } : null, keep) };
 }
 
 /** The planned move's workspace and the paths its steps write (see `writtenPaths`); null: it runs no tool on files. */

@@ -1,5 +1,6 @@
 // The database schema (drizzle). drizzle-kit generates the migrations in drizzle/ from this file (and the LangGraph
-// and workspace tables it re-exports from schema-langgraph.ts and schema-workspaces.ts).
+// and workspace tables it re-exports from schema-langgraph.ts and schema-workspaces.ts). Over 450 lines: the core
+// tables and their indexes, each with its reason, kept beside the ones they reference.
 import { sql } from "drizzle-orm";
 import { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
