@@ -244,7 +244,8 @@ it("set aside on two branches by a files rollback on each: each keeps it out (re
 
 /**
  * Puts the set_aside table back as it was before a call could be set aside on several branches, upgrade not applied
- * (nor any later one: call_paths loses its outputs and hand_edited, checkpoints their per-branch retention index).
+ * (nor any later one: call_paths loses its outputs, hand_edited and hand_edit_ids, checkpoints their per-branch retention
+ * index).
  */
 async function asBeforePerBranch(db: string) {
   const journal = JSON.parse(fs.readFileSync(`drizzle/${onPostgres ? "postgres" : "sqlite"}/meta/_journal.json`, "utf8")) as {
@@ -253,6 +254,7 @@ async function asBeforePerBranch(db: string) {
   const since = journal.entries.find((e) => e.tag.endsWith("_set_aside_per_branch"))!.when;
   await sqlOn(db, `ALTER TABLE call_paths DROP COLUMN outputs`);
   await sqlOn(db, `ALTER TABLE call_paths DROP COLUMN hand_edited`);
+  await sqlOn(db, `ALTER TABLE call_paths DROP COLUMN hand_edit_ids`);
   await sqlOn(db, `DROP INDEX checkpoints_branch_kind_seq`);
   if (onPostgres)
     await sqlOn(

@@ -108,6 +108,7 @@ describe("a call marked applied again with restored files", () => {
     await sqlOn(dbFile, `DROP INDEX checkpoints_branch_kind_seq`);
     await sqlOn(dbFile, `ALTER TABLE call_paths DROP COLUMN outputs`);
     await sqlOn(dbFile, `ALTER TABLE call_paths DROP COLUMN hand_edited`);
+    await sqlOn(dbFile, `ALTER TABLE call_paths DROP COLUMN hand_edit_ids`);
     for (const column of ["request_id", "request_fingerprint", "request_answer"])
       await sqlOn(dbFile, `ALTER TABLE checkpoints DROP COLUMN ${column}`);
     await sqlOn(dbFile, `DELETE FROM ${migrations} WHERE created_at >= ${since}`);

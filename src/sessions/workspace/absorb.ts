@@ -221,6 +221,8 @@ function* absorbChangesUnit(
   const drifted = [...touched.keys()].filter((path) => ownDrift !== "all" && !ownDrift?.has(path));
   const knownIds = yield* filesAt(tx, reader, known, drifted);
   const handEdited = drifted.filter((path) => (knownIds.get(path) ?? null) !== (was.get(path) ?? null));
+  // What the run found and left there: a move tells the call's own output from a save made after it (conversation-drift.ts).
+  const handEditIds = new Map(handEdited.map((path) => [path, { found: was.get(path) ?? null, left: touched.get(path) ?? null }]));
   for (const path of handEdited) touched.delete(path);
   yield* restoreTakenContents(tx, dir, touched);
   const applied = yield* applyChanges(tx, reader, known, touched);
@@ -229,7 +231,7 @@ function* absorbChangesUnit(
   yield* tx.putWorkspaceStats(sessionId, stats.rows, stats.deleted);
   // What the run left there, as made known now (drift left out): a move takes a call both its sides share from this.
   // A call's undo puts a hand edit it found back: recorded, so a move undoing it leaves that as drift (own-changes.ts).
-  if (callId !== undefined) yield* recordPathsUnit(tx, sessionId, callId, changed, { handEdited, outputs: touched });
+  if (callId !== undefined) yield* recordPathsUnit(tx, sessionId, callId, changed, { handEdited, handEditIds, outputs: touched });
 }
 
 /** Contents read again are stored once they reach this much (memory stays bounded whatever the files' size). */
@@ -255,7 +257,8 @@ function* restoreTakenContents(tx: Tx, dir: string, touched: Map<string, string 
 
 /**
  * Records the paths call `callId` changed while it ran, what it left in those made known (`outputs`) and which of
- * them held a hand edit as it began (`handEdited`), unless its session was deleted meanwhile.
+ * them held a hand edit as it began (`handEdited`, with what it found and left there), unless its session was deleted
+ * meanwhile.
  */
 function* recordPathsUnit(tx: Tx, sessionId: string, callId: string, paths: readonly string[], recorded: CallRecord = {}) {
   if ((yield* tx.getSession(sessionId)) === undefined) return;

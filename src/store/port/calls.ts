@@ -32,10 +32,21 @@ export interface CallPlace {
  */
 export type CallOutputs = ReadonlyMap<string, string | null>;
 
+/**
+ * A path that held a hand edit as a call began: the file id its run found there (the hand edit, which the call's undo
+ * puts back) and the one it left there (what the call wrote); null: no file.
+ */
+export interface HandEditIds {
+  found: string | null;
+  left: string | null;
+}
+
 /** What is known of a call's changed paths as it is recorded: its outputs, and those that held a hand edit before it. */
 export interface CallRecord {
   outputs?: CallOutputs;
   handEdited?: readonly string[];
+  /** For paths of `handEdited`: what the run found and left there (a move tells the call's own output from a later save). */
+  handEditIds?: ReadonlyMap<string, HandEditIds>;
 }
 
 export interface CallsTx {
@@ -68,6 +79,11 @@ export interface CallsTx {
    * never saw (its undo puts that back: drift, not forkpoint's own doing). Sorted; empty when none or not recorded.
    */
   callHandEdited(entryId: string): Step<string[]>;
+  /**
+   * What call `entryId`'s run found and left in those of them `putCallPaths` was given with `handEditIds`; empty when
+   * none or not recorded (rows written before it was kept).
+   */
+  callHandEditIds(entryId: string): Step<Map<string, HandEditIds>>;
   /** The session's calls recorded as having changed at least one workspace path, where they sit, oldest first. */
   pathChangingCalls(sessionId: string): Step<CallPlace[]>;
   /**

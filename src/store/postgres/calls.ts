@@ -1,7 +1,7 @@
 // The owners of running tool calls, whose leases PostgreSQL sets and judges by its own clock, and the paths calls
 // changed: the port's CallsTx.
 import type { CallOwnerRow, CallRecord, CallPlace, CallsTx, Owner, SessionActivity } from "../port/index.js";
-import { handEditedJson, handEditedOf, outputsJson, outputsOf } from "../port/call-outputs.js";
+import { handEditIdsJson, handEditIdsOf, handEditedJson, handEditedOf, outputsJson, outputsOf } from "../port/call-outputs.js";
 import { DB_NOW_MS } from "./columns.js";
 import { insertRow } from "./batch.js";
 import type { Sql } from "./sql.js";
@@ -34,6 +34,7 @@ const s = {
   callPaths: `SELECT paths FROM call_paths WHERE entry_id = $1`,
   callOutputs: `SELECT outputs FROM call_paths WHERE entry_id = $1`,
   callHandEdited: `SELECT hand_edited FROM call_paths WHERE entry_id = $1`,
+  callHandEditIds: `SELECT hand_edit_ids FROM call_paths WHERE entry_id = $1`,
   pathChangingCalls: `SELECT e.id, e.branch_id AS "branchId", e.position FROM call_paths c JOIN entries e ON e.id = c.entry_id
     WHERE c.session_id = $1 AND c.paths <> '[]' ORDER BY e.seq`,
   pathlessCalls: `SELECT c.entry_id AS id, e.tool FROM call_paths c JOIN entries e ON e.id = c.entry_id
@@ -41,8 +42,8 @@ const s = {
 };
 
 /** A call's changed paths, replacing any record of them. */
-const PUT_PATHS = insertRow("call_paths", ["entry_id", "session_id", "paths", "outputs", "hand_edited"], {
-  tail: `ON CONFLICT (entry_id) DO UPDATE SET session_id = excluded.session_id, paths = excluded.paths, outputs = excluded.outputs, hand_edited = excluded.hand_edited`,
+const PUT_PATHS = insertRow("call_paths", ["entry_id", "session_id", "paths", "outputs", "hand_edited", "hand_edit_ids"], {
+  tail: `ON CONFLICT (entry_id) DO UPDATE SET session_id = excluded.session_id, paths = excluded.paths, outputs = excluded.outputs, hand_edited = excluded.hand_edited, hand_edit_ids = excluded.hand_edit_ids`,
 });
 
 // An owner's row leaves every session's current state (branch, head) as it was: writing one keeps what is known of it.
@@ -80,6 +81,7 @@ export function callsTx(sql: Sql): CallsTx {
         JSON.stringify([...paths].sort()),
         outputsJson(recorded.outputs),
         handEditedJson(recorded.handEdited),
+        handEditIdsJson(recorded.handEditIds),
       ];
       yield* sql.later(PUT_PATHS, row, true);
     },
@@ -92,6 +94,9 @@ export function callsTx(sql: Sql): CallsTx {
     },
     *callHandEdited(entryId: string) {
       return handEditedOf((yield* sql.column<string | null>(s.callHandEdited, [entryId]))[0]);
+    },
+    *callHandEditIds(entryId: string) {
+      return handEditIdsOf((yield* sql.column<string | null>(s.callHandEditIds, [entryId]))[0]);
     },
     *pathChangingCalls(sessionId: string) {
       return yield* sql.rows<CallPlace>(s.pathChangingCalls, [sessionId]);

@@ -350,5 +350,13 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
       "\nCREATE INDEX \"checkpoints_branch_kind_seq\" ON \"checkpoints\" USING btree (\"branch_id\",\"auto\",\"seq\") WHERE weighed;",
       "\nCREATE INDEX \"checkpoints_branch\" ON \"checkpoints\" USING btree (\"branch_id\",\"seq\");"
     ]
+  },
+  {
+    "tag": "0030_hand_edit_ids",
+    "folderMillis": 1796128424079,
+    "hash": "b38eddb056a191fce5ab02c4aa35242ad7a1fa4b788ff94861f19d4e8be6f8a3",
+    "sql": [
+      "ALTER TABLE \"call_paths\" ADD COLUMN \"hand_edit_ids\" text COLLATE \"C\";"
+    ]
   }
 ];

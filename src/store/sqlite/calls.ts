@@ -1,6 +1,6 @@
 // The owners of running tool calls (processes here, not leases) and the paths calls changed: SQLite's CallsTx.
 import type Database from "better-sqlite3";
-import { handEditedJson, handEditedOf, outputsJson, outputsOf } from "../port/call-outputs.js";
+import { handEditIdsJson, handEditIdsOf, handEditedJson, handEditedOf, outputsJson, outputsOf } from "../port/call-outputs.js";
 import type { CallOwnerRow, CallRecord, CallPlace, CallsTx, Owner, SessionActivity } from "../port/index.js";
 import { prepare } from "./object-rows.js";
 
@@ -20,10 +20,14 @@ export function callsTx(db: Database.Database): CallsTx {
       db,
       `SELECT ${OWNER_COLS} FROM running_calls c JOIN entries e ON e.id = c.entry_id WHERE c.session_id = ? ORDER BY e.seq`,
     ),
-    putPaths: prepare(db, `INSERT OR REPLACE INTO call_paths (entry_id, session_id, paths, outputs, hand_edited) VALUES (?, ?, ?, ?, ?)`),
+    putPaths: prepare(
+      db,
+      `INSERT OR REPLACE INTO call_paths (entry_id, session_id, paths, outputs, hand_edited, hand_edit_ids) VALUES (?, ?, ?, ?, ?, ?)`,
+    ),
     paths: prepare(db, `SELECT paths FROM call_paths WHERE entry_id = ?`, "pluck"),
     outputs: prepare(db, `SELECT outputs FROM call_paths WHERE entry_id = ?`, "pluck"),
     handEdited: prepare(db, `SELECT hand_edited FROM call_paths WHERE entry_id = ?`, "pluck"),
+    handEditIds: prepare(db, `SELECT hand_edit_ids FROM call_paths WHERE entry_id = ?`, "pluck"),
     changing: prepare(
       db,
       `SELECT e.id, e.branch_id AS branchId, e.position FROM call_paths c JOIN entries e ON e.id = c.entry_id
@@ -64,6 +68,7 @@ export function callsTx(db: Database.Database): CallsTx {
         JSON.stringify([...paths].sort()),
         outputsJson(recorded.outputs),
         handEditedJson(recorded.handEdited),
+        handEditIdsJson(recorded.handEditIds),
       );
     },
     *callOutputs(entryId: string) {
@@ -75,6 +80,9 @@ export function callsTx(db: Database.Database): CallsTx {
     },
     *callHandEdited(entryId: string) {
       return handEditedOf(s.handEdited.get(entryId) as string | null | undefined);
+    },
+    *callHandEditIds(entryId: string) {
+      return handEditIdsOf(s.handEditIds.get(entryId) as string | null | undefined);
     },
     *pathChangingCalls(sessionId: string) {
       return s.changing.all(sessionId) as CallPlace[];

@@ -408,5 +408,13 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     "sql": [
       "CREATE INDEX `checkpoints_branch_kind_seq` ON `checkpoints` (`branch_id`,`auto`,`seq`) WHERE weighed = 1;"
     ]
+  },
+  {
+    "tag": "0035_hand_edit_ids",
+    "folderMillis": 1796128421726,
+    "hash": "9f8fc94b194640c23c47d8572901611aaf7f82b5842968b0e5738d95ae4ba507",
+    "sql": [
+      "ALTER TABLE `call_paths` ADD `hand_edit_ids` text;"
+    ]
   }
 ];

@@ -358,6 +358,11 @@ export const callPaths = sqliteTable(
     outputs: text("outputs"),
     /** Those of `paths` that held a hand edit as the call began (JSON array; null: none, or not recorded). */
     handEdited: text("hand_edited"),
+    /**
+     * What the run found and left in those (JSON `{ path: [found file id, left file id] }`, null: no file; null: none,
+     * or not recorded (older rows)): a move tells the call's own output from a save made after it by this.
+     */
+    handEditIds: text("hand_edit_ids"),
   },
   (t) => [index("call_paths_session").on(t.sessionId)],
 );

@@ -86,24 +86,39 @@ export function callsSpec(store: () => Store): void {
     expect(await store().read((tx) => tx.pathlessCalls("nope"))).toEqual([]);
   });
 
-  it("records which of a call's paths held a hand edit as it began, with them", async () => {
+  it("records which of a call's paths held a hand edit as it began, with what it found and left there", async () => {
     await seed(store(), "ch", "alice", 1);
     await store().write({ sessionId: "ch" }, function* (tx) {
       for (const position of [2, 3]) yield* tx.insertEntry(tool("ch-b1", position));
-      yield* tx.putCallPaths("ch-b1-e2", "ch", ["b", "a"], { handEdited: ["b"] });
+      yield* tx.putCallPaths("ch-b1-e2", "ch", ["c", "b", "a"], {
+        handEdited: ["c", "b"],
+        handEditIds: new Map([
+          ["c", { found: null, left: "h2+x" }],
+          ["b", { found: "h1", left: null }],
+        ]),
+      });
     });
     const read = () =>
       store().read(function* (tx) {
         return {
           paths: yield* tx.callPaths("ch-b1-e2"),
           hand: yield* tx.callHandEdited("ch-b1-e2"),
+          ids: Object.fromEntries(yield* tx.callHandEditIds("ch-b1-e2")),
           none: yield* tx.callHandEdited("ch-b1-e3"),
+          noIds: (yield* tx.callHandEditIds("ch-b1-e3")).size,
           changing: (yield* tx.pathChangingCalls("ch")).map((c) => c.id),
         };
       });
-    expect(await read()).toEqual({ paths: ["a", "b"], hand: ["b"], none: [], changing: ["ch-b1-e2"] });
+    expect(await read()).toEqual({
+      paths: ["a", "b", "c"],
+      hand: ["b", "c"],
+      ids: { b: { found: "h1", left: null }, c: { found: null, left: "h2+x" } },
+      none: [],
+      noIds: 0,
+      changing: ["ch-b1-e2"],
+    });
     await store().write({ sessionId: "ch" }, (tx) => tx.putCallPaths("ch-b1-e2", "ch", ["a"]));
-    expect(await read()).toEqual({ paths: ["a"], hand: [], none: [], changing: ["ch-b1-e2"] });
+    expect(await read()).toEqual({ paths: ["a"], hand: [], ids: {}, none: [], noIds: 0, changing: ["ch-b1-e2"] });
   });
 
   it("records what a call left in its paths with them (none given: not recorded), and replaces it", async () => {

@@ -1,0 +1,1 @@
+ALTER TABLE "call_paths" ADD COLUMN "hand_edit_ids" text COLLATE "C";

@@ -1,0 +1,1 @@
+ALTER TABLE `call_paths` ADD `hand_edit_ids` text;
