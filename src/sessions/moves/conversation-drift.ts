@@ -1,7 +1,8 @@
 // The drift check of a "conversation" move of a session with a workspace: its undos and replays run tools on the files,
 // so a file saved by hand after the call that last changed it (drift) that one of them writes would be overwritten
 // unsaved. Refused (`WORKSPACE_DRIFT`) before the first step, or saved first with `force`, as a "both" move does. A
-// hand edit a call's run found there (made before it) is what that call's undo puts back (see put-back.ts): not refused.
+// hand edit a call's run found there (made before it) is what that call's undo puts back (see put-back.ts): not refused
+// while the file holds what that call left there (a save made after the call is drift the undo would write over).
 import { ValidationError } from "../../models/errors.js";
 import type { MoveOptions } from "../../models/inputs.js";
 import type { SavedDrift, ToolInvocation } from "../../models/types.js";
@@ -10,6 +11,7 @@ import type { EngineContext, SessionRef } from "../core/context.js";
 import { ownedCurrent, ownedSession } from "../core/owned.js";
 import { checkIfAt, type IfAt } from "../core/if-at.js";
 import { isLocal } from "../workspace/host.js";
+import { scan, stateOf } from "../workspace/state.js";
 import { holdsRunTurn } from "../workspace/run-turns.js";
 import { recordedIn, type Request } from "../requests/ledger.js";
 import { saveDriftBeforeTools } from "./force.js";
@@ -42,7 +44,10 @@ export async function conversationDrift(
       const planned = await ctx.store.read((tx) => writesUnit(ctx, tx, ref, o, prepare, ifAt, request));
       if (planned === null) return { savedDrift: null };
       if (planned.turn !== undefined) return { turn: planned.turn };
-      const { ws, kind, writes, keep, stopped } = planned;
+      const { ws, kind, writes, keep, expected, stopped } = planned;
+      // A hand-edited path kept only while the file is what the move expects there: otherwise a save since, written over.
+      for (const path of await changedSince(ctx, ws, expected)) writes.add(path);
+      for (const path of expected.keys()) if (!writes.has(path)) keep.add(path);
       // The hand edits a stopped move (this one called again) put back, where the files still hold them as it left them.
       for (const path of stopped ? new PutBack(ws.dir, () => undefined).asLeft(stopped) : []) keep.add(path);
       return { savedDrift: await saveDriftBeforeTools(ctx, ref, ws, writes, o.force ? { move: kind } : null, keep) };
@@ -79,9 +84,9 @@ function* writesUnit(
   if (steps.undo.length + steps.replay.length === 0) return null;
   // Refused before any drift is saved, as the move's own planning would refuse it.
   refuseMove(steps, o);
-  const { writes, keep } = yield* writtenPaths(tx, steps.undo, steps.replay);
+  const { writes, keep, expected } = yield* writtenPaths(tx, steps.undo, steps.replay);
   const stopped = yield* stoppedPutBacks(tx, session.id, base);
-  return { ws, kind: base.kind, writes, keep, stopped };
+  return { ws, kind: base.kind, writes, keep, expected, stopped };
 }
 
 /**
@@ -91,28 +96,49 @@ function* writesUnit(
  * touches (its own recorded write counts as drift), so it is left out, as docs/workspaces.md says. `keep`: the paths
  * whose first writer found a hand edit there as its call's first run began (its record's `handEdited`): drift there is
  * that edit, not a save made after the call; an undo puts it back (kept), a replay applies its call over it again, as
- * its first run did.
+ * its first run did. `expected`: those of them whose record says what the file holds if nothing changed it since (an
+ * undo: what its call's run left there; a replay: the hand edit that run found, which its undo put back); they are
+ * kept only while the file holds just that (older records, or a step after one with no record, keep them as they are).
  */
 function* writtenPaths(
   tx: Tx,
   undos: readonly ToolInvocation[],
   replays: readonly ToolInvocation[],
-): Step<{ writes: Set<string>; keep: Set<string> }> {
+): Step<{ writes: Set<string>; keep: Set<string>; expected: Map<string, string | null> }> {
   const writes = new Set<string>();
   const keep = new Set<string>();
+  const expected = new Map<string, string | null>();
+  // After a step with no record of its paths, what a later step finds there is not known: its record is not used.
+  let unrecorded = false;
   const steps = [...undos.map((call) => ({ call, undo: true })), ...replays.map((call) => ({ call, undo: false }))];
   for (const { call, undo } of steps) {
     const paths = yield* tx.callPaths(call.id);
-    if (paths === undefined) continue;
+    if (paths === undefined) {
+      unrecorded = true;
+      continue;
+    }
     // A call applied by a replay: its undo puts back what that replay found, the files a move left (see run-steps.ts).
     const row = undo ? yield* tx.getTool(call.id) : undefined;
     const first = !undo || !(yield* replayedApplication(tx, row!));
     const found = first ? new Set(yield* tx.callHandEdited(call.id)) : new Set();
+    const ids = first && !unrecorded ? yield* tx.callHandEditIds(call.id) : new Map();
     for (const path of paths) {
-      if (writes.has(path) || keep.has(path)) continue;
-      if (found.has(path)) keep.add(path);
+      if (writes.has(path) || keep.has(path) || expected.has(path)) continue;
+      const known = ids.get(path);
+      if (known !== undefined) expected.set(path, undo ? known.left : known.found);
+      else if (found.has(path)) keep.add(path);
       else writes.add(path);
     }
   }
-  return { writes, keep };
+  return { writes, keep, expected };
+}
+
+/** The paths of `expected` whose file no longer holds what the move expects there (its id, null: no file). */
+async function changedSince(ctx: EngineContext, ws: WorkspaceRow, expected: ReadonlyMap<string, string | null>): Promise<string[]> {
+  if (expected.size === 0) return [];
+  const state = await stateOf(ctx, ws);
+  return state.exclusive(async () => {
+    await scan(ctx, state);
+    return [...expected].filter(([path, id]) => state.cache.fileId(path) !== id).map(([path]) => path);
+  });
 }
