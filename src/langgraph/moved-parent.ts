@@ -100,6 +100,8 @@ function* refuseAppended(tx: Tx, sessionId: string, current: BranchRow, thread: 
 function* refuseLeftBehind(tx: Tx, sessionId: string, thread: LgThreadRow, target: Target, run?: RunMark): Step<void> {
   const latest = yield* tx.moveToUndo(sessionId);
   if (!latest || latest.fromBranchId !== target.branchId || latest.fromPosition !== target.position) return;
+  // A move that left the session where it was (see `recordStay`) left nothing behind.
+  if (latest.toBranchId === latest.fromBranchId && latest.toPosition === latest.fromPosition) return;
   // A run that read the thread's head on the branch the move made went on from that head (a rollback to a user's
   // checkpoint at the point the session was at, whose step the head still reads): it started after the move.
   if (run?.readOn !== undefined && run.readOn === latest.toBranchId && latest.kind !== "switch") return;

@@ -291,3 +291,78 @@ describe("undo and redo", () => {
     expect((await s.redo()).branch.id).toBe(rolled);
   });
 });
+
+describe("undo after a move that found the session at its target", () => {
+  it("a rollback to the head's checkpoint, after writing on: undo takes back that rollback (staying), not the older move", async () => {
+    const { s, root } = await chat(["1", "2"]);
+    const cp = await s.checkpoint();
+    await s.append({ role: "user", content: "3" });
+    const fork = await s.rollback(cp.id); // root → fork
+    await s.append({ role: "user", content: "x" });
+    const here = await s.checkpoint({ name: "here" });
+    expect((await s.rollback(here.id)).branch).toMatchObject({ id: fork.branch.id, head: 3 });
+
+    expect((await s.undo()).branch).toMatchObject({ id: fork.branch.id, head: 3 });
+    expect(await contents(s)).toEqual(["1", "2", "x"]);
+    expect((await s.undo()).branch).toMatchObject({ id: root, head: 3 });
+    await expect(s.undo()).rejects.toMatchObject({ code: "NOTHING_TO_UNDO" });
+    expect((await s.redo()).branch.id).toBe(fork.branch.id);
+    expect((await s.redo()).branch).toMatchObject({ id: fork.branch.id, head: 3 });
+    await expect(s.redo()).rejects.toMatchObject({ code: "NOTHING_TO_REDO" });
+  });
+
+  it("a switch to the current branch, after writing on: undo takes back that switch (staying), not the older move", async () => {
+    const { s, root } = await chat(["1", "2"]);
+    const cp = await s.checkpoint();
+    const fork = await s.rollback(cp.id); // the head: the root itself, no move
+    expect(fork.branch.id).toBe(root);
+    await s.append({ role: "user", content: "3" });
+    const other = await s.rollback(cp.id); // root → other
+    await s.append({ role: "user", content: "y" });
+    expect((await s.switchBranch(other.branch.id)).branch.id).toBe(other.branch.id);
+    expect((await s.undo()).branch).toMatchObject({ id: other.branch.id, head: 3 });
+    expect((await s.undo()).branch).toMatchObject({ id: root, head: 3 });
+  });
+
+  it("a switch to the current branch that puts the world back in step is undone first, too", async () => {
+    const keys = new Map<string, string>();
+    let refuse = false;
+    const put = defineTool({
+      name: "put",
+      run: async ({ key }: { key: string }) => void keys.set(key, "1"),
+      undo: async ({ args }) => {
+        if (refuse) throw new Error("not now");
+        keys.delete(args.key);
+      },
+    });
+    const { s, root } = await chat(["1"], { tools: [put] });
+    const cp = await s.checkpoint();
+    await s.append({ role: "user", content: "2" });
+    const fork = await s.rollback(cp.id); // root → fork
+    await s.invoke("put", { key: "a" });
+    refuse = true;
+    const stuck = await s.rollback(cp.id, { onUndoError: "continue" }); // fork → stuck, a's effect still out there
+    expect(stuck.failed).toHaveLength(1);
+    refuse = false;
+    await s.append({ role: "user", content: "z" });
+    const fixed = await s.switchBranch(stuck.branch.id); // a undone: the world matches the branch again
+    expect(fixed.undone.map((t) => t.args)).toEqual([{ key: "a" }]);
+    expect((await s.undo()).branch.id).toBe(stuck.branch.id);
+    expect((await s.undo()).branch.id).toBe(fork.branch.id);
+    expect((await s.undo()).branch.id).toBe(root);
+  });
+
+  it("after an undo, a move that stays leaves the redo in place and the next undo walks on back", async () => {
+    const { s, root } = await chat(["1", "2"]);
+    const cp = await s.checkpoint();
+    await s.append({ role: "user", content: "3" });
+    const fork = await s.rollback(cp.id);
+    await s.append({ role: "user", content: "x" });
+    await s.switchBranch(root); // fork → root
+    await s.undo(); // back on the fork
+    expect((await s.switchBranch(fork.branch.id)).branch.id).toBe(fork.branch.id);
+    expect((await s.undo()).branch.id).toBe(root);
+    expect((await s.redo()).branch.id).toBe(fork.branch.id);
+    expect((await s.redo()).branch.id).toBe(root);
+  });
+});

@@ -65,7 +65,8 @@ export function* recordInHistory(tx: Tx, spec: MoveSpec, to: MoveTarget, at: num
     });
     return;
   }
-  if (!spec.from || spec.from.branchId === to.branchId) return;
+  if (!spec.from) return;
+  if (spec.from.branchId === to.branchId) return yield* recordStay(tx, spec.sessionId, spec.kind, to, at);
   if (spec.newBranch !== null && spec.newBranch.id === to.branchId) return to.branchId;
   yield* tx.recordMove({
     sessionId: spec.sessionId,
@@ -74,6 +75,29 @@ export function* recordInHistory(tx: Tx, spec: MoveSpec, to: MoveTarget, at: num
     fromPosition: spec.from.position,
     toBranchId: to.branchId,
     toPosition: to.position,
+    createdAt: at,
+  });
+  return undefined;
+}
+
+/**
+ * A rollback or switch that leaves the session on its branch (at its target already, or the world put back in step
+ * with it): a row of its own, from and to where the session is, when the session went on since its newest standing
+ * move landed, so the next undo takes back this one (staying put), not that older move the user did not just make.
+ * None while the session is where that move left it (a second click: undo takes that move back), when no move stands
+ * (undo has nothing to take back either way), or when something is to redo (undo goes on walking back, redo stays).
+ */
+export function* recordStay(tx: Tx, sessionId: string, kind: string, here: MoveTarget, at: number): Step<undefined> {
+  const last = yield* tx.moveToUndo(sessionId);
+  if (!last || (last.toBranchId === here.branchId && last.toPosition === here.position)) return;
+  if (yield* tx.moveToRedo(sessionId)) return;
+  yield* tx.recordMove({
+    sessionId,
+    kind,
+    fromBranchId: here.branchId,
+    fromPosition: here.position,
+    toBranchId: here.branchId,
+    toPosition: here.position,
     createdAt: at,
   });
   return undefined;

@@ -13,7 +13,7 @@ import { restoreFiles } from "../workspace/restore.js";
 import { assertNoRestorePending } from "../workspace/restore-guards.js";
 import { targetFiles, workspaceOf } from "../workspace/snapshots.js";
 import { finishMoveTx } from "./finish-move.js";
-import { moveEvent, sessionPosition } from "./history.js";
+import { moveEvent, recordStay, sessionPosition } from "./history.js";
 import { restoreMoveFiles, snapshotPosition } from "./move-files.js";
 import { refuseDriftBeforeReplays } from "./drift-in-move.js";
 import { conversationDrift } from "./conversation-drift.js";
@@ -401,6 +401,8 @@ function* moveConversationUnit(
     !(filesManifest !== undefined && session.hasTools && (yield* reheld(tx, ctx, session.id, base)))
   ) {
     const here = yield* stayingHere(tx, session, plan);
+    // Undo after it takes back nothing older than what the user just did (see `recordStay`).
+    if (!base.history) yield* recordStay(tx, session.id, base.kind, yield* sessionPosition(tx, session), ctx.now());
     // Nothing moves, yet the request is applied: a retry finds it, and answers the same. A move with files records
     // it once they are restored.
     if (w.request && filesManifest === undefined)
