@@ -192,7 +192,8 @@ function continuesAnswer(stored: Message, next: MessageInput): boolean {
  * content with binary data as base64, its `metadata` kept). Unchanged messages are not written again; new ones are
  * appended; a changed earlier message (a regenerated answer, an edited question) becomes a new version (`< 2/2 >`),
  * and a list that stops short of the history (a regenerate request) forks right after its last message, undoing tool
- * calls made after it: nothing is overwritten.
+ * calls made after it: nothing is overwritten. An empty list is refused (`ValidationError`, nothing written) once the
+ * chat holds a message: it is a lost list, not a chat; starting over is a new session (or a rollback).
  * Call it with the request's messages before the agent loop too, so a regenerate's or edit's tool calls land on the
  * new branch (saved only after, the fork would undo them). Then save the response with `{ after }`, the
  * `lastMessageId` that first save returned: the answer lands right after its question on the question's own lineage,

@@ -123,6 +123,15 @@ async function syncOnce(s: SessionHandle, inputs: MessageInput[], options: SyncO
   const ifAt: IfAt = options.ifAt ?? { branchId: readOn };
   const again = options.ifAt === undefined;
   const stored = storedMessages(history);
+  // No chat the app shows saves an empty list (a request holds its question): it is a page whose list was lost (a load
+  // that failed, a reset state), and taken as a list that stops short it would fork an empty branch and undo every tool
+  // call the chat made. Starting a chat over is a new session, or a rollback to a checkpoint at its start.
+  if (inputs.length === 0 && stored.length > 0)
+    throw new ValidationError(
+      "messages",
+      `is empty, while the chat holds ${stored.length} message(s): to start the chat over, create a new session ` +
+        "(or roll back to a checkpoint at its start); nothing was written",
+    );
   let kept = 0;
   while (kept < stored.length && kept < inputs.length && keeps(stored[kept]!.latest, inputs[kept]!, options)) kept++;
   // The list ends at an earlier form of the last answer, which has gone on since: the request that continued it, sent

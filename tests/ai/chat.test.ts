@@ -309,6 +309,20 @@ describe("saveChat / loadChat", () => {
     expect(late).toBeInstanceOf(ValidationError);
     expect(await dumpOf(path)).toEqual(dump);
   });
+
+  it("refuses an empty list once the chat holds a message (a lost list, not a chat): nothing written, no branch", async () => {
+    const { s, path } = await session();
+    // An empty chat saved empty is the same chat: nothing to write.
+    expect(await saveChat(s, [])).toMatchObject({ kept: 0, forked: null, appended: 0, lastMessageId: null });
+    expect(await saveModelMessages(s, [])).toMatchObject({ kept: 0, forked: null, appended: 0, lastMessageId: null });
+    await saveChat(s, [user("u1", "hi"), assistant("a1", "hello")]);
+    const dump = await dumpOf(path);
+    await expect(saveChat(s, [])).rejects.toMatchObject({ name: "ValidationError", field: "messages" });
+    await expect(saveModelMessages(s, [])).rejects.toMatchObject({ name: "ValidationError", field: "messages" });
+    expect(await dumpOf(path)).toEqual(dump);
+    expect(await s.branches()).toHaveLength(1);
+    expect((await loadChat(s)).map((m) => m.id)).toEqual(["u1", "a1"]);
+  });
 });
 
 describe("saveModelMessages / loadModelMessages", () => {
