@@ -23,11 +23,7 @@ export interface HandlerCall {
  * Rejects before calling the handler when forkpoint is already closing, with another error: that handler never ran.
  */
 export async function runHandler<T>(call: HandlerCall, handler: (signal: AbortSignal) => Promise<T> | T): Promise<T> {
-  if (call.closing.aborted)
-    throw new DatabaseError(
-      "CLOSED",
-      `the forkpoint database was closed before the ${call.step} handler of tool ${JSON.stringify(call.tool.name)} started`,
-    );
+  if (call.closing.aborted) throw closedBeforeStart(`the ${call.step} handler of tool ${JSON.stringify(call.tool.name)}`);
   const controller = new AbortController();
   const { signal } = controller;
   const onClose = () => controller.abort(call.closing.reason);
@@ -55,6 +51,21 @@ export async function runHandler<T>(call: HandlerCall, handler: (signal: AbortSi
     if (timer) clearTimeout(timer);
     call.closing.removeEventListener("abort", onClose);
   }
+}
+
+/** The errors that say a handler never started: forkpoint was closing first (see `notStartedAtClose`). */
+const notStarted = new WeakSet<object>();
+
+/** The error of a handler (or a move's step) that does not start because forkpoint is closing: it never ran. */
+export function closedBeforeStart(what: string): DatabaseError {
+  const error = new DatabaseError("CLOSED", `the forkpoint database was closed before ${what} started`);
+  notStarted.add(error);
+  return error;
+}
+
+/** Whether `error` says forkpoint closed before the handler started: nothing of it ran, as before a crash there. */
+export function notStartedAtClose(error: unknown): boolean {
+  return typeof error === "object" && error !== null && notStarted.has(error);
 }
 
 /**

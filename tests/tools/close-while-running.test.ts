@@ -121,4 +121,55 @@ describe("close() while a handler runs", () => {
     expect(moved.undone.map((c) => c.id)).toEqual([call!.id]);
     expect(fs.existsSync(file)).toBe(false);
   });
+
+  it("leaves a move it reaches before any handler started journaled, as a crash there would: not a failed undo", async () => {
+    const dir = tempDir("forkpoint-close-before-undo-");
+    const dbPath = path.join(dir, "forkpoint.db");
+    const log: string[] = [];
+    const tool = defineTool<{ t: string }, string>({ name: "u", run: ({ t }) => t, undo: ({ args }) => void log.push(`undo ${args.t}`) });
+    const fp = open(dbPath, [tool]);
+    const s = await fp.createSession({ userId: USER });
+    const cp = await s.checkpoint();
+    await s.invoke("u", { t: "A" });
+    await s.invoke("u", { t: "B" });
+    // The close lands as the move starts: it is journaled, and no handler has run yet.
+    const moving = rejectionOf(s.rollback(cp.id));
+    await fp.close();
+    expect(await moving).toMatchObject({ name: "DatabaseError", code: "CLOSED" });
+    expect(log).toEqual([]);
+
+    // The next opener finishes it, each undo once; nothing is unknown.
+    const reopened = open(dbPath, [tool]);
+    const s2 = await reopened.getSession(s.id, { userId: USER });
+    expect((await reopened.recover()).unknown).toEqual([]);
+    expect(await s2.rollback(cp.id)).toMatchObject({ undone: [], failed: [] });
+    expect(log).toEqual(["undo B", "undo A"]);
+    expect((await s2.branches()).length).toBe(2);
+    expect(await s2.toolTrack()).toEqual([]);
+  });
+
+  it("stops a move between two steps as a crash there would: the step not started is run once by the next call", async () => {
+    const dir = tempDir("forkpoint-close-between-undos-");
+    const dbPath = path.join(dir, "forkpoint.db");
+    const log: string[] = [];
+    const tool = defineTool<{ t: string }, string>({ name: "u", run: ({ t }) => t, undo: ({ args }) => void log.push(`undo ${args.t}`) });
+    const fp = open(dbPath, [tool]);
+    const s = await fp.createSession({ userId: USER });
+    const cp = await s.checkpoint();
+    await s.invoke("u", { t: "A" });
+    await s.invoke("u", { t: "B" });
+    // The close lands once B's undo is recorded, before A's starts.
+    let closing: Promise<void> | undefined;
+    fp.on("undo", () => void (closing ??= fp.close()));
+    expect(await rejectionOf(s.rollback(cp.id))).toMatchObject({ name: "DatabaseError", code: "CLOSED" });
+    await closing;
+    expect(log).toEqual(["undo B"]);
+
+    const reopened = open(dbPath, [tool]);
+    const s2 = await reopened.getSession(s.id, { userId: USER });
+    expect((await reopened.recover()).unknown).toEqual([]);
+    await s2.rollback(cp.id);
+    expect(log).toEqual(["undo B", "undo A"]);
+    expect(await s2.toolTrack()).toEqual([]);
+  });
 });

@@ -2,7 +2,7 @@
 import { ConflictError, ToolReplayError, ToolUndoError, errorText } from "../../models/errors.js";
 import { resultAsJson } from "../../models/json.js";
 import type { MoveStepRow, Step, ToolRow, Tx } from "../../store/port/index.js";
-import { abandonedAtClose, runHandler } from "../../tools/run-handler.js";
+import { abandonedAtClose, closedBeforeStart, notStartedAtClose, runHandler } from "../../tools/run-handler.js";
 import type { EngineContext } from "../core/context.js";
 import { toToolInvocation } from "../core/rows.js";
 import { fenced } from "./fence.js";
@@ -194,6 +194,8 @@ export async function runStep(
   step: MoveStepRow,
   own?: OwnChanges,
 ): Promise<{ tool: string; cause: unknown } | null> {
+  // Closing: no step starts, and the move stays journaled with this one pending, as a crash before it leaves them.
+  if (ctx.closing.aborted) throw closedBeforeStart(`the ${step.op} of invocation ${step.entryId}`);
   const withPaths = own?.holding === true;
   const idleAsked = spec.files !== undefined && step.op === "undo";
   const { row, paths, idle, unseen } = await ctx.store.write({ sessionId: spec.sessionId }, (tx) =>
@@ -241,6 +243,12 @@ export async function runStep(
     // Closed while the handler ran, which may still finish: the step stays running and the move journaled, as a crash
     // there leaves them. The next recovery reports the step unknown and never runs it again (see recovery.ts).
     if (abandonedAtClose(ctx.closing, cause)) throw cause;
+    // Closed before the handler started: it never ran, so the step is pending again and the move stays journaled, for
+    // the next call or recovery to run it once (not a failed undo). Left running when that write fails: then unknown.
+    if (notStartedAtClose(cause)) {
+      await ctx.store.write({ sessionId: spec.sessionId }, (tx) => pendingStepUnit(tx, ctx, step)).catch(() => undefined);
+      throw cause;
+    }
     await own?.step();
     const error = stepErrorJson(cause);
     await recording(ctx, spec.sessionId, step, { status: "failed", error }, (tx) => failStepUnit(tx, ctx, step, error));
@@ -297,6 +305,11 @@ function stepErrorJson(cause: unknown): string {
 /** A failed step's record, with its error as `stepErrorJson` makes it. */
 export function* failStepUnit(tx: Tx, ctx: EngineContext, step: Pick<MoveStepRow, "moveId" | "idx">, error: string) {
   fenced(yield* tx.setMoveStep(ctx.ownership.self, step.moveId, step.idx, "failed", null, error, ctx.ownership.leaseMs));
+}
+
+/** A started step whose handler never ran (forkpoint closed first): pending again. */
+function* pendingStepUnit(tx: Tx, ctx: EngineContext, step: Pick<MoveStepRow, "moveId" | "idx">) {
+  fenced(yield* tx.setMoveStep(ctx.ownership.self, step.moveId, step.idx, "pending", null, null, ctx.ownership.leaseMs));
 }
 
 /**
