@@ -352,6 +352,21 @@ describe("undo after a move that found the session at its target", () => {
     expect((await s.undo()).branch.id).toBe(root);
   });
 
+  it("a rollback to a checkpoint taken right where a switch landed is undone first; a second switch click is not", async () => {
+    const { s, root } = await chat(["1", "2"]);
+    const cp = await s.checkpoint();
+    await s.append({ role: "user", content: "3" });
+    const fork = await s.rollback(cp.id); // root → fork
+    await s.switchBranch(root); // fork → root
+    expect((await s.switchBranch(root)).branch.id).toBe(root); // clicked twice: the same switch
+    const here = await s.checkpoint({ name: "here" });
+    expect((await s.rollback(here.id)).branch.id).toBe(root); // another move, that stays
+    expect((await s.undo()).branch).toMatchObject({ id: root, head: 3 });
+    expect((await s.undo()).branch.id).toBe(fork.branch.id);
+    expect((await s.undo()).branch.id).toBe(root);
+    await expect(s.undo()).rejects.toMatchObject({ code: "NOTHING_TO_UNDO" });
+  });
+
   it("after an undo, a move that stays leaves the redo in place and the next undo walks on back", async () => {
     const { s, root } = await chat(["1", "2"]);
     const cp = await s.checkpoint();

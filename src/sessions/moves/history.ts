@@ -82,14 +82,14 @@ export function* recordInHistory(tx: Tx, spec: MoveSpec, to: MoveTarget, at: num
 
 /**
  * A rollback or switch that leaves the session on its branch (at its target already, or the world put back in step
- * with it): a row of its own, from and to where the session is, when the session went on since its newest standing
- * move landed, so the next undo takes back this one (staying put), not that older move the user did not just make.
- * None while the session is where that move left it (a second click: undo takes that move back), when no move stands
- * (undo has nothing to take back either way), or when something is to redo (undo goes on walking back, redo stays).
+ * with it): a row of its own, from and to where the session is, so the next undo takes back this one (staying put), not
+ * an older move the user did not just make. None for a second click (the newest standing move is of the same kind and
+ * the session is still where it landed: undo takes that move back), when no move stands (undo has nothing to take back
+ * either way), or when something is to redo (undo goes on walking back, and the redo stays).
  */
 export function* recordStay(tx: Tx, sessionId: string, kind: string, here: MoveTarget, at: number): Step<undefined> {
   const last = yield* tx.moveToUndo(sessionId);
-  if (!last || (last.toBranchId === here.branchId && last.toPosition === here.position)) return;
+  if (!last || (last.kind === kind && last.toBranchId === here.branchId && last.toPosition === here.position)) return;
   if (yield* tx.moveToRedo(sessionId)) return;
   yield* tx.recordMove({
     sessionId,
