@@ -76,6 +76,11 @@ interface ParentLineage {
   on: Map<string, LgPointRow>;
   segments: LineageSegment[];
   windows: Map<string, WaitWindow[]>;
+  /**
+   * The parent is itself a memory subgraph: no move forks its session, only its own put (a run served off its head),
+   * which lands after the subgraph's checkpoints of that step; where each was put tells the runs apart (`putOffLineage`).
+   */
+  ownForks: boolean;
 }
 
 /**
@@ -167,7 +172,7 @@ function* memoryView(
       : rootAt
         ? yield* tx.lineage(rootAt.branchId, rootAt.position)
         : ((yield* rootLineage(tx, userId, threadId)) ?? segments);
-  const lineage: ParentLineage = { points, on, segments, windows: new Map() };
+  const lineage: ParentLineage = { points, on, segments, windows: new Map(), ownForks: up !== "" };
   const subPoints = new Map((yield* tx.langgraph.pointsOf(sessionId)).map((p) => [p.checkpointId, p]));
   // Weighed against the parent's points and forks in the root's order (`rootOrder`); among themselves, by their own.
   const order = yield* rootOrder(tx, sessionId);
@@ -288,7 +293,7 @@ function* kept(tx: Tx, lineage: ParentLineage, anchor: LgPointRow | undefined, p
 function* stepWindows(tx: Tx, lineage: ParentLineage, anchor: LgPointRow): Step<WaitWindow[]> {
   let windows = lineage.windows.get(anchor.checkpointId);
   if (!windows) {
-    windows = yield* waitWindows(tx, anchor, lineage.segments);
+    windows = lineage.ownForks ? [...WHOLE_STEP] : yield* waitWindows(tx, anchor, lineage.segments);
     lineage.windows.set(anchor.checkpointId, windows);
   }
   return windows;
