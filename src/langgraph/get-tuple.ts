@@ -10,10 +10,11 @@ import { callsUndone, firstsAsked, pendingAtMovedHead } from "./moved-head-write
 import { firstAskedAt, withFirstAsked } from "./first-asked.js";
 import { subgraphWaits, throughParent, withSubgraphWaits } from "./namespace-head.js";
 import { currentLineage, undoneAt, undoneById } from "./served-writes.js";
-import { memoryAboveNs, memoryOnParentLineage } from "./subgraph-memory.js";
+import { memoryAboveNs, memoryOnParentLineage, memoryParentNs } from "./subgraph-memory.js";
 import { checkpointAt, resolveSynthesized, type PointCheckpoint } from "./thread-head.js";
 import { answeredOnLineage, resumedOffLineage, withLineageResumes } from "./resumed-aside.js";
 import { servedWritten, subgraphStepBranch, writtenAt } from "./written-on.js";
+import { travelledStepEnd } from "./travelled-step.js";
 
 /**
  * A checkpoint of a thread: the one `checkpoint_id` names (stored, or synthesized at a point), or without one the
@@ -39,7 +40,12 @@ export async function getTuple(
   // puts so far of the graphs above it land first.
   for (const above of checkpointId === undefined ? memoryAboveNs(ns) : []) await parts.landing.settled(threadKey(userId, threadId, above));
   const ctx = await parts.engine();
-  const found = await readPlace(ctx, userId, threadId, ns, checkpointId, rootAt);
+  // In a run from an older checkpoint of the root's (a `Command` resume from `getStateHistory`), such a subgraph's
+  // memory is what the root's lineage keeps at that step's end, not at the session's head: the run's put moves the
+  // session there only as it lands, and the step run again must not see the later steps' answers that put undoes.
+  const travelled = checkpointId === undefined && memoryParentNs(ns) !== undefined ? parts.runs.runOf(config)?.travelledFrom : undefined;
+  const weighAt = rootAt ?? (travelled && (await ctx.store.read((tx) => travelledStepEnd(tx, userId, threadId, travelled))));
+  const found = await readPlace(ctx, userId, threadId, ns, checkpointId, weighAt);
   if (!found) return undefined;
   parts.sessions.set(threadKey(userId, threadId, ns), found.thread.sessionId, 1);
   if (found.readOn !== undefined) parts.runs.readOn(config, found.readOn);
