@@ -189,6 +189,20 @@ export const planInput = z.union(
   [z.strictObject({ checkpointId: name() }), z.strictObject({ branchId: name() }), z.strictObject({ messageId: name() })],
   { error: "must be one of { checkpointId }, { branchId } or { messageId }" },
 );
+/** A plan's scope: what the planned move would move, as a move's `scope` option says it (named and checked alike). */
+const planScope = baseMoveOptions.pick({ scope: true });
+
+/**
+ * `plan`'s argument: its target (one of `planInput`'s) and the scope of the move it plans ("conversation" when left
+ * out), each refused by a `ValidationError` as the move would refuse it (`target`, then `scope`).
+ */
+export function parsePlanTarget(value: unknown): { target: z.output<typeof planInput>; scope: "conversation" | "files" | "both" } {
+  if (value === null || typeof value !== "object" || Array.isArray(value) || !("scope" in value))
+    return { target: parseOptions(planInput, value, "target"), scope: "conversation" };
+  const { scope, ...target } = value as Record<string, unknown>;
+  const parsed = parseOptions(planInput, target, "target");
+  return { target: parsed, scope: parseOptions(planScope, { scope }, "options").scope ?? "conversation" };
+}
 /** `new ForkpointSaver(fp, options)` (other keys are LangGraph's business and ignored). */
 export const langGraphSaverOptions = z.object({
   userId: name().optional(),
@@ -215,7 +229,8 @@ export type EditOptions = z.input<typeof editOptions>;
 export type HistoryOptions = z.input<typeof historyInput>;
 export type UpdateSessionInput = z.input<typeof updateSessionInput>;
 export type RecordToolCallInput = z.input<typeof recordToolCallInput>;
-export type PlanTarget = z.input<typeof planInput>;
+/** What `plan` takes: the move's target, and its scope (see `parsePlanTarget`). */
+export type PlanTarget = z.input<typeof planInput> & { scope?: z.input<typeof planScope>["scope"] };
 export type ResolveToolCallInput = z.input<typeof resolveToolCallInput>;
 export type AutoCheckpointPolicy = z.input<typeof autoCheckpointPolicy>;
 

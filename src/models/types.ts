@@ -312,6 +312,21 @@ export interface MovePlan extends Omit<MoveResult, "branch"> {
   branch: PlannedBranch;
   /** Entries of the current lineage that the move leaves behind (they stay on their branch). */
   leftBehind: Entry[];
+  /**
+   * With `scope: "files"` or `"both"`: the workspace files that differ from the move's target now, which the move gives
+   * the target's content (`written`) or removes (`deleted`), by its restore or, with `"both"`, by the undos it runs
+   * first (so its result may list fewer: those its undos already set right); `kept` (present when any): those it leaves
+   * as they are, the effect of an applied irreversible call its target's files do not hold.
+   */
+  files?: { written: string[]; deleted: string[]; kept?: string[] };
+  /**
+   * With `scope: "files"` or `"both"`: the workspace files changed outside forkpoint since it last saw them. The move
+   * refuses them (`WORKSPACE_DRIFT`), or with `force: true` saves them in a checkpoint first; `files` then says what its
+   * restore would write and delete, from the directory as it is now.
+   */
+  drift?: string[];
+  /** With `scope: "files"` or `"both"`: why the move would be refused even with `force: true` (a link or a file forkpoint does not capture in the way). */
+  blocked?: string;
 }
 
 /** The target of a planned move. */

@@ -1,6 +1,7 @@
 // plan: what a rollback, switch or edit would do, computed without doing it.
-import type { Tx } from "../store/port/index.js";
-import { parseOptions, planInput, type PlanTarget } from "../models/inputs.js";
+import type { SessionRow, Tx } from "../store/port/index.js";
+import { parsePlanTarget, type PlanTarget } from "../models/inputs.js";
+import { ValidationError } from "../models/errors.js";
 import type { MovePlan, PlannedBranch } from "../models/types.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { ownedSession, sessionCheckpoint, sessionMessage } from "./core/owned.js";
@@ -9,10 +10,18 @@ import { editPoint } from "./edit-point.js";
 import { headOf } from "./core/head.js";
 import { isSessionPosition } from "./moves/history.js";
 import { computePlan, leftBehind } from "./moves/move-plan.js";
+import { snapshotPosition } from "./moves/move-files.js";
+import { irreversibleOutside } from "./moves/failed-undo-files.js";
+import { plannedRestore, type RestoreTarget } from "./moves/planned-restore.js";
+import { targetFiles, workspaceOf } from "./workspace/snapshots.js";
+
+type Target = ReturnType<typeof parsePlanTarget>["target"];
+type Scope = ReturnType<typeof parsePlanTarget>["scope"];
 
 export async function plan(ctx: EngineContext, ref: SessionRef, target: PlanTarget): Promise<MovePlan> {
-  const t = parseOptions(planInput, target, "target");
-  return ctx.store.read((tx) => planUnit(tx, ctx, ref, t));
+  const { target: t, scope } = parsePlanTarget(target);
+  const { planned, restore } = await ctx.store.read((tx) => planUnit(tx, ctx, ref, t, scope));
+  return plannedRestore(ctx, planned, restore);
 }
 
 /** @internal A plan and where the session was when it was made: the `ifAt` that performs that plan or none. */
@@ -26,27 +35,26 @@ export interface PlanAt extends MovePlan {
  * `/api/plan`): passed back as the move's `ifAt`, the move performed is the one planned, or it is refused.
  */
 export async function planAt(ctx: EngineContext, ref: SessionRef, target: PlanTarget): Promise<PlanAt> {
-  const t = parseOptions(planInput, target, "target");
-  return ctx.store.read((tx) => planAtUnit(tx, ctx, ref, t));
+  const { target: t, scope } = parsePlanTarget(target);
+  const { planned, restore, at } = await ctx.store.read((tx) => planAtUnit(tx, ctx, ref, t, scope));
+  return { ...(await plannedRestore(ctx, planned, restore)), at };
 }
 
-function* planAtUnit(tx: Tx, ctx: EngineContext, ref: SessionRef, t: Parameters<typeof planUnit>[3]) {
-  const planned = yield* planUnit(tx, ctx, ref, t);
+function* planAtUnit(tx: Tx, ctx: EngineContext, ref: SessionRef, t: Target, scope: Scope) {
+  const planned = yield* planUnit(tx, ctx, ref, t, scope);
   const { currentBranchId } = yield* ownedSession(tx, ref.id, ref.userId);
   return { ...planned, at: { branchId: currentBranchId, head: (yield* tx.headPosition(currentBranchId)) ?? 0 } };
 }
 
-function* planUnit(
-  tx: Tx,
-  ctx: EngineContext,
-  ref: SessionRef,
-  t: { checkpointId: string } | { branchId: string } | { messageId: string },
-) {
+function* planUnit(tx: Tx, ctx: EngineContext, ref: SessionRef, t: Target, scope: Scope) {
   const session = yield* ownedSession(tx, ref.id, ref.userId);
   let branch: PlannedBranch;
+  // The checkpoint a rollback forks at: its own files are the ones a move with files restores.
+  let checkpointId: string | null = null;
   if ("checkpointId" in t) {
     const cp = yield* sessionCheckpoint(tx, session, t.checkpointId, ctx.now());
     branch = { id: null, parentId: cp.branchId, forkPosition: cp.position, position: cp.position };
+    checkpointId = cp.id;
   } else if ("branchId" in t) {
     const b = yield* branchOf(tx, session, t.branchId);
     const position = (yield* headOf(tx, b)).position;
@@ -57,7 +65,76 @@ function* planUnit(
     branch = { id: null, parentId: m.branchId, forkPosition: at, position: at };
   }
   const target = { branchId: branch.id ?? branch.parentId!, position: branch.position };
-  const computed = yield* computePlan(ctx, tx, session, target);
+  if (scope === "conversation") return { planned: yield* conversationPlan(tx, ctx, session, t, branch, target), restore: null };
+  // As the move checks them: the session's workspace, on this host; an edit adds a message, so its files move with it.
+  const ws = yield* workspaceOf(tx, session.id, "scope");
+  if (scope === "files" && "messageId" in t)
+    throw new ValidationError("scope", 'an edit adds a message: use scope "both" (or "conversation")');
+  // A switch to the current branch moves no file, whatever its scope (see `moveWithFiles`).
+  const self = "branchId" in t && branch.id === session.currentBranchId;
+  if (scope === "files") {
+    // The conversation stays where it is and no tool runs: the calls follow the files (marked, never run).
+    const here = (yield* tx.getBranch(session.currentBranchId))!;
+    const head = (yield* headOf(tx, here)).position;
+    const stays = { id: here.id, parentId: here.parentId, forkPosition: here.forkPosition, position: head };
+    const planned = { branch: stays, ...NO_STEPS, leftBehind: [] };
+    return { planned, restore: self ? ({ self: true } as const) : yield* restoreOf(tx, ws, target, checkpointId) };
+  }
+  if (self) {
+    // With "both", the calls a files-only restore set aside stay out, as in any "both" move.
+    const planned = yield* conversationPlan(tx, ctx, session, t, branch, target, undefined, true);
+    return { planned, restore: { self: true } as const };
+  }
+  // Calls its snapshot holds come back with its files (applied again, not run): neither undone nor replayed.
+  const snapshotAt = yield* snapshotPosition(tx, session.id, target, checkpointId);
+  const restore = {
+    ...(yield* restoreOf(tx, ws, target, checkpointId)),
+    keep: yield* irreversiblePaths(tx, ctx, session.id, target, snapshotAt),
+  };
+  return { planned: yield* conversationPlan(tx, ctx, session, t, branch, target, snapshotAt), restore };
+}
+
+/**
+ * The paths a "both" move keeps as they are: those the applied irreversible calls its snapshot does not hold changed
+ * (their effect stays out there, see `irreversibleOutside`).
+ */
+function* irreversiblePaths(
+  tx: Tx,
+  ctx: EngineContext,
+  sessionId: string,
+  target: { branchId: string; position: number },
+  at: Parameters<typeof irreversibleOutside>[4],
+) {
+  const kept = new Set<string>();
+  for (const id of yield* irreversibleOutside(tx, (tool) => ctx.tools.isReversible(tool), sessionId, target, at))
+    for (const p of (yield* tx.callPaths(id)) ?? []) kept.add(p);
+  return [...kept];
+}
+
+/** A plan's tool steps when no tool runs. */
+const NO_STEPS = { undone: [], replayed: [], skipped: [], unregistered: [], failed: [], unknown: [] };
+
+function* restoreOf(
+  tx: Tx,
+  ws: Parameters<typeof targetFiles>[1],
+  target: { branchId: string; position: number },
+  checkpointId: string | null,
+) {
+  return { ws, manifestId: yield* targetFiles(tx, ws, target, checkpointId), keep: [] as string[] } satisfies RestoreTarget;
+}
+
+function* conversationPlan(
+  tx: Tx,
+  ctx: EngineContext,
+  session: SessionRow,
+  t: Target,
+  planned: PlannedBranch,
+  target: { branchId: string; position: number },
+  snapshotAt?: Parameters<typeof computePlan>[4],
+  keepAside = false,
+) {
+  let branch = planned;
+  const computed = yield* computePlan(ctx, tx, session, target, snapshotAt, keepAside);
   const { undo, replay, unregistered } = computed.steps;
   // As the move decides it: a rollback to where the session and the world already are keeps the current branch.
   if ("checkpointId" in t && undo.length + replay.length + unregistered.length === 0 && (yield* isSessionPosition(tx, session, target))) {

@@ -356,7 +356,9 @@ export class SessionHandle {
 
   /**
    * What a rollback (`{ checkpointId }`), switch (`{ branchId }`) or edit (`{ messageId }`) would do, without doing it
-   * (an edit `edit` would refuse, `RUN_INTERLEAVED`, is refused here too).
+   * (an edit `edit` would refuse, `RUN_INTERLEAVED`, is refused here too). With `scope` (as the move takes it,
+   * "conversation" when left out), the move with that scope: with `"files"` or `"both"`, the files its restore would
+   * write and delete and the drift that refuses it (a `"files"` move runs no tool and keeps the conversation where it is).
    */
   plan(target: PlanTarget): Promise<MovePlan> {
     return this.#run((ctx, ref) => plan(ctx, ref, target));

@@ -227,7 +227,12 @@ export async function restoreCheck(ctx: EngineContext, ws: WorkspaceRow, manifes
   let blocked = assertRestorable(ws.dir, applied);
   const foreign = blocked ? [] : foreignPaths(ws.dir, applied);
   if (foreign.length > 0) blocked = foreignText(foreign);
-  return { drifted, blocked, leftAlone: [...leftAlone] };
+  // As the restore would apply them (drift saved first when forced): a file already there as the target has it is not
+  // written, a new file the target ignores is not deleted.
+  const writes = blocked ? [] : withoutForeign(ws.dir, applied, []);
+  const written = writes.flatMap((c) => (c.to === null ? [] : [c.path]));
+  const deleted = writes.flatMap((c) => (c.to === null && !leftAlone.has(c.path) ? [c.path] : []));
+  return { drifted, blocked, leftAlone: [...leftAlone], written, deleted };
 }
 
 /** What `restoreCheck` finds. */
@@ -238,6 +243,9 @@ export interface RestoreCheck {
   blocked: string | null;
   /** New files the target ignores: no drift, and left as they are. */
   leftAlone: string[];
+  /** The files the restore would write and delete, from the directory as it is now (none when `blocked`). */
+  written: string[];
+  deleted: string[];
 }
 
 /** Reads and checks every content of `hashes`, keeping those that fit `KEEP_BYTES` (the rest are read again later). */
