@@ -86,6 +86,45 @@ describe("the executable bit", () => {
   });
 });
 
+describe("the other permission bits", () => {
+  const modeOf = (rel: string) => fs.statSync(path.join(ws, rel)).mode & 0o777;
+
+  it("a file a restore replaces keeps its own (0600, 0640, 0664), with the snapshot's executable bit", async () => {
+    const old = process.umask(0o022);
+    try {
+      write("secret", "s1\n");
+      write("shared", "g1\n");
+      write("team", "t1\n");
+      write("tool.sh", "x1\n");
+      chmod("secret", 0o600);
+      chmod("shared", 0o640);
+      chmod("team", 0o664);
+      chmod("tool.sh", 0o750);
+      const s = await fp.createSession({ userId: "u" });
+      await s.attachWorkspace(ws);
+      const a = await s.checkpoint({ name: "A" });
+      write("secret", "s2\n");
+      write("shared", "g2\n");
+      write("team", "t2\n");
+      write("tool.sh", "x2\n");
+      chmod("tool.sh", 0o640);
+      const b = await s.checkpoint({ name: "B" });
+
+      const back = await s.rollback(a.id, { scope: "files" });
+      expect(back.files?.written).toEqual(["secret", "shared", "team", "tool.sh"]);
+      expect(tree()).toEqual({ secret: "s1\n", shared: "g1\n", team: "t1\n", "tool.sh": "x1\n" });
+      expect([modeOf("secret"), modeOf("shared"), modeOf("team"), modeOf("tool.sh")]).toEqual([0o600, 0o640, 0o664, 0o750]);
+      await s.rollback(b.id, { scope: "files" });
+      expect([modeOf("secret"), modeOf("shared"), modeOf("team"), modeOf("tool.sh")]).toEqual([0o600, 0o640, 0o664, 0o640]);
+      // What forkpoint saw after them is what is there: no drift.
+      expect(await s.diffFiles(b.id)).toMatchObject({ added: [], modified: [], deleted: [] });
+      await s.rollback(a.id, { scope: "files" });
+    } finally {
+      process.umask(old);
+    }
+  });
+});
+
 describe("a path that changed from a directory to a file, or back", () => {
   it("is rewound both ways, with force too; what forkpoint never captured in the way refuses the move", async () => {
     write("lib/a.js", "a\n");

@@ -20,6 +20,16 @@ export const executableMode = (mode: number): boolean => (mode & 0o100) !== 0;
 /** The mode a file of this id is written with (before the umask), as git checks files out. */
 export const modeOf = (id: string): number => (isExecutable(id) ? 0o777 : 0o666);
 
+/**
+ * The mode a file of this id is given in place of a file of mode `current`: that file's permission bits (a 0600 secret
+ * stays 0600: a snapshot keeps only the executable bit, so the rest is the file's own), executable where it may be read
+ * when the id is an executable file's, executable by no one when not.
+ */
+export const keptModeOf = (id: string, current: number): number => {
+  const bits = current & 0o777;
+  return isExecutable(id) ? bits | ((bits & 0o444) >> 2) | 0o100 : bits & ~0o111;
+};
+
 /** The mode a unified diff names for a file of this id. */
 export const gitMode = (id: string): string => (isExecutable(id) ? "100755" : "100644");
 

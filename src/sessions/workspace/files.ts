@@ -1,6 +1,7 @@
 // The file-system side of restores: what may be written, and applying a snapshot's changes to the directory (each file
 // staged beside its place, then renamed into it), whatever each path is now: a file, a directory, or nothing.
 import {
+  chmodSync,
   linkSync,
   lstatSync,
   mkdirSync,
@@ -14,7 +15,7 @@ import {
 } from "node:fs";
 import { rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { contentOf, modeOf } from "./file-id.js";
+import { contentOf, keptModeOf, modeOf } from "./file-id.js";
 import { asideName, stagedName } from "./staged.js";
 
 /** A change a restore applies: the file at `path`, file `from` now (null: none), gets id `to` (null: it is deleted). */
@@ -233,7 +234,15 @@ export async function restoreChanges(
   const stage = (c: RestoreChange, got: ReadonlyMap<string, Buffer>): Staged => {
     const full = join(dir, ...c.path.split("/"));
     const temp = join(dirname(full), stagedName(basename(full), process.pid));
-    writeStaged(temp, got.get(contentOf(c.to!))!, modeOf(c.to!));
+    // A file replaced keeps its own permission bits (the snapshot holds only the executable bit), set exactly, whatever
+    // the umask; a new one gets the default mode, as git checks files out.
+    const there = lstatSync(full, { throwIfNoEntry: false });
+    const content = got.get(contentOf(c.to!))!;
+    if (there?.isFile()) {
+      const mode = keptModeOf(c.to!, there.mode);
+      writeStaged(temp, content, mode);
+      chmodSync(temp, mode);
+    } else writeStaged(temp, content, modeOf(c.to!));
     return { path: c.path, from: c.from, to: c.to, full, temp };
   };
   try {
