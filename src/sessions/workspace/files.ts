@@ -363,5 +363,25 @@ export async function restoreChanges(
     throw error;
   }
   await Promise.all(aside.map((old) => rm(old, { force: true })));
+  removeEmptied(dir, deleted);
   return { written: written.sort(byPath), deleted, kept: kept.sort(byPath) };
+}
+
+/**
+ * Removes the folders (below `dir`) that the deletes of `deleted` left empty, deepest first: a snapshot holds no empty
+ * folder. `rmdir` removes only an empty one, so a folder holding anything (a file the target has, an ignored or
+ * uncaptured file, a folder someone made) stays, and so does one that was empty before (no delete emptied it).
+ */
+function removeEmptied(dir: string, deleted: readonly string[]): void {
+  const folders = new Set<string>();
+  for (const path of deleted)
+    for (let at = path.lastIndexOf("/"); at > 0; at = path.lastIndexOf("/", at - 1)) folders.add(path.slice(0, at));
+  const deepestFirst = [...folders].sort((a, b) => b.split("/").length - a.split("/").length);
+  for (const folder of deepestFirst) {
+    try {
+      rmdirSync(join(dir, ...folder.split("/")));
+    } catch {
+      // Not empty, gone already, or not a folder (a link, a file made meanwhile): left as it is.
+    }
+  }
 }
