@@ -198,8 +198,14 @@ function* restoreChanges(tx: Tx, state: WorkspaceState, ws: WorkspaceRow, manife
   const reader = new TreeReader();
   const known = yield* reader.rootOf(tx, ws.manifestId);
   const target = yield* reader.rootOf(tx, manifestId);
-  const changes = yield* diffTrees(tx, reader, known, target);
-  const seen = yield* diffTrees(tx, reader, known, state.cache.root);
+  const found = yield* diffTrees(tx, reader, known, target);
+  const changed = yield* diffTrees(tx, reader, known, state.cache.root);
+  // A file changed outside forkpoint into just what the restore would make it (content and mode, or deleted where the
+  // target has none) is no drift: nothing there is overwritten, and the restore has nothing left to write there.
+  const goal = new Map(found.map((c) => [c.path, c.to]));
+  const same = new Set(changed.filter((c) => goal.has(c.path) && goal.get(c.path) === c.to).map((c) => c.path));
+  const changes = same.size === 0 ? found : found.filter((c) => !same.has(c.path));
+  const seen = same.size === 0 ? changed : changed.filter((c) => !same.has(c.path));
   // New files the target ignores are left as they are: no drift to refuse or save (see target-rules.ts).
   const leftAlone = yield* ignoredByTarget(
     tx,
