@@ -55,6 +55,9 @@ const listed = (paths: readonly string[]) => paths.slice(0, 5).join(", ") + (pat
  * where a file must be, unless the restore itself deletes that file, or everything that directory holds.
  */
 export function assertRestorable(dir: string, changes: readonly RestoreChange[]): string | null {
+  // The directory itself swapped for a link (to a copy elsewhere, say): nothing is written through it.
+  if (lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink())
+    return `${dir} itself is a symbolic link now: writing through it would change files outside the workspace`;
   const deleted = new Set(changes.filter((c) => c.to === null).map((c) => c.path));
   const seen = new Map<string, Kind>();
   const kind = (full: string) => {
