@@ -12,6 +12,7 @@ import { isSessionPosition } from "./moves/history.js";
 import { computePlan, leftBehind } from "./moves/move-plan.js";
 import { snapshotPosition } from "./moves/move-files.js";
 import { irreversibleOutside } from "./moves/failed-undo-files.js";
+import { reachOf } from "./moves/move.js";
 import { plannedRestore, type RestoreTarget } from "./moves/planned-restore.js";
 import { targetFiles, workspaceOf } from "./workspace/snapshots.js";
 
@@ -83,7 +84,11 @@ function* planUnit(tx: Tx, ctx: EngineContext, ref: SessionRef, t: Target, scope
   if (self) {
     // With "both", the calls a files-only restore set aside stay out, as in any "both" move.
     const planned = yield* conversationPlan(tx, ctx, session, t, branch, target, undefined, true);
-    return { planned, restore: { self: true } as const };
+    const calls = [...planned.undone, ...planned.replayed];
+    return {
+      planned,
+      restore: calls.length === 0 ? ({ self: true } as const) : { self: true as const, ws, reach: yield* reachOf(ctx, tx, calls) },
+    };
   }
   // Calls its snapshot holds come back with its files (applied again, not run): neither undone nor replayed.
   const snapshotAt = yield* snapshotPosition(tx, session.id, target, checkpointId);

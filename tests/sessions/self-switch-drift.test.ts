@@ -52,6 +52,10 @@ async function stoppedWithHandEdit() {
 
 it("a both switch to the current branch refuses drift its replays would write over", async () => {
   const { s, at, events, current } = await stoppedWithHandEdit();
+  // Planned as such: no file restored, the write replayed, and the drift it would write over named.
+  const planned = await s.plan({ branchId: current, scope: "both" });
+  expect(planned).toMatchObject({ files: { written: [], deleted: [] }, drift: ["b"] });
+  expect(planned.replayed.map((t) => t.tool)).toEqual(["write"]);
   const refused = await s.switchBranch(current, { scope: "both" }).then(
     () => null,
     (e: ConflictError) => e.code,
@@ -63,6 +67,7 @@ it("a both switch to the current branch refuses drift its replays would write ov
 
   // Saved by hand, the switch replays the write over it.
   const saved = await s.checkpoint({ name: "hand" });
+  expect((await s.plan({ branchId: current, scope: "both" })).drift).toEqual([]);
   const moved = await s.switchBranch(current, { scope: "both" });
   expect(moved.replayed.map((t) => t.tool)).toEqual(["write"]);
   expect(events).toEqual(["replay b"]);

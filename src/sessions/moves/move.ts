@@ -255,7 +255,7 @@ function* performMoveUnit(
  * The paths the runs of `calls` changed, as recorded ("all": one has no record, or is a tool's acting only in the
  * workspace that changed none: run again over other files, it may change any of them, a delete of a file made since).
  */
-function* reachOf(ctx: EngineContext, tx: Tx, calls: readonly ToolInvocation[]): Step<Set<string> | "all"> {
+export function* reachOf(ctx: EngineContext, tx: Tx, calls: readonly ToolInvocation[]): Step<Set<string> | "all"> {
   const out = new Set<string>();
   for (const call of calls) {
     const paths = yield* tx.callPaths(call.id);
