@@ -201,9 +201,12 @@ function* restoreChanges(tx: Tx, state: WorkspaceState, ws: WorkspaceRow, manife
   const found = yield* diffTrees(tx, reader, known, target);
   const changed = yield* diffTrees(tx, reader, known, state.cache.root);
   // A file changed outside forkpoint into just what the restore would make it (content and mode, or deleted where the
-  // target has none) is no drift: nothing there is overwritten, and the restore has nothing left to write there.
+  // target has none) is no drift: nothing there is overwritten, and the restore has nothing left to write there. Not
+  // while a crash left a call's undo or replay unknown: the change may be that step's, refused until the call is
+  // resolved (see `prepareRestore`'s advice).
   const goal = new Map(found.map((c) => [c.path, c.to]));
-  const same = new Set(changed.filter((c) => goal.has(c.path) && goal.get(c.path) === c.to).map((c) => c.path));
+  const settled = changed.length === 0 || (yield* tx.uncertainInvocations(ws.sessionId)).length === 0;
+  const same = new Set(settled ? changed.filter((c) => goal.has(c.path) && goal.get(c.path) === c.to).map((c) => c.path) : []);
   const changes = same.size === 0 ? found : found.filter((c) => !same.has(c.path));
   const seen = same.size === 0 ? changed : changed.filter((c) => !same.has(c.path));
   // New files the target ignores are left as they are: no drift to refuse or save (see target-rules.ts).
