@@ -1,7 +1,7 @@
 // ForkpointSaver's getTuple: the checkpoint a config names (stored, or synthesized at a point), or the thread's head.
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { CheckpointTuple } from "@langchain/langgraph-checkpoint";
-import { ValidationError } from "../models/errors.js";
+import { ConflictError, ValidationError } from "../models/errors.js";
 import type { LgThreadRow, Step, Tx } from "../store/port/index.js";
 import { servedAfterMoves, currentToServe, ownedCurrent, ownedSession, type EngineContext } from "../sessions/langgraph-bridge.js";
 import type { CheckpointReader } from "./checkpoint-reader.js";
@@ -61,11 +61,24 @@ export async function getTuple(
     tuple.pendingWrites = await withSubgraphWaits(parts.serde, tuple.pendingWrites, found.waits);
   if (tuple?.pendingWrites && found.swaps && found.swaps.size > 0)
     tuple.pendingWrites = await withLineageResumes(parts.serde, tuple.pendingWrites, found.swaps);
+  // A step another run of the thread went on from since this run started (two resumes of one wait at once): this
+  // run's put forks away from that run's calls, so it would show results whose calls it undoes.
+  if (tuple && parts.runs.servedBeside(config, tuple.checkpoint.id, tuple.pendingWrites ?? [])) {
+    parts.runs.stop(config);
+    throw wentOnBeside(threadId);
+  }
   parts.runs.served(config, tuple?.pendingWrites);
   parts.runs.goesOnFrom(config, tuple?.checkpoint.id);
   if (ns === "") parts.runs.readRoot(config, checkpointId, tuple?.checkpoint.id);
   return tuple;
 }
+
+const wentOnBeside = (threadId: string) =>
+  new ConflictError(
+    `thread ${threadId}: another run of the thread went on from this step since this run started (two runs at ` +
+      "once); the run is stopped: invoke the graph again to go on from where the session is now",
+    "SESSION_MOVED",
+  );
 
 /**
  * The thread and the checkpoint a read names, and what a move left of it when it is a head the session was moved to. A

@@ -156,6 +156,7 @@ export class PutWriter {
   /** After the put's transaction committed (not before: a failed commit leaves nothing behind in the saver either). */
   landed(ctx: EngineContext, sessionId: string, put: PreparedPut, written: Written, mirrored: MirrorItems | null): RunnableConfig {
     if (put.ns === "") this.#parts.runs.rootPut(put.run);
+    this.#parts.runs.made(put.run, put.checkpointId);
     this.#parts.verified.written(sessionId, written.from, written.wrote);
     if (mirrored) this.#parts.cache.set(sessionId, { ...mirrored, headHash: written.headHash, checkpointId: put.checkpointId });
     else if (put.items === null) {

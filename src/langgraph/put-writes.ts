@@ -39,15 +39,22 @@ export async function putWrites(
   if (!Array.isArray(writes) || !writes.every((w) => Array.isArray(w) && typeof w[0] === "string")) {
     throw new ValidationError("writes", "must be an array of [channel, value] pairs");
   }
-  // A stopped run's writes are refused, but for the failure it ends with (`run-calls.ts`).
-  const failure = writes.some(([channel]) => channel === "__error__");
-  if (parts.runs.stoppedWrites(config, taskId) && !failure) throw stoppedRunPut(threadId);
+  // A stopped run's writes are refused, but for the failure it ends with (`run-calls.ts`), alone: the resume values
+  // it was given are not the thread's (a refused run's answer would otherwise answer the task's next question).
+  const failure = writes.filter(([channel]) => channel === "__error__");
+  if (parts.runs.stoppedWrites(config, taskId)) {
+    if (failure.length === 0) throw stoppedRunPut(threadId);
+    writes = failure;
+  }
   // Tracked from here, as a put is (`landing-puts.ts`): LangGraph issues the next put once these writes have landed.
   const key = threadKey(userId, threadId, ns);
   const landed = Promise.withResolvers<void>();
   parts.landing.add(key, landed.promise, parts.sessions.peek(key));
   try {
     await storeWrites(parts, userId, threadId, ns, checkpointId, writes, taskId, taskPath);
+    // A run's results, waits and failures there (not the resume values its Command gave: a run beside it given them
+    // has not gone on from them).
+    if (writes.some(([channel]) => channel !== "__resume__")) parts.runs.made(parts.runs.runOf(config), checkpointId, taskId);
   } finally {
     landed.resolve();
   }

@@ -65,6 +65,7 @@ export class RunCalls {
   readonly #checkpoints = new Map<string, RunMark>();
   readonly #stopped = new WeakSet<RunMark>();
   readonly #stoppedTasks = new Set<string>();
+  readonly #made = new Map<string, { run: RunMark; at: number }>();
   #tick = 0;
 
   /**
@@ -148,6 +149,33 @@ export class RunCalls {
     this.#settled.delete(task);
     this.#settled.set(task, ++this.#tick);
     if (this.#settled.size > SETTLED_TASKS) this.#settled.delete(this.#settled.keys().next().value!);
+  }
+
+  /**
+   * Notes that `run` stored the checkpoint `checkpointId` (with `task`: that task's pending writes there), now: a run
+   * beside it served them went on from its step (`servedBeside`).
+   */
+  made(run: RunMark | undefined, checkpointId: string, task?: string): void {
+    if (!run) return;
+    const key = task === undefined ? checkpointId : `${checkpointId}\0${task}`;
+    this.#made.delete(key);
+    this.#made.set(key, { run, at: ++this.#tick });
+    if (this.#made.size > SETTLED_TASKS) this.#made.delete(this.#made.keys().next().value!);
+  }
+
+  /**
+   * Whether a read served the run `config` belongs to a checkpoint (`checkpointId`), or pending writes of it, that
+   * another run stored after this one started: a run beside it (two resumes of one wait sent at once) went on there
+   * first, and this run would go on from that run's step, whose calls its own put forks away from.
+   */
+  servedBeside(config: RunnableConfig | undefined, checkpointId: string, writes: readonly (readonly [string, ...unknown[]])[]): boolean {
+    const run = this.runOf(config);
+    if (!run) return false;
+    const beside = (key: string) => {
+      const mark = this.#made.get(key);
+      return mark !== undefined && mark.run !== run && mark.at > run.start;
+    };
+    return beside(checkpointId) || writes.some(([task]) => beside(`${checkpointId}\0${task}`));
   }
 
   /** The run `config` belongs to (a put's, a task's), if it was seen starting. */
