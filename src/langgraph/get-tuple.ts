@@ -13,6 +13,7 @@ import { currentLineage, undoneAt, undoneById } from "./served-writes.js";
 import { memoryAboveNs, memoryOnParentLineage, memoryParentNs } from "./subgraph-memory.js";
 import { checkpointAt, resolveSynthesized, type PointCheckpoint } from "./thread-head.js";
 import { answeredOnLineage, resumedOffLineage, withLineageResumes } from "./resumed-aside.js";
+import { refuseStoppedMove } from "./stopped-move.js";
 import { servedWritten, subgraphStepBranch, writtenAt } from "./written-on.js";
 import { travelledStepEnd } from "./travelled-step.js";
 
@@ -158,6 +159,8 @@ function* placeUnit(
 ) {
   const thread = yield* tx.langgraph.getThread(userId, threadId, ns);
   if (thread) ref.id = thread.sessionId;
+  // The thread's head, while a move of its session stopped having undone calls the head's results came from.
+  if (thread && ns === "" && checkpointId === undefined) yield* refuseStoppedMove(tx, thread.sessionId, threadId);
   // The root's checkpoint a run travelled from, its memory subgraphs served as its lineage there keeps them (not where
   // the root's session stands: the run's put moves it there only as it lands, `RunMark.travelledFrom`).
   const root = rootAt === undefined ? undefined : yield* tx.langgraph.getThread(userId, threadId, "");
