@@ -230,7 +230,7 @@ export class RunCalls {
    * But a call of a task `run` was served waiting (or failed) made after that wait was stored is: another run resuming
    * the same wait made it, its step not landed when `run` read the thread.
    * For a run's input (`input`), whose run has run no node yet, any other run's call is, whenever made (the other
-   * run's step may still be under way), unless `run` was served its task's writes.
+   * run's step may still be under way), even when `run` was served its task's writes (an input leaves them out).
    */
   foreign(sessionId: string, entryId: string, run: RunMark, input = false): boolean {
     const mark = this.#calls.get(sessionId)?.get(entryId);
@@ -258,12 +258,14 @@ export class RunCalls {
 
 // A call made before the run started is another run's when it is of a task the run was served waiting (or failed),
 // made after that wait was stored: another run resuming the same wait, its step not landed when this run read the thread.
+// For a run's input, any other run's call is, its task's results served or not: an input starts a new step from the
+// checkpoint, and LangGraph leaves the results stored there out of it.
 const isForeign = (mark: CallMark, run: RunMark, input: boolean): boolean =>
   mark.run !== run &&
-  !(mark.task !== undefined && run.held.has(mark.task)) &&
   (input ||
-    mark.at > run.start ||
-    (mark.task !== undefined && !run.given.has(mark.task) && mark.at > (run.resumed.get(mark.task) ?? Infinity)));
+    (!(mark.task !== undefined && run.held.has(mark.task)) &&
+      (mark.at > run.start ||
+        (mark.task !== undefined && !run.given.has(mark.task) && mark.at > (run.resumed.get(mark.task) ?? Infinity)))));
 
 function controlOf(config: RunnableConfig | undefined): object | undefined {
   const control = (config as { control?: unknown } | undefined)?.control;
