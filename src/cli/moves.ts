@@ -22,8 +22,7 @@ export const withMoveOptions = (command: Command) =>
     .option("--force", "with --scope files|both: save files changed outside forkpoint in a checkpoint, then overwrite them");
 
 export function moveOptions(cli: Cli, o: MoveFlags): MoveOptions {
-  if (o.scope !== undefined && !["conversation", "files", "both"].includes(o.scope))
-    cli.usage(`--scope must be conversation, files or both, not ${JSON.stringify(o.scope)}`);
+  checkScope(cli, o.scope);
   return {
     ...(o.continueOnError ? { onUndoError: "continue" as const } : {}),
     ...(o.refuseIrreversible ? { refuseIrreversible: true } : {}),
@@ -31,6 +30,12 @@ export function moveOptions(cli: Cli, o: MoveFlags): MoveOptions {
     ...(o.scope ? { scope: o.scope } : {}),
     ...(o.force ? { force: true } : {}),
   };
+}
+
+/** `--scope`: one of the move scopes, or a usage error. */
+export function checkScope(cli: Cli, scope: string | undefined): void {
+  if (scope !== undefined && !["conversation", "files", "both"].includes(scope))
+    cli.usage(`--scope must be conversation, files or both, not ${JSON.stringify(scope)}`);
 }
 
 const calls = (list: readonly ToolInvocation[]) => list.map((t) => `${t.tool} ${t.id}`).join(", "); // escaped with the whole message
@@ -173,6 +178,11 @@ export function planLines(out: Output, plan: MovePlan, current?: string): string
           : `would create a branch from ${escapeText(String(b.parentId))} at position ${b.forkPosition}`,
     `left behind   ${plan.leftBehind.length} entries (${counts.message} messages, ${counts.tool} tool calls, ${counts.state} state changes)`,
     ...toolLines(out, plan, true),
+    ...(plan.files ? [`files         ${plan.files.written.length} to write, ${plan.files.deleted.length} to delete`] : []),
+    ...(plan.files?.kept ? [out.c.yellow(`kept as is    ${plan.files.kept.length}: ${shownKept(plan.files.kept)}`)] : []),
+    // What the move refuses: drift unless --force (which saves it first), a blocked path whatever --force says.
+    ...(plan.drift?.length ? [out.c.yellow(`drift         ${plan.drift.length}: ${shownKept(plan.drift)} (refused without --force)`)] : []),
+    ...(plan.blocked ? [out.c.red(`blocked       ${escapeText(plan.blocked)}`)] : []),
   ];
 }
 
