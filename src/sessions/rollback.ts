@@ -18,20 +18,26 @@ export async function rollback(
   checkpointId: string,
   options?: MoveOptions,
   within?: WithinMove,
-  reach: { expired?: boolean } = {},
+  reach: { expired?: boolean; unrecorded?: true } = {},
 ): Promise<MoveResult> {
   const now = reach.expired ? Number.NEGATIVE_INFINITY : undefined;
-  return performMove(ctx, ref, "rollback", options, (tx, session) => rollbackSpec(ctx, tx, session, checkpointId, now), within, {
-    verb: "rollback",
-    args: checkpointId,
-  });
+  const prepare = (tx: Tx, session: SessionRow) => rollbackSpec(ctx, tx, session, checkpointId, now, reach.unrecorded);
+  return performMove(ctx, ref, "rollback", options, prepare, within, { verb: "rollback", args: checkpointId });
 }
 
 /**
  * A rollback's move, read and checked in the move's transaction: the checkpoint's checksum and anchor verified. With
- * `asOf` -Infinity an expired (not yet pruned) checkpoint is a target too: a guarded block's own, expired by retention.
+ * `asOf` -Infinity an expired (not yet pruned) checkpoint is a target too: a guarded block's own, expired by retention
+ * (whose rollback is `unrecorded`: not the user's move).
  */
-function* rollbackSpec(ctx: EngineContext, tx: Tx, session: SessionRow, checkpointId: string, asOf?: number): Step<BaseMoveSpec> {
+function* rollbackSpec(
+  ctx: EngineContext,
+  tx: Tx,
+  session: SessionRow,
+  checkpointId: string,
+  asOf?: number,
+  unrecorded?: true,
+): Step<BaseMoveSpec> {
   const read = yield* sessionCheckpointAnchor(tx, session, checkpointId, asOf ?? ctx.now());
   const cp = read.checkpoint;
   const { anchor } = yield* verifyCheckpointAnchor(tx, cp, read);
@@ -46,5 +52,6 @@ function* rollbackSpec(ctx: EngineContext, tx: Tx, session: SessionRow, checkpoi
     sameAsWorld: (yield* isSessionPosition(tx, session, target)) && (yield* graphStays(tx, session, cp, anchor?.hash ?? GENESIS_HASH)),
     newBranch: forkedBranch(session.id, { parentId: cp.branchId, position: cp.position, entryId: anchor?.id ?? null, checkpointId: cp.id }),
     edit: null,
+    ...(unrecorded ? { unrecorded } : {}),
   };
 }

@@ -449,11 +449,12 @@ export class SessionHandle {
    * @example await s.atomic(async () => { await s.invoke("write_file", args); await s.setState(next); })
    */
   atomic<T>(block: () => Promise<T> | T, options?: AtomicOptions): Promise<T> {
-    // The block's own checkpoint stays a rollback target even if it was expired meanwhile (`expire`, say).
+    // The block's own checkpoint stays a rollback target even if it was expired meanwhile (`expire`, say); its rollback
+    // is not the user's move: undo and redo do not see it.
     const target = {
       begin: (o: { name: string }) => this.#run((ctx, ref) => heldCheckpoint(ctx, ref, o)),
       rollback: (checkpointId: string, o?: MoveOptions) =>
-        this.#move(o, (ctx, ref) => rollback(ctx, ref, checkpointId, o, undefined, { expired: true })),
+        this.#move(o, (ctx, ref) => rollback(ctx, ref, checkpointId, o, undefined, { expired: true, unrecorded: true })),
     };
     const guarded = () => atomic(target, block, options);
     // One exclusive call of the handle's order (see call-order.ts): a write made after it is not rolled back with the

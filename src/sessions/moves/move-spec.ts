@@ -30,6 +30,11 @@ export interface MoveSpec {
   /** Set on `undo` and `redo`: the history row they take back or do again (they are not rows of it themselves). */
   history?: { op: "undo" | "redo"; ref: string; kind: string };
   /**
+   * Set on a failed guarded block's own rollback (`atomic`): not the user's move, so not in the move history (undo
+   * takes back the user's last move before the block, as if the block never ran).
+   */
+  unrecorded?: true;
+  /**
    * The target is where the session already is (a rollback to the head it is at, a switch to the current branch):
    * when the world's applied set matches too (nothing to undo or replay), the move changes nothing.
    */

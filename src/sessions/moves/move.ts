@@ -402,7 +402,7 @@ function* moveConversationUnit(
   ) {
     const here = yield* stayingHere(tx, session, plan);
     // Undo after it takes back nothing older than what the user just did (see `recordStay`).
-    if (!base.history) yield* recordStay(tx, session.id, base.kind, yield* sessionPosition(tx, session), ctx.now());
+    if (!base.history && !base.unrecorded) yield* recordStay(tx, session.id, base.kind, yield* sessionPosition(tx, session), ctx.now());
     // Nothing moves, yet the request is applied: a retry finds it, and answers the same. A move with files records
     // it once they are restored.
     if (w.request && filesManifest === undefined)

@@ -1,0 +1,39 @@
+// A failed atomic block's own rollback is not the user's move: undo takes back the user's last move before the block.
+import { describe, expect, it } from "vitest";
+import { defineTool } from "../../src/index.js";
+import { rejectionOf, tempDatabases } from "../helpers.js";
+
+const dbs = tempDatabases();
+const world = new Map<string, string>();
+const put = defineTool<{ k: string; v: string }, { prev: string | null }>({
+  name: "put",
+  run: async ({ k, v }) => {
+    const prev = world.get(k) ?? null;
+    world.set(k, v);
+    return { prev };
+  },
+  undo: async ({ args, result }) => {
+    if (result.prev === null) world.delete(args.k);
+    else world.set(args.k, result.prev);
+  },
+});
+const fail = () => Promise.reject(new Error("block failed"));
+
+describe("undo after a failed atomic block", () => {
+  it("takes back the user's last move when the block wrote nothing", async () => {
+    world.clear();
+    const { fp } = dbs.open({ tools: [put] });
+    const s = await fp.createSession({ userId: "u" });
+    await s.append({ role: "user", content: "q1" });
+    const cp = await s.checkpoint({ name: "cp0" });
+    await s.invoke("put", { k: "a", v: "1" });
+    const before = (await s.info()).currentBranchId;
+    await s.rollback(cp.id);
+    await s.append({ role: "user", content: "q1b" });
+    expect(world.has("a")).toBe(false);
+    await rejectionOf(s.atomic(fail));
+    await s.undo();
+    expect((await s.info()).currentBranchId).toBe(before);
+    expect(world.get("a")).toBe("1");
+  });
+});
