@@ -36,4 +36,40 @@ describe("undo after a failed atomic block", () => {
     expect((await s.info()).currentBranchId).toBe(before);
     expect(world.get("a")).toBe("1");
   });
+
+  it("does not run the block's calls again: the block is as if it never ran", async () => {
+    world.clear();
+    const { fp } = dbs.open({ tools: [put] });
+    const s = await fp.createSession({ userId: "u" });
+    await s.append({ role: "user", content: "q" });
+    await s.invoke("put", { k: "b", v: "1" });
+    const block = async () => {
+      await s.invoke("put", { k: "c", v: "1" });
+      await s.append({ role: "assistant", content: "half" });
+      return fail();
+    };
+    await rejectionOf(s.atomic(block));
+    expect([...world.keys()]).toEqual(["b"]);
+    expect((await rejectionOf(s.undo())).code).toBe("NOTHING_TO_UNDO");
+    expect([...world.keys()]).toEqual(["b"]);
+    expect((await s.history()).map((m) => m.content)).toEqual(["q"]);
+  });
+
+  it("a nested block that failed leaves undo with nothing of it to take back", async () => {
+    world.clear();
+    const { fp } = dbs.open({ tools: [put] });
+    const s = await fp.createSession({ userId: "u" });
+    await s.append({ role: "user", content: "t" });
+    await s.atomic(async () => {
+      await s.invoke("put", { k: "o", v: "1" });
+      await rejectionOf(s.atomic(async () => s.invoke("put", { k: "i", v: "1" }).then(fail)));
+      await s.invoke("put", { k: "o2", v: "1" });
+    });
+    expect((await rejectionOf(s.undo())).code).toBe("NOTHING_TO_UNDO");
+    expect(Object.fromEntries(world)).toEqual({ o: "1", o2: "1" });
+    expect((await s.toolTrack()).map((t) => t.args)).toEqual([
+      { k: "o", v: "1" },
+      { k: "o2", v: "1" },
+    ]);
+  });
 });

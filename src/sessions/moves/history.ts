@@ -43,8 +43,9 @@ export function moveEvent(spec: MoveSpec): "rollback" | "edit" | "switch" | "und
 
 /**
  * In the transaction that finishes a move to `to`: an undo or redo marks its history row (and shows in the timeline);
- * any other move that changed the branch becomes the newest row, leaving nothing to redo. A move recorded on the
- * branch it made is not written here: its ref is returned, for `setCurrentBranch` to write with the session row.
+ * any other move that changed the branch becomes the newest row, leaving nothing to redo (a failed guarded block's own
+ * rollback, `unrecorded`, is no row: the user did not make it). A move recorded on the branch it made is not written
+ * here: its ref is returned, for `setCurrentBranch` to write with the session row.
  */
 export function* recordInHistory(tx: Tx, spec: MoveSpec, to: MoveTarget, at: number): Step<string | undefined> {
   if (spec.history) {
@@ -65,7 +66,7 @@ export function* recordInHistory(tx: Tx, spec: MoveSpec, to: MoveTarget, at: num
     });
     return;
   }
-  if (!spec.from) return;
+  if (!spec.from || spec.unrecorded) return;
   if (spec.from.branchId === to.branchId) return yield* recordStay(tx, spec.sessionId, spec.kind, to, at);
   if (spec.newBranch !== null && spec.newBranch.id === to.branchId) return to.branchId;
   yield* tx.recordMove({
@@ -108,7 +109,7 @@ export function* recordStay(tx: Tx, sessionId: string, kind: string, here: MoveT
  * from, and the branch's position after the move (its fork position, or the edited message's).
  */
 export function branchMove(spec: MoveSpec): BranchMove | undefined {
-  if (!spec.newBranch || !spec.from || spec.history) return undefined;
+  if (!spec.newBranch || !spec.from || spec.history || spec.unrecorded) return undefined;
   return {
     kind: spec.kind,
     fromBranchId: spec.from.branchId,
