@@ -30,8 +30,9 @@ export interface SaveResult {
   lastMessageId: string | null;
   /**
    * The current branch after the save (a fork's when it forked; that message may be on an ancestor of it, as after a
-   * regenerate), unless a save with `after` landed elsewhere: the branch the answer is on. What the page sends as its
-   * next `ifAt`.
+   * regenerate), unless a save with `after` landed elsewhere or another handle moved the session right after an edit
+   * (its new messages follow the edited one on the edit's branch): the branch the answer is on. What the page sends as
+   * its next `ifAt`.
    */
   branchId: string;
 }
@@ -190,9 +191,10 @@ async function syncOnce(s: SessionHandle, inputs: MessageInput[], options: SyncO
     forked = "truncate";
   }
   if (rest.length > 0) {
-    // After a fork the session is on the branch this save made; otherwise it appends where it read, or reads again.
+    // After an edit, right after the edited message on the branch it made, even once another handle moved the session
+    // (a truncating fork leaves nothing to append); otherwise it appends where it read, or reads again.
     const written = forked
-      ? await s.append(rest)
+      ? await s.append(rest, { after: last!.id })
       : await unlessMoved(
           sessionEngine(s).run((ctx, ref) => appendAfter(ctx, ref, rest, history.at(-1)?.id ?? null, ifAt)),
           again,
