@@ -129,6 +129,7 @@ export class Forkpoint {
       track: this.#lifecycle.track,
       landing: new LandingWrites(),
       ownership: ownershipFor(this.#store.capabilities, o.leaseMs),
+      ...(o.readonly ? { readonly: true } : {}),
     };
     // From inside a tool handler (recovery at open runs some), waiting for recovery could be waiting on itself.
     this.#ctx = gatedContext(engine, () => (this.#settled() || insideHandler() ? null : this.#ready));

@@ -28,6 +28,8 @@ export interface EngineContext {
   events: EventEmitter;
   /** `openForkpoint`'s logger: for what no call can throw. */
   logger: Required<ForkpointLogger>;
+  /** Opened with `readonly: true`: a move that changes nothing records no stay for undo (no undo can run here). */
+  readonly?: boolean;
   /** Milliseconds since the epoch (fractional: µs resolution); strictly increasing within a process. */
   now(): number;
   /**

@@ -401,8 +401,10 @@ function* moveConversationUnit(
     !(filesManifest !== undefined && session.hasTools && (yield* reheld(tx, ctx, session.id, base)))
   ) {
     const here = yield* stayingHere(tx, session, plan);
-    // Undo after it takes back nothing older than what the user just did (see `recordStay`).
-    if (!base.history && !base.unrecorded) yield* recordStay(tx, session.id, base.kind, yield* sessionPosition(tx, session), ctx.now());
+    // Undo after it takes back nothing older than what the user just did (see `recordStay`); a read-only handle, whose
+    // move changes nothing, answers as a writable one would and writes nothing.
+    if (!base.history && !base.unrecorded && !ctx.readonly)
+      yield* recordStay(tx, session.id, base.kind, yield* sessionPosition(tx, session), ctx.now());
     // Nothing moves, yet the request is applied: a retry finds it, and answers the same. A move with files records
     // it once they are restored.
     if (w.request && filesManifest === undefined)
