@@ -156,6 +156,7 @@ export interface SessionExport {
     updatedAt: number;
   };
   branches: ExportedBranch[];
+  // In the order they were written, across branches: an import writes them so (a message's versions keep that order).
   entries: ExportedEntry[];
   states: ExportedState[];
   checkpoints: ExportedCheckpoint[];

@@ -66,11 +66,11 @@ export async function exportDocument(
   const { session, work, events, mark, running, langgraph } = await ctx.store.read((tx) => readSessionUnit(tx, id, o, markAt));
   call.start(work.units);
   const stateIds = new Set<number>();
-  const entries: ExportedEntry[] = [];
+  const read: SeqEntry[] = [];
   const check: SessionCheck = {
     problems: [],
     snapshots: new Map(),
-    onChunk: (tx, chunk) => collectChunk(tx, chunk, stateIds, entries, running),
+    onChunk: (tx, chunk) => collectChunk(tx, chunk, stateIds, read, running),
   };
   await runSlices(call, sessionSlices(work, check), (body) => ctx.store.read(body));
   const problems = check.problems;
@@ -80,6 +80,7 @@ export async function exportDocument(
     );
   }
   const branches = work.branches.map((b) => b.branch);
+  const entries = inCreationOrder(read);
   const doc = await ctx.store.read((tx) => exportLogUnit(tx, session, o, ctx, branches, work, stateIds, entries, events, langgraph));
   call.finish();
   return { doc, mark };
@@ -163,25 +164,39 @@ function* exportLogUnit(
   };
 }
 
-function* collectChunk(tx: Tx, chunk: LogChunk, stateIds: Set<number>, entries: ExportedEntry[], running: ReadonlySet<string>) {
+/** An exported entry with the store's insertion order of it (read branch by branch, listed by that order). */
+type SeqEntry = { seq: number; entry: ExportedEntry };
+
+/**
+ * The entries in the order they were written, across branches: the order `versions` lists a message's versions by
+ * (creation), which an import rebuilds by inserting them in document order.
+ */
+function inCreationOrder(read: SeqEntry[]): ExportedEntry[] {
+  return read.sort((a, b) => a.seq - b.seq).map((r) => r.entry);
+}
+
+function* collectChunk(tx: Tx, chunk: LogChunk, stateIds: Set<number>, read: SeqEntry[], running: ReadonlySet<string>) {
   const tools = new Map(chunk.tools.map((t) => [t.id, t]));
   for (const e of chunk.entries) {
     if (e.kind === "state" && e.stateId !== null) stateIds.add(e.stateId);
-    entries.push({
-      id: e.id,
-      branchId: e.branchId,
-      position: e.position,
-      kind: e.kind,
-      role: e.role,
-      content: parse<JsonValue>(e.content),
-      tool: e.tool,
-      callId: e.callId,
-      clientId: e.clientId,
-      metadata: parse<JsonObject>(e.metadata),
-      state: e.kind === "state" ? yield* stateHash(tx, e.stateId) : null,
-      createdAt: e.createdAt,
-      hash: e.hash,
-      completion: e.kind === "tool" && !running.has(e.id) ? completionOf(tools.get(e.id)) : null,
+    read.push({
+      seq: e.seq,
+      entry: {
+        id: e.id,
+        branchId: e.branchId,
+        position: e.position,
+        kind: e.kind,
+        role: e.role,
+        content: parse<JsonValue>(e.content),
+        tool: e.tool,
+        callId: e.callId,
+        clientId: e.clientId,
+        metadata: parse<JsonObject>(e.metadata),
+        state: e.kind === "state" ? yield* stateHash(tx, e.stateId) : null,
+        createdAt: e.createdAt,
+        hash: e.hash,
+        completion: e.kind === "tool" && !running.has(e.id) ? completionOf(tools.get(e.id)) : null,
+      },
     });
   }
 }

@@ -148,42 +148,41 @@ export function* importUnit(tx: Tx, prepared: PreparedImport, ctx: EngineContext
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
   });
+  // Branches first, then the entries in the order they were written (a message's versions are listed in the order
+  // their rows are inserted), not branch by branch.
+  for (const b of doc.branches) yield* tx.insertBranch({ ...b, sessionId: s.id } satisfies BranchRow);
   let hasTools = false;
-  for (const b of doc.branches) {
-    const row: BranchRow = { ...b, sessionId: s.id };
-    yield* tx.insertBranch(row);
-    for (const e of checked.ownEntries(b.id)) {
-      const d = e.doc;
-      yield* tx.insertEntry({
-        id: d.id,
-        branchId: d.branchId,
-        position: d.position,
-        kind: d.kind,
-        role: d.role,
-        content: e.content,
-        tool: d.tool,
-        callId: d.callId,
-        clientId: d.clientId,
-        metadata: e.metadata,
-        stateId: stateIdOf(e.head!.stateHash),
-        msgCount: e.head!.msgCount,
-        hash: d.hash,
-        createdAt: d.createdAt,
+  for (const e of checked.inWriteOrder()) {
+    const d = e.doc;
+    yield* tx.insertEntry({
+      id: d.id,
+      branchId: d.branchId,
+      position: d.position,
+      kind: d.kind,
+      role: d.role,
+      content: e.content,
+      tool: d.tool,
+      callId: d.callId,
+      clientId: d.clientId,
+      metadata: e.metadata,
+      stateId: stateIdOf(e.head!.stateHash),
+      msgCount: e.head!.msgCount,
+      hash: d.hash,
+      createdAt: d.createdAt,
+    });
+    const c = d.completion;
+    if (c)
+      yield* tx.insertToolResult({
+        entryId: d.id,
+        status: c.status,
+        result: e.result,
+        error: e.error,
+        completedAt: c.completedAt,
+        hash: c.hash,
       });
-      const c = d.completion;
-      if (c)
-        yield* tx.insertToolResult({
-          entryId: d.id,
-          status: c.status,
-          result: e.result,
-          error: e.error,
-          completedAt: c.completedAt,
-          hash: c.hash,
-        });
-      if (d.kind === "tool") {
-        hasTools = true;
-        yield* tx.insertImportedCall(d.id, s.id);
-      }
+    if (d.kind === "tool") {
+      hasTools = true;
+      yield* tx.insertImportedCall(d.id, s.id);
     }
   }
   if (hasTools) yield* tx.markHasTools(s.id);

@@ -6,6 +6,7 @@ import path from "node:path";
 import { defineTool, openForkpoint } from "../../src/index.js";
 import { freshPgDatabase, pgServer } from "../fixtures/postgres-database.js";
 import { makeTempDir, removeDir } from "../helpers.js";
+import { answersOutOfBranchOrder, lastVersions } from "../fixtures/versions-across-branches.js";
 
 const url = await pgServer();
 
@@ -74,6 +75,23 @@ describe.skipIf(!url)("forkpoint on PostgreSQL", () => {
     } finally {
       await pgFp.close();
       await sqlite.close();
+      removeDir(dir);
+    }
+  });
+
+  it("a message's versions keep their order moving each way between the stores", async () => {
+    const dir = makeTempDir();
+    const stores = [openForkpoint({ path: path.join(dir, "a.db") }), openForkpoint({ postgres: await freshPgDatabase() })];
+    const want = { versions: [1, ["answer 1", "answer 2"]], history: [1, ["answer 1", "answer 2"]] };
+    try {
+      for (const [from, to] of [stores, [...stores].reverse()] as const) {
+        const s = await from!.createSession({ userId: "u" });
+        await answersOutOfBranchOrder(s);
+        const copy = await to!.importSession(await from!.exportSession(s.id, { userId: "u" }), { userId: "u" });
+        expect(await lastVersions(copy)).toEqual(want);
+      }
+    } finally {
+      for (const f of stores) await f.close();
       removeDir(dir);
     }
   });

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { IntegrityError, NotFoundError, ValidationError, defineTool, type SessionHandle } from "../../src/index.js";
 import { openForkpoint, sqlOn } from "../fixtures/backend.js";
 import { makeTempDir, rejectionOf, tempDatabases, writeFileTool } from "../helpers.js";
+import { answersOutOfBranchOrder, lastVersions } from "../fixtures/versions-across-branches.js";
 
 const dbs = tempDatabases();
 const dir = makeTempDir();
@@ -77,6 +78,14 @@ describe("clone", () => {
       ["assistant", "other"],
     ]);
     expect((await fp.verify()).ok).toBe(true);
+  });
+
+  it("keeps a message's versions in creation order, not branch order", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    await answersOutOfBranchOrder(s);
+    const copy = await fp.clone(s.id, { userId: "u" });
+    expect(await lastVersions(copy)).toEqual({ versions: [1, ["answer 1", "answer 2"]], history: [1, ["answer 1", "answer 2"]] });
   });
 
   it("refuses another user's session and bad input, writing nothing", async () => {

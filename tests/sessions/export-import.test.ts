@@ -16,6 +16,7 @@ import { fileTools, readOrNull, tempDir as toolDir } from "../fixtures/file-tool
 import { stateAddress } from "../../src/sessions/integrity/hashes.js";
 import { makeTempDir, rejectionOf, removeDir } from "../helpers.js";
 import { dumpOf, openForkpoint, sqlOn } from "../fixtures/backend.js";
+import { answersOutOfBranchOrder, lastVersions } from "../fixtures/versions-across-branches.js";
 
 let dir: string;
 let work: string;
@@ -275,6 +276,18 @@ describe("importSession", () => {
       expect(await dumpOf(file)).toEqual(before);
     });
   }
+
+  it("keeps a message's versions in creation order, not branch order, and exports the copy to the same bytes", async () => {
+    const s = await fp.createSession({ userId: "alice" });
+    await answersOutOfBranchOrder(s);
+    const want = { versions: [1, ["answer 1", "answer 2"]], history: [1, ["answer 1", "answer 2"]] };
+    expect(await lastVersions(s)).toEqual(want);
+    const doc = await fp.exportSession(s.id, { userId: "alice" });
+    const other = open("target.db");
+    const copy = await other.importSession(JSON.parse(JSON.stringify(doc)) as SessionExport, { userId: "bob" });
+    expect(await lastVersions(copy)).toEqual(want);
+    expect(JSON.stringify(await other.exportSession(copy.id, { userId: "bob" }))).toBe(JSON.stringify(doc));
+  });
 
   it("orders imported checkpoints by when they were imported: a listing begun before stays newest first", async () => {
     const s = await richSession();

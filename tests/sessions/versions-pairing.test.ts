@@ -7,6 +7,7 @@ import type { SessionHandle } from "../../src/index.js";
 import { runInProcess } from "../cli/in-process.js";
 import { onPostgres } from "../fixtures/backend.js";
 import { tempDatabases } from "../helpers.js";
+import { answersOutOfBranchOrder, lastVersions } from "../fixtures/versions-across-branches.js";
 
 const dbs = tempDatabases();
 
@@ -79,6 +80,19 @@ describe("versions pair answers to the same question", () => {
     expect((await s.versions(q!.id)).versions.map((x) => x.message.content)).toEqual(["q", "q, edited"]);
     expect((await s.versions(edited.message.id)).index).toBe(1);
     expect((await s.versions(regenerated.message.id)).index).toBe(1);
+  });
+
+  it("are ordered by creation, not by branch, in the session and in its copies (export and import, clone)", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "alice" });
+    await answersOutOfBranchOrder(s);
+    const want = { versions: [1, ["answer 1", "answer 2"]], history: [1, ["answer 1", "answer 2"]] };
+    expect(await lastVersions(s)).toEqual(want);
+    expect(await lastVersions(await fp.clone(s.id, { userId: "alice" }))).toEqual(want);
+    const { fp: other } = dbs.open();
+    expect(await lastVersions(await other.importSession(await fp.exportSession(s.id, { userId: "alice" }), { userId: "alice" }))).toEqual(
+      want,
+    );
   });
 
   it("a history page's first message is paired by the message before the page", async () => {

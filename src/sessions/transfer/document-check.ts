@@ -68,6 +68,19 @@ export class DocumentCheck {
     for (const list of this.#byBranch.values()) list.sort((x, y) => x.doc.position - y.doc.position);
   }
 
+  /**
+   * Every entry, branches interleaved as the document lists them (the order they were written in, by which a message's
+   * versions are ordered), each branch's own in position order whatever order the document gives them in.
+   */
+  inWriteOrder(): PreparedEntry[] {
+    const taken = new Map<string, number>();
+    return this.#doc.entries.map((e) => {
+      const n = taken.get(e.branchId) ?? 0;
+      taken.set(e.branchId, n + 1);
+      return this.#byBranch.get(e.branchId)![n]!;
+    });
+  }
+
   /** A branch's own entries in position order. */
   ownEntries(branchId: string): PreparedEntry[] {
     return this.#byBranch.get(branchId) ?? [];
