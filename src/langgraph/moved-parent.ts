@@ -1,6 +1,6 @@
 // The refusals (`SESSION_MOVED`) of a LangGraph put whose run was overtaken: moved, appended to, or left behind.
 import { ConflictError } from "../models/errors.js";
-import type { BranchRow, LgThreadRow, Step, Tx } from "../store/port/index.js";
+import type { BranchRow, LgThreadRow, MoveHistoryRow, Step, Tx } from "../store/port/index.js";
 import { GENESIS_HASH, entryAt, headOf } from "../sessions/langgraph-bridge.js";
 import type { RunMark } from "./run-calls.js";
 
@@ -98,15 +98,21 @@ function* refuseAppended(tx: Tx, sessionId: string, current: BranchRow, thread: 
  * `switchBranch` back to it first.
  */
 function* refuseLeftBehind(tx: Tx, sessionId: string, thread: LgThreadRow, target: Target, run?: RunMark): Step<void> {
-  const latest = yield* tx.moveToUndo(sessionId);
+  const latest = yield* latestDeparture(tx, sessionId);
   if (!latest || latest.fromBranchId !== target.branchId || latest.fromPosition !== target.position) return;
-  // A move that left the session where it was (see `recordStay`) left nothing behind.
-  if (latest.toBranchId === latest.fromBranchId && latest.toPosition === latest.fromPosition) return;
   // A run that read the thread's head on the branch the move made went on from that head (a rollback to a user's
   // checkpoint at the point the session was at, whose step the head still reads): it started after the move.
   if (run?.readOn !== undefined && run.readOn === latest.toBranchId && latest.kind !== "switch") return;
   if (latest.kind !== "switch" && (yield* tx.langgraph.landedOnBranch(sessionId, latest.toBranchId, latest.toPosition))) return;
   throw runStopped(thread, `its session moved (${latest.kind})`);
+}
+
+/** The newest standing move that left where the session was: moves that stayed (see `recordStay`) left nothing behind. */
+function* latestDeparture(tx: Tx, sessionId: string): Step<MoveHistoryRow | undefined> {
+  let move = yield* tx.moveToUndo(sessionId);
+  while (move && move.toBranchId === move.fromBranchId && move.toPosition === move.fromPosition)
+    move = move.prev === null ? undefined : yield* tx.historyMove(move.prev);
+  return move;
 }
 
 /** The refusal of a run's put that would fork from where a move left it. */

@@ -97,6 +97,27 @@ describe("a LangGraph run in flight when its session moves", () => {
     expect((await s.history()).map((m) => m.content)).toEqual(["hi", "drafted", "booked", "plan", "drafted", "booked"]);
   }, 30_000);
 
+  it("moved away, back, away again, a run there, then a move that stays (a rollback to the head): the run still stops", async () => {
+    const { path, s, cp, running, release } = await runInFlight();
+    const otherFp = dbs.open({ path }).fp;
+    const other = await otherFp.getSession(s.id, { userId: "alice" });
+    const otherGraph = gatedGraph(
+      new ForkpointSaver(otherFp, { userId: "alice" }),
+      async () => undefined,
+      () => undefined,
+    );
+    const away = await other.rollback(cp.id);
+    await other.undo();
+    await other.switchBranch(away.branch.id);
+    await otherGraph.invoke(say("there"), thread);
+    // Recorded as a move of its own (undo takes it back first), yet it left nothing behind: the switch before it did.
+    await other.rollback((await other.checkpoint({ name: "here" })).id);
+    release();
+    expect(await rejectionOf(running)).toMatchObject({ code: "SESSION_MOVED" });
+    expect((await s.info()).currentBranchId).toBe(away.branch.id);
+    expect((await s.history()).map((m) => m.content)).toEqual(["hi", "drafted", "booked", "there", "drafted", "booked"]);
+  }, 30_000);
+
   it("an edit through the same handle: the run stops the same way and the edit's branch stays current", async () => {
     const { fp, graph, s, running, release } = await runInFlight();
     const question = (await s.history()).find((m) => m.content === "hi")!;

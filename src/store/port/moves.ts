@@ -171,6 +171,8 @@ export interface MovesTx {
   moveToUndo(sessionId: string): Step<MoveHistoryRow | undefined>;
   /** The session's last undone move (what `redo` does again). */
   moveToRedo(sessionId: string): Step<MoveHistoryRow | undefined>;
+  /** The move a ref names (a row's `prev`, walking down the stack), undefined when there is none. */
+  historyMove(ref: string): Step<MoveHistoryRow | undefined>;
   /** Undoes the newest standing move, or redoes the last undone one: false when `ref` is not that move (any more). */
   setMoveUndone(sessionId: string, ref: string, op: "undo" | "redo"): Step<boolean>;
 

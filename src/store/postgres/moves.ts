@@ -214,6 +214,9 @@ export function movesTx(sql: Sql): MovesTx {
       const { redo } = yield* stackOf(sql, sessionId);
       return redo.length === 0 ? undefined : yield* moveAt(sql, redo[redo.length - 1]!);
     },
+    *historyMove(ref: string) {
+      return yield* moveAt(sql, ref);
+    },
     *setMoveUndone(sessionId: string, ref: string, op: "undo" | "redo") {
       const stack = yield* stackOf(sql, sessionId);
       const next = stackAfter(stack, yield* moveAt(sql, ref), op);

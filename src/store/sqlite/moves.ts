@@ -185,6 +185,9 @@ export function movesTx(db: Database.Database): MovesTx {
       const { redo } = stackOf(sessionId);
       return redo.length === 0 ? undefined : moveAt(redo[redo.length - 1]!);
     },
+    *historyMove(ref: string) {
+      return moveAt(ref);
+    },
     *setMoveUndone(sessionId: string, ref: string, op: "undo" | "redo") {
       const stack = stackOf(sessionId);
       const move = moveAt(ref);

@@ -520,6 +520,11 @@ export function moveStackSpec(store: () => Store): void {
     const top = await store().read((tx) => tx.moveToUndo("st"));
     expect(top).toMatchObject({ ref: "st-b2", kind: "edit", fromBranchId: "st-b1", toBranchId: "st-b2", prev: plain!.ref });
     expect(await store().read((tx) => tx.moveToRedo("st"))).toBeUndefined();
+    // Down the stack by ref: the row below, and nothing for a ref no move has.
+    expect(await store().read((tx) => tx.historyMove(top!.prev!))).toEqual(plain);
+    expect(await store().read((tx) => tx.historyMove("st-b2"))).toEqual(top);
+    expect(await store().read((tx) => tx.historyMove("m:999999"))).toBeUndefined();
+    expect(await store().read((tx) => tx.historyMove("st-b1"))).toBeUndefined();
   });
 
   it("undoes the top move and redoes the last undone one, refusing any other ref", async () => {
