@@ -98,7 +98,8 @@ function* writesUnit(
  * that edit, not a save made after the call; an undo puts it back (kept), a replay applies its call over it again, as
  * its first run did. `expected`: those of them whose record says what the file holds if nothing changed it since (an
  * undo: what its call's run left there; a replay: the hand edit that run found, which its undo put back); they are
- * kept only while the file holds just that (older records, or a step after one with no record, keep them as they are).
+ * kept only while the file holds just that (older records keep them as they are). After a step with no record of its
+ * paths too: a file it wrote then holds other than that, refused (or saved first when forced) rather than a save lost.
  */
 function* writtenPaths(
   tx: Tx,
@@ -108,20 +109,15 @@ function* writtenPaths(
   const writes = new Set<string>();
   const keep = new Set<string>();
   const expected = new Map<string, string | null>();
-  // After a step with no record of its paths, what a later step finds there is not known: its record is not used.
-  let unrecorded = false;
   const steps = [...undos.map((call) => ({ call, undo: true })), ...replays.map((call) => ({ call, undo: false }))];
   for (const { call, undo } of steps) {
     const paths = yield* tx.callPaths(call.id);
-    if (paths === undefined) {
-      unrecorded = true;
-      continue;
-    }
+    if (paths === undefined) continue;
     // A call applied by a replay: its undo puts back what that replay found, the files a move left (see run-steps.ts).
     const row = undo ? yield* tx.getTool(call.id) : undefined;
     const first = !undo || !(yield* replayedApplication(tx, row!));
     const found = first ? new Set(yield* tx.callHandEdited(call.id)) : new Set();
-    const ids = first && !unrecorded ? yield* tx.callHandEditIds(call.id) : new Map();
+    const ids = first ? yield* tx.callHandEditIds(call.id) : new Map();
     for (const path of paths) {
       if (writes.has(path) || keep.has(path) || expected.has(path)) continue;
       const known = ids.get(path);
