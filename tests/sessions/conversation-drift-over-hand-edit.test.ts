@@ -102,3 +102,32 @@ it("a call recorded before what its run found and left was kept (an older databa
   expect(moved.savedDrift).toBeUndefined();
   expect(readOrNull(at)).toBe(HAND);
 });
+
+it("a save back to what forkpoint last saw there (the attach) is still a save the rewind's undo would write over", async () => {
+  const ws = tempDir("forkpoint-conv-hand-");
+  const at = path.join(ws, "a.txt");
+  const { fp, path: db } = dbs.open({ tools: [writeFileTool()] as never[] });
+  const s = await fp.createSession({ userId: "u" });
+  await s.append({ role: "user", content: "go" });
+  const c0 = await s.checkpoint({ name: "c0" });
+  fs.writeFileSync(at, "at attach\n");
+  await s.attachWorkspace(ws);
+  fs.writeFileSync(at, HAND);
+  await s.invoke("write_file", { path: at, text: AGENT });
+  fs.writeFileSync(at, "at attach\n");
+  await refusedUnchanged(db, at, () => s.rollback(c0.id));
+  const moved = await s.rollback(c0.id, { force: true });
+  expect(moved.savedDrift?.files).toEqual(["a.txt"]);
+  expect(readOrNull(at)).toBe(HAND);
+  const saved = await s.diffFiles(moved.savedDrift!.checkpointId, (await s.checkpoint({ name: "after" })).id);
+  expect(saved.patch).toContain("-at attach");
+});
+
+it("a save after the call kept in a checkpoint is no drift: the rewind puts the hand edit back", async () => {
+  const { s, at, c0 } = await handEditThenCall();
+  fs.writeFileSync(at, SAVE);
+  await s.checkpoint({ name: "the save" });
+  const moved = await s.rollback(c0.id);
+  expect(moved.savedDrift).toBeUndefined();
+  expect(readOrNull(at)).toBe(HAND);
+});

@@ -15,6 +15,7 @@ import { scan, stateOf } from "../workspace/state.js";
 import { holdsRunTurn } from "../workspace/run-turns.js";
 import { recordedIn, type Request } from "../requests/ledger.js";
 import { saveDriftBeforeTools } from "./force.js";
+import { heldInCheckpoints } from "./held-in-checkpoint.js";
 import { isReplannable, PLANNING_ATTEMPTS } from "./files-planned.js";
 import { computePlan } from "./move-plan.js";
 import type { BaseMoveSpec, MoveOutcome } from "./move-spec.js";
@@ -46,11 +47,16 @@ export async function conversationDrift(
       if (planned.turn !== undefined) return { turn: planned.turn };
       const { ws, kind, writes, keep, expected, stopped } = planned;
       // A hand-edited path kept only while the file is what the move expects there: otherwise a save since, written over.
-      for (const path of await changedSince(ctx, ws, expected)) writes.add(path);
+      const changed = await changedSince(ctx, ws, expected);
+      for (const path of changed.keys()) writes.add(path);
+      // A save there is drift even where it equals what forkpoint last saw (a hand edit is never made known, so what it
+      // last saw there may be what the file held before it): unless a checkpoint keeps it, it would be lost.
+      const saved = await ctx.store.read((tx) => heldInCheckpoints(tx, ref.userId, ref.id, withFile(changed), ctx.now()));
+      const unsaved = [...withFile(changed).keys()].filter((path) => !saved.has(path));
       for (const path of expected.keys()) if (!writes.has(path)) keep.add(path);
       // The hand edits a stopped move (this one called again) put back, where the files still hold them as it left them.
       for (const path of stopped ? new PutBack(ws.dir, () => undefined).asLeft(stopped) : []) keep.add(path);
-      return { savedDrift: await saveDriftBeforeTools(ctx, ref, ws, writes, o.force ? { move: kind } : null, keep) };
+      return { savedDrift: await saveDriftBeforeTools(ctx, ref, ws, writes, o.force ? { move: kind } : null, keep, unsaved) };
     } catch (error) {
       if (!isReplannable(error) || attempt >= PLANNING_ATTEMPTS) throw error;
     }
@@ -129,12 +135,21 @@ function* writtenPaths(
   return { writes, keep, expected };
 }
 
-/** The paths of `expected` whose file no longer holds what the move expects there (its id, null: no file). */
-async function changedSince(ctx: EngineContext, ws: WorkspaceRow, expected: ReadonlyMap<string, string | null>): Promise<string[]> {
-  if (expected.size === 0) return [];
+/** The paths of `expected` whose file no longer holds what the move expects there, with what it holds (null: none). */
+async function changedSince(
+  ctx: EngineContext,
+  ws: WorkspaceRow,
+  expected: ReadonlyMap<string, string | null>,
+): Promise<Map<string, string | null>> {
+  if (expected.size === 0) return new Map();
   const state = await stateOf(ctx, ws);
   return state.exclusive(async () => {
     await scan(ctx, state);
-    return [...expected].filter(([path, id]) => state.cache.fileId(path) !== id).map(([path]) => path);
+    const now = [...expected.keys()].map((path) => [path, state.cache.fileId(path)] as const);
+    return new Map(now.filter(([path, id]) => id !== expected.get(path)));
   });
 }
+
+/** Those of `files` that are files (a deletion keeps no content: forkpoint's own look tells it as drift). */
+const withFile = (files: ReadonlyMap<string, string | null>): Map<string, string> =>
+  new Map([...files].flatMap(([path, id]) => (id === null ? [] : [[path, id] as const])));

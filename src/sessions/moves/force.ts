@@ -46,7 +46,8 @@ export async function prepareMoveRestore(
  * branch with calls to undo or replay): drift in the paths `reach` those calls' runs changed ("all": one has no record)
  * would be written over unsaved. Refused (`WORKSPACE_DRIFT`), or with `force` saved first, as `prepareMoveRestore`
  * does; null when there is none. Drift elsewhere, and in `keep` (hand edits the move's undos put back and keep), is
- * left as it is: nothing writes over it.
+ * left as it is: nothing writes over it. `changed`: paths of `reach` known to hold a save though forkpoint's last look
+ * says otherwise (a hand edit is never made known, so a save back to what it last saw there looks like none).
  */
 export async function saveDriftBeforeTools(
   ctx: EngineContext,
@@ -55,9 +56,11 @@ export async function saveDriftBeforeTools(
   reach: ReadonlySet<string> | "all",
   force: { move: string } | null,
   keep: ReadonlySet<string> = new Set(),
+  changed: readonly string[] = [],
 ): Promise<SavedDrift | null> {
   // The files as forkpoint last saw them, "restored": no change, only the checks (drift, calls under way).
-  const { drifted } = await prepareRestore(ctx, ws, ws.manifestId, true);
+  const found = (await prepareRestore(ctx, ws, ws.manifestId, true)).drifted;
+  const drifted = [...found, ...changed.filter((p) => !found.includes(p))];
   const over = drifted.filter((p) => !keep.has(p) && (reach === "all" || reach.has(p)));
   if (over.length === 0) return null;
   if (force) return saveDrift(ctx, ref, force.move, drifted);
