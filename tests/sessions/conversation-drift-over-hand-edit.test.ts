@@ -131,3 +131,21 @@ it("a save after the call kept in a checkpoint is no drift: the rewind puts the 
   expect(moved.savedDrift).toBeUndefined();
   expect(readOrNull(at)).toBe(HAND);
 });
+
+it("a save a move's undo puts back and a later step writes over is refused, forced too; kept first, the move goes", async () => {
+  const { s, at, db, c0, branch } = await handEditThenCall();
+  await s.rollback(c0.id);
+  fs.writeFileSync(at, SAVE);
+  await s.invoke("write_file", { path: at, text: "by the agent on the new branch\n" });
+  // The undo of the second call puts the save back, the replay of the first writes over it: the save is on no disk.
+  await refusedUnchanged(db, at, () => s.switchBranch(branch));
+  await refusedUnchanged(db, at, () => s.switchBranch(branch, { force: true }));
+  await refusedUnchanged(db, at, () => s.undo());
+  await s.rollback(c0.id);
+  expect(readOrNull(at)).toBe(SAVE);
+  const kept = await s.checkpoint({ name: "the save" });
+  const moved = await s.switchBranch(branch);
+  expect(moved.replayed.map((t) => t.tool)).toEqual(["write_file"]);
+  expect(readOrNull(at)).toBe(AGENT);
+  expect(await heldIn(s, c0.id, kept.id)).toContain("+the user's save");
+});

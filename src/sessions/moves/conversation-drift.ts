@@ -3,7 +3,7 @@
 // unsaved. Refused (`WORKSPACE_DRIFT`) before the first step, or saved first with `force`, as a "both" move does. A
 // hand edit a call's run found there (made before it) is what that call's undo puts back (see put-back.ts): not refused
 // while the file holds what that call left there (a save made after the call is drift the undo would write over).
-import { ValidationError } from "../../models/errors.js";
+import { ConflictError, ValidationError } from "../../models/errors.js";
 import type { MoveOptions } from "../../models/inputs.js";
 import type { SavedDrift, ToolInvocation } from "../../models/types.js";
 import type { SessionRow, Step, Tx, WorkspaceRow } from "../../store/port/index.js";
@@ -90,7 +90,8 @@ function* writesUnit(
   if (steps.undo.length + steps.replay.length === 0) return null;
   // Refused before any drift is saved, as the move's own planning would refuse it.
   refuseMove(steps, o);
-  const { writes, keep, expected } = yield* writtenPaths(tx, steps.undo, steps.replay);
+  const { writes, keep, expected, lost } = yield* writtenPaths(tx, steps.undo, steps.replay);
+  refuseLostSaves(ws, lost);
   const stopped = yield* stoppedPutBacks(tx, session.id, base);
   return { ws, kind: base.kind, writes, keep, expected, stopped };
 }
@@ -106,15 +107,21 @@ function* writesUnit(
  * undo: what its call's run left there; a replay: the hand edit that run found, which its undo put back); they are
  * kept only while the file holds just that (older records keep them as they are). After a step with no record of its
  * paths too: a file it wrote then holds other than that, refused (or saved first when forced) rather than a save lost.
+ * `lost`: paths where an undo puts back a hand edit its call found (a save no checkpoint holds) that a replay then
+ * writes over, its call having found something else there, with that undo's call: the save is not on disk before the
+ * move, so no checkpoint can keep it first (see `refuseLostSaves`).
  */
 function* writtenPaths(
   tx: Tx,
   undos: readonly ToolInvocation[],
   replays: readonly ToolInvocation[],
-): Step<{ writes: Set<string>; keep: Set<string>; expected: Map<string, string | null> }> {
+): Step<{ writes: Set<string>; keep: Set<string>; expected: Map<string, string | null>; lost: Map<string, string> }> {
   const writes = new Set<string>();
   const keep = new Set<string>();
   const expected = new Map<string, string | null>();
+  const lost = new Map<string, string>();
+  // The hand edit each path holds after the steps so far put it back (its id, the call whose undo did).
+  const putBack = new Map<string, { id: string | null; call: string }>();
   const steps = [...undos.map((call) => ({ call, undo: true })), ...replays.map((call) => ({ call, undo: false }))];
   for (const { call, undo } of steps) {
     const paths = yield* tx.callPaths(call.id);
@@ -125,14 +132,35 @@ function* writtenPaths(
     const found = first ? new Set(yield* tx.callHandEdited(call.id)) : new Set();
     const ids = first ? yield* tx.callHandEditIds(call.id) : new Map();
     for (const path of paths) {
-      if (writes.has(path) || keep.has(path) || expected.has(path)) continue;
       const known = ids.get(path);
+      // A later undo leaves a hand edit put back as it is (put-back.ts); a replay writes over it.
+      const held = putBack.get(path);
+      if (undo && known !== undefined && held === undefined) putBack.set(path, { id: known.found, call: call.id });
+      if (!undo && held !== undefined && held.id !== known?.found && !lost.has(path)) lost.set(path, held.call);
+      if (!undo) putBack.delete(path);
+      if (writes.has(path) || keep.has(path) || expected.has(path)) continue;
       if (known !== undefined) expected.set(path, undo ? known.left : known.found);
       else if (found.has(path)) keep.add(path);
       else writes.add(path);
     }
   }
-  return { writes, keep, expected };
+  return { writes, keep, expected, lost };
+}
+
+/**
+ * Refuses a move one of whose replays writes over a hand edit an undo of it put back (`writtenPaths`'s `lost`), with
+ * `force` too: that save is on no disk before the move and in no checkpoint, so nothing could keep it first.
+ */
+function refuseLostSaves(ws: WorkspaceRow, lost: ReadonlyMap<string, string>): void {
+  if (lost.size === 0) return;
+  const [path, call] = [...lost][0]!;
+  throw new ConflictError(
+    `this move's undo of call ${call} puts back a change made by hand to ${path} in the workspace ${ws.dir} (kept in no ` +
+      `checkpoint), and a replay of the move writes over it${lost.size > 1 ? ` (and ${lost.size - 1} more)` : ""}; ` +
+      `force cannot save it first, as it is not in the files now: rewind to before that call first (its undo puts the ` +
+      `change back), take a checkpoint to keep it, then move`,
+    "WORKSPACE_DRIFT",
+  );
 }
 
 /** The paths of `expected` whose file no longer holds what the move expects there, with what it holds (null: none). */
