@@ -1,21 +1,25 @@
 // Where a run from an older checkpoint of the root's weighs its `checkpointer: true` subgraphs' memory: that step's end.
-import { ownedCurrent } from "../sessions/langgraph-bridge.js";
+import { headOf } from "../sessions/langgraph-bridge.js";
 import type { Step, Tx } from "../store/port/index.js";
 import { onLineageAt } from "./thread-head.js";
 
 /**
  * The root graph's checkpoint a run that travelled from `checkpointId` (a `Command` resume from `getStateHistory`)
- * weighs its memory subgraphs at: the checkpoint that ended that step on the root's current lineage, when the step
- * finished there (its calls stand, and the run's fork keeps them: LangGraph runs the step's subgraph again, which must
- * remember that step, not the later ones the fork undoes). Undefined when the step did not finish there: the memory
- * is weighed at the root's head, as for any run.
+ * weighs its memory subgraphs at: the checkpoint that ended that step on the lineage of the branch `checkpointId` was
+ * put on, when the step finished there. The run's put forks along that branch (`afterStepCalls`), keeping the step's
+ * calls there whichever branch the root's session stands on: LangGraph runs the step's subgraph again, which must
+ * remember that step, not the later ones the fork undoes, nor another branch's answers the fork leaves out. Undefined
+ * when the step did not finish there: the memory is weighed at the root's head, as for any run.
  */
 export function* travelledStepEnd(tx: Tx, userId: string, threadId: string, checkpointId: string): Step<string | undefined> {
   const root = yield* tx.langgraph.getThread(userId, threadId, "");
   if (!root) return undefined;
   const children = (yield* tx.langgraph.checkpointsOf(root.sessionId)).filter((c) => c.parentCheckpointId === checkpointId);
   if (children.length === 0) return undefined;
-  const { branch, head } = yield* ownedCurrent(tx, root.sessionId, root.userId);
+  const from = yield* tx.langgraph.pointOf(root.sessionId, checkpointId);
+  const branch = from ? yield* tx.getBranch(from.branchId) : undefined;
+  if (!branch) return undefined;
+  const head = yield* headOf(tx, branch);
   const points = yield* tx.langgraph.pointsOf(root.sessionId);
   const on = yield* onLineageAt(tx, points, yield* tx.lineage(branch.id, head.position), head.position);
   const ids = new Set(children.map((c) => c.checkpointId));
