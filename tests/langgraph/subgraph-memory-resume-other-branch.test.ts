@@ -39,7 +39,7 @@ function asksTwiceGraph(saver: ForkpointSaver, shape: "node" | "call") {
   return root.addEdge(START, "sub").addEdge("sub", END).compile({ checkpointer: saver });
 }
 
-function setup(shape: "node" | "call", durability: "async" | "sync") {
+function setup(shape: "node" | "call", durability: "async" | "sync" | "exit") {
   const sent: string[] = [];
   const { fp } = dbs.open({ tools: [sendTool(sent)] });
   const saver = new ForkpointSaver(fp, { userId: "alice" });
@@ -59,52 +59,55 @@ function setup(shape: "node" | "call", durability: "async" | "sync") {
   return { sent, saver, graph, config, start, answer, turn, session, turn2Wait };
 }
 
-describe.each(["async", "sync"] as const)("a memory subgraph resumed from another branch's history (durability %s)", (durability) => {
-  it.each(["node", "call"] as const)("remembers the step on the branch it forks from, the subgraph run as a %s", async (shape) => {
-    const { sent, saver, graph, config, answer, turn, session, turn2Wait } = setup(shape, durability);
-    await turn("a", "p1", "q1");
-    const s = await session();
-    const afterTurn1 = await s.checkpoint({ name: "after turn 1" });
-    await turn("b", "p2", "q2");
-    await turn("c", "p3", "q3");
-    const b1 = (await s.info()).currentBranchId;
-    await s.rollback(afterTurn1.id);
-    expect(await turn("b'", "x", "y")).toBe("p1,q1,x,y");
-    // Turn 2's wait on the first branch, walked back from its head: the current branch never held it.
-    let waited: RunnableConfig | undefined;
-    for (let at: RunnableConfig | undefined = await saver.configFor({ branchId: b1 }); at && !waited;) {
-      const snapshot = await graph.getState(at);
-      if (turn2Wait(snapshot)) waited = snapshot.config;
-      at = snapshot.parentConfig;
-    }
-    // The run forks along that branch, keeping turn 2's answers: the subgraph remembers them, not the other branch's.
-    expect(await answer("r", waited!)).toBe("p1,q1,p2,q2");
-    expect(sent).toEqual(["p1", "q1", "p2", "q2"]);
-    expect((await graph.getState(config)).values.seen).toBe("p1,q1,p2,q2");
-    expect(await turn("d", "p4", "q4")).toBe("p1,q1,p2,q2,p4,q4");
-    expect(sent).toEqual(["p1", "q1", "p2", "q2", "p4", "q4"]);
-  });
+describe.each(["async", "sync", "exit"] as const)(
+  "a memory subgraph resumed from another branch's history (durability %s)",
+  (durability) => {
+    it.each(["node", "call"] as const)("remembers the step on the branch it forks from, the subgraph run as a %s", async (shape) => {
+      const { sent, saver, graph, config, answer, turn, session, turn2Wait } = setup(shape, durability);
+      await turn("a", "p1", "q1");
+      const s = await session();
+      const afterTurn1 = await s.checkpoint({ name: "after turn 1" });
+      await turn("b", "p2", "q2");
+      await turn("c", "p3", "q3");
+      const b1 = (await s.info()).currentBranchId;
+      await s.rollback(afterTurn1.id);
+      expect(await turn("b'", "x", "y")).toBe("p1,q1,x,y");
+      // Turn 2's wait on the first branch, walked back from its head: the current branch never held it.
+      let waited: RunnableConfig | undefined;
+      for (let at: RunnableConfig | undefined = await saver.configFor({ branchId: b1 }); at && !waited;) {
+        const snapshot = await graph.getState(at);
+        if (turn2Wait(snapshot)) waited = snapshot.config;
+        at = snapshot.parentConfig;
+      }
+      // The run forks along that branch, keeping turn 2's answers: the subgraph remembers them, not the other branch's.
+      expect(await answer("r", waited!)).toBe("p1,q1,p2,q2");
+      expect(sent).toEqual(["p1", "q1", "p2", "q2"]);
+      expect((await graph.getState(config)).values.seen).toBe("p1,q1,p2,q2");
+      expect(await turn("d", "p4", "q4")).toBe("p1,q1,p2,q2,p4,q4");
+      expect(sent).toEqual(["p1", "q1", "p2", "q2", "p4", "q4"]);
+    });
 
-  it.each(["node", "call"] as const)("remembers what the world keeps at a wait two branches share, as a %s", async (shape) => {
-    const { sent, graph, config, start, answer, turn, session, turn2Wait } = setup(shape, durability);
-    await turn("a", "p1", "q1");
-    await start("b");
-    const s = await session();
-    const atWait = await s.checkpoint({ name: "turn 2 waits" });
-    await answer("p2");
-    await answer("q2");
-    await turn("c", "p3", "q3");
-    await s.rollback(atWait.id);
-    await answer("x");
-    expect(await answer("y")).toBe("p1,q1,x,y");
-    await turn("d", "p4", "q4");
-    let waited: RunnableConfig | undefined;
-    for await (const snapshot of graph.getStateHistory(config)) if (turn2Wait(snapshot)) waited ??= snapshot.config;
-    // Whichever branch the run's fork goes along, the subgraph remembers the answers the world holds after it.
-    const seen = await answer("r", waited!);
-    expect(seen).toBe(sent.join(","));
-    expect((await graph.getState(config)).values.seen).toBe(seen);
-    expect(await turn("e", "p5", "q5")).toBe(`${seen},p5,q5`);
-    expect(sent.join(",")).toBe(`${seen},p5,q5`);
-  });
-});
+    it.each(["node", "call"] as const)("remembers what the world keeps at a wait two branches share, as a %s", async (shape) => {
+      const { sent, graph, config, start, answer, turn, session, turn2Wait } = setup(shape, durability);
+      await turn("a", "p1", "q1");
+      await start("b");
+      const s = await session();
+      const atWait = await s.checkpoint({ name: "turn 2 waits" });
+      await answer("p2");
+      await answer("q2");
+      await turn("c", "p3", "q3");
+      await s.rollback(atWait.id);
+      await answer("x");
+      expect(await answer("y")).toBe("p1,q1,x,y");
+      await turn("d", "p4", "q4");
+      let waited: RunnableConfig | undefined;
+      for await (const snapshot of graph.getStateHistory(config)) if (turn2Wait(snapshot)) waited ??= snapshot.config;
+      // Whichever branch the run's fork goes along, the subgraph remembers the answers the world holds after it.
+      const seen = await answer("r", waited!);
+      expect(seen).toBe(sent.join(","));
+      expect((await graph.getState(config)).values.seen).toBe(seen);
+      expect(await turn("e", "p5", "q5")).toBe(`${seen},p5,q5`);
+      expect(sent.join(",")).toBe(`${seen},p5,q5`);
+    });
+  },
+);
