@@ -1,43 +1,14 @@
 // A Command resume from a root checkpoint another branch holds serves the memory the run's fork keeps, as its calls do.
 import { HumanMessage } from "@langchain/core/messages";
-import { Annotation, Command, END, MessagesAnnotation, START, StateGraph, interrupt } from "@langchain/langgraph";
+import { Command } from "@langchain/langgraph";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { describe, expect, it } from "vitest";
 import { ForkpointSaver } from "../../src/langgraph/index.js";
 import { tempDatabases } from "../helpers.js";
 import { sendTool } from "./helpers.js";
+import { asksTwiceGraph } from "./asks-twice-graph.js";
 
 const dbs = tempDatabases();
-
-const Sub = Annotation.Root({
-  mem: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
-  seen: Annotation<string>(),
-});
-const Root = Annotation.Root({ ...MessagesAnnotation.spec, seen: Annotation<string>() });
-
-/**
- * The root's "sub" is a memory subgraph (added as the node, or invoked inside it) whose nodes ask "Q1", then "Q2",
- * each sending its answer through the thread's session and remembering it: `seen` lists the answers it remembers.
- */
-function asksTwiceGraph(saver: ForkpointSaver, shape: "node" | "call") {
-  const ask = (question: string) => async (state: typeof Sub.State) => {
-    const answer = interrupt(question) as string;
-    await (await saver.sessionFor("t", { userId: "alice" })).invoke("send", { t: answer });
-    return { mem: [answer], seen: [...state.mem, answer].join(",") };
-  };
-  const sub = new StateGraph(Sub)
-    .addNode("a1", ask("Q1"))
-    .addNode("a2", ask("Q2"))
-    .addEdge(START, "a1")
-    .addEdge("a1", "a2")
-    .addEdge("a2", END)
-    .compile({ checkpointer: true });
-  const root =
-    shape === "node"
-      ? new StateGraph(Root).addNode("sub", sub)
-      : new StateGraph(Root).addNode("sub", async () => ({ seen: (await sub.invoke({})).seen }));
-  return root.addEdge(START, "sub").addEdge("sub", END).compile({ checkpointer: saver });
-}
 
 function setup(shape: "node" | "call", durability: "async" | "sync" | "exit") {
   const sent: string[] = [];
