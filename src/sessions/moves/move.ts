@@ -1,5 +1,6 @@
 // Moving the world: journal the steps, run each undo/replay once, then make the target current.
 // Used by rollback, edit, switchBranch, undo and redo, and by crash recovery to finish a journaled move.
+// Just over 450 lines: one move protocol (plan, journal, run steps, finish) whose units share the move spec.
 import { ValidationError } from "../../models/errors.js";
 import { newId } from "../../models/ids.js";
 import { moveOptions, parseOptions, type MoveOptions } from "../../models/inputs.js";
