@@ -40,7 +40,7 @@ export function* refuseMovedParent(
   run?: RunMark,
 ): Step<void> {
   if (target.branchId !== current.id) {
-    yield* refuseLeftBehind(tx, sessionId, thread, target, run);
+    yield* refuseLeftBehind(tx, sessionId, thread, target, continuing, run);
     if (continuing) yield* refuseOvertaken(tx, sessionId, current, thread, target);
   } else if (continuing) yield* refuseAppended(tx, sessionId, current, thread, target);
 }
@@ -94,17 +94,37 @@ function* refuseAppended(tx: Tx, sessionId: string, current: BranchRow, thread: 
  * put goes on from exactly where the session's latest move departed, so it is refused, as the AI SDK's loop is: the
  * run stops with `SESSION_MOVED` and the session stays where it was moved. A saver's own fork is not such a move: it
  * makes a branch and lands a LangGraph checkpoint on it in one transaction (so two runs forking side by side both
- * finish), as does a run that went on from the move since. Going on from the point left behind on purpose is a
- * `switchBranch` back to it first.
+ * finish), as does a run that went on from the move since. A move departing after a step's own calls (made while a node waits) leaves its run behind as
+ * one departing from its parent does. Going on from the point left behind on purpose is a `switchBranch` back to
+ * it first.
  */
-function* refuseLeftBehind(tx: Tx, sessionId: string, thread: LgThreadRow, target: Target, run?: RunMark): Step<void> {
+function* refuseLeftBehind(tx: Tx, sessionId: string, thread: LgThreadRow, target: Target, continuing: boolean, run?: RunMark): Step<void> {
   const latest = yield* latestDeparture(tx, sessionId);
-  if (!latest || latest.fromBranchId !== target.branchId || latest.fromPosition !== target.position) return;
+  if (!latest || latest.fromBranchId !== target.branchId) return;
+  if (latest.fromPosition !== target.position && !(continuing && (yield* departedAfterStepCalls(tx, sessionId, latest, target)))) return;
   // A run that read the thread's head on the branch the move made went on from that head (a rollback to a user's
   // checkpoint at the point the session was at, whose step the head still reads): it started after the move.
   if (run?.readOn !== undefined && run.readOn === latest.toBranchId && latest.kind !== "switch") return;
   if (latest.kind !== "switch" && (yield* tx.langgraph.landedOnBranch(sessionId, latest.toBranchId, latest.toPosition))) return;
   throw runStopped(thread, `its session moved (${latest.kind})`);
+}
+
+/**
+ * Whether `move` (off `target`'s branch) departed after the parent of a step of a run under way, after tool calls and
+ * state changes only (the step's nodes journal theirs after its parent's put, and a move made while one waits departs
+ * after them), with no LangGraph checkpoint stored after the parent's there (another run's, which went on first).
+ */
+function* departedAfterStepCalls(tx: Tx, sessionId: string, move: MoveHistoryRow, target: Target): Step<boolean> {
+  if (move.fromPosition < target.position) return false;
+  const branch = yield* tx.getBranch(target.branchId);
+  if (!branch) return false;
+  const at = yield* entryAt(tx, branch, target.position);
+  const from = yield* entryAt(tx, branch, move.fromPosition);
+  if ((at?.hash ?? GENESIS_HASH) !== target.headHash || (at?.msgCount ?? 0) !== (from?.msgCount ?? 0)) return false;
+  const parent = target.fpCheckpointId === null ? undefined : yield* tx.getCheckpoint(target.fpCheckpointId);
+  if (target.fpCheckpointId !== null && !parent) return false;
+  const first = target.fpCheckpointId === null ? target.position + 1 : target.position;
+  return (yield* tx.langgraph.firstLandedSince(sessionId, branch.id, parent?.seq ?? -1, first, move.fromPosition)) === undefined;
 }
 
 /** The newest standing move that left where the session was: moves that stayed (see `recordStay`) left nothing behind. */

@@ -1,0 +1,90 @@
+// A LangGraph run in flight whose node made its tool call before another server moved the session away, with a
+// LangGraph turn landing where the move went: the run stops with SESSION_MOVED, and that turn is not undone.
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import { MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { describe, expect, it } from "vitest";
+import { ConflictError } from "../../src/index.js";
+import { ForkpointSaver } from "../../src/langgraph/index.js";
+import { rejectionOf, tempDatabases } from "../helpers.js";
+import { LandingSaver, latch, say, sendTool, texts } from "./helpers.js";
+
+const dbs = tempDatabases();
+const thread = { configurable: { thread_id: "t" } };
+
+/** A two-node graph whose second node sends the user's message through the thread's session, then waits for `gate`. */
+function sendingGraph(saver: ForkpointSaver, gate: () => Promise<void>, reached: () => void) {
+  return new StateGraph(MessagesAnnotation)
+    .addNode("first", () => ({ messages: [new AIMessage("drafted")] }))
+    .addNode("second", async (state) => {
+      const asked = state.messages.filter((m: BaseMessage) => m.getType() === "human").at(-1)!;
+      await (await saver.sessionFor("t", { userId: "alice" })).invoke("send", { t: String(asked.content) });
+      reached();
+      await gate();
+      return { messages: [new AIMessage("booked")] };
+    })
+    .addEdge(START, "first")
+    .addEdge("first", "second")
+    .compile({ checkpointer: saver });
+}
+
+describe("a LangGraph run in flight that made its call before its session moved", () => {
+  /**
+   * A thread with a user's checkpoint after its first run (hi), a second run (one), and `hold()`: a third run (plan)
+   * held in flight after its call; another server's graph on the same database, whose runs are never held.
+   */
+  async function callMadeInFlight() {
+    const sent: string[] = [];
+    const { fp, path } = dbs.open({ tools: [sendTool(sent)] });
+    const saver = new LandingSaver(fp, { userId: "alice" });
+    let gate = latch();
+    gate.open();
+    let reached = latch();
+    const graph = sendingGraph(
+      saver,
+      () => gate.wait(),
+      () => reached.open(),
+    );
+    await graph.invoke(say("hi"), thread);
+    const s = await saver.sessionFor("t", { userId: "alice" });
+    const cp = await s.checkpoint({ name: "after hi" });
+    await graph.invoke(say("one"), thread);
+    const otherFp = dbs.open({ path, tools: [sendTool(sent)] }).fp;
+    const otherGraph = sendingGraph(
+      new ForkpointSaver(otherFp, { userId: "alice" }),
+      async () => undefined,
+      () => undefined,
+    );
+    const other = await otherFp.getSession(s.id, { userId: "alice" });
+    const hold = async () => {
+      gate = latch();
+      reached = latch();
+      const running = graph.invoke(say("plan"), thread);
+      running.catch(() => undefined);
+      await reached.wait(); // "second" sent "plan" and waits
+      await saver.settledWith(8);
+      expect(sent.at(-1)).toBe("plan");
+      return { running, release: () => gate.open() };
+    };
+    return { sent, graph, otherGraph, s, other, cp, hold };
+  }
+
+  it("another server's switch, then a turn there: the run stops; the turn and its call stay", async () => {
+    const { sent, graph, otherGraph, s, other, cp, hold } = await callMadeInFlight();
+    const home = (await s.info()).currentBranchId;
+    const away = await other.rollback(cp.id);
+    await otherGraph.invoke(say("there"), thread);
+    await other.switchBranch(home);
+    expect(sent).toEqual(["hi", "one"]);
+    const { running, release } = await hold();
+    await other.switchBranch(away.branch.id);
+    await otherGraph.invoke(say("again"), thread);
+    release();
+    const error = await rejectionOf(running);
+    expect(error).toBeInstanceOf(ConflictError);
+    expect(error).toMatchObject({ code: "SESSION_MOVED" });
+    expect((await s.info()).currentBranchId).toBe(away.branch.id);
+    expect(sent).toEqual(["hi", "there", "again"]);
+    const expected = ["human:hi", "ai:drafted", "ai:booked", "human:there", "ai:drafted", "ai:booked"];
+    expect(texts((await graph.getState(thread)).values.messages)).toEqual([...expected, "human:again", "ai:drafted", "ai:booked"]);
+  }, 30_000);
+});
