@@ -3,6 +3,7 @@ import { ConflictError } from "../models/errors.js";
 import type { BranchRow, LgThreadRow, MoveHistoryRow, Step, Tx } from "../store/port/index.js";
 import { GENESIS_HASH, entryAt, headOf } from "../sessions/langgraph-bridge.js";
 import type { RunMark } from "./run-calls.js";
+import { forkedBySaver } from "./saver-fork.js";
 
 /** The point a put goes on from, and the forkpoint checkpoint there, if the parent is stored (null: synthesized). */
 export interface Target {
@@ -92,9 +93,10 @@ function* refuseAppended(tx: Tx, sessionId: string, current: BranchRow, thread: 
  * A run already under way when the session moved (a rollback, switch or edit, by any server) would put its next
  * checkpoint as a fork from its own last one, making that fork current: the move would silently be undone. Such a
  * put goes on from exactly where the session's latest move departed, so it is refused, as the AI SDK's loop is: the
- * run stops with `SESSION_MOVED` and the session stays where it was moved. A saver's own fork is not such a move: it
- * makes a branch and lands a LangGraph checkpoint on it in one transaction (so two runs forking side by side both
- * finish), as does a run that went on from the move since. A move departing after a step's own calls (made while a node waits) leaves its run behind as
+ * run stops with `SESSION_MOVED` and the session stays where it was moved, whatever landed on the move's branch since
+ * (a LangGraph turn there is one more thing the fork would undo). A saver's own fork is not such a move: it makes a
+ * branch and lands a LangGraph checkpoint on it in one transaction, marked (`saver-fork.ts`), so two runs forking side
+ * by side both finish. A move departing after a step's own calls (made while a node waits) leaves its run behind as
  * one departing from its parent does. Going on from the point left behind on purpose is a `switchBranch` back to
  * it first.
  */
@@ -105,7 +107,13 @@ function* refuseLeftBehind(tx: Tx, sessionId: string, thread: LgThreadRow, targe
   // A run that read the thread's head on the branch the move made went on from that head (a rollback to a user's
   // checkpoint at the point the session was at, whose step the head still reads): it started after the move.
   if (run?.readOn !== undefined && run.readOn === latest.toBranchId && latest.kind !== "switch") return;
-  if (latest.kind !== "switch" && (yield* tx.langgraph.landedOnBranch(sessionId, latest.toBranchId, latest.toPosition))) return;
+  // A saver's fork is told by its mark; a put that is no step of a run under way (time travel from a checkpoint left
+  // behind) forks as before once any LangGraph checkpoint landed on the move's branch.
+  if (latest.kind === "switch") throw runStopped(thread, `its session moved (${latest.kind})`);
+  const forked = continuing
+    ? yield* forkedBySaver(tx, sessionId, latest.toBranchId)
+    : yield* tx.langgraph.landedOnBranch(sessionId, latest.toBranchId, latest.toPosition);
+  if (forked) return;
   throw runStopped(thread, `its session moved (${latest.kind})`);
 }
 

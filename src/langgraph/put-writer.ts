@@ -38,6 +38,7 @@ import {
   type PreparedPut,
 } from "./put-plan.js";
 import { refuseMovedParent } from "./moved-parent.js";
+import { forkedMetadata } from "./saver-fork.js";
 import { serializeItems, type SaverParts } from "./saver-parts.js";
 import { createThread, findThread } from "./threads.js";
 import { markPutOn } from "./put-on.js";
@@ -318,5 +319,7 @@ function* writeWithinMove(
   yield* refuseTakenId(tx, ref.id, put.threadId, put.checkpointId);
   const { session, branch, head } = yield* ownedCurrent(tx, ref.id, ref.userId);
   const fields = landing.editAt === null ? landing.fields : landing.fields.slice(1);
-  out.written = yield* writeRows(parts, ctx, tx, session, branch.id, head, fields, put, landing.messagesVersion);
+  // Marked as the saver's own fork's: a run this fork left behind goes on (`moved-parent.ts`).
+  const forked = { ...put, cpMetadata: forkedMetadata(put.cpMetadata) };
+  out.written = yield* writeRows(parts, ctx, tx, session, branch.id, head, fields, forked, landing.messagesVersion);
 }

@@ -87,4 +87,27 @@ describe("a LangGraph run in flight that made its call before its session moved"
     const expected = ["human:hi", "ai:drafted", "ai:booked", "human:there", "ai:drafted", "ai:booked"];
     expect(texts((await graph.getState(thread)).values.messages)).toEqual([...expected, "human:again", "ai:drafted", "ai:booked"]);
   }, 30_000);
+
+  it("another server's rollback, then a turn there: the run stops; the turn and its call stay", async () => {
+    const { sent, graph, otherGraph, s, other, cp, hold } = await callMadeInFlight();
+    const { running, release } = await hold();
+    const away = await other.rollback(cp.id);
+    await otherGraph.invoke(say("there"), thread);
+    release();
+    expect(await rejectionOf(running)).toMatchObject({ code: "SESSION_MOVED" });
+    expect((await s.info()).currentBranchId).toBe(away.branch.id);
+    expect(sent).toEqual(["hi", "there"]);
+    expect(texts((await graph.getState(thread)).values.messages)).toEqual([
+      "human:hi",
+      "ai:drafted",
+      "ai:booked",
+      "human:there",
+      "ai:drafted",
+      "ai:booked",
+    ]);
+    // The next run goes on from where the session was moved, on its branch.
+    await graph.invoke(say("next"), thread);
+    expect((await s.info()).currentBranchId).toBe(away.branch.id);
+    expect(sent).toEqual(["hi", "there", "next"]);
+  }, 30_000);
 });

@@ -72,6 +72,23 @@ describe("a LangGraph run in flight when its session moves", () => {
     expect(await s.branches()).toHaveLength(2);
   }, 30_000);
 
+  it("another server's rollback, then a LangGraph turn there: the run still stops; that turn is not undone", async () => {
+    const { path, graph, s, cp, running, release } = await runInFlight();
+    const otherFp = dbs.open({ path }).fp;
+    const otherGraph = gatedGraph(
+      new ForkpointSaver(otherFp, { userId: "alice" }),
+      async () => undefined,
+      () => undefined,
+    );
+    const moved = await (await otherFp.getSession(s.id, { userId: "alice" })).rollback(cp.id);
+    await otherGraph.invoke(say("there"), thread);
+    release();
+    expect(await rejectionOf(running)).toMatchObject({ code: "SESSION_MOVED" });
+    expect((await s.info()).currentBranchId).toBe(moved.branch.id);
+    expect((await s.history()).map((m) => m.content)).toEqual(["hi", "drafted", "booked", "there", "drafted", "booked"]);
+    expect(texts((await graph.getState(thread)).values.messages).slice(3)).toEqual(["human:there", "ai:drafted", "ai:booked"]);
+  }, 30_000);
+
   it("two moves by another server (a rollback, then an edit there): the run stops; the edit's branch stays current", async () => {
     const { path, graph, s, cp, running, release } = await runInFlight();
     const other = await dbs.open({ path }).fp.getSession(s.id, { userId: "alice" });
