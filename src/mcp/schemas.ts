@@ -14,7 +14,15 @@ export const inputs = {
     from: checkpointRef("the older side"),
     to: checkpointRef("the newer side (default: the files on disk now)").optional(),
   }),
-  plan_rollback: z.strictObject({ checkpoint: checkpointRef("where to go back to") }),
+  plan_rollback: z.strictObject({
+    checkpoint: checkpointRef("where to go back to"),
+    scope: z
+      .enum(["conversation", "files", "both"])
+      .optional()
+      .describe(
+        'the move planned, as the library\'s plan takes it (default "conversation"): which tool calls it undoes and replays; "both" is the move rollback makes, "files" runs none',
+      ),
+  }),
   rollback: z.strictObject({
     checkpoint: checkpointRef("where to go back to"),
     force: z

@@ -82,10 +82,11 @@ export const handlers: ToolHandlers = {
     return { structured, line: diffLine(structured), ...(structured.patch ? { more: structured.patch } : {}) };
   },
 
-  async plan_rollback({ session: s, files }, { checkpoint }) {
+  async plan_rollback({ session: s, files }, { checkpoint, scope }) {
     const cp = await findCheckpoint(s, checkpoint);
     const [plan, last, check, held] = await Promise.all([
-      s.plan({ checkpointId: cp.id }),
+      // Absent, the scope is plan's own default.
+      s.plan(scope === undefined ? { checkpointId: cp.id } : { checkpointId: cp.id, scope }),
       lastCheckpoint(s),
       rollbackCheck(s, cp.id),
       keptByRollback(s, cp),
