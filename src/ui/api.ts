@@ -92,8 +92,11 @@ function ifAtOf(req: ApiRequest): { ifAt?: { branchId: string; head?: number } }
 function planTarget(req: ApiRequest): PlanTarget {
   const checkpointId = optionalParam(req, "checkpointId");
   const branchId = optionalParam(req, "branchId");
-  if (checkpointId && !branchId) return { checkpointId };
-  if (branchId && !checkpointId) return { branchId };
+  // The move's scope as `plan` takes it (the library checks its value and names the field); absent, plan's default.
+  const scope = req.body["scope"];
+  const scoped = scope === undefined || scope === null ? {} : { scope: scope as PlanTarget["scope"] };
+  if (checkpointId && !branchId) return { checkpointId, ...scoped };
+  if (branchId && !checkpointId) return { branchId, ...scoped };
   throw new ValidationError("target", "give one of checkpointId or branchId");
 }
 

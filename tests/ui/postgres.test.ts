@@ -1,4 +1,7 @@
 // `forkpoint ui --postgres URL`: the same endpoints on a PostgreSQL database, moves only with --allow-writes.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openForkpoint } from "../../src/index.js";
 import { freshPgDatabase, pgServer } from "../fixtures/postgres-database.js";
@@ -58,6 +61,29 @@ describe.skipIf(!(await pgServer()))("forkpoint ui --postgres", () => {
       expect((await s.history()).map((m) => m.content)).toEqual(["hello"]);
     } finally {
       await fp.close();
+    }
+  });
+
+  it("plans a move with files when asked its scope, and refuses a scope plan does not know", async () => {
+    const ui = await startUiProcess([], ["--postgres", database]);
+    running.push(ui);
+    const files = mkdtempSync(join(tmpdir(), "forkpoint-ui-pg-scope-"));
+    const fp = openForkpoint({ postgres: database });
+    try {
+      const s = await fp.createSession({ userId: "scoped", title: "with files" });
+      writeFileSync(join(files, "a.txt"), "one\n");
+      await s.attachWorkspace(files);
+      const cp = await s.checkpoint({ name: "one" });
+      writeFileSync(join(files, "a.txt"), "by hand\n");
+      const target = { user: "scoped", session: s.id, checkpointId: cp.id };
+      expect((await call(ui, "/api/plan", target)).body.files).toBeUndefined();
+      const both = await call(ui, "/api/plan", { ...target, scope: "both" });
+      expect([both.status, both.body.files, both.body.drift]).toEqual([200, { written: ["a.txt"], deleted: [] }, ["a.txt"]]);
+      const bad = await call(ui, "/api/plan", { ...target, scope: "everything" });
+      expect([bad.status, bad.body.error.field]).toEqual([400, "scope"]);
+    } finally {
+      await fp.close();
+      rmSync(files, { recursive: true, force: true });
     }
   });
 

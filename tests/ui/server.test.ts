@@ -252,3 +252,40 @@ describe("a move with the plan's ifAt", () => {
     }
   });
 });
+
+describe("a plan's scope", () => {
+  it("is passed to plan: with files, the plan says what the restore writes and the drift; a bad one is 400", async () => {
+    const w = openForkpoint({ path: db });
+    const served = await startUiServer({ fp: w, assetsDir: assets });
+    const post = async (body: unknown) => {
+      const res = await fetch(`http://127.0.0.1:${served.port}/api/plan`, {
+        method: "POST",
+        headers: { "x-forkpoint-token": served.token, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const files = mkdtempSync(join(tmpdir(), "forkpoint-ui-scope-"));
+    try {
+      const s = await w.createSession({ userId: "scoped", title: "with files" });
+      writeFileSync(join(files, "a.txt"), "one\n");
+      await s.attachWorkspace(files);
+      const cp = await s.checkpoint({ name: "one" });
+      writeFileSync(join(files, "a.txt"), "by hand\n");
+      const target = { user: "scoped", session: s.id, checkpointId: cp.id };
+      const plain = await post(target);
+      expect(plain.status).toBe(200);
+      expect(plain.body.files).toBeUndefined();
+      const both = await post({ ...target, scope: "both" });
+      expect(both.status).toBe(200);
+      expect([both.body.files, both.body.drift]).toEqual([{ written: ["a.txt"], deleted: [] }, ["a.txt"]]);
+      expect((await post({ ...target, scope: "files" })).body.files).toEqual({ written: ["a.txt"], deleted: [] });
+      const bad = await post({ ...target, scope: "everything" });
+      expect([bad.status, bad.body.error.code, bad.body.error.field]).toEqual([400, "VALIDATION_ERROR", "scope"]);
+    } finally {
+      await served.close();
+      await w.close();
+      rmSync(files, { recursive: true, force: true });
+    }
+  });
+});
