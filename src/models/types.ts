@@ -316,16 +316,22 @@ export interface MovePlan extends Omit<MoveResult, "branch"> {
    * With `scope: "files"` or `"both"`: the workspace files that differ from the move's target now, which the move gives
    * the target's content (`written`) or removes (`deleted`), by its restore or, with `"both"`, by the undos it runs
    * first (so its result may list fewer: those its undos already set right); `kept` (present when any): those it leaves
-   * as they are, the effect of an applied irreversible call its target's files do not hold.
+   * as they are, the effect of an applied irreversible call its target's files do not hold, or a hand edit one of its
+   * undos puts back (its call's run found it there).
    */
   files?: { written: string[]; deleted: string[]; kept?: string[] };
   /**
    * With `scope: "files"` or `"both"`: the workspace files changed outside forkpoint since it last saw them. The move
    * refuses them (`WORKSPACE_DRIFT`), or with `force: true` saves them in a checkpoint first; `files` then says what its
-   * restore would write and delete, from the directory as it is now.
+   * restore would write and delete, from the directory as it is now. With `"conversation"`, for a session whose
+   * workspace is on this host when the move undoes or replays calls: those of them its undos and replays write (a save
+   * by hand after the call that wrote the file), refused or saved first the same way.
    */
   drift?: string[];
-  /** With `scope: "files"` or `"both"`: why the move would be refused even with `force: true` (a link or a file forkpoint does not capture in the way). */
+  /**
+   * Why the move would be refused even with `force: true`: a link or a file forkpoint does not capture in the way (scope
+   * `"files"` or `"both"`), or a hand edit one of its undos puts back that one of its replays writes over (any scope).
+   */
   blocked?: string;
 }
 

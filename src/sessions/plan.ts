@@ -14,6 +14,7 @@ import { snapshotPosition } from "./moves/move-files.js";
 import { irreversibleOutside } from "./moves/failed-undo-files.js";
 import { reachOf } from "./moves/move.js";
 import { plannedRestore, type RestoreTarget } from "./moves/planned-restore.js";
+import { conversationWrites, plannedPutBacks } from "./moves/planned-drift.js";
 import { targetFiles, workspaceOf } from "./workspace/snapshots.js";
 
 type Target = ReturnType<typeof parsePlanTarget>["target"];
@@ -22,7 +23,7 @@ type Scope = ReturnType<typeof parsePlanTarget>["scope"];
 export async function plan(ctx: EngineContext, ref: SessionRef, target: PlanTarget): Promise<MovePlan> {
   const { target: t, scope } = parsePlanTarget(target);
   const { planned, restore } = await ctx.store.read((tx) => planUnit(tx, ctx, ref, t, scope));
-  return plannedRestore(ctx, planned, restore);
+  return plannedRestore(ctx, ref, planned, restore);
 }
 
 /** @internal A plan and where the session was when it was made: the `ifAt` that performs that plan or none. */
@@ -38,7 +39,7 @@ export interface PlanAt extends MovePlan {
 export async function planAt(ctx: EngineContext, ref: SessionRef, target: PlanTarget): Promise<PlanAt> {
   const { target: t, scope } = parsePlanTarget(target);
   const { planned, restore, at } = await ctx.store.read((tx) => planAtUnit(tx, ctx, ref, t, scope));
-  return { ...(await plannedRestore(ctx, planned, restore)), at };
+  return { ...(await plannedRestore(ctx, ref, planned, restore)), at };
 }
 
 function* planAtUnit(tx: Tx, ctx: EngineContext, ref: SessionRef, t: Target, scope: Scope) {
@@ -66,7 +67,13 @@ function* planUnit(tx: Tx, ctx: EngineContext, ref: SessionRef, t: Target, scope
     branch = { id: null, parentId: m.branchId, forkPosition: at, position: at };
   }
   const target = { branchId: branch.id ?? branch.parentId!, position: branch.position };
-  if (scope === "conversation") return { planned: yield* conversationPlan(tx, ctx, session, t, branch, target), restore: null };
+  if (scope === "conversation") {
+    const planned = yield* conversationPlan(tx, ctx, session, t, branch, target);
+    // Its undos and replays write the workspace's files: the move refuses drift there (see conversation-drift.ts).
+    const move = { kind: kindOf(t), target };
+    const writes = yield* conversationWrites(tx, session, move, planned.undone, planned.replayed);
+    return { planned, restore: writes && { conversation: writes } };
+  }
   // As the move checks them: the session's workspace, on this host; an edit adds a message, so its files move with it.
   const ws = yield* workspaceOf(tx, session.id, "scope");
   if (scope === "files" && "messageId" in t)
@@ -92,11 +99,15 @@ function* planUnit(tx: Tx, ctx: EngineContext, ref: SessionRef, t: Target, scope
   }
   // Calls its snapshot holds come back with its files (applied again, not run): neither undone nor replayed.
   const snapshotAt = yield* snapshotPosition(tx, session.id, target, checkpointId);
+  const planned = yield* conversationPlan(tx, ctx, session, t, branch, target, snapshotAt);
+  const files = yield* restoreOf(tx, ws, target, checkpointId);
   const restore = {
-    ...(yield* restoreOf(tx, ws, target, checkpointId)),
+    ...files,
     keep: yield* irreversiblePaths(tx, ctx, session.id, target, snapshotAt),
+    // The hand edits its undos put back stay as they are (see put-back.ts).
+    putBacks: yield* plannedPutBacks(tx, planned.undone, planned.replayed, files.manifestId),
   };
-  return { planned: yield* conversationPlan(tx, ctx, session, t, branch, target, snapshotAt), restore };
+  return { planned, restore };
 }
 
 /**
@@ -115,6 +126,9 @@ function* irreversiblePaths(
     for (const p of (yield* tx.callPaths(id)) ?? []) kept.add(p);
   return [...kept];
 }
+
+/** The move a plan's target makes. */
+const kindOf = (t: Target): "rollback" | "switch" | "edit" => ("checkpointId" in t ? "rollback" : "branchId" in t ? "switch" : "edit");
 
 /** A plan's tool steps when no tool runs. */
 const NO_STEPS = { undone: [], replayed: [], skipped: [], unregistered: [], failed: [], unknown: [] };

@@ -111,7 +111,7 @@ function* writesUnit(
  * writes over, its call having found something else there, with that undo's call: the save is not on disk before the
  * move, so no checkpoint can keep it first (see `refuseLostSaves`).
  */
-function* writtenPaths(
+export function* writtenPaths(
   tx: Tx,
   undos: readonly ToolInvocation[],
   replays: readonly ToolInvocation[],
@@ -151,7 +151,7 @@ function* writtenPaths(
  * Refuses a move one of whose replays writes over a hand edit an undo of it put back (`writtenPaths`'s `lost`), with
  * `force` too: that save is on no disk before the move and in no checkpoint, so nothing could keep it first.
  */
-function refuseLostSaves(ws: WorkspaceRow, lost: ReadonlyMap<string, string>): void {
+export function refuseLostSaves(ws: WorkspaceRow, lost: ReadonlyMap<string, string>): void {
   if (lost.size === 0) return;
   const [path, call] = [...lost][0]!;
   throw new ConflictError(
@@ -164,7 +164,7 @@ function refuseLostSaves(ws: WorkspaceRow, lost: ReadonlyMap<string, string>): v
 }
 
 /** The paths of `expected` whose file no longer holds what the move expects there, with what it holds (null: none). */
-async function changedSince(
+export async function changedSince(
   ctx: EngineContext,
   ws: WorkspaceRow,
   expected: ReadonlyMap<string, string | null>,
@@ -179,5 +179,5 @@ async function changedSince(
 }
 
 /** Those of `files` that are files (a deletion keeps no content: forkpoint's own look tells it as drift). */
-const withFile = (files: ReadonlyMap<string, string | null>): Map<string, string> =>
+export const withFile = (files: ReadonlyMap<string, string | null>): Map<string, string> =>
   new Map([...files].flatMap(([path, id]) => (id === null ? [] : [[path, id] as const])));

@@ -1,23 +1,33 @@
 // What a planned move with files would do to them: the restore's own checks, run without writing (see `plan`).
 import type { MovePlan } from "../../models/types.js";
 import type { WorkspaceRow } from "../../store/port/index.js";
-import type { EngineContext } from "../core/context.js";
+import type { EngineContext, SessionRef } from "../core/context.js";
 import { restoreCheck } from "../workspace/prepare-restore.js";
+import { plannedConversationDrift, replayOver, type ConversationWrites, type PlannedPutBacks } from "./planned-drift.js";
 
 /**
  * The snapshot a move with files restores, or `self`: a switch to the current branch, which moves no file (with
  * `reach`, a "both" one whose undos and replays write those paths, "all" when any: see `saveDriftBeforeTools`).
  */
 export type RestoreTarget =
-  | { ws: WorkspaceRow; manifestId: number; keep: readonly string[] }
-  | { self: true; ws?: WorkspaceRow; reach?: ReadonlySet<string> | "all" };
+  | { ws: WorkspaceRow; manifestId: number; keep: readonly string[]; putBacks?: PlannedPutBacks }
+  | { self: true; ws?: WorkspaceRow; reach?: ReadonlySet<string> | "all" }
+  | { conversation: ConversationWrites };
 
 /**
- * `planned` with what its restore would do (null: a "conversation" move, which restores none): the files written and
- * deleted, and the drift that refuses the move unless it is forced (then saved first), or what refuses it even then.
+ * `planned` with what its restore would do (null: a move that looks at no file): the files written, deleted and kept,
+ * and the drift that refuses the move unless it is forced (then saved first), or what refuses it even then; for a
+ * "conversation" move, which restores none, the drift its undos and replays would write over.
  */
-export async function plannedRestore(ctx: EngineContext, planned: MovePlan, restore: RestoreTarget | null): Promise<MovePlan> {
+export async function plannedRestore(
+  ctx: EngineContext,
+  ref: SessionRef,
+  planned: MovePlan,
+  restore: RestoreTarget | null,
+): Promise<MovePlan> {
   if (restore === null) return planned;
+  // A "conversation" move restores no file: only the drift its undos and replays would write over (see conversation-drift.ts).
+  if ("conversation" in restore) return { ...planned, ...(await plannedConversationDrift(ctx, ref, restore.conversation)) };
   if ("self" in restore) {
     const { ws, reach } = restore;
     // Drift its calls' undos and replays would write over refuses it; drift elsewhere is left as it is.
@@ -28,8 +38,14 @@ export async function plannedRestore(ctx: EngineContext, planned: MovePlan, rest
   const check = await restoreCheck(ctx, restore.ws, restore.manifestId);
   // The paths the move keeps as they are (an irreversible call's effect, see `irreversibleOutside`) do not move.
   const keep = new Set(restore.keep);
-  const moves = (p: string) => !keep.has(p);
-  const kept = [...check.written, ...check.deleted].filter((p) => !moves(p)).sort();
+  // Nor do those where an undo puts back a hand edit: the files step leaves it as it is (kept), unless it is just what
+  // the target holds there (then nothing is left to write).
+  const putBack = restore.putBacks?.paths ?? new Map<string, boolean>();
+  const moves = (p: string) => !keep.has(p) && !putBack.has(p);
+  const handEdits = [...putBack].flatMap(([p, same]) => (same ? [] : [p]));
+  const kept = [...new Set([...[...check.written, ...check.deleted].filter((p) => keep.has(p)), ...handEdits])].sort();
   const files = { written: check.written.filter(moves), deleted: check.deleted.filter(moves), ...(kept.length > 0 ? { kept } : {}) };
-  return { ...planned, files, drift: check.drifted, ...(check.blocked ? { blocked: check.blocked } : {}) };
+  // A replay that writes over a hand edit put back stops the move there, forced or not (see `refuseReplayOver`).
+  const blocked = check.blocked ?? (restore.putBacks && replayOver(restore.ws.dir, handEdits, restore.putBacks.replays));
+  return { ...planned, files, drift: check.drifted, ...(blocked ? { blocked } : {}) };
 }

@@ -1,0 +1,129 @@
+// What a planned move's tool calls do to the workspace's files, worked out without running them (see `plan`): the hand
+// edits a move's undos put back, and the drift a "conversation" move's undos and replays would write over.
+import type { ToolInvocation } from "../../models/types.js";
+import type { SessionRow, Step, Tx, WorkspaceRow } from "../../store/port/index.js";
+import type { EngineContext, SessionRef } from "../core/context.js";
+import { isLocal } from "../workspace/host.js";
+import { restoreCheck } from "../workspace/prepare-restore.js";
+import { filesAt, TreeReader } from "../workspace/trees.js";
+import { changedSince, refuseLostSaves, withFile, writtenPaths } from "./conversation-drift.js";
+import { heldInCheckpoints } from "./held-in-checkpoint.js";
+import type { MoveTarget } from "./move-plan.js";
+import type { MoveSpec } from "./move-spec.js";
+import { stoppedPutBacks } from "./own-changes.js";
+import { PutBack, type PutBacks } from "./put-back.js";
+import { replayedApplication } from "./run-steps.js";
+
+/**
+ * The hand edits a "both" move's undos put back (their calls' first runs found them there): each path, with whether it
+ * then holds just what the target's files hold there; and the paths its replays write ("all": one has no record).
+ */
+export interface PlannedPutBacks {
+  paths: ReadonlyMap<string, boolean>;
+  replays: ReadonlySet<string> | "all";
+}
+
+/** `undone` and `replayed` in the order the move runs them; `manifestId`: the snapshot its files step restores. */
+export function* plannedPutBacks(
+  tx: Tx,
+  undone: readonly ToolInvocation[],
+  replayed: readonly ToolInvocation[],
+  manifestId: number,
+): Step<PlannedPutBacks> {
+  // What each path holds once the undos ran: an older call's undo puts back the hand edit its own run found, and that
+  // one stays (see `PutBack.hold`); undefined when the record does not say which content it was.
+  const found = new Map<string, string | null | undefined>();
+  for (const call of undone) {
+    const row = yield* tx.getTool(call.id);
+    // A call applied by a replay: its undo puts back what the files held then, forkpoint's own (see run-steps.ts).
+    if (!row || (yield* replayedApplication(tx, row))) continue;
+    const ids = yield* tx.callHandEditIds(call.id);
+    for (const path of yield* tx.callHandEdited(call.id)) found.set(path, ids.get(path)?.found);
+  }
+  const paths = new Map<string, boolean>();
+  if (found.size > 0) {
+    const reader = new TreeReader();
+    const target = yield* filesAt(tx, reader, yield* reader.rootOf(tx, manifestId), found.keys());
+    for (const [path, id] of found) paths.set(path, id !== undefined && id === (target.get(path) ?? null));
+  }
+  const replays = new Set<string>();
+  for (const call of replayed) {
+    const written = yield* tx.callPaths(call.id);
+    if (written === undefined) return { paths, replays: "all" };
+    for (const path of written) replays.add(path);
+  }
+  return { paths, replays };
+}
+
+/**
+ * What stops a move whose put-back hand edits `kept` (left as they are by its files step) a replay then writes over:
+ * its files step refuses that, forced or not (see `refuseReplayOver`); undefined when no replay writes one.
+ */
+export function replayOver(dir: string, kept: readonly string[], replays: ReadonlySet<string> | "all"): string | undefined {
+  const over = replays === "all" ? kept : kept.filter((p) => replays.has(p));
+  if (over.length === 0) return undefined;
+  const shown = over.slice(0, 10).join(", ") + (over.length > 10 ? `, and ${over.length - 10} more` : "");
+  return (
+    `this move's undos put back changes made by hand to ${shown} in the workspace ${dir}, and ` +
+    `${replays === "all" ? "a call it replays may write" : "a call it replays writes"} ${over.length === 1 ? "it" : "them"}: ` +
+    "the move stops there (WORKSPACE_DRIFT), forced or not; rewind to before those calls first (their undos put the " +
+    "changes back), take a checkpoint to keep them, then move"
+  );
+}
+
+/** What a "conversation" move's drift check reads in its planning unit (see conversation-drift.ts). */
+export interface ConversationWrites {
+  ws: WorkspaceRow;
+  writes: Set<string>;
+  keep: Set<string>;
+  expected: Map<string, string | null>;
+  lost: Map<string, string>;
+  stopped: PutBacks | undefined;
+}
+
+/** The paths a "conversation" move's steps write, as its drift check reads them; null when it makes no such check. */
+export function* conversationWrites(
+  tx: Tx,
+  session: SessionRow,
+  move: { kind: MoveSpec["kind"]; target: MoveTarget },
+  undone: readonly ToolInvocation[],
+  replayed: readonly ToolInvocation[],
+): Step<ConversationWrites | null> {
+  if (!session.hasTools || !session.hasWorkspace || undone.length + replayed.length === 0) return null;
+  const ws = yield* tx.getWorkspace(session.id);
+  // Another host's files are not looked at: the move does not check them either.
+  if (!ws || !isLocal(ws)) return null;
+  const { writes, keep, expected, lost } = yield* writtenPaths(tx, undone, replayed);
+  return { ws, writes, keep, expected, lost, stopped: yield* stoppedPutBacks(tx, session.id, move) };
+}
+
+/**
+ * The drift a "conversation" move refuses (`WORKSPACE_DRIFT`; with `force`, saved first): the files changed outside
+ * forkpoint that its undos and replays write; and what refuses it even forced (a hand edit its undo puts back that a
+ * replay writes over), as `conversationDrift` finds them.
+ */
+export async function plannedConversationDrift(
+  ctx: EngineContext,
+  ref: SessionRef,
+  w: ConversationWrites,
+): Promise<{ drift: string[]; blocked?: string }> {
+  const { ws, expected, stopped } = w;
+  const writes = new Set(w.writes);
+  const keep = new Set(w.keep);
+  const changed = await changedSince(ctx, ws, expected);
+  for (const path of changed.keys()) writes.add(path);
+  const saved = await ctx.store.read((tx) => heldInCheckpoints(tx, ref.userId, ref.id, withFile(changed), ctx.now()));
+  const unsaved = [...withFile(changed).keys()].filter((path) => !saved.has(path));
+  for (const path of expected.keys()) if (!writes.has(path)) keep.add(path);
+  for (const path of stopped ? new PutBack(ws.dir, () => undefined).asLeft(stopped) : []) keep.add(path);
+  const found = (await restoreCheck(ctx, ws, ws.manifestId)).drifted;
+  const drifted = [...found, ...unsaved.filter((path) => !found.includes(path))];
+  const drift = drifted.filter((path) => !keep.has(path) && writes.has(path)).sort();
+  let blocked: string | undefined;
+  try {
+    refuseLostSaves(ws, w.lost);
+  } catch (error) {
+    blocked = (error as Error).message;
+  }
+  return { drift, ...(blocked ? { blocked } : {}) };
+}
