@@ -105,7 +105,7 @@ function* planUnit(tx: Tx, ctx: EngineContext, ref: SessionRef, t: Target, scope
     ...files,
     keep: yield* irreversiblePaths(tx, ctx, session.id, target, snapshotAt),
     // The hand edits its undos put back stay as they are (see put-back.ts).
-    putBacks: yield* plannedPutBacks(tx, planned.undone, planned.replayed, files.manifestId),
+    putBacks: yield* plannedPutBacks(tx, session.id, planned.undone, planned.replayed, files.manifestId),
   };
   return { planned, restore };
 }

@@ -66,6 +66,20 @@ it('"both": with drift too, the forced move keeps the hand edit as planned, and 
   expect([readOrNull(file("a.txt")), readOrNull(file("b.txt"))]).toEqual(["by hand\n", null]);
 });
 
+it('"both": a hand edit the file holds again is saved by force first, so the restore writes over it, as planned', async () => {
+  const { s, c0 } = await started();
+  fs.writeFileSync(file("a.txt"), "by hand\n");
+  await s.invoke("write_file", { path: file("a.txt"), text: "agent\n" });
+  fs.writeFileSync(file("a.txt"), "by hand\n");
+
+  const plan = await s.plan({ checkpointId: c0, scope: "both" });
+  expect(plan).toMatchObject({ files: { written: ["a.txt"], deleted: [] }, drift: ["a.txt"] });
+  expect(plan.files?.kept).toBeUndefined();
+  const moved = await s.rollback(c0, { scope: "both", force: true });
+  expect(moved.files).toEqual(plan.files);
+  expect(readOrNull(file("a.txt"))).toBe("v0\n");
+});
+
 it('"conversation": a save by hand after a call its undo writes over is the drift planned, as the move refuses it', async () => {
   const { s, c0 } = await started();
   await s.invoke("write_file", { path: file("a.txt"), text: "agent\n" });

@@ -6,6 +6,7 @@ import type { EngineContext, SessionRef } from "../core/context.js";
 import { isLocal } from "../workspace/host.js";
 import { restoreCheck } from "../workspace/prepare-restore.js";
 import { filesAt, TreeReader } from "../workspace/trees.js";
+import { capturedPaths } from "../workspace/captured.js";
 import { changedSince, refuseLostSaves, withFile, writtenPaths } from "./conversation-drift.js";
 import { heldInCheckpoints } from "./held-in-checkpoint.js";
 import type { MoveTarget } from "./move-plan.js";
@@ -15,23 +16,34 @@ import { PutBack, type PutBacks } from "./put-back.js";
 import { replayedApplication } from "./run-steps.js";
 
 /**
- * The hand edits a "both" move's undos put back (their calls' first runs found them there): each path, with whether it
- * then holds just what the target's files hold there; and the paths its replays write ("all": one has no record).
+ * A hand edit a "both" move's undo puts back (its call's first run found it there), as its files step finds it: `found`,
+ * its file id (null: a deletion; undefined: the record does not say); `same`, whether the target's files hold just
+ * that there; `known`, whether a checkpoint of the session holds it there (then it is no drift: the restore writes over
+ * it); `inTarget`, whether the target has a file there.
  */
+export interface PutBackFile {
+  found: string | null | undefined;
+  same: boolean;
+  known: boolean;
+  inTarget: boolean;
+}
+
+/** The hand edits a "both" move's undos put back, by path, and the paths its replays write ("all": one has no record). */
 export interface PlannedPutBacks {
-  paths: ReadonlyMap<string, boolean>;
+  paths: ReadonlyMap<string, PutBackFile>;
   replays: ReadonlySet<string> | "all";
 }
 
 /** `undone` and `replayed` in the order the move runs them; `manifestId`: the snapshot its files step restores. */
 export function* plannedPutBacks(
   tx: Tx,
+  sessionId: string,
   undone: readonly ToolInvocation[],
   replayed: readonly ToolInvocation[],
   manifestId: number,
 ): Step<PlannedPutBacks> {
   // What each path holds once the undos ran: an older call's undo puts back the hand edit its own run found, and that
-  // one stays (see `PutBack.hold`); undefined when the record does not say which content it was.
+  // one stays (see `PutBack.hold`).
   const found = new Map<string, string | null | undefined>();
   for (const call of undone) {
     const row = yield* tx.getTool(call.id);
@@ -40,11 +52,17 @@ export function* plannedPutBacks(
     const ids = yield* tx.callHandEditIds(call.id);
     for (const path of yield* tx.callHandEdited(call.id)) found.set(path, ids.get(path)?.found);
   }
-  const paths = new Map<string, boolean>();
+  const paths = new Map<string, PutBackFile>();
   if (found.size > 0) {
     const reader = new TreeReader();
     const target = yield* filesAt(tx, reader, yield* reader.rootOf(tx, manifestId), found.keys());
-    for (const [path, id] of found) paths.set(path, id !== undefined && id === (target.get(path) ?? null));
+    // A content a checkpoint holds there is made known as the undo writes it (see `absorbChanges`): no drift.
+    const files = new Map([...found].flatMap(([path, id]) => (typeof id === "string" ? [[path, id] as const] : [])));
+    const captured = yield* capturedPaths(tx, sessionId, files);
+    for (const [path, id] of found) {
+      const inTarget = target.has(path);
+      paths.set(path, { found: id, same: id !== undefined && id === (target.get(path) ?? null), known: captured.has(path), inTarget });
+    }
   }
   const replays = new Set<string>();
   for (const call of replayed) {
@@ -53,6 +71,27 @@ export function* plannedPutBacks(
     for (const path of written) replays.add(path);
   }
   return { paths, replays };
+}
+
+/**
+ * How a "both" move's files step finds the hand edits its undos put back: `kept` (left as they are, drift), `written`
+ * and `deleted` (what forkpoint knows: a checkpoint holds it, or the file holds it now, which a forced move saves first),
+ * `same` (already as the target has it).
+ */
+export async function putBackFiles(
+  ctx: EngineContext,
+  ws: WorkspaceRow,
+  paths: ReadonlyMap<string, PutBackFile>,
+): Promise<{ kept: string[]; written: string[]; deleted: string[]; same: string[] }> {
+  const open = new Map([...paths].flatMap(([path, p]) => (p.same || p.known || p.found === undefined ? [] : [[path, p.found] as const])));
+  const changed = await changedSince(ctx, ws, open);
+  const out = { kept: [] as string[], written: [] as string[], deleted: [] as string[], same: [] as string[] };
+  for (const [path, p] of paths) {
+    if (p.same) out.same.push(path);
+    else if (p.known || (open.has(path) && !changed.has(path))) (p.inTarget ? out.written : out.deleted).push(path);
+    else out.kept.push(path);
+  }
+  return out;
 }
 
 /**

@@ -3,7 +3,14 @@ import type { MovePlan } from "../../models/types.js";
 import type { WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
 import { restoreCheck } from "../workspace/prepare-restore.js";
-import { plannedConversationDrift, replayOver, type ConversationWrites, type PlannedPutBacks } from "./planned-drift.js";
+import {
+  plannedConversationDrift,
+  putBackFiles,
+  replayOver,
+  type ConversationWrites,
+  type PlannedPutBacks,
+  type PutBackFile,
+} from "./planned-drift.js";
 
 /**
  * The snapshot a move with files restores, or `self`: a switch to the current branch, which moves no file (with
@@ -38,13 +45,16 @@ export async function plannedRestore(
   const check = await restoreCheck(ctx, restore.ws, restore.manifestId);
   // The paths the move keeps as they are (an irreversible call's effect, see `irreversibleOutside`) do not move.
   const keep = new Set(restore.keep);
-  // Nor do those where an undo puts back a hand edit: the files step leaves it as it is (kept), unless it is just what
-  // the target holds there (then nothing is left to write).
-  const putBack = restore.putBacks?.paths ?? new Map<string, boolean>();
+  // Nor do those where an undo puts back a hand edit: the files step leaves it as it is (kept) unless forkpoint knows
+  // that content (then the restore writes over it) or it is just what the target holds there.
+  const putBack = restore.putBacks?.paths ?? new Map<string, PutBackFile>();
+  const back = await putBackFiles(ctx, restore.ws, putBack);
   const moves = (p: string) => !keep.has(p) && !putBack.has(p);
-  const handEdits = [...putBack].flatMap(([p, same]) => (same ? [] : [p]));
+  const handEdits = back.kept.filter((p) => !keep.has(p));
   const kept = [...new Set([...[...check.written, ...check.deleted].filter((p) => keep.has(p)), ...handEdits])].sort();
-  const files = { written: check.written.filter(moves), deleted: check.deleted.filter(moves), ...(kept.length > 0 ? { kept } : {}) };
+  const written = [...check.written.filter(moves), ...back.written.filter((p) => !keep.has(p))].sort();
+  const deleted = [...check.deleted.filter(moves), ...back.deleted.filter((p) => !keep.has(p))].sort();
+  const files = { written, deleted, ...(kept.length > 0 ? { kept } : {}) };
   // A replay that writes over a hand edit put back stops the move there, forced or not (see `refuseReplayOver`).
   const blocked = check.blocked ?? (restore.putBacks && replayOver(restore.ws.dir, handEdits, restore.putBacks.replays));
   return { ...planned, files, drift: check.drifted, ...(blocked ? { blocked } : {}) };
