@@ -36,7 +36,8 @@ export type AtomicOptions = z.input<typeof atomicOptions>;
  * if that rollback fails too, an `AtomicRollbackError` carries both. The checkpoint stays either way: it marks where
  * the block began. While the block runs no retention policy expires it and no prune deletes it; a rollback refused for
  * a call or move running elsewhere is tried again until it ends (at most `waitMs`). That rollback is not in the undo
- * history: a failed block is as if it never ran, and `undo` takes back the user's last move before it.
+ * history: a failed block is as if it never ran, and `undo` takes back the user's last move before it (`redo` then
+ * comes back to where the block's rollback left the session).
  */
 export async function atomic<T>(target: AtomicTarget, block: () => Promise<T> | T, options: AtomicOptions = {}): Promise<T> {
   const o = parseOptions(atomicOptions, options, "options");

@@ -446,7 +446,8 @@ export class SessionHandle {
    * one call in the order this handle's calls on the session were made: the block's own calls run at once, while a
    * call made after `atomic()` outside the block (not awaited, or from another request) waits until the block and its
    * rollback have ended, and lands after them. The rollback is not in the undo history: a failed block is as if it
-   * never ran, and `undo()` takes back the user's last move before it (it never runs the block's calls again).
+   * never ran, and `undo()` takes back the user's last move before it (it never runs the block's calls again); `redo()`
+   * then comes back to where the block's rollback left the session.
    * @example await s.atomic(async () => { await s.invoke("write_file", args); await s.setState(next); })
    */
   atomic<T>(block: () => Promise<T> | T, options?: AtomicOptions): Promise<T> {

@@ -73,3 +73,59 @@ describe("undo after a failed atomic block", () => {
     ]);
   });
 });
+
+describe("redo and undo across a failed atomic block", () => {
+  it("redo after undo goes back to where the failed block left the session, not to the block's writes", async () => {
+    world.clear();
+    const { fp } = dbs.open({ tools: [put] });
+    const s = await fp.createSession({ userId: "u" });
+    await s.append({ role: "user", content: "q1" });
+    const cp = await s.checkpoint({ name: "cp0" });
+    await s.invoke("put", { k: "a", v: "1" });
+    await s.rollback(cp.id);
+    await s.append({ role: "user", content: "q1b" });
+    const block = async () => {
+      await s.invoke("put", { k: "c", v: "1" });
+      await s.append({ role: "assistant", content: "half" });
+      return fail();
+    };
+    await rejectionOf(s.atomic(block));
+    const afterBlock = (await s.info()).currentBranchId;
+    await s.undo();
+    expect(Object.fromEntries(world)).toEqual({ a: "1" });
+    await s.redo();
+    expect((await s.info()).currentBranchId).toBe(afterBlock);
+    expect(Object.fromEntries(world)).toEqual({});
+    expect((await s.history()).map((m) => m.content)).toEqual(["q1", "q1b"]);
+    // And undo again takes the same move back.
+    await s.undo();
+    expect(Object.fromEntries(world)).toEqual({ a: "1" });
+    expect((await s.history()).map((m) => m.content)).toEqual(["q1"]);
+  });
+
+  it("undo after redo goes back to where a failed block left the session after the first undo", async () => {
+    world.clear();
+    const { fp } = dbs.open({ tools: [put] });
+    const s = await fp.createSession({ userId: "u" });
+    await s.append({ role: "user", content: "q1" });
+    const cp = await s.checkpoint({ name: "cp0" });
+    await s.invoke("put", { k: "a", v: "1" });
+    await s.rollback(cp.id);
+    await s.undo();
+    expect(Object.fromEntries(world)).toEqual({ a: "1" });
+    const block = async () => {
+      await s.invoke("put", { k: "c", v: "1" });
+      await s.append({ role: "assistant", content: "half" });
+      return fail();
+    };
+    await rejectionOf(s.atomic(block));
+    const afterBlock = (await s.info()).currentBranchId;
+    expect(Object.fromEntries(world)).toEqual({ a: "1" });
+    await s.redo();
+    expect(Object.fromEntries(world)).toEqual({});
+    await s.undo();
+    expect((await s.info()).currentBranchId).toBe(afterBlock);
+    expect(Object.fromEntries(world)).toEqual({ a: "1" });
+    expect((await s.history()).map((m) => m.content)).toEqual(["q1"]);
+  });
+});

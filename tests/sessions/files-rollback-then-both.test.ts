@@ -245,7 +245,7 @@ it("set aside on two branches by a files rollback on each: each keeps it out (re
 /**
  * Puts the set_aside table back as it was before a call could be set aside on several branches, upgrade not applied
  * (nor any later one: call_paths loses its outputs, hand_edited and hand_edit_ids, checkpoints their per-branch retention
- * index).
+ * index, branches their move_to_branch_id).
  */
 async function asBeforePerBranch(db: string) {
   const journal = JSON.parse(fs.readFileSync(`drizzle/${onPostgres ? "postgres" : "sqlite"}/meta/_journal.json`, "utf8")) as {
@@ -255,6 +255,7 @@ async function asBeforePerBranch(db: string) {
   await sqlOn(db, `ALTER TABLE call_paths DROP COLUMN outputs`);
   await sqlOn(db, `ALTER TABLE call_paths DROP COLUMN hand_edited`);
   await sqlOn(db, `ALTER TABLE call_paths DROP COLUMN hand_edit_ids`);
+  await sqlOn(db, `ALTER TABLE branches DROP COLUMN move_to_branch_id`);
   await sqlOn(db, `DROP INDEX checkpoints_branch_kind_seq`);
   if (onPostgres)
     await sqlOn(

@@ -3,6 +3,7 @@ import { ValidationError } from "../../models/errors.js";
 import type { MoveOptions } from "../../models/inputs.js";
 import type { MoveHistoryRow, SessionRow, Step, Tx } from "../../store/port/index.js";
 import { headOf } from "../core/head.js";
+import { sessionPosition } from "./history.js";
 import type { BaseMoveSpec } from "./move-spec.js";
 
 /** Undo and redo move the conversation: files alone would leave the history out of step with the session. */
@@ -24,6 +25,10 @@ export function* historyMoveSpec(
   branchId: string,
 ): Step<BaseMoveSpec> {
   const branch = (yield* tx.getBranch(branchId))!;
+  // Off the move's own end (a failed guarded block's rollback, not a move of the history, moved the session): the op
+  // records where the session is, so the next op on this move comes back here, not to what the block left behind.
+  const end = op === "undo" ? row.toBranchId : row.fromBranchId;
+  const at = session.currentBranchId === end ? undefined : yield* sessionPosition(tx, session);
   return {
     kind: "switch",
     sessionId: session.id,
@@ -31,6 +36,6 @@ export function* historyMoveSpec(
     target: { branchId: branch.id, position: (yield* headOf(tx, branch)).position },
     newBranch: null,
     edit: null,
-    history: { op, ref: row.ref, kind: row.kind },
+    history: { op, ref: row.ref, kind: row.kind, ...(at ? { at } : {}) },
   };
 }

@@ -27,8 +27,11 @@ export interface MoveSpec {
   unknown: string[];
   /** Where the session was when the move was planned: what `undo` goes back to (absent in older journals). */
   from?: MoveTarget;
-  /** Set on `undo` and `redo`: the history row they take back or do again (they are not rows of it themselves). */
-  history?: { op: "undo" | "redo"; ref: string; kind: string };
+  /**
+   * Set on `undo` and `redo`: the history row they take back or do again (they are not rows of it themselves); `at`:
+   * where the session was, when not that move's end (see `historyMoveSpec`), recorded as the end the next op goes to.
+   */
+  history?: { op: "undo" | "redo"; ref: string; kind: string; at?: MoveTarget };
   /**
    * Set on a failed guarded block's own rollback (`atomic`): not the user's move, so not in the move history (undo
    * takes back the user's last move before the block, as if the block never ran).

@@ -57,6 +57,12 @@ export interface MoveHistoryRow {
   createdAt: number;
 }
 
+/** Where the session is, as a history move's end: a branch and its head position then. */
+export interface MoveEnd {
+  branchId: string;
+  position: number;
+}
+
 /** An applied invocation of a session: its entry id and where it sits. */
 export interface AppliedCall {
   id: string;
@@ -173,8 +179,12 @@ export interface MovesTx {
   moveToRedo(sessionId: string): Step<MoveHistoryRow | undefined>;
   /** The move a ref names (a row's `prev`, walking down the stack), undefined when there is none. */
   historyMove(ref: string): Step<MoveHistoryRow | undefined>;
-  /** Undoes the newest standing move, or redoes the last undone one: false when `ref` is not that move (any more). */
-  setMoveUndone(sessionId: string, ref: string, op: "undo" | "redo"): Step<boolean>;
+  /**
+   * Undoes the newest standing move, or redoes the last undone one: false when `ref` is not that move (any more). With
+   * `at` (where the session is as it runs, off the move's own end: a failed guarded block's rollback moved it), that
+   * becomes the end the next op goes to: an undo's redo goes to `at` (the move's `to`), a redo's undo back to it (`from`).
+   */
+  setMoveUndone(sessionId: string, ref: string, op: "undo" | "redo", at?: MoveEnd): Step<boolean>;
 
   /**
    * Deletes finished moves (and their steps) of one session or all, keeping any with a step of unknown outcome, and a

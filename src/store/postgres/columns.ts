@@ -102,7 +102,7 @@ export const HISTORY_COLS = `'m:' || seq AS ref, session_id AS "sessionId", kind
   from_position AS "fromPosition", to_branch_id AS "toBranchId", to_position AS "toPosition", prev, created_at AS "createdAt"`;
 /** A move recorded on the branch it made, as a `MoveHistoryRow`. */
 export const BRANCH_MOVE_COLS = `id AS ref, session_id AS "sessionId", move_kind AS kind, move_from_branch_id AS "fromBranchId",
-  move_from_position AS "fromPosition", id AS "toBranchId", move_to_position AS "toPosition", move_prev AS prev, created_at AS "createdAt"`;
+  move_from_position AS "fromPosition", coalesce(move_to_branch_id, id) AS "toBranchId", move_to_position AS "toPosition", move_prev AS prev, created_at AS "createdAt"`;
 export const STEP_COLS = `move_id AS "moveId", idx, op, entry_id AS "entryId", status, result, error`;
 
 /** The forkpoint checkpoint a running move will fork its new branch at (its spec's `newBranch.forkCheckpointId`). */

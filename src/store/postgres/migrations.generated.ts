@@ -358,5 +358,13 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     "sql": [
       "ALTER TABLE \"call_paths\" ADD COLUMN \"hand_edit_ids\" text COLLATE \"C\";"
     ]
+  },
+  {
+    "tag": "0031_move_to_branch",
+    "folderMillis": 1796141182435,
+    "hash": "32ba75daae26a14d0854f5c72da25ee33e8593cbd3d0a40b16340cf8ad86b063",
+    "sql": [
+      "ALTER TABLE \"branches\" ADD COLUMN \"move_to_branch_id\" text COLLATE \"C\";"
+    ]
   }
 ];

@@ -1,6 +1,7 @@
 // The applied set and the move journal, whose owners hold leases: PostgreSQL's statements and the port's MovesTx.
 import type {
   AppliedCall,
+  MoveEnd,
   MoveHistoryRow,
   MoveRow,
   MoveStepRow,
@@ -100,6 +101,11 @@ const s = {
       VALUES ($1, $2, $3, $4, $5, $6, $7, (SELECT move_top FROM sessions WHERE id = $1)) RETURNING seq)
     UPDATE sessions SET move_top = 'm:' || (SELECT seq FROM m), move_redo = NULL WHERE id = $1`,
   setMoveUndone: `UPDATE sessions SET move_top = $2, move_redo = $3 WHERE id = $1 AND move_top IS NOT DISTINCT FROM $4::text`,
+  // Where an undone move's redo goes (`to`), or a redone move's undo goes back to (`from`): its row or its branch's.
+  rowTo: `UPDATE move_history SET to_branch_id = $1, to_position = $2 WHERE seq = $3`,
+  rowFrom: `UPDATE move_history SET from_branch_id = $1, from_position = $2 WHERE seq = $3`,
+  branchTo: `UPDATE branches SET move_to_branch_id = $1, move_to_position = $2 WHERE id = $3`,
+  branchFrom: `UPDATE branches SET move_from_branch_id = $1, move_from_position = $2 WHERE id = $3`,
 };
 
 export function movesTx(sql: Sql): MovesTx {
@@ -217,12 +223,18 @@ export function movesTx(sql: Sql): MovesTx {
     *historyMove(ref: string) {
       return yield* moveAt(sql, ref);
     },
-    *setMoveUndone(sessionId: string, ref: string, op: "undo" | "redo") {
+    *setMoveUndone(sessionId: string, ref: string, op: "undo" | "redo", at?: MoveEnd) {
       const stack = yield* stackOf(sql, sessionId);
       const next = stackAfter(stack, yield* moveAt(sql, ref), op);
       if (!next) return false;
       const changed = yield* sql.exec(s.setMoveUndone, [sessionId, next.top, next.redo, stack.top]);
-      return changed === 1;
+      if (changed !== 1) return false;
+      if (at) {
+        const row = ref.startsWith("m:");
+        const set = op === "undo" ? (row ? s.rowTo : s.branchTo) : row ? s.rowFrom : s.branchFrom;
+        yield* sql.exec(set, [at.branchId, at.position, row ? Number(ref.slice(2)) : ref]);
+      }
+      return true;
     },
 
     *deleteFinishedMoves(sessionId?: string) {

@@ -416,5 +416,13 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     "sql": [
       "ALTER TABLE `call_paths` ADD `hand_edit_ids` text;"
     ]
+  },
+  {
+    "tag": "0036_move_to_branch",
+    "folderMillis": 1796141180240,
+    "hash": "3bba41f47b097dcade2f410cccf135c4d3150dcac26301c5154fc0c955e5f455",
+    "sql": [
+      "ALTER TABLE `branches` ADD `move_to_branch_id` text;"
+    ]
   }
 ];

@@ -2,6 +2,7 @@
 import type Database from "better-sqlite3";
 import type {
   AppliedCall,
+  MoveEnd,
   MoveHistoryRow,
   MoveRow,
   MoveStepRow,
@@ -85,6 +86,11 @@ export function movesTx(db: Database.Database): MovesTx {
     rowMove: p(`SELECT ${HISTORY_COLS} FROM move_history WHERE seq = ?`),
     branchMove: p(`SELECT ${BRANCH_MOVE_COLS} FROM branches WHERE id = ? AND move_kind IS NOT NULL`),
     deleteMove: p(`DELETE FROM moves WHERE id = ?`),
+    // Where an undone move's redo goes (`to`), or a redone move's undo goes back to (`from`): its row or its branch's.
+    rowTo: p(`UPDATE move_history SET to_branch_id = ?, to_position = ? WHERE seq = ?`),
+    rowFrom: p(`UPDATE move_history SET from_branch_id = ?, from_position = ? WHERE seq = ?`),
+    branchTo: p(`UPDATE branches SET move_to_branch_id = ?, move_to_position = ? WHERE id = ?`),
+    branchFrom: p(`UPDATE branches SET move_from_branch_id = ?, move_from_position = ? WHERE id = ?`),
   };
   const stackOf = (sessionId: string): MoveStack => {
     const row = s.stack.get(sessionId) as { top: string | null; redo: string | null } | undefined;
@@ -188,12 +194,17 @@ export function movesTx(db: Database.Database): MovesTx {
     *historyMove(ref: string) {
       return moveAt(ref);
     },
-    *setMoveUndone(sessionId: string, ref: string, op: "undo" | "redo") {
+    *setMoveUndone(sessionId: string, ref: string, op: "undo" | "redo", at?: MoveEnd) {
       const stack = stackOf(sessionId);
       const move = moveAt(ref);
       const next = stackAfter(stack, move, op);
       if (!next) return false;
       s.setStack.run(next.top, next.redo, sessionId);
+      if (at) {
+        const row = ref.startsWith("m:");
+        const set = op === "undo" ? (row ? s.rowTo : s.branchTo) : row ? s.rowFrom : s.branchFrom;
+        set.run(at.branchId, at.position, row ? Number(ref.slice(2)) : ref);
+      }
       return true;
     },
 

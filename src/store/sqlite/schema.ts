@@ -70,6 +70,11 @@ export const branches = sqliteTable(
     moveFromBranchId: text("move_from_branch_id"),
     moveFromPosition: integer("move_from_position"),
     moveToPosition: integer("move_to_position"),
+    /**
+     * Where the move went when not this branch: the branch the session was on when the move was undone, a failed
+     * guarded block's rollback having moved it off this one (redo goes back there). Null: this branch.
+     */
+    moveToBranchId: text("move_to_branch_id"),
     movePrev: text("move_prev"),
   },
   (t) => [

@@ -544,4 +544,51 @@ export function moveStackSpec(store: () => Store): void {
     expect(await store().read((tx) => tx.moveToRedo("st"))).toBeUndefined();
     expect((await store().read((tx) => tx.moveToUndo("st")))?.prev).toBe(plain);
   });
+
+  it("records where the session is, with an undo or redo: the end the next op on that move goes to", async () => {
+    await seed(store(), "su", "alice", 2);
+    const set = (ref: string, op: "undo" | "redo", here?: { branchId: string; position: number }) =>
+      store().write({ sessionId: "su" }, (tx) => tx.setMoveUndone("su", ref, op, here));
+    const plainMove = { kind: "switch", fromBranchId: "su-b1", fromPosition: 2, toBranchId: "su-b1", toPosition: 1 };
+    await store().write({ sessionId: "su" }, (tx) => tx.recordMove({ sessionId: "su", ...plainMove, createdAt: at(83) }));
+    const plain = (await store().read((tx) => tx.moveToUndo("su")))!.ref;
+    await store().write({ sessionId: "su" }, function* (tx) {
+      const branch = rootBranch("su", {
+        id: "su-b2",
+        parentId: "su-b1",
+        forkPosition: 1,
+        forkEntryId: "su-b1-e1",
+        reason: "rollback",
+        createdAt: at(84),
+      });
+      yield* tx.insertBranch(branch, { kind: "rollback", fromBranchId: "su-b1", fromPosition: 2, toPosition: 1 });
+      yield* tx.setCurrentBranch("su", "su-b2", at(84), "su-b2");
+    });
+    // A move recorded on its branch: undone from elsewhere, its redo goes there; redone from elsewhere, its undo too.
+    expect(await set("su-b2", "undo", { branchId: "su-x", position: 5 })).toBe(true);
+    expect(await store().read((tx) => tx.moveToRedo("su"))).toMatchObject({ ref: "su-b2", toBranchId: "su-x", toPosition: 5 });
+    expect(await set("su-b2", "redo", { branchId: "su-y", position: 6 })).toBe(true);
+    expect(await store().read((tx) => tx.moveToUndo("su"))).toMatchObject({
+      ref: "su-b2",
+      fromBranchId: "su-y",
+      fromPosition: 6,
+      toBranchId: "su-x",
+      toPosition: 5,
+    });
+    // Without `at` the ends stay; a refused op writes none.
+    expect(await set("su-b2", "undo")).toBe(true);
+    expect(await set(plain, "redo", { branchId: "su-z", position: 9 })).toBe(false);
+    expect(await store().read((tx) => tx.moveToRedo("su"))).toMatchObject({ fromBranchId: "su-y", toBranchId: "su-x" });
+    // A move in a row of its own, the same.
+    expect(await set(plain, "undo", { branchId: "su-p", position: 3 })).toBe(true);
+    expect(await store().read((tx) => tx.moveToRedo("su"))).toMatchObject({ ref: plain, toBranchId: "su-p", toPosition: 3 });
+    expect(await set(plain, "redo", { branchId: "su-q", position: 4 })).toBe(true);
+    expect(await store().read((tx) => tx.moveToUndo("su"))).toMatchObject({
+      ref: plain,
+      fromBranchId: "su-q",
+      fromPosition: 4,
+      toBranchId: "su-p",
+      toPosition: 3,
+    });
+  });
 }

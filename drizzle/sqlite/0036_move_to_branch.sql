@@ -1,0 +1,1 @@
+ALTER TABLE `branches` ADD `move_to_branch_id` text;
