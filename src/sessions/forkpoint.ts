@@ -341,8 +341,9 @@ export class Forkpoint {
 
   /**
    * Closes the database after interrupted moves have been resumed. Running tool handlers' signals are aborted first
-   * and the engine stops waiting for them (their calls and moves reject with `DatabaseError` `CLOSED`). A handler may
-   * go on and finish after that, so what it was doing is left as a crash there would leave it: a call stays running,
+   * and the engine stops waiting for them (their calls and moves, and calls waiting for such a move, reject with
+   * `DatabaseError` `CLOSED`). A handler may go on and finish after that, so what it was doing is left as a crash there
+   * would leave it: a call stays running,
    * its outcome unknown (listed by `recover()`, settled with `resolveToolCall`); a move stays journaled with that step
    * running, and the next opener's recovery reports the step unknown and never runs it again; a move's steps not yet
    * started stay pending (not failed), for the next call or recovery to run once. Idempotent.

@@ -172,4 +172,50 @@ describe("close() while a handler runs", () => {
     expect(log).toEqual(["undo B", "undo A"]);
     expect(await s2.toolTrack()).toEqual([]);
   });
+
+  it("rejects the calls queued behind a move it cut short as closed, not as a move in progress, writing nothing", async () => {
+    const dir = tempDir("forkpoint-close-queued-");
+    const dbPath = path.join(dir, "forkpoint.db");
+    const undoStarted = deferred();
+    const letUndoEnd = deferred();
+    const tool = defineTool<{ t: string }, string>({
+      name: "u",
+      run: ({ t }) => t,
+      undo: async ({ args }) => {
+        if (args.t !== "B") return;
+        undoStarted.resolve();
+        await letUndoEnd.promise;
+      },
+    });
+    const fp = open(dbPath, [tool]);
+    const s = await fp.createSession({ userId: USER });
+    await s.append({ role: "user", content: "q" });
+    const cp = await s.checkpoint({ name: "cp" });
+    await s.invoke("u", { t: "A" });
+    await s.invoke("u", { t: "B" });
+    const moving = rejectionOf(s.rollback(cp.id));
+    await undoStarted.promise;
+    // Made while the move runs: each waits for it (this handle's order), and the close ends the wait.
+    const queued = [
+      rejectionOf(s.append({ role: "user", content: "queued" })),
+      rejectionOf(s.setState({ queued: true })),
+      rejectionOf(s.checkpoint({ name: "queued" })),
+      rejectionOf(s.invoke("u", { t: "C" })),
+    ];
+    await fp.close();
+    expect(await moving).toMatchObject({ code: "CLOSED" });
+    for (const error of await Promise.all(queued)) {
+      expect(error).toBeInstanceOf(DatabaseError);
+      expect(error).toMatchObject({ code: "CLOSED" });
+    }
+    letUndoEnd.resolve();
+
+    const reopened = open(dbPath, [tool]);
+    const s2 = await reopened.getSession(s.id, { userId: USER });
+    const messages = [];
+    for (const b of await s2.branches()) messages.push(...(await s2.history({ branchId: b.id })).map((m) => m.content));
+    expect([...new Set(messages)]).toEqual(["q"]);
+    expect((await reopened.listCheckpoints({ userId: USER, sessionId: s.id })).items.map((c) => c.name)).toEqual(["cp"]);
+    expect(await s2.getState()).toEqual({});
+  });
 });

@@ -1,6 +1,6 @@
 // Writes on a session's current branch come after its unfinished moves, never onto the branch such a move is leaving.
 import { setTimeout as sleep } from "node:timers/promises";
-import { ConflictError } from "../../models/errors.js";
+import { ConflictError, DatabaseError } from "../../models/errors.js";
 import type { Step, Tx } from "../../store/port/index.js";
 import { insideHandler, servedHandler } from "../../tools/handler-scope.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
@@ -92,6 +92,7 @@ const isUnfinished = (error: unknown): boolean => typeof error === "object" && e
 /** `resumeOrWait` for a queued write: refused there, the writes queued behind it are refused too. */
 function waited<T>(ctx: EngineContext, sessionId: string, unit: () => Promise<T>, error: unknown, deadline: number, queue: WriteQueue) {
   if (!isUnfinished(error) || insideHandler()) return Promise.reject(error);
+  if (ctx.closing.aborted) return Promise.reject(closedWhileWaiting(error));
   return resumeOrWait(ctx, sessionId, unit, error, deadline).catch((refusal: unknown) => {
     if (isUnfinished(refusal) || (typeof refusal === "object" && refusal !== null && ending.has(refusal))) {
       queue.refusal ??= refusal;
@@ -111,6 +112,7 @@ async function resumeOrWait<T>(
   let recovered = false;
   for (let pause = 10; ; pause = Math.min(pause * 2, 500)) {
     if (!isUnfinished(error) || insideHandler()) throw error;
+    if (ctx.closing.aborted) throw closedWhileWaiting(error);
     if (isResumableRefusal(error)) {
       // Still stopped after a recovery that resumed nothing: it cannot be finished here.
       if (recovered) throw error;
@@ -137,6 +139,16 @@ async function resumeOrWait<T>(
       error = again;
     }
   }
+}
+
+/**
+ * A write waiting for a move when the handle closes: the move is left as a crash would leave it (see `close`), and the
+ * write is refused as any call of a closed handle is, never as a move in progress it could wait out and try again.
+ */
+function closedWhileWaiting(refusal: unknown): DatabaseError {
+  return new DatabaseError("CLOSED", "the forkpoint database was closed while this call waited for a move of its session to end", {
+    cause: refusal,
+  });
 }
 
 function marked<E extends object>(error: E): E {
