@@ -128,4 +128,34 @@ describe("redo and undo across a failed atomic block", () => {
     expect(Object.fromEntries(world)).toEqual({ a: "1" });
     expect((await s.history()).map((m) => m.content)).toEqual(["q1"]);
   });
+
+  it("a move that stayed, then a failed block: undo and redo stay where the block left the session", async () => {
+    world.clear();
+    const { fp } = dbs.open({ tools: [put] });
+    const s = await fp.createSession({ userId: "u" });
+    await s.append({ role: "user", content: "q1" });
+    const cp = await s.checkpoint({ name: "cp0" });
+    await s.invoke("put", { k: "a", v: "1" });
+    await s.rollback(cp.id);
+    const b1 = (await s.info()).currentBranchId;
+    await s.append({ role: "user", content: "q1b" });
+    await s.switchBranch(b1); // stays: a move of the history
+    const block = async () => {
+      await s.invoke("put", { k: "c", v: "1" });
+      await s.append({ role: "assistant", content: "half" });
+      return fail();
+    };
+    await rejectionOf(s.atomic(block));
+    const afterBlock = (await s.info()).currentBranchId;
+    const seen = async () => [Object.fromEntries(world), (await s.history()).map((m) => m.content), (await s.info()).currentBranchId];
+    const here = [{}, ["q1", "q1b"], afterBlock];
+    await s.undo(); // takes back the stay
+    expect(await seen()).toEqual(here);
+    await s.undo(); // takes back the rollback
+    expect(Object.fromEntries(world)).toEqual({ a: "1" });
+    await s.redo();
+    expect(await seen()).toEqual(here);
+    await s.redo();
+    expect(await seen()).toEqual(here);
+  });
 });

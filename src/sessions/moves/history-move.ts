@@ -24,11 +24,14 @@ export function* historyMoveSpec(
   row: MoveHistoryRow,
   branchId: string,
 ): Step<BaseMoveSpec> {
-  const branch = (yield* tx.getBranch(branchId))!;
   // Off the move's own end (a failed guarded block's rollback, not a move of the history, moved the session): the op
-  // records where the session is, so the next op on this move comes back here, not to what the block left behind.
+  // records where the session is, so the next op on this move comes back here, not to what the block left behind. A
+  // move that stayed (from and to one place) stays here both ways: taking it back or doing it again leaves the session.
   const end = op === "undo" ? row.toBranchId : row.fromBranchId;
-  const at = session.currentBranchId === end ? undefined : yield* sessionPosition(tx, session);
+  const here = session.currentBranchId === end ? undefined : yield* sessionPosition(tx, session);
+  const stay = row.fromBranchId === row.toBranchId;
+  const ends = !here ? undefined : stay ? { from: here, to: here } : op === "undo" ? { to: here } : { from: here };
+  const branch = (yield* tx.getBranch(here && stay ? here.branchId : branchId))!;
   return {
     kind: "switch",
     sessionId: session.id,
@@ -36,6 +39,6 @@ export function* historyMoveSpec(
     target: { branchId: branch.id, position: (yield* headOf(tx, branch)).position },
     newBranch: null,
     edit: null,
-    history: { op, ref: row.ref, kind: row.kind, ...(at ? { at } : {}) },
+    history: { op, ref: row.ref, kind: row.kind, ...(ends ? { ends } : {}) },
   };
 }

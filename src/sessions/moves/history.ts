@@ -49,9 +49,9 @@ export function moveEvent(spec: MoveSpec): "rollback" | "edit" | "switch" | "und
  */
 export function* recordInHistory(tx: Tx, spec: MoveSpec, to: MoveTarget, at: number): Step<string | undefined> {
   if (spec.history) {
-    const { op, ref, kind, at: here } = spec.history;
+    const { op, ref, kind, ends } = spec.history;
     // The per-session write lock already serializes undo and redo; this catches a history changed under the move.
-    if (!(yield* tx.setMoveUndone(spec.sessionId, ref, op, here)))
+    if (!(yield* tx.setMoveUndone(spec.sessionId, ref, op, ends)))
       throw new ConflictError(
         `the move to ${op} was ${op === "undo" ? "undone" : "redone"} meanwhile`,
         op === "undo" ? "NOTHING_TO_UNDO" : "NOTHING_TO_REDO",

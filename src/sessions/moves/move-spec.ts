@@ -28,10 +28,10 @@ export interface MoveSpec {
   /** Where the session was when the move was planned: what `undo` goes back to (absent in older journals). */
   from?: MoveTarget;
   /**
-   * Set on `undo` and `redo`: the history row they take back or do again (they are not rows of it themselves); `at`:
-   * where the session was, when not that move's end (see `historyMoveSpec`), recorded as the end the next op goes to.
+   * Set on `undo` and `redo`: the history row they take back or do again (they are not rows of it themselves); `ends`:
+   * where the session was, when not at that move's end (see `historyMoveSpec`), recorded as the end(s) the next op goes to.
    */
-  history?: { op: "undo" | "redo"; ref: string; kind: string; at?: MoveTarget };
+  history?: { op: "undo" | "redo"; ref: string; kind: string; ends?: { from?: MoveTarget; to?: MoveTarget } };
   /**
    * Set on a failed guarded block's own rollback (`atomic`): not the user's move, so not in the move history (undo
    * takes back the user's last move before the block, as if the block never ran).

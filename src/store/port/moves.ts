@@ -63,6 +63,12 @@ export interface MoveEnd {
   position: number;
 }
 
+/** A history move's ends to set (absent: left as they are). */
+export interface MoveEnds {
+  from?: MoveEnd;
+  to?: MoveEnd;
+}
+
 /** An applied invocation of a session: its entry id and where it sits. */
 export interface AppliedCall {
   id: string;
@@ -181,10 +187,10 @@ export interface MovesTx {
   historyMove(ref: string): Step<MoveHistoryRow | undefined>;
   /**
    * Undoes the newest standing move, or redoes the last undone one: false when `ref` is not that move (any more). With
-   * `at` (where the session is as it runs, off the move's own end: a failed guarded block's rollback moved it), that
-   * becomes the end the next op goes to: an undo's redo goes to `at` (the move's `to`), a redo's undo back to it (`from`).
+   * `ends`, the move's ends given are set too (where the session is as the op runs, when a failed guarded block's
+   * rollback moved it off the move's own end: the next op on this move goes there).
    */
-  setMoveUndone(sessionId: string, ref: string, op: "undo" | "redo", at?: MoveEnd): Step<boolean>;
+  setMoveUndone(sessionId: string, ref: string, op: "undo" | "redo", ends?: MoveEnds): Step<boolean>;
 
   /**
    * Deletes finished moves (and their steps) of one session or all, keeping any with a step of unknown outcome, and a

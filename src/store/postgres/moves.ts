@@ -1,7 +1,7 @@
 // The applied set and the move journal, whose owners hold leases: PostgreSQL's statements and the port's MovesTx.
 import type {
   AppliedCall,
-  MoveEnd,
+  MoveEnds,
   MoveHistoryRow,
   MoveRow,
   MoveStepRow,
@@ -101,11 +101,12 @@ const s = {
       VALUES ($1, $2, $3, $4, $5, $6, $7, (SELECT move_top FROM sessions WHERE id = $1)) RETURNING seq)
     UPDATE sessions SET move_top = 'm:' || (SELECT seq FROM m), move_redo = NULL WHERE id = $1`,
   setMoveUndone: `UPDATE sessions SET move_top = $2, move_redo = $3 WHERE id = $1 AND move_top IS NOT DISTINCT FROM $4::text`,
-  // Where an undone move's redo goes (`to`), or a redone move's undo goes back to (`from`): its row or its branch's.
-  rowTo: `UPDATE move_history SET to_branch_id = $1, to_position = $2 WHERE seq = $3`,
-  rowFrom: `UPDATE move_history SET from_branch_id = $1, from_position = $2 WHERE seq = $3`,
-  branchTo: `UPDATE branches SET move_to_branch_id = $1, move_to_position = $2 WHERE id = $3`,
-  branchFrom: `UPDATE branches SET move_from_branch_id = $1, move_from_position = $2 WHERE id = $3`,
+  // A history move's ends (null: left as it is), on its row or its branch's.
+  rowEnds: `UPDATE move_history SET from_branch_id = coalesce($1::text, from_branch_id), from_position = coalesce($2::int, from_position),
+    to_branch_id = coalesce($3::text, to_branch_id), to_position = coalesce($4::int, to_position) WHERE seq = $5`,
+  branchEnds: `UPDATE branches SET move_from_branch_id = coalesce($1::text, move_from_branch_id),
+    move_from_position = coalesce($2::int, move_from_position), move_to_branch_id = coalesce($3::text, move_to_branch_id),
+    move_to_position = coalesce($4::int, move_to_position) WHERE id = $5`,
 };
 
 export function movesTx(sql: Sql): MovesTx {
@@ -223,16 +224,17 @@ export function movesTx(sql: Sql): MovesTx {
     *historyMove(ref: string) {
       return yield* moveAt(sql, ref);
     },
-    *setMoveUndone(sessionId: string, ref: string, op: "undo" | "redo", at?: MoveEnd) {
+    *setMoveUndone(sessionId: string, ref: string, op: "undo" | "redo", ends?: MoveEnds) {
       const stack = yield* stackOf(sql, sessionId);
       const next = stackAfter(stack, yield* moveAt(sql, ref), op);
       if (!next) return false;
       const changed = yield* sql.exec(s.setMoveUndone, [sessionId, next.top, next.redo, stack.top]);
       if (changed !== 1) return false;
-      if (at) {
-        const row = ref.startsWith("m:");
-        const set = op === "undo" ? (row ? s.rowTo : s.branchTo) : row ? s.rowFrom : s.branchFrom;
-        yield* sql.exec(set, [at.branchId, at.position, row ? Number(ref.slice(2)) : ref]);
+      if (ends) {
+        const { from, to } = ends;
+        const values = [from?.branchId ?? null, from?.position ?? null, to?.branchId ?? null, to?.position ?? null];
+        if (ref.startsWith("m:")) yield* sql.exec(s.rowEnds, [...values, Number(ref.slice(2))]);
+        else yield* sql.exec(s.branchEnds, [...values, ref]);
       }
       return true;
     },

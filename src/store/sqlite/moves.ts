@@ -2,7 +2,7 @@
 import type Database from "better-sqlite3";
 import type {
   AppliedCall,
-  MoveEnd,
+  MoveEnds,
   MoveHistoryRow,
   MoveRow,
   MoveStepRow,
@@ -86,11 +86,12 @@ export function movesTx(db: Database.Database): MovesTx {
     rowMove: p(`SELECT ${HISTORY_COLS} FROM move_history WHERE seq = ?`),
     branchMove: p(`SELECT ${BRANCH_MOVE_COLS} FROM branches WHERE id = ? AND move_kind IS NOT NULL`),
     deleteMove: p(`DELETE FROM moves WHERE id = ?`),
-    // Where an undone move's redo goes (`to`), or a redone move's undo goes back to (`from`): its row or its branch's.
-    rowTo: p(`UPDATE move_history SET to_branch_id = ?, to_position = ? WHERE seq = ?`),
-    rowFrom: p(`UPDATE move_history SET from_branch_id = ?, from_position = ? WHERE seq = ?`),
-    branchTo: p(`UPDATE branches SET move_to_branch_id = ?, move_to_position = ? WHERE id = ?`),
-    branchFrom: p(`UPDATE branches SET move_from_branch_id = ?, move_from_position = ? WHERE id = ?`),
+    // A history move's ends (null: left as it is), on its row or its branch's.
+    rowEnds: p(`UPDATE move_history SET from_branch_id = coalesce(?, from_branch_id), from_position = coalesce(?, from_position),
+      to_branch_id = coalesce(?, to_branch_id), to_position = coalesce(?, to_position) WHERE seq = ?`),
+    branchEnds: p(`UPDATE branches SET move_from_branch_id = coalesce(?, move_from_branch_id),
+      move_from_position = coalesce(?, move_from_position), move_to_branch_id = coalesce(?, move_to_branch_id),
+      move_to_position = coalesce(?, move_to_position) WHERE id = ?`),
   };
   const stackOf = (sessionId: string): MoveStack => {
     const row = s.stack.get(sessionId) as { top: string | null; redo: string | null } | undefined;
@@ -194,16 +195,17 @@ export function movesTx(db: Database.Database): MovesTx {
     *historyMove(ref: string) {
       return moveAt(ref);
     },
-    *setMoveUndone(sessionId: string, ref: string, op: "undo" | "redo", at?: MoveEnd) {
+    *setMoveUndone(sessionId: string, ref: string, op: "undo" | "redo", ends?: MoveEnds) {
       const stack = stackOf(sessionId);
       const move = moveAt(ref);
       const next = stackAfter(stack, move, op);
       if (!next) return false;
       s.setStack.run(next.top, next.redo, sessionId);
-      if (at) {
-        const row = ref.startsWith("m:");
-        const set = op === "undo" ? (row ? s.rowTo : s.branchTo) : row ? s.rowFrom : s.branchFrom;
-        set.run(at.branchId, at.position, row ? Number(ref.slice(2)) : ref);
+      if (ends) {
+        const { from, to } = ends;
+        const values = [from?.branchId ?? null, from?.position ?? null, to?.branchId ?? null, to?.position ?? null];
+        if (ref.startsWith("m:")) s.rowEnds.run(...values, Number(ref.slice(2)));
+        else s.branchEnds.run(...values, ref);
       }
       return true;
     },

@@ -545,10 +545,11 @@ export function moveStackSpec(store: () => Store): void {
     expect((await store().read((tx) => tx.moveToUndo("st")))?.prev).toBe(plain);
   });
 
-  it("records where the session is, with an undo or redo: the end the next op on that move goes to", async () => {
+  it("sets a move's ends with its undo or redo: where the next op on that move goes", async () => {
     await seed(store(), "su", "alice", 2);
-    const set = (ref: string, op: "undo" | "redo", here?: { branchId: string; position: number }) =>
-      store().write({ sessionId: "su" }, (tx) => tx.setMoveUndone("su", ref, op, here));
+    type End = { branchId: string; position: number };
+    const set = (ref: string, op: "undo" | "redo", ends?: { from?: End; to?: End }) =>
+      store().write({ sessionId: "su" }, (tx) => tx.setMoveUndone("su", ref, op, ends));
     const plainMove = { kind: "switch", fromBranchId: "su-b1", fromPosition: 2, toBranchId: "su-b1", toPosition: 1 };
     await store().write({ sessionId: "su" }, (tx) => tx.recordMove({ sessionId: "su", ...plainMove, createdAt: at(83) }));
     const plain = (await store().read((tx) => tx.moveToUndo("su")))!.ref;
@@ -564,10 +565,16 @@ export function moveStackSpec(store: () => Store): void {
       yield* tx.insertBranch(branch, { kind: "rollback", fromBranchId: "su-b1", fromPosition: 2, toPosition: 1 });
       yield* tx.setCurrentBranch("su", "su-b2", at(84), "su-b2");
     });
-    // A move recorded on its branch: undone from elsewhere, its redo goes there; redone from elsewhere, its undo too.
-    expect(await set("su-b2", "undo", { branchId: "su-x", position: 5 })).toBe(true);
-    expect(await store().read((tx) => tx.moveToRedo("su"))).toMatchObject({ ref: "su-b2", toBranchId: "su-x", toPosition: 5 });
-    expect(await set("su-b2", "redo", { branchId: "su-y", position: 6 })).toBe(true);
+    // A move recorded on its branch: its `to` (then `from`) set, the other end left as it is.
+    expect(await set("su-b2", "undo", { to: { branchId: "su-x", position: 5 } })).toBe(true);
+    expect(await store().read((tx) => tx.moveToRedo("su"))).toMatchObject({
+      ref: "su-b2",
+      fromBranchId: "su-b1",
+      fromPosition: 2,
+      toBranchId: "su-x",
+      toPosition: 5,
+    });
+    expect(await set("su-b2", "redo", { from: { branchId: "su-y", position: 6 } })).toBe(true);
     expect(await store().read((tx) => tx.moveToUndo("su"))).toMatchObject({
       ref: "su-b2",
       fromBranchId: "su-y",
@@ -575,18 +582,17 @@ export function moveStackSpec(store: () => Store): void {
       toBranchId: "su-x",
       toPosition: 5,
     });
-    // Without `at` the ends stay; a refused op writes none.
+    // Without ends they stay; a refused op sets none.
     expect(await set("su-b2", "undo")).toBe(true);
-    expect(await set(plain, "redo", { branchId: "su-z", position: 9 })).toBe(false);
+    expect(await set(plain, "redo", { from: { branchId: "su-z", position: 9 } })).toBe(false);
     expect(await store().read((tx) => tx.moveToRedo("su"))).toMatchObject({ fromBranchId: "su-y", toBranchId: "su-x" });
-    // A move in a row of its own, the same.
-    expect(await set(plain, "undo", { branchId: "su-p", position: 3 })).toBe(true);
-    expect(await store().read((tx) => tx.moveToRedo("su"))).toMatchObject({ ref: plain, toBranchId: "su-p", toPosition: 3 });
-    expect(await set(plain, "redo", { branchId: "su-q", position: 4 })).toBe(true);
-    expect(await store().read((tx) => tx.moveToUndo("su"))).toMatchObject({
+    // A move in a row of its own: both ends at once.
+    const both = { branchId: "su-p", position: 3 };
+    expect(await set(plain, "undo", { from: both, to: both })).toBe(true);
+    expect(await store().read((tx) => tx.moveToRedo("su"))).toMatchObject({
       ref: plain,
-      fromBranchId: "su-q",
-      fromPosition: 4,
+      fromBranchId: "su-p",
+      fromPosition: 3,
       toBranchId: "su-p",
       toPosition: 3,
     });
