@@ -149,3 +149,27 @@ it("a save a move's undo puts back and a later step writes over is refused, forc
   expect(readOrNull(at)).toBe(AGENT);
   expect(await heldIn(s, c0.id, kept.id)).toContain("+the user's save");
 });
+
+it("two saves two undos put back, a replay writes over: one refusal names both calls, newest first", async () => {
+  const { s, at, c0, branch } = await handEditThenCall();
+  await s.rollback(c0.id);
+  fs.writeFileSync(at, "first save\n");
+  await s.invoke("write_file", { path: at, text: "A1\n" });
+  await s.append({ role: "user", content: "more" });
+  const c1 = await s.checkpoint({ name: "c1" });
+  fs.writeFileSync(at, "second save\n");
+  await s.invoke("write_file", { path: at, text: "A2\n" });
+  const [a1, a2] = (await s.toolTrack()).slice(-2);
+  const refused = (await rejectionOf(s.switchBranch(branch))) as { code: string; message: string };
+  expect(refused.code).toBe("WORKSPACE_DRIFT");
+  expect(refused.message).toContain(`calls ${a2!.id}, ${a1!.id}`);
+  // Its advice works: each rewind puts one save back for a checkpoint to keep, then the move goes.
+  await s.rollback(c1.id);
+  expect(readOrNull(at)).toBe("second save\n");
+  await s.checkpoint({ name: "second" });
+  await s.rollback(c0.id);
+  expect(readOrNull(at)).toBe("first save\n");
+  await s.checkpoint({ name: "first" });
+  await s.switchBranch(branch);
+  expect(readOrNull(at)).toBe(AGENT);
+});

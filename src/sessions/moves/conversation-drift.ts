@@ -108,20 +108,21 @@ function* writesUnit(
  * kept only while the file holds just that (older records keep them as they are). After a step with no record of its
  * paths too: a file it wrote then holds other than that, refused (or saved first when forced) rather than a save lost.
  * `lost`: paths where an undo puts back a hand edit its call found (a save no checkpoint holds) that a replay then
- * writes over, its call having found something else there, with that undo's call: the save is not on disk before the
- * move, so no checkpoint can keep it first (see `refuseLostSaves`).
+ * writes over, its call having found something else there, with the calls whose undos put one back there (newest
+ * first): the save is not on disk before the move, so no checkpoint can keep it first (see `refuseLostSaves`).
  */
 export function* writtenPaths(
   tx: Tx,
   undos: readonly ToolInvocation[],
   replays: readonly ToolInvocation[],
-): Step<{ writes: Set<string>; keep: Set<string>; expected: Map<string, string | null>; lost: Map<string, string> }> {
+): Step<{ writes: Set<string>; keep: Set<string>; expected: Map<string, string | null>; lost: Map<string, string[]> }> {
   const writes = new Set<string>();
   const keep = new Set<string>();
   const expected = new Map<string, string | null>();
-  const lost = new Map<string, string>();
-  // The hand edit each path holds after the steps so far put it back (its id, the call whose undo did).
-  const putBack = new Map<string, { id: string | null; call: string }>();
+  const lost = new Map<string, string[]>();
+  // The hand edit each path holds after the steps so far put it back (its id), with every call whose undo puts one back
+  // there, newest first: a rewind to before the first keeps its hand edit, and each older one's is found after it.
+  const putBack = new Map<string, { id: string | null; calls: string[] }>();
   const steps = [...undos.map((call) => ({ call, undo: true })), ...replays.map((call) => ({ call, undo: false }))];
   for (const { call, undo } of steps) {
     const paths = yield* tx.callPaths(call.id);
@@ -135,8 +136,9 @@ export function* writtenPaths(
       const known = ids.get(path);
       // A later undo leaves a hand edit put back as it is (put-back.ts); a replay writes over it.
       const held = putBack.get(path);
-      if (undo && known !== undefined && held === undefined) putBack.set(path, { id: known.found, call: call.id });
-      if (!undo && held !== undefined && held.id !== known?.found && !lost.has(path)) lost.set(path, held.call);
+      if (undo && known !== undefined && held === undefined) putBack.set(path, { id: known.found, calls: [call.id] });
+      if (undo && known !== undefined && held !== undefined) held.calls.push(call.id);
+      if (!undo && held !== undefined && held.id !== known?.found && !lost.has(path)) lost.set(path, held.calls);
       if (!undo) putBack.delete(path);
       if (writes.has(path) || keep.has(path) || expected.has(path)) continue;
       if (known !== undefined) expected.set(path, undo ? known.left : known.found);
@@ -149,16 +151,23 @@ export function* writtenPaths(
 
 /**
  * Refuses a move one of whose replays writes over a hand edit an undo of it put back (`writtenPaths`'s `lost`), with
- * `force` too: that save is on no disk before the move and in no checkpoint, so nothing could keep it first.
+ * `force` too: that save is on no disk before the move and in no checkpoint, so nothing could keep it first. Names every
+ * such call at once, newest first: each rewind to before one puts its hand edit back for a checkpoint to keep.
  */
-export function refuseLostSaves(ws: WorkspaceRow, lost: ReadonlyMap<string, string>): void {
+export function refuseLostSaves(ws: WorkspaceRow, lost: ReadonlyMap<string, readonly string[]>): void {
   if (lost.size === 0) return;
-  const [path, call] = [...lost][0]!;
+  const calls = [...new Set([...lost.values()].flat())];
+  const paths = [...lost.keys()];
+  const one = calls.length === 1;
   throw new ConflictError(
-    `this move's undo of call ${call} puts back a change made by hand to ${path} in the workspace ${ws.dir} (kept in no ` +
-      `checkpoint), and a replay of the move writes over it${lost.size > 1 ? ` (and ${lost.size - 1} more)` : ""}; ` +
-      `force cannot save it first, as it is not in the files now: rewind to before that call first (its undo puts the ` +
-      `change back), take a checkpoint to keep it, then move`,
+    `this move's undo of ${one ? "call" : "calls"} ${calls.join(", ")} puts back ${paths.length === 1 ? "a change" : "changes"} ` +
+      `made by hand to ${paths.join(", ")} in the workspace ${ws.dir} (kept in no checkpoint), and a replay of the move ` +
+      `writes over ${paths.length === 1 ? "it" : "them"}; force cannot save ${paths.length === 1 ? "it" : "them"} first, as ` +
+      `${paths.length === 1 ? "it is" : "they are"} not in the files now: ` +
+      (one
+        ? "rewind to before that call first (its undo puts the change back), take a checkpoint to keep it, then move"
+        : "rewind to before each of those calls in turn, newest first, taking a checkpoint after each (its undo puts " +
+          "that call's change back), then move"),
     "WORKSPACE_DRIFT",
   );
 }

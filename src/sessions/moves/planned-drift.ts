@@ -116,7 +116,7 @@ export interface ConversationWrites {
   writes: Set<string>;
   keep: Set<string>;
   expected: Map<string, string | null>;
-  lost: Map<string, string>;
+  lost: Map<string, string[]>;
   stopped: PutBacks | undefined;
 }
 
