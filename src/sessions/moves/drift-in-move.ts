@@ -22,10 +22,45 @@ export function* replayPaths(tx: Tx, moveId: string): Step<Set<string> | "all"> 
   return out;
 }
 
-/** Refuses a files step whose drift (left as it is) a replay still to run would write over. */
-export function refuseReplayOver(dir: string, drifted: readonly string[], replays: Set<string> | "all"): void {
+/** The hand edits move `moveId`'s finished undos put back (their calls' runs found them there), by path: the call. */
+export function* putBackBy(tx: Tx, moveId: string): Step<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const step of yield* tx.moveSteps(moveId)) {
+    if (step.op !== "undo" || step.status !== "done" || step.result === null) continue;
+    const made = (JSON.parse(step.result) as { putBack?: Record<string, unknown> }).putBack ?? {};
+    for (const path of Object.keys(made)) if (!out.has(path)) out.set(path, step.entryId);
+  }
+  return out;
+}
+
+/** What `refuseReplayOver` weighs: the paths move `moveId`'s replays still to run may write, and its put-back hand edits. */
+export function* replaysOver(tx: Tx, moveId: string): Step<readonly [Set<string> | "all", Map<string, string>]> {
+  return [yield* replayPaths(tx, moveId), yield* putBackBy(tx, moveId)] as const;
+}
+
+/**
+ * Refuses a files step whose drift (left as it is) a replay still to run would write over. A hand edit one of the
+ * move's own undos put back (`putBack`) is named as such: no one changed it while the move ran.
+ */
+export function refuseReplayOver(
+  dir: string,
+  drifted: readonly string[],
+  replays: Set<string> | "all",
+  putBack: ReadonlyMap<string, string> = new Map(),
+): void {
   const over = replays === "all" ? [...drifted] : drifted.filter((p) => replays.has(p));
   if (over.length === 0) return;
+  const back = over.filter((p) => putBack.has(p));
+  if (back.length === over.length) {
+    const calls = [...new Set(back.map((p) => putBack.get(p)!))];
+    throw new ConflictError(
+      `this move's undo of ${calls.length === 1 ? "call" : "calls"} ${calls.join(", ")} put back ${back.length === 1 ? "a change" : "changes"} made ` +
+        `by hand in the workspace ${dir} (${back.join(", ")}), kept in no checkpoint, and a call it replays next writes over ` +
+        `${back.length === 1 ? "it" : "them"}; the move stopped there, with the change on disk: take a checkpoint to keep ` +
+        `${back.length === 1 ? "it" : "them"} (or move with force: true), then move again`,
+      "WORKSPACE_DRIFT",
+    );
+  }
   const shown = over.slice(0, 10).join(", ") + (over.length > 10 ? `, and ${over.length - 10} more` : "");
   throw new ConflictError(
     `the workspace ${dir} changed while this move ran (${shown}), and ${replays === "all" ? "a call it replays next may write" : "a call it replays next writes"} ` +
@@ -43,5 +78,7 @@ export async function refuseDriftBeforeReplays(ctx: EngineContext, sessionId: st
   const ws = await ctx.store.read((tx) => workspaceOf(tx, sessionId, "scope"));
   // The files as forkpoint last saw them, "restored": no change, only the drift check.
   const { drifted } = await prepareRestore(ctx, ws, ws.manifestId, "leave", moveId);
-  if (drifted.length > 0) refuseReplayOver(ws.dir, drifted, await ctx.store.read((tx) => replayPaths(tx, moveId)));
+  if (drifted.length === 0) return;
+  const [replays, putBack] = await ctx.store.read((tx) => replaysOver(tx, moveId));
+  refuseReplayOver(ws.dir, drifted, replays, putBack);
 }

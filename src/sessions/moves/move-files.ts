@@ -12,7 +12,7 @@ import { TreeReader } from "../workspace/trees.js";
 import { fenced } from "./fence.js";
 import { heldOtherwise, markHeld } from "../core/latest-result.js";
 import { outsideCalls } from "../workspace/call-reach.js";
-import { mayLeaveDrift, refuseReplayOver, replayPaths } from "./drift-in-move.js";
+import { mayLeaveDrift, refuseReplayOver, replaysOver } from "./drift-in-move.js";
 import type { MoveTarget, SnapshotAt } from "./move-plan.js";
 import type { MoveSpec } from "./move-spec.js";
 import { targetLineage } from "./target-lineage.js";
@@ -90,7 +90,10 @@ export async function restoreMoveFiles(
         ? { ...prepared, ownMove: moveId }
         : await prepareRestore(ctx, ws, target.manifestId, leaveDrift ? "leave" : false, moveId);
     left = p.drifted;
-    if (left.length > 0) refuseReplayOver(ws.dir, left, await ctx.store.read((tx) => replayPaths(tx, moveId)));
+    if (left.length > 0) {
+      const [replays, putBack] = await ctx.store.read((tx) => replaysOver(tx, moveId));
+      refuseReplayOver(ws.dir, left, replays, putBack);
+    }
     // The move is journaled before the files move, so a crash in the middle of them finishes the restore (scope
     // "files" in its journal) and then resumes the move; it leaves the drift as it is too.
     const from = spec.from ?? spec.target;
