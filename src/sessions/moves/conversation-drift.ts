@@ -20,7 +20,7 @@ import { isReplannable, PLANNING_ATTEMPTS } from "./files-planned.js";
 import { computePlan } from "./move-plan.js";
 import type { BaseMoveSpec, MoveOutcome } from "./move-spec.js";
 import { stoppedPutBacks } from "./own-changes.js";
-import { PutBack } from "./put-back.js";
+import { PutBack, type PutBacks } from "./put-back.js";
 import { refuseMove } from "./refusals.js";
 import { replayedApplication } from "./run-steps.js";
 
@@ -45,22 +45,44 @@ export async function conversationDrift(
       const planned = await ctx.store.read((tx) => writesUnit(ctx, tx, ref, o, prepare, ifAt, request));
       if (planned === null) return { savedDrift: null };
       if (planned.turn !== undefined) return { turn: planned.turn };
-      const { ws, kind, writes, keep, expected, stopped } = planned;
-      // A hand-edited path kept only while the file is what the move expects there: otherwise a save since, written over.
-      const changed = await changedSince(ctx, ws, expected);
-      for (const path of changed.keys()) writes.add(path);
-      // A save there is drift even where it equals what forkpoint last saw (a hand edit is never made known, so what it
-      // last saw there may be what the file held before it): unless a checkpoint keeps it, it would be lost.
-      const saved = await ctx.store.read((tx) => heldInCheckpoints(tx, ref.userId, ref.id, withFile(changed), ctx.now()));
-      const unsaved = [...withFile(changed).keys()].filter((path) => !saved.has(path));
-      for (const path of expected.keys()) if (!writes.has(path)) keep.add(path);
-      // The hand edits a stopped move (this one called again) put back, where the files still hold them as it left them.
-      for (const path of stopped ? new PutBack(ws.dir, () => undefined).asLeft(stopped) : []) keep.add(path);
+      const { ws, kind } = planned;
+      const { writes, keep, unsaved } = await driftReach(ctx, ref, planned);
       return { savedDrift: await saveDriftBeforeTools(ctx, ref, ws, writes, o.force ? { move: kind } : null, keep, unsaved) };
     } catch (error) {
       if (!isReplannable(error) || attempt >= PLANNING_ATTEMPTS) throw error;
     }
   }
+}
+
+/**
+ * What a planned "conversation" move's drift check weighs (the move's and `plan`'s): the paths its steps write, those
+ * kept, and the saves that no checkpoint holds among the files not as the move expects them.
+ */
+export async function driftReach(
+  ctx: EngineContext,
+  ref: SessionRef,
+  planned: {
+    ws: WorkspaceRow;
+    writes: ReadonlySet<string>;
+    keep: ReadonlySet<string>;
+    expected: ReadonlyMap<string, string | null>;
+    stopped: PutBacks | undefined;
+  },
+): Promise<{ writes: Set<string>; keep: Set<string>; unsaved: string[] }> {
+  const { ws, expected, stopped } = planned;
+  const writes = new Set(planned.writes);
+  const keep = new Set(planned.keep);
+  // A hand-edited path kept only while the file is what the move expects there: otherwise a save since, written over.
+  const changed = await changedSince(ctx, ws, expected);
+  for (const path of changed.keys()) writes.add(path);
+  // A save there is drift even where it equals what forkpoint last saw (a hand edit is never made known, so what it
+  // last saw there may be what the file held before it): unless a checkpoint keeps it, it would be lost.
+  const saved = await ctx.store.read((tx) => heldInCheckpoints(tx, ref.userId, ref.id, withFile(changed), ctx.now()));
+  const unsaved = [...withFile(changed).keys()].filter((path) => !saved.has(path));
+  for (const path of expected.keys()) if (!writes.has(path)) keep.add(path);
+  // The hand edits a stopped move (this one called again) put back, where the files still hold them as it left them.
+  for (const path of stopped ? new PutBack(ws.dir, () => undefined).asLeft(stopped) : []) keep.add(path);
+  return { writes, keep, unsaved };
 }
 
 /** The planned move's workspace and the paths its steps write (see `writtenPaths`); null: it runs no tool on files. */
@@ -188,5 +210,5 @@ export async function changedSince(
 }
 
 /** Those of `files` that are files (a deletion keeps no content: forkpoint's own look tells it as drift). */
-export const withFile = (files: ReadonlyMap<string, string | null>): Map<string, string> =>
+const withFile = (files: ReadonlyMap<string, string | null>): Map<string, string> =>
   new Map([...files].flatMap(([path, id]) => (id === null ? [] : [[path, id] as const])));

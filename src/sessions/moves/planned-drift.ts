@@ -7,12 +7,11 @@ import { isLocal } from "../workspace/host.js";
 import { restoreCheck } from "../workspace/prepare-restore.js";
 import { filesAt, TreeReader } from "../workspace/trees.js";
 import { capturedPaths } from "../workspace/captured.js";
-import { changedSince, refuseLostSaves, withFile, writtenPaths } from "./conversation-drift.js";
-import { heldInCheckpoints } from "./held-in-checkpoint.js";
+import { changedSince, driftReach, refuseLostSaves, writtenPaths } from "./conversation-drift.js";
 import type { MoveTarget } from "./move-plan.js";
 import type { MoveSpec } from "./move-spec.js";
 import { stoppedPutBacks } from "./own-changes.js";
-import { PutBack, type PutBacks } from "./put-back.js";
+import type { PutBacks } from "./put-back.js";
 import { replayedApplication } from "./run-steps.js";
 
 /**
@@ -146,15 +145,8 @@ export async function plannedConversationDrift(
   ref: SessionRef,
   w: ConversationWrites,
 ): Promise<{ drift: string[]; blocked?: string }> {
-  const { ws, expected, stopped } = w;
-  const writes = new Set(w.writes);
-  const keep = new Set(w.keep);
-  const changed = await changedSince(ctx, ws, expected);
-  for (const path of changed.keys()) writes.add(path);
-  const saved = await ctx.store.read((tx) => heldInCheckpoints(tx, ref.userId, ref.id, withFile(changed), ctx.now()));
-  const unsaved = [...withFile(changed).keys()].filter((path) => !saved.has(path));
-  for (const path of expected.keys()) if (!writes.has(path)) keep.add(path);
-  for (const path of stopped ? new PutBack(ws.dir, () => undefined).asLeft(stopped) : []) keep.add(path);
+  const { ws } = w;
+  const { writes, keep, unsaved } = await driftReach(ctx, ref, w);
   const found = (await restoreCheck(ctx, ws, ws.manifestId)).drifted;
   const drifted = [...found, ...unsaved.filter((path) => !found.includes(path))];
   const drift = drifted.filter((path) => !keep.has(path) && writes.has(path)).sort();
