@@ -173,7 +173,7 @@ describe("close() while a handler runs", () => {
     expect(await s2.toolTrack()).toEqual([]);
   });
 
-  it("rejects the calls queued behind a move it cut short as closed, not as a move in progress, writing nothing", async () => {
+  it("rejects the calls and moves queued behind a move it cut short as closed, not as a move in progress, writing nothing", async () => {
     const dir = tempDir("forkpoint-close-queued-");
     const dbPath = path.join(dir, "forkpoint.db");
     const undoStarted = deferred();
@@ -201,6 +201,9 @@ describe("close() while a handler runs", () => {
       rejectionOf(s.setState({ queued: true })),
       rejectionOf(s.checkpoint({ name: "queued" })),
       rejectionOf(s.invoke("u", { t: "C" })),
+      rejectionOf(s.rollback(cp.id)),
+      rejectionOf(s.switchBranch((await s.info()).currentBranchId)),
+      rejectionOf(s.undo()),
     ];
     await fp.close();
     expect(await moving).toMatchObject({ code: "CLOSED" });

@@ -1,6 +1,6 @@
 // Refusals of a move, or of a call, before anything moves: tools not registered, irreversible calls, and another
 // handle's, process's or server's move or tool call under way on the session.
-import { ConflictError } from "../../models/errors.js";
+import { ConflictError, DatabaseError } from "../../models/errors.js";
 import type { MoveOptions } from "../../models/inputs.js";
 import type { ToolInvocation } from "../../models/types.js";
 import type { CallOwnerRow, Step, Tx } from "../../store/port/index.js";
@@ -72,6 +72,11 @@ function refuseMoves(ctx: EngineContext, running: readonly (OwnerRow & { id: str
     "MOVE_IN_PROGRESS",
   );
   if (own) resumable.add(error);
+  // This handle closing cut its own move short (see `close`): a call queued behind it is refused as a closed handle's.
+  if (own && ctx.closing.aborted)
+    throw new DatabaseError("CLOSED", "the forkpoint database was closed while this call waited for a move of its session", {
+      cause: error,
+    });
   throw error;
 }
 
