@@ -19,6 +19,7 @@ import type { SaverParts } from "./saver-parts.js";
 import { WHOLE_STEP, chosenWait, isWaitWrite, parentNs, taskOfNs, waitWindows, waitsOf, type WaitWindow } from "./namespace-waits.js";
 import { checkpointAt, resolveSynthesized, synthesizedPosition, type PointCheckpoint, type Synthesized } from "./thread-head.js";
 import { wentOnMark } from "./went-on.js";
+import { carriedForkMarks } from "./saver-fork.js";
 import { memoryAnchor, memoryLineageNs, memoryParentNs } from "./subgraph-memory.js";
 
 /** Each stored checkpoint's channel versions, by session and id: rows never change, so they are read once. */
@@ -245,6 +246,8 @@ export function* planKeepLatest(
 /** Deletes what the plan drops, in the unit that planned it. Returns how many LangGraph checkpoints went. */
 export function* carryOut(tx: Tx, plan: PrunePlan): Step<number> {
   const { sessionId, drop } = plan;
+  // Read before the rows go: a saver's fork whose marked checkpoint goes stays told apart from a user's move.
+  const forked = yield* carriedForkMarks(tx, sessionId, new Set(drop.map((r) => r.checkpointId)));
   yield* tx.langgraph.deleteCheckpointRows(
     sessionId,
     drop.map((r) => r.checkpointId),
@@ -253,6 +256,7 @@ export function* carryOut(tx: Tx, plan: PrunePlan): Step<number> {
     plan.wentOn.map((id) => wentOnMark(sessionId, id)),
     true,
   );
+  yield* tx.langgraph.insertWrites(forked, true);
   yield* tx.langgraph.deleteWritesOf(sessionId, plan.orphanWriteIds);
   yield* tx.langgraph.deleteBlobs(sessionId, plan.blobs);
   // The forkpoint checkpoints that held them, unless a branch forks from one (the tree stays whole) or it holds another.

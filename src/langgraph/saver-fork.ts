@@ -1,5 +1,13 @@
 // The mark a saver's own fork leaves on the checkpoint it lands in the fork's transaction, telling it from a user's move.
-import type { Step, Tx } from "../store/port/index.js";
+import type { LgPointRow, LgWriteRow, Step, Tx } from "../store/port/index.js";
+
+/**
+ * The channel and index of the mark `prune` carries to the first checkpoint it keeps on a saver's fork's branch when
+ * it drops the marked one: the branch stays told apart from a user's move. Never served as a write of its own
+ * (`sortedWrites` leaves it out).
+ */
+export const FORKED = "__forkpoint_forked__";
+export const FORKED_IDX = -1008;
 
 /**
  * The forkpoint checkpoint's metadata (`put.cpMetadata`, JSON text) with the mark of a checkpoint landed in the
@@ -12,17 +20,61 @@ export function forkedMetadata(cpMetadata: string): string {
 
 /**
  * Whether the branch a move made (`branchId`) is a saver's own fork: the first LangGraph checkpoint stored on it (the
- * fork lands one in its own transaction, so none comes before it there) carries the mark. A user's move followed by a
- * LangGraph turn on its branch is no fork of the saver's: that turn's checkpoint has no mark.
+ * fork lands one in its own transaction, so none comes before it there) carries the mark, or, once `prune` dropped
+ * that one, the first it kept there carries the mark it carried over. A user's move followed by a LangGraph turn on
+ * its branch is no fork of the saver's: that turn's checkpoint has no mark.
  */
 export function* forkedBySaver(tx: Tx, sessionId: string, branchId: string): Step<boolean> {
-  let first: { fpCheckpointId: string; seq: number } | undefined;
-  for (const point of yield* tx.langgraph.pointsOf(sessionId)) {
-    if (point.branchId === branchId && (first === undefined || point.seq < first.seq)) first = point;
+  const first = firstOn(yield* tx.langgraph.pointsOf(sessionId), branchId);
+  return first !== undefined && (yield* markedAt(tx, sessionId, first));
+}
+
+/**
+ * The marks `prune` writes before it drops `dropped` (checkpoint ids) of the session: on each branch whose first
+ * LangGraph checkpoint is a saver's fork's and goes, the first one it keeps there carries the mark over.
+ */
+export function* carriedForkMarks(tx: Tx, sessionId: string, dropped: ReadonlySet<string>): Step<LgWriteRow[]> {
+  const points = yield* tx.langgraph.pointsOf(sessionId);
+  const marks: LgWriteRow[] = [];
+  for (const branchId of new Set(points.map((p) => p.branchId))) {
+    const first = firstOn(points, branchId)!;
+    if (!dropped.has(first.checkpointId)) continue;
+    const kept = firstOn(
+      points.filter((p) => !dropped.has(p.checkpointId)),
+      branchId,
+    );
+    if (kept && (yield* markedAt(tx, sessionId, first))) marks.push(forkedMark(sessionId, kept.checkpointId));
   }
-  if (!first) return false;
-  const row = yield* tx.getCheckpoint(first.fpCheckpointId);
-  if (!row?.metadata) return false;
-  const metadata = JSON.parse(row.metadata) as { langgraph?: { forked?: unknown } };
-  return metadata.langgraph?.forked === true;
+  return marks;
+}
+
+/** The first LangGraph checkpoint stored on the branch (by its forkpoint checkpoint's seq). */
+function firstOn(points: readonly LgPointRow[], branchId: string): LgPointRow | undefined {
+  let first: LgPointRow | undefined;
+  for (const point of points) if (point.branchId === branchId && (first === undefined || point.seq < first.seq)) first = point;
+  return first;
+}
+
+/** Whether the checkpoint carries the mark: in its forkpoint checkpoint's metadata, or carried over by `prune`. */
+function* markedAt(tx: Tx, sessionId: string, point: LgPointRow): Step<boolean> {
+  const row = yield* tx.getCheckpoint(point.fpCheckpointId);
+  if (row?.metadata) {
+    const metadata = JSON.parse(row.metadata) as { langgraph?: { forked?: unknown } };
+    if (metadata.langgraph?.forked === true) return true;
+  }
+  return (yield* tx.langgraph.writesOf(sessionId, point.checkpointId)).some((w) => w.channel === FORKED);
+}
+
+/** The mark `prune` carries over to `checkpointId` of `sessionId`. */
+function forkedMark(sessionId: string, checkpointId: string): LgWriteRow {
+  return {
+    sessionId,
+    checkpointId,
+    taskId: FORKED,
+    idx: FORKED_IDX,
+    channel: FORKED,
+    type: "json",
+    value: Buffer.from("true"),
+    taskPath: "",
+  };
 }

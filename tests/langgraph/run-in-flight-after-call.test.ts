@@ -49,8 +49,9 @@ describe("a LangGraph run in flight that made its call before its session moved"
     const cp = await s.checkpoint({ name: "after hi" });
     await graph.invoke(say("one"), thread);
     const otherFp = dbs.open({ path, tools: [sendTool(sent)] }).fp;
+    const otherSaver = new ForkpointSaver(otherFp, { userId: "alice" });
     const otherGraph = sendingGraph(
-      new ForkpointSaver(otherFp, { userId: "alice" }),
+      otherSaver,
       async () => undefined,
       () => undefined,
     );
@@ -65,7 +66,7 @@ describe("a LangGraph run in flight that made its call before its session moved"
       expect(sent.at(-1)).toBe("plan");
       return { running, release: () => gate.open() };
     };
-    return { sent, graph, otherGraph, s, other, cp, hold };
+    return { sent, graph, otherGraph, otherSaver, s, other, cp, hold };
   }
 
   it("another server's switch, then a turn there: the run stops; the turn and its call stay", async () => {
@@ -109,5 +110,21 @@ describe("a LangGraph run in flight that made its call before its session moved"
     await graph.invoke(say("next"), thread);
     expect((await s.info()).currentBranchId).toBe(away.branch.id);
     expect(sent).toEqual(["hi", "there", "next"]);
+  }, 30_000);
+
+  it("another server's time travel, then a prune of its fork's first checkpoint: both runs finish", async () => {
+    const { sent, graph, otherGraph, otherSaver, hold } = await callMadeInFlight();
+    const { running, release } = await hold();
+    const history = [];
+    for await (const state of otherGraph.getStateHistory(thread)) history.push(state);
+    const afterHi = history.find((state) => state.values.messages.length === 3 && state.next.length === 0)!;
+    await otherGraph.invoke(say("travel"), afterHi.config);
+    // keep_latest drops the checkpoint the saver's fork landed (its mark): the fork stays told apart from a user's move.
+    await otherSaver.prune(["t"]);
+    release();
+    await running;
+    expect(sent).toEqual(["hi", "one", "plan"]);
+    const expected = ["human:hi", "ai:drafted", "ai:booked", "human:one", "ai:drafted", "ai:booked"];
+    expect(texts((await graph.getState(thread)).values.messages)).toEqual([...expected, "human:plan", "ai:drafted", "ai:booked"]);
   }, 30_000);
 });
