@@ -102,6 +102,10 @@ function* refuseAppended(tx: Tx, sessionId: string, current: BranchRow, thread: 
  */
 function* refuseLeftBehind(tx: Tx, sessionId: string, thread: LgThreadRow, target: Target, continuing: boolean, run?: RunMark): Step<void> {
   const latest = yield* latestDeparture(tx, sessionId);
+  if (continuing && (!latest || latest.fromBranchId !== target.branchId)) {
+    yield* refuseLeftEarlier(tx, sessionId, thread, target, latest, run);
+    return;
+  }
   if (!latest || latest.fromBranchId !== target.branchId) return;
   if (latest.fromPosition !== target.position && !(continuing && (yield* departedAfterStepCalls(tx, sessionId, latest, target)))) return;
   // A run that read the thread's head on the branch the move made went on from that head (a rollback to a user's
@@ -115,6 +119,68 @@ function* refuseLeftBehind(tx: Tx, sessionId: string, thread: LgThreadRow, targe
     : yield* tx.langgraph.landedOnBranch(sessionId, latest.toBranchId, latest.toPosition);
   if (forked) return;
   throw runStopped(thread, `its session moved (${latest.kind})`);
+}
+
+/**
+ * A step of a run under way left behind by a move that is not the session's latest: the moves standing above the one
+ * that departed from where the run is (`latest` down to it) or, when none did, the undo of the move that took the
+ * session to the run's branch. Any of them by a user (a switch, or a branch that is no saver's fork: `forkedBySaver`)
+ * is one a fork from the run's parent would silently undo, with whatever landed since, so the run stops as one left
+ * behind by the latest move does. Moves that are all saver forks let it go on (runs forking side by side). The walk
+ * stops at a move to the run's branch: the moves below it came before the run was there.
+ */
+function* refuseLeftEarlier(
+  tx: Tx,
+  sessionId: string,
+  thread: LgThreadRow,
+  target: Target,
+  latest: MoveHistoryRow | undefined,
+  run?: RunMark,
+): Step<void> {
+  const above: MoveHistoryRow[] = [];
+  let departure: MoveHistoryRow | undefined;
+  for (let move = latest; move; move = move.prev === null ? undefined : yield* tx.historyMove(move.prev)) {
+    if (move.toBranchId === move.fromBranchId && move.toPosition === move.fromPosition) continue;
+    if (move.fromBranchId === target.branchId) {
+      departure = move;
+      break;
+    }
+    if (move.toBranchId === target.branchId) break;
+    above.push(move);
+  }
+  if (departure) {
+    if (departure.fromPosition !== target.position && !(yield* departedAfterStepCalls(tx, sessionId, departure, target))) return;
+    const chain = [departure, ...above];
+    // A run that read the thread's head on a branch one of them made started after it (see `refuseLeftBehind`).
+    if (chain.some((m) => m.kind !== "switch" && m.toBranchId === run?.readOn)) return;
+    for (const move of chain) {
+      if (move.kind === "switch" || !(yield* forkedBySaver(tx, sessionId, move.toBranchId))) {
+        throw runStopped(thread, `its session moved (${move.kind})`);
+      }
+    }
+    return;
+  }
+  if (above.length > 0) return;
+  // No standing move since the run was on its branch: an undo took the session off it, from where the run is.
+  const undone = yield* tx.moveToRedo(sessionId);
+  if (!undone || undone.toBranchId !== target.branchId || undone.fromBranchId === target.branchId) return;
+  if (yield* wentOnPast(tx, sessionId, target)) return;
+  throw runStopped(thread, `its session moved (undo of a ${undone.kind})`);
+}
+
+/**
+ * Whether `target`'s branch went on past a step's parent with more than the step's own tool calls and state changes:
+ * messages, or a LangGraph checkpoint of another run (which went on first).
+ */
+function* wentOnPast(tx: Tx, sessionId: string, target: Target): Step<boolean> {
+  if (target.fpCheckpointId === null) return true;
+  const branch = yield* tx.getBranch(target.branchId);
+  const parent = yield* tx.getCheckpoint(target.fpCheckpointId);
+  if (!branch || !parent) return true;
+  const head = yield* headOf(tx, branch);
+  const at = yield* entryAt(tx, branch, target.position);
+  if ((at?.hash ?? GENESIS_HASH) !== target.headHash || (at?.msgCount ?? 0) !== head.msgCount) return true;
+  return yield* tx.langgraph.landedSince(sessionId, branch.id, parent.seq);
 }
 
 /**

@@ -127,4 +127,35 @@ describe("a LangGraph run in flight that made its call before its session moved"
     const expected = ["human:hi", "ai:drafted", "ai:booked", "human:one", "ai:drafted", "ai:booked"];
     expect(texts((await graph.getState(thread)).values.messages)).toEqual([...expected, "human:plan", "ai:drafted", "ai:booked"]);
   }, 30_000);
+
+  it("another server's two rollbacks, each with a turn: the run stops; the turns and their calls stay", async () => {
+    const { sent, graph, otherGraph, s, other, cp, hold } = await callMadeInFlight();
+    const { running, release } = await hold();
+    await other.rollback(cp.id);
+    await otherGraph.invoke(say("there"), thread);
+    const away = await other.rollback(cp.id);
+    await otherGraph.invoke(say("again"), thread);
+    release();
+    expect(await rejectionOf(running)).toMatchObject({ code: "SESSION_MOVED" });
+    expect((await s.info()).currentBranchId).toBe(away.branch.id);
+    expect(sent).toEqual(["hi", "again"]);
+    const expected = ["human:hi", "ai:drafted", "ai:booked", "human:again", "ai:drafted", "ai:booked"];
+    expect(texts((await graph.getState(thread)).values.messages)).toEqual(expected);
+  }, 30_000);
+
+  it("another server's undo of the rollback the run went on from, then a turn: the run stops; the turn stays", async () => {
+    const { sent, graph, otherGraph, s, other, cp, hold } = await callMadeInFlight();
+    const home = (await s.info()).currentBranchId;
+    await s.rollback(cp.id);
+    await graph.invoke(say("two"), thread);
+    const { running, release } = await hold();
+    await other.undo();
+    await otherGraph.invoke(say("back"), thread);
+    release();
+    expect(await rejectionOf(running)).toMatchObject({ code: "SESSION_MOVED" });
+    expect((await s.info()).currentBranchId).toBe(home);
+    expect(sent).toEqual(["hi", "one", "back"]);
+    const expected = ["human:hi", "ai:drafted", "ai:booked", "human:one", "ai:drafted", "ai:booked"];
+    expect(texts((await graph.getState(thread)).values.messages)).toEqual([...expected, "human:back", "ai:drafted", "ai:booked"]);
+  }, 30_000);
 });
