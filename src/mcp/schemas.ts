@@ -96,7 +96,7 @@ export const outputs = {
     checkpoint: checkpointOut,
     restore: z.array(z.string()).describe("files the rollback writes back (changed or deleted since the checkpoint)"),
     remove: z.array(z.string()).describe("files the rollback deletes (new since the checkpoint)"),
-    kept: z.array(z.string()).describe("files that differ from the checkpoint but stay as they are: irreversible calls' effects"),
+    kept: z.array(z.string()).describe("files the rollback leaves as they are: irreversible calls' effects, hand edits its undos put back"),
     uncheckpointed: z.array(z.string()).describe("files changed since the last checkpoint on this branch"),
     lastCheckpointId: z.string().nullable(),
     tools: z.object({

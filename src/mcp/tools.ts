@@ -1,5 +1,14 @@
 // The MCP tools over one session with a workspace: each takes its parsed input and returns JSON and a line to read.
-import { ConflictError, type Branch, type Checkpoint, type MoveOptions, type MoveResult, type SessionHandle } from "../index.js";
+import {
+  ConflictError,
+  ForkpointError,
+  type Branch,
+  type Checkpoint,
+  type MoveOptions,
+  type MovePlan,
+  type MoveResult,
+  type SessionHandle,
+} from "../index.js";
 import type { FilesDiffer } from "./files-diff.js";
 import { keptByRollback, rollbackCheck } from "./blocked.js";
 import { findCheckpoint, lastCheckpoint } from "./lineage.js";
@@ -47,6 +56,16 @@ async function rollbackFrom(s: SessionHandle, checkpointId: string, force: boole
   }
 }
 
+/** The plan of the "both" rollback to `checkpointId`, or null when it cannot be made now (the rollback says why). */
+async function bothPlan(s: SessionHandle, checkpointId: string): Promise<MovePlan | null> {
+  try {
+    return await s.plan({ checkpointId, scope: "both" });
+  } catch (error) {
+    if (error instanceof ForkpointError) return null;
+    throw error;
+  }
+}
+
 /** The target `diff` takes and answers for the files on disk. */
 const DISK = "disk";
 
@@ -84,14 +103,20 @@ export const handlers: ToolHandlers = {
 
   async plan_rollback({ session: s, files }, { checkpoint, scope }) {
     const cp = await findCheckpoint(s, checkpoint);
-    const [plan, last, check, held] = await Promise.all([
+    const [plan, both, last, check, held] = await Promise.all([
       // Absent, the scope is plan's own default.
       s.plan(scope === undefined ? { checkpointId: cp.id } : { checkpointId: cp.id, scope }),
+      // The "both" move rollback makes, whatever the scope planned: the files it keeps, and what refuses it even forced.
+      scope === "both" ? null : bothPlan(s, cp.id),
       lastCheckpoint(s),
       rollbackCheck(s, cp.id),
       keptByRollback(s, cp),
     ]);
-    const blocked = check?.blocked ?? null;
+    const move = scope === "both" ? plan : both;
+    // Something in the way of a file; else a hand edit one of its undos puts back that one of its replays writes over.
+    const inTheWay = check?.blocked ?? null;
+    const overHandEdit = inTheWay ? null : (move?.blocked ?? null);
+    const blocked = inTheWay ?? overHandEdit;
     // File lists only (no patch is computed), both in one call: the checkpoint's files against the disk, and those of the
     // last checkpoint on this branch (once, when it is that checkpoint).
     const pairs = [{ from: cp.id, to: DISK }, ...(last && last.id !== cp.id ? [{ from: last.id, to: DISK }] : [])];
@@ -113,7 +138,10 @@ export const handlers: ToolHandlers = {
             : null;
     // The files of an applied irreversible call the checkpoint does not hold stay as they are (rollback keeps them).
     const differs = [...toCheckpoint!.added, ...toCheckpoint!.modified, ...toCheckpoint!.deleted];
-    const kept = differs.filter((p) => held.includes(p)).sort();
+    const irreversibleKept = differs.filter((p) => held.includes(p)).sort();
+    // A hand edit one of its undos puts back stays as it is too (the move's own files step leaves it).
+    const handKept = (move?.files?.kept ?? []).filter((p) => !irreversibleKept.includes(p)).sort();
+    const kept = [...irreversibleKept, ...handKept].sort();
     const moved = (p: string) => !kept.includes(p);
     const structured = {
       checkpoint: checkpointOf(cp),
@@ -131,10 +159,12 @@ export const handlers: ToolHandlers = {
         ` and delete ${structured.remove.length}` +
         (structured.remove.length > 0 ? ` (${paths(structured.remove)})` : ""),
     ];
-    if (kept.length > 0)
+    const keep = (list: string[]) => `keep ${countOf(list.length, "file")} as ${list.length === 1 ? "it is" : "they are"} (${paths(list)})`;
+    if (irreversibleKept.length > 0) parts.push(`${keep(irreversibleKept)}: irreversible tool calls wrote them, and those stay applied`);
+    if (handKept.length > 0)
       parts.push(
-        `keep ${countOf(kept.length, "file")} as ${kept.length === 1 ? "it is" : "they are"} (${paths(kept)}): ` +
-          "irreversible tool calls wrote them, and those stay applied",
+        `${keep(handKept)}: its undos put back changes made there by hand, which it leaves as they are ` +
+          "(not checkpointed; checkpoint {} after it keeps them)",
       );
     if (structured.tools.undo.length > 0) parts.push(`undo ${paths(structured.tools.undo)}`);
     if (structured.tools.replay.length > 0) parts.push(`replay ${paths(structured.tools.replay)}`);
@@ -150,7 +180,8 @@ export const handlers: ToolHandlers = {
                 : ""),
       );
     // Something in the way (a link, a file or folder forkpoint does not capture): rollback refuses, forced or not.
-    if (blocked) parts.push(`refused (WORKSPACE_DRIFT) even with force: true, until what is in the way is removed or moved: ${blocked}`);
+    if (inTheWay) parts.push(`refused (WORKSPACE_DRIFT) even with force: true, until what is in the way is removed or moved: ${inTheWay}`);
+    if (overHandEdit) parts.push(`refused (WORKSPACE_DRIFT) even with force: true: ${overHandEdit}`);
     if (unregistered.length > 0)
       parts.push(
         `refused (TOOL_NOT_REGISTERED): it would undo or replay ${paths(unregistered)}, whose tools this server has not loaded (start it with --tools MODULE)`,
