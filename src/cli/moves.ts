@@ -106,7 +106,10 @@ export async function withToolsHint<R>(cli: Cli, verb: string, move: () => Promi
 
 const toolLine = (t: ToolInvocation) => `${inline(t.tool)} ${escapeText(t.id)} ${inline(t.args, 60)}`;
 
-/** The tool calls a move (or a plan) undid, replayed, skipped, left or failed, one line each. */
+/**
+ * The tool calls a move (or a plan) undid, replayed, skipped, left or failed, one line each; and, for a move, what it
+ * did to the files (a plan's lines say what it would do, in their own words).
+ */
 function toolLines(out: Output, r: Omit<MoveResult, "branch">, planned: boolean): string[] {
   const group = (label: string, list: readonly ToolInvocation[]) =>
     list.length === 0 ? [] : [`${label.padEnd(14)}${list.length}`, ...list.map((t) => `  ${toolLine(t)}`)];
@@ -122,8 +125,8 @@ function toolLines(out: Output, r: Omit<MoveResult, "branch">, planned: boolean)
           out.c.red(`failed        ${r.failed.length}`),
           ...r.failed.map((f) => `  ${f.step} ${toolLine(f.invocation)}: ${inline(f.error)}`),
         ]),
-    ...(r.files ? [`files         ${r.files.written.length} written, ${r.files.deleted.length} deleted`] : []),
-    ...(r.files?.kept ? [out.c.yellow(`kept as is    ${r.files.kept.length}: ${shownKept(r.files.kept)}`)] : []),
+    ...(r.files && !planned ? [`files         ${r.files.written.length} written, ${r.files.deleted.length} deleted`] : []),
+    ...(r.files?.kept && !planned ? [out.c.yellow(`kept as is    ${r.files.kept.length}: ${shownKept(r.files.kept)}`)] : []),
     ...(r.savedDrift ? [`saved drift   ${r.savedDrift.files.length} file(s) in checkpoint ${escapeText(r.savedDrift.checkpointId)}`] : []),
   ];
 }
@@ -153,10 +156,14 @@ export function stoppedMoveLines(out: Output, error: ToolMoveError): string[] {
 /** A move's result; `from`, the branch current before it, tells a move that stayed where it was (nothing written). */
 export function moveResultLines(out: Output, r: MoveResult, from?: string): string[] {
   const stayed = r.branch.id === from && r.undone.length + r.replayed.length === 0;
+  // A files-only move stays on the branch, yet writes and deletes files: that is a move.
+  const nothing = (r.files?.written.length ?? 0) + (r.files?.deleted.length ?? 0) === 0;
   return [
-    stayed
+    stayed && nothing
       ? `already there: still on branch ${escapeText(r.branch.id)} at position ${r.branch.head}; nothing moved, no branch was made`
-      : `now on branch ${escapeText(r.branch.id)} at position ${r.branch.head}`,
+      : stayed
+        ? `still on branch ${escapeText(r.branch.id)} at position ${r.branch.head} (no branch was made)`
+        : `now on branch ${escapeText(r.branch.id)} at position ${r.branch.head}`,
     ...toolLines(out, r, false),
   ];
 }
@@ -167,7 +174,9 @@ export function planLines(out: Output, plan: MovePlan, current?: string): string
   const counts = { message: 0, tool: 0, state: 0 };
   for (const e of plan.leftBehind) counts[e.kind]++;
   const stays = b.id !== null && b.id === current;
-  const nothing = plan.undone.length + plan.replayed.length + plan.leftBehind.length === 0;
+  // A files-only move stays on the branch, yet writes and deletes files: that is a move.
+  const filesMove = (plan.files?.written.length ?? 0) + (plan.files?.deleted.length ?? 0) > 0;
+  const nothing = plan.undone.length + plan.replayed.length + plan.leftBehind.length === 0 && !filesMove;
   return [
     stays && nothing
       ? `already there: branch ${escapeText(b.id!)} at position ${b.position}; nothing would move, no branch is made`

@@ -54,6 +54,24 @@ it("--scope both: a file saved by hand since is named as the drift the move refu
   fs.writeFileSync(path.join(ws, "notes.md"), "n\n");
 });
 
+it("one files section, and a files-only move that writes files is not 'nothing would move'", async () => {
+  for (const scope of ["files", "both"]) {
+    const text = await plan("--scope", scope);
+    expect(text.status).toBe(0);
+    expect(text.stdout.match(/^files /gm)).toEqual(["files "]);
+    expect(text.stdout).toContain("files         1 to write, 1 to delete\n");
+    expect(text.stdout).not.toContain("nothing would move");
+  }
+  expect((await plan("--scope", "files")).stdout).toMatch(/^would stay on branch br_\S+ at position 2 \(no branch is made\)\n/);
+});
+
+it("a files-only rollback that writes files says it stays on the branch, not that nothing moved", async () => {
+  const done = await runInProcess(["--db", db, "rollback", ids.session, ids.start, "-u", "ann", "--scope", "files"]);
+  expect(done).toMatchObject({ status: 0, stderr: "" });
+  expect(done.stdout).toMatch(/^still on branch br_\S+ at position 2 \(no branch was made\)\nfiles         1 written, 1 deleted\n$/);
+  expect(fs.readFileSync(path.join(ws, "plan.md"), "utf8")).toBe("draft 1\n");
+});
+
 it("a scope that is not one is a usage error", async () => {
   const bad = await plan("--scope", "everything");
   expect(bad.status).toBe(2);
