@@ -65,6 +65,14 @@ it("one files section, and a files-only move that writes files is not 'nothing w
   expect((await plan("--scope", "files")).stdout).toMatch(/^would stay on branch br_\S+ at position 2 \(no branch is made\)\n/);
 });
 
+it("rollback --dry-run --scope plans the move of that scope, as plan --scope does", async () => {
+  const dry = await runInProcess(["--db", db, "--json", "rollback", ids.session, ids.start, "-u", "ann", "--dry-run", "--scope", "both"]);
+  expect(dry).toMatchObject({ status: 0, stderr: "" });
+  expect(JSON.parse(dry.stdout)).toMatchObject({ files: { written: ["plan.md"], deleted: ["notes.md"] }, drift: [] });
+  const conversation = await runInProcess(["--db", db, "--json", "rollback", ids.session, ids.start, "-u", "ann", "--dry-run"]);
+  expect(JSON.parse(conversation.stdout).files).toBeUndefined();
+});
+
 it("a files-only rollback that writes files says it stays on the branch, not that nothing moved", async () => {
   const done = await runInProcess(["--db", db, "rollback", ids.session, ids.start, "-u", "ann", "--scope", "files"]);
   expect(done).toMatchObject({ status: 0, stderr: "" });

@@ -25,7 +25,7 @@ export function rollbackCommand(program: Command, cli: Cli): void {
       const s = await fp.getSession(sessionId, { userId: o.user });
       const from = (await s.info()).currentBranchId;
       if (o.dryRun) {
-        const plan = await s.plan({ checkpointId });
+        const plan = await s.plan({ checkpointId, ...(o.scope ? { scope: o.scope } : {}) });
         return cli.out.print(plan, () => planLines(cli.out, plan, from));
       }
       const r = await guardedMove(cli, s, "rollback", { checkpointId }, o, () => s.rollback(checkpointId, options));
