@@ -341,12 +341,13 @@ export class Forkpoint {
 
   /**
    * Closes the database after interrupted moves have been resumed. Running tool handlers' signals are aborted first
-   * and the engine stops waiting for them (their calls and moves, and calls waiting for such a move, reject with
-   * `DatabaseError` `CLOSED`). A handler may go on and finish after that, so what it was doing is left as a crash there
-   * would leave it: a call stays running,
-   * its outcome unknown (listed by `recover()`, settled with `resolveToolCall`); a move stays journaled with that step
-   * running, and the next opener's recovery reports the step unknown and never runs it again; a move's steps not yet
-   * started stay pending (not failed), for the next call or recovery to run once. Idempotent.
+   * and the engine stops waiting for them (their calls and moves, and the calls and moves waiting for such a move,
+   * reject with `DatabaseError` `CLOSED`). A handler may go on and finish after that, so what it was doing is left as a
+   * crash there would leave it: a call stays running, its outcome unknown (listed by `recover()`, settled with
+   * `resolveToolCall`); a move stays journaled with that step running, and the next opener's recovery reports the step
+   * unknown and never runs it again. While such a move's handler still runs, other handles' writes on its session wait
+   * for it (`MOVE_IN_PROGRESS`), as other processes' do, so its late effect never lands over theirs. A move's steps not
+   * yet started stay pending (not failed), for the next call or recovery to run once. Idempotent.
    */
   async close(): Promise<void> {
     const closed = new DatabaseError(

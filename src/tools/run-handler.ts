@@ -14,6 +14,8 @@ export interface HandlerCall {
   during?: string;
   /** Aborted when the forkpoint closes. */
   closing: AbortSignal;
+  /** Told of the handler's work when the close stops the wait for it (it may go on: see `abandonedAtClose`). */
+  abandoned?: (work: Promise<unknown>) => void;
 }
 
 /**
@@ -46,6 +48,9 @@ export async function runHandler<T>(call: HandlerCall, handler: (signal: AbortSi
   aborted.catch(() => undefined);
   try {
     return await Promise.race([work, aborted]);
+  } catch (error) {
+    if (abandonedAtClose(call.closing, error)) call.abandoned?.(work.then(noop, noop));
+    throw error;
   } finally {
     served.live = false;
     if (timer) clearTimeout(timer);
@@ -75,3 +80,5 @@ export function notStartedAtClose(error: unknown): boolean {
 export function abandonedAtClose(closing: AbortSignal, error: unknown): boolean {
   return closing.aborted && error === closing.reason;
 }
+
+const noop = (): void => undefined;

@@ -221,4 +221,48 @@ describe("close() while a handler runs", () => {
     expect((await reopened.listCheckpoints({ userId: USER, sessionId: s.id })).items.map((c) => c.name)).toEqual(["cp"]);
     expect(await s2.getState()).toEqual({});
   });
+
+  it("keeps another handle of the process from writing under an undo it stopped waiting for, until that undo ends", async () => {
+    const dir = tempDir("forkpoint-close-sibling-");
+    const dbPath = path.join(dir, "forkpoint.db");
+    const world: string[] = [];
+    const undoStarted = deferred();
+    const letUndoEnd = deferred();
+    const undoEnded = deferred();
+    const tool = defineTool<{ t: string }, string>({
+      name: "u",
+      run: ({ t }) => (world.push(t), t),
+      // B's undo ignores its signal and ends after the close: it puts the world back as it found it then.
+      undo: async ({ args }) => {
+        if (args.t === "B") {
+          const before = world.slice(0, world.indexOf("B"));
+          undoStarted.resolve();
+          await letUndoEnd.promise;
+          world.splice(0, world.length, ...before);
+          undoEnded.resolve();
+        } else world.splice(world.indexOf(args.t), 1);
+      },
+    });
+    const fp = open(dbPath, [tool]);
+    const other = open(dbPath, [tool]);
+    const s = await fp.createSession({ userId: USER });
+    await s.invoke("u", { t: "A" });
+    const cp = await s.checkpoint();
+    await s.invoke("u", { t: "B" });
+    const moving = rejectionOf(s.rollback(cp.id));
+    await undoStarted.promise;
+    await fp.close();
+    expect(await moving).toMatchObject({ code: "CLOSED" });
+    const s2 = await other.getSession(s.id, { userId: USER });
+    // The undo still runs in this process: the session's move is under way here, as it is for other processes.
+    expect(await rejectionOf(s2.invoke("u", { t: "C" }))).toMatchObject({ code: "MOVE_IN_PROGRESS" });
+    expect(world).toEqual(["A", "B"]);
+    letUndoEnd.resolve();
+    await undoEnded.promise;
+    await new Promise((r) => setTimeout(r, 0));
+    // Ended: the other handle finishes the move (its step unknown, never run again), then its call lands after it.
+    await s2.invoke("u", { t: "C" });
+    expect(world).toEqual(["A", "C"]);
+    expect((await other.recover()).unknown.map((c) => c.args)).toEqual([{ t: "B" }]);
+  });
 });

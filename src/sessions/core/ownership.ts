@@ -56,11 +56,18 @@ export const inflightInvocations = new Set<string>();
 export const inflightMoves = new Set<string>();
 
 /**
+ * Moves of this process whose step's handler a `close()` stopped waiting for, while that handler still runs: another
+ * handle's writes wait for them as for another process's (a late undo would land over what they wrote); an explicit
+ * `recover()` takes them over, as after a crash.
+ */
+export const abandonedMoves = new Set<string>();
+
+/**
  * Whether a running move may still be changing the session's world somewhere: executing in this process, or owned by
  * another process or server that may still run it (not one of this process's own that stopped: that one is resumed).
  */
 export function moveMayRun(ownership: MoveOwnership, move: OwnerRow & { id: string }): boolean {
-  if (inflightMoves.has(move.id)) return true;
+  if (inflightMoves.has(move.id) || abandonedMoves.has(move.id)) return true;
   const own = move.pid === ownership.self.pid && move.pidStart === ownership.self.pidStart;
   return !own && ownership.mayRun(move);
 }

@@ -72,8 +72,9 @@ function refuseMoves(ctx: EngineContext, running: readonly (OwnerRow & { id: str
     "MOVE_IN_PROGRESS",
   );
   if (own) resumable.add(error);
-  // This handle closing cut its own move short (see `close`): a call queued behind it is refused as a closed handle's.
-  if (own && ctx.closing.aborted)
+  // This handle is closing (it cut its own move short: see `close`): a call queued behind it is refused as a closed
+  // handle's, whether that move's handler still runs here or not.
+  if (ctx.closing.aborted)
     throw new DatabaseError("CLOSED", "the forkpoint database was closed while this call waited for a move of its session", {
       cause: error,
     });

@@ -10,7 +10,7 @@ import { finishMove, journalReport } from "./finish-move.js";
 import { holdLease, type HeldLease } from "./lease.js";
 import { restoreMoveFiles, type RestoredFiles } from "./move-files.js";
 import { type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js";
-import { inflightMoves } from "../core/ownership.js";
+import { abandonedMoves, inflightMoves } from "../core/ownership.js";
 import { OwnChanges, interruptedPaths, putBackPaths } from "./own-changes.js";
 import { keepUnrecorded, type StepOutcome } from "./unrecorded-steps.js";
 import { targetLineage } from "./target-lineage.js";
@@ -221,6 +221,10 @@ export async function runStep(
       mode: "move",
       during: spec.kind,
       closing: ctx.closing,
+      abandoned: (work: Promise<unknown>) => {
+        abandonedMoves.add(step.moveId);
+        void work.then(() => abandonedMoves.delete(step.moveId));
+      },
     } as const;
     const handlerCtx = (signal: AbortSignal) => ({
       sessionId: spec.sessionId,
