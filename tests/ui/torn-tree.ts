@@ -48,7 +48,8 @@ export async function expectOneStateWhileMoving(
     });
     const torn: string[] = [];
     const seen = new Set<string>();
-    for (let i = 0; i < reads; i++) {
+    // Past `reads`, on until both branches were seen: a loaded machine may give the mover no turn for a while.
+    for (let i = 0; i < reads || (seen.size < 2 && i < reads * 50); i++) {
       const tree = await get(`/api/session?user=${ids.user}&session=${ids.session}`);
       const current = tree.info.currentBranchId;
       seen.add(current);
