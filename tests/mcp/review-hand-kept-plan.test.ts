@@ -3,9 +3,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openForkpoint, type ForkpointOptions, type ToolDefinition } from "../../src/index.js";
-import { freshPgDatabase, pgServer } from "../fixtures/postgres-database.js";
+import { openForkpoint } from "../../src/index.js";
 import { removeDir } from "../helpers.js";
+import { planStores, TOOLS_MODULE, writeFile } from "./write-file-stores.js";
 import { call, connect, filesIn, lineOf, mcpRoot, ok, write, type Connected } from "./fixture.js";
 
 let root: string;
@@ -22,34 +22,7 @@ afterEach(async () => {
   removeDir(root);
 });
 
-/** write_file: writes a file, and its undo puts back what was there. */
-const writeFile: ToolDefinition<{ path: string; text: string }, { previous: string | null }> = {
-  name: "write_file",
-  run: ({ path: file, text }) => {
-    const previous = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : null;
-    fs.writeFileSync(file, text);
-    return { previous };
-  },
-  undo: ({ args, result }) => {
-    if (result.previous === null) fs.rmSync(args.path, { force: true });
-    else fs.writeFileSync(args.path, result.previous);
-  },
-};
-
-/** The same tool as a module the server loads with --tools. */
-const TOOLS_MODULE = `import fs from "node:fs";
-export const writeFile = {
-  name: "write_file",
-  run: ({ path, text }) => { const previous = fs.existsSync(path) ? fs.readFileSync(path, "utf8") : null; fs.writeFileSync(path, text); return { previous }; },
-  undo: ({ args, result }) => { if (result.previous === null) fs.rmSync(args.path, { force: true }); else fs.writeFileSync(args.path, result.previous); },
-};
-`;
-
-const pg = await pgServer();
-const stores: [string, () => Promise<{ args: string[]; open: ForkpointOptions }>][] = [
-  ["sqlite", async () => ({ args: ["--db", db], open: { path: db } })],
-];
-if (pg) stores.push(["postgres", async () => ((url) => ({ args: ["--postgres", url], open: { postgres: url } }))(await freshPgDatabase())]);
+const stores = await planStores(() => db);
 
 describe.each(stores)("on %s", (_store, database) => {
   it("a hand edit an undo puts back is planned as kept, as rollback keeps it", async () => {
