@@ -118,6 +118,7 @@ export async function putCheckpoint(
       guard,
       fromHead: ns === "" && metadata?.source === "input" && runFromThread(config),
       run: parts.runs.runOf(config),
+      exit: exitDurability(config),
     };
     parts.runs.goesOnFrom(config, checkpoint.id);
     if (known !== undefined) {
@@ -164,6 +165,12 @@ export const stoppedRunPut = (threadId: string) =>
 function runFromThread(config: RunnableConfig): boolean {
   const metadata = config.metadata as Record<string, unknown> | undefined;
   return metadata?.thread_id != null && metadata.checkpoint_id == null;
+}
+
+/** Whether the put's run runs under durability "exit" (LangGraph hands the run's config to its puts). */
+function exitDurability(config: RunnableConfig): boolean {
+  const { durability, checkpointDuring } = config as { durability?: unknown; checkpointDuring?: unknown };
+  return durability === "exit" || (durability == null && checkpointDuring === false);
 }
 
 /** The scalar fields of LangGraph's metadata (`source`, `step`, …), for the forkpoint checkpoint's own metadata. */

@@ -88,6 +88,11 @@ export interface PreparedPut {
   fromHead: boolean;
   /** The run that made the put, when the saver saw it start (`run-calls.ts`): its nodes' calls are told apart. */
   run: RunMark | undefined;
+  /**
+   * The run's durability is "exit": its one put comes after every call it made, and after those of the runs before it
+   * (each recorded before its run's messages), so only the run's own calls are the step's.
+   */
+  exit: boolean;
 }
 
 /** A put's new messages (those after the thread's mirror), taken as the put was called. */
@@ -223,6 +228,8 @@ function* afterStepCalls(
   if (head.position <= target.position) return undefined;
   const at = yield* entryAt(tx, branch, target.position);
   if ((at?.hash ?? GENESIS_HASH) !== target.headHash) return undefined;
+  if (put.exit && put.run && freshStep(put.run))
+    return yield* ownCallsEnd(tx, parts, sessionId, branch, target.position, head.position, put.run);
   // The step's own calls end where a checkpoint stored since the parent sits, if one does before the head.
   const bound = yield* landedAfterParent(tx, sessionId, target, branch, head.position);
   const last = bound === undefined ? undefined : yield* entryAt(tx, branch, bound);
@@ -234,6 +241,35 @@ function* afterStepCalls(
   }
   if (messagesAfter || end.position <= target.position) return undefined;
   return { position: end.position, headHash: end.hash };
+}
+
+/**
+ * Whether `run` was served nothing of a step stopped at the checkpoint it went on from (no wait, failure, result or
+ * answer there): it starts a new step (an input), so the calls after that checkpoint are no step's it resumes.
+ */
+const freshStep = (run: RunMark) => run.resumed.size === 0 && run.given.size === 0 && run.held.size === 0;
+
+/**
+ * Under durability "exit", a run starting a new step (`freshStep`): the end of the calls `run` journaled right after `from` on `branch` (up to `to`), where its
+ * one put goes on after them; undefined when none follows `from`. A call of another run there (the run before it,
+ * whose messages landed after its calls) is no call of this run's step: a time-travel fork past it would keep it.
+ */
+function* ownCallsEnd(
+  tx: Tx,
+  parts: SaverParts,
+  sessionId: string,
+  branch: BranchRow,
+  from: number,
+  to: number,
+  run: RunMark,
+): Step<{ position: number; headHash: string } | undefined> {
+  let end: { position: number; headHash: string } | undefined;
+  for (let position = from + 1; position <= to; position++) {
+    const entry = yield* entryAt(tx, branch, position);
+    if (entry?.kind !== "tool" || !parts.runs.own(sessionId, entry.id, run)) break;
+    end = { position, headHash: entry.hash };
+  }
+  return end;
 }
 
 /**

@@ -42,6 +42,7 @@ export async function putWrites(
   // A stopped run's writes are refused, but for the failure it ends with (`run-calls.ts`), alone: the resume values
   // it was given are not the thread's (a refused run's answer would otherwise answer the task's next question).
   const failure = writes.filter(([channel]) => channel === "__error__");
+  parts.runs.failedAfterForkRefusal(config, failure.length > 0);
   if (parts.runs.stoppedWrites(config, taskId)) {
     if (failure.length === 0) throw stoppedRunPut(threadId);
     writes = failure;

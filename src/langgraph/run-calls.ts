@@ -64,6 +64,7 @@ export class RunCalls {
   readonly #settled = new Map<string, number>();
   readonly #checkpoints = new Map<string, RunMark>();
   readonly #stopped = new WeakSet<RunMark>();
+  readonly #forkRefused = new WeakSet<RunMark>();
   readonly #stoppedTasks = new Set<string>();
   readonly #made = new Map<string, { run: RunMark; at: number }>();
   #tick = 0;
@@ -80,6 +81,25 @@ export class RunCalls {
     if (run || typeof task !== "string") return;
     this.#stoppedTasks.add(task);
     if (this.#stoppedTasks.size > SETTLED_TASKS) this.#stoppedTasks.delete(this.#stoppedTasks.values().next().value!);
+  }
+
+  /**
+   * Notes that a call of the run `config` (a task's) belongs to was refused because the run's put forks away from it
+   * (time travel under durability "exit", `run-fork-guard.ts`).
+   */
+  forkRefused(config: RunnableConfig | undefined): void {
+    const run = this.runAt(config);
+    if (run) this.#forkRefused.add(run);
+  }
+
+  /**
+   * Stops the run `config` (a put's or its writes') belongs to when it failed (`failed`: its writes hold an error)
+   * after one of its calls was refused so (`forkRefused`): its one put, at its end, is refused, leaving the thread
+   * as it was before the run. Under "exit" LangGraph hands a failed run's writes over before that put.
+   */
+  failedAfterForkRefusal(config: RunnableConfig | undefined, failed: boolean): void {
+    const run = this.runOf(config);
+    if (failed && run && this.#forkRefused.has(run)) this.#stopped.add(run);
   }
 
   /** Whether the run `config` belongs to was stopped (`stop`). */

@@ -40,7 +40,13 @@ export function guardRunCalls(parts: SaverParts, handle: SessionHandle, thread: 
     const method = handle[name] as (...args: unknown[]) => Promise<unknown>;
     const guardedCall = async (...args: unknown[]): Promise<unknown> => {
       const at = await runBranch(parts, handle, thread);
-      await refuseForkingRun(parts, handle, thread);
+      await refuseForkingRun(parts, handle, thread).catch((error: unknown) => {
+        // Should the run fail, its one put at its end (under "exit") would still fork there, undoing the head's calls
+        // for a run that did nothing: the put is refused then (`put-writes.ts`). A node that goes on past the
+        // refusal (a `ToolNode` makes it a ToolMessage) forks there as time travel does.
+        parts.runs.forkRefused(taskConfig(thread) as RunnableConfig | undefined);
+        throw error;
+      });
       await refuseMovedRun(parts, handle, thread);
       const call = () => method.apply(handle, at === undefined ? args : onBranch(args, name === "invoke" ? 2 : 1, at));
       // The run's own call, told from those of another run of the thread beside it (`run-calls.ts`).
