@@ -3,7 +3,7 @@ import { ConflictError } from "../models/errors.js";
 import type { BranchRow, LgThreadRow, MoveHistoryRow, Step, Tx } from "../store/port/index.js";
 import { GENESIS_HASH, entryAt, headOf } from "../sessions/langgraph-bridge.js";
 import type { RunMark } from "./run-calls.js";
-import { forkedBySaver } from "./saver-fork.js";
+import { forkedBySaver, turnedSince } from "./saver-fork.js";
 
 /** The point a put goes on from, and the forkpoint checkpoint there, if the parent is stored (null: synthesized). */
 export interface Target {
@@ -115,7 +115,7 @@ function* refuseLeftBehind(tx: Tx, sessionId: string, thread: LgThreadRow, targe
   // behind) forks as before once any LangGraph checkpoint landed on the move's branch.
   if (latest.kind === "switch") throw runStopped(thread, `its session moved (${latest.kind})`);
   const forked = continuing
-    ? yield* forkedBySaver(tx, sessionId, latest.toBranchId)
+    ? (yield* forkedBySaver(tx, sessionId, latest.toBranchId)) && !(yield* turnedSince(tx, sessionId, latest.toBranchId))
     : yield* tx.langgraph.landedOnBranch(sessionId, latest.toBranchId, latest.toPosition);
   if (forked) return;
   throw runStopped(thread, `its session moved (${latest.kind})`);
@@ -154,7 +154,11 @@ function* refuseLeftEarlier(
     // A run that read the thread's head on a branch one of them made started after it (see `refuseLeftBehind`).
     if (chain.some((m) => m.kind !== "switch" && m.toBranchId === run?.readOn)) return;
     for (const move of chain) {
-      if (move.kind === "switch" || !(yield* forkedBySaver(tx, sessionId, move.toBranchId))) {
+      if (
+        move.kind === "switch" ||
+        !(yield* forkedBySaver(tx, sessionId, move.toBranchId)) ||
+        (yield* turnedSince(tx, sessionId, move.toBranchId))
+      ) {
         throw runStopped(thread, `its session moved (${move.kind})`);
       }
     }

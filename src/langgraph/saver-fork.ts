@@ -1,4 +1,5 @@
 // The mark a saver's own fork leaves on the checkpoint it lands in the fork's transaction, telling it from a user's move.
+import { entryAt, headOf } from "../sessions/langgraph-bridge.js";
 import type { LgPointRow, LgWriteRow, Step, Tx } from "../store/port/index.js";
 
 /**
@@ -27,6 +28,27 @@ export function forkedMetadata(cpMetadata: string): string {
 export function* forkedBySaver(tx: Tx, sessionId: string, branchId: string): Step<boolean> {
   const first = firstOn(yield* tx.langgraph.pointsOf(sessionId), branchId);
   return first !== undefined && (yield* markedAt(tx, sessionId, first));
+}
+
+/**
+ * Whether a user's message follows, on the branch, its first LangGraph checkpoint that applied a step (not LangGraph's
+ * copy of the checkpoint time travel went on from, `source: "fork"`, nor an input's, whose message the next step
+ * applies): the saver's fork's run's input is at or before it. A later turn went on from that fork (another invoke,
+ * an append), which is no run forking side by side, and which a run left behind by the fork would undo if it went on.
+ */
+export function* turnedSince(tx: Tx, sessionId: string, branchId: string): Step<boolean> {
+  const first = firstOn(
+    (yield* tx.langgraph.pointsOf(sessionId)).filter((p) => p.source !== "fork" && p.source !== "input"),
+    branchId,
+  );
+  const branch = yield* tx.getBranch(branchId);
+  if (first === undefined || !branch) return false;
+  const head = yield* headOf(tx, branch);
+  for (let position = first.position + 1; position <= head.position; position++) {
+    const entry = yield* entryAt(tx, branch, position);
+    if (entry?.kind === "message" && entry.role === "user") return true;
+  }
+  return false;
 }
 
 /**

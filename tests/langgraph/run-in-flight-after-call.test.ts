@@ -128,6 +128,26 @@ describe("a LangGraph run in flight that made its call before its session moved"
     expect(texts((await graph.getState(thread)).values.messages)).toEqual([...expected, "human:plan", "ai:drafted", "ai:booked"]);
   }, 30_000);
 
+  for (const durability of ["async", "exit"] as const)
+    it(`another server's time travel, then a turn on its fork ("${durability}"): the run stops; the turn stays`, async () => {
+      const { sent, graph, otherGraph, s, hold } = await callMadeInFlight();
+      const { running, release } = await hold();
+      const history = [];
+      for await (const state of otherGraph.getStateHistory(thread)) history.push(state);
+      const afterHi = history.find((state) => state.values.messages.length === 3 && state.next.length === 0)!;
+      // (Under "exit" a time-travel run's node call is refused: the travel runs under "async", the turn after it not.)
+      await otherGraph.invoke(say("travel"), afterHi.config);
+      const fork = (await s.info()).currentBranchId;
+      // A later turn on the saver's fork: the run left behind would undo it (and its call) if it went on.
+      await otherGraph.invoke(say("later"), { ...thread, durability });
+      release();
+      expect(await rejectionOf(running)).toMatchObject({ code: "SESSION_MOVED" });
+      expect((await s.info()).currentBranchId).toBe(fork);
+      expect(sent).toEqual(["hi", "travel", "later"]);
+      const expected = ["human:hi", "ai:drafted", "ai:booked", "human:travel", "ai:drafted", "ai:booked"];
+      expect(texts((await graph.getState(thread)).values.messages)).toEqual([...expected, "human:later", "ai:drafted", "ai:booked"]);
+    }, 30_000);
+
   it("another server's two rollbacks, each with a turn: the run stops; the turns and their calls stay", async () => {
     const { sent, graph, otherGraph, s, other, cp, hold } = await callMadeInFlight();
     const { running, release } = await hold();
