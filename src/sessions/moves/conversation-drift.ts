@@ -11,6 +11,7 @@ import type { EngineContext, SessionRef } from "../core/context.js";
 import { ownedCurrent, ownedSession } from "../core/owned.js";
 import { checkIfAt, type IfAt } from "../core/if-at.js";
 import { isLocal } from "../workspace/host.js";
+import { namedPaths } from "../workspace/named-paths.js";
 import { scan, stateOf } from "../workspace/state.js";
 import { holdsRunTurn } from "../workspace/run-turns.js";
 import { recordedIn, type Request } from "../requests/ledger.js";
@@ -112,7 +113,7 @@ function* writesUnit(
   if (steps.undo.length + steps.replay.length === 0) return null;
   // Refused before any drift is saved, as the move's own planning would refuse it.
   refuseMove(steps, o);
-  const { writes, keep, expected, lost } = yield* writtenPaths(tx, steps.undo, steps.replay);
+  const { writes, keep, expected, lost } = yield* writtenPaths(tx, ws.dir, steps.undo, steps.replay);
   refuseLostSaves(ws, lost);
   const stopped = yield* stoppedPutBacks(tx, session.id, base);
   return { ws, kind: base.kind, writes, keep, expected, stopped };
@@ -120,9 +121,11 @@ function* writesUnit(
 
 /**
  * The paths the steps write, in the order they run (undos, newest call first, then replays): those their calls' runs
- * changed. A call with no record of them (`recordToolCall`'s), or a replay of a tool's acting only in the workspace
- * that changed none, names no path here: refusing every drifted file for it would block the move over files it never
- * touches (its own recorded write counts as drift), so it is left out, as docs/workspaces.md says. `keep`: the paths
+ * changed. A call with no record of them (`recordToolCall`'s) names no path here: refusing every drifted file for it
+ * would block the move over files it never touches (its own recorded write counts as drift), so it is left out, as
+ * docs/workspaces.md says. A replay of a call whose run changed none (a delete of a missing file) writes the paths its
+ * arguments name in the workspace `dir` (`namedPaths`), if any: a file made there by hand since is drift it would
+ * overwrite, drift elsewhere is not (a read-only tool's replay writes nothing). `keep`: the paths
  * whose first writer found a hand edit there as its call's first run began (its record's `handEdited`): drift there is
  * that edit, not a save made after the call; an undo puts it back (kept), a replay applies its call over it again, as
  * its first run did. `expected`: those of them whose record says what the file holds if nothing changed it since (an
@@ -135,6 +138,7 @@ function* writesUnit(
  */
 export function* writtenPaths(
   tx: Tx,
+  dir: string,
   undos: readonly ToolInvocation[],
   replays: readonly ToolInvocation[],
 ): Step<{ writes: Set<string>; keep: Set<string>; expected: Map<string, string | null>; lost: Map<string, string[]> }> {
@@ -149,6 +153,10 @@ export function* writtenPaths(
   for (const { call, undo } of steps) {
     const paths = yield* tx.callPaths(call.id);
     if (paths === undefined) continue;
+    if (!undo && paths.length === 0) {
+      for (const path of namedPaths(dir, call.args)) if (!keep.has(path) && !expected.has(path)) writes.add(path);
+      continue;
+    }
     // A call applied by a replay: its undo puts back what that replay found, the files a move left (see run-steps.ts).
     const row = undo ? yield* tx.getTool(call.id) : undefined;
     const first = !undo || !(yield* replayedApplication(tx, row!));

@@ -4,6 +4,7 @@ import { ConflictError } from "../../models/errors.js";
 import type { SavedDrift } from "../../models/types.js";
 import type { WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
+import { reaches } from "../workspace/named-paths.js";
 import { prepareRestore, type PreparedRestore } from "../workspace/prepare-restore.js";
 import { workspaceOf } from "../workspace/snapshots.js";
 import { checkpointAfter } from "../writes/checkpoint-after.js";
@@ -43,8 +44,8 @@ export async function prepareMoveRestore(
 
 /**
  * The drift check of a move that restores no files yet runs tools on the workspace (a "both" switch to the current
- * branch with calls to undo or replay): drift in the paths `reach` those calls' runs changed ("all": one has no record)
- * would be written over unsaved. Refused (`WORKSPACE_DRIFT`), or with `force` saved first, as `prepareMoveRestore`
+ * branch with calls to undo or replay): drift in the paths `reach` those calls' runs changed ("all": one has no record;
+ * a folder there reaches what is under it) would be written over unsaved. Refused (`WORKSPACE_DRIFT`), or with `force` saved first, as `prepareMoveRestore`
  * does; null when there is none. Drift elsewhere, and in `keep` (hand edits the move's undos put back and keep), is
  * left as it is: nothing writes over it. `changed`: paths of `reach` known to hold a save though forkpoint's last look
  * says otherwise (a hand edit is never made known, so a save back to what it last saw there looks like none).
@@ -61,7 +62,7 @@ export async function saveDriftBeforeTools(
   // The files as forkpoint last saw them, "restored": no change, only the checks (drift, calls under way).
   const found = (await prepareRestore(ctx, ws, ws.manifestId, true)).drifted;
   const drifted = [...found, ...changed.filter((p) => !found.includes(p))];
-  const over = drifted.filter((p) => !keep.has(p) && (reach === "all" || reach.has(p)));
+  const over = drifted.filter((p) => !keep.has(p) && (reach === "all" || reaches(reach, p)));
   if (over.length === 0) return null;
   if (force) return saveDrift(ctx, ref, force.move, drifted);
   const shown = over.slice(0, 10).join(", ") + (over.length > 10 ? `, and ${over.length - 10} more` : "");

@@ -7,6 +7,7 @@ import { isLocal } from "../workspace/host.js";
 import { restoreCheck } from "../workspace/prepare-restore.js";
 import { filesAt, TreeReader } from "../workspace/trees.js";
 import { capturedPaths } from "../workspace/captured.js";
+import { reaches } from "../workspace/named-paths.js";
 import { changedSince, driftReach, refuseLostSaves, writtenPaths } from "./conversation-drift.js";
 import type { MoveTarget } from "./move-plan.js";
 import type { MoveSpec } from "./move-spec.js";
@@ -131,7 +132,7 @@ export function* conversationWrites(
   const ws = yield* tx.getWorkspace(session.id);
   // Another host's files are not looked at: the move does not check them either.
   if (!ws || !isLocal(ws)) return null;
-  const { writes, keep, expected, lost } = yield* writtenPaths(tx, undone, replayed);
+  const { writes, keep, expected, lost } = yield* writtenPaths(tx, ws.dir, undone, replayed);
   return { ws, writes, keep, expected, lost, stopped: yield* stoppedPutBacks(tx, session.id, move) };
 }
 
@@ -149,7 +150,7 @@ export async function plannedConversationDrift(
   const { writes, keep, unsaved } = await driftReach(ctx, ref, w);
   const found = (await restoreCheck(ctx, ws, ws.manifestId)).drifted;
   const drifted = [...found, ...unsaved.filter((path) => !found.includes(path))];
-  const drift = drifted.filter((path) => !keep.has(path) && writes.has(path)).sort();
+  const drift = drifted.filter((path) => !keep.has(path) && reaches(writes, path)).sort();
   let blocked: string | undefined;
   try {
     refuseLostSaves(ws, w.lost);
