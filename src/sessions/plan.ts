@@ -15,6 +15,7 @@ import { irreversibleOutside } from "./moves/failed-undo-files.js";
 import { reachOf } from "./moves/move.js";
 import { plannedRestore, type RestoreTarget } from "./moves/planned-restore.js";
 import { conversationWrites, plannedPutBacks } from "./moves/planned-drift.js";
+import { stoppedPutBacks } from "./moves/own-changes.js";
 import { targetFiles, workspaceOf } from "./workspace/snapshots.js";
 
 type Target = ReturnType<typeof parsePlanTarget>["target"];
@@ -106,6 +107,8 @@ function* planUnit(tx: Tx, ctx: EngineContext, ref: SessionRef, t: Target, scope
     keep: yield* irreversiblePaths(tx, ctx, session.id, target, snapshotAt),
     // The hand edits its undos put back stay as they are (see put-back.ts).
     putBacks: yield* plannedPutBacks(tx, session.id, planned.undone, planned.replayed, files.manifestId),
+    // Called again after a stop, those the stopped move's undos put back stay too (see `heldPutBacks`).
+    stopped: yield* stoppedPutBacks(tx, session.id, { kind: kindOf(t), target }),
   };
   return { planned, restore };
 }

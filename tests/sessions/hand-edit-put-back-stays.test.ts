@@ -358,6 +358,43 @@ it.skipIf(!watched)("a both rewind killed after the undo that put the hand edit 
   expect(readOrNull(file("e"))).toBe("e");
 });
 
+it.skipIf(!watched)("a hand edit recovery's resumed undo put back stays when the same move is called again", async () => {
+  const db = dbs.path();
+  const fp = dbs.open({ path: db, tools: [writeFileTool(), stallWrite] as never[] }).fp;
+  const { s, start, file } = await started(false, fp);
+  await s.invoke("write_file", { path: file("d"), text: "w" });
+  fs.writeFileSync(file("d"), "by hand");
+  await s.invoke("write_file", { path: file("d"), text: "w" });
+  await s.invoke("stall_write", { path: file("e"), text: "e" });
+  await fp.close();
+
+  // stall_write's undo (the first) stalls and the child is killed; recovery's resumed undo of the second write_file
+  // puts "by hand" back, the first's leaves it, and the files step refuses the drift the interrupted step may have made.
+  const marker = path.join(path.dirname(db), "stalled");
+  const w = startWorker(WORKER, [db, s.id, "rollback", start.id, "both", marker]);
+  while (!fs.existsSync(marker) && w.child.exitCode === null) await new Promise((r) => setTimeout(r, 20));
+  w.child.kill("SIGKILL");
+  expect((await w.done).stderr).toBe("");
+  expect(readOrNull(file("d"))).toBe("w");
+  await expireLeases(db);
+  const again = dbs.open({ path: db, tools: [writeFileTool(), stallWrite] as never[], recover: false }).fp;
+  const report = await again.recover();
+  expect(report.failed).toHaveLength(1);
+  expect(readOrNull(file("d"))).toBe("by hand");
+
+  // The same move called again keeps the put-back as the move without a crash does: left as it is, listed kept.
+  const s2 = await again.getSession(s.id, { userId: "u" });
+  expect(report.unknown.map((t) => t.tool)).toEqual(["stall_write"]);
+  await s2.resolveToolCall(report.unknown[0]!.id, { status: "failed", error: "it stalled before writing" });
+  const plan = await s2.plan({ checkpointId: start.id, scope: "both" });
+  expect(plan.files?.kept).toEqual(["d"]);
+  expect(plan.drift).not.toContain("d");
+  const moved = await s2.rollback(start.id, { scope: "both", force: true });
+  expect(moved.files?.kept).toEqual(["d"]);
+  expect(moved.savedDrift?.files ?? []).not.toContain("d");
+  expect(readOrNull(file("d"))).toBe("by hand");
+});
+
 it.skipIf(!watched)(
   "killed after the undos of the put-back and of a call without recorded paths: recovery keeps the hand edit",
   async () => {

@@ -20,7 +20,7 @@ export const savedDriftName = (move: string): string => `forced: drift before ${
  * or file in the way) is checked before anything is saved.
  * Crash safety: the checkpoint commits in one transaction before the restore journal is written, so a crash in
  * between leaves the directory as it was and saved; one after it is a journaled restore like any other, whose
- * "before" is the saved drift.
+ * "before" is the saved drift. `hold`: paths left as they are, not drift to refuse or save (see `prepareRestore`).
  */
 export async function prepareMoveRestore(
   ctx: EngineContext,
@@ -28,8 +28,9 @@ export async function prepareMoveRestore(
   ws: WorkspaceRow,
   manifestId: number,
   force: { move: string } | null,
+  hold: readonly string[] = [],
 ): Promise<{ prepared: PreparedRestore; savedDrift: SavedDrift | null }> {
-  const first = await prepareRestore(ctx, ws, manifestId, force !== null);
+  const first = await prepareRestore(ctx, ws, manifestId, force !== null, undefined, [], hold);
   if (!force || first.drifted.length === 0) return { prepared: first, savedDrift: null };
   const savedDrift = await saveDrift(ctx, ref, force.move, first.drifted);
   // A change made after the checkpoint read the directory is drift again: refused, so it is not lost either.
@@ -38,7 +39,7 @@ export async function prepareMoveRestore(
     ctx.store.read((tx) => workspaceOf(tx, ref.id, "scope")),
   );
   // The saved checkpoint holds the new files the target ignores too; the restore leaves them as the first look did.
-  const prepared = prepareRestore(ctx, saved, manifestId, false, undefined, first.leftAlone);
+  const prepared = prepareRestore(ctx, saved, manifestId, false, undefined, first.leftAlone, hold);
   return { prepared: await reportSavedDrift(savedDrift, prepared), savedDrift };
 }
 

@@ -7,12 +7,13 @@ import { restoreFiles } from "../workspace/restore.js";
 import { workspaceOf } from "../workspace/snapshots.js";
 import { newestSnapshot } from "../workspace/newest-snapshot.js";
 import { appliedOrder, heldOff, markedInOrder, notHeld, replaysHeld, setAsideIn, snapshotHolds } from "../workspace/unapplied.js";
+import { heldPutBacks } from "./own-changes.js";
 import { keptTarget, leftApplied, pathsAcross, type KeptTarget } from "./failed-undo-files.js";
 import { TreeReader } from "../workspace/trees.js";
 import { fenced } from "./fence.js";
 import { heldOtherwise, markHeld } from "../core/latest-result.js";
 import { outsideCalls } from "../workspace/call-reach.js";
-import { mayLeaveDrift, refuseReplayOver, replaysOver } from "./drift-in-move.js";
+import { mayLeaveDrift, refuseReplayOver, replayPaths, replaysOver } from "./drift-in-move.js";
 import type { MoveTarget, SnapshotAt } from "./move-plan.js";
 import type { MoveSpec } from "./move-spec.js";
 import { targetLineage } from "./target-lineage.js";
@@ -67,7 +68,9 @@ export async function restoreMoveFiles(
   prepared: PreparedRestore | null,
 ): Promise<RestoredFiles> {
   const files = spec.files!;
-  const { ws, failed, ran, leaveDrift } = await ctx.store.read((tx) => filesStepUnit(tx, ctx, spec, moveId));
+  const { ws, failed, ran, leaveDrift, replays } = await ctx.store.read((tx) => filesStepUnit(tx, ctx, spec, moveId));
+  // Called again after a stop: the hand edits the stopped move's undos put back stay as they are (see `heldPutBacks`).
+  const hold = replays === null ? [] : heldPutBacks(ws.dir, spec.putBacks, replays);
   // A call whose undo failed, that the move left applied under a kept call it cannot undo or for want of its tool, or
   // an irreversible one the snapshot does not hold, stays applied: the files its effect is in stay as they are (kept).
   // The calls the world shares with the target after an older snapshot give their paths what they left there (not
@@ -88,8 +91,8 @@ export async function restoreMoveFiles(
       prepared.ws.manifestId === ws.manifestId &&
       prepared.ws.restoring === null
         ? { ...prepared, ownMove: moveId }
-        : await prepareRestore(ctx, ws, target.manifestId, leaveDrift ? "leave" : false, moveId);
-    left = p.drifted;
+        : await prepareRestore(ctx, ws, target.manifestId, leaveDrift ? "leave" : false, moveId, [], hold);
+    left = [...p.drifted, ...(p.held ?? [])];
     if (left.length > 0) {
       const [replays, putBack] = await ctx.store.read((tx) => replaysOver(tx, moveId));
       refuseReplayOver(ws.dir, left, replays, putBack);
@@ -116,6 +119,7 @@ function* filesStepUnit(tx: Tx, ctx: EngineContext, spec: MoveSpec, moveId: stri
     failed: yield* leftApplied(tx, (tool) => ctx.tools.isReversible(tool), spec, steps, at),
     ran: steps.some((s) => s.status !== "pending"),
     leaveDrift: mayLeaveDrift(steps),
+    replays: spec.putBacks ? yield* replayPaths(tx, moveId) : null,
   };
 }
 

@@ -22,7 +22,7 @@ import { filesTrackPlan } from "./files-track.js";
 import { computePlan } from "./move-plan.js";
 import { type BaseMoveSpec, type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js";
 import { inflightMoves } from "../core/ownership.js";
-import { OwnChanges, stoppedPutBacks } from "./own-changes.js";
+import { OwnChanges, heldPutBacks, stoppedPutBacks } from "./own-changes.js";
 import { checkFilesPlanned, isReplannable, PLANNING_ATTEMPTS, type PlannedFiles } from "./files-planned.js";
 import { inRunTurn } from "./move-turn.js";
 import { holdsRunTurn } from "../workspace/run-turns.js";
@@ -144,8 +144,10 @@ async function moveWithFiles(
   // Planned again holding the directory's run turn (see move-turn.ts).
   if (planned.turn !== undefined)
     return inRunTurn(ctx, planned.turn, () => moveWithFiles(ctx, ref, scope, o, prepare, within, { request, ifAt }, earlier));
-  const { ws, manifestId, from, kind, track } = planned;
-  const forced = await prepareMoveRestore(ctx, ref, ws, manifestId, o.force ? { move: kind } : null);
+  const { ws, manifestId, from, kind, track, stopped } = planned;
+  // Called again after a stop: the hand edits the stopped move's undos put back stay as they are (see `heldPutBacks`).
+  const hold = stopped ? heldPutBacks(ws.dir, stopped.putBacks, stopped.replays) : [];
+  const forced = await prepareMoveRestore(ctx, ref, ws, manifestId, o.force ? { move: kind } : null, hold);
   const savedDrift = forced.savedDrift ?? earlier ?? null;
   const saved = savedDrift ? { savedDrift } : {};
   if (scope === "both") {
@@ -245,11 +247,16 @@ function* performMoveUnit(
   // Files alone: the calls whose effects are in the files follow them (applied when the snapshot holds them).
   const track = scope === "files" ? yield* filesTrackPlan(ctx, tx, session, base.target, forkCheckpointId) : undefined;
   // The conversation's refusals come before any file moves.
+  let replays: ReadonlySet<string> | "all" = new Set();
   if (scope === "both" && session.hasTools) {
     const snapshotAt = yield* snapshotPosition(tx, session.id, base.target, forkCheckpointId);
-    refuseMove((yield* computePlan(ctx, tx, session, base.target, snapshotAt)).steps, o);
+    const steps = (yield* computePlan(ctx, tx, session, base.target, snapshotAt)).steps;
+    refuseMove(steps, o);
+    replays = yield* reachOf(ctx, tx, steps.replay);
   }
-  return { ws, manifestId, from: { fromBranchId: branch.id, fromHead: head.position }, kind: base.kind, track };
+  const putBacks = scope === "both" && session.hasWorkspace ? yield* stoppedPutBacks(tx, session.id, base) : undefined;
+  const stopped = putBacks && { putBacks, replays };
+  return { ws, manifestId, from: { fromBranchId: branch.id, fromHead: head.position }, kind: base.kind, track, stopped };
 }
 
 /**

@@ -183,6 +183,18 @@ export function* interruptedPaths(tx: Tx, steps: readonly MoveStepRow[]): Step<S
 }
 
 /**
+ * The paths of `made` (a stopped move's put-backs, see `stoppedPutBacks`) the files still hold just as put back: a "both"
+ * move called again leaves them as they are and lists them in `files.kept`, as the stopped move's files step would have
+ * (a crash that stopped it, say, its resumed files step refusing the drift), neither drift to refuse or save nor written.
+ * Not those a replay of the move writes (`replays`, "all": any): that stops the move unless a checkpoint keeps the hand
+ * edit, which the move then writes over (see `refuseReplayOver`).
+ */
+export function heldPutBacks(dir: string, made: PutBacks | undefined, replays: ReadonlySet<string> | "all"): string[] {
+  if (!made || replays === "all") return [];
+  return new PutBack(dir, () => undefined).asLeft(made).filter((path) => !replays.has(path));
+}
+
+/**
  * The hand edits the session's last move put back, when it stopped ("failed") and this one (`spec`) is that move called
  * again (same kind, same target): what its undos' journal records, and what it held itself from the one stopped before
  * it. A move of another kind or target, or after one that finished, starts afresh.

@@ -3,6 +3,8 @@ import type { MovePlan } from "../../models/types.js";
 import type { WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
 import { restoreCheck } from "../workspace/prepare-restore.js";
+import { heldPutBacks } from "./own-changes.js";
+import type { PutBacks } from "./put-back.js";
 import {
   plannedConversationDrift,
   putBackFiles,
@@ -17,7 +19,7 @@ import {
  * `reach`, a "both" one whose undos and replays write those paths, "all" when any: see `saveDriftBeforeTools`).
  */
 export type RestoreTarget =
-  | { ws: WorkspaceRow; manifestId: number; keep: readonly string[]; putBacks?: PlannedPutBacks }
+  | { ws: WorkspaceRow; manifestId: number; keep: readonly string[]; putBacks?: PlannedPutBacks; stopped?: PutBacks }
   | { self: true; ws?: WorkspaceRow; reach?: ReadonlySet<string> | "all" }
   | { conversation: ConversationWrites };
 
@@ -45,17 +47,27 @@ export async function plannedRestore(
   const check = await restoreCheck(ctx, restore.ws, restore.manifestId);
   // The paths the move keeps as they are (an irreversible call's effect, see `irreversibleOutside`) do not move.
   const keep = new Set(restore.keep);
+  // So do the hand edits a stopped move's undos put back, when this is that move called again (see `heldPutBacks`).
+  const held = new Set("stopped" in restore ? heldPutBacks(restore.ws.dir, restore.stopped, restore.putBacks?.replays ?? "all") : []);
+  for (const p of held) keep.add(p);
   // Nor do those where an undo puts back a hand edit: the files step leaves it as it is (kept) unless forkpoint knows
   // that content (then the restore writes over it) or it is just what the target holds there.
   const putBack = restore.putBacks?.paths ?? new Map<string, PutBackFile>();
   const back = await putBackFiles(ctx, restore.ws, putBack);
   const moves = (p: string) => !keep.has(p) && !putBack.has(p);
   const handEdits = back.kept.filter((p) => !keep.has(p));
-  const kept = [...new Set([...[...check.written, ...check.deleted].filter((p) => keep.has(p)), ...handEdits])].sort();
+  const kept = [
+    ...new Set([
+      ...[...check.written, ...check.deleted].filter((p) => keep.has(p)),
+      ...check.drifted.filter((p) => held.has(p)),
+      ...handEdits,
+    ]),
+  ].sort();
   const written = [...check.written.filter(moves), ...back.written.filter((p) => !keep.has(p))].sort();
   const deleted = [...check.deleted.filter(moves), ...back.deleted.filter((p) => !keep.has(p))].sort();
   const files = { written, deleted, ...(kept.length > 0 ? { kept } : {}) };
   // A replay that writes over a hand edit put back stops the move there, forced or not (see `refuseReplayOver`).
-  const blocked = check.blocked ?? (restore.putBacks && replayOver(restore.ws.dir, handEdits, restore.putBacks.replays));
-  return { ...planned, files, drift: check.drifted, ...(blocked ? { blocked } : {}) };
+  const blocked = check.blocked ?? (restore.putBacks && replayOver(restore.ws.dir, [...handEdits, ...held], restore.putBacks.replays));
+  const drift = check.drifted.filter((p) => !held.has(p));
+  return { ...planned, files, drift, ...(blocked ? { blocked } : {}) };
 }

@@ -47,7 +47,9 @@ const shownPaths = (paths: readonly string[]) =>
  * file in the way of a path to write.
  * With `allowDrift`, drift is reported in `drifted` instead of refused (a forced move saves it first); everything
  * else is still checked, so a forced move that cannot be done is refused before it saves anything. `ownMove`: the
- * journaled move this restore is a step of (running, and no other move).
+ * journaled move this restore is a step of (running, and no other move). `hold`: paths left as they are, drift or
+ * not, neither refused nor written (hand edits a stopped move's undos put back, see `heldPutBacks`); those the restore
+ * would have changed are in `held`.
  */
 export async function prepareRestore(
   ctx: EngineContext,
@@ -56,13 +58,16 @@ export async function prepareRestore(
   allowDrift: boolean | "leave" = false,
   ownMove?: string,
   leaveAlone: readonly string[] = [],
+  hold: readonly string[] = [],
 ): Promise<PreparedRestore> {
   assertNoRestorePending(ws);
   const state = await stateOf(ctx, ws);
   const leave = allowDrift === "leave";
-  const { drifted, changes, contents, applied, leftAlone } = await state.exclusive(async () => {
+  const { drifted, changes, contents, applied, leftAlone, held } = await state.exclusive(async () => {
     await scan(ctx, state);
-    return ctx.store.read((tx) => prepareRestoreUnit(ctx, tx, state, ws, manifestId, ownMove, packCacheOf(ctx.store), leaveAlone, leave));
+    return ctx.store.read((tx) =>
+      prepareRestoreUnit(ctx, tx, state, ws, manifestId, ownMove, packCacheOf(ctx.store), leaveAlone, leave, hold),
+    );
   });
   // Checked before drift is refused: a refusal that forcing would not get past says what is in the way instead.
   const blocked = assertRestorable(ws.dir, applied);
@@ -89,6 +94,7 @@ export async function prepareRestore(
     contents,
     drifted,
     leftAlone: [...leftAlone],
+    ...(held.length > 0 ? { held } : {}),
     ...(ownMove === undefined ? {} : { ownMove }),
   };
 }
@@ -141,10 +147,11 @@ function* prepareRestoreUnit(
   packs: PackCache,
   leaveAlone: readonly string[],
   leaveDrift: boolean,
+  hold: readonly string[],
 ) {
   yield* assertNoMoveRunning(tx, ws, ownMove);
-  const found = yield* restoreChanges(tx, state, ws, manifestId, packs);
-  const { drifted, leftAlone } = found;
+  const found = heldOut(yield* restoreChanges(tx, state, ws, manifestId, packs), hold);
+  const { drifted, leftAlone, held } = found;
   if (drifted.length > 0) yield* refuseOthersDoing(ctx, tx, ws, ownMove === undefined);
   // A forced move's second look, after its drift was saved: what the first look left alone stays so (see force.ts).
   let changes = leaveAlone.length === 0 ? found.changes : found.changes.filter((c) => c.to !== null || !leaveAlone.includes(c.path));
@@ -160,7 +167,21 @@ function* prepareRestoreUnit(
     changes.flatMap((c) => (c.to === null ? [] : [contentOf(c.to)])),
     packs,
   );
-  return { drifted, changes, contents, applied, leftAlone };
+  return { drifted, changes, contents, applied, leftAlone, held };
+}
+
+/** `found` less the paths of `hold` (left as they are), with those it would have changed or found drifted (`held`). */
+function heldOut<T extends { drifted: string[]; changes: FileChange[]; applied: FileChange[] }>(found: T, hold: readonly string[]) {
+  if (hold.length === 0) return { ...found, held: [] as string[] };
+  const keep = new Set(hold);
+  const touched = [...found.drifted, ...found.changes.map((c) => c.path), ...found.applied.map((c) => c.path)];
+  return {
+    ...found,
+    drifted: found.drifted.filter((p) => !keep.has(p)),
+    changes: found.changes.filter((c) => !keep.has(c.path)),
+    applied: found.applied.filter((c) => !keep.has(c.path)),
+    held: [...new Set(touched.filter((p) => keep.has(p)))].sort(),
+  };
 }
 
 /**
@@ -283,6 +304,8 @@ export interface PreparedRestore {
   drifted: string[];
   /** New files the target ignores: no drift, and left as they are (see target-rules.ts). */
   leftAlone: string[];
+  /** Paths of its `hold` it leaves as they are that it would have changed (see `prepareRestore`). */
+  held?: string[];
   /** The journaled move the restore is a step of (see `prepareRestore`). */
   ownMove?: string;
 }
