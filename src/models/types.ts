@@ -254,7 +254,11 @@ export interface MoveResult {
 /** Files a forced move found changed outside forkpoint, and the checkpoint (on the branch left) that holds them. */
 export interface SavedDrift {
   checkpointId: string;
-  /** The paths added, modified or deleted since forkpoint last saw the directory. */
+  /**
+   * The paths added, modified or deleted since forkpoint last saw the directory that the move overwrites (those
+   * `plan().drift` lists; for a "conversation" move, those its undos and replays write). The checkpoint holds the whole
+   * directory, drift the move leaves as it is included.
+   */
   files: string[];
 }
 

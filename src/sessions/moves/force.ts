@@ -65,7 +65,8 @@ export async function saveDriftBeforeTools(
   const drifted = [...found, ...changed.filter((p) => !found.includes(p))];
   const over = drifted.filter((p) => !keep.has(p) && (reach === "all" || reaches(reach, p)));
   if (over.length === 0) return null;
-  if (force) return saveDrift(ctx, ref, force.move, drifted);
+  // The checkpoint holds every file as it is; it names those the calls write over, as `plan().drift` does.
+  if (force) return saveDrift(ctx, ref, force.move, over);
   const shown = over.slice(0, 10).join(", ") + (over.length > 10 ? `, and ${over.length - 10} more` : "");
   throw new ConflictError(
     `the workspace ${ws.dir} changed outside forkpoint since it last saw it (${shown}), and ` +
