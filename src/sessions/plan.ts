@@ -9,6 +9,7 @@ import { branchOf } from "./log/lineage.js";
 import { editPoint } from "./edit-point.js";
 import { headOf } from "./core/head.js";
 import { isSessionPosition } from "./moves/history.js";
+import { landingBranch } from "./moves/continued.js";
 import { computePlan, leftBehind } from "./moves/move-plan.js";
 import { snapshotPosition } from "./moves/move-files.js";
 import { irreversibleOutside } from "./moves/failed-undo-files.js";
@@ -59,7 +60,8 @@ function* planUnit(tx: Tx, ctx: EngineContext, ref: SessionRef, t: Target, scope
     branch = { id: null, parentId: cp.branchId, forkPosition: cp.position, position: cp.position };
     checkpointId = cp.id;
   } else if ("branchId" in t) {
-    const b = yield* branchOf(tx, session, t.branchId);
+    // As the switch decides it: a failed guarded block's branch is entered where the block never ran.
+    const b = yield* landingBranch(tx, yield* branchOf(tx, session, t.branchId));
     const position = (yield* headOf(tx, b)).position;
     branch = { id: b.id, parentId: b.parentId, forkPosition: b.forkPosition, position };
   } else {

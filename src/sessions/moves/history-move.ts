@@ -3,6 +3,7 @@ import { ValidationError } from "../../models/errors.js";
 import type { MoveOptions } from "../../models/inputs.js";
 import type { MoveHistoryRow, SessionRow, Step, Tx } from "../../store/port/index.js";
 import { headOf } from "../core/head.js";
+import { landingBranch } from "./continued.js";
 import { sessionPosition } from "./history.js";
 import type { BaseMoveSpec } from "./move-spec.js";
 
@@ -31,7 +32,8 @@ export function* historyMoveSpec(
   const here = session.currentBranchId === end ? undefined : yield* sessionPosition(tx, session);
   const stay = row.fromBranchId === row.toBranchId;
   const ends = !here ? undefined : stay ? { from: here, to: here } : op === "undo" ? { to: here } : { from: here };
-  const branch = (yield* tx.getBranch(here && stay ? here.branchId : branchId))!;
+  // A failed guarded block's branch, its head as the block left it, is entered where the block never ran.
+  const branch = yield* landingBranch(tx, (yield* tx.getBranch(here && stay ? here.branchId : branchId))!);
   return {
     kind: "switch",
     sessionId: session.id,

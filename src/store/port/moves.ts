@@ -69,6 +69,12 @@ export interface MoveEnds {
   to?: MoveEnd;
 }
 
+/** A failed guarded block's branch, continued by its rollback's branch while its head is at `atPosition`. */
+export interface BranchContinuation {
+  byBranchId: string;
+  atPosition: number;
+}
+
 /** An applied invocation of a session: its entry id and where it sits. */
 export interface AppliedCall {
   id: string;
@@ -191,6 +197,13 @@ export interface MovesTx {
    * rollback moved it off the move's own end: the next op on this move goes there).
    */
   setMoveUndone(sessionId: string, ref: string, op: "undo" | "redo", ends?: MoveEnds): Step<boolean>;
+  /**
+   * Records that `byBranchId` (a failed guarded block's rollback branch) continues `branchId`, whose head the block
+   * left at `atPosition`: a move to `branchId`'s head lands at `byBranchId`'s while that head is still there.
+   */
+  continueBranch(branchId: string, byBranchId: string, atPosition: number): Step<void>;
+  /** The branch that continues `branchId` and its position then (see `continueBranch`), undefined when none does. */
+  branchContinuation(branchId: string): Step<BranchContinuation | undefined>;
 
   /**
    * Deletes finished moves (and their steps) of one session or all, keeping any with a step of unknown outcome, and a

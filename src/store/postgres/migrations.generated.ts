@@ -366,5 +366,14 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     "sql": [
       "ALTER TABLE \"branches\" ADD COLUMN \"move_to_branch_id\" text COLLATE \"C\";"
     ]
+  },
+  {
+    "tag": "0032_continued_by",
+    "folderMillis": 1796153787255,
+    "hash": "21c44a05c921c8278ef65b0b6cd394f98843808bfe8fa93cd45ca696258113ff",
+    "sql": [
+      "ALTER TABLE \"branches\" ADD COLUMN \"continued_by\" text COLLATE \"C\";",
+      "\nALTER TABLE \"branches\" ADD COLUMN \"continued_at\" integer;"
+    ]
   }
 ];

@@ -1,6 +1,7 @@
 // The applied set and the move journal, whose owners hold leases: PostgreSQL's statements and the port's MovesTx.
 import type {
   AppliedCall,
+  BranchContinuation,
   MoveEnds,
   MoveHistoryRow,
   MoveRow,
@@ -107,6 +108,8 @@ const s = {
   branchEnds: `UPDATE branches SET move_from_branch_id = coalesce($1::text, move_from_branch_id),
     move_from_position = coalesce($2::int, move_from_position), move_to_branch_id = coalesce($3::text, move_to_branch_id),
     move_to_position = coalesce($4::int, move_to_position) WHERE id = $5`,
+  continueBranch: `UPDATE branches SET continued_by = $1, continued_at = $2 WHERE id = $3`,
+  continuation: `SELECT continued_by AS "byBranchId", continued_at AS "atPosition" FROM branches WHERE id = $1 AND continued_by IS NOT NULL`,
 };
 
 export function movesTx(sql: Sql): MovesTx {
@@ -237,6 +240,14 @@ export function movesTx(sql: Sql): MovesTx {
         else yield* sql.exec(s.branchEnds, [...values, ref]);
       }
       return true;
+    },
+
+    *continueBranch(branchId: string, byBranchId: string, atPosition: number) {
+      yield* sql.exec(s.continueBranch, [byBranchId, atPosition, branchId]);
+    },
+    *branchContinuation(branchId: string) {
+      const [row] = yield* sql.rows<BranchContinuation>(s.continuation, [branchId]);
+      return row;
     },
 
     *deleteFinishedMoves(sessionId?: string) {

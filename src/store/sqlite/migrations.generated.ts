@@ -424,5 +424,14 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     "sql": [
       "ALTER TABLE `branches` ADD `move_to_branch_id` text;"
     ]
+  },
+  {
+    "tag": "0037_continued_by",
+    "folderMillis": 1796153785302,
+    "hash": "5d6c52a96fd714cdf8bb5f4410678e508786fe6f4519e790d5c488167f120e0f",
+    "sql": [
+      "ALTER TABLE `branches` ADD `continued_by` text;",
+      "\nALTER TABLE `branches` ADD `continued_at` integer;"
+    ]
   }
 ];

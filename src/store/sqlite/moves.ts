@@ -2,6 +2,7 @@
 import type Database from "better-sqlite3";
 import type {
   AppliedCall,
+  BranchContinuation,
   MoveEnds,
   MoveHistoryRow,
   MoveRow,
@@ -92,6 +93,10 @@ export function movesTx(db: Database.Database): MovesTx {
     branchEnds: p(`UPDATE branches SET move_from_branch_id = coalesce(?, move_from_branch_id),
       move_from_position = coalesce(?, move_from_position), move_to_branch_id = coalesce(?, move_to_branch_id),
       move_to_position = coalesce(?, move_to_position) WHERE id = ?`),
+    continueBranch: p(`UPDATE branches SET continued_by = ?, continued_at = ? WHERE id = ?`),
+    continuation: p(
+      `SELECT continued_by AS byBranchId, continued_at AS atPosition FROM branches WHERE id = ? AND continued_by IS NOT NULL`,
+    ),
   };
   const stackOf = (sessionId: string): MoveStack => {
     const row = s.stack.get(sessionId) as { top: string | null; redo: string | null } | undefined;
@@ -208,6 +213,13 @@ export function movesTx(db: Database.Database): MovesTx {
         else s.branchEnds.run(...values, ref);
       }
       return true;
+    },
+
+    *continueBranch(branchId: string, byBranchId: string, atPosition: number) {
+      s.continueBranch.run(byBranchId, atPosition, branchId);
+    },
+    *branchContinuation(branchId: string) {
+      return s.continuation.get(branchId) as BranchContinuation | undefined;
     },
 
     *deleteFinishedMoves(sessionId?: string) {

@@ -76,6 +76,12 @@ export const branches = sqliteTable(
      */
     moveToBranchId: text("move_to_branch_id"),
     movePrev: text("move_prev"),
+    /**
+     * Set on the branch a failed guarded block (atomic) wrote on: the branch its rollback made, which continues this one
+     * while this one's head is still at `continued_at` (its position when the block failed; nobody wrote on it since).
+     */
+    continuedBy: text("continued_by"),
+    continuedAt: integer("continued_at"),
   },
   (t) => [
     uniqueIndex("branches_id").on(t.id),

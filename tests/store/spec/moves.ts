@@ -597,4 +597,23 @@ export function moveStackSpec(store: () => Store): void {
       toPosition: 3,
     });
   });
+
+  it("records the branch that continues a failed block's branch, and where that branch's head was", async () => {
+    await seed(store(), "sc", "alice", 2);
+    await store().write({ sessionId: "sc" }, function* (tx) {
+      const branch = rootBranch("sc", {
+        id: "sc-b2",
+        parentId: "sc-b1",
+        forkPosition: 1,
+        forkEntryId: "sc-b1-e1",
+        reason: "rollback",
+        createdAt: at(85),
+      });
+      yield* tx.insertBranch(branch);
+    });
+    expect(await store().read((tx) => tx.branchContinuation("sc-b1"))).toBeUndefined();
+    await store().write({ sessionId: "sc" }, (tx) => tx.continueBranch("sc-b1", "sc-b2", 2));
+    expect(await store().read((tx) => tx.branchContinuation("sc-b1"))).toEqual({ byBranchId: "sc-b2", atPosition: 2 });
+    expect(await store().read((tx) => tx.branchContinuation("sc-b2"))).toBeUndefined();
+  });
 }

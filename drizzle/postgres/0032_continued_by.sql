@@ -1,0 +1,2 @@
+ALTER TABLE "branches" ADD COLUMN "continued_by" text COLLATE "C";--> statement-breakpoint
+ALTER TABLE "branches" ADD COLUMN "continued_at" integer;

@@ -1,0 +1,2 @@
+ALTER TABLE `branches` ADD `continued_by` text;--> statement-breakpoint
+ALTER TABLE `branches` ADD `continued_at` integer;

@@ -1,0 +1,150 @@
+// A failed atomic block's branch, its head as the block left it, is entered where the block never ran: by any move.
+import { describe, expect, it } from "vitest";
+import { defineTool, type SessionHandle } from "../../src/index.js";
+import { rejectionOf, tempDatabases } from "../helpers.js";
+
+const dbs = tempDatabases();
+const world = new Map<string, string>();
+const runs: string[] = [];
+const put = defineTool<{ k: string; v: string }, { prev: string | null }>({
+  name: "put",
+  run: async ({ k, v }) => {
+    runs.push(k);
+    const prev = world.get(k) ?? null;
+    world.set(k, v);
+    return { prev };
+  },
+  undo: async ({ args, result }) => {
+    if (result.prev === null) world.delete(args.k);
+    else world.set(args.k, result.prev);
+  },
+});
+
+/** A block that writes a call and a message, then throws. */
+const failing = (s: SessionHandle) => async () => {
+  await s.invoke("put", { k: "c", v: "1" });
+  await s.append({ role: "assistant", content: "half" });
+  throw new Error("block failed");
+};
+
+async function fresh() {
+  world.clear();
+  runs.length = 0;
+  const { fp } = dbs.open({ tools: [put] });
+  const s = await fp.createSession({ userId: "u" });
+  await s.append({ role: "user", content: "q1" });
+  const cp0 = await s.checkpoint({ name: "cp0" });
+  await s.append({ role: "assistant", content: "a1" });
+  return { fp, s, cp0, x: (await s.info()).currentBranchId };
+}
+
+const contents = async (s: SessionHandle) => (await s.history()).map((m) => m.content);
+const at = async (s: SessionHandle) => (await s.info()).currentBranchId;
+
+describe("a failed atomic block's branch", () => {
+  it("switchBranch to it lands where the block's rollback left the session, running none of its calls", async () => {
+    const { s, cp0, x } = await fresh();
+    await rejectionOf(s.atomic(failing(s)));
+    const y = await at(s);
+    await s.rollback(cp0.id);
+    runs.length = 0;
+    const plan = await s.plan({ branchId: x });
+    expect(plan.branch.id).toBe(y);
+    expect(plan.replayed).toEqual([]);
+    const moved = await s.switchBranch(x);
+    expect(moved.branch.id).toBe(y);
+    expect(await at(s)).toBe(y);
+    expect(await contents(s)).toEqual(["q1", "a1"]);
+    expect(world.has("c")).toBe(false);
+    expect(runs).toEqual([]);
+    // From the rollback's branch itself, a switch to the block's branch changes nothing.
+    expect((await s.switchBranch(x)).branch.id).toBe(y);
+    expect(runs).toEqual([]);
+  });
+
+  it("another handle's switch lands there too; a checkpoint on it before the block is still a rollback target", async () => {
+    const { fp, s, cp0, x } = await fresh();
+    const pre = await s.checkpoint({ name: "pre" });
+    await rejectionOf(s.atomic(failing(s)));
+    const y = await at(s);
+    const t = await fp.getSession(s.id, { userId: "u" });
+    expect((await t.switchBranch(x)).branch.id).toBe(y);
+    expect(await at(s)).toBe(y);
+    await s.rollback(cp0.id);
+    const back = await s.rollback(pre.id);
+    expect([x, y]).not.toContain(back.branch.id);
+    expect(await contents(s)).toEqual(["q1", "a1"]);
+    expect(runs).toEqual(["c"]);
+  });
+
+  it("an undo of an older move landing at its head comes back to the rollback's branch", async () => {
+    const { s, cp0, x } = await fresh();
+    const y0 = (await s.rollback(cp0.id)).branch.id;
+    await s.switchBranch(x);
+    await rejectionOf(s.atomic(failing(s)));
+    const r = await at(s);
+    runs.length = 0;
+    await s.undo(); // the switch back to x
+    expect(await at(s)).toBe(y0);
+    await s.undo(); // the rollback off x: back to x's head, where the block never ran
+    expect(await at(s)).toBe(r);
+    expect(await contents(s)).toEqual(["q1", "a1"]);
+    expect(world.has("c")).toBe(false);
+    await s.redo();
+    expect(await at(s)).toBe(y0);
+    await s.redo();
+    expect(await at(s)).toBe(r);
+    expect(runs).toEqual([]);
+    expect(world.has("c")).toBe(false);
+  });
+
+  it("a move made during the block by another handle, then the failure: undo and redo never bring the block back", async () => {
+    const { fp, s, cp0, x } = await fresh();
+    const t = await fp.getSession(s.id, { userId: "u" });
+    await s.rollback(cp0.id);
+    await s.append({ role: "user", content: "q1b" });
+    const b = await at(s);
+    const block = async () => {
+      await s.invoke("put", { k: "c", v: "1" });
+      await s.append({ role: "assistant", content: "half" });
+      await t.switchBranch(x);
+      throw new Error("block failed");
+    };
+    await rejectionOf(s.atomic(block, { waitMs: 5000 }));
+    const r = await at(s);
+    expect(r).not.toBe(b);
+    expect(await contents(s)).toEqual(["q1", "q1b"]);
+    runs.length = 0;
+    await s.undo(); // the other handle's switch: back to b's head, where the block never ran
+    expect(await at(s)).toBe(r);
+    expect(await contents(s)).toEqual(["q1", "q1b"]);
+    await s.redo(); // the switch again: it landed where the block never ran
+    expect(await at(s)).toBe(r);
+    await s.undo();
+    expect(await at(s)).toBe(r);
+    expect(runs).toEqual([]);
+    expect(world.has("c")).toBe(false);
+  });
+
+  it("a move made inside the block, then the failure: undo and redo never bring the block back", async () => {
+    const { s, cp0 } = await fresh();
+    await s.rollback(cp0.id);
+    await s.append({ role: "user", content: "q1b" });
+    const block = async () => {
+      await s.invoke("put", { k: "c", v: "1" });
+      await s.rollback(cp0.id);
+      await s.invoke("put", { k: "d", v: "1" });
+      throw new Error("block failed");
+    };
+    await rejectionOf(s.atomic(block));
+    const r = await at(s);
+    runs.length = 0;
+    await s.undo(); // the rollback inside the block
+    expect(await at(s)).toBe(r);
+    expect(await contents(s)).toEqual(["q1", "q1b"]);
+    await s.redo();
+    expect(await at(s)).toBe(r);
+    expect(runs).toEqual([]);
+    expect([...world.keys()]).toEqual([]);
+  });
+});
