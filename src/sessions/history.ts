@@ -85,9 +85,12 @@ export function versionedPage(page: Message[], rows: readonly VersionRow[]): Ver
   }
   return page.map((m) => {
     const found = byMessage.get(m.id);
-    const versions: MessageVersions = found
-      ? { index: found.index.get(m.id) ?? -1, count: found.branchIds.length, branchIds: found.branchIds }
-      : { index: 0, count: 1, branchIds: [m.branchId] };
+    // Not among its anchor's versions (a failed guarded block wrote it): it stands alone.
+    const index = found?.index.get(m.id);
+    const versions: MessageVersions =
+      found && index !== undefined
+        ? { index, count: found.branchIds.length, branchIds: found.branchIds }
+        : { index: 0, count: 1, branchIds: [m.branchId] };
     return { ...m, versions };
   });
 }

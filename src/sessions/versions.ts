@@ -19,6 +19,9 @@ function* versionsUnit(tx: Tx, ref: SessionRef, messageId: string) {
   const { message, branch } = yield* sessionMessage(tx, session, messageId);
   const before = yield* messageBefore(tx, branch, message.position);
   const siblings = yield* tx.versionsAfter(session.id, before?.id ?? null);
+  // A message a failed guarded block wrote is no version of the others: it stands alone.
+  if (!siblings.some((m) => m.id === message.id))
+    return { index: 0, count: 1, versions: [{ branchId: branch.id, message: toMessage(message) }] };
   return {
     index: siblings.findIndex((m) => m.id === message.id),
     count: siblings.length,

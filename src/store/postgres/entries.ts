@@ -77,6 +77,13 @@ const following = (anchors: string, session: string) => `WITH RECURSIVE
         WHERE f.session_id = ${session} AND f.fork_entry_id = e.id OFFSET 0) f)`;
 
 /**
+ * Not a message a failed guarded block (atomic) wrote: one of the branch's own entries after the block's checkpoint (where
+ * the branch continuing it forks) up to where the block left its head. Such a message is no version of any other.
+ */
+const NOT_FAILED_BLOCK = (v: string) => `NOT EXISTS (SELECT 1 FROM branches fb JOIN branches cb ON cb.id = fb.continued_by
+    WHERE fb.id = ${v}.branch_id AND ${v}.position > cb.fork_position AND ${v}.position <= fb.continued_at)`;
+
+/**
  * A message's versions are the messages whose nearest message before them is the same message (its anchor; null:
  * none, the session's first messages), whatever tool calls and state changes come between: for each anchor, the first
  * message of each branch that `following` finds, oldest first. `$1` and `$3` are the messages' ids and their anchors'
@@ -84,7 +91,8 @@ const following = (anchors: string, session: string) => `WITH RECURSIVE
  */
 export const MESSAGE_VERSIONS = `${following("SELECT * FROM unnest($1::text[], $3::text[])", "$2")}
   SELECT s.of_id AS "ofId", v.id AS id, v.branch_id AS "branchId"
-  FROM s CROSS JOIN LATERAL (${NEXT_MESSAGE("s", "n.id, n.branch_id, n.seq")}) v
+  FROM s CROSS JOIN LATERAL (${NEXT_MESSAGE("s", "n.id, n.branch_id, n.seq, n.position")}) v
+  WHERE ${NOT_FAILED_BLOCK("v")}
   ORDER BY s.of_id, v.seq`;
 
 /** The versions that follow one anchor (`$2`, null: the session's start, of session `$1`), as whole messages, oldest first. */
@@ -92,6 +100,7 @@ export const VERSIONS_AFTER = `${following("SELECT NULL::text, $2::text", "$1")}
   SELECT v.id, v.branch_id AS "branchId", v.position, v.role, v.content, v.client_id AS "clientId", v.metadata,
     v.created_at AS "createdAt"
   FROM s CROSS JOIN LATERAL (${NEXT_MESSAGE("s", "n.*")}) v
+  WHERE ${NOT_FAILED_BLOCK("v")}
   ORDER BY v.seq`;
 
 /** The branches whose lineage's last message is `$2` (of session `$1`), oldest first. */

@@ -61,6 +61,13 @@ const following = (anchors: string) => `WITH RECURSIVE
       CROSS JOIN branches f ON f.session_id = @session AND f.fork_entry_id = e.id)`;
 
 /**
+ * Not a message a failed guarded block (atomic) wrote: one of the branch's own entries after the block's checkpoint (where
+ * the branch continuing it forks) up to where the block left its head. Such a message is no version of any other.
+ */
+const NOT_FAILED_BLOCK = (v: string) => `NOT EXISTS (SELECT 1 FROM branches fb JOIN branches cb ON cb.id = fb.continued_by
+    WHERE fb.id = ${v}.branch_id AND ${v}.position > cb.fork_position AND ${v}.position <= fb.continued_at)`;
+
+/**
  * A message's versions are the messages whose nearest message before them is the same message (`anchor_id`; null: none,
  * the session's first messages), whatever tool calls and state changes come between: for each anchor, the first
  * message of each branch that `following` finds, oldest first. `@anchors` is a JSON array of `[of_id, anchor_id]`.
@@ -68,6 +75,7 @@ const following = (anchors: string) => `WITH RECURSIVE
 export const MESSAGE_VERSIONS = `${following("SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(@anchors)")}
   SELECT s.of_id AS ofId, v.id AS id, v.branch_id AS branchId
   FROM s CROSS JOIN entries v ON v.branch_id = s.branch_id AND v.position = ${NEXT_MESSAGE("s")}
+  WHERE ${NOT_FAILED_BLOCK("v")}
   ORDER BY s.of_id, v.seq`;
 
 /** The versions that follow one anchor (`@anchor`, null: the session's start), as whole messages, oldest first. */
@@ -75,6 +83,7 @@ export const VERSIONS_AFTER = `${following("SELECT NULL, @anchor")}
   SELECT v.id AS id, v.branch_id AS branchId, v.position AS position, v.role AS role, v.content AS content,
     v.client_id AS clientId, v.metadata AS metadata, v.created_at AS createdAt
   FROM s CROSS JOIN entries v ON v.branch_id = s.branch_id AND v.position = ${NEXT_MESSAGE("s")}
+  WHERE ${NOT_FAILED_BLOCK("v")}
   ORDER BY v.seq`;
 
 /** The branches whose lineage's last message is `@message` (of session `@session`), oldest first. */

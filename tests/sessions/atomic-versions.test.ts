@@ -1,0 +1,32 @@
+// A message a failed atomic block wrote is no `< n/m >` version of the answer written after it, nor it of that one.
+import { describe, expect, it } from "vitest";
+import { rejectionOf, tempDatabases } from "../helpers.js";
+
+const dbs = tempDatabases();
+
+describe("versions after a failed atomic block", () => {
+  it("do not count the block's message; a real version still counts", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    await s.append({ role: "user", content: "q" });
+    const x = (await s.info()).currentBranchId;
+    const block = async () => {
+      await s.append({ role: "assistant", content: "half" });
+      throw new Error("block failed");
+    };
+    await rejectionOf(s.atomic(block));
+    const [a] = await s.append({ role: "assistant", content: "real answer" });
+    const last = (await s.history({ withVersions: true })).at(-1)!;
+    expect(last.content).toBe("real answer");
+    expect(last.versions).toMatchObject({ index: 0, count: 1 });
+    expect((await s.versions(a!.id)).versions.map((v) => v.message.content)).toEqual(["real answer"]);
+    // The block's message, read on its own branch, stands alone.
+    const half = (await s.history({ branchId: x, withVersions: true })).at(-1)!;
+    expect(half.content).toBe("half");
+    expect(half.versions).toMatchObject({ index: 0, count: 1 });
+    expect(await s.versions(half.id)).toMatchObject({ index: 0, count: 1 });
+    // An answer written again (an edit of it) is a version as ever.
+    await s.edit(a!.id, { role: "assistant", content: "second answer" });
+    expect((await s.versions(a!.id)).versions.map((v) => v.message.content)).toEqual(["real answer", "second answer"]);
+  });
+});
