@@ -245,7 +245,7 @@ it("set aside on two branches by a files rollback on each: each keeps it out (re
 /**
  * Puts the set_aside table back as it was before a call could be set aside on several branches, upgrade not applied
  * (nor any later one: call_paths loses its outputs, hand_edited and hand_edit_ids, checkpoints their per-branch retention
- * index, branches their move_to_branch_id).
+ * index, branches their move_to_branch_id, continued_by and continued_at).
  */
 async function asBeforePerBranch(db: string) {
   const journal = JSON.parse(fs.readFileSync(`drizzle/${onPostgres ? "postgres" : "sqlite"}/meta/_journal.json`, "utf8")) as {
@@ -256,6 +256,8 @@ async function asBeforePerBranch(db: string) {
   await sqlOn(db, `ALTER TABLE call_paths DROP COLUMN hand_edited`);
   await sqlOn(db, `ALTER TABLE call_paths DROP COLUMN hand_edit_ids`);
   await sqlOn(db, `ALTER TABLE branches DROP COLUMN move_to_branch_id`);
+  await sqlOn(db, `ALTER TABLE branches DROP COLUMN continued_by`);
+  await sqlOn(db, `ALTER TABLE branches DROP COLUMN continued_at`);
   await sqlOn(db, `DROP INDEX checkpoints_branch_kind_seq`);
   if (onPostgres)
     await sqlOn(
