@@ -11,6 +11,7 @@ import { forkedBranch } from "./log/forked-branch.js";
 import { graphStays } from "./moves/graph-stays.js";
 import { isSessionPosition } from "./moves/history.js";
 import { performMove } from "./moves/move.js";
+import { beforeFailedWrites } from "./moves/continued.js";
 
 export async function rollback(
   ctx: EngineContext,
@@ -40,8 +41,14 @@ function* rollbackSpec(
 ): Step<BaseMoveSpec> {
   const read = yield* sessionCheckpointAnchor(tx, session, checkpointId, asOf ?? ctx.now());
   const cp = read.checkpoint;
-  const { anchor } = yield* verifyCheckpointAnchor(tx, cp, read);
-  const target = { branchId: cp.branchId, position: cp.position };
+  const verified = yield* verifyCheckpointAnchor(tx, cp, read);
+  // A failed block's checkpoint among the writes of another failed block (which began before it): forked before them.
+  const earlier = unrecorded ? yield* beforeFailedWrites(tx, cp.branchId, cp.position) : undefined;
+  const anchor = earlier ? (earlier.entryId ? yield* tx.getEntry(earlier.entryId) : undefined) : verified.anchor;
+  const target = { branchId: cp.branchId, position: earlier?.position ?? cp.position };
+  const fork = earlier
+    ? { entryId: earlier.entryId, checkpointId: earlier.checkpointId }
+    : { entryId: anchor?.id ?? null, checkpointId: cp.id };
   return {
     kind: "rollback",
     sessionId: session.id,
@@ -50,7 +57,7 @@ function* rollbackSpec(
     // A rollback to where the session is (clicked twice, nothing written since) keeps its branch: no empty fork. A
     // LangGraph thread resumed there without a message or call has moved on, though: the rollback brings it back.
     sameAsWorld: (yield* isSessionPosition(tx, session, target)) && (yield* graphStays(tx, session, cp, anchor?.hash ?? GENESIS_HASH)),
-    newBranch: forkedBranch(session.id, { parentId: cp.branchId, position: cp.position, entryId: anchor?.id ?? null, checkpointId: cp.id }),
+    newBranch: forkedBranch(session.id, { parentId: cp.branchId, position: target.position, ...fork }),
     edit: null,
     ...(unrecorded ? { unrecorded } : {}),
   };

@@ -31,3 +31,23 @@ export function* continueFailedBlock(tx: Tx, rolledBack: BranchRow): Step<void> 
   const head = yield* headOf(tx, ran);
   if (head.position > rolledBack.forkPosition) yield* tx.continueBranch(ran.id, rolledBack.id, head.position);
 }
+
+/** Where a failed block's rollback forks instead of its checkpoint: the fork of the branch continuing an earlier one. */
+export interface EarlierFork {
+  position: number;
+  entryId: string | null;
+  checkpointId: string | null;
+}
+
+/**
+ * A guarded block's checkpoint taken among another failed block's writes (two blocks ran at once on one branch, the
+ * other began first and failed first): its rollback forks where that block's rollback did, before them, so that it
+ * brings none of that block's writes back. Undefined when the checkpoint is not among such writes.
+ */
+export function* beforeFailedWrites(tx: Tx, branchId: string, position: number): Step<EarlierFork | undefined> {
+  const next = yield* tx.branchContinuation(branchId);
+  if (!next || position > next.atPosition) return undefined;
+  const by = yield* tx.getBranch(next.byBranchId);
+  if (!by || by.parentId !== branchId || position <= by.forkPosition) return undefined;
+  return { position: by.forkPosition, entryId: by.forkEntryId, checkpointId: by.forkCheckpointId };
+}
