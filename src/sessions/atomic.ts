@@ -8,8 +8,9 @@ import type { Checkpoint, MoveResult } from "../models/types.js";
 /** What a guarded block needs of its session. */
 export interface AtomicTarget {
   /** Checkpoints where the block begins, held against retention and prune (in every handle and server) until `release`. */
-  begin(options: { name: string }): Promise<{ checkpoint: Checkpoint; release(): Promise<void> }>;
-  rollback(checkpointId: string, options?: MoveOptions): Promise<MoveResult>;
+  begin(options: { name: string }): Promise<{ checkpoint: Checkpoint; release(): Promise<void>; since: number }>;
+  /** Rolls back to the block's checkpoint; `since` (from `begin`) tells the block's writes on any branch. */
+  rollback(checkpointId: string, options: MoveOptions | undefined, since: number): Promise<MoveResult>;
 }
 
 /** How long a rollback waits by default for another server's tool call or move on the session (ms): a lease's length. */
@@ -43,12 +44,12 @@ export type AtomicOptions = z.input<typeof atomicOptions>;
 export async function atomic<T>(target: AtomicTarget, block: () => Promise<T> | T, options: AtomicOptions = {}): Promise<T> {
   const o = parseOptions(atomicOptions, options, "options");
   if (typeof block !== "function") throw new ValidationError("block", "must be a function");
-  const { checkpoint: cp, release } = await target.begin({ name: o.name ?? "atomic" });
+  const { checkpoint: cp, release, since } = await target.begin({ name: o.name ?? "atomic" });
   try {
     return await block();
   } catch (error) {
     try {
-      await rollbackWhenFree(target, cp.id, o.rollback, o.waitMs ?? ATOMIC_WAIT_MS);
+      await rollbackWhenFree(target, cp.id, o.rollback, o.waitMs ?? ATOMIC_WAIT_MS, since);
     } catch (rollbackError) {
       throw new AtomicRollbackError(error, rollbackError, cp.id);
     }
@@ -62,11 +63,17 @@ export async function atomic<T>(target: AtomicTarget, block: () => Promise<T> | 
 const BUSY = new Set(["CALL_IN_PROGRESS", "MOVE_IN_PROGRESS"]);
 
 /** Rolls back, trying again (pauses growing to half a second) while the session is busy elsewhere, for `waitMs` at most. */
-async function rollbackWhenFree(target: AtomicTarget, checkpointId: string, options: MoveOptions | undefined, waitMs: number) {
+async function rollbackWhenFree(
+  target: AtomicTarget,
+  checkpointId: string,
+  options: MoveOptions | undefined,
+  waitMs: number,
+  since: number,
+) {
   const deadline = performance.now() + waitMs;
   for (let pause = 10; ; pause = Math.min(pause * 2, 500)) {
     try {
-      return await target.rollback(checkpointId, options);
+      return await target.rollback(checkpointId, options, since);
     } catch (error) {
       if (!(error instanceof ConflictError && BUSY.has(error.code)) || performance.now() + pause > deadline) throw error;
       await sleep(pause);

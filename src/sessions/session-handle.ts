@@ -459,8 +459,8 @@ export class SessionHandle {
     // is not the user's move: undo and redo do not see it.
     const target = {
       begin: (o: { name: string }) => this.#run((ctx, ref) => heldCheckpoint(ctx, ref, o)),
-      rollback: (checkpointId: string, o?: MoveOptions) =>
-        this.#move(o, (ctx, ref) => rollback(ctx, ref, checkpointId, o, undefined, { expired: true, unrecorded: true })),
+      rollback: (checkpointId: string, o: MoveOptions | undefined, since: number) =>
+        this.#move(o, (ctx, ref) => rollback(ctx, ref, checkpointId, o, undefined, { expired: true, unrecorded: true, since })),
     };
     const guarded = () => atomic(target, block, options);
     // One exclusive call of the handle's order (see call-order.ts): a write made after it is not rolled back with the

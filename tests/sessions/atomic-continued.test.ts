@@ -147,4 +147,38 @@ describe("a failed atomic block's branch", () => {
     expect(runs).toEqual([]);
     expect([...world.keys()]).toEqual([]);
   });
+
+  it("another branch the block moved to and wrote on is entered where the block never ran; one it did not write on as ever", async () => {
+    const { s, cp0 } = await fresh();
+    await s.invoke("put", { k: "a", v: "1" });
+    const a = await at(s);
+    await s.rollback(cp0.id);
+    await s.append({ role: "user", content: "q1b" });
+    const block = async () => {
+      await s.invoke("put", { k: "c", v: "1" });
+      await s.undo(); // back to a, and a write there
+      await s.invoke("put", { k: "d", v: "1" });
+      throw new Error("block failed");
+    };
+    await rejectionOf(s.atomic(block));
+    const r = await at(s);
+    runs.length = 0;
+    expect((await s.switchBranch(a)).branch.id).toBe(r);
+    expect(runs).toEqual([]);
+    expect([...world.keys()]).toEqual([]);
+    // A branch the session was only moved to during a failed block (nothing written there) is entered as ever.
+    const n = (await s.rollback(cp0.id)).branch.id;
+    await s.append({ role: "user", content: "q2" });
+    await s.switchBranch(r);
+    const blockOnR = async () => {
+      await s.invoke("put", { k: "e", v: "1" });
+      await s.switchBranch(n);
+      throw new Error("block failed");
+    };
+    await rejectionOf(s.atomic(blockOnR));
+    await s.rollback(cp0.id);
+    expect((await s.switchBranch(n)).branch.id).toBe(n);
+    expect(await contents(s)).toEqual(["q1", "q2"]);
+    expect(runs).toEqual(["e"]);
+  });
 });

@@ -64,7 +64,7 @@ export function* finishMoveTx(ctx: EngineContext, tx: Tx, spec: MoveSpec, moveId
     branchRow = spec.newBranch;
     branchRow.createdAt = now;
     yield* tx.insertBranch(branchRow, branchMove(spec));
-    if (spec.unrecorded) yield* continueFailedBlock(tx, branchRow);
+    if (spec.unrecorded) yield* continueFailedBlock(tx, branchRow, spec.blockSince);
     if (spec.edit) {
       let base = spec.edit.base ?? headOfEntry(branchRow.forkEntryId ? yield* tx.getEntry(branchRow.forkEntryId) : undefined);
       // The messages written with the edited one before it, again (see `editPoint`), each as an append writes it.

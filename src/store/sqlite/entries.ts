@@ -65,7 +65,7 @@ const following = (anchors: string) => `WITH RECURSIVE
  * the branch continuing it forks) up to where the block left its head. Such a message is no version of any other.
  */
 const NOT_FAILED_BLOCK = (v: string) => `NOT EXISTS (SELECT 1 FROM branches fb JOIN branches cb ON cb.id = fb.continued_by
-    WHERE fb.id = ${v}.branch_id AND ${v}.position > cb.fork_position AND ${v}.position <= fb.continued_at)`;
+    WHERE fb.id = ${v}.branch_id AND cb.parent_id = fb.id AND ${v}.position > cb.fork_position AND ${v}.position <= fb.continued_at)`;
 
 /**
  * A message's versions are the messages whose nearest message before them is the same message (`anchor_id`; null: none,
