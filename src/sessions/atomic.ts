@@ -38,7 +38,7 @@ export type AtomicOptions = z.input<typeof atomicOptions>;
  * the block began. While the block runs no retention policy expires it and no prune deletes it; a rollback refused for
  * a call or move running elsewhere is tried again until it ends (at most `waitMs`). That rollback is not in the undo
  * history: a failed block is as if it never ran, and `undo` takes back the user's last move before it (`redo` then
- * comes back to where the block's rollback left the session). The branch the block wrote on is continued by the
+ * comes back to where the block's rollback left the session). Each branch the block wrote on is continued by the
  * rollback's: while its head is where the block left it, every move to that head lands at the rollback branch's head.
  */
 export async function atomic<T>(target: AtomicTarget, block: () => Promise<T> | T, options: AtomicOptions = {}): Promise<T> {

@@ -450,7 +450,7 @@ export class SessionHandle {
    * call made after `atomic()` outside the block (not awaited, or from another request) waits until the block and its
    * rollback have ended, and lands after them. The rollback is not in the undo history: a failed block is as if it
    * never ran, and `undo()` takes back the user's last move before it (it never runs the block's calls again); `redo()`
-   * then comes back to where the block's rollback left the session. Any move to the head of the branch the block wrote
+   * then comes back to where the block's rollback left the session. Any move to the head of a branch the block wrote
    * on (`switchBranch`, an undo or redo ending there) lands there too while nobody has written on that branch since.
    * @example await s.atomic(async () => { await s.invoke("write_file", args); await s.setState(next); })
    */
