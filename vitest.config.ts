@@ -53,9 +53,10 @@ const STORE_FREE = [
 
 export default defineConfig({
   test: {
-    // One PostgreSQL server for the run, started in the background (tests/setup/postgres.ts), and src/ with the fixtures
-    // compiled once for child processes (tests/setup/compiled.ts); root only, so that the projects share them.
-    globalSetup: ["tests/setup/postgres.ts", "tests/setup/compiled.ts"],
+    // The run's temp dir in memory (tests/setup/tmpdir.ts, first: the others make theirs in it), one PostgreSQL server for
+    // the run, started in the background (tests/setup/postgres.ts), and src/ with the fixtures compiled once for child
+    // processes (tests/setup/compiled.ts); root only, so that the projects share them.
+    globalSetup: ["tests/setup/tmpdir.ts", "tests/setup/postgres.ts", "tests/setup/compiled.ts"],
     // Three files at a time even on two cores (vitest's default there is one): the suites mostly wait, on the PostgreSQL
     // server, child processes and files. On two cores a whole run took 552 s with two workers, 487 s with three or four.
     maxWorkers: Math.max(3, availableParallelism() - 1),
