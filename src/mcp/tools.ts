@@ -2,6 +2,7 @@
 import {
   ConflictError,
   ForkpointError,
+  ValidationError,
   type Branch,
   type Checkpoint,
   type MoveOptions,
@@ -12,6 +13,7 @@ import {
 import type { FilesDiffer } from "./files-diff.js";
 import { keptByRollback, rollbackCheck } from "./blocked.js";
 import { findCheckpoint, lastCheckpoint } from "./lineage.js";
+import { attachedWorkspace } from "./workspace-session.js";
 import type { ToolInput, ToolName, ToolOutput } from "./schemas.js";
 import { branchOf, callOf, checkpointOf, countOf, diffLine, moveOf, moveTail, named, paths, skippedTail, where } from "./shapes.js";
 
@@ -71,6 +73,15 @@ const DISK = "disk";
 
 export const handlers: ToolHandlers = {
   async checkpoint({ session: s }, { name }) {
+    // A checkpoint without a workspace captures no files: never answered as saved (the server attaches one when it
+    // starts; a session deleted and imported again under its id while it runs has none). A deleted one says so first.
+    if (!(await attachedWorkspace(s))) {
+      await s.info();
+      throw new ValidationError(
+        "workspace",
+        "this server's session has no workspace attached, so a checkpoint would capture no files: restart this MCP server, which attaches it",
+      );
+    }
     const saved = await s.checkpoint(name === undefined ? {} : { name });
     const cp = checkpointOf(saved);
     const skipped = saved.skipped ?? [];

@@ -109,6 +109,16 @@ async function findOrAttach(fp: Forkpoint, o: WorkspaceSessionOptions, dir: stri
   }
   const metadata = (await session.info()).metadata ?? {};
   const known = metadata[WORKSPACE_KEY];
+  const other = await attachedWorkspace(session);
+  if (!other) {
+    // No workspace attached (a session of the user's, or one imported or cloned with its metadata but without its
+    // workspace, which stays in its own database): attached, and kept whatever happens. Its checkpoints hold no files,
+    // so attaching hides no edit from them; the exclude list it kept is kept unless another one is given.
+    const kept = typeof known === "string" ? (stringList(metadata[EXCLUDE_KEY]) ?? EARLIER_ALWAYS) : [];
+    const list = o.exclude === undefined ? excludeList(kept) : wanted;
+    await attach(session, dir, list);
+    return { session, dir, attached: true, exclude: list, excludeChanged: false };
+  }
   let kept: string[];
   if (typeof known === "string") {
     if (known !== dir)
@@ -117,12 +127,6 @@ async function findOrAttach(fp: Forkpoint, o: WorkspaceSessionOptions, dir: stri
       );
     kept = stringList(metadata[EXCLUDE_KEY]) ?? EARLIER_ALWAYS;
   } else {
-    const other = await attachedWorkspace(session);
-    if (!other) {
-      // A named session of the user's without a workspace: attached, and kept whatever happens.
-      await attach(session, dir, wanted);
-      return { session, dir, attached: true, exclude: wanted, excludeChanged: false };
-    }
     // An application attached one: attaching it again would take its files as they are for saved (an edit since its
     // last checkpoint would be overwritten unsaved by the next rollback). Taken as it is, or refused.
     if (other.dir !== dir)
@@ -140,7 +144,7 @@ async function findOrAttach(fp: Forkpoint, o: WorkspaceSessionOptions, dir: stri
 }
 
 /** The directory (real path) and exclude list of the workspace attached to `session`, or null when it has none. */
-async function attachedWorkspace(session: SessionHandle): Promise<{ dir: string; exclude: string[] } | null> {
+export async function attachedWorkspace(session: SessionHandle): Promise<{ dir: string; exclude: string[] } | null> {
   const ws = await sessionEngine(session).run((ctx, ref) => ctx.store.read((tx) => tx.getWorkspace(ref.id)));
   if (!ws) return null;
   let dir = ws.dir;
