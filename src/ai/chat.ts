@@ -202,7 +202,7 @@ function continuesAnswer(stored: Message, next: MessageInput): boolean {
  * is stored once; an answer equal to one stored on another branch (a regenerated answer in the same words) is another
  * answer unless its id or its tool calls tell otherwise.
  * An earlier message whose `metadata` only changed (a thumbs-up) is kept as stored: no fork, no call undone, the change
- * not stored. A list holding a message that, by its id or a tool call it names, is only on another branch (a stale tab
+ * not stored; the last answer's new metadata (its usage, sent with its end) is stored as its later form. A list holding a message that, by its id or a tool call it names, is only on another branch (a stale tab
  * after a rollback, edit or switch elsewhere; a rollback the model made) is refused, `ConflictError` `SESSION_MOVED`,
  * nothing written: load the chat again. `{ ifAt }` refuses the save the same way once the session left that branch
  * (and, with `head`, once anything was added to it: a tab that missed another tab's turn).

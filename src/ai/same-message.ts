@@ -31,7 +31,7 @@ export const comparable = (m: { role: string; content: unknown; metadata?: unkno
  * Whether stored message `m` is the list's `input` as it is: role and content. Metadata is not compared: a client that
  * changes an earlier message's metadata only (a thumbs-up) has not edited it, and an edit would fork before it and undo
  * every later tool call. Entries are never rewritten, so such a change is not stored (the last answer's, with more
- * parts, is: see `continues`).
+ * parts or new metadata, is: see `continues` and `restates`).
  */
 export function keeps(m: Message, input: MessageInput, options: Comparing): boolean {
   const { role, content } = comparable(m, options);
@@ -41,3 +41,15 @@ export function keeps(m: Message, input: MessageInput, options: Comparing): bool
 
 export const same = (m: Message, input: MessageInput, options: Comparing): boolean =>
   isDeepStrictEqual(comparable(m, options), comparable(input, options));
+
+/**
+ * Whether the list's last message `input` is stored answer `m` with new metadata of its own, its content the same: an
+ * answer's metadata sent with its end (its usage, when it finished) is the answer's, stored as its later form as more
+ * parts are (see `continues`). A list without metadata there keeps what is stored.
+ */
+export const restates = (m: Message, input: MessageInput, options: Comparing): boolean =>
+  m.role === "assistant" &&
+  input.role === "assistant" &&
+  input.metadata !== undefined &&
+  keeps(m, input, options) &&
+  !same(m, input, options);

@@ -12,7 +12,7 @@ import { servedHandler } from "../tools/handler-scope.js";
 import { sessionEngine, type SessionHandle } from "../sessions/session-handle.js";
 import { CONTINUES_KEY } from "../sessions/entry-refs.js";
 import { refuseOffLineage, type CallReading } from "./off-lineage.js";
-import { comparable, keeps, same } from "./same-message.js";
+import { comparable, keeps, restates, same } from "./same-message.js";
 import { answerCallKeys } from "./answer-call-keys.js";
 
 /** What `saveChat` did: how many stored messages it kept as they were, whether it forked a new branch, how many it appended. */
@@ -135,6 +135,7 @@ async function syncOnce(s: SessionHandle, inputs: MessageInput[], options: SyncO
     );
   let kept = 0;
   while (kept < stored.length && kept < inputs.length && keeps(stored[kept]!.latest, inputs[kept]!, options)) kept++;
+  if (restatesLast(stored, inputs, kept, options)) kept--;
   // The list ends at an earlier form of the last answer, which has gone on since: the request that continued it, sent
   // again as it was (a double submit, a retry). Nothing changed: taken for an edit, it would fork and undo the calls
   // the first request made, and the loop would make them again. Its messages end at that form: what the retry follows.
@@ -207,6 +208,17 @@ async function syncOnce(s: SessionHandle, inputs: MessageInput[], options: SyncO
   const branchId = rest.length > 0 || forked === "edit" ? last!.branchId : (forkedOn ?? readOn);
   return { kept, forked, continued, appended: rest.length, lastMessageId: last?.id ?? null, branchId };
 }
+
+/**
+ * Whether the list, all `kept` as stored, ends at the stored last answer with new metadata of its own (its usage, sent
+ * with its end): that answer is then taken as going on, and its new form is stored as a longer one is (see `restates`).
+ */
+const restatesLast = (stored: StoredMessage[], inputs: MessageInput[], kept: number, options: SyncOptions): boolean =>
+  options.continues !== undefined &&
+  kept > 0 &&
+  kept === stored.length &&
+  kept === inputs.length &&
+  restates(stored[kept - 1]!.latest, inputs[kept - 1]!, options);
 
 /**
  * The form of a stored answer (saved after each step: its forms and the calls between them) an edit of it forks before:
@@ -396,6 +408,7 @@ async function syncAfter(
   const kept = stored.length;
   let prefix = 0;
   while (prefix < kept && prefix < inputs.length && keeps(stored[prefix]!.latest, inputs[prefix]!, options)) prefix++;
+  if (restatesLast(stored, inputs, prefix, options)) prefix--;
   // The stored message may have gone on in the list (a client-side tool's output added to the answer): its longer form.
   const continued =
     prefix === kept - 1 && inputs.length >= kept && options.continues?.(stored[kept - 1]!.latest, inputs[kept - 1]!) === true;
