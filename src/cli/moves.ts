@@ -195,6 +195,17 @@ export function planLines(out: Output, plan: MovePlan, current?: string): string
   ];
 }
 
+/**
+ * A note for a move (or plan) of the conversation alone on a session with an attached workspace: its files stay as they
+ * are (an MCP session's rewind is `--scope both`). Nothing when the move had a files scope or the session has no workspace.
+ */
+export async function workspaceLeftLines(out: Output, s: SessionHandle, r: { files?: unknown }): Promise<string[]> {
+  if (r.files) return [];
+  const { attachedWorkspace } = await import("../mcp/workspace-session.js");
+  const ws = await attachedWorkspace(s);
+  return ws ? [out.c.yellow(`workspace     ${escapeText(ws.dir)} left as it is: --scope both moves its files with the conversation`)] : [];
+}
+
 /** The first five paths a move left as they are (a later move refuses to overwrite them unsaved), and how many more. */
 const shownKept = (paths: readonly string[]) =>
   paths.slice(0, 5).map(escapeText).join(", ") + (paths.length > 5 ? `, and ${paths.length - 5} more` : "");

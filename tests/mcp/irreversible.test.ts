@@ -43,7 +43,9 @@ describe("an irreversible tool call on the way", () => {
       refusal: "IRREVERSIBLE",
       tools: { undo: [], replay: [], irreversible: [`send_email ${sent.id}`], unregistered: [] },
     });
-    expect(await refused(server.client, "rollback", { checkpoint: "one" })).toMatch(/^IRREVERSIBLE: .*forkpoint CLI/);
+    expect(await refused(server.client, "rollback", { checkpoint: "one" })).toMatch(
+      /^IRREVERSIBLE: .*forkpoint CLI: forkpoint rollback --scope both/,
+    );
     expect(filesIn(ws)).toEqual({ "a.txt": "two\n" });
     expect((await ok(server.client, "branches")).branches).toHaveLength(1);
   });

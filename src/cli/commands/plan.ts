@@ -2,7 +2,7 @@
 import type { Command } from "commander";
 import type { PlanTarget } from "../../index.js";
 import type { Cli } from "../cli.js";
-import { checkScope, planLines } from "../moves.js";
+import { checkScope, planLines, workspaceLeftLines } from "../moves.js";
 import { withForkpoint } from "../open.js";
 import { examples, withUser } from "../options.js";
 
@@ -34,7 +34,8 @@ export function planCommand(program: Command, cli: Cli): void {
       const s = await fp.getSession(sessionId, { userId: o.user });
       const plan = await s.plan(o.scope ? { ...targets[0]!, scope: o.scope } : targets[0]!);
       const current = (await s.info()).currentBranchId;
-      cli.out.print(plan, () => planLines(cli.out, plan, current));
+      const left = await workspaceLeftLines(cli.out, s, plan);
+      cli.out.print(plan, () => [...planLines(cli.out, plan, current), ...left]);
     });
   });
 }

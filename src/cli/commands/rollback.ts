@@ -1,7 +1,7 @@
 // `forkpoint rollback <session> <checkpoint>`: a new branch at the checkpoint, the world moved there (or --dry-run).
 import type { Command } from "commander";
 import type { Cli } from "../cli.js";
-import { guardedMove, moveOptions, moveResultLines, planLines, withMoveOptions, type MoveFlags } from "../moves.js";
+import { guardedMove, moveOptions, moveResultLines, planLines, withMoveOptions, workspaceLeftLines, type MoveFlags } from "../moves.js";
 import { withForkpoint } from "../open.js";
 import { examples, withUser } from "../options.js";
 
@@ -26,10 +26,12 @@ export function rollbackCommand(program: Command, cli: Cli): void {
       const from = (await s.info()).currentBranchId;
       if (o.dryRun) {
         const plan = await s.plan({ checkpointId, ...(o.scope ? { scope: o.scope } : {}) });
-        return cli.out.print(plan, () => planLines(cli.out, plan, from));
+        const left = await workspaceLeftLines(cli.out, s, plan);
+        return cli.out.print(plan, () => [...planLines(cli.out, plan, from), ...left]);
       }
       const r = await guardedMove(cli, s, "rollback", { checkpointId }, o, () => s.rollback(checkpointId, options));
-      cli.out.print(r, () => moveResultLines(cli.out, r, from));
+      const left = await workspaceLeftLines(cli.out, s, r);
+      cli.out.print(r, () => [...moveResultLines(cli.out, r, from), ...left]);
     });
   });
 }

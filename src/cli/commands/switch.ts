@@ -1,7 +1,7 @@
 // `forkpoint switch <session> <branch>`: make another branch current, the world moved to its head.
 import type { Command } from "commander";
 import type { Cli } from "../cli.js";
-import { guardedMove, moveOptions, moveResultLines, withMoveOptions, type MoveFlags } from "../moves.js";
+import { guardedMove, moveOptions, moveResultLines, withMoveOptions, workspaceLeftLines, type MoveFlags } from "../moves.js";
 import { withForkpoint } from "../open.js";
 import { examples, withUser } from "../options.js";
 
@@ -20,7 +20,8 @@ export function switchCommand(program: Command, cli: Cli): void {
       const s = await fp.getSession(sessionId, { userId: o.user });
       const from = (await s.info()).currentBranchId;
       const r = await guardedMove(cli, s, "switch", { branchId }, o, () => s.switchBranch(branchId, options));
-      cli.out.print(r, () => moveResultLines(cli.out, r, from));
+      const left = await workspaceLeftLines(cli.out, s, r);
+      cli.out.print(r, () => [...moveResultLines(cli.out, r, from), ...left]);
     });
   });
 }
