@@ -168,8 +168,11 @@ export function moveResultLines(out: Output, r: MoveResult, from?: string): stri
   ];
 }
 
-/** A plan's lines; `current`, the session's current branch, tells a move that would stay where it is. */
-export function planLines(out: Output, plan: MovePlan, current?: string): string[] {
+/**
+ * A plan's lines; `current`, the session's current branch, tells a move that would stay where it is. Calls whose tools
+ * are not loaded refuse the move (TOOL_NOT_REGISTERED) unless it leaves them (`leaveUnregistered`): the plan says so.
+ */
+export function planLines(out: Output, plan: MovePlan, current?: string, leaveUnregistered = false): string[] {
   const b = plan.branch;
   const counts = { message: 0, tool: 0, state: 0 };
   for (const e of plan.leftBehind) counts[e.kind]++;
@@ -187,6 +190,14 @@ export function planLines(out: Output, plan: MovePlan, current?: string): string
           : `would create a branch from ${escapeText(String(b.parentId))} at position ${b.forkPosition}`,
     `left behind   ${plan.leftBehind.length} entries (${counts.message} messages, ${counts.tool} tool calls, ${counts.state} state changes)`,
     ...toolLines(out, plan, true),
+    ...(plan.unregistered.length > 0 && !leaveUnregistered
+      ? [
+          out.c.red(
+            "refused       TOOL_NOT_REGISTERED: the move must undo or replay those calls; pass --tools ./my-tools.js (their " +
+              "defineTool definitions), or --leave-unregistered to leave them as they are",
+          ),
+        ]
+      : []),
     ...(plan.files ? [`files         ${plan.files.written.length} to write, ${plan.files.deleted.length} to delete`] : []),
     ...(plan.files?.kept ? [out.c.yellow(`kept as is    ${plan.files.kept.length}: ${shownKept(plan.files.kept)}`)] : []),
     // What the move refuses: drift unless --force (which saves it first), a blocked path whatever --force says.

@@ -130,8 +130,18 @@ export default [{
     const { db, sessionId, checkpointId } = await seeded("planned");
     const without = cli.run(["--db", db, "plan", sessionId, "-c", checkpointId, "-u", "ann"]).stdout;
     expect(without).toMatch(/\nunregistered  1\n/);
+    // The rollback itself is refused for want of that tool: the plan and the dry run say so (exit 0: they are plans).
+    const refusal = /\nrefused       TOOL_NOT_REGISTERED: .*--tools .*--leave-unregistered/;
+    expect(without).toMatch(refusal);
+    const dry = cli.run(["--db", db, "rollback", sessionId, checkpointId, "-u", "ann", "--dry-run"]);
+    expect(dry.status).toBe(0);
+    expect(dry.stdout).toMatch(refusal);
+    const left = cli.run(["--db", db, "rollback", sessionId, checkpointId, "-u", "ann", "--dry-run", "--leave-unregistered"]).stdout;
+    expect(left).toMatch(/\nunregistered  1\n/);
+    expect(left).not.toContain("refused");
     const withTools = cli.run(["--db", db, "--tools", toolsModule, "plan", sessionId, "-c", checkpointId, "-u", "ann"]).stdout;
     expect(withTools).toMatch(/\nwould undo    1\n  write_file tc_\S+ /);
+    expect(withTools).not.toContain("refused");
   });
 
   it("run through tsx from a clone, a TypeScript module that imports forkpoint by name loads, enums and all", async () => {

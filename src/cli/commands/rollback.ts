@@ -27,7 +27,7 @@ export function rollbackCommand(program: Command, cli: Cli): void {
       if (o.dryRun) {
         const plan = await s.plan({ checkpointId, ...(o.scope ? { scope: o.scope } : {}) });
         const left = await workspaceLeftLines(cli.out, s, plan);
-        return cli.out.print(plan, () => [...planLines(cli.out, plan, from), ...left]);
+        return cli.out.print(plan, () => [...planLines(cli.out, plan, from, o.leaveUnregistered), ...left]);
       }
       const r = await guardedMove(cli, s, "rollback", { checkpointId }, o, () => s.rollback(checkpointId, options));
       const left = await workspaceLeftLines(cli.out, s, r);
