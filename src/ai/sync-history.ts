@@ -1,4 +1,5 @@
 // Makes a session's history equal a list the app holds: the unchanged prefix kept, a changed message an edit, the rest appended.
+import { setTimeout as sleep } from "node:timers/promises";
 import { isDeepStrictEqual } from "node:util";
 import type { Message, MessageInput } from "../models/types.js";
 import { ConflictError, PayloadTooLargeError, ValidationError } from "../models/errors.js";
@@ -100,9 +101,25 @@ async function syncSaving(s: SessionHandle, inputs: MessageInput[], options: Syn
     if (options.ifAt) await checkAt(s, options.ifAt);
     return syncAfter(s, inputs, options.after, options);
   }
-  for (let read = 1; read <= SAVE_READS; read++) {
-    const saved = await syncOnce(s, inputs, options);
+  const { ctx } = sessionEngine(s);
+  const deadline = performance.now() + ctx.busyWaitMs;
+  let pause = 10;
+  for (let read = 1; read <= SAVE_READS;) {
+    let saved: SaveResult | null;
+    try {
+      saved = await syncOnce(s, inputs, options);
+    } catch (error) {
+      // Another server's move of the session under way (the same regenerate submitted twice, its fork undoing the old
+      // answer's calls): waited for, then read again, where this save finds what that one did (nothing left to do, or
+      // with the caller's `ifAt`, SESSION_MOVED). Never inside a tool handler: its own move may be the one in the way.
+      const busy = error instanceof ConflictError && error.code === "MOVE_IN_PROGRESS" && !servedHandler(s.id);
+      if (!busy || ctx.closing.aborted || performance.now() + pause > deadline) throw error;
+      await sleep(pause);
+      pause = Math.min(pause * 2, 500);
+      continue;
+    }
     if (saved) return saved;
+    read++;
   }
   throw new ConflictError(`the session's history kept changing while the list was saved (${SAVE_READS} tries): save it again`, "CONFLICT");
 }
