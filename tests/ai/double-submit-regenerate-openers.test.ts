@@ -32,7 +32,7 @@ it("the second save waits for the first's fork and writes nothing; the old answe
   const s = await one.fp.createSession({ userId: "u" });
   const asked = await saveChat(s, [question]);
   const wrapped = undoableTools(s, tools, undo, { after: asked.lastMessageId });
-  await wrapped.note!.execute!({ t: "A" }, { toolCallId: "c1", messages: [] });
+  await wrapped.note!.execute!({ t: "A" }, { toolCallId: "c1", messages: [], context: {} });
   const answer = {
     id: "a1",
     role: "assistant",
