@@ -24,10 +24,31 @@ function list(messages: unknown, where: string): unknown[] {
   return messages;
 }
 
+/** The roles a UIMessage has. */
+const UI_ROLES = new Set(["system", "user", "assistant"]);
+
+/**
+ * The list's messages, each id once: a list naming one message twice is no chat a page shows (the second would be
+ * stored as another message under the same id, and either could be read for it).
+ */
+function uiInputs(messages: unknown): MessageInput[] {
+  const inputs = list(messages, "messages").map(uiInput);
+  const seen = new Map<string, number>();
+  inputs.forEach((m, i) => {
+    if (m.clientId === undefined) return;
+    const first = seen.get(m.clientId);
+    if (first !== undefined)
+      throw new ValidationError(`messages[${i}].id`, `repeats messages[${first}].id (${JSON.stringify(m.clientId)})`);
+    seen.set(m.clientId, i);
+  });
+  return inputs;
+}
+
 function uiInput(value: unknown, i: number): MessageInput {
   const m = record(value, `messages[${i}]`);
   if (typeof m.id !== "string") throw new ValidationError(`messages[${i}].id`, "must be a string");
-  if (typeof m.role !== "string") throw new ValidationError(`messages[${i}].role`, "must be a string");
+  if (typeof m.role !== "string" || !UI_ROLES.has(m.role))
+    throw new ValidationError(`messages[${i}].role`, `must be "system", "user" or "assistant" (a UIMessage's role)`);
   if (!Array.isArray(m.parts)) throw new ValidationError(`messages[${i}].parts`, "must be an array of parts");
   return {
     role: m.role,
@@ -213,7 +234,7 @@ export async function saveChat<M extends UIMessage<any, any, any>>(
   messages: readonly M[],
   options: SaveChatOptions = {},
 ): Promise<SaveResult> {
-  return syncHistory(s, list(messages, "messages").map(uiInput), {
+  return syncHistory(s, uiInputs(messages), {
     continues: continuesAnswer,
     sameAs,
     callsOf,

@@ -158,7 +158,11 @@ function bindings(
     if (undo !== undefined && typeof undo !== "function") throw new ValidationError(`undos.${name}`, "must be a function");
   }
   if (typeof options !== "object" || options === null) throw new ValidationError("options", "must be an object when given");
-  const { toolsContext, after } = options as UndoableToolsOptions;
+  const { toolsContext, after, abortController, ...unknown } = options as UndoableToolsOptions;
+  // A misspelt option (`afterr`) would leave the calls on the current branch, not after the question: refused.
+  if (Object.keys(unknown).length > 0) throw new ValidationError("options", `unknown option(s): ${Object.keys(unknown).join(", ")}`);
+  if (abortController !== undefined && !(abortController instanceof AbortController))
+    throw new ValidationError("options.abortController", "must be an AbortController");
   if (after != null && (typeof after !== "string" || after === ""))
     throw new ValidationError("options.after", "must be a message id (the lastMessageId saveChat returned)");
   if (toolsContext != null && typeof toolsContext !== "object" && typeof toolsContext !== "function")

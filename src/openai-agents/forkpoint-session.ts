@@ -11,7 +11,7 @@ import type {
 } from "@openai/agents";
 import { decodeValue, encodeValue } from "../adapters/json-codec.js";
 import { ConflictError, ValidationError } from "../models/errors.js";
-import { parseInput, requestId } from "../models/inputs.js";
+import { moveOptions as moveOptionsSchema, parseInput, requestId } from "../models/inputs.js";
 import { assertJson, type JsonObject, type JsonValue } from "../models/json.js";
 import type { MoveOptions } from "../models/inputs.js";
 import type { Message, MessageInput } from "../models/types.js";
@@ -163,8 +163,12 @@ export class ForkpointSession implements Session, RunContextAwareSession, Sessio
   constructor(session: SessionHandle, options: { moveOptions?: MoveOptions } = {}) {
     if (!(session instanceof SessionHandle))
       throw new ValidationError("session", "ForkpointSession expects a session handle (from fp.createSession or fp.getSession)");
+    if (typeof options !== "object" || options === null) throw new ValidationError("options", "must be an object when given");
+    const { moveOptions: given, ...unknown } = options;
+    if (Object.keys(unknown).length > 0) throw new ValidationError("options", `unknown option(s): ${Object.keys(unknown).join(", ")}`);
+    if (given !== undefined) parseInput(moveOptionsSchema, given, "options.moveOptions");
     this.#s = session;
-    this.#moveOptions = options.moveOptions;
+    this.#moveOptions = given;
     this.#memory = { sessionId: session.id, branch: () => this.#branch };
   }
 

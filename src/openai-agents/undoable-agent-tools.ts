@@ -95,17 +95,24 @@ async function invokeOnce(
 function agentBindings(
   tools: readonly Tool<any>[],
   undos: Record<string, AgentToolUndo>,
-  options: Pick<UndoableAgentToolsOptions, "failedOutput">,
+  options: UndoableAgentToolsOptions,
   where: string,
 ): Record<string, FrameworkBinding> {
   if (!Array.isArray(tools)) throw new ValidationError("tools", `${where} expects an array of Agents SDK tools`);
+  if (typeof undos !== "object" || undos === null) throw new ValidationError("undos", "must be an object of undo functions by tool name");
+  if (typeof options !== "object" || options === null) throw new ValidationError("options", "must be an object when given");
+  // Only what the function takes: a misspelt option, or one of undoableAgentTools' given to agentToolDefinitions, is refused.
+  const { failedOutput, abortController, ...unknown } = options;
+  const extra = [...Object.keys(unknown), ...(abortController !== undefined && where !== "undoableAgentTools" ? ["abortController"] : [])];
+  if (extra.length > 0) throw new ValidationError("options", `unknown option(s): ${extra.join(", ")}`);
+  if (abortController !== undefined && !(abortController instanceof AbortController))
+    throw new ValidationError("options.abortController", "must be an AbortController");
   const functions = new Map<string, FunctionTool<any, any, any>>();
   for (const t of tools) if (t?.type === "function") functions.set(t.name, t as FunctionTool<any, any, any>);
   for (const [name, undo] of Object.entries(undos)) {
     if (!functions.has(name)) throw new ValidationError(`undos.${name}`, "names no function tool of the list");
     if (typeof undo !== "function") throw new ValidationError(`undos.${name}`, "must be a function");
   }
-  const failedOutput = options.failedOutput;
   if (failedOutput !== undefined && typeof failedOutput !== "function")
     throw new ValidationError("options.failedOutput", "must be a function");
   const bindings: Record<string, FrameworkBinding> = {};
