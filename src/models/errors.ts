@@ -19,7 +19,7 @@ export class ForkpointError extends Error {
 
 /** An id that does not exist, or that belongs to another user (the two are indistinguishable). */
 export class NotFoundError extends ForkpointError {
-  /** What kind of thing was looked up: "session", "checkpoint", "branch", "message", "tool". */
+  /** What kind of thing was looked up: "session", "checkpoint", "branch", "message", "tool", "tool call". */
   readonly kind: string;
   readonly id: string;
   constructor(kind: string, id: string) {

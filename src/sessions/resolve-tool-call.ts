@@ -57,7 +57,7 @@ type Resolved = { completion: Completed } | { invocation: ToolInvocation; finish
 function* resolveUnit(ctx: EngineContext, tx: Tx, ref: SessionRef, invocationId: string, outcome: Outcome): Step<Resolved> {
   const session = yield* ownedSession(tx, ref.id, ref.userId);
   const row = yield* tx.getTool(invocationId);
-  if (!row || (yield* tx.getBranch(row.branchId))?.sessionId !== session.id) throw new NotFoundError("tool", invocationId);
+  if (!row || (yield* tx.getBranch(row.branchId))?.sessionId !== session.id) throw new NotFoundError("tool call", invocationId);
   const call = toToolInvocation(row);
   if (call.status !== "running") {
     const steps = yield* tx.unknownSteps(session.id, invocationId);

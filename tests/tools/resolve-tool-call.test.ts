@@ -136,7 +136,10 @@ describe("resolveToolCall", () => {
     await conflict(t.resolveToolCall(live.id, { status: "failed", error: "no" }), "CALL_NOT_UNKNOWN");
     const elsewhere = await fp.createSession({ userId: "alice" });
     expect(await rejectionOf(elsewhere.resolveToolCall(live.id, { status: "failed", error: "no" }))).toBeInstanceOf(NotFoundError);
-    expect(await rejectionOf(s.resolveToolCall("tc_unknown", { status: "failed", error: "no" }))).toBeInstanceOf(NotFoundError);
+    const unknown = await rejectionOf(s.resolveToolCall("tc_unknown", { status: "failed", error: "no" }));
+    expect(unknown).toBeInstanceOf(NotFoundError);
+    // A tool call, not a tool (an unknown tool name is `tool not found`).
+    expect(unknown).toMatchObject({ code: "NOT_FOUND", kind: "tool call", message: 'tool call not found: "tc_unknown"' });
     for (const bad of [{}, { status: "done" }, { status: "failed" }, { status: "succeeded", result: 1, error: "x" }, null]) {
       expect(await rejectionOf(s.resolveToolCall(live.id, bad as never)), JSON.stringify(bad)).toBeInstanceOf(ValidationError);
     }
