@@ -1,5 +1,5 @@
 // `forkpoint import <file|->`: an exported session written into this database (created if needed), for a new owner.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { text } from "node:stream/consumers";
 import type { Command } from "commander";
 import type { SessionExport } from "../../index.js";
@@ -28,6 +28,8 @@ export function importCommand(program: Command, cli: Cli): void {
         `cannot read a JSON document from ${file === "-" ? "standard input" : file}: ${(cause as Error).message}`,
       );
     }
+    // A database file this import creates is removed when the import fails: a refused document leaves nothing behind.
+    const path = cli.postgresStore === undefined && cli.dbPath !== ":memory:" && !existsSync(cli.dbPath) ? cli.dbPath : null;
     await withForkpoint(cli, "create", async (fp) => {
       const progress = progressReporter("import", cli.io.stderr);
       try {
@@ -36,6 +38,9 @@ export function importCommand(program: Command, cli: Cli): void {
       } finally {
         progress.stop();
       }
+    }).catch((error: unknown) => {
+      if (path !== null) for (const file of [path, `${path}-wal`, `${path}-shm`, `${path}-journal`]) rmSync(file, { force: true });
+      throw error;
     });
   });
 }
