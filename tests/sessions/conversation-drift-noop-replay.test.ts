@@ -1,6 +1,7 @@
 // A "conversation" move replaying a call whose run changed no file (a delete of a missing file): the paths its arguments
 // name are where it writes when run again, so a file made there by hand since is drift (refused, or saved first when
-// forced), never deleted unsaved; drift elsewhere does not refuse it (review ws6, p18).
+// forced), never deleted unsaved; drift elsewhere, or in a file that was there as the call ran, does not refuse it
+// (review ws6, p18, r17).
 import fs from "node:fs";
 import path from "node:path";
 import { expect, it } from "vitest";
@@ -87,4 +88,20 @@ it("drift in a file the replayed call does not name leaves the move alone", asyn
   expect(moved.replayed.map((t) => t.tool)).toEqual(["read_file"]);
   expect(moved.savedDrift).toBeUndefined();
   expect(readOrNull(at("a.txt"))).toBe("edited by hand\n");
+});
+
+it("a file the replayed call read, edited by hand since, is no drift for that replay (review r17)", async () => {
+  const { s, branch, at } = await rewound("read_file", (ws) => path.join(ws, "a.txt"));
+  fs.writeFileSync(at("a.txt"), "edited by hand\n");
+  expect((await s.plan({ branchId: branch })).drift).toEqual([]);
+  const moved = await s.switchBranch(branch);
+  expect(moved.replayed.map((t) => t.tool)).toEqual(["read_file"]);
+  expect(readOrNull(at("a.txt"))).toBe("edited by hand\n");
+});
+
+it("a file the replayed call found missing, made by hand since, stays drift when it read it", async () => {
+  const { s, branch, at } = await rewound("read_file", () => "n.txt");
+  fs.writeFileSync(at("n.txt"), "MINE\n");
+  expect((await s.plan({ branchId: branch })).drift).toEqual(["n.txt"]);
+  expect(await rejectionOf(s.switchBranch(branch))).toMatchObject({ code: "WORKSPACE_DRIFT" });
 });

@@ -11,7 +11,9 @@ import type { EngineContext, SessionRef } from "../core/context.js";
 import { ownedCurrent, ownedSession } from "../core/owned.js";
 import { checkIfAt, type IfAt } from "../core/if-at.js";
 import { isLocal } from "../workspace/host.js";
+import { createdSince } from "../workspace/created-since.js";
 import { namedPaths } from "../workspace/named-paths.js";
+import { newestSnapshot } from "../workspace/newest-snapshot.js";
 import { scan, stateOf } from "../workspace/state.js";
 import { holdsRunTurn } from "../workspace/run-turns.js";
 import { recordedIn, type Request } from "../requests/ledger.js";
@@ -67,12 +69,15 @@ export async function driftReach(
     writes: ReadonlySet<string>;
     keep: ReadonlySet<string>;
     expected: ReadonlyMap<string, string | null>;
+    named: ReadonlyMap<string, readonly number[]>;
     stopped: PutBacks | undefined;
   },
 ): Promise<{ writes: Set<string>; keep: Set<string>; unsaved: string[] }> {
   const { ws, expected, stopped } = planned;
   const writes = new Set(planned.writes);
   const keep = new Set(planned.keep);
+  // Where a no-change call's replay may write: only a file made by hand since it ran is one it never saw there.
+  for (const path of await createdSince(ctx, ws, planned.named)) if (!keep.has(path)) writes.add(path);
   // A hand-edited path kept only while the file is what the move expects there: otherwise a save since, written over.
   const changed = await changedSince(ctx, ws, expected);
   for (const path of changed.keys()) writes.add(path);
@@ -113,19 +118,21 @@ function* writesUnit(
   if (steps.undo.length + steps.replay.length === 0) return null;
   // Refused before any drift is saved, as the move's own planning would refuse it.
   refuseMove(steps, o);
-  const { writes, keep, expected, lost } = yield* writtenPaths(tx, ws.dir, steps.undo, steps.replay);
+  const { writes, keep, expected, named, lost } = yield* writtenPaths(tx, ws, steps.undo, steps.replay);
   refuseLostSaves(ws, lost);
   const stopped = yield* stoppedPutBacks(tx, session.id, base);
-  return { ws, kind: base.kind, writes, keep, expected, stopped };
+  return { ws, kind: base.kind, writes, keep, expected, named, stopped };
 }
 
 /**
  * The paths the steps write, in the order they run (undos, newest call first, then replays): those their calls' runs
  * changed. A call with no record of them (`recordToolCall`'s) names no path here: refusing every drifted file for it
  * would block the move over files it never touches (its own recorded write counts as drift), so it is left out, as
- * docs/workspaces.md says. A replay of a call whose run changed none (a delete of a missing file) writes the paths its
- * arguments name in the workspace `dir` (`namedPaths`), if any: a file made there by hand since is drift it would
- * overwrite, drift elsewhere is not (a read-only tool's replay writes nothing). `keep`: the paths
+ * docs/workspaces.md says. A replay of a call whose run changed none (a delete of a missing file) may write the paths
+ * its arguments name in the workspace (`namedPaths`): `named`, each with the snapshots that tell what was there as such
+ * a call ran (the newest checkpoint's files at or before it), which `createdSince` weighs: a file made there by hand
+ * since is drift it could destroy; a hand edit of a file that was there (a read tool's file) is not, nor is drift
+ * elsewhere. `keep`: the paths
  * whose first writer found a hand edit there as its call's first run began (its record's `handEdited`): drift there is
  * that edit, not a save made after the call; an undo puts it back (kept), a replay applies its call over it again, as
  * its first run did. `expected`: those of them whose record says what the file holds if nothing changed it since (an
@@ -138,10 +145,17 @@ function* writesUnit(
  */
 export function* writtenPaths(
   tx: Tx,
-  dir: string,
+  ws: WorkspaceRow,
   undos: readonly ToolInvocation[],
   replays: readonly ToolInvocation[],
-): Step<{ writes: Set<string>; keep: Set<string>; expected: Map<string, string | null>; lost: Map<string, string[]> }> {
+): Step<{
+  writes: Set<string>;
+  keep: Set<string>;
+  expected: Map<string, string | null>;
+  named: Map<string, number[]>;
+  lost: Map<string, string[]>;
+}> {
+  const named = new Map<string, number[]>();
   const writes = new Set<string>();
   const keep = new Set<string>();
   const expected = new Map<string, string | null>();
@@ -154,7 +168,11 @@ export function* writtenPaths(
     const paths = yield* tx.callPaths(call.id);
     if (paths === undefined) continue;
     if (!undo && paths.length === 0) {
-      for (const path of namedPaths(dir, call.args)) if (!keep.has(path) && !expected.has(path)) writes.add(path);
+      const at = yield* newestSnapshot(tx, ws.sessionId, call);
+      for (const path of namedPaths(ws.dir, call.args)) {
+        if (keep.has(path) || expected.has(path)) continue;
+        named.set(path, [...(named.get(path) ?? []), ...(at ? [at.files.manifestId] : [])]);
+      }
       continue;
     }
     // A call applied by a replay: its undo puts back what that replay found, the files a move left (see run-steps.ts).
@@ -176,7 +194,7 @@ export function* writtenPaths(
       else writes.add(path);
     }
   }
-  return { writes, keep, expected, lost };
+  return { writes, keep, expected, named, lost };
 }
 
 /**

@@ -116,6 +116,7 @@ export interface ConversationWrites {
   writes: Set<string>;
   keep: Set<string>;
   expected: Map<string, string | null>;
+  named: Map<string, number[]>;
   lost: Map<string, string[]>;
   stopped: PutBacks | undefined;
 }
@@ -132,8 +133,8 @@ export function* conversationWrites(
   const ws = yield* tx.getWorkspace(session.id);
   // Another host's files are not looked at: the move does not check them either.
   if (!ws || !isLocal(ws)) return null;
-  const { writes, keep, expected, lost } = yield* writtenPaths(tx, ws.dir, undone, replayed);
-  return { ws, writes, keep, expected, lost, stopped: yield* stoppedPutBacks(tx, session.id, move) };
+  const { writes, keep, expected, named, lost } = yield* writtenPaths(tx, ws, undone, replayed);
+  return { ws, writes, keep, expected, named, lost, stopped: yield* stoppedPutBacks(tx, session.id, move) };
 }
 
 /**
