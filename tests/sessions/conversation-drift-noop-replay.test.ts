@@ -30,8 +30,13 @@ const readFile = defineTool<{ path: string }, { text: string | null }>({
 });
 
 /** A session whose branch deleted missing n.txt at its head, rewound (conversation) to before that call. */
-async function rewound(call: "delete_file" | "read_file", named: (ws: string) => string) {
+async function rewound(
+  call: "delete_file" | "read_file",
+  named: (ws: string) => string,
+  { setup, extra }: { setup?: (ws: string) => void; extra?: Record<string, unknown> } = {},
+) {
   const ws = tempDir("forkpoint-noop-replay-");
+  setup?.(ws);
   const { fp, path: db } = dbs.open({ tools: [deleteFile, readFile] as never[] });
   const s = await fp.createSession({ userId: "u" });
   fs.writeFileSync(path.join(ws, "a.txt"), "v0\n");
@@ -39,7 +44,7 @@ async function rewound(call: "delete_file" | "read_file", named: (ws: string) =>
   await s.append({ role: "user", content: "go" });
   const c0 = await s.checkpoint({ name: "c0" });
   const branch = (await s.info()).currentBranchId;
-  await s.invoke(call, { path: named(ws) }); // nothing there: changes nothing
+  await s.invoke(call, { path: named(ws), ...extra }); // nothing there: changes nothing
   await s.rollback(c0.id);
   return { s, db, ws, c0, branch, at: (rel: string) => path.join(ws, rel) };
 }
@@ -68,6 +73,27 @@ it("a relative path is read against the workspace too", async () => {
   fs.writeFileSync(at("n.txt"), "MINE\n");
   expect(await rejectionOf(s.switchBranch(branch))).toMatchObject({ code: "WORKSPACE_DRIFT" });
   expect(readOrNull(at("n.txt"))).toBe("MINE\n");
+});
+
+it("a path before many other strings in the arguments is read first (review ws7, n3)", async () => {
+  const lines = Array.from({ length: 1000 }, (_, i) => `line ${i}`);
+  const { s, branch, at } = await rewound("delete_file", (ws) => path.join(ws, "n.txt"), { extra: { lines } });
+  fs.writeFileSync(at("n.txt"), "MINE\n");
+  expect((await s.plan({ branchId: branch })).drift).toEqual(["n.txt"]);
+  expect(await rejectionOf(s.switchBranch(branch))).toMatchObject({ code: "WORKSPACE_DRIFT" });
+  expect(readOrNull(at("n.txt"))).toBe("MINE\n");
+});
+
+it("a path through a linked folder in the workspace reaches the file at its real path (review ws7, n2)", async () => {
+  const setup = (ws: string) => {
+    fs.mkdirSync(path.join(ws, "d"));
+    fs.symlinkSync("d", path.join(ws, "ln"));
+  };
+  const { s, branch, at } = await rewound("delete_file", (ws) => path.join(ws, "ln", "n.txt"), { setup });
+  fs.writeFileSync(at("d/n.txt"), "MINE\n");
+  expect((await s.plan({ branchId: branch })).drift).toEqual(["d/n.txt"]);
+  expect(await rejectionOf(s.switchBranch(branch))).toMatchObject({ code: "WORKSPACE_DRIFT" });
+  expect(readOrNull(at("d/n.txt"))).toBe("MINE\n");
 });
 
 it("a folder the replayed call names reaches the files made by hand under it", async () => {

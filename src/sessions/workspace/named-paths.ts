@@ -8,6 +8,8 @@ import type { JsonValue } from "../../models/json.js";
 const MAX_PATH_CHARS = 4096;
 /** Arguments are read this far: a call's paths sit near the top of its arguments. */
 const MAX_STRINGS = 1000;
+/** Values queued at most: a huge array's tail is contents too, never read. */
+const MAX_VALUES = 10 * MAX_STRINGS;
 
 /**
  * The paths under `dir` (the workspace, its real path) that a string of `args` names, relative to it with `/`: an
@@ -16,11 +18,12 @@ const MAX_STRINGS = 1000;
  */
 export function namedPaths(dir: string, args: JsonValue): string[] {
   const out = new Set<string>();
+  // Most strings of one call sit in the same folder (lines of a file, say): each folder's real path is read once.
+  const folders = new Map<string, string | undefined>();
   for (const text of stringsOf(args)) {
     if (text.length === 0 || text.length > MAX_PATH_CHARS || /[\0\n]/.test(text)) continue;
     for (const full of isAbsolute(text) ? [text] : [resolve(text), resolve(dir, text)]) {
-      const rel = within(dir, full);
-      if (rel !== undefined) out.add(rel);
+      for (const rel of within(dir, full, folders)) out.add(rel);
     }
   }
   return [...out].sort();
@@ -34,34 +37,46 @@ export function reaches(reach: ReadonlySet<string>, path: string): boolean {
   }
 }
 
-/** `full` relative to `dir` when inside it (not the folder itself), through links on the way (a temp folder's, say). */
-function within(dir: string, full: string): string | undefined {
-  for (const candidate of [full, real(full)]) {
+/**
+ * `full` relative to `dir` when inside it (not the folder itself), as written and through the links on the way (a temp
+ * folder's, or a linked folder inside the workspace: drift is reported at the real path).
+ */
+function within(dir: string, full: string, folders: Map<string, string | undefined>): string[] {
+  const out: string[] = [];
+  for (const candidate of [full, real(full, folders)]) {
     if (candidate === undefined) continue;
     const rel = relative(dir, candidate);
-    if (rel !== "" && !isAbsolute(rel) && rel !== ".." && !rel.startsWith(`..${sep}`)) return rel.split(sep).join("/");
+    if (rel !== "" && !isAbsolute(rel) && rel !== ".." && !rel.startsWith(`..${sep}`)) out.push(rel.split(sep).join("/"));
   }
-  return undefined;
+  return out;
 }
 
 /** `full` with its folder's links resolved; undefined when that folder does not exist. */
-function real(full: string): string | undefined {
-  try {
-    return join(realpathSync(dirname(full)), basename(full));
-  } catch {
-    return undefined;
+function real(full: string, folders: Map<string, string | undefined>): string | undefined {
+  const folder = dirname(full);
+  if (!folders.has(folder)) {
+    let resolved: string | undefined;
+    try {
+      resolved = realpathSync(folder);
+    } catch {
+      resolved = undefined;
+    }
+    folders.set(folder, resolved);
   }
+  const resolved = folders.get(folder);
+  return resolved === undefined ? undefined : join(resolved, basename(full));
 }
 
-/** The string values of `value`, depth first, at most `MAX_STRINGS`. */
+/** The string values of `value`, breadth first (a call's paths sit near the top of its arguments), at most `MAX_STRINGS`. */
 function stringsOf(value: JsonValue): string[] {
   const out: string[] = [];
-  const stack: JsonValue[] = [value];
-  while (stack.length > 0 && out.length < MAX_STRINGS) {
-    const v = stack.pop()!;
+  const queue: JsonValue[] = [value];
+  for (let at = 0; at < queue.length && out.length < MAX_STRINGS; at++) {
+    const v = queue[at]!;
     if (typeof v === "string") out.push(v);
-    else if (Array.isArray(v)) stack.push(...v);
-    else if (v !== null && typeof v === "object") stack.push(...Object.values(v));
+    else if (v !== null && typeof v === "object") {
+      for (const item of Array.isArray(v) ? v : Object.values(v)) if (queue.length < MAX_VALUES) queue.push(item);
+    }
   }
   return out;
 }
