@@ -8,9 +8,11 @@ import type { Checkpoint, MoveResult } from "../models/types.js";
 /** What a guarded block needs of its session. */
 export interface AtomicTarget {
   /** Checkpoints where the block begins, held against retention and prune (in every handle and server) until `release`. */
-  begin(options: { name: string }): Promise<{ checkpoint: Checkpoint; release(): Promise<void>; since: number }>;
-  /** Rolls back to the block's checkpoint; `since` (from `begin`) tells the block's writes on any branch. */
-  rollback(checkpointId: string, options: MoveOptions | undefined, since: number): Promise<MoveResult>;
+  begin(options: { name: string }): Promise<{ checkpoint: Checkpoint; release(): Promise<void> }>;
+  /** Runs the block, collecting the branches its own writes and moves land on or make. */
+  guard<T>(run: (own: ReadonlySet<string>) => Promise<T>): Promise<T>;
+  /** Rolls back to the block's checkpoint; `own`: the branches the block wrote on or made, continued by the rollback's. */
+  rollback(checkpointId: string, options: MoveOptions | undefined, own: ReadonlySet<string>): Promise<MoveResult>;
 }
 
 /** How long a rollback waits by default for another server's tool call or move on the session (ms): a lease's length. */
@@ -44,12 +46,16 @@ export type AtomicOptions = z.input<typeof atomicOptions>;
 export async function atomic<T>(target: AtomicTarget, block: () => Promise<T> | T, options: AtomicOptions = {}): Promise<T> {
   const o = parseOptions(atomicOptions, options, "options");
   if (typeof block !== "function") throw new ValidationError("block", "must be a function");
-  const { checkpoint: cp, release, since } = await target.begin({ name: o.name ?? "atomic" });
+  const { checkpoint: cp, release } = await target.begin({ name: o.name ?? "atomic" });
+  let own: ReadonlySet<string> = new Set();
   try {
-    return await block();
+    return await target.guard(async (branches) => {
+      own = branches;
+      return await block();
+    });
   } catch (error) {
     try {
-      await rollbackWhenFree(target, cp.id, o.rollback, o.waitMs ?? ATOMIC_WAIT_MS, since);
+      await rollbackWhenFree(target, cp.id, o.rollback, o.waitMs ?? ATOMIC_WAIT_MS, own);
     } catch (rollbackError) {
       throw new AtomicRollbackError(error, rollbackError, cp.id);
     }
@@ -68,12 +74,12 @@ async function rollbackWhenFree(
   checkpointId: string,
   options: MoveOptions | undefined,
   waitMs: number,
-  since: number,
+  own: ReadonlySet<string>,
 ) {
   const deadline = performance.now() + waitMs;
   for (let pause = 10; ; pause = Math.min(pause * 2, 500)) {
     try {
-      return await target.rollback(checkpointId, options, since);
+      return await target.rollback(checkpointId, options, own);
     } catch (error) {
       if (!(error instanceof ConflictError && BUSY.has(error.code)) || performance.now() + pause > deadline) throw error;
       await sleep(pause);

@@ -19,10 +19,10 @@ export async function rollback(
   checkpointId: string,
   options?: MoveOptions,
   within?: WithinMove,
-  reach: { expired?: boolean; unrecorded?: true; since?: number } = {},
+  reach: { expired?: boolean; unrecorded?: true; blockBranches?: ReadonlySet<string> } = {},
 ): Promise<MoveResult> {
   const now = reach.expired ? Number.NEGATIVE_INFINITY : undefined;
-  const prepare = (tx: Tx, session: SessionRow) => rollbackSpec(ctx, tx, session, checkpointId, now, reach.unrecorded, reach.since);
+  const prepare = (tx: Tx, session: SessionRow) => rollbackSpec(ctx, tx, session, checkpointId, now, reach.unrecorded, reach.blockBranches);
   return performMove(ctx, ref, "rollback", options, prepare, within, { verb: "rollback", args: checkpointId });
 }
 
@@ -38,7 +38,7 @@ function* rollbackSpec(
   checkpointId: string,
   asOf?: number,
   unrecorded?: true,
-  since?: number,
+  blockBranches?: ReadonlySet<string>,
 ): Step<BaseMoveSpec> {
   const read = yield* sessionCheckpointAnchor(tx, session, checkpointId, asOf ?? ctx.now());
   const cp = read.checkpoint;
@@ -61,6 +61,6 @@ function* rollbackSpec(
     newBranch: forkedBranch(session.id, { parentId: cp.branchId, position: target.position, ...fork }),
     edit: null,
     ...(unrecorded ? { unrecorded } : {}),
-    ...(unrecorded && since !== undefined ? { blockSince: since } : {}),
+    ...(unrecorded && blockBranches ? { blockBranches } : {}),
   };
 }

@@ -87,6 +87,7 @@ import { undo } from "./undo.js";
 import { update } from "./update.js";
 import { versions } from "./versions.js";
 import { withCheckpoints, type WithCheckpointsOptions } from "./with-checkpoints.js";
+import { inBlock } from "./core/block-scope.js";
 
 const id = (value: unknown, field: string): string => parseInput(idSchema, value, field);
 
@@ -459,8 +460,11 @@ export class SessionHandle {
     // is not the user's move: undo and redo do not see it.
     const target = {
       begin: (o: { name: string }) => this.#run((ctx, ref) => heldCheckpoint(ctx, ref, o)),
-      rollback: (checkpointId: string, o: MoveOptions | undefined, since: number) =>
-        this.#move(o, (ctx, ref) => rollback(ctx, ref, checkpointId, o, undefined, { expired: true, unrecorded: true, since })),
+      guard: <R>(run: (own: ReadonlySet<string>) => Promise<R>) => inBlock(this.#ctx.events, run),
+      rollback: (checkpointId: string, o: MoveOptions | undefined, own: ReadonlySet<string>) =>
+        this.#move(o, (ctx, ref) =>
+          rollback(ctx, ref, checkpointId, o, undefined, { expired: true, unrecorded: true, blockBranches: own }),
+        ),
     };
     const guarded = () => atomic(target, block, options);
     // One exclusive call of the handle's order (see call-order.ts): a write made after it is not rolled back with the

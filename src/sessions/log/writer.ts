@@ -9,6 +9,7 @@ import { EMPTY_STATE_HASH, checkpointChecksum, entryHash } from "../integrity/ha
 import { headOfEntry, type Head } from "../core/head.js";
 import { storeSnapshot } from "./snapshots.js";
 import { retainAfterWrite } from "./retention.js";
+import { noteBlockBranch } from "../core/block-scope.js";
 
 export interface EntryFields {
   kind: EntryKind;
@@ -56,6 +57,7 @@ export function* writeEntry(
   };
   row.hash = entryHash(head.hash, row, fields.state ? fields.state.hash : null);
   yield* tx.insertEntry(row);
+  noteBlockBranch(ctx.events, branchId);
   return row;
 }
 

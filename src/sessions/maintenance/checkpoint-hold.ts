@@ -13,13 +13,10 @@ export interface HeldCheckpoint {
   checkpoint: Checkpoint;
   /** Ends the hold (never throws: a hold that could not be deleted lapses by itself). */
   release(): Promise<void>;
-  /** The newest entry's seq before the checkpoint: what the session writes after it (the block's writes) has greater. */
-  since: number;
 }
 
 /** A checkpoint held from the transaction that writes it until `release()`, the hold renewed every third of it. */
 export async function heldCheckpoint(ctx: EngineContext, ref: SessionRef, options: { name: string }): Promise<HeldCheckpoint> {
-  const since = await ctx.store.read((tx) => tx.newestEntrySeq());
   const { checkpoint } = await checkpointAfter(ctx, ref, [], options, { hold: HOLD_MS });
   const renewing = holdLease(
     ctx,
@@ -30,7 +27,6 @@ export async function heldCheckpoint(ctx: EngineContext, ref: SessionRef, option
   );
   return {
     checkpoint,
-    since,
     release: async () => {
       await renewing.release();
       try {

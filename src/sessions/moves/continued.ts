@@ -22,20 +22,20 @@ export function* landingBranch(tx: Tx, branch: BranchRow): Step<BranchRow> {
 
 /**
  * Run in the transaction of a failed guarded block's rollback, which made `rolledBack` at the block's checkpoint: the
- * branch the block ran on, when the block wrote on it, and every other branch the session wrote on since the block
- * began (`since`: a branch the block moved to and wrote on) are continued by `rolledBack` while their heads stay.
+ * branch the block ran on, when written on since, and every other branch of the session the block's own writes and
+ * moves landed on or made (`own`: not another opener's, see block-scope.ts) are continued by `rolledBack` while their
+ * heads stay.
  */
-export function* continueFailedBlock(tx: Tx, rolledBack: BranchRow, since?: number): Step<void> {
+export function* continueFailedBlock(tx: Tx, rolledBack: BranchRow, own?: ReadonlySet<string>): Step<void> {
   if (!rolledBack.parentId) return;
   const ran = yield* tx.getBranch(rolledBack.parentId);
   if (!ran) return;
   const head = yield* headOf(tx, ran);
   if (head.position > rolledBack.forkPosition) yield* tx.continueBranch(ran.id, rolledBack.id, head.position);
-  if (since === undefined) return;
-  for (const id of yield* tx.branchesWrittenSince(rolledBack.sessionId, since)) {
+  for (const id of own ?? []) {
     if (id === ran.id || id === rolledBack.id) continue;
     const written = yield* tx.getBranch(id);
-    if (written) yield* tx.continueBranch(id, rolledBack.id, (yield* headOf(tx, written)).position);
+    if (written?.sessionId === rolledBack.sessionId) yield* tx.continueBranch(id, rolledBack.id, (yield* headOf(tx, written)).position);
   }
 }
 

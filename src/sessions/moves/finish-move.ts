@@ -7,6 +7,7 @@ import { headOfEntry } from "../core/head.js";
 import { autoCheckpointAfterMessage, writeEntry } from "../log/writer.js";
 import { branchMove, moveEvent, recordInHistory } from "./history.js";
 import { continueFailedBlock } from "./continued.js";
+import { noteBlockBranch } from "../core/block-scope.js";
 import { fenced } from "./fence.js";
 import type { MoveOutcome, MoveSpec, WithinMove } from "./move-spec.js";
 import { moveAnswer } from "./move-answer.js";
@@ -64,7 +65,8 @@ export function* finishMoveTx(ctx: EngineContext, tx: Tx, spec: MoveSpec, moveId
     branchRow = spec.newBranch;
     branchRow.createdAt = now;
     yield* tx.insertBranch(branchRow, branchMove(spec));
-    if (spec.unrecorded) yield* continueFailedBlock(tx, branchRow, spec.blockSince);
+    noteBlockBranch(ctx.events, branchRow.id);
+    if (spec.unrecorded) yield* continueFailedBlock(tx, branchRow, spec.blockBranches);
     if (spec.edit) {
       let base = spec.edit.base ?? headOfEntry(branchRow.forkEntryId ? yield* tx.getEntry(branchRow.forkEntryId) : undefined);
       // The messages written with the edited one before it, again (see `editPoint`), each as an append writes it.

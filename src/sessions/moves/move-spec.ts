@@ -37,8 +37,8 @@ export interface MoveSpec {
    * takes back the user's last move before the block, as if the block never ran).
    */
   unrecorded?: true;
-  /** With `unrecorded`: the newest entry's seq as the block began; the session's entries after it are the block's writes. */
-  blockSince?: number;
+  /** With `unrecorded`: the branches the block's own writes and moves landed on or made (see block-scope.ts). */
+  blockBranches?: ReadonlySet<string>;
   /**
    * The target is where the session already is (a rollback to the head it is at, a switch to the current branch):
    * when the world's applied set matches too (nothing to undo or replay), the move changes nothing.
