@@ -29,4 +29,33 @@ describe("versions after a failed atomic block", () => {
     await s.edit(a!.id, { role: "assistant", content: "second answer" });
     expect((await s.versions(a!.id)).versions.map((v) => v.message.content)).toEqual(["real answer", "second answer"]);
   });
+
+  it("do not count a message the block edited or regenerated", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    const [q, a] = await s.append([
+      { role: "user", content: "q" },
+      { role: "assistant", content: "a" },
+    ]);
+    await rejectionOf(
+      s.atomic(async () => {
+        await s.edit(q!.id, { content: "q edited in the block" });
+        await s.append({ role: "assistant", content: "a in the block" });
+        throw new Error("block failed");
+      }),
+    );
+    await rejectionOf(
+      s.atomic(async () => {
+        await s.regenerate(a!.id, { content: "regenerated in the block" });
+        throw new Error("block failed");
+      }),
+    );
+    const counts = (await s.history({ withVersions: true })).map((m) => [m.content, m.versions?.count]);
+    expect(counts).toEqual([
+      ["q", 1],
+      ["a", 1],
+    ]);
+    expect((await s.versions(q!.id)).versions.map((v) => v.message.content)).toEqual(["q"]);
+    expect((await s.versions(a!.id)).versions.map((v) => v.message.content)).toEqual(["a"]);
+  });
 });
