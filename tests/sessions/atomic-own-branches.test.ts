@@ -111,4 +111,30 @@ describe("a failed atomic block's own branches", () => {
     expect(await contents(s)).toEqual(["q", "a"]);
     expect(world.has("c")).toBe(false);
   });
+
+  it("a block that rolled back to its own start itself: undo and a switch bring none of it back", async () => {
+    const { s, start } = await fresh();
+    const cp = await s.checkpoint({ name: "pre" });
+    await rejectionOf(
+      s.atomic(async () => {
+        await s.invoke("put", { k: "c", v: "1" });
+        await s.append({ role: "assistant", content: "half" });
+        await s.rollback(cp.id);
+        throw new Error("block failed");
+      }),
+    );
+    const here = await at(s);
+    expect(await contents(s)).toEqual(["q", "a"]);
+    const undone = await s.undo().catch((error: { code?: string }) => error.code);
+    if (typeof undone !== "string") {
+      expect(undone.replayed).toEqual([]);
+      expect(undone.branch.id).toBe(here);
+    } else expect(undone).toBe("NOTHING_TO_UNDO");
+    expect(await contents(s)).toEqual(["q", "a"]);
+    expect(world.has("c")).toBe(false);
+    const moved = await s.switchBranch(start);
+    expect(moved.replayed).toEqual([]);
+    expect(await contents(s)).toEqual(["q", "a"]);
+    expect(world.has("c")).toBe(false);
+  });
 });

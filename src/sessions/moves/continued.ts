@@ -28,14 +28,29 @@ export function* landingBranch(tx: Tx, branch: BranchRow): Step<BranchRow> {
  */
 export function* continueFailedBlock(tx: Tx, rolledBack: BranchRow, own?: ReadonlySet<string>): Step<void> {
   if (!rolledBack.parentId) return;
-  const ran = yield* tx.getBranch(rolledBack.parentId);
+  yield* continueBlockBranches(tx, rolledBack, { branchId: rolledBack.parentId, position: rolledBack.forkPosition }, own);
+}
+
+/**
+ * As `continueFailedBlock`, by the branch `by` where the session is: a failed block whose rollback found the session
+ * at the block's checkpoint already (the block moved back there itself) and made no branch. `start`: the checkpoint.
+ */
+export function* continueBlockBranches(
+  tx: Tx,
+  by: BranchRow,
+  start: { branchId: string; position: number },
+  own?: ReadonlySet<string>,
+): Step<void> {
+  const ran = yield* tx.getBranch(start.branchId);
   if (!ran) return;
-  const head = yield* headOf(tx, ran);
-  if (head.position > rolledBack.forkPosition) yield* tx.continueBranch(ran.id, rolledBack.id, head.position);
+  if (ran.id !== by.id) {
+    const head = yield* headOf(tx, ran);
+    if (head.position > start.position) yield* tx.continueBranch(ran.id, by.id, head.position);
+  }
   for (const id of own ?? []) {
-    if (id === ran.id || id === rolledBack.id) continue;
+    if (id === ran.id || id === by.id) continue;
     const written = yield* tx.getBranch(id);
-    if (written?.sessionId === rolledBack.sessionId) yield* tx.continueBranch(id, rolledBack.id, (yield* headOf(tx, written)).position);
+    if (written?.sessionId === by.sessionId) yield* tx.continueBranch(id, by.id, (yield* headOf(tx, written)).position);
   }
 }
 
