@@ -202,10 +202,6 @@ export interface MovesTx {
    * left at `atPosition`: a move to `branchId`'s head lands at `byBranchId`'s while that head is still there.
    */
   continueBranch(branchId: string, byBranchId: string, atPosition: number): Step<void>;
-  /** The newest entry's seq in the database (0: none): entries a session writes after it have greater ones. */
-  newestEntrySeq(): Step<number>;
-  /** The branches of `sessionId` holding an entry with a seq greater than `seq`, in no particular order. */
-  branchesWrittenSince(sessionId: string, seq: number): Step<string[]>;
   /** The branch that continues `branchId` and its position then (see `continueBranch`), undefined when none does. */
   branchContinuation(branchId: string): Step<BranchContinuation | undefined>;
 

@@ -109,8 +109,6 @@ const s = {
     move_from_position = coalesce($2::int, move_from_position), move_to_branch_id = coalesce($3::text, move_to_branch_id),
     move_to_position = coalesce($4::int, move_to_position) WHERE id = $5`,
   continueBranch: `UPDATE branches SET continued_by = $1, continued_at = $2 WHERE id = $3`,
-  newestEntrySeq: `SELECT coalesce(max(seq), 0)::bigint AS n FROM entries`,
-  writtenSince: `SELECT DISTINCT e.branch_id FROM entries e JOIN branches b ON b.id = e.branch_id WHERE e.seq > $1::bigint AND b.session_id = $2`,
   continuation: `SELECT continued_by AS "byBranchId", continued_at AS "atPosition" FROM branches WHERE id = $1 AND continued_by IS NOT NULL`,
 };
 
@@ -246,13 +244,6 @@ export function movesTx(sql: Sql): MovesTx {
 
     *continueBranch(branchId: string, byBranchId: string, atPosition: number) {
       yield* sql.exec(s.continueBranch, [byBranchId, atPosition, branchId]);
-    },
-    *newestEntrySeq() {
-      const [n] = yield* sql.column<string | number>(s.newestEntrySeq, []);
-      return Number(n ?? 0);
-    },
-    *branchesWrittenSince(sessionId: string, seq: number) {
-      return yield* sql.column<string>(s.writtenSince, [seq, sessionId]);
     },
     *branchContinuation(branchId: string) {
       const [row] = yield* sql.rows<BranchContinuation>(s.continuation, [branchId]);

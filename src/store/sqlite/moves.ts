@@ -94,11 +94,6 @@ export function movesTx(db: Database.Database): MovesTx {
       move_from_position = coalesce(?, move_from_position), move_to_branch_id = coalesce(?, move_to_branch_id),
       move_to_position = coalesce(?, move_to_position) WHERE id = ?`),
     continueBranch: p(`UPDATE branches SET continued_by = ?, continued_at = ? WHERE id = ?`),
-    newestEntrySeq: p(`SELECT coalesce(max(seq), 0) FROM entries`, "pluck"),
-    writtenSince: p(
-      `SELECT DISTINCT e.branch_id FROM entries e JOIN branches b ON b.id = e.branch_id WHERE e.seq > ? AND b.session_id = ?`,
-      "pluck",
-    ),
     continuation: p(
       `SELECT continued_by AS byBranchId, continued_at AS atPosition FROM branches WHERE id = ? AND continued_by IS NOT NULL`,
     ),
@@ -222,12 +217,6 @@ export function movesTx(db: Database.Database): MovesTx {
 
     *continueBranch(branchId: string, byBranchId: string, atPosition: number) {
       s.continueBranch.run(byBranchId, atPosition, branchId);
-    },
-    *newestEntrySeq() {
-      return s.newestEntrySeq.get() as number;
-    },
-    *branchesWrittenSince(sessionId: string, seq: number) {
-      return s.writtenSince.all(seq, sessionId) as string[];
     },
     *branchContinuation(branchId: string) {
       return s.continuation.get(branchId) as BranchContinuation | undefined;
