@@ -24,6 +24,12 @@ export interface ExportedBranch {
   name: string | null;
   reason: "root" | "rollback" | "edit";
   createdAt: number;
+  /**
+   * A failed guarded block's branch: the branch of the document that its rollback made, which a move to this one's
+   * head enters while the head is at `continuedAt` (absent in documents of versions without it: no continuation).
+   */
+  continuedBy?: string;
+  continuedAt?: number;
 }
 
 /** A tool call's completion, written once when it ended. */
@@ -258,6 +264,8 @@ export const sessionExportSchema = z
           name: text.nullable(),
           reason: z.enum(["root", "rollback", "edit"]),
           createdAt: time,
+          continuedBy: id.optional(),
+          continuedAt: position.optional(),
         }),
       )
       .min(1, "must hold at least the root branch"),

@@ -17,7 +17,7 @@ import {
   type ExportedState,
   type SessionExport,
 } from "../models/session-export.js";
-import type { BranchRow, CheckpointRow, EventRow, SessionRow, Step, ToolRow, Tx } from "../store/port/index.js";
+import type { BranchContinuation, BranchRow, CheckpointRow, EventRow, SessionRow, Step, ToolRow, Tx } from "../store/port/index.js";
 import { langgraphOf, readLangGraph, type LangGraphRows } from "./transfer/langgraph-rows.js";
 import type { EngineContext } from "./core/context.js";
 import { ownedCurrent, ownedSession } from "./core/owned.js";
@@ -146,7 +146,7 @@ function* exportLogUnit(
       createdAt: session.createdAt,
       updatedAt: session.updatedAt,
     },
-    branches: branches.map((b) => ({
+    branches: (yield* continuations(tx, branches)).map(({ b, next }) => ({
       id: b.id,
       parentId: b.parentId,
       forkCheckpointId: b.forkCheckpointId,
@@ -155,6 +155,7 @@ function* exportLogUnit(
       name: b.name,
       reason: b.reason as ExportedBranch["reason"],
       createdAt: b.createdAt,
+      ...(next ? { continuedBy: next.byBranchId, continuedAt: next.atPosition } : {}),
     })),
     entries,
     states,
@@ -237,4 +238,11 @@ function completionOf(t: ToolRow | undefined): ExportedEntry["completion"] {
     completedAt: t.completedAt!,
     hash: t.resultHash!,
   };
+}
+
+/** Each branch with the branch continuing it (a failed guarded block's), read in the export's transaction. */
+function* continuations(tx: Tx, branches: BranchRow[]) {
+  const out: { b: BranchRow; next: BranchContinuation | undefined }[] = [];
+  for (const b of branches) out.push({ b, next: yield* tx.branchContinuation(b.id) });
+  return out;
 }

@@ -240,6 +240,10 @@ export function checkBranchLinks(doc: SessionExport): void {
     const field = `document.branches[${i}]`;
     if ((b.reason === "root") !== (b.parentId === null))
       throw new ValidationError(`${field}.reason`, 'only the root branch has no parent, and it is the only "root"');
+    if ((b.continuedBy === undefined) !== (b.continuedAt === undefined))
+      throw new ValidationError(`${field}.continuedBy`, "continuedBy and continuedAt come together");
+    if (b.continuedBy !== undefined && (b.continuedBy === b.id || !doc.branches.some((o) => o.id === b.continuedBy)))
+      throw new ValidationError(`${field}.continuedBy`, `branch ${b.continuedBy} is not another of the document's branches`);
     if ((b.reason === "rollback") !== (b.forkCheckpointId !== null)) {
       throw new ValidationError(`${field}.forkCheckpointId`, "a rollback's branch, and only it, forks at a checkpoint");
     }

@@ -87,6 +87,7 @@ export function rewriteIds(doc: SessionExport, sessionId: string, createdAt: num
       parentId: orNull(b.parentId),
       forkCheckpointId: orNull(b.forkCheckpointId),
       forkEntryId: orNull(b.forkEntryId),
+      ...(b.continuedBy !== undefined ? { continuedBy: to(b.continuedBy) } : {}),
     })),
     entries,
     checkpoints,

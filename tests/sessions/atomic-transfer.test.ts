@@ -1,0 +1,57 @@
+// A failed atomic block's continued branches travel with the session: in an export, its import, and a clone.
+import { describe, expect, it } from "vitest";
+import type { SessionExport, SessionHandle } from "../../src/index.js";
+import { rejectionOf, tempDatabases } from "../helpers.js";
+
+const dbs = tempDatabases();
+const contents = async (s: SessionHandle) => (await s.history()).map((m) => m.content);
+const at = async (s: SessionHandle) => (await s.info()).currentBranchId;
+
+async function failedBlock() {
+  const { fp } = dbs.open();
+  const s = await fp.createSession({ userId: "u" });
+  await s.append({ role: "user", content: "q" });
+  const x = await at(s);
+  await rejectionOf(
+    s.atomic(async () => {
+      await s.append({ role: "assistant", content: "half" });
+      throw new Error("block failed");
+    }),
+  );
+  const r = await at(s);
+  await s.append({ role: "assistant", content: "real" });
+  return { fp, s, x, r };
+}
+
+describe("a failed atomic block's branches in a copy", () => {
+  it("an export names the continuation; its import enters the block's branch where the rollback left it", async () => {
+    const { fp, s, x, r } = await failedBlock();
+    const doc = await fp.exportSession(s.id, { userId: "u" });
+    expect(doc.branches.find((b) => b.id === x)).toMatchObject({ continuedBy: r, continuedAt: 2 });
+    const copy = await dbs.open().fp.importSession(doc, { userId: "v" });
+    const moved = await copy.switchBranch(x);
+    expect(moved.branch.id).toBe(r);
+    expect(await contents(copy)).toEqual(["q", "real"]);
+    const last = (await copy.history({ withVersions: true })).at(-1)!;
+    expect(last.versions).toMatchObject({ count: 1 });
+  });
+
+  it("a clone enters the block's branch where the rollback left it", async () => {
+    const { fp, s } = await failedBlock();
+    const copy = await fp.clone(s.id, { userId: "u" });
+    const root = (await copy.branches()).find((b) => b.parentId === null)!;
+    await copy.switchBranch(root.id);
+    expect(await contents(copy)).toEqual(["q", "real"]);
+  });
+
+  it("a document without continuations imports as before; one naming an unknown branch is refused", async () => {
+    const { fp, s, x } = await failedBlock();
+    const doc: SessionExport = await fp.exportSession(s.id, { userId: "u" });
+    const plain = { ...doc, branches: doc.branches.map(({ continuedBy: _b, continuedAt: _a, ...b }) => b) };
+    const copy = await dbs.open().fp.importSession(plain, { userId: "v" });
+    await copy.switchBranch(x);
+    expect(await contents(copy)).toEqual(["q", "half"]);
+    const bad = { ...doc, branches: doc.branches.map((b) => (b.id === x ? { ...b, continuedBy: "br_unknown" } : b)) };
+    expect((await rejectionOf(dbs.open().fp.importSession(bad, { userId: "v" }))).name).toBe("ValidationError");
+  });
+});
