@@ -96,8 +96,9 @@ export async function putCheckpoint(
 
     const ctx = await parts.engine();
     const guard = parentRun ? await refuseStoppedParentRun(parts, ctx, userId, threadId, parentRun) : null;
+    const run = parts.runs.runOf(config);
     const cpMetadata = toJsonText(
-      { langgraph: { ...scalars(metadata), threadId, checkpointNs: ns, checkpointId: checkpoint.id } },
+      { langgraph: { ...scalars(metadata), threadId, checkpointNs: ns, checkpointId: checkpoint.id, saverRun: run?.id } },
       "metadata",
       ctx.limits,
     );
@@ -117,7 +118,7 @@ export async function putCheckpoint(
       lg: { type, checkpoint: Buffer.from(body), metadataType, metadata: Buffer.from(metadataBody) },
       guard,
       fromHead: ns === "" && metadata?.source === "input" && runFromThread(config),
-      run: parts.runs.runOf(config),
+      run,
       exit: exitDurability(config),
     };
     parts.runs.goesOnFrom(config, checkpoint.id);

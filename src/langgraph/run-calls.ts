@@ -4,12 +4,18 @@
 // goes on after the other run's, whose results its state does not hold.
 // A run is named by LangGraph's `config.control` (a `RunControl` LangGraph makes per invoke, shared by the run's tasks,
 // its puts and its subgraphs); a run whose config has none (an older LangGraph) is not told apart, as before.
+import { randomUUID } from "node:crypto";
 import type { RunnableConfig } from "@langchain/core/runnables";
 
 /** A run of a thread's graph, as this saver saw it start (its first read of the thread). */
 export interface RunMark {
   /** When it started, on the saver's clock (`RunCalls.#tick`). */
   readonly start: number;
+  /**
+   * Its name across processes: its puts' forkpoint checkpoints carry it (`langgraph.saverRun`), so a later run on a
+   * saver's fork (another invoke, a resume) is told from the fork's own run by any saver (`turnedSince`).
+   */
+  readonly id: string;
   /** The tasks whose writes its reads were served (their results are in its state: their calls are not another run's). */
   readonly held: Set<string>;
   /**
@@ -120,7 +126,7 @@ export class RunCalls {
   started(config: RunnableConfig | undefined): void {
     const control = controlOf(config);
     if (control && !this.#runs.has(control))
-      this.#runs.set(control, { start: ++this.#tick, held: new Set(), resumed: new Map(), given: new Set() });
+      this.#runs.set(control, { start: ++this.#tick, id: randomUUID(), held: new Set(), resumed: new Map(), given: new Set() });
   }
 
   /** Notes the branch the first read of the thread's head by the run `config` belongs to was served on (`readOn`). */

@@ -31,20 +31,28 @@ export function* forkedBySaver(tx: Tx, sessionId: string, branchId: string): Ste
 }
 
 /**
- * Whether a user's message follows, on the branch, its first LangGraph checkpoint that applied a step (not LangGraph's
- * copy of the checkpoint time travel went on from, `source: "fork"`, nor an input's, whose message the next step
- * applies): the saver's fork's run's input is at or before it. A later turn went on from that fork (another invoke,
- * an append), which is no run forking side by side, and which a run left behind by the fork would undo if it went on.
+ * Whether a later run went on from the saver's fork on the branch: a LangGraph checkpoint there put by another run than
+ * the fork's first one (another invoke from the thread, a resume; each run's puts carry its id, `langgraph.saverRun`),
+ * or a user's message appended after the branch's last LangGraph checkpoint (an app's own turn, outside any run). Such
+ * a turn is no run forking side by side, and a run left behind by the fork would undo it if it went on. Messages the
+ * fork's own run writes (a critic's, a subgraph's input) are no turn. A checkpoint of an older LangGraph (no run id)
+ * counts as the fork's run.
  */
 export function* turnedSince(tx: Tx, sessionId: string, branchId: string): Step<boolean> {
-  const first = firstOn(
-    (yield* tx.langgraph.pointsOf(sessionId)).filter((p) => p.source !== "fork" && p.source !== "input"),
-    branchId,
-  );
+  const points = (yield* tx.langgraph.pointsOf(sessionId)).filter((p) => p.branchId === branchId);
+  const first = firstOn(points, branchId);
   const branch = yield* tx.getBranch(branchId);
   if (first === undefined || !branch) return false;
+  const forkRun = yield* runAt(tx, first);
+  let last = first.position;
+  for (const point of points) {
+    last = Math.max(last, point.position);
+    if (point.seq <= first.seq) continue;
+    const run = yield* runAt(tx, point);
+    if (run !== undefined && run !== forkRun) return true;
+  }
   const head = yield* headOf(tx, branch);
-  for (let position = first.position + 1; position <= head.position; position++) {
+  for (let position = last + 1; position <= head.position; position++) {
     const entry = yield* entryAt(tx, branch, position);
     if (entry?.kind === "message" && entry.role === "user") return true;
   }
@@ -75,6 +83,14 @@ function firstOn(points: readonly LgPointRow[], branchId: string): LgPointRow | 
   let first: LgPointRow | undefined;
   for (const point of points) if (point.branchId === branchId && (first === undefined || point.seq < first.seq)) first = point;
   return first;
+}
+
+/** The id of the run that put the checkpoint (`langgraph.saverRun`), if its saver knew it. */
+function* runAt(tx: Tx, point: LgPointRow): Step<string | undefined> {
+  const row = yield* tx.getCheckpoint(point.fpCheckpointId);
+  const metadata = row?.metadata ? (JSON.parse(row.metadata) as { langgraph?: { saverRun?: unknown } }) : undefined;
+  const run = metadata?.langgraph?.saverRun;
+  return typeof run === "string" ? run : undefined;
 }
 
 /** Whether the checkpoint carries the mark: in its forkpoint checkpoint's metadata, or carried over by `prune`. */
