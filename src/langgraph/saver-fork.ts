@@ -61,7 +61,8 @@ export function* turnedSince(tx: Tx, sessionId: string, branchId: string): Step<
 
 /**
  * The marks `prune` writes before it drops `dropped` (checkpoint ids) of the session: on each branch whose first
- * LangGraph checkpoint is a saver's fork's and goes, the first one it keeps there carries the mark over.
+ * LangGraph checkpoint is a saver's fork's and goes, the first one it keeps there carries the mark over, unless a later
+ * run went on from the fork (`turnedSince`): the branch then counts as a user's move, as that turn made it one.
  */
 export function* carriedForkMarks(tx: Tx, sessionId: string, dropped: ReadonlySet<string>): Step<LgWriteRow[]> {
   const points = yield* tx.langgraph.pointsOf(sessionId);
@@ -73,7 +74,10 @@ export function* carriedForkMarks(tx: Tx, sessionId: string, dropped: ReadonlySe
       points.filter((p) => !dropped.has(p.checkpointId)),
       branchId,
     );
-    if (kept && (yield* markedAt(tx, sessionId, first))) marks.push(forkedMark(sessionId, kept.checkpointId));
+    // A fork a later run went on from is carried as a user's move: the kept checkpoints may all be that run's.
+    if (kept && (yield* markedAt(tx, sessionId, first)) && !(yield* turnedSince(tx, sessionId, branchId))) {
+      marks.push(forkedMark(sessionId, kept.checkpointId));
+    }
   }
   return marks;
 }

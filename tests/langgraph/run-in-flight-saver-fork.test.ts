@@ -126,6 +126,22 @@ describe("a LangGraph run in flight left behind by another server's time travel"
     expect(texts(state)).toEqual(["human:hi", "ai:did hi", "human:wait", "ai:did resumed yes"]);
   }, 30_000);
 
+  it("a later turn on the fork, then a prune of the fork's first checkpoints: the run stops; the turn stays", async () => {
+    const { sent, graph, otherGraph, otherSaver, s, running, release, afterHi } = await leftBehind();
+    await otherGraph.invoke(say("travel"), afterHi.config);
+    await otherGraph.invoke(say("later"), thread);
+    // keep_latest drops the fork's own run's checkpoints: the turn's are all it keeps on the fork's branch.
+    await otherSaver.prune(["t"]);
+    const fork = (await s.info()).currentBranchId;
+    release();
+    expect(await rejectionOf(running)).toMatchObject({ code: "SESSION_MOVED" });
+    expect((await s.info()).currentBranchId).toBe(fork);
+    expect(sent).toEqual(["hi", "travel", "later"]);
+    const state = (await graph.getState(thread)).values.messages;
+    const expected = ["human:hi", "ai:did hi", "human:travel", "ai:did travel", "human:later", "ai:did later"];
+    expect(texts(state)).toEqual(expected);
+  }, 30_000);
+
   it("the fork's run passes a user's message through a memory subgraph twice: both runs finish", async () => {
     const sent: string[] = [];
     const { fp, path } = dbs.open({ tools: [sendTool(sent)] });
