@@ -1,6 +1,6 @@
 // The mark a saver's own fork leaves on the checkpoint it lands in the fork's transaction, telling it from a user's move.
 import { entryAt, headOf } from "../sessions/langgraph-bridge.js";
-import type { LgPointRow, LgWriteRow, Step, Tx } from "../store/port/index.js";
+import type { BranchRow, LgPointRow, LgWriteRow, Step, Tx } from "../store/port/index.js";
 
 /**
  * The channel and index of the mark `prune` carries to the first checkpoint it keeps on a saver's fork's branch when
@@ -33,10 +33,9 @@ export function* forkedBySaver(tx: Tx, sessionId: string, branchId: string): Ste
 /**
  * Whether a later run went on from the saver's fork on the branch: a LangGraph checkpoint there put by another run than
  * the fork's first one (another invoke from the thread, a resume; each run's puts carry its id, `langgraph.saverRun`),
- * or a user's message appended after the branch's last LangGraph checkpoint (an app's own turn, outside any run). Such
- * a turn is no run forking side by side, and a run left behind by the fork would undo it if it went on. Messages the
- * fork's own run writes (a critic's, a subgraph's input) are no turn. A checkpoint of an older LangGraph (no run id)
- * counts as the fork's run.
+ * or a user's message written outside any run (an app's own append after the branch's last LangGraph checkpoint, an
+ * `updateState`). Such a turn is no run forking side by side, and a run left behind by the fork would undo it if it
+ * went on. Messages the fork's own run writes (a critic's, a subgraph's input) are no turn.
  */
 export function* turnedSince(tx: Tx, sessionId: string, branchId: string): Step<boolean> {
   const points = (yield* tx.langgraph.pointsOf(sessionId)).filter((p) => p.branchId === branchId);
@@ -45,18 +44,14 @@ export function* turnedSince(tx: Tx, sessionId: string, branchId: string): Step<
   if (first === undefined || !branch) return false;
   const forkRun = yield* runAt(tx, first);
   let last = first.position;
-  for (const point of points) {
-    last = Math.max(last, point.position);
-    if (point.seq <= first.seq) continue;
+  for (const point of points.filter((p) => p.seq > first.seq).sort((a, b) => a.seq - b.seq)) {
     const run = yield* runAt(tx, point);
     if (run !== undefined && run !== forkRun) return true;
+    // A put of no run (`updateState`) writes its messages as the user's own.
+    if (run === undefined && forkRun !== undefined && (yield* userMessageIn(tx, branch, last, point.position))) return true;
+    last = Math.max(last, point.position);
   }
-  const head = yield* headOf(tx, branch);
-  for (let position = last + 1; position <= head.position; position++) {
-    const entry = yield* entryAt(tx, branch, position);
-    if (entry?.kind === "message" && entry.role === "user") return true;
-  }
-  return false;
+  return yield* userMessageIn(tx, branch, last, (yield* headOf(tx, branch)).position);
 }
 
 /**
@@ -87,6 +82,15 @@ function firstOn(points: readonly LgPointRow[], branchId: string): LgPointRow | 
   let first: LgPointRow | undefined;
   for (const point of points) if (point.branchId === branchId && (first === undefined || point.seq < first.seq)) first = point;
   return first;
+}
+
+/** Whether a user's message is on the branch after position `from`, up to `to`. */
+function* userMessageIn(tx: Tx, branch: BranchRow, from: number, to: number): Step<boolean> {
+  for (let position = from + 1; position <= to; position++) {
+    const entry = yield* entryAt(tx, branch, position);
+    if (entry?.kind === "message" && entry.role === "user") return true;
+  }
+  return false;
 }
 
 /** The id of the run that put the checkpoint (`langgraph.saverRun`), if its saver knew it. */

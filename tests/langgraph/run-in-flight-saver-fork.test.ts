@@ -171,4 +171,17 @@ describe("a LangGraph run in flight left behind by another server's time travel"
     const state = (await graph.getState(thread)).values.messages;
     expect(texts(state)).toEqual(["human:hi", "ai:did hi", "human:plan", "ai:did plan"]);
   }, 30_000);
+
+  it("a user's message set on the fork's state: the run stops; the message stays", async () => {
+    const { sent, graph, otherGraph, s, running, release, afterHi } = await leftBehind();
+    await otherGraph.invoke(say("travel"), afterHi.config);
+    await otherGraph.updateState(thread, { messages: [new HumanMessage("note")] });
+    const fork = (await s.info()).currentBranchId;
+    release();
+    expect(await rejectionOf(running)).toMatchObject({ code: "SESSION_MOVED" });
+    expect((await s.info()).currentBranchId).toBe(fork);
+    expect(sent).toEqual(["hi", "travel"]);
+    const state = (await graph.getState(thread)).values.messages;
+    expect(texts(state)).toEqual(["human:hi", "ai:did hi", "human:travel", "ai:did travel", "human:note"]);
+  }, 30_000);
 });
