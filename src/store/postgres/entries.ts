@@ -82,10 +82,12 @@ const following = (anchors: string, session: string) => `WITH RECURSIVE
  * it continues (one the block made or moved to), one written after the checkpoint's entry, up to that head too. Such
  * a message is no version of any other.
  */
-const NOT_FAILED_BLOCK = (v: string) => `NOT EXISTS (SELECT 1 FROM branches fb JOIN branches cb ON cb.id = fb.continued_by
-    WHERE fb.id = ${v}.branch_id AND ${v}.position <= fb.continued_at AND (
+// A scalar subquery, not NOT EXISTS: PostgreSQL would turn that into an anti join reading every branch of the database
+// (a hash of both sides); this is one primary-key lookup per version.
+const NOT_FAILED_BLOCK = (v: string) => `coalesce((SELECT ${v}.position <= fb.continued_at AND (
       (cb.parent_id = fb.id AND ${v}.position > cb.fork_position)
-      OR (cb.parent_id <> fb.id AND ${v}.seq > coalesce((SELECT a.seq FROM entries a WHERE a.id = cb.fork_entry_id), 0))))`;
+      OR (cb.parent_id <> fb.id AND ${v}.seq > coalesce((SELECT a.seq FROM entries a WHERE a.id = cb.fork_entry_id), 0)))
+    FROM branches fb JOIN branches cb ON cb.id = fb.continued_by WHERE fb.id = ${v}.branch_id), false) = false`;
 
 /**
  * A message's versions are the messages whose nearest message before them is the same message (its anchor; null:
