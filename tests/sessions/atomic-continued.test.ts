@@ -1,24 +1,11 @@
 // A failed atomic block's branch, its head as the block left it, is entered where the block never ran: by any move.
 import { describe, expect, it } from "vitest";
-import { defineTool, type SessionHandle } from "../../src/index.js";
+import type { SessionHandle } from "../../src/index.js";
 import { rejectionOf, tempDatabases } from "../helpers.js";
+import { worldPut } from "../fixtures/world-put.js";
 
 const dbs = tempDatabases();
-const world = new Map<string, string>();
-const runs: string[] = [];
-const put = defineTool<{ k: string; v: string }, { prev: string | null }>({
-  name: "put",
-  run: async ({ k, v }) => {
-    runs.push(k);
-    const prev = world.get(k) ?? null;
-    world.set(k, v);
-    return { prev };
-  },
-  undo: async ({ args, result }) => {
-    if (result.prev === null) world.delete(args.k);
-    else world.set(args.k, result.prev);
-  },
-});
+const { world, runs, put } = worldPut();
 
 /** A block that writes a call and a message, then throws. */
 const failing = (s: SessionHandle) => async () => {

@@ -1,22 +1,11 @@
 // A failed atomic block continues the branches its own writes and moves landed on or made, not another opener's.
 import { describe, expect, it } from "vitest";
-import { defineTool, type SessionHandle } from "../../src/index.js";
+import type { SessionHandle } from "../../src/index.js";
 import { rejectionOf, tempDatabases } from "../helpers.js";
+import { worldPut } from "../fixtures/world-put.js";
 
 const dbs = tempDatabases();
-const world = new Map<string, string>();
-const put = defineTool<{ k: string; v: string }, { prev: string | null }>({
-  name: "put",
-  run: async ({ k, v }) => {
-    const prev = world.get(k) ?? null;
-    world.set(k, v);
-    return { prev };
-  },
-  undo: async ({ args, result }) => {
-    if (result.prev === null) world.delete(args.k);
-    else world.set(args.k, result.prev);
-  },
-});
+const { world, put } = worldPut();
 
 const contents = async (s: SessionHandle) => (await s.history()).map((m) => m.content);
 const at = async (s: SessionHandle) => (await s.info()).currentBranchId;

@@ -1,22 +1,10 @@
 // Two atomic blocks at once on one branch, from two openers, both failing: neither block's call comes back.
 import { describe, expect, it } from "vitest";
-import { defineTool } from "../../src/index.js";
 import { rejectionOf, tempDatabases } from "../helpers.js";
+import { worldPut } from "../fixtures/world-put.js";
 
 const dbs = tempDatabases();
-const world = new Map<string, string>();
-const put = defineTool<{ k: string }, { prev: string | null }>({
-  name: "put",
-  run: async ({ k }) => {
-    const prev = world.get(k) ?? null;
-    world.set(k, "1");
-    return { prev };
-  },
-  undo: async ({ args, result }) => {
-    if (result.prev === null) world.delete(args.k);
-    else world.set(args.k, result.prev);
-  },
-});
+const { world, put } = worldPut();
 
 /** A promise and its resolver: the two blocks take turns. */
 function latch() {

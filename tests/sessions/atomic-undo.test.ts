@@ -1,22 +1,10 @@
 // A failed atomic block's own rollback is not the user's move: undo takes back the user's last move before the block.
 import { describe, expect, it } from "vitest";
-import { defineTool } from "../../src/index.js";
 import { rejectionOf, tempDatabases } from "../helpers.js";
+import { worldPut } from "../fixtures/world-put.js";
 
 const dbs = tempDatabases();
-const world = new Map<string, string>();
-const put = defineTool<{ k: string; v: string }, { prev: string | null }>({
-  name: "put",
-  run: async ({ k, v }) => {
-    const prev = world.get(k) ?? null;
-    world.set(k, v);
-    return { prev };
-  },
-  undo: async ({ args, result }) => {
-    if (result.prev === null) world.delete(args.k);
-    else world.set(args.k, result.prev);
-  },
-});
+const { world, put } = worldPut();
 const fail = () => Promise.reject(new Error("block failed"));
 
 describe("undo after a failed atomic block", () => {
