@@ -1,4 +1,5 @@
 // Makes a session's history equal a list the app holds: the unchanged prefix kept, a changed message an edit, the rest appended.
+// Just over 450 lines: one read-compare-write protocol whose steps (forms, forks, retries) share the stored list's reading.
 import { setTimeout as sleep } from "node:timers/promises";
 import { isDeepStrictEqual } from "node:util";
 import type { Message, MessageInput } from "../models/types.js";

@@ -1,5 +1,6 @@
 // The PostgreSQL schema (drizzle pg-core), table by table the SQLite one's. drizzle-kit generates drizzle/postgres/ from it
 // (and from the LangGraph and workspace tables it re-exports from schema-langgraph.ts and schema-workspaces.ts).
+// Just over 450 lines: the core tables stay in one file, as the SQLite schema does, so the two read side by side.
 import { sql } from "drizzle-orm";
 import { boolean, index, integer, pgTable, primaryKey, unique, uniqueIndex } from "drizzle-orm/pg-core";
 import { bytea, seq, text, time } from "./column-types.js";
