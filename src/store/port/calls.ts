@@ -29,6 +29,7 @@ export interface CallPlace {
 /**
  * What a call's run left in the paths it changed, as forkpoint made them known: a path's file id, or null where it
  * deleted the file. A path whose content stayed drift (a hand edit forkpoint did not know was there before) is not in it.
+ * A run that changed no file: what it found at the paths its arguments name (null: no file) and the files under them.
  */
 export type CallOutputs = ReadonlyMap<string, string | null>;
 

@@ -22,3 +22,13 @@ export function stackAfter(
   const rest = stack.redo.slice(0, -1);
   return { top: move.ref, redo: rest.length > 0 ? JSON.stringify(rest) : null };
 }
+
+/** The session row's `move_redo` for `redo`: null when nothing is to redo, as every write of it leaves it. */
+export function redoColumn(redo: readonly string[]): string | null {
+  return redo.length > 0 ? JSON.stringify(redo) : null;
+}
+
+/** True when two stacks name the same moves in the same places. */
+export function sameStack(a: MoveStack, b: MoveStack): boolean {
+  return a.top === b.top && a.redo.length === b.redo.length && a.redo.every((ref, i) => ref === b.redo[i]);
+}

@@ -1,5 +1,6 @@
 // The world: which invocations are applied, and the journal of moves (their steps) that change it.
 import type { ToolRow } from "./entries.js";
+import type { MoveStack } from "./move-stack.js";
 import type { Step } from "./unit.js";
 
 /**
@@ -73,6 +74,8 @@ export interface MoveEnds {
 export interface BranchContinuation {
   byBranchId: string;
   atPosition: number;
+  /** The branch's head when the block first wrote on it (see `continueBranch`); null when not recorded. */
+  fromPosition: number | null;
 }
 
 /** An applied invocation of a session: its entry id and where it sits. */
@@ -197,11 +200,19 @@ export interface MovesTx {
    * rollback moved it off the move's own end: the next op on this move goes there).
    */
   setMoveUndone(sessionId: string, ref: string, op: "undo" | "redo", ends?: MoveEnds): Step<boolean>;
+  /** The session's move stack as it stands: a guarded block notes what its own moves changed of it. */
+  moveStack(sessionId: string): Step<MoveStack>;
+  /**
+   * Sets the session's move stack to `next` while it is `expected` (a failed guarded block taking back what its own
+   * moves changed): false, and nothing written, when it is not (another opener moved since).
+   */
+  swapMoveStack(sessionId: string, expected: MoveStack, next: MoveStack): Step<boolean>;
   /**
    * Records that `byBranchId` (a failed guarded block's rollback branch) continues `branchId`, whose head the block
    * left at `atPosition`: a move to `branchId`'s head lands at `byBranchId`'s while that head is still there.
+   * `fromPosition`: the head when the block first wrote on it (what it wrote comes after), for a branch it did not run on.
    */
-  continueBranch(branchId: string, byBranchId: string, atPosition: number): Step<void>;
+  continueBranch(branchId: string, byBranchId: string, atPosition: number, fromPosition?: number): Step<void>;
   /** The branch that continues `branchId` and its position then (see `continueBranch`), undefined when none does. */
   branchContinuation(branchId: string): Step<BranchContinuation | undefined>;
 

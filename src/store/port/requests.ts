@@ -23,6 +23,11 @@ export interface RequestsTx {
   insertRequest(row: RequestRow): Step<void>;
   /** The session's record of a request id, if it applied one: in the ledger, or on the row of the checkpoint it made. */
   getRequest(sessionId: string, requestId: string): Step<RequestRow | undefined>;
+  /**
+   * Forgets the session's records of `requestIds` (in the ledger and on checkpoints' rows; the checkpoints stay): a
+   * failed guarded block's own requests, which a retry then applies again.
+   */
+  forgetRequests(sessionId: string, requestIds: readonly string[]): Step<void>;
 }
 
 /**

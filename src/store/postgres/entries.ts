@@ -79,14 +79,16 @@ const following = (anchors: string, session: string) => `WITH RECURSIVE
 /**
  * Not a message a failed guarded block (atomic) wrote: on the branch it ran on, one of the branch's own entries after
  * the block's checkpoint (where the branch continuing it forks) up to where the block left its head; on another branch
- * it continues (one the block made or moved to), one written after the checkpoint's entry, up to that head too. Such
+ * it continues (one the block made or moved to), one after that branch's head when the block first wrote there (rows
+ * written before `continued_from`: one written after the checkpoint's entry), up to where the block left it too. Such
  * a message is no version of any other.
  */
 // A scalar subquery, not NOT EXISTS: PostgreSQL would turn that into an anti join reading every branch of the database
 // (a hash of both sides); this is one primary-key lookup per version.
 const NOT_FAILED_BLOCK = (v: string) => `coalesce((SELECT ${v}.position <= fb.continued_at AND (
       (cb.parent_id = fb.id AND ${v}.position > cb.fork_position)
-      OR (cb.parent_id <> fb.id AND ${v}.seq > coalesce((SELECT a.seq FROM entries a WHERE a.id = cb.fork_entry_id), 0)))
+      OR (cb.parent_id <> fb.id AND coalesce(${v}.position > fb.continued_from,
+        ${v}.seq > coalesce((SELECT a.seq FROM entries a WHERE a.id = cb.fork_entry_id), 0))))
     FROM branches fb JOIN branches cb ON cb.id = fb.continued_by WHERE fb.id = ${v}.branch_id), false) = false`;
 
 /**

@@ -375,5 +375,13 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
       "ALTER TABLE \"branches\" ADD COLUMN \"continued_by\" text COLLATE \"C\";",
       "\nALTER TABLE \"branches\" ADD COLUMN \"continued_at\" integer;"
     ]
+  },
+  {
+    "tag": "0033_continued_from",
+    "folderMillis": 1796168584595,
+    "hash": "61100c4eec48c38df968b91e65128504fd967b50f74d72cf4f8d4bdb6c7bcd21",
+    "sql": [
+      "ALTER TABLE \"branches\" ADD COLUMN \"continued_from\" integer;"
+    ]
   }
 ];

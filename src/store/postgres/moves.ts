@@ -14,7 +14,7 @@ import type {
   Step,
   ToolRow,
 } from "../port/index.js";
-import { stackAfter, type MoveStack } from "../port/move-stack.js";
+import { redoColumn, sameStack, stackAfter, type MoveStack } from "../port/move-stack.js";
 import { BRANCH_MOVE_COLS, DB_NOW_MS, FORGET_UNDONE, HISTORY_COLS, MOVE_COLS, STEP_COLS, TOOL_COLS } from "./columns.js";
 import { insertRow, insertWith } from "./batch.js";
 import type { Sql } from "./sql.js";
@@ -108,8 +108,8 @@ const s = {
   branchEnds: `UPDATE branches SET move_from_branch_id = coalesce($1::text, move_from_branch_id),
     move_from_position = coalesce($2::int, move_from_position), move_to_branch_id = coalesce($3::text, move_to_branch_id),
     move_to_position = coalesce($4::int, move_to_position) WHERE id = $5`,
-  continueBranch: `UPDATE branches SET continued_by = $1, continued_at = $2 WHERE id = $3`,
-  continuation: `SELECT continued_by AS "byBranchId", continued_at AS "atPosition" FROM branches WHERE id = $1 AND continued_by IS NOT NULL`,
+  continueBranch: `UPDATE branches SET continued_by = $1, continued_at = $2, continued_from = $4 WHERE id = $3`,
+  continuation: `SELECT continued_by AS "byBranchId", continued_at AS "atPosition", continued_from AS "fromPosition" FROM branches WHERE id = $1 AND continued_by IS NOT NULL`,
 };
 
 export function movesTx(sql: Sql): MovesTx {
@@ -241,9 +241,18 @@ export function movesTx(sql: Sql): MovesTx {
       }
       return true;
     },
+    *moveStack(sessionId: string) {
+      return yield* stackOf(sql, sessionId);
+    },
+    *swapMoveStack(sessionId: string, expected: MoveStack, next: MoveStack) {
+      const stack = yield* stackOf(sql, sessionId);
+      if (!sameStack(stack, expected)) return false;
+      // As `setMoveUndone`: the top read is the top written over.
+      return (yield* sql.exec(s.setMoveUndone, [sessionId, next.top, redoColumn(next.redo), stack.top])) === 1;
+    },
 
-    *continueBranch(branchId: string, byBranchId: string, atPosition: number) {
-      yield* sql.exec(s.continueBranch, [byBranchId, atPosition, branchId]);
+    *continueBranch(branchId: string, byBranchId: string, atPosition: number, fromPosition?: number) {
+      yield* sql.exec(s.continueBranch, [byBranchId, atPosition, branchId, fromPosition ?? null]);
     },
     *branchContinuation(branchId: string) {
       const [row] = yield* sql.rows<BranchContinuation>(s.continuation, [branchId]);

@@ -35,6 +35,9 @@ const s = {
     FROM requests WHERE session_id = $1 AND request_id = $2
     UNION ALL SELECT session_id, request_id, request_fingerprint, request_answer, created_at, id
     FROM checkpoints WHERE session_id = $1 AND request_id = $2 LIMIT 1`,
+  forgetRequests: `WITH c AS (UPDATE checkpoints SET request_id = NULL, request_fingerprint = NULL, request_answer = NULL
+      WHERE session_id = $1 AND request_id = ANY($2::text[]))
+    DELETE FROM requests WHERE session_id = $1 AND request_id = ANY($2::text[])`,
 };
 
 export function requestsTx(sql: Sql): RequestsTx {
@@ -46,6 +49,10 @@ export function requestsTx(sql: Sql): RequestsTx {
     },
     *getRequest(sessionId: string, requestId: string) {
       return yield* sql.one<RequestRow>(s.getRequest, [sessionId, requestId]);
+    },
+    *forgetRequests(sessionId: string, requestIds: readonly string[]) {
+      // Sent with the unit's next statement or its COMMIT: nothing reads its result.
+      if (requestIds.length > 0) yield* sql.later(s.forgetRequests, [sessionId, requestIds], true);
     },
   };
 }

@@ -433,5 +433,13 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
       "ALTER TABLE `branches` ADD `continued_by` text;",
       "\nALTER TABLE `branches` ADD `continued_at` integer;"
     ]
+  },
+  {
+    "tag": "0038_continued_from",
+    "folderMillis": 1796168568317,
+    "hash": "61417c9c972472b9e12684f5e62d56cf961571d438f603540bc7e06aea7637ce",
+    "sql": [
+      "ALTER TABLE `branches` ADD `continued_from` integer;"
+    ]
   }
 ];

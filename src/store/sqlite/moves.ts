@@ -13,7 +13,7 @@ import type {
   Owner,
   SetAsideCall,
 } from "../port/index.js";
-import { stackAfter, type MoveStack } from "../port/move-stack.js";
+import { redoColumn, sameStack, stackAfter, type MoveStack } from "../port/move-stack.js";
 import { BRANCH_MOVE_COLS, FORGET_UNDONE, HISTORY_COLS, MOVE_COLS, STEP_COLS, TOOL_COLS, toolRows } from "./columns.js";
 import { prepare, type RowMode } from "./object-rows.js";
 
@@ -93,9 +93,9 @@ export function movesTx(db: Database.Database): MovesTx {
     branchEnds: p(`UPDATE branches SET move_from_branch_id = coalesce(?, move_from_branch_id),
       move_from_position = coalesce(?, move_from_position), move_to_branch_id = coalesce(?, move_to_branch_id),
       move_to_position = coalesce(?, move_to_position) WHERE id = ?`),
-    continueBranch: p(`UPDATE branches SET continued_by = ?, continued_at = ? WHERE id = ?`),
+    continueBranch: p(`UPDATE branches SET continued_by = ?, continued_at = ?, continued_from = ? WHERE id = ?`),
     continuation: p(
-      `SELECT continued_by AS byBranchId, continued_at AS atPosition FROM branches WHERE id = ? AND continued_by IS NOT NULL`,
+      `SELECT continued_by AS byBranchId, continued_at AS atPosition, continued_from AS fromPosition FROM branches WHERE id = ? AND continued_by IS NOT NULL`,
     ),
   };
   const stackOf = (sessionId: string): MoveStack => {
@@ -214,9 +214,18 @@ export function movesTx(db: Database.Database): MovesTx {
       }
       return true;
     },
+    *moveStack(sessionId: string) {
+      return stackOf(sessionId);
+    },
+    // Transactions here are serialized: the stack read is the stack written over.
+    *swapMoveStack(sessionId: string, expected: MoveStack, next: MoveStack) {
+      if (!sameStack(stackOf(sessionId), expected)) return false;
+      s.setStack.run(next.top, redoColumn(next.redo), sessionId);
+      return true;
+    },
 
-    *continueBranch(branchId: string, byBranchId: string, atPosition: number) {
-      s.continueBranch.run(byBranchId, atPosition, branchId);
+    *continueBranch(branchId: string, byBranchId: string, atPosition: number, fromPosition?: number) {
+      s.continueBranch.run(byBranchId, atPosition, fromPosition ?? null, branchId);
     },
     *branchContinuation(branchId: string) {
       return s.continuation.get(branchId) as BranchContinuation | undefined;

@@ -34,6 +34,11 @@ export function requestsTx(db: Database.Database): RequestsTx {
         created_at AS createdAt, id AS checkpointId
       FROM checkpoints WHERE session_id = ? AND request_id = ?`,
     ),
+    forget: prepare(db, `DELETE FROM requests WHERE session_id = ? AND request_id = ?`),
+    forgetOnCheckpoint: prepare(
+      db,
+      `UPDATE checkpoints SET request_id = NULL, request_fingerprint = NULL, request_answer = NULL WHERE session_id = ? AND request_id = ?`,
+    ),
   };
   return {
     *insertRequest(r: RequestRow) {
@@ -43,6 +48,12 @@ export function requestsTx(db: Database.Database): RequestsTx {
     },
     *getRequest(sessionId: string, requestId: string) {
       return (s.get.get(sessionId, requestId) ?? s.getOnCheckpoint.get(sessionId, requestId)) as RequestRow | undefined;
+    },
+    *forgetRequests(sessionId: string, requestIds: readonly string[]) {
+      for (const id of requestIds) {
+        s.forget.run(sessionId, id);
+        s.forgetOnCheckpoint.run(sessionId, id);
+      }
     },
   };
 }

@@ -82,6 +82,11 @@ export const branches = sqliteTable(
      */
     continuedBy: text("continued_by"),
     continuedAt: integer("continued_at"),
+    /**
+     * With `continued_by`, this branch's head when the block first wrote on it: what the block wrote here comes after it.
+     * Null for the branch the block ran on (its rollback's branch forks there) and in rows written before this column.
+     */
+    continuedFrom: integer("continued_from"),
   },
   (t) => [
     uniqueIndex("branches_id").on(t.id),
@@ -364,7 +369,8 @@ export const callPaths = sqliteTable(
     /**
      * What the run left in those paths, as forkpoint made it known: JSON `{ path: file id | null }` (null: deleted); a
      * path whose content stayed drift is not in it. Null: not recorded (older rows). A move takes a call the world
-     * shares with its target from here, not from what a branch changed since (see `keptTarget`).
+     * shares with its target from here, not from what a branch changed since (see `keptTarget`). A run that changed
+     * no file (`paths` `[]`): what it found at the paths its arguments name and under them (see `withNamedFiles`).
      */
     outputs: text("outputs"),
     /** Those of `paths` that held a hand edit as the call began (JSON array; null: none, or not recorded). */

@@ -598,6 +598,28 @@ export function moveStackSpec(store: () => Store): void {
     });
   });
 
+  it("reads the move stack, and sets it only while it is the stack expected", async () => {
+    await seed(store(), "sw", "alice", 2);
+    const stack = () => store().read((tx) => tx.moveStack("sw"));
+    const swap = (expected: { top: string | null; redo: string[] }, next: { top: string | null; redo: string[] }) =>
+      store().write({ sessionId: "sw" }, (tx) => tx.swapMoveStack("sw", expected, next));
+    expect(await stack()).toEqual({ top: null, redo: [] });
+    const plainMove = { kind: "switch", fromBranchId: "sw-b1", fromPosition: 2, toBranchId: "sw-b1", toPosition: 1 };
+    await store().write({ sessionId: "sw" }, (tx) => tx.recordMove({ sessionId: "sw", ...plainMove, createdAt: at(86) }));
+    const made = await stack();
+    expect(made).toEqual({ top: expect.stringMatching(/^m:/), redo: [] });
+    await store().write({ sessionId: "sw" }, (tx) => tx.setMoveUndone("sw", made.top!, "undo"));
+    const undone = { top: null, redo: [made.top!] };
+    expect(await stack()).toEqual(undone);
+    // Not the stack expected: nothing written.
+    expect(await swap(made, { top: null, redo: [] })).toBe(false);
+    expect(await stack()).toEqual(undone);
+    expect(await swap(undone, made)).toBe(true);
+    expect(await stack()).toEqual(made);
+    expect((await store().read((tx) => tx.moveToUndo("sw")))?.ref).toBe(made.top);
+    expect(await store().read((tx) => tx.moveToRedo("sw"))).toBeUndefined();
+  });
+
   it("records the branch that continues a failed block's branch, and where that branch's head was", async () => {
     await seed(store(), "sc", "alice", 2);
     await store().write({ sessionId: "sc" }, function* (tx) {
@@ -613,7 +635,10 @@ export function moveStackSpec(store: () => Store): void {
     });
     expect(await store().read((tx) => tx.branchContinuation("sc-b1"))).toBeUndefined();
     await store().write({ sessionId: "sc" }, (tx) => tx.continueBranch("sc-b1", "sc-b2", 2));
-    expect(await store().read((tx) => tx.branchContinuation("sc-b1"))).toEqual({ byBranchId: "sc-b2", atPosition: 2 });
+    expect(await store().read((tx) => tx.branchContinuation("sc-b1"))).toEqual({ byBranchId: "sc-b2", atPosition: 2, fromPosition: null });
     expect(await store().read((tx) => tx.branchContinuation("sc-b2"))).toBeUndefined();
+    // A branch the block did not run on: where its writes there began is kept too.
+    await store().write({ sessionId: "sc" }, (tx) => tx.continueBranch("sc-b1", "sc-b2", 2, 1));
+    expect(await store().read((tx) => tx.branchContinuation("sc-b1"))).toEqual({ byBranchId: "sc-b2", atPosition: 2, fromPosition: 1 });
   });
 }

@@ -78,6 +78,26 @@ export function requestsSpec(store: () => Store): void {
     expect(await store().read((tx) => tx.getCheckpoint("rk-c3"))).toBeUndefined();
   });
 
+  it("forgets the requests it is given, in the ledger and on checkpoints' rows, and no other", async () => {
+    await seed(store(), "rf", "alice", 2);
+    await seed(store(), "rf2", "alice");
+    await store().write({ sessionId: "rf" }, function* (tx) {
+      yield* tx.insertRequest(request("rf", "f1"));
+      yield* tx.insertRequest(request("rf", "keep"));
+      yield* tx.insertCheckpoint({ ...checkpoint("rf-c1", "rf", 2), request: { id: "t1", ...kept } }, at(41));
+    });
+    await store().write({ sessionId: "rf2" }, (tx) => tx.insertRequest(request("rf2", "f1")));
+    await store().write({ sessionId: "rf" }, (tx) => tx.forgetRequests("rf", ["f1", "t1", "never"]));
+    expect(await store().read((tx) => tx.getRequest("rf", "f1"))).toBeUndefined();
+    expect(await store().read((tx) => tx.getRequest("rf", "t1"))).toBeUndefined();
+    expect(await store().read((tx) => tx.getCheckpoint("rf-c1"))).toBeDefined();
+    expect((await store().read((tx) => tx.getRequest("rf", "keep")))?.requestId).toBe("keep");
+    expect((await store().read((tx) => tx.getRequest("rf2", "f1")))?.requestId).toBe("f1");
+    // Forgotten ids are free again.
+    await store().write({ sessionId: "rf" }, (tx) => tx.insertRequest(request("rf", "t1")));
+    expect((await store().read((tx) => tx.getRequest("rf", "t1")))?.checkpointId).toBeNull();
+  });
+
   it("moves a checkpoint's request to the ledger's table when the checkpoint is deleted, the checkpoint whole", async () => {
     await seed(store(), "rd", "alice", 4);
     await store().write({ sessionId: "rd" }, function* (tx) {

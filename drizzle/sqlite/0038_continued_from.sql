@@ -1,0 +1,1 @@
+ALTER TABLE `branches` ADD `continued_from` integer;
