@@ -1,6 +1,6 @@
 // Framework message values as JSON and back: binary data (Uint8Array, Buffer, ArrayBuffer) as base64, URLs as their href.
 import { ValidationError } from "../models/errors.js";
-import type { JsonValue } from "../models/json.js";
+import { describe, type JsonValue } from "../models/json.js";
 
 /**
  * The tag of an encoded value. An app's own object that has this key is wrapped ({ $fp: "object", value }), so
@@ -14,8 +14,9 @@ function isPlainObject(value: object): boolean {
 }
 
 /**
- * `value` with its binary data and URLs made JSON; anything else non-JSON is left for forkpoint to refuse by path. A
- * cycle is refused here (`ValidationError` at `field` plus its path), where walking it would never end.
+ * `value` with its binary data and URLs made JSON. What JSON cannot hold (a BigInt, a function, a class instance, a
+ * cycle) is refused here, at `field` plus its path in the caller's own value (`messages[0].parts[1].text`), which the
+ * encoded value's path would not name. Depth and size are left to forkpoint's limits.
  */
 export function encodeValue(value: unknown, field = "value"): JsonValue {
   return encodeAt(value, field, new Set());
@@ -29,7 +30,11 @@ function encodeAt(value: unknown, path: string, ancestors: Set<object>): JsonVal
   if (value instanceof ArrayBuffer) return { [TAG]: "bytes", base64: Buffer.from(value).toString("base64"), as: "ArrayBuffer" };
   if (value instanceof URL) return { [TAG]: "url", href: value.href };
   const isArray = Array.isArray(value);
-  if (!isArray && !(typeof value === "object" && value !== null && isPlainObject(value))) return value as JsonValue;
+  if (typeof value === "number" && !Number.isFinite(value)) throw new ValidationError(path, `${describe(value)} is not a JSON number`);
+  if (typeof value === "bigint" || typeof value === "function" || typeof value === "symbol" || value === undefined)
+    throw new ValidationError(path, `${describe(value)} is not a JSON value`);
+  if (typeof value !== "object" || value === null) return value as JsonValue;
+  if (!isArray && !isPlainObject(value)) throw new ValidationError(path, `${describe(value)} is not a plain JSON object`);
   if (ancestors.has(value)) throw new ValidationError(path, "contains a cycle (a value that includes itself)");
   ancestors.add(value);
   try {
@@ -45,7 +50,7 @@ function encodeAt(value: unknown, path: string, ancestors: Set<object>): JsonVal
 /** The inverse of `encodeValue`: base64 back to the Uint8Array, Buffer or ArrayBuffer it was, hrefs to URLs. */
 export function decodeValue(value: JsonValue): any {
   if (Array.isArray(value)) return value.map(decodeValue);
-  if (typeof value !== "object" || value === null) return value;
+  if (typeof value !== "object" || value === null) return value as JsonValue;
   const tag = value[TAG];
   if (tag === "bytes" && typeof value.base64 === "string") {
     const bytes = Buffer.from(value.base64, "base64");

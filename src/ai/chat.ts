@@ -273,7 +273,15 @@ function optionsOf(options: SaveChatOptions): { after?: string; ifAt?: { branchI
 
 /** The session's current history as `UIMessage[]`, exactly as saved (binary data back as the Uint8Array, Buffer or ArrayBuffer it was). */
 export async function loadChat<M extends UIMessage<any, any, any> = UIMessage>(s: SessionHandle): Promise<M[]> {
-  return storedMessages(await s.history()).map(toUiMessage) as M[];
+  // An id the chat holds twice (given twice with `s.append`, or saved before saveChat refused that) is the first's: a
+  // later one is named by forkpoint's id, so that the list saved back is no list naming one message twice.
+  const seen = new Set<string>();
+  return storedMessages(await s.history()).map((stored) => {
+    const m = toUiMessage(stored);
+    if (seen.has(m.id)) m.id = stored.first.id;
+    seen.add(m.id);
+    return m;
+  }) as M[];
 }
 
 function modelInput(value: unknown, i: number): MessageInput {

@@ -1,6 +1,5 @@
 // Makes a session's history equal a list the app holds: the unchanged prefix kept, a changed message an edit, the rest appended.
 // Just over 450 lines: one read-compare-write protocol whose steps (forms, forks, retries) share the stored list's reading.
-import { setTimeout as sleep } from "node:timers/promises";
 import { isDeepStrictEqual } from "node:util";
 import type { Message, MessageInput } from "../models/types.js";
 import { ConflictError, PayloadTooLargeError, ValidationError } from "../models/errors.js";
@@ -10,6 +9,7 @@ import { forkAfter } from "../sessions/fork-after.js";
 import { currentHistory } from "../sessions/history.js";
 import { checkSessionAt, type IfAt } from "../sessions/core/if-at.js";
 import { orderedCompound } from "../sessions/core/call-order.js";
+import { Backoff } from "../sessions/core/backoff.js";
 import { servedHandler } from "../tools/handler-scope.js";
 import { sessionEngine, type SessionHandle } from "../sessions/session-handle.js";
 import { CONTINUES_KEY } from "../sessions/entry-refs.js";
@@ -103,8 +103,7 @@ async function syncSaving(s: SessionHandle, inputs: MessageInput[], options: Syn
     return syncAfter(s, inputs, options.after, options);
   }
   const { ctx } = sessionEngine(s);
-  const deadline = performance.now() + ctx.busyWaitMs;
-  let pause = 10;
+  const backoff = Backoff.for(ctx.busyWaitMs);
   for (let read = 1; read <= SAVE_READS;) {
     let saved: SaveResult | null;
     try {
@@ -114,9 +113,7 @@ async function syncSaving(s: SessionHandle, inputs: MessageInput[], options: Syn
       // answer's calls): waited for, then read again, where this save finds what that one did (nothing left to do, or
       // with the caller's `ifAt`, SESSION_MOVED). Never inside a tool handler: its own move may be the one in the way.
       const busy = error instanceof ConflictError && error.code === "MOVE_IN_PROGRESS" && !servedHandler(s.id);
-      if (!busy || ctx.closing.aborted || performance.now() + pause > deadline) throw error;
-      await sleep(pause);
-      pause = Math.min(pause * 2, 500);
+      if (!busy || ctx.closing.aborted || !(await backoff.wait())) throw error;
       continue;
     }
     if (saved) return saved;
@@ -426,10 +423,15 @@ async function syncAfter(
   const kept = stored.length;
   let prefix = 0;
   while (prefix < kept && prefix < inputs.length && keeps(stored[prefix]!.latest, inputs[prefix]!, options)) prefix++;
-  if (restatesLast(stored, inputs, prefix, options)) prefix--;
+  const restated = restatesLast(stored, inputs, prefix, options);
+  if (restated) prefix--;
   // The stored message may have gone on in the list (a client-side tool's output added to the answer): its longer form.
   const continued =
     prefix === kept - 1 && inputs.length >= kept && options.continues?.(stored[kept - 1]!.latest, inputs[kept - 1]!) === true;
+  // An answer's end metadata once the chat went on after it on its branch (another tab asked on): stored after it, it
+  // would fork a branch holding only that form, a false version of what followed. The answer is kept as it is.
+  if (restated && continued && inputs.length === kept && (await followedOnItsBranch(s, after)))
+    return { kept, forked: null, continued: false, appended: 0, lastMessageId: after.id, branchId: after.branchId };
   if (prefix < kept && !continued)
     throw new ValidationError(
       "messages",
@@ -469,4 +471,10 @@ async function syncAfter(
     lastMessageId: last.id,
     branchId: last.branchId,
   };
+}
+
+/** Whether a message follows `m` on its own branch (another tab's question after the answer). */
+async function followedOnItsBranch(s: SessionHandle, m: Message): Promise<boolean> {
+  const tails = await sessionEngine(s).run((ctx, ref) => messagesAfter(ctx, ref, m.id));
+  return tails.some((tail) => tail[0]?.branchId === m.branchId);
 }

@@ -22,7 +22,8 @@ function isPlainObject(value: object): boolean {
   return proto === Object.prototype || proto === null;
 }
 
-function describe(value: unknown): string {
+/** How a value that JSON cannot hold is named in a `ValidationError` ("a BigInt", "an instance of Date"). */
+export function describe(value: unknown): string {
   if (value === undefined) return "undefined";
   if (typeof value === "number") return String(value);
   if (typeof value === "bigint") return "a BigInt";

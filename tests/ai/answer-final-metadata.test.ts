@@ -77,3 +77,22 @@ describe("an answer's metadata sent with its end", () => {
     expect(await loadChat(s)).toEqual([question, finished]);
   });
 });
+
+describe("an answer's end metadata after another tab asked on", () => {
+  it("keeps the answer as it is: no branch holding its metadata alone, no false version of the next question", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    const asked = await saveChat(s, [question]);
+    const answer: UIMessage = { id: "a", role: "assistant", metadata: { startedAt: 1 }, parts: [{ type: "text", text: "noted" }] };
+    await saveChat(s, [question, answer], { after: asked.lastMessageId });
+    const next: UIMessage = { id: "q2", role: "user", parts: [{ type: "text", text: "more" }] };
+    const at = await s.summary();
+    await saveChat(s, [question, answer, next], { ifAt: { branchId: at.currentBranchId, head: at.position } });
+    const end = await saveChat(s, [question, { ...answer, metadata: { startedAt: 1, totalTokens: 4 } }], { after: asked.lastMessageId });
+    expect(end).toMatchObject({ appended: 0, forked: null });
+    expect(await s.branches()).toHaveLength(1);
+    expect((await loadChat(s)).map((m) => m.id)).toEqual(["q", "a", "q2"]);
+    const q2 = (await s.history()).find((m) => m.clientId === "q2")!;
+    expect((await s.versions(q2.id)).versions).toHaveLength(1);
+  });
+});

@@ -42,3 +42,41 @@ describe("saveChat", () => {
     expect((await loadChat(s)).map((m) => m.role)).toEqual(["user", "user", "assistant"]);
   });
 });
+
+describe("saveChat's field on a value JSON cannot hold", () => {
+  it("names the UIMessage's own path (parts, metadata), not the stored form's", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    const bigint = await rejectionOf(
+      saveChat(s, [user("q1", "hi"), { id: "a1", role: "assistant", parts: [{ type: "text", text: 1n }] } as never]),
+    );
+    expect(bigint).toMatchObject({
+      name: "ValidationError",
+      field: "messages[1].parts[0].text",
+      message: expect.stringContaining("BigInt"),
+    });
+    const fn = await rejectionOf(saveChat(s, [{ ...user("q1", "hi"), metadata: { at: { f: () => 1 } } } as never]));
+    expect(fn).toMatchObject({ field: "messages[0].metadata.at.f" });
+    const date = await rejectionOf(saveChat(s, [{ ...user("q1", "hi"), metadata: { at: new Date(0) } } as never]));
+    expect(date).toMatchObject({ field: "messages[0].metadata.at", message: expect.stringContaining("Date") });
+    const nan = await rejectionOf(saveChat(s, [{ id: "q1", role: "user", parts: [{ type: "text", text: "x", n: NaN }] } as never]));
+    expect(nan).toMatchObject({ field: "messages[0].parts[0].n" });
+    expect(await loadChat(s)).toEqual([]);
+  });
+});
+
+describe("loadChat of a chat holding one id twice", () => {
+  it("names the later message by forkpoint's id, so the list saves back and the chat goes on", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    await s.append([
+      { role: "user", content: "q1", clientId: "x" },
+      { role: "assistant", content: "a1", clientId: "x" },
+    ]);
+    const loaded = await loadChat(s);
+    expect(loaded.map((m) => m.id)).toEqual(["x", (await s.history())[1]!.id]);
+    await saveChat(s, [...loaded, user("q2", "more")]);
+    expect((await loadChat(s)).map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+    expect(await s.branches()).toHaveLength(1);
+  });
+});

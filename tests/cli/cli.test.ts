@@ -1,7 +1,7 @@
 // Every forkpoint command, as text and as --json, over a real database file: run in the test process (./in-process.ts),
 // and one command of each family through the installed binary too, which must print exactly the same.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, watch } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openForkpoint } from "../../src/index.js";
@@ -204,9 +204,15 @@ describe("import", () => {
       expect.stringMatching(/^error VALIDATION_ERROR: file: cannot read a JSON document from standard input: /),
     ]);
     expect(existsSync(fresh)).toBe(false);
-    // JSON that is no export: refused by the import itself, after the database was opened, which is removed again.
+    // JSON that is no export: refused by the import itself, tried in memory first, so the file is never made (a file
+    // made and removed again would take with it what another writer put in it meanwhile).
+    const made: string[] = [];
+    const watcher = watch(cli.dir, (_event, name) => name?.startsWith("fresh.db") && made.push(name));
     const refused = await runInProcess(["--db", fresh, "import", "-", "-u", "cy"], { input: '{"format":"nope"}' });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    watcher.close();
     expect([refused.status, refused.stderr]).toEqual([1, expect.stringMatching(/^error VALIDATION_ERROR: /)]);
+    expect(made).toEqual([]);
     expect(readdirSync(cli.dir).filter((f) => f.startsWith("fresh.db"))).toEqual([]);
     // Into a database that was there: it stays.
     expect((await runInProcess(["--db", copy, "import", "-", "-u", "cy"], { input: '{"format":"nope"}' })).status).toBe(1);

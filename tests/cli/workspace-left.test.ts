@@ -1,5 +1,5 @@
 // From the MCP review: a person rolling an MCP session back with the CLI (the way docs/mcp.md gives past an IRREVERSIBLE
-// refusal) moves the conversation alone unless `--scope both`: the command says the workspace's files stayed as they are.
+// refusal) moves the conversation alone unless `--scope both`: rollback, switch, undo and redo say the files stayed.
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -57,4 +57,14 @@ it("with --scope both the files move and nothing is noted; a session without a w
   const plain = await cli("rollback", ids.plain, ids.plainCp);
   expect(plain).toMatchObject({ status: 0, stderr: "" });
   expect(plain.stdout).not.toContain("workspace");
+});
+
+it("undo and redo of the conversation alone say it too", async () => {
+  for (const run of [await cli("undo", ids.session), await cli("redo", ids.session)]) {
+    expect(run).toMatchObject({ status: 0, stderr: "" });
+    expect(run.stdout).toMatch(NOTE);
+  }
+  const both = await cli("undo", ids.session, "--scope", "both");
+  expect(both).toMatchObject({ status: 0, stderr: "" });
+  expect(both.stdout).not.toMatch(NOTE);
 });

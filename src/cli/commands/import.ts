@@ -1,5 +1,5 @@
 // `forkpoint import <file|->`: an exported session written into this database (created if needed), for a new owner.
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { text } from "node:stream/consumers";
 import type { Command } from "commander";
 import type { SessionExport } from "../../index.js";
@@ -28,8 +28,9 @@ export function importCommand(program: Command, cli: Cli): void {
         `cannot read a JSON document from ${file === "-" ? "standard input" : file}: ${(cause as Error).message}`,
       );
     }
-    // A database file this import creates is removed when the import fails: a refused document leaves nothing behind.
-    const path = cli.postgresStore === undefined && cli.dbPath !== ":memory:" && !existsSync(cli.dbPath) ? cli.dbPath : null;
+    // Into a database file not there yet, the document is first imported into memory: a refused document creates no
+    // file. A file is never removed after a failure, as another writer may have opened it meanwhile.
+    if (cli.postgresStore === undefined && cli.dbPath !== ":memory:" && !existsSync(cli.dbPath)) await trialImport(doc, o.user);
     await withForkpoint(cli, "create", async (fp) => {
       const progress = progressReporter("import", cli.io.stderr);
       try {
@@ -38,9 +39,17 @@ export function importCommand(program: Command, cli: Cli): void {
       } finally {
         progress.stop();
       }
-    }).catch((error: unknown) => {
-      if (path !== null) for (const file of [path, `${path}-wal`, `${path}-shm`, `${path}-journal`]) rmSync(file, { force: true });
-      throw error;
     });
   });
+}
+
+/** Imports `doc` into a database in memory, which is then dropped: throws what the real import would refuse it with. */
+async function trialImport(doc: unknown, userId: string): Promise<void> {
+  const { openForkpoint } = await import("../../index.js");
+  const fp = openForkpoint({ path: ":memory:" });
+  try {
+    await fp.importSession(doc as SessionExport, { userId });
+  } finally {
+    await fp.close();
+  }
 }

@@ -1,7 +1,7 @@
 // `forkpoint undo <session>` / `forkpoint redo <session>`: walk the session's own move history; the world follows.
 import type { Command } from "commander";
 import type { Cli } from "../cli.js";
-import { moveOptions, moveResultLines, withMoveOptions, withToolsHint, type MoveFlags } from "../moves.js";
+import { moveOptions, moveResultLines, withMoveOptions, withToolsHint, workspaceLeftLines, type MoveFlags } from "../moves.js";
 import { withForkpoint } from "../open.js";
 import { examples, withUser } from "../options.js";
 
@@ -23,7 +23,9 @@ function historyMoveCommand(op: keyof typeof VERBS, program: Command, cli: Cli):
     return withForkpoint(cli, "write", async (fp) => {
       const s = await fp.getSession(sessionId, { userId: o.user });
       const r = await withToolsHint(cli, op, () => (op === "undo" ? s.undo(options) : s.redo(options)));
-      cli.out.print(r, () => [VERBS[op].done, ...moveResultLines(cli.out, r)]);
+      // As rollback and switch say it: a conversation move leaves an attached workspace's files as they are.
+      const left = await workspaceLeftLines(cli.out, s, r);
+      cli.out.print(r, () => [VERBS[op].done, ...moveResultLines(cli.out, r), ...left]);
     });
   });
 }
