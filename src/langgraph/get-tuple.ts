@@ -49,7 +49,7 @@ export async function getTuple(
   const found = await readPlace(ctx, userId, threadId, ns, checkpointId, weighAt);
   if (!found) return undefined;
   parts.sessions.set(threadKey(userId, threadId, ns), found.thread.sessionId, 1);
-  if (found.readOn !== undefined) parts.runs.readOn(config, found.readOn);
+  if (found.readOn !== undefined) parts.runs.readOn(config, found.readOn, found.readSeq);
   const tuple = await reader.pointTuple(ctx, found.thread, found.at, true);
   const all = tuple?.pendingWrites;
   if (tuple?.pendingWrites && found.undone) tuple.pendingWrites = pendingAtMovedHead(tuple.pendingWrites, found.undone);
@@ -144,7 +144,10 @@ function* placeWithFirsts(
   // The branch a read of the root graph's head is served on: a run reading it goes on from there (`RunMark.readOn`).
   const readOn =
     found && checkpointId === undefined && ns === "" ? (yield* tx.getSession(found.thread.sessionId))?.currentBranchId : undefined;
-  return found && { ...found, firsts, written, swaps, readOn };
+  // And the seq of the stored checkpoint it was served (`RunMark.readSeq`).
+  const readSeq =
+    readOn !== undefined && found?.at.kind === "stored" ? (yield* tx.getCheckpoint(found.at.row.fpCheckpointId))?.seq : undefined;
+  return found && { ...found, firsts, written, swaps, readOn, readSeq };
 }
 
 function* placeUnit(

@@ -42,7 +42,7 @@ export function* refuseMovedParent(
 ): Step<void> {
   if (target.branchId !== current.id) {
     yield* refuseLeftBehind(tx, sessionId, thread, target, continuing, run);
-    if (continuing) yield* refuseOvertaken(tx, sessionId, current, thread, target);
+    if (continuing) yield* refuseOvertaken(tx, sessionId, current, thread, target, run);
   } else if (continuing) yield* refuseAppended(tx, sessionId, current, thread, target);
 }
 
@@ -51,10 +51,13 @@ export function* refuseMovedParent(
  * LangGraph checkpoint has landed on that branch since: the session was moved by something other than a LangGraph run
  * (any number of rollbacks, switches, edits, undos or redos, by any server), which a fork from that parent would
  * silently undo. Refused as `refuseLeftBehind` refuses a run overtaken by one move. A saver's fork (or a run going on
- * from it) lands a checkpoint on its branch, so runs forking side by side are not refused.
+ * from it) lands a checkpoint on its branch, so runs forking side by side are not refused. Nor is a run's first put
+ * from the checkpoint it travelled to, under durability "exit" (its one put is a step's): the session moved before the
+ * run started, on the branch it still is on (`travelledBefore`).
  */
-function* refuseOvertaken(tx: Tx, sessionId: string, current: BranchRow, thread: LgThreadRow, target: Target): Step<void> {
+function* refuseOvertaken(tx: Tx, sessionId: string, current: BranchRow, thread: LgThreadRow, target: Target, run?: RunMark): Step<void> {
   if (target.fpCheckpointId === null) return;
+  if (yield* travelledBefore(tx, sessionId, current, target, run)) return;
   // The session is where the run left off (a branch forked right at it, with nothing of its own yet).
   const head = yield* headOf(tx, current);
   if (head.hash === target.headHash) return;
@@ -64,6 +67,17 @@ function* refuseOvertaken(tx: Tx, sessionId: string, current: BranchRow, thread:
   const parent = yield* tx.getCheckpoint(target.fpCheckpointId);
   if (!parent || (yield* tx.langgraph.landedSince(sessionId, current.id, parent.seq))) return;
   throw runStopped(thread, "its session moved");
+}
+
+/**
+ * Whether `target` is the checkpoint `run` travelled to (time travel: its first read of the root's thread named it, and
+ * none of its puts landed yet), while the session stands on the branch the run's read of the thread's head was served
+ * on: whatever moved the session there came before the run, whose put forks from the checkpoint it was asked to.
+ */
+function* travelledBefore(tx: Tx, sessionId: string, current: BranchRow, target: Target, run?: RunMark): Step<boolean> {
+  if (run?.travelledFrom === undefined || run.readOn !== current.id) return false;
+  const travelled = yield* tx.langgraph.getCheckpoint(sessionId, run.travelledFrom);
+  return travelled?.fpCheckpointId === target.fpCheckpointId;
 }
 
 /**
@@ -114,11 +128,12 @@ function* refuseLeftBehind(tx: Tx, sessionId: string, thread: LgThreadRow, targe
   // A saver's fork is told by its mark; a put that is no step of a run under way (time travel from a checkpoint left
   // behind) forks as before once any LangGraph checkpoint landed on the move's branch.
   if (latest.kind === "switch") throw runStopped(thread, `its session moved (${latest.kind})`);
+  const bySaver = continuing && (yield* forkedBySaver(tx, sessionId, latest.toBranchId));
   const forked = continuing
-    ? (yield* forkedBySaver(tx, sessionId, latest.toBranchId)) && !(yield* turnedSince(tx, sessionId, latest.toBranchId))
+    ? bySaver && !(yield* turnedSince(tx, sessionId, latest.toBranchId))
     : yield* tx.langgraph.landedOnBranch(sessionId, latest.toBranchId, latest.toPosition);
   if (forked) return;
-  throw runStopped(thread, `its session moved (${latest.kind})`);
+  throw runStopped(thread, bySaver ? TURNED_FORK : `its session moved (${latest.kind})`);
 }
 
 /**
@@ -154,13 +169,10 @@ function* refuseLeftEarlier(
     // A run that read the thread's head on a branch one of them made started after it (see `refuseLeftBehind`).
     if (chain.some((m) => m.kind !== "switch" && m.toBranchId === run?.readOn)) return;
     for (const move of chain) {
-      if (
-        move.kind === "switch" ||
-        !(yield* forkedBySaver(tx, sessionId, move.toBranchId)) ||
-        (yield* turnedSince(tx, sessionId, move.toBranchId))
-      ) {
+      if (move.kind === "switch" || !(yield* forkedBySaver(tx, sessionId, move.toBranchId))) {
         throw runStopped(thread, `its session moved (${move.kind})`);
       }
+      if (yield* turnedSince(tx, sessionId, move.toBranchId)) throw runStopped(thread, TURNED_FORK);
     }
     return;
   }
@@ -212,6 +224,9 @@ function* latestDeparture(tx: Tx, sessionId: string): Step<MoveHistoryRow | unde
     move = move.prev === null ? undefined : yield* tx.historyMove(move.prev);
   return move;
 }
+
+/** What moved the session when another run's time travel (a saver's fork) left the run and a later turn followed it. */
+const TURNED_FORK = "another run's time travel forked its session, and a later turn went on from that fork,";
 
 /** The refusal of a run's put that would fork from where a move left it. */
 export const runStopped = (thread: LgThreadRow, moved: string) =>

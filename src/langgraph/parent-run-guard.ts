@@ -15,6 +15,7 @@ import {
 import type { LgPointRow, Step, Tx } from "../store/port/index.js";
 import { fromMessage } from "./messages.js";
 import { refuseMovedParent, targetOf } from "./moved-parent.js";
+import type { RunMark } from "./run-calls.js";
 import { serializeItems, threadKey, type SaverParts } from "./saver-parts.js";
 
 /** The run of the graph a subgraph's put belongs to: that graph's namespace, and its messages channel at the step. */
@@ -22,6 +23,8 @@ export interface ParentRun {
   ns: string;
   /** The parent run's messages, serialized as the put was called (null: none to compare, or refused by the serializer). */
   serialized: Promise<JsonValue[] | null>;
+  /** The run the put belongs to (its subgraph's and its parent's): a move it started after leaves nothing behind. */
+  run: RunMark | undefined;
 }
 
 /**
@@ -39,7 +42,11 @@ export function parentRunOf(parts: SaverParts, config: RunnableConfig, ns: strin
     return null;
   }
   if (!Array.isArray(list)) return null;
-  return { ns: ns.split("|").slice(0, -1).join("|"), serialized: serializeItems(parts, list.slice()).catch(() => null) };
+  return {
+    ns: ns.split("|").slice(0, -1).join("|"),
+    serialized: serializeItems(parts, list.slice()).catch(() => null),
+    run: parts.runs.runOf(config),
+  };
 }
 
 /**
@@ -62,7 +69,7 @@ export async function refuseStoppedParentRun(
   // The parent's puts made so far land first: the parent's latest step is then stored.
   await parts.landing.settled(threadKey(userId, threadId, run.ns));
   const texts = items.map((item) => canonicalJson(item));
-  const guard: PutGuard = (tx) => parentRunUnit(tx, userId, threadId, run.ns, texts);
+  const guard: PutGuard = (tx) => parentRunUnit(tx, userId, threadId, run.ns, texts, run.run);
   await ctx.store.read(guard);
   return guard;
 }
@@ -70,7 +77,7 @@ export async function refuseStoppedParentRun(
 /** A check the put runs again in its write transaction: a move landing after the first look is seen there. */
 export type PutGuard = (tx: Tx) => Step<void>;
 
-function* parentRunUnit(tx: Tx, userId: string, threadId: string, ns: string, run: string[]): Step<void> {
+function* parentRunUnit(tx: Tx, userId: string, threadId: string, ns: string, run: string[], mark: RunMark | undefined): Step<void> {
   const thread = yield* tx.langgraph.getThread(userId, threadId, ns);
   if (!thread) return;
   const { branch: current, head } = yield* ownedCurrent(tx, thread.sessionId, userId);
@@ -95,7 +102,7 @@ function* parentRunUnit(tx: Tx, userId: string, threadId: string, ns: string, ru
     let refusal: unknown;
     for (const p of candidates) {
       try {
-        yield* refuseMovedParent(tx, thread.sessionId, current, thread, targetOf((yield* tx.getCheckpoint(p.fpCheckpointId))!), true);
+        yield* refuseMovedParent(tx, thread.sessionId, current, thread, targetOf((yield* tx.getCheckpoint(p.fpCheckpointId))!), true, mark);
         return;
       } catch (error) {
         refusal = error;

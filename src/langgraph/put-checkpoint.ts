@@ -120,6 +120,7 @@ export async function putCheckpoint(
       fromHead: ns === "" && metadata?.source === "input" && runFromThread(config),
       run,
       exit: exitDurability(config),
+      rootStep: ns === "" ? undefined : rootStepOf(metadata),
     };
     parts.runs.goesOnFrom(config, checkpoint.id);
     if (known !== undefined) {
@@ -172,6 +173,13 @@ function runFromThread(config: RunnableConfig): boolean {
 function exitDurability(config: RunnableConfig): boolean {
   const { durability, checkpointDuring } = config as { durability?: unknown; checkpointDuring?: unknown };
   return durability === "exit" || (durability == null && checkpointDuring === false);
+}
+
+/** The root graph's checkpoint in LangGraph's `metadata.parents` of a subgraph's checkpoint, if it names one. */
+function rootStepOf(metadata: CheckpointMetadata | undefined): string | undefined {
+  const parents = (metadata as { parents?: unknown } | undefined)?.parents;
+  const id = typeof parents === "object" && parents !== null ? (parents as Record<string, unknown>)[""] : undefined;
+  return typeof id === "string" ? id : undefined;
 }
 
 /** The scalar fields of LangGraph's metadata (`source`, `step`, …), for the forkpoint checkpoint's own metadata. */

@@ -4,7 +4,7 @@
 import { ConflictError, NotFoundError } from "../models/errors.js";
 import type { JsonValue } from "../models/json.js";
 import type { MessageInput } from "../models/types.js";
-import type { BranchRow, LgCheckpointRow, LgThreadRow, Step, Tx } from "../store/port/index.js";
+import type { BranchRow, EntryRow, LgCheckpointRow, LgThreadRow, Step, Tx } from "../store/port/index.js";
 import {
   GENESIS_HASH,
   canonicalJson,
@@ -93,6 +93,8 @@ export interface PreparedPut {
    * (each recorded before its run's messages), so only the run's own calls are the step's.
    */
   exit: boolean;
+  /** A subgraph's put: the root graph's checkpoint its step runs from (LangGraph's `metadata.parents`). */
+  rootStep: string | undefined;
 }
 
 /** A put's new messages (those after the thread's mirror), taken as the put was called. */
@@ -263,13 +265,28 @@ function* ownCallsEnd(
   to: number,
   run: RunMark,
 ): Step<{ position: number; headHash: string } | undefined> {
-  let end: { position: number; headHash: string } | undefined;
+  const walked = yield* walkAfter(tx, branch, from, to, (entry) => entry?.kind !== "tool" || !parts.runs.own(sessionId, entry.id, run));
+  return walked.last && { position: walked.last.position, headHash: walked.last.entry.hash };
+}
+
+/**
+ * Walks `branch`'s entries after `from`, up to `to`: the first position whose entry (undefined: none there) `stop`
+ * takes, if any, and the last entry walked before it.
+ */
+function* walkAfter(
+  tx: Tx,
+  branch: BranchRow,
+  from: number,
+  to: number,
+  stop: (entry: EntryRow | undefined) => boolean,
+): Step<{ stoppedAt: number | undefined; last: { position: number; entry: EntryRow } | undefined }> {
+  let last: { position: number; entry: EntryRow } | undefined;
   for (let position = from + 1; position <= to; position++) {
     const entry = yield* entryAt(tx, branch, position);
-    if (entry?.kind !== "tool" || !parts.runs.own(sessionId, entry.id, run)) break;
-    end = { position, headHash: entry.hash };
+    if (stop(entry)) return { stoppedAt: position, last };
+    if (entry) last = { position, entry };
   }
-  return end;
+  return { stoppedAt: undefined, last };
 }
 
 /**
@@ -353,12 +370,9 @@ function* foreignAfter(
   to: number,
   run: RunMark,
   input: boolean,
-) {
-  for (let position = from + 1; position <= to; position++) {
-    const entry = yield* entryAt(tx, branch, position);
-    if (entry?.kind === "tool" && parts.runs.foreign(sessionId, entry.id, run, input)) return true;
-  }
-  return false;
+): Step<boolean> {
+  const foreign = (entry: EntryRow | undefined) => entry?.kind === "tool" && parts.runs.foreign(sessionId, entry.id, run, input);
+  return (yield* walkAfter(tx, branch, from, to, foreign)).stoppedAt !== undefined;
 }
 
 /**

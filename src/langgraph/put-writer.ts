@@ -283,7 +283,11 @@ function* writeRows(
   });
   // A `checkpointer: true` subgraph's checkpoint belongs to the root's branch it is put on (`put-on.ts`).
   if (memoryParentNs(put.ns) !== undefined)
-    yield* markPutOn(tx, put.userId, put.threadId, session.id, put.checkpointId, put.run?.travelledFrom);
+    yield* markPutOn(tx, put.userId, put.threadId, session.id, put.checkpointId, {
+      travelledFrom: put.run?.travelledFrom,
+      checkpointId: put.rootStep,
+      exitReadOn: put.exit ? put.run?.readOn : undefined,
+    });
   // The lineage's segments, when the saver's kept lineage cannot simply be extended (a new thread, a new branch).
   const last = parts.verified.get(session.id)?.lineage.segments.at(-1);
   const segments = msgs.rows.length > 0 && last?.branchId !== branchId ? yield* tx.lineage(branchId, msgs.head.position) : null;

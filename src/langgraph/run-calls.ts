@@ -3,7 +3,7 @@
 // current lineage; a put then tells its own run's calls from the other run's (`stepCalls` in put-plan.ts): it never
 // goes on after the other run's, whose results its state does not hold.
 // A run is named by LangGraph's `config.control` (a `RunControl` LangGraph makes per invoke, shared by the run's tasks,
-// its puts and its subgraphs); a run whose config has none (an older LangGraph) is not told apart, as before.
+// its puts and its subgraphs), with the invoke's stream `writer` when an app shares one control among its invokes; a run whose config has none (an older LangGraph) is not told apart, as before.
 import { randomUUID } from "node:crypto";
 import type { RunnableConfig } from "@langchain/core/runnables";
 
@@ -35,6 +35,8 @@ export interface RunMark {
    * branch a move made goes on from the head it read there, not from where the move left the session.
    */
   readOn?: string;
+  /** The seq of the stored checkpoint that first read was served (none: a head synthesized from the app's messages). */
+  readSeq?: number;
   /**
    * The root graph's checkpoint its first read of the root's thread named by id (LangGraph's time travel), until the
    * root's first put of the run lands: under durability "exit" the root's session stays where it was until then, and
@@ -65,7 +67,7 @@ const SESSIONS = 4096;
 const SETTLED_TASKS = 4096;
 
 export class RunCalls {
-  readonly #runs = new WeakMap<object, RunMark>();
+  readonly #runs = new WeakMap<object, ControlRuns>();
   readonly #calls = new Map<string, Map<string, CallMark>>();
   readonly #settled = new Map<string, number>();
   readonly #checkpoints = new Map<string, RunMark>();
@@ -125,14 +127,25 @@ export class RunCalls {
   /** Marks the run `config` belongs to as started now, if it was not yet (a read of its thread by its loop). */
   started(config: RunnableConfig | undefined): void {
     const control = controlOf(config);
-    if (control && !this.#runs.has(control))
-      this.#runs.set(control, { start: ++this.#tick, id: randomUUID(), held: new Set(), resumed: new Map(), given: new Set() });
+    if (!control) return;
+    let runs = this.#runs.get(control);
+    if (!runs) this.#runs.set(control, (runs = { byInvoke: new WeakMap(), last: new Map() }));
+    const invoke = invokeOf(config);
+    const thread = threadOf(config);
+    if (invoke ? runs.byInvoke.has(invoke) : runs.last.has(thread)) return;
+    const run: RunMark = { start: ++this.#tick, id: randomUUID(), held: new Set(), resumed: new Map(), given: new Set() };
+    if (invoke) runs.byInvoke.set(invoke, run);
+    runs.last.delete(thread);
+    runs.last.set(thread, run);
+    if (runs.last.size > SESSIONS) runs.last.delete(runs.last.keys().next().value!);
   }
 
   /** Notes the branch the first read of the thread's head by the run `config` belongs to was served on (`readOn`). */
-  readOn(config: RunnableConfig | undefined, branchId: string): void {
+  readOn(config: RunnableConfig | undefined, branchId: string, seq?: number): void {
     const run = this.runOf(config);
-    if (run && run.readOn === undefined) run.readOn = branchId;
+    if (!run || run.readOn !== undefined) return;
+    run.readOn = branchId;
+    run.readSeq = seq;
   }
 
   /**
@@ -207,7 +220,9 @@ export class RunCalls {
   /** The run `config` belongs to (a put's, a task's), if it was seen starting. */
   runOf(config: RunnableConfig | undefined): RunMark | undefined {
     const control = controlOf(config);
-    return control ? this.#runs.get(control) : undefined;
+    const runs = control ? this.#runs.get(control) : undefined;
+    const invoke = invokeOf(config);
+    return (invoke && runs?.byInvoke.get(invoke)) || runs?.last.get(threadOf(config));
   }
 
   /**
@@ -292,6 +307,30 @@ const isForeign = (mark: CallMark, run: RunMark, input: boolean): boolean =>
     (!(mark.task !== undefined && run.held.has(mark.task)) &&
       (mark.at > run.start ||
         (mark.task !== undefined && !run.given.has(mark.task) && mark.at > (run.resumed.get(mark.task) ?? Infinity)))));
+
+/**
+ * The runs of one `RunControl`: an app may pass one to all its invokes (to drain them together), so each invoke's run
+ * is told by its stream `writer` (LangGraph makes one per invoke, handed to its tasks, puts and subgraphs as `control`
+ * is); a config without one (a `getState` or `updateState` the app passes the control) is the control's latest run's
+ * on the config's thread, never a run of another thread, which went on beside the thread's own.
+ */
+interface ControlRuns {
+  byInvoke: WeakMap<object, RunMark>;
+  /** The control's latest run per thread id, the least recently started forgotten first. */
+  last: Map<string, RunMark>;
+}
+
+/** The invoke a config belongs to, when its control is shared: its stream `writer`. */
+function invokeOf(config: RunnableConfig | undefined): object | undefined {
+  const writer = (config as { writer?: unknown } | undefined)?.writer;
+  return typeof writer === "function" ? writer : undefined;
+}
+
+/** The thread a config is of (its subgraphs' configs share it). */
+function threadOf(config: RunnableConfig | undefined): string {
+  const thread = config?.configurable?.thread_id;
+  return typeof thread === "string" || typeof thread === "number" ? String(thread) : "";
+}
 
 function controlOf(config: RunnableConfig | undefined): object | undefined {
   const control = (config as { control?: unknown } | undefined)?.control;

@@ -5,7 +5,9 @@
 import { ConflictError } from "../models/errors.js";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import {
+  GENESIS_HASH,
   canonicalJson,
+  entryAt,
   lastLineageMessage,
   ownedCurrent,
   toMessage,
@@ -15,6 +17,7 @@ import {
 import { refuseCallAfterOtherRun } from "./beside-run-call.js";
 import { fromMessage } from "./messages.js";
 import { refuseMovedRun, refuseOvertakenCall, stepCheckpointId } from "./moved-run-guard.js";
+import { markRanOn } from "./ran-on.js";
 import type { RunMark } from "./run-calls.js";
 import { taskConfig } from "./task-config.js";
 import { trimKey } from "./trimmed-list.js";
@@ -40,7 +43,7 @@ export function guardRunCalls(parts: SaverParts, handle: SessionHandle, thread: 
     const method = handle[name] as (...args: unknown[]) => Promise<unknown>;
     const guardedCall = async (...args: unknown[]): Promise<unknown> => {
       const at = await runBranch(parts, handle, thread);
-      await refuseForkingRun(parts, handle, thread).catch((error: unknown) => {
+      await refuseForkingRun(parts, handle, thread, at).catch((error: unknown) => {
         // Should the run fail, its one put at its end (under "exit") would still fork there, undoing the head's calls
         // for a run that did nothing: the put is refused then (`put-writes.ts`). A node that goes on past the
         // refusal (a `ToolNode` makes it a ToolMessage) forks there as time travel does.
@@ -110,6 +113,7 @@ function* journaledInRun(tx: Tx, entry: EntryRow, call: RunCall): Step<void> {
   if (!call.run) return;
   if (call.runAt !== undefined) yield* refuseCallAfterOtherRun(tx, call.parts, call.sessionId, call.thread, call.runAt, entry, call.run);
   call.parts.runs.journaled(call.sessionId, entry.id, call.run, call.task);
+  yield* markRanOn(tx, call.sessionId, entry.branchId, call.run.id);
 }
 
 /**
@@ -143,8 +147,11 @@ function onBranch(args: unknown[], at: number, branchId: string): unknown[] {
  * are waited for first), so its put will fork and undo what lands at the head now. Outside a run, or where the run's
  * messages cannot be read, nothing is refused.
  */
-async function refuseForkingRun(parts: SaverParts, handle: SessionHandle, thread: GuardedThread): Promise<void> {
+async function refuseForkingRun(parts: SaverParts, handle: SessionHandle, thread: GuardedThread, at: string | undefined): Promise<void> {
   if (inTimeTravelingSubgraph(thread)) throw forkingRunRefusal(thread);
+  if (movedUnderExit(parts, thread, at)) throw movedExitRefusal(thread);
+  if (await overtakenUnderExit(parts, handle, thread, at)) throw overtakenExitRefusal(thread);
+  if (await subgraphTravelledAway(parts, handle, thread)) throw forkingRunRefusal(thread);
   const list = runMessages(parts, thread);
   if (list === undefined) return;
   await parts.landing.settled(threadKey(thread.userId, thread.threadId, thread.ns));
@@ -165,6 +172,80 @@ async function refuseForkingRun(parts: SaverParts, handle: SessionHandle, thread
   }
   throw forkingRunRefusal(thread);
 }
+
+/**
+ * Whether the caller's run is under durability "exit" (nothing of it is stored before it ends) and the session of the
+ * thread's root graph is now on another branch (`at`) than the one the run read the thread's head on: a move (by any
+ * server: a rollback, another server's time travel) left the run behind, and its one put forks away from a call
+ * journaled now (or is refused, the call staying beside a state without its result).
+ */
+function movedUnderExit(parts: SaverParts, thread: GuardedThread, at: string | undefined): boolean {
+  const config = taskConfig(thread);
+  if (at === undefined || thread.ns !== "" || config?.durability !== "exit") return false;
+  const run = parts.runs.runAt(config as RunnableConfig);
+  return run?.readOn !== undefined && run.readOn !== at;
+}
+
+/**
+ * Whether the caller is a node of a subgraph in a run of this saver's graph on the thread's root namespace that
+ * travelled to an older checkpoint of the root's (a `Command` resume from `getStateHistory`) and put nothing yet,
+ * while the root's session stands elsewhere (not at that checkpoint, or past it with messages): the run's first put
+ * forks there, after this call, which would land at the head and be undone. A subgraph's task cannot read the root's
+ * messages (`runMessages`), so the checkpoint tells.
+ */
+async function subgraphTravelledAway(parts: SaverParts, handle: SessionHandle, thread: GuardedThread): Promise<boolean> {
+  const config = taskConfig(thread);
+  const taskNs = config?.configurable.checkpoint_ns;
+  if (thread.ns !== "" || typeof taskNs !== "string" || !taskNs.includes("|")) return false;
+  const from = parts.runs.runAt(config as RunnableConfig)?.travelledFrom;
+  if (from === undefined) return false;
+  const ctx = await parts.engine();
+  return ctx.store.read((tx) => travelledAwayUnit(tx, handle.id, thread.userId, from));
+}
+
+function* travelledAwayUnit(tx: Tx, sessionId: string, userId: string, checkpointId: string): Step<boolean> {
+  const row = yield* tx.langgraph.getCheckpoint(sessionId, checkpointId);
+  const fp = row ? yield* tx.getCheckpoint(row.fpCheckpointId) : undefined;
+  if (!fp) return false;
+  const { branch, head } = yield* ownedCurrent(tx, sessionId, userId);
+  const at = yield* entryAt(tx, branch, fp.position);
+  return (at?.hash ?? GENESIS_HASH) !== fp.headHash || (at?.msgCount ?? 0) !== head.msgCount;
+}
+
+/**
+ * Whether the caller's run is under durability "exit" and another run of the thread put a LangGraph checkpoint on the
+ * branch since the one this run's first read of the thread's head was served (two runs of the thread at once): this
+ * run's one put forks before that run's step, so a call journaled now, after it, would be undone.
+ */
+async function overtakenUnderExit(
+  parts: SaverParts,
+  handle: SessionHandle,
+  thread: GuardedThread,
+  at: string | undefined,
+): Promise<boolean> {
+  const config = taskConfig(thread);
+  if (at === undefined || thread.ns !== "" || config?.durability !== "exit") return false;
+  const seq = parts.runs.runAt(config as RunnableConfig)?.readSeq;
+  if (seq === undefined) return false;
+  const ctx = await parts.engine();
+  return ctx.store.read((tx) => tx.langgraph.landedSince(handle.id, at, seq));
+}
+
+const overtakenExitRefusal = (thread: GuardedThread) =>
+  new ConflictError(
+    `thread ${thread.threadId}: another run of the thread put a checkpoint since this run read the thread (under ` +
+      'durability "exit" the run puts nothing before it ends, and its put would fork away from this call): the run is ' +
+      "stopped: invoke the graph again to go on from where the session is now",
+    "SESSION_MOVED",
+  );
+
+const movedExitRefusal = (thread: GuardedThread) =>
+  new ConflictError(
+    `thread ${thread.threadId}: its session moved since this run read the thread (under durability "exit" the run ` +
+      "puts nothing before it ends, and its put would fork away from this call): the run is stopped: invoke the graph " +
+      "again to go on from where the session is now",
+    "SESSION_MOVED",
+  );
 
 /**
  * The refusal of a call in a run whose put forks away from it, with what the caller can do: under "exit" nothing is

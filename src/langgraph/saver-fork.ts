@@ -1,5 +1,6 @@
 // The mark a saver's own fork leaves on the checkpoint it lands in the fork's transaction, telling it from a user's move.
-import { entryAt, headOf } from "../sessions/langgraph-bridge.js";
+import { RESUMED_ON, entryAt, headOf, parseResumeMark } from "../sessions/langgraph-bridge.js";
+import { ranOnBy } from "./ran-on.js";
 import type { BranchRow, LgPointRow, LgWriteRow, Step, Tx } from "../store/port/index.js";
 
 /**
@@ -33,22 +34,32 @@ export function* forkedBySaver(tx: Tx, sessionId: string, branchId: string): Ste
 /**
  * Whether a later run went on from the saver's fork on the branch: a LangGraph checkpoint there put by another run than
  * the fork's first one (another invoke from the thread, a resume; each run's puts carry its id, `langgraph.saverRun`),
- * or a user's message written outside any run (an app's own append after the branch's last LangGraph checkpoint, an
- * `updateState`). Such a turn is no run forking side by side, and a run left behind by the fork would undo it if it
- * went on. Messages the fork's own run writes (a critic's, a subgraph's input) are no turn.
+ * a resume of a wait there or a call another run journaled there, before that run puts anything (`RESUMED_ON`,
+ * `ran-on.ts`), a user's message written outside any run (an app's own append after the branch's last LangGraph
+ * checkpoint), or an `updateState` there (any state it sets). A fork an `updateState` made with a user's message (an
+ * edit of a past one) is a turn itself. Such a turn is no run forking side by side, and a run left behind by the fork
+ * would undo it if it went on. Messages the fork's own run writes (a critic's, a subgraph's input) are no turn.
  */
 export function* turnedSince(tx: Tx, sessionId: string, branchId: string): Step<boolean> {
   const points = (yield* tx.langgraph.pointsOf(sessionId)).filter((p) => p.branchId === branchId);
   const first = firstOn(points, branchId);
   const branch = yield* tx.getBranch(branchId);
   if (first === undefined || !branch) return false;
+  // A resume answering a wait on the fork (its values stored there while the fork was current) is a later run, even
+  // when it puts no checkpoint (it stops at the task's next question, or its run puts nothing before it ends).
+  for (const point of points) if (yield* resumedOn(tx, sessionId, point, branchId)) return true;
   const forkRun = yield* runAt(tx, first);
+  // A fork put by no run (`updateState` at an older checkpoint: an edit of a past message) with a user's message in
+  // it is the user's turn itself.
+  if (forkRun === undefined && (yield* userMessageIn(tx, branch, branch.forkPosition, first.position))) return true;
+  // A call another run journaled on the fork (a run in flight under durability "exit" has put nothing yet).
+  for (const point of points) if (point.seq >= first.seq && (yield* ranOnBy(tx, sessionId, point, branchId, forkRun))) return true;
   let last = first.position;
   for (const point of points.filter((p) => p.seq > first.seq).sort((a, b) => a.seq - b.seq)) {
     const run = yield* runAt(tx, point);
     if (run !== undefined && run !== forkRun) return true;
-    // A put of no run (`updateState`) writes its messages as the user's own.
-    if (run === undefined && forkRun !== undefined && (yield* userMessageIn(tx, branch, last, point.position))) return true;
+    // A put of no run (`updateState`) is the user's own edit of the fork's state (a message, a corrected answer).
+    if (run === undefined && forkRun !== undefined) return true;
     last = Math.max(last, point.position);
   }
   return yield* userMessageIn(tx, branch, last, (yield* headOf(tx, branch)).position);
@@ -91,6 +102,12 @@ function* userMessageIn(tx: Tx, branch: BranchRow, from: number, to: number): St
     if (entry?.kind === "message" && entry.role === "user") return true;
   }
   return false;
+}
+
+/** Whether resume values at the checkpoint were stored while `branchId` was the session's current branch. */
+function* resumedOn(tx: Tx, sessionId: string, point: LgPointRow, branchId: string): Step<boolean> {
+  const writes = yield* tx.langgraph.writesOf(sessionId, point.checkpointId);
+  return writes.some((w) => w.channel === RESUMED_ON && parseResumeMark(w.value).branchId === branchId);
 }
 
 /** The id of the run that put the checkpoint (`langgraph.saverRun`), if its saver knew it. */

@@ -17,6 +17,7 @@ import { PRIOR, WRITTEN_ON } from "./written-on.js";
 import { PUT_ON } from "./put-on.js";
 import { WENT_ON } from "./went-on.js";
 import { FORKED } from "./saver-fork.js";
+import { RAN_ON } from "./ran-on.js";
 import type { MirrorCache } from "./mirror-cache.js";
 import type { RunCalls } from "./run-calls.js";
 import type { VerifiedItemsCache } from "./verified-items.js";
@@ -132,7 +133,7 @@ export function userIn(parts: SaverParts, options: { userId?: string } | undefin
  * A checkpoint's pending writes in the order LangGraph applies them: (task path, task id, index). Not the first
  * interrupts kept of tasks that asked again (`first-asked.ts`): those are served only in place of their task's; nor
  * the marks of where resume values and results were stored (`resumed-on.ts`, `written-on.ts`) or a continuation
- * pruned (`went-on.ts`) or a saver's fork (`saver-fork.ts`), nor the rows a task's later run replaced, kept aside (`written-on.ts`).
+ * pruned (`went-on.ts`), a saver's fork (`saver-fork.ts`) or a run's call (`ran-on.ts`), nor the rows a task's later run replaced, kept aside (`written-on.ts`).
  */
 export function* sortedWrites(tx: Tx, sessionId: string, checkpointId: string): Step<LgWriteRow[]> {
   return (yield* tx.langgraph.writesOf(sessionId, checkpointId))
@@ -144,6 +145,7 @@ export function* sortedWrites(tx: Tx, sessionId: string, checkpointId: string): 
         w.channel !== PUT_ON &&
         w.channel !== WENT_ON &&
         w.channel !== FORKED &&
+        w.channel !== RAN_ON &&
         !w.taskId.startsWith(PRIOR),
     )
     .sort((a, b) => compareWritesSortKeys(writesSortKey(a.taskPath, a.taskId, a.idx), writesSortKey(b.taskPath, b.taskId, b.idx)));

@@ -8,14 +8,15 @@ import { onLineageAt } from "./thread-head.js";
  * weighs its memory subgraphs at: the checkpoint that ended that step on the lineage of the branch `checkpointId` was
  * put on, when the step finished there. The run's put forks along that branch (`afterStepCalls`), keeping the step's
  * calls there whichever branch the root's session stands on: LangGraph runs the step's subgraph again, which must
- * remember that step, not the later ones the fork undoes, nor another branch's answers the fork leaves out. Undefined
- * when the step did not finish there: the memory is weighed at the root's head, as for any run.
+ * remember that step, not the later ones the fork undoes, nor another branch's answers the fork leaves out. A step
+ * that did not finish (a wait resumed from the history): at `checkpointId` itself, where the subgraph waited, not at
+ * the root's head (another branch's turns there would be served in its place).
  */
 export function* travelledStepEnd(tx: Tx, userId: string, threadId: string, checkpointId: string): Step<string | undefined> {
   const root = yield* tx.langgraph.getThread(userId, threadId, "");
   if (!root) return undefined;
   const children = (yield* tx.langgraph.checkpointsOf(root.sessionId)).filter((c) => c.parentCheckpointId === checkpointId);
-  if (children.length === 0) return undefined;
+  if (children.length === 0) return checkpointId;
   const from = yield* tx.langgraph.pointOf(root.sessionId, checkpointId);
   const branch = from ? yield* tx.getBranch(from.branchId) : undefined;
   if (!branch) return undefined;
