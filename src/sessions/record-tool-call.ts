@@ -97,6 +97,7 @@ function* recordToolCallUnit(
     after,
   );
   const completed = yield* completeCall(ctx, tx, session, entry, { result: resultText, error });
-  yield* recordRequest(ctx, tx, session.id, request, completed.invocation);
+  // A call no rollback can undo stays applied: its id too.
+  yield* recordRequest(ctx, tx, session.id, request, completed.invocation, typeof known?.undo !== "function");
   return completed;
 }

@@ -131,3 +131,22 @@ it("a file the replayed call found missing, made by hand since, stays drift when
   expect((await s.plan({ branchId: branch })).drift).toEqual(["n.txt"]);
   expect(await rejectionOf(s.switchBranch(branch))).toMatchObject({ code: "WORKSPACE_DRIFT" });
 });
+
+it("a file made by hand before the replayed call ran, in no checkpoint, is no drift for that replay", async () => {
+  const ws = tempDir("forkpoint-noop-replay-");
+  const { fp } = dbs.open({ tools: [deleteFile, readFile] as never[] });
+  const s = await fp.createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  await s.append({ role: "user", content: "go" });
+  const c0 = await s.checkpoint({ name: "c0" });
+  // Made by hand after the last checkpoint, then read (an upload tool given its path): the call saw it there.
+  fs.writeFileSync(path.join(ws, "u.txt"), "MINE\n");
+  const branch = (await s.info()).currentBranchId;
+  await s.invoke("read_file", { path: path.join(ws, "u.txt") });
+  await s.rollback(c0.id);
+  expect((await s.plan({ branchId: branch })).drift).toEqual([]);
+  expect((await s.switchBranch(branch)).replayed.map((t) => t.tool)).toEqual(["read_file"]);
+  await s.rollback(c0.id);
+  expect((await s.undo()).replayed.map((t) => t.tool)).toEqual(["read_file"]);
+  expect(readOrNull(path.join(ws, "u.txt"))).toBe("MINE\n");
+});

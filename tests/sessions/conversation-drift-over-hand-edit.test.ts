@@ -69,6 +69,25 @@ it("with no save after the call, the rewind puts the hand edit back and a replay
   expect(readOrNull(at)).toBe(AGENT);
 });
 
+it("the replay's own write over the hand edit is no save: the rewind after it puts the hand edit back (review w1)", async () => {
+  const { s, at, db, c0, branch } = await handEditThenCall();
+  await s.rollback(c0.id);
+  await s.switchBranch(branch);
+  expect(readOrNull(at)).toBe(AGENT);
+  expect((await s.plan({ checkpointId: c0.id })).drift).toEqual([]);
+  const back = await s.rollback(c0.id);
+  expect([back.undone.map((t) => t.tool), back.savedDrift]).toEqual([["write_file"], undefined]);
+  expect(readOrNull(at)).toBe(HAND);
+  // Redone and undone again, the same: the replay's write is the call's own each time.
+  expect((await s.undo()).replayed.map((t) => t.tool)).toEqual(["write_file"]);
+  expect((await s.redo()).undone.map((t) => t.tool)).toEqual(["write_file"]);
+  expect(readOrNull(at)).toBe(HAND);
+  // A save after the replay is still refused.
+  await s.switchBranch(branch);
+  fs.writeFileSync(at, SAVE);
+  await refusedUnchanged(db, at, () => s.rollback(c0.id));
+});
+
 it("a save after the rewind put the hand edit back is refused by a replay, or saved first when forced", async () => {
   const { s, at, db, c0, branch } = await handEditThenCall();
   await s.rollback(c0.id);

@@ -98,6 +98,17 @@ const stallWrite = defineTool<WriteArgs, WriteResult>({
   undo: ({ args }) => fs.rmSync(args.path, { force: true }),
 });
 
+/** As the stalled-move worker's (whose undo stalls after it put back what the run found). */
+const putBackStall = defineTool<WriteArgs, WriteResult>({
+  name: "put_back_stall",
+  run: (args) => {
+    const previous = readOrNull(args.path);
+    fs.writeFileSync(args.path, args.text);
+    return { previous };
+  },
+  undo: ({ args, result }) => put(args.path, result.previous),
+});
+
 /** A session on a fresh workspace, checkpointed empty; `walk`: followed without a watcher (every scan walks). */
 async function started(walk: boolean, fp?: Forkpoint) {
   const ws = tempDir("forkpoint-put-back-");
@@ -457,3 +468,38 @@ it.skipIf(!watched)(
     expect(readOrNull(file("d"))).toBe("by hand");
   },
 );
+
+it.skipIf(!watched)("a hand edit put back by the undo a kill interrupted stays when the same move is called again", async () => {
+  const db = dbs.path();
+  const tools = [writeFileTool(), putBackStall] as never[];
+  const fp = dbs.open({ path: db, tools }).fp;
+  const { s, start, file } = await started(false, fp);
+  fs.writeFileSync(file("d"), "by hand");
+  await s.invoke("put_back_stall", { path: file("d"), text: "w" });
+  await s.invoke("write_file", { path: file("b"), text: "b" });
+  await fp.close();
+
+  // Forced (d's call left drift there): write_file's undo, then put_back_stall's puts "by hand" back and stalls: killed
+  // there, its step journaled no put-back.
+  const marker = path.join(path.dirname(db), "stalled");
+  const w = startWorker(WORKER, [db, s.id, "rollback", start.id, "both", marker, "force"]);
+  while (!fs.existsSync(marker) && w.child.exitCode === null) await new Promise((r) => setTimeout(r, 20));
+  w.child.kill("SIGKILL");
+  expect((await w.done).stderr).toBe("");
+  expect(readOrNull(file("d"))).toBe("by hand");
+  await expireLeases(db);
+  const again = dbs.open({ path: db, tools, recover: false }).fp;
+  const report = await again.recover();
+  expect(report.unknown.map((t) => t.tool)).toEqual(["put_back_stall"]);
+  const s2 = await again.getSession(s.id, { userId: "u" });
+  await s2.resolveToolCall(report.unknown[0]!.id, { status: "succeeded", result: null });
+
+  // Called again, forced or not, the move keeps it as the move without a crash does: left as it is, listed kept.
+  const plan = await s2.plan({ checkpointId: start.id, scope: "both" });
+  expect(plan.files?.kept).toEqual(["d"]);
+  expect(plan.drift).not.toContain("d");
+  const moved = await s2.rollback(start.id, { scope: "both", force: true });
+  expect(moved.files?.kept).toEqual(["d"]);
+  expect(moved.savedDrift?.files ?? []).not.toContain("d");
+  expect(readOrNull(file("d"))).toBe("by hand");
+});

@@ -11,9 +11,9 @@ import type { EngineContext, SessionRef } from "../core/context.js";
 import { ownedCurrent, ownedSession } from "../core/owned.js";
 import { checkIfAt, type IfAt } from "../core/if-at.js";
 import { isLocal } from "../workspace/host.js";
-import { createdSince } from "../workspace/created-since.js";
-import { namedPaths } from "../workspace/named-paths.js";
-import { newestSnapshot } from "../workspace/newest-snapshot.js";
+import { createdSince, type NamedSeen } from "../workspace/created-since.js";
+import { namedPaths, reaches } from "../workspace/named-paths.js";
+import { newestSnapshot, type SnapshotOnLineage } from "../workspace/newest-snapshot.js";
 import { scan, stateOf } from "../workspace/state.js";
 import { holdsRunTurn } from "../workspace/run-turns.js";
 import { recordedIn, type Request } from "../requests/ledger.js";
@@ -69,7 +69,7 @@ export async function driftReach(
     writes: ReadonlySet<string>;
     keep: ReadonlySet<string>;
     expected: ReadonlyMap<string, string | null>;
-    named: ReadonlyMap<string, readonly number[]>;
+    named: ReadonlyMap<string, readonly NamedSeen[]>;
     stopped: PutBacks | undefined;
   },
 ): Promise<{ writes: Set<string>; keep: Set<string>; unsaved: string[] }> {
@@ -128,9 +128,10 @@ function* writesUnit(
  * The paths the steps write, in the order they run (undos, newest call first, then replays): those their calls' runs
  * changed. A call with no record of them (`recordToolCall`'s) names no path here: refusing every drifted file for it
  * would block the move over files it never touches (its own recorded write counts as drift), so it is left out, as
- * docs/workspaces.md says. A replay of a call whose run changed none (a delete of a missing file) may write the paths
- * its arguments name in the workspace (`namedPaths`): `named`, each with the snapshots that tell what was there as such
- * a call ran (the newest checkpoint's files at or before it), which `createdSince` weighs: a file made there by hand
+ * docs/workspaces.md says. An undo or a replay of a call whose run changed none (a delete of a missing file, a mkdir of
+ * an empty folder) may write the paths its arguments name in the workspace (`namedPaths`): `named`, each with what
+ * tells what was there as such a call ran (the files its run found there, as its record says; without one, the newest
+ * checkpoint's files at or before it and forkpoint's last look), which `createdSince` weighs: a file made there by hand
  * since is drift it could destroy; a hand edit of a file that was there (a read tool's file) is not, nor is drift
  * elsewhere. `keep`: the paths
  * whose first writer found a hand edit there as its call's first run began (its record's `handEdited`): drift there is
@@ -152,10 +153,10 @@ export function* writtenPaths(
   writes: Set<string>;
   keep: Set<string>;
   expected: Map<string, string | null>;
-  named: Map<string, number[]>;
+  named: Map<string, NamedSeen[]>;
   lost: Map<string, string[]>;
 }> {
-  const named = new Map<string, number[]>();
+  const named = new Map<string, NamedSeen[]>();
   const writes = new Set<string>();
   const keep = new Set<string>();
   const expected = new Map<string, string | null>();
@@ -167,11 +168,21 @@ export function* writtenPaths(
   for (const { call, undo } of steps) {
     const paths = yield* tx.callPaths(call.id);
     if (paths === undefined) continue;
-    if (!undo && paths.length === 0) {
-      const at = yield* newestSnapshot(tx, ws.sessionId, call);
+    // Its undo (a mkdir's rm -r of a folder it made empty, which no snapshot holds) may write there as its replay may.
+    if (paths.length === 0) {
+      // What its run found where its arguments name (see `withNamedFiles`): a file not among them was not there.
+      const found = yield* tx.callOutputs(call.id);
+      let at: SnapshotOnLineage | undefined | "unread" = "unread";
       for (const path of namedPaths(ws.dir, call.args)) {
         if (keep.has(path) || expected.has(path)) continue;
-        named.set(path, [...(named.get(path) ?? []), ...(at ? [at.files.manifestId] : [])]);
+        let seen: NamedSeen[];
+        if (found?.has(path)) seen = [new Set([...found].flatMap(([p, id]) => (id !== null && reaches(new Set([path]), p) ? [p] : [])))];
+        else {
+          // Not recorded (an older call, a folder too big to list): the files as of the newest snapshot and last look.
+          if (at === "unread") at = yield* newestSnapshot(tx, ws.sessionId, call);
+          seen = [ws.manifestId, ...(at ? [at.files.manifestId] : [])];
+        }
+        named.set(path, [...(named.get(path) ?? []), ...seen]);
       }
       continue;
     }
@@ -179,7 +190,8 @@ export function* writtenPaths(
     const row = undo ? yield* tx.getTool(call.id) : undefined;
     const first = !undo || !(yield* replayedApplication(tx, row!));
     const found = first ? new Set(yield* tx.callHandEdited(call.id)) : new Set();
-    const ids = first ? yield* tx.callHandEditIds(call.id) : new Map();
+    const recorded = yield* tx.callHandEditIds(call.id);
+    const ids = first ? recorded : new Map();
     for (const path of paths) {
       const known = ids.get(path);
       // A later undo leaves a hand edit put back as it is (put-back.ts); a replay writes over it.
@@ -190,6 +202,9 @@ export function* writtenPaths(
       if (!undo) putBack.delete(path);
       if (writes.has(path) || keep.has(path) || expected.has(path)) continue;
       if (known !== undefined) expected.set(path, undo ? known.left : known.found);
+      // The undo of a replay's application over a hand edit: a file holding what the call's first run left there holds
+      // the replay's doing (a replay applies the call over the same hand edit again), no save made since.
+      else if (undo && recorded.has(path)) expected.set(path, recorded.get(path)!.left);
       else if (found.has(path)) keep.add(path);
       else writes.add(path);
     }

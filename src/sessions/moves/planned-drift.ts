@@ -8,6 +8,7 @@ import { restoreCheck } from "../workspace/prepare-restore.js";
 import { filesAt, TreeReader } from "../workspace/trees.js";
 import { capturedPaths } from "../workspace/captured.js";
 import { reaches } from "../workspace/named-paths.js";
+import type { NamedSeen } from "../workspace/created-since.js";
 import { changedSince, driftReach, refuseLostSaves, writtenPaths } from "./conversation-drift.js";
 import type { MoveTarget } from "./move-plan.js";
 import type { MoveSpec } from "./move-spec.js";
@@ -116,7 +117,7 @@ export interface ConversationWrites {
   writes: Set<string>;
   keep: Set<string>;
   expected: Map<string, string | null>;
-  named: Map<string, number[]>;
+  named: Map<string, NamedSeen[]>;
   lost: Map<string, string[]>;
   stopped: PutBacks | undefined;
 }

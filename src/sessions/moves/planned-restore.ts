@@ -20,7 +20,7 @@ import {
  */
 export type RestoreTarget =
   | { ws: WorkspaceRow; manifestId: number; keep: readonly string[]; putBacks?: PlannedPutBacks; stopped?: PutBacks }
-  | { self: true; ws?: WorkspaceRow; reach?: ReadonlySet<string> | "all" }
+  | { self: true; ws?: WorkspaceRow; reach?: ReadonlySet<string> | "all"; putBacks?: PlannedPutBacks }
   | { conversation: ConversationWrites };
 
 /**
@@ -38,11 +38,16 @@ export async function plannedRestore(
   // A "conversation" move restores no file: only the drift its undos and replays would write over (see conversation-drift.ts).
   if ("conversation" in restore) return { ...planned, ...(await plannedConversationDrift(ctx, ref, restore.conversation)) };
   if ("self" in restore) {
-    const { ws, reach } = restore;
+    const { ws, reach, putBacks } = restore;
     // Drift its calls' undos and replays would write over refuses it; drift elsewhere is left as it is.
     const drifted = ws && reach ? (await restoreCheck(ctx, ws, ws.manifestId)).drifted : [];
     const drift = drifted.filter((p) => reach === "all" || reach?.has(p));
-    return { ...planned, files: { written: [], deleted: [] }, drift };
+    // No files step: a hand edit an undo puts back stays as it is (kept) unless forkpoint knows that content; a replay
+    // that writes over one stops the switch before it, forced or not (see `refuseDriftBeforeReplays`).
+    const kept = [...(putBacks?.paths ?? [])].flatMap(([p, f]) => (f.known || f.same ? [] : [p])).sort();
+    const blocked = ws && putBacks ? replayOver(ws.dir, kept, putBacks.replays) : undefined;
+    const files = { written: [], deleted: [], ...(kept.length > 0 ? { kept } : {}) };
+    return { ...planned, files, drift, ...(blocked ? { blocked } : {}) };
   }
   const check = await restoreCheck(ctx, restore.ws, restore.manifestId);
   // The paths the move keeps as they are (an irreversible call's effect, see `irreversibleOutside`) do not move.

@@ -10,6 +10,7 @@ import { createHash } from "node:crypto";
 import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { codeOf } from "../workspace/walk.js";
+import { executableMode, fileIdOf } from "../workspace/file-id.js";
 import { stagedName } from "../workspace/staged.js";
 import { writeStaged } from "../workspace/files.js";
 
@@ -18,9 +19,14 @@ type Held = { content: Buffer; mode: number } | null;
 
 /**
  * The put-backs an undo made, as its journal keeps them: each path with its content's fingerprint (null: a deletion),
- * so that the move called again after a stop holds them only where the file still holds just that.
+ * so that the move called again after a stop holds them only where the file still holds just that. An undo a crash
+ * interrupted journaled none: its call's record names the hand edit it puts back by file id (`byFileId`).
  */
 export type PutBacks = Record<string, string | null>;
+
+/** A put-back named by its file id (see file-id.ts), not its fingerprint: an interrupted undo's (see `PutBacks`). */
+export const byFileId = (id: string): string => `${FILE_ID}${id}`;
+const FILE_ID = "id:";
 
 export class PutBack {
   /** The paths holding a hand edit put back, with what it is. */
@@ -71,7 +77,7 @@ export class PutBack {
   asLeft(made: PutBacks): string[] {
     return Object.entries(made).flatMap(([path, print]) => {
       const now = this.#readOne(path);
-      return now !== undefined && fingerprint(now) === print ? [path] : [];
+      return now !== undefined && printed(now, print) ? [path] : [];
     });
   }
 
@@ -158,6 +164,13 @@ export class PutBack {
 
 const fingerprint = (held: Held): string | null =>
   held === null ? null : `${held.mode.toString(8)}:${createHash("sha256").update(held.content).digest("hex")}`;
+
+/** Whether `held` is the put-back `print` names (a fingerprint, or a file id: see `byFileId`). */
+const printed = (held: Held, print: string | null): boolean =>
+  print?.startsWith(FILE_ID)
+    ? held !== null &&
+      fileIdOf(createHash("sha256").update(held.content).digest("hex"), executableMode(held.mode)) === print.slice(FILE_ID.length)
+    : fingerprint(held) === print;
 
 const same = (a: Held | undefined, b: Held | undefined): boolean =>
   a === b || (!!a && !!b && a.mode === b.mode && a.content.equals(b.content));

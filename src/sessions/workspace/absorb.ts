@@ -1,11 +1,14 @@
 // Forkpoint's own doing is not drift: the files a tool call or a move's undo and replay changed (tracked from before to
 // after) become what forkpoint last saw; a hand edit made before them stays drift.
 import type { CallRecord, Step, Tx, WorkspaceRow } from "../../store/port/index.js";
+import type { JsonValue } from "../../models/json.js";
 import type { EngineContext } from "../core/context.js";
 import { readIfStill } from "./capture.js";
 import { capturedPaths } from "./captured.js";
 import { contentOf } from "./file-id.js";
 import { isLocal } from "./host.js";
+import { idOf, isDir, join as joinPath, type DirNode } from "./dir-node.js";
+import { namedPaths } from "./named-paths.js";
 import { TreeReader, applyChanges, filesAt } from "./trees.js";
 import { PackWriter } from "./packs.js";
 import { sameFilesConfig } from "./snapshots.js";
@@ -52,6 +55,51 @@ export interface ScannedChanges {
    * crash interrupted may have changed. They are made known as the rest; other drifted paths stay drift.
    */
   ownDrift?: ReadonlySet<string> | "all";
+  /**
+   * A call's run that changed no file: the files at the paths its arguments name (see `namedPaths`), as it found them.
+   * Recorded as its `outputs`: a file there then is no file made by hand since it ran (see created-since.ts).
+   */
+  named?: Map<string, string | null>;
+}
+
+/**
+ * Files listed at most for one call's named folders: beyond, a folder's are not recorded (see `withNamedFiles`). Each
+ * no-change call naming a folder (a grep over the repository) stores its list, so it stays small: ~100 KB at most.
+ */
+const MAX_NAMED_FILES = 1_000;
+
+/**
+ * `scanned`, for call `args`'s run: when it changed no file, with what it found where its arguments name (`named`): per
+ * named path, the file there (null: none, or a folder) and every file under it. A folder whose files would pass
+ * `MAX_NAMED_FILES` is left out whole: its drift is then judged from the snapshots (see `writtenPaths`).
+ */
+export function withNamedFiles(scanned: ScannedChanges | null, dir: string, args: JsonValue): ScannedChanges | null {
+  if (!scanned || scanned.changed.length > 0) return scanned;
+  const { cache } = scanned.before.state;
+  const named = new Map<string, string | null>();
+  let listed = 0;
+  for (const path of namedPaths(dir, args)) {
+    const at = cache.find(path);
+    const files = isDir(at) ? filesUnder(at, MAX_NAMED_FILES - listed) : [];
+    if (files === undefined) continue;
+    listed += files.length;
+    named.set(path, at === undefined || isDir(at) ? null : idOf(at));
+    for (const [file, id] of files) named.set(file, id);
+  }
+  return named.size > 0 ? { ...scanned, named } : scanned;
+}
+
+/** The files under `node` with their ids; undefined when more than `max`. */
+function filesUnder(node: DirNode, max: number): [string, string][] | undefined {
+  const out: [string, string][] = [];
+  const queue = [node];
+  for (let d = queue.pop(); d !== undefined; d = queue.pop()) {
+    for (const [name, e] of d.entries) {
+      if (isDir(e)) queue.push(e);
+      else if (out.push([joinPath(d.path, name), idOf(e)]) > max) return undefined;
+    }
+  }
+  return out;
 }
 
 /**
@@ -148,7 +196,7 @@ export async function scanChanges(
 export function* landInCompletion(tx: Tx, ctx: EngineContext, scanned: ScannedChanges | null, callId: string): Step<boolean> {
   if (!scanned) return false;
   if (scanned.touched.size === 0) {
-    yield* recordPathsUnit(tx, scanned.sessionId, callId, scanned.changed);
+    yield* recordPathsUnit(tx, scanned.sessionId, callId, scanned.changed, namedRecord(scanned));
     return true;
   }
   // The same rows on a retry of the unit: the ones `landChanges` marks stored once it committed.
@@ -181,7 +229,8 @@ export async function landChanges(ctx: EngineContext, scanned: ScannedChanges | 
   }
   try {
     if (touched.size === 0) {
-      if (callId !== undefined) await ctx.store.write({ sessionId }, (tx) => recordPathsUnit(tx, sessionId, callId, changed));
+      if (callId !== undefined)
+        await ctx.store.write({ sessionId }, (tx) => recordPathsUnit(tx, sessionId, callId, changed, namedRecord(scanned)));
       return;
     }
     const stats = state.cache.toRows();
@@ -233,6 +282,9 @@ function* absorbChangesUnit(
   // A call's undo puts a hand edit it found back: recorded, so a move undoing it leaves that as drift (own-changes.ts).
   if (callId !== undefined) yield* recordPathsUnit(tx, sessionId, callId, changed, { handEdited, handEditIds, outputs: touched });
 }
+
+/** What a run that changed no file records: the files where its arguments name, as `outputs` (see `ScannedChanges`). */
+const namedRecord = (scanned: ScannedChanges): CallRecord => (scanned.named ? { outputs: scanned.named } : {});
 
 /** Contents read again are stored once they reach this much (memory stays bounded whatever the files' size). */
 const FLUSH_BYTES = 2 << 20;

@@ -1,6 +1,6 @@
 // The workspace paths a tool call's arguments name: where a call whose run changed no file (a delete of a missing file)
-// may write when run again, since its record names no path (see `writtenPaths` in conversation-drift.ts).
-import { realpathSync } from "node:fs";
+// may write when undone or run again, since its record names no path (see `writtenPaths` in conversation-drift.ts).
+import { lstatSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { JsonValue } from "../../models/json.js";
 
@@ -31,6 +31,8 @@ export function namedPaths(dir: string, args: JsonValue): string[] {
 
 /** Whether `path` is in `reach` or under a folder it names. */
 export function reaches(reach: ReadonlySet<string>, path: string): boolean {
+  // "": the workspace itself, reaching every file in it.
+  if (reach.has("")) return true;
   for (let at = path; ; at = at.slice(0, at.lastIndexOf("/"))) {
     if (reach.has(at)) return true;
     if (!at.includes("/")) return false;
@@ -38,15 +40,16 @@ export function reaches(reach: ReadonlySet<string>, path: string): boolean {
 }
 
 /**
- * `full` relative to `dir` when inside it (not the folder itself), as written and through the links on the way (a temp
- * folder's, or a linked folder inside the workspace: drift is reported at the real path).
+ * `full` relative to `dir` when inside it (the folder itself: ""), as written and through the links on the way (a temp
+ * folder's, or a linked folder inside the workspace, the last part of the path included: drift is reported at the real
+ * path).
  */
 function within(dir: string, full: string, folders: Map<string, string | undefined>): string[] {
   const out: string[] = [];
-  for (const candidate of [full, real(full, folders)]) {
+  for (const candidate of [full, real(full, folders), linkedFolder(full)]) {
     if (candidate === undefined) continue;
     const rel = relative(dir, candidate);
-    if (rel !== "" && !isAbsolute(rel) && rel !== ".." && !rel.startsWith(`..${sep}`)) out.push(rel.split(sep).join("/"));
+    if (!isAbsolute(rel) && rel !== ".." && !rel.startsWith(`..${sep}`)) out.push(rel.split(sep).join("/"));
   }
   return out;
 }
@@ -65,6 +68,17 @@ function real(full: string, folders: Map<string, string | undefined>): string | 
   }
   const resolved = folders.get(folder);
   return resolved === undefined ? undefined : join(resolved, basename(full));
+}
+
+/** Where `full` leads when it is a link to a folder (a call naming it reaches what is in that folder); else undefined. */
+function linkedFolder(full: string): string | undefined {
+  try {
+    if (!lstatSync(full).isSymbolicLink()) return undefined;
+    const target = realpathSync(full);
+    return statSync(target).isDirectory() ? target : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The string values of `value`, breadth first (a call's paths sit near the top of its arguments), at most `MAX_STRINGS`. */
