@@ -30,6 +30,8 @@ export interface ExportedBranch {
    */
   continuedBy?: string;
   continuedAt?: number;
+  /** With `continuedBy`: this branch's head when the block first wrote on it, when known (what it wrote comes after). */
+  continuedFrom?: number;
 }
 
 /** A tool call's completion, written once when it ended. */
@@ -266,6 +268,7 @@ export const sessionExportSchema = z
           createdAt: time,
           continuedBy: id.optional(),
           continuedAt: position.optional(),
+          continuedFrom: position.optional(),
         }),
       )
       .min(1, "must hold at least the root branch"),

@@ -1,18 +1,22 @@
 // atomic: a guarded block, a checkpoint before it and a rollback to that checkpoint (tool effects too) if it throws.
 import { z } from "zod";
-import { setTimeout as sleep } from "node:timers/promises";
 import { AtomicRollbackError, ConflictError, ValidationError } from "../models/errors.js";
 import { baseMoveOptions, parseOptions, type MoveOptions } from "../models/inputs.js";
 import type { Checkpoint, MoveResult } from "../models/types.js";
+import { Backoff } from "./core/backoff.js";
+import type { BlockOwn } from "./core/block-scope.js";
 
 /** What a guarded block needs of its session. */
 export interface AtomicTarget {
   /** Checkpoints where the block begins, held against retention and prune (in every handle and server) until `release`. */
   begin(options: { name: string }): Promise<{ checkpoint: Checkpoint; release(): Promise<void> }>;
-  /** Runs the block, collecting the branches its own writes and moves land on or make. */
-  guard<T>(run: (own: ReadonlySet<string>) => Promise<T>): Promise<T>;
-  /** Rolls back to the block's checkpoint; `own`: the branches the block wrote on or made, continued by the rollback's. */
-  rollback(checkpointId: string, options: MoveOptions | undefined, own: ReadonlySet<string>): Promise<MoveResult>;
+  /** Runs the block, collecting what its own writes and moves did: the branches they land on or make, their undo history. */
+  guard<T>(run: (own: BlockOwn) => Promise<T>): Promise<T>;
+  /**
+   * Rolls back to the block's checkpoint; `own`: the branches the block wrote on or made, continued by the rollback's,
+   * and its moves' changes to the undo history, taken back.
+   */
+  rollback(checkpointId: string, options: MoveOptions | undefined, own: BlockOwn): Promise<MoveResult>;
 }
 
 /** How long a rollback waits by default for another server's tool call or move on the session (ms): a lease's length. */
@@ -47,10 +51,10 @@ export async function atomic<T>(target: AtomicTarget, block: () => Promise<T> | 
   const o = parseOptions(atomicOptions, options, "options");
   if (typeof block !== "function") throw new ValidationError("block", "must be a function");
   const { checkpoint: cp, release } = await target.begin({ name: o.name ?? "atomic" });
-  let own: ReadonlySet<string> = new Set();
+  let own: BlockOwn = { branches: new Set(), stack: [], requests: new Map(), starts: new Map() };
   try {
-    return await target.guard(async (branches) => {
-      own = branches;
+    return await target.guard(async (done) => {
+      own = done;
       return await block();
     });
   } catch (error) {
@@ -74,15 +78,14 @@ async function rollbackWhenFree(
   checkpointId: string,
   options: MoveOptions | undefined,
   waitMs: number,
-  own: ReadonlySet<string>,
+  own: BlockOwn,
 ) {
-  const deadline = performance.now() + waitMs;
-  for (let pause = 10; ; pause = Math.min(pause * 2, 500)) {
+  const backoff = Backoff.for(waitMs);
+  for (;;) {
     try {
       return await target.rollback(checkpointId, options, own);
     } catch (error) {
-      if (!(error instanceof ConflictError && BUSY.has(error.code)) || performance.now() + pause > deadline) throw error;
-      await sleep(pause);
+      if (!(error instanceof ConflictError && BUSY.has(error.code)) || !(await backoff.wait())) throw error;
     }
   }
 }

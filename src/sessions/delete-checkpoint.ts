@@ -58,5 +58,5 @@ function* deleteCheckpointUnit(
     detail: cp.name,
     createdAt: ctx.now(),
   });
-  yield* recordRequest(ctx, tx, session.id, request, undefined);
+  yield* recordRequest(ctx, tx, session.id, request, undefined, true);
 }

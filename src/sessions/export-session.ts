@@ -156,6 +156,7 @@ function* exportLogUnit(
       reason: b.reason as ExportedBranch["reason"],
       createdAt: b.createdAt,
       ...(next ? { continuedBy: next.byBranchId, continuedAt: next.atPosition } : {}),
+      ...(next && next.fromPosition !== null ? { continuedFrom: next.fromPosition } : {}),
     })),
     entries,
     states,

@@ -150,9 +150,11 @@ export function* importUnit(tx: Tx, prepared: PreparedImport, ctx: EngineContext
   });
   // Branches first, then the entries in the order they were written (a message's versions are listed in the order
   // their rows are inserted), not branch by branch.
-  for (const { continuedBy, continuedAt, ...b } of doc.branches) yield* tx.insertBranch({ ...b, sessionId: s.id } satisfies BranchRow);
+  for (const { continuedBy, continuedAt, continuedFrom, ...b } of doc.branches)
+    yield* tx.insertBranch({ ...b, sessionId: s.id } satisfies BranchRow);
   // A failed guarded block's branches, continued by its rollback's (all inserted by now).
-  for (const b of doc.branches) if (b.continuedBy !== undefined) yield* tx.continueBranch(b.id, b.continuedBy, b.continuedAt!);
+  for (const b of doc.branches)
+    if (b.continuedBy !== undefined) yield* tx.continueBranch(b.id, b.continuedBy, b.continuedAt!, b.continuedFrom);
   let hasTools = false;
   for (const e of checked.inWriteOrder()) {
     const d = e.doc;

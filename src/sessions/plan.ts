@@ -9,7 +9,7 @@ import { branchOf } from "./log/lineage.js";
 import { editPoint } from "./edit-point.js";
 import { headOf } from "./core/head.js";
 import { isSessionPosition } from "./moves/history.js";
-import { landingBranch } from "./moves/continued.js";
+import { landingOf } from "./moves/continued.js";
 import { computePlan, leftBehind } from "./moves/move-plan.js";
 import { snapshotPosition } from "./moves/move-files.js";
 import { irreversibleOutside } from "./moves/failed-undo-files.js";
@@ -61,9 +61,11 @@ function* planUnit(tx: Tx, ctx: EngineContext, ref: SessionRef, t: Target, scope
     checkpointId = cp.id;
   } else if ("branchId" in t) {
     // As the switch decides it: a failed guarded block's branch is entered where the block never ran.
-    const b = yield* landingBranch(tx, yield* branchOf(tx, session, t.branchId));
-    const position = (yield* headOf(tx, b)).position;
-    branch = { id: b.id, parentId: b.parentId, forkPosition: b.forkPosition, position };
+    const landing = yield* landingOf(tx, yield* branchOf(tx, session, t.branchId));
+    const b = landing.branch;
+    // Entered as before a failed block on a fork the move makes: not made yet, as a rollback's.
+    if (landing.continues) branch = { id: null, parentId: b.parentId, forkPosition: b.forkPosition, position: b.forkPosition };
+    else branch = { id: b.id, parentId: b.parentId, forkPosition: b.forkPosition, position: (yield* headOf(tx, b)).position };
   } else {
     const { message: m, branch: of } = yield* sessionMessage(tx, session, t.messageId);
     const at = (yield* editPoint(tx, of, m)).position;
@@ -95,10 +97,11 @@ function* planUnit(tx: Tx, ctx: EngineContext, ref: SessionRef, t: Target, scope
     // With "both", the calls a files-only restore set aside stay out, as in any "both" move.
     const planned = yield* conversationPlan(tx, ctx, session, t, branch, target, undefined, true);
     const calls = [...planned.undone, ...planned.replayed];
-    return {
-      planned,
-      restore: calls.length === 0 ? ({ self: true } as const) : { self: true as const, ws, reach: yield* reachOf(ctx, tx, calls) },
-    };
+    if (calls.length === 0) return { planned, restore: { self: true } as const };
+    const reach = yield* reachOf(ctx, tx, calls);
+    // The hand edits its undos put back stay as they are, unless a replay then writes over one (see `refuseReplayOver`).
+    const putBacks = yield* plannedPutBacks(tx, session.id, planned.undone, planned.replayed, ws.manifestId);
+    return { planned, restore: { self: true as const, ws, reach, putBacks } };
   }
   // Calls its snapshot holds come back with its files (applied again, not run): neither undone nor replayed.
   const snapshotAt = yield* snapshotPosition(tx, session.id, target, checkpointId);

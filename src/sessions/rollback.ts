@@ -4,6 +4,7 @@ import type { BaseMoveSpec, WithinMove } from "./moves/move-spec.js";
 import type { MoveOptions } from "../models/inputs.js";
 import type { MoveResult } from "../models/types.js";
 import type { SessionRow, Step, Tx } from "../store/port/index.js";
+import type { BlockOwn } from "./core/block-scope.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { sessionCheckpointAnchor } from "./core/owned.js";
 import { GENESIS_HASH } from "./integrity/hashes.js";
@@ -19,10 +20,10 @@ export async function rollback(
   checkpointId: string,
   options?: MoveOptions,
   within?: WithinMove,
-  reach: { expired?: boolean; unrecorded?: true; blockBranches?: ReadonlySet<string> } = {},
+  reach: { expired?: boolean; unrecorded?: true; block?: BlockOwn } = {},
 ): Promise<MoveResult> {
   const now = reach.expired ? Number.NEGATIVE_INFINITY : undefined;
-  const prepare = (tx: Tx, session: SessionRow) => rollbackSpec(ctx, tx, session, checkpointId, now, reach.unrecorded, reach.blockBranches);
+  const prepare = (tx: Tx, session: SessionRow) => rollbackSpec(ctx, tx, session, checkpointId, now, reach.unrecorded, reach.block);
   return performMove(ctx, ref, "rollback", options, prepare, within, { verb: "rollback", args: checkpointId });
 }
 
@@ -38,7 +39,7 @@ function* rollbackSpec(
   checkpointId: string,
   asOf?: number,
   unrecorded?: true,
-  blockBranches?: ReadonlySet<string>,
+  block?: BlockOwn,
 ): Step<BaseMoveSpec> {
   const read = yield* sessionCheckpointAnchor(tx, session, checkpointId, asOf ?? ctx.now());
   const cp = read.checkpoint;
@@ -61,6 +62,8 @@ function* rollbackSpec(
     newBranch: forkedBranch(session.id, { parentId: cp.branchId, position: target.position, ...fork }),
     edit: null,
     ...(unrecorded ? { unrecorded } : {}),
-    ...(unrecorded && blockBranches ? { blockBranches } : {}),
+    ...(unrecorded && block ? { blockBranches: [...block.branches], blockMoves: block.stack } : {}),
+    ...(unrecorded && block?.requests.get(session.id)?.size ? { blockRequests: [...block.requests.get(session.id)!] } : {}),
+    ...(unrecorded && block?.starts.size ? { blockStarts: Object.fromEntries(block.starts) } : {}),
   };
 }

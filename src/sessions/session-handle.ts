@@ -87,7 +87,7 @@ import { undo } from "./undo.js";
 import { update } from "./update.js";
 import { versions } from "./versions.js";
 import { withCheckpoints, type WithCheckpointsOptions } from "./with-checkpoints.js";
-import { inBlock } from "./core/block-scope.js";
+import { dropBlockRequests, inBlock, type BlockOwn } from "./core/block-scope.js";
 
 const id = (value: unknown, field: string): string => parseInput(idSchema, value, field);
 
@@ -457,14 +457,18 @@ export class SessionHandle {
    */
   atomic<T>(block: () => Promise<T> | T, options?: AtomicOptions): Promise<T> {
     // The block's own checkpoint stays a rollback target even if it was expired meanwhile (`expire`, say); its rollback
-    // is not the user's move: undo and redo do not see it.
+    // is not the user's move: undo and redo do not see it. It forgets the request ids the block's own calls recorded.
     const target = {
       begin: (o: { name: string }) => this.#run((ctx, ref) => heldCheckpoint(ctx, ref, o)),
-      guard: <R>(run: (own: ReadonlySet<string>) => Promise<R>) => inBlock(this.#ctx.events, run),
-      rollback: (checkpointId: string, o: MoveOptions | undefined, own: ReadonlySet<string>) =>
-        this.#move(o, (ctx, ref) =>
-          rollback(ctx, ref, checkpointId, o, undefined, { expired: true, unrecorded: true, blockBranches: own }),
-        ),
+      guard: <R>(run: (own: BlockOwn) => Promise<R>) => inBlock(this.#ctx.events, run),
+      rollback: async (checkpointId: string, o: MoveOptions | undefined, own: BlockOwn) => {
+        const moved = await this.#move(o, (ctx, ref) =>
+          rollback(ctx, ref, checkpointId, o, undefined, { expired: true, unrecorded: true, block: own }),
+        );
+        // Forgotten, those ids are no longer an enclosing block's: another opener may record them before it fails.
+        dropBlockRequests(this.#ctx.events, this.id, [...(own.requests.get(this.id) ?? [])]);
+        return moved;
+      },
     };
     const guarded = () => atomic(target, block, options);
     // One exclusive call of the handle's order (see call-order.ts): a write made after it is not rolled back with the

@@ -7,7 +7,7 @@ import type { EngineContext, SessionRef } from "./core/context.js";
 import { branchOf } from "./log/lineage.js";
 import { headOf } from "./core/head.js";
 import { performMove } from "./moves/move.js";
-import { landingBranch } from "./moves/continued.js";
+import { forkLandingSpec, landingOf } from "./moves/continued.js";
 
 export async function switchBranch(ctx: EngineContext, ref: SessionRef, branchId: string, options?: MoveOptions): Promise<MoveResult> {
   return performMove(ctx, ref, "switch", options, (tx, session) => switchBranchUnit(tx, session, branchId), undefined, {
@@ -18,7 +18,9 @@ export async function switchBranch(ctx: EngineContext, ref: SessionRef, branchId
 
 function* switchBranchUnit(tx: Tx, session: SessionRow, branchId: string): Step<BaseMoveSpec> {
   // A failed guarded block's branch, its head as the block left it, is entered where the block never ran.
-  const branch = yield* landingBranch(tx, yield* branchOf(tx, session, branchId));
+  const landing = yield* landingOf(tx, yield* branchOf(tx, session, branchId));
+  const branch = landing.branch;
+  if (landing.continues) return forkLandingSpec(session, branch, landing.continues);
   return {
     kind: "switch",
     sessionId: session.id,

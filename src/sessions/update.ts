@@ -46,6 +46,6 @@ function* updateUnit(
   const changes = (["title", "metadata"] as const).some((k) => fields[k] !== undefined && fields[k] !== row[k]);
   if (changes) yield* tx.updateSession(ref.id, fields, ctx.now());
   const info = toSessionInfo((yield* tx.getSessionInfo(ref.id))!);
-  yield* recordRequest(ctx, tx, ref.id, request, info);
+  yield* recordRequest(ctx, tx, ref.id, request, info, true);
   return info;
 }

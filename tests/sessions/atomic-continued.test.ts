@@ -85,7 +85,7 @@ describe("a failed atomic block's branch", () => {
     expect(world.has("c")).toBe(false);
   });
 
-  it("a move made during the block by another handle, then the failure: undo and redo never bring the block back", async () => {
+  it("a move another handle of the opener makes inside the block is the block's: undo and redo never bring it back", async () => {
     const { fp, s, cp0, x } = await fresh();
     const t = await fp.getSession(s.id, { userId: "u" });
     await s.rollback(cp0.id);
@@ -102,19 +102,18 @@ describe("a failed atomic block's branch", () => {
     expect(r).not.toBe(b);
     expect(await contents(s)).toEqual(["q1", "q1b"]);
     runs.length = 0;
-    await s.undo(); // the other handle's switch: back to b's head, where the block never ran
+    await s.undo(); // the rollback before the block (the block's switch is no step): back to x
+    expect(await at(s)).toBe(x);
+    expect(await contents(s)).toEqual(["q1", "a1"]);
+    await s.redo(); // the rollback again: to b's head, where the block never ran
     expect(await at(s)).toBe(r);
     expect(await contents(s)).toEqual(["q1", "q1b"]);
-    await s.redo(); // the switch again: it landed where the block never ran
-    expect(await at(s)).toBe(r);
-    await s.undo();
-    expect(await at(s)).toBe(r);
     expect(runs).toEqual([]);
     expect(world.has("c")).toBe(false);
   });
 
   it("a move made inside the block, then the failure: undo and redo never bring the block back", async () => {
-    const { s, cp0 } = await fresh();
+    const { s, cp0, x } = await fresh();
     await s.rollback(cp0.id);
     await s.append({ role: "user", content: "q1b" });
     const block = async () => {
@@ -126,11 +125,12 @@ describe("a failed atomic block's branch", () => {
     await rejectionOf(s.atomic(block));
     const r = await at(s);
     runs.length = 0;
-    await s.undo(); // the rollback inside the block
-    expect(await at(s)).toBe(r);
-    expect(await contents(s)).toEqual(["q1", "q1b"]);
+    await s.undo(); // the rollback before the block (the one inside it is no step)
+    expect(await at(s)).toBe(x);
+    expect(await contents(s)).toEqual(["q1", "a1"]);
     await s.redo();
     expect(await at(s)).toBe(r);
+    expect(await contents(s)).toEqual(["q1", "q1b"]);
     expect(runs).toEqual([]);
     expect([...world.keys()]).toEqual([]);
   });
@@ -150,9 +150,15 @@ describe("a failed atomic block's branch", () => {
     await rejectionOf(s.atomic(block));
     const r = await at(s);
     runs.length = 0;
-    expect((await s.switchBranch(a)).branch.id).toBe(r);
-    expect(runs).toEqual([]);
-    expect([...world.keys()]).toEqual([]);
+    // Not the branch the block began on: entered as it was before the block (a fork of it there), not as the rollback's.
+    const entered = (await s.switchBranch(a)).branch;
+    expect(entered.id).not.toBe(r);
+    expect(entered.parentId).toBe(a);
+    expect(await contents(s)).toEqual(["q1", "a1"]);
+    expect(runs).toEqual(["a"]);
+    expect([...world.keys()]).toEqual(["a"]);
+    await s.switchBranch(r);
+    runs.length = 0;
     // A branch the session was only moved to during a failed block (nothing written there) is entered as ever.
     const n = (await s.rollback(cp0.id)).branch.id;
     await s.append({ role: "user", content: "q2" });
@@ -167,5 +173,41 @@ describe("a failed atomic block's branch", () => {
     expect((await s.switchBranch(n)).branch.id).toBe(n);
     expect(await contents(s)).toEqual(["q1", "q2"]);
     expect(runs).toEqual(["e"]);
+  });
+
+  it("a message written after its last message lands as if the block never ran, never after the block's calls", async () => {
+    const { s, cp0, x } = await fresh();
+    const a1 = (await s.history()).at(-1)!;
+    const callsOnly = async () => {
+      await s.invoke("put", { k: "c", v: "1" });
+      await s.setState({ c: true });
+      throw new Error("block failed");
+    };
+    await rejectionOf(s.atomic(callsOnly));
+    const y = await at(s);
+    // The rollback's branch ends at the message too: the message lands there.
+    await s.rollback(cp0.id);
+    const [onY] = await s.append({ role: "user", content: "next" }, { after: a1.id });
+    expect(onY!.branchId).toBe(y);
+    // It does not any more: on a branch forked right after the message, the block's calls in no lineage.
+    const [alt] = await s.append({ role: "user", content: "alt" }, { after: a1.id });
+    expect([x, y]).not.toContain(alt!.branchId);
+    runs.length = 0;
+    const moved = await s.switchBranch(alt!.branchId);
+    expect([moved.branch.id, await contents(s), runs, [...world.keys()], await s.getState()]).toEqual([
+      alt!.branchId,
+      ["q1", "a1", "alt"],
+      [],
+      [],
+      {},
+    ]);
+  });
+
+  it("a message written after a message the block wrote itself lands after it, where the block left its branch", async () => {
+    const { s, x } = await fresh();
+    await rejectionOf(s.atomic(failing(s)));
+    const half = (await s.history({ branchId: x })).at(-1)!;
+    const [late] = await s.append({ role: "user", content: "late" }, { after: half.id });
+    expect(late!.branchId).toBe(x);
   });
 });

@@ -54,4 +54,32 @@ describe("a failed atomic block's branches in a copy", () => {
     const bad = { ...doc, branches: doc.branches.map((b) => (b.id === x ? { ...b, continuedBy: "br_unknown" } : b)) };
     expect((await rejectionOf(dbs.open().fp.importSession(bad, { userId: "v" }))).name).toBe("ValidationError");
   });
+
+  it("an export keeps where the block's writes begin on a branch it continues: earlier versions stay versions", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    const c0 = await s.checkpoint({ name: "c0" });
+    await s.append({ role: "user", content: "zz" });
+    await s.rollback(c0.id);
+    await s.append({ role: "user", content: "q" });
+    const [a1] = await s.append({ role: "assistant", content: "a1" });
+    const a = await at(s);
+    const x = (await s.edit(a1!.id, { content: "a2" })).branch.id;
+    const [follow] = await s.append({ role: "user", content: "x-followup" });
+    await s.switchBranch(a);
+    await rejectionOf(
+      s.atomic(async () => {
+        await s.append({ role: "assistant", content: "blk" }, { after: follow!.id });
+        throw new Error("block failed");
+      }),
+    );
+    const doc = await fp.exportSession(s.id, { userId: "u" });
+    expect(doc.branches.find((b) => b.id === x)).toMatchObject({ continuedAt: 4, continuedFrom: 3 });
+    for (const copy of [await dbs.open().fp.importSession(doc, { userId: "v" }), await fp.clone(s.id, { userId: "u" })]) {
+      const first = (await copy.history()).find((m) => m.content === "a1")!;
+      expect((await copy.versions(first.id)).versions.map((v) => v.message.content)).toEqual(["a1", "a2"]);
+    }
+    const bad = { ...doc, branches: doc.branches.map((b) => (b.id === x ? { ...b, continuedFrom: 5 } : b)) };
+    expect((await rejectionOf(dbs.open().fp.importSession(bad, { userId: "v" }))).name).toBe("ValidationError");
+  });
 });

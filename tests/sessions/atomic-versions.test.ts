@@ -58,4 +58,34 @@ describe("versions after a failed atomic block", () => {
     expect((await s.versions(q!.id)).versions.map((v) => v.message.content)).toEqual(["q"]);
     expect((await s.versions(a!.id)).versions.map((v) => v.message.content)).toEqual(["a"]);
   });
+
+  it("keep an earlier version on a branch the block wrote on, and hide only what the block wrote there", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    // A branch made before the first message: the block's checkpoint's entry is older than the edit branch's.
+    const c0 = await s.checkpoint({ name: "c0" });
+    await s.append({ role: "user", content: "zz" });
+    await s.rollback(c0.id);
+    await s.append({ role: "user", content: "q" });
+    const [a1] = await s.append({ role: "assistant", content: "a1" });
+    const a = (await s.info()).currentBranchId;
+    const x = (await s.edit(a1!.id, { content: "a2" })).branch.id;
+    const [follow] = await s.append({ role: "user", content: "x-followup" });
+    await s.switchBranch(a);
+    const block = async () => {
+      await s.append({ role: "assistant", content: "blk-on-x" }, { after: follow!.id });
+      throw new Error("block failed");
+    };
+    await rejectionOf(s.atomic(block));
+    expect((await s.versions(a1!.id)).versions.map((v) => v.message.content)).toEqual(["a1", "a2"]);
+    const onX = await s.history({ branchId: x, withVersions: true });
+    expect(onX.map((m) => [m.content, m.versions.count])).toEqual([
+      ["q", 2],
+      ["a2", 2],
+      ["x-followup", 1],
+      ["blk-on-x", 1],
+    ]);
+    const [again] = await s.append({ role: "assistant", content: "answer" }, { after: follow!.id });
+    expect((await s.versions(again!.id)).versions.map((v) => v.message.content)).toEqual(["answer"]);
+  });
 });

@@ -258,6 +258,7 @@ async function asBeforePerBranch(db: string) {
   await sqlOn(db, `ALTER TABLE branches DROP COLUMN move_to_branch_id`);
   await sqlOn(db, `ALTER TABLE branches DROP COLUMN continued_by`);
   await sqlOn(db, `ALTER TABLE branches DROP COLUMN continued_at`);
+  await sqlOn(db, `ALTER TABLE branches DROP COLUMN continued_from`);
   await sqlOn(db, `DROP INDEX checkpoints_branch_kind_seq`);
   if (onPostgres)
     await sqlOn(

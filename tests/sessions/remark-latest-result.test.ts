@@ -112,6 +112,7 @@ describe("a call marked applied again with restored files", () => {
     await sqlOn(dbFile, `ALTER TABLE branches DROP COLUMN move_to_branch_id`);
     await sqlOn(dbFile, `ALTER TABLE branches DROP COLUMN continued_by`);
     await sqlOn(dbFile, `ALTER TABLE branches DROP COLUMN continued_at`);
+    await sqlOn(dbFile, `ALTER TABLE branches DROP COLUMN continued_from`);
     for (const column of ["request_id", "request_fingerprint", "request_answer"])
       await sqlOn(dbFile, `ALTER TABLE checkpoints DROP COLUMN ${column}`);
     await sqlOn(dbFile, `DELETE FROM ${migrations} WHERE created_at >= ${since}`);

@@ -22,7 +22,7 @@ import { callMayRun, inflightInvocations } from "../core/ownership.js";
 import { applyOnce, jsonArgument, recordRequest, requestOf, type AnswerCodec, type Request } from "../requests/ledger.js";
 import { takeRunTurn } from "../workspace/run-turns.js";
 import { assertNoRestorePending } from "../workspace/restore-guards.js";
-import { filesBefore, landChanges, landInCompletion, scanChanges, type ScannedChanges } from "../workspace/absorb.js";
+import { filesBefore, landChanges, landInCompletion, scanChanges, withNamedFiles, type ScannedChanges } from "../workspace/absorb.js";
 import { landInBackground, lostConnection, settleFirst } from "./landing.js";
 import { noteJournaled } from "./journal-watch.js";
 
@@ -248,7 +248,9 @@ async function runAndComplete(
     const before = await filesBefore(ctx, ws);
     const complete = async (outcome: { result: string | null; error: string | null }): Promise<void> => {
       // What the run changed in the files, scanned first: the completion makes it known (see `landInCompletion`).
-      const found = await scanChanges(ctx, session.id, before);
+      // A run that changed no file: the files its arguments name, as it found them (see `withNamedFiles`).
+      const run = await scanChanges(ctx, session.id, before);
+      const found = ws ? withNamedFiles(run, ws.dir, JSON.parse(argsText) as JsonValue) : run;
       // Another run went on meanwhile: the changes are made known, but are not this call's alone to record.
       const scanned = turn?.shared ? null : found;
       if (turn?.shared) await landChanges(ctx, found);
@@ -411,7 +413,8 @@ function* journalRunCompleteUnit(
   inflightInvocations.add(entry.id);
   marked.push(entry.id);
   const journaled = { session, entry };
-  yield* recordRequest(ctx, tx, session.id, request, journaled);
+  // A call no rollback can undo stays applied: its id too.
+  yield* recordRequest(ctx, tx, session.id, request, journaled, typeof tool.undo !== "function");
   return journaled;
 }
 

@@ -6,6 +6,7 @@ import { forkedBranch } from "./forked-branch.js";
 import { entryAt, lastLineageMessage } from "./lineage.js";
 import { headOf, headOfEntry, type Head } from "../core/head.js";
 import { isOwnCall } from "./own-calls.js";
+import { endingAsIfNeverRan } from "../moves/continued.js";
 
 /** How the ids forkpoint makes for messages begin (see models/ids.ts); tool calls' and state changes' begin otherwise. */
 const MESSAGE_ID_PREFIX = "msg_";
@@ -46,7 +47,8 @@ export function* findLanding(
     return { branchId: current.branch.id, head: current.head };
   const found = yield* sessionMessage(tx, session, afterId);
   const currentEnds = (yield* lastLineageMessage(tx, current.branch.id))?.id === afterId;
-  const ending = yield* tx.branchesEndingAt(session.id, afterId);
+  // A failed guarded block's branch, its writes after the message: entered as if the block never ran.
+  const ending = yield* endingAsIfNeverRan(tx, yield* tx.branchesEndingAt(session.id, afterId), found.message);
   // Several branches ending at the message (another tab rolled back to a checkpoint right at it): the one holding the
   // answer's own calls (`calls`, the ids of the calls it names) is the answer's.
   if (calls && calls.length > 0 && (ending.length > 1 || (currentEnds && ending.some((b) => b.id !== current.branch.id)))) {

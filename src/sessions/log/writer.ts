@@ -9,7 +9,7 @@ import { EMPTY_STATE_HASH, checkpointChecksum, entryHash } from "../integrity/ha
 import { headOfEntry, type Head } from "../core/head.js";
 import { storeSnapshot } from "./snapshots.js";
 import { retainAfterWrite } from "./retention.js";
-import { noteBlockBranch } from "../core/block-scope.js";
+import { blockMayNote, noteBlockBranch, noteBlockRequest } from "../core/block-scope.js";
 
 export interface EntryFields {
   kind: EntryKind;
@@ -57,7 +57,7 @@ export function* writeEntry(
   };
   row.hash = entryHash(head.hash, row, fields.state ? fields.state.hash : null);
   yield* tx.insertEntry(row);
-  noteBlockBranch(ctx.events, branchId);
+  noteBlockBranch(ctx.events, branchId, head.position);
   return row;
 }
 
@@ -131,7 +131,9 @@ export function* writeCheckpoint(
     checksum: "",
   };
   row.checksum = checkpointChecksum(row, yield* stateHashOf(tx, head.stateId));
+  const note = !!fields.request && (yield* blockMayNote(ctx.events, tx, session.id, fields.request.id));
   yield* tx.insertCheckpoint(fields.request ? { ...row, request: fields.request } : row, row.createdAt);
+  if (note) noteBlockRequest(ctx.events, session.id, fields.request!.id);
   session.lastCheckpointAt = row.createdAt;
   return row;
 }

@@ -29,6 +29,8 @@ export async function heldCheckpoint(ctx: EngineContext, ref: SessionRef, option
     checkpoint,
     release: async () => {
       await renewing.release();
+      // Closed by the app meanwhile: nothing to say, the hold lapses as the docs promise.
+      if (ctx.store.closed) return;
       try {
         await ctx.store.write({ sessionId: ref.id }, (tx) => tx.releaseCheckpoint(checkpoint.id));
       } catch (error) {

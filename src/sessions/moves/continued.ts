@@ -1,6 +1,9 @@
 // A failed guarded block's branch, continued by its rollback's branch: a move to its head lands where the block never ran.
-import type { BranchRow, Step, Tx } from "../../store/port/index.js";
+import type { BranchRow, EntryRow, SessionRow, Step, Tx } from "../../store/port/index.js";
+import type { BaseMoveSpec } from "./move-spec.js";
 import { headOf } from "../core/head.js";
+import { forkedBranch } from "../log/forked-branch.js";
+import { entryAt, lastLineageMessage } from "../log/lineage.js";
 
 /** Continuations followed at most (each a failed block's; the chain cannot loop, this bounds a damaged database). */
 const MAX_HOPS = 64;
@@ -20,15 +23,97 @@ export function* landingBranch(tx: Tx, branch: BranchRow): Step<BranchRow> {
   return branch;
 }
 
+/** A branch continued by the fork a move makes: its head then (`atPosition`), and the fork's position (`fromPosition`). */
+export interface ContinuedByFork {
+  branchId: string;
+  atPosition: number;
+  fromPosition: number;
+}
+
+/** Where a move lands: an existing branch, or `fork`, a branch the move makes that continues `continues`. */
+export type Landing = { branch: BranchRow; continues?: undefined } | { branch: BranchRow; continues: ContinuedByFork };
+
+/** A switch onto the fork a landing makes (see `landingOf`), as `switchBranch` and undo/redo make it. */
+export function forkLandingSpec(session: SessionRow, branch: BranchRow, continues: ContinuedByFork): BaseMoveSpec {
+  return {
+    kind: "switch",
+    sessionId: session.id,
+    userId: session.userId,
+    target: { branchId: continues.branchId, position: continues.fromPosition },
+    newBranch: branch,
+    edit: null,
+    continues,
+  };
+}
+
+/**
+ * As `landingBranch`, with another branch than the one the block ran on, whose head before the block's first write
+ * there is known and past its fork (its own entries then): entered as it was then, on a fork the move makes there (the rollback's branch is the conversation the
+ * block ran in, not that one's). The move then continues the branch by that fork: a later move lands on it again.
+ */
+export function* landingOf(tx: Tx, branch: BranchRow): Step<Landing> {
+  for (let hop = 0; hop < MAX_HOPS; hop++) {
+    const next = yield* tx.branchContinuation(branch.id);
+    if (!next || (yield* headOf(tx, branch)).position !== next.atPosition) return { branch };
+    const by = yield* tx.getBranch(next.byBranchId);
+    if (!by) return { branch };
+    // One with nothing of its own before the block (maybe the block's own edit) keeps the rollback's branch.
+    if (next.fromPosition !== null && next.fromPosition > branch.forkPosition && by.parentId !== branch.id) {
+      const at = yield* entryAt(tx, branch, next.fromPosition);
+      const fork = forkedBranch(branch.sessionId, { parentId: branch.id, position: next.fromPosition, entryId: at?.id ?? null });
+      return { branch: fork, continues: { branchId: branch.id, atPosition: next.atPosition, fromPosition: next.fromPosition } };
+    }
+    branch = by;
+  }
+  return { branch };
+}
+
+/**
+ * `branches` (each ending at `message`) as a write following that message finds them, as if failed guarded blocks never
+ * ran: a branch whose head is where such a block left it, the block's writes after the message, is the branch
+ * continuing it while that one's lineage ends at the message too, else none. A message such a block wrote itself is
+ * followed where it is (the block's conversation, taken up again).
+ */
+export function* endingAsIfNeverRan(tx: Tx, branches: readonly BranchRow[], message: EntryRow): Step<readonly BranchRow[]> {
+  if (yield* writtenByFailedBlock(tx, message)) return branches;
+  const out: BranchRow[] = [];
+  for (const branch of branches) {
+    const landing = yield* landingBranch(tx, branch);
+    if (landing.id !== branch.id && (yield* lastLineageMessage(tx, landing.id))?.id !== message.id) continue;
+    if (!out.some((b) => b.id === landing.id)) out.push(landing);
+  }
+  return out;
+}
+
+/**
+ * Whether `entry` is one a failed guarded block wrote on the branch it continues (as the stores' versions read it): on
+ * the branch it ran on, after its rollback's fork; on another, after that branch's head when the block first wrote
+ * there (unknown: after the rollback's fork entry), up to where the block left the head.
+ */
+function* writtenByFailedBlock(tx: Tx, entry: EntryRow): Step<boolean> {
+  const next = yield* tx.branchContinuation(entry.branchId);
+  if (!next || entry.position > next.atPosition) return false;
+  const by = yield* tx.getBranch(next.byBranchId);
+  if (!by) return false;
+  if (by.parentId === entry.branchId) return entry.position > by.forkPosition;
+  if (next.fromPosition !== null) return entry.position > next.fromPosition;
+  return entry.seq > (by.forkEntryId ? ((yield* tx.getEntry(by.forkEntryId))?.seq ?? 0) : 0);
+}
+
 /**
  * Run in the transaction of a failed guarded block's rollback, which made `rolledBack` at the block's checkpoint: the
  * branch the block ran on, when written on since, and every other branch of the session the block's own writes and
  * moves landed on or made (`own`: not another opener's, see block-scope.ts) are continued by `rolledBack` while their
- * heads stay.
+ * heads stay; `starts`: each one's head before the block's first write there.
  */
-export function* continueFailedBlock(tx: Tx, rolledBack: BranchRow, own?: ReadonlySet<string>): Step<void> {
+export function* continueFailedBlock(
+  tx: Tx,
+  rolledBack: BranchRow,
+  own?: readonly string[],
+  starts?: Readonly<Record<string, number>>,
+): Step<void> {
   if (!rolledBack.parentId) return;
-  yield* continueBlockBranches(tx, rolledBack, { branchId: rolledBack.parentId, position: rolledBack.forkPosition }, own);
+  yield* continueBlockBranches(tx, rolledBack, { branchId: rolledBack.parentId, position: rolledBack.forkPosition }, own, starts);
 }
 
 /**
@@ -39,7 +124,8 @@ export function* continueBlockBranches(
   tx: Tx,
   by: BranchRow,
   start: { branchId: string; position: number },
-  own?: ReadonlySet<string>,
+  own?: readonly string[],
+  starts?: Readonly<Record<string, number>>,
 ): Step<void> {
   const ran = yield* tx.getBranch(start.branchId);
   if (!ran) return;
@@ -47,10 +133,14 @@ export function* continueBlockBranches(
     const head = yield* headOf(tx, ran);
     if (head.position > start.position) yield* tx.continueBranch(ran.id, by.id, head.position);
   }
-  for (const id of own ?? []) {
+  // A spec stored by a version that wrote the set as `{}` names none.
+  for (const id of Array.isArray(own) ? own : []) {
     if (id === ran.id || id === by.id) continue;
     const written = yield* tx.getBranch(id);
-    if (written?.sessionId === by.sessionId) yield* tx.continueBranch(id, by.id, (yield* headOf(tx, written)).position);
+    if (written?.sessionId !== by.sessionId) continue;
+    // Where the block's writes there begin: its head before the first (unknown for a branch it made and never wrote on).
+    const from = starts && Object.hasOwn(starts, id) ? starts[id] : undefined;
+    yield* tx.continueBranch(id, by.id, (yield* headOf(tx, written)).position, from);
   }
 }
 

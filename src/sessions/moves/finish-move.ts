@@ -8,6 +8,7 @@ import { autoCheckpointAfterMessage, writeEntry } from "../log/writer.js";
 import { branchMove, moveEvent, recordInHistory } from "./history.js";
 import { continueFailedBlock } from "./continued.js";
 import { noteBlockBranch } from "../core/block-scope.js";
+import { noteStackChange, stackBeforeMove, takeBackBlockMoves } from "./block-history.js";
 import { fenced } from "./fence.js";
 import type { MoveOutcome, MoveSpec, WithinMove } from "./move-spec.js";
 import { moveAnswer } from "./move-answer.js";
@@ -57,6 +58,7 @@ export function* finishMoveTx(ctx: EngineContext, tx: Tx, spec: MoveSpec, moveId
   // Fenced like every journal update: a move another owner took over (this one stalled past its lease) is theirs to finish.
   if (moveId) fenced(yield* tx.renewMove(moveId, ctx.ownership.self, ctx.ownership.leaseMs ?? 0));
   const now = ctx.now();
+  const stack = yield* stackBeforeMove(ctx, tx, spec.sessionId);
   let branchRow = spec.newBranch ?? (yield* tx.getBranch(spec.target.branchId))!;
   let message: Message | undefined;
   // A new branch's head is its fork position (or the edited message); an existing one's is looked up.
@@ -66,7 +68,16 @@ export function* finishMoveTx(ctx: EngineContext, tx: Tx, spec: MoveSpec, moveId
     branchRow.createdAt = now;
     yield* tx.insertBranch(branchRow, branchMove(spec));
     noteBlockBranch(ctx.events, branchRow.id);
-    if (spec.unrecorded) yield* continueFailedBlock(tx, branchRow, spec.blockBranches);
+    // A failed block's branch entered as before the block: a later move to it lands on this fork again.
+    if (spec.continues) {
+      const c = spec.continues;
+      yield* tx.continueBranch(c.branchId, branchRow.id, c.atPosition, c.fromPosition);
+    }
+    if (spec.unrecorded) {
+      yield* continueFailedBlock(tx, branchRow, spec.blockBranches, spec.blockStarts);
+      // The block's own requests were not applied: it is as if it never ran.
+      if (spec.blockRequests) yield* tx.forgetRequests(spec.sessionId, spec.blockRequests);
+    }
     if (spec.edit) {
       let base = spec.edit.base ?? headOfEntry(branchRow.forkEntryId ? yield* tx.getEntry(branchRow.forkEntryId) : undefined);
       // The messages written with the edited one before it, again (see `editPoint`), each as an append writes it.
@@ -93,6 +104,8 @@ export function* finishMoveTx(ctx: EngineContext, tx: Tx, spec: MoveSpec, moveId
   }
   const top = yield* recordInHistory(tx, spec, { branchId: branchRow.id, position: head }, now);
   yield* tx.setCurrentBranch(spec.sessionId, branchRow.id, now, top);
+  if (spec.unrecorded) yield* takeBackBlockMoves(tx, spec.sessionId, spec.blockMoves);
+  yield* noteStackChange(ctx, tx, spec.sessionId, stack);
   if (moveId) yield* tx.finishMove(moveId, "done", now);
   const report = yield* journalReport(ctx, tx, moveId);
   const byIds = (ids: readonly string[]) => invocationsByIds(ids, tx);

@@ -3,7 +3,7 @@ import { ValidationError } from "../../models/errors.js";
 import type { MoveOptions } from "../../models/inputs.js";
 import type { MoveHistoryRow, SessionRow, Step, Tx } from "../../store/port/index.js";
 import { headOf } from "../core/head.js";
-import { landingBranch } from "./continued.js";
+import { forkLandingSpec, landingOf } from "./continued.js";
 import { sessionPosition } from "./history.js";
 import type { BaseMoveSpec } from "./move-spec.js";
 
@@ -33,7 +33,12 @@ export function* historyMoveSpec(
   const stay = row.fromBranchId === row.toBranchId;
   const ends = !here ? undefined : stay ? { from: here, to: here } : op === "undo" ? { to: here } : { from: here };
   // A failed guarded block's branch, its head as the block left it, is entered where the block never ran.
-  const branch = yield* landingBranch(tx, (yield* tx.getBranch(here && stay ? here.branchId : branchId))!);
+  const landing = yield* landingOf(tx, (yield* tx.getBranch(here && stay ? here.branchId : branchId))!);
+  const branch = landing.branch;
+  const history = { op, ref: row.ref, kind: row.kind, ...(ends ? { ends } : {}) };
+  if (landing.continues) {
+    return { ...forkLandingSpec(session, branch, landing.continues), history };
+  }
   return {
     kind: "switch",
     sessionId: session.id,
@@ -41,6 +46,6 @@ export function* historyMoveSpec(
     target: { branchId: branch.id, position: (yield* headOf(tx, branch)).position },
     newBranch: null,
     edit: null,
-    history: { op, ref: row.ref, kind: row.kind, ...(ends ? { ends } : {}) },
+    history,
   };
 }

@@ -1,10 +1,12 @@
 // What a move is: its spec (persisted with its journal), its outcome, and the moves this process is running.
 import type { Checkpoint, Message, MoveResult } from "../../models/types.js";
 import type { BranchRow, Step, Tx } from "../../store/port/index.js";
+import type { StackChange } from "../core/block-scope.js";
 import { type Head } from "../core/head.js";
 import { type EntryFields } from "../log/writer.js";
 import { type MoveTarget } from "./move-plan.js";
 import type { PutBacks } from "./put-back.js";
+import type { ContinuedByFork } from "./continued.js";
 
 /** Everything needed to finish a move, persisted with its journal so a crash can be resumed. */
 export interface MoveSpec {
@@ -37,8 +39,19 @@ export interface MoveSpec {
    * takes back the user's last move before the block, as if the block never ran).
    */
   unrecorded?: true;
-  /** With `unrecorded`: the branches the block's own writes and moves landed on or made (see block-scope.ts). */
-  blockBranches?: ReadonlySet<string>;
+  /**
+   * With `unrecorded`: the branches the block's own writes and moves landed on or made (see block-scope.ts). A list,
+   * as the spec is stored as JSON for recovery to finish the move.
+   */
+  blockBranches?: readonly string[];
+  /** With `unrecorded`: the block's own moves' changes to the move stack, taken back by its rollback (block-history.ts). */
+  blockMoves?: readonly StackChange[];
+  /** With `unrecorded`: the request ids the block's own calls recorded, forgotten with the move (a retry applies them again). */
+  blockRequests?: readonly string[];
+  /** With `unrecorded`: of `blockBranches`, each one's head before the block's first write there (what it wrote is after). */
+  blockStarts?: Readonly<Record<string, number>>;
+  /** With `newBranch`, a move to a failed block's branch entering it as before the block: that branch, continued by it. */
+  continues?: ContinuedByFork;
   /**
    * The target is where the session already is (a rollback to the head it is at, a switch to the current branch):
    * when the world's applied set matches too (nothing to undo or replay), the move changes nothing.

@@ -36,6 +36,7 @@ import { stayingHere, stayingPut } from "./staying-put.js";
 import { filesOf, irreversibleLeft, reheld } from "./move-files-spec.js";
 import { recordRequest, recordedAnswer, recordedIn, requestOf, type Request } from "../requests/ledger.js";
 import { continueBlockBranches } from "./continued.js";
+import { noteStackChange, stackBeforeMove, takeBackBlockMoves } from "./block-history.js";
 export const NOTHING_TO_MOVE = { steps: { undo: [], replay: [], skipped: [], unregistered: [], unknown: [], covered: [] } } as const;
 
 /** What a move is called with, for its request's fingerprint: the verb as the caller named it and its arguments. */
@@ -410,14 +411,20 @@ function* moveConversationUnit(
     !(filesManifest !== undefined && session.hasTools && (yield* reheld(tx, ctx, session.id, base)))
   ) {
     const here = yield* stayingHere(tx, session, plan);
+    const stack = ctx.readonly ? undefined : yield* stackBeforeMove(ctx, tx, session.id);
     // Undo after it takes back nothing older than what the user just did (see `recordStay`); a read-only handle, whose
     // move changes nothing, answers as a writable one would and writes nothing.
     if (!base.history && !base.unrecorded && !ctx.readonly)
       yield* recordStay(tx, session.id, base.kind, yield* sessionPosition(tx, session), ctx.now());
     // A failed block's rollback finding the session at the block's checkpoint (the block moved back there itself): the
-    // branches the block wrote on or made are continued by the one the session is on.
-    if (base.unrecorded && !ctx.readonly)
-      yield* continueBlockBranches(tx, (yield* tx.getBranch(session.currentBranchId))!, base.target, base.blockBranches);
+    // branches the block wrote on or made are continued by the one the session is on, and its moves are no steps of
+    // the undo history.
+    if (base.unrecorded && !ctx.readonly) {
+      yield* continueBlockBranches(tx, (yield* tx.getBranch(session.currentBranchId))!, base.target, base.blockBranches, base.blockStarts);
+      yield* takeBackBlockMoves(tx, session.id, base.blockMoves);
+      if (base.blockRequests) yield* tx.forgetRequests(session.id, base.blockRequests);
+    }
+    yield* noteStackChange(ctx, tx, session.id, stack);
     // Nothing moves, yet the request is applied: a retry finds it, and answers the same. A move with files records
     // it once they are restored.
     if (w.request && filesManifest === undefined)

@@ -9,7 +9,7 @@ import type { MoveStepRow, Step, Tx, WorkspaceRow } from "../../store/port/index
 import type { EngineContext } from "../core/context.js";
 import type { MoveSpec } from "./move-spec.js";
 import { absorbChanges, filesBefore, type FilesBefore } from "../workspace/absorb.js";
-import { PutBack, type PutBacks } from "./put-back.js";
+import { byFileId, PutBack, type PutBacks } from "./put-back.js";
 
 export class OwnChanges {
   #before: FilesBefore | null = null;
@@ -196,8 +196,9 @@ export function heldPutBacks(dir: string, made: PutBacks | undefined, replays: R
 
 /**
  * The hand edits the session's last move put back, when it stopped ("failed") and this one (`spec`) is that move called
- * again (same kind, same target): what its undos' journal records, and what it held itself from the one stopped before
- * it. A move of another kind or target, or after one that finished, starts afresh.
+ * again (same kind, same target): what its undos' journal records (for an undo a crash interrupted, which journaled
+ * none: the hand edits its call's first run found, held where the files hold just that), and what it held itself from
+ * the one stopped before it. A move of another kind or target, or after one that finished, starts afresh.
  */
 export function* stoppedPutBacks(tx: Tx, sessionId: string, spec: Pick<MoveSpec, "kind" | "target">): Step<PutBacks | undefined> {
   const last = yield* tx.lastMove(sessionId);
@@ -205,8 +206,25 @@ export function* stoppedPutBacks(tx: Tx, sessionId: string, spec: Pick<MoveSpec,
   const was = JSON.parse(last.spec) as MoveSpec;
   if (was.kind !== spec.kind || JSON.stringify(was.target) !== JSON.stringify(spec.target)) return undefined;
   const out: PutBacks = { ...was.putBacks };
-  for (const step of yield* tx.moveSteps(last.id))
-    if (step.op === "undo" && step.status === "done" && step.result !== null)
-      Object.assign(out, (JSON.parse(step.result) as { putBack?: PutBacks }).putBack);
+  const interrupted: PutBacks = {};
+  for (const step of yield* tx.moveSteps(last.id)) {
+    if (step.op !== "undo") continue;
+    if (step.status === "done" && step.result !== null) Object.assign(out, (JSON.parse(step.result) as { putBack?: PutBacks }).putBack);
+    // Interrupted by a crash (resolved or not), it journaled no put-back: what its call's first run found there, if the
+    // files hold that (the undo put it back before the crash).
+    else if (step.status === "unknown" || step.status === "running" || step.status === "done")
+      Object.assign(interrupted, yield* foundByRun(tx, step.entryId));
+  }
+  for (const [path, print] of Object.entries(interrupted)) if (!(path in out)) out[path] = print;
   return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** The hand edits call `entryId`'s first run found (its undo puts them back), by file id (see `byFileId`). */
+function* foundByRun(tx: Tx, entryId: string): Step<PutBacks> {
+  const row = yield* tx.getTool(entryId);
+  // A call applied by a replay: its undo puts back what the files held then, forkpoint's own (see run-steps.ts).
+  if (!row || (row.appliedSeq !== null && (yield* tx.replayResult(row.id, row.appliedSeq)) !== undefined)) return {};
+  const out: PutBacks = {};
+  for (const [path, { found }] of yield* tx.callHandEditIds(entryId)) out[path] = found === null ? null : byFileId(found);
+  return out;
 }

@@ -1,8 +1,8 @@
 // A move retried with its request id while the first attempt still runs elsewhere (another handle, process or server)
 // waits for it and answers as it did, instead of being refused MOVE_IN_PROGRESS.
-import { setTimeout as sleep } from "node:timers/promises";
 import { ConflictError } from "../../models/errors.js";
 import type { Step, Tx } from "../../store/port/index.js";
+import { Backoff } from "../core/backoff.js";
 import type { EngineContext } from "../core/context.js";
 import { inflightMoves } from "../core/ownership.js";
 
@@ -21,10 +21,10 @@ export async function awaitingSameRequest<T>(
   move: () => Promise<T>,
 ): Promise<T> {
   if (requestId === undefined) return move();
-  const deadline = Date.now() + SAME_REQUEST_WAIT_MS;
+  const backoff = Backoff.for(SAME_REQUEST_WAIT_MS, 20);
   // Set when the move in the way had ended by the time it was looked for: one more run then answers from the ledger.
   let endedMeanwhile = false;
-  for (let pause = 20; ; pause = Math.min(pause * 2, 500)) {
+  for (;;) {
     try {
       return await move();
     } catch (error) {
@@ -32,11 +32,12 @@ export async function awaitingSameRequest<T>(
       if (!(await ctx.store.read((tx) => runsRequest(ctx, tx, sessionId, requestId)))) {
         if (endedMeanwhile) throw error;
         endedMeanwhile = true;
+        // Run again at once, yet counted as a pause.
+        backoff.grow();
         continue;
       }
       endedMeanwhile = false;
-      if (Date.now() + pause > deadline || ctx.closing.aborted) throw error;
-      await sleep(pause);
+      if (ctx.closing.aborted || !(await backoff.wait())) throw error;
     }
   }
 }

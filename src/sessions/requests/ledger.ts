@@ -12,6 +12,7 @@ import {
 } from "../../models/inputs.js";
 import { hasNoNul, isBlank, isWellFormed } from "../../models/strings.js";
 import { RequestTakenError, type Step, type Tx } from "../../store/port/index.js";
+import { blockMayNote, committedNotes, noteBlockRequest } from "../core/block-scope.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
 import type { IfAt } from "../core/if-at.js";
 import { ownedSession } from "../core/owned.js";
@@ -140,9 +141,19 @@ export function fingerprintOf(verb: string, args: unknown): string {
 /**
  * In the unit that writes the call's effect: records the request and its answer, in the same transaction. A session
  * that applied the id already fails the unit (`RequestTakenError`), which `applyOnce` answers from the ledger.
+ * `stays`: a failed block's rollback does not take the write back (a call without an undo, a deleted checkpoint), so
+ * its id stays applied.
  */
-export function* recordRequest<T>(ctx: EngineContext, tx: Tx, sessionId: string, request: Request<T> | undefined, value: T): Step<void> {
+export function* recordRequest<T>(
+  ctx: EngineContext,
+  tx: Tx,
+  sessionId: string,
+  request: Request<T> | undefined,
+  value: T,
+  stays = false,
+): Step<void> {
   if (!request) return;
+  const note = !stays && (yield* blockMayNote(ctx.events, tx, sessionId, request.id));
   yield* tx.insertRequest({
     sessionId,
     requestId: request.id,
@@ -150,6 +161,8 @@ export function* recordRequest<T>(ctx: EngineContext, tx: Tx, sessionId: string,
     answer: request.answer.encode(value),
     createdAt: ctx.now(),
   });
+  // Noted once recorded (and, under `applyOnce`, once committed): a refused record is not the block's to forget.
+  if (note) noteBlockRequest(ctx.events, sessionId, request.id);
 }
 
 /**
@@ -159,8 +172,10 @@ export function* recordRequest<T>(ctx: EngineContext, tx: Tx, sessionId: string,
  * deleted what the call names: a precondition or an expected history no longer holds). The same id with other
  * arguments is `ConflictError` `REQUEST_ID_REUSED`. Without a request, `write` runs as it is: the ledger costs nothing.
  */
-export function applyOnce<T>(ctx: EngineContext, ref: SessionRef, request: Request<T> | undefined, write: () => Promise<T>): Promise<T> {
-  if (!request) return write();
+export function applyOnce<T>(ctx: EngineContext, ref: SessionRef, request: Request<T> | undefined, run: () => Promise<T>): Promise<T> {
+  if (!request) return run();
+  // Inside an atomic block, the ids it records are the block's once committed (see block-scope.ts).
+  const write = () => committedNotes(ctx.events, run);
   // The first call's own promise when it writes (no extra await on the way: the hot path of a write with an id).
   return write().catch((error: unknown) => answerInstead(ctx, ref, request, write, error));
 }

@@ -242,6 +242,8 @@ export function checkBranchLinks(doc: SessionExport): void {
       throw new ValidationError(`${field}.reason`, 'only the root branch has no parent, and it is the only "root"');
     if ((b.continuedBy === undefined) !== (b.continuedAt === undefined))
       throw new ValidationError(`${field}.continuedBy`, "continuedBy and continuedAt come together");
+    if (b.continuedFrom !== undefined && (b.continuedAt === undefined || b.continuedFrom > b.continuedAt))
+      throw new ValidationError(`${field}.continuedFrom`, "comes with continuedAt, and is not after it");
     if (b.continuedBy !== undefined && (b.continuedBy === b.id || !doc.branches.some((o) => o.id === b.continuedBy)))
       throw new ValidationError(`${field}.continuedBy`, `branch ${b.continuedBy} is not another of the document's branches`);
     if ((b.reason === "rollback") !== (b.forkCheckpointId !== null)) {

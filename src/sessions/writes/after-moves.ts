@@ -1,8 +1,8 @@
 // Writes on a session's current branch come after its unfinished moves, never onto the branch such a move is leaving.
-import { setTimeout as sleep } from "node:timers/promises";
 import { ConflictError, DatabaseError } from "../../models/errors.js";
 import type { Step, Tx } from "../../store/port/index.js";
 import { insideHandler, servedHandler } from "../../tools/handler-scope.js";
+import { Backoff } from "../core/backoff.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
 import { ownedCurrent } from "../core/owned.js";
 import { behind, cascades, orderedWrite } from "../core/call-order.js";
@@ -110,7 +110,8 @@ async function resumeOrWait<T>(
   deadline: number,
 ): Promise<T> {
   let recovered = false;
-  for (let pause = 10; ; pause = Math.min(pause * 2, 500)) {
+  const backoff = new Backoff(deadline);
+  for (;;) {
     if (!isUnfinished(error) || insideHandler()) throw error;
     if (ctx.closing.aborted) throw closedWhileWaiting(error);
     if (isResumableRefusal(error)) {
@@ -129,10 +130,9 @@ async function resumeOrWait<T>(
             "TOOL_NOT_REGISTERED",
           ),
         );
-    } else {
-      if (performance.now() + pause > deadline) throw error;
-      await sleep(pause);
-    }
+      // Tried again at once, yet counted as a pause.
+      backoff.grow();
+    } else if (!(await backoff.wait())) throw error;
     try {
       return await unit();
     } catch (again) {

@@ -1,11 +1,11 @@
 // A checkpoint after messages (none for checkpoint(), a turn's for turn()), with the workspace's files when one is
 // attached: one transaction, applied once per request id. The body of checkpoint and turn.
-import { setTimeout as sleep } from "node:timers/promises";
 import { ConflictError } from "../../models/errors.js";
 import { checkpointInput, parseOptions, type CheckpointInput } from "../../models/inputs.js";
 import { toJsonText } from "../../models/json.js";
 import type { Checkpoint, Turn } from "../../models/types.js";
 import type { Step, Tx, WorkspaceRow } from "../../store/port/index.js";
+import { Backoff } from "../core/backoff.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
 import { checkIfAt, type IfAt } from "../core/if-at.js";
 import { moveMayRun } from "../core/ownership.js";
@@ -89,9 +89,9 @@ export async function checkpointAfter(
       // A session with a workspace: its files are read outside the transaction, then stored with the checkpoint.
       let files: Capture | null = null;
       let running: RunTurn | null = null;
-      const deadline = performance.now() + ctx.busyWaitMs;
+      const backoff = Backoff.for(ctx.busyWaitMs);
       try {
-        for (let pause = 10; ;) {
+        for (;;) {
           const unit = () =>
             afterMoves(
               ctx,
@@ -100,7 +100,7 @@ export async function checkpointAfter(
               false,
             );
           const out = await resumingOwnRestore(ctx, ref.id, unit).catch((error: unknown) => {
-            if (!busyElsewhere.has(error as object) || performance.now() + pause > deadline) throw error;
+            if (!busyElsewhere.has(error as object) || backoff.spent) throw error;
             return null;
           });
           if (out === null) {
@@ -109,8 +109,7 @@ export async function checkpointAfter(
             files = null;
             running?.release();
             running = null;
-            await sleep(pause);
-            pause = Math.min(pause * 2, 500);
+            await backoff.pause();
             continue;
           }
           if ("scan" in out) {
