@@ -116,7 +116,10 @@ export const routes: Record<string, Route> = {
   "GET /api/checkpoints": async (fp, req) =>
     (await session(fp, req)).listCheckpoints({ limit: CHECKPOINT_PAGE, cursor: optionalParam(req, "cursor") ?? null }),
   "GET /api/history": async (fp, req) => historyPage(await session(fp, req), param(req, "branch"), optionalParam(req, "before")),
-  /** The diff of two checkpoints, with their workspace files' when the session has a workspace (null otherwise). */
+  /**
+   * The diff of two checkpoints, with their workspace files' when both hold files (null otherwise: no workspace, or a
+   * checkpoint taken before it was attached, or automatic, captures none; the rest of the diff is served all the same).
+   */
   "GET /api/diff": async (fp, req) => {
     const s = await session(fp, req);
     const [a, b] = [param(req, "a"), param(req, "b")];
@@ -124,7 +127,8 @@ export const routes: Record<string, Route> = {
     const files = await s.diffFiles(a, b).then(
       ({ added, modified, deleted }) => ({ added, modified, deleted }),
       (error: unknown) => {
-        if (error instanceof ValidationError && /no workspace/.test(error.message)) return null;
+        // Both are the session's checkpoints (diff read them): what diffFiles refuses is only that files cannot be compared.
+        if (error instanceof ValidationError) return null;
         throw error;
       },
     );

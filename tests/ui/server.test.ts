@@ -289,3 +289,40 @@ describe("a plan's scope", () => {
     }
   });
 });
+
+describe("a diff's files", () => {
+  it("are null when a checkpoint holds none (taken before the workspace was attached): the rest of the diff is served", async () => {
+    const w = openForkpoint({ path: db });
+    const served = await startUiServer({ fp: w, assetsDir: assets });
+    const files = mkdtempSync(join(tmpdir(), "forkpoint-ui-diff-"));
+    try {
+      const s = await w.createSession({ userId: "differ", title: "files later" });
+      await s.append({ role: "user", content: "before the files" });
+      const bare = await s.checkpoint({ name: "no files" });
+      writeFileSync(join(files, "a.txt"), "one\n");
+      await s.attachWorkspace(files);
+      await s.append({ role: "user", content: "with the files" });
+      const captured = await s.checkpoint({ name: "files" });
+      const get = async (a: string, b: string) => {
+        const res = await fetch(`http://127.0.0.1:${served.port}/api/diff?user=differ&session=${s.id}&a=${a}&b=${b}`, {
+          headers: { "x-forkpoint-token": served.token },
+        });
+        return { status: res.status, body: (await res.json()) as any };
+      };
+      for (const [a, b] of [
+        [bare.id, captured.id],
+        [captured.id, bare.id],
+      ]) {
+        const diff = await get(a!, b!);
+        expect(diff.status).toBe(200);
+        expect(diff.body.files).toBeNull();
+        expect(diff.body.messages.common).toBe(1);
+      }
+      expect((await get(captured.id, captured.id)).body.files).toEqual({ added: [], modified: [], deleted: [] });
+    } finally {
+      await served.close();
+      await w.close();
+      rmSync(files, { recursive: true, force: true });
+    }
+  });
+});

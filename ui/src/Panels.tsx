@@ -265,7 +265,7 @@ export function DiffPanel(props: { user: string; session: string; checkpoints: C
               added: {names(diff.files.added)}; modified: {names(diff.files.modified)}; deleted: {names(diff.files.deleted)}
             </p>
           ) : (
-            <p className="muted">no workspace attached</p>
+            <p className="muted">no files to compare (no workspace, or a checkpoint that holds none)</p>
           )}
         </div>
       )}
