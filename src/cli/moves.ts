@@ -116,7 +116,16 @@ function toolLines(out: Output, r: Omit<MoveResult, "branch">, planned: boolean)
   return [
     ...group(planned ? "would undo" : "undone", r.undone),
     ...group(planned ? "would replay" : "replayed", r.replayed),
-    ...group("irreversible", r.skipped).map((l, i) => (i === 0 ? out.c.yellow(l) : l)),
+    // Skipped calls applied here stay applied; those that are not (a clone's or an import's, which never ran in this
+    // database, or an irreversible call not applied) are left unapplied: not replayed, whatever their tool can undo.
+    ...group(
+      "irreversible",
+      r.skipped.filter((t) => t.applied),
+    ).map((l, i) => (i === 0 ? out.c.yellow(l) : l)),
+    ...group(
+      "not replayed",
+      r.skipped.filter((t) => !t.applied),
+    ).map((l, i) => (i === 0 ? out.c.yellow(l) : l)),
     ...group("unregistered", r.unregistered).map((l, i) => (i === 0 ? out.c.yellow(l) : l)),
     ...group("unknown", r.unknown).map((l, i) => (i === 0 ? out.c.yellow(l) : l)),
     ...(r.failed.length === 0

@@ -285,11 +285,11 @@ describe("moves and edits", () => {
     const rolled = JSON.parse((await at(["--json", "rollback", ids.session, ids.greeted, "-u", "ann"])).stdout);
     const root = rolled.branch.parentId;
 
-    // The recorded search call (no undo) is passed over, and said so.
+    // The recorded search call (imported with the copy: never applied here) is passed over, and said so.
     const undone = await at(["undo", ids.session, "-u", "ann"]);
     expect([undone.status, undone.stdout.split("\n")]).toEqual([
       0,
-      ["undid the last move", `now on branch ${root} at position 6`, "irreversible  1", expect.stringMatching(/^  search tc_\S+ /), ""],
+      ["undid the last move", `now on branch ${root} at position 6`, "not replayed  1", expect.stringMatching(/^  search tc_\S+ /), ""],
     ]);
     const tree = JSON.parse((await at(["--json", "tree", ids.session, "-u", "ann"])).stdout);
     expect(tree).toMatchObject([{ id: root, current: true, children: [{ id: rolled.branch.id, current: false }] }]);
