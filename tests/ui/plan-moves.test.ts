@@ -187,6 +187,29 @@ export const put = defineTool({
     expect(await page.getByTestId("world-off-lineage").textContent()).toContain("put");
   });
 
+  it("lists a clone's calls a switch passes as not replayed, apart from irreversible calls that stay applied", async () => {
+    const fp = openForkpoint({ path: db, tools: [put] });
+    let ids: { session: string; root: string };
+    try {
+      const { session } = await seeded("to clone", ["c1", "c2"]);
+      const copy = await fp.clone(session, { userId: "alice" });
+      const root = (await copy.info()).currentBranchId;
+      await copy.rollback((await copy.listCheckpoints({ name: "start" })).items[0]!.id);
+      ids = { session: copy.id, root };
+    } finally {
+      await fp.close();
+    }
+    await page.goto(server!.url);
+    await page.getByRole("button", { name: "alice", exact: true }).click();
+    await page.getByTestId(`session-${ids.session}`).click();
+    await page.getByTestId(`branch-${ids.root}`).locator(".node-title button").click();
+    await page.getByTestId("plan-switch").click();
+    const plan = page.getByTestId("plan-panel");
+    await expect.poll(() => plan.getByTestId("plan-not-replayed").locator("li").count()).toBe(2);
+    expect(await plan.getByTestId("plan-skipped").locator("li").count()).toBe(0);
+    expect(await plan.textContent()).not.toContain("stays applied (2)");
+  });
+
   it("stopped by an undo that throws: the page shows what was undone before the failure, and that nothing moved", async () => {
     const ids = await seeded("undo fails", ["bad", "ok"]);
     const plan = await planRollback(ids, 2);

@@ -56,6 +56,10 @@ export function PlanPanel(props: {
       });
   };
   const moved = error instanceof ApiError && error.code === "SESSION_MOVED";
+  // Skipped calls applied here stay applied; one that is not (a clone's or an import's, or an irreversible call never
+  // applied here) is left unapplied: not replayed, whatever its tool can undo.
+  const stays = plan ? plan.skipped.filter((t) => t.applied) : [];
+  const notReplayed = plan ? plan.skipped.filter((t) => !t.applied) : [];
   return (
     <section data-testid="plan-panel">
       <h2>
@@ -108,8 +112,14 @@ export function PlanPanel(props: {
           <Tools tools={plan.undone} testid="plan-undone" />
           <h3>Replayed ({plan.replayed.length})</h3>
           <Tools tools={plan.replayed} testid="plan-replayed" />
-          <h3>Skipped: irreversible, stays applied ({plan.skipped.length})</h3>
-          <Tools tools={plan.skipped} testid="plan-skipped" />
+          <h3>Skipped: irreversible, stays applied ({stays.length})</h3>
+          <Tools tools={stays} testid="plan-skipped" />
+          {notReplayed.length > 0 && (
+            <>
+              <h3>Not replayed: never ran in this database (a clone's or an import's), or irreversible ({notReplayed.length})</h3>
+              <Tools tools={notReplayed} testid="plan-not-replayed" />
+            </>
+          )}
           {(plan.unregistered?.length ?? 0) > 0 && (
             <>
               <h3>Tool not loaded here, so the move is refused ({plan.unregistered!.length}): start the view with --tools</h3>
