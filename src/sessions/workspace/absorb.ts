@@ -60,6 +60,8 @@ export interface ScannedChanges {
    * Recorded as its `outputs`: a file there then is no file made by hand since it ran (see created-since.ts).
    */
   named?: Map<string, string | null>;
+  /** The paths written again with the content they held as forkpoint's doing began (their file ids; null: none). */
+  rewritten?: ReadonlyMap<string, string | null>;
 }
 
 /**
@@ -144,17 +146,17 @@ export async function scanChanges(
     }
     let changed: string[] = [];
     const was = new Map<string, string | null>();
+    const rewritten = new Map<string, string | null>();
     const touched = await state.exclusive(async () => {
       await scan(ctx, state, new PackWriter());
       state.cache.trackers.delete(tracker);
       const out = new Map<string, string | null>();
       const outside = new Map<string, string>();
-      const rewritten: string[] = [];
       for (const [path, was] of tracker) {
         const now = state.cache.fileId(path);
         // Written again with the same content: a call's path (it wrote there) with nothing to make known.
         if (now === was) {
-          rewritten.push(path);
+          rewritten.set(path, now);
           continue;
         }
         if ((!only || only.has(path)) && !unseen?.has(path)) out.set(path, now);
@@ -164,7 +166,7 @@ export async function scanChanges(
       // unless a checkpoint holds that content there (an undo writing back what its call's run found unchanged).
       if (outside.size > 0)
         for (const path of await ctx.store.read((tx) => capturedPaths(tx, sessionId, outside))) out.set(path, outside.get(path)!);
-      changed = [...out.keys(), ...rewritten];
+      changed = [...out.keys(), ...rewritten.keys()];
       // Contents a scan read before without storing them: stored now (those that changed again stay drift).
       const needed = [...new Set([...out.values()].flatMap((id) => (id === null ? [] : [contentOf(id)])))];
       const present = new Set(await ctx.store.read((tx) => tx.presentBlobs(needed)));
@@ -180,7 +182,7 @@ export async function scanChanges(
       for (const path of out.keys()) was.set(path, tracker.get(path) ?? null);
       return out;
     });
-    return { sessionId, before, changed, touched, was };
+    return { sessionId, before, changed, touched, was, rewritten };
   } catch (error) {
     state.cache.trackers.delete(tracker);
     warnScan(ctx, sessionId, error);
@@ -196,7 +198,7 @@ export async function scanChanges(
 export function* landInCompletion(tx: Tx, ctx: EngineContext, scanned: ScannedChanges | null, callId: string): Step<boolean> {
   if (!scanned) return false;
   if (scanned.touched.size === 0) {
-    yield* recordPathsUnit(tx, scanned.sessionId, callId, scanned.changed, namedRecord(scanned));
+    yield* recordNoChangeUnit(tx, scanned, callId);
     return true;
   }
   // The same rows on a retry of the unit: the ones `landChanges` marks stored once it committed.
@@ -229,13 +231,24 @@ export async function landChanges(ctx: EngineContext, scanned: ScannedChanges | 
   }
   try {
     if (touched.size === 0) {
-      if (callId !== undefined)
-        await ctx.store.write({ sessionId }, (tx) => recordPathsUnit(tx, sessionId, callId, changed, namedRecord(scanned)));
+      if (callId !== undefined) await ctx.store.write({ sessionId }, (tx) => recordNoChangeUnit(tx, scanned, callId));
       return;
     }
     const stats = state.cache.toRows();
     await ctx.store.write({ sessionId }, (tx) =>
-      absorbChangesUnit(tx, sessionId, state.config.dir, new Map(touched), was, ctx, stats, callId, changed, scanned.ownDrift),
+      absorbChangesUnit(
+        tx,
+        sessionId,
+        state.config.dir,
+        new Map(touched),
+        was,
+        ctx,
+        stats,
+        callId,
+        changed,
+        scanned.ownDrift,
+        scanned.rewritten,
+      ),
     );
     state.cache.markStored(stats);
   } catch (error) {
@@ -259,6 +272,7 @@ function* absorbChangesUnit(
   callId: string | undefined,
   changed: readonly string[],
   ownDrift?: ReadonlySet<string> | "all",
+  rewritten?: ReadonlyMap<string, string | null>,
 ) {
   const current = (yield* tx.getWorkspace(sessionId))!;
   const reader = new TreeReader();
@@ -280,7 +294,45 @@ function* absorbChangesUnit(
   yield* tx.putWorkspaceStats(sessionId, stats.rows, stats.deleted);
   // What the run left there, as made known now (drift left out): a move takes a call both its sides share from this.
   // A call's undo puts a hand edit it found back: recorded, so a move undoing it leaves that as drift (own-changes.ts).
-  if (callId !== undefined) yield* recordPathsUnit(tx, sessionId, callId, changed, { handEdited, handEditIds, outputs: touched });
+  if (callId === undefined) return;
+  // A hand edit the run found and wrote again with the same content: found there as any other (see `rewrittenHandEdits`).
+  const same = yield* handEditsAmong(tx, reader, known, rewritten);
+  for (const [path, ids] of same) handEditIds.set(path, ids);
+  yield* recordPathsUnit(tx, sessionId, callId, changed, { handEdited: [...handEdited, ...same.keys()], handEditIds, outputs: touched });
+}
+
+/** Records the paths of a call whose run made nothing known (`scanned.touched` empty), with what it found there. */
+function* recordNoChangeUnit(tx: Tx, scanned: ScannedChanges, callId: string): Step<void> {
+  const record = { ...namedRecord(scanned), ...(yield* rewrittenHandEdits(tx, scanned)) };
+  yield* recordPathsUnit(tx, scanned.sessionId, callId, scanned.changed, record);
+}
+
+/**
+ * The paths a call's run wrote again with just what they held as it began (`rewritten`) where that was a hand edit
+ * forkpoint never made known (a file saved by hand to what the call then writes): recorded as any hand edit the run
+ * found (found and left the same), so that a move tells it from a save made after the call, and its undo puts it back.
+ */
+function* rewrittenHandEdits(tx: Tx, scanned: ScannedChanges): Step<CallRecord> {
+  if (!scanned.rewritten || scanned.rewritten.size === 0) return {};
+  const current = yield* tx.getWorkspace(scanned.sessionId);
+  if (!current) return {};
+  const reader = new TreeReader();
+  const same = yield* handEditsAmong(tx, reader, yield* reader.rootOf(tx, current.manifestId), scanned.rewritten);
+  return same.size === 0 ? {} : { handEdited: [...same.keys()], handEditIds: same };
+}
+
+/** Those of `rewritten` (path, file id) whose id is not what forkpoint knows there: hand edits, found and left as they were. */
+function* handEditsAmong(
+  tx: Tx,
+  reader: TreeReader,
+  known: string,
+  rewritten: ReadonlyMap<string, string | null> | undefined,
+): Step<Map<string, { found: string | null; left: string | null }>> {
+  const out = new Map<string, { found: string | null; left: string | null }>();
+  if (!rewritten || rewritten.size === 0) return out;
+  const knownIds = yield* filesAt(tx, reader, known, rewritten.keys());
+  for (const [path, id] of rewritten) if ((knownIds.get(path) ?? null) !== id) out.set(path, { found: id, left: id });
+  return out;
 }
 
 /** What a run that changed no file records: the files where its arguments name, as `outputs` (see `ScannedChanges`). */
