@@ -104,4 +104,28 @@ describe("a failed atomic block's writes on another branch", () => {
     expect(await contents(t)).toEqual(["q", "a2", "x-followup", "later"]);
     expect(await contents(t, x)).toEqual(["q", "a2", "x-followup", "blk-on-X"]);
   });
+
+  it("a second failed block on it (its retry) leaves it entered as before both, by a switch or an undo", async () => {
+    const { s, a, x } = await fresh();
+    await rejectionOf(s.atomic(onX(s, x)));
+    await rejectionOf(s.atomic(onX(s, x))); // enters X on a fork of it, writes there, fails again
+    expect([await contents(s), [...world.keys()]]).toEqual([["q", "a1"], []]);
+    runs.length = 0;
+    await s.switchBranch(x);
+    expect([await contents(s), [...world.keys()], runs]).toEqual([["q", "a2", "x-followup"], ["x"], ["x"]]);
+    await s.undo(); // back to a
+    await s.redo(); // the switch to X again: where both blocks never ran
+    expect([await contents(s), [...world.keys()]]).toEqual([["q", "a2", "x-followup"], ["x"]]);
+    await s.switchBranch(a);
+    // An undo inside the block makes that fork too.
+    await rejectionOf(
+      s.atomic(async () => {
+        await s.undo(); // the switch back to a: to X
+        await s.invoke("put", { k: "blk", v: "2" });
+        throw new Error("block failed");
+      }),
+    );
+    await s.undo();
+    expect([await contents(s), [...world.keys()]]).toEqual([["q", "a2", "x-followup"], ["x"]]);
+  });
 });
