@@ -17,9 +17,8 @@ interface Mark {
 
 /** Marks the latest LangGraph checkpoint on `branchId` of the session (if any) with a call of the run `run` there. */
 export function* markRanOn(tx: Tx, sessionId: string, branchId: string, run: string): Step<void> {
-  let latest: LgPointRow | undefined;
-  for (const point of yield* tx.langgraph.pointsOf(sessionId))
-    if (point.branchId === branchId && (latest === undefined || point.seq > latest.seq)) latest = point;
+  // One row (the store orders by seq): a scan of every point per journaled call made a long thread's calls quadratic.
+  const latest = yield* tx.langgraph.latestPointOn(sessionId, branchId);
   if (!latest) return;
   const mark: Mark = { run, branchId };
   const row: LgWriteRow = {

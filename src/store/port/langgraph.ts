@@ -96,6 +96,11 @@ export interface LangGraphTx {
   pointOf(sessionId: string, checkpointId: string): Step<LgPointRow | undefined>;
   /** Where the session's newest LangGraph checkpoint (by id: LangGraph's are time-ordered) sits in its tree. */
   latestPoint(sessionId: string): Step<LgPointRow | undefined>;
+  /**
+   * Where the LangGraph checkpoint stored latest on `branchId` sits (its forkpoint checkpoint's seq highest, then the
+   * newest id), if any: one row, not the session's every point.
+   */
+  latestPointOn(sessionId: string, branchId: string): Step<LgPointRow | undefined>;
   /** The LangGraph checkpoint stored in this forkpoint checkpoint (the newest, should there be several). */
   checkpointInFp(fpCheckpointId: string): Step<LgCheckpointRow | undefined>;
   /** The checkpoint with this id, or the thread's newest (ids are time-ordered uuid6) when `checkpointId` is absent. */

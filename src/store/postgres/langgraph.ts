@@ -65,6 +65,7 @@ const s = {
   threadOfSession: `SELECT ${THREAD_COLS} FROM lg_threads WHERE session_id = $1`,
   pointOf: `${POINT} AND c.checkpoint_id = $2`,
   latestPoint: `${POINT} ORDER BY c.checkpoint_id DESC LIMIT 1`,
+  latestPointOn: `${POINT} AND f.branch_id = $2 ORDER BY f.seq DESC, c.checkpoint_id DESC LIMIT 1`,
   checkpointInFp: `SELECT ${CP_COLS} FROM lg_checkpoints c WHERE c.fp_checkpoint_id = $1 ORDER BY c.checkpoint_id DESC LIMIT 1`,
   latestCheckpoint: `SELECT ${CP_COLS} FROM lg_checkpoints c WHERE c.session_id = $1 ORDER BY c.checkpoint_id DESC LIMIT 1`,
   checkpointById: `SELECT ${CP_COLS} FROM lg_checkpoints c WHERE c.session_id = $1 AND c.checkpoint_id = $2`,
@@ -116,6 +117,9 @@ export function langgraphTx(sql: Sql): LangGraphTx {
     },
     *latestPoint(sessionId: string) {
       return yield* sql.one<LgPointRow>(s.latestPoint, [sessionId]);
+    },
+    *latestPointOn(sessionId: string, branchId: string) {
+      return yield* sql.one<LgPointRow>(s.latestPointOn, [sessionId, branchId]);
     },
     *checkpointInFp(fpCheckpointId: string) {
       return yield* sql.one<LgCheckpointRow>(s.checkpointInFp, [fpCheckpointId]);

@@ -38,6 +38,10 @@ export function langgraphTx(db: Database.Database): LangGraphTx {
       p(`SELECT c.checkpoint_id AS checkpointId, c.fp_checkpoint_id AS fpCheckpointId, f.branch_id AS branchId, f.position, f.seq,
       f.head_hash AS headHash, f.metadata ->> '$.langgraph.source' AS source
       FROM lg_checkpoints c JOIN checkpoints f ON f.id = c.fp_checkpoint_id WHERE c.session_id = ? ORDER BY c.checkpoint_id DESC LIMIT 1`),
+    latestPointOn:
+      p(`SELECT c.checkpoint_id AS checkpointId, c.fp_checkpoint_id AS fpCheckpointId, f.branch_id AS branchId, f.position, f.seq,
+      f.head_hash AS headHash, f.metadata ->> '$.langgraph.source' AS source FROM lg_checkpoints c JOIN checkpoints f ON f.id = c.fp_checkpoint_id
+      WHERE c.session_id = ? AND f.branch_id = ? ORDER BY f.seq DESC, c.checkpoint_id DESC LIMIT 1`),
     byFpCheckpoint: p(`SELECT ${CP_COLS} FROM lg_checkpoints c WHERE c.fp_checkpoint_id = ? ORDER BY c.checkpoint_id DESC LIMIT 1`),
     getCheckpoint: p(`SELECT ${CP_COLS} FROM lg_checkpoints c WHERE c.session_id = ? AND c.checkpoint_id = ?`),
     latestCheckpoint: p(`SELECT ${CP_COLS} FROM lg_checkpoints c WHERE c.session_id = ? ORDER BY c.checkpoint_id DESC LIMIT 1`),
@@ -110,6 +114,10 @@ export function langgraphTx(db: Database.Database): LangGraphTx {
     /** Where the session's newest LangGraph checkpoint (by id: LangGraph's are time-ordered) sits in its tree. */
     *latestPoint(sessionId: string) {
       return s.latestPoint.get(sessionId) as LgPointRow | undefined;
+    },
+    /** Where the LangGraph checkpoint stored latest on the branch sits: its forkpoint checkpoint's seq highest, then its id. */
+    *latestPointOn(sessionId: string, branchId: string) {
+      return s.latestPointOn.get(sessionId, branchId) as LgPointRow | undefined;
     },
     /** The LangGraph checkpoint stored in this forkpoint checkpoint (the newest, should there be several). */
     *checkpointInFp(fpCheckpointId: string) {

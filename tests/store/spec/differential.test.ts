@@ -673,6 +673,12 @@ async function scenario(store: Store): Promise<Log> {
       noPoint: yield* lg.pointOf("s1", "nope"),
       latest: yield* lg.latestPoint("s1"),
       latestNone: yield* lg.latestPoint("s2"),
+      // Two LangGraph checkpoints in one forkpoint checkpoint: the newest id of the latest seq.
+      latestOn: [
+        yield* lg.latestPointOn("s1", (yield* lg.pointOf("s1", "1ef0-a"))!.branchId),
+        yield* lg.latestPointOn("s1", (yield* lg.pointOf("s1", "1ef0-b"))!.branchId),
+        yield* lg.latestPointOn("s1", "nope"),
+      ],
       inFp: [yield* lg.checkpointInFp("cp3"), yield* lg.checkpointInFp("cp2")],
       get: [yield* lg.getCheckpoint("s1"), yield* lg.getCheckpoint("s1", "1ef0-a"), yield* lg.getCheckpoint("s1", "nope")],
       uses: [yield* lg.usesFpCheckpoint("cp1"), yield* lg.usesFpCheckpoint("cp6"), yield* lg.usesFpCheckpoint("cp2")],

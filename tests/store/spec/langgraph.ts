@@ -88,6 +88,7 @@ export function langgraphSpec(store: () => Store): void {
         point: yield* lg.pointOf("lg", "1ef0-a"),
         seqC1: (yield* tx.getCheckpoint("lg-c1"))!.seq,
         latestPoint: (yield* lg.latestPoint("lg"))?.checkpointId,
+        latestOn: [(yield* lg.latestPointOn("lg", "lg-b1"))?.checkpointId, yield* lg.latestPointOn("lg", "other")],
         points: (yield* lg.pointsOf("lg")).map((p) => p.checkpointId).sort(),
         inFp: (yield* lg.checkpointInFp("lg-c2"))?.checkpointId,
         uses: [yield* lg.usesFpCheckpoint("lg-c1"), yield* lg.usesFpCheckpoint("nope")],
@@ -119,6 +120,7 @@ export function langgraphSpec(store: () => Store): void {
     expect(got).toMatchObject({ latestPoint: "1ef0-b", points: ["1ef0-a", "1ef0-b"], inFp: "1ef0-b", uses: [true, false] });
     expect(got).toMatchObject({ hasChild: [true, false], landed: [true, false], since: [true, false] });
     expect(got.first).toEqual([2, 4, 4, undefined, undefined, undefined]);
+    expect(got.latestOn).toEqual(["1ef0-b", undefined]);
   });
 
   it("lists a user's LangGraph checkpoints newest first, by thread and by metadata", async () => {
