@@ -200,8 +200,9 @@ describe("ForkpointSaver with a LangGraph graph", () => {
   it("two savers on one Forkpoint putting to the same thread at once both finish (puts to a thread land one at a time)", async () => {
     const path = dbs.path();
     const run = startWorker(fileURLToPath(new URL("../fixtures/two-savers-worker.ts", import.meta.url)), [path]);
-    // Before puts were serialized, each undid the other's landing forever, starving the event loop: kill, don't hang.
-    const timer = setTimeout(() => run.child.kill("SIGKILL"), 30_000);
+    // Before puts were serialized, each undid the other's landing forever, starving the event loop: kill, don't hang
+    // (after 90 s: a child's start and graph take over 30 s on a loaded machine).
+    const timer = setTimeout(() => run.child.kill("SIGKILL"), 90_000);
     const { code, stdout, stderr } = await run.done;
     clearTimeout(timer);
     expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
@@ -212,7 +213,7 @@ describe("ForkpointSaver with a LangGraph graph", () => {
     for (const [i, text] of ["p", "q"].entries()) expect(answers[i]!.slice(-2)).toEqual([text, `echo: ${text}`]);
     const fp = dbs.open({ path }).fp;
     expect(await fp.verify()).toMatchObject({ ok: true });
-  }, 60_000);
+  }, 120_000);
 
   it("lists only the checkpoint a config names (as MemorySaver does), else the thread's, newest first", async () => {
     const { fp } = dbs.open();
