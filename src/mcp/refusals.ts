@@ -17,7 +17,7 @@ function hint(code: string, tool: ToolName, message: string): string {
     case "TOOL_NOT_REGISTERED":
       return "A person can start this MCP server with --tools MODULE (a module exporting those tools' definitions, with their undo), then try again.";
     case "IRREVERSIBLE":
-      return "A tool call on the way cannot be undone, so the agent may not move past it; a person can, with the forkpoint CLI: forkpoint rollback --scope both (without it, the files stay as they are).";
+      return "A tool call on the way cannot be undone (or, a clone's or an import's, never ran here to be replayed), so the agent may not move past it; a person can, with the forkpoint CLI: forkpoint rollback --scope both (without it, the files stay as they are).";
     case "NOT_FOUND":
       // The server's own session, deleted while it runs (`forkpoint delete`): nothing any tool names can be found.
       if (message.startsWith("session not found"))

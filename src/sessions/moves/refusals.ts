@@ -25,11 +25,18 @@ export function refuseMove(
     );
   }
   if (o.refuseIrreversible && plan.skipped.length > 0) {
-    throw new ConflictError(
-      `the move passes or leaves ${plan.skipped.length} tool call(s) it cannot undo, irreversible or applied before a kept ` +
-        `irreversible one (${calls(plan.skipped)}), and refuseIrreversible is set`,
-      "IRREVERSIBLE",
-    );
+    // A skipped call not applied here (a clone's or an import's, never run in this database) is one it cannot replay.
+    const kept = plan.skipped.filter((t) => t.applied);
+    const unreplayed = plan.skipped.filter((t) => !t.applied);
+    const parts = [
+      ...(kept.length > 0
+        ? [`${kept.length} tool call(s) it cannot undo, irreversible or applied before a kept irreversible one (${calls(kept)})`]
+        : []),
+      ...(unreplayed.length > 0
+        ? [`${unreplayed.length} tool call(s) it cannot replay, never applied in this database (${calls(unreplayed)})`]
+        : []),
+    ];
+    throw new ConflictError(`the move passes or leaves ${parts.join(" and ")}, and refuseIrreversible is set`, "IRREVERSIBLE");
   }
 }
 
