@@ -92,7 +92,8 @@ describe.skipIf(!url)("a backend terminated mid-unit", () => {
 
   it("a call that waits past connectionTimeoutMillis for one of the pool's connections, all in use, is BUSY: the server is up", async () => {
     const database = await freshPgDatabase();
-    const pool = new pg.Pool({ connectionString: database, max: 1, connectionTimeoutMillis: 100 });
+    // Long enough for a new connection on a loaded machine; a call waiting on the held one still runs out.
+    const pool = new pg.Pool({ connectionString: database, max: 1, connectionTimeoutMillis: 2_000 });
     const fp = openForkpoint({ postgres: pool });
     try {
       const s = await fp.createSession({ userId: "u" });
