@@ -1,12 +1,14 @@
 // From the MCP review: a hand edit made while a move runs no tool is not forkpoint's doing. Absorbing it as the move's
 // own (as the changes of an undo or a replay are) made it "last seen", so the next rewind overwrote it unsaved.
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { defineTool, type Forkpoint } from "../../src/index.js";
 import { makeTempDir, rejectionOf, removeDir } from "../helpers.js";
 import { openForkpoint } from "../fixtures/backend.js";
 import { writeFileTool } from "../fixtures/file-tools.js";
+import { watchableFileSystem } from "../../src/sessions/workspace/watch.js";
 
 let dir: string;
 let ws: string;
@@ -182,6 +184,42 @@ describe("a file changed while a move's undos run, outside the files the undone 
       await mine.close();
     }
   });
+
+  // Where a watcher tells each step's changes apart (as workspace-move-crash.test.ts).
+  it.skipIf(!watchableFileSystem(os.tmpdir()))(
+    "an earlier call's undo that writes that file next has its write taken back: the save stays, listed in files.kept",
+    async () => {
+      const h = () => path.join(ws, "h.txt");
+      let save = false;
+      const tools = [writeFileTool(), put("put_h", h, () => save && fs.writeFileSync(file(), "saved by hand\n"))];
+      for (const scope of ["both", "conversation"] as const) {
+        const mine = openForkpoint({ path: path.join(dir, `later-undo-${scope}.db`), tools });
+        try {
+          fs.writeFileSync(file(), "one\n");
+          const s = await mine.createSession({ userId: "u" });
+          await s.attachWorkspace(ws);
+          const start = await s.checkpoint({ name: "start" });
+          await s.invoke("write_file", { path: file(), text: "two\n" });
+          await s.invoke("put_h", { text: "h1\n" });
+          const end = await s.checkpoint({ name: "end" });
+          // Undone last first: put_h's undo runs as the user saves a.txt, then write_file's undo puts "one" back there.
+          save = true;
+          const back = await s.rollback(start.id, { scope });
+          save = false;
+          expect(back.undone.map((c) => c.tool)).toEqual(["put_h", "write_file"]);
+          if (scope === "both") expect(back.files?.kept).toEqual(["a.txt"]);
+          expect(fs.readFileSync(file(), "utf8")).toBe("saved by hand\n");
+          expect(fs.existsSync(h())).toBe(false);
+          // Still unsaved: the next rewind refuses to overwrite it.
+          expect(await rejectionOf(s.rollback(end.id, { scope: "both" }))).toMatchObject({ code: "WORKSPACE_DRIFT" });
+          expect(fs.readFileSync(file(), "utf8")).toBe("saved by hand\n");
+        } finally {
+          await mine.close();
+          fs.rmSync(h(), { force: true });
+        }
+      }
+    },
+  );
 
   it("saved while a switch replays a call: stays drift, and a later rewind refuses to overwrite it", async () => {
     const h = () => path.join(ws, "h.txt");

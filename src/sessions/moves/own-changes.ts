@@ -32,7 +32,7 @@ export class OwnChanges {
    * The running step: an undo of a call with recorded paths, one without, or a replay; and what the
    * paths it may put a hand edit back in held as it began.
    */
-  #step: { kind: "undo" | "pathless" | "replay"; before: ReturnType<PutBack["read"]> } | null = null;
+  #step: { kind: "undo" | "pathless" | "replay"; before: ReturnType<PutBack["read"]>; paths: ReadonlySet<string> } | null = null;
 
   private constructor(
     private readonly ctx: EngineContext,
@@ -83,7 +83,7 @@ export class OwnChanges {
       const putBack = this.#putBackOf(this.ws);
       // Where its call's run found a hand edit too, the undo puts that one back (see `PutBack.hold`): not kept from it.
       const kind = op === "replay" ? "replay" : paths === undefined ? "pathless" : "undo";
-      this.#step = { kind, before: putBack.read(unseen) };
+      this.#step = { kind, before: putBack.read(unseen), paths: new Set(paths ?? []) };
       // The last read before its handler runs: what changes a held file from here to `step` is the step's doing.
       putBack.open();
     }
@@ -109,19 +109,25 @@ export class OwnChanges {
     if (ran && this.#putBack) {
       // A call without recorded paths may have written its own effect there: what it wrote stays (see `#mayOwn`). A
       // replay applies its call again: what it writes is that call's effect, never taken back for a hand edit.
-      if (ran.kind === "undo") this.#putBack.keep(new Set(ran.before.keys()));
+      if (ran.kind === "undo") this.#putBack.keep(new Set(ran.before.keys()), ran.paths);
       else this.#putBack.release();
       if (undone) made = this.#putBack.hold(ran.before);
     }
     const state = this.#before?.state;
     if (!state?.watch || !state.walked) return made;
-    await this.pause();
+    const drifted = await this.pause();
     await this.resume();
+    // Changed meanwhile outside the step's files: a save by hand during the move, held from now on as put-back hand
+    // edits are, so that a later undo writing that file (its call's run did) leaves the save as it is.
+    if (drifted.length > 0 && this.ws && this.holding) this.#putBackOf(this.ws).holdSaved(drifted);
     return made;
   }
 
-  /** Before the files are restored: absorbed so far, not tracked meanwhile (the restore records what it writes). */
-  async pause(): Promise<void> {
+  /**
+   * Before the files are restored: absorbed so far, not tracked meanwhile (the restore records what it writes). Returns
+   * the paths changed outside the steps' files since the last absorb, which stay drift (see `absorbChanges`).
+   */
+  async pause(): Promise<string[]> {
     const before = this.#before;
     const may = this.#may;
     const unseen = this.#unseen;
@@ -129,8 +135,9 @@ export class OwnChanges {
     this.#may = new Set();
     this.#unseen = new Set();
     const own = this.#ownDrift(may);
-    await absorbChanges(this.ctx, this.sessionId, before, undefined, may === "all" ? undefined : may, own, unseen);
+    const drifted = await absorbChanges(this.ctx, this.sessionId, before, undefined, may === "all" ? undefined : may, own, unseen);
     if (before?.state.watch && before.state.walked) for (const path of unseen) this.#mayOwn.add(path);
+    return drifted;
   }
 
   /** The drifted paths this absorb's changes may make known: a crash's, and the hand edits put back earlier a call without recorded paths may change. */
@@ -145,8 +152,8 @@ export class OwnChanges {
   }
 
   /** The move ended (or stopped): what its last steps changed becomes known. */
-  end(): Promise<void> {
-    return this.pause();
+  async end(): Promise<void> {
+    await this.pause();
   }
 }
 

@@ -33,6 +33,11 @@ export class PutBack {
   readonly #held = new Map<string, Held>();
   /** The held paths whose content is the user's own save during the move (see `open`): newer than any hand edit. */
   readonly #saved = new Set<string>();
+  /**
+   * The held paths saved by hand while a step ran, outside its files (see `holdSaved`): taken back only from an undo
+   * whose call's run wrote there, not from one writing past its call's files (a log each undo appends to).
+   */
+  readonly #outside = new Set<string>();
   /** What the held paths held as the running step began (see `open`); null between steps. */
   #window: Map<string, Held | undefined> | null = null;
 
@@ -86,6 +91,16 @@ export class PutBack {
     for (const [path, now] of this.read(paths)) if (now !== undefined) this.#held.set(path, now);
   }
 
+  /** Holds `paths` as they are now, as the user's own saves during the move (changed outside a step's files). */
+  holdSaved(paths: Iterable<string>): void {
+    for (const [path, now] of this.read(paths)) {
+      if (now === undefined) continue;
+      this.#held.set(path, now);
+      this.#saved.add(path);
+      this.#outside.add(path);
+    }
+  }
+
   /**
    * Just before a step's handler runs: what the held paths hold now is read as its window's start. A held file changed
    * since the last step is the user's save (nothing of the move runs between steps): it stays, held as it is now.
@@ -120,11 +135,12 @@ export class PutBack {
    * After an undo of a call with recorded paths: the hand edits put back that changed while it ran are written back,
    * wherever it wrote (beyond its call's recorded paths too); but those in `own`, where it puts back an older hand edit its
    * call's run found (see `hold`), unless the user saved there since: a save made during the move is newer than any
-   * hand edit an undo finds (see `open`).
+   * hand edit an undo finds (see `open`). A save held by `holdSaved` only where the undo's call's run wrote (`paths`).
    */
-  keep(own: ReadonlySet<string>): void {
+  keep(own: ReadonlySet<string>, paths: ReadonlySet<string>): void {
     for (const [path, held] of this.#held) {
       if (own.has(path) && !this.#saved.has(path)) continue;
+      if (this.#outside.has(path) && !paths.has(path)) continue;
       const now = this.#readOne(path);
       if (!this.#changedInWindow(path, now) || same(held, now)) continue;
       try {

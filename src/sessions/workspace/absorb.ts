@@ -62,6 +62,8 @@ export interface ScannedChanges {
   named?: Map<string, string | null>;
   /** The paths written again with the content they held as forkpoint's doing began (their file ids; null: none). */
   rewritten?: ReadonlyMap<string, string | null>;
+  /** The paths changed outside `only` that stay drift (a save by hand meanwhile): someone else's, not `unseen`. */
+  drifted?: string[];
 }
 
 /**
@@ -110,6 +112,7 @@ function filesUnder(node: DirNode, max: number): [string, string][] | undefined 
  * included: a move then knows which files the call's effect is in. Never throws: a scan that fails leaves the changes
  * as drift, and the call without a record (moves infer its paths from the snapshots around it). `unseen`: paths taken
  * out of `only`, whose change is someone else's (an undo putting back a hand edit its call's run found there).
+ * Returns the paths changed outside `only` (and `unseen`) that stay drift: someone else's changes meanwhile.
  */
 export async function absorbChanges(
   ctx: EngineContext,
@@ -119,10 +122,11 @@ export async function absorbChanges(
   only?: ReadonlySet<string>,
   ownDrift?: ReadonlySet<string> | "all",
   unseen?: ReadonlySet<string>,
-): Promise<void> {
+): Promise<string[]> {
   const scanned = await scanChanges(ctx, sessionId, before, only, unseen);
   if (scanned && ownDrift) scanned.ownDrift = ownDrift;
   await landChanges(ctx, scanned, callId);
+  return scanned?.drifted ?? [];
 }
 
 /**
@@ -147,6 +151,7 @@ export async function scanChanges(
     let changed: string[] = [];
     const was = new Map<string, string | null>();
     const rewritten = new Map<string, string | null>();
+    const drifted: string[] = [];
     const touched = await state.exclusive(async () => {
       await scan(ctx, state, new PackWriter());
       state.cache.trackers.delete(tracker);
@@ -161,11 +166,13 @@ export async function scanChanges(
         }
         if ((!only || only.has(path)) && !unseen?.has(path)) out.set(path, now);
         else if (now !== null) outside.set(path, now);
+        if (only && !only.has(path) && !unseen?.has(path)) drifted.push(path);
       }
       // Outside `only` (the paths forkpoint's doing may have changed), a change is someone else's: it stays drift,
       // unless a checkpoint holds that content there (an undo writing back what its call's run found unchanged).
       if (outside.size > 0)
         for (const path of await ctx.store.read((tx) => capturedPaths(tx, sessionId, outside))) out.set(path, outside.get(path)!);
+      for (const path of out.keys()) if (drifted.includes(path)) drifted.splice(drifted.indexOf(path), 1);
       changed = [...out.keys(), ...rewritten.keys()];
       // Contents a scan read before without storing them: stored now (those that changed again stay drift).
       const needed = [...new Set([...out.values()].flatMap((id) => (id === null ? [] : [contentOf(id)])))];
@@ -182,7 +189,7 @@ export async function scanChanges(
       for (const path of out.keys()) was.set(path, tracker.get(path) ?? null);
       return out;
     });
-    return { sessionId, before, changed, touched, was, rewritten };
+    return { sessionId, before, changed, touched, was, rewritten, drifted };
   } catch (error) {
     state.cache.trackers.delete(tracker);
     warnScan(ctx, sessionId, error);
