@@ -45,12 +45,22 @@ afterEach(async () => {
   removeDir(dir);
 });
 
-/** Runs the move in a child until its stall_write step starts, kills it there, and reopens with recovery. */
-async function killedMidMove(s: SessionHandle, kind: "rollback" | "switch", target: string, scope: "both" | "conversation") {
+/**
+ * Runs the move in a child until its stall_write step starts, kills it there (after `whileStalled`: a save by hand as
+ * the step runs), and reopens with recovery.
+ */
+async function killedMidMove(
+  s: SessionHandle,
+  kind: "rollback" | "switch",
+  target: string,
+  scope: "both" | "conversation",
+  whileStalled: () => void = () => undefined,
+) {
   await fp.close();
   const marker = path.join(dir, "stalled");
   const w = startWorker(WORKER, [db, s.id, kind, target, scope, marker]);
   while (!fs.existsSync(marker) && w.child.exitCode === null) await new Promise((r) => setTimeout(r, 20));
+  whileStalled();
   w.child.kill("SIGKILL");
   const run = await w.done;
   expect(run.stderr).toBe("");
@@ -128,4 +138,38 @@ it.skipIf(!watched)("the files a recovered conversation move changes are not dri
   await after.switchBranch(root, { scope: "both" });
   expect(readOrNull(file("a.txt"))).toBe("1");
   expect(readOrNull(file("c.txt"))).toBe("c");
+});
+
+// A save by hand while the killed process ran the move, in a file an undo still to run writes: the resumed move's undo
+// has that write taken back, as the move would have had no crash stopped it; the save stays, drift.
+it.skipIf(!watched)("a file saved by hand during the move is not written over by the undos recovery runs", async () => {
+  for (const scope of ["both", "conversation"] as const) {
+    db = path.join(dir, `saved-${scope}.db`);
+    fs.writeFileSync(file("a.txt"), "0");
+    let s = await open().createSession({ userId: "u" });
+    await s.attachWorkspace(ws);
+    const start = await s.checkpoint({ name: "start" });
+    await s.invoke("write_file", { path: file("a.txt"), text: "1" });
+    await s.invoke("stall_write", { path: file("b.txt"), text: "s" });
+    const end = await s.checkpoint({ name: "end" });
+
+    // Undone last first: stall_write's undo stalls as the user saves a.txt; write_file's undo is still to run.
+    const { report, s: after } = await killedMidMove(s, "rollback", start.id, scope, () =>
+      fs.writeFileSync(file("a.txt"), "saved by hand"),
+    );
+    s = after;
+    expect(report.resumed.flatMap((r) => r.unknown.map((t) => t.tool))).toEqual(scope === "both" ? [] : ["stall_write"]);
+    // A "both" move's files step refuses the drift after a crash stopped a step (see workspace-recovery.test.ts).
+    expect(report.failed).toEqual(
+      scope === "both" ? [expect.objectContaining({ error: expect.objectContaining({ code: "WORKSPACE_DRIFT" }) })] : [],
+    );
+    expect(readOrNull(file("a.txt"))).toBe("saved by hand");
+    // Kept in no checkpoint: the next rewind refuses to overwrite it.
+    await expect(s.rollback(end.id, { scope: "both" })).rejects.toMatchObject({ code: "WORKSPACE_DRIFT" });
+    expect(readOrNull(file("a.txt"))).toBe("saved by hand");
+    await fp.close();
+    fs.rmSync(path.join(dir, "stalled"));
+    fs.rmSync(ws, { recursive: true });
+    fs.mkdirSync(ws);
+  }
 });

@@ -10,6 +10,7 @@ import type { EngineContext } from "../core/context.js";
 import type { MoveSpec } from "./move-spec.js";
 import { absorbChanges, filesBefore, type FilesBefore } from "../workspace/absorb.js";
 import { byFileId, PutBack, type PutBacks } from "./put-back.js";
+import { prepareRestore } from "../workspace/prepare-restore.js";
 
 export class OwnChanges {
   #before: FilesBefore | null = null;
@@ -52,6 +53,7 @@ export class OwnChanges {
     hasWorkspace = true,
     ownDrift?: ReadonlySet<string> | "all",
     putBack: readonly string[] = [],
+    resumed?: { moveId: string; found: ReadonlySet<string> },
   ): Promise<OwnChanges> {
     const ws = hasWorkspace ? await ctx.store.read((tx) => tx.getWorkspace(sessionId)) : undefined;
     // A hand edit put back stays drift, even where the interrupted step may have written (see `putBackPaths`).
@@ -60,7 +62,26 @@ export class OwnChanges {
     await own.resume();
     // A resumed move: the hand edits its finished undos put back are on disk as they left them (see `putBackPaths`).
     if (own.holding) own.#putBackOf(ws!).holdAsIs(putBack);
+    if (own.holding && resumed && ownDrift instanceof Set) {
+      const saved = (await own.#drifted(ws!, resumed.moveId)).filter(
+        (path) => !ownDrift.has(path) && !putBack.includes(path) && !resumed.found.has(path),
+      );
+      own.#putBackOf(ws!).holdSaved(saved);
+    }
     return own;
+  }
+
+  /**
+   * A resumed move's drift: what changed since forkpoint last saw the files. Its undos to run put back no hand edit
+   * there, nor did the step a crash interrupted change it: a save by hand while the crashed process ran the move (the
+   * move refused any drift as it began), which those undos leave as it is (empty when it cannot be read now).
+   */
+  async #drifted(ws: WorkspaceRow, moveId: string): Promise<string[]> {
+    try {
+      return (await prepareRestore(this.ctx, ws, ws.manifestId, "leave", moveId)).drifted;
+    } catch {
+      return [];
+    }
   }
 
   #putBackOf(ws: WorkspaceRow): PutBack {
@@ -172,6 +193,14 @@ export function* putBackPaths(tx: Tx, steps: readonly MoveStepRow[], interrupted
     if (step.op === "undo" && step.status === "done") for (const path of yield* tx.callHandEdited(step.entryId)) out.add(path);
   }
   return [...out];
+}
+
+/** The paths the pending undos of a resumed move put a hand edit back in (their calls' runs found one there). */
+export function* foundByPending(tx: Tx, steps: readonly MoveStepRow[]): Step<Set<string>> {
+  const out = new Set<string>();
+  for (const step of steps)
+    if (step.op === "undo" && step.status === "pending") for (const path of yield* tx.callHandEdited(step.entryId)) out.add(path);
+  return out;
 }
 
 /**

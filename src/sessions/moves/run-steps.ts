@@ -11,17 +11,20 @@ import { holdLease, type HeldLease } from "./lease.js";
 import { restoreMoveFiles, type RestoredFiles } from "./move-files.js";
 import { type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js";
 import { abandonedMoves, inflightMoves } from "../core/ownership.js";
-import { OwnChanges, interruptedPaths, putBackPaths } from "./own-changes.js";
+import { OwnChanges, foundByPending, interruptedPaths, putBackPaths } from "./own-changes.js";
 import { keepUnrecorded, type StepOutcome } from "./unrecorded-steps.js";
 import { targetLineage } from "./target-lineage.js";
 import { asideCleared } from "../workspace/unapplied.js";
 import type { RestoreJournal } from "../workspace/restore-guards.js";
 
-/** The move's steps, the paths of those a crash interrupted (see `interruptedPaths`), and the hand edits put back. */
+/**
+ * The move's steps, the paths of those a crash interrupted (see `interruptedPaths`), the hand edits put back, and those
+ * the undos still to run put back (see `foundByPending`).
+ */
 function* stepsOf(tx: Tx, moveId: string) {
   const rows = yield* tx.moveSteps(moveId);
   const interrupted = yield* interruptedPaths(tx, rows);
-  return [rows, interrupted, yield* putBackPaths(tx, rows, interrupted)] as const;
+  return [rows, interrupted, yield* putBackPaths(tx, rows, interrupted), yield* foundByPending(tx, rows)] as const;
 }
 
 /**
@@ -45,9 +48,9 @@ export async function runJournaledMove(
   const lease = holdMoveLease(ctx, spec.sessionId, moveId);
   let changes = own;
   try {
-    const [steps, interrupted, putBack] = await ctx.store.read((tx) => stepsOf(tx, moveId));
+    const [steps, interrupted, putBack, found] = await ctx.store.read((tx) => stepsOf(tx, moveId));
     // A move of no undo or replay runs no tool: nothing it does to the files but its restore is its own (see move.ts).
-    changes ??= await OwnChanges.start(ctx, spec.sessionId, steps.length > 0, interrupted, putBack);
+    changes ??= await OwnChanges.start(ctx, spec.sessionId, steps.length > 0, interrupted, putBack, { moveId, found });
     // Called again after a stop: the hand edits that move's undos put back stay, as a resumed move's do.
     changes.holdStopped(spec.putBacks);
     // Resumed after a replay started, the files were restored already.
