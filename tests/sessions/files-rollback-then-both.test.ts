@@ -255,6 +255,7 @@ async function asBeforePerBranch(db: string) {
   await sqlOn(db, `ALTER TABLE call_paths DROP COLUMN outputs`);
   await sqlOn(db, `ALTER TABLE call_paths DROP COLUMN hand_edited`);
   await sqlOn(db, `ALTER TABLE call_paths DROP COLUMN hand_edit_ids`);
+  await sqlOn(db, `ALTER TABLE tool_results DROP COLUMN named_files`);
   await sqlOn(db, `ALTER TABLE branches DROP COLUMN move_to_branch_id`);
   await sqlOn(db, `ALTER TABLE branches DROP COLUMN continued_by`);
   await sqlOn(db, `ALTER TABLE branches DROP COLUMN continued_at`);

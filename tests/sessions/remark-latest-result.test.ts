@@ -109,6 +109,7 @@ describe("a call marked applied again with restored files", () => {
     await sqlOn(dbFile, `ALTER TABLE call_paths DROP COLUMN outputs`);
     await sqlOn(dbFile, `ALTER TABLE call_paths DROP COLUMN hand_edited`);
     await sqlOn(dbFile, `ALTER TABLE call_paths DROP COLUMN hand_edit_ids`);
+    await sqlOn(dbFile, `ALTER TABLE tool_results DROP COLUMN named_files`);
     await sqlOn(dbFile, `ALTER TABLE branches DROP COLUMN move_to_branch_id`);
     await sqlOn(dbFile, `ALTER TABLE branches DROP COLUMN continued_by`);
     await sqlOn(dbFile, `ALTER TABLE branches DROP COLUMN continued_at`);

@@ -85,6 +85,13 @@ export interface CallsTx {
    * none or not recorded (rows written before it was kept).
    */
   callHandEditIds(entryId: string): Step<Map<string, HandEditIds>>;
+  /**
+   * Records, for call `entryId` recorded with `recordToolCall` (its completion written), what the files held at the paths
+   * its arguments name and under them as it was recorded (see `CallOutputs`); an empty map records nothing.
+   */
+  putRecordedFiles(entryId: string, files: CallOutputs): Step<void>;
+  /** What `putRecordedFiles` recorded for call `entryId`; undefined when nothing was (no workspace, an older row). */
+  recordedFiles(entryId: string): Step<CallOutputs | undefined>;
   /** The session's calls recorded as having changed at least one workspace path, where they sit, oldest first. */
   pathChangingCalls(sessionId: string): Step<CallPlace[]>;
   /**

@@ -1,6 +1,6 @@
 // The owners of running tool calls, whose leases PostgreSQL sets and judges by its own clock, and the paths calls
 // changed: the port's CallsTx.
-import type { CallOwnerRow, CallRecord, CallPlace, CallsTx, Owner, SessionActivity } from "../port/index.js";
+import type { CallOutputs, CallOwnerRow, CallRecord, CallPlace, CallsTx, Owner, SessionActivity } from "../port/index.js";
 import { handEditIdsJson, handEditIdsOf, handEditedJson, handEditedOf, outputsJson, outputsOf } from "../port/call-outputs.js";
 import { DB_NOW_MS } from "./columns.js";
 import { insertRow } from "./batch.js";
@@ -35,6 +35,8 @@ const s = {
   callOutputs: `SELECT outputs FROM call_paths WHERE entry_id = $1`,
   callHandEdited: `SELECT hand_edited FROM call_paths WHERE entry_id = $1`,
   callHandEditIds: `SELECT hand_edit_ids FROM call_paths WHERE entry_id = $1`,
+  putRecordedFiles: `UPDATE tool_results SET named_files = $1 WHERE entry_id = $2`,
+  recordedFiles: `SELECT named_files FROM tool_results WHERE entry_id = $1`,
   pathChangingCalls: `SELECT e.id, e.branch_id AS "branchId", e.position FROM call_paths c JOIN entries e ON e.id = c.entry_id
     WHERE c.session_id = $1 AND c.paths <> '[]' ORDER BY e.seq`,
   pathlessCalls: `SELECT c.entry_id AS id, e.tool FROM call_paths c JOIN entries e ON e.id = c.entry_id
@@ -97,6 +99,12 @@ export function callsTx(sql: Sql): CallsTx {
     },
     *callHandEditIds(entryId: string) {
       return handEditIdsOf((yield* sql.column<string | null>(s.callHandEditIds, [entryId]))[0]);
+    },
+    *putRecordedFiles(entryId: string, files: CallOutputs) {
+      yield* sql.later(s.putRecordedFiles, [outputsJson(files), entryId], true);
+    },
+    *recordedFiles(entryId: string) {
+      return outputsOf((yield* sql.column<string | null>(s.recordedFiles, [entryId]))[0]);
     },
     *pathChangingCalls(sessionId: string) {
       return yield* sql.rows<CallPlace>(s.pathChangingCalls, [sessionId]);

@@ -383,5 +383,13 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     "sql": [
       "ALTER TABLE \"branches\" ADD COLUMN \"continued_from\" integer;"
     ]
+  },
+  {
+    "tag": "0034_named_files",
+    "folderMillis": 1796182015700,
+    "hash": "7205a1f2adb0da1e83d9666283be8e1a007af80e2461ae32ef95feb61012ce8b",
+    "sql": [
+      "ALTER TABLE \"tool_results\" ADD COLUMN \"named_files\" text COLLATE \"C\";"
+    ]
   }
 ];

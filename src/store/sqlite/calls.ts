@@ -1,7 +1,7 @@
 // The owners of running tool calls (processes here, not leases) and the paths calls changed: SQLite's CallsTx.
 import type Database from "better-sqlite3";
 import { handEditIdsJson, handEditIdsOf, handEditedJson, handEditedOf, outputsJson, outputsOf } from "../port/call-outputs.js";
-import type { CallOwnerRow, CallRecord, CallPlace, CallsTx, Owner, SessionActivity } from "../port/index.js";
+import type { CallOutputs, CallOwnerRow, CallRecord, CallPlace, CallsTx, Owner, SessionActivity } from "../port/index.js";
 import { prepare } from "./object-rows.js";
 
 const OWNER_COLS = `c.entry_id AS entryId, c.session_id AS sessionId, e.tool, c.pid, c.pid_start AS pidStart, NULL AS leaseHeld`;
@@ -28,6 +28,8 @@ export function callsTx(db: Database.Database): CallsTx {
     outputs: prepare(db, `SELECT outputs FROM call_paths WHERE entry_id = ?`, "pluck"),
     handEdited: prepare(db, `SELECT hand_edited FROM call_paths WHERE entry_id = ?`, "pluck"),
     handEditIds: prepare(db, `SELECT hand_edit_ids FROM call_paths WHERE entry_id = ?`, "pluck"),
+    putRecorded: prepare(db, `UPDATE tool_results SET named_files = ? WHERE entry_id = ?`),
+    recorded: prepare(db, `SELECT named_files FROM tool_results WHERE entry_id = ?`, "pluck"),
     changing: prepare(
       db,
       `SELECT e.id, e.branch_id AS branchId, e.position FROM call_paths c JOIN entries e ON e.id = c.entry_id
@@ -83,6 +85,12 @@ export function callsTx(db: Database.Database): CallsTx {
     },
     *callHandEditIds(entryId: string) {
       return handEditIdsOf(s.handEditIds.get(entryId) as string | null | undefined);
+    },
+    *putRecordedFiles(entryId: string, files: CallOutputs) {
+      s.putRecorded.run(outputsJson(files), entryId);
+    },
+    *recordedFiles(entryId: string) {
+      return outputsOf(s.recorded.get(entryId) as string | null | undefined);
     },
     *pathChangingCalls(sessionId: string) {
       return s.changing.all(sessionId) as CallPlace[];

@@ -441,5 +441,13 @@ export const MIGRATIONS: readonly EmbeddedMigration[] = [
     "sql": [
       "ALTER TABLE `branches` ADD `continued_from` integer;"
     ]
+  },
+  {
+    "tag": "0039_named_files",
+    "folderMillis": 1796182010158,
+    "hash": "5cbb7f0b910f93b3f238ef2cc2d9e4bf8d6823c85917b4c1abddc63b0a52c52e",
+    "sql": [
+      "ALTER TABLE `tool_results` ADD `named_files` text;"
+    ]
   }
 ];

@@ -146,6 +146,36 @@ export function callsSpec(store: () => Store): void {
     await store().write({ sessionId: "co" }, (tx) => tx.putCallPaths("co-b1-e2", "co", ["a"]));
     expect(await read()).toEqual([undefined, undefined, undefined, ["a"], 2]);
   });
+
+  it("records what the files held where a recorded call's arguments name with its completion (none: not recorded)", async () => {
+    await seed(store(), "nf", "alice", 1);
+    await store().write({ sessionId: "nf" }, function* (tx) {
+      for (const position of [2, 3]) {
+        yield* tx.insertEntry(tool("nf-b1", position));
+        const done = { status: "succeeded", result: "null", error: null, hash: "h", completedAt: at(position) } as const;
+        yield* tx.insertToolResult({ entryId: `nf-b1-e${position}`, ...done });
+      }
+      yield* tx.putRecordedFiles(
+        "nf-b1-e2",
+        new Map([
+          ["b", "h1"],
+          ["a", null],
+        ]),
+      );
+    });
+    const read = () =>
+      store().read(function* (tx) {
+        const out = [];
+        for (const id of ["nf-b1-e2", "nf-b1-e3", "nope"]) {
+          const files = yield* tx.recordedFiles(id);
+          out.push(files && Object.fromEntries(files));
+        }
+        return [...out, yield* tx.callPaths("nf-b1-e2")];
+      });
+    expect(await read()).toEqual([{ a: null, b: "h1" }, undefined, undefined, undefined]);
+    await store().write({ sessionId: "nf" }, (tx) => tx.putRecordedFiles("nf-b1-e2", new Map()));
+    expect(await read()).toEqual([undefined, undefined, undefined, undefined]);
+  });
 }
 
 export function movesSpec(store: () => Store): void {

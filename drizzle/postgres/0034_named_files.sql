@@ -1,0 +1,1 @@
+ALTER TABLE "tool_results" ADD COLUMN "named_files" text COLLATE "C";

@@ -1,0 +1,1 @@
+ALTER TABLE `tool_results` ADD `named_files` text;
