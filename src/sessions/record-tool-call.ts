@@ -1,7 +1,7 @@
 // recordToolCall: a call some framework already ran, recorded so a move can undo it.
 import type { Step, Tx } from "../store/port/index.js";
 import { parseOptions, recordToolCallInput, type RecordToolCallInput, type ToolCallOptions } from "../models/inputs.js";
-import { toJsonText } from "../models/json.js";
+import { toJsonText, type JsonValue } from "../models/json.js";
 import type { ToolInvocation } from "../models/types.js";
 import { completeCall, emitCompleted, journalCall } from "./calls/journal.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
@@ -9,6 +9,7 @@ import { checkIfAt, type IfAt } from "./core/if-at.js";
 import { afterLanding } from "./core/landing-writes.js";
 import { ownedSession } from "./core/owned.js";
 import { toToolInvocation } from "./core/rows.js";
+import { recordedFilesNow } from "./workspace/absorb.js";
 import { applyOnce, jsonArgument, recordRequest, requestOf, callControlOf, type AnswerCodec, type Request } from "./requests/ledger.js";
 
 /**
@@ -55,11 +56,13 @@ export async function recordToolCall(
   // Recorded once the session's writes still landing have landed (a LangGraph put of the input this call answers).
   return afterLanding(ctx, ref.id, () =>
     applyOnce(ctx, ref, request, async () => {
+      // What the files hold where its arguments name: a move undoing or replaying it refuses a change made there since.
+      const files = await recordedFilesNow(ctx, ref.id, o.args as JsonValue);
       const completed = await ctx.withSessionLock(
         ref.id,
         () =>
           ctx.store.write({ sessionId: ref.id }, (tx) =>
-            recordToolCallUnit(tx, ref, ctx, o, argsText, resultText, error, request, ifAt, after),
+            recordToolCallUnit(tx, ref, ctx, o, argsText, resultText, error, request, ifAt, after, files),
           ),
         "shared",
         "recordToolCall",
@@ -81,6 +84,7 @@ function* recordToolCallUnit(
   request: Request<ToolInvocation> | undefined,
   ifAt: IfAt | undefined,
   after: string | undefined,
+  files: ReadonlyMap<string, string | null> | undefined,
 ) {
   const session = yield* ownedSession(tx, ref.id, ref.userId);
   yield* checkIfAt(tx, session, ifAt);
@@ -97,6 +101,7 @@ function* recordToolCallUnit(
     after,
   );
   const completed = yield* completeCall(ctx, tx, session, entry, { result: resultText, error });
+  if (files && session.hasWorkspace) yield* tx.putRecordedFiles(entry.id, files);
   // A call no rollback can undo stays applied: its id too.
   yield* recordRequest(ctx, tx, session.id, request, completed.invocation, typeof known?.undo !== "function");
   return completed;

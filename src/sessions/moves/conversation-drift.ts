@@ -12,6 +12,7 @@ import { ownedCurrent, ownedSession } from "../core/owned.js";
 import { checkIfAt, type IfAt } from "../core/if-at.js";
 import { isLocal } from "../workspace/host.js";
 import { createdSince, type NamedSeen } from "../workspace/created-since.js";
+import { restoreCheck } from "../workspace/prepare-restore.js";
 import { namedPaths, reaches } from "../workspace/named-paths.js";
 import { newestSnapshot, type SnapshotOnLineage } from "../workspace/newest-snapshot.js";
 import { scan, stateOf } from "../workspace/state.js";
@@ -70,12 +71,17 @@ export async function driftReach(
     keep: ReadonlySet<string>;
     expected: ReadonlyMap<string, string | null>;
     named: ReadonlyMap<string, readonly NamedSeen[]>;
+    recorded: readonly RecordedReach[];
     stopped: PutBacks | undefined;
   },
 ): Promise<{ writes: Set<string>; keep: Set<string>; unsaved: string[] }> {
   const { ws, expected, stopped } = planned;
   const writes = new Set(planned.writes);
   const keep = new Set(planned.keep);
+  // Where a recorded call's undo or replay writes: drift there is refused unless it is just what the call was recorded over.
+  const recorded = await recordedDrift(ctx, ws, planned.recorded);
+  for (const path of recorded.writes) writes.add(path);
+  for (const path of recorded.keep) keep.add(path);
   // Where a no-change call's replay may write: only a file made by hand since it ran is one it never saw there.
   for (const path of await createdSince(ctx, ws, planned.named)) if (!keep.has(path)) writes.add(path);
   // A hand-edited path kept only while the file is what the move expects there: otherwise a save since, written over.
@@ -118,17 +124,18 @@ function* writesUnit(
   if (steps.undo.length + steps.replay.length === 0) return null;
   // Refused before any drift is saved, as the move's own planning would refuse it.
   refuseMove(steps, o);
-  const { writes, keep, expected, named, lost } = yield* writtenPaths(tx, ws, steps.undo, steps.replay);
+  const { writes, keep, expected, named, recorded, lost } = yield* writtenPaths(tx, ws, steps.undo, steps.replay);
   refuseLostSaves(ws, lost);
   const stopped = yield* stoppedPutBacks(tx, session.id, base);
-  return { ws, kind: base.kind, writes, keep, expected, named, stopped };
+  return { ws, kind: base.kind, writes, keep, expected, named, recorded, stopped };
 }
 
 /**
  * The paths the steps write, in the order they run (undos, newest call first, then replays): those their calls' runs
  * changed. A call with no record of them (`recordToolCall`'s) names no path here: refusing every drifted file for it
- * would block the move over files it never touches (its own recorded write counts as drift), so it is left out, as
- * docs/workspaces.md says. An undo or a replay of a call whose run changed none (a delete of a missing file, a mkdir of
+ * would block the move over files it never touches (its own recorded write counts as drift). What the files held where
+ * its arguments name as it was recorded, when kept, is `recorded` (see `recordedDrift`): the paths there are its, not a
+ * later step's; without that record (an older database's, no workspace then) it is left out. An undo or a replay of a call whose run changed none (a delete of a missing file, a mkdir of
  * an empty folder) may write the paths its arguments name in the workspace (`namedPaths`): `named`, each with what
  * tells what was there as such a call ran (the files its run found there, as its record says; without one, the newest
  * checkpoint's files at or before it and forkpoint's last look), which `createdSince` weighs: a file made there by hand
@@ -154,9 +161,13 @@ export function* writtenPaths(
   keep: Set<string>;
   expected: Map<string, string | null>;
   named: Map<string, NamedSeen[]>;
+  recorded: RecordedReach[];
   lost: Map<string, string[]>;
 }> {
   const named = new Map<string, NamedSeen[]>();
+  const recordedCalls: RecordedReach[] = [];
+  // The paths a recorded call's step writes (a folder: what is under it): a step after it leaves them to its check.
+  const recordedReach = new Set<string>();
   const writes = new Set<string>();
   const keep = new Set<string>();
   const expected = new Map<string, string | null>();
@@ -167,14 +178,24 @@ export function* writtenPaths(
   const steps = [...undos.map((call) => ({ call, undo: true })), ...replays.map((call) => ({ call, undo: false }))];
   for (const { call, undo } of steps) {
     const paths = yield* tx.callPaths(call.id);
-    if (paths === undefined) continue;
+    if (paths === undefined) {
+      const files = yield* tx.recordedFiles(call.id);
+      if (files === undefined) continue;
+      // A folder too big to list when it was recorded is left out, as before such records (see `withNamedFiles`).
+      const reach = new Set(namedPaths(ws.dir, call.args).filter((path) => files.has(path)));
+      if (reach.size === 0) continue;
+      const claimed = new Set([...writes, ...keep, ...expected.keys(), ...named.keys()]);
+      recordedCalls.push({ reach, files, undo, claimed });
+      for (const path of reach) recordedReach.add(path);
+      continue;
+    }
     // Its undo (a mkdir's rm -r of a folder it made empty, which no snapshot holds) may write there as its replay may.
     if (paths.length === 0) {
       // What its run found where its arguments name (see `withNamedFiles`): a file not among them was not there.
       const found = yield* tx.callOutputs(call.id);
       let at: SnapshotOnLineage | undefined | "unread" = "unread";
       for (const path of namedPaths(ws.dir, call.args)) {
-        if (keep.has(path) || expected.has(path)) continue;
+        if (keep.has(path) || expected.has(path) || reaches(recordedReach, path)) continue;
         let seen: NamedSeen[];
         if (found?.has(path)) seen = [new Set([...found].flatMap(([p, id]) => (id !== null && reaches(new Set([path]), p) ? [p] : [])))];
         else {
@@ -200,7 +221,7 @@ export function* writtenPaths(
       if (undo && known !== undefined && held !== undefined) held.calls.push(call.id);
       if (!undo && held !== undefined && held.id !== known?.found && !lost.has(path)) lost.set(path, held.calls);
       if (!undo) putBack.delete(path);
-      if (writes.has(path) || keep.has(path) || expected.has(path)) continue;
+      if (writes.has(path) || keep.has(path) || expected.has(path) || reaches(recordedReach, path)) continue;
       if (known !== undefined) expected.set(path, undo ? known.left : known.found);
       // The undo of a replay's application over a hand edit: a file holding what the call's first run left there holds
       // the replay's doing (a replay applies the call over the same hand edit again), no save made since.
@@ -209,7 +230,44 @@ export function* writtenPaths(
       else writes.add(path);
     }
   }
-  return { writes, keep, expected, named, lost };
+  return { writes, keep, expected, named, recorded: recordedCalls, lost };
+}
+
+/**
+ * A step of a call recorded with `recordToolCall` whose record says what the files held where its arguments name as it
+ * was recorded (`files`; `reach`: those named paths, a folder reaching what is under it): its undo or replay writes
+ * there. `claimed`: the paths a step before it writes, checked as that step's.
+ */
+export interface RecordedReach {
+  reach: ReadonlySet<string>;
+  files: ReadonlyMap<string, string | null>;
+  undo: boolean;
+  claimed: ReadonlySet<string>;
+}
+
+/**
+ * The drifted files where the recorded calls of `recorded` write (each taken by the first step reaching it, not claimed
+ * before): before an undo, a file holding just what the call was recorded over is the call's own write (`keep`: no
+ * drift to refuse), any other is a change made since (`writes`: refused, or saved first when forced); before a replay,
+ * any drift there is a change made since its undo.
+ */
+async function recordedDrift(
+  ctx: EngineContext,
+  ws: WorkspaceRow,
+  recorded: readonly RecordedReach[],
+): Promise<{ writes: string[]; keep: string[] }> {
+  const out = { writes: [] as string[], keep: [] as string[] };
+  if (recorded.length === 0) return out;
+  const expected = new Map<string, string | null>();
+  for (const path of (await restoreCheck(ctx, ws, ws.manifestId)).drifted) {
+    const step = recorded.find((r) => reaches(r.reach, path));
+    if (!step || step.claimed.has(path)) continue;
+    if (step.undo) expected.set(path, step.files.get(path) ?? null);
+    else out.writes.push(path);
+  }
+  const changed = await changedSince(ctx, ws, expected);
+  for (const path of expected.keys()) (changed.has(path) ? out.writes : out.keep).push(path);
+  return out;
 }
 
 /**

@@ -9,7 +9,7 @@ import { filesAt, TreeReader } from "../workspace/trees.js";
 import { capturedPaths } from "../workspace/captured.js";
 import { reaches } from "../workspace/named-paths.js";
 import type { NamedSeen } from "../workspace/created-since.js";
-import { changedSince, driftReach, refuseLostSaves, writtenPaths } from "./conversation-drift.js";
+import { changedSince, driftReach, refuseLostSaves, writtenPaths, type RecordedReach } from "./conversation-drift.js";
 import type { MoveTarget } from "./move-plan.js";
 import type { MoveSpec } from "./move-spec.js";
 import { stoppedPutBacks } from "./own-changes.js";
@@ -118,6 +118,7 @@ export interface ConversationWrites {
   keep: Set<string>;
   expected: Map<string, string | null>;
   named: Map<string, NamedSeen[]>;
+  recorded: RecordedReach[];
   lost: Map<string, string[]>;
   stopped: PutBacks | undefined;
 }
@@ -134,8 +135,8 @@ export function* conversationWrites(
   const ws = yield* tx.getWorkspace(session.id);
   // Another host's files are not looked at: the move does not check them either.
   if (!ws || !isLocal(ws)) return null;
-  const { writes, keep, expected, named, lost } = yield* writtenPaths(tx, ws, undone, replayed);
-  return { ws, writes, keep, expected, named, lost, stopped: yield* stoppedPutBacks(tx, session.id, move) };
+  const { writes, keep, expected, named, recorded, lost } = yield* writtenPaths(tx, ws, undone, replayed);
+  return { ws, writes, keep, expected, named, recorded, lost, stopped: yield* stoppedPutBacks(tx, session.id, move) };
 }
 
 /**

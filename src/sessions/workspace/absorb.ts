@@ -79,7 +79,35 @@ const MAX_NAMED_FILES = 1_000;
  */
 export function withNamedFiles(scanned: ScannedChanges | null, dir: string, args: JsonValue): ScannedChanges | null {
   if (!scanned || scanned.changed.length > 0) return scanned;
-  const { cache } = scanned.before.state;
+  const named = namedFiles(scanned.before.state.cache, dir, args);
+  return named.size > 0 ? { ...scanned, named } : scanned;
+}
+
+/**
+ * What a call recorded with `recordToolCall` (run elsewhere) finds where its arguments name, as `withNamedFiles` reads
+ * it: its undo and replay write there (see `recordedDrift` in conversation-drift.ts). Undefined without a local
+ * workspace, or when the files cannot be read (nothing recorded: the call refuses no move, as before).
+ */
+export async function recordedFilesNow(
+  ctx: EngineContext,
+  sessionId: string,
+  args: JsonValue,
+): Promise<Map<string, string | null> | undefined> {
+  const ws = await ctx.store.read((tx) => tx.getWorkspace(sessionId));
+  if (!ws || !isLocal(ws)) return undefined;
+  try {
+    const state = await stateOf(ctx, ws);
+    return await state.exclusive(async () => {
+      await scan(ctx, state);
+      return namedFiles(state.cache, ws.dir, args);
+    });
+  } catch {
+    return undefined;
+  }
+}
+
+/** Per path `args` names in `dir`: the file there (null: none, or a folder) and every file under it (see `withNamedFiles`). */
+function namedFiles(cache: WorkspaceState["cache"], dir: string, args: JsonValue): Map<string, string | null> {
   const named = new Map<string, string | null>();
   let listed = 0;
   for (const path of namedPaths(dir, args)) {
@@ -90,7 +118,7 @@ export function withNamedFiles(scanned: ScannedChanges | null, dir: string, args
     named.set(path, at === undefined || isDir(at) ? null : idOf(at));
     for (const [file, id] of files) named.set(file, id);
   }
-  return named.size > 0 ? { ...scanned, named } : scanned;
+  return named;
 }
 
 /** The files under `node` with their ids; undefined when more than `max`. */

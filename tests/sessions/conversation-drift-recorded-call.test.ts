@@ -1,0 +1,83 @@
+// A "conversation" move that undoes or replays a call recorded with `recordToolCall` on a session with a workspace:
+// what the files held where its arguments name as it was recorded is kept, so a file there changed by hand since is
+// drift its undo or replay would write over: refused (WORKSPACE_DRIFT, nothing changed), listed by `plan`, or saved
+// first when forced. The call's own write (drift as forkpoint never saw it) refuses nothing.
+import fs from "node:fs";
+import path from "node:path";
+import { expect, it } from "vitest";
+import { readOrNull, tempDir, writeFileTool } from "../fixtures/file-tools.js";
+import { dumpOf } from "../fixtures/backend.js";
+import { rejectionOf, tempDatabases } from "../helpers.js";
+
+const dbs = tempDatabases();
+
+/** A session with a workspace, checkpointed at c0; b.txt then written elsewhere and recorded. */
+async function setup() {
+  const ws = tempDir("forkpoint-conv-recorded-");
+  const { fp, path: db } = dbs.open({ tools: [writeFileTool()] as never[] });
+  const s = await fp.createSession({ userId: "u" });
+  fs.writeFileSync(path.join(ws, "a.txt"), "v0\n");
+  await s.attachWorkspace(ws);
+  await s.append({ role: "user", content: "go" });
+  const c0 = await s.checkpoint({ name: "c0" });
+  const branch = (await s.info()).currentBranchId;
+  const b = path.join(ws, "b.txt");
+  fs.writeFileSync(b, "B\n");
+  await s.recordToolCall({ tool: "write_file", args: { path: b, text: "B\n" }, result: { previous: null } });
+  return { s, ws, db, c0, b, branch };
+}
+
+/** Refused with WORKSPACE_DRIFT, the file and the database unchanged. */
+async function refusedUnchanged(db: string, at: string, move: () => Promise<unknown>) {
+  const before = { dump: await dumpOf(db), file: readOrNull(at) };
+  expect(await rejectionOf(move())).toMatchObject({ code: "WORKSPACE_DRIFT" });
+  expect({ dump: await dumpOf(db), file: readOrNull(at) }).toEqual(before);
+}
+
+it("a hand edit of a recorded call's file: the rewind is refused and plan lists it; forced, it is saved first", async () => {
+  const { s, db, c0, b } = await setup();
+  fs.writeFileSync(b, "my own edit\n");
+  expect((await s.plan({ checkpointId: c0.id })).drift).toEqual(["b.txt"]);
+  await refusedUnchanged(db, b, () => s.rollback(c0.id));
+  expect(readOrNull(b)).toBe("my own edit\n");
+  const forced = await s.rollback(c0.id, { force: true });
+  expect(forced.savedDrift?.files).toEqual(["b.txt"]);
+  expect(readOrNull(b)).toBeNull();
+  expect((await s.diffFiles(c0.id, forced.savedDrift!.checkpointId)).patch).toContain("+my own edit");
+});
+
+it("no hand edit: the rewind runs the recorded call's undo, and plan lists no drift", async () => {
+  const { s, c0, b } = await setup();
+  expect((await s.plan({ checkpointId: c0.id })).drift).toEqual([]);
+  const moved = await s.rollback(c0.id);
+  expect(moved.savedDrift).toBeUndefined();
+  expect(readOrNull(b)).toBeNull();
+  expect(moved.undone.map((t) => t.tool)).toEqual(["write_file"]);
+});
+
+it("a file made by hand where a rewound recorded call writes: the replay back is refused", async () => {
+  const { s, db, c0, b, branch } = await setup();
+  await s.rollback(c0.id);
+  fs.writeFileSync(b, "made by hand\n");
+  await refusedUnchanged(db, b, () => s.switchBranch(branch));
+  expect(readOrNull(b)).toBe("made by hand\n");
+});
+
+it("a recorded call over a file a tool call wrote: its own write is no drift to the rewind", async () => {
+  const { s, ws, c0 } = await (async () => {
+    const ws = tempDir("forkpoint-conv-recorded-");
+    const { fp } = dbs.open({ tools: [writeFileTool()] as never[] });
+    const s = await fp.createSession({ userId: "u" });
+    fs.writeFileSync(path.join(ws, "a.txt"), "v0\n");
+    await s.attachWorkspace(ws);
+    await s.append({ role: "user", content: "go" });
+    return { s, ws, c0: await s.checkpoint({ name: "c0" }) };
+  })();
+  const a = path.join(ws, "a.txt");
+  await s.invoke("write_file", { path: a, text: "by the tool\n" });
+  fs.writeFileSync(a, "recorded\n");
+  await s.recordToolCall({ tool: "write_file", args: { path: a, text: "recorded\n" }, result: { previous: "by the tool\n" } });
+  expect((await s.plan({ checkpointId: c0.id })).drift).toEqual([]);
+  await s.rollback(c0.id);
+  expect(readOrNull(a)).toBe("v0\n");
+});
