@@ -9,7 +9,7 @@ import { checkIfAt, type IfAt } from "./core/if-at.js";
 import { afterLanding } from "./core/landing-writes.js";
 import { ownedSession } from "./core/owned.js";
 import { toToolInvocation } from "./core/rows.js";
-import { recordedFilesNow } from "./workspace/absorb.js";
+import { recordFilesNamed } from "./workspace/absorb.js";
 import { applyOnce, jsonArgument, recordRequest, requestOf, callControlOf, type AnswerCodec, type Request } from "./requests/ledger.js";
 
 /**
@@ -56,18 +56,19 @@ export async function recordToolCall(
   // Recorded once the session's writes still landing have landed (a LangGraph put of the input this call answers).
   return afterLanding(ctx, ref.id, () =>
     applyOnce(ctx, ref, request, async () => {
-      // What the files hold where its arguments name: a move undoing or replaying it refuses a change made there since.
-      const files = await recordedFilesNow(ctx, ref.id, o.args as JsonValue);
-      const completed = await ctx.withSessionLock(
+      const { completed, workspace } = await ctx.withSessionLock(
         ref.id,
         () =>
           ctx.store.write({ sessionId: ref.id }, (tx) =>
-            recordToolCallUnit(tx, ref, ctx, o, argsText, resultText, error, request, ifAt, after, files),
+            recordToolCallUnit(tx, ref, ctx, o, argsText, resultText, error, request, ifAt, after),
           ),
         "shared",
         "recordToolCall",
       );
       // A call run elsewhere changed files forkpoint never saw before and after: they stay drift until a checkpoint.
+      // What they hold where its arguments name is kept: a move undoing or replaying it refuses a change made there since.
+      // Read after its unit (a call made next, not awaited, lands after it), before it answers (a move then finds it).
+      if (workspace) await recordFilesNamed(ctx, ref.id, completed.invocation.id, o.args as JsonValue);
       return emitCompleted(ctx, completed);
     }),
   );
@@ -84,7 +85,6 @@ function* recordToolCallUnit(
   request: Request<ToolInvocation> | undefined,
   ifAt: IfAt | undefined,
   after: string | undefined,
-  files: ReadonlyMap<string, string | null> | undefined,
 ) {
   const session = yield* ownedSession(tx, ref.id, ref.userId);
   yield* checkIfAt(tx, session, ifAt);
@@ -101,8 +101,7 @@ function* recordToolCallUnit(
     after,
   );
   const completed = yield* completeCall(ctx, tx, session, entry, { result: resultText, error });
-  if (files && session.hasWorkspace) yield* tx.putRecordedFiles(entry.id, files);
   // A call no rollback can undo stays applied: its id too.
   yield* recordRequest(ctx, tx, session.id, request, completed.invocation, typeof known?.undo !== "function");
-  return completed;
+  return { completed, workspace: session.hasWorkspace };
 }

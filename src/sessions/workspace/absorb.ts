@@ -84,25 +84,23 @@ export function withNamedFiles(scanned: ScannedChanges | null, dir: string, args
 }
 
 /**
- * What a call recorded with `recordToolCall` (run elsewhere) finds where its arguments name, as `withNamedFiles` reads
- * it: its undo and replay write there (see `recordedDrift` in conversation-drift.ts). Undefined without a local
- * workspace, or when the files cannot be read (nothing recorded: the call refuses no move, as before).
+ * Records what the files hold where the arguments of call `callId`, recorded with `recordToolCall` (run elsewhere),
+ * name, as `withNamedFiles` reads it: its undo and replay write there (see `recordedDrift` in conversation-drift.ts).
+ * Never throws: without a local workspace, or when the files cannot be read, nothing is recorded (the call then refuses
+ * no move, as before such records).
  */
-export async function recordedFilesNow(
-  ctx: EngineContext,
-  sessionId: string,
-  args: JsonValue,
-): Promise<Map<string, string | null> | undefined> {
-  const ws = await ctx.store.read((tx) => tx.getWorkspace(sessionId));
-  if (!ws || !isLocal(ws)) return undefined;
+export async function recordFilesNamed(ctx: EngineContext, sessionId: string, callId: string, args: JsonValue): Promise<void> {
   try {
+    const ws = await ctx.store.read((tx) => tx.getWorkspace(sessionId));
+    if (!ws || !isLocal(ws)) return;
     const state = await stateOf(ctx, ws);
-    return await state.exclusive(async () => {
+    const files = await state.exclusive(async () => {
       await scan(ctx, state);
       return namedFiles(state.cache, ws.dir, args);
     });
-  } catch {
-    return undefined;
+    if (files.size > 0) await ctx.store.write({ sessionId }, (tx) => tx.putRecordedFiles(callId, files));
+  } catch (error) {
+    ctx.logger.warn(`forkpoint: reading the workspace of session ${sessionId} after recorded call ${callId} failed`, error);
   }
 }
 
