@@ -257,4 +257,48 @@ describe("a file changed while a move's undos run, outside the files the undone 
       }
     }
   });
+
+  // Where a watcher tells each step's changes apart: a later replay of that switch writing the file stops the move.
+  it.skipIf(!watchableFileSystem(os.tmpdir()))(
+    "saved while a replay runs, in a file a later replay writes: the switch stops there (WORKSPACE_DRIFT), the save on disk",
+    async () => {
+      const h = () => path.join(ws, "h.txt");
+      const putOnReplay = defineTool<{ text: string }, { previous: string | null }>({
+        name: "put_h",
+        run: (args, ctx) => {
+          fs.writeFileSync(h(), args.text);
+          if (ctx.replay) fs.writeFileSync(file(), "saved by hand\n");
+          return { previous: null };
+        },
+        undo: () => fs.rmSync(h(), { force: true }),
+      });
+      for (const scope of ["both", "conversation"] as const) {
+        const mine = openForkpoint({ path: path.join(dir, `later-replay-${scope}.db`), tools: [putOnReplay, writeFileTool()] });
+        try {
+          fs.writeFileSync(file(), "one\n");
+          const s = await mine.createSession({ userId: "u" });
+          await s.attachWorkspace(ws);
+          const start = await s.checkpoint({ name: "start" });
+          await s.invoke("put_h", { text: "h1\n" });
+          await s.invoke("write_file", { path: file(), text: "two\n" });
+          const back = await s.rollback(start.id, { scope: "both" });
+          // put_h's replay runs as the user saves a.txt; write_file's replay, next, would write over that save unsaved.
+          const stopped = await rejectionOf(s.switchBranch(back.branch.parentId!, { scope }));
+          expect(stopped).toMatchObject({ code: "WORKSPACE_DRIFT", message: expect.stringContaining("a.txt") });
+          expect(fs.readFileSync(file(), "utf8")).toBe("saved by hand\n");
+          // Kept in a checkpoint, the switch called again goes on: write_file's replay writes a.txt.
+          const kept = await s.checkpoint({ name: "kept" });
+          const again = await s.switchBranch(back.branch.parentId!, { scope });
+          expect(again.replayed.map((c) => c.tool)).toContain("write_file");
+          expect(fs.readFileSync(file(), "utf8")).toBe("two\n");
+          expect(fs.readFileSync(h(), "utf8")).toBe("h1\n");
+          await s.rollback(kept.id, { scope: "both" });
+          expect(fs.readFileSync(file(), "utf8")).toBe("saved by hand\n");
+        } finally {
+          await mine.close();
+          fs.rmSync(h(), { force: true });
+        }
+      }
+    },
+  );
 });

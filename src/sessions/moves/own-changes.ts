@@ -167,6 +167,21 @@ export class OwnChanges {
     return new Set([...(this.ownDrift ?? []), ...this.#mayOwn]);
   }
 
+  /**
+   * Before a replay that writes `paths` (undefined: any path, a call without that record): those of them saved by hand
+   * during this move (while a step ran, where a watcher tells each step's changes apart, or over a hand edit an undo put
+   * back), which the replay would overwrite unsaved.
+   */
+  savedIn(paths: readonly string[] | undefined): string[] {
+    if (!this.#putBack || !this.holding) return [];
+    return this.#putBack.savedIn(paths === undefined ? "all" : new Set(paths));
+  }
+
+  /** The move's files step restored the files: held paths it wrote hold no unsaved save any more (see `PutBack.restored`). */
+  restored(): void {
+    this.#putBack?.restored();
+  }
+
   /** Tracked again from here (after the files were restored). */
   async resume(): Promise<void> {
     if (this.ws) this.#before = await filesBefore(this.ctx, this.ws);

@@ -152,6 +152,33 @@ export class PutBack {
     this.#window = null;
   }
 
+  /**
+   * Of `paths` ("all": any), the held ones holding the user's own save during the move as it is on disk (see `open`,
+   * `holdSaved`), or changed since last held (a save between steps): a replay writing there would overwrite it unsaved.
+   */
+  savedIn(paths: ReadonlySet<string> | "all"): string[] {
+    const out: string[] = [];
+    for (const [path, held] of this.#held) {
+      if (paths !== "all" && !paths.has(path)) continue;
+      const now = this.#readOne(path);
+      if (now !== undefined && (this.#saved.has(path) || !same(held, now))) out.push(path);
+    }
+    return out;
+  }
+
+  /**
+   * After a move's files step: the held paths it wrote (drift saved first, with `force`) hold no unsaved hand edit any
+   * more; they are no longer held.
+   */
+  restored(): void {
+    for (const [path, held] of [...this.#held]) {
+      if (same(held, this.#readOne(path))) continue;
+      this.#held.delete(path);
+      this.#saved.delete(path);
+      this.#outside.delete(path);
+    }
+  }
+
   #full(path: string): string {
     return join(this.dir, ...path.split("/"));
   }

@@ -15,6 +15,7 @@ import { OwnChanges, foundByPending, interruptedPaths, putBackPaths } from "./ow
 import { keepUnrecorded, type StepOutcome } from "./unrecorded-steps.js";
 import { targetLineage } from "./target-lineage.js";
 import { asideCleared } from "../workspace/unapplied.js";
+import { refuseReplayOver } from "./drift-in-move.js";
 import type { RestoreJournal } from "../workspace/restore-guards.js";
 
 /**
@@ -91,6 +92,7 @@ export async function runJournaledMove(
         stillApplied.add(step.entryId);
         continue;
       }
+      if (step.op === "replay") await refuseSavedOver(ctx, spec, moveId, step, changes);
       const failure = await runStep(ctx, spec, step, changes);
       if (failure && step.op === "undo") stillApplied.add(step.entryId);
       if (failure && staysOnTop({ ...step, status: "failed" })) above = step.entryId;
@@ -110,6 +112,29 @@ export async function runJournaledMove(
     await lease.release();
     inflightMoves.delete(moveId);
   }
+}
+
+/**
+ * Before replay `step`: a file saved by hand during this move (see `OwnChanges.savedIn`) that its call's run wrote would
+ * be overwritten unsaved (its stored result then says nothing of the save, so no undo brings it back). The move stops
+ * there (`WORKSPACE_DRIFT`), the step not run and the files as they are, as its files step stops at drift a replay
+ * writes (see `refuseReplayOver`): once a checkpoint keeps the save (or with `force`), calling the move again goes on.
+ */
+async function refuseSavedOver(ctx: EngineContext, spec: MoveSpec, moveId: string, step: MoveStepRow, own: OwnChanges): Promise<void> {
+  if (!own.holding) return;
+  const [paths, ws] = await ctx.store.read((tx) => replayReach(tx, spec.sessionId, step));
+  const saved = own.savedIn(paths);
+  if (saved.length === 0 || !ws) return;
+  try {
+    refuseReplayOver(ws.dir, saved, paths === undefined ? "all" : new Set(paths));
+  } catch (error) {
+    await ctx.store.write({ sessionId: spec.sessionId }, (tx) => stopMoveUnit(tx, moveId, ctx));
+    throw error;
+  }
+}
+
+function* replayReach(tx: Tx, sessionId: string, step: MoveStepRow) {
+  return [yield* tx.callPaths(step.entryId), yield* tx.getWorkspace(sessionId)] as const;
 }
 
 /** What a check standing in for a files step restores: nothing. */
@@ -156,6 +181,7 @@ async function filesStep(
     // replay after the files, nothing the move does changes them again: what changes meanwhile is a hand edit.
     await own.pause();
     const restored = await restoreFiles();
+    own.restored();
     if (replaysFollow) await own.resume();
     return restored;
   } catch (error) {
