@@ -1,7 +1,7 @@
 // Test runner settings: real SQLite files, a PostgreSQL server and child processes, so tests get generous timeouts.
 // Three projects: `sqlite` runs every suite; `postgres` runs the public-API suites again with the engine on PostgreSQL
-// and `pgbouncer` once more through a transaction-mode PgBouncer (FORKPOINT_TEST_STORE, read by
-// tests/fixtures/backend.ts; tests/setup/store.ts gives it the run's server and pooler).
+// and `pgbouncer` once more through a transaction-mode PgBouncer (FORKPOINT_TEST_STORE, read by tests/fixtures/backend.ts;
+// tests/setup/store.ts gives it the run's server and pooler). `npm test` takes a sample of the suites on the last two.
 // `npx vitest run --project postgres <files>` runs one of them.
 import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
@@ -22,16 +22,22 @@ const PUBLIC_API = [
   "tests/docs/examples.test.ts",
 ];
 /**
- * Through the pooler in every `npm test`: the suites about connections (leases, locks, crashes, racing processes) and
- * one tour per adapter; the store spec also runs through it (tests/store/spec/pgbouncer.test.ts), so every store unit's
- * SQL does. `npm run test:pgbouncer` (FORKPOINT_POOLER_SUITES=all, run by .ci/run) takes every public-API suite through it.
+ * On PostgreSQL in every `npm test`: the suites about connections (leases, locks, crashes, racing processes, the
+ * reference model) and one tour per adapter, beside the store spec (tests/store/spec/postgres.test.ts), which takes
+ * every store unit's SQL. `npm test` sets FORKPOINT_PG_SUITES=sample to keep to these (a whole run on two cores in
+ * minutes); otherwise, as in `npm run test:postgres` (run by .ci/run) or `npx vitest run --project postgres <files>`,
+ * every public-API suite runs on PostgreSQL.
  */
-const POOLER_SAMPLE = [
+const POSTGRES_SAMPLE = [
   "tests/reliability/concurrency.test.ts",
   "tests/reliability/crash.test.ts",
+  "tests/reliability/isolation.test.ts",
+  "tests/reliability/model.test.ts",
+  "tests/reliability/moves-and-calls-processes.test.ts",
   "tests/tools/crash.test.ts",
   "tests/sessions/concurrency.test.ts",
   "tests/sessions/moves-random-walk.test.ts",
+  "tests/sessions/request-ids.test.ts",
   "tests/sessions/workspace.test.ts",
   "tests/langgraph/contention.test.ts",
   "tests/langgraph/graph.test.ts",
@@ -39,7 +45,20 @@ const POOLER_SAMPLE = [
   "tests/openai-agents/session.test.ts",
   "tests/docs/examples.test.ts",
 ];
-const POOLER_SUITES = process.env.FORKPOINT_POOLER_SUITES === "all" ? PUBLIC_API : POOLER_SAMPLE;
+/**
+ * Through the pooler in `npm test`: the suites about connections and one per adapter; the store spec also runs through
+ * it (tests/store/spec/pgbouncer.test.ts), so every store unit's SQL does. `npm run test:pgbouncer` (run by .ci/run)
+ * takes every public-API suite through it.
+ */
+const POOLER_SAMPLE = [
+  "tests/reliability/concurrency.test.ts",
+  "tests/reliability/crash.test.ts",
+  "tests/sessions/concurrency.test.ts",
+  "tests/langgraph/contention.test.ts",
+  "tests/ai/chat.test.ts",
+  "tests/openai-agents/session.test.ts",
+];
+const SAMPLED = process.env.FORKPOINT_PG_SUITES === "sample";
 /** In those folders, but with no database at all (codecs, caches, process identities, file restores): the same on any store. */
 const STORE_FREE = [
   "tests/ai/json-codec.test.ts",
@@ -75,7 +94,7 @@ export default defineConfig({
         test: {
           ...shared,
           name: "postgres",
-          include: PUBLIC_API,
+          include: SAMPLED ? POSTGRES_SAMPLE : PUBLIC_API,
           exclude: STORE_FREE,
           env: { FORKPOINT_TEST_STORE: "postgres" },
           setupFiles: ["tests/setup/temp-dirs.ts", "tests/setup/store.ts"],
@@ -86,7 +105,7 @@ export default defineConfig({
         test: {
           ...shared,
           name: "pgbouncer",
-          include: POOLER_SUITES,
+          include: SAMPLED ? POOLER_SAMPLE : PUBLIC_API,
           exclude: STORE_FREE,
           env: { FORKPOINT_TEST_STORE: "pgbouncer" },
           setupFiles: ["tests/setup/temp-dirs.ts", "tests/setup/store.ts"],
