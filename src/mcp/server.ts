@@ -3,6 +3,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import type { SessionHandle } from "../index.js";
 import { inThreadDiffer, type FilesDiffer } from "./files-diff.js";
+import { inTurn } from "./move-gate.js";
 import { toolError } from "./refusals.js";
 import { inputs, outputs, type ToolName } from "./schemas.js";
 import { oneLine } from "./shapes.js";
@@ -92,7 +93,7 @@ export function createMcpServer(session: SessionHandle, version: string, files: 
       { ...TOOLS[name], inputSchema: inputs[name], outputSchema: outputs[name] },
       async (input: unknown): Promise<CallToolResult> => {
         try {
-          const { structured, line, more } = await handler(context, input);
+          const { structured, line, more } = await inTurn(session, name, async () => await handler(context, input));
           // One line whatever a name in it holds (paths are quoted where they need it; this is the last guard).
           const content: CallToolResult["content"] = [{ type: "text", text: oneLine(line) }];
           if (more) content.push({ type: "text", text: more });
