@@ -16,6 +16,11 @@ export interface McpHttpOptions {
   port?: number;
   /** The token (default: a fresh random one). */
   token?: string;
+  /**
+   * What close() waits for before it ends the connections: the moves under way, which finish anyway, so that their
+   * answers are sent (a read under way, a diff, is cut off: Ctrl-C is obeyed at once).
+   */
+  settling?: () => Promise<void>;
   /** Where a request that failed inside the SDK is reported (never on the response). */
   onError?: (error: unknown) => void;
 }
@@ -28,6 +33,9 @@ export interface McpHttpServer {
   server: Server;
   close(): Promise<void>;
 }
+
+/** How long close() leaves the requests under way, once the moves ended, to send their answers. */
+const ANSWER_MS = 100;
 
 /** The tokens a request carries: `Authorization: Bearer …` (what MCP clients send), the forkpoint header, or `?token=`. */
 function requestTokens(req: IncomingMessage, url: URL): string[] {
@@ -57,6 +65,8 @@ function refuse(res: ServerResponse, status: number, message: string): void {
 export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHttpServer> {
   const token = options.token ?? newToken();
   let port = 0;
+  // The requests being answered: close() gives those it waited for (moves) the moment their answers take to be sent.
+  const answering = new Set<Promise<void>>();
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
@@ -81,6 +91,9 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
   }
 
   const server = createServer((req, res) => {
+    const answered = new Promise<void>((resolve) => res.once("close", resolve));
+    answering.add(answered);
+    void answered.then(() => answering.delete(answered));
     handle(req, res).catch((error: unknown) => {
       options.onError?.(error);
       if (!res.headersSent) refuse(res, 500, "internal error");
@@ -100,10 +113,15 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
     port,
     token,
     server,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((error) => (error ? reject(error) : resolve()));
-      }),
+    close: async () => {
+      // No new connection; the moves under way end and are answered (within ANSWER_MS; the answer of one that just
+      // ended is written without waiting on anything), then every connection is closed, the reads under way cut off.
+      const closed = new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+      server.closeIdleConnections();
+      await options.settling?.();
+      await Promise.race([Promise.all(answering), new Promise((resolve) => setTimeout(resolve, ANSWER_MS))]);
+      server.closeAllConnections();
+      await closed;
+    },
   };
 }

@@ -138,8 +138,10 @@ async function serve(cli: Cli, fp: Forkpoint, o: McpOptions, setting: Setting): 
   }
 
   const { startMcpHttpServer } = await import("../../mcp/http.js");
+  const { movesSettled } = await import("../../mcp/move-gate.js");
   const http = await startMcpHttpServer({
     serverFor: () => createMcpServer(ws.session, version, files),
+    settling: () => movesSettled(ws.session),
     port: o.port ?? 0,
     ...(token ? { token } : {}),
     onError: (error) => note(cli, `a request failed: ${error instanceof Error ? error.message : String(error)}`),
