@@ -3,7 +3,7 @@ import { z } from "zod";
 import { ValidationError } from "./errors.js";
 import { DEFAULT_LIMITS } from "./limits.js";
 import { parseDuration } from "./duration.js";
-import type { JsonObjectInput } from "./json.js";
+import { readingInput, type JsonObjectInput } from "./json.js";
 import { MALFORMED_TEXT_MESSAGE, NUL_TEXT_MESSAGE, escapeLoneSurrogates, hasNoNul, isBlank, isWellFormed } from "./strings.js";
 
 const MAX = DEFAULT_LIMITS.maxStringField;
@@ -250,7 +250,7 @@ export function parseOptions<S extends z.ZodType>(schema: S, value: unknown, par
  * With `bare`, the path inside is the field by itself (see `parseOptions`).
  */
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where: string, bare = false): z.output<S> {
-  const parsed = schema.safeParse(value);
+  const parsed = readingInput(() => schema.safeParse(value), where);
   if (parsed.success) return parsed.data;
   // Malformed text is reported as such even from inside a union (whose own issue would only say "none matched").
   const malformed = findMalformed(parsed.error.issues, []);

@@ -1,5 +1,5 @@
 // Checks that a value is plain JSON (no functions, symbols, BigInt, NaN, cycles, class instances) and serializes it.
-import { PayloadTooLargeError, ValidationError } from "./errors.js";
+import { ForkpointError, PayloadTooLargeError, ValidationError } from "./errors.js";
 import type { Limits } from "./limits.js";
 import { MALFORMED_TEXT_MESSAGE, assertWellFormed, escapeLoneSurrogates, isWellFormed, toWellFormed } from "./strings.js";
 
@@ -16,6 +16,23 @@ export type JsonObject = { [key: string]: JsonValue };
 export type JsonInput = null | boolean | number | string | readonly unknown[] | object;
 /** What the API takes where a JSON object goes in (metadata): checked to be a plain JSON object at run time. */
 export type JsonObjectInput = object;
+
+/**
+ * `read()`, which reads a caller's value: a getter or a proxy trap of it that throws is a `ValidationError` naming
+ * `field` (the caller's error as its `cause`), never that error untyped; forkpoint's own errors pass as they are.
+ */
+export function readingInput<T>(read: () => T, field: string | (() => string)): T {
+  try {
+    return read();
+  } catch (cause) {
+    if (cause instanceof ForkpointError) throw cause;
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    const error = new ValidationError(typeof field === "string" ? field : field(), `could not be read (${reason})`);
+    // As `new Error(message, { cause })` sets it (ValidationError's constructor takes no options).
+    Object.defineProperty(error, "cause", { value: cause, writable: true, configurable: true });
+    throw error;
+  }
+}
 
 function isPlainObject(value: object): boolean {
   const proto = Object.getPrototypeOf(value);
@@ -60,26 +77,35 @@ export function assertJson(value: unknown, field: string, limits: Pick<Limits, "
     }
     if (ancestors.has(node)) throw new ValidationError(path, "contains a cycle (a value that includes itself)");
     ancestors.add(node);
+    reading = path;
     if (Array.isArray(node)) {
       for (let i = 0; i < node.length; i++) {
+        const at = (reading = `${path}[${i}]`);
         const item: unknown = node[i];
-        if (item === undefined) throw new ValidationError(`${path}[${i}]`, "undefined (or a hole) inside an array is not JSON");
-        visit(item, `${path}[${i}]`, depth + 1);
+        if (item === undefined) throw new ValidationError(at, "undefined (or a hole) inside an array is not JSON");
+        visit(item, at, depth + 1);
       }
     } else {
       if (!isPlainObject(node)) throw new ValidationError(path, `${describe(node)} is not a plain JSON object`);
       for (const key of Object.keys(node)) {
         if (!isWellFormed(key))
           throw new ValidationError(`${path}.${escapeLoneSurrogates(key)}`, `its key ${MALFORMED_TEXT_MESSAGE}`, "MALFORMED_TEXT");
+        const at = (reading = `${path}.${key}`);
         const item = (node as Record<string, unknown>)[key];
-        if (item !== undefined) visit(item, `${path}.${key}`, depth + 1);
+        if (item !== undefined) visit(item, at, depth + 1);
       }
+      reading = path;
       if (Object.getOwnPropertySymbols(node).length > 0) throw new ValidationError(path, "has symbol keys, which JSON cannot hold");
     }
     ancestors.delete(node);
   };
   if (value === undefined) throw new ValidationError(field, "is required (undefined is not a JSON value)");
-  visit(value, field, 0);
+  // Where the walk reads the caller's value (a getter or a proxy trap may throw there): named by the error.
+  let reading = field;
+  readingInput(
+    () => visit(value, field, 0),
+    () => reading,
+  );
 }
 
 /**
@@ -122,7 +148,8 @@ export function toJsonText(value: unknown, field: string, limits: Pick<Limits, "
   // A string (most message contents) is JSON as it is: no walk, and none of its allocations; only its text is checked.
   if (typeof value === "string") assertWellFormed(value, field);
   else assertJson(value, field, limits);
-  const text = JSON.stringify(value);
+  // A getter read again may throw (or answer otherwise) this time: still the caller's value that cannot be read.
+  const text = readingInput(() => JSON.stringify(value), field);
   // String length is a lower bound of the UTF-8 size; only measure bytes when it might matter.
   if (text.length * 3 > limits.maxPayloadBytes) {
     const bytes = Buffer.byteLength(text, "utf8");

@@ -57,6 +57,14 @@ const cyclic = (): JsonValue => {
 };
 const bad = <T>(value: unknown) => value as T;
 const big = "x".repeat(MAX_PAYLOAD + 1);
+/** An object whose `key` is a getter that throws: the caller's own code failing while forkpoint reads it. */
+const throwing = (fields: Record<string, unknown>, key: string) =>
+  Object.defineProperty({ ...fields }, key, {
+    enumerable: true,
+    get() {
+      throw new TypeError(`reading ${key} failed`);
+    },
+  });
 class Point {
   constructor(
     public x = 1,
@@ -643,7 +651,66 @@ const rows: Row[] = [
     code: "VALIDATION_ERROR",
     names: "cursor",
   },
+  // values whose getters (or proxy traps) throw: a ValidationError naming where, the caller's error as its cause
+  ...(
+    [
+      ["append with a message whose role getter throws", () => s.append(bad(throwing({ content: "x" }, "role"))), "message"],
+      ["append with content whose getter throws", () => s.append({ role: "user", content: throwing({}, "text") }), "message.content.text"],
+      [
+        "append with metadata whose getter throws",
+        () => s.append({ role: "user", content: "x", metadata: throwing({}, "m") }),
+        "message.metadata.m",
+      ],
+      [
+        "append of a list, the second message's getter throwing",
+        () => s.append([{ role: "user", content: "x" }, bad(throwing({ role: "user" }, "content"))]),
+        "messages[1]",
+      ],
+      [
+        "append with options whose requestId getter throws",
+        () => s.append({ role: "user", content: "x" }, bad(throwing({}, "requestId"))),
+        "requestId",
+      ],
+      [
+        "append with a message proxy whose ownKeys trap throws",
+        () =>
+          s.append(
+            bad(
+              new Proxy(
+                { role: "user", content: "x" },
+                {
+                  ownKeys: () => {
+                    throw new TypeError("no keys");
+                  },
+                },
+              ),
+            ),
+          ),
+        "message",
+      ],
+      ["turn with a message whose getter throws", () => s.turn([bad(throwing({ role: "user" }, "content"))], { name: "t" }), "messages[0]"],
+      ["setState with a value whose getter throws", () => s.setState(throwing({ a: 1 }, "b")), "state.b"],
+      ["setState with a value whose getter throws only when read again", () => s.setState(onceReadable()), "state"],
+      ["checkpoint with metadata whose getter throws", () => s.checkpoint({ name: "n", metadata: throwing({}, "m") }), "metadata.m"],
+      ["update with a title getter that throws", () => s.update(bad(throwing({}, "title"))), "fields"],
+      ["createSession with a title getter that throws", () => fp.createSession(bad(throwing({ userId: "alice" }, "title"))), "options"],
+      ["recordToolCall with args whose getter throws", () => s.recordToolCall({ tool: "t", args: throwing({}, "a") }), "args.a"],
+      ["listSessions with a userId getter that throws", () => fp.listSessions(bad(throwing({}, "userId"))), "options"],
+    ] as const
+  ).map(([what, call, names]): Row => ({ what, call, error: V, code: "VALIDATION_ERROR", names })),
 ];
+
+/** A state whose getter answers the first read (the check) and throws on the next (the serialization). */
+function onceReadable(): JsonValue {
+  let reads = 0;
+  return Object.defineProperty({}, "late", {
+    enumerable: true,
+    get() {
+      if (++reads > 1) throw new TypeError("read twice");
+      return 1;
+    },
+  }) as JsonValue;
+}
 
 describe("bad input: a typed error naming the field, and the database unchanged", () => {
   it("the table covers at least 30 cases", () => {
@@ -658,6 +725,7 @@ describe("bad input: a typed error naming the field, and the database unchanged"
       expect(e).toBeInstanceOf(row.error);
       expect(e.code).toBe(row.code);
       expect(e.message).toContain(typeof row.names === "function" ? row.names() : row.names);
+      if (row.what.includes("throw")) expect((e as Error).cause).toBeInstanceOf(TypeError);
       expect(await dumpOf(file)).toEqual(before);
     });
   }

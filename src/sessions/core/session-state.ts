@@ -1,4 +1,5 @@
 // A handle's own state schema: `stateVersion` and `migrateState` given to createSession or getSession, over the Forkpoint's.
+import { readingInput } from "../../models/json.js";
 import { parseOptions } from "../../models/inputs.js";
 import type { StateMigration } from "./state-schema.js";
 import type { EngineContext } from "./context.js";
@@ -22,7 +23,8 @@ export interface SessionStateOptions {
  */
 export function withSessionState<T>(ctx: EngineContext, input: T & SessionStateOptions): { ctx: EngineContext; rest: T } {
   if (typeof input !== "object" || input === null) return { ctx, rest: input };
-  const { stateVersion, migrateState, ...rest } = input;
+  // Its own copy: a getter that throws is a ValidationError here, and the rest is read once.
+  const { stateVersion, migrateState, ...rest } = readingInput(() => ({ ...input }), "options");
   if (stateVersion === undefined && migrateState === undefined) return { ctx, rest: rest as T };
   const o = parseOptions(sessionStateOptions, { stateVersion, migrateState }, "options");
   return { ctx: { ...ctx, stateSchema: stateSchemaOf(o.stateVersion, o.migrateState) }, rest: rest as T };

@@ -10,6 +10,7 @@ import {
   type ToolCallOptions,
   type WriteOptions,
 } from "../../models/inputs.js";
+import { readingInput } from "../../models/json.js";
 import { hasNoNul, isBlank, isWellFormed } from "../../models/strings.js";
 import { RequestTakenError, type Step, type Tx } from "../../store/port/index.js";
 import { blockMayNote, committedNotes, noteBlockRequest } from "../core/block-scope.js";
@@ -70,9 +71,9 @@ export function callControlOf(options: ToolCallOptions | undefined): WriteContro
  */
 export function quickRequest(options: unknown): { requestId: string } | undefined {
   if (typeof options !== "object" || options === null) return undefined;
-  const keys = Object.keys(options);
+  const keys = readingInput(() => Object.keys(options), "options");
   if (keys.length !== 1 || keys[0] !== "requestId") return undefined;
-  const id = (options as { requestId: unknown }).requestId;
+  const id = readingInput(() => (options as { requestId: unknown }).requestId, "requestId");
   if (typeof id !== "string" || id.length === 0 || id.length > MAX_REQUEST_ID || isBlank(id) || !isWellFormed(id) || !hasNoNul(id))
     return undefined;
   return { requestId: id };
