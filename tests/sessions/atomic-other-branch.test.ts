@@ -128,4 +128,32 @@ describe("a failed atomic block's writes on another branch", () => {
     await s.undo();
     expect([await contents(s), [...world.keys()]]).toEqual([["q", "a2", "x-followup"], ["x"]]);
   });
+
+  it("one with nothing of its own yet (a rollback's branch) is entered as it was, by a redo or a switch", async () => {
+    world.clear();
+    const { fp } = dbs.open({ tools: [put] });
+    const s = await fp.createSession({ userId: "u" });
+    await s.append({ role: "user", content: "q" });
+    const cp = await s.checkpoint({ name: "before the answer" });
+    await s.invoke("put", { k: "x", v: "X" });
+    await s.append({ role: "assistant", content: "a1" });
+    const rolled = (await s.rollback(cp.id)).branch.id; // the user's rollback: q alone, x undone
+    await s.undo(); // back to q, a1; the rollback can be redone
+    await rejectionOf(
+      s.atomic(async () => {
+        await s.redo(); // to the rollback's branch, which has nothing of its own
+        await s.invoke("put", { k: "blk", v: "1" });
+        await s.append({ role: "assistant", content: "blk" });
+        throw new Error("block failed");
+      }),
+    );
+    expect([await contents(s), [...world.keys()]]).toEqual([["q", "a1"], ["x"]]);
+    await s.redo(); // the user's rollback again: where the block never ran
+    expect([await contents(s), [...world.keys()]]).toEqual([["q"], []]);
+    await s.undo();
+    expect([await contents(s), [...world.keys()]]).toEqual([["q", "a1"], ["x"]]);
+    await s.switchBranch(rolled);
+    expect([await contents(s), [...world.keys()]]).toEqual([["q"], []]);
+    expect(await contents(s, rolled)).toEqual(["q", "blk"]);
+  });
 });

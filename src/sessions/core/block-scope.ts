@@ -17,7 +17,10 @@ export interface BlockOwn {
   stack: readonly StackChange[];
   /** By session, the request ids of the writes its rollback takes back (a retry after it failed applies them again). */
   requests: ReadonlyMap<string, ReadonlySet<string>>;
-  /** Each written branch's head position before the block's first write there. */
+  /**
+   * Each written branch's head position before the block's first write there; none for a branch the block made (there
+   * was no conversation on it before the block).
+   */
   starts: ReadonlyMap<string, number>;
 }
 
@@ -27,6 +30,8 @@ interface BlockFrame {
   branches: Set<string>;
   stack: StackChange[];
   starts: Map<string, number>;
+  /** The branches its own moves made. */
+  made: Set<string>;
   requests: Map<string, Set<string>>;
 }
 
@@ -36,7 +41,7 @@ const pending = new AsyncLocalStorage<Array<[sessionId: string, requestId: strin
 
 /** Runs `run` as a guarded block of `owner`; it gets what its own writes and moves fill in (an inner block's too). */
 export function inBlock<T>(owner: object, run: (own: BlockOwn) => Promise<T>): Promise<T> {
-  const frame: BlockFrame = { owner, branches: new Set(), stack: [], requests: new Map(), starts: new Map() };
+  const frame: BlockFrame = { owner, branches: new Set(), stack: [], requests: new Map(), starts: new Map(), made: new Set() };
   return blocks.run([...(blocks.getStore() ?? []), frame], () => run(frame));
 }
 
@@ -91,13 +96,14 @@ export function dropBlockRequests(owner: object, sessionId: string, requestIds: 
 
 /**
  * Notes, in every block of `owner` this call runs inside, that the call wrote on or made `branchId`; `head`: the
- * branch's head position before the call's write (kept from the block's first write there).
+ * branch's head position before the call's write (kept from the block's first write there), none when the call made it.
  */
 export function noteBlockBranch(owner: object, branchId: string, head?: number): void {
   for (const frame of blocks.getStore() ?? [])
     if (frame.owner === owner) {
       frame.branches.add(branchId);
-      if (head !== undefined && !frame.starts.has(branchId)) frame.starts.set(branchId, head);
+      if (head === undefined) frame.made.add(branchId);
+      else if (!frame.made.has(branchId) && !frame.starts.has(branchId)) frame.starts.set(branchId, head);
     }
 }
 

@@ -57,11 +57,11 @@ export function* landingOf(tx: Tx, branch: BranchRow): Step<Landing> {
     if (!next || (yield* headOf(tx, branch)).position !== next.atPosition) return { branch };
     const by = yield* tx.getBranch(next.byBranchId);
     if (!by) return { branch };
-    // One with nothing of its own before the block (maybe the block's own edit) keeps the rollback's branch; a fork
-    // entering its parent as it was has its parent's entries (a later block's writes on it are taken off it alone).
+    // A branch the block made (no start recorded: maybe the block's own edit) keeps the rollback's branch; one there
+    // before the block is entered as it was, also with nothing of its own yet (a rollback's branch, where the session
+    // was): its parent's entries up to its fork are its conversation.
     const from = next.fromPosition;
-    const own = from !== null && (from > branch.forkPosition || (from === branch.forkPosition && (yield* entersParent(tx, branch))));
-    if (from !== null && own && by.parentId !== branch.id) {
+    if (from !== null && from >= branch.forkPosition && by.parentId !== branch.id) {
       const at = yield* entryAt(tx, branch, from);
       const fork = forkedBranch(branch.sessionId, { parentId: branch.id, position: from, entryId: at?.id ?? null });
       return { branch: fork, continues: { branchId: branch.id, atPosition: next.atPosition, fromPosition: from } };
@@ -69,13 +69,6 @@ export function* landingOf(tx: Tx, branch: BranchRow): Step<Landing> {
     branch = by;
   }
   return { branch };
-}
-
-/** Whether `branch` is the fork a move made to enter its parent as it was (see `landingOf`): its parent's entries count. */
-function* entersParent(tx: Tx, branch: BranchRow): Step<boolean> {
-  if (!branch.parentId) return false;
-  const parent = yield* tx.branchContinuation(branch.parentId);
-  return parent?.byBranchId === branch.id && parent.fromPosition === branch.forkPosition;
 }
 
 /**

@@ -67,7 +67,8 @@ export function* finishMoveTx(ctx: EngineContext, tx: Tx, spec: MoveSpec, moveId
     branchRow = spec.newBranch;
     branchRow.createdAt = now;
     yield* tx.insertBranch(branchRow, branchMove(spec));
-    noteBlockBranch(ctx.events, branchRow.id);
+    // A fork entering a failed block's branch as it was is that branch's conversation, not one the block made.
+    noteBlockBranch(ctx.events, branchRow.id, spec.continues ? branchRow.forkPosition : undefined);
     // A failed block's branch entered as before the block: a later move to it lands on this fork again.
     if (spec.continues) {
       const c = spec.continues;
