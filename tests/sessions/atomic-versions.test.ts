@@ -88,4 +88,25 @@ describe("versions after a failed atomic block", () => {
     const [again] = await s.append({ role: "assistant", content: "answer" }, { after: follow!.id });
     expect((await s.versions(again!.id)).versions.map((v) => v.message.content)).toEqual(["answer"]);
   });
+
+  it("a version's branch, after a block that only edited and failed, is the conversation as it went on", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    const [, a] = await s.append([
+      { role: "user", content: "q" },
+      { role: "assistant", content: "a" },
+    ]);
+    await rejectionOf(
+      s.atomic(async () => {
+        await s.edit(a!.id, { content: "a edited in the block" }); // nothing written on the branch it began on
+        throw new Error("block failed");
+      }),
+    );
+    await s.append({ role: "user", content: "later" });
+    const picker = await s.versions(a!.id);
+    expect(picker.versions.map((v) => v.message.content)).toEqual(["a"]);
+    // The picker's branch for `a`: the conversation that went on after the block, not the one it began on as it was then.
+    await s.switchBranch(picker.versions[0]!.branchId);
+    expect((await s.history()).map((m) => m.content)).toEqual(["q", "a", "later"]);
+  });
 });

@@ -105,7 +105,7 @@ function* writtenByFailedBlock(tx: Tx, entry: EntryRow): Step<boolean> {
 
 /**
  * Run in the transaction of a failed guarded block's rollback, which made `rolledBack` at the block's checkpoint: the
- * branch the block ran on, when written on since, and every other branch of the session the block's own writes and
+ * branch the block ran on, and every other branch of the session the block's own writes and
  * moves landed on or made (`own`: not another opener's, see block-scope.ts) are continued by `rolledBack` while their
  * heads stay; `starts`: each one's head before the block's first write there.
  */
@@ -132,10 +132,9 @@ export function* continueBlockBranches(
 ): Step<void> {
   const ran = yield* tx.getBranch(start.branchId);
   if (!ran) return;
-  if (ran.id !== by.id) {
-    const head = yield* headOf(tx, ran);
-    if (head.position > start.position) yield* tx.continueBranch(ran.id, by.id, head.position);
-  }
+  // Also when the block wrote nothing there (it moved away: an edit): the conversation goes on on `by`, so a move to
+  // that branch's head (an earlier message's branch, as the versions picker names it) lands there too.
+  if (ran.id !== by.id) yield* tx.continueBranch(ran.id, by.id, (yield* headOf(tx, ran)).position);
   // A spec stored by a version that wrote the set as `{}` names none.
   for (const id of Array.isArray(own) ? own : []) {
     if (id === ran.id || id === by.id) continue;
