@@ -146,4 +146,26 @@ describe("redo and undo across a failed atomic block", () => {
     await s.redo();
     expect(await seen()).toEqual(here);
   });
+
+  it("a rollback clicked again after the block is still a second click: undo takes back the first", async () => {
+    world.clear();
+    const { fp } = dbs.open({ tools: [put] });
+    const s = await fp.createSession({ userId: "u" });
+    await s.append({ role: "user", content: "q1" });
+    const cp = await s.checkpoint({ name: "cp0" });
+    await s.invoke("put", { k: "a", v: "1" });
+    const before = (await s.info()).currentBranchId;
+    await s.rollback(cp.id);
+    await rejectionOf(
+      s.atomic(async () => {
+        await s.setState({ half: true });
+        throw new Error("block failed");
+      }),
+    );
+    await s.rollback(cp.id); // the session is there already: nothing moves
+    expect([await s.getState(), world.has("a")]).toEqual([{}, false]);
+    await s.undo(); // the user's rollback, not the second click's stay
+    expect((await s.info()).currentBranchId).toBe(before);
+    expect(world.get("a")).toBe("1");
+  });
 });

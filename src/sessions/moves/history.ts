@@ -2,6 +2,7 @@
 import { ConflictError } from "../../models/errors.js";
 import type { BranchMove, SessionRow, Step, Tx } from "../../store/port/index.js";
 import { commonPrefix } from "../log/lineage.js";
+import { landingBranch } from "./continued.js";
 import type { MoveTarget } from "./move-plan.js";
 import type { MoveSpec } from "./move-spec.js";
 
@@ -90,7 +91,7 @@ export function* recordInHistory(tx: Tx, spec: MoveSpec, to: MoveTarget, at: num
  */
 export function* recordStay(tx: Tx, sessionId: string, kind: string, here: MoveTarget, at: number): Step<undefined> {
   const last = yield* tx.moveToUndo(sessionId);
-  if (!last || (last.kind === kind && last.toBranchId === here.branchId && last.toPosition === here.position)) return;
+  if (!last || (last.kind === kind && last.toPosition === here.position && (yield* landedHere(tx, last.toBranchId, here)))) return;
   if (yield* tx.moveToRedo(sessionId)) return;
   yield* tx.recordMove({
     sessionId,
@@ -102,6 +103,16 @@ export function* recordStay(tx: Tx, sessionId: string, kind: string, here: MoveT
     createdAt: at,
   });
   return undefined;
+}
+
+/**
+ * Whether a move that landed on `branchId` left the session `here`: on that branch, or on the branch continuing it
+ * since a failed guarded block wrote there (the block is as if it never ran, so a second click is still one).
+ */
+function* landedHere(tx: Tx, branchId: string, here: MoveTarget): Step<boolean> {
+  if (branchId === here.branchId) return true;
+  const branch = yield* tx.getBranch(branchId);
+  return branch !== undefined && (yield* landingBranch(tx, branch)).id === here.branchId;
 }
 
 /**
