@@ -168,4 +168,52 @@ describe("redo and undo across a failed atomic block", () => {
     expect((await s.info()).currentBranchId).toBe(before);
     expect(world.get("a")).toBe("1");
   });
+
+  it("an undo and then a move inside the block leave the user's history as it was", async () => {
+    world.clear();
+    const { fp } = dbs.open({ tools: [put] });
+    const s = await fp.createSession({ userId: "u" });
+    await s.append({ role: "user", content: "q" });
+    const cp = await s.checkpoint({ name: "cp0" });
+    await s.invoke("put", { k: "a", v: "1" });
+    const a = (await s.info()).currentBranchId;
+    await s.rollback(cp.id);
+    await s.append({ role: "user", content: "b" });
+    const b = (await s.info()).currentBranchId;
+    await s.switchBranch(a);
+    await s.switchBranch(b); // the move the block's undo takes back
+    await rejectionOf(
+      s.atomic(async () => {
+        await s.undo();
+        await s.rollback(cp.id); // a new move: the block's undo is no longer to redo
+        throw new Error("block failed");
+      }),
+    );
+    expect((await s.info()).currentBranchId).not.toBe(a);
+    await s.undo(); // the user's switch to b
+    expect([(await s.info()).currentBranchId, world.get("a")]).toEqual([a, "1"]);
+    await s.undo(); // and the switch to a before it
+    expect(world.has("a")).toBe(false);
+    expect((await fp.verify({ sessionId: s.id })).ok).toBe(true);
+  });
+
+  it("a block that succeeds after an undo and a move leaves a sound database", async () => {
+    world.clear();
+    const { fp } = dbs.open({ tools: [put] });
+    const s = await fp.createSession({ userId: "u" });
+    await s.append({ role: "user", content: "q" });
+    const cp = await s.checkpoint({ name: "cp0" });
+    await s.append({ role: "user", content: "a" });
+    await s.rollback(cp.id);
+    await s.atomic(async () => {
+      await s.undo();
+      await s.rollback(cp.id);
+    });
+    await expect(s.redo()).rejects.toMatchObject({ code: "NOTHING_TO_REDO" });
+    await s.undo(); // the block's rollback
+    expect((await s.history()).map((m) => m.content)).toEqual(["q", "a"]);
+    expect((await fp.verify({ sessionId: s.id })).ok).toBe(true);
+    await fp.prune();
+    expect((await fp.verify({ sessionId: s.id })).ok).toBe(true);
+  });
 });

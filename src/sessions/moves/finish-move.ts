@@ -103,8 +103,10 @@ export function* finishMoveTx(ctx: EngineContext, tx: Tx, spec: MoveSpec, moveId
       createdAt: now,
     });
   }
-  const top = yield* recordInHistory(tx, spec, { branchId: branchRow.id, position: head }, now);
-  yield* tx.setCurrentBranch(spec.sessionId, branchRow.id, now, top);
+  // A block's own move keeps the undone moves' rows: its failure takes the move back, and they are to redo again.
+  const keepUndone = stack !== undefined;
+  const top = yield* recordInHistory(tx, spec, { branchId: branchRow.id, position: head }, now, keepUndone);
+  yield* tx.setCurrentBranch(spec.sessionId, branchRow.id, now, top, keepUndone);
   if (spec.unrecorded) yield* takeBackBlockMoves(tx, spec.sessionId, spec.blockMoves);
   yield* noteStackChange(ctx, tx, spec.sessionId, stack);
   if (moveId) yield* tx.finishMove(moveId, "done", now);

@@ -48,7 +48,7 @@ export function moveEvent(spec: MoveSpec): "rollback" | "edit" | "switch" | "und
  * rollback, `unrecorded`, is no row: the user did not make it). A move recorded on the branch it made is not written
  * here: its ref is returned, for `setCurrentBranch` to write with the session row.
  */
-export function* recordInHistory(tx: Tx, spec: MoveSpec, to: MoveTarget, at: number): Step<string | undefined> {
+export function* recordInHistory(tx: Tx, spec: MoveSpec, to: MoveTarget, at: number, keepUndone = false): Step<string | undefined> {
   if (spec.history) {
     const { op, ref, kind, ends } = spec.history;
     // The per-session write lock already serializes undo and redo; this catches a history changed under the move.
@@ -70,15 +70,18 @@ export function* recordInHistory(tx: Tx, spec: MoveSpec, to: MoveTarget, at: num
   if (!spec.from || spec.unrecorded) return;
   if (spec.from.branchId === to.branchId) return yield* recordStay(tx, spec.sessionId, spec.kind, to, at);
   if (spec.newBranch !== null && spec.newBranch.id === to.branchId) return to.branchId;
-  yield* tx.recordMove({
-    sessionId: spec.sessionId,
-    kind: spec.kind,
-    fromBranchId: spec.from.branchId,
-    fromPosition: spec.from.position,
-    toBranchId: to.branchId,
-    toPosition: to.position,
-    createdAt: at,
-  });
+  yield* tx.recordMove(
+    {
+      sessionId: spec.sessionId,
+      kind: spec.kind,
+      fromBranchId: spec.from.branchId,
+      fromPosition: spec.from.position,
+      toBranchId: to.branchId,
+      toPosition: to.position,
+      createdAt: at,
+    },
+    keepUndone,
+  );
   return undefined;
 }
 

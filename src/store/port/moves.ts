@@ -186,8 +186,9 @@ export interface MovesTx {
   /**
    * Makes a move that made no branch the session's newest, in a row of its own, and forgets its undone ones (a new move
    * leaves nothing to redo). A move that made a branch is recorded on it (`insertBranch`, then `setCurrentBranch`).
+   * `keepUndone`: their rows stay (a guarded block's move, which its failure takes back: they are to redo again then).
    */
-  recordMove(row: Omit<MoveHistoryRow, "ref" | "prev">): Step<void>;
+  recordMove(row: Omit<MoveHistoryRow, "ref" | "prev">, keepUndone?: boolean): Step<void>;
   /** The session's newest move that stands (what `undo` takes back). */
   moveToUndo(sessionId: string): Step<MoveHistoryRow | undefined>;
   /** The session's last undone move (what `redo` does again). */

@@ -123,9 +123,10 @@ export interface SessionsTx {
   userSessionIds(userId: string, beforeSeq: number | undefined, limit: number): Step<{ id: string; seq: number }[]>;
   /**
    * Makes the branch current. With `top`, the move that made it (recorded on it, see `insertBranch`) also becomes the
-   * newest on the session's move stack, leaving nothing to redo: what `recordMove` does, in the same write.
+   * newest on the session's move stack, leaving nothing to redo: what `recordMove` does, in the same write (and
+   * `keepUndone` as there).
    */
-  setCurrentBranch(sessionId: string, branchId: string, at: number, top?: string): Step<void>;
+  setCurrentBranch(sessionId: string, branchId: string, at: number, top?: string, keepUndone?: boolean): Step<void>;
   /** Sets the title and metadata given (undefined: left as it is) and `updatedAt`. */
   updateSession(sessionId: string, fields: { title?: string | null; metadata?: string | null }, at: number): Step<void>;
   /** Records that the session has tool calls (once). */

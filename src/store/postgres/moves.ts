@@ -212,8 +212,8 @@ export function movesTx(sql: Sql): MovesTx {
       const changed = yield* sql.exec(s.setMoveStep, [status, result, error, moveId, idx, owner.pid, owner.pidStart, leaseMs]);
       return changed === 1;
     },
-    *recordMove(r: Omit<MoveHistoryRow, "ref" | "prev">) {
-      yield* sql.later(FORGET_UNDONE, [r.sessionId]);
+    *recordMove(r: Omit<MoveHistoryRow, "ref" | "prev">, keepUndone = false) {
+      if (!keepUndone) yield* sql.later(FORGET_UNDONE, [r.sessionId]);
       yield* sql.later(s.recordMove, [r.sessionId, r.kind, r.fromBranchId, r.fromPosition, r.toBranchId, r.toPosition, r.createdAt]);
     },
     *moveToUndo(sessionId: string) {

@@ -168,12 +168,12 @@ export function sessionsTx(sql: Sql): SessionsTx {
     *userSessionIds(userId: string, beforeSeq: number | undefined, limit: number) {
       return yield* sql.rows<{ id: string; seq: number }>(s.userSessionIds, [userId, beforeSeq ?? Number.MAX_SAFE_INTEGER, limit]);
     },
-    *setCurrentBranch(sessionId: string, branchId: string, at: number, top?: string) {
+    *setCurrentBranch(sessionId: string, branchId: string, at: number, top?: string, keepUndone = false) {
       if (top === undefined) {
         yield* sql.later(s.setCurrentBranch, [branchId, at, sessionId]);
         return;
       }
-      yield* sql.later(FORGET_UNDONE, [sessionId]);
+      if (!keepUndone) yield* sql.later(FORGET_UNDONE, [sessionId]);
       yield* sql.later(s.setCurrentBranchMoved, [branchId, at, sessionId, top]);
     },
     *updateSession(sessionId: string, fields: { title?: string | null; metadata?: string | null }, at: number) {

@@ -184,9 +184,9 @@ export function movesTx(db: Database.Database): MovesTx {
       return s.setStep.run(status, result, error, moveId, idx, moveId, owner.pid, owner.pidStart).changes === 1;
     },
 
-    *recordMove(row: Omit<MoveHistoryRow, "ref" | "prev">) {
+    *recordMove(row: Omit<MoveHistoryRow, "ref" | "prev">, keepUndone = false) {
       const { redo } = stackOf(row.sessionId);
-      if (redo.length > 0) s.forgetUndone.run(JSON.stringify(redo));
+      if (redo.length > 0 && !keepUndone) s.forgetUndone.run(JSON.stringify(redo));
       s.setStack.run(`m:${s.recordMove.run(row).lastInsertRowid}`, null, row.sessionId);
     },
     *moveToUndo(sessionId: string) {

@@ -162,14 +162,14 @@ export function sessionsTx(db: Database.Database): SessionsTx {
     *userSessionIds(userId: string, beforeSeq: number | undefined, limit: number) {
       return s.userSessionIds.all(userId, beforeSeq ?? Number.MAX_SAFE_INTEGER, limit) as { id: string; seq: number }[];
     },
-    *setCurrentBranch(sessionId: string, branchId: string, at: number, top?: string) {
+    *setCurrentBranch(sessionId: string, branchId: string, at: number, top?: string, keepUndone = false) {
       if (top === undefined) {
         s.setCurrent.run(branchId, at, sessionId);
         return;
       }
       if (s.setCurrentAndTopIfNoRedo.run(branchId, at, top, sessionId).changes === 1) return;
       const redo = s.redoOf.get(sessionId) as string | null | undefined;
-      if (redo) s.forgetUndone.run(redo);
+      if (redo && !keepUndone) s.forgetUndone.run(redo);
       s.setCurrentAndTop.run(branchId, at, top, sessionId);
     },
 
