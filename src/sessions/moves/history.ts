@@ -115,7 +115,10 @@ export function* recordStay(tx: Tx, sessionId: string, kind: string, here: MoveT
 function* landedHere(tx: Tx, branchId: string, here: MoveTarget): Step<boolean> {
   if (branchId === here.branchId) return true;
   const branch = yield* tx.getBranch(branchId);
-  return branch !== undefined && (yield* landingBranch(tx, branch)).id === here.branchId;
+  if (!branch) return false;
+  // Nothing written since: the continuing branch still at its fork, where the block began (the move's landing).
+  const landing = yield* landingBranch(tx, branch);
+  return landing.id === here.branchId && landing.forkPosition === here.position;
 }
 
 /**
