@@ -173,3 +173,43 @@ it.skipIf(!watched)("a file saved by hand during the move is not written over by
     fs.mkdirSync(ws);
   }
 });
+
+// A save by hand while the killed process ran the move, in a file a replay still to run writes: the resumed move stops
+// before that replay (WORKSPACE_DRIFT), the save on disk, as the move would have had no crash stopped it; kept in a
+// checkpoint, the move called again goes on.
+it.skipIf(!watched)("a resumed move stops before a replay over a file saved by hand during the move", async () => {
+  for (const scope of ["both", "conversation"] as const) {
+    db = path.join(dir, `replay-${scope}.db`);
+    fs.writeFileSync(file("a.txt"), "0");
+    let s = await open().createSession({ userId: "u" });
+    await s.attachWorkspace(ws);
+    const start = await s.checkpoint({ name: "start" });
+    await s.invoke("stall_write", { path: file("b.txt"), text: "s" });
+    await s.invoke("write_file", { path: file("a.txt"), text: "1" });
+    const root = (await s.branches())[0]!.id;
+    await s.rollback(start.id, { scope: "both" });
+    expect(readOrNull(file("a.txt"))).toBe("0");
+
+    // Replayed in order: stall_write's replay stalls as the user saves a.txt; write_file's replay is still to run.
+    const { report, s: after } = await killedMidMove(s, "switch", root, scope, () => fs.writeFileSync(file("a.txt"), "saved by hand"));
+    s = after;
+    expect(report.failed).toEqual([
+      expect.objectContaining({ error: expect.objectContaining({ code: "WORKSPACE_DRIFT", message: expect.stringContaining("a.txt") }) }),
+    ]);
+    expect(readOrNull(file("a.txt"))).toBe("saved by hand");
+    // The stalled replay changed nothing; kept in a checkpoint, the save stays for the switch called again to write over.
+    const stalled = report.unknown.find((c) => c.tool === "stall_write")!;
+    await s.resolveToolCall(stalled.id, { status: "failed", error: "killed" });
+    const kept = await s.checkpoint({ name: "kept" });
+    const again = await s.switchBranch(root, { scope });
+    expect(again.replayed.map((c) => c.tool)).toEqual(["stall_write", "write_file"]);
+    expect(readOrNull(file("b.txt"))).toBe("s");
+    expect(readOrNull(file("a.txt"))).toBe("1");
+    await s.rollback(kept.id, { scope: "both" });
+    expect(readOrNull(file("a.txt"))).toBe("saved by hand");
+    await fp.close();
+    fs.rmSync(path.join(dir, "stalled"));
+    fs.rmSync(ws, { recursive: true });
+    fs.mkdirSync(ws);
+  }
+});
