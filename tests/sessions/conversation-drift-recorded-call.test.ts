@@ -81,3 +81,27 @@ it("a recorded call over a file a tool call wrote: its own write is no drift to 
   await s.rollback(c0.id);
   expect(readOrNull(a)).toBe("v0\n");
 });
+
+// A coding agent's shell run in the project (`cwd`: the workspace) of more files than a record lists: the files that had
+// drifted as it was recorded (its own writes) are kept, so a file there changed since is still told apart.
+it("a recorded call naming a folder of over 1,000 files: a hand edit since is refused, its own write is not", async () => {
+  const ws = tempDir("forkpoint-conv-recorded-");
+  const { fp, path: db } = dbs.open({ tools: [writeFileTool()] as never[] });
+  const s = await fp.createSession({ userId: "u" });
+  fs.mkdirSync(path.join(ws, "src"));
+  const file = (i: number) => path.join(ws, "src", `f${i}.ts`);
+  for (let i = 0; i < 1_200; i++) fs.writeFileSync(file(i), `${i}\n`);
+  await s.attachWorkspace(ws);
+  await s.append({ role: "user", content: "go" });
+  const c0 = await s.checkpoint({ name: "c0" });
+  fs.writeFileSync(file(1), "by the shell\n");
+  const args = { path: file(1), text: "by the shell\n", cwd: ws };
+  await s.recordToolCall({ tool: "write_file", args, result: { previous: "1\n" } });
+  fs.writeFileSync(file(2), "my own edit\n");
+  expect((await s.plan({ checkpointId: c0.id })).drift).toEqual(["src/f2.ts"]);
+  await refusedUnchanged(db, file(2), () => s.rollback(c0.id));
+  fs.writeFileSync(file(2), "2\n");
+  expect((await s.plan({ checkpointId: c0.id })).drift).toEqual([]);
+  expect((await s.rollback(c0.id)).undone.map((t) => t.tool)).toEqual(["write_file"]);
+  expect(readOrNull(file(1))).toBe("1\n");
+});

@@ -13,6 +13,7 @@ import { checkIfAt, type IfAt } from "../core/if-at.js";
 import { isLocal } from "../workspace/host.js";
 import { createdSince, type NamedSeen } from "../workspace/created-since.js";
 import { restoreCheck } from "../workspace/prepare-restore.js";
+import { DRIFTED_ONLY } from "../workspace/absorb.js";
 import { namedPaths, reaches } from "../workspace/named-paths.js";
 import { newestSnapshot, type SnapshotOnLineage } from "../workspace/newest-snapshot.js";
 import { scan, stateOf } from "../workspace/state.js";
@@ -246,6 +247,22 @@ export interface RecordedReach {
 }
 
 /**
+ * Whether drifted `path`, which `step`'s record does not list, sits in a named folder recorded with its drifted files
+ * only (`DRIFTED_ONLY`: too many to list) and in none listed whole: it had not drifted as the call was recorded, so it
+ * changed since.
+ */
+function changedUnlisted(step: RecordedReach, path: string): boolean {
+  if (step.files.has(path)) return false;
+  let driftedOnly = false;
+  for (const named of step.reach) {
+    if (!reaches(new Set([named]), path)) continue;
+    if (step.files.get(named) !== DRIFTED_ONLY) return false;
+    driftedOnly = true;
+  }
+  return driftedOnly;
+}
+
+/**
  * The drifted files where the recorded calls of `recorded` write (each taken by the first step reaching it, not claimed
  * before): before an undo, a file holding just what the call was recorded over is the call's own write (`keep`: no
  * drift to refuse), any other is a change made since (`writes`: refused, or saved first when forced); before a replay,
@@ -262,7 +279,7 @@ async function recordedDrift(
   for (const path of (await restoreCheck(ctx, ws, ws.manifestId)).drifted) {
     const step = recorded.find((r) => reaches(r.reach, path));
     if (!step || step.claimed.has(path)) continue;
-    if (step.undo) expected.set(path, step.files.get(path) ?? null);
+    if (step.undo && !changedUnlisted(step, path)) expected.set(path, step.files.get(path) ?? null);
     else out.writes.push(path);
   }
   const changed = await changedSince(ctx, ws, expected);

@@ -8,7 +8,8 @@ import { capturedPaths } from "./captured.js";
 import { contentOf } from "./file-id.js";
 import { isLocal } from "./host.js";
 import { idOf, isDir, join as joinPath, type DirNode } from "./dir-node.js";
-import { namedPaths } from "./named-paths.js";
+import { namedPaths, reaches } from "./named-paths.js";
+import { restoreCheck } from "./prepare-restore.js";
 import { TreeReader, applyChanges, filesAt } from "./trees.js";
 import { PackWriter } from "./packs.js";
 import { sameFilesConfig } from "./snapshots.js";
@@ -94,24 +95,68 @@ export async function recordFilesNamed(ctx: EngineContext, sessionId: string, ca
     const ws = await ctx.store.read((tx) => tx.getWorkspace(sessionId));
     if (!ws || !isLocal(ws)) return;
     const state = await stateOf(ctx, ws);
+    const big: string[] = [];
     const files = await state.exclusive(async () => {
       await scan(ctx, state);
-      return namedFiles(state.cache, ws.dir, args);
+      return namedFiles(state.cache, ws.dir, args, big);
     });
+    if (big.length > 0) await withDriftedUnder(ctx, ws, state, big, files);
     if (files.size > 0) await ctx.store.write({ sessionId }, (tx) => tx.putRecordedFiles(callId, files));
   } catch (error) {
     ctx.logger.warn(`forkpoint: reading the workspace of session ${sessionId} after recorded call ${callId} failed`, error);
   }
 }
 
-/** Per path `args` names in `dir`: the file there (null: none, or a folder) and every file under it (see `withNamedFiles`). */
-function namedFiles(cache: WorkspaceState["cache"], dir: string, args: JsonValue): Map<string, string | null> {
+/**
+ * In a recorded call's record (see `recordFilesNamed`), a named folder with too many files to list: only those changed
+ * since forkpoint last saw them as it was recorded (the call's own writes among them) are listed, so a file there that
+ * drifts later and is not listed changed since the call was recorded. No file id is ever this.
+ */
+export const DRIFTED_ONLY = "*";
+
+/**
+ * `files` (a recorded call's named files), with the named folders too big to list (`big`) listed as `DRIFTED_ONLY` does,
+ * while every file listed stays within `MAX_NAMED_FILES`; a folder beyond is left out, as before such records.
+ */
+async function withDriftedUnder(
+  ctx: EngineContext,
+  ws: WorkspaceRow,
+  state: WorkspaceState,
+  big: readonly string[],
+  files: Map<string, string | null>,
+): Promise<void> {
+  let drifted: string[];
+  try {
+    drifted = (await restoreCheck(ctx, ws, ws.manifestId)).drifted;
+  } catch {
+    return;
+  }
+  await state.exclusive(async () => {
+    let listed = files.size;
+    for (const folder of big) {
+      const under = drifted.filter((path) => reaches(new Set([folder]), path) && !files.has(path));
+      if (listed + under.length > MAX_NAMED_FILES) continue;
+      listed += under.length;
+      files.set(folder, DRIFTED_ONLY);
+      for (const path of under) files.set(path, state.cache.fileId(path));
+    }
+  });
+}
+
+/**
+ * Per path `args` names in `dir`: the file there (null: none, or a folder) and every file under it (see
+ * `withNamedFiles`); a folder whose files would pass `MAX_NAMED_FILES` is left out, and pushed to `big` when given.
+ */
+function namedFiles(cache: WorkspaceState["cache"], dir: string, args: JsonValue, big?: string[]): Map<string, string | null> {
   const named = new Map<string, string | null>();
   let listed = 0;
   for (const path of namedPaths(dir, args)) {
     const at = cache.find(path);
     const files = isDir(at) ? filesUnder(at, MAX_NAMED_FILES - listed) : [];
-    if (files === undefined) continue;
+    if (files === undefined) {
+      big?.push(path);
+      continue;
+    }
     listed += files.length;
     named.set(path, at === undefined || isDir(at) ? null : idOf(at));
     for (const [file, id] of files) named.set(file, id);

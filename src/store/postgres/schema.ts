@@ -150,7 +150,8 @@ export const toolResults = pgTable("tool_results", {
   completedAt: time("completed_at").notNull(),
   /**
    * A call recorded with `recordToolCall` on a session with a workspace: the files at the paths its arguments name, and
-   * under them, as it was recorded (JSON `{ path: file id | null }`, null: no file; see `recordedFiles`). Its undo writes
+   * under them, as it was recorded (JSON `{ path: file id | null }`, null: no file; `"*"`: a folder too big to list,
+   * whose drifted files alone are; see `recordedFiles`). Its undo writes
    * there: a file changed since is drift a "conversation" move refuses. Null: none named, or not recorded (older rows).
    */
   namedFiles: text("named_files"),
