@@ -105,3 +105,25 @@ it("a recorded call naming a folder of over 1,000 files: a hand edit since is re
   expect((await s.rollback(c0.id)).undone.map((t) => t.tool)).toEqual(["write_file"]);
   expect(readOrNull(file(1))).toBe("1\n");
 });
+
+// A recorded call naming the workspace as a folder (a shell's `cwd`) is not taken to have written each file there: a
+// hand edit made before it, over a file an older call wrote, is refused by that call's undo, not written over.
+it("a hand edit before a recorded call that names its folder only: the older call's undo is refused", async () => {
+  for (const first of ["invoked", "recorded"] as const) {
+    const { s, db, c0, b } = await setup();
+    const ws = path.dirname(b);
+    const a = path.join(ws, "a.txt");
+    if (first === "invoked") await s.invoke("write_file", { path: a, text: "by the tool\n" });
+    else {
+      fs.writeFileSync(a, "by the tool\n");
+      await s.recordToolCall({ tool: "write_file", args: { path: a, text: "by the tool\n" }, result: { previous: "v0\n" } });
+    }
+    fs.writeFileSync(a, "my own edit\n");
+    const c = path.join(ws, "c.txt");
+    fs.writeFileSync(c, "C\n");
+    await s.recordToolCall({ tool: "write_file", args: { path: c, text: "C\n", cwd: ws }, result: { previous: null } });
+    expect((await s.plan({ checkpointId: c0.id })).drift).toEqual(["a.txt"]);
+    await refusedUnchanged(db, a, () => s.rollback(c0.id));
+    expect(readOrNull(a)).toBe("my own edit\n");
+  }
+});

@@ -167,8 +167,9 @@ export function* writtenPaths(
 }> {
   const named = new Map<string, NamedSeen[]>();
   const recordedCalls: RecordedReach[] = [];
-  // The paths a recorded call's step writes (a folder: what is under it): a step after it leaves them to its check.
-  const recordedReach = new Set<string>();
+  // The paths a recorded call's arguments name as such: a step after it leaves them to its check. A file it reaches
+  // through a named folder only (a shell's `cwd`) it may not have written: a step after it checks that one too.
+  const recordedNamed = new Set<string>();
   const writes = new Set<string>();
   const keep = new Set<string>();
   const expected = new Map<string, string | null>();
@@ -187,7 +188,7 @@ export function* writtenPaths(
       if (reach.size === 0) continue;
       const claimed = new Set([...writes, ...keep, ...expected.keys(), ...named.keys()]);
       recordedCalls.push({ reach, files, undo, claimed });
-      for (const path of reach) recordedReach.add(path);
+      for (const path of reach) recordedNamed.add(path);
       continue;
     }
     // Its undo (a mkdir's rm -r of a folder it made empty, which no snapshot holds) may write there as its replay may.
@@ -196,7 +197,7 @@ export function* writtenPaths(
       const found = yield* tx.callOutputs(call.id);
       let at: SnapshotOnLineage | undefined | "unread" = "unread";
       for (const path of namedPaths(ws.dir, call.args)) {
-        if (keep.has(path) || expected.has(path) || reaches(recordedReach, path)) continue;
+        if (keep.has(path) || expected.has(path) || recordedNamed.has(path)) continue;
         let seen: NamedSeen[];
         if (found?.has(path)) seen = [new Set([...found].flatMap(([p, id]) => (id !== null && reaches(new Set([path]), p) ? [p] : [])))];
         else {
@@ -222,7 +223,7 @@ export function* writtenPaths(
       if (undo && known !== undefined && held !== undefined) held.calls.push(call.id);
       if (!undo && held !== undefined && held.id !== known?.found && !lost.has(path)) lost.set(path, held.calls);
       if (!undo) putBack.delete(path);
-      if (writes.has(path) || keep.has(path) || expected.has(path) || reaches(recordedReach, path)) continue;
+      if (writes.has(path) || keep.has(path) || expected.has(path) || recordedNamed.has(path)) continue;
       if (known !== undefined) expected.set(path, undo ? known.left : known.found);
       // The undo of a replay's application over a hand edit: a file holding what the call's first run left there holds
       // the replay's doing (a replay applies the call over the same hand edit again), no save made since.
@@ -263,10 +264,12 @@ function changedUnlisted(step: RecordedReach, path: string): boolean {
 }
 
 /**
- * The drifted files where the recorded calls of `recorded` write (each taken by the first step reaching it, not claimed
- * before): before an undo, a file holding just what the call was recorded over is the call's own write (`keep`: no
- * drift to refuse), any other is a change made since (`writes`: refused, or saved first when forced); before a replay,
- * any drift there is a change made since its undo.
+ * The drifted files where the recorded calls of `recorded` write (each checked by the steps reaching it in turn, up to
+ * one claiming it before or naming it as such): before an undo, a file holding just what the call was recorded over is
+ * the call's own write (`keep`: no drift to refuse) where its arguments name that file; reached through a named folder
+ * only (a shell's `cwd`), it may be a hand edit made before the call, left to the steps after it (an older call's undo
+ * writing it refuses it). Any other is a change made since (`writes`: refused, or saved first when forced); before a
+ * replay, any drift there is a change made since its undo.
  */
 async function recordedDrift(
   ctx: EngineContext,
@@ -275,15 +278,34 @@ async function recordedDrift(
 ): Promise<{ writes: string[]; keep: string[] }> {
   const out = { writes: [] as string[], keep: [] as string[] };
   if (recorded.length === 0) return out;
-  const expected = new Map<string, string | null>();
+  // Per path, what each undo reaching it expects there, in the order they run; `named`: the last one names it as such.
+  const expected = new Map<string, { ids: (string | null)[]; named: boolean }>();
   for (const path of (await restoreCheck(ctx, ws, ws.manifestId)).drifted) {
-    const step = recorded.find((r) => reaches(r.reach, path));
-    if (!step || step.claimed.has(path)) continue;
-    if (step.undo && !changedUnlisted(step, path)) expected.set(path, step.files.get(path) ?? null);
-    else out.writes.push(path);
+    const ids: (string | null)[] = [];
+    let named = false;
+    for (const step of recorded) {
+      if (!reaches(step.reach, path)) continue;
+      // Checked as a step's before it (an undo of a call with recorded paths, after a folder-only recorded one).
+      if (step.claimed.has(path)) break;
+      if (!step.undo || changedUnlisted(step, path)) {
+        out.writes.push(path);
+        ids.length = 0;
+        break;
+      }
+      ids.push(step.files.get(path) ?? null);
+      // Named through a folder only, the file may hold a hand edit made before the call: an older step checks it too.
+      named = step.reach.has(path);
+      if (named) break;
+    }
+    if (ids.length > 0) expected.set(path, { ids, named });
   }
-  const changed = await changedSince(ctx, ws, expected);
-  for (const path of expected.keys()) (changed.has(path) ? out.writes : out.keep).push(path);
+  const first = (ids: (string | null)[]) => ids[0] ?? null;
+  const changed = await changedSince(ctx, ws, new Map([...expected].map(([path, { ids }]) => [path, first(ids)])));
+  for (const [path, { ids, named }] of expected) {
+    const now = changed.has(path) ? (changed.get(path) ?? null) : first(ids);
+    if (ids.some((id) => id !== now)) out.writes.push(path);
+    else if (named) out.keep.push(path);
+  }
   return out;
 }
 
