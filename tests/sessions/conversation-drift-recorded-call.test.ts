@@ -127,3 +127,18 @@ it("a hand edit before a recorded call that names its folder only: the older cal
     expect(readOrNull(a)).toBe("my own edit\n");
   }
 });
+
+// A recorded call naming a link to a file in the workspace writes that file through it: a hand edit there since is drift.
+it("a recorded call naming a link to a file: a hand edit of the file since is refused", async () => {
+  const { s, db, c0, b } = await setup();
+  const ws = path.dirname(b);
+  const a = path.join(ws, "a.txt");
+  const link = path.join(ws, "link.txt");
+  fs.symlinkSync("a.txt", link);
+  fs.writeFileSync(link, "through the link\n");
+  await s.recordToolCall({ tool: "write_file", args: { path: link, text: "through the link\n" }, result: { previous: "v0\n" } });
+  fs.writeFileSync(a, "my own edit\n");
+  expect((await s.plan({ checkpointId: c0.id })).drift).toEqual(["a.txt"]);
+  await refusedUnchanged(db, a, () => s.rollback(c0.id));
+  expect(readOrNull(a)).toBe("my own edit\n");
+});

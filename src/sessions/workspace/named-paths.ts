@@ -1,6 +1,6 @@
 // The workspace paths a tool call's arguments name: where a call whose run changed no file (a delete of a missing file)
 // may write when undone or run again, since its record names no path (see `writtenPaths` in conversation-drift.ts).
-import { lstatSync, realpathSync, statSync } from "node:fs";
+import { lstatSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { JsonValue } from "../../models/json.js";
 
@@ -41,12 +41,12 @@ export function reaches(reach: ReadonlySet<string>, path: string): boolean {
 
 /**
  * `full` relative to `dir` when inside it (the folder itself: ""), as written and through the links on the way (a temp
- * folder's, or a linked folder inside the workspace, the last part of the path included: drift is reported at the real
- * path).
+ * folder's, or a linked file or folder inside the workspace, the last part of the path included: drift is reported at
+ * the real path).
  */
 function within(dir: string, full: string, folders: Map<string, string | undefined>): string[] {
   const out: string[] = [];
-  for (const candidate of [full, real(full, folders), linkedFolder(full)]) {
+  for (const candidate of [full, real(full, folders), linkTarget(full)]) {
     if (candidate === undefined) continue;
     const rel = relative(dir, candidate);
     if (!isAbsolute(rel) && rel !== ".." && !rel.startsWith(`..${sep}`)) out.push(rel.split(sep).join("/"));
@@ -70,12 +70,14 @@ function real(full: string, folders: Map<string, string | undefined>): string | 
   return resolved === undefined ? undefined : join(resolved, basename(full));
 }
 
-/** Where `full` leads when it is a link to a folder (a call naming it reaches what is in that folder); else undefined. */
-function linkedFolder(full: string): string | undefined {
+/**
+ * Where `full` leads when it is a link (a call naming it writes through it: the file it leads to, or what is in the
+ * folder); else undefined.
+ */
+function linkTarget(full: string): string | undefined {
   try {
     if (!lstatSync(full).isSymbolicLink()) return undefined;
-    const target = realpathSync(full);
-    return statSync(target).isDirectory() ? target : undefined;
+    return realpathSync(full);
   } catch {
     return undefined;
   }
