@@ -301,4 +301,41 @@ describe("a file changed while a move's undos run, outside the files the undone 
       }
     },
   );
+
+  // The same with that earlier call recorded with `recordToolCall` (ran elsewhere: no record of the files its run
+  // changed): its undo's write over the save is taken back all the same.
+  it.skipIf(!watchableFileSystem(os.tmpdir()))(
+    "an earlier recorded call's undo that writes that file next has its write taken back: the save stays",
+    async () => {
+      const h = () => path.join(ws, "h.txt");
+      let save = false;
+      const tools = [writeFileTool(), put("put_h", h, () => save && fs.writeFileSync(file(), "saved by hand\n"))];
+      for (const scope of ["both", "conversation"] as const) {
+        const mine = openForkpoint({ path: path.join(dir, `later-recorded-undo-${scope}.db`), tools });
+        try {
+          fs.writeFileSync(file(), "one\n");
+          const s = await mine.createSession({ userId: "u" });
+          await s.attachWorkspace(ws);
+          const start = await s.checkpoint({ name: "start" });
+          fs.writeFileSync(file(), "two\n");
+          await s.recordToolCall({ tool: "write_file", args: { path: file(), text: "two\n" }, result: { previous: "one\n" } });
+          await s.invoke("put_h", { text: "h1\n" });
+          const end = await s.checkpoint({ name: "end" });
+          // Undone last first: put_h's undo runs as the user saves a.txt, then write_file's undo puts "one" back there.
+          save = true;
+          const back = await s.rollback(start.id, { scope });
+          save = false;
+          expect(back.undone.map((c) => c.tool)).toEqual(["put_h", "write_file"]);
+          if (scope === "both") expect(back.files?.kept).toEqual(["a.txt"]);
+          expect(fs.readFileSync(file(), "utf8")).toBe("saved by hand\n");
+          // Still unsaved: the next rewind refuses to overwrite it.
+          expect(await rejectionOf(s.rollback(end.id, { scope: "both" }))).toMatchObject({ code: "WORKSPACE_DRIFT" });
+          expect(fs.readFileSync(file(), "utf8")).toBe("saved by hand\n");
+        } finally {
+          await mine.close();
+          fs.rmSync(h(), { force: true });
+        }
+      }
+    },
+  );
 });

@@ -131,6 +131,8 @@ export class OwnChanges {
       // A call without recorded paths may have written its own effect there: what it wrote stays (see `#mayOwn`). A
       // replay applies its call again: what it writes is that call's effect, never taken back for a hand edit.
       if (ran.kind === "undo") this.#putBack.keep(new Set(ran.before.keys()), ran.paths);
+      // Its undo may write its own effect over a hand edit put back, not over a save made during the move.
+      else if (ran.kind === "pathless") this.#putBack.keepSaved();
       else this.#putBack.release();
       if (undone) made = this.#putBack.hold(ran.before);
     }

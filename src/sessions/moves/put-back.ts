@@ -132,6 +132,29 @@ export class PutBack {
   }
 
   /**
+   * After an undo of a call without recorded paths (`recordToolCall`'s): the user's saves during the move (see `open`,
+   * `holdSaved`) it wrote over are written back, as `keep` does (newer than anything an undo puts back); the other held
+   * paths it wrote are no longer held, as `release` leaves them (that may be its own effect).
+   */
+  keepSaved(): void {
+    for (const [path, held] of [...this.#held]) {
+      const now = this.#readOne(path);
+      if (!this.#changedInWindow(path, now)) continue;
+      if (!this.#saved.has(path)) {
+        this.#held.delete(path);
+        continue;
+      }
+      if (same(held, now)) continue;
+      try {
+        this.#write(path, held);
+      } catch (error) {
+        this.warn(`forkpoint: a save made during the move in ${join(this.dir, path)} could not be written back after a later step`, error);
+      }
+    }
+    this.#window = null;
+  }
+
+  /**
    * After an undo of a call with recorded paths: the hand edits put back that changed while it ran are written back,
    * wherever it wrote (beyond its call's recorded paths too); but those in `own`, where it puts back an older hand edit its
    * call's run found (see `hold`), unless the user saved there since: a save made during the move is newer than any
