@@ -213,3 +213,25 @@ it.skipIf(!watched)("a resumed move stops before a replay over a file saved by h
     fs.mkdirSync(ws);
   }
 });
+
+// The same with the undo still to run a recorded call's (ran elsewhere: no record of the files its run changed).
+it.skipIf(!watched)("a file saved by hand during the move is not written over by a recorded call's undo recovery runs", async () => {
+  db = path.join(dir, "saved-recorded.db");
+  fs.writeFileSync(file("a.txt"), "0");
+  let s = await open().createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  const start = await s.checkpoint({ name: "start" });
+  fs.writeFileSync(file("a.txt"), "1");
+  await s.recordToolCall({ tool: "write_file", args: { path: file("a.txt"), text: "1" }, result: { previous: "0" } });
+  await s.invoke("stall_write", { path: file("b.txt"), text: "s" });
+  const end = await s.checkpoint({ name: "end" });
+
+  const { report, s: after } = await killedMidMove(s, "rollback", start.id, "conversation", () =>
+    fs.writeFileSync(file("a.txt"), "saved by hand"),
+  );
+  s = after;
+  expect(report.failed).toEqual([]);
+  expect(readOrNull(file("a.txt"))).toBe("saved by hand");
+  await expect(s.rollback(end.id, { scope: "both" })).rejects.toMatchObject({ code: "WORKSPACE_DRIFT" });
+  expect(readOrNull(file("a.txt"))).toBe("saved by hand");
+});
